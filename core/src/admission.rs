@@ -1,0 +1,299 @@
+//! The kube-apiserver request pipeline for an HPA create or update, in order:
+//! defaulting of the object's version, conversion to the internal form, the strategy's
+//! preparation, validation, and (from 1.37) declarative validation.
+//!
+//! Mirrors `pkg/registry/autoscaling/horizontalpodautoscaler/strategy.go`
+//! (`PrepareForCreate`, `PrepareForUpdate`, `validationOptionsForHorizontalPodAutoscaler`),
+//! `k8s.io/apiserver/pkg/registry/rest/create.go` (`BeforeCreate`) and `update.go`
+//! (`BeforeUpdate`, `validateCommonFields`), and the declarative-validation merge of
+//! `rest/validate.go` as it applies to HPAs in 1.37.
+
+use crate::api::{self, VersionedHpa, v2};
+use crate::convert::{self, AnnotationProblem, ConvertError};
+use crate::features::{FeatureGates, Gate, KubernetesVersion};
+use crate::field::{self, BadValue, ErrorList, FieldError, Path};
+use crate::validation::{self, RefOptions, SpecOptions, meta, spec};
+
+/// CREATE or UPDATE.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Operation {
+    /// POST
+    Create,
+    /// PUT / PATCH (with the old object)
+    Update,
+}
+
+/// What the pipeline needs to know about the cluster.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Options {
+    /// Release and feature gates.
+    pub gates: FeatureGates,
+    /// Apply the version's defaulting first (off for objects an admission webhook receives,
+    /// which kube-apiserver has already defaulted).
+    pub apply_defaults: bool,
+    /// Namespace given to objects that have none (kubectl sends its context namespace, and
+    /// kube-apiserver fills it from the URL); `None` leaves it empty.
+    pub default_namespace: Option<String>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { gates: FeatureGates::default(), apply_defaults: true, default_namespace: Some("default".into()) }
+    }
+}
+
+/// Suffix used when a name is generated from `generateName` (kube-apiserver appends five
+/// random characters; a fixed, valid suffix keeps results reproducible).
+pub const GENERATED_NAME_SUFFIX: &str = "xxxxx";
+
+/// The outcome of admitting one object.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    /// The object as kube-apiserver validated it (internal form, prepared).
+    pub object: v2::HorizontalPodAutoscaler,
+    /// The validation errors, in kube-apiserver's order, duplicates included.
+    pub errors: ErrorList,
+    /// Round-trip annotations that were ignored or partly ignored.
+    pub annotation_problems: Vec<AnnotationProblem>,
+}
+
+impl Outcome {
+    /// Whether kube-apiserver would accept the object.
+    pub fn allowed(&self) -> bool {
+        self.errors.is_empty()
+    }
+
+    /// The name the rejection message uses (the generated one with `generateName`).
+    pub fn name(&self) -> &str {
+        &self.object.metadata.name
+    }
+
+    /// The message of the 422 status, or `None` when allowed.
+    pub fn status_message(&self) -> Option<String> {
+        (!self.errors.is_empty())
+            .then(|| field::invalid_message(api::KIND, api::GROUP, self.name(), &self.errors))
+    }
+}
+
+/// A request kube-apiserver rejects before validation (400 BadRequest / conversion failure).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum AdmitError {
+    /// Conversion to the internal form failed.
+    #[error(transparent)]
+    Convert(#[from] ConvertError),
+    /// UPDATE needs the old object.
+    #[error("an update needs the old object")]
+    MissingOld,
+}
+
+/// Runs the whole pipeline for one request.
+pub fn admit(
+    object: &VersionedHpa,
+    old: Option<&VersionedHpa>,
+    operation: Operation,
+    opts: &Options,
+) -> Result<Outcome, AdmitError> {
+    let (mut new, problems) = prepare_input(object, opts)?;
+    match operation {
+        Operation::Create => {
+            before_create(&mut new, &opts.gates);
+            let errors = validate_create(&new, &opts.gates);
+            Ok(Outcome { object: new, errors, annotation_problems: problems })
+        }
+        Operation::Update => {
+            let old = old.ok_or(AdmitError::MissingOld)?;
+            let (old, _) = prepare_input(old, opts)?;
+            before_update(&mut new, &old, &opts.gates);
+            let errors = validate_update(&new, &old, &opts.gates);
+            Ok(Outcome { object: new, errors, annotation_problems: problems })
+        }
+    }
+}
+
+/// Steps 1–3: defaulting in the object's version, conversion, namespace from the request.
+fn prepare_input(
+    object: &VersionedHpa,
+    opts: &Options,
+) -> Result<(v2::HorizontalPodAutoscaler, Vec<AnnotationProblem>), ConvertError> {
+    let mut obj = object.clone();
+    if opts.apply_defaults {
+        crate::defaults::default_versioned(&mut obj);
+    }
+    let conv = convert::to_internal(&obj)?;
+    let mut internal = conv.object;
+    if internal.metadata.namespace.is_empty() {
+        if let Some(ns) = &opts.default_namespace {
+            internal.metadata.namespace.clone_from(ns);
+        }
+    }
+    Ok((internal, conv.annotation_problems))
+}
+
+/// `rest.BeforeCreate` and the strategy's `PrepareForCreate`.
+pub fn before_create(hpa: &mut v2::HorizontalPodAutoscaler, gates: &FeatureGates) {
+    hpa.metadata.deletion_timestamp = None;
+    hpa.metadata.deletion_grace_period_seconds = None;
+    hpa.status = Default::default();
+    if !gates.enabled(Gate::HPAConfigurableTolerance) {
+        drop_tolerance(hpa);
+    }
+    if hpa.metadata.name.is_empty() && !hpa.metadata.generate_name.is_empty() {
+        let base: String = hpa.metadata.generate_name.chars().take(58).collect();
+        hpa.metadata.name = format!("{base}{GENERATED_NAME_SUFFIX}");
+    }
+}
+
+/// `rest.BeforeUpdate` and the strategy's `PrepareForUpdate`.
+pub fn before_update(new: &mut v2::HorizontalPodAutoscaler, old: &v2::HorizontalPodAutoscaler, gates: &FeatureGates) {
+    new.status = old.status.clone();
+    if !gates.enabled(Gate::HPAConfigurableTolerance) && !uses_tolerance(old) {
+        drop_tolerance(new);
+    }
+    if new.metadata.uid.is_empty() {
+        new.metadata.uid.clone_from(&old.metadata.uid);
+    }
+    if !old.metadata.creation_timestamp.is_zero() {
+        new.metadata.creation_timestamp = old.metadata.creation_timestamp;
+    }
+    if old.metadata.deletion_timestamp.is_some() {
+        new.metadata.deletion_timestamp = old.metadata.deletion_timestamp;
+    }
+    if old.metadata.deletion_grace_period_seconds.is_some() && new.metadata.deletion_grace_period_seconds.is_none() {
+        new.metadata.deletion_grace_period_seconds = old.metadata.deletion_grace_period_seconds;
+    }
+}
+
+fn uses_tolerance(hpa: &v2::HorizontalPodAutoscaler) -> bool {
+    hpa.spec.behavior.as_ref().is_some_and(|b| {
+        b.scale_up.as_ref().is_some_and(|r| r.tolerance.is_some())
+            || b.scale_down.as_ref().is_some_and(|r| r.tolerance.is_some())
+    })
+}
+
+fn drop_tolerance(hpa: &mut v2::HorizontalPodAutoscaler) {
+    if let Some(b) = &mut hpa.spec.behavior {
+        for rules in [&mut b.scale_up, &mut b.scale_down].into_iter().flatten() {
+            rules.tolerance = None;
+        }
+    }
+}
+
+/// `validationOptionsForHorizontalPodAutoscaler`.
+pub fn spec_options(
+    new: &v2::HorizontalPodAutoscaler,
+    old: Option<&v2::HorizontalPodAutoscaler>,
+    gates: &FeatureGates,
+) -> SpecOptions {
+    let old_has_zero_min = old.is_some_and(|o| o.spec.min_replicas == Some(0));
+    let lower = if gates.enabled(Gate::HPAScaleToZero) || old_has_zero_min { 0 } else { 1 };
+    let same_target = old.is_some_and(|o| {
+        o.spec.scale_target_ref.api_version == new.spec.scale_target_ref.api_version
+            && o.spec.scale_target_ref.kind == new.spec.scale_target_ref.kind
+    });
+    let old_invalid_object_metrics = old.is_some_and(|o| {
+        o.spec.metrics.iter().any(|m| {
+            m.type_ == "Object"
+                && m.object.as_ref().is_some_and(|obj| spec::parse_group_version(&obj.described_object.api_version).is_err())
+        })
+    });
+    SpecOptions {
+        min_replicas_lower_bound: lower,
+        scale_target_ref: RefOptions {
+            allow_empty_api_group: new.spec.scale_target_ref.kind == "ReplicationController",
+            allow_invalid_api_version: same_target,
+        },
+        object_metrics: RefOptions { allow_empty_api_group: true, allow_invalid_api_version: old_invalid_object_metrics },
+    }
+}
+
+/// The strategy's `Validate` plus the generic metadata check `BeforeCreate` runs afterwards.
+pub fn validate_create(hpa: &v2::HorizontalPodAutoscaler, gates: &FeatureGates) -> ErrorList {
+    let opts = spec_options(hpa, None, gates);
+    let errs = validation::validate_create(hpa, &opts);
+    let errs = declarative_merge(errs, hpa, None, gates);
+    if !errs.is_empty() {
+        return errs;
+    }
+    meta::validate_object_meta(&hpa.metadata, meta::NameRule::PathSegment, &Path::new("metadata"))
+}
+
+/// `validateCommonFields` then the strategy's `ValidateUpdate`.
+pub fn validate_update(new: &v2::HorizontalPodAutoscaler, old: &v2::HorizontalPodAutoscaler, gates: &FeatureGates) -> ErrorList {
+    let meta_path = Path::new("metadata");
+    let mut errs = meta::validate_object_meta(&new.metadata, meta::NameRule::PathSegment, &meta_path);
+    errs.extend(meta::validate_object_meta_update(&new.metadata, &old.metadata, &meta_path));
+    let opts = spec_options(new, Some(old), gates);
+    let hpa_errs = validation::validate_update(new, old, &opts);
+    errs.extend(declarative_merge(hpa_errs, new, Some(old), gates));
+    errs
+}
+
+/// Whether declarative min/max replica rules are enforced (beta in 1.37 and later).
+pub fn declarative_enforced(gates: &FeatureGates) -> bool {
+    gates.version() >= KubernetesVersion::V1_37
+        && gates.enabled(Gate::DeclarativeValidation)
+        && gates.enabled(Gate::DeclarativeValidationBeta)
+}
+
+/// The declarative rules on `spec.minReplicas` and `spec.maxReplicas`, with ratcheting: a
+/// field whose value did not change on update is not validated again.
+pub fn declarative_errors(
+    new: &v2::HorizontalPodAutoscaler,
+    old: Option<&v2::HorizontalPodAutoscaler>,
+    gates: &FeatureGates,
+) -> ErrorList {
+    let mut errs = ErrorList::new();
+    let spec_path = Path::new("spec");
+    let min_changed = old.is_none_or(|o| o.spec.min_replicas != new.spec.min_replicas);
+    if let (Some(min), true) = (new.spec.min_replicas, min_changed) {
+        let bound = if gates.enabled(Gate::HPAScaleToZero) { 0 } else { 1 };
+        if min < bound {
+            errs.push(
+                FieldError::invalid(
+                    &spec_path.child("minReplicas"),
+                    BadValue::Int(i64::from(min)),
+                    format!("must be greater than or equal to {bound}"),
+                )
+                .with_origin("minimum"),
+            );
+        }
+    }
+    let max_changed = old.is_none_or(|o| o.spec.max_replicas != new.spec.max_replicas);
+    if max_changed {
+        let max = new.spec.max_replicas;
+        let p = spec_path.child("maxReplicas");
+        if max == 0 {
+            errs.push(FieldError::required(&p, ""));
+        } else if max < 1 {
+            errs.push(
+                FieldError::invalid(&p, BadValue::Int(i64::from(max)), "must be greater than or equal to 1")
+                    .with_origin("minimum"),
+            );
+        }
+    }
+    errs
+}
+
+/// 1.37: hand-written errors covered by a matching declarative error are replaced by it, and
+/// the declarative errors are appended after all others.
+fn declarative_merge(
+    handwritten: ErrorList,
+    new: &v2::HorizontalPodAutoscaler,
+    old: Option<&v2::HorizontalPodAutoscaler>,
+    gates: &FeatureGates,
+) -> ErrorList {
+    if !declarative_enforced(gates) {
+        return handwritten;
+    }
+    let declarative = declarative_errors(new, old, gates);
+    let mut out: ErrorList = handwritten
+        .into_iter()
+        .filter(|e| {
+            !(e.covered_by_declarative
+                && declarative.iter().any(|d| d.kind == e.kind && d.field == e.field && d.origin == e.origin))
+        })
+        .collect();
+    out.extend(declarative);
+    out
+}

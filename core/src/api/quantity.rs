@@ -1,0 +1,695 @@
+//! `resource.Quantity`: parsing, canonical form and comparison, identical to apimachinery.
+//!
+//! Mirrors `k8s.io/apimachinery/pkg/api/resource/quantity.go` (`ParseQuantity`,
+//! `parseQuantityString`, `CanonicalizeBytes`, `AsApproximateFloat64`) and `suffix.go`.
+//! A value is kept as Go keeps it (`int64Amount{value, scale}` on the fast path, an
+//! `inf.Dec` rounded up to nano otherwise), so that float conversions are bit-identical.
+//! Go's `inf.Dec` is unbounded; here the mantissa is an `i128`, so quantities with more than
+//! about 38 significant digits are rejected as too large (Go would accept them).
+
+use std::cmp::Ordering;
+use std::fmt;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// The format a quantity is written back in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// e.g. `12e6`
+    DecimalExponent,
+    /// e.g. `12Mi`
+    BinarySI,
+    /// e.g. `12M`
+    DecimalSI,
+}
+
+/// Why a string is not a quantity; messages are apimachinery's.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum QuantityError {
+    /// `ErrFormatWrong`
+    #[error("quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")]
+    FormatWrong,
+    /// `ErrNumeric`
+    #[error("unable to parse numeric part of quantity")]
+    Numeric,
+    /// `ErrSuffix`
+    #[error("unable to parse quantity's suffix")]
+    Suffix,
+    /// Beyond what this implementation represents exactly (Go's arbitrary precision is not mirrored).
+    #[error("quantity has too many significant digits to be represented exactly")]
+    TooLarge,
+}
+
+/// A Kubernetes quantity such as `500m`, `2Gi` or `1e3`.
+#[derive(Clone)]
+pub struct Quantity {
+    /// value = mantissa × 10^exp
+    mantissa: i128,
+    exp: i32,
+    format: Format,
+    /// The input string when Go would cache it as already canonical (then it is what Go prints).
+    cached: Option<Box<str>>,
+}
+
+const NANO: i32 = -9;
+const MAX_INT64_FACTORS: i32 = 18;
+
+impl Quantity {
+    /// Parses a quantity like `ParseQuantity`.
+    pub fn parse(s: &str) -> Result<Quantity, QuantityError> {
+        if s.is_empty() {
+            return Err(QuantityError::FormatWrong);
+        }
+        if s == "0" {
+            return Ok(Quantity {
+                mantissa: 0,
+                exp: 0,
+                format: Format::DecimalSI,
+                cached: Some("0".into()),
+            });
+        }
+        let parts = scan(s)?;
+        let (base, exponent, format) = interpret_suffix(parts.suffix).ok_or(QuantityError::Suffix)?;
+
+        // The fast path of ParseQuantity: int64Amount{value, scale}.
+        let (mut scale, precision, multiplier): (i32, i32, i64) = match format {
+            Format::DecimalExponent | Format::DecimalSI => (
+                exponent,
+                MAX_INT64_FACTORS - (parts.num.len() + parts.denom.len()) as i32,
+                1,
+            ),
+            Format::BinarySI => {
+                if exponent >= 0 && parts.denom.is_empty() && exponent < 63 {
+                    let p = 15 - parts.num.len() as i32 - ((exponent as f32) * 3.0 / 10.0) as i32 - 1;
+                    (0, p, 1i64 << exponent)
+                } else {
+                    (0, -1, 1)
+                }
+            }
+        };
+        if precision >= 0 {
+            scale -= parts.denom.len() as i32;
+            if scale >= NANO {
+                let shifted = format!("{}{}", parts.num, parts.denom);
+                let value: i64 = shifted.parse().map_err(|_| QuantityError::Numeric)?;
+                if let Some(result) = value.checked_mul(multiplier) {
+                    let result = if parts.positive { result } else { -result };
+                    let canonical_input = match format {
+                        Format::BinarySI => exponent % 10 == 0 && (value & 0x07) != 0,
+                        _ => {
+                            scale % 3 == 0
+                                && !shifted.ends_with("000")
+                                && !shifted.starts_with('0')
+                        }
+                    };
+                    return Ok(Quantity {
+                        mantissa: i128::from(result),
+                        exp: scale,
+                        format,
+                        cached: canonical_input.then(|| s.into()),
+                    });
+                }
+            }
+        }
+
+        // The slow path: an inf.Dec, rounded up to nano, BinarySI capped at MaxInt64.
+        let digits = format!("{}{}", parts.num, parts.denom);
+        let digits = digits.trim_start_matches('0');
+        let mut exp = -(parts.denom.len() as i32);
+        // Keep significant digits only; trailing zeros move into the exponent.
+        let trimmed = digits.trim_end_matches('0');
+        exp += (digits.len() - trimmed.len()) as i32;
+        if base == 10 {
+            exp = exp.saturating_add(exponent);
+        }
+        let mut mag = Big::from_digits(trimmed)?;
+        if base == 2 {
+            mag = mag.shl(exponent)?;
+        }
+        let mut format = format;
+        if !mag.is_zero() {
+            mag = mag.round_up_to(exp, NANO);
+        }
+        let (mut mantissa, mut exp) = mag.into_parts(exp)?;
+        // inf.Dec.Round leaves the value at scale 9 (nano); mirror that representation.
+        if mantissa != 0 && exp > NANO {
+            if let Some(m) = pow10_i128((exp - NANO) as u32).and_then(|p| mantissa.checked_mul(p)) {
+                mantissa = m;
+                exp = NANO;
+            }
+        }
+        if format == Format::BinarySI {
+            let probe = Quantity { mantissa, exp, format, cached: None };
+            if probe.cmp_value(&Quantity::from_i64(i64::MAX)) == Ordering::Greater {
+                mantissa = i128::from(i64::MAX);
+                exp = 0;
+            }
+            let probe = Quantity { mantissa, exp, format, cached: None };
+            if mantissa != 0 && probe.cmp_value(&Quantity::from_i64(1)) == Ordering::Less {
+                format = Format::DecimalSI;
+            }
+        }
+        if !parts.positive {
+            mantissa = -mantissa;
+        }
+        Ok(Quantity { mantissa, exp, format, cached: None })
+    }
+
+    /// A quantity from an integer, formatted as DecimalSI (`resource.NewQuantity`).
+    pub fn from_i64(value: i64) -> Self {
+        Quantity { mantissa: i128::from(value), exp: 0, format: Format::DecimalSI, cached: None }
+    }
+
+    /// A quantity from milli-units (`resource.NewMilliQuantity(v, DecimalSI)`).
+    pub fn from_milli(value: i64) -> Self {
+        Quantity { mantissa: i128::from(value), exp: -3, format: Format::DecimalSI, cached: None }
+    }
+
+    /// A quantity from milli-units in a given format (`resource.NewMilliQuantity(v, format)`).
+    pub fn from_milli_with_format(value: i64, format: Format) -> Self {
+        Quantity { mantissa: i128::from(value), exp: -3, format, cached: None }
+    }
+
+    /// The format (DecimalSI, BinarySI or DecimalExponent).
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
+    /// -1, 0 or 1.
+    pub fn sign(&self) -> i32 {
+        self.mantissa.signum() as i32
+    }
+
+    /// Whether the value is zero.
+    pub fn is_zero(&self) -> bool {
+        self.mantissa == 0
+    }
+
+    /// `AsApproximateFloat64`: mantissa × `math.Pow10(scale)`, bit-identical to Go.
+    pub fn as_approximate_f64(&self) -> f64 {
+        let base = self.mantissa as f64;
+        if self.exp == 0 {
+            return base;
+        }
+        base * crate::go::pow10(self.exp)
+    }
+
+    /// `MilliValue()`: the value in milli-units, rounded up away from zero, saturating.
+    pub fn milli_value(&self) -> i64 {
+        self.scaled_value(-3)
+    }
+
+    /// `Value()`: the value in units, rounded up away from zero, saturating.
+    pub fn value(&self) -> i64 {
+        self.scaled_value(0)
+    }
+
+    /// `ScaledValue(scale)`: ceil(|q| / 10^scale) with q's sign, saturating at the i64 range.
+    pub fn scaled_value(&self, scale: i32) -> i64 {
+        let shift = self.exp - scale;
+        let mag = self.mantissa.unsigned_abs();
+        let result: u128 = if shift >= 0 {
+            match pow10_u128(shift as u32).and_then(|p| mag.checked_mul(p)) {
+                Some(v) => v,
+                None => u128::MAX,
+            }
+        } else {
+            match pow10_u128((-shift) as u32) {
+                Some(p) => mag.div_ceil(p),
+                None => u128::from(mag != 0),
+            }
+        };
+        let clamped = result.min(i64::MAX as u128) as i64;
+        if self.mantissa < 0 { -clamped } else { clamped }
+    }
+
+    /// Compares two quantities by value.
+    pub fn cmp_value(&self, other: &Quantity) -> Ordering {
+        let (a, b) = (self.mantissa, other.mantissa);
+        if a.signum() != b.signum() {
+            return a.signum().cmp(&b.signum());
+        }
+        if a == 0 {
+            return Ordering::Equal;
+        }
+        // Same sign, both non-zero: compare magnitudes by aligning exponents.
+        let ord = cmp_magnitude(a.unsigned_abs(), self.exp, b.unsigned_abs(), other.exp);
+        if a < 0 { ord.reverse() } else { ord }
+    }
+
+    /// The canonical string (`String()`), or the cached input when Go would reuse it.
+    pub fn canonical(&self) -> String {
+        if let Some(s) = &self.cached {
+            return s.to_string();
+        }
+        if self.mantissa == 0 {
+            return "0".to_string();
+        }
+        let mut format = self.format;
+        let mut binary_integer: Option<i128> = None;
+        if format == Format::BinarySI {
+            let small = self.cmp_value(&Quantity::from_i64(-1024)) == Ordering::Greater
+                && self.cmp_value(&Quantity::from_i64(1024)) == Ordering::Less;
+            if small {
+                format = Format::DecimalSI;
+            } else {
+                match self.exact_integer() {
+                    Some(v) => binary_integer = Some(v),
+                    None => format = Format::DecimalSI,
+                }
+            }
+        }
+        match (format, binary_integer) {
+            (Format::BinarySI, Some(mut v)) => {
+                let mut n = 0;
+                while v != 0 && v % 1024 == 0 {
+                    v /= 1024;
+                    n += 1;
+                }
+                const BIN: [&str; 7] = ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"];
+                format!("{v}{}", BIN.get(n).copied().unwrap_or(""))
+            }
+            _ => {
+                let negative = self.mantissa < 0;
+                let mut m = self.mantissa.unsigned_abs();
+                let mut exp = i64::from(self.exp);
+                while m % 10 == 0 {
+                    m /= 10;
+                    exp += 1;
+                }
+                let mut digits = m.to_string();
+                while exp % 3 != 0 {
+                    digits.push('0');
+                    exp -= 1;
+                }
+                let suffix = match format {
+                    Format::DecimalExponent => {
+                        if exp == 0 { String::new() } else { format!("e{exp}") }
+                    }
+                    _ => match exp {
+                        -9 => "n",
+                        -6 => "u",
+                        -3 => "m",
+                        3 => "k",
+                        6 => "M",
+                        9 => "G",
+                        12 => "T",
+                        15 => "P",
+                        18 => "E",
+                        // Go finds no suffix and writes none (suffix.go constructBytes).
+                        _ => "",
+                    }
+                    .to_string(),
+                };
+                format!("{}{digits}{suffix}", if negative { "-" } else { "" })
+            }
+        }
+    }
+
+    /// The value if it is an integer that fits in i128.
+    fn exact_integer(&self) -> Option<i128> {
+        if self.exp >= 0 {
+            pow10_i128(self.exp as u32).and_then(|p| self.mantissa.checked_mul(p))
+        } else {
+            let p = pow10_i128((-self.exp) as u32)?;
+            (self.mantissa % p == 0).then(|| self.mantissa / p)
+        }
+    }
+}
+
+impl Default for Quantity {
+    /// Go's zero `Quantity`, written as `"0"`.
+    fn default() -> Self {
+        Quantity { mantissa: 0, exp: 0, format: Format::DecimalSI, cached: None }
+    }
+}
+
+impl PartialEq for Quantity {
+    /// Semantic equality, as `apiequality.Semantic.DeepEqual` compares quantities.
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp_value(other) == Ordering::Equal
+    }
+}
+
+impl fmt::Debug for Quantity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Quantity({})", self.canonical())
+    }
+}
+
+impl fmt::Display for Quantity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.canonical())
+    }
+}
+
+impl std::str::FromStr for Quantity {
+    type Err = QuantityError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Quantity::parse(s)
+    }
+}
+
+impl Serialize for Quantity {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.canonical())
+    }
+}
+
+impl<'de> Deserialize<'de> for Quantity {
+    /// Like `Quantity.UnmarshalJSON`: a string (trimmed) or a bare JSON number.
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Quantity;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a quantity (a string such as \"500m\" or a number)")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Quantity, E> {
+                Quantity::parse(v.trim()).map_err(E::custom)
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Quantity, E> {
+                Quantity::parse(&v.to_string()).map_err(E::custom)
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Quantity, E> {
+                Quantity::parse(&v.to_string()).map_err(E::custom)
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Quantity, E> {
+                // The shortest representation that round-trips is what the YAML/JSON held.
+                Quantity::parse(&format!("{v}")).map_err(E::custom)
+            }
+        }
+        deserializer.deserialize_any(V)
+    }
+}
+
+// === scanning ===
+
+struct Parts<'a> {
+    positive: bool,
+    num: &'a str,
+    denom: &'a str,
+    suffix: &'a str,
+}
+
+/// `parseQuantityString`: splits sign, numerator (leading zeros stripped), denominator, suffix.
+fn scan(s: &str) -> Result<Parts<'_>, QuantityError> {
+    let b = s.as_bytes();
+    let end = b.len();
+    let mut positive = true;
+    let mut pos = 0;
+    match b.first() {
+        Some(b'-') => {
+            positive = false;
+            pos += 1;
+        }
+        Some(b'+') => pos += 1,
+        _ => {}
+    }
+    // strip leading zeros
+    while pos < end && b[pos] == b'0' {
+        pos += 1;
+    }
+    if pos >= end {
+        return Ok(Parts { positive, num: "0", denom: "", suffix: "" });
+    }
+    let num_start = pos;
+    while pos < end && b[pos].is_ascii_digit() {
+        pos += 1;
+    }
+    let mut num = &s[num_start..pos];
+    if num.is_empty() {
+        num = "0";
+    }
+    let mut denom = "";
+    if pos < end && b[pos] == b'.' {
+        pos += 1;
+        let d_start = pos;
+        while pos < end && b[pos].is_ascii_digit() {
+            pos += 1;
+        }
+        denom = &s[d_start..pos];
+        if pos >= end {
+            return Ok(Parts { positive, num, denom, suffix: "" });
+        }
+    }
+    let suffix_start = pos;
+    while pos < end && b"eEinumkKMGTP".contains(&b[pos]) {
+        pos += 1;
+    }
+    if pos < end && (b[pos] == b'-' || b[pos] == b'+') {
+        pos += 1;
+    }
+    while pos < end && b[pos].is_ascii_digit() {
+        pos += 1;
+    }
+    if pos < end {
+        return Err(QuantityError::FormatWrong);
+    }
+    Ok(Parts { positive, num, denom, suffix: &s[suffix_start..] })
+}
+
+/// `suffixHandler.interpret`: (base, exponent, format).
+fn interpret_suffix(suffix: &str) -> Option<(u32, i32, Format)> {
+    let dec = match suffix {
+        "" => Some(0),
+        "n" => Some(-9),
+        "u" => Some(-6),
+        "m" => Some(-3),
+        "k" => Some(3),
+        "M" => Some(6),
+        "G" => Some(9),
+        "T" => Some(12),
+        "P" => Some(15),
+        "E" => Some(18),
+        _ => None,
+    };
+    if let Some(e) = dec {
+        return Some((10, e, Format::DecimalSI));
+    }
+    let bin = match suffix {
+        "Ki" => Some(10),
+        "Mi" => Some(20),
+        "Gi" => Some(30),
+        "Ti" => Some(40),
+        "Pi" => Some(50),
+        "Ei" => Some(60),
+        _ => None,
+    };
+    if let Some(e) = bin {
+        return Some((2, e, Format::BinarySI));
+    }
+    if suffix.len() > 1 && (suffix.starts_with('e') || suffix.starts_with('E')) {
+        let parsed: i64 = go_parse_int(&suffix[1..])?;
+        // Go converts with int32(parsed), wrapping.
+        return Some((10, parsed as i32, Format::DecimalExponent));
+    }
+    None
+}
+
+/// `strconv.ParseInt(s, 10, 64)`: optional sign, decimal digits, no spaces.
+fn go_parse_int(s: &str) -> Option<i64> {
+    let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
+    if digits.is_empty() || !digits.bytes().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    s.parse().ok()
+}
+
+// === arithmetic helpers ===
+
+fn pow10_i128(n: u32) -> Option<i128> {
+    10i128.checked_pow(n)
+}
+
+fn pow10_u128(n: u32) -> Option<u128> {
+    10u128.checked_pow(n)
+}
+
+fn cmp_magnitude(a: u128, ea: i32, b: u128, eb: i32) -> Ordering {
+    // Compare a×10^ea with b×10^eb without overflow: scale the one with the larger exponent.
+    if ea == eb {
+        return a.cmp(&b);
+    }
+    if ea > eb {
+        match pow10_u128((ea - eb) as u32).and_then(|p| a.checked_mul(p)) {
+            Some(x) => x.cmp(&b),
+            None => Ordering::Greater,
+        }
+    } else {
+        match pow10_u128((eb - ea) as u32).and_then(|p| b.checked_mul(p)) {
+            Some(y) => a.cmp(&y),
+            None => Ordering::Less,
+        }
+    }
+}
+
+/// A non-negative integer of arbitrary digit count, just big enough for the slow parse path.
+struct Big(Vec<u8>); // decimal digits, most significant first, no leading zeros (empty = 0)
+
+impl Big {
+    fn from_digits(digits: &str) -> Result<Big, QuantityError> {
+        if !digits.bytes().all(|c| c.is_ascii_digit()) {
+            return Err(QuantityError::Numeric);
+        }
+        Ok(Big(digits.trim_start_matches('0').bytes().map(|c| c - b'0').collect()))
+    }
+
+    fn is_zero(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// × 2^n
+    fn shl(mut self, n: i32) -> Result<Big, QuantityError> {
+        for _ in 0..n.max(0) {
+            let mut carry = 0u8;
+            for d in self.0.iter_mut().rev() {
+                let v = *d * 2 + carry;
+                *d = v % 10;
+                carry = v / 10;
+            }
+            if carry > 0 {
+                self.0.insert(0, carry);
+            }
+            if self.0.len() > 400 {
+                return Err(QuantityError::TooLarge);
+            }
+        }
+        Ok(self)
+    }
+
+    /// Rounds self×10^exp up (away from zero) to a multiple of 10^target.
+    fn round_up_to(mut self, exp: i32, target: i32) -> Big {
+        if exp >= target {
+            return self;
+        }
+        let drop = (target - exp) as usize;
+        let inexact;
+        if drop >= self.0.len() {
+            inexact = !self.is_zero();
+            self.0.clear();
+        } else {
+            let keep = self.0.len() - drop;
+            inexact = self.0[keep..].iter().any(|&d| d != 0);
+            self.0.truncate(keep);
+        }
+        if inexact {
+            // add one unit at the new last position
+            let mut i = self.0.len();
+            loop {
+                if i == 0 {
+                    self.0.insert(0, 1);
+                    break;
+                }
+                i -= 1;
+                if self.0[i] == 9 {
+                    self.0[i] = 0;
+                } else {
+                    self.0[i] += 1;
+                    break;
+                }
+            }
+        }
+        self
+    }
+
+    /// (mantissa, exponent) after the rounding above, with the exponent at least `NANO`.
+    fn into_parts(self, exp: i32) -> Result<(i128, i32), QuantityError> {
+        let exp = exp.max(NANO);
+        let mut digits = self.0;
+        let mut exp = exp;
+        // Strip trailing zeros if the number is too long for i128.
+        while digits.len() > 38 && digits.last() == Some(&0) {
+            digits.pop();
+            exp = exp.saturating_add(1);
+        }
+        if digits.len() > 38 {
+            return Err(QuantityError::TooLarge);
+        }
+        let mut m: i128 = 0;
+        for d in digits {
+            m = m.checked_mul(10).and_then(|x| x.checked_add(i128::from(d))).ok_or(QuantityError::TooLarge)?;
+        }
+        Ok((m, exp))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn canon(s: &str) -> String {
+        Quantity::parse(s).unwrap().canonical()
+    }
+
+    #[test]
+    fn canonical_forms_match_apimachinery() {
+        assert_eq!(canon("-0.001"), "-1m");
+        assert_eq!(canon("0.1"), "100m");
+        assert_eq!(canon("1000"), "1k");
+        assert_eq!(canon("1500"), "1500");
+        assert_eq!(canon("300m"), "300m");
+        assert_eq!(canon("0"), "0");
+        assert_eq!(canon("00"), "0");
+        assert_eq!(canon("1Ki"), "1Ki");
+        assert_eq!(canon("1024Ki"), "1Mi");
+        assert_eq!(canon("1.5Gi"), "1536Mi");
+        assert_eq!(canon("0.5Ki"), "512");
+        assert_eq!(canon("1e3"), "1e3");
+        assert_eq!(canon("1E3"), "1E3");
+        assert_eq!(canon("1.5e3"), "1500");
+        assert_eq!(canon("12e6"), "12e6");
+        assert_eq!(canon("100e-3"), "100e-3");
+        assert_eq!(canon("0.0000000001"), "1n");
+        assert_eq!(canon("1.0000000001"), "1000000001n");
+        assert_eq!(canon("123456789012345678901234"), "123456789012345678901234");
+        assert_eq!(canon("1.5"), "1500m");
+        assert_eq!(canon("1M"), "1M");
+        assert_eq!(canon("1000M"), "1G");
+        assert_eq!(canon("-1"), "-1");
+        assert_eq!(canon("10m"), "10m");
+        assert_eq!(canon(".5"), "500m");
+        assert_eq!(canon("-"), "0");
+        assert_eq!(canon("."), "0");
+    }
+
+    #[test]
+    fn go_reuses_canonical_looking_input() {
+        // ParseQuantity caches the input string when it already looks canonical.
+        assert_eq!(canon("+1k"), "+1k");
+        assert_eq!(canon("01k"), "01k");
+        assert_eq!(canon("1.500"), "1.500");
+    }
+
+    #[test]
+    fn parse_errors_match_apimachinery() {
+        assert_eq!(Quantity::parse(""), Err(QuantityError::FormatWrong));
+        assert_eq!(Quantity::parse("abc"), Err(QuantityError::FormatWrong));
+        assert_eq!(Quantity::parse("1.2.3"), Err(QuantityError::FormatWrong));
+        assert_eq!(Quantity::parse("1ki"), Err(QuantityError::Suffix));
+        assert_eq!(Quantity::parse("1e"), Err(QuantityError::Suffix));
+        assert_eq!(Quantity::parse("1m5"), Err(QuantityError::Suffix));
+        assert_eq!(Quantity::parse("1 "), Err(QuantityError::FormatWrong));
+        assert_eq!(Quantity::parse("ten"), Err(QuantityError::FormatWrong));
+    }
+
+    #[test]
+    fn values_and_signs() {
+        let q = Quantity::parse("1500m").unwrap();
+        assert_eq!(q.milli_value(), 1500);
+        assert_eq!(q.value(), 2);
+        assert_eq!(Quantity::parse("-300m").unwrap().sign(), -1);
+        assert_eq!(Quantity::parse("0").unwrap().sign(), 0);
+        assert_eq!(Quantity::parse("2Gi").unwrap().value(), 2 * 1024 * 1024 * 1024);
+        assert_eq!(Quantity::parse("100m").unwrap().as_approximate_f64(), 100.0 * 0.001);
+        assert_eq!(Quantity::parse("0.5").unwrap().as_approximate_f64(), 0.5);
+        assert!(Quantity::parse("0.1").unwrap() == Quantity::parse("100m").unwrap());
+    }
+
+    #[test]
+    fn binary_cap_and_small_binary() {
+        assert_eq!(canon("100000000000000000000Ei"), "9223372036854775807");
+        assert_eq!(canon("0.0001Ki"), "102400u");
+    }
+}

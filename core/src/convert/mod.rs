@@ -1,0 +1,122 @@
+//! Conversion between `autoscaling/v1`, `v2`, `v2beta2` and `v2beta1`, through the internal
+//! (v2-shaped) form, exactly as kube-apiserver converts.
+//!
+//! v1 and v2beta1 keep what they cannot express in the `autoscaling.alpha.kubernetes.io/*`
+//! annotations; v2beta2 keeps `tolerance` in two annotations. Every conversion removes the
+//! round-trip annotations it consumes. What a target version cannot hold is reported in
+//! [`Conversion::lossy`], never silently dropped.
+
+pub mod annotations;
+pub mod v1;
+pub mod v2beta1;
+pub mod v2beta2;
+
+use serde_json::Value;
+
+use crate::api::{ApiVersion, VersionedHpa, v2};
+
+pub use annotations::AnnotationProblem;
+
+/// The result of a conversion, with what went wrong along the way.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Conversion<T> {
+    /// The converted object.
+    pub object: T,
+    /// Round-trip annotations that kube-apiserver could not read (and therefore ignored), or
+    /// read with unknown fields.
+    pub annotation_problems: Vec<AnnotationProblem>,
+    /// Information the target version cannot hold (`field: explanation`).
+    pub lossy: Vec<String>,
+}
+
+/// A conversion kube-apiserver refuses.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConvertError {
+    /// A round-trip annotation that must parse did not.
+    #[error("{message}")]
+    Annotation {
+        /// The annotation key.
+        annotation: &'static str,
+        /// The Go error text.
+        message: String,
+    },
+}
+
+/// Converts any version to the internal form.
+pub fn to_internal(obj: &VersionedHpa) -> Result<Conversion<v2::HorizontalPodAutoscaler>, ConvertError> {
+    Ok(match obj {
+        VersionedHpa::V2(h) => {
+            let mut h = h.clone();
+            annotations::drop_round_trip(&mut h.metadata.annotations);
+            h.api_version = v2::API_VERSION.into();
+            h.kind = crate::api::KIND.into();
+            Conversion { object: h, annotation_problems: Vec::new(), lossy: Vec::new() }
+        }
+        VersionedHpa::V1(h) => v1::to_internal(h),
+        VersionedHpa::V2beta2(h) => v2beta2::to_internal(h)?,
+        VersionedHpa::V2beta1(h) => v2beta1::to_internal(h),
+    })
+}
+
+/// Converts the internal form to a version (no loss detection; see [`convert`]).
+pub fn from_internal(hpa: &v2::HorizontalPodAutoscaler, to: ApiVersion) -> VersionedHpa {
+    match to {
+        ApiVersion::V2 => {
+            let mut h = hpa.clone();
+            annotations::drop_round_trip(&mut h.metadata.annotations);
+            h.api_version = v2::API_VERSION.into();
+            h.kind = crate::api::KIND.into();
+            VersionedHpa::V2(h)
+        }
+        ApiVersion::V1 => VersionedHpa::V1(v1::from_internal(hpa).object),
+        ApiVersion::V2beta2 => VersionedHpa::V2beta2(v2beta2::from_internal(hpa).object),
+        ApiVersion::V2beta1 => VersionedHpa::V2beta1(v2beta1::from_internal(hpa).object),
+    }
+}
+
+/// Converts an object to another version through the internal form, as kube-apiserver does,
+/// and reports what the target version cannot hold.
+pub fn convert(obj: &VersionedHpa, to: ApiVersion) -> Result<Conversion<VersionedHpa>, ConvertError> {
+    let internal = to_internal(obj)?;
+    let out = from_internal(&internal.object, to);
+    let mut lossy = Vec::new();
+    if to != ApiVersion::V2 {
+        // What comes back from the target version is what it could hold.
+        if let Ok(back) = to_internal(&out) {
+            let (a, b) = (&internal.object, &back.object);
+            if a.spec != b.spec || a.status != b.status {
+                let before = serde_json::to_value(a).unwrap_or(Value::Null);
+                let after = serde_json::to_value(b).unwrap_or(Value::Null);
+                let mut diffs = Vec::new();
+                json_diff(&before, &after, String::new(), &mut diffs);
+                for path in diffs.into_iter().filter(|p| !p.starts_with("metadata")) {
+                    lossy.push(format!("{path}: not preserved by {to} (it comes back differently)"));
+                }
+            }
+        }
+    }
+    Ok(Conversion { object: out, annotation_problems: internal.annotation_problems, lossy })
+}
+
+/// Paths at which two JSON values differ (objects by key, arrays by index).
+fn json_diff(a: &Value, b: &Value, path: String, out: &mut Vec<String>) {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            let mut keys: Vec<&String> = x.keys().chain(y.keys()).collect();
+            keys.sort();
+            keys.dedup();
+            for k in keys {
+                let p = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
+                json_diff(x.get(k).unwrap_or(&Value::Null), y.get(k).unwrap_or(&Value::Null), p, out);
+            }
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+            for (i, (u, v)) in x.iter().zip(y).enumerate() {
+                json_diff(u, v, format!("{path}[{i}]"), out);
+            }
+        }
+        _ if a != b => out.push(path),
+        _ => {}
+    }
+}

@@ -1,0 +1,393 @@
+//! `autoscaling/v1` ⇄ internal, with the round-trip annotations.
+//!
+//! Mirrors `pkg/apis/autoscaling/v1/conversion.go`:
+//! `Convert_v1_HorizontalPodAutoscaler_To_autoscaling_HorizontalPodAutoscaler` and its reverse,
+//! the spec/status functions, and the per-metric functions (shared with v2beta1).
+
+use crate::api::meta::CrossVersionObjectReference;
+use crate::api::v1 as ext;
+use crate::api::v2 as int;
+use crate::api::Quantity;
+
+use super::annotations::{self as ann, AnnotationProblem};
+use super::Conversion;
+
+/// `DefaultCPUUtilization`.
+pub const DEFAULT_CPU_UTILIZATION: i32 = 80;
+
+/// The 80 % (or given) CPU utilization metric.
+pub fn cpu_utilization_metric(target: i32) -> int::MetricSpec {
+    int::MetricSpec {
+        type_: "Resource".into(),
+        resource: Some(int::ResourceMetricSource {
+            name: "cpu".into(),
+            target: int::MetricTarget {
+                type_: "Utilization".into(),
+                average_utilization: Some(target),
+                ..Default::default()
+            },
+        }),
+        ..Default::default()
+    }
+}
+
+fn is_cpu_utilization(m: &int::MetricSpec) -> Option<i32> {
+    match &m.resource {
+        Some(r) if m.type_ == "Resource" && r.name == "cpu" => r.target.average_utilization,
+        _ => None,
+    }
+}
+
+/// v1 → internal.
+pub fn to_internal(input: &ext::HorizontalPodAutoscaler) -> Conversion<int::HorizontalPodAutoscaler> {
+    let mut problems: Vec<AnnotationProblem> = Vec::new();
+    let mut metadata = input.metadata.clone();
+    let annotations = input.metadata.annotations.clone();
+    ann::drop_round_trip(&mut metadata.annotations);
+
+    let mut spec = int::HorizontalPodAutoscalerSpec {
+        scale_target_ref: input.spec.scale_target_ref.clone(),
+        min_replicas: input.spec.min_replicas,
+        max_replicas: input.spec.max_replicas,
+        metrics: Vec::new(),
+        behavior: None,
+    };
+    if let Some(target) = input.spec.target_cpu_utilization_percentage {
+        spec.metrics = vec![cpu_utilization_metric(target)];
+    }
+    let mut status = int::HorizontalPodAutoscalerStatus {
+        observed_generation: input.status.observed_generation,
+        last_scale_time: input.status.last_scale_time,
+        current_replicas: input.status.current_replicas,
+        desired_replicas: input.status.desired_replicas,
+        current_metrics: None,
+        conditions: Vec::new(),
+    };
+    if let Some(current) = input.status.current_cpu_utilization_percentage {
+        status.current_metrics = Some(vec![int::MetricStatus {
+            type_: "Resource".into(),
+            resource: Some(int::ResourceMetricStatus {
+                name: "cpu".into(),
+                current: int::MetricValueStatus { average_utilization: Some(current), ..Default::default() },
+            }),
+            ..Default::default()
+        }]);
+    }
+
+    if let Some(raw) = annotations.get(ann::METRICS) {
+        if let Some(other) =
+            ann::decode_lenient::<Vec<ext::MetricSpec>>(ann::METRICS, raw, ann::V1_VOCABULARY, &mut problems)
+        {
+            let mut metrics: Vec<int::MetricSpec> = other.iter().map(|m| metric_spec_to_internal(m, false)).collect();
+            if let Some(cpu) = spec.metrics.first() {
+                metrics.push(cpu.clone());
+            }
+            spec.metrics = metrics;
+        }
+    }
+    if let Some(raw) = annotations.get(ann::BEHAVIOR) {
+        spec.behavior = ann::decode_behavior(raw, &mut problems);
+    }
+    if let Some(raw) = annotations.get(ann::CURRENT_METRICS) {
+        if let Some(current) =
+            ann::decode_lenient::<Vec<ext::MetricStatus>>(ann::CURRENT_METRICS, raw, ann::V1_VOCABULARY, &mut problems)
+        {
+            status.current_metrics = Some(current.iter().map(metric_status_to_internal).collect());
+        }
+    }
+    if spec.metrics.is_empty() {
+        spec.metrics = vec![cpu_utilization_metric(DEFAULT_CPU_UTILIZATION)];
+    }
+    if let Some(raw) = annotations.get(ann::CONDITIONS) {
+        if let Some(conditions) = ann::decode_lenient::<Vec<ext::HorizontalPodAutoscalerCondition>>(
+            ann::CONDITIONS,
+            raw,
+            ann::V1_VOCABULARY,
+            &mut problems,
+        ) {
+            status.conditions = conditions.into_iter().map(condition_to_internal).collect();
+        }
+    }
+    Conversion {
+        object: int::HorizontalPodAutoscaler {
+            api_version: int::API_VERSION.into(),
+            kind: crate::api::KIND.into(),
+            metadata,
+            spec,
+            status,
+        },
+        annotation_problems: problems,
+        lossy: Vec::new(),
+    }
+}
+
+/// internal → v1.
+pub fn from_internal(input: &int::HorizontalPodAutoscaler) -> Conversion<ext::HorizontalPodAutoscaler> {
+    let mut metadata = input.metadata.clone();
+    ann::drop_round_trip(&mut metadata.annotations);
+
+    let target_cpu = input.spec.metrics.iter().find_map(is_cpu_utilization);
+    let other: Vec<ext::MetricSpec> = input
+        .spec
+        .metrics
+        .iter()
+        .filter(|m| is_cpu_utilization(m).is_none())
+        .map(metric_spec_from_internal)
+        .collect();
+    if !other.is_empty() {
+        if let Ok(enc) = crate::go::to_go_json(&other) {
+            metadata.annotations.insert(ann::METRICS.into(), enc);
+        }
+    }
+    if let Some(current) = input.status.current_metrics.as_ref().filter(|c| !c.is_empty()) {
+        let converted: Vec<ext::MetricStatus> = current.iter().map(metric_status_from_internal).collect();
+        if let Ok(enc) = crate::go::to_go_json(&converted) {
+            metadata.annotations.insert(ann::CURRENT_METRICS.into(), enc);
+        }
+    }
+    if let Some(b) = &input.spec.behavior {
+        metadata.annotations.insert(ann::BEHAVIOR.into(), ann::encode_behavior(b));
+    }
+    if !input.status.conditions.is_empty() {
+        let converted: Vec<ext::HorizontalPodAutoscalerCondition> =
+            input.status.conditions.iter().cloned().map(condition_from_internal).collect();
+        if let Ok(enc) = crate::go::to_go_json(&converted) {
+            metadata.annotations.insert(ann::CONDITIONS.into(), enc);
+        }
+    }
+    let current_cpu = input
+        .status
+        .current_metrics
+        .iter()
+        .flatten()
+        .filter_map(|m| match &m.resource {
+            Some(r) if m.type_ == "Resource" && r.name == "cpu" => r.current.average_utilization,
+            _ => None,
+        })
+        .last();
+    Conversion {
+        object: ext::HorizontalPodAutoscaler {
+            api_version: ext::API_VERSION.into(),
+            kind: crate::api::KIND.into(),
+            metadata,
+            spec: ext::HorizontalPodAutoscalerSpec {
+                scale_target_ref: input.spec.scale_target_ref.clone(),
+                min_replicas: input.spec.min_replicas,
+                max_replicas: input.spec.max_replicas,
+                target_cpu_utilization_percentage: target_cpu,
+            },
+            status: ext::HorizontalPodAutoscalerStatus {
+                observed_generation: input.status.observed_generation,
+                last_scale_time: input.status.last_scale_time,
+                current_replicas: input.status.current_replicas,
+                desired_replicas: input.status.desired_replicas,
+                current_cpu_utilization_percentage: current_cpu,
+            },
+        },
+        annotation_problems: Vec::new(),
+        lossy: Vec::new(),
+    }
+}
+
+// === per-metric conversions (shared with v2beta1) ===
+
+/// v1/v2beta1 `MetricSpec` → internal. `object_value_always` is the v2beta1 behavior of
+/// always keeping `targetValue` as `target.value`, even `"0"`; v1 drops a zero `targetValue`
+/// when `averageValue` is set (kubernetes#87733).
+pub fn metric_spec_to_internal(m: &ext::MetricSpec, object_value_always: bool) -> int::MetricSpec {
+    int::MetricSpec {
+        type_: m.type_.clone(),
+        object: m.object.as_ref().map(|o| {
+            let type_ = if o.average_value.is_some() { "AverageValue" } else { "Value" };
+            let keep_value = object_value_always || !(o.average_value.is_some() && o.target_value.is_zero());
+            int::ObjectMetricSource {
+                described_object: o.target.clone(),
+                target: int::MetricTarget {
+                    type_: type_.into(),
+                    value: keep_value.then(|| o.target_value.clone()),
+                    average_value: o.average_value.clone(),
+                    average_utilization: None,
+                },
+                metric: int::MetricIdentifier { name: o.metric_name.clone(), selector: o.selector.clone() },
+            }
+        }),
+        pods: m.pods.as_ref().map(|p| int::PodsMetricSource {
+            metric: int::MetricIdentifier { name: p.metric_name.clone(), selector: p.selector.clone() },
+            target: int::MetricTarget {
+                type_: "AverageValue".into(),
+                average_value: Some(p.target_average_value.clone()),
+                ..Default::default()
+            },
+        }),
+        resource: m.resource.as_ref().map(|r| int::ResourceMetricSource {
+            name: r.name.clone(),
+            target: resource_target(r.target_average_utilization, r.target_average_value.clone()),
+        }),
+        container_resource: m.container_resource.as_ref().map(|r| int::ContainerResourceMetricSource {
+            name: r.name.clone(),
+            target: resource_target(r.target_average_utilization, r.target_average_value.clone()),
+            container: r.container.clone(),
+        }),
+        external: m.external.as_ref().map(|e| int::ExternalMetricSource {
+            metric: int::MetricIdentifier { name: e.metric_name.clone(), selector: e.metric_selector.clone() },
+            target: int::MetricTarget {
+                type_: if e.target_value.is_some() { "Value" } else { "AverageValue" }.into(),
+                value: e.target_value.clone(),
+                average_value: e.target_average_value.clone(),
+                average_utilization: None,
+            },
+        }),
+    }
+}
+
+fn resource_target(utilization: Option<i32>, average_value: Option<Quantity>) -> int::MetricTarget {
+    int::MetricTarget {
+        type_: if utilization.is_some() { "Utilization" } else { "AverageValue" }.into(),
+        value: None,
+        average_value,
+        average_utilization: utilization,
+    }
+}
+
+/// internal → v1/v2beta1 `MetricSpec`.
+pub fn metric_spec_from_internal(m: &int::MetricSpec) -> ext::MetricSpec {
+    ext::MetricSpec {
+        type_: m.type_.clone(),
+        object: m.object.as_ref().map(|o| ext::ObjectMetricSource {
+            target: CrossVersionObjectReference {
+                kind: o.described_object.kind.clone(),
+                name: o.described_object.name.clone(),
+                api_version: o.described_object.api_version.clone(),
+            },
+            metric_name: o.metric.name.clone(),
+            target_value: o.target.value.clone().unwrap_or_default(),
+            selector: o.metric.selector.clone(),
+            average_value: o.target.average_value.clone(),
+        }),
+        pods: m.pods.as_ref().map(|p| ext::PodsMetricSource {
+            metric_name: p.metric.name.clone(),
+            target_average_value: p.target.average_value.clone().unwrap_or_default(),
+            selector: p.metric.selector.clone(),
+        }),
+        resource: m.resource.as_ref().map(|r| ext::ResourceMetricSource {
+            name: r.name.clone(),
+            target_average_utilization: r.target.average_utilization,
+            target_average_value: r.target.average_value.clone(),
+        }),
+        container_resource: m.container_resource.as_ref().map(|r| ext::ContainerResourceMetricSource {
+            name: r.name.clone(),
+            target_average_utilization: r.target.average_utilization,
+            target_average_value: r.target.average_value.clone(),
+            container: r.container.clone(),
+        }),
+        external: m.external.as_ref().map(|e| ext::ExternalMetricSource {
+            metric_name: e.metric.name.clone(),
+            metric_selector: e.metric.selector.clone(),
+            target_value: e.target.value.clone(),
+            target_average_value: e.target.average_value.clone(),
+        }),
+    }
+}
+
+/// v1/v2beta1 `MetricStatus` → internal.
+pub fn metric_status_to_internal(m: &ext::MetricStatus) -> int::MetricStatus {
+    int::MetricStatus {
+        type_: m.type_.clone(),
+        object: m.object.as_ref().map(|o| int::ObjectMetricStatus {
+            metric: int::MetricIdentifier { name: o.metric_name.clone(), selector: o.selector.clone() },
+            current: int::MetricValueStatus {
+                value: Some(o.current_value.clone()),
+                average_value: o.average_value.clone(),
+                average_utilization: None,
+            },
+            described_object: o.target.clone(),
+        }),
+        pods: m.pods.as_ref().map(|p| int::PodsMetricStatus {
+            metric: int::MetricIdentifier { name: p.metric_name.clone(), selector: p.selector.clone() },
+            current: int::MetricValueStatus { average_value: Some(p.current_average_value.clone()), ..Default::default() },
+        }),
+        resource: m.resource.as_ref().map(|r| int::ResourceMetricStatus {
+            name: r.name.clone(),
+            current: int::MetricValueStatus {
+                value: None,
+                average_value: Some(r.current_average_value.clone()),
+                average_utilization: r.current_average_utilization,
+            },
+        }),
+        container_resource: m.container_resource.as_ref().map(|r| int::ContainerResourceMetricStatus {
+            name: r.name.clone(),
+            current: int::MetricValueStatus {
+                value: None,
+                average_value: Some(r.current_average_value.clone()),
+                average_utilization: r.current_average_utilization,
+            },
+            container: r.container.clone(),
+        }),
+        external: m.external.as_ref().map(|e| int::ExternalMetricStatus {
+            metric: int::MetricIdentifier { name: e.metric_name.clone(), selector: e.metric_selector.clone() },
+            current: int::MetricValueStatus {
+                value: Some(e.current_value.clone()),
+                average_value: e.current_average_value.clone(),
+                average_utilization: None,
+            },
+        }),
+    }
+}
+
+/// internal → v1/v2beta1 `MetricStatus`.
+pub fn metric_status_from_internal(m: &int::MetricStatus) -> ext::MetricStatus {
+    ext::MetricStatus {
+        type_: m.type_.clone(),
+        object: m.object.as_ref().map(|o| ext::ObjectMetricStatus {
+            target: o.described_object.clone(),
+            metric_name: o.metric.name.clone(),
+            current_value: o.current.value.clone().unwrap_or_default(),
+            selector: o.metric.selector.clone(),
+            average_value: o.current.average_value.clone(),
+        }),
+        pods: m.pods.as_ref().map(|p| ext::PodsMetricStatus {
+            metric_name: p.metric.name.clone(),
+            current_average_value: p.current.average_value.clone().unwrap_or_default(),
+            selector: p.metric.selector.clone(),
+        }),
+        resource: m.resource.as_ref().map(|r| ext::ResourceMetricStatus {
+            name: r.name.clone(),
+            current_average_utilization: r.current.average_utilization,
+            current_average_value: r.current.average_value.clone().unwrap_or_default(),
+        }),
+        container_resource: m.container_resource.as_ref().map(|r| ext::ContainerResourceMetricStatus {
+            name: r.name.clone(),
+            current_average_utilization: r.current.average_utilization,
+            current_average_value: r.current.average_value.clone().unwrap_or_default(),
+            container: r.container.clone(),
+        }),
+        external: m.external.as_ref().map(|e| ext::ExternalMetricStatus {
+            metric_name: e.metric.name.clone(),
+            metric_selector: e.metric.selector.clone(),
+            current_value: e.current.value.clone().unwrap_or_default(),
+            current_average_value: e.current.average_value.clone(),
+        }),
+    }
+}
+
+fn condition_to_internal(c: ext::HorizontalPodAutoscalerCondition) -> int::HorizontalPodAutoscalerCondition {
+    int::HorizontalPodAutoscalerCondition {
+        type_: c.type_,
+        status: c.status,
+        last_transition_time: c.last_transition_time,
+        reason: c.reason,
+        message: c.message,
+        observed_generation: c.observed_generation,
+    }
+}
+
+fn condition_from_internal(c: int::HorizontalPodAutoscalerCondition) -> ext::HorizontalPodAutoscalerCondition {
+    ext::HorizontalPodAutoscalerCondition {
+        type_: c.type_,
+        status: c.status,
+        last_transition_time: c.last_transition_time,
+        reason: c.reason,
+        message: c.message,
+        observed_generation: c.observed_generation,
+    }
+}

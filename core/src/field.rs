@@ -1,0 +1,389 @@
+//! Field paths and field errors, rendered exactly as apimachinery's `field` package renders them.
+//!
+//! Mirrors `k8s.io/apimachinery/pkg/util/validation/field` (`path.go`, `errors.go`) and the
+//! aggregate/`NewInvalid` rendering of `pkg/api/errors`.
+
+use std::fmt;
+
+use crate::go;
+
+/// A field path under construction: a borrowed chain, so that validating a valid object
+/// allocates nothing. Rendered only when an error is recorded.
+#[derive(Debug, Clone, Copy)]
+pub struct Path<'a> {
+    parent: Option<&'a Path<'a>>,
+    segment: Segment<'a>,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Segment<'a> {
+    Field(&'a str),
+    Index(usize),
+    Key(&'a str),
+}
+
+impl<'a> Path<'a> {
+    /// A root path such as `spec` or `metadata`.
+    pub const fn new(name: &'a str) -> Self {
+        Path { parent: None, segment: Segment::Field(name) }
+    }
+
+    /// `self.name`
+    pub fn child(&'a self, name: &'a str) -> Path<'a> {
+        Path { parent: Some(self), segment: Segment::Field(name) }
+    }
+
+    /// `self[index]`
+    pub fn index(&'a self, index: usize) -> Path<'a> {
+        Path { parent: Some(self), segment: Segment::Index(index) }
+    }
+
+    /// `self[key]` (map keys, rendered without quotes as Go does)
+    pub fn key(&'a self, key: &'a str) -> Path<'a> {
+        Path { parent: Some(self), segment: Segment::Key(key) }
+    }
+
+    /// The rendered path, e.g. `spec.metrics[0].resource.target`.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        self.render_into(&mut out);
+        out
+    }
+
+    fn render_into(&self, out: &mut String) {
+        if let Some(parent) = self.parent {
+            parent.render_into(out);
+        }
+        match self.segment {
+            Segment::Field(name) => {
+                if self.parent.is_some() {
+                    out.push('.');
+                }
+                out.push_str(name);
+            }
+            Segment::Index(i) => {
+                out.push('[');
+                out.push_str(&i.to_string());
+                out.push(']');
+            }
+            Segment::Key(k) => {
+                out.push('[');
+                out.push_str(k);
+                out.push(']');
+            }
+        }
+    }
+}
+
+impl fmt::Display for Path<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.render())
+    }
+}
+
+/// The type of a field error; its `reason()` is the Status cause reason.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorType {
+    /// `FieldValueNotFound`
+    NotFound,
+    /// `FieldValueRequired`
+    Required,
+    /// `FieldValueDuplicate`
+    Duplicate,
+    /// `FieldValueInvalid`
+    Invalid,
+    /// `FieldValueNotSupported`
+    NotSupported,
+    /// `FieldValueForbidden`
+    Forbidden,
+    /// `FieldValueTooLong`
+    TooLong,
+    /// `FieldValueTooMany`
+    TooMany,
+    /// `InternalError`
+    Internal,
+    /// `FieldValueTypeInvalid`
+    TypeInvalid,
+}
+
+impl ErrorType {
+    /// The machine-readable reason, as it appears in a Status cause.
+    pub fn reason(self) -> &'static str {
+        match self {
+            ErrorType::NotFound => "FieldValueNotFound",
+            ErrorType::Required => "FieldValueRequired",
+            ErrorType::Duplicate => "FieldValueDuplicate",
+            ErrorType::Invalid => "FieldValueInvalid",
+            ErrorType::NotSupported => "FieldValueNotSupported",
+            ErrorType::Forbidden => "FieldValueForbidden",
+            ErrorType::TooLong => "FieldValueTooLong",
+            ErrorType::TooMany => "FieldValueTooMany",
+            ErrorType::Internal => "InternalError",
+            ErrorType::TypeInvalid => "FieldValueTypeInvalid",
+        }
+    }
+
+    /// The human header, e.g. `Invalid value`.
+    pub fn header(self) -> &'static str {
+        match self {
+            ErrorType::NotFound => "Not found",
+            ErrorType::Required => "Required value",
+            ErrorType::Duplicate => "Duplicate value",
+            ErrorType::Invalid | ErrorType::TypeInvalid => "Invalid value",
+            ErrorType::NotSupported => "Unsupported value",
+            ErrorType::Forbidden => "Forbidden",
+            ErrorType::TooLong => "Too long",
+            ErrorType::TooMany => "Too many",
+            ErrorType::Internal => "Internal error",
+        }
+    }
+
+    /// Parses a reason back (for test vectors and the webhook).
+    pub fn from_reason(reason: &str) -> Option<Self> {
+        Some(match reason {
+            "FieldValueNotFound" => ErrorType::NotFound,
+            "FieldValueRequired" => ErrorType::Required,
+            "FieldValueDuplicate" => ErrorType::Duplicate,
+            "FieldValueInvalid" => ErrorType::Invalid,
+            "FieldValueNotSupported" => ErrorType::NotSupported,
+            "FieldValueForbidden" => ErrorType::Forbidden,
+            "FieldValueTooLong" => ErrorType::TooLong,
+            "FieldValueTooMany" => ErrorType::TooMany,
+            "InternalError" => ErrorType::Internal,
+            "FieldValueTypeInvalid" => ErrorType::TypeInvalid,
+            _ => return None,
+        })
+    }
+}
+
+/// The offending value of a field error, remembering how Go would print it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BadValue {
+    /// No value (Required, Forbidden, TooLong, or an omitted value).
+    Omitted,
+    /// A Go integer (`int32`, `int64`, or a dereferenced pointer to one): printed plainly.
+    Int(i64),
+    /// A Go `bool`.
+    Bool(bool),
+    /// A Go `string`: printed with `%q`.
+    Str(String),
+    /// Anything else: printed as its JSON encoding (named string types, quantities, structs).
+    Json(String),
+}
+
+impl BadValue {
+    /// A value of a named Go string type (`MetricSourceType`, `ResourceName`, ...), which
+    /// Kubernetes ≥ 1.34 prints as JSON.
+    pub fn named(s: &str) -> Self {
+        BadValue::Json(go::json_string(s))
+    }
+
+    /// The value as kube-apiserver prints it in a message.
+    pub fn render(&self) -> String {
+        match self {
+            BadValue::Omitted => String::new(),
+            BadValue::Int(i) => i.to_string(),
+            BadValue::Bool(b) => b.to_string(),
+            BadValue::Str(s) => go::quote(s),
+            BadValue::Json(j) => j.clone(),
+        }
+    }
+
+    /// The value as plain JSON, for machine-readable output.
+    pub fn to_json(&self) -> serde_json::Value {
+        match self {
+            BadValue::Omitted => serde_json::Value::Null,
+            BadValue::Int(i) => serde_json::Value::from(*i),
+            BadValue::Bool(b) => serde_json::Value::Bool(*b),
+            BadValue::Str(s) => serde_json::Value::String(s.clone()),
+            BadValue::Json(j) => serde_json::from_str(j).unwrap_or(serde_json::Value::Null),
+        }
+    }
+}
+
+/// One validation error, as in `field.Error`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldError {
+    /// The error type.
+    pub kind: ErrorType,
+    /// The rendered field path.
+    pub field: String,
+    /// The offending value.
+    pub value: BadValue,
+    /// The detail message (may be empty).
+    pub detail: String,
+    /// The validation origin (e.g. `minimum`), used to match declarative errors.
+    pub origin: Option<&'static str>,
+    /// Whether a declarative rule covers this hand-written error.
+    pub covered_by_declarative: bool,
+}
+
+impl FieldError {
+    fn new(kind: ErrorType, path: &Path<'_>, value: BadValue, detail: impl Into<String>) -> Self {
+        FieldError {
+            kind,
+            field: path.render(),
+            value,
+            detail: detail.into(),
+            origin: None,
+            covered_by_declarative: false,
+        }
+    }
+
+    /// `field.Required`
+    pub fn required(path: &Path<'_>, detail: impl Into<String>) -> Self {
+        Self::new(ErrorType::Required, path, BadValue::Omitted, detail)
+    }
+
+    /// `field.Invalid`
+    pub fn invalid(path: &Path<'_>, value: BadValue, detail: impl Into<String>) -> Self {
+        Self::new(ErrorType::Invalid, path, value, detail)
+    }
+
+    /// `field.Forbidden`
+    pub fn forbidden(path: &Path<'_>, detail: impl Into<String>) -> Self {
+        Self::new(ErrorType::Forbidden, path, BadValue::Omitted, detail)
+    }
+
+    /// `field.NotSupported`: the detail lists the quoted valid values.
+    pub fn not_supported(path: &Path<'_>, value: BadValue, valid: &[&str]) -> Self {
+        let detail = if valid.is_empty() {
+            String::new()
+        } else {
+            let quoted: Vec<String> = valid.iter().map(|v| go::quote(v)).collect();
+            format!("supported values: {}", quoted.join(", "))
+        };
+        Self::new(ErrorType::NotSupported, path, value, detail)
+    }
+
+    /// `field.TooLong` with a byte limit.
+    pub fn too_long(path: &Path<'_>, max_bytes: usize) -> Self {
+        Self::new(
+            ErrorType::TooLong,
+            path,
+            BadValue::Omitted,
+            format!("may not be more than {max_bytes} bytes"),
+        )
+    }
+
+    /// Sets the origin (`WithOrigin`).
+    pub fn with_origin(mut self, origin: &'static str) -> Self {
+        self.origin = Some(origin);
+        self
+    }
+
+    /// Marks the error as covered by a declarative rule (`MarkCoveredByDeclarative`).
+    pub fn covered_by_declarative(mut self) -> Self {
+        self.covered_by_declarative = true;
+        self
+    }
+
+    /// The message without the field prefix (`ErrorBody`), e.g. `Invalid value: 0: must be ...`.
+    pub fn body(&self) -> String {
+        let mut s = String::from(self.kind.header());
+        let shows_value = !matches!(
+            self.kind,
+            ErrorType::Required | ErrorType::Forbidden | ErrorType::TooLong | ErrorType::Internal
+        ) && self.value != BadValue::Omitted;
+        if shows_value {
+            s.push_str(": ");
+            s.push_str(&self.value.render());
+        }
+        if !self.detail.is_empty() {
+            s.push_str(": ");
+            s.push_str(&self.detail);
+        }
+        s
+    }
+}
+
+impl fmt::Display for FieldError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.field, self.body())
+    }
+}
+
+impl std::error::Error for FieldError {}
+
+/// An ordered list of field errors (`field.ErrorList`); duplicates are kept.
+pub type ErrorList = Vec<FieldError>;
+
+/// The aggregate message of an error list (`ToAggregate().Error()`): exact duplicates are removed,
+/// one error is shown bare, several are bracketed and comma-separated.
+pub fn aggregate_message(errors: &[FieldError]) -> String {
+    let mut seen = std::collections::HashSet::new();
+    let mut msgs: Vec<String> = Vec::new();
+    for e in errors {
+        let m = e.to_string();
+        if seen.insert(m.clone()) {
+            msgs.push(m);
+        }
+    }
+    match msgs.len() {
+        0 => String::new(),
+        1 => msgs.swap_remove(0),
+        _ => format!("[{}]", msgs.join(", ")),
+    }
+}
+
+/// The message of the 422 `Invalid` status kube-apiserver returns
+/// (`errors.NewInvalid(kind, name, errs)`).
+pub fn invalid_message(kind: &str, group: &str, name: &str, errors: &[FieldError]) -> String {
+    let qualified = if group.is_empty() { kind.to_string() } else { format!("{kind}.{group}") };
+    format!(
+        "{qualified} {} is invalid: {}",
+        go::quote(name),
+        aggregate_message(errors)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_render_like_go() {
+        let spec = Path::new("spec");
+        let metrics = spec.child("metrics");
+        let m0 = metrics.index(0);
+        let target = m0.child("resource");
+        assert_eq!(target.render(), "spec.metrics[0].resource");
+        let meta = Path::new("metadata");
+        let ann = meta.child("annotations");
+        assert_eq!(ann.key("a/b").render(), "metadata.annotations[a/b]");
+    }
+
+    #[test]
+    fn bodies_render_like_go() {
+        let p = Path::new("spec");
+        let max = p.child("maxReplicas");
+        let e = FieldError::invalid(&max, BadValue::Int(0), "must be greater than 0");
+        assert_eq!(e.to_string(), "spec.maxReplicas: Invalid value: 0: must be greater than 0");
+        let kind = p.child("kind");
+        assert_eq!(FieldError::required(&kind, "").to_string(), "spec.kind: Required value");
+        let sel = p.child("selectPolicy");
+        let e = FieldError::not_supported(&sel, BadValue::named("x"), &["Disabled", "Max", "Min"]);
+        assert_eq!(
+            e.to_string(),
+            "spec.selectPolicy: Unsupported value: \"x\": supported values: \"Disabled\", \"Max\", \"Min\""
+        );
+        let ann = p.child("annotations");
+        assert_eq!(
+            FieldError::too_long(&ann, 262144).to_string(),
+            "spec.annotations: Too long: may not be more than 262144 bytes"
+        );
+    }
+
+    #[test]
+    fn aggregate_dedups() {
+        let p = Path::new("spec");
+        let t = p.child("type");
+        let e = FieldError::not_supported(&t, BadValue::named("X"), &["A"]);
+        let msg = invalid_message("HorizontalPodAutoscaler", "autoscaling", "web", &[e.clone(), e]);
+        assert_eq!(
+            msg,
+            "HorizontalPodAutoscaler.autoscaling \"web\" is invalid: spec.type: Unsupported value: \"X\": supported values: \"A\""
+        );
+    }
+}

@@ -1,0 +1,199 @@
+//! Byte-exact copies of the Go formatting that Kubernetes' messages are made of.
+//!
+//! kube-apiserver renders error values with `fmt`'s `%q` (for Go `string` values) or with
+//! `encoding/json` (for everything else), and writes the v1 round-trip annotations with
+//! `encoding/json`. Both differ from Rust's `{:?}` and from `serde_json` in small ways
+//! (`\u003c` for `<`, `\x7f`, which code points count as printable), and those small ways
+//! are visible to users, so they are reproduced here.
+
+use std::fmt::Write as _;
+
+/// Quotes `s` like Go's `strconv.Quote` (and therefore `fmt`'s `%q`).
+pub fn quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if is_print(c) => out.push(c),
+            '\u{7}' => out.push_str("\\a"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{b}' => out.push_str("\\v"),
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                let _ = write!(out, "\\x{:02x}", c as u32);
+            }
+            c if (c as u32) < 0x10000 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => {
+                let _ = write!(out, "\\U{:08x}", c as u32);
+            }
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Encodes `s` as a JSON string the way Go's `encoding/json` does (HTML-safe escaping on).
+pub fn json_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    push_json_fragment(&mut out, s);
+    out.push('"');
+    out
+}
+
+/// Appends the escaped body (without quotes) of a Go JSON string.
+pub fn push_json_fragment(out: &mut String, s: &str) {
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '<' | '>' | '&' | '\u{7f}' | '\u{2028}' | '\u{2029}' => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+}
+
+/// Go's `unicode.IsPrint`: letters, marks, numbers, punctuation, symbols and the ASCII space.
+///
+/// Without the full Unicode category tables this treats unassigned code points as printable;
+/// controls, format characters, non-ASCII spaces, separators, surrogates, private use and
+/// non-characters are recognised.
+pub fn is_print(c: char) -> bool {
+    let u = c as u32;
+    if u < 0x7f {
+        return u >= 0x20;
+    }
+    !matches!(u,
+        0x7f..=0xa0
+        | 0xad
+        | 0x600..=0x605
+        | 0x61c
+        | 0x6dd
+        | 0x70f
+        | 0x890..=0x891
+        | 0x8e2
+        | 0x1680
+        | 0x180e
+        | 0x2000..=0x200f
+        | 0x2028..=0x202f
+        | 0x205f..=0x2064
+        | 0x2066..=0x206f
+        | 0x3000
+        | 0xd800..=0xf8ff
+        | 0xfdd0..=0xfdef
+        | 0xfeff
+        | 0xfff9..=0xfffb
+        | 0xfffe..=0xffff
+        | 0x110bd
+        | 0x110cd
+        | 0x13430..=0x1343f
+        | 0x1bca0..=0x1bca3
+        | 0x1d173..=0x1d17a
+        | 0xe0001
+        | 0xe0020..=0xe007f
+        | 0xf0000..=0x10ffff
+    ) && (u & 0xfffe) != 0xfffe
+}
+
+/// A `serde_json` formatter whose string escaping matches Go's `encoding/json`, for output that
+/// must be byte-identical to what kube-apiserver writes (the v1 round-trip annotations).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct GoJsonFormatter;
+
+impl serde_json::ser::Formatter for GoJsonFormatter {
+    fn write_string_fragment<W>(&mut self, writer: &mut W, fragment: &str) -> std::io::Result<()>
+    where
+        W: ?Sized + std::io::Write,
+    {
+        if fragment
+            .chars()
+            .any(|c| matches!(c, '<' | '>' | '&' | '\u{7f}' | '\u{2028}' | '\u{2029}'))
+        {
+            let mut escaped = String::with_capacity(fragment.len() + 8);
+            push_json_fragment(&mut escaped, fragment);
+            writer.write_all(escaped.as_bytes())
+        } else {
+            writer.write_all(fragment.as_bytes())
+        }
+    }
+}
+
+/// Serializes `value` to JSON exactly as Go's `json.Marshal` would for the same field order.
+pub fn to_go_json<T: serde::Serialize + ?Sized>(value: &T) -> Result<String, serde_json::Error> {
+    let mut buf = Vec::with_capacity(128);
+    let mut ser = serde_json::Serializer::with_formatter(&mut buf, GoJsonFormatter);
+    value.serialize(&mut ser)?;
+    // serde_json only ever writes valid UTF-8.
+    Ok(String::from_utf8_lossy(&buf).into_owned())
+}
+
+/// Go's `math.Pow10`, reproduced table for table so that float results are bit-identical.
+pub fn pow10(n: i32) -> f64 {
+    const TAB: [f64; 32] = [
+        1e00, 1e01, 1e02, 1e03, 1e04, 1e05, 1e06, 1e07, 1e08, 1e09, 1e10, 1e11, 1e12, 1e13, 1e14,
+        1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22, 1e23, 1e24, 1e25, 1e26, 1e27, 1e28, 1e29,
+        1e30, 1e31,
+    ];
+    const POS32: [f64; 10] = [1e00, 1e32, 1e64, 1e96, 1e128, 1e160, 1e192, 1e224, 1e256, 1e288];
+    const NEG32: [f64; 11] = [
+        1e-00, 1e-32, 1e-64, 1e-96, 1e-128, 1e-160, 1e-192, 1e-224, 1e-256, 1e-288, 1e-320,
+    ];
+    if (0..=308).contains(&n) {
+        let n = n as usize;
+        return POS32[n / 32] * TAB[n % 32];
+    }
+    if (-323..=0).contains(&n) {
+        let m = (-n) as usize;
+        return NEG32[m / 32] / TAB[m % 32];
+    }
+    if n > 0 { f64::INFINITY } else { 0.0 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quote_matches_go() {
+        assert_eq!(quote("myrc"), "\"myrc\"");
+        assert_eq!(quote(""), "\"\"");
+        assert_eq!(quote("a\"b\\c"), "\"a\\\"b\\\\c\"");
+        assert_eq!(quote("tab\there\n"), "\"tab\\there\\n\"");
+        assert_eq!(quote("\u{1}\u{7f}"), "\"\\x01\\x7f\"");
+        assert_eq!(quote("héllo ☃"), "\"héllo ☃\"");
+        assert_eq!(quote("\u{200b}"), "\"\\u200b\"");
+        assert_eq!(quote("\u{a0}"), "\"\\u00a0\"");
+    }
+
+    #[test]
+    fn json_matches_go() {
+        assert_eq!(json_string("a<b>&c"), "\"a\\u003cb\\u003e\\u0026c\"");
+        assert_eq!(json_string("\u{1}\u{8}"), "\"\\u0001\\b\"");
+        assert_eq!(to_go_json(&["x&y"]).unwrap(), "[\"x\\u0026y\"]");
+    }
+
+    #[test]
+    fn pow10_like_go() {
+        assert_eq!(pow10(0), 1.0);
+        assert_eq!(pow10(-2), 0.01);
+        assert_eq!(pow10(-9), 1e-9);
+        assert_eq!(pow10(3), 1000.0);
+    }
+}

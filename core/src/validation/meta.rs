@@ -1,0 +1,313 @@
+//! `metadata` validation on create and update.
+//!
+//! Mirrors `k8s.io/apimachinery/pkg/api/validation/objectmeta.go`
+//! (`ValidateObjectMetaAccessor`, `ValidateObjectMetaAccessorUpdate`, annotations, owner
+//! references, finalizers), `pkg/apis/meta/v1/validation` (labels, managed fields) and the
+//! finalizer checks `k8s.io/kubernetes/pkg/apis/core/validation` adds on top.
+//! Go iterates label and annotation maps in random order; here they are sorted by key.
+
+use crate::api::meta::{ObjectMeta, OwnerReference};
+use crate::field::{BadValue, ErrorList, FieldError, Path};
+use crate::go;
+
+use super::names;
+
+/// `TotalAnnotationSizeLimitB`: 256 KiB.
+pub const TOTAL_ANNOTATION_SIZE_LIMIT: usize = 256 * 1024;
+
+/// Which name rule `metadata.name` must follow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NameRule {
+    /// `NameIsDNSSubdomain` (the HPA's own rule).
+    DnsSubdomain,
+    /// `path.ValidatePathSegmentName` (the generic rule run on every update).
+    PathSegment,
+}
+
+impl NameRule {
+    fn check(self, name: &str, prefix: bool) -> Vec<String> {
+        match self {
+            NameRule::DnsSubdomain => names::name_is_dns_subdomain(name, prefix),
+            NameRule::PathSegment => names::path_segment_name_or_prefix(name, prefix),
+        }
+    }
+}
+
+/// apimachinery `ValidateObjectMetaAccessor` for a namespaced object.
+pub fn validate_object_meta(meta: &ObjectMeta, rule: NameRule, path: &Path<'_>) -> ErrorList {
+    let mut errs = ErrorList::new();
+    if !meta.generate_name.is_empty() {
+        let p = path.child("generateName");
+        for msg in rule.check(&meta.generate_name, true) {
+            errs.push(FieldError::invalid(&p, BadValue::Str(meta.generate_name.clone()), msg));
+        }
+    }
+    let name_path = path.child("name");
+    if meta.name.is_empty() {
+        errs.push(FieldError::required(&name_path, "name or generateName is required"));
+    } else {
+        for msg in rule.check(&meta.name, false) {
+            errs.push(FieldError::invalid(&name_path, BadValue::Str(meta.name.clone()), msg));
+        }
+    }
+    errs.extend(validate_common(meta, path));
+    errs
+}
+
+/// `validateObjectMetaAccessorWithOptsCommon` for a namespaced object.
+fn validate_common(meta: &ObjectMeta, path: &Path<'_>) -> ErrorList {
+    let mut errs = ErrorList::new();
+    let ns = path.child("namespace");
+    if meta.namespace.is_empty() {
+        errs.push(FieldError::required(&ns, ""));
+    } else {
+        for msg in names::name_is_dns_label(&meta.namespace, false) {
+            errs.push(FieldError::invalid(&ns, BadValue::Str(meta.namespace.clone()), msg));
+        }
+    }
+    if meta.generation < 0 {
+        errs.push(FieldError::invalid(
+            &path.child("generation"),
+            BadValue::Int(meta.generation),
+            "must be greater than or equal to 0",
+        ));
+    }
+    errs.extend(validate_labels(meta, path));
+    errs.extend(validate_annotations(meta, path));
+    errs.extend(validate_owner_references(&meta.owner_references, &path.child("ownerReferences")));
+    errs.extend(validate_finalizers(&meta.finalizers, &path.child("finalizers")));
+    errs.extend(validate_managed_fields(meta, &path.child("managedFields")));
+    errs
+}
+
+/// `ValidateLabels`: one error per bad key or value, reported on `metadata.labels`.
+fn validate_labels(meta: &ObjectMeta, path: &Path<'_>) -> ErrorList {
+    let mut errs = ErrorList::new();
+    let p = path.child("labels");
+    for (k, v) in &meta.labels {
+        for msg in names::qualified_name(k) {
+            errs.push(FieldError::invalid(&p, BadValue::Str(k.clone()), msg));
+        }
+        for msg in names::label_value(v) {
+            errs.push(FieldError::invalid(&p, BadValue::Str(v.clone()), msg));
+        }
+    }
+    errs
+}
+
+/// `ValidateAnnotations`: keys are qualified names (case-insensitively); total size ≤ 256 KiB.
+fn validate_annotations(meta: &ObjectMeta, path: &Path<'_>) -> ErrorList {
+    let mut errs = ErrorList::new();
+    let p = path.child("annotations");
+    for k in meta.annotations.keys() {
+        for msg in names::qualified_name(&k.to_lowercase()) {
+            errs.push(FieldError::invalid(&p, BadValue::Str(k.clone()), msg).with_origin("format=k8s-label-key"));
+        }
+    }
+    let total: usize = meta.annotations.iter().map(|(k, v)| k.len() + v.len()).sum();
+    if total > TOTAL_ANNOTATION_SIZE_LIMIT {
+        errs.push(FieldError::too_long(&p, TOTAL_ANNOTATION_SIZE_LIMIT));
+    }
+    errs
+}
+
+/// The JSON Go prints for an owner reference value.
+fn owner_reference_json(r: &OwnerReference) -> String {
+    go::to_go_json(r).unwrap_or_else(|_| "{}".to_string())
+}
+
+/// `ValidateOwnerReferences`.
+fn validate_owner_references(refs: &[OwnerReference], path: &Path<'_>) -> ErrorList {
+    let mut errs = ErrorList::new();
+    let mut first_controller: Option<String> = None;
+    for r in refs {
+        // schema.FromAPIVersionAndKind: an unparsable apiVersion gives an empty group/version.
+        let (group, version) = match super::spec::parse_group_version(&r.api_version) {
+            Ok(gv) => gv,
+            Err(_) => (String::new(), String::new()),
+        };
+        if version.is_empty() {
+            errs.push(FieldError::invalid(
+                &path.child("apiVersion"),
+                BadValue::Str(r.api_version.clone()),
+                "version must not be empty",
+            ));
+        }
+        if r.kind.is_empty() {
+            errs.push(FieldError::invalid(&path.child("kind"), BadValue::Str(r.kind.clone()), "must not be empty"));
+        }
+        if r.name.is_empty() {
+            errs.push(FieldError::invalid(&path.child("name"), BadValue::Str(r.name.clone()), "must not be empty"));
+        }
+        if r.uid.is_empty() {
+            errs.push(FieldError::invalid(&path.child("uid"), BadValue::named(&r.uid), "must not be empty"));
+        }
+        if group.is_empty() && version == "v1" && r.kind == "Event" {
+            errs.push(FieldError::invalid(
+                path,
+                BadValue::Json(owner_reference_json(r)),
+                "/v1, Kind=Event is disallowed from being an owner",
+            ));
+        }
+        if r.controller == Some(true) {
+            let current = format!("{}/{}", r.kind, r.name);
+            match &first_controller {
+                Some(first) => errs.push(FieldError::invalid(
+                    path,
+                    BadValue::Json(go::to_go_json(refs).unwrap_or_default()),
+                    format!(
+                        "Only one reference can have Controller set to true. Found \"true\" in references for {first} and {current}"
+                    ),
+                )),
+                None => first_controller = Some(current),
+            }
+        }
+    }
+    errs
+}
+
+/// `ValidateFinalizers` (apimachinery): qualified names, not both orphan and foregroundDeletion.
+fn validate_finalizers(finalizers: &[String], path: &Path<'_>) -> ErrorList {
+    let mut errs = ErrorList::new();
+    for f in finalizers {
+        for msg in names::qualified_name(f) {
+            errs.push(FieldError::invalid(path, BadValue::Str(f.clone()), msg));
+        }
+    }
+    if finalizers.iter().any(|f| f == "orphan") && finalizers.iter().any(|f| f == "foregroundDeletion") {
+        errs.push(FieldError::invalid(
+            path,
+            BadValue::Json(go::to_go_json(finalizers).unwrap_or_default()),
+            "finalizer orphan and foregroundDeletion cannot be both set",
+        ));
+    }
+    errs
+}
+
+/// The finalizer checks `pkg/apis/core/validation` adds (`validateKubeFinalizerName`).
+pub fn validate_kube_finalizers(finalizers: &[String], path: &Path<'_>) -> ErrorList {
+    let mut errs = ErrorList::new();
+    for (i, f) in finalizers.iter().enumerate() {
+        let p = path.index(i);
+        let msgs = names::qualified_name(f);
+        if !msgs.is_empty() {
+            errs.extend(msgs.into_iter().map(|m| FieldError::invalid(&p, BadValue::Str(f.clone()), m)));
+            continue;
+        }
+        if !f.contains('/') && !matches!(f.as_str(), "kubernetes" | "orphan" | "foregroundDeletion") {
+            errs.push(FieldError::invalid(
+                &p,
+                BadValue::Str(f.clone()),
+                "name is neither a standard finalizer name nor is it fully qualified",
+            ));
+        }
+    }
+    errs
+}
+
+/// `ValidateManagedFields`.
+fn validate_managed_fields(meta: &ObjectMeta, path: &Path<'_>) -> ErrorList {
+    let mut errs = ErrorList::new();
+    for (i, entry) in meta.managed_fields.iter().enumerate() {
+        let p = path.index(i);
+        if !matches!(entry.operation.as_str(), "Apply" | "Update") {
+            errs.push(FieldError::invalid(
+                &p.child("operation"),
+                BadValue::named(&entry.operation),
+                "must be `Apply` or `Update`",
+            ));
+        }
+        if !entry.fields_type.is_empty() && entry.fields_type != "FieldsV1" {
+            errs.push(FieldError::invalid(
+                &p.child("fieldsType"),
+                BadValue::Str(entry.fields_type.clone()),
+                "must be `FieldsV1`",
+            ));
+        }
+        let manager = p.child("manager");
+        if entry.manager.len() > 128 {
+            errs.push(FieldError::too_long(&manager, 128));
+        }
+        for (pos, c) in entry.manager.char_indices() {
+            if !go::is_print(c) {
+                errs.push(FieldError::invalid(
+                    &manager,
+                    BadValue::Str(entry.manager.clone()),
+                    format!("invalid character U+{:04X} (at position {pos})", c as u32),
+                ));
+            }
+        }
+        if entry.subresource.len() > 256 {
+            errs.push(FieldError::too_long(&p.child("subresource"), 256));
+        }
+    }
+    errs
+}
+
+/// apimachinery `ValidateObjectMetaAccessorUpdate`.
+pub fn validate_object_meta_update(new: &ObjectMeta, old: &ObjectMeta, path: &Path<'_>) -> ErrorList {
+    let mut errs = ErrorList::new();
+    if old.deletion_timestamp.is_some() {
+        let extra: std::collections::BTreeSet<&String> =
+            new.finalizers.iter().filter(|f| !old.finalizers.contains(f)).collect();
+        if !extra.is_empty() {
+            let list: Vec<String> = extra.iter().map(|f| go::quote(f)).collect();
+            errs.push(FieldError::forbidden(
+                &path.child("finalizers"),
+                format!(
+                    "no new finalizers can be added if the object is being deleted, found new finalizers []string{{{}}}",
+                    list.join(", ")
+                ),
+            ));
+        }
+    }
+    if new.resource_version.is_empty() {
+        errs.push(FieldError::invalid(
+            &path.child("resourceVersion"),
+            BadValue::Str(new.resource_version.clone()),
+            "must be specified for an update",
+        ));
+    }
+    if new.generation < old.generation {
+        errs.push(FieldError::invalid(&path.child("generation"), BadValue::Int(new.generation), "must not be decremented"));
+    }
+    const IMMUTABLE: &str = "field is immutable";
+    if new.name != old.name {
+        errs.push(FieldError::invalid(&path.child("name"), BadValue::Str(new.name.clone()), IMMUTABLE));
+    }
+    if new.namespace != old.namespace {
+        errs.push(FieldError::invalid(&path.child("namespace"), BadValue::Str(new.namespace.clone()), IMMUTABLE));
+    }
+    if new.uid != old.uid {
+        errs.push(FieldError::invalid(&path.child("uid"), BadValue::named(&new.uid), IMMUTABLE));
+    }
+    if new.creation_timestamp != old.creation_timestamp {
+        errs.push(FieldError::invalid(
+            &path.child("creationTimestamp"),
+            time_value(Some(new.creation_timestamp)),
+            IMMUTABLE,
+        ));
+    }
+    if new.deletion_timestamp != old.deletion_timestamp {
+        errs.push(FieldError::invalid(&path.child("deletionTimestamp"), time_value(new.deletion_timestamp), IMMUTABLE));
+    }
+    if new.deletion_grace_period_seconds != old.deletion_grace_period_seconds {
+        let v = match new.deletion_grace_period_seconds {
+            Some(s) => BadValue::Int(s),
+            None => BadValue::Str("null".to_string()),
+        };
+        errs.push(FieldError::invalid(&path.child("deletionGracePeriodSeconds"), v, IMMUTABLE));
+    }
+    errs.extend(validate_labels(new, path));
+    errs.extend(validate_annotations(new, path));
+    errs.extend(validate_owner_references(&new.owner_references, &path.child("ownerReferences")));
+    errs.extend(validate_managed_fields(new, &path.child("managedFields")));
+    errs
+}
+
+fn time_value(t: Option<crate::api::Time>) -> BadValue {
+    match t {
+        Some(t) if !t.is_zero() => BadValue::Json(go::json_string(&t.to_rfc3339())),
+        _ => BadValue::Json("null".to_string()),
+    }
+}

@@ -1,0 +1,317 @@
+//! Name and label formats, with apimachinery's exact messages.
+//!
+//! Mirrors `k8s.io/apimachinery/pkg/util/validation/validation.go` (DNS-1123 names, whose length
+//! messages say "characters") and `k8s.io/apimachinery/pkg/api/validate/content` (label keys and
+//! values, whose length messages say "bytes"; path-segment names).
+
+const DNS1123_LABEL_FMT: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
+const DNS1123_SUBDOMAIN_FMT: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
+const LABEL_KEY_FMT: &str = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
+const LABEL_VALUE_FMT: &str = "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?";
+
+/// `RegexError`: the message, then examples and the regex in apimachinery's odd punctuation.
+fn regex_error(msg: &str, re: &str, examples: &[&str]) -> String {
+    let mut out = String::from(msg);
+    if examples.is_empty() {
+        out.push_str(&format!(" (regex used for validation is '{re}')"));
+        return out;
+    }
+    out.push_str(" (e.g. ");
+    for (i, e) in examples.iter().enumerate() {
+        if i > 0 {
+            out.push_str(" or ");
+        }
+        out.push_str(&format!("'{e}', "));
+    }
+    out.push_str(&format!("regex used for validation is '{re}')"));
+    out
+}
+
+fn is_dns_label_bytes(s: &[u8]) -> bool {
+    match (s.first(), s.last()) {
+        (Some(f), Some(l)) => {
+            is_lower_alnum(*f) && is_lower_alnum(*l) && s.iter().all(|c| is_lower_alnum(*c) || *c == b'-')
+        }
+        _ => false,
+    }
+}
+
+fn is_lower_alnum(c: u8) -> bool {
+    c.is_ascii_lowercase() || c.is_ascii_digit()
+}
+
+fn matches_dns_subdomain(s: &str) -> bool {
+    !s.is_empty() && s.split('.').all(|part| is_dns_label_bytes(part.as_bytes()))
+}
+
+/// `IsDNS1123Subdomain` (util/validation: "characters").
+pub fn dns1123_subdomain(value: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if value.len() > 253 {
+        errs.push("must be no more than 253 characters".to_string());
+    }
+    if !matches_dns_subdomain(value) {
+        errs.push(regex_error(
+            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
+            DNS1123_SUBDOMAIN_FMT,
+            &["example.com"],
+        ));
+    }
+    errs
+}
+
+/// `content.IsDNS1123Subdomain` (used for label-key prefixes: "bytes").
+fn content_dns1123_subdomain(value: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if value.len() > 253 {
+        errs.push("must be no more than 253 bytes".to_string());
+    }
+    if !matches_dns_subdomain(value) {
+        errs.push(regex_error(
+            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
+            DNS1123_SUBDOMAIN_FMT,
+            &["example.com"],
+        ));
+    }
+    errs
+}
+
+/// `IsDNS1123Label` (util/validation: "characters").
+pub fn dns1123_label(value: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if value.len() > 63 {
+        errs.push("must be no more than 63 characters".to_string());
+    }
+    if !is_dns_label_bytes(value.as_bytes()) {
+        if matches_dns_subdomain(value) {
+            errs.push("must not contain dots".to_string());
+        } else {
+            errs.push(regex_error(
+                "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character",
+                DNS1123_LABEL_FMT,
+                &["my-name", "123-abc"],
+            ));
+        }
+    }
+    errs
+}
+
+/// `NameIsDNSSubdomain(name, prefix)`: a prefix (generateName) may end in a dash.
+pub fn name_is_dns_subdomain(name: &str, prefix: bool) -> Vec<String> {
+    if prefix {
+        dns1123_subdomain(&mask_trailing_dash(name))
+    } else {
+        dns1123_subdomain(name)
+    }
+}
+
+/// `NameIsDNSLabel(name, prefix)` (namespaces).
+pub fn name_is_dns_label(name: &str, prefix: bool) -> Vec<String> {
+    if prefix {
+        dns1123_label(&mask_trailing_dash(name))
+    } else {
+        dns1123_label(name)
+    }
+}
+
+/// `maskTrailingDash`: Go replaces the last *two* bytes with `a` when the name ends in `-`.
+fn mask_trailing_dash(name: &str) -> String {
+    if name.ends_with('-') {
+        let cut = name.len().saturating_sub(2);
+        // The cut is at a byte boundary in Go; keep it valid UTF-8 here.
+        let head = name.get(..cut).unwrap_or("");
+        format!("{head}a")
+    } else {
+        name.to_string()
+    }
+}
+
+fn matches_label_key_name(s: &str) -> bool {
+    let b = s.as_bytes();
+    match (b.first(), b.last()) {
+        (Some(f), Some(l)) => {
+            f.is_ascii_alphanumeric()
+                && l.is_ascii_alphanumeric()
+                && b.iter().all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
+        }
+        _ => false,
+    }
+}
+
+/// `content.IsLabelKey` (= `IsQualifiedName`): optional DNS prefix, `/`, name of at most 63 bytes.
+pub fn qualified_name(value: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    let parts: Vec<&str> = value.split('/').collect();
+    let name = match parts.as_slice() {
+        [name] => *name,
+        [prefix, name] => {
+            if prefix.is_empty() {
+                errs.push("prefix part must be non-empty".to_string());
+            } else {
+                errs.extend(content_dns1123_subdomain(prefix).into_iter().map(|m| format!("prefix part {m}")));
+            }
+            name
+        }
+        _ => {
+            errs.push(format!(
+                "a valid label key {} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
+                regex_error(
+                    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
+                    LABEL_KEY_FMT,
+                    &["MyName", "my.name", "123-abc"],
+                )
+            ));
+            return errs;
+        }
+    };
+    if name.is_empty() {
+        errs.push("name part must be non-empty".to_string());
+    } else if name.len() > 63 {
+        errs.push("name part must be no more than 63 bytes".to_string());
+    }
+    if !matches_label_key_name(name) {
+        errs.push(format!(
+            "name part {}",
+            regex_error(
+                "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
+                LABEL_KEY_FMT,
+                &["MyName", "my.name", "123-abc"],
+            )
+        ));
+    }
+    errs
+}
+
+/// `content.IsLabelValue`.
+pub fn label_value(value: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if value.len() > 63 {
+        errs.push("must be no more than 63 bytes".to_string());
+    }
+    if !value.is_empty() && !matches_label_key_name(value) {
+        errs.push(regex_error(
+            "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
+            LABEL_VALUE_FMT,
+            &["MyValue", "my_value", "12345"],
+        ));
+    }
+    errs
+}
+
+/// `content.IsPathSegmentName`: not `.` or `..`, and neither `/` nor `%`.
+pub fn path_segment_name(name: &str) -> Vec<String> {
+    match name {
+        "." => return vec!["may not be '.'".to_string()],
+        ".." => return vec!["may not be '..'".to_string()],
+        _ => {}
+    }
+    let mut errs = Vec::new();
+    for illegal in ["/", "%"] {
+        if name.contains(illegal) {
+            errs.push(format!("may not contain '{illegal}'"));
+        }
+    }
+    errs
+}
+
+/// `path.ValidatePathSegmentName(name, prefix)`: prefixes are only checked for illegal content.
+pub fn path_segment_name_or_prefix(name: &str, prefix: bool) -> Vec<String> {
+    if prefix {
+        let mut errs = Vec::new();
+        for illegal in ["/", "%"] {
+            if name.contains(illegal) {
+                errs.push(format!("may not contain '{illegal}'"));
+            }
+        }
+        errs
+    } else {
+        path_segment_name(name)
+    }
+}
+
+const STANDARD_RESOURCES: [&str; 19] = [
+    "cpu",
+    "memory",
+    "ephemeral-storage",
+    "requests.cpu",
+    "requests.memory",
+    "requests.ephemeral-storage",
+    "limits.cpu",
+    "limits.memory",
+    "limits.ephemeral-storage",
+    "pods",
+    "quotas",
+    "services",
+    "replicationcontrollers",
+    "secrets",
+    "persistentvolumeclaims",
+    "storage",
+    "requests.storage",
+    "services.nodeports",
+    "services.loadbalancers",
+];
+
+/// `helper.IsStandardResourceName`.
+pub fn is_standard_resource_name(name: &str) -> bool {
+    STANDARD_RESOURCES.contains(&name) || name.starts_with("hugepages-") || name.starts_with("requests.hugepages-")
+}
+
+/// `helper.IsStandardContainerResourceName`.
+pub fn is_standard_container_resource_name(name: &str) -> bool {
+    matches!(name, "cpu" | "memory" | "ephemeral-storage") || name.starts_with("hugepages-")
+}
+
+/// `helper.IsNativeResource`.
+pub fn is_native_resource(name: &str) -> bool {
+    !name.contains('/') || name.contains("kubernetes.io/")
+}
+
+/// `helper.IsExtendedResourceName`.
+pub fn is_extended_resource_name(name: &str) -> bool {
+    if is_native_resource(name) || name.starts_with("requests.") {
+        return false;
+    }
+    qualified_name(&format!("requests.{name}")).is_empty()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn subdomain_messages() {
+        assert!(dns1123_subdomain("my-hpa.example").is_empty());
+        let long = "a".repeat(254);
+        let e = dns1123_subdomain(&long);
+        assert_eq!(e, vec!["must be no more than 253 characters".to_string()]);
+        assert!(dns1123_subdomain(&"a".repeat(253)).is_empty());
+        let e = dns1123_subdomain("RELEASE-NAME");
+        assert_eq!(e[0], "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')");
+    }
+
+    #[test]
+    fn label_messages() {
+        assert_eq!(dns1123_label("a.b"), vec!["must not contain dots".to_string()]);
+        assert_eq!(dns1123_label("---***")[0], "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')");
+        assert!(label_value("").is_empty());
+        assert_eq!(label_value(&"a".repeat(64))[0], "must be no more than 63 bytes");
+        assert!(qualified_name("app.kubernetes.io/name").is_empty());
+        assert_eq!(qualified_name("/x")[0], "prefix part must be non-empty");
+        assert_eq!(qualified_name("a/b/c").len(), 1);
+    }
+
+    #[test]
+    fn path_segments() {
+        assert_eq!(path_segment_name(".."), vec!["may not be '..'".to_string()]);
+        assert_eq!(path_segment_name("a/%b"), vec!["may not contain '/'".to_string(), "may not contain '%'".to_string()]);
+        assert!(path_segment_name("").is_empty());
+    }
+
+    #[test]
+    fn resource_names() {
+        assert!(is_standard_resource_name("cpu"));
+        assert!(!is_standard_resource_name("InvalidResource"));
+        assert!(is_extended_resource_name("nvidia.com/gpu"));
+        assert!(!is_extended_resource_name("kubernetes.io/foo"));
+    }
+}

@@ -1,0 +1,102 @@
+//! The conformance runner: each vector is run through the project's public API and its result
+//! is compared with the vector's expectation. `got` always has the keys of `expect` (or
+//! `expectError`), computed by the project.
+
+pub mod api;
+pub mod controller;
+
+use serde_json::Value;
+
+/// The outcome of one vector.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VectorResult {
+    /// The vector's `id`.
+    pub id: String,
+    /// Whether everything asserted matched.
+    pub pass: bool,
+    /// What the project computed, in the shape of `expect`.
+    pub got: Value,
+}
+
+/// The kinds of vector files in `shared/conformance`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// `api/validation.json`
+    Validation,
+    /// `api/defaulting.json`
+    Defaulting,
+    /// `api/conversion.json`
+    Conversion,
+    /// `controller/replica_calc.json` and `controller/normalize.json` (by `function`)
+    Function,
+    /// `controller/timelines.json`
+    Timeline,
+}
+
+/// Recognises a vector's kind from its fields (falling back to the file name).
+pub fn kind_of(vector: &Value, file: &str) -> Option<Kind> {
+    let has = |k: &str| vector.get(k).is_some();
+    if has("operation") && has("object") {
+        Some(Kind::Validation)
+    } else if has("toVersion") {
+        Some(Kind::Conversion)
+    } else if has("function") {
+        Some(Kind::Function)
+    } else if has("syncs") {
+        Some(Kind::Timeline)
+    } else if has("input") && has("expect") {
+        Some(Kind::Defaulting)
+    } else if file.contains("validation") {
+        Some(Kind::Validation)
+    } else if file.contains("default") {
+        Some(Kind::Defaulting)
+    } else if file.contains("conversion") {
+        Some(Kind::Conversion)
+    } else if file.contains("timeline") {
+        Some(Kind::Timeline)
+    } else {
+        None
+    }
+}
+
+/// Runs one vector.
+pub fn run_vector(vector: &Value, file: &str) -> VectorResult {
+    let id = vector.get("id").and_then(Value::as_str).unwrap_or("<no id>").to_string();
+    let (pass, got) = match kind_of(vector, file) {
+        Some(Kind::Validation) => api::run_validation(vector),
+        Some(Kind::Defaulting) => api::run_defaulting(vector),
+        Some(Kind::Conversion) => api::run_conversion(vector),
+        Some(Kind::Function) => controller::run_function(vector),
+        Some(Kind::Timeline) => controller::run_timeline(vector),
+        None => (false, serde_json::json!({"error": "unrecognised vector"})),
+    };
+    VectorResult { id, pass, got }
+}
+
+/// Runs every vector of a file (a JSON array).
+pub fn run_file(text: &str, file: &str) -> Result<Vec<VectorResult>, String> {
+    let value: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+    let vectors = value.as_array().ok_or("expected a JSON array of vectors")?;
+    Ok(vectors.iter().map(|v| run_vector(v, file)).collect())
+}
+
+/// Drops every object key whose value is `null`, recursively (the vectors' comparison rule).
+pub fn drop_nulls(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(
+            m.iter().filter(|(_, v)| !v.is_null()).map(|(k, v)| (k.clone(), drop_nulls(v))).collect(),
+        ),
+        Value::Array(a) => Value::Array(a.iter().map(drop_nulls).collect()),
+        other => other.clone(),
+    }
+}
+
+/// Keeps only the keys of `got` that `expect` asserts (for objects), recursively one level.
+pub fn project(got: &Value, expect: &Value) -> Value {
+    match (got, expect) {
+        (Value::Object(g), Value::Object(e)) => {
+            Value::Object(e.keys().map(|k| (k.clone(), g.get(k).cloned().unwrap_or(Value::Null))).collect())
+        }
+        _ => got.clone(),
+    }
+}

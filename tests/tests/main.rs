@@ -1,0 +1,3 @@
+//! The single integration-test binary of the workspace (one binary links once).
+
+mod conformance;
