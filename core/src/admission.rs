@@ -70,8 +70,7 @@ impl Outcome {
 
     /// The message of the 422 status, or `None` when allowed.
     pub fn status_message(&self) -> Option<String> {
-        (!self.errors.is_empty())
-            .then(|| field::invalid_message(api::KIND, api::GROUP, self.name(), &self.errors))
+        (!self.errors.is_empty()).then(|| field::invalid_message(api::KIND, api::GROUP, self.name(), &self.errors))
     }
 }
 
@@ -122,10 +121,10 @@ fn prepare_input(
     }
     let conv = convert::to_internal(&obj)?;
     let mut internal = conv.object;
-    if internal.metadata.namespace.is_empty() {
-        if let Some(ns) = &opts.default_namespace {
-            internal.metadata.namespace.clone_from(ns);
-        }
+    if internal.metadata.namespace.is_empty()
+        && let Some(ns) = &opts.default_namespace
+    {
+        internal.metadata.namespace.clone_from(ns);
     }
     Ok((internal, conv.annotation_problems))
 }
@@ -194,7 +193,9 @@ pub fn spec_options(
     let old_invalid_object_metrics = old.is_some_and(|o| {
         o.spec.metrics.iter().any(|m| {
             m.type_ == "Object"
-                && m.object.as_ref().is_some_and(|obj| spec::parse_group_version(&obj.described_object.api_version).is_err())
+                && m.object
+                    .as_ref()
+                    .is_some_and(|obj| spec::parse_group_version(&obj.described_object.api_version).is_err())
         })
     });
     SpecOptions {
@@ -203,7 +204,10 @@ pub fn spec_options(
             allow_empty_api_group: new.spec.scale_target_ref.kind == "ReplicationController",
             allow_invalid_api_version: same_target,
         },
-        object_metrics: RefOptions { allow_empty_api_group: true, allow_invalid_api_version: old_invalid_object_metrics },
+        object_metrics: RefOptions {
+            allow_empty_api_group: true,
+            allow_invalid_api_version: old_invalid_object_metrics,
+        },
     }
 }
 
@@ -219,7 +223,11 @@ pub fn validate_create(hpa: &v2::HorizontalPodAutoscaler, gates: &FeatureGates) 
 }
 
 /// `validateCommonFields` then the strategy's `ValidateUpdate`.
-pub fn validate_update(new: &v2::HorizontalPodAutoscaler, old: &v2::HorizontalPodAutoscaler, gates: &FeatureGates) -> ErrorList {
+pub fn validate_update(
+    new: &v2::HorizontalPodAutoscaler,
+    old: &v2::HorizontalPodAutoscaler,
+    gates: &FeatureGates,
+) -> ErrorList {
     let meta_path = Path::new("metadata");
     let mut errs = meta::validate_object_meta(&new.metadata, meta::NameRule::PathSegment, &meta_path);
     errs.extend(meta::validate_object_meta_update(&new.metadata, &old.metadata, &meta_path));

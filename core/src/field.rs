@@ -259,12 +259,7 @@ impl FieldError {
 
     /// `field.TooLong` with a byte limit.
     pub fn too_long(path: &Path<'_>, max_bytes: usize) -> Self {
-        Self::new(
-            ErrorType::TooLong,
-            path,
-            BadValue::Omitted,
-            format!("may not be more than {max_bytes} bytes"),
-        )
+        Self::new(ErrorType::TooLong, path, BadValue::Omitted, format!("may not be more than {max_bytes} bytes"))
     }
 
     /// Sets the origin (`WithOrigin`).
@@ -282,10 +277,9 @@ impl FieldError {
     /// The message without the field prefix (`ErrorBody`), e.g. `Invalid value: 0: must be ...`.
     pub fn body(&self) -> String {
         let mut s = String::from(self.kind.header());
-        let shows_value = !matches!(
-            self.kind,
-            ErrorType::Required | ErrorType::Forbidden | ErrorType::TooLong | ErrorType::Internal
-        ) && self.value != BadValue::Omitted;
+        let shows_value =
+            !matches!(self.kind, ErrorType::Required | ErrorType::Forbidden | ErrorType::TooLong | ErrorType::Internal)
+                && self.value != BadValue::Omitted;
         if shows_value {
             s.push_str(": ");
             s.push_str(&self.value.render());
@@ -331,11 +325,7 @@ pub fn aggregate_message(errors: &[FieldError]) -> String {
 /// (`errors.NewInvalid(kind, name, errs)`).
 pub fn invalid_message(kind: &str, group: &str, name: &str, errors: &[FieldError]) -> String {
     let qualified = if group.is_empty() { kind.to_string() } else { format!("{kind}.{group}") };
-    format!(
-        "{qualified} {} is invalid: {}",
-        go::quote(name),
-        aggregate_message(errors)
-    )
+    format!("{qualified} {} is invalid: {}", go::quote(name), aggregate_message(errors))
 }
 
 #[cfg(test)]

@@ -122,10 +122,7 @@ impl serde_json::ser::Formatter for GoJsonFormatter {
     where
         W: ?Sized + std::io::Write,
     {
-        if fragment
-            .chars()
-            .any(|c| matches!(c, '<' | '>' | '&' | '\u{7f}' | '\u{2028}' | '\u{2029}'))
-        {
+        if fragment.chars().any(|c| matches!(c, '<' | '>' | '&' | '\u{7f}' | '\u{2028}' | '\u{2029}')) {
             let mut escaped = String::with_capacity(fragment.len() + 8);
             push_json_fragment(&mut escaped, fragment);
             writer.write_all(escaped.as_bytes())
@@ -147,14 +144,11 @@ pub fn to_go_json<T: serde::Serialize + ?Sized>(value: &T) -> Result<String, ser
 /// Go's `math.Pow10`, reproduced table for table so that float results are bit-identical.
 pub fn pow10(n: i32) -> f64 {
     const TAB: [f64; 32] = [
-        1e00, 1e01, 1e02, 1e03, 1e04, 1e05, 1e06, 1e07, 1e08, 1e09, 1e10, 1e11, 1e12, 1e13, 1e14,
-        1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22, 1e23, 1e24, 1e25, 1e26, 1e27, 1e28, 1e29,
-        1e30, 1e31,
+        1e00, 1e01, 1e02, 1e03, 1e04, 1e05, 1e06, 1e07, 1e08, 1e09, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17,
+        1e18, 1e19, 1e20, 1e21, 1e22, 1e23, 1e24, 1e25, 1e26, 1e27, 1e28, 1e29, 1e30, 1e31,
     ];
     const POS32: [f64; 10] = [1e00, 1e32, 1e64, 1e96, 1e128, 1e160, 1e192, 1e224, 1e256, 1e288];
-    const NEG32: [f64; 11] = [
-        1e-00, 1e-32, 1e-64, 1e-96, 1e-128, 1e-160, 1e-192, 1e-224, 1e-256, 1e-288, 1e-320,
-    ];
+    const NEG32: [f64; 11] = [1e-00, 1e-32, 1e-64, 1e-96, 1e-128, 1e-160, 1e-192, 1e-224, 1e-256, 1e-288, 1e-320];
     if (0..=308).contains(&n) {
         let n = n as usize;
         return POS32[n / 32] * TAB[n % 32];

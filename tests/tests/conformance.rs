@@ -7,8 +7,7 @@ fn check(file: &str) {
     let text = std::fs::read_to_string(&path).unwrap();
     let results = run_file(&text, file).unwrap();
     assert!(!results.is_empty());
-    let failed: Vec<String> =
-        results.iter().filter(|r| !r.pass).map(|r| format!("{}: got {}", r.id, r.got)).collect();
+    let failed: Vec<String> = results.iter().filter(|r| !r.pass).map(|r| format!("{}: got {}", r.id, r.got)).collect();
     assert!(failed.is_empty(), "{} of {} vectors failed:\n{}", failed.len(), results.len(), failed.join("\n"));
 }
 

@@ -19,11 +19,7 @@ where
     D: Deserializer<'de>,
 {
     let raw: Option<BTreeMap<String, Option<String>>> = Option::deserialize(d)?;
-    Ok(raw
-        .unwrap_or_default()
-        .into_iter()
-        .map(|(k, v)| (k, v.unwrap_or_default()))
-        .collect())
+    Ok(raw.unwrap_or_default().into_iter().map(|(k, v)| (k, v.unwrap_or_default())).collect())
 }
 
 /// `[]string` where a `null` element decodes as `""`.

@@ -42,8 +42,7 @@ pub enum ApiVersion {
 
 impl ApiVersion {
     /// All versions, newest first.
-    pub const ALL: [ApiVersion; 4] =
-        [ApiVersion::V2, ApiVersion::V1, ApiVersion::V2beta2, ApiVersion::V2beta1];
+    pub const ALL: [ApiVersion; 4] = [ApiVersion::V2, ApiVersion::V1, ApiVersion::V2beta2, ApiVersion::V2beta1];
 
     /// Parses `autoscaling/v2` and friends.
     pub fn parse(s: &str) -> Option<ApiVersion> {
@@ -140,8 +139,8 @@ impl VersionedHpa {
                 out.insert(k, val);
             }
         }
-        let v = Value::Object(out);
-        v
+
+        Value::Object(out)
     }
 }
 
@@ -195,16 +194,10 @@ impl DecodeError {
 
 /// The message kube-apiserver gives for a body it cannot decode.
 pub fn decode_failure_message(version: Option<ApiVersion>, errors: &[DecodeError]) -> String {
-    let unknown: Vec<String> = errors
-        .iter()
-        .filter(|e| e.kind == DecodeErrorKind::UnknownField)
-        .map(DecodeError::to_string)
-        .collect();
-    let other: Vec<String> = errors
-        .iter()
-        .filter(|e| e.kind != DecodeErrorKind::UnknownField)
-        .map(DecodeError::to_string)
-        .collect();
+    let unknown: Vec<String> =
+        errors.iter().filter(|e| e.kind == DecodeErrorKind::UnknownField).map(DecodeError::to_string).collect();
+    let other: Vec<String> =
+        errors.iter().filter(|e| e.kind != DecodeErrorKind::UnknownField).map(DecodeError::to_string).collect();
     let mut detail = other.join(", ");
     if !unknown.is_empty() {
         if !detail.is_empty() {
@@ -214,7 +207,9 @@ pub fn decode_failure_message(version: Option<ApiVersion>, errors: &[DecodeError
         detail.push_str(&unknown.join(", "));
     }
     match version {
-        Some(v) => format!("{KIND} in version {} cannot be handled as a {KIND}: {detail}", crate::go::quote(v.version())),
+        Some(v) => {
+            format!("{KIND} in version {} cannot be handled as a {KIND}: {detail}", crate::go::quote(v.version()))
+        }
         None => detail,
     }
 }
@@ -318,9 +313,7 @@ fn render_ignored_path(path: &serde_ignored::Path<'_>) -> String {
             let p = render_ignored_path(parent);
             if p.is_empty() { key.to_string() } else { format!("{p}.{key}") }
         }
-        P::Some { parent } | P::NewtypeStruct { parent } | P::NewtypeVariant { parent } => {
-            render_ignored_path(parent)
-        }
+        P::Some { parent } | P::NewtypeStruct { parent } | P::NewtypeVariant { parent } => render_ignored_path(parent),
     }
 }
 

@@ -62,23 +62,16 @@ impl Quantity {
             return Err(QuantityError::FormatWrong);
         }
         if s == "0" {
-            return Ok(Quantity {
-                mantissa: 0,
-                exp: 0,
-                format: Format::DecimalSI,
-                cached: Some("0".into()),
-            });
+            return Ok(Quantity { mantissa: 0, exp: 0, format: Format::DecimalSI, cached: Some("0".into()) });
         }
         let parts = scan(s)?;
         let (base, exponent, format) = interpret_suffix(parts.suffix).ok_or(QuantityError::Suffix)?;
 
         // The fast path of ParseQuantity: int64Amount{value, scale}.
         let (mut scale, precision, multiplier): (i32, i32, i64) = match format {
-            Format::DecimalExponent | Format::DecimalSI => (
-                exponent,
-                MAX_INT64_FACTORS - (parts.num.len() + parts.denom.len()) as i32,
-                1,
-            ),
+            Format::DecimalExponent | Format::DecimalSI => {
+                (exponent, MAX_INT64_FACTORS - (parts.num.len() + parts.denom.len()) as i32, 1)
+            }
             Format::BinarySI => {
                 if exponent >= 0 && parts.denom.is_empty() && exponent < 63 {
                     let p = 15 - parts.num.len() as i32 - ((exponent as f32) * 3.0 / 10.0) as i32 - 1;
@@ -97,11 +90,7 @@ impl Quantity {
                     let result = if parts.positive { result } else { -result };
                     let canonical_input = match format {
                         Format::BinarySI => exponent % 10 == 0 && (value & 0x07) != 0,
-                        _ => {
-                            scale % 3 == 0
-                                && !shifted.ends_with("000")
-                                && !shifted.starts_with('0')
-                        }
+                        _ => scale % 3 == 0 && !shifted.ends_with("000") && !shifted.starts_with('0'),
                     };
                     return Ok(Quantity {
                         mantissa: i128::from(result),
@@ -133,11 +122,12 @@ impl Quantity {
         }
         let (mut mantissa, mut exp) = mag.into_parts(exp)?;
         // inf.Dec.Round leaves the value at scale 9 (nano); mirror that representation.
-        if mantissa != 0 && exp > NANO {
-            if let Some(m) = pow10_i128((exp - NANO) as u32).and_then(|p| mantissa.checked_mul(p)) {
-                mantissa = m;
-                exp = NANO;
-            }
+        if mantissa != 0
+            && exp > NANO
+            && let Some(m) = pow10_i128((exp - NANO) as u32).and_then(|p| mantissa.checked_mul(p))
+        {
+            mantissa = m;
+            exp = NANO;
         }
         if format == Format::BinarySI {
             let probe = Quantity { mantissa, exp, format, cached: None };
@@ -210,10 +200,7 @@ impl Quantity {
         let shift = self.exp - scale;
         let mag = self.mantissa.unsigned_abs();
         let result: u128 = if shift >= 0 {
-            match pow10_u128(shift as u32).and_then(|p| mag.checked_mul(p)) {
-                Some(v) => v,
-                None => u128::MAX,
-            }
+            pow10_u128(shift as u32).and_then(|p| mag.checked_mul(p)).unwrap_or(u128::MAX)
         } else {
             match pow10_u128((-shift) as u32) {
                 Some(p) => mag.div_ceil(p),
@@ -274,7 +261,7 @@ impl Quantity {
                 let negative = self.mantissa < 0;
                 let mut m = self.mantissa.unsigned_abs();
                 let mut exp = i64::from(self.exp);
-                while m % 10 == 0 {
+                while m.is_multiple_of(10) {
                     m /= 10;
                     exp += 1;
                 }
@@ -285,7 +272,11 @@ impl Quantity {
                 }
                 let suffix = match format {
                     Format::DecimalExponent => {
-                        if exp == 0 { String::new() } else { format!("e{exp}") }
+                        if exp == 0 {
+                            String::new()
+                        } else {
+                            format!("e{exp}")
+                        }
                     }
                     _ => match exp {
                         -9 => "n",

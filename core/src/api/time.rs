@@ -27,11 +27,7 @@ impl Time {
         let b = s.as_bytes();
         let num = |r: std::ops::Range<usize>| -> Option<i64> {
             let part = b.get(r)?;
-            if part.iter().all(u8::is_ascii_digit) {
-                std::str::from_utf8(part).ok()?.parse().ok()
-            } else {
-                None
-            }
+            if part.iter().all(u8::is_ascii_digit) { std::str::from_utf8(part).ok()?.parse().ok() } else { None }
         };
         if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || b[13] != b':' || b[16] != b':' {
             return None;
@@ -77,12 +73,7 @@ impl Time {
         let days = self.0.div_euclid(86_400);
         let secs = self.0.rem_euclid(86_400);
         let (y, m, d) = civil_from_days(days);
-        format!(
-            "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-            secs / 3600,
-            (secs % 3600) / 60,
-            secs % 60
-        )
+        format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", secs / 3600, (secs % 3600) / 60, secs % 60)
     }
 }
 
@@ -100,11 +91,7 @@ impl fmt::Display for Time {
 
 impl Serialize for Time {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        if self.is_zero() {
-            s.serialize_none()
-        } else {
-            s.serialize_str(&self.to_rfc3339())
-        }
+        if self.is_zero() { s.serialize_none() } else { s.serialize_str(&self.to_rfc3339()) }
     }
 }
 

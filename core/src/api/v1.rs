@@ -50,11 +50,7 @@ pub struct HorizontalPodAutoscalerSpec {
     #[serde(default, deserialize_with = "nullable")]
     pub max_replicas: i32,
     /// `targetCPUUtilizationPercentage`
-    #[serde(
-        default,
-        rename = "targetCPUUtilizationPercentage",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, rename = "targetCPUUtilizationPercentage", skip_serializing_if = "Option::is_none")]
     pub target_cpu_utilization_percentage: Option<i32>,
 }
 
@@ -75,11 +71,7 @@ pub struct HorizontalPodAutoscalerStatus {
     #[serde(default, deserialize_with = "nullable")]
     pub desired_replicas: i32,
     /// `currentCPUUtilizationPercentage`
-    #[serde(
-        default,
-        rename = "currentCPUUtilizationPercentage",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, rename = "currentCPUUtilizationPercentage", skip_serializing_if = "Option::is_none")]
     pub current_cpu_utilization_percentage: Option<i32>,
 }
 

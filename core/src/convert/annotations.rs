@@ -12,8 +12,8 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::api::v2::{HPAScalingPolicy, HPAScalingRules, HorizontalPodAutoscalerBehavior};
 use crate::api::Quantity;
+use crate::api::v2::{HPAScalingPolicy, HPAScalingRules, HorizontalPodAutoscalerBehavior};
 
 /// Spec metrics that v1 cannot express.
 pub const METRICS: &str = "autoscaling.alpha.kubernetes.io/metrics";
@@ -29,7 +29,8 @@ pub const SCALE_DOWN_TOLERANCE: &str = "autoscaling.alpha.kubernetes.io/scale-do
 pub const SCALE_UP_TOLERANCE: &str = "autoscaling.alpha.kubernetes.io/scale-up-tolerance";
 
 /// Every round-trip annotation; all are removed on every conversion.
-pub const ROUND_TRIP: [&str; 6] = [METRICS, CURRENT_METRICS, CONDITIONS, BEHAVIOR, SCALE_DOWN_TOLERANCE, SCALE_UP_TOLERANCE];
+pub const ROUND_TRIP: [&str; 6] =
+    [METRICS, CURRENT_METRICS, CONDITIONS, BEHAVIOR, SCALE_DOWN_TOLERANCE, SCALE_UP_TOLERANCE];
 
 /// `DropRoundTripHorizontalPodAutoscalerAnnotations`.
 pub fn drop_round_trip(annotations: &mut BTreeMap<String, String>) {
@@ -79,7 +80,9 @@ pub fn decode_lenient<T: DeserializeOwned + Default>(
             for path in unknown {
                 problems.push(AnnotationProblem {
                     annotation,
-                    message: format!("annotation {annotation} has an unknown field {path:?}, which kube-apiserver ignores"),
+                    message: format!(
+                        "annotation {annotation} has an unknown field {path:?}, which kube-apiserver ignores"
+                    ),
                     ignored: false,
                 });
             }
@@ -94,7 +97,9 @@ pub fn decode_lenient<T: DeserializeOwned + Default>(
             };
             problems.push(AnnotationProblem {
                 annotation,
-                message: format!("annotation {annotation} does not have the expected shape{where_} ({e}); kube-apiserver ignores it"),
+                message: format!(
+                    "annotation {annotation} does not have the expected shape{where_} ({e}); kube-apiserver ignores it"
+                ),
                 ignored: true,
             });
             None
@@ -114,11 +119,7 @@ fn fold_keys(value: Value, vocabulary: &[&str]) -> Value {
                 let canonical = if vocabulary.contains(&k.as_str()) {
                     k
                 } else {
-                    vocabulary
-                        .iter()
-                        .find(|f| f.eq_ignore_ascii_case(&k))
-                        .map(|f| (*f).to_string())
-                        .unwrap_or(k)
+                    vocabulary.iter().find(|f| f.eq_ignore_ascii_case(&k)).map(|f| (*f).to_string()).unwrap_or(k)
                 };
                 let v = if canonical == "matchLabels" { v } else { fold_keys(v, vocabulary) };
                 out.insert(canonical, v);
@@ -131,16 +132,49 @@ fn fold_keys(value: Value, vocabulary: &[&str]) -> Value {
 
 /// Field names of the v1 annotation metric and condition types (and metav1 selectors).
 pub const V1_VOCABULARY: &[&str] = &[
-    "type", "object", "pods", "resource", "containerResource", "external", "target", "metricName", "targetValue",
-    "selector", "averageValue", "targetAverageValue", "name", "targetAverageUtilization", "container",
-    "metricSelector", "currentValue", "currentAverageValue", "currentAverageUtilization", "kind", "apiVersion",
-    "matchLabels", "matchExpressions", "key", "operator", "values", "status", "lastTransitionTime", "reason",
-    "message", "observedGeneration",
+    "type",
+    "object",
+    "pods",
+    "resource",
+    "containerResource",
+    "external",
+    "target",
+    "metricName",
+    "targetValue",
+    "selector",
+    "averageValue",
+    "targetAverageValue",
+    "name",
+    "targetAverageUtilization",
+    "container",
+    "metricSelector",
+    "currentValue",
+    "currentAverageValue",
+    "currentAverageUtilization",
+    "kind",
+    "apiVersion",
+    "matchLabels",
+    "matchExpressions",
+    "key",
+    "operator",
+    "values",
+    "status",
+    "lastTransitionTime",
+    "reason",
+    "message",
+    "observedGeneration",
 ];
 
 /// Field names of the internal behavior type.
 pub const BEHAVIOR_VOCABULARY: &[&str] = &[
-    "ScaleUp", "ScaleDown", "StabilizationWindowSeconds", "SelectPolicy", "Policies", "Tolerance", "Type", "Value",
+    "ScaleUp",
+    "ScaleDown",
+    "StabilizationWindowSeconds",
+    "SelectPolicy",
+    "Policies",
+    "Tolerance",
+    "Type",
+    "Value",
     "PeriodSeconds",
 ];
 
@@ -193,7 +227,10 @@ pub struct InternalPolicy {
 
 impl From<&HorizontalPodAutoscalerBehavior> for InternalBehavior {
     fn from(b: &HorizontalPodAutoscalerBehavior) -> Self {
-        InternalBehavior { scale_up: b.scale_up.as_ref().map(Into::into), scale_down: b.scale_down.as_ref().map(Into::into) }
+        InternalBehavior {
+            scale_up: b.scale_up.as_ref().map(Into::into),
+            scale_down: b.scale_down.as_ref().map(Into::into),
+        }
     }
 }
 
@@ -204,7 +241,11 @@ impl From<&HPAScalingRules> for InternalRules {
             select_policy: r.select_policy.clone(),
             policies: r.policies.as_ref().map(|ps| {
                 ps.iter()
-                    .map(|p| InternalPolicy { r#type: p.type_.clone(), value: p.value, period_seconds: p.period_seconds })
+                    .map(|p| InternalPolicy {
+                        r#type: p.type_.clone(),
+                        value: p.value,
+                        period_seconds: p.period_seconds,
+                    })
                     .collect()
             }),
             tolerance: r.tolerance.clone(),
@@ -214,7 +255,10 @@ impl From<&HPAScalingRules> for InternalRules {
 
 impl From<InternalBehavior> for HorizontalPodAutoscalerBehavior {
     fn from(b: InternalBehavior) -> Self {
-        HorizontalPodAutoscalerBehavior { scale_up: b.scale_up.map(Into::into), scale_down: b.scale_down.map(Into::into) }
+        HorizontalPodAutoscalerBehavior {
+            scale_up: b.scale_up.map(Into::into),
+            scale_down: b.scale_down.map(Into::into),
+        }
     }
 }
 
@@ -277,8 +321,11 @@ mod tests {
     #[test]
     fn behavior_keys_match_case_insensitively() {
         let mut problems = Vec::new();
-        let b = decode_behavior(r#"{"scaleUp":{"policies":[{"type":"Pods","value":1,"periodSeconds":60}]},"extra":1}"#, &mut problems)
-            .unwrap();
+        let b = decode_behavior(
+            r#"{"scaleUp":{"policies":[{"type":"Pods","value":1,"periodSeconds":60}]},"extra":1}"#,
+            &mut problems,
+        )
+        .unwrap();
         let up = b.scale_up.unwrap();
         assert_eq!(up.policies.unwrap()[0].period_seconds, 60);
         assert_eq!(problems.len(), 1, "{problems:?}");

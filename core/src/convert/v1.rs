@@ -4,13 +4,13 @@
 //! `Convert_v1_HorizontalPodAutoscaler_To_autoscaling_HorizontalPodAutoscaler` and its reverse,
 //! the spec/status functions, and the per-metric functions (shared with v2beta1).
 
+use crate::api::Quantity;
 use crate::api::meta::CrossVersionObjectReference;
 use crate::api::v1 as ext;
 use crate::api::v2 as int;
-use crate::api::Quantity;
 
-use super::annotations::{self as ann, AnnotationProblem};
 use super::Conversion;
+use super::annotations::{self as ann, AnnotationProblem};
 
 /// `DefaultCPUUtilization`.
 pub const DEFAULT_CPU_UTILIZATION: i32 = 80;
@@ -74,39 +74,37 @@ pub fn to_internal(input: &ext::HorizontalPodAutoscaler) -> Conversion<int::Hori
         }]);
     }
 
-    if let Some(raw) = annotations.get(ann::METRICS) {
-        if let Some(other) =
+    if let Some(raw) = annotations.get(ann::METRICS)
+        && let Some(other) =
             ann::decode_lenient::<Vec<ext::MetricSpec>>(ann::METRICS, raw, ann::V1_VOCABULARY, &mut problems)
-        {
-            let mut metrics: Vec<int::MetricSpec> = other.iter().map(|m| metric_spec_to_internal(m, false)).collect();
-            if let Some(cpu) = spec.metrics.first() {
-                metrics.push(cpu.clone());
-            }
-            spec.metrics = metrics;
+    {
+        let mut metrics: Vec<int::MetricSpec> = other.iter().map(|m| metric_spec_to_internal(m, false)).collect();
+        if let Some(cpu) = spec.metrics.first() {
+            metrics.push(cpu.clone());
         }
+        spec.metrics = metrics;
     }
     if let Some(raw) = annotations.get(ann::BEHAVIOR) {
         spec.behavior = ann::decode_behavior(raw, &mut problems);
     }
-    if let Some(raw) = annotations.get(ann::CURRENT_METRICS) {
-        if let Some(current) =
+    if let Some(raw) = annotations.get(ann::CURRENT_METRICS)
+        && let Some(current) =
             ann::decode_lenient::<Vec<ext::MetricStatus>>(ann::CURRENT_METRICS, raw, ann::V1_VOCABULARY, &mut problems)
-        {
-            status.current_metrics = Some(current.iter().map(metric_status_to_internal).collect());
-        }
+    {
+        status.current_metrics = Some(current.iter().map(metric_status_to_internal).collect());
     }
     if spec.metrics.is_empty() {
         spec.metrics = vec![cpu_utilization_metric(DEFAULT_CPU_UTILIZATION)];
     }
-    if let Some(raw) = annotations.get(ann::CONDITIONS) {
-        if let Some(conditions) = ann::decode_lenient::<Vec<ext::HorizontalPodAutoscalerCondition>>(
+    if let Some(raw) = annotations.get(ann::CONDITIONS)
+        && let Some(conditions) = ann::decode_lenient::<Vec<ext::HorizontalPodAutoscalerCondition>>(
             ann::CONDITIONS,
             raw,
             ann::V1_VOCABULARY,
             &mut problems,
-        ) {
-            status.conditions = conditions.into_iter().map(condition_to_internal).collect();
-        }
+        )
+    {
+        status.conditions = conditions.into_iter().map(condition_to_internal).collect();
     }
     Conversion {
         object: int::HorizontalPodAutoscaler {
@@ -127,17 +125,12 @@ pub fn from_internal(input: &int::HorizontalPodAutoscaler) -> Conversion<ext::Ho
     ann::drop_round_trip(&mut metadata.annotations);
 
     let target_cpu = input.spec.metrics.iter().find_map(is_cpu_utilization);
-    let other: Vec<ext::MetricSpec> = input
-        .spec
-        .metrics
-        .iter()
-        .filter(|m| is_cpu_utilization(m).is_none())
-        .map(metric_spec_from_internal)
-        .collect();
-    if !other.is_empty() {
-        if let Ok(enc) = crate::go::to_go_json(&other) {
-            metadata.annotations.insert(ann::METRICS.into(), enc);
-        }
+    let other: Vec<ext::MetricSpec> =
+        input.spec.metrics.iter().filter(|m| is_cpu_utilization(m).is_none()).map(metric_spec_from_internal).collect();
+    if !other.is_empty()
+        && let Ok(enc) = crate::go::to_go_json(&other)
+    {
+        metadata.annotations.insert(ann::METRICS.into(), enc);
     }
     if let Some(current) = input.status.current_metrics.as_ref().filter(|c| !c.is_empty()) {
         let converted: Vec<ext::MetricStatus> = current.iter().map(metric_status_from_internal).collect();
@@ -164,7 +157,7 @@ pub fn from_internal(input: &int::HorizontalPodAutoscaler) -> Conversion<ext::Ho
             Some(r) if m.type_ == "Resource" && r.name == "cpu" => r.current.average_utilization,
             _ => None,
         })
-        .last();
+        .next_back();
     Conversion {
         object: ext::HorizontalPodAutoscaler {
             api_version: ext::API_VERSION.into(),
@@ -304,7 +297,10 @@ pub fn metric_status_to_internal(m: &ext::MetricStatus) -> int::MetricStatus {
         }),
         pods: m.pods.as_ref().map(|p| int::PodsMetricStatus {
             metric: int::MetricIdentifier { name: p.metric_name.clone(), selector: p.selector.clone() },
-            current: int::MetricValueStatus { average_value: Some(p.current_average_value.clone()), ..Default::default() },
+            current: int::MetricValueStatus {
+                average_value: Some(p.current_average_value.clone()),
+                ..Default::default()
+            },
         }),
         resource: m.resource.as_ref().map(|r| int::ResourceMetricStatus {
             name: r.name.clone(),

@@ -8,20 +8,19 @@
 use crate::api::v2 as int;
 use crate::api::v2beta1 as ext;
 
-use super::annotations as ann;
-use super::v1::{metric_spec_from_internal, metric_spec_to_internal, metric_status_from_internal, metric_status_to_internal};
 use super::Conversion;
+use super::annotations as ann;
+use super::v1::{
+    metric_spec_from_internal, metric_spec_to_internal, metric_status_from_internal, metric_status_to_internal,
+};
 
 /// v2beta1 → internal.
 pub fn to_internal(input: &ext::HorizontalPodAutoscaler) -> Conversion<int::HorizontalPodAutoscaler> {
     let mut problems = Vec::new();
     let mut metadata = input.metadata.clone();
     ann::drop_round_trip(&mut metadata.annotations);
-    let behavior = input
-        .metadata
-        .annotations
-        .get(ann::BEHAVIOR)
-        .and_then(|raw| ann::decode_behavior(raw, &mut problems));
+    let behavior =
+        input.metadata.annotations.get(ann::BEHAVIOR).and_then(|raw| ann::decode_behavior(raw, &mut problems));
     Conversion {
         object: int::HorizontalPodAutoscaler {
             api_version: int::API_VERSION.into(),

@@ -4,15 +4,17 @@
 //! without `tolerance`, which travels in the `autoscaling.alpha.kubernetes.io/scale-up-tolerance`
 //! and `.../scale-down-tolerance` annotations.
 
+use crate::api::Quantity;
 use crate::api::v2 as int;
 use crate::api::v2beta2 as ext;
-use crate::api::Quantity;
 
 use super::annotations as ann;
 use super::{Conversion, ConvertError};
 
 /// v2beta2 → internal; an unparsable tolerance annotation fails the conversion.
-pub fn to_internal(input: &ext::HorizontalPodAutoscaler) -> Result<Conversion<int::HorizontalPodAutoscaler>, ConvertError> {
+pub fn to_internal(
+    input: &ext::HorizontalPodAutoscaler,
+) -> Result<Conversion<int::HorizontalPodAutoscaler>, ConvertError> {
     let mut metadata = input.metadata.clone();
     let mut behavior = input.spec.behavior.as_ref().map(|b| int::HorizontalPodAutoscalerBehavior {
         scale_up: b.scale_up.as_ref().map(rules_to_internal),

@@ -122,10 +122,7 @@ fn validate_owner_references(refs: &[OwnerReference], path: &Path<'_>) -> ErrorL
     let mut first_controller: Option<String> = None;
     for r in refs {
         // schema.FromAPIVersionAndKind: an unparsable apiVersion gives an empty group/version.
-        let (group, version) = match super::spec::parse_group_version(&r.api_version) {
-            Ok(gv) => gv,
-            Err(_) => (String::new(), String::new()),
-        };
+        let (group, version) = super::spec::parse_group_version(&r.api_version).unwrap_or_default();
         if version.is_empty() {
             errs.push(FieldError::invalid(
                 &path.child("apiVersion"),
@@ -269,7 +266,11 @@ pub fn validate_object_meta_update(new: &ObjectMeta, old: &ObjectMeta, path: &Pa
         ));
     }
     if new.generation < old.generation {
-        errs.push(FieldError::invalid(&path.child("generation"), BadValue::Int(new.generation), "must not be decremented"));
+        errs.push(FieldError::invalid(
+            &path.child("generation"),
+            BadValue::Int(new.generation),
+            "must not be decremented",
+        ));
     }
     const IMMUTABLE: &str = "field is immutable";
     if new.name != old.name {

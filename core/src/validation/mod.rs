@@ -41,10 +41,9 @@ pub fn validate_status_update(new: &HorizontalPodAutoscaler, old: &HorizontalPod
     let mut errs = meta::validate_object_meta_update(&new.metadata, &old.metadata, &meta_path);
     errs.extend(meta::validate_kube_finalizers(&new.metadata.finalizers, &meta_path.child("finalizers")));
     let status = Path::new("status");
-    for (field, value) in [
-        ("currentReplicas", new.status.current_replicas),
-        ("desiredReplicas", new.status.desired_replicas),
-    ] {
+    for (field, value) in
+        [("currentReplicas", new.status.current_replicas), ("desiredReplicas", new.status.desired_replicas)]
+    {
         if value < 0 {
             errs.push(FieldError::invalid(
                 &status.child(field),

@@ -98,20 +98,12 @@ pub fn dns1123_label(value: &str) -> Vec<String> {
 
 /// `NameIsDNSSubdomain(name, prefix)`: a prefix (generateName) may end in a dash.
 pub fn name_is_dns_subdomain(name: &str, prefix: bool) -> Vec<String> {
-    if prefix {
-        dns1123_subdomain(&mask_trailing_dash(name))
-    } else {
-        dns1123_subdomain(name)
-    }
+    if prefix { dns1123_subdomain(&mask_trailing_dash(name)) } else { dns1123_subdomain(name) }
 }
 
 /// `NameIsDNSLabel(name, prefix)` (namespaces).
 pub fn name_is_dns_label(name: &str, prefix: bool) -> Vec<String> {
-    if prefix {
-        dns1123_label(&mask_trailing_dash(name))
-    } else {
-        dns1123_label(name)
-    }
+    if prefix { dns1123_label(&mask_trailing_dash(name)) } else { dns1123_label(name) }
 }
 
 /// `maskTrailingDash`: Go replaces the last *two* bytes with `a` when the name ends in `-`.
@@ -286,13 +278,19 @@ mod tests {
         assert_eq!(e, vec!["must be no more than 253 characters".to_string()]);
         assert!(dns1123_subdomain(&"a".repeat(253)).is_empty());
         let e = dns1123_subdomain("RELEASE-NAME");
-        assert_eq!(e[0], "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')");
+        assert_eq!(
+            e[0],
+            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+        );
     }
 
     #[test]
     fn label_messages() {
         assert_eq!(dns1123_label("a.b"), vec!["must not contain dots".to_string()]);
-        assert_eq!(dns1123_label("---***")[0], "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')");
+        assert_eq!(
+            dns1123_label("---***")[0],
+            "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
+        );
         assert!(label_value("").is_empty());
         assert_eq!(label_value(&"a".repeat(64))[0], "must be no more than 63 bytes");
         assert!(qualified_name("app.kubernetes.io/name").is_empty());
@@ -303,7 +301,10 @@ mod tests {
     #[test]
     fn path_segments() {
         assert_eq!(path_segment_name(".."), vec!["may not be '..'".to_string()]);
-        assert_eq!(path_segment_name("a/%b"), vec!["may not contain '/'".to_string(), "may not contain '%'".to_string()]);
+        assert_eq!(
+            path_segment_name("a/%b"),
+            vec!["may not contain '/'".to_string(), "may not contain '%'".to_string()]
+        );
         assert!(path_segment_name("").is_empty());
     }
 

@@ -6,13 +6,13 @@
 //! `validateMetricIdentifier`, `validateBehavior`, `validateScalingRules`,
 //! `validateScalingPolicy`), in the same order, with the same messages.
 
+use crate::api::Quantity;
 use crate::api::meta::CrossVersionObjectReference;
 use crate::api::v2::{
     ContainerResourceMetricSource, ExternalMetricSource, HPAScalingPolicy, HPAScalingRules,
     HorizontalPodAutoscalerBehavior, HorizontalPodAutoscalerSpec, METRIC_SOURCE_TYPES, MetricIdentifier, MetricSpec,
     MetricTarget, ObjectMetricSource, PodsMetricSource, ResourceMetricSource,
 };
-use crate::api::Quantity;
 use crate::field::{BadValue, ErrorList, FieldError, Path};
 
 use super::names;
@@ -57,36 +57,40 @@ pub fn validate_spec(spec: &HorizontalPodAutoscalerSpec, path: &Path<'_>, opts: 
     let mut errs = ErrorList::new();
     let min_path = path.child("minReplicas");
     let max_path = path.child("maxReplicas");
-    if let Some(min) = spec.min_replicas {
-        if min < opts.min_replicas_lower_bound {
-            errs.push(
-                FieldError::invalid(
-                    &min_path,
-                    BadValue::Int(i64::from(min)),
-                    format!("must be greater than or equal to {}", opts.min_replicas_lower_bound),
-                )
-                .with_origin("minimum")
-                .covered_by_declarative(),
-            );
-        }
+    if let Some(min) = spec.min_replicas
+        && min < opts.min_replicas_lower_bound
+    {
+        errs.push(
+            FieldError::invalid(
+                &min_path,
+                BadValue::Int(i64::from(min)),
+                format!("must be greater than or equal to {}", opts.min_replicas_lower_bound),
+            )
+            .with_origin("minimum")
+            .covered_by_declarative(),
+        );
     }
     if spec.max_replicas == 0 {
         errs.push(FieldError::required(&max_path, "must be set and greater than 0").covered_by_declarative());
     } else if spec.max_replicas < 0 {
         errs.push(
-            FieldError::invalid(&max_path, BadValue::Int(i64::from(spec.max_replicas)), "must be greater than or equal to 1")
-                .with_origin("minimum")
-                .covered_by_declarative(),
-        );
-    }
-    if let Some(min) = spec.min_replicas {
-        if spec.max_replicas < min {
-            errs.push(FieldError::invalid(
+            FieldError::invalid(
                 &max_path,
                 BadValue::Int(i64::from(spec.max_replicas)),
-                "must be greater than or equal to `minReplicas`",
-            ));
-        }
+                "must be greater than or equal to 1",
+            )
+            .with_origin("minimum")
+            .covered_by_declarative(),
+        );
+    }
+    if let Some(min) = spec.min_replicas
+        && spec.max_replicas < min
+    {
+        errs.push(FieldError::invalid(
+            &max_path,
+            BadValue::Int(i64::from(spec.max_replicas)),
+            "must be greater than or equal to `minReplicas`",
+        ));
     }
     errs.extend(validate_cross_version_object_reference(
         &spec.scale_target_ref,
@@ -155,7 +159,12 @@ pub fn parse_group_version(gv: &str) -> Result<(String, String), String> {
 }
 
 /// `validateMetrics`.
-fn validate_metrics(metrics: &[MetricSpec], path: &Path<'_>, min_replicas: Option<i32>, opts: &RefOptions) -> ErrorList {
+fn validate_metrics(
+    metrics: &[MetricSpec],
+    path: &Path<'_>,
+    min_replicas: Option<i32>,
+    opts: &RefOptions,
+) -> ErrorList {
     let mut errs = ErrorList::new();
     let mut has_object_or_external = false;
     for (i, metric) in metrics.iter().enumerate() {
@@ -251,7 +260,10 @@ fn validate_object_source(src: &ObjectMetricSource, path: &Path<'_>, opts: &RefO
     let target = path.child("target");
     errs.extend(validate_metric_target(&src.target, &target));
     if src.target.value.is_none() && src.target.average_value.is_none() {
-        errs.push(FieldError::required(&target.child("averageValue"), "must set either a target value or averageValue"));
+        errs.push(FieldError::required(
+            &target.child("averageValue"),
+            "must set either a target value or averageValue",
+        ));
     }
     errs
 }
@@ -347,7 +359,11 @@ fn validate_container_resource_name(value: &str, path: &Path<'_>) -> ErrorList {
     if !msgs.is_empty() {
         errs.extend(msgs.into_iter().map(|m| FieldError::invalid(path, BadValue::named(value), m)));
     } else if !value.contains('/') && !names::is_standard_resource_name(value) {
-        errs.push(FieldError::invalid(path, BadValue::named(value), "must be a standard resource type or fully qualified"));
+        errs.push(FieldError::invalid(
+            path,
+            BadValue::named(value),
+            "must be a standard resource type or fully qualified",
+        ));
     }
     if !value.contains('/') {
         if !names::is_standard_container_resource_name(value) {
@@ -377,24 +393,24 @@ fn validate_metric_target(target: &MetricTarget, path: &Path<'_>) -> ErrorList {
             "must be either Utilization, Value, or AverageValue",
         ));
     }
-    if let Some(v) = &target.value {
-        if v.sign() != 1 {
-            errs.push(FieldError::invalid(&path.child("value"), quantity_value(v), "must be positive"));
-        }
+    if let Some(v) = &target.value
+        && v.sign() != 1
+    {
+        errs.push(FieldError::invalid(&path.child("value"), quantity_value(v), "must be positive"));
     }
-    if let Some(v) = &target.average_value {
-        if v.sign() != 1 {
-            errs.push(FieldError::invalid(&path.child("averageValue"), quantity_value(v), "must be positive"));
-        }
+    if let Some(v) = &target.average_value
+        && v.sign() != 1
+    {
+        errs.push(FieldError::invalid(&path.child("averageValue"), quantity_value(v), "must be positive"));
     }
-    if let Some(u) = target.average_utilization {
-        if u < 1 {
-            errs.push(FieldError::invalid(
-                &path.child("averageUtilization"),
-                BadValue::Int(i64::from(u)),
-                "must be greater than 0",
-            ));
-        }
+    if let Some(u) = target.average_utilization
+        && u < 1
+    {
+        errs.push(FieldError::invalid(
+            &path.child("averageUtilization"),
+            BadValue::Int(i64::from(u)),
+            "must be greater than 0",
+        ));
     }
     errs
 }
@@ -445,10 +461,10 @@ fn validate_scaling_rules(rules: Option<&HPAScalingRules>, path: &Path<'_>) -> E
             ));
         }
     }
-    if let Some(sp) = &rules.select_policy {
-        if !SELECT_POLICIES.contains(&sp.as_str()) {
-            errs.push(FieldError::not_supported(&path.child("selectPolicy"), BadValue::named(sp), &SELECT_POLICIES));
-        }
+    if let Some(sp) = &rules.select_policy
+        && !SELECT_POLICIES.contains(&sp.as_str())
+    {
+        errs.push(FieldError::not_supported(&path.child("selectPolicy"), BadValue::named(sp), &SELECT_POLICIES));
     }
     let policies_path = path.child("policies");
     let policies = rules.policies.as_deref().unwrap_or_default();
@@ -458,14 +474,14 @@ fn validate_scaling_rules(rules: Option<&HPAScalingRules>, path: &Path<'_>) -> E
     for (i, policy) in policies.iter().enumerate() {
         errs.extend(validate_scaling_policy(policy, &policies_path.index(i)));
     }
-    if let Some(t) = &rules.tolerance {
-        if t.sign() < 0 {
-            errs.push(FieldError::invalid(
-                &path.child("tolerance"),
-                quantity_value(t),
-                "must be greater than or equal to 0",
-            ));
-        }
+    if let Some(t) = &rules.tolerance
+        && t.sign() < 0
+    {
+        errs.push(FieldError::invalid(
+            &path.child("tolerance"),
+            quantity_value(t),
+            "must be greater than or equal to 0",
+        ));
     }
     errs
 }
@@ -477,11 +493,19 @@ fn validate_scaling_policy(policy: &HPAScalingPolicy, path: &Path<'_>) -> ErrorL
         errs.push(FieldError::not_supported(&path.child("type"), BadValue::named(&policy.type_), &POLICY_TYPES));
     }
     if policy.value <= 0 {
-        errs.push(FieldError::invalid(&path.child("value"), BadValue::Int(i64::from(policy.value)), "must be greater than zero"));
+        errs.push(FieldError::invalid(
+            &path.child("value"),
+            BadValue::Int(i64::from(policy.value)),
+            "must be greater than zero",
+        ));
     }
     let period = path.child("periodSeconds");
     if policy.period_seconds <= 0 {
-        errs.push(FieldError::invalid(&period, BadValue::Int(i64::from(policy.period_seconds)), "must be greater than zero"));
+        errs.push(FieldError::invalid(
+            &period,
+            BadValue::Int(i64::from(policy.period_seconds)),
+            "must be greater than zero",
+        ));
     }
     if policy.period_seconds > MAX_PERIOD_SECONDS {
         errs.push(FieldError::invalid(

@@ -105,10 +105,10 @@ pub fn run_defaulting(vector: &Value) -> (bool, Value) {
         Ok(mut obj) => {
             hpa_core::defaults::default_versioned(&mut obj);
             let mut out = obj.to_json();
-            if input.get("status").is_none() {
-                if let Value::Object(m) = &mut out {
-                    m.remove("status");
-                }
+            if input.get("status").is_none()
+                && let Value::Object(m) = &mut out
+            {
+                m.remove("status");
             }
             out
         }
@@ -148,11 +148,11 @@ pub fn run_conversion(vector: &Value) -> (bool, Value) {
                 let mut original = input.clone();
                 let mut returned = b.object.to_json();
                 // An absent status equals the zero status the round trip produces.
-                if original.get("status").is_none() {
-                    if let (Value::Object(o), Value::Object(r)) = (&mut original, &mut returned) {
-                        o.remove("status");
-                        r.remove("status");
-                    }
+                if original.get("status").is_none()
+                    && let (Value::Object(o), Value::Object(r)) = (&mut original, &mut returned)
+                {
+                    o.remove("status");
+                    r.remove("status");
                 }
                 objects_equal(&returned, &original, &as_json)
             }
@@ -168,7 +168,8 @@ pub fn objects_equal(a: &Value, b: &Value, annotations_as_json: &[String]) -> bo
     for key in annotations_as_json {
         for v in [&mut a, &mut b] {
             if let Some(Value::String(s)) = v.pointer(&format!("/metadata/annotations/{}", key.replace('/', "~1"))) {
-                let parsed = serde_json::from_str::<Value>(s).map(|p| drop_nulls(&p)).unwrap_or(Value::String(s.clone()));
+                let parsed =
+                    serde_json::from_str::<Value>(s).map(|p| drop_nulls(&p)).unwrap_or(Value::String(s.clone()));
                 if let Some(slot) = v.pointer_mut(&format!("/metadata/annotations/{}", key.replace('/', "~1"))) {
                     *slot = parsed;
                 }

@@ -83,9 +83,9 @@ pub fn run_file(text: &str, file: &str) -> Result<Vec<VectorResult>, String> {
 /// Drops every object key whose value is `null`, recursively (the vectors' comparison rule).
 pub fn drop_nulls(v: &Value) -> Value {
     match v {
-        Value::Object(m) => Value::Object(
-            m.iter().filter(|(_, v)| !v.is_null()).map(|(k, v)| (k.clone(), drop_nulls(v))).collect(),
-        ),
+        Value::Object(m) => {
+            Value::Object(m.iter().filter(|(_, v)| !v.is_null()).map(|(k, v)| (k.clone(), drop_nulls(v))).collect())
+        }
         Value::Array(a) => Value::Array(a.iter().map(drop_nulls).collect()),
         other => other.clone(),
     }

@@ -1,0 +1,79 @@
+//! `hpa-lint default`: HPAs after kube-apiserver's defaulting, in their own version; other
+//! objects pass through unchanged.
+
+use hpa_core::api;
+use serde_json::Value;
+
+use crate::cli::{DefaultArgs, ObjectFormat};
+use crate::input;
+use crate::{ExitStatus, Output};
+
+/// Runs `default`.
+pub fn run(args: &DefaultArgs, out: &mut Output<'_>) -> ExitStatus {
+    let (origins, mut errors) = input::discover(&args.paths, &args.input.exclude);
+    let (files, load_errors) = input::load(&origins);
+    errors.extend(load_errors);
+    let mut status = ExitStatus::Clean;
+    let mut objects: Vec<Value> = Vec::new();
+    for (i, file) in files.iter().enumerate() {
+        if let Some(reason) = &file.unreadable {
+            out.error(&format!("{}: {reason}", file.name));
+            status = status.max(ExitStatus::Findings);
+            continue;
+        }
+        for obj in input::objects(i, file) {
+            let value = obj.to_json();
+            if !obj.is_hpa() {
+                objects.push(value);
+                continue;
+            }
+            match api::decode(&value) {
+                Ok(mut hpa) => {
+                    hpa_core::defaults::default_versioned(&mut hpa);
+                    let mut json = hpa.to_json();
+                    // Defaulting never touches status; do not invent one.
+                    if value.get("status").is_none()
+                        && let Value::Object(m) = &mut json
+                    {
+                        m.remove("status");
+                    }
+                    objects.push(json);
+                }
+                Err(errs) => {
+                    let (line, col) = file.line_col(obj.node.span.start);
+                    let version = obj.api_version().and_then(api::ApiVersion::parse);
+                    out.error(&format!("{}:{line}:{col}: {}", file.name, api::decode_failure_message(version, &errs)));
+                    status = status.max(ExitStatus::Findings);
+                }
+            }
+        }
+        if let Some(e) = &file.parsed.error {
+            let (line, col) = file.line_col(e.mark);
+            out.error(&format!("{}:{line}:{col}: invalid YAML: {}", file.name, e.message));
+            status = status.max(ExitStatus::Findings);
+        }
+    }
+    for e in &errors {
+        out.error(&e.to_string());
+        status = ExitStatus::Error;
+    }
+    out.write(&render_objects(&objects, args.output));
+    status
+}
+
+/// Prints objects: YAML documents, or one JSON object (a `List` when there are several).
+pub fn render_objects(objects: &[Value], format: ObjectFormat) -> String {
+    match format {
+        ObjectFormat::Json => {
+            let value = match objects {
+                [one] => one.clone(),
+                many => serde_json::json!({"apiVersion": "v1", "kind": "List", "items": many}),
+            };
+            serde_json::to_string_pretty(&value).map(|s| s + "\n").unwrap_or_default()
+        }
+        ObjectFormat::Yaml => {
+            let docs: Vec<String> = objects.iter().map(crate::yaml_out::to_yaml).collect();
+            docs.join("---\n")
+        }
+    }
+}

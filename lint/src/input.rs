@@ -1,0 +1,278 @@
+//! Finding, reading and parsing input files: paths, directories (recursively, honoring
+//! `.gitignore`), `-` for standard input; multi-document YAML, JSON, and `kind: List`.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use globset::{Glob, GlobSet, GlobSetBuilder};
+use rayon::prelude::*;
+use serde_json::Value;
+
+use crate::source::{self, LineIndex, Node, NodeKind, Parsed};
+
+/// Where an input comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// A file on disk.
+    File(PathBuf),
+    /// Standard input (`-`).
+    Stdin,
+}
+
+/// A problem reaching an input (exit status 2).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InputError {
+    /// Does not exist, cannot be read, ...
+    #[error("{path}: {message}")]
+    Io {
+        /// The path as given.
+        path: String,
+        /// What the OS said.
+        message: String,
+    },
+    /// A bad `--exclude` pattern.
+    #[error("invalid --exclude pattern {pattern:?}: {message}")]
+    Exclude {
+        /// The pattern.
+        pattern: String,
+        /// Why.
+        message: String,
+    },
+}
+
+/// One input file, read and parsed.
+#[derive(Debug)]
+pub struct SourceFile {
+    /// The name shown to users (the path as found, or `<stdin>`).
+    pub name: String,
+    /// The text (empty when unreadable).
+    pub text: String,
+    /// Byte offsets of lines.
+    pub lines: LineIndex,
+    /// The documents.
+    pub parsed: Parsed,
+    /// A content problem that kept the file from being parsed (binary, not UTF-8).
+    pub unreadable: Option<String>,
+}
+
+impl SourceFile {
+    /// Parses text given directly (tests, stdin).
+    pub fn from_text(name: impl Into<String>, text: String) -> SourceFile {
+        let parsed = source::parse(&text);
+        SourceFile { name: name.into(), lines: LineIndex::new(&text), text, parsed, unreadable: None }
+    }
+
+    /// A 1-based line and column for a mark, for messages.
+    pub fn line_col(&self, mark: source::Mark) -> (u32, u32) {
+        (mark.line.max(1), mark.col + 1)
+    }
+}
+
+/// Expands the given paths into input files, in a deterministic order.
+pub fn discover(paths: &[String], excludes: &[String]) -> (Vec<Origin>, Vec<InputError>) {
+    let mut errors = Vec::new();
+    let exclude = match build_excludes(excludes) {
+        Ok(set) => set,
+        Err(e) => return (Vec::new(), vec![e]),
+    };
+    let mut out = Vec::new();
+    let mut stdin_seen = false;
+    for p in paths {
+        if p == "-" {
+            if !stdin_seen {
+                out.push(Origin::Stdin);
+                stdin_seen = true;
+            }
+            continue;
+        }
+        let path = Path::new(p);
+        match std::fs::metadata(path) {
+            Err(e) => errors.push(InputError::Io { path: p.clone(), message: e.to_string() }),
+            Ok(meta) if meta.is_dir() => {
+                let mut found = Vec::new();
+                let walker =
+                    ignore::WalkBuilder::new(path).require_git(false).sort_by_file_name(std::cmp::Ord::cmp).build();
+                for entry in walker {
+                    match entry {
+                        Ok(e) => {
+                            let ep = e.path();
+                            if e.file_type().is_some_and(|t| t.is_file()) && is_manifest(ep) && !exclude.is_match(ep) {
+                                found.push(ep.to_path_buf());
+                            }
+                        }
+                        Err(e) => errors.push(InputError::Io { path: p.clone(), message: e.to_string() }),
+                    }
+                }
+                out.extend(found.into_iter().map(Origin::File));
+            }
+            Ok(_) => {
+                if !exclude.is_match(path) {
+                    out.push(Origin::File(path.to_path_buf()));
+                }
+            }
+        }
+    }
+    (out, errors)
+}
+
+fn is_manifest(p: &Path) -> bool {
+    matches!(p.extension().and_then(|e| e.to_str()), Some("yaml" | "yml" | "json"))
+}
+
+fn build_excludes(patterns: &[String]) -> Result<GlobSet, InputError> {
+    let mut b = GlobSetBuilder::new();
+    for pat in patterns {
+        let glob = Glob::new(pat).map_err(|e| InputError::Exclude { pattern: pat.clone(), message: e.to_string() })?;
+        b.add(glob);
+        // A pattern without a slash also matches anywhere below a directory.
+        if !pat.contains('/')
+            && let Ok(g) = Glob::new(&format!("**/{pat}"))
+        {
+            b.add(g);
+        }
+    }
+    b.build().map_err(|e| InputError::Exclude { pattern: patterns.join(","), message: e.to_string() })
+}
+
+/// Reads and parses every input in parallel; the order of the result is the order of `origins`.
+pub fn load(origins: &[Origin]) -> (Vec<SourceFile>, Vec<InputError>) {
+    let results: Vec<Result<SourceFile, InputError>> = origins.par_iter().map(load_one).collect();
+    let mut files = Vec::with_capacity(results.len());
+    let mut errors = Vec::new();
+    for r in results {
+        match r {
+            Ok(f) => files.push(f),
+            Err(e) => errors.push(e),
+        }
+    }
+    (files, errors)
+}
+
+fn load_one(origin: &Origin) -> Result<SourceFile, InputError> {
+    let (name, bytes) = match origin {
+        Origin::Stdin => {
+            let mut buf = Vec::new();
+            std::io::stdin()
+                .read_to_end(&mut buf)
+                .map_err(|e| InputError::Io { path: "<stdin>".into(), message: e.to_string() })?;
+            ("<stdin>".to_string(), buf)
+        }
+        Origin::File(p) => {
+            let name = p.display().to_string();
+            let bytes = std::fs::read(p).map_err(|e| InputError::Io { path: name.clone(), message: e.to_string() })?;
+            (name, bytes)
+        }
+    };
+    Ok(from_bytes(name, bytes))
+}
+
+/// Builds a source file from raw bytes, refusing binary and non-UTF-8 content with a reason.
+pub fn from_bytes(name: String, bytes: Vec<u8>) -> SourceFile {
+    let refuse = |reason: String| SourceFile {
+        name: name.clone(),
+        text: String::new(),
+        lines: LineIndex::new(""),
+        parsed: Parsed::default(),
+        unreadable: Some(reason),
+    };
+    if let Some(pos) = bytes.iter().position(|&b| b == 0) {
+        return refuse(format!("binary content (a NUL byte at offset {pos}); expected YAML or JSON text"));
+    }
+    match String::from_utf8(bytes) {
+        Ok(text) => SourceFile::from_text(name, text),
+        Err(e) => refuse(format!(
+            "not UTF-8 text (invalid byte at offset {}); expected YAML or JSON text",
+            e.utf8_error().valid_up_to()
+        )),
+    }
+}
+
+/// One Kubernetes object of a file: a document, or an item of a `kind: List` document.
+#[derive(Debug, Clone, Copy)]
+pub struct ObjectRef<'a> {
+    /// The file's index in the workspace.
+    pub file: usize,
+    /// 0-based document index in the file.
+    pub document: usize,
+    /// The item index when the object came from a `List`.
+    pub item: Option<usize>,
+    /// The object's node.
+    pub node: &'a Node,
+}
+
+impl ObjectRef<'_> {
+    /// `kind`, when it is a string.
+    pub fn kind(&self) -> Option<&str> {
+        self.node.get("kind").and_then(Node::as_str)
+    }
+
+    /// `apiVersion`, when it is a string.
+    pub fn api_version(&self) -> Option<&str> {
+        self.node.get("apiVersion").and_then(Node::as_str)
+    }
+
+    /// `metadata.name`.
+    pub fn name(&self) -> Option<&str> {
+        self.node.get("metadata").and_then(|m| m.get("name")).and_then(Node::as_str)
+    }
+
+    /// `metadata.namespace`.
+    pub fn namespace(&self) -> Option<&str> {
+        self.node.get("metadata").and_then(|m| m.get("namespace")).and_then(Node::as_str)
+    }
+
+    /// Whether it is meant to be a HorizontalPodAutoscaler.
+    pub fn is_hpa(&self) -> bool {
+        self.kind() == Some(hpa_core::api::KIND)
+    }
+
+    /// The object as JSON.
+    pub fn to_json(&self) -> Value {
+        self.node.to_json()
+    }
+}
+
+/// Every object of a file, `List`s expanded.
+pub fn objects(file_index: usize, file: &SourceFile) -> Vec<ObjectRef<'_>> {
+    let mut out = Vec::new();
+    for doc in &file.parsed.documents {
+        let is_list = doc
+            .root
+            .get("kind")
+            .and_then(Node::as_str)
+            .is_some_and(|k| k == "List" || k.ends_with("List") && doc.root.get("items").is_some());
+        match (is_list, doc.root.get("items").map(|n| &n.kind)) {
+            (true, Some(NodeKind::Seq(items))) => {
+                for (i, item) in items.iter().enumerate() {
+                    out.push(ObjectRef { file: file_index, document: doc.index, item: Some(i), node: item });
+                }
+            }
+            _ => out.push(ObjectRef { file: file_index, document: doc.index, item: None, node: &doc.root }),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lists_are_expanded() {
+        let f = SourceFile::from_text(
+            "x.yaml",
+            "apiVersion: v1\nkind: List\nitems:\n- kind: A\n- kind: B\n---\nkind: C\n".into(),
+        );
+        let objs = objects(0, &f);
+        let kinds: Vec<_> = objs.iter().map(|o| o.kind().unwrap_or("")).collect();
+        assert_eq!(kinds, ["A", "B", "C"]);
+        assert_eq!(objs[1].item, Some(1));
+        assert_eq!(objs[2].document, 1);
+    }
+
+    #[test]
+    fn binary_and_non_utf8_are_refused() {
+        assert!(from_bytes("a".into(), vec![0, 1, 2]).unreadable.unwrap().contains("binary"));
+        assert!(from_bytes("a".into(), vec![b'a', 0xff]).unreadable.unwrap().contains("UTF-8"));
+    }
+}

@@ -1,0 +1,85 @@
+//! `hpa-lint`: the command-line front end of the HPA toolkit. It finds and parses manifests
+//! (keeping source positions), runs them through `hpa-core`, and renders results for people
+//! and programs. All HPA semantics live in `hpa-core`; this crate only loads, filters and
+//! renders.
+
+pub mod cli;
+pub mod default_cmd;
+pub mod hpa;
+pub mod input;
+pub mod source;
+pub mod validate;
+pub mod yaml_out;
+
+use std::io::Write;
+
+/// How a run ended, mapped to the process exit status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ExitStatus {
+    /// 0: nothing to report.
+    Clean,
+    /// 1: invalid objects (or findings at or above the fail level).
+    Findings,
+    /// 2: usage or I/O error.
+    Error,
+}
+
+impl ExitStatus {
+    /// The process exit code.
+    pub fn code(self) -> u8 {
+        match self {
+            ExitStatus::Clean => 0,
+            ExitStatus::Findings => 1,
+            ExitStatus::Error => 2,
+        }
+    }
+}
+
+/// Where a run writes: results to `stdout`, diagnostics about the run to `stderr`.
+pub struct Output<'a> {
+    /// Results.
+    pub stdout: &'a mut dyn Write,
+    /// Errors and warnings about the run itself.
+    pub stderr: &'a mut dyn Write,
+}
+
+impl Output<'_> {
+    /// Writes results.
+    pub fn write(&mut self, s: &str) {
+        let _ = self.stdout.write_all(s.as_bytes());
+    }
+
+    /// Reports an error about the run.
+    pub fn error(&mut self, s: &str) {
+        let _ = writeln!(self.stderr, "hpa-lint: error: {s}");
+    }
+
+    /// Reports a usage error and returns the matching status.
+    pub fn usage_error(&mut self, s: &str) -> ExitStatus {
+        self.error(s);
+        ExitStatus::Error
+    }
+}
+
+/// Runs a parsed command line.
+pub fn run(args: cli::Args, out: &mut Output<'_>) -> ExitStatus {
+    match &args.command {
+        Some(cli::Command::Validate(v)) => validate::run(v, &args.cluster, out),
+        Some(cli::Command::Default(d)) => default_cmd::run(d, out),
+        None => {
+            if args.paths.is_empty() {
+                return out.usage_error(
+                    "no input: give files or directories to check (or `-` for standard input); see --help",
+                );
+            }
+            let v = cli::ValidateArgs {
+                paths: args.paths.clone(),
+                old: Vec::new(),
+                no_defaults: false,
+                output: args.output,
+                input: args.input.clone(),
+            };
+            validate::run(&v, &args.cluster, out)
+        }
+    }
+}

@@ -1,0 +1,842 @@
+//! YAML (and JSON) documents with source positions: the only module that knows the YAML library.
+//!
+//! Each document becomes a [`Node`] tree whose every node keeps its span, built from
+//! `saphyr-parser` events. Plain scalars are resolved as kubectl resolves them (YAML 1.1 rules of
+//! go-yaml v2, which `sigs.k8s.io/yaml` uses: `yes`/`no`/`on`/`off` are booleans, `010` is octal,
+//! `1e3` is a number), aliases are expanded within a budget (alias bombs are refused), merge keys
+//! (`<<`) are honoured, and duplicate keys are reported. A field path such as
+//! `spec.metrics[1].resource.target` is mapped back to its node, or to the nearest existing
+//! parent when the field is missing.
+
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+
+use saphyr_parser::{Event, Parser, ScalarStyle, ScanError, Span as YSpan};
+use serde_json::{Map, Number, Value};
+
+/// A position in the source: character index, 1-based line, 0-based column (in characters).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, PartialOrd, Ord, Hash)]
+pub struct Mark {
+    /// Character index from the start of the file.
+    pub index: u32,
+    /// 1-based line.
+    pub line: u32,
+    /// 0-based column, in characters.
+    pub col: u32,
+}
+
+impl Mark {
+    fn from_saphyr(m: saphyr_parser::Marker) -> Mark {
+        let clamp = |v: usize| u32::try_from(v).unwrap_or(u32::MAX);
+        Mark { index: clamp(m.index()), line: clamp(m.line()), col: clamp(m.col()) }
+    }
+}
+
+/// A source range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub struct Span {
+    /// Where it starts.
+    pub start: Mark,
+    /// Where it ends (exclusive).
+    pub end: Mark,
+}
+
+impl Span {
+    fn from_saphyr(s: YSpan) -> Span {
+        Span { start: Mark::from_saphyr(s.start), end: Mark::from_saphyr(s.end) }
+    }
+}
+
+/// A resolved scalar.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Scalar {
+    /// `null`, `~` or empty
+    Null,
+    /// `true`, `yes`, `on`, ...
+    Bool(bool),
+    /// An integer that fits in i64.
+    Int(i64),
+    /// An integer above i64::MAX.
+    UInt(u64),
+    /// A float.
+    Float(f64),
+    /// Anything else, and every quoted or block scalar.
+    Str(String),
+}
+
+/// The shape of a node.
+#[derive(Debug, Clone, PartialEq)]
+pub enum NodeKind {
+    /// A scalar.
+    Scalar(Scalar),
+    /// A sequence.
+    Seq(Vec<Node>),
+    /// A mapping, in document order (merge keys already applied).
+    Map(Vec<Entry>),
+}
+
+/// A mapping entry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    /// The key node.
+    pub key: Node,
+    /// The value node.
+    pub value: Node,
+}
+
+/// A YAML node with its span.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Node {
+    /// What it holds.
+    pub kind: NodeKind,
+    /// Where it is.
+    pub span: Span,
+}
+
+impl Node {
+    /// The key as a string, as sigs.k8s.io/yaml turns keys into JSON object keys.
+    pub fn key_string(&self) -> String {
+        match &self.kind {
+            NodeKind::Scalar(s) => scalar_to_key(s),
+            _ => String::new(),
+        }
+    }
+
+    /// The value of `key` in a mapping.
+    pub fn get(&self, key: &str) -> Option<&Node> {
+        self.entry(key).map(|e| &e.value)
+    }
+
+    /// The entry for `key` in a mapping.
+    pub fn entry(&self, key: &str) -> Option<&Entry> {
+        match &self.kind {
+            NodeKind::Map(entries) => entries.iter().rev().find(|e| e.key.key_string() == key),
+            _ => None,
+        }
+    }
+
+    /// The string value of a scalar.
+    pub fn as_str(&self) -> Option<&str> {
+        match &self.kind {
+            NodeKind::Scalar(Scalar::Str(s)) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Converts to JSON as `sigs.k8s.io/yaml.YAMLToJSON` would.
+    pub fn to_json(&self) -> Value {
+        match &self.kind {
+            NodeKind::Scalar(s) => scalar_to_json(s),
+            NodeKind::Seq(items) => Value::Array(items.iter().map(Node::to_json).collect()),
+            NodeKind::Map(entries) => {
+                let mut map = Map::with_capacity(entries.len());
+                for e in entries {
+                    map.insert(e.key.key_string(), e.value.to_json());
+                }
+                Value::Object(map)
+            }
+        }
+    }
+}
+
+fn scalar_to_key(s: &Scalar) -> String {
+    match s {
+        Scalar::Null => "null".into(),
+        Scalar::Bool(b) => b.to_string(),
+        Scalar::Int(i) => i.to_string(),
+        Scalar::UInt(u) => u.to_string(),
+        Scalar::Float(f) => format_go_float(*f),
+        Scalar::Str(s) => s.clone(),
+    }
+}
+
+fn scalar_to_json(s: &Scalar) -> Value {
+    match s {
+        Scalar::Null => Value::Null,
+        Scalar::Bool(b) => Value::Bool(*b),
+        Scalar::Int(i) => Value::from(*i),
+        Scalar::UInt(u) => Value::from(*u),
+        Scalar::Float(f) => {
+            // json.Marshal writes an integral float below 1e21 without a fraction, so it then
+            // decodes into integer fields; mirror that.
+            if f.fract() == 0.0 && f.abs() < 1e21 && f.abs() <= 9.007_199_254_740_992e15 {
+                Value::from(*f as i64)
+            } else {
+                Number::from_f64(*f).map_or(Value::Null, Value::Number)
+            }
+        }
+        Scalar::Str(s) => Value::String(s.clone()),
+    }
+}
+
+/// Go's `strconv.FormatFloat(f, 'g', -1, 64)`-like rendering for keys.
+fn format_go_float(f: f64) -> String {
+    if f.is_nan() {
+        "NaN".into()
+    } else if f.is_infinite() {
+        if f > 0.0 { "+Inf".into() } else { "-Inf".into() }
+    } else {
+        format!("{f}")
+    }
+}
+
+/// A YAML document of a file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Document {
+    /// 0-based index of the document in its file.
+    pub index: usize,
+    /// Its root node.
+    pub root: Node,
+    /// Problems that do not stop the document from being read (duplicate keys).
+    pub problems: Vec<Problem>,
+}
+
+/// A positioned problem in a document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// Where.
+    pub span: Span,
+    /// What.
+    pub message: String,
+}
+
+/// A syntax error that stops parsing the rest of the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SyntaxError {
+    /// Where.
+    pub mark: Mark,
+    /// What, in the parser's words.
+    pub message: String,
+    /// The document it occurred in.
+    pub document: usize,
+}
+
+impl fmt::Display for SyntaxError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.message)
+    }
+}
+
+/// What a file parses into: the documents read before any syntax error, and that error.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Parsed {
+    /// Documents that are not empty.
+    pub documents: Vec<Document>,
+    /// The first fatal error, if any.
+    pub error: Option<SyntaxError>,
+}
+
+/// Limits that keep hostile input bounded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Maximum nesting of collections.
+    pub max_depth: usize,
+    /// Maximum number of nodes created by expanding aliases, per document.
+    pub max_alias_nodes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { max_depth: 512, max_alias_nodes: 100_000 }
+    }
+}
+
+/// Parses every document of `text`.
+pub fn parse(text: &str) -> Parsed {
+    parse_with_limits(text, Limits::default())
+}
+
+enum Frame {
+    Seq { items: Vec<Node>, start: Mark, anchor: usize },
+    Map { entries: Vec<Entry>, key: Option<Node>, keys: Option<HashSet<String>>, start: Mark, anchor: usize },
+}
+
+struct Builder {
+    stack: Vec<Frame>,
+    anchors: HashMap<usize, (Node, usize)>,
+    alias_nodes: usize,
+    problems: Vec<Problem>,
+    root: Option<Node>,
+}
+
+impl Builder {
+    fn new() -> Self {
+        Builder { stack: Vec::new(), anchors: HashMap::new(), alias_nodes: 0, problems: Vec::new(), root: None }
+    }
+
+    fn finish_node(&mut self, node: Node, anchor: usize) {
+        if anchor != 0 {
+            let size = count_nodes(&node);
+            self.anchors.insert(anchor, (node.clone(), size));
+        }
+        match self.stack.last_mut() {
+            None => self.root = Some(node),
+            Some(Frame::Seq { items, .. }) => items.push(node),
+            Some(Frame::Map { entries, key, keys, .. }) => match key.take() {
+                None => *key = Some(node),
+                Some(k) => {
+                    let name = k.key_string();
+                    let is_merge = matches!(&k.kind, NodeKind::Scalar(Scalar::Str(s)) if s == "<<");
+                    if !is_merge {
+                        let duplicate = match keys {
+                            Some(set) => !set.insert(name.clone()),
+                            None => {
+                                let dup = entries.iter().any(|e| e.key.key_string() == name);
+                                if entries.len() >= 16 {
+                                    *keys = Some(
+                                        entries.iter().map(|e| e.key.key_string()).chain([name.clone()]).collect(),
+                                    );
+                                }
+                                dup
+                            }
+                        };
+                        if duplicate {
+                            self.problems.push(Problem {
+                                span: k.span,
+                                message: format!("mapping key {name:?} already defined in this mapping"),
+                            });
+                            if let Some(pos) = entries.iter().position(|e| e.key.key_string() == name) {
+                                entries.remove(pos);
+                            }
+                        }
+                    }
+                    entries.push(Entry { key: k, value: node });
+                }
+            },
+        }
+    }
+}
+
+fn count_nodes(n: &Node) -> usize {
+    match &n.kind {
+        NodeKind::Scalar(_) => 1,
+        NodeKind::Seq(items) => 1 + items.iter().map(count_nodes).sum::<usize>(),
+        NodeKind::Map(entries) => {
+            1 + entries.iter().map(|e| count_nodes(&e.key) + count_nodes(&e.value)).sum::<usize>()
+        }
+    }
+}
+
+/// Applies YAML merge keys (`<<: *base` or `<<: [*a, *b]`): explicit keys win, earlier
+/// sources win over later ones.
+fn apply_merges(entries: Vec<Entry>) -> Vec<Entry> {
+    if !entries.iter().any(|e| matches!(&e.key.kind, NodeKind::Scalar(Scalar::Str(s)) if s == "<<")) {
+        return entries;
+    }
+    let mut explicit = Vec::new();
+    let mut sources = Vec::new();
+    for e in entries {
+        if matches!(&e.key.kind, NodeKind::Scalar(Scalar::Str(s)) if s == "<<") {
+            match e.value.kind {
+                NodeKind::Map(m) => sources.push(m),
+                NodeKind::Seq(items) => {
+                    for item in items {
+                        if let NodeKind::Map(m) = item.kind {
+                            sources.push(m);
+                        }
+                    }
+                }
+                NodeKind::Scalar(_) => {}
+            }
+        } else {
+            explicit.push(e);
+        }
+    }
+    let mut seen: HashSet<String> = explicit.iter().map(|e| e.key.key_string()).collect();
+    let mut merged = Vec::new();
+    for source in sources {
+        for e in source {
+            if seen.insert(e.key.key_string()) {
+                merged.push(e);
+            }
+        }
+    }
+    merged.extend(explicit);
+    merged
+}
+
+/// Parses with explicit limits.
+pub fn parse_with_limits(text: &str, limits: Limits) -> Parsed {
+    let mut out = Parsed::default();
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut parser = Parser::new_from_str(text);
+    let mut doc_index = 0usize;
+    let mut builder = Builder::new();
+    let mut in_document = false;
+    let mut fatal: Option<(Mark, String)> = None;
+    while let Some(next) = parser.next_event() {
+        let (event, span) = match next {
+            Ok(ev) => ev,
+            Err(e) => {
+                out.error = Some(scan_error(&e, doc_index));
+                return out;
+            }
+        };
+        let span = Span::from_saphyr(span);
+        if fatal.is_some() && !matches!(event, Event::DocumentEnd | Event::DocumentStart(_) | Event::StreamEnd) {
+            continue;
+        }
+        match event {
+            Event::StreamStart | Event::Nothing => {}
+            Event::StreamEnd => break,
+            Event::DocumentStart(_) => {
+                in_document = true;
+                builder = Builder::new();
+                fatal = None;
+            }
+            Event::DocumentEnd => {
+                if in_document {
+                    if let Some((mark, message)) = fatal.take() {
+                        out.error = Some(SyntaxError { mark, message, document: doc_index });
+                        return out;
+                    }
+                    if let Some(root) = builder.root.take()
+                        && !matches!(root.kind, NodeKind::Scalar(Scalar::Null))
+                    {
+                        out.documents.push(Document {
+                            index: doc_index,
+                            root,
+                            problems: std::mem::take(&mut builder.problems),
+                        });
+                    }
+                    doc_index += 1;
+                }
+                in_document = false;
+            }
+            Event::Scalar(value, style, anchor, tag) => {
+                let scalar = resolve(&value, style, tag.as_deref());
+                builder.finish_node(Node { kind: NodeKind::Scalar(scalar), span }, anchor);
+            }
+            Event::Alias(id) => match builder.anchors.get(&id) {
+                Some((node, size)) => {
+                    builder.alias_nodes = builder.alias_nodes.saturating_add(*size);
+                    if builder.alias_nodes > limits.max_alias_nodes {
+                        fatal = Some((
+                            span.start,
+                            format!(
+                                "document expands aliases into more than {} nodes (an alias bomb?); refusing to read it",
+                                limits.max_alias_nodes
+                            ),
+                        ));
+                        continue;
+                    }
+                    let mut copy = node.clone();
+                    copy.span = span;
+                    builder.finish_node(copy, 0);
+                }
+                None => {
+                    fatal = Some((span.start, "alias refers to an unknown anchor".into()));
+                }
+            },
+            Event::SequenceStart(anchor, _) => {
+                if builder.stack.len() >= limits.max_depth {
+                    fatal = Some((span.start, format!("nesting deeper than {} levels", limits.max_depth)));
+                    continue;
+                }
+                builder.stack.push(Frame::Seq { items: Vec::new(), start: span.start, anchor });
+            }
+            Event::MappingStart(anchor, _) => {
+                if builder.stack.len() >= limits.max_depth {
+                    fatal = Some((span.start, format!("nesting deeper than {} levels", limits.max_depth)));
+                    continue;
+                }
+                builder.stack.push(Frame::Map {
+                    entries: Vec::new(),
+                    key: None,
+                    keys: None,
+                    start: span.start,
+                    anchor,
+                });
+            }
+            Event::SequenceEnd => {
+                if let Some(Frame::Seq { items, start, anchor }) = builder.stack.pop() {
+                    let node = Node { kind: NodeKind::Seq(items), span: Span { start, end: span.end } };
+                    builder.finish_node(node, anchor);
+                }
+            }
+            Event::MappingEnd => {
+                if let Some(Frame::Map { entries, start, anchor, .. }) = builder.stack.pop() {
+                    let node = Node { kind: NodeKind::Map(apply_merges(entries)), span: Span { start, end: span.end } };
+                    builder.finish_node(node, anchor);
+                }
+            }
+        }
+    }
+    out
+}
+
+fn scan_error(e: &ScanError, document: usize) -> SyntaxError {
+    SyntaxError { mark: Mark::from_saphyr(*e.marker()), message: e.info().to_string(), document }
+}
+
+/// Resolves a scalar as go-yaml v2 does for an untyped destination.
+fn resolve(value: &str, style: ScalarStyle, tag: Option<&saphyr_parser::Tag>) -> Scalar {
+    if let Some(tag) = tag
+        && (tag.is_yaml_core_schema() || tag.handle == "!!")
+    {
+        match tag.suffix.as_str() {
+            "str" => return Scalar::Str(value.to_string()),
+            "null" => return Scalar::Null,
+            "bool" | "int" | "float" => return resolve_plain(value),
+            _ => {}
+        }
+    }
+    if style != ScalarStyle::Plain {
+        return Scalar::Str(value.to_string());
+    }
+    resolve_plain(value)
+}
+
+/// go-yaml v2 `resolve()` for plain scalars.
+pub fn resolve_plain(s: &str) -> Scalar {
+    match s {
+        "" | "~" | "null" | "Null" | "NULL" => return Scalar::Null,
+        "y" | "Y" | "yes" | "Yes" | "YES" | "true" | "True" | "TRUE" | "on" | "On" | "ON" => return Scalar::Bool(true),
+        "n" | "N" | "no" | "No" | "NO" | "false" | "False" | "FALSE" | "off" | "Off" | "OFF" => {
+            return Scalar::Bool(false);
+        }
+        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" => return Scalar::Float(f64::INFINITY),
+        "-.inf" | "-.Inf" | "-.INF" => return Scalar::Float(f64::NEG_INFINITY),
+        ".nan" | ".NaN" | ".NAN" => return Scalar::Float(f64::NAN),
+        _ => {}
+    }
+    let first = s.as_bytes()[0];
+    if !(first.is_ascii_digit() || matches!(first, b'+' | b'-' | b'.')) {
+        return Scalar::Str(s.to_string());
+    }
+    let plain: String = s.chars().filter(|&c| c != '_').collect();
+    if let Some(i) = go_parse_int(&plain) {
+        return Scalar::Int(i);
+    }
+    if let Some(u) = go_parse_uint(&plain) {
+        return Scalar::UInt(u);
+    }
+    if is_yaml_float(&plain)
+        && let Ok(f) = plain.parse::<f64>()
+    {
+        return Scalar::Float(f);
+    }
+    if let Some(bin) = plain.strip_prefix("0b") {
+        if let Ok(i) = i64::from_str_radix(bin, 2) {
+            return Scalar::Int(i);
+        }
+    } else if let Some(bin) = plain.strip_prefix("-0b")
+        && let Ok(i) = i64::from_str_radix(bin, 2)
+    {
+        return Scalar::Int(-i);
+    }
+    Scalar::Str(s.to_string())
+}
+
+/// `strconv.ParseInt(s, 0, 64)`: sign, then `0x`/`0o`/`0b` prefixes or a leading `0` for octal.
+fn go_parse_int(s: &str) -> Option<i64> {
+    let (neg, body) = match s.as_bytes().first()? {
+        b'-' => (true, &s[1..]),
+        b'+' => (false, &s[1..]),
+        _ => (false, s),
+    };
+    let mag = parse_radix_prefixed(body)?;
+    if neg {
+        if mag <= i64::MAX as u64 + 1 { Some((mag as i64).wrapping_neg()) } else { None }
+    } else {
+        i64::try_from(mag).ok()
+    }
+}
+
+fn go_parse_uint(s: &str) -> Option<u64> {
+    let body = s.strip_prefix('+').unwrap_or(s);
+    parse_radix_prefixed(body)
+}
+
+fn parse_radix_prefixed(body: &str) -> Option<u64> {
+    if body.is_empty() {
+        return None;
+    }
+    let (radix, digits) = if let Some(d) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
+        (16, d)
+    } else if let Some(d) = body.strip_prefix("0o").or_else(|| body.strip_prefix("0O")) {
+        (8, d)
+    } else if let Some(d) = body.strip_prefix("0b").or_else(|| body.strip_prefix("0B")) {
+        (2, d)
+    } else if body.len() > 1 && body.starts_with('0') {
+        (8, &body[1..])
+    } else {
+        (10, body)
+    };
+    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+        return None;
+    }
+    u64::from_str_radix(digits, radix).ok()
+}
+
+/// go-yaml v2's `yamlStyleFloat`: `^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`.
+fn is_yaml_float(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut i = 0;
+    if i < b.len() && (b[i] == b'+' || b[i] == b'-') {
+        i += 1;
+    }
+    let digits = |i: &mut usize| {
+        let start = *i;
+        while *i < b.len() && b[*i].is_ascii_digit() {
+            *i += 1;
+        }
+        *i - start
+    };
+    if i < b.len() && b[i] == b'.' {
+        i += 1;
+        if digits(&mut i) == 0 {
+            return false;
+        }
+    } else {
+        if digits(&mut i) == 0 {
+            return false;
+        }
+        if i < b.len() && b[i] == b'.' {
+            i += 1;
+            digits(&mut i);
+        }
+    }
+    if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
+        i += 1;
+        if i < b.len() && (b[i] == b'+' || b[i] == b'-') {
+            i += 1;
+        }
+        if digits(&mut i) == 0 {
+            return false;
+        }
+    }
+    i == b.len()
+}
+
+// === field paths back to nodes ===
+
+/// One step of a field path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    /// `.name`
+    Field(String),
+    /// `[3]`
+    Index(usize),
+    /// `[key]` (map keys such as annotation names)
+    Key(String),
+}
+
+/// Parses `spec.metrics[0].resource` or `metadata.annotations[a/b]`.
+pub fn parse_path(path: &str) -> Vec<Step> {
+    let mut steps = Vec::new();
+    let mut cur = String::new();
+    let mut chars = path.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '.' => {
+                if !cur.is_empty() {
+                    steps.push(Step::Field(std::mem::take(&mut cur)));
+                }
+            }
+            '[' => {
+                if !cur.is_empty() {
+                    steps.push(Step::Field(std::mem::take(&mut cur)));
+                }
+                let mut inner = String::new();
+                for c in chars.by_ref() {
+                    if c == ']' {
+                        break;
+                    }
+                    inner.push(c);
+                }
+                match inner.parse::<usize>() {
+                    Ok(i) => steps.push(Step::Index(i)),
+                    Err(_) => steps.push(Step::Key(inner)),
+                }
+            }
+            c => cur.push(c),
+        }
+    }
+    if !cur.is_empty() {
+        steps.push(Step::Field(cur));
+    }
+    steps
+}
+
+/// Where a field path lands in a document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Located {
+    /// The span to point at: the value when it exists, else the nearest existing parent's key.
+    pub span: Span,
+    /// The key's span when the path ends at a mapping entry.
+    pub key_span: Option<Span>,
+    /// Whether the whole path exists.
+    pub exact: bool,
+}
+
+/// Maps a field path to the node it names, or to its nearest existing ancestor.
+pub fn locate(root: &Node, path: &str) -> Located {
+    let steps = parse_path(path);
+    let mut node = root;
+    let mut key_span = None;
+    for step in &steps {
+        let next = match (step, &node.kind) {
+            (Step::Field(name) | Step::Key(name), NodeKind::Map(_)) => {
+                node.entry(name).map(|e| (&e.value, Some(e.key.span)))
+            }
+            (Step::Index(i), NodeKind::Seq(items)) => items.get(*i).map(|n| (n, None)),
+            _ => None,
+        };
+        match next {
+            Some((n, k)) => {
+                node = n;
+                key_span = k;
+            }
+            None => {
+                return Located { span: key_span.unwrap_or(node.span), key_span, exact: false };
+            }
+        }
+    }
+    Located { span: node.span, key_span, exact: true }
+}
+
+/// Turns character positions into byte offsets of one source text.
+#[derive(Debug, Clone)]
+pub struct LineIndex {
+    line_starts: Vec<usize>,
+    ascii: bool,
+}
+
+impl LineIndex {
+    /// Indexes `text`.
+    pub fn new(text: &str) -> Self {
+        let mut line_starts = vec![0];
+        for (i, b) in text.bytes().enumerate() {
+            if b == b'\n' {
+                line_starts.push(i + 1);
+            }
+        }
+        LineIndex { line_starts, ascii: text.is_ascii() }
+    }
+
+    /// The byte offset of a mark in `text` (which must be the indexed text).
+    pub fn offset(&self, text: &str, mark: Mark) -> usize {
+        let bom = if text.starts_with('\u{feff}') { 3 } else { 0 };
+        if self.ascii {
+            return (mark.index as usize).min(text.len());
+        }
+        let line = (mark.line as usize).saturating_sub(1);
+        let start = self.line_starts.get(line).copied().unwrap_or(text.len());
+        let start = if line == 0 { start + bom } else { start };
+        let rest = text.get(start..).unwrap_or("");
+        let within: usize = rest.chars().take(mark.col as usize).map(char::len_utf8).sum();
+        (start + within).min(text.len())
+    }
+
+    /// The byte range of a span.
+    pub fn range(&self, text: &str, span: Span) -> std::ops::Range<usize> {
+        let start = self.offset(text, span.start);
+        let end = self.offset(text, span.end).max(start);
+        start..end
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resolves_like_go_yaml_v2() {
+        assert_eq!(resolve_plain("yes"), Scalar::Bool(true));
+        assert_eq!(resolve_plain("off"), Scalar::Bool(false));
+        assert_eq!(resolve_plain("010"), Scalar::Int(8));
+        assert_eq!(resolve_plain("0x1F"), Scalar::Int(31));
+        assert_eq!(resolve_plain("1_000"), Scalar::Int(1000));
+        assert_eq!(resolve_plain("1e3"), Scalar::Float(1000.0));
+        assert_eq!(resolve_plain("0.5"), Scalar::Float(0.5));
+        assert_eq!(resolve_plain("500m"), Scalar::Str("500m".into()));
+        assert_eq!(resolve_plain("1.2.3"), Scalar::Str("1.2.3".into()));
+        assert_eq!(resolve_plain("-1"), Scalar::Int(-1));
+        assert_eq!(resolve_plain("~"), Scalar::Null);
+        assert_eq!(resolve_plain("09"), Scalar::Float(9.0));
+    }
+
+    #[test]
+    fn documents_and_positions() {
+        let text = "a: 1\n---\nkind: X\nspec:\n  metrics:\n  - type: Pods\n    pods: {metric: {name: q}}\n";
+        let p = parse(text);
+        assert!(p.error.is_none());
+        assert_eq!(p.documents.len(), 2);
+        let doc = &p.documents[1];
+        assert_eq!(doc.index, 1);
+        let l = locate(&doc.root, "spec.metrics[0].pods.metric.name");
+        assert!(l.exact);
+        assert_eq!(l.span.start.line, 7);
+        let l = locate(&doc.root, "spec.metrics[0].pods.target.averageValue");
+        assert!(!l.exact);
+        assert_eq!(l.span.start.line, 7);
+        assert_eq!(doc.root.to_json()["spec"]["metrics"][0]["type"], "Pods");
+    }
+
+    #[test]
+    fn duplicate_keys_are_reported() {
+        let p = parse("a: 1\nb: 2\na: 3\n");
+        let d = &p.documents[0];
+        assert_eq!(d.problems.len(), 1);
+        assert_eq!(d.problems[0].span.start.line, 3);
+        assert_eq!(d.root.to_json()["a"], 3);
+    }
+
+    #[test]
+    fn aliases_merges_and_bombs() {
+        let p = parse("base: &b {x: 1, w: 2}\nthing:\n  <<: *b\n  w: 3\n  y: 4\n");
+        let v = p.documents[0].root.to_json();
+        assert_eq!(v["thing"]["x"], 1);
+        assert_eq!(v["thing"]["w"], 3);
+        // YAML 1.1, as kubectl reads it: `y` is the boolean true.
+        assert_eq!(v["thing"]["true"], 4);
+        let mut bomb = String::from("a: &a [x, x, x, x, x, x, x, x, x, x]\n");
+        for i in 0..8 {
+            let prev = if i == 0 { "a".to_string() } else { format!("l{}", i - 1) };
+            bomb.push_str(&format!("l{i}: &l{i} [*{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}]\n"));
+        }
+        let p = parse(&bomb);
+        assert!(p.error.unwrap().message.contains("alias bomb"));
+    }
+
+    #[test]
+    fn syntax_errors_keep_earlier_documents() {
+        let p = parse("a: 1\n---\nb: [\n");
+        assert_eq!(p.documents.len(), 1);
+        let e = p.error.unwrap();
+        assert_eq!(e.document, 1);
+    }
+
+    #[test]
+    fn deep_nesting_is_refused() {
+        let text = format!("{}{}", "[".repeat(2000), "]".repeat(2000));
+        let p = parse(&text);
+        let e = p.error.unwrap();
+        assert!(e.message.contains("nesting") || e.message.contains("recursion limit"), "{}", e.message);
+    }
+
+    #[test]
+    fn byte_offsets_for_non_ascii() {
+        let text = "# é\nname: ü\n";
+        let idx = LineIndex::new(text);
+        let p = parse(text);
+        let n = p.documents[0].root.get("name").unwrap();
+        let r = idx.range(text, n.span);
+        assert_eq!(&text[r], "ü");
+    }
+
+    #[test]
+    fn paths_parse() {
+        assert_eq!(
+            parse_path("metadata.annotations[a.b/c].x[2]"),
+            vec![
+                Step::Field("metadata".into()),
+                Step::Field("annotations".into()),
+                Step::Key("a.b/c".into()),
+                Step::Field("x".into()),
+                Step::Index(2)
+            ]
+        );
+    }
+}

@@ -1,0 +1,336 @@
+//! `hpa-lint validate`: every HPA found, validated as kube-apiserver would on create (or on
+//! update against `--old`), reported kubectl-style or as JSON.
+
+use std::collections::HashMap;
+use std::io::Write;
+
+use hpa_core::admission::{Operation, Options};
+use hpa_core::api::{ApiVersion, DecodeErrorKind};
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::cli::{ClusterArgs, ReportFormat, ValidateArgs};
+use crate::hpa::{self, Checked};
+use crate::input::{self, ObjectRef, SourceFile};
+use crate::source::Span;
+use crate::{ExitStatus, Output};
+
+/// One HPA's result, in the stable JSON schema of `validate -o json`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Entry {
+    /// The file the object is in.
+    pub file: String,
+    /// 0-based index of the YAML document in its file.
+    pub document: usize,
+    /// Index in a `List`'s `items`, when the object came from one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub item: Option<usize>,
+    /// 1-based line where the object starts.
+    pub line: u32,
+    /// 1-based column where the object starts.
+    pub column: u32,
+    /// The object's `apiVersion` (null for an unparsable document).
+    pub api_version: Option<String>,
+    /// The object's `kind` (null for an unparsable document).
+    pub kind: Option<String>,
+    /// The namespace (the default namespace when the object has none).
+    pub namespace: String,
+    /// The name (the generated one with `generateName`).
+    pub name: String,
+    /// CREATE or UPDATE.
+    pub operation: &'static str,
+    /// Whether kube-apiserver would accept it.
+    pub allowed: bool,
+    /// The whole rejection as kube-apiserver renders it (null when allowed).
+    pub message: Option<String>,
+    /// Each error, in kube-apiserver's order, duplicates included.
+    pub errors: Vec<ErrorEntry>,
+    /// Round-trip annotations kube-apiserver ignores (in whole or in part).
+    pub warnings: Vec<String>,
+}
+
+/// One error of an [`Entry`].
+#[derive(Debug, Clone, Serialize)]
+pub struct ErrorEntry {
+    /// `FieldValueInvalid`, ..., or a decoding problem (`UnknownField`, `InvalidValue`,
+    /// `TypeMeta`, `NotAnObject`, `SyntaxError`).
+    #[serde(rename = "type")]
+    pub type_: String,
+    /// The field path (internal, v2-shaped paths for validation errors).
+    pub field: String,
+    /// The offending value (null when not shown).
+    pub value: Value,
+    /// The detail.
+    pub detail: String,
+    /// The whole error as kube-apiserver renders it.
+    pub message: String,
+    /// 1-based line in the file where the field is (or its nearest existing parent).
+    pub line: u32,
+    /// 1-based column.
+    pub column: u32,
+}
+
+/// Runs `validate`.
+pub fn run(args: &ValidateArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> ExitStatus {
+    let gates = match cluster.gates() {
+        Ok(g) => g,
+        Err(e) => return out.usage_error(&e.to_string()),
+    };
+    let opts = Options { gates, apply_defaults: !args.no_defaults, default_namespace: Some("default".into()) };
+    let (origins, mut io_errors) = input::discover(&args.paths, &args.input.exclude);
+    let (files, load_errors) = input::load(&origins);
+    io_errors.extend(load_errors);
+    let (old_origins, old_errors) = input::discover(&args.old, &args.input.exclude);
+    io_errors.extend(old_errors);
+    let (old_files, old_load_errors) = input::load(&old_origins);
+    io_errors.extend(old_load_errors);
+    let old_index = index_old(&old_files);
+
+    let per_file: Vec<(Vec<Entry>, usize)> = {
+        use rayon::prelude::*;
+        files.par_iter().enumerate().map(|(i, f)| validate_file(i, f, &old_index, &opts)).collect()
+    };
+    let mut entries = Vec::new();
+    let mut skipped = 0;
+    for (e, s) in per_file {
+        entries.extend(e);
+        skipped += s;
+    }
+    for e in &io_errors {
+        out.error(&e.to_string());
+    }
+    let rendered = match args.output {
+        ReportFormat::Json => serde_json::to_string_pretty(&entries).map(|s| s + "\n").unwrap_or_default(),
+        ReportFormat::Human => render_human(&entries, skipped),
+    };
+    out.write(&rendered);
+    if !io_errors.is_empty() {
+        ExitStatus::Error
+    } else if entries.iter().any(|e| !e.allowed) {
+        ExitStatus::Findings
+    } else {
+        ExitStatus::Clean
+    }
+}
+
+/// Old objects by (namespace, name).
+fn index_old(files: &[SourceFile]) -> HashMap<(String, String), Value> {
+    let mut map = HashMap::new();
+    for (i, f) in files.iter().enumerate() {
+        for obj in input::objects(i, f) {
+            if obj.is_hpa() {
+                let ns = obj.namespace().unwrap_or("default").to_string();
+                let name = obj.name().unwrap_or_default().to_string();
+                map.insert((ns, name), obj.to_json());
+            }
+        }
+    }
+    map
+}
+
+/// Validates every HPA of one file; returns the entries and the number of other objects.
+pub fn validate_file(
+    index: usize,
+    file: &SourceFile,
+    old: &HashMap<(String, String), Value>,
+    opts: &Options,
+) -> (Vec<Entry>, usize) {
+    let mut entries = Vec::new();
+    if let Some(reason) = &file.unreadable {
+        entries.push(problem_entry(file, 0, 1, 1, "SyntaxError", reason));
+        return (entries, 0);
+    }
+    let mut skipped = 0;
+    for obj in input::objects(index, file) {
+        if obj.is_hpa() {
+            entries.push(validate_object(file, &obj, old, opts));
+        } else {
+            skipped += 1;
+        }
+    }
+    if let Some(e) = &file.parsed.error {
+        let (line, column) = file.line_col(e.mark);
+        entries.push(problem_entry(
+            file,
+            e.document,
+            line,
+            column,
+            "SyntaxError",
+            &format!("invalid YAML: {}", e.message),
+        ));
+    }
+    (entries, skipped)
+}
+
+fn problem_entry(file: &SourceFile, document: usize, line: u32, column: u32, type_: &str, message: &str) -> Entry {
+    Entry {
+        file: file.name.clone(),
+        document,
+        item: None,
+        line,
+        column,
+        api_version: None,
+        kind: None,
+        namespace: String::new(),
+        name: String::new(),
+        operation: "CREATE",
+        allowed: false,
+        message: Some(message.to_string()),
+        errors: vec![ErrorEntry {
+            type_: type_.into(),
+            field: String::new(),
+            value: Value::Null,
+            detail: message.to_string(),
+            message: message.to_string(),
+            line,
+            column,
+        }],
+        warnings: Vec::new(),
+    }
+}
+
+/// Validates one HPA object.
+pub fn validate_object(
+    file: &SourceFile,
+    obj: &ObjectRef<'_>,
+    old: &HashMap<(String, String), Value>,
+    opts: &Options,
+) -> Entry {
+    let value = obj.to_json();
+    let (line, column) = file.line_col(obj.node.span.start);
+    let ns = obj.namespace().map_or_else(|| opts.default_namespace.clone().unwrap_or_default(), String::from);
+    let key = (ns.clone(), obj.name().unwrap_or_default().to_string());
+    let mut checked = hpa::check(&value, old.get(&key), opts);
+    let duplicates = hpa::duplicate_key_errors(file, obj);
+    if !duplicates.is_empty() {
+        let version = obj.api_version().and_then(ApiVersion::parse);
+        let mut errors: Vec<_> = duplicates.iter().map(|(e, _)| e.clone()).collect();
+        if let Checked::Undecodable { errors: more, .. } = &checked {
+            errors.extend(more.iter().cloned());
+        }
+        checked = Checked::Undecodable { version, errors };
+    }
+    let version = obj.api_version().and_then(ApiVersion::parse);
+    let position = |path: &str| -> (u32, u32) {
+        let l = hpa::locate(obj.node, version, path);
+        file.line_col(l.span.start)
+    };
+    let mut entry = Entry {
+        file: file.name.clone(),
+        document: obj.document,
+        item: obj.item,
+        line,
+        column,
+        api_version: obj.api_version().map(String::from),
+        kind: obj.kind().map(String::from),
+        namespace: ns,
+        name: obj.name().unwrap_or_default().to_string(),
+        operation: "CREATE",
+        allowed: checked.allowed(),
+        message: checked.message(),
+        errors: Vec::new(),
+        warnings: Vec::new(),
+    };
+    match &checked {
+        Checked::Admitted { outcome, operation, .. } => {
+            entry.operation = if *operation == Operation::Update { "UPDATE" } else { "CREATE" };
+            entry.name.clone_from(&outcome.object.metadata.name);
+            entry.namespace.clone_from(&outcome.object.metadata.namespace);
+            for e in &outcome.errors {
+                let (line, column) = position(&e.field);
+                entry.errors.push(ErrorEntry {
+                    type_: e.kind.reason().to_string(),
+                    field: e.field.clone(),
+                    value: e.value.to_json(),
+                    detail: e.detail.clone(),
+                    message: e.to_string(),
+                    line,
+                    column,
+                });
+            }
+            entry.warnings = outcome.annotation_problems.iter().map(|p| p.message.clone()).collect();
+        }
+        Checked::Undecodable { errors, .. } => {
+            for (i, e) in errors.iter().enumerate() {
+                let (line, column) = match duplicates.get(i) {
+                    Some((_, span)) => span_pos(file, *span),
+                    None => {
+                        let l = crate::source::locate(obj.node, &e.path);
+                        let span =
+                            if e.kind == DecodeErrorKind::UnknownField { l.key_span.unwrap_or(l.span) } else { l.span };
+                        span_pos(file, span)
+                    }
+                };
+                entry.errors.push(ErrorEntry {
+                    type_: e.kind.as_str().to_string(),
+                    field: e.path.clone(),
+                    value: Value::Null,
+                    detail: e.message.clone(),
+                    message: e.to_string(),
+                    line,
+                    column,
+                });
+            }
+        }
+        Checked::Unconvertible { message, .. } => {
+            entry.errors.push(ErrorEntry {
+                type_: "ConversionError".into(),
+                field: String::new(),
+                value: Value::Null,
+                detail: message.clone(),
+                message: message.clone(),
+                line,
+                column,
+            });
+        }
+    }
+    entry
+}
+
+fn span_pos(file: &SourceFile, span: Span) -> (u32, u32) {
+    file.line_col(span.start)
+}
+
+/// kubectl-style text.
+pub fn render_human(entries: &[Entry], skipped: usize) -> String {
+    let mut s = String::new();
+    let mut valid = 0;
+    let mut invalid = 0;
+    for e in entries {
+        let what = match (&e.kind, &e.api_version) {
+            (Some(k), Some(v)) => format!("{k} {:?} (namespace {}, {v})", e.name, e.namespace),
+            _ => "document".to_string(),
+        };
+        if e.allowed {
+            valid += 1;
+            s.push_str(&format!("{}:{}:{}: ok: {what}\n", e.file, e.line, e.column));
+        } else {
+            invalid += 1;
+            s.push_str(&format!("{}:{}:{}: error: {what} would be rejected\n", e.file, e.line, e.column));
+            for err in &e.errors {
+                s.push_str(&format!("  {}:{}:{}: {}\n", e.file, err.line, err.column, err.message));
+            }
+            if let Some(m) = &e.message
+                && e.kind.is_some()
+            {
+                s.push_str(&format!("  kube-apiserver: {m}\n"));
+            }
+        }
+        for w in &e.warnings {
+            s.push_str(&format!("  warning: {w}\n"));
+        }
+    }
+    let noun = if valid + invalid == 1 { "HorizontalPodAutoscaler" } else { "HorizontalPodAutoscalers" };
+    s.push_str(&format!(
+        "{} {noun}: {valid} valid, {invalid} invalid; {skipped} other object{} skipped\n",
+        valid + invalid,
+        if skipped == 1 { "" } else { "s" }
+    ));
+    s
+}
+
+/// Writes to a `Write`, ignoring errors (a closed pipe is not worth a panic).
+pub fn write_all(w: &mut dyn Write, s: &str) {
+    let _ = w.write_all(s.as_bytes());
+}
