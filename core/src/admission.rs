@@ -93,6 +93,16 @@ pub fn admit(
     operation: Operation,
     opts: &Options,
 ) -> Result<Outcome, AdmitError> {
+    admit_owned(object.clone(), old.cloned(), operation, opts)
+}
+
+/// [`admit`], consuming the objects (saves a copy).
+pub fn admit_owned(
+    object: VersionedHpa,
+    old: Option<VersionedHpa>,
+    operation: Operation,
+    opts: &Options,
+) -> Result<Outcome, AdmitError> {
     let (mut new, problems) = prepare_input(object, opts)?;
     match operation {
         Operation::Create => {
@@ -112,14 +122,13 @@ pub fn admit(
 
 /// Steps 1–3: defaulting in the object's version, conversion, namespace from the request.
 fn prepare_input(
-    object: &VersionedHpa,
+    mut obj: VersionedHpa,
     opts: &Options,
 ) -> Result<(v2::HorizontalPodAutoscaler, Vec<AnnotationProblem>), ConvertError> {
-    let mut obj = object.clone();
     if opts.apply_defaults {
         crate::defaults::default_versioned(&mut obj);
     }
-    let conv = convert::to_internal(&obj)?;
+    let conv = convert::into_internal(obj)?;
     let mut internal = conv.object;
     if internal.metadata.namespace.is_empty()
         && let Some(ns) = &opts.default_namespace

@@ -11,7 +11,7 @@ use crate::{ExitStatus, Output};
 /// Runs `default`.
 pub fn run(args: &DefaultArgs, out: &mut Output<'_>) -> ExitStatus {
     let (origins, mut errors) = input::discover(&args.paths, &args.input.exclude);
-    let (files, load_errors) = input::load(&origins);
+    let (files, load_errors) = input::load(&origins, out);
     errors.extend(load_errors);
     let mut status = ExitStatus::Clean;
     let mut objects: Vec<Value> = Vec::new();

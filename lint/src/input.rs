@@ -1,7 +1,6 @@
 //! Finding, reading and parsing input files: paths, directories (recursively, honoring
 //! `.gitignore`), `-` for standard input; multi-document YAML, JSON, and `kind: List`.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
@@ -135,8 +134,18 @@ fn build_excludes(patterns: &[String]) -> Result<GlobSet, InputError> {
 }
 
 /// Reads and parses every input in parallel; the order of the result is the order of `origins`.
-pub fn load(origins: &[Origin]) -> (Vec<SourceFile>, Vec<InputError>) {
-    let results: Vec<Result<SourceFile, InputError>> = origins.par_iter().map(load_one).collect();
+/// Standard input is read from `out` first, once.
+pub fn load(origins: &[Origin], out: &mut crate::Output<'_>) -> (Vec<SourceFile>, Vec<InputError>) {
+    let stdin = if origins.contains(&Origin::Stdin) {
+        match out.read_stdin() {
+            Ok(b) => Some(b),
+            Err(e) => return (Vec::new(), vec![InputError::Io { path: "<stdin>".into(), message: e.to_string() }]),
+        }
+    } else {
+        None
+    };
+    let results: Vec<Result<SourceFile, InputError>> =
+        origins.par_iter().map(|o| load_one(o, stdin.as_deref())).collect();
     let mut files = Vec::with_capacity(results.len());
     let mut errors = Vec::new();
     for r in results {
@@ -148,15 +157,9 @@ pub fn load(origins: &[Origin]) -> (Vec<SourceFile>, Vec<InputError>) {
     (files, errors)
 }
 
-fn load_one(origin: &Origin) -> Result<SourceFile, InputError> {
+fn load_one(origin: &Origin, stdin: Option<&[u8]>) -> Result<SourceFile, InputError> {
     let (name, bytes) = match origin {
-        Origin::Stdin => {
-            let mut buf = Vec::new();
-            std::io::stdin()
-                .read_to_end(&mut buf)
-                .map_err(|e| InputError::Io { path: "<stdin>".into(), message: e.to_string() })?;
-            ("<stdin>".to_string(), buf)
-        }
+        Origin::Stdin => ("<stdin>".to_string(), stdin.unwrap_or_default().to_vec()),
         Origin::File(p) => {
             let name = p.display().to_string();
             let bytes = std::fs::read(p).map_err(|e| InputError::Io { path: name.clone(), message: e.to_string() })?;

@@ -35,8 +35,11 @@ impl ExitStatus {
     }
 }
 
-/// Where a run writes: results to `stdout`, diagnostics about the run to `stderr`.
+/// Where a run reads standard input from and writes: results to `stdout`, diagnostics about
+/// the run to `stderr`.
 pub struct Output<'a> {
+    /// Standard input (read when a path is `-`).
+    pub stdin: &'a mut dyn std::io::Read,
     /// Results.
     pub stdout: &'a mut dyn Write,
     /// Errors and warnings about the run itself.
@@ -52,6 +55,13 @@ impl Output<'_> {
     /// Reports an error about the run.
     pub fn error(&mut self, s: &str) {
         let _ = writeln!(self.stderr, "hpa-lint: error: {s}");
+    }
+
+    /// Reads all of standard input (once; later calls get an empty buffer).
+    pub fn read_stdin(&mut self) -> std::io::Result<Vec<u8>> {
+        let mut buf = Vec::new();
+        self.stdin.read_to_end(&mut buf)?;
+        Ok(buf)
     }
 
     /// Reports a usage error and returns the matching status.

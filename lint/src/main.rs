@@ -6,9 +6,8 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     let args = hpa_lint::cli::Args::parse();
-    let stdout = std::io::stdout();
-    let stderr = std::io::stderr();
-    let (mut so, mut se) = (stdout.lock(), stderr.lock());
-    let mut out = hpa_lint::Output { stdout: &mut so, stderr: &mut se };
+    let (stdin, stdout, stderr) = (std::io::stdin(), std::io::stdout(), std::io::stderr());
+    let (mut si, mut so, mut se) = (stdin.lock(), stdout.lock(), stderr.lock());
+    let mut out = hpa_lint::Output { stdin: &mut si, stdout: &mut so, stderr: &mut se };
     ExitCode::from(hpa_lint::run(args, &mut out).code())
 }

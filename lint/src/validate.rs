@@ -79,11 +79,11 @@ pub fn run(args: &ValidateArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> 
     };
     let opts = Options { gates, apply_defaults: !args.no_defaults, default_namespace: Some("default".into()) };
     let (origins, mut io_errors) = input::discover(&args.paths, &args.input.exclude);
-    let (files, load_errors) = input::load(&origins);
+    let (files, load_errors) = input::load(&origins, out);
     io_errors.extend(load_errors);
     let (old_origins, old_errors) = input::discover(&args.old, &args.input.exclude);
     io_errors.extend(old_errors);
-    let (old_files, old_load_errors) = input::load(&old_origins);
+    let (old_files, old_load_errors) = input::load(&old_origins, out);
     io_errors.extend(old_load_errors);
     let old_index = index_old(&old_files);
 
@@ -295,38 +295,50 @@ fn span_pos(file: &SourceFile, span: Span) -> (u32, u32) {
 /// kubectl-style text.
 pub fn render_human(entries: &[Entry], skipped: usize) -> String {
     let mut s = String::new();
-    let mut valid = 0;
-    let mut invalid = 0;
+    let (mut valid, mut invalid, mut unparsable) = (0, 0, 0);
     for e in entries {
         let what = match (&e.kind, &e.api_version) {
             (Some(k), Some(v)) => format!("{k} {:?} (namespace {}, {v})", e.name, e.namespace),
+            (Some(k), None) => format!("{k} {:?} (no apiVersion)", e.name),
             _ => "document".to_string(),
         };
         if e.allowed {
             valid += 1;
             s.push_str(&format!("{}:{}:{}: ok: {what}\n", e.file, e.line, e.column));
-        } else {
-            invalid += 1;
-            s.push_str(&format!("{}:{}:{}: error: {what} would be rejected\n", e.file, e.line, e.column));
+            for w in &e.warnings {
+                s.push_str(&format!("  warning: {w}\n"));
+            }
+            continue;
+        }
+        if e.kind.is_none() {
+            unparsable += 1;
             for err in &e.errors {
-                s.push_str(&format!("  {}:{}:{}: {}\n", e.file, err.line, err.column, err.message));
+                s.push_str(&format!("{}:{}:{}: error: {}\n", e.file, err.line, err.column, err.message));
             }
-            if let Some(m) = &e.message
-                && e.kind.is_some()
-            {
-                s.push_str(&format!("  kube-apiserver: {m}\n"));
-            }
+            continue;
+        }
+        invalid += 1;
+        s.push_str(&format!("{}:{}:{}: error: {what} would be rejected\n", e.file, e.line, e.column));
+        for err in &e.errors {
+            s.push_str(&format!("  {}:{}:{}: {}\n", e.file, err.line, err.column, err.message));
+        }
+        if let Some(m) = &e.message {
+            s.push_str(&format!("  kube-apiserver: {m}\n"));
         }
         for w in &e.warnings {
             s.push_str(&format!("  warning: {w}\n"));
         }
     }
-    let noun = if valid + invalid == 1 { "HorizontalPodAutoscaler" } else { "HorizontalPodAutoscalers" };
+    let plural = |n: usize, one: &str, many: &str| if n == 1 { one.to_string() } else { many.to_string() };
     s.push_str(&format!(
-        "{} {noun}: {valid} valid, {invalid} invalid; {skipped} other object{} skipped\n",
+        "{} {}: {valid} valid, {invalid} invalid",
         valid + invalid,
-        if skipped == 1 { "" } else { "s" }
+        plural(valid + invalid, "HorizontalPodAutoscaler", "HorizontalPodAutoscalers")
     ));
+    if unparsable > 0 {
+        s.push_str(&format!("; {unparsable} unreadable {}", plural(unparsable, "document", "documents")));
+    }
+    s.push_str(&format!("; {skipped} other {} skipped\n", plural(skipped, "object", "objects")));
     s
 }
 

@@ -1,3 +1,4 @@
 //! The single integration-test binary of the workspace (one binary links once).
 
 mod conformance;
+mod lint_cli;

@@ -7,6 +7,7 @@
 pub mod de;
 pub mod meta;
 pub mod quantity;
+pub mod strict;
 pub mod time;
 pub mod v1;
 pub mod v2;
@@ -257,7 +258,7 @@ fn type_meta_error(path: &str, message: &str) -> DecodeError {
 pub fn decode_as<T: DeserializeOwned>(value: &Value) -> Result<T, Vec<DecodeError>> {
     let mut unknown = Vec::new();
     let result: Result<T, serde_json::Error> =
-        serde_ignored::deserialize(value, |path| unknown.push(render_ignored_path(&path)));
+        serde_ignored::deserialize(strict::Strict(value), |path| unknown.push(render_ignored_path(&path)));
     match result {
         Ok(v) if unknown.is_empty() => Ok(v),
         Ok(_) => Err(unknown
@@ -265,7 +266,7 @@ pub fn decode_as<T: DeserializeOwned>(value: &Value) -> Result<T, Vec<DecodeErro
             .map(|path| DecodeError { kind: DecodeErrorKind::UnknownField, path, message: "unknown field".into() })
             .collect()),
         Err(first) => {
-            let (path, message) = match serde_path_to_error::deserialize::<_, T>(value) {
+            let (path, message) = match serde_path_to_error::deserialize::<_, T>(strict::Strict(value)) {
                 Err(e) => (render_error_path(e.path()), e.into_inner().to_string()),
                 Ok(_) => (String::new(), first.to_string()),
             };

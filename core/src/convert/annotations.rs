@@ -74,7 +74,8 @@ pub fn decode_lenient<T: DeserializeOwned + Default>(
     }
     let folded = fold_keys(value, vocabulary);
     let mut unknown = Vec::new();
-    let result: Result<T, _> = serde_ignored::deserialize(&folded, |p| unknown.push(p.to_string()));
+    let result: Result<T, _> =
+        serde_ignored::deserialize(crate::api::strict::Strict(&folded), |p| unknown.push(p.to_string()));
     match result {
         Ok(v) => {
             for path in unknown {
@@ -89,7 +90,7 @@ pub fn decode_lenient<T: DeserializeOwned + Default>(
             Some(v)
         }
         Err(e) => {
-            let where_ = match serde_path_to_error::deserialize::<_, T>(&folded) {
+            let where_ = match serde_path_to_error::deserialize::<_, T>(crate::api::strict::Strict(&folded)) {
                 Err(pe) if !pe.path().to_string().is_empty() && pe.path().to_string() != "." => {
                     format!(" at {}", pe.path())
                 }

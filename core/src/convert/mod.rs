@@ -45,17 +45,21 @@ pub enum ConvertError {
 
 /// Converts any version to the internal form.
 pub fn to_internal(obj: &VersionedHpa) -> Result<Conversion<v2::HorizontalPodAutoscaler>, ConvertError> {
+    into_internal(obj.clone())
+}
+
+/// Converts any version to the internal form, consuming it (no copy for autoscaling/v2).
+pub fn into_internal(obj: VersionedHpa) -> Result<Conversion<v2::HorizontalPodAutoscaler>, ConvertError> {
     Ok(match obj {
-        VersionedHpa::V2(h) => {
-            let mut h = h.clone();
+        VersionedHpa::V2(mut h) => {
             annotations::drop_round_trip(&mut h.metadata.annotations);
             h.api_version = v2::API_VERSION.into();
             h.kind = crate::api::KIND.into();
             Conversion { object: h, annotation_problems: Vec::new(), lossy: Vec::new() }
         }
-        VersionedHpa::V1(h) => v1::to_internal(h),
-        VersionedHpa::V2beta2(h) => v2beta2::to_internal(h)?,
-        VersionedHpa::V2beta1(h) => v2beta1::to_internal(h),
+        VersionedHpa::V1(h) => v1::to_internal(&h),
+        VersionedHpa::V2beta2(h) => v2beta2::to_internal(&h)?,
+        VersionedHpa::V2beta1(h) => v2beta1::to_internal(&h),
     })
 }
 

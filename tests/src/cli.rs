@@ -1,0 +1,35 @@
+//! Running `hpa-lint` in-process, as its `main` would, with captured output.
+
+use clap::Parser;
+
+/// What a run printed and how it ended.
+#[derive(Debug, Clone)]
+pub struct Run {
+    /// Exit status.
+    pub code: u8,
+    /// Standard output.
+    pub stdout: String,
+    /// Standard error.
+    pub stderr: String,
+}
+
+impl Run {
+    /// Standard output parsed as JSON.
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}", self.stdout))
+    }
+}
+
+/// Runs `hpa-lint ARGS...` with `stdin` as standard input.
+pub fn hpa_lint(args: &[&str], stdin: &str) -> Run {
+    let parsed = hpa_lint::cli::Args::try_parse_from(std::iter::once("hpa-lint").chain(args.iter().copied()));
+    let args = match parsed {
+        Ok(a) => a,
+        Err(e) => return Run { code: 2, stdout: String::new(), stderr: e.to_string() },
+    };
+    let mut input = stdin.as_bytes();
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let mut io = hpa_lint::Output { stdin: &mut input, stdout: &mut out, stderr: &mut err };
+    let code = hpa_lint::run(args, &mut io).code();
+    Run { code, stdout: String::from_utf8_lossy(&out).into_owned(), stderr: String::from_utf8_lossy(&err).into_owned() }
+}

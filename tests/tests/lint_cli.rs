@@ -1,0 +1,212 @@
+//! `hpa-lint validate` and `default` on good, bad and hostile input.
+
+use std::fs;
+
+use hpa_tests::cli::hpa_lint;
+use serde_json::Value;
+
+const VALID: &str = "apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: web
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  maxReplicas: 5
+";
+
+fn write(dir: &tempfile::TempDir, name: &str, content: impl AsRef<[u8]>) -> String {
+    let path = dir.path().join(name);
+    fs::write(&path, content).unwrap();
+    path.display().to_string()
+}
+
+fn entries(run: &hpa_tests::cli::Run) -> Vec<Value> {
+    run.json().as_array().unwrap().clone()
+}
+
+#[test]
+fn valid_object_exits_zero() {
+    let run = hpa_lint(&["validate", "-o", "json", "-"], VALID);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let e = &entries(&run)[0];
+    assert_eq!(e["allowed"], true);
+    assert_eq!(e["namespace"], "default");
+    assert_eq!(e["document"], 0);
+    assert_eq!(e["file"], "<stdin>");
+}
+
+#[test]
+fn invalid_object_reports_errors_with_positions() {
+    let text = VALID.replace("maxReplicas: 5", "minReplicas: 3\n  maxReplicas: 2");
+    let run = hpa_lint(&["validate", "-o", "json", "-"], &text);
+    assert_eq!(run.code, 1);
+    let e = &entries(&run)[0];
+    assert_eq!(e["allowed"], false);
+    assert_eq!(
+        e["message"],
+        "HorizontalPodAutoscaler.autoscaling \"web\" is invalid: spec.maxReplicas: Invalid value: 2: must be greater than or equal to `minReplicas`"
+    );
+    let err = &e["errors"][0];
+    assert_eq!(err["type"], "FieldValueInvalid");
+    assert_eq!(err["field"], "spec.maxReplicas");
+    assert_eq!(err["value"], 2);
+    assert_eq!((err["line"].as_u64(), err["column"].as_u64()), (Some(8), Some(16)));
+}
+
+#[test]
+fn wrong_types_and_unknown_fields_are_decode_errors() {
+    let text = VALID.replace("maxReplicas: 5", "maxReplicas: \"ten\"\n  miniReplicas: 1");
+    let run = hpa_lint(&["validate", "-o", "json", "-"], &text);
+    assert_eq!(run.code, 1);
+    let e = &entries(&run)[0];
+    assert_eq!(e["errors"][0]["type"], "InvalidValue");
+    assert_eq!(e["errors"][0]["field"], "spec.maxReplicas");
+    assert_eq!(e["errors"][0]["line"], 7);
+    // Like kube-apiserver, a type error stops decoding; unknown fields are reported alone.
+    let run = hpa_lint(
+        &["validate", "-o", "json", "-"],
+        &VALID.replace("maxReplicas: 5", "maxReplicas: 5\n  miniReplicas: 1"),
+    );
+    let u = &entries(&run)[0]["errors"][0];
+    assert_eq!(u["type"], "UnknownField");
+    assert_eq!(u["field"], "spec.miniReplicas");
+    assert_eq!((u["line"].as_u64(), u["column"].as_u64()), (Some(8), Some(3)));
+    let msg = entries(&hpa_lint(&["validate", "-o", "json", "-"], &text))[0]["message"].as_str().unwrap().to_string();
+    assert!(
+        msg.starts_with("HorizontalPodAutoscaler in version \"v2\" cannot be handled as a HorizontalPodAutoscaler: "),
+        "{msg}"
+    );
+}
+
+#[test]
+fn an_array_where_an_object_is_expected() {
+    let text = VALID.replace("  maxReplicas: 5\n", "  maxReplicas: 5\n  behavior: [1, 2]\n");
+    let run = hpa_lint(&["validate", "-o", "json", "-"], &text);
+    let e = &entries(&run)[0];
+    assert_eq!(e["errors"][0]["field"], "spec.behavior");
+    assert!(e["errors"][0]["message"].as_str().unwrap().contains("invalid type: array"), "{e}");
+}
+
+#[test]
+fn bad_files_do_not_stop_the_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = write(&dir, "a-good.yaml", VALID);
+    let broken = write(
+        &dir,
+        "b-broken.yaml",
+        "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nspec: {maxReplicas: [\n",
+    );
+    let binary = write(&dir, "c-binary.yaml", [0u8, 159, 146, 150]);
+    let empty = write(&dir, "d-empty.yaml", "");
+    let tabs = write(&dir, "e-tabs.yaml", "kind: HorizontalPodAutoscaler\nspec:\n\tmaxReplicas: 1\n");
+    let missing = dir.path().join("missing.yaml").display().to_string();
+    let run = hpa_lint(&["validate", "-o", "json", &good, &broken, &binary, &empty, &tabs, &missing], "");
+    assert_eq!(run.code, 2, "an unreadable path is an I/O error");
+    assert!(run.stderr.contains("missing.yaml"), "{}", run.stderr);
+    let e = entries(&run);
+    assert_eq!(e[0]["allowed"], true);
+    assert_eq!(e[1]["errors"][0]["type"], "SyntaxError");
+    assert_eq!(e[1]["line"], 4);
+    assert!(e[2]["message"].as_str().unwrap().contains("binary content"));
+    assert_eq!(e[3]["errors"][0]["type"], "SyntaxError");
+    assert_eq!(e[3]["line"], 3);
+    assert_eq!(e.len(), 4, "the empty file holds no object");
+}
+
+#[test]
+fn duplicate_keys_alias_bombs_and_deep_nesting() {
+    let dup = format!("{VALID}  maxReplicas: 6\n");
+    let run = hpa_lint(&["validate", "-o", "json", "-"], &dup);
+    let e = &entries(&run)[0];
+    assert_eq!(e["allowed"], false);
+    assert!(e["errors"][0]["message"].as_str().unwrap().contains("duplicate field"), "{e}");
+    assert_eq!(e["errors"][0]["line"], 8);
+
+    let mut bomb = String::from(
+        "kind: HorizontalPodAutoscaler\napiVersion: autoscaling/v2\na: &a [x, x, x, x, x, x, x, x, x, x]\n",
+    );
+    for i in 0..9 {
+        let prev = if i == 0 { "a".to_string() } else { format!("l{}", i - 1) };
+        bomb.push_str(&format!(
+            "l{i}: &l{i} [*{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}]\n"
+        ));
+    }
+    let started = std::time::Instant::now();
+    let run = hpa_lint(&["validate", "-o", "json", "-"], &bomb);
+    assert!(started.elapsed().as_secs() < 10, "alias expansion must be bounded");
+    let e = &entries(&run)[0];
+    assert!(e["message"].as_str().unwrap().contains("alias bomb"), "{e}");
+
+    let deep = format!("a: {}{}\n", "[".repeat(5000), "]".repeat(5000));
+    let run = hpa_lint(&["validate", "-o", "json", "-"], &deep);
+    assert_eq!(run.code, 1);
+    assert_eq!(entries(&run)[0]["errors"][0]["type"], "SyntaxError");
+}
+
+#[test]
+fn a_50_mb_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let huge = "x".repeat(50 * 1024 * 1024);
+    let text = format!(
+        "{VALID}---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: big\n  annotations:\n    note: {huge}\nspec:\n  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  maxReplicas: 5\n"
+    );
+    let path = write(&dir, "big.yaml", text);
+    let run = hpa_lint(&["validate", "-o", "json", &path], "");
+    assert_eq!(run.code, 1);
+    let e = entries(&run);
+    assert_eq!(e[0]["allowed"], true);
+    assert_eq!(e[1]["errors"][0]["message"], "metadata.annotations: Too long: may not be more than 262144 bytes");
+    assert_eq!(e[1]["errors"][0]["line"], 14);
+}
+
+#[test]
+fn lists_and_multiple_documents() {
+    let text =
+        format!("apiVersion: v1\nkind: List\nitems:\n- {}\n---\n{VALID}", VALID.trim_end().replace('\n', "\n  "));
+    let run = hpa_lint(&["validate", "-o", "json", "-"], &text);
+    let e = entries(&run);
+    assert_eq!(e.len(), 2);
+    assert_eq!((e[0]["document"].as_u64(), e[0]["item"].as_u64()), (Some(0), Some(0)));
+    assert_eq!(e[1]["document"], 1);
+}
+
+#[test]
+fn update_semantics_with_old() {
+    let dir = tempfile::tempdir().unwrap();
+    let old = write(&dir, "old.yaml", VALID.replace("name: web\n", "name: web\n  resourceVersion: \"3\"\n").replace("maxReplicas: 5", "minReplicas: 0\n  maxReplicas: 5\n  metrics:\n  - type: External\n    external: {metric: {name: q}, target: {type: Value, value: 1}}"));
+    let new = write(&dir, "new.yaml", fs::read_to_string(&old).unwrap().replace("maxReplicas: 5", "maxReplicas: 6"));
+    let gates = ["--kubernetes-version", "1.36"];
+    let create = hpa_lint(&[&["validate", "-o", "json"], &gates[..], &[new.as_str()]].concat(), "");
+    assert_eq!(create.code, 1, "minReplicas 0 needs HPAScaleToZero on create");
+    let update = hpa_lint(&[&["validate", "-o", "json", "--old", &old], &gates[..], &[new.as_str()]].concat(), "");
+    assert_eq!(update.code, 0, "{}", update.stdout);
+    assert_eq!(entries(&update)[0]["operation"], "UPDATE");
+}
+
+#[test]
+fn feature_gates_and_versions() {
+    let text = VALID.replace("maxReplicas: 5", "minReplicas: 0\n  maxReplicas: 5\n  metrics:\n  - type: External\n    external: {metric: {name: q}, target: {type: Value, value: 1}}");
+    assert_eq!(hpa_lint(&["validate", "--kubernetes-version", "1.36", "-"], &text).code, 1);
+    assert_eq!(hpa_lint(&["validate", "--kubernetes-version", "1.37", "-"], &text).code, 0);
+    assert_eq!(
+        hpa_lint(&["validate", "--kubernetes-version", "1.36", "--feature-gates", "HPAScaleToZero=true", "-"], &text)
+            .code,
+        0
+    );
+    let bad = hpa_lint(&["validate", "--feature-gates", "HPAConfigurableTolerance=false", "-"], &text);
+    assert_eq!(bad.code, 2);
+    assert!(bad.stderr.contains("locked"), "{}", bad.stderr);
+    assert_eq!(hpa_lint(&["validate", "--kubernetes-version", "1.20", "-"], &text).code, 2);
+}
+
+#[test]
+fn default_prints_objects_in_their_own_version() {
+    let run = hpa_lint(&["default", "-o", "json", "-"], VALID);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let v = run.json();
+    assert_eq!(v["spec"]["minReplicas"], 1);
+    assert_eq!(v["spec"]["metrics"][0]["resource"]["target"]["averageUtilization"], 80);
+    assert!(v.get("status").is_none());
+    let yaml = hpa_lint(&["default", "-"], VALID);
+    assert!(yaml.stdout.contains("minReplicas: 1\n"), "{}", yaml.stdout);
+}
