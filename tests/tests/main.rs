@@ -2,3 +2,4 @@
 
 mod conformance;
 mod lint_cli;
+mod realworld;
