@@ -1,0 +1,1 @@
+//! `hpa-webhook`: a mutating and validating admission webhook for HorizontalPodAutoscalers.

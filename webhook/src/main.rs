@@ -1,0 +1,3 @@
+//! The `hpa-webhook` binary.
+
+fn main() {}
