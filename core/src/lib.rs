@@ -18,4 +18,5 @@ pub mod evaluator;
 pub mod features;
 pub mod field;
 pub mod go;
+pub mod rules;
 pub mod validation;
