@@ -14,6 +14,7 @@ pub mod admission;
 pub mod api;
 pub mod convert;
 pub mod defaults;
+pub mod effective;
 pub mod evaluator;
 pub mod features;
 pub mod field;

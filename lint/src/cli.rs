@@ -37,6 +37,8 @@ pub enum Command {
     Validate(ValidateArgs),
     /// Print HPAs after kube-apiserver's defaulting, in their own version.
     Default(DefaultArgs),
+    /// Convert HPAs to another autoscaling version, as kube-apiserver converts them.
+    Convert(ConvertArgs),
 }
 
 /// Options shared by every command that reads manifests.
@@ -107,6 +109,26 @@ pub struct DefaultArgs {
     /// Files and directories (`-` reads standard input).
     #[arg(value_name = "PATH", required = true)]
     pub paths: Vec<String>,
+
+    /// Output format.
+    #[arg(short = 'o', long = "output", value_enum, default_value_t = ObjectFormat::Yaml)]
+    pub output: ObjectFormat,
+
+    /// Input options.
+    #[command(flatten)]
+    pub input: InputArgs,
+}
+
+/// `hpa-lint convert`.
+#[derive(Debug, ClapArgs)]
+pub struct ConvertArgs {
+    /// Files and directories (`-` reads standard input).
+    #[arg(value_name = "PATH", required = true)]
+    pub paths: Vec<String>,
+
+    /// The target version: autoscaling/v2, autoscaling/v1, autoscaling/v2beta2 or autoscaling/v2beta1.
+    #[arg(long, value_name = "API_VERSION", default_value = "autoscaling/v2")]
+    pub to: String,
 
     /// Output format.
     #[arg(short = 'o', long = "output", value_enum, default_value_t = ObjectFormat::Yaml)]

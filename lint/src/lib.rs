@@ -4,6 +4,7 @@
 //! renders.
 
 pub mod cli;
+pub mod convert_cmd;
 pub mod default_cmd;
 pub mod hpa;
 pub mod input;
@@ -57,6 +58,11 @@ impl Output<'_> {
         let _ = writeln!(self.stderr, "hpa-lint: error: {s}");
     }
 
+    /// Reports a warning about the run.
+    pub fn warning(&mut self, s: &str) {
+        let _ = writeln!(self.stderr, "hpa-lint: warning: {s}");
+    }
+
     /// Reads all of standard input (once; later calls get an empty buffer).
     pub fn read_stdin(&mut self) -> std::io::Result<Vec<u8>> {
         let mut buf = Vec::new();
@@ -76,6 +82,7 @@ pub fn run(args: cli::Args, out: &mut Output<'_>) -> ExitStatus {
     match &args.command {
         Some(cli::Command::Validate(v)) => validate::run(v, &args.cluster, out),
         Some(cli::Command::Default(d)) => default_cmd::run(d, out),
+        Some(cli::Command::Convert(c)) => convert_cmd::run(c, out),
         None => {
             if args.paths.is_empty() {
                 return out.usage_error(

@@ -84,23 +84,78 @@ pub fn from_internal(hpa: &v2::HorizontalPodAutoscaler, to: ApiVersion) -> Versi
 pub fn convert(obj: &VersionedHpa, to: ApiVersion) -> Result<Conversion<VersionedHpa>, ConvertError> {
     let internal = to_internal(obj)?;
     let out = from_internal(&internal.object, to);
-    let mut lossy = Vec::new();
-    if to != ApiVersion::V2 {
-        // What comes back from the target version is what it could hold.
-        if let Ok(back) = to_internal(&out) {
-            let (a, b) = (&internal.object, &back.object);
-            if a.spec != b.spec || a.status != b.status {
-                let before = serde_json::to_value(a).unwrap_or(Value::Null);
-                let after = serde_json::to_value(b).unwrap_or(Value::Null);
-                let mut diffs = Vec::new();
-                json_diff(&before, &after, String::new(), &mut diffs);
-                for path in diffs.into_iter().filter(|p| !p.starts_with("metadata")) {
-                    lossy.push(format!("{path}: not preserved by {to} (it comes back differently)"));
-                }
+    let lossy = match to {
+        ApiVersion::V2 | ApiVersion::V2beta2 => Vec::new(),
+        ApiVersion::V1 | ApiVersion::V2beta1 => losses(&internal.object, to),
+    };
+    Ok(Conversion { object: out, annotation_problems: internal.annotation_problems, lossy })
+}
+
+/// What an internal object loses in `autoscaling/v1` or `autoscaling/v2beta1`, field by field.
+pub fn losses(hpa: &v2::HorizontalPodAutoscaler, to: ApiVersion) -> Vec<String> {
+    let mut notes = Vec::new();
+    let metrics = &hpa.spec.metrics;
+    if to == ApiVersion::V1 {
+        let cpu: Vec<usize> = metrics
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| {
+                m.type_ == "Resource"
+                    && m.resource.as_ref().is_some_and(|r| r.name == "cpu" && r.target.average_utilization.is_some())
+            })
+            .map(|(i, _)| i)
+            .collect();
+        for &i in cpu.iter().skip(1) {
+            notes.push(format!(
+                "spec.metrics[{i}]: a second cpu utilization metric is dropped (autoscaling/v1 keeps only the first, in targetCPUUtilizationPercentage)"
+            ));
+        }
+        if let Some(&first) = cpu.first() {
+            if first + 1 != metrics.len() {
+                notes.push(format!(
+                    "spec.metrics[{first}]: the cpu utilization metric moves to the end of spec.metrics when read back"
+                ));
+            }
+            if let Some(r) = &metrics[first].resource
+                && (r.target.type_ != "Utilization" || r.target.average_value.is_some() || r.target.value.is_some())
+            {
+                notes.push(format!(
+                    "spec.metrics[{first}].resource.target: only averageUtilization is kept (as targetCPUUtilizationPercentage); the target comes back as type Utilization"
+                ));
             }
         }
     }
-    Ok(Conversion { object: out, annotation_problems: internal.annotation_problems, lossy })
+    for (i, m) in metrics.iter().enumerate() {
+        let is_v1_cpu = to == ApiVersion::V1
+            && m.type_ == "Resource"
+            && m.resource.as_ref().is_some_and(|r| r.name == "cpu" && r.target.average_utilization.is_some());
+        if is_v1_cpu {
+            continue;
+        }
+        let back = v1::metric_spec_to_internal(&v1::metric_spec_from_internal(m), to == ApiVersion::V2beta1);
+        if &back != m {
+            let before = serde_json::to_value(m).unwrap_or(Value::Null);
+            let after = serde_json::to_value(&back).unwrap_or(Value::Null);
+            let mut diffs = Vec::new();
+            json_diff(&before, &after, format!("spec.metrics[{i}]"), &mut diffs);
+            for d in diffs {
+                let now = after.pointer(&pointer_of(&d, i)).cloned().unwrap_or(Value::Null);
+                notes.push(format!("{d}: {to} cannot hold it as written; it comes back as {now}"));
+            }
+        }
+    }
+    notes
+}
+
+/// The JSON pointer inside one metric for a diff path `spec.metrics[i].a.b`.
+fn pointer_of(path: &str, i: usize) -> String {
+    let prefix = format!("spec.metrics[{i}]");
+    let rest = path.strip_prefix(&prefix).unwrap_or("");
+    rest.split('.').filter(|s| !s.is_empty()).fold(String::new(), |mut acc, seg| {
+        acc.push('/');
+        acc.push_str(seg);
+        acc
+    })
 }
 
 /// Paths at which two JSON values differ (objects by key, arrays by index).

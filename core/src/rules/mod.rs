@@ -77,16 +77,10 @@ pub trait Workloads {
 }
 
 /// Settings that change what rules report.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct RuleOptions {
     /// Release and feature gates.
     pub gates: FeatureGates,
-}
-
-impl Default for RuleOptions {
-    fn default() -> Self {
-        RuleOptions { gates: FeatureGates::default() }
-    }
 }
 
 /// Runs every rule that needs only the object itself (what the webhook can run).

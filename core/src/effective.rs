@@ -1,0 +1,295 @@
+//! The effective scaling behavior: what the HPA controller will actually use, field by field,
+//! and where each value comes from.
+//!
+//! On top of kube-apiserver's defaulting (`GenerateHPAScaleUpRules`/`ScaleDownRules`), the
+//! controller fills a nil scale-down stabilization window from
+//! `--horizontal-pod-autoscaler-downscale-stabilization` (`maybeInitScaleDownStabilizationWindow`
+//! in `horizontal.go`), uses `--horizontal-pod-autoscaler-tolerance` when a direction sets no
+//! tolerance (`tolerancesForHpa`), and, when `spec.behavior` is nil, follows its legacy path
+//! (scale up by at most `max(2 × current, 4)` per sync; scale down to the highest
+//! recommendation of the stabilization window).
+
+use std::fmt;
+
+use crate::api::v2::{HPAScalingPolicy, HPAScalingRules, HorizontalPodAutoscalerBehavior};
+use crate::defaults;
+use crate::features::{FeatureGates, Gate};
+
+/// Where an effective value comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Source {
+    /// Written by the user.
+    User,
+    /// Filled by an organization policy (the admission webhook's).
+    Policy,
+    /// Filled by kube-apiserver's defaulting.
+    KubernetesDefault,
+    /// Taken from a kube-controller-manager flag or constant.
+    ControllerDefault,
+}
+
+impl Source {
+    /// A stable machine-readable name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::User => "user",
+            Source::Policy => "policy",
+            Source::KubernetesDefault => "kubernetes-default",
+            Source::ControllerDefault => "controller-default",
+        }
+    }
+
+    /// For people.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Source::User => "set by you",
+            Source::Policy => "organization policy",
+            Source::KubernetesDefault => "Kubernetes default",
+            Source::ControllerDefault => "controller default",
+        }
+    }
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.describe())
+    }
+}
+
+/// A value and its provenance.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Valued<T> {
+    /// The value in effect.
+    pub value: T,
+    /// Where it comes from.
+    pub source: Source,
+    /// For controller defaults, the flag or constant it comes from.
+    pub origin: Option<&'static str>,
+}
+
+impl<T> Valued<T> {
+    fn new(value: T, source: Source) -> Self {
+        Valued { value, source, origin: None }
+    }
+
+    fn controller(value: T, origin: &'static str) -> Self {
+        Valued { value, source: Source::ControllerDefault, origin: Some(origin) }
+    }
+}
+
+/// The kube-controller-manager settings that shape the effective behavior.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ControllerSettings {
+    /// `--horizontal-pod-autoscaler-sync-period` in seconds (15).
+    pub sync_period_seconds: i64,
+    /// `--horizontal-pod-autoscaler-tolerance` (0.1).
+    pub tolerance: f64,
+    /// `--horizontal-pod-autoscaler-downscale-stabilization` in seconds (300).
+    pub downscale_stabilization_seconds: i32,
+    /// `scaleUpLimitFactor` (2.0).
+    pub scale_up_limit_factor: f64,
+    /// `scaleUpLimitMinimum` (4.0).
+    pub scale_up_limit_minimum: f64,
+}
+
+impl Default for ControllerSettings {
+    fn default() -> Self {
+        ControllerSettings {
+            sync_period_seconds: 15,
+            tolerance: 0.1,
+            downscale_stabilization_seconds: 300,
+            scale_up_limit_factor: 2.0,
+            scale_up_limit_minimum: 4.0,
+        }
+    }
+}
+
+/// Flag names, for provenance.
+pub const DOWNSCALE_STABILIZATION_FLAG: &str = "--horizontal-pod-autoscaler-downscale-stabilization";
+/// Flag names, for provenance.
+pub const TOLERANCE_FLAG: &str = "--horizontal-pod-autoscaler-tolerance";
+
+/// One direction's effective rules.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EffectiveRules {
+    /// `stabilizationWindowSeconds`
+    pub stabilization_window_seconds: Valued<i32>,
+    /// `selectPolicy`
+    pub select_policy: Valued<String>,
+    /// `policies`
+    pub policies: Valued<Vec<HPAScalingPolicy>>,
+    /// `tolerance`, as the float the controller uses.
+    pub tolerance: Valued<f64>,
+}
+
+/// What the controller will do with an HPA's behavior.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EffectiveBehavior {
+    /// `spec.behavior` is nil: the legacy path.
+    Legacy {
+        /// The window over which the highest recommendation is kept (both directions).
+        stabilization_window_seconds: Valued<i32>,
+        /// Scale-up limit per sync: `max(factor × current, minimum)`.
+        scale_up_limit_factor: Valued<f64>,
+        /// The minimum of that limit.
+        scale_up_limit_minimum: Valued<f64>,
+        /// Tolerance in both directions.
+        tolerance: Valued<f64>,
+    },
+    /// `spec.behavior` is set: the behavior path.
+    Rules {
+        /// Scale-up rules.
+        scale_up: EffectiveRules,
+        /// Scale-down rules.
+        scale_down: EffectiveRules,
+    },
+}
+
+/// Computes the effective behavior. `user` is `spec.behavior` as written (before defaulting);
+/// `policy` is what an organization policy adds where the user left fields unset.
+pub fn effective_behavior(
+    user: Option<&HorizontalPodAutoscalerBehavior>,
+    policy: Option<&HorizontalPodAutoscalerBehavior>,
+    gates: &FeatureGates,
+    controller: &ControllerSettings,
+) -> EffectiveBehavior {
+    let tolerance_gate = gates.enabled(Gate::HPAConfigurableTolerance);
+    if user.is_none() && policy.is_none() {
+        return EffectiveBehavior::Legacy {
+            stabilization_window_seconds: Valued::controller(
+                controller.downscale_stabilization_seconds,
+                DOWNSCALE_STABILIZATION_FLAG,
+            ),
+            scale_up_limit_factor: Valued::controller(controller.scale_up_limit_factor, "scaleUpLimitFactor"),
+            scale_up_limit_minimum: Valued::controller(controller.scale_up_limit_minimum, "scaleUpLimitMinimum"),
+            tolerance: Valued::controller(controller.tolerance, TOLERANCE_FLAG),
+        };
+    }
+    let up_user = user.and_then(|b| b.scale_up.as_ref());
+    let down_user = user.and_then(|b| b.scale_down.as_ref());
+    let up_policy = policy.and_then(|b| b.scale_up.as_ref());
+    let down_policy = policy.and_then(|b| b.scale_down.as_ref());
+    EffectiveBehavior::Rules {
+        scale_up: rules(up_user, up_policy, true, tolerance_gate, controller),
+        scale_down: rules(down_user, down_policy, false, tolerance_gate, controller),
+    }
+}
+
+fn pick<T: Clone>(
+    user: Option<&HPAScalingRules>,
+    policy: Option<&HPAScalingRules>,
+    get: impl Fn(&HPAScalingRules) -> Option<T>,
+) -> Option<(T, Source)> {
+    user.and_then(&get).map(|v| (v, Source::User)).or_else(|| policy.and_then(&get).map(|v| (v, Source::Policy)))
+}
+
+fn rules(
+    user: Option<&HPAScalingRules>,
+    policy: Option<&HPAScalingRules>,
+    up: bool,
+    tolerance_gate: bool,
+    controller: &ControllerSettings,
+) -> EffectiveRules {
+    let defaults = if up { defaults::scale_up_rules(None) } else { defaults::scale_down_rules(None) };
+    let window = match pick(user, policy, |r| r.stabilization_window_seconds) {
+        Some((v, s)) => Valued::new(v, s),
+        None => match defaults.stabilization_window_seconds {
+            Some(v) => Valued::new(v, Source::KubernetesDefault),
+            None => Valued::controller(controller.downscale_stabilization_seconds, DOWNSCALE_STABILIZATION_FLAG),
+        },
+    };
+    let select = match pick(user, policy, |r| r.select_policy.clone()) {
+        Some((v, s)) => Valued::new(v, s),
+        None => Valued::new(defaults.select_policy.unwrap_or_default(), Source::KubernetesDefault),
+    };
+    let policies = match pick(user, policy, |r| r.policies.clone()) {
+        Some((v, s)) => Valued::new(v, s),
+        None => Valued::new(defaults.policies.unwrap_or_default(), Source::KubernetesDefault),
+    };
+    let tolerance = match pick(user, policy, |r| r.tolerance.clone()) {
+        Some((q, s)) if tolerance_gate => Valued::new(q.as_approximate_f64(), s),
+        _ => Valued::controller(controller.tolerance, TOLERANCE_FLAG),
+    };
+    EffectiveRules { stabilization_window_seconds: window, select_policy: select, policies, tolerance }
+}
+
+impl EffectiveRules {
+    /// The rules as an `HPAScalingRules` (what the controller's normalization uses).
+    pub fn to_rules(&self) -> HPAScalingRules {
+        HPAScalingRules {
+            stabilization_window_seconds: Some(self.stabilization_window_seconds.value),
+            select_policy: Some(self.select_policy.value.clone()),
+            policies: Some(self.policies.value.clone()),
+            tolerance: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::features::KubernetesVersion;
+
+    #[test]
+    fn only_a_scale_down_window_is_set() {
+        let user = HorizontalPodAutoscalerBehavior {
+            scale_up: None,
+            scale_down: Some(HPAScalingRules { stabilization_window_seconds: Some(60), ..Default::default() }),
+        };
+        let gates = FeatureGates::new(KubernetesVersion::V1_37);
+        let EffectiveBehavior::Rules { scale_up, scale_down } =
+            effective_behavior(Some(&user), None, &gates, &ControllerSettings::default())
+        else {
+            panic!("behavior set");
+        };
+        assert_eq!(scale_down.stabilization_window_seconds.value, 60);
+        assert_eq!(scale_down.stabilization_window_seconds.source, Source::User);
+        assert_eq!(scale_down.policies.source, Source::KubernetesDefault);
+        assert_eq!(scale_up.stabilization_window_seconds.value, 0);
+        assert_eq!(scale_up.policies.value.len(), 2);
+        assert_eq!(scale_up.tolerance.source, Source::ControllerDefault);
+    }
+
+    #[test]
+    fn nil_scale_down_window_comes_from_the_controller_flag() {
+        let user = HorizontalPodAutoscalerBehavior::default();
+        let gates = FeatureGates::default();
+        let EffectiveBehavior::Rules { scale_down, .. } =
+            effective_behavior(Some(&user), None, &gates, &ControllerSettings::default())
+        else {
+            panic!("behavior set");
+        };
+        assert_eq!(scale_down.stabilization_window_seconds.value, 300);
+        assert_eq!(scale_down.stabilization_window_seconds.origin, Some(DOWNSCALE_STABILIZATION_FLAG));
+    }
+
+    #[test]
+    fn policy_fills_what_the_user_left_unset() {
+        let user = HorizontalPodAutoscalerBehavior {
+            scale_down: Some(HPAScalingRules { select_policy: Some("Min".into()), ..Default::default() }),
+            scale_up: None,
+        };
+        let policy = HorizontalPodAutoscalerBehavior {
+            scale_down: Some(HPAScalingRules {
+                select_policy: Some("Max".into()),
+                stabilization_window_seconds: Some(600),
+                ..Default::default()
+            }),
+            scale_up: None,
+        };
+        let EffectiveBehavior::Rules { scale_down, .. } =
+            effective_behavior(Some(&user), Some(&policy), &FeatureGates::default(), &ControllerSettings::default())
+        else {
+            panic!("behavior set");
+        };
+        assert_eq!(scale_down.select_policy.value, "Min");
+        assert_eq!(scale_down.stabilization_window_seconds.value, 600);
+        assert_eq!(scale_down.stabilization_window_seconds.source, Source::Policy);
+    }
+
+    #[test]
+    fn no_behavior_is_the_legacy_path() {
+        let e = effective_behavior(None, None, &FeatureGates::default(), &ControllerSettings::default());
+        assert!(matches!(e, EffectiveBehavior::Legacy { .. }));
+    }
+}

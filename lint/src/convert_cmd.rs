@@ -1,0 +1,135 @@
+//! `hpa-lint convert`: HPAs converted to another `autoscaling` version exactly as
+//! kube-apiserver converts them (like `kubectl convert`); other objects pass through with their
+//! original text, comments and key order.
+
+use hpa_core::api::{self, ApiVersion};
+use hpa_core::convert;
+use serde_json::Value;
+
+use crate::cli::{ConvertArgs, ObjectFormat};
+use crate::input::{self, SourceFile};
+use crate::{ExitStatus, Output};
+
+/// One output object: converted JSON, or the original YAML text of an untouched document.
+enum Piece {
+    Converted(Value),
+    Original { text: String, json: Value },
+}
+
+/// Runs `convert`.
+pub fn run(args: &ConvertArgs, out: &mut Output<'_>) -> ExitStatus {
+    let Some(to) = ApiVersion::parse(&args.to) else {
+        let known: Vec<&str> = ApiVersion::ALL.iter().map(|v| v.as_str()).collect();
+        return out.usage_error(&format!("--to {:?} is not an HPA API version (one of {})", args.to, known.join(", ")));
+    };
+    let (origins, mut errors) = input::discover(&args.paths, &args.input.exclude);
+    let (files, load_errors) = input::load(&origins, out);
+    errors.extend(load_errors);
+    let mut status = ExitStatus::Clean;
+    let mut pieces = Vec::new();
+    for (i, file) in files.iter().enumerate() {
+        if let Some(reason) = &file.unreadable {
+            out.error(&format!("{}: {reason}", file.name));
+            status = status.max(ExitStatus::Findings);
+            continue;
+        }
+        for doc in &file.parsed.documents {
+            let objects: Vec<_> = input::objects(i, file).into_iter().filter(|o| o.document == doc.index).collect();
+            let touches_hpa = objects.iter().any(|o| o.is_hpa());
+            if !touches_hpa {
+                pieces.push(Piece::Original { text: document_text(file, doc), json: doc.root.to_json() });
+                continue;
+            }
+            let mut converted = Vec::new();
+            for obj in &objects {
+                let value = obj.to_json();
+                if !obj.is_hpa() {
+                    converted.push(value);
+                    continue;
+                }
+                let (line, col) = file.line_col(obj.node.span.start);
+                let at = format!("{}:{line}:{col}", file.name);
+                match api::decode(&value)
+                    .map_err(|e| api::decode_failure_message(obj.api_version().and_then(ApiVersion::parse), &e))
+                {
+                    Err(msg) => {
+                        out.error(&format!("{at}: {msg}"));
+                        status = status.max(ExitStatus::Findings);
+                    }
+                    Ok(hpa) => match convert::convert(&hpa, to) {
+                        Err(e) => {
+                            out.error(&format!("{at}: cannot convert to {to}: {e}"));
+                            status = status.max(ExitStatus::Findings);
+                        }
+                        Ok(c) => {
+                            for p in &c.annotation_problems {
+                                out.warning(&format!("{at}: {}", p.message));
+                            }
+                            for l in &c.lossy {
+                                out.warning(&format!("{at}: lossy conversion: {l}"));
+                            }
+                            converted.push(c.object.to_json());
+                        }
+                    },
+                }
+            }
+            let is_list = objects.first().is_some_and(|o| o.item.is_some());
+            if is_list {
+                let mut list = doc.root.to_json();
+                if let Value::Object(m) = &mut list {
+                    m.insert("items".into(), Value::Array(converted));
+                }
+                pieces.push(Piece::Converted(list));
+            } else {
+                pieces.extend(converted.into_iter().map(Piece::Converted));
+            }
+        }
+        if let Some(e) = &file.parsed.error {
+            let (line, col) = file.line_col(e.mark);
+            out.error(&format!("{}:{line}:{col}: invalid YAML: {}", file.name, e.message));
+            status = status.max(ExitStatus::Findings);
+        }
+    }
+    for e in &errors {
+        out.error(&e.to_string());
+        status = ExitStatus::Error;
+    }
+    out.write(&render(&pieces, args.output));
+    status
+}
+
+/// The original text of a document (without its `---` line), ending with a newline.
+fn document_text(file: &SourceFile, doc: &crate::source::Document) -> String {
+    let range = file.lines.range(&file.text, doc.root.span);
+    // Keep whole lines: from the start of the document's first line, with leading comments.
+    let start = file.text[..range.start].rfind('\n').map_or(0, |p| p + 1);
+    let mut text = file.text.get(start..range.end).unwrap_or("").to_string();
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text
+}
+
+fn render(pieces: &[Piece], format: ObjectFormat) -> String {
+    match format {
+        ObjectFormat::Json => {
+            let values: Vec<Value> = pieces
+                .iter()
+                .map(|p| match p {
+                    Piece::Converted(v) | Piece::Original { json: v, .. } => v.clone(),
+                })
+                .collect();
+            crate::default_cmd::render_objects(&values, ObjectFormat::Json)
+        }
+        ObjectFormat::Yaml => {
+            let docs: Vec<String> = pieces
+                .iter()
+                .map(|p| match p {
+                    Piece::Converted(v) => crate::yaml_out::to_yaml(v),
+                    Piece::Original { text, .. } => text.clone(),
+                })
+                .collect();
+            docs.join("---\n")
+        }
+    }
+}
