@@ -94,6 +94,12 @@ pub fn convert(obj: &VersionedHpa, to: ApiVersion) -> Result<Conversion<Versione
 /// What an internal object loses in `autoscaling/v1` or `autoscaling/v2beta1`, field by field.
 pub fn losses(hpa: &v2::HorizontalPodAutoscaler, to: ApiVersion) -> Vec<String> {
     let mut notes = Vec::new();
+    if hpa.spec.behavior.as_ref().is_some_and(|b| b.scale_up.is_none() && b.scale_down.is_none()) {
+        notes.push(
+            "spec.behavior: an empty behavior ({}) is dropped when read back from autoscaling/v1, which turns the controller's legacy path back on"
+                .to_string(),
+        );
+    }
     let metrics = &hpa.spec.metrics;
     if to == ApiVersion::V1 {
         let cpu: Vec<usize> = metrics

@@ -1,3 +1,31 @@
 //! The dry-run replica evaluator: what the HPA controller in kube-controller-manager computes
 //! on each sync (replica calculation, normalization, conditions), as a pure function of its
 //! inputs and of time passed in.
+//!
+//! - [`replicas`]: the replica calculator (`replica_calculator.go`, `metrics/utilization.go`):
+//!   one metric's samples → a proposed replica count.
+//! - [`behavior`]: normalization (`horizontal.go`): stabilization windows, the legacy and
+//!   the behavior scale limits, scale events.
+//! - [`controller`]: one sync (`reconcileAutoscaler`): scale read, range checks, metrics,
+//!   normalization, scale to/from zero, conditions and status.
+//! - [`time`]: instants with Go's zero time and strict comparisons.
+//!
+//! A simulation drives [`reconcile_autoscaler`] once per sync with a fresh [`SyncInput`],
+//! one [`ControllerState`] per HPA, and the status returned by the previous sync.
+
+pub mod behavior;
+pub mod controller;
+mod gofmt;
+pub mod replicas;
+pub mod time;
+
+pub use behavior::{Limited, TimestampedRecommendation, TimestampedScaleEvent};
+pub use controller::{
+    ControllerOptions, ControllerState, Event, EventType, MetricEvaluation, Normalization, NormalizationPath,
+    ObjectMetricValue, Scale, SyncInput, SyncOutcome, SyncResult, reconcile_autoscaler,
+};
+pub use replicas::{
+    CalcError, ConditionStatus, Container, ContainerUsage, Pod, PodMetricsItem, PodPhase, PodSample, ReadyCondition,
+    ReplicaCalculator, Tolerances,
+};
+pub use time::Timestamp;

@@ -1,0 +1,1188 @@
+//! The replica calculator: from metric samples to a proposed replica count for one metric.
+//!
+//! Mirrors `pkg/controller/podautoscaler/replica_calculator.go` (`ReplicaCalculator`),
+//! `metrics/utilization.go` and the sample aggregation of `metrics/client.go`. Every function
+//! takes the data the Go code would have fetched (pods from the informer, metric samples from
+//! the metrics APIs) plus the instant `now`, and returns what Go returns: the same replica
+//! counts, the same integer and float64 arithmetic, the same error messages.
+//!
+//! Since v1.38 (kubernetes PR #141397) every "ceil, then convert to int32" saturates at
+//! `i32::MAX`; [`ceil_to_i32`] is that helper.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Duration;
+
+use super::gofmt;
+use super::time::Timestamp;
+use crate::api::{CrossVersionObjectReference, LabelSelector};
+
+/// The resource whose samples are subject to the CPU readiness rules of [`group_pods`].
+pub const RESOURCE_CPU: &str = "cpu";
+/// The resource reported in BinarySI format in `status.currentMetrics`.
+pub const RESOURCE_MEMORY: &str = "memory";
+/// The window a custom-metrics sample gets when the adapter does not report one
+/// (`metricServerDefaultMetricWindow`).
+pub const DEFAULT_CUSTOM_METRIC_WINDOW: Duration = Duration::from_secs(60);
+
+/// An error of the replica calculator, with the controller's exact message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct CalcError(pub String);
+
+impl CalcError {
+    fn new(msg: impl Into<String>) -> CalcError {
+        CalcError(msg.into())
+    }
+}
+
+/// `Tolerances`: how far the usage ratio may stray from 1.0 before the count changes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Tolerances {
+    /// Allowed ratio below 1.0 (scale-down direction).
+    pub scale_down: f64,
+    /// Allowed ratio above 1.0 (scale-up direction).
+    pub scale_up: f64,
+}
+
+impl Tolerances {
+    /// The same tolerance in both directions (the controller flag).
+    pub const fn uniform(tolerance: f64) -> Tolerances {
+        Tolerances { scale_down: tolerance, scale_up: tolerance }
+    }
+
+    /// `Tolerances.isWithin`: `1 − down ≤ ratio ≤ 1 + up`, inclusive, in float64.
+    pub fn is_within(&self, usage_ratio: f64) -> bool {
+        (1.0 - self.scale_down) <= usage_ratio && usage_ratio <= (1.0 + self.scale_up)
+    }
+}
+
+impl Default for Tolerances {
+    /// The controller default, 0.1 both ways.
+    fn default() -> Self {
+        Tolerances::uniform(0.1)
+    }
+}
+
+/// The v1.38 `ceilToInt32` helper: `ceil(x)` converted to int32, saturating at both ends.
+///
+/// NaN (which needs a zero target, refused by validation) maps to 0, the saturating semantics
+/// Go plans to adopt for all float-to-int conversions (golang/go#76264).
+pub fn ceil_to_i32(x: f64) -> i32 {
+    // Rust's float-to-int `as` saturates at the bounds and maps NaN to 0.
+    x.ceil() as i32
+}
+
+/// `v1.PodPhase`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PodPhase {
+    /// `Pending`
+    Pending,
+    /// `Running`
+    Running,
+    /// `Succeeded`
+    Succeeded,
+    /// `Failed`
+    Failed,
+    /// `Unknown`, and any other value (the calculator treats them alike).
+    Unknown,
+}
+
+impl PodPhase {
+    /// Parses a phase; anything unrecognised (including `""`) is [`PodPhase::Unknown`].
+    pub fn parse(s: &str) -> PodPhase {
+        match s {
+            "Pending" => PodPhase::Pending,
+            "Running" => PodPhase::Running,
+            "Succeeded" => PodPhase::Succeeded,
+            "Failed" => PodPhase::Failed,
+            _ => PodPhase::Unknown,
+        }
+    }
+
+    /// The phase as Kubernetes spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PodPhase::Pending => "Pending",
+            PodPhase::Running => "Running",
+            PodPhase::Succeeded => "Succeeded",
+            PodPhase::Failed => "Failed",
+            PodPhase::Unknown => "Unknown",
+        }
+    }
+}
+
+/// `v1.ConditionStatus`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ConditionStatus {
+    /// `True`
+    True,
+    /// `False`
+    False,
+    /// `Unknown` (and anything else)
+    Unknown,
+}
+
+impl ConditionStatus {
+    /// Parses a status; anything but `True` / `False` is [`ConditionStatus::Unknown`].
+    pub fn parse(s: &str) -> ConditionStatus {
+        match s {
+            "True" => ConditionStatus::True,
+            "False" => ConditionStatus::False,
+            _ => ConditionStatus::Unknown,
+        }
+    }
+
+    /// The status as Kubernetes spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ConditionStatus::True => "True",
+            ConditionStatus::False => "False",
+            ConditionStatus::Unknown => "Unknown",
+        }
+    }
+}
+
+/// A pod's `Ready` condition (the first one, as `podutil.GetPodCondition` finds it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadyCondition {
+    /// `status`
+    pub status: ConditionStatus,
+    /// `lastTransitionTime`
+    pub last_transition_time: Timestamp,
+}
+
+/// A container of a pod, as far as requests go.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Container {
+    /// `name`
+    pub name: String,
+    /// `resources.requests`, as `Quantity::milli_value()` per resource name; an absent key
+    /// means no request for that resource.
+    pub requests_milli: BTreeMap<String, i64>,
+    /// `restartPolicy` (init containers only: `Always` marks a sidecar).
+    pub restart_policy: Option<String>,
+}
+
+/// A pod matched by the scale target's selector, with what the calculator reads of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pod {
+    /// `metadata.name`
+    pub name: String,
+    /// `status.phase`
+    pub phase: PodPhase,
+    /// Whether `metadata.deletionTimestamp` is set.
+    pub deleted: bool,
+    /// `status.startTime` (`None` when absent).
+    pub start_time: Option<Timestamp>,
+    /// The `Ready` condition (`None` when the pod has none).
+    pub ready_condition: Option<ReadyCondition>,
+    /// `spec.containers`
+    pub containers: Vec<Container>,
+    /// `spec.initContainers`
+    pub init_containers: Vec<Container>,
+    /// Pod-level `spec.resources.requests` in milli-units; empty when not set.
+    pub pod_requests_milli: BTreeMap<String, i64>,
+}
+
+impl Pod {
+    /// A running, ready pod started at Go's zero time (the upstream test fixture).
+    pub fn running(name: impl Into<String>) -> Pod {
+        Pod {
+            name: name.into(),
+            phase: PodPhase::Running,
+            deleted: false,
+            start_time: Some(Timestamp::ZERO),
+            ready_condition: Some(ReadyCondition {
+                status: ConditionStatus::True,
+                last_transition_time: Timestamp::ZERO,
+            }),
+            containers: Vec::new(),
+            init_containers: Vec::new(),
+            pod_requests_milli: BTreeMap::new(),
+        }
+    }
+
+    /// `podutil.IsPodReady`: the Ready condition exists with status True.
+    pub fn is_ready(&self) -> bool {
+        self.ready_condition.is_some_and(|c| c.status == ConditionStatus::True)
+    }
+}
+
+/// One container's usage in a `PodMetrics` item.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ContainerUsage {
+    /// `name`
+    pub name: String,
+    /// `usage` per resource name, as `Quantity::milli_value()`.
+    pub usage_milli: BTreeMap<String, i64>,
+}
+
+/// One item of the resource metrics API (`metrics.k8s.io/v1beta1` `PodMetrics`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PodMetricsItem {
+    /// `metadata.name` (the pod).
+    pub pod: String,
+    /// `timestamp`
+    pub timestamp: Timestamp,
+    /// `window`
+    pub window: Duration,
+    /// `containers`
+    pub containers: Vec<ContainerUsage>,
+}
+
+/// One sample of a custom Pods metric (`custom.metrics.k8s.io` `MetricValue` of a pod).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PodSample {
+    /// `describedObject.name` (the pod).
+    pub pod: String,
+    /// `value`, as `Quantity::milli_value()`.
+    pub value_milli: i64,
+    /// `timestamp`
+    pub timestamp: Timestamp,
+    /// `windowSeconds` (`None`: [`DEFAULT_CUSTOM_METRIC_WINDOW`]).
+    pub window: Option<Duration>,
+}
+
+/// The value of an Object metric (`custom.metrics.k8s.io` `MetricValue` of one object).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ObjectSample {
+    /// `value`, as `Quantity::milli_value()`.
+    pub value_milli: i64,
+    /// `timestamp`
+    pub timestamp: Timestamp,
+}
+
+/// `metricsclient.PodMetric`: one pod's aggregated sample.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PodMetric {
+    /// When the sample was taken.
+    pub timestamp: Timestamp,
+    /// The window it covers.
+    pub window: Duration,
+    /// The value in milli-units.
+    pub value: i64,
+}
+
+impl PodMetric {
+    /// A synthetic sample (Go's `PodMetric{Value: v}`: zero time, zero window).
+    pub fn value(value: i64) -> PodMetric {
+        PodMetric { timestamp: Timestamp::ZERO, window: Duration::ZERO, value }
+    }
+}
+
+/// `metricsclient.PodMetricsInfo`: pod name → sample.
+pub type PodMetricsInfo = BTreeMap<String, PodMetric>;
+
+/// The buckets of [`group_pods`].
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct GroupedPods {
+    /// Pods whose samples count.
+    pub ready_count: usize,
+    /// Pending pods, and (cpu only) pods not ready per the readiness rules.
+    pub unready: BTreeSet<String>,
+    /// Pods without a sample.
+    pub missing: BTreeSet<String>,
+    /// Deleted and failed pods.
+    pub ignored: BTreeSet<String>,
+}
+
+/// A proposal of [`ReplicaCalculator::get_resource_replicas`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ResourceReplicas {
+    /// The proposed replica count.
+    pub replicas: i32,
+    /// The current utilization in integer percent of request (first pass).
+    pub utilization: i32,
+    /// The raw average usage in milli-units (first pass).
+    pub raw_value_milli: i64,
+    /// The timestamp of the first metrics item.
+    pub timestamp: Timestamp,
+}
+
+/// A proposal of the calculator's other functions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MetricReplicas {
+    /// The proposed replica count.
+    pub replicas: i32,
+    /// The usage reported in status, in milli-units.
+    pub usage_milli: i64,
+    /// The metric's timestamp, where the controller reports one.
+    pub timestamp: Option<Timestamp>,
+}
+
+/// `getPodMetrics` / `getContainerMetrics`: aggregates `PodMetrics` items into one sample per
+/// pod. Without a container, a pod's sample is the sum over all its listed containers, and a
+/// pod with no container or a container lacking the resource gets no sample. With a
+/// container, the sample is that container's usage (none when it is absent).
+pub fn aggregate_pod_metrics(items: &[PodMetricsItem], resource: &str, container: &str) -> PodMetricsInfo {
+    let mut res = PodMetricsInfo::new();
+    for m in items {
+        if !container.is_empty() {
+            if let Some(c) = m.containers.iter().find(|c| c.name == container)
+                && let Some(v) = c.usage_milli.get(resource)
+            {
+                res.insert(m.pod.clone(), PodMetric { timestamp: m.timestamp, window: m.window, value: *v });
+            }
+            continue;
+        }
+        let mut sum = 0i64;
+        let mut missing = m.containers.is_empty();
+        for c in &m.containers {
+            match c.usage_milli.get(resource) {
+                Some(v) => sum = sum.wrapping_add(*v),
+                None => {
+                    missing = true;
+                    break;
+                }
+            }
+        }
+        if !missing {
+            res.insert(m.pod.clone(), PodMetric { timestamp: m.timestamp, window: m.window, value: sum });
+        }
+    }
+    res
+}
+
+/// `resourceMetricsClient.GetResourceMetric`: the samples and the first item's timestamp.
+pub fn get_resource_metric(
+    response: &Result<Vec<PodMetricsItem>, String>,
+    resource: &str,
+    container: &str,
+) -> Result<(PodMetricsInfo, Timestamp), CalcError> {
+    let items =
+        response.as_ref().map_err(|e| CalcError(format!("unable to fetch metrics from resource metrics API: {e}")))?;
+    let Some(first) = items.first() else {
+        return Err(CalcError::new("no metrics returned from resource metrics API"));
+    };
+    Ok((aggregate_pod_metrics(items, resource, container), first.timestamp))
+}
+
+/// `customMetricsClient.GetRawMetric`: one sample per pod (the last one wins), and the first
+/// item's timestamp.
+pub fn get_raw_metric(response: &Result<Vec<PodSample>, String>) -> Result<(PodMetricsInfo, Timestamp), CalcError> {
+    let items =
+        response.as_ref().map_err(|e| CalcError(format!("unable to fetch metrics from custom metrics API: {e}")))?;
+    let Some(first) = items.first() else {
+        return Err(CalcError::new("no metrics returned from custom metrics API"));
+    };
+    let mut res = PodMetricsInfo::new();
+    for m in items {
+        let window = m.window.unwrap_or(DEFAULT_CUSTOM_METRIC_WINDOW);
+        res.insert(m.pod.clone(), PodMetric { timestamp: m.timestamp, window, value: m.value_milli });
+    }
+    Ok((res, first.timestamp))
+}
+
+/// `customMetricsClient.GetObjectMetric`.
+pub fn get_object_metric(response: &Result<ObjectSample, String>) -> Result<ObjectSample, CalcError> {
+    response.clone().map_err(|e| CalcError(format!("unable to fetch metrics from custom metrics API: {e}")))
+}
+
+/// `externalMetricsClient.GetExternalMetric`: every series' value.
+pub fn get_external_metric(response: &Result<Vec<i64>, String>) -> Result<&[i64], CalcError> {
+    let items =
+        response.as_ref().map_err(|e| CalcError(format!("unable to fetch metrics from external metrics API: {e}")))?;
+    if items.is_empty() {
+        return Err(CalcError::new("no metrics returned from external metrics API"));
+    }
+    Ok(items)
+}
+
+/// `groupPods`: sorts the pods into ready (counted), unready, missing and ignored.
+///
+/// Deleted or Failed pods are ignored; Pending pods are unready (never missing); pods without
+/// a sample are missing. Only for `cpu`, a pod is also unready when it has no Ready condition
+/// or start time, when it is still initializing and either not ready or its sample predates
+/// one window after its last readiness transition, or when past initialization it is not
+/// ready and has never been ready since starting. All time comparisons are strict.
+pub fn group_pods(
+    pods: &[Pod],
+    metrics: &PodMetricsInfo,
+    resource: &str,
+    cpu_initialization_period: Duration,
+    delay_of_initial_readiness_status: Duration,
+    now: Timestamp,
+) -> GroupedPods {
+    let mut g = GroupedPods::default();
+    for pod in pods {
+        if pod.deleted || pod.phase == PodPhase::Failed {
+            g.ignored.insert(pod.name.clone());
+            continue;
+        }
+        if pod.phase == PodPhase::Pending {
+            g.unready.insert(pod.name.clone());
+            continue;
+        }
+        let Some(metric) = metrics.get(&pod.name) else {
+            g.missing.insert(pod.name.clone());
+            continue;
+        };
+        if resource == RESOURCE_CPU {
+            let unready = match (pod.ready_condition, pod.start_time) {
+                (Some(cond), Some(start)) => {
+                    if start.plus(cpu_initialization_period).after(now) {
+                        cond.status == ConditionStatus::False
+                            || metric.timestamp.before(cond.last_transition_time.plus(metric.window))
+                    } else {
+                        cond.status == ConditionStatus::False
+                            && start.plus(delay_of_initial_readiness_status).after(cond.last_transition_time)
+                    }
+                }
+                _ => true,
+            };
+            if unready {
+                g.unready.insert(pod.name.clone());
+                continue;
+            }
+        }
+        g.ready_count += 1;
+    }
+    g
+}
+
+/// `calculateRequests`: each listed pod's request for the resource, in milli-units.
+///
+/// With `pod_level_resources` (gate `PodLevelResources`), no container named and pod-level
+/// requests set, the pod-level request is used (no overhead added, as since v1.38).
+/// Otherwise the regular containers plus restartable init containers (sidecars) are summed,
+/// each of which must have a request; with a container named only that one counts.
+pub fn calculate_requests(
+    pods: &[Pod],
+    container: &str,
+    resource: &str,
+    pod_level_resources: bool,
+) -> Result<BTreeMap<String, i64>, CalcError> {
+    let mut requests = BTreeMap::new();
+    for pod in pods {
+        let use_pod_level = pod_level_resources && !pod.pod_requests_milli.is_empty() && container.is_empty();
+        let request = if use_pod_level {
+            calculate_pod_level_requests(pod, resource)?
+        } else {
+            calculate_pod_requests_from_containers(pod, container, resource)?
+        };
+        requests.insert(pod.name.clone(), request);
+    }
+    Ok(requests)
+}
+
+/// `calculatePodLevelRequests`.
+fn calculate_pod_level_requests(pod: &Pod, resource: &str) -> Result<i64, CalcError> {
+    pod.pod_requests_milli
+        .get(resource)
+        .copied()
+        .ok_or_else(|| CalcError(format!("missing pod-level request for {resource} in Pod {}", pod.name)))
+}
+
+/// `calculatePodRequestsFromContainers`.
+fn calculate_pod_requests_from_containers(pod: &Pod, container: &str, resource: &str) -> Result<i64, CalcError> {
+    let sidecars = pod.init_containers.iter().filter(|c| c.restart_policy.as_deref() == Some("Always"));
+    let mut request = 0i64;
+    for c in pod.containers.iter().chain(sidecars) {
+        if container.is_empty() || container == c.name {
+            let Some(r) = c.requests_milli.get(resource) else {
+                return Err(CalcError(format!(
+                    "missing request for {resource} in container {} of Pod {}",
+                    c.name, pod.name
+                )));
+            };
+            request = request.wrapping_add(*r);
+        }
+        // Container names are unique inside a pod.
+        if container == c.name {
+            return Ok(request);
+        }
+    }
+    if !container.is_empty() {
+        return Err(CalcError(format!("container {container} not found in Pod {}", pod.name)));
+    }
+    Ok(request)
+}
+
+/// `removeMetricsForPods`.
+pub fn remove_metrics_for_pods(metrics: &mut PodMetricsInfo, pods: &BTreeSet<String>) {
+    for p in pods {
+        metrics.remove(p);
+    }
+}
+
+/// `GetResourceUtilizationRatio` (`metrics/utilization.go`): over the samples of pods with a
+/// request, `utilization = Σusage × 100 / Σrequest` (int64, truncated, stored as int32),
+/// `ratio = utilization / target` in float64, and the raw average `Σusage / n` (int64).
+pub fn get_resource_utilization_ratio(
+    metrics: &PodMetricsInfo,
+    requests: &BTreeMap<String, i64>,
+    target_utilization: i32,
+) -> Result<(f64, i32, i64), CalcError> {
+    let mut metrics_total = 0i64;
+    let mut requests_total = 0i64;
+    let mut entries = 0i64;
+    for (pod, metric) in metrics {
+        let Some(request) = requests.get(pod) else {
+            // Missing requests are checked elsewhere: these are extraneous samples.
+            continue;
+        };
+        metrics_total = metrics_total.wrapping_add(metric.value);
+        requests_total = requests_total.wrapping_add(*request);
+        entries += 1;
+    }
+    if requests_total == 0 {
+        return Err(CalcError::new("no metrics returned matched known pods"));
+    }
+    // Go converts int64 to int32 by truncation, as `as` does.
+    let utilization = metrics_total.wrapping_mul(100).wrapping_div(requests_total) as i32;
+    let ratio = f64::from(utilization) / f64::from(target_utilization);
+    Ok((ratio, utilization, metrics_total.wrapping_div(entries)))
+}
+
+/// `GetMetricUsageRatio` (formerly `GetMetricUtilizationRatio`): `usage = Σvalues / count`
+/// over every sample (int64), `ratio = usage / target` in float64.
+pub fn get_metric_usage_ratio(metrics: &PodMetricsInfo, target_usage: i64) -> (f64, i64) {
+    let total = metrics.values().fold(0i64, |acc, m| acc.wrapping_add(m.value));
+    let count = i64::try_from(metrics.len()).unwrap_or(i64::MAX);
+    // Callers never pass an empty map (Go would divide by zero).
+    let usage = total.checked_div(count).unwrap_or(0);
+    (usage as f64 / target_usage as f64, usage)
+}
+
+/// `getReadyPodsCount`: pods with phase Running and Ready=True (deleting pods included).
+pub fn get_ready_pods_count(pods: &[Pod]) -> Result<i64, CalcError> {
+    if pods.is_empty() {
+        return Err(CalcError::new("no pods returned by selector while calculating replica count"));
+    }
+    let ready = pods.iter().filter(|p| p.phase == PodPhase::Running && p.is_ready()).count();
+    Ok(i64::try_from(ready).unwrap_or(i64::MAX))
+}
+
+/// `ReplicaCalculator`: the calculator with the controller's readiness settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReplicaCalculator {
+    /// `--horizontal-pod-autoscaler-cpu-initialization-period`
+    pub cpu_initialization_period: Duration,
+    /// `--horizontal-pod-autoscaler-initial-readiness-delay`
+    pub delay_of_initial_readiness_status: Duration,
+    /// Gate `PodLevelResources`.
+    pub pod_level_resources: bool,
+}
+
+impl Default for ReplicaCalculator {
+    /// The production flags (5 min, 30 s) with `PodLevelResources` on (beta).
+    fn default() -> Self {
+        ReplicaCalculator {
+            cpu_initialization_period: Duration::from_secs(300),
+            delay_of_initial_readiness_status: Duration::from_secs(30),
+            pod_level_resources: true,
+        }
+    }
+}
+
+impl ReplicaCalculator {
+    /// `GetResourceReplicas`: Resource / ContainerResource metrics with a Utilization target.
+    ///
+    /// The status values (utilization, raw average) are always the first-pass ones.
+    #[allow(clippy::too_many_arguments)]
+    pub fn get_resource_replicas(
+        &self,
+        now: Timestamp,
+        current_replicas: i32,
+        target_utilization: i32,
+        resource: &str,
+        container: &str,
+        tolerances: Tolerances,
+        pods: &[Pod],
+        metrics: &Result<Vec<PodMetricsItem>, String>,
+    ) -> Result<ResourceReplicas, CalcError> {
+        let (mut metrics, timestamp) = get_resource_metric(metrics, resource, container)
+            .map_err(|e| CalcError(format!("unable to get metrics for resource {resource}: {e}")))?;
+        if pods.is_empty() {
+            return Err(CalcError::new("no pods returned by selector while calculating replica count"));
+        }
+        let g = group_pods(
+            pods,
+            &metrics,
+            resource,
+            self.cpu_initialization_period,
+            self.delay_of_initial_readiness_status,
+            now,
+        );
+        remove_metrics_for_pods(&mut metrics, &g.ignored);
+        remove_metrics_for_pods(&mut metrics, &g.unready);
+        if metrics.is_empty() {
+            return Err(CalcError::new("did not receive metrics for targeted pods (pods might be unready)"));
+        }
+        let requests = calculate_requests(pods, container, resource, self.pod_level_resources)?;
+        let (ratio, utilization, raw_value_milli) =
+            get_resource_utilization_ratio(&metrics, &requests, target_utilization)?;
+        let done = |replicas: i32| ResourceReplicas { replicas, utilization, raw_value_milli, timestamp };
+
+        let scale_up_with_unready = !g.unready.is_empty() && ratio > 1.0;
+        if !scale_up_with_unready && g.missing.is_empty() {
+            if tolerances.is_within(ratio) {
+                return Ok(done(current_replicas));
+            }
+            return Ok(done(ceil_to_i32(ratio * g.ready_count as f64)));
+        }
+
+        if !g.missing.is_empty() {
+            if ratio < 1.0 {
+                // Scale-down: missing pods use 100 % of their request, or the target above 100 %.
+                let fallback = i64::from(target_utilization.max(100));
+                for pod in &g.missing {
+                    let request = requests.get(pod).copied().unwrap_or(0);
+                    metrics.insert(pod.clone(), PodMetric::value(request.wrapping_mul(fallback).wrapping_div(100)));
+                }
+            } else if ratio > 1.0 {
+                for pod in &g.missing {
+                    metrics.insert(pod.clone(), PodMetric::value(0));
+                }
+            }
+        }
+        if scale_up_with_unready {
+            for pod in &g.unready {
+                metrics.insert(pod.clone(), PodMetric::value(0));
+            }
+        }
+
+        let (new_ratio, _, _) = get_resource_utilization_ratio(&metrics, &requests, target_utilization)?;
+        Ok(done(corrected_replicas(current_replicas, ratio, new_ratio, metrics.len(), tolerances)))
+    }
+
+    /// `GetRawResourceReplicas`: Resource / ContainerResource metrics with an AverageValue
+    /// target (the plain path, with CPU readiness rules for cpu).
+    #[allow(clippy::too_many_arguments)]
+    pub fn get_raw_resource_replicas(
+        &self,
+        now: Timestamp,
+        current_replicas: i32,
+        target_usage_milli: i64,
+        resource: &str,
+        container: &str,
+        tolerances: Tolerances,
+        pods: &[Pod],
+        metrics: &Result<Vec<PodMetricsItem>, String>,
+    ) -> Result<MetricReplicas, CalcError> {
+        let (metrics, timestamp) = get_resource_metric(metrics, resource, container)
+            .map_err(|e| CalcError(format!("unable to get metrics for resource {resource}: {e}")))?;
+        let (replicas, usage_milli) = self.calc_plain_metric_replicas(
+            now,
+            metrics,
+            current_replicas,
+            target_usage_milli,
+            tolerances,
+            pods,
+            resource,
+        )?;
+        Ok(MetricReplicas { replicas, usage_milli, timestamp: Some(timestamp) })
+    }
+
+    /// `GetMetricReplicas`: Pods metrics (the plain path, no CPU readiness rules).
+    #[allow(clippy::too_many_arguments)]
+    pub fn get_metric_replicas(
+        &self,
+        now: Timestamp,
+        current_replicas: i32,
+        target_usage_milli: i64,
+        metric_name: &str,
+        tolerances: Tolerances,
+        pods: &[Pod],
+        samples: &Result<Vec<PodSample>, String>,
+    ) -> Result<MetricReplicas, CalcError> {
+        let (metrics, timestamp) =
+            get_raw_metric(samples).map_err(|e| CalcError(format!("unable to get metric {metric_name}: {e}")))?;
+        let (replicas, usage_milli) =
+            self.calc_plain_metric_replicas(now, metrics, current_replicas, target_usage_milli, tolerances, pods, "")?;
+        Ok(MetricReplicas { replicas, usage_milli, timestamp: Some(timestamp) })
+    }
+
+    /// `calcPlainMetricReplicas`: like [`Self::get_resource_replicas`] on the average value;
+    /// missing pods count as exactly the target on a scale-down, and samples of pods outside
+    /// the list are part of the average.
+    #[allow(clippy::too_many_arguments)]
+    pub fn calc_plain_metric_replicas(
+        &self,
+        now: Timestamp,
+        mut metrics: PodMetricsInfo,
+        current_replicas: i32,
+        target_usage_milli: i64,
+        tolerances: Tolerances,
+        pods: &[Pod],
+        resource: &str,
+    ) -> Result<(i32, i64), CalcError> {
+        if pods.is_empty() {
+            return Err(CalcError::new("no pods returned by selector while calculating replica count"));
+        }
+        let g = group_pods(
+            pods,
+            &metrics,
+            resource,
+            self.cpu_initialization_period,
+            self.delay_of_initial_readiness_status,
+            now,
+        );
+        remove_metrics_for_pods(&mut metrics, &g.ignored);
+        remove_metrics_for_pods(&mut metrics, &g.unready);
+        if metrics.is_empty() {
+            return Err(CalcError::new("did not receive metrics for targeted pods (pods might be unready)"));
+        }
+        let (ratio, usage) = get_metric_usage_ratio(&metrics, target_usage_milli);
+
+        let scale_up_with_unready = !g.unready.is_empty() && ratio > 1.0;
+        if !scale_up_with_unready && g.missing.is_empty() {
+            if tolerances.is_within(ratio) {
+                return Ok((current_replicas, usage));
+            }
+            return Ok((ceil_to_i32(ratio * g.ready_count as f64), usage));
+        }
+
+        if !g.missing.is_empty() {
+            if ratio < 1.0 {
+                for pod in &g.missing {
+                    metrics.insert(pod.clone(), PodMetric::value(target_usage_milli));
+                }
+            } else if ratio > 1.0 {
+                for pod in &g.missing {
+                    metrics.insert(pod.clone(), PodMetric::value(0));
+                }
+            }
+        }
+        if scale_up_with_unready {
+            for pod in &g.unready {
+                metrics.insert(pod.clone(), PodMetric::value(0));
+            }
+        }
+
+        let (new_ratio, _) = get_metric_usage_ratio(&metrics, target_usage_milli);
+        Ok((corrected_replicas(current_replicas, ratio, new_ratio, metrics.len(), tolerances), usage))
+    }
+
+    /// `GetObjectMetricReplicas`: Object metrics with a Value target. The status usage is the
+    /// object's value; the timestamp is Go's zero time (an upstream quirk).
+    #[allow(clippy::too_many_arguments)]
+    pub fn get_object_metric_replicas(
+        &self,
+        current_replicas: i32,
+        target_usage_milli: i64,
+        metric_name: &str,
+        tolerances: Tolerances,
+        namespace: &str,
+        object_ref: &CrossVersionObjectReference,
+        sample: &Result<ObjectSample, String>,
+        pods: &[Pod],
+    ) -> Result<MetricReplicas, CalcError> {
+        let usage = get_object_metric(sample)
+            .map_err(|e| object_fetch_error(metric_name, namespace, object_ref, &e))?
+            .value_milli;
+        let ratio = usage as f64 / target_usage_milli as f64;
+        let replicas = self.get_usage_ratio_replica_count(current_replicas, ratio, tolerances, pods)?;
+        Ok(MetricReplicas { replicas, usage_milli: usage, timestamp: Some(Timestamp::ZERO) })
+    }
+
+    /// `getUsageRatioReplicaCount`: with a current count, `current` within tolerance, else
+    /// `ceil(ratio × Running-and-Ready pods)`; from zero, `ceil(ratio)` (scale from zero).
+    pub fn get_usage_ratio_replica_count(
+        &self,
+        current_replicas: i32,
+        usage_ratio: f64,
+        tolerances: Tolerances,
+        pods: &[Pod],
+    ) -> Result<i32, CalcError> {
+        if current_replicas == 0 {
+            return Ok(ceil_to_i32(usage_ratio));
+        }
+        if tolerances.is_within(usage_ratio) {
+            return Ok(current_replicas);
+        }
+        let ready =
+            get_ready_pods_count(pods).map_err(|e| CalcError(format!("unable to calculate ready pods: {e}")))?;
+        Ok(ceil_to_i32(usage_ratio * ready as f64))
+    }
+
+    /// `GetObjectPerPodMetricReplicas`: Object metrics with an AverageValue target. Tolerance
+    /// is judged against `status.replicas`; the proposal is `ceil(value / target)`; the status
+    /// usage is `ceil(value / status.replicas)` (the value itself at 0 replicas, v1.38).
+    #[allow(clippy::too_many_arguments)]
+    pub fn get_object_per_pod_metric_replicas(
+        &self,
+        status_replicas: i32,
+        target_average_usage_milli: i64,
+        metric_name: &str,
+        tolerances: Tolerances,
+        namespace: &str,
+        object_ref: &CrossVersionObjectReference,
+        sample: &Result<ObjectSample, String>,
+    ) -> Result<MetricReplicas, CalcError> {
+        let sample =
+            get_object_metric(sample).map_err(|e| object_fetch_error(metric_name, namespace, object_ref, &e))?;
+        let usage = sample.value_milli;
+        let mut replicas = status_replicas;
+        let ratio = usage as f64 / (target_average_usage_milli as f64 * f64::from(status_replicas));
+        if !tolerances.is_within(ratio) {
+            replicas = ceil_to_i32(usage as f64 / target_average_usage_milli as f64);
+        }
+        let usage_milli = per_pod_usage(usage, status_replicas);
+        Ok(MetricReplicas { replicas, usage_milli, timestamp: Some(sample.timestamp) })
+    }
+
+    /// `GetExternalMetricReplicas`: External metrics with a Value target. The usage is the
+    /// sum of all series, capped at `i64::MAX` on positive overflow.
+    #[allow(clippy::too_many_arguments)]
+    pub fn get_external_metric_replicas(
+        &self,
+        current_replicas: i32,
+        target_usage_milli: i64,
+        metric_name: &str,
+        tolerances: Tolerances,
+        namespace: &str,
+        metric_selector: Option<&LabelSelector>,
+        values: &Result<Vec<i64>, String>,
+        pods: &[Pod],
+    ) -> Result<MetricReplicas, CalcError> {
+        let values = get_external_metric(values)
+            .map_err(|e| external_fetch_error(metric_name, namespace, metric_selector, &e))?;
+        let mut usage = 0i64;
+        for &v in values {
+            if v > 0 && usage > i64::MAX - v {
+                usage = i64::MAX;
+                break;
+            }
+            usage = usage.wrapping_add(v);
+        }
+        let ratio = usage as f64 / target_usage_milli as f64;
+        let replicas = self.get_usage_ratio_replica_count(current_replicas, ratio, tolerances, pods)?;
+        Ok(MetricReplicas { replicas, usage_milli: usage, timestamp: None })
+    }
+
+    /// `GetExternalPerPodMetricReplicas`: External metrics with an AverageValue target. A sum
+    /// that turns negative becomes `i64::MAX`; the status usage is `ceil(sum / status.replicas)`
+    /// (`i64::MAX` for a saturated sum, the sum itself at 0 replicas).
+    #[allow(clippy::too_many_arguments)]
+    pub fn get_external_per_pod_metric_replicas(
+        &self,
+        status_replicas: i32,
+        target_usage_per_pod_milli: i64,
+        metric_name: &str,
+        tolerances: Tolerances,
+        namespace: &str,
+        metric_selector: Option<&LabelSelector>,
+        values: &Result<Vec<i64>, String>,
+    ) -> Result<MetricReplicas, CalcError> {
+        let values = get_external_metric(values)
+            .map_err(|e| external_fetch_error(metric_name, namespace, metric_selector, &e))?;
+        let mut usage = 0i64;
+        for &v in values {
+            usage = usage.wrapping_add(v);
+            if usage < 0 {
+                usage = i64::MAX;
+                break;
+            }
+        }
+        let mut replicas = status_replicas;
+        let ratio = usage as f64 / (target_usage_per_pod_milli as f64 * f64::from(status_replicas));
+        if !tolerances.is_within(ratio) {
+            replicas = ceil_to_i32(usage as f64 / target_usage_per_pod_milli as f64);
+        }
+        let usage_milli =
+            if usage as f64 >= i64::MAX as f64 { i64::MAX } else { per_pod_usage(usage, status_replicas) };
+        Ok(MetricReplicas { replicas, usage_milli, timestamp: None })
+    }
+}
+
+/// The second pass shared by `GetResourceReplicas` and `calcPlainMetricReplicas`: no change
+/// within tolerance or when the backfill flips the direction, else `ceil(newRatio × samples)`
+/// unless that moves against the direction.
+fn corrected_replicas(current: i32, ratio: f64, new_ratio: f64, samples: usize, tolerances: Tolerances) -> i32 {
+    if tolerances.is_within(new_ratio) || (ratio < 1.0 && new_ratio > 1.0) || (ratio > 1.0 && new_ratio < 1.0) {
+        return current;
+    }
+    let new_replicas = ceil_to_i32(new_ratio * samples as f64);
+    if (new_ratio < 1.0 && new_replicas > current) || (new_ratio > 1.0 && new_replicas < current) {
+        return current;
+    }
+    new_replicas
+}
+
+/// The per-pod usage of an AverageValue target: `ceil(usage / replicas)`, or `usage` itself
+/// when there are no replicas (kubernetes PR #140958).
+fn per_pod_usage(usage: i64, replicas: i32) -> i64 {
+    if replicas == 0 {
+        return usage;
+    }
+    (usage as f64 / f64::from(replicas)).ceil() as i64
+}
+
+/// The message of a failed Object metric fetch, with Go's misordered format arguments
+/// (`"unable to get metric %s: %v on %s %s/%s"` fed name, kind, namespace, name, err).
+fn object_fetch_error(
+    metric_name: &str,
+    namespace: &str,
+    object_ref: &CrossVersionObjectReference,
+    err: &CalcError,
+) -> CalcError {
+    CalcError(format!(
+        "unable to get metric {metric_name}: {} on {namespace} {}/{err}",
+        object_ref.kind, object_ref.name
+    ))
+}
+
+/// The message of a failed External metric fetch.
+fn external_fetch_error(
+    metric_name: &str,
+    namespace: &str,
+    selector: Option<&LabelSelector>,
+    err: &CalcError,
+) -> CalcError {
+    CalcError(format!(
+        "unable to get external metric {namespace}/{metric_name}/{}: {err}",
+        gofmt::label_selector(selector)
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pod_with_cpu(name: &str, request: i64) -> Pod {
+        let mut p = Pod::running(name);
+        p.containers.push(Container {
+            name: "c".into(),
+            requests_milli: BTreeMap::from([("cpu".to_string(), request)]),
+            restart_policy: None,
+        });
+        p
+    }
+
+    fn usage(pod: &str, cpu: i64) -> PodMetricsItem {
+        PodMetricsItem {
+            pod: pod.into(),
+            timestamp: Timestamp::ZERO,
+            window: Duration::from_secs(60),
+            containers: vec![ContainerUsage {
+                name: "c".into(),
+                usage_milli: BTreeMap::from([("cpu".to_string(), cpu)]),
+            }],
+        }
+    }
+
+    fn calc() -> ReplicaCalculator {
+        ReplicaCalculator {
+            cpu_initialization_period: Duration::from_secs(120),
+            delay_of_initial_readiness_status: Duration::from_secs(10),
+            pod_level_resources: false,
+        }
+    }
+
+    #[test]
+    fn tolerance_bounds_are_inclusive() {
+        let t = Tolerances::default();
+        for (ratio, within) in [(0.9, true), (1.1, true), (0.89, false), (1.11, false), (f64::NAN, false)] {
+            assert_eq!(t.is_within(ratio), within, "{ratio}");
+        }
+    }
+
+    #[test]
+    fn ceil_saturates() {
+        for (x, want) in [(1.2, 2), (-1.5, -1), (3e9, i32::MAX), (-3e9, i32::MIN), (f64::INFINITY, i32::MAX)] {
+            assert_eq!(ceil_to_i32(x), want, "{x}");
+        }
+    }
+
+    #[test]
+    fn resource_replicas_table() {
+        // (usages, current, target, expected replicas, utilization)
+        let cases: [(&[i64], i32, i32, i32, i32); 4] = [
+            (&[300, 500, 700], 3, 30, 5, 50),
+            (&[100, 300, 500, 250, 250], 5, 50, 3, 28),
+            (&[1010, 1010, 1010], 3, 100, 3, 101),
+            // 2575 % against 20 %: the observed 1.23 first sync.
+            (&[515, 515], 2, 20, 258, 2575),
+        ];
+        for (usages, current, target, replicas, utilization) in cases {
+            let request = if target == 20 { 20 } else { 1000 };
+            let pods: Vec<Pod> = (0..usages.len()).map(|i| pod_with_cpu(&format!("p{i}"), request)).collect();
+            let metrics: Vec<PodMetricsItem> =
+                usages.iter().enumerate().map(|(i, u)| usage(&format!("p{i}"), *u)).collect();
+            let got = calc()
+                .get_resource_replicas(
+                    Timestamp::from_secs(0),
+                    current,
+                    target,
+                    "cpu",
+                    "",
+                    Tolerances::default(),
+                    &pods,
+                    &Ok(metrics),
+                )
+                .unwrap();
+            assert_eq!((got.replicas, got.utilization), (replicas, utilization), "{usages:?}");
+        }
+    }
+
+    #[test]
+    fn plain_metrics_table() {
+        // (samples, pods listed, current, target, expected replicas, usage)
+        type Case = (&'static [i64], usize, i32, i64, i32, i64);
+        let cases: [Case; 4] = [
+            (&[20_000, 10_000, 30_000], 3, 3, 15_000, 4, 20_000),
+            // A missing pod counts as exactly the target on a scale-down.
+            (&[12_000, 12_000], 3, 3, 20_000, 3, 12_000),
+            // Superfluous samples (pods not listed) are part of the average.
+            (&[10_000, 10_000, 40_000], 2, 2, 10_000, 4, 20_000),
+            (&[10_100, 10_100], 2, 2, 10_000, 2, 10_100),
+        ];
+        for (samples, listed, current, target, replicas, usage) in cases {
+            let pods: Vec<Pod> = (0..listed).map(|i| Pod::running(format!("p{i}"))).collect();
+            let items: Vec<PodSample> = samples
+                .iter()
+                .enumerate()
+                .map(|(i, v)| PodSample {
+                    pod: format!("p{i}"),
+                    value_milli: *v,
+                    timestamp: Timestamp::ZERO,
+                    window: None,
+                })
+                .collect();
+            let got = calc()
+                .get_metric_replicas(
+                    Timestamp::from_secs(0),
+                    current,
+                    target,
+                    "qps",
+                    Tolerances::default(),
+                    &pods,
+                    &Ok(items),
+                )
+                .unwrap();
+            assert_eq!((got.replicas, got.usage_milli), (replicas, usage), "{samples:?}");
+        }
+        // Resource AverageValue goes through the same path.
+        let pods: Vec<Pod> = (0..2).map(|i| pod_with_cpu(&format!("p{i}"), 100)).collect();
+        let got = calc()
+            .get_raw_resource_replicas(
+                Timestamp::from_secs(0),
+                2,
+                250,
+                "cpu",
+                "",
+                Tolerances::default(),
+                &pods,
+                &Ok(vec![usage("p0", 500), usage("p1", 500)]),
+            )
+            .unwrap();
+        assert_eq!((got.replicas, got.usage_milli), (4, 500));
+    }
+
+    #[test]
+    fn missing_pods_backfill_at_request_on_scale_down() {
+        let pods: Vec<Pod> = (0..4).map(|i| pod_with_cpu(&format!("p{i}"), 1000)).collect();
+        let metrics = vec![usage("p0", 400), usage("p1", 95), usage("p2", 800)];
+        let got = calc()
+            .get_resource_replicas(
+                Timestamp::from_secs(0),
+                4,
+                50,
+                "cpu",
+                "",
+                Tolerances::default(),
+                &pods,
+                &Ok(metrics),
+            )
+            .unwrap();
+        assert_eq!(got.replicas, 4);
+        assert_eq!(got.utilization, 43);
+    }
+
+    #[test]
+    fn errors_carry_go_messages() {
+        let pods = vec![pod_with_cpu("p0", 100)];
+        let err = calc()
+            .get_resource_replicas(Timestamp::from_secs(0), 1, 50, "cpu", "", Tolerances::default(), &pods, &Ok(vec![]))
+            .unwrap_err();
+        assert_eq!(err.0, "unable to get metrics for resource cpu: no metrics returned from resource metrics API");
+        let mut no_request = Pod::running("x");
+        no_request.containers.push(Container { name: "c".into(), ..Default::default() });
+        assert_eq!(
+            calculate_requests(&[no_request], "", "cpu", false).unwrap_err().0,
+            "missing request for cpu in container c of Pod x"
+        );
+    }
+
+    #[test]
+    fn group_pods_table() {
+        let now = Timestamp::from_secs(0);
+        let sample = |ts: i64, window: u64| PodMetric {
+            timestamp: Timestamp::from_secs(ts),
+            window: Duration::from_secs(window),
+            value: 1,
+        };
+        let ready = |status, at: i64| Some(ReadyCondition { status, last_transition_time: Timestamp::from_secs(at) });
+        // (start, ready condition, sample, resource, bucket)
+        let cases = [
+            (Some(-60), ready(ConditionStatus::True, -30), sample(0, 30), "cpu", "ready"),
+            (Some(-60), ready(ConditionStatus::True, -30), sample(0, 60), "cpu", "unready"),
+            (Some(-600), ready(ConditionStatus::False, -594), sample(0, 0), "cpu", "unready"),
+            (Some(-600), ready(ConditionStatus::False, -590), sample(0, 0), "cpu", "ready"),
+            (None, None, sample(0, 0), "cpu", "unready"),
+            (None, None, sample(0, 0), "memory", "ready"),
+        ];
+        for (start, cond, metric, resource, bucket) in cases {
+            let mut pod = Pod::running("p");
+            pod.phase = PodPhase::Succeeded;
+            pod.start_time = start.map(Timestamp::from_secs);
+            pod.ready_condition = cond;
+            let metrics = PodMetricsInfo::from([("p".to_string(), metric)]);
+            let g = group_pods(&[pod], &metrics, resource, Duration::from_secs(120), Duration::from_secs(10), now);
+            let got = if g.ready_count == 1 { "ready" } else { "unready" };
+            assert_eq!(got, bucket, "{start:?} {cond:?} {metric:?} {resource}");
+        }
+    }
+
+    #[test]
+    fn external_sums_saturate() {
+        let c = calc();
+        let pods: Vec<Pod> = (0..3).map(|i| Pod::running(format!("p{i}"))).collect();
+        let got = c
+            .get_external_metric_replicas(
+                3,
+                i64::MAX,
+                "qps",
+                Tolerances::default(),
+                "default",
+                None,
+                &Ok(vec![1 << 62, 1 << 62]),
+                &pods,
+            )
+            .unwrap();
+        assert_eq!((got.replicas, got.usage_milli), (3, i64::MAX));
+        let got = c
+            .get_external_per_pod_metric_replicas(
+                1,
+                1,
+                "qps",
+                Tolerances::default(),
+                "default",
+                None,
+                &Ok(vec![i64::MAX]),
+            )
+            .unwrap();
+        assert_eq!((got.replicas, got.usage_milli), (i32::MAX, i64::MAX));
+        let err = c
+            .get_external_per_pod_metric_replicas(1, 1, "qps", Tolerances::default(), "ns", None, &Err("boom".into()))
+            .unwrap_err();
+        assert_eq!(
+            err.0,
+            "unable to get external metric ns/qps/nil: unable to fetch metrics from external metrics API: boom"
+        );
+    }
+
+    #[test]
+    fn object_fetch_error_keeps_go_argument_order() {
+        let r =
+            CrossVersionObjectReference { kind: "Deployment".into(), name: "d".into(), api_version: "apps/v1".into() };
+        let err = calc()
+            .get_object_metric_replicas(3, 1, "qps", Tolerances::default(), "ns", &r, &Err("x".into()), &[])
+            .unwrap_err();
+        assert_eq!(
+            err.0,
+            "unable to get metric qps: Deployment on ns d/unable to fetch metrics from custom metrics API: x"
+        );
+    }
+}
