@@ -39,6 +39,9 @@ pub enum Command {
     Default(DefaultArgs),
     /// Convert HPAs to another autoscaling version, as kube-apiserver converts them.
     Convert(ConvertArgs),
+    /// Explain the effective scaling behavior of HPAs: every value and where it comes from,
+    /// and how fast they can scale up and down.
+    Explain(ExplainArgs),
 }
 
 /// Options shared by every command that reads manifests.
@@ -137,6 +140,42 @@ pub struct ConvertArgs {
     /// Input options.
     #[command(flatten)]
     pub input: InputArgs,
+}
+
+/// `hpa-lint explain`.
+#[derive(Debug, ClapArgs)]
+pub struct ExplainArgs {
+    /// Files and directories (`-` reads standard input).
+    #[arg(value_name = "PATH", required = true)]
+    pub paths: Vec<String>,
+
+    /// Output format.
+    #[arg(short = 'o', long = "output", value_enum, default_value_t = ReportFormat::Human)]
+    pub output: ReportFormat,
+
+    /// kube-controller-manager settings.
+    #[command(flatten)]
+    pub controller: ControllerArgs,
+
+    /// Input options.
+    #[command(flatten)]
+    pub input: InputArgs,
+}
+
+/// kube-controller-manager's HPA flags (defaults are the controller's).
+#[derive(Debug, Clone, ClapArgs)]
+pub struct ControllerArgs {
+    /// --horizontal-pod-autoscaler-sync-period, in seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 15)]
+    pub sync_period: u64,
+
+    /// --horizontal-pod-autoscaler-tolerance.
+    #[arg(long, value_name = "RATIO", default_value_t = 0.1)]
+    pub tolerance: f64,
+
+    /// --horizontal-pod-autoscaler-downscale-stabilization, in seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 300)]
+    pub downscale_stabilization: u64,
 }
 
 /// Formats of a report.

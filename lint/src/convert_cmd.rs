@@ -33,11 +33,13 @@ pub fn run(args: &ConvertArgs, out: &mut Output<'_>) -> ExitStatus {
             status = status.max(ExitStatus::Findings);
             continue;
         }
-        for doc in &file.parsed.documents {
+        for (d, doc) in file.parsed.documents.iter().enumerate() {
             let objects: Vec<_> = input::objects(i, file).into_iter().filter(|o| o.document == doc.index).collect();
             let touches_hpa = objects.iter().any(|o| o.is_hpa());
             if !touches_hpa {
-                pieces.push(Piece::Original { text: document_text(file, doc), json: doc.root.to_json() });
+                let next = file.parsed.documents.get(d + 1).map(|n| n.start);
+                let text = document_text(file, doc, d == 0, next);
+                pieces.push(Piece::Original { text, json: doc.root.to_json() });
                 continue;
             }
             let mut converted = Vec::new();
@@ -98,12 +100,30 @@ pub fn run(args: &ConvertArgs, out: &mut Output<'_>) -> ExitStatus {
     status
 }
 
-/// The original text of a document (without its `---` line), ending with a newline.
-fn document_text(file: &SourceFile, doc: &crate::source::Document) -> String {
-    let range = file.lines.range(&file.text, doc.root.span);
-    // Keep whole lines: from the start of the document's first line, with leading comments.
-    let start = file.text[..range.start].rfind('\n').map_or(0, |p| p + 1);
-    let mut text = file.text.get(start..range.end).unwrap_or("").to_string();
+/// The original text of a document: from its `---` line (or the start of the file) to the
+/// next document's, comments included, without the separator itself.
+fn document_text(
+    file: &SourceFile,
+    doc: &crate::source::Document,
+    first: bool,
+    next: Option<crate::source::Mark>,
+) -> String {
+    let start = if first { 0 } else { file.lines.offset(&file.text, doc.start) };
+    let start = file.text[..start].rfind('\n').map_or(0, |p| p + 1);
+    let end = match next {
+        Some(m) => {
+            let e = file.lines.offset(&file.text, m);
+            file.text[..e].rfind('\n').map_or(0, |p| p + 1)
+        }
+        None => file.text.len(),
+    };
+    let mut text = file.text.get(start..end.max(start)).unwrap_or("").to_string();
+    if let Some(rest) = text.strip_prefix("---")
+        && let Some(nl) = rest.find('\n')
+        && (rest[..nl].trim().is_empty() || rest[..nl].trim_start().starts_with('#'))
+    {
+        text = rest[nl + 1..].to_string();
+    }
     if !text.ends_with('\n') {
         text.push('\n');
     }

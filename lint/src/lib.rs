@@ -6,6 +6,7 @@
 pub mod cli;
 pub mod convert_cmd;
 pub mod default_cmd;
+pub mod explain;
 pub mod hpa;
 pub mod input;
 pub mod source;
@@ -83,6 +84,7 @@ pub fn run(args: cli::Args, out: &mut Output<'_>) -> ExitStatus {
         Some(cli::Command::Validate(v)) => validate::run(v, &args.cluster, out),
         Some(cli::Command::Default(d)) => default_cmd::run(d, out),
         Some(cli::Command::Convert(c)) => convert_cmd::run(c, out),
+        Some(cli::Command::Explain(e)) => explain::run(e, &args.cluster, out),
         None => {
             if args.paths.is_empty() {
                 return out.usage_error(

@@ -185,6 +185,8 @@ fn format_go_float(f: f64) -> String {
 pub struct Document {
     /// 0-based index of the document in its file.
     pub index: usize,
+    /// Where the document starts: its `---` marker, or its first token.
+    pub start: Mark,
     /// Its root node.
     pub root: Node,
     /// Problems that do not stop the document from being read (duplicate keys).
@@ -363,6 +365,7 @@ pub fn parse_with_limits(text: &str, limits: Limits) -> Parsed {
     let mut doc_index = 0usize;
     let mut builder = Builder::new();
     let mut in_document = false;
+    let mut doc_start = Mark::default();
     let mut fatal: Option<(Mark, String)> = None;
     while let Some(next) = parser.next_event() {
         let (event, span) = match next {
@@ -381,6 +384,7 @@ pub fn parse_with_limits(text: &str, limits: Limits) -> Parsed {
             Event::StreamEnd => break,
             Event::DocumentStart(_) => {
                 in_document = true;
+                doc_start = span.start;
                 builder = Builder::new();
                 fatal = None;
             }
@@ -395,6 +399,7 @@ pub fn parse_with_limits(text: &str, limits: Limits) -> Parsed {
                     {
                         out.documents.push(Document {
                             index: doc_index,
+                            start: doc_start,
                             root,
                             problems: std::mem::take(&mut builder.problems),
                         });

@@ -1,7 +1,9 @@
 //! The single integration-test binary of the workspace (one binary links once).
 
 mod conformance;
+mod convert_cli;
 mod evaluator;
+mod explain;
 mod lint_cli;
 mod properties;
 mod realworld;

@@ -18,6 +18,7 @@ pub mod controller;
 mod gofmt;
 pub mod replicas;
 pub mod time;
+pub mod timing;
 
 pub use behavior::{Limited, TimestampedRecommendation, TimestampedScaleEvent};
 pub use controller::{

@@ -1,0 +1,356 @@
+//! `hpa-lint explain`: for each HPA, what the controller will actually do — the effective
+//! scaling rules in both directions with where each value comes from, the metrics and targets,
+//! and what that means in time (the fastest scale-up and scale-down, computed by driving the
+//! controller's own algorithm sync by sync).
+
+use hpa_core::admission::Options;
+use hpa_core::api::ApiVersion;
+use hpa_core::api::v2::{HPAScalingPolicy, HorizontalPodAutoscaler, MetricSpec, MetricTarget};
+use hpa_core::convert;
+use hpa_core::effective::{self, ControllerSettings, EffectiveBehavior, EffectiveRules, Source, Valued};
+use hpa_core::evaluator::ControllerOptions;
+use hpa_core::evaluator::timing::{self, Run};
+use serde_json::{Value, json};
+
+use crate::cli::{ControllerArgs, ExplainArgs, ReportFormat};
+use crate::hpa::{self, Checked};
+use crate::input;
+use crate::{ExitStatus, Output};
+
+/// Runs `explain`.
+pub fn run(args: &ExplainArgs, cluster: &crate::cli::ClusterArgs, out: &mut Output<'_>) -> ExitStatus {
+    let gates = match cluster.gates() {
+        Ok(g) => g,
+        Err(e) => return out.usage_error(&e.to_string()),
+    };
+    let controller = args.controller.options(gates.clone());
+    let settings = args.controller.settings();
+    let opts = Options { gates: gates.clone(), apply_defaults: true, default_namespace: Some("default".into()) };
+    let (origins, mut errors) = input::discover(&args.paths, &args.input.exclude);
+    let (files, load_errors) = input::load(&origins, out);
+    errors.extend(load_errors);
+    let mut status = ExitStatus::Clean;
+    let mut reports = Vec::new();
+    for (i, file) in files.iter().enumerate() {
+        if let Some(reason) = &file.unreadable {
+            out.error(&format!("{}: {reason}", file.name));
+            status = status.max(ExitStatus::Findings);
+            continue;
+        }
+        for obj in input::objects(i, file) {
+            if !obj.is_hpa() {
+                continue;
+            }
+            let (line, col) = file.line_col(obj.node.span.start);
+            let at = format!("{}:{line}:{col}", file.name);
+            let value = obj.to_json();
+            match hpa::check(&value, None, &opts) {
+                Checked::Admitted { object, outcome, .. } if outcome.allowed() => {
+                    let user = convert::to_internal(&object).ok().and_then(|c| c.object.spec.behavior);
+                    let eff = effective::effective_behavior(user.as_ref(), None, &gates, &settings);
+                    let up = timing::fastest_scale_up(&outcome.object, &controller);
+                    let down = timing::fastest_scale_down(&outcome.object, &controller);
+                    reports.push(Report {
+                        at,
+                        version: object.api_version(),
+                        hpa: outcome.object.clone(),
+                        effective: eff,
+                        up,
+                        down,
+                    });
+                }
+                other => {
+                    let msg = other.message().unwrap_or_default();
+                    out.error(&format!("{at}: cannot explain an object kube-apiserver rejects: {msg}"));
+                    status = status.max(ExitStatus::Findings);
+                }
+            }
+        }
+        if let Some(e) = &file.parsed.error {
+            let (line, col) = file.line_col(e.mark);
+            out.error(&format!("{}:{line}:{col}: invalid YAML: {}", file.name, e.message));
+            status = status.max(ExitStatus::Findings);
+        }
+    }
+    for e in &errors {
+        out.error(&e.to_string());
+        status = ExitStatus::Error;
+    }
+    let text = match args.output {
+        ReportFormat::Human => reports.iter().map(Report::human).collect::<Vec<_>>().join("\n"),
+        ReportFormat::Json => {
+            let v: Vec<Value> = reports.iter().map(Report::json).collect();
+            serde_json::to_string_pretty(&v).map(|s| s + "\n").unwrap_or_default()
+        }
+    };
+    out.write(&text);
+    status
+}
+
+/// Everything explained about one HPA.
+pub struct Report {
+    /// `file:line:col`.
+    pub at: String,
+    /// The version it was written in.
+    pub version: ApiVersion,
+    /// The HPA as the controller sees it (defaulted, internal form).
+    pub hpa: HorizontalPodAutoscaler,
+    /// The effective behavior with provenance.
+    pub effective: EffectiveBehavior,
+    /// The fastest scale-up.
+    pub up: Run,
+    /// The fastest scale-down.
+    pub down: Run,
+}
+
+fn pct(f: f64) -> String {
+    let p = f * 100.0;
+    if (p - p.round()).abs() < 1e-9 { format!("{}%", p.round()) } else { format!("{p}%") }
+}
+
+fn policy_text(p: &HPAScalingPolicy) -> String {
+    match p.type_.as_str() {
+        "Pods" => format!("{} pod{} per {}s", p.value, if p.value == 1 { "" } else { "s" }, p.period_seconds),
+        "Percent" => format!("{}% per {}s", p.value, p.period_seconds),
+        other => format!("{} {other} per {}s", p.value, p.period_seconds),
+    }
+}
+
+fn source_text<T>(v: &Valued<T>) -> String {
+    match v.origin {
+        Some(flag) if v.source == Source::ControllerDefault => format!("{} ({flag})", v.source),
+        _ => v.source.to_string(),
+    }
+}
+
+fn target_text(t: &MetricTarget) -> String {
+    match t.type_.as_str() {
+        "Utilization" => format!("{}% of requests on average", t.average_utilization.unwrap_or_default()),
+        "AverageValue" => {
+            format!("{} per pod on average", t.average_value.as_ref().map(ToString::to_string).unwrap_or_default())
+        }
+        "Value" => format!("{} in total", t.value.as_ref().map(ToString::to_string).unwrap_or_default()),
+        other => format!("{other} target"),
+    }
+}
+
+/// One line describing a metric.
+pub fn metric_text(m: &MetricSpec) -> String {
+    if let Some(r) = &m.resource {
+        return format!("{} (Resource): {}", r.name, target_text(&r.target));
+    }
+    if let Some(r) = &m.container_resource {
+        return format!("{} of container {} (ContainerResource): {}", r.name, r.container, target_text(&r.target));
+    }
+    if let Some(p) = &m.pods {
+        return format!("{} (Pods): {}", p.metric.name, target_text(&p.target));
+    }
+    if let Some(o) = &m.object {
+        return format!(
+            "{} of {}/{} (Object): {}",
+            o.metric.name,
+            o.described_object.kind,
+            o.described_object.name,
+            target_text(&o.target)
+        );
+    }
+    if let Some(e) = &m.external {
+        return format!("{} (External): {}", e.metric.name, target_text(&e.target));
+    }
+    format!("{} metric", m.type_)
+}
+
+fn run_text(run: &Run) -> String {
+    let path: Vec<String> = run.path().iter().map(ToString::to_string).collect();
+    match run.seconds {
+        Some(_) if run.steps.is_empty() => format!("{} → {}: already there", run.from, run.target),
+        Some(s) => format!(
+            "{} → {} in {} sync{} ({s} s): {}",
+            run.from,
+            run.target,
+            run.syncs,
+            if run.syncs == 1 { "" } else { "s" },
+            path.join(" → ")
+        ),
+        None if run.steps.is_empty() => format!("{} → {}: never (the rules do not allow it)", run.from, run.target),
+        None => format!(
+            "{} → {}: not reached within {} syncs (stuck at {})",
+            run.from,
+            run.target,
+            run.syncs,
+            path.last().cloned().unwrap_or_default()
+        ),
+    }
+}
+
+fn table(rows: &[(String, String, String)]) -> String {
+    let w0 = rows.iter().map(|r| r.0.chars().count()).max().unwrap_or(0);
+    let w1 = rows.iter().map(|r| r.1.chars().count()).max().unwrap_or(0);
+    let mut s = String::new();
+    for (a, b, c) in rows {
+        let line = format!("    {a:<w0$}  {b:<w1$}  {c}");
+        s.push_str(line.trim_end());
+        s.push('\n');
+    }
+    s
+}
+
+fn rules_rows(label: &str, r: &EffectiveRules) -> Vec<(String, String, String)> {
+    let mut rows = vec![(label.to_string(), String::new(), String::new())];
+    rows.push((
+        "  stabilization window".into(),
+        format!("{}s", r.stabilization_window_seconds.value),
+        source_text(&r.stabilization_window_seconds),
+    ));
+    rows.push(("  select policy".into(), r.select_policy.value.clone(), source_text(&r.select_policy)));
+    let policies: Vec<String> = r.policies.value.iter().map(policy_text).collect();
+    for (i, p) in policies.iter().enumerate() {
+        let (name, src) = if i == 0 { ("  policies", source_text(&r.policies)) } else { ("", String::new()) };
+        rows.push((name.into(), p.clone(), src));
+    }
+    if policies.is_empty() {
+        rows.push(("  policies".into(), "(none)".into(), source_text(&r.policies)));
+    }
+    rows.push(("  tolerance".into(), pct(r.tolerance.value), source_text(&r.tolerance)));
+    rows
+}
+
+impl Report {
+    /// The human-readable explanation.
+    pub fn human(&self) -> String {
+        let h = &self.hpa;
+        let t = &h.spec.scale_target_ref;
+        let mut s = format!(
+            "{}: HorizontalPodAutoscaler {}/{} ({})\n",
+            self.at, h.metadata.namespace, h.metadata.name, self.version
+        );
+        s.push_str(&format!(
+            "  scales {}/{} ({}) between {} and {} replicas\n",
+            t.kind,
+            t.name,
+            if t.api_version.is_empty() { "core" } else { &t.api_version },
+            h.spec.min_replicas.unwrap_or(1),
+            h.spec.max_replicas
+        ));
+        s.push_str("  metrics (the highest proposal wins):\n");
+        for m in &h.spec.metrics {
+            s.push_str(&format!("    - {}\n", metric_text(m)));
+        }
+        match &self.effective {
+            EffectiveBehavior::Legacy {
+                stabilization_window_seconds,
+                scale_up_limit_factor,
+                scale_up_limit_minimum,
+                tolerance,
+            } => {
+                s.push_str("  spec.behavior is not set, so the controller follows its legacy rules:\n");
+                s.push_str(&table(&[
+                    (
+                        "scale up".into(),
+                        format!(
+                            "at most max({} × current, {}) replicas per sync",
+                            scale_up_limit_factor.value, scale_up_limit_minimum.value
+                        ),
+                        "controller constants".into(),
+                    ),
+                    (
+                        "scale down".into(),
+                        format!(
+                            "to the highest recommendation of the last {}s, no rate limit",
+                            stabilization_window_seconds.value
+                        ),
+                        source_text(stabilization_window_seconds),
+                    ),
+                    ("tolerance".into(), pct(tolerance.value), source_text(tolerance)),
+                ]));
+                s.push_str(
+                    "  The legacy rules keep the highest recommendation of the whole window in both directions:\n  a short burst keeps the HPA scaling up after the load is gone. Set spec.behavior to choose\n  your own windows and rates (even `behavior: {}` switches to the behavior rules).\n",
+                );
+            }
+            EffectiveBehavior::Rules { scale_up, scale_down } => {
+                s.push_str("  scaling rules (spec.behavior):\n");
+                let mut rows = rules_rows("scale up", scale_up);
+                rows.extend(rules_rows("scale down", scale_down));
+                s.push_str(&table(&rows));
+            }
+        }
+        s.push_str(&format!(
+            "  in time ({} s syncs, demand jumping from one bound to the other):\n",
+            self.up.sync_period_seconds
+        ));
+        s.push_str(&format!("    fastest scale-up:   {}\n", run_text(&self.up)));
+        s.push_str(&format!("    fastest scale-down: {}\n", run_text(&self.down)));
+        s
+    }
+
+    /// The JSON explanation.
+    pub fn json(&self) -> Value {
+        let h = &self.hpa;
+        let valued = |v: &Valued<Value>| json!({"value": v.value, "source": v.source.as_str(), "from": v.origin});
+        let rules = |r: &EffectiveRules| {
+            json!({
+                "stabilizationWindowSeconds": valued(&Valued { value: json!(r.stabilization_window_seconds.value), source: r.stabilization_window_seconds.source, origin: r.stabilization_window_seconds.origin }),
+                "selectPolicy": valued(&Valued { value: json!(r.select_policy.value), source: r.select_policy.source, origin: r.select_policy.origin }),
+                "policies": valued(&Valued { value: serde_json::to_value(&r.policies.value).unwrap_or(Value::Null), source: r.policies.source, origin: r.policies.origin }),
+                "tolerance": valued(&Valued { value: json!(r.tolerance.value), source: r.tolerance.source, origin: r.tolerance.origin }),
+            })
+        };
+        let behavior = match &self.effective {
+            EffectiveBehavior::Legacy {
+                stabilization_window_seconds,
+                scale_up_limit_factor,
+                scale_up_limit_minimum,
+                tolerance,
+            } => json!({
+                "path": "legacy",
+                "stabilizationWindowSeconds": {"value": stabilization_window_seconds.value, "source": stabilization_window_seconds.source.as_str(), "from": stabilization_window_seconds.origin},
+                "scaleUpLimitFactor": {"value": scale_up_limit_factor.value, "source": scale_up_limit_factor.source.as_str(), "from": scale_up_limit_factor.origin},
+                "scaleUpLimitMinimum": {"value": scale_up_limit_minimum.value, "source": scale_up_limit_minimum.source.as_str(), "from": scale_up_limit_minimum.origin},
+                "tolerance": {"value": tolerance.value, "source": tolerance.source.as_str(), "from": tolerance.origin},
+            }),
+            EffectiveBehavior::Rules { scale_up, scale_down } => json!({
+                "path": "behavior",
+                "scaleUp": rules(scale_up),
+                "scaleDown": rules(scale_down),
+            }),
+        };
+        let run = |r: &Run| {
+            json!({"from": r.from, "to": r.target, "reached": r.reached(), "syncs": r.syncs, "seconds": r.seconds,
+                   "path": r.path(), "syncPeriodSeconds": r.sync_period_seconds})
+        };
+        json!({
+            "at": self.at,
+            "apiVersion": self.version.as_str(),
+            "namespace": h.metadata.namespace,
+            "name": h.metadata.name,
+            "scaleTargetRef": h.spec.scale_target_ref,
+            "minReplicas": h.spec.min_replicas.unwrap_or(1),
+            "maxReplicas": h.spec.max_replicas,
+            "metrics": h.spec.metrics.iter().map(|m| json!({"spec": m, "description": metric_text(m)})).collect::<Vec<_>>(),
+            "behavior": behavior,
+            "fastestScaleUp": run(&self.up),
+            "fastestScaleDown": run(&self.down),
+        })
+    }
+}
+
+impl ControllerArgs {
+    /// The evaluator's options.
+    pub fn options(&self, gates: hpa_core::features::FeatureGates) -> ControllerOptions {
+        let mut o = ControllerOptions { gates, ..ControllerOptions::default() };
+        o.sync_period = std::time::Duration::from_secs(self.sync_period.max(1));
+        o.tolerance = self.tolerance;
+        o.downscale_stabilization_window = std::time::Duration::from_secs(self.downscale_stabilization);
+        o
+    }
+
+    /// The same settings for provenance.
+    pub fn settings(&self) -> ControllerSettings {
+        ControllerSettings {
+            sync_period_seconds: i64::try_from(self.sync_period).unwrap_or(15),
+            tolerance: self.tolerance,
+            downscale_stabilization_seconds: i32::try_from(self.downscale_stabilization).unwrap_or(300),
+            ..ControllerSettings::default()
+        }
+    }
+}
