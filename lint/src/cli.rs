@@ -6,16 +6,23 @@ use hpa_core::features::{FeatureGates, KubernetesVersion};
 
 /// Lint, validate, default, convert and explain Kubernetes HorizontalPodAutoscalers offline,
 /// exactly as kube-apiserver and the HPA controller would treat them.
+///
+/// Without a subcommand, lints the given files and directories: every kube-apiserver
+/// validation error (HPA000) and the rules listed by `hpa-lint rules`.
 #[derive(Debug, Parser)]
 #[command(name = "hpa-lint", version, propagate_version = true, args_conflicts_with_subcommands = true)]
 pub struct Args {
-    /// A subcommand; without one, the given paths are validated.
+    /// A subcommand; without one, the given paths are linted.
     #[command(subcommand)]
     pub command: Option<Command>,
 
-    /// Files and directories to check (`-` reads standard input).
+    /// Files and directories to lint (`-` reads standard input).
     #[arg(value_name = "PATH")]
     pub paths: Vec<String>,
+
+    /// Lint options.
+    #[command(flatten)]
+    pub lint: LintArgs,
 
     /// Input options.
     #[command(flatten)]
@@ -24,10 +31,86 @@ pub struct Args {
     /// Kubernetes release and feature gates.
     #[command(flatten)]
     pub cluster: ClusterArgs,
+}
 
+/// Options of the lint command.
+#[derive(Debug, Clone, ClapArgs)]
+pub struct LintArgs {
     /// Output format.
-    #[arg(short = 'o', long = "output", value_enum, default_value_t = ReportFormat::Human)]
-    pub output: ReportFormat,
+    #[arg(short = 'o', long = "output", value_enum, default_value_t = LintFormat::Human)]
+    pub output: LintFormat,
+
+    /// When to use colors in the human output.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+
+    /// Only these rules (IDs or names, comma-separated or repeated; `all` also runs the opt-in
+    /// rules).
+    #[arg(long, value_name = "RULE", value_delimiter = ',')]
+    pub select: Vec<String>,
+
+    /// Not these rules (IDs or names; HPA000 cannot be ignored).
+    #[arg(long, value_name = "RULE", value_delimiter = ',')]
+    pub ignore: Vec<String>,
+
+    /// Exit with status 1 when a finding at or above this severity is reported
+    /// [default: warning, or `failOn` in the configuration].
+    #[arg(long, value_enum)]
+    pub fail_on: Option<FailOn>,
+
+    /// Which objects the cross-object rules look at for an HPA [default: directory, or `scope`
+    /// in the configuration].
+    #[arg(long, value_enum)]
+    pub scope: Option<crate::linter::config::Scope>,
+
+    /// The configuration file (default: `.hpa-lint.yaml` found upward from the working directory).
+    #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
+    pub config: Option<std::path::PathBuf>,
+
+    /// Ignore any configuration file.
+    #[arg(long)]
+    pub no_config: bool,
+
+    /// Disables colors (set by the NO_COLOR environment variable).
+    #[arg(long = "no-color", env = "NO_COLOR", hide = true, value_parser = clap::builder::FalseyValueParser::new())]
+    pub no_color: bool,
+}
+
+/// Lint output formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LintFormat {
+    /// For people: source snippets, labels and help.
+    Human,
+    /// A stable JSON schema (see the README).
+    Json,
+    /// SARIF 2.1.0, for GitHub code scanning and other tools.
+    Sarif,
+    /// GitHub Actions workflow-command annotations.
+    Github,
+}
+
+/// Colors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    /// On a terminal, unless NO_COLOR is set.
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
+/// The lowest severity that fails the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FailOn {
+    /// Errors only.
+    Error,
+    /// Warnings and errors.
+    Warning,
+    /// Any finding.
+    Info,
+    /// Never (findings are reported, the exit status is 0 unless an input cannot be read).
+    Never,
 }
 
 /// The subcommands.
@@ -42,6 +125,8 @@ pub enum Command {
     /// Explain the effective scaling behavior of HPAs: every value and where it comes from,
     /// and how fast they can scale up and down.
     Explain(ExplainArgs),
+    /// List the lint rules, or print one rule's documentation.
+    Rules(RulesArgs),
 }
 
 /// Options shared by every command that reads manifests.
@@ -53,27 +138,35 @@ pub struct InputArgs {
 }
 
 /// Which Kubernetes the checks reproduce.
-#[derive(Debug, Clone, ClapArgs)]
+#[derive(Debug, Clone, Default, ClapArgs)]
 pub struct ClusterArgs {
-    /// Kubernetes release whose rules apply (1.36 or 1.37).
-    #[arg(long, value_name = "VERSION", default_value_t = KubernetesVersion::LATEST, global = true)]
-    pub kubernetes_version: KubernetesVersion,
+    /// Kubernetes release whose rules apply: 1.36 or 1.37 [default: 1.37, or
+    /// `kubernetesVersion` in the lint configuration].
+    #[arg(long, value_name = "VERSION", global = true)]
+    pub kubernetes_version: Option<KubernetesVersion>,
 
     /// Feature gates, as kube-apiserver's --feature-gates: `HPAScaleToZero=true,...` (repeatable).
     #[arg(long, value_name = "NAME=BOOL,...", global = true)]
     pub feature_gates: Vec<String>,
 }
 
-impl Default for ClusterArgs {
-    fn default() -> Self {
-        ClusterArgs { kubernetes_version: KubernetesVersion::LATEST, feature_gates: Vec::new() }
-    }
-}
-
 impl ClusterArgs {
     /// The feature gates these flags describe.
     pub fn gates(&self) -> Result<FeatureGates, hpa_core::features::GateError> {
-        let mut gates = FeatureGates::new(self.kubernetes_version);
+        self.gates_over(None, None)
+    }
+
+    /// The gates with a configured release and gate list under the flags.
+    pub fn gates_over(
+        &self,
+        version: Option<KubernetesVersion>,
+        base_gates: Option<&str>,
+    ) -> Result<FeatureGates, hpa_core::features::GateError> {
+        let version = self.kubernetes_version.or(version).unwrap_or(KubernetesVersion::LATEST);
+        let mut gates = FeatureGates::new(version);
+        if let Some(base) = base_gates {
+            gates.apply(base)?;
+        }
         for spec in &self.feature_gates {
             gates.apply(spec)?;
         }
@@ -176,6 +269,29 @@ pub struct ControllerArgs {
     /// --horizontal-pod-autoscaler-downscale-stabilization, in seconds.
     #[arg(long, value_name = "SECONDS", default_value_t = 300)]
     pub downscale_stabilization: u64,
+}
+
+/// `hpa-lint rules`.
+#[derive(Debug, ClapArgs)]
+pub struct RulesArgs {
+    /// A rule ID or name: print its documentation.
+    #[arg(value_name = "RULE")]
+    pub rule: Option<String>,
+
+    /// Output format.
+    #[arg(short = 'o', long = "output", value_enum, default_value_t = RulesFormat::Human)]
+    pub output: RulesFormat,
+}
+
+/// Formats of `hpa-lint rules`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RulesFormat {
+    /// A table, or one rule's documentation.
+    Human,
+    /// JSON.
+    Json,
+    /// The Markdown reference (docs/rules.md).
+    Markdown,
 }
 
 /// Formats of a report.

@@ -107,6 +107,15 @@ pub fn locate(node: &Node, version: Option<ApiVersion>, path: &str) -> Located {
     }
 }
 
+/// The path [`locate`] lands on: the internal path itself when it exists, else the
+/// version-specific one.
+pub fn resolved_path(node: &Node, version: Option<ApiVersion>, path: &str) -> String {
+    if source::locate(node, path).exact {
+        return path.to_string();
+    }
+    version.and_then(|v| remap(node, v, path)).unwrap_or_else(|| path.to_string())
+}
+
 /// The path in the user's version for an internal path, when the two differ.
 fn remap(node: &Node, version: ApiVersion, path: &str) -> Option<String> {
     let annotation = |key: &str| format!("metadata.annotations[{key}]");

@@ -39,6 +39,9 @@ pub enum InputError {
     },
 }
 
+/// The name standard input is shown as.
+pub const STDIN_NAME: &str = "<stdin>";
+
 /// One input file, read and parsed.
 #[derive(Debug)]
 pub struct SourceFile {
@@ -139,7 +142,7 @@ pub fn load(origins: &[Origin], out: &mut crate::Output<'_>) -> (Vec<SourceFile>
     let stdin = if origins.contains(&Origin::Stdin) {
         match out.read_stdin() {
             Ok(b) => Some(b),
-            Err(e) => return (Vec::new(), vec![InputError::Io { path: "<stdin>".into(), message: e.to_string() }]),
+            Err(e) => return (Vec::new(), vec![InputError::Io { path: STDIN_NAME.into(), message: e.to_string() }]),
         }
     } else {
         None
@@ -159,7 +162,7 @@ pub fn load(origins: &[Origin], out: &mut crate::Output<'_>) -> (Vec<SourceFile>
 
 fn load_one(origin: &Origin, stdin: Option<&[u8]>) -> Result<SourceFile, InputError> {
     let (name, bytes) = match origin {
-        Origin::Stdin => ("<stdin>".to_string(), stdin.unwrap_or_default().to_vec()),
+        Origin::Stdin => (STDIN_NAME.to_string(), stdin.unwrap_or_default().to_vec()),
         Origin::File(p) => {
             let name = p.display().to_string();
             let bytes = std::fs::read(p).map_err(|e| InputError::Io { path: name.clone(), message: e.to_string() })?;
@@ -235,6 +238,15 @@ impl ObjectRef<'_> {
     }
 }
 
+/// Whether a document is a list of objects without a `kind` (a hand-edited `kubectl get -o
+/// yaml` output): kubectl refuses it ("Object 'Kind' is missing"), but its items are still
+/// checked, since they are what the author meant to apply.
+pub fn is_kindless_list(root: &Node) -> bool {
+    root.get("kind").is_none()
+        && matches!(&root.get("items").map(|n| &n.kind), Some(NodeKind::Seq(items))
+            if !items.is_empty() && items.iter().all(|i| i.get("kind").is_some()))
+}
+
 /// Every object of a file, `List`s expanded.
 pub fn objects(file_index: usize, file: &SourceFile) -> Vec<ObjectRef<'_>> {
     let mut out = Vec::new();
@@ -243,7 +255,8 @@ pub fn objects(file_index: usize, file: &SourceFile) -> Vec<ObjectRef<'_>> {
             .root
             .get("kind")
             .and_then(Node::as_str)
-            .is_some_and(|k| k == "List" || k.ends_with("List") && doc.root.get("items").is_some());
+            .is_some_and(|k| k == "List" || k.ends_with("List") && doc.root.get("items").is_some())
+            || is_kindless_list(&doc.root);
         match (is_list, doc.root.get("items").map(|n| &n.kind)) {
             (true, Some(NodeKind::Seq(items))) => {
                 for (i, item) in items.iter().enumerate() {
@@ -271,6 +284,10 @@ mod tests {
         assert_eq!(kinds, ["A", "B", "C"]);
         assert_eq!(objs[1].item, Some(1));
         assert_eq!(objs[2].document, 1);
+        let f = SourceFile::from_text("x.yaml", "apiVersion: v1\nitems:\n- kind: A\n".into());
+        assert_eq!(objects(0, &f)[0].kind(), Some("A"));
+        let values = SourceFile::from_text("values.yaml", "items:\n- name: a\n".into());
+        assert_eq!(objects(0, &values)[0].item, None, "a list of things that are not objects is no List");
     }
 
     #[test]

@@ -9,6 +9,9 @@ pub mod default_cmd;
 pub mod explain;
 pub mod hpa;
 pub mod input;
+pub mod lint_cmd;
+pub mod linter;
+pub mod rules_cmd;
 pub mod source;
 pub mod validate;
 pub mod yaml_out;
@@ -46,6 +49,8 @@ pub struct Output<'a> {
     pub stdout: &'a mut dyn Write,
     /// Errors and warnings about the run itself.
     pub stderr: &'a mut dyn Write,
+    /// Whether standard output is a terminal (colors in `auto` mode).
+    pub terminal: bool,
 }
 
 impl Output<'_> {
@@ -85,20 +90,7 @@ pub fn run(args: cli::Args, out: &mut Output<'_>) -> ExitStatus {
         Some(cli::Command::Default(d)) => default_cmd::run(d, out),
         Some(cli::Command::Convert(c)) => convert_cmd::run(c, out),
         Some(cli::Command::Explain(e)) => explain::run(e, &args.cluster, out),
-        None => {
-            if args.paths.is_empty() {
-                return out.usage_error(
-                    "no input: give files or directories to check (or `-` for standard input); see --help",
-                );
-            }
-            let v = cli::ValidateArgs {
-                paths: args.paths.clone(),
-                old: Vec::new(),
-                no_defaults: false,
-                output: args.output,
-                input: args.input.clone(),
-            };
-            validate::run(&v, &args.cluster, out)
-        }
+        Some(cli::Command::Rules(r)) => rules_cmd::run(r, out),
+        None => lint_cmd::run(&args, out),
     }
 }

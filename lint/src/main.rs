@@ -2,12 +2,15 @@
 
 use std::process::ExitCode;
 
+use std::io::IsTerminal;
+
 use clap::Parser;
 
 fn main() -> ExitCode {
     let args = hpa_lint::cli::Args::parse();
     let (stdin, stdout, stderr) = (std::io::stdin(), std::io::stdout(), std::io::stderr());
     let (mut si, mut so, mut se) = (stdin.lock(), stdout.lock(), stderr.lock());
-    let mut out = hpa_lint::Output { stdin: &mut si, stdout: &mut so, stderr: &mut se };
+    let terminal = stdout.is_terminal();
+    let mut out = hpa_lint::Output { stdin: &mut si, stdout: &mut so, stderr: &mut se, terminal };
     ExitCode::from(hpa_lint::run(args, &mut out).code())
 }

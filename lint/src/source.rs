@@ -701,6 +701,19 @@ pub fn locate(root: &Node, path: &str) -> Located {
     Located { span: node.span, key_span, exact: true }
 }
 
+/// The node a field path names, if it exists.
+pub fn locate_node<'a>(root: &'a Node, path: &str) -> Option<&'a Node> {
+    let mut node = root;
+    for step in parse_path(path) {
+        node = match (&step, &node.kind) {
+            (Step::Field(name) | Step::Key(name), NodeKind::Map(_)) => node.get(name)?,
+            (Step::Index(i), NodeKind::Seq(items)) => items.get(*i)?,
+            _ => return None,
+        };
+    }
+    Some(node)
+}
+
 /// Turns character positions into byte offsets of one source text.
 #[derive(Debug, Clone)]
 pub struct LineIndex {

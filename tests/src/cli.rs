@@ -29,7 +29,7 @@ pub fn hpa_lint(args: &[&str], stdin: &str) -> Run {
     };
     let mut input = stdin.as_bytes();
     let (mut out, mut err) = (Vec::new(), Vec::new());
-    let mut io = hpa_lint::Output { stdin: &mut input, stdout: &mut out, stderr: &mut err };
+    let mut io = hpa_lint::Output { stdin: &mut input, stdout: &mut out, stderr: &mut err, terminal: false };
     let code = hpa_lint::run(args, &mut io).code();
     Run { code, stdout: String::from_utf8_lossy(&out).into_owned(), stderr: String::from_utf8_lossy(&err).into_owned() }
 }

@@ -2,7 +2,7 @@
 //! tool handles each one without a crash, stays quiet on the valid ones, and finds the real
 //! mistakes.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use hpa_tests::cli::hpa_lint;
 
@@ -18,6 +18,109 @@ fn expected_invalid() -> BTreeSet<String> {
     text.lines().map(str::to_string).collect()
 }
 
+/// `SOURCES.md`'s table: file name → (API versions, notes).
+fn sources() -> BTreeMap<String, (String, String)> {
+    let text = std::fs::read_to_string(hpa_tests::data_dir().join("realworld/SOURCES.md")).unwrap();
+    text.lines()
+        .filter_map(|line| {
+            let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+            (cells.len() > 9 && cells[1].parse::<u32>().is_ok())
+                .then(|| (cells[2].trim_matches('`').to_string(), (cells[6].to_string(), cells[9].to_string())))
+        })
+        .collect()
+}
+
+fn file_name(diagnostic: &serde_json::Value) -> String {
+    diagnostic["file"].as_str().unwrap().rsplit('/').next().unwrap().to_string()
+}
+
+/// (file, rule, severity) of every error and warning.
+fn alarms(report: &serde_json::Value, rules: impl Fn(&str) -> bool) -> BTreeSet<(String, String, String)> {
+    report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["severity"] != "info" && rules(d["rule"].as_str().unwrap()))
+        .map(|d| (file_name(d), d["rule"].as_str().unwrap().to_string(), d["severity"].as_str().unwrap().to_string()))
+        .collect()
+}
+
+#[test]
+fn lint_finds_the_mistakes_and_stays_quiet_on_the_rest() {
+    let run = hpa_lint(&["--no-config", "-o", "json", &corpus()], "");
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(run.stderr.is_empty(), "{}", run.stderr);
+    let report = run.json();
+    assert_eq!(report["summary"]["files"], 146);
+    assert_eq!(report["summary"]["hpas"], 183);
+    let sources = sources();
+    assert_eq!(sources.len(), 146);
+
+    // HPA000: exactly the files of the objects kube-apiserver rejects (plus one List without
+    // a kind, which kubectl refuses before sending anything).
+    let mut invalid_files: BTreeSet<String> =
+        expected_invalid().iter().map(|l| l.split(' ').next().unwrap().to_string()).collect();
+    invalid_files.insert("3siksfather__hpa__hpa.yaml".into());
+    // An autoscaling/v2alpha1 object is reported as a removed version (HPA401) instead.
+    invalid_files.remove("luxas__kubeadm-workshop__demos__monitoring__sample-hpa.yaml");
+    let hpa000: BTreeSet<String> = alarms(&report, |r| r == "HPA000").into_iter().map(|(f, _, _)| f).collect();
+    assert_eq!(hpa000, invalid_files);
+
+    // HPA401: exactly the files with an HPA in a version Kubernetes 1.37 does not serve.
+    let removed: BTreeSet<String> = sources
+        .iter()
+        .filter(|(_, (versions, _))| ["v2beta1", "v2beta2", "v2alpha1"].iter().any(|v| versions.contains(v)))
+        .map(|(f, _)| f.clone())
+        .collect();
+    let hpa401: BTreeSet<String> = alarms(&report, |r| r == "HPA401").into_iter().map(|(f, _, _)| f).collect();
+    assert_eq!(hpa401, removed);
+
+    // Every other error and warning was reviewed (expected-lint.txt says why each is right).
+    let text = std::fs::read_to_string(hpa_tests::data_dir().join("realworld/expected-lint.txt")).unwrap();
+    let expected: BTreeSet<(String, String, String)> = text
+        .lines()
+        .map(|l| l.split('#').next().unwrap().trim())
+        .filter(|l| !l.is_empty())
+        .map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            (f[0].to_string(), f[1].to_string(), f[2].to_string())
+        })
+        .collect();
+    assert_eq!(alarms(&report, |r| r != "HPA000" && r != "HPA401"), expected);
+
+    // Every mistake SOURCES.md notes is found.
+    let alarmed: BTreeSet<String> = alarms(&report, |_| true).into_iter().map(|(f, _, _)| f).collect();
+    for (file, (_, notes)) in &sources {
+        if notes.contains("MISTAKE") {
+            assert!(alarmed.contains(file), "{file}: {notes}");
+        }
+    }
+    for d in report["diagnostics"].as_array().unwrap() {
+        assert!(d["line"].as_u64().unwrap() >= 1 && d["column"].as_u64().unwrap() >= 1, "positioned: {d}");
+    }
+}
+
+/// The files come from unrelated repositories: the directory defines the same objects more
+/// than once, so the linter checks each file with its own objects only, and linting the
+/// directory finds what linting each file alone finds.
+#[test]
+fn lint_of_the_directory_equals_lint_of_each_file() {
+    let key = |d: &serde_json::Value| format!("{} {}:{} {}", file_name(d), d["line"], d["column"], d["rule"]);
+    let run = hpa_lint(&["--no-config", "-o", "json", "--fail-on", "never", &corpus()], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let report = run.json();
+    assert_eq!(report["notes"].as_array().unwrap().len(), 1, "the split is said");
+    let together: BTreeSet<String> = report["diagnostics"].as_array().unwrap().iter().map(key).collect();
+    let mut alone = BTreeSet::new();
+    for entry in std::fs::read_dir(corpus()).unwrap() {
+        let path = entry.unwrap().path().display().to_string();
+        let run = hpa_lint(&["--no-config", "-o", "json", "--fail-on", "never", &path], "");
+        assert_eq!(run.code, 0, "{path}: {}", run.stderr);
+        alone.extend(run.json()["diagnostics"].as_array().unwrap().iter().map(key));
+    }
+    assert_eq!(together, alone);
+}
+
 #[test]
 fn validate_rejects_exactly_the_known_bad_objects() {
     let run = hpa_lint(&["validate", "-o", "json", &corpus()], "");
@@ -25,13 +128,14 @@ fn validate_rejects_exactly_the_known_bad_objects() {
     assert!(run.stderr.is_empty(), "{}", run.stderr);
     let entries = run.json();
     let entries = entries.as_array().unwrap();
-    assert_eq!(entries.len(), 182, "every HorizontalPodAutoscaler object is checked");
+    assert_eq!(entries.len(), 183, "every HorizontalPodAutoscaler object is checked");
     let invalid: BTreeSet<String> = entries
         .iter()
         .filter(|e| e["allowed"] == false)
         .map(|e| {
             let file = e["file"].as_str().unwrap().rsplit('/').next().unwrap().to_string();
-            format!("{file} {} {}", e["document"], e["name"].as_str().unwrap())
+            let name = e["name"].as_str().unwrap();
+            format!("{file} {} {}", e["document"], if name.is_empty() { "(no name)" } else { name })
         })
         .collect();
     assert_eq!(invalid, expected_invalid());

@@ -2,12 +2,54 @@
 //! with an ID, a name, a default severity and its documentation.
 //!
 //! Rules live here, not in the linter, because both the linter and the admission webhook (as
-//! warnings) use them. A rule sees one HPA ([`Subject`]) and, when the caller has them, the
-//! other objects of the same manifest set ([`Workloads`]); it reports [`Finding`]s with field
-//! paths, never positions.
+//! warnings) use them. A rule sees one HPA ([`Context`]) and, when the caller has them, the
+//! other objects of the same manifest set ([`objects::Objects`]); it reports [`Finding`]s with
+//! field paths, never positions.
+//!
+//! Adding a rule: one file under `rules/` declaring it with [`declare_rule!`] (its doc comment
+//! is its documentation, with the sections `## What it checks`, `## Why it matters`,
+//! `## Example` and `## How to fix`), one line in [`ALL`], one fixture
+//! `tests/data/lint/<ID>.yaml`, and the regenerated `docs/rules.md`.
+
+pub mod objects;
+
+mod conflicting_hpas;
+mod duplicate_metric;
+mod ignored_alpha_annotation;
+mod invalid;
+mod keda_conflict;
+mod legacy_behavior;
+mod max_replicas_above_limit;
+mod min_replicas_below_threshold;
+mod min_replicas_blocked_by_pdb;
+mod min_replicas_equals_max;
+mod missing_resource_request;
+mod misspelled_kind;
+mod policy_period_below_sync_period;
+mod removed_api_version;
+mod scale_down_disabled;
+mod short_scale_down_window;
+mod slow_scale_up;
+mod target_kind_case;
+mod target_not_found;
+mod target_type_mismatch;
+mod tolerance_ignored;
+mod unknown_container;
+mod unscalable_target_kind;
+mod unserved_target_api_version;
+mod unsupported_resource_metric;
+mod vpa_conflict;
+mod workload_sets_replicas;
 
 use crate::api::{VersionedHpa, v2};
+use crate::convert::AnnotationProblem;
+use crate::evaluator::ControllerOptions;
 use crate::features::FeatureGates;
+use crate::field::FieldError;
+
+pub use misspelled_kind::check_kind as check_misspelled_kind;
+pub use objects::{ObjectId, Objects};
+pub use removed_api_version::check_version as check_removed_version;
 
 /// How serious a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -33,7 +75,7 @@ impl Severity {
     /// Parses `error`, `warning` or `info`.
     pub fn parse(s: &str) -> Option<Severity> {
         match s {
-            "info" => Some(Severity::Info),
+            "info" | "note" => Some(Severity::Info),
             "warning" | "warn" => Some(Severity::Warning),
             "error" => Some(Severity::Error),
             _ => None,
@@ -41,42 +83,291 @@ impl Severity {
     }
 }
 
-/// One finding of a rule about one object.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Finding {
-    /// The rule's ID, e.g. `HPA101`.
-    pub rule: &'static str,
-    /// The rule's name, e.g. `min-replicas-equals-max`.
+/// A rule's identity and documentation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RuleMeta {
+    /// `HPA` and three digits: `1xx` replicas, `2xx` metrics, `3xx` behavior, `4xx` scale target
+    /// and metadata; `HPA000` is every kube-apiserver validation error.
+    pub id: &'static str,
+    /// Kebab-case, naming the pattern flagged (`min-replicas-equals-max`).
     pub name: &'static str,
-    /// The severity (the rule's default unless configured otherwise).
+    /// The default severity.
     pub severity: Severity,
-    /// The field path the finding is about (internal, v2-shaped), empty for the whole object.
-    pub path: String,
+    /// One line.
+    pub summary: &'static str,
+    /// The documentation (Markdown), from the rule's doc comment.
+    pub explanation: &'static str,
+    /// Whether the rule needs the other objects of the manifest set.
+    pub needs_objects: bool,
+    /// Whether the rule runs unless configured (opt-in rules are noisy on ordinary manifests:
+    /// enable them with `--select` or in `.hpa-lint.yaml`).
+    pub enabled_by_default: bool,
+}
+
+impl RuleMeta {
+    /// The explanation with the one leading space of each doc-comment line removed.
+    pub fn docs(&self) -> String {
+        self.explanation.lines().map(|l| l.strip_prefix(' ').unwrap_or(l)).collect::<Vec<_>>().join("\n")
+    }
+}
+
+/// Where a finding points.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Location {
+    /// A field of the HPA under check (an internal, v2-shaped path; empty for the object).
+    Hpa(String),
+    /// A field of another object of the manifest set.
+    Object {
+        /// The object.
+        id: ObjectId,
+        /// The field path in it.
+        path: String,
+    },
+}
+
+/// A suggested replacement for the whole object.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fix {
+    /// What the fix does.
+    pub description: String,
+    /// The object to use instead (JSON).
+    pub replacement: serde_json::Value,
+}
+
+/// One finding of a rule.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Finding {
+    /// The rule.
+    pub rule: &'static RuleMeta,
+    /// The severity (the rule's default; callers may override).
+    pub severity: Severity,
+    /// Where.
+    pub location: Location,
     /// What is wrong, in one sentence.
     pub message: String,
     /// What to do about it.
     pub help: Option<String>,
+    /// Other places that matter (with a short label each).
+    pub related: Vec<(Location, String)>,
+    /// A replacement object, when the fix is mechanical.
+    pub fix: Option<Fix>,
 }
 
-/// The HPA under check.
+impl Finding {
+    /// A finding on a field of the HPA, at the rule's default severity.
+    pub fn new(rule: &'static RuleMeta, path: impl Into<String>, message: impl Into<String>) -> Finding {
+        Finding {
+            rule,
+            severity: rule.severity,
+            location: Location::Hpa(path.into()),
+            message: message.into(),
+            help: None,
+            related: Vec::new(),
+            fix: None,
+        }
+    }
+
+    /// Adds help text.
+    pub fn help(mut self, help: impl Into<String>) -> Finding {
+        self.help = Some(help.into());
+        self
+    }
+
+    /// Points the finding at another object instead.
+    pub fn on_object(mut self, id: ObjectId, path: impl Into<String>) -> Finding {
+        self.location = Location::Object { id, path: path.into() };
+        self
+    }
+
+    /// Adds a related location.
+    pub fn related(mut self, location: Location, label: impl Into<String>) -> Finding {
+        self.related.push((location, label.into()));
+        self
+    }
+
+    /// The short form used for admission warnings: `HPA101 min-replicas-equals-max: ...`.
+    pub fn short(&self) -> String {
+        format!("{} {}: {}", self.rule.id, self.rule.name, self.message)
+    }
+}
+
+/// Settings that change what rules report (the configurable bounds) and the cluster they
+/// assume.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settings {
+    /// Release and feature gates.
+    pub gates: FeatureGates,
+    /// kube-controller-manager's settings (sync period, tolerance, downscale stabilization).
+    pub controller: ControllerOptions,
+    /// `min-replicas-below-threshold`: the smallest acceptable `minReplicas`.
+    pub min_replicas: i32,
+    /// `max-replicas-above-limit`: the largest acceptable `maxReplicas` (off when `None`).
+    pub max_replicas_limit: Option<i32>,
+    /// `slow-scale-up`: the longest acceptable time from `minReplicas` to `maxReplicas`.
+    pub max_scale_up_seconds: i64,
+    /// `short-scale-down-window`: the shortest acceptable scale-down stabilization window.
+    pub min_scale_down_window_seconds: i32,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            gates: FeatureGates::default(),
+            controller: ControllerOptions::default(),
+            min_replicas: 2,
+            max_replicas_limit: None,
+            max_scale_up_seconds: 600,
+            min_scale_down_window_seconds: 60,
+        }
+    }
+}
+
+/// Everything a rule sees about one HPA.
+#[derive(Clone, Copy)]
+pub struct Context<'a> {
+    /// The object as written, in its own version.
+    pub original: &'a VersionedHpa,
+    /// What was written, converted to the internal form but not defaulted.
+    pub written: &'a v2::HorizontalPodAutoscaler,
+    /// The object as kube-apiserver stores it (defaulted, converted, prepared).
+    pub effective: &'a v2::HorizontalPodAutoscaler,
+    /// kube-apiserver's validation errors (empty when it would accept the object).
+    pub errors: &'a [FieldError],
+    /// Round-trip annotations kube-apiserver ignores in whole or in part.
+    pub annotation_problems: &'a [AnnotationProblem],
+    /// The HPA's identity in the manifest set, when there is one.
+    pub id: Option<&'a ObjectId>,
+    /// The rest of the manifest set, when the caller has it.
+    pub objects: Option<&'a dyn Objects>,
+    /// Configurable bounds.
+    pub settings: &'a Settings,
+}
+
+impl Context<'_> {
+    /// The namespace of the HPA.
+    pub fn namespace(&self) -> &str {
+        &self.effective.metadata.namespace
+    }
+}
+
+/// One rule.
+pub trait Rule: Sync {
+    /// Its identity and documentation.
+    fn meta(&self) -> &'static RuleMeta;
+    /// Adds its findings about one HPA.
+    fn check(&self, cx: &Context<'_>, out: &mut Vec<Finding>);
+}
+
+/// Declares a rule: a unit struct whose doc comment is the rule's documentation.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! declare_rule {
+    (
+        $(#[doc = $doc:literal])*
+        $vis:vis struct $name:ident {
+            id: $id:literal,
+            name: $rname:literal,
+            severity: $sev:ident,
+            summary: $summary:literal,
+            needs_objects: $needs:literal
+            $(, enabled_by_default: $enabled:literal)? $(,)?
+        }
+    ) => {
+        $(#[doc = $doc])*
+        #[derive(Debug, Clone, Copy, Default)]
+        $vis struct $name;
+
+        impl $name {
+            /// The rule's identity and documentation.
+            pub const META: $crate::rules::RuleMeta = $crate::rules::RuleMeta {
+                id: $id,
+                name: $rname,
+                severity: $crate::rules::Severity::$sev,
+                summary: $summary,
+                explanation: concat!($($doc, "\n"),*),
+                needs_objects: $needs,
+                enabled_by_default: $crate::__rule_enabled!($($enabled)?),
+            };
+        }
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __rule_enabled {
+    () => {
+        true
+    };
+    ($enabled:literal) => {
+        $enabled
+    };
+}
+
+/// Every rule, sorted by ID: the table of contents. (HPA406 `misspelled-kind` is about objects
+/// that are not HPAs; the linter runs it through [`check_misspelled_kind`].)
+pub static ALL: &[&dyn Rule] = &[
+    &invalid::Invalid,
+    &min_replicas_equals_max::MinReplicasEqualsMax,
+    &min_replicas_below_threshold::MinReplicasBelowThreshold,
+    &max_replicas_above_limit::MaxReplicasAboveLimit,
+    &min_replicas_blocked_by_pdb::MinReplicasBlockedByPdb,
+    &missing_resource_request::MissingResourceRequest,
+    &unknown_container::UnknownContainer,
+    &target_type_mismatch::TargetTypeMismatch,
+    &unsupported_resource_metric::UnsupportedResourceMetric,
+    &duplicate_metric::DuplicateMetric,
+    &scale_down_disabled::ScaleDownDisabled,
+    &slow_scale_up::SlowScaleUp,
+    &short_scale_down_window::ShortScaleDownWindow,
+    &policy_period_below_sync_period::PolicyPeriodBelowSyncPeriod,
+    &legacy_behavior::LegacyBehavior,
+    &tolerance_ignored::ToleranceIgnored,
+    &removed_api_version::RemovedApiVersion,
+    &unscalable_target_kind::UnscalableTargetKind,
+    &target_not_found::TargetNotFound,
+    &target_kind_case::TargetKindCase,
+    &unserved_target_api_version::UnservedTargetApiVersion,
+    &misspelled_kind::MisspelledKind,
+    &conflicting_hpas::ConflictingHpas,
+    &vpa_conflict::VpaConflict,
+    &keda_conflict::KedaConflict,
+    &workload_sets_replicas::WorkloadSetsReplicas,
+    &ignored_alpha_annotation::IgnoredAlphaAnnotation,
+];
+
+/// Looks a rule up by ID or name.
+pub fn find(id_or_name: &str) -> Option<&'static dyn Rule> {
+    ALL.iter().copied().find(|r| r.meta().id.eq_ignore_ascii_case(id_or_name) || r.meta().name == id_or_name)
+}
+
+/// Runs every rule (those needing other objects only when `cx.objects` is set).
+pub fn check(cx: &Context<'_>) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for rule in ALL {
+        if rule.meta().needs_objects && cx.objects.is_none() {
+            continue;
+        }
+        rule.check(cx, &mut out);
+    }
+    out
+}
+
+/// Runs every rule that needs only the object itself.
+pub fn check_alone(cx: &Context<'_>) -> Vec<Finding> {
+    let cx = Context { objects: None, ..*cx };
+    check(&cx)
+}
+
+/// An HPA as an admission webhook receives it.
 #[derive(Debug, Clone, Copy)]
 pub struct Subject<'a> {
-    /// The object as written, in its own version.
+    /// The object as sent, in its own version.
     pub original: &'a VersionedHpa,
     /// The object after kube-apiserver's defaulting and conversion (internal form).
     pub internal: &'a v2::HorizontalPodAutoscaler,
 }
 
-/// Other objects of the manifest set a rule may look at (the scale target, PDBs, ...).
-/// Implemented by the linter; the webhook has none.
-pub trait Workloads {
-    /// The objects of a kind in a namespace, as JSON.
-    fn objects(&self, kind: &str, namespace: &str) -> Vec<&serde_json::Value>;
-    /// The HPAs of the set (internal form), to compare with the one under check.
-    fn hpas(&self) -> Vec<&v2::HorizontalPodAutoscaler>;
-}
-
-/// Settings that change what rules report.
+/// The cluster an admission webhook runs in.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RuleOptions {
     /// Release and feature gates.
@@ -85,6 +376,63 @@ pub struct RuleOptions {
 
 /// Runs every rule that needs only the object itself (what the webhook can run).
 pub fn check_single(subject: Subject<'_>, opts: &RuleOptions) -> Vec<Finding> {
-    let _ = (subject, opts);
-    Vec::new()
+    let conversion = crate::convert::to_internal(subject.original).ok();
+    let written = conversion.as_ref().map_or(subject.internal, |c| &c.object);
+    let problems = conversion.as_ref().map(|c| c.annotation_problems.as_slice()).unwrap_or_default();
+    let settings = Settings {
+        gates: opts.gates.clone(),
+        controller: ControllerOptions { gates: opts.gates.clone(), ..ControllerOptions::default() },
+        ..Settings::default()
+    };
+    let cx = Context {
+        original: subject.original,
+        written,
+        effective: subject.internal,
+        errors: &[],
+        annotation_problems: problems,
+        id: None,
+        objects: None,
+        settings: &settings,
+    };
+    check(&cx)
+}
+
+/// Built-in kinds that have a `scale` subresource, with the `apiVersion`s that serve them.
+pub const SCALABLE_KINDS: &[(&str, &[&str])] = &[
+    ("Deployment", &["apps/v1"]),
+    ("StatefulSet", &["apps/v1"]),
+    ("ReplicaSet", &["apps/v1"]),
+    ("ReplicationController", &["v1", ""]),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn registry_is_sorted_unique_and_documented() {
+        let ids: Vec<&str> = ALL.iter().map(|r| r.meta().id).collect();
+        let mut sorted = ids.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(ids, sorted, "ALL is sorted by ID, without duplicates");
+        let mut names: Vec<&str> = ALL.iter().map(|r| r.meta().name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), ALL.len(), "names are unique");
+        for r in ALL {
+            let m = r.meta();
+            assert!(
+                m.id.len() == 6 && m.id.starts_with("HPA") && m.id[3..].chars().all(|c| c.is_ascii_digit()),
+                "{}",
+                m.id
+            );
+            assert!(m.name.chars().all(|c| c.is_ascii_lowercase() || c == '-'), "{} is kebab-case", m.name);
+            let docs = m.docs();
+            for section in ["## What it checks", "## Why it matters", "## Example", "## How to fix"] {
+                assert!(docs.contains(section), "{} lacks {section}", m.id);
+            }
+            assert!(!m.summary.ends_with('.'), "{}: summaries have no trailing period", m.id);
+        }
+    }
 }

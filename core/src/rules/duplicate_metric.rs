@@ -1,0 +1,88 @@
+//! HPA205 `duplicate-metric`: the same metric listed twice.
+
+use super::{Context, Finding, Rule, RuleMeta};
+use crate::api::v2::MetricSpec;
+
+crate::declare_rule! {
+    /// ## What it checks
+    ///
+    /// Two entries of `spec.metrics` that measure the same thing: the same resource (and
+    /// container), the same Pods or External metric with the same selector, or the same metric
+    /// of the same object.
+    ///
+    /// ## Why it matters
+    ///
+    /// The controller takes the highest proposal of all metrics, so with two targets for one
+    /// metric only the stricter one ever matters. It is usually an edit that added a new target
+    /// without removing the old one.
+    ///
+    /// ## Example
+    ///
+    /// ```yaml
+    /// metrics:
+    /// - {type: Resource, resource: {name: cpu, target: {type: Utilization, averageUtilization: 60}}}
+    /// - {type: Resource, resource: {name: cpu, target: {type: Utilization, averageUtilization: 80}}}
+    /// ```
+    ///
+    /// ## How to fix
+    ///
+    /// Keep one entry per metric.
+    pub struct DuplicateMetric {
+        id: "HPA205",
+        name: "duplicate-metric",
+        severity: Warning,
+        summary: "the same metric appears twice in spec.metrics",
+        needs_objects: false,
+    }
+}
+
+fn identity(m: &MetricSpec) -> Option<String> {
+    let sel = |s: &Option<crate::api::LabelSelector>| serde_json::to_string(s).unwrap_or_default();
+    if let Some(r) = &m.resource {
+        return Some(format!("Resource/{}", r.name));
+    }
+    if let Some(r) = &m.container_resource {
+        return Some(format!("ContainerResource/{}/{}", r.container, r.name));
+    }
+    if let Some(p) = &m.pods {
+        return Some(format!("Pods/{}/{}", p.metric.name, sel(&p.metric.selector)));
+    }
+    if let Some(o) = &m.object {
+        let d = &o.described_object;
+        return Some(format!(
+            "Object/{}/{}/{}/{}/{}",
+            d.api_version,
+            d.kind,
+            d.name,
+            o.metric.name,
+            sel(&o.metric.selector)
+        ));
+    }
+    if let Some(e) = &m.external {
+        return Some(format!("External/{}/{}", e.metric.name, sel(&e.metric.selector)));
+    }
+    None
+}
+
+impl Rule for DuplicateMetric {
+    fn meta(&self) -> &'static RuleMeta {
+        &Self::META
+    }
+
+    fn check(&self, cx: &Context<'_>, out: &mut Vec<Finding>) {
+        let metrics = &cx.written.spec.metrics;
+        for (i, m) in metrics.iter().enumerate() {
+            let Some(id) = identity(m) else { continue };
+            if let Some(first) = metrics[..i].iter().position(|n| identity(n).as_deref() == Some(id.as_str())) {
+                out.push(
+                    Finding::new(
+                        &Self::META,
+                        format!("spec.metrics[{i}]"),
+                        format!("spec.metrics[{i}] measures the same metric as spec.metrics[{first}]: only the higher proposal of the two ever counts"),
+                    )
+                    .help("keep one entry per metric"),
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,65 @@
+//! HPA304 `policy-period-below-sync-period`: a rate limit that limits nothing over time.
+
+use super::{Context, Finding, Rule, RuleMeta};
+
+crate::declare_rule! {
+    /// ## What it checks
+    ///
+    /// A scaling policy whose `periodSeconds` is shorter than the controller's sync period
+    /// (`--horizontal-pod-autoscaler-sync-period`, 15 s).
+    ///
+    /// ## Why it matters
+    ///
+    /// A policy limits the change within its period, counted from the scale events of earlier
+    /// syncs. With a period shorter than the time between two syncs, no earlier event is ever
+    /// inside it: the policy allows its full step at every sync, so `{Pods, 1, 5s}` means one
+    /// pod per 15 s, not per 5 s, and `{Percent, 10, 1s}` compounds 10 % at every sync.
+    ///
+    /// ## Example
+    ///
+    /// ```yaml
+    /// policies:
+    /// - {type: Pods, value: 1, periodSeconds: 5}
+    /// ```
+    ///
+    /// ## How to fix
+    ///
+    /// Express the rate over a period of at least the sync period (`{Pods, 4, 60}` for four
+    /// pods a minute).
+    pub struct PolicyPeriodBelowSyncPeriod {
+        id: "HPA304",
+        name: "policy-period-below-sync-period",
+        severity: Info,
+        summary: "a scaling policy's period is shorter than the controller's sync period",
+        needs_objects: false,
+    }
+}
+
+impl Rule for PolicyPeriodBelowSyncPeriod {
+    fn meta(&self) -> &'static RuleMeta {
+        &Self::META
+    }
+
+    fn check(&self, cx: &Context<'_>, out: &mut Vec<Finding>) {
+        let sync = i64::try_from(cx.settings.controller.sync_period.as_secs()).unwrap_or(15);
+        let Some(b) = &cx.written.spec.behavior else { return };
+        for (dir, rules) in [("scaleUp", &b.scale_up), ("scaleDown", &b.scale_down)] {
+            let Some(policies) = rules.as_ref().and_then(|r| r.policies.as_ref()) else { continue };
+            for (i, p) in policies.iter().enumerate() {
+                if p.period_seconds > 0 && i64::from(p.period_seconds) < sync {
+                    out.push(
+                        Finding::new(
+                            &Self::META,
+                            format!("spec.behavior.{dir}.policies[{i}].periodSeconds"),
+                            format!(
+                                "a {} s period is shorter than the {sync} s sync period: the policy allows its full step at every sync",
+                                p.period_seconds
+                            ),
+                        )
+                        .help(format!("use a period of at least {sync} s")),
+                    );
+                }
+            }
+        }
+    }
+}

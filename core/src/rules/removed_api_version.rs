@@ -1,0 +1,75 @@
+//! HPA401 `removed-api-version`: an HPA in a version the cluster no longer serves.
+
+use super::{Context, Finding, Fix, Rule, RuleMeta, Settings};
+use crate::api::ApiVersion;
+use crate::convert;
+
+crate::declare_rule! {
+    /// ## What it checks
+    ///
+    /// `apiVersion: autoscaling/v2beta1` (not served since Kubernetes 1.25),
+    /// `autoscaling/v2beta2` (not served since 1.26) and `autoscaling/v2alpha1` (removed long
+    /// before), for the Kubernetes version being targeted.
+    ///
+    /// ## Why it matters
+    ///
+    /// `kubectl apply` fails with `no matches for kind "HorizontalPodAutoscaler" in version
+    /// "autoscaling/v2beta2"`: the manifest cannot be deployed to a current cluster at all.
+    ///
+    /// ## Example
+    ///
+    /// ```yaml
+    /// apiVersion: autoscaling/v2beta2
+    /// kind: HorizontalPodAutoscaler
+    /// ```
+    ///
+    /// ## How to fix
+    ///
+    /// Convert to `autoscaling/v2`; the finding carries the converted object, and
+    /// `hpa-lint convert --to autoscaling/v2` rewrites files (kube-apiserver's own conversion).
+    pub struct RemovedApiVersion {
+        id: "HPA401",
+        name: "removed-api-version",
+        severity: Error,
+        summary: "the HPA's apiVersion is no longer served by the target Kubernetes version",
+        needs_objects: false,
+    }
+}
+
+impl Rule for RemovedApiVersion {
+    fn meta(&self) -> &'static RuleMeta {
+        &Self::META
+    }
+
+    fn check(&self, cx: &Context<'_>, out: &mut Vec<Finding>) {
+        let Some(mut finding) = check_version(cx.original.api_version(), cx.settings) else { return };
+        finding =
+            finding.help("convert it with `hpa-lint convert --to autoscaling/v2` (the converted object is attached)");
+        if let Ok(c) = convert::convert(cx.original, ApiVersion::V2) {
+            let mut replacement = c.object.to_json();
+            // A manifest has no status; keep the suggestion minimal.
+            if let Some(m) = replacement.as_object_mut() {
+                m.remove("status");
+            }
+            finding.fix = Some(Fix { description: "convert to autoscaling/v2".into(), replacement });
+        }
+        out.push(finding);
+    }
+}
+
+/// The finding for an HPA of a version the target release no longer serves, whether or not
+/// the object decodes (the linter reports it next to the decoding errors too).
+pub fn check_version(version: ApiVersion, settings: &Settings) -> Option<Finding> {
+    let removed = version.removed_in()?;
+    if settings.gates.version().minor() < removed {
+        return None;
+    }
+    Some(
+        Finding::new(
+            &RemovedApiVersion::META,
+            "apiVersion",
+            format!("{version} is not served since Kubernetes 1.{removed}: use autoscaling/v2"),
+        )
+        .help("rewrite it in autoscaling/v2 (`hpa-lint convert --to autoscaling/v2` once it decodes)"),
+    )
+}

@@ -1,0 +1,62 @@
+//! HPA301 `scale-down-disabled`: an HPA that can never scale down.
+
+use super::{Context, Finding, Rule, RuleMeta};
+
+crate::declare_rule! {
+    /// ## What it checks
+    ///
+    /// `spec.behavior.scaleDown.selectPolicy: Disabled`.
+    ///
+    /// ## Why it matters
+    ///
+    /// The HPA only ever grows: after a peak the workload stays at its highest count until
+    /// someone scales it by hand (which the HPA then overrides at the next scale-up). That is
+    /// rarely intended outside batch-style workloads, and costs money silently.
+    ///
+    /// ## Example
+    ///
+    /// ```yaml
+    /// behavior:
+    ///   scaleDown:
+    ///     selectPolicy: Disabled
+    /// ```
+    ///
+    /// ## How to fix
+    ///
+    /// Slow scale-down instead of disabling it: a long `stabilizationWindowSeconds` and a
+    /// small policy (`{type: Pods, value: 1, periodSeconds: 300}`).
+    pub struct ScaleDownDisabled {
+        id: "HPA301",
+        name: "scale-down-disabled",
+        severity: Warning,
+        summary: "scale-down is disabled, so the HPA never scales down",
+        needs_objects: false,
+    }
+}
+
+impl Rule for ScaleDownDisabled {
+    fn meta(&self) -> &'static RuleMeta {
+        &Self::META
+    }
+
+    fn check(&self, cx: &Context<'_>, out: &mut Vec<Finding>) {
+        let disabled = cx
+            .effective
+            .spec
+            .behavior
+            .as_ref()
+            .and_then(|b| b.scale_down.as_ref())
+            .and_then(|r| r.select_policy.as_deref())
+            == Some("Disabled");
+        if disabled {
+            out.push(
+                Finding::new(
+                    &Self::META,
+                    "spec.behavior.scaleDown.selectPolicy",
+                    "scale-down is disabled: after a peak the workload stays at its highest replica count",
+                )
+                .help("slow scale-down down instead: a long stabilizationWindowSeconds and a small policy"),
+            );
+        }
+    }
+}

@@ -1,0 +1,71 @@
+//! HPA303 `short-scale-down-window`: scale-down that reacts to every dip (flapping).
+
+use super::{Context, Finding, Rule, RuleMeta};
+
+crate::declare_rule! {
+    /// ## What it checks
+    ///
+    /// A scale-down stabilization window (as the controller uses it: a nil window is the
+    /// `--horizontal-pod-autoscaler-downscale-stabilization` flag, 300 s) shorter than
+    /// `settings.minScaleDownWindowSeconds` (60 by default), when scale-down is enabled.
+    ///
+    /// ## Why it matters
+    ///
+    /// Metrics are noisy. Without a window the controller removes pods at the first sync with
+    /// low usage and adds them back at the next peak: pods churn, caches go cold, and
+    /// latency suffers (thrashing, or flapping).
+    ///
+    /// ## Example
+    ///
+    /// ```yaml
+    /// behavior:
+    ///   scaleDown:
+    ///     stabilizationWindowSeconds: 0
+    /// ```
+    ///
+    /// ## How to fix
+    ///
+    /// Keep a scale-down window of a few minutes (the default 300 s is a good start), and use
+    /// policies to limit how fast replicas go away.
+    pub struct ShortScaleDownWindow {
+        id: "HPA303",
+        name: "short-scale-down-window",
+        severity: Info,
+        summary: "the scale-down stabilization window is so short that the HPA flaps",
+        needs_objects: false,
+    }
+}
+
+impl Rule for ShortScaleDownWindow {
+    fn meta(&self) -> &'static RuleMeta {
+        &Self::META
+    }
+
+    fn check(&self, cx: &Context<'_>, out: &mut Vec<Finding>) {
+        let Some(behavior) = cx.settings.controller.effective_behavior(cx.effective) else { return };
+        let Some(down) = behavior.scale_down else { return };
+        if down.select_policy.as_deref() == Some("Disabled") {
+            return;
+        }
+        let window = down.stabilization_window_seconds.unwrap_or(0);
+        let bound = cx.settings.min_scale_down_window_seconds;
+        if window < bound {
+            let written = cx
+                .written
+                .spec
+                .behavior
+                .as_ref()
+                .and_then(|b| b.scale_down.as_ref())
+                .is_some_and(|r| r.stabilization_window_seconds.is_some());
+            let path = if written { "spec.behavior.scaleDown.stabilizationWindowSeconds" } else { "spec.behavior" };
+            out.push(
+                Finding::new(
+                    &Self::META,
+                    path,
+                    format!("a {window} s scale-down window removes pods at the first dip in load (less than {bound} s): the HPA will flap"),
+                )
+                .help("use a scale-down stabilizationWindowSeconds of a few minutes (300 is the default)"),
+            );
+        }
+    }
+}

@@ -1,0 +1,64 @@
+//! HPA403 `target-not-found`: the scale target is not among the checked manifests.
+
+use super::{Context, Finding, Rule, RuleMeta};
+
+crate::declare_rule! {
+    /// ## What it checks
+    ///
+    /// That the object named by `spec.scaleTargetRef` (kind, name, in the HPA's namespace) is
+    /// among the manifests being checked (kube-linter `dangling-hpa`, kube-score's HPA target
+    /// check, Gatekeeper's scale-target constraint). Informational by default: the target may
+    /// well be deployed from elsewhere.
+    ///
+    /// ## Why it matters
+    ///
+    /// A typo in the name or a rename of the workload leaves the HPA pointing at nothing; the
+    /// controller reports `FailedGetScale` and nobody scales the real workload.
+    ///
+    /// ## Example
+    ///
+    /// ```yaml
+    /// scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web-frontend}
+    /// # while the Deployment is called web
+    /// ```
+    ///
+    /// ## How to fix
+    ///
+    /// Use the workload's exact name, or raise this rule's severity in `.hpa-lint.yaml` when
+    /// every workload lives in the checked tree.
+    pub struct TargetNotFound {
+        id: "HPA403",
+        name: "target-not-found",
+        severity: Info,
+        summary: "the scale target is not among the checked manifests",
+        needs_objects: true,
+        enabled_by_default: false,
+    }
+}
+
+impl Rule for TargetNotFound {
+    fn meta(&self) -> &'static RuleMeta {
+        &Self::META
+    }
+
+    fn check(&self, cx: &Context<'_>, out: &mut Vec<Finding>) {
+        let Some(objects) = cx.objects else { return };
+        let t = &cx.effective.spec.scale_target_ref;
+        if t.kind.is_empty() || t.name.is_empty() {
+            return;
+        }
+        if objects.workload(&t.kind, cx.namespace(), &t.name).is_some()
+            || objects.workload_any_case(&t.kind, cx.namespace(), &t.name).is_some()
+        {
+            return;
+        }
+        out.push(
+            Finding::new(
+                &Self::META,
+                "spec.scaleTargetRef.name",
+                format!("no {} {}/{} among the checked manifests", t.kind, cx.namespace(), t.name),
+            )
+            .help("check the name and namespace of the target, or ignore this when the workload is deployed elsewhere"),
+        );
+    }
+}

@@ -1,0 +1,134 @@
+//! HPA203 `target-type-mismatch`: a target whose `type` does not match the value it sets.
+
+use super::{Context, Finding, Rule, RuleMeta, Severity};
+use crate::api::v2::MetricTarget;
+
+crate::declare_rule! {
+    /// ## What it checks
+    ///
+    /// A metric target whose `type` does not match the value it sets (`type: Utilization` with
+    /// `averageValue`, `type: Value` with `averageValue`, ...), or a type the source does not
+    /// support (`Pods` only takes `AverageValue`; `Resource` and `ContainerResource` take
+    /// `Utilization` or `AverageValue`; `Object` and `External` take `Value` or `AverageValue`).
+    /// kube-apiserver accepts all of these.
+    ///
+    /// ## Why it matters
+    ///
+    /// The controller ignores `type` and uses whichever value is set, so the HPA does not do
+    /// what its author read. For `Object` metrics it is worse: the controller requires the type
+    /// to match and fails the metric (`invalid object metric source: neither a value target nor
+    /// an average value target was set`).
+    ///
+    /// ## Example
+    ///
+    /// ```yaml
+    /// - type: Resource
+    ///   resource:
+    ///     name: memory
+    ///     target: {type: Utilization, averageValue: 500Mi}
+    /// ```
+    ///
+    /// ## How to fix
+    ///
+    /// Make `type` name the value you set: `AverageValue` with `averageValue`, `Value` with
+    /// `value`, `Utilization` with `averageUtilization`.
+    pub struct TargetTypeMismatch {
+        id: "HPA203",
+        name: "target-type-mismatch",
+        severity: Warning,
+        summary: "a metric target's type does not match the value it sets",
+        needs_objects: false,
+    }
+}
+
+fn set_fields(t: &MetricTarget) -> Vec<&'static str> {
+    let mut v = Vec::new();
+    if t.value.is_some() {
+        v.push("value");
+    }
+    if t.average_value.is_some() {
+        v.push("averageValue");
+    }
+    if t.average_utilization.is_some() {
+        v.push("averageUtilization");
+    }
+    v
+}
+
+fn expected_field(type_: &str) -> Option<&'static str> {
+    match type_ {
+        "Utilization" => Some("averageUtilization"),
+        "Value" => Some("value"),
+        "AverageValue" => Some("averageValue"),
+        _ => None,
+    }
+}
+
+fn type_for(field: &str) -> &'static str {
+    match field {
+        "averageUtilization" => "Utilization",
+        "value" => "Value",
+        _ => "AverageValue",
+    }
+}
+
+impl Rule for TargetTypeMismatch {
+    fn meta(&self) -> &'static RuleMeta {
+        &Self::META
+    }
+
+    fn check(&self, cx: &Context<'_>, out: &mut Vec<Finding>) {
+        for (i, m) in cx.written.spec.metrics.iter().enumerate() {
+            let (source, target, allowed): (&str, &MetricTarget, &[&str]) = if let Some(s) = &m.object {
+                ("object", &s.target, &["Value", "AverageValue"])
+            } else if let Some(s) = &m.external {
+                ("external", &s.target, &["Value", "AverageValue"])
+            } else if let Some(s) = &m.pods {
+                ("pods", &s.target, &["AverageValue"])
+            } else if let Some(s) = &m.resource {
+                ("resource", &s.target, &["Utilization", "AverageValue"])
+            } else if let Some(s) = &m.container_resource {
+                ("containerResource", &s.target, &["Utilization", "AverageValue"])
+            } else {
+                continue;
+            };
+            let Some(expected) = expected_field(&target.type_) else { continue };
+            let set = set_fields(target);
+            let path = format!("spec.metrics[{i}].{source}.target.type");
+            let fatal = source == "object";
+            if !set.contains(&expected) && set.len() == 1 {
+                let used = set[0];
+                let mut f = Finding::new(
+                    &Self::META,
+                    path,
+                    if fatal {
+                        format!(
+                            "target type is {} but {used} is set: the controller fails this Object metric",
+                            target.type_
+                        )
+                    } else {
+                        format!(
+                            "target type is {} but {used} is set: the controller uses {used} as an {} target",
+                            target.type_,
+                            type_for(used)
+                        )
+                    },
+                )
+                .help(format!("write `type: {}`", type_for(used)));
+                if fatal {
+                    f.severity = Severity::Error;
+                }
+                out.push(f);
+            } else if !allowed.contains(&target.type_.as_str()) {
+                out.push(
+                    Finding::new(
+                        &Self::META,
+                        path,
+                        format!("{} metrics take {} targets, not {}", m.type_, allowed.join(" or "), target.type_),
+                    )
+                    .help(format!("use `type: {}`", allowed[0])),
+                );
+            }
+        }
+    }
+}

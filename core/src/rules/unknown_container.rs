@@ -1,0 +1,77 @@
+//! HPA202 `unknown-container`: a ContainerResource metric on a container that does not exist.
+
+use super::{Context, Finding, Location, Rule, RuleMeta};
+
+crate::declare_rule! {
+    /// ## What it checks
+    ///
+    /// A `ContainerResource` metric naming a container that the scale target's pod template
+    /// does not have (neither a container nor a sidecar).
+    ///
+    /// ## Why it matters
+    ///
+    /// The metrics client finds no sample for that container in any pod, so every pod counts as
+    /// missing and the metric never produces a proposal; with a Utilization target the
+    /// controller fails with `container ... not found in Pod ...`.
+    ///
+    /// ## Example
+    ///
+    /// ```yaml
+    /// - type: ContainerResource
+    ///   containerResource: {name: cpu, container: aplication, target: {type: Utilization, averageUtilization: 60}}
+    /// ```
+    ///
+    /// ## How to fix
+    ///
+    /// Use the container's exact name from `spec.template.spec.containers[*].name`.
+    pub struct UnknownContainer {
+        id: "HPA202",
+        name: "unknown-container",
+        severity: Error,
+        summary: "a ContainerResource metric names a container the pod template does not have",
+        needs_objects: true,
+    }
+}
+
+impl Rule for UnknownContainer {
+    fn meta(&self) -> &'static RuleMeta {
+        &Self::META
+    }
+
+    fn check(&self, cx: &Context<'_>, out: &mut Vec<Finding>) {
+        let Some(objects) = cx.objects else { return };
+        let t = &cx.effective.spec.scale_target_ref;
+        let Some(workload) = objects.workload(&t.kind, cx.namespace(), &t.name) else { return };
+        if workload.containers.is_empty() {
+            return;
+        }
+        for (i, m) in cx.effective.spec.metrics.iter().enumerate() {
+            if let Some(r) = &m.container_resource
+                && m.type_ == "ContainerResource"
+                && !workload.containers.iter().any(|c| c.name == r.container)
+            {
+                let names: Vec<String> = workload.containers.iter().map(|c| format!("{:?}", c.name)).collect();
+                out.push(
+                    Finding::new(
+                        &Self::META,
+                        format!("spec.metrics[{i}].containerResource.container"),
+                        format!(
+                            "container {:?} does not exist in {} (it has {})",
+                            r.container,
+                            workload.id,
+                            names.join(", ")
+                        ),
+                    )
+                    .help("use one of the pod template's container names")
+                    .related(
+                        Location::Object {
+                            id: workload.id.clone(),
+                            path: format!("{}.containers", workload.pod_spec_path),
+                        },
+                        "the pod template's containers",
+                    ),
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,119 @@
+//! `hpa-lint [PATH]...`: the lint command.
+
+use std::time::Duration;
+
+use hpa_core::evaluator::ControllerOptions;
+use hpa_core::features::KubernetesVersion;
+use hpa_core::rules::{Settings, Severity};
+
+use crate::cli::{Args, ColorChoice, FailOn, LintFormat};
+use crate::input;
+use crate::linter::{self, LintOptions, config, report};
+use crate::{ExitStatus, Output};
+
+/// Runs the lint command.
+pub fn run(args: &Args, out: &mut Output<'_>) -> ExitStatus {
+    if args.paths.is_empty() {
+        return out.usage_error("no input: give files or directories to lint (or `-` for standard input); see --help");
+    }
+    let cfg = if args.lint.no_config {
+        config::Config::default()
+    } else {
+        match config::load(args.lint.config.as_deref()) {
+            Ok(c) => c,
+            Err(e) => return out.usage_error(&e.to_string()),
+        }
+    };
+    let version = match cfg.file.kubernetes_version.as_deref().map(KubernetesVersion::parse).transpose() {
+        Ok(v) => v,
+        Err(e) => {
+            return out.usage_error(&format!(
+                "{}: {e}",
+                cfg.path.as_ref().map(|p| p.display().to_string()).unwrap_or_default()
+            ));
+        }
+    };
+    let base_gates = cfg.file.feature_gates.as_ref().map(config::FeatureGatesSetting::as_flag);
+    let gates = match args.cluster.gates_over(version, base_gates.as_deref()) {
+        Ok(g) => g,
+        Err(e) => return out.usage_error(&e.to_string()),
+    };
+    let mut controller = ControllerOptions { gates: gates.clone(), ..ControllerOptions::default() };
+    if let Some(s) = cfg.file.controller.sync_period_seconds {
+        controller.sync_period = Duration::from_secs(s.max(1));
+    }
+    if let Some(t) = cfg.file.controller.tolerance {
+        controller.tolerance = t;
+    }
+    if let Some(s) = cfg.file.controller.downscale_stabilization_seconds {
+        controller.downscale_stabilization_window = Duration::from_secs(s);
+    }
+    let defaults = Settings::default();
+    let s = &cfg.file.settings;
+    let settings = Settings {
+        gates,
+        controller,
+        min_replicas: s.min_replicas.unwrap_or(defaults.min_replicas),
+        max_replicas_limit: s.max_replicas_limit.or(defaults.max_replicas_limit),
+        max_scale_up_seconds: s.max_scale_up_seconds.unwrap_or(defaults.max_scale_up_seconds),
+        min_scale_down_window_seconds: s
+            .min_scale_down_window_seconds
+            .unwrap_or(defaults.min_scale_down_window_seconds),
+    };
+    for r in args.lint.select.iter().chain(&args.lint.ignore) {
+        if hpa_core::rules::find(r).is_none() && !r.eq_ignore_ascii_case("all") {
+            return out.usage_error(&format!("unknown rule {r:?} (see `hpa-lint rules`)"));
+        }
+    }
+    // `None`: findings never fail the run.
+    let fail_on = match (args.lint.fail_on, cfg.file.fail_on.as_deref()) {
+        (Some(FailOn::Error), _) => Some(Severity::Error),
+        (Some(FailOn::Warning), _) => Some(Severity::Warning),
+        (Some(FailOn::Info), _) => Some(Severity::Info),
+        (Some(FailOn::Never), _) => None,
+        (None, Some("never")) => None,
+        (None, Some(s)) => match Severity::parse(s) {
+            Some(sev) => Some(sev),
+            None => return out.usage_error(&format!("failOn: expected error, warning, info or never, found {s:?}")),
+        },
+        (None, None) => Some(Severity::Warning),
+    };
+    let opts = LintOptions {
+        settings,
+        levels: cfg.levels.clone(),
+        select: args.lint.select.clone(),
+        ignore: args.lint.ignore.clone(),
+        default_namespace: "default".into(),
+        scope: args.lint.scope.or(cfg.file.scope).unwrap_or_default(),
+    };
+    let mut excludes = args.input.exclude.clone();
+    excludes.extend(cfg.file.exclude.iter().cloned());
+    let (origins, mut errors) = input::discover(&args.paths, &excludes);
+    let (files, load_errors) = input::load(&origins, out);
+    errors.extend(load_errors);
+    for e in &errors {
+        out.error(&e.to_string());
+    }
+    let outcome = linter::lint(&files, &opts);
+    let text = match args.lint.output {
+        LintFormat::Human => {
+            let color = match args.lint.color {
+                ColorChoice::Always => true,
+                ColorChoice::Never => false,
+                ColorChoice::Auto => out.terminal && !args.lint.no_color,
+            };
+            report::human(&outcome, &files, report::HumanStyle { color, width: 100 })
+        }
+        LintFormat::Json => report::json(&outcome, &files),
+        LintFormat::Sarif => report::sarif(&outcome, &files),
+        LintFormat::Github => report::github(&outcome, &files),
+    };
+    out.write(&text);
+    if !errors.is_empty() {
+        ExitStatus::Error
+    } else if fail_on.is_some_and(|f| outcome.diagnostics.iter().any(|d| d.severity >= f)) {
+        ExitStatus::Findings
+    } else {
+        ExitStatus::Clean
+    }
+}

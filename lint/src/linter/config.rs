@@ -1,0 +1,264 @@
+//! `.hpa-lint.yaml`: rules on or off and their severities, the target Kubernetes version,
+//! feature gates, and the bounds of the numeric rules. Found upward from the working
+//! directory, or given with `--config`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use hpa_core::rules::{self, Severity};
+use serde::Deserialize;
+
+use crate::input::SourceFile;
+
+/// The configuration file names looked for, in order.
+pub const FILE_NAMES: [&str; 2] = [".hpa-lint.yaml", ".hpa-lint.yml"];
+
+/// The file's content.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ConfigFile {
+    /// `kubernetesVersion: "1.37"`
+    #[serde(default)]
+    pub kubernetes_version: Option<String>,
+    /// `featureGates: {HPAScaleToZero: true}` or `"HPAScaleToZero=true,..."`.
+    #[serde(default)]
+    pub feature_gates: Option<FeatureGatesSetting>,
+    /// `failOn: warning`
+    #[serde(default)]
+    pub fail_on: Option<String>,
+    /// Globs of paths to skip.
+    #[serde(default)]
+    pub exclude: Vec<String>,
+    /// Rule ID or name → `off`, `on` (its default severity) or a severity.
+    #[serde(default)]
+    pub rules: BTreeMap<String, LevelSetting>,
+    /// Which objects the cross-object rules match an HPA with.
+    #[serde(default)]
+    pub scope: Option<Scope>,
+    /// Bounds of the numeric rules.
+    #[serde(default)]
+    pub settings: SettingsFile,
+    /// kube-controller-manager's flags.
+    #[serde(default)]
+    pub controller: ControllerFile,
+}
+
+/// Feature gates as a map or a `--feature-gates` string.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum FeatureGatesSetting {
+    /// `{Name: bool}`
+    Map(BTreeMap<String, bool>),
+    /// `"Name=bool,..."`
+    Flag(String),
+}
+
+impl FeatureGatesSetting {
+    /// As a `--feature-gates` value.
+    pub fn as_flag(&self) -> String {
+        match self {
+            FeatureGatesSetting::Flag(s) => s.clone(),
+            FeatureGatesSetting::Map(m) => m.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(","),
+        }
+    }
+}
+
+/// A rule's level as written: YAML 1.1 reads `off`/`on` as booleans.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum LevelSetting {
+    /// `on`/`off`, `true`/`false`.
+    Switch(bool),
+    /// `error`, `warning`, `info`, `off`, `on`.
+    Named(String),
+}
+
+/// Which objects form a manifest set: the objects the cross-object rules (missing requests,
+/// conflicting HPAs, PDBs, VPAs, ...) look at for an HPA.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Scope {
+    /// Only the objects of the HPA's own file.
+    File,
+    /// The objects of the files in the HPA's directory, as `kubectl apply -f DIR` applies them
+    /// together; a directory that defines one object twice is a collection of alternatives
+    /// (overlays, examples) and each of its files is then a set of its own.
+    #[default]
+    Directory,
+    /// Every object checked (standard input, rendered with `kustomize build` or `helm
+    /// template`, is always one set).
+    All,
+}
+
+/// `settings:`
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SettingsFile {
+    /// `min-replicas-below-threshold`
+    pub min_replicas: Option<i32>,
+    /// `max-replicas-above-limit`
+    pub max_replicas_limit: Option<i32>,
+    /// `slow-scale-up`
+    pub max_scale_up_seconds: Option<i64>,
+    /// `short-scale-down-window`
+    pub min_scale_down_window_seconds: Option<i32>,
+}
+
+/// `controller:`
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ControllerFile {
+    /// `--horizontal-pod-autoscaler-sync-period`, seconds.
+    pub sync_period_seconds: Option<u64>,
+    /// `--horizontal-pod-autoscaler-tolerance`.
+    pub tolerance: Option<f64>,
+    /// `--horizontal-pod-autoscaler-downscale-stabilization`, seconds.
+    pub downscale_stabilization_seconds: Option<u64>,
+}
+
+/// A rule's configured fate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RuleLevel {
+    /// Not run.
+    Off,
+    /// Run at this severity.
+    At(Severity),
+}
+
+/// A configuration problem, with where it is.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{location}: {message}")]
+pub struct ConfigError {
+    /// `file:line:column`.
+    pub location: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// A loaded configuration.
+#[derive(Debug, Clone, Default)]
+pub struct Config {
+    /// Where it came from (none: defaults).
+    pub path: Option<PathBuf>,
+    /// The content.
+    pub file: ConfigFile,
+    /// Per-rule levels, keyed by rule ID.
+    pub levels: BTreeMap<&'static str, RuleLevel>,
+}
+
+/// Finds `.hpa-lint.yaml` in `start` or its parents.
+pub fn find_upward(start: &Path) -> Option<PathBuf> {
+    let mut dir = Some(start);
+    while let Some(d) = dir {
+        for name in FILE_NAMES {
+            let candidate = d.join(name);
+            if candidate.is_file() {
+                return Some(candidate);
+            }
+        }
+        dir = d.parent();
+    }
+    None
+}
+
+/// Parses a configuration file's text.
+pub fn parse(name: &str, text: &str) -> Result<Config, ConfigError> {
+    let file = SourceFile::from_text(name, text.to_string());
+    let at = |mark: crate::source::Mark| {
+        let (l, c) = file.line_col(mark);
+        format!("{name}:{l}:{c}")
+    };
+    if let Some(e) = &file.parsed.error {
+        return Err(ConfigError { location: at(e.mark), message: format!("invalid YAML: {}", e.message) });
+    }
+    let Some(doc) = file.parsed.documents.first() else {
+        return Ok(Config { path: Some(PathBuf::from(name)), ..Config::default() });
+    };
+    let value = doc.root.to_json();
+    let parsed: Result<ConfigFile, _> = serde_path_to_error::deserialize(&value);
+    let cfg = match parsed {
+        Ok(c) => c,
+        Err(e) => {
+            let path = e.path().to_string();
+            let l = crate::source::locate(&doc.root, &path);
+            return Err(ConfigError { location: at(l.span.start), message: format!("{path}: {}", e.into_inner()) });
+        }
+    };
+    let mut levels = BTreeMap::new();
+    for (key, level) in &cfg.rules {
+        let entry = doc.root.get("rules").and_then(|r| r.entry(key));
+        let pos = entry.map_or(doc.root.span.start, |e| e.key.span.start);
+        let Some(rule) = rules::find(key) else {
+            return Err(ConfigError {
+                location: at(pos),
+                message: format!("unknown rule {key:?} (see `hpa-lint rules`)"),
+            });
+        };
+        let level = match level {
+            LevelSetting::Switch(false) => RuleLevel::Off,
+            LevelSetting::Switch(true) => RuleLevel::At(rule.meta().severity),
+            LevelSetting::Named(s) if s == "off" => RuleLevel::Off,
+            LevelSetting::Named(s) if s == "on" => RuleLevel::At(rule.meta().severity),
+            LevelSetting::Named(s) => match Severity::parse(s) {
+                Some(sev) => RuleLevel::At(sev),
+                None => {
+                    return Err(ConfigError {
+                        location: at(pos),
+                        message: format!("rule {key}: expected off, on, error, warning or info, found {s:?}"),
+                    });
+                }
+            },
+        };
+        if rule.meta().id == "HPA000" && level == RuleLevel::Off {
+            return Err(ConfigError {
+                location: at(pos),
+                message: "HPA000 (kube-apiserver's validation) cannot be turned off".into(),
+            });
+        }
+        levels.insert(rule.meta().id, level);
+    }
+    Ok(Config { path: Some(PathBuf::from(name)), file: cfg, levels })
+}
+
+/// Loads the configuration: `explicit` if given, else the first file found upward from the
+/// working directory, else defaults.
+pub fn load(explicit: Option<&Path>) -> Result<Config, ConfigError> {
+    let path = match explicit {
+        Some(p) => Some(p.to_path_buf()),
+        None => std::env::current_dir().ok().and_then(|d| find_upward(&d)),
+    };
+    let Some(path) = path else { return Ok(Config::default()) };
+    let name = path.display().to_string();
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| ConfigError { location: name.clone(), message: format!("cannot read the configuration: {e}") })?;
+    parse(&name, &text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_levels_and_settings() {
+        let c = parse(
+            ".hpa-lint.yaml",
+            "kubernetesVersion: '1.36'\nrules:\n  HPA102: off\n  target-not-found: error\n  HPA305: on\n  HPA101: 'off'\nscope: file\nsettings:\n  minReplicas: 3\n",
+        )
+        .unwrap();
+        assert_eq!(c.levels["HPA102"], RuleLevel::Off);
+        assert_eq!(c.levels["HPA101"], RuleLevel::Off);
+        assert_eq!(c.levels["HPA305"], RuleLevel::At(Severity::Info));
+        assert_eq!(c.file.scope, Some(Scope::File));
+        assert_eq!(c.levels["HPA403"], RuleLevel::At(Severity::Error));
+        assert_eq!(c.file.settings.min_replicas, Some(3));
+    }
+
+    #[test]
+    fn errors_have_positions() {
+        let e = parse("c.yaml", "rules:\n  HPA999: off\n").unwrap_err();
+        assert_eq!(e.location, "c.yaml:2:3");
+        let e = parse("c.yaml", "settings:\n  minReplica: 3\n").unwrap_err();
+        assert!(e.to_string().starts_with("c.yaml:2:"), "{e}");
+        assert!(parse("c.yaml", "rules: {HPA000: off}\n").is_err());
+    }
+}
