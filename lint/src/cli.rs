@@ -125,6 +125,8 @@ pub enum Command {
     /// Explain the effective scaling behavior of HPAs: every value and where it comes from,
     /// and how fast they can scale up and down.
     Explain(ExplainArgs),
+    /// Simulate the HPA controller over time from a scenario file: every sync, a chart, JSON or SVG.
+    Simulate(crate::simulate::SimulateArgs),
     /// List the lint rules, or print one rule's documentation.
     Rules(RulesArgs),
 }

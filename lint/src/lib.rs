@@ -12,6 +12,7 @@ pub mod input;
 pub mod lint_cmd;
 pub mod linter;
 pub mod rules_cmd;
+pub mod simulate;
 pub mod source;
 pub mod validate;
 pub mod yaml_out;
@@ -91,6 +92,7 @@ pub fn run(args: cli::Args, out: &mut Output<'_>) -> ExitStatus {
         Some(cli::Command::Convert(c)) => convert_cmd::run(c, out),
         Some(cli::Command::Explain(e)) => explain::run(e, &args.cluster, out),
         Some(cli::Command::Rules(r)) => rules_cmd::run(r, out),
+        Some(cli::Command::Simulate(s)) => simulate::run(s, &args.cluster, out),
         None => lint_cmd::run(&args, out),
     }
 }

@@ -7,3 +7,4 @@ mod explain;
 mod lint_cli;
 mod properties;
 mod realworld;
+mod simulate;

@@ -1,0 +1,333 @@
+//! `hpa-lint simulate`: drives the HPA controller's algorithm over time from a hand-written
+//! scenario file and shows every sync (a table and a terminal chart, JSON, or an SVG plot).
+//!
+//! - [`scenario`]: the file format, parsed with positions so every error is `file:line:col`.
+//! - [`engine`]: the pure simulation (pods, samples, one `reconcile_autoscaler` per sync).
+//! - [`render`]: the table, the terminal chart and the JSON document.
+//! - [`svg`]: the SVG chart.
+
+pub mod engine;
+pub mod render;
+pub mod scenario;
+pub mod svg;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use clap::Args as ClapArgs;
+use hpa_core::admission::Options;
+use hpa_core::api::v2::HorizontalPodAutoscaler;
+use hpa_core::evaluator::ControllerOptions;
+
+use crate::cli::{ClusterArgs, ReportFormat};
+use crate::hpa::{self, Checked};
+use crate::input::{self, ObjectRef, SourceFile};
+use crate::source::{Node, NodeKind, Scalar, Span};
+use crate::{ExitStatus, Output};
+
+use scenario::{Context, HpaSource, Scenario, ScenarioError};
+
+/// `hpa-lint simulate`.
+#[derive(Debug, Clone, ClapArgs)]
+pub struct SimulateArgs {
+    /// The scenario file (YAML; `-` reads standard input, with paths relative to the current
+    /// directory).
+    #[arg(value_name = "SCENARIO")]
+    pub scenario: String,
+
+    /// Output format: a table and chart, or `{"steps": [...]}`.
+    #[arg(short = 'o', long = "output", value_enum, default_value_t = ReportFormat::Human)]
+    pub output: ReportFormat,
+
+    /// Also write an SVG chart (replicas and metrics against time) to this file.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
+
+    /// --horizontal-pod-autoscaler-sync-period, in seconds (overrides the scenario).
+    #[arg(long, value_name = "SECONDS")]
+    pub sync_period: Option<u64>,
+
+    /// --horizontal-pod-autoscaler-tolerance (overrides the scenario).
+    #[arg(long, value_name = "RATIO")]
+    pub tolerance: Option<f64>,
+
+    /// --horizontal-pod-autoscaler-downscale-stabilization, in seconds (overrides the scenario).
+    #[arg(long, value_name = "SECONDS")]
+    pub downscale_stabilization: Option<u64>,
+}
+
+/// Why a run stopped before simulating.
+enum Failure {
+    /// The scenario or its HPA is invalid (exit 1): messages already positioned.
+    Invalid(Vec<String>),
+    /// Usage or I/O (exit 2).
+    Error(String),
+}
+
+/// Formats scenario errors of one file as `file:line:col: message`.
+fn positioned(file: &SourceFile, errors: &[ScenarioError]) -> Vec<String> {
+    errors
+        .iter()
+        .map(|e| {
+            let (line, col) = file.line_col(e.span.start);
+            format!("{}:{line}:{col}: {}", file.name, e.message)
+        })
+        .collect()
+}
+
+fn at(file: &SourceFile, span: Span, message: impl std::fmt::Display) -> String {
+    let (line, col) = file.line_col(span.start);
+    format!("{}:{line}:{col}: {message}", file.name)
+}
+
+/// Runs `simulate`.
+pub fn run(args: &SimulateArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> ExitStatus {
+    match prepare(args, cluster, out) {
+        Err(Failure::Error(e)) => out.usage_error(&e),
+        Err(Failure::Invalid(messages)) => {
+            for m in &messages {
+                out.error(m);
+            }
+            ExitStatus::Findings
+        }
+        Ok((plan, header)) => {
+            let sim = engine::simulate(&plan);
+            let text = match args.output {
+                ReportFormat::Human => render::human(&header, &sim),
+                ReportFormat::Json => {
+                    serde_json::to_string_pretty(&render::json(&sim)).map(|s| s + "\n").unwrap_or_default()
+                }
+            };
+            out.write(&text);
+            if let Some(path) = &args.plot
+                && let Err(e) = std::fs::write(path, svg::render(&header, &sim))
+            {
+                return out.usage_error(&format!("{}: cannot write the plot: {e}", path.display()));
+            }
+            ExitStatus::Clean
+        }
+    }
+}
+
+/// Reads the scenario and its HPA and builds the plan.
+fn prepare(
+    args: &SimulateArgs,
+    cluster: &ClusterArgs,
+    out: &mut Output<'_>,
+) -> Result<(engine::Plan, render::Header), Failure> {
+    let gates = cluster.gates().map_err(|e| Failure::Error(e.to_string()))?;
+    let (file, base) = if args.scenario == "-" {
+        let bytes = out.read_stdin().map_err(|e| Failure::Error(format!("<stdin>: {e}")))?;
+        (input::from_bytes("<stdin>".into(), bytes), PathBuf::from("."))
+    } else {
+        let path = Path::new(&args.scenario);
+        let bytes = std::fs::read(path).map_err(|e| Failure::Error(format!("{}: {e}", args.scenario)))?;
+        let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        (input::from_bytes(args.scenario.clone(), bytes), base)
+    };
+    let root = document_root(&file)?;
+    let scenario = scenario::parse(root).map_err(|e| Failure::Invalid(positioned(&file, &e)))?;
+
+    let admission = Options { gates: gates.clone(), apply_defaults: true, default_namespace: Some("default".into()) };
+    let (hpa, workload, hpa_span) = match &scenario.hpa {
+        HpaSource::Inline(node) => {
+            let hpa = admit(&file, node, &admission)?;
+            (hpa, Workload::default(), node.span)
+        }
+        HpaSource::File(path) => {
+            let resolved = base.join(&path.value);
+            let bytes = std::fs::read(&resolved).map_err(|e| {
+                Failure::Invalid(vec![at(
+                    &file,
+                    path.span,
+                    format!("cannot read the HPA file {}: {e}", resolved.display()),
+                )])
+            })?;
+            let hpa_file = input::from_bytes(resolved.display().to_string(), bytes);
+            let (hpa, workload) = from_manifests(&file, &hpa_file, &scenario, path.span, &admission)?;
+            (hpa, workload, path.span)
+        }
+    };
+
+    let mut options = ControllerOptions { gates, ..ControllerOptions::default() };
+    let c = &scenario.controller;
+    let ms = |v: i64| Duration::from_millis(u64::try_from(v).unwrap_or(0));
+    if let Some(v) = c.sync_period_ms {
+        options.sync_period = ms(v);
+    }
+    if let Some(v) = c.tolerance {
+        options.tolerance = v;
+    }
+    if let Some(v) = c.downscale_stabilization_ms {
+        options.downscale_stabilization_window = ms(v);
+    }
+    if let Some(v) = c.cpu_initialization_period_ms {
+        options.cpu_initialization_period = ms(v);
+    }
+    if let Some(v) = c.initial_readiness_delay_ms {
+        options.delay_of_initial_readiness_status = ms(v);
+    }
+    if let Some(v) = args.sync_period {
+        options.sync_period = Duration::from_secs(v.max(1));
+    }
+    if let Some(v) = args.tolerance {
+        if !(v.is_finite() && v >= 0.0) {
+            return Err(Failure::Error(format!("--tolerance {v}: must be a number, 0 or more")));
+        }
+        options.tolerance = v;
+    }
+    if let Some(v) = args.downscale_stabilization {
+        options.downscale_stabilization_window = Duration::from_secs(v);
+    }
+
+    let header = render::Header {
+        scenario: file.name.clone(),
+        hpa: format!("{}/{}", hpa.metadata.namespace, hpa.metadata.name),
+        target: format!("{}/{}", hpa.spec.scale_target_ref.kind, hpa.spec.scale_target_ref.name),
+        min: hpa.spec.min_replicas.unwrap_or(1),
+        max: hpa.spec.max_replicas,
+        behavior: hpa.spec.behavior.is_some(),
+        sync_period_ms: i64::try_from(options.sync_period.as_millis()).unwrap_or(15_000),
+        pod_ready_after_ms: scenario.pod_ready_after_ms.max(scenario.pod_start_after_ms),
+    };
+    let ctx =
+        Context { hpa, workload_template: workload.template, workload_replicas: workload.replicas, hpa_span, options };
+    let plan = scenario::bind(&scenario, ctx).map_err(|e| Failure::Invalid(positioned(&file, &e)))?;
+    Ok((plan, header))
+}
+
+/// The single document of a scenario file.
+fn document_root(file: &SourceFile) -> Result<&Node, Failure> {
+    if let Some(reason) = &file.unreadable {
+        return Err(Failure::Invalid(vec![format!("{}: {reason}", file.name)]));
+    }
+    if let Some(e) = &file.parsed.error {
+        let (line, col) = file.line_col(e.mark);
+        return Err(Failure::Invalid(vec![format!("{}:{line}:{col}: invalid YAML: {}", file.name, e.message)]));
+    }
+    match file.parsed.documents.as_slice() {
+        [] => Err(Failure::Invalid(vec![format!("{}:1:1: the scenario is empty", file.name)])),
+        [doc] => Ok(&doc.root),
+        [_, second, ..] => Err(Failure::Invalid(vec![at(
+            file,
+            second.root.span,
+            "a scenario file holds one YAML document; put the HPA in its own file (`hpa:`) or under `hpaObject`",
+        )])),
+    }
+}
+
+/// Runs an HPA object through admission; refuses it, with positioned errors, when
+/// kube-apiserver would.
+fn admit(file: &SourceFile, node: &Node, opts: &Options) -> Result<HorizontalPodAutoscaler, Failure> {
+    if let Checked::Admitted { outcome, .. } = hpa::check(&node.to_json(), None, opts)
+        && outcome.allowed()
+    {
+        return Ok(outcome.object);
+    }
+    let document = file
+        .parsed
+        .documents
+        .iter()
+        .find(|d| d.root.span.start.index <= node.span.start.index && node.span.end.index <= d.root.span.end.index)
+        .map_or(0, |d| d.index);
+    let obj = ObjectRef { file: 0, document, item: None, node };
+    let entry = crate::validate::validate_object(file, &obj, &HashMap::new(), opts);
+    let mut messages: Vec<String> = entry
+        .errors
+        .iter()
+        .map(|e| format!("{}:{}:{}: invalid HPA: {}", file.name, e.line, e.column, e.message))
+        .collect();
+    if messages.is_empty() {
+        messages.push(at(
+            file,
+            node.span,
+            format!("invalid HPA: {}", entry.message.unwrap_or_else(|| "kube-apiserver would reject it".into())),
+        ));
+    }
+    Err(Failure::Invalid(messages))
+}
+
+/// The scale target found next to the HPA.
+#[derive(Debug, Default)]
+struct Workload {
+    template: Option<engine::PodTemplate>,
+    replicas: Option<i32>,
+}
+
+/// Picks the HPA from a manifest file, and its target workload when the file holds it.
+fn from_manifests(
+    scenario_file: &SourceFile,
+    file: &SourceFile,
+    scenario: &Scenario,
+    hpa_span: Span,
+    opts: &Options,
+) -> Result<(HorizontalPodAutoscaler, Workload), Failure> {
+    if let Some(reason) = &file.unreadable {
+        return Err(Failure::Invalid(vec![at(scenario_file, hpa_span, format!("{}: {reason}", file.name))]));
+    }
+    if let Some(e) = &file.parsed.error {
+        let (line, col) = file.line_col(e.mark);
+        return Err(Failure::Invalid(vec![format!("{}:{line}:{col}: invalid YAML: {}", file.name, e.message)]));
+    }
+    let objects = input::objects(0, file);
+    let hpas: Vec<&ObjectRef<'_>> = objects.iter().filter(|o| o.is_hpa()).collect();
+    let wanted = scenario.hpa_name.as_ref();
+    let chosen: Vec<&&ObjectRef<'_>> =
+        hpas.iter().filter(|o| wanted.is_none_or(|w| o.name() == Some(w.value.as_str()))).collect();
+    let obj = match (chosen.as_slice(), wanted) {
+        ([one], _) => **one,
+        ([], Some(w)) => {
+            return Err(Failure::Invalid(vec![at(
+                scenario_file,
+                w.span,
+                format!("no HorizontalPodAutoscaler named {:?} in {}", w.value, file.name),
+            )]));
+        }
+        ([], None) => {
+            return Err(Failure::Invalid(vec![at(
+                scenario_file,
+                hpa_span,
+                format!("no HorizontalPodAutoscaler in {}", file.name),
+            )]));
+        }
+        (many, _) => {
+            let names: Vec<&str> = many.iter().filter_map(|o| o.name()).collect();
+            return Err(Failure::Invalid(vec![at(
+                scenario_file,
+                hpa_span,
+                format!(
+                    "{} holds {} HorizontalPodAutoscalers ({}); choose one with `hpaName`",
+                    file.name,
+                    many.len(),
+                    names.join(", ")
+                ),
+            )]));
+        }
+    };
+    let hpa = admit(file, obj.node, opts)?;
+
+    // The target workload, when it is in the same file.
+    let target = &hpa.spec.scale_target_ref;
+    let mut workload = Workload::default();
+    let found = objects.iter().find(|o| {
+        o.kind() == Some(target.kind.as_str())
+            && o.name() == Some(target.name.as_str())
+            && o.namespace().is_none_or(|ns| ns == hpa.metadata.namespace)
+    });
+    if let Some(w) = found {
+        if let Some(t) = w.node.get("spec").and_then(|s| s.get("template")) {
+            let mut errs = Vec::new();
+            workload.template = scenario::pod_template(t, &mut errs);
+            if !errs.is_empty() && scenario.pod_template.is_none() {
+                return Err(Failure::Invalid(positioned(file, &errs)));
+            }
+        }
+        if let Some(NodeKind::Scalar(Scalar::Int(r))) =
+            w.node.get("spec").and_then(|s| s.get("replicas")).map(|n| &n.kind)
+        {
+            workload.replicas = i32::try_from(*r).ok().filter(|r| *r >= 0);
+        }
+    }
+    Ok((hpa, workload))
+}

@@ -1,0 +1,860 @@
+//! The scenario file format: a hand-written YAML file read from a [`Node`] tree, so that every
+//! problem carries the position of the text that caused it.
+//!
+//! ```yaml
+//! hpa: web-hpa.yaml          # or an inline object under `hpaObject`
+//! replicas: 2
+//! podTemplate:
+//!   containers: [{name: app, requests: {cpu: 20m}}]
+//! podReadyAfter: 10s
+//! duration: 5m
+//! controller: {syncPeriod: 15s, tolerance: 0.1}
+//! load:
+//!   - at: 0s
+//!     metrics: {cpu: {total: 1030m}}
+//!   - at: 15s
+//!     metrics: {cpu: {perPod: 0}}
+//! ```
+//!
+//! Parsing is purely syntactic ([`parse`]); matching the load's metric keys against the HPA's
+//! metrics happens in [`bind`], once the HPA is known.
+
+use std::collections::BTreeMap;
+
+use hpa_core::api::Quantity;
+use hpa_core::api::v2::{HorizontalPodAutoscaler, MetricSpec};
+use hpa_core::evaluator::Container;
+use hpa_core::evaluator::controller::effective_metrics;
+
+use super::engine::{LoadPhase, LoadValue, MetricKey, Plan, PodTemplate};
+use crate::source::{Node, NodeKind, Scalar, Span};
+
+/// A problem in a scenario (or in a file it refers to), at a position of that file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScenarioError {
+    /// Where.
+    pub span: Span,
+    /// What.
+    pub message: String,
+}
+
+impl ScenarioError {
+    fn new(span: Span, message: impl Into<String>) -> ScenarioError {
+        ScenarioError { span, message: message.into() }
+    }
+}
+
+/// A value together with where it was written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Spanned<T> {
+    /// The value.
+    pub value: T,
+    /// Its position in the scenario file.
+    pub span: Span,
+}
+
+/// Where the HPA comes from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum HpaSource {
+    /// `hpa: path`: a manifest file, relative to the scenario's directory.
+    File(Spanned<String>),
+    /// `hpaObject: {...}`: the object written inline.
+    Inline(Node),
+}
+
+/// The `controller:` overrides (each `None` keeps the command line or controller default).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ControllerOverrides {
+    /// `syncPeriod`, in ms.
+    pub sync_period_ms: Option<i64>,
+    /// `tolerance`.
+    pub tolerance: Option<f64>,
+    /// `downscaleStabilization`, in ms.
+    pub downscale_stabilization_ms: Option<i64>,
+    /// `cpuInitializationPeriod`, in ms.
+    pub cpu_initialization_period_ms: Option<i64>,
+    /// `initialReadinessDelay`, in ms.
+    pub initial_readiness_delay_ms: Option<i64>,
+}
+
+/// One `load:` entry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadEntry {
+    /// `at`, in ms since the start.
+    pub at_ms: Spanned<i64>,
+    /// `metrics`: key → value, in the order written.
+    pub metrics: Vec<LoadItem>,
+}
+
+/// One metric of a load entry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadItem {
+    /// The key as written (`cpu`, `container/app/cpu`, `queue_length`).
+    pub key: Spanned<String>,
+    /// The value.
+    pub value: Spanned<LoadValue>,
+}
+
+/// A parsed scenario, before the HPA is read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scenario {
+    /// The scenario's root node (errors without a better place point at it).
+    pub span: Span,
+    /// `hpa` or `hpaObject`.
+    pub hpa: HpaSource,
+    /// `hpaName`: which HPA of the file, when it holds several.
+    pub hpa_name: Option<Spanned<String>>,
+    /// `replicas` at t = 0.
+    pub replicas: Option<Spanned<i32>>,
+    /// `podTemplate`.
+    pub pod_template: Option<Spanned<PodTemplate>>,
+    /// `podStartAfter` (ms): how long a new pod stays Pending.
+    pub pod_start_after_ms: i64,
+    /// `podReadyAfter` (ms): how long after its creation a new pod becomes Ready.
+    pub pod_ready_after_ms: i64,
+    /// `metricWindow` (ms): the window of resource-metric samples.
+    pub metric_window_ms: Option<i64>,
+    /// `selector`: the scale subresource's selector.
+    pub selector: Option<String>,
+    /// `duration` (ms).
+    pub duration_ms: Spanned<i64>,
+    /// `controller`.
+    pub controller: ControllerOverrides,
+    /// `load`.
+    pub load: Vec<LoadEntry>,
+}
+
+/// The top-level fields, for the unknown-field message.
+const TOP_FIELDS: &[&str] = &[
+    "hpa",
+    "hpaObject",
+    "hpaName",
+    "replicas",
+    "podTemplate",
+    "podStartAfter",
+    "podReadyAfter",
+    "metricWindow",
+    "selector",
+    "duration",
+    "controller",
+    "load",
+];
+const CONTROLLER_FIELDS: &[&str] =
+    &["syncPeriod", "tolerance", "downscaleStabilization", "cpuInitializationPeriod", "initialReadinessDelay"];
+const VALUE_FIELDS: &[&str] = &["perPod", "total", "utilization", "value"];
+
+/// Collects errors while parsing goes on.
+#[derive(Default)]
+struct Errors(Vec<ScenarioError>);
+
+impl Errors {
+    fn push(&mut self, span: Span, message: impl Into<String>) {
+        self.0.push(ScenarioError::new(span, message));
+    }
+
+    /// Keeps the value of `r`, recording its error.
+    fn keep<T>(&mut self, r: Result<T, ScenarioError>) -> Option<T> {
+        match r {
+            Ok(v) => Some(v),
+            Err(e) => {
+                self.0.push(e);
+                None
+            }
+        }
+    }
+}
+
+/// The entries of a mapping node, or an error naming what was expected.
+fn entries<'a>(node: &'a Node, what: &str) -> Result<&'a [crate::source::Entry], ScenarioError> {
+    match &node.kind {
+        NodeKind::Map(e) => Ok(e),
+        _ => Err(ScenarioError::new(node.span, format!("{what} must be a mapping"))),
+    }
+}
+
+/// Checks that every key of a mapping is one of `allowed`.
+fn check_fields(node: &Node, allowed: &[&str], what: &str, errs: &mut Errors) {
+    if let NodeKind::Map(entries) = &node.kind {
+        for e in entries {
+            let k = e.key.key_string();
+            if !allowed.contains(&k.as_str()) {
+                errs.push(
+                    e.key.span,
+                    format!("unknown field `{k}` in {what}; expected one of: {}", allowed.join(", ")),
+                );
+            }
+        }
+    }
+}
+
+/// A scalar as text (numbers as written in canonical form), or `None` for collections.
+fn scalar_text(node: &Node) -> Option<String> {
+    match &node.kind {
+        NodeKind::Scalar(Scalar::Str(s)) => Some(s.clone()),
+        NodeKind::Scalar(Scalar::Int(i)) => Some(i.to_string()),
+        NodeKind::Scalar(Scalar::UInt(u)) => Some(u.to_string()),
+        NodeKind::Scalar(Scalar::Float(f)) => Some(f.to_string()),
+        _ => None,
+    }
+}
+
+fn string(node: &Node, what: &str) -> Result<String, ScenarioError> {
+    match &node.kind {
+        NodeKind::Scalar(Scalar::Str(s)) if !s.is_empty() => Ok(s.clone()),
+        _ => Err(ScenarioError::new(node.span, format!("{what} must be a non-empty string"))),
+    }
+}
+
+/// Parses a duration: `90s`, `5m`, `1h30m`, `1.5s`, `250ms`, or a plain number of seconds.
+/// Durations are non-negative and whole milliseconds.
+pub fn parse_duration(text: &str) -> Result<i64, String> {
+    let t = text.trim();
+    if t.is_empty() {
+        return Err("empty duration".into());
+    }
+    if t.starts_with('-') {
+        return Err(format!("duration {t:?} must not be negative"));
+    }
+    let t = t.strip_prefix('+').unwrap_or(t);
+    // A plain number is seconds.
+    if let Ok(secs) = t.parse::<f64>() {
+        return millis_of(secs * 1000.0, text);
+    }
+    let bytes = t.as_bytes();
+    let mut i = 0;
+    let mut total = 0.0f64;
+    while i < bytes.len() {
+        let start = i;
+        while i < bytes.len() && (bytes[i].is_ascii_digit() || bytes[i] == b'.') {
+            i += 1;
+        }
+        let number: f64 = t.get(start..i).filter(|s| !s.is_empty()).and_then(|s| s.parse().ok()).ok_or_else(|| {
+            format!("invalid duration {text:?}: expected a number before each unit (e.g. 90s, 5m, 1h30m)")
+        })?;
+        let unit_start = i;
+        while i < bytes.len() && bytes[i].is_ascii_alphabetic() {
+            i += 1;
+        }
+        let unit_ms = match t.get(unit_start..i).unwrap_or("") {
+            "ms" => 1.0,
+            "s" => 1000.0,
+            "m" => 60_000.0,
+            "h" => 3_600_000.0,
+            "" => return Err(format!("invalid duration {text:?}: missing unit after {number} (ms, s, m or h)")),
+            other => return Err(format!("invalid duration {text:?}: unknown unit {other:?} (use ms, s, m or h)")),
+        };
+        total += number * unit_ms;
+    }
+    millis_of(total, text)
+}
+
+fn millis_of(ms: f64, text: &str) -> Result<i64, String> {
+    if !ms.is_finite() || ms > 1e15 {
+        return Err(format!("duration {text:?} is too long"));
+    }
+    if ms < 0.0 {
+        return Err(format!("duration {text:?} must not be negative"));
+    }
+    let rounded = ms.round();
+    if (ms - rounded).abs() > 1e-6 {
+        return Err(format!("duration {text:?} is finer than a millisecond"));
+    }
+    Ok(rounded as i64)
+}
+
+fn duration(node: &Node, what: &str) -> Result<i64, ScenarioError> {
+    let text = scalar_text(node)
+        .ok_or_else(|| ScenarioError::new(node.span, format!("{what} must be a duration such as 30s, 5m or 1h30m")))?;
+    parse_duration(&text).map_err(|m| ScenarioError::new(node.span, format!("{what}: {m}")))
+}
+
+/// Parses a non-negative quantity (`500m`, `2Gi`, `10`, `0.5`) into milli-units.
+pub fn parse_quantity_milli(text: &str) -> Result<i64, String> {
+    let q = Quantity::parse(text.trim()).map_err(|e| format!("invalid quantity {text:?}: {e}"))?;
+    if q.sign() < 0 {
+        return Err(format!("{text} is negative; loads must not be negative"));
+    }
+    Ok(q.milli_value())
+}
+
+fn quantity(node: &Node, what: &str) -> Result<i64, ScenarioError> {
+    let text = scalar_text(node)
+        .ok_or_else(|| ScenarioError::new(node.span, format!("{what} must be a quantity such as 250m, 2Gi or 10")))?;
+    parse_quantity_milli(&text).map_err(|m| ScenarioError::new(node.span, format!("{what}: {m}")))
+}
+
+/// Parses a percentage: `150`, `37.5` or `"80%"`.
+pub fn parse_percent(text: &str) -> Result<f64, String> {
+    let t = text.trim();
+    let t = t.strip_suffix('%').unwrap_or(t).trim();
+    let p: f64 = t.parse().map_err(|_| format!("invalid percentage {text:?}: expected a number such as 80"))?;
+    if !p.is_finite() {
+        return Err(format!("invalid percentage {text:?}"));
+    }
+    if p < 0.0 {
+        return Err(format!("{text} is negative; loads must not be negative"));
+    }
+    Ok(p)
+}
+
+/// Parses a load value node: `{perPod: q}`, `{total: q}`, `{utilization: p}`, `{value: q}` or
+/// the word `unavailable`.
+fn load_value(node: &Node) -> Result<LoadValue, ScenarioError> {
+    if let NodeKind::Scalar(Scalar::Str(s)) = &node.kind
+        && s == "unavailable"
+    {
+        return Ok(LoadValue::Unavailable);
+    }
+    let NodeKind::Map(entries) = &node.kind else {
+        return Err(ScenarioError::new(
+            node.span,
+            "a metric's load must be a mapping with one of perPod, total, utilization or value (e.g. {total: 500m}), or `unavailable`",
+        ));
+    };
+    let mut found: Option<LoadValue> = None;
+    for e in entries {
+        let k = e.key.key_string();
+        let v = match k.as_str() {
+            "perPod" => LoadValue::PerPod(quantity(&e.value, "perPod")?),
+            "total" => LoadValue::Total(quantity(&e.value, "total")?),
+            "value" => LoadValue::Value(quantity(&e.value, "value")?),
+            "utilization" => {
+                let text = scalar_text(&e.value)
+                    .ok_or_else(|| ScenarioError::new(e.value.span, "utilization must be a percentage such as 80"))?;
+                LoadValue::Utilization(
+                    parse_percent(&text).map_err(|m| ScenarioError::new(e.value.span, format!("utilization: {m}")))?,
+                )
+            }
+            other => {
+                return Err(ScenarioError::new(
+                    e.key.span,
+                    format!("unknown load field `{other}`; expected one of: {}", VALUE_FIELDS.join(", ")),
+                ));
+            }
+        };
+        if found.is_some() {
+            return Err(ScenarioError::new(e.key.span, "give exactly one of perPod, total, utilization or value"));
+        }
+        found = Some(v);
+    }
+    found.ok_or_else(|| ScenarioError::new(node.span, "give one of perPod, total, utilization or value"))
+}
+
+/// Reads `{name, requests: {...}}` or `{name, resources: {requests: {...}}}` (plus
+/// `restartPolicy` for init containers).
+fn container(node: &Node, errs: &mut Errors) -> Option<Container> {
+    let entries = errs.keep(entries(node, "a container"))?;
+    let mut c = Container::default();
+    let mut named = false;
+    for e in entries {
+        match e.key.key_string().as_str() {
+            "name" => {
+                if let Some(n) = errs.keep(string(&e.value, "name")) {
+                    c.name = n;
+                    named = true;
+                }
+            }
+            "requests" => requests(&e.value, &mut c.requests_milli, errs),
+            "resources" => {
+                if let Some(r) = e.value.get("requests") {
+                    requests(r, &mut c.requests_milli, errs);
+                }
+            }
+            "restartPolicy" => c.restart_policy = errs.keep(string(&e.value, "restartPolicy")),
+            // Everything else of a real container spec (image, ports, ...) is irrelevant here.
+            _ => {}
+        }
+    }
+    if !named {
+        errs.push(node.span, "a container needs a `name`");
+    }
+    Some(c)
+}
+
+fn requests(node: &Node, into: &mut BTreeMap<String, i64>, errs: &mut Errors) {
+    let Some(entries) = errs.keep(entries(node, "requests")) else { return };
+    for e in entries {
+        let name = e.key.key_string();
+        if let Some(v) = errs.keep(quantity(&e.value, &format!("request {name}"))) {
+            into.insert(name, v);
+        }
+    }
+}
+
+/// Reads a pod template: `{containers, initContainers, resources: {requests}}`, either
+/// directly or under `spec` (as in a real pod template).
+pub fn pod_template(node: &Node, errs_out: &mut Vec<ScenarioError>) -> Option<PodTemplate> {
+    let mut errs = Errors::default();
+    let spec = node.get("spec").unwrap_or(node);
+    let mut t = PodTemplate::default();
+    match spec.get("containers").map(|n| &n.kind) {
+        Some(NodeKind::Seq(items)) => t.containers = items.iter().filter_map(|c| container(c, &mut errs)).collect(),
+        Some(_) => errs.push(spec.get("containers").map_or(spec.span, |n| n.span), "containers must be a list"),
+        None => errs.push(spec.span, "a pod template needs `containers`"),
+    }
+    if let Some(NodeKind::Seq(items)) = spec.get("initContainers").map(|n| &n.kind) {
+        t.init_containers = items.iter().filter_map(|c| container(c, &mut errs)).collect();
+    }
+    if let Some(r) = spec.get("resources").and_then(|r| r.get("requests")) {
+        requests(r, &mut t.pod_requests_milli, &mut errs);
+    }
+    if t.containers.is_empty() && errs.0.is_empty() {
+        errs.push(spec.span, "a pod template needs at least one container");
+    }
+    let ok = errs.0.is_empty();
+    errs_out.extend(errs.0);
+    ok.then_some(t)
+}
+
+/// Parses a scenario document.
+pub fn parse(root: &Node) -> Result<Scenario, Vec<ScenarioError>> {
+    let mut errs = Errors::default();
+    if let Err(e) = entries(root, "a scenario") {
+        return Err(vec![e]);
+    }
+    check_fields(root, TOP_FIELDS, "the scenario", &mut errs);
+
+    let hpa = match (root.entry("hpa"), root.get("hpaObject")) {
+        (Some(e), None) => errs
+            .keep(string(&e.value, "hpa (a path to the HPA manifest)"))
+            .map(|p| HpaSource::File(Spanned { value: p, span: e.value.span })),
+        (None, Some(obj)) => {
+            if matches!(obj.kind, NodeKind::Map(_)) {
+                Some(HpaSource::Inline(obj.clone()))
+            } else {
+                errs.push(obj.span, "hpaObject must be a HorizontalPodAutoscaler object");
+                None
+            }
+        }
+        (Some(e), Some(_)) => {
+            errs.push(e.key.span, "give either `hpa` (a file) or `hpaObject` (inline), not both");
+            None
+        }
+        (None, None) => {
+            errs.push(root.span, "missing `hpa` (the HPA manifest file) or `hpaObject` (the HPA inline)");
+            None
+        }
+    };
+    let hpa_name =
+        root.get("hpaName").and_then(|n| errs.keep(string(n, "hpaName")).map(|value| Spanned { value, span: n.span }));
+
+    let replicas = root.get("replicas").and_then(|n| match &n.kind {
+        NodeKind::Scalar(Scalar::Int(i)) if (0..=i64::from(i32::MAX)).contains(i) => {
+            Some(Spanned { value: i32::try_from(*i).unwrap_or(i32::MAX), span: n.span })
+        }
+        _ => {
+            errs.push(n.span, "replicas must be a whole number, 0 or more");
+            None
+        }
+    });
+
+    let pod_template = root.get("podTemplate").and_then(|n| {
+        let mut v = Vec::new();
+        let t = pod_template(n, &mut v);
+        errs.0.extend(v);
+        t.map(|value| Spanned { value, span: n.span })
+    });
+
+    let dur = |key: &str, errs: &mut Errors| root.get(key).and_then(|n| errs.keep(duration(n, key)));
+    let pod_start_after_ms = dur("podStartAfter", &mut errs).unwrap_or(0);
+    let pod_ready_after_ms = dur("podReadyAfter", &mut errs).unwrap_or(0);
+    let metric_window_ms = dur("metricWindow", &mut errs);
+    if let (Some(0), Some(n)) = (metric_window_ms, root.get("metricWindow")) {
+        errs.push(n.span, "metricWindow must be longer than 0s");
+    }
+    let selector = root.get("selector").and_then(|n| errs.keep(string(n, "selector")));
+
+    let duration_ms = match root.get("duration") {
+        Some(n) => errs.keep(duration(n, "duration")).and_then(|ms| {
+            if ms == 0 {
+                errs.push(n.span, "duration must be longer than 0s");
+                None
+            } else {
+                Some(Spanned { value: ms, span: n.span })
+            }
+        }),
+        None => {
+            errs.push(root.span, "missing `duration` (how long to simulate, e.g. 10m)");
+            None
+        }
+    };
+
+    let mut controller = ControllerOverrides::default();
+    if let Some(c) = root.get("controller")
+        && errs.keep(entries(c, "controller")).is_some()
+    {
+        check_fields(c, CONTROLLER_FIELDS, "controller", &mut errs);
+        let d = |key: &str, errs: &mut Errors| c.get(key).and_then(|n| errs.keep(duration(n, key)));
+        controller.sync_period_ms = d("syncPeriod", &mut errs);
+        if let (Some(ms), Some(n)) = (controller.sync_period_ms, c.get("syncPeriod"))
+            && ms < 1000
+        {
+            errs.push(n.span, "syncPeriod must be at least 1s");
+            controller.sync_period_ms = None;
+        }
+        controller.downscale_stabilization_ms = d("downscaleStabilization", &mut errs);
+        controller.cpu_initialization_period_ms = d("cpuInitializationPeriod", &mut errs);
+        controller.initial_readiness_delay_ms = d("initialReadinessDelay", &mut errs);
+        if let Some(n) = c.get("tolerance") {
+            match &n.kind {
+                NodeKind::Scalar(Scalar::Int(i)) if *i >= 0 => controller.tolerance = Some(*i as f64),
+                NodeKind::Scalar(Scalar::Float(f)) if *f >= 0.0 && f.is_finite() => controller.tolerance = Some(*f),
+                _ => errs.push(n.span, "tolerance must be a number, 0 or more (e.g. 0.1)"),
+            }
+        }
+    }
+
+    let load = root.get("load").map(|n| load(n, &mut errs)).unwrap_or_default();
+
+    match (hpa, duration_ms) {
+        (Some(hpa), Some(duration_ms)) if errs.0.is_empty() => Ok(Scenario {
+            span: root.span,
+            hpa,
+            hpa_name,
+            replicas,
+            pod_template,
+            pod_start_after_ms,
+            pod_ready_after_ms,
+            metric_window_ms,
+            selector,
+            duration_ms,
+            controller,
+            load,
+        }),
+        _ => Err(errs.0),
+    }
+}
+
+fn load(node: &Node, errs: &mut Errors) -> Vec<LoadEntry> {
+    let NodeKind::Seq(items) = &node.kind else {
+        errs.push(node.span, "load must be a list of entries like {at: 0s, metrics: {cpu: {total: 500m}}}");
+        return Vec::new();
+    };
+    let mut out: Vec<LoadEntry> = Vec::new();
+    for item in items {
+        if errs.keep(entries(item, "a load entry")).is_none() {
+            continue;
+        }
+        check_fields(item, &["at", "metrics"], "a load entry", errs);
+        let at = match item.get("at") {
+            Some(n) => errs.keep(duration(n, "at")).map(|ms| Spanned { value: ms, span: n.span }),
+            None => {
+                errs.push(item.span, "a load entry needs `at` (when it starts, e.g. 30s)");
+                None
+            }
+        };
+        if let (Some(at), Some(prev)) = (&at, out.last())
+            && at.value <= prev.at_ms.value
+        {
+            errs.push(
+                at.span,
+                format!(
+                    "load times out of order: {} is not after the previous entry's {}",
+                    format_ms(at.value),
+                    format_ms(prev.at_ms.value)
+                ),
+            );
+        }
+        let mut metrics = Vec::new();
+        match item.get("metrics") {
+            Some(m) => {
+                if let Some(es) = errs.keep(entries(m, "metrics")) {
+                    for e in es {
+                        let key = e.key.key_string();
+                        if key.is_empty() {
+                            errs.push(e.key.span, "a metric key must not be empty");
+                            continue;
+                        }
+                        if let Some(v) = errs.keep(load_value(&e.value)) {
+                            metrics.push(LoadItem {
+                                key: Spanned { value: key, span: e.key.span },
+                                value: Spanned { value: v, span: e.value.span },
+                            });
+                        }
+                    }
+                }
+            }
+            None => errs.push(item.span, "a load entry needs `metrics`"),
+        }
+        if let Some(at_ms) = at {
+            out.push(LoadEntry { at_ms, metrics });
+        }
+    }
+    out
+}
+
+/// `90s`, `5m`, `1h30m`, `1.5s`: the shortest reading of a duration in ms.
+pub fn format_ms(ms: i64) -> String {
+    if ms == 0 {
+        return "0s".into();
+    }
+    let (h, rest) = (ms / 3_600_000, ms % 3_600_000);
+    let (m, rest) = (rest / 60_000, rest % 60_000);
+    let (s, milli) = (rest / 1000, rest % 1000);
+    let mut out = String::new();
+    if h > 0 {
+        out.push_str(&format!("{h}h"));
+    }
+    if m > 0 {
+        out.push_str(&format!("{m}m"));
+    }
+    if milli > 0 {
+        let frac = format!("{milli:03}");
+        out.push_str(&format!("{s}.{}s", frac.trim_end_matches('0')));
+    } else if s > 0 {
+        out.push_str(&format!("{s}s"));
+    }
+    out
+}
+
+/// The load key naming one of the HPA's metrics (`cpu`, `container/app/cpu`, or the metric
+/// name of a Pods, Object or External metric); `None` for a metric of an unknown type.
+pub fn metric_key(m: &MetricSpec) -> Option<MetricKey> {
+    match m.type_.as_str() {
+        "Resource" => m.resource.as_ref().map(|r| MetricKey::Resource(r.name.clone())),
+        "ContainerResource" => m
+            .container_resource
+            .as_ref()
+            .map(|r| MetricKey::Container { container: r.container.clone(), resource: r.name.clone() }),
+        "Pods" => m.pods.as_ref().map(|p| MetricKey::Pods(p.metric.name.clone())),
+        "Object" => m.object.as_ref().map(|o| MetricKey::Object(o.metric.name.clone())),
+        "External" => m.external.as_ref().map(|e| MetricKey::External(e.metric.name.clone())),
+        _ => None,
+    }
+}
+
+/// What the scenario needs besides itself to become a [`Plan`].
+#[derive(Debug, Clone)]
+pub struct Context {
+    /// The HPA (defaulted, internal form).
+    pub hpa: HorizontalPodAutoscaler,
+    /// The pod template of the target workload, when it was found next to the HPA.
+    pub workload_template: Option<PodTemplate>,
+    /// The workload's `spec.replicas`, when set.
+    pub workload_replicas: Option<i32>,
+    /// Where to point errors about the HPA reference (the `hpa`/`hpaObject` value).
+    pub hpa_span: Span,
+    /// The controller options (command-line flags and scenario overrides applied).
+    pub options: hpa_core::evaluator::ControllerOptions,
+}
+
+/// Checks the scenario against its HPA and builds the engine's plan: every load key must name
+/// one of the HPA's metrics and every value must suit that metric's type.
+pub fn bind(s: &Scenario, ctx: Context) -> Result<Plan, Vec<ScenarioError>> {
+    let mut errs = Errors::default();
+    let specs = effective_metrics(&ctx.hpa);
+    // The distinct keys the HPA's metrics use, with the metric types behind each.
+    let mut keys: Vec<(String, MetricKey)> = Vec::new();
+    let mut bindings = Vec::with_capacity(specs.len());
+    for spec in &specs {
+        let slot = metric_key(spec).map(|k| {
+            let text = k.to_string();
+            match keys.iter().position(|(t, kk)| *t == text && *kk == k) {
+                Some(i) => i,
+                None => {
+                    keys.push((text, k));
+                    keys.len() - 1
+                }
+            }
+        });
+        bindings.push(slot);
+    }
+    let template = match (&s.pod_template, &ctx.workload_template) {
+        (Some(t), _) => Some(t.value.clone()),
+        (None, Some(t)) => Some(t.clone()),
+        (None, None) => None,
+    };
+    let needs_requests = specs.iter().any(|m| {
+        let t = m.resource.as_ref().map(|r| &r.target).or_else(|| m.container_resource.as_ref().map(|r| &r.target));
+        t.is_some_and(|t| t.type_ == "Utilization")
+    });
+    if template.is_none() && needs_requests {
+        errs.push(
+            ctx.hpa_span,
+            format!(
+                "the HPA has a Utilization metric, so the pods need resource requests: add a `podTemplate` (the target {}/{} is not in the HPA's file)",
+                ctx.hpa.spec.scale_target_ref.kind, ctx.hpa.spec.scale_target_ref.name
+            ),
+        );
+    }
+    let template = template.unwrap_or_else(|| PodTemplate {
+        containers: vec![Container { name: "app".into(), ..Container::default() }],
+        ..PodTemplate::default()
+    });
+
+    let mut load: Vec<LoadPhase> = Vec::with_capacity(s.load.len());
+    let mut current: Vec<Option<LoadValue>> = vec![None; keys.len()];
+    let known = || keys.iter().map(|(t, _)| t.as_str()).collect::<Vec<_>>().join(", ");
+    for entry in &s.load {
+        for item in &entry.metrics {
+            let matching: Vec<usize> =
+                keys.iter().enumerate().filter(|(_, (t, _))| *t == item.key.value).map(|(i, _)| i).collect();
+            if matching.is_empty() {
+                let hint = if item.key.value.starts_with("container/") {
+                    " (container keys are container/<container>/<resource>)"
+                } else {
+                    ""
+                };
+                errs.push(
+                    item.key.span,
+                    format!("unknown metric key `{}`{hint}; the HPA's metrics are: {}", item.key.value, known()),
+                );
+                continue;
+            }
+            for i in matching {
+                let Some((_, key)) = keys.get(i) else { continue };
+                if let Err(m) = key.accepts(&item.value.value) {
+                    errs.push(item.value.span, format!("`{}`: {m}", item.key.value));
+                    continue;
+                }
+                if let MetricKey::Container { container, .. } = key
+                    && !template.containers.iter().chain(&template.init_containers).any(|c| c.name == *container)
+                {
+                    errs.push(item.key.span, format!("container `{container}` is not in the pod template"));
+                    continue;
+                }
+                if let Some(slot) = current.get_mut(i) {
+                    *slot = Some(item.value.value);
+                }
+            }
+        }
+        load.push(LoadPhase { at_ms: entry.at_ms.value, values: current.clone() });
+    }
+
+    let replicas = s
+        .replicas
+        .as_ref()
+        .map(|r| r.value)
+        .or(ctx.workload_replicas)
+        .unwrap_or_else(|| ctx.hpa.spec.min_replicas.unwrap_or(1));
+    let metric_window_ms = s.metric_window_ms.unwrap_or(15_000);
+    let selector = s.selector.clone().unwrap_or_else(|| format!("app={}", ctx.hpa.spec.scale_target_ref.name));
+    if !errs.0.is_empty() {
+        return Err(errs.0);
+    }
+    Ok(Plan {
+        hpa: ctx.hpa,
+        options: ctx.options,
+        initial_replicas: replicas,
+        template,
+        pod_start_after_ms: s.pod_start_after_ms,
+        pod_ready_after_ms: s.pod_ready_after_ms.max(s.pod_start_after_ms),
+        metric_window: std::time::Duration::from_millis(u64::try_from(metric_window_ms).unwrap_or(15_000)),
+        selector,
+        duration_ms: s.duration_ms.value,
+        keys: keys.into_iter().map(|(_, k)| k).collect(),
+        bindings,
+        load,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        let ok = [
+            ("0", 0),
+            ("0s", 0),
+            ("90s", 90_000),
+            ("5m", 300_000),
+            ("1h30m", 5_400_000),
+            ("1h0m15s", 3_615_000),
+            ("1.5s", 1500),
+            ("250ms", 250),
+            ("2m30.5s", 150_500),
+            ("15", 15_000),
+            ("7.5", 7500),
+            ("+10s", 10_000),
+        ];
+        for (text, ms) in ok {
+            assert_eq!(parse_duration(text), Ok(ms), "{text}");
+        }
+        for bad in ["", "-5s", "5x", "s", "1.5.2s", "1us", "0.0001s", "5 m m"] {
+            assert!(parse_duration(bad).is_err(), "{bad}");
+        }
+        assert!(parse_duration("-5s").unwrap_err().contains("negative"));
+        assert!(parse_duration("3d").unwrap_err().contains("unknown unit"));
+    }
+
+    #[test]
+    fn formats_durations() {
+        for (ms, text) in [(0, "0s"), (15_000, "15s"), (90_000, "1m30s"), (5_400_000, "1h30m"), (1500, "1.5s")] {
+            assert_eq!(format_ms(ms), text);
+            assert_eq!(parse_duration(text), Ok(ms));
+        }
+    }
+
+    #[test]
+    fn quantities_and_percentages() {
+        assert_eq!(parse_quantity_milli("1030m"), Ok(1030));
+        assert_eq!(parse_quantity_milli("0"), Ok(0));
+        assert_eq!(parse_quantity_milli("2"), Ok(2000));
+        assert_eq!(parse_quantity_milli("0.5"), Ok(500));
+        assert_eq!(parse_quantity_milli("1Ki"), Ok(1_024_000));
+        assert!(parse_quantity_milli("-1").unwrap_err().contains("negative"));
+        assert!(parse_quantity_milli("abc").is_err());
+        assert_eq!(parse_percent("80"), Ok(80.0));
+        assert_eq!(parse_percent("37.5%"), Ok(37.5));
+        assert!(parse_percent("-3").unwrap_err().contains("negative"));
+        assert!(parse_percent("x").is_err());
+    }
+
+    fn parse_text(text: &str) -> Result<Scenario, Vec<ScenarioError>> {
+        let p = crate::source::parse(text);
+        parse(&p.documents[0].root)
+    }
+
+    #[test]
+    fn parses_the_issue_example() {
+        let s = parse_text(
+            "hpa: web-hpa.yaml\nreplicas: 2\npodTemplate:\n  containers: [{name: app, requests: {cpu: 20m}}]\npodReadyAfter: 10s\nduration: 5m\ncontroller: {syncPeriod: 15s, tolerance: 0.1}\nload:\n  - at: 0s\n    metrics: {cpu: {total: 1030m}}\n  - at: 15s\n    metrics: {cpu: {perPod: 0}}\n",
+        )
+        .unwrap();
+        assert!(matches!(&s.hpa, HpaSource::File(p) if p.value == "web-hpa.yaml"));
+        assert_eq!(s.replicas.map(|r| r.value), Some(2));
+        assert_eq!(s.pod_ready_after_ms, 10_000);
+        assert_eq!(s.duration_ms.value, 300_000);
+        assert_eq!(s.controller.sync_period_ms, Some(15_000));
+        assert_eq!(s.controller.tolerance, Some(0.1));
+        let t = s.pod_template.unwrap().value;
+        assert_eq!(t.containers[0].requests_milli.get("cpu"), Some(&20));
+        assert_eq!(s.load.len(), 2);
+        assert_eq!(s.load[0].metrics[0].value.value, LoadValue::Total(1030));
+        assert_eq!(s.load[1].metrics[0].value.value, LoadValue::PerPod(0));
+    }
+
+    #[test]
+    fn values() {
+        let s = parse_text(
+            "hpaObject: {kind: HorizontalPodAutoscaler}\nduration: 1m\nload:\n- at: 0\n  metrics:\n    a: {utilization: 150}\n    b: {value: 2k}\n    c: unavailable\n",
+        )
+        .unwrap();
+        let v: Vec<_> = s.load[0].metrics.iter().map(|m| m.value.value).collect();
+        assert_eq!(v, [LoadValue::Utilization(150.0), LoadValue::Value(2_000_000), LoadValue::Unavailable]);
+    }
+
+    #[test]
+    fn errors_have_positions() {
+        let errs = parse_text(
+            "hpa: x.yaml\nduration: 1m\nbogus: 1\nload:\n- at: 30s\n  metrics: {cpu: {total: -5}}\n- at: 10s\n  metrics: {cpu: {perPod: 1, total: 2}}\n",
+        )
+        .unwrap_err();
+        let got: Vec<(u32, u32, &str)> =
+            errs.iter().map(|e| (e.span.start.line, e.span.start.col + 1, e.message.as_str())).collect();
+        assert!(got.iter().any(|(l, c, m)| (*l, *c) == (3, 1) && m.contains("unknown field `bogus`")), "{got:?}");
+        assert!(got.iter().any(|(l, c, m)| (*l, *c) == (6, 26) && m.contains("negative")), "{got:?}");
+        assert!(got.iter().any(|(l, c, m)| (*l, *c) == (7, 7) && m.contains("out of order")), "{got:?}");
+        assert!(got.iter().any(|(l, _, m)| *l == 8 && m.contains("exactly one")), "{got:?}");
+    }
+
+    #[test]
+    fn required_fields() {
+        let errs = parse_text("replicas: -1\n").unwrap_err();
+        let msgs: Vec<&str> = errs.iter().map(|e| e.message.as_str()).collect();
+        assert!(msgs.iter().any(|m| m.contains("missing `hpa`")), "{msgs:?}");
+        assert!(msgs.iter().any(|m| m.contains("missing `duration`")), "{msgs:?}");
+        assert!(msgs.iter().any(|m| m.contains("replicas must be")), "{msgs:?}");
+    }
+}

@@ -1,0 +1,204 @@
+//! `hpa-lint simulate`: the observed 1.23 run, the Kubernetes documentation's behavior
+//! examples, the JSON shape, scenario errors with positions, and a snapshot of the human output.
+//!
+//! Paths are relative to the `tests` package, the working directory of integration tests.
+
+use hpa_tests::cli::hpa_lint;
+use serde_json::Value;
+
+const EXAMPLES: &str = "../examples/simulate";
+const DATA: &str = "data/simulate";
+
+/// Runs `simulate -o json` on a scenario and returns its steps.
+fn steps(path: &str) -> Vec<Value> {
+    let run = hpa_lint(&["simulate", "-o", "json", path], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let v = run.json();
+    v["steps"].as_array().cloned().unwrap_or_default()
+}
+
+/// `(at, replicas, desired)` of every step.
+fn path(steps: &[Value]) -> Vec<(i64, i64, i64)> {
+    steps
+        .iter()
+        .map(|s| (s["at"].as_i64().unwrap(), s["replicas"].as_i64().unwrap(), s["desired"].as_i64().unwrap()))
+        .collect()
+}
+
+#[test]
+fn observed_1_23_run_goes_2_4_8_10_on_consecutive_syncs() {
+    let s = steps(&format!("{EXAMPLES}/burst-legacy.yaml"));
+    let p = path(&s);
+    assert_eq!(p[..4], [(0, 2, 4), (15, 4, 8), (30, 8, 10), (45, 10, 10)]);
+    assert_eq!(s[0]["metrics"][0]["current"]["averageUtilization"], 2575);
+    assert_eq!(s[0]["metrics"][0]["current"]["averageValue"], "515m");
+    assert_eq!(s[0]["metrics"][0]["proposal"], 258);
+    let limits: Vec<&str> = s[..3].iter().map(|s| s["limit"]["reason"].as_str().unwrap()).collect();
+    assert_eq!(limits, ["ScaleUpLimit", "ScaleUpLimit", "TooManyReplicas"]);
+    // The second sync scales up with no load: the 258 recommendation is still in the window.
+    assert_eq!(s[1]["stabilized"], 258);
+    assert!(s[1]["reason"].as_str().unwrap().starts_with("All metrics below target"));
+    // Held at 10 while the recommendation is at most 300 s old, then straight to minReplicas.
+    assert!(p.iter().filter(|(at, ..)| (45..=300).contains(at)).all(|&(_, r, d)| (r, d) == (10, 10)));
+    assert!(p.contains(&(315, 10, 2)));
+}
+
+#[test]
+fn json_shape_has_one_step_per_sync() {
+    let run = hpa_lint(&["simulate", "-o", "json", &format!("{EXAMPLES}/burst-legacy.yaml")], "");
+    let v = run.json();
+    let obj = v.as_object().unwrap();
+    assert_eq!(obj.keys().collect::<Vec<_>>(), ["steps"]);
+    let steps = v["steps"].as_array().unwrap();
+    // duration 6m, 15 s syncs, the first at 0 s and the last before 6m: 24 syncs.
+    assert_eq!(steps.len(), 24);
+    for (i, s) in steps.iter().enumerate() {
+        assert_eq!(s["at"].as_i64(), Some(15 * i as i64));
+        assert!(s["replicas"].is_i64() && s["desired"].is_i64() && s["reason"].is_string(), "{s}");
+        if i > 0 {
+            assert_eq!(s["replicas"], steps[i - 1]["desired"]);
+        }
+    }
+}
+
+#[test]
+fn docs_scale_down_policies_remove_8_of_80_at_the_first_step() {
+    let p = path(&steps(&format!("{EXAMPLES}/scale-down-policies.yaml")));
+    let downs: Vec<(i64, i64, i64)> = p.iter().copied().filter(|(_, r, d)| d < r).collect();
+    assert_eq!(downs.first().map(|&(_, r, d)| (r, d)), Some((80, 72)));
+    // The default 300 s window holds the count first; then one step per 60 s period.
+    assert_eq!(downs[0].0, 300);
+    for w in downs.windows(2) {
+        assert!(w[1].0 - w[0].0 >= 60, "{w:?}");
+        // The bigger change of 4 pods and 10 % per minute; Percent truncates the new count
+        // (float64, as Go computes it).
+        let r = w[1].1;
+        let percent = (r as f64 * (1.0 - 10.0 / 100.0)) as i64;
+        assert_eq!(w[1].2, (r - 4).min(percent), "{w:?}");
+    }
+}
+
+#[test]
+fn docs_select_policy_disabled_never_scales_down() {
+    let p = path(&steps(&format!("{EXAMPLES}/disabled-scale-down.yaml")));
+    assert!(p.iter().all(|&(_, r, d)| d >= r), "{p:?}");
+    assert_eq!(p.last().map(|&(_, _, d)| d), Some(10));
+    assert!(p.iter().any(|&(_, r, d)| d > r));
+}
+
+#[test]
+fn docs_default_behavior_adds_max_of_4_pods_and_100_percent_per_15s() {
+    let p = path(&steps(&format!("{EXAMPLES}/default-behavior.yaml")));
+    let ups: Vec<(i64, i64, i64)> = p.iter().copied().filter(|(_, r, d)| d > r).collect();
+    for &(_, r, d) in &ups {
+        assert_eq!(d, (r + 4).max(2 * r).min(100), "{r} → {d}");
+    }
+    let counts: Vec<i64> = std::iter::once(1).chain(ups.iter().map(|u| u.2)).collect();
+    assert_eq!(counts, [1, 5, 10, 20, 40, 80, 100]);
+    // On consecutive 15 s syncs.
+    let at: Vec<i64> = ups.iter().map(|u| u.0).collect();
+    assert_eq!(at, [0, 15, 30, 45, 60, 75]);
+}
+
+#[test]
+fn pods_and_external_metrics() {
+    let s = steps(&format!("{EXAMPLES}/queue-worker.yaml"));
+    let p = path(&s);
+    // The backlog (400 messages, 30 per replica) asks for 14 replicas; the default scale-up
+    // rules get there in three syncs, and the scale-down policy removes 2 pods per 30 s.
+    let at_1m = s.iter().find(|s| s["at"] == 60).unwrap();
+    assert_eq!(at_1m["metrics"][0]["proposal"], 14);
+    assert!(p.iter().any(|&(_, _, d)| d == 14));
+    assert_eq!(p.last().map(|&(_, _, d)| d), Some(1));
+    // New pods are Pending, then Running but not Ready, and report 0 for the Pods metric.
+    let pods = &s.iter().find(|s| s["at"] == 75).unwrap()["pods"];
+    assert_eq!((pods["ready"].as_i64(), pods["unready"].as_i64()), (Some(2), Some(4)));
+}
+
+/// Runs a failing scenario and returns its error lines.
+fn errors(file: &str) -> (u8, Vec<String>) {
+    let run = hpa_lint(&["simulate", &format!("{DATA}/{file}")], "");
+    assert!(run.stdout.is_empty(), "{}", run.stdout);
+    let lines = run.stderr.lines().map(|l| l.trim_start_matches("hpa-lint: error: ").to_string()).collect();
+    (run.code, lines)
+}
+
+#[test]
+fn scenario_errors_have_file_line_and_column() {
+    let cases = [
+        (
+            "unknown-key.yaml",
+            "data/simulate/unknown-key.yaml:10:7: unknown metric key `http_requests_per_sec`; the HPA's metrics are: cpu, http_requests_per_second",
+        ),
+        (
+            "negative-value.yaml",
+            "data/simulate/negative-value.yaml:10:42: perPod: -5 is negative; loads must not be negative",
+        ),
+        (
+            "out-of-order.yaml",
+            "data/simulate/out-of-order.yaml:9:9: load times out of order: 30s is not after the previous entry's 1m",
+        ),
+        (
+            "missing-hpa.yaml",
+            "data/simulate/missing-hpa.yaml:2:6: cannot read the HPA file data/simulate/no-such-hpa.yaml: No such file or directory (os error 2)",
+        ),
+    ];
+    for (file, want) in cases {
+        let (code, lines) = errors(file);
+        assert_eq!(code, 1, "{file}");
+        assert_eq!(lines, [want], "{file}");
+    }
+}
+
+#[test]
+fn values_must_suit_the_metric_type() {
+    let (code, lines) = errors("wrong-value-kind.yaml");
+    assert_eq!(code, 1);
+    assert_eq!(
+        lines,
+        [
+            "data/simulate/wrong-value-kind.yaml:9:12: `cpu`: a resource metric takes perPod, total or utilization, not value",
+            "data/simulate/wrong-value-kind.yaml:10:33: `http_requests_per_second`: a Pods metric takes perPod or total",
+        ]
+    );
+}
+
+#[test]
+fn an_invalid_hpa_is_refused_with_its_position() {
+    let (code, lines) = errors("invalid-hpa.yaml");
+    assert_eq!(code, 1);
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(
+        lines[0].starts_with("data/simulate/invalid-hpa.yaml:8:18: invalid HPA: spec.maxReplicas: Invalid value: 3"),
+        "{lines:?}"
+    );
+}
+
+#[test]
+fn io_errors_exit_2() {
+    let run = hpa_lint(&["simulate", "no/such/scenario.yaml"], "");
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("no/such/scenario.yaml"), "{}", run.stderr);
+}
+
+#[test]
+fn scenario_from_stdin_and_svg_plot() {
+    let dir = tempfile::tempdir().unwrap();
+    let svg = dir.path().join("plot.svg");
+    let scenario = format!(
+        "hpa: {EXAMPLES}/burst-legacy-hpa.yaml\npodReadyAfter: 10s\nduration: 1m\nload:\n- at: 0s\n  metrics: {{cpu: {{total: 1030m}}}}\n- at: 15s\n  metrics: {{cpu: {{perPod: 0}}}}\n"
+    );
+    let run = hpa_lint(&["simulate", "-o", "json", "--plot", svg.to_str().unwrap(), "-"], &scenario);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(path(run.json()["steps"].as_array().unwrap()), [(0, 2, 4), (15, 4, 8), (30, 8, 10), (45, 10, 10)]);
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.starts_with("<svg") && text.trim_end().ends_with("</svg>"));
+    assert!(text.contains("cpu (target 20%)"));
+}
+
+#[test]
+fn human_output_snapshot() {
+    let run = hpa_lint(&["simulate", &format!("{EXAMPLES}/burst-legacy.yaml")], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    insta::assert_snapshot!("burst_legacy_human", run.stdout);
+}
