@@ -68,6 +68,9 @@ pub fn check(value: &Value, old: Option<&Value>, opts: &Options) -> Checked {
     }
 }
 
+/// How the message of a duplicate-key error starts.
+pub const DUPLICATE_FIELD: &str = "duplicate field: ";
+
 /// Duplicate keys inside an object's node, as decode errors (strict decoding refuses them).
 pub fn duplicate_key_errors(file: &SourceFile, obj: &ObjectRef<'_>) -> Vec<(DecodeError, Span)> {
     let Some(doc) = file.parsed.documents.iter().find(|d| d.index == obj.document) else { return Vec::new() };
@@ -78,8 +81,8 @@ pub fn duplicate_key_errors(file: &SourceFile, obj: &ObjectRef<'_>) -> Vec<(Deco
             (
                 DecodeError {
                     kind: DecodeErrorKind::InvalidValue,
-                    path: String::new(),
-                    message: format!("duplicate field: {}", p.message),
+                    path: source::path_of_key(obj.node, p.span).unwrap_or_default(),
+                    message: format!("{DUPLICATE_FIELD}{}", p.message),
                 },
                 p.span,
             )

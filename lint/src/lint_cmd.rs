@@ -59,6 +59,7 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> ExitStatus {
         min_scale_down_window_seconds: s
             .min_scale_down_window_seconds
             .unwrap_or(defaults.min_scale_down_window_seconds),
+        min_replica_spread: s.min_replica_spread.unwrap_or(defaults.min_replica_spread),
     };
     for r in args.lint.select.iter().chain(&args.lint.ignore) {
         if hpa_core::rules::find(r).is_none() && !r.eq_ignore_ascii_case("all") {
@@ -89,7 +90,9 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> ExitStatus {
     let mut excludes = args.input.exclude.clone();
     excludes.extend(cfg.file.exclude.iter().cloned());
     let (origins, mut errors) = input::discover(&args.paths, &excludes);
+    let timer = linter::Timer::start();
     let (files, load_errors) = input::load(&origins, out);
+    timer.lap("read, parse");
     errors.extend(load_errors);
     for e in &errors {
         out.error(&e.to_string());
@@ -108,6 +111,7 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> ExitStatus {
         LintFormat::Sarif => report::sarif(&outcome, &files),
         LintFormat::Github => report::github(&outcome, &files),
     };
+    timer.lap("lint, report");
     out.write(&text);
     if !errors.is_empty() {
         ExitStatus::Error

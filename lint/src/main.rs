@@ -6,6 +6,11 @@ use std::io::IsTerminal;
 
 use clap::Parser;
 
+// Parsing allocates many small nodes on every thread; glibc's allocator spends more time
+// growing its per-thread arenas than the parser spends parsing (bench/lint/run.sh).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let args = hpa_lint::cli::Args::parse();
     let (stdin, stdout, stderr) = (std::io::stdin(), std::io::stdout(), std::io::stderr());

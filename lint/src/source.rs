@@ -8,6 +8,7 @@
 //! `spec.metrics[1].resource.target` is mapped back to its node, or to the nearest existing
 //! parent when the field is missing.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 
@@ -96,9 +97,15 @@ pub struct Node {
 impl Node {
     /// The key as a string, as sigs.k8s.io/yaml turns keys into JSON object keys.
     pub fn key_string(&self) -> String {
+        self.key_str().into_owned()
+    }
+
+    /// The key as a string, borrowed when it is one already (keys are compared often).
+    pub fn key_str(&self) -> Cow<'_, str> {
         match &self.kind {
-            NodeKind::Scalar(s) => scalar_to_key(s),
-            _ => String::new(),
+            NodeKind::Scalar(Scalar::Str(s)) => Cow::Borrowed(s),
+            NodeKind::Scalar(s) => Cow::Owned(scalar_to_key(s)),
+            _ => Cow::Borrowed(""),
         }
     }
 
@@ -110,7 +117,7 @@ impl Node {
     /// The entry for `key` in a mapping.
     pub fn entry(&self, key: &str) -> Option<&Entry> {
         match &self.kind {
-            NodeKind::Map(entries) => entries.iter().rev().find(|e| e.key.key_string() == key),
+            NodeKind::Map(entries) => entries.iter().rev().find(|e| e.key.key_str() == key),
             _ => None,
         }
     }
@@ -277,16 +284,17 @@ impl Builder {
             Some(Frame::Map { entries, key, keys, .. }) => match key.take() {
                 None => *key = Some(node),
                 Some(k) => {
-                    let name = k.key_string();
-                    let is_merge = matches!(&k.kind, NodeKind::Scalar(Scalar::Str(s)) if s == "<<");
+                    let name = k.key_str();
+                    let is_merge = name == "<<" && matches!(&k.kind, NodeKind::Scalar(Scalar::Str(_)));
                     if !is_merge {
+                        // Small mappings (nearly all) are scanned; large ones get a set.
                         let duplicate = match keys {
-                            Some(set) => !set.insert(name.clone()),
+                            Some(set) => !set.insert(name.to_string()),
                             None => {
-                                let dup = entries.iter().any(|e| e.key.key_string() == name);
+                                let dup = entries.iter().any(|e| e.key.key_str() == name);
                                 if entries.len() >= 16 {
                                     *keys = Some(
-                                        entries.iter().map(|e| e.key.key_string()).chain([name.clone()]).collect(),
+                                        entries.iter().map(|e| e.key.key_string()).chain([name.to_string()]).collect(),
                                     );
                                 }
                                 dup
@@ -297,7 +305,7 @@ impl Builder {
                                 span: k.span,
                                 message: format!("mapping key {name:?} already defined in this mapping"),
                             });
-                            if let Some(pos) = entries.iter().position(|e| e.key.key_string() == name) {
+                            if let Some(pos) = entries.iter().position(|e| e.key.key_str() == name) {
                                 entries.remove(pos);
                             }
                         }
@@ -699,6 +707,44 @@ pub fn locate(root: &Node, path: &str) -> Located {
         }
     }
     Located { span: node.span, key_span, exact: true }
+}
+
+/// The field path of the mapping key at `key_span` (a duplicate key, say), written as
+/// [`parse_path`] reads it: `spec.metrics[0].type`, `metadata.labels[app.kubernetes.io/name]`.
+pub fn path_of_key(root: &Node, key_span: Span) -> Option<String> {
+    fn walk(node: &Node, target: Span, path: &mut String) -> bool {
+        match &node.kind {
+            NodeKind::Scalar(_) => false,
+            NodeKind::Seq(items) => items.iter().enumerate().any(|(i, item)| {
+                let len = path.len();
+                path.push_str(&format!("[{i}]"));
+                let found = item.span.start.index <= target.start.index && walk(item, target, path);
+                if !found {
+                    path.truncate(len);
+                }
+                found
+            }),
+            NodeKind::Map(entries) => entries.iter().any(|e| {
+                let len = path.len();
+                let key = e.key.key_str();
+                if key.contains(['.', '[', ']']) {
+                    path.push_str(&format!("[{key}]"));
+                } else {
+                    if !path.is_empty() {
+                        path.push('.');
+                    }
+                    path.push_str(&key);
+                }
+                let found = e.key.span == target || walk(&e.value, target, path);
+                if !found {
+                    path.truncate(len);
+                }
+                found
+            }),
+        }
+    }
+    let mut path = String::new();
+    walk(root, key_span, &mut path).then_some(path)
 }
 
 /// The node a field path names, if it exists.

@@ -7,4 +7,6 @@ mod explain;
 mod lint_cli;
 mod properties;
 mod realworld;
+mod rules;
 mod simulate;
+mod lint_output;

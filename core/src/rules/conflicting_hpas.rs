@@ -1,33 +1,80 @@
-//! HPA407 `conflicting-hpas`: two HPAs scaling the same workload.
+//! HPA407 `conflicting-hpas`: two HPAs targeting the same workload.
 
 use super::{Context, Finding, Location, Rule, RuleMeta};
 
 crate::declare_rule! {
     /// ## What it checks
     ///
-    /// Two or more HPAs in the checked manifests whose `scaleTargetRef` names the same workload.
+    /// Two or more HPAs in the checked manifests whose `scaleTargetRef` names the same workload
+    /// (same kind, name and namespace).
     ///
     /// ## Why it matters
     ///
-    /// Each HPA writes the workload's replica count on its own schedule, so the count flips
-    /// between their answers; the controller also sets `AmbiguousSelector` when their pods
-    /// overlap and stops scaling.
+    /// The controller refuses to scale pods that more than one HPA selects: each of the HPAs sets
+    /// `ScalingActive=False` with reason `AmbiguousSelector` (`pods by selector app=web are
+    /// controlled by multiple HPAs`) and stops scaling, so the workload is not autoscaled at all.
+    /// (Releases before the check let the HPAs overwrite each other's replica count instead.)
     ///
     /// ## Example
     ///
     /// ```yaml
+    /// apiVersion: autoscaling/v2
     /// kind: HorizontalPodAutoscaler
-    /// metadata: {name: web-cpu}
-    /// spec: {scaleTargetRef: {kind: Deployment, name: web, apiVersion: apps/v1}, ...}
+    /// metadata:
+    ///   name: web-cpu
+    /// spec:
+    ///   scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+    ///   minReplicas: 2
+    ///   maxReplicas: 10
+    ///   metrics:
+    ///   - type: Resource
+    ///     resource:
+    ///       name: cpu
+    ///       target: {type: Utilization, averageUtilization: 70}
     /// ---
+    /// apiVersion: autoscaling/v2
     /// kind: HorizontalPodAutoscaler
-    /// metadata: {name: web-rps}
-    /// spec: {scaleTargetRef: {kind: Deployment, name: web, apiVersion: apps/v1}, ...}
+    /// metadata:
+    ///   name: web-rps
+    /// spec:
+    ///   scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+    ///   minReplicas: 2
+    ///   maxReplicas: 10
+    ///   metrics:
+    ///   - type: Pods
+    ///     pods:
+    ///       metric:
+    ///         name: http_requests_per_second
+    ///       target: {type: AverageValue, averageValue: "100"}
+    /// ```
+    ///
+    /// Instead:
+    ///
+    /// ```yaml
+    /// apiVersion: autoscaling/v2
+    /// kind: HorizontalPodAutoscaler
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+    ///   minReplicas: 2
+    ///   maxReplicas: 10
+    ///   metrics:
+    ///   - type: Resource
+    ///     resource:
+    ///       name: cpu
+    ///       target: {type: Utilization, averageUtilization: 70}
+    ///   - type: Pods
+    ///     pods:
+    ///       metric:
+    ///         name: http_requests_per_second
+    ///       target: {type: AverageValue, averageValue: "100"}
     /// ```
     ///
     /// ## How to fix
     ///
-    /// Use one HPA with several metrics: the controller takes the highest proposal.
+    /// Use one HPA with several metrics: the controller computes a proposal per metric and takes the
+    /// highest.
     pub struct ConflictingHpas {
         id: "HPA407",
         name: "conflicting-hpas",
@@ -58,7 +105,7 @@ impl Rule for ConflictingHpas {
             &Self::META,
             "spec.scaleTargetRef",
             format!(
-                "{} {}/{} is also scaled by {}: the HPAs fight over its replica count",
+                "{} {}/{} is also scaled by {}: the controller refuses to scale pods of several HPAs (AmbiguousSelector)",
                 t.kind,
                 cx.namespace(),
                 t.name,

@@ -6,27 +6,63 @@ use crate::api::v2::MetricSpec;
 crate::declare_rule! {
     /// ## What it checks
     ///
-    /// Two entries of `spec.metrics` that measure the same thing: the same resource (and
-    /// container), the same Pods or External metric with the same selector, or the same metric
-    /// of the same object.
+    /// Two entries of `spec.metrics` that measure the same thing, whatever their targets: the same
+    /// resource (of the same container), the same `Pods` or `External` metric with the same
+    /// selector, or the same metric of the same object.
     ///
     /// ## Why it matters
     ///
-    /// The controller takes the highest proposal of all metrics, so with two targets for one
-    /// metric only the stricter one ever matters. It is usually an edit that added a new target
-    /// without removing the old one.
+    /// The controller computes a proposal per metric and takes the highest, so of two targets for
+    /// one metric only the stricter one ever matters. It is usually an edit that added a new target
+    /// without removing the old one, and readers then believe the other target is in effect.
     ///
     /// ## Example
     ///
     /// ```yaml
-    /// metrics:
-    /// - {type: Resource, resource: {name: cpu, target: {type: Utilization, averageUtilization: 60}}}
-    /// - {type: Resource, resource: {name: cpu, target: {type: Utilization, averageUtilization: 80}}}
+    /// apiVersion: autoscaling/v2
+    /// kind: HorizontalPodAutoscaler
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+    ///   minReplicas: 2
+    ///   maxReplicas: 10
+    ///   metrics:
+    ///   - type: Resource
+    ///     resource:
+    ///       name: cpu
+    ///       target: {type: Utilization, averageUtilization: 60}
+    ///   - type: Resource
+    ///     resource:
+    ///       name: cpu
+    ///       target: {type: Utilization, averageUtilization: 80}
+    /// ```
+    ///
+    /// Instead:
+    ///
+    /// ```yaml
+    /// apiVersion: autoscaling/v2
+    /// kind: HorizontalPodAutoscaler
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+    ///   minReplicas: 2
+    ///   maxReplicas: 10
+    ///   metrics:
+    ///   - type: Resource
+    ///     resource:
+    ///       name: cpu
+    ///       target: {type: Utilization, averageUtilization: 60}
+    ///   - type: Resource
+    ///     resource:
+    ///       name: memory
+    ///       target: {type: Utilization, averageUtilization: 80}
     /// ```
     ///
     /// ## How to fix
     ///
-    /// Keep one entry per metric.
+    /// Keep one entry per metric, with the target you mean.
     pub struct DuplicateMetric {
         id: "HPA205",
         name: "duplicate-metric",

@@ -8,31 +8,60 @@ use crate::convert::annotations as ann;
 crate::declare_rule! {
     /// ## What it checks
     ///
-    /// The round-trip annotations that carry v2 fields in autoscaling/v1
+    /// The round-trip annotations that carry v2 fields in `autoscaling/v1`
     /// (`autoscaling.alpha.kubernetes.io/metrics`, `.../behavior`, `.../current-metrics`,
-    /// `.../conditions`): invalid JSON, a wrong shape, unknown fields, or a behavior with
-    /// neither direction. Also these annotations on an `autoscaling/v2` object, where they
-    /// mean nothing.
+    /// `.../conditions`): invalid JSON, a wrong shape, unknown fields, or a behavior with neither
+    /// direction. Also these annotations on an `autoscaling/v2` object, where they mean nothing.
     ///
     /// ## Why it matters
     ///
-    /// kube-apiserver reads them with Go's `encoding/json` and silently ignores a value it
-    /// cannot read, and always removes them from v2 objects. A hand-written behavior annotation
-    /// with a typo therefore leaves the HPA on its defaults with no error anywhere.
+    /// kube-apiserver reads them with Go's `encoding/json`, silently ignores a value it cannot read
+    /// (and unknown keys in one it can), and removes them all from the object. A hand-written
+    /// behavior annotation with a typo therefore leaves the HPA on the legacy rules, with no error
+    /// anywhere.
     ///
     /// ## Example
     ///
     /// ```yaml
     /// apiVersion: autoscaling/v1
+    /// kind: HorizontalPodAutoscaler
     /// metadata:
+    ///   name: web
     ///   annotations:
     ///     autoscaling.alpha.kubernetes.io/behavior: '{"ScaleDown": {"Policies": [{"Type": "Pods", "Value": 1, "PeriodSeconds": 60}]'
+    /// spec:
+    ///   scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+    ///   minReplicas: 2
+    ///   maxReplicas: 10
+    ///   targetCPUUtilizationPercentage: 70
+    /// ```
+    ///
+    /// Instead:
+    ///
+    /// ```yaml
+    /// apiVersion: autoscaling/v2
+    /// kind: HorizontalPodAutoscaler
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+    ///   minReplicas: 2
+    ///   maxReplicas: 10
+    ///   metrics:
+    ///   - type: Resource
+    ///     resource:
+    ///       name: cpu
+    ///       target: {type: Utilization, averageUtilization: 70}
+    ///   behavior:
+    ///     scaleDown:
+    ///       policies:
+    ///       - {type: Pods, value: 1, periodSeconds: 60}
     /// ```
     ///
     /// ## How to fix
     ///
-    /// Write the HPA in `autoscaling/v2`, where these are ordinary fields; or fix the JSON
-    /// (keys are the Go field names: `ScaleUp`, `StabilizationWindowSeconds`, `Policies`, ...).
+    /// Write the HPA in `autoscaling/v2`, where these are ordinary fields; or fix the JSON (keys are
+    /// the Go field names: `ScaleUp`, `StabilizationWindowSeconds`, `Policies`, ...).
     pub struct IgnoredAlphaAnnotation {
         id: "HPA411",
         name: "ignored-alpha-annotation",

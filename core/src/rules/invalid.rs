@@ -5,28 +5,59 @@ use super::{Context, Finding, Rule, RuleMeta};
 crate::declare_rule! {
     /// ## What it checks
     ///
-    /// Everything kube-apiserver checks before it stores an HPA: decoding (unknown fields,
-    /// wrong types, unparsable quantities, duplicate keys under strict field validation) and
-    /// validation (names, replica bounds, the scale target, every metric source and target,
-    /// behavior rules, feature gates), with the same field paths and messages.
+    /// Everything kube-apiserver checks before it stores an HPA: decoding (unknown fields, wrong
+    /// types, unparsable quantities, duplicate keys, as strict field validation refuses them) and
+    /// validation (names, replica bounds, the scale target, every metric source and target, behavior
+    /// rules, feature gates), with the same field paths and messages. Objects of `autoscaling/v1` are
+    /// converted first, as kube-apiserver does, and each error points at the field that was written
+    /// (`targetCPUUtilizationPercentage`, a round-trip annotation).
     ///
     /// ## Why it matters
     ///
-    /// `kubectl apply` would fail with this error; in a GitOps pipeline the sync fails and the
-    /// cluster keeps running the previous version.
+    /// `kubectl apply` fails with this error; in a GitOps pipeline the sync fails and the cluster
+    /// keeps running the previous version of the object.
     ///
     /// ## Example
     ///
     /// ```yaml
+    /// apiVersion: autoscaling/v2
+    /// kind: HorizontalPodAutoscaler
+    /// metadata:
+    ///   name: web
     /// spec:
+    ///   scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
     ///   minReplicas: 4
     ///   maxReplicas: 2   # Invalid value: 2: must be greater than or equal to `minReplicas`
+    ///   metrics:
+    ///   - type: Resource
+    ///     resource:
+    ///       name: cpu
+    ///       target: {type: Utilization, averageUtilization: 70}
+    /// ```
+    ///
+    /// Instead:
+    ///
+    /// ```yaml
+    /// apiVersion: autoscaling/v2
+    /// kind: HorizontalPodAutoscaler
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+    ///   minReplicas: 2
+    ///   maxReplicas: 4
+    ///   metrics:
+    ///   - type: Resource
+    ///     resource:
+    ///       name: cpu
+    ///       target: {type: Utilization, averageUtilization: 70}
     /// ```
     ///
     /// ## How to fix
     ///
-    /// Correct the field the message names. These findings cannot be ignored: the object would
-    /// not be accepted.
+    /// Correct the field the message names. These findings cannot be ignored or turned off: the
+    /// object would not be accepted. While an object is invalid, the other rules (except HPA401) do
+    /// not look at it.
     pub struct Invalid {
         id: "HPA000",
         name: "invalid",

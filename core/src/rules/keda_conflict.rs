@@ -5,25 +5,67 @@ use super::{Context, Finding, Location, Rule, RuleMeta};
 crate::declare_rule! {
     /// ## What it checks
     ///
-    /// A KEDA `ScaledObject` whose `scaleTargetRef` names the same workload as this HPA.
+    /// A KEDA `ScaledObject` whose `scaleTargetRef` names the same workload as this HPA (KEDA
+    /// defaults its kind to Deployment).
     ///
     /// ## Why it matters
     ///
-    /// KEDA creates and manages its own HPA (`keda-hpa-<name>`) for every ScaledObject. With a
-    /// second HPA on the same workload, two HPAs fight over the replica count.
+    /// KEDA creates and manages an HPA of its own (`keda-hpa-<name>`) for every ScaledObject. With
+    /// a second HPA on the same workload, two HPAs select the same pods, and the HPA controller
+    /// refuses to scale either (`AmbiguousSelector`).
     ///
     /// ## Example
     ///
     /// ```yaml
+    /// apiVersion: autoscaling/v2
+    /// kind: HorizontalPodAutoscaler
+    /// metadata:
+    ///   name: worker
+    /// spec:
+    ///   scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: worker}
+    ///   minReplicas: 1
+    ///   maxReplicas: 20
+    ///   metrics:
+    ///   - type: Resource
+    ///     resource:
+    ///       name: cpu
+    ///       target: {type: Utilization, averageUtilization: 70}
+    /// ---
+    /// apiVersion: keda.sh/v1alpha1
     /// kind: ScaledObject
-    /// spec: {scaleTargetRef: {name: worker}, triggers: [...]}
-    /// # and an HPA on Deployment worker
+    /// metadata:
+    ///   name: worker
+    /// spec:
+    ///   scaleTargetRef: {name: worker}
+    ///   maxReplicaCount: 20
+    ///   triggers:
+    ///   - type: rabbitmq
+    ///     metadata: {queueName: jobs, mode: QueueLength, value: "50", hostFromEnv: RABBITMQ_URL}
+    /// ```
+    ///
+    /// Instead:
+    ///
+    /// ```yaml
+    /// apiVersion: keda.sh/v1alpha1
+    /// kind: ScaledObject
+    /// metadata:
+    ///   name: worker
+    /// spec:
+    ///   scaleTargetRef: {name: worker}
+    ///   minReplicaCount: 1
+    ///   maxReplicaCount: 20
+    ///   triggers:
+    ///   - type: rabbitmq
+    ///     metadata: {queueName: jobs, mode: QueueLength, value: "50", hostFromEnv: RABBITMQ_URL}
+    ///   - type: cpu
+    ///     metricType: Utilization
+    ///     metadata: {value: "70"}
     /// ```
     ///
     /// ## How to fix
     ///
-    /// Move the HPA's metrics into the ScaledObject (KEDA has `cpu` and `memory` triggers) and
-    /// delete the HPA.
+    /// Move the HPA's metrics into the ScaledObject as triggers (KEDA has `cpu` and `memory`
+    /// triggers, and `advanced.horizontalPodAutoscalerConfig` for `behavior`) and delete the HPA.
     pub struct KedaConflict {
         id: "HPA409",
         name: "keda-conflict",
@@ -48,7 +90,7 @@ impl Rule for KedaConflict {
                         &Self::META,
                         "spec.scaleTargetRef",
                         format!(
-                            "KEDA ScaledObject {} also scales {} {}: KEDA creates its own HPA for it, and the two fight",
+                            "KEDA ScaledObject {} also scales {} {}: KEDA creates an HPA of its own for it, and the controller refuses to scale pods of several HPAs (AmbiguousSelector)",
                             so.id.name, t.kind, t.name
                         ),
                     )

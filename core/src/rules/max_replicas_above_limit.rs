@@ -5,27 +5,57 @@ use super::{Context, Finding, Rule, RuleMeta};
 crate::declare_rule! {
     /// ## What it checks
     ///
-    /// `spec.maxReplicas` above a limit set in the configuration (`settings.maxReplicasLimit`),
-    /// like Gatekeeper's `horizontalpodautoscaler` ranges. Without a configured limit the rule
-    /// reports nothing.
+    /// `spec.maxReplicas` above the limit set in `.hpa-lint.yaml` as `settings.maxReplicasLimit`,
+    /// like the ranges of Gatekeeper's HPA constraint. Without a configured limit the rule reports
+    /// nothing. The examples below assume `settings: {maxReplicasLimit: 100}`.
     ///
     /// ## Why it matters
     ///
-    /// A runaway metric (a stuck queue, a load test) scales the workload to `maxReplicas`;
-    /// a ceiling far above what the cluster or the budget can carry turns that into an outage
-    /// elsewhere.
+    /// A runaway metric (a stuck queue, a load test, a bad deploy that burns CPU) scales the workload
+    /// to `maxReplicas`. A ceiling far above what the cluster, its quotas or the budget can carry turns
+    /// that into pending pods, a cluster autoscaler spree, or an outage of other workloads.
     ///
     /// ## Example
     ///
     /// ```yaml
+    /// apiVersion: autoscaling/v2
+    /// kind: HorizontalPodAutoscaler
+    /// metadata:
+    ///   name: web
     /// spec:
-    ///   maxReplicas: 500   # with maxReplicasLimit: 100
+    ///   scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+    ///   minReplicas: 3
+    ///   maxReplicas: 500
+    ///   metrics:
+    ///   - type: Resource
+    ///     resource:
+    ///       name: cpu
+    ///       target: {type: Utilization, averageUtilization: 70}
+    /// ```
+    ///
+    /// Instead:
+    ///
+    /// ```yaml
+    /// apiVersion: autoscaling/v2
+    /// kind: HorizontalPodAutoscaler
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+    ///   minReplicas: 3
+    ///   maxReplicas: 60
+    ///   metrics:
+    ///   - type: Resource
+    ///     resource:
+    ///       name: cpu
+    ///       target: {type: Utilization, averageUtilization: 70}
     /// ```
     ///
     /// ## How to fix
     ///
-    /// Lower `maxReplicas` to what the workload can really use, or raise the limit for this
-    /// object with an `hpa-lint.dev/ignore` annotation and a reason.
+    /// Lower `maxReplicas` to what the workload can really use. Where a higher ceiling is
+    /// deliberate, silence the rule for that object with the annotation
+    /// `hpa-lint.dev/ignore: "HPA103 -- reason"`.
     pub struct MaxReplicasAboveLimit {
         id: "HPA103",
         name: "max-replicas-above-limit",

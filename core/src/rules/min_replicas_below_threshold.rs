@@ -5,25 +5,57 @@ use super::{Context, Finding, Rule, RuleMeta};
 crate::declare_rule! {
     /// ## What it checks
     ///
-    /// `spec.minReplicas` below a configurable threshold (`settings.minReplicas`, default 2),
-    /// as Polaris `hpaMinAvailability` and kube-linter `hpa-minimum-replicas` do.
+    /// `spec.minReplicas` (1 when omitted) below `settings.minReplicas` in `.hpa-lint.yaml` (2 by
+    /// default), as Polaris `hpaMinAvailability` and kube-linter `hpa-minimum-replicas` do.
+    /// `minReplicas: 0` (scale to zero) is a deliberate choice and is not reported. The rule is
+    /// opt-in: many workloads are fine with one pod.
     ///
     /// ## Why it matters
     ///
-    /// At the minimum, a single pod is a single point of failure: a node drain, an eviction or a
-    /// crash takes the service down until a new pod is ready.
+    /// When load is low the HPA scales down to `minReplicas`. With a single pod left, one node drain,
+    /// eviction or crash takes the service down until a replacement is scheduled and ready.
     ///
     /// ## Example
     ///
     /// ```yaml
+    /// apiVersion: autoscaling/v2
+    /// kind: HorizontalPodAutoscaler
+    /// metadata:
+    ///   name: checkout
     /// spec:
+    ///   scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: checkout}
     ///   minReplicas: 1
+    ///   maxReplicas: 10
+    ///   metrics:
+    ///   - type: Resource
+    ///     resource:
+    ///       name: cpu
+    ///       target: {type: Utilization, averageUtilization: 70}
+    /// ```
+    ///
+    /// Instead:
+    ///
+    /// ```yaml
+    /// apiVersion: autoscaling/v2
+    /// kind: HorizontalPodAutoscaler
+    /// metadata:
+    ///   name: checkout
+    /// spec:
+    ///   scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: checkout}
+    ///   minReplicas: 2
+    ///   maxReplicas: 10
+    ///   metrics:
+    ///   - type: Resource
+    ///     resource:
+    ///       name: cpu
+    ///       target: {type: Utilization, averageUtilization: 70}
     /// ```
     ///
     /// ## How to fix
     ///
-    /// Set `minReplicas` to at least 2 for services that must stay available, or raise the
-    /// threshold's severity only where it matters (it is informational by default).
+    /// Set `minReplicas` to at least 2 for services that must stay available (and spread the pods
+    /// over nodes). Enable the rule with `--select HPA102` or `rules: {HPA102: warning}` in
+    /// `.hpa-lint.yaml`, where `settings.minReplicas` sets the threshold.
     pub struct MinReplicasBelowThreshold {
         id: "HPA102",
         name: "min-replicas-below-threshold",

@@ -6,29 +6,111 @@ use super::{Context, Finding, Location, Rule, RuleMeta};
 crate::declare_rule! {
     /// ## What it checks
     ///
-    /// A PodDisruptionBudget selecting the target's pods that, with the HPA at `minReplicas`,
-    /// allows no disruption: `minAvailable` at least `minReplicas`, or `maxUnavailable` of 0
-    /// (kube-linter `pdb-min-available`, Polaris `pdbMinAvailableGreaterThanHPAMinReplicas`).
+    /// A PodDisruptionBudget selecting the pods of the HPA's scale target that, with the HPA at
+    /// `minReplicas`, allows no disruption: `minAvailable` at least `minReplicas`, or
+    /// `maxUnavailable` of 0 (kube-linter `pdb-min-available`, Polaris
+    /// `pdbMinAvailableGreaterThanHPAMinReplicas`). Percentages are rounded up, as the disruption
+    /// controller does: `minAvailable: 80%` of 3 pods is 3, `maxUnavailable: 10%` of 2 pods is 1.
+    /// The workload must be in the checked manifests, to know its pod labels.
     ///
     /// ## Why it matters
     ///
-    /// When load is low the HPA scales down to `minReplicas`; from then on every voluntary
-    /// eviction is refused, so node drains, cluster upgrades and autoscaler scale-downs hang.
+    /// When load is low the HPA scales down to `minReplicas`; from then on the budget refuses every
+    /// voluntary eviction, so node drains, cluster upgrades and cluster-autoscaler scale-downs hang
+    /// until someone intervenes.
     ///
     /// ## Example
     ///
     /// ```yaml
+    /// apiVersion: autoscaling/v2
     /// kind: HorizontalPodAutoscaler
-    /// spec: {minReplicas: 2, maxReplicas: 10}
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+    ///   minReplicas: 2
+    ///   maxReplicas: 10
+    ///   metrics:
+    ///   - type: Resource
+    ///     resource:
+    ///       name: cpu
+    ///       target: {type: Utilization, averageUtilization: 70}
     /// ---
+    /// apiVersion: policy/v1
     /// kind: PodDisruptionBudget
-    /// spec: {minAvailable: 2, selector: {matchLabels: {app: web}}}
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   minAvailable: 2
+    ///   selector:
+    ///     matchLabels: {app: web}
+    /// ---
+    /// apiVersion: apps/v1
+    /// kind: Deployment
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   selector:
+    ///     matchLabels: {app: web}
+    ///   template:
+    ///     metadata:
+    ///       labels: {app: web}
+    ///     spec:
+    ///       containers:
+    ///       - name: app
+    ///         image: ghcr.io/example/web:1.4.2
+    ///         resources:
+    ///           requests: {cpu: 250m, memory: 256Mi}
+    /// ```
+    ///
+    /// Instead:
+    ///
+    /// ```yaml
+    /// apiVersion: autoscaling/v2
+    /// kind: HorizontalPodAutoscaler
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+    ///   minReplicas: 2
+    ///   maxReplicas: 10
+    ///   metrics:
+    ///   - type: Resource
+    ///     resource:
+    ///       name: cpu
+    ///       target: {type: Utilization, averageUtilization: 70}
+    /// ---
+    /// apiVersion: policy/v1
+    /// kind: PodDisruptionBudget
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   maxUnavailable: 1
+    ///   selector:
+    ///     matchLabels: {app: web}
+    /// ---
+    /// apiVersion: apps/v1
+    /// kind: Deployment
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   selector:
+    ///     matchLabels: {app: web}
+    ///   template:
+    ///     metadata:
+    ///       labels: {app: web}
+    ///     spec:
+    ///       containers:
+    ///       - name: app
+    ///         image: ghcr.io/example/web:1.4.2
+    ///         resources:
+    ///           requests: {cpu: 250m, memory: 256Mi}
     /// ```
     ///
     /// ## How to fix
     ///
-    /// Raise `minReplicas` above the PDB's `minAvailable` (3 here), or express the budget as
-    /// `maxUnavailable: 1`.
+    /// Express the budget as `maxUnavailable: 1`, which always allows one eviction, or raise
+    /// `minReplicas` above the budget's `minAvailable` (3 in the example).
     pub struct MinReplicasBlockedByPdb {
         id: "HPA104",
         name: "min-replicas-blocked-by-pdb",
@@ -68,7 +150,8 @@ impl Rule for MinReplicasBlockedByPdb {
                     )
                 }
                 (None, Some(m)) => {
-                    let allowed = m.scaled(min, false);
+                    // Rounded up too, as the disruption controller does (`getExpectedPodCount`).
+                    let allowed = m.scaled(min, true);
                     (
                         allowed <= 0,
                         "spec.maxUnavailable",

@@ -6,30 +6,100 @@ use crate::features::Gate;
 crate::declare_rule! {
     /// ## What it checks
     ///
-    /// A `Resource` metric with a `Utilization` target while some container of the scale
-    /// target's pod template (regular containers and restartable init containers, "sidecars")
-    /// has no request for that resource; or a `ContainerResource` utilization metric whose
-    /// container has none. Pod-level requests count when `PodLevelResources` is on.
+    /// A `Resource` metric with a `Utilization` target while some container of the scale target's
+    /// pod template (regular containers and restartable init containers, "sidecars"; not plain init
+    /// containers) has no request for that resource; or a `ContainerResource` utilization metric
+    /// whose container has none. This includes the CPU metric that kube-apiserver adds when
+    /// `metrics` is omitted (and every `autoscaling/v1` HPA's). With pod-level requests
+    /// (`spec.template.spec.resources.requests`, feature gate `PodLevelResources`), the controller
+    /// uses the pod's total instead (the pod-level request, or else the containers' requests added
+    /// up), and only a pod without any request for the resource is reported. The workload must be
+    /// in the checked manifests.
     ///
     /// ## Why it matters
     ///
-    /// Utilization is usage divided by requests. The HPA controller refuses to compute it when
-    /// a request is missing (`missing request for cpu in container app of Pod ...`), sets
-    /// `ScalingActive=False` and never scales on that metric.
+    /// Utilization is usage divided by requests. The HPA controller refuses to compute it when a
+    /// request is missing (`missing request for cpu in container app of Pod ...`): it sets
+    /// `ScalingActive=False` with reason `FailedGetResourceMetric`, and a failing metric blocks
+    /// every scale-down, even those that other metrics of the HPA ask for. With no other metric,
+    /// the HPA never scales at all.
     ///
     /// ## Example
     ///
     /// ```yaml
-    /// metrics:
-    /// - type: Resource
-    ///   resource: {name: cpu, target: {type: Utilization, averageUtilization: 70}}
-    /// # while the Deployment's container has resources: {limits: {cpu: 1}} only
+    /// apiVersion: autoscaling/v2
+    /// kind: HorizontalPodAutoscaler
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+    ///   minReplicas: 2
+    ///   maxReplicas: 10
+    ///   metrics:
+    ///   - type: Resource
+    ///     resource:
+    ///       name: cpu
+    ///       target: {type: Utilization, averageUtilization: 70}
+    /// ---
+    /// apiVersion: apps/v1
+    /// kind: Deployment
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   selector:
+    ///     matchLabels: {app: web}
+    ///   template:
+    ///     metadata:
+    ///       labels: {app: web}
+    ///     spec:
+    ///       containers:
+    ///       - name: app
+    ///         image: ghcr.io/example/web:1.4.2
+    ///         resources:
+    ///           limits: {cpu: "1", memory: 512Mi}
+    /// ```
+    ///
+    /// Instead:
+    ///
+    /// ```yaml
+    /// apiVersion: autoscaling/v2
+    /// kind: HorizontalPodAutoscaler
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+    ///   minReplicas: 2
+    ///   maxReplicas: 10
+    ///   metrics:
+    ///   - type: Resource
+    ///     resource:
+    ///       name: cpu
+    ///       target: {type: Utilization, averageUtilization: 70}
+    /// ---
+    /// apiVersion: apps/v1
+    /// kind: Deployment
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   selector:
+    ///     matchLabels: {app: web}
+    ///   template:
+    ///     metadata:
+    ///       labels: {app: web}
+    ///     spec:
+    ///       containers:
+    ///       - name: app
+    ///         image: ghcr.io/example/web:1.4.2
+    ///         resources:
+    ///           requests: {cpu: 500m, memory: 512Mi}
+    ///           limits: {cpu: "1", memory: 512Mi}
     /// ```
     ///
     /// ## How to fix
     ///
-    /// Give every container a request for the resource (sidecars included), or use an
-    /// `AverageValue` target, which needs no request.
+    /// Give every container a request for the resource, sidecars included; or use an `AverageValue`
+    /// target (`averageValue: 350m`), which needs no request; or scale on one container with a
+    /// `ContainerResource` metric.
     pub struct MissingResourceRequest {
         id: "HPA201",
         name: "missing-resource-request",
@@ -51,7 +121,11 @@ impl Rule for MissingResourceRequest {
         if workload.containers.is_empty() {
             return;
         }
-        let pod_level = cx.settings.gates.enabled(Gate::PodLevelResources);
+        // With pod-level requests (and no container named), the controller takes the pod's
+        // aggregated requests instead (`calculatePodLevelRequests` in `replica_calculator.go`,
+        // through component-helpers' `PodRequests`): the pod-level value, or else the sum of
+        // the containers' requests; it fails only when neither has the resource.
+        let pod_level = cx.settings.gates.enabled(Gate::PodLevelResources) && !workload.pod_requests.is_empty();
         for (i, m) in cx.effective.spec.metrics.iter().enumerate() {
             // The controller reads averageValue first: only then utilization needs requests.
             if let Some(r) = &m.resource
@@ -59,7 +133,10 @@ impl Rule for MissingResourceRequest {
                 && r.target.average_value.is_none()
                 && r.target.average_utilization.is_some()
             {
-                if pod_level && workload.pod_requests.contains_key(&r.name) {
+                if pod_level
+                    && (workload.pod_requests.contains_key(&r.name)
+                        || workload.containers.iter().any(|c| c.requests.contains_key(&r.name)))
+                {
                     continue;
                 }
                 for c in workload.containers.iter().filter(|c| !c.requests.contains_key(&r.name)) {

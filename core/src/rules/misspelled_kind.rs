@@ -6,27 +6,57 @@ crate::declare_rule! {
     /// ## What it checks
     ///
     /// An object whose `apiVersion` is in the `autoscaling` group but whose `kind` is not
-    /// `HorizontalPodAutoscaler`, or whose `kind` is a near miss of it
-    /// (`HorizantalPodAutoscaler`, `HorizontalPodAutoscaling`, `horizontalpodautoscaler`).
-    /// Autoscalers of other groups written with `apiVersion: autoscaling/v1`
-    /// (`VerticalPodAutoscaler`) are pointed to their own group.
+    /// `HorizontalPodAutoscaler`, or whose `kind` is a near miss of it (`HorizantalPodAutoscaler`,
+    /// `HorizontalPodAutoscaling`, `horizontalpodautoscaler`), in any group. Autoscalers of other
+    /// groups written with an `autoscaling/...` apiVersion (`VerticalPodAutoscaler`, KEDA's
+    /// `ScaledObject`) are pointed to their own group.
     ///
     /// ## Why it matters
     ///
-    /// `kubectl apply` fails with `no matches for kind ...`, and tools that look for HPAs by
-    /// kind (including kube-apiserver's validation) never see the object, so its other
-    /// mistakes go unreported.
+    /// `kubectl apply` fails with `no matches for kind ...`, and tools that look for HPAs by kind
+    /// (this linter's other rules included) never see the object, so its other mistakes go
+    /// unreported.
     ///
     /// ## Example
     ///
     /// ```yaml
     /// apiVersion: autoscaling/v2
     /// kind: HorizantalPodAutoscaler
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+    ///   minReplicas: 2
+    ///   maxReplicas: 10
+    ///   metrics:
+    ///   - type: Resource
+    ///     resource:
+    ///       name: cpu
+    ///       target: {type: Utilization, averageUtilization: 70}
+    /// ```
+    ///
+    /// Instead:
+    ///
+    /// ```yaml
+    /// apiVersion: autoscaling/v2
+    /// kind: HorizontalPodAutoscaler
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+    ///   minReplicas: 2
+    ///   maxReplicas: 10
+    ///   metrics:
+    ///   - type: Resource
+    ///     resource:
+    ///       name: cpu
+    ///       target: {type: Utilization, averageUtilization: 70}
     /// ```
     ///
     /// ## How to fix
     ///
-    /// Write `kind: HorizontalPodAutoscaler`.
+    /// Write `kind: HorizontalPodAutoscaler`, or the `apiVersion` of the autoscaler's own group
+    /// (`autoscaling.k8s.io/v1` for a VerticalPodAutoscaler).
     pub struct MisspelledKind {
         id: "HPA406",
         name: "misspelled-kind",

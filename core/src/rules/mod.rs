@@ -6,10 +6,12 @@
 //! other objects of the same manifest set ([`objects::Objects`]); it reports [`Finding`]s with
 //! field paths, never positions.
 //!
-//! Adding a rule: one file under `rules/` declaring it with [`declare_rule!`] (its doc comment
-//! is its documentation, with the sections `## What it checks`, `## Why it matters`,
-//! `## Example` and `## How to fix`), one line in [`ALL`], one fixture
-//! `tests/data/lint/<ID>.yaml`, and the regenerated `docs/rules.md`.
+//! Adding a rule: one file under `rules/` declaring it with
+//! [`declare_rule!`](crate::declare_rule) (its doc comment is its documentation, with the
+//! sections `## What it checks`, `## Why it matters`, `## Example` and `## How to fix`; the
+//! example is a bad and a good manifest, which a test runs), one line in [`ALL`], the fixtures
+//! `tests/data/lint/<ID>/bad.yaml` (with markers of the expected positions) and `good.yaml`,
+//! and the regenerated `docs/rules.md`.
 
 pub mod objects;
 
@@ -207,6 +209,9 @@ pub struct Settings {
     pub max_scale_up_seconds: i64,
     /// `short-scale-down-window`: the shortest acceptable scale-down stabilization window.
     pub min_scale_down_window_seconds: i32,
+    /// `min-replicas-equals-max`: the smallest acceptable `maxReplicas - minReplicas`
+    /// (Gatekeeper's `minimumReplicaSpread`); 1 flags equal bounds only.
+    pub min_replica_spread: i32,
 }
 
 impl Default for Settings {
@@ -218,6 +223,7 @@ impl Default for Settings {
             max_replicas_limit: None,
             max_scale_up_seconds: 600,
             min_scale_down_window_seconds: 60,
+            min_replica_spread: 1,
         }
     }
 }
@@ -340,11 +346,19 @@ pub fn find(id_or_name: &str) -> Option<&'static dyn Rule> {
     ALL.iter().copied().find(|r| r.meta().id.eq_ignore_ascii_case(id_or_name) || r.meta().name == id_or_name)
 }
 
-/// Runs every rule (those needing other objects only when `cx.objects` is set).
+/// Runs every rule enabled by default (those needing other objects only when `cx.objects` is
+/// set).
 pub fn check(cx: &Context<'_>) -> Vec<Finding> {
+    check_selected(cx, |m| m.enabled_by_default)
+}
+
+/// Runs the rules `selected` accepts (those needing other objects only when `cx.objects` is
+/// set).
+pub fn check_selected(cx: &Context<'_>, selected: impl Fn(&RuleMeta) -> bool) -> Vec<Finding> {
     let mut out = Vec::new();
     for rule in ALL {
-        if rule.meta().needs_objects && cx.objects.is_none() {
+        let meta = rule.meta();
+        if (meta.needs_objects && cx.objects.is_none()) || !selected(meta) {
             continue;
         }
         rule.check(cx, &mut out);
@@ -429,10 +443,38 @@ mod tests {
             );
             assert!(m.name.chars().all(|c| c.is_ascii_lowercase() || c == '-'), "{} is kebab-case", m.name);
             let docs = m.docs();
+            let mut at = 0;
             for section in ["## What it checks", "## Why it matters", "## Example", "## How to fix"] {
-                assert!(docs.contains(section), "{} lacks {section}", m.id);
+                let found = docs[at..].find(&format!("{section}\n"));
+                assert!(found.is_some(), "{} lacks {section} (or has it out of order)", m.id);
+                at += found.unwrap_or_default();
             }
+            let (yaml_blocks, instead) = example_shape(&docs);
+            assert_eq!(yaml_blocks, 2, "{}: the example is a bad and a good ```yaml block", m.id);
+            assert!(instead, "{}: a line `Instead:` separates the bad example from the good one", m.id);
+            assert!(!m.summary.is_empty() && !m.summary.contains('\n'), "{}: the summary is one line", m.id);
             assert!(!m.summary.ends_with('.'), "{}: summaries have no trailing period", m.id);
         }
+    }
+
+    /// The number of ```yaml blocks in the `## Example` section, and whether a line `Instead:`
+    /// stands between the first and the second.
+    fn example_shape(docs: &str) -> (usize, bool) {
+        let Some(start) = docs.find("## Example\n") else { return (0, false) };
+        let section = &docs[start + "## Example\n".len()..];
+        let section = section.find("\n## ").map_or(section, |end| &section[..end]);
+        let (mut blocks, mut fenced, mut instead) = (0, false, false);
+        for line in section.lines() {
+            match line.trim_end() {
+                "```yaml" if !fenced => {
+                    fenced = true;
+                    blocks += 1;
+                }
+                "```" if fenced => fenced = false,
+                "Instead:" if !fenced && blocks == 1 => instead = true,
+                _ => {}
+            }
+        }
+        (blocks, instead)
     }
 }

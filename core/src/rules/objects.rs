@@ -132,9 +132,10 @@ impl IntOrPercent {
         }
     }
 
-    /// The count for `total` pods: percentages of `minAvailable` round up, of
-    /// `maxUnavailable` round down (`intstr.GetScaledValueFromIntOrPercent` as the disruption
-    /// controller uses it).
+    /// The count for `total` pods (`intstr.GetScaledValueFromIntOrPercent`): a percentage
+    /// rounds up with `round_up`, else down. The disruption controller
+    /// (`pkg/controller/disruption/disruption.go`, `getExpectedPodCount`) rounds both
+    /// `minAvailable` and `maxUnavailable` up.
     pub fn scaled(&self, total: i64, round_up: bool) -> i64 {
         match self {
             IntOrPercent::Int(i) => *i,

@@ -6,26 +6,65 @@ crate::declare_rule! {
     /// ## What it checks
     ///
     /// A scaling policy whose `periodSeconds` is shorter than the controller's sync period
-    /// (`--horizontal-pod-autoscaler-sync-period`, 15 s).
+    /// (`--horizontal-pod-autoscaler-sync-period`, 15 s; `controller.syncPeriodSeconds` in
+    /// `.hpa-lint.yaml`).
     ///
     /// ## Why it matters
     ///
-    /// A policy limits the change within its period, counted from the scale events of earlier
-    /// syncs. With a period shorter than the time between two syncs, no earlier event is ever
-    /// inside it: the policy allows its full step at every sync, so `{Pods, 1, 5s}` means one
-    /// pod per 15 s, not per 5 s, and `{Percent, 10, 1s}` compounds 10 % at every sync.
+    /// A policy limits the change within its period, counted from the scale events of earlier syncs.
+    /// With a period shorter than the time between two syncs, no earlier event is ever inside it: the
+    /// policy allows its full step at every sync, so `{type: Pods, value: 1, periodSeconds: 5}` means
+    /// one pod per 15 s, not per 5 s, and `{type: Percent, value: 10, periodSeconds: 1}` compounds
+    /// 10 % at every sync. The manifest promises a rate the controller does not apply.
     ///
     /// ## Example
     ///
     /// ```yaml
-    /// policies:
-    /// - {type: Pods, value: 1, periodSeconds: 5}
+    /// apiVersion: autoscaling/v2
+    /// kind: HorizontalPodAutoscaler
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+    ///   minReplicas: 2
+    ///   maxReplicas: 20
+    ///   metrics:
+    ///   - type: Resource
+    ///     resource:
+    ///       name: cpu
+    ///       target: {type: Utilization, averageUtilization: 70}
+    ///   behavior:
+    ///     scaleDown:
+    ///       policies:
+    ///       - {type: Pods, value: 1, periodSeconds: 5}
+    /// ```
+    ///
+    /// Instead:
+    ///
+    /// ```yaml
+    /// apiVersion: autoscaling/v2
+    /// kind: HorizontalPodAutoscaler
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+    ///   minReplicas: 2
+    ///   maxReplicas: 20
+    ///   metrics:
+    ///   - type: Resource
+    ///     resource:
+    ///       name: cpu
+    ///       target: {type: Utilization, averageUtilization: 70}
+    ///   behavior:
+    ///     scaleDown:
+    ///       policies:
+    ///       - {type: Pods, value: 4, periodSeconds: 60}
     /// ```
     ///
     /// ## How to fix
     ///
-    /// Express the rate over a period of at least the sync period (`{Pods, 4, 60}` for four
-    /// pods a minute).
+    /// Express the rate over a period of at least the sync period: `{type: Pods, value: 4,
+    /// periodSeconds: 60}` for four pods a minute.
     pub struct PolicyPeriodBelowSyncPeriod {
         id: "HPA304",
         name: "policy-period-below-sync-period",

@@ -8,8 +8,8 @@ crate::declare_rule! {
     /// ## What it checks
     ///
     /// `apiVersion: autoscaling/v2beta1` (not served since Kubernetes 1.25),
-    /// `autoscaling/v2beta2` (not served since 1.26) and `autoscaling/v2alpha1` (removed long
-    /// before), for the Kubernetes version being targeted.
+    /// `autoscaling/v2beta2` (not served since 1.26) and `autoscaling/v2alpha1` (removed in 1.9),
+    /// for the Kubernetes version being targeted (`kubernetesVersion` in `.hpa-lint.yaml`).
     ///
     /// ## Why it matters
     ///
@@ -21,12 +21,43 @@ crate::declare_rule! {
     /// ```yaml
     /// apiVersion: autoscaling/v2beta2
     /// kind: HorizontalPodAutoscaler
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+    ///   minReplicas: 2
+    ///   maxReplicas: 10
+    ///   metrics:
+    ///   - type: Resource
+    ///     resource:
+    ///       name: cpu
+    ///       target: {type: Utilization, averageUtilization: 70}
+    /// ```
+    ///
+    /// Instead:
+    ///
+    /// ```yaml
+    /// apiVersion: autoscaling/v2
+    /// kind: HorizontalPodAutoscaler
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+    ///   minReplicas: 2
+    ///   maxReplicas: 10
+    ///   metrics:
+    ///   - type: Resource
+    ///     resource:
+    ///       name: cpu
+    ///       target: {type: Utilization, averageUtilization: 70}
     /// ```
     ///
     /// ## How to fix
     ///
-    /// Convert to `autoscaling/v2`; the finding carries the converted object, and
-    /// `hpa-lint convert --to autoscaling/v2` rewrites files (kube-apiserver's own conversion).
+    /// Convert to `autoscaling/v2`. From `v2beta2` only the `apiVersion` changes; `v2beta1` metrics
+    /// have another shape (`targetAverageUtilization` becomes `target: {type: Utilization,
+    /// averageUtilization: ...}`). The finding carries the converted object, and
+    /// `hpa-lint convert --to autoscaling/v2` rewrites files with kube-apiserver's own conversion.
     pub struct RemovedApiVersion {
         id: "HPA401",
         name: "removed-api-version",

@@ -5,26 +5,64 @@ use super::{Context, Finding, Rule, RuleMeta};
 crate::declare_rule! {
     /// ## What it checks
     ///
-    /// `spec.behavior.scaleDown.selectPolicy: Disabled`.
+    /// `spec.behavior.scaleDown.selectPolicy: Disabled` (in `autoscaling/v1`, inside the
+    /// `autoscaling.alpha.kubernetes.io/behavior` annotation).
     ///
     /// ## Why it matters
     ///
-    /// The HPA only ever grows: after a peak the workload stays at its highest count until
-    /// someone scales it by hand (which the HPA then overrides at the next scale-up). That is
-    /// rarely intended outside batch-style workloads, and costs money silently.
+    /// The HPA only ever grows: after a peak the workload stays at its highest replica count until
+    /// someone scales it down by hand, and costs money silently. That is rarely intended outside
+    /// batch-style workloads that drain a queue.
     ///
     /// ## Example
     ///
     /// ```yaml
-    /// behavior:
-    ///   scaleDown:
-    ///     selectPolicy: Disabled
+    /// apiVersion: autoscaling/v2
+    /// kind: HorizontalPodAutoscaler
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+    ///   minReplicas: 2
+    ///   maxReplicas: 20
+    ///   metrics:
+    ///   - type: Resource
+    ///     resource:
+    ///       name: cpu
+    ///       target: {type: Utilization, averageUtilization: 70}
+    ///   behavior:
+    ///     scaleDown:
+    ///       selectPolicy: Disabled
+    /// ```
+    ///
+    /// Instead:
+    ///
+    /// ```yaml
+    /// apiVersion: autoscaling/v2
+    /// kind: HorizontalPodAutoscaler
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+    ///   minReplicas: 2
+    ///   maxReplicas: 20
+    ///   metrics:
+    ///   - type: Resource
+    ///     resource:
+    ///       name: cpu
+    ///       target: {type: Utilization, averageUtilization: 70}
+    ///   behavior:
+    ///     scaleDown:
+    ///       stabilizationWindowSeconds: 600
+    ///       policies:
+    ///       - {type: Pods, value: 1, periodSeconds: 300}
     /// ```
     ///
     /// ## How to fix
     ///
-    /// Slow scale-down instead of disabling it: a long `stabilizationWindowSeconds` and a
-    /// small policy (`{type: Pods, value: 1, periodSeconds: 300}`).
+    /// Slow scale-down instead of disabling it: a long `stabilizationWindowSeconds` and a small
+    /// policy (`{type: Pods, value: 1, periodSeconds: 300}` removes at most one pod every five
+    /// minutes).
     pub struct ScaleDownDisabled {
         id: "HPA301",
         name: "scale-down-disabled",
@@ -55,7 +93,7 @@ impl Rule for ScaleDownDisabled {
                     "spec.behavior.scaleDown.selectPolicy",
                     "scale-down is disabled: after a peak the workload stays at its highest replica count",
                 )
-                .help("slow scale-down down instead: a long stabilizationWindowSeconds and a small policy"),
+                .help("slow scale-down instead of disabling it: a long stabilizationWindowSeconds and a small policy"),
             );
         }
     }

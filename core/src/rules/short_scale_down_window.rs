@@ -5,28 +5,67 @@ use super::{Context, Finding, Rule, RuleMeta};
 crate::declare_rule! {
     /// ## What it checks
     ///
-    /// A scale-down stabilization window (as the controller uses it: a nil window is the
-    /// `--horizontal-pod-autoscaler-downscale-stabilization` flag, 300 s) shorter than
-    /// `settings.minScaleDownWindowSeconds` (60 by default), when scale-down is enabled.
+    /// A scale-down stabilization window shorter than `settings.minScaleDownWindowSeconds` in
+    /// `.hpa-lint.yaml` (60 by default), when `spec.behavior` is set and scale-down is enabled. The
+    /// window is the one the controller uses: an omitted `stabilizationWindowSeconds` is the
+    /// `--horizontal-pod-autoscaler-downscale-stabilization` flag (300 s). Without `behavior` the
+    /// controller always uses that flag, and the rule says nothing.
     ///
     /// ## Why it matters
     ///
-    /// Metrics are noisy. Without a window the controller removes pods at the first sync with
-    /// low usage and adds them back at the next peak: pods churn, caches go cold, and
-    /// latency suffers (thrashing, or flapping).
+    /// Metrics are noisy. The window makes the controller scale down only to the highest
+    /// recommendation of its last minutes; without one it removes pods at the first sync with low
+    /// usage and adds them back at the next peak: pods churn, caches go cold, and latency suffers
+    /// (thrashing, or flapping).
     ///
     /// ## Example
     ///
     /// ```yaml
-    /// behavior:
-    ///   scaleDown:
-    ///     stabilizationWindowSeconds: 0
+    /// apiVersion: autoscaling/v2
+    /// kind: HorizontalPodAutoscaler
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+    ///   minReplicas: 2
+    ///   maxReplicas: 20
+    ///   metrics:
+    ///   - type: Resource
+    ///     resource:
+    ///       name: cpu
+    ///       target: {type: Utilization, averageUtilization: 70}
+    ///   behavior:
+    ///     scaleDown:
+    ///       stabilizationWindowSeconds: 0
+    /// ```
+    ///
+    /// Instead:
+    ///
+    /// ```yaml
+    /// apiVersion: autoscaling/v2
+    /// kind: HorizontalPodAutoscaler
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+    ///   minReplicas: 2
+    ///   maxReplicas: 20
+    ///   metrics:
+    ///   - type: Resource
+    ///     resource:
+    ///       name: cpu
+    ///       target: {type: Utilization, averageUtilization: 70}
+    ///   behavior:
+    ///     scaleDown:
+    ///       stabilizationWindowSeconds: 300
+    ///       policies:
+    ///       - {type: Percent, value: 50, periodSeconds: 60}
     /// ```
     ///
     /// ## How to fix
     ///
-    /// Keep a scale-down window of a few minutes (the default 300 s is a good start), and use
-    /// policies to limit how fast replicas go away.
+    /// Keep a scale-down window of a few minutes (the default 300 s is a good start; omitting the
+    /// field uses it), and use policies to limit how fast replicas go away.
     pub struct ShortScaleDownWindow {
         id: "HPA303",
         name: "short-scale-down-window",

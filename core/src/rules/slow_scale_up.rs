@@ -6,33 +6,68 @@ use crate::evaluator::timing;
 crate::declare_rule! {
     /// ## What it checks
     ///
-    /// How long the controller needs, at best, to go from `minReplicas` to `maxReplicas`:
-    /// the HPA controller's own algorithm is run sync by sync with the demand pinned at the
-    /// maximum (stabilization windows, policies, the legacy doubling limit all apply). The
-    /// rule reports when that takes longer than `settings.maxScaleUpSeconds` (600 by default),
-    /// or never happens (`scaleUp.selectPolicy: Disabled`).
+    /// How long the controller needs, at best, to go from `minReplicas` to `maxReplicas`: the HPA
+    /// controller's own algorithm is run sync by sync with the demand pinned at the maximum
+    /// (stabilization windows, policies and the legacy doubling limit all apply). The rule reports
+    /// when that takes longer than `settings.maxScaleUpSeconds` in `.hpa-lint.yaml` (600 by
+    /// default), or never happens (`scaleUp.selectPolicy: Disabled`).
     ///
     /// ## Why it matters
     ///
     /// A traffic spike has to be absorbed by the replicas that exist while the HPA is still
-    /// climbing. Restrictive scale-up policies (one pod per minute towards 50 replicas) or a
-    /// long scale-up window make the HPA useless for spikes.
+    /// climbing. Restrictive scale-up policies (one pod per minute towards 50 replicas) or a long
+    /// scale-up stabilization window make the HPA useless for spikes.
     ///
     /// ## Example
     ///
     /// ```yaml
-    /// minReplicas: 2
-    /// maxReplicas: 50
-    /// behavior:
-    ///   scaleUp:
-    ///     policies: [{type: Pods, value: 1, periodSeconds: 60}]   # 48 minutes to the top
+    /// apiVersion: autoscaling/v2
+    /// kind: HorizontalPodAutoscaler
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+    ///   minReplicas: 2
+    ///   maxReplicas: 50
+    ///   metrics:
+    ///   - type: Resource
+    ///     resource:
+    ///       name: cpu
+    ///       target: {type: Utilization, averageUtilization: 70}
+    ///   behavior:
+    ///     scaleUp:
+    ///       policies:
+    ///       - {type: Pods, value: 1, periodSeconds: 60}   # 48 steps: 47 minutes to the top
+    /// ```
+    ///
+    /// Instead:
+    ///
+    /// ```yaml
+    /// apiVersion: autoscaling/v2
+    /// kind: HorizontalPodAutoscaler
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+    ///   minReplicas: 2
+    ///   maxReplicas: 50
+    ///   metrics:
+    ///   - type: Resource
+    ///     resource:
+    ///       name: cpu
+    ///       target: {type: Utilization, averageUtilization: 70}
+    ///   behavior:
+    ///     scaleUp:
+    ///       policies:
+    ///       - {type: Percent, value: 100, periodSeconds: 30}
+    ///       - {type: Pods, value: 4, periodSeconds: 30}
     /// ```
     ///
     /// ## How to fix
     ///
-    /// Allow proportional growth (`{type: Percent, value: 100, periodSeconds: 15}`) or a larger
-    /// pod step, and keep `scaleUp.stabilizationWindowSeconds` short. `hpa-lint explain` shows
-    /// the path the controller would take.
+    /// Allow proportional growth (`{type: Percent, value: 100, periodSeconds: 30}` doubles the count
+    /// every 30 s) or a larger pod step, and keep `scaleUp.stabilizationWindowSeconds` short.
+    /// `hpa-lint explain` shows the path the controller would take.
     pub struct SlowScaleUp {
         id: "HPA302",
         name: "slow-scale-up",

@@ -6,17 +6,47 @@ crate::declare_rule! {
     /// ## What it checks
     ///
     /// `spec.scaleTargetRef.kind` that is a built-in scalable kind written in another case
-    /// (`statefulset`, `deployment`). kube-apiserver accepts any path segment.
+    /// (`statefulset`, `deployment`, `Replicaset`). kube-apiserver accepts any path segment.
     ///
     /// ## Why it matters
     ///
-    /// Kinds are case-sensitive: the controller finds no REST mapping for `statefulset`,
-    /// reports `FailedGetScale`, and never scales.
+    /// Kinds are case-sensitive: the controller finds no REST mapping for `statefulset`, reports
+    /// `FailedGetScale` at every sync, and never scales.
     ///
     /// ## Example
     ///
     /// ```yaml
-    /// scaleTargetRef: {apiVersion: apps/v1, kind: statefulset, name: db}
+    /// apiVersion: autoscaling/v2
+    /// kind: HorizontalPodAutoscaler
+    /// metadata:
+    ///   name: db
+    /// spec:
+    ///   scaleTargetRef: {apiVersion: apps/v1, kind: statefulset, name: db}
+    ///   minReplicas: 3
+    ///   maxReplicas: 6
+    ///   metrics:
+    ///   - type: Resource
+    ///     resource:
+    ///       name: cpu
+    ///       target: {type: Utilization, averageUtilization: 70}
+    /// ```
+    ///
+    /// Instead:
+    ///
+    /// ```yaml
+    /// apiVersion: autoscaling/v2
+    /// kind: HorizontalPodAutoscaler
+    /// metadata:
+    ///   name: db
+    /// spec:
+    ///   scaleTargetRef: {apiVersion: apps/v1, kind: StatefulSet, name: db}
+    ///   minReplicas: 3
+    ///   maxReplicas: 6
+    ///   metrics:
+    ///   - type: Resource
+    ///     resource:
+    ///       name: cpu
+    ///       target: {type: Utilization, averageUtilization: 70}
     /// ```
     ///
     /// ## How to fix

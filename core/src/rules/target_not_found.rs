@@ -5,9 +5,9 @@ use super::{Context, Finding, Rule, RuleMeta};
 crate::declare_rule! {
     /// ## What it checks
     ///
-    /// That the object named by `spec.scaleTargetRef` (kind, name, in the HPA's namespace) is
-    /// among the manifests being checked (kube-linter `dangling-hpa`, kube-score's HPA target
-    /// check, Gatekeeper's scale-target constraint). Informational by default: the target may
+    /// That the object named by `spec.scaleTargetRef` (kind, name, in the HPA's namespace) is among
+    /// the manifests being checked (kube-linter `dangling-hpa`, kube-score's HPA target check,
+    /// Gatekeeper's scale-target constraint). The rule is opt-in and informational: the target may
     /// well be deployed from elsewhere.
     ///
     /// ## Why it matters
@@ -18,14 +18,78 @@ crate::declare_rule! {
     /// ## Example
     ///
     /// ```yaml
-    /// scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web-frontend}
-    /// # while the Deployment is called web
+    /// apiVersion: autoscaling/v2
+    /// kind: HorizontalPodAutoscaler
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web-frontend}
+    ///   minReplicas: 2
+    ///   maxReplicas: 10
+    ///   metrics:
+    ///   - type: Resource
+    ///     resource:
+    ///       name: cpu
+    ///       target: {type: Utilization, averageUtilization: 70}
+    /// ---
+    /// apiVersion: apps/v1
+    /// kind: Deployment
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   selector:
+    ///     matchLabels: {app: web}
+    ///   template:
+    ///     metadata:
+    ///       labels: {app: web}
+    ///     spec:
+    ///       containers:
+    ///       - name: app
+    ///         image: ghcr.io/example/web:1.4.2
+    ///         resources:
+    ///           requests: {cpu: 250m, memory: 256Mi}
+    /// ```
+    ///
+    /// Instead:
+    ///
+    /// ```yaml
+    /// apiVersion: autoscaling/v2
+    /// kind: HorizontalPodAutoscaler
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+    ///   minReplicas: 2
+    ///   maxReplicas: 10
+    ///   metrics:
+    ///   - type: Resource
+    ///     resource:
+    ///       name: cpu
+    ///       target: {type: Utilization, averageUtilization: 70}
+    /// ---
+    /// apiVersion: apps/v1
+    /// kind: Deployment
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   selector:
+    ///     matchLabels: {app: web}
+    ///   template:
+    ///     metadata:
+    ///       labels: {app: web}
+    ///     spec:
+    ///       containers:
+    ///       - name: app
+    ///         image: ghcr.io/example/web:1.4.2
+    ///         resources:
+    ///           requests: {cpu: 250m, memory: 256Mi}
     /// ```
     ///
     /// ## How to fix
     ///
-    /// Use the workload's exact name, or raise this rule's severity in `.hpa-lint.yaml` when
-    /// every workload lives in the checked tree.
+    /// Use the workload's exact name and namespace. Enable the rule with `--select HPA403`, or with
+    /// a level (`rules: {HPA403: error}`) in `.hpa-lint.yaml` when every workload lives in the
+    /// checked tree.
     pub struct TargetNotFound {
         id: "HPA403",
         name: "target-not-found",

@@ -6,32 +6,64 @@ use crate::api::v2::MetricTarget;
 crate::declare_rule! {
     /// ## What it checks
     ///
-    /// A metric target whose `type` does not match the value it sets (`type: Utilization` with
-    /// `averageValue`, `type: Value` with `averageValue`, ...), or a type the source does not
-    /// support (`Pods` only takes `AverageValue`; `Resource` and `ContainerResource` take
-    /// `Utilization` or `AverageValue`; `Object` and `External` take `Value` or `AverageValue`).
-    /// kube-apiserver accepts all of these.
+    /// A metric target whose `type` does not name the value it sets (`type: Utilization` with
+    /// `averageValue`, `type: Value` with `averageValue`, ...), or a `type` its source does not take:
+    /// `Pods` takes only `AverageValue`; `Resource` and `ContainerResource` take `Utilization` or
+    /// `AverageValue`; `Object` and `External` take `Value` or `AverageValue`. kube-apiserver checks
+    /// neither.
     ///
     /// ## Why it matters
     ///
-    /// The controller ignores `type` and uses whichever value is set, so the HPA does not do
-    /// what its author read. For `Object` metrics it is worse: the controller requires the type
-    /// to match and fails the metric (`invalid object metric source: neither a value target nor
-    /// an average value target was set`).
+    /// For `Resource`, `ContainerResource`, `Pods` and `External` metrics the controller ignores
+    /// `type` and uses whichever value is set, so the HPA does not do what its readers think it
+    /// does. For `Object` metrics it is worse: the controller requires the type to name the value and
+    /// fails the metric (`invalid object metric source: neither a value target nor an average value
+    /// target was set`), which also blocks every scale-down; those findings are errors.
     ///
     /// ## Example
     ///
     /// ```yaml
-    /// - type: Resource
-    ///   resource:
-    ///     name: memory
-    ///     target: {type: Utilization, averageValue: 500Mi}
+    /// apiVersion: autoscaling/v2
+    /// kind: HorizontalPodAutoscaler
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+    ///   minReplicas: 2
+    ///   maxReplicas: 10
+    ///   metrics:
+    ///   - type: Resource
+    ///     resource:
+    ///       name: memory
+    ///       target:
+    ///         type: Utilization
+    ///         averageValue: 500Mi
+    /// ```
+    ///
+    /// Instead:
+    ///
+    /// ```yaml
+    /// apiVersion: autoscaling/v2
+    /// kind: HorizontalPodAutoscaler
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+    ///   minReplicas: 2
+    ///   maxReplicas: 10
+    ///   metrics:
+    ///   - type: Resource
+    ///     resource:
+    ///       name: memory
+    ///       target:
+    ///         type: AverageValue
+    ///         averageValue: 500Mi
     /// ```
     ///
     /// ## How to fix
     ///
-    /// Make `type` name the value you set: `AverageValue` with `averageValue`, `Value` with
-    /// `value`, `Utilization` with `averageUtilization`.
+    /// Make `type` name the value you set: `AverageValue` with `averageValue`, `Value` with `value`,
+    /// `Utilization` with `averageUtilization`; and use a type the metric source takes.
     pub struct TargetTypeMismatch {
         id: "HPA203",
         name: "target-type-mismatch",
@@ -108,9 +140,8 @@ impl Rule for TargetTypeMismatch {
                         )
                     } else {
                         format!(
-                            "target type is {} but {used} is set: the controller uses {used} as an {} target",
-                            target.type_,
-                            type_for(used)
+                            "target type is {} but {used} is set: the controller ignores the type and uses {used}",
+                            target.type_
                         )
                     },
                 )
@@ -120,14 +151,18 @@ impl Rule for TargetTypeMismatch {
                 }
                 out.push(f);
             } else if !allowed.contains(&target.type_.as_str()) {
-                out.push(
-                    Finding::new(
-                        &Self::META,
-                        path,
-                        format!("{} metrics take {} targets, not {}", m.type_, allowed.join(" or "), target.type_),
-                    )
-                    .help(format!("use `type: {}`", allowed[0])),
-                );
+                let mut f = Finding::new(
+                    &Self::META,
+                    path,
+                    format!("{} metrics take {} targets, not {}", m.type_, allowed.join(" or "), target.type_),
+                )
+                .help(format!("use `type: {}`", allowed[0]));
+                // The controller fails an Object metric whose type names neither of its values.
+                if fatal {
+                    f.severity = Severity::Error;
+                    f.message.push_str(": the controller fails this Object metric");
+                }
+                out.push(f);
             }
         }
     }

@@ -6,26 +6,62 @@ use crate::features::Gate;
 crate::declare_rule! {
     /// ## What it checks
     ///
-    /// `spec.behavior.scaleUp.tolerance` or `scaleDown.tolerance` while the feature gate
-    /// `HPAConfigurableTolerance` is off (it is alpha, off, before 1.35; beta from 1.35; GA in
-    /// 1.37).
+    /// `spec.behavior.scaleUp.tolerance` or `scaleDown.tolerance` (in `autoscaling/v1`, inside the
+    /// behavior annotation) while the feature gate `HPAConfigurableTolerance` is off. The gate was
+    /// alpha (off) in 1.33 and 1.34, is beta (on) since 1.35 and GA (locked on) in 1.37, so the rule
+    /// only speaks for clusters that switched it off: the examples below assume
+    /// `kubernetesVersion: "1.36"` and `featureGates: {HPAConfigurableTolerance: false}`.
     ///
     /// ## Why it matters
     ///
-    /// kube-apiserver drops the field silently on create (no error, no warning), so the HPA
-    /// runs with the controller's global tolerance (10 %) while its manifest says otherwise.
+    /// With the gate off, kube-apiserver drops the field silently when the HPA is created (and on
+    /// updates, unless the stored object already has a tolerance): no error, no warning. The HPA
+    /// runs with the controller's global tolerance (`--horizontal-pod-autoscaler-tolerance`, 10 %)
+    /// while its manifest says otherwise, and every sync from a GitOps tool shows a difference.
     ///
     /// ## Example
     ///
     /// ```yaml
-    /// behavior:
-    ///   scaleUp:
-    ///     tolerance: 0.02
+    /// apiVersion: autoscaling/v2
+    /// kind: HorizontalPodAutoscaler
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+    ///   minReplicas: 2
+    ///   maxReplicas: 20
+    ///   metrics:
+    ///   - type: Resource
+    ///     resource:
+    ///       name: cpu
+    ///       target: {type: Utilization, averageUtilization: 70}
+    ///   behavior:
+    ///     scaleUp:
+    ///       tolerance: "0.02"
+    /// ```
+    ///
+    /// Instead:
+    ///
+    /// ```yaml
+    /// apiVersion: autoscaling/v2
+    /// kind: HorizontalPodAutoscaler
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+    ///   minReplicas: 2
+    ///   maxReplicas: 20
+    ///   metrics:
+    ///   - type: Resource
+    ///     resource:
+    ///       name: cpu
+    ///       target: {type: Utilization, averageUtilization: 70}
     /// ```
     ///
     /// ## How to fix
     ///
-    /// Enable the gate on kube-apiserver and kube-controller-manager, or remove the field.
+    /// Enable the gate on kube-apiserver and kube-controller-manager, or remove the field (and tune
+    /// the target value instead).
     pub struct ToleranceIgnored {
         id: "HPA306",
         name: "tolerance-ignored",
@@ -51,7 +87,10 @@ impl Rule for ToleranceIgnored {
                     Finding::new(
                         &Self::META,
                         format!("spec.behavior.{dir}.tolerance"),
-                        "HPAConfigurableTolerance is off: kube-apiserver drops this tolerance silently and the global 10 % applies",
+                        format!(
+                            "HPAConfigurableTolerance is off: kube-apiserver drops this tolerance silently and the controller's global tolerance ({}) applies",
+                            cx.settings.controller.tolerance
+                        ),
                     )
                     .help("enable the HPAConfigurableTolerance feature gate, or remove the field"),
                 );

@@ -5,25 +5,93 @@ use super::{Context, Finding, Location, Rule, RuleMeta};
 crate::declare_rule! {
     /// ## What it checks
     ///
-    /// A `ContainerResource` metric naming a container that the scale target's pod template
-    /// does not have (neither a container nor a sidecar).
+    /// A `ContainerResource` metric naming a container that the scale target's pod template does
+    /// not have (neither a regular container nor a restartable init container, "sidecar"). The
+    /// workload must be in the checked manifests.
     ///
     /// ## Why it matters
     ///
     /// The metrics client finds no sample for that container in any pod, so every pod counts as
-    /// missing and the metric never produces a proposal; with a Utilization target the
-    /// controller fails with `container ... not found in Pod ...`.
+    /// missing and the metric never produces a proposal: with a `Utilization` target the controller
+    /// fails with `container aplication not found in Pod ...`, with an `AverageValue` target with
+    /// `did not receive metrics for targeted pods`. The failing metric also blocks every scale-down.
     ///
     /// ## Example
     ///
     /// ```yaml
-    /// - type: ContainerResource
-    ///   containerResource: {name: cpu, container: aplication, target: {type: Utilization, averageUtilization: 60}}
+    /// apiVersion: autoscaling/v2
+    /// kind: HorizontalPodAutoscaler
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+    ///   minReplicas: 2
+    ///   maxReplicas: 10
+    ///   metrics:
+    ///   - type: ContainerResource
+    ///     containerResource:
+    ///       name: cpu
+    ///       container: aplication
+    ///       target: {type: Utilization, averageUtilization: 60}
+    /// ---
+    /// apiVersion: apps/v1
+    /// kind: Deployment
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   selector:
+    ///     matchLabels: {app: web}
+    ///   template:
+    ///     metadata:
+    ///       labels: {app: web}
+    ///     spec:
+    ///       containers:
+    ///       - name: application
+    ///         image: ghcr.io/example/web:1.4.2
+    ///         resources:
+    ///           requests: {cpu: 500m, memory: 512Mi}
+    /// ```
+    ///
+    /// Instead:
+    ///
+    /// ```yaml
+    /// apiVersion: autoscaling/v2
+    /// kind: HorizontalPodAutoscaler
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+    ///   minReplicas: 2
+    ///   maxReplicas: 10
+    ///   metrics:
+    ///   - type: ContainerResource
+    ///     containerResource:
+    ///       name: cpu
+    ///       container: application
+    ///       target: {type: Utilization, averageUtilization: 60}
+    /// ---
+    /// apiVersion: apps/v1
+    /// kind: Deployment
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   selector:
+    ///     matchLabels: {app: web}
+    ///   template:
+    ///     metadata:
+    ///       labels: {app: web}
+    ///     spec:
+    ///       containers:
+    ///       - name: application
+    ///         image: ghcr.io/example/web:1.4.2
+    ///         resources:
+    ///           requests: {cpu: 500m, memory: 512Mi}
     /// ```
     ///
     /// ## How to fix
     ///
-    /// Use the container's exact name from `spec.template.spec.containers[*].name`.
+    /// Use the container's exact name from the pod template (`containers[*].name`, or the
+    /// `initContainers[*].name` of a sidecar).
     pub struct UnknownContainer {
         id: "HPA202",
         name: "unknown-container",

@@ -25,24 +25,56 @@ pub const UNSCALABLE: &[&str] = &[
 crate::declare_rule! {
     /// ## What it checks
     ///
-    /// `spec.scaleTargetRef.kind` naming a built-in kind that cannot be scaled: a DaemonSet
-    /// (one pod per node), a Job or CronJob, a Pod, a Service, ...
+    /// `spec.scaleTargetRef.kind` naming a built-in kind that cannot be scaled: a DaemonSet (one pod
+    /// per node), a Job or CronJob, a Pod, a Service, a ConfigMap, ... kube-apiserver accepts any
+    /// kind.
     ///
     /// ## Why it matters
     ///
-    /// The HPA controller scales through the target's `scale` subresource. These kinds have
-    /// none, so the controller reports `FailedGetScale` forever and never acts.
+    /// The HPA controller scales through the target's `scale` subresource. These kinds have none,
+    /// so the controller reports `FailedGetScale` at every sync and never acts.
     ///
     /// ## Example
     ///
     /// ```yaml
-    /// scaleTargetRef: {apiVersion: apps/v1, kind: DaemonSet, name: node-agent}
+    /// apiVersion: autoscaling/v2
+    /// kind: HorizontalPodAutoscaler
+    /// metadata:
+    ///   name: node-agent
+    /// spec:
+    ///   scaleTargetRef: {apiVersion: apps/v1, kind: DaemonSet, name: node-agent}
+    ///   minReplicas: 2
+    ///   maxReplicas: 10
+    ///   metrics:
+    ///   - type: Resource
+    ///     resource:
+    ///       name: cpu
+    ///       target: {type: Utilization, averageUtilization: 70}
+    /// ```
+    ///
+    /// Instead:
+    ///
+    /// ```yaml
+    /// apiVersion: autoscaling/v2
+    /// kind: HorizontalPodAutoscaler
+    /// metadata:
+    ///   name: api
+    /// spec:
+    ///   scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: api}
+    ///   minReplicas: 2
+    ///   maxReplicas: 10
+    ///   metrics:
+    ///   - type: Resource
+    ///     resource:
+    ///       name: cpu
+    ///       target: {type: Utilization, averageUtilization: 70}
     /// ```
     ///
     /// ## How to fix
     ///
     /// Point the HPA at the Deployment, StatefulSet or ReplicaSet (or a custom resource with a
-    /// scale subresource) that runs the pods.
+    /// scale subresource) that runs the pods. A DaemonSet follows the nodes: scale the nodes
+    /// instead (cluster autoscaler), or move the workload to a Deployment.
     pub struct UnscalableTargetKind {
         id: "HPA402",
         name: "unscalable-target-kind",

@@ -6,28 +6,58 @@ use crate::validation::spec::parse_group_version;
 crate::declare_rule! {
     /// ## What it checks
     ///
-    /// `spec.scaleTargetRef.apiVersion` of a built-in workload kind against the versions
-    /// Kubernetes serves: `apps/v1` for Deployment, StatefulSet and ReplicaSet, `v1` for
+    /// `spec.scaleTargetRef.apiVersion` of a built-in workload kind against the versions Kubernetes
+    /// serves: `apps/v1` for Deployment, StatefulSet and ReplicaSet, `v1` for
     /// ReplicationController.
     ///
     /// ## Why it matters
     ///
-    /// The controller looks the target up by group and kind. A wrong group
-    /// (`extensions/v1beta1` for a Deployment, gone since 1.16) finds nothing: `FailedGetScale`,
-    /// no scaling (an error). A right group with a version that does not exist (`apps/v1beta3`,
-    /// `apps/v2beta1v1`) still works, because only the group is used, but it misleads readers
-    /// and other tools (a warning). Versions the kind was once served in (`apps/v1beta1`,
-    /// `apps/v1beta2`) are not reported: they name the right group.
+    /// The controller looks the target up by API group and kind, ignoring the version. A wrong group
+    /// (`extensions/v1beta1` for a Deployment, not served since 1.16) finds nothing:
+    /// `FailedGetScale`, no scaling; those findings are errors. A right group with a version that
+    /// does not exist (`apps/v1beta3`, `apps/v2`) still works, but it misleads readers and other
+    /// tools (a warning). Versions the kind was once served in (`apps/v1beta1`, `apps/v1beta2`) are
+    /// not reported: they name the right group.
     ///
     /// ## Example
     ///
     /// ```yaml
-    /// scaleTargetRef: {apiVersion: extensions/v1beta1, kind: Deployment, name: web}
+    /// apiVersion: autoscaling/v2
+    /// kind: HorizontalPodAutoscaler
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   scaleTargetRef: {apiVersion: extensions/v1beta1, kind: Deployment, name: web}
+    ///   minReplicas: 2
+    ///   maxReplicas: 10
+    ///   metrics:
+    ///   - type: Resource
+    ///     resource:
+    ///       name: cpu
+    ///       target: {type: Utilization, averageUtilization: 70}
+    /// ```
+    ///
+    /// Instead:
+    ///
+    /// ```yaml
+    /// apiVersion: autoscaling/v2
+    /// kind: HorizontalPodAutoscaler
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+    ///   minReplicas: 2
+    ///   maxReplicas: 10
+    ///   metrics:
+    ///   - type: Resource
+    ///     resource:
+    ///       name: cpu
+    ///       target: {type: Utilization, averageUtilization: 70}
     /// ```
     ///
     /// ## How to fix
     ///
-    /// Use `apiVersion: apps/v1`.
+    /// Use `apiVersion: apps/v1` (`v1` for a ReplicationController).
     pub struct UnservedTargetApiVersion {
         id: "HPA405",
         name: "unserved-target-api-version",

@@ -6,26 +6,57 @@ crate::declare_rule! {
     /// ## What it checks
     ///
     /// A `Resource` or `ContainerResource` metric on anything but `cpu` or `memory`
-    /// (`nvidia.com/gpu`, `ephemeral-storage`, ...). kube-apiserver accepts any resource name.
+    /// (`nvidia.com/gpu`, `ephemeral-storage`, ...). kube-apiserver accepts any resource name for a
+    /// `Resource` metric.
     ///
     /// ## Why it matters
     ///
-    /// The HPA controller reads `Resource` metrics from the resource metrics API
-    /// (`metrics.k8s.io`, served by metrics-server), which reports only cpu and memory. Every pod
-    /// lacks a sample, the metric fails with `did not receive metrics for targeted pods`, and the
-    /// HPA does not scale on it.
+    /// The HPA controller reads `Resource` and `ContainerResource` metrics from the resource metrics
+    /// API (`metrics.k8s.io`, served by metrics-server), which reports only cpu and memory. Every pod
+    /// lacks a sample, the metric fails (`did not receive metrics for targeted pods`), the HPA never
+    /// scales on it, and the failure blocks every scale-down.
     ///
     /// ## Example
     ///
     /// ```yaml
-    /// - type: Resource
-    ///   resource: {name: nvidia.com/gpu, target: {type: Utilization, averageUtilization: 80}}
+    /// apiVersion: autoscaling/v2
+    /// kind: HorizontalPodAutoscaler
+    /// metadata:
+    ///   name: inference
+    /// spec:
+    ///   scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: inference}
+    ///   minReplicas: 1
+    ///   maxReplicas: 8
+    ///   metrics:
+    ///   - type: Resource
+    ///     resource:
+    ///       name: nvidia.com/gpu
+    ///       target: {type: Utilization, averageUtilization: 80}
+    /// ```
+    ///
+    /// Instead:
+    ///
+    /// ```yaml
+    /// apiVersion: autoscaling/v2
+    /// kind: HorizontalPodAutoscaler
+    /// metadata:
+    ///   name: inference
+    /// spec:
+    ///   scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: inference}
+    ///   minReplicas: 1
+    ///   maxReplicas: 8
+    ///   metrics:
+    ///   - type: Pods
+    ///     pods:
+    ///       metric:
+    ///         name: DCGM_FI_DEV_GPU_UTIL
+    ///       target: {type: AverageValue, averageValue: "80"}
     /// ```
     ///
     /// ## How to fix
     ///
-    /// Export the value through a custom or external metrics adapter (for GPUs, DCGM exporter
-    /// and prometheus-adapter) and use a `Pods` or `External` metric.
+    /// Export the value through a custom or external metrics adapter (for GPUs, the DCGM exporter
+    /// and prometheus-adapter) and scale on it with a `Pods` or `External` metric.
     pub struct UnsupportedResourceMetric {
         id: "HPA204",
         name: "unsupported-resource-metric",

@@ -5,30 +5,81 @@ use super::{Context, Finding, Location, Rule, RuleMeta};
 crate::declare_rule! {
     /// ## What it checks
     ///
-    /// A VerticalPodAutoscaler in `Auto`, `Recreate` or `InPlaceOrRecreate` mode targeting the
-    /// same workload as this HPA, when the HPA scales on a cpu or memory `Resource` (or
-    /// `ContainerResource`) metric that the VPA controls.
+    /// A VerticalPodAutoscaler that updates pods (`updateMode` `Auto`, the default, `Recreate` or
+    /// `InPlaceOrRecreate`) and targets the same workload as this HPA, when the HPA scales on a
+    /// `Resource` (or `ContainerResource`) metric of cpu or memory that the VPA controls (all
+    /// containers' cpu and memory unless `resourcePolicy` restricts them).
     ///
     /// ## Why it matters
     ///
-    /// The HPA targets a utilization, a ratio of usage to requests; the VPA changes the
-    /// requests. Each reacts to the other: the VPA raises requests, utilization drops, the HPA
-    /// removes pods, usage per pod rises, the VPA raises requests again. The VPA documentation
-    /// warns against this combination.
+    /// The HPA targets a utilization, a ratio of usage to requests; the VPA changes the requests.
+    /// Each reacts to the other: the VPA raises requests, utilization drops, the HPA removes pods,
+    /// usage per pod rises, the VPA raises requests again. The VPA documentation warns against using
+    /// both on the same resource.
     ///
     /// ## Example
     ///
     /// ```yaml
+    /// apiVersion: autoscaling/v2
+    /// kind: HorizontalPodAutoscaler
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+    ///   minReplicas: 2
+    ///   maxReplicas: 10
+    ///   metrics:
+    ///   - type: Resource
+    ///     resource:
+    ///       name: cpu
+    ///       target: {type: Utilization, averageUtilization: 70}
+    /// ---
+    /// apiVersion: autoscaling.k8s.io/v1
     /// kind: VerticalPodAutoscaler
-    /// spec: {targetRef: {kind: Deployment, name: web}, updatePolicy: {updateMode: Auto}}
-    /// # and an HPA on Deployment web with a cpu utilization metric
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   targetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+    ///   updatePolicy:
+    ///     updateMode: Auto
+    /// ```
+    ///
+    /// Instead:
+    ///
+    /// ```yaml
+    /// apiVersion: autoscaling/v2
+    /// kind: HorizontalPodAutoscaler
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+    ///   minReplicas: 2
+    ///   maxReplicas: 10
+    ///   metrics:
+    ///   - type: Resource
+    ///     resource:
+    ///       name: cpu
+    ///       target: {type: Utilization, averageUtilization: 70}
+    /// ---
+    /// apiVersion: autoscaling.k8s.io/v1
+    /// kind: VerticalPodAutoscaler
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   targetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+    ///   updatePolicy:
+    ///     updateMode: Auto
+    ///   resourcePolicy:
+    ///     containerPolicies:
+    ///     - containerName: "*"
+    ///       controlledResources: [memory]
     /// ```
     ///
     /// ## How to fix
     ///
-    /// Scale horizontally on custom or external metrics, or restrict the VPA with
-    /// `controlledResources` to a resource the HPA does not use, or run the VPA with
-    /// `updateMode: "Off"` (recommendations only).
+    /// Let each autoscaler own a different resource: restrict the VPA with `controlledResources`
+    /// to a resource the HPA does not scale on (as above), or scale horizontally on custom or
+    /// external metrics, or run the VPA with `updateMode: "Off"` (recommendations only).
     pub struct VpaConflict {
         id: "HPA408",
         name: "vpa-conflict",

@@ -6,27 +6,91 @@ crate::declare_rule! {
     /// ## What it checks
     ///
     /// The HPA's scale target (a Deployment, StatefulSet, ...) in the checked manifests sets
-    /// `spec.replicas` (kube-score, Polaris).
+    /// `spec.replicas` (kube-score, Polaris). The finding is on the workload.
     ///
     /// ## Why it matters
     ///
-    /// Every `kubectl apply` or GitOps sync writes that number back, undoing the HPA: a
-    /// workload scaled to 12 under load drops to 3 at the next deploy, and the HPA needs
-    /// several syncs to climb back.
+    /// Every `kubectl apply` or GitOps sync of the workload writes that number back, undoing the
+    /// HPA: a workload scaled to 12 under load drops to 3 at the next deploy, and the HPA needs
+    /// several syncs to climb back. The Kubernetes documentation asks to remove the field when an
+    /// HPA is enabled.
     ///
     /// ## Example
     ///
     /// ```yaml
-    /// kind: Deployment
+    /// apiVersion: autoscaling/v2
+    /// kind: HorizontalPodAutoscaler
+    /// metadata:
+    ///   name: web
     /// spec:
-    ///   replicas: 3        # fights the HPA
+    ///   scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+    ///   minReplicas: 3
+    ///   maxReplicas: 12
+    ///   metrics:
+    ///   - type: Resource
+    ///     resource:
+    ///       name: cpu
+    ///       target: {type: Utilization, averageUtilization: 70}
+    /// ---
+    /// apiVersion: apps/v1
+    /// kind: Deployment
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   replicas: 3
+    ///   selector:
+    ///     matchLabels: {app: web}
+    ///   template:
+    ///     metadata:
+    ///       labels: {app: web}
+    ///     spec:
+    ///       containers:
+    ///       - name: app
+    ///         image: ghcr.io/example/web:1.4.2
+    ///         resources:
+    ///           requests: {cpu: 250m, memory: 256Mi}
+    /// ```
+    ///
+    /// Instead:
+    ///
+    /// ```yaml
+    /// apiVersion: autoscaling/v2
+    /// kind: HorizontalPodAutoscaler
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+    ///   minReplicas: 3
+    ///   maxReplicas: 12
+    ///   metrics:
+    ///   - type: Resource
+    ///     resource:
+    ///       name: cpu
+    ///       target: {type: Utilization, averageUtilization: 70}
+    /// ---
+    /// apiVersion: apps/v1
+    /// kind: Deployment
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   selector:
+    ///     matchLabels: {app: web}
+    ///   template:
+    ///     metadata:
+    ///       labels: {app: web}
+    ///     spec:
+    ///       containers:
+    ///       - name: app
+    ///         image: ghcr.io/example/web:1.4.2
+    ///         resources:
+    ///           requests: {cpu: 250m, memory: 256Mi}
     /// ```
     ///
     /// ## How to fix
     ///
-    /// Remove `spec.replicas` from the workload manifest (the HPA owns it). When creating the
-    /// workload for the first time, its replica count defaults to 1 and the HPA raises it to
-    /// `minReplicas` at its first sync.
+    /// Remove `spec.replicas` from the workload manifest: the HPA owns it. When the workload is
+    /// created, its replica count defaults to 1 and the HPA raises it to `minReplicas` at its first
+    /// sync.
     pub struct WorkloadSetsReplicas {
         id: "HPA410",
         name: "workload-sets-replicas",

@@ -102,6 +102,8 @@ pub struct SettingsFile {
     pub max_scale_up_seconds: Option<i64>,
     /// `short-scale-down-window`
     pub min_scale_down_window_seconds: Option<i32>,
+    /// `min-replicas-equals-max`
+    pub min_replica_spread: Option<i32>,
 }
 
 /// `controller:`

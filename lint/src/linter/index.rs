@@ -4,16 +4,19 @@ use std::collections::HashMap;
 
 use hpa_core::api::v2::HorizontalPodAutoscaler;
 use hpa_core::rules::objects::{self, ObjectId, Pdb, ScaledObject, Vpa, Workload};
+use serde_json::{Map, Value};
+
+use crate::source::{Node, NodeKind};
 
 /// Objects by kind and namespace, built once before the rules run.
 #[derive(Debug, Default)]
-pub struct Index {
+pub struct Index<'a> {
     workloads: HashMap<(String, String, String), Workload>,
     workloads_folded: HashMap<(String, String, String), (String, String, String)>,
     pdbs: HashMap<String, Vec<Pdb>>,
     vpas: HashMap<String, Vec<Vpa>>,
     scaled_objects: HashMap<String, Vec<ScaledObject>>,
-    hpas: Vec<(ObjectId, HorizontalPodAutoscaler)>,
+    hpas: Vec<(ObjectId, &'a HorizontalPodAutoscaler)>,
     hpas_by_target: HashMap<(String, String, String), Vec<usize>>,
 }
 
@@ -40,34 +43,89 @@ pub fn is_workload_kind(kind: &str) -> bool {
     )
 }
 
-impl Index {
-    /// Adds an object of any kind (others than those the rules use are ignored).
-    pub fn add(&mut self, id: ObjectId, json: &serde_json::Value) {
-        match id.kind.as_str() {
-            "PodDisruptionBudget" => {
-                self.pdbs.entry(id.namespace.clone()).or_default().push(objects::pdb_from_json(id, json));
+/// What an object contributes to the index, computed on the file's thread.
+#[derive(Debug)]
+pub enum Indexed {
+    /// A workload (any kind with a pod template, or at least a name).
+    Workload(Workload),
+    /// A PodDisruptionBudget.
+    Pdb(Pdb),
+    /// A VerticalPodAutoscaler.
+    Vpa(Vpa),
+    /// A KEDA ScaledObject.
+    ScaledObject(ScaledObject),
+}
+
+/// The index entry of an object that is not an HPA, if its kind matters to the rules.
+pub fn prepare(id: ObjectId, node: &Node) -> Option<Indexed> {
+    Some(match id.kind.as_str() {
+        "PodDisruptionBudget" => Indexed::Pdb(objects::pdb_from_json(id, &node.to_json())),
+        "VerticalPodAutoscaler" => Indexed::Vpa(objects::vpa_from_json(id, &node.to_json())),
+        "ScaledObject" if id.api_version.starts_with("keda.sh/") => {
+            Indexed::ScaledObject(objects::scaled_object_from_json(id, &node.to_json()))
+        }
+        kind if is_workload_kind(kind) => Indexed::Workload(objects::workload_from_json(id, &workload_view(node))),
+        _ => return None,
+    })
+}
+
+/// The fields of a workload the rules read (replicas, pod labels, containers' names,
+/// restart policies and requests), as JSON: the rest of the object is never converted.
+fn workload_view(root: &Node) -> Value {
+    fn pick(node: Option<&Node>, keys: &[&str]) -> Map<String, Value> {
+        let mut out = Map::new();
+        for k in keys {
+            if let Some(v) = node.and_then(|n| n.get(k)) {
+                out.insert((*k).to_string(), v.to_json());
             }
-            "VerticalPodAutoscaler" => {
-                self.vpas.entry(id.namespace.clone()).or_default().push(objects::vpa_from_json(id, json));
-            }
-            "ScaledObject" if id.api_version.starts_with("keda.sh/") => {
-                self.scaled_objects
-                    .entry(id.namespace.clone())
-                    .or_default()
-                    .push(objects::scaled_object_from_json(id, json));
-            }
-            kind if is_workload_kind(kind) => {
-                let key = (id.kind.clone(), id.namespace.clone(), id.name.clone());
-                let folded = (id.kind.to_ascii_lowercase(), id.namespace.clone(), id.name.clone());
+        }
+        out
+    }
+    fn containers(pod: Option<&Node>, key: &str) -> Option<Value> {
+        match &pod?.get(key)?.kind {
+            NodeKind::Seq(items) => Some(Value::Array(
+                items.iter().map(|c| Value::Object(pick(Some(c), &["name", "restartPolicy", "resources"]))).collect(),
+            )),
+            _ => None,
+        }
+    }
+    let spec = root.get("spec");
+    let template = spec.and_then(|s| s.get("template"));
+    let pod = template.and_then(|t| t.get("spec"));
+    let mut pod_view = pick(pod, &["resources"]);
+    for key in ["containers", "initContainers"] {
+        if let Some(list) = containers(pod, key) {
+            pod_view.insert(key.into(), list);
+        }
+    }
+    let mut template_view = Map::new();
+    template_view.insert("metadata".into(), Value::Object(pick(template.and_then(|t| t.get("metadata")), &["labels"])));
+    template_view.insert("spec".into(), Value::Object(pod_view));
+    let mut spec_view = pick(spec, &["replicas"]);
+    spec_view.insert("template".into(), Value::Object(template_view));
+    let mut view = Map::new();
+    view.insert("spec".into(), Value::Object(spec_view));
+    Value::Object(view)
+}
+
+impl<'a> Index<'a> {
+    /// Adds an object prepared by [`prepare`].
+    pub fn add(&mut self, entry: Indexed) {
+        match entry {
+            Indexed::Pdb(p) => self.pdbs.entry(p.id.namespace.clone()).or_default().push(p),
+            Indexed::Vpa(v) => self.vpas.entry(v.id.namespace.clone()).or_default().push(v),
+            Indexed::ScaledObject(o) => self.scaled_objects.entry(o.id.namespace.clone()).or_default().push(o),
+            Indexed::Workload(w) => {
+                let key = (w.id.kind.clone(), w.id.namespace.clone(), w.id.name.clone());
+                let folded = (w.id.kind.to_ascii_lowercase(), w.id.namespace.clone(), w.id.name.clone());
                 self.workloads_folded.entry(folded).or_insert_with(|| key.clone());
-                self.workloads.entry(key).or_insert_with(|| objects::workload_from_json(id, json));
+                self.workloads.entry(key).or_insert(w);
             }
-            _ => {}
         }
     }
 
     /// Adds an HPA (after admission, in internal form).
-    pub fn add_hpa(&mut self, id: ObjectId, hpa: HorizontalPodAutoscaler) {
+    pub fn add_hpa(&mut self, id: ObjectId, hpa: &'a HorizontalPodAutoscaler) {
         let t = &hpa.spec.scale_target_ref;
         let key = (id.namespace.clone(), t.kind.clone(), t.name.clone());
         self.hpas_by_target.entry(key).or_default().push(self.hpas.len());
@@ -75,7 +133,7 @@ impl Index {
     }
 }
 
-impl hpa_core::rules::Objects for Index {
+impl hpa_core::rules::Objects for Index<'_> {
     fn workload(&self, kind: &str, namespace: &str, name: &str) -> Option<&Workload> {
         self.workloads.get(&(kind.to_string(), namespace.to_string(), name.to_string()))
     }
@@ -100,7 +158,7 @@ impl hpa_core::rules::Objects for Index {
     fn hpas_targeting(&self, namespace: &str, kind: &str, name: &str) -> Vec<(&ObjectId, &HorizontalPodAutoscaler)> {
         self.hpas_by_target
             .get(&(namespace.to_string(), kind.to_string(), name.to_string()))
-            .map(|ixs| ixs.iter().filter_map(|&i| self.hpas.get(i)).map(|(id, h)| (id, h)).collect())
+            .map(|ixs| ixs.iter().filter_map(|&i| self.hpas.get(i)).map(|(id, h)| (id, *h)).collect())
             .unwrap_or_default()
     }
 }

@@ -8,6 +8,7 @@ pub mod report;
 pub mod suppress;
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::OnceLock;
 
 use hpa_core::admission::Options;
 use hpa_core::api::{ApiVersion, DecodeErrorKind};
@@ -116,10 +117,32 @@ struct HpaEntry<'a> {
     checked: Checked,
 }
 
+/// Phase timings on standard error when `HPA_LINT_TIMINGS` is set (for profiling).
+pub struct Timer(Option<std::time::Instant>);
+
+impl Timer {
+    /// Starts timing if `HPA_LINT_TIMINGS` is set.
+    pub fn start() -> Timer {
+        Timer(std::env::var_os("HPA_LINT_TIMINGS").map(|_| std::time::Instant::now()))
+    }
+
+    /// Prints the time since the start.
+    #[expect(clippy::print_stderr, reason = "profiling output, asked for with HPA_LINT_TIMINGS")]
+    pub fn lap(&self, phase: &str) {
+        if let Some(t) = self.0 {
+            eprintln!("{:>9.3} ms  {phase}", t.elapsed().as_secs_f64() * 1e3);
+        }
+    }
+}
+
+/// Every object of a manifest set by identity: its file, node and label.
+type Locations<'a> = HashMap<ObjectId, (usize, &'a Node, ObjectLabel)>;
+
 /// What the first pass found in one file.
 struct FileResult<'a> {
     objs: Vec<ObjectRef<'a>>,
     hpas: Vec<HpaEntry<'a>>,
+    indexed: Vec<index::Indexed>,
     diags: Vec<Diagnostic>,
     suppressed: usize,
 }
@@ -181,6 +204,7 @@ impl LintOptions {
 /// Lints loaded files.
 pub fn lint(files: &[SourceFile], opts: &LintOptions) -> Outcome {
     let admission = opts.admission();
+    let timer = Timer::start();
     // 1. Every object, per file in parallel: HPAs decoded and admitted.
     let per_file: Vec<FileResult<'_>> = files
         .par_iter()
@@ -190,6 +214,7 @@ pub fn lint(files: &[SourceFile], opts: &LintOptions) -> Outcome {
             let mut suppressed = 0;
             let objs = input::objects(i, f);
             let mut hpas = Vec::new();
+            let mut indexed = Vec::new();
             for obj in &objs {
                 let id = object_id(obj, &opts.default_namespace);
                 if obj.is_hpa() {
@@ -206,7 +231,12 @@ pub fn lint(files: &[SourceFile], opts: &LintOptions) -> Outcome {
                     }
                     let version = obj.api_version().and_then(ApiVersion::parse);
                     hpas.push(HpaEntry { file: i, obj: *obj, id, version, checked });
-                } else if let Some(finding) =
+                    continue;
+                }
+                if obj.kind().is_some() {
+                    indexed.extend(index::prepare(id.clone(), obj.node));
+                }
+                if let Some(finding) =
                     rules::check_misspelled_kind(obj.api_version().unwrap_or(""), obj.kind().unwrap_or(""))
                     && let Some(sev) = opts.level(finding.rule)
                 {
@@ -234,42 +264,57 @@ pub fn lint(files: &[SourceFile], opts: &LintOptions) -> Outcome {
                     });
                 }
             }
-            FileResult { objs, hpas, diags, suppressed }
+            FileResult { objs, hpas, indexed, diags, suppressed }
         })
         .collect();
 
+    timer.lap("decode, admit");
     // 2. The manifest sets, and an index of each.
     let (set_of, sets, notes) = manifest_sets(files, &per_file, opts);
-    let mut indexes: Vec<index::Index> = (0..sets).map(|_| index::Index::default()).collect();
-    let mut locations: Vec<HashMap<ObjectId, (usize, &Node, ObjectLabel)>> = vec![HashMap::new(); sets];
+    let mut indexes: Vec<index::Index<'_>> = (0..sets).map(|_| index::Index::default()).collect();
     let mut outcome = Outcome { notes, ..Outcome::default() };
-    for (file, FileResult { objs, hpas, suppressed, .. }) in per_file.iter().enumerate() {
-        outcome.suppressed += suppressed;
+    let mut per_file = per_file;
+    let mut indexed: Vec<Vec<index::Indexed>> = per_file.iter_mut().map(|r| std::mem::take(&mut r.indexed)).collect();
+    for (file, r) in per_file.iter().enumerate() {
         let set = set_of[file];
-        outcome.objects += objs.len();
-        outcome.hpas += hpas.len();
-        for obj in objs {
-            let id = object_id(obj, &opts.default_namespace);
-            let l = label(obj, &id);
-            locations[set].entry(id.clone()).or_insert((obj.file, obj.node, l));
-            if !obj.is_hpa() && obj.kind().is_some() {
-                indexes[set].add(id, &obj.to_json());
-            }
+        outcome.objects += r.objs.len();
+        outcome.hpas += r.hpas.len();
+        outcome.suppressed += r.suppressed;
+        for entry in indexed[file].drain(..) {
+            indexes[set].add(entry);
         }
-        for h in hpas {
+        for h in &r.hpas {
             if let Checked::Admitted { outcome: o, .. } = &h.checked {
-                indexes[set].add_hpa(h.id.clone(), o.object.clone());
+                indexes[set].add_hpa(h.id.clone(), &o.object);
             }
         }
     }
+    // Where the objects of each set are, built only for sets with a finding about another
+    // object than the HPA under check.
+    let locations: Vec<OnceLock<Locations<'_>>> = (0..sets).map(|_| OnceLock::new()).collect();
+    let locate_in = |set: usize| {
+        locations[set].get_or_init(|| {
+            let mut map = Locations::new();
+            for (file, r) in per_file.iter().enumerate().filter(|(f, _)| set_of[*f] == set) {
+                let _ = file;
+                for obj in &r.objs {
+                    let id = object_id(obj, &opts.default_namespace);
+                    let l = label(obj, &id);
+                    map.entry(id).or_insert((obj.file, obj.node, l));
+                }
+            }
+            map
+        })
+    };
 
+    timer.lap("index");
     // 3. The rules, per HPA in parallel.
     let hpa_entries: Vec<&HpaEntry<'_>> = per_file.iter().flat_map(|r| r.hpas.iter()).collect();
     let results: Vec<(Vec<Diagnostic>, usize)> = hpa_entries
         .par_iter()
         .map(|h| {
             let set = set_of[h.file];
-            check_hpa(h, &indexes[set], &locations[set], opts)
+            check_hpa(h, &indexes[set], &|| locate_in(set), opts)
         })
         .collect();
     for r in &per_file {
@@ -279,6 +324,7 @@ pub fn lint(files: &[SourceFile], opts: &LintOptions) -> Outcome {
         outcome.diagnostics.extend(diags);
         outcome.suppressed += suppressed;
     }
+    timer.lap("rules");
     outcome.diagnostics.sort_by(|a, b| {
         (a.file, a.span.start.line, a.span.start.col, a.rule.id).cmp(&(
             b.file,
@@ -424,10 +470,10 @@ fn file_level_diagnostics(i: usize, f: &SourceFile, _opts: &LintOptions) -> Vec<
 }
 
 /// Runs everything about one HPA; returns its diagnostics and the number suppressed.
-fn check_hpa(
+fn check_hpa<'a>(
     h: &HpaEntry<'_>,
-    index: &index::Index,
-    locations: &HashMap<ObjectId, (usize, &Node, ObjectLabel)>,
+    index: &index::Index<'_>,
+    locations: &dyn Fn() -> &'a Locations<'a>,
     opts: &LintOptions,
 ) -> (Vec<Diagnostic>, usize) {
     // (finding, whether it is about a key rather than a value)
@@ -454,7 +500,7 @@ fn check_hpa(
                 }
                 for e in errors {
                     let mut f = Finding::new(meta, e.path.clone(), e.to_string());
-                    let key = e.kind == DecodeErrorKind::UnknownField;
+                    let key = e.kind == DecodeErrorKind::UnknownField || e.message.starts_with(hpa::DUPLICATE_FIELD);
                     if key {
                         f.help = Some(format!(
                             "kube-apiserver refuses unknown fields (strict field validation, kubectl's default): remove it or fix its name{}",
@@ -508,7 +554,7 @@ fn check_hpa(
         }
         let (file, node, path, on_hpa) = match &f.location {
             Location::Hpa(path) => (h.file, h.obj.node, path.clone(), true),
-            Location::Object { id, path } => match locations.get(id) {
+            Location::Object { id, path } => match locations().get(id) {
                 Some((fi, node, _)) => (*fi, *node, path.clone(), false),
                 None => (h.file, h.obj.node, String::new(), true),
             },
@@ -528,7 +574,7 @@ fn check_hpa(
                 let (fi, node, path, v) = match loc {
                     Location::Hpa(p) => (h.file, h.obj.node, p.clone(), h.version),
                     Location::Object { id, path } => {
-                        let (fi, node, _) = locations.get(id)?;
+                        let (fi, node, _) = locations().get(id)?;
                         (*fi, *node, path.clone(), None)
                     }
                 };
@@ -536,7 +582,7 @@ fn check_hpa(
             })
             .collect();
         let object = match &f.location {
-            Location::Object { id, .. } if !on_hpa => locations.get(id).map(|(_, _, l)| l.clone()),
+            Location::Object { id, .. } if !on_hpa => locations().get(id).map(|(_, _, l)| l.clone()),
             _ => Some(label(&h.obj, &h.id)),
         };
         out.push(Diagnostic {
@@ -562,6 +608,19 @@ fn position(node: &Node, version: Option<ApiVersion>, path: &str, about_key: boo
     let l = hpa::locate(node, version, path);
     if !l.exact || about_key {
         return (l.key_span.unwrap_or(l.span), l.exact);
+    }
+    // An item of a list of mappings (a container) is pointed at by its first line.
+    if l.key_span.is_none()
+        && let Some(crate::source::NodeKind::Map(entries)) =
+            crate::source::locate_node(node, &hpa_path(version, node, path)).map(|n| &n.kind)
+        && let Some(first) = entries.iter().min_by_key(|e| e.key.span.start.index)
+    {
+        let end = if first.value.span.end.line == first.key.span.start.line {
+            first.value.span.end
+        } else {
+            first.key.span.end
+        };
+        return (crate::source::Span { start: l.span.start, end }, true);
     }
     // A whole mapping or list is pointed at by its key, not by every line of it.
     let container = crate::source::locate_node(node, &hpa_path(version, node, path))

@@ -107,6 +107,10 @@ pub fn human(outcome: &Outcome, files: &[SourceFile], style: HumanStyle) -> Stri
             .map(|o| match (o.kind.is_empty(), o.name.is_empty()) {
                 (true, _) => String::new(),
                 (false, true) => format!(" ({} without a name)", o.kind),
+                // Messages about other objects name them already.
+                (false, false) if d.message.contains(&format!("{} {}/{}", o.kind, o.namespace, o.name)) => {
+                    String::new()
+                }
                 (false, false) => format!(" ({} {}/{})", o.kind, o.namespace, o.name),
             })
             .unwrap_or_default();
@@ -247,10 +251,17 @@ fn sarif_level(s: Severity) -> &'static str {
 /// A path as a SARIF artifact URI: relative, forward slashes, percent-encoded where needed.
 fn artifact_uri(name: &str) -> String {
     let rel = name.strip_prefix("./").unwrap_or(name).replace('\\', "/");
-    let mut out = String::with_capacity(rel.len());
-    for b in rel.bytes() {
+    let drive = rel.len() > 2 && rel.as_bytes()[1] == b':' && rel.as_bytes()[0].is_ascii_alphabetic();
+    let mut out = String::with_capacity(rel.len() + 8);
+    if rel.starts_with('/') {
+        out.push_str("file://");
+    } else if drive {
+        out.push_str("file:///");
+    }
+    for (i, b) in rel.bytes().enumerate() {
         match b {
             b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => out.push(char::from(b)),
+            b':' if drive && i == 1 => out.push(':'),
             _ => {
                 let _ = write!(out, "%{b:02X}");
             }
@@ -376,4 +387,23 @@ pub fn github(outcome: &Outcome, files: &[SourceFile]) -> String {
         );
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn artifact_uris_are_uri_references() {
+        assert_eq!(artifact_uri("./k8s/web app.yaml"), "k8s/web%20app.yaml");
+        assert_eq!(artifact_uri("/srv/repo/hpa.yaml"), "file:///srv/repo/hpa.yaml");
+        assert_eq!(artifact_uri("C:\\repo\\hpa.yaml"), "file:///C:/repo/hpa.yaml");
+        assert_eq!(artifact_uri("<stdin>"), "%3Cstdin%3E");
+    }
+
+    #[test]
+    fn workflow_commands_escape_their_data() {
+        assert_eq!(escape_data("50%\nnext"), "50%25%0Anext");
+        assert_eq!(escape_property("a,b:c"), "a%2Cb%3Ac");
+    }
 }

@@ -1,0 +1,98 @@
+//! The pre-commit hook definition (`.pre-commit-hooks.yaml`), run by the real `pre-commit`
+//! (from PyPI) against a temporary git repository. Skipped when `pre-commit` or `git` is not
+//! installed, unless `HPA_REQUIRE_TOOLS` is set (CI sets it, so there it always runs).
+
+// Helpers outside `#[test]` functions are test code too (clippy.toml allows these in tests).
+#![allow(clippy::unwrap_used, clippy::print_stderr)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn tool(name: &str) -> Option<PathBuf> {
+    let ok = Command::new(name).arg("--version").output().is_ok_and(|o| o.status.success());
+    if ok {
+        return Some(PathBuf::from(name));
+    }
+    assert!(std::env::var_os("HPA_REQUIRE_TOOLS").is_none(), "HPA_REQUIRE_TOOLS is set but `{name}` cannot be run");
+    eprintln!("skipped: `{name}` is not installed");
+    None
+}
+
+fn run(cmd: &mut Command) -> Output {
+    cmd.output().unwrap()
+}
+
+fn text(out: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+}
+
+const BAD: &str = "\
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: web}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  minReplicas: 4
+  maxReplicas: 4
+";
+
+const GOOD: &str = "\
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: api}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: api}
+  minReplicas: 2
+  maxReplicas: 8
+";
+
+#[test]
+fn the_hook_runs_under_pre_commit() {
+    let (Some(pre_commit), Some(git)) = (tool("pre-commit"), tool("git")) else { return };
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    if !workspace.join(".git").exists() {
+        assert!(std::env::var_os("HPA_REQUIRE_TOOLS").is_none(), "the workspace is not a git checkout");
+        eprintln!("skipped: the workspace is not a git checkout");
+        return;
+    }
+    let bin = PathBuf::from(env!("CARGO_BIN_EXE_hpa-lint"));
+    let path = std::env::join_paths(
+        std::iter::once(bin.parent().unwrap().to_path_buf())
+            .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
+    )
+    .unwrap();
+    let repo = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let git_in = |args: &[&str]| {
+        let out = run(Command::new(&git).args(args).current_dir(repo.path()));
+        assert!(out.status.success(), "git {args:?}: {}", text(&out));
+    };
+    git_in(&["init", "-q"]);
+    git_in(&["config", "user.email", "ci@example.com"]);
+    git_in(&["config", "user.name", "CI"]);
+    std::fs::create_dir(repo.path().join("k8s")).unwrap();
+    std::fs::write(repo.path().join("k8s/bad.yaml"), BAD).unwrap();
+    std::fs::write(repo.path().join("k8s/good.yaml"), GOOD).unwrap();
+    std::fs::write(repo.path().join("README.md"), "not linted\n").unwrap();
+    git_in(&["add", "."]);
+    let try_repo = |files: &[&str]| {
+        let mut cmd = Command::new(&pre_commit);
+        cmd.args(["try-repo", workspace.to_str().unwrap(), "hpa-lint-system", "--verbose"])
+            .args(files)
+            .current_dir(repo.path())
+            .env("PATH", &path)
+            .env("PRE_COMMIT_HOME", home.path())
+            .env("NO_COLOR", "1");
+        run(&mut cmd)
+    };
+
+    let clean = try_repo(&["--files", "k8s/good.yaml", "README.md"]);
+    assert!(clean.status.success(), "{}", text(&clean));
+    assert!(text(&clean).contains("0 errors, 0 warnings"), "{}", text(&clean));
+
+    let dirty = try_repo(&["--all-files"]);
+    assert_eq!(dirty.status.code(), Some(1), "{}", text(&dirty));
+    let out = text(&dirty);
+    assert!(out.contains("HPA101") && out.contains("k8s/bad.yaml:7:16"), "{out}");
+    assert!(!out.contains("README.md"), "only YAML and JSON files are passed: {out}");
+}
