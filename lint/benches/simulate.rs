@@ -2,6 +2,10 @@
 //! HPA with three metrics (cpu utilization, memory average value, a Pods metric) under a load
 //! that changes every 5 minutes.
 //!
+//! `day_of_syncs` and `day_of_syncs_unrecorded` run the default (fast) backend; the
+//! `reference_*` benchmarks run the same day through `reconcile_autoscaler` at every sync, so one
+//! run shows the ratio between the two.
+//!
 //! Run with `cargo bench -p hpa-lint --bench simulate`.
 
 use std::collections::BTreeMap;
@@ -12,7 +16,7 @@ use hpa_core::api::v2::{
     HorizontalPodAutoscaler, MetricIdentifier, MetricSpec, MetricTarget, PodsMetricSource, ResourceMetricSource,
 };
 use hpa_core::evaluator::{Container, ControllerOptions};
-use hpa_lint::simulate::engine::{self, LoadPhase, LoadValue, MetricKey, Plan, PodTemplate};
+use hpa_lint::simulate::engine::{self, Backend, LoadPhase, LoadValue, MetricKey, Plan, PodTemplate};
 
 fn main() {
     divan::main();
@@ -132,5 +136,16 @@ fn day_of_syncs_unrecorded(bencher: divan::Bencher, max: i32) {
             n += usize::from(step.rescaled);
         }
         n
+    });
+}
+
+/// The whole day through `reconcile_autoscaler` at every sync (the reference backend).
+#[divan::bench(args = [4, 30], sample_count = 5)]
+fn reference_day_of_syncs(bencher: divan::Bencher, max: i32) {
+    let plan = plan(max);
+    bencher.bench(|| {
+        let sim = engine::simulate_with(divan::black_box(&plan), Backend::Reference);
+        assert_eq!(sim.steps.len(), 5760);
+        sim
     });
 }

@@ -9,4 +9,5 @@ mod properties;
 mod realworld;
 mod rules;
 mod simulate;
+mod simulate_equivalence;
 mod lint_output;

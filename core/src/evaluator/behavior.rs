@@ -214,8 +214,7 @@ pub fn stabilize_recommendation_with_behaviors(
     args: &NormalizationArgs<'_>,
     now: Timestamp,
 ) -> Stabilized {
-    let up_cutoff = now.plus_secs(-window_of(args.scale_up));
-    let down_cutoff = now.plus_secs(-window_of(args.scale_down));
+    let (up_cutoff, down_cutoff) = behavior_cutoffs(args, now);
     let mut up_recommendation = args.desired_replicas;
     let mut down_recommendation = args.desired_replicas;
     let mut old_index = None;
@@ -230,6 +229,24 @@ pub fn stabilize_recommendation_with_behaviors(
             old_index = Some(i);
         }
     }
+    store_recommendation(recommendations, old_index, args.desired_replicas, now);
+    stabilized_between(args, up_recommendation, down_recommendation)
+}
+
+/// The cutoffs of `stabilizeRecommendationWithBehaviors`: a recommendation counts for the
+/// scale-up (scale-down) window when it is strictly after the first (second) instant.
+pub(crate) fn behavior_cutoffs(args: &NormalizationArgs<'_>, now: Timestamp) -> (Timestamp, Timestamp) {
+    (now.plus_secs(-window_of(args.scale_up)), now.plus_secs(-window_of(args.scale_down)))
+}
+
+/// The end of `stabilizeRecommendationWithBehaviors`: the current count raised to the lowest
+/// recommendation of the scale-up window and lowered to the highest of the scale-down window
+/// (both windows include the desired count), with the function's reason.
+pub(crate) fn stabilized_between(
+    args: &NormalizationArgs<'_>,
+    up_recommendation: i32,
+    down_recommendation: i32,
+) -> Stabilized {
     let mut recommendation = args.current_replicas;
     if recommendation < up_recommendation {
         recommendation = up_recommendation;
@@ -237,7 +254,6 @@ pub fn stabilize_recommendation_with_behaviors(
     if recommendation > down_recommendation {
         recommendation = down_recommendation;
     }
-    store_recommendation(recommendations, old_index, args.desired_replicas, now);
     let (reason, message) =
         if args.desired_replicas >= args.current_replicas { SCALE_UP_STABILIZED } else { SCALE_DOWN_STABILIZED };
     Stabilized { replicas: recommendation, reason, message }

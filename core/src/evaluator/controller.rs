@@ -16,8 +16,8 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use super::behavior::{
-    self, Direction, Limited, NormalizationArgs, READY_FOR_NEW_SCALE, SCALE_DOWN_STABILIZED, TimestampedRecommendation,
-    TimestampedScaleEvent,
+    self, Direction, Limited, NormalizationArgs, READY_FOR_NEW_SCALE, SCALE_DOWN_STABILIZED, Stabilized,
+    TimestampedRecommendation, TimestampedScaleEvent,
 };
 use super::gofmt;
 use super::replicas::{
@@ -908,91 +908,146 @@ impl SyncRun<'_> {
             .ok_or_else(|| format!("the server could not find the metric {metric} for {} {}", object.kind, object.name))
     }
 
-    /// `normalizeDesiredReplicas` (legacy path).
-    fn normalize_desired_replicas(
+    /// Normalizes the metric proposal (see [`normalize`]) and sets the two conditions it
+    /// decides: AbleToScale (the stabilization reason) and ScalingLimited.
+    fn normalize(
         &mut self,
         state: &mut ControllerState,
+        behavior: Option<&HorizontalPodAutoscalerBehavior>,
         current: i32,
         prenormalized: i32,
         min: i32,
     ) -> Normalization {
-        let recommendations = state.recommendations.get_or_insert_with(Vec::new);
-        let stabilized = behavior::stabilize_recommendation(
-            recommendations,
-            prenormalized,
-            self.opts.downscale_stabilization_window,
-            self.now(),
-        );
-        let (reason, message) = if stabilized != prenormalized { SCALE_DOWN_STABILIZED } else { READY_FOR_NEW_SCALE };
-        self.set_condition(ABLE_TO_SCALE, TRUE, reason, message);
+        let n =
+            normalize(state, behavior, self.opts, self.hpa.spec.max_replicas, current, prenormalized, min, self.now());
+        self.set_condition(ABLE_TO_SCALE, TRUE, n.stabilization_reason, n.stabilization_message);
+        let status = if n.scaling_limited { TRUE } else { FALSE };
+        self.set_condition(SCALING_LIMITED, status, n.limited.reason, n.limited.message);
+        n
+    }
+}
+
+/// The normalization of one sync: `normalizeDesiredReplicas` when `behavior` is `None` (the
+/// legacy path), else `normalizeDesiredReplicasWithBehaviors`. Stabilization first (it records
+/// the prenormalized count in `state`), then the limits ([`limit`]).
+///
+/// The conditions the Go functions set follow from the result: AbleToScale=True with
+/// [`Normalization::stabilization_reason`], then ScalingLimited (True when
+/// [`Normalization::scaling_limited`]) with the limit's reason.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn normalize(
+    state: &mut ControllerState,
+    behavior: Option<&HorizontalPodAutoscalerBehavior>,
+    opts: &ControllerOptions,
+    max: i32,
+    current: i32,
+    prenormalized: i32,
+    min: i32,
+    now: Timestamp,
+) -> Normalization {
+    let recommendations = state.recommendations.get_or_insert_with(Vec::new);
+    let stabilized = match behavior {
+        None => {
+            let window = opts.downscale_stabilization_window;
+            legacy_stabilized(behavior::stabilize_recommendation(recommendations, prenormalized, window, now))
+        }
+        Some(b) => {
+            let args = normalization_args(b, max, current, prenormalized, min);
+            behavior::stabilize_recommendation_with_behaviors(recommendations, &args, now)
+        }
+    };
+    limit(state, behavior, opts, max, current, prenormalized, min, now, stabilized)
+}
+
+/// `stabilizeRecommendation`'s count, with the reason the legacy path reports when it differs
+/// from the prenormalized count.
+pub(crate) fn legacy_stabilized(replicas: i32) -> Stabilized {
+    let (reason, message) = SCALE_DOWN_STABILIZED;
+    Stabilized { replicas, reason, message }
+}
+
+/// Rules with nothing set: what an unset `scaleUp` or `scaleDown` counts as.
+static NO_RULES: HPAScalingRules =
+    HPAScalingRules { stabilization_window_seconds: None, select_policy: None, policies: None, tolerance: None };
+
+/// `NormalizationArg` of `normalizeDesiredReplicasWithBehaviors` (an unset rule counts as
+/// empty; defaulting sets both).
+pub(crate) fn normalization_args(
+    behavior: &HorizontalPodAutoscalerBehavior,
+    max: i32,
+    current: i32,
+    prenormalized: i32,
+    min: i32,
+) -> NormalizationArgs<'_> {
+    NormalizationArgs {
+        scale_up: behavior.scale_up.as_ref().unwrap_or(&NO_RULES),
+        scale_down: behavior.scale_down.as_ref().unwrap_or(&NO_RULES),
+        min_replicas: min,
+        max_replicas: max,
+        current_replicas: current,
+        desired_replicas: prenormalized,
+    }
+}
+
+/// The second half of normalization, after stabilization: the AbleToScale reason (the
+/// stabilization's reason when it changed the count, else `ReadyForNewScale`), then
+/// `convertDesiredReplicasWithRules` (legacy path, `behavior` is `None`) or
+/// `convertDesiredReplicasWithBehaviorRate` (with the scale events in `state`).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn limit(
+    state: &ControllerState,
+    behavior: Option<&HorizontalPodAutoscalerBehavior>,
+    opts: &ControllerOptions,
+    max: i32,
+    current: i32,
+    prenormalized: i32,
+    min: i32,
+    now: Timestamp,
+    stabilized: Stabilized,
+) -> Normalization {
+    let ability = if stabilized.replicas != prenormalized {
+        (stabilized.reason, stabilized.message)
+    } else {
+        READY_FOR_NEW_SCALE
+    };
+    let Some(b) = behavior else {
         let limited = behavior::convert_desired_replicas_with_rules(
             current,
-            stabilized,
+            stabilized.replicas,
             min,
-            self.hpa.spec.max_replicas,
-            self.opts.scale_up_limit_factor,
-            self.opts.scale_up_limit_minimum,
+            max,
+            opts.scale_up_limit_factor,
+            opts.scale_up_limit_minimum,
         );
-        self.finish_normalization(NormalizationPath::Legacy, prenormalized, stabilized, (reason, message), limited)
-    }
+        return normalization(NormalizationPath::Legacy, prenormalized, stabilized.replicas, ability, limited);
+    };
+    let mut args = normalization_args(b, max, current, prenormalized, min);
+    args.desired_replicas = stabilized.replicas;
+    let limited = behavior::convert_desired_replicas_with_behavior_rate(
+        &args,
+        &state.scale_up_events,
+        &state.scale_down_events,
+        now,
+    );
+    normalization(NormalizationPath::Behavior, prenormalized, stabilized.replicas, ability, limited)
+}
 
-    /// `normalizeDesiredReplicasWithBehaviors` (behavior path).
-    fn normalize_desired_replicas_with_behaviors(
-        &mut self,
-        state: &mut ControllerState,
-        behavior: &HorizontalPodAutoscalerBehavior,
-        current: i32,
-        prenormalized: i32,
-        min: i32,
-    ) -> Normalization {
-        let fallback = HPAScalingRules::default();
-        let mut args = NormalizationArgs {
-            scale_up: behavior.scale_up.as_ref().unwrap_or(&fallback),
-            scale_down: behavior.scale_down.as_ref().unwrap_or(&fallback),
-            min_replicas: min,
-            max_replicas: self.hpa.spec.max_replicas,
-            current_replicas: current,
-            desired_replicas: prenormalized,
-        };
-        let recommendations = state.recommendations.get_or_insert_with(Vec::new);
-        let stabilized = behavior::stabilize_recommendation_with_behaviors(recommendations, &args, self.now());
-        let ability = if stabilized.replicas != prenormalized {
-            (stabilized.reason, stabilized.message)
-        } else {
-            READY_FOR_NEW_SCALE
-        };
-        self.set_condition(ABLE_TO_SCALE, TRUE, ability.0, ability.1);
-        args.desired_replicas = stabilized.replicas;
-        let limited = behavior::convert_desired_replicas_with_behavior_rate(
-            &args,
-            &state.scale_up_events,
-            &state.scale_down_events,
-            self.now(),
-        );
-        self.finish_normalization(NormalizationPath::Behavior, prenormalized, stabilized.replicas, ability, limited)
-    }
-
-    /// The ScalingLimited condition shared by both normalization paths.
-    fn finish_normalization(
-        &mut self,
-        path: NormalizationPath,
-        prenormalized: i32,
-        stabilized: i32,
-        (stabilization_reason, stabilization_message): (&'static str, &'static str),
-        limited: Limited,
-    ) -> Normalization {
-        let scaling_limited = limited.replicas != stabilized;
-        let status = if scaling_limited { TRUE } else { FALSE };
-        self.set_condition(SCALING_LIMITED, status, limited.reason, limited.message);
-        Normalization {
-            path,
-            prenormalized,
-            stabilized,
-            stabilization_reason,
-            stabilization_message,
-            limited,
-            scaling_limited,
-        }
+/// The [`Normalization`] record shared by both paths.
+fn normalization(
+    path: NormalizationPath,
+    prenormalized: i32,
+    stabilized: i32,
+    (stabilization_reason, stabilization_message): (&'static str, &'static str),
+    limited: Limited,
+) -> Normalization {
+    Normalization {
+        path,
+        prenormalized,
+        stabilized,
+        stabilization_reason,
+        stabilization_message,
+        limited,
+        scaling_limited: limited.replicas != stabilized,
     }
 }
 
@@ -1223,10 +1278,7 @@ pub fn reconcile_autoscaler(
         if desired < current {
             result.rescale_reason = "All metrics below target".to_string();
         }
-        let normalization = match &behavior {
-            None => sync.normalize_desired_replicas(state, current, desired, min),
-            Some(b) => sync.normalize_desired_replicas_with_behaviors(state, b, current, desired, min),
-        };
+        let normalization = sync.normalize(state, behavior.as_ref(), current, desired, min);
         desired = normalization.limited.replicas;
         result.normalization = Some(normalization);
         if current == 0 && min != 0 && scaled_to_zero && desired < min {

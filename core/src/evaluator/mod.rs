@@ -9,6 +9,8 @@
 //! - [`controller`]: one sync (`reconcileAutoscaler`): scale read, range checks, metrics,
 //!   normalization, scale to/from zero, conditions and status.
 //! - [`time`]: instants with Go's zero time and strict comparisons.
+//! - [`simulation`]: one HPA over time under a described load (pods that start and turn
+//!   Ready, the metrics APIs' answers), sync by sync.
 //!
 //! A simulation drives [`reconcile_autoscaler`] once per sync with a fresh [`SyncInput`],
 //! one [`ControllerState`] per HPA, and the status returned by the previous sync.
@@ -17,6 +19,7 @@ pub mod behavior;
 pub mod controller;
 mod gofmt;
 pub mod replicas;
+pub mod simulation;
 pub mod time;
 pub mod timing;
 

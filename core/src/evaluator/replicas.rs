@@ -24,6 +24,17 @@ pub const RESOURCE_MEMORY: &str = "memory";
 /// (`metricServerDefaultMetricWindow`).
 pub const DEFAULT_CUSTOM_METRIC_WINDOW: Duration = Duration::from_secs(60);
 
+/// `getReadyPodsCount` and the calculator's functions with an empty pod list.
+pub(crate) const NO_PODS: &str = "no pods returned by selector while calculating replica count";
+/// An empty answer of the resource metrics API.
+pub(crate) const NO_RESOURCE_METRICS: &str = "no metrics returned from resource metrics API";
+/// An empty answer of the custom metrics API.
+pub(crate) const NO_CUSTOM_METRICS: &str = "no metrics returned from custom metrics API";
+/// No sample left once unready and ignored pods are removed.
+pub(crate) const NO_READY_SAMPLES: &str = "did not receive metrics for targeted pods (pods might be unready)";
+/// No sample of a pod with a request (`GetResourceUtilizationRatio`).
+pub(crate) const NO_MATCHING_SAMPLES: &str = "no metrics returned matched known pods";
+
 /// An error of the replica calculator, with the controller's exact message.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
@@ -352,7 +363,7 @@ pub fn get_resource_metric(
     let items =
         response.as_ref().map_err(|e| CalcError(format!("unable to fetch metrics from resource metrics API: {e}")))?;
     let Some(first) = items.first() else {
-        return Err(CalcError::new("no metrics returned from resource metrics API"));
+        return Err(CalcError::new(NO_RESOURCE_METRICS));
     };
     Ok((aggregate_pod_metrics(items, resource, container), first.timestamp))
 }
@@ -363,7 +374,7 @@ pub fn get_raw_metric(response: &Result<Vec<PodSample>, String>) -> Result<(PodM
     let items =
         response.as_ref().map_err(|e| CalcError(format!("unable to fetch metrics from custom metrics API: {e}")))?;
     let Some(first) = items.first() else {
-        return Err(CalcError::new("no metrics returned from custom metrics API"));
+        return Err(CalcError::new(NO_CUSTOM_METRICS));
     };
     let mut res = PodMetricsInfo::new();
     for m in items {
@@ -526,7 +537,7 @@ pub fn get_resource_utilization_ratio(
         entries += 1;
     }
     if requests_total == 0 {
-        return Err(CalcError::new("no metrics returned matched known pods"));
+        return Err(CalcError::new(NO_MATCHING_SAMPLES));
     }
     // Go converts int64 to int32 by truncation, as `as` does.
     let utilization = metrics_total.wrapping_mul(100).wrapping_div(requests_total) as i32;
@@ -547,7 +558,7 @@ pub fn get_metric_usage_ratio(metrics: &PodMetricsInfo, target_usage: i64) -> (f
 /// `getReadyPodsCount`: pods with phase Running and Ready=True (deleting pods included).
 pub fn get_ready_pods_count(pods: &[Pod]) -> Result<i64, CalcError> {
     if pods.is_empty() {
-        return Err(CalcError::new("no pods returned by selector while calculating replica count"));
+        return Err(CalcError::new(NO_PODS));
     }
     let ready = pods.iter().filter(|p| p.phase == PodPhase::Running && p.is_ready()).count();
     Ok(i64::try_from(ready).unwrap_or(i64::MAX))
@@ -594,7 +605,7 @@ impl ReplicaCalculator {
         let (mut metrics, timestamp) = get_resource_metric(metrics, resource, container)
             .map_err(|e| CalcError(format!("unable to get metrics for resource {resource}: {e}")))?;
         if pods.is_empty() {
-            return Err(CalcError::new("no pods returned by selector while calculating replica count"));
+            return Err(CalcError::new(NO_PODS));
         }
         let g = group_pods(
             pods,
@@ -607,7 +618,7 @@ impl ReplicaCalculator {
         remove_metrics_for_pods(&mut metrics, &g.ignored);
         remove_metrics_for_pods(&mut metrics, &g.unready);
         if metrics.is_empty() {
-            return Err(CalcError::new("did not receive metrics for targeted pods (pods might be unready)"));
+            return Err(CalcError::new(NO_READY_SAMPLES));
         }
         let requests = calculate_requests(pods, container, resource, self.pod_level_resources)?;
         let (ratio, utilization, raw_value_milli) =
@@ -708,7 +719,7 @@ impl ReplicaCalculator {
         resource: &str,
     ) -> Result<(i32, i64), CalcError> {
         if pods.is_empty() {
-            return Err(CalcError::new("no pods returned by selector while calculating replica count"));
+            return Err(CalcError::new(NO_PODS));
         }
         let g = group_pods(
             pods,
@@ -721,7 +732,7 @@ impl ReplicaCalculator {
         remove_metrics_for_pods(&mut metrics, &g.ignored);
         remove_metrics_for_pods(&mut metrics, &g.unready);
         if metrics.is_empty() {
-            return Err(CalcError::new("did not receive metrics for targeted pods (pods might be unready)"));
+            return Err(CalcError::new(NO_READY_SAMPLES));
         }
         let (ratio, usage) = get_metric_usage_ratio(&metrics, target_usage_milli);
 
@@ -889,7 +900,13 @@ impl ReplicaCalculator {
 /// The second pass shared by `GetResourceReplicas` and `calcPlainMetricReplicas`: no change
 /// within tolerance or when the backfill flips the direction, else `ceil(newRatio × samples)`
 /// unless that moves against the direction.
-fn corrected_replicas(current: i32, ratio: f64, new_ratio: f64, samples: usize, tolerances: Tolerances) -> i32 {
+pub(crate) fn corrected_replicas(
+    current: i32,
+    ratio: f64,
+    new_ratio: f64,
+    samples: usize,
+    tolerances: Tolerances,
+) -> i32 {
     if tolerances.is_within(new_ratio) || (ratio < 1.0 && new_ratio > 1.0) || (ratio > 1.0 && new_ratio < 1.0) {
         return current;
     }
@@ -902,7 +919,7 @@ fn corrected_replicas(current: i32, ratio: f64, new_ratio: f64, samples: usize, 
 
 /// The per-pod usage of an AverageValue target: `ceil(usage / replicas)`, or `usage` itself
 /// when there are no replicas (kubernetes PR #140958).
-fn per_pod_usage(usage: i64, replicas: i32) -> i64 {
+pub(crate) fn per_pod_usage(usage: i64, replicas: i32) -> i64 {
     if replicas == 0 {
         return usage;
     }
@@ -911,7 +928,7 @@ fn per_pod_usage(usage: i64, replicas: i32) -> i64 {
 
 /// The message of a failed Object metric fetch, with Go's misordered format arguments
 /// (`"unable to get metric %s: %v on %s %s/%s"` fed name, kind, namespace, name, err).
-fn object_fetch_error(
+pub(crate) fn object_fetch_error(
     metric_name: &str,
     namespace: &str,
     object_ref: &CrossVersionObjectReference,
@@ -924,7 +941,7 @@ fn object_fetch_error(
 }
 
 /// The message of a failed External metric fetch.
-fn external_fetch_error(
+pub(crate) fn external_fetch_error(
     metric_name: &str,
     namespace: &str,
     selector: Option<&LabelSelector>,

@@ -2,7 +2,8 @@
 //! scenario file and shows every sync (a table and a terminal chart, JSON, or an SVG plot).
 //!
 //! - [`scenario`]: the file format, parsed with positions so every error is `file:line:col`.
-//! - [`engine`]: the pure simulation (pods, samples, one `reconcile_autoscaler` per sync).
+//! - [`engine`]: the pure simulation (pods, samples, the controller at every sync), from
+//!   hpa-core.
 //! - [`render`]: the table, the terminal chart and the JSON document.
 //! - [`svg`]: the SVG chart.
 

@@ -105,7 +105,7 @@ fn step_json(sim: &Simulation, s: &Step) -> Value {
     o.insert("at".into(), seconds(s.at_ms));
     o.insert("replicas".into(), json!(s.replicas));
     o.insert("desired".into(), json!(s.desired));
-    o.insert("reason".into(), json!(s.reason));
+    o.insert("reason".into(), json!(sim.reason(s)));
     o.insert("rescaled".into(), json!(s.rescaled));
     o.insert("outcome".into(), json!(outcome_str(s.outcome)));
     o.insert("pods".into(), json!({"ready": s.pods.ready, "unready": s.pods.unready, "pending": s.pods.pending}));
@@ -114,7 +114,7 @@ fn step_json(sim: &Simulation, s: &Step) -> Value {
         .iter()
         .enumerate()
         .map(|(i, spec)| {
-            let obs = s.metrics.get(i);
+            let obs = sim.observations(s).get(i);
             let current = obs.and_then(|m| m.current.as_ref());
             let target = target_of(spec);
             json!({
@@ -131,7 +131,7 @@ fn step_json(sim: &Simulation, s: &Step) -> Value {
         .collect();
     o.insert("metrics".into(), Value::Array(metrics));
     o.insert("proposal".into(), json!(s.proposal));
-    let n = s.normalization;
+    let n = sim.normalization(s);
     o.insert("prenormalized".into(), json!(n.map(|n| n.prenormalized)));
     o.insert("stabilized".into(), json!(n.map(|n| n.stabilized)));
     o.insert("stabilization".into(), json!(n.map(|n| n.stabilization_reason)));
@@ -144,7 +144,7 @@ fn step_json(sim: &Simulation, s: &Step) -> Value {
         },
     );
     let conditions: Vec<Value> =
-        s.conditions.iter().map(|c| json!({"type": c.type_, "status": c.status, "reason": c.reason})).collect();
+        sim.conditions(s).iter().map(|c| json!({"type": c.type_, "status": c.status, "reason": c.reason})).collect();
     o.insert("conditions".into(), Value::Array(conditions));
     Value::Object(o)
 }
@@ -166,7 +166,7 @@ fn cells(sim: &Simulation, s: &Step) -> Vec<String> {
     let mut row = vec![format!("{} ({}/{})", s.replicas, s.pods.ready, unready)];
     for (i, spec) in sim.metrics.iter().enumerate() {
         let target = target_of(spec);
-        let cell = match s.metrics.get(i) {
+        let cell = match sim.observations(s).get(i) {
             None => "·".to_string(),
             Some(m) => {
                 let observed = m.current.as_ref().map_or_else(|| "failed".to_string(), |c| observed_text(target, c));
@@ -179,9 +179,10 @@ fn cells(sim: &Simulation, s: &Step) -> Vec<String> {
         row.push(cell);
     }
     let opt = |v: Option<i32>| v.map_or_else(|| "·".to_string(), |v| v.to_string());
-    row.push(opt(s.normalization.map(|n| n.prenormalized)));
-    row.push(opt(s.normalization.map(|n| n.stabilized)));
-    row.push(match s.normalization {
+    let normalization = sim.normalization(s);
+    row.push(opt(normalization.map(|n| n.prenormalized)));
+    row.push(opt(normalization.map(|n| n.stabilized)));
+    row.push(match normalization {
         Some(n) if n.scaling_limited => format!("{} → {}", n.limited.reason, n.limited.replicas),
         Some(n) => n.limited.reason.to_string(),
         None => "·".to_string(),
@@ -193,8 +194,8 @@ fn cells(sim: &Simulation, s: &Step) -> Vec<String> {
     };
     row.push(format!("{arrow}{}", s.desired));
     // ScaledToZero only matters when True (with gate HPAScaleToZero it is written on every rescale).
-    let conds: Vec<String> = s
-        .conditions
+    let conds: Vec<String> = sim
+        .conditions(s)
         .iter()
         .filter(|c| c.type_ != "ScaledToZero" || c.status == "True")
         .map(|c| format!("{}:{}", condition_letter(&c.type_), c.reason))
@@ -250,14 +251,14 @@ pub fn human(h: &Header, sim: &Simulation) -> String {
     for s in &sim.steps {
         let c = cells(sim, s);
         let mut notes: Vec<String> = Vec::new();
-        for (i, m) in s.metrics.iter().enumerate() {
+        for (i, m) in sim.observations(s).iter().enumerate() {
             if let Some(e) = &m.error {
                 let key = sim.metric_keys.get(i).cloned().flatten().unwrap_or_default();
                 notes.push(format!("{key}: {e}"));
             }
         }
         if s.outcome == SyncOutcome::FailedComputeMetrics && notes.is_empty() {
-            notes.push(s.reason.clone());
+            notes.push(sim.reason(s).to_string());
         }
         let new_notes: Vec<String> = notes.iter().filter(|n| !last_notes.contains(n)).cloned().collect();
         last_notes = notes;

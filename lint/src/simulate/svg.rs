@@ -68,7 +68,7 @@ pub fn render(h: &Header, sim: &Simulation) -> String {
             sim.steps
                 .iter()
                 .map(|s| {
-                    let c = s.metrics.get(i).and_then(|m| m.current.as_ref())?;
+                    let c = sim.observations(s).get(i).and_then(|m| m.current.as_ref())?;
                     ratio_to_target(target?, c).map(|r| r * 100.0)
                 })
                 .collect()

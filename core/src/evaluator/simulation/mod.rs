@@ -1,0 +1,885 @@
+//! A simulation of one HPA over time: the pods a scale target would have and the samples
+//! its metrics APIs would answer, sync by sync, with the controller's decision at each sync.
+//!
+//! Pure (no IO, no clock): the same [`Plan`] always gives the same [`Simulation`].
+//!
+//! Model:
+//! - Syncs run at `t = 0, p, 2p, …` while `t < duration` (`p` = the sync period): the
+//!   controller syncs a newly created HPA at once, and a 24 h run with 15 s syncs has 5760 syncs.
+//! - The `replicas` pods at t = 0 have been running and Ready for long (past the CPU
+//!   initialization period). A pod created by a rescale at `t` has `startTime = t`, is
+//!   `Pending` until `t + podStartAfter`, then `Running` with `Ready=False`
+//!   (`lastTransitionTime = t`), and `Ready=True` from `t + podReadyAfter` (that instant is its
+//!   `lastTransitionTime`). A scale-down deletes Pending pods first, then unready ones, then
+//!   the newest; deleted pods disappear at once.
+//! - `status.replicas` of the scale is the number of pods that exist.
+//! - Every Running pod reports samples, Pending pods none. Resource samples (metrics.k8s.io)
+//!   carry `timestamp = now` and `window = metricWindow` (15 s), so a pod that turned Ready
+//!   less than one window ago has a stale sample that the CPU readiness rules discard.
+//! - `perPod` is every Running pod's usage, `utilization` a percentage of each pod's (or
+//!   container's) request, and `total` a load shared evenly by the Ready pods (Running pods
+//!   that are not Ready get no traffic and report 0). A pod's resource usage is split over its
+//!   containers in proportion to their requests, unless a `container/<c>/<r>` key gives a
+//!   container its own usage.
+//! - Object metrics report `value` for every Object metric of that name; External metrics
+//!   report one series whose value is `value`. Custom Pods samples have the adapter's default
+//!   window.
+//! - A metric with no value yet, or marked `unavailable`, gets an empty answer from its
+//!   metrics API (the controller then fails that metric).
+//!
+//! Two backends compute the syncs ([`Backend`]):
+//! - [`Backend::Reference`] builds what the controller would read (a [`SyncInput`] with
+//!   named pods and the metrics APIs' answers) and calls [`reconcile_autoscaler`], carrying
+//!   the returned status into the next sync: the evaluator used as any caller would use it.
+//! - [`Backend::Fast`], the default, prepares the HPA once (metrics, behavior, names and
+//!   messages), keeps pods by position, evaluates the metrics again only when something they
+//!   read has changed (the load, the pods, the replica count, or an instant at which a CPU
+//!   readiness rule turns), and records each sync in a few words, rendering reasons and
+//!   conditions once per distinct value. It allocates nothing in the steady state.
+//!
+//! Both record the same [`Step`]s; the property test `simulate_equivalence` in `hpa-tests`
+//! compares them over random plans.
+//!
+//! [`SyncInput`]: super::SyncInput
+//! [`reconcile_autoscaler`]: super::reconcile_autoscaler
+
+mod fast;
+mod record;
+mod reference;
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::time::Duration;
+
+use super::controller::{ControllerOptions, Normalization, SyncOutcome, effective_metrics};
+use super::replicas::Container;
+use crate::api::v2::{HorizontalPodAutoscaler, MetricSpec, MetricValueStatus};
+
+use record::Tables;
+pub use record::{ConditionsId, NormalizationId, ObservationsId, ReasonId, StepView};
+
+/// One metric's load, as the scenario gives it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum LoadValue {
+    /// Every Running pod's usage, in milli-units.
+    PerPod(i64),
+    /// A total shared evenly by the Ready pods, in milli-units.
+    Total(i64),
+    /// A percentage of each pod's (or container's) request.
+    Utilization(f64),
+    /// The value of an Object metric, or the (single-series) value of an External metric.
+    Value(i64),
+    /// The metrics API has no data for it.
+    Unavailable,
+}
+
+impl LoadValue {
+    /// The value, unless it is [`LoadValue::Unavailable`].
+    fn available(self) -> Option<LoadValue> {
+        (self != LoadValue::Unavailable).then_some(self)
+    }
+}
+
+/// What a load key names.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum MetricKey {
+    /// `cpu`, `memory`: a Resource metric (the pod's total usage).
+    Resource(String),
+    /// `container/<container>/<resource>`: a ContainerResource metric.
+    Container {
+        /// The container.
+        container: String,
+        /// The resource.
+        resource: String,
+    },
+    /// The name of a Pods metric.
+    Pods(String),
+    /// The name of an Object metric.
+    Object(String),
+    /// The name of an External metric.
+    External(String),
+}
+
+impl fmt::Display for MetricKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MetricKey::Resource(r) => f.write_str(r),
+            MetricKey::Container { container, resource } => write!(f, "container/{container}/{resource}"),
+            MetricKey::Pods(n) | MetricKey::Object(n) | MetricKey::External(n) => f.write_str(n),
+        }
+    }
+}
+
+impl MetricKey {
+    /// Whether a value suits this kind of metric (the message says why not).
+    pub fn accepts(&self, v: &LoadValue) -> Result<(), String> {
+        match (self, v) {
+            (_, LoadValue::Unavailable) => Ok(()),
+            (
+                MetricKey::Resource(_) | MetricKey::Container { .. },
+                LoadValue::PerPod(_) | LoadValue::Total(_) | LoadValue::Utilization(_),
+            ) => Ok(()),
+            (MetricKey::Resource(_) | MetricKey::Container { .. }, LoadValue::Value(_)) => {
+                Err("a resource metric takes perPod, total or utilization, not value".into())
+            }
+            (MetricKey::Pods(_), LoadValue::PerPod(_) | LoadValue::Total(_)) => Ok(()),
+            (MetricKey::Pods(_), _) => Err("a Pods metric takes perPod or total".into()),
+            (MetricKey::Object(_) | MetricKey::External(_), LoadValue::Value(_)) => Ok(()),
+            (MetricKey::Object(_), _) => Err("an Object metric takes value (the object's value)".into()),
+            (MetricKey::External(_), _) => Err("an External metric takes value (the sum of its series)".into()),
+        }
+    }
+}
+
+/// The pods' spec as far as the controller reads it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PodTemplate {
+    /// `spec.containers`, with their requests.
+    pub containers: Vec<Container>,
+    /// `spec.initContainers` (those with `restartPolicy: Always` are sidecars and count).
+    pub init_containers: Vec<Container>,
+    /// Pod-level `spec.resources.requests`, in milli-units.
+    pub pod_requests_milli: BTreeMap<String, i64>,
+}
+
+/// The load from `at_ms` until the next phase: one value per key slot (`None`: none given).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadPhase {
+    /// When the phase starts, in ms.
+    pub at_ms: i64,
+    /// Per key slot of [`Plan::keys`], the value in force (earlier entries carried over).
+    pub values: Vec<Option<LoadValue>>,
+}
+
+/// Everything a simulation needs, resolved and checked.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// The HPA (defaulted, internal form); its status is ignored.
+    pub hpa: HorizontalPodAutoscaler,
+    /// The controller's settings.
+    pub options: ControllerOptions,
+    /// `spec.replicas` at t = 0.
+    pub initial_replicas: i32,
+    /// The pods' spec.
+    pub template: PodTemplate,
+    /// How long a new pod stays Pending, in ms.
+    pub pod_start_after_ms: i64,
+    /// How long after creation a new pod turns Ready, in ms (≥ `pod_start_after_ms`).
+    pub pod_ready_after_ms: i64,
+    /// The window of resource-metric samples.
+    pub metric_window: Duration,
+    /// The scale's selector (any non-empty string).
+    pub selector: String,
+    /// How long to simulate, in ms (syncs run while `t < duration`).
+    pub duration_ms: i64,
+    /// The distinct load keys of the HPA's metrics (the slots of [`LoadPhase::values`]).
+    pub keys: Vec<MetricKey>,
+    /// For each metric of the HPA (effective metrics, in spec order), its key slot.
+    pub bindings: Vec<Option<usize>>,
+    /// The load over time, ordered by `at_ms`.
+    pub load: Vec<LoadPhase>,
+}
+
+/// The pods at one sync, by state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PodCounts {
+    /// Running and Ready.
+    pub ready: i32,
+    /// Running, not Ready yet.
+    pub unready: i32,
+    /// Pending.
+    pub pending: i32,
+}
+
+/// One metric as one sync evaluated it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct MetricObservation {
+    /// The value written to `status.currentMetrics` (`None` on failure or when not computed).
+    pub current: Option<MetricValueStatus>,
+    /// The metric's proposal.
+    pub proposal: Option<i32>,
+    /// Why the metric failed.
+    pub error: Option<String>,
+}
+
+/// A condition of the HPA after a sync, in short.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ConditionBrief {
+    /// `AbleToScale`, `ScalingActive`, `ScalingLimited`, `ScaledToZero`.
+    pub type_: String,
+    /// `True`, `False` or `Unknown`.
+    pub status: String,
+    /// The reason.
+    pub reason: String,
+}
+
+/// One controller sync, in a few words: the texts, lists and normalizations it refers to are
+/// kept once per distinct value by the [`Simulation`] (or the [`Simulator`]), which resolves
+/// them ([`Simulation::observations`], [`Simulation::normalization`], [`Simulation::reason`],
+/// [`Simulation::conditions`], or all at once [`Simulation::view`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Step {
+    /// When, in ms since the start.
+    pub at_ms: i64,
+    /// `spec.replicas` before the sync.
+    pub replicas: i32,
+    /// The pods the sync saw.
+    pub pods: PodCounts,
+    /// The load phase in force (index into [`Plan::load`]).
+    pub load_phase: Option<usize>,
+    /// Each metric of the HPA, in spec order (empty when metrics were not evaluated).
+    pub observations: ObservationsId,
+    /// The highest metric proposal (`computeReplicasForMetrics`).
+    pub proposal: Option<i32>,
+    /// Stabilization and limits, when normalization ran.
+    pub normalization: Option<NormalizationId>,
+    /// `spec.replicas` after the sync.
+    pub desired: i32,
+    /// Whether the scale was written.
+    pub rescaled: bool,
+    /// How the sync ended.
+    pub outcome: SyncOutcome,
+    /// Why the count is what it is, in words.
+    pub reason: ReasonId,
+    /// The HPA's conditions after the sync.
+    pub conditions: ConditionsId,
+}
+
+/// A finished simulation.
+#[derive(Debug, Clone)]
+pub struct Simulation {
+    /// The HPA's metrics as the controller sees them (an empty list becomes cpu at 80 %).
+    pub metrics: Vec<MetricSpec>,
+    /// The load key of each metric (`None` for an unknown metric type).
+    pub metric_keys: Vec<Option<String>>,
+    /// One step per sync.
+    pub steps: Vec<Step>,
+    tables: Tables,
+}
+
+impl Simulation {
+    /// A step's metric observations, one per metric in spec order (empty when the sync did
+    /// not evaluate metrics).
+    pub fn observations(&self, step: &Step) -> &[MetricObservation] {
+        self.tables.observations(step.observations)
+    }
+
+    /// A step's stabilization and limits, when normalization ran.
+    pub fn normalization(&self, step: &Step) -> Option<Normalization> {
+        self.tables.normalization(step.normalization)
+    }
+
+    /// Why a step's sync ended where it did, in a few words.
+    pub fn reason(&self, step: &Step) -> &str {
+        self.tables.reason(step.reason)
+    }
+
+    /// The HPA's conditions after a step's sync, in status order.
+    pub fn conditions(&self, step: &Step) -> &[ConditionBrief] {
+        self.tables.conditions(step.conditions)
+    }
+
+    /// A step with everything it refers to resolved (what two simulations are compared by).
+    pub fn view<'a>(&'a self, step: &'a Step) -> StepView<'a> {
+        self.tables.view(step)
+    }
+}
+
+/// How a [`Simulator`] computes each sync (see the module documentation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Backend {
+    /// The prepared, allocation-free path.
+    #[default]
+    Fast,
+    /// [`reconcile_autoscaler`](super::reconcile_autoscaler) on a full input at every sync.
+    Reference,
+}
+
+/// Drives the controller over a plan, one sync at a time.
+#[derive(Debug)]
+pub struct Simulator<'a> {
+    world: World<'a>,
+    engine: Engine,
+    tables: Tables,
+    metrics: Vec<MetricSpec>,
+}
+
+#[derive(Debug)]
+enum Engine {
+    Fast(Box<fast::Fast>),
+    Reference(Box<reference::Reference>),
+}
+
+impl<'a> Simulator<'a> {
+    /// Prepares a simulation on the fast backend: the initial pods, the controller's empty
+    /// memory.
+    pub fn new(plan: &'a Plan) -> Simulator<'a> {
+        Simulator::with_backend(plan, Backend::Fast)
+    }
+
+    /// Prepares a simulation on the given backend.
+    pub fn with_backend(plan: &'a Plan, backend: Backend) -> Simulator<'a> {
+        let mut hpa = plan.hpa.clone();
+        hpa.status = Default::default();
+        let metrics = effective_metrics(&hpa);
+        let world = World::new(plan);
+        let engine = match backend {
+            Backend::Fast => Engine::Fast(Box::new(fast::Fast::new(&world, &hpa, &metrics))),
+            Backend::Reference => Engine::Reference(Box::new(reference::Reference::new(&world, hpa, &metrics))),
+        };
+        Simulator { world, engine, tables: Tables::new(), metrics }
+    }
+
+    /// The instant of the next sync, if it is before the end.
+    pub fn next_at_ms(&self) -> Option<i64> {
+        self.world.next_at_ms()
+    }
+
+    /// Runs the next sync; `None` once the duration is over.
+    pub fn step(&mut self) -> Option<Step> {
+        let at = self.world.next_at_ms()?;
+        self.world.begin_sync(at);
+        let step = match &mut self.engine {
+            Engine::Fast(f) => f.sync(&self.world, at, &mut self.tables),
+            Engine::Reference(r) => r.sync(&self.world, at, &mut self.tables),
+        };
+        let (before, after) = (step.replicas, step.desired);
+        if after > before {
+            let clock = PodClock {
+                created_ms: at,
+                running_ms: at.saturating_add(self.world.plan.pod_start_after_ms),
+                ready_ms: at.saturating_add(self.world.plan.pod_ready_after_ms),
+                serial: 0,
+            };
+            for _ in before.max(0)..after {
+                let clock = self.world.add_pod(clock);
+                if let Engine::Reference(r) = &mut self.engine {
+                    r.pod_added(&self.world, clock);
+                }
+            }
+        } else if after < before {
+            let n = usize::try_from(i64::from(before) - i64::from(after)).unwrap_or(0);
+            for _ in 0..n.min(self.world.pods.len()) {
+                let Some(i) = self.world.remove_pod(at) else { break };
+                if let Engine::Reference(r) = &mut self.engine {
+                    r.pod_removed(i);
+                }
+            }
+        }
+        self.world.current = after;
+        Some(step)
+    }
+
+    /// A step's metric observations (see [`Simulation::observations`]).
+    pub fn observations(&self, step: &Step) -> &[MetricObservation] {
+        self.tables.observations(step.observations)
+    }
+
+    /// A step's normalization (see [`Simulation::normalization`]).
+    pub fn normalization(&self, step: &Step) -> Option<Normalization> {
+        self.tables.normalization(step.normalization)
+    }
+
+    /// Why a step's sync ended where it did (see [`Simulation::reason`]).
+    pub fn reason(&self, step: &Step) -> &str {
+        self.tables.reason(step.reason)
+    }
+
+    /// The conditions after a step's sync (see [`Simulation::conditions`]).
+    pub fn conditions(&self, step: &Step) -> &[ConditionBrief] {
+        self.tables.conditions(step.conditions)
+    }
+
+    /// The simulation of the steps run so far (`steps` as returned by [`Self::step`]).
+    pub fn finish(self, steps: Vec<Step>) -> Simulation {
+        let plan = self.world.plan;
+        let metric_keys =
+            plan.bindings.iter().map(|b| b.and_then(|i| plan.keys.get(i)).map(ToString::to_string)).collect();
+        Simulation { metrics: self.metrics, metric_keys, steps, tables: self.tables }
+    }
+}
+
+/// Runs a whole plan on the fast backend.
+pub fn simulate(plan: &Plan) -> Simulation {
+    simulate_with(plan, Backend::Fast)
+}
+
+/// Runs a whole plan on the given backend.
+pub fn simulate_with(plan: &Plan, backend: Backend) -> Simulation {
+    let mut sim = Simulator::with_backend(plan, backend);
+    let capacity = usize::try_from(plan.duration_ms / sim.world.period_ms + 1).unwrap_or(0).min(1_000_000);
+    let mut steps = Vec::with_capacity(capacity);
+    while let Some(s) = sim.step() {
+        steps.push(s);
+    }
+    sim.finish(steps)
+}
+
+// === The world: pods and load over time, shared by both backends ===
+
+/// One simulated pod's timeline.
+#[derive(Debug, Clone, Copy)]
+struct PodClock {
+    created_ms: i64,
+    running_ms: i64,
+    ready_ms: i64,
+    /// The pod is named `<target>-<serial>`.
+    serial: u64,
+}
+
+/// A pod's state at one sync.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct PodState {
+    /// `Running` (else `Pending`).
+    running: bool,
+    /// `Ready=True` (else `Ready=False`).
+    ready: bool,
+}
+
+/// The scale target's pods and the load, as the syncs see them.
+#[derive(Debug)]
+struct World<'a> {
+    plan: &'a Plan,
+    period_ms: i64,
+    /// Syncs run so far.
+    sync: usize,
+    /// `spec.replicas` of the scale.
+    current: i32,
+    /// The load phase in force.
+    phase: Option<usize>,
+    /// This phase's value per key slot, `None` when none is given or it is unavailable.
+    values: Vec<Option<LoadValue>>,
+    /// The pods, in creation order (deleted ones removed).
+    pods: Vec<PodClock>,
+    next_serial: u64,
+    /// Changes whenever a pod is created or deleted.
+    generation: u64,
+    /// Each pod's state at the current sync, and their counts.
+    states: Vec<PodState>,
+    counts: PodCounts,
+    /// `states` are those of pods of `states_generation` at any instant before `states_until_ms`.
+    states_generation: u64,
+    states_until_ms: i64,
+}
+
+/// The value of a key slot in `values`, unless it is missing or unavailable.
+fn lookup(values: &[Option<LoadValue>], slot: Option<usize>) -> Option<LoadValue> {
+    slot.and_then(|s| values.get(s).copied().flatten()).and_then(LoadValue::available)
+}
+
+impl<'a> World<'a> {
+    fn new(plan: &'a Plan) -> World<'a> {
+        let period_ms = i64::try_from(plan.options.sync_period.as_millis()).unwrap_or(15_000).max(1);
+        let mut world = World {
+            plan,
+            period_ms,
+            sync: 0,
+            current: plan.initial_replicas,
+            phase: None,
+            values: vec![None; plan.keys.len()],
+            pods: Vec::new(),
+            next_serial: 1,
+            generation: 0,
+            states: Vec::new(),
+            counts: PodCounts::default(),
+            states_generation: u64::MAX,
+            states_until_ms: i64::MIN,
+        };
+        // Old pods: started and Ready long before t = 0.
+        let init = i64::try_from(plan.options.cpu_initialization_period.as_millis()).unwrap_or(0);
+        let old = -(init + plan.pod_ready_after_ms + 3_600_000);
+        for _ in 0..plan.initial_replicas.max(0) {
+            world.add_pod(PodClock {
+                created_ms: old,
+                running_ms: old,
+                ready_ms: old + plan.pod_ready_after_ms,
+                serial: 0,
+            });
+        }
+        world
+    }
+
+    /// The instant of the next sync, if it is before the end.
+    fn next_at_ms(&self) -> Option<i64> {
+        let at = i64::try_from(self.sync).ok()?.checked_mul(self.period_ms)?;
+        (at < self.plan.duration_ms).then_some(at)
+    }
+
+    /// Moves to the sync at `at`: the load phase in force and every pod's state.
+    fn begin_sync(&mut self, at: i64) {
+        self.sync += 1;
+        let before = self.phase;
+        while self.plan.load.get(self.phase.map_or(0, |p| p + 1)).is_some_and(|l| l.at_ms <= at) {
+            self.phase = Some(self.phase.map_or(0, |p| p + 1));
+        }
+        if self.phase != before {
+            let values = self.phase.and_then(|p| self.plan.load.get(p)).map(|l| l.values.as_slice()).unwrap_or(&[]);
+            for (slot, v) in self.values.iter_mut().enumerate() {
+                *v = lookup(values, Some(slot));
+            }
+        }
+        if self.states_generation != self.generation || at >= self.states_until_ms {
+            self.refresh_states(at);
+        }
+    }
+
+    /// Every pod's state at `at`, and the first later instant at which one changes.
+    fn refresh_states(&mut self, at: i64) {
+        self.states.clear();
+        self.counts = PodCounts::default();
+        let mut until = i64::MAX;
+        for clock in &self.pods {
+            let running = at >= clock.running_ms;
+            let ready = running && at >= clock.ready_ms;
+            match (running, ready) {
+                (true, true) => self.counts.ready += 1,
+                (true, false) => self.counts.unready += 1,
+                _ => self.counts.pending += 1,
+            }
+            self.states.push(PodState { running, ready });
+            for t in [clock.running_ms, clock.ready_ms] {
+                if t > at {
+                    until = until.min(t);
+                }
+            }
+        }
+        self.states_generation = self.generation;
+        self.states_until_ms = until;
+    }
+
+    /// Creates a pod (its serial assigned here) and returns it.
+    fn add_pod(&mut self, mut clock: PodClock) -> PodClock {
+        clock.serial = self.next_serial;
+        self.next_serial += 1;
+        self.pods.push(clock);
+        self.generation = self.generation.wrapping_add(1);
+        clock
+    }
+
+    /// Deletes one pod the way a ReplicaSet picks it: Pending first, then not Ready, then the
+    /// most recently created. Returns its index.
+    fn remove_pod(&mut self, now: i64) -> Option<usize> {
+        let i = self
+            .pods
+            .iter()
+            .enumerate()
+            .min_by_key(|(_, c)| (now >= c.running_ms, now >= c.ready_ms, std::cmp::Reverse(c.created_ms)))
+            .map(|(i, _)| i)?;
+        self.pods.remove(i);
+        self.generation = self.generation.wrapping_add(1);
+        Some(i)
+    }
+
+    /// A pod's name.
+    fn pod_name(&self, clock: &PodClock) -> String {
+        format!("{}-{}", self.plan.hpa.spec.scale_target_ref.name, clock.serial)
+    }
+}
+
+// === The samples: how a Running pod's usage follows from the load, shared by both backends ===
+
+/// The containers metrics-server reports for a pod of the template: the regular containers,
+/// then the sidecars (init containers with `restartPolicy: Always`).
+fn metric_containers(t: &PodTemplate) -> Vec<&Container> {
+    let sidecars = t.init_containers.iter().filter(|c| c.restart_policy.as_deref() == Some("Always"));
+    t.containers.iter().chain(sidecars).collect()
+}
+
+/// For one resource: which key slots give its usage.
+#[derive(Debug, Clone)]
+struct ResourcePlan {
+    name: String,
+    /// The slot of the pod-level key (`cpu`).
+    pod_slot: Option<usize>,
+    /// Per metric container (in [`metric_containers`] order): the slot of its
+    /// `container/<c>/<resource>` key.
+    container_slots: Vec<Option<usize>>,
+    /// Per metric container, its request for this resource (0 when none).
+    requests: Vec<i64>,
+    /// The pod's request for this resource (pod-level when set, else the containers' sum).
+    pod_request: i64,
+}
+
+impl ResourcePlan {
+    /// The resources the load keys name (sorted), each with its slots and requests.
+    fn all(plan: &Plan) -> Vec<ResourcePlan> {
+        let t = &plan.template;
+        let containers = metric_containers(t);
+        let mut names: Vec<String> = Vec::new();
+        for k in &plan.keys {
+            if let MetricKey::Resource(r) | MetricKey::Container { resource: r, .. } = k
+                && !names.contains(r)
+            {
+                names.push(r.clone());
+            }
+        }
+        names.sort();
+        names
+            .into_iter()
+            .map(|name| {
+                let pod_slot = plan.keys.iter().position(|k| matches!(k, MetricKey::Resource(r) if *r == name));
+                let container_slots = containers
+                    .iter()
+                    .map(|c| {
+                        plan.keys.iter().position(|k| {
+                            matches!(k, MetricKey::Container { container, resource } if *container == c.name && *resource == name)
+                        })
+                    })
+                    .collect();
+                let requests: Vec<i64> =
+                    containers.iter().map(|c| c.requests_milli.get(&name).copied().unwrap_or(0)).collect();
+                let pod_request =
+                    t.pod_requests_milli.get(&name).copied().unwrap_or_else(|| requests.iter().sum::<i64>());
+                ResourcePlan { name, pod_slot, container_slots, requests, pod_request }
+            })
+            .collect()
+    }
+
+    /// Whether metric container `c` reports this resource (its usage map has the key).
+    fn reported_by(&self, values: &[Option<LoadValue>], c: usize) -> bool {
+        lookup(values, self.pod_slot).is_some()
+            || lookup(values, self.container_slots.get(c).copied().flatten()).is_some()
+    }
+}
+
+/// A Running pod as the load sees it.
+#[derive(Debug, Clone, Copy)]
+struct PodLoad {
+    /// Whether it is Ready (only Ready pods share a total).
+    ready: bool,
+    /// How many Ready pods come before it.
+    k: i64,
+    /// How many pods are Ready.
+    ready_pods: i64,
+}
+
+/// A Running pod's usage of a value with this request.
+fn per_pod(v: LoadValue, request: i64, pod: PodLoad) -> i64 {
+    match v {
+        LoadValue::PerPod(x) => x,
+        LoadValue::Total(total) if pod.ready => {
+            // The k-th Ready pod's share of a total.
+            if pod.ready_pods == 0 {
+                return 0;
+            }
+            total / pod.ready_pods + i64::from(pod.k < total % pod.ready_pods)
+        }
+        LoadValue::Utilization(p) => (request as f64 * p / 100.0).round() as i64,
+        _ => 0,
+    }
+}
+
+/// What one sync's load says of one resource, whatever the pod: each metric container's own
+/// value (a `container/<c>/<resource>` key), the pod's value, and the requests and number of
+/// the containers that share the pod's value.
+#[derive(Debug, Clone, Default)]
+struct Split {
+    explicit: Vec<Option<LoadValue>>,
+    pod: Option<LoadValue>,
+    weights: i64,
+    others: i64,
+}
+
+impl Split {
+    /// Whether the shares differ from pod to pod: only a `total` is shared by the Ready pods.
+    fn depends_on_pod(&self) -> bool {
+        let total = |v: &Option<LoadValue>| matches!(v, Some(LoadValue::Total(_)));
+        total(&self.pod) || self.explicit.iter().any(total)
+    }
+
+    /// Reads the values of `r`'s keys (reusing `self`'s buffer).
+    fn read(&mut self, r: &ResourcePlan, values: &[Option<LoadValue>]) {
+        self.explicit.clear();
+        self.weights = 0;
+        self.others = 0;
+        for (c, slot) in r.container_slots.iter().enumerate() {
+            let v = lookup(values, *slot);
+            if v.is_none() {
+                self.weights += r.requests.get(c).copied().unwrap_or(0);
+                self.others += 1;
+            }
+            self.explicit.push(v);
+        }
+        self.pod = lookup(values, r.pod_slot);
+    }
+
+    /// One resource's usage in each metric container of a Running pod, into `shares`: explicit
+    /// container values first, then the rest of the pod's usage split over the other containers
+    /// in proportion to their requests.
+    fn shares(&self, r: &ResourcePlan, pod: PodLoad, shares: &mut Vec<i64>) {
+        shares.clear();
+        shares.resize(r.container_slots.len(), 0);
+        let mut explicit_sum = 0i64;
+        for (c, v) in self.explicit.iter().enumerate() {
+            if let Some(v) = v {
+                let u = per_pod(*v, r.requests.get(c).copied().unwrap_or(0), pod);
+                explicit_sum = explicit_sum.saturating_add(u);
+                if let Some(s) = shares.get_mut(c) {
+                    *s = u;
+                }
+            }
+        }
+        if let Some(v) = self.pod {
+            let (weights, others) = (self.weights, self.others);
+            let rest = per_pod(v, r.pod_request, pod).saturating_sub(explicit_sum).max(0);
+            let mut given = 0i64;
+            let mut seen = 0i64;
+            for (c, explicit) in self.explicit.iter().enumerate() {
+                if explicit.is_some() {
+                    continue;
+                }
+                seen += 1;
+                let u = if seen == others {
+                    rest - given
+                } else if weights > 0 {
+                    let w = i128::from(r.requests.get(c).copied().unwrap_or(0));
+                    i64::try_from(i128::from(rest) * w / i128::from(weights)).unwrap_or(0)
+                } else {
+                    rest / others
+                };
+                given += u;
+                if let Some(s) = shares.get_mut(c) {
+                    *s = u;
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::v2::{MetricTarget, PodsMetricSource, ResourceMetricSource};
+
+    fn plan(metrics: Vec<MetricSpec>, keys: Vec<MetricKey>, load: Vec<LoadPhase>) -> Plan {
+        let mut hpa = HorizontalPodAutoscaler::default();
+        hpa.metadata.name = "web".into();
+        hpa.metadata.namespace = "default".into();
+        hpa.spec.scale_target_ref.kind = "Deployment".into();
+        hpa.spec.scale_target_ref.name = "web".into();
+        hpa.spec.scale_target_ref.api_version = "apps/v1".into();
+        hpa.spec.min_replicas = Some(2);
+        hpa.spec.max_replicas = 10;
+        let bindings = (0..metrics.len()).map(Some).collect();
+        hpa.spec.metrics = metrics;
+        Plan {
+            hpa,
+            options: ControllerOptions::default(),
+            initial_replicas: 2,
+            template: PodTemplate {
+                containers: vec![Container {
+                    name: "app".into(),
+                    requests_milli: BTreeMap::from([("cpu".into(), 20)]),
+                    restart_policy: None,
+                }],
+                ..Default::default()
+            },
+            pod_start_after_ms: 0,
+            pod_ready_after_ms: 10_000,
+            metric_window: Duration::from_secs(15),
+            selector: "app=web".into(),
+            duration_ms: 60_000,
+            keys,
+            bindings,
+            load,
+        }
+    }
+
+    fn cpu(target: i32) -> MetricSpec {
+        MetricSpec {
+            type_: "Resource".into(),
+            resource: Some(ResourceMetricSource {
+                name: "cpu".into(),
+                target: MetricTarget {
+                    type_: "Utilization".into(),
+                    average_utilization: Some(target),
+                    ..Default::default()
+                },
+            }),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn observed_burst() {
+        let p = plan(
+            vec![cpu(20)],
+            vec![MetricKey::Resource("cpu".into())],
+            vec![
+                LoadPhase { at_ms: 0, values: vec![Some(LoadValue::Total(1030))] },
+                LoadPhase { at_ms: 15_000, values: vec![Some(LoadValue::PerPod(0))] },
+            ],
+        );
+        for backend in [Backend::Fast, Backend::Reference] {
+            let sim = simulate_with(&p, backend);
+            observed_burst_is(&sim);
+        }
+    }
+
+    fn observed_burst_is(sim: &Simulation) {
+        let path: Vec<(i64, i32, i32)> = sim.steps.iter().map(|s| (s.at_ms, s.replicas, s.desired)).collect();
+        assert_eq!(path, [(0, 2, 4), (15_000, 4, 8), (30_000, 8, 10), (45_000, 10, 10)]);
+        let first = &sim.observations(&sim.steps[0])[0];
+        assert_eq!(first.current.as_ref().and_then(|c| c.average_utilization), Some(2575));
+        assert_eq!(first.proposal, Some(258));
+        // At 15 s the two new pods are Ready but their samples are stale: 2 ready + 2 counted unready.
+        assert_eq!(sim.steps[1].pods, PodCounts { ready: 4, unready: 0, pending: 0 });
+    }
+
+    #[test]
+    fn totals_are_shared_by_ready_pods_and_pods_metrics_count_unready_pods() {
+        let pods = MetricSpec {
+            type_: "Pods".into(),
+            pods: Some(PodsMetricSource {
+                metric: crate::api::v2::MetricIdentifier { name: "rps".into(), selector: None },
+                target: MetricTarget {
+                    type_: "AverageValue".into(),
+                    average_value: Some(crate::api::Quantity::from_i64(10)),
+                    ..Default::default()
+                },
+            }),
+            ..Default::default()
+        };
+        let mut p = plan(
+            vec![pods],
+            vec![MetricKey::Pods("rps".into())],
+            vec![LoadPhase { at_ms: 0, values: vec![Some(LoadValue::Total(40_000))] }],
+        );
+        p.pod_ready_after_ms = 30_000;
+        p.hpa.spec.behavior = Some(Default::default());
+        let sim = simulate_with(&p, Backend::Reference);
+        assert_same(&sim, &simulate(&p));
+        // 40 rps over 2 pods = 20 per pod → 4 pods; at 15 s the 2 new pods are Running but not
+        // Ready and report 0, so the average is 10: within target.
+        let s: Vec<(i32, i32, String)> = sim
+            .steps
+            .iter()
+            .map(|s| {
+                let current = sim.observations(s)[0].current.as_ref();
+                let v = current.and_then(|c| c.average_value.as_ref()).map(ToString::to_string);
+                (s.replicas, s.desired, v.unwrap_or_default())
+            })
+            .collect();
+        assert_eq!(s[0], (2, 4, "20".to_string()));
+        assert_eq!(s[1], (4, 4, "10".to_string()));
+        assert_eq!(sim.steps[1].pods, PodCounts { ready: 2, unready: 2, pending: 0 });
+    }
+
+    #[test]
+    fn unavailable_metrics_fail() {
+        let p = plan(vec![cpu(50)], vec![MetricKey::Resource("cpu".into())], vec![]);
+        let sim = simulate(&p);
+        assert_same(&sim, &simulate_with(&p, Backend::Reference));
+        assert_eq!(sim.steps[0].outcome, SyncOutcome::FailedComputeMetrics);
+        let reason = sim.reason(&sim.steps[0]);
+        assert!(reason.contains("no metrics returned"), "{reason}");
+        assert_eq!(sim.steps.len(), 4);
+    }
+
+    fn assert_same(a: &Simulation, b: &Simulation) {
+        assert_eq!(a.steps.len(), b.steps.len());
+        for (x, y) in a.steps.iter().zip(&b.steps) {
+            assert_eq!(a.view(x), b.view(y));
+        }
+    }
+}
