@@ -13,6 +13,7 @@
 #
 #   bench/lint/run.sh                    # 100 dirs x 100 files x 10 objects
 #   SIZE="10 100 10" bench/lint/run.sh   # a tenth of it
+#   NO_BUILD=1 bench/lint/run.sh         # use the binaries already in $CARGO_TARGET_DIR/release
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -20,8 +21,10 @@ RUNS=${RUNS:-3}
 SIZE=${SIZE:-"100 100 10"}
 TARGET_DIR=${CARGO_TARGET_DIR:-target}
 
-echo "building release binaries" >&2
-CARGO_TARGET_DIR=$TARGET_DIR cargo build --release --locked -q -p hpa-lint --bin hpa-lint --example bare_parse
+if [ -z "${NO_BUILD:-}" ]; then
+  echo "building release binaries" >&2
+  CARGO_TARGET_DIR=$TARGET_DIR cargo build --release --locked -q -p hpa-lint --bin hpa-lint --example bare_parse
+fi
 LINT=$TARGET_DIR/release/hpa-lint
 PARSE=$TARGET_DIR/release/examples/bare_parse
 

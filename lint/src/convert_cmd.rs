@@ -108,11 +108,11 @@ fn document_text(
     first: bool,
     next: Option<crate::source::Mark>,
 ) -> String {
-    let start = if first { 0 } else { file.lines.offset(&file.text, doc.start) };
+    let start = if first { 0 } else { file.lines().offset(&file.text, doc.start) };
     let start = file.text[..start].rfind('\n').map_or(0, |p| p + 1);
     let end = match next {
         Some(m) => {
-            let e = file.lines.offset(&file.text, m);
+            let e = file.lines().offset(&file.text, m);
             file.text[..e].rfind('\n').map_or(0, |p| p + 1)
         }
         None => file.text.len(),

@@ -6,8 +6,8 @@ use hpa_core::api::{self, ApiVersion, DecodeError, DecodeErrorKind, VersionedHpa
 use hpa_core::convert::annotations as ann;
 use serde_json::Value;
 
-use crate::input::{ObjectRef, SourceFile};
-use crate::source::{self, Located, Node, Span};
+use crate::input::ObjectRef;
+use crate::source::{self, Located, Node, NodeKind, Span};
 
 /// What happened to one HPA object.
 #[derive(Debug, Clone)]
@@ -68,12 +68,31 @@ pub fn check(value: &Value, old: Option<&Value>, opts: &Options) -> Checked {
     }
 }
 
+/// [`check`] of an object's YAML node, decoded without going through JSON (same result).
+pub fn check_node(node: &Node, opts: &Options) -> Checked {
+    if !matches!(node.kind, NodeKind::Map(_)) {
+        return check(&node.to_json(), None, opts);
+    }
+    let field = |k: &str| node.get(k).and_then(Node::as_str).unwrap_or("");
+    let version = ApiVersion::parse(field("apiVersion"));
+    let object = match api::decode_with(field("kind"), field("apiVersion"), crate::node_de::NodeDe(node)) {
+        Ok(o) => o,
+        Err(errors) => return Checked::Undecodable { version, errors },
+    };
+    match admission::admit(&object, None, Operation::Create, opts) {
+        Ok(outcome) => {
+            Checked::Admitted { object: Box::new(object), outcome: Box::new(outcome), operation: Operation::Create }
+        }
+        Err(e) => Checked::Unconvertible { version: object.api_version(), message: e.to_string() },
+    }
+}
+
 /// How the message of a duplicate-key error starts.
 pub const DUPLICATE_FIELD: &str = "duplicate field: ";
 
 /// Duplicate keys inside an object's node, as decode errors (strict decoding refuses them).
-pub fn duplicate_key_errors(file: &SourceFile, obj: &ObjectRef<'_>) -> Vec<(DecodeError, Span)> {
-    let Some(doc) = file.parsed.documents.iter().find(|d| d.index == obj.document) else { return Vec::new() };
+pub fn duplicate_key_errors(parsed: &source::Parsed, obj: &ObjectRef<'_>) -> Vec<(DecodeError, Span)> {
+    let Some(doc) = parsed.documents.iter().find(|d| d.index == obj.document) else { return Vec::new() };
     doc.problems
         .iter()
         .filter(|p| within(obj.node.span, p.span))

@@ -50,7 +50,7 @@ pub struct SourceFile {
     /// The text (empty when unreadable).
     pub text: String,
     /// Byte offsets of lines.
-    pub lines: LineIndex,
+    lines: std::sync::OnceLock<LineIndex>,
     /// The documents.
     pub parsed: Parsed,
     /// A content problem that kept the file from being parsed (binary, not UTF-8).
@@ -61,7 +61,13 @@ impl SourceFile {
     /// Parses text given directly (tests, stdin).
     pub fn from_text(name: impl Into<String>, text: String) -> SourceFile {
         let parsed = source::parse(&text);
-        SourceFile { name: name.into(), lines: LineIndex::new(&text), text, parsed, unreadable: None }
+        SourceFile { name: name.into(), lines: std::sync::OnceLock::new(), text, parsed, unreadable: None }
+    }
+
+    /// The line index of the text (built on first use: only files with something to show
+    /// need it).
+    pub fn lines(&self) -> &LineIndex {
+        self.lines.get_or_init(|| LineIndex::new(&self.text))
     }
 
     /// A 1-based line and column for a mark, for messages.
@@ -139,6 +145,16 @@ fn build_excludes(patterns: &[String]) -> Result<GlobSet, InputError> {
 /// Reads and parses every input in parallel; the order of the result is the order of `origins`.
 /// Standard input is read from `out` first, once.
 pub fn load(origins: &[Origin], out: &mut crate::Output<'_>) -> (Vec<SourceFile>, Vec<InputError>) {
+    load_with(origins, out, true)
+}
+
+/// Reads every input without parsing it (`parsed` stays empty): for the linter, which parses
+/// each file on the thread that checks it and keeps no tree afterwards.
+pub fn load_unparsed(origins: &[Origin], out: &mut crate::Output<'_>) -> (Vec<SourceFile>, Vec<InputError>) {
+    load_with(origins, out, false)
+}
+
+fn load_with(origins: &[Origin], out: &mut crate::Output<'_>, parse: bool) -> (Vec<SourceFile>, Vec<InputError>) {
     let stdin = if origins.contains(&Origin::Stdin) {
         match out.read_stdin() {
             Ok(b) => Some(b),
@@ -148,7 +164,7 @@ pub fn load(origins: &[Origin], out: &mut crate::Output<'_>) -> (Vec<SourceFile>
         None
     };
     let results: Vec<Result<SourceFile, InputError>> =
-        origins.par_iter().map(|o| load_one(o, stdin.as_deref())).collect();
+        origins.par_iter().map(|o| load_one(o, stdin.as_deref(), parse)).collect();
     let mut files = Vec::with_capacity(results.len());
     let mut errors = Vec::new();
     for r in results {
@@ -160,7 +176,7 @@ pub fn load(origins: &[Origin], out: &mut crate::Output<'_>) -> (Vec<SourceFile>
     (files, errors)
 }
 
-fn load_one(origin: &Origin, stdin: Option<&[u8]>) -> Result<SourceFile, InputError> {
+fn load_one(origin: &Origin, stdin: Option<&[u8]>, parse: bool) -> Result<SourceFile, InputError> {
     let (name, bytes) = match origin {
         Origin::Stdin => (STDIN_NAME.to_string(), stdin.unwrap_or_default().to_vec()),
         Origin::File(p) => {
@@ -169,23 +185,36 @@ fn load_one(origin: &Origin, stdin: Option<&[u8]>) -> Result<SourceFile, InputEr
             (name, bytes)
         }
     };
-    Ok(from_bytes(name, bytes))
+    let mut file = from_bytes_unparsed(name, bytes);
+    if parse {
+        file.parsed = source::parse(&file.text);
+    }
+    Ok(file)
 }
 
 /// Builds a source file from raw bytes, refusing binary and non-UTF-8 content with a reason.
 pub fn from_bytes(name: String, bytes: Vec<u8>) -> SourceFile {
+    let mut file = from_bytes_unparsed(name, bytes);
+    file.parsed = source::parse(&file.text);
+    file
+}
+
+/// [`from_bytes`] without parsing.
+fn from_bytes_unparsed(name: String, bytes: Vec<u8>) -> SourceFile {
     let refuse = |reason: String| SourceFile {
         name: name.clone(),
         text: String::new(),
-        lines: LineIndex::new(""),
+        lines: std::sync::OnceLock::new(),
         parsed: Parsed::default(),
         unreadable: Some(reason),
     };
-    if let Some(pos) = bytes.iter().position(|&b| b == 0) {
+    if let Some(pos) = memchr::memchr(0, &bytes) {
         return refuse(format!("binary content (a NUL byte at offset {pos}); expected YAML or JSON text"));
     }
     match String::from_utf8(bytes) {
-        Ok(text) => SourceFile::from_text(name, text),
+        Ok(text) => {
+            SourceFile { name, lines: std::sync::OnceLock::new(), text, parsed: Parsed::default(), unreadable: None }
+        }
         Err(e) => refuse(format!(
             "not UTF-8 text (invalid byte at offset {}); expected YAML or JSON text",
             e.utf8_error().valid_up_to()
@@ -249,8 +278,13 @@ pub fn is_kindless_list(root: &Node) -> bool {
 
 /// Every object of a file, `List`s expanded.
 pub fn objects(file_index: usize, file: &SourceFile) -> Vec<ObjectRef<'_>> {
+    objects_in(file_index, &file.parsed)
+}
+
+/// Every object of parsed documents, `List`s expanded.
+pub fn objects_in(file_index: usize, parsed: &Parsed) -> Vec<ObjectRef<'_>> {
     let mut out = Vec::new();
-    for doc in &file.parsed.documents {
+    for doc in &parsed.documents {
         let is_list = doc
             .root
             .get("kind")

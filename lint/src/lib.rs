@@ -11,6 +11,7 @@ pub mod hpa;
 pub mod input;
 pub mod lint_cmd;
 pub mod linter;
+pub mod node_de;
 pub mod rules_cmd;
 pub mod simulate;
 pub mod source;

@@ -117,7 +117,10 @@ impl Node {
     /// The entry for `key` in a mapping.
     pub fn entry(&self, key: &str) -> Option<&Entry> {
         match &self.kind {
-            NodeKind::Map(entries) => entries.iter().rev().find(|e| e.key.key_str() == key),
+            NodeKind::Map(entries) => entries.iter().rev().find(|e| match &e.key.kind {
+                NodeKind::Scalar(Scalar::Str(s)) => s == key,
+                _ => e.key.key_str() == key,
+            }),
             _ => None,
         }
     }

@@ -202,7 +202,7 @@ pub fn validate_object(
     let ns = obj.namespace().map_or_else(|| opts.default_namespace.clone().unwrap_or_default(), String::from);
     let key = (ns.clone(), obj.name().unwrap_or_default().to_string());
     let mut checked = hpa::check(&value, old.get(&key), opts);
-    let duplicates = hpa::duplicate_key_errors(file, obj);
+    let duplicates = hpa::duplicate_key_errors(&file.parsed, obj);
     if !duplicates.is_empty() {
         let version = obj.api_version().and_then(ApiVersion::parse);
         let mut errors: Vec<_> = duplicates.iter().map(|(e, _)| e.clone()).collect();

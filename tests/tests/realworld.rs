@@ -154,3 +154,23 @@ fn default_handles_every_file() {
         assert!(run.code <= 1, "{path}: {}", run.stderr);
     }
 }
+
+/// The linter decodes HPAs straight from their YAML nodes; on every object of the corpus that
+/// gives exactly what decoding their JSON gives (the path `validate` takes).
+#[test]
+fn decoding_from_nodes_equals_decoding_from_json() {
+    let mut checked = 0;
+    for entry in std::fs::read_dir(corpus()).unwrap() {
+        let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+        let parsed = hpa_lint::source::parse(&text);
+        for obj in hpa_lint::input::objects_in(0, &parsed) {
+            let field = |k: &str| obj.node.get(k).and_then(hpa_lint::source::Node::as_str).unwrap_or("").to_string();
+            let via_node =
+                hpa_core::api::decode_with(&field("kind"), &field("apiVersion"), hpa_lint::node_de::NodeDe(obj.node));
+            let via_json = hpa_core::api::decode(&obj.to_json());
+            assert_eq!(format!("{via_node:?}"), format!("{via_json:?}"));
+            checked += 1;
+        }
+    }
+    assert!(checked > 250, "{checked}");
+}

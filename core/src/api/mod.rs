@@ -226,6 +226,16 @@ pub fn decode(value: &Value) -> Result<VersionedHpa, Vec<DecodeError>> {
     };
     let kind = map.get("kind").and_then(Value::as_str).unwrap_or("");
     let api_version = map.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+    decode_with(kind, api_version, strict::Strict(value))
+}
+
+/// [`decode`] from any source that deserializes as the object's JSON would (the linter's
+/// YAML nodes, with their positions, never become JSON): `kind` and `apiVersion` are the
+/// object's (empty when missing or not strings).
+pub fn decode_with<'de, D>(kind: &str, api_version: &str, de: D) -> Result<VersionedHpa, Vec<DecodeError>>
+where
+    D: serde::Deserializer<'de, Error = serde_json::Error> + Copy,
+{
     if kind.is_empty() {
         return Err(vec![type_meta_error("kind", "Object 'Kind' is missing")]);
     }
@@ -242,10 +252,10 @@ pub fn decode(value: &Value) -> Result<VersionedHpa, Vec<DecodeError>> {
         )]);
     };
     match version {
-        ApiVersion::V1 => decode_as(value).map(VersionedHpa::V1),
-        ApiVersion::V2 => decode_as(value).map(VersionedHpa::V2),
-        ApiVersion::V2beta2 => decode_as(value).map(VersionedHpa::V2beta2),
-        ApiVersion::V2beta1 => decode_as(value).map(VersionedHpa::V2beta1),
+        ApiVersion::V1 => decode_as_with(de).map(VersionedHpa::V1),
+        ApiVersion::V2 => decode_as_with(de).map(VersionedHpa::V2),
+        ApiVersion::V2beta2 => decode_as_with(de).map(VersionedHpa::V2beta2),
+        ApiVersion::V2beta1 => decode_as_with(de).map(VersionedHpa::V2beta1),
     }
 }
 
@@ -256,9 +266,18 @@ fn type_meta_error(path: &str, message: &str) -> DecodeError {
 /// Strict decoding of any of our types: unknown fields are collected; on a type error the
 /// value is decoded once more to find where it is.
 pub fn decode_as<T: DeserializeOwned>(value: &Value) -> Result<T, Vec<DecodeError>> {
+    decode_as_with(strict::Strict(value))
+}
+
+/// [`decode_as`] from any deserializer with JSON's (and Go's) rules.
+pub fn decode_as_with<'de, T, D>(de: D) -> Result<T, Vec<DecodeError>>
+where
+    T: DeserializeOwned,
+    D: serde::Deserializer<'de, Error = serde_json::Error> + Copy,
+{
     let mut unknown = Vec::new();
     let result: Result<T, serde_json::Error> =
-        serde_ignored::deserialize(strict::Strict(value), |path| unknown.push(render_ignored_path(&path)));
+        serde_ignored::deserialize(de, |path| unknown.push(render_ignored_path(&path)));
     match result {
         Ok(v) if unknown.is_empty() => Ok(v),
         Ok(_) => Err(unknown
@@ -266,7 +285,7 @@ pub fn decode_as<T: DeserializeOwned>(value: &Value) -> Result<T, Vec<DecodeErro
             .map(|path| DecodeError { kind: DecodeErrorKind::UnknownField, path, message: "unknown field".into() })
             .collect()),
         Err(first) => {
-            let (path, message) = match serde_path_to_error::deserialize::<_, T>(strict::Strict(value)) {
+            let (path, message) = match serde_path_to_error::deserialize::<_, T>(de) {
                 Err(e) => (render_error_path(e.path()), e.into_inner().to_string()),
                 Ok(_) => (String::new(), first.to_string()),
             };

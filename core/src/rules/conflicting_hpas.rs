@@ -96,11 +96,11 @@ impl Rule for ConflictingHpas {
             return;
         }
         let others: Vec<_> =
-            objects.hpas_targeting(cx.namespace(), &t.kind, &t.name).into_iter().filter(|(id, _)| *id != me).collect();
+            objects.hpas_targeting(cx.namespace(), &t.kind, &t.name).into_iter().filter(|id| *id != me).collect();
         if others.is_empty() {
             return;
         }
-        let names: Vec<String> = others.iter().map(|(id, _)| id.name.clone()).collect();
+        let names: Vec<String> = others.iter().map(|id| id.name.clone()).collect();
         let mut f = Finding::new(
             &Self::META,
             "spec.scaleTargetRef",
@@ -113,7 +113,7 @@ impl Rule for ConflictingHpas {
             ),
         )
         .help("merge them into one HPA with several metrics");
-        for (id, _) in others {
+        for id in others {
             f = f.related(Location::Object { id: id.clone(), path: "spec.scaleTargetRef".into() }, "also targets it");
         }
         out.push(f);

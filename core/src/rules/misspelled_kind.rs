@@ -104,7 +104,9 @@ pub fn check_kind(api_version: &str, kind: &str) -> Option<Finding> {
             .help(format!("write `apiVersion: {right}` (or the version your cluster serves)")),
         );
     }
-    let close = edit_distance(&kind.to_ascii_lowercase(), &HPA.to_ascii_lowercase()) <= 4;
+    // A near miss is within 4 edits, so its length is within 4 of the kind's.
+    let close = kind.len().abs_diff(HPA.len()) <= 4
+        && edit_distance(&kind.to_ascii_lowercase(), &HPA.to_ascii_lowercase()) <= 4;
     // `Scale` is the only other kind of the group (a subresource, never a manifest).
     if (autoscaling && kind != "Scale" && !kind.is_empty()) || (close && !kind.is_empty()) {
         return Some(

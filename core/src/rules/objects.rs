@@ -7,7 +7,6 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use crate::api::Quantity;
-use crate::api::v2::HorizontalPodAutoscaler;
 
 /// Identifies an object of the manifest set.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -201,7 +200,7 @@ pub trait Objects: Sync {
     fn scaled_objects(&self, namespace: &str) -> &[ScaledObject];
     /// Every HPA of the set that targets `kind/name` in `namespace` (the one under check
     /// included), in input order.
-    fn hpas_targeting(&self, namespace: &str, kind: &str, name: &str) -> Vec<(&ObjectId, &HorizontalPodAutoscaler)>;
+    fn hpas_targeting(&self, namespace: &str, kind: &str, name: &str) -> Vec<&ObjectId>;
 }
 
 /// Builds a [`Workload`] from a workload object's JSON (Deployment, StatefulSet, ReplicaSet,

@@ -2,7 +2,6 @@
 
 use std::collections::HashMap;
 
-use hpa_core::api::v2::HorizontalPodAutoscaler;
 use hpa_core::rules::objects::{self, ObjectId, Pdb, ScaledObject, Vpa, Workload};
 use serde_json::{Map, Value};
 
@@ -10,13 +9,13 @@ use crate::source::{Node, NodeKind};
 
 /// Objects by kind and namespace, built once before the rules run.
 #[derive(Debug, Default)]
-pub struct Index<'a> {
+pub struct Index {
     workloads: HashMap<(String, String, String), Workload>,
     workloads_folded: HashMap<(String, String, String), (String, String, String)>,
     pdbs: HashMap<String, Vec<Pdb>>,
     vpas: HashMap<String, Vec<Vpa>>,
     scaled_objects: HashMap<String, Vec<ScaledObject>>,
-    hpas: Vec<(ObjectId, &'a HorizontalPodAutoscaler)>,
+    hpas: Vec<ObjectId>,
     hpas_by_target: HashMap<(String, String, String), Vec<usize>>,
 }
 
@@ -108,7 +107,7 @@ fn workload_view(root: &Node) -> Value {
     Value::Object(view)
 }
 
-impl<'a> Index<'a> {
+impl Index {
     /// Adds an object prepared by [`prepare`].
     pub fn add(&mut self, entry: Indexed) {
         match entry {
@@ -124,16 +123,16 @@ impl<'a> Index<'a> {
         }
     }
 
-    /// Adds an HPA (after admission, in internal form).
-    pub fn add_hpa(&mut self, id: ObjectId, hpa: &'a HorizontalPodAutoscaler) {
-        let t = &hpa.spec.scale_target_ref;
-        let key = (id.namespace.clone(), t.kind.clone(), t.name.clone());
+    /// Adds an HPA (after admission, in internal form) that targets `kind/name` in its
+    /// namespace.
+    pub fn add_hpa(&mut self, id: ObjectId, target_kind: &str, target_name: &str) {
+        let key = (id.namespace.clone(), target_kind.to_string(), target_name.to_string());
         self.hpas_by_target.entry(key).or_default().push(self.hpas.len());
-        self.hpas.push((id, hpa));
+        self.hpas.push(id);
     }
 }
 
-impl hpa_core::rules::Objects for Index<'_> {
+impl hpa_core::rules::Objects for Index {
     fn workload(&self, kind: &str, namespace: &str, name: &str) -> Option<&Workload> {
         self.workloads.get(&(kind.to_string(), namespace.to_string(), name.to_string()))
     }
@@ -155,10 +154,10 @@ impl hpa_core::rules::Objects for Index<'_> {
         self.scaled_objects.get(namespace).map_or(&[], Vec::as_slice)
     }
 
-    fn hpas_targeting(&self, namespace: &str, kind: &str, name: &str) -> Vec<(&ObjectId, &HorizontalPodAutoscaler)> {
+    fn hpas_targeting(&self, namespace: &str, kind: &str, name: &str) -> Vec<&ObjectId> {
         self.hpas_by_target
             .get(&(namespace.to_string(), kind.to_string(), name.to_string()))
-            .map(|ixs| ixs.iter().filter_map(|&i| self.hpas.get(i)).map(|(id, h)| (id, *h)).collect())
+            .map(|ixs| ixs.iter().filter_map(|&i| self.hpas.get(i)).collect())
             .unwrap_or_default()
     }
 }

@@ -11,7 +11,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::OnceLock;
 
 use hpa_core::admission::Options;
-use hpa_core::api::{ApiVersion, DecodeErrorKind};
+use hpa_core::api::v2::HorizontalPodAutoscaler;
+use hpa_core::api::{ApiVersion, DecodeErrorKind, VersionedHpa};
 use hpa_core::convert;
 use hpa_core::rules::{self, Context, Finding, Location, ObjectId, RuleMeta, Settings, Severity};
 use rayon::prelude::*;
@@ -19,7 +20,7 @@ use serde_json::Value;
 
 use crate::hpa::{self, Checked};
 use crate::input::{self, ObjectRef, SourceFile};
-use crate::source::{Node, Span};
+use crate::source::{self, Node, Parsed, Span};
 
 use self::config::{RuleLevel, Scope};
 
@@ -108,44 +109,60 @@ pub struct Outcome {
     pub notes: Vec<String>,
 }
 
-/// An HPA of the input, after decoding and admission.
-struct HpaEntry<'a> {
-    file: usize,
-    obj: ObjectRef<'a>,
+/// An object of the input, as the later passes know it (no tree is kept).
+struct ObjectInfo {
     id: ObjectId,
-    version: Option<ApiVersion>,
-    checked: Checked,
+    document: usize,
+    item: Option<usize>,
 }
 
-/// Phase timings on standard error when `HPA_LINT_TIMINGS` is set (for profiling).
-pub struct Timer(Option<std::time::Instant>);
-
-impl Timer {
-    /// Starts timing if `HPA_LINT_TIMINGS` is set.
-    pub fn start() -> Timer {
-        Timer(std::env::var_os("HPA_LINT_TIMINGS").map(|_| std::time::Instant::now()))
-    }
-
-    /// Prints the time since the start.
-    #[expect(clippy::print_stderr, reason = "profiling output, asked for with HPA_LINT_TIMINGS")]
-    pub fn lap(&self, phase: &str) {
-        if let Some(t) = self.0 {
-            eprintln!("{:>9.3} ms  {phase}", t.elapsed().as_secs_f64() * 1e3);
+impl ObjectInfo {
+    fn label(&self) -> ObjectLabel {
+        ObjectLabel {
+            kind: self.id.kind.clone(),
+            namespace: self.id.namespace.clone(),
+            name: self.id.name.clone(),
+            document: self.document,
+            item: self.item,
         }
     }
 }
 
-/// Every object of a manifest set by identity: its file, node and label.
-type Locations<'a> = HashMap<ObjectId, (usize, &'a Node, ObjectLabel)>;
+/// An HPA kube-apiserver admits, kept (until its group is done) for the rules that need the
+/// other objects.
+struct Deferred {
+    file: usize,
+    object: ObjectInfo,
+    version: Option<ApiVersion>,
+    ignore: suppress::Ignore,
+    original: VersionedHpa,
+    written: HorizontalPodAutoscaler,
+    effective: HorizontalPodAutoscaler,
+}
 
 /// What the first pass found in one file.
-struct FileResult<'a> {
-    objs: Vec<ObjectRef<'a>>,
-    hpas: Vec<HpaEntry<'a>>,
+struct FileResult {
+    objects: Vec<ObjectInfo>,
+    hpas: usize,
+    /// HPAs (id and target) for the conflicting-HPA rule.
+    targets: Vec<(ObjectId, String, String)>,
+    deferred: Vec<Deferred>,
     indexed: Vec<index::Indexed>,
     diags: Vec<Diagnostic>,
     suppressed: usize,
 }
+
+/// The HPA a finding is about, for positions and suppression.
+struct Subject<'n> {
+    file: usize,
+    node: &'n Node,
+    version: Option<ApiVersion>,
+    label: ObjectLabel,
+    ignore: &'n suppress::Ignore,
+}
+
+/// Finds another object of the set: its file, node and label.
+type FindObject<'a> = dyn Fn(&ObjectId) -> Option<(usize, &'a Node, ObjectLabel)> + 'a;
 
 fn object_id(obj: &ObjectRef<'_>, default_namespace: &str) -> ObjectId {
     ObjectId {
@@ -153,16 +170,6 @@ fn object_id(obj: &ObjectRef<'_>, default_namespace: &str) -> ObjectId {
         kind: obj.kind().unwrap_or_default().to_string(),
         namespace: obj.namespace().unwrap_or(default_namespace).to_string(),
         name: obj.name().unwrap_or_default().to_string(),
-    }
-}
-
-fn label(obj: &ObjectRef<'_>, id: &ObjectId) -> ObjectLabel {
-    ObjectLabel {
-        kind: id.kind.clone(),
-        namespace: id.namespace.clone(),
-        name: id.name.clone(),
-        document: obj.document,
-        item: obj.item,
     }
 }
 
@@ -201,130 +208,31 @@ impl LintOptions {
     }
 }
 
-/// Lints loaded files.
+/// Lints loaded files (parsed or not: the linter parses each file itself).
+///
+/// The files are grouped into the groups a manifest set can span (a directory, every file, or
+/// one file; see [`Scope`]), and each group is linted on its own: memory follows the largest
+/// group, not the whole input. Within a group:
+///
+/// 1. per file, in parallel: parse; decode, default and validate every HPA (HPA000); run the
+///    rules that need only the HPA; prepare the index entries of the other objects; drop the
+///    tree;
+/// 2. form the manifest sets (a directory that defines an object twice is split into its
+///    files) and index each;
+/// 3. per HPA, in parallel: the rules that need the other objects of its set (the files their
+///    findings are about are parsed again, for positions).
 pub fn lint(files: &[SourceFile], opts: &LintOptions) -> Outcome {
-    let admission = opts.admission();
     let timer = Timer::start();
-    // 1. Every object, per file in parallel: HPAs decoded and admitted.
-    let per_file: Vec<FileResult<'_>> = files
-        .par_iter()
-        .enumerate()
-        .map(|(i, f)| {
-            let mut diags = file_level_diagnostics(i, f, opts);
-            let mut suppressed = 0;
-            let objs = input::objects(i, f);
-            let mut hpas = Vec::new();
-            let mut indexed = Vec::new();
-            for obj in &objs {
-                let id = object_id(obj, &opts.default_namespace);
-                if obj.is_hpa() {
-                    let value = obj.to_json();
-                    let mut checked = hpa::check(&value, None, &admission);
-                    let dups = hpa::duplicate_key_errors(f, obj);
-                    if !dups.is_empty() {
-                        let mut errors: Vec<_> = dups.into_iter().map(|(e, _)| e).collect();
-                        if let Checked::Undecodable { errors: more, .. } = checked {
-                            errors.extend(more);
-                        }
-                        checked =
-                            Checked::Undecodable { version: obj.api_version().and_then(ApiVersion::parse), errors };
-                    }
-                    let version = obj.api_version().and_then(ApiVersion::parse);
-                    hpas.push(HpaEntry { file: i, obj: *obj, id, version, checked });
-                    continue;
-                }
-                if obj.kind().is_some() {
-                    indexed.extend(index::prepare(id.clone(), obj.node));
-                }
-                if let Some(finding) =
-                    rules::check_misspelled_kind(obj.api_version().unwrap_or(""), obj.kind().unwrap_or(""))
-                    && let Some(sev) = opts.level(finding.rule)
-                {
-                    if suppress::from_node(obj.node).covers(finding.rule) {
-                        suppressed += 1;
-                        continue;
-                    }
-                    let path = match &finding.location {
-                        Location::Hpa(p) => p.clone(),
-                        Location::Object { path, .. } => path.clone(),
-                    };
-                    let l = crate::source::locate(obj.node, &path);
-                    diags.push(Diagnostic {
-                        rule: finding.rule,
-                        severity: sev,
-                        file: i,
-                        span: l.span,
-                        exact: l.exact,
-                        object: Some(label(obj, &id)),
-                        path,
-                        message: finding.message,
-                        help: finding.help,
-                        related: Vec::new(),
-                        fix: None,
-                    });
-                }
-            }
-            FileResult { objs, hpas, indexed, diags, suppressed }
-        })
-        .collect();
-
-    timer.lap("decode, admit");
-    // 2. The manifest sets, and an index of each.
-    let (set_of, sets, notes) = manifest_sets(files, &per_file, opts);
-    let mut indexes: Vec<index::Index<'_>> = (0..sets).map(|_| index::Index::default()).collect();
-    let mut outcome = Outcome { notes, ..Outcome::default() };
-    let mut per_file = per_file;
-    let mut indexed: Vec<Vec<index::Indexed>> = per_file.iter_mut().map(|r| std::mem::take(&mut r.indexed)).collect();
-    for (file, r) in per_file.iter().enumerate() {
-        let set = set_of[file];
-        outcome.objects += r.objs.len();
-        outcome.hpas += r.hpas.len();
-        outcome.suppressed += r.suppressed;
-        for entry in indexed[file].drain(..) {
-            indexes[set].add(entry);
-        }
-        for h in &r.hpas {
-            if let Checked::Admitted { outcome: o, .. } = &h.checked {
-                indexes[set].add_hpa(h.id.clone(), &o.object);
-            }
-        }
+    let parts: Vec<Outcome> = groups(files, opts.scope).par_iter().map(|g| lint_group(files, g, opts)).collect();
+    let mut outcome = Outcome::default();
+    for mut part in parts {
+        outcome.diagnostics.append(&mut part.diagnostics);
+        outcome.notes.append(&mut part.notes);
+        outcome.objects += part.objects;
+        outcome.hpas += part.hpas;
+        outcome.suppressed += part.suppressed;
     }
-    // Where the objects of each set are, built only for sets with a finding about another
-    // object than the HPA under check.
-    let locations: Vec<OnceLock<Locations<'_>>> = (0..sets).map(|_| OnceLock::new()).collect();
-    let locate_in = |set: usize| {
-        locations[set].get_or_init(|| {
-            let mut map = Locations::new();
-            for (file, r) in per_file.iter().enumerate().filter(|(f, _)| set_of[*f] == set) {
-                let _ = file;
-                for obj in &r.objs {
-                    let id = object_id(obj, &opts.default_namespace);
-                    let l = label(obj, &id);
-                    map.entry(id).or_insert((obj.file, obj.node, l));
-                }
-            }
-            map
-        })
-    };
-
-    timer.lap("index");
-    // 3. The rules, per HPA in parallel.
-    let hpa_entries: Vec<&HpaEntry<'_>> = per_file.iter().flat_map(|r| r.hpas.iter()).collect();
-    let results: Vec<(Vec<Diagnostic>, usize)> = hpa_entries
-        .par_iter()
-        .map(|h| {
-            let set = set_of[h.file];
-            check_hpa(h, &indexes[set], &|| locate_in(set), opts)
-        })
-        .collect();
-    for r in &per_file {
-        outcome.diagnostics.extend(r.diags.iter().cloned());
-    }
-    for (diags, suppressed) in results {
-        outcome.diagnostics.extend(diags);
-        outcome.suppressed += suppressed;
-    }
-    timer.lap("rules");
+    timer.lap("lint");
     outcome.diagnostics.sort_by(|a, b| {
         (a.file, a.span.start.line, a.span.start.col, a.rule.id).cmp(&(
             b.file,
@@ -336,19 +244,13 @@ pub fn lint(files: &[SourceFile], opts: &LintOptions) -> Outcome {
     outcome
 }
 
-/// Assigns each file to a manifest set (see [`Scope`]); returns the set of each file, the
-/// number of sets, and notes on directories split because they define an object twice.
-fn manifest_sets(
-    files: &[SourceFile],
-    per_file: &[FileResult<'_>],
-    opts: &LintOptions,
-) -> (Vec<usize>, usize, Vec<String>) {
-    let n = files.len();
-    match opts.scope {
-        Scope::All => (vec![0; n], 1, Vec::new()),
-        Scope::File => ((0..n).collect(), n.max(1), Vec::new()),
+/// The files of each group, in input order: by directory (standard input alone), all
+/// together, or one by one.
+fn groups(files: &[SourceFile], scope: Scope) -> Vec<Vec<usize>> {
+    match scope {
+        Scope::All => vec![(0..files.len()).collect()],
+        Scope::File => (0..files.len()).map(|i| vec![i]).collect(),
         Scope::Directory => {
-            // Files by directory (standard input is a set of its own).
             let mut dirs: BTreeMap<String, Vec<usize>> = BTreeMap::new();
             for (i, f) in files.iter().enumerate() {
                 let key = if f.name == input::STDIN_NAME {
@@ -358,132 +260,207 @@ fn manifest_sets(
                 };
                 dirs.entry(key).or_default().push(i);
             }
-            let mut set_of = vec![0; n];
-            let mut sets = 0;
-            let mut notes = Vec::new();
-            for (dir, members) in dirs {
-                match duplicate_definition(per_file, &members, &opts.default_namespace) {
-                    Some((what, a, b)) => {
-                        let shown = if dir.is_empty() { "." } else { dir.as_str() };
-                        notes.push(format!(
-                            "{shown}: {what} is defined in both {} and {}, so the directory is not one set of objects applied together; each of its files is checked with its own objects only (use --scope all to match across them)",
-                            files[a].name, files[b].name
-                        ));
-                        for i in members {
-                            set_of[i] = sets;
-                            sets += 1;
-                        }
-                    }
-                    None => {
-                        for i in members {
-                            set_of[i] = sets;
-                        }
-                        sets += 1;
-                    }
-                }
-            }
-            (set_of, sets.max(1), notes)
+            dirs.into_values().collect()
         }
     }
 }
 
-/// The first object defined in two files of `members` (kind, namespace and name; the API
-/// group version may differ), with the two files.
-fn duplicate_definition(
-    per_file: &[FileResult<'_>],
-    members: &[usize],
-    default_namespace: &str,
-) -> Option<(String, usize, usize)> {
-    let mut seen: HashMap<(String, String, String), usize> = HashMap::new();
-    for &i in members {
-        for obj in &per_file[i].objs {
-            let (Some(kind), Some(name)) = (obj.kind(), obj.name()) else { continue };
-            if name.is_empty() {
-                continue;
-            }
-            let ns = obj.namespace().unwrap_or(default_namespace);
-            let key = (kind.to_string(), ns.to_string(), name.to_string());
-            match seen.get(&key) {
-                Some(&first) if first != i => return Some((format!("{kind} {ns}/{name}"), first, i)),
-                Some(_) => {}
-                None => {
-                    seen.insert(key, i);
-                }
-            }
+/// Lints one group of files (see [`lint`]).
+fn lint_group(files: &[SourceFile], members: &[usize], opts: &LintOptions) -> Outcome {
+    let admission = opts.admission();
+    let deferring = rules::ALL.iter().any(|r| r.meta().needs_objects && opts.level(r.meta()).is_some());
+    // Each file is parsed and checked in one go, while its tree is in the cache, and its tree
+    // is dropped: the few files that cross-object findings are about are parsed again.
+    let mut per_file: Vec<FileResult> = members
+        .par_iter()
+        .map(|&i| first_pass(i, &files[i], &source::parse(&files[i].text), opts, &admission, deferring))
+        .collect();
+
+    // The sets: the group, or each file when the group is a directory that defines an object
+    // twice (alternatives, not objects applied together).
+    let mut outcome = Outcome::default();
+    let split = match duplicate_definition(&per_file) {
+        Some((what, a, b)) if opts.scope == Scope::Directory && members.len() > 1 => {
+            let dir = std::path::Path::new(&files[members[a]].name).parent().map(|p| p.display().to_string());
+            let shown = dir.filter(|d| !d.is_empty()).unwrap_or_else(|| ".".into());
+            outcome.notes.push(format!(
+                "{shown}: {what} is defined in both {} and {}, so the directory is not one set of objects applied together; each of its files is checked with its own objects only (use --scope all to match across them)",
+                files[members[a]].name, files[members[b]].name
+            ));
+            true
+        }
+        _ => false,
+    };
+    let set_of = |k: usize| if split { k } else { 0 };
+    let sets = if split { members.len() } else { 1 };
+    let mut indexes: Vec<index::Index> = (0..sets).map(|_| index::Index::default()).collect();
+    for (k, r) in per_file.iter_mut().enumerate() {
+        outcome.objects += r.objects.len();
+        outcome.hpas += r.hpas;
+        outcome.suppressed += r.suppressed;
+        outcome.diagnostics.append(&mut r.diags);
+        for entry in r.indexed.drain(..) {
+            indexes[set_of(k)].add(entry);
+        }
+        for (id, kind, name) in r.targets.drain(..) {
+            indexes[set_of(k)].add_hpa(id, &kind, &name);
         }
     }
-    None
+
+    // Where the objects of each set are, built when a finding is about another object.
+    let reparsed: Vec<OnceLock<Parsed>> = members.iter().map(|_| OnceLock::new()).collect();
+    let node_of = |k: usize, o: &ObjectInfo| -> Option<&Node> {
+        let parsed = reparsed[k].get_or_init(|| source::parse(&files[members[k]].text));
+        input::objects_in(members[k], parsed)
+            .into_iter()
+            .find(|r| r.document == o.document && r.item == o.item)
+            .map(|r| r.node)
+    };
+    let locations: Vec<OnceLock<HashMap<&ObjectId, (usize, &ObjectInfo)>>> =
+        (0..sets).map(|_| OnceLock::new()).collect();
+    let find = |set: usize, id: &ObjectId| -> Option<(usize, &Node, ObjectLabel)> {
+        let map = locations[set].get_or_init(|| {
+            let mut map = HashMap::new();
+            for (k, r) in per_file.iter().enumerate().filter(|(k, _)| set_of(*k) == set) {
+                for o in &r.objects {
+                    map.entry(&o.id).or_insert((k, o));
+                }
+            }
+            map
+        });
+        let (k, o) = map.get(id)?;
+        Some((members[*k], node_of(*k, o)?, o.label()))
+    };
+    let deferred: Vec<(usize, &Deferred)> =
+        per_file.iter().enumerate().flat_map(|(k, r)| r.deferred.iter().map(move |d| (k, d))).collect();
+    let results: Vec<(Vec<Diagnostic>, usize)> = deferred
+        .par_iter()
+        .map(|&(k, d)| {
+            let findings = object_rules(d, &indexes[set_of(k)], opts);
+            if findings.is_empty() {
+                return (Vec::new(), 0);
+            }
+            let Some(node) = node_of(k, &d.object) else { return (Vec::new(), 0) };
+            let subject =
+                Subject { file: d.file, node, version: d.version, label: d.object.label(), ignore: &d.ignore };
+            position_findings(findings, &subject, &|id| find(set_of(k), id), opts)
+        })
+        .collect();
+    for (diags, suppressed) in results {
+        outcome.diagnostics.extend(diags);
+        outcome.suppressed += suppressed;
+    }
+    outcome
 }
 
-/// Unreadable files and YAML syntax errors, as HPA000.
-fn file_level_diagnostics(i: usize, f: &SourceFile, _opts: &LintOptions) -> Vec<Diagnostic> {
-    let invalid = rules::find("HPA000").map(|r| r.meta());
-    let Some(invalid) = invalid else { return Vec::new() };
-    let mut out = Vec::new();
-    if let Some(reason) = &f.unreadable {
-        out.push(Diagnostic {
-            rule: invalid,
-            severity: Severity::Error,
-            file: i,
-            span: Span::default(),
-            exact: true,
-            object: None,
-            path: String::new(),
-            message: format!("cannot read this file: {reason}"),
-            help: Some("lint YAML or JSON text files only (use --exclude to skip others)".into()),
-            related: Vec::new(),
-            fix: None,
-        });
-    }
-    for doc in f.parsed.documents.iter().filter(|d| input::is_kindless_list(&d.root)) {
-        let span = doc.root.entry("items").map_or(doc.root.span, |e| e.key.span);
-        out.push(Diagnostic {
-            rule: invalid,
-            severity: Severity::Error,
-            file: i,
-            span,
-            exact: false,
-            object: None,
-            path: "kind".into(),
-            message: "a document with items but no kind: kubectl refuses it (\"Object 'Kind' is missing\")".into(),
-            help: Some("add `kind: List` (its items are checked below as they are)".into()),
-            related: Vec::new(),
-            fix: None,
-        });
-    }
-    if let Some(e) = &f.parsed.error {
-        out.push(Diagnostic {
-            rule: invalid,
-            severity: Severity::Error,
-            file: i,
-            span: Span { start: e.mark, end: e.mark },
-            exact: true,
-            object: None,
-            path: String::new(),
-            message: format!("invalid YAML: {}", e.message),
-            help: Some("fix the syntax; nothing after this point in the file was checked".into()),
-            related: Vec::new(),
-            fix: None,
-        });
-    }
-    out
-}
-
-/// Runs everything about one HPA; returns its diagnostics and the number suppressed.
-fn check_hpa<'a>(
-    h: &HpaEntry<'_>,
-    index: &index::Index<'_>,
-    locations: &dyn Fn() -> &'a Locations<'a>,
+/// The first pass over one file (see [`lint`]).
+fn first_pass(
+    i: usize,
+    f: &SourceFile,
+    parsed: &Parsed,
     opts: &LintOptions,
-) -> (Vec<Diagnostic>, usize) {
-    // (finding, whether it is about a key rather than a value)
+    admission: &Options,
+    deferring: bool,
+) -> FileResult {
+    let mut r = FileResult {
+        objects: Vec::new(),
+        hpas: 0,
+        targets: Vec::new(),
+        deferred: Vec::new(),
+        indexed: Vec::new(),
+        diags: file_level_diagnostics(i, f, parsed),
+        suppressed: 0,
+    };
+    for obj in input::objects_in(i, parsed) {
+        let id = object_id(&obj, &opts.default_namespace);
+        let info = ObjectInfo { id, document: obj.document, item: obj.item };
+        if obj.is_hpa() {
+            r.hpas += 1;
+            first_pass_hpa(parsed, &obj, &info, opts, admission, deferring, &mut r);
+        } else {
+            if obj.kind().is_some() {
+                r.indexed.extend(index::prepare(info.id.clone(), obj.node));
+            }
+            if let Some(finding) =
+                rules::check_misspelled_kind(obj.api_version().unwrap_or(""), obj.kind().unwrap_or(""))
+            {
+                let ignore = suppress::from_node(obj.node);
+                let subject = Subject { file: i, node: obj.node, version: None, label: info.label(), ignore: &ignore };
+                let (diags, suppressed) = position_findings(vec![(finding, false)], &subject, &|_| None, opts);
+                r.diags.extend(diags);
+                r.suppressed += suppressed;
+            }
+        }
+        r.objects.push(info);
+    }
+    r
+}
+
+/// Decodes and admits one HPA, reports what needs only the HPA, and keeps it for the
+/// cross-object rules when kube-apiserver admits it.
+fn first_pass_hpa(
+    parsed: &Parsed,
+    obj: &ObjectRef<'_>,
+    info: &ObjectInfo,
+    opts: &LintOptions,
+    admission: &Options,
+    deferring: bool,
+    r: &mut FileResult,
+) {
+    let version = obj.api_version().and_then(ApiVersion::parse);
+    let mut checked = hpa::check_node(obj.node, admission);
+    let dups = hpa::duplicate_key_errors(parsed, obj);
+    if !dups.is_empty() {
+        let mut errors: Vec<_> = dups.into_iter().map(|(e, _)| e).collect();
+        if let Checked::Undecodable { errors: more, .. } = checked {
+            errors.extend(more);
+        }
+        checked = Checked::Undecodable { version, errors };
+    }
+    let ignore = suppress::from_node(obj.node);
+    let written = match &checked {
+        Checked::Admitted { object, outcome, .. } => {
+            Some(convert::to_internal(object).map(|c| c.object).unwrap_or_else(|_| outcome.object.clone()))
+        }
+        _ => None,
+    };
+    let findings = single_rules(&checked, written.as_ref(), obj.api_version().unwrap_or_default(), info, opts);
+    let subject = Subject { file: obj.file, node: obj.node, version, label: info.label(), ignore: &ignore };
+    let (diags, suppressed) = position_findings(findings, &subject, &|_| None, opts);
+    r.diags.extend(diags);
+    r.suppressed += suppressed;
+    if let (Checked::Admitted { object, outcome, .. }, Some(written)) = (checked, written) {
+        let t = &outcome.object.spec.scale_target_ref;
+        r.targets.push((info.id.clone(), t.kind.clone(), t.name.clone()));
+        if deferring && outcome.errors.is_empty() {
+            r.deferred.push(Deferred {
+                file: obj.file,
+                object: ObjectInfo { id: info.id.clone(), document: info.document, item: info.item },
+                version,
+                ignore,
+                original: *object,
+                written,
+                effective: outcome.object,
+            });
+        }
+    }
+}
+
+/// HPA000 and HPA401 for an HPA that does not decode or convert; every rule that needs only
+/// the HPA for one that does. Each finding comes with whether it is about a key.
+fn single_rules(
+    checked: &Checked,
+    written: Option<&HorizontalPodAutoscaler>,
+    api_version: &str,
+    info: &ObjectInfo,
+    opts: &LintOptions,
+) -> Vec<(Finding, bool)> {
     let mut findings: Vec<(Finding, bool)> = Vec::new();
     let invalid = rules::find("HPA000").map(|r| r.meta());
-    match &h.checked {
+    match checked {
         Checked::Undecodable { version, errors } => {
             let removed = rules::find("HPA401").map(|r| r.meta());
             let unknown_version = errors.iter().any(|e| e.kind == DecodeErrorKind::TypeMeta && e.path == "apiVersion");
-            let api_version = h.obj.api_version().unwrap_or_default();
             if unknown_version && api_version.starts_with("autoscaling/v2alpha") {
                 if let Some(meta) = removed {
                     let f = Finding::new(
@@ -517,25 +494,24 @@ fn check_hpa<'a>(
             }
         }
         Checked::Admitted { object, outcome, .. } => {
-            let written = convert::to_internal(object).map(|c| c.object).unwrap_or_else(|_| outcome.object.clone());
             let cx = Context {
                 original: object,
-                written: &written,
+                written: written.unwrap_or(&outcome.object),
                 effective: &outcome.object,
                 errors: &outcome.errors,
                 annotation_problems: &outcome.annotation_problems,
-                id: Some(&h.id),
-                objects: Some(index),
+                id: Some(&info.id),
+                objects: None,
                 settings: &opts.settings,
             };
             let mut out = Vec::new();
             for rule in rules::ALL {
-                let id = rule.meta().id;
-                if opts.level(rule.meta()).is_none() {
+                let meta = rule.meta();
+                if meta.needs_objects || opts.level(meta).is_none() {
                     continue;
                 }
                 // For an object kube-apiserver rejects, only its errors (and its version) matter.
-                if !outcome.errors.is_empty() && id != "HPA000" && id != "HPA401" {
+                if !outcome.errors.is_empty() && meta.id != "HPA000" && meta.id != "HPA401" {
                     continue;
                 }
                 rule.check(&cx, &mut out);
@@ -543,7 +519,39 @@ fn check_hpa<'a>(
             findings.extend(out.into_iter().map(|f| (f, false)));
         }
     }
-    let ignore = suppress::from_node(h.obj.node);
+    findings
+}
+
+/// The rules that need the other objects of the set, for an admitted HPA.
+fn object_rules(d: &Deferred, index: &index::Index, opts: &LintOptions) -> Vec<(Finding, bool)> {
+    let cx = Context {
+        original: &d.original,
+        written: &d.written,
+        effective: &d.effective,
+        errors: &[],
+        annotation_problems: &[],
+        id: Some(&d.object.id),
+        objects: Some(index),
+        settings: &opts.settings,
+    };
+    let mut out = Vec::new();
+    for rule in rules::ALL {
+        let meta = rule.meta();
+        if meta.needs_objects && opts.level(meta).is_some() {
+            rule.check(&cx, &mut out);
+        }
+    }
+    out.into_iter().map(|f| (f, false)).collect()
+}
+
+/// Turns findings into diagnostics: severity after configuration, suppression, positions of
+/// the finding and its related places. Returns them and the number suppressed.
+fn position_findings<'a>(
+    findings: Vec<(Finding, bool)>,
+    h: &Subject<'a>,
+    find: &FindObject<'a>,
+    opts: &LintOptions,
+) -> (Vec<Diagnostic>, usize) {
     let mut out = Vec::new();
     let mut suppressed = 0;
     for (f, about_key) in findings {
@@ -552,16 +560,16 @@ fn check_hpa<'a>(
             // The rule chose another severity for this finding, and the user did not override it.
             severity = f.severity;
         }
-        let (file, node, path, on_hpa) = match &f.location {
-            Location::Hpa(path) => (h.file, h.obj.node, path.clone(), true),
-            Location::Object { id, path } => match locations().get(id) {
-                Some((fi, node, _)) => (*fi, *node, path.clone(), false),
-                None => (h.file, h.obj.node, String::new(), true),
+        let (file, node, path, on_hpa, label) = match &f.location {
+            Location::Hpa(path) => (h.file, h.node, path.clone(), true, h.label.clone()),
+            Location::Object { id, path } => match find(id) {
+                Some((fi, node, label)) => (fi, node, path.clone(), false, label),
+                None => (h.file, h.node, String::new(), true, h.label.clone()),
             },
         };
         if f.rule.id != "HPA000" {
             let other = if on_hpa { suppress::Ignore::default() } else { suppress::from_node(node) };
-            if ignore.covers(f.rule) || other.covers(f.rule) {
+            if h.ignore.covers(f.rule) || other.covers(f.rule) {
                 suppressed += 1;
                 continue;
             }
@@ -572,26 +580,22 @@ fn check_hpa<'a>(
             .iter()
             .filter_map(|(loc, msg)| {
                 let (fi, node, path, v) = match loc {
-                    Location::Hpa(p) => (h.file, h.obj.node, p.clone(), h.version),
+                    Location::Hpa(p) => (h.file, h.node, p.clone(), h.version),
                     Location::Object { id, path } => {
-                        let (fi, node, _) = locations().get(id)?;
-                        (*fi, *node, path.clone(), None)
+                        let (fi, node, _) = find(id)?;
+                        (fi, node, path.clone(), None)
                     }
                 };
                 Some(Related { file: fi, span: position(node, v, &path, false).0, message: msg.clone() })
             })
             .collect();
-        let object = match &f.location {
-            Location::Object { id, .. } if !on_hpa => locations().get(id).map(|(_, _, l)| l.clone()),
-            _ => Some(label(&h.obj, &h.id)),
-        };
         out.push(Diagnostic {
             rule: f.rule,
             severity,
             file,
             span,
             exact,
-            object,
+            object: Some(label),
             path,
             message: f.message,
             help: f.help,
@@ -600,6 +604,103 @@ fn check_hpa<'a>(
         });
     }
     (out, suppressed)
+}
+
+/// Phase timings on standard error when `HPA_LINT_TIMINGS` is set (for profiling).
+pub struct Timer(Option<std::time::Instant>);
+
+impl Timer {
+    /// Starts timing if `HPA_LINT_TIMINGS` is set.
+    pub fn start() -> Timer {
+        Timer(std::env::var_os("HPA_LINT_TIMINGS").map(|_| std::time::Instant::now()))
+    }
+
+    /// Prints the time since the start.
+    #[expect(clippy::print_stderr, reason = "profiling output, asked for with HPA_LINT_TIMINGS")]
+    pub fn lap(&self, phase: &str) {
+        if let Some(t) = self.0 {
+            eprintln!("{:>9.3} ms  {phase}", t.elapsed().as_secs_f64() * 1e3);
+        }
+    }
+}
+
+/// The first object defined in two of the files (kind, namespace and name; the API group
+/// version may differ), with the positions of the two files.
+fn duplicate_definition(per_file: &[FileResult]) -> Option<(String, usize, usize)> {
+    let mut seen: HashMap<(&str, &str, &str), usize> = HashMap::new();
+    for (i, r) in per_file.iter().enumerate() {
+        for obj in &r.objects {
+            let id = &obj.id;
+            if id.name.is_empty() || id.kind.is_empty() {
+                continue;
+            }
+            let key = (id.kind.as_str(), id.namespace.as_str(), id.name.as_str());
+            match seen.get(&key) {
+                Some(&first) if first != i => {
+                    return Some((format!("{} {}/{}", id.kind, id.namespace, id.name), first, i));
+                }
+                Some(_) => {}
+                None => {
+                    seen.insert(key, i);
+                }
+            }
+        }
+    }
+    None
+}
+
+/// Unreadable files and YAML syntax errors, as HPA000.
+fn file_level_diagnostics(i: usize, f: &SourceFile, parsed: &Parsed) -> Vec<Diagnostic> {
+    let invalid = rules::find("HPA000").map(|r| r.meta());
+    let Some(invalid) = invalid else { return Vec::new() };
+    let mut out = Vec::new();
+    if let Some(reason) = &f.unreadable {
+        out.push(Diagnostic {
+            rule: invalid,
+            severity: Severity::Error,
+            file: i,
+            span: Span::default(),
+            exact: true,
+            object: None,
+            path: String::new(),
+            message: format!("cannot read this file: {reason}"),
+            help: Some("lint YAML or JSON text files only (use --exclude to skip others)".into()),
+            related: Vec::new(),
+            fix: None,
+        });
+    }
+    for doc in parsed.documents.iter().filter(|d| input::is_kindless_list(&d.root)) {
+        let span = doc.root.entry("items").map_or(doc.root.span, |e| e.key.span);
+        out.push(Diagnostic {
+            rule: invalid,
+            severity: Severity::Error,
+            file: i,
+            span,
+            exact: false,
+            object: None,
+            path: "kind".into(),
+            message: "a document with items but no kind: kubectl refuses it (\"Object 'Kind' is missing\")".into(),
+            help: Some("add `kind: List` (its items are checked below as they are)".into()),
+            related: Vec::new(),
+            fix: None,
+        });
+    }
+    if let Some(e) = &parsed.error {
+        out.push(Diagnostic {
+            rule: invalid,
+            severity: Severity::Error,
+            file: i,
+            span: Span { start: e.mark, end: e.mark },
+            exact: true,
+            object: None,
+            path: String::new(),
+            message: format!("invalid YAML: {}", e.message),
+            help: Some("fix the syntax; nothing after this point in the file was checked".into()),
+            related: Vec::new(),
+            fix: None,
+        });
+    }
+    out
 }
 
 /// The span to point at for a field path: the value (or the key when the finding is about

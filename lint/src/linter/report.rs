@@ -88,7 +88,7 @@ pub struct HumanStyle {
 }
 
 fn span_of(file: &SourceFile, d_span: crate::source::Span) -> SourceSpan {
-    let r = file.lines.range(&file.text, d_span);
+    let r = file.lines().range(&file.text, d_span);
     let len = (r.end - r.start).max(usize::from(!file.text.is_empty() && r.start < file.text.len()));
     SourceSpan::from((r.start, len))
 }
