@@ -320,6 +320,18 @@ impl Builder {
     }
 }
 
+fn respan(n: &mut Node, span: Span) {
+    n.span = span;
+    match &mut n.kind {
+        NodeKind::Scalar(_) => {}
+        NodeKind::Seq(items) => items.iter_mut().for_each(|i| respan(i, span)),
+        NodeKind::Map(entries) => entries.iter_mut().for_each(|e| {
+            respan(&mut e.key, span);
+            respan(&mut e.value, span);
+        }),
+    }
+}
+
 fn count_nodes(n: &Node) -> usize {
     match &n.kind {
         NodeKind::Scalar(_) => 1,
@@ -436,8 +448,10 @@ pub fn parse_with_limits(text: &str, limits: Limits) -> Parsed {
                         ));
                         continue;
                     }
+                    // Every node of the copy is where the alias is: a finding inside it is
+                    // about the object that uses the alias, not the one that defines it.
                     let mut copy = node.clone();
-                    copy.span = span;
+                    respan(&mut copy, span);
                     builder.finish_node(copy, 0);
                 }
                 None => {
@@ -858,6 +872,9 @@ mod tests {
         assert_eq!(v["thing"]["w"], 3);
         // YAML 1.1, as kubectl reads it: `y` is the boolean true.
         assert_eq!(v["thing"]["true"], 4);
+        // What an alias brings in is located at the alias.
+        let thing = p.documents[0].root.get("thing").unwrap();
+        assert_eq!(thing.get("x").unwrap().span.start.line, 3);
         let mut bomb = String::from("a: &a [x, x, x, x, x, x, x, x, x, x]\n");
         for i in 0..8 {
             let prev = if i == 0 { "a".to_string() } else { format!("l{}", i - 1) };
