@@ -8,8 +8,9 @@
 #   parse: tree     hpa-lint's span-keeping node tree, nothing else
 #   hpa-lint        everything: parse, decode, default, validate, index, 27 rules, JSON report
 #
-# Each is run RUNS times (default 3); the table shows the median wall time, objects/s, peak
-# memory, and the throughput relative to the event parse (the target is at least 70 %).
+# Each is run RUNS times (default 5), interleaved; the table shows the median wall time,
+# objects/s, the median CPU time (user + system), peak memory, and the throughput relative to
+# the event parse (the target is at least 70 %).
 #
 #   bench/lint/run.sh                    # 100 dirs x 100 files x 10 objects
 #   SIZE="10 100 10" bench/lint/run.sh   # a tenth of it
@@ -17,7 +18,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-RUNS=${RUNS:-3}
+RUNS=${RUNS:-5}
 SIZE=${SIZE:-"100 100 10"}
 TARGET_DIR=${CARGO_TARGET_DIR:-target}
 
@@ -36,32 +37,46 @@ BYTES=$(du -sb "$TREE/manifests" | cut -f1)
 FILES=$(find "$TREE/manifests" -type f | wc -l)
 echo "tree: $FILES files, $OBJECTS objects, $((BYTES / 1024 / 1024)) MiB; $(nproc) cores; $RUNS runs each" >&2
 
-# Runs a command RUNS times; prints "median_seconds peak_rss_kib".
-measure() {
-  local times=() rss=0 t r
-  for _ in $(seq "$RUNS"); do
-    /usr/bin/time -f "%e %M" -o "$TREE/time" "$@" >/dev/null 2>"$TREE/stderr" || {
-      # hpa-lint exits 1 when it reports findings; anything else is a failure.
-      if [ $? -ne 1 ]; then cat "$TREE/stderr" >&2; exit 1; fi
-    }
-    read -r t r <"$TREE/time"
-    times+=("$t")
-    [ "$r" -gt "$rss" ] && rss=$r
-  done
-  printf '%s\n' "${times[@]}" | sort -n | awk -v rss="$rss" '{a[NR]=$1} END {print a[int((NR+1)/2)], rss}'
+# One run of a command: appends "wall cpu rss_kib" to $TREE/$1.runs.
+run_once() {
+  local name=$1
+  shift
+  /usr/bin/time -f "%e %U %S %M" -o "$TREE/time" "$@" >/dev/null 2>"$TREE/stderr" || {
+    # hpa-lint exits 1 when it reports findings; anything else is a failure.
+    if [ $? -ne 1 ]; then cat "$TREE/stderr" >&2; exit 1; fi
+  }
+  awk '{print $1, $2 + $3, $4}' "$TREE/time" >>"$TREE/$name.runs"
 }
 
-read -r EVENTS_T EVENTS_M < <(measure "$PARSE" events "$TREE/manifests")
-read -r TREE_T TREE_M < <(measure "$PARSE" tree "$TREE/manifests")
-read -r LINT_T LINT_M < <(measure "$LINT" --no-config -o json --fail-on never "$TREE/manifests")
+# Rounds interleave the three, so that noise from other processes falls on all of them.
+for _ in $(seq "$RUNS"); do
+  run_once events "$PARSE" events "$TREE/manifests"
+  run_once tree "$PARSE" tree "$TREE/manifests"
+  run_once lint "$LINT" --no-config -o json --fail-on never "$TREE/manifests"
+done
+
+# "median_wall median_cpu peak_rss_kib" of a command's runs.
+summary() {
+  local f="$TREE/$1.runs"
+  local wall cpu rss
+  wall=$(cut -d' ' -f1 "$f" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+  cpu=$(cut -d' ' -f2 "$f" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+  rss=$(cut -d' ' -f3 "$f" | sort -n | tail -1)
+  echo "$wall $cpu $rss"
+}
+read -r EVENTS_T EVENTS_C EVENTS_M < <(summary events)
+read -r TREE_T TREE_C TREE_M < <(summary tree)
+read -r LINT_T LINT_C LINT_M < <(summary lint)
 
 row() {
-  awk -v name="$1" -v t="$2" -v m="$3" -v n="$OBJECTS" -v base="$EVENTS_T" \
-    'BEGIN { printf "| %-14s | %8.2f s | %10.0f | %7.0f MiB | %5.0f %% |\n", name, t, n / t, m / 1024, 100 * base / t }'
+  awk -v name="$1" -v t="$2" -v c="$3" -v m="$4" -v n="$OBJECTS" -v base="$EVENTS_T" -v basec="$EVENTS_C" \
+    'BEGIN { printf "| %-14s | %8.2f s | %10.0f | %5.0f %% | %7.2f s | %5.0f %% | %7.0f MiB |\n", name, t, n / t, 100 * base / t, c, 100 * basec / c, m / 1024 }'
 }
 echo
-echo "| run            |     wall   |  objects/s |  peak RSS   | vs events |"
-echo "| -------------- | ---------- | ---------- | ----------- | --------- |"
-row "parse: events" "$EVENTS_T" "$EVENTS_M"
-row "parse: tree" "$TREE_T" "$TREE_M"
-row "hpa-lint" "$LINT_T" "$LINT_M"
+echo "Medians of $RUNS interleaved runs; throughput relative to the event parse (wall and CPU)."
+echo
+echo "| run            |     wall   |  objects/s | vs events |  CPU time | vs events |  peak RSS   |"
+echo "| -------------- | ---------- | ---------- | --------- | --------- | --------- | ----------- |"
+row "parse: events" "$EVENTS_T" "$EVENTS_C" "$EVENTS_M"
+row "parse: tree" "$TREE_T" "$TREE_C" "$TREE_M"
+row "hpa-lint" "$LINT_T" "$LINT_C" "$LINT_M"

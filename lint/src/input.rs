@@ -43,7 +43,7 @@ pub enum InputError {
 pub const STDIN_NAME: &str = "<stdin>";
 
 /// One input file, read and parsed.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct SourceFile {
     /// The name shown to users (the path as found, or `<stdin>`).
     pub name: String,
@@ -174,6 +174,19 @@ fn load_with(origins: &[Origin], out: &mut crate::Output<'_>, parse: bool) -> (V
         }
     }
     (files, errors)
+}
+
+/// The name an input is shown as.
+pub fn origin_name(origin: &Origin) -> String {
+    match origin {
+        Origin::Stdin => STDIN_NAME.to_string(),
+        Origin::File(p) => p.display().to_string(),
+    }
+}
+
+/// Reads one input without parsing it (`stdin`: standard input, already read).
+pub fn read_unparsed(origin: &Origin, stdin: Option<&[u8]>) -> Result<SourceFile, InputError> {
+    load_one(origin, stdin, false)
 }
 
 fn load_one(origin: &Origin, stdin: Option<&[u8]>, parse: bool) -> Result<SourceFile, InputError> {

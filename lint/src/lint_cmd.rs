@@ -91,13 +91,19 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> ExitStatus {
     excludes.extend(cfg.file.exclude.iter().cloned());
     let (origins, mut errors) = input::discover(&args.paths, &excludes);
     let timer = linter::Timer::start();
-    let (files, load_errors) = input::load_unparsed(&origins, out);
-    timer.lap("read");
-    errors.extend(load_errors);
+    let stdin = if origins.contains(&input::Origin::Stdin) {
+        match out.read_stdin() {
+            Ok(bytes) => Some(bytes),
+            Err(e) => return out.usage_error(&format!("{}: {e}", input::STDIN_NAME)),
+        }
+    } else {
+        None
+    };
+    let (outcome, files, read_errors) = linter::lint_inputs(&origins, stdin.as_deref(), &opts);
+    errors.extend(read_errors);
     for e in &errors {
         out.error(&e.to_string());
     }
-    let outcome = linter::lint(&files, &opts);
     let text = match args.lint.output {
         LintFormat::Human => {
             let color = match args.lint.color {

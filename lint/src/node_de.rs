@@ -40,7 +40,7 @@ fn json_of(s: &Scalar) -> Json<'_> {
                 Json::Null
             }
         }
-        Scalar::Str(s) => Json::Str(s),
+        Scalar::Str(s) => Json::Str(s.as_str()),
     }
 }
 

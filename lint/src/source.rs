@@ -9,6 +9,8 @@
 //! parent when the field is missing.
 
 use std::borrow::Cow;
+
+use compact_str::CompactString;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 
@@ -61,8 +63,9 @@ pub enum Scalar {
     UInt(u64),
     /// A float.
     Float(f64),
-    /// Anything else, and every quoted or block scalar.
-    Str(String),
+    /// Anything else, and every quoted or block scalar (short ones are stored inline: most
+    /// keys and values of a manifest never allocate).
+    Str(CompactString),
 }
 
 /// The shape of a node.
@@ -103,7 +106,7 @@ impl Node {
     /// The key as a string, borrowed when it is one already (keys are compared often).
     pub fn key_str(&self) -> Cow<'_, str> {
         match &self.kind {
-            NodeKind::Scalar(Scalar::Str(s)) => Cow::Borrowed(s),
+            NodeKind::Scalar(Scalar::Str(s)) => Cow::Borrowed(s.as_str()),
             NodeKind::Scalar(s) => Cow::Owned(scalar_to_key(s)),
             _ => Cow::Borrowed(""),
         }
@@ -128,7 +131,7 @@ impl Node {
     /// The string value of a scalar.
     pub fn as_str(&self) -> Option<&str> {
         match &self.kind {
-            NodeKind::Scalar(Scalar::Str(s)) => Some(s),
+            NodeKind::Scalar(Scalar::Str(s)) => Some(s.as_str()),
             _ => None,
         }
     }
@@ -156,7 +159,7 @@ fn scalar_to_key(s: &Scalar) -> String {
         Scalar::Int(i) => i.to_string(),
         Scalar::UInt(u) => u.to_string(),
         Scalar::Float(f) => format_go_float(*f),
-        Scalar::Str(s) => s.clone(),
+        Scalar::Str(s) => s.to_string(),
     }
 }
 
@@ -175,7 +178,7 @@ fn scalar_to_json(s: &Scalar) -> Value {
                 Number::from_f64(*f).map_or(Value::Null, Value::Number)
             }
         }
-        Scalar::Str(s) => Value::String(s.clone()),
+        Scalar::Str(s) => Value::String(s.to_string()),
     }
 }
 
@@ -258,13 +261,18 @@ pub fn parse(text: &str) -> Parsed {
     parse_with_limits(text, Limits::default())
 }
 
+/// An open collection. Its children are collected on the builder's scratch stacks (from
+/// `from` on) and moved into an exactly sized vector when it closes: one allocation per
+/// collection instead of a vector grown child by child.
 enum Frame {
-    Seq { items: Vec<Node>, start: Mark, anchor: usize },
-    Map { entries: Vec<Entry>, key: Option<Node>, keys: Option<HashSet<String>>, start: Mark, anchor: usize },
+    Seq { from: usize, start: Mark, anchor: usize },
+    Map { from: usize, key: Option<Node>, keys: Option<HashSet<String>>, start: Mark, anchor: usize },
 }
 
 struct Builder {
     stack: Vec<Frame>,
+    items: Vec<Node>,
+    entries: Vec<Entry>,
     anchors: HashMap<usize, (Node, usize)>,
     alias_nodes: usize,
     problems: Vec<Problem>,
@@ -273,7 +281,40 @@ struct Builder {
 
 impl Builder {
     fn new() -> Self {
-        Builder { stack: Vec::new(), anchors: HashMap::new(), alias_nodes: 0, problems: Vec::new(), root: None }
+        Builder {
+            stack: Vec::new(),
+            items: Vec::new(),
+            entries: Vec::new(),
+            anchors: HashMap::new(),
+            alias_nodes: 0,
+            problems: Vec::new(),
+            root: None,
+        }
+    }
+
+    /// Starts a document (the scratch stacks keep their capacity).
+    fn reset(&mut self) {
+        self.stack.clear();
+        self.items.clear();
+        self.entries.clear();
+        self.anchors.clear();
+        self.alias_nodes = 0;
+        self.problems.clear();
+        self.root = None;
+    }
+
+    /// Closes the innermost collection: its node, and its anchor.
+    fn close(&mut self, end: Mark) -> Option<(Node, usize)> {
+        match self.stack.pop()? {
+            Frame::Seq { from, start, anchor } => {
+                let items: Vec<Node> = self.items.drain(from..).collect();
+                Some((Node { kind: NodeKind::Seq(items), span: Span { start, end } }, anchor))
+            }
+            Frame::Map { from, start, anchor, .. } => {
+                let entries: Vec<Entry> = self.entries.drain(from..).collect();
+                Some((Node { kind: NodeKind::Map(apply_merges(entries)), span: Span { start, end } }, anchor))
+            }
+        }
     }
 
     fn finish_node(&mut self, node: Node, anchor: usize) {
@@ -283,10 +324,12 @@ impl Builder {
         }
         match self.stack.last_mut() {
             None => self.root = Some(node),
-            Some(Frame::Seq { items, .. }) => items.push(node),
-            Some(Frame::Map { entries, key, keys, .. }) => match key.take() {
+            Some(Frame::Seq { .. }) => self.items.push(node),
+            Some(Frame::Map { from, key, keys, .. }) => match key.take() {
                 None => *key = Some(node),
                 Some(k) => {
+                    let entries = &mut self.entries;
+                    let from = *from;
                     let name = k.key_str();
                     let is_merge = name == "<<" && matches!(&k.kind, NodeKind::Scalar(Scalar::Str(_)));
                     if !is_merge {
@@ -294,10 +337,14 @@ impl Builder {
                         let duplicate = match keys {
                             Some(set) => !set.insert(name.to_string()),
                             None => {
-                                let dup = entries.iter().any(|e| e.key.key_str() == name);
-                                if entries.len() >= 16 {
+                                let dup = entries[from..].iter().any(|e| e.key.key_str() == name);
+                                if entries.len() - from >= 16 {
                                     *keys = Some(
-                                        entries.iter().map(|e| e.key.key_string()).chain([name.to_string()]).collect(),
+                                        entries[from..]
+                                            .iter()
+                                            .map(|e| e.key.key_string())
+                                            .chain([name.to_string()])
+                                            .collect(),
                                     );
                                 }
                                 dup
@@ -308,8 +355,8 @@ impl Builder {
                                 span: k.span,
                                 message: format!("mapping key {name:?} already defined in this mapping"),
                             });
-                            if let Some(pos) = entries.iter().position(|e| e.key.key_str() == name) {
-                                entries.remove(pos);
+                            if let Some(pos) = entries[from..].iter().position(|e| e.key.key_str() == name) {
+                                entries.remove(from + pos);
                             }
                         }
                     }
@@ -408,7 +455,7 @@ pub fn parse_with_limits(text: &str, limits: Limits) -> Parsed {
             Event::DocumentStart(_) => {
                 in_document = true;
                 doc_start = span.start;
-                builder = Builder::new();
+                builder.reset();
                 fatal = None;
             }
             Event::DocumentEnd => {
@@ -463,7 +510,7 @@ pub fn parse_with_limits(text: &str, limits: Limits) -> Parsed {
                     fatal = Some((span.start, format!("nesting deeper than {} levels", limits.max_depth)));
                     continue;
                 }
-                builder.stack.push(Frame::Seq { items: Vec::new(), start: span.start, anchor });
+                builder.stack.push(Frame::Seq { from: builder.items.len(), start: span.start, anchor });
             }
             Event::MappingStart(anchor, _) => {
                 if builder.stack.len() >= limits.max_depth {
@@ -471,22 +518,15 @@ pub fn parse_with_limits(text: &str, limits: Limits) -> Parsed {
                     continue;
                 }
                 builder.stack.push(Frame::Map {
-                    entries: Vec::new(),
+                    from: builder.entries.len(),
                     key: None,
                     keys: None,
                     start: span.start,
                     anchor,
                 });
             }
-            Event::SequenceEnd => {
-                if let Some(Frame::Seq { items, start, anchor }) = builder.stack.pop() {
-                    let node = Node { kind: NodeKind::Seq(items), span: Span { start, end: span.end } };
-                    builder.finish_node(node, anchor);
-                }
-            }
-            Event::MappingEnd => {
-                if let Some(Frame::Map { entries, start, anchor, .. }) = builder.stack.pop() {
-                    let node = Node { kind: NodeKind::Map(apply_merges(entries)), span: Span { start, end: span.end } };
+            Event::SequenceEnd | Event::MappingEnd => {
+                if let Some((node, anchor)) = builder.close(span.end) {
                     builder.finish_node(node, anchor);
                 }
             }
@@ -505,14 +545,14 @@ fn resolve(value: &str, style: ScalarStyle, tag: Option<&saphyr_parser::Tag>) ->
         && (tag.is_yaml_core_schema() || tag.handle == "!!")
     {
         match tag.suffix.as_str() {
-            "str" => return Scalar::Str(value.to_string()),
+            "str" => return Scalar::Str(value.into()),
             "null" => return Scalar::Null,
             "bool" | "int" | "float" => return resolve_plain(value),
             _ => {}
         }
     }
     if style != ScalarStyle::Plain {
-        return Scalar::Str(value.to_string());
+        return Scalar::Str(value.into());
     }
     resolve_plain(value)
 }
@@ -532,7 +572,7 @@ pub fn resolve_plain(s: &str) -> Scalar {
     }
     let first = s.as_bytes()[0];
     if !(first.is_ascii_digit() || matches!(first, b'+' | b'-' | b'.')) {
-        return Scalar::Str(s.to_string());
+        return Scalar::Str(s.into());
     }
     let plain: String = s.chars().filter(|&c| c != '_').collect();
     if let Some(i) = go_parse_int(&plain) {
@@ -555,7 +595,7 @@ pub fn resolve_plain(s: &str) -> Scalar {
     {
         return Scalar::Int(-i);
     }
-    Scalar::Str(s.to_string())
+    Scalar::Str(s.into())
 }
 
 /// `strconv.ParseInt(s, 0, 64)`: sign, then `0x`/`0o`/`0b` prefixes or a leading `0` for octal.

@@ -7,16 +7,17 @@ use serde_json::{Map, Value};
 
 use crate::source::{Node, NodeKind};
 
-/// Objects by kind and namespace, built once before the rules run.
+/// Objects by name (workloads, HPA targets) or namespace, built once before the rules run.
+/// Lookups take `&str`s and allocate nothing: the rules ask for every HPA.
 #[derive(Debug, Default)]
 pub struct Index {
-    workloads: HashMap<(String, String, String), Workload>,
-    workloads_folded: HashMap<(String, String, String), (String, String, String)>,
+    /// Workloads by name; the first of a kind and namespace wins.
+    workloads: HashMap<String, Vec<Workload>>,
     pdbs: HashMap<String, Vec<Pdb>>,
     vpas: HashMap<String, Vec<Vpa>>,
     scaled_objects: HashMap<String, Vec<ScaledObject>>,
-    hpas: Vec<ObjectId>,
-    hpas_by_target: HashMap<(String, String, String), Vec<usize>>,
+    /// HPAs by target name: (namespace, target kind, the HPA).
+    hpas_by_target: HashMap<String, Vec<(String, String, ObjectId)>>,
 }
 
 /// Kinds whose objects are indexed as potential scale targets.
@@ -115,10 +116,10 @@ impl Index {
             Indexed::Vpa(v) => self.vpas.entry(v.id.namespace.clone()).or_default().push(v),
             Indexed::ScaledObject(o) => self.scaled_objects.entry(o.id.namespace.clone()).or_default().push(o),
             Indexed::Workload(w) => {
-                let key = (w.id.kind.clone(), w.id.namespace.clone(), w.id.name.clone());
-                let folded = (w.id.kind.to_ascii_lowercase(), w.id.namespace.clone(), w.id.name.clone());
-                self.workloads_folded.entry(folded).or_insert_with(|| key.clone());
-                self.workloads.entry(key).or_insert(w);
+                let same = self.workloads.entry(w.id.name.clone()).or_default();
+                if !same.iter().any(|o| o.id.kind == w.id.kind && o.id.namespace == w.id.namespace) {
+                    same.push(w);
+                }
             }
         }
     }
@@ -126,20 +127,21 @@ impl Index {
     /// Adds an HPA (after admission, in internal form) that targets `kind/name` in its
     /// namespace.
     pub fn add_hpa(&mut self, id: ObjectId, target_kind: &str, target_name: &str) {
-        let key = (id.namespace.clone(), target_kind.to_string(), target_name.to_string());
-        self.hpas_by_target.entry(key).or_default().push(self.hpas.len());
-        self.hpas.push(id);
+        self.hpas_by_target.entry(target_name.to_string()).or_default().push((
+            id.namespace.clone(),
+            target_kind.to_string(),
+            id,
+        ));
     }
 }
 
 impl hpa_core::rules::Objects for Index {
     fn workload(&self, kind: &str, namespace: &str, name: &str) -> Option<&Workload> {
-        self.workloads.get(&(kind.to_string(), namespace.to_string(), name.to_string()))
+        self.workloads.get(name)?.iter().find(|w| w.id.kind == kind && w.id.namespace == namespace)
     }
 
     fn workload_any_case(&self, kind: &str, namespace: &str, name: &str) -> Option<&Workload> {
-        let key = self.workloads_folded.get(&(kind.to_ascii_lowercase(), namespace.to_string(), name.to_string()))?;
-        self.workloads.get(key)
+        self.workloads.get(name)?.iter().find(|w| w.id.kind.eq_ignore_ascii_case(kind) && w.id.namespace == namespace)
     }
 
     fn pdbs(&self, namespace: &str) -> &[Pdb] {
@@ -156,8 +158,8 @@ impl hpa_core::rules::Objects for Index {
 
     fn hpas_targeting(&self, namespace: &str, kind: &str, name: &str) -> Vec<&ObjectId> {
         self.hpas_by_target
-            .get(&(namespace.to_string(), kind.to_string(), name.to_string()))
-            .map(|ixs| ixs.iter().filter_map(|&i| self.hpas.get(i)).collect())
+            .get(name)
+            .map(|hpas| hpas.iter().filter(|(ns, k, _)| ns == namespace && k == kind).map(|(_, _, id)| id).collect())
             .unwrap_or_default()
     }
 }

@@ -222,10 +222,53 @@ impl LintOptions {
 /// 3. per HPA, in parallel: the rules that need the other objects of its set (the files their
 ///    findings are about are parsed again, for positions).
 pub fn lint(files: &[SourceFile], opts: &LintOptions) -> Outcome {
+    let names: Vec<&str> = files.iter().map(|f| f.name.as_str()).collect();
+    let (outcome, _, _) = lint_sources(&Sources::Loaded(files), &names, opts);
+    outcome
+}
+
+/// What the linter reads.
+pub enum Sources<'a> {
+    /// Files already read.
+    Loaded(&'a [SourceFile]),
+    /// Inputs the linter reads itself, each when its group is linted (standard input already
+    /// read): nothing but the files that have findings stays in memory.
+    Lazy {
+        /// The inputs.
+        origins: &'a [input::Origin],
+        /// Standard input's bytes, when it is one of them.
+        stdin: Option<&'a [u8]>,
+    },
+}
+
+/// Lints inputs read lazily (see [`Sources::Lazy`]): returns the outcome, every input (its
+/// text kept only when a diagnostic points into it) for the report, and the inputs that
+/// could not be read.
+pub fn lint_inputs(
+    origins: &[input::Origin],
+    stdin: Option<&[u8]>,
+    opts: &LintOptions,
+) -> (Outcome, Vec<SourceFile>, Vec<input::InputError>) {
+    let names: Vec<String> = origins.iter().map(input::origin_name).collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    lint_sources(&Sources::Lazy { origins, stdin }, &names, opts)
+}
+
+fn lint_sources(
+    sources: &Sources<'_>,
+    names: &[&str],
+    opts: &LintOptions,
+) -> (Outcome, Vec<SourceFile>, Vec<input::InputError>) {
     let timer = Timer::start();
-    let parts: Vec<Outcome> = groups(files, opts.scope).par_iter().map(|g| lint_group(files, g, opts)).collect();
+    let parts: Vec<GroupResult> = groups(names, opts.scope).par_iter().map(|g| lint_group(sources, g, opts)).collect();
     let mut outcome = Outcome::default();
-    for mut part in parts {
+    let mut files: Vec<Option<SourceFile>> = (0..names.len()).map(|_| None).collect();
+    let mut errors = Vec::new();
+    for (mut part, read, mut errs) in parts {
+        errors.append(&mut errs);
+        for (i, f) in read {
+            files[i] = Some(f);
+        }
         outcome.diagnostics.append(&mut part.diagnostics);
         outcome.notes.append(&mut part.notes);
         outcome.objects += part.objects;
@@ -241,22 +284,27 @@ pub fn lint(files: &[SourceFile], opts: &LintOptions) -> Outcome {
             b.rule.id,
         ))
     });
-    outcome
+    let files = files
+        .into_iter()
+        .zip(names)
+        .map(|(f, name)| f.unwrap_or_else(|| SourceFile::from_text(*name, String::new())))
+        .collect();
+    (outcome, files, errors)
 }
 
 /// The files of each group, in input order: by directory (standard input alone), all
 /// together, or one by one.
-fn groups(files: &[SourceFile], scope: Scope) -> Vec<Vec<usize>> {
+fn groups(names: &[&str], scope: Scope) -> Vec<Vec<usize>> {
     match scope {
-        Scope::All => vec![(0..files.len()).collect()],
-        Scope::File => (0..files.len()).map(|i| vec![i]).collect(),
+        Scope::All => vec![(0..names.len()).collect()],
+        Scope::File => (0..names.len()).map(|i| vec![i]).collect(),
         Scope::Directory => {
             let mut dirs: BTreeMap<String, Vec<usize>> = BTreeMap::new();
-            for (i, f) in files.iter().enumerate() {
-                let key = if f.name == input::STDIN_NAME {
+            for (i, name) in names.iter().enumerate() {
+                let key = if *name == input::STDIN_NAME {
                     format!("\0{i}")
                 } else {
-                    std::path::Path::new(&f.name).parent().map(|p| p.display().to_string()).unwrap_or_default()
+                    std::path::Path::new(name).parent().map(|p| p.display().to_string()).unwrap_or_default()
                 };
                 dirs.entry(key).or_default().push(i);
             }
@@ -265,15 +313,43 @@ fn groups(files: &[SourceFile], scope: Scope) -> Vec<Vec<usize>> {
     }
 }
 
-/// Lints one group of files (see [`lint`]).
-fn lint_group(files: &[SourceFile], members: &[usize], opts: &LintOptions) -> Outcome {
+/// What linting a group gives: the outcome, the files read (by input index) and the inputs
+/// that could not be read.
+type GroupResult = (Outcome, Vec<(usize, SourceFile)>, Vec<input::InputError>);
+
+/// Lints one group of files (see [`lint`]); returns what it found, the files it read (for
+/// [`Sources::Lazy`]) and the inputs it could not read.
+fn lint_group(sources: &Sources<'_>, members: &[usize], opts: &LintOptions) -> GroupResult {
     let admission = opts.admission();
     let deferring = rules::ALL.iter().any(|r| r.meta().needs_objects && opts.level(r.meta()).is_some());
+    let read: Vec<Result<std::borrow::Cow<'_, SourceFile>, input::InputError>> = members
+        .par_iter()
+        .map(|&i| match sources {
+            Sources::Loaded(files) => Ok(std::borrow::Cow::Borrowed(&files[i])),
+            Sources::Lazy { origins, stdin } => input::read_unparsed(&origins[i], *stdin).map(std::borrow::Cow::Owned),
+        })
+        .collect();
+    let mut errors = Vec::new();
+    let mut owned_files: Vec<std::borrow::Cow<'_, SourceFile>> = Vec::with_capacity(members.len());
+    for (r, &i) in read.into_iter().zip(members) {
+        match r {
+            Ok(f) => owned_files.push(f),
+            Err(e) => {
+                errors.push(e);
+                owned_files.push(std::borrow::Cow::Owned(SourceFile::from_text(
+                    input::origin_name(&unreadable_origin(sources, i)),
+                    String::new(),
+                )));
+            }
+        }
+    }
+    let files = &owned_files;
     // Each file is parsed and checked in one go, while its tree is in the cache, and its tree
     // is dropped: the few files that cross-object findings are about are parsed again.
     let mut per_file: Vec<FileResult> = members
         .par_iter()
-        .map(|&i| first_pass(i, &files[i], &source::parse(&files[i].text), opts, &admission, deferring))
+        .zip(files.par_iter())
+        .map(|(&i, f)| first_pass(i, f, &source::parse(&f.text), opts, &admission, deferring))
         .collect();
 
     // The sets: the group, or each file when the group is a directory that defines an object
@@ -310,7 +386,7 @@ fn lint_group(files: &[SourceFile], members: &[usize], opts: &LintOptions) -> Ou
     // Where the objects of each set are, built when a finding is about another object.
     let reparsed: Vec<OnceLock<Parsed>> = members.iter().map(|_| OnceLock::new()).collect();
     let node_of = |k: usize, o: &ObjectInfo| -> Option<&Node> {
-        let parsed = reparsed[k].get_or_init(|| source::parse(&files[members[k]].text));
+        let parsed = reparsed[k].get_or_init(|| source::parse(&files[k].text));
         input::objects_in(members[k], parsed)
             .into_iter()
             .find(|r| r.document == o.document && r.item == o.item)
@@ -350,7 +426,37 @@ fn lint_group(files: &[SourceFile], members: &[usize], opts: &LintOptions) -> Ou
         outcome.diagnostics.extend(diags);
         outcome.suppressed += suppressed;
     }
-    outcome
+    // Keep the text of the files the diagnostics point into, for the report.
+    let mut shown: Vec<usize> = outcome
+        .diagnostics
+        .iter()
+        .flat_map(|d| std::iter::once(d.file).chain(d.related.iter().map(|r| r.file)))
+        .collect();
+    shown.sort_unstable();
+    shown.dedup();
+    let kept = match sources {
+        Sources::Loaded(_) => Vec::new(),
+        Sources::Lazy { .. } => members
+            .iter()
+            .zip(owned_files)
+            .map(|(&i, f)| {
+                let mut f = f.into_owned();
+                if shown.binary_search(&i).is_err() {
+                    f.text = String::new();
+                }
+                (i, f)
+            })
+            .collect(),
+    };
+    (outcome, kept, errors)
+}
+
+/// The origin of input `i` (for the name of one that could not be read).
+fn unreadable_origin(sources: &Sources<'_>, i: usize) -> input::Origin {
+    match sources {
+        Sources::Lazy { origins, .. } => origins[i].clone(),
+        Sources::Loaded(files) => input::Origin::File(std::path::PathBuf::from(&files[i].name)),
+    }
 }
 
 /// The first pass over one file (see [`lint`]).

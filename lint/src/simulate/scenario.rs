@@ -190,7 +190,7 @@ fn check_fields(node: &Node, allowed: &[&str], what: &str, errs: &mut Errors) {
 /// A scalar as text (numbers as written in canonical form), or `None` for collections.
 fn scalar_text(node: &Node) -> Option<String> {
     match &node.kind {
-        NodeKind::Scalar(Scalar::Str(s)) => Some(s.clone()),
+        NodeKind::Scalar(Scalar::Str(s)) => Some(s.to_string()),
         NodeKind::Scalar(Scalar::Int(i)) => Some(i.to_string()),
         NodeKind::Scalar(Scalar::UInt(u)) => Some(u.to_string()),
         NodeKind::Scalar(Scalar::Float(f)) => Some(f.to_string()),
@@ -200,7 +200,7 @@ fn scalar_text(node: &Node) -> Option<String> {
 
 fn string(node: &Node, what: &str) -> Result<String, ScenarioError> {
     match &node.kind {
-        NodeKind::Scalar(Scalar::Str(s)) if !s.is_empty() => Ok(s.clone()),
+        NodeKind::Scalar(Scalar::Str(s)) if !s.is_empty() => Ok(s.to_string()),
         _ => Err(ScenarioError::new(node.span, format!("{what} must be a non-empty string"))),
     }
 }
