@@ -1,1 +1,202 @@
 //! `hpa-webhook`: a mutating and validating admission webhook for HorizontalPodAutoscalers.
+//!
+//! It owns the HTTP side of admission: the AdmissionReview wire format ([`review`]), the
+//! decisions ([`admission`]: defaulting and organization policy on `/mutate`, kube-apiserver's
+//! validation, policy constraints and lint warnings on `/validate`), minimal JSON Patches
+//! ([`patch`]), the policy file ([`policy`]), TLS with certificate reload ([`tls`]), metrics,
+//! graceful shutdown and development certificates ([`certs`]).
+//!
+//! It deliberately does not decide what an HPA means: decoding, defaulting, conversion,
+//! validation and lint rules all come from `hpa-core`, so the webhook answers exactly as
+//! kube-apiserver and `hpa-lint` do. It talks to no Kubernetes API server.
+//!
+//! [`app`] builds the router from an [`AppState`], so tests drive it without a socket;
+//! [`server::serve`] puts it behind rustls on a listener.
+#![warn(missing_docs)]
+
+pub mod admission;
+pub mod certs;
+pub mod cli;
+pub mod metrics;
+pub mod patch;
+pub mod policy;
+pub mod review;
+pub mod server;
+pub mod shutdown;
+pub mod tls;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use http_body_util::{BodyExt, LengthLimitError, Limited};
+
+use crate::admission::Admission;
+use crate::metrics::{Endpoint, Metrics, Operation, Outcome};
+use crate::policy::PolicyStore;
+use crate::shutdown::Lifecycle;
+use crate::tls::CertStore;
+
+/// Paths served; the manifests' webhook configurations and probes must use these.
+pub mod paths {
+    /// Mutating admission.
+    pub const MUTATE: &str = "/mutate";
+    /// Validating admission.
+    pub const VALIDATE: &str = "/validate";
+    /// Liveness.
+    pub const HEALTHZ: &str = "/healthz";
+    /// Readiness: a certificate is loaded and the server is not draining.
+    pub const READYZ: &str = "/readyz";
+    /// Prometheus metrics.
+    pub const METRICS: &str = "/metrics";
+}
+
+/// Request limits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Largest accepted body; larger ones get 413.
+    pub max_body_bytes: usize,
+    /// Deadline of one request, body included; past it, 503.
+    pub request_timeout: Duration,
+}
+
+/// What the handlers share.
+#[derive(Debug)]
+pub struct Shared {
+    /// The admission decisions.
+    pub admission: Admission,
+    /// The organization policy.
+    pub policy: PolicyStore,
+    /// The serving certificate (readiness).
+    pub certs: Arc<CertStore>,
+    /// Metrics.
+    pub metrics: Metrics,
+    /// Draining or not (readiness).
+    pub lifecycle: Lifecycle,
+    /// Request limits.
+    pub limits: Limits,
+}
+
+/// The state of the router: cheap to clone.
+#[derive(Debug, Clone)]
+pub struct AppState(Arc<Shared>);
+
+impl AppState {
+    /// The state of a server.
+    pub fn new(admission: Admission, policy: PolicyStore, certs: Arc<CertStore>, limits: Limits) -> Self {
+        AppState(Arc::new(Shared {
+            admission,
+            policy,
+            certs,
+            metrics: Metrics::new(),
+            lifecycle: Lifecycle::default(),
+            limits,
+        }))
+    }
+
+    /// The shared parts.
+    pub fn shared(&self) -> &Shared {
+        &self.0
+    }
+}
+
+/// The router: `POST /validate`, `POST /mutate`, `GET /healthz`, `/readyz` and `/metrics`,
+/// each request under the deadline of [`Limits::request_timeout`].
+pub fn app(state: AppState) -> Router {
+    Router::new()
+        .route(paths::VALIDATE, post(validate))
+        .route(paths::MUTATE, post(mutate))
+        .route(paths::HEALTHZ, get(healthz))
+        .route(paths::READYZ, get(readyz))
+        .route(paths::METRICS, get(metrics))
+        .layer(middleware::from_fn_with_state(state.clone(), deadline))
+        .with_state(state)
+}
+
+async fn validate(State(state): State<AppState>, request: Request) -> Response {
+    admit(&state, Endpoint::Validate, request).await
+}
+
+async fn mutate(State(state): State<AppState>, request: Request) -> Response {
+    admit(&state, Endpoint::Mutate, request).await
+}
+
+async fn admit(state: &AppState, endpoint: Endpoint, request: Request) -> Response {
+    let shared = state.shared();
+    let limit = shared.limits.max_body_bytes;
+    let too_large = || {
+        shared.metrics.count(endpoint, Operation::Unknown, Outcome::TooLarge);
+        text(StatusCode::PAYLOAD_TOO_LARGE, format!("request body larger than {limit} bytes"))
+    };
+    let declared = request.headers().get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    if declared.is_some_and(|len| len > limit as u64) {
+        return too_large();
+    }
+    let body = match Limited::new(request.into_body(), limit).collect().await {
+        Ok(collected) => collected.to_bytes(),
+        Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => return too_large(),
+        Err(e) => {
+            shared.metrics.count(endpoint, Operation::Unknown, Outcome::Invalid);
+            return text(StatusCode::BAD_REQUEST, format!("reading the request body: {e}"));
+        }
+    };
+    let start = Instant::now();
+    let answer = shared.admission.review(endpoint, &body, &shared.policy.current());
+    shared.metrics.observe(endpoint, answer.operation, answer.outcome, start.elapsed());
+    let content_type = if answer.status == 200 { "application/json" } else { "text/plain; charset=utf-8" };
+    let status = StatusCode::from_u16(answer.status).unwrap_or(StatusCode::BAD_REQUEST);
+    let mut response = Response::new(Body::from(answer.body));
+    *response.status_mut() = status;
+    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    response
+}
+
+async fn healthz() -> Response {
+    text(StatusCode::OK, "ok".into())
+}
+
+async fn readyz(State(state): State<AppState>) -> Response {
+    let shared = state.shared();
+    if shared.lifecycle.is_draining() {
+        text(StatusCode::SERVICE_UNAVAILABLE, "shutting down".into())
+    } else if !shared.certs.is_loaded() {
+        text(StatusCode::SERVICE_UNAVAILABLE, "no serving certificate loaded".into())
+    } else {
+        text(StatusCode::OK, "ok".into())
+    }
+}
+
+async fn metrics(State(state): State<AppState>) -> Response {
+    ([(header::CONTENT_TYPE, metrics::CONTENT_TYPE)], state.shared().metrics.render()).into_response()
+}
+
+/// The per-request deadline: past it the request is dropped and answered with 503, so that
+/// kube-apiserver applies the failure policy before its own `timeoutSeconds`.
+async fn deadline(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let timeout = state.shared().limits.request_timeout;
+    let endpoint = match request.uri().path() {
+        paths::VALIDATE => Some(Endpoint::Validate),
+        paths::MUTATE => Some(Endpoint::Mutate),
+        _ => None,
+    };
+    match tokio::time::timeout(timeout, next.run(request)).await {
+        Ok(response) => response,
+        Err(_) => {
+            if let Some(endpoint) = endpoint {
+                state.shared().metrics.count(endpoint, Operation::Unknown, Outcome::Timeout);
+            }
+            tracing::warn!(?timeout, "request deadline exceeded");
+            text(StatusCode::SERVICE_UNAVAILABLE, format!("request deadline of {timeout:?} exceeded"))
+        }
+    }
+}
+
+fn text(status: StatusCode, body: String) -> Response {
+    (status, [(header::CONTENT_TYPE, "text/plain; charset=utf-8")], body).into_response()
+}

@@ -1,0 +1,556 @@
+//! `/validate` and `/mutate`: one AdmissionReview body in, one answer out, with no IO.
+//!
+//! - `/mutate` applies the organization policy's behavior defaults where the HPA leaves
+//!   fields unset, then kube-apiserver's defaulting of the object's version, and answers with
+//!   a minimal JSON Patch against the object as sent. A nil `behavior` stays nil unless the
+//!   policy sets one. For `autoscaling/v1`, `behavior` lives in the
+//!   `autoscaling.alpha.kubernetes.io/behavior` annotation, read and written with hpa-core's
+//!   conversion functions.
+//! - `/validate` runs kube-apiserver's pipeline without defaulting (the object is already
+//!   defaulted), then the policy's constraints, and denies with the 422 `Status`
+//!   kube-apiserver would return; lint findings become warnings.
+//!
+//! Requests for other resources, subresources or operations are admitted untouched. A body
+//! that is not a v1 AdmissionReview with a uid gets HTTP 400; a review whose request is
+//! malformed gets `allowed: false` with the reason.
+
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use hpa_core::admission::{self as pipeline, Options};
+use hpa_core::api::{self, ApiVersion, DecodeError, DecodeErrorKind, VersionedHpa, v1, v2};
+use hpa_core::convert::annotations;
+use hpa_core::defaults;
+use hpa_core::features::{FeatureGates, Gate};
+use hpa_core::field::{self, FieldError};
+use hpa_core::rules::{self, Finding, RuleOptions, Severity, Subject};
+
+use crate::metrics::{Endpoint, Operation, Outcome};
+use crate::patch;
+use crate::policy::{Effective, Policy};
+use crate::review::{self, Rejection, Request, Response, ResponseReview, Status, StatusCause, StatusDetails};
+
+/// Longest warning, in characters (the Kubernetes API conventions ask for about 120).
+pub const MAX_WARNING_CHARS: usize = 120;
+
+/// The admission logic, configured once for the cluster it serves.
+#[derive(Debug, Clone)]
+pub struct Admission {
+    gates: FeatureGates,
+    /// `None` when lint warnings are off.
+    rule_options: Option<RuleOptions>,
+}
+
+/// The HTTP answer to one review.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answer {
+    /// 200, or 400 when no AdmissionResponse can be formed.
+    pub status: u16,
+    /// `application/json` review for 200, a `text/plain` reason for 400.
+    pub body: Vec<u8>,
+    /// The request's operation, for metrics.
+    pub operation: Operation,
+    /// How it ended, for metrics.
+    pub outcome: Outcome,
+}
+
+impl Answer {
+    fn review(response: &Response, operation: Operation, outcome: Outcome) -> Answer {
+        Answer { status: 200, body: ResponseReview::new(response).to_vec(), operation, outcome }
+    }
+
+    fn bad_request(message: String) -> Answer {
+        Answer { status: 400, body: message.into_bytes(), operation: Operation::Unknown, outcome: Outcome::Invalid }
+    }
+}
+
+/// A decoded `object` or `oldObject`.
+struct Decoded<'a> {
+    /// The JSON as sent (what a patch must apply to).
+    raw: &'a str,
+    hpa: VersionedHpa,
+    /// Fields this build does not know (a newer kube-apiserver's), ignored.
+    unknown_fields: Vec<String>,
+}
+
+impl Admission {
+    /// Admission for a cluster with these feature gates, with lint warnings.
+    pub fn new(gates: FeatureGates) -> Admission {
+        Admission { rule_options: Some(RuleOptions { gates: gates.clone() }), gates }
+    }
+
+    /// Turns lint warnings on or off.
+    pub fn with_lint_warnings(mut self, on: bool) -> Admission {
+        self.rule_options = on.then(|| RuleOptions { gates: self.gates.clone() });
+        self
+    }
+
+    /// The feature gates in force.
+    pub fn gates(&self) -> &FeatureGates {
+        &self.gates
+    }
+
+    /// Answers one AdmissionReview body on `endpoint`, under `policy`.
+    pub fn review(&self, endpoint: Endpoint, body: &[u8], policy: &Policy) -> Answer {
+        tracing::trace!(body = %String::from_utf8_lossy(body), "review received");
+        let request = match review::parse(body) {
+            Ok(request) => request,
+            Err(Rejection::BadRequest(message)) => {
+                tracing::warn!(reason = %message, "rejected a request that is not an AdmissionReview");
+                return Answer::bad_request(message);
+            }
+            Err(Rejection::Invalid { uid, message }) => {
+                tracing::warn!(%uid, reason = %message, "rejected a malformed AdmissionReview");
+                return Answer::review(&Response::invalid(&uid, message), Operation::Unknown, Outcome::Invalid);
+            }
+        };
+        let operation = operation_of(&request);
+        let span = tracing::info_span!(
+            "review",
+            uid = %request.uid,
+            kind = %request.kind.kind,
+            namespace = request.namespace(),
+            object = request.name(),
+            operation = %request.operation,
+            dry_run = request.dry_run.unwrap_or(false),
+        );
+        let _entered = span.enter();
+        let (response, outcome) = self.decide(endpoint, &request, operation, policy);
+        match outcome {
+            Outcome::Denied => {
+                let reason = response.status.as_ref().map(|s| s.message.as_str()).unwrap_or_default();
+                tracing::info!(reason, "denied");
+            }
+            Outcome::Invalid => {
+                let reason = response.status.as_ref().map(|s| s.message.as_str()).unwrap_or_default();
+                tracing::warn!(reason, "malformed request");
+            }
+            _ => tracing::debug!(outcome = outcome.as_str(), warnings = response.warnings.len(), "answered"),
+        }
+        Answer::review(&response, operation, outcome)
+    }
+
+    fn decide(&self, endpoint: Endpoint, request: &Request<'_>, op: Operation, policy: &Policy) -> (Response, Outcome) {
+        let uid = request.uid.as_ref();
+        let operation = match op {
+            _ if !request.is_hpa_resource() => return (Response::allow(uid), Outcome::Skipped),
+            Operation::Create => pipeline::Operation::Create,
+            Operation::Update => pipeline::Operation::Update,
+            Operation::Delete | Operation::Connect => return (Response::allow(uid), Outcome::Skipped),
+            Operation::Unknown => {
+                let message =
+                    format!("request.operation {:?} is not one of CREATE, UPDATE, DELETE, CONNECT", request.operation);
+                return (Response::invalid(uid, message), Outcome::Invalid);
+            }
+        };
+        if request.kind.group != api::GROUP || request.kind.kind != api::KIND {
+            let message = format!(
+                "request.kind is {:?} in group {:?}, but the resource is autoscaling/horizontalpodautoscalers",
+                request.kind.kind, request.kind.group
+            );
+            return (Response::invalid(uid, message), Outcome::Invalid);
+        }
+        if operation == pipeline::Operation::Update && request.old_object.is_none_or(|o| o.get() == "null") {
+            return (Response::invalid(uid, "request.oldObject is missing for UPDATE"), Outcome::Invalid);
+        }
+        let result = match endpoint {
+            Endpoint::Validate => self.validate(request, operation, policy),
+            Endpoint::Mutate => self.mutate(request, policy),
+        };
+        result.unwrap_or_else(|message| (Response::invalid(uid, message), Outcome::Invalid))
+    }
+
+    // === /validate ===
+
+    fn validate(
+        &self,
+        request: &Request<'_>,
+        operation: pipeline::Operation,
+        policy: &Policy,
+    ) -> Result<(Response, Outcome), String> {
+        let uid = request.uid.as_ref();
+        let namespace = request.namespace();
+        let new = decode(request, "object", request.object)?;
+        let old = match operation {
+            pipeline::Operation::Update => Some(decode(request, "oldObject", request.old_object)?),
+            pipeline::Operation::Create => None,
+        };
+        let options = Options {
+            gates: self.gates.clone(),
+            apply_defaults: false,
+            default_namespace: (!namespace.is_empty()).then(|| namespace.to_string()),
+        };
+        let outcome = pipeline::admit(&new.hpa, old.as_ref().map(|o| &o.hpa), operation, &options)
+            .map_err(|e| format!("converting to the internal form: {e}"))?;
+
+        let mut warnings: Vec<String> = Vec::new();
+        let effective = policy.effective(namespace);
+        let mut violations = effective.violations(&outcome.object, namespace);
+        if let Some(old) = &old
+            && !violations.is_empty()
+        {
+            // Ratcheting, as declarative validation does it: a field whose value did not change
+            // is not held to the policy again (the user is told so).
+            let old_violations = hpa_core::convert::to_internal(&old.hpa)
+                .map(|c| effective.violations(&c.object, namespace))
+                .unwrap_or_default();
+            violations.retain(|v| {
+                let kept = !old_violations.iter().any(|o| o.field == v.field && o.value == v.value);
+                if !kept {
+                    warnings.push(short(&format!("{v} (allowed: the object already broke this rule)")));
+                }
+                kept
+            });
+        }
+
+        warnings.extend(new.unknown_fields.iter().map(|path| {
+            short(&format!(
+                "field {path} is unknown to hpa-webhook (Kubernetes {}) and was not checked",
+                self.gates.version()
+            ))
+        }));
+        // Lint findings (ignored alpha annotations among them): the rules enabled by default, at
+        // warning severity, and above it when nothing else denies the request.
+        let allowed = outcome.errors.is_empty() && violations.is_empty();
+        let findings = self.rule_options.as_ref().map_or_else(Vec::new, |options| {
+            rules::check_single(Subject { original: &new.hpa, internal: &outcome.object }, options)
+        });
+        warnings.extend(
+            findings
+                .iter()
+                .filter(|f| f.rule.enabled_by_default)
+                .filter(|f| f.severity == Severity::Warning || (allowed && f.severity > Severity::Warning))
+                .map(finding_warning),
+        );
+
+        if allowed {
+            return Ok((Response::allow(uid).with_warnings(warnings), Outcome::Allowed));
+        }
+        let mut errors = outcome.errors;
+        errors.extend(violations);
+        let status = invalid_status(&outcome.object.metadata.name, &errors);
+        Ok((Response::deny(uid, status).with_warnings(warnings), Outcome::Denied))
+    }
+
+    // === /mutate ===
+
+    fn mutate(&self, request: &Request<'_>, policy: &Policy) -> Result<(Response, Outcome), String> {
+        let uid = request.uid.as_ref();
+        let object = decode(request, "object", request.object)?;
+        let effective = policy.effective(request.namespace());
+        let tolerance = self.gates.enabled(Gate::HPAConfigurableTolerance);
+        let mutated = match &object.hpa {
+            VersionedHpa::V2(hpa) => VersionedHpa::V2(mutate_v2(hpa, &effective, tolerance)),
+            VersionedHpa::V1(hpa) => VersionedHpa::V1(mutate_v1(hpa, &effective, tolerance)),
+            other => {
+                let warning =
+                    format!("hpa-webhook mutates autoscaling/v1 and v2 only; {} left as is", other.api_version());
+                return Ok((Response::allow(uid).with_warnings(vec![warning]), Outcome::Allowed));
+            }
+        };
+        if mutated == object.hpa {
+            return Ok((Response::allow(uid), Outcome::Allowed));
+        }
+        let sent: Value = serde_json::from_str(object.raw).map_err(|e| format!("request.object: {e}"))?;
+        let patch = patch::between(&sent, &object.hpa.to_json(), &mutated.to_json());
+        if patch.0.is_empty() {
+            return Ok((Response::allow(uid), Outcome::Allowed));
+        }
+        let patch = patch::to_json(&patch);
+        tracing::debug!(patch = %String::from_utf8_lossy(&patch), "patched");
+        Ok((Response::allow(uid).with_patch(&patch), Outcome::Patched))
+    }
+}
+
+/// autoscaling/v2: the policy's behavior defaults where the user left fields unset, then
+/// kube-apiserver's v2 defaulting (which completes a behavior field by field and never adds one).
+pub fn mutate_v2(
+    hpa: &v2::HorizontalPodAutoscaler,
+    policy: &Effective<'_>,
+    tolerance: bool,
+) -> v2::HorizontalPodAutoscaler {
+    let mut out = hpa.clone();
+    policy.apply_behavior(&mut out.spec.behavior, tolerance);
+    defaults::default_v2(&mut out);
+    out
+}
+
+/// autoscaling/v1: kube-apiserver's v1 defaulting, and the policy's behavior defaults applied to
+/// the behavior the `autoscaling.alpha.kubernetes.io/behavior` annotation holds (read as
+/// kube-apiserver's conversion reads it: an annotation it would ignore counts as no behavior).
+/// A changed behavior is completed as v2 defaulting completes it and written back as
+/// kube-apiserver writes it; an unchanged annotation is left byte for byte.
+pub fn mutate_v1(
+    hpa: &v1::HorizontalPodAutoscaler,
+    policy: &Effective<'_>,
+    tolerance: bool,
+) -> v1::HorizontalPodAutoscaler {
+    let mut out = hpa.clone();
+    defaults::default_v1(&mut out);
+    if !policy.sets_behavior(tolerance) {
+        return out;
+    }
+    let mut behavior = out
+        .metadata
+        .annotations
+        .get(annotations::BEHAVIOR)
+        .and_then(|raw| annotations::decode_behavior(raw, &mut Vec::new()));
+    if policy.apply_behavior(&mut behavior, tolerance)
+        && let Some(b) = &mut behavior
+    {
+        b.scale_up = Some(defaults::scale_up_rules(b.scale_up.as_ref()));
+        b.scale_down = Some(defaults::scale_down_rules(b.scale_down.as_ref()));
+        out.metadata.annotations.insert(annotations::BEHAVIOR.to_string(), annotations::encode_behavior(b));
+    }
+    out
+}
+
+/// A lint finding as a warning: `HPA101 min-replicas-equals-max: <message>`, at most
+/// [`MAX_WARNING_CHARS`] characters.
+pub fn finding_warning(finding: &Finding) -> String {
+    short(&format!("{} {}: {}", finding.rule.id, finding.rule.name, finding.message))
+}
+
+/// One line of at most [`MAX_WARNING_CHARS`] characters (control characters become spaces; a
+/// longer text is cut and ends with `…`).
+pub fn short(text: &str) -> String {
+    let clean = |c: char| if c.is_control() { ' ' } else { c };
+    if text.chars().count() <= MAX_WARNING_CHARS {
+        return text.chars().map(clean).collect();
+    }
+    let mut out: String = text.chars().take(MAX_WARNING_CHARS - 1).map(clean).collect();
+    out.push('…');
+    out
+}
+
+/// The 422 `Invalid` status kube-apiserver returns for these errors (`errors.NewInvalid`).
+pub fn invalid_status(name: &str, errors: &[FieldError]) -> Status {
+    let message = field::invalid_message(api::KIND, api::GROUP, name, errors);
+    Status::failure(422, "Invalid", message).with_details(StatusDetails {
+        name: name.to_string(),
+        group: api::GROUP,
+        kind: api::KIND,
+        causes: errors
+            .iter()
+            .map(|e| StatusCause { reason: e.kind.reason(), message: e.body(), field: e.field.clone() })
+            .collect(),
+    })
+}
+
+fn operation_of(request: &Request<'_>) -> Operation {
+    match request.operation.as_ref() {
+        "CREATE" => Operation::Create,
+        "UPDATE" => Operation::Update,
+        "DELETE" => Operation::Delete,
+        "CONNECT" => Operation::Connect,
+        _ => Operation::Unknown,
+    }
+}
+
+/// Decodes `request.<field>` as an HPA of the request's version.
+///
+/// Objects from kube-apiserver were decoded and re-encoded by it, so they are well-formed: they
+/// are decoded straight from the request's bytes ([`decode_fast`]). Anything that path refuses
+/// is decoded again the exact way (into a `Value`, then hpa-core's strict decoding), which
+/// gives kube-apiserver's error message.
+fn decode<'a>(request: &Request<'_>, field: &str, raw: Option<&'a RawValue>) -> Result<Decoded<'a>, String> {
+    let raw = raw.filter(|r| r.get() != "null").ok_or_else(|| format!("request.{field} is missing"))?.get();
+    if let Some((hpa, unknown_fields)) = decode_fast(raw, &request.kind.version) {
+        return Ok(Decoded { raw, hpa, unknown_fields });
+    }
+    let value: Value = serde_json::from_str(raw).map_err(|e| format!("request.{field}: {e}"))?;
+    let (hpa, unknown_fields) = decode_lenient(&value).map_err(|errors| {
+        let version = value.get("apiVersion").and_then(Value::as_str).and_then(ApiVersion::parse);
+        format!("request.{field}: {}", api::decode_failure_message(version, &errors))
+    })?;
+    let version = hpa.api_version().version();
+    if !request.kind.version.is_empty() && request.kind.version != version {
+        return Err(format!(
+            "request.{field} is autoscaling/{version}, but request.kind is autoscaling/{}",
+            request.kind.version
+        ));
+    }
+    Ok(Decoded { raw, hpa, unknown_fields })
+}
+
+/// Decodes an object of `autoscaling/<version>` from JSON text in one pass, collecting unknown
+/// fields; `None` for anything else (then [`decode`] takes the exact path).
+///
+/// It accepts what hpa-core's strict decoding accepts, with one exception that kube-apiserver
+/// never sends: a JSON array where an object is expected (serde fills the struct field by
+/// field; Go refuses). Everything it refuses (wrong types, duplicate fields, another kind or
+/// version) goes the exact way.
+fn decode_fast(json: &str, version: &str) -> Option<(VersionedHpa, Vec<String>)> {
+    fn typed<T: serde::de::DeserializeOwned>(json: &str, unknown: &mut Vec<String>) -> Option<T> {
+        let mut de = serde_json::Deserializer::from_str(json);
+        let value = serde_ignored::deserialize(&mut de, |path| unknown.push(field_path(&path))).ok()?;
+        de.end().ok()?;
+        Some(value)
+    }
+    let mut unknown = Vec::new();
+    let hpa = match version {
+        "v2" => VersionedHpa::V2(typed(json, &mut unknown)?),
+        "v1" => VersionedHpa::V1(typed(json, &mut unknown)?),
+        _ => return None,
+    };
+    let type_meta_ok = match &hpa {
+        VersionedHpa::V2(h) => h.api_version == v2::API_VERSION && h.kind == api::KIND,
+        VersionedHpa::V1(h) => h.api_version == v1::API_VERSION && h.kind == api::KIND,
+        _ => false,
+    };
+    type_meta_ok.then_some((hpa, unknown))
+}
+
+/// A serde_ignored path as hpa-core renders decoding paths: `spec.metrics[0].foo`.
+fn field_path(path: &serde_ignored::Path<'_>) -> String {
+    use serde_ignored::Path as P;
+    match path {
+        P::Root => String::new(),
+        P::Seq { parent, index } => format!("{}[{index}]", field_path(parent)),
+        P::Map { parent, key } => match field_path(parent) {
+            p if p.is_empty() => key.to_string(),
+            p => format!("{p}.{key}"),
+        },
+        P::Some { parent } | P::NewtypeStruct { parent } | P::NewtypeVariant { parent } => field_path(parent),
+    }
+}
+
+/// hpa-core's strict decoding, except that fields this build does not know are ignored (and
+/// returned): kube-apiserver has already decoded the object with its own, possibly newer,
+/// schema, so an unknown field means version skew, not a user's typo.
+fn decode_lenient(value: &Value) -> Result<(VersionedHpa, Vec<String>), Vec<DecodeError>> {
+    match api::decode(value) {
+        Ok(hpa) => Ok((hpa, Vec::new())),
+        Err(errors) if errors.iter().all(|e| e.kind == DecodeErrorKind::UnknownField) => {
+            let unknown = errors.into_iter().map(|e| e.path).collect();
+            decode_ignoring_unknown(value).map(|hpa| (hpa, unknown))
+        }
+        Err(errors) => Err(errors),
+    }
+}
+
+fn decode_ignoring_unknown(value: &Value) -> Result<VersionedHpa, Vec<DecodeError>> {
+    use serde::Deserialize;
+    let strict = api::strict::Strict(value);
+    let version = value.get("apiVersion").and_then(Value::as_str).and_then(ApiVersion::parse);
+    let result = match version {
+        Some(ApiVersion::V1) => v1::HorizontalPodAutoscaler::deserialize(strict).map(VersionedHpa::V1),
+        Some(ApiVersion::V2) => v2::HorizontalPodAutoscaler::deserialize(strict).map(VersionedHpa::V2),
+        Some(ApiVersion::V2beta2) => {
+            api::v2beta2::HorizontalPodAutoscaler::deserialize(strict).map(VersionedHpa::V2beta2)
+        }
+        Some(ApiVersion::V2beta1) => {
+            api::v2beta1::HorizontalPodAutoscaler::deserialize(strict).map(VersionedHpa::V2beta1)
+        }
+        None => return api::decode(value),
+    };
+    result.map_err(|e| {
+        vec![DecodeError { kind: DecodeErrorKind::InvalidValue, path: String::new(), message: e.to_string() }]
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn finding(message: &str) -> Finding {
+        let rule = rules::find("min-replicas-equals-max").unwrap().meta();
+        Finding::new(rule, "spec.maxReplicas", message)
+    }
+
+    #[test]
+    fn warnings_are_short_single_lines() {
+        assert_eq!(
+            finding_warning(&finding("spec.minReplicas equals spec.maxReplicas")),
+            "HPA101 min-replicas-equals-max: spec.minReplicas equals spec.maxReplicas"
+        );
+        let long = finding_warning(&finding(&"x".repeat(200)));
+        assert_eq!(long.chars().count(), MAX_WARNING_CHARS);
+        assert!(long.ends_with('…'));
+        assert_eq!(short("a\nb\tc"), "a b c");
+        assert_eq!(short(&"é".repeat(120)), "é".repeat(120));
+    }
+
+    #[test]
+    fn invalid_status_renders_like_kube_apiserver() {
+        let spec = field::Path::new("spec");
+        let errors = vec![
+            FieldError::invalid(
+                &spec.child("minReplicas"),
+                field::BadValue::Int(0),
+                "must be greater than or equal to 1",
+            ),
+            FieldError::required(&spec.child("maxReplicas"), "must be set and greater than 0"),
+        ];
+        let status = invalid_status("web", &errors);
+        assert_eq!(
+            serde_json::to_value(&status).unwrap(),
+            json!({"metadata": {}, "status": "Failure", "reason": "Invalid", "code": 422,
+                "message": "HorizontalPodAutoscaler.autoscaling \"web\" is invalid: [spec.minReplicas: Invalid value: 0: must be greater than or equal to 1, spec.maxReplicas: Required value: must be set and greater than 0]",
+                "details": {"name": "web", "group": "autoscaling", "kind": "HorizontalPodAutoscaler", "causes": [
+                    {"reason": "FieldValueInvalid", "message": "Invalid value: 0: must be greater than or equal to 1", "field": "spec.minReplicas"},
+                    {"reason": "FieldValueRequired", "message": "Required value: must be set and greater than 0", "field": "spec.maxReplicas"}]}})
+        );
+    }
+
+    #[test]
+    fn unknown_fields_are_ignored_and_reported() {
+        let obj = json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": "web"}, "spec": {"maxReplicas": 3, "syncPeriodSeconds": 30}});
+        let (hpa, unknown) = decode_lenient(&obj).unwrap();
+        assert_eq!(unknown, ["spec.syncPeriodSeconds"]);
+        let VersionedHpa::V2(hpa) = hpa else { panic!() };
+        assert_eq!(hpa.spec.max_replicas, 3);
+        // Wrong types are still errors.
+        let obj = json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "spec": {"maxReplicas": "3", "x": 1}});
+        let errors = decode_lenient(&obj).unwrap_err();
+        assert_eq!(errors[0].kind, DecodeErrorKind::InvalidValue);
+    }
+
+    #[test]
+    fn the_fast_path_agrees_with_hpa_core() {
+        let objects = [
+            json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+                "metadata": {"name": "web", "labels": {"a": null}, "creationTimestamp": null,
+                    "managedFields": [{"manager": "m", "fieldsV1": {"f:spec": {}}}]},
+                "spec": {"maxReplicas": 3, "minReplicas": null, "metrics": [{"type": "Pods", "pods": {
+                    "metric": {"name": "rps"}, "target": {"type": "AverageValue", "averageValue": "0.5"}}}],
+                    "behavior": {"scaleUp": {"tolerance": "50m"}}, "syncPeriodSeconds": 30},
+                "status": {"desiredReplicas": 0, "currentMetrics": null}}),
+            json!({"apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler",
+                "metadata": {"name": "web", "annotations": {"autoscaling.alpha.kubernetes.io/behavior": "{}"}},
+                "spec": {"maxReplicas": 3, "targetCPUUtilizationPercentage": 50, "bogus": {"a": [1]}}}),
+        ];
+        for object in &objects {
+            let version = object["apiVersion"].as_str().unwrap().trim_start_matches("autoscaling/");
+            let fast = decode_fast(&object.to_string(), version).unwrap();
+            assert_eq!(fast, decode_lenient(object).unwrap());
+        }
+        // Refused, and so decoded the exact way: wrong types, duplicate fields, another kind or
+        // version, trailing data.
+        let v2 = r#"{"apiVersion":"autoscaling/v2","kind":"HorizontalPodAutoscaler","#;
+        for (json, version) in [
+            (format!(r#"{v2}"spec":{{"maxReplicas":"3"}}}}"#), "v2"),
+            (format!(r#"{v2}"spec":{{"maxReplicas":3,"maxReplicas":4}}}}"#), "v2"),
+            (format!(r#"{v2}"spec":{{}}}} []"#), "v2"),
+            (format!(r#"{v2}"spec":{{}}}}"#), "v1"),
+            (format!(r#"{v2}"spec":{{}}}}"#), "v2beta2"),
+            (r#"{"apiVersion":"autoscaling/v2","kind":"Deployment"}"#.to_string(), "v2"),
+        ] {
+            assert_eq!(decode_fast(&json, version), None, "{json}");
+        }
+    }
+
+    #[test]
+    fn nil_behavior_stays_nil_without_a_policy() {
+        let hpa = v2::HorizontalPodAutoscaler::default();
+        let out = mutate_v2(&hpa, &Effective::default(), true);
+        assert!(out.spec.behavior.is_none());
+        assert_eq!(out.spec.min_replicas, Some(1));
+        let v1hpa = v1::HorizontalPodAutoscaler::default();
+        let out = mutate_v1(&v1hpa, &Effective::default(), true);
+        assert!(out.metadata.annotations.is_empty());
+    }
+}

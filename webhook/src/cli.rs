@@ -1,0 +1,251 @@
+//! Command-line interface: every flag, subcommand and environment variable of `hpa-webhook`.
+//!
+//! Nothing else in the crate reads the environment: each variable is declared here, next to
+//! the flag it sets, so `--help` lists them all.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args as ClapArgs, Parser, Subcommand, ValueEnum};
+
+use hpa_core::features::{FeatureGates, GateError, KubernetesVersion};
+
+/// The port the server listens on by default; the manifests' containerPort must match it.
+pub const DEFAULT_PORT: u16 = 8443;
+/// Default path of the serving certificate (the Secret volume in the manifests).
+pub const DEFAULT_TLS_CERT: &str = "/etc/hpa-webhook/tls/tls.crt";
+/// Default path of the serving key.
+pub const DEFAULT_TLS_KEY: &str = "/etc/hpa-webhook/tls/tls.key";
+
+/// Admission webhook for Kubernetes HorizontalPodAutoscalers: defaulting and organization
+/// policy on /mutate, kube-apiserver's validation, lint warnings and policy constraints on
+/// /validate.
+#[derive(Debug, Parser)]
+#[command(name = "hpa-webhook", version, propagate_version = true, args_conflicts_with_subcommands = true)]
+pub struct Args {
+    /// A subcommand; without one, the server runs (`serve`).
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
+    /// Server options (when no subcommand is given).
+    #[command(flatten)]
+    pub serve: ServeArgs,
+}
+
+impl Args {
+    /// The command to run: `serve` unless another subcommand was given.
+    pub fn into_command(self) -> Command {
+        self.command.unwrap_or(Command::Serve(self.serve))
+    }
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Serve AdmissionReviews over HTTPS (the default).
+    Serve(ServeArgs),
+    /// Write a development CA and a serving certificate for the webhook's Service, and print
+    /// the caBundle.
+    Certs(CertsArgs),
+}
+
+/// Options of the server.
+#[derive(Debug, Clone, ClapArgs)]
+pub struct ServeArgs {
+    /// Address to listen on (HTTPS).
+    #[arg(long, env = "HPA_WEBHOOK_ADDR", hide_env_values = true, value_name = "IP:PORT", default_value_t = default_addr())]
+    pub addr: SocketAddr,
+
+    /// PEM certificate chain served to clients; reloaded when the file changes.
+    #[arg(long, env = "HPA_WEBHOOK_TLS_CERT", hide_env_values = true, value_name = "PATH", default_value = DEFAULT_TLS_CERT)]
+    pub tls_cert: PathBuf,
+
+    /// PEM private key of the certificate; reloaded when the file changes.
+    #[arg(long, env = "HPA_WEBHOOK_TLS_KEY", hide_env_values = true, value_name = "PATH", default_value = DEFAULT_TLS_KEY)]
+    pub tls_key: PathBuf,
+
+    /// Organization policy (YAML): behavior defaults and constraints per namespace; reloaded
+    /// when the file changes. Without it, /mutate only applies kube-apiserver's defaulting.
+    #[arg(long, env = "HPA_WEBHOOK_POLICY", hide_env_values = true, value_name = "PATH")]
+    pub policy: Option<PathBuf>,
+
+    /// Kubernetes release whose rules apply (1.36 or 1.37).
+    #[arg(long, env = "HPA_WEBHOOK_KUBERNETES_VERSION", hide_env_values = true, value_name = "VERSION", default_value_t = KubernetesVersion::LATEST)]
+    pub kubernetes_version: KubernetesVersion,
+
+    /// Feature gates, as kube-apiserver's --feature-gates: `HPAScaleToZero=true,...`.
+    #[arg(
+        long,
+        env = "HPA_WEBHOOK_FEATURE_GATES",
+        hide_env_values = true,
+        value_name = "NAME=BOOL,...",
+        default_value = ""
+    )]
+    pub feature_gates: String,
+
+    /// Answer /validate with lint findings as warnings (hpa-core's rules enabled by default;
+    /// kubectl prints them).
+    #[arg(long, env = "HPA_WEBHOOK_LINT_WARNINGS", hide_env_values = true, value_name = "BOOL", default_value_t = true, action = clap::ArgAction::Set)]
+    pub lint_warnings: bool,
+
+    /// Deadline for one request, body included; keep it below the webhook's timeoutSeconds.
+    #[arg(long, env = "HPA_WEBHOOK_REQUEST_TIMEOUT", hide_env_values = true, value_name = "DURATION", default_value = "4s", value_parser = parse_duration)]
+    pub request_timeout: Duration,
+
+    /// Largest accepted request body in bytes (kube-apiserver sends at most about 3 MiB);
+    /// larger bodies get 413.
+    #[arg(long, env = "HPA_WEBHOOK_MAX_BODY_BYTES", hide_env_values = true, value_name = "BYTES", default_value_t = 4 * 1024 * 1024)]
+    pub max_body_bytes: usize,
+
+    /// How often the certificate, key and policy files are checked for changes.
+    #[arg(long, env = "HPA_WEBHOOK_RELOAD_INTERVAL", hide_env_values = true, value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
+    pub reload_interval: Duration,
+
+    /// After SIGTERM, keep serving (and report not ready) this long before closing the
+    /// listener, so that kube-apiserver stops sending requests to this pod first.
+    #[arg(long, env = "HPA_WEBHOOK_SHUTDOWN_DELAY", hide_env_values = true, value_name = "DURATION", default_value = "0s", value_parser = parse_duration)]
+    pub shutdown_delay: Duration,
+
+    /// Longest wait for in-flight requests once the listener is closed.
+    #[arg(long, env = "HPA_WEBHOOK_SHUTDOWN_TIMEOUT", hide_env_values = true, value_name = "DURATION", default_value = "20s", value_parser = parse_duration)]
+    pub shutdown_timeout: Duration,
+
+    /// Log filter, as tracing's EnvFilter: `info`, `hpa_webhook=debug,info`, ...
+    #[arg(long, env = "HPA_WEBHOOK_LOG_LEVEL", hide_env_values = true, value_name = "FILTER", default_value = "info")]
+    pub log_level: String,
+
+    /// Log format: `json` in clusters, `plain` in a terminal.
+    #[arg(long, env = "HPA_WEBHOOK_LOG_FORMAT", hide_env_values = true, value_enum, default_value_t = LogFormat::Plain)]
+    pub log_format: LogFormat,
+}
+
+impl ServeArgs {
+    /// The feature gates these flags describe.
+    pub fn gates(&self) -> Result<FeatureGates, GateError> {
+        let mut gates = FeatureGates::new(self.kubernetes_version);
+        gates.apply(&self.feature_gates)?;
+        Ok(gates)
+    }
+}
+
+/// Options of `hpa-webhook certs`.
+#[derive(Debug, Clone, ClapArgs)]
+pub struct CertsArgs {
+    /// Name of the webhook's Service.
+    #[arg(long, value_name = "NAME")]
+    pub service: String,
+
+    /// Namespace of the webhook's Service.
+    #[arg(long, value_name = "NAMESPACE")]
+    pub namespace: String,
+
+    /// Directory to write `ca.crt`, `tls.crt` and `tls.key` to (created if missing).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+
+    /// Cluster DNS domain, for the `<service>.<namespace>.svc.<domain>` name.
+    #[arg(long, value_name = "DOMAIN", default_value = "cluster.local")]
+    pub cluster_domain: String,
+
+    /// Validity of the CA and the serving certificate, in days.
+    #[arg(long, value_name = "DAYS", default_value_t = 365, value_parser = clap::value_parser!(u32).range(1..=3650))]
+    pub days: u32,
+}
+
+/// How logs are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    /// One JSON object per line.
+    Json,
+    /// Human-readable lines.
+    Plain,
+}
+
+fn default_addr() -> SocketAddr {
+    SocketAddr::from(([0, 0, 0, 0], DEFAULT_PORT))
+}
+
+/// Parses a duration the way Kubernetes flags are written: `250ms`, `4s`, `2m`, `1h`, or `0`.
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    if s == "0" {
+        return Ok(Duration::ZERO);
+    }
+    let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let (digits, unit) = s.split_at(split);
+    let n: u64 = digits.parse().map_err(|_| format!("invalid duration {s:?}: expected e.g. 500ms, 4s, 2m"))?;
+    let millis = match unit {
+        "ms" => Some(n),
+        "s" => n.checked_mul(1_000),
+        "m" => n.checked_mul(60_000),
+        "h" => n.checked_mul(3_600_000),
+        _ => return Err(format!("invalid duration {s:?}: the unit must be ms, s, m or h")),
+    };
+    millis.map(Duration::from_millis).ok_or_else(|| format!("invalid duration {s:?}: too large"))
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::*;
+
+    #[test]
+    fn verify_cli() {
+        Args::command().debug_assert();
+    }
+
+    #[test]
+    fn help_snapshot() {
+        let help = Args::command().term_width(100).render_long_help().to_string();
+        insta::assert_snapshot!(help);
+    }
+
+    #[test]
+    fn serve_is_the_default_command() {
+        let args = Args::try_parse_from(["hpa-webhook", "--addr", "127.0.0.1:9443"]).unwrap();
+        let Command::Serve(serve) = args.into_command() else { panic!("expected serve") };
+        assert_eq!(serve.addr, "127.0.0.1:9443".parse().unwrap());
+        assert_eq!(serve.tls_cert, PathBuf::from(DEFAULT_TLS_CERT));
+        assert_eq!(serve.request_timeout, Duration::from_secs(4));
+        let args = Args::try_parse_from(["hpa-webhook", "serve", "--log-format", "json"]).unwrap();
+        assert!(matches!(args.into_command(), Command::Serve(ServeArgs { log_format: LogFormat::Json, .. })));
+    }
+
+    #[test]
+    fn certs_command() {
+        let args =
+            Args::try_parse_from(["hpa-webhook", "certs", "--service", "s", "--namespace", "n", "--out", "o"]).unwrap();
+        let Command::Certs(certs) = args.into_command() else { panic!("expected certs") };
+        assert_eq!((certs.service.as_str(), certs.days), ("s", 365));
+    }
+
+    #[test]
+    fn gates_follow_the_flags() {
+        let args = Args::try_parse_from([
+            "hpa-webhook",
+            "--kubernetes-version",
+            "1.36",
+            "--feature-gates",
+            "HPAScaleToZero=true",
+        ])
+        .unwrap();
+        let gates = args.serve.gates().unwrap();
+        assert!(gates.enabled(hpa_core::features::Gate::HPAScaleToZero));
+        let args = Args::try_parse_from(["hpa-webhook", "--feature-gates", "Nope=true"]).unwrap();
+        assert!(args.serve.gates().is_err());
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("250ms"), Ok(Duration::from_millis(250)));
+        assert_eq!(parse_duration("4s"), Ok(Duration::from_secs(4)));
+        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
+        assert_eq!(parse_duration("1h"), Ok(Duration::from_secs(3600)));
+        assert_eq!(parse_duration("0"), Ok(Duration::ZERO));
+        for bad in ["", "s", "4", "4x", "-1s", "1.5s", "99999999999999999999s"] {
+            assert!(parse_duration(bad).is_err(), "{bad}");
+        }
+    }
+}

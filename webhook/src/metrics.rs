@@ -1,0 +1,235 @@
+//! Prometheus metrics: requests by endpoint, operation and outcome, their latency, the
+//! serving certificate's expiry, and reloads.
+
+use std::fmt;
+use std::time::Duration;
+
+use prometheus_client::encoding::{EncodeLabelSet, EncodeLabelValue, LabelValueEncoder};
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::Histogram;
+use prometheus_client::registry::{Registry, Unit};
+
+/// `Content-Type` of [`Metrics::render`].
+pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+
+/// Upper bounds of the latency buckets, in seconds (100 µs to 5 s).
+const LATENCY_BUCKETS: [f64; 15] =
+    [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0];
+
+macro_rules! label_enum {
+    ($(#[$doc:meta])* $name:ident { $($(#[$vdoc:meta])* $variant:ident => $text:literal,)* }) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum $name {
+            $($(#[$vdoc])* $variant,)*
+        }
+
+        impl $name {
+            /// The label value.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $($name::$variant => $text,)*
+                }
+            }
+        }
+
+        impl EncodeLabelValue for $name {
+            fn encode(&self, encoder: &mut LabelValueEncoder<'_>) -> Result<(), fmt::Error> {
+                fmt::Write::write_str(encoder, self.as_str())
+            }
+        }
+    };
+}
+
+label_enum! {
+    /// The admission endpoint.
+    Endpoint {
+        /// `POST /validate`
+        Validate => "validate",
+        /// `POST /mutate`
+        Mutate => "mutate",
+    }
+}
+
+label_enum! {
+    /// The request's operation.
+    Operation {
+        /// `CREATE`
+        Create => "CREATE",
+        /// `UPDATE`
+        Update => "UPDATE",
+        /// `DELETE`
+        Delete => "DELETE",
+        /// `CONNECT`
+        Connect => "CONNECT",
+        /// Not known (unreadable request, or an unknown operation).
+        Unknown => "unknown",
+    }
+}
+
+label_enum! {
+    /// How a request ended.
+    Outcome {
+        /// Admitted unchanged.
+        Allowed => "allowed",
+        /// Admitted with a patch.
+        Patched => "patched",
+        /// Denied: the HPA is invalid or breaks the policy.
+        Denied => "denied",
+        /// The review was malformed (HTTP 400, or `allowed: false` with a uid).
+        Invalid => "invalid",
+        /// Not ours: another resource, kind or operation, admitted untouched.
+        Skipped => "skipped",
+        /// The body was larger than the limit (HTTP 413).
+        TooLarge => "too_large",
+        /// The request missed its deadline (HTTP 503).
+        Timeout => "timeout",
+    }
+}
+
+label_enum! {
+    /// What was reloaded.
+    Reloaded {
+        /// The serving certificate and key.
+        Certificate => "certificate",
+        /// The organization policy.
+        Policy => "policy",
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
+struct RequestLabels {
+    endpoint: Endpoint,
+    operation: Operation,
+    outcome: Outcome,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
+struct EndpointLabels {
+    endpoint: Endpoint,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
+struct ReloadLabels {
+    what: Reloaded,
+    result: ReloadResult,
+}
+
+label_enum! {
+    /// Whether a reload worked.
+    ReloadResult {
+        /// A new version is in force.
+        Success => "success",
+        /// The new version was refused; the old one stays in force.
+        Failure => "failure",
+    }
+}
+
+/// Every metric of the server.
+#[derive(Debug)]
+pub struct Metrics {
+    registry: Registry,
+    requests: Family<RequestLabels, Counter>,
+    duration: Family<EndpointLabels, Histogram, fn() -> Histogram>,
+    certificate_expiry: Gauge,
+    reloads: Family<ReloadLabels, Counter>,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Metrics::new()
+    }
+}
+
+impl Metrics {
+    /// Registers every metric under the `hpa_webhook_` prefix.
+    pub fn new() -> Self {
+        let mut registry = Registry::with_prefix("hpa_webhook");
+        let requests = Family::<RequestLabels, Counter>::default();
+        registry.register("requests", "AdmissionReview requests by endpoint, operation and outcome", requests.clone());
+        let duration: Family<EndpointLabels, Histogram, fn() -> Histogram> =
+            Family::new_with_constructor(|| Histogram::new(LATENCY_BUCKETS));
+        registry.register_with_unit(
+            "request_duration",
+            "Time to answer an AdmissionReview, from the complete body to the response",
+            Unit::Seconds,
+            duration.clone(),
+        );
+        let certificate_expiry = Gauge::default();
+        registry.register_with_unit(
+            "certificate_expiry_timestamp",
+            "notAfter of the serving certificate in force, in Unix seconds",
+            Unit::Seconds,
+            certificate_expiry.clone(),
+        );
+        let reloads = Family::<ReloadLabels, Counter>::default();
+        registry.register(
+            "reloads",
+            "Reloads of the certificate and the policy after their files changed",
+            reloads.clone(),
+        );
+        Metrics { registry, requests, duration, certificate_expiry, reloads }
+    }
+
+    /// Counts one answered review and records how long answering took.
+    pub fn observe(&self, endpoint: Endpoint, operation: Operation, outcome: Outcome, elapsed: Duration) {
+        self.count(endpoint, operation, outcome);
+        self.duration.get_or_create(&EndpointLabels { endpoint }).observe(elapsed.as_secs_f64());
+    }
+
+    /// Counts one request refused before it could be read (too large, too slow, unreadable).
+    pub fn count(&self, endpoint: Endpoint, operation: Operation, outcome: Outcome) {
+        self.requests.get_or_create(&RequestLabels { endpoint, operation, outcome }).inc();
+    }
+
+    /// Sets the expiry of the certificate in force.
+    pub fn set_certificate_expiry(&self, not_after_unix: i64) {
+        self.certificate_expiry.set(not_after_unix);
+    }
+
+    /// Counts a reload.
+    pub fn reloaded(&self, what: Reloaded, success: bool) {
+        let result = if success { ReloadResult::Success } else { ReloadResult::Failure };
+        self.reloads.get_or_create(&ReloadLabels { what, result }).inc();
+    }
+
+    /// The OpenMetrics text exposition.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        // Writing to a String cannot fail.
+        let _ = prometheus_client::encoding::text::encode(&mut out, &self.registry);
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_every_family() {
+        let m = Metrics::new();
+        m.observe(Endpoint::Validate, Operation::Create, Outcome::Denied, Duration::from_micros(300));
+        m.observe(Endpoint::Validate, Operation::Create, Outcome::Denied, Duration::from_micros(30));
+        m.observe(Endpoint::Mutate, Operation::Create, Outcome::Patched, Duration::from_millis(2));
+        m.count(Endpoint::Mutate, Operation::Unknown, Outcome::TooLarge);
+        m.set_certificate_expiry(1_900_000_000);
+        m.reloaded(Reloaded::Certificate, true);
+        let text = m.render();
+        for line in [
+            "hpa_webhook_requests_total{endpoint=\"validate\",operation=\"CREATE\",outcome=\"denied\"} 2",
+            "hpa_webhook_requests_total{endpoint=\"mutate\",operation=\"unknown\",outcome=\"too_large\"} 1",
+            "hpa_webhook_requests_total{endpoint=\"mutate\",operation=\"CREATE\",outcome=\"patched\"} 1",
+            "hpa_webhook_request_duration_seconds_bucket{le=\"0.0001\",endpoint=\"validate\"} 1",
+            "hpa_webhook_request_duration_seconds_bucket{le=\"0.0005\",endpoint=\"validate\"} 2",
+            "hpa_webhook_request_duration_seconds_count{endpoint=\"mutate\"} 1",
+            "hpa_webhook_certificate_expiry_timestamp_seconds 1900000000",
+            "hpa_webhook_reloads_total{what=\"certificate\",result=\"success\"} 1",
+            "# EOF",
+        ] {
+            assert!(text.lines().any(|l| l == line), "missing {line:?} in\n{text}");
+        }
+    }
+}

@@ -1,0 +1,741 @@
+//! Organization policy: `behavior` defaults and constraints, cluster-wide and per namespace,
+//! read from a YAML file and reloaded when it changes.
+//!
+//! ```yaml
+//! apiVersion: hpa-toolkit.io/v1alpha1
+//! kind: WebhookPolicy
+//! defaults:                      # every namespace
+//!   constraints: {maxReplicas: 200}
+//! namespaceLabels:               # webhooks are not sent namespace labels: declare them here
+//!   shop: {tier: production}
+//! rules:                         # applied in order after `defaults`; later rules win per field
+//!   - name: production
+//!     namespaceSelector: {matchLabels: {tier: production}}
+//!     behavior:
+//!       scaleDown: {stabilizationWindowSeconds: 600}
+//!     constraints: {requireBehavior: true}
+//!   - name: previews
+//!     namespaces: [preview-1, preview-2]
+//!     constraints: {maxReplicas: 5}
+//! ```
+//!
+//! Behavior defaults fill only the fields an HPA leaves unset, then kube-apiserver's defaulting
+//! completes the rest. Setting any behavior default therefore gives an HPA without `behavior`
+//! one, which moves it from the controller's legacy scaling path to the behavior path: that is
+//! the point of such a policy, and the only way `behavior` is ever added.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use arc_swap::ArcSwap;
+use serde::Deserialize;
+use serde_json::Value;
+
+use hpa_core::api::v2::{HPAScalingPolicy, HPAScalingRules, HorizontalPodAutoscaler, HorizontalPodAutoscalerBehavior};
+use hpa_core::api::{CrossVersionObjectReference, LabelSelector, Quantity};
+use hpa_core::features::FeatureGates;
+use hpa_core::field::{BadValue, ErrorList, FieldError, Path as FieldPath};
+
+/// `apiVersion` of a policy file.
+pub const API_VERSION: &str = "hpa-toolkit.io/v1alpha1";
+/// `kind` of a policy file.
+pub const KIND: &str = "WebhookPolicy";
+/// The label Kubernetes puts on every namespace, with the namespace's name as its value; it
+/// is always known, so selectors may use it without declaring it in `namespaceLabels`.
+pub const NAMESPACE_NAME_LABEL: &str = "kubernetes.io/metadata.name";
+
+/// A policy that could not be read.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum PolicyError {
+    /// The file could not be read.
+    #[error("reading policy {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file is not a valid policy.
+    #[error("invalid policy{}: {}", .path.as_ref().map(|p| format!(" {}", p.display())).unwrap_or_default(), .problems.join("; "))]
+    Invalid {
+        /// The file, when read from one.
+        path: Option<PathBuf>,
+        /// Every problem found.
+        problems: Vec<String>,
+    },
+}
+
+/// Constraints an HPA must meet (checked by /validate).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Constraints {
+    /// The largest `spec.maxReplicas` allowed.
+    #[serde(default)]
+    pub max_replicas: Option<i32>,
+    /// Whether `spec.behavior` must be set.
+    #[serde(default)]
+    pub require_behavior: Option<bool>,
+}
+
+/// A validated policy.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Policy {
+    defaults: Layer,
+    namespace_labels: BTreeMap<String, BTreeMap<String, String>>,
+    rules: Vec<(Selector, Layer)>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+struct Layer {
+    /// `defaults` or `rule "name"`, as messages name it.
+    origin: String,
+    behavior: Option<HorizontalPodAutoscalerBehavior>,
+    constraints: Constraints,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Selector {
+    Names(Vec<String>),
+    Labels(LabelSelector),
+}
+
+// === the file format ===
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PolicyFile {
+    #[serde(default)]
+    api_version: String,
+    #[serde(default)]
+    kind: String,
+    #[serde(default)]
+    defaults: Option<SettingsFile>,
+    #[serde(default)]
+    namespace_labels: BTreeMap<String, BTreeMap<String, String>>,
+    #[serde(default)]
+    rules: Vec<RuleFile>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SettingsFile {
+    #[serde(default)]
+    behavior: Option<HorizontalPodAutoscalerBehavior>,
+    #[serde(default)]
+    constraints: Option<Constraints>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RuleFile {
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    namespaces: Option<Vec<String>>,
+    #[serde(default)]
+    namespace_selector: Option<LabelSelector>,
+    #[serde(default)]
+    behavior: Option<HorizontalPodAutoscalerBehavior>,
+    #[serde(default)]
+    constraints: Option<Constraints>,
+}
+
+impl Policy {
+    /// Parses and checks a policy file. Every problem is reported, with its place in the file.
+    pub fn parse(yaml: &str) -> Result<Policy, PolicyError> {
+        let invalid = |problems: Vec<String>| PolicyError::Invalid { path: None, problems };
+        let value = yaml_to_json(yaml).map_err(|e| invalid(vec![e]))?;
+        let file: PolicyFile = hpa_core::api::decode_as(&value)
+            .map_err(|errors| invalid(errors.iter().map(ToString::to_string).collect()))?;
+        let mut problems = Vec::new();
+        if file.api_version != API_VERSION || file.kind != KIND {
+            problems.push(format!(
+                "expected apiVersion {API_VERSION:?} and kind {KIND:?}, got {:?} and {:?}",
+                file.api_version, file.kind
+            ));
+        }
+        let defaults = file.defaults.unwrap_or_default();
+        let defaults =
+            Layer::new("defaults".into(), "defaults", defaults.behavior, defaults.constraints, &mut problems);
+        let mut rules = Vec::with_capacity(file.rules.len());
+        let mut names = std::collections::BTreeSet::new();
+        for (i, rule) in file.rules.into_iter().enumerate() {
+            let at = format!("rules[{i}]");
+            if rule.name.is_empty() {
+                problems.push(format!("{at}.name: required"));
+            } else if !names.insert(rule.name.clone()) {
+                problems.push(format!("{at}.name: duplicate rule name {:?}", rule.name));
+            }
+            let selector = match (rule.namespaces, rule.namespace_selector) {
+                (Some(names), None) if !names.is_empty() => Selector::Names(names),
+                (None, Some(selector)) => {
+                    problems.extend(selector_problems(&selector, &format!("{at}.namespaceSelector")));
+                    Selector::Labels(selector)
+                }
+                _ => {
+                    problems
+                        .push(format!("{at}: set exactly one of namespaces (a non-empty list) and namespaceSelector"));
+                    Selector::Names(Vec::new())
+                }
+            };
+            let origin = format!("rule {:?}", rule.name);
+            rules.push((selector, Layer::new(origin, &at, rule.behavior, rule.constraints, &mut problems)));
+        }
+        if !problems.is_empty() {
+            return Err(invalid(problems));
+        }
+        Ok(Policy { defaults, namespace_labels: file.namespace_labels, rules })
+    }
+
+    /// Whether any layer sets a tolerance default (ignored while `HPAConfigurableTolerance` is off).
+    pub fn sets_tolerance(&self) -> bool {
+        std::iter::once(&self.defaults).chain(self.rules.iter().map(|(_, l)| l)).any(|l| {
+            l.behavior
+                .as_ref()
+                .is_some_and(|b| [&b.scale_up, &b.scale_down].into_iter().flatten().any(|r| r.tolerance.is_some()))
+        })
+    }
+
+    /// What applies in a namespace: `defaults`, then every matching rule in order.
+    pub fn effective(&self, namespace: &str) -> Effective<'_> {
+        let mut out = Effective::default();
+        out.overlay(&self.defaults);
+        let labels = self.namespace_labels.get(namespace);
+        let label = |key: &str| -> Option<&str> {
+            if key == NAMESPACE_NAME_LABEL {
+                return Some(namespace);
+            }
+            labels.and_then(|l| l.get(key)).map(String::as_str)
+        };
+        for (selector, layer) in &self.rules {
+            let matches = match selector {
+                Selector::Names(names) => names.iter().any(|n| n == namespace),
+                Selector::Labels(selector) => selector_matches(selector, label),
+            };
+            if matches {
+                out.overlay(layer);
+            }
+        }
+        out
+    }
+}
+
+impl Layer {
+    fn new(
+        origin: String,
+        at: &str,
+        behavior: Option<HorizontalPodAutoscalerBehavior>,
+        constraints: Option<Constraints>,
+        problems: &mut Vec<String>,
+    ) -> Layer {
+        let constraints = constraints.unwrap_or_default();
+        if let Some(max) = constraints.max_replicas.filter(|m| *m < 1) {
+            problems.push(format!("{at}.constraints.maxReplicas: must be at least 1, got {max}"));
+        }
+        if let Some(b) = &behavior {
+            problems.extend(behavior_problems(b, &format!("{at}.behavior")));
+        }
+        Layer { origin, behavior, constraints }
+    }
+}
+
+/// kube-apiserver's validation of a behavior, as it would be once defaulted onto an HPA.
+fn behavior_problems(behavior: &HorizontalPodAutoscalerBehavior, at: &str) -> Vec<String> {
+    let mut hpa = HorizontalPodAutoscaler::default();
+    hpa.metadata.name = "policy".into();
+    hpa.metadata.namespace = "default".into();
+    hpa.spec.scale_target_ref =
+        CrossVersionObjectReference { kind: "Deployment".into(), name: "policy".into(), api_version: "apps/v1".into() };
+    hpa.spec.max_replicas = 1;
+    hpa.spec.behavior = Some(behavior.clone());
+    hpa_core::defaults::default_v2(&mut hpa);
+    hpa_core::admission::validate_create(&hpa, &FeatureGates::default())
+        .iter()
+        .filter_map(|e| e.field.strip_prefix("spec.behavior").map(|rest| format!("{at}{rest}: {}", e.body())))
+        .collect()
+}
+
+/// `metav1.LabelSelector` validation of the operators and values.
+fn selector_problems(selector: &LabelSelector, at: &str) -> Vec<String> {
+    let mut problems = Vec::new();
+    for (i, r) in selector.match_expressions.iter().enumerate() {
+        let at = format!("{at}.matchExpressions[{i}]");
+        match r.operator.as_str() {
+            "In" | "NotIn" if r.values.is_empty() => {
+                problems.push(format!("{at}.values: must be specified when operator is In or NotIn"))
+            }
+            "Exists" | "DoesNotExist" if !r.values.is_empty() => {
+                problems.push(format!("{at}.values: may not be specified when operator is Exists or DoesNotExist"))
+            }
+            "In" | "NotIn" | "Exists" | "DoesNotExist" => {}
+            other => problems.push(format!(
+                "{at}.operator: unsupported operator {other:?}: supported values: \"DoesNotExist\", \"Exists\", \"In\", \"NotIn\""
+            )),
+        }
+    }
+    problems
+}
+
+/// `metav1.LabelSelectorAsSelector(...).Matches(labels)`.
+fn selector_matches<'a>(selector: &LabelSelector, label: impl Fn(&str) -> Option<&'a str>) -> bool {
+    selector.match_labels.iter().all(|(k, v)| label(k) == Some(v.as_str()))
+        && selector.match_expressions.iter().all(|r| {
+            let value = label(&r.key);
+            let listed = |v: &str| r.values.iter().any(|x| x == v);
+            match r.operator.as_str() {
+                "In" => value.is_some_and(listed),
+                "NotIn" => value.is_none_or(|v| !listed(v)),
+                "Exists" => value.is_some(),
+                "DoesNotExist" => value.is_none(),
+                _ => false,
+            }
+        })
+}
+
+// === what applies to one namespace ===
+
+/// The policy in force in one namespace, borrowed from the [`Policy`].
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Effective<'p> {
+    scale_up: RuleDefaults<'p>,
+    scale_down: RuleDefaults<'p>,
+    max_replicas: Option<(i32, &'p str)>,
+    require_behavior: Option<(bool, &'p str)>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+struct RuleDefaults<'p> {
+    stabilization_window_seconds: Option<i32>,
+    select_policy: Option<&'p str>,
+    policies: Option<&'p [HPAScalingPolicy]>,
+    tolerance: Option<&'p Quantity>,
+}
+
+impl<'p> RuleDefaults<'p> {
+    fn overlay(&mut self, rules: &'p HPAScalingRules) {
+        if let Some(w) = rules.stabilization_window_seconds {
+            self.stabilization_window_seconds = Some(w);
+        }
+        if let Some(s) = &rules.select_policy {
+            self.select_policy = Some(s);
+        }
+        if let Some(p) = &rules.policies {
+            self.policies = Some(p);
+        }
+        if let Some(t) = &rules.tolerance {
+            self.tolerance = Some(t);
+        }
+    }
+
+    fn is_empty(&self, tolerance_enabled: bool) -> bool {
+        self.stabilization_window_seconds.is_none()
+            && self.select_policy.is_none()
+            && self.policies.is_none()
+            && (self.tolerance.is_none() || !tolerance_enabled)
+    }
+
+    /// Fills the fields `rules` leaves unset; reports whether anything changed.
+    fn fill(&self, rules: &mut Option<HPAScalingRules>, tolerance_enabled: bool) -> bool {
+        if self.is_empty(tolerance_enabled) {
+            return false;
+        }
+        let mut changed = rules.is_none();
+        let r = rules.get_or_insert_with(HPAScalingRules::default);
+        if r.stabilization_window_seconds.is_none()
+            && let Some(w) = self.stabilization_window_seconds
+        {
+            r.stabilization_window_seconds = Some(w);
+            changed = true;
+        }
+        if r.select_policy.is_none()
+            && let Some(s) = self.select_policy
+        {
+            r.select_policy = Some(s.to_string());
+            changed = true;
+        }
+        if r.policies.is_none()
+            && let Some(p) = self.policies
+        {
+            r.policies = Some(p.to_vec());
+            changed = true;
+        }
+        if tolerance_enabled
+            && r.tolerance.is_none()
+            && let Some(t) = self.tolerance
+        {
+            r.tolerance = Some(t.clone());
+            changed = true;
+        }
+        changed
+    }
+}
+
+impl<'p> Effective<'p> {
+    fn overlay(&mut self, layer: &'p Layer) {
+        if let Some(b) = &layer.behavior {
+            if let Some(up) = &b.scale_up {
+                self.scale_up.overlay(up);
+            }
+            if let Some(down) = &b.scale_down {
+                self.scale_down.overlay(down);
+            }
+        }
+        if let Some(max) = layer.constraints.max_replicas {
+            self.max_replicas = Some((max, &layer.origin));
+        }
+        if let Some(required) = layer.constraints.require_behavior {
+            self.require_behavior = Some((required, &layer.origin));
+        }
+    }
+
+    /// Whether this policy would set any behavior field.
+    pub fn sets_behavior(&self, tolerance_enabled: bool) -> bool {
+        !self.scale_up.is_empty(tolerance_enabled) || !self.scale_down.is_empty(tolerance_enabled)
+    }
+
+    /// Fills the behavior fields the HPA leaves unset (creating `behavior` if the policy sets
+    /// any field); tolerance only when `tolerance_enabled`. Returns whether anything changed.
+    pub fn apply_behavior(
+        &self,
+        behavior: &mut Option<HorizontalPodAutoscalerBehavior>,
+        tolerance_enabled: bool,
+    ) -> bool {
+        if !self.sets_behavior(tolerance_enabled) {
+            return false;
+        }
+        let mut changed = behavior.is_none();
+        let b = behavior.get_or_insert_with(HorizontalPodAutoscalerBehavior::default);
+        changed |= self.scale_up.fill(&mut b.scale_up, tolerance_enabled);
+        changed |= self.scale_down.fill(&mut b.scale_down, tolerance_enabled);
+        changed
+    }
+
+    /// The constraints the HPA (internal form) breaks, as field errors.
+    pub fn violations(&self, hpa: &HorizontalPodAutoscaler, namespace: &str) -> ErrorList {
+        let spec = FieldPath::new("spec");
+        let mut errors = ErrorList::new();
+        if let Some((max, origin)) = self.max_replicas
+            && hpa.spec.max_replicas > max
+        {
+            errors.push(FieldError::invalid(
+                &spec.child("maxReplicas"),
+                BadValue::Int(i64::from(hpa.spec.max_replicas)),
+                format!("must be less than or equal to {max} (organization policy: {origin})"),
+            ));
+        }
+        if let Some((true, origin)) = self.require_behavior
+            && hpa.spec.behavior.is_none()
+        {
+            errors.push(FieldError::required(
+                &spec.child("behavior"),
+                format!("organization policy requires behavior in namespace {namespace:?} ({origin})"),
+            ));
+        }
+        errors
+    }
+}
+
+// === the file on disk ===
+
+/// The policy in force, reloaded from its file when the file changes.
+#[derive(Debug)]
+pub struct PolicyStore {
+    path: Option<PathBuf>,
+    current: ArcSwap<Policy>,
+    last_read: Mutex<Vec<u8>>,
+}
+
+impl PolicyStore {
+    /// Reads the policy file (or none: an empty policy).
+    pub fn load(path: Option<&Path>) -> Result<PolicyStore, PolicyError> {
+        let Some(path) = path else { return Ok(PolicyStore::fixed(Policy::default())) };
+        let bytes = std::fs::read(path).map_err(|source| PolicyError::Read { path: path.to_path_buf(), source })?;
+        let policy = parse_file(path, &bytes)?;
+        Ok(PolicyStore {
+            path: Some(path.to_path_buf()),
+            current: ArcSwap::from_pointee(policy),
+            last_read: Mutex::new(bytes),
+        })
+    }
+
+    /// A policy that never changes.
+    pub fn fixed(policy: Policy) -> PolicyStore {
+        PolicyStore { path: None, current: ArcSwap::from_pointee(policy), last_read: Mutex::new(Vec::new()) }
+    }
+
+    /// The policy in force.
+    pub fn current(&self) -> arc_swap::Guard<Arc<Policy>> {
+        self.current.load()
+    }
+
+    /// Reads the file again; installs the policy if the file changed and is valid. Returns
+    /// whether a new policy is in force. An invalid file leaves the current policy in force.
+    pub async fn reload(&self) -> Result<bool, PolicyError> {
+        let Some(path) = &self.path else { return Ok(false) };
+        let bytes = tokio::fs::read(path).await.map_err(|source| PolicyError::Read { path: path.clone(), source })?;
+        {
+            let mut last = self.last_read.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            if *last == bytes {
+                return Ok(false);
+            }
+            // Remember the bytes even if they are invalid, so that a bad file is reported once.
+            last.clone_from(&bytes);
+        }
+        let policy = parse_file(path, &bytes)?;
+        self.current.store(Arc::new(policy));
+        Ok(true)
+    }
+}
+
+fn parse_file(path: &Path, bytes: &[u8]) -> Result<Policy, PolicyError> {
+    let text = std::str::from_utf8(bytes).map_err(|e| PolicyError::Invalid {
+        path: Some(path.to_path_buf()),
+        problems: vec![format!("not UTF-8: {e}")],
+    })?;
+    Policy::parse(text).map_err(|e| match e {
+        PolicyError::Invalid { problems, .. } => PolicyError::Invalid { path: Some(path.to_path_buf()), problems },
+        other => other,
+    })
+}
+
+// === YAML ===
+
+/// One YAML document as JSON (YAML 1.2 core schema), for strict decoding by hpa-core.
+fn yaml_to_json(text: &str) -> Result<Value, String> {
+    use saphyr::{LoadableYamlNode, Yaml};
+    let docs = Yaml::load_from_str(text).map_err(|e| format!("not valid YAML: {e}"))?;
+    match docs.as_slice() {
+        [] => Ok(Value::Object(serde_json::Map::new())),
+        [doc] => yaml_value(doc),
+        _ => Err("expected one YAML document, found several".into()),
+    }
+}
+
+fn yaml_value(node: &saphyr::Yaml<'_>) -> Result<Value, String> {
+    use saphyr::{Scalar, Yaml};
+    Ok(match node {
+        Yaml::Value(Scalar::Null) => Value::Null,
+        Yaml::Value(Scalar::Boolean(b)) => Value::Bool(*b),
+        Yaml::Value(Scalar::Integer(i)) => Value::from(*i),
+        Yaml::Value(Scalar::FloatingPoint(f)) => serde_json::Number::from_f64(f.into_inner())
+            .map(Value::Number)
+            .ok_or_else(|| format!("{} is not a JSON number", f.into_inner()))?,
+        Yaml::Value(Scalar::String(s)) => Value::String(s.to_string()),
+        Yaml::Representation(s, _, _) => Value::String(s.to_string()),
+        Yaml::Sequence(items) => Value::Array(items.iter().map(yaml_value).collect::<Result<_, _>>()?),
+        Yaml::Mapping(map) => {
+            let mut out = serde_json::Map::with_capacity(map.len());
+            for (k, v) in map {
+                let key = match k {
+                    Yaml::Value(Scalar::String(s)) => s.to_string(),
+                    Yaml::Value(Scalar::Integer(i)) => i.to_string(),
+                    Yaml::Value(Scalar::Boolean(b)) => b.to_string(),
+                    _ => return Err("mapping keys must be strings".into()),
+                };
+                out.insert(key, yaml_value(v)?);
+            }
+            Value::Object(out)
+        }
+        Yaml::Tagged(_, inner) => yaml_value(inner)?,
+        Yaml::Alias(_) | Yaml::BadValue => return Err("unsupported YAML node (unresolved alias or bad value)".into()),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const EXAMPLE: &str = r#"
+apiVersion: hpa-toolkit.io/v1alpha1
+kind: WebhookPolicy
+defaults:
+  behavior:
+    scaleDown:
+      stabilizationWindowSeconds: 600
+  constraints:
+    maxReplicas: 200
+namespaceLabels:
+  shop: {tier: production}
+  batch: {tier: batch}
+rules:
+  - name: production
+    namespaceSelector:
+      matchLabels: {tier: production}
+    behavior:
+      scaleUp:
+        tolerance: "0.05"
+        selectPolicy: Min
+    constraints:
+      requireBehavior: true
+  - name: previews
+    namespaces: [preview]
+    behavior:
+      scaleDown:
+        stabilizationWindowSeconds: 60
+        policies: [{type: Pods, value: 1, periodSeconds: 60}]
+    constraints:
+      maxReplicas: 5
+  - name: not-batch
+    namespaceSelector:
+      matchExpressions:
+        - {key: tier, operator: NotIn, values: [batch]}
+        - {key: kubernetes.io/metadata.name, operator: NotIn, values: [kube-public]}
+    constraints:
+      maxReplicas: 100
+"#;
+
+    fn example() -> Policy {
+        Policy::parse(EXAMPLE).unwrap()
+    }
+
+    fn problems(yaml: &str) -> Vec<String> {
+        match Policy::parse(yaml) {
+            Err(PolicyError::Invalid { problems, .. }) => problems,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    const HEADER: &str = "apiVersion: hpa-toolkit.io/v1alpha1\nkind: WebhookPolicy\n";
+
+    #[test]
+    fn layers_apply_in_order_by_name_and_label() {
+        let p = example();
+        let shop = p.effective("shop");
+        assert_eq!(shop.max_replicas, Some((100, "rule \"not-batch\"")));
+        assert_eq!(shop.require_behavior, Some((true, "rule \"production\"")));
+        assert_eq!(shop.scale_down.stabilization_window_seconds, Some(600));
+        assert_eq!(shop.scale_up.select_policy, Some("Min"));
+        let preview = p.effective("preview");
+        assert_eq!(preview.max_replicas, Some((100, "rule \"not-batch\"")), "a later rule wins");
+        assert_eq!(preview.scale_down.stabilization_window_seconds, Some(60));
+        assert_eq!(preview.require_behavior, None);
+        let batch = p.effective("batch");
+        assert_eq!(batch.max_replicas, Some((200, "defaults")));
+        // Namespaces always carry their name label; undeclared ones have no other label.
+        assert_eq!(p.effective("kube-public").max_replicas, Some((200, "defaults")));
+        assert_eq!(p.effective("other").max_replicas, Some((100, "rule \"not-batch\"")));
+        assert!(p.sets_tolerance());
+        assert_eq!(Policy::default().effective("x"), Effective::default());
+    }
+
+    #[test]
+    fn behavior_defaults_fill_only_unset_fields() {
+        let p = example();
+        let shop = p.effective("shop");
+        // No behavior: created, with only the policy's fields (defaulting completes it later).
+        let mut b = None;
+        assert!(shop.apply_behavior(&mut b, true));
+        let b = b.unwrap();
+        assert_eq!(b.scale_down.as_ref().unwrap().stabilization_window_seconds, Some(600));
+        assert_eq!(b.scale_up.as_ref().unwrap().tolerance, Some(Quantity::parse("50m").unwrap()));
+        assert_eq!(b.scale_up.as_ref().unwrap().select_policy.as_deref(), Some("Min"));
+        assert_eq!(b.scale_up.as_ref().unwrap().policies, None);
+        // The user's fields win; a fully specified behavior is left alone.
+        let mut user = Some(HorizontalPodAutoscalerBehavior {
+            scale_up: Some(HPAScalingRules {
+                select_policy: Some("Max".into()),
+                tolerance: Some(Quantity::parse("0.2").unwrap()),
+                ..Default::default()
+            }),
+            scale_down: Some(HPAScalingRules { stabilization_window_seconds: Some(30), ..Default::default() }),
+        });
+        let before = user.clone();
+        assert!(!shop.apply_behavior(&mut user, true));
+        assert_eq!(user, before);
+        // Tolerance only while the gate is on: with it off, a tolerance-only layer sets nothing.
+        let only_tolerance =
+            Policy::parse(&format!("{HEADER}defaults:\n  behavior:\n    scaleUp: {{tolerance: \"0.05\"}}\n")).unwrap();
+        let mut none = None;
+        assert!(!only_tolerance.effective("x").apply_behavior(&mut none, false));
+        assert_eq!(none, None);
+        assert!(only_tolerance.effective("x").apply_behavior(&mut none, true));
+    }
+
+    #[test]
+    fn constraints_become_field_errors() {
+        let p = example();
+        let mut hpa = HorizontalPodAutoscaler::default();
+        hpa.spec.max_replicas = 150;
+        let errors: Vec<String> =
+            p.effective("shop").violations(&hpa, "shop").iter().map(ToString::to_string).collect();
+        assert_eq!(
+            errors,
+            [
+                "spec.maxReplicas: Invalid value: 150: must be less than or equal to 100 (organization policy: rule \"not-batch\")",
+                "spec.behavior: Required value: organization policy requires behavior in namespace \"shop\" (rule \"production\")",
+            ]
+        );
+        hpa.spec.max_replicas = 100;
+        hpa.spec.behavior = Some(Default::default());
+        assert!(p.effective("shop").violations(&hpa, "shop").is_empty());
+    }
+
+    #[test]
+    fn invalid_policies_report_every_problem_with_its_place() {
+        assert_eq!(
+            problems("kind: Nope\n"),
+            ["expected apiVersion \"hpa-toolkit.io/v1alpha1\" and kind \"WebhookPolicy\", got \"\" and \"Nope\""]
+        );
+        let p = problems(&format!(
+            "{HEADER}defaults:\n  behavior:\n    scaleDown: {{stabilizationWindowSeconds: 4000, policies: []}}\n  constraints: {{maxReplicas: 0}}\n\
+             rules:\n  - {{name: a, namespaces: [x], namespaceSelector: {{}}}}\n  - {{name: a, namespaces: [y]}}\n  - {{namespaceSelector: {{matchExpressions: [{{key: k, operator: In}}, {{key: k, operator: Has}}]}}}}\n"
+        ));
+        assert_eq!(
+            p,
+            [
+                "defaults.constraints.maxReplicas: must be at least 1, got 0",
+                "defaults.behavior.scaleDown.stabilizationWindowSeconds: Invalid value: 4000: must be less than or equal to 3600",
+                "defaults.behavior.scaleDown.policies: Required value: must specify at least one Policy",
+                "rules[0]: set exactly one of namespaces (a non-empty list) and namespaceSelector",
+                "rules[1].name: duplicate rule name \"a\"",
+                "rules[2].name: required",
+                "rules[2].namespaceSelector.matchExpressions[0].values: must be specified when operator is In or NotIn",
+                "rules[2].namespaceSelector.matchExpressions[1].operator: unsupported operator \"Has\": supported values: \"DoesNotExist\", \"Exists\", \"In\", \"NotIn\"",
+            ]
+        );
+        assert_eq!(
+            problems(&format!("{HEADER}rules:\n  - name: a\n    namespace: [x]\n")),
+            ["unknown field \"rules[0].namespace\""]
+        );
+        assert_eq!(
+            problems(&format!("{HEADER}defaults: {{constraints: {{maxReplicas: many}}}}\n")),
+            ["defaults.constraints.maxReplicas: invalid type: string \"many\", expected int32"]
+        );
+        assert!(problems("a: [").join("").starts_with("not valid YAML"));
+        assert_eq!(problems("a: 1\n---\nb: 2\n"), ["expected one YAML document, found several"]);
+    }
+
+    #[test]
+    fn yaml_scalars() {
+        let v = yaml_to_json("a: 1\nb: 1.5\nc: true\nd: ~\ne: '0.05'\nf: [x, {g: h}]\n1: one\n").unwrap();
+        assert_eq!(
+            v,
+            serde_json::json!({"a": 1, "b": 1.5, "c": true, "d": null, "e": "0.05", "f": ["x", {"g": "h"}], "1": "one"})
+        );
+        assert_eq!(yaml_to_json("").unwrap(), serde_json::json!({}));
+        assert!(yaml_to_json("? [a]\n: b\n").is_err());
+    }
+
+    #[tokio::test]
+    async fn store_reloads_changes_and_keeps_the_last_good_policy() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("policy.yaml");
+        std::fs::write(&path, format!("{HEADER}defaults: {{constraints: {{maxReplicas: 10}}}}\n")).unwrap();
+        let store = PolicyStore::load(Some(&path)).unwrap();
+        assert_eq!(store.current().effective("x").max_replicas, Some((10, "defaults")));
+        assert!(!store.reload().await.unwrap(), "unchanged file");
+        std::fs::write(&path, format!("{HEADER}defaults: {{constraints: {{maxReplicas: 20}}}}\n")).unwrap();
+        assert!(store.reload().await.unwrap());
+        assert_eq!(store.current().effective("x").max_replicas, Some((20, "defaults")));
+        std::fs::write(&path, "kind: broken\n").unwrap();
+        assert!(matches!(store.reload().await, Err(PolicyError::Invalid { path: Some(_), .. })));
+        assert!(!store.reload().await.unwrap(), "a bad file is reported once");
+        assert_eq!(store.current().effective("x").max_replicas, Some((20, "defaults")));
+        std::fs::remove_file(&path).unwrap();
+        assert!(matches!(store.reload().await, Err(PolicyError::Read { .. })));
+        assert!(matches!(PolicyStore::load(Some(&path)), Err(PolicyError::Read { .. })));
+        assert_eq!(*PolicyStore::load(None).unwrap().current().as_ref(), Policy::default());
+    }
+}

@@ -1,0 +1,417 @@
+//! The `admission.k8s.io/v1` AdmissionReview wire format: the request as kube-apiserver sends
+//! it, borrowed from the body, and the response we send back.
+//!
+//! These mirror `k8s.io/api/admission/v1/types.go` (and kube-core's `admission` module) with
+//! two differences that matter here: `object` and `oldObject` stay raw JSON, because the
+//! patch must apply to the object exactly as it was sent and hpa-core decodes it strictly
+//! itself; and the fields the webhook never reads (`userInfo`, `options`, ...) are skipped
+//! without being parsed into values.
+
+use std::borrow::Cow;
+
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+
+/// `apiVersion` of the reviews this server answers.
+pub const API_VERSION: &str = "admission.k8s.io/v1";
+/// `kind` of the reviews this server answers.
+pub const KIND: &str = "AdmissionReview";
+/// The only `patchType` of admission v1.
+pub const PATCH_TYPE_JSON_PATCH: &str = "JSONPatch";
+
+/// `AdmissionRequest`, borrowed from the request body.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Request<'a> {
+    /// Identifies this admission call; echoed in the response.
+    #[serde(borrow)]
+    pub uid: Cow<'a, str>,
+    /// The type of `object` (group, version, kind).
+    #[serde(default, borrow)]
+    pub kind: GroupVersionKind<'a>,
+    /// The resource being requested (group, version, resource).
+    #[serde(default, borrow)]
+    pub resource: GroupVersionResource<'a>,
+    /// The subresource (`status`, `scale`), empty for the main resource.
+    #[serde(default, borrow)]
+    pub sub_resource: Option<Cow<'a, str>>,
+    /// The object's name (may be empty on CREATE with `generateName`).
+    #[serde(default, borrow)]
+    pub name: Option<Cow<'a, str>>,
+    /// The namespace of the request.
+    #[serde(default, borrow)]
+    pub namespace: Option<Cow<'a, str>>,
+    /// `CREATE`, `UPDATE`, `DELETE` or `CONNECT`.
+    #[serde(borrow)]
+    pub operation: Cow<'a, str>,
+    /// The object from the incoming request, as raw JSON.
+    #[serde(default, borrow)]
+    pub object: Option<&'a RawValue>,
+    /// The existing object (UPDATE and DELETE), as raw JSON.
+    #[serde(default, borrow)]
+    pub old_object: Option<&'a RawValue>,
+    /// Whether nothing will be persisted (`kubectl --dry-run=server`).
+    #[serde(default)]
+    pub dry_run: Option<bool>,
+}
+
+impl Request<'_> {
+    /// The namespace, empty for cluster-scoped requests.
+    pub fn namespace(&self) -> &str {
+        self.namespace.as_deref().unwrap_or("")
+    }
+
+    /// The name, empty when kube-apiserver has not generated it yet.
+    pub fn name(&self) -> &str {
+        self.name.as_deref().unwrap_or("")
+    }
+
+    /// Whether this is the main `horizontalpodautoscalers` resource of the `autoscaling` group.
+    pub fn is_hpa_resource(&self) -> bool {
+        self.resource.group == "autoscaling"
+            && self.resource.resource == "horizontalpodautoscalers"
+            && self.sub_resource.as_deref().unwrap_or("").is_empty()
+    }
+}
+
+/// `metav1.GroupVersionKind`.
+#[derive(Debug, Default, Deserialize)]
+pub struct GroupVersionKind<'a> {
+    /// API group (`autoscaling`).
+    #[serde(default, borrow)]
+    pub group: Cow<'a, str>,
+    /// Version (`v2`).
+    #[serde(default, borrow)]
+    pub version: Cow<'a, str>,
+    /// Kind (`HorizontalPodAutoscaler`).
+    #[serde(default, borrow)]
+    pub kind: Cow<'a, str>,
+}
+
+/// `metav1.GroupVersionResource`.
+#[derive(Debug, Default, Deserialize)]
+pub struct GroupVersionResource<'a> {
+    /// API group (`autoscaling`).
+    #[serde(default, borrow)]
+    pub group: Cow<'a, str>,
+    /// Version (`v2`).
+    #[serde(default, borrow)]
+    pub version: Cow<'a, str>,
+    /// Resource (`horizontalpodautoscalers`).
+    #[serde(default, borrow)]
+    pub resource: Cow<'a, str>,
+}
+
+/// Why a body could not be read as an AdmissionReview request.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Rejection {
+    /// No AdmissionResponse can be formed (not JSON, not a v1 AdmissionReview, no request or
+    /// no uid): answered with HTTP 400.
+    #[error("{0}")]
+    BadRequest(String),
+    /// An AdmissionReview with a uid whose request is malformed: answered with HTTP 200 and
+    /// `allowed: false` (kube-rs `AdmissionResponse::invalid`).
+    #[error("{message}")]
+    Invalid {
+        /// The request's uid.
+        uid: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// The review with its request parsed in the same pass (the common case).
+#[derive(Deserialize)]
+struct Review<'a> {
+    #[serde(default, rename = "apiVersion", borrow)]
+    api_version: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    request: Option<Request<'a>>,
+}
+
+/// The review with its request left raw, to say what is wrong with it.
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(default, rename = "apiVersion", borrow)]
+    api_version: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    request: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct UidOnly<'a> {
+    #[serde(default, borrow)]
+    uid: Option<Cow<'a, str>>,
+}
+
+/// Reads an `admission.k8s.io/v1` AdmissionReview and returns its request.
+pub fn parse(body: &[u8]) -> Result<Request<'_>, Rejection> {
+    // One pass over the body when all is well; a second one only to explain a failure.
+    if let Ok(Review { api_version: Some(v), kind: Some(k), request: Some(request) }) = serde_json::from_slice(body)
+        && v == API_VERSION
+        && k == KIND
+        && !request.uid.is_empty()
+    {
+        return Ok(request);
+    }
+    let envelope: Envelope<'_> = serde_json::from_slice(body).map_err(|e| {
+        Rejection::BadRequest(if e.is_data() {
+            format!("request body is not an AdmissionReview: {e}")
+        } else {
+            format!("request body is not valid JSON: {e}")
+        })
+    })?;
+    let (api_version, kind) = (envelope.api_version.as_deref().unwrap_or(""), envelope.kind.as_deref().unwrap_or(""));
+    if api_version != API_VERSION || kind != KIND {
+        return Err(Rejection::BadRequest(format!(
+            "expected apiVersion {API_VERSION:?} and kind {KIND:?}, got {api_version:?} and {kind:?} \
+             (set admissionReviewVersions: [v1] in the webhook configuration)"
+        )));
+    }
+    let Some(raw) = envelope.request.filter(|r| r.get() != "null") else {
+        return Err(Rejection::BadRequest("the AdmissionReview has no request".into()));
+    };
+    match serde_json::from_str::<Request<'_>>(raw.get()) {
+        Ok(request) if request.uid.is_empty() => {
+            Err(Rejection::BadRequest("the AdmissionReview request has no uid".into()))
+        }
+        Ok(request) => Ok(request),
+        Err(e) => match serde_json::from_str::<UidOnly<'_>>(raw.get()).ok().and_then(|u| u.uid) {
+            Some(uid) if !uid.is_empty() => {
+                Err(Rejection::Invalid { uid: uid.into_owned(), message: format!("malformed AdmissionRequest: {e}") })
+            }
+            _ => Err(Rejection::BadRequest(format!("malformed AdmissionRequest without a uid: {e}"))),
+        },
+    }
+}
+
+// === the response ===
+
+/// An AdmissionReview carrying a response, ready to serialize.
+#[derive(Debug, Serialize)]
+pub struct ResponseReview<'a> {
+    #[serde(rename = "apiVersion")]
+    api_version: &'static str,
+    kind: &'static str,
+    response: &'a Response,
+}
+
+impl<'a> ResponseReview<'a> {
+    /// Wraps a response.
+    pub fn new(response: &'a Response) -> Self {
+        ResponseReview { api_version: API_VERSION, kind: KIND, response }
+    }
+
+    /// The JSON body.
+    pub fn to_vec(&self) -> Vec<u8> {
+        // Serializing plain strings, numbers and vectors cannot fail.
+        serde_json::to_vec(self).unwrap_or_default()
+    }
+}
+
+/// `AdmissionResponse`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Response {
+    /// The request's uid.
+    pub uid: String,
+    /// Whether the request is admitted.
+    pub allowed: bool,
+    /// Why it was denied.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<Status>,
+    /// Base64 of the JSON Patch to apply (mutation only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub patch: Option<String>,
+    /// `JSONPatch` when there is a patch.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub patch_type: Option<&'static str>,
+    /// Warnings kubectl shows to the user.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+impl Response {
+    /// Admits the request unchanged.
+    pub fn allow(uid: &str) -> Self {
+        Response {
+            uid: uid.to_string(),
+            allowed: true,
+            status: None,
+            patch: None,
+            patch_type: None,
+            warnings: Vec::new(),
+        }
+    }
+
+    /// Denies the request with a status.
+    pub fn deny(uid: &str, status: Status) -> Self {
+        Response { allowed: false, status: Some(status), ..Response::allow(uid) }
+    }
+
+    /// Denies a request that cannot be processed (400 BadRequest).
+    pub fn invalid(uid: &str, message: impl Into<String>) -> Self {
+        Response::deny(uid, Status::bad_request(message))
+    }
+
+    /// Adds a JSON Patch (already serialized JSON).
+    pub fn with_patch(mut self, patch_json: &[u8]) -> Self {
+        use base64::Engine as _;
+        self.patch = Some(base64::engine::general_purpose::STANDARD.encode(patch_json));
+        self.patch_type = Some(PATCH_TYPE_JSON_PATCH);
+        self
+    }
+
+    /// Sets the warnings.
+    pub fn with_warnings(mut self, warnings: Vec<String>) -> Self {
+        self.warnings = warnings;
+        self
+    }
+}
+
+/// `metav1.Status` of a denial.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Status {
+    metadata: EmptyObject,
+    status: &'static str,
+    /// Human-readable description.
+    pub message: String,
+    /// Machine-readable reason (`Invalid`, `BadRequest`).
+    pub reason: &'static str,
+    /// Field-level causes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub details: Option<StatusDetails>,
+    /// The HTTP status code kube-apiserver answers with.
+    pub code: u16,
+}
+
+impl Status {
+    /// A failure status.
+    pub fn failure(code: u16, reason: &'static str, message: impl Into<String>) -> Self {
+        Status { metadata: EmptyObject {}, status: "Failure", message: message.into(), reason, details: None, code }
+    }
+
+    /// 400 BadRequest.
+    pub fn bad_request(message: impl Into<String>) -> Self {
+        Status::failure(400, "BadRequest", message)
+    }
+
+    /// Adds details.
+    pub fn with_details(mut self, details: StatusDetails) -> Self {
+        self.details = Some(details);
+        self
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+struct EmptyObject {}
+
+/// `metav1.StatusDetails`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StatusDetails {
+    /// The object's name.
+    pub name: String,
+    /// Its API group.
+    pub group: &'static str,
+    /// Its kind.
+    pub kind: &'static str,
+    /// One cause per error, in order, duplicates included.
+    pub causes: Vec<StatusCause>,
+}
+
+/// `metav1.StatusCause`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StatusCause {
+    /// `FieldValueInvalid`, ...
+    pub reason: &'static str,
+    /// The error without its field (`Invalid value: 0: must be ...`).
+    pub message: String,
+    /// The field path.
+    pub field: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn body(v: serde_json::Value) -> Vec<u8> {
+        serde_json::to_vec(&v).unwrap()
+    }
+
+    #[test]
+    fn parses_a_request_without_copying_the_object() {
+        let b = body(json!({"apiVersion": API_VERSION, "kind": KIND, "request": {
+            "uid": "u1", "kind": {"group": "autoscaling", "version": "v2", "kind": "HorizontalPodAutoscaler"},
+            "resource": {"group": "autoscaling", "version": "v2", "resource": "horizontalpodautoscalers"},
+            "namespace": "shop", "operation": "CREATE", "userInfo": {"username": "me", "groups": ["a"]},
+            "object": {"apiVersion": "autoscaling/v2"}, "oldObject": null, "dryRun": true, "options": {}}}));
+        let r = parse(&b).unwrap();
+        assert_eq!((r.uid.as_ref(), r.operation.as_ref(), r.namespace(), r.name()), ("u1", "CREATE", "shop", ""));
+        assert!(r.is_hpa_resource());
+        assert_eq!(r.object.unwrap().get(), r#"{"apiVersion":"autoscaling/v2"}"#);
+        assert!(r.old_object.is_none());
+        assert_eq!(r.dry_run, Some(true));
+    }
+
+    #[test]
+    fn rejections() {
+        let bad = |b: &[u8]| match parse(b) {
+            Err(Rejection::BadRequest(m)) => m,
+            other => panic!("{other:?}"),
+        };
+        assert!(bad(b"{not json").contains("not valid JSON"));
+        assert!(bad(b"").contains("not valid JSON"));
+        assert!(bad(b"[1]").contains("not an AdmissionReview"));
+        assert!(bad(&body(json!({"kind": KIND, "request": {"uid": "u"}}))).contains("expected apiVersion"));
+        let v1beta1 = json!({"apiVersion": "admission.k8s.io/v1beta1", "kind": KIND, "request": {"uid": "u"}});
+        assert!(bad(&body(v1beta1)).contains("\"admission.k8s.io/v1beta1\""));
+        assert!(bad(&body(json!({"apiVersion": API_VERSION, "kind": KIND}))).contains("no request"));
+        assert!(bad(&body(json!({"apiVersion": API_VERSION, "kind": KIND, "request": null}))).contains("no request"));
+        let no_uid = json!({"apiVersion": API_VERSION, "kind": KIND, "request": {"operation": "CREATE"}});
+        assert!(bad(&body(no_uid)).contains("without a uid"));
+        let empty_uid = json!({"apiVersion": API_VERSION, "kind": KIND, "request": {"uid": "", "operation": "CREATE"}});
+        assert!(bad(&body(empty_uid)).contains("no uid"));
+        // A review with a uid but a malformed request is answered with allowed: false.
+        let typed = json!({"apiVersion": API_VERSION, "kind": KIND, "request": {"uid": "u9", "operation": 7}});
+        match parse(&body(typed)) {
+            Err(Rejection::Invalid { uid, message }) => {
+                assert_eq!(uid, "u9");
+                assert!(message.starts_with("malformed AdmissionRequest: invalid type: integer `7`"), "{message}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn response_wire_format() {
+        let status = Status::failure(422, "Invalid", "m").with_details(StatusDetails {
+            name: "web".into(),
+            group: "autoscaling",
+            kind: "HorizontalPodAutoscaler",
+            causes: vec![StatusCause {
+                reason: "FieldValueRequired",
+                message: "Required value".into(),
+                field: "f".into(),
+            }],
+        });
+        let r = Response::deny("u", status).with_warnings(vec!["w".into()]);
+        let v: serde_json::Value = serde_json::from_slice(&ResponseReview::new(&r).to_vec()).unwrap();
+        assert_eq!(
+            v,
+            json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": {
+                "uid": "u", "allowed": false, "warnings": ["w"],
+                "status": {"metadata": {}, "status": "Failure", "message": "m", "reason": "Invalid", "code": 422,
+                    "details": {"name": "web", "group": "autoscaling", "kind": "HorizontalPodAutoscaler",
+                        "causes": [{"reason": "FieldValueRequired", "message": "Required value", "field": "f"}]}}}})
+        );
+        let r = Response::allow("u").with_patch(b"[]");
+        let v: serde_json::Value = serde_json::from_slice(&ResponseReview::new(&r).to_vec()).unwrap();
+        assert_eq!(v["response"], json!({"uid": "u", "allowed": true, "patch": "W10=", "patchType": "JSONPatch"}));
+    }
+}

@@ -1,0 +1,141 @@
+//! Running the server: loads the policy and the certificate, serves HTTPS on a listener,
+//! reloads the files they come from, and drains when asked to stop.
+
+use std::net::{SocketAddr, TcpListener};
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum_server::Handle;
+use axum_server::tls_rustls::{RustlsAcceptor, RustlsConfig};
+
+use crate::admission::Admission;
+use crate::cli::ServeArgs;
+use crate::metrics::Reloaded;
+use crate::policy::{PolicyError, PolicyStore};
+use crate::shutdown::{self, Drain};
+use crate::tls::{self, CertStore, Reload, TlsError};
+use crate::{AppState, Limits};
+
+/// Longest time a client may take to send its request headers, or its TLS handshake.
+const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The server could not start or stopped with an error.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServeError {
+    /// `--feature-gates` is not valid for the release.
+    #[error("--feature-gates: {0}")]
+    Gates(#[from] hpa_core::features::GateError),
+    /// The policy file is missing or invalid.
+    #[error(transparent)]
+    Policy(#[from] PolicyError),
+    /// The TLS configuration was refused.
+    #[error(transparent)]
+    Tls(#[from] TlsError),
+    /// The listener failed.
+    #[error("serving on {addr}: {source}")]
+    Io {
+        /// The listening address.
+        addr: String,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
+/// Everything the server needs, built from the flags; see [`serve`].
+pub fn state(args: &ServeArgs) -> Result<AppState, ServeError> {
+    let gates = args.gates()?;
+    let policy = PolicyStore::load(args.policy.as_deref())?;
+    if policy.current().sets_tolerance() && !gates.enabled(hpa_core::features::Gate::HPAConfigurableTolerance) {
+        tracing::warn!("the policy sets tolerance defaults, which are ignored while HPAConfigurableTolerance is off");
+    }
+    let certs = Arc::new(CertStore::new(&args.tls_cert, &args.tls_key));
+    let limits = Limits { max_body_bytes: args.max_body_bytes, request_timeout: args.request_timeout };
+    let admission = Admission::new(gates).with_lint_warnings(args.lint_warnings);
+    Ok(AppState::new(admission, policy, certs, limits))
+}
+
+/// Serves on `listener` until `stop` resolves, then drains (a second `second_stop` ends at
+/// once). The certificate may be missing at start: the server then refuses handshakes and
+/// reports not ready until the files appear.
+pub async fn serve<F, G>(args: &ServeArgs, listener: TcpListener, stop: F, second_stop: G) -> Result<(), ServeError>
+where
+    F: Future<Output = ()> + Send + 'static,
+    G: Future<Output = ()> + Send + 'static,
+{
+    let state = state(args)?;
+    reload_certificate(&state).await;
+    let addr = listener.local_addr().map_or_else(|_| args.addr.to_string(), |a| a.to_string());
+    let io_error = |source| ServeError::Io { addr: addr.clone(), source };
+    listener.set_nonblocking(true).map_err(io_error)?;
+    let config = RustlsConfig::from_config(Arc::new(tls::server_config(state.shared().certs.clone())?));
+
+    let handle: Handle<SocketAddr> = Handle::new();
+    let mut server = axum_server::from_tcp(listener)
+        .map_err(io_error)?
+        .acceptor(RustlsAcceptor::new(config).handshake_timeout(HEADER_READ_TIMEOUT))
+        .handle(handle.clone());
+    server.http_builder().http1().timer(hyper_util::rt::TokioTimer::new()).header_read_timeout(HEADER_READ_TIMEOUT);
+
+    let reloader = tokio::spawn(reload_loop(state.clone(), args.reload_interval));
+    let drain = Drain { delay: args.shutdown_delay, timeout: args.shutdown_timeout };
+    let drainer = {
+        let (state, handle) = (state.clone(), handle.clone());
+        tokio::spawn(async move { shutdown::drain(stop, second_stop, &state.shared().lifecycle, handle, drain).await })
+    };
+    tracing::info!(%addr, version = env!("CARGO_PKG_VERSION"), kubernetes = %state.shared().admission.gates().version(), "listening");
+    let result = server.serve(crate::app(state).into_make_service()).await;
+    reloader.abort();
+    drainer.abort();
+    result.map_err(io_error)?;
+    tracing::info!("stopped");
+    Ok(())
+}
+
+async fn reload_loop(state: AppState, interval: Duration) {
+    let mut ticker = tokio::time::interval(interval);
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    ticker.tick().await;
+    loop {
+        ticker.tick().await;
+        reload_certificate(&state).await;
+        reload_policy(&state).await;
+    }
+}
+
+async fn reload_certificate(state: &AppState) {
+    let shared = state.shared();
+    match shared.certs.reload().await {
+        Ok(Reload::Unchanged) => {}
+        Ok(Reload::Loaded { not_after }) => {
+            if let Some(not_after) = not_after {
+                shared.metrics.set_certificate_expiry(not_after);
+            }
+            shared.metrics.reloaded(Reloaded::Certificate, true);
+            tracing::info!(not_after, "serving certificate loaded");
+        }
+        Err(error) => {
+            shared.metrics.reloaded(Reloaded::Certificate, false);
+            if shared.certs.is_loaded() {
+                tracing::error!(%error, "certificate not reloaded; the one in force stays");
+            } else {
+                tracing::error!(%error, "no serving certificate yet; not ready until one loads");
+            }
+        }
+    }
+}
+
+async fn reload_policy(state: &AppState) {
+    let shared = state.shared();
+    match shared.policy.reload().await {
+        Ok(false) => {}
+        Ok(true) => {
+            shared.metrics.reloaded(Reloaded::Policy, true);
+            tracing::info!("policy reloaded");
+        }
+        Err(error) => {
+            shared.metrics.reloaded(Reloaded::Policy, false);
+            tracing::error!(%error, "policy not reloaded; the one in force stays");
+        }
+    }
+}

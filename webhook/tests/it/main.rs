@@ -1,0 +1,12 @@
+//! Integration tests of `hpa-webhook`, in one test binary (one link step).
+
+// Helpers outside `#[test]` functions are test code too (clippy.toml allows these in tests).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stderr)]
+
+mod https;
+mod malformed;
+mod manifests;
+mod mutate;
+mod sigterm;
+mod support;
+mod validate;

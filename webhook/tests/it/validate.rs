@@ -1,0 +1,223 @@
+//! `/validate`: kube-apiserver's validation (every conformance vector, byte for byte), policy
+//! constraints, and warnings.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+
+use hpa_core::convert::annotations::BEHAVIOR;
+
+use crate::support::{Harness, hpa_v1, hpa_v2_defaulted, response, review, workspace};
+
+/// Every validation vector translated from Kubernetes' tests: the same decision, the same 422
+/// message, the same causes in the same order (duplicates included).
+#[tokio::test]
+async fn denials_match_kube_apiserver_for_every_conformance_vector() {
+    let text = std::fs::read_to_string(workspace().join("tests/data/conformance/api/validation.json")).unwrap();
+    let vectors: Vec<Value> = serde_json::from_str(&text).unwrap();
+    let mut harnesses: BTreeMap<Vec<String>, Harness> = BTreeMap::new();
+    for vector in &vectors {
+        let id = vector["id"].as_str().unwrap();
+        let version = if vector["profile"] == "master-1.37" { "1.37" } else { "1.36" };
+        let gates: Vec<String> = vector["featureGates"]
+            .as_object()
+            .map(|g| g.iter().map(|(k, v)| format!("{k}={v}")).collect())
+            .unwrap_or_default();
+        let flags = vec![
+            "--kubernetes-version".to_string(),
+            version.to_string(),
+            "--feature-gates".to_string(),
+            gates.join(","),
+        ];
+        let h = harnesses.entry(flags.clone()).or_insert_with(|| {
+            let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+            Harness::new(&flags, None)
+        });
+        let operation = vector["operation"].as_str().unwrap();
+        let old = vector.get("oldObject");
+        let answer = h.post("/validate", &review(id, operation, &vector["object"], old)).await;
+        let r = response(&answer);
+        let expect = &vector["expect"];
+        assert_eq!(r["allowed"], expect["allowed"], "{id}: {r}");
+        if expect["allowed"] == true {
+            assert!(r.get("status").is_none(), "{id}");
+            continue;
+        }
+        let status = &r["status"];
+        assert_eq!(
+            (&status["code"], &status["reason"], &status["status"]),
+            (&json!(422), &json!("Invalid"), &json!("Failure")),
+            "{id}"
+        );
+        assert_eq!(status["message"], expect["statusMessage"], "{id}");
+        assert_eq!(status["details"]["group"], "autoscaling", "{id}");
+        assert_eq!(status["details"]["kind"], "HorizontalPodAutoscaler", "{id}");
+        assert_eq!(status["details"]["name"], vector["object"]["metadata"]["name"], "{id}");
+        let causes: Vec<Value> = expect["errors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| {
+                let field = e["field"].as_str().unwrap();
+                let body = e["message"].as_str().unwrap().strip_prefix(&format!("{field}: ")).unwrap();
+                json!({"reason": e["type"], "message": body, "field": field})
+            })
+            .collect();
+        assert_eq!(status["details"]["causes"], json!(causes), "{id}");
+    }
+    assert_eq!(vectors.len(), 134);
+}
+
+const POLICY: &str = r#"
+apiVersion: hpa-toolkit.io/v1alpha1
+kind: WebhookPolicy
+defaults:
+  constraints: {maxReplicas: 100}
+rules:
+  - name: production
+    namespaces: [shop]
+    constraints: {requireBehavior: true}
+"#;
+
+#[tokio::test]
+async fn policy_constraints_deny_with_a_clear_message() {
+    let h = Harness::new(&[], Some(POLICY));
+    let mut object = hpa_v2_defaulted("web", "shop");
+    object["spec"]["maxReplicas"] = json!(200);
+    let answer = h.post("/validate", &review("p1", "CREATE", &object, None)).await;
+    let status = &response(&answer)["status"];
+    assert_eq!(response(&answer)["allowed"], false);
+    assert_eq!(
+        status["message"],
+        "HorizontalPodAutoscaler.autoscaling \"web\" is invalid: [spec.maxReplicas: Invalid value: 200: must be less than or equal to 100 (organization policy: defaults), spec.behavior: Required value: organization policy requires behavior in namespace \"shop\" (rule \"production\")]"
+    );
+    assert_eq!(
+        status["details"]["causes"],
+        json!([
+            {"reason": "FieldValueInvalid", "message": "Invalid value: 200: must be less than or equal to 100 (organization policy: defaults)", "field": "spec.maxReplicas"},
+            {"reason": "FieldValueRequired", "message": "Required value: organization policy requires behavior in namespace \"shop\" (rule \"production\")", "field": "spec.behavior"},
+        ])
+    );
+    // In another namespace only the cluster-wide limit applies.
+    object["metadata"]["namespace"] = json!("other");
+    let answer = h.post("/validate", &review("p2", "CREATE", &object, None)).await;
+    assert_eq!(response(&answer)["status"]["details"]["causes"].as_array().unwrap().len(), 1);
+    object["spec"]["maxReplicas"] = json!(100);
+    let answer = h.post("/validate", &review("p3", "CREATE", &object, None)).await;
+    assert_eq!(response(&answer), &json!({"uid": "p3", "allowed": true}));
+}
+
+#[tokio::test]
+async fn validation_errors_come_first_then_policy_errors() {
+    let h = Harness::new(&[], Some(POLICY));
+    let mut object = hpa_v2_defaulted("web", "other");
+    object["spec"]["maxReplicas"] = json!(200);
+    object["spec"]["minReplicas"] = json!(300);
+    let answer = h.post("/validate", &review("p4", "CREATE", &object, None)).await;
+    let fields: Vec<&str> = response(&answer)["status"]["details"]["causes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["field"].as_str().unwrap())
+        .collect();
+    assert_eq!(fields, ["spec.maxReplicas", "spec.maxReplicas"]);
+    assert!(
+        response(&answer)["status"]["message"].as_str().unwrap().contains("greater than or equal to `minReplicas`")
+    );
+}
+
+/// An update may keep a value the old object already had (with a warning), not change it to
+/// another value that breaks the policy.
+#[tokio::test]
+async fn constraints_ratchet_on_update() {
+    let h = Harness::new(&[], Some(POLICY));
+    let mut old = hpa_v2_defaulted("web", "other");
+    old["spec"]["maxReplicas"] = json!(200);
+    let mut new = old.clone();
+    new["metadata"]["labels"]["team"] = json!("a");
+    let answer = h.post("/validate", &review("p5", "UPDATE", &new, Some(&old))).await;
+    assert_eq!(response(&answer)["allowed"], true);
+    let warning = response(&answer)["warnings"][0].as_str().unwrap();
+    assert!(warning.starts_with("spec.maxReplicas: Invalid value: 200"), "{warning}");
+    assert!(warning.chars().count() <= 120);
+
+    // Raising it further, or past the limit from below, is held to the policy.
+    for previous in [150, 50] {
+        old["spec"]["maxReplicas"] = json!(previous);
+        let answer = h.post("/validate", &review("p6", "UPDATE", &new, Some(&old))).await;
+        assert_eq!(response(&answer)["allowed"], false, "from {previous}");
+    }
+}
+
+#[tokio::test]
+async fn update_uses_the_old_object() {
+    // With scale-to-zero off, minReplicas 0 is refused on create but kept on update when the
+    // old object already had it (kube-apiserver's strategy options).
+    let h = Harness::new(&["--kubernetes-version", "1.36"], None);
+    let mut object = hpa_v2_defaulted("web", "shop");
+    object["spec"]["minReplicas"] = json!(0);
+    object["spec"]["metrics"] = json!([{"type": "External", "external": {"metric": {"name": "queue"}, "target": {"type": "Value", "value": "10"}}}]);
+    let created = h.post("/validate", &review("o1", "CREATE", &object, None)).await;
+    assert_eq!(response(&created)["allowed"], false);
+    let updated = h.post("/validate", &review("o2", "UPDATE", &object, Some(&object))).await;
+    assert_eq!(response(&updated)["allowed"], true);
+}
+
+#[tokio::test]
+async fn warnings_for_unknown_fields_and_ignored_annotations() {
+    let h = Harness::default_config();
+    let mut object = hpa_v2_defaulted("web", "shop");
+    object["spec"]["syncPeriodSeconds"] = json!(30);
+    let answer = h.post("/validate", &review("w1", "CREATE", &object, None)).await;
+    assert_eq!(response(&answer)["allowed"], true);
+    assert_eq!(
+        response(&answer)["warnings"],
+        json!(["field spec.syncPeriodSeconds is unknown to hpa-webhook (Kubernetes 1.37) and was not checked"])
+    );
+
+    let mut v1 = hpa_v1("web", "shop");
+    v1["metadata"]["annotations"] = json!({BEHAVIOR: "{not json"});
+    let answer = h.post("/validate", &review("w2", "CREATE", &v1, None)).await;
+    let warnings = response(&answer)["warnings"].as_array().unwrap();
+    let expected =
+        "HPA411 ignored-alpha-annotation: annotation autoscaling.alpha.kubernetes.io/behavior is not valid JSON";
+    assert!(warnings.iter().any(|w| w.as_str().unwrap().starts_with(expected)), "{warnings:?}");
+    for w in warnings {
+        assert!(w.as_str().unwrap().chars().count() <= 120, "{w}");
+    }
+}
+
+/// Whatever the rule registry reports arrives as short warnings (kubectl prints them).
+#[tokio::test]
+async fn lint_findings_become_short_warnings() {
+    let h = Harness::default_config();
+    let mut object = hpa_v2_defaulted("web", "shop");
+    object["spec"]["minReplicas"] = json!(10);
+    let answer = h.post("/validate", &review("w3", "CREATE", &object, None)).await;
+    assert_eq!(response(&answer)["allowed"], true);
+    let decoded = hpa_core::api::decode(&object).unwrap();
+    let internal = hpa_core::convert::to_internal(&decoded).unwrap().object;
+    let findings = hpa_core::rules::check_single(
+        hpa_core::rules::Subject { original: &decoded, internal: &internal },
+        &hpa_core::rules::RuleOptions::default(),
+    );
+    let expected: Vec<String> = findings
+        .iter()
+        .filter(|f| f.rule.enabled_by_default && f.severity >= hpa_core::rules::Severity::Warning)
+        .map(hpa_webhook::admission::finding_warning)
+        .collect();
+    assert!(!expected.is_empty(), "minReplicas = maxReplicas is worth a warning");
+    let got: Vec<String> = response(&answer)
+        .get("warnings")
+        .and_then(Value::as_array)
+        .map(|w| w.iter().map(|s| s.as_str().unwrap().to_string()).collect())
+        .unwrap_or_default();
+    assert_eq!(got, expected);
+    for w in &got {
+        assert!(w.starts_with("HPA") && w.chars().count() <= 120, "{w}");
+    }
+    // Lint warnings can be turned off.
+    let quiet = Harness::new(&["--lint-warnings", "false"], None);
+    let answer = quiet.post("/validate", &review("w4", "CREATE", &object, None)).await;
+    assert_eq!(response(&answer), &json!({"uid": "w4", "allowed": true}));
+}
