@@ -1,11 +1,19 @@
 //! How fast an HPA can move between its bounds: the controller driven sync by sync with a
 //! demand pinned at `maxReplicas` (scale-up) or at `minReplicas` after a period at the top
-//! (scale-down), using [`reconcile_autoscaler`] itself, so every stabilization window, rate
-//! limit and rounding the controller applies is in the figures.
+//! (scale-down), so every stabilization window, rate limit and rounding the controller
+//! applies is in the figures.
+//!
+//! With the demand given and the count between the bounds (at least 1), a sync of
+//! [`reconcile_autoscaler`] comes down to its normalization and, when the count changes, the
+//! scale event it records: [`drive`] runs just those, the same functions the sync calls
+//! (a test compares it with whole syncs), as the linter and the webhook time every HPA.
 
 use crate::api::v2::HorizontalPodAutoscaler;
 
-use super::controller::{ControllerOptions, ControllerState, Scale, SyncInput, reconcile_autoscaler};
+use super::behavior::{TimestampedRecommendation, store_scale_event};
+use super::controller::{
+    ControllerOptions, ControllerState, Scale, SyncInput, normalize, parse_group_version, reconcile_autoscaler,
+};
 use super::time::Timestamp;
 
 /// One step of a run.
@@ -59,7 +67,64 @@ fn sync_seconds(opts: &ControllerOptions) -> i64 {
 }
 
 /// Drives the controller with a fixed demand from `start` until the count reaches `target`.
+/// Syncs from `start` towards a demand of `target` (both within the HPA's bounds, at least 1),
+/// as `reconcileAutoscaler` runs them: `recordInitialRecommendation`, the normalization
+/// (stabilization, then the legacy or behavior limits) and `storeScaleEvent` on a rescale.
 fn drive(
+    hpa: &HorizontalPodAutoscaler,
+    opts: &ControllerOptions,
+    state: &mut ControllerState,
+    start: i32,
+    target: i32,
+    first_sync: i64,
+    max_syncs: usize,
+) -> Run {
+    let period = sync_seconds(opts);
+    let mut current = start;
+    let mut run = Run { from: start, target, steps: Vec::new(), syncs: 0, seconds: None, sync_period_seconds: period };
+    if current == target {
+        run.seconds = Some(0);
+        return run;
+    }
+    // A scale target the controller cannot read never scales (FailedGetScale).
+    if parse_group_version(&hpa.spec.scale_target_ref.api_version).is_err() {
+        run.syncs = max_syncs;
+        return run;
+    }
+    let min = hpa.spec.min_replicas.unwrap_or(1);
+    let max = hpa.spec.max_replicas;
+    let behavior = opts.effective_behavior(hpa);
+    for k in 0..max_syncs {
+        let at = first_sync + i64::try_from(k).unwrap_or(i64::MAX) * period;
+        let now = Timestamp::from_secs(at);
+        if state.recommendations.is_none() {
+            state.recommendations = Some(vec![TimestampedRecommendation { recommendation: current, timestamp: now }]);
+        }
+        let desired = normalize(state, behavior.as_ref(), opts, max, current, target, min, now).limited.replicas;
+        run.syncs = k + 1;
+        if desired != current {
+            store_scale_event(
+                behavior.as_ref(),
+                &mut state.scale_up_events,
+                &mut state.scale_down_events,
+                current,
+                desired,
+                now,
+            );
+            run.steps.push(Step { at_seconds: at - first_sync, from: current, to: desired });
+            current = desired;
+        }
+        if current == target {
+            run.seconds = Some(at - first_sync);
+            break;
+        }
+    }
+    run
+}
+
+/// [`drive`] with whole controller syncs, to check it against.
+#[cfg(test)]
+fn drive_reference(
     hpa: &HorizontalPodAutoscaler,
     opts: &ControllerOptions,
     state: &mut ControllerState,
@@ -102,16 +167,27 @@ fn drive(
 /// The fastest scale-up from `minReplicas` to `maxReplicas`: demand jumps to the maximum at
 /// the first sync of a freshly created HPA.
 pub fn fastest_scale_up(hpa: &HorizontalPodAutoscaler, opts: &ControllerOptions) -> Run {
+    scale_up_with(hpa, opts, drive, MAX_SYNCS)
+}
+
+/// The signature of [`drive`].
+type Drive = fn(&HorizontalPodAutoscaler, &ControllerOptions, &mut ControllerState, i32, i32, i64, usize) -> Run;
+
+fn scale_up_with(hpa: &HorizontalPodAutoscaler, opts: &ControllerOptions, drive: Drive, max_syncs: usize) -> Run {
     let min = hpa.spec.min_replicas.unwrap_or(1).max(1);
     let max = hpa.spec.max_replicas;
     let mut state = ControllerState::default();
-    drive(hpa, opts, &mut state, min, max, 0, MAX_SYNCS)
+    drive(hpa, opts, &mut state, min, max, 0, max_syncs)
 }
 
 /// The fastest scale-down from `maxReplicas` back to `minReplicas`: the HPA has been at the
 /// maximum (and recommending it) for longer than any window or policy period, and demand
 /// drops to the minimum at second 0.
 pub fn fastest_scale_down(hpa: &HorizontalPodAutoscaler, opts: &ControllerOptions) -> Run {
+    scale_down_with(hpa, opts, drive, MAX_SYNCS)
+}
+
+fn scale_down_with(hpa: &HorizontalPodAutoscaler, opts: &ControllerOptions, drive: Drive, max_syncs: usize) -> Run {
     let min = hpa.spec.min_replicas.unwrap_or(1).max(1);
     let max = hpa.spec.max_replicas;
     let period = sync_seconds(opts);
@@ -145,7 +221,7 @@ pub fn fastest_scale_down(hpa: &HorizontalPodAutoscaler, opts: &ControllerOption
         let r = reconcile_autoscaler(&warm_hpa, &mut state, &input, opts);
         warm_hpa.status = r.status;
     }
-    drive(&warm_hpa, opts, &mut state, max, min, 0, MAX_SYNCS)
+    drive(&warm_hpa, opts, &mut state, max, min, 0, max_syncs)
 }
 
 #[cfg(test)]
@@ -165,6 +241,45 @@ mod tests {
         h.spec.metrics = vec![crate::defaults::default_metric()];
         h.spec.behavior = behavior;
         h
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+
+        /// The light drive gives exactly what whole controller syncs give.
+        #[test]
+        fn drive_equals_whole_syncs(
+            min in 1i32..12,
+            span in 0i32..120,
+            sync in 1u64..61,
+            up in proptest::option::of(rules()),
+            down in proptest::option::of(rules()),
+            legacy in proptest::bool::ANY,
+        ) {
+            let behavior = (!legacy).then_some(HorizontalPodAutoscalerBehavior { scale_up: up, scale_down: down });
+            let h = hpa(min, min + span, behavior);
+            let opts = ControllerOptions { sync_period: std::time::Duration::from_secs(sync), ..ControllerOptions::default() };
+            // 600 syncs: far enough for every window and period, short enough for whole syncs.
+            proptest::prop_assert_eq!(scale_up_with(&h, &opts, drive, 600), scale_up_with(&h, &opts, drive_reference, 600));
+            proptest::prop_assert_eq!(scale_down_with(&h, &opts, drive, 600), scale_down_with(&h, &opts, drive_reference, 600));
+        }
+    }
+
+    fn rules() -> impl proptest::strategy::Strategy<Value = HPAScalingRules> {
+        use proptest::prelude::*;
+        let policy = (prop_oneof![Just("Pods"), Just("Percent")], 1i32..300, 1i32..1801)
+            .prop_map(|(t, value, period_seconds)| HPAScalingPolicy { type_: t.into(), value, period_seconds });
+        (
+            proptest::option::of(0i32..3601),
+            proptest::option::of(prop_oneof![Just("Max"), Just("Min"), Just("Disabled")]),
+            proptest::option::of(proptest::collection::vec(policy, 0..4)),
+        )
+            .prop_map(|(window, select, policies)| HPAScalingRules {
+                stabilization_window_seconds: window,
+                select_policy: select.map(String::from),
+                policies,
+                tolerance: None,
+            })
     }
 
     #[test]

@@ -1,7 +1,6 @@
 //! HPA302 `slow-scale-up`: reaching maxReplicas takes too long (or never happens).
 
 use super::{Context, Finding, Rule, RuleMeta};
-use crate::evaluator::ControllerOptions;
 use crate::evaluator::timing;
 
 crate::declare_rule! {
@@ -100,7 +99,7 @@ impl Rule for SlowScaleUp {
         if default_rules && 31 * period <= bound {
             return;
         }
-        let run = fastest_scale_up(cx.effective, &cx.settings.controller);
+        let run = timing::fastest_scale_up(cx.effective, &cx.settings.controller);
         let path = if cx.written.spec.behavior.as_ref().is_some_and(|b| b.scale_up.is_some()) {
             "spec.behavior.scaleUp"
         } else {
@@ -129,41 +128,4 @@ impl Rule for SlowScaleUp {
             Some(_) => {}
         }
     }
-}
-
-/// A remembered run and what it depends on.
-type Remembered =
-    (Option<i32>, i32, Option<crate::api::v2::HorizontalPodAutoscalerBehavior>, ControllerOptions, timing::Run);
-
-thread_local! {
-    /// Runs already simulated on this thread, with everything they depend on: the HPAs of one
-    /// repository often share their bounds and behavior. At most 64, the oldest dropped first.
-    static RUNS: std::cell::RefCell<std::collections::VecDeque<Remembered>> =
-        const { std::cell::RefCell::new(std::collections::VecDeque::new()) };
-}
-
-/// [`timing::fastest_scale_up`], remembered: the run depends only on the replica bounds, the
-/// behavior and the controller's options (the demand is given, not measured).
-fn fastest_scale_up(hpa: &crate::api::v2::HorizontalPodAutoscaler, opts: &ControllerOptions) -> timing::Run {
-    let spec = &hpa.spec;
-    let hit = RUNS.with(|runs| {
-        runs.borrow()
-            .iter()
-            .find(|(min, max, behavior, o, _)| {
-                *min == spec.min_replicas && *max == spec.max_replicas && *behavior == spec.behavior && o == opts
-            })
-            .map(|r| r.4.clone())
-    });
-    if let Some(run) = hit {
-        return run;
-    }
-    let run = timing::fastest_scale_up(hpa, opts);
-    RUNS.with(|runs| {
-        let mut runs = runs.borrow_mut();
-        if runs.len() >= 64 {
-            runs.pop_front();
-        }
-        runs.push_back((spec.min_replicas, spec.max_replicas, spec.behavior.clone(), opts.clone(), run.clone()));
-    });
-    run
 }
