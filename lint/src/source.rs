@@ -437,15 +437,19 @@ pub fn parse_with_limits(text: &str, limits: Limits) -> Parsed {
     let mut in_document = false;
     let mut doc_start = Mark::default();
     let mut fatal: Option<(Mark, String)> = None;
+    let end = EndOfText::of(text);
     while let Some(next) = parser.next_event() {
         let (event, span) = match next {
             Ok(ev) => ev,
             Err(e) => {
-                out.error = Some(scan_error(&e, doc_index));
+                let mut error = scan_error(&e, doc_index);
+                error.mark = end.clamp(error.mark);
+                out.error = Some(error);
                 return out;
             }
         };
         let span = Span::from_saphyr(span);
+        let span = Span { start: end.clamp(span.start), end: end.clamp(span.end) };
         if fatal.is_some() && !matches!(event, Event::DocumentEnd | Event::DocumentStart(_) | Event::StreamEnd) {
             continue;
         }
@@ -535,8 +539,53 @@ pub fn parse_with_limits(text: &str, limits: Limits) -> Parsed {
     out
 }
 
+/// The last position of a text that does not end with a line break. saphyr's scanner reads the
+/// missing final break as if it were there, so a mark at the very end of such a text (the end
+/// of its last node, an error at end of input) says it is at column 0 of the next line, a line
+/// the text does not have; [`EndOfText::clamp`] moves it back to the end of the last line.
+#[derive(Debug, Clone, Copy)]
+struct EndOfText(Option<Mark>);
+
+impl EndOfText {
+    fn of(text: &str) -> EndOfText {
+        if text.is_empty() || text.ends_with(['\n', '\r']) {
+            return EndOfText(None);
+        }
+        // Lines end as YAML ends them: `\n`, `\r\n` or a lone `\r`. Marks count characters.
+        let (mut index, mut line, mut col) = (0u32, 1u32, 0u32);
+        let mut chars = text.chars().peekable();
+        while let Some(c) = chars.next() {
+            index = index.saturating_add(1);
+            if c == '\n' || c == '\r' {
+                if c == '\r' && chars.peek() == Some(&'\n') {
+                    chars.next();
+                    index = index.saturating_add(1);
+                }
+                line = line.saturating_add(1);
+                col = 0;
+            } else {
+                col = col.saturating_add(1);
+            }
+        }
+        EndOfText(Some(Mark { index, line, col }))
+    }
+
+    fn clamp(self, mark: Mark) -> Mark {
+        match self.0 {
+            Some(end) if mark.index >= end.index => end,
+            _ => mark,
+        }
+    }
+}
+
 fn scan_error(e: &ScanError, document: usize) -> SyntaxError {
-    SyntaxError { mark: Mark::from_saphyr(*e.marker()), message: e.info().to_string(), document }
+    // saphyr counts flow levels in a `u8` and gives up past 255 with a message that names its
+    // implementation, not the input.
+    let message = match e.info() {
+        "recursion limit exceeded" => "flow collections ([...] or {...}) nested deeper than 255 levels".to_string(),
+        info => info.to_string(),
+    };
+    SyntaxError { mark: Mark::from_saphyr(*e.marker()), message, document }
 }
 
 /// Resolves a scalar as go-yaml v2 does for an untyped destination.
@@ -937,7 +986,22 @@ mod tests {
         let text = format!("{}{}", "[".repeat(2000), "]".repeat(2000));
         let p = parse(&text);
         let e = p.error.unwrap();
-        assert!(e.message.contains("nesting") || e.message.contains("recursion limit"), "{}", e.message);
+        assert_eq!(e.message, "flow collections ([...] or {...}) nested deeper than 255 levels");
+    }
+
+    #[test]
+    fn marks_stay_within_a_text_without_a_final_line_break() {
+        for (text, end) in [
+            ("a: 1", Mark { index: 4, line: 1, col: 4 }),
+            ("a:\r\n  b: é", Mark { index: 10, line: 2, col: 6 }),
+            ("a: 1\rb: 2", Mark { index: 9, line: 2, col: 4 }),
+            ("a: 1\n", Mark { index: 5, line: 2, col: 0 }),
+        ] {
+            let p = parse(text);
+            assert_eq!(p.documents[0].root.span.end, end, "{text:?}");
+        }
+        let e = parse("a: [1,").error.unwrap();
+        assert_eq!((e.mark.line, e.mark.col), (1, 6));
     }
 
     #[test]

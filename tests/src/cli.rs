@@ -22,12 +22,17 @@ impl Run {
 
 /// Runs `hpa-lint ARGS...` with `stdin` as standard input.
 pub fn hpa_lint(args: &[&str], stdin: &str) -> Run {
+    hpa_lint_bytes(args, stdin.as_bytes())
+}
+
+/// [`hpa_lint`] with any bytes (binary, not UTF-8) as standard input.
+pub fn hpa_lint_bytes(args: &[&str], stdin: &[u8]) -> Run {
     let parsed = hpa_lint::cli::Args::try_parse_from(std::iter::once("hpa-lint").chain(args.iter().copied()));
     let args = match parsed {
         Ok(a) => a,
         Err(e) => return Run { code: 2, stdout: String::new(), stderr: e.to_string() },
     };
-    let mut input = stdin.as_bytes();
+    let mut input = stdin;
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let mut io = hpa_lint::Output { stdin: &mut input, stdout: &mut out, stderr: &mut err, terminal: false };
     let code = hpa_lint::run(args, &mut io).code();

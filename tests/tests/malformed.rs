@@ -1,0 +1,292 @@
+//! Malformed and adversarial input: what `hpa-lint -o json` and `hpa-lint validate -o json`
+//! report for each, exactly, so that a change of message or position is a visible change.
+//!
+//! **The checked-in corpus.** Every file of `data/malformed/` is read from standard input by
+//! both commands, and what they report is compared with `data/malformed/expected.txt`, one
+//! line per finding, tab-separated:
+//!
+//! ```text
+//! <file>  lint      exit         <status>
+//! <file>  lint      <rule>       <line>:<column>-<endLine>:<endColumn>  <message>
+//! <file>  validate  exit         <status>
+//! <file>  validate  <error type> <line>:<column>  <field>  <message>
+//! ```
+//!
+//! (tabs and line breaks inside a message are written `\t` and `\n`). After an intended change,
+//! `UPDATE_MALFORMED=1 cargo test -p hpa-tests malformed` rewrites the table; review its diff.
+//! Inputs the fuzzers (`fuzz/`) found are in the corpus as `fuzz-*`.
+//!
+//! **Generated inputs.** Big ones are made at run time: a 50 MB file, deep nesting, many
+//! documents; an unreadable file is made unreadable at run time.
+
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use hpa_tests::cli::{Run, hpa_lint, hpa_lint_bytes};
+use serde_json::Value;
+
+const VALID: &str = "apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: web
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  maxReplicas: 5
+";
+
+fn corpus_dir() -> PathBuf {
+    hpa_tests::data_dir().join("malformed")
+}
+
+const TABLE: &str = "expected.txt";
+
+/// `\t` and line breaks written out, so that a message stays on its line of the table.
+fn escape(s: &str) -> String {
+    s.replace('\\', "\\\\").replace('\t', "\\t").replace('\n', "\\n").replace('\r', "\\r")
+}
+
+fn lint(stdin: &[u8]) -> Run {
+    hpa_lint_bytes(&["--no-config", "-o", "json", "-"], stdin)
+}
+
+fn validate(stdin: &[u8]) -> Run {
+    hpa_lint_bytes(&["validate", "-o", "json", "-"], stdin)
+}
+
+fn diagnostics(run: &Run) -> Vec<Value> {
+    run.json()["diagnostics"].as_array().cloned().unwrap_or_default()
+}
+
+fn entries(run: &Run) -> Vec<Value> {
+    run.json().as_array().cloned().unwrap_or_default()
+}
+
+/// The table rows of one file.
+fn rows(name: &str, bytes: &[u8]) -> String {
+    let mut out = String::new();
+    let run = lint(bytes);
+    assert!(run.stderr.is_empty(), "{name}: lint wrote to stderr: {}", run.stderr);
+    writeln!(out, "{name}\tlint\texit\t{}", run.code).unwrap();
+    for d in diagnostics(&run) {
+        writeln!(
+            out,
+            "{name}\tlint\t{}\t{}:{}-{}:{}\t{}",
+            d["rule"].as_str().unwrap(),
+            d["line"],
+            d["column"],
+            d["endLine"],
+            d["endColumn"],
+            escape(d["message"].as_str().unwrap())
+        )
+        .unwrap();
+    }
+    let run = validate(bytes);
+    assert!(run.stderr.is_empty(), "{name}: validate wrote to stderr: {}", run.stderr);
+    writeln!(out, "{name}\tvalidate\texit\t{}", run.code).unwrap();
+    for e in entries(&run) {
+        for err in e["errors"].as_array().unwrap() {
+            writeln!(
+                out,
+                "{name}\tvalidate\t{}\t{}:{}\t{}\t{}",
+                err["type"].as_str().unwrap(),
+                err["line"],
+                err["column"],
+                escape(err["field"].as_str().unwrap()),
+                escape(err["message"].as_str().unwrap())
+            )
+            .unwrap();
+        }
+    }
+    out
+}
+
+fn corpus_files() -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = fs::read_dir(corpus_dir())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().is_some_and(|n| n != TABLE))
+        .collect();
+    files.sort();
+    files
+}
+
+fn name_of(path: &Path) -> String {
+    path.file_name().unwrap().to_string_lossy().into_owned()
+}
+
+#[test]
+fn every_file_gives_exactly_its_expected_diagnostics() {
+    let header = "# What `hpa-lint -o json` and `hpa-lint validate -o json` report for each file of this\n\
+                  # directory (see tests/tests/malformed.rs). Regenerate with\n\
+                  # `UPDATE_MALFORMED=1 cargo test -p hpa-tests malformed` and review the diff.\n";
+    let mut actual = String::from(header);
+    for path in corpus_files() {
+        actual.push_str(&rows(&name_of(&path), &fs::read(&path).unwrap()));
+    }
+    let table = corpus_dir().join(TABLE);
+    if std::env::var_os("UPDATE_MALFORMED").is_some() {
+        fs::write(&table, &actual).unwrap();
+        return;
+    }
+    let expected = fs::read_to_string(&table).unwrap_or_default();
+    if expected != actual {
+        let (e, a): (Vec<&str>, Vec<&str>) = (expected.lines().collect(), actual.lines().collect());
+        let first = e.iter().zip(&a).position(|(x, y)| x != y).unwrap_or(e.len().min(a.len()));
+        panic!(
+            "data/malformed/{TABLE} differs from what the commands report, from line {}:\n  expected: {}\n  actual:   {}\n\
+             (UPDATE_MALFORMED=1 cargo test -p hpa-tests malformed rewrites it; review the diff)",
+            first + 1,
+            e.get(first).unwrap_or(&"<end of table>"),
+            a.get(first).unwrap_or(&"<end of output>"),
+        );
+    }
+}
+
+#[test]
+fn the_alias_bomb_is_refused_quickly() {
+    let bomb = fs::read(corpus_dir().join("alias-bomb.yaml")).unwrap();
+    let started = Instant::now();
+    let run = validate(&bomb);
+    assert!(started.elapsed() < Duration::from_secs(5), "alias expansion must be bounded");
+    assert!(entries(&run)[0]["message"].as_str().unwrap().contains("alias bomb"), "{}", run.stdout);
+}
+
+#[test]
+fn a_50_mb_file() {
+    // One annotation of 50 MiB in the second document: one long line, read, parsed and
+    // reported on in a few seconds (debug build), with positions after it still right.
+    let huge = "x".repeat(50 * 1024 * 1024);
+    let text = format!(
+        "{VALID}---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: big\n  annotations:\n    note: {huge}\nspec:\n  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  maxReplicas: 0\n"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.yaml");
+    fs::write(&path, &text).unwrap();
+    let path = path.display().to_string();
+    drop(text);
+
+    let started = Instant::now();
+    let run = hpa_lint(&["validate", "-o", "json", &path], "");
+    assert_eq!(run.code, 1);
+    let e = entries(&run);
+    assert_eq!(e[0]["allowed"], true);
+    let errors: Vec<(&str, u64, u64)> = e[1]["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|err| (err["message"].as_str().unwrap(), err["line"].as_u64().unwrap(), err["column"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(
+        errors,
+        [
+            ("metadata.annotations: Too long: may not be more than 262144 bytes", 14, 5),
+            ("spec.maxReplicas: Invalid value: 0: must be greater than or equal to `minReplicas`", 17, 16),
+            ("spec.maxReplicas: Required value", 17, 16),
+        ]
+    );
+
+    let run = hpa_lint(&["--no-config", "-o", "json", "--select", "HPA000", &path], "");
+    assert_eq!(run.code, 1);
+    let found: Vec<(String, u64, u64)> = diagnostics(&run)
+        .iter()
+        .map(|d| {
+            (d["message"].as_str().unwrap().to_string(), d["line"].as_u64().unwrap(), d["column"].as_u64().unwrap())
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            // The linter underlines the key of a field whose value is a mapping.
+            ("metadata.annotations: Too long: may not be more than 262144 bytes".to_string(), 13, 3),
+            ("spec.maxReplicas: Invalid value: 0: must be greater than or equal to `minReplicas`".to_string(), 17, 16),
+            ("spec.maxReplicas: Required value".to_string(), 17, 16),
+        ]
+    );
+    let elapsed = started.elapsed();
+    assert!(elapsed < Duration::from_secs(30), "two runs over 50 MB took {elapsed:?}");
+}
+
+#[test]
+fn deep_nesting() {
+    let flow = format!("{VALID}  behavior: {}{}\n", "[".repeat(5000), "]".repeat(5000));
+    let block: String = (0..1000).map(|i| format!("{}k{i}:\n", "  ".repeat(i))).collect();
+    let json = format!("{}1{}", "{\"a\": ".repeat(5000), "}".repeat(5000));
+    let flow_limit = "invalid YAML: flow collections ([...] or {...}) nested deeper than 255 levels";
+    let block_limit = "invalid YAML: nesting deeper than 512 levels";
+    for (what, text, message, line, column) in [
+        ("flow", flow, flow_limit, 8, 268),
+        ("block", block, block_limit, 513, 1025),
+        ("json", json, flow_limit, 1, 1531),
+    ] {
+        let run = validate(text.as_bytes());
+        assert_eq!(run.code, 1, "{what}");
+        let e = entries(&run);
+        let err = &e.last().unwrap()["errors"][0];
+        assert_eq!(err["type"], "SyntaxError", "{what}: {err}");
+        assert_eq!(err["message"], message, "{what}");
+        assert_eq!((err["line"].as_u64(), err["column"].as_u64()), (Some(line), Some(column)), "{what}");
+        let run = lint(text.as_bytes());
+        let d = diagnostics(&run);
+        let last = d.last().unwrap();
+        assert_eq!(last["message"], message, "{what}");
+        assert_eq!((last["line"].as_u64(), last["column"].as_u64()), (Some(line), Some(column)), "{what}");
+    }
+}
+
+#[test]
+fn many_documents() {
+    // 20 000 documents, every 1000th invalid: each reported with its own document and line.
+    let lines_per_document = VALID.lines().count() + 1;
+    let mut text = String::new();
+    for i in 0..20_000 {
+        let doc = VALID.replace("name: web\n", &format!("name: web-{i}\n"));
+        let doc = if i % 1000 == 999 { doc.replace("maxReplicas: 5", "maxReplicas: 0") } else { doc };
+        text.push_str(&doc);
+        text.push_str("---\n");
+    }
+    let run = validate(text.as_bytes());
+    assert_eq!(run.code, 1);
+    let e = entries(&run);
+    assert_eq!(e.len(), 20_000);
+    let refused: Vec<(u64, u64)> = e
+        .iter()
+        .filter(|x| x["allowed"] == false)
+        .map(|x| (x["document"].as_u64().unwrap(), x["errors"][0]["line"].as_u64().unwrap()))
+        .collect();
+    let expected: Vec<(u64, u64)> =
+        (0..20u64).map(|k| (k * 1000 + 999, (k * 1000 + 999) * lines_per_document as u64 + 7)).collect();
+    assert_eq!(refused, expected);
+    let run = lint(text.as_bytes());
+    let summary = &run.json()["summary"];
+    assert_eq!((summary["objects"].as_u64(), summary["hpas"].as_u64()), (Some(20_000), Some(20_000)));
+    let invalid = diagnostics(&run).iter().filter(|d| d["rule"] == "HPA000").count();
+    assert_eq!(invalid, 20);
+}
+
+#[test]
+fn an_unreadable_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("secret.yaml");
+    fs::write(&path, VALID).unwrap();
+    let mut permissions = fs::metadata(&path).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o000);
+    fs::set_permissions(&path, permissions).unwrap();
+    let path = if fs::read(&path).is_err() {
+        path
+    } else if Path::new("/proc/self/mem").exists() {
+        // Running as root, which reads any file: read one whose read fails (EIO at offset 0).
+        PathBuf::from("/proc/self/mem")
+    } else {
+        eprintln!("skipped: every file is readable to this user (root)");
+        return;
+    };
+    let shown = path.display().to_string();
+    for args in [&["--no-config", "-o", "json"][..], &["validate", "-o", "json"][..]] {
+        let run = hpa_lint(&[args, &[shown.as_str()]].concat(), "");
+        assert_eq!(run.code, 2, "{args:?}: an unreadable input is an I/O error");
+        assert!(run.stderr.starts_with(&format!("hpa-lint: error: {shown}: ")), "{args:?}: {}", run.stderr);
+        assert!(run.stderr.contains("(os error"), "{args:?}: {}", run.stderr);
+    }
+}
