@@ -134,13 +134,29 @@ async fn admit(state: &AppState, endpoint: Endpoint, request: Request) -> Respon
         shared.metrics.count(endpoint, Operation::Unknown, Outcome::TooLarge);
         text(StatusCode::PAYLOAD_TOO_LARGE, format!("request body larger than {limit} bytes"))
     };
+    // A refused body is still read, up to twice the limit in all and for a short while, and
+    // thrown away: closing a connection with unread data makes the kernel reset it, and an
+    // HTTP/1.1 client still sending would then often lose the 413 (Go's net/http server discards
+    // for the same reason).
+    let discard_budget = limit.saturating_mul(2);
+    let discard_time = DISCARD_TIME.min(shared.limits.request_timeout / 2);
     let declared = request.headers().get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
-    if declared.is_some_and(|len| len > limit as u64) {
+    // A client waiting for `100 Continue` has sent no body yet: it gets the 413 at once.
+    let waits =
+        request.headers().get(header::EXPECT).is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"100-continue"));
+    let mut body = request.into_body();
+    if let Some(len) = declared.filter(|&len| len > limit as u64) {
+        if len <= discard_budget as u64 && !waits {
+            discard(&mut body, discard_budget, discard_time).await;
+        }
         return too_large();
     }
-    let body = match Limited::new(request.into_body(), limit).collect().await {
+    let body = match Limited::new(&mut body, limit).collect().await {
         Ok(collected) => collected.to_bytes(),
-        Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => return too_large(),
+        Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => {
+            discard(&mut body, discard_budget - limit, discard_time).await;
+            return too_large();
+        }
         Err(e) => {
             shared.metrics.count(endpoint, Operation::Unknown, Outcome::Invalid);
             return text(StatusCode::BAD_REQUEST, format!("reading the request body: {e}"));
@@ -155,6 +171,24 @@ async fn admit(state: &AppState, endpoint: Endpoint, request: Request) -> Respon
     *response.status_mut() = status;
     response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
     response
+}
+
+/// Longest time spent reading a refused body (see [`discard`]).
+const DISCARD_TIME: Duration = Duration::from_secs(1);
+
+/// Reads and drops the rest of a body, until it ends, `budget` more bytes have come or `time`
+/// has passed.
+async fn discard(body: &mut Body, budget: usize, time: Duration) {
+    let drain = async {
+        let mut read = 0usize;
+        while read <= budget {
+            match body.frame().await {
+                Some(Ok(frame)) => read += frame.data_ref().map_or(0, |data| data.len()),
+                Some(Err(_)) | None => return,
+            }
+        }
+    };
+    let _ = tokio::time::timeout(time, drain).await;
 }
 
 async fn healthz() -> Response {

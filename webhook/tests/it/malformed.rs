@@ -154,9 +154,17 @@ async fn bodies_over_the_limit_get_413() {
         assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE, "{}", String::from_utf8_lossy(&text));
         assert_eq!(text, "request body larger than 2048 bytes");
         // Without a Content-Length (a streamed body), the limit holds too.
-        let chunks: Vec<Result<Vec<u8>, std::io::Error>> = bytes(&big).chunks(512).map(|c| Ok(c.to_vec())).collect();
-        let (status, _) = h.send("POST", path, Body::from_stream(futures_stream(chunks))).await;
+        let chunks =
+            || -> Vec<Result<Vec<u8>, std::io::Error>> { bytes(&big).chunks(512).map(|c| Ok(c.to_vec())).collect() };
+        let (status, _) = h.send("POST", path, Body::from_stream(futures_stream(chunks()))).await;
         assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
+        // The rest of a refused body is read and thrown away, but not for long: a client that
+        // stops sending still gets its 413, well before the request deadline (4s).
+        let started = std::time::Instant::now();
+        let stalled = Body::from_stream(futures_stream(chunks()).chain_pending());
+        let (status, _) = h.send("POST", path, stalled).await;
+        assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
+        assert!(started.elapsed() < Duration::from_secs(3), "{:?}", started.elapsed());
     }
     let small = review("small", "CREATE", &hpa_v2_defaulted("web", "shop"), None);
     assert_eq!(response(&h.post("/validate", &small).await)["allowed"], true);
