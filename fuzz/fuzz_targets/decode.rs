@@ -1,0 +1,100 @@
+//! Any bytes as a manifest, read as YAML (the linter's reader) and as JSON, and every HPA in it
+//! decoded, defaulted, admitted and converted.
+//!
+//! Invariants:
+//! - decoding an object straight from its YAML nodes (`NodeDe`) gives what decoding the node's
+//!   JSON gives: the same object, or the same errors;
+//! - defaulting is idempotent, in the object's own version and in the internal one;
+//! - an object kube-apiserver admits stays valid when admitted again, and after the internal
+//!   defaulting;
+//! - an admitted object converts to autoscaling/v1 and back unchanged when the conversion
+//!   reports no loss, v1 → v2 → v1 is the identity, and v2beta2 always round-trips (the
+//!   statements of `tests/tests/properties.rs`, on objects the fuzzer writes).
+#![no_main]
+
+use hpa_core::admission::{self, Operation, Options};
+use hpa_core::api::{self, ApiVersion, VersionedHpa, v2};
+use hpa_core::convert;
+use hpa_core::defaults;
+use hpa_lint::input;
+use hpa_lint::node_de::NodeDe;
+use hpa_lint::source::{self, Node, NodeKind};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else { return };
+    let parsed = source::parse(text);
+    for object in input::objects_in(0, &parsed) {
+        if let Some(hpa) = decode_node(object.node) {
+            check(hpa);
+        }
+    }
+    if let Ok(value) = serde_json::from_str::<serde_json::Value>(text)
+        && let Ok(hpa) = api::decode(&value)
+    {
+        check(hpa);
+    }
+});
+
+/// Decodes a node both ways (as `hpa_lint::hpa::check_node` and `check` do) and insists that
+/// they agree.
+fn decode_node(node: &Node) -> Option<VersionedHpa> {
+    let from_json = api::decode(&node.to_json());
+    if matches!(node.kind, NodeKind::Map(_)) {
+        let field = |k: &str| node.get(k).and_then(Node::as_str).unwrap_or("");
+        let from_nodes = api::decode_with(field("kind"), field("apiVersion"), NodeDe(node));
+        assert_eq!(from_nodes, from_json, "decoding from YAML nodes differs from decoding their JSON");
+    }
+    from_json.ok()
+}
+
+fn options(apply_defaults: bool) -> Options {
+    Options { apply_defaults, ..Options::default() }
+}
+
+fn check(hpa: VersionedHpa) {
+    let mut once = hpa.clone();
+    defaults::default_versioned(&mut once);
+    let mut twice = once.clone();
+    defaults::default_versioned(&mut twice);
+    assert_eq!(once, twice, "defaulting in {} is not idempotent", hpa.api_version());
+
+    // Every version converts to the internal form and back without panicking.
+    for to in ApiVersion::ALL {
+        let _ = convert::convert(&hpa, to);
+    }
+
+    let Ok(outcome) = admission::admit(&hpa, None, Operation::Create, &options(true)) else { return };
+    if !outcome.allowed() {
+        return;
+    }
+    let valid = outcome.object;
+    let again = admission::admit(&VersionedHpa::V2(valid.clone()), None, Operation::Create, &options(false))
+        .expect("an admitted object converts");
+    assert!(again.allowed(), "an admitted object is refused when admitted again: {:?}", again.errors);
+
+    let mut defaulted = valid.clone();
+    defaults::default_v2(&mut defaulted);
+    let mut twice = defaulted.clone();
+    defaults::default_v2(&mut twice);
+    assert_eq!(defaulted, twice, "internal defaulting is not idempotent");
+    let after = admission::admit(&VersionedHpa::V2(defaulted), None, Operation::Create, &options(false))
+        .expect("an admitted object converts");
+    assert!(after.allowed(), "a valid object is invalid after defaulting: {:?}", after.errors);
+
+    round_trips(&valid);
+}
+
+fn round_trips(h: &v2::HorizontalPodAutoscaler) {
+    let to_v1 = convert::convert(&VersionedHpa::V2(h.clone()), ApiVersion::V1).expect("internal converts to v1");
+    let back = convert::convert(&to_v1.object, ApiVersion::V2).expect("v1 written by us converts back");
+    if to_v1.lossy.is_empty() {
+        assert_eq!(back.object, VersionedHpa::V2(h.clone()), "v2 -> v1 -> v2 changed an object with no reported loss");
+    }
+    let v1_again = convert::convert(&back.object, ApiVersion::V1).expect("converts to v1");
+    assert_eq!(v1_again.object, to_v1.object, "v1 -> v2 -> v1 is not the identity");
+
+    let to_v2beta2 = convert::convert(&VersionedHpa::V2(h.clone()), ApiVersion::V2beta2).expect("converts");
+    let back = convert::convert(&to_v2beta2.object, ApiVersion::V2).expect("v2beta2 written by us converts back");
+    assert_eq!(back.object, VersionedHpa::V2(h.clone()), "v2 -> v2beta2 -> v2 is not the identity");
+}

@@ -1,0 +1,223 @@
+//! A scenario file for `hpa-lint simulate`: parsed, bound to its HPA and simulated on both
+//! backends.
+//!
+//! The HPA is the scenario's `hpaObject`, or for `hpa: <file>` one of the example manifests
+//! compiled in (no file is read). The plan is built as `hpa-lint simulate` builds it (the
+//! scenario's controller overrides, admission with defaults); runs are capped in syncs and pods
+//! so that one input stays fast.
+//!
+//! Invariants:
+//! - `hpa-lint simulate -o json -` (inline HPAs) never panics and prints JSON;
+//! - the fast backend records exactly the steps of the reference backend;
+//! - every rescale lands in `[minReplicas, maxReplicas]` and a sync that does not rescale
+//!   leaves `spec.replicas` alone; after the first sync that read the scale, `spec.replicas`
+//!   stays in `[minReplicas, maxReplicas]`, except when the target started at 0 replicas with
+//!   `minReplicas` above 0: the controller then never scales (`ScalingDisabled`) and it stays
+//!   at 0. (The plan's HPA is valid: kube-apiserver would refuse the others and `simulate`
+//!   refuses them too, so the controller never sees one.)
+#![no_main]
+
+use std::time::Duration;
+
+use clap::Parser;
+use hpa_core::admission::Options;
+use hpa_core::api::v2::HorizontalPodAutoscaler;
+use hpa_core::evaluator::ControllerOptions;
+use hpa_core::evaluator::controller::SyncOutcome;
+use hpa_core::evaluator::simulation::{Backend, Plan, Simulation, simulate_with};
+use hpa_core::features::FeatureGates;
+use hpa_lint::hpa::{self, Checked};
+use hpa_lint::input::{self, SourceFile};
+use hpa_lint::simulate::engine::PodTemplate;
+use hpa_lint::simulate::scenario::{self, Context, HpaSource, Scenario};
+use hpa_lint::source::{Node, NodeKind, Scalar};
+use libfuzzer_sys::fuzz_target;
+
+/// At most this many syncs per run.
+const MAX_SYNCS: i64 = 2_000;
+/// At most this many pods at once (initial replicas, maxReplicas).
+const MAX_PODS: i64 = 500;
+/// At most this many syncs × pods.
+const MAX_WORK: i64 = 200_000;
+
+/// The manifests `hpa: <file>` may name.
+const MANIFESTS: &[(&str, &str)] = &[
+    ("web-hpa.yaml", include_str!("../../tests/data/simulate/web-hpa.yaml")),
+    ("queue-worker-hpa.yaml", include_str!("../../examples/simulate/queue-worker-hpa.yaml")),
+    ("burst-legacy-hpa.yaml", include_str!("../../examples/simulate/burst-legacy-hpa.yaml")),
+];
+
+fuzz_target!(|data: &[u8]| {
+    let file = input::from_bytes("scenario.yaml".into(), data.to_vec());
+    let [document] = file.parsed.documents.as_slice() else {
+        // Not one document: the command refuses it before reading anything else.
+        assert_eq!(cli(data), 1);
+        return;
+    };
+    if file.unreadable.is_some() || file.parsed.error.is_some() {
+        assert_eq!(cli(data), 1);
+        return;
+    }
+    let scenario = match scenario::parse(&document.root) {
+        Ok(s) => s,
+        Err(errors) => {
+            assert!(!errors.is_empty(), "a refused scenario says why");
+            assert_eq!(cli(data), 1);
+            return;
+        }
+    };
+    let inline = matches!(scenario.hpa, HpaSource::Inline(_));
+    let Some(plan) = plan(&scenario) else {
+        if inline {
+            assert_eq!(cli(data), 1, "simulate accepts a scenario the mirror of its preparation refuses");
+        }
+        return;
+    };
+    if !affordable(&plan) {
+        return;
+    }
+    if inline {
+        assert_eq!(cli(data), 0, "simulate refuses a scenario the mirror of its preparation accepts");
+    }
+    let fast = simulate_with(&plan, Backend::Fast);
+    let reference = simulate_with(&plan, Backend::Reference);
+    assert_eq!(fast.steps.len(), reference.steps.len());
+    for (i, (a, b)) in fast.steps.iter().zip(&reference.steps).enumerate() {
+        assert_eq!(fast.view(a), reference.view(b), "the backends differ at sync {i}");
+    }
+    within_bounds(&plan, &fast);
+});
+
+/// `hpa-lint simulate -o json -` on the input; its exit status.
+fn cli(data: &[u8]) -> u8 {
+    let args = hpa_lint::cli::Args::try_parse_from(["hpa-lint", "simulate", "-o", "json", "-"])
+        .expect("the command line parses");
+    let mut stdin = data;
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let mut io = hpa_lint::Output { stdin: &mut stdin, stdout: &mut out, stderr: &mut err, terminal: false };
+    let code = hpa_lint::run(args, &mut io).code();
+    assert!(code <= 1, "exit status {code}: {}", String::from_utf8_lossy(&err));
+    if code == 0 {
+        let _: serde_json::Value = serde_json::from_slice(&out).expect("simulate -o json prints JSON");
+    } else {
+        assert!(!err.is_empty(), "a refused scenario says why");
+    }
+    code
+}
+
+/// Whether the run is small enough.
+fn affordable(plan: &Plan) -> bool {
+    let period = i64::try_from(plan.options.sync_period.as_millis()).unwrap_or(i64::MAX).max(1);
+    let syncs = plan.duration_ms / period + 1;
+    let pods = i64::from(plan.initial_replicas.max(plan.hpa.spec.max_replicas)) + 1;
+    syncs <= MAX_SYNCS && pods <= MAX_PODS && syncs * pods <= MAX_WORK
+}
+
+fn within_bounds(plan: &Plan, sim: &Simulation) {
+    let min = plan.hpa.spec.min_replicas.unwrap_or(1);
+    let max = plan.hpa.spec.max_replicas;
+    let disabled = plan.initial_replicas == 0 && min != 0;
+    let mut scale_read = false;
+    for (i, step) in sim.steps.iter().enumerate() {
+        if scale_read {
+            if disabled {
+                assert_eq!(step.replicas, 0, "sync {i}: scaling is disabled at 0 replicas");
+            } else {
+                assert!(
+                    (min..=max).contains(&step.replicas),
+                    "sync {i}: {} replicas outside [{min}, {max}]",
+                    step.replicas
+                );
+            }
+        }
+        if step.rescaled {
+            assert!(
+                (min..=max).contains(&step.desired),
+                "sync {i}: rescaled to {} outside [{min}, {max}]",
+                step.desired
+            );
+        } else {
+            assert_eq!(step.desired, step.replicas, "sync {i}: no rescale, yet spec.replicas changed");
+        }
+        scale_read |= step.outcome != SyncOutcome::FailedGetScale;
+    }
+}
+
+/// The plan `hpa-lint simulate` would run (mirrors its private `prepare`), or `None` when it
+/// refuses the scenario.
+fn plan(scenario: &Scenario) -> Option<Plan> {
+    let gates = FeatureGates::default();
+    let admission = Options { gates: gates.clone(), apply_defaults: true, default_namespace: Some("default".into()) };
+    let (hpa, template, replicas, span) = match &scenario.hpa {
+        HpaSource::Inline(node) => (admit(node, &admission)?, None, None, node.span),
+        HpaSource::File(path) => {
+            let (name, text) = MANIFESTS.iter().find(|(name, _)| *name == path.value)?;
+            let file = SourceFile::from_text(*name, (*text).to_string());
+            let objects = input::objects(0, &file);
+            let wanted = scenario.hpa_name.as_ref().map(|n| n.value.as_str());
+            let chosen: Vec<_> =
+                objects.iter().filter(|o| o.is_hpa() && wanted.is_none_or(|w| o.name() == Some(w))).collect();
+            let [obj] = chosen.as_slice() else { return None };
+            let hpa = admit(obj.node, &admission)?;
+            let (template, replicas) = workload(&objects, &hpa, scenario)?;
+            (hpa, template, replicas, path.span)
+        }
+    };
+    let mut options = ControllerOptions { gates, ..ControllerOptions::default() };
+    let c = &scenario.controller;
+    let ms = |v: i64| Duration::from_millis(u64::try_from(v).unwrap_or(0));
+    if let Some(v) = c.sync_period_ms {
+        options.sync_period = ms(v);
+    }
+    if let Some(v) = c.tolerance {
+        options.tolerance = v;
+    }
+    if let Some(v) = c.downscale_stabilization_ms {
+        options.downscale_stabilization_window = ms(v);
+    }
+    if let Some(v) = c.cpu_initialization_period_ms {
+        options.cpu_initialization_period = ms(v);
+    }
+    if let Some(v) = c.initial_readiness_delay_ms {
+        options.delay_of_initial_readiness_status = ms(v);
+    }
+    let ctx = Context { hpa, workload_template: template, workload_replicas: replicas, hpa_span: span, options };
+    scenario::bind(scenario, ctx).ok()
+}
+
+fn admit(node: &Node, opts: &Options) -> Option<HorizontalPodAutoscaler> {
+    match hpa::check(&node.to_json(), None, opts) {
+        Checked::Admitted { outcome, .. } if outcome.allowed() => Some(outcome.object),
+        _ => None,
+    }
+}
+
+/// The target workload's pod template and replicas, when the manifest holds it.
+#[allow(clippy::type_complexity)]
+fn workload(
+    objects: &[input::ObjectRef<'_>],
+    hpa: &HorizontalPodAutoscaler,
+    scenario: &Scenario,
+) -> Option<(Option<PodTemplate>, Option<i32>)> {
+    let target = &hpa.spec.scale_target_ref;
+    let Some(w) = objects.iter().find(|o| {
+        o.kind() == Some(target.kind.as_str())
+            && o.name() == Some(target.name.as_str())
+            && o.namespace().is_none_or(|ns| ns == hpa.metadata.namespace)
+    }) else {
+        return Some((None, None));
+    };
+    let mut template = None;
+    if let Some(t) = w.node.get("spec").and_then(|s| s.get("template")) {
+        let mut errors = Vec::new();
+        template = scenario::pod_template(t, &mut errors);
+        if !errors.is_empty() && scenario.pod_template.is_none() {
+            return None;
+        }
+    }
+    let replicas = match w.node.get("spec").and_then(|s| s.get("replicas")).map(|n| &n.kind) {
+        Some(NodeKind::Scalar(Scalar::Int(r))) => i32::try_from(*r).ok().filter(|r| *r >= 0),
+        _ => None,
+    };
+    Some((template, replicas))
+}
