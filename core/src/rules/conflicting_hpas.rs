@@ -1,6 +1,10 @@
 //! HPA407 `conflicting-hpas`: two HPAs targeting the same workload.
 
+use super::objects::ObjectId;
 use super::{Context, Finding, Location, Rule, RuleMeta};
+
+/// At most this many of the other HPAs are named in the message and pointed at.
+const MAX_LISTED: usize = 5;
 
 crate::declare_rule! {
     /// ## What it checks
@@ -95,25 +99,31 @@ impl Rule for ConflictingHpas {
         if t.kind.is_empty() || t.name.is_empty() {
             return;
         }
-        let others: Vec<_> =
-            objects.hpas_targeting(cx.namespace(), &t.kind, &t.name).into_iter().filter(|id| *id != me).collect();
-        if others.is_empty() {
+        // The index lists the HPA under check among them (`Objects::hpas_targeting`).
+        let all = objects.hpas_targeting(cx.namespace(), &t.kind, &t.name);
+        let others = all.len().saturating_sub(1);
+        if others == 0 {
             return;
         }
-        let names: Vec<String> = others.iter().map(|id| id.name.clone()).collect();
+        // Named and pointed at, up to a few: a thousand HPAs on one workload (generated
+        // manifests, a copy-paste loop) must not make a thousand-squared report.
+        let listed: Vec<&ObjectId> = all.iter().filter(|id| *id != me).take(MAX_LISTED).collect();
+        let mut names = listed.iter().map(|id| id.name.as_str()).collect::<Vec<_>>().join(", ");
+        if others > listed.len() {
+            names.push_str(&format!(" and {} more", others - listed.len()));
+        }
         let mut f = Finding::new(
             &Self::META,
             "spec.scaleTargetRef",
             format!(
-                "{} {}/{} is also scaled by {}: the controller refuses to scale pods of several HPAs (AmbiguousSelector)",
+                "{} {}/{} is also scaled by {names}: the controller refuses to scale pods of several HPAs (AmbiguousSelector)",
                 t.kind,
                 cx.namespace(),
                 t.name,
-                names.join(", ")
             ),
         )
         .help("merge them into one HPA with several metrics");
-        for id in others {
+        for id in listed {
             f = f.related(Location::Object { id: id.clone(), path: "spec.scaleTargetRef".into() }, "also targets it");
         }
         out.push(f);

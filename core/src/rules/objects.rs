@@ -200,7 +200,7 @@ pub trait Objects: Sync {
     fn scaled_objects(&self, namespace: &str) -> &[ScaledObject];
     /// Every HPA of the set that targets `kind/name` in `namespace` (the one under check
     /// included), in input order.
-    fn hpas_targeting(&self, namespace: &str, kind: &str, name: &str) -> Vec<&ObjectId>;
+    fn hpas_targeting(&self, namespace: &str, kind: &str, name: &str) -> &[ObjectId];
 }
 
 /// Builds a [`Workload`] from a workload object's JSON (Deployment, StatefulSet, ReplicaSet,

@@ -16,8 +16,17 @@ pub struct Index {
     pdbs: HashMap<String, Vec<Pdb>>,
     vpas: HashMap<String, Vec<Vpa>>,
     scaled_objects: HashMap<String, Vec<ScaledObject>>,
-    /// HPAs by target name: (namespace, target kind, the HPA).
-    hpas_by_target: HashMap<String, Vec<(String, String, ObjectId)>>,
+    /// HPAs by target name, grouped by (namespace, target kind): a few groups per name, each
+    /// with its HPAs in input order, so that a lookup costs no scan of the HPAs.
+    hpas_by_target: HashMap<String, Vec<TargetGroup>>,
+}
+
+/// The HPAs that target one workload.
+#[derive(Debug)]
+struct TargetGroup {
+    namespace: String,
+    kind: String,
+    hpas: Vec<ObjectId>,
 }
 
 /// Kinds whose objects are indexed as potential scale targets.
@@ -127,11 +136,15 @@ impl Index {
     /// Adds an HPA (after admission, in internal form) that targets `kind/name` in its
     /// namespace.
     pub fn add_hpa(&mut self, id: ObjectId, target_kind: &str, target_name: &str) {
-        self.hpas_by_target.entry(target_name.to_string()).or_default().push((
-            id.namespace.clone(),
-            target_kind.to_string(),
-            id,
-        ));
+        let groups = self.hpas_by_target.entry(target_name.to_string()).or_default();
+        match groups.iter_mut().find(|g| g.namespace == id.namespace && g.kind == target_kind) {
+            Some(group) => group.hpas.push(id),
+            None => groups.push(TargetGroup {
+                namespace: id.namespace.clone(),
+                kind: target_kind.to_string(),
+                hpas: vec![id],
+            }),
+        }
     }
 }
 
@@ -156,10 +169,10 @@ impl hpa_core::rules::Objects for Index {
         self.scaled_objects.get(namespace).map_or(&[], Vec::as_slice)
     }
 
-    fn hpas_targeting(&self, namespace: &str, kind: &str, name: &str) -> Vec<&ObjectId> {
+    fn hpas_targeting(&self, namespace: &str, kind: &str, name: &str) -> &[ObjectId] {
         self.hpas_by_target
             .get(name)
-            .map(|hpas| hpas.iter().filter(|(ns, k, _)| ns == namespace && k == kind).map(|(_, _, id)| id).collect())
-            .unwrap_or_default()
+            .and_then(|groups| groups.iter().find(|g| g.namespace == namespace && g.kind == kind))
+            .map_or(&[], |g| g.hpas.as_slice())
     }
 }

@@ -162,6 +162,9 @@ struct Subject<'n> {
 }
 
 /// Finds another object of the set: its file, node and label.
+/// A file's object nodes by (document, list item).
+type NodesByPlace<'a> = HashMap<(usize, Option<usize>), &'a Node>;
+
 type FindObject<'a> = dyn Fn(&ObjectId) -> Option<(usize, &'a Node, ObjectLabel)> + 'a;
 
 fn object_id(obj: &ObjectRef<'_>, default_namespace: &str) -> ObjectId {
@@ -385,12 +388,15 @@ fn lint_group(sources: &Sources<'_>, members: &[usize], opts: &LintOptions) -> G
 
     // Where the objects of each set are, built when a finding is about another object.
     let reparsed: Vec<OnceLock<Parsed>> = members.iter().map(|_| OnceLock::new()).collect();
+    // Each file's objects by (document, list item), found once: a file with thousands of
+    // findings about other objects must not be scanned once per finding.
+    let object_nodes: Vec<OnceLock<NodesByPlace<'_>>> = members.iter().map(|_| OnceLock::new()).collect();
     let node_of = |k: usize, o: &ObjectInfo| -> Option<&Node> {
-        let parsed = reparsed[k].get_or_init(|| source::parse(&files[k].text));
-        input::objects_in(members[k], parsed)
-            .into_iter()
-            .find(|r| r.document == o.document && r.item == o.item)
-            .map(|r| r.node)
+        let nodes = object_nodes[k].get_or_init(|| {
+            let parsed = reparsed[k].get_or_init(|| source::parse(&files[k].text));
+            input::objects_in(members[k], parsed).into_iter().map(|r| ((r.document, r.item), r.node)).collect()
+        });
+        nodes.get(&(o.document, o.item)).copied()
     };
     let locations: Vec<OnceLock<HashMap<&ObjectId, (usize, &ObjectInfo)>>> =
         (0..sets).map(|_| OnceLock::new()).collect();
