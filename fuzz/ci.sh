@@ -30,6 +30,10 @@ if ! cargo fuzz --version >/dev/null 2>&1; then
   cargo install cargo-fuzz --locked --quiet >/dev/null 2>&1 || skip "cargo-fuzz cannot be installed"
 fi
 
+# libfuzzer-sys compiles libFuzzer (C++); the fuzz crate has its own lock file to fetch.
+command -v c++ >/dev/null || command -v clang++ >/dev/null || skip "no C++ compiler to build libFuzzer"
+cargo +nightly fetch --locked >/dev/null 2>&1 || skip "the fuzz crate's dependencies cannot be fetched"
+
 bash ./seed.sh >/dev/null
 # No sanitizer: the code under test has no `unsafe`, and AddressSanitizer would double the
 # build and run times for nothing. Panics (invariant failures included) abort all the same.
