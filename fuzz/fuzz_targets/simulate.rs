@@ -17,8 +17,6 @@
 //!   refuses them too, so the controller never sees one.)
 #![no_main]
 
-use std::time::Duration;
-
 use clap::Parser;
 use hpa_core::admission::Options;
 use hpa_core::api::v2::HorizontalPodAutoscaler;
@@ -164,23 +162,7 @@ fn plan(scenario: &Scenario) -> Option<Plan> {
         }
     };
     let mut options = ControllerOptions { gates, ..ControllerOptions::default() };
-    let c = &scenario.controller;
-    let ms = |v: i64| Duration::from_millis(u64::try_from(v).unwrap_or(0));
-    if let Some(v) = c.sync_period_ms {
-        options.sync_period = ms(v);
-    }
-    if let Some(v) = c.tolerance {
-        options.tolerance = v;
-    }
-    if let Some(v) = c.downscale_stabilization_ms {
-        options.downscale_stabilization_window = ms(v);
-    }
-    if let Some(v) = c.cpu_initialization_period_ms {
-        options.cpu_initialization_period = ms(v);
-    }
-    if let Some(v) = c.initial_readiness_delay_ms {
-        options.delay_of_initial_readiness_status = ms(v);
-    }
+    scenario.controller.apply(&mut options);
     let ctx = Context { hpa, workload_template: template, workload_replicas: replicas, hpa_span: span, options };
     scenario::bind(scenario, ctx).ok()
 }

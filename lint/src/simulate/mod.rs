@@ -152,23 +152,7 @@ fn prepare(
     };
 
     let mut options = ControllerOptions { gates, ..ControllerOptions::default() };
-    let c = &scenario.controller;
-    let ms = |v: i64| Duration::from_millis(u64::try_from(v).unwrap_or(0));
-    if let Some(v) = c.sync_period_ms {
-        options.sync_period = ms(v);
-    }
-    if let Some(v) = c.tolerance {
-        options.tolerance = v;
-    }
-    if let Some(v) = c.downscale_stabilization_ms {
-        options.downscale_stabilization_window = ms(v);
-    }
-    if let Some(v) = c.cpu_initialization_period_ms {
-        options.cpu_initialization_period = ms(v);
-    }
-    if let Some(v) = c.initial_readiness_delay_ms {
-        options.delay_of_initial_readiness_status = ms(v);
-    }
+    scenario.controller.apply(&mut options);
     if let Some(v) = args.sync_period {
         options.sync_period = Duration::from_secs(v.max(1));
     }

@@ -77,6 +77,28 @@ pub struct ControllerOverrides {
     pub initial_readiness_delay_ms: Option<i64>,
 }
 
+impl ControllerOverrides {
+    /// Sets in `options` every value the scenario overrides.
+    pub fn apply(&self, options: &mut hpa_core::evaluator::ControllerOptions) {
+        let ms = |v: i64| std::time::Duration::from_millis(u64::try_from(v).unwrap_or(0));
+        if let Some(v) = self.sync_period_ms {
+            options.sync_period = ms(v);
+        }
+        if let Some(v) = self.tolerance {
+            options.tolerance = v;
+        }
+        if let Some(v) = self.downscale_stabilization_ms {
+            options.downscale_stabilization_window = ms(v);
+        }
+        if let Some(v) = self.cpu_initialization_period_ms {
+            options.cpu_initialization_period = ms(v);
+        }
+        if let Some(v) = self.initial_readiness_delay_ms {
+            options.delay_of_initial_readiness_status = ms(v);
+        }
+    }
+}
+
 /// One `load:` entry.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LoadEntry {
