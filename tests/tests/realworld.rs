@@ -121,6 +121,34 @@ fn lint_of_the_directory_equals_lint_of_each_file() {
     assert_eq!(together, alone);
 }
 
+/// Several directories, the last of which defines an object twice: the split is said for
+/// that directory, with the names of its two files (positions within a directory's group
+/// were once taken for positions among all inputs, and linting crashed).
+#[test]
+fn a_directory_split_among_others_names_its_own_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let hpa = |name: &str| {
+        format!(
+            "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {{name: {name}}}\nspec:\n  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: {name}}}\n  minReplicas: 2\n  maxReplicas: 5\n"
+        )
+    };
+    for d in ["a", "b", "c"] {
+        std::fs::create_dir(dir.path().join(d)).unwrap();
+        for f in 0..3 {
+            std::fs::write(dir.path().join(format!("{d}/{f}.yaml")), hpa(&format!("{d}{f}"))).unwrap();
+        }
+    }
+    std::fs::write(dir.path().join("c/dup.yaml"), hpa("c1")).unwrap();
+    let root = dir.path().display().to_string();
+    let run = hpa_lint(&["--no-config", "-o", "json", "--fail-on", "never", &root], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let notes = run.json()["notes"].clone();
+    let notes: Vec<&str> = notes.as_array().unwrap().iter().filter_map(|n| n.as_str()).collect();
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    let c = dir.path().join("c");
+    assert!(notes[0].contains(&format!("defined in both {0}/1.yaml and {0}/dup.yaml", c.display())), "{notes:?}");
+}
+
 #[test]
 fn validate_rejects_exactly_the_known_bad_objects() {
     let run = hpa_lint(&["validate", "-o", "json", &corpus()], "");

@@ -360,11 +360,12 @@ fn lint_group(sources: &Sources<'_>, members: &[usize], opts: &LintOptions) -> G
     let mut outcome = Outcome::default();
     let split = match duplicate_definition(&per_file) {
         Some((what, a, b)) if opts.scope == Scope::Directory && members.len() > 1 => {
-            let dir = std::path::Path::new(&files[members[a]].name).parent().map(|p| p.display().to_string());
+            // `a` and `b` are positions in the group, as `files` is.
+            let dir = std::path::Path::new(&files[a].name).parent().map(|p| p.display().to_string());
             let shown = dir.filter(|d| !d.is_empty()).unwrap_or_else(|| ".".into());
             outcome.notes.push(format!(
                 "{shown}: {what} is defined in both {} and {}, so the directory is not one set of objects applied together; each of its files is checked with its own objects only (use --scope all to match across them)",
-                files[members[a]].name, files[members[b]].name
+                files[a].name, files[b].name
             ));
             true
         }
