@@ -264,12 +264,57 @@ pub fn parse(text: &str) -> Parsed {
 /// An open collection. Its children are collected on the builder's scratch stacks (from
 /// `from` on) and moved into an exactly sized vector when it closes: one allocation per
 /// collection instead of a vector grown child by child.
+///
+/// When pruning (see [`parse_pruned`]), `keep` is what the caller needs of the collection
+/// (`None`: all of it), and a mapping's `value_keep` what it needs of the value of its pending
+/// key.
 enum Frame {
-    Seq { from: usize, start: Mark, anchor: usize },
-    Map { from: usize, key: Option<Node>, keys: Option<HashSet<String>>, start: Mark, anchor: usize },
+    Seq {
+        from: usize,
+        start: Mark,
+        anchor: usize,
+        keep: Option<&'static Keep>,
+    },
+    Map {
+        from: usize,
+        key: Option<Node>,
+        keys: Option<HashSet<String>>,
+        start: Mark,
+        anchor: usize,
+        keep: Option<&'static Keep>,
+        value_keep: Option<&'static Keep>,
+    },
 }
 
-struct Builder {
+/// What a caller needs of an object (see [`parse_pruned`]): the listed keys of a mapping (of
+/// each item, for a sequence), each with what it needs of the key's value (`None`: all of it).
+#[derive(Debug)]
+pub struct Keep(pub &'static [(&'static str, Option<&'static Keep>)]);
+
+impl Keep {
+    /// `None` when `key` is not needed, else what is needed of its value.
+    fn of(&self, key: &str) -> Option<Option<&'static Keep>> {
+        self.0.iter().find(|(k, _)| *k == key).map(|(_, sub)| *sub)
+    }
+}
+
+/// What a document's kind says the caller needs of it.
+type ChooseKeep<'c> = &'c dyn Fn(&str) -> Option<&'static Keep>;
+
+/// The pruning state of the document being built.
+#[derive(Default)]
+struct Pruning {
+    /// The kind the root's filter was chosen for, once chosen.
+    kind: Option<CompactString>,
+    /// Open collections inside the value being skipped (`Some(0)`: the value has not begun).
+    skipping: Option<usize>,
+    /// Whether anything of the document was left out.
+    skipped: bool,
+}
+
+struct Builder<'c> {
+    choose: Option<ChooseKeep<'c>>,
+    pruning: Pruning,
     stack: Vec<Frame>,
     items: Vec<Node>,
     entries: Vec<Entry>,
@@ -279,9 +324,11 @@ struct Builder {
     root: Option<Node>,
 }
 
-impl Builder {
-    fn new() -> Self {
+impl<'c> Builder<'c> {
+    fn new(choose: Option<ChooseKeep<'c>>) -> Self {
         Builder {
+            choose,
+            pruning: Pruning::default(),
             stack: Vec::new(),
             items: Vec::new(),
             entries: Vec::new(),
@@ -294,6 +341,7 @@ impl Builder {
 
     /// Starts a document (the scratch stacks keep their capacity).
     fn reset(&mut self) {
+        self.pruning = Pruning::default();
         self.stack.clear();
         self.items.clear();
         self.entries.clear();
@@ -303,10 +351,20 @@ impl Builder {
         self.root = None;
     }
 
+    /// What the caller needs of a collection that starts now: what its parent needs of it.
+    fn child_keep(&self) -> Option<&'static Keep> {
+        match self.stack.last()? {
+            Frame::Seq { keep, .. } => *keep,
+            Frame::Map { key: Some(_), value_keep, .. } => *value_keep,
+            // A collection used as a key is kept whole.
+            Frame::Map { key: None, .. } => None,
+        }
+    }
+
     /// Closes the innermost collection: its node, and its anchor.
     fn close(&mut self, end: Mark) -> Option<(Node, usize)> {
         match self.stack.pop()? {
-            Frame::Seq { from, start, anchor } => {
+            Frame::Seq { from, start, anchor, .. } => {
                 let items: Vec<Node> = self.items.drain(from..).collect();
                 Some((Node { kind: NodeKind::Seq(items), span: Span { start, end } }, anchor))
             }
@@ -322,12 +380,37 @@ impl Builder {
             let size = count_nodes(&node);
             self.anchors.insert(anchor, (node.clone(), size));
         }
+        let at_root = self.stack.len() == 1;
         match self.stack.last_mut() {
             None => self.root = Some(node),
             Some(Frame::Seq { .. }) => self.items.push(node),
-            Some(Frame::Map { from, key, keys, .. }) => match key.take() {
-                None => *key = Some(node),
+            Some(Frame::Map { from, key, keys, keep, value_keep, .. }) => match key.take() {
+                None => {
+                    let needed = match keep {
+                        None => Some(None),
+                        Some(keep) => keep.of(&node.key_str()),
+                    };
+                    match needed {
+                        Some(of_value) => {
+                            *value_keep = of_value;
+                            *key = Some(node);
+                        }
+                        // A key the caller does not need: it and its value are left out.
+                        None => {
+                            self.pruning.skipping = Some(0);
+                            self.pruning.skipped = true;
+                        }
+                    }
+                }
                 Some(k) => {
+                    // The root's kind, once known, says what the caller needs of the rest.
+                    if let (Some(choose), None, true) = (self.choose, &self.pruning.kind, at_root)
+                        && k.key_str() == "kind"
+                        && let NodeKind::Scalar(Scalar::Str(kind)) = &node.kind
+                    {
+                        *keep = choose(kind);
+                        self.pruning.kind = Some(kind.clone());
+                    }
                     let entries = &mut self.entries;
                     let from = *from;
                     let name = k.key_str();
@@ -429,11 +512,33 @@ fn apply_merges(entries: Vec<Entry>) -> Vec<Entry> {
 
 /// Parses with explicit limits.
 pub fn parse_with_limits(text: &str, limits: Limits) -> Parsed {
+    build(text, limits, None).0
+}
+
+/// Parses every document of `text`, leaving out of each object what `choose` (given the
+/// object's `kind`) says the caller does not need: the mappings of a large object the caller
+/// only indexes are never built. Documents whose kind `choose` does not know (`None`), and
+/// everything before their `kind` key, are built whole.
+///
+/// The result is what [`parse`] gives, minus the parts left out, with the same documents,
+/// errors and positions. Where leaving parts out could change that (an alias after the kind,
+/// which could expand a pruned node or one left out; nesting that reaches the depth limit in
+/// a part left out; a second `kind` that differs), the text is parsed whole instead.
+pub fn parse_pruned(text: &str, choose: ChooseKeep<'_>) -> Parsed {
+    match build(text, Limits::default(), Some(choose)) {
+        (parsed, true) => parsed,
+        (_, false) => parse(text),
+    }
+}
+
+/// Builds the documents of `text`, pruned when `choose` is given; the flag is false when
+/// pruning could not give the same result as a whole parse (the caller then parses whole).
+fn build(text: &str, limits: Limits, choose: Option<ChooseKeep<'_>>) -> (Parsed, bool) {
     let mut out = Parsed::default();
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut parser = Parser::new_from_str(text);
     let mut doc_index = 0usize;
-    let mut builder = Builder::new();
+    let mut builder = Builder::new(choose);
     let mut in_document = false;
     let mut doc_start = Mark::default();
     let mut fatal: Option<(Mark, String)> = None;
@@ -445,11 +550,18 @@ pub fn parse_with_limits(text: &str, limits: Limits) -> Parsed {
                 let mut error = scan_error(&e, doc_index);
                 error.mark = end.clamp(error.mark);
                 out.error = Some(error);
-                return out;
+                return (out, true);
             }
         };
         let span = Span::from_saphyr(span);
         let span = Span { start: end.clamp(span.start), end: end.clamp(span.end) };
+        if builder.pruning.kind.is_some() {
+            match skip(&mut builder, &event, limits) {
+                Skip::Built => {}
+                Skip::Skipped => continue,
+                Skip::Inexact => return (out, false),
+            }
+        }
         if fatal.is_some() && !matches!(event, Event::DocumentEnd | Event::DocumentStart(_) | Event::StreamEnd) {
             continue;
         }
@@ -466,7 +578,7 @@ pub fn parse_with_limits(text: &str, limits: Limits) -> Parsed {
                 if in_document {
                     if let Some((mark, message)) = fatal.take() {
                         out.error = Some(SyntaxError { mark, message, document: doc_index });
-                        return out;
+                        return (out, true);
                     }
                     if let Some(root) = builder.root.take()
                         && !matches!(root.kind, NodeKind::Scalar(Scalar::Null))
@@ -514,19 +626,23 @@ pub fn parse_with_limits(text: &str, limits: Limits) -> Parsed {
                     fatal = Some((span.start, format!("nesting deeper than {} levels", limits.max_depth)));
                     continue;
                 }
-                builder.stack.push(Frame::Seq { from: builder.items.len(), start: span.start, anchor });
+                let keep = builder.child_keep();
+                builder.stack.push(Frame::Seq { from: builder.items.len(), start: span.start, anchor, keep });
             }
             Event::MappingStart(anchor, _) => {
                 if builder.stack.len() >= limits.max_depth {
                     fatal = Some((span.start, format!("nesting deeper than {} levels", limits.max_depth)));
                     continue;
                 }
+                let keep = builder.child_keep();
                 builder.stack.push(Frame::Map {
                     from: builder.entries.len(),
                     key: None,
                     keys: None,
                     start: span.start,
                     anchor,
+                    keep,
+                    value_keep: None,
                 });
             }
             Event::SequenceEnd | Event::MappingEnd => {
@@ -536,7 +652,55 @@ pub fn parse_with_limits(text: &str, limits: Limits) -> Parsed {
             }
         }
     }
-    out
+    (out, true)
+}
+
+/// What [`skip`] did with an event.
+enum Skip {
+    /// Nothing: the event is built as usual.
+    Built,
+    /// It belongs to a value left out.
+    Skipped,
+    /// Pruning cannot give what a whole parse gives (see [`parse_pruned`]).
+    Inexact,
+}
+
+/// Once a document's kind has chosen what to keep: leaves out the events of values not
+/// needed, and tells when pruning would change the result.
+fn skip(builder: &mut Builder<'_>, event: &Event<'_>, limits: Limits) -> Skip {
+    let open = builder.stack.len();
+    let pruning = &mut builder.pruning;
+    match (pruning.skipping, event) {
+        // A document ends: a second `kind` may have changed what the object is.
+        (None, Event::DocumentEnd) => {
+            let root_kind = builder.root.as_ref().and_then(|r| r.get("kind")).and_then(Node::as_str);
+            if pruning.skipped && root_kind != pruning.kind.as_deref() { Skip::Inexact } else { Skip::Built }
+        }
+        // An alias could expand a node that was pruned or left out (and the alias budget
+        // counts its whole size).
+        (_, Event::Alias(_)) => Skip::Inexact,
+        (None, _) => Skip::Built,
+        (Some(depth), Event::SequenceStart(..) | Event::MappingStart(..)) => {
+            // The depth limit counts the collections left out.
+            if open + depth >= limits.max_depth {
+                return Skip::Inexact;
+            }
+            pruning.skipping = Some(depth + 1);
+            Skip::Skipped
+        }
+        (Some(depth), Event::SequenceEnd | Event::MappingEnd) => {
+            pruning.skipping = depth.checked_sub(1).filter(|d| *d > 0);
+            if depth == 0 { Skip::Inexact } else { Skip::Skipped }
+        }
+        (Some(depth), Event::Scalar(..)) => {
+            if depth == 0 {
+                pruning.skipping = None;
+            }
+            Skip::Skipped
+        }
+        // A document or the stream cannot end inside a value.
+        (Some(_), _) => Skip::Inexact,
+    }
 }
 
 /// The last position of a text that does not end with a line break. saphyr's scanner reads the
@@ -971,6 +1135,64 @@ mod tests {
         }
         let p = parse(&bomb);
         assert!(p.error.unwrap().message.contains("alias bomb"));
+    }
+
+    /// What the pruning tests keep of a `Thing`: its name, and the `a` of each item of `list`.
+    fn keep_things(kind: &str) -> Option<&'static Keep> {
+        const ITEM: Keep = Keep(&[("a", None)]);
+        const THING: Keep = Keep(&[("kind", None), ("name", None), ("list", Some(&ITEM))]);
+        (kind == "Thing").then_some(&THING)
+    }
+
+    #[test]
+    fn pruning_leaves_out_what_is_not_needed_and_keeps_positions() {
+        let text = "name: x\nkind: Thing\nbig: {deep: [1, 2, {x: y}]}\nlist:\n- {a: 1, b: 2}\n- a: [3]\n  c: 4\n---\nkind: Other\nbig: 1\n";
+        let pruned = parse_pruned(text, &keep_things);
+        let whole = parse(text);
+        let thing = &pruned.documents[0].root;
+        assert_eq!(thing.to_json(), serde_json::json!({"name": "x", "kind": "Thing", "list": [{"a": 1}, {"a": [3]}]}));
+        // Every node kept is where it is in the whole tree.
+        for path in ["name", "kind", "list", "list[0].a", "list[1].a"] {
+            let (p, w) = (locate_node(thing, path).unwrap(), locate_node(&whole.documents[0].root, path).unwrap());
+            assert_eq!(p.span, w.span, "{path}");
+        }
+        assert_eq!(thing.span, whole.documents[0].root.span);
+        // A kind the chooser does not know is built whole, and so is what precedes `kind`.
+        assert_eq!(pruned.documents[1], whole.documents[1]);
+        let late = parse_pruned("big: {x: 1}\nkind: Thing\nmore: 2\n", &keep_things);
+        assert_eq!(late.documents[0].root.to_json(), serde_json::json!({"big": {"x": 1}, "kind": "Thing"}));
+    }
+
+    #[test]
+    fn pruning_parses_whole_where_leaving_out_could_change_the_result() {
+        let depth = Limits::default().max_depth;
+        let cases = [
+            // An alias after the kind (it could expand a pruned node).
+            "kind: Thing\nlist: &l [{a: 1, b: 2}]\nagain: *l\n".to_string(),
+            "kind: Thing\nbig: &b {x: 1}\nname: *b\n".to_string(),
+            // A second kind that differs: the object was not a Thing after all.
+            "kind: Thing\nbig: 1\nkind: Other\n".to_string(),
+            // Nesting past the limit inside a part left out (flow nesting stops the scanner
+            // first, at 255 levels, whether pruned or not).
+            format!(
+                "kind: Thing\nbig:\n{}",
+                (0..depth + 2).map(|i| format!("{}- \n", "  ".repeat(i))).collect::<String>()
+            ),
+        ];
+        for text in &cases {
+            let (_, exact) = build(text, Limits::default(), Some(&keep_things));
+            assert!(!exact, "pruning must give way: {text}");
+            assert_eq!(parse_pruned(text, &keep_things), parse(text), "{text}");
+        }
+        // Errors are the same either way, and documents before them are kept.
+        let text = "kind: Thing\nbig: 1\n---\nkind: Thing\nbig: [\n";
+        let (pruned, whole) = (parse_pruned(text, &keep_things), parse(text));
+        assert_eq!(pruned.error, whole.error);
+        assert_eq!(pruned.documents.len(), 1);
+        // A kind that agrees with itself twice is still pruned (the duplicate is reported).
+        let twice = parse_pruned("kind: Thing\nbig: 1\nkind: Thing\n", &keep_things);
+        assert_eq!(twice.documents[0].root.to_json(), serde_json::json!({"kind": "Thing"}));
+        assert_eq!(twice.documents[0].problems.len(), 1);
     }
 
     #[test]

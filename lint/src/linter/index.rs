@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use hpa_core::rules::objects::{self, ObjectId, Pdb, ScaledObject, Vpa, Workload};
 use serde_json::{Map, Value};
 
-use crate::source::{Node, NodeKind};
+use crate::source::{Keep, Node, NodeKind};
 
 /// Objects by name (workloads, HPA targets) or namespace, built once before the rules run.
 /// Lookups take `&str`s and allocate nothing: the rules ask for every HPA.
@@ -76,6 +76,29 @@ pub fn prepare(id: ObjectId, node: &Node) -> Option<Indexed> {
         kind if is_workload_kind(kind) => Indexed::Workload(objects::workload_from_json(id, &workload_view(node))),
         _ => return None,
     })
+}
+
+/// What the first pass reads of an object that is not an HPA, by kind (`None`: all of it):
+/// its identity and suppressions, and for a workload what [`workload_view`] reads. The rest
+/// of a large Deployment is never built (see [`crate::source::parse_pruned`]).
+pub fn first_pass_needs(kind: &str) -> Option<&'static Keep> {
+    const ALL: Option<&Keep> = None;
+    const METADATA: Keep = Keep(&[("name", ALL), ("namespace", ALL), ("annotations", ALL)]);
+    const CONTAINER: Keep = Keep(&[("name", ALL), ("restartPolicy", ALL), ("resources", ALL)]);
+    const POD_SPEC: Keep =
+        Keep(&[("resources", ALL), ("containers", Some(&CONTAINER)), ("initContainers", Some(&CONTAINER))]);
+    const TEMPLATE: Keep = Keep(&[("metadata", Some(&Keep(&[("labels", ALL)]))), ("spec", Some(&POD_SPEC))]);
+    const SPEC: Keep = Keep(&[("replicas", ALL), ("template", Some(&TEMPLATE))]);
+    const WORKLOAD: Keep =
+        Keep(&[("apiVersion", ALL), ("kind", ALL), ("metadata", Some(&METADATA)), ("spec", Some(&SPEC))]);
+    const IDENTITY: Keep = Keep(&[("apiVersion", ALL), ("kind", ALL), ("metadata", Some(&METADATA))]);
+    match kind {
+        // Lists hold objects of their own kinds; HPAs and the other indexed kinds are read whole.
+        _ if kind.ends_with("List") => None,
+        "HorizontalPodAutoscaler" | "PodDisruptionBudget" | "VerticalPodAutoscaler" | "ScaledObject" => None,
+        _ if is_workload_kind(kind) => Some(&WORKLOAD),
+        _ => Some(&IDENTITY),
+    }
 }
 
 /// The fields of a workload the rules read (replicas, pod labels, containers' names,
@@ -174,5 +197,66 @@ impl hpa_core::rules::Objects for Index {
             .get(name)
             .and_then(|groups| groups.iter().find(|g| g.namespace == namespace && g.kind == kind))
             .map_or(&[], |g| g.hpas.as_slice())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input;
+    use crate::linter::suppress;
+    use crate::source;
+
+    /// Every YAML file under `dir`.
+    fn yaml_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                yaml_files(&path, out);
+            } else if path.extension().is_some_and(|e| e == "yaml" || e == "yml") {
+                out.push(path);
+            }
+        }
+    }
+
+    /// What the first pass reads of the objects that are not HPAs (identity, suppressions,
+    /// index entry) is the same from a pruned tree as from a whole one, for every object of
+    /// the examples and the test data.
+    #[test]
+    fn the_first_pass_reads_the_same_of_a_pruned_tree() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut files = Vec::new();
+        yaml_files(&root.join("examples"), &mut files);
+        yaml_files(&root.join("tests/data"), &mut files);
+        let mut workloads = 0;
+        for path in &files {
+            let Ok(text) = std::fs::read_to_string(path) else { continue };
+            let whole = source::parse(&text);
+            let pruned = source::parse_pruned(&text, &first_pass_needs);
+            let (whole, pruned) = (input::objects_in(0, &whole), input::objects_in(0, &pruned));
+            assert_eq!(whole.len(), pruned.len(), "{}", path.display());
+            for (w, p) in whole.iter().zip(&pruned) {
+                let what = format!("{}: document {} item {:?}", path.display(), w.document, w.item);
+                fn identity(o: &input::ObjectRef<'_>) -> String {
+                    format!("{:?}", (o.api_version(), o.kind(), o.name(), o.namespace(), o.is_hpa()))
+                }
+                assert_eq!(identity(w), identity(p), "{what}");
+                assert_eq!(suppress::from_node(w.node), suppress::from_node(p.node), "{what}");
+                let id = ObjectId {
+                    api_version: w.api_version().unwrap_or_default().into(),
+                    kind: w.kind().unwrap_or_default().into(),
+                    namespace: w.namespace().unwrap_or_default().into(),
+                    name: w.name().unwrap_or_default().into(),
+                };
+                let entry = |o: &input::ObjectRef<'_>| format!("{:?}", prepare(id.clone(), o.node));
+                assert_eq!(entry(w), entry(p), "{what}");
+                if w.is_hpa() {
+                    // (Debug text: a NaN is not equal to itself.)
+                    assert_eq!(format!("{:?}", w.node), format!("{:?}", p.node), "HPAs are read whole: {what}");
+                }
+                workloads += usize::from(matches!(prepare(id.clone(), p.node), Some(Indexed::Workload(_))));
+            }
+        }
+        assert!(workloads > 20, "the data has workloads to compare ({workloads})");
     }
 }

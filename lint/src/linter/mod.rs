@@ -348,11 +348,15 @@ fn lint_group(sources: &Sources<'_>, members: &[usize], opts: &LintOptions) -> G
     }
     let files = &owned_files;
     // Each file is parsed and checked in one go, while its tree is in the cache, and its tree
-    // is dropped: the few files that cross-object findings are about are parsed again.
+    // is dropped: the few files that cross-object findings are about are parsed again, whole.
+    // Of objects other than HPAs, only what the first pass reads is built.
     let mut per_file: Vec<FileResult> = members
         .par_iter()
         .zip(files.par_iter())
-        .map(|(&i, f)| first_pass(i, f, &source::parse(&f.text), opts, &admission, deferring))
+        .map(|(&i, f)| {
+            let parsed = source::parse_pruned(&f.text, &index::first_pass_needs);
+            first_pass(i, f, &parsed, opts, &admission, deferring)
+        })
         .collect();
 
     // The sets: the group, or each file when the group is a directory that defines an object
