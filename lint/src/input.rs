@@ -29,6 +29,16 @@ pub enum InputError {
         /// What the OS said.
         message: String,
     },
+    /// A bug: checking the input panicked (the other inputs are still checked).
+    #[error(
+        "{path}: internal error while checking this file: {message} (a bug in hpa-lint: please report it, with the file if you can)"
+    )]
+    Internal {
+        /// The input's name.
+        path: String,
+        /// The panic's message.
+        message: String,
+    },
     /// A bad `--exclude` pattern.
     #[error("invalid --exclude pattern {pattern:?}: {message}")]
     Exclude {
@@ -37,6 +47,19 @@ pub enum InputError {
         /// Why.
         message: String,
     },
+}
+
+/// Runs `f`, turning a panic (a bug) into an error about input `name`: a bug met in one
+/// file must not lose the other files' results.
+pub fn contained<T>(name: &str, f: impl FnOnce() -> T) -> Result<T, InputError> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|payload| {
+        let message = match (payload.downcast_ref::<&str>(), payload.downcast_ref::<String>()) {
+            (Some(s), _) => (*s).to_string(),
+            (_, Some(s)) => s.clone(),
+            _ => "panic".to_string(),
+        };
+        InputError::Internal { path: name.to_string(), message }
+    })
 }
 
 /// The name standard input is shown as.
@@ -319,6 +342,24 @@ pub fn objects_in(file_index: usize, parsed: &Parsed) -> Vec<ObjectRef<'_>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A panic met while checking one file becomes an error about that file, with its message;
+    /// what does not panic passes through.
+    #[test]
+    fn a_panic_is_contained_to_its_file() {
+        assert_eq!(contained("a.yaml", || 7).ok(), Some(7));
+        let index: Vec<usize> = Vec::new();
+        let err = contained("b.yaml", || index[3]).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(err.starts_with("b.yaml: internal error while checking this file: index out of bounds"), "{err}");
+        assert!(err.contains("a bug in hpa-lint"), "{err}");
+        let err = contained("c.yaml", || -> usize { std::panic::panic_any(42u8) }).err().map(|e| e.to_string());
+        assert_eq!(
+            err.as_deref(),
+            Some(
+                "c.yaml: internal error while checking this file: panic (a bug in hpa-lint: please report it, with the file if you can)"
+            )
+        );
+    }
 
     #[test]
     fn lists_are_expanded() {

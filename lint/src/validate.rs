@@ -87,15 +87,24 @@ pub fn run(args: &ValidateArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> 
     io_errors.extend(old_load_errors);
     let old_index = index_old(&old_files);
 
-    let per_file: Vec<(Vec<Entry>, usize)> = {
+    let per_file: Vec<Result<(Vec<Entry>, usize), input::InputError>> = {
         use rayon::prelude::*;
-        files.par_iter().enumerate().map(|(i, f)| validate_file(i, f, &old_index, &opts)).collect()
+        files
+            .par_iter()
+            .enumerate()
+            .map(|(i, f)| input::contained(&f.name, || validate_file(i, f, &old_index, &opts)))
+            .collect()
     };
     let mut entries = Vec::new();
     let mut skipped = 0;
-    for (e, s) in per_file {
-        entries.extend(e);
-        skipped += s;
+    for result in per_file {
+        match result {
+            Ok((e, s)) => {
+                entries.extend(e);
+                skipped += s;
+            }
+            Err(e) => io_errors.push(e),
+        }
     }
     for e in &io_errors {
         out.error(&e.to_string());

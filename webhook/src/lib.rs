@@ -163,7 +163,16 @@ async fn admit(state: &AppState, endpoint: Endpoint, request: Request) -> Respon
         }
     };
     let start = Instant::now();
-    let answer = shared.admission.review(endpoint, &body, &shared.policy.current());
+    // A bug met while reviewing one request answers that request with 500 (kube-apiserver then
+    // applies the webhook's failure policy); the connection and the server carry on.
+    let Some(answer) = contained(|| shared.admission.review(endpoint, &body, &shared.policy.current())) else {
+        shared.metrics.observe(endpoint, Operation::Unknown, Outcome::Internal, start.elapsed());
+        tracing::error!(?endpoint, "internal error while reviewing a request (a bug: please report it)");
+        return text(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal error while reviewing the request (a bug in hpa-webhook: please report it)".into(),
+        );
+    };
     shared.metrics.observe(endpoint, answer.operation, answer.outcome, start.elapsed());
     let content_type = if answer.status == 200 { "application/json" } else { "text/plain; charset=utf-8" };
     let status = StatusCode::from_u16(answer.status).unwrap_or(StatusCode::BAD_REQUEST);
@@ -171,6 +180,11 @@ async fn admit(state: &AppState, endpoint: Endpoint, request: Request) -> Respon
     *response.status_mut() = status;
     response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
     response
+}
+
+/// Runs `f`; `None` if it panicked (the panic hook has logged where).
+fn contained<T>(f: impl FnOnce() -> T) -> Option<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).ok()
 }
 
 /// Longest time spent reading a refused body (see [`discard`]).
@@ -233,4 +247,16 @@ async fn deadline(State(state): State<AppState>, request: Request, next: Next) -
 
 fn text(status: StatusCode, body: String) -> Response {
     (status, [(header::CONTENT_TYPE, "text/plain; charset=utf-8")], body).into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_while_reviewing_is_contained() {
+        assert_eq!(contained(|| 3), Some(3));
+        let empty: Vec<u8> = Vec::new();
+        assert_eq!(contained(|| empty[1]), None);
+    }
 }

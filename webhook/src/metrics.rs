@@ -86,6 +86,8 @@ label_enum! {
         TooLarge => "too_large",
         /// The request missed its deadline (HTTP 503).
         Timeout => "timeout",
+        /// Reviewing it met a bug (HTTP 500): kube-apiserver applies the failure policy.
+        Internal => "internal_error",
     }
 }
 

@@ -141,6 +141,7 @@ struct Deferred {
 }
 
 /// What the first pass found in one file.
+#[derive(Default)]
 struct FileResult {
     objects: Vec<ObjectInfo>,
     hpas: usize,
@@ -354,8 +355,18 @@ fn lint_group(sources: &Sources<'_>, members: &[usize], opts: &LintOptions) -> G
         .par_iter()
         .zip(files.par_iter())
         .map(|(&i, f)| {
-            let parsed = source::parse_pruned(&f.text, &index::first_pass_needs);
-            first_pass(i, f, &parsed, opts, &admission, deferring)
+            input::contained(&f.name, || {
+                let parsed = source::parse_pruned(&f.text, &index::first_pass_needs);
+                first_pass(i, f, &parsed, opts, &admission, deferring)
+            })
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .map(|r| {
+            r.unwrap_or_else(|e| {
+                errors.push(e);
+                FileResult::default()
+            })
         })
         .collect();
 
@@ -420,22 +431,29 @@ fn lint_group(sources: &Sources<'_>, members: &[usize], opts: &LintOptions) -> G
     };
     let deferred: Vec<(usize, &Deferred)> =
         per_file.iter().enumerate().flat_map(|(k, r)| r.deferred.iter().map(move |d| (k, d))).collect();
-    let results: Vec<(Vec<Diagnostic>, usize)> = deferred
+    let results: Vec<Result<(Vec<Diagnostic>, usize), input::InputError>> = deferred
         .par_iter()
         .map(|&(k, d)| {
-            let findings = object_rules(d, &indexes[set_of(k)], opts);
-            if findings.is_empty() {
-                return (Vec::new(), 0);
-            }
-            let Some(node) = node_of(k, &d.object) else { return (Vec::new(), 0) };
-            let subject =
-                Subject { file: d.file, node, version: d.version, label: d.object.label(), ignore: &d.ignore };
-            position_findings(findings, &subject, &|id| find(set_of(k), id), opts)
+            input::contained(&files[k].name, || {
+                let findings = object_rules(d, &indexes[set_of(k)], opts);
+                if findings.is_empty() {
+                    return (Vec::new(), 0);
+                }
+                let Some(node) = node_of(k, &d.object) else { return (Vec::new(), 0) };
+                let subject =
+                    Subject { file: d.file, node, version: d.version, label: d.object.label(), ignore: &d.ignore };
+                position_findings(findings, &subject, &|id| find(set_of(k), id), opts)
+            })
         })
         .collect();
-    for (diags, suppressed) in results {
-        outcome.diagnostics.extend(diags);
-        outcome.suppressed += suppressed;
+    for result in results {
+        match result {
+            Ok((diags, suppressed)) => {
+                outcome.diagnostics.extend(diags);
+                outcome.suppressed += suppressed;
+            }
+            Err(e) => errors.push(e),
+        }
     }
     // Keep the text of the files the diagnostics point into, for the report.
     let mut shown: Vec<usize> = outcome
