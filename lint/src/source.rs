@@ -152,6 +152,45 @@ impl Node {
     }
 }
 
+/// A node's fields as its JSON ([`Node::to_json`]) would show them, without building it.
+impl<'a> hpa_core::rules::objects::Fields<'a> for &'a Node {
+    fn field(self, key: &str) -> Option<Self> {
+        self.get(key)
+    }
+    fn as_str(self) -> Option<&'a str> {
+        Node::as_str(self)
+    }
+    fn as_i64(self) -> Option<i64> {
+        match &self.kind {
+            NodeKind::Scalar(s) if !matches!(s, Scalar::Str(_)) => scalar_to_json(s).as_i64(),
+            _ => None,
+        }
+    }
+    fn quantity_text(self) -> Option<Cow<'a, str>> {
+        match &self.kind {
+            NodeKind::Scalar(Scalar::Str(s)) => Some(Cow::Borrowed(s.as_str())),
+            NodeKind::Scalar(s) => match scalar_to_json(s) {
+                Value::Number(n) => Some(Cow::Owned(n.to_string())),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+    fn entries(self) -> impl Iterator<Item = (Cow<'a, str>, Self)> {
+        let entries = match &self.kind {
+            NodeKind::Map(entries) => entries.as_slice(),
+            _ => &[],
+        };
+        entries.iter().map(|e| (e.key.key_str(), &e.value))
+    }
+    fn items(self) -> Option<impl Iterator<Item = Self>> {
+        match &self.kind {
+            NodeKind::Seq(items) => Some(items.iter()),
+            _ => None,
+        }
+    }
+}
+
 fn scalar_to_key(s: &Scalar) -> String {
     match s {
         Scalar::Null => "null".into(),
@@ -787,7 +826,8 @@ pub fn resolve_plain(s: &str) -> Scalar {
     if !(first.is_ascii_digit() || matches!(first, b'+' | b'-' | b'.')) {
         return Scalar::Str(s.into());
     }
-    let plain: String = s.chars().filter(|&c| c != '_').collect();
+    // go-yaml drops underscores before parsing a number (copy only when there are some).
+    let plain: Cow<'_, str> = if s.contains('_') { Cow::Owned(s.replace('_', "")) } else { Cow::Borrowed(s) };
     if let Some(i) = go_parse_int(&plain) {
         return Scalar::Int(i);
     }

@@ -2,6 +2,7 @@
 //! pod templates), PodDisruptionBudgets, VerticalPodAutoscalers, KEDA ScaledObjects, and the
 //! other HPAs. The linter builds them from its input files; the webhook has none.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde_json::Value;
@@ -203,53 +204,95 @@ pub trait Objects: Sync {
     fn hpas_targeting(&self, namespace: &str, kind: &str, name: &str) -> &[ObjectId];
 }
 
+/// Read access to an object's fields, as JSON sees them: the linter builds index entries
+/// straight from its YAML nodes through it, without turning them into JSON first. Every method
+/// answers what the same method of `serde_json::Value` answers for the object's JSON.
+pub trait Fields<'a>: Copy + 'a {
+    /// The value of `key` in an object.
+    fn field(self, key: &str) -> Option<Self>;
+    /// A string's value.
+    fn as_str(self) -> Option<&'a str>;
+    /// An integer's value (`Value::as_i64`).
+    fn as_i64(self) -> Option<i64>;
+    /// A string, or a number as JSON writes it: the text of a quantity.
+    fn quantity_text(self) -> Option<Cow<'a, str>>;
+    /// An object's entries (none for anything else).
+    fn entries(self) -> impl Iterator<Item = (Cow<'a, str>, Self)>;
+    /// An array's items, `None` for anything else.
+    fn items(self) -> Option<impl Iterator<Item = Self>>;
+}
+
+impl<'a> Fields<'a> for &'a Value {
+    fn field(self, key: &str) -> Option<Self> {
+        self.get(key)
+    }
+    fn as_str(self) -> Option<&'a str> {
+        Value::as_str(self)
+    }
+    fn as_i64(self) -> Option<i64> {
+        Value::as_i64(self)
+    }
+    fn quantity_text(self) -> Option<Cow<'a, str>> {
+        match self {
+            Value::String(s) => Some(Cow::Borrowed(s)),
+            Value::Number(n) => Some(Cow::Owned(n.to_string())),
+            _ => None,
+        }
+    }
+    fn entries(self) -> impl Iterator<Item = (Cow<'a, str>, Self)> {
+        self.as_object().into_iter().flatten().map(|(k, v)| (Cow::Borrowed(k.as_str()), v))
+    }
+    fn items(self) -> Option<impl Iterator<Item = Self>> {
+        self.as_array().map(|a| a.iter())
+    }
+}
+
 /// Builds a [`Workload`] from a workload object's JSON (Deployment, StatefulSet, ReplicaSet,
 /// ReplicationController, DeploymentConfig, Argo Rollout, or any object with a pod template).
 pub fn workload_from_json(id: ObjectId, v: &Value) -> Workload {
-    let spec = v.get("spec");
-    let replicas = spec.and_then(|s| s.get("replicas")).and_then(Value::as_i64);
-    let template = spec.and_then(|s| s.get("template"));
+    workload_from(id, v)
+}
+
+/// Builds a [`Workload`] from a workload object's fields (see [`workload_from_json`]).
+pub fn workload_from<'a>(id: ObjectId, v: impl Fields<'a>) -> Workload {
+    let spec = v.field("spec");
+    let replicas = spec.and_then(|s| s.field("replicas")).and_then(Fields::as_i64);
+    let template = spec.and_then(|s| s.field("template"));
     let pod_labels = template
-        .and_then(|t| t.get("metadata"))
-        .and_then(|m| m.get("labels"))
-        .and_then(Value::as_object)
-        .map(|m| m.iter().map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string())).collect())
+        .and_then(|t| t.field("metadata"))
+        .and_then(|m| m.field("labels"))
+        .map(|m| m.entries().map(|(k, v)| (k.into_owned(), v.as_str().unwrap_or_default().to_string())).collect())
         .unwrap_or_default();
-    let pod_spec = template.and_then(|t| t.get("spec"));
-    let requests_of = |c: &Value| -> BTreeMap<String, Quantity> {
-        c.get("resources")
-            .and_then(|r| r.get("requests"))
-            .and_then(Value::as_object)
+    let pod_spec = template.and_then(|t| t.field("spec"));
+    fn requests_of<'a>(c: impl Fields<'a>) -> BTreeMap<String, Quantity> {
+        c.field("resources")
+            .and_then(|r| r.field("requests"))
             .map(|m| {
-                m.iter()
+                m.entries()
                     .filter_map(|(k, q)| {
-                        let parsed = match q {
-                            Value::String(s) => Quantity::parse(s.trim()).ok(),
-                            Value::Number(n) => Quantity::parse(&n.to_string()).ok(),
-                            _ => None,
-                        };
-                        parsed.map(|p| (k.clone(), p))
+                        let parsed = q.quantity_text().and_then(|text| Quantity::parse(text.trim()).ok());
+                        parsed.map(|p| (k.into_owned(), p))
                     })
                     .collect()
             })
             .unwrap_or_default()
-    };
+    }
     let mut containers = Vec::new();
-    if let Some(cs) = pod_spec.and_then(|p| p.get("containers")).and_then(Value::as_array) {
-        for (i, c) in cs.iter().enumerate() {
+    if let Some(cs) = pod_spec.and_then(|p| p.field("containers")).and_then(Fields::items) {
+        for (i, c) in cs.enumerate() {
             containers.push(TemplateContainer {
-                name: c.get("name").and_then(Value::as_str).unwrap_or_default().to_string(),
+                name: c.field("name").and_then(Fields::as_str).unwrap_or_default().to_string(),
                 index: i,
                 sidecar: false,
                 requests: requests_of(c),
             });
         }
     }
-    if let Some(cs) = pod_spec.and_then(|p| p.get("initContainers")).and_then(Value::as_array) {
-        for (i, c) in cs.iter().enumerate() {
-            if c.get("restartPolicy").and_then(Value::as_str) == Some("Always") {
+    if let Some(cs) = pod_spec.and_then(|p| p.field("initContainers")).and_then(Fields::items) {
+        for (i, c) in cs.enumerate() {
+            if c.field("restartPolicy").and_then(Fields::as_str) == Some("Always") {
                 containers.push(TemplateContainer {
-                    name: c.get("name").and_then(Value::as_str).unwrap_or_default().to_string(),
+                    name: c.field("name").and_then(Fields::as_str).unwrap_or_default().to_string(),
                     index: i,
                     sidecar: true,
                     requests: requests_of(c),

@@ -133,10 +133,10 @@ fn matches_label_key_name(s: &str) -> bool {
 /// `content.IsLabelKey` (= `IsQualifiedName`): optional DNS prefix, `/`, name of at most 63 bytes.
 pub fn qualified_name(value: &str) -> Vec<String> {
     let mut errs = Vec::new();
-    let parts: Vec<&str> = value.split('/').collect();
-    let name = match parts.as_slice() {
-        [name] => *name,
-        [prefix, name] => {
+    // `strings.Split(value, "/")` into one or two parts (without collecting them).
+    let name = match value.split_once('/') {
+        None => value,
+        Some((prefix, name)) if !name.contains('/') => {
             if prefix.is_empty() {
                 errs.push("prefix part must be non-empty".to_string());
             } else {

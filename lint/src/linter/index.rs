@@ -3,9 +3,8 @@
 use std::collections::HashMap;
 
 use hpa_core::rules::objects::{self, ObjectId, Pdb, ScaledObject, Vpa, Workload};
-use serde_json::{Map, Value};
 
-use crate::source::{Keep, Node, NodeKind};
+use crate::source::{Keep, Node};
 
 /// Objects by name (workloads, HPA targets) or namespace, built once before the rules run.
 /// Lookups take `&str`s and allocate nothing: the rules ask for every HPA.
@@ -73,13 +72,14 @@ pub fn prepare(id: ObjectId, node: &Node) -> Option<Indexed> {
         "ScaledObject" if id.api_version.starts_with("keda.sh/") => {
             Indexed::ScaledObject(objects::scaled_object_from_json(id, &node.to_json()))
         }
-        kind if is_workload_kind(kind) => Indexed::Workload(objects::workload_from_json(id, &workload_view(node))),
+        // Read straight from the tree: the rest of the object is never converted.
+        kind if is_workload_kind(kind) => Indexed::Workload(objects::workload_from(id, node)),
         _ => return None,
     })
 }
 
 /// What the first pass reads of an object that is not an HPA, by kind (`None`: all of it):
-/// its identity and suppressions, and for a workload what [`workload_view`] reads. The rest
+/// its identity and suppressions, and for a workload what [`objects::workload_from`] reads. The rest
 /// of a large Deployment is never built (see [`crate::source::parse_pruned`]).
 pub fn first_pass_needs(kind: &str) -> Option<&'static Keep> {
     const ALL: Option<&Keep> = None;
@@ -99,45 +99,6 @@ pub fn first_pass_needs(kind: &str) -> Option<&'static Keep> {
         _ if is_workload_kind(kind) => Some(&WORKLOAD),
         _ => Some(&IDENTITY),
     }
-}
-
-/// The fields of a workload the rules read (replicas, pod labels, containers' names,
-/// restart policies and requests), as JSON: the rest of the object is never converted.
-fn workload_view(root: &Node) -> Value {
-    fn pick(node: Option<&Node>, keys: &[&str]) -> Map<String, Value> {
-        let mut out = Map::new();
-        for k in keys {
-            if let Some(v) = node.and_then(|n| n.get(k)) {
-                out.insert((*k).to_string(), v.to_json());
-            }
-        }
-        out
-    }
-    fn containers(pod: Option<&Node>, key: &str) -> Option<Value> {
-        match &pod?.get(key)?.kind {
-            NodeKind::Seq(items) => Some(Value::Array(
-                items.iter().map(|c| Value::Object(pick(Some(c), &["name", "restartPolicy", "resources"]))).collect(),
-            )),
-            _ => None,
-        }
-    }
-    let spec = root.get("spec");
-    let template = spec.and_then(|s| s.get("template"));
-    let pod = template.and_then(|t| t.get("spec"));
-    let mut pod_view = pick(pod, &["resources"]);
-    for key in ["containers", "initContainers"] {
-        if let Some(list) = containers(pod, key) {
-            pod_view.insert(key.into(), list);
-        }
-    }
-    let mut template_view = Map::new();
-    template_view.insert("metadata".into(), Value::Object(pick(template.and_then(|t| t.get("metadata")), &["labels"])));
-    template_view.insert("spec".into(), Value::Object(pod_view));
-    let mut spec_view = pick(spec, &["replicas"]);
-    spec_view.insert("template".into(), Value::Object(template_view));
-    let mut view = Map::new();
-    view.insert("spec".into(), Value::Object(spec_view));
-    Value::Object(view)
 }
 
 impl Index {
@@ -258,5 +219,40 @@ mod tests {
             }
         }
         assert!(workloads > 20, "the data has workloads to compare ({workloads})");
+    }
+
+    /// A workload read from its tree is the workload read from its JSON: for every object of
+    /// the examples and the test data, and for the scalars JSON turns into something else.
+    #[test]
+    fn workloads_read_from_trees_and_from_json_agree() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut texts = vec![
+            "spec: {replicas: 3.0, template: {metadata: {labels: {a: 1, b: true, c: x, 1: y, a: z}}, spec: {containers: [{name: a, resources: {requests: {cpu: 1, memory: 1e3, x: 0.5, y: .nan, z: ~, w: [1], v: ' 2 '}}}, {resources: {requests: 7}}], initContainers: [{name: s, restartPolicy: Always, resources: {requests: {cpu: 100m}}}, {name: t}], resources: {requests: {cpu: 2}}}}}\n".to_string(),
+            "spec: {replicas: 3.5}\n".into(),
+            "spec: {replicas: '3'}\n".into(),
+            "spec: {replicas: 99999999999999999999}\n".into(),
+            "spec: {replicas: 0x10, template: {spec: {containers: {name: a}}}}\n".into(),
+            "spec: [1]\n".into(),
+        ];
+        let mut files = Vec::new();
+        yaml_files(&root.join("examples"), &mut files);
+        yaml_files(&root.join("tests/data"), &mut files);
+        texts.extend(files.iter().filter_map(|p| std::fs::read_to_string(p).ok()));
+        let id = ObjectId {
+            api_version: "apps/v1".into(),
+            kind: "Deployment".into(),
+            namespace: "n".into(),
+            name: "w".into(),
+        };
+        let mut compared = 0;
+        for text in &texts {
+            for doc in source::parse(text).documents {
+                let from_tree = objects::workload_from(id.clone(), &doc.root);
+                let from_json = objects::workload_from_json(id.clone(), &doc.root.to_json());
+                assert_eq!(format!("{from_tree:?}"), format!("{from_json:?}"), "{text}");
+                compared += 1;
+            }
+        }
+        assert!(compared > 100, "{compared}");
     }
 }
