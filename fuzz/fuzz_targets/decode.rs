@@ -42,8 +42,12 @@ fn decode_node(node: &Node) -> Option<VersionedHpa> {
     let from_json = api::decode(&node.to_json());
     if matches!(node.kind, NodeKind::Map(_)) {
         let field = |k: &str| node.get(k).and_then(Node::as_str).unwrap_or("");
-        let from_nodes = api::decode_with(field("kind"), field("apiVersion"), NodeDe(node));
+        let from_nodes = api::decode_with(field("kind"), field("apiVersion"), NodeDe::new(node));
         assert_eq!(from_nodes, from_json, "decoding from YAML nodes differs from decoding their JSON");
+        let ignored = std::cell::Cell::new(false);
+        let noticing =
+            api::decode_with_noticing(field("kind"), field("apiVersion"), NodeDe::noticing(node, &ignored), &ignored);
+        assert_eq!(noticing, from_json, "the linter's decode (one plain pass when it can) differs");
     }
     from_json.ok()
 }

@@ -75,7 +75,9 @@ pub fn check_node(node: &Node, opts: &Options) -> Checked {
     }
     let field = |k: &str| node.get(k).and_then(Node::as_str).unwrap_or("");
     let version = ApiVersion::parse(field("apiVersion"));
-    let object = match api::decode_with(field("kind"), field("apiVersion"), crate::node_de::NodeDe(node)) {
+    let ignored = std::cell::Cell::new(false);
+    let de = crate::node_de::NodeDe::noticing(node, &ignored);
+    let object = match api::decode_with_noticing(field("kind"), field("apiVersion"), de, &ignored) {
         Ok(o) => o,
         Err(errors) => return Checked::Undecodable { version, errors },
     };

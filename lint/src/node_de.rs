@@ -3,13 +3,37 @@
 //! values, the same errors, the same paths. The linter decodes HPAs through it, so their
 //! trees never become JSON.
 
+use std::cell::Cell;
+
 use serde::de::{self, DeserializeSeed, Deserializer, IntoDeserializer, MapAccess, SeqAccess, Unexpected, Visitor};
 
 use crate::source::{Entry, Node, NodeKind, Scalar};
 
 /// Deserializes a node as its JSON would deserialize with Go's rules.
 #[derive(Debug, Clone, Copy)]
-pub struct NodeDe<'a>(pub &'a Node);
+pub struct NodeDe<'a> {
+    node: &'a Node,
+    /// Set when a value is skipped (a field no type reads), for
+    /// `hpa_core::api::decode_with_noticing`.
+    ignored: Option<&'a Cell<bool>>,
+}
+
+impl<'a> NodeDe<'a> {
+    /// A deserializer of `node`.
+    pub fn new(node: &'a Node) -> Self {
+        NodeDe { node, ignored: None }
+    }
+
+    /// A deserializer of `node` that sets `ignored` when a value is skipped.
+    pub fn noticing(node: &'a Node, ignored: &'a Cell<bool>) -> Self {
+        NodeDe { node, ignored: Some(ignored) }
+    }
+
+    /// The same deserializer for another node of the tree.
+    fn at(self, node: &'a Node) -> Self {
+        NodeDe { node, ignored: self.ignored }
+    }
+}
 
 /// A scalar as its JSON value would look to a visitor.
 enum Json<'a> {
@@ -67,7 +91,7 @@ impl<'de> Deserializer<'de> for NodeDe<'de> {
     type Error = serde_json::Error;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
-        match &self.0.kind {
+        match &self.node.kind {
             NodeKind::Scalar(s) => match json_of(s) {
                 Json::Null => visitor.visit_unit(),
                 Json::Bool(b) => visitor.visit_bool(b),
@@ -76,13 +100,13 @@ impl<'de> Deserializer<'de> for NodeDe<'de> {
                 Json::F64(f) => visitor.visit_f64(f),
                 Json::Str(s) => visitor.visit_borrowed_str(s),
             },
-            NodeKind::Seq(items) => visitor.visit_seq(Seq { iter: items.iter() }),
-            NodeKind::Map(entries) => visitor.visit_map(Map { iter: entries.iter(), value: None }),
+            NodeKind::Seq(items) => visitor.visit_seq(Seq { de: self, iter: items.iter() }),
+            NodeKind::Map(entries) => visitor.visit_map(Map { de: self, iter: entries.iter(), value: None }),
         }
     }
 
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
-        if is_null(self.0) { visitor.visit_none() } else { visitor.visit_some(self) }
+        if is_null(self.node) { visitor.visit_none() } else { visitor.visit_some(self) }
     }
 
     fn deserialize_struct<V: Visitor<'de>>(
@@ -95,16 +119,16 @@ impl<'de> Deserializer<'de> for NodeDe<'de> {
     }
 
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
-        match &self.0.kind {
-            NodeKind::Map(entries) => visitor.visit_map(Map { iter: entries.iter(), value: None }),
-            _ => Err(de::Error::invalid_type(unexpected(self.0), &visitor)),
+        match &self.node.kind {
+            NodeKind::Map(entries) => visitor.visit_map(Map { de: self, iter: entries.iter(), value: None }),
+            _ => Err(de::Error::invalid_type(unexpected(self.node), &visitor)),
         }
     }
 
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
-        match &self.0.kind {
-            NodeKind::Seq(items) => visitor.visit_seq(Seq { iter: items.iter() }),
-            _ => Err(de::Error::invalid_type(unexpected(self.0), &visitor)),
+        match &self.node.kind {
+            NodeKind::Seq(items) => visitor.visit_seq(Seq { de: self, iter: items.iter() }),
+            _ => Err(de::Error::invalid_type(unexpected(self.node), &visitor)),
         }
     }
 
@@ -122,13 +146,16 @@ impl<'de> Deserializer<'de> for NodeDe<'de> {
         _variants: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Self::Error> {
-        match &self.0.kind {
+        match &self.node.kind {
             NodeKind::Scalar(Scalar::Str(s)) => visitor.visit_enum(s.as_str().into_deserializer()),
-            _ => Err(de::Error::invalid_type(unexpected(self.0), &visitor)),
+            _ => Err(de::Error::invalid_type(unexpected(self.node), &visitor)),
         }
     }
 
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        if let Some(ignored) = self.ignored {
+            ignored.set(true);
+        }
         visitor.visit_unit()
     }
 
@@ -139,6 +166,7 @@ impl<'de> Deserializer<'de> for NodeDe<'de> {
 }
 
 struct Seq<'a> {
+    de: NodeDe<'a>,
     iter: std::slice::Iter<'a, Node>,
 }
 
@@ -147,7 +175,7 @@ impl<'de> SeqAccess<'de> for Seq<'de> {
 
     fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>, Self::Error> {
         match self.iter.next() {
-            Some(n) => seed.deserialize(NodeDe(n)).map(Some),
+            Some(n) => seed.deserialize(self.de.at(n)).map(Some),
             None => Ok(None),
         }
     }
@@ -158,6 +186,7 @@ impl<'de> SeqAccess<'de> for Seq<'de> {
 }
 
 struct Map<'a> {
+    de: NodeDe<'a>,
     iter: std::slice::Iter<'a, Entry>,
     value: Option<&'a Node>,
 }
@@ -183,7 +212,7 @@ impl<'de> MapAccess<'de> for Map<'de> {
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Self::Error> {
         match self.value.take() {
-            Some(v) => seed.deserialize(NodeDe(v)),
+            Some(v) => seed.deserialize(self.de.at(v)),
             None => Err(de::Error::custom("value is missing")),
         }
     }
@@ -205,7 +234,11 @@ mod tests {
         let parsed = source::parse(yaml);
         let root = &parsed.documents[0].root;
         let s = |k: &str| root.get(k).and_then(Node::as_str).unwrap_or("").to_string();
-        let via_node = api::decode_with(&s("kind"), &s("apiVersion"), NodeDe(root));
+        let via_node = api::decode_with(&s("kind"), &s("apiVersion"), NodeDe::new(root));
+        let ignored = Cell::new(false);
+        let noticing =
+            api::decode_with_noticing(&s("kind"), &s("apiVersion"), NodeDe::noticing(root, &ignored), &ignored);
+        assert_eq!(format!("{via_node:?}"), format!("{noticing:?}"), "{yaml}");
         let via_json = api::decode(&root.to_json());
         assert_eq!(format!("{via_node:?}"), format!("{via_json:?}"), "{yaml}");
     }

@@ -459,7 +459,10 @@ impl<'c> Builder<'c> {
                         let duplicate = match keys {
                             Some(set) => !set.insert(name.to_string()),
                             None => {
-                                let dup = entries[from..].iter().any(|e| e.key.key_str() == name);
+                                let dup = entries[from..].iter().any(|e| match &e.key.kind {
+                                    NodeKind::Scalar(Scalar::Str(s)) => *s == *name,
+                                    _ => e.key.key_str() == name,
+                                });
                                 if entries.len() - from >= 16 {
                                     *keys = Some(
                                         entries[from..]

@@ -184,7 +184,8 @@ fn default_handles_every_file() {
 }
 
 /// The linter decodes HPAs straight from their YAML nodes; on every object of the corpus that
-/// gives exactly what decoding their JSON gives (the path `validate` takes).
+/// gives exactly what decoding their JSON gives (the path `validate` takes), with or without
+/// its single plain pass for objects without unknown fields.
 #[test]
 fn decoding_from_nodes_equals_decoding_from_json() {
     let mut checked = 0;
@@ -193,10 +194,18 @@ fn decoding_from_nodes_equals_decoding_from_json() {
         let parsed = hpa_lint::source::parse(&text);
         for obj in hpa_lint::input::objects_in(0, &parsed) {
             let field = |k: &str| obj.node.get(k).and_then(hpa_lint::source::Node::as_str).unwrap_or("").to_string();
-            let via_node =
-                hpa_core::api::decode_with(&field("kind"), &field("apiVersion"), hpa_lint::node_de::NodeDe(obj.node));
+            let via_node = hpa_core::api::decode_with(
+                &field("kind"),
+                &field("apiVersion"),
+                hpa_lint::node_de::NodeDe::new(obj.node),
+            );
             let via_json = hpa_core::api::decode(&obj.to_json());
             assert_eq!(format!("{via_node:?}"), format!("{via_json:?}"));
+            // The linter's own decode: one plain pass when nothing is unknown or wrong.
+            let ignored = std::cell::Cell::new(false);
+            let de = hpa_lint::node_de::NodeDe::noticing(obj.node, &ignored);
+            let noticing = hpa_core::api::decode_with_noticing(&field("kind"), &field("apiVersion"), de, &ignored);
+            assert_eq!(format!("{noticing:?}"), format!("{via_json:?}"));
             checked += 1;
         }
     }

@@ -14,6 +14,7 @@ pub mod v2;
 pub mod v2beta1;
 pub mod v2beta2;
 
+use std::cell::Cell;
 use std::fmt;
 
 use serde::de::DeserializeOwned;
@@ -236,6 +237,28 @@ pub fn decode_with<'de, D>(kind: &str, api_version: &str, de: D) -> Result<Versi
 where
     D: serde::Deserializer<'de, Error = serde_json::Error> + Copy,
 {
+    decode_version(version_of(kind, api_version)?, de, None)
+}
+
+/// [`decode_with`] for a deserializer that sets `ignored` when it is asked to skip a value
+/// (`deserialize_ignored_any`: a field no type reads). An object without unknown fields or
+/// errors, nearly every one, is then decoded once, without tracking paths; any other is
+/// decoded again as [`decode_with`] does, to locate each unknown field and error. The result
+/// is always [`decode_with`]'s.
+pub fn decode_with_noticing<'de, D>(
+    kind: &str,
+    api_version: &str,
+    de: D,
+    ignored: &Cell<bool>,
+) -> Result<VersionedHpa, Vec<DecodeError>>
+where
+    D: serde::Deserializer<'de, Error = serde_json::Error> + Copy,
+{
+    decode_version(version_of(kind, api_version)?, de, Some(ignored))
+}
+
+/// The version `kind` and `apiVersion` name, or kube-apiserver's error about them.
+fn version_of(kind: &str, api_version: &str) -> Result<ApiVersion, Vec<DecodeError>> {
     if kind.is_empty() {
         return Err(vec![type_meta_error("kind", "Object 'Kind' is missing")]);
     }
@@ -245,18 +268,46 @@ where
     if kind != KIND {
         return Err(vec![type_meta_error("kind", &format!("expected kind {KIND}, found {}", crate::go::quote(kind)))]);
     }
-    let Some(version) = ApiVersion::parse(api_version) else {
-        return Err(vec![type_meta_error(
+    ApiVersion::parse(api_version).ok_or_else(|| {
+        vec![type_meta_error(
             "apiVersion",
             &format!("no matches for kind {} in version {}", crate::go::quote(KIND), crate::go::quote(api_version)),
-        )]);
-    };
+        )]
+    })
+}
+
+fn decode_version<'de, D>(
+    version: ApiVersion,
+    de: D,
+    ignored: Option<&Cell<bool>>,
+) -> Result<VersionedHpa, Vec<DecodeError>>
+where
+    D: serde::Deserializer<'de, Error = serde_json::Error> + Copy,
+{
     match version {
-        ApiVersion::V1 => decode_as_with(de).map(VersionedHpa::V1),
-        ApiVersion::V2 => decode_as_with(de).map(VersionedHpa::V2),
-        ApiVersion::V2beta2 => decode_as_with(de).map(VersionedHpa::V2beta2),
-        ApiVersion::V2beta1 => decode_as_with(de).map(VersionedHpa::V2beta1),
+        ApiVersion::V1 => decode_as_noticing(de, ignored).map(VersionedHpa::V1),
+        ApiVersion::V2 => decode_as_noticing(de, ignored).map(VersionedHpa::V2),
+        ApiVersion::V2beta2 => decode_as_noticing(de, ignored).map(VersionedHpa::V2beta2),
+        ApiVersion::V2beta1 => decode_as_noticing(de, ignored).map(VersionedHpa::V2beta1),
     }
+}
+
+/// One plain decode when the deserializer notices skipped values and none were (see
+/// [`decode_with_noticing`]); else [`decode_as_with`].
+fn decode_as_noticing<'de, T, D>(de: D, ignored: Option<&Cell<bool>>) -> Result<T, Vec<DecodeError>>
+where
+    T: DeserializeOwned,
+    D: serde::Deserializer<'de, Error = serde_json::Error> + Copy,
+{
+    if let Some(ignored) = ignored {
+        ignored.set(false);
+        if let Ok(v) = T::deserialize(de)
+            && !ignored.get()
+        {
+            return Ok(v);
+        }
+    }
+    decode_as_with(de)
 }
 
 fn type_meta_error(path: &str, message: &str) -> DecodeError {

@@ -126,13 +126,13 @@ impl Rule for TargetTypeMismatch {
             };
             let Some(expected) = expected_field(&target.type_) else { continue };
             let set = set_fields(target);
-            let path = format!("spec.metrics[{i}].{source}.target.type");
+            let path = || format!("spec.metrics[{i}].{source}.target.type");
             let fatal = source == "object";
             if !set.contains(&expected) && set.len() == 1 {
                 let used = set[0];
                 let mut f = Finding::new(
                     &Self::META,
-                    path,
+                    path(),
                     if fatal {
                         format!(
                             "target type is {} but {used} is set: the controller fails this Object metric",
@@ -153,7 +153,7 @@ impl Rule for TargetTypeMismatch {
             } else if !allowed.contains(&target.type_.as_str()) {
                 let mut f = Finding::new(
                     &Self::META,
-                    path,
+                    path(),
                     format!("{} metrics take {} targets, not {}", m.type_, allowed.join(" or "), target.type_),
                 )
                 .help(format!("use `type: {}`", allowed[0]));
