@@ -7,6 +7,17 @@ pub mod conformance;
 
 use std::path::PathBuf;
 
+/// A valid autoscaling/v2 HPA (`web`, scaling Deployment `web` up to 5 replicas) that tests
+/// vary, combine or repeat.
+pub const VALID_HPA: &str = "apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: web
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  maxReplicas: 5
+";
+
 /// The `tests/data` directory.
 pub fn data_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data")

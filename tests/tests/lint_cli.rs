@@ -5,14 +5,7 @@ use std::fs;
 use hpa_tests::cli::hpa_lint;
 use serde_json::Value;
 
-const VALID: &str = "apiVersion: autoscaling/v2
-kind: HorizontalPodAutoscaler
-metadata:
-  name: web
-spec:
-  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
-  maxReplicas: 5
-";
+use hpa_tests::VALID_HPA as VALID;
 
 fn write(dir: &tempfile::TempDir, name: &str, content: impl AsRef<[u8]>) -> String {
     let path = dir.path().join(name);

@@ -27,14 +27,7 @@ use std::time::{Duration, Instant};
 use hpa_tests::cli::{Run, hpa_lint, hpa_lint_bytes};
 use serde_json::Value;
 
-const VALID: &str = "apiVersion: autoscaling/v2
-kind: HorizontalPodAutoscaler
-metadata:
-  name: web
-spec:
-  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
-  maxReplicas: 5
-";
+use hpa_tests::VALID_HPA as VALID;
 
 fn corpus_dir() -> PathBuf {
     hpa_tests::data_dir().join("malformed")
