@@ -25,7 +25,7 @@ fn main() {
 fn resource(name: &str, target: MetricTarget) -> MetricSpec {
     MetricSpec {
         type_: "Resource".into(),
-        resource: Some(ResourceMetricSource { name: name.into(), target }),
+        resource: Some(Box::new(ResourceMetricSource { name: name.into(), target })),
         ..Default::default()
     }
 }
@@ -58,14 +58,14 @@ fn plan(max: i32) -> Plan {
         ),
         MetricSpec {
             type_: "Pods".into(),
-            pods: Some(PodsMetricSource {
+            pods: Some(Box::new(PodsMetricSource {
                 metric: MetricIdentifier { name: "http_requests_per_second".into(), selector: None },
                 target: MetricTarget {
                     type_: "AverageValue".into(),
                     average_value: Some(Quantity::from_i64(50)),
                     ..Default::default()
                 },
-            }),
+            })),
             ..Default::default()
         },
     ];

@@ -58,29 +58,33 @@ fn metric() -> impl Strategy<Value = MetricSpec> {
         (prop_oneof![Just("memory"), Just("ephemeral-storage")], prop_oneof![target_utilization(), target_average()])
             .prop_map(|(n, t)| MetricSpec {
                 type_: "Resource".into(),
-                resource: Some(ResourceMetricSource { name: n.into(), target: t }),
+                resource: Some(Box::new(ResourceMetricSource { name: n.into(), target: t })),
                 ..Default::default()
             }),
         target_average().prop_map(|t| MetricSpec {
             type_: "Resource".into(),
-            resource: Some(ResourceMetricSource { name: "cpu".into(), target: t }),
+            resource: Some(Box::new(ResourceMetricSource { name: "cpu".into(), target: t })),
             ..Default::default()
         }),
         (name(), prop_oneof![Just("cpu"), Just("memory")], prop_oneof![target_utilization(), target_average()])
             .prop_map(|(c, n, t)| MetricSpec {
                 type_: "ContainerResource".into(),
-                container_resource: Some(ContainerResourceMetricSource { name: n.into(), target: t, container: c }),
+                container_resource: Some(Box::new(ContainerResourceMetricSource {
+                    name: n.into(),
+                    target: t,
+                    container: c
+                })),
                 ..Default::default()
             }),
         (name(), selector(), target_average()).prop_map(|(n, s, t)| MetricSpec {
             type_: "Pods".into(),
-            pods: Some(PodsMetricSource { metric: MetricIdentifier { name: n, selector: s }, target: t }),
+            pods: Some(Box::new(PodsMetricSource { metric: MetricIdentifier { name: n, selector: s }, target: t })),
             ..Default::default()
         }),
         (name(), name(), selector(), prop_oneof![target_value(), target_average()]).prop_map(|(obj, n, s, t)| {
             MetricSpec {
                 type_: "Object".into(),
-                object: Some(ObjectMetricSource {
+                object: Some(Box::new(ObjectMetricSource {
                     described_object: CrossVersionObjectReference {
                         kind: "Service".into(),
                         name: obj,
@@ -88,13 +92,16 @@ fn metric() -> impl Strategy<Value = MetricSpec> {
                     },
                     target: t,
                     metric: MetricIdentifier { name: n, selector: s },
-                }),
+                })),
                 ..Default::default()
             }
         }),
         (name(), selector(), prop_oneof![target_value(), target_average()]).prop_map(|(n, s, t)| MetricSpec {
             type_: "External".into(),
-            external: Some(ExternalMetricSource { metric: MetricIdentifier { name: n, selector: s }, target: t }),
+            external: Some(Box::new(ExternalMetricSource {
+                metric: MetricIdentifier { name: n, selector: s },
+                target: t
+            })),
             ..Default::default()
         }),
     ]
@@ -290,7 +297,7 @@ fn lossy_cases_are_reported() {
                 hpa_core::convert::v1::cpu_utilization_metric(50),
                 MetricSpec {
                     type_: "External".into(),
-                    external: Some(ExternalMetricSource {
+                    external: Some(Box::new(ExternalMetricSource {
                         metric: MetricIdentifier { name: "q".into(), selector: None },
                         target: MetricTarget {
                             type_: "AverageValue".into(),
@@ -298,7 +305,7 @@ fn lossy_cases_are_reported() {
                             average_value: Some(Quantity::from_i64(1)),
                             average_utilization: None,
                         },
-                    }),
+                    })),
                     ..Default::default()
                 },
                 hpa_core::convert::v1::cpu_utilization_metric(70),

@@ -86,7 +86,7 @@ fn metric() -> impl Strategy<Value = MetricSpec> {
         12 => (resource_name(), prop_oneof![8 => utilization(), 4 => average(50, 1_500), 1 => empty_target()]).prop_map(
             |(name, target)| MetricSpec {
                 type_: "Resource".into(),
-                resource: Some(ResourceMetricSource { name, target }),
+                resource: Some(Box::new(ResourceMetricSource { name, target })),
                 ..Default::default()
             }
         ),
@@ -97,13 +97,13 @@ fn metric() -> impl Strategy<Value = MetricSpec> {
         )
             .prop_map(|(container, name, target)| MetricSpec {
                 type_: "ContainerResource".into(),
-                container_resource: Some(ContainerResourceMetricSource { name, target, container: container.into() }),
+                container_resource: Some(Box::new(ContainerResourceMetricSource { name, target, container: container.into() })),
                 ..Default::default()
             }),
         5 => (custom(), selector(), prop_oneof![12 => average(1_000, 100_000), 1 => empty_target()]).prop_map(
             |(name, selector, target)| MetricSpec {
                 type_: "Pods".into(),
-                pods: Some(PodsMetricSource { metric: MetricIdentifier { name, selector }, target }),
+                pods: Some(Box::new(PodsMetricSource { metric: MetricIdentifier { name, selector }, target })),
                 ..Default::default()
             }
         ),
@@ -114,7 +114,7 @@ fn metric() -> impl Strategy<Value = MetricSpec> {
         )
             .prop_map(|(name, (kind, object, api_version), target)| MetricSpec {
                 type_: "Object".into(),
-                object: Some(ObjectMetricSource {
+                object: Some(Box::new(ObjectMetricSource {
                     described_object: CrossVersionObjectReference {
                         kind: kind.into(),
                         name: object.into(),
@@ -122,7 +122,7 @@ fn metric() -> impl Strategy<Value = MetricSpec> {
                     },
                     target,
                     metric: MetricIdentifier { name, selector: None },
-                }),
+                })),
                 ..Default::default()
             }),
         2 => (
@@ -132,7 +132,7 @@ fn metric() -> impl Strategy<Value = MetricSpec> {
         )
             .prop_map(|(name, selector, target)| MetricSpec {
                 type_: "External".into(),
-                external: Some(ExternalMetricSource { metric: MetricIdentifier { name, selector }, target }),
+                external: Some(Box::new(ExternalMetricSource { metric: MetricIdentifier { name, selector }, target })),
                 ..Default::default()
             }),
         1 => prop_oneof![Just("Resource"), Just("Pods"), Just("Object"), Just("External"), Just("CheddarCheese")]
@@ -355,7 +355,7 @@ proptest! {
 fn benchmark_day_is_recorded_alike() {
     let resource = |name: &str, target: MetricTarget| MetricSpec {
         type_: "Resource".into(),
-        resource: Some(ResourceMetricSource { name: name.into(), target }),
+        resource: Some(Box::new(ResourceMetricSource { name: name.into(), target })),
         ..Default::default()
     };
     let max = 30;
@@ -382,14 +382,14 @@ fn benchmark_day_is_recorded_alike() {
         ),
         MetricSpec {
             type_: "Pods".into(),
-            pods: Some(PodsMetricSource {
+            pods: Some(Box::new(PodsMetricSource {
                 metric: MetricIdentifier { name: "http_requests_per_second".into(), selector: None },
                 target: MetricTarget {
                     type_: "AverageValue".into(),
                     average_value: Some(Quantity::from_i64(50)),
                     ..Default::default()
                 },
-            }),
+            })),
             ..Default::default()
         },
     ];

@@ -67,19 +67,19 @@ pub struct MetricSpec {
     pub type_: String,
     /// `object`
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub object: Option<ObjectMetricSource>,
+    pub object: Option<Box<ObjectMetricSource>>,
     /// `pods`
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pods: Option<PodsMetricSource>,
+    pub pods: Option<Box<PodsMetricSource>>,
     /// `resource`
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub resource: Option<ResourceMetricSource>,
+    pub resource: Option<Box<ResourceMetricSource>>,
     /// `containerResource`
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub container_resource: Option<ContainerResourceMetricSource>,
+    pub container_resource: Option<Box<ContainerResourceMetricSource>>,
     /// `external`
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub external: Option<ExternalMetricSource>,
+    pub external: Option<Box<ExternalMetricSource>>,
 }
 
 /// `ObjectMetricSource`.

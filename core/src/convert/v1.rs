@@ -19,14 +19,14 @@ pub const DEFAULT_CPU_UTILIZATION: i32 = 80;
 pub fn cpu_utilization_metric(target: i32) -> int::MetricSpec {
     int::MetricSpec {
         type_: "Resource".into(),
-        resource: Some(int::ResourceMetricSource {
+        resource: Some(Box::new(int::ResourceMetricSource {
             name: "cpu".into(),
             target: int::MetricTarget {
                 type_: "Utilization".into(),
                 average_utilization: Some(target),
                 ..Default::default()
             },
-        }),
+        })),
         ..Default::default()
     }
 }
@@ -193,7 +193,7 @@ pub fn metric_spec_to_internal(m: &ext::MetricSpec, object_value_always: bool) -
         object: m.object.as_ref().map(|o| {
             let type_ = if o.average_value.is_some() { "AverageValue" } else { "Value" };
             let keep_value = object_value_always || !(o.average_value.is_some() && o.target_value.is_zero());
-            int::ObjectMetricSource {
+            Box::new(int::ObjectMetricSource {
                 described_object: o.target.clone(),
                 target: int::MetricTarget {
                     type_: type_.into(),
@@ -202,33 +202,41 @@ pub fn metric_spec_to_internal(m: &ext::MetricSpec, object_value_always: bool) -
                     average_utilization: None,
                 },
                 metric: int::MetricIdentifier { name: o.metric_name.clone(), selector: o.selector.clone() },
-            }
+            })
         }),
-        pods: m.pods.as_ref().map(|p| int::PodsMetricSource {
-            metric: int::MetricIdentifier { name: p.metric_name.clone(), selector: p.selector.clone() },
-            target: int::MetricTarget {
-                type_: "AverageValue".into(),
-                average_value: Some(p.target_average_value.clone()),
-                ..Default::default()
-            },
+        pods: m.pods.as_ref().map(|p| {
+            Box::new(int::PodsMetricSource {
+                metric: int::MetricIdentifier { name: p.metric_name.clone(), selector: p.selector.clone() },
+                target: int::MetricTarget {
+                    type_: "AverageValue".into(),
+                    average_value: Some(p.target_average_value.clone()),
+                    ..Default::default()
+                },
+            })
         }),
-        resource: m.resource.as_ref().map(|r| int::ResourceMetricSource {
-            name: r.name.clone(),
-            target: resource_target(r.target_average_utilization, r.target_average_value.clone()),
+        resource: m.resource.as_ref().map(|r| {
+            Box::new(int::ResourceMetricSource {
+                name: r.name.clone(),
+                target: resource_target(r.target_average_utilization, r.target_average_value.clone()),
+            })
         }),
-        container_resource: m.container_resource.as_ref().map(|r| int::ContainerResourceMetricSource {
-            name: r.name.clone(),
-            target: resource_target(r.target_average_utilization, r.target_average_value.clone()),
-            container: r.container.clone(),
+        container_resource: m.container_resource.as_ref().map(|r| {
+            Box::new(int::ContainerResourceMetricSource {
+                name: r.name.clone(),
+                target: resource_target(r.target_average_utilization, r.target_average_value.clone()),
+                container: r.container.clone(),
+            })
         }),
-        external: m.external.as_ref().map(|e| int::ExternalMetricSource {
-            metric: int::MetricIdentifier { name: e.metric_name.clone(), selector: e.metric_selector.clone() },
-            target: int::MetricTarget {
-                type_: if e.target_value.is_some() { "Value" } else { "AverageValue" }.into(),
-                value: e.target_value.clone(),
-                average_value: e.target_average_value.clone(),
-                average_utilization: None,
-            },
+        external: m.external.as_ref().map(|e| {
+            Box::new(int::ExternalMetricSource {
+                metric: int::MetricIdentifier { name: e.metric_name.clone(), selector: e.metric_selector.clone() },
+                target: int::MetricTarget {
+                    type_: if e.target_value.is_some() { "Value" } else { "AverageValue" }.into(),
+                    value: e.target_value.clone(),
+                    average_value: e.target_average_value.clone(),
+                    average_utilization: None,
+                },
+            })
         }),
     }
 }

@@ -1416,14 +1416,14 @@ mod tests {
                 max_replicas: max,
                 metrics: vec![MetricSpec {
                     type_: "Resource".into(),
-                    resource: Some(ResourceMetricSource {
+                    resource: Some(Box::new(ResourceMetricSource {
                         name: "cpu".into(),
                         target: MetricTarget {
                             type_: "Utilization".into(),
                             average_utilization: Some(target),
                             ..Default::default()
                         },
-                    }),
+                    })),
                     ..Default::default()
                 }],
                 behavior,
@@ -1551,7 +1551,7 @@ mod tests {
         let mut hpa = cpu_hpa(0, 6, 50, None);
         hpa.spec.metrics = vec![MetricSpec {
             type_: "Object".into(),
-            object: Some(ObjectMetricSource {
+            object: Some(Box::new(ObjectMetricSource {
                 described_object: CrossVersionObjectReference {
                     kind: "Deployment".into(),
                     name: "d".into(),
@@ -1563,7 +1563,7 @@ mod tests {
                     value: Some(Quantity::from_milli(15_000)),
                     ..Default::default()
                 },
-            }),
+            })),
             ..Default::default()
         }];
         let object = |v: i64| {

@@ -788,14 +788,14 @@ mod tests {
     fn cpu(target: i32) -> MetricSpec {
         MetricSpec {
             type_: "Resource".into(),
-            resource: Some(ResourceMetricSource {
+            resource: Some(Box::new(ResourceMetricSource {
                 name: "cpu".into(),
                 target: MetricTarget {
                     type_: "Utilization".into(),
                     average_utilization: Some(target),
                     ..Default::default()
                 },
-            }),
+            })),
             ..Default::default()
         }
     }
@@ -830,14 +830,14 @@ mod tests {
     fn totals_are_shared_by_ready_pods_and_pods_metrics_count_unready_pods() {
         let pods = MetricSpec {
             type_: "Pods".into(),
-            pods: Some(PodsMetricSource {
+            pods: Some(Box::new(PodsMetricSource {
                 metric: crate::api::v2::MetricIdentifier { name: "rps".into(), selector: None },
                 target: MetricTarget {
                     type_: "AverageValue".into(),
                     average_value: Some(crate::api::Quantity::from_i64(10)),
                     ..Default::default()
                 },
-            }),
+            })),
             ..Default::default()
         };
         let mut p = plan(
