@@ -266,6 +266,29 @@ proptest! {
     }
 
     #[test]
+    fn as_internal_is_the_object_exactly_when_conversion_leaves_it_unchanged(
+        mut h in hpa(),
+        annotation in option::of((0usize..8, name())),
+        api_version in prop_oneof![Just("autoscaling/v2"), Just(""), Just("autoscaling/v1")],
+        kind in prop_oneof![Just("HorizontalPodAutoscaler"), Just("")],
+    ) {
+        // Round-trip keys, and keys that are not.
+        let keys = convert::annotations::ROUND_TRIP.iter().copied().chain(["a.b/c", "autoscaling.alpha.kubernetes.io/other"]);
+        if let Some((k, v)) = annotation {
+            let key = keys.clone().nth(k).unwrap_or("x");
+            h.metadata.annotations.insert(key.to_string(), v);
+        }
+        h.api_version = api_version.into();
+        h.kind = kind.into();
+        let obj = VersionedHpa::V2(h.clone());
+        let converted = convert::to_internal(&obj).unwrap().object;
+        match convert::as_internal(&obj) {
+            Some(same) => prop_assert_eq!(same, &converted),
+            None => prop_assert_ne!(&h, &converted),
+        }
+    }
+
+    #[test]
     fn defaulting_is_idempotent_and_keeps_valid_objects_valid(mut h in hpa(), drop_min in any::<bool>(), drop_metrics in any::<bool>()) {
         if drop_min { h.spec.min_replicas = None; }
         if drop_metrics { h.spec.metrics.clear(); }

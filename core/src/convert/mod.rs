@@ -48,6 +48,22 @@ pub fn to_internal(obj: &VersionedHpa) -> Result<Conversion<v2::HorizontalPodAut
     into_internal(obj.clone())
 }
 
+/// The object itself when it already is what [`to_internal`] would return (autoscaling/v2,
+/// its `apiVersion` and `kind` set, no round-trip annotation), so that callers that keep both
+/// need no copy.
+pub fn as_internal(obj: &VersionedHpa) -> Option<&v2::HorizontalPodAutoscaler> {
+    match obj {
+        VersionedHpa::V2(h)
+            if h.api_version == v2::API_VERSION
+                && h.kind == crate::api::KIND
+                && !annotations::ROUND_TRIP.iter().any(|k| h.metadata.annotations.contains_key(*k)) =>
+        {
+            Some(h)
+        }
+        _ => None,
+    }
+}
+
 /// Converts any version to the internal form, consuming it (no copy for autoscaling/v2).
 pub fn into_internal(obj: VersionedHpa) -> Result<Conversion<v2::HorizontalPodAutoscaler>, ConvertError> {
     Ok(match obj {
