@@ -10,7 +10,7 @@ pub mod suppress;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::OnceLock;
 
-use hpa_core::admission::Options;
+use hpa_core::admission::{self, Options};
 use hpa_core::api::v2::HorizontalPodAutoscaler;
 use hpa_core::api::{ApiVersion, DecodeErrorKind, VersionedHpa};
 use hpa_core::convert;
@@ -135,9 +135,39 @@ struct Deferred {
     object: ObjectInfo,
     version: Option<ApiVersion>,
     ignore: suppress::Ignore,
-    original: VersionedHpa,
-    written: HorizontalPodAutoscaler,
-    effective: HorizontalPodAutoscaler,
+    // The objects stay where admission put them: a group keeps hundreds of these until its
+    // cross-object rules have run, and they are the larger part of what it keeps.
+    original: Box<VersionedHpa>,
+    /// What was written in the internal form, when it differs from `original` (kept once).
+    converted: Option<Box<HorizontalPodAutoscaler>>,
+    /// Admission's outcome, without errors: its object is the effective HPA.
+    admitted: Box<admission::Outcome>,
+}
+
+impl Deferred {
+    /// What was written, in the internal form.
+    fn written(&self) -> &HorizontalPodAutoscaler {
+        written(&self.original, self.converted.as_deref()).unwrap_or(&self.admitted.object)
+    }
+}
+
+/// What was written in the internal form, when it needs a copy of the original: `None` for
+/// an autoscaling/v2 object that converting leaves unchanged, the usual case.
+fn converted(original: &VersionedHpa) -> Option<Box<HorizontalPodAutoscaler>> {
+    match convert::as_internal(original) {
+        Some(_) => None,
+        None => convert::to_internal(original).ok().map(|c| Box::new(c.object)),
+    }
+}
+
+/// What was written, in the internal form: the original itself, or its conversion (`None`
+/// only when the original does not convert, which admission has ruled out for the objects
+/// this is asked about).
+fn written<'a>(
+    original: &'a VersionedHpa,
+    converted: Option<&'a HorizontalPodAutoscaler>,
+) -> Option<&'a HorizontalPodAutoscaler> {
+    converted.or_else(|| convert::as_internal(original))
 }
 
 /// What the first pass found in one file.
@@ -326,49 +356,44 @@ type GroupResult = (Outcome, Vec<(usize, SourceFile)>, Vec<input::InputError>);
 fn lint_group(sources: &Sources<'_>, members: &[usize], opts: &LintOptions) -> GroupResult {
     let admission = opts.admission();
     let deferring = rules::ALL.iter().any(|r| r.meta().needs_objects && opts.level(r.meta()).is_some());
-    let read: Vec<Result<std::borrow::Cow<'_, SourceFile>, input::InputError>> = members
+    // Each file is read, parsed and checked in one go, while its text and tree are in the
+    // cache, and its tree is dropped: the few files that cross-object findings are about are
+    // parsed again, whole. Of objects other than HPAs, only what the first pass reads is built.
+    let mut errors = Vec::new();
+    let checked: Vec<(std::borrow::Cow<'_, SourceFile>, Result<FileResult, input::InputError>)> = members
         .par_iter()
-        .map(|&i| match sources {
-            Sources::Loaded(files) => Ok(std::borrow::Cow::Borrowed(&files[i])),
-            Sources::Lazy { origins, stdin } => input::read_unparsed(&origins[i], *stdin).map(std::borrow::Cow::Owned),
+        .map(|&i| {
+            let file = match sources {
+                Sources::Loaded(files) => Ok(std::borrow::Cow::Borrowed(&files[i])),
+                Sources::Lazy { origins, stdin } => {
+                    input::read_unparsed(&origins[i], *stdin).map(std::borrow::Cow::Owned)
+                }
+            };
+            match file {
+                Ok(f) => {
+                    let result = input::contained(&f.name, || {
+                        let parsed = source::parse_pruned(&f.text, &index::first_pass_needs);
+                        first_pass(i, &f, &parsed, opts, &admission, deferring)
+                    });
+                    (f, result)
+                }
+                Err(e) => {
+                    let name = input::origin_name(&unreadable_origin(sources, i));
+                    (std::borrow::Cow::Owned(SourceFile::from_text(name, String::new())), Err(e))
+                }
+            }
         })
         .collect();
-    let mut errors = Vec::new();
     let mut owned_files: Vec<std::borrow::Cow<'_, SourceFile>> = Vec::with_capacity(members.len());
-    for (r, &i) in read.into_iter().zip(members) {
-        match r {
-            Ok(f) => owned_files.push(f),
-            Err(e) => {
-                errors.push(e);
-                owned_files.push(std::borrow::Cow::Owned(SourceFile::from_text(
-                    input::origin_name(&unreadable_origin(sources, i)),
-                    String::new(),
-                )));
-            }
-        }
+    let mut per_file: Vec<FileResult> = Vec::with_capacity(members.len());
+    for (f, result) in checked {
+        owned_files.push(f);
+        per_file.push(result.unwrap_or_else(|e| {
+            errors.push(e);
+            FileResult::default()
+        }));
     }
     let files = &owned_files;
-    // Each file is parsed and checked in one go, while its tree is in the cache, and its tree
-    // is dropped: the few files that cross-object findings are about are parsed again, whole.
-    // Of objects other than HPAs, only what the first pass reads is built.
-    let mut per_file: Vec<FileResult> = members
-        .par_iter()
-        .zip(files.par_iter())
-        .map(|(&i, f)| {
-            input::contained(&f.name, || {
-                let parsed = source::parse_pruned(&f.text, &index::first_pass_needs);
-                first_pass(i, f, &parsed, opts, &admission, deferring)
-            })
-        })
-        .collect::<Vec<_>>()
-        .into_iter()
-        .map(|r| {
-            r.unwrap_or_else(|e| {
-                errors.push(e);
-                FileResult::default()
-            })
-        })
-        .collect();
 
     // The sets: the group, or each file when the group is a directory that defines an object
     // twice (alternatives, not objects applied together).
@@ -553,18 +578,20 @@ fn first_pass_hpa(
         checked = Checked::Undecodable { version, errors };
     }
     let ignore = suppress::from_node(obj.node);
-    let written = match &checked {
-        Checked::Admitted { object, outcome, .. } => {
-            Some(convert::to_internal(object).map(|c| c.object).unwrap_or_else(|_| outcome.object.clone()))
-        }
+    let converted = match &checked {
+        Checked::Admitted { object, .. } => converted(object),
         _ => None,
     };
-    let findings = single_rules(&checked, written.as_ref(), obj.api_version().unwrap_or_default(), info, opts);
+    let written = match &checked {
+        Checked::Admitted { object, .. } => written(object, converted.as_deref()),
+        _ => None,
+    };
+    let findings = single_rules(&checked, written, obj.api_version().unwrap_or_default(), info, opts);
     let subject = Subject { file: obj.file, node: obj.node, version, label: info.label(), ignore: &ignore };
     let (diags, suppressed) = position_findings(findings, &subject, &|_| None, opts);
     r.diags.extend(diags);
     r.suppressed += suppressed;
-    if let (Checked::Admitted { object, outcome, .. }, Some(written)) = (checked, written) {
+    if let Checked::Admitted { object, outcome, .. } = checked {
         let t = &outcome.object.spec.scale_target_ref;
         r.targets.push((info.id.clone(), t.kind.clone(), t.name.clone()));
         if deferring && outcome.errors.is_empty() {
@@ -573,9 +600,9 @@ fn first_pass_hpa(
                 object: ObjectInfo { id: info.id.clone(), document: info.document, item: info.item },
                 version,
                 ignore,
-                original: *object,
-                written,
-                effective: outcome.object,
+                original: object,
+                converted,
+                admitted: outcome,
             });
         }
     }
@@ -661,8 +688,8 @@ fn single_rules(
 fn object_rules(d: &Deferred, index: &index::Index, opts: &LintOptions) -> Vec<(Finding, bool)> {
     let cx = Context {
         original: &d.original,
-        written: &d.written,
-        effective: &d.effective,
+        written: d.written(),
+        effective: &d.admitted.object,
         errors: &[],
         annotation_problems: &[],
         id: Some(&d.object.id),
