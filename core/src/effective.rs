@@ -9,6 +9,7 @@
 //! (scale up by at most `max(2 × current, 4)` per sync; scale down to the highest
 //! recommendation of the stabilization window).
 
+use compact_str::CompactString;
 use std::fmt;
 
 use crate::api::v2::{HPAScalingPolicy, HPAScalingRules, HorizontalPodAutoscalerBehavior};
@@ -115,7 +116,7 @@ pub struct EffectiveRules {
     /// `stabilizationWindowSeconds`
     pub stabilization_window_seconds: Valued<i32>,
     /// `selectPolicy`
-    pub select_policy: Valued<String>,
+    pub select_policy: Valued<CompactString>,
     /// `policies`
     pub policies: Valued<Vec<HPAScalingPolicy>>,
     /// `tolerance`, as the float the controller uses.

@@ -202,7 +202,7 @@ fn rules_rows(label: &str, r: &EffectiveRules) -> Vec<(String, String, String)> 
         format!("{}s", r.stabilization_window_seconds.value),
         source_text(&r.stabilization_window_seconds),
     ));
-    rows.push(("  select policy".into(), r.select_policy.value.clone(), source_text(&r.select_policy)));
+    rows.push(("  select policy".into(), r.select_policy.value.as_str().into(), source_text(&r.select_policy)));
     let policies: Vec<String> = r.policies.value.iter().map(policy_text).collect();
     for (i, p) in policies.iter().enumerate() {
         let (name, src) = if i == 0 { ("  policies", source_text(&r.policies)) } else { ("", String::new()) };

@@ -72,13 +72,16 @@ fn metric() -> impl Strategy<Value = MetricSpec> {
                 container_resource: Some(Box::new(ContainerResourceMetricSource {
                     name: n.into(),
                     target: t,
-                    container: c
+                    container: c.into()
                 })),
                 ..Default::default()
             }),
         (name(), selector(), target_average()).prop_map(|(n, s, t)| MetricSpec {
             type_: "Pods".into(),
-            pods: Some(Box::new(PodsMetricSource { metric: MetricIdentifier { name: n, selector: s }, target: t })),
+            pods: Some(Box::new(PodsMetricSource {
+                metric: MetricIdentifier { name: n.into(), selector: s },
+                target: t
+            })),
             ..Default::default()
         }),
         (name(), name(), selector(), prop_oneof![target_value(), target_average()]).prop_map(|(obj, n, s, t)| {
@@ -91,7 +94,7 @@ fn metric() -> impl Strategy<Value = MetricSpec> {
                         api_version: "v1".into(),
                     },
                     target: t,
-                    metric: MetricIdentifier { name: n, selector: s },
+                    metric: MetricIdentifier { name: n.into(), selector: s },
                 })),
                 ..Default::default()
             }
@@ -99,7 +102,7 @@ fn metric() -> impl Strategy<Value = MetricSpec> {
         (name(), selector(), prop_oneof![target_value(), target_average()]).prop_map(|(n, s, t)| MetricSpec {
             type_: "External".into(),
             external: Some(Box::new(ExternalMetricSource {
-                metric: MetricIdentifier { name: n, selector: s },
+                metric: MetricIdentifier { name: n.into(), selector: s },
                 target: t
             })),
             ..Default::default()
@@ -133,7 +136,7 @@ fn rules() -> impl Strategy<Value = HPAScalingRules> {
     )
         .prop_map(|(w, s, p, t)| HPAScalingRules {
             stabilization_window_seconds: w,
-            select_policy: s.map(String::from),
+            select_policy: s.map(Into::into),
             policies: Some(p),
             tolerance: t,
         })
@@ -162,7 +165,7 @@ fn status() -> impl Strategy<Value = HorizontalPodAutoscalerStatus> {
         (name(), quantity()).prop_map(|(n, q)| MetricStatus {
             type_: "Pods".into(),
             pods: Some(PodsMetricStatus {
-                metric: MetricIdentifier { name: n, selector: None },
+                metric: MetricIdentifier { name: n.into(), selector: None },
                 current: MetricValueStatus { average_value: Some(q), ..Default::default() },
             }),
             ..Default::default()
@@ -170,7 +173,7 @@ fn status() -> impl Strategy<Value = HorizontalPodAutoscalerStatus> {
         (name(), quantity()).prop_map(|(n, q)| MetricStatus {
             type_: "External".into(),
             external: Some(ExternalMetricStatus {
-                metric: MetricIdentifier { name: n, selector: None },
+                metric: MetricIdentifier { name: n.into(), selector: None },
                 current: MetricValueStatus { value: Some(q), ..Default::default() },
             }),
             ..Default::default()

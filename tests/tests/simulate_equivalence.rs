@@ -86,7 +86,7 @@ fn metric() -> impl Strategy<Value = MetricSpec> {
         12 => (resource_name(), prop_oneof![8 => utilization(), 4 => average(50, 1_500), 1 => empty_target()]).prop_map(
             |(name, target)| MetricSpec {
                 type_: "Resource".into(),
-                resource: Some(Box::new(ResourceMetricSource { name, target })),
+                resource: Some(Box::new(ResourceMetricSource { name: name.into(), target })),
                 ..Default::default()
             }
         ),
@@ -97,13 +97,13 @@ fn metric() -> impl Strategy<Value = MetricSpec> {
         )
             .prop_map(|(container, name, target)| MetricSpec {
                 type_: "ContainerResource".into(),
-                container_resource: Some(Box::new(ContainerResourceMetricSource { name, target, container: container.into() })),
+                container_resource: Some(Box::new(ContainerResourceMetricSource { name: name.into(), target, container: container.into() })),
                 ..Default::default()
             }),
         5 => (custom(), selector(), prop_oneof![12 => average(1_000, 100_000), 1 => empty_target()]).prop_map(
             |(name, selector, target)| MetricSpec {
                 type_: "Pods".into(),
-                pods: Some(Box::new(PodsMetricSource { metric: MetricIdentifier { name, selector }, target })),
+                pods: Some(Box::new(PodsMetricSource { metric: MetricIdentifier { name: name.into(), selector }, target })),
                 ..Default::default()
             }
         ),
@@ -121,7 +121,7 @@ fn metric() -> impl Strategy<Value = MetricSpec> {
                         api_version: api_version.into(),
                     },
                     target,
-                    metric: MetricIdentifier { name, selector: None },
+                    metric: MetricIdentifier { name: name.into(), selector: None },
                 })),
                 ..Default::default()
             }),
@@ -132,7 +132,7 @@ fn metric() -> impl Strategy<Value = MetricSpec> {
         )
             .prop_map(|(name, selector, target)| MetricSpec {
                 type_: "External".into(),
-                external: Some(Box::new(ExternalMetricSource { metric: MetricIdentifier { name, selector }, target })),
+                external: Some(Box::new(ExternalMetricSource { metric: MetricIdentifier { name: name.into(), selector }, target })),
                 ..Default::default()
             }),
         1 => prop_oneof![Just("Resource"), Just("Pods"), Just("Object"), Just("External"), Just("CheddarCheese")]
@@ -157,7 +157,7 @@ fn rules() -> impl Strategy<Value = HPAScalingRules> {
     )
         .prop_map(|(w, s, p, t)| HPAScalingRules {
             stabilization_window_seconds: w,
-            select_policy: s.map(String::from),
+            select_policy: s.map(Into::into),
             policies: p,
             tolerance: t,
         })

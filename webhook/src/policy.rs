@@ -352,7 +352,7 @@ impl<'p> RuleDefaults<'p> {
         if r.select_policy.is_none()
             && let Some(s) = self.select_policy
         {
-            r.select_policy = Some(s.to_string());
+            r.select_policy = Some(s.to_string().into());
             changed = true;
         }
         if r.policies.is_none()

@@ -3,6 +3,7 @@
 //! Field order and `omitempty` follow `k8s.io/api/autoscaling/v2/types.go`. Enumerations are
 //! plain strings so that invalid input can be represented and reported.
 
+use compact_str::CompactString;
 use serde::{Deserialize, Serialize};
 
 use super::de::{is_zero_i32, nullable};
@@ -64,7 +65,7 @@ pub struct HorizontalPodAutoscalerSpec {
 pub struct MetricSpec {
     /// `type`
     #[serde(rename = "type", default, deserialize_with = "nullable")]
-    pub type_: String,
+    pub type_: CompactString,
     /// `object`
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub object: Option<Box<ObjectMetricSource>>,
@@ -115,7 +116,7 @@ pub struct PodsMetricSource {
 pub struct ResourceMetricSource {
     /// `name`
     #[serde(default, deserialize_with = "nullable")]
-    pub name: String,
+    pub name: CompactString,
     /// `target`
     #[serde(default, deserialize_with = "nullable")]
     pub target: MetricTarget,
@@ -127,13 +128,13 @@ pub struct ResourceMetricSource {
 pub struct ContainerResourceMetricSource {
     /// `name`
     #[serde(default, deserialize_with = "nullable")]
-    pub name: String,
+    pub name: CompactString,
     /// `target`
     #[serde(default, deserialize_with = "nullable")]
     pub target: MetricTarget,
     /// `container`
     #[serde(default, deserialize_with = "nullable")]
-    pub container: String,
+    pub container: CompactString,
 }
 
 /// `ExternalMetricSource`.
@@ -154,7 +155,7 @@ pub struct ExternalMetricSource {
 pub struct MetricIdentifier {
     /// `name`
     #[serde(default, deserialize_with = "nullable")]
-    pub name: String,
+    pub name: CompactString,
     /// `selector`
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub selector: Option<LabelSelector>,
@@ -166,7 +167,7 @@ pub struct MetricIdentifier {
 pub struct MetricTarget {
     /// `type`: Utilization, Value or AverageValue
     #[serde(rename = "type", default, deserialize_with = "nullable")]
-    pub type_: String,
+    pub type_: CompactString,
     /// `value`
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value: Option<Quantity>,
@@ -199,7 +200,7 @@ pub struct HPAScalingRules {
     pub stabilization_window_seconds: Option<i32>,
     /// `selectPolicy`: Max, Min or Disabled
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub select_policy: Option<String>,
+    pub select_policy: Option<CompactString>,
     /// `policies`; `None` is Go's nil, `Some(vec![])` an explicit empty list
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub policies: Option<Vec<HPAScalingPolicy>>,
@@ -214,7 +215,7 @@ pub struct HPAScalingRules {
 pub struct HPAScalingPolicy {
     /// `type`: Pods or Percent
     #[serde(rename = "type", default, deserialize_with = "nullable")]
-    pub type_: String,
+    pub type_: CompactString,
     /// `value`
     #[serde(default, deserialize_with = "nullable")]
     pub value: i32,

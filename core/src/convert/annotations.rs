@@ -239,11 +239,11 @@ impl From<&HPAScalingRules> for InternalRules {
     fn from(r: &HPAScalingRules) -> Self {
         InternalRules {
             stabilization_window_seconds: r.stabilization_window_seconds,
-            select_policy: r.select_policy.clone(),
+            select_policy: r.select_policy.clone().map(Into::into),
             policies: r.policies.as_ref().map(|ps| {
                 ps.iter()
                     .map(|p| InternalPolicy {
-                        r#type: p.type_.clone(),
+                        r#type: p.type_.as_str().into(),
                         value: p.value,
                         period_seconds: p.period_seconds,
                     })
@@ -267,10 +267,14 @@ impl From<InternalRules> for HPAScalingRules {
     fn from(r: InternalRules) -> Self {
         HPAScalingRules {
             stabilization_window_seconds: r.stabilization_window_seconds,
-            select_policy: r.select_policy,
+            select_policy: r.select_policy.map(Into::into),
             policies: r.policies.map(|ps| {
                 ps.into_iter()
-                    .map(|p| HPAScalingPolicy { type_: p.r#type, value: p.value, period_seconds: p.period_seconds })
+                    .map(|p| HPAScalingPolicy {
+                        type_: p.r#type.into(),
+                        value: p.value,
+                        period_seconds: p.period_seconds,
+                    })
                     .collect()
             }),
             tolerance: r.tolerance,

@@ -189,7 +189,7 @@ pub fn from_internal(input: &int::HorizontalPodAutoscaler) -> Conversion<ext::Ho
 /// when `averageValue` is set (kubernetes#87733).
 pub fn metric_spec_to_internal(m: &ext::MetricSpec, object_value_always: bool) -> int::MetricSpec {
     int::MetricSpec {
-        type_: m.type_.clone(),
+        type_: m.type_.as_str().into(),
         object: m.object.as_ref().map(|o| {
             let type_ = if o.average_value.is_some() { "AverageValue" } else { "Value" };
             let keep_value = object_value_always || !(o.average_value.is_some() && o.target_value.is_zero());
@@ -201,12 +201,12 @@ pub fn metric_spec_to_internal(m: &ext::MetricSpec, object_value_always: bool) -
                     average_value: o.average_value.clone(),
                     average_utilization: None,
                 },
-                metric: int::MetricIdentifier { name: o.metric_name.clone(), selector: o.selector.clone() },
+                metric: int::MetricIdentifier { name: o.metric_name.as_str().into(), selector: o.selector.clone() },
             })
         }),
         pods: m.pods.as_ref().map(|p| {
             Box::new(int::PodsMetricSource {
-                metric: int::MetricIdentifier { name: p.metric_name.clone(), selector: p.selector.clone() },
+                metric: int::MetricIdentifier { name: p.metric_name.as_str().into(), selector: p.selector.clone() },
                 target: int::MetricTarget {
                     type_: "AverageValue".into(),
                     average_value: Some(p.target_average_value.clone()),
@@ -216,20 +216,23 @@ pub fn metric_spec_to_internal(m: &ext::MetricSpec, object_value_always: bool) -
         }),
         resource: m.resource.as_ref().map(|r| {
             Box::new(int::ResourceMetricSource {
-                name: r.name.clone(),
+                name: r.name.as_str().into(),
                 target: resource_target(r.target_average_utilization, r.target_average_value.clone()),
             })
         }),
         container_resource: m.container_resource.as_ref().map(|r| {
             Box::new(int::ContainerResourceMetricSource {
-                name: r.name.clone(),
+                name: r.name.as_str().into(),
                 target: resource_target(r.target_average_utilization, r.target_average_value.clone()),
-                container: r.container.clone(),
+                container: r.container.as_str().into(),
             })
         }),
         external: m.external.as_ref().map(|e| {
             Box::new(int::ExternalMetricSource {
-                metric: int::MetricIdentifier { name: e.metric_name.clone(), selector: e.metric_selector.clone() },
+                metric: int::MetricIdentifier {
+                    name: e.metric_name.as_str().into(),
+                    selector: e.metric_selector.clone(),
+                },
                 target: int::MetricTarget {
                     type_: if e.target_value.is_some() { "Value" } else { "AverageValue" }.into(),
                     value: e.target_value.clone(),
@@ -253,36 +256,36 @@ fn resource_target(utilization: Option<i32>, average_value: Option<Quantity>) ->
 /// internal → v1/v2beta1 `MetricSpec`.
 pub fn metric_spec_from_internal(m: &int::MetricSpec) -> ext::MetricSpec {
     ext::MetricSpec {
-        type_: m.type_.clone(),
+        type_: m.type_.as_str().into(),
         object: m.object.as_ref().map(|o| ext::ObjectMetricSource {
             target: CrossVersionObjectReference {
                 kind: o.described_object.kind.clone(),
                 name: o.described_object.name.clone(),
                 api_version: o.described_object.api_version.clone(),
             },
-            metric_name: o.metric.name.clone(),
+            metric_name: o.metric.name.as_str().into(),
             target_value: o.target.value.clone().unwrap_or_default(),
             selector: o.metric.selector.clone(),
             average_value: o.target.average_value.clone(),
         }),
         pods: m.pods.as_ref().map(|p| ext::PodsMetricSource {
-            metric_name: p.metric.name.clone(),
+            metric_name: p.metric.name.as_str().into(),
             target_average_value: p.target.average_value.clone().unwrap_or_default(),
             selector: p.metric.selector.clone(),
         }),
         resource: m.resource.as_ref().map(|r| ext::ResourceMetricSource {
-            name: r.name.clone(),
+            name: r.name.as_str().into(),
             target_average_utilization: r.target.average_utilization,
             target_average_value: r.target.average_value.clone(),
         }),
         container_resource: m.container_resource.as_ref().map(|r| ext::ContainerResourceMetricSource {
-            name: r.name.clone(),
+            name: r.name.as_str().into(),
             target_average_utilization: r.target.average_utilization,
             target_average_value: r.target.average_value.clone(),
-            container: r.container.clone(),
+            container: r.container.as_str().into(),
         }),
         external: m.external.as_ref().map(|e| ext::ExternalMetricSource {
-            metric_name: e.metric.name.clone(),
+            metric_name: e.metric.name.as_str().into(),
             metric_selector: e.metric.selector.clone(),
             target_value: e.target.value.clone(),
             target_average_value: e.target.average_value.clone(),
@@ -295,7 +298,7 @@ pub fn metric_status_to_internal(m: &ext::MetricStatus) -> int::MetricStatus {
     int::MetricStatus {
         type_: m.type_.clone(),
         object: m.object.as_ref().map(|o| int::ObjectMetricStatus {
-            metric: int::MetricIdentifier { name: o.metric_name.clone(), selector: o.selector.clone() },
+            metric: int::MetricIdentifier { name: o.metric_name.as_str().into(), selector: o.selector.clone() },
             current: int::MetricValueStatus {
                 value: Some(o.current_value.clone()),
                 average_value: o.average_value.clone(),
@@ -304,7 +307,7 @@ pub fn metric_status_to_internal(m: &ext::MetricStatus) -> int::MetricStatus {
             described_object: o.target.clone(),
         }),
         pods: m.pods.as_ref().map(|p| int::PodsMetricStatus {
-            metric: int::MetricIdentifier { name: p.metric_name.clone(), selector: p.selector.clone() },
+            metric: int::MetricIdentifier { name: p.metric_name.as_str().into(), selector: p.selector.clone() },
             current: int::MetricValueStatus {
                 average_value: Some(p.current_average_value.clone()),
                 ..Default::default()
@@ -328,7 +331,7 @@ pub fn metric_status_to_internal(m: &ext::MetricStatus) -> int::MetricStatus {
             container: r.container.clone(),
         }),
         external: m.external.as_ref().map(|e| int::ExternalMetricStatus {
-            metric: int::MetricIdentifier { name: e.metric_name.clone(), selector: e.metric_selector.clone() },
+            metric: int::MetricIdentifier { name: e.metric_name.as_str().into(), selector: e.metric_selector.clone() },
             current: int::MetricValueStatus {
                 value: Some(e.current_value.clone()),
                 average_value: e.current_average_value.clone(),
@@ -344,13 +347,13 @@ pub fn metric_status_from_internal(m: &int::MetricStatus) -> ext::MetricStatus {
         type_: m.type_.clone(),
         object: m.object.as_ref().map(|o| ext::ObjectMetricStatus {
             target: o.described_object.clone(),
-            metric_name: o.metric.name.clone(),
+            metric_name: o.metric.name.as_str().into(),
             current_value: o.current.value.clone().unwrap_or_default(),
             selector: o.metric.selector.clone(),
             average_value: o.current.average_value.clone(),
         }),
         pods: m.pods.as_ref().map(|p| ext::PodsMetricStatus {
-            metric_name: p.metric.name.clone(),
+            metric_name: p.metric.name.as_str().into(),
             current_average_value: p.current.average_value.clone().unwrap_or_default(),
             selector: p.metric.selector.clone(),
         }),
@@ -366,7 +369,7 @@ pub fn metric_status_from_internal(m: &int::MetricStatus) -> ext::MetricStatus {
             container: r.container.clone(),
         }),
         external: m.external.as_ref().map(|e| ext::ExternalMetricStatus {
-            metric_name: e.metric.name.clone(),
+            metric_name: e.metric.name.as_str().into(),
             metric_selector: e.metric.selector.clone(),
             current_value: e.current.value.clone().unwrap_or_default(),
             current_average_value: e.current.average_value.clone(),

@@ -112,12 +112,12 @@ pub fn default_v2beta2(hpa: &mut v2beta2::HorizontalPodAutoscaler) {
     if let Some(b) = &mut hpa.spec.behavior {
         let to_beta = |r: HPAScalingRules| v2beta2::HPAScalingRules {
             stabilization_window_seconds: r.stabilization_window_seconds,
-            select_policy: r.select_policy,
+            select_policy: r.select_policy.map(Into::into),
             policies: r.policies,
         };
         let to_int = |r: &v2beta2::HPAScalingRules| HPAScalingRules {
             stabilization_window_seconds: r.stabilization_window_seconds,
-            select_policy: r.select_policy.clone(),
+            select_policy: r.select_policy.clone().map(Into::into),
             policies: r.policies.clone(),
             tolerance: None,
         };

@@ -490,7 +490,7 @@ impl SyncRun<'_> {
                 Err(f) => {
                     evaluations.push(MetricEvaluation {
                         index: i,
-                        source_type: spec.type_.clone(),
+                        source_type: spec.type_.as_str().into(),
                         name: String::new(),
                         proposal: None,
                         error: Some(f.error.clone()),
@@ -513,7 +513,7 @@ impl SyncRun<'_> {
                     }
                     evaluations.push(MetricEvaluation {
                         index: i,
-                        source_type: spec.type_.clone(),
+                        source_type: spec.type_.as_str().into(),
                         name: p.name,
                         proposal: Some(p.replicas),
                         error: None,
@@ -669,7 +669,7 @@ impl SyncRun<'_> {
             return Err(self.failure("FailedGetPodsMetric", err, err.to_string()));
         };
         let samples = match &self.input.pods_metrics {
-            Ok(m) => Ok(m.get(&pods.metric.name).cloned().unwrap_or_default()),
+            Ok(m) => Ok(m.get(pods.metric.name.as_str()).cloned().unwrap_or_default()),
             Err(e) => Err(e.clone()),
         };
         match self.calc.get_metric_replicas(
@@ -777,7 +777,7 @@ impl SyncRun<'_> {
                 name,
                 status: MetricStatus {
                     type_: "Resource".into(),
-                    resource: Some(ResourceMetricStatus { name: res.name.clone(), current }),
+                    resource: Some(ResourceMetricStatus { name: res.name.as_str().into(), current }),
                     ..Default::default()
                 },
                 timestamp,
@@ -808,9 +808,9 @@ impl SyncRun<'_> {
                 status: MetricStatus {
                     type_: "ContainerResource".into(),
                     container_resource: Some(ContainerResourceMetricStatus {
-                        name: res.name.clone(),
+                        name: res.name.as_str().into(),
                         current,
-                        container: res.container.clone(),
+                        container: res.container.as_str().into(),
                     }),
                     ..Default::default()
                 },
@@ -824,7 +824,7 @@ impl SyncRun<'_> {
     fn compute_status_for_external_metric(&mut self, spec: &MetricSpec, scale: &Scale) -> Result<Proposal, Failure> {
         let Some(ext) = &spec.external else { return Err(self.missing_source("FailedGetExternalMetric", "external")) };
         let values = match &self.input.external_metrics {
-            Ok(m) => Ok(m.get(&ext.metric.name).cloned().unwrap_or_default()),
+            Ok(m) => Ok(m.get(ext.metric.name.as_str()).cloned().unwrap_or_default()),
             Err(e) => Err(e.clone()),
         };
         let selector = ext.metric.selector.as_ref();

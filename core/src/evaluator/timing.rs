@@ -276,7 +276,7 @@ mod tests {
         )
             .prop_map(|(window, select, policies)| HPAScalingRules {
                 stabilization_window_seconds: window,
-                select_policy: select.map(String::from),
+                select_policy: select.map(Into::into),
                 policies,
                 tolerance: None,
             })

@@ -134,12 +134,12 @@ impl Rule for MissingResourceRequest {
                 && r.target.average_utilization.is_some()
             {
                 if pod_level
-                    && (workload.pod_requests.contains_key(&r.name)
-                        || workload.containers.iter().any(|c| c.requests.contains_key(&r.name)))
+                    && (workload.pod_requests.contains_key(r.name.as_str())
+                        || workload.containers.iter().any(|c| c.requests.contains_key(r.name.as_str())))
                 {
                     continue;
                 }
-                for c in workload.containers.iter().filter(|c| !c.requests.contains_key(&r.name)) {
+                for c in workload.containers.iter().filter(|c| !c.requests.contains_key(r.name.as_str())) {
                     let list = if c.sidecar { "initContainers" } else { "containers" };
                     out.push(
                         Finding::new(
@@ -170,7 +170,7 @@ impl Rule for MissingResourceRequest {
                 && r.target.average_value.is_none()
                 && r.target.average_utilization.is_some()
                 && let Some(c) = workload.containers.iter().find(|c| c.name == r.container)
-                && !c.requests.contains_key(&r.name)
+                && !c.requests.contains_key(r.name.as_str())
             {
                 let list = if c.sidecar { "initContainers" } else { "containers" };
                 out.push(

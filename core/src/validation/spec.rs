@@ -313,7 +313,7 @@ fn validate_container_resource_source(src: &ContainerResourceMetricSource, path:
         errs.push(FieldError::required(&container, "must specify a container"));
     } else {
         for msg in names::dns1123_label(&src.container) {
-            errs.push(FieldError::invalid(&container, BadValue::Str(src.container.clone()), msg));
+            errs.push(FieldError::invalid(&container, BadValue::Str(src.container.as_str().into()), msg));
         }
     }
     let target = path.child("target");
@@ -423,7 +423,7 @@ fn validate_metric_identifier(id: &MetricIdentifier, path: &Path<'_>) -> ErrorLi
         errs.push(FieldError::required(&name, "must specify a metric name"));
     } else {
         for msg in names::path_segment_name(&id.name) {
-            errs.push(FieldError::invalid(&name, BadValue::Str(id.name.clone()), msg));
+            errs.push(FieldError::invalid(&name, BadValue::Str(id.name.as_str().into()), msg));
         }
     }
     errs

@@ -228,7 +228,7 @@ pub fn human(h: &Header, sim: &Simulation) -> String {
     ));
     let mut headers = vec!["time".to_string(), "replicas".to_string()];
     for (i, spec) in sim.metrics.iter().enumerate() {
-        let key = sim.metric_keys.get(i).cloned().flatten().unwrap_or_else(|| spec.type_.clone());
+        let key = sim.metric_keys.get(i).cloned().flatten().unwrap_or_else(|| spec.type_.as_str().into());
         let target = target_of(spec).map(target_text).unwrap_or_default();
         out.push_str(&format!("  metric {key}: {} target {target}\n", spec.type_));
         headers.push(format!("{key} ({target})"));

@@ -633,14 +633,14 @@ pub fn format_ms(ms: i64) -> String {
 /// name of a Pods, Object or External metric); `None` for a metric of an unknown type.
 pub fn metric_key(m: &MetricSpec) -> Option<MetricKey> {
     match m.type_.as_str() {
-        "Resource" => m.resource.as_ref().map(|r| MetricKey::Resource(r.name.clone())),
+        "Resource" => m.resource.as_ref().map(|r| MetricKey::Resource(r.name.as_str().into())),
         "ContainerResource" => m
             .container_resource
             .as_ref()
-            .map(|r| MetricKey::Container { container: r.container.clone(), resource: r.name.clone() }),
-        "Pods" => m.pods.as_ref().map(|p| MetricKey::Pods(p.metric.name.clone())),
-        "Object" => m.object.as_ref().map(|o| MetricKey::Object(o.metric.name.clone())),
-        "External" => m.external.as_ref().map(|e| MetricKey::External(e.metric.name.clone())),
+            .map(|r| MetricKey::Container { container: r.container.as_str().into(), resource: r.name.as_str().into() }),
+        "Pods" => m.pods.as_ref().map(|p| MetricKey::Pods(p.metric.name.as_str().into())),
+        "Object" => m.object.as_ref().map(|o| MetricKey::Object(o.metric.name.as_str().into())),
+        "External" => m.external.as_ref().map(|e| MetricKey::External(e.metric.name.as_str().into())),
         _ => None,
     }
 }

@@ -239,7 +239,7 @@ pub fn render(h: &Header, sim: &Simulation) -> String {
     };
     legend("replicas", REPLICAS_COLOR, false, &mut s);
     for (i, spec) in sim.metrics.iter().enumerate() {
-        let key = sim.metric_keys.get(i).cloned().flatten().unwrap_or_else(|| spec.type_.clone());
+        let key = sim.metric_keys.get(i).cloned().flatten().unwrap_or_else(|| spec.type_.as_str().into());
         let target = target_of(spec).map(target_text).unwrap_or_default();
         legend(&format!("{key} (target {target})"), METRIC_COLORS[i % METRIC_COLORS.len()], false, &mut s);
     }

@@ -442,7 +442,7 @@ fn compile(
             Compiled {
                 kind: Kind::Object {
                     object: obj.described_object.clone(),
-                    metric: obj.metric.name.clone(),
+                    metric: obj.metric.name.as_str().into(),
                     target_milli: target.milli_value(),
                     average,
                     answer: ObjectAnswer { candidates, value_slot },
@@ -458,7 +458,7 @@ fn compile(
                 return invalid(REASON, prefix, "invalid pods metric source: no average value target was set");
             };
             Compiled {
-                kind: Kind::Pods { metric: pods.metric.name.clone(), target_milli: target.milli_value() },
+                kind: Kind::Pods { metric: pods.metric.name.as_str().into(), target_milli: target.milli_value() },
                 name: format!("pods metric {}", pods.metric.name),
             }
         }
@@ -540,7 +540,7 @@ fn compile(
             };
             Compiled {
                 kind: Kind::External {
-                    metric: ext.metric.name.clone(),
+                    metric: ext.metric.name.as_str().into(),
                     selector: ext.metric.selector.clone(),
                     target_milli: target.milli_value(),
                     average,

@@ -197,7 +197,7 @@ impl Reference {
             {
                 objects.push(ObjectMetricValue {
                     described_object: o.described_object.clone(),
-                    metric: o.metric.name.clone(),
+                    metric: o.metric.name.as_str().into(),
                     value_milli: 0,
                     timestamp: zero,
                 });
