@@ -160,14 +160,20 @@ fn converted(original: &VersionedHpa) -> Option<Box<HorizontalPodAutoscaler>> {
     }
 }
 
-/// What was written, in the internal form: the original itself, or its conversion (`None`
-/// only when the original does not convert, which admission has ruled out for the objects
-/// this is asked about).
+/// What was written, in the internal form, given what [`converted`] kept: the original itself,
+/// or its conversion (`None` only when the original does not convert, which admission has ruled
+/// out for the objects this is asked about). An autoscaling/v2 original always converts, so
+/// when no copy was kept it is its own internal form; this does not look at it again (in the
+/// cross-object pass it has long left the cache).
 fn written<'a>(
     original: &'a VersionedHpa,
     converted: Option<&'a HorizontalPodAutoscaler>,
 ) -> Option<&'a HorizontalPodAutoscaler> {
-    converted.or_else(|| convert::as_internal(original))
+    match (converted, original) {
+        (Some(c), _) => Some(c),
+        (None, VersionedHpa::V2(h)) => Some(h),
+        (None, _) => None,
+    }
 }
 
 /// What the first pass found in one file.
