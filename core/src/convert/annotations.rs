@@ -239,7 +239,7 @@ impl From<&HPAScalingRules> for InternalRules {
     fn from(r: &HPAScalingRules) -> Self {
         InternalRules {
             stabilization_window_seconds: r.stabilization_window_seconds,
-            select_policy: r.select_policy.clone().map(Into::into),
+            select_policy: r.select_policy.as_deref().map(Into::into),
             policies: r.policies.as_ref().map(|ps| {
                 ps.iter()
                     .map(|p| InternalPolicy {

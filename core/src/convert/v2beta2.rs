@@ -74,7 +74,7 @@ pub fn to_internal(
 fn rules_to_internal(r: &ext::HPAScalingRules) -> int::HPAScalingRules {
     int::HPAScalingRules {
         stabilization_window_seconds: r.stabilization_window_seconds,
-        select_policy: r.select_policy.clone().map(Into::into),
+        select_policy: r.select_policy.as_deref().map(Into::into),
         policies: r.policies.clone(),
         tolerance: None,
     }
@@ -83,7 +83,7 @@ fn rules_to_internal(r: &ext::HPAScalingRules) -> int::HPAScalingRules {
 fn rules_from_internal(r: &int::HPAScalingRules) -> ext::HPAScalingRules {
     ext::HPAScalingRules {
         stabilization_window_seconds: r.stabilization_window_seconds,
-        select_policy: r.select_policy.clone().map(Into::into),
+        select_policy: r.select_policy.as_deref().map(Into::into),
         policies: r.policies.clone(),
     }
 }

@@ -117,7 +117,7 @@ pub fn default_v2beta2(hpa: &mut v2beta2::HorizontalPodAutoscaler) {
         };
         let to_int = |r: &v2beta2::HPAScalingRules| HPAScalingRules {
             stabilization_window_seconds: r.stabilization_window_seconds,
-            select_policy: r.select_policy.clone().map(Into::into),
+            select_policy: r.select_policy.as_deref().map(Into::into),
             policies: r.policies.clone(),
             tolerance: None,
         };

@@ -7,6 +7,7 @@ pub mod index;
 pub mod report;
 pub mod suppress;
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::OnceLock;
 
@@ -366,14 +367,12 @@ fn lint_group(sources: &Sources<'_>, members: &[usize], opts: &LintOptions) -> G
     // cache, and its tree is dropped: the few files that cross-object findings are about are
     // parsed again, whole. Of objects other than HPAs, only what the first pass reads is built.
     let mut errors = Vec::new();
-    let checked: Vec<(std::borrow::Cow<'_, SourceFile>, Result<FileResult, input::InputError>)> = members
+    let checked: Vec<(Cow<'_, SourceFile>, Result<FileResult, input::InputError>)> = members
         .par_iter()
         .map(|&i| {
             let file = match sources {
-                Sources::Loaded(files) => Ok(std::borrow::Cow::Borrowed(&files[i])),
-                Sources::Lazy { origins, stdin } => {
-                    input::read_unparsed(&origins[i], *stdin).map(std::borrow::Cow::Owned)
-                }
+                Sources::Loaded(files) => Ok(Cow::Borrowed(&files[i])),
+                Sources::Lazy { origins, stdin } => input::read_unparsed(&origins[i], *stdin).map(Cow::Owned),
             };
             match file {
                 Ok(f) => {
@@ -385,12 +384,12 @@ fn lint_group(sources: &Sources<'_>, members: &[usize], opts: &LintOptions) -> G
                 }
                 Err(e) => {
                     let name = input::origin_name(&unreadable_origin(sources, i));
-                    (std::borrow::Cow::Owned(SourceFile::from_text(name, String::new())), Err(e))
+                    (Cow::Owned(SourceFile::from_text(name, String::new())), Err(e))
                 }
             }
         })
         .collect();
-    let mut owned_files: Vec<std::borrow::Cow<'_, SourceFile>> = Vec::with_capacity(members.len());
+    let mut owned_files: Vec<Cow<'_, SourceFile>> = Vec::with_capacity(members.len());
     let mut per_file: Vec<FileResult> = Vec::with_capacity(members.len());
     for (f, result) in checked {
         owned_files.push(f);
