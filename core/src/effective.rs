@@ -14,7 +14,11 @@ use std::fmt;
 
 use crate::api::v2::{HPAScalingPolicy, HPAScalingRules, HorizontalPodAutoscalerBehavior};
 use crate::defaults;
-use crate::features::{FeatureGates, Gate};
+use crate::evaluator::config::{
+    DOWNSCALE_STABILIZATION_FLAG, HPAControllerConfiguration, SCALE_UP_LIMIT_FACTOR_CONSTANT,
+    SCALE_UP_LIMIT_MINIMUM_CONSTANT, TOLERANCE_FLAG,
+};
+use crate::features::Gate;
 
 /// Where an effective value comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -78,38 +82,6 @@ impl<T> Valued<T> {
     }
 }
 
-/// The kube-controller-manager settings that shape the effective behavior.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ControllerSettings {
-    /// `--horizontal-pod-autoscaler-sync-period` in seconds (15).
-    pub sync_period_seconds: i64,
-    /// `--horizontal-pod-autoscaler-tolerance` (0.1).
-    pub tolerance: f64,
-    /// `--horizontal-pod-autoscaler-downscale-stabilization` in seconds (300).
-    pub downscale_stabilization_seconds: i32,
-    /// `scaleUpLimitFactor` (2.0).
-    pub scale_up_limit_factor: f64,
-    /// `scaleUpLimitMinimum` (4.0).
-    pub scale_up_limit_minimum: f64,
-}
-
-impl Default for ControllerSettings {
-    fn default() -> Self {
-        ControllerSettings {
-            sync_period_seconds: 15,
-            tolerance: 0.1,
-            downscale_stabilization_seconds: 300,
-            scale_up_limit_factor: 2.0,
-            scale_up_limit_minimum: 4.0,
-        }
-    }
-}
-
-/// Flag names, for provenance.
-pub const DOWNSCALE_STABILIZATION_FLAG: &str = "--horizontal-pod-autoscaler-downscale-stabilization";
-/// Flag names, for provenance.
-pub const TOLERANCE_FLAG: &str = "--horizontal-pod-autoscaler-tolerance";
-
 /// One direction's effective rules.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EffectiveRules {
@@ -147,22 +119,25 @@ pub enum EffectiveBehavior {
 }
 
 /// Computes the effective behavior. `user` is `spec.behavior` as written (before defaulting);
-/// `policy` is what an organization policy adds where the user left fields unset.
+/// `policy` is what an organization policy adds where the user left fields unset; `controller`
+/// is the controller's configuration (its flags and feature gates).
 pub fn effective_behavior(
     user: Option<&HorizontalPodAutoscalerBehavior>,
     policy: Option<&HorizontalPodAutoscalerBehavior>,
-    gates: &FeatureGates,
-    controller: &ControllerSettings,
+    controller: &HPAControllerConfiguration,
 ) -> EffectiveBehavior {
-    let tolerance_gate = gates.enabled(Gate::HPAConfigurableTolerance);
+    let tolerance_gate = controller.gates.enabled(Gate::HPAConfigurableTolerance);
     if user.is_none() && policy.is_none() {
         return EffectiveBehavior::Legacy {
             stabilization_window_seconds: Valued::controller(
-                controller.downscale_stabilization_seconds,
+                controller.downscale_stabilization_seconds(),
                 DOWNSCALE_STABILIZATION_FLAG,
             ),
-            scale_up_limit_factor: Valued::controller(controller.scale_up_limit_factor, "scaleUpLimitFactor"),
-            scale_up_limit_minimum: Valued::controller(controller.scale_up_limit_minimum, "scaleUpLimitMinimum"),
+            scale_up_limit_factor: Valued::controller(controller.scale_up_limit_factor, SCALE_UP_LIMIT_FACTOR_CONSTANT),
+            scale_up_limit_minimum: Valued::controller(
+                controller.scale_up_limit_minimum,
+                SCALE_UP_LIMIT_MINIMUM_CONSTANT,
+            ),
             tolerance: Valued::controller(controller.tolerance, TOLERANCE_FLAG),
         };
     }
@@ -189,14 +164,14 @@ fn rules(
     policy: Option<&HPAScalingRules>,
     up: bool,
     tolerance_gate: bool,
-    controller: &ControllerSettings,
+    controller: &HPAControllerConfiguration,
 ) -> EffectiveRules {
     let defaults = if up { defaults::scale_up_rules(None) } else { defaults::scale_down_rules(None) };
     let window = match pick(user, policy, |r| r.stabilization_window_seconds) {
         Some((v, s)) => Valued::new(v, s),
         None => match defaults.stabilization_window_seconds {
             Some(v) => Valued::new(v, Source::KubernetesDefault),
-            None => Valued::controller(controller.downscale_stabilization_seconds, DOWNSCALE_STABILIZATION_FLAG),
+            None => Valued::controller(controller.downscale_stabilization_seconds(), DOWNSCALE_STABILIZATION_FLAG),
         },
     };
     let select = match pick(user, policy, |r| r.select_policy.clone()) {
@@ -229,7 +204,7 @@ impl EffectiveRules {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::features::KubernetesVersion;
+    use crate::features::{FeatureGates, KubernetesVersion};
 
     #[test]
     fn only_a_scale_down_window_is_set() {
@@ -237,9 +212,8 @@ mod tests {
             scale_up: None,
             scale_down: Some(HPAScalingRules { stabilization_window_seconds: Some(60), ..Default::default() }),
         };
-        let gates = FeatureGates::new(KubernetesVersion::V1_37);
-        let EffectiveBehavior::Rules { scale_up, scale_down } =
-            effective_behavior(Some(&user), None, &gates, &ControllerSettings::default())
+        let controller = HPAControllerConfiguration::new(FeatureGates::new(KubernetesVersion::V1_37));
+        let EffectiveBehavior::Rules { scale_up, scale_down } = effective_behavior(Some(&user), None, &controller)
         else {
             panic!("behavior set");
         };
@@ -254,9 +228,8 @@ mod tests {
     #[test]
     fn nil_scale_down_window_comes_from_the_controller_flag() {
         let user = HorizontalPodAutoscalerBehavior::default();
-        let gates = FeatureGates::default();
         let EffectiveBehavior::Rules { scale_down, .. } =
-            effective_behavior(Some(&user), None, &gates, &ControllerSettings::default())
+            effective_behavior(Some(&user), None, &HPAControllerConfiguration::default())
         else {
             panic!("behavior set");
         };
@@ -279,7 +252,7 @@ mod tests {
             scale_up: None,
         };
         let EffectiveBehavior::Rules { scale_down, .. } =
-            effective_behavior(Some(&user), Some(&policy), &FeatureGates::default(), &ControllerSettings::default())
+            effective_behavior(Some(&user), Some(&policy), &HPAControllerConfiguration::default())
         else {
             panic!("behavior set");
         };
@@ -290,7 +263,7 @@ mod tests {
 
     #[test]
     fn no_behavior_is_the_legacy_path() {
-        let e = effective_behavior(None, None, &FeatureGates::default(), &ControllerSettings::default());
+        let e = effective_behavior(None, None, &HPAControllerConfiguration::default());
         assert!(matches!(e, EffectiveBehavior::Legacy { .. }));
     }
 }

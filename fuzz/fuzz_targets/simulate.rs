@@ -20,7 +20,6 @@
 use clap::Parser;
 use hpa_core::admission::Options;
 use hpa_core::api::v2::HorizontalPodAutoscaler;
-use hpa_core::evaluator::ControllerOptions;
 use hpa_core::evaluator::controller::SyncOutcome;
 use hpa_core::evaluator::simulation::{Backend, Plan, Simulation, simulate_with};
 use hpa_core::features::FeatureGates;
@@ -161,8 +160,7 @@ fn plan(scenario: &Scenario) -> Option<Plan> {
             (hpa, template, replicas, path.span)
         }
     };
-    let mut options = ControllerOptions { gates, ..ControllerOptions::default() };
-    scenario.controller.apply(&mut options);
+    let options = hpa_lint::controller_flags::configuration(gates, &[&scenario.controller]).ok()?;
     let ctx = Context { hpa, workload_template: template, workload_replicas: replicas, hpa_span: span, options };
     scenario::bind(scenario, ctx).ok()
 }

@@ -15,7 +15,7 @@ use hpa_core::api::Quantity;
 use hpa_core::api::v2::{
     HorizontalPodAutoscaler, MetricIdentifier, MetricSpec, MetricTarget, PodsMetricSource, ResourceMetricSource,
 };
-use hpa_core::evaluator::{Container, ControllerOptions};
+use hpa_core::evaluator::{Container, HPAControllerConfiguration};
 use hpa_lint::simulate::engine::{self, Backend, LoadPhase, LoadValue, MetricKey, Plan, PodTemplate};
 
 fn main() {
@@ -89,7 +89,7 @@ fn plan(max: i32) -> Plan {
         .collect();
     Plan {
         hpa,
-        options: ControllerOptions::default(),
+        options: HPAControllerConfiguration::default(),
         initial_replicas: 2,
         template: PodTemplate {
             containers: vec![Container {

@@ -250,27 +250,11 @@ pub struct ExplainArgs {
 
     /// kube-controller-manager settings.
     #[command(flatten)]
-    pub controller: ControllerArgs,
+    pub controller: crate::controller_flags::ControllerArgs,
 
     /// Input options.
     #[command(flatten)]
     pub input: InputArgs,
-}
-
-/// kube-controller-manager's HPA flags (defaults are the controller's).
-#[derive(Debug, Clone, ClapArgs)]
-pub struct ControllerArgs {
-    /// --horizontal-pod-autoscaler-sync-period, in seconds.
-    #[arg(long, value_name = "SECONDS", default_value_t = 15)]
-    pub sync_period: u64,
-
-    /// --horizontal-pod-autoscaler-tolerance.
-    #[arg(long, value_name = "RATIO", default_value_t = 0.1)]
-    pub tolerance: f64,
-
-    /// --horizontal-pod-autoscaler-downscale-stabilization, in seconds.
-    #[arg(long, value_name = "SECONDS", default_value_t = 300)]
-    pub downscale_stabilization: u64,
 }
 
 /// `hpa-lint rules`.

@@ -4,6 +4,7 @@
 //! renders.
 
 pub mod cli;
+pub mod controller_flags;
 pub mod convert_cmd;
 pub mod default_cmd;
 pub mod explain;

@@ -21,7 +21,7 @@ use hpa_core::evaluator::controller::effective_metrics;
 use hpa_core::evaluator::simulation::{
     Backend, LoadPhase, LoadValue, MetricKey, Plan, PodTemplate, Simulation, simulate_with,
 };
-use hpa_core::evaluator::{Container, ControllerOptions};
+use hpa_core::evaluator::{Container, HPAControllerConfiguration};
 use hpa_core::features::{FeatureGates, Gate, KubernetesVersion};
 use hpa_lint::simulate::scenario::metric_key;
 use proptest::collection::vec;
@@ -202,7 +202,7 @@ fn template() -> impl Strategy<Value = PodTemplate> {
         })
 }
 
-fn options() -> impl Strategy<Value = ControllerOptions> {
+fn options() -> impl Strategy<Value = HPAControllerConfiguration> {
     (
         5u64..=30,
         prop_oneof![Just(0.1), 0.0f64..0.3],
@@ -218,14 +218,14 @@ fn options() -> impl Strategy<Value = ControllerOptions> {
             // Locked gates refuse to change; those keep their release's value.
             let _ = gates.set(Gate::PodLevelResources, pod_level);
             let _ = gates.set(Gate::HPAConfigurableTolerance, tolerance_gate);
-            ControllerOptions {
+            HPAControllerConfiguration {
                 sync_period: Duration::from_secs(sync),
                 tolerance,
                 downscale_stabilization_window: Duration::from_secs(down),
                 cpu_initialization_period: Duration::from_secs(init),
-                delay_of_initial_readiness_status: Duration::from_secs(delay),
+                initial_readiness_delay: Duration::from_secs(delay),
                 gates,
-                ..ControllerOptions::default()
+                ..HPAControllerConfiguration::default()
             }
         })
 }
@@ -413,7 +413,7 @@ fn benchmark_day_is_recorded_alike() {
         .collect();
     let plan = Plan {
         hpa,
-        options: ControllerOptions::default(),
+        options: HPAControllerConfiguration::default(),
         initial_replicas: 2,
         template: PodTemplate {
             containers: vec![Container {

@@ -13,7 +13,6 @@
 //! time.
 
 use std::collections::BTreeMap;
-use std::time::Duration;
 
 use super::behavior::{
     self, Direction, Limited, NormalizationArgs, READY_FOR_NEW_SCALE, SCALE_DOWN_STABILIZED, Stabilized,
@@ -33,7 +32,9 @@ use crate::api::v2::{
 };
 use crate::api::{CrossVersionObjectReference, Quantity};
 use crate::defaults;
-use crate::features::{FeatureGates, Gate};
+use crate::features::Gate;
+
+use super::config::HPAControllerConfiguration;
 
 /// Condition type `AbleToScale`.
 pub const ABLE_TO_SCALE: &str = "AbleToScale";
@@ -53,87 +54,6 @@ pub const PRENORMALIZED_METRIC_NAME: &str = "prenormalized desired replicas";
 
 const TRUE: &str = "True";
 const FALSE: &str = "False";
-
-/// The kube-controller-manager settings a sync depends on, with the controller's defaults.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ControllerOptions {
-    /// `--horizontal-pod-autoscaler-sync-period` (15 s): how often a driver should sync.
-    pub sync_period: Duration,
-    /// `--horizontal-pod-autoscaler-tolerance` (0.1), both directions.
-    pub tolerance: f64,
-    /// `--horizontal-pod-autoscaler-downscale-stabilization` (5 min): the legacy window and
-    /// the fill-in for a nil `behavior.scaleDown.stabilizationWindowSeconds`.
-    pub downscale_stabilization_window: Duration,
-    /// `--horizontal-pod-autoscaler-cpu-initialization-period` (5 min).
-    pub cpu_initialization_period: Duration,
-    /// `--horizontal-pod-autoscaler-initial-readiness-delay` (30 s).
-    pub delay_of_initial_readiness_status: Duration,
-    /// `scaleUpLimitFactor` (2.0; the upstream unit tests use 8.0).
-    pub scale_up_limit_factor: f64,
-    /// `scaleUpLimitMinimum` (4.0).
-    pub scale_up_limit_minimum: f64,
-    /// Feature gates (`HPAScaleToZero`, `HPAConfigurableTolerance`, `PodLevelResources`,
-    /// `HPAGeneration` matter here).
-    pub gates: FeatureGates,
-}
-
-impl Default for ControllerOptions {
-    fn default() -> Self {
-        ControllerOptions {
-            sync_period: Duration::from_secs(15),
-            tolerance: 0.1,
-            downscale_stabilization_window: Duration::from_secs(300),
-            cpu_initialization_period: Duration::from_secs(300),
-            delay_of_initial_readiness_status: Duration::from_secs(30),
-            scale_up_limit_factor: 2.0,
-            scale_up_limit_minimum: 4.0,
-            gates: FeatureGates::default(),
-        }
-    }
-}
-
-impl ControllerOptions {
-    /// The replica calculator these options configure (`NewReplicaCalculator`).
-    pub fn replica_calculator(&self) -> ReplicaCalculator {
-        ReplicaCalculator {
-            cpu_initialization_period: self.cpu_initialization_period,
-            delay_of_initial_readiness_status: self.delay_of_initial_readiness_status,
-            pod_level_resources: self.gates.enabled(Gate::PodLevelResources),
-        }
-    }
-
-    /// `tolerancesForHpa`: the flag in both directions, replaced per direction by
-    /// `behavior.scale{Up,Down}.tolerance` when gate `HPAConfigurableTolerance` is on.
-    pub fn tolerances_for_hpa(&self, hpa: &HorizontalPodAutoscaler) -> Tolerances {
-        let mut t = Tolerances::uniform(self.tolerance);
-        let Some(b) = &hpa.spec.behavior else { return t };
-        if !self.gates.enabled(Gate::HPAConfigurableTolerance) {
-            return t;
-        }
-        if let Some(q) = b.scale_down.as_ref().and_then(|r| r.tolerance.as_ref()) {
-            t.scale_down = q.as_approximate_f64();
-        }
-        if let Some(q) = b.scale_up.as_ref().and_then(|r| r.tolerance.as_ref()) {
-            t.scale_up = q.as_approximate_f64();
-        }
-        t
-    }
-
-    /// The behavior the controller works with: `spec.behavior` completed by API defaulting
-    /// (`GenerateHPAScaleUpRules` / `GenerateHPAScaleDownRules`) and with a nil scale-down
-    /// window filled from the downscale-stabilization flag
-    /// (`maybeInitScaleDownStabilizationWindow`). `None` when `spec.behavior` is nil.
-    pub fn effective_behavior(&self, hpa: &HorizontalPodAutoscaler) -> Option<HorizontalPodAutoscalerBehavior> {
-        let b = hpa.spec.behavior.as_ref()?;
-        let up = defaults::scale_up_rules(b.scale_up.as_ref());
-        let mut down = defaults::scale_down_rules(b.scale_down.as_ref());
-        if down.stabilization_window_seconds.is_none() {
-            // Go: (int32)(downscaleStabilisationWindow.Seconds()).
-            down.stabilization_window_seconds = Some(self.downscale_stabilization_window.as_secs_f64() as i32);
-        }
-        Some(HorizontalPodAutoscalerBehavior { scale_up: Some(up), scale_down: Some(down) })
-    }
-}
 
 /// The controller's in-memory state for one HPA (lost on restart, never in the API).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -397,7 +317,7 @@ struct MetricsAnswer {
 struct SyncRun<'a> {
     hpa: &'a HorizontalPodAutoscaler,
     input: &'a SyncInput,
-    opts: &'a ControllerOptions,
+    opts: &'a HPAControllerConfiguration,
     calc: ReplicaCalculator,
     tolerances: Tolerances,
     conditions: Vec<HorizontalPodAutoscalerCondition>,
@@ -938,7 +858,7 @@ impl SyncRun<'_> {
 pub(crate) fn normalize(
     state: &mut ControllerState,
     behavior: Option<&HorizontalPodAutoscalerBehavior>,
-    opts: &ControllerOptions,
+    opts: &HPAControllerConfiguration,
     max: i32,
     current: i32,
     prenormalized: i32,
@@ -997,7 +917,7 @@ pub(crate) fn normalization_args(
 pub(crate) fn limit(
     state: &ControllerState,
     behavior: Option<&HorizontalPodAutoscalerBehavior>,
-    opts: &ControllerOptions,
+    opts: &HPAControllerConfiguration,
     max: i32,
     current: i32,
     prenormalized: i32,
@@ -1121,7 +1041,7 @@ pub fn reconcile_autoscaler(
     hpa: &HorizontalPodAutoscaler,
     state: &mut ControllerState,
     input: &SyncInput,
-    opts: &ControllerOptions,
+    opts: &HPAControllerConfiguration,
 ) -> SyncResult {
     let mut sync = SyncRun {
         hpa,
@@ -1397,7 +1317,8 @@ mod tests {
     use super::*;
     use crate::api::v2::{HPAScalingPolicy, HorizontalPodAutoscalerSpec, ObjectMetricSource, ResourceMetricSource};
     use crate::evaluator::replicas::{Container, ContainerUsage};
-    use crate::features::KubernetesVersion;
+    use crate::features::{FeatureGates, KubernetesVersion};
+    use std::time::Duration;
 
     fn cpu_hpa(
         min: i32,
@@ -1466,7 +1387,7 @@ mod tests {
         hpa: &mut HorizontalPodAutoscaler,
         state: &mut ControllerState,
         input: &SyncInput,
-        opts: &ControllerOptions,
+        opts: &HPAControllerConfiguration,
     ) -> SyncResult {
         let r = reconcile_autoscaler(hpa, state, input, opts);
         hpa.status = r.status.clone();
@@ -1481,7 +1402,7 @@ mod tests {
     fn observed_2_4_8_10() {
         let mut hpa = cpu_hpa(2, 10, 20, None);
         let mut state = ControllerState::default();
-        let opts = ControllerOptions::default();
+        let opts = HPAControllerConfiguration::default();
         // (t, current, usage, desired, ScalingLimited reason)
         let syncs = [(0, 2, 515, 4, "ScaleUpLimit"), (15, 4, 0, 8, "ScaleUpLimit"), (30, 8, 0, 10, "TooManyReplicas")];
         for (t, current, usage, want, limit) in syncs {
@@ -1505,7 +1426,7 @@ mod tests {
     fn default_behavior_adds_max_of_4_and_100_percent() {
         let mut hpa = cpu_hpa(2, 10, 20, Some(HorizontalPodAutoscalerBehavior::default()));
         let mut state = ControllerState::default();
-        let opts = ControllerOptions::default();
+        let opts = HPAControllerConfiguration::default();
         let r = run(&mut hpa, &mut state, &input(0, 2, 515), &opts);
         assert_eq!((r.desired_replicas, r.normalization.map(|n| n.limited.reason)), (6, Some("ScaleUpLimit")));
         // The behavior path never exceeds the current desire: with zero usage it holds at 6.
@@ -1517,7 +1438,7 @@ mod tests {
     #[test]
     fn range_shortcuts_and_failures() {
         // 1.36 gates: HPAScaleToZero off, so no ScaledToZero condition is written.
-        let opts = ControllerOptions { gates: FeatureGates::new(KubernetesVersion::V1_36), ..Default::default() };
+        let opts = HPAControllerConfiguration::new(FeatureGates::new(KubernetesVersion::V1_36));
         // (current, min, max, expected desired, rescaled, conditions)
         let cases = [
             (12, 2, 10, 10, true, vec![("AbleToScale", "SucceededRescale")]),
@@ -1546,7 +1467,7 @@ mod tests {
 
     #[test]
     fn scale_to_zero_and_back() {
-        let mut opts = ControllerOptions { gates: FeatureGates::new(KubernetesVersion::V1_37), ..Default::default() };
+        let mut opts = HPAControllerConfiguration::new(FeatureGates::new(KubernetesVersion::V1_37));
         opts.scale_up_limit_factor = 2.0;
         let mut hpa = cpu_hpa(0, 6, 50, None);
         hpa.spec.metrics = vec![MetricSpec {
@@ -1593,7 +1514,7 @@ mod tests {
 
     #[test]
     fn one_invalid_metric_blocks_scale_down_only() {
-        let opts = ControllerOptions::default();
+        let opts = HPAControllerConfiguration::default();
         // (usage → proposal direction, expected desired, ScalingActive reason)
         for (usage, want, reason) in [(5, 4, "InvalidMetricSourceType"), (50, 8, "ValidMetricFound")] {
             let mut hpa = cpu_hpa(1, 10, 50, None);
@@ -1626,7 +1547,7 @@ mod tests {
         let behavior = HorizontalPodAutoscalerBehavior { scale_up: None, scale_down: Some(down) };
         let mut hpa = cpu_hpa(1, 100, 50, Some(behavior));
         let mut state = ControllerState::default();
-        let opts = ControllerOptions::default();
+        let opts = HPAControllerConfiguration::default();
         // (t, current, desired, ScalingLimited reason)
         let syncs = [(0, 80, 72, "ScaleDownLimit"), (15, 72, 72, "ScaleDownLimit"), (60, 72, 64, "ScaleDownLimit")];
         for (t, current, want, reason) in syncs {

@@ -8,6 +8,8 @@
 //!   the behavior scale limits, scale events.
 //! - [`controller`]: one sync (`reconcileAutoscaler`): scale read, range checks, metrics,
 //!   normalization, scale to/from zero, conditions and status.
+//! - [`config`]: kube-controller-manager's configuration of the controller
+//!   ([`HPAControllerConfiguration`]: its flags and feature gates, with their defaults).
 //! - [`time`]: instants with Go's zero time and strict comparisons.
 //! - [`simulation`]: one HPA over time under a described load (pods that start and turn
 //!   Ready, the metrics APIs' answers), sync by sync.
@@ -16,6 +18,7 @@
 //! one [`ControllerState`] per HPA, and the status returned by the previous sync.
 
 pub mod behavior;
+pub mod config;
 pub mod controller;
 mod gofmt;
 pub mod replicas;
@@ -24,9 +27,10 @@ pub mod time;
 pub mod timing;
 
 pub use behavior::{Limited, TimestampedRecommendation, TimestampedScaleEvent};
+pub use config::HPAControllerConfiguration;
 pub use controller::{
-    ControllerOptions, ControllerState, Event, EventType, MetricEvaluation, Normalization, NormalizationPath,
-    ObjectMetricValue, Scale, SyncInput, SyncOutcome, SyncResult, reconcile_autoscaler,
+    ControllerState, Event, EventType, MetricEvaluation, Normalization, NormalizationPath, ObjectMetricValue, Scale,
+    SyncInput, SyncOutcome, SyncResult, reconcile_autoscaler,
 };
 pub use replicas::{
     CalcError, ConditionStatus, Container, ContainerUsage, Pod, PodMetricsItem, PodPhase, PodSample, ReadyCondition,

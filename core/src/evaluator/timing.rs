@@ -11,9 +11,8 @@
 use crate::api::v2::HorizontalPodAutoscaler;
 
 use super::behavior::{TimestampedRecommendation, store_scale_event};
-use super::controller::{
-    ControllerOptions, ControllerState, Scale, SyncInput, normalize, parse_group_version, reconcile_autoscaler,
-};
+use super::config::HPAControllerConfiguration;
+use super::controller::{ControllerState, Scale, SyncInput, normalize, parse_group_version, reconcile_autoscaler};
 use super::time::Timestamp;
 
 /// One step of a run.
@@ -62,7 +61,7 @@ impl Run {
 /// How many syncs to try before giving up (a week of 15 s syncs).
 pub const MAX_SYNCS: usize = 40_320;
 
-fn sync_seconds(opts: &ControllerOptions) -> i64 {
+fn sync_seconds(opts: &HPAControllerConfiguration) -> i64 {
     i64::try_from(opts.sync_period.as_secs()).unwrap_or(15).max(1)
 }
 
@@ -72,7 +71,7 @@ fn sync_seconds(opts: &ControllerOptions) -> i64 {
 /// (stabilization, then the legacy or behavior limits) and `storeScaleEvent` on a rescale.
 fn drive(
     hpa: &HorizontalPodAutoscaler,
-    opts: &ControllerOptions,
+    opts: &HPAControllerConfiguration,
     state: &mut ControllerState,
     start: i32,
     target: i32,
@@ -126,7 +125,7 @@ fn drive(
 #[cfg(test)]
 fn drive_reference(
     hpa: &HorizontalPodAutoscaler,
-    opts: &ControllerOptions,
+    opts: &HPAControllerConfiguration,
     state: &mut ControllerState,
     start: i32,
     target: i32,
@@ -166,14 +165,20 @@ fn drive_reference(
 
 /// The fastest scale-up from `minReplicas` to `maxReplicas`: demand jumps to the maximum at
 /// the first sync of a freshly created HPA.
-pub fn fastest_scale_up(hpa: &HorizontalPodAutoscaler, opts: &ControllerOptions) -> Run {
+pub fn fastest_scale_up(hpa: &HorizontalPodAutoscaler, opts: &HPAControllerConfiguration) -> Run {
     scale_up_with(hpa, opts, drive, MAX_SYNCS)
 }
 
 /// The signature of [`drive`].
-type Drive = fn(&HorizontalPodAutoscaler, &ControllerOptions, &mut ControllerState, i32, i32, i64, usize) -> Run;
+type Drive =
+    fn(&HorizontalPodAutoscaler, &HPAControllerConfiguration, &mut ControllerState, i32, i32, i64, usize) -> Run;
 
-fn scale_up_with(hpa: &HorizontalPodAutoscaler, opts: &ControllerOptions, drive: Drive, max_syncs: usize) -> Run {
+fn scale_up_with(
+    hpa: &HorizontalPodAutoscaler,
+    opts: &HPAControllerConfiguration,
+    drive: Drive,
+    max_syncs: usize,
+) -> Run {
     let min = hpa.spec.min_replicas.unwrap_or(1).max(1);
     let max = hpa.spec.max_replicas;
     let mut state = ControllerState::default();
@@ -183,11 +188,16 @@ fn scale_up_with(hpa: &HorizontalPodAutoscaler, opts: &ControllerOptions, drive:
 /// The fastest scale-down from `maxReplicas` back to `minReplicas`: the HPA has been at the
 /// maximum (and recommending it) for longer than any window or policy period, and demand
 /// drops to the minimum at second 0.
-pub fn fastest_scale_down(hpa: &HorizontalPodAutoscaler, opts: &ControllerOptions) -> Run {
+pub fn fastest_scale_down(hpa: &HorizontalPodAutoscaler, opts: &HPAControllerConfiguration) -> Run {
     scale_down_with(hpa, opts, drive, MAX_SYNCS)
 }
 
-fn scale_down_with(hpa: &HorizontalPodAutoscaler, opts: &ControllerOptions, drive: Drive, max_syncs: usize) -> Run {
+fn scale_down_with(
+    hpa: &HorizontalPodAutoscaler,
+    opts: &HPAControllerConfiguration,
+    drive: Drive,
+    max_syncs: usize,
+) -> Run {
     let min = hpa.spec.min_replicas.unwrap_or(1).max(1);
     let max = hpa.spec.max_replicas;
     let period = sync_seconds(opts);
@@ -258,7 +268,7 @@ mod tests {
         ) {
             let behavior = (!legacy).then_some(HorizontalPodAutoscalerBehavior { scale_up: up, scale_down: down });
             let h = hpa(min, min + span, behavior);
-            let opts = ControllerOptions { sync_period: std::time::Duration::from_secs(sync), ..ControllerOptions::default() };
+            let opts = HPAControllerConfiguration { sync_period: std::time::Duration::from_secs(sync), ..HPAControllerConfiguration::default() };
             // 600 syncs: far enough for every window and period, short enough for whole syncs.
             proptest::prop_assert_eq!(scale_up_with(&h, &opts, drive, 600), scale_up_with(&h, &opts, drive_reference, 600));
             proptest::prop_assert_eq!(scale_down_with(&h, &opts, drive, 600), scale_down_with(&h, &opts, drive_reference, 600));
@@ -284,17 +294,17 @@ mod tests {
 
     #[test]
     fn legacy_path_doubles_per_sync() {
-        let run = fastest_scale_up(&hpa(2, 10, None), &ControllerOptions::default());
+        let run = fastest_scale_up(&hpa(2, 10, None), &HPAControllerConfiguration::default());
         assert_eq!(run.path(), [2, 4, 8, 10]);
         assert_eq!(run.seconds, Some(30));
-        let down = fastest_scale_down(&hpa(2, 10, None), &ControllerOptions::default());
+        let down = fastest_scale_down(&hpa(2, 10, None), &HPAControllerConfiguration::default());
         assert_eq!(down.path(), [10, 2]);
         assert_eq!(down.seconds, Some(300));
     }
 
     #[test]
     fn default_behavior_adds_four_pods_or_doubles() {
-        let run = fastest_scale_up(&hpa(1, 20, Some(Default::default())), &ControllerOptions::default());
+        let run = fastest_scale_up(&hpa(1, 20, Some(Default::default())), &HPAControllerConfiguration::default());
         assert_eq!(run.path(), [1, 5, 10, 20]);
     }
 
@@ -304,7 +314,7 @@ mod tests {
             scale_up: None,
             scale_down: Some(HPAScalingRules { select_policy: Some("Disabled".into()), ..Default::default() }),
         };
-        let opts = ControllerOptions::default();
+        let opts = HPAControllerConfiguration::default();
         let h = hpa(2, 6, Some(b));
         let mut state = ControllerState::default();
         let run = drive(&h, &opts, &mut state, 6, 2, 0, 200);
@@ -322,7 +332,7 @@ mod tests {
                 ..Default::default()
             }),
         };
-        let run = fastest_scale_down(&hpa(3, 20, Some(b)), &ControllerOptions::default());
+        let run = fastest_scale_down(&hpa(3, 20, Some(b)), &HPAControllerConfiguration::default());
         let at: Vec<(i64, i32)> = run.steps.iter().map(|s| (s.at_seconds, s.to)).collect();
         // The last high recommendation is from the sync before the drop (-15 s): it leaves the
         // 300 s window at 285 s. Then one step per 60 s period, truncating 20 % each time.
@@ -339,7 +349,7 @@ mod tests {
                 ..Default::default()
             }),
         };
-        let run = fastest_scale_down(&hpa(1, 4, Some(b)), &ControllerOptions::default());
+        let run = fastest_scale_down(&hpa(1, 4, Some(b)), &HPAControllerConfiguration::default());
         assert_eq!(run.path(), [4, 3, 2, 1]);
         assert_eq!(run.seconds, Some(120));
     }

@@ -45,7 +45,7 @@ mod workload_sets_replicas;
 
 use crate::api::{VersionedHpa, v2};
 use crate::convert::AnnotationProblem;
-use crate::evaluator::ControllerOptions;
+use crate::evaluator::HPAControllerConfiguration;
 use crate::features::FeatureGates;
 use crate::field::FieldError;
 
@@ -200,7 +200,7 @@ pub struct Settings {
     /// Release and feature gates.
     pub gates: FeatureGates,
     /// kube-controller-manager's settings (sync period, tolerance, downscale stabilization).
-    pub controller: ControllerOptions,
+    pub controller: HPAControllerConfiguration,
     /// `min-replicas-below-threshold`: the smallest acceptable `minReplicas`.
     pub min_replicas: i32,
     /// `max-replicas-above-limit`: the largest acceptable `maxReplicas` (off when `None`).
@@ -218,7 +218,7 @@ impl Default for Settings {
     fn default() -> Self {
         Settings {
             gates: FeatureGates::default(),
-            controller: ControllerOptions::default(),
+            controller: HPAControllerConfiguration::default(),
             min_replicas: 2,
             max_replicas_limit: None,
             max_scale_up_seconds: 600,
@@ -395,7 +395,7 @@ pub fn check_single(subject: Subject<'_>, opts: &RuleOptions) -> Vec<Finding> {
     let problems = conversion.as_ref().map(|c| c.annotation_problems.as_slice()).unwrap_or_default();
     let settings = Settings {
         gates: opts.gates.clone(),
-        controller: ControllerOptions { gates: opts.gates.clone(), ..ControllerOptions::default() },
+        controller: HPAControllerConfiguration::new(opts.gates.clone()),
         ..Settings::default()
     };
     let cx = Context {

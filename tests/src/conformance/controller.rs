@@ -15,8 +15,9 @@ use hpa_core::api::v2::{
     HPAScalingRules, HorizontalPodAutoscaler, HorizontalPodAutoscalerBehavior, HorizontalPodAutoscalerCondition,
     HorizontalPodAutoscalerSpec, HorizontalPodAutoscalerStatus, MetricSpec,
 };
+use hpa_core::evaluator::HPAControllerConfiguration;
 use hpa_core::evaluator::behavior::{self, NormalizationArgs, TimestampedRecommendation, TimestampedScaleEvent};
-use hpa_core::evaluator::controller::{self, ControllerOptions, ControllerState, ObjectMetricValue, Scale, SyncInput};
+use hpa_core::evaluator::controller::{self, ControllerState, ObjectMetricValue, Scale, SyncInput};
 use hpa_core::evaluator::replicas::{
     self, ConditionStatus, Container, ContainerUsage, ObjectSample, Pod, PodMetric, PodMetricsInfo, PodMetricsItem,
     PodPhase, PodSample, ReadyCondition, ReplicaCalculator, Tolerances,
@@ -599,12 +600,12 @@ fn timeline_hpa(v: &Value) -> R<HorizontalPodAutoscaler> {
     Ok(hpa)
 }
 
-fn timeline_options(config: &Value) -> R<ControllerOptions> {
-    Ok(ControllerOptions {
+fn timeline_options(config: &Value) -> R<HPAControllerConfiguration> {
+    Ok(HPAControllerConfiguration {
         tolerance: f64_of(config, "tolerance")?,
         downscale_stabilization_window: secs(config, "downscale_stabilization_s")?,
         cpu_initialization_period: secs(config, "cpu_initialization_period_s")?,
-        delay_of_initial_readiness_status: secs(config, "delay_of_initial_readiness_status_s")?,
+        initial_readiness_delay: secs(config, "delay_of_initial_readiness_status_s")?,
         scale_up_limit_factor: f64_of(config, "scale_up_limit_factor")?,
         scale_up_limit_minimum: f64_of(config, "scale_up_limit_minimum")?,
         gates: gates(config.get("feature_gates"))?,

@@ -51,7 +51,8 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::time::Duration;
 
-use super::controller::{ControllerOptions, Normalization, SyncOutcome, effective_metrics};
+use super::config::HPAControllerConfiguration;
+use super::controller::{Normalization, SyncOutcome, effective_metrics};
 use super::replicas::Container;
 use crate::api::v2::{HorizontalPodAutoscaler, MetricSpec, MetricValueStatus};
 
@@ -157,7 +158,7 @@ pub struct Plan {
     /// The HPA (defaulted, internal form); its status is ignored.
     pub hpa: HorizontalPodAutoscaler,
     /// The controller's settings.
-    pub options: ControllerOptions,
+    pub options: HPAControllerConfiguration,
     /// `spec.replicas` at t = 0.
     pub initial_replicas: i32,
     /// The pods' spec.
@@ -764,7 +765,7 @@ mod tests {
         hpa.spec.metrics = metrics;
         Plan {
             hpa,
-            options: ControllerOptions::default(),
+            options: HPAControllerConfiguration::default(),
             initial_replicas: 2,
             template: PodTemplate {
                 containers: vec![Container {
