@@ -181,9 +181,11 @@ mod tests {
 
     #[test]
     fn whole_seconds() {
-        let mut c = HPAControllerConfiguration::default();
-        c.sync_period = Duration::from_millis(500);
-        c.downscale_stabilization_window = Duration::from_millis(90_900);
+        let c = HPAControllerConfiguration {
+            sync_period: Duration::from_millis(500),
+            downscale_stabilization_window: Duration::from_millis(90_900),
+            ..Default::default()
+        };
         assert_eq!((c.sync_period_seconds(), c.downscale_stabilization_seconds()), (1, 90));
     }
 }

@@ -12,8 +12,9 @@ use crate::api::v2::HorizontalPodAutoscaler;
 
 use super::behavior::{TimestampedRecommendation, store_scale_event};
 use super::config::HPAControllerConfiguration;
-use super::controller::{ControllerState, Scale, SyncInput, normalize, parse_group_version, reconcile_autoscaler};
+use super::controller::{ControllerState, Scale, SyncInput, normalize, reconcile_autoscaler};
 use super::time::Timestamp;
+use crate::validation::spec::parse_group_version;
 
 /// One step of a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -636,7 +636,7 @@ pub fn bind(s: &Scenario, ctx: Context) -> Result<Plan, Vec<ScenarioError>> {
     // The distinct keys the HPA's metrics use, with the metric types behind each.
     let mut keys: Vec<(String, MetricKey)> = Vec::new();
     let mut bindings = Vec::with_capacity(specs.len());
-    for spec in &specs {
+    for spec in specs.iter() {
         let slot = metric_key(spec).map(|k| {
             let text = k.to_string();
             match keys.iter().position(|(t, kk)| *t == text && *kk == k) {

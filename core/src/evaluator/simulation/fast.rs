@@ -35,7 +35,6 @@ use crate::evaluator::behavior::{self, TimestampedRecommendation};
 use crate::evaluator::controller::{
     ABLE_TO_SCALE, ControllerState, Normalization, REASON_ABOVE_MAX, REASON_BELOW_MIN, SCALED_TO_ZERO, SCALING_ACTIVE,
     SCALING_LIMITED, SyncOutcome, has_object_or_external_metrics, legacy_stabilized, limit, normalization_args,
-    parse_group_version,
 };
 use crate::evaluator::gofmt;
 use crate::evaluator::replicas::{
@@ -45,6 +44,7 @@ use crate::evaluator::replicas::{
 };
 use crate::evaluator::time::Timestamp;
 use crate::features::Gate;
+use crate::validation::spec::parse_group_version;
 
 /// The simulation's controller for one HPA.
 #[derive(Debug)]
@@ -1429,7 +1429,7 @@ fn object_metric(
             hpa.tolerances,
             ns,
             object,
-            &sample,
+            sample.as_ref().map(|s| *s).map_err(String::as_str),
         ) {
             Ok(r) => Evaluated {
                 result: Ok(r.replicas),
@@ -1442,10 +1442,12 @@ fn object_metric(
         };
     }
     // GetObjectMetricReplicas
-    let replicas = get_object_metric(&sample).map_err(|e| object_fetch_error(metric, ns, object, &e)).and_then(|s| {
-        let ratio = s.value_milli as f64 / target as f64;
-        usage_ratio_replica_count(world.current, ratio, hpa.tolerances, world).map(|r| (r, s.value_milli))
-    });
+    let replicas = get_object_metric(sample.as_ref().map(|s| *s).map_err(String::as_str))
+        .map_err(|e| object_fetch_error(metric, ns, object, &e))
+        .and_then(|s| {
+            let ratio = s.value_milli as f64 / target as f64;
+            usage_ratio_replica_count(world.current, ratio, hpa.tolerances, world).map(|r| (r, s.value_milli))
+        });
     match replicas {
         Ok((replicas, usage)) => Evaluated {
             result: Ok(replicas),
@@ -1488,7 +1490,7 @@ fn external_metric(
             hpa.tolerances,
             ns,
             selector,
-            &series,
+            series.as_deref().map_err(String::as_str),
         ) {
             Ok(r) => Evaluated {
                 result: Ok(r.replicas),
@@ -1501,8 +1503,9 @@ fn external_metric(
         };
     }
     // GetExternalMetricReplicas: the sum of the series, capped at i64::MAX on overflow.
-    let replicas =
-        get_external_metric(&series).map_err(|e| external_fetch_error(metric, ns, selector, &e)).and_then(|values| {
+    let replicas = get_external_metric(series.as_deref().map_err(String::as_str))
+        .map_err(|e| external_fetch_error(metric, ns, selector, &e))
+        .and_then(|values| {
             let mut usage = 0i64;
             for &v in values {
                 if v > 0 && usage > i64::MAX - v {

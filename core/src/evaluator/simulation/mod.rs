@@ -322,7 +322,7 @@ impl<'a> Simulator<'a> {
     pub fn with_backend(plan: &'a Plan, backend: Backend) -> Simulator<'a> {
         let mut hpa = plan.hpa.clone();
         hpa.status = Default::default();
-        let metrics = effective_metrics(&hpa);
+        let metrics = effective_metrics(&hpa).into_owned();
         let world = World::new(plan);
         let engine = match backend {
             Backend::Fast => Engine::Fast(Box::new(fast::Fast::new(&world, &hpa, &metrics))),

@@ -300,17 +300,14 @@ impl Reference {
             let mut m = vec![MetricObservation::default(); self.metrics.len()];
             for e in &r.metrics {
                 if let Some(slot) = m.get_mut(e.index) {
-                    *slot = MetricObservation {
-                        current: e.current().cloned(),
-                        proposal: e.proposal,
-                        error: e.error.clone(),
-                    };
+                    *slot =
+                        MetricObservation { current: e.current.clone(), proposal: e.proposal, error: e.error.clone() };
                 }
             }
             m
         };
         let conditions = r
-            .conditions
+            .conditions()
             .iter()
             .map(|c| ConditionBrief { type_: c.type_.clone(), status: c.status.clone(), reason: c.reason.clone() })
             .collect();
