@@ -22,8 +22,8 @@ use super::behavior::{
 };
 use super::gofmt;
 use super::replicas::{
-    CalcError, ObjectSample, Pod, PodIndex, PodMetricsItem, PodSample, Pods, RESOURCE_MEMORY, ReplicaCalculator,
-    Tolerances, Workspace,
+    CalcError, Matched, ObjectSample, Pod, PodIndex, PodMetricsItem, PodSample, Pods, RESOURCE_MEMORY,
+    ReplicaCalculator, Tolerances, Workspace,
 };
 use super::time::Timestamp;
 use crate::api::quantity::Format;
@@ -51,6 +51,8 @@ pub const SCALED_TO_ZERO: &str = "ScaledToZero";
 pub const REASON_ABOVE_MAX: &str = "Current number of replicas above Spec.MaxReplicas";
 /// The reason recorded when the target is below `minReplicas`.
 pub const REASON_BELOW_MIN: &str = "Current number of replicas below Spec.MinReplicas";
+/// The beginning of the ScalingActive message of `ValidMetricFound`.
+const VALID_METRIC_FOUND: &str = "the HPA was able to successfully calculate a replica count from ";
 /// The metric name reported when [`SyncInput::prenormalized_desired`] replaces the metrics.
 pub const PRENORMALIZED_METRIC_NAME: &str = "prenormalized desired replicas";
 
@@ -196,7 +198,7 @@ pub struct MetricEvaluation {
     /// The error, on failure (as `computeReplicasForMetric` returns it).
     pub error: Option<String>,
     /// The ScalingActive condition the failure would set.
-    pub failure_condition: Option<HorizontalPodAutoscalerCondition>,
+    pub failure_condition: Option<Box<HorizontalPodAutoscalerCondition>>,
     /// The observed value written to `status.currentMetrics` (`None` on failure).
     pub current: Option<MetricValueStatus>,
     /// The metric's timestamp, where the controller reports one.
@@ -250,8 +252,10 @@ pub struct SyncResult {
     pub rescale_reason: String,
     /// The tolerances in force.
     pub tolerances: Tolerances,
-    /// Each metric's evaluation, in spec order (empty when metrics were not computed).
-    pub metrics: Vec<MetricEvaluation>,
+    /// Each metric's evaluation, in spec order: the first `evaluated` entries (the others are
+    /// kept for the next sync to overwrite).
+    evaluations: Vec<MetricEvaluation>,
+    evaluated: usize,
     /// The maximum proposal of `computeReplicasForMetrics` (`None` when not computed or
     /// on a hard failure).
     pub metric_desired_replicas: Option<i32>,
@@ -285,7 +289,8 @@ impl SyncResult {
             rescale_to: None,
             rescale_reason: String::new(),
             tolerances,
-            metrics: Vec::new(),
+            evaluations: Vec::new(),
+            evaluated: 0,
             metric_desired_replicas: None,
             metric_name: String::new(),
             metrics_error: None,
@@ -303,16 +308,31 @@ impl SyncResult {
         &self.status.conditions
     }
 
+    /// Each metric's evaluation, in spec order (none when metrics were not computed).
+    pub fn metrics(&self) -> &[MetricEvaluation] {
+        self.evaluations.get(..self.evaluated).unwrap_or_default()
+    }
+
+    /// The evaluation of metric `i`, to be overwritten.
+    fn evaluation(&mut self, i: usize) -> &mut MetricEvaluation {
+        if self.evaluations.len() <= i {
+            self.evaluations.resize_with(i + 1, MetricEvaluation::default);
+        }
+        self.evaluated = self.evaluated.max(i + 1);
+        let last = self.evaluations.len() - 1;
+        &mut self.evaluations[i.min(last)]
+    }
+
     /// Clears what one sync decides, keeping the status (the next sync reads it) and the
-    /// buffers: the metric evaluations go to `spare` for reuse.
-    fn begin(&mut self, spare: &mut Vec<MetricEvaluation>) {
+    /// buffers (the evaluations are overwritten in place).
+    fn begin(&mut self) {
         self.outcome = SyncOutcome::Unchanged;
         self.current_replicas = None;
         self.desired_replicas = self.status.desired_replicas;
         self.rescaled = false;
         self.rescale_to = None;
         self.rescale_reason.clear();
-        spare.append(&mut self.metrics);
+        self.evaluated = 0;
         self.metric_desired_replicas = None;
         self.metric_name.clear();
         self.metrics_error = None;
@@ -329,7 +349,7 @@ impl SyncResult {
     }
 
     /// `setCondition` on the HPA being reconciled, at `now`.
-    fn set_condition(&mut self, type_: &str, status: &str, reason: &str, message: fmt::Arguments<'_>, now: Timestamp) {
+    fn set_condition(&mut self, type_: &str, status: &str, reason: &str, message: Message<'_>, now: Timestamp) {
         set_condition_in(&mut self.status.conditions, type_, status, reason, message, now);
     }
 }
@@ -351,8 +371,9 @@ pub struct Autoscaler<'a> {
     result: SyncResult,
     pod_index: PodIndex,
     workspace: Workspace,
-    /// Evaluations of earlier syncs, reused.
-    spare: Vec<MetricEvaluation>,
+    /// The entries of the resource metrics API's samples, and of a Pods metric's.
+    resource_entries: Vec<usize>,
+    sample_entries: Vec<usize>,
     /// The `status.currentMetrics` list being written (swapped with the status's).
     metric_statuses: Vec<MetricStatus>,
 }
@@ -376,6 +397,8 @@ struct Prepared<'a> {
     generation: bool,
     /// `hasObjectOrExternalMetrics`.
     object_or_external: bool,
+    /// Whether a metric reads the resource metrics API (Resource, ContainerResource).
+    reads_resource_metrics: bool,
     /// `<kind>/<namespace>/<name>` of the scale target, as errors name it.
     reference: String,
     /// The error of parsing the scale target's `apiVersion` (the scale is then never read).
@@ -390,6 +413,7 @@ impl<'a> Prepared<'a> {
         Prepared {
             names: metrics.iter().map(metric_name).collect(),
             object_or_external: has_object_or_external_metrics(&metrics),
+            reads_resource_metrics: metrics.iter().any(|m| m.type_ == "Resource" || m.type_ == "ContainerResource"),
             metrics,
             behavior: config.effective_behavior(hpa),
             tolerances: config.tolerances_for_hpa(hpa),
@@ -493,7 +517,8 @@ impl<'a> Autoscaler<'a> {
             result,
             pod_index: PodIndex::default(),
             workspace: Workspace::default(),
-            spare: Vec::new(),
+            resource_entries: Vec::new(),
+            sample_entries: Vec::new(),
             metric_statuses: Vec::new(),
         }
     }
@@ -501,6 +526,12 @@ impl<'a> Autoscaler<'a> {
     /// The same, with the controller's memory of the HPA.
     pub fn with_state(mut self, state: ControllerState) -> Autoscaler<'a> {
         self.state = state;
+        self
+    }
+
+    /// The same, with `status` as the status the first sync reads (instead of the HPA's).
+    pub fn with_status(mut self, status: HorizontalPodAutoscalerStatus) -> Autoscaler<'a> {
+        self.result = SyncResult::new(status, self.prepared.tolerances);
         self
     }
 
@@ -535,9 +566,20 @@ impl<'a> Autoscaler<'a> {
     /// controller's fill-ins are applied) and its status as the last sync left it; updates the
     /// controller's memory (recommendation seeding and history, scale events) and the status.
     pub fn reconcile(&mut self, input: &SyncInput) -> &SyncResult {
-        let Autoscaler { hpa, config, prepared: p, state, result, pod_index, workspace, spare, metric_statuses } = self;
+        let Autoscaler {
+            hpa,
+            config,
+            prepared: p,
+            state,
+            result,
+            pod_index,
+            workspace,
+            resource_entries,
+            sample_entries,
+            metric_statuses,
+        } = self;
         let now = input.now;
-        result.begin(spare);
+        result.begin();
 
         // 1. Read the scale.
         let scale = match (&p.api_version_error, &input.scale) {
@@ -553,7 +595,7 @@ impl<'a> Autoscaler<'a> {
                     ABLE_TO_SCALE,
                     FALSE,
                     "FailedGetScale",
-                    format_args!("the HPA controller was unable to get the target's current scale: {e}"),
+                    Message::Concat("the HPA controller was unable to get the target's current scale: ", e),
                     now,
                 );
                 result.outcome = SyncOutcome::FailedGetScale;
@@ -566,7 +608,7 @@ impl<'a> Autoscaler<'a> {
             ABLE_TO_SCALE,
             TRUE,
             "SucceededGetScale",
-            format_args!("the HPA controller was able to get the target's current scale"),
+            Message::Text("the HPA controller was able to get the target's current scale"),
             now,
         );
         let current = scale.spec_replicas;
@@ -596,7 +638,7 @@ impl<'a> Autoscaler<'a> {
                     SCALING_ACTIVE,
                     FALSE,
                     "ScalingDisabled",
-                    format_args!("scaling is disabled since the replica count of the target is zero"),
+                    Message::Text("scaling is disabled since the replica count of the target is zero"),
                     now,
                 );
                 if !gate_on {
@@ -622,24 +664,30 @@ impl<'a> Autoscaler<'a> {
                         SCALING_ACTIVE,
                         TRUE,
                         "ValidMetricFound",
-                        format_args!(
-                            "the HPA was able to successfully calculate a replica count from {PRENORMALIZED_METRIC_NAME}"
-                        ),
+                        Message::Concat(VALID_METRIC_FOUND, PRENORMALIZED_METRIC_NAME),
                         now,
                     );
                     result.metric_name.push_str(PRENORMALIZED_METRIC_NAME);
                     MetricsAnswer { replicas, name: None, error: None, statuses: false }
                 }
                 None => {
+                    let pods = pod_index.index(&input.pods);
+                    // The resource metrics API's answer is matched once for every metric reading it.
+                    let resource_metrics = match &input.resource_metrics {
+                        Ok(items) if p.reads_resource_metrics => Ok(pods.matched(items, resource_entries)),
+                        Ok(_) => Ok(pods.matched(&[], resource_entries)),
+                        Err(e) => Err(e.as_str()),
+                    };
                     let mut sync = MetricsRun {
                         hpa,
                         p,
                         input,
                         scale,
                         result: &mut *result,
-                        spare: &mut *spare,
                         statuses: &mut *metric_statuses,
-                        pods: pod_index.index(&input.pods),
+                        pods,
+                        resource_metrics,
+                        sample_entries,
                         workspace: &mut *workspace,
                     };
                     let answer = sync.compute_replicas_for_metrics();
@@ -674,7 +722,7 @@ impl<'a> Autoscaler<'a> {
             }
             if desired > current {
                 let metric = if from_metric { result.metric_name.as_str() } else { "" };
-                write_text(&mut result.rescale_reason, format_args!("{metric} above target"));
+                Message::Concat(metric, " above target").write_into(&mut result.rescale_reason);
             }
             if desired < current {
                 result.rescale_reason.clear();
@@ -685,11 +733,11 @@ impl<'a> Autoscaler<'a> {
                 ABLE_TO_SCALE,
                 TRUE,
                 n.stabilization_reason,
-                format_args!("{}", n.stabilization_message),
+                Message::Text(n.stabilization_message),
                 now,
             );
             let status = if n.scaling_limited { TRUE } else { FALSE };
-            result.set_condition(SCALING_LIMITED, status, n.limited.reason, format_args!("{}", n.limited.message), now);
+            result.set_condition(SCALING_LIMITED, status, n.limited.reason, Message::Text(n.limited.message), now);
             desired = n.limited.replicas;
             result.normalization = Some(n);
             if current == 0 && min != 0 && scaled_to_zero && desired < min {
@@ -712,7 +760,7 @@ impl<'a> Autoscaler<'a> {
                     ABLE_TO_SCALE,
                     FALSE,
                     "FailedUpdateScale",
-                    format_args!("the HPA controller was unable to update the target scale: {err}"),
+                    Message::Concat("the HPA controller was unable to update the target scale: ", err),
                     now,
                 );
                 let old = result.status.desired_replicas;
@@ -725,7 +773,7 @@ impl<'a> Autoscaler<'a> {
                 ABLE_TO_SCALE,
                 TRUE,
                 "SucceededRescale",
-                format_args!("the HPA controller was able to update the target scale to {desired}"),
+                Message::Count("the HPA controller was able to update the target scale to ", desired),
                 now,
             );
             let msg = format!("New size: {desired}; reason: {}", result.rescale_reason);
@@ -751,7 +799,7 @@ impl<'a> Autoscaler<'a> {
                         SCALED_TO_ZERO,
                         TRUE,
                         "ScaledToZero",
-                        format_args!("the HPA controller scaled the workload to zero"),
+                        Message::Text("the HPA controller scaled the workload to zero"),
                         now,
                     );
                 } else {
@@ -759,7 +807,7 @@ impl<'a> Autoscaler<'a> {
                         SCALED_TO_ZERO,
                         FALSE,
                         "NotScaledToZero",
-                        format_args!("the HPA controller did not scale the workload to zero"),
+                        Message::Text("the HPA controller did not scale the workload to zero"),
                         now,
                     );
                 }
@@ -819,10 +867,13 @@ struct MetricsRun<'r, 'a> {
     input: &'r SyncInput,
     scale: &'r Scale,
     result: &'r mut SyncResult,
-    spare: &'r mut Vec<MetricEvaluation>,
     /// `status.currentMetrics` as it is built.
     statuses: &'r mut Vec<MetricStatus>,
     pods: Pods<'r>,
+    /// The resource metrics API's answer, matched to the pods.
+    resource_metrics: Result<Matched<'r, PodMetricsItem>, &'r str>,
+    /// A buffer for matching a Pods metric's samples.
+    sample_entries: &'r mut Vec<usize>,
     workspace: &'r mut Workspace,
 }
 
@@ -848,7 +899,7 @@ impl MetricsRun<'_, '_> {
                 SCALING_ACTIVE,
                 FALSE,
                 "InvalidSelector",
-                format_args!("the HPA target's scale is missing a selector"),
+                Message::Text("the HPA target's scale is missing a selector"),
                 now,
             );
             return hard(msg.to_string());
@@ -856,7 +907,7 @@ impl MetricsRun<'_, '_> {
         if let Some(e) = &self.input.selector_parse_error {
             let msg = format!("couldn't convert selector into a corresponding internal selector object: {e}");
             self.result.event(EventType::Warning, "InvalidSelector", msg.clone());
-            self.result.set_condition(SCALING_ACTIVE, FALSE, "InvalidSelector", format_args!("{msg}"), now);
+            self.result.set_condition(SCALING_ACTIVE, FALSE, "InvalidSelector", Message::Text(&msg), now);
             return hard(msg);
         }
         if !self.input.other_hpas_selecting_pods.is_empty() {
@@ -865,7 +916,7 @@ impl MetricsRun<'_, '_> {
             keys.extend(self.input.other_hpas_selecting_pods.iter().cloned());
             let msg = format!("pods by selector {selector} are controlled by multiple HPAs: [{}]", keys.join(" "));
             self.result.event(EventType::Warning, "AmbiguousSelector", msg.clone());
-            self.result.set_condition(SCALING_ACTIVE, FALSE, "AmbiguousSelector", format_args!("{msg}"), now);
+            self.result.set_condition(SCALING_ACTIVE, FALSE, "AmbiguousSelector", Message::Text(&msg), now);
             return hard(msg);
         }
 
@@ -877,15 +928,15 @@ impl MetricsRun<'_, '_> {
         let mut replicas = 0i32;
         let mut name = None;
         for (i, spec) in specs.iter().enumerate() {
-            let mut evaluation = self.spare.pop().unwrap_or_default();
-            evaluation.index = i;
-            assign_str(&mut evaluation.source_type, &spec.type_);
             match self.compute_replicas_for_metric(spec) {
                 Err(f) => {
                     let condition = self.unable_to_compute(f.reason, &f.condition_error);
+                    let evaluation = self.result.evaluation(i);
+                    evaluation.index = i;
+                    assign_str(&mut evaluation.source_type, &spec.type_);
                     evaluation.name.clear();
                     evaluation.proposal = None;
-                    evaluation.failure_condition = Some(condition);
+                    evaluation.failure_condition = Some(Box::new(condition));
                     evaluation.error = Some(f.error);
                     evaluation.current = None;
                     evaluation.timestamp = None;
@@ -905,7 +956,11 @@ impl MetricsRun<'_, '_> {
                         replicas = proposal;
                         name = Some(i);
                     }
-                    assign_str(&mut evaluation.name, self.p.names.get(i).map_or("", String::as_str));
+                    let metric_name = self.p.names.get(i).map_or("", String::as_str);
+                    let evaluation = self.result.evaluation(i);
+                    evaluation.index = i;
+                    assign_str(&mut evaluation.source_type, &spec.type_);
+                    assign_str(&mut evaluation.name, metric_name);
                     evaluation.proposal = Some(proposal);
                     evaluation.error = None;
                     evaluation.failure_condition = None;
@@ -913,9 +968,8 @@ impl MetricsRun<'_, '_> {
                     evaluation.timestamp = timestamp;
                 }
             }
-            self.result.metrics.push(evaluation);
         }
-        let first = first_failure.and_then(|i| self.result.metrics.get(i));
+        let first = first_failure.and_then(|i| self.result.metrics().get(i));
         let error = first.map(|f| {
             format!(
                 "invalid metrics ({invalid} invalid out of {}), first error is: {}",
@@ -924,8 +978,8 @@ impl MetricsRun<'_, '_> {
             )
         });
         if invalid >= specs.len() || (invalid > 0 && replicas < self.scale.spec_replicas) {
-            if let Some(c) = first.and_then(|f| f.failure_condition.clone()) {
-                self.result.set_condition(&c.type_, &c.status, &c.reason, format_args!("{}", c.message), now);
+            if let Some(c) = first.and_then(|f| f.failure_condition.as_deref().cloned()) {
+                self.result.set_condition(&c.type_, &c.status, &c.reason, Message::Text(&c.message), now);
             }
             return MetricsAnswer { replicas: -1, name: None, error, statuses: true };
         }
@@ -934,7 +988,7 @@ impl MetricsRun<'_, '_> {
             SCALING_ACTIVE,
             TRUE,
             "ValidMetricFound",
-            format_args!("the HPA was able to successfully calculate a replica count from {metric}"),
+            Message::Concat(VALID_METRIC_FOUND, metric),
             now,
         );
         MetricsAnswer { replicas, name, error, statuses: true }
@@ -1048,7 +1102,10 @@ impl MetricsRun<'_, '_> {
             return Err(Failure::same(REASON, err.to_string()));
         };
         let samples = match &self.input.pods_metrics {
-            Ok(m) => Ok(m.get(pods.metric.name.as_str()).map_or(&[][..], Vec::as_slice)),
+            Ok(m) => {
+                let samples = m.get(pods.metric.name.as_str()).map_or(&[][..], Vec::as_slice);
+                Ok(self.pods.matched(samples, self.sample_entries))
+            }
             Err(e) => Err(e.as_str()),
         };
         match self.p.calc.get_metric_replicas(
@@ -1058,7 +1115,6 @@ impl MetricsRun<'_, '_> {
             target.milli_value(),
             &pods.metric.name,
             self.p.tolerances,
-            self.pods,
             samples,
         ) {
             Ok(r) => Ok((r.replicas, average_status(Quantity::from_milli(r.usage_milli)), r.timestamp)),
@@ -1076,7 +1132,7 @@ impl MetricsRun<'_, '_> {
         container: &str,
     ) -> Result<Proposal, String> {
         let format = if resource == RESOURCE_MEMORY { Format::BinarySI } else { Format::DecimalSI };
-        let metrics = self.input.resource_metrics.as_deref().map_err(String::as_str);
+        let metrics = self.resource_metrics;
         if let Some(average) = &target.average_value {
             let r = self
                 .p
@@ -1089,7 +1145,6 @@ impl MetricsRun<'_, '_> {
                     resource,
                     container,
                     self.p.tolerances,
-                    self.pods,
                     metrics,
                 )
                 .map_err(|e: CalcError| format!("failed to get {resource} usage: {e}"))?;
@@ -1110,7 +1165,6 @@ impl MetricsRun<'_, '_> {
                 resource,
                 container,
                 self.p.tolerances,
-                self.pods,
                 metrics,
             )
             .map_err(|e| format!("failed to get {resource} utilization: {e}"))?;
@@ -1312,35 +1366,60 @@ fn assign_str(dst: &mut String, src: &str) {
     }
 }
 
-/// Sets `dst` to the text `args` formats, reusing its buffer (and not touching it when it
-/// already holds that text).
-fn write_text(dst: &mut String, args: fmt::Arguments<'_>) {
-    if let Some(s) = args.as_str() {
-        assign_str(dst, s);
-        return;
-    }
-    let mut same = Compare { rest: dst.as_str(), equal: true };
-    if fmt::write(&mut same, args).is_ok() && same.equal && same.rest.is_empty() {
-        return;
-    }
-    dst.clear();
-    let _ = fmt::write(dst, args);
+/// A condition message (or another text of a sync), written without formatting machinery.
+#[derive(Debug, Clone, Copy)]
+enum Message<'m> {
+    /// A text.
+    Text(&'m str),
+    /// A text, then another.
+    Concat(&'m str, &'m str),
+    /// A text, then a count.
+    Count(&'m str, i32),
 }
 
-/// A writer that checks whether the text written is exactly `rest`.
-struct Compare<'s> {
-    rest: &'s str,
-    equal: bool,
-}
-
-impl fmt::Write for Compare<'_> {
-    fn write_str(&mut self, s: &str) -> fmt::Result {
-        match self.rest.strip_prefix(s) {
-            Some(rest) if self.equal => self.rest = rest,
-            _ => self.equal = false,
+impl Message<'_> {
+    /// Sets `dst` to the message, reusing its buffer (and leaving it alone when it already
+    /// holds the message).
+    fn write_into(self, dst: &mut String) {
+        match self {
+            Message::Text(text) => assign_str(dst, text),
+            Message::Concat(a, b) => {
+                if !(dst.len() == a.len() + b.len() && dst.starts_with(a) && dst.ends_with(b)) {
+                    dst.clear();
+                    dst.push_str(a);
+                    dst.push_str(b);
+                }
+            }
+            Message::Count(a, n) => {
+                let mut buf = [0u8; 11];
+                Message::Concat(a, decimal(n, &mut buf)).write_into(dst);
+            }
         }
-        Ok(())
     }
+}
+
+/// `n` in decimal, written at the end of `buf`.
+fn decimal(n: i32, buf: &mut [u8; 11]) -> &str {
+    let mut start = buf.len();
+    let mut v = n.unsigned_abs();
+    let mut put = |byte: u8| {
+        start -= 1;
+        if let Some(b) = buf.get_mut(start) {
+            *b = byte;
+        }
+    };
+    loop {
+        // `v % 10` is a digit.
+        put(b'0' + (v % 10) as u8);
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    if n < 0 {
+        put(b'-');
+    }
+    std::str::from_utf8(buf.get(start..).unwrap_or_default()).unwrap_or_default()
 }
 
 /// The normalization of one sync: `normalizeDesiredReplicas` when `behavior` is `None` (the
@@ -1475,7 +1554,7 @@ fn set_condition_in(
     type_: &str,
     status: &str,
     reason: &str,
-    message: fmt::Arguments<'_>,
+    message: Message<'_>,
     now: Timestamp,
 ) {
     let index = match conditions.iter().position(|c| c.type_ == type_) {
@@ -1491,7 +1570,7 @@ fn set_condition_in(
         }
         assign_str(&mut c.status, status);
         assign_str(&mut c.reason, reason);
-        write_text(&mut c.message, message);
+        message.write_into(&mut c.message);
     }
 }
 
@@ -1632,7 +1711,7 @@ mod tests {
         for (t, current, usage, want, limit) in syncs {
             let r = run(&mut hpa, &mut state, &input(t, current, usage), &opts);
             assert!(r.rescaled);
-            let observed = r.metrics.first().and_then(|m| m.current.as_ref()).and_then(|c| c.average_utilization);
+            let observed = r.metrics().first().and_then(|m| m.current.as_ref()).and_then(|c| c.average_utilization);
             assert_eq!(observed, Some(if usage == 515 { 2575 } else { 0 }));
             assert_eq!(r.desired_replicas, want, "t={t}");
             assert_eq!(r.normalization.map(|n| n.limited.reason), Some(limit));

@@ -346,8 +346,8 @@ pub struct PodIndex {
 impl PodIndex {
     /// Indexes `pods`, reusing the index when their names are the ones it holds.
     pub fn index<'p>(&'p mut self, pods: &'p [Pod]) -> Pods<'p> {
-        let same = self.names.len() == pods.len() && self.names.iter().zip(pods).all(|(n, p)| *n == p.name);
-        if !same {
+        let unchanged = self.names.len() == pods.len() && self.names.iter().zip(pods).all(|(n, p)| *n == p.name);
+        if !unchanged {
             self.rebuild(pods);
         }
         Pods { list: pods, index: self }
@@ -407,21 +407,106 @@ impl<'p> Pods<'p> {
     }
 
     /// The entry of the pod named `name`. Samples usually list pods in the pods' order, so the
-    /// few pods after `hint` (the position after the last match) are tried before a binary
-    /// search.
+    /// pod at `hint` (the position after the last match) and the few after it are tried before
+    /// a binary search.
     fn find(&self, name: &str, hint: &mut usize) -> Option<usize> {
         let list = self.list;
-        let near = list.get(*hint..list.len().min(*hint + 4)).unwrap_or(&[]);
-        let i = match near.iter().position(|p| p.name == name) {
-            Some(k) => *hint + k,
-            None => {
+        let mut i = *hint;
+        let near = (i + 4).min(list.len());
+        loop {
+            if i == near {
                 let sorted = &self.index.sorted;
                 let at = sorted.binary_search_by(|&i| list.get(i).map_or("", |p| p.name.as_str()).cmp(name)).ok()?;
-                sorted.get(at).copied()?
+                i = sorted.get(at).copied()?;
+                break;
             }
-        };
+            if list.get(i).is_some_and(|p| p.name == name) {
+                break;
+            }
+            i += 1;
+        }
         *hint = i + 1;
         Some(self.entry(i))
+    }
+
+    /// Matches the samples of a metrics API answer to the pods (see [`Matched`]), into
+    /// `buffer`.
+    pub fn matched<'m, T: Sample>(&self, samples: &'m [T], buffer: &'m mut Vec<usize>) -> Matched<'m, T>
+    where
+        'p: 'm,
+    {
+        buffer.clear();
+        let mut entries = self.entries();
+        let mut unlisted: Option<HashMap<&'m str, usize>> = None;
+        let mut hint = 0;
+        for sample in samples {
+            let name = sample.pod();
+            let entry = match self.find(name, &mut hint) {
+                Some(entry) => entry,
+                None => *unlisted.get_or_insert_with(HashMap::new).entry(name).or_insert_with(|| {
+                    entries += 1;
+                    entries - 1
+                }),
+            };
+            buffer.push(entry);
+        }
+        Matched { pods: *self, samples, entries: buffer, count: entries }
+    }
+}
+
+/// A sample of a metrics API answer, naming its pod.
+pub trait Sample {
+    /// The pod the sample is of.
+    fn pod(&self) -> &str;
+}
+
+impl Sample for PodMetricsItem {
+    fn pod(&self) -> &str {
+        &self.pod
+    }
+}
+
+impl Sample for PodSample {
+    fn pod(&self) -> &str {
+        &self.pod
+    }
+}
+
+impl Sample for (&str, PodMetric) {
+    fn pod(&self) -> &str {
+        self.0
+    }
+}
+
+/// A metrics API answer matched to the pods ([`Pods::matched`]): each sample's entry, that of
+/// its pod's name (a sample of an unlisted pod gets an entry of its own, shared with the other
+/// samples of that name). Matching once serves every metric that reads the answer.
+#[derive(Debug)]
+pub struct Matched<'m, T> {
+    pods: Pods<'m>,
+    samples: &'m [T],
+    entries: &'m [usize],
+    /// How many entries there are (the pods' names, then the unlisted ones).
+    count: usize,
+}
+
+impl<T> Clone for Matched<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for Matched<'_, T> {}
+
+impl<'m, T> Matched<'m, T> {
+    /// The pods matched against.
+    pub fn pods(&self) -> Pods<'m> {
+        self.pods
+    }
+
+    /// The samples.
+    pub fn samples(&self) -> &'m [T] {
+        self.samples
     }
 }
 
@@ -451,26 +536,16 @@ struct Grouped {
 }
 
 impl Workspace {
-    /// Go's `metrics` map from samples in order (a later sample of the same pod wins).
-    fn collect<'s>(&mut self, pods: Pods<'_>, samples: impl Iterator<Item = (&'s str, PodMetric)>) {
+    /// Go's `metrics` map from samples in order (a later sample of the same pod wins); `value`
+    /// is a sample's value, `None` for one that is not listed at all.
+    fn collect<T>(&mut self, matched: &Matched<'_, T>, value: impl Fn(&T) -> Option<PodMetric>) {
         self.values.clear();
-        self.values.resize(pods.entries(), None);
-        let mut unlisted: Option<HashMap<&'s str, usize>> = None;
-        let mut hint = 0;
-        for (name, sample) in samples {
-            let entry = match pods.find(name, &mut hint) {
-                Some(entry) => entry,
-                None => {
-                    let next = self.values.len();
-                    let entry = *unlisted.get_or_insert_with(HashMap::new).entry(name).or_insert(next);
-                    if entry == next {
-                        self.values.push(None);
-                    }
-                    entry
-                }
-            };
-            if let Some(slot) = self.values.get_mut(entry) {
-                *slot = Some(sample);
+        self.values.resize(matched.count, None);
+        for (sample, &entry) in matched.samples.iter().zip(matched.entries) {
+            if let Some(v) = value(sample)
+                && let Some(slot) = self.values.get_mut(entry)
+            {
+                *slot = Some(v);
             }
         }
         self.flags.clear();
@@ -599,40 +674,44 @@ impl Workspace {
     }
 }
 
-/// `getPodMetrics` / `getContainerMetrics` as samples: without a container, a pod's sample is
-/// the sum over all its listed containers, and a pod with no container or a container lacking
-/// the resource gets no sample. With a container, the sample is that container's usage (none
-/// when it is absent).
-fn resource_samples<'s>(
-    items: &'s [PodMetricsItem],
-    resource: &'s str,
-    container: &'s str,
-) -> impl Iterator<Item = (&'s str, PodMetric)> + 's {
-    items.iter().filter_map(move |m| {
-        let sample = |value| Some((m.pod.as_str(), PodMetric { timestamp: m.timestamp, window: m.window, value }));
-        if !container.is_empty() {
-            let c = m.containers.iter().find(|c| c.name == container)?;
-            return sample(*c.usage_milli.get(resource)?);
-        }
-        if m.containers.is_empty() {
-            return None;
-        }
-        let mut sum = 0i64;
-        for c in &m.containers {
-            sum = sum.wrapping_add(*c.usage_milli.get(resource)?);
-        }
-        sample(sum)
-    })
+/// `getPodMetrics` / `getContainerMetrics` for one item: without a container, a pod's sample
+/// is the sum over all its listed containers, and a pod with no container or a container
+/// lacking the resource gets no sample. With a container, the sample is that container's usage
+/// (none when it is absent).
+fn resource_sample(m: &PodMetricsItem, resource: &str, container: &str) -> Option<PodMetric> {
+    let sample = |value| Some(PodMetric { timestamp: m.timestamp, window: m.window, value });
+    if !container.is_empty() {
+        let c = m.containers.iter().find(|c| c.name == container)?;
+        return sample(quantity_of(&c.usage_milli, resource)?);
+    }
+    if m.containers.is_empty() {
+        return None;
+    }
+    let mut sum = 0i64;
+    for c in &m.containers {
+        sum = sum.wrapping_add(quantity_of(&c.usage_milli, resource)?);
+    }
+    sample(sum)
+}
+
+/// The quantity of `resource` in a container's requests or usage. Such maps usually hold one
+/// or two resources: looking at both ends costs less than the tree's ordered search.
+fn quantity_of(map: &BTreeMap<String, i64>, resource: &str) -> Option<i64> {
+    let matches = |(name, value): (&String, &i64)| (name.as_str() == resource).then_some(*value);
+    match map.len() {
+        1 | 2 => map.first_key_value().and_then(matches).or_else(|| map.last_key_value().and_then(matches)),
+        _ => map.get(resource).copied(),
+    }
 }
 
 /// `resourceMetricsClient.GetResourceMetric`'s failures, and the first item's timestamp.
 fn resource_items<'m>(
-    response: Result<&'m [PodMetricsItem], &str>,
+    response: Result<Matched<'m, PodMetricsItem>, &str>,
     resource: &str,
-) -> Result<(&'m [PodMetricsItem], Timestamp), CalcError> {
+) -> Result<(Matched<'m, PodMetricsItem>, Timestamp), CalcError> {
     let wrap = |e: &str| CalcError(format!("unable to get metrics for resource {resource}: {e}"));
     let items = response.map_err(|e| wrap(&format!("unable to fetch metrics from resource metrics API: {e}")))?;
-    let first = items.first().ok_or_else(|| wrap(NO_RESOURCE_METRICS))?;
+    let first = items.samples.first().ok_or_else(|| wrap(NO_RESOURCE_METRICS))?;
     Ok((items, first.timestamp))
 }
 
@@ -672,8 +751,11 @@ pub fn group_pods(
         ReplicaCalculator { cpu_initialization_period, delay_of_initial_readiness_status, pod_level_resources: false };
     let mut index = PodIndex::default();
     let indexed = index.index(pods);
+    let samples: Vec<(&str, PodMetric)> = metrics.iter().map(|(name, m)| (name.as_str(), *m)).collect();
+    let mut buffer = Vec::new();
+    let matched = indexed.matched(&samples, &mut buffer);
     let mut ws = Workspace::default();
-    ws.collect(indexed, metrics.iter().map(|(name, m)| (name.as_str(), *m)));
+    ws.collect(&matched, |(_, m)| Some(*m));
     let g = ws.group(indexed, resource == RESOURCE_CPU, &calc, now);
     let mut grouped = GroupedPods { ready_count: g.ready_count, ..GroupedPods::default() };
     for (entry, &first) in indexed.index.first.iter().enumerate() {
@@ -727,17 +809,29 @@ fn calculate_pod_level_requests(pod: &Pod, resource: &str) -> Result<i64, CalcEr
 
 /// `calculatePodRequestsFromContainers`.
 fn calculate_pod_requests_from_containers(pod: &Pod, container: &str, resource: &str) -> Result<i64, CalcError> {
+    if container.is_empty() && pod.init_containers.is_empty() {
+        // The usual pod: its containers' requests, summed (as below, up to a container whose
+        // name is the empty one asked for).
+        let mut request = 0i64;
+        for c in &pod.containers {
+            let Some(r) = quantity_of(&c.requests_milli, resource) else {
+                return Err(missing_request(resource, c, pod));
+            };
+            request = request.wrapping_add(r);
+            if c.name.is_empty() {
+                break;
+            }
+        }
+        return Ok(request);
+    }
     let sidecars = pod.init_containers.iter().filter(|c| c.restart_policy.as_deref() == Some("Always"));
     let mut request = 0i64;
     for c in pod.containers.iter().chain(sidecars) {
         if container.is_empty() || container == c.name {
-            let Some(r) = c.requests_milli.get(resource) else {
-                return Err(CalcError(format!(
-                    "missing request for {resource} in container {} of Pod {}",
-                    c.name, pod.name
-                )));
+            let Some(r) = quantity_of(&c.requests_milli, resource) else {
+                return Err(missing_request(resource, c, pod));
             };
-            request = request.wrapping_add(*r);
+            request = request.wrapping_add(r);
         }
         // Container names are unique inside a pod.
         if container == c.name {
@@ -748,6 +842,11 @@ fn calculate_pod_requests_from_containers(pod: &Pod, container: &str, resource: 
         return Err(CalcError(format!("container {container} not found in Pod {}", pod.name)));
     }
     Ok(request)
+}
+
+/// The error of a container without a request for the resource.
+fn missing_request(resource: &str, c: &Container, pod: &Pod) -> CalcError {
+    CalcError(format!("missing request for {resource} in container {} of Pod {}", c.name, pod.name))
 }
 
 /// `getReadyPodsCount`: pods with phase Running and Ready=True (deleting pods included).
@@ -795,14 +894,14 @@ impl ReplicaCalculator {
         resource: &str,
         container: &str,
         tolerances: Tolerances,
-        pods: Pods<'_>,
-        metrics: Result<&[PodMetricsItem], &str>,
+        metrics: Result<Matched<'_, PodMetricsItem>, &str>,
     ) -> Result<ResourceReplicas, CalcError> {
         let (items, timestamp) = resource_items(metrics, resource)?;
+        let pods = items.pods;
         if pods.list().is_empty() {
             return Err(CalcError::new(NO_PODS));
         }
-        ws.collect(pods, resource_samples(items, resource, container));
+        ws.collect(&items, |m| resource_sample(m, resource, container));
         let g = ws.group(pods, resource == RESOURCE_CPU, self, now);
         if ws.remove_ignored_and_unready() == 0 {
             return Err(CalcError::new(NO_READY_SAMPLES));
@@ -848,13 +947,19 @@ impl ReplicaCalculator {
         resource: &str,
         container: &str,
         tolerances: Tolerances,
-        pods: Pods<'_>,
-        metrics: Result<&[PodMetricsItem], &str>,
+        metrics: Result<Matched<'_, PodMetricsItem>, &str>,
     ) -> Result<MetricReplicas, CalcError> {
         let (items, timestamp) = resource_items(metrics, resource)?;
-        ws.collect(pods, resource_samples(items, resource, container));
-        let (replicas, usage_milli) =
-            self.calc_plain_metric_replicas(ws, now, current_replicas, target_usage_milli, tolerances, pods, resource)?;
+        ws.collect(&items, |m| resource_sample(m, resource, container));
+        let (replicas, usage_milli) = self.calc_plain_metric_replicas(
+            ws,
+            now,
+            current_replicas,
+            target_usage_milli,
+            tolerances,
+            items.pods,
+            resource,
+        )?;
         Ok(MetricReplicas { replicas, usage_milli, timestamp: Some(timestamp) })
     }
 
@@ -870,22 +975,25 @@ impl ReplicaCalculator {
         target_usage_milli: i64,
         metric_name: &str,
         tolerances: Tolerances,
-        pods: Pods<'_>,
-        samples: Result<&[PodSample], &str>,
+        samples: Result<Matched<'_, PodSample>, &str>,
     ) -> Result<MetricReplicas, CalcError> {
         let wrap = |e: &str| CalcError(format!("unable to get metric {metric_name}: {e}"));
         let samples = samples.map_err(|e| wrap(&format!("unable to fetch metrics from custom metrics API: {e}")))?;
-        let first = samples.first().ok_or_else(|| wrap(NO_CUSTOM_METRICS))?;
+        let first = samples.samples.first().ok_or_else(|| wrap(NO_CUSTOM_METRICS))?;
         let timestamp = first.timestamp;
-        ws.collect(
-            pods,
-            samples.iter().map(|m| {
-                let window = m.window.unwrap_or(DEFAULT_CUSTOM_METRIC_WINDOW);
-                (m.pod.as_str(), PodMetric { timestamp: m.timestamp, window, value: m.value_milli })
-            }),
-        );
-        let (replicas, usage_milli) =
-            self.calc_plain_metric_replicas(ws, now, current_replicas, target_usage_milli, tolerances, pods, "")?;
+        ws.collect(&samples, |m| {
+            let window = m.window.unwrap_or(DEFAULT_CUSTOM_METRIC_WINDOW);
+            Some(PodMetric { timestamp: m.timestamp, window, value: m.value_milli })
+        });
+        let (replicas, usage_milli) = self.calc_plain_metric_replicas(
+            ws,
+            now,
+            current_replicas,
+            target_usage_milli,
+            tolerances,
+            samples.pods,
+            "",
+        )?;
         Ok(MetricReplicas { replicas, usage_milli, timestamp: Some(timestamp) })
     }
 
@@ -1196,8 +1304,7 @@ mod tests {
                     "cpu",
                     "",
                     Tolerances::default(),
-                    PodIndex::default().index(&pods),
-                    Ok(&metrics),
+                    Ok(PodIndex::default().index(&pods).matched(&metrics, &mut Vec::new())),
                 )
                 .unwrap();
             assert_eq!((got.replicas, got.utilization), (replicas, utilization), "{usages:?}");
@@ -1236,8 +1343,7 @@ mod tests {
                     target,
                     "qps",
                     Tolerances::default(),
-                    PodIndex::default().index(&pods),
-                    Ok(&items),
+                    Ok(PodIndex::default().index(&pods).matched(&items, &mut Vec::new())),
                 )
                 .unwrap();
             assert_eq!((got.replicas, got.usage_milli), (replicas, usage), "{samples:?}");
@@ -1253,8 +1359,7 @@ mod tests {
                 "cpu",
                 "",
                 Tolerances::default(),
-                PodIndex::default().index(&pods),
-                Ok(&[usage("p0", 500), usage("p1", 500)]),
+                Ok(PodIndex::default().index(&pods).matched(&[usage("p0", 500), usage("p1", 500)], &mut Vec::new())),
             )
             .unwrap();
         assert_eq!((got.replicas, got.usage_milli), (4, 500));
@@ -1273,8 +1378,7 @@ mod tests {
                 "cpu",
                 "",
                 Tolerances::default(),
-                PodIndex::default().index(&pods),
-                Ok(&metrics),
+                Ok(PodIndex::default().index(&pods).matched(&metrics, &mut Vec::new())),
             )
             .unwrap();
         assert_eq!(got.replicas, 4);
@@ -1293,8 +1397,7 @@ mod tests {
                 "cpu",
                 "",
                 Tolerances::default(),
-                PodIndex::default().index(&pods),
-                Ok(&[]),
+                Ok(PodIndex::default().index(&pods).matched::<PodMetricsItem>(&[], &mut Vec::new())),
             )
             .unwrap_err();
         assert_eq!(err.0, "unable to get metrics for resource cpu: no metrics returned from resource metrics API");

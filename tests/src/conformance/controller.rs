@@ -253,6 +253,7 @@ fn run_replica_calc(function: &str, inputs: &Value, config: &Value) -> R<Value> 
     let tol = tolerances(config)?;
     let ws = &mut Workspace::default();
     let mut index = PodIndex::default();
+    let mut entries = Vec::new();
     let metrics_items =
         || -> R<Vec<PodMetricsItem>> { array_of(inputs, "resource_metrics")?.iter().map(pod_metrics_item).collect() };
     let object = || -> R<ObjectSample> {
@@ -288,8 +289,7 @@ fn run_replica_calc(function: &str, inputs: &Value, config: &Value) -> R<Value> 
                 str_of(inputs, "resource")?,
                 inputs.get("container").and_then(Value::as_str).unwrap_or(""),
                 tol,
-                index.index(&pods),
-                Ok(&metrics_items()?),
+                Ok(index.index(&pods).matched(&metrics_items()?, &mut entries)),
             );
             match r {
                 Ok(r) => {
@@ -306,8 +306,7 @@ fn run_replica_calc(function: &str, inputs: &Value, config: &Value) -> R<Value> 
             str_of(inputs, "resource")?,
             inputs.get("container").and_then(Value::as_str).unwrap_or(""),
             tol,
-            index.index(&pods),
-            Ok(&metrics_items()?),
+            Ok(index.index(&pods).matched(&metrics_items()?, &mut entries)),
         )),
         "GetMetricReplicas" => {
             let samples = array_of(inputs, "pod_metrics")?.iter().map(pod_sample).collect::<R<Vec<_>>>()?;
@@ -318,8 +317,7 @@ fn run_replica_calc(function: &str, inputs: &Value, config: &Value) -> R<Value> 
                 i64_of(inputs, "target_milli")?,
                 "qps",
                 tol,
-                index.index(&pods),
-                Ok(&samples),
+                Ok(index.index(&pods).matched(&samples, &mut entries)),
             ))
         }
         "GetObjectMetricReplicas" => plain(calc.get_object_metric_replicas(

@@ -300,15 +300,15 @@ pub enum Backend {
 #[derive(Debug)]
 pub struct Simulator<'a> {
     world: World<'a>,
-    engine: Engine,
+    engine: Engine<'a>,
     tables: Tables,
     metrics: Vec<MetricSpec>,
 }
 
 #[derive(Debug)]
-enum Engine {
+enum Engine<'a> {
     Fast(Box<fast::Fast>),
-    Reference(Box<reference::Reference>),
+    Reference(Box<reference::Reference<'a>>),
 }
 
 impl<'a> Simulator<'a> {
@@ -326,7 +326,7 @@ impl<'a> Simulator<'a> {
         let world = World::new(plan);
         let engine = match backend {
             Backend::Fast => Engine::Fast(Box::new(fast::Fast::new(&world, &hpa, &metrics))),
-            Backend::Reference => Engine::Reference(Box::new(reference::Reference::new(&world, hpa, &metrics))),
+            Backend::Reference => Engine::Reference(Box::new(reference::Reference::new(&world))),
         };
         Simulator { world, engine, tables: Tables::new(), metrics }
     }
@@ -460,6 +460,8 @@ struct World<'a> {
     counts: PodCounts,
     /// `states` are those of pods of `states_generation` at any instant before `states_until_ms`.
     states_generation: u64,
+    /// Changes whenever the load or a pod's state does (what the metrics answers' values follow).
+    version: u64,
     states_until_ms: i64,
 }
 
@@ -484,6 +486,7 @@ impl<'a> World<'a> {
             states: Vec::new(),
             counts: PodCounts::default(),
             states_generation: u64::MAX,
+            version: 0,
             states_until_ms: i64::MIN,
         };
         // Old pods: started and Ready long before t = 0.
@@ -514,6 +517,7 @@ impl<'a> World<'a> {
             self.phase = Some(self.phase.map_or(0, |p| p + 1));
         }
         if self.phase != before {
+            self.version = self.version.wrapping_add(1);
             let values = self.phase.and_then(|p| self.plan.load.get(p)).map(|l| l.values.as_slice()).unwrap_or(&[]);
             for (slot, v) in self.values.iter_mut().enumerate() {
                 *v = lookup(values, Some(slot));
@@ -526,6 +530,7 @@ impl<'a> World<'a> {
 
     /// Every pod's state at `at`, and the first later instant at which one changes.
     fn refresh_states(&mut self, at: i64) {
+        self.version = self.version.wrapping_add(1);
         self.states.clear();
         self.counts = PodCounts::default();
         let mut until = i64::MAX;
@@ -708,6 +713,12 @@ impl Split {
     /// container values first, then the rest of the pod's usage split over the other containers
     /// in proportion to their requests.
     fn shares(&self, r: &ResourcePlan, pod: PodLoad, shares: &mut Vec<i64>) {
+        if let ([None], Some(v)) = (self.explicit.as_slice(), self.pod) {
+            // One container: it has the pod's usage.
+            shares.clear();
+            shares.push(per_pod(v, r.pod_request, pod).max(0));
+            return;
+        }
         shares.clear();
         shares.resize(r.container_slots.len(), 0);
         let mut explicit_sum = 0i64;
