@@ -11,4 +11,3 @@ mod properties;
 mod realworld;
 mod rules;
 mod simulate;
-mod simulate_equivalence;

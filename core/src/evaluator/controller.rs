@@ -1430,7 +1430,7 @@ fn decimal(n: i32, buf: &mut [u8; 11]) -> &str {
 /// [`Normalization::stabilization_reason`], then ScalingLimited (True when
 /// [`Normalization::scaling_limited`]) with the limit's reason.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn normalize(
+fn normalize(
     state: &mut ControllerState,
     behavior: Option<&HorizontalPodAutoscalerBehavior>,
     opts: &HPAControllerConfiguration,
@@ -1456,7 +1456,7 @@ pub(crate) fn normalize(
 
 /// `stabilizeRecommendation`'s count, with the reason the legacy path reports when it differs
 /// from the prenormalized count.
-pub(crate) fn legacy_stabilized(replicas: i32) -> Stabilized {
+fn legacy_stabilized(replicas: i32) -> Stabilized {
     let (reason, message) = SCALE_DOWN_STABILIZED;
     Stabilized { replicas, reason, message }
 }
@@ -1467,7 +1467,7 @@ static NO_RULES: HPAScalingRules =
 
 /// `NormalizationArg` of `normalizeDesiredReplicasWithBehaviors` (an unset rule counts as
 /// empty; defaulting sets both).
-pub(crate) fn normalization_args(
+fn normalization_args(
     behavior: &HorizontalPodAutoscalerBehavior,
     max: i32,
     current: i32,
@@ -1489,7 +1489,7 @@ pub(crate) fn normalization_args(
 /// `convertDesiredReplicasWithRules` (legacy path, `behavior` is `None`) or
 /// `convertDesiredReplicasWithBehaviorRate` (with the scale events in `state`).
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn limit(
+fn limit(
     state: &ControllerState,
     behavior: Option<&HorizontalPodAutoscalerBehavior>,
     opts: &HPAControllerConfiguration,

@@ -29,8 +29,8 @@ pub mod timing;
 pub use behavior::{Limited, TimestampedRecommendation, TimestampedScaleEvent};
 pub use config::HPAControllerConfiguration;
 pub use controller::{
-    ControllerState, Event, EventType, MetricEvaluation, Normalization, NormalizationPath, ObjectMetricValue, Scale,
-    SyncInput, SyncOutcome, SyncResult, reconcile_autoscaler,
+    Autoscaler, ControllerState, Event, EventType, MetricEvaluation, Normalization, NormalizationPath,
+    ObjectMetricValue, Scale, SyncInput, SyncOutcome, SyncResult, reconcile_autoscaler,
 };
 pub use replicas::{
     CalcError, ConditionStatus, Container, ContainerUsage, Pod, PodMetricsItem, PodPhase, PodSample, ReadyCondition,

@@ -25,15 +25,15 @@ pub const RESOURCE_MEMORY: &str = "memory";
 pub const DEFAULT_CUSTOM_METRIC_WINDOW: Duration = Duration::from_secs(60);
 
 /// `getReadyPodsCount` and the calculator's functions with an empty pod list.
-pub(crate) const NO_PODS: &str = "no pods returned by selector while calculating replica count";
+const NO_PODS: &str = "no pods returned by selector while calculating replica count";
 /// An empty answer of the resource metrics API.
-pub(crate) const NO_RESOURCE_METRICS: &str = "no metrics returned from resource metrics API";
+const NO_RESOURCE_METRICS: &str = "no metrics returned from resource metrics API";
 /// An empty answer of the custom metrics API.
-pub(crate) const NO_CUSTOM_METRICS: &str = "no metrics returned from custom metrics API";
+const NO_CUSTOM_METRICS: &str = "no metrics returned from custom metrics API";
 /// No sample left once unready and ignored pods are removed.
-pub(crate) const NO_READY_SAMPLES: &str = "did not receive metrics for targeted pods (pods might be unready)";
+const NO_READY_SAMPLES: &str = "did not receive metrics for targeted pods (pods might be unready)";
 /// No sample of a pod with a request (`GetResourceUtilizationRatio`).
-pub(crate) const NO_MATCHING_SAMPLES: &str = "no metrics returned matched known pods";
+const NO_MATCHING_SAMPLES: &str = "no metrics returned matched known pods";
 
 /// An error of the replica calculator, with the controller's exact message.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -716,12 +716,12 @@ fn resource_items<'m>(
 }
 
 /// `customMetricsClient.GetObjectMetric`.
-pub(crate) fn get_object_metric(response: Result<ObjectSample, &str>) -> Result<ObjectSample, CalcError> {
+fn get_object_metric(response: Result<ObjectSample, &str>) -> Result<ObjectSample, CalcError> {
     response.map_err(|e| CalcError(format!("unable to fetch metrics from custom metrics API: {e}")))
 }
 
 /// `externalMetricsClient.GetExternalMetric`: every series' value.
-pub(crate) fn get_external_metric<'v>(response: Result<&'v [i64], &str>) -> Result<&'v [i64], CalcError> {
+fn get_external_metric<'v>(response: Result<&'v [i64], &str>) -> Result<&'v [i64], CalcError> {
     let items = response.map_err(|e| CalcError(format!("unable to fetch metrics from external metrics API: {e}")))?;
     if items.is_empty() {
         return Err(CalcError::new("no metrics returned from external metrics API"));
@@ -1178,13 +1178,7 @@ impl ReplicaCalculator {
 /// The second pass shared by `GetResourceReplicas` and `calcPlainMetricReplicas`: no change
 /// within tolerance or when the backfill flips the direction, else `ceil(newRatio × samples)`
 /// unless that moves against the direction.
-pub(crate) fn corrected_replicas(
-    current: i32,
-    ratio: f64,
-    new_ratio: f64,
-    samples: usize,
-    tolerances: Tolerances,
-) -> i32 {
+fn corrected_replicas(current: i32, ratio: f64, new_ratio: f64, samples: usize, tolerances: Tolerances) -> i32 {
     if tolerances.is_within(new_ratio) || (ratio < 1.0 && new_ratio > 1.0) || (ratio > 1.0 && new_ratio < 1.0) {
         return current;
     }
@@ -1197,7 +1191,7 @@ pub(crate) fn corrected_replicas(
 
 /// The per-pod usage of an AverageValue target: `ceil(usage / replicas)`, or `usage` itself
 /// when there are no replicas (kubernetes PR #140958).
-pub(crate) fn per_pod_usage(usage: i64, replicas: i32) -> i64 {
+fn per_pod_usage(usage: i64, replicas: i32) -> i64 {
     if replicas == 0 {
         return usage;
     }
@@ -1206,7 +1200,7 @@ pub(crate) fn per_pod_usage(usage: i64, replicas: i32) -> i64 {
 
 /// The message of a failed Object metric fetch, with Go's misordered format arguments
 /// (`"unable to get metric %s: %v on %s %s/%s"` fed name, kind, namespace, name, err).
-pub(crate) fn object_fetch_error(
+fn object_fetch_error(
     metric_name: &str,
     namespace: &str,
     object_ref: &CrossVersionObjectReference,
@@ -1219,7 +1213,7 @@ pub(crate) fn object_fetch_error(
 }
 
 /// The message of a failed External metric fetch.
-pub(crate) fn external_fetch_error(
+fn external_fetch_error(
     metric_name: &str,
     namespace: &str,
     selector: Option<&LabelSelector>,

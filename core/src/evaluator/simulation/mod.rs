@@ -27,32 +27,27 @@
 //! - A metric with no value yet, or marked `unavailable`, gets an empty answer from its
 //!   metrics API (the controller then fails that metric).
 //!
-//! Two backends compute the syncs ([`Backend`]):
-//! - [`Backend::Reference`] builds what the controller would read (a [`SyncInput`] with
-//!   named pods and the metrics APIs' answers) and calls [`reconcile_autoscaler`], carrying
-//!   the returned status into the next sync: the evaluator used as any caller would use it.
-//! - [`Backend::Fast`], the default, prepares the HPA once (metrics, behavior, names and
-//!   messages), keeps pods by position, evaluates the metrics again only when something they
-//!   read has changed (the load, the pods, the replica count, or an instant at which a CPU
-//!   readiness rule turns), and records each sync in a few words, rendering reasons and
-//!   conditions once per distinct value. It allocates nothing in the steady state.
-//!
-//! Both record the same [`Step`]s; the property test `simulate_equivalence` in `hpa-tests`
-//! compares them over random plans.
+//! Each sync, the driver builds what the controller would read from the cluster (a
+//! [`SyncInput`] with named pods and the metrics APIs' answers) and runs the controller's one
+//! sync, [`Autoscaler::reconcile`], on one [`Autoscaler`] for the whole run: the evaluator used
+//! as any caller uses it, its memory and status carried from sync to sync. The driver keeps
+//! the input between syncs and rewrites only what changed (the timestamps every sync, the
+//! values when the load or a pod changes). [`Step`]s keep each sync in a few words; texts and
+//! lists that repeat the previous sync's are kept once.
 //!
 //! [`SyncInput`]: super::SyncInput
-//! [`reconcile_autoscaler`]: super::reconcile_autoscaler
+//! [`Autoscaler`]: super::Autoscaler
+//! [`Autoscaler::reconcile`]: super::Autoscaler::reconcile
 
-mod fast;
+mod driver;
 mod record;
-mod reference;
 
 use std::collections::BTreeMap;
 use std::fmt;
 use std::time::Duration;
 
 use super::config::HPAControllerConfiguration;
-use super::controller::{Normalization, SyncOutcome, effective_metrics};
+use super::controller::{Normalization, SyncOutcome};
 use super::replicas::Container;
 use crate::api::v2::{HorizontalPodAutoscaler, MetricSpec, MetricValueStatus};
 
@@ -286,49 +281,21 @@ impl Simulation {
     }
 }
 
-/// How a [`Simulator`] computes each sync (see the module documentation).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Backend {
-    /// The prepared, allocation-free path.
-    #[default]
-    Fast,
-    /// [`reconcile_autoscaler`](super::reconcile_autoscaler) on a full input at every sync.
-    Reference,
-}
-
 /// Drives the controller over a plan, one sync at a time.
 #[derive(Debug)]
 pub struct Simulator<'a> {
     world: World<'a>,
-    engine: Engine<'a>,
+    driver: Box<driver::Driver<'a>>,
     tables: Tables,
-    metrics: Vec<MetricSpec>,
-}
-
-#[derive(Debug)]
-enum Engine<'a> {
-    Fast(Box<fast::Fast>),
-    Reference(Box<reference::Reference<'a>>),
 }
 
 impl<'a> Simulator<'a> {
-    /// Prepares a simulation on the fast backend: the initial pods, the controller's empty
-    /// memory.
+    /// Prepares a simulation: the initial pods, the controller's empty memory (and an empty
+    /// status: the plan's is ignored).
     pub fn new(plan: &'a Plan) -> Simulator<'a> {
-        Simulator::with_backend(plan, Backend::Fast)
-    }
-
-    /// Prepares a simulation on the given backend.
-    pub fn with_backend(plan: &'a Plan, backend: Backend) -> Simulator<'a> {
-        let mut hpa = plan.hpa.clone();
-        hpa.status = Default::default();
-        let metrics = effective_metrics(&hpa).into_owned();
         let world = World::new(plan);
-        let engine = match backend {
-            Backend::Fast => Engine::Fast(Box::new(fast::Fast::new(&world, &hpa, &metrics))),
-            Backend::Reference => Engine::Reference(Box::new(reference::Reference::new(&world))),
-        };
-        Simulator { world, engine, tables: Tables::new(), metrics }
+        let driver = Box::new(driver::Driver::new(&world));
+        Simulator { world, driver, tables: Tables::new() }
     }
 
     /// The instant of the next sync, if it is before the end.
@@ -340,10 +307,7 @@ impl<'a> Simulator<'a> {
     pub fn step(&mut self) -> Option<Step> {
         let at = self.world.next_at_ms()?;
         self.world.begin_sync(at);
-        let step = match &mut self.engine {
-            Engine::Fast(f) => f.sync(&self.world, at, &mut self.tables),
-            Engine::Reference(r) => r.sync(&self.world, at, &mut self.tables),
-        };
+        let step = self.driver.sync(&self.world, at, &mut self.tables);
         let (before, after) = (step.replicas, step.desired);
         if after > before {
             let clock = PodClock {
@@ -354,17 +318,13 @@ impl<'a> Simulator<'a> {
             };
             for _ in before.max(0)..after {
                 let clock = self.world.add_pod(clock);
-                if let Engine::Reference(r) = &mut self.engine {
-                    r.pod_added(&self.world, clock);
-                }
+                self.driver.pod_added(&self.world, clock);
             }
         } else if after < before {
             let n = usize::try_from(i64::from(before) - i64::from(after)).unwrap_or(0);
             for _ in 0..n.min(self.world.pods.len()) {
                 let Some(i) = self.world.remove_pod(at) else { break };
-                if let Engine::Reference(r) = &mut self.engine {
-                    r.pod_removed(i);
-                }
+                self.driver.pod_removed(i);
             }
         }
         self.world.current = after;
@@ -396,18 +356,14 @@ impl<'a> Simulator<'a> {
         let plan = self.world.plan;
         let metric_keys =
             plan.bindings.iter().map(|b| b.and_then(|i| plan.keys.get(i)).map(ToString::to_string)).collect();
-        Simulation { metrics: self.metrics, metric_keys, steps, tables: self.tables }
+        let metrics = self.driver.metrics().to_vec();
+        Simulation { metrics, metric_keys, steps, tables: self.tables }
     }
 }
 
-/// Runs a whole plan on the fast backend.
+/// Runs a whole plan.
 pub fn simulate(plan: &Plan) -> Simulation {
-    simulate_with(plan, Backend::Fast)
-}
-
-/// Runs a whole plan on the given backend.
-pub fn simulate_with(plan: &Plan, backend: Backend) -> Simulation {
-    let mut sim = Simulator::with_backend(plan, backend);
+    let mut sim = Simulator::new(plan);
     let capacity = usize::try_from(plan.duration_ms / sim.world.period_ms + 1).unwrap_or(0).min(1_000_000);
     let mut steps = Vec::with_capacity(capacity);
     while let Some(s) = sim.step() {
@@ -416,7 +372,7 @@ pub fn simulate_with(plan: &Plan, backend: Backend) -> Simulation {
     sim.finish(steps)
 }
 
-// === The world: pods and load over time, shared by both backends ===
+// === The world: pods and load over time ===
 
 /// One simulated pod's timeline.
 #[derive(Debug, Clone, Copy)]
@@ -582,7 +538,7 @@ impl<'a> World<'a> {
     }
 }
 
-// === The samples: how a Running pod's usage follows from the load, shared by both backends ===
+// === The samples: how a Running pod's usage follows from the load ===
 
 /// The containers metrics-server reports for a pod of the template: the regular containers,
 /// then the sidecars (init containers with `restartPolicy: Always`).
@@ -822,10 +778,7 @@ mod tests {
                 LoadPhase { at_ms: 15_000, values: vec![Some(LoadValue::PerPod(0))] },
             ],
         );
-        for backend in [Backend::Fast, Backend::Reference] {
-            let sim = simulate_with(&p, backend);
-            observed_burst_is(&sim);
-        }
+        observed_burst_is(&simulate(&p));
     }
 
     fn observed_burst_is(sim: &Simulation) {
@@ -859,8 +812,7 @@ mod tests {
         );
         p.pod_ready_after_ms = 30_000;
         p.hpa.spec.behavior = Some(Default::default());
-        let sim = simulate_with(&p, Backend::Reference);
-        assert_same(&sim, &simulate(&p));
+        let sim = simulate(&p);
         // 40 rps over 2 pods = 20 per pod → 4 pods; at 15 s the 2 new pods are Running but not
         // Ready and report 0, so the average is 10: within target.
         let s: Vec<(i32, i32, String)> = sim
@@ -881,17 +833,9 @@ mod tests {
     fn unavailable_metrics_fail() {
         let p = plan(vec![cpu(50)], vec![MetricKey::Resource("cpu".into())], vec![]);
         let sim = simulate(&p);
-        assert_same(&sim, &simulate_with(&p, Backend::Reference));
         assert_eq!(sim.steps[0].outcome, SyncOutcome::FailedComputeMetrics);
         let reason = sim.reason(&sim.steps[0]);
         assert!(reason.contains("no metrics returned"), "{reason}");
         assert_eq!(sim.steps.len(), 4);
-    }
-
-    fn assert_same(a: &Simulation, b: &Simulation) {
-        assert_eq!(a.steps.len(), b.steps.len());
-        for (x, y) in a.steps.iter().zip(&b.steps) {
-            assert_eq!(a.view(x), b.view(y));
-        }
     }
 }

@@ -1,7 +1,6 @@
 //! What a simulation keeps of each sync: the [`Step`]s refer to observation lists,
 //! normalizations, reason texts and condition lists kept once per distinct value (in a row) in
-//! [`Tables`]; and the reason text, rendered from the facts of a sync by one function for both
-//! backends.
+//! [`Tables`]; and the reason text, rendered from the facts of a sync.
 
 use super::{ConditionBrief, MetricObservation, PodCounts, Step};
 use crate::api::v2::HorizontalPodAutoscalerCondition;
@@ -258,7 +257,7 @@ impl NormalizationFacts {
 }
 
 impl<'a> ReasonFacts<'a> {
-    /// The facts of a sync as [`reconcile_autoscaler`](crate::evaluator::reconcile_autoscaler)
+    /// The facts of a sync as [`Autoscaler::reconcile`](crate::evaluator::Autoscaler::reconcile)
     /// reports it.
     pub(super) fn of(r: &'a SyncResult) -> ReasonFacts<'a> {
         ReasonFacts {
@@ -272,15 +271,8 @@ impl<'a> ReasonFacts<'a> {
         }
     }
 
-    /// Why a sync ended where it did, in a few words: the controller's rescale reason, then
-    /// what stabilization and the limits did.
-    pub(super) fn text(&self) -> String {
-        let mut text = String::new();
-        self.write(&mut text);
-        text
-    }
-
-    /// [`Self::text`], written into `out` (replacing what it holds).
+    /// Why a sync ended where it did, in a few words (the controller's rescale reason, then
+    /// what stabilization and the limits did), written into `out` (replacing what it holds).
     pub(super) fn write(&self, out: &mut String) {
         out.clear();
         match self.outcome {

@@ -1,10 +1,12 @@
-//! The reference backend: at every sync, the full [`SyncInput`] (named pods, the metrics APIs'
-//! answers) and one [`reconcile_autoscaler`] call, whose status is carried into the next sync.
+//! What the controller reads of the simulated world, and its sync: at every sync, the
+//! [`SyncInput`] (named pods, the metrics APIs' answers) brought up to date, and one
+//! [`Autoscaler::reconcile`] of the run's one [`Autoscaler`].
 
 use std::collections::BTreeMap;
 
 use super::record::{ReasonFacts, Tables};
 use super::{LoadValue, MetricKey, PodClock, PodLoad, ResourcePlan, Split, Step, World, lookup, metric_containers};
+use crate::api::v2::MetricSpec;
 use crate::evaluator::controller::{Autoscaler, ObjectMetricValue, Scale, SyncInput, SyncResult};
 use crate::evaluator::replicas::{
     ConditionStatus, ContainerUsage, Pod, PodMetricsItem, PodPhase, PodSample, ReadyCondition,
@@ -13,7 +15,7 @@ use crate::evaluator::time::Timestamp;
 
 /// The controller's view of the world, rebuilt at every sync.
 #[derive(Debug)]
-pub(super) struct Reference<'a> {
+pub(super) struct Driver<'a> {
     /// The controller, with its memory of the HPA and the status it wrote.
     autoscaler: Autoscaler<'a>,
     input: SyncInput,
@@ -35,15 +37,15 @@ pub(super) struct Reference<'a> {
     filled: Option<u64>,
 }
 
-impl<'a> Reference<'a> {
-    pub(super) fn new(world: &World<'a>) -> Reference<'a> {
+impl<'a> Driver<'a> {
+    pub(super) fn new(world: &World<'a>) -> Driver<'a> {
         let plan = world.plan;
         let scale = Scale {
             spec_replicas: plan.initial_replicas,
             status_replicas: plan.initial_replicas,
             selector: plan.selector.clone(),
         };
-        let mut r = Reference {
+        let mut r = Driver {
             // The plan's HPA is synced from an empty status.
             autoscaler: Autoscaler::new(&plan.hpa, &plan.options).with_status(Default::default()),
             input: SyncInput::new(Timestamp::from_millis(0), scale),
@@ -63,6 +65,11 @@ impl<'a> Reference<'a> {
             r.pod_added(world, *clock);
         }
         r
+    }
+
+    /// The metrics the controller evaluates.
+    pub(super) fn metrics(&self) -> &[MetricSpec] {
+        self.autoscaler.metrics()
     }
 
     /// A pod was created.
