@@ -13,6 +13,7 @@
 //! time.
 
 use std::borrow::Cow;
+use std::cell::OnceCell;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -161,7 +162,7 @@ pub struct Event {
     /// `Normal` or `Warning`.
     pub type_: EventType,
     /// e.g. `SuccessfulRescale`, `FailedGetResourceMetric`.
-    pub reason: String,
+    pub reason: &'static str,
     /// The event message.
     pub message: String,
 }
@@ -345,7 +346,7 @@ impl SyncResult {
 
     /// `eventRecorder.Event`.
     fn event(&mut self, type_: EventType, reason: &'static str, message: String) {
-        self.events.push(Event { type_, reason: reason.to_string(), message });
+        self.events.push(Event { type_, reason, message });
     }
 
     /// `setCondition` on the HPA being reconciled, at `now`.
@@ -383,8 +384,9 @@ pub struct Autoscaler<'a> {
 struct Prepared<'a> {
     /// `spec.metrics`, or the API default when empty ([`effective_metrics`]).
     metrics: Cow<'a, [MetricSpec]>,
-    /// Per metric, the name `computeReplicasForMetric` gives a successful proposal.
-    names: Vec<String>,
+    /// Per metric, the name `computeReplicasForMetric` gives a successful proposal (worked out
+    /// the first time one succeeds).
+    names: Vec<OnceCell<String>>,
     /// `spec.behavior` as the controller completes it (`None`: the legacy path).
     behavior: Option<HorizontalPodAutoscalerBehavior>,
     tolerances: Tolerances,
@@ -399,19 +401,25 @@ struct Prepared<'a> {
     object_or_external: bool,
     /// Whether a metric reads the resource metrics API (Resource, ContainerResource).
     reads_resource_metrics: bool,
-    /// `<kind>/<namespace>/<name>` of the scale target, as errors name it.
-    reference: String,
     /// The error of parsing the scale target's `apiVersion` (the scale is then never read).
     api_version_error: Option<String>,
 }
 
 impl<'a> Prepared<'a> {
+    /// The name of metric `i`'s successful proposal.
+    fn name(&self, i: usize) -> &str {
+        match (self.names.get(i), self.metrics.get(i)) {
+            (Some(name), Some(spec)) => name.get_or_init(|| metric_name(spec)),
+            _ => "",
+        }
+    }
+
     fn new(hpa: &'a HorizontalPodAutoscaler, config: &HPAControllerConfiguration) -> Prepared<'a> {
         let spec = &hpa.spec;
         let target = &spec.scale_target_ref;
         let metrics = effective_metrics(hpa);
         Prepared {
-            names: metrics.iter().map(metric_name).collect(),
+            names: metrics.iter().map(|_| OnceCell::new()).collect(),
             object_or_external: has_object_or_external_metrics(&metrics),
             reads_resource_metrics: metrics.iter().any(|m| m.type_ == "Resource" || m.type_ == "ContainerResource"),
             metrics,
@@ -422,10 +430,15 @@ impl<'a> Prepared<'a> {
             max: spec.max_replicas,
             scale_to_zero: config.gates.enabled(Gate::HPAScaleToZero),
             generation: config.gates.enabled(Gate::HPAGeneration),
-            reference: format!("{}/{}/{}", target.kind, hpa.metadata.namespace, target.name),
             api_version_error: parse_group_version(&target.api_version).err(),
         }
     }
+}
+
+/// `<kind>/<namespace>/<name>` of the scale target, as errors name it.
+fn reference(hpa: &HorizontalPodAutoscaler) -> String {
+    let target = &hpa.spec.scale_target_ref;
+    format!("{}/{}/{}", target.kind, hpa.metadata.namespace, target.name)
 }
 
 /// The name `computeReplicasForMetric` gives a metric's successful proposal (empty when the
@@ -585,7 +598,7 @@ impl<'a> Autoscaler<'a> {
         let scale = match (&p.api_version_error, &input.scale) {
             (Some(e), _) => Err((e, format!("invalid API version in scale target reference: {e}"))),
             (None, Ok(s)) => Ok(s),
-            (None, Err(e)) => Err((e, format!("failed to query scale subresource for {}: {e}", p.reference))),
+            (None, Err(e)) => Err((e, format!("failed to query scale subresource for {}: {e}", reference(hpa)))),
         };
         let scale = match scale {
             Ok(s) => s,
@@ -692,7 +705,7 @@ impl<'a> Autoscaler<'a> {
                     };
                     let answer = sync.compute_replicas_for_metrics();
                     if let Some(i) = answer.name {
-                        result.metric_name.push_str(p.names.get(i).map_or("", String::as_str));
+                        result.metric_name.push_str(p.name(i));
                     }
                     answer
                 }
@@ -707,7 +720,7 @@ impl<'a> Autoscaler<'a> {
                 set_status(result, metric_statuses, p, hpa, now, current, desired, statuses, false);
                 result.error = Some(format!(
                     "failed to compute desired number of replicas based on listed metrics for {}: {err}",
-                    p.reference
+                    reference(hpa)
                 ));
                 result.event(EventType::Warning, "FailedComputeMetricsReplicas", err);
                 result.outcome = SyncOutcome::FailedComputeMetrics;
@@ -766,7 +779,7 @@ impl<'a> Autoscaler<'a> {
                 let old = result.status.desired_replicas;
                 set_status(result, metric_statuses, p, hpa, now, current, old, statuses, false);
                 result.outcome = SyncOutcome::FailedUpdateScale;
-                result.error = Some(format!("failed to rescale {}: {err}", p.reference));
+                result.error = Some(format!("failed to rescale {}: {err}", reference(hpa)));
                 return &self.result;
             }
             result.set_condition(
@@ -776,7 +789,12 @@ impl<'a> Autoscaler<'a> {
                 Message::Count("the HPA controller was able to update the target scale to ", desired),
                 now,
             );
-            let msg = format!("New size: {desired}; reason: {}", result.rescale_reason);
+            let mut buf = [0u8; 11];
+            let size = decimal(desired, &mut buf);
+            let mut msg = String::with_capacity(28 + size.len() + result.rescale_reason.len());
+            for part in ["New size: ", size, "; reason: ", &result.rescale_reason] {
+                msg.push_str(part);
+            }
             result.event(EventType::Normal, "SuccessfulRescale", msg);
             let stored = behavior::store_scale_event(
                 p.behavior.as_ref(),
@@ -956,7 +974,7 @@ impl MetricsRun<'_, '_> {
                         replicas = proposal;
                         name = Some(i);
                     }
-                    let metric_name = self.p.names.get(i).map_or("", String::as_str);
+                    let metric_name = self.p.name(i);
                     let evaluation = self.result.evaluation(i);
                     evaluation.index = i;
                     assign_str(&mut evaluation.source_type, &spec.type_);
@@ -983,7 +1001,7 @@ impl MetricsRun<'_, '_> {
             }
             return MetricsAnswer { replicas: -1, name: None, error, statuses: true };
         }
-        let metric = name.and_then(|i| self.p.names.get(i)).map_or("", String::as_str);
+        let metric = name.map_or("", |i| self.p.name(i));
         self.result.set_condition(
             SCALING_ACTIVE,
             TRUE,
@@ -1560,7 +1578,12 @@ fn set_condition_in(
     let index = match conditions.iter().position(|c| c.type_ == type_) {
         Some(i) => i,
         None => {
-            conditions.push(HorizontalPodAutoscalerCondition { type_: type_.to_string(), ..Default::default() });
+            // Room for the controller's longer messages, so that rewriting one rarely grows it.
+            conditions.push(HorizontalPodAutoscalerCondition {
+                type_: type_.to_string(),
+                message: String::with_capacity(128),
+                ..Default::default()
+            });
             conditions.len() - 1
         }
     };
