@@ -126,7 +126,6 @@ pub fn effective_behavior(
     policy: Option<&HorizontalPodAutoscalerBehavior>,
     controller: &HPAControllerConfiguration,
 ) -> EffectiveBehavior {
-    let tolerance_gate = controller.gates.enabled(Gate::HPAConfigurableTolerance);
     if user.is_none() && policy.is_none() {
         return EffectiveBehavior::Legacy {
             stabilization_window_seconds: Valued::controller(
@@ -145,46 +144,80 @@ pub fn effective_behavior(
     let down_user = user.and_then(|b| b.scale_down.as_ref());
     let up_policy = policy.and_then(|b| b.scale_up.as_ref());
     let down_policy = policy.and_then(|b| b.scale_down.as_ref());
+    // The values are the controller's, for the behavior the user and the policy write together.
+    let written = HorizontalPodAutoscalerBehavior {
+        scale_up: merge(up_user, up_policy),
+        scale_down: merge(down_user, down_policy),
+    };
+    let effective = controller.complete_behavior(&written);
+    let tolerances = controller.tolerances(&written);
+    let tolerance_gate = controller.gates.enabled(Gate::HPAConfigurableTolerance);
     EffectiveBehavior::Rules {
-        scale_up: rules(up_user, up_policy, true, tolerance_gate, controller),
-        scale_down: rules(down_user, down_policy, false, tolerance_gate, controller),
+        scale_up: rules(effective.scale_up, tolerances.scale_up, up_user, up_policy, true, tolerance_gate),
+        scale_down: rules(effective.scale_down, tolerances.scale_down, down_user, down_policy, false, tolerance_gate),
     }
 }
 
-fn pick<T: Clone>(
-    user: Option<&HPAScalingRules>,
-    policy: Option<&HPAScalingRules>,
-    get: impl Fn(&HPAScalingRules) -> Option<T>,
-) -> Option<(T, Source)> {
-    user.and_then(&get).map(|v| (v, Source::User)).or_else(|| policy.and_then(&get).map(|v| (v, Source::Policy)))
+/// One direction's rules as the user and the policy write them together: each field the
+/// user's, else the policy's.
+fn merge(user: Option<&HPAScalingRules>, policy: Option<&HPAScalingRules>) -> Option<HPAScalingRules> {
+    let field = |get: &dyn Fn(&HPAScalingRules) -> bool| user.filter(|r| get(r)).or(policy.filter(|r| get(r)));
+    if user.is_none() && policy.is_none() {
+        return None;
+    }
+    Some(HPAScalingRules {
+        stabilization_window_seconds: field(&|r| r.stabilization_window_seconds.is_some())
+            .and_then(|r| r.stabilization_window_seconds),
+        select_policy: field(&|r| r.select_policy.is_some()).and_then(|r| r.select_policy.clone()),
+        policies: field(&|r| r.policies.is_some()).and_then(|r| r.policies.clone()),
+        tolerance: field(&|r| r.tolerance.is_some()).and_then(|r| r.tolerance.clone()),
+    })
 }
 
+/// Who set a field: the user, else the policy.
+fn setter(
+    user: Option<&HPAScalingRules>,
+    policy: Option<&HPAScalingRules>,
+    set: impl Fn(&HPAScalingRules) -> bool,
+) -> Option<Source> {
+    if user.is_some_and(&set) {
+        Some(Source::User)
+    } else if policy.is_some_and(&set) {
+        Some(Source::Policy)
+    } else {
+        None
+    }
+}
+
+/// One direction's effective rules (`effective`, as the controller completes them; `tolerance`
+/// as it uses it), each value with who set it.
 fn rules(
+    effective: Option<HPAScalingRules>,
+    tolerance: f64,
     user: Option<&HPAScalingRules>,
     policy: Option<&HPAScalingRules>,
     up: bool,
     tolerance_gate: bool,
-    controller: &HPAControllerConfiguration,
 ) -> EffectiveRules {
-    let defaults = if up { defaults::scale_up_rules(None) } else { defaults::scale_down_rules(None) };
-    let window = match pick(user, policy, |r| r.stabilization_window_seconds) {
-        Some((v, s)) => Valued::new(v, s),
-        None => match defaults.stabilization_window_seconds {
-            Some(v) => Valued::new(v, Source::KubernetesDefault),
-            None => Valued::controller(controller.downscale_stabilization_seconds(), DOWNSCALE_STABILIZATION_FLAG),
-        },
+    let effective = effective.unwrap_or_default();
+    // What API defaulting fills; a window it leaves nil comes from the controller's flag.
+    let defaulted = if up { defaults::scale_up_rules(None) } else { defaults::scale_down_rules(None) };
+    let window = effective.stabilization_window_seconds.unwrap_or_default();
+    let window = match setter(user, policy, |r| r.stabilization_window_seconds.is_some()) {
+        Some(s) => Valued::new(window, s),
+        None if defaulted.stabilization_window_seconds.is_some() => Valued::new(window, Source::KubernetesDefault),
+        None => Valued::controller(window, DOWNSCALE_STABILIZATION_FLAG),
     };
-    let select = match pick(user, policy, |r| r.select_policy.clone()) {
-        Some((v, s)) => Valued::new(v, s),
-        None => Valued::new(defaults.select_policy.unwrap_or_default(), Source::KubernetesDefault),
-    };
-    let policies = match pick(user, policy, |r| r.policies.clone()) {
-        Some((v, s)) => Valued::new(v, s),
-        None => Valued::new(defaults.policies.unwrap_or_default(), Source::KubernetesDefault),
-    };
-    let tolerance = match pick(user, policy, |r| r.tolerance.clone()) {
-        Some((q, s)) if tolerance_gate => Valued::new(q.as_approximate_f64(), s),
-        _ => Valued::controller(controller.tolerance, TOLERANCE_FLAG),
+    let select = effective.select_policy.unwrap_or_default();
+    let select =
+        Valued::new(select, setter(user, policy, |r| r.select_policy.is_some()).unwrap_or(Source::KubernetesDefault));
+    let policies = effective.policies.unwrap_or_default();
+    let policies =
+        Valued::new(policies, setter(user, policy, |r| r.policies.is_some()).unwrap_or(Source::KubernetesDefault));
+    // Without gate HPAConfigurableTolerance a written tolerance is ignored.
+    let tolerance = match setter(user, policy, |r| r.tolerance.is_some()).filter(|_| tolerance_gate) {
+        Some(s) => Valued::new(tolerance, s),
+        None => Valued::controller(tolerance, TOLERANCE_FLAG),
     };
     EffectiveRules { stabilization_window_seconds: window, select_policy: select, policies, tolerance }
 }

@@ -127,15 +127,22 @@ impl HPAControllerConfiguration {
     /// `tolerancesForHpa`: the flag in both directions, replaced per direction by
     /// `behavior.scale{Up,Down}.tolerance` when gate `HPAConfigurableTolerance` is on.
     pub fn tolerances_for_hpa(&self, hpa: &HorizontalPodAutoscaler) -> Tolerances {
+        match &hpa.spec.behavior {
+            Some(b) => self.tolerances(b),
+            None => Tolerances::uniform(self.tolerance),
+        }
+    }
+
+    /// [`Self::tolerances_for_hpa`] of a `spec.behavior`.
+    pub fn tolerances(&self, behavior: &HorizontalPodAutoscalerBehavior) -> Tolerances {
         let mut t = Tolerances::uniform(self.tolerance);
-        let Some(b) = &hpa.spec.behavior else { return t };
         if !self.gates.enabled(Gate::HPAConfigurableTolerance) {
             return t;
         }
-        if let Some(q) = b.scale_down.as_ref().and_then(|r| r.tolerance.as_ref()) {
+        if let Some(q) = behavior.scale_down.as_ref().and_then(|r| r.tolerance.as_ref()) {
             t.scale_down = q.as_approximate_f64();
         }
-        if let Some(q) = b.scale_up.as_ref().and_then(|r| r.tolerance.as_ref()) {
+        if let Some(q) = behavior.scale_up.as_ref().and_then(|r| r.tolerance.as_ref()) {
             t.scale_up = q.as_approximate_f64();
         }
         t
@@ -146,13 +153,17 @@ impl HPAControllerConfiguration {
     /// window filled from the downscale-stabilization flag
     /// (`maybeInitScaleDownStabilizationWindow`). `None` when `spec.behavior` is nil.
     pub fn effective_behavior(&self, hpa: &HorizontalPodAutoscaler) -> Option<HorizontalPodAutoscalerBehavior> {
-        let b = hpa.spec.behavior.as_ref()?;
-        let up = defaults::scale_up_rules(b.scale_up.as_ref());
-        let mut down = defaults::scale_down_rules(b.scale_down.as_ref());
+        hpa.spec.behavior.as_ref().map(|b| self.complete_behavior(b))
+    }
+
+    /// [`Self::effective_behavior`] of a `spec.behavior`.
+    pub fn complete_behavior(&self, behavior: &HorizontalPodAutoscalerBehavior) -> HorizontalPodAutoscalerBehavior {
+        let up = defaults::scale_up_rules(behavior.scale_up.as_ref());
+        let mut down = defaults::scale_down_rules(behavior.scale_down.as_ref());
         if down.stabilization_window_seconds.is_none() {
             down.stabilization_window_seconds = Some(self.downscale_stabilization_seconds());
         }
-        Some(HorizontalPodAutoscalerBehavior { scale_up: Some(up), scale_down: Some(down) })
+        HorizontalPodAutoscalerBehavior { scale_up: Some(up), scale_down: Some(down) }
     }
 }
 
