@@ -1696,7 +1696,7 @@ mod tests {
             });
             input.pods.push(pod);
             items.push(PodMetricsItem {
-                pod: format!("p{i}"),
+                pod: format!("p{i}").into(),
                 timestamp: Timestamp::from_secs(t - 10),
                 window: Duration::from_secs(15),
                 containers: vec![ContainerUsage {

@@ -10,6 +10,7 @@
 //! `i32::MAX`; [`ceil_to_i32`] is that helper.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
 use std::time::Duration;
 
 use super::gofmt;
@@ -177,8 +178,9 @@ pub struct Container {
 /// A pod matched by the scale target's selector, with what the calculator reads of it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pod {
-    /// `metadata.name`
-    pub name: String,
+    /// `metadata.name` (shared with the samples of the pod, so that matching them to it is a
+    /// pointer comparison when they share it).
+    pub name: Arc<str>,
     /// `status.phase`
     pub phase: PodPhase,
     /// Whether `metadata.deletionTimestamp` is set.
@@ -197,7 +199,7 @@ pub struct Pod {
 
 impl Pod {
     /// A running, ready pod started at Go's zero time (the upstream test fixture).
-    pub fn running(name: impl Into<String>) -> Pod {
+    pub fn running(name: impl Into<Arc<str>>) -> Pod {
         Pod {
             name: name.into(),
             phase: PodPhase::Running,
@@ -232,7 +234,7 @@ pub struct ContainerUsage {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PodMetricsItem {
     /// `metadata.name` (the pod).
-    pub pod: String,
+    pub pod: Arc<str>,
     /// `timestamp`
     pub timestamp: Timestamp,
     /// `window`
@@ -245,7 +247,7 @@ pub struct PodMetricsItem {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PodSample {
     /// `describedObject.name` (the pod).
-    pub pod: String,
+    pub pod: Arc<str>,
     /// `value`, as `Quantity::milli_value()`.
     pub value_milli: i64,
     /// `timestamp`
@@ -334,7 +336,7 @@ pub struct MetricReplicas {
 #[derive(Debug, Clone, Default)]
 pub struct PodIndex {
     /// The names indexed.
-    names: Vec<String>,
+    names: Vec<Arc<str>>,
     /// Per pod, its entry.
     entries: Vec<usize>,
     /// Pod positions ordered by name (and by position among equal names).
@@ -346,7 +348,7 @@ pub struct PodIndex {
 impl PodIndex {
     /// Indexes `pods`, reusing the index when their names are the ones it holds.
     pub fn index<'p>(&'p mut self, pods: &'p [Pod]) -> Pods<'p> {
-        let unchanged = self.names.len() == pods.len() && self.names.iter().zip(pods).all(|(n, p)| *n == p.name);
+        let unchanged = self.names.len() == pods.len() && self.names.iter().zip(pods).all(|(n, p)| same(n, &p.name));
         if !unchanged {
             self.rebuild(pods);
         }
@@ -354,15 +356,10 @@ impl PodIndex {
     }
 
     fn rebuild(&mut self, pods: &[Pod]) {
-        self.names.truncate(pods.len());
-        for (i, pod) in pods.iter().enumerate() {
-            match self.names.get_mut(i) {
-                Some(name) => name.clone_from(&pod.name),
-                None => self.names.push(pod.name.clone()),
-            }
-        }
+        self.names.clear();
+        self.names.extend(pods.iter().map(|p| Arc::clone(&p.name)));
         let names = &self.names;
-        let name = |i: usize| names.get(i).map_or("", String::as_str);
+        let name = |i: usize| names.get(i).map_or("", |n| &**n);
         self.sorted.clear();
         self.sorted.extend(0..pods.len());
         // A stable sort keeps equal names in list order: an entry's first pod comes first.
@@ -409,18 +406,18 @@ impl<'p> Pods<'p> {
     /// The entry of the pod named `name`. Samples usually list pods in the pods' order, so the
     /// pod at `hint` (the position after the last match) and the few after it are tried before
     /// a binary search.
-    fn find(&self, name: &str, hint: &mut usize) -> Option<usize> {
+    fn find(&self, name: &Arc<str>, hint: &mut usize) -> Option<usize> {
         let list = self.list;
         let mut i = *hint;
         let near = (i + 4).min(list.len());
         loop {
             if i == near {
                 let sorted = &self.index.sorted;
-                let at = sorted.binary_search_by(|&i| list.get(i).map_or("", |p| p.name.as_str()).cmp(name)).ok()?;
+                let at = sorted.binary_search_by(|&i| list.get(i).map_or("", |p| &*p.name).cmp(&**name)).ok()?;
                 i = sorted.get(at).copied()?;
                 break;
             }
-            if list.get(i).is_some_and(|p| p.name == name) {
+            if list.get(i).is_some_and(|p| same(&p.name, name)) {
                 break;
             }
             i += 1;
@@ -443,7 +440,7 @@ impl<'p> Pods<'p> {
             let name = sample.pod();
             let entry = match self.find(name, &mut hint) {
                 Some(entry) => entry,
-                None => *unlisted.get_or_insert_with(HashMap::new).entry(name).or_insert_with(|| {
+                None => *unlisted.get_or_insert_with(HashMap::new).entry(&**name).or_insert_with(|| {
                     entries += 1;
                     entries - 1
                 }),
@@ -457,25 +454,30 @@ impl<'p> Pods<'p> {
 /// A sample of a metrics API answer, naming its pod.
 pub trait Sample {
     /// The pod the sample is of.
-    fn pod(&self) -> &str;
+    fn pod(&self) -> &Arc<str>;
 }
 
 impl Sample for PodMetricsItem {
-    fn pod(&self) -> &str {
+    fn pod(&self) -> &Arc<str> {
         &self.pod
     }
 }
 
 impl Sample for PodSample {
-    fn pod(&self) -> &str {
+    fn pod(&self) -> &Arc<str> {
         &self.pod
     }
 }
 
-impl Sample for (&str, PodMetric) {
-    fn pod(&self) -> &str {
-        self.0
+impl Sample for (Arc<str>, PodMetric) {
+    fn pod(&self) -> &Arc<str> {
+        &self.0
     }
+}
+
+/// Whether two names are equal: the same shared string, or equal texts.
+fn same(a: &Arc<str>, b: &Arc<str>) -> bool {
+    Arc::ptr_eq(a, b) || a == b
 }
 
 /// A metrics API answer matched to the pods ([`Pods::matched`]): each sample's entry, that of
@@ -751,7 +753,7 @@ pub fn group_pods(
         ReplicaCalculator { cpu_initialization_period, delay_of_initial_readiness_status, pod_level_resources: false };
     let mut index = PodIndex::default();
     let indexed = index.index(pods);
-    let samples: Vec<(&str, PodMetric)> = metrics.iter().map(|(name, m)| (name.as_str(), *m)).collect();
+    let samples: Vec<(Arc<str>, PodMetric)> = metrics.iter().map(|(name, m)| (Arc::from(name.as_str()), *m)).collect();
     let mut buffer = Vec::new();
     let matched = indexed.matched(&samples, &mut buffer);
     let mut ws = Workspace::default();
@@ -764,7 +766,7 @@ pub fn group_pods(
             [(UNREADY, &mut grouped.unready), (MISSING, &mut grouped.missing), (IGNORED, &mut grouped.ignored)]
         {
             if flags & flag != 0 {
-                set.insert(pod.name.clone());
+                set.insert(pod.name.to_string());
             }
         }
     }
@@ -785,7 +787,7 @@ pub fn calculate_requests(
 ) -> Result<BTreeMap<String, i64>, CalcError> {
     let mut requests = BTreeMap::new();
     for pod in pods {
-        requests.insert(pod.name.clone(), pod_request(pod, container, resource, pod_level_resources)?);
+        requests.insert(pod.name.to_string(), pod_request(pod, container, resource, pod_level_resources)?);
     }
     Ok(requests)
 }
@@ -1323,7 +1325,7 @@ mod tests {
                 .iter()
                 .enumerate()
                 .map(|(i, v)| PodSample {
-                    pod: format!("p{i}"),
+                    pod: format!("p{i}").into(),
                     value_milli: *v,
                     timestamp: Timestamp::ZERO,
                     window: None,

@@ -154,7 +154,7 @@ fn pod(v: &Value) -> R<Pod> {
         }),
     };
     Ok(Pod {
-        name: str_of(v, "name")?.to_string(),
+        name: str_of(v, "name")?.into(),
         phase: PodPhase::parse(v.get("phase").and_then(Value::as_str).unwrap_or("")),
         deleted: v.get("deleted").and_then(Value::as_bool).unwrap_or(false),
         start_time: instant(v.get("start_time").unwrap_or(&Value::Null))?,
@@ -177,7 +177,7 @@ fn pod_metrics_item(v: &Value) -> R<PodMetricsItem> {
         })
         .collect::<R<_>>()?;
     Ok(PodMetricsItem {
-        pod: str_of(v, "pod")?.to_string(),
+        pod: str_of(v, "pod")?.into(),
         timestamp: instant_of(v, "timestamp")?,
         window: secs(v, "window_s")?,
         containers,
@@ -190,7 +190,7 @@ fn pod_sample(v: &Value) -> R<PodSample> {
         Some(_) => Some(secs(v, "window_s")?),
     };
     Ok(PodSample {
-        pod: str_of(v, "pod")?.to_string(),
+        pod: str_of(v, "pod")?.into(),
         value_milli: i64_of(v, "value_milli")?,
         timestamp: instant_of(v, "timestamp")?,
         window,

@@ -76,7 +76,7 @@ impl<'a> Driver<'a> {
     pub(super) fn pod_added(&mut self, world: &World<'_>, clock: PodClock) {
         let t = &world.plan.template;
         self.input.pods.push(Pod {
-            name: world.pod_name(&clock),
+            name: world.pod_name(&clock).into(),
             phase: PodPhase::Pending,
             deleted: false,
             start_time: Some(Timestamp::from_millis(clock.created_ms)),
