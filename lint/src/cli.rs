@@ -126,6 +126,8 @@ pub enum Command {
     /// and how fast they can scale up and down.
     Explain(ExplainArgs),
     /// Simulate the HPA controller over time from a scenario file: every sync, a chart, JSON or SVG.
+    ///
+    /// The controller's flags given on the command line override the scenario's `controller:`.
     Simulate(crate::simulate::SimulateArgs),
     /// List the lint rules, or print one rule's documentation.
     Rules(RulesArgs),

@@ -5,12 +5,19 @@
 //! legacy or the behavior path, scale from and to zero, the conditions with their exact
 //! reasons and messages, the scale events, and the status written back.
 //!
-//! The caller supplies everything the controller would read from the cluster in a
-//! [`SyncInput`] (including the instant of the sync) and the controller's in-memory state
-//! for this HPA in a [`ControllerState`]; [`reconcile_autoscaler`] updates that state and
-//! returns a [`SyncResult`] holding the new status and every intermediate value. Running the
-//! function repeatedly with the returned status reproduces the controller's behaviour over
-//! time.
+//! An [`Autoscaler`] is one HPA under the controller: what a sync reads of its spec, worked
+//! out once; the controller's in-memory state for it ([`ControllerState`]); and the result of
+//! its last sync, whose status the next sync reads. The caller supplies everything the
+//! controller would read from the cluster in a [`SyncInput`] (including the instant of the
+//! sync); [`Autoscaler::reconcile`] updates the state and returns a [`SyncResult`] holding the
+//! new status and every intermediate value. Syncing one `Autoscaler` again and again
+//! reproduces the controller's behaviour over time; [`reconcile_autoscaler`] is one sync of an
+//! HPA with the status it holds.
+//!
+//! This is the only implementation of a sync. Its speed comes from inside it: the HPA is
+//! prepared once per `Autoscaler`, the status and the evaluations are rewritten in place, and
+//! the replica calculator matches samples to pods through a kept [`PodIndex`] and works in a
+//! reused [`Workspace`].
 
 use std::borrow::Cow;
 use std::cell::OnceCell;
