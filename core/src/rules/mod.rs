@@ -50,7 +50,7 @@ use crate::features::FeatureGates;
 use crate::field::FieldError;
 
 pub use misspelled_kind::check_kind as check_misspelled_kind;
-pub use objects::{ObjectId, Objects};
+pub use objects::{ObjectId, Objects, is_cluster_scoped};
 pub use removed_api_version::check_version as check_removed_version;
 
 /// How serious a finding is.
@@ -253,6 +253,13 @@ impl Context<'_> {
     /// The namespace of the HPA.
     pub fn namespace(&self) -> &str {
         &self.effective.metadata.namespace
+    }
+
+    /// Whether the HPA is written in `autoscaling/v1`, whose spec has no `metrics` (only
+    /// `targetCPUUtilizationPercentage`) and no `behavior`: help must not suggest fields it
+    /// cannot express, but `autoscaling/v2`.
+    pub fn written_in_v1(&self) -> bool {
+        matches!(self.original, VersionedHpa::V1(_))
     }
 }
 
