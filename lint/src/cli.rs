@@ -63,6 +63,12 @@ pub struct LintArgs {
     #[arg(long, value_enum)]
     pub scope: Option<crate::linter::config::Scope>,
 
+    /// The namespace of objects that name none, as `kubectl apply -n` and `helm template -n`
+    /// give it [default: the one namespace the other objects of their set name, else
+    /// `default`].
+    #[arg(short = 'n', long, value_name = "NAMESPACE")]
+    pub namespace: Option<String>,
+
     /// The configuration file (default: `.hpa-lint.yaml` found upward from the working directory).
     #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
     pub config: Option<std::path::PathBuf>,

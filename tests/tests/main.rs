@@ -6,6 +6,7 @@ mod evaluator;
 mod explain;
 mod lint_cli;
 mod lint_output;
+mod lint_sets;
 mod malformed;
 mod properties;
 mod realworld;

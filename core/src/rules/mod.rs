@@ -255,6 +255,15 @@ impl Context<'_> {
         &self.effective.metadata.namespace
     }
 
+    /// The scale target's identity: in the HPA's namespace, or in none for a kind without
+    /// namespaces.
+    pub fn scale_target(&self) -> ObjectId {
+        let t = &self.effective.spec.scale_target_ref;
+        let namespace =
+            if is_cluster_scoped(&t.api_version, &t.kind) { String::new() } else { self.namespace().to_string() };
+        ObjectId { api_version: t.api_version.clone(), kind: t.kind.clone(), namespace, name: t.name.clone() }
+    }
+
     /// Whether the HPA is written in `autoscaling/v1`, whose spec has no `metrics` (only
     /// `targetCPUUtilizationPercentage`) and no `behavior`: help must not suggest fields it
     /// cannot express, but `autoscaling/v2`.

@@ -108,10 +108,8 @@ pub fn human(outcome: &Outcome, files: &[SourceFile], style: HumanStyle) -> Stri
                 (true, _) => String::new(),
                 (false, true) => format!(" ({} without a name)", o.kind),
                 // Messages about other objects name them already.
-                (false, false) if d.message.contains(&format!("{} {}/{}", o.kind, o.namespace, o.name)) => {
-                    String::new()
-                }
-                (false, false) => format!(" ({} {}/{})", o.kind, o.namespace, o.name),
+                (false, false) if d.message.contains(&o.describe()) => String::new(),
+                (false, false) => format!(" ({})", o.describe()),
             })
             .unwrap_or_default();
         let label_text = match (d.path.is_empty(), d.exact) {
@@ -305,7 +303,7 @@ pub fn sarif(outcome: &Outcome, files: &[SourceFile]) -> String {
                         "artifactLocation": {"uri": artifact_uri(&file.name)},
                         "region": {"startLine": line, "startColumn": column, "endLine": end_line, "endColumn": end_column.max(column)},
                     },
-                    "logicalLocations": d.object.as_ref().map(|o| vec![json!({"name": o.name, "fullyQualifiedName": format!("{}/{}/{}", o.kind, o.namespace, o.name), "kind": "object"})]).unwrap_or_default(),
+                    "logicalLocations": d.object.as_ref().map(|o| vec![json!({"name": o.name, "fullyQualifiedName": match &o.namespace { Some(ns) => format!("{}/{ns}/{}", o.kind, o.name), None => format!("{}/{}", o.kind, o.name) }, "kind": "object"})]).unwrap_or_default(),
                 }],
             });
             if !d.related.is_empty() {

@@ -1,0 +1,203 @@
+//! The linter's manifest sets as real charts render them: objects that name no namespace
+//! (`-n/--namespace`, or the one the others name), objects defined twice in one stream, kinds
+//! without namespaces, and the related locations of a finding about several containers.
+
+use hpa_tests::cli::hpa_lint;
+use serde_json::Value;
+
+/// An HPA that names no namespace, as `helm template` renders many (document 0, lines 1-13),
+/// and its Deployment, which names the release namespace: neither container requests cpu
+/// (`app` has no resources, `proxy` a memory limit only), `limited` has a cpu limit.
+const RENDER: &str = "\
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: web
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  minReplicas: 2
+  maxReplicas: 10
+  metrics:
+  - type: Resource
+    resource:
+      name: cpu
+      target: {type: Utilization, averageUtilization: 70}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: shop
+spec:
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+      - name: app
+        image: ghcr.io/example/web:1.4.2
+        resources: {}
+      - name: limited
+        image: ghcr.io/example/limited:1.0.0
+        resources:
+          limits: {cpu: 500m}
+      - name: proxy
+        image: ghcr.io/example/proxy:3.1.0
+        resources:
+          limits: {memory: 128Mi}
+";
+
+fn lint(args: &[&str], stdin: &str) -> Value {
+    let mut all = vec!["--no-config", "-o", "json", "--fail-on", "never"];
+    all.extend(args);
+    all.push("-");
+    let run = hpa_lint(&all, stdin);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    run.json()
+}
+
+/// (line, column, rule) of every diagnostic.
+fn positions(report: &Value) -> Vec<(u64, u64, String)> {
+    report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["line"].as_u64().unwrap(), d["column"].as_u64().unwrap(), d["rule"].as_str().unwrap().to_string()))
+        .collect()
+}
+
+fn notes(report: &Value) -> Vec<String> {
+    report["notes"].as_array().unwrap().iter().map(|n| n.as_str().unwrap().to_string()).collect()
+}
+
+/// One metric, two containers without the request: one finding, naming both, with a related
+/// location on each container (and none on the one whose cpu limit is its request).
+#[test]
+fn one_finding_names_every_container_without_the_request() {
+    let report = lint(&[], RENDER);
+    assert_eq!(positions(&report), [(13, 55, "HPA201".to_string())]);
+    let d = &report["diagnostics"][0];
+    assert_eq!(
+        d["message"],
+        "cpu utilization needs a cpu request in every container, and containers \"app\" and \"proxy\" of Deployment shop/web have none: the controller will not scale on this metric"
+    );
+    let related: Vec<(u64, u64, &str)> = d["related"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["line"].as_u64().unwrap(), r["column"].as_u64().unwrap(), r["message"].as_str().unwrap()))
+        .collect();
+    assert_eq!(related, [(28, 9, "no cpu request here"), (35, 9, "no cpu request here")]);
+}
+
+/// Without `-n`, the HPA joins the namespace its Deployment names (the only one named), and a
+/// note says so, since the link depended on it.
+#[test]
+fn objects_without_a_namespace_join_the_one_the_others_name() {
+    let report = lint(&[], RENDER);
+    assert_eq!(report["diagnostics"][0]["object"]["namespace"], "shop");
+    assert_eq!(
+        notes(&report),
+        [
+            "<stdin>: objects that name no namespace were taken to be in namespace \"shop\", the one the others name (where `kubectl apply -n shop` or `helm template -n shop` puts them); pass -n/--namespace if they belong elsewhere"
+        ]
+    );
+}
+
+/// `-n` places them: in the Deployment's namespace the finding is there without a note; in
+/// another one the HPA and the Deployment do not meet.
+#[test]
+fn the_namespace_flag_places_objects_that_name_none() {
+    let report = lint(&["-n", "shop"], RENDER);
+    assert_eq!(positions(&report), [(13, 55, "HPA201".to_string())]);
+    assert!(notes(&report).is_empty(), "{:?}", notes(&report));
+    let report = lint(&["--namespace", "other", "--select", "HPA201,HPA403"], RENDER);
+    assert_eq!(positions(&report), [(6, 65, "HPA403".to_string())]);
+    assert_eq!(report["diagnostics"][0]["message"], "no Deployment other/web among the checked manifests");
+    assert!(notes(&report).is_empty());
+    let run = hpa_lint(&["--no-config", "-n", "Not_A_Namespace", "-"], RENDER);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("--namespace \"Not_A_Namespace\""), "{}", run.stderr);
+}
+
+/// When the others name several namespaces, objects that name none are in `default`, as kubectl
+/// puts them; the HPA's target exists only in another namespace, so the note says what was
+/// assumed.
+#[test]
+fn several_namespaces_named_leave_the_others_in_default_and_a_note_says_so() {
+    let text =
+        format!("{RENDER}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: billing\n");
+    let report = lint(&[], &text);
+    assert_eq!(positions(&report), []);
+    assert_eq!(
+        notes(&report),
+        [
+            "<stdin>: objects that name no namespace were taken to be in namespace \"default\", as kubectl does, while the others name billing, shop; pass -n/--namespace to place them"
+        ]
+    );
+}
+
+/// A namespace written on a kind that has none (a ClusterRole) takes no part; and when no link
+/// depends on the namespace assumed, nothing is said.
+#[test]
+fn kinds_without_namespaces_take_no_part() {
+    let text = format!(
+        "{RENDER}---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: web\n  namespace: elsewhere\n"
+    );
+    let report = lint(&[], &text);
+    assert_eq!(positions(&report), [(13, 55, "HPA201".to_string())]);
+    assert_eq!(notes(&report).len(), 1);
+    assert!(notes(&report)[0].contains("namespace \"shop\""), "{:?}", notes(&report));
+    let written = RENDER.replacen("  name: web\nspec:", "  name: web\n  namespace: shop\nspec:", 1);
+    let text = format!("{written}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n");
+    let report = lint(&[], &text);
+    assert_eq!(positions(&report), [(14, 55, "HPA201".to_string())]);
+    assert!(notes(&report).is_empty(), "{:?}", notes(&report));
+    // A scale target of a kind without namespaces is named without one.
+    let text = written.replacen(
+        "{apiVersion: apps/v1, kind: Deployment, name: web}",
+        "{apiVersion: rbac.authorization.k8s.io/v1, kind: ClusterRole, name: web}",
+        1,
+    );
+    let report = lint(&["--select", "HPA403"], &text);
+    assert_eq!(report["diagnostics"][0]["message"], "no ClusterRole web among the checked manifests");
+}
+
+/// `cat a.yaml a.yaml | hpa-lint -`: one object, one note; the copy's findings are not
+/// repeated and the HPA does not conflict with itself (HPA407).
+#[test]
+fn a_stream_concatenated_twice_is_one_set_of_objects() {
+    let once = lint(&[], RENDER);
+    let twice = lint(&[], &format!("{RENDER}---\n{RENDER}"));
+    assert_eq!(positions(&twice), positions(&once));
+    assert_eq!(twice["summary"]["hpas"], 1);
+    assert_eq!(twice["summary"]["objects"], 2);
+    assert_eq!(
+        notes(&twice)[0],
+        "<stdin>: 2 objects are defined more than once (HorizontalPodAutoscaler shop/web in documents 1 and 3; Deployment shop/web in documents 2 and 4): each is one object, checked once"
+    );
+}
+
+/// A later definition with other content is checked too (its own findings), but it is still
+/// one object: no HPA conflicts with itself.
+#[test]
+fn an_object_redefined_differently_is_checked_and_still_one_object() {
+    let changed = RENDER.replacen("minReplicas: 2\n  maxReplicas: 10", "minReplicas: 4\n  maxReplicas: 4", 1);
+    let report = lint(&["-n", "shop"], &format!("{RENDER}---\n{changed}"));
+    let found = positions(&report);
+    assert!(!found.iter().any(|(_, _, rule)| rule == "HPA407"), "{found:?}");
+    // The second HPA starts on line 40: minReplicas equals maxReplicas (HPA101), and its metric
+    // still misses requests of the first Deployment definition (HPA201).
+    assert_eq!(
+        found,
+        [(13, 55, "HPA201".to_string()), (47, 16, "HPA101".to_string()), (52, 55, "HPA201".to_string()),]
+    );
+    assert_eq!(
+        notes(&report),
+        [
+            "<stdin>: 2 objects are defined more than once (HorizontalPodAutoscaler shop/web in documents 1 and 3, with other content; Deployment shop/web in documents 2 and 4): each is one object, matched with the others by its first definition; a repeat with other content is checked too, an identical one is not"
+        ]
+    );
+}
