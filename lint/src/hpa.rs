@@ -165,10 +165,13 @@ fn remap(node: &Node, version: ApiVersion, path: &str) -> Option<String> {
                 .map_or(0, |v| v.len());
             let index: Option<usize> =
                 rest.strip_prefix('[').and_then(|r| r.split(']').next()).and_then(|i| i.parse().ok());
+            // The metrics annotation's entries come first, then the CPU target: without one,
+            // the metric is kube-apiserver's default, which the absent field stands for.
             match index {
                 Some(i) if i < annotated => Some(annotation(ann::METRICS)),
-                Some(_) if has_cpu => Some("spec.targetCPUUtilizationPercentage".into()),
-                _ => Some("spec".into()),
+                Some(_) => Some("spec.targetCPUUtilizationPercentage".into()),
+                None if has_cpu => Some("spec.targetCPUUtilizationPercentage".into()),
+                None => Some("spec".into()),
             }
         }
         ApiVersion::V2beta1 => {

@@ -201,3 +201,50 @@ fn an_object_redefined_differently_is_checked_and_still_one_object() {
         ]
     );
 }
+
+/// The human report shows one finding as one report: the containers are labels of its snippet,
+/// not reports of their own.
+#[test]
+fn related_places_in_the_same_file_are_labels_of_one_report() {
+    let run = hpa_lint(&["--no-config", "--color", "never", "--fail-on", "never", "-"], RENDER);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout.matches("HPA201 missing-resource-request").count(), 1, "{}", run.stdout);
+    assert!(!run.stdout.contains("Advice:"), "{}", run.stdout);
+    assert_eq!(run.stdout.matches("╰── no cpu request here").count(), 2, "{}", run.stdout);
+    assert!(run.stdout.contains("╭─[<stdin>:13:55]"), "{}", run.stdout);
+}
+
+/// An autoscaling/v1 HPA: the path is the field written (its CPU target, or where the absent
+/// one would be), in JSON and SARIF, and the help suggests autoscaling/v2 for what v1 cannot
+/// express.
+#[test]
+fn autoscaling_v1_findings_name_the_v1_field() {
+    let v1 = RENDER.replacen(
+        "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: web\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  minReplicas: 2\n  maxReplicas: 10\n  metrics:\n  - type: Resource\n    resource:\n      name: cpu\n      target: {type: Utilization, averageUtilization: 70}\n",
+        "apiVersion: autoscaling/v1\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: web\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  minReplicas: 2\n  maxReplicas: 10\n  targetCPUUtilizationPercentage: 70\n",
+        1,
+    );
+    let report = lint(&[], &v1);
+    assert_eq!(positions(&report), [(9, 35, "HPA201".to_string())]);
+    let d = &report["diagnostics"][0];
+    assert_eq!(d["path"], "spec.targetCPUUtilizationPercentage");
+    let help = d["help"].as_str().unwrap();
+    assert!(help.contains("write the HPA in autoscaling/v2"), "{help}");
+    assert!(!help.contains("or use an AverageValue target"), "{help}");
+    // Without a CPU target, kube-apiserver's default metric stands for the absent field.
+    let without = v1.replacen("  targetCPUUtilizationPercentage: 70\n", "", 1);
+    let report = lint(&[], &without);
+    assert_eq!(positions(&report), [(5, 1, "HPA201".to_string())]);
+    assert_eq!(report["diagnostics"][0]["path"], "spec.targetCPUUtilizationPercentage");
+    let run = hpa_lint(&["--no-config", "-o", "sarif", "--fail-on", "never", "-"], &v1);
+    let result = &run.json()["runs"][0]["results"][0];
+    assert_eq!(result["locations"][0]["logicalLocations"][1]["name"], "spec.targetCPUUtilizationPercentage");
+    assert_eq!(
+        result["locations"][0]["logicalLocations"][1]["fullyQualifiedName"],
+        "HorizontalPodAutoscaler/shop/web/spec.targetCPUUtilizationPercentage"
+    );
+    let run = hpa_lint(&["--no-config", "--color", "never", "--fail-on", "never", "-"], &v1);
+    assert!(run.stdout.contains("╰── spec.targetCPUUtilizationPercentage"), "{}", run.stdout);
+    let run = hpa_lint(&["--no-config", "--color", "never", "--fail-on", "never", "-"], &without);
+    assert!(run.stdout.contains("╰── spec.targetCPUUtilizationPercentage is missing here"), "{}", run.stdout);
+}

@@ -270,6 +270,19 @@ impl Context<'_> {
     pub fn written_in_v1(&self) -> bool {
         matches!(self.original, VersionedHpa::V1(_))
     }
+
+    /// Help that names `autoscaling/v2` fields (metric types and targets, `behavior`): as it is
+    /// for an HPA in a version that has them; for an `autoscaling/v1` HPA, preceded by rewriting
+    /// it in `autoscaling/v2` (its annotations are a round-trip format, not for writing).
+    pub fn help_in_v2(&self, help: &str) -> String {
+        if self.written_in_v1() {
+            format!(
+                "autoscaling/v1 has only targetCPUUtilizationPercentage: write the HPA in autoscaling/v2 (`hpa-lint convert --to autoscaling/v2`), then {help}"
+            )
+        } else {
+            help.to_string()
+        }
+    }
 }
 
 /// One rule.

@@ -870,7 +870,11 @@ fn position_findings<'a>(
                 continue;
             }
         }
-        let (span, exact) = position(node, if on_hpa { h.version } else { None }, &path, about_key);
+        let version = if on_hpa { h.version } else { None };
+        let (span, exact) = position(node, version, &path, about_key);
+        // The field as the user wrote it (an autoscaling/v1 CPU target, an annotation), not the
+        // internal one.
+        let path = if version.is_some() { hpa::resolved_path(node, version, &path) } else { path };
         let related = f
             .related
             .iter()
