@@ -1,6 +1,6 @@
 //! HPA201 `missing-resource-request`: a utilization target the controller cannot compute.
 
-use super::objects::{self, TemplateContainer};
+use super::objects::{AdmittedPod, TemplateContainer};
 use super::{Context, Finding, Location, Rule, RuleMeta};
 use crate::features::Gate;
 
@@ -134,12 +134,12 @@ impl Rule for MissingResourceRequest {
         }
         // What the controller reads are the pods, as kube-apiserver admitted them.
         let gate = cx.settings.gates.enabled(Gate::PodLevelResources);
-        let admitted = objects::admitted_requests(template, objects.limit_ranges(&template.id.namespace), gate);
+        let pod = AdmittedPod::new(template, objects.limit_ranges(&template.id.namespace), gate);
         // With pod-level requests (and no container named), the controller takes the pod's
         // aggregated requests instead (`calculatePodLevelRequests` in `replica_calculator.go`,
         // through component-helpers' `PodRequests`): the pod-level value, or else the
         // containers' aggregate; it fails only when neither has the resource.
-        let pod_totals = (gate && admitted.pod_level_set()).then(|| objects::pod_requests(template, &admitted));
+        let pod_level = gate && pod.pod_level_requests_set();
         let v1 = cx.written_in_v1();
         for (i, m) in cx.effective.spec.metrics.iter().enumerate() {
             // The controller reads averageValue first: only then utilization needs requests.
@@ -150,8 +150,8 @@ impl Rule for MissingResourceRequest {
             {
                 let resource = r.name.as_str();
                 let path = format!("spec.metrics[{i}].resource.target.averageUtilization");
-                if let Some(totals) = &pod_totals {
-                    if !totals.contains_key(resource) {
+                if pod_level {
+                    if pod.pod_requests(resource).is_none() {
                         out.push(
                             Finding::new(
                                 &Self::META,
@@ -173,13 +173,8 @@ impl Rule for MissingResourceRequest {
                     }
                     continue;
                 }
-                let missing: Vec<&TemplateContainer> = template
-                    .containers
-                    .iter()
-                    .zip(&admitted.containers)
-                    .filter(|(_, requests)| !requests.contains_key(resource))
-                    .map(|(c, _)| c)
-                    .collect();
+                let missing: Vec<&TemplateContainer> =
+                    template.containers.iter().filter(|c| pod.container_request(c, resource).is_none()).collect();
                 if missing.is_empty() {
                     continue;
                 }
@@ -216,11 +211,10 @@ impl Rule for MissingResourceRequest {
                 && m.type_ == "ContainerResource"
                 && r.target.average_value.is_none()
                 && r.target.average_utilization.is_some()
-                && let Some((c, _)) = template
+                && let Some(c) = template
                     .containers
                     .iter()
-                    .zip(&admitted.containers)
-                    .find(|(c, requests)| c.name == r.container && !requests.contains_key(r.name.as_str()))
+                    .find(|c| c.name == r.container && pod.container_request(c, &r.name).is_none())
             {
                 out.push(
                     Finding::new(

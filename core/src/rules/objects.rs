@@ -106,9 +106,9 @@ pub struct TemplateContainer {
     pub sidecar: bool,
     /// `resources.requests`, parsed, as written.
     pub requests: BTreeMap<String, Quantity>,
-    /// `resources.limits`, parsed, as written: a request that is absent defaults to its limit
-    /// when the pod is created ([`admitted_requests`]).
-    pub limits: BTreeMap<String, Quantity>,
+    /// `resources.limits` of the resources it has no request for, parsed: the pod gets them as
+    /// requests when it is created ([`AdmittedPod`]). (The other limits are not read.)
+    pub limits_as_requests: BTreeMap<String, Quantity>,
 }
 
 impl TemplateContainer {
@@ -152,7 +152,8 @@ pub struct Workload {
     /// The path of the pod spec inside the object (`spec.template.spec`, `spec.jobTemplate...`).
     pub pod_spec_path: String,
     /// An Argo Rollout's `spec.workloadRef`: its pods come from that workload's template.
-    pub workload_ref: Option<WorkloadRef>,
+    /// (Boxed: a set keeps thousands of workloads, almost none with one.)
+    pub workload_ref: Option<Box<WorkloadRef>>,
 }
 
 /// `metav1.LabelSelector`, for matching.
@@ -399,30 +400,23 @@ pub fn workload_from<'a>(id: ObjectId, v: impl Fields<'a>) -> Workload {
         .map(|m| m.entries().map(|(k, v)| (k.into_owned(), v.as_str().unwrap_or_default().to_string())).collect())
         .unwrap_or_default();
     let pod_spec = template.and_then(|t| t.field("spec"));
-    let container = |c, index, sidecar| TemplateContainer {
-        name: Fields::field(c, "name").and_then(Fields::as_str).unwrap_or_default().to_string(),
-        index,
-        sidecar,
-        requests: resource_list(c, "requests"),
-        limits: resource_list(c, "limits"),
-    };
     let mut containers = Vec::new();
     let mut init_containers = Vec::new();
     if let Some(cs) = pod_spec.and_then(|p| p.field("containers")).and_then(Fields::items) {
-        containers.extend(cs.enumerate().map(|(i, c)| container(c, i, false)));
+        containers.extend(cs.enumerate().map(|(i, c)| template_container(c, i, false)));
     }
     if let Some(cs) = pod_spec.and_then(|p| p.field("initContainers")).and_then(Fields::items) {
         for (i, c) in cs.enumerate() {
             if c.field("restartPolicy").and_then(Fields::as_str) == Some("Always") {
-                containers.push(container(c, i, true));
+                containers.push(template_container(c, i, true));
             } else {
-                init_containers.push(container(c, i, false));
+                init_containers.push(template_container(c, i, false));
             }
         }
     }
     let workload_ref = spec.and_then(|s| s.field("workloadRef")).map(|r| {
         let s = |k: &str| r.field(k).and_then(Fields::as_str).unwrap_or_default().to_string();
-        WorkloadRef { api_version: s("apiVersion"), kind: s("kind"), name: s("name") }
+        Box::new(WorkloadRef { api_version: s("apiVersion"), kind: s("kind"), name: s("name") })
     });
     Workload {
         id,
@@ -437,6 +431,29 @@ pub fn workload_from<'a>(id: ObjectId, v: impl Fields<'a>) -> Workload {
     }
 }
 
+/// A container of a pod template, at `index` in its list.
+fn template_container<'a>(c: impl Fields<'a>, index: usize, sidecar: bool) -> TemplateContainer {
+    let requests = resource_list(c, "requests");
+    let limits_as_requests = c
+        .field("resources")
+        .and_then(|r| r.field("limits"))
+        .map(|limits| {
+            limits
+                .entries()
+                .filter(|(k, _)| !requests.contains_key(k.as_ref()))
+                .filter_map(|(k, q)| quantity(q).map(|p| (k.into_owned(), p)))
+                .collect()
+        })
+        .unwrap_or_default();
+    TemplateContainer {
+        name: c.field("name").and_then(Fields::as_str).unwrap_or_default().to_string(),
+        index,
+        sidecar,
+        requests,
+        limits_as_requests,
+    }
+}
+
 /// `resources.<list>` of a container or pod spec: the quantities that parse.
 fn resource_list<'a>(holder: impl Fields<'a>, list: &str) -> BTreeMap<String, Quantity> {
     holder.field("resources").and_then(|r| r.field(list)).map(quantities).unwrap_or_default()
@@ -444,12 +461,12 @@ fn resource_list<'a>(holder: impl Fields<'a>, list: &str) -> BTreeMap<String, Qu
 
 /// A `ResourceList`: the quantities that parse.
 fn quantities<'a>(list: impl Fields<'a>) -> BTreeMap<String, Quantity> {
-    list.entries()
-        .filter_map(|(k, q)| {
-            let parsed = q.quantity_text().and_then(|text| Quantity::parse(text.trim()).ok());
-            parsed.map(|p| (k.into_owned(), p))
-        })
-        .collect()
+    list.entries().filter_map(|(k, q)| quantity(q).map(|p| (k.into_owned(), p))).collect()
+}
+
+/// A quantity's value, when it parses.
+fn quantity<'a>(q: impl Fields<'a>) -> Option<Quantity> {
+    q.quantity_text().and_then(|text| Quantity::parse(text.trim()).ok())
 }
 
 /// Builds a [`LimitRange`] from JSON, each item defaulted as kube-apiserver stores it.
@@ -495,180 +512,160 @@ pub fn set_defaults_limit_range_item(item: &mut LimitRangeItem) {
 
 // === pods as kube-apiserver admits them ===
 
-/// The requests of a pod created from a workload's pod template, as kube-apiserver admits it:
-/// what the HPA controller reads when it computes utilization. Made by [`admitted_requests`].
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct AdmittedRequests {
-    /// The requests of each of [`Workload::containers`] (regular containers, then sidecars),
-    /// in the same order.
-    pub containers: Vec<BTreeMap<String, Quantity>>,
-    /// The requests of each of [`Workload::init_containers`], in the same order.
-    pub init_containers: Vec<BTreeMap<String, Quantity>>,
-    /// Pod-level `spec.resources.requests` (empty when the pod has none).
-    pub pod: BTreeMap<String, Quantity>,
-}
-
-impl AdmittedRequests {
-    /// `IsPodLevelRequestsSet` (component-helpers `resource/helpers.go`): the pod-level
-    /// requests name a resource that pods support at that level (cpu, memory, hugepages).
-    pub fn pod_level_set(&self) -> bool {
-        self.pod.keys().any(|k| is_supported_pod_level_resource(k))
-    }
-}
-
-/// The requests a pod made from `template` has once kube-apiserver has admitted it, in the
-/// order kube-apiserver applies them:
+/// A pod made from a workload's pod template, as kube-apiserver admits it: the requests the HPA
+/// controller reads when it computes utilization. Nothing is copied: each question is about
+/// one resource, answered from the template and the namespace's LimitRanges, in the order
+/// kube-apiserver applies them:
 ///
-/// 1. `SetDefaults_Pod` (`pkg/apis/core/v1/defaults.go`): each container (regular and init)
-///    without a request for a resource it has a limit for gets the limit as its request, one
-///    resource at a time (a memory limit says nothing about cpu); with `PodLevelResources`,
+/// 1. `SetDefaults_Pod` (`pkg/apis/core/v1/defaults.go`): a container (regular or init) without
+///    a request for a resource it has a limit for gets the limit as its request, one resource at
+///    a time (a memory limit says nothing about cpu); with `PodLevelResources`,
 ///    `defaultPodRequests` then fills pod-level requests when pod-level limits are written;
 /// 2. the LimitRanger admission plugin (`plugin/pkg/admission/limitranger/admission.go`,
-///    `PodLimitFunc`): each `Container` item of each LimitRange of the namespace gives every
-///    container (regular and init) the `defaultRequest` of each resource it still has no
-///    request for ([`default_container_resource_requirements`], `mergeContainerResources`).
-///    When several LimitRanges set a default for one resource, Kubernetes applies them in the
-///    order its informer lists them; here, in input order (which request is set may differ,
-///    whether one is set does not).
+///    `PodLimitFunc`): each LimitRange of the namespace gives every container (regular and
+///    init) the default request of each resource it still has none of
+///    (`defaultContainerResourceRequirements`, `mergeContainerResources`): its `Container`
+///    items' `defaultRequest`, which kube-apiserver completed from `default` and `max` when it
+///    stored the LimitRange ([`set_defaults_limit_range_item`]). When several LimitRanges set a
+///    default for one resource, Kubernetes applies them in the order its informer lists them;
+///    here, in input order (which value is set may differ, whether one is set does not).
 ///
-/// A pod-level request is never set by a LimitRange. `Pod` items of a LimitRange only bound a
-/// pod's totals.
-pub fn admitted_requests(
-    template: &Workload,
-    limit_ranges: &[LimitRange],
+/// A LimitRange never sets a pod-level request; its `Pod` items only bound a pod's totals.
+#[derive(Debug, Clone, Copy)]
+pub struct AdmittedPod<'a> {
+    /// The workload whose pod template the pod is made from.
+    pub template: &'a Workload,
+    limit_ranges: &'a [LimitRange],
     pod_level_resources: bool,
-) -> AdmittedRequests {
-    let mut admitted = AdmittedRequests {
-        containers: template.containers.iter().map(set_defaults_container_requests).collect(),
-        init_containers: template.init_containers.iter().map(set_defaults_container_requests).collect(),
-        pod: template.pod_requests.clone(),
-    };
-    if pod_level_resources {
-        default_pod_requests(template, &mut admitted);
-    }
-    for range in limit_ranges {
-        let defaults = default_container_resource_requirements(range);
-        if defaults.is_empty() {
-            continue;
-        }
-        for requests in admitted.containers.iter_mut().chain(admitted.init_containers.iter_mut()) {
-            for (resource, value) in &defaults {
-                requests.entry(resource.clone()).or_insert_with(|| value.clone());
-            }
-        }
-    }
-    admitted
 }
 
-/// The request part of `SetDefaults_Pod` for one container: each resource with a limit and no
-/// request gets the limit as its request.
-fn set_defaults_container_requests(c: &TemplateContainer) -> BTreeMap<String, Quantity> {
-    let mut requests = c.requests.clone();
-    for (resource, limit) in &c.limits {
-        requests.entry(resource.clone()).or_insert_with(|| limit.clone());
+impl<'a> AdmittedPod<'a> {
+    /// A pod made from `template` in a namespace with `limit_ranges`; `pod_level_resources` is
+    /// the `PodLevelResources` feature gate.
+    pub fn new(template: &'a Workload, limit_ranges: &'a [LimitRange], pod_level_resources: bool) -> Self {
+        AdmittedPod { template, limit_ranges, pod_level_resources }
     }
-    requests
-}
 
-/// `defaultPodRequests` (`pkg/apis/core/v1/defaults.go`, with `PodLevelResources`): only when
-/// pod-level limits are written, each pod-level resource without a request takes the
-/// containers' aggregate request (cpu and memory, when some container requests it), or else
-/// the pod-level limit.
-fn default_pod_requests(template: &Workload, admitted: &mut AdmittedRequests) {
-    if template.pod_limits.is_empty() {
-        return;
+    /// The request of one of the template's containers (of [`Workload::containers`] or
+    /// [`Workload::init_containers`]) for `resource`: as written, else its limit
+    /// (`SetDefaults_Pod`), else a LimitRange's default (LimitRanger).
+    pub fn container_request(&self, c: &'a TemplateContainer, resource: &str) -> Option<&'a Quantity> {
+        defaulted_request(c, resource).or_else(|| self.limit_range_default(resource))
     }
-    let aggregate = aggregate_container_requests(template, admitted);
-    for (resource, milli) in aggregate {
+
+    /// LimitRanger's default request for `resource`: the first LimitRange that has one; within
+    /// a LimitRange, its last `Container` item that has one (`defaultContainerResourceRequirements`
+    /// lets a later item override an earlier one).
+    fn limit_range_default(&self, resource: &str) -> Option<&'a Quantity> {
+        self.limit_ranges.iter().find_map(|range| {
+            range.limits.iter().rev().filter(|i| i.type_ == "Container").find_map(|i| i.default_request.get(resource))
+        })
+    }
+
+    /// Whether `defaultPodRequests` runs: with `PodLevelResources`, when pod-level limits are
+    /// written.
+    fn defaults_pod_requests(&self) -> bool {
+        self.pod_level_resources && !self.template.pod_limits.is_empty()
+    }
+
+    /// The pod-level request for `resource`, in milli-units: as written, else as
+    /// `defaultPodRequests` sets it (cpu and memory from the containers' aggregate request as
+    /// `SetDefaults_Pod` left it, else a pod-level resource from the pod-level limit).
+    pub fn pod_level_request(&self, resource: &str) -> Option<i64> {
+        if let Some(q) = self.template.pod_requests.get(resource) {
+            return Some(q.milli_value());
+        }
+        if !self.defaults_pod_requests() {
+            return None;
+        }
         // `IsSupportedPodLevelResource` and `IsOvercommitAllowed`: cpu and memory.
-        if matches!(resource.as_str(), "cpu" | "memory") && !admitted.pod.contains_key(&resource) {
-            admitted.pod.insert(resource, Quantity::from_milli(milli));
+        let from_containers =
+            matches!(resource, "cpu" | "memory").then(|| self.aggregate(|c| defaulted_request(c, resource))).flatten();
+        from_containers.or_else(|| {
+            self.template
+                .pod_limits
+                .get(resource)
+                .filter(|_| is_supported_pod_level_resource(resource))
+                .map(Quantity::milli_value)
+        })
+    }
+
+    /// `IsPodLevelRequestsSet` (component-helpers `resource/helpers.go`) of the admitted pod:
+    /// its pod-level requests name a resource pods support at that level (cpu, memory,
+    /// hugepages).
+    pub fn pod_level_requests_set(&self) -> bool {
+        let t = self.template;
+        t.pod_requests.keys().any(|k| is_supported_pod_level_resource(k))
+            || (self.defaults_pod_requests()
+                && (t.pod_limits.keys().any(|k| is_supported_pod_level_resource(k))
+                    || ["cpu", "memory"].iter().any(|r| self.aggregate(|c| defaulted_request(c, r)).is_some())))
+    }
+
+    /// `PodRequests` (component-helpers `resource/helpers.go`) for `resource`, in milli-units,
+    /// without pod overhead: the pod-level request when pod-level requests are set and the
+    /// resource is a pod-level one, else the containers' aggregate
+    /// (`AggregateContainerRequests`); `None` when neither has the resource. (The HPA
+    /// controller adds the RuntimeClass's overhead before Kubernetes 1.38; a manifest set has
+    /// no overhead to add.)
+    pub fn pod_requests(&self, resource: &str) -> Option<i64> {
+        if is_supported_pod_level_resource(resource)
+            && self.pod_level_requests_set()
+            && let Some(milli) = self.pod_level_request(resource)
+        {
+            return Some(milli);
+        }
+        self.aggregate(|c| self.container_request(c, resource))
+    }
+
+    /// `AggregateContainerRequests` for one resource, with each container's request from
+    /// `request`: the regular containers and the sidecars added up, and each plain init
+    /// container, with the sidecars started before it, counting as a floor (KEP-753's formula).
+    /// `None` when no container has the resource.
+    fn aggregate(&self, request: impl Fn(&'a TemplateContainer) -> Option<&'a Quantity>) -> Option<i64> {
+        let t = self.template;
+        let mut total: Option<i64> = None;
+        let add = |sum: Option<i64>, q: Option<&Quantity>| match (sum, q) {
+            (s, None) => s,
+            (s, Some(q)) => Some(s.unwrap_or(0).saturating_add(q.milli_value())),
+        };
+        for c in t.containers.iter().filter(|c| !c.sidecar) {
+            total = add(total, request(c));
+        }
+        // `initContainers` in their order: sidecars (among `containers`) and plain ones interleave.
+        let mut init: Vec<&TemplateContainer> = t.containers.iter().filter(|c| c.sidecar).collect();
+        if init.is_empty() && t.init_containers.is_empty() {
+            return total;
+        }
+        init.extend(&t.init_containers);
+        init.sort_by_key(|c| c.index);
+        let (mut sidecars, mut floor): (Option<i64>, Option<i64>) = (None, None);
+        for c in init {
+            let q = request(c);
+            let running = if c.sidecar {
+                total = add(total, q);
+                sidecars = add(sidecars, q);
+                sidecars
+            } else {
+                add(sidecars, q)
+            };
+            floor = floor.max(running);
+        }
+        match (total, floor) {
+            (Some(t), Some(f)) => Some(t.max(f)),
+            (t, f) => t.or(f),
         }
     }
-    for (resource, limit) in &template.pod_limits {
-        if is_supported_pod_level_resource(resource) && !admitted.pod.contains_key(resource) {
-            admitted.pod.insert(resource.clone(), limit.clone());
-        }
-    }
+}
+
+/// The request part of `SetDefaults_Pod` for one container and resource: as written, else the
+/// limit.
+fn defaulted_request<'a>(c: &'a TemplateContainer, resource: &str) -> Option<&'a Quantity> {
+    c.requests.get(resource).or_else(|| c.limits_as_requests.get(resource))
 }
 
 /// `IsSupportedPodLevelResource` (component-helpers `resource/helpers.go`).
 fn is_supported_pod_level_resource(resource: &str) -> bool {
     matches!(resource, "cpu" | "memory") || resource.starts_with("hugepages-")
-}
-
-/// `defaultContainerResourceRequirements` (LimitRanger): the default requests of a LimitRange,
-/// from its `Container` items (a later item overrides an earlier one for the same resource).
-pub fn default_container_resource_requirements(range: &LimitRange) -> BTreeMap<String, Quantity> {
-    let mut requests = BTreeMap::new();
-    for item in range.limits.iter().filter(|i| i.type_ == "Container") {
-        for (resource, value) in &item.default_request {
-            requests.insert(resource.clone(), value.clone());
-        }
-    }
-    requests
-}
-
-/// `AggregateContainerRequests` (component-helpers `resource/helpers.go`), in milli-units: the
-/// regular containers and the sidecars added up, and each plain init container, with the
-/// sidecars started before it, counting as a floor (KEP-753's formula).
-pub fn aggregate_container_requests(template: &Workload, admitted: &AdmittedRequests) -> BTreeMap<String, i64> {
-    fn add(into: &mut BTreeMap<String, i64>, list: &BTreeMap<String, Quantity>) {
-        for (resource, q) in list {
-            let sum = into.entry(resource.clone()).or_insert(0);
-            *sum = sum.saturating_add(q.milli_value());
-        }
-    }
-    fn max(into: &mut BTreeMap<String, i64>, list: &BTreeMap<String, i64>) {
-        for (resource, &v) in list {
-            let current = into.entry(resource.clone()).or_insert(v);
-            *current = (*current).max(v);
-        }
-    }
-    let mut total = BTreeMap::new();
-    // `initContainers` in their order: sidecars (among `containers`) and plain ones interleave.
-    let mut init: Vec<(usize, bool, &BTreeMap<String, Quantity>)> = Vec::new();
-    for (c, requests) in template.containers.iter().zip(&admitted.containers) {
-        if c.sidecar {
-            init.push((c.index, true, requests));
-        } else {
-            add(&mut total, requests);
-        }
-    }
-    init.extend(template.init_containers.iter().zip(&admitted.init_containers).map(|(c, r)| (c.index, false, r)));
-    init.sort_by_key(|(index, _, _)| *index);
-    let mut sidecars = BTreeMap::new();
-    let mut init_floor = BTreeMap::new();
-    for (_, sidecar, requests) in init {
-        if sidecar {
-            add(&mut total, requests);
-            add(&mut sidecars, requests);
-            max(&mut init_floor, &sidecars);
-        } else {
-            let mut running = sidecars.clone();
-            add(&mut running, requests);
-            max(&mut init_floor, &running);
-        }
-    }
-    max(&mut total, &init_floor);
-    total
-}
-
-/// `PodRequests` (component-helpers `resource/helpers.go`) without pod overhead, in
-/// milli-units: the containers' aggregate ([`aggregate_container_requests`]), with each
-/// pod-level request of a supported resource in place of the aggregate when pod-level requests
-/// are set. (The HPA controller adds the RuntimeClass's overhead before Kubernetes 1.38; a
-/// manifest set has no RuntimeClass overhead to add.)
-pub fn pod_requests(template: &Workload, admitted: &AdmittedRequests) -> BTreeMap<String, i64> {
-    let mut requests = aggregate_container_requests(template, admitted);
-    if admitted.pod_level_set() {
-        for (resource, q) in &admitted.pod {
-            if is_supported_pod_level_resource(resource) {
-                requests.insert(resource.clone(), q.milli_value());
-            }
-        }
-    }
-    requests
 }
 
 /// Builds a [`Pdb`] from JSON.
@@ -765,8 +762,9 @@ mod tests {
         workload_from_json(ObjectId::default(), &json!({"spec": {"template": {"spec": spec}}}))
     }
 
-    fn names(requests: &BTreeMap<String, Quantity>) -> Vec<&str> {
-        requests.keys().map(String::as_str).collect()
+    /// The resources a container of the admitted pod requests, of those named.
+    fn requested<'a>(pod: &AdmittedPod<'_>, c: &TemplateContainer, of: &[&'a str]) -> Vec<&'a str> {
+        of.iter().copied().filter(|r| pod.container_request(c, r).is_some()).collect()
     }
 
     /// `SetDefaults_Pod`: a request comes from the limit of the same resource only.
@@ -776,11 +774,11 @@ mod tests {
             {"name": "a", "resources": {"limits": {"memory": "1Gi"}}},
             {"name": "b", "resources": {"requests": {"cpu": "100m"}, "limits": {"cpu": "1", "memory": "1Gi"}}},
         ]}));
-        let admitted = admitted_requests(&w, &[], true);
-        assert_eq!(names(&admitted.containers[0]), ["memory"]);
-        assert_eq!(admitted.containers[1]["cpu"].milli_value(), 100, "a written request stays");
-        assert_eq!(admitted.containers[1]["memory"].value(), 1 << 30);
-        assert!(admitted.pod.is_empty());
+        let pod = AdmittedPod::new(&w, &[], true);
+        assert_eq!(requested(&pod, &w.containers[0], &["cpu", "memory"]), ["memory"]);
+        assert_eq!(pod.container_request(&w.containers[1], "cpu").map(Quantity::milli_value), Some(100));
+        assert_eq!(pod.container_request(&w.containers[1], "memory").map(Quantity::value), Some(1 << 30));
+        assert!(!pod.pod_level_requests_set());
     }
 
     /// `SetDefaults_LimitRangeItem` then LimitRanger: defaultRequest, else default, else max,
@@ -795,21 +793,23 @@ mod tests {
                 {"type": "Container", "default": {"cpu": "500m"}, "defaultRequest": {"memory": "256Mi"}},
             ]}}),
         );
-        assert_eq!(names(&range.limits[1].default), ["memory"]);
-        assert_eq!(names(&range.limits[1].default_request), ["memory", "nvidia.com/gpu"]);
-        assert_eq!(names(&range.limits[2].default_request), ["cpu", "memory"]);
+        let keys = |m: &BTreeMap<String, Quantity>| m.keys().cloned().collect::<Vec<_>>();
+        assert_eq!(keys(&range.limits[1].default), ["memory"]);
+        assert_eq!(keys(&range.limits[1].default_request), ["memory", "nvidia.com/gpu"]);
+        assert_eq!(keys(&range.limits[2].default_request), ["cpu", "memory"]);
         assert!(range.limits[0].default_request.is_empty(), "a Pod item defaults nothing");
-        let defaults = default_container_resource_requirements(&range);
-        assert_eq!(defaults["memory"].value(), 256 << 20, "a later item overrides an earlier one");
         let w = template(json!({
             "initContainers": [{"name": "init"}],
             "containers": [{"name": "a", "resources": {"requests": {"cpu": "1"}}}],
         }));
-        let admitted = admitted_requests(&w, &[range], true);
-        assert_eq!(names(&admitted.containers[0]), ["cpu", "memory", "nvidia.com/gpu"]);
-        assert_eq!(admitted.containers[0]["cpu"].milli_value(), 1000, "a written request stays");
-        assert_eq!(names(&admitted.init_containers[0]), ["cpu", "memory", "nvidia.com/gpu"]);
-        assert!(!names(&admitted.containers[0]).contains(&"ephemeral-storage"));
+        let ranges = [range];
+        let pod = AdmittedPod::new(&w, &ranges, true);
+        let all = ["cpu", "memory", "nvidia.com/gpu", "ephemeral-storage"];
+        assert_eq!(requested(&pod, &w.containers[0], &all), ["cpu", "memory", "nvidia.com/gpu"]);
+        assert_eq!(pod.container_request(&w.containers[0], "cpu").map(Quantity::milli_value), Some(1000));
+        let memory = pod.container_request(&w.containers[0], "memory").map(Quantity::value);
+        assert_eq!(memory, Some(256 << 20), "a later item overrides an earlier one");
+        assert_eq!(requested(&pod, &w.init_containers[0], &all), ["cpu", "memory", "nvidia.com/gpu"]);
     }
 
     /// `defaultPodRequests`: only with pod-level limits; from the containers' aggregate for cpu
@@ -820,13 +820,15 @@ mod tests {
             "resources": {"limits": {"cpu": "2", "memory": "2Gi"}},
             "containers": [{"name": "a", "resources": {"requests": {"memory": "1Gi"}}}, {"name": "b"}],
         }));
-        let admitted = admitted_requests(&w, &[], true);
-        assert_eq!(admitted.pod["cpu"].milli_value(), 2000, "from the pod-level limit");
-        assert_eq!(admitted.pod["memory"].value(), 1 << 30, "from the containers' aggregate");
-        assert!(admitted.pod_level_set());
-        assert!(admitted_requests(&w, &[], false).pod.is_empty(), "not without PodLevelResources");
+        let pod = AdmittedPod::new(&w, &[], true);
+        assert_eq!(pod.pod_level_request("cpu"), Some(2000), "from the pod-level limit");
+        assert_eq!(pod.pod_level_request("memory"), Some(1000 << 30), "from the containers' aggregate");
+        assert!(pod.pod_level_requests_set());
+        let gate_off = AdmittedPod::new(&w, &[], false);
+        assert!(!gate_off.pod_level_requests_set(), "not without PodLevelResources");
+        assert_eq!(gate_off.pod_level_request("cpu"), None);
         let no_limits = template(json!({"containers": [{"name": "a", "resources": {"requests": {"cpu": "1"}}}]}));
-        assert!(admitted_requests(&no_limits, &[], true).pod.is_empty());
+        assert!(!AdmittedPod::new(&no_limits, &[], true).pod_level_requests_set());
     }
 
     /// `AggregateContainerRequests` and `PodRequests`: containers and sidecars add up; a plain
@@ -841,20 +843,19 @@ mod tests {
             ],
             "containers": [{"name": "a", "resources": {"requests": {"cpu": "500m"}}}],
         }));
-        let admitted = admitted_requests(&w, &[], true);
-        let total = aggregate_container_requests(&w, &admitted);
+        let pod = AdmittedPod::new(&w, &[], true);
         // max(500m + 100m + 200m, 100m + 2) = 2100m; memory only from the init container.
-        assert_eq!(total["cpu"], 2100);
-        assert_eq!(total["memory"], 64 * 1024 * 1024 * 1000);
+        assert_eq!(pod.pod_requests("cpu"), Some(2100));
+        assert_eq!(pod.pod_requests("memory"), Some(64 * 1024 * 1024 * 1000));
+        assert_eq!(pod.pod_requests("ephemeral-storage"), None);
         let with_pod_level = template(json!({
             "resources": {"requests": {"cpu": "3", "ephemeral-storage": "1Gi"}},
             "containers": [{"name": "a", "resources": {"requests": {"cpu": "500m", "memory": "1Gi"}}}],
         }));
-        let admitted = admitted_requests(&with_pod_level, &[], true);
-        let requests = pod_requests(&with_pod_level, &admitted);
-        assert_eq!(requests["cpu"], 3000, "the pod-level request wins");
-        assert_eq!(requests["memory"], 1000 * (1 << 30), "the containers' aggregate otherwise");
-        assert!(!requests.contains_key("ephemeral-storage"), "not a pod-level resource");
+        let pod = AdmittedPod::new(&with_pod_level, &[], true);
+        assert_eq!(pod.pod_requests("cpu"), Some(3000), "the pod-level request wins");
+        assert_eq!(pod.pod_requests("memory"), Some(1000 * (1 << 30)), "the containers' aggregate otherwise");
+        assert_eq!(pod.pod_requests("ephemeral-storage"), None, "not a pod-level resource");
     }
 
     #[test]
