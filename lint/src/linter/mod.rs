@@ -961,10 +961,17 @@ impl SetNamespace {
             NamespaceChoice::Named => format!(
                 "{set}: objects that name no namespace were taken to be in namespace {name:?}, the one the others name (where `kubectl apply -n {name}` or `helm template -n {name}` puts them); pass -n/--namespace if they belong elsewhere"
             ),
-            NamespaceChoice::Default(named) => format!(
-                "{set}: objects that name no namespace were taken to be in namespace \"default\", as kubectl does, while the others name {}; pass -n/--namespace to place them",
-                if named.is_empty() { "none".to_string() } else { named.join(", ") }
-            ),
+            NamespaceChoice::Default(named) => {
+                const LISTED: usize = 5;
+                let mut list = named.iter().take(LISTED).cloned().collect::<Vec<_>>().join(", ");
+                if named.len() > LISTED {
+                    list.push_str(&format!(" and {} more", named.len() - LISTED));
+                }
+                format!(
+                    "{set}: objects that name no namespace were taken to be in namespace \"default\", as kubectl does, while the others name {}; pass -n/--namespace to place them",
+                    if named.is_empty() { "none" } else { &list }
+                )
+            }
         }
     }
 }
@@ -972,20 +979,21 @@ impl SetNamespace {
 /// The namespace of the objects of a set (its files' first-pass results) that name none:
 /// `-n/--namespace`; else the one namespace the others name; else `default`, as kubectl does.
 fn set_namespace<'a>(files: impl Iterator<Item = &'a FileResult>, opts: &LintOptions) -> SetNamespace {
-    let mut named: Vec<&str> = Vec::new();
+    let mut named: std::collections::BTreeSet<&str> = std::collections::BTreeSet::new();
     let mut unwritten = false;
     for o in files.flat_map(|r| &r.objects) {
         match o.namespace {
-            Namespace::Written if !named.contains(&o.id.namespace.as_str()) => named.push(&o.id.namespace),
+            Namespace::Written => {
+                named.insert(&o.id.namespace);
+            }
             Namespace::Unwritten => unwritten = true,
-            _ => {}
+            Namespace::None => {}
         }
     }
-    let (name, choice) = match (&opts.namespace, named.as_slice()) {
+    let (name, choice) = match (&opts.namespace, named.len()) {
         (Some(given), _) => (given.clone(), NamespaceChoice::Given),
-        (None, [only]) => ((*only).to_string(), NamespaceChoice::Named),
+        (None, 1) => (named.iter().map(|n| (*n).to_string()).collect(), NamespaceChoice::Named),
         (None, _) => {
-            named.sort_unstable();
             ("default".to_string(), NamespaceChoice::Default(named.iter().map(|n| (*n).to_string()).collect()))
         }
     };
