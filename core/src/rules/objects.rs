@@ -143,7 +143,7 @@ pub struct Workload {
     /// requests the HPA controller adds up for utilization.
     pub containers: Vec<TemplateContainer>,
     /// The other (plain) init containers: they count only in a pod's aggregate requests
-    /// ([`pod_requests`]), never for a container's utilization.
+    /// ([`AdmittedPod::pod_requests`]), never for a container's utilization.
     pub init_containers: Vec<TemplateContainer>,
     /// Pod-level `spec.template.spec.resources.requests`, when written.
     pub pod_requests: BTreeMap<String, Quantity>,

@@ -39,7 +39,7 @@ pub struct LintOptions {
     pub ignore: Vec<String>,
     /// `-n/--namespace`: the namespace of objects that name none. Without it, they join the
     /// namespace the other objects of their set name when those all name the same one, and
-    /// `default` otherwise, as kubectl does ([`set_namespace`]).
+    /// `default` otherwise, as kubectl does.
     pub namespace: Option<String>,
     /// Which objects form a manifest set.
     pub scope: Scope,
