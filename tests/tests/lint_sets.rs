@@ -197,7 +197,7 @@ fn an_object_redefined_differently_is_checked_and_still_one_object() {
     assert_eq!(
         notes(&report),
         [
-            "<stdin>: 2 objects are defined more than once (HorizontalPodAutoscaler shop/web in documents 1 and 3, with other content; Deployment shop/web in documents 2 and 4): each is one object, matched with the others by its first definition; a repeat with other content is checked too, an identical one is not"
+            "<stdin>: 2 objects are defined more than once (HorizontalPodAutoscaler shop/web in documents 1 and 3, with other content; Deployment shop/web in documents 2 and 4): each is one object, matched with the others by its first definition; an identical repeat in the same file is not checked again, the others are"
         ]
     );
 }
@@ -247,4 +247,29 @@ fn autoscaling_v1_findings_name_the_v1_field() {
     assert!(run.stdout.contains("╰── spec.targetCPUUtilizationPercentage"), "{}", run.stdout);
     let run = hpa_lint(&["--no-config", "--color", "never", "--fail-on", "never", "-"], &without);
     assert!(run.stdout.contains("╰── spec.targetCPUUtilizationPercentage is missing here"), "{}", run.stdout);
+}
+
+/// Across files of one set (`--scope all`), an object that names no namespace and one that
+/// names the namespace it lands in are one object: no HPA conflicts with itself.
+#[test]
+fn one_object_across_files_of_a_set() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.yaml");
+    let b = dir.path().join("b.yaml");
+    std::fs::write(&a, RENDER).unwrap();
+    let named = RENDER.replacen("  name: web\nspec:", "  name: web\n  namespace: shop\nspec:", 1);
+    std::fs::write(&b, &named).unwrap();
+    let (a, b) = (a.display().to_string(), b.display().to_string());
+    let run = hpa_lint(&["--no-config", "-o", "json", "--fail-on", "never", "--scope", "all", &a, &b], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let report = run.json();
+    let rules: Vec<String> = positions(&report).into_iter().map(|(_, _, rule)| rule).collect();
+    assert_eq!(rules, ["HPA201", "HPA201"], "{report}");
+    let notes = notes(&report);
+    assert_eq!(
+        notes[0],
+        format!(
+            "the inputs: 2 objects are defined more than once (HorizontalPodAutoscaler shop/web in {a} (document 1) and {b} (document 1); Deployment shop/web in {a} (document 2) and {b} (document 2)): each is one object, matched with the others by its first definition (kubectl apply keeps the last); every definition is checked"
+        )
+    );
 }

@@ -9,6 +9,7 @@ pub mod suppress;
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::hash::BuildHasher as _;
 use std::sync::OnceLock;
 
 use hpa_core::admission::{self, Options};
@@ -134,6 +135,12 @@ struct ObjectInfo {
     /// A later definition of an object the same file defined before, identical to it as far as
     /// the linter reads: its findings would repeat the first one's, so it is not checked.
     repeat: bool,
+    /// [`Keys::name`] of its kind and name (0 when it lacks either: it is no object one can
+    /// define twice), and [`Keys::namespace`] of its written namespace (0 when it names none):
+    /// computed while its tree is hot, so that finding objects defined twice in a set reads no
+    /// string.
+    name_key: u64,
+    namespace_key: u64,
 }
 
 /// Where an object's namespace comes from.
@@ -236,6 +243,48 @@ struct Subject<'n> {
 type NodesByPlace<'a> = HashMap<(usize, Option<usize>), &'a Node>;
 
 type FindObject<'a> = dyn Fn(&ObjectId) -> Option<(usize, &'a Node, ObjectLabel)> + 'a;
+
+/// Seeded hashes of object identities (a `RandomState` per run: input cannot choose
+/// collisions). Equal keys are always confirmed by comparing the strings.
+struct Keys(std::collections::hash_map::RandomState);
+
+impl Keys {
+    /// The key of a kind and a name.
+    fn name(&self, kind: &str, name: &str) -> u64 {
+        self.0.hash_one((kind, name))
+    }
+
+    /// The key of a namespace.
+    fn namespace(&self, namespace: &str) -> u64 {
+        self.0.hash_one(namespace)
+    }
+
+    /// The key of an identity: its name key with its namespace key (0: none).
+    fn identity(name_key: u64, namespace_key: u64) -> u64 {
+        name_key ^ namespace_key.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29)
+    }
+}
+
+/// A hasher for keys that are already seeded hashes ([`Keys`]): it passes them through.
+#[derive(Default)]
+struct PassThrough(u64);
+
+impl std::hash::Hasher for PassThrough {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(*b);
+        }
+    }
+    fn write_u64(&mut self, key: u64) {
+        self.0 = key;
+    }
+}
+
+/// A map by [`Keys`] key.
+type ByKey<V> = HashMap<u64, V, std::hash::BuildHasherDefault<PassThrough>>;
 
 /// An object's identity, its namespace left empty when it names none (its set's namespace is
 /// not known yet: [`resolve_namespaces`]) and for kinds without namespaces.
@@ -410,6 +459,7 @@ type GroupResult = (Outcome, Vec<(usize, SourceFile)>, Vec<input::InputError>);
 fn lint_group(sources: &Sources<'_>, members: &[usize], opts: &LintOptions) -> GroupResult {
     let admission = opts.admission();
     let deferring = rules::ALL.iter().any(|r| r.meta().needs_objects && opts.level(r.meta()).is_some());
+    let keys = Keys(std::collections::hash_map::RandomState::new());
     // Each file is read, parsed and checked in one go, while its text and tree are in the
     // cache, and its tree is dropped: the few files that cross-object findings are about are
     // parsed again, whole. Of objects other than HPAs, only what the first pass reads is built.
@@ -425,7 +475,7 @@ fn lint_group(sources: &Sources<'_>, members: &[usize], opts: &LintOptions) -> G
                 Ok(f) => {
                     let result = input::contained(&f.name, || {
                         let parsed = source::parse_pruned(&f.text, &index::first_pass_needs);
-                        first_pass(i, &f, &parsed, opts, &admission, deferring)
+                        first_pass(i, &f, &parsed, opts, &admission, deferring, &keys)
                     });
                     (f, result)
                 }
@@ -486,7 +536,8 @@ fn lint_group(sources: &Sources<'_>, members: &[usize], opts: &LintOptions) -> G
     }
     // An object defined again in its set (a stream concatenated twice, a file given twice with
     // `--scope all`) is one object: the index keeps its first definition, and a note says so.
-    let again = defined_again(&per_file, set_of, sets);
+    let namespace_keys: Vec<u64> = namespaces.iter().map(|ns| keys.namespace(&ns.name)).collect();
+    let again = defined_again(&per_file, set_of, &namespace_keys);
     let set_files = |set: usize| -> Vec<usize> { (0..members.len()).filter(|&k| set_of(k) == set).collect() };
     for (set, repeated) in again.repeats.iter().enumerate() {
         if !repeated.is_empty() {
@@ -633,6 +684,7 @@ fn first_pass(
     opts: &LintOptions,
     admission: &Options,
     deferring: bool,
+    keys: &Keys,
 ) -> FileResult {
     let mut r = FileResult {
         objects: Vec::new(),
@@ -644,19 +696,28 @@ fn first_pass(
         suppressed: 0,
     };
     // The first definition of each object of the file, by kind, namespace as written and name.
-    let mut first: HashMap<(&str, &str, &str), &Node> = HashMap::new();
+    let mut first: ByKey<(usize, &Node)> = ByKey::default();
     for obj in input::objects_in(i, parsed) {
         let (id, namespace) = object_id(&obj);
-        let mut info = ObjectInfo { id, namespace, document: obj.document, item: obj.item, repeat: false };
-        if let (Some(kind), Some(name)) = (obj.kind(), obj.name())
-            && !kind.is_empty()
-            && !name.is_empty()
-        {
-            let key = (kind, if namespace == Namespace::Written { obj.namespace().unwrap_or("") } else { "" }, name);
+        let identifiable = !id.kind.is_empty() && !id.name.is_empty();
+        let mut info = ObjectInfo {
+            name_key: if identifiable { keys.name(&id.kind, &id.name) } else { 0 },
+            namespace_key: if namespace == Namespace::Written { keys.namespace(&id.namespace) } else { 0 },
+            id,
+            namespace,
+            document: obj.document,
+            item: obj.item,
+            repeat: false,
+        };
+        if identifiable {
+            let key = Keys::identity(info.name_key, info.namespace_key);
             match first.entry(key) {
-                std::collections::hash_map::Entry::Occupied(e) => info.repeat = same_object(e.get(), obj.node),
+                std::collections::hash_map::Entry::Occupied(e) => {
+                    let (earlier, node) = *e.get();
+                    info.repeat = r.objects[earlier].id == info.id && same_object(node, obj.node);
+                }
                 std::collections::hash_map::Entry::Vacant(e) => {
-                    e.insert(obj.node);
+                    e.insert((r.objects.len(), obj.node));
                 }
             }
         }
@@ -1079,30 +1140,40 @@ struct Repeat {
     identical: bool,
 }
 
-/// Each object's first definition in a set, by kind, namespace and name: (file, object).
-type FirstDefinitions<'a> = HashMap<(&'a str, &'a str, &'a str), (usize, usize)>;
-
-fn defined_again(per_file: &[FileResult], set_of: impl Fn(usize) -> usize, sets: usize) -> DefinedAgain {
-    let mut seen: Vec<FirstDefinitions<'_>> = (0..sets).map(|_| HashMap::new()).collect();
+/// Finds the objects of each set defined more than once (`namespace_keys`: each set's
+/// [`Keys::namespace`] of its namespace, for the objects that name none). Only the keys the
+/// first pass computed are read, and the identities of objects whose keys meet.
+fn defined_again(per_file: &[FileResult], set_of: impl Fn(usize) -> usize, namespace_keys: &[u64]) -> DefinedAgain {
+    let mut seen: Vec<ByKey<(usize, usize)>> = namespace_keys.iter().map(|_| ByKey::default()).collect();
     let mut flags = Vec::with_capacity(per_file.len());
-    let mut repeats: Vec<Vec<Repeat>> = (0..sets).map(|_| Vec::new()).collect();
+    let mut repeats: Vec<Vec<Repeat>> = namespace_keys.iter().map(|_| Vec::new()).collect();
     for (k, r) in per_file.iter().enumerate() {
+        let set = set_of(k);
         let mut file_flags = Vec::with_capacity(r.objects.len());
         for (position, o) in r.objects.iter().enumerate() {
-            let id = &o.id;
-            if id.kind.is_empty() || id.name.is_empty() {
+            if o.name_key == 0 {
                 file_flags.push(false);
                 continue;
             }
-            match seen[set_of(k)].entry((id.kind.as_str(), id.namespace.as_str(), id.name.as_str())) {
+            let namespace_key = match o.namespace {
+                Namespace::Written => o.namespace_key,
+                Namespace::Unwritten => namespace_keys[set],
+                Namespace::None => 0,
+            };
+            match seen[set].entry(Keys::identity(o.name_key, namespace_key)) {
                 std::collections::hash_map::Entry::Occupied(e) => {
-                    file_flags.push(true);
-                    repeats[set_of(k)].push(Repeat {
-                        first: *e.get(),
-                        again: (k, position),
-                        label: o.label().describe(),
-                        identical: o.repeat,
-                    });
+                    let first = *e.get();
+                    // Equal keys of different identities (a chance of 2^-64) are not repeats.
+                    let again = per_file[first.0].objects[first.1].id == o.id;
+                    file_flags.push(again);
+                    if again {
+                        repeats[set].push(Repeat {
+                            first,
+                            again: (k, position),
+                            label: o.label().describe(),
+                            identical: o.repeat,
+                        });
+                    }
                 }
                 std::collections::hash_map::Entry::Vacant(e) => {
                     e.insert((k, position));
@@ -1123,11 +1194,13 @@ fn repeats_note(set: &str, repeats: &[Repeat], per_file: &[FileResult], files: &
     let places = |r: &Repeat| {
         let ((fk, _), (ak, _)) = (r.first, r.again);
         let (first, again) = (document(r.first), document(r.again));
-        let other = if r.identical { "" } else { ", with other content" };
+        // Definitions in one file are compared (an identical repeat is not checked); those in
+        // two files are not (their trees are gone by then), and both are checked.
         if fk == ak {
+            let other = if r.identical { "" } else { ", with other content" };
             format!("documents {first} and {again}{other}")
         } else {
-            format!("{} (document {first}) and {} (document {again}){other}", files[fk].name, files[ak].name)
+            format!("{} (document {first}) and {} (document {again})", files[fk].name, files[ak].name)
         }
     };
     let what = match repeats {
@@ -1151,7 +1224,7 @@ fn repeats_note(set: &str, repeats: &[Repeat], per_file: &[FileResult], files: &
             "each is one object, matched with the others by its first definition (kubectl apply keeps the last); every definition is checked"
         }
         _ => {
-            "each is one object, matched with the others by its first definition; a repeat with other content is checked too, an identical one is not"
+            "each is one object, matched with the others by its first definition; an identical repeat in the same file is not checked again, the others are"
         }
     };
     format!("{set}: {what}: {treatment}")
