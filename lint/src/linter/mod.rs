@@ -135,12 +135,20 @@ struct ObjectInfo {
     /// A later definition of an object the same file defined before, identical to it as far as
     /// the linter reads: its findings would repeat the first one's, so it is not checked.
     repeat: bool,
+}
+
+/// What finding an object defined twice in a set needs of it, computed while its tree is hot
+/// and kept apart from [`ObjectInfo`] (a few bytes each, read in one sweep): the set-level pass
+/// reads no string unless two keys meet.
+#[derive(Debug, Clone, Copy)]
+struct IdentityKeys {
     /// [`Keys::name`] of its kind and name (0 when it lacks either: it is no object one can
-    /// define twice), and [`Keys::namespace`] of its written namespace (0 when it names none):
-    /// computed while its tree is hot, so that finding objects defined twice in a set reads no
-    /// string.
-    name_key: u64,
-    namespace_key: u64,
+    /// define twice).
+    name: u64,
+    /// [`Keys::namespace`] of its written namespace (0 when it names none).
+    namespace: u64,
+    /// Where its namespace comes from.
+    state: Namespace,
 }
 
 /// Where an object's namespace comes from.
@@ -225,6 +233,14 @@ struct FileResult {
     deferred: Vec<Deferred>,
     /// Index entries, with the place of their object in `objects`.
     indexed: Vec<(usize, index::Indexed)>,
+    /// Each object's [`IdentityKeys`], in the order of `objects`.
+    keys: Vec<IdentityKeys>,
+    /// The namespaces the file's objects write (each once), and whether an object that has a
+    /// namespace names none.
+    namespaces: Vec<String>,
+    unwritten: bool,
+    /// How many of `objects` are identical repeats ([`ObjectInfo::repeat`]).
+    repeats: usize,
     diags: Vec<Diagnostic>,
     suppressed: usize,
 }
@@ -547,17 +563,17 @@ fn lint_group(sources: &Sources<'_>, members: &[usize], opts: &LintOptions) -> G
     }
     let mut indexes: Vec<index::Index> = (0..sets).map(|_| index::Index::default()).collect();
     for (k, r) in per_file.iter_mut().enumerate() {
-        outcome.objects += r.objects.iter().filter(|o| !o.repeat).count();
+        outcome.objects += r.objects.len() - r.repeats;
         outcome.hpas += r.hpas;
         outcome.suppressed += r.suppressed;
         outcome.diagnostics.append(&mut r.diags);
         for (position, entry) in r.indexed.drain(..) {
-            if !again.flags[k][position] {
+            if !again.is_later(k, position) {
                 indexes[set_of(k)].add(entry);
             }
         }
         for (position, kind, name) in r.targets.drain(..) {
-            if !again.flags[k][position] {
+            if !again.is_later(k, position) {
                 indexes[set_of(k)].add_hpa(r.objects[position].id.clone(), &kind, &name);
             }
         }
@@ -686,31 +702,29 @@ fn first_pass(
     deferring: bool,
     keys: &Keys,
 ) -> FileResult {
-    let mut r = FileResult {
-        objects: Vec::new(),
-        hpas: 0,
-        targets: Vec::new(),
-        deferred: Vec::new(),
-        indexed: Vec::new(),
-        diags: file_level_diagnostics(i, f, parsed),
-        suppressed: 0,
-    };
+    let mut r = FileResult { diags: file_level_diagnostics(i, f, parsed), ..FileResult::default() };
     // The first definition of each object of the file, by kind, namespace as written and name.
-    let mut first: ByKey<(usize, &Node)> = ByKey::default();
-    for obj in input::objects_in(i, parsed) {
+    let objects = input::objects_in(i, parsed);
+    r.objects.reserve_exact(objects.len());
+    r.keys.reserve_exact(objects.len());
+    let mut first: ByKey<(usize, &Node)> = ByKey::with_capacity_and_hasher(objects.len(), Default::default());
+    for obj in objects {
         let (id, namespace) = object_id(&obj);
         let identifiable = !id.kind.is_empty() && !id.name.is_empty();
-        let mut info = ObjectInfo {
-            name_key: if identifiable { keys.name(&id.kind, &id.name) } else { 0 },
-            namespace_key: if namespace == Namespace::Written { keys.namespace(&id.namespace) } else { 0 },
-            id,
-            namespace,
-            document: obj.document,
-            item: obj.item,
-            repeat: false,
+        let identity = IdentityKeys {
+            name: if identifiable { keys.name(&id.kind, &id.name) } else { 0 },
+            namespace: if namespace == Namespace::Written { keys.namespace(&id.namespace) } else { 0 },
+            state: namespace,
         };
+        match namespace {
+            Namespace::Written if !r.namespaces.contains(&id.namespace) => r.namespaces.push(id.namespace.clone()),
+            Namespace::Unwritten => r.unwritten = true,
+            _ => {}
+        }
+        r.keys.push(identity);
+        let mut info = ObjectInfo { id, namespace, document: obj.document, item: obj.item, repeat: false };
         if identifiable {
-            let key = Keys::identity(info.name_key, info.namespace_key);
+            let key = Keys::identity(identity.name, identity.namespace);
             match first.entry(key) {
                 std::collections::hash_map::Entry::Occupied(e) => {
                     let (earlier, node) = *e.get();
@@ -723,6 +737,7 @@ fn first_pass(
         }
         if info.repeat {
             // Checking it again would repeat every finding of its first definition.
+            r.repeats += 1;
             r.objects.push(info);
             continue;
         }
@@ -1042,14 +1057,9 @@ impl SetNamespace {
 fn set_namespace<'a>(files: impl Iterator<Item = &'a FileResult>, opts: &LintOptions) -> SetNamespace {
     let mut named: std::collections::BTreeSet<&str> = std::collections::BTreeSet::new();
     let mut unwritten = false;
-    for o in files.flat_map(|r| &r.objects) {
-        match o.namespace {
-            Namespace::Written => {
-                named.insert(&o.id.namespace);
-            }
-            Namespace::Unwritten => unwritten = true,
-            Namespace::None => {}
-        }
+    for r in files {
+        named.extend(r.namespaces.iter().map(String::as_str));
+        unwritten |= r.unwritten;
     }
     let (name, choice) = match (&opts.namespace, named.len()) {
         (Some(given), _) => (given.clone(), NamespaceChoice::Given),
@@ -1065,7 +1075,7 @@ fn set_namespace<'a>(files: impl Iterator<Item = &'a FileResult>, opts: &LintOpt
 /// identity, their index entries and the admitted HPAs. (The labels of the first pass's
 /// diagnostics are patched once the sets are final.)
 fn resolve_namespaces<'a>(per_file: &mut [FileResult], namespace_of: &dyn Fn(usize) -> &'a str) {
-    for (k, r) in per_file.iter_mut().enumerate() {
+    for (k, r) in per_file.iter_mut().enumerate().filter(|(_, r)| r.unwritten) {
         let namespace = namespace_of(k);
         let FileResult { objects, indexed, deferred, .. } = r;
         for o in objects.iter_mut().filter(|o| o.namespace == Namespace::Unwritten) {
@@ -1124,9 +1134,9 @@ fn same_object(first: &Node, again: &Node) -> bool {
 
 /// The objects of each set defined more than once.
 struct DefinedAgain {
-    /// Per file, per object: whether an earlier object of its set has its identity (kind,
-    /// namespace and name): the index keeps the first definition only.
-    flags: Vec<Vec<bool>>,
+    /// (file, object) of every object an earlier object of its set has the identity of (kind,
+    /// namespace and name), sorted: the index keeps the first definition only. Usually empty.
+    later: Vec<(usize, usize)>,
     /// Per set, each object defined again: (file, object) of its first and of its later
     /// definition, and whether the later one is identical (and therefore not checked).
     repeats: Vec<Vec<Repeat>>,
@@ -1144,29 +1154,32 @@ struct Repeat {
 /// [`Keys::namespace`] of its namespace, for the objects that name none). Only the keys the
 /// first pass computed are read, and the identities of objects whose keys meet.
 fn defined_again(per_file: &[FileResult], set_of: impl Fn(usize) -> usize, namespace_keys: &[u64]) -> DefinedAgain {
-    let mut seen: Vec<ByKey<(usize, usize)>> = namespace_keys.iter().map(|_| ByKey::default()).collect();
-    let mut flags = Vec::with_capacity(per_file.len());
+    let mut sizes = vec![0; namespace_keys.len()];
+    for (k, r) in per_file.iter().enumerate() {
+        sizes[set_of(k)] += r.objects.len();
+    }
+    let mut seen: Vec<ByKey<(usize, usize)>> =
+        sizes.iter().map(|&n| ByKey::with_capacity_and_hasher(n, Default::default())).collect();
+    let mut later = Vec::new();
     let mut repeats: Vec<Vec<Repeat>> = namespace_keys.iter().map(|_| Vec::new()).collect();
     for (k, r) in per_file.iter().enumerate() {
         let set = set_of(k);
-        let mut file_flags = Vec::with_capacity(r.objects.len());
-        for (position, o) in r.objects.iter().enumerate() {
-            if o.name_key == 0 {
-                file_flags.push(false);
+        for (position, identity) in r.keys.iter().enumerate() {
+            if identity.name == 0 {
                 continue;
             }
-            let namespace_key = match o.namespace {
-                Namespace::Written => o.namespace_key,
+            let namespace_key = match identity.state {
+                Namespace::Written => identity.namespace,
                 Namespace::Unwritten => namespace_keys[set],
                 Namespace::None => 0,
             };
-            match seen[set].entry(Keys::identity(o.name_key, namespace_key)) {
+            match seen[set].entry(Keys::identity(identity.name, namespace_key)) {
                 std::collections::hash_map::Entry::Occupied(e) => {
                     let first = *e.get();
+                    let o = &r.objects[position];
                     // Equal keys of different identities (a chance of 2^-64) are not repeats.
-                    let again = per_file[first.0].objects[first.1].id == o.id;
-                    file_flags.push(again);
-                    if again {
+                    if per_file[first.0].objects[first.1].id == o.id {
+                        later.push((k, position));
                         repeats[set].push(Repeat {
                             first,
                             again: (k, position),
@@ -1177,13 +1190,18 @@ fn defined_again(per_file: &[FileResult], set_of: impl Fn(usize) -> usize, names
                 }
                 std::collections::hash_map::Entry::Vacant(e) => {
                     e.insert((k, position));
-                    file_flags.push(false);
                 }
             }
         }
-        flags.push(file_flags);
     }
-    DefinedAgain { flags, repeats }
+    DefinedAgain { later, repeats }
+}
+
+impl DefinedAgain {
+    /// Whether object `position` of file `k` is a later definition.
+    fn is_later(&self, k: usize, position: usize) -> bool {
+        !self.later.is_empty() && self.later.binary_search(&(k, position)).is_ok()
+    }
 }
 
 /// The note about the objects a set defines more than once.
