@@ -79,9 +79,7 @@ impl Cluster {
                     Err(e) => return Err(kubeconfig_error(PathBuf::from("$KUBECONFIG or ~/.kube/config"), &e)),
                 },
             };
-            Config::from_custom_kubeconfig(kubeconfig, &kube_options)
-                .await
-                .map_err(|e| kubeconfig_error(path, &e))?
+            Config::from_custom_kubeconfig(kubeconfig, &kube_options).await.map_err(|e| kubeconfig_error(path, &e))?
         };
         Cluster::from_config(config, options.timeout)
     }
@@ -136,7 +134,9 @@ impl Cluster {
         call: impl Future<Output = Result<T, kube::Error>>,
     ) -> Result<T, Error> {
         match tokio::time::timeout(self.timeout, call).await {
-            Err(_) => Err(Error::Timeout { server: self.server.clone(), doing: doing.to_string(), after: self.timeout }),
+            Err(_) => {
+                Err(Error::Timeout { server: self.server.clone(), doing: doing.to_string(), after: self.timeout })
+            }
             Ok(Ok(v)) => Ok(v),
             Ok(Err(e)) => Err(self.classify(e, doing)),
         }
@@ -178,7 +178,8 @@ fn in_cluster() -> Result<Config, Error> {
 }
 
 fn in_cluster_or_none(options: &ClientOptions) -> Result<Config, Error> {
-    let none = || Error::NoKubeconfig { looked_at: "$KUBECONFIG, ~/.kube/config and the in-cluster service account".into() };
+    let none =
+        || Error::NoKubeconfig { looked_at: "$KUBECONFIG, ~/.kube/config and the in-cluster service account".into() };
     if options.context.is_some() {
         return Err(none());
     }

@@ -44,7 +44,8 @@ pub async fn served(cluster: &Cluster, wanted: &[Kind]) -> Result<ServedKinds, E
     groups.sort_unstable();
     groups.dedup();
     let doing = "discovering the API groups";
-    let aggregated = cluster.bounded(doing, Discovery::new(cluster.client().clone()).filter(&groups).run_aggregated()).await;
+    let aggregated =
+        cluster.bounded(doing, Discovery::new(cluster.client().clone()).filter(&groups).run_aggregated()).await;
     let discovery = match aggregated {
         Ok(d) => Ok(d),
         Err(e) if e.is_connection() => return Err(e),

@@ -213,10 +213,9 @@ pub async fn read_inventory(cluster: &Cluster, scope: &Scope) -> Result<Inventor
 fn note_for(kind: &Kind, namespace: Option<&str>, e: &Error, undiscovered: bool) -> Option<Note> {
     let what = kind.describe(namespace);
     Some(match e {
-        Error::Forbidden { message, .. } => Note {
-            kind: NoteKind::Forbidden,
-            message: format!("not read: RBAC refused to list {what} ({message})"),
-        },
+        Error::Forbidden { message, .. } => {
+            Note { kind: NoteKind::Forbidden, message: format!("not read: RBAC refused to list {what} ({message})") }
+        }
         Error::NotFound { .. } if kind.optional || undiscovered => Note {
             kind: NoteKind::Absent,
             message: format!("{} {} is not served: skipped", kind.api_version(), kind.plural),

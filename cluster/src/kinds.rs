@@ -81,13 +81,8 @@ pub const STATEFUL_SET: Kind =
 pub const REPLICA_SET: Kind =
     Kind { group: "apps", version: "v1", kind: "ReplicaSet", plural: "replicasets", optional: false };
 /// `v1` ReplicationControllers.
-pub const REPLICATION_CONTROLLER: Kind = Kind {
-    group: "",
-    version: "v1",
-    kind: "ReplicationController",
-    plural: "replicationcontrollers",
-    optional: false,
-};
+pub const REPLICATION_CONTROLLER: Kind =
+    Kind { group: "", version: "v1", kind: "ReplicationController", plural: "replicationcontrollers", optional: false };
 /// Argo Rollouts (`argoproj.io/v1alpha1`), a CRD.
 pub const ROLLOUT: Kind =
     Kind { group: "argoproj.io", version: "v1alpha1", kind: "Rollout", plural: "rollouts", optional: true };

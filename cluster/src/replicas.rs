@@ -177,7 +177,11 @@ mod tests {
         assert_eq!(
             d,
             ReplicasDecision {
-                set_by: SetBy::Manager { manager: "argocd-controller".into(), operation: "Apply".into(), subresource: None },
+                set_by: SetBy::Manager {
+                    manager: "argocd-controller".into(),
+                    operation: "Apply".into(),
+                    subresource: None
+                },
                 replicas: Some(2)
             }
         );

@@ -98,8 +98,7 @@ fn parse_requirement(r: &str) -> Result<(String, String, Vec<String>), String> {
         .strip_prefix('(')
         .and_then(|s| s.strip_suffix(')'))
         .ok_or_else(|| format!("found '{set}', expected: '(' ... ')'"))?;
-    let values: Vec<String> =
-        inner.split(',').map(str::trim).filter(|v| !v.is_empty()).map(String::from).collect();
+    let values: Vec<String> = inner.split(',').map(str::trim).filter(|v| !v.is_empty()).map(String::from).collect();
     for v in &values {
         check_value(v)?;
     }
