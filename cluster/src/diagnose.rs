@@ -586,7 +586,7 @@ pub async fn read_objects(cluster: &Cluster, namespace: &str, name: &str) -> Res
         cluster.list_each(&kinds::POD, Some(namespace), &query, PAGE_SIZE, |p| pods.push(p)).await?;
         for p in pods {
             if pod_names.insert(name_of(&p).to_string()) {
-                out.items.push(as_listed_pod(p));
+                out.items.push(typed(p, &kinds::POD));
             }
         }
     }
@@ -594,7 +594,10 @@ pub async fn read_objects(cluster: &Cluster, namespace: &str, name: &str) -> Res
     // The HPA's events.
     let field_selector = format!("involvedObject.kind=HorizontalPodAutoscaler,involvedObject.name={name}");
     let query = [("fieldSelector", field_selector.as_str())];
-    match cluster.list_each(&kinds::EVENT, Some(namespace), &query, PAGE_SIZE, |e| out.items.push(e)).await {
+    match cluster
+        .list_each(&kinds::EVENT, Some(namespace), &query, PAGE_SIZE, |e| out.items.push(typed(e, &kinds::EVENT)))
+        .await
+    {
         Ok(_) => {}
         Err(e) if e.is_connection() => return Err(e),
         Err(e) => out.notes.push(format!("the HPA's events were not read: {e}")),
@@ -823,12 +826,13 @@ fn plural_of(kind: &str) -> String {
     }
 }
 
-fn as_listed_pod(mut pod: Value) -> Value {
-    if let Some(o) = pod.as_object_mut() {
-        o.entry("apiVersion").or_insert_with(|| Value::String("v1".into()));
-        o.entry("kind").or_insert_with(|| Value::String("Pod".into()));
+/// A list item with the `apiVersion` and `kind` the API server leaves out of built-in lists.
+fn typed(mut item: Value, kind: &Kind) -> Value {
+    if let Some(o) = item.as_object_mut() {
+        o.entry("apiVersion").or_insert_with(|| Value::String(kind.api_version()));
+        o.entry("kind").or_insert_with(|| Value::String(kind.kind.to_string()));
     }
-    pod
+    item
 }
 
 // === small readers ===
