@@ -150,10 +150,11 @@ impl Cluster {
                 let code = status.code;
                 let reason = status.reason.clone();
                 let message = status.message.clone();
+                let (verb, what) = split_doing(doing);
                 match code {
                     401 => Error::Unauthorized { server },
-                    403 => Error::Forbidden { verb: "read".into(), what: doing.to_string(), message },
-                    404 => Error::NotFound { what: doing.to_string() },
+                    403 => Error::Forbidden { verb: verb.into(), what: what.into(), message },
+                    404 => Error::NotFound { what: what.into() },
                     _ => Error::Api { code, reason, message, doing: doing.to_string() },
                 }
             }
@@ -168,6 +169,18 @@ impl Cluster {
                 }
             }
         }
+    }
+}
+
+/// `("list", "deployments.apps in namespace shop")` from `"listing deployments.apps in
+/// namespace shop"`: the verb RBAC speaks of and the object of a call's description.
+fn split_doing(doing: &str) -> (&str, &str) {
+    if let Some(what) = doing.strip_prefix("listing ") {
+        ("list", what)
+    } else if let Some(what) = doing.strip_prefix("reading ") {
+        ("get", what)
+    } else {
+        ("read", doing)
     }
 }
 

@@ -526,16 +526,6 @@ pub async fn read_objects(cluster: &Cluster, namespace: &str, name: &str) -> Res
     let hpa_path = kinds::HPA.object_path(namespace, name);
     let hpa = match cluster.get_json(&hpa_path, &format!("reading HorizontalPodAutoscaler {namespace}/{name}")).await {
         Ok(h) => crate::inventory::as_listed(h, &kinds::HPA),
-        Err(Error::NotFound { .. }) => {
-            return Err(Error::NotFound { what: format!("HorizontalPodAutoscaler {namespace}/{name}") });
-        }
-        Err(Error::Forbidden { message, .. }) => {
-            return Err(Error::Forbidden {
-                verb: "get".into(),
-                what: format!("horizontalpodautoscalers.autoscaling in namespace {namespace}"),
-                message,
-            });
-        }
         Err(e) => return Err(e),
     };
     let decoded = internal(&hpa)

@@ -188,15 +188,10 @@ pub async fn read_inventory(cluster: &Cluster, scope: &Scope) -> Result<Inventor
             Err(e) if e.is_connection() => return Err(e),
             Err(e) => {
                 let note = note_for(kind, *ns, &e, served.kinds.get(kind) == Some(&Served::Unknown));
+                inventory.notes.push(note);
                 if *kind == kinds::HPA {
-                    hpa_failure.get_or_insert(match e {
-                        Error::Forbidden { message, .. } => {
-                            Error::Forbidden { verb: "list".into(), what: kind.describe(*ns), message }
-                        }
-                        other => other,
-                    });
+                    hpa_failure.get_or_insert(e);
                 }
-                inventory.notes.extend(note);
             }
         }
     }
@@ -208,11 +203,11 @@ pub async fn read_inventory(cluster: &Cluster, scope: &Scope) -> Result<Inventor
     Ok(inventory)
 }
 
-/// The note for a failed list; `None` for an optional kind that turned out to be absent when
-/// discovery could not tell (a 404), which gets its own note.
-fn note_for(kind: &Kind, namespace: Option<&str>, e: &Error, undiscovered: bool) -> Option<Note> {
+/// The note for a failed list (a 404 of an optional kind, or of any kind when discovery could
+/// not run, means it is not served).
+fn note_for(kind: &Kind, namespace: Option<&str>, e: &Error, undiscovered: bool) -> Note {
     let what = kind.describe(namespace);
-    Some(match e {
+    match e {
         Error::Forbidden { message, .. } => {
             Note { kind: NoteKind::Forbidden, message: format!("not read: RBAC refused to list {what} ({message})") }
         }
@@ -221,7 +216,7 @@ fn note_for(kind: &Kind, namespace: Option<&str>, e: &Error, undiscovered: bool)
             message: format!("{} {} is not served: skipped", kind.api_version(), kind.plural),
         },
         other => Note { kind: NoteKind::Failed, message: format!("not read: {what}: {other}") },
-    })
+    }
 }
 
 async fn read_kind(cluster: &Cluster, kind: Kind, namespace: Option<&str>) -> Result<(Batch, bool), Error> {
