@@ -57,7 +57,8 @@ async fn serve(dir: PathBuf, hpas: usize, workloads: usize) {
         w["apiVersion"] = json!(group_version);
         w["metadata"]["name"] = json!(format!("web-{i}"));
         w["metadata"]["namespace"] = json!(format!("team-{}", i % namespaces));
-        w["metadata"]["labels"] = json!({"app.kubernetes.io/name": "web", "app.kubernetes.io/instance": format!("web-{i}")});
+        w["metadata"]["labels"] =
+            json!({"app.kubernetes.io/name": "web", "app.kubernetes.io/instance": format!("web-{i}")});
         w["spec"]["selector"]["matchLabels"] = json!({"app": format!("web-{i}")});
         w["spec"]["template"]["metadata"]["labels"] = json!({"app": format!("web-{i}")});
         if kind == "StatefulSet" {
@@ -114,7 +115,8 @@ async fn read(kubeconfig: PathBuf, mode: &str) {
         "lists" => {
             // The same lists, concurrently as read_inventory does, each page parsed and dropped.
             let kinds = [kinds::HPA, kinds::DEPLOYMENT, kinds::STATEFUL_SET, kinds::REPLICA_SET];
-            let lists = kinds.iter().map(|kind| cluster.list_each(kind, None, &[], kinds::PAGE_SIZE, |item: Value| drop(item)));
+            let lists =
+                kinds.iter().map(|kind| cluster.list_each(kind, None, &[], kinds::PAGE_SIZE, |item: Value| drop(item)));
             futures_util::future::join_all(lists)
                 .await
                 .into_iter()
