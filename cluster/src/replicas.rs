@@ -19,7 +19,6 @@
 //!
 //! [`decide`] hands hpa-core `Some(n)` only when a user or a GitOps tool set the field.
 
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry;
 use serde_json::Value;
 
 /// The field manager of kube-controller-manager, whose HPA controller writes `/scale` (and
@@ -72,23 +71,25 @@ pub fn decide(object: &Value) -> ReplicasDecision {
         .and_then(Value::as_str)
         .and_then(|text| serde_json::from_str::<Value>(text).ok())
         .map(|applied| applied.get("spec").and_then(|s| s.get("replicas")).and_then(Value::as_i64));
-    let entries: Vec<ManagedFieldsEntry> = metadata
-        .and_then(|m| m.get("managedFields"))
-        .and_then(|f| serde_json::from_value(f.clone()).ok())
-        .unwrap_or_default();
-
+    // Read in place (no copy of the entries' field sets: this runs for every live workload).
+    let entries: &[Value] =
+        metadata.and_then(|m| m.get("managedFields")).and_then(Value::as_array).map_or(&[], Vec::as_slice);
+    fn text<'a>(e: &'a Value, key: &str) -> Option<&'a str> {
+        e.get(key).and_then(Value::as_str)
+    }
     let owner = entries
         .iter()
-        .filter(|e| e.subresource.as_deref() != Some("status"))
-        .filter(|e| e.manager.as_deref() != Some(CONTROLLER_MANAGER))
+        .filter(|e| text(e, "subresource") != Some("status"))
+        .filter(|e| text(e, "manager") != Some(CONTROLLER_MANAGER))
         .filter(|e| owns_replicas(e))
-        .max_by(|a, b| a.time.cmp(&b.time));
+        // RFC 3339 times in UTC (as the API server writes them) order as strings.
+        .max_by(|a, b| text(a, "time").cmp(&text(b, "time")));
     if let Some(e) = owner {
         return ReplicasDecision {
             set_by: SetBy::Manager {
-                manager: e.manager.clone().unwrap_or_default(),
-                operation: e.operation.clone().unwrap_or_default(),
-                subresource: e.subresource.clone(),
+                manager: text(e, "manager").unwrap_or_default().to_string(),
+                operation: text(e, "operation").unwrap_or_default().to_string(),
+                subresource: text(e, "subresource").map(String::from),
             },
             replicas: live,
         };
@@ -101,9 +102,10 @@ pub fn decide(object: &Value) -> ReplicasDecision {
     }
 }
 
-/// Whether a managed-fields entry owns `spec.replicas` (`{"f:spec":{"f:replicas":{}}}`).
-fn owns_replicas(entry: &ManagedFieldsEntry) -> bool {
-    entry.fields_v1.as_ref().and_then(|f| f.0.get("f:spec")).and_then(|s| s.get("f:replicas")).is_some()
+/// Whether a managed-fields entry (`metav1.ManagedFieldsEntry`) owns `spec.replicas`
+/// (`fieldsV1: {"f:spec": {"f:replicas": {}}}`).
+fn owns_replicas(entry: &Value) -> bool {
+    entry.get("fieldsV1").and_then(|f| f.get("f:spec")).and_then(|s| s.get("f:replicas")).is_some()
 }
 
 #[cfg(test)]
