@@ -70,7 +70,8 @@ pub struct ServeArgs {
     #[arg(long, env = "HPA_WEBHOOK_POLICY", hide_env_values = true, value_name = "PATH")]
     pub policy: Option<PathBuf>,
 
-    /// Kubernetes release whose rules apply (1.36 or 1.37).
+    /// Kubernetes release whose rules apply: 1.33 to 1.37, or 1.38 (a preview of the
+    /// development branch); the default is the newest generally available release.
     #[arg(long, env = "HPA_WEBHOOK_KUBERNETES_VERSION", hide_env_values = true, value_name = "VERSION", default_value_t = KubernetesVersion::LATEST)]
     pub kubernetes_version: KubernetesVersion,
 
