@@ -11,7 +11,7 @@
 use crate::api::{self, VersionedHpa, v2};
 use crate::convert::{self, AnnotationProblem, ConvertError};
 use crate::features::{FeatureGates, Gate, KubernetesVersion};
-use crate::field::{self, BadValue, ErrorList, FieldError, Path};
+use crate::field::{self, BadValue, ErrorList, FieldError, Path, ValueRendering};
 use crate::validation::{self, RefOptions, SpecOptions, meta, spec};
 
 /// CREATE or UPDATE.
@@ -226,9 +226,18 @@ pub fn validate_create(hpa: &v2::HorizontalPodAutoscaler, gates: &FeatureGates) 
     let errs = validation::validate_create(hpa, &opts);
     let errs = declarative_merge(errs, hpa, None, gates);
     if !errs.is_empty() {
-        return errs;
+        return rendered(errs, gates);
     }
-    meta::validate_object_meta(&hpa.metadata, meta::NameRule::PathSegment, &Path::new("metadata"))
+    rendered(meta::validate_object_meta(&hpa.metadata, meta::NameRule::PathSegment, &Path::new("metadata")), gates)
+}
+
+/// The errors with their values printed as the release prints them.
+fn rendered(mut errs: ErrorList, gates: &FeatureGates) -> ErrorList {
+    let rendering = ValueRendering::of(gates.version());
+    for e in &mut errs {
+        e.rendering = rendering;
+    }
+    errs
 }
 
 /// `validateCommonFields` then the strategy's `ValidateUpdate`.
@@ -243,7 +252,7 @@ pub fn validate_update(
     let opts = spec_options(new, Some(old), gates);
     let hpa_errs = validation::validate_update(new, old, &opts);
     errs.extend(declarative_merge(hpa_errs, new, Some(old), gates));
-    errs
+    rendered(errs, gates)
 }
 
 /// Whether declarative min/max replica rules are enforced (beta in 1.37 and later).

@@ -111,9 +111,36 @@ fn validate_annotations(meta: &ObjectMeta, path: &Path<'_>) -> ErrorList {
     errs
 }
 
-/// The JSON Go prints for an owner reference value.
-fn owner_reference_json(r: &OwnerReference) -> String {
-    go::to_go_json(r).unwrap_or_else(|_| "{}".to_string())
+/// An owner reference as a field error value: its JSON, and Go's `%#v` of the
+/// `metav1.OwnerReference` (a set `controller` or `blockOwnerDeletion` is a `*bool`, which Go
+/// prints as a heap address; a fixed one stands in for it).
+fn owner_reference_value(r: &OwnerReference) -> BadValue {
+    BadValue::Composite {
+        json: go::to_go_json(r).unwrap_or_else(|_| "{}".to_string()),
+        go_syntax: owner_reference_go(r),
+    }
+}
+
+fn owner_reference_go(r: &OwnerReference) -> String {
+    let ptr = |b: Option<bool>| if b.is_some() { "(*bool)(0xc000000000)" } else { "(*bool)(nil)" };
+    format!(
+        "v1.OwnerReference{{APIVersion:{}, Kind:{}, Name:{}, UID:{}, Controller:{}, BlockOwnerDeletion:{}}}",
+        go::quote(&r.api_version),
+        go::quote(&r.kind),
+        go::quote(&r.name),
+        go::quote(&r.uid),
+        ptr(r.controller),
+        ptr(r.block_owner_deletion),
+    )
+}
+
+/// A `[]string` as a field error value.
+fn string_list_value(list: &[String]) -> BadValue {
+    let items: Vec<String> = list.iter().map(|s| go::quote(s)).collect();
+    BadValue::Composite {
+        json: go::to_go_json(list).unwrap_or_default(),
+        go_syntax: format!("[]string{{{}}}", items.join(", ")),
+    }
 }
 
 /// `ValidateOwnerReferences`.
@@ -142,7 +169,7 @@ fn validate_owner_references(refs: &[OwnerReference], path: &Path<'_>) -> ErrorL
         if group.is_empty() && version == "v1" && r.kind == "Event" {
             errs.push(FieldError::invalid(
                 path,
-                BadValue::Json(owner_reference_json(r)),
+                owner_reference_value(r),
                 "/v1, Kind=Event is disallowed from being an owner",
             ));
         }
@@ -151,7 +178,13 @@ fn validate_owner_references(refs: &[OwnerReference], path: &Path<'_>) -> ErrorL
             match &first_controller {
                 Some(first) => errs.push(FieldError::invalid(
                     path,
-                    BadValue::Json(go::to_go_json(refs).unwrap_or_default()),
+                    BadValue::Composite {
+                        json: go::to_go_json(refs).unwrap_or_default(),
+                        go_syntax: format!(
+                            "[]v1.OwnerReference{{{}}}",
+                            refs.iter().map(owner_reference_go).collect::<Vec<_>>().join(", ")
+                        ),
+                    },
                     format!(
                         "Only one reference can have Controller set to true. Found \"true\" in references for {first} and {current}"
                     ),
@@ -174,7 +207,7 @@ fn validate_finalizers(finalizers: &[String], path: &Path<'_>) -> ErrorList {
     if finalizers.iter().any(|f| f == "orphan") && finalizers.iter().any(|f| f == "foregroundDeletion") {
         errs.push(FieldError::invalid(
             path,
-            BadValue::Json(go::to_go_json(finalizers).unwrap_or_default()),
+            string_list_value(finalizers),
             "finalizer orphan and foregroundDeletion cannot be both set",
         ));
     }
@@ -285,17 +318,18 @@ pub fn validate_object_meta_update(new: &ObjectMeta, old: &ObjectMeta, path: &Pa
     if new.creation_timestamp != old.creation_timestamp {
         errs.push(FieldError::invalid(
             &path.child("creationTimestamp"),
-            time_value(Some(new.creation_timestamp)),
+            BadValue::Time(new.creation_timestamp),
             IMMUTABLE,
         ));
     }
     if new.deletion_timestamp != old.deletion_timestamp {
-        errs.push(FieldError::invalid(&path.child("deletionTimestamp"), time_value(new.deletion_timestamp), IMMUTABLE));
+        let v = new.deletion_timestamp.map_or(BadValue::Null, BadValue::Time);
+        errs.push(FieldError::invalid(&path.child("deletionTimestamp"), v, IMMUTABLE));
     }
     if new.deletion_grace_period_seconds != old.deletion_grace_period_seconds {
         let v = match new.deletion_grace_period_seconds {
             Some(s) => BadValue::Int(s),
-            None => BadValue::Str("null".to_string()),
+            None => BadValue::Null,
         };
         errs.push(FieldError::invalid(&path.child("deletionGracePeriodSeconds"), v, IMMUTABLE));
     }
@@ -304,11 +338,4 @@ pub fn validate_object_meta_update(new: &ObjectMeta, old: &ObjectMeta, path: &Pa
     errs.extend(validate_owner_references(&new.owner_references, &path.child("ownerReferences")));
     errs.extend(validate_managed_fields(new, &path.child("managedFields")));
     errs
-}
-
-fn time_value(t: Option<crate::api::Time>) -> BadValue {
-    match t {
-        Some(t) if !t.is_zero() => BadValue::Json(go::json_string(&t.to_rfc3339())),
-        _ => BadValue::Json("null".to_string()),
-    }
 }

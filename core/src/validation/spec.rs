@@ -357,26 +357,34 @@ fn validate_container_resource_name(value: &str, path: &Path<'_>) -> ErrorList {
     // validateResourceName
     let msgs = names::qualified_name(value);
     if !msgs.is_empty() {
-        errs.extend(msgs.into_iter().map(|m| FieldError::invalid(path, BadValue::named(value), m)));
+        errs.extend(msgs.into_iter().map(|m| FieldError::invalid(path, BadValue::Stringer(value.to_string()), m)));
     } else if !value.contains('/') && !names::is_standard_resource_name(value) {
         errs.push(FieldError::invalid(
             path,
-            BadValue::named(value),
+            BadValue::Stringer(value.to_string()),
             "must be a standard resource type or fully qualified",
         ));
     }
     if !value.contains('/') {
         if !names::is_standard_container_resource_name(value) {
-            errs.push(FieldError::invalid(path, BadValue::named(value), "must be a standard resource for containers"));
+            errs.push(FieldError::invalid(
+                path,
+                BadValue::Stringer(value.to_string()),
+                "must be a standard resource for containers",
+            ));
         }
     } else if !names::is_native_resource(value) && !names::is_extended_resource_name(value) {
-        errs.push(FieldError::invalid(path, BadValue::named(value), "doesn't follow extended resource name standard"));
+        errs.push(FieldError::invalid(
+            path,
+            BadValue::Stringer(value.to_string()),
+            "doesn't follow extended resource name standard",
+        ));
     }
     errs
 }
 
 fn quantity_value(q: &Quantity) -> BadValue {
-    BadValue::Json(crate::go::json_string(&q.canonical()))
+    BadValue::Quantity(q.clone())
 }
 
 /// `validateMetricTarget`.
