@@ -7,6 +7,7 @@
 //! Go iterates label and annotation maps in random order; here they are sorted by key.
 
 use crate::api::meta::{ObjectMeta, OwnerReference};
+use crate::features::KubernetesVersion;
 use crate::field::{BadValue, ErrorList, FieldError, Path};
 use crate::go;
 
@@ -33,8 +34,14 @@ impl NameRule {
     }
 }
 
-/// apimachinery `ValidateObjectMetaAccessor` for a namespaced object.
-pub fn validate_object_meta(meta: &ObjectMeta, rule: NameRule, path: &Path<'_>) -> ErrorList {
+/// apimachinery `ValidateObjectMetaAccessor` for a namespaced object, with the messages of
+/// `release`.
+pub fn validate_object_meta(
+    meta: &ObjectMeta,
+    rule: NameRule,
+    path: &Path<'_>,
+    release: KubernetesVersion,
+) -> ErrorList {
     let mut errs = ErrorList::new();
     if !meta.generate_name.is_empty() {
         let p = path.child("generateName");
@@ -50,12 +57,12 @@ pub fn validate_object_meta(meta: &ObjectMeta, rule: NameRule, path: &Path<'_>) 
             errs.push(FieldError::invalid(&name_path, BadValue::Str(meta.name.clone()), msg));
         }
     }
-    errs.extend(validate_common(meta, path));
+    errs.extend(validate_common(meta, path, release));
     errs
 }
 
 /// `validateObjectMetaAccessorWithOptsCommon` for a namespaced object.
-fn validate_common(meta: &ObjectMeta, path: &Path<'_>) -> ErrorList {
+fn validate_common(meta: &ObjectMeta, path: &Path<'_>, release: KubernetesVersion) -> ErrorList {
     let mut errs = ErrorList::new();
     let ns = path.child("namespace");
     if meta.namespace.is_empty() {
@@ -72,23 +79,23 @@ fn validate_common(meta: &ObjectMeta, path: &Path<'_>) -> ErrorList {
             "must be greater than or equal to 0",
         ));
     }
-    errs.extend(validate_labels(meta, path));
-    errs.extend(validate_annotations(meta, path));
-    errs.extend(validate_owner_references(&meta.owner_references, &path.child("ownerReferences")));
-    errs.extend(validate_finalizers(&meta.finalizers, &path.child("finalizers")));
+    errs.extend(validate_labels(meta, path, release));
+    errs.extend(validate_annotations(meta, path, release));
+    errs.extend(validate_owner_references(&meta.owner_references, &path.child("ownerReferences"), release));
+    errs.extend(validate_finalizers(&meta.finalizers, &path.child("finalizers"), release));
     errs.extend(validate_managed_fields(meta, &path.child("managedFields")));
     errs
 }
 
 /// `ValidateLabels`: one error per bad key or value, reported on `metadata.labels`.
-fn validate_labels(meta: &ObjectMeta, path: &Path<'_>) -> ErrorList {
+fn validate_labels(meta: &ObjectMeta, path: &Path<'_>, release: KubernetesVersion) -> ErrorList {
     let mut errs = ErrorList::new();
     let p = path.child("labels");
     for (k, v) in &meta.labels {
-        for msg in names::qualified_name(k) {
+        for msg in names::qualified_name(k, release) {
             errs.push(FieldError::invalid(&p, BadValue::Str(k.clone()), msg));
         }
-        for msg in names::label_value(v) {
+        for msg in names::label_value(v, release) {
             errs.push(FieldError::invalid(&p, BadValue::Str(v.clone()), msg));
         }
     }
@@ -96,11 +103,11 @@ fn validate_labels(meta: &ObjectMeta, path: &Path<'_>) -> ErrorList {
 }
 
 /// `ValidateAnnotations`: keys are qualified names (case-insensitively); total size ≤ 256 KiB.
-fn validate_annotations(meta: &ObjectMeta, path: &Path<'_>) -> ErrorList {
+fn validate_annotations(meta: &ObjectMeta, path: &Path<'_>, release: KubernetesVersion) -> ErrorList {
     let mut errs = ErrorList::new();
     let p = path.child("annotations");
     for k in meta.annotations.keys() {
-        for msg in names::qualified_name(&k.to_lowercase()) {
+        for msg in names::qualified_name(&k.to_lowercase(), release) {
             errs.push(FieldError::invalid(&p, BadValue::Str(k.clone()), msg).with_origin("format=k8s-label-key"));
         }
     }
@@ -143,9 +150,17 @@ fn string_list_value(list: &[String]) -> BadValue {
     }
 }
 
-/// `ValidateOwnerReferences`.
-fn validate_owner_references(refs: &[OwnerReference], path: &Path<'_>) -> ErrorList {
+/// `ValidateOwnerReferences`. Up to 1.33 the empty-field details name the field ("kind must not
+/// be empty"); from 1.34 they do not.
+fn validate_owner_references(refs: &[OwnerReference], path: &Path<'_>, release: KubernetesVersion) -> ErrorList {
     let mut errs = ErrorList::new();
+    let empty = |field: &str| {
+        if release <= KubernetesVersion::V1_33 {
+            format!("{field} must not be empty")
+        } else {
+            "must not be empty".to_string()
+        }
+    };
     let mut first_controller: Option<String> = None;
     for r in refs {
         // schema.FromAPIVersionAndKind: an unparsable apiVersion gives an empty group/version.
@@ -158,13 +173,13 @@ fn validate_owner_references(refs: &[OwnerReference], path: &Path<'_>) -> ErrorL
             ));
         }
         if r.kind.is_empty() {
-            errs.push(FieldError::invalid(&path.child("kind"), BadValue::Str(r.kind.clone()), "must not be empty"));
+            errs.push(FieldError::invalid(&path.child("kind"), BadValue::Str(r.kind.clone()), empty("kind")));
         }
         if r.name.is_empty() {
-            errs.push(FieldError::invalid(&path.child("name"), BadValue::Str(r.name.clone()), "must not be empty"));
+            errs.push(FieldError::invalid(&path.child("name"), BadValue::Str(r.name.clone()), empty("name")));
         }
         if r.uid.is_empty() {
-            errs.push(FieldError::invalid(&path.child("uid"), BadValue::named(&r.uid), "must not be empty"));
+            errs.push(FieldError::invalid(&path.child("uid"), BadValue::named(&r.uid), empty("uid")));
         }
         if group.is_empty() && version == "v1" && r.kind == "Event" {
             errs.push(FieldError::invalid(
@@ -197,10 +212,10 @@ fn validate_owner_references(refs: &[OwnerReference], path: &Path<'_>) -> ErrorL
 }
 
 /// `ValidateFinalizers` (apimachinery): qualified names, not both orphan and foregroundDeletion.
-fn validate_finalizers(finalizers: &[String], path: &Path<'_>) -> ErrorList {
+fn validate_finalizers(finalizers: &[String], path: &Path<'_>, release: KubernetesVersion) -> ErrorList {
     let mut errs = ErrorList::new();
     for f in finalizers {
-        for msg in names::qualified_name(f) {
+        for msg in names::qualified_name(f, release) {
             errs.push(FieldError::invalid(path, BadValue::Str(f.clone()), msg));
         }
     }
@@ -215,11 +230,11 @@ fn validate_finalizers(finalizers: &[String], path: &Path<'_>) -> ErrorList {
 }
 
 /// The finalizer checks `pkg/apis/core/validation` adds (`validateKubeFinalizerName`).
-pub fn validate_kube_finalizers(finalizers: &[String], path: &Path<'_>) -> ErrorList {
+pub fn validate_kube_finalizers(finalizers: &[String], path: &Path<'_>, release: KubernetesVersion) -> ErrorList {
     let mut errs = ErrorList::new();
     for (i, f) in finalizers.iter().enumerate() {
         let p = path.index(i);
-        let msgs = names::qualified_name(f);
+        let msgs = names::qualified_name(f, release);
         if !msgs.is_empty() {
             errs.extend(msgs.into_iter().map(|m| FieldError::invalid(&p, BadValue::Str(f.clone()), m)));
             continue;
@@ -274,8 +289,13 @@ fn validate_managed_fields(meta: &ObjectMeta, path: &Path<'_>) -> ErrorList {
     errs
 }
 
-/// apimachinery `ValidateObjectMetaAccessorUpdate`.
-pub fn validate_object_meta_update(new: &ObjectMeta, old: &ObjectMeta, path: &Path<'_>) -> ErrorList {
+/// apimachinery `ValidateObjectMetaAccessorUpdate`, with the messages of `release`.
+pub fn validate_object_meta_update(
+    new: &ObjectMeta,
+    old: &ObjectMeta,
+    path: &Path<'_>,
+    release: KubernetesVersion,
+) -> ErrorList {
     let mut errs = ErrorList::new();
     if old.deletion_timestamp.is_some() {
         let extra: std::collections::BTreeSet<&String> =
@@ -333,9 +353,9 @@ pub fn validate_object_meta_update(new: &ObjectMeta, old: &ObjectMeta, path: &Pa
         };
         errs.push(FieldError::invalid(&path.child("deletionGracePeriodSeconds"), v, IMMUTABLE));
     }
-    errs.extend(validate_labels(new, path));
-    errs.extend(validate_annotations(new, path));
-    errs.extend(validate_owner_references(&new.owner_references, &path.child("ownerReferences")));
+    errs.extend(validate_labels(new, path, release));
+    errs.extend(validate_annotations(new, path, release));
+    errs.extend(validate_owner_references(&new.owner_references, &path.child("ownerReferences"), release));
     errs.extend(validate_managed_fields(new, &path.child("managedFields")));
     errs
 }
