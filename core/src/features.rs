@@ -263,6 +263,14 @@ impl FeatureGates {
         }
     }
 
+    /// Whether the HPA controller counts pod-level requests (`spec.resources.requests`) for
+    /// utilization: from 1.34 (#132430, `PodRequests` of component-helpers) with
+    /// `PodLevelResources` on. 1.33's `calculatePodRequests` reads container requests only,
+    /// even with the alpha gate on.
+    pub fn pod_level_requests(&self) -> bool {
+        self.version >= KubernetesVersion::V1_34 && self.enabled(Gate::PodLevelResources)
+    }
+
     /// Sets a gate, refusing one the release does not have and a change to a locked one
     /// (`featuregate.Set` in `k8s.io/component-base/featuregate`).
     pub fn set(&mut self, gate: Gate, value: bool) -> Result<(), GateError> {
@@ -406,6 +414,15 @@ mod tests {
             let off = FeatureGates::new(v).with(Gate::HPAConfigurableTolerance, false);
             assert_eq!(off.is_ok(), v < V1_37, "{v}");
         }
+    }
+
+    #[test]
+    fn pod_level_requests_from_1_34() {
+        let on = |v| FeatureGates::new(v).with(Gate::PodLevelResources, true).unwrap();
+        assert!(!on(V1_33).pod_level_requests());
+        assert!(on(V1_34).pod_level_requests());
+        assert!(FeatureGates::new(V1_34).pod_level_requests());
+        assert!(!FeatureGates::new(V1_35).with(Gate::PodLevelResources, false).unwrap().pod_level_requests());
     }
 
     #[test]

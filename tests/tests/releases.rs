@@ -100,3 +100,80 @@ fn the_1_33_messages_on_both_corpora() {
     accepted_only_by_1_33.sort();
     assert_eq!(accepted_only_by_1_33, ["flask-hpa", "frontend-scaler", "hpa-resource-metrics-2"]);
 }
+
+/// The findings (rule, field path) of `hpa-lint` on one manifest for a release.
+fn lint(release: &str, manifest: &str, select: &str) -> Vec<String> {
+    let run =
+        hpa_lint(&["--no-config", "-o", "json", "--kubernetes-version", release, "--select", select, "-"], manifest);
+    assert!(run.code <= 1, "{release}: {}", run.stderr);
+    run.json()["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| format!("{} {}", d["rule"].as_str().unwrap(), d["message"].as_str().unwrap()))
+        .collect()
+}
+
+#[test]
+fn tolerance_ignored_follows_the_release_defaults() {
+    let hpa = "apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: web, namespace: default}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  minReplicas: 2
+  maxReplicas: 20
+  behavior:
+    scaleUp:
+      tolerance: \"0.02\"
+";
+    for (release, reports) in
+        [("1.33", true), ("1.34", true), ("1.35", false), ("1.36", false), ("1.37", false), ("1.38", false)]
+    {
+        let found = lint(release, hpa, "HPA306");
+        assert_eq!(found.len(), usize::from(reports), "{release}: {found:?}");
+    }
+}
+
+#[test]
+fn pod_level_requests_count_from_1_34() {
+    let manifests = "apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: web, namespace: default}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  maxReplicas: 5
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: default}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      resources: {requests: {cpu: 500m}}
+      containers:
+      - {name: app, image: app}
+";
+    // 1.33's controller reads container requests only, whatever the gate says.
+    let run33 = lint("1.33", manifests, "HPA201");
+    assert_eq!(run33.len(), 1, "{run33:?}");
+    let gate_on = hpa_lint(
+        &[
+            "--no-config",
+            "-o",
+            "json",
+            "--kubernetes-version",
+            "1.33",
+            "--feature-gates",
+            "PodLevelResources=true",
+            "--select",
+            "HPA201",
+            "-",
+        ],
+        manifests,
+    );
+    assert_eq!(gate_on.json()["diagnostics"].as_array().unwrap().len(), 1);
+    assert!(lint("1.34", manifests, "HPA201").is_empty());
+}
