@@ -239,6 +239,22 @@ mod tests {
     }
 
     #[test]
+    fn every_release_is_selectable_and_the_default_is_the_newest_ga_one() {
+        use hpa_core::features::KubernetesVersion;
+        let args = Args::try_parse_from(["hpa-webhook"]).unwrap();
+        assert_eq!(args.serve.kubernetes_version, KubernetesVersion::V1_37);
+        for v in KubernetesVersion::ALL {
+            let args = Args::try_parse_from(["hpa-webhook", "--kubernetes-version", &v.to_string()]).unwrap();
+            assert_eq!(args.serve.gates().unwrap().version(), v);
+        }
+        assert!(Args::try_parse_from(["hpa-webhook", "--kubernetes-version", "1.32"]).is_err());
+        // A gate the release does not have is refused, as kube-apiserver refuses it.
+        let args = Args::try_parse_from(["hpa-webhook", "--kubernetes-version", "1.36", "--feature-gates", "HPAGeneration=true"])
+            .unwrap();
+        assert!(args.serve.gates().is_err());
+    }
+
+    #[test]
     fn durations() {
         assert_eq!(parse_duration("250ms"), Ok(Duration::from_millis(250)));
         assert_eq!(parse_duration("4s"), Ok(Duration::from_secs(4)));
