@@ -249,8 +249,14 @@ mod tests {
         }
         assert!(Args::try_parse_from(["hpa-webhook", "--kubernetes-version", "1.32"]).is_err());
         // A gate the release does not have is refused, as kube-apiserver refuses it.
-        let args = Args::try_parse_from(["hpa-webhook", "--kubernetes-version", "1.36", "--feature-gates", "HPAGeneration=true"])
-            .unwrap();
+        let args = Args::try_parse_from([
+            "hpa-webhook",
+            "--kubernetes-version",
+            "1.36",
+            "--feature-gates",
+            "HPAGeneration=true",
+        ])
+        .unwrap();
         assert!(args.serve.gates().is_err());
     }
 

@@ -403,6 +403,8 @@ fn validate_container_resource_name(value: &str, path: &Path<'_>, release: Kuber
     errs
 }
 
+/// A metric target's quantity: `field.Invalid` gets the `*resource.Quantity` itself, which 1.33
+/// prints as a struct (`%#v`) and later releases as JSON.
 fn quantity_value(q: &Quantity) -> BadValue {
     BadValue::Quantity(q.clone())
 }
@@ -502,12 +504,14 @@ fn validate_scaling_rules(rules: Option<&HPAScalingRules>, path: &Path<'_>) -> E
     for (i, policy) in policies.iter().enumerate() {
         errs.extend(validate_scaling_policy(policy, &policies_path.index(i)));
     }
+    // `apivalidation.ValidateNonnegativeQuantity(*rules.Tolerance, ...)`: it reports
+    // `value.String()`, a Go string, so every release prints it quoted (1.33 too).
     if let Some(t) = &rules.tolerance
         && t.sign() < 0
     {
         errs.push(FieldError::invalid(
             &path.child("tolerance"),
-            quantity_value(t),
+            BadValue::Str(t.canonical()),
             "must be greater than or equal to 0",
         ));
     }
