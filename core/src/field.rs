@@ -457,16 +457,12 @@ mod tests {
         assert_eq!(ValueRendering::of(KubernetesVersion::V1_33), ValueRendering::GoReflect);
         assert_eq!(ValueRendering::of(KubernetesVersion::V1_34), ValueRendering::Json);
         let p = Path::new("spec");
-        let tol = p.child("tolerance");
-        let e = FieldError::invalid(
-            &tol,
-            BadValue::Quantity(Quantity::parse("-50m").unwrap()),
-            "must be greater than or equal to 0",
-        );
-        assert_eq!(e.to_string(), "spec.tolerance: Invalid value: \"-50m\": must be greater than or equal to 0");
+        let value = p.child("value");
+        let e = FieldError::invalid(&value, BadValue::Quantity(Quantity::parse("-50m").unwrap()), "must be positive");
+        assert_eq!(e.to_string(), "spec.value: Invalid value: \"-50m\": must be positive");
         assert_eq!(
             e.rendered_as(ValueRendering::GoReflect).to_string(),
-            "spec.tolerance: Invalid value: resource.Quantity{i:resource.int64Amount{value:-50, scale:-3}, d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:\"-50m\", Format:\"DecimalSI\"}: must be greater than or equal to 0"
+            "spec.value: Invalid value: resource.Quantity{i:resource.int64Amount{value:-50, scale:-3}, d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:\"-50m\", Format:\"DecimalSI\"}: must be positive"
         );
     }
 
