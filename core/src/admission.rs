@@ -311,7 +311,11 @@ pub fn declarative_errors(
     let spec_path = Path::new("spec");
     let min_changed = old.is_none_or(|o| o.spec.min_replicas != new.spec.min_replicas);
     if let (Some(min), true) = (new.spec.min_replicas, min_changed) {
-        let bound = if gates.enabled(Gate::HPAScaleToZero) { 0 } else { 1 };
+        // The strategy passes the `HPAScaleToZero` option when the gate is on, and on update
+        // also when the old object has `minReplicas: 0` (`ValidateUpdate` in strategy.go,
+        // kubernetes @ 008b3652, 1.37 cycle).
+        let old_zero = old.is_some_and(|o| o.spec.min_replicas == Some(0));
+        let bound = if gates.enabled(Gate::HPAScaleToZero) || old_zero { 0 } else { 1 };
         if min < bound {
             errs.push(
                 FieldError::invalid(
