@@ -333,7 +333,8 @@ mod tests {
     #[test]
     fn gate_table_per_release() {
         // (default, locked) per release, 1.33 .. 1.38: spec/versions.md §1.
-        let table: &[(Gate, [Option<(bool, bool)>; 6])] = &[
+        type Row = [Option<(bool, bool)>; 6];
+        let table: &[(Gate, Row)] = &[
             (
                 Gate::HPAConfigurableTolerance,
                 [
