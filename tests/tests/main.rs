@@ -10,6 +10,7 @@ mod lint_output;
 mod malformed;
 mod properties;
 mod realworld;
+mod releases;
 mod rules;
 mod simulate;
 mod simulate_equivalence;

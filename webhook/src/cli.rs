@@ -70,7 +70,8 @@ pub struct ServeArgs {
     #[arg(long, env = "HPA_WEBHOOK_POLICY", hide_env_values = true, value_name = "PATH")]
     pub policy: Option<PathBuf>,
 
-    /// Kubernetes release whose rules apply (1.36 or 1.37).
+    /// Kubernetes release whose rules apply: 1.33 to 1.37, or 1.38 (a preview of the
+    /// development branch); the default is the newest generally available release.
     #[arg(long, env = "HPA_WEBHOOK_KUBERNETES_VERSION", hide_env_values = true, value_name = "VERSION", default_value_t = KubernetesVersion::LATEST)]
     pub kubernetes_version: KubernetesVersion,
 
@@ -234,6 +235,28 @@ mod tests {
         let gates = args.serve.gates().unwrap();
         assert!(gates.enabled(hpa_core::features::Gate::HPAScaleToZero));
         let args = Args::try_parse_from(["hpa-webhook", "--feature-gates", "Nope=true"]).unwrap();
+        assert!(args.serve.gates().is_err());
+    }
+
+    #[test]
+    fn every_release_is_selectable_and_the_default_is_the_newest_ga_one() {
+        use hpa_core::features::KubernetesVersion;
+        let args = Args::try_parse_from(["hpa-webhook"]).unwrap();
+        assert_eq!(args.serve.kubernetes_version, KubernetesVersion::V1_37);
+        for v in KubernetesVersion::ALL {
+            let args = Args::try_parse_from(["hpa-webhook", "--kubernetes-version", &v.to_string()]).unwrap();
+            assert_eq!(args.serve.gates().unwrap().version(), v);
+        }
+        assert!(Args::try_parse_from(["hpa-webhook", "--kubernetes-version", "1.32"]).is_err());
+        // A gate the release does not have is refused, as kube-apiserver refuses it.
+        let args = Args::try_parse_from([
+            "hpa-webhook",
+            "--kubernetes-version",
+            "1.36",
+            "--feature-gates",
+            "HPAGeneration=true",
+        ])
+        .unwrap();
         assert!(args.serve.gates().is_err());
     }
 

@@ -5,7 +5,7 @@
 //!
 //! With the demand given and the count between the bounds (at least 1), a sync of
 //! [`reconcile_autoscaler`] comes down to its normalization and, when the count changes, the
-//! scale event it records: [`drive`] runs just those, the same functions the sync calls
+//! scale event it records: `drive` runs just those, the same functions the sync calls
 //! (a test compares it with whole syncs), as the linter and the webhook time every HPA.
 
 use crate::api::v2::HorizontalPodAutoscaler;

@@ -1,7 +1,6 @@
 //! HPA201 `missing-resource-request`: a utilization target the controller cannot compute.
 
 use super::{Context, Finding, Location, Rule, RuleMeta};
-use crate::features::Gate;
 
 crate::declare_rule! {
     /// ## What it checks
@@ -11,10 +10,12 @@ crate::declare_rule! {
     /// containers) has no request for that resource; or a `ContainerResource` utilization metric
     /// whose container has none. This includes the CPU metric that kube-apiserver adds when
     /// `metrics` is omitted (and every `autoscaling/v1` HPA's). With pod-level requests
-    /// (`spec.template.spec.resources.requests`, feature gate `PodLevelResources`), the controller
-    /// uses the pod's total instead (the pod-level request, or else the containers' requests added
-    /// up), and only a pod without any request for the resource is reported. The workload must be
-    /// in the checked manifests.
+    /// (`spec.template.spec.resources.requests`, feature gate `PodLevelResources`, on by default
+    /// from Kubernetes 1.34), the controller uses the pod's total instead (the pod-level request,
+    /// or else the containers' requests added up), and only a pod without any request for the
+    /// resource is reported. The 1.33 controller ignores pod-level requests even with the alpha
+    /// gate on, so for `kubernetesVersion: "1.33"` every container needs its own request. The
+    /// workload must be in the checked manifests.
     ///
     /// ## Why it matters
     ///
@@ -125,7 +126,7 @@ impl Rule for MissingResourceRequest {
         // aggregated requests instead (`calculatePodLevelRequests` in `replica_calculator.go`,
         // through component-helpers' `PodRequests`): the pod-level value, or else the sum of
         // the containers' requests; it fails only when neither has the resource.
-        let pod_level = cx.settings.gates.enabled(Gate::PodLevelResources) && !workload.pod_requests.is_empty();
+        let pod_level = cx.settings.gates.pod_level_requests() && !workload.pod_requests.is_empty();
         for (i, m) in cx.effective.spec.metrics.iter().enumerate() {
             // The controller reads averageValue first: only then utilization needs requests.
             if let Some(r) = &m.resource
