@@ -2,7 +2,7 @@
 # Benchmark of a full cluster read, `hpa-lint cluster -A`'s reading half (hpa_cluster::
 # read_inventory), against the test API server on loopback (TLS, bearer token, pages of 500).
 #
-# The server runs in its own process (tests/examples/cluster_read.rs serve) with HPAS HPAs and
+# The server runs in its own process (tests/benches/cluster_read.rs serve) with HPAS HPAs and
 # WORKLOADS workloads (Deployments, ReplicaSets, StatefulSets 3:2:1) in 50 namespaces, each
 # made from the HPA201 lint fixture with the managed fields a server-side apply leaves. The
 # reader runs ROUNDS times in a fresh process per round, alternating with the baseline, and the
@@ -23,10 +23,11 @@ cd "$(dirname "$0")/../.."
 HPAS=${HPAS:-5000}
 WORKLOADS=${WORKLOADS:-20000}
 ROUNDS=${ROUNDS:-3}
-TARGET_DIR=${CARGO_TARGET_DIR:-target}
 
-cargo build --release -q -p hpa-tests --example cluster_read
-BIN=$TARGET_DIR/release/examples/cluster_read
+# The bench target's executable (built with the bench profile), run directly.
+BIN=$(cargo bench -q -p hpa-tests --bench cluster_read --no-run --message-format=json 2>/dev/null |
+  sed -n 's/.*"executable":"\([^"]*cluster_read[^"]*\)".*/\1/p' | tail -1)
+[ -x "$BIN" ] || { echo "building the cluster_read bench failed" >&2; exit 1; }
 
 WORK=$(mktemp -d)
 FIFO=$WORK/stdin

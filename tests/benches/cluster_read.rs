@@ -1,12 +1,12 @@
 //! Benchmark of a full cluster read (`hpa-lint cluster -A`'s reading half), driven by
-//! `bench/cluster/run.sh`.
+//! `bench/cluster/run.sh` (`cargo bench -p hpa-tests --bench cluster_read -- serve|read ...`).
 //!
-//! `cluster_read serve DIR HPAS WORKLOADS` starts the test API server, loads HPAS HPAs and
+//! `serve DIR HPAS WORKLOADS` starts the test API server, loads HPAS HPAs and
 //! WORKLOADS workloads (Deployments, ReplicaSets and StatefulSets in 3:2:1, made from the
 //! HPA201 lint fixture's `web`, each with the managed fields a server-side apply leaves), writes
 //! `DIR/kubeconfig` and serves until its standard input closes (at most ten minutes).
 //!
-//! `cluster_read read KUBECONFIG MODE` reads everything in all namespaces once and prints one
+//! `read KUBECONFIG MODE` reads everything in all namespaces once and prints one
 //! line: `MODE seconds objects peak_rss_kib`. MODE `inventory` is `hpa_cluster::read_inventory`
 //! (pages parsed, objects trimmed to hpa-core's values); `lists` is the baseline: the same
 //! paginated lists parsed and dropped.
@@ -23,7 +23,8 @@ use hpa_tests::apiserver::fixtures;
 use serde_json::{Value, json};
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
+    // `cargo bench` appends `--bench`; the arguments are the ones before it.
+    let args: Vec<String> = std::env::args().filter(|a| a != "--bench").collect();
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("a tokio runtime");
     match args.get(1).map(String::as_str) {
         Some("serve") if args.len() == 5 => runtime.block_on(serve(
