@@ -64,7 +64,7 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{- define "hpa-webhook.namespaceSelector" -}}
 {{- $root := index . 0 }}
 {{- $extra := index . 1 }}
-{{- $excluded := concat (list $root.Release.Namespace) $root.Values.admission.excludedNamespaces | uniq | sortAlpha }}
+{{- $excluded := concat $root.Values.admission.excludedNamespaces (list $root.Release.Namespace) | uniq }}
 {{- $expressions := list (dict "key" "kubernetes.io/metadata.name" "operator" "NotIn" "values" $excluded) }}
 {{- $selector := dict "matchExpressions" (concat $expressions ($extra.matchExpressions | default list)) }}
 {{- if $extra.matchLabels }}

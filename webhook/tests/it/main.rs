@@ -3,6 +3,7 @@
 // Helpers outside `#[test]` functions are test code too (clippy.toml allows these in tests).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stderr)]
 
+mod chart;
 mod https;
 mod malformed;
 mod manifests;
