@@ -437,6 +437,51 @@ impl<'p> Effective<'p> {
     }
 }
 
+// === the layers as written (for `hpa-webhook policy export`) ===
+
+/// One layer of a policy as written: `defaults`, or one rule with its namespace selector.
+#[derive(Debug, Clone, Copy)]
+pub struct LayerView<'p> {
+    /// `defaults` or `rule "name"`, as messages name it.
+    pub origin: &'p str,
+    /// The namespaces it applies to; `None` for `defaults` (every namespace).
+    pub selector: Option<NamespaceSelector<'p>>,
+    /// Its behavior defaults.
+    pub behavior: Option<&'p HorizontalPodAutoscalerBehavior>,
+    /// Its constraints.
+    pub constraints: &'p Constraints,
+}
+
+/// How a rule selects namespaces.
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub enum NamespaceSelector<'p> {
+    /// `namespaces: [...]`.
+    Names(&'p [String]),
+    /// `namespaceSelector`, matched against the namespace's labels (and
+    /// [`NAMESPACE_NAME_LABEL`], always its name).
+    Labels(&'p LabelSelector),
+}
+
+impl Policy {
+    /// `defaults`, then every rule in order: what [`Policy::effective`] overlays.
+    pub fn layers(&self) -> impl Iterator<Item = LayerView<'_>> {
+        std::iter::once(self.defaults.view(None)).chain(self.rules.iter().map(|(selector, layer)| {
+            let selector = match selector {
+                Selector::Names(names) => NamespaceSelector::Names(names),
+                Selector::Labels(labels) => NamespaceSelector::Labels(labels),
+            };
+            layer.view(Some(selector))
+        }))
+    }
+}
+
+impl Layer {
+    fn view<'p>(&'p self, selector: Option<NamespaceSelector<'p>>) -> LayerView<'p> {
+        LayerView { origin: &self.origin, selector, behavior: self.behavior.as_ref(), constraints: &self.constraints }
+    }
+}
+
 // === the file on disk ===
 
 /// The policy in force, reloaded from its file when the file changes.
