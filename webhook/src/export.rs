@@ -301,7 +301,6 @@ fn validating(layers: &[LayerView<'_>]) -> Option<Validations> {
             "expression": "variables.maxReplicas == 0 || object.spec.maxReplicas <= variables.maxReplicas || (request.operation == 'UPDATE' && oldObject.spec.maxReplicas == object.spec.maxReplicas)",
             "messageExpression": "'spec.maxReplicas: Invalid value: ' + string(object.spec.maxReplicas) + ': must be less than or equal to ' + string(variables.maxReplicas) + ' (organization policy: ' + variables.maxReplicasOrigin + ')'",
             "reason": "Invalid",
-            "fieldPath": "spec.maxReplicas",
         }));
     }
     if let Some(required) = chain(layers, |l| l.constraints.require_behavior.map(|b| b.to_string()), "false") {
@@ -313,7 +312,6 @@ fn validating(layers: &[LayerView<'_>]) -> Option<Validations> {
             "expression": "!variables.requireBehavior || has(object.spec.behavior) || (request.operation == 'UPDATE' && !has(oldObject.spec.behavior))",
             "messageExpression": "'spec.behavior: Required value: organization policy requires behavior in namespace \"' + namespaceObject.metadata.name + '\" (' + variables.requireBehaviorOrigin + ')'",
             "reason": "Invalid",
-            "fieldPath": "spec.behavior",
         }));
     }
     (!validations.is_empty()).then_some(Validations { variables, validations })

@@ -136,7 +136,7 @@ pub fn serve_args(flags: &[&str]) -> ServeArgs {
     let argv = std::iter::once("hpa-webhook").chain(flags.iter().copied());
     match Args::try_parse_from(argv).unwrap().into_command() {
         Command::Serve(args) => args,
-        Command::Certs(_) => panic!("expected serve"),
+        Command::Certs(_) | Command::Policy(_) => panic!("expected serve"),
     }
 }
 
