@@ -82,7 +82,7 @@ fn evaluate(env: &Arc<Env>, spec: &Value, request: &Request<'_>, expressions: &[
     let mut variables = HashMap::new();
     for variable in spec["variables"].as_array().unwrap() {
         let expression = variable["expression"].as_str().unwrap();
-        let program = env.compile(expression).unwrap_or_else(|e| panic!("{expression}: {e:?}"));
+        let program = compiled(env, expression);
         let value = program
             .execute(&base(&variables))
             .unwrap_or_else(|e| panic!("variable {}: {expression}: {e:?}", variable["name"]));
@@ -91,10 +91,21 @@ fn evaluate(env: &Arc<Env>, spec: &Value, request: &Request<'_>, expressions: &[
     expressions
         .iter()
         .map(|expression| {
-            let program = env.compile(expression).unwrap_or_else(|e| panic!("{expression}: {e:?}"));
+            let program = compiled(env, expression);
             program.execute(&base(&variables)).unwrap_or_else(|e| panic!("{expression}: {e:?}"))
         })
         .collect()
+}
+
+/// Each expression compiled once (the corpus evaluates them tens of thousands of times).
+fn compiled(env: &Env, expression: &str) -> Arc<cel::Program> {
+    static CACHE: std::sync::OnceLock<std::sync::Mutex<HashMap<String, Arc<cel::Program>>>> =
+        std::sync::OnceLock::new();
+    let mut cache = CACHE.get_or_init(Default::default).lock().unwrap();
+    cache
+        .entry(expression.to_string())
+        .or_insert_with(|| Arc::new(env.compile(expression).unwrap_or_else(|e| panic!("{expression}: {e:?}"))))
+        .clone()
 }
 
 /// The ValidatingAdmissionPolicy's verdict: the messages of the failed validations.
