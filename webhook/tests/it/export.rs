@@ -11,11 +11,13 @@ use std::sync::Arc;
 
 use cel::common::types::Type;
 use cel::common::value::{CowVal, Val};
-use cel::objects::{Key, Map};
+use cel::context::VariableResolver;
+use cel::objects::{Key, Map, TryIntoValue};
 use cel::{Context, Env, ExecutionError, StructType};
 use serde_json::{Value, json};
 
 use hpa_core::api::v2;
+use hpa_core::features::KubernetesVersion;
 use hpa_webhook::admission::{Admission, mutate_v2};
 use hpa_webhook::export::{ExportOptions, export};
 use hpa_webhook::metrics::Endpoint;
@@ -57,88 +59,149 @@ fn cel_env() -> Arc<Env> {
     Arc::new(env)
 }
 
-/// One admission request as the policies' CEL sees it.
-struct Request<'a> {
-    operation: &'a str,
-    object: &'a Value,
-    old: Option<&'a Value>,
-    namespace: &'a str,
-    labels: BTreeMap<String, String>,
+/// One exported admission policy with its CEL compiled once: the corpus evaluates each
+/// expression tens of thousands of times.
+struct Compiled {
+    /// The variables that read only the namespace (`namespaceObject` and such variables
+    /// before them): what they evaluate to depends on nothing else, so they are evaluated once
+    /// per namespace. Each is bound as `variables.<name>`: the `cel` crate, as cel-go, resolves
+    /// the most specific qualified name first, so `variables.rule0` reads that binding (where
+    /// kube-apiserver binds one lazily evaluated `variables` object).
+    namespace_variables: Vec<(String, cel::Program)>,
+    /// The variables after the first one that reads the request, evaluated per request.
+    request_variables: Vec<(String, cel::Program)>,
+    /// `expression` and `messageExpression` of each validation.
+    validations: Vec<(cel::Program, cel::Program)>,
+    /// The JSON patch expression of a MutatingAdmissionPolicy.
+    mutation: Option<cel::Program>,
 }
 
-/// Evaluates a policy's variables in order, then `expressions`; the results as JSON (optional
-/// values as `{"optional": value|null}`).
-fn evaluate(env: &Arc<Env>, spec: &Value, request: &Request<'_>, expressions: &[&str]) -> Vec<cel::Value> {
-    let namespace_object = json!({"metadata": {"name": request.namespace, "labels": request.labels}});
-    let base = |variables: &HashMap<Key, cel::Value>| {
-        let mut ctx = Context::with_env(env.clone());
-        ctx.add_variable("object", request.object).unwrap();
-        ctx.add_variable("oldObject", request.old.unwrap_or(&Value::Null)).unwrap();
-        ctx.add_variable("request", json!({"operation": request.operation, "namespace": request.namespace})).unwrap();
-        ctx.add_variable("namespaceObject", &namespace_object).unwrap();
-        ctx.add_variable_from_value("variables", cel::Value::Map(Map { map: Arc::new(variables.clone()) }));
-        ctx
-    };
-    let mut variables = HashMap::new();
-    for variable in spec["variables"].as_array().unwrap() {
-        let expression = variable["expression"].as_str().unwrap();
-        let program = compiled(env, expression);
-        let value = program
-            .execute(&base(&variables))
-            .unwrap_or_else(|e| panic!("variable {}: {expression}: {e:?}", variable["name"]));
-        variables.insert(Key::from(variable["name"].as_str().unwrap()), value);
+/// The namespace-only variables of a [`Compiled`] policy, evaluated for one namespace, with
+/// `namespaceObject`: what every request in that namespace resolves them to, borrowed (not
+/// converted again) by each request's scope.
+struct NamespaceScope {
+    values: BTreeMap<String, Box<dyn Val>>,
+}
+
+impl VariableResolver for NamespaceScope {
+    fn resolve<'b>(&'b self, variable: &str) -> Option<CowVal<'b, 'b>> {
+        self.values.get(variable).map(|v| CowVal::Borrowed(v.as_ref()))
     }
-    expressions
-        .iter()
-        .map(|expression| {
-            let program = compiled(env, expression);
-            program.execute(&base(&variables)).unwrap_or_else(|e| panic!("{expression}: {e:?}"))
-        })
-        .collect()
 }
 
-/// Each expression compiled once (the corpus evaluates them tens of thousands of times).
-fn compiled(env: &Env, expression: &str) -> Arc<cel::Program> {
-    static CACHE: std::sync::OnceLock<std::sync::Mutex<HashMap<String, Arc<cel::Program>>>> =
-        std::sync::OnceLock::new();
-    let mut cache = CACHE.get_or_init(Default::default).lock().unwrap();
-    cache
-        .entry(expression.to_string())
-        .or_insert_with(|| Arc::new(env.compile(expression).unwrap_or_else(|e| panic!("{expression}: {e:?}"))))
-        .clone()
+impl Compiled {
+    fn new(env: &Env, policy: &Value) -> Compiled {
+        let compile = |expression: &Value| {
+            let expression = expression.as_str().unwrap();
+            env.compile(expression).unwrap_or_else(|e| panic!("{expression}: {e:?}"))
+        };
+        let spec = &policy["spec"];
+        let (mut namespace_variables, mut request_variables) = (Vec::new(), Vec::new());
+        for variable in spec["variables"].as_array().unwrap() {
+            let name = format!("variables.{}", variable["name"].as_str().unwrap());
+            let program = compile(&variable["expression"]);
+            // (`optional` is the namespace of `optional.of` and `optional.none`.)
+            let reads_namespace_only = request_variables.is_empty()
+                && program
+                    .references()
+                    .variables()
+                    .iter()
+                    .all(|v| ["namespaceObject", "variables", "optional"].contains(v));
+            if reads_namespace_only { &mut namespace_variables } else { &mut request_variables }.push((name, program));
+        }
+        let validations = spec["validations"]
+            .as_array()
+            .map(|list| list.iter().map(|v| (compile(&v["expression"]), compile(&v["messageExpression"]))).collect())
+            .unwrap_or_default();
+        let mutation = spec["mutations"].get(0).map(|m| compile(&m["jsonPatch"]["expression"]));
+        Compiled { namespace_variables, request_variables, validations, mutation }
+    }
+
+    /// The namespace-only variables, evaluated in order for `namespace_object`.
+    fn namespace(&self, env: &Arc<Env>, namespace_object: &Value) -> NamespaceScope {
+        let mut ctx = Context::with_env(env.clone());
+        ctx.add_variable("namespaceObject", namespace_object).unwrap();
+        let mut values = BTreeMap::new();
+        for (name, program) in &self.namespace_variables {
+            let value = program.execute(&ctx).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+            ctx.add_variable_from_value(name.as_str(), value.clone());
+            values.insert(name.clone(), Box::<dyn Val>::try_from(value).unwrap());
+        }
+        let namespace_object = namespace_object.try_into_value().unwrap();
+        values.insert("namespaceObject".to_string(), Box::<dyn Val>::try_from(namespace_object).unwrap());
+        NamespaceScope { values }
+    }
+
+    /// A scope over `request` with the namespace, its variables and the request's, evaluated
+    /// in order (each sees the ones before it, as kube-apiserver's composition does).
+    fn scope<'p, 'v>(&self, request: &'p Context<'p, 'v>, namespace: &'v NamespaceScope) -> Context<'p, 'v> {
+        let mut scope = request.new_inner_scope();
+        scope.set_variable_resolver(namespace);
+        for (name, program) in &self.request_variables {
+            let value = program.execute(&scope).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+            scope.add_variable_from_value(name.as_str(), value);
+        }
+        scope
+    }
+
+    /// The ValidatingAdmissionPolicy's verdict: the messages of the failed validations.
+    fn messages(&self, scope: &Context<'_, '_>) -> Vec<String> {
+        let mut messages = Vec::new();
+        for (expression, message) in &self.validations {
+            match expression.execute(scope).unwrap() {
+                cel::Value::Bool(true) => {}
+                cel::Value::Bool(false) => match message.execute(scope).unwrap() {
+                    cel::Value::String(message) => messages.push(message.to_string()),
+                    other => panic!("message {other:?}"),
+                },
+                other => panic!("validation {other:?}"),
+            }
+        }
+        messages
+    }
+
+    /// The MutatingAdmissionPolicy's JSON patches.
+    fn patches(&self, scope: &Context<'_, '_>) -> json_patch::Patch {
+        let patches = self.mutation.as_ref().unwrap().execute(scope).unwrap().json().unwrap();
+        serde_json::from_value(patches.clone()).unwrap_or_else(|e| panic!("{patches}: {e}"))
+    }
 }
 
-/// The ValidatingAdmissionPolicy's verdict: the messages of the failed validations.
-fn vap_messages(env: &Arc<Env>, policy: &Value, request: &Request<'_>) -> Vec<String> {
-    let spec = &policy["spec"];
-    let mut messages = Vec::new();
-    for validation in spec["validations"].as_array().unwrap() {
-        let results = evaluate(
-            env,
-            spec,
-            request,
-            &[validation["expression"].as_str().unwrap(), validation["messageExpression"].as_str().unwrap()],
-        );
-        if results[0] == cel::Value::Bool(false) {
-            let cel::Value::String(message) = &results[1] else { panic!("message {:?}", results[1]) };
-            messages.push(message.to_string());
-        } else {
-            assert_eq!(results[0], cel::Value::Bool(true));
+/// A JSON value as CEL holds it.
+fn cel_value(json: &Value) -> Box<dyn Val> {
+    Box::<dyn Val>::try_from(json.try_into_value().unwrap()).unwrap()
+}
+
+/// The part of an admission request every policy sees alike: `object`, `oldObject`, `request`,
+/// borrowed from values converted once per object.
+struct RequestScope<'a> {
+    object: &'a dyn Val,
+    old_object: &'a dyn Val,
+    request: Box<dyn Val>,
+}
+
+impl<'a> RequestScope<'a> {
+    fn new(operation: &str, namespace: &str, object: &'a dyn Val, old_object: &'a dyn Val) -> RequestScope<'a> {
+        let request = cel_value(&json!({"operation": operation, "namespace": namespace}));
+        RequestScope { object, old_object, request }
+    }
+
+    fn context(&'a self, env: &Arc<Env>) -> Context<'a, 'a> {
+        let mut ctx = Context::with_env(env.clone());
+        ctx.set_variable_resolver(self);
+        ctx
+    }
+}
+
+impl VariableResolver for RequestScope<'_> {
+    fn resolve<'b>(&'b self, variable: &str) -> Option<CowVal<'b, 'b>> {
+        match variable {
+            "object" => Some(CowVal::Borrowed(self.object)),
+            "oldObject" => Some(CowVal::Borrowed(self.old_object)),
+            "request" => Some(CowVal::Borrowed(self.request.as_ref())),
+            _ => None,
         }
     }
-    messages
-}
-
-/// The MutatingAdmissionPolicy applied: its JSON patches on the object.
-fn map_mutated(env: &Arc<Env>, policy: &Value, request: &Request<'_>) -> Value {
-    let spec = &policy["spec"];
-    let expression = spec["mutations"][0]["jsonPatch"]["expression"].as_str().unwrap();
-    let patches = evaluate(env, spec, request, &[expression]).remove(0);
-    let patches = patches.json().unwrap();
-    let patch: json_patch::Patch = serde_json::from_value(patches.clone()).unwrap_or_else(|e| panic!("{patches}: {e}"));
-    let mut object = request.object.clone();
-    json_patch::patch(&mut object, &patch).unwrap_or_else(|e| panic!("{patches}: {e}"));
-    object
 }
 
 const POLICIES: [&str; 3] = [
@@ -297,31 +360,9 @@ impl ToV2Json for v2::HorizontalPodAutoscaler {
     }
 }
 
-fn gates(tolerance: bool) -> hpa_core::features::FeatureGates {
-    // GA and locked on in 1.37; beta (on by default) in 1.36, where it can be turned off.
-    let version = if tolerance {
-        hpa_core::features::KubernetesVersion::LATEST
-    } else {
-        hpa_core::features::KubernetesVersion::V1_36
-    };
-    let mut gates = hpa_core::features::FeatureGates::new(version);
-    gates.apply(&format!("HPAConfigurableTolerance={tolerance}")).unwrap();
-    gates
-}
-
 /// The webhook's /validate verdict on a valid object: the messages of its policy causes.
-fn webhook_messages(
-    admission: &Admission,
-    policy: &Policy,
-    operation: &str,
-    object: &Value,
-    old: Option<&Value>,
-) -> Option<Vec<String>> {
-    let answer = admission.review(
-        Endpoint::Validate,
-        &serde_json::to_vec(&review("u", operation, object, old)).unwrap(),
-        policy,
-    );
+fn webhook_messages(admission: &Admission, policy: &Policy, review: &[u8]) -> Option<Vec<String>> {
+    let answer = admission.review(Endpoint::Validate, review, policy);
     let answer: Value = serde_json::from_slice(&answer.body).unwrap();
     let response = &answer["response"];
     if response["allowed"] == true {
@@ -335,123 +376,229 @@ fn webhook_messages(
     Some(messages)
 }
 
+/// One policy of [`POLICIES`] exported and compiled, with its namespace-only variables
+/// evaluated for each of [`NAMESPACES`].
+struct Case {
+    index: usize,
+    policy: Policy,
+    /// The ValidatingAdmissionPolicy (the same with the tolerance gate on or off).
+    vap: Option<(Compiled, Vec<NamespaceScope>)>,
+    /// The MutatingAdmissionPolicy with the tolerance gate off, then on.
+    maps: [Option<(Compiled, Vec<NamespaceScope>)>; 2],
+}
+
+/// A namespace as the policy's CEL sees it: the labels each policy declares for it in
+/// `namespaceLabels` (the webhook reads those), and its name label.
+fn namespace_object(policy: usize, namespace: &str) -> Value {
+    let mut labels = BTreeMap::from([("kubernetes.io/metadata.name", namespace)]);
+    match namespace {
+        "shop" => {
+            labels.insert("tier", "production");
+            // The second policy declares `team` for shop; the others don't.
+            if policy == 1 {
+                labels.insert("team", "web");
+            }
+        }
+        "batch" => {
+            labels.insert("tier", "batch");
+        }
+        _ => {}
+    }
+    json!({"metadata": {"name": namespace, "labels": labels}})
+}
+
+/// What the differential test compared.
+#[derive(Debug, Default)]
+struct Counts {
+    mutations: usize,
+    validations: usize,
+    skipped_invalid: usize,
+}
+
 #[test]
 fn the_exported_policies_decide_and_default_as_the_webhook() {
     let env = cel_env();
     let corpus = corpus();
-    let (mut validations, mut mutations, mut skipped_invalid) = (0usize, 0usize, 0usize);
-    for (p, text) in POLICIES.iter().enumerate() {
-        let policy = Policy::parse(text).unwrap();
-        let labels_of: BTreeMap<&str, BTreeMap<String, String>> = BTreeMap::from([
-            (
-                "shop",
-                BTreeMap::from([
-                    ("tier".to_string(), "production".to_string()),
-                    ("team".to_string(), "web".to_string()),
-                ]),
-            ),
-            ("batch", BTreeMap::from([("tier".to_string(), "batch".to_string())])),
-        ]);
-        for tolerance in [true, false] {
-            let options = ExportOptions {
-                name: "p".into(),
-                validation_actions: vec!["Deny".into()],
-                excluded_namespaces: vec![],
-                tolerance,
+    let cases: Vec<Case> = POLICIES
+        .iter()
+        .enumerate()
+        .map(|(index, text)| {
+            let policy = Policy::parse(text).unwrap();
+            let exported = [false, true].map(|tolerance| {
+                let options = ExportOptions {
+                    name: "p".into(),
+                    validation_actions: vec!["Deny".into()],
+                    excluded_namespaces: vec![],
+                    tolerance,
+                };
+                export(&policy, &options).objects
+            });
+            let find = |objects: &[Value], kind: &str| objects.iter().find(|o| o["kind"] == kind).cloned();
+            let compiled = |object: Option<Value>| {
+                let compiled = Compiled::new(&env, &object?);
+                let namespaces =
+                    NAMESPACES.iter().map(|n| compiled.namespace(&env, &namespace_object(index, n))).collect();
+                Some((compiled, namespaces))
             };
-            let exported = export(&policy, &options);
-            let vap = exported.objects.iter().find(|o| o["kind"] == "ValidatingAdmissionPolicy");
-            let map = exported.objects.iter().find(|o| o["kind"] == "MutatingAdmissionPolicy");
-            let admission = Admission::new(gates(tolerance)).with_lint_warnings(false);
-            let empty = Policy::default();
-            for namespace in NAMESPACES {
-                let mut labels = labels_of.get(namespace).cloned().unwrap_or_default();
-                // The second policy's namespaceLabels declare `team` for shop; the first's don't:
-                // give each policy the labels it declares, as the webhook reads them.
-                if p != 1 {
-                    labels.remove("team");
-                }
-                labels.insert("kubernetes.io/metadata.name".into(), namespace.into());
-                let effective = policy.effective(namespace);
-                for (origin, hpa) in &corpus {
-                    let mut hpa = hpa.clone();
-                    hpa.metadata.namespace = namespace.into();
-                    let written = hpa.to_v2_json();
+            // Tolerance defaults are behavior: the constraints are exported alike either way, so
+            // their verdicts are compared once, by the webhook of the newest release.
+            let vap = find(&exported[1], "ValidatingAdmissionPolicy");
+            assert_eq!(vap, find(&exported[0], "ValidatingAdmissionPolicy"));
+            let maps = exported.map(|objects| compiled(find(&objects, "MutatingAdmissionPolicy")));
+            Case { index, policy, vap: compiled(vap), maps }
+        })
+        .collect();
+    // The webhook of the newest release (tolerance defaults on or off are told to mutate_v2).
+    let admission =
+        Admission::new(hpa_core::features::FeatureGates::new(KubernetesVersion::LATEST)).with_lint_warnings(false);
 
-                    // Defaults: the webhook's mutate_v2 against the policy's patches then
-                    // kube-apiserver's defaulting, on the object as written and as defaulted.
-                    let mut defaulted = hpa.clone();
-                    hpa_core::defaults::default_v2(&mut defaulted);
-                    for input in [&hpa, &defaulted] {
-                        let expected = mutate_v2(input, &effective, tolerance).to_v2_json();
-                        let object = input.to_v2_json();
-                        let got = match map {
-                            Some(map) => {
-                                let request = Request {
-                                    operation: "CREATE",
-                                    object: &object,
-                                    old: None,
-                                    namespace,
-                                    labels: labels.clone(),
-                                };
-                                let patched: v2::HorizontalPodAutoscaler =
-                                    serde_json::from_value(map_mutated(&env, map, &request)).unwrap();
-                                let mut patched = patched;
-                                hpa_core::defaults::default_v2(&mut patched);
-                                patched.to_v2_json()
-                            }
-                            None => {
-                                let mut same = input.clone();
-                                hpa_core::defaults::default_v2(&mut same);
-                                same.to_v2_json()
-                            }
-                        };
-                        assert_eq!(
-                            got, expected,
-                            "policy {p}, tolerance {tolerance}, {namespace}, {origin}: {written}"
-                        );
-                        mutations += 1;
+    // The corpus in one part per core (each HPA is checked on its own).
+    let parts = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 4);
+    let counts = std::thread::scope(|scope| {
+        let workers: Vec<_> = corpus
+            .chunks(corpus.len().div_ceil(parts))
+            .map(|part| {
+                let (env, cases, admission) = (&env, &cases, &admission);
+                scope.spawn(move || {
+                    let mut counts = Counts::default();
+                    for (origin, hpa) in part {
+                        check_hpa(env, cases, admission, origin, hpa, &mut counts);
                     }
-
-                    // Constraints, on the defaulted object (what validation sees): CREATE, an
-                    // UPDATE that keeps everything, and one from a compliant object.
-                    let mut object = defaulted.to_v2_json();
-                    object["metadata"]["resourceVersion"] = json!("1");
-                    if webhook_messages(&admission, &empty, "CREATE", &object, None) != Some(Vec::new()) {
-                        skipped_invalid += 1;
-                        continue;
-                    }
-                    let mut compliant = object.clone();
-                    compliant["spec"]["maxReplicas"] = json!(1);
-                    compliant["spec"]["minReplicas"] = json!(1);
-                    compliant["spec"]["behavior"] = json!({});
-                    let mut compliant_hpa: v2::HorizontalPodAutoscaler = serde_json::from_value(compliant).unwrap();
-                    hpa_core::defaults::default_v2(&mut compliant_hpa);
-                    let mut compliant = compliant_hpa.to_v2_json();
-                    compliant["metadata"]["resourceVersion"] = json!("1");
-                    for (operation, old) in [("CREATE", None), ("UPDATE", Some(&object)), ("UPDATE", Some(&compliant))]
-                    {
-                        let expected = webhook_messages(&admission, &policy, operation, &object, old).unwrap();
-                        let got = match vap {
-                            Some(vap) => {
-                                let request =
-                                    Request { operation, object: &object, old, namespace, labels: labels.clone() };
-                                vap_messages(&env, vap, &request)
-                            }
-                            None => Vec::new(),
-                        };
-                        assert_eq!(got, expected, "policy {p}, {namespace}, {operation}, {origin}: {object}");
-                        validations += 1;
-                    }
-                }
-            }
+                    counts
+                })
+            })
+            .collect();
+        let mut total = Counts::default();
+        for worker in workers {
+            let counts = worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            total.mutations += counts.mutations;
+            total.validations += counts.validations;
+            total.skipped_invalid += counts.skipped_invalid;
         }
-    }
+        total
+    });
+    let Counts { mutations, validations, skipped_invalid } = counts;
     eprintln!(
         "policy export: {} HPAs in the corpus, {mutations} mutations and {validations} validations compared ({skipped_invalid} invalid objects skipped: kube-apiserver refuses them before admission policies run)",
         corpus.len()
     );
     assert!(corpus.len() >= 150, "{} HPAs", corpus.len());
+}
+
+/// One HPA of the corpus in every namespace, under every case.
+fn check_hpa(
+    env: &Arc<Env>,
+    cases: &[Case],
+    admission: &Admission,
+    origin: &str,
+    hpa: &v2::HorizontalPodAutoscaler,
+    counts: &mut Counts,
+) {
+    let empty = Policy::default();
+    for (n, namespace) in NAMESPACES.into_iter().enumerate() {
+        let mut hpa = hpa.clone();
+        hpa.metadata.namespace = namespace.into();
+        let mut defaulted = hpa.clone();
+        hpa_core::defaults::default_v2(&mut defaulted);
+
+        // Defaults: the policy's patches then kube-apiserver's defaulting against the webhook's
+        // mutate_v2, on the object as written and as defaulted (when defaulting changed it).
+        let (written, defaulted_json) = (hpa.to_v2_json(), defaulted.to_v2_json());
+        let mut inputs = vec![(&defaulted, cel_value(&defaulted_json), defaulted_json)];
+        if written != inputs[0].2 {
+            inputs.push((&hpa, cel_value(&written), written));
+        }
+
+        // Constraints, on the defaulted object (what validation sees): CREATE, an UPDATE that
+        // keeps everything, and one from a compliant object. Each review is serialised once.
+        let mut object = inputs[0].2.clone();
+        object["metadata"]["resourceVersion"] = json!("1");
+        let mut compliant = object.clone();
+        compliant["spec"]["maxReplicas"] = json!(1);
+        compliant["spec"]["minReplicas"] = json!(1);
+        compliant["spec"]["behavior"] = json!({});
+        let mut compliant_hpa: v2::HorizontalPodAutoscaler = serde_json::from_value(compliant).unwrap();
+        hpa_core::defaults::default_v2(&mut compliant_hpa);
+        let mut compliant = compliant_hpa.to_v2_json();
+        compliant["metadata"]["resourceVersion"] = json!("1");
+        let requests = [("CREATE", None), ("UPDATE", Some(&object)), ("UPDATE", Some(&compliant))]
+            .map(|(operation, old)| (operation, serde_json::to_vec(&review("u", operation, &object, old)).unwrap()));
+
+        // Each object becomes a CEL value once, for every case.
+        let null = cel_value(&Value::Null);
+        let (object_cel, compliant_cel) = (cel_value(&object), cel_value(&compliant));
+        let mutation_scopes = inputs
+            .iter()
+            .map(|(_, cel, _)| RequestScope::new("CREATE", namespace, cel.as_ref(), null.as_ref()))
+            .collect::<Vec<_>>();
+        let mutation_contexts: Vec<Context<'_, '_>> = mutation_scopes.iter().map(|scope| scope.context(env)).collect();
+        let validation_scopes = [null.as_ref(), object_cel.as_ref(), compliant_cel.as_ref()]
+            .into_iter()
+            .zip(&requests)
+            .map(|(old, (operation, _))| RequestScope::new(operation, namespace, object_cel.as_ref(), old))
+            .collect::<Vec<_>>();
+        let validation_contexts: Vec<Context<'_, '_>> =
+            validation_scopes.iter().map(|scope| scope.context(env)).collect();
+
+        // kube-apiserver refuses an invalid object before admission policies run.
+        let valid = webhook_messages(admission, &empty, &requests[0].1) == Some(Vec::new());
+
+        for case in cases {
+            let p = case.index;
+            let effective = case.policy.effective(namespace);
+            for (map, tolerance) in case.maps.iter().zip([false, true]) {
+                for ((input, _, input_json), ctx) in inputs.iter().zip(&mutation_contexts) {
+                    let expected = mutate_v2(input, &effective, tolerance);
+                    let mut got = (*input).clone();
+                    if let Some((map, namespaces)) = map {
+                        let patch = map.patches(&map.scope(ctx, &namespaces[n]));
+                        if !patch.0.is_empty() {
+                            // Defaults write `behavior` only: the patch is applied to it alone.
+                            assert!(
+                                patch.0.iter().all(|op| op.path().as_str().starts_with("/spec/behavior")),
+                                "{patch:?}"
+                            );
+                            let mut object = json!({"spec": {}});
+                            if let Some(behavior) = input_json["spec"].get("behavior") {
+                                object["spec"]["behavior"] = behavior.clone();
+                            }
+                            json_patch::patch(&mut object, &patch).unwrap_or_else(|e| panic!("{patch:?}: {e}"));
+                            got.spec.behavior = serde_json::from_value(object["spec"]["behavior"].take()).unwrap();
+                        }
+                    }
+                    hpa_core::defaults::default_v2(&mut got);
+                    // The same object, and the same JSON where the policy writes (`behavior`, its
+                    // quantities as written): the rest comes from the input on both sides.
+                    let same = got == expected
+                        && serde_json::to_value(&got.spec.behavior).unwrap()
+                            == serde_json::to_value(&expected.spec.behavior).unwrap();
+                    if !same {
+                        assert_eq!(
+                            got.to_v2_json(),
+                            expected.to_v2_json(),
+                            "policy {p}, tolerance {tolerance}, {namespace}, {origin}: {input_json}"
+                        );
+                        panic!("policy {p}, tolerance {tolerance}, {namespace}, {origin}: {got:?} != {expected:?}");
+                    }
+                    counts.mutations += 1;
+                }
+            }
+
+            if !valid {
+                counts.skipped_invalid += 1;
+                continue;
+            }
+            for ((operation, body), ctx) in requests.iter().zip(&validation_contexts) {
+                let expected = webhook_messages(admission, &case.policy, body).unwrap();
+                let got = match &case.vap {
+                    Some((vap, namespaces)) => vap.messages(&vap.scope(ctx, &namespaces[n])),
+                    None => Vec::new(),
+                };
+                assert_eq!(got, expected, "policy {p}, {namespace}, {operation}, {origin}: {object}");
+                counts.validations += 1;
+            }
+        }
+    }
 }
 
 #[test]
