@@ -74,8 +74,9 @@ pub struct ExportArgs {
     #[arg(long, value_name = "NAME", default_value = "hpa-toolkit-policy")]
     pub name: String,
 
-    /// The constraints binding's validationActions: Deny (as the webhook), Warn, Audit.
-    #[arg(long, value_name = "ACTION,...", value_delimiter = ',', default_value = "Deny", value_parser = ["Deny", "Warn", "Audit"])]
+    /// validationActions for every constraint, in one binding, instead of the policy's
+    /// `enforcement` (Deny → [Deny], Warn → [Warn]); e.g. Audit or Warn,Audit to try a policy out.
+    #[arg(long, value_name = "ACTION,...", value_delimiter = ',', value_parser = ["Deny", "Warn", "Audit"])]
     pub validation_actions: Vec<String>,
 
     /// Namespaces the bindings leave out (repeat, or comma-separated; `--exclude-namespace ""`

@@ -3,7 +3,11 @@
 //!
 //! - The constraints become a `ValidatingAdmissionPolicy` and its binding: `maxReplicas` and
 //!   `requireBehavior`, each with the webhook's message and its ratcheting (an UPDATE may keep a
-//!   value the object already had).
+//!   value the object already had). A binding's `validationActions` apply to every validation
+//!   of its policy, so the constraints the policy enforces with `Deny` and those it enforces
+//!   with `Warn` are two policies, `<name>-constraints` (`[Deny]`) and
+//!   `<name>-constraints-warn` (`[Warn]`); a constraint that layers enforce differently is in
+//!   both, each half guarded by the enforcement of the layer that set it in the namespace.
 //! - The behavior defaults become a `MutatingAdmissionPolicy` (`admissionregistration.k8s.io/v1`,
 //!   GA in 1.36) and its binding: JSON patches that add the fields an HPA leaves unset.
 //!
@@ -25,16 +29,17 @@ use hpa_core::api::LabelSelector;
 use hpa_core::api::meta::LabelSelectorRequirement;
 use hpa_core::api::v2::{HPAScalingPolicy, HPAScalingRules};
 
-use crate::policy::{LayerView, NAMESPACE_NAME_LABEL, NamespaceSelector, Policy};
+use crate::policy::{Enforcement, LayerView, NAMESPACE_NAME_LABEL, NamespaceSelector, Policy};
 
 /// How the policy is exported.
 #[derive(Debug, Clone)]
 pub struct ExportOptions {
     /// Prefix of the objects' names.
     pub name: String,
-    /// The binding's `validationActions` for the constraints: `Deny` (as the webhook), `Warn`,
-    /// `Audit`.
-    pub validation_actions: Vec<String>,
+    /// `validationActions` for every constraint, in one binding, instead of the policy's
+    /// enforcement (`Deny` → `[Deny]`, `Warn` → `[Warn]`); e.g. `[Audit]` or `[Warn, Audit]`
+    /// to try a policy out.
+    pub validation_actions: Option<Vec<String>>,
     /// Namespaces the bindings leave out.
     pub excluded_namespaces: Vec<String>,
     /// Whether tolerance defaults are exported (the `HPAConfigurableTolerance` gate).
@@ -59,8 +64,15 @@ pub fn export(policy: &Policy, options: &ExportOptions) -> Exported {
     let mut notes = Vec::new();
     let mut objects = Vec::new();
     let rules = rule_variables(&layers);
-    if let Some(validations) = validating(&layers) {
-        let name = format!("{}-constraints", options.name);
+    for group in validating(&layers, options.validation_actions.is_some()) {
+        let name = match group.enforcement {
+            Some(Enforcement::Warn) => format!("{}-constraints-warn", options.name),
+            _ => format!("{}-constraints", options.name),
+        };
+        let actions = match (&options.validation_actions, group.enforcement) {
+            (Some(actions), _) => actions.clone(),
+            (None, enforcement) => vec![enforcement.unwrap_or_default().as_str().to_string()],
+        };
         objects.push(json!({
             "apiVersion": API_VERSION,
             "kind": "ValidatingAdmissionPolicy",
@@ -68,8 +80,8 @@ pub fn export(policy: &Policy, options: &ExportOptions) -> Exported {
             "spec": {
                 "failurePolicy": "Fail",
                 "matchConstraints": match_constraints(),
-                "variables": rules.iter().cloned().chain(validations.variables).collect::<Vec<_>>(),
-                "validations": validations.validations,
+                "variables": rules.iter().cloned().chain(group.variables).collect::<Vec<_>>(),
+                "validations": group.validations,
             }
         }));
         objects.push(json!({
@@ -78,7 +90,7 @@ pub fn export(policy: &Policy, options: &ExportOptions) -> Exported {
             "metadata": {"name": name, "labels": labels()},
             "spec": {
                 "policyName": name,
-                "validationActions": options.validation_actions,
+                "validationActions": actions,
                 "matchResources": match_resources(options),
             }
         }));
@@ -151,7 +163,7 @@ pub fn run(
     let store = crate::policy::PolicyStore::load(Some(&args.policy))?;
     let options = ExportOptions {
         name: args.name.clone(),
-        validation_actions: args.validation_actions.clone(),
+        validation_actions: (!args.validation_actions.is_empty()).then(|| args.validation_actions.clone()),
         excluded_namespaces: args.exclude_namespace.iter().filter(|n| !n.is_empty()).cloned().collect(),
         tolerance: gates.enabled(hpa_core::features::Gate::HPAConfigurableTolerance),
     };
@@ -264,7 +276,10 @@ fn label_value(key: &str) -> String {
 
 // === constraints ===
 
+/// The validations of one ValidatingAdmissionPolicy.
 struct Validations {
+    /// The enforcement its binding stands for; `None` with `--validation-actions`.
+    enforcement: Option<Enforcement>,
     variables: Vec<Value>,
     validations: Vec<Value>,
 }
@@ -287,34 +302,88 @@ fn chain<'p>(
     Some(out)
 }
 
-fn validating(layers: &[LayerView<'_>]) -> Option<Validations> {
+/// One constraint as a ValidatingAdmissionPolicy sees it.
+struct Constraint {
+    /// Its variable (`maxReplicas`), with `<name>Origin` and `<name>Enforcement` beside it.
+    name: &'static str,
+    /// Its value in a layer that sets it, as CEL.
+    value: fn(&LayerView<'_>) -> Option<String>,
+    /// Its value where no layer sets it.
+    otherwise: &'static str,
+    /// Whether the object meets it (`Policy::effective(..).violations`), with the webhook's
+    /// ratcheting: an UPDATE that keeps the old value is let through.
+    expression: &'static str,
+    /// The webhook's message.
+    message: &'static str,
+}
+
+const CONSTRAINTS: [Constraint; 2] = [
+    Constraint {
+        name: "maxReplicas",
+        value: |l| l.constraints.max_replicas.map(|m| m.to_string()),
+        otherwise: "0",
+        expression: "variables.maxReplicas == 0 || object.spec.maxReplicas <= variables.maxReplicas || (request.operation == 'UPDATE' && oldObject.spec.maxReplicas == object.spec.maxReplicas)",
+        message: "'spec.maxReplicas: Invalid value: ' + string(object.spec.maxReplicas) + ': must be less than or equal to ' + string(variables.maxReplicas) + ' (organization policy: ' + variables.maxReplicasOrigin + ')'",
+    },
+    Constraint {
+        name: "requireBehavior",
+        value: |l| l.constraints.require_behavior.map(|b| b.to_string()),
+        otherwise: "false",
+        expression: "!variables.requireBehavior || has(object.spec.behavior) || (request.operation == 'UPDATE' && !has(oldObject.spec.behavior))",
+        message: "'spec.behavior: Required value: organization policy requires behavior in namespace \"' + namespaceObject.metadata.name + '\" (' + variables.requireBehaviorOrigin + ')'",
+    },
+];
+
+/// The constraints as validations, one group per enforcement the layers that set them use
+/// (one group when `overridden`): what each binding's `validationActions` apply to.
+fn validating(layers: &[LayerView<'_>], overridden: bool) -> Vec<Validations> {
     let mut variables = Vec::new();
-    let mut validations = Vec::new();
-    if let Some(max) = chain(layers, |l| l.constraints.max_replicas.map(|m| m.to_string()), "0") {
-        let origin =
-            chain(layers, |l| l.constraints.max_replicas.map(|_| cel_string(l.origin)), "''").unwrap_or_default();
-        variables.push(json!({"name": "maxReplicas", "expression": max}));
-        variables.push(json!({"name": "maxReplicasOrigin", "expression": origin}));
-        validations.push(json!({
-            // Policy::effective(..).violations; an UPDATE that keeps the old value is let through,
-            // as the webhook's ratcheting does.
-            "expression": "variables.maxReplicas == 0 || object.spec.maxReplicas <= variables.maxReplicas || (request.operation == 'UPDATE' && oldObject.spec.maxReplicas == object.spec.maxReplicas)",
-            "messageExpression": "'spec.maxReplicas: Invalid value: ' + string(object.spec.maxReplicas) + ': must be less than or equal to ' + string(variables.maxReplicas) + ' (organization policy: ' + variables.maxReplicasOrigin + ')'",
-            "reason": "Invalid",
-        }));
+    let mut groups: Vec<Validations> = Vec::new();
+    for constraint in &CONSTRAINTS {
+        let Some(value) = chain(layers, constraint.value, constraint.otherwise) else { continue };
+        let sets = |l: &LayerView<'_>| (constraint.value)(l).is_some();
+        let origin = chain(layers, |l| sets(l).then(|| cel_string(l.origin)), "''").unwrap_or_default();
+        variables.push(json!({"name": constraint.name, "expression": value}));
+        variables.push(json!({"name": format!("{}Origin", constraint.name), "expression": origin}));
+        let mut enforcements: Vec<Option<Enforcement>> = Vec::new();
+        for layer in layers.iter().filter(|l| sets(l)) {
+            let enforcement = (!overridden).then_some(layer.enforcement);
+            if !enforcements.contains(&enforcement) {
+                enforcements.push(enforcement);
+            }
+        }
+        let guard = if enforcements.len() > 1 {
+            // Layers enforce it differently: each policy checks it where its enforcement is the
+            // one of the layer that set the value in force.
+            let name = format!("{}Enforcement", constraint.name);
+            let expression =
+                chain(layers, |l| sets(l).then(|| cel_string(l.enforcement.as_str())), "''").unwrap_or_default();
+            variables.push(json!({"name": name, "expression": expression}));
+            Some(name)
+        } else {
+            None
+        };
+        for enforcement in enforcements {
+            let expression = match (&guard, enforcement) {
+                (Some(name), Some(e)) => {
+                    format!("variables.{name} != {} || ({})", cel_string(e.as_str()), constraint.expression)
+                }
+                _ => constraint.expression.to_string(),
+            };
+            let validation =
+                json!({"expression": expression, "messageExpression": constraint.message, "reason": "Invalid"});
+            match groups.iter_mut().find(|g| g.enforcement == enforcement) {
+                Some(group) => group.validations.push(validation),
+                None => groups.push(Validations { enforcement, variables: Vec::new(), validations: vec![validation] }),
+            }
+        }
     }
-    if let Some(required) = chain(layers, |l| l.constraints.require_behavior.map(|b| b.to_string()), "false") {
-        let origin =
-            chain(layers, |l| l.constraints.require_behavior.map(|_| cel_string(l.origin)), "''").unwrap_or_default();
-        variables.push(json!({"name": "requireBehavior", "expression": required}));
-        variables.push(json!({"name": "requireBehaviorOrigin", "expression": origin}));
-        validations.push(json!({
-            "expression": "!variables.requireBehavior || has(object.spec.behavior) || (request.operation == 'UPDATE' && !has(oldObject.spec.behavior))",
-            "messageExpression": "'spec.behavior: Required value: organization policy requires behavior in namespace \"' + namespaceObject.metadata.name + '\" (' + variables.requireBehaviorOrigin + ')'",
-            "reason": "Invalid",
-        }));
+    // Deny first, as the webhook's denials come before its warnings.
+    groups.sort_by_key(|g| g.enforcement == Some(Enforcement::Warn));
+    for group in &mut groups {
+        group.variables.clone_from(&variables);
     }
-    (!validations.is_empty()).then_some(Validations { variables, validations })
+    groups
 }
 
 // === behavior defaults ===

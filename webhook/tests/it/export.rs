@@ -18,10 +18,10 @@ use serde_json::{Value, json};
 
 use hpa_core::api::v2;
 use hpa_core::features::KubernetesVersion;
-use hpa_webhook::admission::{Admission, mutate_v2};
+use hpa_webhook::admission::{Admission, mutate_v2, short};
 use hpa_webhook::export::{ExportOptions, export};
 use hpa_webhook::metrics::Endpoint;
-use hpa_webhook::policy::Policy;
+use hpa_webhook::policy::{Enforcement, Policy};
 
 use crate::manifests::tool;
 use crate::support::{review, workspace, yaml_documents};
@@ -204,7 +204,7 @@ impl VariableResolver for RequestScope<'_> {
     }
 }
 
-const POLICIES: [&str; 3] = [
+const POLICIES: [&str; 4] = [
     // The policy tests' example: every setting, rules by label and by name, later rules winning.
     r#"
 apiVersion: hpa-toolkit.io/v1alpha1
@@ -260,6 +260,7 @@ rules:
     behavior:
       scaleUp: {stabilizationWindowSeconds: 30, policies: [{type: Percent, value: 50, periodSeconds: 60}, {type: Pods, value: 4, periodSeconds: 15}]}
       scaleDown: {selectPolicy: Disabled}
+    enforcement: Warn
     constraints: {requireBehavior: true, maxReplicas: 3}
   - name: untiered
     namespaceSelector:
@@ -271,14 +272,33 @@ rules:
     behavior:
       scaleDown: {tolerance: "0.2"}
 "#,
-    // Defaults only.
+    // Defaults only, advisory.
     r#"
 apiVersion: hpa-toolkit.io/v1alpha1
 kind: WebhookPolicy
 defaults:
+  enforcement: Warn
   behavior:
     scaleUp: {selectPolicy: Max}
   constraints: {requireBehavior: true}
+"#,
+    // Constraints only: advisory by default, a rule that denies, a rule that inherits Warn.
+    r#"
+apiVersion: hpa-toolkit.io/v1alpha1
+kind: WebhookPolicy
+defaults:
+  enforcement: Warn
+  constraints: {maxReplicas: 100}
+namespaceLabels:
+  shop: {tier: production}
+rules:
+  - name: production
+    namespaceSelector: {matchLabels: {tier: production}}
+    enforcement: Deny
+    constraints: {maxReplicas: 10, requireBehavior: true}
+  - name: previews
+    namespaces: [preview]
+    constraints: {maxReplicas: 2}
 "#,
 ];
 
@@ -360,20 +380,30 @@ impl ToV2Json for v2::HorizontalPodAutoscaler {
     }
 }
 
-/// The webhook's /validate verdict on a valid object: the messages of its policy causes.
-fn webhook_messages(admission: &Admission, policy: &Policy, review: &[u8]) -> Option<Vec<String>> {
+/// A /validate verdict: the messages of the causes when denied, and the warnings.
+#[derive(Debug, Default, PartialEq)]
+struct Verdict {
+    denials: Vec<String>,
+    warnings: Vec<String>,
+}
+
+/// The webhook's /validate verdict; `None` when it denies without causes (not a valid object).
+fn webhook_verdict(admission: &Admission, policy: &Policy, review: &[u8]) -> Option<Verdict> {
     let answer = admission.review(Endpoint::Validate, review, policy);
     let answer: Value = serde_json::from_slice(&answer.body).unwrap();
     let response = &answer["response"];
+    let warnings = response["warnings"]
+        .as_array()
+        .map_or_else(Vec::new, |w| w.iter().map(|w| w.as_str().unwrap().to_string()).collect());
     if response["allowed"] == true {
-        return Some(Vec::new());
+        return Some(Verdict { denials: Vec::new(), warnings });
     }
     let causes = response["status"]["details"]["causes"].as_array()?;
-    let messages: Vec<String> = causes
+    let denials = causes
         .iter()
         .map(|c| format!("{}: {}", c["field"].as_str().unwrap(), c["message"].as_str().unwrap()))
         .collect();
-    Some(messages)
+    Some(Verdict { denials, warnings })
 }
 
 /// One policy of [`POLICIES`] exported and compiled, with its namespace-only variables
@@ -381,29 +411,19 @@ fn webhook_messages(admission: &Admission, policy: &Policy, review: &[u8]) -> Op
 struct Case {
     index: usize,
     policy: Policy,
-    /// The ValidatingAdmissionPolicy (the same with the tolerance gate on or off).
-    vap: Option<(Compiled, Vec<NamespaceScope>)>,
+    /// The ValidatingAdmissionPolicies with their binding's action, `Deny` or `Warn` (the same
+    /// with the tolerance gate on or off).
+    vaps: Vec<(Compiled, Vec<NamespaceScope>, Enforcement)>,
     /// The MutatingAdmissionPolicy with the tolerance gate off, then on.
     maps: [Option<(Compiled, Vec<NamespaceScope>)>; 2],
 }
 
-/// A namespace as the policy's CEL sees it: the labels each policy declares for it in
-/// `namespaceLabels` (the webhook reads those), and its name label.
-fn namespace_object(policy: usize, namespace: &str) -> Value {
-    let mut labels = BTreeMap::from([("kubernetes.io/metadata.name", namespace)]);
-    match namespace {
-        "shop" => {
-            labels.insert("tier", "production");
-            // The second policy declares `team` for shop; the others don't.
-            if policy == 1 {
-                labels.insert("team", "web");
-            }
-        }
-        "batch" => {
-            labels.insert("tier", "batch");
-        }
-        _ => {}
-    }
+/// A namespace as the policy's CEL sees it: the labels the policy declares for it in
+/// `namespaceLabels` (what the webhook reads), and its name label.
+fn namespace_object(policy: &str, namespace: &str) -> Value {
+    let document = yaml_documents(policy).remove(0);
+    let mut labels = document["namespaceLabels"][namespace].as_object().cloned().unwrap_or_default();
+    labels.insert("kubernetes.io/metadata.name".into(), json!(namespace));
     json!({"metadata": {"name": namespace, "labels": labels}})
 }
 
@@ -413,6 +433,9 @@ struct Counts {
     mutations: usize,
     validations: usize,
     skipped_invalid: usize,
+    /// CREATE requests the policy denies, and those it admits with warnings.
+    denied: usize,
+    warned: usize,
 }
 
 #[test]
@@ -427,7 +450,7 @@ fn the_exported_policies_decide_and_default_as_the_webhook() {
             let exported = [false, true].map(|tolerance| {
                 let options = ExportOptions {
                     name: "p".into(),
-                    validation_actions: vec!["Deny".into()],
+                    validation_actions: None,
                     excluded_namespaces: vec![],
                     tolerance,
                 };
@@ -437,15 +460,41 @@ fn the_exported_policies_decide_and_default_as_the_webhook() {
             let compiled = |object: Option<Value>| {
                 let compiled = Compiled::new(&env, &object?);
                 let namespaces =
-                    NAMESPACES.iter().map(|n| compiled.namespace(&env, &namespace_object(index, n))).collect();
+                    NAMESPACES.iter().map(|n| compiled.namespace(&env, &namespace_object(text, n))).collect();
                 Some((compiled, namespaces))
             };
             // Tolerance defaults are behavior: the constraints are exported alike either way, so
             // their verdicts are compared once, by the webhook of the newest release.
-            let vap = find(&exported[1], "ValidatingAdmissionPolicy");
-            assert_eq!(vap, find(&exported[0], "ValidatingAdmissionPolicy"));
+            let validating = |objects: &[Value]| -> Vec<Value> {
+                objects
+                    .iter()
+                    .filter(|o| o["kind"].as_str().unwrap().starts_with("ValidatingAdmission"))
+                    .cloned()
+                    .collect()
+            };
+            assert_eq!(validating(&exported[1]), validating(&exported[0]));
+            let vaps = exported[1]
+                .iter()
+                .filter(|o| o["kind"] == "ValidatingAdmissionPolicy")
+                .map(|vap| {
+                    let binding = exported[1]
+                        .iter()
+                        .find(|o| {
+                            o["kind"] == "ValidatingAdmissionPolicyBinding"
+                                && o["spec"]["policyName"] == vap["metadata"]["name"]
+                        })
+                        .unwrap();
+                    let enforcement = match binding["spec"]["validationActions"].as_array().unwrap().as_slice() {
+                        [action] if action == "Deny" => Enforcement::Deny,
+                        [action] if action == "Warn" => Enforcement::Warn,
+                        other => panic!("{other:?}"),
+                    };
+                    let (compiled, namespaces) = compiled(Some(vap.clone())).unwrap();
+                    (compiled, namespaces, enforcement)
+                })
+                .collect();
             let maps = exported.map(|objects| compiled(find(&objects, "MutatingAdmissionPolicy")));
-            Case { index, policy, vap: compiled(vap), maps }
+            Case { index, policy, vaps, maps }
         })
         .collect();
     // The webhook of the newest release (tolerance defaults on or off are told to mutate_v2).
@@ -474,15 +523,18 @@ fn the_exported_policies_decide_and_default_as_the_webhook() {
             total.mutations += counts.mutations;
             total.validations += counts.validations;
             total.skipped_invalid += counts.skipped_invalid;
+            total.denied += counts.denied;
+            total.warned += counts.warned;
         }
         total
     });
-    let Counts { mutations, validations, skipped_invalid } = counts;
+    let Counts { mutations, validations, skipped_invalid, denied, warned } = counts;
     eprintln!(
-        "policy export: {} HPAs in the corpus, {mutations} mutations and {validations} validations compared ({skipped_invalid} invalid objects skipped: kube-apiserver refuses them before admission policies run)",
+        "policy export: {} HPAs in the corpus, {mutations} mutations and {validations} validations compared ({denied} creations denied, {warned} admitted with warnings; {skipped_invalid} invalid objects skipped: kube-apiserver refuses them before admission policies run)",
         corpus.len()
     );
     assert!(corpus.len() >= 150, "{} HPAs", corpus.len());
+    assert!(denied > 100 && warned > 100, "{denied} denied, {warned} warned");
 }
 
 /// One HPA of the corpus in every namespace, under every case.
@@ -541,7 +593,7 @@ fn check_hpa(
             validation_scopes.iter().map(|scope| scope.context(env)).collect();
 
         // kube-apiserver refuses an invalid object before admission policies run.
-        let valid = webhook_messages(admission, &empty, &requests[0].1) == Some(Vec::new());
+        let valid = webhook_verdict(admission, &empty, &requests[0].1).is_some_and(|v| v.denials.is_empty());
 
         for case in cases {
             let p = case.index;
@@ -588,13 +640,33 @@ fn check_hpa(
                 counts.skipped_invalid += 1;
                 continue;
             }
-            for ((operation, body), ctx) in requests.iter().zip(&validation_contexts) {
-                let expected = webhook_messages(admission, &case.policy, body).unwrap();
-                let got = match &case.vap {
-                    Some((vap, namespaces)) => vap.messages(&vap.scope(ctx, &namespaces[n])),
-                    None => Vec::new(),
-                };
-                assert_eq!(got, expected, "policy {p}, {namespace}, {operation}, {origin}: {object}");
+            // Denials from the policies bound with [Deny], warnings from those bound with [Warn]
+            // (kube-apiserver prefixes these with the policy's and binding's names).
+            let mut broken = 0;
+            for (i, ((operation, body), ctx)) in requests.iter().zip(&validation_contexts).enumerate() {
+                let expected = webhook_verdict(admission, &case.policy, body).unwrap();
+                let mut got = Verdict::default();
+                for (vap, namespaces, enforcement) in &case.vaps {
+                    let messages = vap.messages(&vap.scope(ctx, &namespaces[n]));
+                    match enforcement {
+                        Enforcement::Deny => got.denials.extend(messages),
+                        _ => got.warnings.extend(messages.iter().map(|m| short(m))),
+                    }
+                }
+                let what = format!("policy {p}, {namespace}, {operation}, {origin}: {object}");
+                if i == 1 {
+                    // The UPDATE that keeps everything: every constraint ratchets, and the
+                    // webhook says so for each one the object breaks.
+                    assert_eq!(got, Verdict::default(), "{what}");
+                    assert_eq!((expected.denials.len(), expected.warnings.len()), (0, broken), "{what}: {expected:?}");
+                } else {
+                    assert_eq!(got, expected, "{what}");
+                }
+                if i == 0 {
+                    broken = expected.denials.len() + expected.warnings.len();
+                    counts.denied += usize::from(!expected.denials.is_empty());
+                    counts.warned += usize::from(!expected.warnings.is_empty());
+                }
                 counts.validations += 1;
             }
         }
@@ -607,11 +679,11 @@ fn every_exported_object_is_valid_against_the_kubernetes_schemas() {
     let dir = tempfile::tempdir().unwrap();
     for (p, text) in POLICIES.iter().enumerate() {
         for (tolerance, actions, excluded) in
-            [(true, vec!["Deny"], vec!["kube-system"]), (false, vec!["Warn", "Audit"], vec![])]
+            [(true, None, vec!["kube-system"]), (false, Some(vec!["Warn", "Audit"]), vec![])]
         {
             let options = ExportOptions {
                 name: format!("policy-{p}"),
-                validation_actions: actions.iter().map(|a| a.to_string()).collect(),
+                validation_actions: actions.map(|actions| actions.iter().map(|a| a.to_string()).collect()),
                 excluded_namespaces: excluded.iter().map(|a| a.to_string()).collect(),
                 tolerance,
             };
@@ -633,6 +705,60 @@ fn every_exported_object_is_valid_against_the_kubernetes_schemas() {
             assert_eq!(report.matches("passed for resource").count(), exported.objects.len(), "{report}");
         }
     }
+}
+
+/// A binding's validationActions apply to all its policy's validations: the constraints the
+/// policy enforces with `Deny` and with `Warn` are two policies, a constraint enforced both
+/// ways (by different layers) in each, guarded; `--validation-actions` makes them one.
+#[test]
+fn enforcement_splits_the_constraints_into_a_deny_and_a_warn_policy() {
+    let policy = Policy::parse(POLICIES[3]).unwrap();
+    let summary = |validation_actions: Option<Vec<String>>| -> Vec<(String, String, Value)> {
+        let options =
+            ExportOptions { name: "p".into(), validation_actions, excluded_namespaces: vec![], tolerance: true };
+        export(&policy, &options)
+            .objects
+            .iter()
+            .map(|o| {
+                let detail = match o["kind"].as_str().unwrap() {
+                    "ValidatingAdmissionPolicy" => {
+                        let guarded = |v: &Value| {
+                            v["expression"].as_str().unwrap().starts_with("variables.maxReplicasEnforcement")
+                        };
+                        json!(o["spec"]["validations"].as_array().unwrap().iter().map(guarded).collect::<Vec<_>>())
+                    }
+                    _ => o["spec"]["validationActions"].clone(),
+                };
+                (o["kind"].as_str().unwrap().to_string(), o["metadata"]["name"].as_str().unwrap().to_string(), detail)
+            })
+            .collect()
+    };
+    let row = |kind: &str, name: &str, detail: Value| (kind.to_string(), name.to_string(), detail);
+    // maxReplicas: defaults and "previews" warn, "production" denies; requireBehavior: only
+    // "production", which denies.
+    assert_eq!(
+        summary(None),
+        [
+            row("ValidatingAdmissionPolicy", "p-constraints", json!([true, false])),
+            row("ValidatingAdmissionPolicyBinding", "p-constraints", json!(["Deny"])),
+            row("ValidatingAdmissionPolicy", "p-constraints-warn", json!([true])),
+            row("ValidatingAdmissionPolicyBinding", "p-constraints-warn", json!(["Warn"])),
+        ]
+    );
+    assert_eq!(
+        summary(Some(vec!["Warn".into(), "Audit".into()])),
+        [
+            row("ValidatingAdmissionPolicy", "p-constraints", json!([false, false])),
+            row("ValidatingAdmissionPolicyBinding", "p-constraints", json!(["Warn", "Audit"])),
+        ]
+    );
+    // A policy that enforces everything alike has one policy and no guard.
+    let all_warn = Policy::parse(POLICIES[2]).unwrap();
+    let options =
+        ExportOptions { name: "p".into(), validation_actions: None, excluded_namespaces: vec![], tolerance: true };
+    let exported = export(&all_warn, &options);
+    let names: Vec<&str> = exported.objects.iter().map(|o| o["metadata"]["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["p-constraints-warn", "p-constraints-warn", "p-defaults", "p-defaults"]);
 }
 
 #[test]
@@ -664,6 +790,15 @@ fn the_export_command_prints_a_list_and_its_notes() {
         json!(["kube-system"])
     );
     assert!(String::from_utf8_lossy(&out.stderr).contains("tolerance defaults are not exported"));
+    // --validation-actions overrides the policy's enforcement.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_hpa-webhook"))
+        .args(["policy", "export", "--validation-actions", "Warn,Audit", "--policy"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let list: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(list["items"][1]["spec"]["validationActions"], json!(["Warn", "Audit"]));
     let bad = dir.path().join("bad.yaml");
     std::fs::write(&bad, "kind: Nope\n").unwrap();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_hpa-webhook"))
