@@ -57,9 +57,10 @@ pub enum Command {
 #[derive(Debug, Subcommand)]
 pub enum PolicyCommand {
     /// Print the policy as in-tree admission objects for Kubernetes 1.36 and later: the
-    /// constraints as a ValidatingAdmissionPolicy, the behavior defaults as a
-    /// MutatingAdmissionPolicy, each with its binding (a v1 List, for `kubectl apply -f -`).
-    /// They cannot run cross-object checks or lint warnings, nor word denials as the webhook.
+    /// constraints as ValidatingAdmissionPolicies (those enforced with Deny, those with Warn),
+    /// the behavior defaults as a MutatingAdmissionPolicy, each with its binding (a v1 List, for
+    /// `kubectl apply -f -`). They cannot run cross-object checks or lint warnings, nor word
+    /// denials as the webhook.
     Export(ExportArgs),
 }
 
@@ -70,7 +71,8 @@ pub struct ExportArgs {
     #[arg(long, value_name = "PATH")]
     pub policy: PathBuf,
 
-    /// Prefix of the objects' names (`<name>-constraints`, `<name>-defaults`).
+    /// Prefix of the objects' names (`<name>-constraints`, `<name>-constraints-warn`,
+    /// `<name>-defaults`).
     #[arg(long, value_name = "NAME", default_value = "hpa-toolkit-policy")]
     pub name: String,
 
@@ -252,6 +254,17 @@ mod tests {
     fn help_snapshot() {
         let help = Args::command().term_width(100).render_long_help().to_string();
         insta::assert_snapshot!(help);
+    }
+
+    #[test]
+    fn policy_export_help_snapshot() {
+        let mut command = Args::command().term_width(100);
+        command.build();
+        let export = command
+            .find_subcommand_mut("policy")
+            .and_then(|policy| policy.find_subcommand_mut("export"))
+            .expect("policy export is declared above");
+        insta::assert_snapshot!(export.render_long_help().to_string());
     }
 
     #[test]
