@@ -76,8 +76,8 @@ pub struct ExportArgs {
     #[arg(long, value_name = "NAME", default_value = "hpa-toolkit-policy")]
     pub name: String,
 
-    /// validationActions for every constraint, in one binding, instead of the policy's
-    /// `enforcement` (Deny → [Deny], Warn → [Warn]); e.g. Audit or Warn,Audit to try a policy out.
+    /// validationActions for every constraint, in one binding, instead of each constraint's
+    /// `enforcement` (Deny or Warn, a binding each); e.g. Audit or Warn,Audit to try a policy out.
     #[arg(long, value_name = "ACTION,...", value_delimiter = ',', value_parser = ["Deny", "Warn", "Audit"])]
     pub validation_actions: Vec<String>,
 
