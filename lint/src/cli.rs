@@ -148,8 +148,9 @@ pub struct InputArgs {
 /// Which Kubernetes the checks reproduce.
 #[derive(Debug, Clone, Default, ClapArgs)]
 pub struct ClusterArgs {
-    /// Kubernetes release whose rules apply: 1.36 or 1.37 [default: 1.37, or
-    /// `kubernetesVersion` in the lint configuration].
+    /// Kubernetes release whose rules apply: 1.33, 1.34, 1.35, 1.36, 1.37, or 1.38 (a preview
+    /// of the development branch) [default: 1.37, or `kubernetesVersion` in the lint
+    /// configuration].
     #[arg(long, value_name = "VERSION", global = true)]
     pub kubernetes_version: Option<KubernetesVersion>,
 

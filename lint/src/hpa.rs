@@ -56,7 +56,8 @@ impl Checked {
 /// Decodes and admits one object; duplicate YAML keys make it undecodable, as strict decoding does.
 pub fn check(value: &Value, old: Option<&Value>, opts: &Options) -> Checked {
     let version = value.get("apiVersion").and_then(Value::as_str).and_then(ApiVersion::parse);
-    let object = match api::decode(value) {
+    let release = opts.gates.version();
+    let object = match api::decode(value).and_then(|o| api::release::check(o, release)) {
         Ok(o) => o,
         Err(errors) => return Checked::Undecodable { version, errors },
     };
@@ -77,7 +78,8 @@ pub fn check_node(node: &Node, opts: &Options) -> Checked {
     let version = ApiVersion::parse(field("apiVersion"));
     let ignored = std::cell::Cell::new(false);
     let de = crate::node_de::NodeDe::noticing(node, &ignored);
-    let object = match api::decode_with_noticing(field("kind"), field("apiVersion"), de, &ignored) {
+    let decoded = api::decode_with_noticing(field("kind"), field("apiVersion"), de, &ignored);
+    let object = match decoded.and_then(|o| api::release::check(o, opts.gates.version())) {
         Ok(o) => o,
         Err(errors) => return Checked::Undecodable { version, errors },
     };

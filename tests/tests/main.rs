@@ -1,5 +1,6 @@
 //! The single integration-test binary of the workspace (one binary links once).
 
+mod cluster;
 mod conformance;
 mod convert_cli;
 mod evaluator;
@@ -10,6 +11,7 @@ mod lint_sets;
 mod malformed;
 mod properties;
 mod realworld;
+mod releases;
 mod rules;
 mod simulate;
 mod simulate_equivalence;

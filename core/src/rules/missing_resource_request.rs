@@ -20,10 +20,12 @@ crate::declare_rule! {
     /// `LimitRange` of the namespace among the checked manifests gives the containers its
     /// `defaultRequest` (or `default`, or `max`) of each resource they still lack (LimitRanger).
     /// With pod-level requests (`spec.template.spec.resources`, feature gate `PodLevelResources`,
-    /// read by the controller since Kubernetes 1.34), the controller uses the pod's total instead
-    /// (the pod-level request, or else the containers' aggregate), and only a pod without any
-    /// request for the resource is reported. For an Argo Rollout with `spec.workloadRef`, the
-    /// referenced workload's template is read. The workload must be in the checked manifests.
+    /// on by default from Kubernetes 1.34), the controller uses the pod's total instead (the
+    /// pod-level request, or else the containers' aggregate), and only a pod without any request
+    /// for the resource is reported. The 1.33 controller ignores pod-level requests even with the
+    /// alpha gate on, so for `kubernetesVersion: "1.33"` every container needs its own request.
+    /// For an Argo Rollout with `spec.workloadRef`, the referenced workload's template is read.
+    /// The workload must be in the checked manifests.
     ///
     /// ## Why it matters
     ///
@@ -138,8 +140,9 @@ impl Rule for MissingResourceRequest {
         // With pod-level requests (and no container named), the controller takes the pod's
         // aggregated requests instead (`calculatePodLevelRequests` in `replica_calculator.go`,
         // through component-helpers' `PodRequests`): the pod-level value, or else the
-        // containers' aggregate; it fails only when neither has the resource.
-        let pod_level = gate && pod.pod_level_requests_set();
+        // containers' aggregate; it fails only when neither has the resource. (The 1.33
+        // controller ignores pod-level requests: `pod_level_requests` says from which release.)
+        let pod_level = cx.settings.gates.pod_level_requests() && pod.pod_level_requests_set();
         let v1 = cx.written_in_v1();
         for (i, m) in cx.effective.spec.metrics.iter().enumerate() {
             // The controller reads averageValue first: only then utilization needs requests.
