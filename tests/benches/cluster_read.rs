@@ -42,7 +42,7 @@ fn main() {
 
 async fn serve(dir: PathBuf, hpas: usize, workloads: usize) {
     let server = TestApiServer::start().await;
-    let fixture = fixtures::lint_fixture("HPA201", "good");
+    let fixture = fixtures::cluster_fixture("requests-set");
     let hpa = fixtures::find(&fixture, "HorizontalPodAutoscaler", "web").clone();
     let deployment = fixtures::find(&fixture, "Deployment", "web").clone();
     let namespaces = 50;

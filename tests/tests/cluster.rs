@@ -49,8 +49,8 @@ fn runtime() -> tokio::runtime::Runtime {
 
 /// The HPAs and workloads of several lint fixtures, in namespace `shop`.
 fn shop() -> Vec<Value> {
-    let mut objects = fixtures::in_namespace(fixtures::lint_fixture("HPA201", "good"), "shop");
-    objects.extend(fixtures::in_namespace(fixtures::lint_fixture("HPA410", "bad"), "shop"));
+    let mut objects = fixtures::in_namespace(fixtures::cluster_fixture("requests-set"), "shop");
+    objects.extend(fixtures::in_namespace(fixtures::cluster_fixture("replicas-set"), "shop"));
     objects
 }
 
@@ -58,8 +58,8 @@ fn shop() -> Vec<Value> {
 fn pages_follow_continue_tokens() {
     runtime().block_on(async {
         let s = setup().await;
-        let mut objects = fixtures::in_namespace(fixtures::lint_fixture("HPA201", "good"), "shop");
-        objects.extend(fixtures::in_namespace(fixtures::lint_fixture("HPA410", "bad"), "payments"));
+        let mut objects = fixtures::in_namespace(fixtures::cluster_fixture("requests-set"), "shop");
+        objects.extend(fixtures::in_namespace(fixtures::cluster_fixture("replicas-set"), "payments"));
         let hpas: Vec<Value> = objects
             .into_iter()
             .filter(|o| o["kind"] == "HorizontalPodAutoscaler" && o["apiVersion"] == "autoscaling/v2")
@@ -204,7 +204,7 @@ fn a_refused_namespace_is_a_note_and_the_others_are_read() {
     runtime().block_on(async {
         let s = setup().await;
         s.server.apply(&shop());
-        s.server.apply(&fixtures::in_namespace(fixtures::lint_fixture("HPA201", "bad"), "payments"));
+        s.server.apply(&fixtures::in_namespace(fixtures::cluster_fixture("requests-missing"), "payments"));
         s.server.refuse(None, Some("payments"));
         let cluster = s.connect().await;
         let scope = Scope::Namespaces(vec!["shop".into(), "payments".into()]);
@@ -422,7 +422,7 @@ fn watches_end_with_410_gone_after_compaction() {
 /// ready; PodMetrics from metrics-server; the controller's last rescale event.
 fn diagnose_namespace(s: &Setup) -> (Vec<Value>, Timestamp) {
     s.server.install("podmetrics");
-    let objects = fixtures::in_namespace(fixtures::lint_fixture("HPA201", "good"), "shop");
+    let objects = fixtures::in_namespace(fixtures::cluster_fixture("requests-set"), "shop");
     s.server.apply(&objects);
     s.server.scale_as_hpa("apps", "deployments", "shop", "web", 3);
     let mut web = fixtures::find(&objects, "Deployment", "web").clone();
@@ -506,7 +506,7 @@ fn diagnose_reads_the_inputs_of_one_sync() {
 fn diagnose_without_metrics_server_says_so() {
     runtime().block_on(async {
         let s = setup().await;
-        let objects = fixtures::in_namespace(fixtures::lint_fixture("HPA201", "good"), "shop");
+        let objects = fixtures::in_namespace(fixtures::cluster_fixture("requests-set"), "shop");
         s.server.apply(&objects);
         // A second HPA on the same Deployment: AmbiguousSelector.
         let mut twin = fixtures::find(&objects, "HorizontalPodAutoscaler", "web").clone();

@@ -28,6 +28,12 @@ pub fn lint_fixture(rule: &str, file: &str) -> Vec<Value> {
     load(&crate::data_dir().join("lint").join(rule).join(format!("{file}.yaml")))
 }
 
+/// The objects of `tests/data/cluster/<name>.yaml`: namespaces as a cluster holds them, kept
+/// apart from the lint fixtures (which change with the rules) so that these tests count on them.
+pub fn cluster_fixture(name: &str) -> Vec<Value> {
+    load(&crate::data_dir().join("cluster").join(format!("{name}.yaml")))
+}
+
 /// The objects of `tests/data/realworld/hpa/<file>`.
 pub fn realworld(file: &str) -> Vec<Value> {
     load(&crate::data_dir().join("realworld").join("hpa").join(file))
