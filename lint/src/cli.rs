@@ -63,6 +63,12 @@ pub struct LintArgs {
     #[arg(long, value_enum)]
     pub scope: Option<crate::linter::config::Scope>,
 
+    /// The namespace of objects that name none, as `kubectl apply -n` and `helm template -n`
+    /// give it [default: the one namespace the other objects of their set name, else
+    /// `default`].
+    #[arg(short = 'n', long, value_name = "NAMESPACE")]
+    pub namespace: Option<String>,
+
     /// The configuration file (default: `.hpa-lint.yaml` found upward from the working directory).
     #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
     pub config: Option<std::path::PathBuf>,
@@ -144,8 +150,9 @@ pub struct InputArgs {
 /// Which Kubernetes the checks reproduce.
 #[derive(Debug, Clone, Default, ClapArgs)]
 pub struct ClusterArgs {
-    /// Kubernetes release whose rules apply: 1.36 or 1.37 [default: 1.37, or
-    /// `kubernetesVersion` in the lint configuration].
+    /// Kubernetes release whose rules apply: 1.33, 1.34, 1.35, 1.36, 1.37, or 1.38 (a preview
+    /// of the development branch) [default: 1.37, or `kubernetesVersion` in the lint
+    /// configuration].
     #[arg(long, value_name = "VERSION", global = true)]
     pub kubernetes_version: Option<KubernetesVersion>,
 

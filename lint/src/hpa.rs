@@ -56,7 +56,8 @@ impl Checked {
 /// Decodes and admits one object; duplicate YAML keys make it undecodable, as strict decoding does.
 pub fn check(value: &Value, old: Option<&Value>, opts: &Options) -> Checked {
     let version = value.get("apiVersion").and_then(Value::as_str).and_then(ApiVersion::parse);
-    let object = match api::decode(value) {
+    let release = opts.gates.version();
+    let object = match api::decode(value).and_then(|o| api::release::check(o, release)) {
         Ok(o) => o,
         Err(errors) => return Checked::Undecodable { version, errors },
     };
@@ -77,7 +78,8 @@ pub fn check_node(node: &Node, opts: &Options) -> Checked {
     let version = ApiVersion::parse(field("apiVersion"));
     let ignored = std::cell::Cell::new(false);
     let de = crate::node_de::NodeDe::noticing(node, &ignored);
-    let object = match api::decode_with_noticing(field("kind"), field("apiVersion"), de, &ignored) {
+    let decoded = api::decode_with_noticing(field("kind"), field("apiVersion"), de, &ignored);
+    let object = match decoded.and_then(|o| api::release::check(o, opts.gates.version())) {
         Ok(o) => o,
         Err(errors) => return Checked::Undecodable { version, errors },
     };
@@ -165,10 +167,13 @@ fn remap(node: &Node, version: ApiVersion, path: &str) -> Option<String> {
                 .map_or(0, |v| v.len());
             let index: Option<usize> =
                 rest.strip_prefix('[').and_then(|r| r.split(']').next()).and_then(|i| i.parse().ok());
+            // The metrics annotation's entries come first, then the CPU target: without one,
+            // the metric is kube-apiserver's default, which the absent field stands for.
             match index {
                 Some(i) if i < annotated => Some(annotation(ann::METRICS)),
-                Some(_) if has_cpu => Some("spec.targetCPUUtilizationPercentage".into()),
-                _ => Some("spec".into()),
+                Some(_) => Some("spec.targetCPUUtilizationPercentage".into()),
+                None if has_cpu => Some("spec.targetCPUUtilizationPercentage".into()),
+                None => Some("spec".into()),
             }
         }
         ApiVersion::V2beta1 => {

@@ -77,12 +77,17 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> ExitStatus {
         },
         (None, None) => Some(Severity::Warning),
     };
+    if let Some(ns) = &args.lint.namespace
+        && let Some(problem) = hpa_core::validation::names::dns1123_label(ns).first()
+    {
+        return out.usage_error(&format!("--namespace {ns:?}: {problem}"));
+    }
     let opts = LintOptions {
         settings,
         levels: cfg.levels.clone(),
         select: args.lint.select.clone(),
         ignore: args.lint.ignore.clone(),
-        default_namespace: "default".into(),
+        namespace: args.lint.namespace.clone(),
         scope: args.lint.scope.or(cfg.file.scope).unwrap_or_default(),
     };
     let mut excludes = args.input.exclude.clone();

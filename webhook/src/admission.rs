@@ -8,7 +8,8 @@
 //!   conversion functions.
 //! - `/validate` runs kube-apiserver's pipeline without defaulting (the object is already
 //!   defaulted), then the policy's constraints, and denies with the 422 `Status`
-//!   kube-apiserver would return; lint findings become warnings.
+//!   kube-apiserver would return; constraints the policy enforces with `Warn` and lint
+//!   findings become warnings.
 //!
 //! Requests for other resources, subresources or operations are admitted untouched. A body
 //! that is not a v1 AdmissionReview with a uid gets HTTP 400; a review whose request is
@@ -27,7 +28,7 @@ use hpa_core::rules::{self, Finding, RuleOptions, Severity, Subject};
 
 use crate::metrics::{Endpoint, Operation, Outcome};
 use crate::patch;
-use crate::policy::{Effective, Policy};
+use crate::policy::{Effective, Enforcement, Policy, Violation};
 use crate::review::{self, Rejection, Request, Response, ResponseReview, Status, StatusCause, StatusDetails};
 
 /// Longest warning, in characters (the Kubernetes API conventions ask for about 120).
@@ -195,13 +196,18 @@ impl Admission {
                 .map(|c| effective.violations(&c.object, namespace))
                 .unwrap_or_default();
             violations.retain(|v| {
-                let kept = !old_violations.iter().any(|o| o.field == v.field && o.value == v.value);
+                let kept =
+                    !old_violations.iter().any(|o| o.error.field == v.error.field && o.error.value == v.error.value);
                 if !kept {
-                    warnings.push(short(&format!("{v} (allowed: the object already broke this rule)")));
+                    warnings.push(short(&format!("{} (allowed: the object already broke this rule)", v.error)));
                 }
                 kept
             });
         }
+        // Constraints the policy enforces with `Warn` admit the object and say what they found.
+        let (denials, warned): (Vec<Violation>, Vec<Violation>) =
+            violations.into_iter().partition(|v| v.enforcement == Enforcement::Deny);
+        warnings.extend(warned.iter().map(|v| short(&v.error.to_string())));
 
         warnings.extend(new.unknown_fields.iter().map(|path| {
             short(&format!(
@@ -211,7 +217,7 @@ impl Admission {
         }));
         // Lint findings (ignored alpha annotations among them): the rules enabled by default, at
         // warning severity, and above it when nothing else denies the request.
-        let allowed = outcome.errors.is_empty() && violations.is_empty();
+        let allowed = outcome.errors.is_empty() && denials.is_empty();
         let findings = self.rule_options.as_ref().map_or_else(Vec::new, |options| {
             rules::check_single(Subject { original: &new.hpa, internal: &outcome.object }, options)
         });
@@ -227,7 +233,7 @@ impl Admission {
             return Ok((Response::allow(uid).with_warnings(warnings), Outcome::Allowed));
         }
         let mut errors = outcome.errors;
-        errors.extend(violations);
+        errors.extend(denials.into_iter().map(|v| v.error));
         let status = invalid_status(&outcome.object.metadata.name, &errors);
         Ok((Response::deny(uid, status).with_warnings(warnings), Outcome::Denied))
     }

@@ -7,6 +7,7 @@
 pub mod de;
 pub mod meta;
 pub mod quantity;
+pub mod release;
 pub mod strict;
 pub mod time;
 pub mod v1;
