@@ -24,6 +24,7 @@
 pub mod behavior;
 pub mod config;
 pub mod controller;
+pub mod diagnosis;
 mod gofmt;
 pub mod replicas;
 pub mod simulation;
