@@ -8,6 +8,7 @@
 //! serves a snapshot read from files (`kubectl get hpa,deploy,sts,rs,pods,pdb,events -o yaml`
 //! plus `kubectl get --raw` of the metrics APIs).
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -113,7 +114,8 @@ pub fn inputs_from_objects(
     name: &str,
     now: Timestamp,
 ) -> Result<DiagnoseInputs, Error> {
-    let items = flatten(objects);
+    let flat = flatten(objects);
+    let items: Vec<&Value> = flat.iter().map(|v| &**v).collect();
     let in_ns = |v: &&&Value| namespace_of(v) == namespace;
     let hpa_json = items
         .iter()
@@ -828,6 +830,12 @@ fn typed(mut item: Value, kind: &Kind) -> Value {
 // === small readers ===
 
 /// The internal (autoscaling/v2) form of an HPA's JSON, through hpa-core's decoder.
+/// An HPA object (any served version, as stored) decoded by hpa-core's strict decoder and
+/// converted to the internal form the controller reads.
+pub fn internal_hpa(v: &Value) -> Result<HorizontalPodAutoscaler, String> {
+    internal(v)
+}
+
 fn internal(v: &Value) -> Result<HorizontalPodAutoscaler, String> {
     let decoded = hpa_core::api::decode(v)
         .map_err(|errors| errors.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "))?;
@@ -835,16 +843,30 @@ fn internal(v: &Value) -> Result<HorizontalPodAutoscaler, String> {
 }
 
 /// Lists flattened: `kind: List`, `PodMetricsList`, `MetricValueList`... become their items,
-/// each given the item kind its list implies when it has none.
-fn flatten(objects: &[Value]) -> Vec<&Value> {
-    fn walk<'a>(v: &'a Value, out: &mut Vec<&'a Value>) {
+/// each given the item kind its list implies when it has none (`kubectl get --raw` lists
+/// carry no kind on their items).
+fn flatten(objects: &[Value]) -> Vec<Cow<'_, Value>> {
+    fn walk<'a>(v: &'a Value, implied: Option<&str>, out: &mut Vec<Cow<'a, Value>>) {
+        let kind = kind_of(v);
         match v.get("items").and_then(Value::as_array) {
-            Some(items) if kind_of(v).ends_with("List") => items.iter().for_each(|i| walk(i, out)),
-            _ => out.push(v),
+            Some(items) if kind.ends_with("List") => {
+                let item_kind = kind.strip_suffix("List").filter(|k| !k.is_empty());
+                items.iter().for_each(|i| walk(i, item_kind, out));
+            }
+            _ => match implied {
+                Some(k) if kind.is_empty() && v.is_object() => {
+                    let mut owned = v.clone();
+                    if let Some(o) = owned.as_object_mut() {
+                        o.insert("kind".into(), Value::String(k.to_string()));
+                    }
+                    out.push(Cow::Owned(owned));
+                }
+                _ => out.push(Cow::Borrowed(v)),
+            },
         }
     }
     let mut out = Vec::new();
-    objects.iter().for_each(|o| walk(o, &mut out));
+    objects.iter().for_each(|o| walk(o, None, &mut out));
     out
 }
 

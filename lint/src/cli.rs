@@ -135,6 +135,9 @@ pub enum Command {
     ///
     /// The controller's flags given on the command line override the scenario's `controller:`.
     Simulate(crate::simulate::SimulateArgs),
+    /// Replay the HPA controller's current sync of one HPA, live or from a snapshot, and
+    /// explain it: per metric, normalization, conditions, the next syncs, why not or slow.
+    Diagnose(crate::diagnose::DiagnoseArgs),
     /// List the lint rules, or print one rule's documentation.
     Rules(RulesArgs),
 }

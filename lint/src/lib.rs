@@ -7,6 +7,7 @@ pub mod cli;
 pub mod controller_flags;
 pub mod convert_cmd;
 pub mod default_cmd;
+pub mod diagnose;
 pub mod explain;
 pub mod hpa;
 pub mod input;
@@ -95,6 +96,7 @@ pub fn run(args: cli::Args, out: &mut Output<'_>) -> ExitStatus {
         Some(cli::Command::Explain(e)) => explain::run(e, &args.cluster, out),
         Some(cli::Command::Rules(r)) => rules_cmd::run(r, out),
         Some(cli::Command::Simulate(s)) => simulate::run(s, &args.cluster, out),
+        Some(cli::Command::Diagnose(d)) => diagnose::run(d, &args.cluster, out),
         None => lint_cmd::run(&args, out),
     }
 }

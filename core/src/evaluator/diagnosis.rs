@@ -115,11 +115,17 @@ pub struct ConditionCheck {
     pub replayed: Option<HorizontalPodAutoscalerCondition>,
     /// What the live status holds.
     pub live: Option<HorizontalPodAutoscalerCondition>,
+    /// Whether the live status has conditions at all (none before the controller's first
+    /// sync: nothing to compare).
+    pub compared: bool,
 }
 
 impl ConditionCheck {
     /// Whether status and reason agree (messages carry numbers that move with every sync).
     pub fn agrees(&self) -> bool {
+        if !self.compared {
+            return true;
+        }
         match (&self.replayed, &self.live) {
             (Some(a), Some(b)) => a.status == b.status && a.reason == b.reason,
             (None, None) => true,
@@ -322,6 +328,7 @@ fn compare_conditions(
             type_: t.to_string(),
             replayed: replayed.iter().find(|c| c.type_ == t).cloned(),
             live: live.iter().find(|c| c.type_ == t).cloned(),
+            compared: !live.is_empty(),
         })
         .filter(|c| c.replayed.is_some() || c.live.is_some())
         .collect()
