@@ -110,7 +110,7 @@ pub fn json(r: &Report<'_>) -> Value {
         .conditions
         .iter()
         .map(|c| {
-            json!({"type": c.type_, "replayed": condition_json(c.replayed.as_ref()), "live": condition_json(c.live.as_ref()), "agrees": c.agrees()})
+            json!({"type": c.type_, "replayed": condition_json(c.replayed.as_ref()), "live": condition_json(c.live.as_ref()), "agrees": c.compared.then(|| c.agrees())})
         })
         .collect();
     let m = &d.memory;
