@@ -433,7 +433,7 @@ fn forecast(input: &DiagnosisInput<'_>, sync: &SyncResult, state: ControllerStat
         load: vec![LoadPhase { at_ms: 0, values }],
     };
     let resume = Resume {
-        state,
+        state: relative_to(state, now),
         status: sync.status.clone(),
         pods: timelines,
         first_sync_ms: period_ms,
@@ -461,6 +461,18 @@ fn forecast(input: &DiagnosisInput<'_>, sync: &SyncResult, state: ControllerStat
     let keep = steps.iter().position(|s| s.at_ms > last_change).map_or(steps.len(), |i| i + 1);
     steps.truncate(keep);
     Forecast { simulation: sim.finish(steps), sync_period_ms: period_ms, steady, assumptions }
+}
+
+/// The controller's memory with its instants made relative to `now` (the simulation's 0).
+fn relative_to(mut state: ControllerState, now: Timestamp) -> ControllerState {
+    let shift = |t: Timestamp| Timestamp::from_millis(t.as_millis().saturating_sub(now.as_millis()));
+    for r in state.recommendations.iter_mut().flatten() {
+        r.timestamp = shift(r.timestamp);
+    }
+    for e in state.scale_up_events.iter_mut().chain(state.scale_down_events.iter_mut()) {
+        e.timestamp = shift(e.timestamp);
+    }
+    state
 }
 
 /// The load keys of the HPA's metrics and each metric's slot (as a scenario binds them).
@@ -797,6 +809,120 @@ pub fn set_aside_code(r: SetAsideReason) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use crate::evaluator::replicas::{ContainerUsage, Pod, PodMetricsItem, ReadyCondition};
+    use crate::evaluator::{Scale, SyncInput};
+    use crate::features::{FeatureGates, KubernetesVersion};
+
+    fn hpa(json: serde_json::Value) -> HorizontalPodAutoscaler {
+        let decoded = crate::api::decode(&json).unwrap();
+        crate::convert::to_internal(&decoded).unwrap().object
+    }
+
+    /// A pod of 100m cpu requested, started 1 h before `now` (or `started_ago` s), Ready or not.
+    fn pod(name: &str, now: Timestamp, started_ago: i64, ready: bool) -> Pod {
+        let start = now.plus_secs(-started_ago);
+        Pod {
+            name: name.into(),
+            phase: PodPhase::Running,
+            deleted: false,
+            start_time: Some(start),
+            ready_condition: Some(ReadyCondition {
+                status: if ready { ConditionStatus::True } else { ConditionStatus::False },
+                last_transition_time: start.plus_secs(20),
+            }),
+            containers: vec![Container {
+                name: "app".into(),
+                requests_milli: BTreeMap::from([("cpu".to_string(), 100)]),
+                restart_policy: None,
+            }],
+            init_containers: Vec::new(),
+            pod_requests_milli: BTreeMap::new(),
+        }
+    }
+
+    /// A running HPA at 6 replicas whose load fell to 20 % of a 50 % target: the legacy
+    /// downscale stabilization holds 6 (the recommendations reconstructed from the status and
+    /// the rescale event), one new pod is set aside as initializing, and the forecast scales
+    /// down once the window has passed.
+    #[test]
+    fn a_running_hpa_held_by_its_stabilization_window() {
+        let now = Timestamp::from_secs(1_772_445_600);
+        let lst = now.plus_secs(-120).to_api_time().to_rfc3339();
+        let hpa = hpa(serde_json::json!({
+            "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": "web", "namespace": "shop"},
+            "spec": {
+                "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+                "minReplicas": 2, "maxReplicas": 10,
+                "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}]
+            },
+            "status": {
+                "currentReplicas": 6, "desiredReplicas": 6, "lastScaleTime": lst,
+                "conditions": [
+                    {"type": "AbleToScale", "status": "True", "reason": "ReadyForNewScale", "message": "recommended size matches current size", "lastTransitionTime": lst},
+                    {"type": "ScalingActive", "status": "True", "reason": "ValidMetricFound", "message": "ok", "lastTransitionTime": lst},
+                    {"type": "ScalingLimited", "status": "False", "reason": "DesiredWithinRange", "message": "ok", "lastTransitionTime": lst}
+                ]
+            }
+        }));
+        let config = HPAControllerConfiguration::new(FeatureGates::new(KubernetesVersion::LATEST));
+        let scale = Scale { spec_replicas: 6, status_replicas: 6, selector: "app=web".into() };
+        let mut sync = SyncInput::new(now, scale);
+        let names = ["a", "b", "c", "d", "e", "f"];
+        sync.pods = names.iter().map(|n| pod(n, now, if *n == "f" { 30 } else { 3600 }, *n != "f")).collect();
+        sync.resource_metrics = Ok(names
+            .iter()
+            .map(|n| PodMetricsItem {
+                pod: (*n).into(),
+                timestamp: now.plus_secs(-5),
+                window: Duration::from_secs(15),
+                containers: vec![ContainerUsage {
+                    name: "app".into(),
+                    usage_milli: BTreeMap::from([("cpu".to_string(), 20)]),
+                }],
+            })
+            .collect());
+        let events = [RecordedEvent {
+            reason: SUCCESSFUL_RESCALE.into(),
+            message: "New size: 6; reason: cpu resource utilization (percentage of request) above target".into(),
+            count: 1,
+            last: Some(now.plus_secs(-120)),
+        }];
+        let d = diagnose(&DiagnosisInput { hpa: &hpa, config: &config, sync: &sync, events: &events, resizes: &[] });
+
+        // The memory: the rescale and the status's count, said to be reconstructed.
+        let recs = d.memory.state.recommendations.clone().unwrap();
+        assert_eq!(recs.iter().map(|r| r.recommendation).collect::<Vec<_>>(), vec![6, 6]);
+        assert!(d.memory.assumptions[0].contains("taken as the sizes of the rescales"), "{:?}", d.memory.assumptions);
+
+        // The sync: 20 % of 50 % on the 5 ready pods, the new one set aside.
+        let m = &d.sync.metrics()[0];
+        assert_eq!(m.usage_ratio, Some(0.4));
+        assert_eq!(m.ready_pods, Some(5));
+        assert_eq!(
+            m.set_aside.iter().map(|p| (&*p.pod, p.reason)).collect::<Vec<_>>(),
+            vec![("f", SetAsideReason::Initializing)]
+        );
+        let n = d.sync.normalization.clone().unwrap();
+        assert_eq!((n.prenormalized, n.stabilized, n.stabilization_reason), (2, 6, "ScaleDownStabilized"));
+        assert_eq!(n.held_by.map(|h| (h.recommendation, h.timestamp)), Some((6, now.plus_secs(-15))));
+        assert_eq!(d.sync.desired_replicas, 6);
+
+        // Live AbleToScale ReadyForNewScale, replayed ScaleDownStabilized: a difference the
+        // inputs do not explain.
+        assert!(d.conditions_differ());
+        let causes: Vec<(Question, &str)> = d.findings.iter().map(|f| (f.question, f.cause)).collect();
+        assert!(causes.contains(&(Question::NotScaling, "stabilization")), "{causes:?}");
+        assert!(causes.contains(&(Question::NotScaling, "unready-pods")), "{causes:?}");
+
+        // The forecast: down to 2 (ceil(0.4 × 5 ready)) once the window of the last 6 (15 s before) has passed.
+        let f = d.forecast.unwrap();
+        let rescales: Vec<(i64, i32)> =
+            f.simulation.steps.iter().filter(|s| s.rescaled).map(|s| (s.at_ms, s.desired)).collect();
+        assert_eq!(rescales, vec![(300_000, 2)]);
+        assert_eq!(f.steady, Some((300_000, 2)));
+    }
 
     #[test]
     fn rescale_messages() {
