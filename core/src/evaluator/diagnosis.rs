@@ -904,7 +904,7 @@ mod tests {
             m.set_aside.iter().map(|p| (&*p.pod, p.reason)).collect::<Vec<_>>(),
             vec![("f", SetAsideReason::Initializing)]
         );
-        let n = d.sync.normalization.clone().unwrap();
+        let n = d.sync.normalization.unwrap();
         assert_eq!((n.prenormalized, n.stabilized, n.stabilization_reason), (2, 6, "ScaleDownStabilized"));
         assert_eq!(n.held_by.map(|h| (h.recommendation, h.timestamp)), Some((6, now.plus_secs(-15))));
         assert_eq!(d.sync.desired_replicas, 6);
