@@ -924,6 +924,87 @@ mod tests {
         assert_eq!(f.steady, Some((300_000, 2)));
     }
 
+    /// With `spec.behavior`: the scale events come from consecutive rescale events, the
+    /// scale-up limit names the policy that gave it, and an in-place resize of the request the
+    /// metric reads is an answer.
+    #[test]
+    fn behavior_policies_and_resizes() {
+        let now = Timestamp::from_secs(1_772_445_600);
+        let hpa = hpa(serde_json::json!({
+            "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": "web", "namespace": "shop"},
+            "spec": {
+                "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+                "minReplicas": 1, "maxReplicas": 50,
+                "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}],
+                "behavior": {"scaleUp": {"stabilizationWindowSeconds": 0, "selectPolicy": "Max", "policies": [
+                    {"type": "Pods", "value": 2, "periodSeconds": 60},
+                    {"type": "Percent", "value": 50, "periodSeconds": 60}
+                ]}}
+            },
+            "status": {"currentReplicas": 4, "desiredReplicas": 4, "lastScaleTime": now.plus_secs(-30).to_api_time().to_rfc3339()}
+        }));
+        let config = HPAControllerConfiguration::new(FeatureGates::new(KubernetesVersion::LATEST));
+        let scale = Scale { spec_replicas: 4, status_replicas: 4, selector: "app=web".into() };
+        let mut sync = SyncInput::new(now, scale);
+        let names = ["a", "b", "c", "d"];
+        sync.pods = names.iter().map(|n| pod(n, now, 3600, true)).collect();
+        sync.resource_metrics = Ok(names
+            .iter()
+            .map(|n| PodMetricsItem {
+                pod: (*n).into(),
+                timestamp: now.plus_secs(-5),
+                window: Duration::from_secs(15),
+                containers: vec![ContainerUsage {
+                    name: "app".into(),
+                    usage_milli: BTreeMap::from([("cpu".to_string(), 200)]),
+                }],
+            })
+            .collect());
+        let rescale = |size: i32, ago: i64| RecordedEvent {
+            reason: SUCCESSFUL_RESCALE.into(),
+            message: format!("New size: {size}; reason: cpu resource utilization (percentage of request) above target"),
+            count: 1,
+            last: Some(now.plus_secs(-ago)),
+        };
+        let events = [rescale(2, 90), rescale(4, 30)];
+        let resizes = [InPlaceResize {
+            pod: "a".into(),
+            container: "app".into(),
+            spec_requests_milli: BTreeMap::from([("cpu".to_string(), 100)]),
+            status_requests_milli: BTreeMap::from([("cpu".to_string(), 250)]),
+        }];
+        let d =
+            diagnose(&DiagnosisInput { hpa: &hpa, config: &config, sync: &sync, events: &events, resizes: &resizes });
+
+        // 2 → 4, 30 s ago, is a scale-up event of 2; the first rescale has no earlier size.
+        assert_eq!(
+            d.memory.state.scale_up_events.iter().map(|e| (e.replica_change, e.timestamp)).collect::<Vec<_>>(),
+            vec![(2, now.plus_secs(-30))]
+        );
+        assert!(
+            d.memory.assumptions.iter().any(|a| a.contains("has no earlier size on record")),
+            "{:?}",
+            d.memory.assumptions
+        );
+        // 200 % of 50 %: 16; the period started at 4 − 2 = 2: Pods gives 4, Percent 3; Max: 4,
+        // which is the current count, so no scale-up until the event ages out.
+        let n = d.sync.normalization.unwrap();
+        assert_eq!(n.prenormalized, 16);
+        assert_eq!((n.limited.replicas, n.limited.reason), (4, "ScaleUpLimit"));
+        assert_eq!(n.limited.rate.map(|r| (r.limit, r.policy)), Some((4, Some((0, 2)))));
+        let rate = d.findings.iter().find(|f| f.cause == "rate-limit").unwrap();
+        assert_eq!(
+            rate.message,
+            "16 is limited to 4 by the scaleUp policy 1 (Pods 2 per 60s) (the count at its period's start: 2) (ScaleUpLimit)"
+        );
+        let resize = d.findings.iter().find(|f| f.cause == "in-place-resize").unwrap();
+        assert_eq!(
+            resize.message,
+            "pod a container app: cpu request 100m in the spec, 250m applied by an in-place resize; the controller computes utilization from the spec's request"
+        );
+    }
+
     #[test]
     fn rescale_messages() {
         assert_eq!(

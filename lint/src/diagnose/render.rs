@@ -221,10 +221,11 @@ pub fn human(r: &Report<'_>) -> String {
                     (Some(u), None) => format!("usage ratio {u:.3}"),
                     _ => String::new(),
                 };
+                let key = spec.and_then(hpa_core::evaluator::simulation::MetricKey::of);
                 out.push_str(&format!(
                     "  {}. {kind} {}: {} (target {}): {ratio} → {p} replicas{}\n",
                     e.index + 1,
-                    e.name,
+                    key.map_or_else(|| e.name.clone(), |k| k.to_string()),
                     e.current.as_ref().map(|c| observed_text(t, c)).unwrap_or_default(),
                     t.map(target_text).unwrap_or_default(),
                     e.ready_pods
