@@ -682,10 +682,15 @@ fn findings(input: &DiagnosisInput<'_>, d: &Diagnosis) -> Vec<Finding> {
                     (NormalizationPath::Behavior, Some((i, start))) => {
                         format!("{} (the count at its period's start: {start})", policy_text(input, limited.reason, i))
                     }
-                    (NormalizationPath::Behavior, None) => "the selectPolicy of the direction".to_string(),
+                    (NormalizationPath::Behavior, None) => {
+                        let direction = if limited.reason == "ScaleUpLimit" { "scaleUp" } else { "scaleDown" };
+                        format!("{direction}.selectPolicy: Disabled (the controller never scales in that direction)")
+                    }
                 };
+                let disabled =
+                    n.path == NormalizationPath::Behavior && limited.rate.is_some_and(|r| r.policy.is_none());
                 push(
-                    Question::Slow,
+                    if disabled { not } else { Question::Slow },
                     "rate-limit",
                     format!("{} is limited to {} by {how} ({})", n.stabilized, limited.replicas, limited.reason),
                 );
@@ -927,9 +932,12 @@ mod tests {
     /// With `spec.behavior`: the scale events come from consecutive rescale events, the
     /// scale-up limit names the policy that gave it, and an in-place resize of the request the
     /// metric reads is an answer.
-    #[test]
-    fn behavior_policies_and_resizes() {
-        let now = Timestamp::from_secs(1_772_445_600);
+    const NOW_SECS: i64 = 1_772_445_600;
+
+    /// An HPA at 4 replicas with `scaleUp` as given, its 4 pods at 200 % of a 50 % target, two
+    /// rescale events (to 2, 90 s ago; to 4, 30 s ago) and a resize of pod `a`'s cpu request.
+    fn behavior_case(scale_up: serde_json::Value) -> Diagnosis {
+        let now = Timestamp::from_secs(NOW_SECS);
         let hpa = hpa(serde_json::json!({
             "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
             "metadata": {"name": "web", "namespace": "shop"},
@@ -937,10 +945,7 @@ mod tests {
                 "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
                 "minReplicas": 1, "maxReplicas": 50,
                 "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}],
-                "behavior": {"scaleUp": {"stabilizationWindowSeconds": 0, "selectPolicy": "Max", "policies": [
-                    {"type": "Pods", "value": 2, "periodSeconds": 60},
-                    {"type": "Percent", "value": 50, "periodSeconds": 60}
-                ]}}
+                "behavior": {"scaleUp": scale_up}
             },
             "status": {"currentReplicas": 4, "desiredReplicas": 4, "lastScaleTime": now.plus_secs(-30).to_api_time().to_rfc3339()}
         }));
@@ -974,8 +979,16 @@ mod tests {
             spec_requests_milli: BTreeMap::from([("cpu".to_string(), 100)]),
             status_requests_milli: BTreeMap::from([("cpu".to_string(), 250)]),
         }];
-        let d =
-            diagnose(&DiagnosisInput { hpa: &hpa, config: &config, sync: &sync, events: &events, resizes: &resizes });
+        diagnose(&DiagnosisInput { hpa: &hpa, config: &config, sync: &sync, events: &events, resizes: &resizes })
+    }
+
+    #[test]
+    fn behavior_policies_and_resizes() {
+        let now = Timestamp::from_secs(NOW_SECS);
+        let d = behavior_case(serde_json::json!({"stabilizationWindowSeconds": 0, "selectPolicy": "Max", "policies": [
+            {"type": "Pods", "value": 2, "periodSeconds": 60},
+            {"type": "Percent", "value": 50, "periodSeconds": 60}
+        ]}));
 
         // 2 → 4, 30 s ago, is a scale-up event of 2; the first rescale has no earlier size.
         assert_eq!(
@@ -1002,6 +1015,20 @@ mod tests {
         assert_eq!(
             resize.message,
             "pod a container app: cpu request 100m in the spec, 250m applied by an in-place resize; the controller computes utilization from the spec's request"
+        );
+    }
+
+    /// `selectPolicy: Disabled` keeps the count: a "not scaling" answer that says so.
+    #[test]
+    fn disabled_scale_up_is_why_it_does_not_scale() {
+        let d = behavior_case(serde_json::json!({"selectPolicy": "Disabled"}));
+        let n = d.sync.normalization.unwrap();
+        assert_eq!((n.prenormalized, n.limited.replicas, n.limited.reason), (16, 4, "ScaleUpLimit"));
+        let f = d.findings.iter().find(|f| f.cause == "rate-limit").unwrap();
+        assert_eq!(f.question, Question::NotScaling);
+        assert_eq!(
+            f.message,
+            "16 is limited to 4 by scaleUp.selectPolicy: Disabled (the controller never scales in that direction) (ScaleUpLimit)"
         );
     }
 
