@@ -57,21 +57,8 @@ pub struct HpaEvent {
     pub last: Option<Timestamp>,
 }
 
-/// A container whose requests were resized in place: the pod spec (which the HPA controller
-/// reads) and the status (what the kubelet applied) differ.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Resize {
-    /// The pod.
-    pub pod: String,
-    /// The container.
-    pub container: String,
-    /// `spec.containers[].resources.requests`, in milli-units.
-    pub spec_requests_milli: BTreeMap<String, i64>,
-    /// `status.containerStatuses[].resources.requests`, in milli-units.
-    pub status_requests_milli: BTreeMap<String, i64>,
-    /// The pod's `PodResizePending` / `PodResizeInProgress` condition (type and reason), if any.
-    pub condition: Option<(String, String)>,
-}
+/// A container whose requests were resized in place (hpa-core's type: the diagnosis reads it).
+pub use hpa_core::evaluator::diagnosis::InPlaceResize as Resize;
 
 /// Everything one sync of one HPA reads, in hpa-core's terms.
 #[derive(Debug, Clone, PartialEq)]

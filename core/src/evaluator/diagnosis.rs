@@ -61,6 +61,8 @@ pub struct InPlaceResize {
     pub spec_requests_milli: BTreeMap<String, i64>,
     /// `status.containerStatuses[].resources.requests`, in milli-units.
     pub status_requests_milli: BTreeMap<String, i64>,
+    /// The pod's `PodResizePending` / `PodResizeInProgress` condition (type and reason), if any.
+    pub condition: Option<(String, String)>,
 }
 
 /// What the diagnosis reads.
@@ -719,11 +721,12 @@ fn findings(input: &DiagnosisInput<'_>, d: &Diagnosis) -> Vec<Finding> {
                 not,
                 "in-place-resize",
                 format!(
-                    "pod {} container {}: {res} request {} in the spec, {} applied by an in-place resize; the controller computes utilization from the spec's request",
+                    "pod {} container {}: {res} request {} in the spec, {} applied by an in-place resize{}; the controller computes utilization from the spec's request",
                     r.pod,
                     r.container,
                     milli_text(*spec),
-                    status.map_or_else(|| "none".into(), |v| milli_text(*v))
+                    status.map_or_else(|| "none".into(), |v| milli_text(*v)),
+                    r.condition.as_ref().map(|(t, why)| format!(" ({t}: {why})")).unwrap_or_default()
                 ),
             );
         }
@@ -978,6 +981,7 @@ mod tests {
             container: "app".into(),
             spec_requests_milli: BTreeMap::from([("cpu".to_string(), 100)]),
             status_requests_milli: BTreeMap::from([("cpu".to_string(), 250)]),
+            condition: None,
         }];
         diagnose(&DiagnosisInput { hpa: &hpa, config: &config, sync: &sync, events: &events, resizes: &resizes })
     }

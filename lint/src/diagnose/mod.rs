@@ -19,7 +19,7 @@ use hpa_cluster::diagnose::{DiagnoseInputs, MetricsErrors, inputs_from_objects, 
 use hpa_cluster::{ClientOptions, Cluster, DEFAULT_TIMEOUT};
 use hpa_core::api::Time;
 use hpa_core::evaluator::Timestamp;
-use hpa_core::evaluator::diagnosis::{self, DiagnosisInput, InPlaceResize, RecordedEvent};
+use hpa_core::evaluator::diagnosis::{self, DiagnosisInput, RecordedEvent};
 use serde_json::Value;
 
 use crate::cli::{ClusterArgs, ReportFormat};
@@ -128,8 +128,9 @@ pub fn run(args: &DiagnoseArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> 
         Err(e) => return out.usage_error(&format!("HorizontalPodAutoscaler {}: {e}", inputs.key)),
     };
     read.notes.extend(inputs.notes.iter().cloned());
-    let (events, resizes) = core_inputs(&inputs);
-    let input = DiagnosisInput { hpa: &hpa, config: &config, sync: &inputs.sync, events: &events, resizes: &resizes };
+    let events = core_events(&inputs);
+    let input =
+        DiagnosisInput { hpa: &hpa, config: &config, sync: &inputs.sync, events: &events, resizes: &inputs.resizes };
     let diagnosis = diagnosis::diagnose(&input);
     let report = render::Report {
         source: read.source,
@@ -150,9 +151,9 @@ pub fn run(args: &DiagnoseArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> 
     ExitStatus::Clean
 }
 
-/// hpa-cluster's events and resizes in hpa-core's terms.
-fn core_inputs(inputs: &DiagnoseInputs) -> (Vec<RecordedEvent>, Vec<InPlaceResize>) {
-    let events = inputs
+/// hpa-cluster's events in hpa-core's terms.
+fn core_events(inputs: &DiagnoseInputs) -> Vec<RecordedEvent> {
+    inputs
         .events
         .iter()
         .map(|e| RecordedEvent {
@@ -161,18 +162,7 @@ fn core_inputs(inputs: &DiagnoseInputs) -> (Vec<RecordedEvent>, Vec<InPlaceResiz
             count: e.count,
             last: e.last.or(e.first),
         })
-        .collect();
-    let resizes = inputs
-        .resizes
-        .iter()
-        .map(|r| InPlaceResize {
-            pod: r.pod.clone(),
-            container: r.container.clone(),
-            spec_requests_milli: r.spec_requests_milli.clone(),
-            status_requests_milli: r.status_requests_milli.clone(),
-        })
-        .collect();
-    (events, resizes)
+        .collect()
 }
 
 fn parse_now(text: &str) -> Result<Timestamp, String> {

@@ -5,11 +5,11 @@ use hpa_cluster::diagnose::DiagnoseInputs;
 use hpa_core::api::v2::{HorizontalPodAutoscaler, HorizontalPodAutoscalerCondition};
 use hpa_core::evaluator::diagnosis::{Diagnosis, Question, set_aside_code, set_aside_text};
 use hpa_core::evaluator::time::format_ms;
-use hpa_core::evaluator::{HPAControllerConfiguration, NormalizationPath, SyncOutcome, Timestamp};
+use hpa_core::evaluator::{HPAControllerConfiguration, NormalizationPath, Timestamp};
 use serde_json::{Value, json};
 
 use super::Source;
-use crate::simulate::render::{chart, observed_text, target_of, target_text};
+use crate::simulate::render::{chart, observed_text, outcome_str, target_of, target_text};
 
 /// The schema name of the JSON document.
 pub const SCHEMA: &str = "hpa-lint.diagnose/v1";
@@ -34,17 +34,6 @@ pub struct Report<'a> {
 
 fn time(t: Timestamp) -> String {
     t.to_api_time().to_rfc3339()
-}
-
-fn outcome(o: SyncOutcome) -> &'static str {
-    match o {
-        SyncOutcome::FailedGetScale => "FailedGetScale",
-        SyncOutcome::ScalingDisabled => "ScalingDisabled",
-        SyncOutcome::FailedComputeMetrics => "FailedComputeMetrics",
-        SyncOutcome::FailedUpdateScale => "FailedUpdateScale",
-        SyncOutcome::Rescaled => "Rescaled",
-        SyncOutcome::Unchanged => "Unchanged",
-    }
 }
 
 fn question(q: Question) -> &'static str {
@@ -164,7 +153,7 @@ pub fn json(r: &Report<'_>) -> Value {
         },
         "minReplicas": r.hpa.spec.min_replicas.unwrap_or(1),
         "maxReplicas": r.hpa.spec.max_replicas,
-        "outcome": outcome(s.outcome),
+        "outcome": outcome_str(s.outcome),
         "currentReplicas": s.current_replicas,
         "desiredReplicas": s.desired_replicas,
         "rescaled": s.rescaled,
@@ -201,8 +190,8 @@ pub fn human(r: &Report<'_>) -> String {
     ));
     match (s.current_replicas, s.rescaled) {
         (Some(c), true) => out.push_str(&format!("  replicas: {c} → {} ({})\n", s.desired_replicas, s.rescale_reason)),
-        (Some(c), false) => out.push_str(&format!("  replicas: {c}, unchanged ({})\n", outcome(s.outcome))),
-        (None, _) => out.push_str(&format!("  {}: {}\n", outcome(s.outcome), s.error.as_deref().unwrap_or(""))),
+        (Some(c), false) => out.push_str(&format!("  replicas: {c}, unchanged ({})\n", outcome_str(s.outcome))),
+        (None, _) => out.push_str(&format!("  {}: {}\n", outcome_str(s.outcome), s.error.as_deref().unwrap_or(""))),
     }
 
     let specs = hpa_core::evaluator::controller::effective_metrics(r.hpa);
