@@ -733,8 +733,9 @@ fn findings(input: &DiagnosisInput<'_>, d: &Diagnosis) -> Vec<Finding> {
     }
     if let Some(f) = &d.forecast {
         let rescales = f.simulation.steps.iter().filter(|s| s.rescaled).count();
+        let moves = rescales > 0 || sync.rescaled;
         let message = match f.steady {
-            Some((at, n)) if rescales > 0 || sync.rescaled => format!(
+            Some((at, n)) if moves => format!(
                 "if the load stays as it is, the count settles at {n} {} after this sync, after {} more rescale{}",
                 format_ms(at),
                 rescales,
@@ -746,7 +747,7 @@ fn findings(input: &DiagnosisInput<'_>, d: &Diagnosis) -> Vec<Finding> {
                 format_ms(f.simulation.steps.last().map_or(0, |s| s.at_ms))
             ),
         };
-        push(Question::Slow, "forecast", message);
+        push(if moves || f.steady.is_none() { Question::Slow } else { not }, "forecast", message);
     }
     out.sort_by_key(|f| f.question);
     out

@@ -202,19 +202,20 @@ pub fn human(r: &Report<'_>) -> String {
         let spec = specs.get(e.index);
         let t = spec.and_then(target_of);
         let kind = spec.map_or("", |m| m.type_.as_str());
+        let key = spec.and_then(hpa_core::evaluator::simulation::MetricKey::of);
+        let key = key.map_or_else(|| e.name.clone(), |k| k.to_string());
         match (&e.error, e.proposal) {
-            (Some(err), _) => out.push_str(&format!("  {}. {kind}: failed: {err}\n", e.index + 1)),
+            (Some(err), _) => out.push_str(&format!("  {}. {kind} {key}: failed: {err}\n", e.index + 1)),
             (None, Some(p)) => {
                 let ratio = match (e.usage_ratio, e.corrected_ratio) {
                     (Some(u), Some(c)) => format!("usage ratio {u:.3}, {c:.3} with the pods set aside"),
                     (Some(u), None) => format!("usage ratio {u:.3}"),
                     _ => String::new(),
                 };
-                let key = spec.and_then(hpa_core::evaluator::simulation::MetricKey::of);
                 out.push_str(&format!(
                     "  {}. {kind} {}: {} (target {}): {ratio} → {p} replicas{}\n",
                     e.index + 1,
-                    key.map_or_else(|| e.name.clone(), |k| k.to_string()),
+                    key,
                     e.current.as_ref().map(|c| observed_text(t, c)).unwrap_or_default(),
                     t.map(target_text).unwrap_or_default(),
                     e.ready_pods
