@@ -358,6 +358,7 @@ fn forecast(input: &DiagnosisInput<'_>, sync: &SyncResult, state: ControllerStat
         .filter(|p| !p.deleted && !matches!(p.phase, PodPhase::Failed | PodPhase::Succeeded))
         .collect();
     let rel = |t: Timestamp| t.as_millis().saturating_sub(now.as_millis());
+    let init_ms = i64::try_from(config.cpu_initialization_period.as_millis()).unwrap_or(i64::MAX);
     // How long a new pod takes to turn Ready: as the Ready pods did (the longest), else 30 s.
     let observed: Vec<i64> = pods
         .iter()
@@ -388,17 +389,22 @@ fn forecast(input: &DiagnosisInput<'_>, sync: &SyncResult, state: ControllerStat
             let running = if p.phase == PodPhase::Pending { created.max(0) } else { created.min(0) };
             let ready = match p.ready_condition {
                 Some(c) if c.status == ConditionStatus::True => rel(c.last_transition_time).min(0),
-                _ if created.saturating_add(ready_after_ms) > 0 => created.saturating_add(ready_after_ms),
+                // Still starting (within the CPU initialization period): Ready after the
+                // delay, at the next sync at the earliest; older unready pods stay so.
+                _ if created.saturating_add(init_ms) > 0 => created.saturating_add(ready_after_ms).max(period_ms),
                 _ => PodTimeline::NEVER,
             };
             PodTimeline { created_ms: created, running_ms: running, ready_ms: ready }
         })
         .collect();
-    if timelines.iter().any(|t| t.ready_ms == PodTimeline::NEVER) {
-        assumptions.push("pods that are not Ready past that delay stay unready".into());
+    if pods.iter().any(|p| p.ready_condition.is_none_or(|c| c.status != ConditionStatus::True)) {
+        assumptions.push(format!(
+            "pods not Ready yet turn Ready after that delay (at the next sync at the earliest) while within the CPU initialization period ({}) of their start; older unready pods stay unready",
+            format_ms(init_ms)
+        ));
     }
     assumptions.push(
-        "the load stays as the replayed sync read it: each pod's usage (or each metric's value) unchanged".into(),
+        "the load stays as the replayed sync read it: the pods' total usage, shared by the Ready pods (unready pods get none), and each Object or External metric's value".into(),
     );
 
     let current = input.sync.scale.as_ref().map_or(0, |s| s.spec_replicas);
@@ -493,15 +499,15 @@ fn metric_keys(specs: &[crate::api::v2::MetricSpec]) -> (Vec<MetricKey>, Vec<Opt
     (keys, bindings)
 }
 
-/// The load of one key as the sync read it: the mean usage of the pods that report it (per
-/// pod), an object's value, an external metric's sum; `Unavailable` when nothing answered.
+/// The load of one key as the sync read it: the total usage of the pods that report it (which
+/// the simulation shares among the Ready pods), an object's value, an external metric's sum;
+/// `Unavailable` when nothing answered.
 fn current_load(sync: &SyncInput, key: &MetricKey) -> LoadValue {
-    let mean = |values: Vec<i64>| {
-        let n = i64::try_from(values.len()).unwrap_or(i64::MAX);
-        if n == 0 {
+    let total = |values: Vec<i64>| {
+        if values.is_empty() {
             return LoadValue::Unavailable;
         }
-        LoadValue::PerPod(values.iter().fold(0i64, |a, v| a.saturating_add(*v)) / n)
+        LoadValue::Total(values.iter().fold(0i64, |a, v| a.saturating_add(*v)))
     };
     let live = |name: &str| {
         sync.pods
@@ -510,7 +516,7 @@ fn current_load(sync: &SyncInput, key: &MetricKey) -> LoadValue {
     };
     match key {
         MetricKey::Resource(r) => match &sync.resource_metrics {
-            Ok(items) => mean(
+            Ok(items) => total(
                 items
                     .iter()
                     .filter(|m| live(&m.pod))
@@ -520,7 +526,7 @@ fn current_load(sync: &SyncInput, key: &MetricKey) -> LoadValue {
             Err(_) => LoadValue::Unavailable,
         },
         MetricKey::Container { container, resource } => match &sync.resource_metrics {
-            Ok(items) => mean(
+            Ok(items) => total(
                 items
                     .iter()
                     .filter(|m| live(&m.pod))
@@ -533,7 +539,7 @@ fn current_load(sync: &SyncInput, key: &MetricKey) -> LoadValue {
         },
         MetricKey::Pods(name) => match &sync.pods_metrics {
             Ok(map) => {
-                mean(map.get(name.as_str()).map(|s| s.iter().map(|s| s.value_milli).collect()).unwrap_or_default())
+                total(map.get(name.as_str()).map(|s| s.iter().map(|s| s.value_milli).collect()).unwrap_or_default())
             }
             Err(_) => LoadValue::Unavailable,
         },
@@ -634,7 +640,8 @@ fn findings(input: &DiagnosisInput<'_>, d: &Diagnosis) -> Vec<Finding> {
         );
     }
     for e in sync.metrics() {
-        if let (Some(ratio), Some(proposal)) = (e.usage_ratio, e.proposal)
+        let judged = e.corrected_ratio.or(e.usage_ratio);
+        if let (Some(ratio), Some(proposal)) = (judged, e.proposal)
             && proposal == current
             && sync.tolerances.is_within(ratio)
         {
@@ -642,9 +649,10 @@ fn findings(input: &DiagnosisInput<'_>, d: &Diagnosis) -> Vec<Finding> {
                 not,
                 "tolerance",
                 format!(
-                    "metric {}'s usage ratio {:.3} is within the tolerance (−{} / +{}) of 1: the controller keeps {current}",
+                    "metric {}'s usage ratio {:.3}{} is within the tolerance (−{} / +{}) of 1: the controller keeps {current}",
                     e.index + 1,
                     ratio,
+                    if e.corrected_ratio.is_some() { " (with the pods set aside)" } else { "" },
                     percent(sync.tolerances.scale_down),
                     percent(sync.tolerances.scale_up)
                 ),
@@ -925,12 +933,13 @@ mod tests {
         assert!(causes.contains(&(Question::NotScaling, "stabilization")), "{causes:?}");
         assert!(causes.contains(&(Question::NotScaling, "unready-pods")), "{causes:?}");
 
-        // The forecast: down to 2 (ceil(0.4 × 5 ready)) once the window of the last 6 (15 s before) has passed.
+        // The forecast: the total load (120m) on 6 Ready pods (the new one Ready by then) is
+        // ceil(0.4 × 6) = 3, once the window of the last 6 (15 s before) has passed.
         let f = d.forecast.unwrap();
         let rescales: Vec<(i64, i32)> =
             f.simulation.steps.iter().filter(|s| s.rescaled).map(|s| (s.at_ms, s.desired)).collect();
-        assert_eq!(rescales, vec![(300_000, 2)]);
-        assert_eq!(f.steady, Some((300_000, 2)));
+        assert_eq!(rescales, vec![(300_000, 3)]);
+        assert_eq!(f.steady, Some((300_000, 3)));
     }
 
     /// With `spec.behavior`: the scale events come from consecutive rescale events, the
