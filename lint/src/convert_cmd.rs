@@ -51,7 +51,7 @@ pub fn run(args: &ConvertArgs, out: &mut Output<'_>) -> ExitStatus {
                 }
                 let (line, col) = file.line_col(obj.node.span.start);
                 let at = format!("{}:{line}:{col}", file.name);
-                match api::decode(&value)
+                match crate::hpa::decode(obj.node)
                     .map_err(|e| api::decode_failure_message(obj.api_version().and_then(ApiVersion::parse), &e))
                 {
                     Err(msg) => {

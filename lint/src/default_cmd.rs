@@ -27,7 +27,7 @@ pub fn run(args: &DefaultArgs, out: &mut Output<'_>) -> ExitStatus {
                 objects.push(value);
                 continue;
             }
-            match api::decode(&value) {
+            match crate::hpa::decode(obj.node) {
                 Ok(mut hpa) => {
                     hpa_core::defaults::default_versioned(&mut hpa);
                     let mut json = hpa.to_json();

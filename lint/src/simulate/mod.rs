@@ -205,7 +205,7 @@ fn document_root(file: &SourceFile) -> Result<&Node, Failure> {
 /// Runs an HPA object through admission; refuses it, with positioned errors, when
 /// kube-apiserver would.
 fn admit(file: &SourceFile, node: &Node, opts: &Options) -> Result<HorizontalPodAutoscaler, Failure> {
-    if let Checked::Admitted { outcome, .. } = hpa::check(&node.to_json(), None, opts)
+    if let Checked::Admitted { outcome, .. } = hpa::check(node, None, opts)
         && outcome.allowed()
     {
         return Ok(outcome.object);

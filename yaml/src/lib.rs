@@ -1,12 +1,24 @@
-//! YAML (and JSON) documents with source positions: the only module that knows the YAML library.
+//! `hpa-yaml`: YAML (and JSON) files read as kubectl reads them, keeping source positions.
+//! It is the only crate that knows the YAML library (`saphyr-parser`); swapping it touches
+//! this crate alone.
 //!
 //! Each document becomes a [`Node`] tree whose every node keeps its span, built from
 //! `saphyr-parser` events. Plain scalars are resolved as kubectl resolves them (YAML 1.1 rules of
 //! go-yaml v2, which `sigs.k8s.io/yaml` uses: `yes`/`no`/`on`/`off` are booleans, `010` is octal,
 //! `1e3` is a number), aliases are expanded within a budget (alias bombs are refused), merge keys
-//! (`<<`) are honoured, and duplicate keys are reported. A field path such as
-//! `spec.metrics[1].resource.target` is mapped back to its node, or to the nearest existing
+//! (`<<`) are honoured, and a key given twice stays twice (decoding reports it). A field path such
+//! as `spec.metrics[1].resource.target` is mapped back to its node, or to the nearest existing
 //! parent when the field is missing.
+//!
+//! [`NodeSource`] reads a node as the JSON kubectl would send, for `hpa-core`'s one decoder.
+//! What it deliberately does not do: decide what a document means (hpa-core's job) or render
+//! anything for people (the front ends').
+
+pub mod read;
+pub mod source;
+
+pub use read::{ReadError, ReadErrorKind, read};
+pub use source::NodeSource;
 
 use std::borrow::Cow;
 
@@ -241,17 +253,6 @@ pub struct Document {
     pub start: Mark,
     /// Its root node.
     pub root: Node,
-    /// Problems that do not stop the document from being read (duplicate keys).
-    pub problems: Vec<Problem>,
-}
-
-/// A positioned problem in a document.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Problem {
-    /// Where.
-    pub span: Span,
-    /// What.
-    pub message: String,
 }
 
 /// A syntax error that stops parsing the rest of the file.
@@ -317,7 +318,6 @@ enum Frame {
     Map {
         from: usize,
         key: Option<Node>,
-        keys: Option<HashSet<String>>,
         start: Mark,
         anchor: usize,
         keep: Option<&'static Keep>,
@@ -359,7 +359,6 @@ struct Builder<'c> {
     entries: Vec<Entry>,
     anchors: HashMap<usize, (Node, usize)>,
     alias_nodes: usize,
-    problems: Vec<Problem>,
     root: Option<Node>,
 }
 
@@ -373,7 +372,6 @@ impl<'c> Builder<'c> {
             entries: Vec::new(),
             anchors: HashMap::new(),
             alias_nodes: 0,
-            problems: Vec::new(),
             root: None,
         }
     }
@@ -386,7 +384,6 @@ impl<'c> Builder<'c> {
         self.entries.clear();
         self.anchors.clear();
         self.alias_nodes = 0;
-        self.problems.clear();
         self.root = None;
     }
 
@@ -423,7 +420,7 @@ impl<'c> Builder<'c> {
         match self.stack.last_mut() {
             None => self.root = Some(node),
             Some(Frame::Seq { .. }) => self.items.push(node),
-            Some(Frame::Map { from, key, keys, keep, value_keep, .. }) => match key.take() {
+            Some(Frame::Map { key, keep, value_keep, .. }) => match key.take() {
                 None => {
                     let needed = match keep {
                         None => Some(None),
@@ -450,42 +447,9 @@ impl<'c> Builder<'c> {
                         *keep = choose(kind);
                         self.pruning.kind = Some(kind.clone());
                     }
-                    let entries = &mut self.entries;
-                    let from = *from;
-                    let name = k.key_str();
-                    let is_merge = name == "<<" && matches!(&k.kind, NodeKind::Scalar(Scalar::Str(_)));
-                    if !is_merge {
-                        // Small mappings (nearly all) are scanned; large ones get a set.
-                        let duplicate = match keys {
-                            Some(set) => !set.insert(name.to_string()),
-                            None => {
-                                let dup = entries[from..].iter().any(|e| match &e.key.kind {
-                                    NodeKind::Scalar(Scalar::Str(s)) => *s == *name,
-                                    _ => e.key.key_str() == name,
-                                });
-                                if entries.len() - from >= 16 {
-                                    *keys = Some(
-                                        entries[from..]
-                                            .iter()
-                                            .map(|e| e.key.key_string())
-                                            .chain([name.to_string()])
-                                            .collect(),
-                                    );
-                                }
-                                dup
-                            }
-                        };
-                        if duplicate {
-                            self.problems.push(Problem {
-                                span: k.span,
-                                message: format!("mapping key {name:?} already defined in this mapping"),
-                            });
-                            if let Some(pos) = entries[from..].iter().position(|e| e.key.key_str() == name) {
-                                entries.remove(from + pos);
-                            }
-                        }
-                    }
-                    entries.push(Entry { key: k, value: node });
+                    // A key given twice stays twice, as written: the decoder reports it
+                    // (`duplicate field`), and lookups take the last one, as Go does.
+                    self.entries.push(Entry { key: k, value: node });
                 }
             },
         }
@@ -625,12 +589,7 @@ fn build(text: &str, limits: Limits, choose: Option<ChooseKeep<'_>>) -> (Parsed,
                     if let Some(root) = builder.root.take()
                         && !matches!(root.kind, NodeKind::Scalar(Scalar::Null))
                     {
-                        out.documents.push(Document {
-                            index: doc_index,
-                            start: doc_start,
-                            root,
-                            problems: std::mem::take(&mut builder.problems),
-                        });
+                        out.documents.push(Document { index: doc_index, start: doc_start, root });
                     }
                     doc_index += 1;
                 }
@@ -680,7 +639,6 @@ fn build(text: &str, limits: Limits, choose: Option<ChooseKeep<'_>>) -> (Parsed,
                 builder.stack.push(Frame::Map {
                     from: builder.entries.len(),
                     key: None,
-                    keys: None,
                     start: span.start,
                     anchor,
                     keep,
@@ -1152,11 +1110,12 @@ mod tests {
     }
 
     #[test]
-    fn duplicate_keys_are_reported() {
+    fn duplicate_keys_are_kept_and_the_last_one_counts() {
         let p = parse("a: 1\nb: 2\na: 3\n");
         let d = &p.documents[0];
-        assert_eq!(d.problems.len(), 1);
-        assert_eq!(d.problems[0].span.start.line, 3);
+        let NodeKind::Map(entries) = &d.root.kind else { panic!() };
+        assert_eq!(entries.len(), 3);
+        assert_eq!(d.root.entry("a").unwrap().key.span.start.line, 3);
         assert_eq!(d.root.to_json()["a"], 3);
     }
 
@@ -1232,10 +1191,9 @@ mod tests {
         let (pruned, whole) = (parse_pruned(text, &keep_things), parse(text));
         assert_eq!(pruned.error, whole.error);
         assert_eq!(pruned.documents.len(), 1);
-        // A kind that agrees with itself twice is still pruned (the duplicate is reported).
+        // A kind that agrees with itself twice is still pruned (both stay, as written).
         let twice = parse_pruned("kind: Thing\nbig: 1\nkind: Thing\n", &keep_things);
         assert_eq!(twice.documents[0].root.to_json(), serde_json::json!({"kind": "Thing"}));
-        assert_eq!(twice.documents[0].problems.len(), 1);
     }
 
     #[test]
