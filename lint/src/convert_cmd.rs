@@ -88,7 +88,7 @@ pub fn run(args: &ConvertArgs, out: &mut Output<'_>) -> ExitStatus {
         }
         if let Some(e) = &file.parsed.error {
             let (line, col) = file.line_col(e.mark);
-            out.error(&format!("{}:{line}:{col}: invalid YAML: {}", file.name, e.message));
+            out.error(&format!("{}:{line}:{col}: {}", file.name, e.message));
             status = status.max(ExitStatus::Findings);
         }
     }

@@ -67,7 +67,7 @@ pub fn run(args: &ExplainArgs, cluster: &crate::cli::ClusterArgs, out: &mut Outp
         }
         if let Some(e) = &file.parsed.error {
             let (line, col) = file.line_col(e.mark);
-            out.error(&format!("{}:{line}:{col}: invalid YAML: {}", file.name, e.message));
+            out.error(&format!("{}:{line}:{col}: {}", file.name, e.message));
             status = status.max(ExitStatus::Findings);
         }
     }

@@ -160,14 +160,7 @@ pub fn validate_file(
     }
     if let Some(e) = &file.parsed.error {
         let (line, column) = file.line_col(e.mark);
-        entries.push(problem_entry(
-            file,
-            e.document,
-            line,
-            column,
-            "SyntaxError",
-            &format!("invalid YAML: {}", e.message),
-        ));
+        entries.push(problem_entry(file, e.document, line, column, "SyntaxError", &e.message));
     }
     (entries, skipped)
 }

@@ -14,6 +14,7 @@
 //! What it deliberately does not do: decide what a document means (hpa-core's job) or render
 //! anything for people (the front ends').
 
+mod kubectl;
 pub mod read;
 pub mod source;
 
@@ -260,7 +261,10 @@ pub struct Document {
 pub struct SyntaxError {
     /// Where.
     pub mark: Mark,
-    /// What, in the parser's words.
+    /// What, in kubectl's words after `error parsing FILE: ` (`error converting YAML to JSON:
+    /// yaml: line 4: did not find expected key`; go-yaml's line counts from the document's
+    /// `---`), or, for what kubectl would read (past our limits) or word otherwise, ours
+    /// after `invalid YAML: `.
     pub message: String,
     /// The document it occurred in.
     pub document: usize,
@@ -347,8 +351,13 @@ struct Pruning {
     kind: Option<CompactString>,
     /// Open collections inside the value being skipped (`Some(0)`: the value has not begun).
     skipping: Option<usize>,
+    /// For each of them, whether it is a mapping waiting for a key (`None`: a sequence).
+    skipped_at_key: Vec<Option<bool>>,
     /// Whether anything of the document was left out.
     skipped: bool,
+    /// Whether something left out could change what go-yaml makes of the document (a merge
+    /// key, a key that is a collection, a NaN): the document is then read whole.
+    inexact: bool,
 }
 
 struct Builder<'c> {
@@ -360,6 +369,9 @@ struct Builder<'c> {
     anchors: HashMap<usize, (Node, usize)>,
     alias_nodes: usize,
     root: Option<Node>,
+    /// The first thing go-yaml's decoder refuses in the document (an unhashable key, a merge
+    /// of something else than mappings), with the key's position.
+    go_problem: Option<(Mark, String)>,
 }
 
 impl<'c> Builder<'c> {
@@ -373,6 +385,7 @@ impl<'c> Builder<'c> {
             anchors: HashMap::new(),
             alias_nodes: 0,
             root: None,
+            go_problem: None,
         }
     }
 
@@ -385,6 +398,31 @@ impl<'c> Builder<'c> {
         self.anchors.clear();
         self.alias_nodes = 0;
         self.root = None;
+        self.go_problem = None;
+    }
+
+    /// Keeps the first problem go-yaml's decoder would meet (it decodes in document order).
+    fn go_problem(&mut self, at: Mark, message: String) {
+        if self.go_problem.as_ref().is_none_or(|(first, _)| at.index < first.index) {
+            self.go_problem = Some((at, message));
+        }
+    }
+
+    /// The innermost open collection, as go-yaml names it in errors (the piece being read
+    /// tells flow collections from block ones).
+    fn open(&self, piece: &kubectl::Piece<'_>) -> kubectl::Open {
+        let (start, map) = match self.stack.last() {
+            None => return kubectl::Open::Document,
+            Some(Frame::Seq { start, .. }) => (*start, false),
+            Some(Frame::Map { start, .. }) => (*start, true),
+        };
+        let at = piece.text.chars().nth(start.index.saturating_sub(piece.start.index) as usize);
+        match (map, at) {
+            (true, Some('{')) => kubectl::Open::FlowMapping,
+            (false, Some('[')) => kubectl::Open::FlowSequence,
+            (true, _) => kubectl::Open::BlockMapping,
+            (false, _) => kubectl::Open::BlockSequence,
+        }
     }
 
     /// What the caller needs of a collection that starts now: what its parent needs of it.
@@ -433,6 +471,9 @@ impl<'c> Builder<'c> {
                         }
                         // A key the caller does not need: it and its value are left out.
                         None => {
+                            if !matches!(&node.kind, NodeKind::Scalar(Scalar::Str(s)) if s != "<<") {
+                                self.pruning.inexact = true;
+                            }
                             self.pruning.skipping = Some(0);
                             self.pruning.skipped = true;
                         }
@@ -446,6 +487,10 @@ impl<'c> Builder<'c> {
                     {
                         *keep = choose(kind);
                         self.pruning.kind = Some(kind.clone());
+                    }
+                    let is_merge = matches!(&k.kind, NodeKind::Scalar(Scalar::Str(s)) if s == "<<");
+                    if let Some(problem) = kubectl::key_problem(&k, &node, is_merge) {
+                        self.go_problem(k.span.start, problem);
                     }
                     // A key given twice stays twice, as written: the decoder reports it
                     // (`duplicate field`), and lookups take the last one, as Go does.
@@ -539,36 +584,133 @@ pub fn parse_pruned(text: &str, choose: ChooseKeep<'_>) -> Parsed {
 
 /// Builds the documents of `text`, pruned when `choose` is given; the flag is false when
 /// pruning could not give the same result as a whole parse (the caller then parses whole).
+///
+/// The text is read as kubectl reads it ([`kubectl`]): cut into pieces at `---` lines, the
+/// first YAML document of each piece read, go-yaml's errors reported in its words.
 fn build(text: &str, limits: Limits, choose: Option<ChooseKeep<'_>>) -> (Parsed, bool) {
     let mut out = Parsed::default();
+    // kubectl reads a text that starts with `{` as a stream of JSON values.
+    let json = text.trim_start().starts_with('{');
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut parser = Parser::new_from_str(text);
-    let mut doc_index = 0usize;
+    let pieces = if json { kubectl::json_values(text) } else { kubectl::pieces(text) };
+    let pieces = match pieces {
+        Ok(pieces) => pieces,
+        Err((mark, message)) => {
+            out.error = Some(SyntaxError { mark, message, document: 0 });
+            return (out, true);
+        }
+    };
     let mut builder = Builder::new(choose);
+    let mut doc_index = 0usize;
+    for piece in pieces {
+        match build_piece(piece, limits, &mut builder, &mut doc_index, &mut out) {
+            Read::On => {}
+            Read::Stop => return (out, true),
+            Read::Inexact => return (out, false),
+        }
+    }
+    (out, true)
+}
+
+/// Whether reading goes on after a piece.
+enum Read {
+    /// To the next piece.
+    On,
+    /// No: a syntax error (recorded).
+    Stop,
+    /// No: pruning cannot give what a whole parse gives.
+    Inexact,
+}
+
+/// Reads the first YAML document of one of kubectl's pieces of a file. Where saphyr refuses a
+/// tab that go-yaml reads as a separator (after a `:`), the piece is read again with a space
+/// in its place.
+fn build_piece(
+    piece: kubectl::Piece<'_>,
+    limits: Limits,
+    builder: &mut Builder<'_>,
+    doc_index: &mut usize,
+    out: &mut Parsed,
+) -> Read {
+    let mut patched: Option<String> = None;
+    loop {
+        let text = patched.as_deref().unwrap_or(piece.text);
+        match build_piece_text(kubectl::Piece { text, ..piece }, limits, builder, doc_index, out) {
+            Err(tab) => {
+                let mut bytes = std::mem::take(&mut patched).unwrap_or_else(|| piece.text.to_string()).into_bytes();
+                bytes[tab] = b' ';
+                patched = String::from_utf8(bytes).ok();
+                if patched.is_none() {
+                    return Read::Stop;
+                }
+            }
+            Ok(read) => return read,
+        }
+    }
+}
+
+/// [`build_piece`] of a piece's text; `Err` with the byte offset of a separating tab.
+fn build_piece_text(
+    piece: kubectl::Piece<'_>,
+    limits: Limits,
+    builder: &mut Builder<'_>,
+    doc_index: &mut usize,
+    out: &mut Parsed,
+) -> Result<Read, usize> {
+    let stop = |out: &mut Parsed, mark: Mark, message: String, document: usize| {
+        out.error = Some(SyntaxError { mark, message, document });
+        Ok(Read::Stop)
+    };
+    if let Some(at) = kubectl::control_character(piece.text) {
+        let message = format!("{}yaml: control characters are not allowed", kubectl::YAML_TO_JSON);
+        return stop(out, piece.absolute(at), message, *doc_index);
+    }
+    if let Some(at) = kubectl::end_before_document(piece.text) {
+        let line = at.line.saturating_sub(1);
+        let line = if line > 0 { format!("line {line}: ") } else { String::new() };
+        let message = format!("{}yaml: {line}did not find expected node content", kubectl::YAML_TO_JSON);
+        return stop(out, piece.absolute(at), message, *doc_index);
+    }
+    if let Some(at) = kubectl::incompatible_version(piece.text) {
+        let line = at.line.saturating_sub(1);
+        let line = if line > 0 { format!("line {line}: ") } else { String::new() };
+        let message = format!("{}yaml: {line}found incompatible YAML document", kubectl::YAML_TO_JSON);
+        return stop(out, piece.absolute(at), message, *doc_index);
+    }
+    let mut parser = Parser::new_from_str(piece.text);
     let mut in_document = false;
     let mut doc_start = Mark::default();
     let mut fatal: Option<(Mark, String)> = None;
-    let end = EndOfText::of(text);
+    let end = EndOfText::of(piece.text);
+    builder.reset();
     while let Some(next) = parser.next_event() {
         let (event, span) = match next {
             Ok(ev) => ev,
             Err(e) => {
-                let mut error = scan_error(&e, doc_index);
-                error.mark = end.clamp(error.mark);
-                out.error = Some(error);
-                return (out, true);
+                let at = end.clamp(Mark::from_saphyr(*e.marker()));
+                if let Some(tab) = kubectl::separating_tab(e.info(), at, piece.text) {
+                    return Err(tab);
+                }
+                let (mark, message) = match kubectl::go_yaml_error(e.info(), at, piece.text, builder.open(&piece)) {
+                    Some((mark, message)) => (mark, message),
+                    None => (at, scan_error_message(&e)),
+                };
+                return stop(out, piece.absolute(end.clamp(mark)), message, *doc_index);
             }
         };
         let span = Span::from_saphyr(span);
-        let span = Span { start: end.clamp(span.start), end: end.clamp(span.end) };
+        let span = Span { start: piece.absolute(end.clamp(span.start)), end: piece.absolute(end.clamp(span.end)) };
         if builder.pruning.kind.is_some() {
-            match skip(&mut builder, &event, limits) {
+            match skip(builder, &event, limits) {
                 Skip::Built => {}
                 Skip::Skipped => continue,
-                Skip::Inexact => return (out, false),
+                Skip::Inexact => return Ok(Read::Inexact),
             }
         }
-        if fatal.is_some() && !matches!(event, Event::DocumentEnd | Event::DocumentStart(_) | Event::StreamEnd) {
+        if builder.pruning.inexact {
+            return Ok(Read::Inexact);
+        }
+        if fatal.is_some() && !matches!(event, Event::DocumentEnd | Event::StreamEnd) {
             continue;
         }
         match event {
@@ -576,24 +718,29 @@ fn build(text: &str, limits: Limits, choose: Option<ChooseKeep<'_>>) -> (Parsed,
             Event::StreamEnd => break,
             Event::DocumentStart(_) => {
                 in_document = true;
-                doc_start = span.start;
-                builder.reset();
+                doc_start = piece.separator.unwrap_or(span.start);
                 fatal = None;
             }
             Event::DocumentEnd => {
                 if in_document {
                     if let Some((mark, message)) = fatal.take() {
-                        out.error = Some(SyntaxError { mark, message, document: doc_index });
-                        return (out, true);
+                        return stop(out, mark, message, *doc_index);
                     }
-                    if let Some(root) = builder.root.take()
-                        && !matches!(root.kind, NodeKind::Scalar(Scalar::Null))
-                    {
-                        out.documents.push(Document { index: doc_index, start: doc_start, root });
+                    if let Some((mark, message)) = builder.go_problem.take() {
+                        return stop(out, mark, message, *doc_index);
                     }
-                    doc_index += 1;
+                    if let Some(root) = builder.root.take() {
+                        if let Some((node, message)) = kubectl::unsupported_float(&root) {
+                            return stop(out, node.span.start, message, *doc_index);
+                        }
+                        if !matches!(root.kind, NodeKind::Scalar(Scalar::Null)) {
+                            out.documents.push(Document { index: *doc_index, start: doc_start, root });
+                        }
+                    }
+                    *doc_index += 1;
                 }
-                in_document = false;
+                // go-yaml reads the first document of a piece; what follows `...` is never read.
+                break;
             }
             Event::Scalar(value, style, anchor, tag) => {
                 let scalar = resolve(&value, style, tag.as_deref());
@@ -603,13 +750,9 @@ fn build(text: &str, limits: Limits, choose: Option<ChooseKeep<'_>>) -> (Parsed,
                 Some((node, size)) => {
                     builder.alias_nodes = builder.alias_nodes.saturating_add(*size);
                     if builder.alias_nodes > limits.max_alias_nodes {
-                        fatal = Some((
-                            span.start,
-                            format!(
-                                "document expands aliases into more than {} nodes (an alias bomb?); refusing to read it",
-                                limits.max_alias_nodes
-                            ),
-                        ));
+                        // go-yaml's words; its limit is a ratio of aliases to nodes decoded.
+                        let message = format!("{}yaml: document contains excessive aliasing", kubectl::YAML_TO_JSON);
+                        fatal = Some((span.start, message));
                         continue;
                     }
                     // Every node of the copy is where the alias is: a finding inside it is
@@ -619,12 +762,13 @@ fn build(text: &str, limits: Limits, choose: Option<ChooseKeep<'_>>) -> (Parsed,
                     builder.finish_node(copy, 0);
                 }
                 None => {
-                    fatal = Some((span.start, "alias refers to an unknown anchor".into()));
+                    fatal = Some((span.start, format!("{}yaml: unknown anchor referenced", kubectl::YAML_TO_JSON)));
                 }
             },
             Event::SequenceStart(anchor, _) => {
                 if builder.stack.len() >= limits.max_depth {
-                    fatal = Some((span.start, format!("nesting deeper than {} levels", limits.max_depth)));
+                    fatal =
+                        Some((span.start, format!("invalid YAML: nesting deeper than {} levels", limits.max_depth)));
                     continue;
                 }
                 let keep = builder.child_keep();
@@ -632,7 +776,8 @@ fn build(text: &str, limits: Limits, choose: Option<ChooseKeep<'_>>) -> (Parsed,
             }
             Event::MappingStart(anchor, _) => {
                 if builder.stack.len() >= limits.max_depth {
-                    fatal = Some((span.start, format!("nesting deeper than {} levels", limits.max_depth)));
+                    fatal =
+                        Some((span.start, format!("invalid YAML: nesting deeper than {} levels", limits.max_depth)));
                     continue;
                 }
                 let keep = builder.child_keep();
@@ -652,7 +797,10 @@ fn build(text: &str, limits: Limits, choose: Option<ChooseKeep<'_>>) -> (Parsed,
             }
         }
     }
-    (out, true)
+    if let Some((mark, message)) = fatal {
+        return stop(out, mark, message, *doc_index);
+    }
+    Ok(Read::On)
 }
 
 /// What [`skip`] did with an event.
@@ -681,18 +829,36 @@ fn skip(builder: &mut Builder<'_>, event: &Event<'_>, limits: Limits) -> Skip {
         (_, Event::Alias(_)) => Skip::Inexact,
         (None, _) => Skip::Built,
         (Some(depth), Event::SequenceStart(..) | Event::MappingStart(..)) => {
-            // The depth limit counts the collections left out.
-            if open + depth >= limits.max_depth {
+            // The depth limit counts the collections left out; a collection used as a key is
+            // something go-yaml refuses.
+            if open + depth >= limits.max_depth || pruning.skipped_at_key.last() == Some(&Some(true)) {
                 return Skip::Inexact;
             }
+            pruning.skipped_at_key.push(matches!(event, Event::MappingStart(..)).then_some(true));
             pruning.skipping = Some(depth + 1);
             Skip::Skipped
         }
         (Some(depth), Event::SequenceEnd | Event::MappingEnd) => {
             pruning.skipping = depth.checked_sub(1).filter(|d| *d > 0);
+            pruning.skipped_at_key.pop();
+            if let Some(Some(at_key)) = pruning.skipped_at_key.last_mut() {
+                *at_key = !*at_key;
+            }
             if depth == 0 { Skip::Inexact } else { Skip::Skipped }
         }
-        (Some(depth), Event::Scalar(..)) => {
+        (Some(depth), Event::Scalar(value, style, _, tag)) => {
+            // What go-yaml's decoder or json.Marshal refuse must be seen: a merge key, a NaN.
+            let at_key = pruning.skipped_at_key.last_mut();
+            let is_key = matches!(at_key, Some(Some(true)));
+            if is_key && value == "<<" && *style == ScalarStyle::Plain {
+                return Skip::Inexact;
+            }
+            if !is_key && matches!(resolve(value, *style, tag.as_deref()), Scalar::Float(f) if !f.is_finite()) {
+                return Skip::Inexact;
+            }
+            if let Some(Some(at_key)) = at_key {
+                *at_key = !*at_key;
+            }
             if depth == 0 {
                 pruning.skipping = None;
             }
@@ -742,14 +908,16 @@ impl EndOfText {
     }
 }
 
-fn scan_error(e: &ScanError, document: usize) -> SyntaxError {
+/// saphyr's words for an error go-yaml would not meet (or not there), marked as ours.
+fn scan_error_message(e: &ScanError) -> String {
     // saphyr counts flow levels in a `u8` and gives up past 255 with a message that names its
     // implementation, not the input.
-    let message = match e.info() {
-        "recursion limit exceeded" => "flow collections ([...] or {...}) nested deeper than 255 levels".to_string(),
-        info => info.to_string(),
-    };
-    SyntaxError { mark: Mark::from_saphyr(*e.marker()), message, document }
+    match e.info() {
+        "recursion limit exceeded" => {
+            "invalid YAML: flow collections ([...] or {...}) nested deeper than 255 levels".to_string()
+        }
+        info => format!("invalid YAML: {info}"),
+    }
 }
 
 /// Resolves a scalar as go-yaml v2 does for an untyped destination.
@@ -795,8 +963,10 @@ pub fn resolve_plain(s: &str) -> Scalar {
     if let Some(u) = go_parse_uint(&plain) {
         return Scalar::UInt(u);
     }
+    // `strconv.ParseFloat` fails on a value out of range (`1e999`): go-yaml keeps it a string.
     if is_yaml_float(&plain)
         && let Ok(f) = plain.parse::<f64>()
+        && f.is_finite()
     {
         return Scalar::Float(f);
     }
@@ -1090,6 +1260,7 @@ mod tests {
         assert_eq!(resolve_plain("-1"), Scalar::Int(-1));
         assert_eq!(resolve_plain("~"), Scalar::Null);
         assert_eq!(resolve_plain("09"), Scalar::Float(9.0));
+        assert_eq!(resolve_plain("1e999"), Scalar::Str("1e999".into()));
     }
 
     #[test]
@@ -1136,7 +1307,10 @@ mod tests {
             bomb.push_str(&format!("l{i}: &l{i} [*{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}]\n"));
         }
         let p = parse(&bomb);
-        assert!(p.error.unwrap().message.contains("alias bomb"));
+        assert_eq!(
+            p.error.unwrap().message,
+            "error converting YAML to JSON: yaml: document contains excessive aliasing"
+        );
     }
 
     /// What the pruning tests keep of a `Thing`: its name, and the `a` of each item of `list`.
@@ -1180,6 +1354,11 @@ mod tests {
                 "kind: Thing\nbig:\n{}",
                 (0..depth + 2).map(|i| format!("{}- \n", "  ".repeat(i))).collect::<String>()
             ),
+            // What go-yaml refuses, in a part left out: it must still be seen.
+            "kind: Thing\nbig: {x: .nan}\n".to_string(),
+            "kind: Thing\nbig: {<<: {x: 1}}\n".to_string(),
+            "kind: Thing\nbig: {[x]: 1}\n".to_string(),
+            "kind: Thing\nbig: [{x: 1}, {? {y: 1} : 2}]\n".to_string(),
         ];
         for text in &cases {
             let (_, exact) = build(text, Limits::default(), Some(&keep_things));
@@ -1196,6 +1375,59 @@ mod tests {
         assert_eq!(twice.documents[0].root.to_json(), serde_json::json!({"kind": "Thing"}));
     }
 
+    /// go-yaml's words and line numbers, as kubectl 1.32 prints them after `error parsing
+    /// FILE: ` for these texts (tests/tests/malformed.rs compares with kubectl itself).
+    #[test]
+    fn errors_are_go_yamls() {
+        for (text, message, (line, col)) in [
+            ("a: 1\nb:\n\tc: 2\n", "yaml: line 3: found character that cannot start any token", (3, 2)),
+            ("a: b\n\tc: 2\n", "yaml: line 2: found a tab character that violates indentation", (2, 1)),
+            ("a:\n  b: 1\n c: 2\n", "yaml: line 2: did not find expected key", (3, 2)),
+            // go-yaml names no line for a problem on the first line.
+            ("a: b: c\n", "yaml: mapping values are not allowed in this context", (1, 5)),
+            ("a: [1, 2\nb: 3\n", "yaml: line 1: did not find expected ',' or ']'", (2, 2)),
+            ("a: {x: 1\nb: 3\n", "yaml: line 1: did not find expected ',' or '}'", (2, 2)),
+            ("---\n{a: 1]\n", "yaml: line 1: did not find expected ',' or '}'", (2, 6)),
+            ("a: 'x\nb: 1\n", "yaml: line 3: found unexpected end of stream", (3, 1)),
+            ("a: \"\\q\"\n", "yaml: found unknown escape character", (1, 4)),
+            ("a: @x\n", "yaml: found character that cannot start any token", (1, 4)),
+            ("a: *nope\n", "yaml: unknown anchor 'nope' referenced", (1, 4)),
+            ("- a\nb: c\n", "yaml: line 1: did not find expected '-' indicator", (2, 1)),
+            // Lines count from the document's first line (after the `---`).
+            ("a: 1\n---\nb:\n  c: 1\n d: 2\n", "yaml: line 2: did not find expected key", (5, 2)),
+            ("%YAML 1.2\n---\na: 1\n", "yaml: found incompatible YAML document", (1, 1)),
+            ("# c\n...\n", "yaml: line 1: did not find expected node content", (2, 1)),
+            ("a: 1\n? [x]\n: y\n", "yaml: invalid map key: []interface {}{\"x\"}", (2, 3)),
+            ("a: {<<: 1}\n", "yaml: map merge requires map or sequence of maps as the value", (1, 5)),
+            ("z: .nan\nb: .inf\n", "json: unsupported value: +Inf", (2, 4)),
+            ("a: \u{7}\n", "yaml: control characters are not allowed", (1, 4)),
+        ] {
+            let e = parse(text).error.unwrap_or_else(|| panic!("{text:?} parses"));
+            assert_eq!(e.message, format!("error converting YAML to JSON: {message}"), "{text:?}");
+            assert_eq!((e.mark.line, e.mark.col + 1), (line, col), "{text:?}");
+        }
+        let e = parse("a: 1\n--- b\n").error.unwrap();
+        assert_eq!(e.message, "invalid Yaml document separator: b");
+        // What go-yaml reads and saphyr would not: a tab after a colon, and what follows `...`.
+        assert_eq!(parse("a:\t1\n").documents[0].root.to_json(), serde_json::json!({"a": 1}));
+        assert!(parse("a: 1\n...\nb: [\n").error.is_none());
+    }
+
+    #[test]
+    fn json_is_read_as_a_stream_of_values() {
+        let p = parse("{\"a\": 1}\n  {\"b\": [2]}\n");
+        assert_eq!(p.documents.len(), 2);
+        let b = p.documents[1].root.get("b").unwrap();
+        assert_eq!((b.span.start.line, b.span.start.col), (2, 8));
+        for (text, message) in [
+            ("{\"a\": 1,}", "json: offset 9: invalid character '}' looking for beginning of object key string"),
+            ("{\"a\": 1} x", "json: offset 10: invalid character 'x' looking for beginning of value"),
+            ("{\"a\": ", "unexpected EOF"),
+        ] {
+            assert_eq!(parse(text).error.unwrap().message, message, "{text}");
+        }
+    }
+
     #[test]
     fn syntax_errors_keep_earlier_documents() {
         let p = parse("a: 1\n---\nb: [\n");
@@ -1209,7 +1441,7 @@ mod tests {
         let text = format!("{}{}", "[".repeat(2000), "]".repeat(2000));
         let p = parse(&text);
         let e = p.error.unwrap();
-        assert_eq!(e.message, "flow collections ([...] or {...}) nested deeper than 255 levels");
+        assert_eq!(e.message, "invalid YAML: flow collections ([...] or {...}) nested deeper than 255 levels");
     }
 
     #[test]

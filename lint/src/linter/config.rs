@@ -241,7 +241,7 @@ pub fn parse(name: &str, text: &str) -> Result<Config, ConfigError> {
     let at = |mark: crate::source::Mark| format!("{name}:{}:{}", mark.line.max(1), mark.col + 1);
     let parsed = crate::source::parse(text);
     if let Some(e) = &parsed.error {
-        return Err(ConfigError { location: at(e.mark), message: format!("invalid YAML: {}", e.message) });
+        return Err(ConfigError { location: at(e.mark), message: e.message.clone() });
     }
     let Some(doc) = parsed.documents.first() else {
         return Ok(Config { path: Some(PathBuf::from(name)), ..Config::default() });

@@ -852,7 +852,7 @@ fn file_level_diagnostics(i: usize, f: &SourceFile, parsed: &Parsed) -> Vec<Diag
             exact: true,
             object: None,
             path: String::new(),
-            message: format!("invalid YAML: {}", e.message),
+            message: e.message.clone(),
             help: Some("fix the syntax; nothing after this point in the file was checked".into()),
             related: Vec::new(),
             fix: None,

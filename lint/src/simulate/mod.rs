@@ -189,7 +189,7 @@ fn document_root(file: &SourceFile) -> Result<&Node, Failure> {
     }
     if let Some(e) = &file.parsed.error {
         let (line, col) = file.line_col(e.mark);
-        return Err(Failure::Invalid(vec![format!("{}:{line}:{col}: invalid YAML: {}", file.name, e.message)]));
+        return Err(Failure::Invalid(vec![format!("{}:{line}:{col}: {}", file.name, e.message)]));
     }
     match file.parsed.documents.as_slice() {
         [] => Err(Failure::Invalid(vec![format!("{}:1:1: the scenario is empty", file.name)])),
@@ -253,7 +253,7 @@ fn from_manifests(
     }
     if let Some(e) = &file.parsed.error {
         let (line, col) = file.line_col(e.mark);
-        return Err(Failure::Invalid(vec![format!("{}:{line}:{col}: invalid YAML: {}", file.name, e.message)]));
+        return Err(Failure::Invalid(vec![format!("{}:{line}:{col}: {}", file.name, e.message)]));
     }
     let objects = input::objects(0, file);
     let hpas: Vec<&ObjectRef<'_>> = objects.iter().filter(|o| o.is_hpa()).collect();

@@ -26,6 +26,11 @@ impl<'de> JsonSource<'de> {
         JsonSource { text, pos: 0, stack: Vec::new() }
     }
 
+    /// The byte offset reading has reached.
+    pub fn offset(&self) -> usize {
+        self.pos
+    }
+
     /// Checks that nothing but white space follows the value read (`checkValid`).
     pub fn finish(&mut self) -> Result<(), SourceError> {
         self.skip_space();
