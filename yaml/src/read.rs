@@ -77,6 +77,35 @@ pub fn decode_node<T: Decode + Default>(node: &Node, package: &'static str) -> R
         })
 }
 
+/// Every key written again in its mapping, with the path of the field it names (as the
+/// decoder words a duplicate field: `spec.maxReplicas`, `metrics[0].type`), for readers that
+/// walk a node themselves.
+pub fn duplicate_keys(node: &Node) -> Vec<(crate::Span, String)> {
+    fn walk(node: &Node, path: &str, out: &mut Vec<(crate::Span, String)>) {
+        match &node.kind {
+            crate::NodeKind::Scalar(_) => {}
+            crate::NodeKind::Seq(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    walk(item, &format!("{path}[{i}]"), out);
+                }
+            }
+            crate::NodeKind::Map(entries) => {
+                for (i, e) in entries.iter().enumerate() {
+                    let key = e.key.key_str();
+                    let field = if path.is_empty() { key.to_string() } else { format!("{path}.{key}") };
+                    if entries[..i].iter().any(|earlier| earlier.key.key_str() == key) {
+                        out.push((e.key.span, field.clone()));
+                    }
+                    walk(&e.value, &field, out);
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(node, "", &mut out);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeMap;
@@ -116,6 +145,10 @@ mod tests {
             e[0].to_string(),
             "1:8: json: cannot unmarshal object into Go struct field Settings.names of type []string"
         );
+        let doc = crate::parse("a: 1\nb: [{c: 1, c: 2}]\na: 3\n");
+        let dups: Vec<(u32, String)> =
+            duplicate_keys(&doc.documents[0].root).into_iter().map(|(s, p)| (s.start.line, p)).collect();
+        assert_eq!(dups, [(2, "b[0].c".to_string()), (3, "a".to_string())]);
         let e = read::<Settings>("a: [\n", "test").unwrap_err();
         assert_eq!(e[0].kind, ReadErrorKind::Syntax);
         let e = read::<Settings>("a: 1\n---\nb: 2\n", "test").unwrap_err();

@@ -1,5 +1,5 @@
 //! The HorizontalPodAutoscaler API in every version a repository may still hold, and its
-//! decoding ([`decode`]: kube-apiserver's, from JSON text or any other [`decode::Source`]).
+//! decoding ([`mod@decode`]: kube-apiserver's, from JSON text or any other [`decode::Source`]).
 //!
 //! `v2` is the hub: it is the internal shape that validation, defaulting and the evaluator
 //! work on. `v1`, `v2beta2` and `v2beta1` convert to and from it (see [`crate::convert`]).
