@@ -55,30 +55,26 @@ pub(crate) fn pieces(text: &str) -> Result<Vec<Piece<'_>>, (Mark, String)> {
     let mut start_mark = Mark { index: 0, line: 1, col: 0 };
     let mut separator = None;
     let bytes = text.as_bytes();
-    let mut line_start = 0usize;
-    loop {
+    // Only lines that start with `---` matter: find them, not every line.
+    let at_start = text.starts_with("---").then_some(0);
+    let later = memchr::memmem::find_iter(bytes, b"\n---").map(|i| i + 1);
+    for line_start in at_start.into_iter().chain(later) {
         let line_end = memchr::memchr(b'\n', &bytes[line_start..]).map_or(bytes.len(), |i| line_start + i + 1);
-        let line = &text[line_start..line_end];
-        if let Some(rest) = line.strip_prefix("---") {
-            let here = counter.mark(text, line_start);
-            let trimmed = rest.trim();
-            if !trimmed.is_empty() && !trimmed.starts_with('#') {
-                return Err((here, format!("invalid Yaml document separator: {trimmed}")));
-            }
-            if line_start > start {
-                out.push(Piece { text: &text[start..line_start], start: start_mark, separator });
-                separator = Some(here);
-                start = line_end;
-                start_mark = counter.mark(text, line_end);
-            } else {
-                // A separator before anything else is the first line of the next document.
-                separator = None;
-            }
+        let rest = &text[line_start + 3..line_end];
+        let here = counter.mark(text, line_start);
+        let trimmed = rest.trim();
+        if !trimmed.is_empty() && !trimmed.starts_with('#') {
+            return Err((here, format!("invalid Yaml document separator: {trimmed}")));
         }
-        if line_end >= bytes.len() {
-            break;
+        if line_start > start {
+            out.push(Piece { text: &text[start..line_start], start: start_mark, separator });
+            separator = Some(here);
+            start = line_end;
+            start_mark = counter.mark(text, line_end);
+        } else {
+            // A separator before anything else is the first line of the next document.
+            separator = None;
         }
-        line_start = line_end;
     }
     if start < text.len() {
         out.push(Piece { text: &text[start..], start: start_mark, separator });
@@ -129,7 +125,19 @@ struct Counter {
 impl Counter {
     /// The mark of a byte offset at or after the last one asked for.
     fn mark(&mut self, text: &str, to: usize) -> Mark {
-        for c in text[self.byte..to].chars() {
+        let segment = &text[self.byte..to];
+        // The common case, ASCII with `\n` line ends, without a loop over characters.
+        if segment.is_ascii() && memchr::memchr(b'\r', segment.as_bytes()).is_none() && !self.after_cr {
+            let lines = memchr::memchr_iter(b'\n', segment.as_bytes()).count();
+            self.index = self.index.saturating_add(u32::try_from(segment.len()).unwrap_or(u32::MAX));
+            self.line = self.line.saturating_add(u32::try_from(lines).unwrap_or(u32::MAX));
+            let tail = segment.rfind('\n').map_or(segment.len(), |i| segment.len() - i - 1);
+            let tail = u32::try_from(tail).unwrap_or(u32::MAX);
+            self.col = if lines > 0 { tail } else { self.col.saturating_add(tail) };
+            self.byte = to;
+            return Mark { index: self.index, line: self.line + 1, col: self.col };
+        }
+        for c in segment.chars() {
             self.index = self.index.saturating_add(1);
             match c {
                 '\n' if self.after_cr => {}
