@@ -372,6 +372,8 @@ struct Builder<'c> {
     /// The first thing go-yaml's decoder refuses in the document (an unhashable key, a merge
     /// of something else than mappings), with the key's position.
     go_problem: Option<(Mark, String)>,
+    /// Whether the document has a NaN or an infinity (which json.Marshal may refuse).
+    non_finite: bool,
 }
 
 impl<'c> Builder<'c> {
@@ -386,6 +388,7 @@ impl<'c> Builder<'c> {
             alias_nodes: 0,
             root: None,
             go_problem: None,
+            non_finite: false,
         }
     }
 
@@ -399,6 +402,7 @@ impl<'c> Builder<'c> {
         self.alias_nodes = 0;
         self.root = None;
         self.go_problem = None;
+        self.non_finite = false;
     }
 
     /// Keeps the first problem go-yaml's decoder would meet (it decodes in document order).
@@ -730,7 +734,9 @@ fn build_piece_text(
                         return stop(out, mark, message, *doc_index);
                     }
                     if let Some(root) = builder.root.take() {
-                        if let Some((node, message)) = kubectl::unsupported_float(&root) {
+                        if builder.non_finite
+                            && let Some((node, message)) = kubectl::unsupported_float(&root)
+                        {
                             return stop(out, node.span.start, message, *doc_index);
                         }
                         if !matches!(root.kind, NodeKind::Scalar(Scalar::Null)) {
@@ -744,6 +750,7 @@ fn build_piece_text(
             }
             Event::Scalar(value, style, anchor, tag) => {
                 let scalar = resolve(&value, style, tag.as_deref());
+                builder.non_finite |= matches!(scalar, Scalar::Float(f) if !f.is_finite());
                 builder.finish_node(Node { kind: NodeKind::Scalar(scalar), span }, anchor);
             }
             Event::Alias(id) => match builder.anchors.get(&id) {
@@ -853,7 +860,12 @@ fn skip(builder: &mut Builder<'_>, event: &Event<'_>, limits: Limits) -> Skip {
             if is_key && value == "<<" && *style == ScalarStyle::Plain {
                 return Skip::Inexact;
             }
-            if !is_key && matches!(resolve(value, *style, tag.as_deref()), Scalar::Float(f) if !f.is_finite()) {
+            // Only `.inf`, `.nan` and their signed spellings resolve to what json.Marshal refuses
+            // (a float out of range stays a string): look closer at those alone.
+            if !is_key
+                && matches!(value.as_bytes().first(), Some(b'.' | b'+' | b'-'))
+                && matches!(resolve(value, *style, tag.as_deref()), Scalar::Float(f) if !f.is_finite())
+            {
                 return Skip::Inexact;
             }
             if let Some(Some(at_key)) = at_key {
