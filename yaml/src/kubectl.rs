@@ -175,6 +175,16 @@ pub(crate) fn end_before_document(text: &str) -> Option<Mark> {
     None
 }
 
+/// Whether kubectl's pieces of `text` are exactly its YAML documents, so that one parser can
+/// read them all: no line starts with `...` (go-yaml stops a piece there) or `%` (a directive
+/// belongs to the piece before the `---`), and no character go-yaml refuses.
+pub(crate) fn one_stream(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let starts =
+        |prefix: &[u8]| bytes.starts_with(prefix) || memchr::memmem::find(bytes, &[b"\n", prefix].concat()).is_some();
+    !starts(b"...") && !starts(b"%") && memchr::memchr(b'\r', bytes).is_none() && control_character(text).is_none()
+}
+
 /// go-yaml's reader refuses characters outside these ranges (`yaml_parser_update_buffer`).
 fn allowed(c: char) -> bool {
     matches!(c as u32, 0x9 | 0xA | 0xD | 0x20..=0x7E | 0x85 | 0xA0..=0xD7FF | 0xE000..=0xFFFD | 0x10000..=0x10FFFF)

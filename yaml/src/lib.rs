@@ -590,8 +590,16 @@ pub fn parse_pruned(text: &str, choose: ChooseKeep<'_>) -> Parsed {
 /// pruning could not give the same result as a whole parse (the caller then parses whole).
 ///
 /// The text is read as kubectl reads it ([`kubectl`]): cut into pieces at `---` lines, the
-/// first YAML document of each piece read, go-yaml's errors reported in its words.
+/// first YAML document of each piece read, go-yaml's errors reported in its words. Where the
+/// pieces are exactly the YAML stream's documents (no `...`, no directive, no control
+/// character), the text is read by one parser; a piece that fails is read again on its own,
+/// for go-yaml's account of the error.
 fn build(text: &str, limits: Limits, choose: Option<ChooseKeep<'_>>) -> (Parsed, bool) {
+    build_with(text, limits, choose, true)
+}
+
+/// [`build`], reading the text as one stream where it can (`stream`) or always piece by piece.
+fn build_with(text: &str, limits: Limits, choose: Option<ChooseKeep<'_>>, stream: bool) -> (Parsed, bool) {
     let mut out = Parsed::default();
     // kubectl reads a text that starts with `{` as a stream of JSON values.
     let json = text.trim_start().starts_with('{');
@@ -605,9 +613,20 @@ fn build(text: &str, limits: Limits, choose: Option<ChooseKeep<'_>>) -> (Parsed,
         }
     };
     let mut builder = Builder::new(choose);
-    let mut doc_index = 0usize;
-    for piece in pieces {
-        match build_piece(piece, limits, &mut builder, &mut doc_index, &mut out) {
+    let mut from = 0;
+    if stream && !json && kubectl::one_stream(text) {
+        let whole = kubectl::Piece { text, start: Mark { index: 0, line: 1, col: 0 }, separator: None };
+        match read_events(whole, Some(&pieces), 0, limits, &mut builder, &mut out) {
+            Ok(Read::Inexact) => return (out, false),
+            Ok(Read::On | Read::Stop) => return (out, true),
+            Err(Again(piece)) => {
+                out.documents.retain(|d| d.index < piece);
+                from = piece;
+            }
+        }
+    }
+    for (index, piece) in pieces.into_iter().enumerate().skip(from) {
+        match build_piece(piece, index, limits, &mut builder, &mut out) {
             Read::On => {}
             Read::Stop => return (out, true),
             Read::Inexact => return (out, false),
@@ -626,21 +645,45 @@ enum Read {
     Inexact,
 }
 
-/// Reads the first YAML document of one of kubectl's pieces of a file. Where saphyr refuses a
-/// tab that go-yaml reads as a separator (after a `:`), the piece is read again with a space
-/// in its place.
+/// Read again: from this piece on, one by one (the whole text's parser met an error), or this
+/// piece with a space for the tab at this byte offset.
+struct Again(usize);
+
+/// Reads the first YAML document of one of kubectl's pieces of a file (the `index`th).
+/// Where saphyr refuses a tab that go-yaml reads as a separator (after a `:`), the piece is
+/// read again with a space in its place.
 fn build_piece(
     piece: kubectl::Piece<'_>,
+    index: usize,
     limits: Limits,
     builder: &mut Builder<'_>,
-    doc_index: &mut usize,
     out: &mut Parsed,
 ) -> Read {
+    let stop = |out: &mut Parsed, mark: Mark, message: String| {
+        out.error = Some(SyntaxError { mark, message, document: index });
+        Read::Stop
+    };
+    if let Some(at) = kubectl::control_character(piece.text) {
+        let message = format!("{}yaml: control characters are not allowed", kubectl::YAML_TO_JSON);
+        return stop(out, piece.absolute(at), message);
+    }
+    if let Some(at) = kubectl::end_before_document(piece.text) {
+        let line = at.line.saturating_sub(1);
+        let line = if line > 0 { format!("line {line}: ") } else { String::new() };
+        let message = format!("{}yaml: {line}did not find expected node content", kubectl::YAML_TO_JSON);
+        return stop(out, piece.absolute(at), message);
+    }
+    if let Some(at) = kubectl::incompatible_version(piece.text) {
+        let line = at.line.saturating_sub(1);
+        let line = if line > 0 { format!("line {line}: ") } else { String::new() };
+        let message = format!("{}yaml: {line}found incompatible YAML document", kubectl::YAML_TO_JSON);
+        return stop(out, piece.absolute(at), message);
+    }
     let mut patched: Option<String> = None;
     loop {
         let text = patched.as_deref().unwrap_or(piece.text);
-        match build_piece_text(kubectl::Piece { text, ..piece }, limits, builder, doc_index, out) {
-            Err(tab) => {
+        match read_events(kubectl::Piece { text, ..piece }, None, index, limits, builder, out) {
+            Err(Again(tab)) => {
                 let mut bytes = std::mem::take(&mut patched).unwrap_or_else(|| piece.text.to_string()).into_bytes();
                 bytes[tab] = b' ';
                 patched = String::from_utf8(bytes).ok();
@@ -653,53 +696,48 @@ fn build_piece(
     }
 }
 
-/// [`build_piece`] of a piece's text; `Err` with the byte offset of a separating tab.
-fn build_piece_text(
+/// Runs a parser over `piece` and builds what it reads. With `pieces` (the whole text, read as
+/// one stream), every document is read, numbered by the piece it starts in, and an error
+/// sends reading back to that piece (`Again`); without, `piece` is the `index`th piece, its
+/// first document is read, and an error is reported in go-yaml's words (`Err(Again(tab))`:
+/// a tab to read as a space).
+fn read_events(
     piece: kubectl::Piece<'_>,
+    pieces: Option<&[kubectl::Piece<'_>]>,
+    index: usize,
     limits: Limits,
     builder: &mut Builder<'_>,
-    doc_index: &mut usize,
     out: &mut Parsed,
-) -> Result<Read, usize> {
+) -> Result<Read, Again> {
     let stop = |out: &mut Parsed, mark: Mark, message: String, document: usize| {
         out.error = Some(SyntaxError { mark, message, document });
         Ok(Read::Stop)
     };
-    if let Some(at) = kubectl::control_character(piece.text) {
-        let message = format!("{}yaml: control characters are not allowed", kubectl::YAML_TO_JSON);
-        return stop(out, piece.absolute(at), message, *doc_index);
-    }
-    if let Some(at) = kubectl::end_before_document(piece.text) {
-        let line = at.line.saturating_sub(1);
-        let line = if line > 0 { format!("line {line}: ") } else { String::new() };
-        let message = format!("{}yaml: {line}did not find expected node content", kubectl::YAML_TO_JSON);
-        return stop(out, piece.absolute(at), message, *doc_index);
-    }
-    if let Some(at) = kubectl::incompatible_version(piece.text) {
-        let line = at.line.saturating_sub(1);
-        let line = if line > 0 { format!("line {line}: ") } else { String::new() };
-        let message = format!("{}yaml: {line}found incompatible YAML document", kubectl::YAML_TO_JSON);
-        return stop(out, piece.absolute(at), message, *doc_index);
-    }
     let mut parser = Parser::new_from_str(piece.text);
     let mut in_document = false;
+    let mut doc_index = index;
     let mut doc_start = Mark::default();
     let mut fatal: Option<(Mark, String)> = None;
     let end = EndOfText::of(piece.text);
+    // The piece a document of the whole text starts in (they are in order).
+    let mut next_piece = 0usize;
     builder.reset();
     while let Some(next) = parser.next_event() {
         let (event, span) = match next {
             Ok(ev) => ev,
             Err(e) => {
+                if pieces.is_some() {
+                    return Err(Again(doc_index));
+                }
                 let at = end.clamp(Mark::from_saphyr(*e.marker()));
                 if let Some(tab) = kubectl::separating_tab(e.info(), at, piece.text) {
-                    return Err(tab);
+                    return Err(Again(tab));
                 }
                 let (mark, message) = match kubectl::go_yaml_error(e.info(), at, piece.text, builder.open(&piece)) {
                     Some((mark, message)) => (mark, message),
                     None => (at, scan_error_message(&e)),
                 };
-                return stop(out, piece.absolute(end.clamp(mark)), message, *doc_index);
+                return stop(out, piece.absolute(end.clamp(mark)), message, doc_index);
             }
         };
         let span = Span::from_saphyr(span);
@@ -722,31 +760,57 @@ fn build_piece_text(
             Event::StreamEnd => break,
             Event::DocumentStart(_) => {
                 in_document = true;
-                doc_start = piece.separator.unwrap_or(span.start);
+                doc_start = span.start;
+                builder.reset();
                 fatal = None;
+                let this = match pieces {
+                    Some(p) => {
+                        let begins = |q: &kubectl::Piece<'_>| q.separator.unwrap_or(q.start).index;
+                        while next_piece + 1 < p.len() && begins(&p[next_piece + 1]) <= span.start.index {
+                            next_piece += 1;
+                        }
+                        doc_index = next_piece;
+                        p.get(next_piece)
+                    }
+                    None => Some(&piece),
+                };
+                if let Some(separator) = this.and_then(|p| p.separator) {
+                    doc_start = separator;
+                }
             }
             Event::DocumentEnd => {
                 if in_document {
+                    if fatal.is_some() && pieces.is_some() {
+                        return Err(Again(doc_index));
+                    }
                     if let Some((mark, message)) = fatal.take() {
-                        return stop(out, mark, message, *doc_index);
+                        return stop(out, mark, message, doc_index);
+                    }
+                    if builder.go_problem.is_some() && pieces.is_some() {
+                        return Err(Again(doc_index));
                     }
                     if let Some((mark, message)) = builder.go_problem.take() {
-                        return stop(out, mark, message, *doc_index);
+                        return stop(out, mark, message, doc_index);
                     }
                     if let Some(root) = builder.root.take() {
                         if builder.non_finite
                             && let Some((node, message)) = kubectl::unsupported_float(&root)
                         {
-                            return stop(out, node.span.start, message, *doc_index);
+                            if pieces.is_some() {
+                                return Err(Again(doc_index));
+                            }
+                            return stop(out, node.span.start, message, doc_index);
                         }
                         if !matches!(root.kind, NodeKind::Scalar(Scalar::Null)) {
-                            out.documents.push(Document { index: *doc_index, start: doc_start, root });
+                            out.documents.push(Document { index: doc_index, start: doc_start, root });
                         }
                     }
-                    *doc_index += 1;
                 }
+                in_document = false;
                 // go-yaml reads the first document of a piece; what follows `...` is never read.
-                break;
+                if pieces.is_none() {
+                    break;
+                }
             }
             Event::Scalar(value, style, anchor, tag) => {
                 let scalar = resolve(&value, style, tag.as_deref());
@@ -805,7 +869,10 @@ fn build_piece_text(
         }
     }
     if let Some((mark, message)) = fatal {
-        return stop(out, mark, message, *doc_index);
+        if pieces.is_some() {
+            return Err(Again(doc_index));
+        }
+        return stop(out, mark, message, doc_index);
     }
     Ok(Read::On)
 }
@@ -1437,6 +1504,31 @@ mod tests {
             ("{\"a\": ", "unexpected EOF"),
         ] {
             assert_eq!(parse(text).error.unwrap().message, message, "{text}");
+        }
+    }
+
+    /// Reading a text as one stream is a shortcut: on every text of the test data it gives
+    /// exactly what reading it piece by piece (as kubectl does) gives.
+    #[test]
+    fn one_stream_reads_as_the_pieces_do() {
+        let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data");
+        let mut files = vec![data.clone()];
+        let mut checked = 0;
+        while let Some(path) = files.pop() {
+            if path.is_dir() {
+                files.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
+                continue;
+            }
+            let Ok(text) = std::fs::read_to_string(&path) else { continue };
+            let stream = build_with(&text, Limits::default(), None, true).0;
+            let pieces = build_with(&text, Limits::default(), None, false).0;
+            assert_eq!(stream, pieces, "{}", path.display());
+            checked += 1;
+        }
+        assert!(checked > 250, "{checked}");
+        for text in ["a: 1\n---\n---\nb: [\n", "a: 1\n---\nb: 'x\n---\nc: 1\n", "---\n# c\n---\na: 1\n---\n"] {
+            let stream = build_with(text, Limits::default(), None, true).0;
+            assert_eq!(stream, build_with(text, Limits::default(), None, false).0, "{text:?}");
         }
     }
 
