@@ -425,7 +425,9 @@ fn decode<'a>(
             request: request.kind.version.to_string(),
         });
     }
-    let unknown_fields = decoded.ignored.into_iter().map(|e| e.path).collect();
+    // kube-apiserver re-encodes what it sends: a duplicate field cannot come from it.
+    let unknown_fields =
+        decoded.ignored.into_iter().filter(|e| e.kind == api::DecodeErrorKind::UnknownField).map(|e| e.path).collect();
     Ok(Decoded { raw, hpa: decoded.value, unknown_fields })
 }
 

@@ -32,7 +32,7 @@ pub(crate) struct Piece<'a> {
     pub text: &'a str,
     /// Where it starts in the file.
     pub start: Mark,
-    /// The separator line before it, if any.
+    /// The separator line kubectl dropped before it, if any.
     pub separator: Option<Mark>,
 }
 
@@ -71,10 +71,9 @@ pub(crate) fn pieces(text: &str) -> Result<Vec<Piece<'_>>, (Mark, String)> {
             separator = Some(here);
             start = line_end;
             start_mark = counter.mark(text, line_end);
-        } else {
-            // A separator before anything else is the first line of the next document.
-            separator = None;
         }
+        // Else: a separator before anything else is the first line of the next document (and
+        // the one dropped before it, if any, still started a document in the YAML stream).
     }
     if start < text.len() {
         out.push(Piece { text: &text[start..], start: start_mark, separator });
@@ -550,6 +549,7 @@ mod tests {
         // A separator that starts a document stays in it.
         let first = pieces("---\na: 1\n---\n---\nb: 2\n").unwrap();
         assert_eq!(first.iter().map(|p| p.text).collect::<Vec<_>>(), ["---\na: 1\n", "---\nb: 2\n"]);
+        assert_eq!((first[0].separator, first[1].separator.map(|m| m.line)), (None, Some(3)));
         assert_eq!(p[1].start, Mark { index: 9, line: 3, col: 0 });
         assert_eq!(p[2].start, Mark { index: 23, line: 5, col: 0 });
         assert_eq!(p[2].separator, Some(Mark { index: 14, line: 4, col: 0 }));

@@ -614,19 +614,29 @@ fn build_with(text: &str, limits: Limits, choose: Option<ChooseKeep<'_>>, stream
     };
     let mut builder = Builder::new(choose);
     let mut from = 0;
+    // Documents are numbered as the YAML stream numbers them: a piece after a separator line
+    // is one (that line starts it, even when nothing follows), and so is the first when it
+    // holds one.
+    let mut document = 0;
     if stream && !json && kubectl::one_stream(text) {
         let whole = kubectl::Piece { text, start: Mark { index: 0, line: 1, col: 0 }, separator: None };
         match read_events(whole, Some(&pieces), 0, limits, &mut builder, &mut out) {
-            Ok(Read::Inexact) => return (out, false),
-            Ok(Read::On | Read::Stop) => return (out, true),
-            Err(Again(piece)) => {
-                out.documents.retain(|d| d.index < piece);
+            Ok((Read::Inexact, _)) => return (out, false),
+            Ok((Read::On | Read::Stop, _)) => return (out, true),
+            Err(Again { piece, document: first }) => {
+                out.documents.retain(|d| d.index < first);
                 from = piece;
+                document = first;
             }
         }
     }
-    for (index, piece) in pieces.into_iter().enumerate().skip(from) {
-        match build_piece(piece, index, limits, &mut builder, &mut out) {
+    for piece in pieces.into_iter().skip(from) {
+        // The separator kubectl dropped started a document, and so does a piece's own `---`.
+        let own = piece.text.starts_with("---");
+        let index = document + usize::from(piece.separator.is_some() && own);
+        let (read, started) = build_piece(piece, index, limits, &mut builder, &mut out);
+        document = index + usize::from(piece.separator.is_some() || own || started);
+        match read {
             Read::On => {}
             Read::Stop => return (out, true),
             Read::Inexact => return (out, false),
@@ -645,23 +655,27 @@ enum Read {
     Inexact,
 }
 
-/// Read again: from this piece on, one by one (the whole text's parser met an error), or this
-/// piece with a space for the tab at this byte offset.
-struct Again(usize);
+/// Read again: from this piece on, one by one, numbering its document so (the whole text's
+/// parser met an error in it), or (`document` unused) this piece with a space for the tab at
+/// the byte offset `piece`.
+struct Again {
+    piece: usize,
+    document: usize,
+}
 
-/// Reads the first YAML document of one of kubectl's pieces of a file (the `index`th).
-/// Where saphyr refuses a tab that go-yaml reads as a separator (after a `:`), the piece is
-/// read again with a space in its place.
+/// Reads the first YAML document of one of kubectl's pieces of a file, numbering it `index`;
+/// says whether the piece has one. Where saphyr refuses a tab that go-yaml reads as a
+/// separator (after a `:`), the piece is read again with a space in its place.
 fn build_piece(
     piece: kubectl::Piece<'_>,
     index: usize,
     limits: Limits,
     builder: &mut Builder<'_>,
     out: &mut Parsed,
-) -> Read {
+) -> (Read, bool) {
     let stop = |out: &mut Parsed, mark: Mark, message: String| {
         out.error = Some(SyntaxError { mark, message, document: index });
-        Read::Stop
+        (Read::Stop, true)
     };
     if let Some(at) = kubectl::control_character(piece.text) {
         let message = format!("{}yaml: control characters are not allowed", kubectl::YAML_TO_JSON);
@@ -683,12 +697,12 @@ fn build_piece(
     loop {
         let text = patched.as_deref().unwrap_or(piece.text);
         match read_events(kubectl::Piece { text, ..piece }, None, index, limits, builder, out) {
-            Err(Again(tab)) => {
+            Err(Again { piece: tab, .. }) => {
                 let mut bytes = std::mem::take(&mut patched).unwrap_or_else(|| piece.text.to_string()).into_bytes();
                 bytes[tab] = b' ';
                 patched = String::from_utf8(bytes).ok();
                 if patched.is_none() {
-                    return Read::Stop;
+                    return (Read::Stop, true);
                 }
             }
             Ok(read) => return read,
@@ -696,11 +710,11 @@ fn build_piece(
     }
 }
 
-/// Runs a parser over `piece` and builds what it reads. With `pieces` (the whole text, read as
-/// one stream), every document is read, numbered by the piece it starts in, and an error
-/// sends reading back to that piece (`Again`); without, `piece` is the `index`th piece, its
-/// first document is read, and an error is reported in go-yaml's words (`Err(Again(tab))`:
-/// a tab to read as a space).
+/// Runs a parser over `piece` and builds what it reads; says whether a document started.
+/// With `pieces` (the whole text, read as one stream), every document is read, and an error
+/// sends reading back to the piece of its document (`Again`); without, `piece` is a piece whose
+/// document is numbered `index`, its first document is read, and an error is reported in
+/// go-yaml's words (`Err(Again)`: a tab to read as a space).
 fn read_events(
     piece: kubectl::Piece<'_>,
     pieces: Option<&[kubectl::Piece<'_>]>,
@@ -708,30 +722,34 @@ fn read_events(
     limits: Limits,
     builder: &mut Builder<'_>,
     out: &mut Parsed,
-) -> Result<Read, Again> {
+) -> Result<(Read, bool), Again> {
     let stop = |out: &mut Parsed, mark: Mark, message: String, document: usize| {
         out.error = Some(SyntaxError { mark, message, document });
-        Ok(Read::Stop)
+        Ok((Read::Stop, true))
     };
+    let again = |piece: usize, document: usize| Err(Again { piece, document });
     let mut parser = Parser::new_from_str(piece.text);
     let mut in_document = false;
+    let mut started = false;
     let mut doc_index = index;
     let mut doc_start = Mark::default();
     let mut fatal: Option<(Mark, String)> = None;
     let end = EndOfText::of(piece.text);
-    // The piece a document of the whole text starts in (they are in order).
+    // The piece a document of the whole text starts in (they are in order), and the number of
+    // that piece's first document.
     let mut next_piece = 0usize;
+    let mut piece_document = index;
     builder.reset();
     while let Some(next) = parser.next_event() {
         let (event, span) = match next {
             Ok(ev) => ev,
             Err(e) => {
                 if pieces.is_some() {
-                    return Err(Again(doc_index));
+                    return again(next_piece, piece_document);
                 }
                 let at = end.clamp(Mark::from_saphyr(*e.marker()));
                 if let Some(tab) = kubectl::separating_tab(e.info(), at, piece.text) {
-                    return Err(Again(tab));
+                    return again(tab, doc_index);
                 }
                 let (mark, message) = match kubectl::go_yaml_error(e.info(), at, piece.text, builder.open(&piece)) {
                     Some((mark, message)) => (mark, message),
@@ -746,11 +764,11 @@ fn read_events(
             match skip(builder, &event, limits) {
                 Skip::Built => {}
                 Skip::Skipped => continue,
-                Skip::Inexact => return Ok(Read::Inexact),
+                Skip::Inexact => return Ok((Read::Inexact, started)),
             }
         }
         if builder.pruning.inexact {
-            return Ok(Read::Inexact);
+            return Ok((Read::Inexact, started));
         }
         if fatal.is_some() && !matches!(event, Event::DocumentEnd | Event::StreamEnd) {
             continue;
@@ -759,35 +777,48 @@ fn read_events(
             Event::StreamStart | Event::Nothing => {}
             Event::StreamEnd => break,
             Event::DocumentStart(_) => {
+                if pieces.is_some() && started {
+                    doc_index += 1;
+                }
                 in_document = true;
+                started = true;
                 doc_start = span.start;
                 builder.reset();
                 fatal = None;
                 let this = match pieces {
                     Some(p) => {
                         let begins = |q: &kubectl::Piece<'_>| q.separator.unwrap_or(q.start).index;
+                        let before = next_piece;
                         while next_piece + 1 < p.len() && begins(&p[next_piece + 1]) <= span.start.index {
                             next_piece += 1;
                         }
-                        doc_index = next_piece;
+                        if next_piece != before {
+                            piece_document = doc_index;
+                        }
                         p.get(next_piece)
                     }
                     None => Some(&piece),
                 };
-                if let Some(separator) = this.and_then(|p| p.separator) {
+                // A document starts at its `---`: the line kubectl dropped before the piece,
+                // unless the piece has its own.
+                if let Some(p) = this
+                    && let Some(separator) = p.separator
+                    && !p.text.starts_with("---")
+                    && (pieces.is_none() || span.start.index < p.start.index)
+                {
                     doc_start = separator;
                 }
             }
             Event::DocumentEnd => {
                 if in_document {
                     if fatal.is_some() && pieces.is_some() {
-                        return Err(Again(doc_index));
+                        return again(next_piece, piece_document);
                     }
                     if let Some((mark, message)) = fatal.take() {
                         return stop(out, mark, message, doc_index);
                     }
                     if builder.go_problem.is_some() && pieces.is_some() {
-                        return Err(Again(doc_index));
+                        return again(next_piece, piece_document);
                     }
                     if let Some((mark, message)) = builder.go_problem.take() {
                         return stop(out, mark, message, doc_index);
@@ -797,7 +828,7 @@ fn read_events(
                             && let Some((node, message)) = kubectl::unsupported_float(&root)
                         {
                             if pieces.is_some() {
-                                return Err(Again(doc_index));
+                                return again(next_piece, piece_document);
                             }
                             return stop(out, node.span.start, message, doc_index);
                         }
@@ -870,11 +901,11 @@ fn read_events(
     }
     if let Some((mark, message)) = fatal {
         if pieces.is_some() {
-            return Err(Again(doc_index));
+            return again(next_piece, piece_document);
         }
         return stop(out, mark, message, doc_index);
     }
-    Ok(Read::On)
+    Ok((Read::On, started))
 }
 
 /// What [`skip`] did with an event.
@@ -1526,7 +1557,14 @@ mod tests {
             checked += 1;
         }
         assert!(checked > 250, "{checked}");
-        for text in ["a: 1\n---\n---\nb: [\n", "a: 1\n---\nb: 'x\n---\nc: 1\n", "---\n# c\n---\na: 1\n---\n"] {
+        for text in [
+            "a: 1\n---\n---\nb: [\n",
+            "a: 1\n---\nb: 'x\n---\nc: 1\n",
+            "---\n# c\n---\na: 1\n---\n",
+            "# c\n---\na: 1\n---\n---\nb: {\n",
+            "---\n---\na: 1\n",
+            "a: 1\n---\n# c\n---\nb: x\n---\nc: .nan\n",
+        ] {
             let stream = build_with(text, Limits::default(), None, true).0;
             assert_eq!(stream, build_with(text, Limits::default(), None, false).0, "{text:?}");
         }
