@@ -191,7 +191,7 @@ fn allowed(c: char) -> bool {
 
 /// The first character go-yaml's reader refuses, as a mark of the piece.
 pub(crate) fn control_character(text: &str) -> Option<Mark> {
-    if text.bytes().all(|b| (0x20..0x7f).contains(&b) || matches!(b, b'\t' | b'\n' | b'\r')) {
+    if text.is_ascii() && !ascii_control(text.as_bytes()) {
         return None;
     }
     let (mut index, mut line, mut col) = (0u32, 1u32, 0u32);
@@ -212,6 +212,27 @@ pub(crate) fn control_character(text: &str) -> Option<Mark> {
         after_cr = c == '\r';
     }
     None
+}
+
+/// Whether ASCII text has a control character other than tab, line feed and carriage return
+/// (or DEL), eight bytes at a time: files are large and nearly never have one.
+fn ascii_control(bytes: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let exact = |chunk: &[u8]| chunk.iter().any(|&b| (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r')) || b == 0x7f);
+    let mut chunks = bytes.chunks_exact(8);
+    for chunk in chunks.by_ref() {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let w = u64::from_le_bytes(word);
+        // A byte below 0x20, or equal to 0x7f (ASCII: no byte has its high bit set).
+        let below = w.wrapping_sub(0x20 * ONES) & !w & HIGH;
+        let del = (w ^ (0x7f * ONES)).wrapping_sub(ONES) & !(w ^ (0x7f * ONES)) & HIGH;
+        if (below | del) != 0 && exact(chunk) {
+            return true;
+        }
+    }
+    exact(chunks.remainder())
 }
 
 /// A `%YAML` directive of another version than 1.1 (go-yaml v2 reads 1.1 only), as a mark
@@ -556,6 +577,18 @@ mod tests {
         let (at, message) = pieces("a: 1\n--- {b: 2}\n").unwrap_err();
         assert_eq!((at.line, message.as_str()), (2, "invalid Yaml document separator: {b: 2}"));
         assert_eq!(pieces("---\n---\n").unwrap().len(), 1);
+    }
+
+    #[test]
+    fn control_characters_are_found_in_any_position() {
+        for bad in ['\u{0}', '\u{7}', '\u{b}', '\u{1f}', '\u{7f}', '\u{80}', '\u{fffe}'] {
+            for at in 0..17 {
+                let text = format!("{}{bad}{}", "a".repeat(at), "b\n\tc\r\n".repeat(3));
+                let m = control_character(&text).unwrap_or_else(|| panic!("{bad:?} at {at}"));
+                assert_eq!(m.index as usize, at, "{bad:?}");
+            }
+        }
+        assert_eq!(control_character("a: b\r\n\tc: d\n\u{85}é\u{feff}"), None);
     }
 
     #[test]
