@@ -394,7 +394,10 @@ impl<'c> Builder<'c> {
 
     /// Starts a document (the scratch stacks keep their capacity).
     fn reset(&mut self) {
-        self.pruning = Pruning::default();
+        // The scratch stack of what is being skipped keeps its capacity too.
+        let mut skipped_at_key = std::mem::take(&mut self.pruning.skipped_at_key);
+        skipped_at_key.clear();
+        self.pruning = Pruning { skipped_at_key, ..Pruning::default() };
         self.stack.clear();
         self.items.clear();
         self.entries.clear();
@@ -729,6 +732,8 @@ fn read_events(
     };
     let again = |piece: usize, document: usize| Err(Again { piece, document });
     let mut parser = Parser::new_from_str(piece.text);
+    // Marks of a piece that starts the text are the text's own.
+    let whole_text = piece.start == Mark { index: 0, line: 1, col: 0 };
     let mut in_document = false;
     let mut started = false;
     let mut doc_index = index;
@@ -747,19 +752,18 @@ fn read_events(
                 if pieces.is_some() {
                     return again(next_piece, piece_document);
                 }
-                let at = end.clamp(Mark::from_saphyr(*e.marker()));
-                if let Some(tab) = kubectl::separating_tab(e.info(), at, piece.text) {
-                    return again(tab, doc_index);
-                }
-                let (mark, message) = match kubectl::go_yaml_error(e.info(), at, piece.text, builder.open(&piece)) {
-                    Some((mark, message)) => (mark, message),
-                    None => (at, scan_error_message(&e)),
+                return match saphyr_error(&e, &piece, end, builder) {
+                    Ok((mark, message)) => stop(out, mark, message, doc_index),
+                    Err(tab) => again(tab, doc_index),
                 };
-                return stop(out, piece.absolute(end.clamp(mark)), message, doc_index);
             }
         };
         let span = Span::from_saphyr(span);
-        let span = Span { start: piece.absolute(end.clamp(span.start)), end: piece.absolute(end.clamp(span.end)) };
+        let span = if whole_text {
+            Span { start: end.clamp(span.start), end: end.clamp(span.end) }
+        } else {
+            Span { start: piece.absolute(end.clamp(span.start)), end: piece.absolute(end.clamp(span.end)) }
+        };
         if builder.pruning.kind.is_some() {
             match skip(builder, &event, limits) {
                 Skip::Built => {}
@@ -906,6 +910,27 @@ fn read_events(
         return stop(out, mark, message, doc_index);
     }
     Ok((Read::On, started))
+}
+
+/// saphyr's error in a piece, in go-yaml's words and at the place go-yaml points at (with
+/// `Err`, the byte offset of a tab go-yaml reads as a separator).
+#[cold]
+#[inline(never)]
+fn saphyr_error(
+    e: &ScanError,
+    piece: &kubectl::Piece<'_>,
+    end: EndOfText,
+    builder: &Builder<'_>,
+) -> Result<(Mark, String), usize> {
+    let at = end.clamp(Mark::from_saphyr(*e.marker()));
+    if let Some(tab) = kubectl::separating_tab(e.info(), at, piece.text) {
+        return Err(tab);
+    }
+    let (mark, message) = match kubectl::go_yaml_error(e.info(), at, piece.text, builder.open(piece)) {
+        Some((mark, message)) => (mark, message),
+        None => (at, scan_error_message(e)),
+    };
+    Ok((piece.absolute(end.clamp(mark)), message))
 }
 
 /// What [`skip`] did with an event.
