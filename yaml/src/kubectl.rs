@@ -47,15 +47,31 @@ impl Piece<'_> {
     }
 }
 
+/// kubectl's pieces of a file, and whether they are exactly its YAML documents.
+#[derive(Debug)]
+pub(crate) struct Pieces<'a> {
+    /// The pieces, in order.
+    pub pieces: Vec<Piece<'a>>,
+    /// Whether one parser can read them all as one YAML stream: no line starts with `...`
+    /// (go-yaml stops a piece there) or `%` (a directive belongs to the piece before the
+    /// `---`), and no carriage return or character go-yaml refuses.
+    pub one_stream: bool,
+}
+
 /// The pieces of a file, or the separator kubectl refuses (with where it is and its words).
-pub(crate) fn pieces(text: &str) -> Result<Vec<Piece<'_>>, (Mark, String)> {
+pub(crate) fn pieces(text: &str) -> Result<Pieces<'_>, (Mark, String)> {
+    let bytes = text.as_bytes();
+    // Nearly every file: the check for characters go-yaml refuses is then done, and marks
+    // are found without looking at characters.
+    let plain = clean_ascii(bytes, false);
+    let mut counter = Counter { plain, ..Counter::default() };
     let mut out = Vec::new();
-    let mut counter = Counter::default();
     let mut start = 0usize;
     let mut start_mark = Mark { index: 0, line: 1, col: 0 };
     let mut separator = None;
-    let bytes = text.as_bytes();
-    // Only lines that start with `---` matter: find them, not every line.
+    // Only lines that start with `---`, `...` or `%` matter: find them, not every line.
+    let line_start =
+        |prefix: &[u8]| bytes.starts_with(prefix) || memchr::memmem::find(bytes, &[b"\n", prefix].concat()).is_some();
     let at_start = text.starts_with("---").then_some(0);
     let later = memchr::memmem::find_iter(bytes, b"\n---").map(|i| i + 1);
     for line_start in at_start.into_iter().chain(later) {
@@ -78,7 +94,10 @@ pub(crate) fn pieces(text: &str) -> Result<Vec<Piece<'_>>, (Mark, String)> {
     if start < text.len() {
         out.push(Piece { text: &text[start..], start: start_mark, separator });
     }
-    Ok(out)
+    let one_stream = !line_start(b"...")
+        && !line_start(b"%")
+        && (plain || (memchr::memchr(b'\r', bytes).is_none() && control_character(text).is_none()));
+    Ok(Pieces { pieces: out, one_stream })
 }
 
 /// The values of a JSON stream (kubectl's `YAMLOrJSONDecoder` reads a text that starts with
@@ -114,6 +133,8 @@ pub(crate) fn json_values(text: &str) -> Result<Vec<Piece<'_>>, (Mark, String)> 
 /// Counts characters, YAML lines and columns up to a byte offset, moving forward only.
 #[derive(Debug, Default)]
 struct Counter {
+    /// The text is ASCII without carriage returns.
+    plain: bool,
     byte: usize,
     index: u32,
     line: u32,
@@ -126,7 +147,7 @@ impl Counter {
     fn mark(&mut self, text: &str, to: usize) -> Mark {
         let segment = &text[self.byte..to];
         // The common case, ASCII with `\n` line ends, without a loop over characters.
-        if segment.is_ascii() && memchr::memchr(b'\r', segment.as_bytes()).is_none() && !self.after_cr {
+        if self.plain || (segment.is_ascii() && memchr::memchr(b'\r', segment.as_bytes()).is_none() && !self.after_cr) {
             let lines = memchr::memchr_iter(b'\n', segment.as_bytes()).count();
             self.index = self.index.saturating_add(u32::try_from(segment.len()).unwrap_or(u32::MAX));
             self.line = self.line.saturating_add(u32::try_from(lines).unwrap_or(u32::MAX));
@@ -174,16 +195,6 @@ pub(crate) fn end_before_document(text: &str) -> Option<Mark> {
     None
 }
 
-/// Whether kubectl's pieces of `text` are exactly its YAML documents, so that one parser can
-/// read them all: no line starts with `...` (go-yaml stops a piece there) or `%` (a directive
-/// belongs to the piece before the `---`), and no character go-yaml refuses.
-pub(crate) fn one_stream(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    let starts =
-        |prefix: &[u8]| bytes.starts_with(prefix) || memchr::memmem::find(bytes, &[b"\n", prefix].concat()).is_some();
-    !starts(b"...") && !starts(b"%") && memchr::memchr(b'\r', bytes).is_none() && control_character(text).is_none()
-}
-
 /// go-yaml's reader refuses characters outside these ranges (`yaml_parser_update_buffer`).
 fn allowed(c: char) -> bool {
     matches!(c as u32, 0x9 | 0xA | 0xD | 0x20..=0x7E | 0x85 | 0xA0..=0xD7FF | 0xE000..=0xFFFD | 0x10000..=0x10FFFF)
@@ -191,7 +202,7 @@ fn allowed(c: char) -> bool {
 
 /// The first character go-yaml's reader refuses, as a mark of the piece.
 pub(crate) fn control_character(text: &str) -> Option<Mark> {
-    if text.is_ascii() && !ascii_control(text.as_bytes()) {
+    if clean_ascii(text.as_bytes(), true) {
         return None;
     }
     let (mut index, mut line, mut col) = (0u32, 1u32, 0u32);
@@ -214,25 +225,18 @@ pub(crate) fn control_character(text: &str) -> Option<Mark> {
     None
 }
 
-/// Whether ASCII text has a control character other than tab, line feed and carriage return
-/// (or DEL), eight bytes at a time: files are large and nearly never have one.
-fn ascii_control(bytes: &[u8]) -> bool {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let exact = |chunk: &[u8]| chunk.iter().any(|&b| (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r')) || b == 0x7f);
-    let mut chunks = bytes.chunks_exact(8);
-    for chunk in chunks.by_ref() {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(chunk);
-        let w = u64::from_le_bytes(word);
-        // A byte below 0x20, or equal to 0x7f (ASCII: no byte has its high bit set).
-        let below = w.wrapping_sub(0x20 * ONES) & !w & HIGH;
-        let del = (w ^ (0x7f * ONES)).wrapping_sub(ONES) & !(w ^ (0x7f * ONES)) & HIGH;
-        if (below | del) != 0 && exact(chunk) {
-            return true;
+/// Whether text is ASCII without a control character other than tab and line feed (and
+/// carriage return, if `cr`) or DEL. Files are large and nearly always are: the bytes are
+/// looked at in blocks without a branch, which the compiler turns into vector instructions.
+fn clean_ascii(bytes: &[u8], cr: bool) -> bool {
+    let bad = |b: u8| b >= 0x7f || (b < 0x20 && b != b'\t' && b != b'\n' && (b != b'\r' || !cr));
+    let mut blocks = bytes.chunks_exact(64);
+    for block in blocks.by_ref() {
+        if block.iter().fold(0u8, |any, &b| any | u8::from(bad(b))) != 0 {
+            return false;
         }
     }
-    exact(chunks.remainder())
+    !blocks.remainder().iter().any(|&b| bad(b))
 }
 
 /// A `%YAML` directive of another version than 1.1 (go-yaml v2 reads 1.1 only), as a mark
@@ -565,10 +569,10 @@ mod tests {
     #[test]
     fn pieces_are_cut_at_separator_lines() {
         let text = "a: 1\n---\nb: 2\n--- # c\r\nc: 3\n";
-        let p = pieces(text).unwrap();
+        let p = pieces(text).unwrap().pieces;
         assert_eq!(p.iter().map(|p| p.text).collect::<Vec<_>>(), ["a: 1\n", "b: 2\n", "c: 3\n"]);
         // A separator that starts a document stays in it.
-        let first = pieces("---\na: 1\n---\n---\nb: 2\n").unwrap();
+        let first = pieces("---\na: 1\n---\n---\nb: 2\n").unwrap().pieces;
         assert_eq!(first.iter().map(|p| p.text).collect::<Vec<_>>(), ["---\na: 1\n", "---\nb: 2\n"]);
         assert_eq!((first[0].separator, first[1].separator.map(|m| m.line)), (None, Some(3)));
         assert_eq!(p[1].start, Mark { index: 9, line: 3, col: 0 });
@@ -576,13 +580,27 @@ mod tests {
         assert_eq!(p[2].separator, Some(Mark { index: 14, line: 4, col: 0 }));
         let (at, message) = pieces("a: 1\n--- {b: 2}\n").unwrap_err();
         assert_eq!((at.line, message.as_str()), (2, "invalid Yaml document separator: {b: 2}"));
-        assert_eq!(pieces("---\n---\n").unwrap().len(), 1);
+        assert_eq!(pieces("---\n---\n").unwrap().pieces.len(), 1);
+    }
+
+    #[test]
+    fn marks_of_pieces_count_characters_and_lines() {
+        let texts = ["a: 1\n---\nb: 2\n--- # c\nc: 3\n---", "é: 1\n---\nb: 2\n", "a: 1\r\n---\r\nb: 2\r\n", "a\n--- #"];
+        for text in texts {
+            for p in pieces(text).unwrap().pieces {
+                let at = p.text.as_ptr() as usize - text.as_ptr() as usize;
+                assert_eq!(p.start, Counter::default().mark(text, at), "{text:?}");
+            }
+        }
+        let one = |text: &str| pieces(text).unwrap().one_stream;
+        assert!(one("a: 1\n---\nb: é\n") && one("a:\t1\n"));
+        assert!(!one("a: 1\n...\n") && !one("%YAML 1.1\n---\na: 1\n") && !one("a: 1\r\n") && !one("a: \u{7}\n"));
     }
 
     #[test]
     fn control_characters_are_found_in_any_position() {
         for bad in ['\u{0}', '\u{7}', '\u{b}', '\u{1f}', '\u{7f}', '\u{80}', '\u{fffe}'] {
-            for at in 0..17 {
+            for at in (0..17).chain([63, 64, 65, 127, 128, 140]) {
                 let text = format!("{}{bad}{}", "a".repeat(at), "b\n\tc\r\n".repeat(3));
                 let m = control_character(&text).unwrap_or_else(|| panic!("{bad:?} at {at}"));
                 assert_eq!(m.index as usize, at, "{bad:?}");

@@ -607,8 +607,12 @@ fn build_with(text: &str, limits: Limits, choose: Option<ChooseKeep<'_>>, stream
     // kubectl reads a text that starts with `{` as a stream of JSON values.
     let json = text.trim_start().starts_with('{');
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let pieces = if json { kubectl::json_values(text) } else { kubectl::pieces(text) };
-    let pieces = match pieces {
+    let pieces = if json {
+        kubectl::json_values(text).map(|pieces| (pieces, false))
+    } else {
+        kubectl::pieces(text).map(|p| (p.pieces, p.one_stream))
+    };
+    let (pieces, one_stream) = match pieces {
         Ok(pieces) => pieces,
         Err((mark, message)) => {
             out.error = Some(SyntaxError { mark, message, document: 0 });
@@ -621,7 +625,7 @@ fn build_with(text: &str, limits: Limits, choose: Option<ChooseKeep<'_>>, stream
     // is one (that line starts it, even when nothing follows), and so is the first when it
     // holds one.
     let mut document = 0;
-    if stream && !json && kubectl::one_stream(text) {
+    if stream && one_stream {
         let whole = kubectl::Piece { text, start: Mark { index: 0, line: 1, col: 0 }, separator: None };
         match read_events(whole, Some(&pieces), 0, limits, &mut builder, &mut out) {
             Ok((Read::Inexact, _)) => return (out, false),
