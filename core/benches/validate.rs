@@ -5,6 +5,7 @@
 
 use hpa_core::admission::{self, Operation, Options};
 use hpa_core::api;
+use hpa_core::features::KubernetesVersion;
 
 fn main() {
     divan::main();
@@ -36,7 +37,8 @@ fn typical() -> serde_json::Value {
 #[divan::bench]
 fn decode(bencher: divan::Bencher) {
     let text = typical().to_string();
-    bencher.bench_local(|| api::decode_json(divan::black_box(&text), api::Strictness::Strict));
+    bencher
+        .bench_local(|| api::decode_json(divan::black_box(&text), api::Strictness::Strict, KubernetesVersion::LATEST));
 }
 
 /// Decoding, defaulting, conversion to the internal form and validation.
@@ -45,7 +47,8 @@ fn decode_and_validate(bencher: divan::Bencher) {
     let text = typical().to_string();
     let opts = Options::default();
     bencher.bench_local(|| {
-        let hpa = api::decode_json(divan::black_box(&text), api::Strictness::Strict).ok()?.value;
+        let hpa =
+            api::decode_json(divan::black_box(&text), api::Strictness::Strict, KubernetesVersion::LATEST).ok()?.value;
         admission::admit_owned(hpa, None, Operation::Create, &opts).ok()
     });
 }

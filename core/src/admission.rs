@@ -11,7 +11,7 @@
 use crate::api::{self, VersionedHpa, v2};
 use crate::convert::{self, AnnotationProblem, ConvertError};
 use crate::features::{FeatureGates, Gate, KubernetesVersion};
-use crate::field::{self, BadValue, ErrorList, FieldError, Path};
+use crate::field::{self, BadValue, ErrorList, FieldError, Path, ValueRendering};
 use crate::validation::{self, RefOptions, SpecOptions, meta, spec};
 
 /// CREATE or UPDATE.
@@ -130,6 +130,8 @@ fn prepare_input(
     }
     let conv = convert::into_internal(obj)?;
     let mut internal = conv.object;
+    // The release's internal type holds only the fields the release has.
+    crate::api::release::drop_unknown_internal(&mut internal, opts.gates.version());
     if internal.metadata.namespace.is_empty()
         && let Some(ns) = &opts.default_namespace
     {
@@ -138,11 +140,16 @@ fn prepare_input(
     Ok((internal, conv.annotation_problems))
 }
 
-/// `rest.BeforeCreate` and the strategy's `PrepareForCreate`.
+/// `rest.BeforeCreate` and the strategy's `PrepareForCreate`: status cleared, `generation`
+/// set to 1 when `HPAGeneration` is on (1.37 and later; the gate lets a user who sets the
+/// generation themselves opt out), `tolerance` dropped while `HPAConfigurableTolerance` is off.
 pub fn before_create(hpa: &mut v2::HorizontalPodAutoscaler, gates: &FeatureGates) {
     hpa.metadata.deletion_timestamp = None;
     hpa.metadata.deletion_grace_period_seconds = None;
     hpa.status = Default::default();
+    if gates.enabled(Gate::HPAGeneration) {
+        hpa.metadata.generation = 1;
+    }
     if !gates.enabled(Gate::HPAConfigurableTolerance) {
         drop_tolerance(hpa);
     }
@@ -152,11 +159,17 @@ pub fn before_create(hpa: &mut v2::HorizontalPodAutoscaler, gates: &FeatureGates
     }
 }
 
-/// `rest.BeforeUpdate` and the strategy's `PrepareForUpdate`.
+/// `rest.BeforeUpdate` and the strategy's `PrepareForUpdate`: status kept from the old object,
+/// `tolerance` dropped while the gate is off (unless the old object uses one), and with
+/// `HPAGeneration` on `generation` bumped past the old one when the spec changed
+/// (`apiequality.Semantic.DeepEqual`).
 pub fn before_update(new: &mut v2::HorizontalPodAutoscaler, old: &v2::HorizontalPodAutoscaler, gates: &FeatureGates) {
     new.status = old.status.clone();
     if !gates.enabled(Gate::HPAConfigurableTolerance) && !uses_tolerance(old) {
         drop_tolerance(new);
+    }
+    if gates.enabled(Gate::HPAGeneration) && !semantically_equal(&new.spec, &old.spec) {
+        new.metadata.generation = old.metadata.generation.saturating_add(1);
     }
     if new.metadata.uid.is_empty() {
         new.metadata.uid.clone_from(&old.metadata.uid);
@@ -170,6 +183,23 @@ pub fn before_update(new: &mut v2::HorizontalPodAutoscaler, old: &v2::Horizontal
     if old.metadata.deletion_grace_period_seconds.is_some() && new.metadata.deletion_grace_period_seconds.is_none() {
         new.metadata.deletion_grace_period_seconds = old.metadata.deletion_grace_period_seconds;
     }
+}
+
+/// `apiequality.Semantic.DeepEqual` of two specs: quantities compare by value (their
+/// `PartialEq`), and an empty list equals an absent one.
+fn semantically_equal(a: &v2::HorizontalPodAutoscalerSpec, b: &v2::HorizontalPodAutoscalerSpec) -> bool {
+    fn normalized(spec: &v2::HorizontalPodAutoscalerSpec) -> v2::HorizontalPodAutoscalerSpec {
+        let mut spec = spec.clone();
+        if let Some(b) = &mut spec.behavior {
+            for rules in [&mut b.scale_up, &mut b.scale_down].into_iter().flatten() {
+                if rules.policies.as_ref().is_some_and(Vec::is_empty) {
+                    rules.policies = None;
+                }
+            }
+        }
+        spec
+    }
+    a == b || normalized(a) == normalized(b)
 }
 
 fn uses_tolerance(hpa: &v2::HorizontalPodAutoscaler) -> bool {
@@ -187,7 +217,9 @@ fn drop_tolerance(hpa: &mut v2::HorizontalPodAutoscaler) {
     }
 }
 
-/// `validationOptionsForHorizontalPodAutoscaler`.
+/// `validationOptionsForHorizontalPodAutoscaler`. Before 1.34 the strategy had no apiVersion
+/// options and validation checked no apiVersion (#132537 added both): expressed here as
+/// `allow_invalid_api_version` on both references.
 pub fn spec_options(
     new: &v2::HorizontalPodAutoscaler,
     old: Option<&v2::HorizontalPodAutoscaler>,
@@ -207,16 +239,19 @@ pub fn spec_options(
                     .is_some_and(|obj| spec::parse_group_version(&obj.described_object.api_version).is_err())
         })
     });
+    let release = gates.version();
+    let checks_api_versions = release >= KubernetesVersion::V1_34;
     SpecOptions {
         min_replicas_lower_bound: lower,
         scale_target_ref: RefOptions {
             allow_empty_api_group: new.spec.scale_target_ref.kind == "ReplicationController",
-            allow_invalid_api_version: same_target,
+            allow_invalid_api_version: same_target || !checks_api_versions,
         },
         object_metrics: RefOptions {
             allow_empty_api_group: true,
-            allow_invalid_api_version: old_invalid_object_metrics,
+            allow_invalid_api_version: old_invalid_object_metrics || !checks_api_versions,
         },
+        release,
     }
 }
 
@@ -226,9 +261,20 @@ pub fn validate_create(hpa: &v2::HorizontalPodAutoscaler, gates: &FeatureGates) 
     let errs = validation::validate_create(hpa, &opts);
     let errs = declarative_merge(errs, hpa, None, gates);
     if !errs.is_empty() {
-        return errs;
+        return rendered(errs, gates);
     }
-    meta::validate_object_meta(&hpa.metadata, meta::NameRule::PathSegment, &Path::new("metadata"))
+    let meta_errs =
+        meta::validate_object_meta(&hpa.metadata, meta::NameRule::PathSegment, &Path::new("metadata"), gates.version());
+    rendered(meta_errs, gates)
+}
+
+/// The errors with their values printed as the release prints them.
+fn rendered(mut errs: ErrorList, gates: &FeatureGates) -> ErrorList {
+    let rendering = ValueRendering::of(gates.version());
+    for e in &mut errs {
+        e.rendering = rendering;
+    }
+    errs
 }
 
 /// `validateCommonFields` then the strategy's `ValidateUpdate`.
@@ -238,12 +284,13 @@ pub fn validate_update(
     gates: &FeatureGates,
 ) -> ErrorList {
     let meta_path = Path::new("metadata");
-    let mut errs = meta::validate_object_meta(&new.metadata, meta::NameRule::PathSegment, &meta_path);
-    errs.extend(meta::validate_object_meta_update(&new.metadata, &old.metadata, &meta_path));
+    let release = gates.version();
+    let mut errs = meta::validate_object_meta(&new.metadata, meta::NameRule::PathSegment, &meta_path, release);
+    errs.extend(meta::validate_object_meta_update(&new.metadata, &old.metadata, &meta_path, release));
     let opts = spec_options(new, Some(old), gates);
     let hpa_errs = validation::validate_update(new, old, &opts);
     errs.extend(declarative_merge(hpa_errs, new, Some(old), gates));
-    errs
+    rendered(errs, gates)
 }
 
 /// Whether declarative min/max replica rules are enforced (beta in 1.37 and later).
@@ -264,7 +311,11 @@ pub fn declarative_errors(
     let spec_path = Path::new("spec");
     let min_changed = old.is_none_or(|o| o.spec.min_replicas != new.spec.min_replicas);
     if let (Some(min), true) = (new.spec.min_replicas, min_changed) {
-        let bound = if gates.enabled(Gate::HPAScaleToZero) { 0 } else { 1 };
+        // The strategy passes the `HPAScaleToZero` option when the gate is on, and on update
+        // also when the old object has `minReplicas: 0` (`ValidateUpdate` in strategy.go,
+        // kubernetes @ 008b3652, 1.37 cycle).
+        let old_zero = old.is_some_and(|o| o.spec.min_replicas == Some(0));
+        let bound = if gates.enabled(Gate::HPAScaleToZero) || old_zero { 0 } else { 1 };
         if min < bound {
             errs.push(
                 FieldError::invalid(

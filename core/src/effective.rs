@@ -14,7 +14,11 @@ use std::fmt;
 
 use crate::api::v2::{HPAScalingPolicy, HPAScalingRules, HorizontalPodAutoscalerBehavior};
 use crate::defaults;
-use crate::features::{FeatureGates, Gate};
+use crate::evaluator::config::{
+    DOWNSCALE_STABILIZATION_FLAG, HPAControllerConfiguration, SCALE_UP_LIMIT_FACTOR_CONSTANT,
+    SCALE_UP_LIMIT_MINIMUM_CONSTANT, TOLERANCE_FLAG,
+};
+use crate::features::Gate;
 
 /// Where an effective value comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -78,38 +82,6 @@ impl<T> Valued<T> {
     }
 }
 
-/// The kube-controller-manager settings that shape the effective behavior.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ControllerSettings {
-    /// `--horizontal-pod-autoscaler-sync-period` in seconds (15).
-    pub sync_period_seconds: i64,
-    /// `--horizontal-pod-autoscaler-tolerance` (0.1).
-    pub tolerance: f64,
-    /// `--horizontal-pod-autoscaler-downscale-stabilization` in seconds (300).
-    pub downscale_stabilization_seconds: i32,
-    /// `scaleUpLimitFactor` (2.0).
-    pub scale_up_limit_factor: f64,
-    /// `scaleUpLimitMinimum` (4.0).
-    pub scale_up_limit_minimum: f64,
-}
-
-impl Default for ControllerSettings {
-    fn default() -> Self {
-        ControllerSettings {
-            sync_period_seconds: 15,
-            tolerance: 0.1,
-            downscale_stabilization_seconds: 300,
-            scale_up_limit_factor: 2.0,
-            scale_up_limit_minimum: 4.0,
-        }
-    }
-}
-
-/// Flag names, for provenance.
-pub const DOWNSCALE_STABILIZATION_FLAG: &str = "--horizontal-pod-autoscaler-downscale-stabilization";
-/// Flag names, for provenance.
-pub const TOLERANCE_FLAG: &str = "--horizontal-pod-autoscaler-tolerance";
-
 /// One direction's effective rules.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EffectiveRules {
@@ -147,22 +119,24 @@ pub enum EffectiveBehavior {
 }
 
 /// Computes the effective behavior. `user` is `spec.behavior` as written (before defaulting);
-/// `policy` is what an organization policy adds where the user left fields unset.
+/// `policy` is what an organization policy adds where the user left fields unset; `controller`
+/// is the controller's configuration (its flags and feature gates).
 pub fn effective_behavior(
     user: Option<&HorizontalPodAutoscalerBehavior>,
     policy: Option<&HorizontalPodAutoscalerBehavior>,
-    gates: &FeatureGates,
-    controller: &ControllerSettings,
+    controller: &HPAControllerConfiguration,
 ) -> EffectiveBehavior {
-    let tolerance_gate = gates.enabled(Gate::HPAConfigurableTolerance);
     if user.is_none() && policy.is_none() {
         return EffectiveBehavior::Legacy {
             stabilization_window_seconds: Valued::controller(
-                controller.downscale_stabilization_seconds,
+                controller.downscale_stabilization_seconds(),
                 DOWNSCALE_STABILIZATION_FLAG,
             ),
-            scale_up_limit_factor: Valued::controller(controller.scale_up_limit_factor, "scaleUpLimitFactor"),
-            scale_up_limit_minimum: Valued::controller(controller.scale_up_limit_minimum, "scaleUpLimitMinimum"),
+            scale_up_limit_factor: Valued::controller(controller.scale_up_limit_factor, SCALE_UP_LIMIT_FACTOR_CONSTANT),
+            scale_up_limit_minimum: Valued::controller(
+                controller.scale_up_limit_minimum,
+                SCALE_UP_LIMIT_MINIMUM_CONSTANT,
+            ),
             tolerance: Valued::controller(controller.tolerance, TOLERANCE_FLAG),
         };
     }
@@ -170,46 +144,80 @@ pub fn effective_behavior(
     let down_user = user.and_then(|b| b.scale_down.as_ref());
     let up_policy = policy.and_then(|b| b.scale_up.as_ref());
     let down_policy = policy.and_then(|b| b.scale_down.as_ref());
+    // The values are the controller's, for the behavior the user and the policy write together.
+    let written = HorizontalPodAutoscalerBehavior {
+        scale_up: merge(up_user, up_policy),
+        scale_down: merge(down_user, down_policy),
+    };
+    let effective = controller.complete_behavior(&written);
+    let tolerances = controller.tolerances(&written);
+    let tolerance_gate = controller.gates.enabled(Gate::HPAConfigurableTolerance);
     EffectiveBehavior::Rules {
-        scale_up: rules(up_user, up_policy, true, tolerance_gate, controller),
-        scale_down: rules(down_user, down_policy, false, tolerance_gate, controller),
+        scale_up: rules(effective.scale_up, tolerances.scale_up, up_user, up_policy, true, tolerance_gate),
+        scale_down: rules(effective.scale_down, tolerances.scale_down, down_user, down_policy, false, tolerance_gate),
     }
 }
 
-fn pick<T: Clone>(
-    user: Option<&HPAScalingRules>,
-    policy: Option<&HPAScalingRules>,
-    get: impl Fn(&HPAScalingRules) -> Option<T>,
-) -> Option<(T, Source)> {
-    user.and_then(&get).map(|v| (v, Source::User)).or_else(|| policy.and_then(&get).map(|v| (v, Source::Policy)))
+/// One direction's rules as the user and the policy write them together: each field the
+/// user's, else the policy's.
+fn merge(user: Option<&HPAScalingRules>, policy: Option<&HPAScalingRules>) -> Option<HPAScalingRules> {
+    let field = |get: &dyn Fn(&HPAScalingRules) -> bool| user.filter(|r| get(r)).or(policy.filter(|r| get(r)));
+    if user.is_none() && policy.is_none() {
+        return None;
+    }
+    Some(HPAScalingRules {
+        stabilization_window_seconds: field(&|r| r.stabilization_window_seconds.is_some())
+            .and_then(|r| r.stabilization_window_seconds),
+        select_policy: field(&|r| r.select_policy.is_some()).and_then(|r| r.select_policy.clone()),
+        policies: field(&|r| r.policies.is_some()).and_then(|r| r.policies.clone()),
+        tolerance: field(&|r| r.tolerance.is_some()).and_then(|r| r.tolerance.clone()),
+    })
 }
 
+/// Who set a field: the user, else the policy.
+fn setter(
+    user: Option<&HPAScalingRules>,
+    policy: Option<&HPAScalingRules>,
+    set: impl Fn(&HPAScalingRules) -> bool,
+) -> Option<Source> {
+    if user.is_some_and(&set) {
+        Some(Source::User)
+    } else if policy.is_some_and(&set) {
+        Some(Source::Policy)
+    } else {
+        None
+    }
+}
+
+/// One direction's effective rules (`effective`, as the controller completes them; `tolerance`
+/// as it uses it), each value with who set it.
 fn rules(
+    effective: Option<HPAScalingRules>,
+    tolerance: f64,
     user: Option<&HPAScalingRules>,
     policy: Option<&HPAScalingRules>,
     up: bool,
     tolerance_gate: bool,
-    controller: &ControllerSettings,
 ) -> EffectiveRules {
-    let defaults = if up { defaults::scale_up_rules(None) } else { defaults::scale_down_rules(None) };
-    let window = match pick(user, policy, |r| r.stabilization_window_seconds) {
-        Some((v, s)) => Valued::new(v, s),
-        None => match defaults.stabilization_window_seconds {
-            Some(v) => Valued::new(v, Source::KubernetesDefault),
-            None => Valued::controller(controller.downscale_stabilization_seconds, DOWNSCALE_STABILIZATION_FLAG),
-        },
+    let effective = effective.unwrap_or_default();
+    // What API defaulting fills; a window it leaves nil comes from the controller's flag.
+    let defaulted = if up { defaults::scale_up_rules(None) } else { defaults::scale_down_rules(None) };
+    let window = effective.stabilization_window_seconds.unwrap_or_default();
+    let window = match setter(user, policy, |r| r.stabilization_window_seconds.is_some()) {
+        Some(s) => Valued::new(window, s),
+        None if defaulted.stabilization_window_seconds.is_some() => Valued::new(window, Source::KubernetesDefault),
+        None => Valued::controller(window, DOWNSCALE_STABILIZATION_FLAG),
     };
-    let select = match pick(user, policy, |r| r.select_policy.clone()) {
-        Some((v, s)) => Valued::new(v, s),
-        None => Valued::new(defaults.select_policy.unwrap_or_default(), Source::KubernetesDefault),
-    };
-    let policies = match pick(user, policy, |r| r.policies.clone()) {
-        Some((v, s)) => Valued::new(v, s),
-        None => Valued::new(defaults.policies.unwrap_or_default(), Source::KubernetesDefault),
-    };
-    let tolerance = match pick(user, policy, |r| r.tolerance.clone()) {
-        Some((q, s)) if tolerance_gate => Valued::new(q.as_approximate_f64(), s),
-        _ => Valued::controller(controller.tolerance, TOLERANCE_FLAG),
+    let select = effective.select_policy.unwrap_or_default();
+    let select =
+        Valued::new(select, setter(user, policy, |r| r.select_policy.is_some()).unwrap_or(Source::KubernetesDefault));
+    let policies = effective.policies.unwrap_or_default();
+    let policies =
+        Valued::new(policies, setter(user, policy, |r| r.policies.is_some()).unwrap_or(Source::KubernetesDefault));
+    // Without gate HPAConfigurableTolerance a written tolerance is ignored.
+    let tolerance = match setter(user, policy, |r| r.tolerance.is_some()).filter(|_| tolerance_gate) {
+        Some(s) => Valued::new(tolerance, s),
+        None => Valued::controller(tolerance, TOLERANCE_FLAG),
     };
     EffectiveRules { stabilization_window_seconds: window, select_policy: select, policies, tolerance }
 }
@@ -229,7 +237,7 @@ impl EffectiveRules {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::features::KubernetesVersion;
+    use crate::features::{FeatureGates, KubernetesVersion};
 
     #[test]
     fn only_a_scale_down_window_is_set() {
@@ -237,9 +245,8 @@ mod tests {
             scale_up: None,
             scale_down: Some(HPAScalingRules { stabilization_window_seconds: Some(60), ..Default::default() }),
         };
-        let gates = FeatureGates::new(KubernetesVersion::V1_37);
-        let EffectiveBehavior::Rules { scale_up, scale_down } =
-            effective_behavior(Some(&user), None, &gates, &ControllerSettings::default())
+        let controller = HPAControllerConfiguration::new(FeatureGates::new(KubernetesVersion::V1_37));
+        let EffectiveBehavior::Rules { scale_up, scale_down } = effective_behavior(Some(&user), None, &controller)
         else {
             panic!("behavior set");
         };
@@ -254,9 +261,8 @@ mod tests {
     #[test]
     fn nil_scale_down_window_comes_from_the_controller_flag() {
         let user = HorizontalPodAutoscalerBehavior::default();
-        let gates = FeatureGates::default();
         let EffectiveBehavior::Rules { scale_down, .. } =
-            effective_behavior(Some(&user), None, &gates, &ControllerSettings::default())
+            effective_behavior(Some(&user), None, &HPAControllerConfiguration::default())
         else {
             panic!("behavior set");
         };
@@ -279,7 +285,7 @@ mod tests {
             scale_up: None,
         };
         let EffectiveBehavior::Rules { scale_down, .. } =
-            effective_behavior(Some(&user), Some(&policy), &FeatureGates::default(), &ControllerSettings::default())
+            effective_behavior(Some(&user), Some(&policy), &HPAControllerConfiguration::default())
         else {
             panic!("behavior set");
         };
@@ -290,7 +296,7 @@ mod tests {
 
     #[test]
     fn no_behavior_is_the_legacy_path() {
-        let e = effective_behavior(None, None, &FeatureGates::default(), &ControllerSettings::default());
+        let e = effective_behavior(None, None, &HPAControllerConfiguration::default());
         assert!(matches!(e, EffectiveBehavior::Legacy { .. }));
     }
 }

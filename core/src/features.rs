@@ -1,34 +1,74 @@
 //! Kubernetes releases and the feature gates that change HPA behavior.
 //!
-//! Gate defaults per release follow `pkg/features/kube_features.go` (see the spec's §6):
-//! `HPAScaleToZero` is alpha/off in 1.36 and beta/on in 1.37; `HPAConfigurableTolerance` is
-//! beta/on in 1.36 and GA/locked in 1.37; the declarative min/max replica rules are alpha
-//! (shadow) in 1.36 and beta (enforced through `DeclarativeValidationBeta`) in 1.37.
+//! A profile is a release as it shipped (x.y.0); 1.38 is the development branch, a preview.
+//! Gate defaults, stages and locks per release follow `pkg/features/kube_features.go` and
+//! `k8s.io/apiserver/pkg/features/kube_features.go` of each release (see the project's
+//! `spec/versions.md` §1):
+//!
+//! | gate | 1.33 | 1.34 | 1.35 | 1.36 | 1.37 | 1.38 |
+//! | --- | --- | --- | --- | --- | --- | --- |
+//! | `HPAConfigurableTolerance` | alpha | alpha | beta | beta | GA, locked | GA, locked |
+//! | `HPAScaleToZero` | alpha | alpha | alpha | alpha | beta | beta |
+//! | `HPAGeneration` | — | — | — | — | beta | beta |
+//! | `PodLevelResources` | alpha | beta | beta | beta | beta | beta |
+//! | `DeclarativeValidation` | beta | beta | beta | GA, locked | GA, locked | GA, locked |
+//! | `DeclarativeValidationTakeover` | beta (off) | beta (off) | beta (off) | deprecated | deprecated, locked off | deprecated, locked off |
+//! | `DeclarativeValidationBeta` | — | — | — | beta | beta | beta |
+//!
+//! Alpha gates are off by default, beta and GA gates on (`DeclarativeValidationTakeover` is the
+//! exception: a beta gate that was off). "—" means the release does not know the gate, and
+//! `--feature-gates` refuses it there, as kube-apiserver does.
 
 use std::collections::BTreeMap;
 use std::fmt;
 
-/// A Kubernetes minor release whose rules this crate reproduces.
+/// A Kubernetes minor release whose rules this crate reproduces, as it shipped (x.y.0).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum KubernetesVersion {
+    /// v1.33
+    V1_33,
+    /// v1.34
+    V1_34,
+    /// v1.35
+    V1_35,
     /// v1.36
     V1_36,
     /// v1.37
     V1_37,
+    /// v1.38, the development branch: a preview of what is merged so far.
+    V1_38,
 }
 
 impl KubernetesVersion {
-    /// The newest release, the default everywhere.
+    /// The newest generally available release, the default everywhere.
     pub const LATEST: KubernetesVersion = KubernetesVersion::V1_37;
+    /// The release in development, selectable as a preview.
+    pub const PREVIEW: KubernetesVersion = KubernetesVersion::V1_38;
     /// Every supported release, oldest first.
-    pub const ALL: [KubernetesVersion; 2] = [KubernetesVersion::V1_36, KubernetesVersion::V1_37];
+    pub const ALL: [KubernetesVersion; 6] = [
+        KubernetesVersion::V1_33,
+        KubernetesVersion::V1_34,
+        KubernetesVersion::V1_35,
+        KubernetesVersion::V1_36,
+        KubernetesVersion::V1_37,
+        KubernetesVersion::V1_38,
+    ];
 
     /// The minor version number.
     pub fn minor(self) -> u32 {
         match self {
+            KubernetesVersion::V1_33 => 33,
+            KubernetesVersion::V1_34 => 34,
+            KubernetesVersion::V1_35 => 35,
             KubernetesVersion::V1_36 => 36,
             KubernetesVersion::V1_37 => 37,
+            KubernetesVersion::V1_38 => 38,
         }
+    }
+
+    /// Whether this is the development branch rather than a shipped release.
+    pub fn is_preview(self) -> bool {
+        self == KubernetesVersion::PREVIEW
     }
 
     /// Parses `1.37`, `v1.37`, `1.37.2` or `v1.37.0-rc.1`.
@@ -37,11 +77,11 @@ impl KubernetesVersion {
         let mut parts = t.split(['.', '-', '+']);
         let major = parts.next().unwrap_or("");
         let minor = parts.next().unwrap_or("");
-        match (major, minor) {
-            ("1", "36") => Ok(KubernetesVersion::V1_36),
-            ("1", "37") => Ok(KubernetesVersion::V1_37),
-            _ => Err(UnknownVersion(s.to_string())),
-        }
+        let digits = !minor.is_empty() && minor.bytes().all(|b| b.is_ascii_digit());
+        KubernetesVersion::ALL
+            .into_iter()
+            .find(|v| major == "1" && digits && minor.parse::<u32>() == Ok(v.minor()))
+            .ok_or_else(|| UnknownVersion(s.to_string()))
     }
 }
 
@@ -60,7 +100,7 @@ impl std::str::FromStr for KubernetesVersion {
 
 /// A release this crate does not model.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unsupported Kubernetes version {0:?}: supported versions are 1.36 and 1.37")]
+#[error("unsupported Kubernetes version {0:?}: supported versions are 1.33 to 1.37, and 1.38 as a preview")]
 pub struct UnknownVersion(pub String);
 
 /// A feature gate that changes what kube-apiserver or the HPA controller does with an HPA.
@@ -71,13 +111,18 @@ pub enum Gate {
     HPAScaleToZero,
     /// `HPAConfigurableTolerance`: per-direction `tolerance` in `behavior`.
     HPAConfigurableTolerance,
-    /// `DeclarativeValidation`: runs declarative validation (GA, locked on).
+    /// `DeclarativeValidation`: runs declarative validation (GA, locked on, from 1.36).
     DeclarativeValidation,
-    /// `DeclarativeValidationBeta`: enforces declarative rules at beta.
+    /// `DeclarativeValidationTakeover`: declarative errors replace hand-written ones. HPA types
+    /// carry no declarative rule before 1.36 and only alpha ones (never enforced) in 1.36; the
+    /// gate is locked off from 1.37, so it changes nothing for HPAs in any modelled release.
+    DeclarativeValidationTakeover,
+    /// `DeclarativeValidationBeta`: enforces declarative rules at beta (from 1.36).
     DeclarativeValidationBeta,
-    /// `PodLevelResources`: pod-level requests count for utilization (controller).
+    /// `PodLevelResources`: pod-level requests count for utilization (controller, from 1.34).
     PodLevelResources,
-    /// `HPAGeneration`: `status.observedGeneration` (controller).
+    /// `HPAGeneration`: `metadata.generation` maintained by kube-apiserver and
+    /// `status.observedGeneration` written by the controller (from 1.37).
     HPAGeneration,
 }
 
@@ -86,10 +131,12 @@ pub enum Gate {
 pub enum Stage {
     /// Off by default.
     Alpha,
-    /// On by default.
+    /// Usually on by default.
     Beta,
     /// Generally available; may be locked.
     GA,
+    /// On its way out; may be locked.
+    Deprecated,
 }
 
 /// A gate's default and whether it may be changed, in one release.
@@ -105,9 +152,10 @@ pub struct GateSpec {
 
 impl Gate {
     /// Every gate, in name order.
-    pub const ALL: [Gate; 6] = [
+    pub const ALL: [Gate; 7] = [
         Gate::DeclarativeValidation,
         Gate::DeclarativeValidationBeta,
+        Gate::DeclarativeValidationTakeover,
         Gate::HPAConfigurableTolerance,
         Gate::HPAGeneration,
         Gate::HPAScaleToZero,
@@ -120,6 +168,7 @@ impl Gate {
             Gate::HPAScaleToZero => "HPAScaleToZero",
             Gate::HPAConfigurableTolerance => "HPAConfigurableTolerance",
             Gate::DeclarativeValidation => "DeclarativeValidation",
+            Gate::DeclarativeValidationTakeover => "DeclarativeValidationTakeover",
             Gate::DeclarativeValidationBeta => "DeclarativeValidationBeta",
             Gate::PodLevelResources => "PodLevelResources",
             Gate::HPAGeneration => "HPAGeneration",
@@ -131,21 +180,30 @@ impl Gate {
         Gate::ALL.into_iter().find(|g| g.name() == name)
     }
 
-    /// The gate in a release.
-    pub fn spec(self, version: KubernetesVersion) -> GateSpec {
+    /// The gate in a release, or `None` when the release does not have it.
+    pub fn spec(self, version: KubernetesVersion) -> Option<GateSpec> {
         use KubernetesVersion::*;
-        let (default, locked, stage) = match (self, version) {
-            (Gate::HPAScaleToZero, V1_36) => (false, false, Stage::Alpha),
-            (Gate::HPAScaleToZero, V1_37) => (true, false, Stage::Beta),
-            (Gate::HPAConfigurableTolerance, V1_36) => (true, false, Stage::Beta),
-            (Gate::HPAConfigurableTolerance, V1_37) => (true, true, Stage::GA),
-            (Gate::DeclarativeValidation, _) => (true, true, Stage::GA),
-            (Gate::DeclarativeValidationBeta, _) => (true, false, Stage::Beta),
-            (Gate::PodLevelResources, _) => (true, false, Stage::Beta),
-            (Gate::HPAGeneration, V1_36) => (false, false, Stage::Alpha),
-            (Gate::HPAGeneration, V1_37) => (true, false, Stage::Beta),
+        use Stage::*;
+        let m = version.minor();
+        let (default, locked, stage) = match self {
+            Gate::HPAScaleToZero if m <= 36 => (false, false, Alpha),
+            Gate::HPAScaleToZero => (true, false, Beta),
+            Gate::HPAConfigurableTolerance if m <= 34 => (false, false, Alpha),
+            Gate::HPAConfigurableTolerance if m <= 36 => (true, false, Beta),
+            Gate::HPAConfigurableTolerance => (true, true, GA),
+            Gate::DeclarativeValidation if m <= 35 => (true, false, Beta),
+            Gate::DeclarativeValidation => (true, true, GA),
+            Gate::DeclarativeValidationTakeover if m <= 35 => (false, false, Beta),
+            Gate::DeclarativeValidationTakeover if version == V1_36 => (false, false, Deprecated),
+            Gate::DeclarativeValidationTakeover => (false, true, Deprecated),
+            Gate::DeclarativeValidationBeta if m <= 35 => return None,
+            Gate::DeclarativeValidationBeta => (true, false, Beta),
+            Gate::PodLevelResources if version == V1_33 => (false, false, Alpha),
+            Gate::PodLevelResources => (true, false, Beta),
+            Gate::HPAGeneration if m <= 36 => return None,
+            Gate::HPAGeneration => (true, false, Beta),
         };
-        GateSpec { default, locked, stage }
+        Some(GateSpec { default, locked, stage })
     }
 }
 
@@ -197,14 +255,28 @@ impl FeatureGates {
         self.version
     }
 
-    /// Whether a gate is on.
+    /// Whether a gate is on (a gate the release does not have is off).
     pub fn enabled(&self, gate: Gate) -> bool {
-        self.overrides.get(&gate).copied().unwrap_or_else(|| gate.spec(self.version).default)
+        match self.overrides.get(&gate) {
+            Some(&on) => on,
+            None => gate.spec(self.version).is_some_and(|s| s.default),
+        }
     }
 
-    /// Sets a gate, refusing to change a locked one.
+    /// Whether the HPA controller counts pod-level requests (`spec.resources.requests`) for
+    /// utilization: from 1.34 (#132430, `PodRequests` of component-helpers) with
+    /// `PodLevelResources` on. 1.33's `calculatePodRequests` reads container requests only,
+    /// even with the alpha gate on.
+    pub fn pod_level_requests(&self) -> bool {
+        self.version >= KubernetesVersion::V1_34 && self.enabled(Gate::PodLevelResources)
+    }
+
+    /// Sets a gate, refusing one the release does not have and a change to a locked one
+    /// (`featuregate.Set` in `k8s.io/component-base/featuregate`).
     pub fn set(&mut self, gate: Gate, value: bool) -> Result<(), GateError> {
-        let spec = gate.spec(self.version);
+        let Some(spec) = gate.spec(self.version) else {
+            return Err(GateError::Unknown(gate.name().to_string()));
+        };
         if spec.locked && value != spec.default {
             return Err(GateError::Locked { name: gate.name().to_string(), value, locked: spec.default });
         }
@@ -252,30 +324,155 @@ fn parse_go_bool(s: &str) -> Option<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use KubernetesVersion::*;
+
+    fn default_of(gate: Gate, v: KubernetesVersion) -> Option<(bool, bool)> {
+        gate.spec(v).map(|s| (s.default, s.locked))
+    }
 
     #[test]
-    fn defaults_per_release() {
-        let g36 = FeatureGates::new(KubernetesVersion::V1_36);
-        let g37 = FeatureGates::new(KubernetesVersion::V1_37);
-        assert!(!g36.enabled(Gate::HPAScaleToZero));
-        assert!(g37.enabled(Gate::HPAScaleToZero));
-        assert!(g36.enabled(Gate::HPAConfigurableTolerance));
+    fn gate_table_per_release() {
+        // (default, locked) per release, 1.33 .. 1.38: spec/versions.md §1.
+        type Row = [Option<(bool, bool)>; 6];
+        let table: &[(Gate, Row)] = &[
+            (
+                Gate::HPAConfigurableTolerance,
+                [
+                    Some((false, false)),
+                    Some((false, false)),
+                    Some((true, false)),
+                    Some((true, false)),
+                    Some((true, true)),
+                    Some((true, true)),
+                ],
+            ),
+            (
+                Gate::HPAScaleToZero,
+                [
+                    Some((false, false)),
+                    Some((false, false)),
+                    Some((false, false)),
+                    Some((false, false)),
+                    Some((true, false)),
+                    Some((true, false)),
+                ],
+            ),
+            (Gate::HPAGeneration, [None, None, None, None, Some((true, false)), Some((true, false))]),
+            (
+                Gate::PodLevelResources,
+                [
+                    Some((false, false)),
+                    Some((true, false)),
+                    Some((true, false)),
+                    Some((true, false)),
+                    Some((true, false)),
+                    Some((true, false)),
+                ],
+            ),
+            (
+                Gate::DeclarativeValidation,
+                [
+                    Some((true, false)),
+                    Some((true, false)),
+                    Some((true, false)),
+                    Some((true, true)),
+                    Some((true, true)),
+                    Some((true, true)),
+                ],
+            ),
+            (
+                Gate::DeclarativeValidationTakeover,
+                [
+                    Some((false, false)),
+                    Some((false, false)),
+                    Some((false, false)),
+                    Some((false, false)),
+                    Some((false, true)),
+                    Some((false, true)),
+                ],
+            ),
+            (
+                Gate::DeclarativeValidationBeta,
+                [None, None, None, Some((true, false)), Some((true, false)), Some((true, false))],
+            ),
+        ];
+        for (gate, row) in table {
+            for (v, want) in KubernetesVersion::ALL.into_iter().zip(row) {
+                assert_eq!(default_of(*gate, v), *want, "{} in {v}", gate.name());
+                assert_eq!(FeatureGates::new(v).enabled(*gate), want.is_some_and(|w| w.0), "{} in {v}", gate.name());
+            }
+        }
+    }
+
+    #[test]
+    fn overrides_on_every_release() {
+        for v in KubernetesVersion::ALL {
+            let mut g = FeatureGates::new(v);
+            g.apply("HPAScaleToZero=true, PodLevelResources=false").unwrap();
+            assert!(g.enabled(Gate::HPAScaleToZero), "{v}");
+            assert!(!g.enabled(Gate::PodLevelResources), "{v}");
+            // The tolerance gate can be switched off until it is locked (1.37).
+            let off = FeatureGates::new(v).with(Gate::HPAConfigurableTolerance, false);
+            assert_eq!(off.is_ok(), v < V1_37, "{v}");
+        }
+    }
+
+    #[test]
+    fn pod_level_requests_from_1_34() {
+        let on = |v| FeatureGates::new(v).with(Gate::PodLevelResources, true).unwrap();
+        assert!(!on(V1_33).pod_level_requests());
+        assert!(on(V1_34).pod_level_requests());
+        assert!(FeatureGates::new(V1_34).pod_level_requests());
+        assert!(!FeatureGates::new(V1_35).with(Gate::PodLevelResources, false).unwrap().pod_level_requests());
+    }
+
+    #[test]
+    fn gates_a_release_does_not_have_are_refused() {
+        let mut g = FeatureGates::new(V1_36);
+        assert_eq!(g.apply("HPAGeneration=true").unwrap_err().to_string(), "unrecognized feature gate: HPAGeneration");
+        let mut g = FeatureGates::new(V1_35);
+        assert!(matches!(g.apply("DeclarativeValidationBeta=false"), Err(GateError::Unknown(_))));
+        assert!(!g.enabled(Gate::DeclarativeValidationBeta));
+        let mut g = FeatureGates::new(V1_37);
+        g.apply("HPAGeneration=false").unwrap();
+        assert!(!g.enabled(Gate::HPAGeneration));
+        assert_eq!(
+            g.apply("DeclarativeValidationTakeover=true").unwrap_err().to_string(),
+            "cannot set feature gate DeclarativeValidationTakeover to true, feature is locked to false"
+        );
     }
 
     #[test]
     fn parse_flags() {
-        let mut g = FeatureGates::new(KubernetesVersion::V1_36);
+        let mut g = FeatureGates::new(V1_36);
         g.apply("HPAScaleToZero=true, HPAConfigurableTolerance=false").unwrap();
         assert!(g.enabled(Gate::HPAScaleToZero));
         assert!(!g.enabled(Gate::HPAConfigurableTolerance));
-        let mut g = FeatureGates::new(KubernetesVersion::V1_37);
+        let mut g = FeatureGates::new(V1_37);
         assert_eq!(
             g.apply("HPAConfigurableTolerance=false").unwrap_err().to_string(),
             "cannot set feature gate HPAConfigurableTolerance to false, feature is locked to true"
         );
         assert!(matches!(g.apply("Nope=true"), Err(GateError::Unknown(_))));
         assert!(matches!(g.apply("HPAScaleToZero=yes"), Err(GateError::NotBool { .. })));
-        assert_eq!(KubernetesVersion::parse("v1.36.3"), Ok(KubernetesVersion::V1_36));
-        assert!(KubernetesVersion::parse("1.20").is_err());
+    }
+
+    #[test]
+    fn parse_versions() {
+        for v in KubernetesVersion::ALL {
+            assert_eq!(KubernetesVersion::parse(&v.to_string()), Ok(v));
+            assert_eq!(KubernetesVersion::parse(&format!("v{v}.4")), Ok(v));
+        }
+        assert_eq!(KubernetesVersion::parse("v1.36.3"), Ok(V1_36));
+        assert_eq!(KubernetesVersion::parse("1.33.0-rc.1"), Ok(V1_33));
+        for bad in ["1.20", "1.32", "1.39", "2.37", "1.+37", "1", "", "1.3x"] {
+            assert!(KubernetesVersion::parse(bad).is_err(), "{bad}");
+        }
+        assert_eq!(
+            KubernetesVersion::parse("1.32").unwrap_err().to_string(),
+            "unsupported Kubernetes version \"1.32\": supported versions are 1.33 to 1.37, and 1.38 as a preview"
+        );
+        assert!(V1_38.is_preview() && !KubernetesVersion::LATEST.is_preview());
+        assert_eq!(KubernetesVersion::LATEST, V1_37);
     }
 }

@@ -5,6 +5,8 @@
 
 use std::fmt;
 
+use crate::api::{Quantity, Time};
+use crate::features::KubernetesVersion;
 use crate::go;
 
 /// A field path under construction: a borrowed chain, so that validating a valid object
@@ -157,8 +159,30 @@ impl ErrorType {
     }
 }
 
-/// The offending value of a field error, remembering how Go would print it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// How kube-apiserver prints the offending value in `Invalid value: X`
+/// (`field.Error.ErrorBody` in `k8s.io/apimachinery/pkg/util/validation/field/errors.go`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ValueRendering {
+    /// Kubernetes 1.34 and later (#132314): Go `string`s with `%q`, integers and bools plainly,
+    /// anything else as its JSON (named string types quoted, a quantity as `"-300m"`).
+    #[default]
+    Json,
+    /// Kubernetes 1.33: pointers dereferenced (`nil` becomes the string `"null"`), Go `string`s
+    /// with `%q`, integers and bools plainly, a `fmt.Stringer` by its `String()` (unquoted),
+    /// anything else with `%#v` (a named string type quoted, a quantity as a Go struct dump).
+    GoReflect,
+}
+
+impl ValueRendering {
+    /// The rendering of a release.
+    pub fn of(version: KubernetesVersion) -> Self {
+        if version <= KubernetesVersion::V1_33 { ValueRendering::GoReflect } else { ValueRendering::Json }
+    }
+}
+
+/// The offending value of a field error, remembering its Go type, which decides how each
+/// release prints it (see [`ValueRendering`]).
+#[derive(Debug, Clone, PartialEq)]
 pub enum BadValue {
     /// No value (Required, Forbidden, TooLong, or an omitted value).
     Omitted,
@@ -168,42 +192,79 @@ pub enum BadValue {
     Bool(bool),
     /// A Go `string`: printed with `%q`.
     Str(String),
-    /// Anything else: printed as its JSON encoding (named string types, quantities, structs).
-    Json(String),
+    /// A value of a named Go string type without a `String()` method (`MetricSourceType`,
+    /// `types.UID`, ...): JSON-quoted from 1.34, `%#v` (Go-quoted) before.
+    Named(String),
+    /// A value of a named Go string type with a `String()` method (`core.ResourceName`):
+    /// JSON-quoted from 1.34, bare before.
+    Stringer(String),
+    /// A `resource.Quantity` (or a pointer to one): `"-300m"` from 1.34, a struct dump before.
+    Quantity(Quantity),
+    /// A `metav1.Time`: its JSON (`"2024-01-02T03:04:05Z"`, `null` for the zero time) from 1.34,
+    /// `time.Time.String()` (`2024-01-02 03:04:05 +0000 UTC`) before.
+    Time(Time),
+    /// A nil pointer: `null` from 1.34, the Go string `"null"` before.
+    Null,
+    /// Any other composite value (a struct, a list), in both renderings.
+    Composite {
+        /// Its JSON encoding (1.34 and later).
+        json: String,
+        /// Go's `%#v` of it (1.33).
+        go_syntax: String,
+    },
 }
 
 impl BadValue {
-    /// A value of a named Go string type (`MetricSourceType`, `ResourceName`, ...), which
-    /// Kubernetes ≥ 1.34 prints as JSON.
+    /// A value of a named Go string type (`MetricSourceType`, `ScalingPolicySelect`, ...).
     pub fn named(s: &str) -> Self {
-        BadValue::Json(go::json_string(s))
+        BadValue::Named(s.to_string())
     }
 
-    /// The value as kube-apiserver prints it in a message.
+    /// The value as kube-apiserver 1.34 and later prints it in a message.
     pub fn render(&self) -> String {
+        self.render_as(ValueRendering::Json)
+    }
+
+    /// The value as a given release prints it in a message.
+    pub fn render_as(&self, rendering: ValueRendering) -> String {
+        let reflect = rendering == ValueRendering::GoReflect;
         match self {
             BadValue::Omitted => String::new(),
             BadValue::Int(i) => i.to_string(),
             BadValue::Bool(b) => b.to_string(),
             BadValue::Str(s) => go::quote(s),
-            BadValue::Json(j) => j.clone(),
+            BadValue::Named(s) if reflect => go::quote(s),
+            BadValue::Stringer(s) if reflect => s.clone(),
+            BadValue::Named(s) | BadValue::Stringer(s) => go::json_string(s),
+            BadValue::Quantity(q) if reflect => q.go_syntax(),
+            BadValue::Quantity(q) => go::json_string(&q.canonical()),
+            BadValue::Time(t) if reflect => t.go_string(),
+            BadValue::Time(t) if t.is_zero() => "null".to_string(),
+            BadValue::Time(t) => go::json_string(&t.to_rfc3339()),
+            BadValue::Null if reflect => go::quote("null"),
+            BadValue::Null => "null".to_string(),
+            BadValue::Composite { go_syntax, .. } if reflect => go_syntax.clone(),
+            BadValue::Composite { json, .. } => json.clone(),
         }
     }
 
     /// The value as plain JSON, for machine-readable output.
     pub fn to_json(&self) -> serde_json::Value {
         match self {
-            BadValue::Omitted => serde_json::Value::Null,
+            BadValue::Omitted | BadValue::Null => serde_json::Value::Null,
             BadValue::Int(i) => serde_json::Value::from(*i),
             BadValue::Bool(b) => serde_json::Value::Bool(*b),
-            BadValue::Str(s) => serde_json::Value::String(s.clone()),
-            BadValue::Json(j) => serde_json::from_str(j).unwrap_or(serde_json::Value::Null),
+            BadValue::Str(s) | BadValue::Named(s) | BadValue::Stringer(s) => serde_json::Value::String(s.clone()),
+            BadValue::Quantity(q) => serde_json::Value::String(q.canonical()),
+            BadValue::Time(t) if t.is_zero() => serde_json::Value::Null,
+            BadValue::Time(t) => serde_json::Value::String(t.to_rfc3339()),
+            BadValue::Composite { json, .. } => serde_json::from_str(json).unwrap_or(serde_json::Value::Null),
         }
     }
 }
 
 /// One validation error, as in `field.Error`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct FieldError {
     /// The error type.
     pub kind: ErrorType,
@@ -217,6 +278,8 @@ pub struct FieldError {
     pub origin: Option<&'static str>,
     /// Whether a declarative rule covers this hand-written error.
     pub covered_by_declarative: bool,
+    /// How the value is printed: the release's rendering, set by the admission pipeline.
+    pub rendering: ValueRendering,
 }
 
 impl FieldError {
@@ -228,6 +291,7 @@ impl FieldError {
             detail: detail.into(),
             origin: None,
             covered_by_declarative: false,
+            rendering: ValueRendering::Json,
         }
     }
 
@@ -268,6 +332,12 @@ impl FieldError {
         self
     }
 
+    /// Prints the value as a given release does.
+    pub fn rendered_as(mut self, rendering: ValueRendering) -> Self {
+        self.rendering = rendering;
+        self
+    }
+
     /// Marks the error as covered by a declarative rule (`MarkCoveredByDeclarative`).
     pub fn covered_by_declarative(mut self) -> Self {
         self.covered_by_declarative = true;
@@ -282,7 +352,7 @@ impl FieldError {
                 && self.value != BadValue::Omitted;
         if shows_value {
             s.push_str(": ");
-            s.push_str(&self.value.render());
+            s.push_str(&self.value.render_as(self.rendering));
         }
         if !self.detail.is_empty() {
             s.push_str(": ");
@@ -362,6 +432,37 @@ mod tests {
         assert_eq!(
             FieldError::too_long(&ann, 262144).to_string(),
             "spec.annotations: Too long: may not be more than 262144 bytes"
+        );
+    }
+
+    #[test]
+    fn values_render_per_release() {
+        let both = |v: &BadValue| (v.render_as(ValueRendering::GoReflect), v.render_as(ValueRendering::Json));
+        let s = |a: &str, b: &str| (a.to_string(), b.to_string());
+        assert_eq!(both(&BadValue::Int(-1)), s("-1", "-1"));
+        assert_eq!(both(&BadValue::Str("a<b".into())), s("\"a<b\"", "\"a<b\""));
+        assert_eq!(both(&BadValue::named("Foo<")), s("\"Foo<\"", "\"Foo\\u003c\""));
+        assert_eq!(both(&BadValue::Stringer("InvalidResource".into())), s("InvalidResource", "\"InvalidResource\""));
+        assert_eq!(
+            both(&BadValue::Quantity(Quantity::parse("-300m").unwrap())),
+            s(
+                "resource.Quantity{i:resource.int64Amount{value:-300, scale:-3}, d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:\"-300m\", Format:\"DecimalSI\"}",
+                "\"-300m\""
+            )
+        );
+        assert_eq!(both(&BadValue::Null), s("\"null\"", "null"));
+        let t = Time::parse_rfc3339("2024-01-02T03:04:05Z").unwrap();
+        assert_eq!(both(&BadValue::Time(t)), s("2024-01-02 03:04:05 +0000 UTC", "\"2024-01-02T03:04:05Z\""));
+        assert_eq!(both(&BadValue::Time(Time::ZERO)), s("0001-01-01 00:00:00 +0000 UTC", "null"));
+        assert_eq!(ValueRendering::of(KubernetesVersion::V1_33), ValueRendering::GoReflect);
+        assert_eq!(ValueRendering::of(KubernetesVersion::V1_34), ValueRendering::Json);
+        let p = Path::new("spec");
+        let value = p.child("value");
+        let e = FieldError::invalid(&value, BadValue::Quantity(Quantity::parse("-50m").unwrap()), "must be positive");
+        assert_eq!(e.to_string(), "spec.value: Invalid value: \"-50m\": must be positive");
+        assert_eq!(
+            e.rendered_as(ValueRendering::GoReflect).to_string(),
+            "spec.value: Invalid value: resource.Quantity{i:resource.int64Amount{value:-50, scale:-3}, d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:\"-50m\", Format:\"DecimalSI\"}: must be positive"
         );
     }
 

@@ -18,6 +18,7 @@ use hpa_core::admission::{self, Operation, Options};
 use hpa_core::api::{self, ApiVersion, Strictness, VersionedHpa, v2};
 use hpa_core::convert;
 use hpa_core::defaults;
+use hpa_core::features::KubernetesVersion;
 use hpa_lint::input;
 use hpa_lint::source::{self, Node};
 use libfuzzer_sys::fuzz_target;
@@ -30,8 +31,15 @@ fuzz_target!(|data: &[u8]| {
             check(hpa);
         }
     }
-    for strictness in [Strictness::Strict, Strictness::Lenient] {
-        if let Ok(decoded) = api::decode_json(text, strictness) {
+    // The newest schema, and an older release's (a field it lacks is unknown to it).
+    let runs = [
+        (Strictness::Strict, KubernetesVersion::LATEST),
+        (Strictness::Lenient, KubernetesVersion::LATEST),
+        (Strictness::Strict, KubernetesVersion::V1_36),
+        (Strictness::Lenient, KubernetesVersion::V1_36),
+    ];
+    for (strictness, release) in runs {
+        if let Ok(decoded) = api::decode_json(text, strictness, release) {
             check(decoded.value);
         }
     }
@@ -40,14 +48,14 @@ fuzz_target!(|data: &[u8]| {
 /// Decodes a node as the linter does, and the JSON kubectl would send of it, and insists
 /// that they agree.
 fn decode_node(node: &Node) -> Option<VersionedHpa> {
-    let from_nodes = hpa_lint::hpa::decode(node);
+    let from_nodes = hpa_lint::hpa::decode(node, KubernetesVersion::LATEST);
     // A key written twice is kept in YAML (a duplicate field, or a value decoded twice); the
     // JSON kubectl sends has only the last one.
     if !source::read::duplicate_keys(node).is_empty() {
         return from_nodes.ok();
     }
     let json = hpa_core::go::to_go_json(&node.to_json()).expect("a node converts to JSON");
-    let from_json = api::decode_json(&json, Strictness::Strict).map(|d| d.value);
+    let from_json = api::decode_json(&json, Strictness::Strict, KubernetesVersion::LATEST).map(|d| d.value);
     match (&from_nodes, &from_json) {
         (Ok(a), Ok(b)) => assert_eq!(a, b, "the YAML source reads differently from its JSON"),
         (Err(a), Err(b)) => {

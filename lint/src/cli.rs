@@ -63,6 +63,12 @@ pub struct LintArgs {
     #[arg(long, value_enum)]
     pub scope: Option<crate::linter::config::Scope>,
 
+    /// The namespace of objects that name none, as `kubectl apply -n` and `helm template -n`
+    /// give it [default: the one namespace the other objects of their set name, else
+    /// `default`].
+    #[arg(short = 'n', long, value_name = "NAMESPACE")]
+    pub namespace: Option<String>,
+
     /// The configuration file (default: `.hpa-lint.yaml` found upward from the working directory).
     #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
     pub config: Option<std::path::PathBuf>,
@@ -126,6 +132,8 @@ pub enum Command {
     /// and how fast they can scale up and down.
     Explain(ExplainArgs),
     /// Simulate the HPA controller over time from a scenario file: every sync, a chart, JSON or SVG.
+    ///
+    /// The controller's flags given on the command line override the scenario's `controller:`.
     Simulate(crate::simulate::SimulateArgs),
     /// List the lint rules, or print one rule's documentation.
     Rules(RulesArgs),
@@ -142,8 +150,9 @@ pub struct InputArgs {
 /// Which Kubernetes the checks reproduce.
 #[derive(Debug, Clone, Default, ClapArgs)]
 pub struct ClusterArgs {
-    /// Kubernetes release whose rules apply: 1.36 or 1.37 [default: 1.37, or
-    /// `kubernetesVersion` in the lint configuration].
+    /// Kubernetes release whose rules apply: 1.33, 1.34, 1.35, 1.36, 1.37, or 1.38 (a preview
+    /// of the development branch) [default: 1.37, or `kubernetesVersion` in the lint
+    /// configuration].
     #[arg(long, value_name = "VERSION", global = true)]
     pub kubernetes_version: Option<KubernetesVersion>,
 
@@ -250,27 +259,11 @@ pub struct ExplainArgs {
 
     /// kube-controller-manager settings.
     #[command(flatten)]
-    pub controller: ControllerArgs,
+    pub controller: crate::controller_flags::ControllerArgs,
 
     /// Input options.
     #[command(flatten)]
     pub input: InputArgs,
-}
-
-/// kube-controller-manager's HPA flags (defaults are the controller's).
-#[derive(Debug, Clone, ClapArgs)]
-pub struct ControllerArgs {
-    /// --horizontal-pod-autoscaler-sync-period, in seconds.
-    #[arg(long, value_name = "SECONDS", default_value_t = 15)]
-    pub sync_period: u64,
-
-    /// --horizontal-pod-autoscaler-tolerance.
-    #[arg(long, value_name = "RATIO", default_value_t = 0.1)]
-    pub tolerance: f64,
-
-    /// --horizontal-pod-autoscaler-downscale-stabilization, in seconds.
-    #[arg(long, value_name = "SECONDS", default_value_t = 300)]
-    pub downscale_stabilization: u64,
 }
 
 /// `hpa-lint rules`.

@@ -6,7 +6,7 @@ use hpa_core::api::{self, ApiVersion};
 use hpa_core::convert;
 use serde_json::Value;
 
-use crate::cli::{ConvertArgs, ObjectFormat};
+use crate::cli::{ClusterArgs, ConvertArgs, ObjectFormat};
 use crate::input::{self, SourceFile};
 use crate::{ExitStatus, Output};
 
@@ -16,8 +16,9 @@ enum Piece {
     Original { text: String, json: Value },
 }
 
-/// Runs `convert`.
-pub fn run(args: &ConvertArgs, out: &mut Output<'_>) -> ExitStatus {
+/// Runs `convert`, as the release of `--kubernetes-version` converts.
+pub fn run(args: &ConvertArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> ExitStatus {
+    let release = cluster.kubernetes_version.unwrap_or(hpa_core::features::KubernetesVersion::LATEST);
     let Some(to) = ApiVersion::parse(&args.to) else {
         let known: Vec<&str> = ApiVersion::ALL.iter().map(|v| v.as_str()).collect();
         return out.usage_error(&format!("--to {:?} is not an HPA API version (one of {})", args.to, known.join(", ")));
@@ -51,14 +52,14 @@ pub fn run(args: &ConvertArgs, out: &mut Output<'_>) -> ExitStatus {
                 }
                 let (line, col) = file.line_col(obj.node.span.start);
                 let at = format!("{}:{line}:{col}", file.name);
-                match crate::hpa::decode(obj.node)
+                match crate::hpa::decode(obj.node, release)
                     .map_err(|e| api::decode_failure_message(obj.api_version().and_then(ApiVersion::parse), &e))
                 {
                     Err(msg) => {
                         out.error(&format!("{at}: {msg}"));
                         status = status.max(ExitStatus::Findings);
                     }
-                    Ok(hpa) => match convert::convert(&hpa, to) {
+                    Ok(hpa) => match convert::convert_in(&hpa, to, release) {
                         Err(e) => {
                             out.error(&format!("{at}: cannot convert to {to}: {e}"));
                             status = status.max(ExitStatus::Findings);

@@ -7,12 +7,12 @@ use hpa_core::admission::Options;
 use hpa_core::api::ApiVersion;
 use hpa_core::api::v2::{HPAScalingPolicy, HorizontalPodAutoscaler, MetricSpec, MetricTarget};
 use hpa_core::convert;
-use hpa_core::effective::{self, ControllerSettings, EffectiveBehavior, EffectiveRules, Source, Valued};
-use hpa_core::evaluator::ControllerOptions;
+use hpa_core::effective::{self, EffectiveBehavior, EffectiveRules, Source, Valued};
 use hpa_core::evaluator::timing::{self, Run};
 use serde_json::{Value, json};
 
-use crate::cli::{ControllerArgs, ExplainArgs, ReportFormat};
+use crate::cli::{ExplainArgs, ReportFormat};
+use crate::controller_flags;
 use crate::hpa::{self, Checked};
 use crate::input;
 use crate::{ExitStatus, Output};
@@ -23,8 +23,10 @@ pub fn run(args: &ExplainArgs, cluster: &crate::cli::ClusterArgs, out: &mut Outp
         Ok(g) => g,
         Err(e) => return out.usage_error(&e.to_string()),
     };
-    let controller = args.controller.options(gates.clone());
-    let settings = args.controller.settings();
+    let controller = match controller_flags::configuration(gates.clone(), &[&args.controller.flags()]) {
+        Ok(c) => c,
+        Err(e) => return out.usage_error(&format!("--{e}")),
+    };
     let opts = Options { gates: gates.clone(), apply_defaults: true, default_namespace: Some("default".into()) };
     let (origins, mut errors) = input::discover(&args.paths, &args.input.exclude);
     let (files, load_errors) = input::load(&origins, out);
@@ -46,7 +48,7 @@ pub fn run(args: &ExplainArgs, cluster: &crate::cli::ClusterArgs, out: &mut Outp
             match hpa::check(obj.node, None, &opts) {
                 Checked::Admitted { object, outcome, .. } if outcome.allowed() => {
                     let user = convert::to_internal(&object).ok().and_then(|c| c.object.spec.behavior);
-                    let eff = effective::effective_behavior(user.as_ref(), None, &gates, &settings);
+                    let eff = effective::effective_behavior(user.as_ref(), None, &controller);
                     let up = timing::fastest_scale_up(&outcome.object, &controller);
                     let down = timing::fastest_scale_down(&outcome.object, &controller);
                     reports.push(Report {
@@ -330,26 +332,5 @@ impl Report {
             "fastestScaleUp": run(&self.up),
             "fastestScaleDown": run(&self.down),
         })
-    }
-}
-
-impl ControllerArgs {
-    /// The evaluator's options.
-    pub fn options(&self, gates: hpa_core::features::FeatureGates) -> ControllerOptions {
-        let mut o = ControllerOptions { gates, ..ControllerOptions::default() };
-        o.sync_period = std::time::Duration::from_secs(self.sync_period.max(1));
-        o.tolerance = self.tolerance;
-        o.downscale_stabilization_window = std::time::Duration::from_secs(self.downscale_stabilization);
-        o
-    }
-
-    /// The same settings for provenance.
-    pub fn settings(&self) -> ControllerSettings {
-        ControllerSettings {
-            sync_period_seconds: i64::try_from(self.sync_period).unwrap_or(15),
-            tolerance: self.tolerance,
-            downscale_stabilization_seconds: i32::try_from(self.downscale_stabilization).unwrap_or(300),
-            ..ControllerSettings::default()
-        }
     }
 }

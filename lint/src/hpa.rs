@@ -4,6 +4,7 @@
 use hpa_core::admission::{self, Operation, Options, Outcome};
 use hpa_core::api::{self, ApiVersion, DecodeError, DecodeErrorKind, Strictness, VersionedHpa};
 use hpa_core::convert::annotations as ann;
+use hpa_core::features::KubernetesVersion;
 use serde_json::Value;
 
 use crate::source::{self, Located, Node, NodeKind, NodeSource, Span};
@@ -52,9 +53,10 @@ impl Checked {
     }
 }
 
-/// Decodes an object's node as kube-apiserver decodes what kubectl sends (hpa-core's decoder,
-/// `fieldValidation=Strict`: unknown and duplicate fields are errors).
-pub fn decode(node: &Node) -> Result<VersionedHpa, Vec<DecodeError>> {
+/// Decodes an object's node as `release`'s kube-apiserver decodes what kubectl sends
+/// (hpa-core's decoder with that release's Go types, `fieldValidation=Strict`: unknown and
+/// duplicate fields are errors).
+pub fn decode(node: &Node, release: KubernetesVersion) -> Result<VersionedHpa, Vec<DecodeError>> {
     if !matches!(node.kind, NodeKind::Map(_)) {
         return Err(vec![DecodeError {
             kind: DecodeErrorKind::NotAnObject,
@@ -63,18 +65,25 @@ pub fn decode(node: &Node) -> Result<VersionedHpa, Vec<DecodeError>> {
         }]);
     }
     let field = |k: &str| node.get(k).and_then(Node::as_str).unwrap_or("");
-    api::decode_source(field("kind"), field("apiVersion"), NodeSource::new(node), Strictness::Strict)
+    api::decode_source(field("kind"), field("apiVersion"), NodeSource::new(node), Strictness::Strict, release)
         .map(|decoded| decoded.value)
 }
 
 /// Decodes and admits one object, as an UPDATE of `old` when there is one.
 pub fn check(node: &Node, old: Option<&Node>, opts: &Options) -> Checked {
     let version = node.get("apiVersion").and_then(Node::as_str).and_then(ApiVersion::parse);
-    let object = match decode(node) {
+    let object = match decode(node, opts.gates.version()) {
         Ok(o) => o,
         Err(errors) => return Checked::Undecodable { version, errors },
     };
-    let old_object = old.and_then(|o| decode(o).ok());
+    // The stored object: what its release's types hold (a field they lack was dropped).
+    let old_object = old.and_then(|o| {
+        let field = |k: &str| o.get(k).and_then(Node::as_str).unwrap_or("");
+        let source = NodeSource::new(o);
+        api::decode_source(field("kind"), field("apiVersion"), source, Strictness::Lenient, opts.gates.version())
+            .ok()
+            .map(|d| d.value)
+    });
     let operation = if old_object.is_some() { Operation::Update } else { Operation::Create };
     match admission::admit(&object, old_object.as_ref(), operation, opts) {
         Ok(outcome) => Checked::Admitted { object: Box::new(object), outcome: Box::new(outcome), operation },
@@ -168,10 +177,13 @@ fn remap(node: &Node, version: ApiVersion, path: &str) -> Option<String> {
                 .map_or(0, |v| v.len());
             let index: Option<usize> =
                 rest.strip_prefix('[').and_then(|r| r.split(']').next()).and_then(|i| i.parse().ok());
+            // The metrics annotation's entries come first, then the CPU target: without one,
+            // the metric is kube-apiserver's default, which the absent field stands for.
             match index {
                 Some(i) if i < annotated => Some(annotation(ann::METRICS)),
-                Some(_) if has_cpu => Some("spec.targetCPUUtilizationPercentage".into()),
-                _ => Some("spec".into()),
+                Some(_) => Some("spec.targetCPUUtilizationPercentage".into()),
+                None if has_cpu => Some("spec.targetCPUUtilizationPercentage".into()),
+                None => Some("spec".into()),
             }
         }
         ApiVersion::V2beta1 => {

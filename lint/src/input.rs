@@ -271,24 +271,24 @@ pub struct ObjectRef<'a> {
     pub node: &'a Node,
 }
 
-impl ObjectRef<'_> {
+impl<'a> ObjectRef<'a> {
     /// `kind`, when it is a string.
-    pub fn kind(&self) -> Option<&str> {
+    pub fn kind(&self) -> Option<&'a str> {
         self.node.get("kind").and_then(Node::as_str)
     }
 
     /// `apiVersion`, when it is a string.
-    pub fn api_version(&self) -> Option<&str> {
+    pub fn api_version(&self) -> Option<&'a str> {
         self.node.get("apiVersion").and_then(Node::as_str)
     }
 
     /// `metadata.name`.
-    pub fn name(&self) -> Option<&str> {
+    pub fn name(&self) -> Option<&'a str> {
         self.node.get("metadata").and_then(|m| m.get("name")).and_then(Node::as_str)
     }
 
     /// `metadata.namespace`.
-    pub fn namespace(&self) -> Option<&str> {
+    pub fn namespace(&self) -> Option<&'a str> {
         self.node.get("metadata").and_then(|m| m.get("namespace")).and_then(Node::as_str)
     }
 

@@ -4,6 +4,7 @@
 //! renders.
 
 pub mod cli;
+pub mod controller_flags;
 pub mod convert_cmd;
 pub mod default_cmd;
 pub mod explain;
@@ -92,7 +93,7 @@ pub fn run(args: cli::Args, out: &mut Output<'_>) -> ExitStatus {
     match &args.command {
         Some(cli::Command::Validate(v)) => validate::run(v, &args.cluster, out),
         Some(cli::Command::Default(d)) => default_cmd::run(d, out),
-        Some(cli::Command::Convert(c)) => convert_cmd::run(c, out),
+        Some(cli::Command::Convert(c)) => convert_cmd::run(c, &args.cluster, out),
         Some(cli::Command::Explain(e)) => explain::run(e, &args.cluster, out),
         Some(cli::Command::Rules(r)) => rules_cmd::run(r, out),
         Some(cli::Command::Simulate(s)) => simulate::run(s, &args.cluster, out),

@@ -1,12 +1,10 @@
 //! `hpa-lint [PATH]...`: the lint command.
 
-use std::time::Duration;
-
-use hpa_core::evaluator::ControllerOptions;
 use hpa_core::features::KubernetesVersion;
 use hpa_core::rules::{Settings, Severity};
 
 use crate::cli::{Args, ColorChoice, FailOn, LintFormat};
+use crate::controller_flags;
 use crate::input;
 use crate::linter::{self, LintOptions, config, report};
 use crate::{ExitStatus, Output};
@@ -41,16 +39,13 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> ExitStatus {
         Ok(g) => g,
         Err(e) => return out.usage_error(&e.to_string()),
     };
-    let mut controller = ControllerOptions { gates: gates.clone(), ..ControllerOptions::default() };
-    if let Some(s) = cfg.file.controller.sync_period_seconds {
-        controller.sync_period = Duration::from_secs(s.max(1));
-    }
-    if let Some(t) = cfg.file.controller.tolerance {
-        controller.tolerance = t;
-    }
-    if let Some(s) = cfg.file.controller.downscale_stabilization_seconds {
-        controller.downscale_stabilization_window = Duration::from_secs(s);
-    }
+    let controller = match controller_flags::configuration(gates.clone(), &[&cfg.file.controller.flags()]) {
+        Ok(c) => c,
+        Err(e) => {
+            let path = cfg.path.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
+            return out.usage_error(&format!("{path}: controller.{e}"));
+        }
+    };
     let defaults = Settings::default();
     let s = &cfg.file.settings;
     let settings = Settings {
@@ -82,12 +77,17 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> ExitStatus {
         },
         (None, None) => Some(Severity::Warning),
     };
+    if let Some(ns) = &args.lint.namespace
+        && let Some(problem) = hpa_core::validation::names::dns1123_label(ns).first()
+    {
+        return out.usage_error(&format!("--namespace {ns:?}: {problem}"));
+    }
     let opts = LintOptions {
         settings,
         levels: cfg.levels.clone(),
         select: args.lint.select.clone(),
         ignore: args.lint.ignore.clone(),
-        default_namespace: "default".into(),
+        namespace: args.lint.namespace.clone(),
         scope: args.lint.scope.or(cfg.file.scope).unwrap_or_default(),
     };
     let mut excludes = args.input.exclude.clone();

@@ -25,7 +25,7 @@ pub fn hpa_lint(args: &[&str], stdin: &str) -> Run {
     hpa_lint_bytes(args, stdin.as_bytes())
 }
 
-/// [`hpa_lint()`] with any bytes (binary, not UTF-8) as standard input.
+/// [`hpa_lint`](fn@hpa_lint) with any bytes (binary, not UTF-8) as standard input.
 pub fn hpa_lint_bytes(args: &[&str], stdin: &[u8]) -> Run {
     let parsed = hpa_lint::cli::Args::try_parse_from(std::iter::once("hpa-lint").chain(args.iter().copied()));
     let args = match parsed {

@@ -2,6 +2,7 @@
 //! the vectors translated from Kubernetes' own tests (`data/conformance/`), and helpers the
 //! integration tests share.
 
+pub mod apiserver;
 pub mod cli;
 pub mod conformance;
 

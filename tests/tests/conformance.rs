@@ -25,3 +25,8 @@ fn api_defaulting() {
 fn api_conversion() {
     check("api/conversion.json");
 }
+
+#[test]
+fn api_per_release() {
+    check("api/versions.json");
+}

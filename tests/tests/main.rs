@@ -1,14 +1,16 @@
 //! The single integration-test binary of the workspace (one binary links once).
 
+mod cluster;
 mod conformance;
 mod convert_cli;
 mod evaluator;
 mod explain;
 mod lint_cli;
 mod lint_output;
+mod lint_sets;
 mod malformed;
 mod properties;
 mod realworld;
+mod releases;
 mod rules;
 mod simulate;
-mod simulate_equivalence;

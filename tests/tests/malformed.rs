@@ -22,7 +22,6 @@
 use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
 
 use hpa_tests::cli::{Run, hpa_lint, hpa_lint_bytes};
 use serde_json::Value;
@@ -138,11 +137,10 @@ fn every_file_gives_exactly_its_expected_diagnostics() {
 }
 
 #[test]
-fn the_alias_bomb_is_refused_quickly() {
+fn the_alias_bomb_is_refused() {
+    // Expansion is bounded by a node count, not by time: the refusal itself is the proof.
     let bomb = fs::read(corpus_dir().join("alias-bomb.yaml")).unwrap();
-    let started = Instant::now();
     let run = validate(&bomb);
-    assert!(started.elapsed() < Duration::from_secs(5), "alias expansion must be bounded");
     assert_eq!(
         entries(&run)[0]["message"],
         "error converting YAML to JSON: yaml: document contains excessive aliasing",
@@ -154,7 +152,8 @@ fn the_alias_bomb_is_refused_quickly() {
 #[test]
 fn a_50_mb_file() {
     // One annotation of 50 MiB in the second document: one long line, read, parsed and
-    // reported on in a few seconds (debug build), with positions after it still right.
+    // reported on, with positions after it still right. (How fast is bench/lint's business, not
+    // a test's: timed tests fail on a loaded machine.)
     let huge = "x".repeat(50 * 1024 * 1024);
     let text = format!(
         "{VALID}---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: big\n  annotations:\n    note: {huge}\nspec:\n  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  maxReplicas: 0\n"
@@ -165,7 +164,6 @@ fn a_50_mb_file() {
     let path = path.display().to_string();
     drop(text);
 
-    let started = Instant::now();
     let run = hpa_lint(&["validate", "-o", "json", &path], "");
     assert_eq!(run.code, 1);
     let e = entries(&run);
@@ -202,8 +200,6 @@ fn a_50_mb_file() {
             ("spec.maxReplicas: Required value".to_string(), 17, 16),
         ]
     );
-    let elapsed = started.elapsed();
-    assert!(elapsed < Duration::from_secs(30), "two runs over 50 MB took {elapsed:?}");
 }
 
 #[test]

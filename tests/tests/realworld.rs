@@ -189,6 +189,7 @@ fn default_handles_every_file() {
 #[test]
 fn yaml_nodes_read_as_the_json_kubectl_sends() {
     use hpa_core::api::{self, Strictness};
+    use hpa_core::features::KubernetesVersion;
     let mut checked = 0;
     for entry in std::fs::read_dir(corpus()).unwrap() {
         let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
@@ -196,14 +197,20 @@ fn yaml_nodes_read_as_the_json_kubectl_sends() {
         for obj in hpa_lint::input::objects_in(0, &parsed) {
             let field = |k: &str| obj.node.get(k).and_then(hpa_lint::source::Node::as_str).unwrap_or("").to_string();
             let source = hpa_lint::source::NodeSource::new(obj.node);
-            let via_node = api::decode_source(&field("kind"), &field("apiVersion"), source, Strictness::Strict);
+            let via_node = api::decode_source(
+                &field("kind"),
+                &field("apiVersion"),
+                source,
+                Strictness::Strict,
+                KubernetesVersion::LATEST,
+            );
             // A key written twice is kept in YAML (a duplicate field); the JSON kubectl sends
             // has only the last one.
             if !hpa_lint::source::read::duplicate_keys(obj.node).is_empty() {
                 continue;
             }
             let json = hpa_core::go::to_go_json(&obj.to_json()).unwrap();
-            let via_json = api::decode_json(&json, Strictness::Strict);
+            let via_json = api::decode_json(&json, Strictness::Strict, KubernetesVersion::LATEST);
             assert_eq!(format!("{via_node:?}"), format!("{via_json:?}"));
             checked += 1;
         }

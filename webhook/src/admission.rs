@@ -8,7 +8,8 @@
 //!   conversion functions.
 //! - `/validate` runs kube-apiserver's pipeline without defaulting (the object is already
 //!   defaulted), then the policy's constraints, and denies with the 422 `Status`
-//!   kube-apiserver would return; lint findings become warnings.
+//!   kube-apiserver would return; constraints the policy enforces with `Warn` and lint
+//!   findings become warnings.
 //!
 //! Requests for other resources, subresources or operations are admitted untouched. A body
 //! that is not a v1 AdmissionReview with a uid gets HTTP 400; a review whose request is
@@ -21,13 +22,13 @@ use hpa_core::admission::{self as pipeline, Options};
 use hpa_core::api::{self, ApiVersion, DecodeError, Strictness, VersionedHpa, v1, v2};
 use hpa_core::convert::annotations;
 use hpa_core::defaults;
-use hpa_core::features::{FeatureGates, Gate};
+use hpa_core::features::{FeatureGates, Gate, KubernetesVersion};
 use hpa_core::field::{self, FieldError};
 use hpa_core::rules::{self, Finding, RuleOptions, Severity, Subject};
 
 use crate::metrics::{Endpoint, Operation, Outcome};
 use crate::patch;
-use crate::policy::{Effective, Policy};
+use crate::policy::{Effective, Enforcement, Policy, Violation};
 use crate::review::{self, Rejection, Request, Response, ResponseReview, Status, StatusCause, StatusDetails};
 
 /// Longest warning, in characters (the Kubernetes API conventions ask for about 120).
@@ -217,9 +218,11 @@ impl Admission {
     ) -> Result<(Response, Outcome), ReviewError> {
         let uid = request.uid.as_ref();
         let namespace = request.namespace();
-        let new = decode(request, "object", request.object)?;
+        let new = decode(request, "object", request.object, self.gates.version())?;
         let old = match operation {
-            pipeline::Operation::Update => Some(decode(request, "oldObject", request.old_object)?),
+            pipeline::Operation::Update => {
+                Some(decode(request, "oldObject", request.old_object, self.gates.version())?)
+            }
             pipeline::Operation::Create => None,
         };
         let options = Options {
@@ -242,13 +245,18 @@ impl Admission {
                 .map(|c| effective.violations(&c.object, namespace))
                 .unwrap_or_default();
             violations.retain(|v| {
-                let kept = !old_violations.iter().any(|o| o.field == v.field && o.value == v.value);
+                let kept =
+                    !old_violations.iter().any(|o| o.error.field == v.error.field && o.error.value == v.error.value);
                 if !kept {
-                    warnings.push(short(&format!("{v} (allowed: the object already broke this rule)")));
+                    warnings.push(short(&format!("{} (allowed: the object already broke this rule)", v.error)));
                 }
                 kept
             });
         }
+        // Constraints the policy enforces with `Warn` admit the object and say what they found.
+        let (denials, warned): (Vec<Violation>, Vec<Violation>) =
+            violations.into_iter().partition(|v| v.enforcement == Enforcement::Deny);
+        warnings.extend(warned.iter().map(|v| short(&v.error.to_string())));
 
         warnings.extend(new.unknown_fields.iter().map(|path| {
             short(&format!(
@@ -258,7 +266,7 @@ impl Admission {
         }));
         // Lint findings (ignored alpha annotations among them): the rules enabled by default, at
         // warning severity, and above it when nothing else denies the request.
-        let allowed = outcome.errors.is_empty() && violations.is_empty();
+        let allowed = outcome.errors.is_empty() && denials.is_empty();
         let findings = self.rule_options.as_ref().map_or_else(Vec::new, |options| {
             rules::check_single(Subject { original: &new.hpa, internal: &outcome.object }, options)
         });
@@ -274,7 +282,7 @@ impl Admission {
             return Ok((Response::allow(uid).with_warnings(warnings), Outcome::Allowed));
         }
         let mut errors = outcome.errors;
-        errors.extend(violations);
+        errors.extend(denials.into_iter().map(|v| v.error));
         let status = invalid_status(&outcome.object.metadata.name, &errors);
         Ok((Response::deny(uid, status).with_warnings(warnings), Outcome::Denied))
     }
@@ -283,7 +291,7 @@ impl Admission {
 
     fn mutate(&self, request: &Request<'_>, policy: &Policy) -> Result<(Response, Outcome), ReviewError> {
         let uid = request.uid.as_ref();
-        let object = decode(request, "object", request.object)?;
+        let object = decode(request, "object", request.object, self.gates.version())?;
         let effective = policy.effective(request.namespace());
         let tolerance = self.gates.enabled(Gate::HPAConfigurableTolerance);
         let mutated = match &object.hpa {
@@ -406,12 +414,13 @@ fn decode<'a>(
     request: &Request<'_>,
     field: &'static str,
     raw: Option<&'a RawValue>,
+    release: KubernetesVersion,
 ) -> Result<Decoded<'a>, ObjectError> {
     let raw = raw.filter(|r| r.get() != "null").ok_or(ObjectError::Missing { field })?.get();
     let expected = ApiVersion::parse(&format!("{}/{}", api::GROUP, request.kind.version));
     let decoded = match expected {
-        Some(version) => api::decode_json_expecting(raw, version, Strictness::Lenient),
-        None => api::decode_json(raw, Strictness::Lenient),
+        Some(version) => api::decode_json_expecting(raw, version, Strictness::Lenient, release),
+        None => api::decode_json(raw, Strictness::Lenient, release),
     };
     let decoded = decoded.map_err(|errors| {
         let version = object_version(raw);
@@ -494,7 +503,7 @@ mod tests {
     fn decode_object(object: &str) -> Result<(VersionedHpa, Vec<String>), ObjectError> {
         let text = review_request(object);
         let request: Request<'_> = serde_json::from_str(&text).unwrap();
-        decode(&request, "object", request.object).map(|d| (d.hpa, d.unknown_fields))
+        decode(&request, "object", request.object, KubernetesVersion::LATEST).map(|d| (d.hpa, d.unknown_fields))
     }
 
     #[test]

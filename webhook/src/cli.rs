@@ -48,6 +48,60 @@ pub enum Command {
     /// Write a development CA and a serving certificate for the webhook's Service, and print
     /// the caBundle.
     Certs(CertsArgs),
+    /// Work with the organization policy file.
+    #[command(subcommand)]
+    Policy(PolicyCommand),
+}
+
+/// `hpa-webhook policy ...`.
+#[derive(Debug, Subcommand)]
+pub enum PolicyCommand {
+    /// Print the policy as in-tree admission objects for Kubernetes 1.36 and later: the
+    /// constraints as ValidatingAdmissionPolicies (those enforced with Deny, those with Warn),
+    /// the behavior defaults as a MutatingAdmissionPolicy, each with its binding (a v1 List, for
+    /// `kubectl apply -f -`). They cannot run cross-object checks or lint warnings, nor word
+    /// denials as the webhook.
+    Export(ExportArgs),
+}
+
+/// Options of `hpa-webhook policy export`.
+#[derive(Debug, Clone, ClapArgs)]
+pub struct ExportArgs {
+    /// The policy file (YAML).
+    #[arg(long, value_name = "PATH")]
+    pub policy: PathBuf,
+
+    /// Prefix of the objects' names (`<name>-constraints`, `<name>-constraints-warn`,
+    /// `<name>-defaults`).
+    #[arg(long, value_name = "NAME", default_value = "hpa-toolkit-policy")]
+    pub name: String,
+
+    /// validationActions for every constraint, in one binding, instead of each constraint's
+    /// `enforcement` (Deny or Warn, a binding each); e.g. Audit or Warn,Audit to try a policy out.
+    #[arg(long, value_name = "ACTION,...", value_delimiter = ',', value_parser = ["Deny", "Warn", "Audit"])]
+    pub validation_actions: Vec<String>,
+
+    /// Namespaces the bindings leave out (repeat, or comma-separated; `--exclude-namespace ""`
+    /// for none).
+    #[arg(long, value_name = "NAMESPACE", value_delimiter = ',', default_value = "kube-system")]
+    pub exclude_namespace: Vec<String>,
+
+    /// Kubernetes release of the cluster (1.36 or later: MutatingAdmissionPolicy is GA there).
+    #[arg(long, value_name = "VERSION", default_value_t = KubernetesVersion::LATEST)]
+    pub kubernetes_version: KubernetesVersion,
+
+    /// The cluster's feature gates (tolerance defaults are exported with HPAConfigurableTolerance).
+    #[arg(long, value_name = "NAME=BOOL,...", default_value = "")]
+    pub feature_gates: String,
+}
+
+impl ExportArgs {
+    /// The feature gates these flags describe.
+    pub fn gates(&self) -> Result<FeatureGates, GateError> {
+        let mut gates = FeatureGates::new(self.kubernetes_version);
+        gates.apply(&self.feature_gates)?;
+        Ok(gates)
+    }
 }
 
 /// Options of the server.
@@ -70,7 +124,8 @@ pub struct ServeArgs {
     #[arg(long, env = "HPA_WEBHOOK_POLICY", hide_env_values = true, value_name = "PATH")]
     pub policy: Option<PathBuf>,
 
-    /// Kubernetes release whose rules apply (1.36 or 1.37).
+    /// Kubernetes release whose rules apply: 1.33 to 1.37, or 1.38 (a preview of the
+    /// development branch); the default is the newest generally available release.
     #[arg(long, env = "HPA_WEBHOOK_KUBERNETES_VERSION", hide_env_values = true, value_name = "VERSION", default_value_t = KubernetesVersion::LATEST)]
     pub kubernetes_version: KubernetesVersion,
 
@@ -203,6 +258,17 @@ mod tests {
     }
 
     #[test]
+    fn policy_export_help_snapshot() {
+        let mut command = Args::command().term_width(100);
+        command.build();
+        let export = command
+            .find_subcommand_mut("policy")
+            .and_then(|policy| policy.find_subcommand_mut("export"))
+            .expect("policy export is declared above");
+        insta::assert_snapshot!(export.render_long_help().to_string());
+    }
+
+    #[test]
     fn serve_is_the_default_command() {
         let args = Args::try_parse_from(["hpa-webhook", "--addr", "127.0.0.1:9443"]).unwrap();
         let Command::Serve(serve) = args.into_command() else { panic!("expected serve") };
@@ -234,6 +300,28 @@ mod tests {
         let gates = args.serve.gates().unwrap();
         assert!(gates.enabled(hpa_core::features::Gate::HPAScaleToZero));
         let args = Args::try_parse_from(["hpa-webhook", "--feature-gates", "Nope=true"]).unwrap();
+        assert!(args.serve.gates().is_err());
+    }
+
+    #[test]
+    fn every_release_is_selectable_and_the_default_is_the_newest_ga_one() {
+        use hpa_core::features::KubernetesVersion;
+        let args = Args::try_parse_from(["hpa-webhook"]).unwrap();
+        assert_eq!(args.serve.kubernetes_version, KubernetesVersion::V1_37);
+        for v in KubernetesVersion::ALL {
+            let args = Args::try_parse_from(["hpa-webhook", "--kubernetes-version", &v.to_string()]).unwrap();
+            assert_eq!(args.serve.gates().unwrap().version(), v);
+        }
+        assert!(Args::try_parse_from(["hpa-webhook", "--kubernetes-version", "1.32"]).is_err());
+        // A gate the release does not have is refused, as kube-apiserver refuses it.
+        let args = Args::try_parse_from([
+            "hpa-webhook",
+            "--kubernetes-version",
+            "1.36",
+            "--feature-gates",
+            "HPAGeneration=true",
+        ])
+        .unwrap();
         assert!(args.serve.gates().is_err());
     }
 

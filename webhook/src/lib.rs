@@ -17,6 +17,7 @@
 pub mod admission;
 pub mod certs;
 pub mod cli;
+pub mod export;
 pub mod metrics;
 pub mod patch;
 pub mod policy;

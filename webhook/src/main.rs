@@ -9,14 +9,24 @@ use anyhow::Context as _;
 use clap::Parser;
 use tracing_subscriber::EnvFilter;
 
-use hpa_webhook::cli::{Args, Command, LogFormat, ServeArgs};
-use hpa_webhook::{certs, server, shutdown};
+use hpa_webhook::cli::{Args, Command, LogFormat, PolicyCommand, ServeArgs};
+use hpa_webhook::{certs, export, server, shutdown};
 
 fn main() -> ExitCode {
     match Args::parse().into_command() {
         Command::Certs(args) => {
             let (stdout, stderr) = (std::io::stdout(), std::io::stderr());
             match certs::run(&args, &mut stdout.lock(), &mut stderr.lock()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(error) => {
+                    let _ = writeln!(stderr.lock(), "error: {error}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+        Command::Policy(PolicyCommand::Export(args)) => {
+            let (stdout, stderr) = (std::io::stdout(), std::io::stderr());
+            match export::run(&args, &mut stdout.lock(), &mut stderr.lock()) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(error) => {
                     let _ = writeln!(stderr.lock(), "error: {error}");

@@ -16,8 +16,13 @@
 //!     constraints: {requireBehavior: true}
 //!   - name: previews
 //!     namespaces: [preview-1, preview-2]
+//!     enforcement: Warn          # its constraints warn instead of denying
 //!     constraints: {maxReplicas: 5}
 //! ```
+//!
+//! A constraint is enforced as the layer that set it says (`enforcement: Deny`, the default,
+//! or `Warn`); a rule without `enforcement` takes the one of `defaults`, so `defaults:
+//! {enforcement: Warn}` makes a whole policy advisory while single rules opt in to `Deny`.
 //!
 //! Behavior defaults fill only the fields an HPA leaves unset, then kube-apiserver's defaulting
 //! completes the rest. Setting any behavior default therefore gives an HPA without `behavior`
@@ -29,13 +34,13 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use arc_swap::ArcSwap;
-use hpa_core::api::decode::Decode;
+use hpa_core::api::decode::{Abort, Decode, Decoder, GoType, Kind, Source};
 use hpa_yaml::ReadError;
 
 use hpa_core::api::v2::{HPAScalingPolicy, HPAScalingRules, HorizontalPodAutoscaler, HorizontalPodAutoscalerBehavior};
 use hpa_core::api::{CrossVersionObjectReference, LabelSelector, Quantity};
 use hpa_core::features::FeatureGates;
-use hpa_core::field::{BadValue, ErrorList, FieldError, Path as FieldPath};
+use hpa_core::field::{BadValue, FieldError, Path as FieldPath};
 
 /// `apiVersion` of a policy file.
 pub const API_VERSION: &str = "hpa-toolkit.io/v1alpha1";
@@ -75,6 +80,57 @@ pub enum PolicyError {
     },
 }
 
+/// What a broken constraint does to the request.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Enforcement {
+    /// The request is refused (422 `Invalid`), as kube-apiserver refuses an invalid object.
+    #[default]
+    Deny,
+    /// The request is admitted with a warning that `kubectl` prints.
+    Warn,
+}
+
+impl Enforcement {
+    /// The name in a policy file, which is also the `validationActions` entry of a
+    /// ValidatingAdmissionPolicyBinding (`Deny`, `Warn`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Enforcement::Deny => "Deny",
+            Enforcement::Warn => "Warn",
+        }
+    }
+}
+
+impl Decode for Enforcement {
+    fn go_type(_: &str) -> String {
+        "policy.Enforcement".into()
+    }
+
+    fn decode<'de, S: Source<'de>>(&mut self, d: &mut Decoder<'de, S>, ty: GoType) -> Result<(), Abort> {
+        let mut name = String::new();
+        if d.peek()? != Kind::String {
+            return name.decode(d, ty);
+        }
+        name.decode(d, ty)?;
+        *self = match name.as_str() {
+            "Deny" => Enforcement::Deny,
+            "Warn" => Enforcement::Warn,
+            other => return Err(d.fail(format!("unknown enforcement {other:?}: expected Deny or Warn"))),
+        };
+        Ok(())
+    }
+}
+
+/// A constraint an HPA breaks: the field error, and whether it denies or warns.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Violation {
+    /// The field error, worded as kube-apiserver words one.
+    pub error: FieldError,
+    /// How the layer that set the constraint enforces it.
+    pub enforcement: Enforcement,
+}
+
 /// Constraints an HPA must meet (checked by /validate).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Decode)]
 #[go(package = "policy", rename_all = "camelCase")]
@@ -99,6 +155,8 @@ struct Layer {
     origin: String,
     behavior: Option<HorizontalPodAutoscalerBehavior>,
     constraints: Constraints,
+    /// How its constraints are enforced (a rule's own, else that of `defaults`).
+    enforcement: Enforcement,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -124,6 +182,7 @@ struct PolicyFile {
 struct SettingsFile {
     behavior: Option<HorizontalPodAutoscalerBehavior>,
     constraints: Option<Constraints>,
+    enforcement: Option<Enforcement>,
 }
 
 #[derive(Debug, Default, Decode)]
@@ -134,6 +193,7 @@ struct RuleFile {
     namespace_selector: Option<LabelSelector>,
     behavior: Option<HorizontalPodAutoscalerBehavior>,
     constraints: Option<Constraints>,
+    enforcement: Option<Enforcement>,
 }
 
 impl Policy {
@@ -151,8 +211,10 @@ impl Policy {
             ));
         }
         let defaults = file.defaults.unwrap_or_default();
+        let enforcement = defaults.enforcement.unwrap_or_default();
         let defaults =
-            Layer::new("defaults".into(), "defaults", defaults.behavior, defaults.constraints, &mut problems);
+            Layer::new("defaults".into(), "defaults", defaults.behavior, defaults.constraints, &mut problems)
+                .enforced(enforcement);
         let mut rules = Vec::with_capacity(file.rules.len());
         let mut names = std::collections::BTreeSet::new();
         for (i, rule) in file.rules.into_iter().enumerate() {
@@ -175,7 +237,8 @@ impl Policy {
                 }
             };
             let origin = format!("rule {:?}", rule.name);
-            rules.push((selector, Layer::new(origin, &at, rule.behavior, rule.constraints, &mut problems)));
+            let layer = Layer::new(origin, &at, rule.behavior, rule.constraints, &mut problems);
+            rules.push((selector, layer.enforced(rule.enforcement.unwrap_or(enforcement))));
         }
         if !problems.is_empty() {
             return Err(invalid(problems));
@@ -231,7 +294,11 @@ impl Layer {
         if let Some(b) = &behavior {
             problems.extend(behavior_problems(b, &format!("{at}.behavior")));
         }
-        Layer { origin, behavior, constraints }
+        Layer { origin, behavior, constraints, enforcement: Enforcement::Deny }
+    }
+
+    fn enforced(self, enforcement: Enforcement) -> Layer {
+        Layer { enforcement, ..self }
     }
 }
 
@@ -295,8 +362,9 @@ fn selector_matches<'a>(selector: &LabelSelector, label: impl Fn(&str) -> Option
 pub struct Effective<'p> {
     scale_up: RuleDefaults<'p>,
     scale_down: RuleDefaults<'p>,
-    max_replicas: Option<(i32, &'p str)>,
-    require_behavior: Option<(bool, &'p str)>,
+    /// Each constraint with the layer that set it (as messages name it) and its enforcement.
+    max_replicas: Option<(i32, &'p str, Enforcement)>,
+    require_behavior: Option<(bool, &'p str, Enforcement)>,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -377,10 +445,10 @@ impl<'p> Effective<'p> {
             }
         }
         if let Some(max) = layer.constraints.max_replicas {
-            self.max_replicas = Some((max, &layer.origin));
+            self.max_replicas = Some((max, &layer.origin, layer.enforcement));
         }
         if let Some(required) = layer.constraints.require_behavior {
-            self.require_behavior = Some((required, &layer.origin));
+            self.require_behavior = Some((required, &layer.origin, layer.enforcement));
         }
     }
 
@@ -406,28 +474,83 @@ impl<'p> Effective<'p> {
         changed
     }
 
-    /// The constraints the HPA (internal form) breaks, as field errors.
-    pub fn violations(&self, hpa: &HorizontalPodAutoscaler, namespace: &str) -> ErrorList {
+    /// The constraints the HPA (internal form) breaks, as field errors with their enforcement.
+    pub fn violations(&self, hpa: &HorizontalPodAutoscaler, namespace: &str) -> Vec<Violation> {
         let spec = FieldPath::new("spec");
-        let mut errors = ErrorList::new();
-        if let Some((max, origin)) = self.max_replicas
+        let mut violations = Vec::new();
+        if let Some((max, origin, enforcement)) = self.max_replicas
             && hpa.spec.max_replicas > max
         {
-            errors.push(FieldError::invalid(
+            let error = FieldError::invalid(
                 &spec.child("maxReplicas"),
                 BadValue::Int(i64::from(hpa.spec.max_replicas)),
                 format!("must be less than or equal to {max} (organization policy: {origin})"),
-            ));
+            );
+            violations.push(Violation { error, enforcement });
         }
-        if let Some((true, origin)) = self.require_behavior
+        if let Some((true, origin, enforcement)) = self.require_behavior
             && hpa.spec.behavior.is_none()
         {
-            errors.push(FieldError::required(
+            let error = FieldError::required(
                 &spec.child("behavior"),
                 format!("organization policy requires behavior in namespace {namespace:?} ({origin})"),
-            ));
+            );
+            violations.push(Violation { error, enforcement });
         }
-        errors
+        violations
+    }
+}
+
+// === the layers as written (for `hpa-webhook policy export`) ===
+
+/// One layer of a policy as written: `defaults`, or one rule with its namespace selector.
+#[derive(Debug, Clone, Copy)]
+pub struct LayerView<'p> {
+    /// `defaults` or `rule "name"`, as messages name it.
+    pub origin: &'p str,
+    /// The namespaces it applies to; `None` for `defaults` (every namespace).
+    pub selector: Option<NamespaceSelector<'p>>,
+    /// Its behavior defaults.
+    pub behavior: Option<&'p HorizontalPodAutoscalerBehavior>,
+    /// Its constraints.
+    pub constraints: &'p Constraints,
+    /// How its constraints are enforced (a rule's own, else that of `defaults`).
+    pub enforcement: Enforcement,
+}
+
+/// How a rule selects namespaces.
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub enum NamespaceSelector<'p> {
+    /// `namespaces: [...]`.
+    Names(&'p [String]),
+    /// `namespaceSelector`, matched against the namespace's labels (and
+    /// [`NAMESPACE_NAME_LABEL`], always its name).
+    Labels(&'p LabelSelector),
+}
+
+impl Policy {
+    /// `defaults`, then every rule in order: what [`Policy::effective`] overlays.
+    pub fn layers(&self) -> impl Iterator<Item = LayerView<'_>> {
+        std::iter::once(self.defaults.view(None)).chain(self.rules.iter().map(|(selector, layer)| {
+            let selector = match selector {
+                Selector::Names(names) => NamespaceSelector::Names(names),
+                Selector::Labels(labels) => NamespaceSelector::Labels(labels),
+            };
+            layer.view(Some(selector))
+        }))
+    }
+}
+
+impl Layer {
+    fn view<'p>(&'p self, selector: Option<NamespaceSelector<'p>>) -> LayerView<'p> {
+        LayerView {
+            origin: &self.origin,
+            selector,
+            behavior: self.behavior.as_ref(),
+            constraints: &self.constraints,
+            enforcement: self.enforcement,
+        }
     }
 }
 
@@ -556,19 +679,19 @@ rules:
     fn layers_apply_in_order_by_name_and_label() {
         let p = example();
         let shop = p.effective("shop");
-        assert_eq!(shop.max_replicas, Some((100, "rule \"not-batch\"")));
-        assert_eq!(shop.require_behavior, Some((true, "rule \"production\"")));
+        assert_eq!(shop.max_replicas, Some((100, "rule \"not-batch\"", Enforcement::Deny)));
+        assert_eq!(shop.require_behavior, Some((true, "rule \"production\"", Enforcement::Deny)));
         assert_eq!(shop.scale_down.stabilization_window_seconds, Some(600));
         assert_eq!(shop.scale_up.select_policy, Some("Min"));
         let preview = p.effective("preview");
-        assert_eq!(preview.max_replicas, Some((100, "rule \"not-batch\"")), "a later rule wins");
+        assert_eq!(preview.max_replicas, Some((100, "rule \"not-batch\"", Enforcement::Deny)), "a later rule wins");
         assert_eq!(preview.scale_down.stabilization_window_seconds, Some(60));
         assert_eq!(preview.require_behavior, None);
         let batch = p.effective("batch");
-        assert_eq!(batch.max_replicas, Some((200, "defaults")));
+        assert_eq!(batch.max_replicas, Some((200, "defaults", Enforcement::Deny)));
         // Namespaces always carry their name label; undeclared ones have no other label.
-        assert_eq!(p.effective("kube-public").max_replicas, Some((200, "defaults")));
-        assert_eq!(p.effective("other").max_replicas, Some((100, "rule \"not-batch\"")));
+        assert_eq!(p.effective("kube-public").max_replicas, Some((200, "defaults", Enforcement::Deny)));
+        assert_eq!(p.effective("other").max_replicas, Some((100, "rule \"not-batch\"", Enforcement::Deny)));
         assert!(p.sets_tolerance());
         assert_eq!(Policy::default().effective("x"), Effective::default());
     }
@@ -611,8 +734,9 @@ rules:
         let p = example();
         let mut hpa = HorizontalPodAutoscaler::default();
         hpa.spec.max_replicas = 150;
-        let errors: Vec<String> =
-            p.effective("shop").violations(&hpa, "shop").iter().map(ToString::to_string).collect();
+        let violations = p.effective("shop").violations(&hpa, "shop");
+        assert!(violations.iter().all(|v| v.enforcement == Enforcement::Deny));
+        let errors: Vec<String> = violations.iter().map(|v| v.error.to_string()).collect();
         assert_eq!(
             errors,
             [
@@ -626,6 +750,36 @@ rules:
     }
 
     #[test]
+    fn each_constraint_is_enforced_as_the_layer_that_set_it() {
+        // `defaults` makes the policy advisory; a rule without `enforcement` inherits it, one
+        // with `Deny` enforces what it sets, and a later rule's value brings its own.
+        let p = Policy::parse(&format!(
+            "{HEADER}defaults:\n  enforcement: Warn\n  constraints: {{maxReplicas: 200, requireBehavior: true}}\n\
+             rules:\n  - {{name: shop, namespaces: [shop], enforcement: Deny, constraints: {{maxReplicas: 50}}}}\n\
+             \x20 - {{name: batch, namespaces: [batch], constraints: {{maxReplicas: 10}}}}\n"
+        ))
+        .unwrap();
+        let shop = p.effective("shop");
+        assert_eq!(shop.max_replicas, Some((50, "rule \"shop\"", Enforcement::Deny)));
+        assert_eq!(shop.require_behavior, Some((true, "defaults", Enforcement::Warn)));
+        assert_eq!(p.effective("batch").max_replicas, Some((10, "rule \"batch\"", Enforcement::Warn)));
+        let mut hpa = HorizontalPodAutoscaler::default();
+        hpa.spec.max_replicas = 300;
+        let enforcement =
+            |ns: &str| p.effective(ns).violations(&hpa, ns).iter().map(|v| v.enforcement).collect::<Vec<_>>();
+        assert_eq!(enforcement("shop"), [Enforcement::Deny, Enforcement::Warn]);
+        assert_eq!(enforcement("other"), [Enforcement::Warn, Enforcement::Warn]);
+        // Without `enforcement` anywhere, everything denies (the behaviour before the key).
+        assert!(example().layers().all(|l| l.enforcement == Enforcement::Deny));
+        let layers: Vec<Enforcement> = p.layers().map(|l| l.enforcement).collect();
+        assert_eq!(layers, [Enforcement::Warn, Enforcement::Deny, Enforcement::Warn]);
+        assert_eq!(
+            problems(&format!("{HEADER}defaults: {{enforcement: Audit}}\n")),
+            ["3:25: unknown enforcement \"Audit\": expected Deny or Warn"]
+        );
+    }
+
+    #[test]
     fn invalid_policies_report_every_problem_with_its_place() {
         assert_eq!(
             problems("kind: Nope\n"),
@@ -633,7 +787,7 @@ rules:
         );
         let p = problems(&format!(
             "{HEADER}defaults:\n  behavior:\n    scaleDown: {{stabilizationWindowSeconds: 4000, policies: []}}\n  constraints: {{maxReplicas: 0}}\n\
-             rules:\n  - {{name: a, namespaces: [x], namespaceSelector: {{}}}}\n  - {{name: a, namespaces: [y]}}\n  - {{namespaceSelector: {{matchExpressions: [{{key: k, operator: In}}, {{key: k, operator: Has}}]}}}}\n"
+             rules:\n  - {{name: a, namespaces: [x], namespaceSelector: {{}}}}\n  - {{name: a, namespaces: [z]}}\n  - {{namespaceSelector: {{matchExpressions: [{{key: k, operator: In}}, {{key: k, operator: Has}}]}}}}\n"
         ));
         assert_eq!(
             p,
@@ -655,12 +809,12 @@ rules:
         assert_eq!(
             problems(&format!("{HEADER}defaults: {{constraints: {{maxReplicas: many}}}}\n")),
             [
-                "3:41: json: cannot unmarshal string into Go struct field Constraints.defaults.constraints.maxReplicas of type int32"
+                "3:39: json: cannot unmarshal string into Go struct field Constraints.defaults.constraints.maxReplicas of type int32"
             ]
         );
         assert_eq!(
             problems(&format!("{HEADER}defaults: {{behavior: {{scaleUp: {{tolerance: 5%}}}}}}\n")),
-            ["3:40: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"]
+            ["3:44: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"]
         );
         assert_eq!(problems("a: [").len(), 1);
         assert_eq!(problems("a: 1\n---\nb: 2\n"), ["2:1: expected one YAML document"]);
@@ -677,7 +831,7 @@ rules:
         // A key given twice is refused, not silently overwritten.
         assert_eq!(
             problems(&format!("{HEADER}defaults: {{constraints: {{maxReplicas: 1, maxReplicas: 2}}}}\n")),
-            ["3:41: duplicate field \"defaults.constraints.maxReplicas\""]
+            ["3:42: duplicate field \"defaults.constraints.maxReplicas\""]
         );
     }
 
@@ -687,15 +841,15 @@ rules:
         let path = dir.path().join("policy.yaml");
         std::fs::write(&path, format!("{HEADER}defaults: {{constraints: {{maxReplicas: 10}}}}\n")).unwrap();
         let store = PolicyStore::load(Some(&path)).unwrap();
-        assert_eq!(store.current().effective("x").max_replicas, Some((10, "defaults")));
+        assert_eq!(store.current().effective("x").max_replicas, Some((10, "defaults", Enforcement::Deny)));
         assert!(!store.reload().await.unwrap(), "unchanged file");
         std::fs::write(&path, format!("{HEADER}defaults: {{constraints: {{maxReplicas: 20}}}}\n")).unwrap();
         assert!(store.reload().await.unwrap());
-        assert_eq!(store.current().effective("x").max_replicas, Some((20, "defaults")));
+        assert_eq!(store.current().effective("x").max_replicas, Some((20, "defaults", Enforcement::Deny)));
         std::fs::write(&path, "kind: broken\n").unwrap();
         assert!(matches!(store.reload().await, Err(PolicyError::Invalid { path: Some(_), .. })));
         assert!(!store.reload().await.unwrap(), "a bad file is reported once");
-        assert_eq!(store.current().effective("x").max_replicas, Some((20, "defaults")));
+        assert_eq!(store.current().effective("x").max_replicas, Some((20, "defaults", Enforcement::Deny)));
         std::fs::remove_file(&path).unwrap();
         assert!(matches!(store.reload().await, Err(PolicyError::Read { .. })));
         assert!(matches!(PolicyStore::load(Some(&path)), Err(PolicyError::Read { .. })));

@@ -170,6 +170,7 @@ impl<'a> Source<'a> for NodeSource<'a> {
 #[cfg(test)]
 mod tests {
     use hpa_core::api::{self, Strictness};
+    use hpa_core::features::KubernetesVersion;
 
     use super::*;
     use crate::parse;
@@ -180,9 +181,15 @@ mod tests {
         let parsed = parse(yaml);
         let root = &parsed.documents[0].root;
         let s = |k: &str| root.get(k).and_then(Node::as_str).unwrap_or("").to_string();
-        let via_node = api::decode_source(&s("kind"), &s("apiVersion"), NodeSource::new(root), Strictness::Strict);
+        let via_node = api::decode_source(
+            &s("kind"),
+            &s("apiVersion"),
+            NodeSource::new(root),
+            Strictness::Strict,
+            KubernetesVersion::LATEST,
+        );
         let json = hpa_core::go::to_go_json(&root.to_json()).unwrap();
-        let via_json = api::decode_json(&json, Strictness::Strict);
+        let via_json = api::decode_json(&json, Strictness::Strict, KubernetesVersion::LATEST);
         assert_eq!(format!("{via_node:?}"), format!("{via_json:?}"), "{yaml}");
     }
 
@@ -220,9 +227,14 @@ mod tests {
             "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nspec:\n  maxReplicas: 1\n  maxReplicas: 2\n";
         let parsed = parse(yaml);
         let root = &parsed.documents[0].root;
-        let errors =
-            api::decode_source("HorizontalPodAutoscaler", "autoscaling/v2", NodeSource::new(root), Strictness::Strict)
-                .unwrap_err();
+        let errors = api::decode_source(
+            "HorizontalPodAutoscaler",
+            "autoscaling/v2",
+            NodeSource::new(root),
+            Strictness::Strict,
+            KubernetesVersion::LATEST,
+        )
+        .unwrap_err();
         assert_eq!(errors[0].message, "duplicate field \"spec.maxReplicas\"");
         assert_eq!(errors[0].path, "spec.maxReplicas");
     }

@@ -20,6 +20,14 @@
 //!     pub values: Vec<String>,
 //! }
 //! ```
+//!
+//! A field added in a later release than the oldest supported says so, and is an unknown
+//! field when the decoder decodes with an older release's types (`Options::in_release`):
+//!
+//! ```ignore
+//! #[go(since = "1.37")]
+//! pub observed_generation: Option<i64>,
+//! ```
 
 use proc_macro::TokenStream;
 use proc_macro2::TokenStream as TokenStream2;
@@ -49,6 +57,7 @@ struct Container {
 struct Field {
     rename: Option<String>,
     go_type: Option<String>,
+    since: u32,
     skip: bool,
 }
 
@@ -69,6 +78,7 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
     };
 
     let mut names = Vec::new();
+    let mut since = Vec::new();
     let mut arms = Vec::new();
     for field in &named.named {
         let attributes = field_attributes(field)?;
@@ -95,6 +105,7 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
         };
         let index = names.len();
         names.push(json);
+        since.push(attributes.since);
         arms.push(quote! {
             #index => #krate::Decode::decode(&mut this.#member, d, #go_type),
         });
@@ -113,7 +124,8 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
                 ty: #krate::GoType,
             ) -> ::std::result::Result<(), #krate::Abort> {
                 const FIELDS: &[&str] = &[#(#names),*];
-                d.decode_struct(self, ty, #go_name, FIELDS, |this: &mut Self, d, index| match index {
+                const SINCE: &[u32] = &[#(#since),*];
+                d.decode_struct(self, ty, #go_name, FIELDS, SINCE, |this: &mut Self, d, index| match index {
                     #(#arms)*
                     _ => ::std::result::Result::Ok(()),
                 })
@@ -168,8 +180,14 @@ fn field_attributes(field: &syn::Field) -> syn::Result<Field> {
                     out.go_type = Some(value.value());
                 } else if meta.path.is_ident("rename") {
                     out.rename = Some(value.value());
+                } else if meta.path.is_ident("since") {
+                    out.since = value
+                        .value()
+                        .strip_prefix("1.")
+                        .and_then(|minor| minor.parse().ok())
+                        .ok_or_else(|| meta.error("expected a release, `1.N`"))?;
                 } else {
-                    return Err(meta.error("expected `type`, `rename` or `skip`"));
+                    return Err(meta.error("expected `type`, `rename`, `since` or `skip`"));
                 }
                 Ok(())
             })?;

@@ -8,6 +8,7 @@ pub mod de;
 pub mod decode;
 pub mod meta;
 pub mod quantity;
+pub mod release;
 pub mod time;
 pub mod v1;
 pub mod v2;
@@ -17,6 +18,8 @@ pub mod v2beta2;
 use std::fmt;
 
 use serde_json::Value;
+
+use crate::features::KubernetesVersion;
 
 pub use decode::{DecodeError, DecodeErrorKind, Decoded, Strictness};
 pub use meta::{CrossVersionObjectReference, LabelSelector, ObjectMeta};
@@ -166,19 +169,32 @@ pub fn decode_failure_message(version: Option<ApiVersion>, errors: &[DecodeError
 /// written out and read back as the JSON text kube-apiserver would receive).
 pub fn decode(value: &Value) -> Result<VersionedHpa, Vec<DecodeError>> {
     let text = value.to_string();
-    decode_json(&text, Strictness::Strict).map(|d| d.value)
+    decode_json_with(&text, Strictness::Strict, decode::Options::KUBE_APISERVER).map(|d| d.value)
 }
 
 /// Decodes one HPA from JSON text as kube-apiserver decodes a request body: its `kind` and
 /// `apiVersion` choose the type (`runtime.SimpleMetaFactory.Interpret`), then the body is
-/// decoded into it ([`decode_source`]).
-pub fn decode_json(text: &str, strictness: Strictness) -> Result<Decoded<VersionedHpa>, Vec<DecodeError>> {
+/// decoded into it ([`decode_source`]) with the Go types of `release` (a field added later is
+/// an unknown field).
+pub fn decode_json(
+    text: &str,
+    strictness: Strictness,
+    release: KubernetesVersion,
+) -> Result<Decoded<VersionedHpa>, Vec<DecodeError>> {
+    decode_json_with(text, strictness, decode::Options::KUBE_APISERVER.in_release(release))
+}
+
+fn decode_json_with(
+    text: &str,
+    strictness: Strictness,
+    options: decode::Options,
+) -> Result<Decoded<VersionedHpa>, Vec<DecodeError>> {
     let (kind, api_version) = match json_type_meta(text) {
         Ok(meta) => meta,
         Err(e) => return Err(vec![e]),
     };
     let version = version_of(&kind, &api_version)?;
-    decode_json_version(text, version, strictness)
+    decode_json_version(text, version, strictness, options)
 }
 
 /// [`decode_json`] for an object expected in `version` (an AdmissionReview says which): one
@@ -187,10 +203,12 @@ pub fn decode_json_expecting(
     text: &str,
     version: ApiVersion,
     strictness: Strictness,
+    release: KubernetesVersion,
 ) -> Result<Decoded<VersionedHpa>, Vec<DecodeError>> {
-    match decode_json_version(text, version, strictness) {
+    let options = decode::Options::KUBE_APISERVER.in_release(release);
+    match decode_json_version(text, version, strictness, options) {
         Ok(d) if d.value.type_meta() == (KIND, version.as_str()) => Ok(d),
-        _ => decode_json(text, strictness),
+        _ => decode_json_with(text, strictness, options),
     }
 }
 
@@ -198,9 +216,10 @@ fn decode_json_version(
     text: &str,
     version: ApiVersion,
     strictness: Strictness,
+    options: decode::Options,
 ) -> Result<Decoded<VersionedHpa>, Vec<DecodeError>> {
     let mut source = decode::json::JsonSource::new(text);
-    let decoded = decode_version(version, &mut source, strictness);
+    let decoded = decode_version(version, &mut source, strictness, options);
     // `checkValid` runs before decoding: a syntax error anywhere wins over everything else.
     let valid = match &decoded {
         Ok(_) => source.finish(),
@@ -260,15 +279,18 @@ fn json_kind_name(kind: decode::Kind) -> &'static str {
     }
 }
 
-/// Decodes an HPA from any [`Source`](decode::Source) (the linter's YAML nodes): `kind` and
-/// `apiVersion` are the object's (empty when missing or not strings).
+/// Decodes an HPA from any [`Source`](decode::Source) (the linter's YAML nodes) with the Go
+/// types of `release`: `kind` and `apiVersion` are the object's (empty when missing or not
+/// strings).
 pub fn decode_source<'de, S: decode::Source<'de>>(
     kind: &str,
     api_version: &str,
     source: S,
     strictness: Strictness,
+    release: KubernetesVersion,
 ) -> Result<Decoded<VersionedHpa>, Vec<DecodeError>> {
-    decode_version(version_of(kind, api_version)?, source, strictness)
+    let options = decode::Options::KUBE_APISERVER.in_release(release);
+    decode_version(version_of(kind, api_version)?, source, strictness, options)
 }
 
 /// The version `kind` and `apiVersion` name, or kube-apiserver's error about them.
@@ -297,25 +319,27 @@ fn decode_version<'de, S: decode::Source<'de>>(
     version: ApiVersion,
     source: S,
     strictness: Strictness,
+    options: decode::Options,
 ) -> Result<Decoded<VersionedHpa>, Vec<DecodeError>> {
     fn with<'de, T, S>(
         version: ApiVersion,
         source: S,
         strictness: Strictness,
+        options: decode::Options,
         wrap: fn(T) -> VersionedHpa,
     ) -> Result<Decoded<VersionedHpa>, Vec<DecodeError>>
     where
         T: decode::Decode + Default,
         S: decode::Source<'de>,
     {
-        let d = decode::decode_from::<T, S>(source, version.version(), decode::Options::KUBE_APISERVER, strictness)?;
+        let d = decode::decode_from::<T, S>(source, version.version(), options, strictness)?;
         Ok(Decoded { value: wrap(d.value), ignored: d.ignored })
     }
     match version {
-        ApiVersion::V1 => with(version, source, strictness, VersionedHpa::V1),
-        ApiVersion::V2 => with(version, source, strictness, VersionedHpa::V2),
-        ApiVersion::V2beta2 => with(version, source, strictness, VersionedHpa::V2beta2),
-        ApiVersion::V2beta1 => with(version, source, strictness, VersionedHpa::V2beta1),
+        ApiVersion::V1 => with(version, source, strictness, options, VersionedHpa::V1),
+        ApiVersion::V2 => with(version, source, strictness, options, VersionedHpa::V2),
+        ApiVersion::V2beta2 => with(version, source, strictness, options, VersionedHpa::V2beta2),
+        ApiVersion::V2beta1 => with(version, source, strictness, options, VersionedHpa::V2beta1),
     }
 }
 

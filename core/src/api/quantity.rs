@@ -50,6 +50,9 @@ pub struct Quantity {
     format: Format,
     /// The input string when Go would cache it as already canonical (then it is what Go prints).
     cached: Option<Box<str>>,
+    /// Whether Go holds the value as an `inf.Dec` (the slow parse path) rather than an
+    /// `int64Amount`; only [`Quantity::go_syntax`] tells the two apart.
+    dec: bool,
 }
 
 const NANO: i32 = -9;
@@ -62,7 +65,13 @@ impl Quantity {
             return Err(QuantityError::FormatWrong);
         }
         if s == "0" {
-            return Ok(Quantity { mantissa: 0, exp: 0, format: Format::DecimalSI, cached: Some("0".into()) });
+            return Ok(Quantity {
+                mantissa: 0,
+                exp: 0,
+                format: Format::DecimalSI,
+                cached: Some("0".into()),
+                dec: false,
+            });
         }
         let parts = scan(s)?;
         let (base, exponent, format) = interpret_suffix(parts.suffix).ok_or(QuantityError::Suffix)?;
@@ -97,6 +106,7 @@ impl Quantity {
                         exp: scale,
                         format,
                         cached: canonical_input.then(|| s.into()),
+                        dec: false,
                     });
                 }
             }
@@ -130,12 +140,12 @@ impl Quantity {
             exp = NANO;
         }
         if format == Format::BinarySI {
-            let probe = Quantity { mantissa, exp, format, cached: None };
+            let probe = Quantity { mantissa, exp, format, cached: None, dec: true };
             if probe.cmp_value(&Quantity::from_i64(i64::MAX)) == Ordering::Greater {
                 mantissa = i128::from(i64::MAX);
                 exp = 0;
             }
-            let probe = Quantity { mantissa, exp, format, cached: None };
+            let probe = Quantity { mantissa, exp, format, cached: None, dec: true };
             if mantissa != 0 && probe.cmp_value(&Quantity::from_i64(1)) == Ordering::Less {
                 format = Format::DecimalSI;
             }
@@ -143,22 +153,22 @@ impl Quantity {
         if !parts.positive {
             mantissa = -mantissa;
         }
-        Ok(Quantity { mantissa, exp, format, cached: None })
+        Ok(Quantity { mantissa, exp, format, cached: None, dec: true })
     }
 
     /// A quantity from an integer, formatted as DecimalSI (`resource.NewQuantity`).
     pub fn from_i64(value: i64) -> Self {
-        Quantity { mantissa: i128::from(value), exp: 0, format: Format::DecimalSI, cached: None }
+        Quantity { mantissa: i128::from(value), exp: 0, format: Format::DecimalSI, cached: None, dec: false }
     }
 
     /// A quantity from milli-units (`resource.NewMilliQuantity(v, DecimalSI)`).
     pub fn from_milli(value: i64) -> Self {
-        Quantity { mantissa: i128::from(value), exp: -3, format: Format::DecimalSI, cached: None }
+        Quantity { mantissa: i128::from(value), exp: -3, format: Format::DecimalSI, cached: None, dec: false }
     }
 
     /// A quantity from milli-units in a given format (`resource.NewMilliQuantity(v, format)`).
     pub fn from_milli_with_format(value: i64, format: Format) -> Self {
-        Quantity { mantissa: i128::from(value), exp: -3, format, cached: None }
+        Quantity { mantissa: i128::from(value), exp: -3, format, cached: None, dec: false }
     }
 
     /// The format (DecimalSI, BinarySI or DecimalExponent).
@@ -298,6 +308,31 @@ impl Quantity {
         }
     }
 
+    /// The quantity as Go's `fmt.Sprintf("%#v", q)` prints it, with the struct layout of
+    /// apimachinery up to 1.37 (`Quantity{i int64Amount; d infDecAmount; s string; Format}`):
+    /// how kube-apiserver 1.33 renders a quantity in `Invalid value: ...` (`field.Error.ErrorBody`
+    /// falls back to `%#v` for a value that is not a `fmt.Stringer`, and `Quantity.String` has a
+    /// pointer receiver). `s` is the input when `ParseQuantity` kept it (already canonical),
+    /// else empty. A value Go holds as an `inf.Dec` prints a heap address there; a fixed one
+    /// stands in for it.
+    pub fn go_syntax(&self) -> String {
+        let (value, scale, dec) = if self.dec {
+            (0, 0, "(*inf.Dec)(0xc000000000)")
+        } else {
+            (self.mantissa as i64, self.exp, "(*inf.Dec)(nil)")
+        };
+        let format = match self.format {
+            Format::DecimalExponent => "DecimalExponent",
+            Format::BinarySI => "BinarySI",
+            Format::DecimalSI => "DecimalSI",
+        };
+        format!(
+            "resource.Quantity{{i:resource.int64Amount{{value:{value}, scale:{scale}}}, d:resource.infDecAmount{{Dec:{dec}}}, s:{}, Format:{}}}",
+            crate::go::quote(self.cached.as_deref().unwrap_or("")),
+            crate::go::quote(format),
+        )
+    }
+
     /// The value if it is an integer that fits in i128.
     fn exact_integer(&self) -> Option<i128> {
         if self.exp >= 0 {
@@ -312,7 +347,7 @@ impl Quantity {
 impl Default for Quantity {
     /// Go's zero `Quantity`, written as `"0"`.
     fn default() -> Self {
-        Quantity { mantissa: 0, exp: 0, format: Format::DecimalSI, cached: None }
+        Quantity { mantissa: 0, exp: 0, format: Format::DecimalSI, cached: None, dec: false }
     }
 }
 
@@ -585,6 +620,38 @@ mod tests {
 
     fn canon(s: &str) -> String {
         Quantity::parse(s).unwrap().canonical()
+    }
+
+    #[test]
+    fn go_syntax_is_the_struct_fmt_prints() {
+        let dump = |s: &str| Quantity::parse(s).unwrap().go_syntax();
+        // Canonical input: ParseQuantity keeps the string in `s`.
+        assert_eq!(
+            dump("-300m"),
+            r#"resource.Quantity{i:resource.int64Amount{value:-300, scale:-3}, d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:"-300m", Format:"DecimalSI"}"#
+        );
+        // Not canonical (scale -1): `s` stays empty.
+        assert_eq!(
+            dump("-0.05"),
+            r#"resource.Quantity{i:resource.int64Amount{value:-5, scale:-2}, d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:"", Format:"DecimalSI"}"#
+        );
+        assert_eq!(
+            dump("0"),
+            r#"resource.Quantity{i:resource.int64Amount{value:0, scale:0}, d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:"0", Format:"DecimalSI"}"#
+        );
+        assert_eq!(
+            dump("-1Ki"),
+            r#"resource.Quantity{i:resource.int64Amount{value:-1024, scale:0}, d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:"-1Ki", Format:"BinarySI"}"#
+        );
+        assert_eq!(
+            dump("-2e3"),
+            r#"resource.Quantity{i:resource.int64Amount{value:-2, scale:3}, d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:"-2e3", Format:"DecimalExponent"}"#
+        );
+        // The slow path (a fraction of a binary unit): an inf.Dec.
+        assert_eq!(
+            dump("-1.5Gi"),
+            r#"resource.Quantity{i:resource.int64Amount{value:0, scale:0}, d:resource.infDecAmount{Dec:(*inf.Dec)(0xc000000000)}, s:"", Format:"BinarySI"}"#
+        );
     }
 
     #[test]

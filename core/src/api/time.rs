@@ -36,6 +36,16 @@ impl Time {
         parse_rfc3339_layout(s.as_bytes()).map_err(|e| e.render(s.as_bytes()))
     }
 
+    /// `time.Time.String()` of the time in UTC (`2006-01-02 15:04:05 +0000 UTC`), which a
+    /// `metav1.Time` inherits: how kube-apiserver 1.33 prints one in an error (it holds
+    /// decoded times in its local zone, UTC in a cluster).
+    pub fn go_string(&self) -> String {
+        let days = self.0.div_euclid(86_400);
+        let secs = self.0.rem_euclid(86_400);
+        let (y, m, d) = civil_from_days(days);
+        format!("{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02} +0000 UTC", secs / 3600, (secs % 3600) / 60, secs % 60)
+    }
+
     /// `2006-01-02T15:04:05Z` in UTC.
     pub fn to_rfc3339(&self) -> String {
         let days = self.0.div_euclid(86_400);

@@ -254,8 +254,9 @@ pub struct HorizontalPodAutoscalerCondition {
     /// `message`
     #[serde(skip_serializing_if = "String::is_empty")]
     pub message: String,
-    /// `observedGeneration`
+    /// `observedGeneration` (added in 1.37, kubernetes#138653)
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[go(since = "1.37")]
     pub observed_generation: Option<i64>,
 }
 

@@ -14,6 +14,7 @@ pub mod v2beta2;
 use serde_json::Value;
 
 use crate::api::{ApiVersion, VersionedHpa, v2};
+use crate::features::KubernetesVersion;
 
 pub use annotations::AnnotationProblem;
 
@@ -95,10 +96,22 @@ pub fn from_internal(hpa: &v2::HorizontalPodAutoscaler, to: ApiVersion) -> Versi
     }
 }
 
-/// Converts an object to another version through the internal form, as kube-apiserver does,
-/// and reports what the target version cannot hold.
+/// Converts an object to another version through the internal form, as the newest release's
+/// kube-apiserver does, and reports what the target version cannot hold.
 pub fn convert(obj: &VersionedHpa, to: ApiVersion) -> Result<Conversion<VersionedHpa>, ConvertError> {
-    let internal = to_internal(obj)?;
+    convert_in(obj, to, KubernetesVersion::LATEST)
+}
+
+/// [`convert`] as `release`'s kube-apiserver converts: its internal type lacks what the
+/// release does not have, so that is dropped on the way (before 1.37, a condition's
+/// `observedGeneration`, also inside the v1 conditions annotation).
+pub fn convert_in(
+    obj: &VersionedHpa,
+    to: ApiVersion,
+    release: KubernetesVersion,
+) -> Result<Conversion<VersionedHpa>, ConvertError> {
+    let mut internal = to_internal(obj)?;
+    crate::api::release::drop_unknown_internal(&mut internal.object, release);
     let out = from_internal(&internal.object, to);
     let lossy = match to {
         ApiVersion::V2 | ApiVersion::V2beta2 => Vec::new(),

@@ -5,15 +5,24 @@
 //! legacy or the behavior path, scale from and to zero, the conditions with their exact
 //! reasons and messages, the scale events, and the status written back.
 //!
-//! The caller supplies everything the controller would read from the cluster in a
-//! [`SyncInput`] (including the instant of the sync) and the controller's in-memory state
-//! for this HPA in a [`ControllerState`]; [`reconcile_autoscaler`] updates that state and
-//! returns a [`SyncResult`] holding the new status and every intermediate value. Running the
-//! function repeatedly with the returned status reproduces the controller's behaviour over
-//! time.
+//! An [`Autoscaler`] is one HPA under the controller: what a sync reads of its spec, worked
+//! out once; the controller's in-memory state for it ([`ControllerState`]); and the result of
+//! its last sync, whose status the next sync reads. The caller supplies everything the
+//! controller would read from the cluster in a [`SyncInput`] (including the instant of the
+//! sync); [`Autoscaler::reconcile`] updates the state and returns a [`SyncResult`] holding the
+//! new status and every intermediate value. Syncing one `Autoscaler` again and again
+//! reproduces the controller's behaviour over time; [`reconcile_autoscaler`] is one sync of an
+//! HPA with the status it holds.
+//!
+//! This is the only implementation of a sync. Its speed comes from inside it: the HPA is
+//! prepared once per `Autoscaler`, the status and the evaluations are rewritten in place, and
+//! the replica calculator matches samples to pods through a kept [`PodIndex`] and works in a
+//! reused [`Workspace`].
 
+use std::borrow::Cow;
+use std::cell::OnceCell;
 use std::collections::BTreeMap;
-use std::time::Duration;
+use std::fmt;
 
 use super::behavior::{
     self, Direction, Limited, NormalizationArgs, READY_FOR_NEW_SCALE, SCALE_DOWN_STABILIZED, Stabilized,
@@ -21,19 +30,21 @@ use super::behavior::{
 };
 use super::gofmt;
 use super::replicas::{
-    CalcError, ObjectSample, Pod, PodMetricsItem, PodSample, RESOURCE_MEMORY, ReplicaCalculator, Tolerances,
+    CalcError, Matched, ObjectSample, Pod, PodIndex, PodMetricsItem, PodSample, Pods, RESOURCE_MEMORY,
+    ReplicaCalculator, Tolerances, Workspace,
 };
 use super::time::Timestamp;
 use crate::api::quantity::Format;
 use crate::api::v2::{
-    ContainerResourceMetricStatus, ExternalMetricStatus, HPAScalingRules, HorizontalPodAutoscaler,
-    HorizontalPodAutoscalerBehavior, HorizontalPodAutoscalerCondition, HorizontalPodAutoscalerStatus, MetricIdentifier,
-    MetricSpec, MetricStatus, MetricTarget, MetricValueStatus, ObjectMetricStatus, PodsMetricStatus,
-    ResourceMetricStatus,
+    HPAScalingRules, HorizontalPodAutoscaler, HorizontalPodAutoscalerBehavior, HorizontalPodAutoscalerCondition,
+    HorizontalPodAutoscalerStatus, MetricIdentifier, MetricSpec, MetricStatus, MetricTarget, MetricValueStatus,
 };
 use crate::api::{CrossVersionObjectReference, Quantity};
 use crate::defaults;
-use crate::features::{FeatureGates, Gate};
+use crate::features::Gate;
+use crate::validation::spec::parse_group_version;
+
+use super::config::HPAControllerConfiguration;
 
 /// Condition type `AbleToScale`.
 pub const ABLE_TO_SCALE: &str = "AbleToScale";
@@ -48,92 +59,13 @@ pub const SCALED_TO_ZERO: &str = "ScaledToZero";
 pub const REASON_ABOVE_MAX: &str = "Current number of replicas above Spec.MaxReplicas";
 /// The reason recorded when the target is below `minReplicas`.
 pub const REASON_BELOW_MIN: &str = "Current number of replicas below Spec.MinReplicas";
+/// The beginning of the ScalingActive message of `ValidMetricFound`.
+const VALID_METRIC_FOUND: &str = "the HPA was able to successfully calculate a replica count from ";
 /// The metric name reported when [`SyncInput::prenormalized_desired`] replaces the metrics.
 pub const PRENORMALIZED_METRIC_NAME: &str = "prenormalized desired replicas";
 
 const TRUE: &str = "True";
 const FALSE: &str = "False";
-
-/// The kube-controller-manager settings a sync depends on, with the controller's defaults.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ControllerOptions {
-    /// `--horizontal-pod-autoscaler-sync-period` (15 s): how often a driver should sync.
-    pub sync_period: Duration,
-    /// `--horizontal-pod-autoscaler-tolerance` (0.1), both directions.
-    pub tolerance: f64,
-    /// `--horizontal-pod-autoscaler-downscale-stabilization` (5 min): the legacy window and
-    /// the fill-in for a nil `behavior.scaleDown.stabilizationWindowSeconds`.
-    pub downscale_stabilization_window: Duration,
-    /// `--horizontal-pod-autoscaler-cpu-initialization-period` (5 min).
-    pub cpu_initialization_period: Duration,
-    /// `--horizontal-pod-autoscaler-initial-readiness-delay` (30 s).
-    pub delay_of_initial_readiness_status: Duration,
-    /// `scaleUpLimitFactor` (2.0; the upstream unit tests use 8.0).
-    pub scale_up_limit_factor: f64,
-    /// `scaleUpLimitMinimum` (4.0).
-    pub scale_up_limit_minimum: f64,
-    /// Feature gates (`HPAScaleToZero`, `HPAConfigurableTolerance`, `PodLevelResources`,
-    /// `HPAGeneration` matter here).
-    pub gates: FeatureGates,
-}
-
-impl Default for ControllerOptions {
-    fn default() -> Self {
-        ControllerOptions {
-            sync_period: Duration::from_secs(15),
-            tolerance: 0.1,
-            downscale_stabilization_window: Duration::from_secs(300),
-            cpu_initialization_period: Duration::from_secs(300),
-            delay_of_initial_readiness_status: Duration::from_secs(30),
-            scale_up_limit_factor: 2.0,
-            scale_up_limit_minimum: 4.0,
-            gates: FeatureGates::default(),
-        }
-    }
-}
-
-impl ControllerOptions {
-    /// The replica calculator these options configure (`NewReplicaCalculator`).
-    pub fn replica_calculator(&self) -> ReplicaCalculator {
-        ReplicaCalculator {
-            cpu_initialization_period: self.cpu_initialization_period,
-            delay_of_initial_readiness_status: self.delay_of_initial_readiness_status,
-            pod_level_resources: self.gates.enabled(Gate::PodLevelResources),
-        }
-    }
-
-    /// `tolerancesForHpa`: the flag in both directions, replaced per direction by
-    /// `behavior.scale{Up,Down}.tolerance` when gate `HPAConfigurableTolerance` is on.
-    pub fn tolerances_for_hpa(&self, hpa: &HorizontalPodAutoscaler) -> Tolerances {
-        let mut t = Tolerances::uniform(self.tolerance);
-        let Some(b) = &hpa.spec.behavior else { return t };
-        if !self.gates.enabled(Gate::HPAConfigurableTolerance) {
-            return t;
-        }
-        if let Some(q) = b.scale_down.as_ref().and_then(|r| r.tolerance.as_ref()) {
-            t.scale_down = q.as_approximate_f64();
-        }
-        if let Some(q) = b.scale_up.as_ref().and_then(|r| r.tolerance.as_ref()) {
-            t.scale_up = q.as_approximate_f64();
-        }
-        t
-    }
-
-    /// The behavior the controller works with: `spec.behavior` completed by API defaulting
-    /// (`GenerateHPAScaleUpRules` / `GenerateHPAScaleDownRules`) and with a nil scale-down
-    /// window filled from the downscale-stabilization flag
-    /// (`maybeInitScaleDownStabilizationWindow`). `None` when `spec.behavior` is nil.
-    pub fn effective_behavior(&self, hpa: &HorizontalPodAutoscaler) -> Option<HorizontalPodAutoscalerBehavior> {
-        let b = hpa.spec.behavior.as_ref()?;
-        let up = defaults::scale_up_rules(b.scale_up.as_ref());
-        let mut down = defaults::scale_down_rules(b.scale_down.as_ref());
-        if down.stabilization_window_seconds.is_none() {
-            // Go: (int32)(downscaleStabilisationWindow.Seconds()).
-            down.stabilization_window_seconds = Some(self.downscale_stabilization_window.as_secs_f64() as i32);
-        }
-        Some(HorizontalPodAutoscalerBehavior { scale_up: Some(up), scale_down: Some(down) })
-    }
-}
 
 /// The controller's in-memory state for one HPA (lost on restart, never in the API).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -237,7 +169,7 @@ pub struct Event {
     /// `Normal` or `Warning`.
     pub type_: EventType,
     /// e.g. `SuccessfulRescale`, `FailedGetResourceMetric`.
-    pub reason: String,
+    pub reason: &'static str,
     /// The event message.
     pub message: String,
 }
@@ -260,7 +192,7 @@ pub enum SyncOutcome {
 }
 
 /// One metric's evaluation (`computeReplicasForMetric`).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct MetricEvaluation {
     /// The metric's index in `spec.metrics`.
     pub index: usize,
@@ -274,25 +206,11 @@ pub struct MetricEvaluation {
     /// The error, on failure (as `computeReplicasForMetric` returns it).
     pub error: Option<String>,
     /// The ScalingActive condition the failure would set.
-    pub failure_condition: Option<HorizontalPodAutoscalerCondition>,
-    /// The entry written to `status.currentMetrics` (empty on failure).
-    pub status: MetricStatus,
+    pub failure_condition: Option<Box<HorizontalPodAutoscalerCondition>>,
+    /// The observed value written to `status.currentMetrics` (`None` on failure).
+    pub current: Option<MetricValueStatus>,
     /// The metric's timestamp, where the controller reports one.
     pub timestamp: Option<Timestamp>,
-}
-
-impl MetricEvaluation {
-    /// The observed value written to `status.currentMetrics` (`None` on failure).
-    pub fn current(&self) -> Option<&MetricValueStatus> {
-        let s = &self.status;
-        s.resource
-            .as_ref()
-            .map(|r| &r.current)
-            .or_else(|| s.container_resource.as_ref().map(|r| &r.current))
-            .or_else(|| s.pods.as_ref().map(|r| &r.current))
-            .or_else(|| s.object.as_ref().map(|r| &r.current))
-            .or_else(|| s.external.as_ref().map(|r| &r.current))
-    }
 }
 
 /// Which normalization ran.
@@ -342,8 +260,10 @@ pub struct SyncResult {
     pub rescale_reason: String,
     /// The tolerances in force.
     pub tolerances: Tolerances,
-    /// Each metric's evaluation, in spec order (empty when metrics were not computed).
-    pub metrics: Vec<MetricEvaluation>,
+    /// Each metric's evaluation, in spec order: the first `evaluated` entries (the others are
+    /// kept for the next sync to overwrite).
+    evaluations: Vec<MetricEvaluation>,
+    evaluated: usize,
     /// The maximum proposal of `computeReplicasForMetrics` (`None` when not computed or
     /// on a hard failure).
     pub metric_desired_replicas: Option<i32>,
@@ -357,77 +277,751 @@ pub struct SyncResult {
     pub raised_to_min_from_zero: bool,
     /// The scale event stored after a successful rescale (behavior path only).
     pub scale_event: Option<(Direction, TimestampedScaleEvent)>,
-    /// The new `status.conditions` (the full list, in status order).
-    pub conditions: Vec<HorizontalPodAutoscalerCondition>,
-    /// The new status (`status.currentMetrics` included).
+    /// The status after the sync (`status.currentMetrics` and `status.conditions` included):
+    /// what the controller writes back, and what its next sync reads.
     pub status: HorizontalPodAutoscalerStatus,
-    /// Whether the status differs from the old one (the controller writes it only then).
-    pub status_changed: bool,
     /// Events recorded, in order.
     pub events: Vec<Event>,
     /// The error `reconcileAutoscaler` returns, if any.
     pub error: Option<String>,
 }
 
-/// A metric's successful proposal.
-struct Proposal {
-    replicas: i32,
-    name: String,
-    status: MetricStatus,
-    timestamp: Option<Timestamp>,
+impl SyncResult {
+    /// A result holding `status`, before any sync.
+    fn new(status: HorizontalPodAutoscalerStatus, tolerances: Tolerances) -> SyncResult {
+        SyncResult {
+            outcome: SyncOutcome::Unchanged,
+            current_replicas: None,
+            desired_replicas: status.desired_replicas,
+            rescaled: false,
+            rescale_to: None,
+            rescale_reason: String::new(),
+            tolerances,
+            evaluations: Vec::new(),
+            evaluated: 0,
+            metric_desired_replicas: None,
+            metric_name: String::new(),
+            metrics_error: None,
+            normalization: None,
+            raised_to_min_from_zero: false,
+            scale_event: None,
+            status,
+            events: Vec::new(),
+            error: None,
+        }
+    }
+
+    /// The conditions after the sync (`status.conditions`, in status order).
+    pub fn conditions(&self) -> &[HorizontalPodAutoscalerCondition] {
+        &self.status.conditions
+    }
+
+    /// Each metric's evaluation, in spec order (none when metrics were not computed).
+    pub fn metrics(&self) -> &[MetricEvaluation] {
+        self.evaluations.get(..self.evaluated).unwrap_or_default()
+    }
+
+    /// The evaluation of metric `i`, to be overwritten.
+    fn evaluation(&mut self, i: usize) -> &mut MetricEvaluation {
+        if self.evaluations.len() <= i {
+            self.evaluations.resize_with(i + 1, MetricEvaluation::default);
+        }
+        self.evaluated = self.evaluated.max(i + 1);
+        let last = self.evaluations.len() - 1;
+        &mut self.evaluations[i.min(last)]
+    }
+
+    /// Clears what one sync decides, keeping the status (the next sync reads it) and the
+    /// buffers (the evaluations are overwritten in place).
+    fn begin(&mut self) {
+        self.outcome = SyncOutcome::Unchanged;
+        self.current_replicas = None;
+        self.desired_replicas = self.status.desired_replicas;
+        self.rescaled = false;
+        self.rescale_to = None;
+        self.rescale_reason.clear();
+        self.evaluated = 0;
+        self.metric_desired_replicas = None;
+        self.metric_name.clear();
+        self.metrics_error = None;
+        self.normalization = None;
+        self.raised_to_min_from_zero = false;
+        self.scale_event = None;
+        self.events.clear();
+        self.error = None;
+    }
+
+    /// `eventRecorder.Event`.
+    fn event(&mut self, type_: EventType, reason: &'static str, message: String) {
+        self.events.push(Event { type_, reason, message });
+    }
+
+    /// `setCondition` on the HPA being reconciled, at `now`.
+    fn set_condition(&mut self, type_: &str, status: &str, reason: &str, message: Message<'_>, now: Timestamp) {
+        set_condition_in(&mut self.status.conditions, type_, status, reason, message, now);
+    }
 }
 
-/// A metric's failure: the ScalingActive condition it proposes, and its error.
+/// One HPA under the controller: what a sync reads of its spec, worked out once; the
+/// controller's memory of it ([`ControllerState`]); and the result of its last sync, whose
+/// status the next sync reads as the controller reads the status it wrote.
+///
+/// [`Autoscaler::reconcile`] is the controller's sync (`reconcileAutoscaler`). Syncing one
+/// `Autoscaler` again and again is the controller running over time; it reuses its buffers
+/// (the pods' name index, the calculator's maps, the status and the evaluations), so a sync
+/// allocates nothing unless something fails or the pods change.
+#[derive(Debug)]
+pub struct Autoscaler<'a> {
+    hpa: &'a HorizontalPodAutoscaler,
+    config: &'a HPAControllerConfiguration,
+    prepared: Prepared<'a>,
+    state: ControllerState,
+    result: SyncResult,
+    pod_index: PodIndex,
+    workspace: Workspace,
+    /// The entries of the resource metrics API's samples, and of a Pods metric's.
+    resource_entries: Vec<usize>,
+    sample_entries: Vec<usize>,
+    /// The `status.currentMetrics` list being written (swapped with the status's).
+    metric_statuses: Vec<MetricStatus>,
+}
+
+/// What every sync reads of the HPA and the configuration, worked out once.
+#[derive(Debug)]
+struct Prepared<'a> {
+    /// `spec.metrics`, or the API default when empty ([`effective_metrics`]).
+    metrics: Cow<'a, [MetricSpec]>,
+    /// Per metric, the name `computeReplicasForMetric` gives a successful proposal (worked out
+    /// the first time one succeeds).
+    names: Vec<OnceCell<String>>,
+    /// `spec.behavior` as the controller completes it (`None`: the legacy path).
+    behavior: Option<HorizontalPodAutoscalerBehavior>,
+    tolerances: Tolerances,
+    calc: ReplicaCalculator,
+    /// `minReplicas` (nil counts as 1) and `maxReplicas`.
+    min: i32,
+    max: i32,
+    /// Gates `HPAScaleToZero` and `HPAGeneration`.
+    scale_to_zero: bool,
+    generation: bool,
+    /// `hasObjectOrExternalMetrics`.
+    object_or_external: bool,
+    /// Whether a metric reads the resource metrics API (Resource, ContainerResource).
+    reads_resource_metrics: bool,
+    /// The error of parsing the scale target's `apiVersion` (the scale is then never read).
+    api_version_error: Option<String>,
+}
+
+impl<'a> Prepared<'a> {
+    /// The name of metric `i`'s successful proposal.
+    fn name(&self, i: usize) -> &str {
+        match (self.names.get(i), self.metrics.get(i)) {
+            (Some(name), Some(spec)) => name.get_or_init(|| metric_name(spec)),
+            _ => "",
+        }
+    }
+
+    fn new(hpa: &'a HorizontalPodAutoscaler, config: &HPAControllerConfiguration) -> Prepared<'a> {
+        let spec = &hpa.spec;
+        let target = &spec.scale_target_ref;
+        let metrics = effective_metrics(hpa);
+        Prepared {
+            names: metrics.iter().map(|_| OnceCell::new()).collect(),
+            object_or_external: has_object_or_external_metrics(&metrics),
+            reads_resource_metrics: metrics.iter().any(|m| m.type_ == "Resource" || m.type_ == "ContainerResource"),
+            metrics,
+            behavior: config.effective_behavior(hpa),
+            tolerances: config.tolerances_for_hpa(hpa),
+            calc: config.replica_calculator(),
+            min: spec.min_replicas.unwrap_or(1),
+            max: spec.max_replicas,
+            scale_to_zero: config.gates.enabled(Gate::HPAScaleToZero),
+            generation: config.gates.enabled(Gate::HPAGeneration),
+            api_version_error: parse_group_version(&target.api_version).err(),
+        }
+    }
+}
+
+/// `<kind>/<namespace>/<name>` of the scale target, as errors name it.
+fn reference(hpa: &HorizontalPodAutoscaler) -> String {
+    let target = &hpa.spec.scale_target_ref;
+    format!("{}/{}/{}", target.kind, hpa.metadata.namespace, target.name)
+}
+
+/// The name `computeReplicasForMetric` gives a metric's successful proposal (empty when the
+/// metric cannot succeed).
+fn metric_name(spec: &MetricSpec) -> String {
+    match spec.type_.as_str() {
+        "Object" => match &spec.object {
+            Some(obj) if obj.target.type_ == "Value" && obj.target.value.is_some() => {
+                format!("{} metric {}", obj.described_object.kind, obj.metric.name)
+            }
+            // Upstream really calls an Object metric "external metric" here.
+            Some(obj) => {
+                format!("external metric {}({})", obj.metric.name, gofmt::label_selector(obj.metric.selector.as_ref()))
+            }
+            None => String::new(),
+        },
+        "Pods" => spec.pods.as_ref().map(|p| format!("pods metric {}", p.metric.name)).unwrap_or_default(),
+        "Resource" => {
+            spec.resource.as_ref().map(|r| resource_metric_name(&r.target, &r.name, false)).unwrap_or_default()
+        }
+        "ContainerResource" => {
+            spec.container_resource.as_ref().map(|r| resource_metric_name(&r.target, &r.name, true)).unwrap_or_default()
+        }
+        "External" => spec
+            .external
+            .as_ref()
+            .map(|e| {
+                format!("external metric {}({})", e.metric.name, gofmt::label_selector(e.metric.selector.as_ref()))
+            })
+            .unwrap_or_default(),
+        _ => String::new(),
+    }
+}
+
+/// `computeStatusForResourceMetricGeneric`'s name for a proposal.
+fn resource_metric_name(target: &MetricTarget, resource: &str, container_source: bool) -> String {
+    if target.average_value.is_some() {
+        format!("{resource} resource")
+    } else if container_source {
+        format!("{resource} container resource utilization (percentage of request)")
+    } else {
+        format!("{resource} resource utilization (percentage of request)")
+    }
+}
+
+/// A metric's failure: the ScalingActive reason and the error for its condition (and event),
+/// and the error `computeReplicasForMetric` returns.
 struct Failure {
-    condition: Box<HorizontalPodAutoscalerCondition>,
+    reason: &'static str,
+    condition_error: String,
     error: String,
 }
 
-/// The answer of `computeReplicasForMetrics`.
+impl Failure {
+    /// A failure whose condition and returned error say the same.
+    fn same(reason: &'static str, error: String) -> Failure {
+        Failure { reason, condition_error: error.clone(), error }
+    }
+
+    /// `computeReplicasForMetric`'s error: the source's prefix before the error.
+    fn prefixed(self, prefix: fmt::Arguments<'_>) -> Failure {
+        Failure { error: format!("{prefix}: {}", self.error), ..self }
+    }
+}
+
+/// A metric's successful proposal: the count, the observed value, the timestamp.
+type Proposal = (i32, MetricValueStatus, Option<Timestamp>);
+
+/// The answer of `computeReplicasForMetrics`: the count (`-1` on a hard failure), the
+/// metric it came from, the aggregated error, and whether `status.currentMetrics` was built.
 struct MetricsAnswer {
-    /// `-1` on a hard failure.
     replicas: i32,
-    name: String,
-    statuses: Option<Vec<MetricStatus>>,
+    name: Option<usize>,
     error: Option<String>,
-    evaluations: Vec<MetricEvaluation>,
+    statuses: bool,
 }
 
-/// The working state of one sync.
-struct SyncRun<'a> {
+impl<'a> Autoscaler<'a> {
+    /// The controller's view of `hpa` under `config`: an empty memory, and the HPA's own status
+    /// as the status the first sync reads.
+    pub fn new(hpa: &'a HorizontalPodAutoscaler, config: &'a HPAControllerConfiguration) -> Autoscaler<'a> {
+        let prepared = Prepared::new(hpa, config);
+        let result = SyncResult::new(hpa.status.clone(), prepared.tolerances);
+        Autoscaler {
+            hpa,
+            config,
+            prepared,
+            state: ControllerState::default(),
+            result,
+            pod_index: PodIndex::default(),
+            workspace: Workspace::default(),
+            resource_entries: Vec::new(),
+            sample_entries: Vec::new(),
+            metric_statuses: Vec::new(),
+        }
+    }
+
+    /// The same, with the controller's memory of the HPA.
+    pub fn with_state(mut self, state: ControllerState) -> Autoscaler<'a> {
+        self.state = state;
+        self
+    }
+
+    /// The same, with `status` as the status the first sync reads (instead of the HPA's).
+    pub fn with_status(mut self, status: HorizontalPodAutoscalerStatus) -> Autoscaler<'a> {
+        self.result = SyncResult::new(status, self.prepared.tolerances);
+        self
+    }
+
+    /// The controller's memory of the HPA.
+    pub fn state(&self) -> &ControllerState {
+        &self.state
+    }
+
+    /// The controller's memory of the HPA, taken out.
+    pub fn into_state(self) -> ControllerState {
+        self.state
+    }
+
+    /// The metrics the controller evaluates ([`effective_metrics`]).
+    pub fn metrics(&self) -> &[MetricSpec] {
+        &self.prepared.metrics
+    }
+
+    /// The HPA's status: the one it came with, then the one the last sync wrote.
+    pub fn status(&self) -> &HorizontalPodAutoscalerStatus {
+        &self.result.status
+    }
+
+    /// The result of the last sync.
+    pub fn last(&self) -> &SyncResult {
+        &self.result
+    }
+
+    /// `reconcileAutoscaler`: one sync at `input.now`.
+    ///
+    /// Reads the HPA's spec (its `spec.behavior` as written; API defaults and the
+    /// controller's fill-ins are applied) and its status as the last sync left it; updates the
+    /// controller's memory (recommendation seeding and history, scale events) and the status.
+    pub fn reconcile(&mut self, input: &SyncInput) -> &SyncResult {
+        let Autoscaler {
+            hpa,
+            config,
+            prepared: p,
+            state,
+            result,
+            pod_index,
+            workspace,
+            resource_entries,
+            sample_entries,
+            metric_statuses,
+        } = self;
+        let now = input.now;
+        result.begin();
+
+        // 1. Read the scale.
+        let scale = match (&p.api_version_error, &input.scale) {
+            (Some(e), _) => Err((e, format!("invalid API version in scale target reference: {e}"))),
+            (None, Ok(s)) => Ok(s),
+            (None, Err(e)) => Err((e, format!("failed to query scale subresource for {}: {e}", reference(hpa)))),
+        };
+        let scale = match scale {
+            Ok(s) => s,
+            Err((e, returned)) => {
+                result.event(EventType::Warning, "FailedGetScale", e.clone());
+                result.set_condition(
+                    ABLE_TO_SCALE,
+                    FALSE,
+                    "FailedGetScale",
+                    Message::Concat("the HPA controller was unable to get the target's current scale: ", e),
+                    now,
+                );
+                result.outcome = SyncOutcome::FailedGetScale;
+                result.error = Some(returned);
+                result.desired_replicas = result.status.desired_replicas;
+                return &self.result;
+            }
+        };
+        result.set_condition(
+            ABLE_TO_SCALE,
+            TRUE,
+            "SucceededGetScale",
+            Message::Text("the HPA controller was able to get the target's current scale"),
+            now,
+        );
+        let current = scale.spec_replicas;
+        result.current_replicas = Some(current);
+        // recordInitialRecommendation
+        if state.recommendations.is_none() {
+            state.recommendations = Some(vec![TimestampedRecommendation { recommendation: current, timestamp: now }]);
+        }
+
+        let (min, max) = (p.min, p.max);
+        let mut desired = 0i32;
+        let mut rescale = true;
+        let mut statuses = false;
+
+        // 5. Scale-to-zero facts.
+        let gate_on = p.scale_to_zero;
+        let scaled_to_zero = gate_on && scaled_to_zero_condition(&result.status.conditions);
+        let can_scale_from_zero = scaled_to_zero && p.object_or_external;
+
+        // 6. Range pre-checks.
+        let mut needs_metrics = true;
+        if current == 0 {
+            if !((min != 0 && scaled_to_zero) || can_scale_from_zero) {
+                needs_metrics = false;
+                rescale = false;
+                result.set_condition(
+                    SCALING_ACTIVE,
+                    FALSE,
+                    "ScalingDisabled",
+                    Message::Text("scaling is disabled since the replica count of the target is zero"),
+                    now,
+                );
+                if !gate_on {
+                    remove_condition(&mut result.status.conditions, SCALED_TO_ZERO);
+                }
+                result.outcome = SyncOutcome::ScalingDisabled;
+            }
+        } else if current > max {
+            result.rescale_reason.push_str(REASON_ABOVE_MAX);
+            desired = max;
+            needs_metrics = false;
+        } else if current < min {
+            result.rescale_reason.push_str(REASON_BELOW_MIN);
+            desired = min;
+            needs_metrics = false;
+        }
+
+        // 7-8. Metrics and normalization.
+        if needs_metrics {
+            let answer = match input.prenormalized_desired {
+                Some(replicas) => {
+                    result.set_condition(
+                        SCALING_ACTIVE,
+                        TRUE,
+                        "ValidMetricFound",
+                        Message::Concat(VALID_METRIC_FOUND, PRENORMALIZED_METRIC_NAME),
+                        now,
+                    );
+                    result.metric_name.push_str(PRENORMALIZED_METRIC_NAME);
+                    MetricsAnswer { replicas, name: None, error: None, statuses: false }
+                }
+                None => {
+                    let pods = pod_index.index(&input.pods);
+                    // The resource metrics API's answer is matched once for every metric reading it.
+                    let resource_metrics = match &input.resource_metrics {
+                        Ok(items) if p.reads_resource_metrics => Ok(pods.matched(items, resource_entries)),
+                        Ok(_) => Ok(pods.matched(&[], resource_entries)),
+                        Err(e) => Err(e.as_str()),
+                    };
+                    let mut sync = MetricsRun {
+                        hpa,
+                        p,
+                        input,
+                        scale,
+                        result: &mut *result,
+                        statuses: &mut *metric_statuses,
+                        pods,
+                        resource_metrics,
+                        sample_entries,
+                        workspace: &mut *workspace,
+                    };
+                    let answer = sync.compute_replicas_for_metrics();
+                    if let Some(i) = answer.name {
+                        result.metric_name.push_str(p.name(i));
+                    }
+                    answer
+                }
+            };
+            result.metrics_error.clone_from(&answer.error);
+            statuses = answer.statuses;
+            if answer.replicas == -1
+                && let Some(err) = answer.error
+            {
+                result.metric_name.clear();
+                let desired = result.status.desired_replicas;
+                set_status(result, metric_statuses, p, hpa, now, current, desired, statuses, false);
+                result.error = Some(format!(
+                    "failed to compute desired number of replicas based on listed metrics for {}: {err}",
+                    reference(hpa)
+                ));
+                result.event(EventType::Warning, "FailedComputeMetricsReplicas", err);
+                result.outcome = SyncOutcome::FailedComputeMetrics;
+                return &self.result;
+            }
+            result.error.clone_from(&answer.error);
+            result.metric_desired_replicas = Some(answer.replicas);
+
+            let from_metric = answer.replicas > desired;
+            if from_metric {
+                desired = answer.replicas;
+            }
+            if desired > current {
+                let metric = if from_metric { result.metric_name.as_str() } else { "" };
+                Message::Concat(metric, " above target").write_into(&mut result.rescale_reason);
+            }
+            if desired < current {
+                result.rescale_reason.clear();
+                result.rescale_reason.push_str("All metrics below target");
+            }
+            let n = normalize(state, p.behavior.as_ref(), config, max, current, desired, min, now);
+            result.set_condition(
+                ABLE_TO_SCALE,
+                TRUE,
+                n.stabilization_reason,
+                Message::Text(n.stabilization_message),
+                now,
+            );
+            let status = if n.scaling_limited { TRUE } else { FALSE };
+            result.set_condition(SCALING_LIMITED, status, n.limited.reason, Message::Text(n.limited.message), now);
+            desired = n.limited.replicas;
+            result.normalization = Some(n);
+            if current == 0 && min != 0 && scaled_to_zero && desired < min {
+                desired = min;
+                result.raised_to_min_from_zero = true;
+                if result.rescale_reason.is_empty() {
+                    result.rescale_reason.push_str(REASON_BELOW_MIN);
+                }
+            }
+            rescale = desired != current;
+        }
+
+        // 9. Act.
+        if rescale {
+            result.rescale_to = Some(desired);
+            if let Some(err) = &input.scale_update_error {
+                let msg = format!("New size: {desired}; reason: {}; error: {err}", result.rescale_reason);
+                result.event(EventType::Warning, "FailedRescale", msg);
+                result.set_condition(
+                    ABLE_TO_SCALE,
+                    FALSE,
+                    "FailedUpdateScale",
+                    Message::Concat("the HPA controller was unable to update the target scale: ", err),
+                    now,
+                );
+                let old = result.status.desired_replicas;
+                set_status(result, metric_statuses, p, hpa, now, current, old, statuses, false);
+                result.outcome = SyncOutcome::FailedUpdateScale;
+                result.error = Some(format!("failed to rescale {}: {err}", reference(hpa)));
+                return &self.result;
+            }
+            result.set_condition(
+                ABLE_TO_SCALE,
+                TRUE,
+                "SucceededRescale",
+                Message::Count("the HPA controller was able to update the target scale to ", desired),
+                now,
+            );
+            let mut buf = [0u8; 11];
+            let size = decimal(desired, &mut buf);
+            let mut msg = String::with_capacity(28 + size.len() + result.rescale_reason.len());
+            for part in ["New size: ", size, "; reason: ", &result.rescale_reason] {
+                msg.push_str(part);
+            }
+            result.event(EventType::Normal, "SuccessfulRescale", msg);
+            let stored = behavior::store_scale_event(
+                p.behavior.as_ref(),
+                &mut state.scale_up_events,
+                &mut state.scale_down_events,
+                current,
+                desired,
+                now,
+            );
+            result.scale_event = stored.and_then(|(direction, i)| {
+                let events = match direction {
+                    Direction::Up => &state.scale_up_events,
+                    Direction::Down => &state.scale_down_events,
+                };
+                events.get(i).map(|e| (direction, *e))
+            });
+            if gate_on {
+                if current > 0 && desired == 0 && min == 0 && p.object_or_external {
+                    result.set_condition(
+                        SCALED_TO_ZERO,
+                        TRUE,
+                        "ScaledToZero",
+                        Message::Text("the HPA controller scaled the workload to zero"),
+                        now,
+                    );
+                } else {
+                    result.set_condition(
+                        SCALED_TO_ZERO,
+                        FALSE,
+                        "NotScaledToZero",
+                        Message::Text("the HPA controller did not scale the workload to zero"),
+                        now,
+                    );
+                }
+            } else {
+                remove_condition(&mut result.status.conditions, SCALED_TO_ZERO);
+            }
+            result.rescaled = true;
+            result.outcome = SyncOutcome::Rescaled;
+        } else {
+            desired = current;
+        }
+
+        // 10. Status.
+        set_status(result, metric_statuses, p, hpa, now, current, desired, statuses, rescale);
+        &self.result
+    }
+}
+
+/// `setStatus`: rebuilds the status (observedGeneration reset, set again under gate
+/// `HPAGeneration`); `lastScaleTime` moves to now on a rescale; `status.currentMetrics` is the
+/// list `computeReplicasForMetrics` built (`statuses`), or nil.
+#[allow(clippy::too_many_arguments)]
+fn set_status(
+    result: &mut SyncResult,
+    metric_statuses: &mut Vec<MetricStatus>,
+    p: &Prepared<'_>,
+    hpa: &HorizontalPodAutoscaler,
+    now: Timestamp,
+    current: i32,
+    desired: i32,
+    statuses: bool,
+    rescale: bool,
+) {
+    let status = &mut result.status;
+    status.observed_generation = p.generation.then_some(hpa.metadata.generation);
+    if rescale {
+        status.last_scale_time = Some(now.to_api_time());
+    }
+    status.current_replicas = current;
+    status.desired_replicas = desired;
+    match (&mut status.current_metrics, statuses) {
+        (Some(list), true) => std::mem::swap(list, metric_statuses),
+        (none @ None, true) => *none = Some(std::mem::take(metric_statuses)),
+        (slot, false) => {
+            if let Some(list) = slot.take() {
+                *metric_statuses = list;
+            }
+        }
+    }
+    result.desired_replicas = desired;
+}
+
+/// `computeReplicasForMetrics` and the functions it calls, with what they read.
+struct MetricsRun<'r, 'a> {
     hpa: &'a HorizontalPodAutoscaler,
-    input: &'a SyncInput,
-    opts: &'a ControllerOptions,
-    calc: ReplicaCalculator,
-    tolerances: Tolerances,
-    conditions: Vec<HorizontalPodAutoscalerCondition>,
-    events: Vec<Event>,
+    p: &'r Prepared<'a>,
+    input: &'r SyncInput,
+    scale: &'r Scale,
+    result: &'r mut SyncResult,
+    /// `status.currentMetrics` as it is built.
+    statuses: &'r mut Vec<MetricStatus>,
+    pods: Pods<'r>,
+    /// The resource metrics API's answer, matched to the pods.
+    resource_metrics: Result<Matched<'r, PodMetricsItem>, &'r str>,
+    /// A buffer for matching a Pods metric's samples.
+    sample_entries: &'r mut Vec<usize>,
+    workspace: &'r mut Workspace,
 }
 
-impl SyncRun<'_> {
-    /// `time.Now()` during this sync.
+impl MetricsRun<'_, '_> {
     fn now(&self) -> Timestamp {
         self.input.now
     }
 
-    /// `hpa.Namespace`.
     fn namespace(&self) -> &str {
         &self.hpa.metadata.namespace
     }
 
-    /// `eventRecorder.Event`.
-    fn event(&mut self, type_: EventType, reason: &str, message: impl Into<String>) {
-        self.events.push(Event { type_, reason: reason.to_string(), message: message.into() });
-    }
+    /// `computeReplicasForMetrics`.
+    fn compute_replicas_for_metrics(&mut self) -> MetricsAnswer {
+        let now = self.now();
+        let hard = |error: String| MetricsAnswer { replicas: -1, name: None, error: Some(error), statuses: false };
+        let selector = &self.scale.selector;
+        // validateAndParseSelector
+        if selector.is_empty() {
+            let msg = "selector is required";
+            self.result.event(EventType::Warning, "SelectorRequired", msg.to_string());
+            self.result.set_condition(
+                SCALING_ACTIVE,
+                FALSE,
+                "InvalidSelector",
+                Message::Text("the HPA target's scale is missing a selector"),
+                now,
+            );
+            return hard(msg.to_string());
+        }
+        if let Some(e) = &self.input.selector_parse_error {
+            let msg = format!("couldn't convert selector into a corresponding internal selector object: {e}");
+            self.result.event(EventType::Warning, "InvalidSelector", msg.clone());
+            self.result.set_condition(SCALING_ACTIVE, FALSE, "InvalidSelector", Message::Text(&msg), now);
+            return hard(msg);
+        }
+        if !self.input.other_hpas_selecting_pods.is_empty() {
+            let meta = &self.hpa.metadata;
+            let mut keys = vec![format!("{}/{}", meta.namespace, meta.name)];
+            keys.extend(self.input.other_hpas_selecting_pods.iter().cloned());
+            let msg = format!("pods by selector {selector} are controlled by multiple HPAs: [{}]", keys.join(" "));
+            self.result.event(EventType::Warning, "AmbiguousSelector", msg.clone());
+            self.result.set_condition(SCALING_ACTIVE, FALSE, "AmbiguousSelector", Message::Text(&msg), now);
+            return hard(msg);
+        }
 
-    /// `setCondition` on the HPA being reconciled.
-    fn set_condition(&mut self, type_: &str, status: &str, reason: &str, message: impl Into<String>) {
-        set_condition(&mut self.conditions, type_, status, reason, message.into(), self.input.now);
+        let specs = &self.p.metrics;
+        self.statuses.truncate(specs.len());
+        self.statuses.resize_with(specs.len(), MetricStatus::default);
+        let mut invalid = 0usize;
+        let mut first_failure: Option<usize> = None;
+        let mut replicas = 0i32;
+        let mut name = None;
+        for (i, spec) in specs.iter().enumerate() {
+            match self.compute_replicas_for_metric(spec) {
+                Err(f) => {
+                    let condition = self.unable_to_compute(f.reason, &f.condition_error);
+                    let evaluation = self.result.evaluation(i);
+                    evaluation.index = i;
+                    assign_str(&mut evaluation.source_type, &spec.type_);
+                    evaluation.name.clear();
+                    evaluation.proposal = None;
+                    evaluation.failure_condition = Some(Box::new(condition));
+                    evaluation.error = Some(f.error);
+                    evaluation.current = None;
+                    evaluation.timestamp = None;
+                    if let Some(slot) = self.statuses.get_mut(i) {
+                        *slot = MetricStatus::default();
+                    }
+                    if invalid == 0 {
+                        first_failure = Some(i);
+                    }
+                    invalid += 1;
+                }
+                Ok((proposal, current, timestamp)) => {
+                    if let Some(slot) = self.statuses.get_mut(i) {
+                        assign_metric_status(slot, spec, &current);
+                    }
+                    if replicas == 0 || proposal > replicas {
+                        replicas = proposal;
+                        name = Some(i);
+                    }
+                    let metric_name = self.p.name(i);
+                    let evaluation = self.result.evaluation(i);
+                    evaluation.index = i;
+                    assign_str(&mut evaluation.source_type, &spec.type_);
+                    assign_str(&mut evaluation.name, metric_name);
+                    evaluation.proposal = Some(proposal);
+                    evaluation.error = None;
+                    evaluation.failure_condition = None;
+                    evaluation.current = Some(current);
+                    evaluation.timestamp = timestamp;
+                }
+            }
+        }
+        let first = first_failure.and_then(|i| self.result.metrics().get(i));
+        let error = first.map(|f| {
+            format!(
+                "invalid metrics ({invalid} invalid out of {}), first error is: {}",
+                specs.len(),
+                f.error.as_deref().unwrap_or_default()
+            )
+        });
+        if invalid >= specs.len() || (invalid > 0 && replicas < self.scale.spec_replicas) {
+            if let Some(c) = first.and_then(|f| f.failure_condition.as_deref().cloned()) {
+                self.result.set_condition(&c.type_, &c.status, &c.reason, Message::Text(&c.message), now);
+            }
+            return MetricsAnswer { replicas: -1, name: None, error, statuses: true };
+        }
+        let metric = name.map_or("", |i| self.p.name(i));
+        self.result.set_condition(
+            SCALING_ACTIVE,
+            TRUE,
+            "ValidMetricFound",
+            Message::Concat(VALID_METRIC_FOUND, metric),
+            now,
+        );
+        MetricsAnswer { replicas, name, error, statuses: true }
     }
 
     /// `getUnableComputeReplicaCountCondition`: records the event and builds the condition.
-    fn unable_to_compute(&mut self, reason: &str, err: &str) -> HorizontalPodAutoscalerCondition {
-        self.event(EventType::Warning, reason, err);
+    fn unable_to_compute(&mut self, reason: &'static str, err: &str) -> HorizontalPodAutoscalerCondition {
+        self.result.event(EventType::Warning, reason, err.to_string());
         HorizontalPodAutoscalerCondition {
             type_: SCALING_ACTIVE.into(),
             status: FALSE.into(),
@@ -437,331 +1031,174 @@ impl SyncRun<'_> {
         }
     }
 
-    /// A failed metric: its condition (recording the event) and the error returned.
-    fn failure(&mut self, reason: &str, condition_err: &str, error: String) -> Failure {
-        Failure { condition: Box::new(self.unable_to_compute(reason, condition_err)), error }
-    }
-
-    /// `computeReplicasForMetrics`.
-    fn compute_replicas_for_metrics(&mut self, scale: &Scale, specs: &[MetricSpec]) -> MetricsAnswer {
-        let hard = |error: String| MetricsAnswer {
-            replicas: -1,
-            name: String::new(),
-            statuses: None,
-            error: Some(error),
-            evaluations: Vec::new(),
-        };
-        // validateAndParseSelector
-        if scale.selector.is_empty() {
-            let msg = "selector is required";
-            self.event(EventType::Warning, "SelectorRequired", msg);
-            self.set_condition(
-                SCALING_ACTIVE,
-                FALSE,
-                "InvalidSelector",
-                "the HPA target's scale is missing a selector",
-            );
-            return hard(msg.to_string());
-        }
-        if let Some(e) = &self.input.selector_parse_error {
-            let msg = format!("couldn't convert selector into a corresponding internal selector object: {e}");
-            self.event(EventType::Warning, "InvalidSelector", msg.clone());
-            self.set_condition(SCALING_ACTIVE, FALSE, "InvalidSelector", msg.clone());
-            return hard(msg);
-        }
-        if !self.input.other_hpas_selecting_pods.is_empty() {
-            let mut keys = vec![format!("{}/{}", self.hpa.metadata.namespace, self.hpa.metadata.name)];
-            keys.extend(self.input.other_hpas_selecting_pods.iter().cloned());
-            let msg =
-                format!("pods by selector {} are controlled by multiple HPAs: [{}]", scale.selector, keys.join(" "));
-            self.event(EventType::Warning, "AmbiguousSelector", msg.clone());
-            self.set_condition(SCALING_ACTIVE, FALSE, "AmbiguousSelector", msg.clone());
-            return hard(msg);
-        }
-
-        let mut statuses = vec![MetricStatus::default(); specs.len()];
-        let mut evaluations = Vec::with_capacity(specs.len());
-        let mut invalid = 0usize;
-        let mut first_failure: Option<Failure> = None;
-        let mut replicas = 0i32;
-        let mut name = String::new();
-        for (i, spec) in specs.iter().enumerate() {
-            match self.compute_replicas_for_metric(spec, scale) {
-                Err(f) => {
-                    evaluations.push(MetricEvaluation {
-                        index: i,
-                        source_type: spec.type_.as_str().into(),
-                        name: String::new(),
-                        proposal: None,
-                        error: Some(f.error.clone()),
-                        failure_condition: Some((*f.condition).clone()),
-                        status: MetricStatus::default(),
-                        timestamp: None,
-                    });
-                    if invalid == 0 {
-                        first_failure = Some(f);
-                    }
-                    invalid += 1;
-                }
-                Ok(p) => {
-                    if let Some(slot) = statuses.get_mut(i) {
-                        *slot = p.status.clone();
-                    }
-                    if replicas == 0 || p.replicas > replicas {
-                        replicas = p.replicas;
-                        name.clone_from(&p.name);
-                    }
-                    evaluations.push(MetricEvaluation {
-                        index: i,
-                        source_type: spec.type_.as_str().into(),
-                        name: p.name,
-                        proposal: Some(p.replicas),
-                        error: None,
-                        failure_condition: None,
-                        status: p.status,
-                        timestamp: p.timestamp,
-                    });
-                }
-            }
-        }
-        let error = first_failure.as_ref().map(|f| {
-            format!("invalid metrics ({invalid} invalid out of {}), first error is: {}", specs.len(), f.error)
-        });
-        if invalid >= specs.len() || (invalid > 0 && replicas < scale.spec_replicas) {
-            let c = first_failure.map(|f| *f.condition).unwrap_or_default();
-            self.set_condition(&c.type_, &c.status, &c.reason, c.message);
-            return MetricsAnswer { replicas: -1, name: String::new(), statuses: Some(statuses), error, evaluations };
-        }
-        self.set_condition(
-            SCALING_ACTIVE,
-            TRUE,
-            "ValidMetricFound",
-            format!("the HPA was able to successfully calculate a replica count from {name}"),
-        );
-        MetricsAnswer { replicas, name, statuses: Some(statuses), error, evaluations }
-    }
-
     /// `computeReplicasForMetric`.
-    fn compute_replicas_for_metric(&mut self, spec: &MetricSpec, scale: &Scale) -> Result<Proposal, Failure> {
+    fn compute_replicas_for_metric(&mut self, spec: &MetricSpec) -> Result<Proposal, Failure> {
+        let spec_replicas = self.scale.spec_replicas;
         match spec.type_.as_str() {
             "Object" => self
-                .compute_status_for_object_metric(spec, scale)
-                .map_err(|f| Failure { error: format!("failed to get object metric value: {}", f.error), ..f }),
+                .compute_status_for_object_metric(spec)
+                .map_err(|f| f.prefixed(format_args!("failed to get object metric value"))),
             "Pods" => self
-                .compute_status_for_pods_metric(spec, scale.spec_replicas)
-                .map_err(|f| Failure { error: format!("failed to get pods metric value: {}", f.error), ..f }),
+                .compute_status_for_pods_metric(spec, spec_replicas)
+                .map_err(|f| f.prefixed(format_args!("failed to get pods metric value"))),
             "Resource" => {
-                let resource = spec.resource.as_ref().map(|r| r.name.clone()).unwrap_or_default();
-                self.compute_status_for_resource_metric(spec, scale.spec_replicas).map_err(|f| Failure {
-                    error: format!("failed to get {resource} resource metric value: {}", f.error),
-                    ..f
-                })
+                let resource = spec.resource.as_ref().map_or("", |r| r.name.as_str());
+                self.compute_status_for_resource_metric(spec, spec_replicas)
+                    .map_err(|f| f.prefixed(format_args!("failed to get {resource} resource metric value")))
             }
             "ContainerResource" => {
-                let container = spec.container_resource.as_ref().map(|r| r.container.clone()).unwrap_or_default();
-                self.compute_status_for_container_resource_metric(spec, scale.spec_replicas).map_err(|f| Failure {
-                    error: format!("failed to get {container} container metric value: {}", f.error),
-                    ..f
-                })
+                let container = spec.container_resource.as_ref().map_or("", |r| r.container.as_str());
+                self.compute_status_for_container_resource_metric(spec, spec_replicas)
+                    .map_err(|f| f.prefixed(format_args!("failed to get {container} container metric value")))
             }
             "External" => {
-                let metric = spec.external.as_ref().map(|e| e.metric.name.clone()).unwrap_or_default();
-                self.compute_status_for_external_metric(spec, scale).map_err(|f| Failure {
-                    error: format!("failed to get {metric} external metric value: {}", f.error),
-                    ..f
-                })
+                let metric = spec.external.as_ref().map_or("", |e| e.metric.name.as_str());
+                self.compute_status_for_external_metric(spec)
+                    .map_err(|f| f.prefixed(format_args!("failed to get {metric} external metric value")))
             }
-            other => {
-                let err = format!("unknown metric source type {}", crate::go::quote(other));
-                Err(self.failure("InvalidMetricSourceType", &err, err.clone()))
-            }
+            other => Err(Failure::same(
+                "InvalidMetricSourceType",
+                format!("unknown metric source type {}", crate::go::quote(other)),
+            )),
         }
     }
 
     /// A metric whose type names a source that is not set (Go would dereference nil;
     /// validation makes it impossible).
-    fn missing_source(&mut self, reason: &str, field: &str) -> Failure {
-        let err = format!("invalid metric source: the {field} source is not set");
-        self.failure(reason, &err, err.clone())
+    fn missing_source(reason: &'static str, field: &str) -> Failure {
+        Failure::same(reason, format!("invalid metric source: the {field} source is not set"))
     }
 
     /// `computeStatusForObjectMetric`.
-    fn compute_status_for_object_metric(&mut self, spec: &MetricSpec, scale: &Scale) -> Result<Proposal, Failure> {
-        let Some(obj) = &spec.object else { return Err(self.missing_source("FailedGetObjectMetric", "object")) };
+    fn compute_status_for_object_metric(&mut self, spec: &MetricSpec) -> Result<Proposal, Failure> {
+        const REASON: &str = "FailedGetObjectMetric";
+        let Some(obj) = &spec.object else { return Err(Self::missing_source(REASON, "object")) };
         let sample = self.object_sample(&obj.described_object, &obj.metric.name);
-        let identifier = MetricIdentifier { name: obj.metric.name.clone(), selector: obj.metric.selector.clone() };
-        let status = |current: MetricValueStatus| MetricStatus {
-            type_: "Object".into(),
-            object: Some(ObjectMetricStatus {
-                metric: identifier.clone(),
-                current,
-                described_object: obj.described_object.clone(),
-            }),
-            ..Default::default()
-        };
+        let sample = sample.as_ref().map(|s| *s).map_err(String::as_str);
         let target = &obj.target;
+        let calc = &self.p.calc;
+        let tolerances = self.p.tolerances;
         if target.type_ == "Value"
             && let Some(value) = &target.value
         {
-            return match self.calc.get_object_metric_replicas(
-                scale.spec_replicas,
+            return match calc.get_object_metric_replicas(
+                self.scale.spec_replicas,
                 value.milli_value(),
                 &obj.metric.name,
-                self.tolerances,
+                tolerances,
                 self.namespace(),
                 &obj.described_object,
-                &sample,
-                &self.input.pods,
+                sample,
+                self.pods.list(),
             ) {
-                Ok(r) => Ok(Proposal {
-                    replicas: r.replicas,
-                    name: format!("{} metric {}", obj.described_object.kind, obj.metric.name),
-                    status: status(MetricValueStatus {
-                        value: Some(Quantity::from_milli(r.usage_milli)),
-                        ..Default::default()
-                    }),
-                    timestamp: r.timestamp,
-                }),
-                Err(e) => Err(self.failure("FailedGetObjectMetric", &e.0, e.0.clone())),
+                Ok(r) => Ok((r.replicas, value_status(Quantity::from_milli(r.usage_milli)), r.timestamp)),
+                Err(e) => Err(Failure::same(REASON, e.0)),
             };
         }
         if target.type_ == "AverageValue"
             && let Some(average) = &target.average_value
         {
-            return match self.calc.get_object_per_pod_metric_replicas(
-                scale.status_replicas,
+            return match calc.get_object_per_pod_metric_replicas(
+                self.scale.status_replicas,
                 average.milli_value(),
                 &obj.metric.name,
-                self.tolerances,
+                tolerances,
                 self.namespace(),
                 &obj.described_object,
-                &sample,
+                sample,
             ) {
-                Ok(r) => Ok(Proposal {
-                    replicas: r.replicas,
-                    // Upstream really calls an Object metric "external metric" here.
-                    name: format!(
-                        "external metric {}({})",
-                        obj.metric.name,
-                        gofmt::label_selector(obj.metric.selector.as_ref())
-                    ),
-                    status: status(MetricValueStatus {
-                        average_value: Some(Quantity::from_milli(r.usage_milli)),
-                        ..Default::default()
-                    }),
-                    timestamp: r.timestamp,
-                }),
+                Ok(r) => Ok((r.replicas, average_status(Quantity::from_milli(r.usage_milli)), r.timestamp)),
                 Err(e) => {
                     let error = format!("failed to get {} object metric: {e}", obj.metric.name);
-                    Err(self.failure("FailedGetObjectMetric", &e.0, error))
+                    Err(Failure { reason: REASON, condition_error: e.0, error })
                 }
             };
         }
         let err = "invalid object metric source: neither a value target nor an average value target was set";
-        Err(self.failure("FailedGetObjectMetric", err, err.to_string()))
+        Err(Failure::same(REASON, err.to_string()))
     }
 
     /// `computeStatusForPodsMetric`.
     fn compute_status_for_pods_metric(&mut self, spec: &MetricSpec, spec_replicas: i32) -> Result<Proposal, Failure> {
-        let Some(pods) = &spec.pods else { return Err(self.missing_source("FailedGetPodsMetric", "pods")) };
+        const REASON: &str = "FailedGetPodsMetric";
+        let Some(pods) = &spec.pods else { return Err(Self::missing_source(REASON, "pods")) };
         let Some(target) = &pods.target.average_value else {
             let err = "invalid pods metric source: no average value target was set";
-            return Err(self.failure("FailedGetPodsMetric", err, err.to_string()));
+            return Err(Failure::same(REASON, err.to_string()));
         };
         let samples = match &self.input.pods_metrics {
-            Ok(m) => Ok(m.get(pods.metric.name.as_str()).cloned().unwrap_or_default()),
-            Err(e) => Err(e.clone()),
+            Ok(m) => {
+                let samples = m.get(pods.metric.name.as_str()).map_or(&[][..], Vec::as_slice);
+                Ok(self.pods.matched(samples, self.sample_entries))
+            }
+            Err(e) => Err(e.as_str()),
         };
-        match self.calc.get_metric_replicas(
-            self.now(),
+        match self.p.calc.get_metric_replicas(
+            self.workspace,
+            self.input.now,
             spec_replicas,
             target.milli_value(),
             &pods.metric.name,
-            self.tolerances,
-            &self.input.pods,
-            &samples,
+            self.p.tolerances,
+            samples,
         ) {
-            Ok(r) => Ok(Proposal {
-                replicas: r.replicas,
-                name: format!("pods metric {}", pods.metric.name),
-                status: MetricStatus {
-                    type_: "Pods".into(),
-                    pods: Some(PodsMetricStatus {
-                        metric: MetricIdentifier {
-                            name: pods.metric.name.clone(),
-                            selector: pods.metric.selector.clone(),
-                        },
-                        current: MetricValueStatus {
-                            average_value: Some(Quantity::from_milli(r.usage_milli)),
-                            ..Default::default()
-                        },
-                    }),
-                    ..Default::default()
-                },
-                timestamp: r.timestamp,
-            }),
-            Err(e) => Err(self.failure("FailedGetPodsMetric", &e.0, e.0.clone())),
+            Ok(r) => Ok((r.replicas, average_status(Quantity::from_milli(r.usage_milli)), r.timestamp)),
+            Err(e) => Err(Failure::same(REASON, e.0)),
         }
     }
 
-    /// `computeStatusForResourceMetricGeneric`: the proposal, the value status and the name,
-    /// or the error (without a condition: the callers build it).
+    /// `computeStatusForResourceMetricGeneric`: the proposal, or the error (the callers build
+    /// the condition).
     fn compute_status_for_resource_metric_generic(
-        &self,
+        &mut self,
         spec_replicas: i32,
         target: &MetricTarget,
         resource: &str,
         container: &str,
-        container_source: bool,
-    ) -> Result<(i32, MetricValueStatus, String, Option<Timestamp>), String> {
+    ) -> Result<Proposal, String> {
         let format = if resource == RESOURCE_MEMORY { Format::BinarySI } else { Format::DecimalSI };
+        let metrics = self.resource_metrics;
         if let Some(average) = &target.average_value {
             let r = self
+                .p
                 .calc
                 .get_raw_resource_replicas(
-                    self.now(),
+                    self.workspace,
+                    self.input.now,
                     spec_replicas,
                     average.milli_value(),
                     resource,
                     container,
-                    self.tolerances,
-                    &self.input.pods,
-                    &self.input.resource_metrics,
+                    self.p.tolerances,
+                    metrics,
                 )
                 .map_err(|e: CalcError| format!("failed to get {resource} usage: {e}"))?;
-            let status = MetricValueStatus {
-                average_value: Some(Quantity::from_milli_with_format(r.usage_milli, format)),
-                ..Default::default()
-            };
-            return Ok((r.replicas, status, format!("{resource} resource"), r.timestamp));
+            let status = average_status(Quantity::from_milli_with_format(r.usage_milli, format));
+            return Ok((r.replicas, status, r.timestamp));
         }
         let Some(target_utilization) = target.average_utilization else {
             return Err("invalid resource metric source: neither an average utilization target nor an average value (usage) target was set".to_string());
         };
         let r = self
+            .p
             .calc
             .get_resource_replicas(
-                self.now(),
+                self.workspace,
+                self.input.now,
                 spec_replicas,
                 target_utilization,
                 resource,
                 container,
-                self.tolerances,
-                &self.input.pods,
-                &self.input.resource_metrics,
+                self.p.tolerances,
+                metrics,
             )
             .map_err(|e| format!("failed to get {resource} utilization: {e}"))?;
-        let name = if container_source {
-            format!("{resource} container resource utilization (percentage of request)")
-        } else {
-            format!("{resource} resource utilization (percentage of request)")
-        };
         let status = MetricValueStatus {
             average_utilization: Some(r.utilization),
             average_value: Some(Quantity::from_milli_with_format(r.raw_value_milli, format)),
             ..Default::default()
         };
-        Ok((r.replicas, status, name, Some(r.timestamp)))
+        Ok((r.replicas, status, Some(r.timestamp)))
     }
 
     /// `computeStatusForResourceMetric`.
@@ -770,20 +1207,10 @@ impl SyncRun<'_> {
         spec: &MetricSpec,
         spec_replicas: i32,
     ) -> Result<Proposal, Failure> {
-        let Some(res) = &spec.resource else { return Err(self.missing_source("FailedGetResourceMetric", "resource")) };
-        match self.compute_status_for_resource_metric_generic(spec_replicas, &res.target, &res.name, "", false) {
-            Ok((replicas, current, name, timestamp)) => Ok(Proposal {
-                replicas,
-                name,
-                status: MetricStatus {
-                    type_: "Resource".into(),
-                    resource: Some(ResourceMetricStatus { name: res.name.as_str().into(), current }),
-                    ..Default::default()
-                },
-                timestamp,
-            }),
-            Err(e) => Err(self.failure("FailedGetResourceMetric", &e, e.clone())),
-        }
+        const REASON: &str = "FailedGetResourceMetric";
+        let Some(res) = &spec.resource else { return Err(Self::missing_source(REASON, "resource")) };
+        self.compute_status_for_resource_metric_generic(spec_replicas, &res.target, &res.name, "")
+            .map_err(|e| Failure::same(REASON, e))
     }
 
     /// `computeStatusForContainerResourceMetric`.
@@ -792,139 +1219,232 @@ impl SyncRun<'_> {
         spec: &MetricSpec,
         spec_replicas: i32,
     ) -> Result<Proposal, Failure> {
+        const REASON: &str = "FailedGetContainerResourceMetric";
         let Some(res) = &spec.container_resource else {
-            return Err(self.missing_source("FailedGetContainerResourceMetric", "containerResource"));
+            return Err(Self::missing_source(REASON, "containerResource"));
         };
-        match self.compute_status_for_resource_metric_generic(
-            spec_replicas,
-            &res.target,
-            &res.name,
-            &res.container,
-            true,
-        ) {
-            Ok((replicas, current, name, timestamp)) => Ok(Proposal {
-                replicas,
-                name,
-                status: MetricStatus {
-                    type_: "ContainerResource".into(),
-                    container_resource: Some(ContainerResourceMetricStatus {
-                        name: res.name.as_str().into(),
-                        current,
-                        container: res.container.as_str().into(),
-                    }),
-                    ..Default::default()
-                },
-                timestamp,
-            }),
-            Err(e) => Err(self.failure("FailedGetContainerResourceMetric", &e, e.clone())),
-        }
+        self.compute_status_for_resource_metric_generic(spec_replicas, &res.target, &res.name, &res.container)
+            .map_err(|e| Failure::same(REASON, e))
     }
 
     /// `computeStatusForExternalMetric`.
-    fn compute_status_for_external_metric(&mut self, spec: &MetricSpec, scale: &Scale) -> Result<Proposal, Failure> {
-        let Some(ext) = &spec.external else { return Err(self.missing_source("FailedGetExternalMetric", "external")) };
+    fn compute_status_for_external_metric(&mut self, spec: &MetricSpec) -> Result<Proposal, Failure> {
+        const REASON: &str = "FailedGetExternalMetric";
+        let Some(ext) = &spec.external else { return Err(Self::missing_source(REASON, "external")) };
         let values = match &self.input.external_metrics {
-            Ok(m) => Ok(m.get(ext.metric.name.as_str()).cloned().unwrap_or_default()),
-            Err(e) => Err(e.clone()),
+            Ok(m) => Ok(m.get(ext.metric.name.as_str()).map_or(&[][..], Vec::as_slice)),
+            Err(e) => Err(e.as_str()),
         };
         let selector = ext.metric.selector.as_ref();
-        let name = format!("external metric {}({})", ext.metric.name, gofmt::label_selector(selector));
-        let status = |current: MetricValueStatus| MetricStatus {
-            type_: "External".into(),
-            external: Some(ExternalMetricStatus {
-                metric: MetricIdentifier { name: ext.metric.name.clone(), selector: ext.metric.selector.clone() },
-                current,
-            }),
-            ..Default::default()
-        };
+        let calc = &self.p.calc;
         if let Some(average) = &ext.target.average_value {
-            return match self.calc.get_external_per_pod_metric_replicas(
-                scale.status_replicas,
+            return match calc.get_external_per_pod_metric_replicas(
+                self.scale.status_replicas,
                 average.milli_value(),
                 &ext.metric.name,
-                self.tolerances,
+                self.p.tolerances,
                 self.namespace(),
                 selector,
-                &values,
+                values,
             ) {
-                Ok(r) => Ok(Proposal {
-                    replicas: r.replicas,
-                    name,
-                    status: status(MetricValueStatus {
-                        average_value: Some(Quantity::from_milli(r.usage_milli)),
-                        ..Default::default()
-                    }),
-                    timestamp: r.timestamp,
-                }),
+                Ok(r) => Ok((r.replicas, average_status(Quantity::from_milli(r.usage_milli)), r.timestamp)),
                 Err(e) => {
                     let error = format!("failed to get {} external metric: {e}", ext.metric.name);
-                    Err(self.failure("FailedGetExternalMetric", &e.0, error))
+                    Err(Failure { reason: REASON, condition_error: e.0, error })
                 }
             };
         }
         if let Some(value) = &ext.target.value {
-            return match self.calc.get_external_metric_replicas(
-                scale.spec_replicas,
+            return match calc.get_external_metric_replicas(
+                self.scale.spec_replicas,
                 value.milli_value(),
                 &ext.metric.name,
-                self.tolerances,
+                self.p.tolerances,
                 self.namespace(),
                 selector,
-                &values,
-                &self.input.pods,
+                values,
+                self.pods.list(),
             ) {
-                Ok(r) => Ok(Proposal {
-                    replicas: r.replicas,
-                    name,
-                    status: status(MetricValueStatus {
-                        value: Some(Quantity::from_milli(r.usage_milli)),
-                        ..Default::default()
-                    }),
-                    timestamp: r.timestamp,
-                }),
+                Ok(r) => Ok((r.replicas, value_status(Quantity::from_milli(r.usage_milli)), r.timestamp)),
                 Err(e) => {
                     let error = format!("failed to get external metric {}: {e}", ext.metric.name);
-                    Err(self.failure("FailedGetExternalMetric", &e.0, error))
+                    Err(Failure { reason: REASON, condition_error: e.0, error })
                 }
             };
         }
         let err = "invalid external metric source: neither a value target nor an average value target was set";
-        Err(self.failure("FailedGetExternalMetric", err, err.to_string()))
+        Err(Failure::same(REASON, err.to_string()))
     }
 
     /// The custom metrics API's answer for one object.
     fn object_sample(&self, object: &CrossVersionObjectReference, metric: &str) -> Result<ObjectSample, String> {
         let values = self.input.object_metrics.as_ref().map_err(Clone::clone)?;
         let group = |api_version: &str| parse_group_version(api_version).map(|(g, _)| g).unwrap_or_default();
+        let wanted = group(&object.api_version);
         values
             .iter()
             .find(|v| {
                 v.metric == metric
                     && v.described_object.kind == object.kind
                     && v.described_object.name == object.name
-                    && group(&v.described_object.api_version) == group(&object.api_version)
+                    && group(&v.described_object.api_version) == wanted
             })
             .map(|v| ObjectSample { value_milli: v.value_milli, timestamp: v.timestamp })
             .ok_or_else(|| format!("the server could not find the metric {metric} for {} {}", object.kind, object.name))
     }
+}
 
-    /// Normalizes the metric proposal (see [`normalize`]) and sets the two conditions it
-    /// decides: AbleToScale (the stabilization reason) and ScalingLimited.
-    fn normalize(
-        &mut self,
-        state: &mut ControllerState,
-        behavior: Option<&HorizontalPodAutoscalerBehavior>,
-        current: i32,
-        prenormalized: i32,
-        min: i32,
-    ) -> Normalization {
-        let n =
-            normalize(state, behavior, self.opts, self.hpa.spec.max_replicas, current, prenormalized, min, self.now());
-        self.set_condition(ABLE_TO_SCALE, TRUE, n.stabilization_reason, n.stabilization_message);
-        let status = if n.scaling_limited { TRUE } else { FALSE };
-        self.set_condition(SCALING_LIMITED, status, n.limited.reason, n.limited.message);
-        n
+/// A `value` observation.
+fn value_status(q: Quantity) -> MetricValueStatus {
+    MetricValueStatus { value: Some(q), ..Default::default() }
+}
+
+/// An `averageValue` observation.
+fn average_status(q: Quantity) -> MetricValueStatus {
+    MetricValueStatus { average_value: Some(q), ..Default::default() }
+}
+
+/// Writes into `slot` the `status.currentMetrics` entry `computeStatusFor*Metric` builds for
+/// `spec` with the observed value `current`, reusing the strings `slot` holds.
+fn assign_metric_status(slot: &mut MetricStatus, spec: &MetricSpec, current: &MetricValueStatus) {
+    assign_str(&mut slot.type_, &spec.type_);
+    let MetricStatus { object, pods, resource, container_resource, external, .. } = slot;
+    let identifier = |slot: &mut MetricIdentifier, m: &MetricIdentifier| {
+        if slot.name != m.name {
+            slot.name.clone_from(&m.name);
+        }
+        if slot.selector != m.selector {
+            slot.selector.clone_from(&m.selector);
+        }
+    };
+    let (mut o, mut p, mut r, mut c, mut e) = (false, false, false, false, false);
+    match spec.type_.as_str() {
+        "Object" => {
+            if let Some(src) = &spec.object {
+                let s = object.get_or_insert_with(Default::default);
+                identifier(&mut s.metric, &src.metric);
+                s.current.clone_from(current);
+                let d = &mut s.described_object;
+                assign_str(&mut d.kind, &src.described_object.kind);
+                assign_str(&mut d.name, &src.described_object.name);
+                assign_str(&mut d.api_version, &src.described_object.api_version);
+                o = true;
+            }
+        }
+        "Pods" => {
+            if let Some(src) = &spec.pods {
+                let s = pods.get_or_insert_with(Default::default);
+                identifier(&mut s.metric, &src.metric);
+                s.current.clone_from(current);
+                p = true;
+            }
+        }
+        "Resource" => {
+            if let Some(src) = &spec.resource {
+                let s = resource.get_or_insert_with(Default::default);
+                assign_str(&mut s.name, &src.name);
+                s.current.clone_from(current);
+                r = true;
+            }
+        }
+        "ContainerResource" => {
+            if let Some(src) = &spec.container_resource {
+                let s = container_resource.get_or_insert_with(Default::default);
+                assign_str(&mut s.name, &src.name);
+                assign_str(&mut s.container, &src.container);
+                s.current.clone_from(current);
+                c = true;
+            }
+        }
+        "External" => {
+            if let Some(src) = &spec.external {
+                let s = external.get_or_insert_with(Default::default);
+                identifier(&mut s.metric, &src.metric);
+                s.current.clone_from(current);
+                e = true;
+            }
+        }
+        _ => {}
     }
+    if !o {
+        *object = None;
+    }
+    if !p {
+        *pods = None;
+    }
+    if !r {
+        *resource = None;
+    }
+    if !c {
+        *container_resource = None;
+    }
+    if !e {
+        *external = None;
+    }
+}
+
+/// Sets `dst` to `src`, reusing its buffer.
+fn assign_str(dst: &mut String, src: &str) {
+    if dst != src {
+        dst.clear();
+        dst.push_str(src);
+    }
+}
+
+/// A condition message (or another text of a sync), written without formatting machinery.
+#[derive(Debug, Clone, Copy)]
+enum Message<'m> {
+    /// A text.
+    Text(&'m str),
+    /// A text, then another.
+    Concat(&'m str, &'m str),
+    /// A text, then a count.
+    Count(&'m str, i32),
+}
+
+impl Message<'_> {
+    /// Sets `dst` to the message, reusing its buffer (and leaving it alone when it already
+    /// holds the message).
+    fn write_into(self, dst: &mut String) {
+        match self {
+            Message::Text(text) => assign_str(dst, text),
+            Message::Concat(a, b) => {
+                if !(dst.len() == a.len() + b.len() && dst.starts_with(a) && dst.ends_with(b)) {
+                    dst.clear();
+                    dst.push_str(a);
+                    dst.push_str(b);
+                }
+            }
+            Message::Count(a, n) => {
+                let mut buf = [0u8; 11];
+                Message::Concat(a, decimal(n, &mut buf)).write_into(dst);
+            }
+        }
+    }
+}
+
+/// `n` in decimal, written at the end of `buf`.
+fn decimal(n: i32, buf: &mut [u8; 11]) -> &str {
+    let mut start = buf.len();
+    let mut v = n.unsigned_abs();
+    let mut put = |byte: u8| {
+        start -= 1;
+        if let Some(b) = buf.get_mut(start) {
+            *b = byte;
+        }
+    };
+    loop {
+        // `v % 10` is a digit.
+        put(b'0' + (v % 10) as u8);
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    if n < 0 {
+        put(b'-');
+    }
+    std::str::from_utf8(buf.get(start..).unwrap_or_default()).unwrap_or_default()
 }
 
 /// The normalization of one sync: `normalizeDesiredReplicas` when `behavior` is `None` (the
@@ -935,10 +1455,10 @@ impl SyncRun<'_> {
 /// [`Normalization::stabilization_reason`], then ScalingLimited (True when
 /// [`Normalization::scaling_limited`]) with the limit's reason.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn normalize(
+fn normalize(
     state: &mut ControllerState,
     behavior: Option<&HorizontalPodAutoscalerBehavior>,
-    opts: &ControllerOptions,
+    opts: &HPAControllerConfiguration,
     max: i32,
     current: i32,
     prenormalized: i32,
@@ -961,7 +1481,7 @@ pub(crate) fn normalize(
 
 /// `stabilizeRecommendation`'s count, with the reason the legacy path reports when it differs
 /// from the prenormalized count.
-pub(crate) fn legacy_stabilized(replicas: i32) -> Stabilized {
+fn legacy_stabilized(replicas: i32) -> Stabilized {
     let (reason, message) = SCALE_DOWN_STABILIZED;
     Stabilized { replicas, reason, message }
 }
@@ -972,7 +1492,7 @@ static NO_RULES: HPAScalingRules =
 
 /// `NormalizationArg` of `normalizeDesiredReplicasWithBehaviors` (an unset rule counts as
 /// empty; defaulting sets both).
-pub(crate) fn normalization_args(
+fn normalization_args(
     behavior: &HorizontalPodAutoscalerBehavior,
     max: i32,
     current: i32,
@@ -994,10 +1514,10 @@ pub(crate) fn normalization_args(
 /// `convertDesiredReplicasWithRules` (legacy path, `behavior` is `None`) or
 /// `convertDesiredReplicasWithBehaviorRate` (with the scale events in `state`).
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn limit(
+fn limit(
     state: &ControllerState,
     behavior: Option<&HorizontalPodAutoscalerBehavior>,
-    opts: &ControllerOptions,
+    opts: &HPAControllerConfiguration,
     max: i32,
     current: i32,
     prenormalized: i32,
@@ -1052,19 +1572,25 @@ fn normalization(
 }
 
 /// `setConditionInList`: overwrites the condition of that type in place, or appends it;
-/// `lastTransitionTime` moves to `now` only when the status changes.
-pub fn set_condition(
+/// `lastTransitionTime` moves to `now` only when the status changes. The condition's strings
+/// are rewritten in place.
+fn set_condition_in(
     conditions: &mut Vec<HorizontalPodAutoscalerCondition>,
     type_: &str,
     status: &str,
     reason: &str,
-    message: String,
+    message: Message<'_>,
     now: Timestamp,
 ) {
     let index = match conditions.iter().position(|c| c.type_ == type_) {
         Some(i) => i,
         None => {
-            conditions.push(HorizontalPodAutoscalerCondition { type_: type_.to_string(), ..Default::default() });
+            // Room for the controller's longer messages, so that rewriting one rarely grows it.
+            conditions.push(HorizontalPodAutoscalerCondition {
+                type_: type_.to_string(),
+                message: String::with_capacity(128),
+                ..Default::default()
+            });
             conditions.len() - 1
         }
     };
@@ -1072,9 +1598,9 @@ pub fn set_condition(
         if c.status != status {
             c.last_transition_time = now.to_api_time();
         }
-        c.status = status.to_string();
-        c.reason = reason.to_string();
-        c.message = message;
+        assign_str(&mut c.status, status);
+        assign_str(&mut c.reason, reason);
+        message.write_into(&mut c.message);
     }
 }
 
@@ -1093,302 +1619,29 @@ pub fn has_object_or_external_metrics(metrics: &[MetricSpec]) -> bool {
     metrics.iter().any(|m| m.type_ == "Object" || m.type_ == "External")
 }
 
-/// `schema.ParseGroupVersion`: `(group, version)`.
-pub fn parse_group_version(gv: &str) -> Result<(String, String), String> {
-    if gv.is_empty() || gv == "/" {
-        return Ok((String::new(), String::new()));
-    }
-    match gv.split_once('/') {
-        None => Ok((String::new(), gv.to_string())),
-        Some((g, v)) if !v.contains('/') => Ok((g.to_string(), v.to_string())),
-        Some(_) => Err(format!("unexpected GroupVersion string: {gv}")),
-    }
-}
-
 /// The metrics the controller sees: `spec.metrics`, or the API default (cpu at 80 %) when
 /// empty, since kube-apiserver defaults an empty list before the controller reads it.
-pub fn effective_metrics(hpa: &HorizontalPodAutoscaler) -> Vec<MetricSpec> {
-    if hpa.spec.metrics.is_empty() { vec![defaults::default_metric()] } else { hpa.spec.metrics.clone() }
+pub fn effective_metrics(hpa: &HorizontalPodAutoscaler) -> Cow<'_, [MetricSpec]> {
+    if hpa.spec.metrics.is_empty() {
+        Cow::Owned(vec![defaults::default_metric()])
+    } else {
+        Cow::Borrowed(&hpa.spec.metrics)
+    }
 }
 
-/// `reconcileAutoscaler`: one sync of one HPA at `input.now`.
-///
-/// `hpa` is the object as the controller reads it (its `spec.behavior` as the user wrote it;
-/// API defaults are applied here). `state` is the controller's memory for this HPA and is
-/// updated (recommendation seeding and history, scale events). The returned
-/// [`SyncResult::status`] is the status to carry into the next sync.
+/// `reconcileAutoscaler` once: one sync of `hpa`, reading the status it holds and the
+/// controller's memory `state` (updated). The returned [`SyncResult::status`] is the status to
+/// carry into the next sync; [`Autoscaler`] does that itself, without copying the HPA.
 pub fn reconcile_autoscaler(
     hpa: &HorizontalPodAutoscaler,
     state: &mut ControllerState,
     input: &SyncInput,
-    opts: &ControllerOptions,
+    config: &HPAControllerConfiguration,
 ) -> SyncResult {
-    let mut sync = SyncRun {
-        hpa,
-        input,
-        opts,
-        calc: opts.replica_calculator(),
-        tolerances: opts.tolerances_for_hpa(hpa),
-        conditions: hpa.status.conditions.clone(),
-        events: Vec::new(),
-    };
-    let now = input.now;
-    let spec = &hpa.spec;
-    let target = &spec.scale_target_ref;
-    let reference = format!("{}/{}/{}", target.kind, hpa.metadata.namespace, target.name);
-    let mut result = SyncResult {
-        outcome: SyncOutcome::Unchanged,
-        current_replicas: None,
-        desired_replicas: hpa.status.desired_replicas,
-        rescaled: false,
-        rescale_to: None,
-        rescale_reason: String::new(),
-        tolerances: sync.tolerances,
-        metrics: Vec::new(),
-        metric_desired_replicas: None,
-        metric_name: String::new(),
-        metrics_error: None,
-        normalization: None,
-        raised_to_min_from_zero: false,
-        scale_event: None,
-        conditions: Vec::new(),
-        status: hpa.status.clone(),
-        status_changed: false,
-        events: Vec::new(),
-        error: None,
-    };
-
-    // 1. Read the scale.
-    let scale = match parse_group_version(&target.api_version) {
-        Err(e) => Err((e.clone(), format!("invalid API version in scale target reference: {e}"))),
-        Ok(_) => match &input.scale {
-            Ok(s) => Ok(s.clone()),
-            Err(e) => Err((e.clone(), format!("failed to query scale subresource for {reference}: {e}"))),
-        },
-    };
-    let scale = match scale {
-        Ok(s) => s,
-        Err((e, returned)) => {
-            sync.event(EventType::Warning, "FailedGetScale", e.clone());
-            sync.set_condition(
-                ABLE_TO_SCALE,
-                FALSE,
-                "FailedGetScale",
-                format!("the HPA controller was unable to get the target's current scale: {e}"),
-            );
-            result.outcome = SyncOutcome::FailedGetScale;
-            result.error = Some(returned);
-            return finish(result, hpa, sync);
-        }
-    };
-    sync.set_condition(
-        ABLE_TO_SCALE,
-        TRUE,
-        "SucceededGetScale",
-        "the HPA controller was able to get the target's current scale",
-    );
-    let current = scale.spec_replicas;
-    result.current_replicas = Some(current);
-    // recordInitialRecommendation
-    if state.recommendations.is_none() {
-        state.recommendations = Some(vec![TimestampedRecommendation { recommendation: current, timestamp: now }]);
-    }
-
-    let min = spec.min_replicas.unwrap_or(1);
-    let max = spec.max_replicas;
-    let metric_specs = effective_metrics(hpa);
-    let behavior = opts.effective_behavior(hpa);
-    let mut desired = 0i32;
-    let mut rescale = true;
-    let mut metric_statuses: Option<Vec<MetricStatus>> = None;
-
-    // 5. Scale-to-zero facts.
-    let gate_on = opts.gates.enabled(Gate::HPAScaleToZero);
-    let has_obj_or_ext = has_object_or_external_metrics(&metric_specs);
-    let scaled_to_zero = gate_on && scaled_to_zero_condition(&sync.conditions);
-    let can_scale_from_zero = scaled_to_zero && has_obj_or_ext;
-
-    // 6. Range pre-checks.
-    let mut needs_metrics = true;
-    if current == 0 {
-        if !((min != 0 && scaled_to_zero) || can_scale_from_zero) {
-            needs_metrics = false;
-            rescale = false;
-            sync.set_condition(
-                SCALING_ACTIVE,
-                FALSE,
-                "ScalingDisabled",
-                "scaling is disabled since the replica count of the target is zero",
-            );
-            if !gate_on {
-                remove_condition(&mut sync.conditions, SCALED_TO_ZERO);
-            }
-            result.outcome = SyncOutcome::ScalingDisabled;
-        }
-    } else if current > max {
-        result.rescale_reason = REASON_ABOVE_MAX.to_string();
-        desired = max;
-        needs_metrics = false;
-    } else if current < min {
-        result.rescale_reason = REASON_BELOW_MIN.to_string();
-        desired = min;
-        needs_metrics = false;
-    }
-
-    // 7-8. Metrics and normalization.
-    if needs_metrics {
-        let answer = match input.prenormalized_desired {
-            Some(p) => {
-                let name = PRENORMALIZED_METRIC_NAME.to_string();
-                sync.set_condition(
-                    SCALING_ACTIVE,
-                    TRUE,
-                    "ValidMetricFound",
-                    format!("the HPA was able to successfully calculate a replica count from {name}"),
-                );
-                MetricsAnswer { replicas: p, name, statuses: None, error: None, evaluations: Vec::new() }
-            }
-            None => sync.compute_replicas_for_metrics(&scale, &metric_specs),
-        };
-        result.metrics = answer.evaluations;
-        result.metrics_error.clone_from(&answer.error);
-        metric_statuses = answer.statuses;
-        if answer.replicas == -1 && answer.error.is_some() {
-            let err = answer.error.unwrap_or_default();
-            set_status(&mut result.status, &sync, current, hpa.status.desired_replicas, metric_statuses, false);
-            sync.event(EventType::Warning, "FailedComputeMetricsReplicas", err.clone());
-            result.outcome = SyncOutcome::FailedComputeMetrics;
-            result.error = Some(format!(
-                "failed to compute desired number of replicas based on listed metrics for {reference}: {err}"
-            ));
-            return finish(result, hpa, sync);
-        }
-        result.error.clone_from(&answer.error);
-        result.metric_desired_replicas = Some(answer.replicas);
-        result.metric_name.clone_from(&answer.name);
-
-        let mut rescale_metric = "";
-        if answer.replicas > desired {
-            desired = answer.replicas;
-            rescale_metric = &answer.name;
-        }
-        if desired > current {
-            result.rescale_reason = format!("{rescale_metric} above target");
-        }
-        if desired < current {
-            result.rescale_reason = "All metrics below target".to_string();
-        }
-        let normalization = sync.normalize(state, behavior.as_ref(), current, desired, min);
-        desired = normalization.limited.replicas;
-        result.normalization = Some(normalization);
-        if current == 0 && min != 0 && scaled_to_zero && desired < min {
-            desired = min;
-            result.raised_to_min_from_zero = true;
-            if result.rescale_reason.is_empty() {
-                result.rescale_reason = REASON_BELOW_MIN.to_string();
-            }
-        }
-        rescale = desired != current;
-    }
-
-    // 9. Act.
-    if rescale {
-        result.rescale_to = Some(desired);
-        if let Some(err) = &input.scale_update_error {
-            let msg = format!("New size: {desired}; reason: {}; error: {err}", result.rescale_reason);
-            sync.event(EventType::Warning, "FailedRescale", msg);
-            sync.set_condition(
-                ABLE_TO_SCALE,
-                FALSE,
-                "FailedUpdateScale",
-                format!("the HPA controller was unable to update the target scale: {err}"),
-            );
-            set_status(&mut result.status, &sync, current, hpa.status.desired_replicas, metric_statuses, false);
-            result.outcome = SyncOutcome::FailedUpdateScale;
-            result.error = Some(format!("failed to rescale {reference}: {err}"));
-            return finish(result, hpa, sync);
-        }
-        sync.set_condition(
-            ABLE_TO_SCALE,
-            TRUE,
-            "SucceededRescale",
-            format!("the HPA controller was able to update the target scale to {desired}"),
-        );
-        let msg = format!("New size: {desired}; reason: {}", result.rescale_reason);
-        sync.event(EventType::Normal, "SuccessfulRescale", msg);
-        let stored = behavior::store_scale_event(
-            behavior.as_ref(),
-            &mut state.scale_up_events,
-            &mut state.scale_down_events,
-            current,
-            desired,
-            now,
-        );
-        result.scale_event = stored.and_then(|(direction, i)| {
-            let events = match direction {
-                Direction::Up => &state.scale_up_events,
-                Direction::Down => &state.scale_down_events,
-            };
-            events.get(i).map(|e| (direction, *e))
-        });
-        if gate_on {
-            if current > 0 && desired == 0 && min == 0 && has_obj_or_ext {
-                sync.set_condition(
-                    SCALED_TO_ZERO,
-                    TRUE,
-                    "ScaledToZero",
-                    "the HPA controller scaled the workload to zero",
-                );
-            } else {
-                sync.set_condition(
-                    SCALED_TO_ZERO,
-                    FALSE,
-                    "NotScaledToZero",
-                    "the HPA controller did not scale the workload to zero",
-                );
-            }
-        } else {
-            remove_condition(&mut sync.conditions, SCALED_TO_ZERO);
-        }
-        result.rescaled = true;
-        result.outcome = SyncOutcome::Rescaled;
-    } else {
-        desired = current;
-    }
-
-    // 10. Status.
-    set_status(&mut result.status, &sync, current, desired, metric_statuses, rescale);
-    finish(result, hpa, sync)
-}
-
-/// `setStatus`: rebuilds the status (observedGeneration reset, set again under gate
-/// `HPAGeneration`); `lastScaleTime` moves to now on a rescale.
-fn set_status(
-    status: &mut HorizontalPodAutoscalerStatus,
-    sync: &SyncRun<'_>,
-    current: i32,
-    desired: i32,
-    metric_statuses: Option<Vec<MetricStatus>>,
-    rescale: bool,
-) {
-    let last_scale_time = if rescale { Some(sync.now().to_api_time()) } else { status.last_scale_time };
-    *status = HorizontalPodAutoscalerStatus {
-        observed_generation: sync.opts.gates.enabled(Gate::HPAGeneration).then_some(sync.hpa.metadata.generation),
-        last_scale_time,
-        current_replicas: current,
-        desired_replicas: desired,
-        current_metrics: metric_statuses,
-        conditions: sync.conditions.clone(),
-    };
-}
-
-/// Fills the result from the final status, conditions and events.
-fn finish(mut result: SyncResult, hpa: &HorizontalPodAutoscaler, sync: SyncRun<'_>) -> SyncResult {
-    result.status.conditions = sync.conditions;
-    result.conditions = result.status.conditions.clone();
-    result.desired_replicas = result.status.desired_replicas;
-    result.events = sync.events;
-    result.status_changed = result.status != hpa.status;
+    let mut autoscaler = Autoscaler::new(hpa, config).with_state(std::mem::take(state));
+    autoscaler.reconcile(input);
+    let Autoscaler { state: after, result, .. } = autoscaler;
+    *state = after;
     result
 }
 
@@ -1397,7 +1650,8 @@ mod tests {
     use super::*;
     use crate::api::v2::{HPAScalingPolicy, HorizontalPodAutoscalerSpec, ObjectMetricSource, ResourceMetricSource};
     use crate::evaluator::replicas::{Container, ContainerUsage};
-    use crate::features::KubernetesVersion;
+    use crate::features::{FeatureGates, KubernetesVersion};
+    use std::time::Duration;
 
     fn cpu_hpa(
         min: i32,
@@ -1449,7 +1703,7 @@ mod tests {
             });
             input.pods.push(pod);
             items.push(PodMetricsItem {
-                pod: format!("p{i}"),
+                pod: format!("p{i}").into(),
                 timestamp: Timestamp::from_secs(t - 10),
                 window: Duration::from_secs(15),
                 containers: vec![ContainerUsage {
@@ -1466,7 +1720,7 @@ mod tests {
         hpa: &mut HorizontalPodAutoscaler,
         state: &mut ControllerState,
         input: &SyncInput,
-        opts: &ControllerOptions,
+        opts: &HPAControllerConfiguration,
     ) -> SyncResult {
         let r = reconcile_autoscaler(hpa, state, input, opts);
         hpa.status = r.status.clone();
@@ -1474,20 +1728,20 @@ mod tests {
     }
 
     fn reasons(r: &SyncResult) -> Vec<(String, String)> {
-        r.conditions.iter().map(|c| (c.type_.clone(), c.reason.clone())).collect()
+        r.conditions().iter().map(|c| (c.type_.clone(), c.reason.clone())).collect()
     }
 
     #[test]
     fn observed_2_4_8_10() {
         let mut hpa = cpu_hpa(2, 10, 20, None);
         let mut state = ControllerState::default();
-        let opts = ControllerOptions::default();
+        let opts = HPAControllerConfiguration::default();
         // (t, current, usage, desired, ScalingLimited reason)
         let syncs = [(0, 2, 515, 4, "ScaleUpLimit"), (15, 4, 0, 8, "ScaleUpLimit"), (30, 8, 0, 10, "TooManyReplicas")];
         for (t, current, usage, want, limit) in syncs {
             let r = run(&mut hpa, &mut state, &input(t, current, usage), &opts);
             assert!(r.rescaled);
-            let observed = r.metrics.first().and_then(|m| m.current()).and_then(|c| c.average_utilization);
+            let observed = r.metrics().first().and_then(|m| m.current.as_ref()).and_then(|c| c.average_utilization);
             assert_eq!(observed, Some(if usage == 515 { 2575 } else { 0 }));
             assert_eq!(r.desired_replicas, want, "t={t}");
             assert_eq!(r.normalization.map(|n| n.limited.reason), Some(limit));
@@ -1505,7 +1759,7 @@ mod tests {
     fn default_behavior_adds_max_of_4_and_100_percent() {
         let mut hpa = cpu_hpa(2, 10, 20, Some(HorizontalPodAutoscalerBehavior::default()));
         let mut state = ControllerState::default();
-        let opts = ControllerOptions::default();
+        let opts = HPAControllerConfiguration::default();
         let r = run(&mut hpa, &mut state, &input(0, 2, 515), &opts);
         assert_eq!((r.desired_replicas, r.normalization.map(|n| n.limited.reason)), (6, Some("ScaleUpLimit")));
         // The behavior path never exceeds the current desire: with zero usage it holds at 6.
@@ -1517,7 +1771,7 @@ mod tests {
     #[test]
     fn range_shortcuts_and_failures() {
         // 1.36 gates: HPAScaleToZero off, so no ScaledToZero condition is written.
-        let opts = ControllerOptions { gates: FeatureGates::new(KubernetesVersion::V1_36), ..Default::default() };
+        let opts = HPAControllerConfiguration::new(FeatureGates::new(KubernetesVersion::V1_36));
         // (current, min, max, expected desired, rescaled, conditions)
         let cases = [
             (12, 2, 10, 10, true, vec![("AbleToScale", "SucceededRescale")]),
@@ -1541,12 +1795,12 @@ mod tests {
         i.scale = Err("boom".into());
         let r = run(&mut hpa, &mut ControllerState::default(), &i, &opts);
         assert_eq!((r.outcome, r.desired_replicas), (SyncOutcome::FailedGetScale, 3));
-        assert_eq!(r.conditions[0].message, "the HPA controller was unable to get the target's current scale: boom");
+        assert_eq!(r.conditions()[0].message, "the HPA controller was unable to get the target's current scale: boom");
     }
 
     #[test]
     fn scale_to_zero_and_back() {
-        let mut opts = ControllerOptions { gates: FeatureGates::new(KubernetesVersion::V1_37), ..Default::default() };
+        let mut opts = HPAControllerConfiguration::new(FeatureGates::new(KubernetesVersion::V1_37));
         opts.scale_up_limit_factor = 2.0;
         let mut hpa = cpu_hpa(0, 6, 50, None);
         hpa.spec.metrics = vec![MetricSpec {
@@ -1583,17 +1837,17 @@ mod tests {
         down.object_metrics = object(0);
         let r = run(&mut hpa, &mut state, &down, &opts);
         assert_eq!(r.desired_replicas, 0);
-        assert!(scaled_to_zero_condition(&r.conditions));
+        assert!(scaled_to_zero_condition(r.conditions()));
         let mut up = input(15, 0, 0);
         up.object_metrics = object(20_000);
         let r = run(&mut hpa, &mut state, &up, &opts);
         assert_eq!(r.desired_replicas, 2);
-        assert!(!scaled_to_zero_condition(&r.conditions));
+        assert!(!scaled_to_zero_condition(r.conditions()));
     }
 
     #[test]
     fn one_invalid_metric_blocks_scale_down_only() {
-        let opts = ControllerOptions::default();
+        let opts = HPAControllerConfiguration::default();
         // (usage → proposal direction, expected desired, ScalingActive reason)
         for (usage, want, reason) in [(5, 4, "InvalidMetricSourceType"), (50, 8, "ValidMetricFound")] {
             let mut hpa = cpu_hpa(1, 10, 50, None);
@@ -1606,7 +1860,7 @@ mod tests {
                 &opts,
             );
             assert_eq!(r.desired_replicas, want, "usage {usage}");
-            let active = r.conditions.iter().find(|c| c.type_ == SCALING_ACTIVE).map(|c| c.reason.clone());
+            let active = r.conditions().iter().find(|c| c.type_ == SCALING_ACTIVE).map(|c| c.reason.clone());
             assert_eq!(active.as_deref(), Some(reason));
         }
     }
@@ -1626,7 +1880,7 @@ mod tests {
         let behavior = HorizontalPodAutoscalerBehavior { scale_up: None, scale_down: Some(down) };
         let mut hpa = cpu_hpa(1, 100, 50, Some(behavior));
         let mut state = ControllerState::default();
-        let opts = ControllerOptions::default();
+        let opts = HPAControllerConfiguration::default();
         // (t, current, desired, ScalingLimited reason)
         let syncs = [(0, 80, 72, "ScaleDownLimit"), (15, 72, 72, "ScaleDownLimit"), (60, 72, 64, "ScaleDownLimit")];
         for (t, current, want, reason) in syncs {
@@ -1642,12 +1896,5 @@ mod tests {
         }
         let changes: Vec<i32> = state.scale_down_events.iter().map(|e| e.replica_change).collect();
         assert_eq!(changes, [8, 8]);
-    }
-
-    #[test]
-    fn group_versions() {
-        for (gv, ok) in [("apps/v1", true), ("v1", true), ("", true), ("a/b/c", false)] {
-            assert_eq!(parse_group_version(gv).is_ok(), ok, "{gv}");
-        }
     }
 }

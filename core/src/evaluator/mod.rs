@@ -6,16 +6,23 @@
 //!   one metric's samples → a proposed replica count.
 //! - [`behavior`]: normalization (`horizontal.go`): stabilization windows, the legacy and
 //!   the behavior scale limits, scale events.
-//! - [`controller`]: one sync (`reconcileAutoscaler`): scale read, range checks, metrics,
-//!   normalization, scale to/from zero, conditions and status.
+//! - [`controller`]: one sync (`reconcileAutoscaler`, [`Autoscaler::reconcile`]): scale read,
+//!   range checks, metrics, normalization, scale to/from zero, conditions and status. It is the
+//!   only implementation of a sync: the simulation, the timing of scale-ups and scale-downs and
+//!   the conformance runner all run it.
+//! - [`config`]: kube-controller-manager's configuration of the controller
+//!   ([`HPAControllerConfiguration`]: its flags and feature gates, with their defaults).
 //! - [`time`]: instants with Go's zero time and strict comparisons.
+//! - [`timing`]: the fastest scale-up and scale-down, by syncing with a what-if demand.
 //! - [`simulation`]: one HPA over time under a described load (pods that start and turn
 //!   Ready, the metrics APIs' answers), sync by sync.
 //!
-//! A simulation drives [`reconcile_autoscaler`] once per sync with a fresh [`SyncInput`],
-//! one [`ControllerState`] per HPA, and the status returned by the previous sync.
+//! A caller running the controller over time keeps one [`Autoscaler`] per HPA (the
+//! controller's [`ControllerState`] and the status it wrote live in it) and calls
+//! [`Autoscaler::reconcile`] with each sync's [`SyncInput`].
 
 pub mod behavior;
+pub mod config;
 pub mod controller;
 mod gofmt;
 pub mod replicas;
@@ -24,8 +31,9 @@ pub mod time;
 pub mod timing;
 
 pub use behavior::{Limited, TimestampedRecommendation, TimestampedScaleEvent};
+pub use config::HPAControllerConfiguration;
 pub use controller::{
-    ControllerOptions, ControllerState, Event, EventType, MetricEvaluation, Normalization, NormalizationPath,
+    Autoscaler, ControllerState, Event, EventType, MetricEvaluation, Normalization, NormalizationPath,
     ObjectMetricValue, Scale, SyncInput, SyncOutcome, SyncResult, reconcile_autoscaler,
 };
 pub use replicas::{

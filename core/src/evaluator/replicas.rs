@@ -9,7 +9,8 @@
 //! Since v1.38 (kubernetes PR #141397) every "ceil, then convert to int32" saturates at
 //! `i32::MAX`; [`ceil_to_i32`] is that helper.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
 use std::time::Duration;
 
 use super::gofmt;
@@ -25,15 +26,15 @@ pub const RESOURCE_MEMORY: &str = "memory";
 pub const DEFAULT_CUSTOM_METRIC_WINDOW: Duration = Duration::from_secs(60);
 
 /// `getReadyPodsCount` and the calculator's functions with an empty pod list.
-pub(crate) const NO_PODS: &str = "no pods returned by selector while calculating replica count";
+const NO_PODS: &str = "no pods returned by selector while calculating replica count";
 /// An empty answer of the resource metrics API.
-pub(crate) const NO_RESOURCE_METRICS: &str = "no metrics returned from resource metrics API";
+const NO_RESOURCE_METRICS: &str = "no metrics returned from resource metrics API";
 /// An empty answer of the custom metrics API.
-pub(crate) const NO_CUSTOM_METRICS: &str = "no metrics returned from custom metrics API";
+const NO_CUSTOM_METRICS: &str = "no metrics returned from custom metrics API";
 /// No sample left once unready and ignored pods are removed.
-pub(crate) const NO_READY_SAMPLES: &str = "did not receive metrics for targeted pods (pods might be unready)";
+const NO_READY_SAMPLES: &str = "did not receive metrics for targeted pods (pods might be unready)";
 /// No sample of a pod with a request (`GetResourceUtilizationRatio`).
-pub(crate) const NO_MATCHING_SAMPLES: &str = "no metrics returned matched known pods";
+const NO_MATCHING_SAMPLES: &str = "no metrics returned matched known pods";
 
 /// An error of the replica calculator, with the controller's exact message.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -177,8 +178,9 @@ pub struct Container {
 /// A pod matched by the scale target's selector, with what the calculator reads of it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pod {
-    /// `metadata.name`
-    pub name: String,
+    /// `metadata.name` (shared with the samples of the pod, so that matching them to it is a
+    /// pointer comparison when they share it).
+    pub name: Arc<str>,
     /// `status.phase`
     pub phase: PodPhase,
     /// Whether `metadata.deletionTimestamp` is set.
@@ -197,7 +199,7 @@ pub struct Pod {
 
 impl Pod {
     /// A running, ready pod started at Go's zero time (the upstream test fixture).
-    pub fn running(name: impl Into<String>) -> Pod {
+    pub fn running(name: impl Into<Arc<str>>) -> Pod {
         Pod {
             name: name.into(),
             phase: PodPhase::Running,
@@ -232,7 +234,7 @@ pub struct ContainerUsage {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PodMetricsItem {
     /// `metadata.name` (the pod).
-    pub pod: String,
+    pub pod: Arc<str>,
     /// `timestamp`
     pub timestamp: Timestamp,
     /// `window`
@@ -245,7 +247,7 @@ pub struct PodMetricsItem {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PodSample {
     /// `describedObject.name` (the pod).
-    pub pod: String,
+    pub pod: Arc<str>,
     /// `value`, as `Quantity::milli_value()`.
     pub value_milli: i64,
     /// `timestamp`
@@ -321,78 +323,408 @@ pub struct MetricReplicas {
     pub timestamp: Option<Timestamp>,
 }
 
-/// `getPodMetrics` / `getContainerMetrics`: aggregates `PodMetrics` items into one sample per
-/// pod. Without a container, a pod's sample is the sum over all its listed containers, and a
-/// pod with no container or a container lacking the resource gets no sample. With a
-/// container, the sample is that container's usage (none when it is absent).
-pub fn aggregate_pod_metrics(items: &[PodMetricsItem], resource: &str, container: &str) -> PodMetricsInfo {
-    let mut res = PodMetricsInfo::new();
-    for m in items {
-        if !container.is_empty() {
-            if let Some(c) = m.containers.iter().find(|c| c.name == container)
-                && let Some(v) = c.usage_milli.get(resource)
-            {
-                res.insert(m.pod.clone(), PodMetric { timestamp: m.timestamp, window: m.window, value: *v });
-            }
-            continue;
+// === Samples and pods, matched by name ===
+
+/// The pods' names, indexed for matching metric samples to pods the way the controller's maps
+/// keyed by pod name match them: pods sharing a name share an entry, a sample belongs to the
+/// entry of its pod's name, and a sample naming no listed pod gets an entry of its own.
+///
+/// [`PodIndex::index`] sorts the names, and does so again only when they differ from the names
+/// it indexed last: a caller that keeps one index across syncs (as
+/// [`Autoscaler`](super::controller::Autoscaler) does) pays one comparison per pod while the
+/// pods stay the same.
+#[derive(Debug, Clone, Default)]
+pub struct PodIndex {
+    /// The names indexed.
+    names: Vec<Arc<str>>,
+    /// Per pod, its entry.
+    entries: Vec<usize>,
+    /// Pod positions ordered by name (and by position among equal names).
+    sorted: Vec<usize>,
+    /// Per entry, its first pod.
+    first: Vec<usize>,
+}
+
+impl PodIndex {
+    /// Indexes `pods`, reusing the index when their names are the ones it holds.
+    pub fn index<'p>(&'p mut self, pods: &'p [Pod]) -> Pods<'p> {
+        let unchanged = self.names.len() == pods.len() && self.names.iter().zip(pods).all(|(n, p)| same(n, &p.name));
+        if !unchanged {
+            self.rebuild(pods);
         }
-        let mut sum = 0i64;
-        let mut missing = m.containers.is_empty();
-        for c in &m.containers {
-            match c.usage_milli.get(resource) {
-                Some(v) => sum = sum.wrapping_add(*v),
-                None => {
-                    missing = true;
-                    break;
+        Pods { list: pods, index: self }
+    }
+
+    fn rebuild(&mut self, pods: &[Pod]) {
+        self.names.clear();
+        self.names.extend(pods.iter().map(|p| Arc::clone(&p.name)));
+        let names = &self.names;
+        let name = |i: usize| names.get(i).map_or("", |n| &**n);
+        self.sorted.clear();
+        self.sorted.extend(0..pods.len());
+        // A stable sort keeps equal names in list order: an entry's first pod comes first.
+        self.sorted.sort_by(|&a, &b| name(a).cmp(name(b)));
+        self.entries.clear();
+        self.entries.resize(pods.len(), 0);
+        self.first.clear();
+        let mut previous: Option<usize> = None;
+        for &i in &self.sorted {
+            if previous.is_none_or(|p| name(p) != name(i)) {
+                self.first.push(i);
+            }
+            if let Some(entry) = self.entries.get_mut(i) {
+                *entry = self.first.len() - 1;
+            }
+            previous = Some(i);
+        }
+    }
+}
+
+/// Pods indexed by [`PodIndex::index`]: what the calculator's functions take.
+#[derive(Debug, Clone, Copy)]
+pub struct Pods<'p> {
+    list: &'p [Pod],
+    index: &'p PodIndex,
+}
+
+impl<'p> Pods<'p> {
+    /// The pods, in list order.
+    pub fn list(&self) -> &'p [Pod] {
+        self.list
+    }
+
+    /// How many distinct names the pods have.
+    fn entries(&self) -> usize {
+        self.index.first.len()
+    }
+
+    /// The entry of the pod at position `i`.
+    fn entry(&self, i: usize) -> usize {
+        self.index.entries.get(i).copied().unwrap_or(0)
+    }
+
+    /// The entry of the pod named `name`. Samples usually list pods in the pods' order, so the
+    /// pod at `hint` (the position after the last match) and the few after it are tried before
+    /// a binary search.
+    fn find(&self, name: &Arc<str>, hint: &mut usize) -> Option<usize> {
+        let list = self.list;
+        let mut i = *hint;
+        let near = (i + 4).min(list.len());
+        loop {
+            if i == near {
+                let sorted = &self.index.sorted;
+                let at = sorted.binary_search_by(|&i| list.get(i).map_or("", |p| &*p.name).cmp(&**name)).ok()?;
+                i = sorted.get(at).copied()?;
+                break;
+            }
+            if list.get(i).is_some_and(|p| same(&p.name, name)) {
+                break;
+            }
+            i += 1;
+        }
+        *hint = i + 1;
+        Some(self.entry(i))
+    }
+
+    /// Matches the samples of a metrics API answer to the pods (see [`Matched`]), into
+    /// `buffer`.
+    pub fn matched<'m, T: Sample>(&self, samples: &'m [T], buffer: &'m mut Vec<usize>) -> Matched<'m, T>
+    where
+        'p: 'm,
+    {
+        buffer.clear();
+        let mut entries = self.entries();
+        let mut unlisted: Option<HashMap<&'m str, usize>> = None;
+        let mut hint = 0;
+        for sample in samples {
+            let name = sample.pod();
+            let entry = match self.find(name, &mut hint) {
+                Some(entry) => entry,
+                None => *unlisted.get_or_insert_with(HashMap::new).entry(&**name).or_insert_with(|| {
+                    entries += 1;
+                    entries - 1
+                }),
+            };
+            buffer.push(entry);
+        }
+        Matched { pods: *self, samples, entries: buffer, count: entries }
+    }
+}
+
+/// A sample of a metrics API answer, naming its pod.
+pub trait Sample {
+    /// The pod the sample is of.
+    fn pod(&self) -> &Arc<str>;
+}
+
+impl Sample for PodMetricsItem {
+    fn pod(&self) -> &Arc<str> {
+        &self.pod
+    }
+}
+
+impl Sample for PodSample {
+    fn pod(&self) -> &Arc<str> {
+        &self.pod
+    }
+}
+
+impl Sample for (Arc<str>, PodMetric) {
+    fn pod(&self) -> &Arc<str> {
+        &self.0
+    }
+}
+
+/// Whether two names are equal: the same shared string, or equal texts.
+fn same(a: &Arc<str>, b: &Arc<str>) -> bool {
+    Arc::ptr_eq(a, b) || a == b
+}
+
+/// A metrics API answer matched to the pods ([`Pods::matched`]): each sample's entry, that of
+/// its pod's name (a sample of an unlisted pod gets an entry of its own, shared with the other
+/// samples of that name). Matching once serves every metric that reads the answer.
+#[derive(Debug)]
+pub struct Matched<'m, T> {
+    pods: Pods<'m>,
+    samples: &'m [T],
+    entries: &'m [usize],
+    /// How many entries there are (the pods' names, then the unlisted ones).
+    count: usize,
+}
+
+impl<T> Clone for Matched<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for Matched<'_, T> {}
+
+impl<'m, T> Matched<'m, T> {
+    /// The pods matched against.
+    pub fn pods(&self) -> Pods<'m> {
+        self.pods
+    }
+
+    /// The samples.
+    pub fn samples(&self) -> &'m [T] {
+        self.samples
+    }
+}
+
+/// Entry flags of `groupPods`' sets.
+const UNREADY: u8 = 1;
+const MISSING: u8 = 2;
+const IGNORED: u8 = 4;
+
+/// The replica calculator's reusable buffers: the maps and sets the controller keys by pod
+/// name, as arrays over the entries of a [`PodIndex`] (then those of samples of unlisted pods).
+#[derive(Debug, Clone, Default)]
+pub struct Workspace {
+    /// `metrics[name]`.
+    values: Vec<Option<PodMetric>>,
+    /// `groupPods`' sets.
+    flags: Vec<u8>,
+    /// `calculateRequests`' map.
+    requests: Vec<Option<i64>>,
+}
+
+/// What `groupPods` found, besides the sets (kept in the [`Workspace`]).
+#[derive(Debug, Clone, Copy, Default)]
+struct Grouped {
+    ready_count: usize,
+    any_unready: bool,
+    any_missing: bool,
+}
+
+impl Workspace {
+    /// Go's `metrics` map from samples in order (a later sample of the same pod wins); `value`
+    /// is a sample's value, `None` for one that is not listed at all.
+    fn collect<T>(&mut self, matched: &Matched<'_, T>, value: impl Fn(&T) -> Option<PodMetric>) {
+        self.values.clear();
+        self.values.resize(matched.count, None);
+        for (sample, &entry) in matched.samples.iter().zip(matched.entries) {
+            if let Some(v) = value(sample)
+                && let Some(slot) = self.values.get_mut(entry)
+            {
+                *slot = Some(v);
+            }
+        }
+        self.flags.clear();
+        self.flags.resize(self.values.len(), 0);
+    }
+
+    /// `groupPods` over the collected samples (see [`group_pods`]).
+    fn group(&mut self, pods: Pods<'_>, cpu: bool, calc: &ReplicaCalculator, now: Timestamp) -> Grouped {
+        let mut g = Grouped::default();
+        for (i, pod) in pods.list().iter().enumerate() {
+            let entry = pods.entry(i);
+            let (Some(flags), Some(value)) = (self.flags.get_mut(entry), self.values.get(entry)) else { continue };
+            if pod.deleted || pod.phase == PodPhase::Failed {
+                *flags |= IGNORED;
+                continue;
+            }
+            if pod.phase == PodPhase::Pending {
+                *flags |= UNREADY;
+                g.any_unready = true;
+                continue;
+            }
+            let Some(metric) = value else {
+                *flags |= MISSING;
+                g.any_missing = true;
+                continue;
+            };
+            if cpu {
+                let unready = match (pod.ready_condition, pod.start_time) {
+                    (Some(cond), Some(start)) => {
+                        if start.plus(calc.cpu_initialization_period).after(now) {
+                            cond.status == ConditionStatus::False
+                                || metric.timestamp.before(cond.last_transition_time.plus(metric.window))
+                        } else {
+                            cond.status == ConditionStatus::False
+                                && start.plus(calc.delay_of_initial_readiness_status).after(cond.last_transition_time)
+                        }
+                    }
+                    _ => true,
+                };
+                if unready {
+                    *flags |= UNREADY;
+                    g.any_unready = true;
+                    continue;
                 }
             }
+            g.ready_count += 1;
         }
-        if !missing {
-            res.insert(m.pod.clone(), PodMetric { timestamp: m.timestamp, window: m.window, value: sum });
+        g
+    }
+
+    /// `removeMetricsForPods` of the ignored, then the unready pods; how many samples are left.
+    fn remove_ignored_and_unready(&mut self) -> usize {
+        let mut left = 0;
+        for (value, flags) in self.values.iter_mut().zip(&self.flags) {
+            if flags & (IGNORED | UNREADY) != 0 {
+                *value = None;
+            }
+            left += usize::from(value.is_some());
+        }
+        left
+    }
+
+    /// How many samples there are.
+    fn len(&self) -> usize {
+        self.values.iter().filter(|v| v.is_some()).count()
+    }
+
+    /// The second pass's samples: each pod of the sets with `flag` gets `fill(its request)`.
+    fn fill(&mut self, flag: u8, fill: impl Fn(Option<i64>) -> i64) {
+        for (i, (value, flags)) in self.values.iter_mut().zip(&self.flags).enumerate() {
+            if flags & flag != 0 {
+                *value = Some(PodMetric::value(fill(self.requests.get(i).copied().flatten())));
+            }
         }
     }
-    res
+
+    /// `calculateRequests` into the entries (a later pod of the same name wins).
+    fn requests(&mut self, pods: Pods<'_>, container: &str, resource: &str, pod_level: bool) -> Result<(), CalcError> {
+        self.requests.clear();
+        self.requests.resize(self.values.len(), None);
+        for (i, pod) in pods.list().iter().enumerate() {
+            let request = pod_request(pod, container, resource, pod_level)?;
+            if let Some(slot) = self.requests.get_mut(pods.entry(i)) {
+                *slot = Some(request);
+            }
+        }
+        Ok(())
+    }
+
+    /// `GetResourceUtilizationRatio` (`metrics/utilization.go`): over the samples of pods with a
+    /// request, `utilization = Σusage × 100 / Σrequest` (int64, truncated, stored as int32),
+    /// `ratio = utilization / target` in float64, and the raw average `Σusage / n` (int64).
+    fn utilization_ratio(&self, target_utilization: i32) -> Result<(f64, i32, i64), CalcError> {
+        let mut metrics_total = 0i64;
+        let mut requests_total = 0i64;
+        let mut entries = 0i64;
+        for (value, request) in self.values.iter().zip(&self.requests) {
+            // Samples of pods without a request are extraneous: missing requests are checked
+            // elsewhere.
+            if let (Some(metric), Some(request)) = (value, request) {
+                metrics_total = metrics_total.wrapping_add(metric.value);
+                requests_total = requests_total.wrapping_add(*request);
+                entries += 1;
+            }
+        }
+        if requests_total == 0 {
+            return Err(CalcError::new(NO_MATCHING_SAMPLES));
+        }
+        // Go converts int64 to int32 by truncation, as `as` does.
+        let utilization = metrics_total.wrapping_mul(100).wrapping_div(requests_total) as i32;
+        let ratio = f64::from(utilization) / f64::from(target_utilization);
+        Ok((ratio, utilization, metrics_total.wrapping_div(entries)))
+    }
+
+    /// `GetMetricUsageRatio` (formerly `GetMetricUtilizationRatio`): `usage = Σvalues / count`
+    /// over every sample (int64), `ratio = usage / target` in float64.
+    fn usage_ratio(&self, target_usage: i64) -> (f64, i64) {
+        let (total, count) = self
+            .values
+            .iter()
+            .flatten()
+            .fold((0i64, 0i64), |(total, count), m| (total.wrapping_add(m.value), count + 1));
+        // Callers never pass an empty map (Go would divide by zero).
+        let usage = total.checked_div(count).unwrap_or(0);
+        (usage as f64 / target_usage as f64, usage)
+    }
 }
 
-/// `resourceMetricsClient.GetResourceMetric`: the samples and the first item's timestamp.
-pub fn get_resource_metric(
-    response: &Result<Vec<PodMetricsItem>, String>,
+/// `getPodMetrics` / `getContainerMetrics` for one item: without a container, a pod's sample
+/// is the sum over all its listed containers, and a pod with no container or a container
+/// lacking the resource gets no sample. With a container, the sample is that container's usage
+/// (none when it is absent).
+fn resource_sample(m: &PodMetricsItem, resource: &str, container: &str) -> Option<PodMetric> {
+    let sample = |value| Some(PodMetric { timestamp: m.timestamp, window: m.window, value });
+    if !container.is_empty() {
+        let c = m.containers.iter().find(|c| c.name == container)?;
+        return sample(quantity_of(&c.usage_milli, resource)?);
+    }
+    if m.containers.is_empty() {
+        return None;
+    }
+    let mut sum = 0i64;
+    for c in &m.containers {
+        sum = sum.wrapping_add(quantity_of(&c.usage_milli, resource)?);
+    }
+    sample(sum)
+}
+
+/// The quantity of `resource` in a container's requests or usage. Such maps usually hold one
+/// or two resources: looking at both ends costs less than the tree's ordered search.
+fn quantity_of(map: &BTreeMap<String, i64>, resource: &str) -> Option<i64> {
+    let matches = |(name, value): (&String, &i64)| (name.as_str() == resource).then_some(*value);
+    match map.len() {
+        1 | 2 => map.first_key_value().and_then(matches).or_else(|| map.last_key_value().and_then(matches)),
+        _ => map.get(resource).copied(),
+    }
+}
+
+/// `resourceMetricsClient.GetResourceMetric`'s failures, and the first item's timestamp.
+fn resource_items<'m>(
+    response: Result<Matched<'m, PodMetricsItem>, &str>,
     resource: &str,
-    container: &str,
-) -> Result<(PodMetricsInfo, Timestamp), CalcError> {
-    let items =
-        response.as_ref().map_err(|e| CalcError(format!("unable to fetch metrics from resource metrics API: {e}")))?;
-    let Some(first) = items.first() else {
-        return Err(CalcError::new(NO_RESOURCE_METRICS));
-    };
-    Ok((aggregate_pod_metrics(items, resource, container), first.timestamp))
-}
-
-/// `customMetricsClient.GetRawMetric`: one sample per pod (the last one wins), and the first
-/// item's timestamp.
-pub fn get_raw_metric(response: &Result<Vec<PodSample>, String>) -> Result<(PodMetricsInfo, Timestamp), CalcError> {
-    let items =
-        response.as_ref().map_err(|e| CalcError(format!("unable to fetch metrics from custom metrics API: {e}")))?;
-    let Some(first) = items.first() else {
-        return Err(CalcError::new(NO_CUSTOM_METRICS));
-    };
-    let mut res = PodMetricsInfo::new();
-    for m in items {
-        let window = m.window.unwrap_or(DEFAULT_CUSTOM_METRIC_WINDOW);
-        res.insert(m.pod.clone(), PodMetric { timestamp: m.timestamp, window, value: m.value_milli });
-    }
-    Ok((res, first.timestamp))
+) -> Result<(Matched<'m, PodMetricsItem>, Timestamp), CalcError> {
+    let wrap = |e: &str| CalcError(format!("unable to get metrics for resource {resource}: {e}"));
+    let items = response.map_err(|e| wrap(&format!("unable to fetch metrics from resource metrics API: {e}")))?;
+    let first = items.samples.first().ok_or_else(|| wrap(NO_RESOURCE_METRICS))?;
+    Ok((items, first.timestamp))
 }
 
 /// `customMetricsClient.GetObjectMetric`.
-pub fn get_object_metric(response: &Result<ObjectSample, String>) -> Result<ObjectSample, CalcError> {
-    response.clone().map_err(|e| CalcError(format!("unable to fetch metrics from custom metrics API: {e}")))
+fn get_object_metric(response: Result<ObjectSample, &str>) -> Result<ObjectSample, CalcError> {
+    response.map_err(|e| CalcError(format!("unable to fetch metrics from custom metrics API: {e}")))
 }
 
 /// `externalMetricsClient.GetExternalMetric`: every series' value.
-pub fn get_external_metric(response: &Result<Vec<i64>, String>) -> Result<&[i64], CalcError> {
-    let items =
-        response.as_ref().map_err(|e| CalcError(format!("unable to fetch metrics from external metrics API: {e}")))?;
+fn get_external_metric<'v>(response: Result<&'v [i64], &str>) -> Result<&'v [i64], CalcError> {
+    let items = response.map_err(|e| CalcError(format!("unable to fetch metrics from external metrics API: {e}")))?;
     if items.is_empty() {
         return Err(CalcError::new("no metrics returned from external metrics API"));
     }
@@ -406,6 +738,9 @@ pub fn get_external_metric(response: &Result<Vec<i64>, String>) -> Result<&[i64]
 /// or start time, when it is still initializing and either not ready or its sample predates
 /// one window after its last readiness transition, or when past initialization it is not
 /// ready and has never been ready since starting. All time comparisons are strict.
+///
+/// The calculator runs the same grouping over its [`Workspace`]; this form, with the sets of
+/// names, serves the conformance vectors of `groupPods`.
 pub fn group_pods(
     pods: &[Pod],
     metrics: &PodMetricsInfo,
@@ -414,41 +749,28 @@ pub fn group_pods(
     delay_of_initial_readiness_status: Duration,
     now: Timestamp,
 ) -> GroupedPods {
-    let mut g = GroupedPods::default();
-    for pod in pods {
-        if pod.deleted || pod.phase == PodPhase::Failed {
-            g.ignored.insert(pod.name.clone());
-            continue;
-        }
-        if pod.phase == PodPhase::Pending {
-            g.unready.insert(pod.name.clone());
-            continue;
-        }
-        let Some(metric) = metrics.get(&pod.name) else {
-            g.missing.insert(pod.name.clone());
-            continue;
-        };
-        if resource == RESOURCE_CPU {
-            let unready = match (pod.ready_condition, pod.start_time) {
-                (Some(cond), Some(start)) => {
-                    if start.plus(cpu_initialization_period).after(now) {
-                        cond.status == ConditionStatus::False
-                            || metric.timestamp.before(cond.last_transition_time.plus(metric.window))
-                    } else {
-                        cond.status == ConditionStatus::False
-                            && start.plus(delay_of_initial_readiness_status).after(cond.last_transition_time)
-                    }
-                }
-                _ => true,
-            };
-            if unready {
-                g.unready.insert(pod.name.clone());
-                continue;
+    let calc =
+        ReplicaCalculator { cpu_initialization_period, delay_of_initial_readiness_status, pod_level_resources: false };
+    let mut index = PodIndex::default();
+    let indexed = index.index(pods);
+    let samples: Vec<(Arc<str>, PodMetric)> = metrics.iter().map(|(name, m)| (Arc::from(name.as_str()), *m)).collect();
+    let mut buffer = Vec::new();
+    let matched = indexed.matched(&samples, &mut buffer);
+    let mut ws = Workspace::default();
+    ws.collect(&matched, |(_, m)| Some(*m));
+    let g = ws.group(indexed, resource == RESOURCE_CPU, &calc, now);
+    let mut grouped = GroupedPods { ready_count: g.ready_count, ..GroupedPods::default() };
+    for (entry, &first) in indexed.index.first.iter().enumerate() {
+        let (Some(flags), Some(pod)) = (ws.flags.get(entry), pods.get(first)) else { continue };
+        for (flag, set) in
+            [(UNREADY, &mut grouped.unready), (MISSING, &mut grouped.missing), (IGNORED, &mut grouped.ignored)]
+        {
+            if flags & flag != 0 {
+                set.insert(pod.name.to_string());
             }
         }
-        g.ready_count += 1;
     }
-    g
+    grouped
 }
 
 /// `calculateRequests`: each listed pod's request for the resource, in milli-units.
@@ -465,15 +787,18 @@ pub fn calculate_requests(
 ) -> Result<BTreeMap<String, i64>, CalcError> {
     let mut requests = BTreeMap::new();
     for pod in pods {
-        let use_pod_level = pod_level_resources && !pod.pod_requests_milli.is_empty() && container.is_empty();
-        let request = if use_pod_level {
-            calculate_pod_level_requests(pod, resource)?
-        } else {
-            calculate_pod_requests_from_containers(pod, container, resource)?
-        };
-        requests.insert(pod.name.clone(), request);
+        requests.insert(pod.name.to_string(), pod_request(pod, container, resource, pod_level_resources)?);
     }
     Ok(requests)
+}
+
+/// One pod's request in `calculateRequests`.
+fn pod_request(pod: &Pod, container: &str, resource: &str, pod_level_resources: bool) -> Result<i64, CalcError> {
+    if pod_level_resources && !pod.pod_requests_milli.is_empty() && container.is_empty() {
+        calculate_pod_level_requests(pod, resource)
+    } else {
+        calculate_pod_requests_from_containers(pod, container, resource)
+    }
 }
 
 /// `calculatePodLevelRequests`.
@@ -486,17 +811,29 @@ fn calculate_pod_level_requests(pod: &Pod, resource: &str) -> Result<i64, CalcEr
 
 /// `calculatePodRequestsFromContainers`.
 fn calculate_pod_requests_from_containers(pod: &Pod, container: &str, resource: &str) -> Result<i64, CalcError> {
+    if container.is_empty() && pod.init_containers.is_empty() {
+        // The usual pod: its containers' requests, summed (as below, up to a container whose
+        // name is the empty one asked for).
+        let mut request = 0i64;
+        for c in &pod.containers {
+            let Some(r) = quantity_of(&c.requests_milli, resource) else {
+                return Err(missing_request(resource, c, pod));
+            };
+            request = request.wrapping_add(r);
+            if c.name.is_empty() {
+                break;
+            }
+        }
+        return Ok(request);
+    }
     let sidecars = pod.init_containers.iter().filter(|c| c.restart_policy.as_deref() == Some("Always"));
     let mut request = 0i64;
     for c in pod.containers.iter().chain(sidecars) {
         if container.is_empty() || container == c.name {
-            let Some(r) = c.requests_milli.get(resource) else {
-                return Err(CalcError(format!(
-                    "missing request for {resource} in container {} of Pod {}",
-                    c.name, pod.name
-                )));
+            let Some(r) = quantity_of(&c.requests_milli, resource) else {
+                return Err(missing_request(resource, c, pod));
             };
-            request = request.wrapping_add(*r);
+            request = request.wrapping_add(r);
         }
         // Container names are unique inside a pod.
         if container == c.name {
@@ -509,50 +846,9 @@ fn calculate_pod_requests_from_containers(pod: &Pod, container: &str, resource: 
     Ok(request)
 }
 
-/// `removeMetricsForPods`.
-pub fn remove_metrics_for_pods(metrics: &mut PodMetricsInfo, pods: &BTreeSet<String>) {
-    for p in pods {
-        metrics.remove(p);
-    }
-}
-
-/// `GetResourceUtilizationRatio` (`metrics/utilization.go`): over the samples of pods with a
-/// request, `utilization = Σusage × 100 / Σrequest` (int64, truncated, stored as int32),
-/// `ratio = utilization / target` in float64, and the raw average `Σusage / n` (int64).
-pub fn get_resource_utilization_ratio(
-    metrics: &PodMetricsInfo,
-    requests: &BTreeMap<String, i64>,
-    target_utilization: i32,
-) -> Result<(f64, i32, i64), CalcError> {
-    let mut metrics_total = 0i64;
-    let mut requests_total = 0i64;
-    let mut entries = 0i64;
-    for (pod, metric) in metrics {
-        let Some(request) = requests.get(pod) else {
-            // Missing requests are checked elsewhere: these are extraneous samples.
-            continue;
-        };
-        metrics_total = metrics_total.wrapping_add(metric.value);
-        requests_total = requests_total.wrapping_add(*request);
-        entries += 1;
-    }
-    if requests_total == 0 {
-        return Err(CalcError::new(NO_MATCHING_SAMPLES));
-    }
-    // Go converts int64 to int32 by truncation, as `as` does.
-    let utilization = metrics_total.wrapping_mul(100).wrapping_div(requests_total) as i32;
-    let ratio = f64::from(utilization) / f64::from(target_utilization);
-    Ok((ratio, utilization, metrics_total.wrapping_div(entries)))
-}
-
-/// `GetMetricUsageRatio` (formerly `GetMetricUtilizationRatio`): `usage = Σvalues / count`
-/// over every sample (int64), `ratio = usage / target` in float64.
-pub fn get_metric_usage_ratio(metrics: &PodMetricsInfo, target_usage: i64) -> (f64, i64) {
-    let total = metrics.values().fold(0i64, |acc, m| acc.wrapping_add(m.value));
-    let count = i64::try_from(metrics.len()).unwrap_or(i64::MAX);
-    // Callers never pass an empty map (Go would divide by zero).
-    let usage = total.checked_div(count).unwrap_or(0);
-    (usage as f64 / target_usage as f64, usage)
+/// The error of a container without a request for the resource.
+fn missing_request(resource: &str, c: &Container, pod: &Pod) -> CalcError {
+    CalcError(format!("missing request for {resource} in container {} of Pod {}", c.name, pod.name))
 }
 
 /// `getReadyPodsCount`: pods with phase Running and Ready=True (deleting pods included).
@@ -593,68 +889,52 @@ impl ReplicaCalculator {
     #[allow(clippy::too_many_arguments)]
     pub fn get_resource_replicas(
         &self,
+        ws: &mut Workspace,
         now: Timestamp,
         current_replicas: i32,
         target_utilization: i32,
         resource: &str,
         container: &str,
         tolerances: Tolerances,
-        pods: &[Pod],
-        metrics: &Result<Vec<PodMetricsItem>, String>,
+        metrics: Result<Matched<'_, PodMetricsItem>, &str>,
     ) -> Result<ResourceReplicas, CalcError> {
-        let (mut metrics, timestamp) = get_resource_metric(metrics, resource, container)
-            .map_err(|e| CalcError(format!("unable to get metrics for resource {resource}: {e}")))?;
-        if pods.is_empty() {
+        let (items, timestamp) = resource_items(metrics, resource)?;
+        let pods = items.pods;
+        if pods.list().is_empty() {
             return Err(CalcError::new(NO_PODS));
         }
-        let g = group_pods(
-            pods,
-            &metrics,
-            resource,
-            self.cpu_initialization_period,
-            self.delay_of_initial_readiness_status,
-            now,
-        );
-        remove_metrics_for_pods(&mut metrics, &g.ignored);
-        remove_metrics_for_pods(&mut metrics, &g.unready);
-        if metrics.is_empty() {
+        ws.collect(&items, |m| resource_sample(m, resource, container));
+        let g = ws.group(pods, resource == RESOURCE_CPU, self, now);
+        if ws.remove_ignored_and_unready() == 0 {
             return Err(CalcError::new(NO_READY_SAMPLES));
         }
-        let requests = calculate_requests(pods, container, resource, self.pod_level_resources)?;
-        let (ratio, utilization, raw_value_milli) =
-            get_resource_utilization_ratio(&metrics, &requests, target_utilization)?;
+        ws.requests(pods, container, resource, self.pod_level_resources)?;
+        let (ratio, utilization, raw_value_milli) = ws.utilization_ratio(target_utilization)?;
         let done = |replicas: i32| ResourceReplicas { replicas, utilization, raw_value_milli, timestamp };
 
-        let scale_up_with_unready = !g.unready.is_empty() && ratio > 1.0;
-        if !scale_up_with_unready && g.missing.is_empty() {
+        let scale_up_with_unready = g.any_unready && ratio > 1.0;
+        if !scale_up_with_unready && !g.any_missing {
             if tolerances.is_within(ratio) {
                 return Ok(done(current_replicas));
             }
             return Ok(done(ceil_to_i32(ratio * g.ready_count as f64)));
         }
 
-        if !g.missing.is_empty() {
+        if g.any_missing {
             if ratio < 1.0 {
                 // Scale-down: missing pods use 100 % of their request, or the target above 100 %.
                 let fallback = i64::from(target_utilization.max(100));
-                for pod in &g.missing {
-                    let request = requests.get(pod).copied().unwrap_or(0);
-                    metrics.insert(pod.clone(), PodMetric::value(request.wrapping_mul(fallback).wrapping_div(100)));
-                }
+                ws.fill(MISSING, |request| request.unwrap_or(0).wrapping_mul(fallback).wrapping_div(100));
             } else if ratio > 1.0 {
-                for pod in &g.missing {
-                    metrics.insert(pod.clone(), PodMetric::value(0));
-                }
+                ws.fill(MISSING, |_| 0);
             }
         }
         if scale_up_with_unready {
-            for pod in &g.unready {
-                metrics.insert(pod.clone(), PodMetric::value(0));
-            }
+            ws.fill(UNREADY, |_| 0);
         }
 
-        let (new_ratio, _, _) = get_resource_utilization_ratio(&metrics, &requests, target_utilization)?;
-        Ok(done(corrected_replicas(current_replicas, ratio, new_ratio, metrics.len(), tolerances)))
+        let (new_ratio, _, _) = ws.utilization_ratio(target_utilization)?;
+        Ok(done(corrected_replicas(current_replicas, ratio, new_ratio, ws.len(), tolerances)))
     }
 
     /// `GetRawResourceReplicas`: Resource / ContainerResource metrics with an AverageValue
@@ -662,107 +942,107 @@ impl ReplicaCalculator {
     #[allow(clippy::too_many_arguments)]
     pub fn get_raw_resource_replicas(
         &self,
+        ws: &mut Workspace,
         now: Timestamp,
         current_replicas: i32,
         target_usage_milli: i64,
         resource: &str,
         container: &str,
         tolerances: Tolerances,
-        pods: &[Pod],
-        metrics: &Result<Vec<PodMetricsItem>, String>,
+        metrics: Result<Matched<'_, PodMetricsItem>, &str>,
     ) -> Result<MetricReplicas, CalcError> {
-        let (metrics, timestamp) = get_resource_metric(metrics, resource, container)
-            .map_err(|e| CalcError(format!("unable to get metrics for resource {resource}: {e}")))?;
+        let (items, timestamp) = resource_items(metrics, resource)?;
+        ws.collect(&items, |m| resource_sample(m, resource, container));
         let (replicas, usage_milli) = self.calc_plain_metric_replicas(
+            ws,
             now,
-            metrics,
             current_replicas,
             target_usage_milli,
             tolerances,
-            pods,
+            items.pods,
             resource,
         )?;
         Ok(MetricReplicas { replicas, usage_milli, timestamp: Some(timestamp) })
     }
 
-    /// `GetMetricReplicas`: Pods metrics (the plain path, no CPU readiness rules).
+    /// `GetMetricReplicas`: Pods metrics (the plain path, no CPU readiness rules). The samples
+    /// are `customMetricsClient.GetRawMetric`'s: one per pod (the last one wins), with the
+    /// adapter's default window where it reports none.
     #[allow(clippy::too_many_arguments)]
     pub fn get_metric_replicas(
         &self,
+        ws: &mut Workspace,
         now: Timestamp,
         current_replicas: i32,
         target_usage_milli: i64,
         metric_name: &str,
         tolerances: Tolerances,
-        pods: &[Pod],
-        samples: &Result<Vec<PodSample>, String>,
+        samples: Result<Matched<'_, PodSample>, &str>,
     ) -> Result<MetricReplicas, CalcError> {
-        let (metrics, timestamp) =
-            get_raw_metric(samples).map_err(|e| CalcError(format!("unable to get metric {metric_name}: {e}")))?;
-        let (replicas, usage_milli) =
-            self.calc_plain_metric_replicas(now, metrics, current_replicas, target_usage_milli, tolerances, pods, "")?;
+        let wrap = |e: &str| CalcError(format!("unable to get metric {metric_name}: {e}"));
+        let samples = samples.map_err(|e| wrap(&format!("unable to fetch metrics from custom metrics API: {e}")))?;
+        let first = samples.samples.first().ok_or_else(|| wrap(NO_CUSTOM_METRICS))?;
+        let timestamp = first.timestamp;
+        ws.collect(&samples, |m| {
+            let window = m.window.unwrap_or(DEFAULT_CUSTOM_METRIC_WINDOW);
+            Some(PodMetric { timestamp: m.timestamp, window, value: m.value_milli })
+        });
+        let (replicas, usage_milli) = self.calc_plain_metric_replicas(
+            ws,
+            now,
+            current_replicas,
+            target_usage_milli,
+            tolerances,
+            samples.pods,
+            "",
+        )?;
         Ok(MetricReplicas { replicas, usage_milli, timestamp: Some(timestamp) })
     }
 
-    /// `calcPlainMetricReplicas`: like [`Self::get_resource_replicas`] on the average value;
-    /// missing pods count as exactly the target on a scale-down, and samples of pods outside
-    /// the list are part of the average.
+    /// `calcPlainMetricReplicas` over the samples collected in `ws`: like
+    /// [`Self::get_resource_replicas`] on the average value; missing pods count as exactly the
+    /// target on a scale-down, and samples of pods outside the list are part of the average.
     #[allow(clippy::too_many_arguments)]
-    pub fn calc_plain_metric_replicas(
+    fn calc_plain_metric_replicas(
         &self,
+        ws: &mut Workspace,
         now: Timestamp,
-        mut metrics: PodMetricsInfo,
         current_replicas: i32,
         target_usage_milli: i64,
         tolerances: Tolerances,
-        pods: &[Pod],
+        pods: Pods<'_>,
         resource: &str,
     ) -> Result<(i32, i64), CalcError> {
-        if pods.is_empty() {
+        if pods.list().is_empty() {
             return Err(CalcError::new(NO_PODS));
         }
-        let g = group_pods(
-            pods,
-            &metrics,
-            resource,
-            self.cpu_initialization_period,
-            self.delay_of_initial_readiness_status,
-            now,
-        );
-        remove_metrics_for_pods(&mut metrics, &g.ignored);
-        remove_metrics_for_pods(&mut metrics, &g.unready);
-        if metrics.is_empty() {
+        let g = ws.group(pods, resource == RESOURCE_CPU, self, now);
+        if ws.remove_ignored_and_unready() == 0 {
             return Err(CalcError::new(NO_READY_SAMPLES));
         }
-        let (ratio, usage) = get_metric_usage_ratio(&metrics, target_usage_milli);
+        let (ratio, usage) = ws.usage_ratio(target_usage_milli);
 
-        let scale_up_with_unready = !g.unready.is_empty() && ratio > 1.0;
-        if !scale_up_with_unready && g.missing.is_empty() {
+        let scale_up_with_unready = g.any_unready && ratio > 1.0;
+        if !scale_up_with_unready && !g.any_missing {
             if tolerances.is_within(ratio) {
                 return Ok((current_replicas, usage));
             }
             return Ok((ceil_to_i32(ratio * g.ready_count as f64), usage));
         }
 
-        if !g.missing.is_empty() {
+        if g.any_missing {
             if ratio < 1.0 {
-                for pod in &g.missing {
-                    metrics.insert(pod.clone(), PodMetric::value(target_usage_milli));
-                }
+                ws.fill(MISSING, |_| target_usage_milli);
             } else if ratio > 1.0 {
-                for pod in &g.missing {
-                    metrics.insert(pod.clone(), PodMetric::value(0));
-                }
+                ws.fill(MISSING, |_| 0);
             }
         }
         if scale_up_with_unready {
-            for pod in &g.unready {
-                metrics.insert(pod.clone(), PodMetric::value(0));
-            }
+            ws.fill(UNREADY, |_| 0);
         }
 
-        let (new_ratio, _) = get_metric_usage_ratio(&metrics, target_usage_milli);
-        Ok((corrected_replicas(current_replicas, ratio, new_ratio, metrics.len(), tolerances), usage))
+        let (new_ratio, _) = ws.usage_ratio(target_usage_milli);
+        Ok((corrected_replicas(current_replicas, ratio, new_ratio, ws.len(), tolerances), usage))
     }
 
     /// `GetObjectMetricReplicas`: Object metrics with a Value target. The status usage is the
@@ -776,7 +1056,7 @@ impl ReplicaCalculator {
         tolerances: Tolerances,
         namespace: &str,
         object_ref: &CrossVersionObjectReference,
-        sample: &Result<ObjectSample, String>,
+        sample: Result<ObjectSample, &str>,
         pods: &[Pod],
     ) -> Result<MetricReplicas, CalcError> {
         let usage = get_object_metric(sample)
@@ -819,7 +1099,7 @@ impl ReplicaCalculator {
         tolerances: Tolerances,
         namespace: &str,
         object_ref: &CrossVersionObjectReference,
-        sample: &Result<ObjectSample, String>,
+        sample: Result<ObjectSample, &str>,
     ) -> Result<MetricReplicas, CalcError> {
         let sample =
             get_object_metric(sample).map_err(|e| object_fetch_error(metric_name, namespace, object_ref, &e))?;
@@ -844,7 +1124,7 @@ impl ReplicaCalculator {
         tolerances: Tolerances,
         namespace: &str,
         metric_selector: Option<&LabelSelector>,
-        values: &Result<Vec<i64>, String>,
+        values: Result<&[i64], &str>,
         pods: &[Pod],
     ) -> Result<MetricReplicas, CalcError> {
         let values = get_external_metric(values)
@@ -874,7 +1154,7 @@ impl ReplicaCalculator {
         tolerances: Tolerances,
         namespace: &str,
         metric_selector: Option<&LabelSelector>,
-        values: &Result<Vec<i64>, String>,
+        values: Result<&[i64], &str>,
     ) -> Result<MetricReplicas, CalcError> {
         let values = get_external_metric(values)
             .map_err(|e| external_fetch_error(metric_name, namespace, metric_selector, &e))?;
@@ -900,13 +1180,7 @@ impl ReplicaCalculator {
 /// The second pass shared by `GetResourceReplicas` and `calcPlainMetricReplicas`: no change
 /// within tolerance or when the backfill flips the direction, else `ceil(newRatio × samples)`
 /// unless that moves against the direction.
-pub(crate) fn corrected_replicas(
-    current: i32,
-    ratio: f64,
-    new_ratio: f64,
-    samples: usize,
-    tolerances: Tolerances,
-) -> i32 {
+fn corrected_replicas(current: i32, ratio: f64, new_ratio: f64, samples: usize, tolerances: Tolerances) -> i32 {
     if tolerances.is_within(new_ratio) || (ratio < 1.0 && new_ratio > 1.0) || (ratio > 1.0 && new_ratio < 1.0) {
         return current;
     }
@@ -919,7 +1193,7 @@ pub(crate) fn corrected_replicas(
 
 /// The per-pod usage of an AverageValue target: `ceil(usage / replicas)`, or `usage` itself
 /// when there are no replicas (kubernetes PR #140958).
-pub(crate) fn per_pod_usage(usage: i64, replicas: i32) -> i64 {
+fn per_pod_usage(usage: i64, replicas: i32) -> i64 {
     if replicas == 0 {
         return usage;
     }
@@ -928,7 +1202,7 @@ pub(crate) fn per_pod_usage(usage: i64, replicas: i32) -> i64 {
 
 /// The message of a failed Object metric fetch, with Go's misordered format arguments
 /// (`"unable to get metric %s: %v on %s %s/%s"` fed name, kind, namespace, name, err).
-pub(crate) fn object_fetch_error(
+fn object_fetch_error(
     metric_name: &str,
     namespace: &str,
     object_ref: &CrossVersionObjectReference,
@@ -941,7 +1215,7 @@ pub(crate) fn object_fetch_error(
 }
 
 /// The message of a failed External metric fetch.
-pub(crate) fn external_fetch_error(
+fn external_fetch_error(
     metric_name: &str,
     namespace: &str,
     selector: Option<&LabelSelector>,
@@ -1019,14 +1293,14 @@ mod tests {
                 usages.iter().enumerate().map(|(i, u)| usage(&format!("p{i}"), *u)).collect();
             let got = calc()
                 .get_resource_replicas(
+                    &mut Workspace::default(),
                     Timestamp::from_secs(0),
                     current,
                     target,
                     "cpu",
                     "",
                     Tolerances::default(),
-                    &pods,
-                    &Ok(metrics),
+                    Ok(PodIndex::default().index(&pods).matched(&metrics, &mut Vec::new())),
                 )
                 .unwrap();
             assert_eq!((got.replicas, got.utilization), (replicas, utilization), "{usages:?}");
@@ -1051,7 +1325,7 @@ mod tests {
                 .iter()
                 .enumerate()
                 .map(|(i, v)| PodSample {
-                    pod: format!("p{i}"),
+                    pod: format!("p{i}").into(),
                     value_milli: *v,
                     timestamp: Timestamp::ZERO,
                     window: None,
@@ -1059,13 +1333,13 @@ mod tests {
                 .collect();
             let got = calc()
                 .get_metric_replicas(
+                    &mut Workspace::default(),
                     Timestamp::from_secs(0),
                     current,
                     target,
                     "qps",
                     Tolerances::default(),
-                    &pods,
-                    &Ok(items),
+                    Ok(PodIndex::default().index(&pods).matched(&items, &mut Vec::new())),
                 )
                 .unwrap();
             assert_eq!((got.replicas, got.usage_milli), (replicas, usage), "{samples:?}");
@@ -1074,14 +1348,14 @@ mod tests {
         let pods: Vec<Pod> = (0..2).map(|i| pod_with_cpu(&format!("p{i}"), 100)).collect();
         let got = calc()
             .get_raw_resource_replicas(
+                &mut Workspace::default(),
                 Timestamp::from_secs(0),
                 2,
                 250,
                 "cpu",
                 "",
                 Tolerances::default(),
-                &pods,
-                &Ok(vec![usage("p0", 500), usage("p1", 500)]),
+                Ok(PodIndex::default().index(&pods).matched(&[usage("p0", 500), usage("p1", 500)], &mut Vec::new())),
             )
             .unwrap();
         assert_eq!((got.replicas, got.usage_milli), (4, 500));
@@ -1093,14 +1367,14 @@ mod tests {
         let metrics = vec![usage("p0", 400), usage("p1", 95), usage("p2", 800)];
         let got = calc()
             .get_resource_replicas(
+                &mut Workspace::default(),
                 Timestamp::from_secs(0),
                 4,
                 50,
                 "cpu",
                 "",
                 Tolerances::default(),
-                &pods,
-                &Ok(metrics),
+                Ok(PodIndex::default().index(&pods).matched(&metrics, &mut Vec::new())),
             )
             .unwrap();
         assert_eq!(got.replicas, 4);
@@ -1111,7 +1385,16 @@ mod tests {
     fn errors_carry_go_messages() {
         let pods = vec![pod_with_cpu("p0", 100)];
         let err = calc()
-            .get_resource_replicas(Timestamp::from_secs(0), 1, 50, "cpu", "", Tolerances::default(), &pods, &Ok(vec![]))
+            .get_resource_replicas(
+                &mut Workspace::default(),
+                Timestamp::from_secs(0),
+                1,
+                50,
+                "cpu",
+                "",
+                Tolerances::default(),
+                Ok(PodIndex::default().index(&pods).matched::<PodMetricsItem>(&[], &mut Vec::new())),
+            )
             .unwrap_err();
         assert_eq!(err.0, "unable to get metrics for resource cpu: no metrics returned from resource metrics API");
         let mut no_request = Pod::running("x");
@@ -1164,25 +1447,17 @@ mod tests {
                 Tolerances::default(),
                 "default",
                 None,
-                &Ok(vec![1 << 62, 1 << 62]),
+                Ok(&[1 << 62, 1 << 62]),
                 &pods,
             )
             .unwrap();
         assert_eq!((got.replicas, got.usage_milli), (3, i64::MAX));
         let got = c
-            .get_external_per_pod_metric_replicas(
-                1,
-                1,
-                "qps",
-                Tolerances::default(),
-                "default",
-                None,
-                &Ok(vec![i64::MAX]),
-            )
+            .get_external_per_pod_metric_replicas(1, 1, "qps", Tolerances::default(), "default", None, Ok(&[i64::MAX]))
             .unwrap();
         assert_eq!((got.replicas, got.usage_milli), (i32::MAX, i64::MAX));
         let err = c
-            .get_external_per_pod_metric_replicas(1, 1, "qps", Tolerances::default(), "ns", None, &Err("boom".into()))
+            .get_external_per_pod_metric_replicas(1, 1, "qps", Tolerances::default(), "ns", None, Err("boom"))
             .unwrap_err();
         assert_eq!(
             err.0,
@@ -1194,9 +1469,8 @@ mod tests {
     fn object_fetch_error_keeps_go_argument_order() {
         let r =
             CrossVersionObjectReference { kind: "Deployment".into(), name: "d".into(), api_version: "apps/v1".into() };
-        let err = calc()
-            .get_object_metric_replicas(3, 1, "qps", Tolerances::default(), "ns", &r, &Err("x".into()), &[])
-            .unwrap_err();
+        let err =
+            calc().get_object_metric_replicas(3, 1, "qps", Tolerances::default(), "ns", &r, Err("x"), &[]).unwrap_err();
         assert_eq!(
             err.0,
             "unable to get metric qps: Deployment on ns d/unable to fetch metrics from custom metrics API: x"

@@ -3,17 +3,14 @@
 //! (scale-down), so every stabilization window, rate limit and rounding the controller
 //! applies is in the figures.
 //!
-//! With the demand given and the count between the bounds (at least 1), a sync of
-//! [`reconcile_autoscaler`] comes down to its normalization and, when the count changes, the
-//! scale event it records: [`drive`] runs just those, the same functions the sync calls
-//! (a test compares it with whole syncs), as the linter and the webhook time every HPA.
+//! The demand is the controller's what-if input ([`SyncInput::prenormalized_desired`]): each
+//! sync is the controller's one sync, [`Autoscaler::reconcile`], with the metrics replaced by
+//! the demand, as the linter, `explain` and the webhook time every HPA.
 
-use crate::api::v2::HorizontalPodAutoscaler;
+use crate::api::v2::{HPAScalingRules, HorizontalPodAutoscaler, HorizontalPodAutoscalerBehavior};
 
-use super::behavior::{TimestampedRecommendation, store_scale_event};
-use super::controller::{
-    ControllerOptions, ControllerState, Scale, SyncInput, normalize, parse_group_version, reconcile_autoscaler,
-};
+use super::config::HPAControllerConfiguration;
+use super::controller::{Autoscaler, Scale, SyncInput};
 use super::time::Timestamp;
 
 /// One step of a run.
@@ -62,166 +59,101 @@ impl Run {
 /// How many syncs to try before giving up (a week of 15 s syncs).
 pub const MAX_SYNCS: usize = 40_320;
 
-fn sync_seconds(opts: &ControllerOptions) -> i64 {
-    i64::try_from(opts.sync_period.as_secs()).unwrap_or(15).max(1)
-}
+/// The selector the driven scale reports (any non-empty one).
+const SELECTOR: &str = "app=timing";
 
-/// Drives the controller with a fixed demand from `start` until the count reaches `target`.
-/// Syncs from `start` towards a demand of `target` (both within the HPA's bounds, at least 1),
-/// as `reconcileAutoscaler` runs them: `recordInitialRecommendation`, the normalization
-/// (stabilization, then the legacy or behavior limits) and `storeScaleEvent` on a rescale.
-fn drive(
-    hpa: &HorizontalPodAutoscaler,
-    opts: &ControllerOptions,
-    state: &mut ControllerState,
-    start: i32,
-    target: i32,
-    first_sync: i64,
-    max_syncs: usize,
-) -> Run {
-    let period = sync_seconds(opts);
-    let mut current = start;
+/// Syncs `autoscaler` from `start` towards a demand of `target` (both within the HPA's bounds,
+/// at least 1), the first sync at `first_sync` seconds, until the count reaches the target or
+/// `max_syncs` have run.
+///
+/// A run that has not moved for longer than the controller remembers anything (`memory`
+/// seconds: its longest stabilization window or policy period) stops early: with the demand
+/// and the count fixed, every later sync decides as the last one did, so the target is never
+/// reached and the run is what `max_syncs` syncs would give.
+fn drive(autoscaler: &mut Autoscaler<'_>, start: i32, target: i32, first_sync: i64, period: i64, memory: i64) -> Run {
     let mut run = Run { from: start, target, steps: Vec::new(), syncs: 0, seconds: None, sync_period_seconds: period };
-    if current == target {
+    if start == target {
         run.seconds = Some(0);
         return run;
     }
-    // A scale target the controller cannot read never scales (FailedGetScale).
-    if parse_group_version(&hpa.spec.scale_target_ref.api_version).is_err() {
-        run.syncs = max_syncs;
-        return run;
-    }
-    let min = hpa.spec.min_replicas.unwrap_or(1);
-    let max = hpa.spec.max_replicas;
-    let behavior = opts.effective_behavior(hpa);
-    for k in 0..max_syncs {
-        let at = first_sync + i64::try_from(k).unwrap_or(i64::MAX) * period;
-        let now = Timestamp::from_secs(at);
-        if state.recommendations.is_none() {
-            state.recommendations = Some(vec![TimestampedRecommendation { recommendation: current, timestamp: now }]);
-        }
-        let desired = normalize(state, behavior.as_ref(), opts, max, current, target, min, now).limited.replicas;
-        run.syncs = k + 1;
-        if desired != current {
-            store_scale_event(
-                behavior.as_ref(),
-                &mut state.scale_up_events,
-                &mut state.scale_down_events,
-                current,
-                desired,
-                now,
-            );
-            run.steps.push(Step { at_seconds: at - first_sync, from: current, to: desired });
-            current = desired;
-        }
-        if current == target {
-            run.seconds = Some(at - first_sync);
-            break;
-        }
-    }
-    run
-}
-
-/// [`drive`] with whole controller syncs, to check it against.
-#[cfg(test)]
-fn drive_reference(
-    hpa: &HorizontalPodAutoscaler,
-    opts: &ControllerOptions,
-    state: &mut ControllerState,
-    start: i32,
-    target: i32,
-    first_sync: i64,
-    max_syncs: usize,
-) -> Run {
-    let period = sync_seconds(opts);
-    let mut hpa = hpa.clone();
+    let quiet_limit = memory / period + 2;
     let mut current = start;
-    let mut run = Run { from: start, target, steps: Vec::new(), syncs: 0, seconds: None, sync_period_seconds: period };
-    if current == target {
-        run.seconds = Some(0);
-        return run;
-    }
-    for k in 0..max_syncs {
-        let at = first_sync + i64::try_from(k).unwrap_or(i64::MAX) * period;
-        let mut input = SyncInput::new(
-            Timestamp::from_secs(at),
-            Scale { spec_replicas: current, status_replicas: current, selector: "app=sim".into() },
-        );
-        input.prenormalized_desired = Some(target);
-        let result = reconcile_autoscaler(&hpa, state, &input, opts);
-        hpa.status = result.status.clone();
+    let mut quiet = 0i64;
+    let scale = |replicas: i32| Scale { spec_replicas: replicas, status_replicas: replicas, selector: SELECTOR.into() };
+    let mut input = SyncInput::new(Timestamp::from_secs(first_sync), scale(current));
+    input.prenormalized_desired = Some(target);
+    for k in 0..MAX_SYNCS {
+        let at = first_sync.saturating_add(i64::try_from(k).unwrap_or(i64::MAX).saturating_mul(period));
+        input.now = Timestamp::from_secs(at);
+        if let Ok(s) = &mut input.scale {
+            (s.spec_replicas, s.status_replicas) = (current, current);
+        }
+        let result = autoscaler.reconcile(&input);
         run.syncs = k + 1;
         if result.rescaled {
             let to = result.desired_replicas;
             run.steps.push(Step { at_seconds: at - first_sync, from: current, to });
             current = to;
+            quiet = 0;
+        } else {
+            quiet += 1;
         }
         if current == target {
             run.seconds = Some(at - first_sync);
+            break;
+        }
+        if quiet > quiet_limit {
+            run.syncs = MAX_SYNCS;
             break;
         }
     }
     run
 }
 
-/// The fastest scale-up from `minReplicas` to `maxReplicas`: demand jumps to the maximum at
-/// the first sync of a freshly created HPA.
-pub fn fastest_scale_up(hpa: &HorizontalPodAutoscaler, opts: &ControllerOptions) -> Run {
-    scale_up_with(hpa, opts, drive, MAX_SYNCS)
+/// The longest the controller remembers a recommendation or a scale event, in seconds: the
+/// longest stabilization window and policy period of the behavior, or the legacy path's
+/// downscale stabilization window.
+fn memory_seconds(behavior: Option<&HorizontalPodAutoscalerBehavior>, config: &HPAControllerConfiguration) -> i64 {
+    let Some(b) = behavior else { return i64::from(config.downscale_stabilization_seconds()) };
+    let longest = |r: &Option<HPAScalingRules>| {
+        let r = r.as_ref();
+        let window = r.and_then(|r| r.stabilization_window_seconds).unwrap_or(0);
+        let period =
+            r.and_then(|r| r.policies.as_ref()).map_or(0, |ps| ps.iter().map(|p| p.period_seconds).max().unwrap_or(0));
+        window.max(period)
+    };
+    i64::from(longest(&b.scale_up).max(longest(&b.scale_down)).max(0))
 }
 
-/// The signature of [`drive`].
-type Drive = fn(&HorizontalPodAutoscaler, &ControllerOptions, &mut ControllerState, i32, i32, i64, usize) -> Run;
-
-fn scale_up_with(hpa: &HorizontalPodAutoscaler, opts: &ControllerOptions, drive: Drive, max_syncs: usize) -> Run {
+/// The fastest scale-up from `minReplicas` to `maxReplicas`: demand jumps to the maximum at
+/// the first sync of a freshly created HPA.
+pub fn fastest_scale_up(hpa: &HorizontalPodAutoscaler, config: &HPAControllerConfiguration) -> Run {
     let min = hpa.spec.min_replicas.unwrap_or(1).max(1);
     let max = hpa.spec.max_replicas;
-    let mut state = ControllerState::default();
-    drive(hpa, opts, &mut state, min, max, 0, max_syncs)
+    let memory = memory_seconds(config.effective_behavior(hpa).as_ref(), config);
+    let mut autoscaler = Autoscaler::new(hpa, config).with_status(Default::default());
+    drive(&mut autoscaler, min, max, 0, config.sync_period_seconds(), memory)
 }
 
 /// The fastest scale-down from `maxReplicas` back to `minReplicas`: the HPA has been at the
 /// maximum (and recommending it) for longer than any window or policy period, and demand
 /// drops to the minimum at second 0.
-pub fn fastest_scale_down(hpa: &HorizontalPodAutoscaler, opts: &ControllerOptions) -> Run {
-    scale_down_with(hpa, opts, drive, MAX_SYNCS)
-}
-
-fn scale_down_with(hpa: &HorizontalPodAutoscaler, opts: &ControllerOptions, drive: Drive, max_syncs: usize) -> Run {
+pub fn fastest_scale_down(hpa: &HorizontalPodAutoscaler, config: &HPAControllerConfiguration) -> Run {
     let min = hpa.spec.min_replicas.unwrap_or(1).max(1);
     let max = hpa.spec.max_replicas;
-    let period = sync_seconds(opts);
-    let behavior = opts.effective_behavior(hpa);
-    let longest_window = behavior
-        .as_ref()
-        .map(|b| {
-            let w = |r: &Option<crate::api::v2::HPAScalingRules>| {
-                r.as_ref().and_then(|r| r.stabilization_window_seconds).unwrap_or(0)
-            };
-            let p = |r: &Option<crate::api::v2::HPAScalingRules>| {
-                r.as_ref()
-                    .and_then(|r| r.policies.as_ref())
-                    .map_or(0, |ps| ps.iter().map(|p| p.period_seconds).max().unwrap_or(0))
-            };
-            i64::from(w(&b.scale_up).max(w(&b.scale_down)).max(p(&b.scale_up)).max(p(&b.scale_down)))
-        })
-        .unwrap_or_else(|| i64::try_from(opts.downscale_stabilization_window.as_secs()).unwrap_or(300));
+    let period = config.sync_period_seconds();
+    let memory = memory_seconds(config.effective_behavior(hpa).as_ref(), config);
+    let mut autoscaler = Autoscaler::new(hpa, config).with_status(Default::default());
     // Warm up: enough syncs at the top to fill every window with recommendations of `max`.
-    let warmup_syncs = usize::try_from(longest_window / period + 2).unwrap_or(2);
-    let mut state = ControllerState::default();
-    let warm_start = -(i64::try_from(warmup_syncs).unwrap_or(2)) * period;
-    let mut warm_hpa = hpa.clone();
+    let warmup_syncs = memory / period + 2;
+    let mut input =
+        SyncInput::new(Timestamp::ZERO, Scale { spec_replicas: max, status_replicas: max, selector: SELECTOR.into() });
+    input.prenormalized_desired = Some(max);
     for k in 0..warmup_syncs {
-        let at = warm_start + i64::try_from(k).unwrap_or(0) * period;
-        let mut input = SyncInput::new(
-            Timestamp::from_secs(at),
-            Scale { spec_replicas: max, status_replicas: max, selector: "app=sim".into() },
-        );
-        input.prenormalized_desired = Some(max);
-        let r = reconcile_autoscaler(&warm_hpa, &mut state, &input, opts);
-        warm_hpa.status = r.status;
+        input.now = Timestamp::from_secs((k - warmup_syncs).saturating_mul(period));
+        autoscaler.reconcile(&input);
     }
-    drive(&warm_hpa, opts, &mut state, max, min, 0, max_syncs)
+    drive(&mut autoscaler, max, min, 0, period, memory)
 }
 
 #[cfg(test)]
@@ -243,58 +175,19 @@ mod tests {
         h
     }
 
-    proptest::proptest! {
-        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
-
-        /// The light drive gives exactly what whole controller syncs give.
-        #[test]
-        fn drive_equals_whole_syncs(
-            min in 1i32..12,
-            span in 0i32..120,
-            sync in 1u64..61,
-            up in proptest::option::of(rules()),
-            down in proptest::option::of(rules()),
-            legacy in proptest::bool::ANY,
-        ) {
-            let behavior = (!legacy).then_some(HorizontalPodAutoscalerBehavior { scale_up: up, scale_down: down });
-            let h = hpa(min, min + span, behavior);
-            let opts = ControllerOptions { sync_period: std::time::Duration::from_secs(sync), ..ControllerOptions::default() };
-            // 600 syncs: far enough for every window and period, short enough for whole syncs.
-            proptest::prop_assert_eq!(scale_up_with(&h, &opts, drive, 600), scale_up_with(&h, &opts, drive_reference, 600));
-            proptest::prop_assert_eq!(scale_down_with(&h, &opts, drive, 600), scale_down_with(&h, &opts, drive_reference, 600));
-        }
-    }
-
-    fn rules() -> impl proptest::strategy::Strategy<Value = HPAScalingRules> {
-        use proptest::prelude::*;
-        let policy = (prop_oneof![Just("Pods"), Just("Percent")], 1i32..300, 1i32..1801)
-            .prop_map(|(t, value, period_seconds)| HPAScalingPolicy { type_: t.into(), value, period_seconds });
-        (
-            proptest::option::of(0i32..3601),
-            proptest::option::of(prop_oneof![Just("Max"), Just("Min"), Just("Disabled")]),
-            proptest::option::of(proptest::collection::vec(policy, 0..4)),
-        )
-            .prop_map(|(window, select, policies)| HPAScalingRules {
-                stabilization_window_seconds: window,
-                select_policy: select.map(Into::into),
-                policies,
-                tolerance: None,
-            })
-    }
-
     #[test]
     fn legacy_path_doubles_per_sync() {
-        let run = fastest_scale_up(&hpa(2, 10, None), &ControllerOptions::default());
+        let run = fastest_scale_up(&hpa(2, 10, None), &HPAControllerConfiguration::default());
         assert_eq!(run.path(), [2, 4, 8, 10]);
         assert_eq!(run.seconds, Some(30));
-        let down = fastest_scale_down(&hpa(2, 10, None), &ControllerOptions::default());
+        let down = fastest_scale_down(&hpa(2, 10, None), &HPAControllerConfiguration::default());
         assert_eq!(down.path(), [10, 2]);
         assert_eq!(down.seconds, Some(300));
     }
 
     #[test]
     fn default_behavior_adds_four_pods_or_doubles() {
-        let run = fastest_scale_up(&hpa(1, 20, Some(Default::default())), &ControllerOptions::default());
+        let run = fastest_scale_up(&hpa(1, 20, Some(Default::default())), &HPAControllerConfiguration::default());
         assert_eq!(run.path(), [1, 5, 10, 20]);
     }
 
@@ -304,12 +197,35 @@ mod tests {
             scale_up: None,
             scale_down: Some(HPAScalingRules { select_policy: Some("Disabled".into()), ..Default::default() }),
         };
-        let opts = ControllerOptions::default();
-        let h = hpa(2, 6, Some(b));
-        let mut state = ControllerState::default();
-        let run = drive(&h, &opts, &mut state, 6, 2, 0, 200);
+        let run = fastest_scale_down(&hpa(2, 6, Some(b)), &HPAControllerConfiguration::default());
         assert!(!run.reached());
         assert!(run.steps.is_empty());
+        assert_eq!(run.syncs, MAX_SYNCS);
+    }
+
+    #[test]
+    fn a_long_policy_period_still_steps() {
+        // One pod per 30 minutes: 120 quiet syncs between steps, all within what the controller
+        // remembers, so the run goes on to the top.
+        let b = HorizontalPodAutoscalerBehavior {
+            scale_up: Some(HPAScalingRules {
+                stabilization_window_seconds: Some(0),
+                policies: Some(vec![HPAScalingPolicy { type_: "Pods".into(), value: 1, period_seconds: 1800 }]),
+                ..Default::default()
+            }),
+            scale_down: None,
+        };
+        let run = fastest_scale_up(&hpa(1, 4, Some(b)), &HPAControllerConfiguration::default());
+        assert_eq!(run.path(), [1, 2, 3, 4]);
+        assert_eq!(run.seconds, Some(3600));
+    }
+
+    #[test]
+    fn an_unreadable_scale_target_never_scales() {
+        let mut h = hpa(1, 4, None);
+        h.spec.scale_target_ref.api_version = "apps/v1/beta".into();
+        let run = fastest_scale_up(&h, &HPAControllerConfiguration::default());
+        assert_eq!((run.reached(), run.steps.len(), run.syncs), (false, 0, MAX_SYNCS));
     }
 
     #[test]
@@ -322,7 +238,7 @@ mod tests {
                 ..Default::default()
             }),
         };
-        let run = fastest_scale_down(&hpa(3, 20, Some(b)), &ControllerOptions::default());
+        let run = fastest_scale_down(&hpa(3, 20, Some(b)), &HPAControllerConfiguration::default());
         let at: Vec<(i64, i32)> = run.steps.iter().map(|s| (s.at_seconds, s.to)).collect();
         // The last high recommendation is from the sync before the drop (-15 s): it leaves the
         // 300 s window at 285 s. Then one step per 60 s period, truncating 20 % each time.
@@ -339,7 +255,7 @@ mod tests {
                 ..Default::default()
             }),
         };
-        let run = fastest_scale_down(&hpa(1, 4, Some(b)), &ControllerOptions::default());
+        let run = fastest_scale_down(&hpa(1, 4, Some(b)), &HPAControllerConfiguration::default());
         assert_eq!(run.path(), [4, 3, 2, 1]);
         assert_eq!(run.seconds, Some(120));
     }

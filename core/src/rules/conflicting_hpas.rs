@@ -116,10 +116,8 @@ impl Rule for ConflictingHpas {
             &Self::META,
             "spec.scaleTargetRef",
             format!(
-                "{} {}/{} is also scaled by {names}: the controller refuses to scale pods of several HPAs (AmbiguousSelector)",
-                t.kind,
-                cx.namespace(),
-                t.name,
+                "{} is also scaled by {names}: the controller refuses to scale pods of several HPAs (AmbiguousSelector)",
+                cx.scale_target(),
             ),
         )
         .help("merge them into one HPA with several metrics");

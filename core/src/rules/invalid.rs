@@ -12,6 +12,15 @@ crate::declare_rule! {
     /// converted first, as kube-apiserver does, and each error points at the field that was written
     /// (`targetCPUUtilizationPercentage`, a round-trip annotation).
     ///
+    /// The verdict and the wording are those of the selected release (`kubernetesVersion`,
+    /// `--kubernetes-version`): only from 1.34 must `scaleTargetRef.apiVersion` name an API group
+    /// and may an Object metric's `describedObject.apiVersion` not be malformed; up to 1.35
+    /// `maxReplicas: 0` is `must be greater than 0`, in 1.36 `Required value`, and from 1.37 the
+    /// declarative error comes last; up to 1.34 label messages say "characters" and "a qualified
+    /// name" (from 1.35 "bytes" and "a valid label key"); 1.33 prints values such as quantities as
+    /// Go structs; before 1.37 a condition's `status.conditions[].observedGeneration` is an unknown
+    /// field; the feature-gate defaults of each release decide `minReplicas: 0` and `tolerance`.
+    ///
     /// ## Why it matters
     ///
     /// `kubectl apply` fails with this error; in a GitOps pipeline the sync fails and the cluster

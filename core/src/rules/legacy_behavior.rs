@@ -93,7 +93,9 @@ impl Rule for LegacyBehavior {
                     "spec",
                     "no spec.behavior: the legacy rules apply (each sync scales toward the highest recommendation of the last 5 minutes, up to max(2×current, 4) replicas, so scale-up goes on after the load is gone)",
                 )
-                .help("add spec.behavior to choose scaling windows and rates; run `hpa-lint explain` to see the current ones"),
+                .help(cx.help_in_v2(
+                    "add spec.behavior to choose scaling windows and rates; run `hpa-lint explain` to see the current ones",
+                )),
             );
         }
     }

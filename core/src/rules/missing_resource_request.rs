@@ -1,5 +1,6 @@
 //! HPA201 `missing-resource-request`: a utilization target the controller cannot compute.
 
+use super::objects::{AdmittedPod, TemplateContainer};
 use super::{Context, Finding, Location, Rule, RuleMeta};
 use crate::features::Gate;
 
@@ -7,14 +8,24 @@ crate::declare_rule! {
     /// ## What it checks
     ///
     /// A `Resource` metric with a `Utilization` target while some container of the scale target's
-    /// pod template (regular containers and restartable init containers, "sidecars"; not plain init
+    /// pods (regular containers and restartable init containers, "sidecars"; not plain init
     /// containers) has no request for that resource; or a `ContainerResource` utilization metric
     /// whose container has none. This includes the CPU metric that kube-apiserver adds when
-    /// `metrics` is omitted (and every `autoscaling/v1` HPA's). With pod-level requests
-    /// (`spec.template.spec.resources.requests`, feature gate `PodLevelResources`), the controller
-    /// uses the pod's total instead (the pod-level request, or else the containers' requests added
-    /// up), and only a pod without any request for the resource is reported. The workload must be
-    /// in the checked manifests.
+    /// `metrics` is omitted (and every `autoscaling/v1` HPA's). One finding per metric names
+    /// every container without the request.
+    ///
+    /// Requests are those of the pods as kube-apiserver admits them, not only as written in the
+    /// template: a container with a limit and no request for a resource gets the limit as its
+    /// request (`SetDefaults_Pod`; per resource: a memory limit says nothing about cpu), and a
+    /// `LimitRange` of the namespace among the checked manifests gives the containers its
+    /// `defaultRequest` (or `default`, or `max`) of each resource they still lack (LimitRanger).
+    /// With pod-level requests (`spec.template.spec.resources`, feature gate `PodLevelResources`,
+    /// on by default from Kubernetes 1.34), the controller uses the pod's total instead (the
+    /// pod-level request, or else the containers' aggregate), and only a pod without any request
+    /// for the resource is reported. The 1.33 controller ignores pod-level requests even with the
+    /// alpha gate on, so for `kubernetesVersion: "1.33"` every container needs its own request.
+    /// For an Argo Rollout with `spec.workloadRef`, the referenced workload's template is read.
+    /// The workload must be in the checked manifests.
     ///
     /// ## Why it matters
     ///
@@ -56,7 +67,7 @@ crate::declare_rule! {
     ///       - name: app
     ///         image: ghcr.io/example/web:1.4.2
     ///         resources:
-    ///           limits: {cpu: "1", memory: 512Mi}
+    ///           limits: {memory: 512Mi}
     /// ```
     ///
     /// Instead:
@@ -91,15 +102,16 @@ crate::declare_rule! {
     ///       - name: app
     ///         image: ghcr.io/example/web:1.4.2
     ///         resources:
-    ///           requests: {cpu: 500m, memory: 512Mi}
-    ///           limits: {cpu: "1", memory: 512Mi}
+    ///           requests: {cpu: 500m}
+    ///           limits: {memory: 512Mi}
     /// ```
     ///
     /// ## How to fix
     ///
-    /// Give every container a request for the resource, sidecars included; or use an `AverageValue`
-    /// target (`averageValue: 350m`), which needs no request; or scale on one container with a
-    /// `ContainerResource` metric.
+    /// Give every container a request for the resource, sidecars included (a limit alone also sets
+    /// it, at the limit's value); or use an `AverageValue` target (`averageValue: 350m`), which
+    /// needs no request; or scale on one container with a `ContainerResource` metric. An
+    /// `autoscaling/v1` HPA has neither: write it in `autoscaling/v2` for those.
     pub struct MissingResourceRequest {
         id: "HPA201",
         name: "missing-resource-request",
@@ -117,15 +129,21 @@ impl Rule for MissingResourceRequest {
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Finding>) {
         let Some(objects) = cx.objects else { return };
         let t = &cx.effective.spec.scale_target_ref;
-        let Some(workload) = objects.workload(&t.kind, cx.namespace(), &t.name) else { return };
-        if workload.containers.is_empty() {
+        let Some(target) = objects.workload(&t.kind, cx.namespace(), &t.name) else { return };
+        let Some(template) = objects.pod_template_of(target) else { return };
+        if template.containers.is_empty() {
             return;
         }
+        // What the controller reads are the pods, as kube-apiserver admitted them.
+        let gate = cx.settings.gates.enabled(Gate::PodLevelResources);
+        let pod = AdmittedPod::new(template, objects.limit_ranges(&template.id.namespace), gate);
         // With pod-level requests (and no container named), the controller takes the pod's
         // aggregated requests instead (`calculatePodLevelRequests` in `replica_calculator.go`,
-        // through component-helpers' `PodRequests`): the pod-level value, or else the sum of
-        // the containers' requests; it fails only when neither has the resource.
-        let pod_level = cx.settings.gates.enabled(Gate::PodLevelResources) && !workload.pod_requests.is_empty();
+        // through component-helpers' `PodRequests`): the pod-level value, or else the
+        // containers' aggregate; it fails only when neither has the resource. (The 1.33
+        // controller ignores pod-level requests: `pod_level_requests` says from which release.)
+        let pod_level = cx.settings.gates.pod_level_requests() && pod.pod_level_requests_set();
+        let v1 = cx.written_in_v1();
         for (i, m) in cx.effective.spec.metrics.iter().enumerate() {
             // The controller reads averageValue first: only then utilization needs requests.
             if let Some(r) = &m.resource
@@ -133,46 +151,74 @@ impl Rule for MissingResourceRequest {
                 && r.target.average_value.is_none()
                 && r.target.average_utilization.is_some()
             {
-                if pod_level
-                    && (workload.pod_requests.contains_key(r.name.as_str())
-                        || workload.containers.iter().any(|c| c.requests.contains_key(r.name.as_str())))
-                {
+                let resource = r.name.as_str();
+                let path = format!("spec.metrics[{i}].resource.target.averageUtilization");
+                if pod_level {
+                    if pod.pod_requests(resource).is_none() {
+                        out.push(
+                            Finding::new(
+                                &Self::META,
+                                path,
+                                format!(
+                                    "{resource} utilization is measured against the pod-level requests of {}, and neither they nor any container request {resource}: the controller will not scale on this metric",
+                                    template.id
+                                ),
+                            )
+                            .help(format!("add {resource} to the pod-level resources.requests"))
+                            .related(
+                                Location::Object {
+                                    id: template.id.clone(),
+                                    path: format!("{}.resources.requests", template.pod_spec_path),
+                                },
+                                format!("no {resource} among the pod-level requests"),
+                            ),
+                        );
+                    }
                     continue;
                 }
-                for c in workload.containers.iter().filter(|c| !c.requests.contains_key(r.name.as_str())) {
-                    let list = if c.sidecar { "initContainers" } else { "containers" };
-                    out.push(
-                        Finding::new(
-                            &Self::META,
-                            format!("spec.metrics[{i}].resource.target.averageUtilization"),
-                            format!(
-                                "{} utilization needs a {} request in every container, and {} {:?} of {} has none: the controller will not scale on this metric",
-                                r.name,
-                                r.name,
-                                if c.sidecar { "sidecar" } else { "container" },
-                                c.name,
-                                workload.id
-                            ),
-                        )
-                        .help(format!("add resources.requests.{} to container {:?}, or use an AverageValue target", r.name, c.name))
-                        .related(
-                            Location::Object {
-                                id: workload.id.clone(),
-                                path: format!("{}.{list}[{}]", workload.pod_spec_path, c.index),
-                            },
-                            format!("no {} request here", r.name),
-                        ),
+                let missing: Vec<&TemplateContainer> =
+                    template.containers.iter().filter(|c| pod.container_request(c, resource).is_none()).collect();
+                if missing.is_empty() {
+                    continue;
+                }
+                let named = describe(&missing);
+                let alternative = if v1 {
+                    "or write the HPA in autoscaling/v2 and use an AverageValue target (autoscaling/v1 has only targetCPUUtilizationPercentage)"
+                } else {
+                    "or use an AverageValue target"
+                };
+                let mut f = Finding::new(
+                    &Self::META,
+                    path,
+                    format!(
+                        "{resource} utilization needs a {resource} request in every container, and {named} of {} {} none: the controller will not scale on this metric",
+                        template.id,
+                        if missing.len() == 1 { "has" } else { "have" },
+                    ),
+                )
+                .help(format!(
+                    "add resources.requests.{resource} to {named} (a {resource} limit alone also sets it), {alternative}"
+                ));
+                for c in missing {
+                    f = f.related(
+                        Location::Object {
+                            id: template.id.clone(),
+                            path: format!("{}.{}[{}]", template.pod_spec_path, c.list(), c.index),
+                        },
+                        format!("no {resource} request here"),
                     );
                 }
+                out.push(f);
             }
             if let Some(r) = &m.container_resource
                 && m.type_ == "ContainerResource"
                 && r.target.average_value.is_none()
                 && r.target.average_utilization.is_some()
-                && let Some(c) = workload.containers.iter().find(|c| c.name == r.container)
-                && !c.requests.contains_key(r.name.as_str())
+                && let Some(c) = template
+                    .containers
+                    .iter()
+                    .find(|c| c.name == r.container && pod.container_request(c, &r.name).is_none())
             {
-                let list = if c.sidecar { "initContainers" } else { "containers" };
                 out.push(
                     Finding::new(
                         &Self::META,
@@ -182,16 +228,38 @@ impl Rule for MissingResourceRequest {
                             r.name, r.container, r.name
                         ),
                     )
-                    .help(format!("add resources.requests.{} to container {:?}", r.name, r.container))
+                    .help(format!(
+                        "add resources.requests.{} to container {:?} (a {} limit alone also sets it)",
+                        r.name, r.container, r.name
+                    ))
                     .related(
                         Location::Object {
-                            id: workload.id.clone(),
-                            path: format!("{}.{list}[{}]", workload.pod_spec_path, c.index),
+                            id: template.id.clone(),
+                            path: format!("{}.{}[{}]", template.pod_spec_path, c.list(), c.index),
                         },
                         format!("no {} request here", r.name),
                     ),
                 );
             }
         }
+    }
+}
+
+/// `container "app"`, `container "app" and sidecar "proxy"`, `containers "a", "b" and "c"`.
+fn describe(containers: &[&TemplateContainer]) -> String {
+    let noun = |c: &TemplateContainer| if c.sidecar { "sidecar" } else { "container" };
+    let all_same = containers.iter().all(|c| c.sidecar == containers[0].sidecar);
+    let names: Vec<String> = containers
+        .iter()
+        .map(|c| if all_same { format!("{:?}", c.name) } else { format!("{} {:?}", noun(c), c.name) })
+        .collect();
+    let list = match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => names.concat(),
+    };
+    match (all_same, containers.len()) {
+        (true, 1) => format!("{} {list}", noun(containers[0])),
+        (true, _) => format!("{}s {list}", noun(containers[0])),
+        (false, _) => list,
     }
 }

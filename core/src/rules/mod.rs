@@ -45,12 +45,12 @@ mod workload_sets_replicas;
 
 use crate::api::{VersionedHpa, v2};
 use crate::convert::AnnotationProblem;
-use crate::evaluator::ControllerOptions;
+use crate::evaluator::HPAControllerConfiguration;
 use crate::features::FeatureGates;
 use crate::field::FieldError;
 
 pub use misspelled_kind::check_kind as check_misspelled_kind;
-pub use objects::{ObjectId, Objects};
+pub use objects::{ObjectId, Objects, is_cluster_scoped};
 pub use removed_api_version::check_version as check_removed_version;
 
 /// How serious a finding is.
@@ -200,7 +200,7 @@ pub struct Settings {
     /// Release and feature gates.
     pub gates: FeatureGates,
     /// kube-controller-manager's settings (sync period, tolerance, downscale stabilization).
-    pub controller: ControllerOptions,
+    pub controller: HPAControllerConfiguration,
     /// `min-replicas-below-threshold`: the smallest acceptable `minReplicas`.
     pub min_replicas: i32,
     /// `max-replicas-above-limit`: the largest acceptable `maxReplicas` (off when `None`).
@@ -218,7 +218,7 @@ impl Default for Settings {
     fn default() -> Self {
         Settings {
             gates: FeatureGates::default(),
-            controller: ControllerOptions::default(),
+            controller: HPAControllerConfiguration::default(),
             min_replicas: 2,
             max_replicas_limit: None,
             max_scale_up_seconds: 600,
@@ -253,6 +253,35 @@ impl Context<'_> {
     /// The namespace of the HPA.
     pub fn namespace(&self) -> &str {
         &self.effective.metadata.namespace
+    }
+
+    /// The scale target's identity: in the HPA's namespace, or in none for a kind without
+    /// namespaces.
+    pub fn scale_target(&self) -> ObjectId {
+        let t = &self.effective.spec.scale_target_ref;
+        let namespace =
+            if is_cluster_scoped(&t.api_version, &t.kind) { String::new() } else { self.namespace().to_string() };
+        ObjectId { api_version: t.api_version.clone(), kind: t.kind.clone(), namespace, name: t.name.clone() }
+    }
+
+    /// Whether the HPA is written in `autoscaling/v1`, whose spec has no `metrics` (only
+    /// `targetCPUUtilizationPercentage`) and no `behavior`: help must not suggest fields it
+    /// cannot express, but `autoscaling/v2`.
+    pub fn written_in_v1(&self) -> bool {
+        matches!(self.original, VersionedHpa::V1(_))
+    }
+
+    /// Help that names `autoscaling/v2` fields (metric types and targets, `behavior`): as it is
+    /// for an HPA in a version that has them; for an `autoscaling/v1` HPA, preceded by rewriting
+    /// it in `autoscaling/v2` (its annotations are a round-trip format, not for writing).
+    pub fn help_in_v2(&self, help: &str) -> String {
+        if self.written_in_v1() {
+            format!(
+                "autoscaling/v1 has only targetCPUUtilizationPercentage: write the HPA in autoscaling/v2 (`hpa-lint convert --to autoscaling/v2`), then {help}"
+            )
+        } else {
+            help.to_string()
+        }
     }
 }
 
@@ -395,7 +424,7 @@ pub fn check_single(subject: Subject<'_>, opts: &RuleOptions) -> Vec<Finding> {
     let problems = conversion.as_ref().map(|c| c.annotation_problems.as_slice()).unwrap_or_default();
     let settings = Settings {
         gates: opts.gates.clone(),
-        controller: ControllerOptions { gates: opts.gates.clone(), ..ControllerOptions::default() },
+        controller: HPAControllerConfiguration::new(opts.gates.clone()),
         ..Settings::default()
     };
     let cx = Context {

@@ -16,16 +16,83 @@ pub struct ObjectId {
     pub api_version: String,
     /// `kind`
     pub kind: String,
-    /// `metadata.namespace` (the default namespace when absent)
+    /// `metadata.namespace`, or the namespace the object lands in when it names none; empty for
+    /// the kinds that have no namespace ([`is_cluster_scoped`]).
     pub namespace: String,
     /// `metadata.name`
     pub name: String,
 }
 
+impl ObjectId {
+    /// Whether objects of this kind live in a namespace ([`is_cluster_scoped`]).
+    pub fn namespaced(&self) -> bool {
+        !is_cluster_scoped(&self.api_version, &self.kind)
+    }
+}
+
+/// `Deployment shop/web`, or `ClusterRole web` for an object without a namespace.
 impl std::fmt::Display for ObjectId {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} {}/{}", self.kind, self.namespace, self.name)
+        write_object(f, &self.kind, &self.namespace, &self.name)
     }
+}
+
+/// Writes an object's kind and name as [`ObjectId`]'s `Display` does: `Deployment shop/web`,
+/// or `ClusterRole web` when the namespace is empty (a kind without namespaces).
+pub fn write_object(out: &mut impl std::fmt::Write, kind: &str, namespace: &str, name: &str) -> std::fmt::Result {
+    if namespace.is_empty() { write!(out, "{kind} {name}") } else { write!(out, "{kind} {namespace}/{name}") }
+}
+
+/// The kinds that have no namespace, by API group: the built-in ones (`kubectl api-resources
+/// --namespaced=false` on Kubernetes 1.37) and those of widely installed extensions. The one
+/// list: the linter asks it which objects take part in namespace resolution, and object names
+/// are printed without a namespace for them.
+const CLUSTER_SCOPED: &[(&str, &[&str])] = &[
+    ("", &["Namespace", "Node", "PersistentVolume", "ComponentStatus"]),
+    ("rbac.authorization.k8s.io", &["ClusterRole", "ClusterRoleBinding"]),
+    ("apiextensions.k8s.io", &["CustomResourceDefinition"]),
+    ("apiregistration.k8s.io", &["APIService"]),
+    (
+        "admissionregistration.k8s.io",
+        &[
+            "MutatingWebhookConfiguration",
+            "ValidatingWebhookConfiguration",
+            "ValidatingAdmissionPolicy",
+            "ValidatingAdmissionPolicyBinding",
+            "MutatingAdmissionPolicy",
+            "MutatingAdmissionPolicyBinding",
+        ],
+    ),
+    ("storage.k8s.io", &["StorageClass", "CSIDriver", "CSINode", "VolumeAttachment", "VolumeAttributesClass"]),
+    ("scheduling.k8s.io", &["PriorityClass"]),
+    ("node.k8s.io", &["RuntimeClass"]),
+    ("networking.k8s.io", &["IngressClass", "IPAddress", "ServiceCIDR"]),
+    ("policy", &["PodSecurityPolicy"]),
+    ("certificates.k8s.io", &["CertificateSigningRequest", "ClusterTrustBundle"]),
+    ("flowcontrol.apiserver.k8s.io", &["FlowSchema", "PriorityLevelConfiguration"]),
+    ("resource.k8s.io", &["DeviceClass", "ResourceSlice"]),
+    ("storagemigration.k8s.io", &["StorageVersionMigration"]),
+    ("authentication.k8s.io", &["TokenReview", "SelfSubjectReview"]),
+    ("authorization.k8s.io", &["SubjectAccessReview", "SelfSubjectAccessReview", "SelfSubjectRulesReview"]),
+    // Extensions whose charts are common inputs.
+    ("cert-manager.io", &["ClusterIssuer"]),
+    ("snapshot.storage.k8s.io", &["VolumeSnapshotClass", "VolumeSnapshotContent"]),
+    ("keda.sh", &["ClusterTriggerAuthentication"]),
+    ("external-secrets.io", &["ClusterSecretStore", "ClusterExternalSecret"]),
+    ("kyverno.io", &["ClusterPolicy", "ClusterCleanupPolicy"]),
+    ("wgpolicyk8s.io", &["ClusterPolicyReport"]),
+    ("templates.gatekeeper.sh", &["ConstraintTemplate"]),
+    ("karpenter.sh", &["NodePool", "NodeClaim"]),
+    ("karpenter.k8s.aws", &["EC2NodeClass"]),
+    ("argoproj.io", &["ClusterWorkflowTemplate"]),
+];
+
+/// Whether objects of `kind` in `apiVersion` live outside namespaces (a Namespace, a
+/// ClusterRole, a CustomResourceDefinition, a PriorityClass, ...; see the list above). Every
+/// kind of Gatekeeper's `constraints.gatekeeper.sh` group is too.
+pub fn is_cluster_scoped(api_version: &str, kind: &str) -> bool {
+    let group = api_version.rsplit_once('/').map_or("", |(group, _)| group);
+    group == "constraints.gatekeeper.sh" || CLUSTER_SCOPED.iter().any(|(g, kinds)| *g == group && kinds.contains(&kind))
 }
 
 /// A container of a pod template, with what the rules need.
@@ -37,8 +104,30 @@ pub struct TemplateContainer {
     pub index: usize,
     /// Whether it is a restartable init container (a sidecar), which counts for requests.
     pub sidecar: bool,
-    /// `resources.requests`, parsed.
+    /// `resources.requests`, parsed, as written.
     pub requests: BTreeMap<String, Quantity>,
+    /// `resources.limits` of the resources it has no request for, parsed: the pod gets them as
+    /// requests when it is created ([`AdmittedPod`]). (The other limits are not read.)
+    pub limits_as_requests: BTreeMap<String, Quantity>,
+}
+
+impl TemplateContainer {
+    /// The list it is in: `containers` or `initContainers`.
+    pub fn list(&self) -> &'static str {
+        if self.sidecar { "initContainers" } else { "containers" }
+    }
+}
+
+/// `spec.workloadRef` of an Argo Rollout: the workload whose pod template the Rollout's pods
+/// are made from (the Rollout then owns the replicas; the workload usually has `replicas: 0`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct WorkloadRef {
+    /// `apiVersion`
+    pub api_version: String,
+    /// `kind`
+    pub kind: String,
+    /// `name` (in the Rollout's namespace)
+    pub name: String,
 }
 
 /// A scalable workload (or any object named as a scale target) of the manifest set.
@@ -50,13 +139,21 @@ pub struct Workload {
     pub replicas: Option<i64>,
     /// The pod template's labels.
     pub pod_labels: BTreeMap<String, String>,
-    /// Regular containers, then restartable init containers (plain init containers are
-    /// left out: they do not count for utilization).
+    /// Regular containers, then restartable init containers (sidecars): the containers whose
+    /// requests the HPA controller adds up for utilization.
     pub containers: Vec<TemplateContainer>,
+    /// The other (plain) init containers: they count only in a pod's aggregate requests
+    /// ([`AdmittedPod::pod_requests`]), never for a container's utilization.
+    pub init_containers: Vec<TemplateContainer>,
     /// Pod-level `spec.template.spec.resources.requests`, when written.
     pub pod_requests: BTreeMap<String, Quantity>,
+    /// Pod-level `spec.template.spec.resources.limits`, when written.
+    pub pod_limits: BTreeMap<String, Quantity>,
     /// The path of the pod spec inside the object (`spec.template.spec`, `spec.jobTemplate...`).
     pub pod_spec_path: String,
+    /// An Argo Rollout's `spec.workloadRef`: its pods come from that workload's template.
+    /// (Boxed: a set keeps thousands of workloads, almost none with one.)
+    pub workload_ref: Option<Box<WorkloadRef>>,
 }
 
 /// `metav1.LabelSelector`, for matching.
@@ -169,7 +266,8 @@ pub struct Vpa {
     pub target_kind: String,
     /// `spec.targetRef.name`
     pub target_name: String,
-    /// `spec.updatePolicy.updateMode` (`Auto` when absent, as the VPA defaults it).
+    /// `spec.updatePolicy.updateMode` (`Recreate` when absent, as the VPA defaults it; `Auto`,
+    /// the former default, is the same mode).
     pub update_mode: String,
     /// Resources the VPA controls (from `resourcePolicy.containerPolicies[*].controlledResources`;
     /// cpu and memory when not restricted). Containers with `mode: "Off"` are left out.
@@ -187,10 +285,48 @@ pub struct ScaledObject {
     pub target_name: String,
 }
 
+/// A LimitRange: the defaults LimitRanger gives the containers of every pod created in its
+/// namespace.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LimitRange {
+    /// Which object.
+    pub id: ObjectId,
+    /// `spec.limits`, as kube-apiserver stores them ([`set_defaults_limit_range_item`]).
+    pub limits: Vec<LimitRangeItem>,
+}
+
+/// One item of a LimitRange's `spec.limits`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct LimitRangeItem {
+    /// `type`: `Container`, `Pod` or `PersistentVolumeClaim`. Only `Container` items set
+    /// defaults; a `Pod` item only bounds the pod's total (it can refuse a pod, never fill in a
+    /// request).
+    pub type_: String,
+    /// `max`
+    pub max: BTreeMap<String, Quantity>,
+    /// `min`
+    pub min: BTreeMap<String, Quantity>,
+    /// `default`: the limit of a container that has none.
+    pub default: BTreeMap<String, Quantity>,
+    /// `defaultRequest`: the request of a container that has none.
+    pub default_request: BTreeMap<String, Quantity>,
+}
+
 /// What a rule may ask about the rest of the manifest set.
 pub trait Objects: Sync {
     /// Workloads with this kind (compared exactly) and name in a namespace.
     fn workload(&self, kind: &str, namespace: &str, name: &str) -> Option<&Workload>;
+    /// The workload whose pod template the pods of `target` are made from: `target` itself,
+    /// or, for an Argo Rollout with `spec.workloadRef`, the workload it names in its namespace
+    /// (`None` when that one is not in the set).
+    fn pod_template_of<'a>(&'a self, target: &'a Workload) -> Option<&'a Workload> {
+        match &target.workload_ref {
+            None => Some(target),
+            Some(r) => self.workload(&r.kind, &target.id.namespace, &r.name),
+        }
+    }
+    /// LimitRanges of a namespace.
+    fn limit_ranges(&self, namespace: &str) -> &[LimitRange];
     /// Any object with this name in the namespace whose kind matches case-insensitively.
     fn workload_any_case(&self, kind: &str, namespace: &str, name: &str) -> Option<&Workload>;
     /// PodDisruptionBudgets of a namespace.
@@ -264,44 +400,272 @@ pub fn workload_from<'a>(id: ObjectId, v: impl Fields<'a>) -> Workload {
         .map(|m| m.entries().map(|(k, v)| (k.into_owned(), v.as_str().unwrap_or_default().to_string())).collect())
         .unwrap_or_default();
     let pod_spec = template.and_then(|t| t.field("spec"));
-    fn requests_of<'a>(c: impl Fields<'a>) -> BTreeMap<String, Quantity> {
-        c.field("resources")
-            .and_then(|r| r.field("requests"))
-            .map(|m| {
-                m.entries()
-                    .filter_map(|(k, q)| {
-                        let parsed = q.quantity_text().and_then(|text| Quantity::parse(text.trim()).ok());
-                        parsed.map(|p| (k.into_owned(), p))
-                    })
-                    .collect()
-            })
-            .unwrap_or_default()
-    }
     let mut containers = Vec::new();
+    let mut init_containers = Vec::new();
     if let Some(cs) = pod_spec.and_then(|p| p.field("containers")).and_then(Fields::items) {
-        for (i, c) in cs.enumerate() {
-            containers.push(TemplateContainer {
-                name: c.field("name").and_then(Fields::as_str).unwrap_or_default().to_string(),
-                index: i,
-                sidecar: false,
-                requests: requests_of(c),
-            });
-        }
+        containers.extend(cs.enumerate().map(|(i, c)| template_container(c, i, false)));
     }
     if let Some(cs) = pod_spec.and_then(|p| p.field("initContainers")).and_then(Fields::items) {
         for (i, c) in cs.enumerate() {
             if c.field("restartPolicy").and_then(Fields::as_str) == Some("Always") {
-                containers.push(TemplateContainer {
-                    name: c.field("name").and_then(Fields::as_str).unwrap_or_default().to_string(),
-                    index: i,
-                    sidecar: true,
-                    requests: requests_of(c),
-                });
+                containers.push(template_container(c, i, true));
+            } else {
+                init_containers.push(template_container(c, i, false));
             }
         }
     }
-    let pod_requests = pod_spec.map(requests_of).unwrap_or_default();
-    Workload { id, replicas, pod_labels, containers, pod_requests, pod_spec_path: "spec.template.spec".into() }
+    let workload_ref = spec.and_then(|s| s.field("workloadRef")).map(|r| {
+        let s = |k: &str| r.field(k).and_then(Fields::as_str).unwrap_or_default().to_string();
+        Box::new(WorkloadRef { api_version: s("apiVersion"), kind: s("kind"), name: s("name") })
+    });
+    Workload {
+        id,
+        replicas,
+        pod_labels,
+        containers,
+        init_containers,
+        pod_requests: pod_spec.map(|p| resource_list(p, "requests")).unwrap_or_default(),
+        pod_limits: pod_spec.map(|p| resource_list(p, "limits")).unwrap_or_default(),
+        pod_spec_path: "spec.template.spec".into(),
+        workload_ref,
+    }
+}
+
+/// A container of a pod template, at `index` in its list.
+fn template_container<'a>(c: impl Fields<'a>, index: usize, sidecar: bool) -> TemplateContainer {
+    let requests = resource_list(c, "requests");
+    let limits_as_requests = c
+        .field("resources")
+        .and_then(|r| r.field("limits"))
+        .map(|limits| {
+            limits
+                .entries()
+                .filter(|(k, _)| !requests.contains_key(k.as_ref()))
+                .filter_map(|(k, q)| quantity(q).map(|p| (k.into_owned(), p)))
+                .collect()
+        })
+        .unwrap_or_default();
+    TemplateContainer {
+        name: c.field("name").and_then(Fields::as_str).unwrap_or_default().to_string(),
+        index,
+        sidecar,
+        requests,
+        limits_as_requests,
+    }
+}
+
+/// `resources.<list>` of a container or pod spec: the quantities that parse.
+fn resource_list<'a>(holder: impl Fields<'a>, list: &str) -> BTreeMap<String, Quantity> {
+    holder.field("resources").and_then(|r| r.field(list)).map(quantities).unwrap_or_default()
+}
+
+/// A `ResourceList`: the quantities that parse.
+fn quantities<'a>(list: impl Fields<'a>) -> BTreeMap<String, Quantity> {
+    list.entries().filter_map(|(k, q)| quantity(q).map(|p| (k.into_owned(), p))).collect()
+}
+
+/// A quantity's value, when it parses.
+fn quantity<'a>(q: impl Fields<'a>) -> Option<Quantity> {
+    q.quantity_text().and_then(|text| Quantity::parse(text.trim()).ok())
+}
+
+/// Builds a [`LimitRange`] from JSON, each item defaulted as kube-apiserver stores it.
+pub fn limit_range_from_json(id: ObjectId, v: &Value) -> LimitRange {
+    let items = v.get("spec").and_then(|s| s.get("limits")).and_then(Value::as_array);
+    let list = |item: &Value, key: &str| item.get(key).map(quantities).unwrap_or_default();
+    let limits = items
+        .into_iter()
+        .flatten()
+        .map(|item| {
+            let mut parsed = LimitRangeItem {
+                type_: item.get("type").and_then(Value::as_str).unwrap_or_default().to_string(),
+                max: list(item, "max"),
+                min: list(item, "min"),
+                default: list(item, "default"),
+                default_request: list(item, "defaultRequest"),
+            };
+            set_defaults_limit_range_item(&mut parsed);
+            parsed
+        })
+        .collect();
+    LimitRange { id, limits }
+}
+
+/// `SetDefaults_LimitRangeItem` (`pkg/apis/core/v1/defaults.go`): for a `Container` item, a
+/// resource with a `max` but no `default` gets the max as its default limit; one with a
+/// default limit but no `defaultRequest` gets the default limit as its default request; one
+/// with a `min` and still no default request gets the min.
+pub fn set_defaults_limit_range_item(item: &mut LimitRangeItem) {
+    if item.type_ != "Container" {
+        return;
+    }
+    for (k, v) in &item.max {
+        item.default.entry(k.clone()).or_insert_with(|| v.clone());
+    }
+    for (k, v) in &item.default {
+        item.default_request.entry(k.clone()).or_insert_with(|| v.clone());
+    }
+    for (k, v) in &item.min {
+        item.default_request.entry(k.clone()).or_insert_with(|| v.clone());
+    }
+}
+
+// === pods as kube-apiserver admits them ===
+
+/// A pod made from a workload's pod template, as kube-apiserver admits it: the requests the HPA
+/// controller reads when it computes utilization. Nothing is copied: each question is about
+/// one resource, answered from the template and the namespace's LimitRanges, in the order
+/// kube-apiserver applies them:
+///
+/// 1. `SetDefaults_Pod` (`pkg/apis/core/v1/defaults.go`): a container (regular or init) without
+///    a request for a resource it has a limit for gets the limit as its request, one resource at
+///    a time (a memory limit says nothing about cpu); with `PodLevelResources`,
+///    `defaultPodRequests` then fills pod-level requests when pod-level limits are written;
+/// 2. the LimitRanger admission plugin (`plugin/pkg/admission/limitranger/admission.go`,
+///    `PodLimitFunc`): each LimitRange of the namespace gives every container (regular and
+///    init) the default request of each resource it still has none of
+///    (`defaultContainerResourceRequirements`, `mergeContainerResources`): its `Container`
+///    items' `defaultRequest`, which kube-apiserver completed from `default` and `max` when it
+///    stored the LimitRange ([`set_defaults_limit_range_item`]). When several LimitRanges set a
+///    default for one resource, Kubernetes applies them in the order its informer lists them;
+///    here, in input order (which value is set may differ, whether one is set does not).
+///
+/// A LimitRange never sets a pod-level request; its `Pod` items only bound a pod's totals.
+#[derive(Debug, Clone, Copy)]
+pub struct AdmittedPod<'a> {
+    /// The workload whose pod template the pod is made from.
+    pub template: &'a Workload,
+    limit_ranges: &'a [LimitRange],
+    pod_level_resources: bool,
+}
+
+impl<'a> AdmittedPod<'a> {
+    /// A pod made from `template` in a namespace with `limit_ranges`; `pod_level_resources` is
+    /// the `PodLevelResources` feature gate.
+    pub fn new(template: &'a Workload, limit_ranges: &'a [LimitRange], pod_level_resources: bool) -> Self {
+        AdmittedPod { template, limit_ranges, pod_level_resources }
+    }
+
+    /// The request of one of the template's containers (of [`Workload::containers`] or
+    /// [`Workload::init_containers`]) for `resource`: as written, else its limit
+    /// (`SetDefaults_Pod`), else a LimitRange's default (LimitRanger).
+    pub fn container_request(&self, c: &'a TemplateContainer, resource: &str) -> Option<&'a Quantity> {
+        defaulted_request(c, resource).or_else(|| self.limit_range_default(resource))
+    }
+
+    /// LimitRanger's default request for `resource`: the first LimitRange that has one; within
+    /// a LimitRange, its last `Container` item that has one (`defaultContainerResourceRequirements`
+    /// lets a later item override an earlier one).
+    fn limit_range_default(&self, resource: &str) -> Option<&'a Quantity> {
+        self.limit_ranges.iter().find_map(|range| {
+            range.limits.iter().rev().filter(|i| i.type_ == "Container").find_map(|i| i.default_request.get(resource))
+        })
+    }
+
+    /// Whether `defaultPodRequests` runs: with `PodLevelResources`, when pod-level limits are
+    /// written.
+    fn defaults_pod_requests(&self) -> bool {
+        self.pod_level_resources && !self.template.pod_limits.is_empty()
+    }
+
+    /// The pod-level request for `resource`, in milli-units: as written, else as
+    /// `defaultPodRequests` sets it (cpu and memory from the containers' aggregate request as
+    /// `SetDefaults_Pod` left it, else a pod-level resource from the pod-level limit).
+    pub fn pod_level_request(&self, resource: &str) -> Option<i64> {
+        if let Some(q) = self.template.pod_requests.get(resource) {
+            return Some(q.milli_value());
+        }
+        if !self.defaults_pod_requests() {
+            return None;
+        }
+        // `IsSupportedPodLevelResource` and `IsOvercommitAllowed`: cpu and memory.
+        let from_containers =
+            matches!(resource, "cpu" | "memory").then(|| self.aggregate(|c| defaulted_request(c, resource))).flatten();
+        from_containers.or_else(|| {
+            self.template
+                .pod_limits
+                .get(resource)
+                .filter(|_| is_supported_pod_level_resource(resource))
+                .map(Quantity::milli_value)
+        })
+    }
+
+    /// `IsPodLevelRequestsSet` (component-helpers `resource/helpers.go`) of the admitted pod:
+    /// its pod-level requests name a resource pods support at that level (cpu, memory,
+    /// hugepages).
+    pub fn pod_level_requests_set(&self) -> bool {
+        let t = self.template;
+        t.pod_requests.keys().any(|k| is_supported_pod_level_resource(k))
+            || (self.defaults_pod_requests()
+                && (t.pod_limits.keys().any(|k| is_supported_pod_level_resource(k))
+                    || ["cpu", "memory"].iter().any(|r| self.aggregate(|c| defaulted_request(c, r)).is_some())))
+    }
+
+    /// `PodRequests` (component-helpers `resource/helpers.go`) for `resource`, in milli-units,
+    /// without pod overhead: the pod-level request when pod-level requests are set and the
+    /// resource is a pod-level one, else the containers' aggregate
+    /// (`AggregateContainerRequests`); `None` when neither has the resource. (The HPA
+    /// controller adds the RuntimeClass's overhead before Kubernetes 1.38; a manifest set has
+    /// no overhead to add.)
+    pub fn pod_requests(&self, resource: &str) -> Option<i64> {
+        if is_supported_pod_level_resource(resource)
+            && self.pod_level_requests_set()
+            && let Some(milli) = self.pod_level_request(resource)
+        {
+            return Some(milli);
+        }
+        self.aggregate(|c| self.container_request(c, resource))
+    }
+
+    /// `AggregateContainerRequests` for one resource, with each container's request from
+    /// `request`: the regular containers and the sidecars added up, and each plain init
+    /// container, with the sidecars started before it, counting as a floor (KEP-753's formula).
+    /// `None` when no container has the resource.
+    fn aggregate(&self, request: impl Fn(&'a TemplateContainer) -> Option<&'a Quantity>) -> Option<i64> {
+        let t = self.template;
+        let mut total: Option<i64> = None;
+        let add = |sum: Option<i64>, q: Option<&Quantity>| match (sum, q) {
+            (s, None) => s,
+            (s, Some(q)) => Some(s.unwrap_or(0).saturating_add(q.milli_value())),
+        };
+        for c in t.containers.iter().filter(|c| !c.sidecar) {
+            total = add(total, request(c));
+        }
+        // `initContainers` in their order: sidecars (among `containers`) and plain ones interleave.
+        let mut init: Vec<&TemplateContainer> = t.containers.iter().filter(|c| c.sidecar).collect();
+        if init.is_empty() && t.init_containers.is_empty() {
+            return total;
+        }
+        init.extend(&t.init_containers);
+        init.sort_by_key(|c| c.index);
+        let (mut sidecars, mut floor): (Option<i64>, Option<i64>) = (None, None);
+        for c in init {
+            let q = request(c);
+            let running = if c.sidecar {
+                total = add(total, q);
+                sidecars = add(sidecars, q);
+                sidecars
+            } else {
+                add(sidecars, q)
+            };
+            floor = floor.max(running);
+        }
+        match (total, floor) {
+            (Some(t), Some(f)) => Some(t.max(f)),
+            (t, f) => t.or(f),
+        }
+    }
+}
+
+/// The request part of `SetDefaults_Pod` for one container and resource: as written, else the
+/// limit.
+fn defaulted_request<'a>(c: &'a TemplateContainer, resource: &str) -> Option<&'a Quantity> {
+    c.requests.get(resource).or_else(|| c.limits_as_requests.get(resource))
+}
+
+/// `IsSupportedPodLevelResource` (component-helpers `resource/helpers.go`).
+fn is_supported_pod_level_resource(resource: &str) -> bool {
+    matches!(resource, "cpu" | "memory") || resource.starts_with("hugepages-")
 }
 
 /// Builds a [`Pdb`] from JSON.
@@ -323,7 +687,7 @@ pub fn vpa_from_json(id: ObjectId, v: &Value) -> Vpa {
         |n: Option<&Value>, k: &str| n.and_then(|n| n.get(k)).and_then(Value::as_str).unwrap_or_default().to_string();
     let mut update_mode = s(spec.and_then(|s| s.get("updatePolicy")), "updateMode");
     if update_mode.is_empty() {
-        update_mode = "Auto".into();
+        update_mode = "Recreate".into();
     }
     let policies =
         spec.and_then(|s| s.get("resourcePolicy")).and_then(|r| r.get("containerPolicies")).and_then(Value::as_array);
@@ -392,6 +756,136 @@ mod tests {
         assert_eq!(IntOrPercent::from_json(&json!("50%")).unwrap().scaled(3, true), 2);
         assert_eq!(IntOrPercent::from_json(&json!("50%")).unwrap().scaled(3, false), 1);
         assert_eq!(IntOrPercent::from_json(&json!(2)).unwrap().scaled(3, true), 2);
+    }
+
+    fn template(spec: Value) -> Workload {
+        workload_from_json(ObjectId::default(), &json!({"spec": {"template": {"spec": spec}}}))
+    }
+
+    /// The resources a container of the admitted pod requests, of those named.
+    fn requested<'a>(pod: &AdmittedPod<'_>, c: &TemplateContainer, of: &[&'a str]) -> Vec<&'a str> {
+        of.iter().copied().filter(|r| pod.container_request(c, r).is_some()).collect()
+    }
+
+    /// `SetDefaults_Pod`: a request comes from the limit of the same resource only.
+    #[test]
+    fn requests_default_to_limits_per_resource() {
+        let w = template(json!({"containers": [
+            {"name": "a", "resources": {"limits": {"memory": "1Gi"}}},
+            {"name": "b", "resources": {"requests": {"cpu": "100m"}, "limits": {"cpu": "1", "memory": "1Gi"}}},
+        ]}));
+        let pod = AdmittedPod::new(&w, &[], true);
+        assert_eq!(requested(&pod, &w.containers[0], &["cpu", "memory"]), ["memory"]);
+        assert_eq!(pod.container_request(&w.containers[1], "cpu").map(Quantity::milli_value), Some(100));
+        assert_eq!(pod.container_request(&w.containers[1], "memory").map(Quantity::value), Some(1 << 30));
+        assert!(!pod.pod_level_requests_set());
+    }
+
+    /// `SetDefaults_LimitRangeItem` then LimitRanger: defaultRequest, else default, else max,
+    /// else min; `Container` items only, for containers and init containers alike.
+    #[test]
+    fn limit_ranges_fill_missing_requests() {
+        let range = limit_range_from_json(
+            ObjectId::default(),
+            &json!({"spec": {"limits": [
+                {"type": "Pod", "max": {"ephemeral-storage": "1Gi"}},
+                {"type": "Container", "max": {"memory": "2Gi"}, "min": {"nvidia.com/gpu": "1"}},
+                {"type": "Container", "default": {"cpu": "500m"}, "defaultRequest": {"memory": "256Mi"}},
+            ]}}),
+        );
+        let keys = |m: &BTreeMap<String, Quantity>| m.keys().cloned().collect::<Vec<_>>();
+        assert_eq!(keys(&range.limits[1].default), ["memory"]);
+        assert_eq!(keys(&range.limits[1].default_request), ["memory", "nvidia.com/gpu"]);
+        assert_eq!(keys(&range.limits[2].default_request), ["cpu", "memory"]);
+        assert!(range.limits[0].default_request.is_empty(), "a Pod item defaults nothing");
+        let w = template(json!({
+            "initContainers": [{"name": "init"}],
+            "containers": [{"name": "a", "resources": {"requests": {"cpu": "1"}}}],
+        }));
+        let ranges = [range];
+        let pod = AdmittedPod::new(&w, &ranges, true);
+        let all = ["cpu", "memory", "nvidia.com/gpu", "ephemeral-storage"];
+        assert_eq!(requested(&pod, &w.containers[0], &all), ["cpu", "memory", "nvidia.com/gpu"]);
+        assert_eq!(pod.container_request(&w.containers[0], "cpu").map(Quantity::milli_value), Some(1000));
+        let memory = pod.container_request(&w.containers[0], "memory").map(Quantity::value);
+        assert_eq!(memory, Some(256 << 20), "a later item overrides an earlier one");
+        assert_eq!(requested(&pod, &w.init_containers[0], &all), ["cpu", "memory", "nvidia.com/gpu"]);
+    }
+
+    /// `defaultPodRequests`: only with pod-level limits; from the containers' aggregate for cpu
+    /// and memory, else from the pod-level limit.
+    #[test]
+    fn pod_level_requests_default_from_limits_and_containers() {
+        let w = template(json!({
+            "resources": {"limits": {"cpu": "2", "memory": "2Gi"}},
+            "containers": [{"name": "a", "resources": {"requests": {"memory": "1Gi"}}}, {"name": "b"}],
+        }));
+        let pod = AdmittedPod::new(&w, &[], true);
+        assert_eq!(pod.pod_level_request("cpu"), Some(2000), "from the pod-level limit");
+        assert_eq!(pod.pod_level_request("memory"), Some(1000 << 30), "from the containers' aggregate");
+        assert!(pod.pod_level_requests_set());
+        let gate_off = AdmittedPod::new(&w, &[], false);
+        assert!(!gate_off.pod_level_requests_set(), "not without PodLevelResources");
+        assert_eq!(gate_off.pod_level_request("cpu"), None);
+        let no_limits = template(json!({"containers": [{"name": "a", "resources": {"requests": {"cpu": "1"}}}]}));
+        assert!(!AdmittedPod::new(&no_limits, &[], true).pod_level_requests_set());
+    }
+
+    /// `AggregateContainerRequests` and `PodRequests`: containers and sidecars add up; a plain
+    /// init container, with the sidecars started before it, is a floor.
+    #[test]
+    fn pod_requests_follow_the_sidecar_formula() {
+        let w = template(json!({
+            "initContainers": [
+                {"name": "s1", "restartPolicy": "Always", "resources": {"requests": {"cpu": "100m"}}},
+                {"name": "init", "resources": {"requests": {"cpu": "2", "memory": "64Mi"}}},
+                {"name": "s2", "restartPolicy": "Always", "resources": {"requests": {"cpu": "200m"}}},
+            ],
+            "containers": [{"name": "a", "resources": {"requests": {"cpu": "500m"}}}],
+        }));
+        let pod = AdmittedPod::new(&w, &[], true);
+        // max(500m + 100m + 200m, 100m + 2) = 2100m; memory only from the init container.
+        assert_eq!(pod.pod_requests("cpu"), Some(2100));
+        assert_eq!(pod.pod_requests("memory"), Some(64 * 1024 * 1024 * 1000));
+        assert_eq!(pod.pod_requests("ephemeral-storage"), None);
+        let with_pod_level = template(json!({
+            "resources": {"requests": {"cpu": "3", "ephemeral-storage": "1Gi"}},
+            "containers": [{"name": "a", "resources": {"requests": {"cpu": "500m", "memory": "1Gi"}}}],
+        }));
+        let pod = AdmittedPod::new(&with_pod_level, &[], true);
+        assert_eq!(pod.pod_requests("cpu"), Some(3000), "the pod-level request wins");
+        assert_eq!(pod.pod_requests("memory"), Some(1000 * (1 << 30)), "the containers' aggregate otherwise");
+        assert_eq!(pod.pod_requests("ephemeral-storage"), None, "not a pod-level resource");
+    }
+
+    #[test]
+    fn kinds_without_namespaces() {
+        assert!(is_cluster_scoped("rbac.authorization.k8s.io/v1", "ClusterRole"));
+        assert!(is_cluster_scoped("v1", "Namespace"));
+        assert!(is_cluster_scoped("constraints.gatekeeper.sh/v1beta1", "K8sRequiredLabels"));
+        assert!(!is_cluster_scoped("rbac.authorization.k8s.io/v1", "Role"));
+        assert!(!is_cluster_scoped("example.com/v1", "Namespace"), "another group's kind");
+        let mut id = ObjectId {
+            api_version: "v1".into(),
+            kind: "Namespace".into(),
+            namespace: String::new(),
+            name: "shop".into(),
+        };
+        assert_eq!(id.to_string(), "Namespace shop");
+        assert!(!id.namespaced());
+        id.kind = "ConfigMap".into();
+        id.namespace = "shop".into();
+        assert_eq!(id.to_string(), "ConfigMap shop/shop");
+    }
+
+    #[test]
+    fn rollouts_name_the_workload_of_their_template() {
+        let w = workload_from_json(
+            ObjectId::default(),
+            &json!({"spec": {"workloadRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}}}),
+        );
+        let r = w.workload_ref.unwrap_or_default();
+        assert_eq!((r.api_version.as_str(), r.kind.as_str(), r.name.as_str()), ("apps/v1", "Deployment", "web"));
     }
 
     #[test]

@@ -95,7 +95,7 @@ impl Rule for PolicyPeriodBelowSyncPeriod {
                                 p.period_seconds
                             ),
                         )
-                        .help(format!("use a period of at least {sync} s")),
+                        .help(cx.help_in_v2(&format!("use a period of at least {sync} s"))),
                     );
                 }
             }

@@ -93,7 +93,9 @@ impl Rule for ScaleDownDisabled {
                     "spec.behavior.scaleDown.selectPolicy",
                     "scale-down is disabled: after a peak the workload stays at its highest replica count",
                 )
-                .help("slow scale-down instead of disabling it: a long stabilizationWindowSeconds and a small policy"),
+                .help(cx.help_in_v2(
+                    "slow scale-down instead of disabling it: a long stabilizationWindowSeconds and a small policy",
+                )),
             );
         }
     }

@@ -103,7 +103,7 @@ impl Rule for ShortScaleDownWindow {
                     path,
                     format!("a {window} s scale-down window removes pods at the first dip in load (less than {bound} s): the HPA will flap"),
                 )
-                .help("use a scale-down stabilizationWindowSeconds of a few minutes (300 is the default)"),
+                .help(cx.help_in_v2("use a scale-down stabilizationWindowSeconds of a few minutes (300 is the default)")),
             );
         }
     }

@@ -112,7 +112,7 @@ impl Rule for SlowScaleUp {
                     path,
                     format!("the HPA can never scale from {min} to {} replicas (stuck at {})", spec.max_replicas, run.path().last().copied().unwrap_or(min)),
                 )
-                .help("allow scale-up (selectPolicy Max or Min with a non-zero policy)"),
+                .help(cx.help_in_v2("allow scale-up (selectPolicy Max or Min with a non-zero policy)")),
             ),
             Some(s) if s > bound => out.push(
                 Finding::new(
@@ -123,7 +123,9 @@ impl Rule for SlowScaleUp {
                         spec.max_replicas, run.syncs
                     ),
                 )
-                .help("allow faster growth (a Percent policy, a larger step, a shorter scale-up window); see `hpa-lint explain`"),
+                .help(cx.help_in_v2(
+                    "allow faster growth (a Percent policy, a larger step, a shorter scale-up window); see `hpa-lint explain`",
+                )),
             ),
             Some(_) => {}
         }

@@ -120,7 +120,7 @@ impl Rule for TargetNotFound {
             Finding::new(
                 &Self::META,
                 "spec.scaleTargetRef.name",
-                format!("no {} {}/{} among the checked manifests", t.kind, cx.namespace(), t.name),
+                format!("no {} among the checked manifests", cx.scale_target()),
             )
             .help("check the name and namespace of the target, or ignore this when the workload is deployed elsewhere"),
         );

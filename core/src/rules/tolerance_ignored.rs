@@ -7,10 +7,12 @@ crate::declare_rule! {
     /// ## What it checks
     ///
     /// `spec.behavior.scaleUp.tolerance` or `scaleDown.tolerance` (in `autoscaling/v1`, inside the
-    /// behavior annotation) while the feature gate `HPAConfigurableTolerance` is off. The gate was
-    /// alpha (off) in 1.33 and 1.34, is beta (on) since 1.35 and GA (locked on) in 1.37, so the rule
-    /// only speaks for clusters that switched it off: the examples below assume
-    /// `kubernetesVersion: "1.36"` and `featureGates: {HPAConfigurableTolerance: false}`.
+    /// behavior annotation) while the feature gate `HPAConfigurableTolerance` is off. Whether it
+    /// reports depends on the release: on Kubernetes 1.33 and 1.34 the gate is alpha and off by
+    /// default, so every tolerance is reported; on 1.35 and 1.36 it is beta and on, so only
+    /// clusters that switched it off are concerned; from 1.37 it is GA and locked on, and the rule
+    /// never reports. The examples below assume `kubernetesVersion: "1.36"` with
+    /// `featureGates: {HPAConfigurableTolerance: false}` (or 1.33/1.34 with their defaults).
     ///
     /// ## Why it matters
     ///

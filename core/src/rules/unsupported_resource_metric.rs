@@ -89,7 +89,7 @@ impl Rule for UnsupportedResourceMetric {
                             "the resource metrics API reports only cpu and memory, not {name:?}: this metric never produces a value"
                         ),
                     )
-                    .help("serve it through a custom or external metrics adapter and use a Pods or External metric"),
+                    .help(cx.help_in_v2("serve it through a custom or external metrics adapter and use a Pods or External metric")),
                 );
             }
         }

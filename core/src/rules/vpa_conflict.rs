@@ -1,14 +1,26 @@
 //! HPA408 `vpa-conflict`: an HPA and a VPA both acting on cpu or memory of one workload.
 
-use super::{Context, Finding, Location, Rule, RuleMeta};
+use super::{Context, Finding, Location, Rule, RuleMeta, Severity};
 
 crate::declare_rule! {
     /// ## What it checks
     ///
-    /// A VerticalPodAutoscaler that updates pods (`updateMode` `Auto`, the default, `Recreate` or
-    /// `InPlaceOrRecreate`) and targets the same workload as this HPA, when the HPA scales on a
-    /// `Resource` (or `ContainerResource`) metric of cpu or memory that the VPA controls (all
-    /// containers' cpu and memory unless `resourcePolicy` restricts them).
+    /// A VerticalPodAutoscaler that sets pod requests and targets the same workload as this HPA,
+    /// when the HPA scales on a `Resource` (or `ContainerResource`) metric of cpu or memory that
+    /// the VPA controls (all containers' cpu and memory unless `resourcePolicy` restricts them).
+    /// The severity follows the VPA's `updatePolicy.updateMode` (the update modes of
+    /// `autoscaling.k8s.io/v1`):
+    ///
+    /// - `Recreate` (the default), `Auto` (the same, deprecated) and `InPlaceOrRecreate`: a
+    ///   warning. The VPA changes the requests of running pods, by eviction or in place, while
+    ///   the HPA is scaling on them.
+    /// - `Initial`: informational. The VPA sets requests only when a pod is created, and never
+    ///   touches a running one; but every pod the HPA adds, and every pod of a rollout, gets the
+    ///   VPA's current recommendation as its requests, so the denominator of the utilization the
+    ///   HPA targets moves with each new pod. The two are coupled through pod creation, not by a
+    ///   loop within one scaling event: over pod generations the target's meaning drifts (70 % of
+    ///   a request that itself follows usage), which is worth knowing rather than certainly wrong.
+    /// - `Off`: nothing is reported (recommendations only).
     ///
     /// ## Why it matters
     ///
@@ -101,9 +113,13 @@ impl Rule for VpaConflict {
             if vpa.target_kind != t.kind || vpa.target_name != t.name {
                 continue;
             }
-            if !matches!(vpa.update_mode.as_str(), "Auto" | "Recreate" | "InPlaceOrRecreate") {
-                continue;
-            }
+            // Modes that change running pods fight the HPA; `Initial` sets requests of new pods
+            // only (see the documentation); `Off` and unknown modes set nothing.
+            let severity = match vpa.update_mode.as_str() {
+                "Auto" | "Recreate" | "InPlaceOrRecreate" => Severity::Warning,
+                "Initial" => Severity::Info,
+                _ => continue,
+            };
             for (i, m) in cx.effective.spec.metrics.iter().enumerate() {
                 let (source, name) = match (&m.resource, &m.container_resource) {
                     (Some(r), _) => ("resource", &r.name),
@@ -111,18 +127,27 @@ impl Rule for VpaConflict {
                     _ => continue,
                 };
                 if vpa.controlled_resources.iter().any(|c| c == name) {
-                    out.push(
-                        Finding::new(
-                            &Self::META,
-                            format!("spec.metrics[{i}].{source}"),
-                            format!(
-                                "VerticalPodAutoscaler {} ({}) also sets the {name} requests of {} {}: the two autoscalers feed each other",
-                                vpa.id.name, vpa.update_mode, t.kind, t.name
-                            ),
+                    let message = if severity == Severity::Info {
+                        format!(
+                            "VerticalPodAutoscaler {} (Initial) sets the {name} requests of every new pod of {} {}: the utilization this HPA targets is measured against requests that follow usage",
+                            vpa.id.name, t.kind, t.name
                         )
-                        .help("scale on a custom or external metric, limit the VPA's controlledResources, or use updateMode \"Off\"")
-                        .related(Location::Object { id: vpa.id.clone(), path: "spec.updatePolicy".into() }, "this VPA"),
-                    );
+                    } else {
+                        format!(
+                            "VerticalPodAutoscaler {} ({}) also sets the {name} requests of {} {}: the two autoscalers feed each other",
+                            vpa.id.name, vpa.update_mode, t.kind, t.name
+                        )
+                    };
+                    let help = if cx.written_in_v1() {
+                        "limit the VPA's controlledResources, use updateMode \"Off\", or write the HPA in autoscaling/v2 to scale on a custom or external metric"
+                    } else {
+                        "scale on a custom or external metric, limit the VPA's controlledResources, or use updateMode \"Off\""
+                    };
+                    let mut f = Finding::new(&Self::META, format!("spec.metrics[{i}].{source}"), message)
+                        .help(help)
+                        .related(Location::Object { id: vpa.id.clone(), path: "spec.updatePolicy".into() }, "this VPA");
+                    f.severity = severity;
+                    out.push(f);
                 }
             }
         }

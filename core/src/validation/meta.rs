@@ -7,6 +7,7 @@
 //! Go iterates label and annotation maps in random order; here they are sorted by key.
 
 use crate::api::meta::{ObjectMeta, OwnerReference};
+use crate::features::KubernetesVersion;
 use crate::field::{BadValue, ErrorList, FieldError, Path};
 use crate::go;
 
@@ -33,8 +34,14 @@ impl NameRule {
     }
 }
 
-/// apimachinery `ValidateObjectMetaAccessor` for a namespaced object.
-pub fn validate_object_meta(meta: &ObjectMeta, rule: NameRule, path: &Path<'_>) -> ErrorList {
+/// apimachinery `ValidateObjectMetaAccessor` for a namespaced object, with the messages of
+/// `release`.
+pub fn validate_object_meta(
+    meta: &ObjectMeta,
+    rule: NameRule,
+    path: &Path<'_>,
+    release: KubernetesVersion,
+) -> ErrorList {
     let mut errs = ErrorList::new();
     if !meta.generate_name.is_empty() {
         let p = path.child("generateName");
@@ -50,12 +57,12 @@ pub fn validate_object_meta(meta: &ObjectMeta, rule: NameRule, path: &Path<'_>) 
             errs.push(FieldError::invalid(&name_path, BadValue::Str(meta.name.clone()), msg));
         }
     }
-    errs.extend(validate_common(meta, path));
+    errs.extend(validate_common(meta, path, release));
     errs
 }
 
 /// `validateObjectMetaAccessorWithOptsCommon` for a namespaced object.
-fn validate_common(meta: &ObjectMeta, path: &Path<'_>) -> ErrorList {
+fn validate_common(meta: &ObjectMeta, path: &Path<'_>, release: KubernetesVersion) -> ErrorList {
     let mut errs = ErrorList::new();
     let ns = path.child("namespace");
     if meta.namespace.is_empty() {
@@ -72,23 +79,23 @@ fn validate_common(meta: &ObjectMeta, path: &Path<'_>) -> ErrorList {
             "must be greater than or equal to 0",
         ));
     }
-    errs.extend(validate_labels(meta, path));
-    errs.extend(validate_annotations(meta, path));
-    errs.extend(validate_owner_references(&meta.owner_references, &path.child("ownerReferences")));
-    errs.extend(validate_finalizers(&meta.finalizers, &path.child("finalizers")));
+    errs.extend(validate_labels(meta, path, release));
+    errs.extend(validate_annotations(meta, path, release));
+    errs.extend(validate_owner_references(&meta.owner_references, &path.child("ownerReferences"), release));
+    errs.extend(validate_finalizers(&meta.finalizers, &path.child("finalizers"), release));
     errs.extend(validate_managed_fields(meta, &path.child("managedFields")));
     errs
 }
 
 /// `ValidateLabels`: one error per bad key or value, reported on `metadata.labels`.
-fn validate_labels(meta: &ObjectMeta, path: &Path<'_>) -> ErrorList {
+fn validate_labels(meta: &ObjectMeta, path: &Path<'_>, release: KubernetesVersion) -> ErrorList {
     let mut errs = ErrorList::new();
     let p = path.child("labels");
     for (k, v) in &meta.labels {
-        for msg in names::qualified_name(k) {
+        for msg in names::qualified_name(k, release) {
             errs.push(FieldError::invalid(&p, BadValue::Str(k.clone()), msg));
         }
-        for msg in names::label_value(v) {
+        for msg in names::label_value(v, release) {
             errs.push(FieldError::invalid(&p, BadValue::Str(v.clone()), msg));
         }
     }
@@ -96,11 +103,11 @@ fn validate_labels(meta: &ObjectMeta, path: &Path<'_>) -> ErrorList {
 }
 
 /// `ValidateAnnotations`: keys are qualified names (case-insensitively); total size ≤ 256 KiB.
-fn validate_annotations(meta: &ObjectMeta, path: &Path<'_>) -> ErrorList {
+fn validate_annotations(meta: &ObjectMeta, path: &Path<'_>, release: KubernetesVersion) -> ErrorList {
     let mut errs = ErrorList::new();
     let p = path.child("annotations");
     for k in meta.annotations.keys() {
-        for msg in names::qualified_name(&k.to_lowercase()) {
+        for msg in names::qualified_name(&k.to_lowercase(), release) {
             errs.push(FieldError::invalid(&p, BadValue::Str(k.clone()), msg).with_origin("format=k8s-label-key"));
         }
     }
@@ -111,14 +118,49 @@ fn validate_annotations(meta: &ObjectMeta, path: &Path<'_>) -> ErrorList {
     errs
 }
 
-/// The JSON Go prints for an owner reference value.
-fn owner_reference_json(r: &OwnerReference) -> String {
-    go::to_go_json(r).unwrap_or_else(|_| "{}".to_string())
+/// An owner reference as a field error value: its JSON, and Go's `%#v` of the
+/// `metav1.OwnerReference` (a set `controller` or `blockOwnerDeletion` is a `*bool`, which Go
+/// prints as a heap address; a fixed one stands in for it).
+fn owner_reference_value(r: &OwnerReference) -> BadValue {
+    BadValue::Composite {
+        json: go::to_go_json(r).unwrap_or_else(|_| "{}".to_string()),
+        go_syntax: owner_reference_go(r),
+    }
 }
 
-/// `ValidateOwnerReferences`.
-fn validate_owner_references(refs: &[OwnerReference], path: &Path<'_>) -> ErrorList {
+fn owner_reference_go(r: &OwnerReference) -> String {
+    let ptr = |b: Option<bool>| if b.is_some() { "(*bool)(0xc000000000)" } else { "(*bool)(nil)" };
+    format!(
+        "v1.OwnerReference{{APIVersion:{}, Kind:{}, Name:{}, UID:{}, Controller:{}, BlockOwnerDeletion:{}}}",
+        go::quote(&r.api_version),
+        go::quote(&r.kind),
+        go::quote(&r.name),
+        go::quote(&r.uid),
+        ptr(r.controller),
+        ptr(r.block_owner_deletion),
+    )
+}
+
+/// A `[]string` as a field error value.
+fn string_list_value(list: &[String]) -> BadValue {
+    let items: Vec<String> = list.iter().map(|s| go::quote(s)).collect();
+    BadValue::Composite {
+        json: go::to_go_json(list).unwrap_or_default(),
+        go_syntax: format!("[]string{{{}}}", items.join(", ")),
+    }
+}
+
+/// `ValidateOwnerReferences`. Up to 1.33 the empty-field details name the field ("kind must not
+/// be empty"); from 1.34 they do not.
+fn validate_owner_references(refs: &[OwnerReference], path: &Path<'_>, release: KubernetesVersion) -> ErrorList {
     let mut errs = ErrorList::new();
+    let empty = |field: &str| {
+        if release <= KubernetesVersion::V1_33 {
+            format!("{field} must not be empty")
+        } else {
+            "must not be empty".to_string()
+        }
+    };
     let mut first_controller: Option<String> = None;
     for r in refs {
         // schema.FromAPIVersionAndKind: an unparsable apiVersion gives an empty group/version.
@@ -131,18 +173,18 @@ fn validate_owner_references(refs: &[OwnerReference], path: &Path<'_>) -> ErrorL
             ));
         }
         if r.kind.is_empty() {
-            errs.push(FieldError::invalid(&path.child("kind"), BadValue::Str(r.kind.clone()), "must not be empty"));
+            errs.push(FieldError::invalid(&path.child("kind"), BadValue::Str(r.kind.clone()), empty("kind")));
         }
         if r.name.is_empty() {
-            errs.push(FieldError::invalid(&path.child("name"), BadValue::Str(r.name.clone()), "must not be empty"));
+            errs.push(FieldError::invalid(&path.child("name"), BadValue::Str(r.name.clone()), empty("name")));
         }
         if r.uid.is_empty() {
-            errs.push(FieldError::invalid(&path.child("uid"), BadValue::named(&r.uid), "must not be empty"));
+            errs.push(FieldError::invalid(&path.child("uid"), BadValue::named(&r.uid), empty("uid")));
         }
         if group.is_empty() && version == "v1" && r.kind == "Event" {
             errs.push(FieldError::invalid(
                 path,
-                BadValue::Json(owner_reference_json(r)),
+                owner_reference_value(r),
                 "/v1, Kind=Event is disallowed from being an owner",
             ));
         }
@@ -151,7 +193,13 @@ fn validate_owner_references(refs: &[OwnerReference], path: &Path<'_>) -> ErrorL
             match &first_controller {
                 Some(first) => errs.push(FieldError::invalid(
                     path,
-                    BadValue::Json(go::to_go_json(refs).unwrap_or_default()),
+                    BadValue::Composite {
+                        json: go::to_go_json(refs).unwrap_or_default(),
+                        go_syntax: format!(
+                            "[]v1.OwnerReference{{{}}}",
+                            refs.iter().map(owner_reference_go).collect::<Vec<_>>().join(", ")
+                        ),
+                    },
                     format!(
                         "Only one reference can have Controller set to true. Found \"true\" in references for {first} and {current}"
                     ),
@@ -164,17 +212,17 @@ fn validate_owner_references(refs: &[OwnerReference], path: &Path<'_>) -> ErrorL
 }
 
 /// `ValidateFinalizers` (apimachinery): qualified names, not both orphan and foregroundDeletion.
-fn validate_finalizers(finalizers: &[String], path: &Path<'_>) -> ErrorList {
+fn validate_finalizers(finalizers: &[String], path: &Path<'_>, release: KubernetesVersion) -> ErrorList {
     let mut errs = ErrorList::new();
     for f in finalizers {
-        for msg in names::qualified_name(f) {
+        for msg in names::qualified_name(f, release) {
             errs.push(FieldError::invalid(path, BadValue::Str(f.clone()), msg));
         }
     }
     if finalizers.iter().any(|f| f == "orphan") && finalizers.iter().any(|f| f == "foregroundDeletion") {
         errs.push(FieldError::invalid(
             path,
-            BadValue::Json(go::to_go_json(finalizers).unwrap_or_default()),
+            string_list_value(finalizers),
             "finalizer orphan and foregroundDeletion cannot be both set",
         ));
     }
@@ -182,11 +230,11 @@ fn validate_finalizers(finalizers: &[String], path: &Path<'_>) -> ErrorList {
 }
 
 /// The finalizer checks `pkg/apis/core/validation` adds (`validateKubeFinalizerName`).
-pub fn validate_kube_finalizers(finalizers: &[String], path: &Path<'_>) -> ErrorList {
+pub fn validate_kube_finalizers(finalizers: &[String], path: &Path<'_>, release: KubernetesVersion) -> ErrorList {
     let mut errs = ErrorList::new();
     for (i, f) in finalizers.iter().enumerate() {
         let p = path.index(i);
-        let msgs = names::qualified_name(f);
+        let msgs = names::qualified_name(f, release);
         if !msgs.is_empty() {
             errs.extend(msgs.into_iter().map(|m| FieldError::invalid(&p, BadValue::Str(f.clone()), m)));
             continue;
@@ -241,8 +289,13 @@ fn validate_managed_fields(meta: &ObjectMeta, path: &Path<'_>) -> ErrorList {
     errs
 }
 
-/// apimachinery `ValidateObjectMetaAccessorUpdate`.
-pub fn validate_object_meta_update(new: &ObjectMeta, old: &ObjectMeta, path: &Path<'_>) -> ErrorList {
+/// apimachinery `ValidateObjectMetaAccessorUpdate`, with the messages of `release`.
+pub fn validate_object_meta_update(
+    new: &ObjectMeta,
+    old: &ObjectMeta,
+    path: &Path<'_>,
+    release: KubernetesVersion,
+) -> ErrorList {
     let mut errs = ErrorList::new();
     if old.deletion_timestamp.is_some() {
         let extra: std::collections::BTreeSet<&String> =
@@ -285,30 +338,24 @@ pub fn validate_object_meta_update(new: &ObjectMeta, old: &ObjectMeta, path: &Pa
     if new.creation_timestamp != old.creation_timestamp {
         errs.push(FieldError::invalid(
             &path.child("creationTimestamp"),
-            time_value(Some(new.creation_timestamp)),
+            BadValue::Time(new.creation_timestamp),
             IMMUTABLE,
         ));
     }
     if new.deletion_timestamp != old.deletion_timestamp {
-        errs.push(FieldError::invalid(&path.child("deletionTimestamp"), time_value(new.deletion_timestamp), IMMUTABLE));
+        let v = new.deletion_timestamp.map_or(BadValue::Null, BadValue::Time);
+        errs.push(FieldError::invalid(&path.child("deletionTimestamp"), v, IMMUTABLE));
     }
     if new.deletion_grace_period_seconds != old.deletion_grace_period_seconds {
         let v = match new.deletion_grace_period_seconds {
             Some(s) => BadValue::Int(s),
-            None => BadValue::Str("null".to_string()),
+            None => BadValue::Null,
         };
         errs.push(FieldError::invalid(&path.child("deletionGracePeriodSeconds"), v, IMMUTABLE));
     }
-    errs.extend(validate_labels(new, path));
-    errs.extend(validate_annotations(new, path));
-    errs.extend(validate_owner_references(&new.owner_references, &path.child("ownerReferences")));
+    errs.extend(validate_labels(new, path, release));
+    errs.extend(validate_annotations(new, path, release));
+    errs.extend(validate_owner_references(&new.owner_references, &path.child("ownerReferences"), release));
     errs.extend(validate_managed_fields(new, &path.child("managedFields")));
     errs
-}
-
-fn time_value(t: Option<crate::api::Time>) -> BadValue {
-    match t {
-        Some(t) if !t.is_zero() => BadValue::Json(go::json_string(&t.to_rfc3339())),
-        _ => BadValue::Json("null".to_string()),
-    }
 }

@@ -19,8 +19,8 @@ pub use spec::{RefOptions, SpecOptions};
 /// annotations, owner references, finalizers, managed fields) then spec.
 pub fn validate_create(hpa: &HorizontalPodAutoscaler, opts: &SpecOptions) -> ErrorList {
     let meta_path = Path::new("metadata");
-    let mut errs = meta::validate_object_meta(&hpa.metadata, meta::NameRule::DnsSubdomain, &meta_path);
-    errs.extend(meta::validate_kube_finalizers(&hpa.metadata.finalizers, &meta_path.child("finalizers")));
+    let mut errs = meta::validate_object_meta(&hpa.metadata, meta::NameRule::DnsSubdomain, &meta_path, opts.release);
+    errs.extend(meta::validate_kube_finalizers(&hpa.metadata.finalizers, &meta_path.child("finalizers"), opts.release));
     errs.extend(spec::validate_spec(&hpa.spec, &Path::new("spec"), opts));
     errs
 }
@@ -29,17 +29,21 @@ pub fn validate_create(hpa: &HorizontalPodAutoscaler, opts: &SpecOptions) -> Err
 /// not checked again).
 pub fn validate_update(new: &HorizontalPodAutoscaler, old: &HorizontalPodAutoscaler, opts: &SpecOptions) -> ErrorList {
     let meta_path = Path::new("metadata");
-    let mut errs = meta::validate_object_meta_update(&new.metadata, &old.metadata, &meta_path);
-    errs.extend(meta::validate_kube_finalizers(&new.metadata.finalizers, &meta_path.child("finalizers")));
+    let mut errs = meta::validate_object_meta_update(&new.metadata, &old.metadata, &meta_path, opts.release);
+    errs.extend(meta::validate_kube_finalizers(&new.metadata.finalizers, &meta_path.child("finalizers"), opts.release));
     errs.extend(spec::validate_spec(&new.spec, &Path::new("spec"), opts));
     errs
 }
 
 /// `ValidateHorizontalPodAutoscalerStatusUpdate` (the `/status` subresource).
-pub fn validate_status_update(new: &HorizontalPodAutoscaler, old: &HorizontalPodAutoscaler) -> ErrorList {
+pub fn validate_status_update(
+    new: &HorizontalPodAutoscaler,
+    old: &HorizontalPodAutoscaler,
+    release: crate::features::KubernetesVersion,
+) -> ErrorList {
     let meta_path = Path::new("metadata");
-    let mut errs = meta::validate_object_meta_update(&new.metadata, &old.metadata, &meta_path);
-    errs.extend(meta::validate_kube_finalizers(&new.metadata.finalizers, &meta_path.child("finalizers")));
+    let mut errs = meta::validate_object_meta_update(&new.metadata, &old.metadata, &meta_path, release);
+    errs.extend(meta::validate_kube_finalizers(&new.metadata.finalizers, &meta_path.child("finalizers"), release));
     let status = Path::new("status");
     for (field, value) in
         [("currentReplicas", new.status.current_replicas), ("desiredReplicas", new.status.desired_replicas)]

@@ -2,7 +2,12 @@
 //!
 //! Mirrors `k8s.io/apimachinery/pkg/util/validation/validation.go` (DNS-1123 names, whose length
 //! messages say "characters") and `k8s.io/apimachinery/pkg/api/validate/content` (label keys and
-//! values, whose length messages say "bytes"; path-segment names).
+//! values, whose length messages say "bytes"; path-segment names). Before 1.35 label keys and
+//! values were checked by `util/validation`'s `IsQualifiedName` and `IsValidLabelValue`, whose
+//! length messages say "characters" and which call a malformed key "a qualified name" rather
+//! than "a valid label key".
+
+use crate::features::KubernetesVersion;
 
 const DNS1123_LABEL_FMT: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
 const DNS1123_SUBDOMAIN_FMT: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
@@ -130,8 +135,26 @@ fn matches_label_key_name(s: &str) -> bool {
     }
 }
 
-/// `content.IsLabelKey` (= `IsQualifiedName`): optional DNS prefix, `/`, name of at most 63 bytes.
-pub fn qualified_name(value: &str) -> Vec<String> {
+/// Whether a release checks label keys and values with `content.IsLabelKey`/`IsLabelValue`
+/// (1.35 and later) rather than `util/validation`'s `IsQualifiedName`/`IsValidLabelValue`.
+fn content_wording(release: KubernetesVersion) -> bool {
+    release >= KubernetesVersion::V1_35
+}
+
+/// `MaxLenError` of the package that checks label keys and values in `release`.
+fn label_max_len(n: usize, release: KubernetesVersion) -> String {
+    if content_wording(release) {
+        format!("must be no more than {n} bytes")
+    } else {
+        format!("must be no more than {n} characters")
+    }
+}
+
+/// `content.IsLabelKey` (1.35 and later; `IsQualifiedName` is an alias of it) or
+/// `validation.IsQualifiedName` (before): optional DNS prefix, `/`, a name of at most 63
+/// bytes.
+pub fn qualified_name(value: &str, release: KubernetesVersion) -> Vec<String> {
+    let content = content_wording(release);
     let mut errs = Vec::new();
     // `strings.Split(value, "/")` into one or two parts (without collecting them).
     let name = match value.split_once('/') {
@@ -140,13 +163,15 @@ pub fn qualified_name(value: &str) -> Vec<String> {
             if prefix.is_empty() {
                 errs.push("prefix part must be non-empty".to_string());
             } else {
-                errs.extend(content_dns1123_subdomain(prefix).into_iter().map(|m| format!("prefix part {m}")));
+                let msgs = if content { content_dns1123_subdomain(prefix) } else { dns1123_subdomain(prefix) };
+                errs.extend(msgs.into_iter().map(|m| format!("prefix part {m}")));
             }
             name
         }
         _ => {
             errs.push(format!(
-                "a valid label key {} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
+                "{} {} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
+                if content { "a valid label key" } else { "a qualified name" },
                 regex_error(
                     "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
                     LABEL_KEY_FMT,
@@ -159,7 +184,7 @@ pub fn qualified_name(value: &str) -> Vec<String> {
     if name.is_empty() {
         errs.push("name part must be non-empty".to_string());
     } else if name.len() > 63 {
-        errs.push("name part must be no more than 63 bytes".to_string());
+        errs.push(format!("name part {}", label_max_len(63, release)));
     }
     if !matches_label_key_name(name) {
         errs.push(format!(
@@ -174,11 +199,11 @@ pub fn qualified_name(value: &str) -> Vec<String> {
     errs
 }
 
-/// `content.IsLabelValue`.
-pub fn label_value(value: &str) -> Vec<String> {
+/// `content.IsLabelValue` (1.35 and later) or `validation.IsValidLabelValue` (before).
+pub fn label_value(value: &str, release: KubernetesVersion) -> Vec<String> {
     let mut errs = Vec::new();
     if value.len() > 63 {
-        errs.push("must be no more than 63 bytes".to_string());
+        errs.push(label_max_len(63, release));
     }
     if !value.is_empty() && !matches_label_key_name(value) {
         errs.push(regex_error(
@@ -263,7 +288,7 @@ pub fn is_extended_resource_name(name: &str) -> bool {
     if is_native_resource(name) || name.starts_with("requests.") {
         return false;
     }
-    qualified_name(&format!("requests.{name}")).is_empty()
+    qualified_name(&format!("requests.{name}"), KubernetesVersion::LATEST).is_empty()
 }
 
 #[cfg(test)]
@@ -291,11 +316,27 @@ mod tests {
             dns1123_label("---***")[0],
             "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
         );
-        assert!(label_value("").is_empty());
-        assert_eq!(label_value(&"a".repeat(64))[0], "must be no more than 63 bytes");
-        assert!(qualified_name("app.kubernetes.io/name").is_empty());
-        assert_eq!(qualified_name("/x")[0], "prefix part must be non-empty");
-        assert_eq!(qualified_name("a/b/c").len(), 1);
+        let v = KubernetesVersion::LATEST;
+        assert!(label_value("", v).is_empty());
+        assert_eq!(label_value(&"a".repeat(64), v)[0], "must be no more than 63 bytes");
+        assert!(qualified_name("app.kubernetes.io/name", v).is_empty());
+        assert_eq!(qualified_name("/x", v)[0], "prefix part must be non-empty");
+        assert_eq!(qualified_name("a/b/c", v).len(), 1);
+    }
+
+    #[test]
+    fn label_wording_changes_in_1_35() {
+        use KubernetesVersion::*;
+        let long = "a".repeat(64);
+        for (v, unit) in [(V1_33, "characters"), (V1_34, "characters"), (V1_35, "bytes"), (V1_38, "bytes")] {
+            assert_eq!(label_value(&long, v), [format!("must be no more than 63 {unit}")], "{v}");
+            assert_eq!(qualified_name(&long, v), [format!("name part must be no more than 63 {unit}")], "{v}");
+            let prefix = format!("{}/x", "a".repeat(254));
+            assert_eq!(qualified_name(&prefix, v)[0], format!("prefix part must be no more than 253 {unit}"), "{v}");
+        }
+        let tail = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')";
+        assert_eq!(qualified_name("a/b/c", V1_34), [format!("a qualified name {tail}")]);
+        assert_eq!(qualified_name("a/b/c", V1_35), [format!("a valid label key {tail}")]);
     }
 
     #[test]

@@ -13,6 +13,7 @@ use crate::api::v2::{
     HorizontalPodAutoscalerBehavior, HorizontalPodAutoscalerSpec, METRIC_SOURCE_TYPES, MetricIdentifier, MetricSpec,
     MetricTarget, ObjectMetricSource, PodsMetricSource, ResourceMetricSource,
 };
+use crate::features::KubernetesVersion;
 use crate::field::{BadValue, ErrorList, FieldError, Path};
 
 use super::names;
@@ -31,15 +32,20 @@ pub struct RefOptions {
     pub allow_invalid_api_version: bool,
 }
 
-/// `HorizontalPodAutoscalerSpecValidationOptions`.
+/// `HorizontalPodAutoscalerSpecValidationOptions`, and the release whose hand-written rules
+/// and messages apply.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SpecOptions {
     /// The minimum value of `minReplicas` (0 or 1).
     pub min_replicas_lower_bound: i32,
-    /// Options for `spec.scaleTargetRef`.
+    /// Options for `spec.scaleTargetRef` (1.34 and later; 1.33 checks no apiVersion, which
+    /// `allow_invalid_api_version` expresses).
     pub scale_target_ref: RefOptions,
-    /// Options for Object metrics' `describedObject`.
+    /// Options for Object metrics' `describedObject` (as above).
     pub object_metrics: RefOptions,
+    /// The release: the `maxReplicas` rule and the metadata messages differ between releases
+    /// (not an upstream option: a different `validation.go`).
+    pub release: KubernetesVersion,
 }
 
 impl Default for SpecOptions {
@@ -48,6 +54,7 @@ impl Default for SpecOptions {
             min_replicas_lower_bound: 1,
             scale_target_ref: RefOptions::default(),
             object_metrics: RefOptions { allow_empty_api_group: true, allow_invalid_api_version: false },
+            release: KubernetesVersion::LATEST,
         }
     }
 }
@@ -70,7 +77,16 @@ pub fn validate_spec(spec: &HorizontalPodAutoscalerSpec, path: &Path<'_>, opts: 
             .covered_by_declarative(),
         );
     }
-    if spec.max_replicas == 0 {
+    if opts.release <= KubernetesVersion::V1_35 {
+        // Up to 1.35 one rule covered both 0 and negative values.
+        if spec.max_replicas < 1 {
+            errs.push(FieldError::invalid(
+                &max_path,
+                BadValue::Int(i64::from(spec.max_replicas)),
+                "must be greater than 0",
+            ));
+        }
+    } else if spec.max_replicas == 0 {
         errs.push(FieldError::required(&max_path, "must be set and greater than 0").covered_by_declarative());
     } else if spec.max_replicas < 0 {
         errs.push(
@@ -97,7 +113,7 @@ pub fn validate_spec(spec: &HorizontalPodAutoscalerSpec, path: &Path<'_>, opts: 
         &path.child("scaleTargetRef"),
         &opts.scale_target_ref,
     ));
-    errs.extend(validate_metrics(&spec.metrics, &path.child("metrics"), spec.min_replicas, &opts.object_metrics));
+    errs.extend(validate_metrics(&spec.metrics, &path.child("metrics"), spec.min_replicas, opts));
     errs.extend(validate_behavior(spec.behavior.as_ref(), &path.child("behavior")));
     errs
 }
@@ -163,7 +179,7 @@ fn validate_metrics(
     metrics: &[MetricSpec],
     path: &Path<'_>,
     min_replicas: Option<i32>,
-    opts: &RefOptions,
+    opts: &SpecOptions,
 ) -> ErrorList {
     let mut errs = ErrorList::new();
     let mut has_object_or_external = false;
@@ -184,7 +200,7 @@ fn validate_metrics(
 
 /// `validateMetricSpec`: only the first present source (in the order object, external, pods,
 /// resource, containerResource) is validated.
-fn validate_metric_spec(spec: &MetricSpec, path: &Path<'_>, opts: &RefOptions) -> ErrorList {
+fn validate_metric_spec(spec: &MetricSpec, path: &Path<'_>, opts: &SpecOptions) -> ErrorList {
     let mut errs = ErrorList::new();
     let type_path = path.child("type");
     if spec.type_.is_empty() {
@@ -197,7 +213,7 @@ fn validate_metric_spec(spec: &MetricSpec, path: &Path<'_>, opts: &RefOptions) -
     if let Some(src) = &spec.object {
         present.push("object");
         if present.len() == 1 {
-            errs.extend(validate_object_source(src, &path.child("object"), opts));
+            errs.extend(validate_object_source(src, &path.child("object"), &opts.object_metrics));
         }
     }
     if let Some(src) = &spec.external {
@@ -221,7 +237,7 @@ fn validate_metric_spec(spec: &MetricSpec, path: &Path<'_>, opts: &RefOptions) -
     if let Some(src) = &spec.container_resource {
         present.push("containerResource");
         if present.len() == 1 {
-            errs.extend(validate_container_resource_source(src, &path.child("containerResource")));
+            errs.extend(validate_container_resource_source(src, &path.child("containerResource"), opts.release));
         }
     }
     const POPULATE: &str = "must populate information for the given metric source";
@@ -300,13 +316,17 @@ fn validate_pods_source(src: &PodsMetricSource, path: &Path<'_>) -> ErrorList {
 }
 
 /// `validateContainerResourceSource`.
-fn validate_container_resource_source(src: &ContainerResourceMetricSource, path: &Path<'_>) -> ErrorList {
+fn validate_container_resource_source(
+    src: &ContainerResourceMetricSource,
+    path: &Path<'_>,
+    release: KubernetesVersion,
+) -> ErrorList {
     let mut errs = ErrorList::new();
     let name = path.child("name");
     if src.name.is_empty() {
         errs.push(FieldError::required(&name, "must specify a resource name"));
     } else {
-        errs.extend(validate_container_resource_name(&src.name, &name));
+        errs.extend(validate_container_resource_name(&src.name, &name, release));
     }
     let container = path.child("container");
     if src.container.is_empty() {
@@ -352,31 +372,41 @@ fn utilization_or_value(target: &MetricTarget, path: &Path<'_>) -> ErrorList {
 }
 
 /// `corevalidation.ValidateContainerResourceName` (pkg/apis/core/v1/validation).
-fn validate_container_resource_name(value: &str, path: &Path<'_>) -> ErrorList {
+fn validate_container_resource_name(value: &str, path: &Path<'_>, release: KubernetesVersion) -> ErrorList {
     let mut errs = ErrorList::new();
     // validateResourceName
-    let msgs = names::qualified_name(value);
+    let msgs = names::qualified_name(value, release);
     if !msgs.is_empty() {
-        errs.extend(msgs.into_iter().map(|m| FieldError::invalid(path, BadValue::named(value), m)));
+        errs.extend(msgs.into_iter().map(|m| FieldError::invalid(path, BadValue::Stringer(value.to_string()), m)));
     } else if !value.contains('/') && !names::is_standard_resource_name(value) {
         errs.push(FieldError::invalid(
             path,
-            BadValue::named(value),
+            BadValue::Stringer(value.to_string()),
             "must be a standard resource type or fully qualified",
         ));
     }
     if !value.contains('/') {
         if !names::is_standard_container_resource_name(value) {
-            errs.push(FieldError::invalid(path, BadValue::named(value), "must be a standard resource for containers"));
+            errs.push(FieldError::invalid(
+                path,
+                BadValue::Stringer(value.to_string()),
+                "must be a standard resource for containers",
+            ));
         }
     } else if !names::is_native_resource(value) && !names::is_extended_resource_name(value) {
-        errs.push(FieldError::invalid(path, BadValue::named(value), "doesn't follow extended resource name standard"));
+        errs.push(FieldError::invalid(
+            path,
+            BadValue::Stringer(value.to_string()),
+            "doesn't follow extended resource name standard",
+        ));
     }
     errs
 }
 
+/// A metric target's quantity: `field.Invalid` gets the `*resource.Quantity` itself, which 1.33
+/// prints as a struct (`%#v`) and later releases as JSON.
 fn quantity_value(q: &Quantity) -> BadValue {
-    BadValue::Json(crate::go::json_string(&q.canonical()))
+    BadValue::Quantity(q.clone())
 }
 
 /// `validateMetricTarget`.
@@ -474,12 +504,14 @@ fn validate_scaling_rules(rules: Option<&HPAScalingRules>, path: &Path<'_>) -> E
     for (i, policy) in policies.iter().enumerate() {
         errs.extend(validate_scaling_policy(policy, &policies_path.index(i)));
     }
+    // `apivalidation.ValidateNonnegativeQuantity(*rules.Tolerance, ...)`: it reports
+    // `value.String()`, a Go string, so every release prints it quoted (1.33 too).
     if let Some(t) = &rules.tolerance
         && t.sign() < 0
     {
         errs.push(FieldError::invalid(
             &path.child("tolerance"),
-            quantity_value(t),
+            BadValue::Str(t.canonical()),
             "must be greater than or equal to 0",
         ));
     }

@@ -105,6 +105,18 @@ pub struct ControllerFile {
     pub downscale_stabilization_seconds: Option<u64>,
 }
 
+impl ControllerFile {
+    /// The flags this section sets.
+    pub fn flags(&self) -> crate::controller_flags::ControllerFlags {
+        crate::controller_flags::ControllerFlags {
+            sync_period: self.sync_period_seconds.map(std::time::Duration::from_secs),
+            tolerance: self.tolerance,
+            downscale_stabilization: self.downscale_stabilization_seconds.map(std::time::Duration::from_secs),
+            ..Default::default()
+        }
+    }
+}
+
 // === decoding the enumerations (the structs derive `Decode`) ===
 
 impl Default for FeatureGatesSetting {

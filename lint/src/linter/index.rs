@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use hpa_core::rules::objects::{self, ObjectId, Pdb, ScaledObject, Vpa, Workload};
+use hpa_core::rules::objects::{self, LimitRange, ObjectId, Pdb, ScaledObject, Vpa, Workload};
 
 use crate::source::{Keep, Node};
 
@@ -15,6 +15,7 @@ pub struct Index {
     pdbs: HashMap<String, Vec<Pdb>>,
     vpas: HashMap<String, Vec<Vpa>>,
     scaled_objects: HashMap<String, Vec<ScaledObject>>,
+    limit_ranges: HashMap<String, Vec<LimitRange>>,
     /// HPAs by target name, grouped by (namespace, target kind): a few groups per name, each
     /// with its HPAs in input order, so that a lookup costs no scan of the HPAs.
     hpas_by_target: HashMap<String, Vec<TargetGroup>>,
@@ -36,6 +37,7 @@ pub fn is_workload_kind(kind: &str) -> bool {
             | "PodDisruptionBudget"
             | "VerticalPodAutoscaler"
             | "ScaledObject"
+            | "LimitRange"
             | "Service"
             | "ConfigMap"
             | "Secret"
@@ -62,6 +64,21 @@ pub enum Indexed {
     Vpa(Vpa),
     /// A KEDA ScaledObject.
     ScaledObject(ScaledObject),
+    /// A LimitRange.
+    LimitRange(LimitRange),
+}
+
+impl Indexed {
+    /// The object it is about.
+    pub fn id_mut(&mut self) -> &mut ObjectId {
+        match self {
+            Indexed::Workload(w) => &mut w.id,
+            Indexed::Pdb(p) => &mut p.id,
+            Indexed::Vpa(v) => &mut v.id,
+            Indexed::ScaledObject(o) => &mut o.id,
+            Indexed::LimitRange(l) => &mut l.id,
+        }
+    }
 }
 
 /// The index entry of an object that is not an HPA, if its kind matters to the rules.
@@ -69,6 +86,9 @@ pub fn prepare(id: ObjectId, node: &Node) -> Option<Indexed> {
     Some(match id.kind.as_str() {
         "PodDisruptionBudget" => Indexed::Pdb(objects::pdb_from_json(id, &node.to_json())),
         "VerticalPodAutoscaler" => Indexed::Vpa(objects::vpa_from_json(id, &node.to_json())),
+        "LimitRange" if id.api_version == "v1" => {
+            Indexed::LimitRange(objects::limit_range_from_json(id, &node.to_json()))
+        }
         "ScaledObject" if id.api_version.starts_with("keda.sh/") => {
             Indexed::ScaledObject(objects::scaled_object_from_json(id, &node.to_json()))
         }
@@ -88,26 +108,30 @@ pub fn first_pass_needs(kind: &str) -> Option<&'static Keep> {
     const POD_SPEC: Keep =
         Keep(&[("resources", ALL), ("containers", Some(&CONTAINER)), ("initContainers", Some(&CONTAINER))]);
     const TEMPLATE: Keep = Keep(&[("metadata", Some(&Keep(&[("labels", ALL)]))), ("spec", Some(&POD_SPEC))]);
-    const SPEC: Keep = Keep(&[("replicas", ALL), ("template", Some(&TEMPLATE))]);
+    const SPEC: Keep = Keep(&[("replicas", ALL), ("template", Some(&TEMPLATE)), ("workloadRef", ALL)]);
     const WORKLOAD: Keep =
         Keep(&[("apiVersion", ALL), ("kind", ALL), ("metadata", Some(&METADATA)), ("spec", Some(&SPEC))]);
     const IDENTITY: Keep = Keep(&[("apiVersion", ALL), ("kind", ALL), ("metadata", Some(&METADATA))]);
     match kind {
         // Lists hold objects of their own kinds; HPAs and the other indexed kinds are read whole.
         _ if kind.ends_with("List") => None,
-        "HorizontalPodAutoscaler" | "PodDisruptionBudget" | "VerticalPodAutoscaler" | "ScaledObject" => None,
+        "HorizontalPodAutoscaler" | "PodDisruptionBudget" | "VerticalPodAutoscaler" | "ScaledObject" | "LimitRange" => {
+            None
+        }
         _ if is_workload_kind(kind) => Some(&WORKLOAD),
         _ => Some(&IDENTITY),
     }
 }
 
 impl Index {
-    /// Adds an object prepared by [`prepare`].
+    /// Adds an object prepared by [`prepare`] (an object defined again is left out by the
+    /// caller: the index holds each object once).
     pub fn add(&mut self, entry: Indexed) {
         match entry {
             Indexed::Pdb(p) => self.pdbs.entry(p.id.namespace.clone()).or_default().push(p),
             Indexed::Vpa(v) => self.vpas.entry(v.id.namespace.clone()).or_default().push(v),
             Indexed::ScaledObject(o) => self.scaled_objects.entry(o.id.namespace.clone()).or_default().push(o),
+            Indexed::LimitRange(l) => self.limit_ranges.entry(l.id.namespace.clone()).or_default().push(l),
             Indexed::Workload(w) => {
                 let same = self.workloads.entry(w.id.name.clone()).or_default();
                 if !same.iter().any(|o| o.id.kind == w.id.kind && o.id.namespace == w.id.namespace) {
@@ -117,8 +141,13 @@ impl Index {
         }
     }
 
+    /// The workloads of this kind and name, in any namespace.
+    pub fn workloads_named<'a>(&'a self, kind: &'a str, name: &str) -> impl Iterator<Item = &'a Workload> {
+        self.workloads.get(name).into_iter().flatten().filter(move |w| w.id.kind == kind)
+    }
+
     /// Adds an HPA (after admission, in internal form) that targets `kind/name` in its
-    /// namespace.
+    /// namespace (an HPA defined again is left out by the caller).
     pub fn add_hpa(&mut self, id: ObjectId, target_kind: &str, target_name: &str) {
         let groups = self.hpas_by_target.entry(target_name.to_string()).or_default();
         match groups.iter_mut().find(|g| g.namespace == id.namespace && g.kind == target_kind) {
@@ -151,6 +180,10 @@ impl hpa_core::rules::Objects for Index {
 
     fn scaled_objects(&self, namespace: &str) -> &[ScaledObject] {
         self.scaled_objects.get(namespace).map_or(&[], Vec::as_slice)
+    }
+
+    fn limit_ranges(&self, namespace: &str) -> &[LimitRange] {
+        self.limit_ranges.get(namespace).map_or(&[], Vec::as_slice)
     }
 
     fn hpas_targeting(&self, namespace: &str, kind: &str, name: &str) -> &[ObjectId] {

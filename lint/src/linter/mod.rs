@@ -8,13 +8,15 @@ pub mod report;
 pub mod suppress;
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::hash::BuildHasher as _;
 use std::sync::OnceLock;
 
 use hpa_core::admission::{self, Options};
 use hpa_core::api::v2::HorizontalPodAutoscaler;
 use hpa_core::api::{ApiVersion, DecodeErrorKind, VersionedHpa};
 use hpa_core::convert;
+use hpa_core::rules::objects;
 use hpa_core::rules::{self, Context, Finding, Location, ObjectId, RuleMeta, Settings, Severity};
 use rayon::prelude::*;
 use serde_json::Value;
@@ -36,8 +38,10 @@ pub struct LintOptions {
     pub select: Vec<String>,
     /// `--ignore`: not these rules (HPA000 cannot be ignored).
     pub ignore: Vec<String>,
-    /// The namespace of objects that have none.
-    pub default_namespace: String,
+    /// `-n/--namespace`: the namespace of objects that name none. Without it, they join the
+    /// namespace the other objects of their set name when those all name the same one, and
+    /// `default` otherwise, as kubectl does.
+    pub namespace: Option<String>,
     /// Which objects form a manifest set.
     pub scope: Scope,
 }
@@ -74,8 +78,9 @@ pub struct Diagnostic {
 pub struct ObjectLabel {
     /// `kind`
     pub kind: String,
-    /// `metadata.namespace`
-    pub namespace: String,
+    /// `metadata.namespace`, or the namespace it lands in when it names none; `None` for the
+    /// kinds without namespaces (`hpa_core::rules::is_cluster_scoped`).
+    pub namespace: Option<String>,
     /// `metadata.name`
     pub name: String,
     /// 0-based document index.
@@ -110,18 +115,58 @@ pub struct Outcome {
     pub notes: Vec<String>,
 }
 
+impl ObjectLabel {
+    /// `HorizontalPodAutoscaler shop/web`, `ClusterRole web` (as [`ObjectId`]'s `Display`).
+    pub fn describe(&self) -> String {
+        let mut out = String::new();
+        let _ = objects::write_object(&mut out, &self.kind, self.namespace.as_deref().unwrap_or(""), &self.name);
+        out
+    }
+}
+
 /// An object of the input, as the later passes know it (no tree is kept).
 struct ObjectInfo {
+    /// Its identity; the namespace is empty until its set's namespace is known when the object
+    /// names none ([`Namespace::Unwritten`]).
     id: ObjectId,
+    namespace: Namespace,
     document: usize,
     item: Option<usize>,
+    /// A later definition of an object the same file defined before, identical to it as far as
+    /// the linter reads: its findings would repeat the first one's, so it is not checked.
+    repeat: bool,
+}
+
+/// What finding an object defined twice in a set needs of it, computed while its tree is hot
+/// and kept apart from [`ObjectInfo`] (a few bytes each, read in one sweep): the set-level pass
+/// reads no string unless two keys meet.
+#[derive(Debug, Clone, Copy)]
+struct IdentityKeys {
+    /// [`Keys::name`] of its kind and name (0 when it lacks either: it is no object one can
+    /// define twice).
+    name: u64,
+    /// [`Keys::namespace`] of its written namespace (0 when it names none).
+    namespace: u64,
+    /// Where its namespace comes from.
+    state: Namespace,
+}
+
+/// Where an object's namespace comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Namespace {
+    /// `metadata.namespace` is written.
+    Written,
+    /// It names none: it lands in its set's namespace ([`set_namespace`]).
+    Unwritten,
+    /// Its kind has no namespace.
+    None,
 }
 
 impl ObjectInfo {
     fn label(&self) -> ObjectLabel {
         ObjectLabel {
             kind: self.id.kind.clone(),
-            namespace: self.id.namespace.clone(),
+            namespace: (self.namespace != Namespace::None).then(|| self.id.namespace.clone()),
             name: self.id.name.clone(),
             document: self.document,
             item: self.item,
@@ -133,7 +178,8 @@ impl ObjectInfo {
 /// other objects.
 struct Deferred {
     file: usize,
-    object: ObjectInfo,
+    /// Its place in its file's [`FileResult::objects`].
+    position: usize,
     version: Option<ApiVersion>,
     ignore: suppress::Ignore,
     // The objects stay where admission put them: a group keeps hundreds of these until its
@@ -182,10 +228,19 @@ fn written<'a>(
 struct FileResult {
     objects: Vec<ObjectInfo>,
     hpas: usize,
-    /// HPAs (id and target) for the conflicting-HPA rule.
-    targets: Vec<(ObjectId, String, String)>,
+    /// HPAs (place in `objects`, target kind and name) for the conflicting-HPA rule.
+    targets: Vec<(usize, String, String)>,
     deferred: Vec<Deferred>,
-    indexed: Vec<index::Indexed>,
+    /// Index entries, with the place of their object in `objects`.
+    indexed: Vec<(usize, index::Indexed)>,
+    /// Each object's [`IdentityKeys`], in the order of `objects`.
+    keys: Vec<IdentityKeys>,
+    /// The namespaces the file's objects write (each once), and whether an object that has a
+    /// namespace names none.
+    namespaces: Vec<String>,
+    unwritten: bool,
+    /// How many of `objects` are identical repeats ([`ObjectInfo::repeat`]).
+    repeats: usize,
     diags: Vec<Diagnostic>,
     suppressed: usize,
 }
@@ -205,13 +260,68 @@ type NodesByPlace<'a> = HashMap<(usize, Option<usize>), &'a Node>;
 
 type FindObject<'a> = dyn Fn(&ObjectId) -> Option<(usize, &'a Node, ObjectLabel)> + 'a;
 
-fn object_id(obj: &ObjectRef<'_>, default_namespace: &str) -> ObjectId {
-    ObjectId {
-        api_version: obj.api_version().unwrap_or_default().to_string(),
-        kind: obj.kind().unwrap_or_default().to_string(),
-        namespace: obj.namespace().unwrap_or(default_namespace).to_string(),
-        name: obj.name().unwrap_or_default().to_string(),
+/// Seeded hashes of object identities (a `RandomState` per run: input cannot choose
+/// collisions). Equal keys are always confirmed by comparing the strings.
+struct Keys(std::collections::hash_map::RandomState);
+
+impl Keys {
+    /// The key of a kind and a name.
+    fn name(&self, kind: &str, name: &str) -> u64 {
+        self.0.hash_one((kind, name))
     }
+
+    /// The key of a namespace.
+    fn namespace(&self, namespace: &str) -> u64 {
+        self.0.hash_one(namespace)
+    }
+
+    /// The key of an identity: its name key with its namespace key (0: none).
+    fn identity(name_key: u64, namespace_key: u64) -> u64 {
+        name_key ^ namespace_key.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29)
+    }
+}
+
+/// A hasher for keys that are already seeded hashes ([`Keys`]): it passes them through.
+#[derive(Default)]
+struct PassThrough(u64);
+
+impl std::hash::Hasher for PassThrough {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(*b);
+        }
+    }
+    fn write_u64(&mut self, key: u64) {
+        self.0 = key;
+    }
+}
+
+/// A map by [`Keys`] key.
+type ByKey<V> = HashMap<u64, V, std::hash::BuildHasherDefault<PassThrough>>;
+
+/// An object's identity, its namespace left empty when it names none (its set's namespace is
+/// not known yet: [`resolve_namespaces`]) and for kinds without namespaces.
+fn object_id(obj: &ObjectRef<'_>) -> (ObjectId, Namespace) {
+    let api_version = obj.api_version().unwrap_or_default();
+    let kind = obj.kind().unwrap_or_default();
+    let (namespace, state) = if rules::is_cluster_scoped(api_version, kind) {
+        ("", Namespace::None)
+    } else {
+        match obj.namespace().filter(|n| !n.is_empty()) {
+            Some(n) => (n, Namespace::Written),
+            None => ("", Namespace::Unwritten),
+        }
+    };
+    let id = ObjectId {
+        api_version: api_version.to_string(),
+        kind: kind.to_string(),
+        namespace: namespace.to_string(),
+        name: obj.name().unwrap_or_default().to_string(),
+    };
+    (id, state)
 }
 
 impl LintOptions {
@@ -240,11 +350,13 @@ impl LintOptions {
         }
     }
 
+    /// kube-apiserver's options. An HPA that names no namespace is admitted in `default` until
+    /// its set's namespace is known ([`resolve_namespaces`]): validation does not depend on it.
     fn admission(&self) -> Options {
         Options {
             gates: self.settings.gates.clone(),
             apply_defaults: true,
-            default_namespace: Some(self.default_namespace.clone()),
+            default_namespace: Some(self.namespace.clone().unwrap_or_else(|| "default".into())),
         }
     }
 }
@@ -363,6 +475,7 @@ type GroupResult = (Outcome, Vec<(usize, SourceFile)>, Vec<input::InputError>);
 fn lint_group(sources: &Sources<'_>, members: &[usize], opts: &LintOptions) -> GroupResult {
     let admission = opts.admission();
     let deferring = rules::ALL.iter().any(|r| r.meta().needs_objects && opts.level(r.meta()).is_some());
+    let keys = Keys(std::collections::hash_map::RandomState::new());
     // Each file is read, parsed and checked in one go, while its text and tree are in the
     // cache, and its tree is dropped: the few files that cross-object findings are about are
     // parsed again, whole. Of objects other than HPAs, only what the first pass reads is built.
@@ -378,7 +491,7 @@ fn lint_group(sources: &Sources<'_>, members: &[usize], opts: &LintOptions) -> G
                 Ok(f) => {
                     let result = input::contained(&f.name, || {
                         let parsed = source::parse_pruned(&f.text, &index::first_pass_needs);
-                        first_pass(i, &f, &parsed, opts, &admission, deferring)
+                        first_pass(i, &f, &parsed, opts, &admission, deferring, &keys)
                     });
                     (f, result)
                 }
@@ -400,6 +513,11 @@ fn lint_group(sources: &Sources<'_>, members: &[usize], opts: &LintOptions) -> G
     }
     let files = &owned_files;
 
+    // Objects that name no namespace land in their set's. Duplicate definitions are looked
+    // for with the group's namespace (a directory is one set unless it defines an object twice).
+    let group_namespace = set_namespace(per_file.iter(), opts);
+    resolve_namespaces(&mut per_file, &|_| group_namespace.name.as_str());
+
     // The sets: the group, or each file when the group is a directory that defines an object
     // twice (alternatives, not objects applied together).
     let mut outcome = Outcome::default();
@@ -418,17 +536,46 @@ fn lint_group(sources: &Sources<'_>, members: &[usize], opts: &LintOptions) -> G
     };
     let set_of = |k: usize| if split { k } else { 0 };
     let sets = if split { members.len() } else { 1 };
+    let namespaces: Vec<SetNamespace> = if split {
+        let each: Vec<SetNamespace> = per_file.iter().map(|r| set_namespace(std::iter::once(r), opts)).collect();
+        resolve_namespaces(&mut per_file, &|k| each[k].name.as_str());
+        each
+    } else {
+        vec![group_namespace]
+    };
+    for (k, r) in per_file.iter_mut().enumerate() {
+        for label in r.diags.iter_mut().filter_map(|d| d.object.as_mut()) {
+            if label.namespace.as_deref() == Some("") {
+                label.namespace = Some(namespaces[set_of(k)].name.clone());
+            }
+        }
+    }
+    // An object defined again in its set (a stream concatenated twice, a file given twice with
+    // `--scope all`) is one object: the index keeps its first definition, and a note says so.
+    let namespace_keys: Vec<u64> = namespaces.iter().map(|ns| keys.namespace(&ns.name)).collect();
+    let again = defined_again(&per_file, set_of, &namespace_keys);
+    let set_files = |set: usize| -> Vec<usize> { (0..members.len()).filter(|&k| set_of(k) == set).collect() };
+    for (set, repeated) in again.repeats.iter().enumerate() {
+        if !repeated.is_empty() {
+            let name = set_name(files, &set_files(set), opts.scope);
+            outcome.notes.push(repeats_note(&name, repeated, &per_file, files));
+        }
+    }
     let mut indexes: Vec<index::Index> = (0..sets).map(|_| index::Index::default()).collect();
     for (k, r) in per_file.iter_mut().enumerate() {
-        outcome.objects += r.objects.len();
+        outcome.objects += r.objects.len() - r.repeats;
         outcome.hpas += r.hpas;
         outcome.suppressed += r.suppressed;
         outcome.diagnostics.append(&mut r.diags);
-        for entry in r.indexed.drain(..) {
-            indexes[set_of(k)].add(entry);
+        for (position, entry) in r.indexed.drain(..) {
+            if !again.is_later(k, position) {
+                indexes[set_of(k)].add(entry);
+            }
         }
-        for (id, kind, name) in r.targets.drain(..) {
-            indexes[set_of(k)].add_hpa(id, &kind, &name);
+        for (position, kind, name) in r.targets.drain(..) {
+            if !again.is_later(k, position) {
+                indexes[set_of(k)].add_hpa(r.objects[position].id.clone(), &kind, &name);
+            }
         }
     }
 
@@ -459,30 +606,57 @@ fn lint_group(sources: &Sources<'_>, members: &[usize], opts: &LintOptions) -> G
         let (k, o) = map.get(id)?;
         Some((members[*k], node_of(*k, o)?, o.label()))
     };
-    let deferred: Vec<(usize, &Deferred)> =
-        per_file.iter().enumerate().flat_map(|(k, r)| r.deferred.iter().map(move |d| (k, d))).collect();
-    let results: Vec<Result<(Vec<Diagnostic>, usize), input::InputError>> = deferred
-        .par_iter()
-        .map(|&(k, d)| {
-            input::contained(&files[k].name, || {
-                let findings = object_rules(d, &indexes[set_of(k)], opts);
-                if findings.is_empty() {
-                    return (Vec::new(), 0);
-                }
-                let Some(node) = node_of(k, &d.object) else { return (Vec::new(), 0) };
-                let subject =
-                    Subject { file: d.file, node, version: d.version, label: d.object.label(), ignore: &d.ignore };
-                position_findings(findings, &subject, &|id| find(set_of(k), id), opts)
+    // The objects whose namespace was assumed, per set, when a note may have to say so.
+    let assumed: Vec<Option<HashSet<&ObjectId>>> = (0..sets)
+        .map(|set| {
+            (namespaces[set].assumed() && namespaces[set].unwritten).then(|| {
+                per_file
+                    .iter()
+                    .enumerate()
+                    .filter(|(k, _)| set_of(*k) == set)
+                    .flat_map(|(_, r)| r.objects.iter().filter(|o| o.namespace == Namespace::Unwritten).map(|o| &o.id))
+                    .collect()
             })
         })
         .collect();
-    for result in results {
+    let deferred: Vec<(usize, &Deferred)> =
+        per_file.iter().enumerate().flat_map(|(k, r)| r.deferred.iter().map(move |d| (k, d))).collect();
+    type Checked = (Vec<Diagnostic>, usize, bool);
+    let results: Vec<Result<Checked, input::InputError>> = deferred
+        .par_iter()
+        .map(|&(k, d)| {
+            input::contained(&files[k].name, || {
+                let object = &per_file[k].objects[d.position];
+                let index = &indexes[set_of(k)];
+                let findings = object_rules(d, &object.id, index, opts);
+                let depends = assumed[set_of(k)]
+                    .as_ref()
+                    .is_some_and(|assumed| link_depends_on_namespace(d, object, index, &findings, assumed));
+                if findings.is_empty() {
+                    return (Vec::new(), 0, depends);
+                }
+                let Some(node) = node_of(k, object) else { return (Vec::new(), 0, depends) };
+                let subject =
+                    Subject { file: d.file, node, version: d.version, label: object.label(), ignore: &d.ignore };
+                let (diags, suppressed) = position_findings(findings, &subject, &|id| find(set_of(k), id), opts);
+                (diags, suppressed, depends)
+            })
+        })
+        .collect();
+    let mut depended = vec![false; sets];
+    for (result, &(k, _)) in results.into_iter().zip(&deferred) {
         match result {
-            Ok((diags, suppressed)) => {
+            Ok((diags, suppressed, depends)) => {
                 outcome.diagnostics.extend(diags);
                 outcome.suppressed += suppressed;
+                depended[set_of(k)] |= depends;
             }
             Err(e) => errors.push(e),
+        }
+    }
+    for (set, ns) in namespaces.iter().enumerate() {
+        if depended[set] {
+            outcome.notes.push(ns.note(&set_name(files, &set_files(set), opts.scope)));
         }
     }
     // Keep the text of the files the diagnostics point into, for the report.
@@ -526,25 +700,54 @@ fn first_pass(
     opts: &LintOptions,
     admission: &Options,
     deferring: bool,
+    keys: &Keys,
 ) -> FileResult {
-    let mut r = FileResult {
-        objects: Vec::new(),
-        hpas: 0,
-        targets: Vec::new(),
-        deferred: Vec::new(),
-        indexed: Vec::new(),
-        diags: file_level_diagnostics(i, f, parsed),
-        suppressed: 0,
-    };
-    for obj in input::objects_in(i, parsed) {
-        let id = object_id(&obj, &opts.default_namespace);
-        let info = ObjectInfo { id, document: obj.document, item: obj.item };
+    let mut r = FileResult { diags: file_level_diagnostics(i, f, parsed), ..FileResult::default() };
+    // The first definition of each object of the file, by kind, namespace as written and name.
+    let objects = input::objects_in(i, parsed);
+    r.objects.reserve_exact(objects.len());
+    r.keys.reserve_exact(objects.len());
+    let mut first: ByKey<(usize, &Node)> = ByKey::with_capacity_and_hasher(objects.len(), Default::default());
+    for obj in objects {
+        let (id, namespace) = object_id(&obj);
+        let identifiable = !id.kind.is_empty() && !id.name.is_empty();
+        let identity = IdentityKeys {
+            name: if identifiable { keys.name(&id.kind, &id.name) } else { 0 },
+            namespace: if namespace == Namespace::Written { keys.namespace(&id.namespace) } else { 0 },
+            state: namespace,
+        };
+        match namespace {
+            Namespace::Written if !r.namespaces.contains(&id.namespace) => r.namespaces.push(id.namespace.clone()),
+            Namespace::Unwritten => r.unwritten = true,
+            _ => {}
+        }
+        r.keys.push(identity);
+        let mut info = ObjectInfo { id, namespace, document: obj.document, item: obj.item, repeat: false };
+        if identifiable {
+            let key = Keys::identity(identity.name, identity.namespace);
+            match first.entry(key) {
+                std::collections::hash_map::Entry::Occupied(e) => {
+                    let (earlier, node) = *e.get();
+                    info.repeat = r.objects[earlier].id == info.id && same_object(node, obj.node);
+                }
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert((r.objects.len(), obj.node));
+                }
+            }
+        }
+        if info.repeat {
+            // Checking it again would repeat every finding of its first definition.
+            r.repeats += 1;
+            r.objects.push(info);
+            continue;
+        }
+        let position = r.objects.len();
         if obj.is_hpa() {
             r.hpas += 1;
-            first_pass_hpa(&obj, &info, opts, admission, deferring, &mut r);
+            first_pass_hpa(&obj, &info, position, opts, admission, deferring, &mut r);
         } else {
             if obj.kind().is_some() {
-                r.indexed.extend(index::prepare(info.id.clone(), obj.node));
+                r.indexed.extend(index::prepare(info.id.clone(), obj.node).map(|e| (position, e)));
             }
             if let Some(finding) =
                 rules::check_misspelled_kind(obj.api_version().unwrap_or(""), obj.kind().unwrap_or(""))
@@ -566,6 +769,7 @@ fn first_pass(
 fn first_pass_hpa(
     obj: &ObjectRef<'_>,
     info: &ObjectInfo,
+    position: usize,
     opts: &LintOptions,
     admission: &Options,
     deferring: bool,
@@ -589,11 +793,11 @@ fn first_pass_hpa(
     r.suppressed += suppressed;
     if let Checked::Admitted { object, outcome, .. } = checked {
         let t = &outcome.object.spec.scale_target_ref;
-        r.targets.push((info.id.clone(), t.kind.clone(), t.name.clone()));
+        r.targets.push((position, t.kind.clone(), t.name.clone()));
         if deferring && outcome.errors.is_empty() {
             r.deferred.push(Deferred {
                 file: obj.file,
-                object: ObjectInfo { id: info.id.clone(), document: info.document, item: info.item },
+                position,
                 version,
                 ignore,
                 original: object,
@@ -681,14 +885,14 @@ fn single_rules(
 }
 
 /// The rules that need the other objects of the set, for an admitted HPA.
-fn object_rules(d: &Deferred, index: &index::Index, opts: &LintOptions) -> Vec<(Finding, bool)> {
+fn object_rules(d: &Deferred, id: &ObjectId, index: &index::Index, opts: &LintOptions) -> Vec<(Finding, bool)> {
     let cx = Context {
         original: &d.original,
         written: d.written(),
         effective: &d.admitted.object,
         errors: &[],
         annotation_problems: &[],
-        id: Some(&d.object.id),
+        id: Some(id),
         objects: Some(index),
         settings: &opts.settings,
     };
@@ -732,7 +936,11 @@ fn position_findings<'a>(
                 continue;
             }
         }
-        let (span, exact) = hpa::position(node, if on_hpa { h.version } else { None }, &path, about_key);
+        let version = if on_hpa { h.version } else { None };
+        let (span, exact) = hpa::position(node, version, &path, about_key);
+        // The field as the user wrote it (an autoscaling/v1 CPU target, an annotation), not the
+        // internal one.
+        let path = if version.is_some() { hpa::resolved_path(node, version, &path) } else { path };
         let related = f
             .related
             .iter()
@@ -782,6 +990,266 @@ impl Timer {
     }
 }
 
+// === namespaces ===
+
+/// The namespace of a set's objects that name none.
+#[derive(Debug, Clone)]
+struct SetNamespace {
+    name: String,
+    choice: NamespaceChoice,
+    /// Whether some object of the set that has a namespace names none.
+    unwritten: bool,
+}
+
+/// How [`SetNamespace::name`] was chosen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum NamespaceChoice {
+    /// `-n/--namespace`.
+    Given,
+    /// The one namespace the set's other objects name (`helm template` and `kubectl kustomize`
+    /// write it on some objects and leave it out of others; all land in it).
+    Named,
+    /// `default`, as kubectl does, since the other objects name none or several (these).
+    Default(Vec<String>),
+}
+
+impl SetNamespace {
+    /// Whether the namespace was assumed rather than given.
+    fn assumed(&self) -> bool {
+        self.choice != NamespaceChoice::Given
+    }
+
+    /// The note saying which namespace was assumed, for `set` (a file, a directory, ...).
+    fn note(&self, set: &str) -> String {
+        let name = &self.name;
+        match &self.choice {
+            NamespaceChoice::Given => format!("{set}: objects that name no namespace are in namespace {name:?} (-n)"),
+            NamespaceChoice::Named => format!(
+                "{set}: objects that name no namespace were taken to be in namespace {name:?}, the one the others name (where `kubectl apply -n {name}` or `helm template -n {name}` puts them); pass -n/--namespace if they belong elsewhere"
+            ),
+            NamespaceChoice::Default(named) => {
+                const LISTED: usize = 5;
+                let mut list = named.iter().take(LISTED).cloned().collect::<Vec<_>>().join(", ");
+                if named.len() > LISTED {
+                    list.push_str(&format!(" and {} more", named.len() - LISTED));
+                }
+                format!(
+                    "{set}: objects that name no namespace were taken to be in namespace \"default\", as kubectl does, while the others name {}; pass -n/--namespace to place them",
+                    if named.is_empty() { "none" } else { &list }
+                )
+            }
+        }
+    }
+}
+
+/// The namespace of the objects of a set (its files' first-pass results) that name none:
+/// `-n/--namespace`; else the one namespace the others name; else `default`, as kubectl does.
+fn set_namespace<'a>(files: impl Iterator<Item = &'a FileResult>, opts: &LintOptions) -> SetNamespace {
+    let mut named: std::collections::BTreeSet<&str> = std::collections::BTreeSet::new();
+    let mut unwritten = false;
+    for r in files {
+        named.extend(r.namespaces.iter().map(String::as_str));
+        unwritten |= r.unwritten;
+    }
+    let (name, choice) = match (&opts.namespace, named.len()) {
+        (Some(given), _) => (given.clone(), NamespaceChoice::Given),
+        (None, 1) => (named.iter().map(|n| (*n).to_string()).collect(), NamespaceChoice::Named),
+        (None, _) => {
+            ("default".to_string(), NamespaceChoice::Default(named.iter().map(|n| (*n).to_string()).collect()))
+        }
+    };
+    SetNamespace { name, choice, unwritten }
+}
+
+/// Puts the objects that name no namespace in their set's (`namespace_of(file)`): their
+/// identity, their index entries and the admitted HPAs. (The labels of the first pass's
+/// diagnostics are patched once the sets are final.)
+fn resolve_namespaces<'a>(per_file: &mut [FileResult], namespace_of: &dyn Fn(usize) -> &'a str) {
+    for (k, r) in per_file.iter_mut().enumerate().filter(|(_, r)| r.unwritten) {
+        let namespace = namespace_of(k);
+        let FileResult { objects, indexed, deferred, .. } = r;
+        for o in objects.iter_mut().filter(|o| o.namespace == Namespace::Unwritten) {
+            o.id.namespace.clear();
+            o.id.namespace.push_str(namespace);
+        }
+        for (position, entry) in indexed.iter_mut() {
+            if objects[*position].namespace == Namespace::Unwritten {
+                entry.id_mut().namespace.clone_from(&objects[*position].id.namespace);
+            }
+        }
+        for d in deferred.iter_mut() {
+            if objects[d.position].namespace == Namespace::Unwritten {
+                d.admitted.object.metadata.namespace.clone_from(&objects[d.position].id.namespace);
+            }
+        }
+    }
+}
+
+/// Whether linking an HPA with the other objects of its set depended on the namespace assumed
+/// for objects that name none (`assumed`: those objects): the HPA and its scale target, or an
+/// object a finding is about, are one with and one without a written namespace; or the target
+/// was not found in the HPA's namespace but exists in another one of the set, where one of the
+/// two was placed by assumption.
+fn link_depends_on_namespace(
+    d: &Deferred,
+    hpa: &ObjectInfo,
+    index: &index::Index,
+    findings: &[(Finding, bool)],
+    assumed: &HashSet<&ObjectId>,
+) -> bool {
+    use hpa_core::rules::Objects as _;
+    let hpa_assumed = hpa.namespace == Namespace::Unwritten;
+    let t = &d.admitted.object.spec.scale_target_ref;
+    match index.workload(&t.kind, &hpa.id.namespace, &t.name) {
+        Some(target) if assumed.contains(&target.id) != hpa_assumed => return true,
+        Some(_) => {}
+        None => {
+            if index.workloads_named(&t.kind, &t.name).any(|w| hpa_assumed || assumed.contains(&w.id)) {
+                return true;
+            }
+        }
+    }
+    findings
+        .iter()
+        .flat_map(|(f, _)| std::iter::once(&f.location).chain(f.related.iter().map(|(l, _)| l)))
+        .any(|location| matches!(location, Location::Object { id, .. } if assumed.contains(id) != hpa_assumed))
+}
+
+// === objects defined more than once ===
+
+/// Whether two definitions of one object are the same, as far as the first pass read them.
+fn same_object(first: &Node, again: &Node) -> bool {
+    first.to_json() == again.to_json()
+}
+
+/// The objects of each set defined more than once.
+struct DefinedAgain {
+    /// (file, object) of every object an earlier object of its set has the identity of (kind,
+    /// namespace and name), sorted: the index keeps the first definition only. Usually empty.
+    later: Vec<(usize, usize)>,
+    /// Per set, each object defined again: (file, object) of its first and of its later
+    /// definition, and whether the later one is identical (and therefore not checked).
+    repeats: Vec<Vec<Repeat>>,
+}
+
+/// A later definition of an object: where it and the first one are.
+struct Repeat {
+    first: (usize, usize),
+    again: (usize, usize),
+    label: String,
+    identical: bool,
+}
+
+/// Finds the objects of each set defined more than once (`namespace_keys`: each set's
+/// [`Keys::namespace`] of its namespace, for the objects that name none). Only the keys the
+/// first pass computed are read, and the identities of objects whose keys meet.
+fn defined_again(per_file: &[FileResult], set_of: impl Fn(usize) -> usize, namespace_keys: &[u64]) -> DefinedAgain {
+    let mut sizes = vec![0; namespace_keys.len()];
+    for (k, r) in per_file.iter().enumerate() {
+        sizes[set_of(k)] += r.objects.len();
+    }
+    let mut seen: Vec<ByKey<(usize, usize)>> =
+        sizes.iter().map(|&n| ByKey::with_capacity_and_hasher(n, Default::default())).collect();
+    let mut later = Vec::new();
+    let mut repeats: Vec<Vec<Repeat>> = namespace_keys.iter().map(|_| Vec::new()).collect();
+    for (k, r) in per_file.iter().enumerate() {
+        let set = set_of(k);
+        for (position, identity) in r.keys.iter().enumerate() {
+            if identity.name == 0 {
+                continue;
+            }
+            let namespace_key = match identity.state {
+                Namespace::Written => identity.namespace,
+                Namespace::Unwritten => namespace_keys[set],
+                Namespace::None => 0,
+            };
+            match seen[set].entry(Keys::identity(identity.name, namespace_key)) {
+                std::collections::hash_map::Entry::Occupied(e) => {
+                    let first = *e.get();
+                    let o = &r.objects[position];
+                    // Equal keys of different identities (a chance of 2^-64) are not repeats.
+                    if per_file[first.0].objects[first.1].id == o.id {
+                        later.push((k, position));
+                        repeats[set].push(Repeat {
+                            first,
+                            again: (k, position),
+                            label: o.label().describe(),
+                            identical: o.repeat,
+                        });
+                    }
+                }
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert((k, position));
+                }
+            }
+        }
+    }
+    DefinedAgain { later, repeats }
+}
+
+impl DefinedAgain {
+    /// Whether object `position` of file `k` is a later definition.
+    fn is_later(&self, k: usize, position: usize) -> bool {
+        !self.later.is_empty() && self.later.binary_search(&(k, position)).is_ok()
+    }
+}
+
+/// The note about the objects a set defines more than once.
+fn repeats_note(set: &str, repeats: &[Repeat], per_file: &[FileResult], files: &[Cow<'_, SourceFile>]) -> String {
+    const LISTED: usize = 3;
+    let document = |(k, position): (usize, usize)| per_file[k].objects[position].document + 1;
+    // Where the two definitions are: "documents 1 and 3", or "a.yaml (document 1) and ...".
+    let places = |r: &Repeat| {
+        let ((fk, _), (ak, _)) = (r.first, r.again);
+        let (first, again) = (document(r.first), document(r.again));
+        // Definitions in one file are compared (an identical repeat is not checked); those in
+        // two files are not (their trees are gone by then), and both are checked.
+        if fk == ak {
+            let other = if r.identical { "" } else { ", with other content" };
+            format!("documents {first} and {again}{other}")
+        } else {
+            format!("{} (document {first}) and {} (document {again})", files[fk].name, files[ak].name)
+        }
+    };
+    let what = match repeats {
+        [one] => format!("{} is defined more than once (in {})", one.label, places(one)),
+        _ => {
+            let listed: Vec<String> =
+                repeats.iter().take(LISTED).map(|r| format!("{} in {}", r.label, places(r))).collect();
+            let more = repeats.len().saturating_sub(LISTED);
+            format!(
+                "{} objects are defined more than once ({}{})",
+                repeats.len(),
+                listed.join("; "),
+                if more > 0 { format!("; and {more} more") } else { String::new() }
+            )
+        }
+    };
+    let identical = repeats.iter().filter(|r| r.identical).count();
+    let treatment = match (identical, repeats.len() - identical) {
+        (_, 0) => "each is one object, checked once",
+        (0, _) => {
+            "each is one object, matched with the others by its first definition (kubectl apply keeps the last); every definition is checked"
+        }
+        _ => {
+            "each is one object, matched with the others by its first definition; an identical repeat in the same file is not checked again, the others are"
+        }
+    };
+    format!("{set}: {what}: {treatment}")
+}
+
+/// How a set is named in notes: its file, its directory, or all the inputs.
+fn set_name(files: &[Cow<'_, SourceFile>], set_files: &[usize], scope: Scope) -> String {
+    match set_files {
+        [one] => files[*one].name.clone(),
+        _ if scope == Scope::Directory => {
+            let dir = set_files.first().and_then(|k| std::path::Path::new(&files[*k].name).parent());
+            dir.map(|p| p.display().to_string()).filter(|d| !d.is_empty()).unwrap_or_else(|| ".".into())
+        }
+        _ => "the inputs".into(),
+    }
+}
+
 /// The first object defined in two of the files (kind, namespace and name; the API group
 /// version may differ), with the positions of the two files.
 fn duplicate_definition(per_file: &[FileResult]) -> Option<(String, usize, usize)> {
@@ -795,7 +1263,7 @@ fn duplicate_definition(per_file: &[FileResult]) -> Option<(String, usize, usize
             let key = (id.kind.as_str(), id.namespace.as_str(), id.name.as_str());
             match seen.get(&key) {
                 Some(&first) if first != i => {
-                    return Some((format!("{} {}/{}", id.kind, id.namespace, id.name), first, i));
+                    return Some((id.to_string(), first, i));
                 }
                 Some(_) => {}
                 None => {

@@ -7,7 +7,8 @@ use std::sync::Arc;
 
 use hpa_core::rules::{self, RuleMeta, Severity};
 use miette::{
-    Diagnostic as MietteDiagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, SourceSpan,
+    Diagnostic as MietteDiagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteError,
+    MietteSpanContents, NamedSource, SourceCode, SourceSpan, SpanContents,
 };
 use serde_json::{Value, json};
 
@@ -33,11 +34,11 @@ fn severity_word(s: Severity) -> &'static str {
 #[derive(Debug)]
 struct Rendered {
     message: String,
-    code: String,
+    code: Option<String>,
     severity: miette::Severity,
     help: Option<String>,
-    url: String,
-    source: NamedSource<Arc<str>>,
+    url: Option<String>,
+    source: Source,
     labels: Vec<LabeledSpan>,
     related: Vec<Rendered>,
 }
@@ -52,7 +53,7 @@ impl std::error::Error for Rendered {}
 
 impl MietteDiagnostic for Rendered {
     fn code<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
-        Some(Box::new(&self.code))
+        self.code.as_ref().map(|c| Box::new(c) as Box<dyn std::fmt::Display>)
     }
     fn severity(&self) -> Option<miette::Severity> {
         Some(self.severity)
@@ -61,7 +62,7 @@ impl MietteDiagnostic for Rendered {
         self.help.as_ref().map(|h| Box::new(h) as Box<dyn std::fmt::Display>)
     }
     fn url<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
-        Some(Box::new(&self.url))
+        self.url.as_ref().map(|u| Box::new(u) as Box<dyn std::fmt::Display>)
     }
     fn source_code(&self) -> Option<&dyn miette::SourceCode> {
         Some(&self.source)
@@ -75,6 +76,41 @@ impl MietteDiagnostic for Rendered {
         } else {
             Some(Box::new(self.related.iter().map(|r| r as &dyn MietteDiagnostic)))
         }
+    }
+}
+
+/// A file's text as miette reads it, except that a snippet's `line_count` is the number of
+/// lines it holds, as `MietteSpanContents` documents it. miette 7.6's `context_info` returns
+/// the lines from the start of the file instead, and `render_snippets` then merges two labels
+/// into one snippet whenever the second lies within about twice the first one's line number:
+/// a related place 30 lines below a finding would print every line in between.
+#[derive(Debug)]
+struct Source(NamedSource<Arc<str>>);
+
+impl Source {
+    fn new(name: &str, text: Arc<str>) -> Source {
+        Source(NamedSource::new(name, text))
+    }
+}
+
+impl SourceCode for Source {
+    fn read_span<'a>(
+        &'a self,
+        span: &SourceSpan,
+        context_lines_before: usize,
+        context_lines_after: usize,
+    ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
+        let contents = self.0.read_span(span, context_lines_before, context_lines_after)?;
+        let lines = contents.data().iter().filter(|&&b| b == b'\n').count();
+        let fixed = MietteSpanContents::new_named(
+            self.0.name().to_string(),
+            contents.data(),
+            *contents.span(),
+            contents.line(),
+            contents.column(),
+            lines,
+        );
+        Ok(Box::new(fixed))
     }
 }
 
@@ -108,10 +144,8 @@ pub fn human(outcome: &Outcome, files: &[SourceFile], style: HumanStyle) -> Stri
                 (true, _) => String::new(),
                 (false, true) => format!(" ({} without a name)", o.kind),
                 // Messages about other objects name them already.
-                (false, false) if d.message.contains(&format!("{} {}/{}", o.kind, o.namespace, o.name)) => {
-                    String::new()
-                }
-                (false, false) => format!(" ({} {}/{})", o.kind, o.namespace, o.name),
+                (false, false) if d.message.contains(&o.describe()) => String::new(),
+                (false, false) => format!(" ({})", o.describe()),
             })
             .unwrap_or_default();
         let label_text = match (d.path.is_empty(), d.exact) {
@@ -119,35 +153,41 @@ pub fn human(outcome: &Outcome, files: &[SourceFile], style: HumanStyle) -> Stri
             (false, true) => d.path.clone(),
             (false, false) => format!("{} is missing here", d.path),
         };
-        let related = d
-            .related
-            .iter()
-            .map(|r| {
-                let rf = &files[r.file];
-                Rendered {
+        // Related places in the diagnostic's own file are labels of its snippet: one finding,
+        // one report. Those in other files (a workload defined elsewhere) follow as related
+        // reports of their own source, without a code of their own.
+        let mut labels = vec![LabeledSpan::new_primary_with_span(Some(label_text), span_of(file, d.span))];
+        let mut related = Vec::new();
+        for r in &d.related {
+            let rf = &files[r.file];
+            let span = span_of(rf, r.span);
+            if r.file == d.file {
+                labels.push(LabeledSpan::new_with_span(Some(r.message.clone()), span));
+            } else {
+                related.push(Rendered {
                     message: r.message.clone(),
-                    code: d.rule.id.to_string(),
+                    code: Some("see also".into()),
                     severity: miette::Severity::Advice,
                     help: None,
-                    url: docs_url(d.rule),
-                    source: NamedSource::new(rf.name.clone(), sources[r.file].clone()),
-                    labels: vec![LabeledSpan::new_with_span(Some(r.message.clone()), span_of(rf, r.span))],
+                    url: None,
+                    source: Source::new(&rf.name, sources[r.file].clone()),
+                    labels: vec![LabeledSpan::new_with_span(Some(r.message.clone()), span)],
                     related: Vec::new(),
-                }
-            })
-            .collect();
+                });
+            }
+        }
         let rendered = Rendered {
             message: format!("{}{what}", d.message),
-            code: format!("{} {}", d.rule.id, d.rule.name),
+            code: Some(format!("{} {}", d.rule.id, d.rule.name)),
             severity: match d.severity {
                 Severity::Error => miette::Severity::Error,
                 Severity::Warning => miette::Severity::Warning,
                 Severity::Info => miette::Severity::Advice,
             },
             help: d.help.clone(),
-            url: docs_url(d.rule),
-            source: NamedSource::new(file.name.clone(), sources[d.file].clone()),
-            labels: vec![LabeledSpan::new_with_span(Some(label_text), span_of(file, d.span))],
+            url: Some(docs_url(d.rule)),
+            source: Source::new(&file.name, sources[d.file].clone()),
+            labels,
             related,
         };
         let mut buf = String::new();
@@ -240,6 +280,22 @@ pub fn json(outcome: &Outcome, files: &[SourceFile]) -> String {
     serde_json::to_string_pretty(&v).map(|s| s + "\n").unwrap_or_default()
 }
 
+/// A diagnostic's SARIF logical locations: the object (`Kind/namespace/name`, or `Kind/name`
+/// for a kind without namespaces), and in it the field as the user wrote it (kind `property`:
+/// `spec.targetCPUUtilizationPercentage` for an autoscaling/v1 CPU target).
+fn logical_locations(d: &super::Diagnostic) -> Vec<Value> {
+    let Some(o) = &d.object else { return Vec::new() };
+    let object = match &o.namespace {
+        Some(ns) => format!("{}/{ns}/{}", o.kind, o.name),
+        None => format!("{}/{}", o.kind, o.name),
+    };
+    let mut out = vec![json!({"name": o.name, "fullyQualifiedName": object, "kind": "object"})];
+    if !d.path.is_empty() {
+        out.push(json!({"name": d.path, "fullyQualifiedName": format!("{object}/{}", d.path), "kind": "property"}));
+    }
+    out
+}
+
 fn sarif_level(s: Severity) -> &'static str {
     match s {
         Severity::Error => "error",
@@ -305,7 +361,7 @@ pub fn sarif(outcome: &Outcome, files: &[SourceFile]) -> String {
                         "artifactLocation": {"uri": artifact_uri(&file.name)},
                         "region": {"startLine": line, "startColumn": column, "endLine": end_line, "endColumn": end_column.max(column)},
                     },
-                    "logicalLocations": d.object.as_ref().map(|o| vec![json!({"name": o.name, "fullyQualifiedName": format!("{}/{}/{}", o.kind, o.namespace, o.name), "kind": "object"})]).unwrap_or_default(),
+                    "logicalLocations": logical_locations(d),
                 }],
             });
             if !d.related.is_empty() {

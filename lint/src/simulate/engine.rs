@@ -5,7 +5,6 @@
 //! Pure (no IO, no clock): the same plan always gives the same [`Simulation`].
 
 pub use hpa_core::evaluator::simulation::{
-    Backend, ConditionBrief, ConditionsId, LoadPhase, LoadValue, MetricKey, MetricObservation, NormalizationId,
-    ObservationsId, Plan, PodCounts, PodTemplate, ReasonId, Simulation, Simulator, Step, StepView, simulate,
-    simulate_with,
+    ConditionBrief, ConditionsId, LoadPhase, LoadValue, MetricKey, MetricObservation, NormalizationId, ObservationsId,
+    Plan, PodCounts, PodTemplate, ReasonId, Simulation, Simulator, Step, StepView, simulate,
 };

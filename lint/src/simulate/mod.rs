@@ -14,14 +14,13 @@ pub mod svg;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use clap::Args as ClapArgs;
 use hpa_core::admission::Options;
 use hpa_core::api::v2::HorizontalPodAutoscaler;
-use hpa_core::evaluator::ControllerOptions;
 
 use crate::cli::{ClusterArgs, ReportFormat};
+use crate::controller_flags::{self, ControllerArgs};
 use crate::hpa::{self, Checked};
 use crate::input::{self, ObjectRef, SourceFile};
 use crate::source::{Node, NodeKind, Scalar, Span};
@@ -45,17 +44,9 @@ pub struct SimulateArgs {
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
 
-    /// --horizontal-pod-autoscaler-sync-period, in seconds (overrides the scenario).
-    #[arg(long, value_name = "SECONDS")]
-    pub sync_period: Option<u64>,
-
-    /// --horizontal-pod-autoscaler-tolerance (overrides the scenario).
-    #[arg(long, value_name = "RATIO")]
-    pub tolerance: Option<f64>,
-
-    /// --horizontal-pod-autoscaler-downscale-stabilization, in seconds (overrides the scenario).
-    #[arg(long, value_name = "SECONDS")]
-    pub downscale_stabilization: Option<u64>,
+    /// kube-controller-manager's flags (they override the scenario's `controller:`).
+    #[command(flatten)]
+    pub controller: ControllerArgs,
 }
 
 /// Why a run stopped before simulating.
@@ -151,20 +142,8 @@ fn prepare(
         }
     };
 
-    let mut options = ControllerOptions { gates, ..ControllerOptions::default() };
-    scenario.controller.apply(&mut options);
-    if let Some(v) = args.sync_period {
-        options.sync_period = Duration::from_secs(v.max(1));
-    }
-    if let Some(v) = args.tolerance {
-        if !(v.is_finite() && v >= 0.0) {
-            return Err(Failure::Error(format!("--tolerance {v}: must be a number, 0 or more")));
-        }
-        options.tolerance = v;
-    }
-    if let Some(v) = args.downscale_stabilization {
-        options.downscale_stabilization_window = Duration::from_secs(v);
-    }
+    let options = controller_flags::configuration(gates, &[&scenario.controller, &args.controller.flags()])
+        .map_err(|e| Failure::Error(format!("--{e}")))?;
 
     let header = render::Header {
         scenario: file.name.clone(),

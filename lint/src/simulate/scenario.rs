@@ -20,6 +20,7 @@
 //! metrics happens in [`bind`], once the HPA is known.
 
 use std::collections::BTreeMap;
+use std::time::Duration;
 
 use hpa_core::api::Quantity;
 use hpa_core::api::v2::{HorizontalPodAutoscaler, MetricSpec};
@@ -27,6 +28,7 @@ use hpa_core::evaluator::Container;
 use hpa_core::evaluator::controller::effective_metrics;
 
 use super::engine::{LoadPhase, LoadValue, MetricKey, Plan, PodTemplate};
+use crate::controller_flags::{ControllerFlags, MIN_SYNC_PERIOD};
 use crate::source::{Node, NodeKind, Scalar, Span};
 
 /// A problem in a scenario (or in a file it refers to), at a position of that file.
@@ -60,43 +62,6 @@ pub enum HpaSource {
     File(Spanned<String>),
     /// `hpaObject: {...}`: the object written inline.
     Inline(Node),
-}
-
-/// The `controller:` overrides (each `None` keeps the command line or controller default).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct ControllerOverrides {
-    /// `syncPeriod`, in ms.
-    pub sync_period_ms: Option<i64>,
-    /// `tolerance`.
-    pub tolerance: Option<f64>,
-    /// `downscaleStabilization`, in ms.
-    pub downscale_stabilization_ms: Option<i64>,
-    /// `cpuInitializationPeriod`, in ms.
-    pub cpu_initialization_period_ms: Option<i64>,
-    /// `initialReadinessDelay`, in ms.
-    pub initial_readiness_delay_ms: Option<i64>,
-}
-
-impl ControllerOverrides {
-    /// Sets in `options` every value the scenario overrides.
-    pub fn apply(&self, options: &mut hpa_core::evaluator::ControllerOptions) {
-        let ms = |v: i64| std::time::Duration::from_millis(u64::try_from(v).unwrap_or(0));
-        if let Some(v) = self.sync_period_ms {
-            options.sync_period = ms(v);
-        }
-        if let Some(v) = self.tolerance {
-            options.tolerance = v;
-        }
-        if let Some(v) = self.downscale_stabilization_ms {
-            options.downscale_stabilization_window = ms(v);
-        }
-        if let Some(v) = self.cpu_initialization_period_ms {
-            options.cpu_initialization_period = ms(v);
-        }
-        if let Some(v) = self.initial_readiness_delay_ms {
-            options.delay_of_initial_readiness_status = ms(v);
-        }
-    }
 }
 
 /// One `load:` entry.
@@ -140,8 +105,8 @@ pub struct Scenario {
     pub selector: Option<String>,
     /// `duration` (ms).
     pub duration_ms: Spanned<i64>,
-    /// `controller`.
-    pub controller: ControllerOverrides,
+    /// `controller`: the controller's flags the scenario sets (the command line's win).
+    pub controller: ControllerFlags,
     /// `load`.
     pub load: Vec<LoadEntry>,
 }
@@ -507,22 +472,24 @@ pub fn parse(root: &Node) -> Result<Scenario, Vec<ScenarioError>> {
         }
     };
 
-    let mut controller = ControllerOverrides::default();
+    let mut controller = ControllerFlags::default();
     if let Some(c) = root.get("controller")
         && errs.keep(entries(c, "controller")).is_some()
     {
         check_fields(c, CONTROLLER_FIELDS, "controller", &mut errs);
-        let d = |key: &str, errs: &mut Errors| c.get(key).and_then(|n| errs.keep(duration(n, key)));
-        controller.sync_period_ms = d("syncPeriod", &mut errs);
-        if let (Some(ms), Some(n)) = (controller.sync_period_ms, c.get("syncPeriod"))
-            && ms < 1000
+        let d = |key: &str, errs: &mut Errors| {
+            c.get(key).and_then(|n| errs.keep(duration(n, key))).map(|ms| Duration::from_millis(ms.unsigned_abs()))
+        };
+        controller.sync_period = d("syncPeriod", &mut errs);
+        if let (Some(p), Some(n)) = (controller.sync_period, c.get("syncPeriod"))
+            && p < MIN_SYNC_PERIOD
         {
             errs.push(n.span, "syncPeriod must be at least 1s");
-            controller.sync_period_ms = None;
+            controller.sync_period = None;
         }
-        controller.downscale_stabilization_ms = d("downscaleStabilization", &mut errs);
-        controller.cpu_initialization_period_ms = d("cpuInitializationPeriod", &mut errs);
-        controller.initial_readiness_delay_ms = d("initialReadinessDelay", &mut errs);
+        controller.downscale_stabilization = d("downscaleStabilization", &mut errs);
+        controller.cpu_initialization_period = d("cpuInitializationPeriod", &mut errs);
+        controller.initial_readiness_delay = d("initialReadinessDelay", &mut errs);
         if let Some(n) = c.get("tolerance") {
             match &n.kind {
                 NodeKind::Scalar(Scalar::Int(i)) if *i >= 0 => controller.tolerance = Some(*i as f64),
@@ -662,8 +629,9 @@ pub struct Context {
     pub workload_replicas: Option<i32>,
     /// Where to point errors about the HPA reference (the `hpa`/`hpaObject` value).
     pub hpa_span: Span,
-    /// The controller options (command-line flags and scenario overrides applied).
-    pub options: hpa_core::evaluator::ControllerOptions,
+    /// The controller's configuration (the scenario's `controller:` and the command line
+    /// applied).
+    pub options: hpa_core::evaluator::HPAControllerConfiguration,
 }
 
 /// Checks the scenario against its HPA and builds the engine's plan: every load key must name
@@ -674,7 +642,7 @@ pub fn bind(s: &Scenario, ctx: Context) -> Result<Plan, Vec<ScenarioError>> {
     // The distinct keys the HPA's metrics use, with the metric types behind each.
     let mut keys: Vec<(String, MetricKey)> = Vec::new();
     let mut bindings = Vec::with_capacity(specs.len());
-    for spec in &specs {
+    for spec in specs.iter() {
         let slot = metric_key(spec).map(|k| {
             let text = k.to_string();
             match keys.iter().position(|(t, kk)| *t == text && *kk == k) {
@@ -850,7 +818,7 @@ mod tests {
         assert_eq!(s.replicas.map(|r| r.value), Some(2));
         assert_eq!(s.pod_ready_after_ms, 10_000);
         assert_eq!(s.duration_ms.value, 300_000);
-        assert_eq!(s.controller.sync_period_ms, Some(15_000));
+        assert_eq!(s.controller.sync_period, Some(Duration::from_secs(15)));
         assert_eq!(s.controller.tolerance, Some(0.1));
         let t = s.pod_template.unwrap().value;
         assert_eq!(t.containers[0].requests_milli.get("cpu"), Some(&20));

@@ -10,15 +10,24 @@ use hpa_core::features::{FeatureGates, Gate, KubernetesVersion};
 
 use super::{drop_nulls, project};
 
-/// The gates a validation vector runs with: `profile` picks the release, `featureGates`
+/// The release a vector runs against: `kubernetes_version` (`"1.33"` .. `"1.38"`), else the
+/// older `profile` key (`master-1.37`, or absent for 1.36).
+pub fn release_of(vector: &Value) -> Result<KubernetesVersion, String> {
+    if let Some(v) = vector.get("kubernetes_version") {
+        let v = v.as_str().ok_or("kubernetes_version is not a string")?;
+        return KubernetesVersion::parse(v).map_err(|e| e.to_string());
+    }
+    match vector.get("profile").and_then(Value::as_str) {
+        Some("master-1.37") => Ok(KubernetesVersion::V1_37),
+        None => Ok(KubernetesVersion::V1_36),
+        Some(other) => Err(format!("unknown profile {other}")),
+    }
+}
+
+/// The gates a validation vector runs with: its release (see [`release_of`]), `featureGates`
 /// overrides.
 pub fn gates_for(vector: &Value) -> Result<FeatureGates, String> {
-    let version = match vector.get("profile").and_then(Value::as_str) {
-        Some("master-1.37") => KubernetesVersion::V1_37,
-        None => KubernetesVersion::V1_36,
-        Some(other) => return Err(format!("unknown profile {other}")),
-    };
-    let mut gates = FeatureGates::new(version);
+    let mut gates = FeatureGates::new(release_of(vector)?);
     if let Some(Value::Object(fg)) = vector.get("featureGates") {
         for (name, value) in fg {
             let gate = Gate::from_name(name).ok_or_else(|| format!("unknown gate {name}"))?;
@@ -33,18 +42,38 @@ fn decode(v: &Value) -> Result<api::VersionedHpa, String> {
     api::decode(v).map_err(|errs| api::decode_failure_message(None, &errs))
 }
 
+/// Decodes an object as `release`'s kube-apiserver does: with `fieldValidation: Strict` (the
+/// default, kubectl's) a field the release does not know is an error, with `Ignore` it is
+/// dropped. The error is kube-apiserver's 400 message.
+fn decode_in(v: &Value, release: KubernetesVersion, strict: bool) -> Result<api::VersionedHpa, String> {
+    let version = v.get("apiVersion").and_then(Value::as_str).and_then(ApiVersion::parse);
+    let strictness = if strict { api::Strictness::Strict } else { api::Strictness::Lenient };
+    api::decode_json(&v.to_string(), strictness, release)
+        .map(|decoded| decoded.value)
+        .map_err(|errs| api::decode_failure_message(version, &errs))
+}
+
 /// A validation vector: decode, convert, prepare, validate (no defaulting).
 pub fn run_validation(vector: &Value) -> (bool, Value) {
     let expect = vector.get("expect").cloned().unwrap_or(Value::Null);
     let result = (|| -> Result<Value, String> {
         let gates = gates_for(vector)?;
+        let release = gates.version();
+        let strict = match vector.get("fieldValidation").and_then(Value::as_str) {
+            None | Some("Strict") => true,
+            Some("Ignore") => false,
+            Some(other) => return Err(format!("unknown fieldValidation {other}")),
+        };
         let operation = match vector.get("operation").and_then(Value::as_str) {
             Some("UPDATE") => Operation::Update,
             _ => Operation::Create,
         };
-        let object = decode(vector.get("object").unwrap_or(&Value::Null))?;
+        let object = match decode_in(vector.get("object").unwrap_or(&Value::Null), release, strict) {
+            Ok(o) => o,
+            Err(e) => return Ok(json!({"allowed": false, "decodeError": e})),
+        };
         let old = match vector.get("oldObject") {
-            Some(o) => Some(decode(o)?),
+            Some(o) => Some(decode_in(o, release, false)?),
             None => None,
         };
         let opts = Options { gates, apply_defaults: false, default_namespace: None };
@@ -60,8 +89,9 @@ pub fn run_validation(vector: &Value) -> (bool, Value) {
 
 /// The outcome in the vectors' shape.
 pub fn outcome_json(outcome: &admission::Outcome) -> Value {
+    let generation = outcome.object.metadata.generation;
     if outcome.allowed() {
-        return json!({"allowed": true});
+        return json!({"allowed": true, "generation": generation});
     }
     let errors: Vec<Value> = outcome
         .errors
@@ -73,12 +103,13 @@ pub fn outcome_json(outcome: &admission::Outcome) -> Value {
         "errors": errors,
         "statusMessage": outcome.status_message(),
         "firstErrorContains": outcome.errors.first().map(ToString::to_string),
+        "generation": generation,
     })
 }
 
 fn compare_validation(got: &Value, expect: &Value) -> (bool, Value) {
     let mut pass = got.get("allowed") == expect.get("allowed");
-    for key in ["errors", "statusMessage"] {
+    for key in ["errors", "statusMessage", "decodeError", "generation"] {
         if let Some(e) = expect.get(key) {
             pass &= got.get(key) == Some(e);
         }
@@ -127,7 +158,11 @@ pub fn run_conversion(vector: &Value) -> (bool, Value) {
         .map(|a| a.iter().filter_map(Value::as_str).map(String::from).collect())
         .unwrap_or_default();
     let Some(to) = to else { return (false, json!({"error": "unknown toVersion"})) };
-    let converted = decode(&input).and_then(|obj| convert::convert(&obj, to).map_err(|e| e.to_string()));
+    let release = match release_of(vector) {
+        Ok(r) => r,
+        Err(e) => return (false, json!({"error": e})),
+    };
+    let converted = decode(&input).and_then(|obj| convert::convert_in(&obj, to, release).map_err(|e| e.to_string()));
     if let Some(prefix) = vector.get("expectError").and_then(Value::as_str) {
         return match converted {
             Err(e) => (e.starts_with(prefix), Value::String(e)),
@@ -142,7 +177,7 @@ pub fn run_conversion(vector: &Value) -> (bool, Value) {
     let mut pass = objects_equal(&got, &expect, &as_json);
     if pass && vector.get("roundTrip").and_then(Value::as_bool) == Some(true) {
         let back_to = input.get("apiVersion").and_then(Value::as_str).and_then(ApiVersion::parse);
-        let back = back_to.and_then(|v| decode(&got).ok().and_then(|o| convert::convert(&o, v).ok()));
+        let back = back_to.and_then(|v| decode(&got).ok().and_then(|o| convert::convert_in(&o, v, release).ok()));
         pass = match back {
             Some(b) => {
                 let mut original = input.clone();

@@ -15,11 +15,12 @@ use hpa_core::api::v2::{
     HPAScalingRules, HorizontalPodAutoscaler, HorizontalPodAutoscalerBehavior, HorizontalPodAutoscalerCondition,
     HorizontalPodAutoscalerSpec, HorizontalPodAutoscalerStatus, MetricSpec,
 };
+use hpa_core::evaluator::HPAControllerConfiguration;
 use hpa_core::evaluator::behavior::{self, NormalizationArgs, TimestampedRecommendation, TimestampedScaleEvent};
-use hpa_core::evaluator::controller::{self, ControllerOptions, ControllerState, ObjectMetricValue, Scale, SyncInput};
+use hpa_core::evaluator::controller::{self, ControllerState, ObjectMetricValue, Scale, SyncInput};
 use hpa_core::evaluator::replicas::{
-    self, ConditionStatus, Container, ContainerUsage, ObjectSample, Pod, PodMetric, PodMetricsInfo, PodMetricsItem,
-    PodPhase, PodSample, ReadyCondition, ReplicaCalculator, Tolerances,
+    self, ConditionStatus, Container, ContainerUsage, ObjectSample, Pod, PodIndex, PodMetric, PodMetricsInfo,
+    PodMetricsItem, PodPhase, PodSample, ReadyCondition, ReplicaCalculator, Tolerances, Workspace,
 };
 use hpa_core::evaluator::time::Timestamp;
 use hpa_core::features::{FeatureGates, Gate, KubernetesVersion};
@@ -153,7 +154,7 @@ fn pod(v: &Value) -> R<Pod> {
         }),
     };
     Ok(Pod {
-        name: str_of(v, "name")?.to_string(),
+        name: str_of(v, "name")?.into(),
         phase: PodPhase::parse(v.get("phase").and_then(Value::as_str).unwrap_or("")),
         deleted: v.get("deleted").and_then(Value::as_bool).unwrap_or(false),
         start_time: instant(v.get("start_time").unwrap_or(&Value::Null))?,
@@ -176,7 +177,7 @@ fn pod_metrics_item(v: &Value) -> R<PodMetricsItem> {
         })
         .collect::<R<_>>()?;
     Ok(PodMetricsItem {
-        pod: str_of(v, "pod")?.to_string(),
+        pod: str_of(v, "pod")?.into(),
         timestamp: instant_of(v, "timestamp")?,
         window: secs(v, "window_s")?,
         containers,
@@ -189,7 +190,7 @@ fn pod_sample(v: &Value) -> R<PodSample> {
         Some(_) => Some(secs(v, "window_s")?),
     };
     Ok(PodSample {
-        pod: str_of(v, "pod")?.to_string(),
+        pod: str_of(v, "pod")?.into(),
         value_milli: i64_of(v, "value_milli")?,
         timestamp: instant_of(v, "timestamp")?,
         window,
@@ -250,16 +251,19 @@ fn error_value(e: impl ToString) -> Value {
 fn run_replica_calc(function: &str, inputs: &Value, config: &Value) -> R<Value> {
     let calc = calculator(config)?;
     let tol = tolerances(config)?;
+    let ws = &mut Workspace::default();
+    let mut index = PodIndex::default();
+    let mut entries = Vec::new();
     let metrics_items =
         || -> R<Vec<PodMetricsItem>> { array_of(inputs, "resource_metrics")?.iter().map(pod_metrics_item).collect() };
-    let object = || -> R<Result<ObjectSample, String>> {
-        Ok(Ok(ObjectSample { value_milli: i64_of(inputs, "object_value_milli")?, timestamp: Timestamp::ZERO }))
+    let object = || -> R<ObjectSample> {
+        Ok(ObjectSample { value_milli: i64_of(inputs, "object_value_milli")?, timestamp: Timestamp::ZERO })
     };
-    let external = || -> R<Result<Vec<i64>, String>> {
-        Ok(Ok(array_of(inputs, "external_values_milli")?
+    let external = || -> R<Vec<i64>> {
+        array_of(inputs, "external_values_milli")?
             .iter()
-            .map(|v| v.as_i64().ok_or("external value is not an integer"))
-            .collect::<Result<_, _>>()?))
+            .map(|v| v.as_i64().ok_or_else(|| "external value is not an integer".to_string()))
+            .collect()
     };
     let object_ref = CrossVersionObjectReference {
         kind: "Deployment".into(),
@@ -270,17 +274,22 @@ fn run_replica_calc(function: &str, inputs: &Value, config: &Value) -> R<Value> 
         Ok(r) => json!({"replicas": r.replicas, "usage_milli": r.usage_milli}),
         Err(e) => error_value(e),
     };
+    // Every function but the per-pod Object and External ones reads pods.
+    let pods = match function {
+        "GetObjectPerPodMetricReplicas" | "GetExternalPerPodMetricReplicas" => Vec::new(),
+        _ => pods(inputs, "pods")?,
+    };
     Ok(match function {
         "GetResourceReplicas" => {
             let r = calc.get_resource_replicas(
+                ws,
                 NOW,
                 i32_of(inputs, "current_replicas")?,
                 i32_of(inputs, "target_utilization")?,
                 str_of(inputs, "resource")?,
                 inputs.get("container").and_then(Value::as_str).unwrap_or(""),
                 tol,
-                &pods(inputs, "pods")?,
-                &Ok(metrics_items()?),
+                Ok(index.index(&pods).matched(&metrics_items()?, &mut entries)),
             );
             match r {
                 Ok(r) => {
@@ -290,25 +299,25 @@ fn run_replica_calc(function: &str, inputs: &Value, config: &Value) -> R<Value> 
             }
         }
         "GetRawResourceReplicas" => plain(calc.get_raw_resource_replicas(
+            ws,
             NOW,
             i32_of(inputs, "current_replicas")?,
             i64_of(inputs, "target_milli")?,
             str_of(inputs, "resource")?,
             inputs.get("container").and_then(Value::as_str).unwrap_or(""),
             tol,
-            &pods(inputs, "pods")?,
-            &Ok(metrics_items()?),
+            Ok(index.index(&pods).matched(&metrics_items()?, &mut entries)),
         )),
         "GetMetricReplicas" => {
             let samples = array_of(inputs, "pod_metrics")?.iter().map(pod_sample).collect::<R<Vec<_>>>()?;
             plain(calc.get_metric_replicas(
+                ws,
                 NOW,
                 i32_of(inputs, "current_replicas")?,
                 i64_of(inputs, "target_milli")?,
                 "qps",
                 tol,
-                &pods(inputs, "pods")?,
-                &Ok(samples),
+                Ok(index.index(&pods).matched(&samples, &mut entries)),
             ))
         }
         "GetObjectMetricReplicas" => plain(calc.get_object_metric_replicas(
@@ -318,8 +327,8 @@ fn run_replica_calc(function: &str, inputs: &Value, config: &Value) -> R<Value> 
             tol,
             "default",
             &object_ref,
-            &object()?,
-            &pods(inputs, "pods")?,
+            Ok(object()?),
+            &pods,
         )),
         "GetObjectPerPodMetricReplicas" => plain(calc.get_object_per_pod_metric_replicas(
             i32_of(inputs, "status_replicas")?,
@@ -328,7 +337,7 @@ fn run_replica_calc(function: &str, inputs: &Value, config: &Value) -> R<Value> 
             tol,
             "default",
             &object_ref,
-            &object()?,
+            Ok(object()?),
         )),
         "GetExternalMetricReplicas" => plain(calc.get_external_metric_replicas(
             i32_of(inputs, "current_replicas")?,
@@ -337,8 +346,8 @@ fn run_replica_calc(function: &str, inputs: &Value, config: &Value) -> R<Value> 
             tol,
             "default",
             None,
-            &external()?,
-            &pods(inputs, "pods")?,
+            Ok(&external()?),
+            &pods,
         )),
         "GetExternalPerPodMetricReplicas" => plain(calc.get_external_per_pod_metric_replicas(
             i32_of(inputs, "status_replicas")?,
@@ -347,7 +356,7 @@ fn run_replica_calc(function: &str, inputs: &Value, config: &Value) -> R<Value> 
             tol,
             "default",
             None,
-            &external()?,
+            Ok(&external()?),
         )),
         "groupPods" => {
             let mut metrics = PodMetricsInfo::new();
@@ -362,7 +371,7 @@ fn run_replica_calc(function: &str, inputs: &Value, config: &Value) -> R<Value> 
                 }
             }
             let g = replicas::group_pods(
-                &pods(inputs, "pods")?,
+                &pods,
                 &metrics,
                 str_of(inputs, "resource")?,
                 calc.cpu_initialization_period,
@@ -373,7 +382,7 @@ fn run_replica_calc(function: &str, inputs: &Value, config: &Value) -> R<Value> 
         }
         "calculateRequests" => {
             match replicas::calculate_requests(
-                &pods(inputs, "pods")?,
+                &pods,
                 inputs.get("container").and_then(Value::as_str).unwrap_or(""),
                 str_of(inputs, "resource")?,
                 calc.pod_level_resources,
@@ -599,12 +608,12 @@ fn timeline_hpa(v: &Value) -> R<HorizontalPodAutoscaler> {
     Ok(hpa)
 }
 
-fn timeline_options(config: &Value) -> R<ControllerOptions> {
-    Ok(ControllerOptions {
+fn timeline_options(config: &Value) -> R<HPAControllerConfiguration> {
+    Ok(HPAControllerConfiguration {
         tolerance: f64_of(config, "tolerance")?,
         downscale_stabilization_window: secs(config, "downscale_stabilization_s")?,
         cpu_initialization_period: secs(config, "cpu_initialization_period_s")?,
-        delay_of_initial_readiness_status: secs(config, "delay_of_initial_readiness_status_s")?,
+        initial_readiness_delay: secs(config, "delay_of_initial_readiness_status_s")?,
         scale_up_limit_factor: f64_of(config, "scale_up_limit_factor")?,
         scale_up_limit_minimum: f64_of(config, "scale_up_limit_minimum")?,
         gates: gates(config.get("feature_gates"))?,
@@ -733,7 +742,7 @@ fn sync_input(s: &Value) -> R<SyncInput> {
 /// One sync's `got`, in the shape of the vectors' `expect`.
 fn sync_got(r: &controller::SyncResult) -> Value {
     let conditions: Vec<Value> =
-        r.conditions.iter().map(|c| json!({"type": c.type_, "status": c.status, "reason": c.reason})).collect();
+        r.conditions().iter().map(|c| json!({"type": c.type_, "status": c.status, "reason": c.reason})).collect();
     let cpu = r
         .status
         .current_metrics
@@ -756,16 +765,15 @@ fn sync_got(r: &controller::SyncResult) -> Value {
 /// A `timelines.json` vector.
 pub fn run_timeline(vector: &Value) -> (bool, Value) {
     let run = || -> R<(bool, Value)> {
-        let opts = timeline_options(field(vector, "config")?)?;
-        let mut hpa = timeline_hpa(vector)?;
-        let mut state = timeline_state(vector)?;
+        let config = timeline_options(field(vector, "config")?)?;
+        let hpa = timeline_hpa(vector)?;
+        let mut autoscaler = controller::Autoscaler::new(&hpa, &config).with_state(timeline_state(vector)?);
         let mut pass = true;
         let mut syncs = Vec::new();
         for s in array_of(vector, "syncs")? {
             let input = sync_input(s)?;
-            let result = controller::reconcile_autoscaler(&hpa, &mut state, &input, &opts);
-            hpa.status = result.status.clone();
-            let (ok, got) = compare(&sync_got(&result), s.get("expect").unwrap_or(&Value::Null));
+            let result = autoscaler.reconcile(&input);
+            let (ok, got) = compare(&sync_got(result), s.get("expect").unwrap_or(&Value::Null));
             pass &= ok;
             syncs.push(got);
         }

@@ -3,6 +3,8 @@
 // Helpers outside `#[test]` functions are test code too (clippy.toml allows these in tests).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stderr)]
 
+mod chart;
+mod export;
 mod https;
 mod malformed;
 mod manifests;

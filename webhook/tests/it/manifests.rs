@@ -37,7 +37,7 @@ fn objects_in(dir: &Path) -> Vec<Value> {
         .collect()
 }
 
-fn find<'a>(objects: &'a [Value], kind: &str, name: &str) -> &'a Value {
+pub(crate) fn find<'a>(objects: &'a [Value], kind: &str, name: &str) -> &'a Value {
     objects
         .iter()
         .find(|o| o["kind"] == kind && o["metadata"]["name"] == name)
@@ -45,7 +45,7 @@ fn find<'a>(objects: &'a [Value], kind: &str, name: &str) -> &'a Value {
 }
 
 /// The Deployment's environment turned back into flags, parsed by the binary's own CLI.
-fn deployment_settings(container: &Value) -> (cli::ServeArgs, BTreeMap<String, String>) {
+pub(crate) fn deployment_settings(container: &Value) -> (cli::ServeArgs, BTreeMap<String, String>) {
     let command = Args::command();
     let serve = command.find_subcommand("serve").unwrap();
     let by_env: BTreeMap<String, String> = serve
@@ -201,7 +201,7 @@ fn dockerfile_runs_the_binary_as_non_root_on_the_default_port() {
 
 // === rendering with the real tools ===
 
-fn tool(program: &str, probe: &[&str]) -> bool {
+pub(crate) fn tool(program: &str, probe: &[&str]) -> bool {
     let found = Command::new(program).args(probe).output().is_ok_and(|o| o.status.success());
     if !found {
         assert!(
@@ -213,7 +213,7 @@ fn tool(program: &str, probe: &[&str]) -> bool {
     found
 }
 
-fn render(dir: &Path) -> String {
+pub(crate) fn render(dir: &Path) -> String {
     let out = Command::new("kubectl").arg("kustomize").arg(dir).output().unwrap();
     assert!(out.status.success(), "kubectl kustomize {}: {}", dir.display(), String::from_utf8_lossy(&out.stderr));
     String::from_utf8(out.stdout).unwrap()
@@ -266,20 +266,7 @@ fn every_overlay_renders_and_is_valid_against_the_kubernetes_schemas() {
         validate_schemas(&dir.replace('/', "-"), &rendered, validator);
     }
 
-    // The self-signed overlay, as the README installs it: certificates from `hpa-webhook certs`
-    // in certs/out (done in a copy: the repository holds no key).
-    let tmp = tempfile::tempdir().unwrap();
-    copy_dir(&manifests(), &tmp.path().join("manifests"));
-    std::fs::create_dir_all(tmp.path().join("certs")).unwrap();
-    std::fs::copy(workspace().join("certs/kustomization.yaml"), tmp.path().join("certs/kustomization.yaml")).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_hpa-webhook"))
-        .args(["certs", "--service", SERVICE, "--namespace", NAMESPACE, "--out"])
-        .arg(tmp.path().join("certs/out"))
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let ca_bundle = String::from_utf8(out.stdout).unwrap().trim().to_string();
-    let rendered = render(&tmp.path().join("manifests/overlays/self-signed"));
+    let (rendered, ca_bundle) = render_self_signed_overlay();
     validate_schemas("self-signed", &rendered, validator);
     let objects = yaml_documents(&rendered);
     let secret = find(&objects, "Secret", "hpa-webhook-tls");
@@ -295,4 +282,22 @@ fn every_overlay_renders_and_is_valid_against_the_kubernetes_schemas() {
             "{kind}: the printed caBundle is the one injected"
         );
     }
+}
+
+/// The self-signed overlay, as the README installs it: certificates from `hpa-webhook certs`
+/// in certs/out (done in a copy: the repository holds no key). Returns the rendered text and the
+/// caBundle `hpa-webhook certs` printed.
+pub(crate) fn render_self_signed_overlay() -> (String, String) {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_dir(&manifests(), &tmp.path().join("manifests"));
+    std::fs::create_dir_all(tmp.path().join("certs")).unwrap();
+    std::fs::copy(workspace().join("certs/kustomization.yaml"), tmp.path().join("certs/kustomization.yaml")).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_hpa-webhook"))
+        .args(["certs", "--service", SERVICE, "--namespace", NAMESPACE, "--out"])
+        .arg(tmp.path().join("certs/out"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let ca_bundle = String::from_utf8(out.stdout).unwrap().trim().to_string();
+    (render(&tmp.path().join("manifests/overlays/self-signed")), ca_bundle)
 }

@@ -136,7 +136,7 @@ pub fn serve_args(flags: &[&str]) -> ServeArgs {
     let argv = std::iter::once("hpa-webhook").chain(flags.iter().copied());
     match Args::try_parse_from(argv).unwrap().into_command() {
         Command::Serve(args) => args,
-        Command::Certs(_) => panic!("expected serve"),
+        Command::Certs(_) | Command::Policy(_) => panic!("expected serve"),
     }
 }
 
@@ -325,8 +325,18 @@ impl Client {
 
     /// A TLS connection to `addr` (verified for 127.0.0.1).
     pub async fn tls(&self, addr: SocketAddr) -> std::io::Result<tokio_rustls::client::TlsStream<TcpStream>> {
+        self.tls_for(addr, "127.0.0.1").await
+    }
+
+    /// A TLS connection to `addr`, verified for `server_name` (a Service's DNS name, as
+    /// kube-apiserver checks it).
+    pub async fn tls_for(
+        &self,
+        addr: SocketAddr,
+        server_name: &str,
+    ) -> std::io::Result<tokio_rustls::client::TlsStream<TcpStream>> {
         let tcp = TcpStream::connect(addr).await?;
-        let name = ServerName::try_from("127.0.0.1").unwrap();
+        let name = ServerName::try_from(server_name.to_string()).map_err(std::io::Error::other)?;
         TlsConnector::from(self.config.clone()).connect(name, tcp).await
     }
 

@@ -107,6 +107,48 @@ async fn policy_constraints_deny_with_a_clear_message() {
     assert_eq!(response(&answer), &json!({"uid": "p3", "allowed": true}));
 }
 
+/// A constraint whose layer says `enforcement: Warn` admits the object with the message it
+/// would deny with, as a warning; one enforced with `Deny` beside it still denies.
+#[tokio::test]
+async fn warn_constraints_admit_with_a_warning() {
+    let policy = r#"
+apiVersion: hpa-toolkit.io/v1alpha1
+kind: WebhookPolicy
+defaults:
+  enforcement: Warn
+  constraints: {maxReplicas: 100}
+rules:
+  - name: production
+    namespaces: [shop]
+    enforcement: Deny
+    constraints: {requireBehavior: true}
+"#;
+    let h = Harness::new(&[], Some(policy));
+    let mut object = hpa_v2_defaulted("web", "other");
+    object["spec"]["maxReplicas"] = json!(200);
+    let answer = h.post("/validate", &review("w1", "CREATE", &object, None)).await;
+    assert_eq!(
+        response(&answer),
+        &json!({"uid": "w1", "allowed": true, "warnings": [
+            "spec.maxReplicas: Invalid value: 200: must be less than or equal to 100 (organization policy: defaults)"
+        ]})
+    );
+    object["metadata"]["namespace"] = json!("shop");
+    let answer = h.post("/validate", &review("w2", "CREATE", &object, None)).await;
+    let r = response(&answer);
+    assert_eq!(r["allowed"], false);
+    assert_eq!(
+        r["status"]["details"]["causes"],
+        json!([{"reason": "FieldValueRequired", "message": "Required value: organization policy requires behavior in namespace \"shop\" (rule \"production\")", "field": "spec.behavior"}])
+    );
+    assert_eq!(
+        r["warnings"],
+        json!([
+            "spec.maxReplicas: Invalid value: 200: must be less than or equal to 100 (organization policy: defaults)"
+        ])
+    );
+}
+
 #[tokio::test]
 async fn validation_errors_come_first_then_policy_errors() {
     let h = Harness::new(&[], Some(POLICY));

@@ -37,6 +37,7 @@ use compact_str::CompactString;
 pub use hpa_core_derive::Decode;
 
 use crate::api::{Quantity, Time};
+use crate::features::KubernetesVersion;
 
 /// A type the decoder can fill, as `encoding/json` fills the Go type it mirrors.
 ///
@@ -260,14 +261,28 @@ pub struct Options {
     pub case_sensitive: bool,
     /// Report duplicate fields (`DisallowDuplicateFields`).
     pub duplicate_fields: bool,
+    /// The release whose Go types decode (`None`: this crate's schema, the newest). A field
+    /// added in a later release (`#[go(since = "1.37")]`) is an unknown field of the older
+    /// release's struct, as its kube-apiserver finds it.
+    pub release: Option<KubernetesVersion>,
 }
 
 impl Options {
     /// `sigs.k8s.io/json.UnmarshalStrict`, as kube-apiserver decodes a request body.
-    pub const KUBE_APISERVER: Options = Options { case_sensitive: true, duplicate_fields: true };
+    pub const KUBE_APISERVER: Options = Options { case_sensitive: true, duplicate_fields: true, release: None };
     /// Go's plain `json.Unmarshal` (the round-trip annotations are read with it): keys also
     /// match case-insensitively, duplicates are not noticed.
-    pub const ENCODING_JSON: Options = Options { case_sensitive: false, duplicate_fields: false };
+    pub const ENCODING_JSON: Options = Options { case_sensitive: false, duplicate_fields: false, release: None };
+
+    /// These options with the Go types of `release`.
+    pub const fn in_release(self, release: KubernetesVersion) -> Options {
+        Options { release: Some(release), ..self }
+    }
+
+    /// Whether a field added in minor release `since` (0: always there) is in the types.
+    fn knows(self, since: u32) -> bool {
+        since == 0 || self.release.is_none_or(|r| r.minor() >= since)
+    }
 }
 
 /// Whether unknown and duplicate fields are errors.
@@ -594,6 +609,7 @@ impl<'de, S: Source<'de>> Decoder<'de, S> {
         ty: GoType,
         name: &'static str,
         fields: &'static [&'static str],
+        since: &'static [u32],
         mut field: impl FnMut(&mut T, &mut Self, usize) -> Result<(), Abort>,
     ) -> Result<(), Abort> {
         match self.peek()? {
@@ -612,6 +628,8 @@ impl<'de, S: Source<'de>> Decoder<'de, S> {
                 None if !self.options.case_sensitive => fields.iter().position(|f| equal_fold(f, &key)),
                 None => None,
             };
+            // A field of a later release than the types' is not one of their fields.
+            let index = index.filter(|&i| self.options.knows(since.get(i).copied().unwrap_or(0)));
             let Some(index) = index else {
                 self.save_strict_error(DecodeErrorKind::UnknownField, &key, false);
                 self.skip()?;

@@ -9,7 +9,7 @@ const V2: &str = r#""apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutosc
 
 fn errors(version: &str, body: &str) -> Vec<DecodeError> {
     let text = format!(r#"{{"apiVersion": "autoscaling/{version}", "kind": "HorizontalPodAutoscaler", {body}}}"#);
-    api::decode_json(&text, Strictness::Strict).expect_err("decoding must fail")
+    api::decode_json(&text, Strictness::Strict, KubernetesVersion::LATEST).expect_err("decoding must fail")
 }
 
 fn message(version: &str, body: &str) -> String {
@@ -152,7 +152,10 @@ fn unmarshaler_errors_are_theirs() {
     let text = format!(
         r#"{{{V2}, "spec": {{"metrics": [{{"pods": {{"target": {{"averageValue": 1.5, "value": null}}}}}}]}}}}"#
     );
-    let VersionedHpa::V2(hpa) = api::decode_json(&text, Strictness::Strict).unwrap().value else { panic!() };
+    let VersionedHpa::V2(hpa) = api::decode_json(&text, Strictness::Strict, KubernetesVersion::LATEST).unwrap().value
+    else {
+        panic!()
+    };
     let target = &hpa.spec.metrics[0].pods.as_ref().unwrap().target;
     assert_eq!(target.average_value.as_ref().map(ToString::to_string).as_deref(), Some("1500m"));
     assert_eq!(target.value, None);
@@ -204,14 +207,17 @@ fn strict_errors_in_document_order_deduplicated() {
 #[test]
 fn lenient_decoding_returns_what_it_ignored() {
     let text = format!(r#"{{{V2}, "spec": {{"maxReplicas": 3, "syncPeriodSeconds": 30}}}}"#);
-    let decoded = api::decode_json(&text, Strictness::Lenient).unwrap();
+    let decoded = api::decode_json(&text, Strictness::Lenient, KubernetesVersion::LATEST).unwrap();
     assert_eq!(decoded.ignored.len(), 1);
     assert_eq!(decoded.ignored[0].path, "spec.syncPeriodSeconds");
     let VersionedHpa::V2(hpa) = decoded.value else { panic!() };
     assert_eq!(hpa.spec.max_replicas, 3);
     // Type errors are errors either way.
     let text = format!(r#"{{{V2}, "spec": {{"maxReplicas": "3", "x": 1}}}}"#);
-    assert_eq!(api::decode_json(&text, Strictness::Lenient).unwrap_err()[0].kind, DecodeErrorKind::InvalidValue);
+    assert_eq!(
+        api::decode_json(&text, Strictness::Lenient, KubernetesVersion::LATEST).unwrap_err()[0].kind,
+        DecodeErrorKind::InvalidValue
+    );
 }
 
 #[test]
@@ -222,7 +228,7 @@ fn null_and_duplicates_decode_as_in_go() {
                  "behavior": {{"scaleUp": {{"stabilizationWindowSeconds": 5}}}},
                  "behavior": {{"scaleDown": {{"policies": []}}}}}}}}"#
     );
-    let decoded = api::decode_json(&text, Strictness::Lenient).unwrap();
+    let decoded = api::decode_json(&text, Strictness::Lenient, KubernetesVersion::LATEST).unwrap();
     let VersionedHpa::V2(hpa) = decoded.value else { panic!() };
     assert_eq!(hpa.spec.max_replicas, 0);
     assert_eq!(hpa.spec.min_replicas, None);
@@ -263,7 +269,7 @@ fn encoding_json_matches_keys_case_insensitively() {
 #[test]
 fn syntax_errors_win() {
     let text = format!(r#"{{{V2}, "spec": {{"maxReplicas": "x"}}}} trailing"#);
-    let e = api::decode_json(&text, Strictness::Strict).unwrap_err();
+    let e = api::decode_json(&text, Strictness::Strict, KubernetesVersion::LATEST).unwrap_err();
     assert_eq!(e[0].kind, DecodeErrorKind::Syntax);
     assert_eq!(e[0].message, "invalid character 't' after top-level value");
 }

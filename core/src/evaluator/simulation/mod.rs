@@ -27,31 +27,27 @@
 //! - A metric with no value yet, or marked `unavailable`, gets an empty answer from its
 //!   metrics API (the controller then fails that metric).
 //!
-//! Two backends compute the syncs ([`Backend`]):
-//! - [`Backend::Reference`] builds what the controller would read (a [`SyncInput`] with
-//!   named pods and the metrics APIs' answers) and calls [`reconcile_autoscaler`], carrying
-//!   the returned status into the next sync: the evaluator used as any caller would use it.
-//! - [`Backend::Fast`], the default, prepares the HPA once (metrics, behavior, names and
-//!   messages), keeps pods by position, evaluates the metrics again only when something they
-//!   read has changed (the load, the pods, the replica count, or an instant at which a CPU
-//!   readiness rule turns), and records each sync in a few words, rendering reasons and
-//!   conditions once per distinct value. It allocates nothing in the steady state.
-//!
-//! Both record the same [`Step`]s; the property test `simulate_equivalence` in `hpa-tests`
-//! compares them over random plans.
+//! Each sync, the driver builds what the controller would read from the cluster (a
+//! [`SyncInput`] with named pods and the metrics APIs' answers) and runs the controller's one
+//! sync, [`Autoscaler::reconcile`], on one [`Autoscaler`] for the whole run: the evaluator used
+//! as any caller uses it, its memory and status carried from sync to sync. The driver keeps
+//! the input between syncs and rewrites only what changed (the timestamps every sync, the
+//! values when the load or a pod changes). [`Step`]s keep each sync in a few words; texts and
+//! lists that repeat the previous sync's are kept once.
 //!
 //! [`SyncInput`]: super::SyncInput
-//! [`reconcile_autoscaler`]: super::reconcile_autoscaler
+//! [`Autoscaler`]: super::Autoscaler
+//! [`Autoscaler::reconcile`]: super::Autoscaler::reconcile
 
-mod fast;
+mod driver;
 mod record;
-mod reference;
 
 use std::collections::BTreeMap;
 use std::fmt;
 use std::time::Duration;
 
-use super::controller::{ControllerOptions, Normalization, SyncOutcome, effective_metrics};
+use super::config::HPAControllerConfiguration;
+use super::controller::{Normalization, SyncOutcome};
 use super::replicas::Container;
 use crate::api::v2::{HorizontalPodAutoscaler, MetricSpec, MetricValueStatus};
 
@@ -157,7 +153,7 @@ pub struct Plan {
     /// The HPA (defaulted, internal form); its status is ignored.
     pub hpa: HorizontalPodAutoscaler,
     /// The controller's settings.
-    pub options: ControllerOptions,
+    pub options: HPAControllerConfiguration,
     /// `spec.replicas` at t = 0.
     pub initial_replicas: i32,
     /// The pods' spec.
@@ -285,49 +281,21 @@ impl Simulation {
     }
 }
 
-/// How a [`Simulator`] computes each sync (see the module documentation).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Backend {
-    /// The prepared, allocation-free path.
-    #[default]
-    Fast,
-    /// [`reconcile_autoscaler`](super::reconcile_autoscaler) on a full input at every sync.
-    Reference,
-}
-
 /// Drives the controller over a plan, one sync at a time.
 #[derive(Debug)]
 pub struct Simulator<'a> {
     world: World<'a>,
-    engine: Engine,
+    driver: Box<driver::Driver<'a>>,
     tables: Tables,
-    metrics: Vec<MetricSpec>,
-}
-
-#[derive(Debug)]
-enum Engine {
-    Fast(Box<fast::Fast>),
-    Reference(Box<reference::Reference>),
 }
 
 impl<'a> Simulator<'a> {
-    /// Prepares a simulation on the fast backend: the initial pods, the controller's empty
-    /// memory.
+    /// Prepares a simulation: the initial pods, the controller's empty memory (and an empty
+    /// status: the plan's is ignored).
     pub fn new(plan: &'a Plan) -> Simulator<'a> {
-        Simulator::with_backend(plan, Backend::Fast)
-    }
-
-    /// Prepares a simulation on the given backend.
-    pub fn with_backend(plan: &'a Plan, backend: Backend) -> Simulator<'a> {
-        let mut hpa = plan.hpa.clone();
-        hpa.status = Default::default();
-        let metrics = effective_metrics(&hpa);
         let world = World::new(plan);
-        let engine = match backend {
-            Backend::Fast => Engine::Fast(Box::new(fast::Fast::new(&world, &hpa, &metrics))),
-            Backend::Reference => Engine::Reference(Box::new(reference::Reference::new(&world, hpa, &metrics))),
-        };
-        Simulator { world, engine, tables: Tables::new(), metrics }
+        let driver = Box::new(driver::Driver::new(&world));
+        Simulator { world, driver, tables: Tables::new() }
     }
 
     /// The instant of the next sync, if it is before the end.
@@ -339,10 +307,7 @@ impl<'a> Simulator<'a> {
     pub fn step(&mut self) -> Option<Step> {
         let at = self.world.next_at_ms()?;
         self.world.begin_sync(at);
-        let step = match &mut self.engine {
-            Engine::Fast(f) => f.sync(&self.world, at, &mut self.tables),
-            Engine::Reference(r) => r.sync(&self.world, at, &mut self.tables),
-        };
+        let step = self.driver.sync(&self.world, at, &mut self.tables);
         let (before, after) = (step.replicas, step.desired);
         if after > before {
             let clock = PodClock {
@@ -353,17 +318,13 @@ impl<'a> Simulator<'a> {
             };
             for _ in before.max(0)..after {
                 let clock = self.world.add_pod(clock);
-                if let Engine::Reference(r) = &mut self.engine {
-                    r.pod_added(&self.world, clock);
-                }
+                self.driver.pod_added(&self.world, clock);
             }
         } else if after < before {
             let n = usize::try_from(i64::from(before) - i64::from(after)).unwrap_or(0);
             for _ in 0..n.min(self.world.pods.len()) {
                 let Some(i) = self.world.remove_pod(at) else { break };
-                if let Engine::Reference(r) = &mut self.engine {
-                    r.pod_removed(i);
-                }
+                self.driver.pod_removed(i);
             }
         }
         self.world.current = after;
@@ -395,18 +356,14 @@ impl<'a> Simulator<'a> {
         let plan = self.world.plan;
         let metric_keys =
             plan.bindings.iter().map(|b| b.and_then(|i| plan.keys.get(i)).map(ToString::to_string)).collect();
-        Simulation { metrics: self.metrics, metric_keys, steps, tables: self.tables }
+        let metrics = self.driver.metrics().to_vec();
+        Simulation { metrics, metric_keys, steps, tables: self.tables }
     }
 }
 
-/// Runs a whole plan on the fast backend.
+/// Runs a whole plan.
 pub fn simulate(plan: &Plan) -> Simulation {
-    simulate_with(plan, Backend::Fast)
-}
-
-/// Runs a whole plan on the given backend.
-pub fn simulate_with(plan: &Plan, backend: Backend) -> Simulation {
-    let mut sim = Simulator::with_backend(plan, backend);
+    let mut sim = Simulator::new(plan);
     let capacity = usize::try_from(plan.duration_ms / sim.world.period_ms + 1).unwrap_or(0).min(1_000_000);
     let mut steps = Vec::with_capacity(capacity);
     while let Some(s) = sim.step() {
@@ -415,7 +372,7 @@ pub fn simulate_with(plan: &Plan, backend: Backend) -> Simulation {
     sim.finish(steps)
 }
 
-// === The world: pods and load over time, shared by both backends ===
+// === The world: pods and load over time ===
 
 /// One simulated pod's timeline.
 #[derive(Debug, Clone, Copy)]
@@ -459,6 +416,8 @@ struct World<'a> {
     counts: PodCounts,
     /// `states` are those of pods of `states_generation` at any instant before `states_until_ms`.
     states_generation: u64,
+    /// Changes whenever the load or a pod's state does (what the metrics answers' values follow).
+    version: u64,
     states_until_ms: i64,
 }
 
@@ -483,6 +442,7 @@ impl<'a> World<'a> {
             states: Vec::new(),
             counts: PodCounts::default(),
             states_generation: u64::MAX,
+            version: 0,
             states_until_ms: i64::MIN,
         };
         // Old pods: started and Ready long before t = 0.
@@ -513,6 +473,7 @@ impl<'a> World<'a> {
             self.phase = Some(self.phase.map_or(0, |p| p + 1));
         }
         if self.phase != before {
+            self.version = self.version.wrapping_add(1);
             let values = self.phase.and_then(|p| self.plan.load.get(p)).map(|l| l.values.as_slice()).unwrap_or(&[]);
             for (slot, v) in self.values.iter_mut().enumerate() {
                 *v = lookup(values, Some(slot));
@@ -525,6 +486,7 @@ impl<'a> World<'a> {
 
     /// Every pod's state at `at`, and the first later instant at which one changes.
     fn refresh_states(&mut self, at: i64) {
+        self.version = self.version.wrapping_add(1);
         self.states.clear();
         self.counts = PodCounts::default();
         let mut until = i64::MAX;
@@ -576,7 +538,7 @@ impl<'a> World<'a> {
     }
 }
 
-// === The samples: how a Running pod's usage follows from the load, shared by both backends ===
+// === The samples: how a Running pod's usage follows from the load ===
 
 /// The containers metrics-server reports for a pod of the template: the regular containers,
 /// then the sidecars (init containers with `restartPolicy: Always`).
@@ -707,6 +669,12 @@ impl Split {
     /// container values first, then the rest of the pod's usage split over the other containers
     /// in proportion to their requests.
     fn shares(&self, r: &ResourcePlan, pod: PodLoad, shares: &mut Vec<i64>) {
+        if let ([None], Some(v)) = (self.explicit.as_slice(), self.pod) {
+            // One container: it has the pod's usage.
+            shares.clear();
+            shares.push(per_pod(v, r.pod_request, pod).max(0));
+            return;
+        }
         shares.clear();
         shares.resize(r.container_slots.len(), 0);
         let mut explicit_sum = 0i64;
@@ -764,7 +732,7 @@ mod tests {
         hpa.spec.metrics = metrics;
         Plan {
             hpa,
-            options: ControllerOptions::default(),
+            options: HPAControllerConfiguration::default(),
             initial_replicas: 2,
             template: PodTemplate {
                 containers: vec![Container {
@@ -810,10 +778,7 @@ mod tests {
                 LoadPhase { at_ms: 15_000, values: vec![Some(LoadValue::PerPod(0))] },
             ],
         );
-        for backend in [Backend::Fast, Backend::Reference] {
-            let sim = simulate_with(&p, backend);
-            observed_burst_is(&sim);
-        }
+        observed_burst_is(&simulate(&p));
     }
 
     fn observed_burst_is(sim: &Simulation) {
@@ -847,8 +812,7 @@ mod tests {
         );
         p.pod_ready_after_ms = 30_000;
         p.hpa.spec.behavior = Some(Default::default());
-        let sim = simulate_with(&p, Backend::Reference);
-        assert_same(&sim, &simulate(&p));
+        let sim = simulate(&p);
         // 40 rps over 2 pods = 20 per pod → 4 pods; at 15 s the 2 new pods are Running but not
         // Ready and report 0, so the average is 10: within target.
         let s: Vec<(i32, i32, String)> = sim
@@ -869,17 +833,9 @@ mod tests {
     fn unavailable_metrics_fail() {
         let p = plan(vec![cpu(50)], vec![MetricKey::Resource("cpu".into())], vec![]);
         let sim = simulate(&p);
-        assert_same(&sim, &simulate_with(&p, Backend::Reference));
         assert_eq!(sim.steps[0].outcome, SyncOutcome::FailedComputeMetrics);
         let reason = sim.reason(&sim.steps[0]);
         assert!(reason.contains("no metrics returned"), "{reason}");
         assert_eq!(sim.steps.len(), 4);
-    }
-
-    fn assert_same(a: &Simulation, b: &Simulation) {
-        assert_eq!(a.steps.len(), b.steps.len());
-        for (x, y) in a.steps.iter().zip(&b.steps) {
-            assert_eq!(a.view(x), b.view(y));
-        }
     }
 }

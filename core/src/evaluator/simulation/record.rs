@@ -1,10 +1,10 @@
 //! What a simulation keeps of each sync: the [`Step`]s refer to observation lists,
 //! normalizations, reason texts and condition lists kept once per distinct value (in a row) in
-//! [`Tables`]; and the reason text, rendered from the facts of a sync by one function for both
-//! backends.
+//! [`Tables`]; and the reason text, rendered from the facts of a sync.
 
 use super::{ConditionBrief, MetricObservation, PodCounts, Step};
-use crate::evaluator::controller::{Normalization, SyncOutcome, SyncResult};
+use crate::api::v2::HorizontalPodAutoscalerCondition;
+use crate::evaluator::controller::{MetricEvaluation, Normalization, SyncOutcome, SyncResult};
 
 /// A list of metric observations kept by a simulation (see [`Step::observations`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -70,6 +70,8 @@ pub(super) struct Tables {
     normalizations: Vec<Normalization>,
     reasons: Vec<String>,
     conditions: Vec<Vec<ConditionBrief>>,
+    /// A buffer the reason texts are written into.
+    scratch: String,
 }
 
 /// Appends `value` unless it repeats the last entry; the entry's id.
@@ -87,6 +89,7 @@ impl Tables {
             normalizations: Vec::new(),
             reasons: Vec::new(),
             conditions: Vec::new(),
+            scratch: String::new(),
         }
     }
 
@@ -97,6 +100,72 @@ impl Tables {
             return ObservationsId(0);
         }
         ObservationsId(add(&mut self.observations, list))
+    }
+
+    /// Keeps the observations of a sync's metric evaluations, one per metric of `metrics`
+    /// (none when the sync evaluated none), without copying them when they repeat the last list.
+    pub(super) fn add_evaluations(&mut self, metrics: usize, evaluations: &[MetricEvaluation]) -> ObservationsId {
+        if evaluations.is_empty() {
+            return ObservationsId(0);
+        }
+        let observed = |i: usize| evaluations.iter().find(|e| e.index == i);
+        let same = |o: &MetricObservation, e: Option<&MetricEvaluation>| match e {
+            Some(e) => o.current == e.current && o.proposal == e.proposal && o.error == e.error,
+            None => *o == MetricObservation::default(),
+        };
+        if let Some(last) = self.observations.last()
+            && self.observations.len() > 1
+            && last.len() == metrics
+            && last.iter().enumerate().all(|(i, o)| same(o, observed(i)))
+        {
+            return ObservationsId(last_id(&self.observations));
+        }
+        let list = (0..metrics)
+            .map(|i| {
+                observed(i).map_or_else(MetricObservation::default, |e| MetricObservation {
+                    current: e.current.clone(),
+                    proposal: e.proposal,
+                    error: e.error.clone(),
+                })
+            })
+            .collect();
+        self.add_observations(list)
+    }
+
+    /// Keeps the reason text of a sync (rendered into a buffer kept for the purpose, and
+    /// copied only when it differs from the last one).
+    pub(super) fn add_reason_facts(&mut self, facts: &ReasonFacts<'_>) -> ReasonId {
+        let mut text = std::mem::take(&mut self.scratch);
+        text.clear();
+        facts.write(&mut text);
+        let id = match self.reasons.last() {
+            Some(last) if *last == text => ReasonId(last_id(&self.reasons)),
+            _ => self.add_reason(text.clone()),
+        };
+        self.scratch = text;
+        id
+    }
+
+    /// Keeps the conditions of a status in short (copied only when they differ from the last
+    /// list).
+    pub(super) fn add_api_conditions(&mut self, conditions: &[HorizontalPodAutoscalerCondition]) -> ConditionsId {
+        let same = |last: &[ConditionBrief]| {
+            last.len() == conditions.len()
+                && last
+                    .iter()
+                    .zip(conditions)
+                    .all(|(b, c)| b.type_ == c.type_ && b.status == c.status && b.reason == c.reason)
+        };
+        if let Some(last) = self.conditions.last()
+            && same(last)
+        {
+            return ConditionsId(last_id(&self.conditions));
+        }
+        let list = conditions
+            .iter()
+            .map(|c| ConditionBrief { type_: c.type_.clone(), status: c.status.clone(), reason: c.reason.clone() })
+            .collect();
+        self.add_conditions(list)
     }
 
     /// Keeps a normalization (a repeat of the last one is not kept twice).
@@ -188,7 +257,7 @@ impl NormalizationFacts {
 }
 
 impl<'a> ReasonFacts<'a> {
-    /// The facts of a sync as [`reconcile_autoscaler`](crate::evaluator::reconcile_autoscaler)
+    /// The facts of a sync as [`Autoscaler::reconcile`](crate::evaluator::Autoscaler::reconcile)
     /// reports it.
     pub(super) fn of(r: &'a SyncResult) -> ReasonFacts<'a> {
         ReasonFacts {
@@ -202,41 +271,56 @@ impl<'a> ReasonFacts<'a> {
         }
     }
 
-    /// Why a sync ended where it did, in a few words: the controller's rescale reason, then
-    /// what stabilization and the limits did.
-    pub(super) fn text(&self) -> String {
+    /// Why a sync ended where it did, in a few words (the controller's rescale reason, then
+    /// what stabilization and the limits did), written into `out` (replacing what it holds).
+    pub(super) fn write(&self, out: &mut String) {
+        out.clear();
         match self.outcome {
-            SyncOutcome::FailedGetScale | SyncOutcome::FailedUpdateScale => self.error.unwrap_or_default().to_string(),
-            SyncOutcome::ScalingDisabled => "scaling is disabled since the replica count of the target is zero".into(),
+            SyncOutcome::FailedGetScale | SyncOutcome::FailedUpdateScale => {
+                out.push_str(self.error.unwrap_or_default())
+            }
+            SyncOutcome::ScalingDisabled => {
+                out.push_str("scaling is disabled since the replica count of the target is zero");
+            }
             SyncOutcome::FailedComputeMetrics => {
-                format!("no change: {}", self.metrics_error.unwrap_or("the metrics could not be computed"))
+                out.push_str("no change: ");
+                out.push_str(self.metrics_error.unwrap_or("the metrics could not be computed"));
             }
             SyncOutcome::Rescaled | SyncOutcome::Unchanged => {
-                let mut parts: Vec<String> = Vec::new();
+                // The parts, joined by "; ".
+                let mut parts = 0;
+                let part = |out: &mut String, text: &str| {
+                    if !out.is_empty() {
+                        out.push_str("; ");
+                    }
+                    out.push_str(text);
+                };
                 if self.rescaled && !self.rescale_reason.is_empty() {
-                    parts.push(self.rescale_reason.to_string());
+                    part(out, self.rescale_reason);
+                    parts += 1;
                 }
                 if let Some(n) = &self.normalization {
-                    if let Some(s) = n.stabilization {
-                        parts.push(s.to_string());
+                    for text in [n.stabilization, n.limit].into_iter().flatten() {
+                        part(out, text);
+                        parts += 1;
                     }
-                    if let Some(l) = n.limit {
-                        parts.push(l.to_string());
-                    }
-                    if !self.rescaled && parts.is_empty() {
-                        parts.push(if n.at_current {
-                            "within tolerance".to_string()
-                        } else {
-                            "recommendation equals the current count".to_string()
-                        });
+                    if !self.rescaled && parts == 0 {
+                        let text =
+                            if n.at_current { "within tolerance" } else { "recommendation equals the current count" };
+                        part(out, text);
+                        parts += 1;
                     }
                 }
                 if let Some(e) = self.metrics_error
                     && self.has_proposal
                 {
-                    parts.push(format!("some metrics failed: {e}"));
+                    part(out, "some metrics failed: ");
+                    out.push_str(e);
+                    parts += 1;
                 }
-                if parts.is_empty() { "no change".to_string() } else { parts.join("; ") }
+                if parts == 0 {
+                    out.push_str("no change");
+                }
             }
         }
     }

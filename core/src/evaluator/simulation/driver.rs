@@ -1,17 +1,13 @@
-//! The reference backend: at every sync, the full [`SyncInput`] (named pods, the metrics APIs'
-//! answers) and one [`reconcile_autoscaler`] call, whose status is carried into the next sync.
+//! What the controller reads of the simulated world, and its sync: at every sync, the
+//! [`SyncInput`] (named pods, the metrics APIs' answers) brought up to date, and one
+//! [`Autoscaler::reconcile`] of the run's one [`Autoscaler`].
 
 use std::collections::BTreeMap;
 
 use super::record::{ReasonFacts, Tables};
-use super::{
-    ConditionBrief, LoadValue, MetricKey, MetricObservation, PodClock, PodLoad, ResourcePlan, Split, Step, World,
-    lookup, metric_containers,
-};
-use crate::api::v2::{HorizontalPodAutoscaler, MetricSpec};
-use crate::evaluator::controller::{
-    ControllerState, ObjectMetricValue, Scale, SyncInput, SyncResult, reconcile_autoscaler,
-};
+use super::{LoadValue, MetricKey, PodClock, PodLoad, ResourcePlan, Split, Step, World, lookup, metric_containers};
+use crate::api::v2::MetricSpec;
+use crate::evaluator::controller::{Autoscaler, ObjectMetricValue, Scale, SyncInput, SyncResult};
 use crate::evaluator::replicas::{
     ConditionStatus, ContainerUsage, Pod, PodMetricsItem, PodPhase, PodSample, ReadyCondition,
 };
@@ -19,10 +15,9 @@ use crate::evaluator::time::Timestamp;
 
 /// The controller's view of the world, rebuilt at every sync.
 #[derive(Debug)]
-pub(super) struct Reference {
-    metrics: Vec<MetricSpec>,
-    hpa: HorizontalPodAutoscaler,
-    state: ControllerState,
+pub(super) struct Driver<'a> {
+    /// The controller, with its memory of the HPA and the status it wrote.
+    autoscaler: Autoscaler<'a>,
     input: SyncInput,
     /// Regular containers and sidecars: the containers metrics-server reports.
     metric_containers: Vec<String>,
@@ -33,23 +28,26 @@ pub(super) struct Reference {
     built: bool,
     running: Vec<usize>,
     available: Vec<bool>,
-    /// Scratch: each resource's split, one resource's usage per container.
+    /// Scratch: each resource's split and its usage per container; per container, the
+    /// resources its usage lists.
     splits: Vec<Split>,
-    shares: Vec<i64>,
+    shares: Vec<Vec<i64>>,
+    reported: Vec<Vec<usize>>,
+    /// The world's version the pods and the answers' values were last written for.
+    filled: Option<u64>,
 }
 
-impl Reference {
-    pub(super) fn new(world: &World<'_>, hpa: HorizontalPodAutoscaler, metrics: &[MetricSpec]) -> Reference {
+impl<'a> Driver<'a> {
+    pub(super) fn new(world: &World<'a>) -> Driver<'a> {
         let plan = world.plan;
         let scale = Scale {
             spec_replicas: plan.initial_replicas,
             status_replicas: plan.initial_replicas,
             selector: plan.selector.clone(),
         };
-        let mut r = Reference {
-            metrics: metrics.to_vec(),
-            hpa,
-            state: ControllerState::default(),
+        let mut r = Driver {
+            // The plan's HPA is synced from an empty status.
+            autoscaler: Autoscaler::new(&plan.hpa, &plan.options).with_status(Default::default()),
             input: SyncInput::new(Timestamp::from_millis(0), scale),
             metric_containers: metric_containers(&plan.template).iter().map(|c| c.name.clone()).collect(),
             resources: ResourcePlan::all(plan),
@@ -60,6 +58,8 @@ impl Reference {
             available: Vec::new(),
             splits: Vec::new(),
             shares: Vec::new(),
+            reported: Vec::new(),
+            filled: None,
         };
         for clock in &world.pods {
             r.pod_added(world, *clock);
@@ -67,11 +67,16 @@ impl Reference {
         r
     }
 
+    /// The metrics the controller evaluates.
+    pub(super) fn metrics(&self) -> &[MetricSpec] {
+        self.autoscaler.metrics()
+    }
+
     /// A pod was created.
     pub(super) fn pod_added(&mut self, world: &World<'_>, clock: PodClock) {
         let t = &world.plan.template;
         self.input.pods.push(Pod {
-            name: world.pod_name(&clock),
+            name: world.pod_name(&clock).into(),
             phase: PodPhase::Pending,
             deleted: false,
             start_time: Some(Timestamp::from_millis(clock.created_ms)),
@@ -94,7 +99,34 @@ impl Reference {
         let now = Timestamp::from_millis(at);
         self.input.now = now;
 
-        // Pods at `now`.
+        // Pods at `now` (they change only with the world's version).
+        let fresh = self.filled != Some(world.version);
+        if fresh {
+            self.update_pods(world);
+        }
+        if let Ok(scale) = &mut self.input.scale {
+            scale.spec_replicas = world.current;
+            scale.status_replicas = i32::try_from(self.input.pods.len()).unwrap_or(i32::MAX);
+        }
+
+        // The load in force.
+        self.available.clear();
+        self.available.extend(world.values.iter().map(Option::is_some));
+        let rebuilt = !self.built || self.running != self.built_running || self.available != self.built_available;
+        if rebuilt {
+            self.build_answers(world);
+        }
+        self.fill_answers(world, now, fresh || rebuilt);
+        self.filled = Some(world.version);
+
+        let result = self.autoscaler.reconcile(&self.input);
+        let before = world.current;
+        let after = if result.rescaled { result.rescale_to.unwrap_or(before) } else { before };
+        record(world, at, result, before, after, tables)
+    }
+
+    /// Every pod's phase and Ready condition, and which are Running.
+    fn update_pods(&mut self, world: &World<'_>) {
         self.running.clear();
         for (i, ((pod, clock), state)) in self.input.pods.iter_mut().zip(&world.pods).zip(&world.states).enumerate() {
             pod.phase = if state.running { PodPhase::Running } else { PodPhase::Pending };
@@ -113,25 +145,6 @@ impl Reference {
                 self.running.push(i);
             }
         }
-        if let Ok(scale) = &mut self.input.scale {
-            scale.spec_replicas = world.current;
-            scale.status_replicas = i32::try_from(self.input.pods.len()).unwrap_or(i32::MAX);
-        }
-
-        // The load in force.
-        self.available.clear();
-        self.available.extend(world.values.iter().map(Option::is_some));
-        if !self.built || self.running != self.built_running || self.available != self.built_available {
-            self.build_answers(world);
-        }
-        self.fill_answers(world, now);
-
-        let result = reconcile_autoscaler(&self.hpa, &mut self.state, &self.input, &world.plan.options);
-        let before = world.current;
-        let after = if result.rescaled { result.rescale_to.unwrap_or(before) } else { before };
-        let step = self.record(world, at, &result, before, after, tables);
-        self.hpa.status = result.status;
-        step
     }
 
     /// Builds the metric answers' structure (which pods, containers, resources and metric
@@ -190,7 +203,7 @@ impl Reference {
         self.input.external_metrics = Ok(external);
 
         let mut objects = Vec::new();
-        for (spec, slot) in self.metrics.iter().zip(&plan.bindings) {
+        for (spec, slot) in self.autoscaler.metrics().iter().zip(&plan.bindings) {
             if let Some(o) = &spec.object
                 && spec.type_ == "Object"
                 && lookup(values, *slot).is_some()
@@ -210,9 +223,19 @@ impl Reference {
         self.built = true;
     }
 
-    /// Writes this sync's values and timestamps into the answers built by
-    /// [`Self::build_answers`].
-    fn fill_answers(&mut self, world: &World<'_>, now: Timestamp) {
+    /// Writes this sync's timestamps, and its values unless they are those written last
+    /// (`values` false), into the answers built by [`Self::build_answers`].
+    fn fill_answers(&mut self, world: &World<'_>, now: Timestamp, values: bool) {
+        if !values {
+            if let Ok(items) = &mut self.input.resource_metrics {
+                items.iter_mut().for_each(|item| item.timestamp = now);
+            }
+            if let Ok(map) = &mut self.input.pods_metrics {
+                map.values_mut().flatten().for_each(|sample| sample.timestamp = now);
+            }
+            self.fill_value_answers(world, now);
+            return;
+        }
         let ready_pods = i64::from(world.counts.ready.max(0));
         let values = &world.values;
         let pods = &self.input.pods;
@@ -220,21 +243,41 @@ impl Reference {
         // Resource metrics: one item per Running pod, in `running` order (no items at all when
         // no resource has data).
         if let Ok(items) = &mut self.input.resource_metrics {
-            let shares = &mut self.shares;
-            self.splits.resize_with(self.resources.len(), Split::default);
+            let n = self.resources.len();
+            self.splits.resize_with(n, Split::default);
+            self.shares.resize_with(n, Vec::new);
             for (split, r) in self.splits.iter_mut().zip(&self.resources) {
                 split.read(r, values);
+            }
+            // Per metric container, the resources its usage lists (in name order, the order of
+            // both `resources` and the usage map).
+            self.reported.resize_with(self.metric_containers.len(), Vec::new);
+            for (c, reported) in self.reported.iter_mut().enumerate() {
+                reported.clear();
+                reported.extend(
+                    self.resources.iter().enumerate().filter(|(_, r)| r.reported_by(values, c)).map(|(i, _)| i),
+                );
+            }
+            // A resource whose shares are the same for every pod is split once.
+            let load = PodLoad { ready: false, k: 0, ready_pods };
+            for ((split, r), shares) in self.splits.iter().zip(&self.resources).zip(&mut self.shares) {
+                if !split.depends_on_pod() {
+                    split.shares(r, load, shares);
+                }
             }
             let mut k = 0i64;
             for (item, &i) in items.iter_mut().zip(&self.running) {
                 let ready = pods.get(i).is_some_and(Pod::is_ready);
                 item.timestamp = now;
-                for (r, split) in self.resources.iter().zip(&self.splits) {
-                    split.shares(r, PodLoad { ready, k, ready_pods }, shares);
-                    for (c, usage) in item.containers.iter_mut().enumerate() {
-                        if let Some(slot) = usage.usage_milli.get_mut(&r.name) {
-                            *slot = shares.get(c).copied().unwrap_or(0);
-                        }
+                let load = PodLoad { ready, k, ready_pods };
+                for ((split, r), shares) in self.splits.iter().zip(&self.resources).zip(&mut self.shares) {
+                    if split.depends_on_pod() {
+                        split.shares(r, load, shares);
+                    }
+                }
+                for ((usage, reported), c) in item.containers.iter_mut().zip(&self.reported).zip(0..) {
+                    for (slot, &r) in usage.usage_milli.values_mut().zip(reported) {
+                        *slot = self.shares.get(r).and_then(|s| s.get(c)).copied().unwrap_or(0);
                     }
                 }
                 if ready {
@@ -262,6 +305,13 @@ impl Reference {
             }
         }
 
+        self.fill_value_answers(world, now);
+    }
+
+    /// Writes the External and Object metrics' answers.
+    fn fill_value_answers(&mut self, world: &World<'_>, now: Timestamp) {
+        let values = &world.values;
+        let keys = &world.plan.keys;
         // External and Object metrics: a value that is not a `value` (which a scenario refuses
         // for these keys) reports 0.
         if let Ok(map) = &mut self.input.external_metrics {
@@ -284,49 +334,22 @@ impl Reference {
             }
         }
     }
+}
 
-    fn record(
-        &self,
-        world: &World<'_>,
-        at_ms: i64,
-        r: &SyncResult,
-        before: i32,
-        after: i32,
-        tables: &mut Tables,
-    ) -> Step {
-        let metrics = if r.metrics.is_empty() {
-            Vec::new()
-        } else {
-            let mut m = vec![MetricObservation::default(); self.metrics.len()];
-            for e in &r.metrics {
-                if let Some(slot) = m.get_mut(e.index) {
-                    *slot = MetricObservation {
-                        current: e.current().cloned(),
-                        proposal: e.proposal,
-                        error: e.error.clone(),
-                    };
-                }
-            }
-            m
-        };
-        let conditions = r
-            .conditions
-            .iter()
-            .map(|c| ConditionBrief { type_: c.type_.clone(), status: c.status.clone(), reason: c.reason.clone() })
-            .collect();
-        Step {
-            at_ms,
-            replicas: before,
-            pods: world.counts,
-            load_phase: world.phase,
-            observations: tables.add_observations(metrics),
-            proposal: r.metric_desired_replicas,
-            normalization: r.normalization.map(|n| tables.add_normalization(n)),
-            desired: after,
-            rescaled: r.rescaled,
-            outcome: r.outcome,
-            reason: tables.add_reason(ReasonFacts::of(r).text()),
-            conditions: tables.add_conditions(conditions),
-        }
+/// The step of a sync, its texts and lists kept once per distinct value in `tables`.
+fn record(world: &World<'_>, at_ms: i64, r: &SyncResult, before: i32, after: i32, tables: &mut Tables) -> Step {
+    Step {
+        at_ms,
+        replicas: before,
+        pods: world.counts,
+        load_phase: world.phase,
+        observations: tables.add_evaluations(world.plan.bindings.len(), r.metrics()),
+        proposal: r.metric_desired_replicas,
+        normalization: r.normalization.map(|n| tables.add_normalization(n)),
+        desired: after,
+        rescaled: r.rescaled,
+        outcome: r.outcome,
+        reason: tables.add_reason_facts(&ReasonFacts::of(r)),
+        conditions: tables.add_api_conditions(r.conditions()),
     }
 }

@@ -1,0 +1,97 @@
+{{/* Names, labels and the pieces several templates share. */}}
+
+{{- define "hpa-webhook.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* The release name when it contains the chart name, else <release>-<chart>. */}}
+{{- define "hpa-webhook.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{- define "hpa-webhook.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "hpa-webhook.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{- define "hpa-webhook.labels" -}}
+{{ include "hpa-webhook.selectorLabels" . }}
+app.kubernetes.io/component: admission-webhook
+app.kubernetes.io/part-of: hpa-toolkit
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
+{{- end }}
+
+{{- define "hpa-webhook.image" -}}
+{{- if .Values.image.digest }}
+{{- printf "%s@%s" .Values.image.repository .Values.image.digest }}
+{{- else }}
+{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) }}
+{{- end }}
+{{- end }}
+
+{{/* The Secret the Deployment mounts at /etc/hpa-webhook/tls. */}}
+{{- define "hpa-webhook.tlsSecretName" -}}
+{{- if eq .Values.certificates.mode "secret" }}
+{{- required "certificates.secret.name is required in mode secret" .Values.certificates.secret.name }}
+{{- else }}
+{{- printf "%s-tls" (include "hpa-webhook.fullname" .) }}
+{{- end }}
+{{- end }}
+
+{{- define "hpa-webhook.policyConfigMapName" -}}
+{{- printf "%s-policy" (include "hpa-webhook.fullname" .) }}
+{{- end }}
+
+{{/* DNS names of the Service, as `hpa-webhook certs` writes them. */}}
+{{- define "hpa-webhook.dnsNames" -}}
+{{- $svc := include "hpa-webhook.fullname" . }}
+{{- $ns := .Release.Namespace }}
+{{- list $svc (printf "%s.%s" $svc $ns) (printf "%s.%s.svc" $svc $ns) (printf "%s.%s.svc.%s" $svc $ns .Values.certificates.clusterDomain) | toJson }}
+{{- end }}
+
+{{/* The namespaces no webhook of the chart is sent: the release's own and the listed ones. */}}
+{{- define "hpa-webhook.namespaceSelector" -}}
+{{- $root := index . 0 }}
+{{- $extra := index . 1 }}
+{{- $excluded := concat $root.Values.admission.excludedNamespaces (list $root.Release.Namespace) | uniq }}
+{{- $expressions := list (dict "key" "kubernetes.io/metadata.name" "operator" "NotIn" "values" $excluded) }}
+{{- $selector := dict "matchExpressions" (concat $expressions ($extra.matchExpressions | default list)) }}
+{{- if $extra.matchLabels }}
+{{- $_ := set $selector "matchLabels" $extra.matchLabels }}
+{{- end }}
+{{- toYaml $selector }}
+{{- end }}
+
+{{/* clientConfig of a webhook: the Service, the path, and the CA where the chart knows it. */}}
+{{- define "hpa-webhook.clientConfig" -}}
+{{- $root := index . 0 }}
+{{- $path := index . 1 }}
+{{- $caBundle := index . 2 -}}
+service:
+  name: {{ include "hpa-webhook.fullname" $root }}
+  namespace: {{ $root.Release.Namespace }}
+  path: {{ $path }}
+  port: {{ $root.Values.service.port }}
+{{- if $caBundle }}
+caBundle: {{ $caBundle }}
+{{- end }}
+{{- end }}
+
+{{/* The webhook configurations' annotations: cert-manager's CA injector in certManager mode. */}}
+{{- define "hpa-webhook.webhookAnnotations" -}}
+{{- if eq .Values.certificates.mode "certManager" -}}
+annotations:
+  cert-manager.io/inject-ca-from: {{ printf "%s/%s" .Release.Namespace (include "hpa-webhook.fullname" .) }}
+{{- end }}
+{{- end }}

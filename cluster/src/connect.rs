@@ -1,0 +1,253 @@
+//! A connection to one API server: a `kube::Client` built from a kubeconfig (a file, the
+//! default locations, a context) or the in-cluster service account, and raw JSON requests with
+//! a timeout on every call.
+//!
+//! Objects are read as JSON (`serde_json::Value`), not as k8s-openapi structs: HPAs go to
+//! hpa-core's strict decoder as the API server wrote them, and every other object to
+//! hpa-core's builders, which read JSON.
+
+use std::future::Future;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use kube::config::{KubeConfigOptions, Kubeconfig, KubeconfigError};
+use kube::{Client, Config};
+use serde_json::Value;
+
+use crate::error::Error;
+
+/// The default timeout of one call: connecting plus the whole answer.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How to reach the cluster.
+#[derive(Debug, Clone)]
+pub struct ClientOptions {
+    /// A kubeconfig file (`--kubeconfig`). `None`: `$KUBECONFIG` or `~/.kube/config`, then the
+    /// in-cluster service account.
+    pub kubeconfig: Option<PathBuf>,
+    /// The context to use (`--context`); `None`: the kubeconfig's current context.
+    pub context: Option<String>,
+    /// The in-cluster service account only, ignoring any kubeconfig.
+    pub in_cluster: bool,
+    /// The timeout of every call (connect, send, whole answer).
+    pub timeout: Duration,
+}
+
+impl Default for ClientOptions {
+    fn default() -> Self {
+        ClientOptions { kubeconfig: None, context: None, in_cluster: false, timeout: DEFAULT_TIMEOUT }
+    }
+}
+
+/// A client of one API server.
+#[derive(Clone)]
+pub struct Cluster {
+    client: Client,
+    server: String,
+    default_namespace: String,
+    timeout: Duration,
+}
+
+impl std::fmt::Debug for Cluster {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Cluster").field("server", &self.server).field("timeout", &self.timeout).finish()
+    }
+}
+
+impl Cluster {
+    /// Builds the client (no request is made yet). Mirrors kubectl's loading rules: an explicit
+    /// file, else `$KUBECONFIG` (a list of files, merged), else `~/.kube/config`, else the
+    /// in-cluster configuration (`rest.InClusterConfig`).
+    pub async fn connect(options: &ClientOptions) -> Result<Cluster, Error> {
+        let kube_options = KubeConfigOptions { context: options.context.clone(), ..KubeConfigOptions::default() };
+        let config = if options.in_cluster {
+            in_cluster()?
+        } else {
+            let (kubeconfig, path) = match &options.kubeconfig {
+                Some(path) => match Kubeconfig::read_from(path) {
+                    Ok(k) => (k, path.clone()),
+                    Err(e) => return Err(kubeconfig_error(path.clone(), &e)),
+                },
+                None => match Kubeconfig::read() {
+                    Ok(k) => (k, PathBuf::from("$KUBECONFIG or ~/.kube/config")),
+                    Err(KubeconfigError::FindPath) => {
+                        return Cluster::from_config(in_cluster_or_none(options)?, options.timeout);
+                    }
+                    Err(KubeconfigError::ReadConfig(e, _)) if e.kind() == std::io::ErrorKind::NotFound => {
+                        return Cluster::from_config(in_cluster_or_none(options)?, options.timeout);
+                    }
+                    Err(e) => return Err(kubeconfig_error(PathBuf::from("$KUBECONFIG or ~/.kube/config"), &e)),
+                },
+            };
+            Config::from_custom_kubeconfig(kubeconfig, &kube_options).await.map_err(|e| kubeconfig_error(path, &e))?
+        };
+        Cluster::from_config(config, options.timeout)
+    }
+
+    /// Builds the client from a kube `Config`, with `timeout` on connecting and on every call.
+    pub fn from_config(mut config: Config, timeout: Duration) -> Result<Cluster, Error> {
+        let server = config.cluster_url.to_string().trim_end_matches('/').to_string();
+        config.connect_timeout = Some(timeout);
+        config.write_timeout = Some(timeout);
+        // No read timeout on the connection: watches (the webhook's caches) stay open for minutes
+        // between events. Every one-shot call is bounded as a whole by `timeout` instead.
+        config.read_timeout = None;
+        let default_namespace = config.default_namespace.clone();
+        let client = Client::try_from(config)
+            .map_err(|e| Error::Unreachable { server: server.clone(), reason: innermost(&e) })?;
+        Ok(Cluster { client, server, default_namespace, timeout })
+    }
+
+    /// The underlying kube client (watchers and reflectors use it).
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
+    /// The server URL.
+    pub fn server(&self) -> &str {
+        &self.server
+    }
+
+    /// The namespace of the kubeconfig's context (`default` when it names none).
+    pub fn default_namespace(&self) -> &str {
+        &self.default_namespace
+    }
+
+    /// The timeout of every call.
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    /// `GET path` (with its query), parsed as JSON; `doing` describes the call for errors.
+    pub async fn get_json(&self, path_and_query: &str, doing: &str) -> Result<Value, Error> {
+        let request = http::Request::get(path_and_query)
+            .body(Vec::new())
+            .map_err(|e| Error::Protocol { doing: doing.to_string(), reason: e.to_string() })?;
+        let text = self.bounded(doing, self.client.request_text(request)).await?;
+        serde_json::from_str(&text).map_err(|e| Error::Protocol { doing: doing.to_string(), reason: e.to_string() })
+    }
+
+    /// Runs one call under the timeout and classifies its error.
+    pub(crate) async fn bounded<T>(
+        &self,
+        doing: &str,
+        call: impl Future<Output = Result<T, kube::Error>>,
+    ) -> Result<T, Error> {
+        match tokio::time::timeout(self.timeout, call).await {
+            Err(_) => {
+                Err(Error::Timeout { server: self.server.clone(), doing: doing.to_string(), after: self.timeout })
+            }
+            Ok(Ok(v)) => Ok(v),
+            Ok(Err(e)) => Err(self.classify(e, doing)),
+        }
+    }
+
+    /// Turns a kube error into one of ours.
+    pub(crate) fn classify(&self, error: kube::Error, doing: &str) -> Error {
+        let server = self.server.clone();
+        match error {
+            kube::Error::Api(status) => {
+                let code = status.code;
+                let reason = status.reason.clone();
+                let message = status.message.clone();
+                let (verb, what) = split_doing(doing);
+                match code {
+                    401 => Error::Unauthorized { server },
+                    403 => Error::Forbidden { verb: verb.into(), what: what.into(), message },
+                    404 => Error::NotFound { what: what.into() },
+                    _ => Error::Api { code, reason, message, doing: doing.to_string() },
+                }
+            }
+            kube::Error::Auth(e) => Error::Credentials { server, reason: innermost(&e) },
+            kube::Error::SerdeError(e) => Error::Protocol { doing: doing.to_string(), reason: e.to_string() },
+            kube::Error::FromUtf8(e) => Error::Protocol { doing: doing.to_string(), reason: e.to_string() },
+            other => {
+                if chain_has_timeout(&other) {
+                    Error::Timeout { server, doing: doing.to_string(), after: self.timeout }
+                } else {
+                    Error::Unreachable { server, reason: innermost(&other) }
+                }
+            }
+        }
+    }
+}
+
+/// `("list", "deployments.apps in namespace shop")` from `"listing deployments.apps in
+/// namespace shop"`: the verb RBAC speaks of and the object of a call's description.
+fn split_doing(doing: &str) -> (&str, &str) {
+    if let Some(what) = doing.strip_prefix("listing ") {
+        ("list", what)
+    } else if let Some(what) = doing.strip_prefix("reading ") {
+        ("get", what)
+    } else {
+        ("read", doing)
+    }
+}
+
+/// The in-cluster configuration (`rest.InClusterConfig`).
+fn in_cluster() -> Result<Config, Error> {
+    Config::incluster()
+        .map_err(|e| Error::Kubeconfig { path: PathBuf::from("in-cluster configuration"), reason: innermost(&e) })
+}
+
+fn in_cluster_or_none(options: &ClientOptions) -> Result<Config, Error> {
+    let none =
+        || Error::NoKubeconfig { looked_at: "$KUBECONFIG, ~/.kube/config and the in-cluster service account".into() };
+    if options.context.is_some() {
+        return Err(none());
+    }
+    Config::incluster().map_err(|_| none())
+}
+
+fn kubeconfig_error(path: PathBuf, e: &KubeconfigError) -> Error {
+    if let KubeconfigError::ReadConfig(io, _) = e
+        && io.kind() == std::io::ErrorKind::NotFound
+    {
+        return Error::Kubeconfig { path, reason: "no such file".into() };
+    }
+    Error::Kubeconfig { path, reason: chain(e) }
+}
+
+/// An error and its sources, joined with `: ` (each once).
+pub(crate) fn chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut out = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        let text = s.to_string();
+        if !out.contains(&text) {
+            out.push_str(": ");
+            out.push_str(&text);
+        }
+        source = s.source();
+    }
+    out
+}
+
+/// The innermost cause of an error (what a user can act on: "Connection refused (os error
+/// 111)", "invalid peer certificate: UnknownIssuer"), after the outermost message when that
+/// adds something.
+pub(crate) fn innermost(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut last: &(dyn std::error::Error + 'static) = e;
+    while let Some(s) = last.source() {
+        last = s;
+    }
+    let inner = last.to_string();
+    let outer = e.to_string();
+    if std::ptr::addr_eq(last, e) || outer.contains(&inner) { outer } else { inner }
+}
+
+fn chain_has_timeout(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut current = Some(e);
+    while let Some(err) = current {
+        if let Some(io) = err.downcast_ref::<std::io::Error>()
+            && io.kind() == std::io::ErrorKind::TimedOut
+        {
+            return true;
+        }
+        if err.to_string().contains("timed out") || err.to_string().contains("deadline has elapsed") {
+            return true;
+        }
+        current = err.source();
+    }
+    false
+}

@@ -1,0 +1,953 @@
+//! The live inputs of one HPA's controller sync, for `hpa-lint diagnose`.
+//!
+//! Two halves. [`read_objects`] makes the API calls the HPA controller's sync depends on (the
+//! HPA with its status, the target and its scale subresource, the pods its selector matches,
+//! the other HPAs of the namespace and their targets, the HPA's events, and the metrics APIs'
+//! answers) and collects what they return as JSON objects. [`inputs_from_objects`] turns a set
+//! of such objects into hpa-core's plain evaluator inputs; it does no IO, so the same function
+//! serves a snapshot read from files (`kubectl get hpa,deploy,sts,rs,pods,pdb,events -o yaml`
+//! plus `kubectl get --raw` of the metrics APIs).
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use hpa_core::api::Quantity;
+use hpa_core::api::Time;
+use hpa_core::api::v2::{HorizontalPodAutoscaler, MetricSpec};
+use hpa_core::evaluator::{
+    ConditionStatus, Container, ContainerUsage, ObjectMetricValue, Pod, PodMetricsItem, PodPhase, PodSample,
+    ReadyCondition, Scale, SyncInput, Timestamp,
+};
+use hpa_core::rules::objects::Selector;
+use serde_json::Value;
+
+use crate::connect::Cluster;
+use crate::discovery::{self, Served};
+use crate::error::Error;
+use crate::kinds::{self, Kind, PAGE_SIZE};
+use crate::selector;
+
+/// The answers of the metrics APIs that failed (the whole API, not one metric): the live
+/// path sets them; a snapshot has none (a missing list is an empty answer, with a note).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MetricsErrors {
+    /// The resource metrics API (`metrics.k8s.io`).
+    pub resource: Option<String>,
+    /// The custom metrics API (`custom.metrics.k8s.io`).
+    pub custom: Option<String>,
+    /// The external metrics API (`external.metrics.k8s.io`).
+    pub external: Option<String>,
+}
+
+/// One event recorded on the HPA (`v1` Event).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HpaEvent {
+    /// `Normal` or `Warning`.
+    pub type_: String,
+    /// `SuccessfulRescale`, `FailedGetResourceMetric`, ...
+    pub reason: String,
+    /// The message.
+    pub message: String,
+    /// How many times it was recorded (the event recorder aggregates repeats).
+    pub count: i64,
+    /// `firstTimestamp` (or `eventTime`).
+    pub first: Option<Timestamp>,
+    /// `lastTimestamp` (or `eventTime`, or `series.lastObservedTime`).
+    pub last: Option<Timestamp>,
+}
+
+/// A container whose requests were resized in place: the pod spec (which the HPA controller
+/// reads) and the status (what the kubelet applied) differ.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resize {
+    /// The pod.
+    pub pod: String,
+    /// The container.
+    pub container: String,
+    /// `spec.containers[].resources.requests`, in milli-units.
+    pub spec_requests_milli: BTreeMap<String, i64>,
+    /// `status.containerStatuses[].resources.requests`, in milli-units.
+    pub status_requests_milli: BTreeMap<String, i64>,
+    /// The pod's `PodResizePending` / `PodResizeInProgress` condition (type and reason), if any.
+    pub condition: Option<(String, String)>,
+}
+
+/// Everything one sync of one HPA reads, in hpa-core's terms.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DiagnoseInputs {
+    /// The HPA as read (JSON, with its status), for hpa-core's decoder.
+    pub hpa: Value,
+    /// `namespace/name` of the HPA.
+    pub key: String,
+    /// The sync's inputs (scale, pods, metrics answers, other HPAs selecting the pods).
+    pub sync: SyncInput,
+    /// The HPA's events, oldest first.
+    pub events: Vec<HpaEvent>,
+    /// Containers resized in place.
+    pub resizes: Vec<Resize>,
+    /// What the inputs had to assume.
+    pub notes: Vec<String>,
+}
+
+/// The objects of a diagnosis, and the live reads' notes.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Objects {
+    /// Every object read (lists flattened).
+    pub items: Vec<Value>,
+    /// Metrics APIs that failed as a whole.
+    pub metrics_errors: MetricsErrors,
+    /// What was not read.
+    pub notes: Vec<String>,
+}
+
+// === the shared half: objects → inputs ===
+
+/// Turns a set of objects (HPAs, workloads, `Scale`s, pods, events, `PodMetrics`,
+/// `MetricValueList`/`ExternalMetricValueList` items; `*List` objects are flattened) into the
+/// inputs of the sync of HPA `namespace/name` at `now`, as the HPA controller
+/// (`pkg/controller/podautoscaler/horizontal.go`, `reconcileAutoscaler`) would read them.
+pub fn inputs_from_objects(
+    objects: &[Value],
+    metrics_errors: &MetricsErrors,
+    namespace: &str,
+    name: &str,
+    now: Timestamp,
+) -> Result<DiagnoseInputs, Error> {
+    let items = flatten(objects);
+    let in_ns = |v: &&&Value| namespace_of(v) == namespace;
+    let hpa_json = items
+        .iter()
+        .filter(in_ns)
+        .find(|v| kind_of(v) == "HorizontalPodAutoscaler" && name_of(v) == name)
+        .ok_or_else(|| Error::NotFound { what: format!("HorizontalPodAutoscaler {namespace}/{name}") })?;
+    let hpa = internal(hpa_json)
+        .map_err(|e| Error::Snapshot(format!("HorizontalPodAutoscaler {namespace}/{name} cannot be read: {e}")))?;
+    let mut notes = Vec::new();
+    let target = &hpa.spec.scale_target_ref;
+
+    // The scale subresource, or the target itself read as the API server builds its scale.
+    let scale = scale_of(&items, namespace, &target.api_version, &target.kind, &target.name, &mut notes);
+    let mut sync = SyncInput::new(now, Scale::default());
+    sync.scale = match &scale {
+        Ok(s) => Ok(s.clone()),
+        Err(e) => Err(e.to_string()),
+    };
+    let selector_text = scale.as_ref().map(|s| s.selector.clone()).unwrap_or_default();
+    let pod_selector = match selector::parse(&selector_text) {
+        Ok(s) => Some(s),
+        Err(e) => {
+            sync.selector_parse_error = Some(e);
+            None
+        }
+    };
+
+    // The pods of the selector (an empty selector selects none: the controller stops before).
+    let pod_objects: Vec<&Value> = match &pod_selector {
+        Some(sel) if !selector_text.is_empty() => {
+            items.iter().filter(in_ns).filter(|v| kind_of(v) == "Pod" && sel.matches(&labels_of(v))).copied().collect()
+        }
+        _ => Vec::new(),
+    };
+    let mut resizes = Vec::new();
+    for p in &pod_objects {
+        sync.pods.push(pod_from_json(p));
+        resizes.extend(resizes_of(p));
+    }
+
+    // Other HPAs of the namespace whose targets' selectors select some of these pods
+    // (`hpaSelectors`, the AmbiguousSelector condition).
+    let key = format!("{namespace}/{name}");
+    for other in items.iter().filter(in_ns).filter(|v| kind_of(v) == "HorizontalPodAutoscaler") {
+        if name_of(other) == name {
+            continue;
+        }
+        let Ok(other_hpa) = internal(other) else { continue };
+        let t = &other_hpa.spec.scale_target_ref;
+        let mut ignored = Vec::new();
+        let Ok(other_scale) = scale_of(&items, namespace, &t.api_version, &t.kind, &t.name, &mut ignored) else {
+            continue;
+        };
+        let Ok(other_selector) = selector::parse(&other_scale.selector) else { continue };
+        if other_scale.selector.is_empty() {
+            continue;
+        }
+        if pod_objects.iter().any(|p| other_selector.matches(&labels_of(p))) {
+            sync.other_hpas_selecting_pods.push(format!("{namespace}/{}", name_of(other)));
+        }
+    }
+
+    // The metrics APIs' answers.
+    sync.resource_metrics = match &metrics_errors.resource {
+        Some(e) => Err(e.clone()),
+        None => {
+            let names: Vec<&str> = pod_objects.iter().map(|p| name_of(p)).collect();
+            let metrics: Vec<PodMetricsItem> = items
+                .iter()
+                .filter(in_ns)
+                .filter(|v| kind_of(v) == "PodMetrics" && names.contains(&name_of(v)))
+                .filter_map(|v| pod_metrics_from_json(v))
+                .collect();
+            let needs_resource =
+                hpa.spec.metrics.iter().any(|m| m.type_ == "Resource" || m.type_ == "ContainerResource");
+            if metrics.is_empty() && needs_resource && !pod_objects.is_empty() {
+                notes.push("no PodMetrics for these pods among the inputs: every pod counts as missing metrics".into());
+            }
+            Ok(metrics)
+        }
+    };
+    sync.pods_metrics = match &metrics_errors.custom {
+        Some(e) => Err(e.clone()),
+        None => Ok(pods_metrics(&items, namespace, &hpa.spec.metrics)),
+    };
+    sync.object_metrics = match &metrics_errors.custom {
+        Some(e) => Err(e.clone()),
+        None => Ok(object_metrics(&items, namespace)),
+    };
+    sync.external_metrics = match &metrics_errors.external {
+        Some(e) => Err(e.clone()),
+        None => Ok(external_metrics(&items, namespace)),
+    };
+
+    let mut events: Vec<HpaEvent> = items
+        .iter()
+        .filter(in_ns)
+        .filter(|v| kind_of(v) == "Event")
+        .filter(|v| {
+            let o = v.get("involvedObject").or_else(|| v.get("regarding"));
+            o.and_then(|o| o.get("kind")).and_then(Value::as_str) == Some("HorizontalPodAutoscaler")
+                && o.and_then(|o| o.get("name")).and_then(Value::as_str) == Some(name)
+        })
+        .map(|v| event_from_json(v))
+        .collect();
+    events.sort_by_key(|e| e.last.or(e.first));
+
+    Ok(DiagnoseInputs { hpa: (*hpa_json).clone(), key, sync, events, resizes, notes })
+}
+
+/// The latest instant the objects record (PodMetrics timestamps, events, the HPA's status):
+/// a snapshot's "now" when none is given.
+pub fn latest_instant(objects: &[Value]) -> Option<Timestamp> {
+    fn walk(v: &Value, best: &mut Option<Timestamp>) {
+        match v {
+            Value::Object(m) => {
+                for (k, v) in m {
+                    let is_time = matches!(
+                        k.as_str(),
+                        "timestamp" | "lastTimestamp" | "eventTime" | "lastScaleTime" | "lastTransitionTime"
+                    );
+                    if is_time && let Some(t) = v.as_str().and_then(Time::parse_rfc3339) {
+                        let t = Timestamp::from_api_time(t);
+                        if best.is_none_or(|b| t > b) {
+                            *best = Some(t);
+                        }
+                    }
+                    walk(v, best);
+                }
+            }
+            Value::Array(a) => a.iter().for_each(|v| walk(v, best)),
+            _ => {}
+        }
+    }
+    let mut best = None;
+    objects.iter().for_each(|o| walk(o, &mut best));
+    best
+}
+
+/// A `v1` Pod as the replica calculator reads it.
+pub fn pod_from_json(v: &Value) -> Pod {
+    let status = v.get("status");
+    let spec = v.get("spec");
+    let ready_condition = status
+        .and_then(|s| s.get("conditions"))
+        .and_then(Value::as_array)
+        .and_then(|cs| cs.iter().find(|c| c.get("type").and_then(Value::as_str) == Some("Ready")))
+        .map(|c| ReadyCondition {
+            status: ConditionStatus::parse(c.get("status").and_then(Value::as_str).unwrap_or_default()),
+            last_transition_time: time_at(c, "lastTransitionTime").unwrap_or(Timestamp::ZERO),
+        });
+    let containers = |key: &str| -> Vec<Container> {
+        spec.and_then(|s| s.get(key))
+            .and_then(Value::as_array)
+            .map(|cs| {
+                cs.iter()
+                    .map(|c| Container {
+                        name: str_of(c, "name").to_string(),
+                        requests_milli: milli_map(c.get("resources").and_then(|r| r.get("requests"))),
+                        restart_policy: c.get("restartPolicy").and_then(Value::as_str).map(String::from),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    Pod {
+        name: name_of(v).into(),
+        phase: PodPhase::parse(status.and_then(|s| s.get("phase")).and_then(Value::as_str).unwrap_or_default()),
+        deleted: v.get("metadata").and_then(|m| m.get("deletionTimestamp")).is_some_and(|t| !t.is_null()),
+        start_time: status.and_then(|s| time_at(s, "startTime")),
+        ready_condition,
+        containers: containers("containers"),
+        init_containers: containers("initContainers"),
+        pod_requests_milli: milli_map(spec.and_then(|s| s.get("resources")).and_then(|r| r.get("requests"))),
+    }
+}
+
+/// A `metrics.k8s.io` `PodMetrics` item.
+pub fn pod_metrics_from_json(v: &Value) -> Option<PodMetricsItem> {
+    let window = match v.get("window").and_then(Value::as_str) {
+        Some(w) => parse_go_duration(w)?,
+        None => Duration::ZERO,
+    };
+    let containers = v
+        .get("containers")
+        .and_then(Value::as_array)
+        .map(|cs| {
+            cs.iter()
+                .map(|c| ContainerUsage { name: str_of(c, "name").to_string(), usage_milli: milli_map(c.get("usage")) })
+                .collect()
+        })
+        .unwrap_or_default();
+    Some(PodMetricsItem {
+        pod: name_of(v).into(),
+        timestamp: time_at(v, "timestamp").unwrap_or(Timestamp::ZERO),
+        window,
+        containers,
+    })
+}
+
+fn event_from_json(v: &Value) -> HpaEvent {
+    let event_time = time_at(v, "eventTime");
+    HpaEvent {
+        type_: str_of(v, "type").to_string(),
+        reason: str_of(v, "reason").to_string(),
+        message: v.get("message").or_else(|| v.get("note")).and_then(Value::as_str).unwrap_or_default().to_string(),
+        count: v
+            .get("count")
+            .and_then(Value::as_i64)
+            .or_else(|| v.get("series").and_then(|s| s.get("count")).and_then(Value::as_i64))
+            .unwrap_or(1),
+        first: time_at(v, "firstTimestamp").or(event_time),
+        last: time_at(v, "lastTimestamp")
+            .or_else(|| v.get("series").and_then(|s| time_at(s, "lastObservedTime")))
+            .or(event_time),
+    }
+}
+
+/// Samples of the Pods metrics among the objects: `MetricValueList` items describing pods,
+/// by metric name (`metric.name` in v1beta2, `metricName` in v1beta1).
+fn pods_metrics(items: &[&Value], namespace: &str, metrics: &[MetricSpec]) -> BTreeMap<String, Vec<PodSample>> {
+    let mut out: BTreeMap<String, Vec<PodSample>> = BTreeMap::new();
+    for m in metrics.iter().filter_map(|m| m.pods.as_ref()) {
+        out.entry(m.metric.name.to_string()).or_default();
+    }
+    for v in items.iter().filter(|v| kind_of(v) == "MetricValue") {
+        let described = v.get("describedObject");
+        if described.and_then(|d| d.get("kind")).and_then(Value::as_str) != Some("Pod") {
+            continue;
+        }
+        if described.and_then(|d| d.get("namespace")).and_then(Value::as_str).is_some_and(|ns| ns != namespace) {
+            continue;
+        }
+        let Some(value) = quantity_milli(v.get("value")) else { continue };
+        let sample = PodSample {
+            pod: described.and_then(|d| d.get("name")).and_then(Value::as_str).unwrap_or_default().into(),
+            value_milli: value,
+            timestamp: time_at(v, "timestamp").unwrap_or(Timestamp::ZERO),
+            window: v.get("windowSeconds").and_then(Value::as_u64).map(Duration::from_secs),
+        };
+        out.entry(metric_name(v)).or_default().push(sample);
+    }
+    out
+}
+
+/// Object metric values: `MetricValueList` items describing anything but pods.
+fn object_metrics(items: &[&Value], namespace: &str) -> Vec<ObjectMetricValue> {
+    let mut out = Vec::new();
+    for v in items.iter().filter(|v| kind_of(v) == "MetricValue") {
+        let Some(d) = v.get("describedObject") else { continue };
+        let kind = d.get("kind").and_then(Value::as_str).unwrap_or_default();
+        if kind == "Pod" || d.get("namespace").and_then(Value::as_str).is_some_and(|ns| ns != namespace) {
+            continue;
+        }
+        let Some(value) = quantity_milli(v.get("value")) else { continue };
+        out.push(ObjectMetricValue {
+            described_object: hpa_core::api::CrossVersionObjectReference {
+                kind: kind.to_string(),
+                name: str_of(d, "name").to_string(),
+                api_version: str_of(d, "apiVersion").to_string(),
+            },
+            metric: metric_name(v),
+            value_milli: value,
+            timestamp: time_at(v, "timestamp").unwrap_or(Timestamp::ZERO),
+        });
+    }
+    out
+}
+
+/// External metric values (`ExternalMetricValue` items), by metric name.
+fn external_metrics(items: &[&Value], _namespace: &str) -> BTreeMap<String, Vec<i64>> {
+    let mut out: BTreeMap<String, Vec<i64>> = BTreeMap::new();
+    for v in items.iter().filter(|v| kind_of(v) == "ExternalMetricValue") {
+        if let Some(value) = quantity_milli(v.get("value")) {
+            out.entry(str_of(v, "metricName").to_string()).or_default().push(value);
+        }
+    }
+    out
+}
+
+fn metric_name(v: &Value) -> String {
+    v.get("metric")
+        .and_then(|m| m.get("name"))
+        .or_else(|| v.get("metricName"))
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// The scale of the target: a `Scale` object among the inputs (read from the subresource),
+/// else the target object read the way its registry builds its scale (`scaleFromDeployment`
+/// and friends in `pkg/registry/apps/*/storage`, Argo Rollouts' CRD `scale` paths).
+fn scale_of(
+    items: &[&Value],
+    namespace: &str,
+    api_version: &str,
+    kind: &str,
+    name: &str,
+    notes: &mut Vec<String>,
+) -> Result<Scale, Error> {
+    let group = api_version.split_once('/').map_or("", |(g, _)| g);
+    let known = kinds::WORKLOADS.iter().find(|k| k.kind == kind && k.group == group);
+    let resource = known.map_or_else(|| kind.to_lowercase(), Kind::resource);
+    let not_found = || Error::NotFound { what: format!("{resource} \"{name}\"") };
+    let target = items.iter().find(|v| {
+        kind_of(v) == kind
+            && namespace_of(v) == namespace
+            && name_of(v) == name
+            && api_group(v).is_none_or(|g| g == group)
+    });
+    // A Scale read from the subresource carries its object's name and uid.
+    let uid = |v: &Value| str_at(v, &["metadata", "uid"]).map(String::from);
+    let scale = items.iter().find(|v| {
+        kind_of(v) == "Scale"
+            && namespace_of(v) == namespace
+            && name_of(v) == name
+            && match (target.and_then(|t| uid(t)), uid(v)) {
+                (Some(a), Some(b)) => a == b,
+                _ => true,
+            }
+    });
+    if let Some(s) = scale {
+        return Ok(Scale {
+            spec_replicas: int_at(s, &["spec", "replicas"]),
+            status_replicas: int_at(s, &["status", "replicas"]),
+            selector: str_at(s, &["status", "selector"]).unwrap_or_default().into(),
+        });
+    }
+    let target = target.ok_or_else(not_found)?;
+    let spec_replicas = int_at(target, &["spec", "replicas"]);
+    let (status_replicas, selector) = match kind {
+        // Argo Rollouts: statusReplicasPath .status.HPAReplicas, labelSelectorPath .status.selector.
+        "Rollout" => (
+            int_at(target, &["status", "HPAReplicas"]),
+            str_at(target, &["status", "selector"]).unwrap_or_default().to_string(),
+        ),
+        // A ReplicationController's selector is a plain map.
+        "ReplicationController" => {
+            let mut s = Selector::default();
+            if let Some(m) = target.get("spec").and_then(|s| s.get("selector")).and_then(Value::as_object) {
+                s.match_labels = m.iter().map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().into())).collect();
+            }
+            (int_at(target, &["status", "replicas"]), selector::format(&s))
+        }
+        _ if known.is_some() => {
+            let s = target.get("spec").and_then(|s| s.get("selector")).map(Selector::from_json).unwrap_or_default();
+            (int_at(target, &["status", "replicas"]), selector::format(&s))
+        }
+        _ => {
+            notes.push(format!(
+                "the scale of {kind} {namespace}/{name} was not among the inputs and its kind's scale paths are unknown: read as a workload"
+            ));
+            let s = target.get("spec").and_then(|s| s.get("selector")).map(Selector::from_json).unwrap_or_default();
+            (int_at(target, &["status", "replicas"]), selector::format(&s))
+        }
+    };
+    Ok(Scale { spec_replicas, status_replicas, selector })
+}
+
+fn resizes_of(pod: &Value) -> Vec<Resize> {
+    let condition = pod
+        .get("status")
+        .and_then(|s| s.get("conditions"))
+        .and_then(Value::as_array)
+        .and_then(|cs| {
+            cs.iter().find(|c| {
+                matches!(c.get("type").and_then(Value::as_str), Some("PodResizePending" | "PodResizeInProgress"))
+                    && c.get("status").and_then(Value::as_str) == Some("True")
+            })
+        })
+        .map(|c| (str_of(c, "type").to_string(), str_of(c, "reason").to_string()));
+    let statuses: Vec<&Value> = pod
+        .get("status")
+        .and_then(|s| s.get("containerStatuses"))
+        .and_then(Value::as_array)
+        .map(|a| a.iter().collect())
+        .unwrap_or_default();
+    let mut out = Vec::new();
+    for c in pod.get("spec").and_then(|s| s.get("containers")).and_then(Value::as_array).into_iter().flatten() {
+        let name = str_of(c, "name");
+        let Some(status) = statuses.iter().find(|s| str_of(s, "name") == name) else { continue };
+        let Some(actual) = status.get("resources").map(|r| milli_map(r.get("requests"))) else { continue };
+        let desired = milli_map(c.get("resources").and_then(|r| r.get("requests")));
+        if desired != actual || condition.is_some() {
+            out.push(Resize {
+                pod: name_of(pod).to_string(),
+                container: name.to_string(),
+                spec_requests_milli: desired,
+                status_requests_milli: actual,
+                condition: condition.clone(),
+            });
+        }
+    }
+    out
+}
+
+// === the live half: API calls → objects ===
+
+/// Reads, for HPA `namespace/name`, what its controller sync reads, as [`Objects`] for
+/// [`inputs_from_objects`].
+///
+/// The resource metrics API is read at `metrics.k8s.io/v1` when served, else `v1beta1` (never
+/// `v1alpha1`); the custom metrics API at `custom.metrics.k8s.io/v1beta2` and the external one
+/// at `external.metrics.k8s.io/v1beta1`, one request per metric, as the controller's REST
+/// metrics client does. An API that is not installed is recorded as its failed answer (the
+/// controller's own view) and noted; [`Error::MetricsApiMissing`] is not raised here, so the
+/// diagnosis can say what the controller would do without it.
+pub async fn read_objects(cluster: &Cluster, namespace: &str, name: &str) -> Result<Objects, Error> {
+    let mut out = Objects::default();
+    let hpa_path = kinds::HPA.object_path(namespace, name);
+    let hpa = match cluster.get_json(&hpa_path, &format!("reading HorizontalPodAutoscaler {namespace}/{name}")).await {
+        Ok(h) => crate::inventory::as_listed(h, &kinds::HPA),
+        Err(e) => return Err(e),
+    };
+    let decoded = internal(&hpa)
+        .map_err(|e| Error::Snapshot(format!("HorizontalPodAutoscaler {namespace}/{name} cannot be read: {e}")))?;
+
+    // Every HPA of the namespace, and each one's target and scale (AmbiguousSelector).
+    let mut hpas = Vec::new();
+    match cluster.list_each(&kinds::HPA, Some(namespace), &[], PAGE_SIZE, |h| hpas.push(h)).await {
+        Ok(_) => {}
+        Err(e) if e.is_connection() => return Err(e),
+        Err(e) => out.notes.push(format!("the other HPAs of the namespace were not read: {e}")),
+    }
+    if !hpas.iter().any(|h| name_of(h) == name) {
+        hpas.push(hpa.clone());
+    }
+    let mut selectors = Vec::new();
+    for h in &hpas {
+        let h = crate::inventory::as_listed(h.clone(), &kinds::HPA);
+        let Ok(internal_h) = internal(&h) else { continue };
+        let t = &internal_h.spec.scale_target_ref;
+        let is_this = name_of(&h) == name;
+        out.items.push(h.clone());
+        match read_target(cluster, namespace, &t.api_version, &t.kind, &t.name).await {
+            Ok(objects) => {
+                for o in objects {
+                    if kind_of(&o) == "Scale"
+                        && let Some(s) = str_at(&o, &["status", "selector"])
+                    {
+                        selectors.push((is_this, s.to_string()));
+                    }
+                    out.items.push(o);
+                }
+            }
+            Err(e) if e.is_connection() => return Err(e),
+            Err(e) if is_this => out.notes.push(format!("the scale target was not read: {e}")),
+            Err(_) => {}
+        }
+    }
+
+    // The pods of this HPA's selector and of the others' (only these can be ambiguous).
+    let mut pod_names = std::collections::BTreeSet::new();
+    for (_, sel) in &selectors {
+        if sel.is_empty() {
+            continue;
+        }
+        let mut pods = Vec::new();
+        let query = [("labelSelector", sel.as_str())];
+        cluster.list_each(&kinds::POD, Some(namespace), &query, PAGE_SIZE, |p| pods.push(p)).await?;
+        for p in pods {
+            if pod_names.insert(name_of(&p).to_string()) {
+                out.items.push(typed(p, &kinds::POD));
+            }
+        }
+    }
+
+    // The HPA's events.
+    let field_selector = format!("involvedObject.kind=HorizontalPodAutoscaler,involvedObject.name={name}");
+    let query = [("fieldSelector", field_selector.as_str())];
+    match cluster
+        .list_each(&kinds::EVENT, Some(namespace), &query, PAGE_SIZE, |e| out.items.push(typed(e, &kinds::EVENT)))
+        .await
+    {
+        Ok(_) => {}
+        Err(e) if e.is_connection() => return Err(e),
+        Err(e) => out.notes.push(format!("the HPA's events were not read: {e}")),
+    }
+
+    read_metrics(cluster, namespace, &decoded, &selectors, &mut out).await?;
+    Ok(out)
+}
+
+/// The target object and its scale subresource.
+async fn read_target(
+    cluster: &Cluster,
+    namespace: &str,
+    api_version: &str,
+    kind: &str,
+    name: &str,
+) -> Result<Vec<Value>, Error> {
+    let group = api_version.split_once('/').map_or("", |(g, _)| g);
+    let Some(k) = kinds::WORKLOADS.iter().find(|k| k.kind == kind && k.group == group) else {
+        return Err(Error::Snapshot(format!("{kind} in {api_version} is not a scale target hpa-cluster knows")));
+    };
+    let path = k.object_path(namespace, name);
+    let object = cluster.get_json(&path, &format!("reading {kind} {namespace}/{name}")).await?;
+    let scale =
+        cluster.get_json(&format!("{path}/scale"), &format!("reading the scale of {kind} {namespace}/{name}")).await?;
+    let mut object = object;
+    if let Some(m) = object.as_object_mut() {
+        m.entry("apiVersion").or_insert_with(|| Value::String(k.api_version()));
+        m.entry("kind").or_insert_with(|| Value::String(k.kind.to_string()));
+    }
+    Ok(vec![object, scale])
+}
+
+async fn read_metrics(
+    cluster: &Cluster,
+    namespace: &str,
+    hpa: &HorizontalPodAutoscaler,
+    selectors: &[(bool, String)],
+    out: &mut Objects,
+) -> Result<(), Error> {
+    let metrics = &hpa.spec.metrics;
+    let wants_resource = metrics.iter().any(|m| m.resource.is_some() || m.container_resource.is_some());
+    let wants_custom = metrics.iter().any(|m| m.pods.is_some() || m.object.is_some());
+    let wants_external = metrics.iter().any(|m| m.external.is_some());
+    let custom = Kind {
+        group: "custom.metrics.k8s.io",
+        version: "v1beta2",
+        kind: "MetricValueList",
+        plural: "*",
+        optional: true,
+    };
+    let external = Kind {
+        group: "external.metrics.k8s.io",
+        version: "v1beta1",
+        kind: "ExternalMetricValueList",
+        plural: "*",
+        optional: true,
+    };
+    let wanted = [kinds::POD_METRICS_V1, kinds::POD_METRICS_V1BETA1];
+    let served = discovery::served(cluster, &wanted).await?;
+    let groups = served_groups(cluster, &["custom.metrics.k8s.io", "external.metrics.k8s.io"]).await?;
+    let selector = selectors.iter().find(|(this, _)| *this).map(|(_, s)| s.as_str()).unwrap_or_default();
+
+    if wants_resource {
+        let version = [kinds::POD_METRICS_V1, kinds::POD_METRICS_V1BETA1]
+            .into_iter()
+            .find(|k| served.kinds.get(k) != Some(&Served::No));
+        match version {
+            None => {
+                out.notes.push(Error::MetricsApiMissing.to_string());
+                // client-go's error for an absent group, as the controller records it.
+                out.metrics_errors.resource =
+                    Some("the server could not find the requested resource (get pods.metrics.k8s.io)".into());
+            }
+            Some(k) if !selector.is_empty() => {
+                let query = [("labelSelector", selector)];
+                let mut items = Vec::new();
+                match cluster.list_each(&k, Some(namespace), &query, 0, |m| items.push(m)).await {
+                    Ok(_) => out.items.extend(items.into_iter().map(|mut m| {
+                        if let Some(o) = m.as_object_mut() {
+                            o.entry("kind").or_insert_with(|| Value::String("PodMetrics".into()));
+                        }
+                        m
+                    })),
+                    Err(e) if e.is_connection() => return Err(e),
+                    Err(e) => out.metrics_errors.resource = Some(api_error_text(&e)),
+                }
+            }
+            Some(_) => {}
+        }
+    }
+    if wants_custom {
+        if !groups.contains(&"custom.metrics.k8s.io") {
+            out.notes.push("the custom metrics API (custom.metrics.k8s.io) is not installed".into());
+            out.metrics_errors.custom =
+                Some("the server could not find the requested resource (get pods.custom.metrics.k8s.io)".into());
+        } else {
+            for m in metrics {
+                let path = if let Some(p) = &m.pods {
+                    let mut path = format!(
+                        "/apis/{}/{}/namespaces/{namespace}/pods/*/{}",
+                        custom.group, custom.version, p.metric.name
+                    );
+                    let mut params = vec![("labelSelector".to_string(), selector.to_string())];
+                    if let Some(s) = &p.metric.selector {
+                        params.push(("metricLabelSelector".into(), selector::format(&core_selector(s))));
+                    }
+                    crate::kinds::push_query(&mut path, &params);
+                    path
+                } else if let Some(o) = &m.object {
+                    let d = &o.described_object;
+                    let mut path = format!(
+                        "/apis/{}/{}/namespaces/{namespace}/{}/{}/{}",
+                        custom.group,
+                        custom.version,
+                        plural_of(&d.kind),
+                        d.name,
+                        o.metric.name
+                    );
+                    if let Some(s) = &o.metric.selector {
+                        crate::kinds::push_query(
+                            &mut path,
+                            &[("metricLabelSelector".into(), selector::format(&core_selector(s)))],
+                        );
+                    }
+                    path
+                } else {
+                    continue;
+                };
+                read_metric_list(cluster, &path, "MetricValue", &mut out.items, &mut out.notes).await?;
+            }
+        }
+    }
+    if wants_external {
+        if !groups.contains(&"external.metrics.k8s.io") {
+            out.notes.push("the external metrics API (external.metrics.k8s.io) is not installed".into());
+            out.metrics_errors.external =
+                Some("the server could not find the requested resource (get *.external.metrics.k8s.io)".into());
+        } else {
+            for e in metrics.iter().filter_map(|m| m.external.as_ref()) {
+                let mut path =
+                    format!("/apis/{}/{}/namespaces/{namespace}/{}", external.group, external.version, e.metric.name);
+                if let Some(s) = &e.metric.selector {
+                    crate::kinds::push_query(
+                        &mut path,
+                        &[("labelSelector".into(), selector::format(&core_selector(s)))],
+                    );
+                }
+                read_metric_list(cluster, &path, "ExternalMetricValue", &mut out.items, &mut out.notes).await?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Which of these API groups `/apis` lists.
+async fn served_groups<'a>(cluster: &Cluster, groups: &[&'a str]) -> Result<Vec<&'a str>, Error> {
+    let list = match cluster.get_json("/apis", "listing the API groups").await {
+        Ok(l) => l,
+        Err(e) if e.is_connection() => return Err(e),
+        Err(_) => return Ok(groups.to_vec()),
+    };
+    let names: Vec<&str> = list
+        .get("groups")
+        .and_then(Value::as_array)
+        .map(|gs| gs.iter().filter_map(|g| g.get("name").and_then(Value::as_str)).collect())
+        .unwrap_or_default();
+    Ok(groups.iter().copied().filter(|g| names.contains(g)).collect())
+}
+
+async fn read_metric_list(
+    cluster: &Cluster,
+    path: &str,
+    item_kind: &str,
+    items: &mut Vec<Value>,
+    notes: &mut Vec<String>,
+) -> Result<(), Error> {
+    match cluster.get_json(path, &format!("reading {path}")).await {
+        Ok(list) => {
+            for mut item in list.get("items").and_then(Value::as_array).cloned().unwrap_or_default() {
+                if let Some(o) = item.as_object_mut() {
+                    o.insert("kind".into(), Value::String(item_kind.into()));
+                }
+                items.push(item);
+            }
+            Ok(())
+        }
+        Err(e) if e.is_connection() => Err(e),
+        Err(e) => {
+            notes.push(format!("metric values not read: {e}"));
+            Ok(())
+        }
+    }
+}
+
+fn api_error_text(e: &Error) -> String {
+    match e {
+        Error::Api { message, .. } | Error::Forbidden { message, .. } => message.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn core_selector(s: &hpa_core::api::LabelSelector) -> Selector {
+    Selector {
+        match_labels: s.match_labels.clone(),
+        match_expressions: s
+            .match_expressions
+            .iter()
+            .map(|r| (r.key.clone(), r.operator.clone(), r.values.clone()))
+            .collect(),
+    }
+}
+
+/// The resource of a kind for the custom metrics API's object paths (the controller asks its
+/// RESTMapper; these are the English plurals the API uses).
+fn plural_of(kind: &str) -> String {
+    let lower = kind.to_lowercase();
+    if lower.ends_with('s') || lower.ends_with('x') || lower.ends_with("ch") || lower.ends_with("sh") {
+        format!("{lower}es")
+    } else if let Some(stem) = lower.strip_suffix('y')
+        && !stem.ends_with(['a', 'e', 'i', 'o', 'u'])
+    {
+        format!("{stem}ies")
+    } else {
+        format!("{lower}s")
+    }
+}
+
+/// A list item with the `apiVersion` and `kind` the API server leaves out of built-in lists.
+fn typed(mut item: Value, kind: &Kind) -> Value {
+    if let Some(o) = item.as_object_mut() {
+        o.entry("apiVersion").or_insert_with(|| Value::String(kind.api_version()));
+        o.entry("kind").or_insert_with(|| Value::String(kind.kind.to_string()));
+    }
+    item
+}
+
+// === small readers ===
+
+/// The internal (autoscaling/v2) form of an HPA's JSON, through hpa-core's decoder.
+fn internal(v: &Value) -> Result<HorizontalPodAutoscaler, String> {
+    let decoded = hpa_core::api::decode(v)
+        .map_err(|errors| errors.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "))?;
+    hpa_core::convert::to_internal(&decoded).map(|c| c.object).map_err(|e| e.to_string())
+}
+
+/// Lists flattened: `kind: List`, `PodMetricsList`, `MetricValueList`... become their items,
+/// each given the item kind its list implies when it has none.
+fn flatten(objects: &[Value]) -> Vec<&Value> {
+    fn walk<'a>(v: &'a Value, out: &mut Vec<&'a Value>) {
+        match v.get("items").and_then(Value::as_array) {
+            Some(items) if kind_of(v).ends_with("List") => items.iter().for_each(|i| walk(i, out)),
+            _ => out.push(v),
+        }
+    }
+    let mut out = Vec::new();
+    objects.iter().for_each(|o| walk(o, &mut out));
+    out
+}
+
+fn kind_of(v: &Value) -> &str {
+    str_of(v, "kind")
+}
+
+fn name_of(v: &Value) -> &str {
+    str_at(v, &["metadata", "name"]).unwrap_or_default()
+}
+
+fn namespace_of(v: &Value) -> &str {
+    str_at(v, &["metadata", "namespace"]).unwrap_or("default")
+}
+
+fn api_group(v: &Value) -> Option<&str> {
+    v.get("apiVersion").and_then(Value::as_str).map(|av| av.split_once('/').map_or("", |(g, _)| g))
+}
+
+fn labels_of(v: &Value) -> BTreeMap<String, String> {
+    v.get("metadata")
+        .and_then(|m| m.get("labels"))
+        .and_then(Value::as_object)
+        .map(|m| m.iter().map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string())).collect())
+        .unwrap_or_default()
+}
+
+fn str_of<'a>(v: &'a Value, key: &str) -> &'a str {
+    v.get(key).and_then(Value::as_str).unwrap_or_default()
+}
+
+fn str_at<'a>(v: &'a Value, path: &[&str]) -> Option<&'a str> {
+    path.iter().try_fold(v, |v, k| v.get(*k)).and_then(Value::as_str)
+}
+
+fn int_at(v: &Value, path: &[&str]) -> i32 {
+    path.iter().try_fold(v, |v, k| v.get(*k)).and_then(Value::as_i64).and_then(|n| i32::try_from(n).ok()).unwrap_or(0)
+}
+
+fn time_at(v: &Value, key: &str) -> Option<Timestamp> {
+    v.get(key).and_then(Value::as_str).and_then(Time::parse_rfc3339).map(Timestamp::from_api_time)
+}
+
+fn quantity_milli(v: Option<&Value>) -> Option<i64> {
+    let text = match v? {
+        Value::String(s) => s.clone(),
+        Value::Number(n) => n.to_string(),
+        _ => return None,
+    };
+    Quantity::parse(text.trim()).ok().map(|q| q.milli_value())
+}
+
+fn milli_map(v: Option<&Value>) -> BTreeMap<String, i64> {
+    v.and_then(Value::as_object)
+        .map(|m| m.iter().filter_map(|(k, q)| quantity_milli(Some(q)).map(|q| (k.clone(), q))).collect())
+        .unwrap_or_default()
+}
+
+/// A Go `time.Duration` string as `metav1.Duration` writes it (`30s`, `1m0.5s`, `500ms`).
+fn parse_go_duration(s: &str) -> Option<Duration> {
+    let mut total = 0f64;
+    let mut rest = s;
+    if rest == "0" {
+        return Some(Duration::ZERO);
+    }
+    while !rest.is_empty() {
+        let end = rest.find(|c: char| !(c.is_ascii_digit() || c == '.'))?;
+        let number: f64 = rest[..end].parse().ok()?;
+        rest = &rest[end..];
+        let unit_end = rest.find(|c: char| c.is_ascii_digit() || c == '.').unwrap_or(rest.len());
+        let factor = match &rest[..unit_end] {
+            "h" => 3600.0,
+            "m" => 60.0,
+            "s" => 1.0,
+            "ms" => 1e-3,
+            "us" | "µs" => 1e-6,
+            "ns" => 1e-9,
+            _ => return None,
+        };
+        total += number * factor;
+        rest = &rest[unit_end..];
+    }
+    Duration::try_from_secs_f64(total).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn go_durations() {
+        assert_eq!(parse_go_duration("30s"), Some(Duration::from_secs(30)));
+        assert_eq!(parse_go_duration("1m0.5s"), Some(Duration::from_millis(60_500)));
+        assert_eq!(parse_go_duration("500ms"), Some(Duration::from_millis(500)));
+        assert_eq!(parse_go_duration("0"), Some(Duration::ZERO));
+        assert_eq!(parse_go_duration("x"), None);
+    }
+
+    #[test]
+    fn plurals() {
+        assert_eq!(plural_of("Service"), "services");
+        assert_eq!(plural_of("Ingress"), "ingresses");
+        assert_eq!(plural_of("Gateway"), "gateways");
+        assert_eq!(plural_of("Policy"), "policies");
+    }
+}

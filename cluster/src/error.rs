@@ -1,0 +1,124 @@
+//! What can go wrong talking to an API server, one clear sentence each.
+//!
+//! A front end shows [`Error`]'s `Display` as is: each variant is a sentence that says what
+//! failed and what to do. Refusals that leave the rest readable (a 403 on one kind or
+//! namespace, an absent CRD) are not errors but [`Note`](crate::Note)s.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// An error that stops a read.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// No kubeconfig file was found and the process does not run inside a cluster.
+    #[error(
+        "no kubeconfig found (looked at {looked_at}) and not running inside a cluster: pass --kubeconfig, set KUBECONFIG, or create ~/.kube/config"
+    )]
+    NoKubeconfig {
+        /// Where it was looked for.
+        looked_at: String,
+    },
+    /// The kubeconfig exists but cannot be used (unreadable, invalid, unknown context...).
+    #[error("cannot use kubeconfig {path}: {reason}")]
+    Kubeconfig {
+        /// The file, or `in-cluster configuration`.
+        path: PathBuf,
+        /// Why.
+        reason: String,
+    },
+    /// The API server could not be reached (connection refused, DNS, TLS handshake).
+    #[error("cannot reach the API server at {server}: {reason}")]
+    Unreachable {
+        /// The server URL.
+        server: String,
+        /// Why (the innermost cause).
+        reason: String,
+    },
+    /// The API server did not answer in time.
+    #[error("the API server at {server} did not answer within {}s while {doing}", .after.as_secs_f64())]
+    Timeout {
+        /// The server URL.
+        server: String,
+        /// What was being done.
+        doing: String,
+        /// The timeout that expired.
+        after: Duration,
+    },
+    /// 401: the credentials are missing, invalid or expired.
+    #[error(
+        "the API server at {server} rejected the credentials (401 Unauthorized): they are missing, invalid or expired; log in again or refresh the kubeconfig's token"
+    )]
+    Unauthorized {
+        /// The server URL.
+        server: String,
+    },
+    /// The credentials could not be obtained (an exec plugin or token file failed).
+    #[error("cannot get credentials for the API server at {server}: {reason}")]
+    Credentials {
+        /// The server URL.
+        server: String,
+        /// Why.
+        reason: String,
+    },
+    /// 403 on something without which nothing useful can be read.
+    #[error("RBAC refused to {verb} {what}: {message}; ask for read access (get, list) to it")]
+    Forbidden {
+        /// `list`, `get`...
+        verb: String,
+        /// `horizontalpodautoscalers.autoscaling in namespace shop`...
+        what: String,
+        /// The API server's message.
+        message: String,
+    },
+    /// The object asked for does not exist.
+    #[error("{what} not found")]
+    NotFound {
+        /// `HorizontalPodAutoscaler shop/web`...
+        what: String,
+    },
+    /// The resource metrics API is not served: no metrics-server (or equivalent).
+    #[error(
+        "the resource metrics API (metrics.k8s.io) is not installed, so the HPA controller gets no CPU or memory usage: install metrics-server"
+    )]
+    MetricsApiMissing,
+    /// Any other answer of the API server that is not a success.
+    #[error("the API server answered {code} {reason} while {doing}: {message}")]
+    Api {
+        /// HTTP status code.
+        code: u16,
+        /// `reason` of the Status.
+        reason: String,
+        /// `message` of the Status.
+        message: String,
+        /// What was being done.
+        doing: String,
+    },
+    /// The answer was not what the API promises (not JSON, wrong shape).
+    #[error("unexpected answer while {doing}: {reason}")]
+    Protocol {
+        /// What was being done.
+        doing: String,
+        /// What was wrong.
+        reason: String,
+    },
+    /// A snapshot does not hold what is needed.
+    #[error("{0}")]
+    Snapshot(String),
+}
+
+impl Error {
+    /// Whether this error means that the server could not be used at all (no connection, no
+    /// credentials), as opposed to one request failing.
+    pub fn is_connection(&self) -> bool {
+        matches!(
+            self,
+            Error::NoKubeconfig { .. }
+                | Error::Kubeconfig { .. }
+                | Error::Unreachable { .. }
+                | Error::Timeout { .. }
+                | Error::Unauthorized { .. }
+                | Error::Credentials { .. }
+        )
+    }
+}

@@ -1,0 +1,234 @@
+//! The kinds read from a cluster, with their REST paths, and paginated lists of them.
+
+use serde_json::Value;
+
+use crate::connect::Cluster;
+use crate::error::Error;
+
+/// A resource of the Kubernetes API: group, version, kind and plural name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Kind {
+    /// API group (`""` for the core group).
+    pub group: &'static str,
+    /// Version.
+    pub version: &'static str,
+    /// Kind.
+    pub kind: &'static str,
+    /// Plural resource name.
+    pub plural: &'static str,
+    /// Whether it comes from an optional CRD or aggregated API (discovered before reading).
+    pub optional: bool,
+}
+
+impl Kind {
+    /// `group/version`, or `version` for the core group.
+    pub fn api_version(&self) -> String {
+        if self.group.is_empty() { self.version.to_string() } else { format!("{}/{}", self.group, self.version) }
+    }
+
+    /// `plural.group` as kubectl and RBAC messages write it (`deployments.apps`, `pods`).
+    pub fn resource(&self) -> String {
+        if self.group.is_empty() { self.plural.to_string() } else { format!("{}.{}", self.plural, self.group) }
+    }
+
+    /// `/api/v1` or `/apis/group/version`.
+    pub fn group_version_path(&self) -> String {
+        if self.group.is_empty() {
+            format!("/api/{}", self.version)
+        } else {
+            format!("/apis/{}/{}", self.group, self.version)
+        }
+    }
+
+    /// The collection's path, in one namespace or (`None`) across all of them.
+    pub fn collection_path(&self, namespace: Option<&str>) -> String {
+        match namespace {
+            Some(ns) => format!("{}/namespaces/{}/{}", self.group_version_path(), ns, self.plural),
+            None => format!("{}/{}", self.group_version_path(), self.plural),
+        }
+    }
+
+    /// One object's path.
+    pub fn object_path(&self, namespace: &str, name: &str) -> String {
+        format!("{}/{}", self.collection_path(Some(namespace)), name)
+    }
+
+    /// What a list of it reads, for messages: `deployments.apps in namespace shop`,
+    /// `deployments.apps in all namespaces`.
+    pub fn describe(&self, namespace: Option<&str>) -> String {
+        match namespace {
+            Some(ns) => format!("{} in namespace {ns}", self.resource()),
+            None => format!("{} in all namespaces", self.resource()),
+        }
+    }
+}
+
+/// `autoscaling/v2` HorizontalPodAutoscalers.
+pub const HPA: Kind = Kind {
+    group: "autoscaling",
+    version: "v2",
+    kind: "HorizontalPodAutoscaler",
+    plural: "horizontalpodautoscalers",
+    optional: false,
+};
+/// `apps/v1` Deployments.
+pub const DEPLOYMENT: Kind =
+    Kind { group: "apps", version: "v1", kind: "Deployment", plural: "deployments", optional: false };
+/// `apps/v1` StatefulSets.
+pub const STATEFUL_SET: Kind =
+    Kind { group: "apps", version: "v1", kind: "StatefulSet", plural: "statefulsets", optional: false };
+/// `apps/v1` ReplicaSets.
+pub const REPLICA_SET: Kind =
+    Kind { group: "apps", version: "v1", kind: "ReplicaSet", plural: "replicasets", optional: false };
+/// `v1` ReplicationControllers.
+pub const REPLICATION_CONTROLLER: Kind =
+    Kind { group: "", version: "v1", kind: "ReplicationController", plural: "replicationcontrollers", optional: false };
+/// Argo Rollouts (`argoproj.io/v1alpha1`), a CRD.
+pub const ROLLOUT: Kind =
+    Kind { group: "argoproj.io", version: "v1alpha1", kind: "Rollout", plural: "rollouts", optional: true };
+/// `policy/v1` PodDisruptionBudgets.
+pub const PDB: Kind = Kind {
+    group: "policy",
+    version: "v1",
+    kind: "PodDisruptionBudget",
+    plural: "poddisruptionbudgets",
+    optional: false,
+};
+/// VerticalPodAutoscalers (`autoscaling.k8s.io/v1`), a CRD.
+pub const VPA: Kind = Kind {
+    group: "autoscaling.k8s.io",
+    version: "v1",
+    kind: "VerticalPodAutoscaler",
+    plural: "verticalpodautoscalers",
+    optional: true,
+};
+/// KEDA ScaledObjects (`keda.sh/v1alpha1`), a CRD.
+pub const SCALED_OBJECT: Kind =
+    Kind { group: "keda.sh", version: "v1alpha1", kind: "ScaledObject", plural: "scaledobjects", optional: true };
+/// `v1` LimitRanges.
+pub const LIMIT_RANGE: Kind =
+    Kind { group: "", version: "v1", kind: "LimitRange", plural: "limitranges", optional: false };
+/// `v1` Pods.
+pub const POD: Kind = Kind { group: "", version: "v1", kind: "Pod", plural: "pods", optional: false };
+/// `v1` Events.
+pub const EVENT: Kind = Kind { group: "", version: "v1", kind: "Event", plural: "events", optional: false };
+/// `metrics.k8s.io/v1` PodMetrics (the resource metrics API, aggregated).
+pub const POD_METRICS_V1: Kind =
+    Kind { group: "metrics.k8s.io", version: "v1", kind: "PodMetrics", plural: "pods", optional: true };
+/// `metrics.k8s.io/v1beta1` PodMetrics.
+pub const POD_METRICS_V1BETA1: Kind =
+    Kind { group: "metrics.k8s.io", version: "v1beta1", kind: "PodMetrics", plural: "pods", optional: true };
+
+/// The scale targets the rules know, in the order they are read.
+pub const WORKLOADS: [Kind; 5] = [DEPLOYMENT, STATEFUL_SET, REPLICA_SET, REPLICATION_CONTROLLER, ROLLOUT];
+
+/// The page size of lists: kubectl's default `--chunk-size`.
+pub const PAGE_SIZE: u32 = 500;
+
+/// How a paginated list went.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ListSummary {
+    /// Items handed to the callback.
+    pub items: usize,
+    /// Pages fetched.
+    pub pages: usize,
+    /// The list's `resourceVersion`.
+    pub resource_version: String,
+    /// The list was restarted because its continue token expired (410 Gone).
+    pub restarted: bool,
+}
+
+impl Cluster {
+    /// Lists a kind in one namespace or all of them, `page_size` items per request (`limit`
+    /// and `continue`, as the API server's `ListOptions` define them, like kubectl's
+    /// `--chunk-size`), handing each item to `each` as the page arrives, so that no more than
+    /// one page is held as JSON. `query` adds selectors (`labelSelector=...`). A continue token
+    /// that expired (410 Gone, after an etcd compaction) restarts the list once from the start,
+    /// as kubectl does.
+    pub async fn list_each(
+        &self,
+        kind: &Kind,
+        namespace: Option<&str>,
+        query: &[(&str, &str)],
+        page_size: u32,
+        mut each: impl FnMut(Value),
+    ) -> Result<ListSummary, Error> {
+        let doing = format!("listing {}", kind.describe(namespace));
+        let mut summary = ListSummary::default();
+        let mut token: Option<String> = None;
+        loop {
+            let mut path = kind.collection_path(namespace);
+            let mut params: Vec<(String, String)> =
+                query.iter().map(|(k, v)| ((*k).to_string(), (*v).to_string())).collect();
+            if page_size > 0 {
+                params.push(("limit".into(), page_size.to_string()));
+            }
+            if let Some(t) = &token {
+                params.push(("continue".into(), t.clone()));
+            }
+            push_query(&mut path, &params);
+            let page = match self.get_json(&path, &doing).await {
+                Ok(page) => page,
+                Err(Error::Api { code: 410, .. }) if token.is_some() && !summary.restarted => {
+                    // The continue token outlived the compaction window; start over.
+                    summary = ListSummary { restarted: true, ..ListSummary::default() };
+                    token = None;
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
+            let Value::Object(mut page) = page else {
+                return Err(Error::Protocol { doing, reason: "the list is not a JSON object".into() });
+            };
+            summary.pages += 1;
+            let metadata = page.remove("metadata").unwrap_or(Value::Null);
+            summary.resource_version =
+                metadata.get("resourceVersion").and_then(Value::as_str).unwrap_or_default().to_string();
+            match page.remove("items") {
+                Some(Value::Array(items)) => {
+                    summary.items += items.len();
+                    items.into_iter().for_each(&mut each);
+                }
+                Some(Value::Null) | None => {}
+                Some(_) => return Err(Error::Protocol { doing, reason: "items is not an array".into() }),
+            }
+            match metadata.get("continue").and_then(Value::as_str) {
+                Some(t) if !t.is_empty() => token = Some(t.to_string()),
+                _ => return Ok(summary),
+            }
+        }
+    }
+}
+
+/// Appends `?k=v&...` with the values percent-encoded (RFC 3986 unreserved characters kept).
+pub(crate) fn push_query(path: &mut String, params: &[(String, String)]) {
+    for (i, (k, v)) in params.iter().enumerate() {
+        path.push(if i == 0 { '?' } else { '&' });
+        path.push_str(k);
+        path.push('=');
+        for b in v.bytes() {
+            if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+                path.push(char::from(b));
+            } else {
+                path.push_str(&format!("%{b:02X}"));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths() {
+        assert_eq!(DEPLOYMENT.collection_path(Some("shop")), "/apis/apps/v1/namespaces/shop/deployments");
+        assert_eq!(POD.collection_path(None), "/api/v1/pods");
+        assert_eq!(HPA.object_path("a", "b"), "/apis/autoscaling/v2/namespaces/a/horizontalpodautoscalers/b");
+        assert_eq!(DEPLOYMENT.resource(), "deployments.apps");
+        assert_eq!(LIMIT_RANGE.resource(), "limitranges");
+        let mut p = String::from("/x");
+        push_query(&mut p, &[("fieldSelector".into(), "involvedObject.name=web,a=b".into())]);
+        assert_eq!(p, "/x?fieldSelector=involvedObject.name%3Dweb%2Ca%3Db");
+    }
+}

@@ -1,0 +1,152 @@
+//! Label selectors in their string form, as the scale subresource carries them
+//! (`status.selector`), read into hpa-core's one matcher ([`Selector`]) and written from it.
+
+use hpa_core::rules::objects::Selector;
+
+/// `labels.Parse` (`k8s.io/apimachinery/pkg/labels/selector.go`): `a=b`, `a==b`, `a!=b`,
+/// `a in (x,y)`, `a notin (x,y)`, `a`, `!a`, `a>1`, `a<1`, separated by commas. An empty
+/// string selects everything. Errors say what is wrong in our words (a string from the API
+/// server's own `String()` always parses).
+pub fn parse(text: &str) -> Result<Selector, String> {
+    let mut selector = Selector::default();
+    let mut rest = text.trim();
+    while !rest.is_empty() {
+        let (requirement, after) = split_requirement(rest);
+        let (key, op, values) = parse_requirement(requirement.trim())?;
+        selector.match_expressions.push((key, op, values));
+        rest = after.trim_start();
+        if let Some(r) = rest.strip_prefix(',') {
+            rest = r.trim_start();
+            if rest.is_empty() {
+                return Err(format!("found '', expected: identifier after ',' in {text:?}"));
+            }
+        }
+    }
+    Ok(selector)
+}
+
+/// `metav1.LabelSelectorAsSelector(s).String()`: requirements sorted by key, `matchLabels`
+/// as `key=value`, values of `in`/`notin` sorted. What the API server writes in a scale's
+/// `status.selector`.
+pub fn format(selector: &Selector) -> String {
+    let mut parts: Vec<(String, String)> = Vec::new();
+    for (k, v) in &selector.match_labels {
+        parts.push((k.clone(), format!("{k}={v}")));
+    }
+    for (k, op, values) in &selector.match_expressions {
+        let mut values = values.clone();
+        values.sort();
+        values.dedup();
+        let text = match op.as_str() {
+            "In" => format!("{k} in ({})", values.join(",")),
+            "NotIn" => format!("{k} notin ({})", values.join(",")),
+            "Exists" => k.clone(),
+            "DoesNotExist" => format!("!{k}"),
+            other => format!("{k} {other} ({})", values.join(",")),
+        };
+        parts.push((k.clone(), text));
+    }
+    // `internalSelector.String` sorts by key (a stable sort: matchLabels, then expressions).
+    parts.sort_by(|a, b| a.0.cmp(&b.0));
+    parts.into_iter().map(|(_, t)| t).collect::<Vec<_>>().join(",")
+}
+
+/// Splits off one requirement: up to a comma outside parentheses.
+fn split_requirement(s: &str) -> (&str, &str) {
+    let mut depth = 0usize;
+    for (i, c) in s.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => return (&s[..i], &s[i..]),
+            _ => {}
+        }
+    }
+    (s, "")
+}
+
+fn parse_requirement(r: &str) -> Result<(String, String, Vec<String>), String> {
+    if let Some(key) = r.strip_prefix('!') {
+        let key = key.trim();
+        check_key(key)?;
+        return Ok((key.to_string(), "DoesNotExist".into(), Vec::new()));
+    }
+    for (token, op) in [("==", "In"), ("!=", "NotIn"), ("=", "In"), (">", "Gt"), ("<", "Lt")] {
+        if let Some((key, value)) = r.split_once(token) {
+            let (key, value) = (key.trim(), value.trim());
+            check_key(key)?;
+            check_value(value)?;
+            return Ok((key.to_string(), op.into(), vec![value.to_string()]));
+        }
+    }
+    let mut words = r.splitn(2, char::is_whitespace);
+    let key = words.next().unwrap_or_default().trim();
+    let rest = words.next().unwrap_or_default().trim();
+    check_key(key)?;
+    if rest.is_empty() {
+        return Ok((key.to_string(), "Exists".into(), Vec::new()));
+    }
+    let (op, set) = if let Some(set) = rest.strip_prefix("notin") {
+        ("NotIn", set)
+    } else if let Some(set) = rest.strip_prefix("in") {
+        ("In", set)
+    } else {
+        return Err(format!("found '{rest}', expected: in, notin, =, ==, !=, gt, lt"));
+    };
+    let set = set.trim();
+    let inner = set
+        .strip_prefix('(')
+        .and_then(|s| s.strip_suffix(')'))
+        .ok_or_else(|| format!("found '{set}', expected: '(' ... ')'"))?;
+    let values: Vec<String> = inner.split(',').map(str::trim).filter(|v| !v.is_empty()).map(String::from).collect();
+    for v in &values {
+        check_value(v)?;
+    }
+    Ok((key.to_string(), op.into(), values))
+}
+
+fn check_key(key: &str) -> Result<(), String> {
+    let ok = !key.is_empty()
+        && key.len() <= 317
+        && key.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'));
+    if ok { Ok(()) } else { Err(format!("invalid label key {key:?}")) }
+}
+
+fn check_value(value: &str) -> Result<(), String> {
+    let ok = value.len() <= 63 && value.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    if ok { Ok(()) } else { Err(format!("invalid label value {value:?}")) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    fn labels(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs.iter().map(|(k, v)| ((*k).to_string(), (*v).to_string())).collect()
+    }
+
+    #[test]
+    fn parses_what_the_api_server_writes() {
+        let s = parse("app=web,tier in (a,b),!canary,track").unwrap();
+        assert!(s.matches(&labels(&[("app", "web"), ("tier", "b"), ("track", "x")])));
+        assert!(!s.matches(&labels(&[("app", "web"), ("tier", "b"), ("track", "x"), ("canary", "1")])));
+        assert!(!s.matches(&labels(&[("app", "web"), ("tier", "c"), ("track", "x")])));
+        assert!(parse("").unwrap().matches(&labels(&[])));
+        assert!(parse("app!=web").unwrap().matches(&labels(&[])));
+        assert!(parse("app==web, x notin (y)").unwrap().matches(&labels(&[("app", "web")])));
+        assert!(parse("app=web,").is_err());
+        assert!(parse("app in a").is_err());
+        assert!(parse("a b c").is_err());
+    }
+
+    #[test]
+    fn formats_as_label_selector_as_selector() {
+        let s = Selector::from_json(&serde_json::json!({
+            "matchLabels": {"app": "web", "zone": "eu"},
+            "matchExpressions": [{"key": "tier", "operator": "In", "values": ["b", "a"]}, {"key": "canary", "operator": "DoesNotExist"}]
+        }));
+        assert_eq!(format(&s), "app=web,!canary,tier in (a,b),zone=eu");
+        assert_eq!(format(&Selector::default()), "");
+    }
+}

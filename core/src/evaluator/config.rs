@@ -1,0 +1,202 @@
+//! kube-controller-manager's configuration of the HPA controller: its flags, the two constants
+//! of `horizontal.go` the flags do not reach, and the feature gates, with their defaults written
+//! once, here.
+//!
+//! Mirrors `HPAControllerConfiguration` (`pkg/controller/podautoscaler/config/types.go`) with
+//! the defaults of `RecommendedDefaultHPAControllerConfiguration`
+//! (`pkg/controller/podautoscaler/config/v1alpha1/defaults.go`), which are also the defaults of
+//! the flags (`cmd/kube-controller-manager/app/options/hpacontroller.go`). The deprecated
+//! upscale and downscale forbidden windows (read by no controller since 1.12) and
+//! `--concurrent-horizontal-pod-autoscaler-syncs` (how many HPAs sync at once, not what a sync
+//! does) are left out.
+
+use std::time::Duration;
+
+use crate::api::v2::{HorizontalPodAutoscaler, HorizontalPodAutoscalerBehavior};
+use crate::defaults;
+use crate::features::{FeatureGates, Gate, KubernetesVersion};
+
+use super::replicas::{ReplicaCalculator, Tolerances};
+
+/// `--horizontal-pod-autoscaler-sync-period`.
+pub const SYNC_PERIOD_FLAG: &str = "--horizontal-pod-autoscaler-sync-period";
+/// `--horizontal-pod-autoscaler-tolerance`.
+pub const TOLERANCE_FLAG: &str = "--horizontal-pod-autoscaler-tolerance";
+/// `--horizontal-pod-autoscaler-downscale-stabilization`.
+pub const DOWNSCALE_STABILIZATION_FLAG: &str = "--horizontal-pod-autoscaler-downscale-stabilization";
+/// `--horizontal-pod-autoscaler-cpu-initialization-period`.
+pub const CPU_INITIALIZATION_PERIOD_FLAG: &str = "--horizontal-pod-autoscaler-cpu-initialization-period";
+/// `--horizontal-pod-autoscaler-initial-readiness-delay`.
+pub const INITIAL_READINESS_DELAY_FLAG: &str = "--horizontal-pod-autoscaler-initial-readiness-delay";
+/// The name of `horizontal.go`'s `scaleUpLimitFactor` (not a flag).
+pub const SCALE_UP_LIMIT_FACTOR_CONSTANT: &str = "scaleUpLimitFactor";
+/// The name of `horizontal.go`'s `scaleUpLimitMinimum` (not a flag).
+pub const SCALE_UP_LIMIT_MINIMUM_CONSTANT: &str = "scaleUpLimitMinimum";
+
+/// What kube-controller-manager's HPA controller is configured with: `HPAControllerConfiguration`,
+/// the legacy scale-up limit's constants and the feature gates the controller reads.
+///
+/// The defaults ([`HPAControllerConfiguration::new`], [`Default`]) are kube-controller-manager's;
+/// every caller (the linter's rules, `explain`, `simulate`, the timing of scale-ups) starts from
+/// them and changes what the user configured.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HPAControllerConfiguration {
+    /// `HorizontalPodAutoscalerSyncPeriod` (`--horizontal-pod-autoscaler-sync-period`, 15 s):
+    /// how often the controller syncs each HPA.
+    pub sync_period: Duration,
+    /// `HorizontalPodAutoscalerTolerance` (`--horizontal-pod-autoscaler-tolerance`, 0.1): how far
+    /// the usage ratio may stray from 1.0, both ways, before the count changes.
+    pub tolerance: f64,
+    /// `HorizontalPodAutoscalerDownscaleStabilizationWindow`
+    /// (`--horizontal-pod-autoscaler-downscale-stabilization`, 5 min): the legacy path's window,
+    /// and the fill-in for a nil `behavior.scaleDown.stabilizationWindowSeconds`.
+    pub downscale_stabilization_window: Duration,
+    /// `HorizontalPodAutoscalerCPUInitializationPeriod`
+    /// (`--horizontal-pod-autoscaler-cpu-initialization-period`, 5 min): how long after its start
+    /// a pod's cpu samples may be skipped.
+    pub cpu_initialization_period: Duration,
+    /// `HorizontalPodAutoscalerInitialReadinessDelay`
+    /// (`--horizontal-pod-autoscaler-initial-readiness-delay`, 30 s): how long after its start a
+    /// pod's readiness changes count as its first readiness.
+    pub initial_readiness_delay: Duration,
+    /// `scaleUpLimitFactor` (`horizontal.go`, 2.0): the legacy path's per-sync growth factor.
+    /// Not a flag; the upstream unit tests set other values.
+    pub scale_up_limit_factor: f64,
+    /// `scaleUpLimitMinimum` (`horizontal.go`, 4.0): the legacy path's smallest per-sync limit.
+    pub scale_up_limit_minimum: f64,
+    /// `--feature-gates` (`HPAScaleToZero`, `HPAConfigurableTolerance`, `PodLevelResources` and
+    /// `HPAGeneration` change what a sync does), and with them the Kubernetes release.
+    pub gates: FeatureGates,
+}
+
+impl HPAControllerConfiguration {
+    /// The default sync period.
+    pub const DEFAULT_SYNC_PERIOD: Duration = Duration::from_secs(15);
+    /// The default tolerance.
+    pub const DEFAULT_TOLERANCE: f64 = 0.1;
+    /// The default downscale stabilization window.
+    pub const DEFAULT_DOWNSCALE_STABILIZATION_WINDOW: Duration = Duration::from_secs(300);
+    /// The default cpu initialization period.
+    pub const DEFAULT_CPU_INITIALIZATION_PERIOD: Duration = Duration::from_secs(300);
+    /// The default initial readiness delay.
+    pub const DEFAULT_INITIAL_READINESS_DELAY: Duration = Duration::from_secs(30);
+    /// `scaleUpLimitFactor`.
+    pub const DEFAULT_SCALE_UP_LIMIT_FACTOR: f64 = 2.0;
+    /// `scaleUpLimitMinimum`.
+    pub const DEFAULT_SCALE_UP_LIMIT_MINIMUM: f64 = 4.0;
+
+    /// kube-controller-manager's defaults, with these feature gates.
+    pub fn new(gates: FeatureGates) -> HPAControllerConfiguration {
+        HPAControllerConfiguration {
+            sync_period: Self::DEFAULT_SYNC_PERIOD,
+            tolerance: Self::DEFAULT_TOLERANCE,
+            downscale_stabilization_window: Self::DEFAULT_DOWNSCALE_STABILIZATION_WINDOW,
+            cpu_initialization_period: Self::DEFAULT_CPU_INITIALIZATION_PERIOD,
+            initial_readiness_delay: Self::DEFAULT_INITIAL_READINESS_DELAY,
+            scale_up_limit_factor: Self::DEFAULT_SCALE_UP_LIMIT_FACTOR,
+            scale_up_limit_minimum: Self::DEFAULT_SCALE_UP_LIMIT_MINIMUM,
+            gates,
+        }
+    }
+
+    /// The Kubernetes release whose controller this is (the release of the gates).
+    pub fn release(&self) -> KubernetesVersion {
+        self.gates.version()
+    }
+
+    /// The downscale stabilization window in whole seconds, as the controller stores it in a
+    /// scale-down rule (Go: `(int32)(downscaleStabilisationWindow.Seconds())`, saturating).
+    pub fn downscale_stabilization_seconds(&self) -> i32 {
+        self.downscale_stabilization_window.as_secs_f64() as i32
+    }
+
+    /// The sync period in whole seconds (at least 1).
+    pub fn sync_period_seconds(&self) -> i64 {
+        i64::try_from(self.sync_period.as_secs()).unwrap_or(i64::MAX).max(1)
+    }
+
+    /// The replica calculator this configuration sets up (`NewReplicaCalculator`).
+    pub fn replica_calculator(&self) -> ReplicaCalculator {
+        ReplicaCalculator {
+            cpu_initialization_period: self.cpu_initialization_period,
+            delay_of_initial_readiness_status: self.initial_readiness_delay,
+            pod_level_resources: self.gates.enabled(Gate::PodLevelResources),
+        }
+    }
+
+    /// `tolerancesForHpa`: the flag in both directions, replaced per direction by
+    /// `behavior.scale{Up,Down}.tolerance` when gate `HPAConfigurableTolerance` is on.
+    pub fn tolerances_for_hpa(&self, hpa: &HorizontalPodAutoscaler) -> Tolerances {
+        match &hpa.spec.behavior {
+            Some(b) => self.tolerances(b),
+            None => Tolerances::uniform(self.tolerance),
+        }
+    }
+
+    /// [`Self::tolerances_for_hpa`] of a `spec.behavior`.
+    pub fn tolerances(&self, behavior: &HorizontalPodAutoscalerBehavior) -> Tolerances {
+        let mut t = Tolerances::uniform(self.tolerance);
+        if !self.gates.enabled(Gate::HPAConfigurableTolerance) {
+            return t;
+        }
+        if let Some(q) = behavior.scale_down.as_ref().and_then(|r| r.tolerance.as_ref()) {
+            t.scale_down = q.as_approximate_f64();
+        }
+        if let Some(q) = behavior.scale_up.as_ref().and_then(|r| r.tolerance.as_ref()) {
+            t.scale_up = q.as_approximate_f64();
+        }
+        t
+    }
+
+    /// The behavior the controller works with: `spec.behavior` completed by API defaulting
+    /// (`GenerateHPAScaleUpRules` / `GenerateHPAScaleDownRules`) and with a nil scale-down
+    /// window filled from the downscale-stabilization flag
+    /// (`maybeInitScaleDownStabilizationWindow`). `None` when `spec.behavior` is nil.
+    pub fn effective_behavior(&self, hpa: &HorizontalPodAutoscaler) -> Option<HorizontalPodAutoscalerBehavior> {
+        hpa.spec.behavior.as_ref().map(|b| self.complete_behavior(b))
+    }
+
+    /// [`Self::effective_behavior`] of a `spec.behavior`.
+    pub fn complete_behavior(&self, behavior: &HorizontalPodAutoscalerBehavior) -> HorizontalPodAutoscalerBehavior {
+        let up = defaults::scale_up_rules(behavior.scale_up.as_ref());
+        let mut down = defaults::scale_down_rules(behavior.scale_down.as_ref());
+        if down.stabilization_window_seconds.is_none() {
+            down.stabilization_window_seconds = Some(self.downscale_stabilization_seconds());
+        }
+        HorizontalPodAutoscalerBehavior { scale_up: Some(up), scale_down: Some(down) }
+    }
+}
+
+impl Default for HPAControllerConfiguration {
+    /// kube-controller-manager's defaults with the newest release's feature gates.
+    fn default() -> Self {
+        HPAControllerConfiguration::new(FeatureGates::default())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_kube_controller_managers() {
+        let c = HPAControllerConfiguration::default();
+        assert_eq!(c.sync_period, Duration::from_secs(15));
+        assert_eq!(c.tolerance, 0.1);
+        assert_eq!(c.downscale_stabilization_seconds(), 300);
+        assert_eq!(c.cpu_initialization_period, Duration::from_secs(300));
+        assert_eq!(c.initial_readiness_delay, Duration::from_secs(30));
+        assert_eq!((c.scale_up_limit_factor, c.scale_up_limit_minimum), (2.0, 4.0));
+        assert_eq!(c.release(), KubernetesVersion::LATEST);
+    }
+
+    #[test]
+    fn whole_seconds() {
+        let c = HPAControllerConfiguration {
+            sync_period: Duration::from_millis(500),
+            downscale_stabilization_window: Duration::from_millis(90_900),
+            ..Default::default()
+        };
+        assert_eq!((c.sync_period_seconds(), c.downscale_stabilization_seconds()), (1, 90));
+    }
+}

@@ -1,0 +1,158 @@
+//! The one place where `hpa-lint` turns kube-controller-manager's HPA flags into hpa-core's
+//! [`HPAControllerConfiguration`].
+//!
+//! The flags come from three sources: the command line (`explain`, `simulate`), the
+//! `controller:` section of `.hpa-lint.yaml` (the linter) and the `controller:` section of a
+//! `simulate` scenario. Each source reads its own syntax into a [`ControllerFlags`] layer;
+//! [`configuration`] lays them over the controller's defaults (hpa-core's, written once there),
+//! later layers winning, and checks the result the same way whatever the source.
+
+use std::time::Duration;
+
+use clap::Args as ClapArgs;
+use hpa_core::evaluator::HPAControllerConfiguration;
+use hpa_core::evaluator::config::{DOWNSCALE_STABILIZATION_FLAG, SYNC_PERIOD_FLAG, TOLERANCE_FLAG};
+use hpa_core::features::FeatureGates;
+
+/// Short for the help texts below.
+type Configuration = HPAControllerConfiguration;
+
+/// The shortest sync period the controller is run with: a shorter one (a sync period of 0
+/// would sync without pause) counts as one second.
+pub const MIN_SYNC_PERIOD: Duration = Duration::from_secs(1);
+
+/// Values for the controller's flags from one source; `None` keeps the value below.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ControllerFlags {
+    /// `--horizontal-pod-autoscaler-sync-period`.
+    pub sync_period: Option<Duration>,
+    /// `--horizontal-pod-autoscaler-tolerance`.
+    pub tolerance: Option<f64>,
+    /// `--horizontal-pod-autoscaler-downscale-stabilization`.
+    pub downscale_stabilization: Option<Duration>,
+    /// `--horizontal-pod-autoscaler-cpu-initialization-period`.
+    pub cpu_initialization_period: Option<Duration>,
+    /// `--horizontal-pod-autoscaler-initial-readiness-delay`.
+    pub initial_readiness_delay: Option<Duration>,
+}
+
+/// A flag value the controller cannot work with.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum FlagError {
+    /// A tolerance that is negative or not a number (callers name the source: `--tolerance`,
+    /// `controller.tolerance`).
+    #[error("tolerance {0}: must be a number, 0 or more")]
+    Tolerance(f64),
+}
+
+/// The controller's configuration: kube-controller-manager's defaults with `gates`, then each
+/// layer in order (a later layer wins).
+pub fn configuration(
+    gates: FeatureGates,
+    layers: &[&ControllerFlags],
+) -> Result<HPAControllerConfiguration, FlagError> {
+    let mut c = HPAControllerConfiguration::new(gates);
+    for layer in layers {
+        let ControllerFlags {
+            sync_period,
+            tolerance,
+            downscale_stabilization,
+            cpu_initialization_period,
+            initial_readiness_delay,
+        } = layer;
+        if let Some(v) = sync_period {
+            c.sync_period = (*v).max(MIN_SYNC_PERIOD);
+        }
+        if let Some(v) = tolerance {
+            if !(v.is_finite() && *v >= 0.0) {
+                return Err(FlagError::Tolerance(*v));
+            }
+            c.tolerance = *v;
+        }
+        if let Some(v) = downscale_stabilization {
+            c.downscale_stabilization_window = *v;
+        }
+        if let Some(v) = cpu_initialization_period {
+            c.cpu_initialization_period = *v;
+        }
+        if let Some(v) = initial_readiness_delay {
+            c.initial_readiness_delay = *v;
+        }
+    }
+    Ok(c)
+}
+
+/// kube-controller-manager's HPA flags on the command line (`explain`, `simulate`); a flag not
+/// given keeps the value below it (a scenario's, or the controller's default).
+#[derive(Debug, Clone, Default, ClapArgs)]
+pub struct ControllerArgs {
+    /// --horizontal-pod-autoscaler-sync-period, in seconds.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        help = with_default(&format!("{SYNC_PERIOD_FLAG}, in seconds"), Configuration::DEFAULT_SYNC_PERIOD.as_secs())
+    )]
+    pub sync_period: Option<u64>,
+
+    /// --horizontal-pod-autoscaler-tolerance.
+    #[arg(long, value_name = "RATIO", help = with_default(TOLERANCE_FLAG, Configuration::DEFAULT_TOLERANCE))]
+    pub tolerance: Option<f64>,
+
+    /// --horizontal-pod-autoscaler-downscale-stabilization, in seconds.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        help = with_default(
+            &format!("{DOWNSCALE_STABILIZATION_FLAG}, in seconds"),
+            Configuration::DEFAULT_DOWNSCALE_STABILIZATION_WINDOW.as_secs()
+        )
+    )]
+    pub downscale_stabilization: Option<u64>,
+}
+
+/// A flag's help with the controller's default, as clap shows defaults.
+fn with_default(help: &str, default: impl std::fmt::Display) -> String {
+    format!("{help} [default: {default}]")
+}
+
+impl ControllerArgs {
+    /// The flags given on the command line.
+    pub fn flags(&self) -> ControllerFlags {
+        ControllerFlags {
+            sync_period: self.sync_period.map(Duration::from_secs),
+            tolerance: self.tolerance,
+            downscale_stabilization: self.downscale_stabilization.map(Duration::from_secs),
+            ..ControllerFlags::default()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn later_layers_win_and_defaults_stay() {
+        let file =
+            ControllerFlags { sync_period: Some(Duration::from_secs(30)), tolerance: Some(0.2), ..Default::default() };
+        let cli = ControllerFlags { tolerance: Some(0.05), ..Default::default() };
+        let c = configuration(FeatureGates::default(), &[&file, &cli]).unwrap();
+        assert_eq!((c.sync_period, c.tolerance), (Duration::from_secs(30), 0.05));
+        assert_eq!(
+            c.downscale_stabilization_window,
+            HPAControllerConfiguration::DEFAULT_DOWNSCALE_STABILIZATION_WINDOW
+        );
+    }
+
+    #[test]
+    fn values_the_controller_cannot_use() {
+        let zero = ControllerFlags { sync_period: Some(Duration::ZERO), ..Default::default() };
+        assert_eq!(configuration(FeatureGates::default(), &[&zero]).unwrap().sync_period, MIN_SYNC_PERIOD);
+        for t in [-0.1, f64::NAN, f64::INFINITY] {
+            let bad = ControllerFlags { tolerance: Some(t), ..Default::default() };
+            let err = configuration(FeatureGates::default(), &[&bad]).unwrap_err();
+            assert!(err.to_string().starts_with("tolerance "), "{err}");
+        }
+    }
+}

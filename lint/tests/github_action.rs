@@ -1,0 +1,352 @@
+//! The GitHub Action (`action.yml`) and the workflows (`.github/workflows/`): the action's two
+//! scripts run here as the composite action runs them, with the `hpa-lint` just built (on
+//! `examples/`) and against release assets served on loopback (checksum verified, fallback to
+//! `cargo install`); the workflows pass `actionlint`. Skipped when a tool is missing (`bash`,
+//! `curl`, `actionlint`), unless `HPA_REQUIRE_TOOLS` is set (CI sets it, so there it always runs).
+
+// Helpers outside `#[test]` functions are test code too (clippy.toml allows these in tests).
+#![allow(clippy::unwrap_used, clippy::print_stderr)]
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+fn tool(name: &str, probe: &str) -> bool {
+    let ok = Command::new(name).arg(probe).output().is_ok_and(|o| o.status.success());
+    if !ok {
+        assert!(std::env::var_os("HPA_REQUIRE_TOOLS").is_none(), "HPA_REQUIRE_TOOLS is set but `{name}` cannot be run");
+        eprintln!("skipped: `{name}` is not installed");
+    }
+    ok
+}
+
+fn text(out: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+}
+
+/// `PATH` with the directory of the hpa-lint under test first.
+fn path_with_hpa_lint() -> std::ffi::OsString {
+    let bin = PathBuf::from(env!("CARGO_BIN_EXE_hpa-lint"));
+    std::env::join_paths(
+        std::iter::once(bin.parent().unwrap().to_path_buf())
+            .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
+    )
+    .unwrap()
+}
+
+/// The `key=value` lines a step wrote to `$GITHUB_OUTPUT`.
+fn outputs(file: &Path) -> Vec<(String, String)> {
+    std::fs::read_to_string(file)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.split_once('=').map(|(k, v)| (k.to_string(), v.to_string())))
+        .collect()
+}
+
+fn output<'a>(outputs: &'a [(String, String)], key: &str) -> Option<&'a str> {
+    outputs.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+}
+
+// === action.yml ===
+
+#[test]
+fn the_action_runs_its_scripts_with_declared_inputs() {
+    let action = std::fs::read_to_string(workspace().join("action.yml")).unwrap();
+    assert!(action.contains("using: composite"));
+    for script in ["install.sh", "run.sh"] {
+        assert!(action.contains(&format!("\"$GITHUB_ACTION_PATH/.github/action/{script}\"")), "{script}");
+        let path = workspace().join(".github/action").join(script);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt as _;
+            assert!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o111 != 0, "{script} is executable");
+        }
+    }
+    // Every `inputs.NAME` the steps read is declared, and every declared input is read.
+    let declared: Vec<&str> = action
+        .split("\ninputs:\n")
+        .nth(1)
+        .unwrap()
+        .split("\noutputs:\n")
+        .next()
+        .unwrap()
+        .lines()
+        .filter(|l| l.starts_with("  ") && !l.starts_with("   ") && l.ends_with(':'))
+        .map(|l| l.trim().trim_end_matches(':'))
+        .collect();
+    let used: std::collections::BTreeSet<&str> = action
+        .match_indices("inputs.")
+        .map(|(i, _)| {
+            let rest = &action[i + "inputs.".len()..];
+            &rest[..rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '-')).unwrap_or(rest.len())]
+        })
+        .collect();
+    for input in &used {
+        assert!(declared.contains(input), "inputs.{input} is not declared");
+    }
+    for input in &declared {
+        assert!(used.contains(input), "input {input} is never used");
+    }
+    assert!(action.contains("github/codeql-action/upload-sarif@"));
+}
+
+#[test]
+fn the_action_lints_the_examples() {
+    if !tool("bash", "--version") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let run = |paths: &str, fail_on: &str, name: &str| {
+        let github_output = tmp.path().join(format!("{name}.output"));
+        let sarif = tmp.path().join(format!("{name}.sarif"));
+        let out = Command::new("bash")
+            .arg(workspace().join(".github/action/run.sh"))
+            .current_dir(workspace())
+            .env("PATH", path_with_hpa_lint())
+            .env("INPUT_PATHS", paths)
+            .env("INPUT_FAIL_ON", fail_on)
+            .env("INPUT_SARIF", &sarif)
+            .env("INPUT_ARGS", "--no-config")
+            .env("GITHUB_OUTPUT", &github_output)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{name}: {}", text(&out));
+        let sarif: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap();
+        (out, outputs(&github_output), sarif)
+    };
+
+    // The clean examples: exit code 0, an empty SARIF run, no annotation.
+    let (out, outputs, sarif) = run("examples/manifests/good", "warning", "good");
+    assert_eq!(output(&outputs, "exit-code"), Some("0"), "{}", text(&out));
+    assert!(output(&outputs, "sarif-file").unwrap().ends_with("good.sarif"));
+    assert_eq!(sarif["version"], "2.1.0");
+    assert_eq!(sarif["runs"][0]["results"], serde_json::json!([]));
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("::error"));
+
+    // Both directories, one per line: findings are annotations and SARIF results, and the
+    // verdict is 1, for the last step to fail with.
+    let (out, outputs, sarif) = run("examples/manifests/good\nexamples/manifests/bad", "warning", "all");
+    assert_eq!(output(&outputs, "exit-code"), Some("1"), "{}", text(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("::error file=examples/manifests/bad/"), "{stdout}");
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    assert!(results.len() >= 10, "{} results", results.len());
+    assert!(results.iter().all(|r| {
+        r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+            .as_str()
+            .unwrap()
+            .starts_with("examples/manifests/bad/")
+    }));
+    let annotations = stdout.lines().filter(|l| l.starts_with("::error") || l.starts_with("::warning")).count();
+    assert!(annotations >= results.iter().filter(|r| r["level"] != "note").count(), "{stdout}");
+
+    // fail-on never: the same findings, a passing verdict.
+    let (_, outputs, _) = run("examples/manifests", "never", "never");
+    assert_eq!(output(&outputs, "exit-code"), Some("0"));
+
+    // hpa-lint cannot run (a path that does not exist): the script fails itself.
+    let out = Command::new("bash")
+        .arg(workspace().join(".github/action/run.sh"))
+        .current_dir(workspace())
+        .env("PATH", path_with_hpa_lint())
+        .env("INPUT_PATHS", "no/such/dir")
+        .env("INPUT_SARIF", tmp.path().join("missing.sarif"))
+        .env("GITHUB_OUTPUT", tmp.path().join("missing.output"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+}
+
+// === install.sh ===
+
+/// Serves the files of `dir` over HTTP on loopback (404 for anything else), until the test ends.
+fn serve(dir: PathBuf) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut request = String::new();
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            if reader.read_line(&mut request).is_err() {
+                continue;
+            }
+            loop {
+                let mut header = String::new();
+                if reader.read_line(&mut header).unwrap_or(0) == 0 || header == "\r\n" {
+                    break;
+                }
+            }
+            let path = request.split_whitespace().nth(1).unwrap_or("/").trim_start_matches('/').to_string();
+            let file = dir.join(&path);
+            let response = match std::fs::read(&file) {
+                Ok(body) if !path.contains("..") => {
+                    let mut r =
+                        format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", body.len())
+                            .into_bytes();
+                    r.extend(body);
+                    r
+                }
+                _ => b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".to_vec(),
+            };
+            let _ = stream.write_all(&response);
+        }
+    });
+    format!("http://{addr}/releases")
+}
+
+const TARGETS: [&str; 4] =
+    ["x86_64-unknown-linux-musl", "aarch64-unknown-linux-musl", "x86_64-apple-darwin", "aarch64-apple-darwin"];
+
+/// Release assets as the release workflow names them: `hpa-lint-<target>.tar.gz` and its
+/// `.sha256` (`shasum -a 256` output), under `download/<tag>/`.
+fn publish_release(root: &Path, tag: &str, checksum_of: Option<&[u8]>) {
+    let dir = root.join("releases/download").join(tag);
+    std::fs::create_dir_all(&dir).unwrap();
+    // The archived `hpa-lint` runs the binary under test (a wrapper, so that archiving stays
+    // fast: the debug binary is over 100 MB).
+    let staging = tempfile::tempdir().unwrap();
+    let wrapper = staging.path().join("hpa-lint");
+    std::fs::write(&wrapper, format!("#!/bin/sh\nexec '{}' \"$@\"\n", env!("CARGO_BIN_EXE_hpa-lint"))).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    for target in TARGETS {
+        let archive = dir.join(format!("hpa-lint-{target}.tar.gz"));
+        let out = Command::new("tar")
+            .arg("-czf")
+            .arg(&archive)
+            .arg("-C")
+            .arg(staging.path())
+            .arg("hpa-lint")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out));
+        let summed = match checksum_of {
+            Some(other) => {
+                let other_file = staging.path().join("other");
+                std::fs::write(&other_file, other).unwrap();
+                other_file
+            }
+            None => archive.clone(),
+        };
+        let out = Command::new("sha256sum").arg(&summed).output().unwrap();
+        let hash = String::from_utf8(out.stdout).unwrap().split_whitespace().next().unwrap().to_string();
+        std::fs::write(
+            dir.join(format!("hpa-lint-{target}.tar.gz.sha256")),
+            format!("{hash}  hpa-lint-{target}.tar.gz\n"),
+        )
+        .unwrap();
+    }
+}
+
+#[test]
+fn the_install_script_verifies_the_release_checksum_and_falls_back_to_cargo() {
+    if !tool("bash", "--version") || !tool("curl", "--version") {
+        return;
+    }
+    let root = tempfile::tempdir().unwrap();
+    publish_release(root.path(), "v0.1.0", None);
+    publish_release(root.path(), "v0.0.9", Some(b"not the archive"));
+    let base = serve(root.path().to_path_buf());
+    let install = |tag: &str, name: &str, extra: &[(&str, &str)]| {
+        let dir = root.path().join("installed").join(name);
+        let github_path = root.path().join(format!("{name}.path"));
+        let github_output = root.path().join(format!("{name}.output"));
+        let mut cmd = Command::new("bash");
+        cmd.arg(workspace().join(".github/action/install.sh"))
+            .env("HPA_LINT_VERSION", tag)
+            .env("HPA_LINT_DOWNLOAD_URL", &base)
+            .env("HPA_LINT_REPOSITORY", "https://example.invalid/hpa-toolkit")
+            .env("HPA_LINT_INSTALL_DIR", &dir)
+            .env("GITHUB_PATH", &github_path)
+            .env("GITHUB_OUTPUT", &github_output);
+        for (k, v) in extra {
+            cmd.env(k, v);
+        }
+        let out = cmd.output().unwrap();
+        (out, dir, std::fs::read_to_string(&github_path).unwrap_or_default(), outputs(&github_output))
+    };
+
+    // A release with a matching checksum: installed, on PATH, and it runs.
+    let (out, dir, github_path, outs) = install("v0.1.0", "ok", &[("HPA_LINT_FALLBACK", "never")]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("verified"), "{}", text(&out));
+    assert_eq!(github_path.trim(), dir.to_str().unwrap());
+    assert_eq!(output(&outs, "path").map(PathBuf::from), Some(dir.join("hpa-lint")));
+    let version = Command::new(dir.join("hpa-lint")).arg("--version").output().unwrap();
+    assert!(String::from_utf8_lossy(&version.stdout).contains(env!("CARGO_PKG_VERSION")));
+
+    // A checksum that does not match: refused, nothing installed, and no fallback either.
+    let (out, dir, _, _) = install("v0.0.9", "tampered", &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("checksum mismatch"), "{}", text(&out));
+    assert!(!dir.join("hpa-lint").exists());
+
+    // No release binary: `cargo install --locked --git` of the same tag (a stand-in cargo
+    // records its arguments and installs the binary where cargo would).
+    let fake_cargo = root.path().join("cargo");
+    let log = root.path().join("cargo.log");
+    std::fs::write(
+        &fake_cargo,
+        format!(
+            "#!/usr/bin/env bash\necho \"$@\" > {log}\nwhile [ \"$1\" != --root ]; do shift; done\nmkdir -p \"$2/bin\"\ncp {bin} \"$2/bin/hpa-lint\"\n",
+            log = log.display(),
+            bin = env!("CARGO_BIN_EXE_hpa-lint")
+        ),
+    )
+    .unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::set_permissions(&fake_cargo, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let (out, dir, _, _) = install("v9.9.9", "fallback", &[("HPA_LINT_CARGO", fake_cargo.to_str().unwrap())]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("no release binary"), "{}", text(&out));
+    assert_eq!(
+        std::fs::read_to_string(&log).unwrap().trim(),
+        format!(
+            "install --locked --git https://example.invalid/hpa-toolkit --tag v9.9.9 --root {}/cargo hpa-lint",
+            dir.display()
+        )
+    );
+    assert!(dir.join("hpa-lint").exists());
+
+    // No release binary and no fallback: a clear failure.
+    let (out, _, _, _) = install("v9.9.9", "never", &[("HPA_LINT_FALLBACK", "never")]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("HPA_LINT_FALLBACK=never"), "{}", text(&out));
+
+    // A version that is not a tag is a usage error.
+    let (out, _, _, _) = install("main; rm -rf /", "bad-version", &[]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+}
+
+// === workflows ===
+
+#[test]
+fn the_workflows_pass_actionlint() {
+    if !tool("actionlint", "--version") {
+        return;
+    }
+    let out = Command::new("actionlint").args(["-color=false", "-oneline"]).current_dir(workspace()).output().unwrap();
+    assert!(out.status.success(), "actionlint:\n{}", text(&out));
+    let workflows = workspace().join(".github/workflows");
+    let ci = std::fs::read_to_string(workflows.join("ci.yaml")).unwrap();
+    assert!(ci.contains("run: bash .ci/run"), "CI runs .ci/run");
+    let release = std::fs::read_to_string(workflows.join("release.yaml")).unwrap();
+    for target in TARGETS {
+        assert!(release.contains(target), "release builds {target}");
+    }
+    assert!(release.contains("shasum -a 256") && release.contains("SHA256SUMS"), "release publishes checksums");
+    assert!(release.contains("docker/build-push-action@"), "release builds the image");
+}

@@ -1,0 +1,144 @@
+//! Benchmark of a full cluster read (`hpa-lint cluster -A`'s reading half), driven by
+//! `bench/cluster/run.sh` (`cargo bench -p hpa-tests --bench cluster_read -- serve|read ...`).
+//!
+//! `serve DIR HPAS WORKLOADS` starts the test API server, loads HPAS HPAs and
+//! WORKLOADS workloads (Deployments, ReplicaSets and StatefulSets in 3:2:1, made from the
+//! HPA201 lint fixture's `web`, each with the managed fields a server-side apply leaves), writes
+//! `DIR/kubeconfig` and serves until its standard input closes (at most ten minutes).
+//!
+//! `read KUBECONFIG MODE` reads everything in all namespaces once and prints one
+//! line: `MODE seconds objects peak_rss_kib`. MODE `inventory` is `hpa_cluster::read_inventory`
+//! (pages parsed, objects trimmed to hpa-core's values); `lists` is the baseline: the same
+//! paginated lists parsed and dropped.
+
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
+use std::io::Read;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use hpa_cluster::{ClientOptions, Cluster, Scope, kinds, read_inventory};
+use hpa_tests::apiserver::TestApiServer;
+use hpa_tests::apiserver::fixtures;
+use serde_json::{Value, json};
+
+fn main() {
+    // `cargo bench` appends `--bench`; the arguments are the ones before it.
+    let args: Vec<String> = std::env::args().filter(|a| a != "--bench").collect();
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("a tokio runtime");
+    match args.get(1).map(String::as_str) {
+        Some("serve") if args.len() == 5 => runtime.block_on(serve(
+            PathBuf::from(&args[2]),
+            args[3].parse().expect("HPAS is a number"),
+            args[4].parse().expect("WORKLOADS is a number"),
+        )),
+        Some("read") if args.len() == 4 => runtime.block_on(read(PathBuf::from(&args[2]), &args[3])),
+        _ => {
+            eprintln!("usage: cluster_read serve DIR HPAS WORKLOADS | cluster_read read KUBECONFIG inventory|lists");
+            std::process::exit(2);
+        }
+    }
+}
+
+async fn serve(dir: PathBuf, hpas: usize, workloads: usize) {
+    let server = TestApiServer::start().await;
+    let fixture = fixtures::cluster_fixture("requests-set");
+    let hpa = fixtures::find(&fixture, "HorizontalPodAutoscaler", "web").clone();
+    let deployment = fixtures::find(&fixture, "Deployment", "web").clone();
+    let namespaces = 50;
+    let started = Instant::now();
+    for i in 0..workloads {
+        let mut w = deployment.clone();
+        let (kind, group_version) = match i % 6 {
+            0..=2 => ("Deployment", "apps/v1"),
+            3 | 4 => ("ReplicaSet", "apps/v1"),
+            _ => ("StatefulSet", "apps/v1"),
+        };
+        w["kind"] = json!(kind);
+        w["apiVersion"] = json!(group_version);
+        w["metadata"]["name"] = json!(format!("web-{i}"));
+        w["metadata"]["namespace"] = json!(format!("team-{}", i % namespaces));
+        w["metadata"]["labels"] =
+            json!({"app.kubernetes.io/name": "web", "app.kubernetes.io/instance": format!("web-{i}")});
+        w["spec"]["selector"]["matchLabels"] = json!({"app": format!("web-{i}")});
+        w["spec"]["template"]["metadata"]["labels"] = json!({"app": format!("web-{i}")});
+        if kind == "StatefulSet" {
+            w["spec"]["serviceName"] = json!(format!("web-{i}"));
+        }
+        server.apply_as(&[w], "argocd-controller", "Apply");
+    }
+    for i in 0..hpas {
+        let mut h = hpa.clone();
+        h["metadata"]["name"] = json!(format!("web-{}", i * 3));
+        h["metadata"]["namespace"] = json!(format!("team-{}", (i * 3) % namespaces));
+        h["spec"]["scaleTargetRef"]["name"] = json!(format!("web-{}", i * 3));
+        server.apply_as(&[h], "argocd-controller", "Apply");
+    }
+    let kubeconfig = server.write_kubeconfig(&dir);
+    eprintln!(
+        "serving {hpas} HPAs and {workloads} workloads at {} (loaded in {:.1}s); kubeconfig {}",
+        server.url(),
+        started.elapsed().as_secs_f64(),
+        kubeconfig.display()
+    );
+    std::fs::write(dir.join("ready"), "").expect("writing the ready file");
+    // Serve until stdin closes (the script holds it open), at most ten minutes.
+    let stdin_closed = tokio::task::spawn_blocking(|| {
+        let mut sink = Vec::new();
+        let _ = std::io::stdin().read_to_end(&mut sink);
+    });
+    let _ = tokio::time::timeout(Duration::from_secs(600), stdin_closed).await;
+    server.kill();
+}
+
+async fn read(kubeconfig: PathBuf, mode: &str) {
+    let options = ClientOptions {
+        kubeconfig: Some(kubeconfig),
+        context: None,
+        in_cluster: false,
+        timeout: Duration::from_secs(60),
+    };
+    let started = Instant::now();
+    let cluster = Cluster::connect(&options).await.unwrap_or_else(|e| panic!("{e}"));
+    let objects = match mode {
+        "inventory" => {
+            let inventory = read_inventory(&cluster, &Scope::All).await.unwrap_or_else(|e| panic!("{e}"));
+            for note in &inventory.notes {
+                eprintln!("note: {note}");
+            }
+            inventory.hpas.len()
+                + inventory.workloads.len()
+                + inventory.pdbs.len()
+                + inventory.vpas.len()
+                + inventory.scaled_objects.len()
+                + inventory.limit_ranges.len()
+        }
+        "lists" => {
+            // The same lists, concurrently as read_inventory does, each page parsed and dropped.
+            let kinds = [kinds::HPA, kinds::DEPLOYMENT, kinds::STATEFUL_SET, kinds::REPLICA_SET];
+            let lists =
+                kinds.iter().map(|kind| cluster.list_each(kind, None, &[], kinds::PAGE_SIZE, |item: Value| drop(item)));
+            futures_util::future::join_all(lists)
+                .await
+                .into_iter()
+                .map(|summary| summary.unwrap_or_else(|e| panic!("{e}")).items)
+                .sum()
+        }
+        other => panic!("unknown mode {other}"),
+    };
+    let seconds = started.elapsed().as_secs_f64();
+    println!("{mode} {seconds:.3} {objects} {}", peak_rss_kib());
+}
+
+/// `VmHWM` of `/proc/self/status`: the peak resident set size, in KiB.
+fn peak_rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|n| n.parse().ok())
+        })
+        .unwrap_or(0)
+}

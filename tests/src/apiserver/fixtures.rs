@@ -1,0 +1,201 @@
+//! Live objects made from the test data: the manifests of `tests/data/lint` and
+//! `tests/data/realworld`, read whole with hpa-lint's YAML reader, and what a cluster adds to
+//! them (pods made from a workload's template as the ReplicaSet controller makes them, their
+//! status, PodMetrics as metrics-server reports them, the HPA controller's events).
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use super::store::set;
+
+/// Every object of a YAML file (multi-document, `kind: List` expanded), as JSON.
+pub fn load(path: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+    let file = hpa_lint::input::SourceFile::from_text(path.display().to_string(), text);
+    hpa_lint::input::objects(0, &file)
+        .iter()
+        .map(hpa_lint::input::ObjectRef::to_json)
+        .flat_map(|o| match o.get("items").and_then(Value::as_array) {
+            Some(items) if o.get("kind").and_then(Value::as_str) == Some("List") => items.clone(),
+            _ => vec![o],
+        })
+        .collect()
+}
+
+/// The objects of `tests/data/lint/<rule>/<file>.yaml`.
+pub fn lint_fixture(rule: &str, file: &str) -> Vec<Value> {
+    load(&crate::data_dir().join("lint").join(rule).join(format!("{file}.yaml")))
+}
+
+/// The objects of `tests/data/cluster/<name>.yaml`: namespaces as a cluster holds them, kept
+/// apart from the lint fixtures (which change with the rules) so that these tests count on them.
+pub fn cluster_fixture(name: &str) -> Vec<Value> {
+    load(&crate::data_dir().join("cluster").join(format!("{name}.yaml")))
+}
+
+/// The objects of `tests/data/realworld/hpa/<file>`.
+pub fn realworld(file: &str) -> Vec<Value> {
+    load(&crate::data_dir().join("realworld").join("hpa").join(file))
+}
+
+/// The objects moved into `namespace`.
+pub fn in_namespace(objects: Vec<Value>, namespace: &str) -> Vec<Value> {
+    objects
+        .into_iter()
+        .map(|mut o| {
+            set(&mut o, &["metadata", "namespace"], json!(namespace));
+            o
+        })
+        .collect()
+}
+
+/// The first object of a kind and name.
+pub fn find<'a>(objects: &'a [Value], kind: &str, name: &str) -> &'a Value {
+    objects
+        .iter()
+        .find(|o| {
+            o.get("kind").and_then(Value::as_str) == Some(kind)
+                && o.pointer("/metadata/name").and_then(Value::as_str) == Some(name)
+        })
+        .unwrap_or_else(|| panic!("no {kind} {name} in the fixture"))
+}
+
+/// How a pod made by [`pod_of`] is doing.
+#[derive(Debug, Clone)]
+pub struct PodState {
+    /// `status.phase`.
+    pub phase: &'static str,
+    /// The Ready condition's status.
+    pub ready: bool,
+    /// `status.startTime`.
+    pub started: &'static str,
+    /// The Ready condition's `lastTransitionTime`.
+    pub ready_since: &'static str,
+    /// `metadata.deletionTimestamp`.
+    pub deleting: Option<&'static str>,
+}
+
+impl PodState {
+    /// Running and Ready since shortly after it started.
+    pub fn running(started: &'static str, ready_since: &'static str) -> PodState {
+        PodState { phase: "Running", ready: true, started, ready_since, deleting: None }
+    }
+}
+
+/// A pod of a Deployment as its ReplicaSet creates it: the template's labels plus
+/// `pod-template-hash`, its spec with the scheduler's and admission's additions, an owner
+/// reference, and a kubelet-written status.
+pub fn pod_of(workload: &Value, name_suffix: &str, state: &PodState) -> Value {
+    let workload_name = workload.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("web");
+    let namespace = workload.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or("default");
+    let hash = "6d4cf56db6";
+    let template = workload.pointer("/spec/template").cloned().unwrap_or(json!({}));
+    let mut labels = template.pointer("/metadata/labels").cloned().unwrap_or(json!({}));
+    set(&mut labels, &["pod-template-hash"], json!(hash));
+    let mut spec = template.get("spec").cloned().unwrap_or(json!({}));
+    for key in ["containers", "initContainers"] {
+        if let Some(cs) = spec.get_mut(key).and_then(Value::as_array_mut) {
+            for c in cs {
+                set(c, &["imagePullPolicy"], json!("IfNotPresent"));
+                set(c, &["terminationMessagePath"], json!("/dev/termination-log"));
+                set(c, &["terminationMessagePolicy"], json!("File"));
+            }
+        }
+    }
+    set(&mut spec, &["nodeName"], json!("pool-a-7x2k9"));
+    set(&mut spec, &["restartPolicy"], json!("Always"));
+    set(&mut spec, &["schedulerName"], json!("default-scheduler"));
+    set(&mut spec, &["serviceAccountName"], json!("default"));
+    set(&mut spec, &["terminationGracePeriodSeconds"], json!(30));
+    let container_statuses: Vec<Value> = spec
+        .get("containers")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|c| {
+            json!({
+                "name": c.get("name"), "image": c.get("image"), "imageID": "",
+                "containerID": format!("containerd://{:064x}", name_suffix.len()),
+                "ready": state.ready, "restartCount": 0, "started": state.phase == "Running",
+                "state": {"running": {"startedAt": state.started}},
+                "resources": c.get("resources").cloned().unwrap_or(json!({})),
+            })
+        })
+        .collect();
+    let condition = |type_: &str, status: bool, at: &str| json!({"type": type_, "status": if status { "True" } else { "False" }, "lastProbeTime": null, "lastTransitionTime": at});
+    let mut pod = json!({
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": format!("{workload_name}-{hash}-{name_suffix}"),
+            "generateName": format!("{workload_name}-{hash}-"),
+            "namespace": namespace,
+            "labels": labels,
+            "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": format!("{workload_name}-{hash}"),
+                "uid": "0b9f1c7e-5a43-4c1e-9d1b-2f6f3b8e4a10", "controller": true, "blockOwnerDeletion": true}],
+        },
+        "spec": spec,
+        "status": {
+            "phase": state.phase,
+            "conditions": [
+                condition("PodReadyToStartContainers", true, state.started),
+                condition("Initialized", true, state.started),
+                condition("Ready", state.ready, state.ready_since),
+                condition("ContainersReady", state.ready, state.ready_since),
+                condition("PodScheduled", true, state.started),
+            ],
+            "hostIP": "10.0.4.17",
+            "podIP": "10.244.3.41",
+            "qosClass": "Burstable",
+            "startTime": state.started,
+            "containerStatuses": container_statuses,
+        },
+    });
+    if let Some(at) = state.deleting {
+        set(&mut pod, &["metadata", "deletionTimestamp"], json!(at));
+        set(&mut pod, &["metadata", "deletionGracePeriodSeconds"], json!(30));
+    }
+    pod
+}
+
+/// The `metrics.k8s.io/v1beta1` PodMetrics metrics-server reports for a pod, one usage per
+/// container (`(cpu, memory)` quantities), labelled like the pod.
+pub fn pod_metrics(pod: &Value, timestamp: &str, usage: &[(&str, &str, &str)]) -> Value {
+    json!({
+        "kind": "PodMetrics",
+        "apiVersion": "metrics.k8s.io/v1beta1",
+        "metadata": {
+            "name": pod.pointer("/metadata/name"),
+            "namespace": pod.pointer("/metadata/namespace"),
+            "labels": pod.pointer("/metadata/labels"),
+            "creationTimestamp": timestamp,
+        },
+        "timestamp": timestamp,
+        "window": "15.012s",
+        "containers": usage.iter().map(|(c, cpu, mem)| json!({"name": c, "usage": {"cpu": cpu, "memory": mem}})).collect::<Vec<_>>(),
+    })
+}
+
+/// An event the HPA controller records on an HPA.
+pub fn hpa_event(hpa: &Value, type_: &str, reason: &str, message: &str, first: &str, last: &str, count: i64) -> Value {
+    let name = hpa.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default();
+    let namespace = hpa.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or("default");
+    json!({
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": {"name": format!("{name}.18a2c0f1{:08x}", message.len() + usize::try_from(count).unwrap_or(0)), "namespace": namespace},
+        "involvedObject": {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "name": name,
+            "namespace": namespace, "uid": hpa.pointer("/metadata/uid"), "resourceVersion": hpa.pointer("/metadata/resourceVersion")},
+        "reason": reason,
+        "message": message,
+        "source": {"component": "horizontal-pod-autoscaler"},
+        "firstTimestamp": first,
+        "lastTimestamp": last,
+        "count": count,
+        "type": type_,
+        "eventTime": null,
+        "reportingComponent": "horizontal-pod-autoscaler",
+        "reportingInstance": "",
+    })
+}

@@ -1,0 +1,304 @@
+//! A test Kubernetes API server: the parts of the REST protocol `kube` uses, over HTTPS on
+//! `127.0.0.1:0` with a certificate made in memory and a bearer token, so that the real client
+//! stack (TLS, kubeconfig, discovery, paging, watches, errors) is tested without a cluster.
+//!
+//! It serves `/version`, discovery (`/api`, `/apis`, `/api/v1`, `/apis/<group>/<version>`,
+//! and aggregated discovery when asked for `as=APIGroupDiscoveryList`), GET of objects and of
+//! `scale` subresources, lists with `limit`/`continue`, `labelSelector` and `fieldSelector`,
+//! and watches (`watch=1`, `resourceVersion`, `allowWatchBookmarks`, `timeoutSeconds`) with
+//! ADDED/MODIFIED/DELETED/BOOKMARK events and a `410 Gone` ERROR event once the history has
+//! been compacted. Errors are `Status` objects: 401 without the token, 403 where a test
+//! refuses a resource or namespace, 404 for what is not served, and failures or delays on
+//! demand. Tests drive it: [`TestApiServer::apply`], [`TestApiServer::delete`],
+//! [`TestApiServer::scale_as_hpa`], [`TestApiServer::compact`], [`TestApiServer::refuse`],
+//! [`TestApiServer::kill`].
+
+pub mod fixtures;
+mod http;
+pub mod store;
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::sync::{broadcast, watch};
+
+use store::{Change, Store};
+
+/// The token the server accepts.
+pub const TOKEN: &str = "hpa-test-token-9f2c4e1a";
+
+/// A failure injected on requests whose path starts with a prefix.
+#[derive(Debug, Clone)]
+pub enum Fault {
+    /// Answer with this status code and message.
+    Status(u16, String),
+    /// Wait this long before answering.
+    Delay(Duration),
+}
+
+/// What the server was asked, for assertions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Logged {
+    /// The path.
+    pub path: String,
+    /// The query string.
+    pub query: String,
+}
+
+pub(crate) struct Shared {
+    pub(crate) store: Mutex<Store>,
+    pub(crate) changes: broadcast::Sender<Change>,
+    pub(crate) refusals: Mutex<Vec<(Option<String>, Option<String>)>>,
+    pub(crate) faults: Mutex<Vec<(String, Fault)>>,
+    pub(crate) raw: Mutex<Vec<(String, Value)>>,
+    pub(crate) log: Mutex<Vec<Logged>>,
+    pub(crate) bookmark_interval: Mutex<Duration>,
+    pub(crate) port: Mutex<u16>,
+}
+
+impl Shared {
+    pub(crate) fn store(&self) -> MutexGuard<'_, Store> {
+        self.store.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// A running test API server. Dropping it stops it.
+pub struct TestApiServer {
+    addr: SocketAddr,
+    ca_pem: String,
+    shared: Arc<Shared>,
+    stop: watch::Sender<bool>,
+}
+
+impl TestApiServer {
+    /// Starts a server on `127.0.0.1:0` serving the built-in resources.
+    pub async fn start() -> TestApiServer {
+        let (changes, _) = broadcast::channel(65_536);
+        let shared = Arc::new(Shared {
+            store: Mutex::new(Store::new()),
+            changes,
+            refusals: Mutex::new(Vec::new()),
+            faults: Mutex::new(Vec::new()),
+            raw: Mutex::new(Vec::new()),
+            log: Mutex::new(Vec::new()),
+            bookmark_interval: Mutex::new(Duration::from_secs(1)),
+            port: Mutex::new(0),
+        });
+        let (stop, stopped) = watch::channel(false);
+        let (addr, ca_pem) = http::serve(shared.clone(), stopped).await;
+        *lock(&shared.port) = addr.port();
+        TestApiServer { addr, ca_pem, shared, stop }
+    }
+
+    /// `https://127.0.0.1:<port>`.
+    pub fn url(&self) -> String {
+        format!("https://{}", self.addr)
+    }
+
+    /// The server's address.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The CA certificate (PEM) that signed the serving certificate.
+    pub fn ca_pem(&self) -> &str {
+        &self.ca_pem
+    }
+
+    /// Writes a kubeconfig for this server into `dir` and returns its path. Contexts:
+    /// `hpa-test` (the token, namespace `shop`), `hpa-test-expired` (a token the server
+    /// rejects) and `hpa-test-untrusted` (no CA: the certificate cannot be verified).
+    pub fn write_kubeconfig(&self, dir: &Path) -> PathBuf {
+        use base64::Engine as _;
+        let ca = base64::engine::general_purpose::STANDARD.encode(&self.ca_pem);
+        let text = format!(
+            "apiVersion: v1
+kind: Config
+clusters:
+- name: hpa-test
+  cluster:
+    server: {url}
+    certificate-authority-data: {ca}
+- name: hpa-test-untrusted
+  cluster:
+    server: {url}
+users:
+- name: reader
+  user:
+    token: {TOKEN}
+- name: expired
+  user:
+    token: expired-7d1b0c
+contexts:
+- name: hpa-test
+  context:
+    cluster: hpa-test
+    user: reader
+    namespace: shop
+- name: hpa-test-expired
+  context:
+    cluster: hpa-test
+    user: expired
+- name: hpa-test-untrusted
+  context:
+    cluster: hpa-test-untrusted
+    user: reader
+current-context: hpa-test
+preferences: {{}}
+",
+            url = self.url()
+        );
+        let path = dir.join("kubeconfig");
+        std::fs::write(&path, text).unwrap_or_else(|e| panic!("writing {}: {e}", path.display()));
+        path
+    }
+
+    /// Serves an optional CRD or aggregated API (`rollouts`, `verticalpodautoscalers`,
+    /// `scaledobjects`, `podmetrics`).
+    pub fn install(&self, name: &str) {
+        let resource = store::optional(name).unwrap_or_else(|| panic!("unknown optional resource {name}"));
+        self.shared.store().install(resource);
+    }
+
+    /// Creates or replaces objects (`kind: List` expanded) as kube-apiserver would store them;
+    /// `manager` and `operation` (`Apply` or `Update`) become their managed-fields entry, as
+    /// a client writing that object gets.
+    pub fn apply_as(&self, objects: &[Value], manager: &str, operation: &str) -> Vec<Value> {
+        let mut out = Vec::new();
+        for object in objects.iter().flat_map(expand) {
+            let mut object = object.clone();
+            let fields = store::fields_v1(&object);
+            let api_version = object.get("apiVersion").cloned().unwrap_or(Value::Null);
+            let entry = json!({
+                "manager": manager, "operation": operation, "apiVersion": api_version,
+                "time": "2026-03-02T09:14:05Z", "fieldsType": "FieldsV1", "fieldsV1": fields,
+            });
+            store::set(&mut object, &["metadata", "managedFields"], json!([entry]));
+            out.push(self.put(object));
+        }
+        out
+    }
+
+    /// [`apply_as`](Self::apply_as) by `kubectl` server-side apply.
+    pub fn apply(&self, objects: &[Value]) -> Vec<Value> {
+        self.apply_as(objects, "kubectl", "Apply")
+    }
+
+    /// Stores an object exactly as given (plus what the server sets), for objects whose
+    /// metadata the test writes itself (status, managed fields).
+    pub fn put(&self, object: Value) -> Value {
+        let mut store = self.shared.store();
+        let stored = store.put(object).unwrap_or_else(|e| panic!("test API server: {e}"));
+        if let Some(change) = store.history.last() {
+            let _ = self.shared.changes.send(change.clone());
+        }
+        stored
+    }
+
+    /// Deletes an object of `group`/`plural`; whether it existed.
+    pub fn delete(&self, group: &str, plural: &str, namespace: &str, name: &str) -> bool {
+        let mut store = self.shared.store();
+        let Some(r) = store.resource(group, plural) else { return false };
+        let deleted = store.delete(r, namespace, name).is_some();
+        if deleted && let Some(change) = store.history.last() {
+            let _ = self.shared.changes.send(change.clone());
+        }
+        deleted
+    }
+
+    /// What the HPA controller does when it rescales a target: writes `spec.replicas` through
+    /// the scale subresource as `kube-controller-manager`, taking `f:spec.f:replicas` from
+    /// every other manager (structured-merge-diff's forced update).
+    pub fn scale_as_hpa(&self, group: &str, plural: &str, namespace: &str, name: &str, replicas: i64) {
+        let mut object = {
+            let store = self.shared.store();
+            let r = store.resource(group, plural).unwrap_or_else(|| panic!("{plural}.{group} is not served"));
+            store.objects[r]
+                .get(&(namespace.to_string(), name.to_string()))
+                .cloned()
+                .unwrap_or_else(|| panic!("{plural} {namespace}/{name} does not exist"))
+        };
+        store::set(&mut object, &["spec", "replicas"], json!(replicas));
+        let mut entries: Vec<Value> =
+            object.pointer("/metadata/managedFields").and_then(Value::as_array).cloned().unwrap_or_default();
+        for e in &mut entries {
+            if let Some(spec) = e.pointer_mut("/fieldsV1/f:spec").and_then(Value::as_object_mut) {
+                spec.remove("f:replicas");
+            }
+        }
+        entries.retain(|e| {
+            !(e.get("manager") == Some(&json!("kube-controller-manager"))
+                && e.get("subresource") == Some(&json!("scale")))
+        });
+        entries.push(json!({
+            "manager": "kube-controller-manager", "operation": "Update", "apiVersion": "autoscaling/v1",
+            "time": "2026-03-02T09:20:35Z", "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:replicas": {}}},
+            "subresource": "scale",
+        }));
+        store::set(&mut object, &["metadata", "managedFields"], Value::Array(entries));
+        self.put(object);
+    }
+
+    /// Compacts the history: watches and continue tokens from before now get 410 Gone.
+    pub fn compact(&self) {
+        self.shared.store().compact();
+    }
+
+    /// Refuses (403) `resource` (`deployments.apps`, `None`: every resource) in `namespace`
+    /// (`None`: everywhere, including cluster-wide lists).
+    pub fn refuse(&self, resource: Option<&str>, namespace: Option<&str>) {
+        lock(&self.shared.refusals).push((resource.map(String::from), namespace.map(String::from)));
+    }
+
+    /// Injects a fault on every request whose path starts with `prefix`.
+    pub fn fault(&self, prefix: &str, fault: Fault) {
+        lock(&self.shared.faults).push((prefix.to_string(), fault));
+    }
+
+    /// Serves `body` at `path` (any query), for the custom and external metrics APIs.
+    pub fn serve_raw(&self, path: &str, body: Value) {
+        lock(&self.shared.raw).push((path.to_string(), body));
+    }
+
+    /// How often watches that allow bookmarks get one.
+    pub fn set_bookmark_interval(&self, every: Duration) {
+        *lock(&self.shared.bookmark_interval) = every;
+    }
+
+    /// The current resourceVersion.
+    pub fn resource_version(&self) -> u64 {
+        self.shared.store().rv
+    }
+
+    /// The requests served so far.
+    pub fn requests(&self) -> Vec<Logged> {
+        lock(&self.shared.log).clone()
+    }
+
+    /// Stops the server: the listener closes and open connections (watches) are cut.
+    pub fn kill(&self) {
+        let _ = self.stop.send(true);
+    }
+}
+
+impl Drop for TestApiServer {
+    fn drop(&mut self) {
+        let _ = self.stop.send(true);
+    }
+}
+
+fn expand(object: &Value) -> Vec<&Value> {
+    match object.get("items").and_then(Value::as_array) {
+        Some(items) if object.get("kind").and_then(Value::as_str).is_some_and(|k| k.ends_with("List")) => {
+            items.iter().collect()
+        }
+        _ => vec![object],
+    }
+}
+
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}

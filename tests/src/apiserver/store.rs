@@ -1,0 +1,496 @@
+//! The test API server's storage: resources it serves, objects stored generically by
+//! (group, resource, namespace, name) as JSON, a monotonic resourceVersion, the event history
+//! watches replay, and compaction.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value, json};
+
+/// A resource the server serves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resource {
+    /// API group (`""`: core).
+    pub group: String,
+    /// Versions served (the first is preferred).
+    pub versions: Vec<String>,
+    /// Kind.
+    pub kind: String,
+    /// Plural name.
+    pub plural: String,
+    /// Namespaced or cluster-scoped.
+    pub namespaced: bool,
+    /// Served by a CRD (list items keep `apiVersion` and `kind`, as unstructured objects do).
+    pub custom: bool,
+    /// Has a `scale` subresource; the JSON paths of its spec replicas, status replicas and
+    /// selector (`None`: the selector is `spec.selector` formatted, as built-ins do).
+    pub scale: Option<ScalePaths>,
+    /// Read-only (metrics APIs): no `create`/`watch` verbs.
+    pub read_only: bool,
+}
+
+/// Where a scale subresource reads its fields (a CRD's `subresources.scale`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScalePaths {
+    /// `statusReplicasPath` without the leading dot, split.
+    pub status_replicas: Vec<String>,
+    /// `labelSelectorPath`, split; `None`: format `spec.selector`.
+    pub selector: Option<Vec<String>>,
+}
+
+impl Resource {
+    fn new(group: &str, versions: &[&str], kind: &str, plural: &str, namespaced: bool) -> Resource {
+        Resource {
+            group: group.into(),
+            versions: versions.iter().map(|v| (*v).to_string()).collect(),
+            kind: kind.into(),
+            plural: plural.into(),
+            namespaced,
+            custom: false,
+            scale: None,
+            read_only: false,
+        }
+    }
+
+    fn with_scale(mut self) -> Resource {
+        self.scale = Some(ScalePaths { status_replicas: vec!["status".into(), "replicas".into()], selector: None });
+        self
+    }
+
+    /// `plural.group`, as RBAC messages name it.
+    pub fn qualified(&self) -> String {
+        if self.group.is_empty() { self.plural.clone() } else { format!("{}.{}", self.plural, self.group) }
+    }
+
+    /// `group/version` of a served version.
+    pub fn api_version(&self, version: &str) -> String {
+        if self.group.is_empty() { version.to_string() } else { format!("{}/{version}", self.group) }
+    }
+}
+
+/// The built-in resources every server serves.
+pub fn builtin() -> Vec<Resource> {
+    vec![
+        Resource::new("", &["v1"], "Pod", "pods", true),
+        Resource::new("", &["v1"], "Event", "events", true),
+        Resource::new("", &["v1"], "LimitRange", "limitranges", true),
+        Resource::new("", &["v1"], "Namespace", "namespaces", false),
+        Resource::new("", &["v1"], "ReplicationController", "replicationcontrollers", true).with_scale(),
+        Resource::new("apps", &["v1"], "Deployment", "deployments", true).with_scale(),
+        Resource::new("apps", &["v1"], "StatefulSet", "statefulsets", true).with_scale(),
+        Resource::new("apps", &["v1"], "ReplicaSet", "replicasets", true).with_scale(),
+        Resource::new("autoscaling", &["v2", "v1"], "HorizontalPodAutoscaler", "horizontalpodautoscalers", true),
+        Resource::new("policy", &["v1"], "PodDisruptionBudget", "poddisruptionbudgets", true),
+    ]
+}
+
+/// The CRDs and aggregated APIs a test may install.
+pub fn optional(name: &str) -> Option<Resource> {
+    let crd = |group: &str, version: &str, kind: &str, plural: &str| {
+        let mut r = Resource::new(group, &[version], kind, plural, true);
+        r.custom = true;
+        r
+    };
+    Some(match name {
+        "rollouts" => {
+            let mut r = crd("argoproj.io", "v1alpha1", "Rollout", "rollouts");
+            // The Rollout CRD's `subresources.scale`.
+            r.scale = Some(ScalePaths {
+                status_replicas: vec!["status".into(), "HPAReplicas".into()],
+                selector: Some(vec!["status".into(), "selector".into()]),
+            });
+            r
+        }
+        "verticalpodautoscalers" => crd("autoscaling.k8s.io", "v1", "VerticalPodAutoscaler", "verticalpodautoscalers"),
+        "scaledobjects" => crd("keda.sh", "v1alpha1", "ScaledObject", "scaledobjects"),
+        "podmetrics" => {
+            let mut r = Resource::new("metrics.k8s.io", &["v1beta1"], "PodMetrics", "pods", true);
+            r.read_only = true;
+            r
+        }
+        _ => return None,
+    })
+}
+
+/// One change, as watches deliver it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Change {
+    /// The resourceVersion it produced.
+    pub rv: u64,
+    /// `ADDED`, `MODIFIED`, `DELETED`.
+    pub type_: &'static str,
+    /// Which resource (index into `resources`).
+    pub resource: usize,
+    /// The object after the change (before it, for DELETED, with the new resourceVersion).
+    pub object: Value,
+}
+
+/// Objects of one resource, by (namespace, name): the order of etcd keys.
+pub type Objects = BTreeMap<(String, String), Value>;
+
+/// The store.
+#[derive(Debug, Default)]
+pub struct Store {
+    /// Served resources.
+    pub resources: Vec<Resource>,
+    /// Objects, per resource index.
+    pub objects: Vec<Objects>,
+    /// The last resourceVersion handed out.
+    pub rv: u64,
+    /// Changes after the last compaction.
+    pub history: Vec<Change>,
+    /// Everything at or below this resourceVersion is compacted (watches and continue tokens
+    /// from before it get 410 Gone).
+    pub compacted: u64,
+    uid_counter: u64,
+}
+
+impl Store {
+    /// A store serving the built-in resources.
+    pub fn new() -> Store {
+        let resources = builtin();
+        let objects = resources.iter().map(|_| Objects::new()).collect();
+        Store { resources, objects, rv: 1000, ..Store::default() }
+    }
+
+    /// Serves one more resource.
+    pub fn install(&mut self, resource: Resource) {
+        if !self.resources.iter().any(|r| r.group == resource.group && r.plural == resource.plural) {
+            self.resources.push(resource);
+            self.objects.push(Objects::new());
+        }
+    }
+
+    /// The resource of a group and plural.
+    pub fn resource(&self, group: &str, plural: &str) -> Option<usize> {
+        self.resources.iter().position(|r| r.group == group && r.plural == plural)
+    }
+
+    /// The resource of an object's `apiVersion` and `kind`.
+    pub fn resource_of(&self, object: &Value) -> Option<usize> {
+        let api_version = object.get("apiVersion")?.as_str()?;
+        let kind = object.get("kind")?.as_str()?;
+        let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
+        self.resources
+            .iter()
+            .position(|r| r.group == group && r.kind == kind && r.versions.iter().any(|v| v == version))
+    }
+
+    /// Creates or replaces an object as kube-apiserver stores it: namespace defaulted, uid,
+    /// creationTimestamp and generation set once, a new resourceVersion, `spec.replicas`
+    /// defaulted to 1 for scalable workloads (`SetDefaults_Deployment` and friends).
+    pub fn put(&mut self, object: Value) -> Result<Value, String> {
+        // HPAs are stored in their storage version, converted by kube-apiserver's rules.
+        let mut object = if object.get("kind").and_then(Value::as_str) == Some("HorizontalPodAutoscaler") {
+            convert_hpa(&object, hpa_core::api::ApiVersion::V2)?
+        } else {
+            object
+        };
+        let r = self.resource_of(&object).ok_or_else(|| format!("no resource serves {}", describe(&object)))?;
+        let resource = self.resources[r].clone();
+        let name = object.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default().to_string();
+        if name.is_empty() {
+            return Err("metadata.name is required".into());
+        }
+        let namespace = if resource.namespaced {
+            let ns = object.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or("default").to_string();
+            set(&mut object, &["metadata", "namespace"], Value::String(ns.clone()));
+            ns
+        } else {
+            String::new()
+        };
+        let key = (namespace, name);
+        let previous = self.objects[r].get(&key).cloned();
+        self.rv += 1;
+        let meta = object.get_mut("metadata").and_then(Value::as_object_mut).ok_or("metadata is not an object")?;
+        match &previous {
+            Some(p) => {
+                for k in ["uid", "creationTimestamp"] {
+                    if let Some(v) = p.pointer(&format!("/metadata/{k}")) {
+                        meta.insert(k.into(), v.clone());
+                    }
+                }
+                let generation = p.pointer("/metadata/generation").and_then(Value::as_i64).unwrap_or(1);
+                let spec_changed = p.get("spec") != object.get("spec");
+                if let Some(m) = object.get_mut("metadata").and_then(Value::as_object_mut) {
+                    m.insert("generation".into(), json!(if spec_changed { generation + 1 } else { generation }));
+                }
+            }
+            None => {
+                self.uid_counter += 1;
+                meta.entry("uid")
+                    .or_insert_with(|| json!(format!("5f0c1d2e-0000-4000-8000-{:012x}", self.uid_counter)));
+                meta.entry("creationTimestamp").or_insert_with(|| json!("2026-03-02T09:14:05Z"));
+                meta.entry("generation").or_insert(json!(1));
+            }
+        }
+        set(&mut object, &["metadata", "resourceVersion"], json!(self.rv.to_string()));
+        if resource.scale.is_some() && object.pointer("/spec/replicas").is_none() && object.get("spec").is_some() {
+            set(&mut object, &["spec", "replicas"], json!(1));
+        }
+        let type_ = if previous.is_some() { "MODIFIED" } else { "ADDED" };
+        self.objects[r].insert(key, object.clone());
+        self.history.push(Change { rv: self.rv, type_, resource: r, object: object.clone() });
+        Ok(object)
+    }
+
+    /// Deletes an object; `None` when absent.
+    pub fn delete(&mut self, r: usize, namespace: &str, name: &str) -> Option<Value> {
+        let mut object = self.objects[r].remove(&(namespace.to_string(), name.to_string()))?;
+        self.rv += 1;
+        set(&mut object, &["metadata", "resourceVersion"], json!(self.rv.to_string()));
+        self.history.push(Change { rv: self.rv, type_: "DELETED", resource: r, object: object.clone() });
+        Some(object)
+    }
+
+    /// Drops the history up to now, as etcd compaction does.
+    pub fn compact(&mut self) {
+        self.compacted = self.rv;
+        self.history.clear();
+    }
+
+    /// A scale subresource of an object (`scaleFromDeployment` etc., or the CRD's paths).
+    pub fn scale_of(&self, r: usize, object: &Value) -> Option<Value> {
+        let paths = self.resources[r].scale.as_ref()?;
+        let at = |path: &[String]| path.iter().try_fold(object, |v, k| v.get(k));
+        let selector = match &paths.selector {
+            Some(p) => at(p).and_then(Value::as_str).unwrap_or_default().to_string(),
+            None => format_selector(object.pointer("/spec/selector")),
+        };
+        let meta = object.get("metadata")?;
+        let mut m = Map::new();
+        for k in ["name", "namespace", "uid", "resourceVersion", "creationTimestamp"] {
+            if let Some(v) = meta.get(k) {
+                m.insert(k.into(), v.clone());
+            }
+        }
+        Some(json!({
+            "kind": "Scale",
+            "apiVersion": "autoscaling/v1",
+            "metadata": m,
+            "spec": {"replicas": object.pointer("/spec/replicas").and_then(Value::as_i64).unwrap_or(0)},
+            "status": {"replicas": at(&paths.status_replicas).and_then(Value::as_i64).unwrap_or(0), "selector": selector},
+        }))
+    }
+}
+
+/// An HPA in another version, converted as kube-apiserver converts it (hpa-core's conversion).
+pub fn convert_hpa(object: &Value, to: hpa_core::api::ApiVersion) -> Result<Value, String> {
+    let decoded = hpa_core::api::decode(object).map_err(|e| {
+        format!("{}: {}", describe(object), e.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "))
+    })?;
+    let converted = hpa_core::convert::convert(&decoded, to).map_err(|e| e.to_string())?;
+    Ok(converted.object.to_json())
+}
+
+/// `metav1.LabelSelectorAsSelector(s).String()` for a `LabelSelector` (or, for a
+/// ReplicationController, a plain map), written here independently of the code under test.
+pub fn format_selector(selector: Option<&Value>) -> String {
+    let Some(Value::Object(s)) = selector else { return String::new() };
+    let mut parts: Vec<(String, String)> = Vec::new();
+    let plain = !s.contains_key("matchLabels") && !s.contains_key("matchExpressions");
+    let labels = if plain { Some(s) } else { s.get("matchLabels").and_then(Value::as_object) };
+    for (k, v) in labels.into_iter().flatten() {
+        parts.push((k.clone(), format!("{k}={}", v.as_str().unwrap_or_default())));
+    }
+    for e in s.get("matchExpressions").and_then(Value::as_array).into_iter().flatten() {
+        let key = e.get("key").and_then(Value::as_str).unwrap_or_default();
+        let mut values: Vec<&str> =
+            e.get("values").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
+        values.sort_unstable();
+        let text = match e.get("operator").and_then(Value::as_str).unwrap_or_default() {
+            "In" => format!("{key} in ({})", values.join(",")),
+            "NotIn" => format!("{key} notin ({})", values.join(",")),
+            "Exists" => key.to_string(),
+            _ => format!("!{key}"),
+        };
+        parts.push((key.to_string(), text));
+    }
+    parts.sort_by(|a, b| a.0.cmp(&b.0));
+    parts.into_iter().map(|(_, t)| t).collect::<Vec<_>>().join(",")
+}
+
+/// Whether an object's labels satisfy a `labelSelector` query (`a=b`, `a==b`, `a!=b`,
+/// `a in (x,y)`, `a notin (x,y)`, `a`, `!a`, comma-separated).
+pub fn labels_match(object: &Value, selector: &str) -> bool {
+    let labels = object.pointer("/metadata/labels").and_then(Value::as_object);
+    let get = |k: &str| labels.and_then(|l| l.get(k)).and_then(Value::as_str);
+    split_outside_parens(selector).into_iter().map(str::trim).filter(|r| !r.is_empty()).all(|r| {
+        if let Some(k) = r.strip_prefix('!') {
+            return get(k.trim()).is_none();
+        }
+        if let Some((k, v)) = r.split_once("!=") {
+            return get(k.trim()) != Some(v.trim());
+        }
+        if let Some((k, v)) = r.split_once("==").or_else(|| r.split_once('=')) {
+            return get(k.trim()) == Some(v.trim());
+        }
+        let (key, rest) = r.split_once(' ').unwrap_or((r, ""));
+        let rest = rest.trim();
+        let set = |s: &str| -> Vec<String> {
+            s.trim().trim_start_matches('(').trim_end_matches(')').split(',').map(|v| v.trim().to_string()).collect()
+        };
+        if let Some(s) = rest.strip_prefix("notin") {
+            return get(key).is_none_or(|v| !set(s).iter().any(|x| x == v));
+        }
+        if let Some(s) = rest.strip_prefix("in") {
+            return get(key).is_some_and(|v| set(s).iter().any(|x| x == v));
+        }
+        get(key).is_some()
+    })
+}
+
+/// Whether an object satisfies a `fieldSelector` query (`a.b=c`, `a.b==c`, `a.b!=c`).
+pub fn fields_match(object: &Value, selector: &str) -> bool {
+    selector.split(',').map(str::trim).filter(|r| !r.is_empty()).all(|r| {
+        let (path, value, negate) = match r.split_once("!=") {
+            Some((p, v)) => (p, v, true),
+            None => match r.split_once("==").or_else(|| r.split_once('=')) {
+                Some((p, v)) => (p, v, false),
+                None => return false,
+            },
+        };
+        let pointer = format!("/{}", path.trim().replace('.', "/"));
+        let actual = object.pointer(&pointer).and_then(Value::as_str).unwrap_or_default();
+        (actual == value.trim()) != negate
+    })
+}
+
+fn split_outside_parens(s: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0usize, 0usize);
+    for (i, c) in s.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                out.push(&s[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(&s[start..]);
+    out
+}
+
+/// Sets a nested field, creating objects on the way.
+pub fn set(object: &mut Value, path: &[&str], value: Value) {
+    let mut current = object;
+    for (i, key) in path.iter().enumerate() {
+        if !current.is_object() {
+            *current = Value::Object(Map::new());
+        }
+        let Value::Object(m) = current else { return };
+        if i + 1 == path.len() {
+            m.insert((*key).to_string(), value);
+            return;
+        }
+        current = m.entry((*key).to_string()).or_insert_with(|| Value::Object(Map::new()));
+    }
+}
+
+/// `Kind namespace/name`, for messages.
+pub fn describe(object: &Value) -> String {
+    format!(
+        "{} {}/{}",
+        object.get("kind").and_then(Value::as_str).unwrap_or("?"),
+        object.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or_default(),
+        object.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("?"),
+    )
+}
+
+/// The `fieldsV1` set of what an object (as sent by a manager) sets: `f:<field>` for map
+/// keys, `k:{"name":...}` for list items keyed by name (containers, ports, env), whole lists
+/// otherwise, as structured-merge-diff records them for the apps/v1 schema.
+pub fn fields_v1(object: &Value) -> Value {
+    /// Fields whose values are maps in the schema (structs get no "." entry).
+    const MAPS: [&str; 7] = ["labels", "annotations", "matchLabels", "requests", "limits", "nodeSelector", "resources"];
+    fn walk(v: &Value) -> Value {
+        let mut out = Map::new();
+        match v {
+            Value::Object(m) => {
+                for (k, child) in m {
+                    let entry = match child {
+                        Value::Object(_) => {
+                            let mut inner = walk(child);
+                            // Maps (not structs) own their own presence: ".".
+                            if let Value::Object(i) = &mut inner
+                                && MAPS.contains(&k.as_str())
+                            {
+                                i.insert(".".into(), json!({}));
+                            }
+                            inner
+                        }
+                        Value::Array(items) if items.iter().all(|i| i.get("name").is_some_and(Value::is_string)) => {
+                            let mut set = Map::new();
+                            for item in items {
+                                let key = format!(
+                                    "k:{{\"name\":{}}}",
+                                    serde_json::to_string(item.get("name").unwrap_or(&Value::Null)).unwrap_or_default()
+                                );
+                                let mut inner = walk(item);
+                                if let Value::Object(i) = &mut inner {
+                                    i.insert(".".into(), json!({}));
+                                }
+                                set.insert(key, inner);
+                            }
+                            Value::Object(set)
+                        }
+                        _ => json!({}),
+                    };
+                    out.insert(format!("f:{k}"), entry);
+                }
+            }
+            _ => return json!({}),
+        }
+        Value::Object(out)
+    }
+    let mut trimmed = object.clone();
+    if let Value::Object(m) = &mut trimmed {
+        m.remove("apiVersion");
+        m.remove("kind");
+        m.remove("status");
+        if let Some(Value::Object(meta)) = m.get_mut("metadata") {
+            meta.retain(|k, _| k == "labels" || k == "annotations");
+            if meta.is_empty() {
+                m.remove("metadata");
+            }
+        }
+    }
+    walk(&trimmed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn selectors() {
+        let pod = json!({"metadata": {"labels": {"app": "web", "tier": "b"}}});
+        assert!(labels_match(&pod, "app=web,tier in (a,b)"));
+        assert!(!labels_match(&pod, "app=web,!tier"));
+        assert!(labels_match(&pod, "app, track notin (x)"));
+        assert_eq!(
+            format_selector(Some(
+                &json!({"matchLabels": {"app": "web"}, "matchExpressions": [{"key": "a", "operator": "Exists"}]})
+            )),
+            "a,app=web"
+        );
+        let event = json!({"involvedObject": {"kind": "HorizontalPodAutoscaler", "name": "web"}});
+        assert!(fields_match(&event, "involvedObject.kind=HorizontalPodAutoscaler,involvedObject.name=web"));
+        assert!(!fields_match(&event, "involvedObject.name=api"));
+    }
+
+    #[test]
+    fn managed_fields_sets() {
+        let f = fields_v1(
+            &json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "labels": {"app": "web"}},
+            "spec": {"replicas": 3, "template": {"spec": {"containers": [{"name": "app", "image": "x"}]}}}}),
+        );
+        assert_eq!(
+            f,
+            json!({"f:metadata": {"f:labels": {".": {}, "f:app": {}}}, "f:spec": {"f:replicas": {}, "f:template": {
+                "f:spec": {"f:containers": {"k:{\"name\":\"app\"}": {".": {}, "f:image": {}, "f:name": {}}}}}}})
+        );
+    }
+}

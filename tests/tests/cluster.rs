@@ -1,0 +1,534 @@
+//! hpa-cluster and kube's client and watcher against the test API server, over TLS with a
+//! real kubeconfig: discovery, paging, refusals, errors, watches, the replicas decision and the
+//! inputs of a diagnosis.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use hpa_cluster::diagnose::{self, MetricsErrors};
+use hpa_cluster::kinds;
+use hpa_cluster::replicas::SetBy;
+use hpa_cluster::{ClientOptions, Cluster, Error, NoteKind, Scope, read_inventory};
+use hpa_core::evaluator::{ConditionStatus, PodPhase, Timestamp};
+use hpa_tests::apiserver::fixtures::{self, PodState};
+use hpa_tests::apiserver::{Fault, TestApiServer};
+use serde_json::{Value, json};
+
+struct Setup {
+    server: TestApiServer,
+    _dir: tempfile::TempDir,
+    kubeconfig: PathBuf,
+}
+
+async fn setup() -> Setup {
+    let server = TestApiServer::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = server.write_kubeconfig(dir.path());
+    Setup { server, _dir: dir, kubeconfig }
+}
+
+impl Setup {
+    async fn connect_with(&self, context: Option<&str>, timeout: Duration) -> Result<Cluster, Error> {
+        Cluster::connect(&ClientOptions {
+            kubeconfig: Some(self.kubeconfig.clone()),
+            context: context.map(String::from),
+            in_cluster: false,
+            timeout,
+        })
+        .await
+    }
+
+    async fn connect(&self) -> Cluster {
+        self.connect_with(None, Duration::from_secs(5)).await.unwrap()
+    }
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap()
+}
+
+/// The HPAs and workloads of several lint fixtures, in namespace `shop`.
+fn shop() -> Vec<Value> {
+    let mut objects = fixtures::in_namespace(fixtures::cluster_fixture("requests-set"), "shop");
+    objects.extend(fixtures::in_namespace(fixtures::cluster_fixture("replicas-set"), "shop"));
+    objects
+}
+
+#[test]
+fn pages_follow_continue_tokens() {
+    runtime().block_on(async {
+        let s = setup().await;
+        let mut objects = fixtures::in_namespace(fixtures::cluster_fixture("requests-set"), "shop");
+        objects.extend(fixtures::in_namespace(fixtures::cluster_fixture("replicas-set"), "payments"));
+        let hpas: Vec<Value> = objects
+            .into_iter()
+            .filter(|o| o["kind"] == "HorizontalPodAutoscaler" && o["apiVersion"] == "autoscaling/v2")
+            .collect();
+        s.server.apply(&hpas);
+        let cluster = s.connect().await;
+        let mut names = Vec::new();
+        let summary = cluster
+            .list_each(&kinds::HPA, None, &[], 2, |item| {
+                // Built-in list items come without apiVersion and kind, as from kube-apiserver.
+                assert!(item.get("kind").is_none());
+                let meta = &item["metadata"];
+                names.push(format!("{}/{}", meta["namespace"].as_str().unwrap(), meta["name"].as_str().unwrap()));
+            })
+            .await
+            .unwrap();
+        assert_eq!(summary.pages, 3);
+        assert_eq!(summary.items, 5);
+        let mut sorted = names.clone();
+        sorted.sort();
+        sorted.dedup();
+        assert_eq!(sorted, names, "every HPA once, in key order");
+        let lists: Vec<_> =
+            s.server.requests().into_iter().filter(|r| r.path.ends_with("/horizontalpodautoscalers")).collect();
+        assert_eq!(lists.len(), 3);
+        assert!(lists[0].query.contains("limit=2") && !lists[0].query.contains("continue"));
+        assert!(lists[1].query.contains("continue=") && lists[2].query.contains("continue="));
+    });
+}
+
+#[test]
+fn an_expired_continue_token_restarts_the_list() {
+    runtime().block_on(async {
+        let s = setup().await;
+        let hpas: Vec<Value> = shop().into_iter().filter(|o| o["kind"] == "HorizontalPodAutoscaler").collect();
+        s.server.apply(&hpas);
+        let cluster = s.connect().await;
+        let mut first_page = true;
+        let mut count = 0;
+        let first = hpas[0].clone();
+        let server = &s.server;
+        let summary = cluster
+            .list_each(&kinds::HPA, None, &[], 2, |_| {
+                count += 1;
+                if std::mem::take(&mut first_page) {
+                    // An HPA changes and etcd compacts between two pages: the token is now
+                    // too old (410).
+                    server.put(first.clone());
+                    server.compact();
+                }
+            })
+            .await
+            .unwrap();
+        assert!(summary.restarted);
+        // Six manifests, five HPAs (HPA410's web replaces HPA201's); the restarted list is whole.
+        assert_eq!(summary.items, 5);
+        assert!(count > 5);
+    });
+}
+
+#[test]
+fn inventory_reads_everything_and_notes_what_it_cannot() {
+    runtime().block_on(async {
+        let s = setup().await;
+        s.server.install("rollouts");
+        s.server.install("scaledobjects");
+        // VPA is not installed. PDBs are refused.
+        s.server.apply(&shop());
+        // kube-linter's PDB fixture; its autoscaling/v2beta1 HPA is not served since 1.26.
+        let kube_linter = fixtures::realworld("stackrox__kube-linter__tests__checks__pdb-with-hpa-min-available.yaml");
+        s.server
+            .apply(&kube_linter.into_iter().filter(|o| o["apiVersion"] != "autoscaling/v2beta1").collect::<Vec<_>>());
+        s.server.refuse(Some("poddisruptionbudgets.policy"), None);
+        let cluster = s.connect().await;
+        let inventory = read_inventory(&cluster, &Scope::All).await.unwrap();
+
+        assert_eq!(inventory.hpas.len(), 5, "HPA201's four (one replaced by HPA410's web) and HPA410's db");
+        for hpa in &inventory.hpas {
+            assert_eq!(hpa.object["kind"], "HorizontalPodAutoscaler");
+            assert!(hpa.object["metadata"].get("managedFields").is_none());
+            hpa_core::api::decode(&hpa.object).unwrap();
+        }
+        let web = inventory
+            .workloads
+            .iter()
+            .find(|w| w.id.name == "web" && w.id.namespace == "shop" && w.id.kind == "Deployment");
+        let web = web.unwrap();
+        assert_eq!(web.pod_labels.get("app").map(String::as_str), Some("web"));
+        assert!(inventory.pdbs.is_empty());
+        let notes: Vec<String> = inventory.notes.iter().map(ToString::to_string).collect();
+        assert!(
+            inventory.notes.iter().any(|n| n.kind == NoteKind::Absent && n.message.contains("verticalpodautoscalers")),
+            "{notes:?}"
+        );
+        assert!(
+            inventory.notes.iter().any(|n| n.kind == NoteKind::Forbidden
+                && n.message.contains("poddisruptionbudgets.policy in all namespaces")
+                && n.message.contains("cannot list resource \"poddisruptionbudgets\"")),
+            "{notes:?}"
+        );
+        assert!(!notes.iter().any(|n| n.contains("rollouts") || n.contains("scaledobjects")), "{notes:?}");
+        // Optional kinds that are served were read (and found empty), through discovery.
+        assert!(s.server.requests().iter().any(|r| r.path == "/apis/argoproj.io/v1alpha1/rollouts"));
+        assert!(!s.server.requests().iter().any(|r| r.path.contains("verticalpodautoscalers")));
+    });
+}
+
+#[test]
+fn replicas_are_claimed_only_for_who_set_them() {
+    runtime().block_on(async {
+        let s = setup().await;
+        let objects = shop();
+        // HPA410's Deployment web sets replicas: 3, applied server-side by Argo CD; HPA201's
+        // `api` Deployment leaves it out (defaulted to 1, owned by nobody).
+        s.server.apply_as(&objects, "argocd-controller", "Apply");
+        let cluster = s.connect().await;
+        let inventory = read_inventory(&cluster, &Scope::Namespaces(vec!["shop".into()])).await.unwrap();
+        let decision = |name: &str| {
+            let i = inventory.workloads.iter().position(|w| w.id.name == name && w.id.kind == "Deployment").unwrap();
+            (inventory.workloads[i].replicas, inventory.replicas[i].set_by.clone())
+        };
+        assert_eq!(
+            decision("web"),
+            (
+                Some(3),
+                SetBy::Manager { manager: "argocd-controller".into(), operation: "Apply".into(), subresource: None }
+            )
+        );
+        assert_eq!(decision("api"), (None, SetBy::Controllers));
+
+        // The HPA scales web to 7 through /scale: kube-controller-manager now owns the field.
+        s.server.scale_as_hpa("apps", "deployments", "shop", "web", 7);
+        let inventory = read_inventory(&cluster, &Scope::Namespaces(vec!["shop".into()])).await.unwrap();
+        let i = inventory.workloads.iter().position(|w| w.id.name == "web" && w.id.kind == "Deployment").unwrap();
+        assert_eq!(inventory.workloads[i].replicas, None);
+        assert_eq!(inventory.replicas[i].set_by, SetBy::Controllers);
+    });
+}
+
+#[test]
+fn a_refused_namespace_is_a_note_and_the_others_are_read() {
+    runtime().block_on(async {
+        let s = setup().await;
+        s.server.apply(&shop());
+        s.server.apply(&fixtures::in_namespace(fixtures::cluster_fixture("requests-missing"), "payments"));
+        s.server.refuse(None, Some("payments"));
+        let cluster = s.connect().await;
+        let scope = Scope::Namespaces(vec!["shop".into(), "payments".into()]);
+        let inventory = read_inventory(&cluster, &scope).await.unwrap();
+        assert!(!inventory.hpas.is_empty());
+        assert!(inventory.hpas.iter().all(|h| h.id.namespace == "shop"));
+        assert!(inventory.notes.iter().any(|n| n.kind == NoteKind::Forbidden
+            && n.message.contains("horizontalpodautoscalers.autoscaling in namespace payments")));
+
+        // Nothing readable at all: an error, not an empty inventory.
+        let only_payments = Scope::Namespaces(vec!["payments".into()]);
+        let e = read_inventory(&cluster, &only_payments).await.unwrap_err();
+        assert!(matches!(e, Error::Forbidden { .. }), "{e}");
+        assert!(e.to_string().starts_with(
+            "RBAC refused to list horizontalpodautoscalers.autoscaling in namespace payments: horizontalpodautoscalers.autoscaling is forbidden"
+        ), "{e}");
+    });
+}
+
+#[test]
+fn errors_are_one_clear_sentence() {
+    runtime().block_on(async {
+        let s = setup().await;
+        // Expired credentials: 401.
+        let cluster = s.connect_with(Some("hpa-test-expired"), Duration::from_secs(5)).await.unwrap();
+        let e = read_inventory(&cluster, &Scope::All).await.unwrap_err();
+        assert!(matches!(e, Error::Unauthorized { .. }), "{e}");
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "the API server at {} rejected the credentials (401 Unauthorized): they are missing, invalid or expired; log in again or refresh the kubeconfig's token",
+                s.server.url()
+            )
+        );
+
+        // A certificate the kubeconfig does not trust.
+        let cluster = s.connect_with(Some("hpa-test-untrusted"), Duration::from_secs(5)).await.unwrap();
+        let e = read_inventory(&cluster, &Scope::All).await.unwrap_err();
+        assert!(matches!(e, Error::Unreachable { .. }), "{e}");
+        assert!(e.to_string().contains("certificate"), "{e}");
+
+        // An unknown context and a missing file.
+        let e = s.connect_with(Some("nope"), Duration::from_secs(5)).await.unwrap_err();
+        assert!(matches!(e, Error::Kubeconfig { .. }), "{e}");
+        assert!(e.to_string().contains("nope"), "{e}");
+        let e = Cluster::connect(&ClientOptions { kubeconfig: Some("/nonexistent/kubeconfig".into()), ..ClientOptions::default() })
+            .await
+            .unwrap_err();
+        assert_eq!(e.to_string(), "cannot use kubeconfig /nonexistent/kubeconfig: no such file");
+
+        // A server error on one kind is a note; on HPAs, the error.
+        s.server.apply(&shop());
+        s.server.fault("/apis/apps/v1/statefulsets", Fault::Status(500, "etcdserver: request timed out".into()));
+        let cluster = s.connect().await;
+        let inventory = read_inventory(&cluster, &Scope::All).await.unwrap();
+        assert!(inventory.notes.iter().any(|n| n.kind == NoteKind::Failed && n.message.contains("etcdserver: request timed out")));
+    });
+}
+
+#[test]
+fn a_server_that_hangs_or_is_gone_fails_within_the_timeout() {
+    runtime().block_on(async {
+        let s = setup().await;
+        s.server.fault("/apis/autoscaling/v2", Fault::Delay(Duration::from_secs(30)));
+        let cluster = s.connect_with(None, Duration::from_millis(800)).await.unwrap();
+        let started = Instant::now();
+        let e = read_inventory(&cluster, &Scope::All).await.unwrap_err();
+        assert!(matches!(e, Error::Timeout { .. }), "{e}");
+        assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+        assert!(
+            e.to_string().contains("did not answer within 0.8s while listing horizontalpodautoscalers.autoscaling"),
+            "{e}"
+        );
+
+        s.server.kill();
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let cluster = s.connect_with(None, Duration::from_secs(2)).await.unwrap();
+        let started = Instant::now();
+        let e = read_inventory(&cluster, &Scope::All).await.unwrap_err();
+        assert!(started.elapsed() < Duration::from_secs(5));
+        assert!(matches!(e, Error::Unreachable { .. }), "{e}");
+        assert!(e.to_string().starts_with(&format!("cannot reach the API server at {}: ", s.server.url())), "{e}");
+    });
+}
+
+#[test]
+fn discovery_serves_kube_both_ways() {
+    runtime().block_on(async {
+        let s = setup().await;
+        s.server.install("verticalpodautoscalers");
+        let cluster = s.connect().await;
+        let client = cluster.client().clone();
+        let version = client.apiserver_version().await.unwrap();
+        assert_eq!(version.git_version, "v1.37.0");
+        let aggregated = kube::discovery::Discovery::new(client.clone()).run_aggregated().await.unwrap();
+        let classic = kube::discovery::Discovery::new(client).run().await.unwrap();
+        for d in [&aggregated, &classic] {
+            let apps = d.get("apps").unwrap();
+            let (ar, caps) = apps.recommended_kind("Deployment").unwrap();
+            assert_eq!(ar.plural, "deployments");
+            assert!(caps.supports_operation("watch"));
+            assert!(d.get("autoscaling.k8s.io").is_some());
+            assert!(d.get("argoproj.io").is_none());
+            assert_eq!(d.get("autoscaling").unwrap().preferred_version_or_latest(), "v2");
+        }
+    });
+}
+
+#[test]
+fn kube_watcher_sees_changes_bookmarks_and_relists_after_410() {
+    use futures_util::StreamExt;
+    use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind};
+    use kube::runtime::watcher::{self, Event};
+
+    runtime().block_on(async {
+        let s = setup().await;
+        s.server.set_bookmark_interval(Duration::from_millis(300));
+        let objects = shop();
+        let web = fixtures::find(&objects, "Deployment", "web").clone();
+        s.server.apply(std::slice::from_ref(&web));
+        let cluster = s.connect().await;
+        let ar = ApiResource::from_gvk(&GroupVersionKind::gvk("apps", "v1", "Deployment"));
+        let api: Api<DynamicObject> = Api::namespaced_with(cluster.client().clone(), "shop", &ar);
+        let config = watcher::Config::default().timeout(1);
+        let mut stream = watcher::watcher(api, config).boxed();
+        let mut next = async || tokio::time::timeout(Duration::from_secs(10), stream.next()).await.unwrap().unwrap();
+
+        // The initial list.
+        assert!(matches!(next().await.unwrap(), Event::Init));
+        match next().await.unwrap() {
+            Event::InitApply(o) => assert_eq!(o.metadata.name.as_deref(), Some("web")),
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(next().await.unwrap(), Event::InitDone));
+
+        // Added, modified, deleted.
+        let api_dep = fixtures::find(&objects, "Deployment", "api").clone();
+        s.server.apply(std::slice::from_ref(&api_dep));
+        match next().await.unwrap() {
+            Event::Apply(o) => assert_eq!(o.metadata.name.as_deref(), Some("api")),
+            other => panic!("{other:?}"),
+        }
+        s.server.scale_as_hpa("apps", "deployments", "shop", "api", 4);
+        match next().await.unwrap() {
+            Event::Apply(o) => assert_eq!(o.data["spec"]["replicas"], 4),
+            other => panic!("{other:?}"),
+        }
+        assert!(s.server.delete("apps", "deployments", "shop", "api"));
+        match next().await.unwrap() {
+            Event::Delete(o) => assert_eq!(o.metadata.name.as_deref(), Some("api")),
+            other => panic!("{other:?}"),
+        }
+
+        // Changes elsewhere move the resourceVersion on; the history is compacted; the next
+        // watch (after timeoutSeconds=1) from the watcher's old version gets 410 and relists.
+        let pod = fixtures::pod_of(&web, "x7k2p", &PodState::running("2026-03-02T09:15:00Z", "2026-03-02T09:15:20Z"));
+        s.server.put(pod);
+        s.server.compact();
+        let mut saw_relist = false;
+        for _ in 0..10 {
+            if let Ok(Event::Init) = next().await {
+                saw_relist = true;
+                break;
+            }
+        }
+        assert!(saw_relist, "the watcher relisted after 410 Gone");
+        let gone = s.server.requests().iter().any(|r| r.query.contains("watch=true") || r.query.contains("watch=1"));
+        assert!(gone);
+        let bookmarks_asked = s.server.requests().iter().any(|r| r.query.contains("allowWatchBookmarks=true"));
+        assert!(bookmarks_asked);
+    });
+}
+
+#[test]
+fn watches_end_with_410_gone_after_compaction() {
+    use futures_util::StreamExt;
+    use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, WatchEvent, WatchParams};
+
+    runtime().block_on(async {
+        let s = setup().await;
+        s.server.apply(&shop());
+        let old = s.server.resource_version();
+        s.server.scale_as_hpa("apps", "deployments", "shop", "web", 5);
+        let cluster = s.connect().await;
+        let ar = ApiResource::from_gvk(&GroupVersionKind::gvk("apps", "v1", "Deployment"));
+        let api: Api<DynamicObject> = Api::namespaced_with(cluster.client().clone(), "shop", &ar);
+
+        // From an old version: the change since, then a bookmark.
+        s.server.set_bookmark_interval(Duration::from_millis(200));
+        let params = WatchParams::default().timeout(2);
+        let mut events = api.watch(&params, &old.to_string()).await.unwrap().boxed();
+        match events.next().await.unwrap().unwrap() {
+            WatchEvent::Modified(o) => assert_eq!(o.data["spec"]["replicas"], 5),
+            other => panic!("{other:?}"),
+        }
+        match events.next().await.unwrap().unwrap() {
+            WatchEvent::Bookmark(b) => assert_eq!(b.metadata.resource_version, s.server.resource_version().to_string()),
+            other => panic!("{other:?}"),
+        }
+
+        s.server.compact();
+        let mut events = api.watch(&params, &old.to_string()).await.unwrap().boxed();
+        match events.next().await.unwrap().unwrap() {
+            WatchEvent::Error(status) => {
+                assert_eq!(status.code, 410);
+                assert_eq!(status.reason, "Expired");
+            }
+            other => panic!("{other:?}"),
+        }
+    });
+}
+
+/// A realistic namespace: HPA201's `web` (cpu 70 %, memory of container `app` 80 %) and its
+/// Deployment scaled to 3 by the HPA; two pods ready for minutes, one just started and not
+/// ready; PodMetrics from metrics-server; the controller's last rescale event.
+fn diagnose_namespace(s: &Setup) -> (Vec<Value>, Timestamp) {
+    s.server.install("podmetrics");
+    let objects = fixtures::in_namespace(fixtures::cluster_fixture("requests-set"), "shop");
+    s.server.apply(&objects);
+    s.server.scale_as_hpa("apps", "deployments", "shop", "web", 3);
+    let mut web = fixtures::find(&objects, "Deployment", "web").clone();
+    web["metadata"]["namespace"] = json!("shop");
+    let pods = [
+        fixtures::pod_of(&web, "4xq9z", &PodState::running("2026-03-02T09:14:10Z", "2026-03-02T09:14:31Z")),
+        fixtures::pod_of(&web, "b7m2c", &PodState::running("2026-03-02T09:14:10Z", "2026-03-02T09:14:29Z")),
+        fixtures::pod_of(
+            &web,
+            "tq8wd",
+            &PodState {
+                phase: "Running",
+                ready: false,
+                started: "2026-03-02T09:20:40Z",
+                ready_since: "2026-03-02T09:20:40Z",
+                deleting: None,
+            },
+        ),
+    ];
+    let hpa = s.server.put(fixtures::find(&objects, "HorizontalPodAutoscaler", "web").clone());
+    let mut stored = Vec::new();
+    for (pod, cpu) in pods.iter().zip(["612m", "580m", "1m"]) {
+        stored.push(s.server.put(pod.clone()));
+        s.server.put(fixtures::pod_metrics(
+            pod,
+            "2026-03-02T09:21:00Z",
+            &[("app", cpu, "301Mi"), ("proxy", "12m", "20Mi")],
+        ));
+    }
+    s.server.put(fixtures::hpa_event(
+        &hpa,
+        "Normal",
+        "SuccessfulRescale",
+        "New size: 3; reason: cpu resource utilization (percentage of request) above target",
+        "2026-03-02T09:20:35Z",
+        "2026-03-02T09:20:35Z",
+        1,
+    ));
+    let now = Timestamp::from_api_time(hpa_core::api::Time::parse_rfc3339("2026-03-02T09:21:05Z").unwrap());
+    (stored, now)
+}
+
+#[test]
+fn diagnose_reads_the_inputs_of_one_sync() {
+    runtime().block_on(async {
+        let s = setup().await;
+        let (_, now) = diagnose_namespace(&s);
+        let cluster = s.connect().await;
+        let objects = diagnose::read_objects(&cluster, "shop", "web").await.unwrap();
+        assert_eq!(objects.metrics_errors, MetricsErrors::default());
+        let inputs =
+            diagnose::inputs_from_objects(&objects.items, &objects.metrics_errors, "shop", "web", now).unwrap();
+        let scale = inputs.sync.scale.as_ref().unwrap();
+        assert_eq!((scale.spec_replicas, scale.selector.as_str()), (3, "app=web"));
+        assert_eq!(inputs.sync.pods.len(), 3);
+        let unready = inputs.sync.pods.iter().find(|p| p.name.ends_with("tq8wd")).unwrap();
+        assert_eq!(unready.ready_condition.unwrap().status, ConditionStatus::False);
+        assert_eq!(unready.phase, PodPhase::Running);
+        let ready = inputs.sync.pods.iter().find(|p| p.name.ends_with("4xq9z")).unwrap();
+        assert_eq!(ready.containers[0].requests_milli["cpu"], 500);
+        assert_eq!(ready.init_containers.len(), 2);
+        assert_eq!(ready.init_containers[1].restart_policy.as_deref(), Some("Always"));
+        let metrics = inputs.sync.resource_metrics.as_ref().unwrap();
+        assert_eq!(metrics.len(), 3);
+        assert_eq!(metrics.iter().find(|m| m.pod.ends_with("4xq9z")).unwrap().containers[0].usage_milli["cpu"], 612);
+        assert_eq!(inputs.events.len(), 1);
+        assert_eq!(inputs.events[0].reason, "SuccessfulRescale");
+        assert!(inputs.sync.other_hpas_selecting_pods.is_empty());
+
+        // The same objects as a snapshot (no scale subresource: it is derived from the
+        // Deployment as its registry builds it) give the same inputs.
+        let snapshot: Vec<Value> = objects.items.iter().filter(|o| o["kind"] != "Scale").cloned().collect();
+        let from_files =
+            diagnose::inputs_from_objects(&snapshot, &MetricsErrors::default(), "shop", "web", now).unwrap();
+        assert_eq!(from_files.sync, inputs.sync);
+        assert_eq!(diagnose::latest_instant(&snapshot).map(|t| t.as_millis() / 1000), Some(now.as_millis() / 1000 - 5));
+    });
+}
+
+#[test]
+fn diagnose_without_metrics_server_says_so() {
+    runtime().block_on(async {
+        let s = setup().await;
+        let objects = fixtures::in_namespace(fixtures::cluster_fixture("requests-set"), "shop");
+        s.server.apply(&objects);
+        // A second HPA on the same Deployment: AmbiguousSelector.
+        let mut twin = fixtures::find(&objects, "HorizontalPodAutoscaler", "web").clone();
+        twin["metadata"]["name"] = json!("web-twin");
+        s.server.put(twin);
+        let web = fixtures::find(&objects, "Deployment", "web");
+        s.server.put(fixtures::pod_of(
+            web,
+            "4xq9z",
+            &PodState::running("2026-03-02T09:14:10Z", "2026-03-02T09:14:31Z"),
+        ));
+        let cluster = s.connect().await;
+        let objects = diagnose::read_objects(&cluster, "shop", "web").await.unwrap();
+        assert!(objects.metrics_errors.resource.is_some());
+        assert!(objects.notes.iter().any(|n| n == &Error::MetricsApiMissing.to_string()));
+        let now = Timestamp::from_secs(1_772_443_265);
+        let inputs =
+            diagnose::inputs_from_objects(&objects.items, &objects.metrics_errors, "shop", "web", now).unwrap();
+        assert!(inputs.sync.resource_metrics.is_err());
+        assert_eq!(inputs.sync.other_hpas_selecting_pods, vec!["shop/web-twin".to_string()]);
+
+        let e = diagnose::read_objects(&cluster, "shop", "nope").await.unwrap_err();
+        assert_eq!(e.to_string(), "HorizontalPodAutoscaler shop/nope not found");
+    });
+}

@@ -1,0 +1,275 @@
+//! The linter's manifest sets as real charts render them: objects that name no namespace
+//! (`-n/--namespace`, or the one the others name), objects defined twice in one stream, kinds
+//! without namespaces, and the related locations of a finding about several containers.
+
+use hpa_tests::cli::hpa_lint;
+use serde_json::Value;
+
+/// An HPA that names no namespace, as `helm template` renders many (document 0, lines 1-13),
+/// and its Deployment, which names the release namespace: neither container requests cpu
+/// (`app` has no resources, `proxy` a memory limit only), `limited` has a cpu limit.
+const RENDER: &str = "\
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: web
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  minReplicas: 2
+  maxReplicas: 10
+  metrics:
+  - type: Resource
+    resource:
+      name: cpu
+      target: {type: Utilization, averageUtilization: 70}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: shop
+spec:
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+      - name: app
+        image: ghcr.io/example/web:1.4.2
+        resources: {}
+      - name: limited
+        image: ghcr.io/example/limited:1.0.0
+        resources:
+          limits: {cpu: 500m}
+      - name: proxy
+        image: ghcr.io/example/proxy:3.1.0
+        resources:
+          limits: {memory: 128Mi}
+";
+
+fn lint(args: &[&str], stdin: &str) -> Value {
+    let mut all = vec!["--no-config", "-o", "json", "--fail-on", "never"];
+    all.extend(args);
+    all.push("-");
+    let run = hpa_lint(&all, stdin);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    run.json()
+}
+
+/// (line, column, rule) of every diagnostic.
+fn positions(report: &Value) -> Vec<(u64, u64, String)> {
+    report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["line"].as_u64().unwrap(), d["column"].as_u64().unwrap(), d["rule"].as_str().unwrap().to_string()))
+        .collect()
+}
+
+fn notes(report: &Value) -> Vec<String> {
+    report["notes"].as_array().unwrap().iter().map(|n| n.as_str().unwrap().to_string()).collect()
+}
+
+/// One metric, two containers without the request: one finding, naming both, with a related
+/// location on each container (and none on the one whose cpu limit is its request).
+#[test]
+fn one_finding_names_every_container_without_the_request() {
+    let report = lint(&[], RENDER);
+    assert_eq!(positions(&report), [(13, 55, "HPA201".to_string())]);
+    let d = &report["diagnostics"][0];
+    assert_eq!(
+        d["message"],
+        "cpu utilization needs a cpu request in every container, and containers \"app\" and \"proxy\" of Deployment shop/web have none: the controller will not scale on this metric"
+    );
+    let related: Vec<(u64, u64, &str)> = d["related"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["line"].as_u64().unwrap(), r["column"].as_u64().unwrap(), r["message"].as_str().unwrap()))
+        .collect();
+    assert_eq!(related, [(28, 9, "no cpu request here"), (35, 9, "no cpu request here")]);
+}
+
+/// Without `-n`, the HPA joins the namespace its Deployment names (the only one named), and a
+/// note says so, since the link depended on it.
+#[test]
+fn objects_without_a_namespace_join_the_one_the_others_name() {
+    let report = lint(&[], RENDER);
+    assert_eq!(report["diagnostics"][0]["object"]["namespace"], "shop");
+    assert_eq!(
+        notes(&report),
+        [
+            "<stdin>: objects that name no namespace were taken to be in namespace \"shop\", the one the others name (where `kubectl apply -n shop` or `helm template -n shop` puts them); pass -n/--namespace if they belong elsewhere"
+        ]
+    );
+}
+
+/// `-n` places them: in the Deployment's namespace the finding is there without a note; in
+/// another one the HPA and the Deployment do not meet.
+#[test]
+fn the_namespace_flag_places_objects_that_name_none() {
+    let report = lint(&["-n", "shop"], RENDER);
+    assert_eq!(positions(&report), [(13, 55, "HPA201".to_string())]);
+    assert!(notes(&report).is_empty(), "{:?}", notes(&report));
+    let report = lint(&["--namespace", "other", "--select", "HPA201,HPA403"], RENDER);
+    assert_eq!(positions(&report), [(6, 65, "HPA403".to_string())]);
+    assert_eq!(report["diagnostics"][0]["message"], "no Deployment other/web among the checked manifests");
+    assert!(notes(&report).is_empty());
+    let run = hpa_lint(&["--no-config", "-n", "Not_A_Namespace", "-"], RENDER);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("--namespace \"Not_A_Namespace\""), "{}", run.stderr);
+}
+
+/// When the others name several namespaces, objects that name none are in `default`, as kubectl
+/// puts them; the HPA's target exists only in another namespace, so the note says what was
+/// assumed.
+#[test]
+fn several_namespaces_named_leave_the_others_in_default_and_a_note_says_so() {
+    let text =
+        format!("{RENDER}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: billing\n");
+    let report = lint(&[], &text);
+    assert_eq!(positions(&report), []);
+    assert_eq!(
+        notes(&report),
+        [
+            "<stdin>: objects that name no namespace were taken to be in namespace \"default\", as kubectl does, while the others name billing, shop; pass -n/--namespace to place them"
+        ]
+    );
+}
+
+/// A namespace written on a kind that has none (a ClusterRole) takes no part; and when no link
+/// depends on the namespace assumed, nothing is said.
+#[test]
+fn kinds_without_namespaces_take_no_part() {
+    let text = format!(
+        "{RENDER}---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: web\n  namespace: elsewhere\n"
+    );
+    let report = lint(&[], &text);
+    assert_eq!(positions(&report), [(13, 55, "HPA201".to_string())]);
+    assert_eq!(notes(&report).len(), 1);
+    assert!(notes(&report)[0].contains("namespace \"shop\""), "{:?}", notes(&report));
+    let written = RENDER.replacen("  name: web\nspec:", "  name: web\n  namespace: shop\nspec:", 1);
+    let text = format!("{written}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n");
+    let report = lint(&[], &text);
+    assert_eq!(positions(&report), [(14, 55, "HPA201".to_string())]);
+    assert!(notes(&report).is_empty(), "{:?}", notes(&report));
+    // A scale target of a kind without namespaces is named without one.
+    let text = written.replacen(
+        "{apiVersion: apps/v1, kind: Deployment, name: web}",
+        "{apiVersion: rbac.authorization.k8s.io/v1, kind: ClusterRole, name: web}",
+        1,
+    );
+    let report = lint(&["--select", "HPA403"], &text);
+    assert_eq!(report["diagnostics"][0]["message"], "no ClusterRole web among the checked manifests");
+}
+
+/// `cat a.yaml a.yaml | hpa-lint -`: one object, one note; the copy's findings are not
+/// repeated and the HPA does not conflict with itself (HPA407).
+#[test]
+fn a_stream_concatenated_twice_is_one_set_of_objects() {
+    let once = lint(&[], RENDER);
+    let twice = lint(&[], &format!("{RENDER}---\n{RENDER}"));
+    assert_eq!(positions(&twice), positions(&once));
+    assert_eq!(twice["summary"]["hpas"], 1);
+    assert_eq!(twice["summary"]["objects"], 2);
+    assert_eq!(
+        notes(&twice)[0],
+        "<stdin>: 2 objects are defined more than once (HorizontalPodAutoscaler shop/web in documents 1 and 3; Deployment shop/web in documents 2 and 4): each is one object, checked once"
+    );
+}
+
+/// A later definition with other content is checked too (its own findings), but it is still
+/// one object: no HPA conflicts with itself.
+#[test]
+fn an_object_redefined_differently_is_checked_and_still_one_object() {
+    let changed = RENDER.replacen("minReplicas: 2\n  maxReplicas: 10", "minReplicas: 4\n  maxReplicas: 4", 1);
+    let report = lint(&["-n", "shop"], &format!("{RENDER}---\n{changed}"));
+    let found = positions(&report);
+    assert!(!found.iter().any(|(_, _, rule)| rule == "HPA407"), "{found:?}");
+    // The second HPA starts on line 40: minReplicas equals maxReplicas (HPA101), and its metric
+    // still misses requests of the first Deployment definition (HPA201).
+    assert_eq!(
+        found,
+        [(13, 55, "HPA201".to_string()), (47, 16, "HPA101".to_string()), (52, 55, "HPA201".to_string()),]
+    );
+    assert_eq!(
+        notes(&report),
+        [
+            "<stdin>: 2 objects are defined more than once (HorizontalPodAutoscaler shop/web in documents 1 and 3, with other content; Deployment shop/web in documents 2 and 4): each is one object, matched with the others by its first definition; an identical repeat in the same file is not checked again, the others are"
+        ]
+    );
+}
+
+/// The human report shows one finding as one report: the containers are labels of its snippet,
+/// not reports of their own.
+#[test]
+fn related_places_in_the_same_file_are_labels_of_one_report() {
+    let run = hpa_lint(&["--no-config", "--color", "never", "--fail-on", "never", "-"], RENDER);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout.matches("HPA201 missing-resource-request").count(), 1, "{}", run.stdout);
+    assert!(!run.stdout.contains("Advice:"), "{}", run.stdout);
+    assert_eq!(run.stdout.matches("╰── no cpu request here").count(), 2, "{}", run.stdout);
+    assert!(run.stdout.contains("╭─[<stdin>:13:55]"), "{}", run.stdout);
+}
+
+/// An autoscaling/v1 HPA: the path is the field written (its CPU target, or where the absent
+/// one would be), in JSON and SARIF, and the help suggests autoscaling/v2 for what v1 cannot
+/// express.
+#[test]
+fn autoscaling_v1_findings_name_the_v1_field() {
+    let v1 = RENDER.replacen(
+        "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: web\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  minReplicas: 2\n  maxReplicas: 10\n  metrics:\n  - type: Resource\n    resource:\n      name: cpu\n      target: {type: Utilization, averageUtilization: 70}\n",
+        "apiVersion: autoscaling/v1\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: web\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  minReplicas: 2\n  maxReplicas: 10\n  targetCPUUtilizationPercentage: 70\n",
+        1,
+    );
+    let report = lint(&[], &v1);
+    assert_eq!(positions(&report), [(9, 35, "HPA201".to_string())]);
+    let d = &report["diagnostics"][0];
+    assert_eq!(d["path"], "spec.targetCPUUtilizationPercentage");
+    let help = d["help"].as_str().unwrap();
+    assert!(help.contains("write the HPA in autoscaling/v2"), "{help}");
+    assert!(!help.contains("or use an AverageValue target"), "{help}");
+    // Without a CPU target, kube-apiserver's default metric stands for the absent field.
+    let without = v1.replacen("  targetCPUUtilizationPercentage: 70\n", "", 1);
+    let report = lint(&[], &without);
+    assert_eq!(positions(&report), [(5, 1, "HPA201".to_string())]);
+    assert_eq!(report["diagnostics"][0]["path"], "spec.targetCPUUtilizationPercentage");
+    let run = hpa_lint(&["--no-config", "-o", "sarif", "--fail-on", "never", "-"], &v1);
+    let result = &run.json()["runs"][0]["results"][0];
+    assert_eq!(result["locations"][0]["logicalLocations"][1]["name"], "spec.targetCPUUtilizationPercentage");
+    assert_eq!(
+        result["locations"][0]["logicalLocations"][1]["fullyQualifiedName"],
+        "HorizontalPodAutoscaler/shop/web/spec.targetCPUUtilizationPercentage"
+    );
+    let run = hpa_lint(&["--no-config", "--color", "never", "--fail-on", "never", "-"], &v1);
+    assert!(run.stdout.contains("╰── spec.targetCPUUtilizationPercentage"), "{}", run.stdout);
+    let run = hpa_lint(&["--no-config", "--color", "never", "--fail-on", "never", "-"], &without);
+    assert!(run.stdout.contains("╰── spec.targetCPUUtilizationPercentage is missing here"), "{}", run.stdout);
+}
+
+/// Across files of one set (`--scope all`), an object that names no namespace and one that
+/// names the namespace it lands in are one object: no HPA conflicts with itself.
+#[test]
+fn one_object_across_files_of_a_set() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.yaml");
+    let b = dir.path().join("b.yaml");
+    std::fs::write(&a, RENDER).unwrap();
+    let named = RENDER.replacen("  name: web\nspec:", "  name: web\n  namespace: shop\nspec:", 1);
+    std::fs::write(&b, &named).unwrap();
+    let (a, b) = (a.display().to_string(), b.display().to_string());
+    let run = hpa_lint(&["--no-config", "-o", "json", "--fail-on", "never", "--scope", "all", &a, &b], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let report = run.json();
+    let rules: Vec<String> = positions(&report).into_iter().map(|(_, _, rule)| rule).collect();
+    assert_eq!(rules, ["HPA201", "HPA201"], "{report}");
+    let notes = notes(&report);
+    assert_eq!(
+        notes[0],
+        format!(
+            "the inputs: 2 objects are defined more than once (HorizontalPodAutoscaler shop/web in {a} (document 1) and {b} (document 1); Deployment shop/web in {a} (document 2) and {b} (document 2)): each is one object, matched with the others by its first definition (kubectl apply keeps the last); every definition is checked"
+        )
+    );
+}

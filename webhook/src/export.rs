@@ -1,0 +1,501 @@
+//! `hpa-webhook policy export`: the organization policy as in-tree admission objects, for
+//! clusters that run Kubernetes 1.36 or later and want the policy without operating a webhook.
+//!
+//! - The constraints become a `ValidatingAdmissionPolicy` and its binding: `maxReplicas` and
+//!   `requireBehavior`, each with the webhook's message and its ratcheting (an UPDATE may keep a
+//!   value the object already had). A binding's `validationActions` apply to every validation
+//!   of its policy, so the constraints the policy enforces with `Deny` and those it enforces
+//!   with `Warn` are two policies, `<name>-constraints` (`[Deny]`) and
+//!   `<name>-constraints-warn` (`[Warn]`); a constraint that layers enforce differently is in
+//!   both, each half guarded by the enforcement of the layer that set it in the namespace.
+//! - The behavior defaults become a `MutatingAdmissionPolicy` (`admissionregistration.k8s.io/v1`,
+//!   GA in 1.36) and its binding: JSON patches that add the fields an HPA leaves unset.
+//!
+//! One policy of each kind holds every layer: a rule is a CEL variable that tells whether the
+//! namespace matches it (by name, or by the labels of `namespaceObject`), and each setting is a
+//! chain that takes the last matching layer's value, exactly as [`Policy::effective`] overlays
+//! them. Both match `autoscaling/v2` with `matchPolicy: Equivalent`, so `autoscaling/v1` requests
+//! are converted by kube-apiserver first, as the webhook converts them.
+//!
+//! What they cannot do, by construction: every cross-object check and every lint warning (CEL
+//! sees one object), kube-apiserver's validation messages as the webhook words them (an in-tree
+//! denial reads "ValidatingAdmissionPolicy '...' with binding '...' denied request: ..."), and
+//! explanations. And they read the namespace's real labels, where the webhook reads the
+//! policy's `namespaceLabels`.
+
+use serde_json::{Value, json};
+
+use hpa_core::api::LabelSelector;
+use hpa_core::api::meta::LabelSelectorRequirement;
+use hpa_core::api::v2::{HPAScalingPolicy, HPAScalingRules};
+
+use crate::policy::{Enforcement, LayerView, NAMESPACE_NAME_LABEL, NamespaceSelector, Policy};
+
+/// How the policy is exported.
+#[derive(Debug, Clone)]
+pub struct ExportOptions {
+    /// Prefix of the objects' names.
+    pub name: String,
+    /// `validationActions` for every constraint, in one binding, instead of the policy's
+    /// enforcement (`Deny` → `[Deny]`, `Warn` → `[Warn]`); e.g. `[Audit]` or `[Warn, Audit]`
+    /// to try a policy out.
+    pub validation_actions: Option<Vec<String>>,
+    /// Namespaces the bindings leave out.
+    pub excluded_namespaces: Vec<String>,
+    /// Whether tolerance defaults are exported (the `HPAConfigurableTolerance` gate).
+    pub tolerance: bool,
+}
+
+/// What the export produced.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Exported {
+    /// The objects, policies before their bindings.
+    pub objects: Vec<Value>,
+    /// Settings that could not be exported, and why.
+    pub notes: Vec<String>,
+}
+
+/// The `apiVersion` of the exported objects.
+pub const API_VERSION: &str = "admissionregistration.k8s.io/v1";
+
+/// Exports `policy` (see the module documentation).
+pub fn export(policy: &Policy, options: &ExportOptions) -> Exported {
+    let layers: Vec<LayerView<'_>> = policy.layers().collect();
+    let mut notes = Vec::new();
+    let mut objects = Vec::new();
+    let rules = rule_variables(&layers);
+    for group in validating(&layers, options.validation_actions.is_some()) {
+        let name = match group.enforcement {
+            Some(Enforcement::Warn) => format!("{}-constraints-warn", options.name),
+            _ => format!("{}-constraints", options.name),
+        };
+        let actions = match (&options.validation_actions, group.enforcement) {
+            (Some(actions), _) => actions.clone(),
+            (None, enforcement) => vec![enforcement.unwrap_or_default().as_str().to_string()],
+        };
+        objects.push(json!({
+            "apiVersion": API_VERSION,
+            "kind": "ValidatingAdmissionPolicy",
+            "metadata": {"name": name, "labels": labels()},
+            "spec": {
+                "failurePolicy": "Fail",
+                "matchConstraints": match_constraints(),
+                "variables": rules.iter().cloned().chain(group.variables).collect::<Vec<_>>(),
+                "validations": group.validations,
+            }
+        }));
+        objects.push(json!({
+            "apiVersion": API_VERSION,
+            "kind": "ValidatingAdmissionPolicyBinding",
+            "metadata": {"name": name, "labels": labels()},
+            "spec": {
+                "policyName": name,
+                "validationActions": actions,
+                "matchResources": match_resources(options),
+            }
+        }));
+    }
+    if !options.tolerance
+        && layers.iter().any(|l| {
+            l.behavior
+                .is_some_and(|b| [&b.scale_up, &b.scale_down].into_iter().flatten().any(|r| r.tolerance.is_some()))
+        })
+    {
+        notes.push("tolerance defaults are not exported: HPAConfigurableTolerance is off".to_string());
+    }
+    if let Some(mutation) = mutating(&layers, options.tolerance) {
+        let name = format!("{}-defaults", options.name);
+        objects.push(json!({
+            "apiVersion": API_VERSION,
+            "kind": "MutatingAdmissionPolicy",
+            "metadata": {"name": name, "labels": labels()},
+            "spec": {
+                // As the webhook's /mutate: defaults are a convenience, never a reason to refuse.
+                "failurePolicy": "Ignore",
+                "reinvocationPolicy": "IfNeeded",
+                "matchConstraints": match_constraints(),
+                "variables": rules.iter().cloned().chain(mutation.variables).collect::<Vec<_>>(),
+                "mutations": [{"patchType": "JSONPatch", "jsonPatch": {"expression": mutation.expression}}],
+            }
+        }));
+        objects.push(json!({
+            "apiVersion": API_VERSION,
+            "kind": "MutatingAdmissionPolicyBinding",
+            "metadata": {"name": name, "labels": labels()},
+            "spec": {"policyName": name, "matchResources": match_resources(options)}
+        }));
+    }
+    if objects.is_empty() {
+        notes.push("the policy sets no constraint and no behavior default: nothing to export".to_string());
+    }
+    Exported { objects, notes }
+}
+
+/// Why `hpa-webhook policy export` failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ExportError {
+    /// The policy file could not be read or is invalid.
+    #[error(transparent)]
+    Policy(#[from] crate::policy::PolicyError),
+    /// `--feature-gates` or `--kubernetes-version` is invalid.
+    #[error("--feature-gates: {0}")]
+    Gates(#[from] hpa_core::features::GateError),
+    /// The cluster is older than 1.36.
+    #[error("MutatingAdmissionPolicy is GA (admissionregistration.k8s.io/v1) from Kubernetes 1.36; got {0}")]
+    TooOld(hpa_core::features::KubernetesVersion),
+    /// Writing the output failed.
+    #[error("writing the objects: {0}")]
+    Write(#[from] std::io::Error),
+}
+
+/// `hpa-webhook policy export`: reads the policy, prints the objects as a JSON `List` (JSON is
+/// YAML: `kubectl apply -f` takes it), and the notes on stderr.
+pub fn run(
+    args: &crate::cli::ExportArgs,
+    stdout: &mut dyn std::io::Write,
+    stderr: &mut dyn std::io::Write,
+) -> Result<(), ExportError> {
+    let gates = args.gates()?;
+    if gates.version() < hpa_core::features::KubernetesVersion::V1_36 {
+        return Err(ExportError::TooOld(gates.version()));
+    }
+    let store = crate::policy::PolicyStore::load(Some(&args.policy))?;
+    let options = ExportOptions {
+        name: args.name.clone(),
+        validation_actions: (!args.validation_actions.is_empty()).then(|| args.validation_actions.clone()),
+        excluded_namespaces: args.exclude_namespace.iter().filter(|n| !n.is_empty()).cloned().collect(),
+        tolerance: gates.enabled(hpa_core::features::Gate::HPAConfigurableTolerance),
+    };
+    let exported = export(&store.current(), &options);
+    for note in &exported.notes {
+        writeln!(stderr, "note: {note}")?;
+    }
+    let text = serde_json::to_string_pretty(&to_list(&exported.objects)).map_err(std::io::Error::other)?;
+    writeln!(stdout, "{text}")?;
+    Ok(())
+}
+
+/// The objects as one `v1` `List` (what `kubectl apply -f` takes, as JSON or YAML).
+pub fn to_list(objects: &[Value]) -> Value {
+    json!({"apiVersion": "v1", "kind": "List", "items": objects})
+}
+
+fn labels() -> Value {
+    json!({"app.kubernetes.io/part-of": "hpa-toolkit", "app.kubernetes.io/managed-by": "hpa-webhook-policy-export"})
+}
+
+fn match_constraints() -> Value {
+    json!({
+        "matchPolicy": "Equivalent",
+        "resourceRules": [{"apiGroups": ["autoscaling"], "apiVersions": ["v2"], "operations": ["CREATE", "UPDATE"],
+            "resources": ["horizontalpodautoscalers"]}]
+    })
+}
+
+fn match_resources(options: &ExportOptions) -> Value {
+    if options.excluded_namespaces.is_empty() {
+        return json!({});
+    }
+    json!({"namespaceSelector": {"matchExpressions": [
+        {"key": NAMESPACE_NAME_LABEL, "operator": "NotIn", "values": options.excluded_namespaces}]}})
+}
+
+// === namespaces ===
+
+/// `rule<i>`: whether the namespace matches rule `i` (layer `i + 1`; layer 0 is `defaults`).
+fn rule_variables(layers: &[LayerView<'_>]) -> Vec<Value> {
+    layers
+        .iter()
+        .enumerate()
+        .filter_map(|(i, layer)| Some((i, layer.selector?)))
+        .map(|(i, selector)| json!({"name": format!("rule{}", i - 1), "expression": selector_expression(selector)}))
+        .collect()
+}
+
+/// The CEL condition of `layer` (`true` for `defaults`).
+fn layer_condition(index: usize, layer: &LayerView<'_>) -> String {
+    match layer.selector {
+        None => "true".to_string(),
+        Some(_) => format!("variables.rule{}", index - 1),
+    }
+}
+
+/// A namespace selector as CEL over `namespaceObject`, as `metav1.LabelSelectorAsSelector(...)
+/// .Matches(labels)` evaluates it; `kubernetes.io/metadata.name` is the namespace's name.
+fn selector_expression(selector: NamespaceSelector<'_>) -> String {
+    match selector {
+        NamespaceSelector::Names(names) => {
+            format!(
+                "namespaceObject.metadata.name in [{}]",
+                names.iter().map(|n| cel_string(n)).collect::<Vec<_>>().join(", ")
+            )
+        }
+        NamespaceSelector::Labels(selector) => labels_expression(selector),
+    }
+}
+
+fn labels_expression(selector: &LabelSelector) -> String {
+    let mut terms: Vec<String> = selector
+        .match_labels
+        .iter()
+        .map(|(k, v)| format!("({} && {} == {})", label_present(k), label_value(k), cel_string(v)))
+        .collect();
+    terms.extend(selector.match_expressions.iter().map(requirement_expression));
+    if terms.is_empty() { "true".to_string() } else { terms.join(" && ") }
+}
+
+fn requirement_expression(r: &LabelSelectorRequirement) -> String {
+    let values = format!("[{}]", r.values.iter().map(|v| cel_string(v)).collect::<Vec<_>>().join(", "));
+    let (has, value) = (label_present(&r.key), label_value(&r.key));
+    match r.operator.as_str() {
+        "In" => format!("({has} && {value} in {values})"),
+        "NotIn" => format!("(!{has} || !({value} in {values}))"),
+        "Exists" => has,
+        "DoesNotExist" => format!("!{has}"),
+        // Policy::parse refuses other operators; a selector that cannot match matches nothing.
+        _ => "false".to_string(),
+    }
+}
+
+/// Whether the namespace has the label (its name label always).
+fn label_present(key: &str) -> String {
+    if key == NAMESPACE_NAME_LABEL {
+        return "true".to_string();
+    }
+    format!("(has(namespaceObject.metadata.labels) && {} in namespaceObject.metadata.labels)", cel_string(key))
+}
+
+/// The label's value, read only where [`label_present`] holds.
+fn label_value(key: &str) -> String {
+    if key == NAMESPACE_NAME_LABEL {
+        return "namespaceObject.metadata.name".to_string();
+    }
+    format!("namespaceObject.metadata.labels[{}]", cel_string(key))
+}
+
+// === constraints ===
+
+/// The validations of one ValidatingAdmissionPolicy.
+struct Validations {
+    /// The enforcement its binding stands for; `None` with `--validation-actions`.
+    enforcement: Option<Enforcement>,
+    variables: Vec<Value>,
+    validations: Vec<Value>,
+}
+
+/// A chain that takes the value of the last matching layer that sets it, else `otherwise`.
+fn chain<'p>(
+    layers: &[LayerView<'p>],
+    value: impl Fn(&LayerView<'p>) -> Option<String>,
+    otherwise: &str,
+) -> Option<String> {
+    let set: Vec<(String, String)> =
+        layers.iter().enumerate().filter_map(|(i, l)| Some((layer_condition(i, l), value(l)?))).collect();
+    if set.is_empty() {
+        return None;
+    }
+    let mut out = otherwise.to_string();
+    for (condition, value) in set {
+        out = if condition == "true" { value } else { format!("{condition} ? {value} : {out}") };
+    }
+    Some(out)
+}
+
+/// One constraint as a ValidatingAdmissionPolicy sees it.
+struct Constraint {
+    /// Its variable (`maxReplicas`), with `<name>Origin` and `<name>Enforcement` beside it.
+    name: &'static str,
+    /// Its value in a layer that sets it, as CEL.
+    value: fn(&LayerView<'_>) -> Option<String>,
+    /// Its value where no layer sets it.
+    otherwise: &'static str,
+    /// Whether the object meets it (`Policy::effective(..).violations`), with the webhook's
+    /// ratcheting: an UPDATE that keeps the old value is let through.
+    expression: &'static str,
+    /// The webhook's message.
+    message: &'static str,
+}
+
+const CONSTRAINTS: [Constraint; 2] = [
+    Constraint {
+        name: "maxReplicas",
+        value: |l| l.constraints.max_replicas.map(|m| m.to_string()),
+        otherwise: "0",
+        expression: "variables.maxReplicas == 0 || object.spec.maxReplicas <= variables.maxReplicas || (request.operation == 'UPDATE' && oldObject.spec.maxReplicas == object.spec.maxReplicas)",
+        message: "'spec.maxReplicas: Invalid value: ' + string(object.spec.maxReplicas) + ': must be less than or equal to ' + string(variables.maxReplicas) + ' (organization policy: ' + variables.maxReplicasOrigin + ')'",
+    },
+    Constraint {
+        name: "requireBehavior",
+        value: |l| l.constraints.require_behavior.map(|b| b.to_string()),
+        otherwise: "false",
+        expression: "!variables.requireBehavior || has(object.spec.behavior) || (request.operation == 'UPDATE' && !has(oldObject.spec.behavior))",
+        message: "'spec.behavior: Required value: organization policy requires behavior in namespace \"' + namespaceObject.metadata.name + '\" (' + variables.requireBehaviorOrigin + ')'",
+    },
+];
+
+/// The constraints as validations, one group per enforcement the layers that set them use
+/// (one group when `overridden`): what each binding's `validationActions` apply to.
+fn validating(layers: &[LayerView<'_>], overridden: bool) -> Vec<Validations> {
+    let mut variables = Vec::new();
+    let mut groups: Vec<Validations> = Vec::new();
+    for constraint in &CONSTRAINTS {
+        let Some(value) = chain(layers, constraint.value, constraint.otherwise) else { continue };
+        let sets = |l: &LayerView<'_>| (constraint.value)(l).is_some();
+        let origin = chain(layers, |l| sets(l).then(|| cel_string(l.origin)), "''").unwrap_or_default();
+        variables.push(json!({"name": constraint.name, "expression": value}));
+        variables.push(json!({"name": format!("{}Origin", constraint.name), "expression": origin}));
+        let mut enforcements: Vec<Option<Enforcement>> = Vec::new();
+        for layer in layers.iter().filter(|l| sets(l)) {
+            let enforcement = (!overridden).then_some(layer.enforcement);
+            if !enforcements.contains(&enforcement) {
+                enforcements.push(enforcement);
+            }
+        }
+        let guard = if enforcements.len() > 1 {
+            // Layers enforce it differently: each policy checks it where its enforcement is the
+            // one of the layer that set the value in force.
+            let name = format!("{}Enforcement", constraint.name);
+            let expression =
+                chain(layers, |l| sets(l).then(|| cel_string(l.enforcement.as_str())), "''").unwrap_or_default();
+            variables.push(json!({"name": name, "expression": expression}));
+            Some(name)
+        } else {
+            None
+        };
+        for enforcement in enforcements {
+            let expression = match (&guard, enforcement) {
+                (Some(name), Some(e)) => {
+                    format!("variables.{name} != {} || ({})", cel_string(e.as_str()), constraint.expression)
+                }
+                _ => constraint.expression.to_string(),
+            };
+            let validation =
+                json!({"expression": expression, "messageExpression": constraint.message, "reason": "Invalid"});
+            match groups.iter_mut().find(|g| g.enforcement == enforcement) {
+                Some(group) => group.validations.push(validation),
+                None => groups.push(Validations { enforcement, variables: Vec::new(), validations: vec![validation] }),
+            }
+        }
+    }
+    // Deny first, as the webhook's denials come before its warnings.
+    groups.sort_by_key(|g| g.enforcement == Some(Enforcement::Warn));
+    for group in &mut groups {
+        group.variables.clone_from(&variables);
+    }
+    groups
+}
+
+// === behavior defaults ===
+
+struct Mutation {
+    variables: Vec<Value>,
+    expression: String,
+}
+
+/// The fields of `HPAScalingRules` a policy can default, with their JSON names.
+const FIELDS: [&str; 4] = ["stabilizationWindowSeconds", "selectPolicy", "policies", "tolerance"];
+
+fn mutating(layers: &[LayerView<'_>], tolerance: bool) -> Option<Mutation> {
+    let mut variables = Vec::new();
+    let mut patches = Vec::new();
+    let mut any = Vec::new();
+    for (direction, json_name) in [("ScaleUp", "scaleUp"), ("ScaleDown", "scaleDown")] {
+        let rules_of = |l: &LayerView<'_>| -> Option<HPAScalingRules> {
+            let b = l.behavior?;
+            if json_name == "scaleUp" { b.scale_up.clone() } else { b.scale_down.clone() }
+        };
+        let object_type = format!("Object.spec.behavior.{json_name}");
+        let mut set = Vec::new();
+        let mut field_patches = Vec::new();
+        for field in FIELDS {
+            if field == "tolerance" && !tolerance {
+                continue;
+            }
+            let value = |l: &LayerView<'_>| -> Option<String> {
+                let r = rules_of(l)?;
+                let v = match field {
+                    "stabilizationWindowSeconds" => r.stabilization_window_seconds?.to_string(),
+                    "selectPolicy" => cel_string(r.select_policy.as_deref()?),
+                    "policies" => policies_literal(r.policies.as_deref()?, &format!("{object_type}.policies")),
+                    _ => cel_string(&r.tolerance.as_ref()?.to_string()),
+                };
+                Some(format!("optional.of({v})"))
+            };
+            let Some(expression) = chain(layers, value, "optional.none()") else { continue };
+            let variable = format!("{json_name}{}", capitalize(field));
+            variables.push(json!({"name": variable, "expression": expression}));
+            set.push(format!("variables.{variable}.hasValue()"));
+            field_patches.push(format!(
+                "(variables.{variable}.hasValue() && !({present}) ? [JSONPatch{{op: \"add\", path: \"/spec/behavior/{json_name}/{field}\", value: variables.{variable}.value()}}] : [])",
+                present = present(&["behavior", json_name, field]),
+            ));
+        }
+        if set.is_empty() {
+            continue;
+        }
+        let sets = format!("sets{direction}");
+        variables.push(json!({"name": sets, "expression": set.join(" || ")}));
+        any.push(format!("variables.{sets}"));
+        // The direction's rules are created when missing, then filled field by field.
+        patches.push(format!(
+            "(variables.{sets} && !({present}) ? [JSONPatch{{op: \"add\", path: \"/spec/behavior/{json_name}\", value: {object_type}{{}}}}] : [])",
+            present = present(&["behavior", json_name]),
+        ));
+        patches.extend(field_patches);
+    }
+    if any.is_empty() {
+        return None;
+    }
+    variables.push(json!({"name": "setsBehavior", "expression": any.join(" || ")}));
+    patches.insert(
+        0,
+        "(variables.setsBehavior && !has(object.spec.behavior) ? [JSONPatch{op: \"add\", path: \"/spec/behavior\", value: Object.spec.behavior{}}] : [])"
+            .to_string(),
+    );
+    Some(Mutation { variables, expression: patches.join(" +\n") })
+}
+
+/// `has(object.spec.a) && has(object.spec.a.b) && ...`: CEL's `has` needs every parent present.
+fn present(path: &[&str]) -> String {
+    (1..=path.len()).map(|n| format!("has(object.spec.{})", path[..n].join("."))).collect::<Vec<_>>().join(" && ")
+}
+
+fn policies_literal(policies: &[HPAScalingPolicy], object_type: &str) -> String {
+    let items: Vec<String> = policies
+        .iter()
+        .map(|p| {
+            format!(
+                "{object_type}{{type: {}, value: {}, periodSeconds: {}}}",
+                cel_string(&p.type_),
+                p.value,
+                p.period_seconds
+            )
+        })
+        .collect();
+    format!("[{}]", items.join(", "))
+}
+
+fn capitalize(s: &str) -> String {
+    let mut chars = s.chars();
+    chars.next().map(|c| c.to_ascii_uppercase().to_string() + chars.as_str()).unwrap_or_default()
+}
+
+/// A CEL string literal (double-quoted, with escapes).
+pub fn cel_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}

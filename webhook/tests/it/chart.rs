@@ -1,0 +1,648 @@
+//! The Helm chart (`charts/hpa-webhook`), rendered by Helm's own engine (Helm v4 through
+//! `helm-python-sdk`, no helm binary; `helm_render.py`): the default values and every
+//! `ci/*-values.yaml` pass `helm lint --strict` and the values schema, render, are valid against
+//! the Kubernetes 1.37 schemas (`kubernetes-validate --strict`), are linted clean by `hpa-lint`,
+//! and agree with the binary (its CLI parses the Deployment's environment, its policy parser the
+//! ConfigMap, its TLS stack serves the certificate Helm generates). The default render matches
+//! the kustomize self-signed overlay object by object.
+//!
+//! The tools are optional locally; with `HPA_REQUIRE_TOOLS=1` (CI) a missing tool fails.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use base64::Engine as _;
+use serde_json::{Value, json};
+
+use hpa_webhook::cli;
+use hpa_webhook::paths;
+use hpa_webhook::policy::Policy;
+
+use crate::manifests::{deployment_settings, find, render_self_signed_overlay, tool};
+use crate::support::{Certs, Client, Server, workspace, yaml_documents};
+
+const RELEASE: &str = "hpa-webhook";
+const NAMESPACE: &str = "hpa-webhook";
+
+fn chart() -> PathBuf {
+    workspace().join("charts/hpa-webhook")
+}
+
+/// One render of the chart.
+struct Render {
+    /// What `helm template` would print.
+    text: String,
+    objects: Vec<Value>,
+    notes: String,
+}
+
+/// Whether Helm's engine can be run here (python3 with helm-python-sdk).
+fn helm_engine() -> bool {
+    let script = workspace().join("webhook/tests/it/helm_render.py");
+    // Without arguments the script exits with 2 (usage) when the module loads, 3 when it is missing.
+    let usable = Command::new("python3").arg(&script).output().is_ok_and(|o| o.status.code() == Some(2));
+    if !usable {
+        assert!(
+            std::env::var("HPA_REQUIRE_TOOLS").as_deref() != Ok("1"),
+            "python3 with helm-python-sdk is required (HPA_REQUIRE_TOOLS=1) but missing"
+        );
+        eprintln!("skipping: helm-python-sdk is not installed (pip install helm-python-sdk)");
+    }
+    usable
+}
+
+/// Runs the render helper; `Err` is its stderr when Helm refuses the values or the templates.
+fn try_render(values: &[&Path]) -> Result<Render, String> {
+    let out = Command::new("python3")
+        .arg(workspace().join("webhook/tests/it/helm_render.py"))
+        .arg(chart())
+        .args([RELEASE, NAMESPACE])
+        .args(values)
+        .output()
+        .unwrap();
+    if !out.status.success() {
+        return Err(String::from_utf8_lossy(&out.stderr).into_owned());
+    }
+    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(result["lint"], json!([]), "helm lint --strict {values:?}");
+    // Sorted by template, as `helm template` prints them.
+    let manifests: BTreeMap<String, String> = serde_json::from_value(result["manifests"].clone()).unwrap();
+    let text = manifests
+        .iter()
+        .filter(|(_, text)| !text.trim().is_empty())
+        .map(|(template, text)| format!("---\n# Source: {template}\n{}\n", text.trim()))
+        .collect::<String>();
+    let objects: Vec<Value> = yaml_documents(&text).into_iter().filter(|o| o.is_object()).collect();
+    Ok(Render { text, objects, notes: result["notes"].as_str().unwrap_or_default().to_string() })
+}
+
+fn render(values: &[&Path]) -> Render {
+    try_render(values).unwrap_or_else(|e| panic!("rendering with {values:?}: {e}"))
+}
+
+fn kind_names(objects: &[Value]) -> Vec<String> {
+    let mut names: Vec<String> = objects
+        .iter()
+        .map(|o| format!("{}/{}", o["kind"].as_str().unwrap(), o["metadata"]["name"].as_str().unwrap()))
+        .collect();
+    names.sort();
+    names
+}
+
+fn of_kind<'a>(objects: &'a [Value], kind: &str) -> Vec<&'a Value> {
+    objects.iter().filter(|o| o["kind"] == kind).collect()
+}
+
+fn webhooks(objects: &[Value]) -> Vec<(&Value, &Value)> {
+    objects
+        .iter()
+        .filter(|o| o["kind"].as_str().unwrap().ends_with("WebhookConfiguration"))
+        .flat_map(|o| o["webhooks"].as_array().unwrap().iter().map(move |w| (o, w)))
+        .collect()
+}
+
+fn kubernetes_validate(name: &str, text: &str) {
+    if !tool("kubernetes-validate", &["--version"]) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join(format!("{name}.yaml"));
+    std::fs::write(&file, text).unwrap();
+    let out = Command::new("kubernetes-validate").args(["--strict", "-k", "1.37.0"]).arg(&file).output().unwrap();
+    let report = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success() && !report.contains("ERROR"), "{name}: {report}");
+    // Only the kinds of cert-manager and the Prometheus Operator have no built-in schema.
+    for line in report.lines().filter(|l| l.starts_with("WARN")) {
+        assert!(line.contains("cert-manager.io/v1") || line.contains("monitoring.coreos.com/v1"), "{name}: {line}");
+    }
+}
+
+/// `hpa-lint -o json -` on the render: no finding, exit status 0.
+fn hpa_lint_clean(name: &str, text: &str) {
+    use clap::Parser as _;
+    let args = hpa_lint::cli::Args::try_parse_from(["hpa-lint", "-o", "json", "--fail-on", "info", "-"]).unwrap();
+    let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
+    let mut stdin = text.as_bytes();
+    let mut io = hpa_lint::Output { stdin: &mut stdin, stdout: &mut stdout, stderr: &mut stderr, terminal: false };
+    let code = hpa_lint::run(args, &mut io).code();
+    let report: Value = serde_json::from_slice(&stdout).unwrap();
+    assert_eq!((code, &report["diagnostics"]), (0, &json!([])), "{name}: {}", String::from_utf8_lossy(&stderr));
+    assert!(report["summary"]["objects"].as_u64().unwrap() >= 6, "{name}: hpa-lint read the render");
+}
+
+/// What every render must hold, whatever the values: the pieces agree with each other and with
+/// the binary.
+fn check_consistency(name: &str, render: &Render) {
+    let objects = &render.objects;
+    let deployment = of_kind(objects, "Deployment")[0];
+    let fullname = deployment["metadata"]["name"].as_str().unwrap();
+    for o in objects {
+        let cluster_scoped =
+            ["ClusterRole", "ClusterRoleBinding", "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"]
+                .contains(&o["kind"].as_str().unwrap());
+        assert_eq!(o["metadata"].get("namespace").is_none(), cluster_scoped, "{name}: {o}");
+        if !cluster_scoped {
+            assert_eq!(o["metadata"]["namespace"], NAMESPACE, "{name}: everything in the release namespace");
+        }
+    }
+
+    // The binary's CLI reads the Deployment's environment; the mounts are where it looks.
+    let spec = &deployment["spec"]["template"]["spec"];
+    let container = &spec["containers"][0];
+    let (settings, _env) = deployment_settings(container);
+    assert_eq!(container["ports"], json!([{"name": "https", "containerPort": cli::DEFAULT_PORT, "protocol": "TCP"}]));
+    for (probe, path) in [("readinessProbe", paths::READYZ), ("livenessProbe", paths::HEALTHZ)] {
+        assert_eq!(
+            container[probe]["httpGet"],
+            json!({"path": path, "port": "https", "scheme": "HTTPS"}),
+            "{name}: {probe}"
+        );
+    }
+    let mounts: BTreeMap<&str, &str> = container["volumeMounts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["name"].as_str().unwrap(), m["mountPath"].as_str().unwrap()))
+        .collect();
+    assert_eq!(Path::new(mounts["tls"]).join("tls.crt"), settings.tls_cert);
+    assert_eq!(Path::new(mounts["tls"]).join("tls.key"), settings.tls_key);
+    assert_eq!(Some(Path::new(mounts["policy"]).join("policy.yaml")), settings.policy);
+    let grace = spec["terminationGracePeriodSeconds"].as_u64().unwrap();
+    assert!((settings.shutdown_delay + settings.shutdown_timeout).as_secs() < grace, "{name}: exits before SIGKILL");
+    let sc = &container["securityContext"];
+    assert_eq!((&sc["allowPrivilegeEscalation"], &sc["readOnlyRootFilesystem"]), (&json!(false), &json!(true)));
+    assert_eq!(spec["securityContext"]["runAsNonRoot"], true);
+
+    // The policy ConfigMap is a policy the server accepts.
+    let config_map = find(objects, "ConfigMap", &format!("{fullname}-policy"));
+    Policy::parse(config_map["data"]["policy.yaml"].as_str().unwrap()).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let volumes = spec["volumes"].as_array().unwrap();
+    assert_eq!(volumes[1]["configMap"]["name"], config_map["metadata"]["name"]);
+
+    // The Service, the PDB and the spread constraints select the pods.
+    let pod_labels = &deployment["spec"]["template"]["metadata"]["labels"];
+    let service = find(objects, "Service", fullname);
+    let mut selectors = vec![&service["spec"]["selector"], &deployment["spec"]["selector"]["matchLabels"]];
+    selectors.extend(of_kind(objects, "PodDisruptionBudget").iter().map(|p| &p["spec"]["selector"]["matchLabels"]));
+    if let Some(constraints) = spec["topologySpreadConstraints"].as_array() {
+        selectors.extend(constraints.iter().map(|c| &c["labelSelector"]["matchLabels"]));
+    }
+    for selector in selectors {
+        assert!(!selector.as_object().unwrap().is_empty());
+        for (k, v) in selector.as_object().unwrap() {
+            assert_eq!(&pod_labels[k], v, "{name}: selector {k}");
+        }
+    }
+
+    // Each webhook calls the Service on a path the binary serves, within its deadline, never in
+    // the release namespace or kube-system.
+    let tls_secret = volumes[0]["secret"]["secretName"].as_str().unwrap();
+    let ca_of_secret = of_kind(objects, "Secret")
+        .iter()
+        .find(|s| s["metadata"]["name"] == tls_secret)
+        .map(|s| s["data"]["ca.crt"].clone());
+    let certificate = of_kind(objects, "Certificate").into_iter().find(|c| c["metadata"]["name"] == fullname);
+    for (configuration, webhook) in webhooks(objects) {
+        let service_ref = &webhook["clientConfig"]["service"];
+        assert_eq!((&service_ref["name"], &service_ref["namespace"]), (&json!(fullname), &json!(NAMESPACE)));
+        assert_eq!(service_ref["port"], service["spec"]["ports"][0]["port"]);
+        assert!(
+            [paths::MUTATE, paths::VALIDATE, "/validate-workloads"].contains(&service_ref["path"].as_str().unwrap()),
+            "{name}: {service_ref}"
+        );
+        assert!(settings.request_timeout.as_secs() < webhook["timeoutSeconds"].as_u64().unwrap());
+        assert_eq!((&webhook["sideEffects"], &webhook["admissionReviewVersions"]), (&json!("None"), &json!(["v1"])));
+        let excluded = &webhook["namespaceSelector"]["matchExpressions"][0];
+        assert_eq!((&excluded["key"], &excluded["operator"]), (&json!("kubernetes.io/metadata.name"), &json!("NotIn")));
+        for ns in [NAMESPACE, "kube-system"] {
+            assert!(excluded["values"].as_array().unwrap().contains(&json!(ns)), "{name}: {ns} excluded");
+        }
+        // The caBundle trusts the serving certificate: the Secret's CA, or cert-manager's injection.
+        match (&ca_of_secret, certificate) {
+            (_, Some(certificate)) => {
+                assert_eq!(certificate["spec"]["secretName"], tls_secret);
+                assert_eq!(
+                    configuration["metadata"]["annotations"]["cert-manager.io/inject-ca-from"],
+                    format!("{NAMESPACE}/{fullname}")
+                );
+                assert!(webhook["clientConfig"].get("caBundle").is_none());
+            }
+            (Some(ca), None) => {
+                assert_eq!(&webhook["clientConfig"]["caBundle"], ca, "{name}: caBundle is the Secret's CA")
+            }
+            (None, None) => assert!(webhook["clientConfig"]["caBundle"].as_str().is_some_and(|b| !b.is_empty())),
+        }
+    }
+    if let Some(certificate) = certificate {
+        let names = hpa_webhook::certs::service_names(fullname, NAMESPACE, "cluster.local");
+        assert!(
+            certificate["spec"]["dnsNames"].as_array().unwrap().contains(&json!(format!("{fullname}.{NAMESPACE}.svc")))
+        );
+        assert!(certificate["spec"]["dnsNames"].as_array().unwrap().len() <= names.len());
+    }
+
+    // The context cache: RBAC bound to the pods' ServiceAccount, whose token is mounted only then.
+    let binding = of_kind(objects, "ClusterRoleBinding");
+    assert_eq!(spec["automountServiceAccountToken"], json!(!binding.is_empty()), "{name}");
+    for b in binding {
+        assert_eq!(
+            b["subjects"],
+            json!([{"kind": "ServiceAccount", "name": spec["serviceAccountName"], "namespace": NAMESPACE}])
+        );
+        let role = find(objects, "ClusterRole", b["roleRef"]["name"].as_str().unwrap());
+        for rule in role["rules"].as_array().unwrap() {
+            assert_eq!(rule["verbs"], json!(["list", "watch"]), "{name}: read-only");
+        }
+    }
+}
+
+/// Every values file of the chart's CI: `ci/*-values.yaml`, sorted.
+fn ci_values_files() -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(chart().join("ci"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().unwrap().to_str().unwrap().ends_with("-values.yaml"))
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn chart_versions_follow_the_workspace() {
+    let chart_yaml = &yaml_documents(&std::fs::read_to_string(chart().join("Chart.yaml")).unwrap())[0];
+    let version = env!("CARGO_PKG_VERSION");
+    assert_eq!(chart_yaml["version"], version, "Chart.yaml version follows Cargo.toml's workspace version");
+    assert_eq!(chart_yaml["appVersion"], version, "Chart.yaml appVersion follows Cargo.toml's workspace version");
+    // The schema is strict at the root, and values.yaml holds only what it declares.
+    let schema: Value =
+        serde_json::from_str(&std::fs::read_to_string(chart().join("values.schema.json")).unwrap()).unwrap();
+    assert_eq!(schema["additionalProperties"], false);
+    let values = &yaml_documents(&std::fs::read_to_string(chart().join("values.yaml")).unwrap())[0];
+    let declared: BTreeSet<&String> = schema["properties"].as_object().unwrap().keys().collect();
+    for key in values.as_object().unwrap().keys() {
+        assert!(declared.contains(key), "values.yaml key {key} is not in values.schema.json");
+    }
+}
+
+#[test]
+fn every_values_file_renders_validates_and_lints_clean() {
+    if !helm_engine() {
+        return;
+    }
+    let expected: BTreeMap<&str, Vec<&str>> = BTreeMap::from([
+        (
+            "default",
+            vec![
+                "ClusterRole/hpa-webhook",
+                "ClusterRoleBinding/hpa-webhook",
+                "ConfigMap/hpa-webhook-policy",
+                "Deployment/hpa-webhook",
+                "MutatingWebhookConfiguration/hpa-webhook",
+                "PodDisruptionBudget/hpa-webhook",
+                "Secret/hpa-webhook-tls",
+                "Service/hpa-webhook",
+                "ServiceAccount/hpa-webhook",
+                "ValidatingWebhookConfiguration/hpa-webhook",
+            ],
+        ),
+        (
+            "cert-manager-values.yaml",
+            vec![
+                "Certificate/hpa-webhook",
+                "Certificate/hpa-webhook-ca",
+                "ClusterRole/hpa-webhook",
+                "ClusterRoleBinding/hpa-webhook",
+                "ConfigMap/hpa-webhook-policy",
+                "Deployment/hpa-webhook",
+                "Issuer/hpa-webhook-ca",
+                "Issuer/hpa-webhook-selfsigned",
+                "MutatingWebhookConfiguration/hpa-webhook",
+                "PodDisruptionBudget/hpa-webhook",
+                "Service/hpa-webhook",
+                "ServiceAccount/hpa-webhook",
+                "ValidatingWebhookConfiguration/hpa-webhook",
+            ],
+        ),
+        (
+            "everything-values.yaml",
+            vec![
+                "Certificate/hpa-admission",
+                "ClusterRole/hpa-admission",
+                "ClusterRoleBinding/hpa-admission",
+                "ConfigMap/hpa-admission-policy",
+                "Deployment/hpa-admission",
+                "MutatingWebhookConfiguration/hpa-admission",
+                "NetworkPolicy/hpa-admission",
+                "PodDisruptionBudget/hpa-admission",
+                "Service/hpa-admission",
+                "ServiceAccount/hpa-admission",
+                "ServiceMonitor/hpa-admission",
+                "ValidatingWebhookConfiguration/hpa-admission",
+                "ValidatingWebhookConfiguration/hpa-admission-workloads",
+            ],
+        ),
+        (
+            "existing-secret-values.yaml",
+            vec![
+                "ConfigMap/hpa-webhook-policy",
+                "Deployment/hpa-webhook",
+                "MutatingWebhookConfiguration/hpa-webhook",
+                "Service/hpa-webhook",
+                "ServiceAccount/hpa-webhook",
+                "ValidatingWebhookConfiguration/hpa-webhook",
+            ],
+        ),
+    ]);
+    let files = ci_values_files();
+    let mut cases: Vec<(String, Vec<&Path>)> = vec![("default".into(), vec![])];
+    cases.extend(files.iter().map(|f| (f.file_name().unwrap().to_str().unwrap().to_string(), vec![f.as_path()])));
+    for (name, values) in &cases {
+        let rendered = render(values);
+        let objects = kind_names(&rendered.objects);
+        eprintln!("{name}: {}", objects.join(", "));
+        assert_eq!(
+            expected.get(name.as_str()).unwrap_or_else(|| panic!("{name}: add its objects to the expected list")),
+            &objects,
+            "{name}"
+        );
+        check_consistency(name, &rendered);
+        kubernetes_validate(name, &rendered.text);
+        hpa_lint_clean(name, &rendered.text);
+        assert!(rendered.notes.contains("rollout status deployment/"), "{name}: NOTES.txt renders");
+    }
+
+    // The fully loaded file: the workload webhook has its rules, and the values reached the objects.
+    let everything = render(&[&chart().join("ci/everything-values.yaml")]);
+    let workloads = find(&everything.objects, "ValidatingWebhookConfiguration", "hpa-admission-workloads");
+    let webhook = &workloads["webhooks"][0];
+    assert_eq!(webhook["failurePolicy"], "Ignore");
+    assert_eq!(webhook["clientConfig"]["service"]["path"], "/validate-workloads");
+    let resources: BTreeSet<String> = webhook["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|r| {
+            let group = r["apiGroups"][0].as_str().unwrap().to_string();
+            let version = r["apiVersions"][0].as_str().unwrap().to_string();
+            assert_eq!(r["operations"], json!(["CREATE", "UPDATE"]));
+            r["resources"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(move |res| format!("{group}/{version}/{}", res.as_str().unwrap()))
+        })
+        .collect();
+    assert_eq!(
+        resources,
+        BTreeSet::from(
+            [
+                "apps/v1/deployments",
+                "apps/v1/statefulsets",
+                "apps/v1/replicasets",
+                "/v1/replicationcontrollers",
+                "argoproj.io/v1alpha1/rollouts",
+                "autoscaling.k8s.io/v1/verticalpodautoscalers",
+                "policy/v1/poddisruptionbudgets",
+            ]
+            .map(String::from)
+        )
+    );
+    let hpa_webhook = &find(&everything.objects, "ValidatingWebhookConfiguration", "hpa-admission")["webhooks"][0];
+    assert_eq!(hpa_webhook["objectSelector"], json!({"matchLabels": {"team": "platform"}}));
+    assert_eq!(hpa_webhook["matchConditions"][0]["name"], "not-a-dry-run-controller");
+    assert_eq!(hpa_webhook["failurePolicy"], "Ignore");
+    assert_eq!(
+        hpa_webhook["namespaceSelector"]["matchExpressions"][1],
+        json!({"key": "hpa-toolkit.io/admission", "operator": "NotIn", "values": ["off"]})
+    );
+    let deployment = find(&everything.objects, "Deployment", "hpa-admission");
+    let container = &deployment["spec"]["template"]["spec"]["containers"][0];
+    let (settings, env) = deployment_settings(container);
+    assert_eq!(settings.request_timeout.as_secs(), 9, "one second below timeoutSeconds 10");
+    assert_eq!(env["HPA_WEBHOOK_KUBERNETES_VERSION"], "1.36");
+    assert!(settings.gates().is_ok());
+    assert!(
+        container["image"]
+            .as_str()
+            .unwrap()
+            .ends_with("@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef")
+    );
+    let role = find(&everything.objects, "ClusterRole", "hpa-admission");
+    assert_eq!(role["rules"], context_cache_rules());
+}
+
+/// The read-only ClusterRole issue 16's context cache needs.
+fn context_cache_rules() -> Value {
+    let rule = |group: &str, resources: &[&str]| json!({"apiGroups": [group], "resources": resources, "verbs": ["list", "watch"]});
+    json!([
+        rule("apps", &["deployments", "statefulsets", "replicasets"]),
+        rule("", &["replicationcontrollers", "limitranges"]),
+        rule("argoproj.io", &["rollouts"]),
+        rule("policy", &["poddisruptionbudgets"]),
+        rule("autoscaling.k8s.io", &["verticalpodautoscalers"]),
+        rule("keda.sh", &["scaledobjects"]),
+        rule("autoscaling", &["horizontalpodautoscalers"]),
+    ])
+}
+
+#[test]
+fn the_schema_refuses_what_the_chart_does_not_know() {
+    if !helm_engine() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for (values, expected) in [
+        ("replicas: 3\n", "additional properties 'replicas' not allowed"),
+        ("admission: {timeoutSeconds: 31}\n", "/admission/timeoutSeconds"),
+        ("certificates: {mode: secret}\n", "/certificates/secret/name"),
+        ("certificates: {mode: vault}\n", "/certificates/mode"),
+        ("workloadWebhook: {enabled: true}\ncontextCache: {enabled: false}\n", "/contextCache/enabled"),
+        ("policy: {rules: [{name: a, constraint: {}}]}\n", "additional properties 'constraint' not allowed"),
+        ("admission: {mutating: {failurePolicy: Retry}}\n", "/admission/mutating/failurePolicy"),
+    ] {
+        let file = dir.path().join("values.yaml");
+        std::fs::write(&file, values).unwrap();
+        let error = try_render(&[&file]).err().unwrap_or_else(|| panic!("{values} was accepted"));
+        assert!(error.contains(expected), "{values}: {error}");
+    }
+}
+
+#[test]
+fn the_default_render_matches_the_kustomize_self_signed_overlay() {
+    if !helm_engine() || !tool("kubectl", &["version", "--client"]) {
+        return;
+    }
+    let chart = render(&[]).objects;
+    let (kustomize, _) = render_self_signed_overlay();
+    let kustomize: Vec<Value> = yaml_documents(&kustomize).into_iter().filter(|o| o.is_object()).collect();
+
+    // Same kinds and names. The Namespace stays with `helm install --create-namespace` (a chart
+    // does not own its release namespace); the context cache's RBAC is in the chart ahead of the
+    // kustomize base (issue 16 adds it there, and from then on it must match).
+    let ours: BTreeSet<String> = kind_names(&chart).into_iter().collect();
+    let theirs: BTreeSet<String> =
+        kind_names(&kustomize).into_iter().filter(|k| !k.starts_with("Namespace/")).collect();
+    let only_in_chart: BTreeSet<&String> = ours.difference(&theirs).collect();
+    assert!(theirs.is_subset(&ours), "missing from the chart: {:?}", theirs.difference(&ours).collect::<Vec<_>>());
+    let pending = BTreeSet::from(["ClusterRole/hpa-webhook".to_string(), "ClusterRoleBinding/hpa-webhook".to_string()]);
+    assert!(only_in_chart.iter().all(|k| pending.contains(*k)), "only in the chart: {only_in_chart:?}");
+
+    // Same webhooks: names, rules, selectors, policies, paths, timeouts.
+    let webhook_of = |objects: &[Value]| -> BTreeMap<String, Value> {
+        webhooks(objects)
+            .into_iter()
+            .map(|(configuration, w)| {
+                let mut w = w.clone();
+                w["clientConfig"].as_object_mut().unwrap().remove("caBundle");
+                (format!("{}/{}", configuration["kind"].as_str().unwrap(), w["name"].as_str().unwrap()), w)
+            })
+            .collect()
+    };
+    assert_eq!(webhook_of(&chart), webhook_of(&kustomize));
+
+    // Same RBAC (none in the base today, see above), same ServiceAccount token setting where
+    // the base has no RBAC.
+    for kind in ["ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"] {
+        for theirs in of_kind(&kustomize, kind) {
+            let ours = find(&chart, kind, theirs["metadata"]["name"].as_str().unwrap());
+            for field in ["rules", "roleRef", "subjects"] {
+                assert_eq!(ours.get(field), theirs.get(field), "{kind} {field}");
+            }
+        }
+    }
+    let pod = |objects: &[Value]| find(objects, "Deployment", "hpa-webhook")["spec"]["template"]["spec"].clone();
+    let (ours, theirs) = (pod(&chart), pod(&kustomize));
+    if of_kind(&kustomize, "ClusterRoleBinding").is_empty() {
+        assert_eq!(
+            (&ours["automountServiceAccountToken"], &theirs["automountServiceAccountToken"]),
+            (&json!(true), &json!(false))
+        );
+        assert_eq!(find(&chart, "ClusterRole", "hpa-webhook")["rules"], context_cache_rules());
+    } else {
+        assert_eq!(ours["automountServiceAccountToken"], theirs["automountServiceAccountToken"]);
+    }
+
+    // The same Deployment, but for labels: replicas, strategy, container, volumes, spread keys.
+    let deployment = |objects: &[Value]| find(objects, "Deployment", "hpa-webhook").clone();
+    let (d_ours, d_theirs) = (deployment(&chart), deployment(&kustomize));
+    for field in ["replicas", "strategy", "revisionHistoryLimit"] {
+        assert_eq!(d_ours["spec"][field], d_theirs["spec"][field], "Deployment spec.{field}");
+    }
+    for field in ["securityContext", "terminationGracePeriodSeconds", "serviceAccountName"] {
+        assert_eq!(ours[field], theirs[field], "pod {field}");
+    }
+    let container = |spec: &Value| {
+        let mut c = spec["containers"][0].clone();
+        // Environment as a map: the chart also sets variables the base leaves at their defaults.
+        let env: BTreeMap<String, Value> = c["env"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| (e["name"].as_str().unwrap().to_string(), e["value"].clone()))
+            .collect();
+        c["env"] = serde_json::to_value(env).unwrap();
+        c
+    };
+    let (c_ours, c_theirs) = (container(&ours), container(&theirs));
+    for field in [
+        "name",
+        "image",
+        "args",
+        "ports",
+        "readinessProbe",
+        "livenessProbe",
+        "resources",
+        "securityContext",
+        "volumeMounts",
+    ] {
+        assert_eq!(c_ours[field], c_theirs[field], "container {field}");
+    }
+    for (variable, value) in c_theirs["env"].as_object().unwrap() {
+        assert_eq!(&c_ours["env"][variable], value, "container env {variable}");
+    }
+    let defaults = crate::support::serve_args(&[]);
+    for (variable, value) in c_ours["env"].as_object().unwrap() {
+        if c_theirs["env"].get(variable).is_none() {
+            // Only variables set to the binary's own defaults are added.
+            let (settings, _) = deployment_settings(&json!({"env": [{"name": variable, "value": value}]}));
+            assert_eq!(
+                format!("{settings:?}"),
+                format!("{defaults:?}"),
+                "{variable}={value} is not the binary's default"
+            );
+        }
+    }
+    assert_eq!(ours["volumes"], theirs["volumes"]);
+    let keys = |spec: &Value| {
+        spec["topologySpreadConstraints"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["topologyKey"].clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(keys(&ours), keys(&theirs));
+
+    // The same Service ports, PDB budget and Secret keys.
+    let service = |objects: &[Value]| find(objects, "Service", "hpa-webhook")["spec"]["ports"].clone();
+    assert_eq!(service(&chart), service(&kustomize));
+    let pdb = |objects: &[Value]| find(objects, "PodDisruptionBudget", "hpa-webhook")["spec"]["minAvailable"].clone();
+    assert_eq!(pdb(&chart), pdb(&kustomize));
+    let secret = |objects: &[Value]| {
+        let s = find(objects, "Secret", "hpa-webhook-tls");
+        (s["type"].clone(), s["data"].as_object().unwrap().keys().cloned().collect::<BTreeSet<_>>())
+    };
+    assert_eq!(secret(&chart), secret(&kustomize));
+}
+
+#[tokio::test]
+async fn the_certificate_helm_generates_is_served_and_trusted_by_the_ca_bundle() {
+    if !helm_engine() {
+        return;
+    }
+    let rendered = render(&[]);
+    let secret = find(&rendered.objects, "Secret", "hpa-webhook-tls");
+    let decode =
+        |key: &str| base64::engine::general_purpose::STANDARD.decode(secret["data"][key].as_str().unwrap()).unwrap();
+    let (cert, key, ca) = (decode("tls.crt"), decode("tls.key"), decode("ca.crt"));
+
+    // Valid for 365 days (values: certificates.selfSigned.certValidityDays), as NOTES.txt says.
+    let der = {
+        use rustls::pki_types::pem::PemObject as _;
+        rustls::pki_types::CertificateDer::from_pem_slice(&cert).unwrap().to_vec()
+    };
+    let not_after = hpa_webhook::tls::not_after(&der).unwrap();
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64;
+    assert!((not_after - now - 365 * 86_400).abs() < 3 * 86_400, "not after {not_after}, now {now}");
+    assert!(
+        rendered.notes.contains("365 days")
+            && rendered.notes.contains("kubectl -n hpa-webhook delete secret hpa-webhook-tls")
+    );
+
+    // The real server loads the pair; a client trusting only the caBundle of the webhook
+    // configurations verifies it for the Service's name, as kube-apiserver does.
+    let certs = Certs::new();
+    let server = Server::start(&certs, &[]).await;
+    std::fs::write(certs.key_path(), &key).unwrap();
+    std::fs::write(certs.cert_path(), &cert).unwrap();
+    let bundle = find(&rendered.objects, "ValidatingWebhookConfiguration", "hpa-webhook")["webhooks"][0]["clientConfig"]["caBundle"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let bundle = String::from_utf8(base64::engine::general_purpose::STANDARD.decode(bundle).unwrap()).unwrap();
+    assert_eq!(bundle.as_bytes(), ca.as_slice());
+    let client = Client::trusting(&bundle);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let served = loop {
+        match client.tls_for(server.addr, "hpa-webhook.hpa-webhook.svc").await {
+            Ok(stream) => break stream.get_ref().1.peer_certificates().unwrap()[0].to_vec(),
+            Err(e) => {
+                assert!(std::time::Instant::now() < deadline, "the Helm certificate was never served: {e}");
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            }
+        }
+    };
+    assert_eq!(served, der);
+    server.stop().await;
+}

@@ -1,0 +1,811 @@
+//! `hpa-webhook policy export`, proved against the webhook's own policy code: the generated CEL
+//! is evaluated with the `cel` crate (Kubernetes' `JSONPatch` and `Object.*` struct literals
+//! built here as maps) on a corpus of HPAs — the real-world manifests, every rule's examples
+//! from `hpa_core::rules::ALL`, the bundled examples and the policy tests' shapes — in several
+//! namespaces, under several policies; the ValidatingAdmissionPolicy must reach the webhook's
+//! verdict with its messages, and the MutatingAdmissionPolicy's patches the webhook's defaulted
+//! object. Every generated object passes `kubernetes-validate --strict`.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use cel::common::types::Type;
+use cel::common::value::{CowVal, Val};
+use cel::context::VariableResolver;
+use cel::objects::{Key, Map, TryIntoValue};
+use cel::{Context, Env, ExecutionError, StructType};
+use serde_json::{Value, json};
+
+use hpa_core::api::v2;
+use hpa_core::features::KubernetesVersion;
+use hpa_webhook::admission::{Admission, mutate_v2, short};
+use hpa_webhook::export::{ExportOptions, export};
+use hpa_webhook::metrics::Endpoint;
+use hpa_webhook::policy::{Enforcement, Policy};
+
+use crate::manifests::tool;
+use crate::support::{review, workspace, yaml_documents};
+
+/// `JSONPatch{...}` and `Object.spec...{...}` construct maps (what kube-apiserver turns them into).
+struct MapStruct(Type);
+
+impl StructType for MapStruct {
+    fn get_type(&self) -> &Type {
+        &self.0
+    }
+
+    fn new_value<'b, 'v>(&self, fields: BTreeMap<String, CowVal<'b, 'v>>) -> Result<Box<dyn Val + 'v>, ExecutionError> {
+        let mut map = HashMap::new();
+        for (k, v) in fields {
+            map.insert(Key::from(k), cel::Value::try_from(v.as_ref())?);
+        }
+        let value: Box<dyn Val> = Box::<dyn Val>::try_from(cel::Value::Map(Map { map: Arc::new(map) }))?;
+        Ok(value)
+    }
+}
+
+fn cel_env() -> Arc<Env> {
+    let mut env = Env::stdlib();
+    for name in [
+        "JSONPatch",
+        "Object.spec.behavior",
+        "Object.spec.behavior.scaleUp",
+        "Object.spec.behavior.scaleDown",
+        "Object.spec.behavior.scaleUp.policies",
+        "Object.spec.behavior.scaleDown.policies",
+    ] {
+        env.add_type(MapStruct(Type::new_struct(name.to_string()))).unwrap();
+    }
+    Arc::new(env)
+}
+
+/// One exported admission policy with its CEL compiled once: the corpus evaluates each
+/// expression tens of thousands of times.
+struct Compiled {
+    /// The variables that read only the namespace (`namespaceObject` and such variables
+    /// before them): what they evaluate to depends on nothing else, so they are evaluated once
+    /// per namespace. Each is bound as `variables.<name>`: the `cel` crate, as cel-go, resolves
+    /// the most specific qualified name first, so `variables.rule0` reads that binding (where
+    /// kube-apiserver binds one lazily evaluated `variables` object).
+    namespace_variables: Vec<(String, cel::Program)>,
+    /// The variables after the first one that reads the request, evaluated per request.
+    request_variables: Vec<(String, cel::Program)>,
+    /// `expression` and `messageExpression` of each validation.
+    validations: Vec<(cel::Program, cel::Program)>,
+    /// The JSON patch expression of a MutatingAdmissionPolicy.
+    mutation: Option<cel::Program>,
+}
+
+/// The namespace-only variables of a [`Compiled`] policy, evaluated for one namespace, with
+/// `namespaceObject`: what every request in that namespace resolves them to, borrowed (not
+/// converted again) by each request's scope.
+struct NamespaceScope {
+    values: BTreeMap<String, Box<dyn Val>>,
+}
+
+impl VariableResolver for NamespaceScope {
+    fn resolve<'b>(&'b self, variable: &str) -> Option<CowVal<'b, 'b>> {
+        self.values.get(variable).map(|v| CowVal::Borrowed(v.as_ref()))
+    }
+}
+
+impl Compiled {
+    fn new(env: &Env, policy: &Value) -> Compiled {
+        let compile = |expression: &Value| {
+            let expression = expression.as_str().unwrap();
+            env.compile(expression).unwrap_or_else(|e| panic!("{expression}: {e:?}"))
+        };
+        let spec = &policy["spec"];
+        let (mut namespace_variables, mut request_variables) = (Vec::new(), Vec::new());
+        for variable in spec["variables"].as_array().unwrap() {
+            let name = format!("variables.{}", variable["name"].as_str().unwrap());
+            let program = compile(&variable["expression"]);
+            // (`optional` is the namespace of `optional.of` and `optional.none`.)
+            let reads_namespace_only = request_variables.is_empty()
+                && program
+                    .references()
+                    .variables()
+                    .iter()
+                    .all(|v| ["namespaceObject", "variables", "optional"].contains(v));
+            if reads_namespace_only { &mut namespace_variables } else { &mut request_variables }.push((name, program));
+        }
+        let validations = spec["validations"]
+            .as_array()
+            .map(|list| list.iter().map(|v| (compile(&v["expression"]), compile(&v["messageExpression"]))).collect())
+            .unwrap_or_default();
+        let mutation = spec["mutations"].get(0).map(|m| compile(&m["jsonPatch"]["expression"]));
+        Compiled { namespace_variables, request_variables, validations, mutation }
+    }
+
+    /// The namespace-only variables, evaluated in order for `namespace_object`.
+    fn namespace(&self, env: &Arc<Env>, namespace_object: &Value) -> NamespaceScope {
+        let mut ctx = Context::with_env(env.clone());
+        ctx.add_variable("namespaceObject", namespace_object).unwrap();
+        let mut values = BTreeMap::new();
+        for (name, program) in &self.namespace_variables {
+            let value = program.execute(&ctx).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+            ctx.add_variable_from_value(name.as_str(), value.clone());
+            values.insert(name.clone(), Box::<dyn Val>::try_from(value).unwrap());
+        }
+        let namespace_object = namespace_object.try_into_value().unwrap();
+        values.insert("namespaceObject".to_string(), Box::<dyn Val>::try_from(namespace_object).unwrap());
+        NamespaceScope { values }
+    }
+
+    /// A scope over `request` with the namespace, its variables and the request's, evaluated
+    /// in order (each sees the ones before it, as kube-apiserver's composition does).
+    fn scope<'p, 'v>(&self, request: &'p Context<'p, 'v>, namespace: &'v NamespaceScope) -> Context<'p, 'v> {
+        let mut scope = request.new_inner_scope();
+        scope.set_variable_resolver(namespace);
+        for (name, program) in &self.request_variables {
+            let value = program.execute(&scope).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+            scope.add_variable_from_value(name.as_str(), value);
+        }
+        scope
+    }
+
+    /// The ValidatingAdmissionPolicy's verdict: the messages of the failed validations.
+    fn messages(&self, scope: &Context<'_, '_>) -> Vec<String> {
+        let mut messages = Vec::new();
+        for (expression, message) in &self.validations {
+            match expression.execute(scope).unwrap() {
+                cel::Value::Bool(true) => {}
+                cel::Value::Bool(false) => match message.execute(scope).unwrap() {
+                    cel::Value::String(message) => messages.push(message.to_string()),
+                    other => panic!("message {other:?}"),
+                },
+                other => panic!("validation {other:?}"),
+            }
+        }
+        messages
+    }
+
+    /// The MutatingAdmissionPolicy's JSON patches.
+    fn patches(&self, scope: &Context<'_, '_>) -> json_patch::Patch {
+        let patches = self.mutation.as_ref().unwrap().execute(scope).unwrap().json().unwrap();
+        serde_json::from_value(patches.clone()).unwrap_or_else(|e| panic!("{patches}: {e}"))
+    }
+}
+
+/// A JSON value as CEL holds it.
+fn cel_value(json: &Value) -> Box<dyn Val> {
+    Box::<dyn Val>::try_from(json.try_into_value().unwrap()).unwrap()
+}
+
+/// The part of an admission request every policy sees alike: `object`, `oldObject`, `request`,
+/// borrowed from values converted once per object.
+struct RequestScope<'a> {
+    object: &'a dyn Val,
+    old_object: &'a dyn Val,
+    request: Box<dyn Val>,
+}
+
+impl<'a> RequestScope<'a> {
+    fn new(operation: &str, namespace: &str, object: &'a dyn Val, old_object: &'a dyn Val) -> RequestScope<'a> {
+        let request = cel_value(&json!({"operation": operation, "namespace": namespace}));
+        RequestScope { object, old_object, request }
+    }
+
+    fn context(&'a self, env: &Arc<Env>) -> Context<'a, 'a> {
+        let mut ctx = Context::with_env(env.clone());
+        ctx.set_variable_resolver(self);
+        ctx
+    }
+}
+
+impl VariableResolver for RequestScope<'_> {
+    fn resolve<'b>(&'b self, variable: &str) -> Option<CowVal<'b, 'b>> {
+        match variable {
+            "object" => Some(CowVal::Borrowed(self.object)),
+            "oldObject" => Some(CowVal::Borrowed(self.old_object)),
+            "request" => Some(CowVal::Borrowed(self.request.as_ref())),
+            _ => None,
+        }
+    }
+}
+
+const POLICIES: [&str; 4] = [
+    // The policy tests' example: every setting, rules by label and by name, later rules winning.
+    r#"
+apiVersion: hpa-toolkit.io/v1alpha1
+kind: WebhookPolicy
+defaults:
+  behavior:
+    scaleDown:
+      stabilizationWindowSeconds: 600
+  constraints:
+    maxReplicas: 200
+namespaceLabels:
+  shop: {tier: production}
+  batch: {tier: batch}
+rules:
+  - name: production
+    namespaceSelector:
+      matchLabels: {tier: production}
+    behavior:
+      scaleUp:
+        tolerance: "0.05"
+        selectPolicy: Min
+    constraints:
+      requireBehavior: true
+  - name: previews
+    namespaces: [preview]
+    behavior:
+      scaleDown:
+        stabilizationWindowSeconds: 60
+        policies: [{type: Pods, value: 1, periodSeconds: 60}]
+    constraints:
+      maxReplicas: 5
+  - name: not-batch
+    namespaceSelector:
+      matchExpressions:
+        - {key: tier, operator: NotIn, values: [batch]}
+        - {key: kubernetes.io/metadata.name, operator: NotIn, values: [kube-public]}
+    constraints:
+      maxReplicas: 100
+"#,
+    // Expressions of every operator, a rule that lifts an earlier requirement, both directions.
+    r#"
+apiVersion: hpa-toolkit.io/v1alpha1
+kind: WebhookPolicy
+namespaceLabels:
+  shop: {tier: production, team: web}
+  batch: {tier: batch}
+rules:
+  - name: "tiered \"prod\""
+    namespaceSelector:
+      matchExpressions:
+        - {key: tier, operator: In, values: [production, batch]}
+        - {key: team, operator: Exists}
+    behavior:
+      scaleUp: {stabilizationWindowSeconds: 30, policies: [{type: Percent, value: 50, periodSeconds: 60}, {type: Pods, value: 4, periodSeconds: 15}]}
+      scaleDown: {selectPolicy: Disabled}
+    enforcement: Warn
+    constraints: {requireBehavior: true, maxReplicas: 3}
+  - name: untiered
+    namespaceSelector:
+      matchExpressions:
+        - {key: tier, operator: DoesNotExist}
+    constraints: {requireBehavior: false}
+  - name: everyone
+    namespaceSelector: {}
+    behavior:
+      scaleDown: {tolerance: "0.2"}
+"#,
+    // Defaults only, advisory.
+    r#"
+apiVersion: hpa-toolkit.io/v1alpha1
+kind: WebhookPolicy
+defaults:
+  enforcement: Warn
+  behavior:
+    scaleUp: {selectPolicy: Max}
+  constraints: {requireBehavior: true}
+"#,
+    // Constraints only: advisory by default, a rule that denies, a rule that inherits Warn.
+    r#"
+apiVersion: hpa-toolkit.io/v1alpha1
+kind: WebhookPolicy
+defaults:
+  enforcement: Warn
+  constraints: {maxReplicas: 100}
+namespaceLabels:
+  shop: {tier: production}
+rules:
+  - name: production
+    namespaceSelector: {matchLabels: {tier: production}}
+    enforcement: Deny
+    constraints: {maxReplicas: 10, requireBehavior: true}
+  - name: previews
+    namespaces: [preview]
+    constraints: {maxReplicas: 2}
+"#,
+];
+
+const NAMESPACES: [&str; 5] = ["shop", "preview", "batch", "kube-public", "other"];
+
+/// Every HPA of the corpus, as autoscaling/v2 (v1 objects converted as kube-apiserver converts
+/// them for a policy matching v2 with matchPolicy Equivalent), with where it came from.
+fn corpus() -> Vec<(String, v2::HorizontalPodAutoscaler)> {
+    let mut documents: Vec<(String, Value)> = Vec::new();
+    let mut files = Vec::new();
+    for dir in ["tests/data/realworld", "examples/manifests"] {
+        collect_yaml(&workspace().join(dir), &mut files);
+    }
+    files.sort();
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap_or_default();
+        for doc in yaml_documents(&text) {
+            documents.push((file.display().to_string(), doc));
+        }
+    }
+    for rule in hpa_core::rules::ALL {
+        let meta = rule.meta();
+        for (i, block) in meta.explanation.split("```yaml").skip(1).enumerate() {
+            let yaml = block.split("```").next().unwrap();
+            for doc in yaml_documents(yaml) {
+                documents.push((format!("{} example {i}", meta.id), doc));
+            }
+        }
+    }
+    // The policy tests' shapes: no behavior, a partial one, a complete one.
+    let base = json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "web"},
+        "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}, "minReplicas": 2, "maxReplicas": 4}});
+    for behavior in [
+        json!(null),
+        json!({}),
+        json!({"scaleUp": {"selectPolicy": "Max", "stabilizationWindowSeconds": 0}}),
+        json!({"scaleDown": {"policies": [{"type": "Pods", "value": 2, "periodSeconds": 30}]}}),
+        json!({"scaleUp": {"stabilizationWindowSeconds": 5, "selectPolicy": "Min", "policies": [{"type": "Pods", "value": 1, "periodSeconds": 15}], "tolerance": "0.3"},
+            "scaleDown": {"stabilizationWindowSeconds": 5, "selectPolicy": "Min", "policies": [{"type": "Pods", "value": 1, "periodSeconds": 15}], "tolerance": "0.3"}}),
+    ] {
+        for max in [1, 4, 150, 500] {
+            let mut hpa = base.clone();
+            hpa["spec"]["maxReplicas"] = json!(max);
+            if !behavior.is_null() {
+                hpa["spec"]["behavior"] = behavior.clone();
+            }
+            documents.push(("policy shapes".into(), hpa));
+        }
+    }
+    documents
+        .into_iter()
+        .filter(|(_, d)| d["kind"] == "HorizontalPodAutoscaler")
+        .filter_map(|(origin, d)| {
+            let hpa = hpa_core::api::decode(&d).ok()?;
+            Some((origin, hpa_core::convert::to_internal(&hpa).ok()?.object))
+        })
+        .collect()
+}
+
+fn collect_yaml(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            collect_yaml(&path, out);
+        } else if path.extension().is_some_and(|e| e == "yaml" || e == "yml") {
+            out.push(path);
+        }
+    }
+}
+
+/// An autoscaling/v2 object as JSON, with `apiVersion` and `kind`.
+trait ToV2Json {
+    fn to_v2_json(&self) -> Value;
+}
+
+impl ToV2Json for v2::HorizontalPodAutoscaler {
+    fn to_v2_json(&self) -> Value {
+        hpa_core::api::VersionedHpa::V2(self.clone()).to_json()
+    }
+}
+
+/// A /validate verdict: the messages of the causes when denied, and the warnings.
+#[derive(Debug, Default, PartialEq)]
+struct Verdict {
+    denials: Vec<String>,
+    warnings: Vec<String>,
+}
+
+/// The webhook's /validate verdict; `None` when it denies without causes (not a valid object).
+fn webhook_verdict(admission: &Admission, policy: &Policy, review: &[u8]) -> Option<Verdict> {
+    let answer = admission.review(Endpoint::Validate, review, policy);
+    let answer: Value = serde_json::from_slice(&answer.body).unwrap();
+    let response = &answer["response"];
+    let warnings = response["warnings"]
+        .as_array()
+        .map_or_else(Vec::new, |w| w.iter().map(|w| w.as_str().unwrap().to_string()).collect());
+    if response["allowed"] == true {
+        return Some(Verdict { denials: Vec::new(), warnings });
+    }
+    let causes = response["status"]["details"]["causes"].as_array()?;
+    let denials = causes
+        .iter()
+        .map(|c| format!("{}: {}", c["field"].as_str().unwrap(), c["message"].as_str().unwrap()))
+        .collect();
+    Some(Verdict { denials, warnings })
+}
+
+/// One policy of [`POLICIES`] exported and compiled, with its namespace-only variables
+/// evaluated for each of [`NAMESPACES`].
+struct Case {
+    index: usize,
+    policy: Policy,
+    /// The ValidatingAdmissionPolicies with their binding's action, `Deny` or `Warn` (the same
+    /// with the tolerance gate on or off).
+    vaps: Vec<(Compiled, Vec<NamespaceScope>, Enforcement)>,
+    /// The MutatingAdmissionPolicy with the tolerance gate off, then on.
+    maps: [Option<(Compiled, Vec<NamespaceScope>)>; 2],
+}
+
+/// A namespace as the policy's CEL sees it: the labels the policy declares for it in
+/// `namespaceLabels` (what the webhook reads), and its name label.
+fn namespace_object(policy: &str, namespace: &str) -> Value {
+    let document = yaml_documents(policy).remove(0);
+    let mut labels = document["namespaceLabels"][namespace].as_object().cloned().unwrap_or_default();
+    labels.insert("kubernetes.io/metadata.name".into(), json!(namespace));
+    json!({"metadata": {"name": namespace, "labels": labels}})
+}
+
+/// What the differential test compared.
+#[derive(Debug, Default)]
+struct Counts {
+    mutations: usize,
+    validations: usize,
+    skipped_invalid: usize,
+    /// CREATE requests the policy denies, and those it admits with warnings.
+    denied: usize,
+    warned: usize,
+}
+
+#[test]
+fn the_exported_policies_decide_and_default_as_the_webhook() {
+    let env = cel_env();
+    let corpus = corpus();
+    let cases: Vec<Case> = POLICIES
+        .iter()
+        .enumerate()
+        .map(|(index, text)| {
+            let policy = Policy::parse(text).unwrap();
+            let exported = [false, true].map(|tolerance| {
+                let options = ExportOptions {
+                    name: "p".into(),
+                    validation_actions: None,
+                    excluded_namespaces: vec![],
+                    tolerance,
+                };
+                export(&policy, &options).objects
+            });
+            let find = |objects: &[Value], kind: &str| objects.iter().find(|o| o["kind"] == kind).cloned();
+            let compiled = |object: Option<Value>| {
+                let compiled = Compiled::new(&env, &object?);
+                let namespaces =
+                    NAMESPACES.iter().map(|n| compiled.namespace(&env, &namespace_object(text, n))).collect();
+                Some((compiled, namespaces))
+            };
+            // Tolerance defaults are behavior: the constraints are exported alike either way, so
+            // their verdicts are compared once, by the webhook of the newest release.
+            let validating = |objects: &[Value]| -> Vec<Value> {
+                objects
+                    .iter()
+                    .filter(|o| o["kind"].as_str().unwrap().starts_with("ValidatingAdmission"))
+                    .cloned()
+                    .collect()
+            };
+            assert_eq!(validating(&exported[1]), validating(&exported[0]));
+            let vaps = exported[1]
+                .iter()
+                .filter(|o| o["kind"] == "ValidatingAdmissionPolicy")
+                .map(|vap| {
+                    let binding = exported[1]
+                        .iter()
+                        .find(|o| {
+                            o["kind"] == "ValidatingAdmissionPolicyBinding"
+                                && o["spec"]["policyName"] == vap["metadata"]["name"]
+                        })
+                        .unwrap();
+                    let enforcement = match binding["spec"]["validationActions"].as_array().unwrap().as_slice() {
+                        [action] if action == "Deny" => Enforcement::Deny,
+                        [action] if action == "Warn" => Enforcement::Warn,
+                        other => panic!("{other:?}"),
+                    };
+                    let (compiled, namespaces) = compiled(Some(vap.clone())).unwrap();
+                    (compiled, namespaces, enforcement)
+                })
+                .collect();
+            let maps = exported.map(|objects| compiled(find(&objects, "MutatingAdmissionPolicy")));
+            Case { index, policy, vaps, maps }
+        })
+        .collect();
+    // The webhook of the newest release (tolerance defaults on or off are told to mutate_v2).
+    let admission =
+        Admission::new(hpa_core::features::FeatureGates::new(KubernetesVersion::LATEST)).with_lint_warnings(false);
+
+    // The corpus in one part per core (each HPA is checked on its own).
+    let parts = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 4);
+    let counts = std::thread::scope(|scope| {
+        let workers: Vec<_> = corpus
+            .chunks(corpus.len().div_ceil(parts))
+            .map(|part| {
+                let (env, cases, admission) = (&env, &cases, &admission);
+                scope.spawn(move || {
+                    let mut counts = Counts::default();
+                    for (origin, hpa) in part {
+                        check_hpa(env, cases, admission, origin, hpa, &mut counts);
+                    }
+                    counts
+                })
+            })
+            .collect();
+        let mut total = Counts::default();
+        for worker in workers {
+            let counts = worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            total.mutations += counts.mutations;
+            total.validations += counts.validations;
+            total.skipped_invalid += counts.skipped_invalid;
+            total.denied += counts.denied;
+            total.warned += counts.warned;
+        }
+        total
+    });
+    let Counts { mutations, validations, skipped_invalid, denied, warned } = counts;
+    eprintln!(
+        "policy export: {} HPAs in the corpus, {mutations} mutations and {validations} validations compared ({denied} creations denied, {warned} admitted with warnings; {skipped_invalid} invalid objects skipped: kube-apiserver refuses them before admission policies run)",
+        corpus.len()
+    );
+    assert!(corpus.len() >= 150, "{} HPAs", corpus.len());
+    assert!(denied > 100 && warned > 100, "{denied} denied, {warned} warned");
+}
+
+/// One HPA of the corpus in every namespace, under every case.
+fn check_hpa(
+    env: &Arc<Env>,
+    cases: &[Case],
+    admission: &Admission,
+    origin: &str,
+    hpa: &v2::HorizontalPodAutoscaler,
+    counts: &mut Counts,
+) {
+    let empty = Policy::default();
+    for (n, namespace) in NAMESPACES.into_iter().enumerate() {
+        let mut hpa = hpa.clone();
+        hpa.metadata.namespace = namespace.into();
+        let mut defaulted = hpa.clone();
+        hpa_core::defaults::default_v2(&mut defaulted);
+
+        // Defaults: the policy's patches then kube-apiserver's defaulting against the webhook's
+        // mutate_v2, on the object as written and as defaulted (when defaulting changed it).
+        let (written, defaulted_json) = (hpa.to_v2_json(), defaulted.to_v2_json());
+        let mut inputs = vec![(&defaulted, cel_value(&defaulted_json), defaulted_json)];
+        if written != inputs[0].2 {
+            inputs.push((&hpa, cel_value(&written), written));
+        }
+
+        // Constraints, on the defaulted object (what validation sees): CREATE, an UPDATE that
+        // keeps everything, and one from a compliant object. Each review is serialised once.
+        let mut object = inputs[0].2.clone();
+        object["metadata"]["resourceVersion"] = json!("1");
+        let mut compliant = object.clone();
+        compliant["spec"]["maxReplicas"] = json!(1);
+        compliant["spec"]["minReplicas"] = json!(1);
+        compliant["spec"]["behavior"] = json!({});
+        let mut compliant_hpa: v2::HorizontalPodAutoscaler = hpa_core::api::decode_as(&compliant).unwrap();
+        hpa_core::defaults::default_v2(&mut compliant_hpa);
+        let mut compliant = compliant_hpa.to_v2_json();
+        compliant["metadata"]["resourceVersion"] = json!("1");
+        let requests = [("CREATE", None), ("UPDATE", Some(&object)), ("UPDATE", Some(&compliant))]
+            .map(|(operation, old)| (operation, serde_json::to_vec(&review("u", operation, &object, old)).unwrap()));
+
+        // Each object becomes a CEL value once, for every case.
+        let null = cel_value(&Value::Null);
+        let (object_cel, compliant_cel) = (cel_value(&object), cel_value(&compliant));
+        let mutation_scopes = inputs
+            .iter()
+            .map(|(_, cel, _)| RequestScope::new("CREATE", namespace, cel.as_ref(), null.as_ref()))
+            .collect::<Vec<_>>();
+        let mutation_contexts: Vec<Context<'_, '_>> = mutation_scopes.iter().map(|scope| scope.context(env)).collect();
+        let validation_scopes = [null.as_ref(), object_cel.as_ref(), compliant_cel.as_ref()]
+            .into_iter()
+            .zip(&requests)
+            .map(|(old, (operation, _))| RequestScope::new(operation, namespace, object_cel.as_ref(), old))
+            .collect::<Vec<_>>();
+        let validation_contexts: Vec<Context<'_, '_>> =
+            validation_scopes.iter().map(|scope| scope.context(env)).collect();
+
+        // kube-apiserver refuses an invalid object before admission policies run.
+        let valid = webhook_verdict(admission, &empty, &requests[0].1).is_some_and(|v| v.denials.is_empty());
+
+        for case in cases {
+            let p = case.index;
+            let effective = case.policy.effective(namespace);
+            for (map, tolerance) in case.maps.iter().zip([false, true]) {
+                for ((input, _, input_json), ctx) in inputs.iter().zip(&mutation_contexts) {
+                    let expected = mutate_v2(input, &effective, tolerance);
+                    let mut got = (*input).clone();
+                    if let Some((map, namespaces)) = map {
+                        let patch = map.patches(&map.scope(ctx, &namespaces[n]));
+                        if !patch.0.is_empty() {
+                            // Defaults write `behavior` only: the patch is applied to it alone.
+                            assert!(
+                                patch.0.iter().all(|op| op.path().as_str().starts_with("/spec/behavior")),
+                                "{patch:?}"
+                            );
+                            let mut object = json!({"spec": {}});
+                            if let Some(behavior) = input_json["spec"].get("behavior") {
+                                object["spec"]["behavior"] = behavior.clone();
+                            }
+                            json_patch::patch(&mut object, &patch).unwrap_or_else(|e| panic!("{patch:?}: {e}"));
+                            got.spec.behavior = hpa_core::api::decode_as(&object["spec"]["behavior"]).unwrap();
+                        }
+                    }
+                    hpa_core::defaults::default_v2(&mut got);
+                    // The same object, and the same JSON where the policy writes (`behavior`, its
+                    // quantities as written): the rest comes from the input on both sides.
+                    let same = got == expected
+                        && serde_json::to_value(&got.spec.behavior).unwrap()
+                            == serde_json::to_value(&expected.spec.behavior).unwrap();
+                    if !same {
+                        assert_eq!(
+                            got.to_v2_json(),
+                            expected.to_v2_json(),
+                            "policy {p}, tolerance {tolerance}, {namespace}, {origin}: {input_json}"
+                        );
+                        panic!("policy {p}, tolerance {tolerance}, {namespace}, {origin}: {got:?} != {expected:?}");
+                    }
+                    counts.mutations += 1;
+                }
+            }
+
+            if !valid {
+                counts.skipped_invalid += 1;
+                continue;
+            }
+            // Denials from the policies bound with [Deny], warnings from those bound with [Warn]
+            // (kube-apiserver prefixes these with the policy's and binding's names).
+            let mut broken = 0;
+            for (i, ((operation, body), ctx)) in requests.iter().zip(&validation_contexts).enumerate() {
+                let expected = webhook_verdict(admission, &case.policy, body).unwrap();
+                let mut got = Verdict::default();
+                for (vap, namespaces, enforcement) in &case.vaps {
+                    let messages = vap.messages(&vap.scope(ctx, &namespaces[n]));
+                    match enforcement {
+                        Enforcement::Deny => got.denials.extend(messages),
+                        _ => got.warnings.extend(messages.iter().map(|m| short(m))),
+                    }
+                }
+                let what = format!("policy {p}, {namespace}, {operation}, {origin}: {object}");
+                if i == 1 {
+                    // The UPDATE that keeps everything: every constraint ratchets, and the
+                    // webhook says so for each one the object breaks.
+                    assert_eq!(got, Verdict::default(), "{what}");
+                    assert_eq!((expected.denials.len(), expected.warnings.len()), (0, broken), "{what}: {expected:?}");
+                } else {
+                    assert_eq!(got, expected, "{what}");
+                }
+                if i == 0 {
+                    broken = expected.denials.len() + expected.warnings.len();
+                    counts.denied += usize::from(!expected.denials.is_empty());
+                    counts.warned += usize::from(!expected.warnings.is_empty());
+                }
+                counts.validations += 1;
+            }
+        }
+    }
+}
+
+#[test]
+fn every_exported_object_is_valid_against_the_kubernetes_schemas() {
+    let validator = tool("kubernetes-validate", &["--version"]);
+    let dir = tempfile::tempdir().unwrap();
+    for (p, text) in POLICIES.iter().enumerate() {
+        for (tolerance, actions, excluded) in
+            [(true, None, vec!["kube-system"]), (false, Some(vec!["Warn", "Audit"]), vec![])]
+        {
+            let options = ExportOptions {
+                name: format!("policy-{p}"),
+                validation_actions: actions.map(|actions| actions.iter().map(|a| a.to_string()).collect()),
+                excluded_namespaces: excluded.iter().map(|a| a.to_string()).collect(),
+                tolerance,
+            };
+            let exported = export(&Policy::parse(text).unwrap(), &options);
+            assert!(exported.objects.iter().all(|o| o["apiVersion"] == "admissionregistration.k8s.io/v1"));
+            if !validator {
+                continue;
+            }
+            let file = dir.path().join(format!("export-{p}-{tolerance}.yaml"));
+            let docs: Vec<String> = exported.objects.iter().map(|o| o.to_string()).collect();
+            std::fs::write(&file, docs.join("\n---\n")).unwrap();
+            let out = std::process::Command::new("kubernetes-validate")
+                .args(["--strict", "-k", "1.37.0"])
+                .arg(&file)
+                .output()
+                .unwrap();
+            let report = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+            assert!(out.status.success() && !report.contains("ERROR") && !report.contains("WARN"), "{report}");
+            assert_eq!(report.matches("passed for resource").count(), exported.objects.len(), "{report}");
+        }
+    }
+}
+
+/// A binding's validationActions apply to all its policy's validations: the constraints the
+/// policy enforces with `Deny` and with `Warn` are two policies, a constraint enforced both
+/// ways (by different layers) in each, guarded; `--validation-actions` makes them one.
+#[test]
+fn enforcement_splits_the_constraints_into_a_deny_and_a_warn_policy() {
+    let policy = Policy::parse(POLICIES[3]).unwrap();
+    let summary = |validation_actions: Option<Vec<String>>| -> Vec<(String, String, Value)> {
+        let options =
+            ExportOptions { name: "p".into(), validation_actions, excluded_namespaces: vec![], tolerance: true };
+        export(&policy, &options)
+            .objects
+            .iter()
+            .map(|o| {
+                let detail = match o["kind"].as_str().unwrap() {
+                    "ValidatingAdmissionPolicy" => {
+                        let guarded = |v: &Value| {
+                            v["expression"].as_str().unwrap().starts_with("variables.maxReplicasEnforcement")
+                        };
+                        json!(o["spec"]["validations"].as_array().unwrap().iter().map(guarded).collect::<Vec<_>>())
+                    }
+                    _ => o["spec"]["validationActions"].clone(),
+                };
+                (o["kind"].as_str().unwrap().to_string(), o["metadata"]["name"].as_str().unwrap().to_string(), detail)
+            })
+            .collect()
+    };
+    let row = |kind: &str, name: &str, detail: Value| (kind.to_string(), name.to_string(), detail);
+    // maxReplicas: defaults and "previews" warn, "production" denies; requireBehavior: only
+    // "production", which denies.
+    assert_eq!(
+        summary(None),
+        [
+            row("ValidatingAdmissionPolicy", "p-constraints", json!([true, false])),
+            row("ValidatingAdmissionPolicyBinding", "p-constraints", json!(["Deny"])),
+            row("ValidatingAdmissionPolicy", "p-constraints-warn", json!([true])),
+            row("ValidatingAdmissionPolicyBinding", "p-constraints-warn", json!(["Warn"])),
+        ]
+    );
+    assert_eq!(
+        summary(Some(vec!["Warn".into(), "Audit".into()])),
+        [
+            row("ValidatingAdmissionPolicy", "p-constraints", json!([false, false])),
+            row("ValidatingAdmissionPolicyBinding", "p-constraints", json!(["Warn", "Audit"])),
+        ]
+    );
+    // A policy that enforces everything alike has one policy and no guard.
+    let all_warn = Policy::parse(POLICIES[2]).unwrap();
+    let options =
+        ExportOptions { name: "p".into(), validation_actions: None, excluded_namespaces: vec![], tolerance: true };
+    let exported = export(&all_warn, &options);
+    let names: Vec<&str> = exported.objects.iter().map(|o| o["metadata"]["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["p-constraints-warn", "p-constraints-warn", "p-defaults", "p-defaults"]);
+}
+
+#[test]
+fn the_export_command_prints_a_list_and_its_notes() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("policy.yaml");
+    std::fs::write(&file, POLICIES[0]).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_hpa-webhook"))
+        .args(["policy", "export", "--policy"])
+        .arg(&file)
+        .args(["--kubernetes-version", "1.36", "--feature-gates", "HPAConfigurableTolerance=false"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let list: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let kinds: Vec<&str> = list["items"].as_array().unwrap().iter().map(|o| o["kind"].as_str().unwrap()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "ValidatingAdmissionPolicy",
+            "ValidatingAdmissionPolicyBinding",
+            "MutatingAdmissionPolicy",
+            "MutatingAdmissionPolicyBinding"
+        ]
+    );
+    assert_eq!(list["items"][1]["spec"]["validationActions"], json!(["Deny"]));
+    assert_eq!(
+        list["items"][1]["spec"]["matchResources"]["namespaceSelector"]["matchExpressions"][0]["values"],
+        json!(["kube-system"])
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("tolerance defaults are not exported"));
+    // --validation-actions overrides the policy's enforcement.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_hpa-webhook"))
+        .args(["policy", "export", "--validation-actions", "Warn,Audit", "--policy"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let list: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(list["items"][1]["spec"]["validationActions"], json!(["Warn", "Audit"]));
+    let bad = dir.path().join("bad.yaml");
+    std::fs::write(&bad, "kind: Nope\n").unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_hpa-webhook"))
+        .args(["policy", "export", "--policy"])
+        .arg(&bad)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("invalid policy"));
+}
