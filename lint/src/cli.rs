@@ -319,4 +319,27 @@ mod tests {
     fn verify_cli() {
         Args::command().debug_assert();
     }
+
+    /// Every command's `--help`, as users read it, is a snapshot: a change to a flag, a default
+    /// or a sentence shows in review. New subcommands are picked up without editing this test.
+    #[test]
+    fn help_snapshots() {
+        fn walk(command: &mut clap::Command, path: &str, seen: &mut Vec<String>) {
+            let help = command.render_long_help().to_string();
+            insta::assert_snapshot!(format!("help@{path}"), help);
+            seen.push(path.to_owned());
+            for sub in command.get_subcommands_mut() {
+                if sub.get_name() == "help" {
+                    continue;
+                }
+                let path = format!("{path}_{}", sub.get_name());
+                walk(sub, &path, seen);
+            }
+        }
+        let mut command = Args::command().term_width(100);
+        command.build();
+        let mut seen = Vec::new();
+        walk(&mut command, "hpa-lint", &mut seen);
+        assert!(seen.len() > 5, "subcommands found: {seen:?}");
+    }
 }

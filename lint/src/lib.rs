@@ -13,12 +13,14 @@ pub mod hpa;
 pub mod input;
 pub mod lint_cmd;
 pub mod linter;
-pub mod node_de;
 pub mod rules_cmd;
 pub mod simulate;
-pub mod source;
 pub mod validate;
 pub mod yaml_out;
+
+/// The YAML reader (`hpa-yaml`): documents as node trees with positions, read as kubectl
+/// reads them. Everything in this crate that touches YAML goes through it.
+pub use hpa_yaml as source;
 
 use std::io::Write;
 

@@ -400,6 +400,12 @@ pub fn parse(root: &Node) -> Result<Scenario, Vec<ScenarioError>> {
         return Err(vec![e]);
     }
     check_fields(root, TOP_FIELDS, "the scenario", &mut errs);
+    // A key written twice is refused, as everywhere (the inline HPA's by its decoding).
+    for (span, path) in crate::source::read::duplicate_keys(root) {
+        if !path.starts_with("hpaObject.") {
+            errs.push(span, format!("duplicate field {path:?}"));
+        }
+    }
 
     let hpa = match (root.entry("hpa"), root.get("hpaObject")) {
         (Some(e), None) => errs
@@ -764,6 +770,12 @@ mod tests {
     fn parse_text(text: &str) -> Result<Scenario, Vec<ScenarioError>> {
         let p = crate::source::parse(text);
         parse(&p.documents[0].root)
+    }
+
+    #[test]
+    fn keys_written_twice_are_refused() {
+        let e = parse_text("hpa: a.yaml\nduration: 1m\nduration: 2m\nhpaObject: {}\n").unwrap_err();
+        assert!(e.iter().any(|e| e.message == "duplicate field \"duration\"" && e.span.start.line == 3), "{e:?}");
     }
 
     #[test]
