@@ -138,6 +138,9 @@ pub enum Command {
     /// Replay the HPA controller's current sync of one HPA, live or from a snapshot, and
     /// explain it: per metric, normalization, conditions, the next syncs, why not or slow.
     Diagnose(crate::diagnose::DiagnoseArgs),
+    /// Lint the HPAs a cluster runs, with the same rules and configuration as files: each one
+    /// admitted as kube-apiserver admits it, the cross-object rules against the live objects.
+    Cluster(crate::cluster_cmd::ClusterLintArgs),
     /// List the lint rules, or print one rule's documentation.
     Rules(RulesArgs),
 }

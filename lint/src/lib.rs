@@ -4,6 +4,7 @@
 //! renders.
 
 pub mod cli;
+pub mod cluster_cmd;
 pub mod controller_flags;
 pub mod convert_cmd;
 pub mod default_cmd;
@@ -97,6 +98,7 @@ pub fn run(args: cli::Args, out: &mut Output<'_>) -> ExitStatus {
         Some(cli::Command::Convert(c)) => convert_cmd::run(c, &args.cluster, out),
         Some(cli::Command::Explain(e)) => explain::run(e, &args.cluster, out),
         Some(cli::Command::Rules(r)) => rules_cmd::run(r, out),
+        Some(cli::Command::Cluster(c)) => cluster_cmd::run(c, &args.cluster, out),
         Some(cli::Command::Simulate(s)) => simulate::run(s, &args.cluster, out),
         Some(cli::Command::Diagnose(d)) => diagnose::run(d, &args.cluster, out),
         None => lint_cmd::run(&args, out),

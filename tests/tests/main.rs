@@ -7,6 +7,7 @@ mod diagnose;
 mod evaluator;
 mod explain;
 mod lint_cli;
+mod lint_cluster;
 mod lint_output;
 mod lint_sets;
 mod malformed;

@@ -4,6 +4,8 @@
 
 pub mod config;
 pub mod index;
+pub mod live;
+pub mod live_report;
 pub mod report;
 pub mod suppress;
 
@@ -328,7 +330,7 @@ impl LintOptions {
     /// The level of a rule, or `None` when it does not run. `--ignore` wins; `--select` runs
     /// only the rules it names (`all`: every rule, opt-in ones included); then the
     /// configuration; then the rule's default (opt-in rules do not run by default).
-    pub fn level(&self, rule: &'static RuleMeta) -> Option<Severity> {
+    pub fn level(&self, rule: &RuleMeta) -> Option<Severity> {
         if rule.id == "HPA000" {
             return Some(Severity::Error);
         }
@@ -348,6 +350,17 @@ impl LintOptions {
             _ if selected || rule.enabled_by_default => Some(rule.severity),
             _ => None,
         }
+    }
+
+    /// The severity a finding is reported at, or `None` when its rule does not run: the
+    /// rule's level ([`level`](Self::level)), unless the rule chose another severity for this
+    /// finding and the configuration does not set the rule's level.
+    pub fn severity(&self, f: &Finding) -> Option<Severity> {
+        let level = self.level(f.rule)?;
+        if f.severity != f.rule.severity && !self.levels.contains_key(f.rule.id) {
+            return Some(f.severity);
+        }
+        Some(level)
     }
 
     /// kube-apiserver's options. An HPA that names no namespace is admitted in `default` until
@@ -917,11 +930,7 @@ fn position_findings<'a>(
     let mut out = Vec::new();
     let mut suppressed = 0;
     for (f, about_key) in findings {
-        let Some(mut severity) = opts.level(f.rule) else { continue };
-        if f.severity != f.rule.severity && !opts.levels.contains_key(f.rule.id) {
-            // The rule chose another severity for this finding, and the user did not override it.
-            severity = f.severity;
-        }
+        let Some(severity) = opts.severity(&f) else { continue };
         let (file, node, path, on_hpa, label) = match &f.location {
             Location::Hpa(path) => (h.file, h.node, path.clone(), true, h.label.clone()),
             Location::Object { id, path } => match find(id) {
