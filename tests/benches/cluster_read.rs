@@ -9,7 +9,8 @@
 //! `read KUBECONFIG MODE` reads everything in all namespaces once and prints one
 //! line: `MODE seconds objects peak_rss_kib`. MODE `inventory` is `hpa_cluster::read_inventory`
 //! (pages parsed, objects trimmed to hpa-core's values); `lists` is the baseline: the same
-//! paginated lists parsed and dropped.
+//! paginated lists parsed and dropped; `lint` is the whole `hpa-lint cluster -A -o json`
+//! (read, check, render).
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
@@ -32,9 +33,13 @@ fn main() {
             args[3].parse().expect("HPAS is a number"),
             args[4].parse().expect("WORKLOADS is a number"),
         )),
+        // The whole command runs its own runtime: not inside this one.
+        Some("read") if args.len() == 4 && args[3] == "lint" => lint(&args[2]),
         Some("read") if args.len() == 4 => runtime.block_on(read(PathBuf::from(&args[2]), &args[3])),
         _ => {
-            eprintln!("usage: cluster_read serve DIR HPAS WORKLOADS | cluster_read read KUBECONFIG inventory|lists");
+            eprintln!(
+                "usage: cluster_read serve DIR HPAS WORKLOADS | cluster_read read KUBECONFIG inventory|lists|lint"
+            );
             std::process::exit(2);
         }
     }
@@ -128,6 +133,38 @@ async fn read(kubeconfig: PathBuf, mode: &str) {
     };
     let seconds = started.elapsed().as_secs_f64();
     println!("{mode} {seconds:.3} {objects} {}", peak_rss_kib());
+}
+
+/// `hpa-lint cluster -A --no-config -o json`, in-process as `main` runs it: the read, every
+/// HPA admitted and checked against the inventory, the report rendered (and dropped).
+fn lint(kubeconfig: &str) {
+    use clap::Parser as _;
+    let started = Instant::now();
+    let args = hpa_lint::cli::Args::try_parse_from([
+        "hpa-lint",
+        "cluster",
+        "-A",
+        "--no-config",
+        "--timeout",
+        "60",
+        "--fail-on",
+        "never",
+        "-o",
+        "json",
+        "--kubeconfig",
+        kubeconfig,
+    ])
+    .unwrap_or_else(|e| panic!("{e}"));
+    let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
+    let mut stdin = std::io::empty();
+    let mut out = hpa_lint::Output { stdin: &mut stdin, stdout: &mut stdout, stderr: &mut stderr, terminal: false };
+    let status = hpa_lint::run(args, &mut out);
+    let seconds = started.elapsed().as_secs_f64();
+    assert_eq!(status.code(), 0, "{}", String::from_utf8_lossy(&stderr));
+    let report: Value = serde_json::from_slice(&stdout).unwrap_or_else(|e| panic!("{e}"));
+    let objects = report["summary"]["objects"].as_u64().unwrap_or(0);
+    eprintln!("lint: {} diagnostics", report["diagnostics"].as_array().map_or(0, Vec::len));
+    println!("lint {seconds:.3} {objects} {}", peak_rss_kib());
 }
 
 /// `VmHWM` of `/proc/self/status`: the peak resident set size, in KiB.
