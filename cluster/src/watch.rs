@@ -698,8 +698,11 @@ pub struct Overlay<'a> {
     pdbs: Option<(String, Vec<Pdb>)>,
     vpas: Option<(String, Vec<Vpa>)>,
     /// The HPA substituted: its namespace, and each target whose list of HPAs changes with it.
-    hpas: Option<(String, Vec<(String, String, Vec<ObjectId>)>)>,
+    hpas: Option<(String, Vec<TargetHpas>)>,
 }
+
+/// A target's kind and name, and the HPAs targeting it.
+type TargetHpas = (String, String, Vec<ObjectId>);
 
 impl<'a> Overlay<'a> {
     /// The index unchanged.
@@ -825,8 +828,12 @@ mod tests {
         let mut index = Index::default();
         put(&mut index, kinds::HPA, hpa("b", "web"));
         put(&mut index, kinds::HPA, hpa("a", "web"));
-        put(&mut index, kinds::DEPLOYMENT, json!({"metadata": {"name": "web", "namespace": "shop"},
-            "spec": {"replicas": 2, "template": {"spec": {"containers": [{"name": "app"}]}}}}));
+        put(
+            &mut index,
+            kinds::DEPLOYMENT,
+            json!({"metadata": {"name": "web", "namespace": "shop"},
+            "spec": {"replicas": 2, "template": {"spec": {"containers": [{"name": "app"}]}}}}),
+        );
         let names = |ids: &[ObjectId]| ids.iter().map(|i| i.name.clone()).collect::<Vec<_>>();
         assert_eq!(names(index.hpas_targeting("shop", "Deployment", "web")), ["a", "b"]);
         assert!(index.workload("Deployment", "shop", "web").is_some());
