@@ -240,8 +240,11 @@ impl Policy {
                 }
             };
             let origin = format!("rule {:?}", rule.name);
-            let layer = Layer::new(origin, &at, rule.behavior, rule.constraints, &mut problems)
-                .denying(deny_rules(rule.deny_rules, &at, &mut problems));
+            let layer = Layer::new(origin, &at, rule.behavior, rule.constraints, &mut problems).denying(deny_rules(
+                rule.deny_rules,
+                &at,
+                &mut problems,
+            ));
             rules.push((selector, layer.enforced(rule.enforcement.unwrap_or(enforcement))));
         }
         if !problems.is_empty() {
@@ -321,9 +324,8 @@ fn deny_rules(list: Option<Vec<String>>, at: &str, problems: &mut Vec<String>) -
     let mut ids = Vec::with_capacity(list.len());
     for (i, entry) in list.iter().enumerate() {
         match hpa_core::rules::find(entry) {
-            Some(rule) if rule.meta().id == "HPA000" => problems.push(format!(
-                "{at}.denyRules[{i}]: HPA000 is kube-apiserver's own validation, which always denies"
-            )),
+            Some(rule) if rule.meta().id == "HPA000" => problems
+                .push(format!("{at}.denyRules[{i}]: HPA000 is kube-apiserver's own validation, which always denies")),
             Some(rule) => ids.push(rule.meta().id),
             None => problems.push(format!("{at}.denyRules[{i}]: unknown rule {entry:?} (see `hpa-lint rules`)")),
         }
