@@ -301,8 +301,12 @@ async fn supervise(shared: Arc<CacheShared>, cluster: Cluster, options: CacheOpt
             };
             let alive = running.get(&kind).is_some_and(|h| !h.is_finished());
             if wanted && !alive {
+                // A refused kind tried again keeps its phase until the answer changes, so that
+                // the refusal is logged once.
                 shared.update(kind, |w| {
-                    w.phase = Phase::Syncing;
+                    if w.phase != Phase::Forbidden {
+                        w.phase = Phase::Syncing;
+                    }
                     w.synced = false;
                 });
                 let handle = tasks.spawn(watch_kind(shared.clone(), cluster.client().clone(), kind));
