@@ -114,7 +114,7 @@ async fn cross_object_checks_at_admission_on_both_sides() {
 
     // The workload side: an HPA in the cluster scales `web`; an update that sets
     // spec.replicas (a GitOps apply owning the field) gets HPA410, naming the HPA.
-    s.api.apply(&[web.clone()]);
+    s.api.apply(std::slice::from_ref(&web));
     let old = s.api.apply(&[find(&fixed, "Deployment", "web").clone()]).remove(0);
     let deadline = Instant::now() + Duration::from_secs(10);
     let mut manifest = find(&fixed, "Deployment", "web").clone();
