@@ -176,27 +176,49 @@ async fn cross_object_checks_at_admission_on_both_sides() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stopped_api_server_leaves_single_object_checks_and_a_warning() {
     let (s, objects) = setup().await;
-    let (server, mut conn) = s.webhook(&["--context-stale-after", "200ms"]).await;
+    // The policy denies on HPA201 in shop: with a fresh view, and never on a stale one.
+    let policy = s._dir.path().join("policy.yaml");
+    std::fs::write(
+        &policy,
+        "apiVersion: hpa-toolkit.io/v1alpha1\nkind: WebhookPolicy\nrules:\n  - name: shop\n    namespaces: [shop]\n    denyRules: [missing-resource-request]\n",
+    )
+    .unwrap();
+    let policy = policy.display().to_string();
+    let (server, mut conn) = s.webhook(&["--context-stale-after", "200ms", "--policy", &policy]).await;
     let web = hpa(&objects, "web");
     let answer = conn.review("/validate", &review("k1", "CREATE", &web, None)).await.unwrap();
-    assert!(warnings(&answer).iter().any(|w| w.starts_with("HPA201")));
+    let denied = response(&answer);
+    assert_eq!(denied["allowed"], false, "{answer}");
+    assert_eq!(denied["status"]["code"], 422);
+    let message = denied["status"]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("HorizontalPodAutoscaler.autoscaling \"web\" is invalid: spec.metrics[0].resource.target.averageUtilization: Forbidden: HPA201 missing-resource-request: "),
+        "{message}"
+    );
+    assert!(message.contains("(organization policy: rule \"shop\" denies HPA201)"), "{message}");
 
     s.api.kill();
-    // Every request is answered (allowed, HTTP 200) while the watches break; once the view is
-    // stale, the HPA is checked alone and the answer says so.
+    // Every request is answered (HTTP 200) while the watches break; once the view is stale, the
+    // HPA is checked alone, admitted, and the answer says so.
     let deadline = Instant::now() + Duration::from_secs(20);
     let mut n = 0;
     loop {
         n += 1;
         let answer = conn.review("/validate", &review(&format!("k{n}"), "CREATE", &web, None)).await.unwrap();
-        assert_eq!(response(&answer)["allowed"], true, "{answer}");
         let found = warnings(&answer);
-        if found.iter().any(|w| w.starts_with("hpa-webhook checked this HPA alone (cross-object checks skipped)")) {
-            assert!(!found.iter().any(|w| w.starts_with("HPA201")), "{found:?}");
-            break;
+        // Every request is answered: denied while the view is fresh, allowed once it is stale.
+        if response(&answer)["allowed"] == false {
+            assert_eq!(response(&answer)["status"]["code"], 422, "{answer}");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            assert!(Instant::now() < deadline, "the view never became stale");
+            continue;
         }
-        assert!(Instant::now() < deadline, "the view never became stale: {found:?}");
-        tokio::time::sleep(Duration::from_millis(20)).await;
+        assert!(
+            found.iter().any(|w| w.starts_with("hpa-webhook checked this HPA alone (cross-object checks skipped)")),
+            "allowed without the stale warning: {found:?}"
+        );
+        assert!(!found.iter().any(|w| w.starts_with("HPA201")), "{found:?}");
+        break;
     }
     let (_, body) = conn.send("GET", "/metrics", Vec::new()).await.unwrap();
     let text = String::from_utf8(body.to_vec()).unwrap();
