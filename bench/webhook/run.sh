@@ -9,8 +9,8 @@
 #                                         server (tests/benches/cluster_read.rs serve, in its own
 #                                         process) that holds HPAS HPAs and WORKLOADS workloads:
 #                                         the cross-object rules run against the cache; the
-#                                         review's HPA is moved to one of those namespaces and
-#                                         targets one of those Deployments (for every target)
+#                                         review's HPA becomes one of those HPAs, on its
+#                                         Deployment (for every target)
 #   baseline fixed                        a fixed response of the same size (HTTP + TLS only)
 #   baseline parse                        parse into serde_json::Value, serialize a response
 #
@@ -84,12 +84,14 @@ if [ "$CONTEXT" = 1 ]; then
   echo "loading $HPAS HPAs and $WORKLOADS workloads into the test API server" >&2
   for _ in $(seq 1 1200); do [ -f "$WORK/api/ready" ] && break; sleep 0.5; done
   [ -f "$WORK/api/ready" ] || { echo "the test API server did not get ready" >&2; exit 1; }
-  # The review's HPA in a namespace of that cluster, on one of its Deployments (web-0 in team-0).
+  # The review's HPA as the cached HPA web-0 of team-0 (in its place: no other HPA on the same
+  # target), on that cluster's Deployment web-0.
   python3 - "$REVIEW" "$WORK/review.json" <<'PY'
 import json, sys
 review = json.load(open(sys.argv[1]))
 request = review["request"]
 request["namespace"] = request["object"]["metadata"]["namespace"] = "team-0"
+request["name"] = request["object"]["metadata"]["name"] = "web-0"
 request["object"]["spec"]["scaleTargetRef"]["name"] = "web-0"
 open(sys.argv[2], "w").write(json.dumps(review, separators=(",", ":")))
 PY
