@@ -643,15 +643,20 @@ impl<'a> Autoscaler<'a> {
         let mut rescale = true;
         let mut statuses = false;
 
-        // 5. Scale-to-zero facts.
+        // 5. Scale-to-zero facts. Before 1.36 the controller knows no ScaledToZero condition: a
+        // target at zero is disabled only when minReplicas != 0, and with minReplicas 0 its
+        // metrics are evaluated (a scale-up from zero with no condition).
+        let zero_conditions = p.calc.release.scaled_to_zero_condition;
         let gate_on = p.scale_to_zero;
-        let scaled_to_zero = gate_on && scaled_to_zero_condition(&result.status.conditions);
+        let scaled_to_zero = zero_conditions && gate_on && scaled_to_zero_condition(&result.status.conditions);
         let can_scale_from_zero = scaled_to_zero && p.object_or_external;
 
         // 6. Range pre-checks.
         let mut needs_metrics = true;
         if current == 0 {
-            if !((min != 0 && scaled_to_zero) || can_scale_from_zero) {
+            let disabled =
+                if zero_conditions { !((min != 0 && scaled_to_zero) || can_scale_from_zero) } else { min != 0 };
+            if disabled {
                 needs_metrics = false;
                 rescale = false;
                 result.set_condition(
@@ -661,7 +666,7 @@ impl<'a> Autoscaler<'a> {
                     Message::Text("scaling is disabled since the replica count of the target is zero"),
                     now,
                 );
-                if !gate_on {
+                if zero_conditions && !gate_on {
                     remove_condition(&mut result.status.conditions, SCALED_TO_ZERO);
                 }
                 result.outcome = SyncOutcome::ScalingDisabled;
@@ -818,7 +823,8 @@ impl<'a> Autoscaler<'a> {
                 };
                 events.get(i).map(|e| (direction, *e))
             });
-            if gate_on {
+            // No ScaledToZero condition before 1.36.
+            if zero_conditions && gate_on {
                 if current > 0 && desired == 0 && min == 0 && p.object_or_external {
                     result.set_condition(
                         SCALED_TO_ZERO,
@@ -836,7 +842,7 @@ impl<'a> Autoscaler<'a> {
                         now,
                     );
                 }
-            } else {
+            } else if zero_conditions {
                 remove_condition(&mut result.status.conditions, SCALED_TO_ZERO);
             }
             result.rescaled = true;
@@ -1156,7 +1162,9 @@ impl MetricsRun<'_, '_> {
         resource: &str,
         container: &str,
     ) -> Result<Proposal, String> {
-        let format = if resource == RESOURCE_MEMORY { Format::BinarySI } else { Format::DecimalSI };
+        // `buildQuantity` (from 1.34): memory in BinarySI; 1.33 renders every resource in DecimalSI.
+        let binary = resource == RESOURCE_MEMORY && self.p.calc.release.memory_binary_si;
+        let format = if binary { Format::BinarySI } else { Format::DecimalSI };
         let metrics = self.resource_metrics;
         if let Some(average) = &target.average_value {
             let r = self
