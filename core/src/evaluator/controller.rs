@@ -116,6 +116,9 @@ pub struct SyncInput {
     pub scale: Result<Scale, String>,
     /// The error of writing the scale (after the conflict retries), if it fails.
     pub scale_update_error: Option<String>,
+    /// The conflict error of the first scale update, if it conflicts: from 1.34 the controller
+    /// retries (the retry's outcome is `scale_update_error`); 1.33 fails with it.
+    pub scale_update_conflict: Option<String>,
     /// The `labels.Parse` error of `scale.selector`, if it does not parse.
     pub selector_parse_error: Option<String>,
     /// Keys (`namespace/name`) of other HPAs whose selectors match some of the pods.
@@ -142,6 +145,7 @@ impl SyncInput {
             now,
             scale: Ok(scale),
             scale_update_error: None,
+            scale_update_conflict: None,
             selector_parse_error: None,
             other_hpas_selecting_pods: Vec::new(),
             pods: Vec::new(),
@@ -778,7 +782,12 @@ impl<'a> Autoscaler<'a> {
         // 9. Act.
         if rescale {
             result.rescale_to = Some(desired);
-            if let Some(err) = &input.scale_update_error {
+            let conflict = input.scale_update_conflict.as_ref();
+            let update_error = match conflict {
+                Some(c) if !p.calc.release.retry_scale_update_on_conflict => Some(c),
+                _ => input.scale_update_error.as_ref(),
+            };
+            if let Some(err) = update_error {
                 let msg = format!("New size: {desired}; reason: {}; error: {err}", result.rescale_reason);
                 result.event(EventType::Warning, "FailedRescale", msg);
                 result.set_condition(

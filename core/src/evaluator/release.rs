@@ -46,6 +46,9 @@ pub struct ControllerRelease {
     /// only `minReplicas != 0` disables scaling, and with `minReplicas: 0` the metrics are
     /// evaluated and the target scales up from zero with no condition.
     pub scaled_to_zero_condition: bool,
+    /// A conflicting scale update is retried with a fresh read of the scale (`RetryOnConflict`,
+    /// #132007) from 1.34; 1.33 makes one attempt (`FailedUpdateScale`, `FailedRescale`).
+    pub retry_scale_update_on_conflict: bool,
     /// The Object metric fetch error reads `unable to get metric <m> on <Kind> <ns>/<name>: <err>`
     /// from 1.37 (#139029); before, Go's misordered arguments gave
     /// `unable to get metric <m>: <Kind> on <ns> <name>/<err>`.
@@ -67,6 +70,7 @@ impl ControllerRelease {
             per_pod_usage_guard: m >= 38,
             ignore_succeeded_pods: m >= 38,
             memory_binary_si: m >= 34,
+            retry_scale_update_on_conflict: m >= 34,
             scaled_to_zero_condition: m >= 36,
             object_error_in_order: m >= 37,
         }
@@ -147,6 +151,7 @@ mod tests {
         assert!(!r37.saturating_ceil && !r37.per_pod_usage_guard && !r37.ignore_succeeded_pods);
         assert!(r38.saturating_ceil && r38.per_pod_usage_guard && r38.ignore_succeeded_pods);
         assert!(!at(V1_33).memory_binary_si && at(V1_34).memory_binary_si);
+        assert!(!at(V1_33).retry_scale_update_on_conflict && at(V1_34).retry_scale_update_on_conflict);
         assert!(!at(V1_35).scaled_to_zero_condition && at(V1_36).scaled_to_zero_condition);
         assert!(!at(V1_36).object_error_in_order && at(V1_37).object_error_in_order);
         assert_eq!(ControllerRelease::default().version, KubernetesVersion::LATEST);

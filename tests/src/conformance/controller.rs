@@ -681,6 +681,9 @@ fn sync_input(s: &Value) -> R<SyncInput> {
     if flag("scale_update_error") {
         input.scale_update_error = Some("fake scale update error".into());
     }
+    if flag("scale_update_conflict") {
+        input.scale_update_conflict = Some("fake scale update conflict".into());
+    }
     if flag("selector_unparsable") {
         input.selector_parse_error = Some(format!("unable to parse requirement: {selector:?}"));
     }
