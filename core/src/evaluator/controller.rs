@@ -29,6 +29,7 @@ use super::behavior::{
     TimestampedRecommendation, TimestampedScaleEvent,
 };
 use super::gofmt;
+use super::release::ControllerRelease;
 use super::replicas::{
     CalcError, Matched, ObjectSample, Pod, PodIndex, PodMetricsItem, PodSample, Pods, RESOURCE_MEMORY,
     ReplicaCalculator, Tolerances, Workspace,
@@ -757,7 +758,7 @@ impl<'a> Autoscaler<'a> {
                 result.rescale_reason.clear();
                 result.rescale_reason.push_str("All metrics below target");
             }
-            let n = normalize(state, p.behavior.as_ref(), config, max, current, desired, min, now);
+            let n = normalize(state, p.behavior.as_ref(), config, p.calc.release, max, current, desired, min, now);
             result.set_condition(
                 ABLE_TO_SCALE,
                 TRUE,
@@ -1476,6 +1477,7 @@ fn normalize(
     state: &mut ControllerState,
     behavior: Option<&HorizontalPodAutoscalerBehavior>,
     opts: &HPAControllerConfiguration,
+    release: ControllerRelease,
     max: i32,
     current: i32,
     prenormalized: i32,
@@ -1489,11 +1491,11 @@ fn normalize(
             legacy_stabilized(behavior::stabilize_recommendation(recommendations, prenormalized, window, now))
         }
         Some(b) => {
-            let args = normalization_args(b, max, current, prenormalized, min);
+            let args = normalization_args(b, max, current, prenormalized, min, release);
             behavior::stabilize_recommendation_with_behaviors(recommendations, &args, now)
         }
     };
-    limit(state, behavior, opts, max, current, prenormalized, min, now, stabilized)
+    limit(state, behavior, opts, release, max, current, prenormalized, min, now, stabilized)
 }
 
 /// `stabilizeRecommendation`'s count, with the reason the legacy path reports when it differs
@@ -1515,6 +1517,7 @@ fn normalization_args(
     current: i32,
     prenormalized: i32,
     min: i32,
+    release: ControllerRelease,
 ) -> NormalizationArgs<'_> {
     NormalizationArgs {
         scale_up: behavior.scale_up.as_ref().unwrap_or(&NO_RULES),
@@ -1523,6 +1526,7 @@ fn normalization_args(
         max_replicas: max,
         current_replicas: current,
         desired_replicas: prenormalized,
+        release,
     }
 }
 
@@ -1535,6 +1539,7 @@ fn limit(
     state: &ControllerState,
     behavior: Option<&HorizontalPodAutoscalerBehavior>,
     opts: &HPAControllerConfiguration,
+    release: ControllerRelease,
     max: i32,
     current: i32,
     prenormalized: i32,
@@ -1558,7 +1563,7 @@ fn limit(
         );
         return normalization(NormalizationPath::Legacy, prenormalized, stabilized.replicas, ability, limited);
     };
-    let mut args = normalization_args(b, max, current, prenormalized, min);
+    let mut args = normalization_args(b, max, current, prenormalized, min, release);
     args.desired_replicas = stabilized.replicas;
     let limited = behavior::convert_desired_replicas_with_behavior_rate(
         &args,

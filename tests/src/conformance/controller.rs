@@ -15,7 +15,6 @@ use hpa_core::api::v2::{
     HPAScalingRules, HorizontalPodAutoscaler, HorizontalPodAutoscalerBehavior, HorizontalPodAutoscalerCondition,
     HorizontalPodAutoscalerSpec, HorizontalPodAutoscalerStatus, MetricSpec,
 };
-use hpa_core::evaluator::HPAControllerConfiguration;
 use hpa_core::evaluator::behavior::{self, NormalizationArgs, TimestampedRecommendation, TimestampedScaleEvent};
 use hpa_core::evaluator::controller::{self, ControllerState, ObjectMetricValue, Scale, SyncInput};
 use hpa_core::evaluator::replicas::{
@@ -23,6 +22,7 @@ use hpa_core::evaluator::replicas::{
     PodMetricsItem, PodPhase, PodSample, ReadyCondition, ReplicaCalculator, Tolerances, Workspace,
 };
 use hpa_core::evaluator::time::Timestamp;
+use hpa_core::evaluator::{ControllerRelease, HPAControllerConfiguration};
 use hpa_core::features::{FeatureGates, Gate, KubernetesVersion};
 
 use super::project;
@@ -45,7 +45,7 @@ pub fn run_function(vector: &Value) -> (bool, Value) {
         | "convertDesiredReplicasWithBehaviorRate"
         | "storeScaleEvent"
         | "calculateScaleUpLimitWithScalingRules"
-        | "calculateScaleDownLimitWithBehaviors" => run_normalize(function, inputs),
+        | "calculateScaleDownLimitWithBehaviors" => run_normalize(function, inputs, config),
         _ => run_replica_calc(function, inputs, config),
     };
     match got {
@@ -434,7 +434,8 @@ fn limited_json(l: behavior::Limited) -> Value {
     json!({"replicas": l.replicas, "reason": l.reason})
 }
 
-fn run_normalize(function: &str, inputs: &Value) -> R<Value> {
+fn run_normalize(function: &str, inputs: &Value, config: &Value) -> R<Value> {
+    let release = ControllerRelease::of(gates(config)?.version());
     Ok(match function {
         "stabilizeRecommendation" => {
             let mut recs = recommendations(inputs, "recommendations")?;
@@ -467,6 +468,7 @@ fn run_normalize(function: &str, inputs: &Value) -> R<Value> {
                 max_replicas: i32::MAX,
                 current_replicas: i32_of(inputs, "current_replicas")?,
                 desired_replicas: i32_of(inputs, "prenormalized_desired")?,
+                release,
             };
             let mut recs = recommendations(inputs, "recommendations")?;
             let s = behavior::stabilize_recommendation_with_behaviors(&mut recs, &args, NOW);
@@ -482,6 +484,7 @@ fn run_normalize(function: &str, inputs: &Value) -> R<Value> {
                 max_replicas: i32_of(inputs, "max_replicas")?,
                 current_replicas: i32_of(inputs, "current_replicas")?,
                 desired_replicas: i32_of(inputs, "desired_replicas")?,
+                release,
             };
             limited_json(behavior::convert_desired_replicas_with_behavior_rate(
                 &args,
@@ -495,7 +498,7 @@ fn run_normalize(function: &str, inputs: &Value) -> R<Value> {
             let current = i32_of(inputs, "current_replicas")?;
             let (up, down) = (scale_events(inputs, "scale_up_events")?, scale_events(inputs, "scale_down_events")?);
             let limit = if function == "calculateScaleUpLimitWithScalingRules" {
-                behavior::calculate_scale_up_limit_with_scaling_rules(current, &up, &down, &r, NOW)
+                behavior::calculate_scale_up_limit_with_scaling_rules(current, &up, &down, &r, NOW, release)
             } else {
                 behavior::calculate_scale_down_limit_with_behaviors(current, &up, &down, &r, NOW)
             };
