@@ -77,7 +77,8 @@ impl ControllerRelease {
     }
 
     /// `int32(math.Ceil(x))` as this release computes it: 1.38's `ceilToInt32` saturates at both
-    /// ends (NaN, which needs a zero target refused by validation, maps to 0); before, amd64
+    /// ends (NaN, which needs a zero target refused by validation, maps to 0, the saturating
+    /// semantics Go plans for every float-to-int conversion, golang/go#76264); before, amd64
     /// gives `MinInt32` for NaN or a value out of range ([`go_amd64_int32`]).
     pub fn ceil_to_i32(self, x: f64) -> i32 {
         if self.saturating_ceil {

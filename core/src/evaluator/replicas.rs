@@ -77,16 +77,6 @@ impl Default for Tolerances {
     }
 }
 
-/// The v1.38 `ceilToInt32` helper: `ceil(x)` converted to int32, saturating at both ends
-/// ([`ControllerRelease::ceil_to_i32`] is the conversion of each release).
-///
-/// NaN (which needs a zero target, refused by validation) maps to 0, the saturating semantics
-/// Go plans to adopt for all float-to-int conversions (golang/go#76264).
-pub fn ceil_to_i32(x: f64) -> i32 {
-    // Rust's float-to-int `as` saturates at the bounds and maps NaN to 0.
-    x.ceil() as i32
-}
-
 /// `v1.PodPhase`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum PodPhase {
@@ -1326,13 +1316,6 @@ mod tests {
         let t = Tolerances::default();
         for (ratio, within) in [(0.9, true), (1.1, true), (0.89, false), (1.11, false), (f64::NAN, false)] {
             assert_eq!(t.is_within(ratio), within, "{ratio}");
-        }
-    }
-
-    #[test]
-    fn ceil_saturates() {
-        for (x, want) in [(1.2, 2), (-1.5, -1), (3e9, i32::MAX), (-3e9, i32::MIN), (f64::INFINITY, i32::MAX)] {
-            assert_eq!(ceil_to_i32(x), want, "{x}");
         }
     }
 
