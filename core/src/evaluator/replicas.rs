@@ -790,10 +790,10 @@ pub fn group_pods(
 ///
 /// With [`ReplicaCalculator::pod_level_resources`] (gate `PodLevelResources`, from 1.34), no
 /// container named and pod-level requests set (`IsPodLevelRequestsSet`), the pod's
-/// `PodRequests` is used (see [`calculate_pod_level_requests`]). Otherwise the regular
-/// containers plus restartable init containers (sidecars) are summed, each of which must have a
-/// request; with a container named only that one counts (a container the pod lacks: request 0
-/// before 1.35, an error from 1.35).
+/// `PodRequests` is used (`calculatePodLevelRequests`, [`crate::resources::pod_requests`]).
+/// Otherwise the regular containers plus restartable init containers (sidecars) are summed,
+/// each of which must have a request; with a container named only that one counts (a container
+/// the pod lacks: request 0 before 1.35, an error from 1.35).
 pub fn calculate_requests(
     pods: &[Pod],
     container: &str,
