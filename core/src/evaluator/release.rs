@@ -24,8 +24,9 @@ pub struct ControllerRelease {
     /// A ContainerResource metric naming a container the pod lacks is an error
     /// (`container <c> not found in Pod <p>`) from 1.35 (#133415); before, its request is 0.
     pub missing_container_error: bool,
-    /// `GetExternalPerPodMetricReplicas` caps the replica count at `MaxInt32` and the per-pod
-    /// usage of a saturated sum at `MaxInt64` from 1.34 (#127050).
+    /// `GetExternalPerPodMetricReplicas` saturates a sum that overflows at `MaxInt64`, and caps
+    /// the replica count at `MaxInt32` and the per-pod usage of a saturated sum at `MaxInt64`,
+    /// from 1.34 (#127050; the release is the #141397 author's, the 1.33 source was not found).
     pub external_per_pod_cap: bool,
     /// `getUsageRatioReplicaCount` caps the replica count at `MaxInt32` from 1.35 (#126979).
     pub usage_ratio_cap: bool,

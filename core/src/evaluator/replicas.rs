@@ -1191,7 +1191,7 @@ impl ReplicaCalculator {
     }
 
     /// `GetExternalPerPodMetricReplicas`: External metrics with an AverageValue target. A sum
-    /// that turns negative becomes `i64::MAX`; the proposal `ceil(sum / target)` is capped at
+    /// that turns negative becomes `i64::MAX` from 1.34 (it wraps before); the proposal `ceil(sum / target)` is capped at
     /// `MaxInt32` from 1.34; the status usage is `ceil(sum / status.replicas)`
     /// ([`ControllerRelease::per_pod_usage`]).
     #[allow(clippy::too_many_arguments)]
@@ -1208,9 +1208,10 @@ impl ReplicaCalculator {
         let values = get_external_metric(values)
             .map_err(|e| external_fetch_error(metric_name, namespace, metric_selector, &e))?;
         let mut usage = 0i64;
+        let guard = self.release.external_per_pod_cap;
         for &v in values {
             usage = usage.wrapping_add(v);
-            if usage < 0 {
+            if guard && usage < 0 {
                 usage = i64::MAX;
                 break;
             }
@@ -1620,6 +1621,15 @@ mod tests {
         };
         assert_eq!(per_pod(V1_33), (i32::MIN, i64::MIN));
         assert_eq!(per_pod(V1_34), (i32::MAX, i64::MAX));
+        // The sum's guard came with the cap (#127050): before, it wraps to a negative sum.
+        let wrapped = |v| {
+            let r = calc_at(v)
+                .get_external_per_pod_metric_replicas(2, 1000, "qps", tol, "default", None, Ok(&[i64::MAX, 1000]))
+                .unwrap();
+            (r.replicas, r.usage_milli)
+        };
+        assert_eq!(wrapped(V1_33), (i32::MIN, (((i64::MIN + 999) as f64) / 2.0).ceil() as i64));
+        assert_eq!(wrapped(V1_34), (i32::MAX, i64::MAX));
         // Object AverageValue at zero replicas: int64(+Inf) before 1.38, 0 in 1.38.
         let r = CrossVersionObjectReference { kind: "Service".into(), name: "s".into(), api_version: "v1".into() };
         let object = |v| {
