@@ -11,6 +11,7 @@
 //! type's minimum ([`go_amd64_int32`], [`go_amd64_int64`]). arm64, ppc64le and s390x saturate
 //! instead; 1.38's `ceilToInt32` (#141397) saturates on every architecture.
 
+use super::replicas::PodPhase;
 use crate::features::KubernetesVersion;
 
 /// The release-dependent parts of the HPA controller's arithmetic and status.
@@ -38,8 +39,10 @@ pub struct ControllerRelease {
     /// The per-pod usage of an Object or External AverageValue target goes through
     /// `getPerPodUsage` (0 at zero replicas, `MaxInt64` for a saturated sum), 1.38 (#140958).
     pub per_pod_usage_guard: bool,
-    /// `groupPods` ignores Succeeded pods like Failed ones (`IsPodTerminal`), 1.38 (#141302).
-    pub ignore_succeeded_pods: bool,
+    /// The pod phases `groupPods` ignores, by `PodPhase as usize` ([`Self::ignores_phase`]):
+    /// Failed, and Succeeded in 1.38 (`IsPodTerminal`, #141302). A table, so that the per-pod
+    /// test is one lookup.
+    ignored_phases: [bool; 5],
     /// `status.currentMetrics` renders memory `averageValue` in BinarySI (`buildQuantity`,
     /// `200Mi`) from 1.34 (#132351); 1.33 renders every resource in DecimalSI (`209715200`).
     pub memory_binary_si: bool,
@@ -69,7 +72,15 @@ impl ControllerRelease {
             external_sum_cap: m >= 35,
             saturating_ceil: m >= 38,
             per_pod_usage_guard: m >= 38,
-            ignore_succeeded_pods: m >= 38,
+            ignored_phases: {
+                let mut t = [false; 5];
+                for (phase, ignored) in [(PodPhase::Failed, true), (PodPhase::Succeeded, m >= 38)] {
+                    if let Some(slot) = t.get_mut(phase as usize) {
+                        *slot = ignored;
+                    }
+                }
+                t
+            },
             memory_binary_si: m >= 34,
             retry_scale_update_on_conflict: m >= 34,
             scaled_to_zero_condition: m >= 36,
@@ -113,6 +124,15 @@ impl ControllerRelease {
     }
 }
 
+impl ControllerRelease {
+    /// Whether `groupPods` ignores a pod in `phase` (besides deleted pods): Failed, and
+    /// Succeeded in 1.38 (#141302); before, a Succeeded pod is missing without a sample and
+    /// counts with one.
+    pub fn ignores_phase(&self, phase: PodPhase) -> bool {
+        self.ignored_phases.get(phase as usize).copied().unwrap_or(false)
+    }
+}
+
 impl Default for ControllerRelease {
     /// The newest release's controller.
     fn default() -> Self {
@@ -150,8 +170,12 @@ mod tests {
         assert!(!at(V1_34).usage_ratio_cap && at(V1_35).usage_ratio_cap);
         assert!(!at(V1_34).external_sum_cap && at(V1_35).external_sum_cap);
         let (r37, r38) = (at(V1_37), at(V1_38));
-        assert!(!r37.saturating_ceil && !r37.per_pod_usage_guard && !r37.ignore_succeeded_pods);
-        assert!(r38.saturating_ceil && r38.per_pod_usage_guard && r38.ignore_succeeded_pods);
+        assert!(!r37.saturating_ceil && !r37.per_pod_usage_guard && !r37.ignores_phase(PodPhase::Succeeded));
+        assert!(r38.saturating_ceil && r38.per_pod_usage_guard && r38.ignores_phase(PodPhase::Succeeded));
+        for r in [r37, r38] {
+            assert!(r.ignores_phase(PodPhase::Failed));
+            assert!(!r.ignores_phase(PodPhase::Running) && !r.ignores_phase(PodPhase::Pending));
+        }
         assert!(!at(V1_33).memory_binary_si && at(V1_34).memory_binary_si);
         assert!(!at(V1_33).retry_scale_update_on_conflict && at(V1_34).retry_scale_update_on_conflict);
         assert!(!at(V1_35).scaled_to_zero_condition && at(V1_36).scaled_to_zero_condition);

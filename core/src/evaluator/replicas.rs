@@ -554,18 +554,11 @@ impl Workspace {
     /// `groupPods` over the collected samples (see [`group_pods`]).
     fn group(&mut self, pods: Pods<'_>, cpu: bool, calc: &ReplicaCalculator, now: Timestamp) -> Grouped {
         let mut g = Grouped::default();
-        // The phases ignored, by `PodPhase as usize`: Failed, and Succeeded from 1.38 (one lookup
-        // per pod, as cheap as the single comparison of the releases before).
-        let mut terminal = [false; 5];
-        for (phase, ignored) in [(PodPhase::Failed, true), (PodPhase::Succeeded, calc.release.ignore_succeeded_pods)] {
-            if let Some(slot) = terminal.get_mut(phase as usize) {
-                *slot = ignored;
-            }
-        }
+        let release = &calc.release;
         for (i, pod) in pods.list().iter().enumerate() {
             let entry = pods.entry(i);
             let (Some(flags), Some(value)) = (self.flags.get_mut(entry), self.values.get(entry)) else { continue };
-            if pod.deleted || terminal.get(pod.phase as usize).copied().unwrap_or(false) {
+            if pod.deleted || release.ignores_phase(pod.phase) {
                 *flags |= IGNORED;
                 continue;
             }
