@@ -32,7 +32,7 @@ use super::gofmt;
 use super::release::ControllerRelease;
 use super::replicas::{
     CalcError, Matched, ObjectSample, Pod, PodIndex, PodMetricsItem, PodSample, Pods, RESOURCE_MEMORY,
-    ReplicaCalculator, Tolerances, Workspace,
+    ReplicaCalculator, SetAsidePod, Tolerances, Workspace,
 };
 use super::time::Timestamp;
 use crate::api::quantity::Format;
@@ -216,6 +216,17 @@ pub struct MetricEvaluation {
     pub current: Option<MetricValueStatus>,
     /// The metric's timestamp, where the controller reports one.
     pub timestamp: Option<Timestamp>,
+    /// The usage ratio the tolerance was judged on (first pass), when the calculator got
+    /// that far.
+    pub usage_ratio: Option<f64>,
+    /// The second pass's usage ratio, when missing or unready pods made the calculator
+    /// correct the first.
+    pub corrected_ratio: Option<f64>,
+    /// For metrics whose calculator groups pods (Resource, ContainerResource, Pods): how many
+    /// pods' samples counted as ready.
+    pub ready_pods: Option<usize>,
+    /// For those metrics, the pods whose samples were set aside or missing, and why.
+    pub set_aside: Vec<SetAsidePod>,
 }
 
 /// Which normalization ran.
@@ -236,6 +247,9 @@ pub struct Normalization {
     pub prenormalized: i32,
     /// After the stabilization window(s).
     pub stabilized: i32,
+    /// The stored recommendation the stabilized count comes from, when it is not the
+    /// prenormalized one.
+    pub held_by: Option<TimestampedRecommendation>,
     /// The AbleToScale reason set (`ReadyForNewScale`, `ScaleDownStabilized`,
     /// `ScaleUpStabilized`).
     pub stabilization_reason: &'static str,
@@ -516,8 +530,30 @@ impl Failure {
     }
 }
 
-/// A metric's successful proposal: the count, the observed value, the timestamp.
-type Proposal = (i32, MetricValueStatus, Option<Timestamp>);
+/// A metric's successful proposal.
+struct Proposal {
+    /// The count.
+    replicas: i32,
+    /// The observed value.
+    current: MetricValueStatus,
+    /// The metric's timestamp.
+    timestamp: Option<Timestamp>,
+    /// The usage ratio, and the corrected one.
+    ratio: f64,
+    corrected_ratio: Option<f64>,
+}
+
+impl Proposal {
+    fn of(r: super::replicas::MetricReplicas, current: MetricValueStatus) -> Proposal {
+        Proposal {
+            replicas: r.replicas,
+            current,
+            timestamp: r.timestamp,
+            ratio: r.ratio,
+            corrected_ratio: r.corrected_ratio,
+        }
+    }
+}
 
 /// The answer of `computeReplicasForMetrics`: the count (`-1` on a hard failure), the
 /// metric it came from, the aggregated error, and whether `status.currentMetrics` was built.
@@ -969,6 +1005,7 @@ impl MetricsRun<'_, '_> {
         let mut replicas = 0i32;
         let mut name = None;
         for (i, spec) in specs.iter().enumerate() {
+            self.workspace.forget();
             match self.compute_replicas_for_metric(spec) {
                 Err(f) => {
                     let condition = self.unable_to_compute(f.reason, &f.condition_error);
@@ -981,6 +1018,8 @@ impl MetricsRun<'_, '_> {
                     evaluation.error = Some(f.error);
                     evaluation.current = None;
                     evaluation.timestamp = None;
+                    evaluation.usage_ratio = None;
+                    evaluation.corrected_ratio = None;
                     if let Some(slot) = self.statuses.get_mut(i) {
                         *slot = MetricStatus::default();
                     }
@@ -989,12 +1028,12 @@ impl MetricsRun<'_, '_> {
                     }
                     invalid += 1;
                 }
-                Ok((proposal, current, timestamp)) => {
+                Ok(p) => {
                     if let Some(slot) = self.statuses.get_mut(i) {
-                        assign_metric_status(slot, spec, &current);
+                        assign_metric_status(slot, spec, &p.current);
                     }
-                    if replicas == 0 || proposal > replicas {
-                        replicas = proposal;
+                    if replicas == 0 || p.replicas > replicas {
+                        replicas = p.replicas;
                         name = Some(i);
                     }
                     let metric_name = self.p.name(i);
@@ -1002,13 +1041,19 @@ impl MetricsRun<'_, '_> {
                     evaluation.index = i;
                     assign_str(&mut evaluation.source_type, &spec.type_);
                     assign_str(&mut evaluation.name, metric_name);
-                    evaluation.proposal = Some(proposal);
+                    evaluation.proposal = Some(p.replicas);
                     evaluation.error = None;
                     evaluation.failure_condition = None;
-                    evaluation.current = Some(current);
-                    evaluation.timestamp = timestamp;
+                    evaluation.current = Some(p.current);
+                    evaluation.timestamp = p.timestamp;
+                    evaluation.usage_ratio = Some(p.ratio);
+                    evaluation.corrected_ratio = p.corrected_ratio;
                 }
             }
+            // What the calculator's grouping of the pods decided, for this metric.
+            let evaluation = self.result.evaluation(i);
+            evaluation.ready_pods = self.workspace.ready_count();
+            self.workspace.set_aside(self.pods, &mut evaluation.set_aside);
         }
         let first = first_failure.and_then(|i| self.result.metrics().get(i));
         let error = first.map(|f| {
@@ -1107,7 +1152,7 @@ impl MetricsRun<'_, '_> {
                 sample,
                 self.pods.list(),
             ) {
-                Ok(r) => Ok((r.replicas, value_status(Quantity::from_milli(r.usage_milli)), r.timestamp)),
+                Ok(r) => Ok(Proposal::of(r, value_status(Quantity::from_milli(r.usage_milli)))),
                 Err(e) => Err(Failure::same(REASON, e.0)),
             };
         }
@@ -1123,7 +1168,7 @@ impl MetricsRun<'_, '_> {
                 &obj.described_object,
                 sample,
             ) {
-                Ok(r) => Ok((r.replicas, average_status(Quantity::from_milli(r.usage_milli)), r.timestamp)),
+                Ok(r) => Ok(Proposal::of(r, average_status(Quantity::from_milli(r.usage_milli)))),
                 Err(e) => {
                     let error = format!("failed to get {} object metric: {e}", obj.metric.name);
                     Err(Failure { reason: REASON, condition_error: e.0, error })
@@ -1158,7 +1203,7 @@ impl MetricsRun<'_, '_> {
             self.p.tolerances,
             samples,
         ) {
-            Ok(r) => Ok((r.replicas, average_status(Quantity::from_milli(r.usage_milli)), r.timestamp)),
+            Ok(r) => Ok(Proposal::of(r, average_status(Quantity::from_milli(r.usage_milli)))),
             Err(e) => Err(Failure::same(REASON, e.0)),
         }
     }
@@ -1192,7 +1237,7 @@ impl MetricsRun<'_, '_> {
                 )
                 .map_err(|e: CalcError| format!("failed to get {resource} usage: {e}"))?;
             let status = average_status(Quantity::from_milli_with_format(r.usage_milli, format));
-            return Ok((r.replicas, status, r.timestamp));
+            return Ok(Proposal::of(r, status));
         }
         let Some(target_utilization) = target.average_utilization else {
             return Err("invalid resource metric source: neither an average utilization target nor an average value (usage) target was set".to_string());
@@ -1216,7 +1261,13 @@ impl MetricsRun<'_, '_> {
             average_value: Some(Quantity::from_milli_with_format(r.raw_value_milli, format)),
             ..Default::default()
         };
-        Ok((r.replicas, status, Some(r.timestamp)))
+        Ok(Proposal {
+            replicas: r.replicas,
+            current: status,
+            timestamp: Some(r.timestamp),
+            ratio: r.ratio,
+            corrected_ratio: r.corrected_ratio,
+        })
     }
 
     /// `computeStatusForResourceMetric`.
@@ -1265,7 +1316,7 @@ impl MetricsRun<'_, '_> {
                 selector,
                 values,
             ) {
-                Ok(r) => Ok((r.replicas, average_status(Quantity::from_milli(r.usage_milli)), r.timestamp)),
+                Ok(r) => Ok(Proposal::of(r, average_status(Quantity::from_milli(r.usage_milli)))),
                 Err(e) => {
                     let error = format!("failed to get {} external metric: {e}", ext.metric.name);
                     Err(Failure { reason: REASON, condition_error: e.0, error })
@@ -1283,7 +1334,7 @@ impl MetricsRun<'_, '_> {
                 values,
                 self.pods.list(),
             ) {
-                Ok(r) => Ok((r.replicas, value_status(Quantity::from_milli(r.usage_milli)), r.timestamp)),
+                Ok(r) => Ok(Proposal::of(r, value_status(Quantity::from_milli(r.usage_milli)))),
                 Err(e) => {
                     let error = format!("failed to get external metric {}: {e}", ext.metric.name);
                     Err(Failure { reason: REASON, condition_error: e.0, error })
@@ -1488,7 +1539,7 @@ fn normalize(
     let stabilized = match behavior {
         None => {
             let window = opts.downscale_stabilization_window;
-            legacy_stabilized(behavior::stabilize_recommendation(recommendations, prenormalized, window, now))
+            legacy_stabilized(behavior::stabilize_recommendation_held(recommendations, prenormalized, window, now))
         }
         Some(b) => {
             let args = normalization_args(b, max, current, prenormalized, min, release);
@@ -1500,9 +1551,9 @@ fn normalize(
 
 /// `stabilizeRecommendation`'s count, with the reason the legacy path reports when it differs
 /// from the prenormalized count.
-fn legacy_stabilized(replicas: i32) -> Stabilized {
+fn legacy_stabilized((replicas, held_by): (i32, Option<TimestampedRecommendation>)) -> Stabilized {
     let (reason, message) = SCALE_DOWN_STABILIZED;
-    Stabilized { replicas, reason, message }
+    Stabilized { replicas, reason, message, held_by }
 }
 
 /// Rules with nothing set: what an unset `scaleUp` or `scaleDown` counts as.
@@ -1561,7 +1612,7 @@ fn limit(
             opts.scale_up_limit_factor,
             opts.scale_up_limit_minimum,
         );
-        return normalization(NormalizationPath::Legacy, prenormalized, stabilized.replicas, ability, limited);
+        return normalization(NormalizationPath::Legacy, prenormalized, stabilized, ability, limited);
     };
     let mut args = normalization_args(b, max, current, prenormalized, min, release);
     args.desired_replicas = stabilized.replicas;
@@ -1571,25 +1622,26 @@ fn limit(
         &state.scale_down_events,
         now,
     );
-    normalization(NormalizationPath::Behavior, prenormalized, stabilized.replicas, ability, limited)
+    normalization(NormalizationPath::Behavior, prenormalized, stabilized, ability, limited)
 }
 
 /// The [`Normalization`] record shared by both paths.
 fn normalization(
     path: NormalizationPath,
     prenormalized: i32,
-    stabilized: i32,
+    stabilized: Stabilized,
     (stabilization_reason, stabilization_message): (&'static str, &'static str),
     limited: Limited,
 ) -> Normalization {
     Normalization {
         path,
         prenormalized,
-        stabilized,
+        stabilized: stabilized.replicas,
+        held_by: stabilized.held_by.filter(|_| stabilized.replicas != prenormalized),
         stabilization_reason,
         stabilization_message,
         limited,
-        scaling_limited: limited.replicas != stabilized,
+        scaling_limited: limited.replicas != stabilized.replicas,
     }
 }
 

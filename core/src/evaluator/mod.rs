@@ -26,6 +26,7 @@
 pub mod behavior;
 pub mod config;
 pub mod controller;
+pub mod diagnosis;
 mod gofmt;
 pub mod release;
 pub mod replicas;

@@ -297,7 +297,7 @@ pub struct GroupedPods {
 }
 
 /// A proposal of [`ReplicaCalculator::get_resource_replicas`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ResourceReplicas {
     /// The proposed replica count.
     pub replicas: i32,
@@ -307,10 +307,15 @@ pub struct ResourceReplicas {
     pub raw_value_milli: i64,
     /// The timestamp of the first metrics item.
     pub timestamp: Timestamp,
+    /// The usage ratio of the first pass (`usageRatio`: utilization / target).
+    pub ratio: f64,
+    /// The usage ratio of the second pass (`newUsageRatio`), when missing or unready pods made
+    /// the calculator correct the first.
+    pub corrected_ratio: Option<f64>,
 }
 
 /// A proposal of the calculator's other functions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct MetricReplicas {
     /// The proposed replica count.
     pub replicas: i32,
@@ -318,6 +323,43 @@ pub struct MetricReplicas {
     pub usage_milli: i64,
     /// The metric's timestamp, where the controller reports one.
     pub timestamp: Option<Timestamp>,
+    /// The usage ratio the tolerance is judged on (`usageRatio`).
+    pub ratio: f64,
+    /// The usage ratio of the second pass, when missing or unready pods made the calculator
+    /// correct the first (Pods metrics and Resource AverageValue targets).
+    pub corrected_ratio: Option<f64>,
+}
+
+/// Why the replica calculator set a pod's sample aside (`groupPods`), or found none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SetAsideReason {
+    /// `metadata.deletionTimestamp` is set (ignored).
+    Deleted,
+    /// The phase is terminal (`Failed`; ignored).
+    Terminal(PodPhase),
+    /// The phase is `Pending` (unready, never missing).
+    Pending,
+    /// cpu only: the pod has no Ready condition or no start time (unready).
+    NoReadiness,
+    /// cpu only: within the CPU initialization period and not Ready (unready).
+    Initializing,
+    /// cpu only: within the CPU initialization period, Ready, but its sample was taken less
+    /// than one metric window after it turned Ready (unready).
+    StaleSample,
+    /// cpu only: past the CPU initialization period, not Ready, and never Ready since it
+    /// started (unready).
+    NeverReady,
+    /// No sample for the pod (missing).
+    MissingMetrics,
+}
+
+/// A pod whose sample the calculator did not count as is, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SetAsidePod {
+    /// The pod.
+    pub pod: Arc<str>,
+    /// Why.
+    pub reason: SetAsideReason,
 }
 
 // === Samples and pods, matched by name ===
@@ -513,6 +555,12 @@ impl<'m, T> Matched<'m, T> {
 const UNREADY: u8 = 1;
 const MISSING: u8 = 2;
 const IGNORED: u8 = 4;
+/// Above the set bits, why the cpu readiness rules found a pod unready (for [`SetAsideReason`]).
+const WHY_NO_READINESS: u8 = 1 << 3;
+const WHY_INITIALIZING: u8 = 2 << 3;
+const WHY_STALE_SAMPLE: u8 = 3 << 3;
+const WHY_NEVER_READY: u8 = 4 << 3;
+const WHY_MASK: u8 = 7 << 3;
 
 /// The replica calculator's reusable buffers: the maps and sets the controller keys by pod
 /// name, as arrays over the entries of a [`PodIndex`] (then those of samples of unlisted pods).
@@ -524,6 +572,8 @@ pub struct Workspace {
     flags: Vec<u8>,
     /// `calculateRequests`' map.
     requests: Vec<Option<i64>>,
+    /// The ready count of the last grouping, unless [`Workspace::forget`] came after it.
+    grouped: Option<usize>,
 }
 
 /// What `groupPods` found, besides the sets (kept in the [`Workspace`]).
@@ -551,6 +601,44 @@ impl Workspace {
         self.flags.resize(self.values.len(), 0);
     }
 
+    /// Forgets the last grouping: [`Workspace::set_aside`] reports nothing until the next one.
+    pub(crate) fn forget(&mut self) {
+        self.grouped = None;
+    }
+
+    /// How many pods the last grouping counted as ready, unless it was forgotten.
+    pub(crate) fn ready_count(&self) -> Option<usize> {
+        self.grouped
+    }
+
+    /// The pods the last grouping set aside, and why, in list order (nothing when it was
+    /// forgotten): what `groupPods` decided, as it decided it.
+    pub(crate) fn set_aside(&self, pods: Pods<'_>, out: &mut Vec<SetAsidePod>) {
+        out.clear();
+        if self.grouped.is_none() {
+            return;
+        }
+        for (i, pod) in pods.list().iter().enumerate() {
+            let Some(&flags) = self.flags.get(pods.entry(i)) else { continue };
+            let reason = if flags & IGNORED != 0 {
+                if pod.deleted { SetAsideReason::Deleted } else { SetAsideReason::Terminal(pod.phase) }
+            } else if flags & UNREADY != 0 {
+                match flags & WHY_MASK {
+                    WHY_NO_READINESS => SetAsideReason::NoReadiness,
+                    WHY_INITIALIZING => SetAsideReason::Initializing,
+                    WHY_STALE_SAMPLE => SetAsideReason::StaleSample,
+                    WHY_NEVER_READY => SetAsideReason::NeverReady,
+                    _ => SetAsideReason::Pending,
+                }
+            } else if flags & MISSING != 0 {
+                SetAsideReason::MissingMetrics
+            } else {
+                continue;
+            };
+            out.push(SetAsidePod { pod: Arc::clone(&pod.name), reason });
+        }
+    }
+
     /// `groupPods` over the collected samples (see [`group_pods`]).
     fn group(&mut self, pods: Pods<'_>, cpu: bool, calc: &ReplicaCalculator, now: Timestamp) -> Grouped {
         let mut g = Grouped::default();
@@ -573,26 +661,36 @@ impl Workspace {
                 continue;
             };
             if cpu {
-                let unready = match (pod.ready_condition, pod.start_time) {
+                // The unready rules, each recorded with its reason.
+                let why = match (pod.ready_condition, pod.start_time) {
                     (Some(cond), Some(start)) => {
                         if start.plus(calc.cpu_initialization_period).after(now) {
-                            cond.status == ConditionStatus::False
-                                || metric.timestamp.before(cond.last_transition_time.plus(metric.window))
+                            if cond.status == ConditionStatus::False {
+                                WHY_INITIALIZING
+                            } else if metric.timestamp.before(cond.last_transition_time.plus(metric.window)) {
+                                WHY_STALE_SAMPLE
+                            } else {
+                                0
+                            }
+                        } else if cond.status == ConditionStatus::False
+                            && start.plus(calc.delay_of_initial_readiness_status).after(cond.last_transition_time)
+                        {
+                            WHY_NEVER_READY
                         } else {
-                            cond.status == ConditionStatus::False
-                                && start.plus(calc.delay_of_initial_readiness_status).after(cond.last_transition_time)
+                            0
                         }
                     }
-                    _ => true,
+                    _ => WHY_NO_READINESS,
                 };
-                if unready {
-                    *flags |= UNREADY;
+                if why != 0 {
+                    *flags |= UNREADY | why;
                     g.any_unready = true;
                     continue;
                 }
             }
             g.ready_count += 1;
         }
+        self.grouped = Some(g.ready_count);
         g
     }
 
@@ -946,14 +1044,21 @@ impl ReplicaCalculator {
         }
         ws.requests(pods, container, resource, self)?;
         let (ratio, utilization, raw_value_milli) = ws.utilization_ratio(target_utilization)?;
-        let done = |replicas: i32| ResourceReplicas { replicas, utilization, raw_value_milli, timestamp };
+        let done = |replicas: i32, corrected_ratio: Option<f64>| ResourceReplicas {
+            replicas,
+            utilization,
+            raw_value_milli,
+            timestamp,
+            ratio,
+            corrected_ratio,
+        };
 
         let scale_up_with_unready = g.any_unready && ratio > 1.0;
         if !scale_up_with_unready && !g.any_missing {
             if tolerances.is_within(ratio) {
-                return Ok(done(current_replicas));
+                return Ok(done(current_replicas, None));
             }
-            return Ok(done(self.release.ceil_to_i32(ratio * g.ready_count as f64)));
+            return Ok(done(self.release.ceil_to_i32(ratio * g.ready_count as f64), None));
         }
 
         if g.any_missing {
@@ -970,7 +1075,10 @@ impl ReplicaCalculator {
         }
 
         let (new_ratio, _, _) = ws.utilization_ratio(target_utilization)?;
-        Ok(done(corrected_replicas(current_replicas, ratio, new_ratio, ws.len(), tolerances, self.release)))
+        Ok(done(
+            corrected_replicas(current_replicas, ratio, new_ratio, ws.len(), tolerances, self.release),
+            Some(new_ratio),
+        ))
     }
 
     /// `GetRawResourceReplicas`: Resource / ContainerResource metrics with an AverageValue
@@ -989,7 +1097,7 @@ impl ReplicaCalculator {
     ) -> Result<MetricReplicas, CalcError> {
         let (items, timestamp) = resource_items(metrics, resource)?;
         ws.collect(&items, |m| resource_sample(m, resource, container));
-        let (replicas, usage_milli) = self.calc_plain_metric_replicas(
+        let plain = self.calc_plain_metric_replicas(
             ws,
             now,
             current_replicas,
@@ -998,7 +1106,7 @@ impl ReplicaCalculator {
             items.pods,
             resource,
         )?;
-        Ok(MetricReplicas { replicas, usage_milli, timestamp: Some(timestamp) })
+        Ok(plain.with_timestamp(Some(timestamp)))
     }
 
     /// `GetMetricReplicas`: Pods metrics (the plain path, no CPU readiness rules). The samples
@@ -1023,7 +1131,7 @@ impl ReplicaCalculator {
             let window = m.window.unwrap_or(DEFAULT_CUSTOM_METRIC_WINDOW);
             Some(PodMetric { timestamp: m.timestamp, window, value: m.value_milli })
         });
-        let (replicas, usage_milli) = self.calc_plain_metric_replicas(
+        let plain = self.calc_plain_metric_replicas(
             ws,
             now,
             current_replicas,
@@ -1032,7 +1140,7 @@ impl ReplicaCalculator {
             samples.pods,
             "",
         )?;
-        Ok(MetricReplicas { replicas, usage_milli, timestamp: Some(timestamp) })
+        Ok(plain.with_timestamp(Some(timestamp)))
     }
 
     /// `calcPlainMetricReplicas` over the samples collected in `ws`: like
@@ -1048,7 +1156,7 @@ impl ReplicaCalculator {
         tolerances: Tolerances,
         pods: Pods<'_>,
         resource: &str,
-    ) -> Result<(i32, i64), CalcError> {
+    ) -> Result<MetricReplicas, CalcError> {
         if pods.list().is_empty() {
             return Err(CalcError::new(NO_PODS));
         }
@@ -1057,13 +1165,20 @@ impl ReplicaCalculator {
             return Err(CalcError::new(NO_READY_SAMPLES));
         }
         let (ratio, usage) = ws.usage_ratio(target_usage_milli);
+        let done = |replicas: i32, corrected_ratio: Option<f64>| MetricReplicas {
+            replicas,
+            usage_milli: usage,
+            timestamp: None,
+            ratio,
+            corrected_ratio,
+        };
 
         let scale_up_with_unready = g.any_unready && ratio > 1.0;
         if !scale_up_with_unready && !g.any_missing {
             if tolerances.is_within(ratio) {
-                return Ok((current_replicas, usage));
+                return Ok(done(current_replicas, None));
             }
-            return Ok((self.release.ceil_to_i32(ratio * g.ready_count as f64), usage));
+            return Ok(done(self.release.ceil_to_i32(ratio * g.ready_count as f64), None));
         }
 
         if g.any_missing {
@@ -1078,7 +1193,10 @@ impl ReplicaCalculator {
         }
 
         let (new_ratio, _) = ws.usage_ratio(target_usage_milli);
-        Ok((corrected_replicas(current_replicas, ratio, new_ratio, ws.len(), tolerances, self.release), usage))
+        Ok(done(
+            corrected_replicas(current_replicas, ratio, new_ratio, ws.len(), tolerances, self.release),
+            Some(new_ratio),
+        ))
     }
 
     /// `GetObjectMetricReplicas`: Object metrics with a Value target. The status usage is the
@@ -1100,7 +1218,13 @@ impl ReplicaCalculator {
             .value_milli;
         let ratio = usage as f64 / target_usage_milli as f64;
         let replicas = self.get_usage_ratio_replica_count(current_replicas, ratio, tolerances, pods)?;
-        Ok(MetricReplicas { replicas, usage_milli: usage, timestamp: Some(Timestamp::ZERO) })
+        Ok(MetricReplicas {
+            replicas,
+            usage_milli: usage,
+            timestamp: Some(Timestamp::ZERO),
+            ratio,
+            corrected_ratio: None,
+        })
     }
 
     /// `getUsageRatioReplicaCount`: with a current count, `current` within tolerance, else
@@ -1151,7 +1275,7 @@ impl ReplicaCalculator {
             replicas = self.release.ceil_to_i32(usage as f64 / target_average_usage_milli as f64);
         }
         let usage_milli = self.release.per_pod_usage(usage, status_replicas, false);
-        Ok(MetricReplicas { replicas, usage_milli, timestamp: Some(sample.timestamp) })
+        Ok(MetricReplicas { replicas, usage_milli, timestamp: Some(sample.timestamp), ratio, corrected_ratio: None })
     }
 
     /// `GetExternalMetricReplicas`: External metrics with a Value target. The usage is the
@@ -1180,7 +1304,7 @@ impl ReplicaCalculator {
         }
         let ratio = usage as f64 / target_usage_milli as f64;
         let replicas = self.get_usage_ratio_replica_count(current_replicas, ratio, tolerances, pods)?;
-        Ok(MetricReplicas { replicas, usage_milli: usage, timestamp: None })
+        Ok(MetricReplicas { replicas, usage_milli: usage, timestamp: None, ratio, corrected_ratio: None })
     }
 
     /// `GetExternalPerPodMetricReplicas`: External metrics with an AverageValue target. A sum
@@ -1220,7 +1344,13 @@ impl ReplicaCalculator {
             };
         }
         let usage_milli = self.release.per_pod_usage(usage, status_replicas, self.release.external_per_pod_cap);
-        Ok(MetricReplicas { replicas, usage_milli, timestamp: None })
+        Ok(MetricReplicas { replicas, usage_milli, timestamp: None, ratio, corrected_ratio: None })
+    }
+}
+
+impl MetricReplicas {
+    fn with_timestamp(self, timestamp: Option<Timestamp>) -> MetricReplicas {
+        MetricReplicas { timestamp, ..self }
     }
 }
 

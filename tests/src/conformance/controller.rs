@@ -402,7 +402,7 @@ fn run_replica_calc(function: &str, inputs: &Value, config: &Value) -> R<Value> 
 // === normalize.json ===
 
 fn rules(v: &Value) -> R<HPAScalingRules> {
-    serde_json::from_value(v.clone()).map_err(|e| format!("bad rules: {e}"))
+    hpa_core::api::decode_as(v).map_err(|e| format!("bad rules: {e:?}"))
 }
 
 fn recommendations(v: &Value, key: &str) -> R<Vec<TimestampedRecommendation>> {
@@ -570,10 +570,10 @@ fn timeline_hpa(v: &Value) -> R<HorizontalPodAutoscaler> {
     let kind = h.get("scale_target_kind").and_then(Value::as_str).unwrap_or("Deployment");
     let api_version = if kind == "ReplicationController" { "v1" } else { "apps/v1" };
     let metrics: Vec<MetricSpec> =
-        serde_json::from_value(milli_targets(field(h, "metrics")?)).map_err(|e| format!("bad metrics: {e}"))?;
+        hpa_core::api::decode_as(&milli_targets(field(h, "metrics")?)).map_err(|e| format!("bad metrics: {e:?}"))?;
     let behavior: Option<HorizontalPodAutoscalerBehavior> = match h.get("behavior") {
         None | Some(Value::Null) => None,
-        Some(b) => Some(serde_json::from_value(b.clone()).map_err(|e| format!("bad behavior: {e}"))?),
+        Some(b) => Some(hpa_core::api::decode_as(b).map_err(|e| format!("bad behavior: {e:?}"))?),
     };
     let status = field(v, "initial_status")?;
     let conditions = array_of(status, "conditions")?
