@@ -141,6 +141,49 @@ pub fn to_go_json<T: serde::Serialize + ?Sized>(value: &T) -> Result<String, ser
     Ok(String::from_utf8_lossy(&buf).into_owned())
 }
 
+/// A float64 as Go's `encoding/json` writes it (`floatEncoder`): the shortest digits that
+/// read back as the same float, in `%f` form from 1e-6 up to 1e21 and in `%e` form (with a
+/// sign and at least two exponent digits, `e-07` shortened to `e-7`) outside. NaN and the
+/// infinities, which `json.Marshal` refuses, are written as Go's `%g` writes them.
+pub fn json_float(f: f64) -> String {
+    if f.is_nan() {
+        return "NaN".into();
+    }
+    if f.is_infinite() {
+        return if f > 0.0 { "+Inf".into() } else { "-Inf".into() };
+    }
+    if f == 0.0 {
+        return if f.is_sign_negative() { "-0".into() } else { "0".into() };
+    }
+    // Rust's `{:e}` gives the shortest round-trip digits: `d.ddde<exp>`.
+    let e = format!("{:e}", f.abs());
+    let (mantissa, exp) = e.split_once('e').unwrap_or((&e, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let sign = if f < 0.0 { "-" } else { "" };
+    let abs = f.abs();
+    if !(1e-6..1e21).contains(&abs) {
+        let (first, rest) = digits.split_at(1);
+        let fraction = if rest.is_empty() { String::new() } else { format!(".{rest}") };
+        let exp_sign = if exp < 0 { '-' } else { '+' };
+        let exp_digits = exp.unsigned_abs();
+        // Go writes at least two exponent digits and the encoder then drops the padding of
+        // negative ones (`e-07` → `e-7`).
+        let exp_text = if exp < 0 || exp_digits >= 10 { exp_digits.to_string() } else { format!("0{exp_digits}") };
+        return format!("{sign}{first}{fraction}e{exp_sign}{exp_text}");
+    }
+    let point = exp + 1;
+    let body = if point <= 0 {
+        format!("0.{}{digits}", "0".repeat(point.unsigned_abs() as usize))
+    } else if point as usize >= digits.len() {
+        format!("{digits}{}", "0".repeat(point as usize - digits.len()))
+    } else {
+        let (int, frac) = digits.split_at(point as usize);
+        format!("{int}.{frac}")
+    };
+    format!("{sign}{body}")
+}
+
 /// Go's `math.Pow10`, reproduced table for table so that float results are bit-identical.
 pub fn pow10(n: i32) -> f64 {
     const TAB: [f64; 32] = [
@@ -181,6 +224,26 @@ mod tests {
         assert_eq!(json_string("a<b>&c"), "\"a\\u003cb\\u003e\\u0026c\"");
         assert_eq!(json_string("\u{1}\u{8}"), "\"\\u0001\\b\"");
         assert_eq!(to_go_json(&["x&y"]).unwrap(), "[\"x\\u0026y\"]");
+    }
+
+    #[test]
+    fn floats_as_encoding_json_writes_them() {
+        for (f, go) in [
+            (5.0, "5"),
+            (5.5, "5.5"),
+            (-0.25, "-0.25"),
+            (1e20, "100000000000000000000"),
+            (1e21, "1e+21"),
+            (1.5e300, "1.5e+300"),
+            (-9.223372036854776e18, "-9223372036854776000"),
+            (1e-6, "0.000001"),
+            (1e-7, "1e-7"),
+            (1.25e-10, "1.25e-10"),
+            (123456.789, "123456.789"),
+            (0.1, "0.1"),
+        ] {
+            assert_eq!(json_float(f), go, "{f}");
+        }
     }
 
     #[test]

@@ -10,6 +10,9 @@
 //! is an argument.
 #![warn(missing_docs)]
 
+// `#[derive(Decode)]` names this crate `::hpa_core`, inside it as well as outside.
+extern crate self as hpa_core;
+
 pub mod admission;
 pub mod api;
 pub mod convert;
@@ -19,5 +22,6 @@ pub mod evaluator;
 pub mod features;
 pub mod field;
 pub mod go;
+pub mod resources;
 pub mod rules;
 pub mod validation;

@@ -20,7 +20,7 @@ use hpa_core::convert::{self, annotations as ann};
 use hpa_core::go::to_go_json;
 use libfuzzer_sys::fuzz_target;
 use serde::Serialize;
-use serde::de::DeserializeOwned;
+use hpa_core::api::decode::Decode;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(raw) = std::str::from_utf8(data) else { return };
@@ -51,12 +51,12 @@ fuzz_target!(|data: &[u8]| {
 });
 
 /// One lenient decoder: accepted values survive encoding.
-fn lenient<T: DeserializeOwned + Default + Serialize + PartialEq + std::fmt::Debug>(key: &'static str, raw: &str) {
+fn lenient<T: Decode + Default + Serialize + PartialEq + std::fmt::Debug>(key: &'static str, raw: &str) {
     let mut problems = Vec::new();
-    let Some(value) = ann::decode_lenient::<T>(key, raw, ann::V1_VOCABULARY, &mut problems) else { return };
+    let Some(value) = ann::decode_lenient::<T>(key, "v1", raw, &mut problems) else { return };
     let encoded = to_go_json(&value).expect("annotation values serialize");
     let mut again = Vec::new();
-    let decoded = ann::decode_lenient::<T>(key, &encoded, ann::V1_VOCABULARY, &mut again)
+    let decoded = ann::decode_lenient::<T>(key, "v1", &encoded, &mut again)
         .unwrap_or_else(|| panic!("{key}: {encoded} (written by us) does not decode"));
     assert_eq!(to_go_json(&decoded).expect("serializes"), encoded, "{key}: {raw:?} re-encoded as {encoded}");
     assert!(again.is_empty(), "{key}: re-encoded {encoded} has problems: {again:?}");

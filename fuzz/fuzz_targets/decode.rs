@@ -1,9 +1,11 @@
 //! Any bytes as a manifest, read as YAML (the linter's reader) and as JSON, and every HPA in it
-//! decoded, defaulted, admitted and converted.
+//! decoded (by hpa-core's one decoder, from each source), defaulted, admitted and converted.
 //!
 //! Invariants:
-//! - decoding an object straight from its YAML nodes (`NodeDe`) gives what decoding the node's
-//!   JSON gives: the same object, or the same errors;
+//! - decoding never panics, from YAML nodes or from JSON text;
+//! - the YAML source reads an object as the JSON kubectl would send of it
+//!   (`sigs.k8s.io/yaml`'s conversion): the same object, or errors of the same kinds at the
+//!   same paths (a key written twice is a duplicate field only in YAML, where it is kept);
 //! - defaulting is idempotent, in the object's own version and in the internal one;
 //! - an object kube-apiserver admits stays valid when admitted again, and after the internal
 //!   defaulting;
@@ -13,12 +15,12 @@
 #![no_main]
 
 use hpa_core::admission::{self, Operation, Options};
-use hpa_core::api::{self, ApiVersion, VersionedHpa, v2};
+use hpa_core::api::{self, ApiVersion, Strictness, VersionedHpa, v2};
 use hpa_core::convert;
 use hpa_core::defaults;
+use hpa_core::features::KubernetesVersion;
 use hpa_lint::input;
-use hpa_lint::node_de::NodeDe;
-use hpa_lint::source::{self, Node, NodeKind};
+use hpa_lint::source::{self, Node};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -29,27 +31,40 @@ fuzz_target!(|data: &[u8]| {
             check(hpa);
         }
     }
-    if let Ok(value) = serde_json::from_str::<serde_json::Value>(text)
-        && let Ok(hpa) = api::decode(&value)
-    {
-        check(hpa);
+    // The newest schema, and an older release's (a field it lacks is unknown to it).
+    let runs = [
+        (Strictness::Strict, KubernetesVersion::LATEST),
+        (Strictness::Lenient, KubernetesVersion::LATEST),
+        (Strictness::Strict, KubernetesVersion::V1_36),
+        (Strictness::Lenient, KubernetesVersion::V1_36),
+    ];
+    for (strictness, release) in runs {
+        if let Ok(decoded) = api::decode_json(text, strictness, release) {
+            check(decoded.value);
+        }
     }
 });
 
-/// Decodes a node both ways (as `hpa_lint::hpa::check_node` and `check` do) and insists that
-/// they agree.
+/// Decodes a node as the linter does, and the JSON kubectl would send of it, and insists
+/// that they agree.
 fn decode_node(node: &Node) -> Option<VersionedHpa> {
-    let from_json = api::decode(&node.to_json());
-    if matches!(node.kind, NodeKind::Map(_)) {
-        let field = |k: &str| node.get(k).and_then(Node::as_str).unwrap_or("");
-        let from_nodes = api::decode_with(field("kind"), field("apiVersion"), NodeDe::new(node));
-        assert_eq!(from_nodes, from_json, "decoding from YAML nodes differs from decoding their JSON");
-        let ignored = std::cell::Cell::new(false);
-        let noticing =
-            api::decode_with_noticing(field("kind"), field("apiVersion"), NodeDe::noticing(node, &ignored), &ignored);
-        assert_eq!(noticing, from_json, "the linter's decode (one plain pass when it can) differs");
+    let from_nodes = hpa_lint::hpa::decode(node, KubernetesVersion::LATEST);
+    // A key written twice is kept in YAML (a duplicate field, or a value decoded twice); the
+    // JSON kubectl sends has only the last one.
+    if !source::read::duplicate_keys(node).is_empty() {
+        return from_nodes.ok();
     }
-    from_json.ok()
+    let json = hpa_core::go::to_go_json(&node.to_json()).expect("a node converts to JSON");
+    let from_json = api::decode_json(&json, Strictness::Strict, KubernetesVersion::LATEST).map(|d| d.value);
+    match (&from_nodes, &from_json) {
+        (Ok(a), Ok(b)) => assert_eq!(a, b, "the YAML source reads differently from its JSON"),
+        (Err(a), Err(b)) => {
+            let shape = |e: &[api::DecodeError]| e.iter().map(|e| (e.kind, e.path.clone())).collect::<Vec<_>>();
+            assert_eq!(shape(a), shape(b), "the YAML source fails differently from its JSON");
+        }
+        _ => panic!("the YAML source and its JSON disagree: {from_nodes:?} / {from_json:?}"),
+    }
+    from_nodes.ok()
 }
 
 fn options(apply_defaults: bool) -> Options {

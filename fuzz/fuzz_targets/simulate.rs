@@ -158,7 +158,7 @@ fn plan(scenario: &Scenario) -> Option<Plan> {
 }
 
 fn admit(node: &Node, opts: &Options) -> Option<HorizontalPodAutoscaler> {
-    match hpa::check(&node.to_json(), None, opts) {
+    match hpa::check(node, None, opts) {
         Checked::Admitted { outcome, .. } if outcome.allowed() => Some(outcome.object),
         _ => None,
     }

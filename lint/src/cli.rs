@@ -135,6 +135,9 @@ pub enum Command {
     ///
     /// The controller's flags given on the command line override the scenario's `controller:`.
     Simulate(crate::simulate::SimulateArgs),
+    /// Replay the HPA controller's current sync of one HPA, live or from a snapshot, and
+    /// explain it: per metric, normalization, conditions, the next syncs, why not or slow.
+    Diagnose(crate::diagnose::DiagnoseArgs),
     /// List the lint rules, or print one rule's documentation.
     Rules(RulesArgs),
 }
@@ -315,5 +318,28 @@ mod tests {
     #[test]
     fn verify_cli() {
         Args::command().debug_assert();
+    }
+
+    /// Every command's `--help`, as users read it, is a snapshot: a change to a flag, a default
+    /// or a sentence shows in review. New subcommands are picked up without editing this test.
+    #[test]
+    fn help_snapshots() {
+        fn walk(command: &mut clap::Command, path: &str, seen: &mut Vec<String>) {
+            let help = command.render_long_help().to_string();
+            insta::assert_snapshot!(format!("help@{path}"), help);
+            seen.push(path.to_owned());
+            for sub in command.get_subcommands_mut() {
+                if sub.get_name() == "help" {
+                    continue;
+                }
+                let path = format!("{path}_{}", sub.get_name());
+                walk(sub, &path, seen);
+            }
+        }
+        let mut command = Args::command().term_width(100);
+        command.build();
+        let mut seen = Vec::new();
+        walk(&mut command, "hpa-lint", &mut seen);
+        assert!(seen.len() > 5, "subcommands found: {seen:?}");
     }
 }

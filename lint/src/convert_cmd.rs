@@ -52,7 +52,7 @@ pub fn run(args: &ConvertArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> E
                 }
                 let (line, col) = file.line_col(obj.node.span.start);
                 let at = format!("{}:{line}:{col}", file.name);
-                match api::decode(&value)
+                match crate::hpa::decode(obj.node, release)
                     .map_err(|e| api::decode_failure_message(obj.api_version().and_then(ApiVersion::parse), &e))
                 {
                     Err(msg) => {
@@ -89,7 +89,7 @@ pub fn run(args: &ConvertArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> E
         }
         if let Some(e) = &file.parsed.error {
             let (line, col) = file.line_col(e.mark);
-            out.error(&format!("{}:{line}:{col}: invalid YAML: {}", file.name, e.message));
+            out.error(&format!("{}:{line}:{col}: {}", file.name, e.message));
             status = status.max(ExitStatus::Findings);
         }
     }

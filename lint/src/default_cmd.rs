@@ -2,6 +2,7 @@
 //! objects pass through unchanged.
 
 use hpa_core::api;
+use hpa_core::features::KubernetesVersion;
 use serde_json::Value;
 
 use crate::cli::{DefaultArgs, ObjectFormat};
@@ -27,7 +28,7 @@ pub fn run(args: &DefaultArgs, out: &mut Output<'_>) -> ExitStatus {
                 objects.push(value);
                 continue;
             }
-            match api::decode(&value) {
+            match crate::hpa::decode(obj.node, KubernetesVersion::LATEST) {
                 Ok(mut hpa) => {
                     hpa_core::defaults::default_versioned(&mut hpa);
                     let mut json = hpa.to_json();
@@ -49,7 +50,7 @@ pub fn run(args: &DefaultArgs, out: &mut Output<'_>) -> ExitStatus {
         }
         if let Some(e) = &file.parsed.error {
             let (line, col) = file.line_col(e.mark);
-            out.error(&format!("{}:{line}:{col}: invalid YAML: {}", file.name, e.message));
+            out.error(&format!("{}:{line}:{col}: {}", file.name, e.message));
             status = status.max(ExitStatus::Findings);
         }
     }

@@ -45,8 +45,7 @@ pub fn run(args: &ExplainArgs, cluster: &crate::cli::ClusterArgs, out: &mut Outp
             }
             let (line, col) = file.line_col(obj.node.span.start);
             let at = format!("{}:{line}:{col}", file.name);
-            let value = obj.to_json();
-            match hpa::check(&value, None, &opts) {
+            match hpa::check(obj.node, None, &opts) {
                 Checked::Admitted { object, outcome, .. } if outcome.allowed() => {
                     let user = convert::to_internal(&object).ok().and_then(|c| c.object.spec.behavior);
                     let eff = effective::effective_behavior(user.as_ref(), None, &controller);
@@ -70,7 +69,7 @@ pub fn run(args: &ExplainArgs, cluster: &crate::cli::ClusterArgs, out: &mut Outp
         }
         if let Some(e) = &file.parsed.error {
             let (line, col) = file.line_col(e.mark);
-            out.error(&format!("{}:{line}:{col}: invalid YAML: {}", file.name, e.message));
+            out.error(&format!("{}:{line}:{col}: {}", file.name, e.message));
             status = status.max(ExitStatus::Findings);
         }
     }

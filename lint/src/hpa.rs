@@ -2,12 +2,12 @@
 //! paths of its errors back to where the user wrote them.
 
 use hpa_core::admission::{self, Operation, Options, Outcome};
-use hpa_core::api::{self, ApiVersion, DecodeError, DecodeErrorKind, VersionedHpa};
+use hpa_core::api::{self, ApiVersion, DecodeError, DecodeErrorKind, Strictness, VersionedHpa};
 use hpa_core::convert::annotations as ann;
+use hpa_core::features::KubernetesVersion;
 use serde_json::Value;
 
-use crate::input::ObjectRef;
-use crate::source::{self, Located, Node, NodeKind, Span};
+use crate::source::{self, Located, Node, NodeKind, NodeSource, Span};
 
 /// What happened to one HPA object.
 #[derive(Debug, Clone)]
@@ -53,15 +53,37 @@ impl Checked {
     }
 }
 
-/// Decodes and admits one object; duplicate YAML keys make it undecodable, as strict decoding does.
-pub fn check(value: &Value, old: Option<&Value>, opts: &Options) -> Checked {
-    let version = value.get("apiVersion").and_then(Value::as_str).and_then(ApiVersion::parse);
-    let release = opts.gates.version();
-    let object = match api::decode(value).and_then(|o| api::release::check(o, release)) {
+/// Decodes an object's node as `release`'s kube-apiserver decodes what kubectl sends
+/// (hpa-core's decoder with that release's Go types, `fieldValidation=Strict`: unknown and
+/// duplicate fields are errors).
+pub fn decode(node: &Node, release: KubernetesVersion) -> Result<VersionedHpa, Vec<DecodeError>> {
+    if !matches!(node.kind, NodeKind::Map(_)) {
+        return Err(vec![DecodeError {
+            kind: DecodeErrorKind::NotAnObject,
+            path: String::new(),
+            message: "expected an object".into(),
+        }]);
+    }
+    let field = |k: &str| node.get(k).and_then(Node::as_str).unwrap_or("");
+    api::decode_source(field("kind"), field("apiVersion"), NodeSource::new(node), Strictness::Strict, release)
+        .map(|decoded| decoded.value)
+}
+
+/// Decodes and admits one object, as an UPDATE of `old` when there is one.
+pub fn check(node: &Node, old: Option<&Node>, opts: &Options) -> Checked {
+    let version = node.get("apiVersion").and_then(Node::as_str).and_then(ApiVersion::parse);
+    let object = match decode(node, opts.gates.version()) {
         Ok(o) => o,
         Err(errors) => return Checked::Undecodable { version, errors },
     };
-    let old_object = old.and_then(|o| api::decode(o).ok());
+    // The stored object: what its release's types hold (a field they lack was dropped).
+    let old_object = old.and_then(|o| {
+        let field = |k: &str| o.get(k).and_then(Node::as_str).unwrap_or("");
+        let source = NodeSource::new(o);
+        api::decode_source(field("kind"), field("apiVersion"), source, Strictness::Lenient, opts.gates.version())
+            .ok()
+            .map(|d| d.value)
+    });
     let operation = if old_object.is_some() { Operation::Update } else { Operation::Create };
     match admission::admit(&object, old_object.as_ref(), operation, opts) {
         Ok(outcome) => Checked::Admitted { object: Box::new(object), outcome: Box::new(outcome), operation },
@@ -69,52 +91,40 @@ pub fn check(value: &Value, old: Option<&Value>, opts: &Options) -> Checked {
     }
 }
 
-/// [`check`] of an object's YAML node, decoded without going through JSON (same result).
+/// [`check`] of a new object (CREATE).
 pub fn check_node(node: &Node, opts: &Options) -> Checked {
-    if !matches!(node.kind, NodeKind::Map(_)) {
-        return check(&node.to_json(), None, opts);
-    }
-    let field = |k: &str| node.get(k).and_then(Node::as_str).unwrap_or("");
-    let version = ApiVersion::parse(field("apiVersion"));
-    let ignored = std::cell::Cell::new(false);
-    let de = crate::node_de::NodeDe::noticing(node, &ignored);
-    let decoded = api::decode_with_noticing(field("kind"), field("apiVersion"), de, &ignored);
-    let object = match decoded.and_then(|o| api::release::check(o, opts.gates.version())) {
-        Ok(o) => o,
-        Err(errors) => return Checked::Undecodable { version, errors },
-    };
-    match admission::admit(&object, None, Operation::Create, opts) {
-        Ok(outcome) => {
-            Checked::Admitted { object: Box::new(object), outcome: Box::new(outcome), operation: Operation::Create }
-        }
-        Err(e) => Checked::Unconvertible { version: object.api_version(), message: e.to_string() },
-    }
+    check(node, None, opts)
 }
 
-/// How the message of a duplicate-key error starts.
-pub const DUPLICATE_FIELD: &str = "duplicate field: ";
-
-/// Duplicate keys inside an object's node, as decode errors (strict decoding refuses them).
-pub fn duplicate_key_errors(parsed: &source::Parsed, obj: &ObjectRef<'_>) -> Vec<(DecodeError, Span)> {
-    let Some(doc) = parsed.documents.iter().find(|d| d.index == obj.document) else { return Vec::new() };
-    doc.problems
-        .iter()
-        .filter(|p| within(obj.node.span, p.span))
-        .map(|p| {
-            (
-                DecodeError {
-                    kind: DecodeErrorKind::InvalidValue,
-                    path: source::path_of_key(obj.node, p.span).unwrap_or_default(),
-                    message: format!("{DUPLICATE_FIELD}{}", p.message),
-                },
-                p.span,
-            )
-        })
-        .collect()
-}
-
-fn within(outer: Span, inner: Span) -> bool {
-    outer.start.index <= inner.start.index && inner.end.index <= outer.end.index
+/// The span to point at for a field path of an object: the value (or the key when the
+/// finding is about the key, as for unknown and duplicate fields), or the key of the nearest
+/// existing parent; a whole mapping or list by its key, an item of a list of mappings by its
+/// first line. The `bool` says whether the whole path exists. `hpa-lint` and `hpa-lint
+/// validate` point at the same place.
+pub fn position(node: &Node, version: Option<ApiVersion>, path: &str, about_key: bool) -> (Span, bool) {
+    let l = locate(node, version, path);
+    if !l.exact || about_key {
+        return (l.key_span.unwrap_or(l.span), l.exact);
+    }
+    let target = source::locate_node(node, &resolved_path(node, version, path));
+    // An item of a list of mappings (a container) is pointed at by its first line.
+    if l.key_span.is_none()
+        && let Some(NodeKind::Map(entries)) = target.map(|n| &n.kind)
+        && let Some(first) = entries.iter().min_by_key(|e| e.key.span.start.index)
+    {
+        let end = if first.value.span.end.line == first.key.span.start.line {
+            first.value.span.end
+        } else {
+            first.key.span.end
+        };
+        return (Span { start: l.span.start, end }, true);
+    }
+    // A whole mapping or list is pointed at by its key, not by every line of it.
+    let container = target.is_some_and(|n| !matches!(n.kind, NodeKind::Scalar(_)));
+    match (container, l.key_span) {
+        (true, Some(k)) => (k, true),
+        _ => (l.span, true),
+    }
 }
 
 /// Where an error at `path` (an internal, v2-shaped path for validation errors) should point

@@ -7,17 +7,20 @@ pub mod cli;
 pub mod controller_flags;
 pub mod convert_cmd;
 pub mod default_cmd;
+pub mod diagnose;
 pub mod explain;
 pub mod hpa;
 pub mod input;
 pub mod lint_cmd;
 pub mod linter;
-pub mod node_de;
 pub mod rules_cmd;
 pub mod simulate;
-pub mod source;
 pub mod validate;
 pub mod yaml_out;
+
+/// The YAML reader (`hpa-yaml`): documents as node trees with positions, read as kubectl
+/// reads them. Everything in this crate that touches YAML goes through it.
+pub use hpa_yaml as source;
 
 use std::io::Write;
 
@@ -95,6 +98,7 @@ pub fn run(args: cli::Args, out: &mut Output<'_>) -> ExitStatus {
         Some(cli::Command::Explain(e)) => explain::run(e, &args.cluster, out),
         Some(cli::Command::Rules(r)) => rules_cmd::run(r, out),
         Some(cli::Command::Simulate(s)) => simulate::run(s, &args.cluster, out),
+        Some(cli::Command::Diagnose(d)) => diagnose::run(d, &args.cluster, out),
         None => lint_cmd::run(&args, out),
     }
 }

@@ -5,14 +5,14 @@ use std::collections::HashMap;
 use std::io::Write;
 
 use hpa_core::admission::{Operation, Options};
-use hpa_core::api::{ApiVersion, DecodeErrorKind};
+use hpa_core::api::ApiVersion;
 use serde::Serialize;
 use serde_json::Value;
 
 use crate::cli::{ClusterArgs, ReportFormat, ValidateArgs};
 use crate::hpa::{self, Checked};
 use crate::input::{self, ObjectRef, SourceFile};
-use crate::source::Span;
+use crate::source::{Node, Span};
 use crate::{ExitStatus, Output};
 
 /// One HPA's result, in the stable JSON schema of `validate -o json`.
@@ -53,7 +53,7 @@ pub struct Entry {
 /// One error of an [`Entry`].
 #[derive(Debug, Clone, Serialize)]
 pub struct ErrorEntry {
-    /// `FieldValueInvalid`, ..., or a decoding problem (`UnknownField`, `InvalidValue`,
+    /// `FieldValueInvalid`, ..., or a decoding problem (`UnknownField`, `DuplicateField`, `InvalidValue`,
     /// `TypeMeta`, `NotAnObject`, `SyntaxError`).
     #[serde(rename = "type")]
     pub type_: String,
@@ -124,14 +124,14 @@ pub fn run(args: &ValidateArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> 
 }
 
 /// Old objects by (namespace, name).
-fn index_old(files: &[SourceFile]) -> HashMap<(String, String), Value> {
+fn index_old(files: &[SourceFile]) -> HashMap<(String, String), &Node> {
     let mut map = HashMap::new();
     for (i, f) in files.iter().enumerate() {
         for obj in input::objects(i, f) {
             if obj.is_hpa() {
                 let ns = obj.namespace().unwrap_or("default").to_string();
                 let name = obj.name().unwrap_or_default().to_string();
-                map.insert((ns, name), obj.to_json());
+                map.insert((ns, name), obj.node);
             }
         }
     }
@@ -142,7 +142,7 @@ fn index_old(files: &[SourceFile]) -> HashMap<(String, String), Value> {
 pub fn validate_file(
     index: usize,
     file: &SourceFile,
-    old: &HashMap<(String, String), Value>,
+    old: &HashMap<(String, String), &Node>,
     opts: &Options,
 ) -> (Vec<Entry>, usize) {
     let mut entries = Vec::new();
@@ -160,14 +160,7 @@ pub fn validate_file(
     }
     if let Some(e) = &file.parsed.error {
         let (line, column) = file.line_col(e.mark);
-        entries.push(problem_entry(
-            file,
-            e.document,
-            line,
-            column,
-            "SyntaxError",
-            &format!("invalid YAML: {}", e.message),
-        ));
+        entries.push(problem_entry(file, e.document, line, column, "SyntaxError", &e.message));
     }
     (entries, skipped)
 }
@@ -203,23 +196,13 @@ fn problem_entry(file: &SourceFile, document: usize, line: u32, column: u32, typ
 pub fn validate_object(
     file: &SourceFile,
     obj: &ObjectRef<'_>,
-    old: &HashMap<(String, String), Value>,
+    old: &HashMap<(String, String), &Node>,
     opts: &Options,
 ) -> Entry {
-    let value = obj.to_json();
     let (line, column) = file.line_col(obj.node.span.start);
     let ns = obj.namespace().map_or_else(|| opts.default_namespace.clone().unwrap_or_default(), String::from);
     let key = (ns.clone(), obj.name().unwrap_or_default().to_string());
-    let mut checked = hpa::check(&value, old.get(&key), opts);
-    let duplicates = hpa::duplicate_key_errors(&file.parsed, obj);
-    if !duplicates.is_empty() {
-        let version = obj.api_version().and_then(ApiVersion::parse);
-        let mut errors: Vec<_> = duplicates.iter().map(|(e, _)| e.clone()).collect();
-        if let Checked::Undecodable { errors: more, .. } = &checked {
-            errors.extend(more.iter().cloned());
-        }
-        checked = Checked::Undecodable { version, errors };
-    }
+    let checked = hpa::check(obj.node, old.get(&key).copied(), opts);
     let version = obj.api_version().and_then(ApiVersion::parse);
     let position = |path: &str| -> (u32, u32) {
         let l = hpa::locate(obj.node, version, path);
@@ -261,16 +244,10 @@ pub fn validate_object(
             entry.warnings = outcome.annotation_problems.iter().map(|p| p.message.clone()).collect();
         }
         Checked::Undecodable { errors, .. } => {
-            for (i, e) in errors.iter().enumerate() {
-                let (line, column) = match duplicates.get(i) {
-                    Some((_, span)) => span_pos(file, *span),
-                    None => {
-                        let l = crate::source::locate(obj.node, &e.path);
-                        let span =
-                            if e.kind == DecodeErrorKind::UnknownField { l.key_span.unwrap_or(l.span) } else { l.span };
-                        span_pos(file, span)
-                    }
-                };
+            for e in errors {
+                // Where `hpa-lint` points at the same error.
+                let (span, _) = hpa::position(obj.node, version, &e.path, e.kind.is_strict());
+                let (line, column) = span_pos(file, span);
                 entry.errors.push(ErrorEntry {
                     type_: e.kind.as_str().to_string(),
                     field: e.path.clone(),

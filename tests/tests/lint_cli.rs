@@ -77,7 +77,11 @@ fn an_array_where_an_object_is_expected() {
     let run = hpa_lint(&["validate", "-o", "json", "-"], &text);
     let e = &entries(&run)[0];
     assert_eq!(e["errors"][0]["field"], "spec.behavior");
-    assert!(e["errors"][0]["message"].as_str().unwrap().contains("invalid type: array"), "{e}");
+    assert_eq!(
+        e["errors"][0]["message"],
+        "json: cannot unmarshal array into Go struct field HorizontalPodAutoscalerSpec.spec.behavior of type v2.HorizontalPodAutoscalerBehavior",
+        "{e}"
+    );
 }
 
 #[test]

@@ -3,6 +3,7 @@
 mod cluster;
 mod conformance;
 mod convert_cli;
+mod diagnose;
 mod evaluator;
 mod explain;
 mod lint_cli;

@@ -19,10 +19,10 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use hpa_core::admission::{self as pipeline, Options};
-use hpa_core::api::{self, ApiVersion, DecodeError, DecodeErrorKind, VersionedHpa, v1, v2};
+use hpa_core::api::{self, ApiVersion, DecodeError, Strictness, VersionedHpa, v1, v2};
 use hpa_core::convert::annotations;
 use hpa_core::defaults;
-use hpa_core::features::{FeatureGates, Gate};
+use hpa_core::features::{FeatureGates, Gate, KubernetesVersion};
 use hpa_core::field::{self, FieldError};
 use hpa_core::rules::{Finding, Location, RuleOptions, Severity};
 
@@ -87,6 +87,53 @@ impl Answer {
             context: ContextReport::default(),
         }
     }
+}
+
+/// Why a review could not be answered with a decision (it is answered `allowed: false`
+/// with this reason).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReviewError {
+    /// `request.object` or `request.oldObject` is not a decodable HPA.
+    #[error(transparent)]
+    Object(#[from] ObjectError),
+    /// The object decodes but does not convert to the internal form.
+    #[error("converting to the internal form: {0}")]
+    Conversion(String),
+}
+
+/// Why `request.object` or `request.oldObject` cannot be decoded.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ObjectError {
+    /// It is absent or `null`.
+    #[error("request.{field} is missing")]
+    Missing {
+        /// `object` or `oldObject`.
+        field: &'static str,
+    },
+    /// kube-apiserver's decoding refuses it (a value of the wrong type, say).
+    #[error("request.{field}: {message}")]
+    Undecodable {
+        /// `object` or `oldObject`.
+        field: &'static str,
+        /// The version it names, when it is an HPA version.
+        version: Option<ApiVersion>,
+        /// What the decoder reports.
+        errors: Vec<DecodeError>,
+        /// kube-apiserver's message for them.
+        message: String,
+    },
+    /// Its version is not the one the request says.
+    #[error("request.{field} is autoscaling/{object}, but request.kind is autoscaling/{request}")]
+    VersionMismatch {
+        /// `object` or `oldObject`.
+        field: &'static str,
+        /// The object's version.
+        object: String,
+        /// The request's.
+        request: String,
+    },
 }
 
 /// A decoded `object` or `oldObject`.
@@ -206,7 +253,7 @@ impl Admission {
             Endpoint::Validate => self.validate(request, operation, policy, view, report),
             Endpoint::Mutate | Endpoint::ValidateWorkloads => self.mutate(request, policy),
         };
-        result.unwrap_or_else(|message| (Response::invalid(uid, message), Outcome::Invalid))
+        result.unwrap_or_else(|e| (Response::invalid(uid, e.to_string()), Outcome::Invalid))
     }
 
     // === /validate ===
@@ -218,12 +265,14 @@ impl Admission {
         policy: &Policy,
         view: &View<'_>,
         report: &mut ContextReport,
-    ) -> Result<(Response, Outcome), String> {
+    ) -> Result<(Response, Outcome), ReviewError> {
         let uid = request.uid.as_ref();
         let namespace = request.namespace();
-        let new = decode(request, "object", request.object)?;
+        let new = decode(request, "object", request.object, self.gates.version())?;
         let old = match operation {
-            pipeline::Operation::Update => Some(decode(request, "oldObject", request.old_object)?),
+            pipeline::Operation::Update => {
+                Some(decode(request, "oldObject", request.old_object, self.gates.version())?)
+            }
             pipeline::Operation::Create => None,
         };
         let options = Options {
@@ -232,7 +281,7 @@ impl Admission {
             default_namespace: (!namespace.is_empty()).then(|| namespace.to_string()),
         };
         let outcome = pipeline::admit(&new.hpa, old.as_ref().map(|o| &o.hpa), operation, &options)
-            .map_err(|e| format!("converting to the internal form: {e}"))?;
+            .map_err(|e| ReviewError::Conversion(e.to_string()))?;
 
         let mut warnings: Vec<String> = Vec::new();
         let effective = policy.effective(namespace);
@@ -313,9 +362,9 @@ impl Admission {
 
     // === /mutate ===
 
-    fn mutate(&self, request: &Request<'_>, policy: &Policy) -> Result<(Response, Outcome), String> {
+    fn mutate(&self, request: &Request<'_>, policy: &Policy) -> Result<(Response, Outcome), ReviewError> {
         let uid = request.uid.as_ref();
-        let object = decode(request, "object", request.object)?;
+        let object = decode(request, "object", request.object, self.gates.version())?;
         let effective = policy.effective(request.namespace());
         let tolerance = self.gates.enabled(Gate::HPAConfigurableTolerance);
         let mutated = match &object.hpa {
@@ -330,7 +379,8 @@ impl Admission {
         if mutated == object.hpa {
             return Ok((Response::allow(uid), Outcome::Allowed));
         }
-        let sent: Value = serde_json::from_str(object.raw).map_err(|e| format!("request.object: {e}"))?;
+        // The object decoded, so it is JSON; a patch applies to it as sent.
+        let sent: Value = serde_json::from_str(object.raw).unwrap_or(Value::Null);
         let patch = patch::between(&sent, &object.hpa.to_json(), &mutated.to_json());
         if patch.0.is_empty() {
             return Ok((Response::allow(uid), Outcome::Allowed));
@@ -444,106 +494,47 @@ fn operation_of(request: &Request<'_>) -> Operation {
     }
 }
 
-/// Decodes `request.<field>` as an HPA of the request's version.
+/// Decodes `request.<field>` as an HPA of the request's version, with hpa-core's decoder
+/// straight from the request's bytes.
 ///
-/// Objects from kube-apiserver were decoded and re-encoded by it, so they are well-formed: they
-/// are decoded straight from the request's bytes ([`decode_fast`]). Anything that path refuses
-/// is decoded again the exact way (into a `Value`, then hpa-core's strict decoding), which
-/// gives kube-apiserver's error message.
-fn decode<'a>(request: &Request<'_>, field: &str, raw: Option<&'a RawValue>) -> Result<Decoded<'a>, String> {
-    let raw = raw.filter(|r| r.get() != "null").ok_or_else(|| format!("request.{field} is missing"))?.get();
-    if let Some((hpa, unknown_fields)) = decode_fast(raw, &request.kind.version) {
-        return Ok(Decoded { raw, hpa, unknown_fields });
-    }
-    let value: Value = serde_json::from_str(raw).map_err(|e| format!("request.{field}: {e}"))?;
-    let (hpa, unknown_fields) = decode_lenient(&value).map_err(|errors| {
-        let version = value.get("apiVersion").and_then(Value::as_str).and_then(ApiVersion::parse);
-        format!("request.{field}: {}", api::decode_failure_message(version, &errors))
+/// Decoding is lenient: kube-apiserver has already decoded the object with its own schema,
+/// which may be newer than this build's, so an unknown field means version skew, not a
+/// user's typo. It is ignored (and returned, for a warning); a value of the wrong type is
+/// an error, with kube-apiserver's message.
+fn decode<'a>(
+    request: &Request<'_>,
+    field: &'static str,
+    raw: Option<&'a RawValue>,
+    release: KubernetesVersion,
+) -> Result<Decoded<'a>, ObjectError> {
+    let raw = raw.filter(|r| r.get() != "null").ok_or(ObjectError::Missing { field })?.get();
+    let expected = ApiVersion::parse(&format!("{}/{}", api::GROUP, request.kind.version));
+    let decoded = match expected {
+        Some(version) => api::decode_json_expecting(raw, version, Strictness::Lenient, release),
+        None => api::decode_json(raw, Strictness::Lenient, release),
+    };
+    let decoded = decoded.map_err(|errors| {
+        let version = object_version(raw);
+        ObjectError::Undecodable { field, message: api::decode_failure_message(version, &errors), version, errors }
     })?;
-    let version = hpa.api_version().version();
+    let version = decoded.value.api_version().version();
     if !request.kind.version.is_empty() && request.kind.version != version {
-        return Err(format!(
-            "request.{field} is autoscaling/{version}, but request.kind is autoscaling/{}",
-            request.kind.version
-        ));
+        return Err(ObjectError::VersionMismatch {
+            field,
+            object: version.to_string(),
+            request: request.kind.version.to_string(),
+        });
     }
-    Ok(Decoded { raw, hpa, unknown_fields })
+    // kube-apiserver re-encodes what it sends: a duplicate field cannot come from it.
+    let unknown_fields =
+        decoded.ignored.into_iter().filter(|e| e.kind == api::DecodeErrorKind::UnknownField).map(|e| e.path).collect();
+    Ok(Decoded { raw, hpa: decoded.value, unknown_fields })
 }
 
-/// Decodes an object of `autoscaling/<version>` from JSON text in one pass, collecting unknown
-/// fields; `None` for anything else (then [`decode`] takes the exact path).
-///
-/// It accepts what hpa-core's strict decoding accepts, with one exception that kube-apiserver
-/// never sends: a JSON array where an object is expected (serde fills the struct field by
-/// field; Go refuses). Everything it refuses (wrong types, duplicate fields, another kind or
-/// version) goes the exact way.
-fn decode_fast(json: &str, version: &str) -> Option<(VersionedHpa, Vec<String>)> {
-    fn typed<T: serde::de::DeserializeOwned>(json: &str, unknown: &mut Vec<String>) -> Option<T> {
-        let mut de = serde_json::Deserializer::from_str(json);
-        let value = serde_ignored::deserialize(&mut de, |path| unknown.push(field_path(&path))).ok()?;
-        de.end().ok()?;
-        Some(value)
-    }
-    let mut unknown = Vec::new();
-    let hpa = match version {
-        "v2" => VersionedHpa::V2(typed(json, &mut unknown)?),
-        "v1" => VersionedHpa::V1(typed(json, &mut unknown)?),
-        _ => return None,
-    };
-    let type_meta_ok = match &hpa {
-        VersionedHpa::V2(h) => h.api_version == v2::API_VERSION && h.kind == api::KIND,
-        VersionedHpa::V1(h) => h.api_version == v1::API_VERSION && h.kind == api::KIND,
-        _ => false,
-    };
-    type_meta_ok.then_some((hpa, unknown))
-}
-
-/// A serde_ignored path as hpa-core renders decoding paths: `spec.metrics[0].foo`.
-fn field_path(path: &serde_ignored::Path<'_>) -> String {
-    use serde_ignored::Path as P;
-    match path {
-        P::Root => String::new(),
-        P::Seq { parent, index } => format!("{}[{index}]", field_path(parent)),
-        P::Map { parent, key } => match field_path(parent) {
-            p if p.is_empty() => key.to_string(),
-            p => format!("{p}.{key}"),
-        },
-        P::Some { parent } | P::NewtypeStruct { parent } | P::NewtypeVariant { parent } => field_path(parent),
-    }
-}
-
-/// hpa-core's strict decoding, except that fields this build does not know are ignored (and
-/// returned): kube-apiserver has already decoded the object with its own, possibly newer,
-/// schema, so an unknown field means version skew, not a user's typo.
-fn decode_lenient(value: &Value) -> Result<(VersionedHpa, Vec<String>), Vec<DecodeError>> {
-    match api::decode(value) {
-        Ok(hpa) => Ok((hpa, Vec::new())),
-        Err(errors) if errors.iter().all(|e| e.kind == DecodeErrorKind::UnknownField) => {
-            let unknown = errors.into_iter().map(|e| e.path).collect();
-            decode_ignoring_unknown(value).map(|hpa| (hpa, unknown))
-        }
-        Err(errors) => Err(errors),
-    }
-}
-
-fn decode_ignoring_unknown(value: &Value) -> Result<VersionedHpa, Vec<DecodeError>> {
-    use serde::Deserialize;
-    let strict = api::strict::Strict(value);
-    let version = value.get("apiVersion").and_then(Value::as_str).and_then(ApiVersion::parse);
-    let result = match version {
-        Some(ApiVersion::V1) => v1::HorizontalPodAutoscaler::deserialize(strict).map(VersionedHpa::V1),
-        Some(ApiVersion::V2) => v2::HorizontalPodAutoscaler::deserialize(strict).map(VersionedHpa::V2),
-        Some(ApiVersion::V2beta2) => {
-            api::v2beta2::HorizontalPodAutoscaler::deserialize(strict).map(VersionedHpa::V2beta2)
-        }
-        Some(ApiVersion::V2beta1) => {
-            api::v2beta1::HorizontalPodAutoscaler::deserialize(strict).map(VersionedHpa::V2beta1)
-        }
-        None => return api::decode(value),
-    };
-    result.map_err(|e| {
-        vec![DecodeError { kind: DecodeErrorKind::InvalidValue, path: String::new(), message: e.to_string() }]
-    })
+/// The version an object names in its `apiVersion`, if it is an HPA version.
+fn object_version(raw: &str) -> Option<ApiVersion> {
+    let value: Value = serde_json::from_str(raw).ok()?;
+    value.get("apiVersion").and_then(Value::as_str).and_then(ApiVersion::parse)
 }
 
 #[cfg(test)]
@@ -592,52 +583,49 @@ mod tests {
         );
     }
 
-    #[test]
-    fn unknown_fields_are_ignored_and_reported() {
-        let obj = json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
-            "metadata": {"name": "web"}, "spec": {"maxReplicas": 3, "syncPeriodSeconds": 30}});
-        let (hpa, unknown) = decode_lenient(&obj).unwrap();
-        assert_eq!(unknown, ["spec.syncPeriodSeconds"]);
-        let VersionedHpa::V2(hpa) = hpa else { panic!() };
-        assert_eq!(hpa.spec.max_replicas, 3);
-        // Wrong types are still errors.
-        let obj = json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "spec": {"maxReplicas": "3", "x": 1}});
-        let errors = decode_lenient(&obj).unwrap_err();
-        assert_eq!(errors[0].kind, DecodeErrorKind::InvalidValue);
+    fn review_request(object: &str) -> String {
+        format!(
+            r#"{{"uid": "u", "kind": {{"group": "autoscaling", "version": "v2", "kind": "HorizontalPodAutoscaler"}},
+               "resource": {{"group": "autoscaling", "version": "v2", "resource": "horizontalpodautoscalers"}},
+               "operation": "CREATE", "object": {object}}}"#
+        )
+    }
+
+    fn decode_object(object: &str) -> Result<(VersionedHpa, Vec<String>), ObjectError> {
+        let text = review_request(object);
+        let request: Request<'_> = serde_json::from_str(&text).unwrap();
+        decode(&request, "object", request.object, KubernetesVersion::LATEST).map(|d| (d.hpa, d.unknown_fields))
     }
 
     #[test]
-    fn the_fast_path_agrees_with_hpa_core() {
-        let objects = [
-            json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
-                "metadata": {"name": "web", "labels": {"a": null}, "creationTimestamp": null,
-                    "managedFields": [{"manager": "m", "fieldsV1": {"f:spec": {}}}]},
-                "spec": {"maxReplicas": 3, "minReplicas": null, "metrics": [{"type": "Pods", "pods": {
-                    "metric": {"name": "rps"}, "target": {"type": "AverageValue", "averageValue": "0.5"}}}],
-                    "behavior": {"scaleUp": {"tolerance": "50m"}}, "syncPeriodSeconds": 30},
-                "status": {"desiredReplicas": 0, "currentMetrics": null}}),
-            json!({"apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler",
-                "metadata": {"name": "web", "annotations": {"autoscaling.alpha.kubernetes.io/behavior": "{}"}},
-                "spec": {"maxReplicas": 3, "targetCPUUtilizationPercentage": 50, "bogus": {"a": [1]}}}),
-        ];
-        for object in &objects {
-            let version = object["apiVersion"].as_str().unwrap().trim_start_matches("autoscaling/");
-            let fast = decode_fast(&object.to_string(), version).unwrap();
-            assert_eq!(fast, decode_lenient(object).unwrap());
-        }
-        // Refused, and so decoded the exact way: wrong types, duplicate fields, another kind or
-        // version, trailing data.
-        let v2 = r#"{"apiVersion":"autoscaling/v2","kind":"HorizontalPodAutoscaler","#;
-        for (json, version) in [
-            (format!(r#"{v2}"spec":{{"maxReplicas":"3"}}}}"#), "v2"),
-            (format!(r#"{v2}"spec":{{"maxReplicas":3,"maxReplicas":4}}}}"#), "v2"),
-            (format!(r#"{v2}"spec":{{}}}} []"#), "v2"),
-            (format!(r#"{v2}"spec":{{}}}}"#), "v1"),
-            (format!(r#"{v2}"spec":{{}}}}"#), "v2beta2"),
-            (r#"{"apiVersion":"autoscaling/v2","kind":"Deployment"}"#.to_string(), "v2"),
-        ] {
-            assert_eq!(decode_fast(&json, version), None, "{json}");
-        }
+    fn unknown_fields_are_ignored_and_reported() {
+        let (hpa, unknown) = decode_object(
+            r#"{"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+                "metadata": {"name": "web"}, "spec": {"maxReplicas": 3, "syncPeriodSeconds": 30}}"#,
+        )
+        .unwrap();
+        assert_eq!(unknown, ["spec.syncPeriodSeconds"]);
+        let VersionedHpa::V2(hpa) = hpa else { panic!() };
+        assert_eq!(hpa.spec.max_replicas, 3);
+        // Wrong types are still errors, in kube-apiserver's words.
+        let e = decode_object(
+            r#"{"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "spec": {"maxReplicas": "3", "x": 1}}"#,
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "request.object: HorizontalPodAutoscaler in version \"v2\" cannot be handled as a HorizontalPodAutoscaler: \
+             json: cannot unmarshal string into Go struct field HorizontalPodAutoscalerSpec.spec.maxReplicas of type int32"
+        );
+        assert!(matches!(e, ObjectError::Undecodable { version: Some(ApiVersion::V2), .. }));
+    }
+
+    #[test]
+    fn the_object_must_be_of_the_requests_version() {
+        let e = decode_object(r#"{"apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler", "spec": {}}"#)
+            .unwrap_err();
+        assert_eq!(e.to_string(), "request.object is autoscaling/v1, but request.kind is autoscaling/v2");
+        assert!(matches!(decode_object("null").unwrap_err(), ObjectError::Missing { field: "object" }));
     }
 
     #[test]

@@ -283,15 +283,26 @@ mod tests {
         insta::assert_snapshot!(help);
     }
 
+    /// Every subcommand's `--help` is a snapshot too (new ones are picked up without editing
+    /// this test).
     #[test]
-    fn policy_export_help_snapshot() {
+    fn subcommand_help_snapshots() {
+        fn walk(command: &mut clap::Command, path: &str, seen: &mut Vec<String>) {
+            for sub in command.get_subcommands_mut() {
+                if sub.get_name() == "help" {
+                    continue;
+                }
+                let path = format!("{path}_{}", sub.get_name());
+                insta::assert_snapshot!(format!("help@{path}"), sub.render_long_help().to_string());
+                seen.push(path.clone());
+                walk(sub, &path, seen);
+            }
+        }
         let mut command = Args::command().term_width(100);
         command.build();
-        let export = command
-            .find_subcommand_mut("policy")
-            .and_then(|policy| policy.find_subcommand_mut("export"))
-            .expect("policy export is declared above");
-        insta::assert_snapshot!(export.render_long_help().to_string());
+        let mut seen = Vec::new();
+        walk(&mut command, "hpa-webhook", &mut seen);
+        assert!(seen.iter().any(|p| p == "hpa-webhook_policy_export"), "{seen:?}");
     }
 
     #[test]

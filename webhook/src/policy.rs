@@ -42,8 +42,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use arc_swap::ArcSwap;
-use serde::Deserialize;
-use serde_json::Value;
+use hpa_core::api::decode::{Abort, Decode, Decoder, GoType, Kind, Source};
+use hpa_yaml::ReadError;
 
 use hpa_core::api::v2::{HPAScalingPolicy, HPAScalingRules, HorizontalPodAutoscaler, HorizontalPodAutoscalerBehavior};
 use hpa_core::api::{CrossVersionObjectReference, LabelSelector, Quantity};
@@ -70,6 +70,14 @@ pub enum PolicyError {
         /// Why.
         source: std::io::Error,
     },
+    /// The file does not read as a policy (not YAML, or a field unknown or of the wrong type).
+    #[error("invalid policy{}: {}", .path.as_ref().map(|p| format!(" {}", p.display())).unwrap_or_default(), .errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
+    Decode {
+        /// The file, when read from one.
+        path: Option<PathBuf>,
+        /// Every problem found, with its line and column.
+        errors: Vec<ReadError>,
+    },
     /// The file is not a valid policy.
     #[error("invalid policy{}: {}", .path.as_ref().map(|p| format!(" {}", p.display())).unwrap_or_default(), .problems.join("; "))]
     Invalid {
@@ -81,7 +89,7 @@ pub enum PolicyError {
 }
 
 /// What a broken constraint does to the request.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Enforcement {
     /// The request is refused (422 `Invalid`), as kube-apiserver refuses an invalid object.
@@ -102,6 +110,26 @@ impl Enforcement {
     }
 }
 
+impl Decode for Enforcement {
+    fn go_type(_: &str) -> String {
+        "policy.Enforcement".into()
+    }
+
+    fn decode<'de, S: Source<'de>>(&mut self, d: &mut Decoder<'de, S>, ty: GoType) -> Result<(), Abort> {
+        let mut name = String::new();
+        if d.peek()? != Kind::String {
+            return name.decode(d, ty);
+        }
+        name.decode(d, ty)?;
+        *self = match name.as_str() {
+            "Deny" => Enforcement::Deny,
+            "Warn" => Enforcement::Warn,
+            other => return Err(d.fail(format!("unknown enforcement {other:?}: expected Deny or Warn"))),
+        };
+        Ok(())
+    }
+}
+
 /// A constraint an HPA breaks: the field error, and whether it denies or warns.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Violation {
@@ -112,14 +140,12 @@ pub struct Violation {
 }
 
 /// Constraints an HPA must meet (checked by /validate).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Decode)]
+#[go(package = "policy", rename_all = "camelCase")]
 pub struct Constraints {
     /// The largest `spec.maxReplicas` allowed.
-    #[serde(default)]
     pub max_replicas: Option<i32>,
     /// Whether `spec.behavior` must be set.
-    #[serde(default)]
     pub require_behavior: Option<bool>,
 }
 
@@ -151,50 +177,34 @@ enum Selector {
 
 // === the file format ===
 
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Default, Decode)]
+#[go(package = "policy", rename_all = "camelCase")]
 struct PolicyFile {
-    #[serde(default)]
     api_version: String,
-    #[serde(default)]
     kind: String,
-    #[serde(default)]
     defaults: Option<SettingsFile>,
-    #[serde(default)]
     namespace_labels: BTreeMap<String, BTreeMap<String, String>>,
-    #[serde(default)]
     rules: Vec<RuleFile>,
 }
 
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Default, Decode)]
+#[go(package = "policy", rename_all = "camelCase")]
 struct SettingsFile {
-    #[serde(default)]
     behavior: Option<HorizontalPodAutoscalerBehavior>,
-    #[serde(default)]
     constraints: Option<Constraints>,
-    #[serde(default)]
     enforcement: Option<Enforcement>,
-    #[serde(default)]
     deny_rules: Option<Vec<String>>,
 }
 
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Default, Decode)]
+#[go(package = "policy", rename_all = "camelCase")]
 struct RuleFile {
-    #[serde(default)]
     name: String,
-    #[serde(default)]
     namespaces: Option<Vec<String>>,
-    #[serde(default)]
     namespace_selector: Option<LabelSelector>,
-    #[serde(default)]
     behavior: Option<HorizontalPodAutoscalerBehavior>,
-    #[serde(default)]
     constraints: Option<Constraints>,
-    #[serde(default)]
     enforcement: Option<Enforcement>,
-    #[serde(default)]
     deny_rules: Option<Vec<String>>,
 }
 
@@ -202,9 +212,9 @@ impl Policy {
     /// Parses and checks a policy file. Every problem is reported, with its place in the file.
     pub fn parse(yaml: &str) -> Result<Policy, PolicyError> {
         let invalid = |problems: Vec<String>| PolicyError::Invalid { path: None, problems };
-        let value = yaml_to_json(yaml).map_err(|e| invalid(vec![e]))?;
-        let file: PolicyFile = hpa_core::api::decode_as(&value)
-            .map_err(|errors| invalid(errors.iter().map(ToString::to_string).collect()))?;
+        // The behavior and selectors are autoscaling/v2's and metav1's types, named so in errors.
+        let file: PolicyFile =
+            hpa_yaml::read(yaml, "v2").map_err(|errors| PolicyError::Decode { path: None, errors })?;
         let mut problems = Vec::new();
         if file.api_version != API_VERSION || file.kind != KIND {
             problems.push(format!(
@@ -656,50 +666,8 @@ fn parse_file(path: &Path, bytes: &[u8]) -> Result<Policy, PolicyError> {
     })?;
     Policy::parse(text).map_err(|e| match e {
         PolicyError::Invalid { problems, .. } => PolicyError::Invalid { path: Some(path.to_path_buf()), problems },
+        PolicyError::Decode { errors, .. } => PolicyError::Decode { path: Some(path.to_path_buf()), errors },
         other => other,
-    })
-}
-
-// === YAML ===
-
-/// One YAML document as JSON (YAML 1.2 core schema), for strict decoding by hpa-core.
-fn yaml_to_json(text: &str) -> Result<Value, String> {
-    use saphyr::{LoadableYamlNode, Yaml};
-    let docs = Yaml::load_from_str(text).map_err(|e| format!("not valid YAML: {e}"))?;
-    match docs.as_slice() {
-        [] => Ok(Value::Object(serde_json::Map::new())),
-        [doc] => yaml_value(doc),
-        _ => Err("expected one YAML document, found several".into()),
-    }
-}
-
-fn yaml_value(node: &saphyr::Yaml<'_>) -> Result<Value, String> {
-    use saphyr::{Scalar, Yaml};
-    Ok(match node {
-        Yaml::Value(Scalar::Null) => Value::Null,
-        Yaml::Value(Scalar::Boolean(b)) => Value::Bool(*b),
-        Yaml::Value(Scalar::Integer(i)) => Value::from(*i),
-        Yaml::Value(Scalar::FloatingPoint(f)) => serde_json::Number::from_f64(f.into_inner())
-            .map(Value::Number)
-            .ok_or_else(|| format!("{} is not a JSON number", f.into_inner()))?,
-        Yaml::Value(Scalar::String(s)) => Value::String(s.to_string()),
-        Yaml::Representation(s, _, _) => Value::String(s.to_string()),
-        Yaml::Sequence(items) => Value::Array(items.iter().map(yaml_value).collect::<Result<_, _>>()?),
-        Yaml::Mapping(map) => {
-            let mut out = serde_json::Map::with_capacity(map.len());
-            for (k, v) in map {
-                let key = match k {
-                    Yaml::Value(Scalar::String(s)) => s.to_string(),
-                    Yaml::Value(Scalar::Integer(i)) => i.to_string(),
-                    Yaml::Value(Scalar::Boolean(b)) => b.to_string(),
-                    _ => return Err("mapping keys must be strings".into()),
-                };
-                out.insert(key, yaml_value(v)?);
-            }
-            Value::Object(out)
-        }
-        Yaml::Tagged(_, inner) => yaml_value(inner)?,
-        Yaml::Alias(_) | Yaml::BadValue => return Err("unsupported YAML node (unresolved alias or bad value)".into()),
     })
 }
 
@@ -753,6 +721,7 @@ rules:
     fn problems(yaml: &str) -> Vec<String> {
         match Policy::parse(yaml) {
             Err(PolicyError::Invalid { problems, .. }) => problems,
+            Err(PolicyError::Decode { errors, .. }) => errors.iter().map(ToString::to_string).collect(),
             other => panic!("{other:?}"),
         }
     }
@@ -859,7 +828,7 @@ rules:
         assert_eq!(layers, [Enforcement::Warn, Enforcement::Deny, Enforcement::Warn]);
         assert_eq!(
             problems(&format!("{HEADER}defaults: {{enforcement: Audit}}\n")),
-            ["defaults.enforcement: unknown variant `Audit`, expected `Deny` or `Warn`"]
+            ["3:25: unknown enforcement \"Audit\": expected Deny or Warn"]
         );
     }
 
@@ -871,7 +840,7 @@ rules:
         );
         let p = problems(&format!(
             "{HEADER}defaults:\n  behavior:\n    scaleDown: {{stabilizationWindowSeconds: 4000, policies: []}}\n  constraints: {{maxReplicas: 0}}\n\
-             rules:\n  - {{name: a, namespaces: [x], namespaceSelector: {{}}}}\n  - {{name: a, namespaces: [y]}}\n  - {{namespaceSelector: {{matchExpressions: [{{key: k, operator: In}}, {{key: k, operator: Has}}]}}}}\n"
+             rules:\n  - {{name: a, namespaces: [x], namespaceSelector: {{}}}}\n  - {{name: a, namespaces: [z]}}\n  - {{namespaceSelector: {{matchExpressions: [{{key: k, operator: In}}, {{key: k, operator: Has}}]}}}}\n"
         ));
         assert_eq!(
             p,
@@ -888,14 +857,20 @@ rules:
         );
         assert_eq!(
             problems(&format!("{HEADER}rules:\n  - name: a\n    namespace: [x]\n")),
-            ["unknown field \"rules[0].namespace\""]
+            ["5:5: unknown field \"rules[0].namespace\""]
         );
         assert_eq!(
             problems(&format!("{HEADER}defaults: {{constraints: {{maxReplicas: many}}}}\n")),
-            ["defaults.constraints.maxReplicas: invalid type: string \"many\", expected int32"]
+            [
+                "3:39: json: cannot unmarshal string into Go struct field Constraints.defaults.constraints.maxReplicas of type int32"
+            ]
         );
-        assert!(problems("a: [").join("").starts_with("not valid YAML"));
-        assert_eq!(problems("a: 1\n---\nb: 2\n"), ["expected one YAML document, found several"]);
+        assert_eq!(
+            problems(&format!("{HEADER}defaults: {{behavior: {{scaleUp: {{tolerance: 5%}}}}}}\n")),
+            ["3:44: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"]
+        );
+        assert_eq!(problems("a: [").len(), 1);
+        assert_eq!(problems("a: 1\n---\nb: 2\n"), ["2:1: expected one YAML document"]);
     }
 
     #[test]
@@ -920,14 +895,18 @@ rules:
     }
 
     #[test]
-    fn yaml_scalars() {
-        let v = yaml_to_json("a: 1\nb: 1.5\nc: true\nd: ~\ne: '0.05'\nf: [x, {g: h}]\n1: one\n").unwrap();
+    fn yaml_is_read_as_kubectl_reads_it() {
+        // YAML 1.1 scalars, as everywhere else: `yes` is true, `010` is octal.
+        let p =
+            Policy::parse(&format!("{HEADER}defaults: {{constraints: {{requireBehavior: yes, maxReplicas: 010}}}}\n"))
+                .unwrap();
+        assert_eq!(p.defaults.constraints, Constraints { max_replicas: Some(8), require_behavior: Some(true) });
+        assert!(Policy::parse("").unwrap_err().to_string().contains("expected apiVersion"));
+        // A key given twice is refused, not silently overwritten.
         assert_eq!(
-            v,
-            serde_json::json!({"a": 1, "b": 1.5, "c": true, "d": null, "e": "0.05", "f": ["x", {"g": "h"}], "1": "one"})
+            problems(&format!("{HEADER}defaults: {{constraints: {{maxReplicas: 1, maxReplicas: 2}}}}\n")),
+            ["3:42: duplicate field \"defaults.constraints.maxReplicas\""]
         );
-        assert_eq!(yaml_to_json("").unwrap(), serde_json::json!({}));
-        assert!(yaml_to_json("? [a]\n: b\n").is_err());
     }
 
     #[tokio::test]

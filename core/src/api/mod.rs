@@ -1,26 +1,27 @@
-//! The HorizontalPodAutoscaler API in every version a repository may still hold, and strict
-//! decoding from JSON values.
+//! The HorizontalPodAutoscaler API in every version a repository may still hold, and its
+//! decoding ([`mod@decode`]: kube-apiserver's, from JSON text or any other [`decode::Source`]).
 //!
 //! `v2` is the hub: it is the internal shape that validation, defaulting and the evaluator
 //! work on. `v1`, `v2beta2` and `v2beta1` convert to and from it (see [`crate::convert`]).
 
 pub mod de;
+pub mod decode;
 pub mod meta;
 pub mod quantity;
 pub mod release;
-pub mod strict;
 pub mod time;
 pub mod v1;
 pub mod v2;
 pub mod v2beta1;
 pub mod v2beta2;
 
-use std::cell::Cell;
 use std::fmt;
 
-use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use crate::features::KubernetesVersion;
+
+pub use decode::{DecodeError, DecodeErrorKind, Decoded, Strictness};
 pub use meta::{CrossVersionObjectReference, LabelSelector, ObjectMeta};
 pub use quantity::Quantity;
 pub use time::Time;
@@ -114,6 +115,16 @@ impl VersionedHpa {
         }
     }
 
+    /// `kind` and `apiVersion` as decoded.
+    pub fn type_meta(&self) -> (&str, &str) {
+        match self {
+            VersionedHpa::V1(h) => (&h.kind, &h.api_version),
+            VersionedHpa::V2(h) => (&h.kind, &h.api_version),
+            VersionedHpa::V2beta2(h) => (&h.kind, &h.api_version),
+            VersionedHpa::V2beta1(h) => (&h.kind, &h.api_version),
+        }
+    }
+
     /// The object's metadata.
     pub fn metadata(&self) -> &ObjectMeta {
         match self {
@@ -147,270 +158,198 @@ impl VersionedHpa {
     }
 }
 
-/// What went wrong while decoding (the 400 BadRequest cases of kube-apiserver).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum DecodeErrorKind {
-    /// A field the schema does not have (strict field validation).
-    UnknownField,
-    /// A value of the wrong JSON type, or one that does not parse (quantities, times).
-    InvalidValue,
-    /// `apiVersion` or `kind` missing, or not an HPA version we know.
-    TypeMeta,
-    /// The document is not a JSON object.
-    NotAnObject,
-}
-
-impl DecodeErrorKind {
-    /// A stable machine-readable name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            DecodeErrorKind::UnknownField => "UnknownField",
-            DecodeErrorKind::InvalidValue => "InvalidValue",
-            DecodeErrorKind::TypeMeta => "TypeMeta",
-            DecodeErrorKind::NotAnObject => "NotAnObject",
-        }
-    }
-}
-
-/// One decoding problem, with the field path it is at (empty for the whole object).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{}", self.render())]
-pub struct DecodeError {
-    /// What kind of problem.
-    pub kind: DecodeErrorKind,
-    /// The field path (`spec.metrics[0].foo`), empty for the object itself.
-    pub path: String,
-    /// What is wrong.
-    pub message: String,
-}
-
-impl DecodeError {
-    fn render(&self) -> String {
-        match self.kind {
-            DecodeErrorKind::UnknownField => format!("unknown field {}", crate::go::quote(&self.path)),
-            _ if self.path.is_empty() => self.message.clone(),
-            _ => format!("{}: {}", self.path, self.message),
-        }
-    }
-}
-
-/// The message kube-apiserver gives for a body it cannot decode.
+/// The message kube-apiserver gives for a body it cannot decode (`transformDecodeError` in
+/// `apiserver/pkg/endpoints/handlers/rest.go`): `HorizontalPodAutoscaler in version "v2"
+/// cannot be handled as a HorizontalPodAutoscaler: <the decoding error>`.
 pub fn decode_failure_message(version: Option<ApiVersion>, errors: &[DecodeError]) -> String {
-    let unknown: Vec<String> =
-        errors.iter().filter(|e| e.kind == DecodeErrorKind::UnknownField).map(DecodeError::to_string).collect();
-    let other: Vec<String> =
-        errors.iter().filter(|e| e.kind != DecodeErrorKind::UnknownField).map(DecodeError::to_string).collect();
-    let mut detail = other.join(", ");
-    if !unknown.is_empty() {
-        if !detail.is_empty() {
-            detail.push_str(", ");
-        }
-        detail.push_str("strict decoding error: ");
-        detail.push_str(&unknown.join(", "));
-    }
-    match version {
-        Some(v) => {
-            format!("{KIND} in version {} cannot be handled as a {KIND}: {detail}", crate::go::quote(v.version()))
-        }
-        None => detail,
-    }
+    decode::failure_message(KIND, version.map(ApiVersion::version), errors)
 }
 
-/// Decodes one object strictly: every unknown field and the first ill-typed value are errors.
+/// Decodes one object strictly from a JSON value (tests and tools that hold values; it is
+/// written out and read back as the JSON text kube-apiserver would receive).
 pub fn decode(value: &Value) -> Result<VersionedHpa, Vec<DecodeError>> {
-    let Value::Object(map) = value else {
-        return Err(vec![DecodeError {
-            kind: DecodeErrorKind::NotAnObject,
-            path: String::new(),
-            message: format!("expected an object, found {}", json_type(value)),
-        }]);
+    let text = value.to_string();
+    decode_json_with(&text, Strictness::Strict, decode::Options::KUBE_APISERVER).map(|d| d.value)
+}
+
+/// Decodes one HPA from JSON text as kube-apiserver decodes a request body: its `kind` and
+/// `apiVersion` choose the type (`runtime.SimpleMetaFactory.Interpret`), then the body is
+/// decoded into it ([`decode_source`]) with the Go types of `release` (a field added later is
+/// an unknown field).
+pub fn decode_json(
+    text: &str,
+    strictness: Strictness,
+    release: KubernetesVersion,
+) -> Result<Decoded<VersionedHpa>, Vec<DecodeError>> {
+    decode_json_with(text, strictness, decode::Options::KUBE_APISERVER.in_release(release))
+}
+
+fn decode_json_with(
+    text: &str,
+    strictness: Strictness,
+    options: decode::Options,
+) -> Result<Decoded<VersionedHpa>, Vec<DecodeError>> {
+    let (kind, api_version) = match json_type_meta(text) {
+        Ok(meta) => meta,
+        Err(e) => return Err(vec![e]),
     };
-    let kind = map.get("kind").and_then(Value::as_str).unwrap_or("");
-    let api_version = map.get("apiVersion").and_then(Value::as_str).unwrap_or("");
-    decode_with(kind, api_version, strict::Strict(value))
+    let version = version_of(&kind, &api_version)?;
+    decode_json_version(text, version, strictness, options)
 }
 
-/// [`decode`] from any source that deserializes as the object's JSON would (the linter's
-/// YAML nodes, with their positions, never become JSON): `kind` and `apiVersion` are the
-/// object's (empty when missing or not strings).
-pub fn decode_with<'de, D>(kind: &str, api_version: &str, de: D) -> Result<VersionedHpa, Vec<DecodeError>>
-where
-    D: serde::Deserializer<'de, Error = serde_json::Error> + Copy,
-{
-    decode_version(version_of(kind, api_version)?, de, None)
+/// [`decode_json`] for an object expected in `version` (an AdmissionReview says which): one
+/// pass when it is, and [`decode_json`]'s result whatever it is.
+pub fn decode_json_expecting(
+    text: &str,
+    version: ApiVersion,
+    strictness: Strictness,
+    release: KubernetesVersion,
+) -> Result<Decoded<VersionedHpa>, Vec<DecodeError>> {
+    let options = decode::Options::KUBE_APISERVER.in_release(release);
+    match decode_json_version(text, version, strictness, options) {
+        Ok(d) if d.value.type_meta() == (KIND, version.as_str()) => Ok(d),
+        _ => decode_json_with(text, strictness, options),
+    }
 }
 
-/// [`decode_with`] for a deserializer that sets `ignored` when it is asked to skip a value
-/// (`deserialize_ignored_any`: a field no type reads). An object without unknown fields or
-/// errors, nearly every one, is then decoded once, without tracking paths; any other is
-/// decoded again as [`decode_with`] does, to locate each unknown field and error. The result
-/// is always [`decode_with`]'s.
-pub fn decode_with_noticing<'de, D>(
+fn decode_json_version(
+    text: &str,
+    version: ApiVersion,
+    strictness: Strictness,
+    options: decode::Options,
+) -> Result<Decoded<VersionedHpa>, Vec<DecodeError>> {
+    let mut source = decode::json::JsonSource::new(text);
+    let decoded = decode_version(version, &mut source, strictness, options);
+    // `checkValid` runs before decoding: a syntax error anywhere wins over everything else.
+    let valid = match &decoded {
+        Ok(_) => source.finish(),
+        Err(_) => {
+            let mut check = decode::json::JsonSource::new(text);
+            decode::Source::skip(&mut check).and_then(|()| check.finish())
+        }
+    };
+    match valid {
+        Ok(()) => decoded,
+        Err(e) => Err(vec![DecodeError { kind: DecodeErrorKind::Syntax, path: String::new(), message: e.message }]),
+    }
+}
+
+/// `kind` and `apiVersion` of a JSON object (empty when missing or not strings).
+fn json_type_meta(text: &str) -> Result<(String, String), DecodeError> {
+    use decode::{Kind, Source};
+    let mut source = decode::json::JsonSource::new(text);
+    let syntax =
+        |e: decode::SourceError| DecodeError { kind: DecodeErrorKind::Syntax, path: String::new(), message: e.message };
+    match source.peek().map_err(syntax)? {
+        Kind::Object => {}
+        other => {
+            return Err(DecodeError {
+                kind: DecodeErrorKind::NotAnObject,
+                path: String::new(),
+                message: format!("expected an object, found {}", json_kind_name(other)),
+            });
+        }
+    }
+    let (mut kind, mut api_version) = (String::new(), String::new());
+    source.begin_object().map_err(syntax)?;
+    while let Some(key) = source.next_key().map_err(syntax)? {
+        let slot = match key.as_ref() {
+            "kind" => &mut kind,
+            "apiVersion" => &mut api_version,
+            _ => {
+                source.skip().map_err(syntax)?;
+                continue;
+            }
+        };
+        *slot = match source.peek().map_err(syntax)? {
+            Kind::String => source.string().map_err(syntax)?.into_owned(),
+            _ => {
+                source.skip().map_err(syntax)?;
+                String::new()
+            }
+        };
+    }
+    Ok((kind, api_version))
+}
+
+fn json_kind_name(kind: decode::Kind) -> &'static str {
+    match kind {
+        decode::Kind::Bool => "boolean",
+        other => other.go_name(),
+    }
+}
+
+/// Decodes an HPA from any [`Source`](decode::Source) (the linter's YAML nodes) with the Go
+/// types of `release`: `kind` and `apiVersion` are the object's (empty when missing or not
+/// strings).
+pub fn decode_source<'de, S: decode::Source<'de>>(
     kind: &str,
     api_version: &str,
-    de: D,
-    ignored: &Cell<bool>,
-) -> Result<VersionedHpa, Vec<DecodeError>>
-where
-    D: serde::Deserializer<'de, Error = serde_json::Error> + Copy,
-{
-    decode_version(version_of(kind, api_version)?, de, Some(ignored))
+    source: S,
+    strictness: Strictness,
+    release: KubernetesVersion,
+) -> Result<Decoded<VersionedHpa>, Vec<DecodeError>> {
+    let options = decode::Options::KUBE_APISERVER.in_release(release);
+    decode_version(version_of(kind, api_version)?, source, strictness, options)
 }
 
 /// The version `kind` and `apiVersion` name, or kube-apiserver's error about them.
 fn version_of(kind: &str, api_version: &str) -> Result<ApiVersion, Vec<DecodeError>> {
     if kind.is_empty() {
-        return Err(vec![type_meta_error("kind", "Object 'Kind' is missing")]);
+        return Err(vec![DecodeError::type_meta("kind", "Object 'Kind' is missing")]);
     }
     if api_version.is_empty() {
-        return Err(vec![type_meta_error("apiVersion", "Object 'apiVersion' is missing")]);
+        return Err(vec![DecodeError::type_meta("apiVersion", "Object 'apiVersion' is missing")]);
     }
     if kind != KIND {
-        return Err(vec![type_meta_error("kind", &format!("expected kind {KIND}, found {}", crate::go::quote(kind)))]);
+        return Err(vec![DecodeError::type_meta(
+            "kind",
+            format!("expected kind {KIND}, found {}", crate::go::quote(kind)),
+        )]);
     }
     ApiVersion::parse(api_version).ok_or_else(|| {
-        vec![type_meta_error(
+        vec![DecodeError::type_meta(
             "apiVersion",
-            &format!("no matches for kind {} in version {}", crate::go::quote(KIND), crate::go::quote(api_version)),
+            format!("no matches for kind {} in version {}", crate::go::quote(KIND), crate::go::quote(api_version)),
         )]
     })
 }
 
-fn decode_version<'de, D>(
+fn decode_version<'de, S: decode::Source<'de>>(
     version: ApiVersion,
-    de: D,
-    ignored: Option<&Cell<bool>>,
-) -> Result<VersionedHpa, Vec<DecodeError>>
-where
-    D: serde::Deserializer<'de, Error = serde_json::Error> + Copy,
-{
+    source: S,
+    strictness: Strictness,
+    options: decode::Options,
+) -> Result<Decoded<VersionedHpa>, Vec<DecodeError>> {
+    fn with<'de, T, S>(
+        version: ApiVersion,
+        source: S,
+        strictness: Strictness,
+        options: decode::Options,
+        wrap: fn(T) -> VersionedHpa,
+    ) -> Result<Decoded<VersionedHpa>, Vec<DecodeError>>
+    where
+        T: decode::Decode + Default,
+        S: decode::Source<'de>,
+    {
+        let d = decode::decode_from::<T, S>(source, version.version(), options, strictness)?;
+        Ok(Decoded { value: wrap(d.value), ignored: d.ignored })
+    }
     match version {
-        ApiVersion::V1 => decode_as_noticing(de, ignored).map(VersionedHpa::V1),
-        ApiVersion::V2 => decode_as_noticing(de, ignored).map(VersionedHpa::V2),
-        ApiVersion::V2beta2 => decode_as_noticing(de, ignored).map(VersionedHpa::V2beta2),
-        ApiVersion::V2beta1 => decode_as_noticing(de, ignored).map(VersionedHpa::V2beta1),
+        ApiVersion::V1 => with(version, source, strictness, options, VersionedHpa::V1),
+        ApiVersion::V2 => with(version, source, strictness, options, VersionedHpa::V2),
+        ApiVersion::V2beta2 => with(version, source, strictness, options, VersionedHpa::V2beta2),
+        ApiVersion::V2beta1 => with(version, source, strictness, options, VersionedHpa::V2beta1),
     }
 }
 
-/// One plain decode when the deserializer notices skipped values and none were (see
-/// [`decode_with_noticing`]); else [`decode_as_with`].
-fn decode_as_noticing<'de, T, D>(de: D, ignored: Option<&Cell<bool>>) -> Result<T, Vec<DecodeError>>
-where
-    T: DeserializeOwned,
-    D: serde::Deserializer<'de, Error = serde_json::Error> + Copy,
-{
-    if let Some(ignored) = ignored {
-        ignored.set(false);
-        if let Ok(v) = T::deserialize(de)
-            && !ignored.get()
-        {
-            return Ok(v);
-        }
-    }
-    decode_as_with(de)
-}
-
-fn type_meta_error(path: &str, message: &str) -> DecodeError {
-    DecodeError { kind: DecodeErrorKind::TypeMeta, path: path.to_string(), message: message.to_string() }
-}
-
-/// Strict decoding of any of our types: unknown fields are collected; on a type error the
-/// value is decoded once more to find where it is.
-pub fn decode_as<T: DeserializeOwned>(value: &Value) -> Result<T, Vec<DecodeError>> {
-    decode_as_with(strict::Strict(value))
-}
-
-/// [`decode_as`] from any deserializer with JSON's (and Go's) rules.
-pub fn decode_as_with<'de, T, D>(de: D) -> Result<T, Vec<DecodeError>>
-where
-    T: DeserializeOwned,
-    D: serde::Deserializer<'de, Error = serde_json::Error> + Copy,
-{
-    let mut unknown = Vec::new();
-    let result: Result<T, serde_json::Error> =
-        serde_ignored::deserialize(de, |path| unknown.push(render_ignored_path(&path)));
-    match result {
-        Ok(v) if unknown.is_empty() => Ok(v),
-        Ok(_) => Err(unknown
-            .into_iter()
-            .map(|path| DecodeError { kind: DecodeErrorKind::UnknownField, path, message: "unknown field".into() })
-            .collect()),
-        Err(first) => {
-            let (path, message) = match serde_path_to_error::deserialize::<_, T>(de) {
-                Err(e) => (render_error_path(e.path()), e.into_inner().to_string()),
-                Ok(_) => (String::new(), first.to_string()),
-            };
-            let mut errors: Vec<DecodeError> = unknown
-                .into_iter()
-                .map(|path| DecodeError { kind: DecodeErrorKind::UnknownField, path, message: "unknown field".into() })
-                .collect();
-            errors.insert(0, DecodeError { kind: DecodeErrorKind::InvalidValue, path, message: humanize(&message) });
-            Err(errors)
-        }
-    }
-}
-
-/// serde's wording, with Rust type names replaced by the Kubernetes ones.
-fn humanize(message: &str) -> String {
-    message
-        .replace("expected i32", "expected int32")
-        .replace("expected i64", "expected int64")
-        .replace("expected a string", "expected string")
-        .replace("expected a boolean", "expected boolean")
-        .replace("invalid type: map", "invalid type: object")
-        .replace("invalid type: sequence", "invalid type: array")
-        .replace("expected a sequence", "expected array")
-        .replace("expected a map", "expected object")
-        .replace("struct ", "object ")
-}
-
-fn json_type(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
-}
-
-fn render_ignored_path(path: &serde_ignored::Path<'_>) -> String {
-    use serde_ignored::Path as P;
-    match path {
-        P::Root => String::new(),
-        P::Seq { parent, index } => format!("{}[{index}]", render_ignored_path(parent)),
-        P::Map { parent, key } => {
-            let p = render_ignored_path(parent);
-            if p.is_empty() { key.to_string() } else { format!("{p}.{key}") }
-        }
-        P::Some { parent } | P::NewtypeStruct { parent } | P::NewtypeVariant { parent } => render_ignored_path(parent),
-    }
-}
-
-fn render_error_path(path: &serde_path_to_error::Path) -> String {
-    use serde_path_to_error::Segment as S;
-    let mut out = String::new();
-    for seg in path.iter() {
-        match seg {
-            S::Seq { index } => out.push_str(&format!("[{index}]")),
-            S::Map { key } => {
-                if !out.is_empty() {
-                    out.push('.');
-                }
-                out.push_str(key);
-            }
-            S::Enum { variant } => {
-                if !out.is_empty() {
-                    out.push('.');
-                }
-                out.push_str(variant);
-            }
-            S::Unknown => {}
-        }
-    }
-    out
+/// Strict decoding of any of our types from a JSON value, named as `autoscaling/v2`'s in
+/// errors.
+pub fn decode_as<T: decode::Decode + Default>(value: &Value) -> Result<T, Vec<DecodeError>> {
+    let text = value.to_string();
+    let mut source = decode::json::JsonSource::new(&text);
+    let decoded = decode::decode_from::<T, _>(&mut source, "v2", decode::Options::KUBE_APISERVER, Strictness::Strict)?;
+    Ok(decoded.value)
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@
 use std::cmp::Ordering;
 use std::fmt;
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Serialize, Serializer};
 
 /// The format a quantity is written back in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -380,33 +380,6 @@ impl std::str::FromStr for Quantity {
 impl Serialize for Quantity {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(&self.canonical())
-    }
-}
-
-impl<'de> Deserialize<'de> for Quantity {
-    /// Like `Quantity.UnmarshalJSON`: a string (trimmed) or a bare JSON number.
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct V;
-        impl serde::de::Visitor<'_> for V {
-            type Value = Quantity;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a quantity (a string such as \"500m\" or a number)")
-            }
-            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Quantity, E> {
-                Quantity::parse(v.trim()).map_err(E::custom)
-            }
-            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Quantity, E> {
-                Quantity::parse(&v.to_string()).map_err(E::custom)
-            }
-            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Quantity, E> {
-                Quantity::parse(&v.to_string()).map_err(E::custom)
-            }
-            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Quantity, E> {
-                // The shortest representation that round-trips is what the YAML/JSON held.
-                Quantity::parse(&format!("{v}")).map_err(E::custom)
-            }
-        }
-        deserializer.deserialize_any(V)
     }
 }
 

@@ -6,50 +6,23 @@
 //! `encoding/json` reads leniently). The only such field of an HPA in 1.33–1.38 is
 //! `status.conditions[].observedGeneration` of `autoscaling/v2`, added in 1.37 (#138653,
 //! `k8s.io/api` release-1.36 vs master `autoscaling/v2/types.go`).
+//!
+//! Decoding knows it from the field's `#[go(since = "1.37")]`: the decoder, given a release
+//! ([`super::decode::Options::in_release`], [`super::decode_json`], [`super::decode_source`]),
+//! treats the field as any other unknown field. What is here is for values that do not come
+//! from a decode: the internal form after conversion, which in an older release has no room
+//! for the field.
 
 use crate::features::KubernetesVersion;
 
-use super::{DecodeError, DecodeErrorKind, VersionedHpa, v2};
+use super::v2;
 
 /// Whether `release` has `HorizontalPodAutoscalerCondition.observedGeneration`.
 pub fn has_condition_observed_generation(release: KubernetesVersion) -> bool {
     release >= KubernetesVersion::V1_37
 }
 
-/// The fields of a decoded object that `release` does not know, as strict decoding reports
-/// them. An explicit `null` decodes as an absent value here, so it is not reported (Go would).
-pub fn unknown_fields(hpa: &VersionedHpa, release: KubernetesVersion) -> Vec<DecodeError> {
-    let VersionedHpa::V2(h) = hpa else { return Vec::new() };
-    if has_condition_observed_generation(release) {
-        return Vec::new();
-    }
-    h.status
-        .conditions
-        .iter()
-        .enumerate()
-        .filter(|(_, c)| c.observed_generation.is_some())
-        .map(|(i, _)| DecodeError {
-            kind: DecodeErrorKind::UnknownField,
-            path: format!("status.conditions[{i}].observedGeneration"),
-            message: "unknown field".into(),
-        })
-        .collect()
-}
-
-/// Strict field validation in `release`: the object, or every field `release` does not know.
-pub fn check(hpa: VersionedHpa, release: KubernetesVersion) -> Result<VersionedHpa, Vec<DecodeError>> {
-    let unknown = unknown_fields(&hpa, release);
-    if unknown.is_empty() { Ok(hpa) } else { Err(unknown) }
-}
-
-/// Drops what `release` does not know, as lenient decoding does.
-pub fn drop_unknown(hpa: &mut VersionedHpa, release: KubernetesVersion) {
-    if let VersionedHpa::V2(h) = hpa {
-        drop_unknown_internal(h, release);
-    }
-}
-
-/// [`drop_unknown`] for the internal (v2-shaped) form.
+/// Drops from the internal (v2-shaped) form what `release`'s internal type cannot hold.
 pub fn drop_unknown_internal(hpa: &mut v2::HorizontalPodAutoscaler, release: KubernetesVersion) {
     if !has_condition_observed_generation(release) {
         for c in &mut hpa.status.conditions {
@@ -60,37 +33,55 @@ pub fn drop_unknown_internal(hpa: &mut v2::HorizontalPodAutoscaler, release: Kub
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
-
     use super::*;
-    use crate::api;
+    use crate::api::{self, Strictness, VersionedHpa};
 
-    fn object() -> VersionedHpa {
-        api::decode(&json!({
-            "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
-            "metadata": {"name": "web", "namespace": "default"},
-            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}, "maxReplicas": 3},
-            "status": {"desiredReplicas": 1, "conditions": [
-                {"type": "AbleToScale", "status": "True"},
-                {"type": "ScalingActive", "status": "True", "observedGeneration": 4}
-            ]}
-        }))
-        .unwrap()
-    }
+    const OBJECT: &str = r#"{
+        "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": "web", "namespace": "default"},
+        "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}, "maxReplicas": 3},
+        "status": {"desiredReplicas": 1, "conditions": [
+            {"type": "AbleToScale", "status": "True"},
+            {"type": "ScalingActive", "status": "True", "observedGeneration": 4}
+        ]}
+    }"#;
 
     #[test]
     fn condition_observed_generation_is_unknown_before_1_37() {
-        let errs = check(object(), KubernetesVersion::V1_36).unwrap_err();
+        let errs = api::decode_json(OBJECT, Strictness::Strict, KubernetesVersion::V1_36).unwrap_err();
         assert_eq!(errs.len(), 1);
         assert_eq!(errs[0].to_string(), "unknown field \"status.conditions[1].observedGeneration\"");
-        assert!(check(object(), KubernetesVersion::V1_37).is_ok());
-        let mut dropped = object();
-        drop_unknown(&mut dropped, KubernetesVersion::V1_33);
-        assert!(check(dropped.clone(), KubernetesVersion::V1_33).is_ok());
-        let VersionedHpa::V2(h) = dropped else { panic!() };
+        assert_eq!(errs[0].path, "status.conditions[1].observedGeneration");
+        let newest = api::decode_json(OBJECT, Strictness::Strict, KubernetesVersion::V1_37).unwrap();
+        let VersionedHpa::V2(h) = &newest.value else { panic!() };
+        assert_eq!(h.status.conditions[1].observed_generation, Some(4));
+
+        // Ignored, it is dropped; the newest release keeps it.
+        let lenient = api::decode_json(OBJECT, Strictness::Lenient, KubernetesVersion::V1_33).unwrap();
+        assert_eq!(lenient.ignored.len(), 1);
+        let VersionedHpa::V2(h) = &lenient.value else { panic!() };
         assert!(h.status.conditions.iter().all(|c| c.observed_generation.is_none()));
-        let mut kept = object();
-        drop_unknown(&mut kept, KubernetesVersion::V1_37);
-        assert_eq!(kept, object());
+        assert!(api::decode_json(OBJECT, Strictness::Lenient, KubernetesVersion::V1_38).unwrap().ignored.is_empty());
+
+        // Reported with the others, in document order, only when nothing else is wrong.
+        let both = OBJECT.replace(r#""maxReplicas": 3"#, r#""maxReplicas": 3, "x": 1"#);
+        let errs = api::decode_json(&both, Strictness::Strict, KubernetesVersion::V1_36).unwrap_err();
+        let paths: Vec<&str> = errs.iter().map(|e| e.path.as_str()).collect();
+        assert_eq!(paths, ["spec.x", "status.conditions[1].observedGeneration"]);
+        let wrong = OBJECT.replace(r#""maxReplicas": 3"#, r#""maxReplicas": "3""#);
+        let errs = api::decode_json(&wrong, Strictness::Strict, KubernetesVersion::V1_36).unwrap_err();
+        assert_eq!(errs.len(), 1);
+        assert!(errs[0].message.starts_with("json: cannot unmarshal string"), "{}", errs[0].message);
+    }
+
+    #[test]
+    fn the_internal_form_of_an_older_release_has_no_condition_observed_generation() {
+        let decoded = api::decode_json(OBJECT, Strictness::Strict, KubernetesVersion::V1_37).unwrap();
+        let VersionedHpa::V2(mut h) = decoded.value else { panic!() };
+        let kept = h.clone();
+        drop_unknown_internal(&mut h, KubernetesVersion::V1_37);
+        assert_eq!(h, kept);
+        drop_unknown_internal(&mut h, KubernetesVersion::V1_33);
+        assert!(h.status.conditions.iter().all(|c| c.observed_generation.is_none()));
     }
 }

@@ -7,7 +7,7 @@
 
 use std::fmt;
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Serialize, Serializer};
 
 /// Seconds since the Unix epoch; Go's zero time (0001-01-01T00:00:00Z) is [`Time::ZERO`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -24,48 +24,16 @@ impl Time {
 
     /// Parses an RFC 3339 timestamp as Go's `time.Parse(time.RFC3339, s)` does.
     pub fn parse_rfc3339(s: &str) -> Option<Time> {
-        let b = s.as_bytes();
-        let num = |r: std::ops::Range<usize>| -> Option<i64> {
-            let part = b.get(r)?;
-            if part.iter().all(u8::is_ascii_digit) { std::str::from_utf8(part).ok()?.parse().ok() } else { None }
-        };
-        if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || b[13] != b':' || b[16] != b':' {
-            return None;
-        }
-        let (year, month, day) = (num(0..4)?, num(5..7)?, num(8..10)?);
-        let (hour, min, sec) = (num(11..13)?, num(14..16)?, num(17..19)?);
-        if !(1..=12).contains(&month) || day < 1 || day > days_in_month(year, month) {
-            return None;
-        }
-        if hour > 23 || min > 59 || sec > 59 {
-            return None;
-        }
-        let mut i = 19;
-        if b.get(i) == Some(&b'.') {
-            i += 1;
-            let start = i;
-            while i < b.len() && b[i].is_ascii_digit() {
-                i += 1;
-            }
-            if i == start {
-                return None;
-            }
-        }
-        let offset = match b.get(i)? {
-            b'Z' if i + 1 == b.len() => 0,
-            c @ (b'+' | b'-') if i + 6 == b.len() && b[i + 3] == b':' => {
-                let h = num(i + 1..i + 3)?;
-                let m = num(i + 4..i + 6)?;
-                if h > 23 || m > 59 {
-                    return None;
-                }
-                let o = h * 3600 + m * 60;
-                if *c == b'-' { -o } else { o }
-            }
-            _ => return None,
-        };
-        let days = days_from_civil(year, month, day);
-        Some(Time(days * 86_400 + hour * 3600 + min * 60 + sec - offset))
+        Time::parse_go(s).ok()
+    }
+
+    /// Go's `time.Parse(time.RFC3339, s)`, with its error message when `s` does not parse
+    /// (`parsing time "yesterday" as "2006-01-02T15:04:05Z07:00": cannot parse "yesterday"
+    /// as "2006"`). Mirrors the general `time.parse` for that layout (its fast path accepts
+    /// a subset of it): one-digit hours, fractional seconds after `.` or `,`, and zone
+    /// offsets up to 24:60 are accepted; the fraction is dropped.
+    pub fn parse_go(s: &str) -> Result<Time, String> {
+        parse_rfc3339_layout(s.as_bytes()).map_err(|e| e.render(s.as_bytes()))
     }
 
     /// `time.Time.String()` of the time in UTC (`2006-01-02 15:04:05 +0000 UTC`), which a
@@ -102,22 +70,6 @@ impl fmt::Display for Time {
 impl Serialize for Time {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         if self.is_zero() { s.serialize_none() } else { s.serialize_str(&self.to_rfc3339()) }
-    }
-}
-
-impl<'de> Deserialize<'de> for Time {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let raw: Option<String> = Option::deserialize(d)?;
-        match raw {
-            None => Ok(Time::ZERO),
-            Some(s) if s.is_empty() => Ok(Time::ZERO),
-            Some(s) => Time::parse_rfc3339(&s).ok_or_else(|| {
-                serde::de::Error::custom(format!(
-                    "parsing time {} as \"2006-01-02T15:04:05Z07:00\": not an RFC 3339 time",
-                    crate::go::quote(&s)
-                ))
-            }),
-        }
     }
 }
 
@@ -158,6 +110,184 @@ fn civil_from_days(z: i64) -> (i64, i64, i64) {
     (if m <= 2 { y + 1 } else { y }, m, d)
 }
 
+// === time.parse for the RFC 3339 layout ===
+
+/// The layout Go names in its errors.
+const LAYOUT: &str = "2006-01-02T15:04:05Z07:00";
+
+/// A `time.ParseError`: the layout and value elements that did not match, or a message.
+struct ParseError<'a> {
+    layout_elem: &'static str,
+    value_elem: &'a [u8],
+    message: Option<String>,
+}
+
+impl ParseError<'_> {
+    /// `(*ParseError).Error`.
+    fn render(&self, value: &[u8]) -> String {
+        match &self.message {
+            Some(m) => format!("parsing time {}{m}", time_quote(value)),
+            None => format!(
+                "parsing time {} as {}: cannot parse {} as {}",
+                time_quote(value),
+                time_quote(LAYOUT.as_bytes()),
+                time_quote(self.value_elem),
+                time_quote(self.layout_elem.as_bytes())
+            ),
+        }
+    }
+}
+
+/// The `time` package's own `quote`: bytes outside printable ASCII as `\xNN`.
+fn time_quote(s: &[u8]) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for &b in s {
+        if !(b' '..0x80).contains(&b) {
+            out.push_str(&format!("\\x{b:02x}"));
+        } else {
+            if b == b'"' || b == b'\\' {
+                out.push('\\');
+            }
+            out.push(char::from(b));
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// `getnum`: one or two digits (exactly two when `fixed`).
+fn getnum(s: &[u8], fixed: bool) -> Option<(i64, &[u8])> {
+    let digit = |i: usize| s.get(i).filter(|b| b.is_ascii_digit()).map(|b| i64::from(b - b'0'));
+    let first = digit(0)?;
+    match digit(1) {
+        Some(second) => Some((first * 10 + second, &s[2..])),
+        None if fixed => None,
+        None => Some((first, &s[1..])),
+    }
+}
+
+/// `time.parse(RFC3339, value, UTC, Local)`, element by element.
+fn parse_rfc3339_layout(value: &[u8]) -> Result<Time, ParseError<'_>> {
+    #[derive(Clone, Copy)]
+    enum Elem {
+        Year,
+        Month,
+        Day,
+        Hour,
+        Minute,
+        Second,
+        Zone,
+    }
+    const STEPS: [(&str, Elem, &str); 7] = [
+        ("", Elem::Year, "2006"),
+        ("-", Elem::Month, "01"),
+        ("-", Elem::Day, "02"),
+        ("T", Elem::Hour, "15"),
+        (":", Elem::Minute, "04"),
+        (":", Elem::Second, "05"),
+        ("", Elem::Zone, "Z07:00"),
+    ];
+    let cannot = |layout_elem: &'static str, value_elem| ParseError { layout_elem, value_elem, message: None };
+    let out_of_range =
+        |what: &str| ParseError { layout_elem: "", value_elem: &[], message: Some(format!(": {what} out of range")) };
+    let (mut year, mut month, mut day, mut hour, mut minute, mut second, mut offset) = (0, 0, 0, 0, 0, 0, 0);
+    let mut rest = value;
+    for (prefix, elem, layout_elem) in STEPS {
+        match rest.strip_prefix(prefix.as_bytes()) {
+            Some(r) => rest = r,
+            None => return Err(cannot(prefix, rest)),
+        }
+        let hold = rest;
+        let parsed = match elem {
+            Elem::Year => {
+                if rest.len() < 4 || !rest[0].is_ascii_digit() || !rest[..4].iter().all(u8::is_ascii_digit) {
+                    None
+                } else {
+                    year = rest[..4].iter().fold(0, |a, b| a * 10 + i64::from(b - b'0'));
+                    rest = &rest[4..];
+                    Some(())
+                }
+            }
+            Elem::Month => getnum(rest, true).map(|(v, r)| {
+                month = v;
+                rest = r;
+            }),
+            Elem::Day => getnum(rest, true).map(|(v, r)| {
+                day = v;
+                rest = r;
+            }),
+            Elem::Hour => getnum(rest, false).map(|(v, r)| {
+                hour = v;
+                rest = r;
+            }),
+            Elem::Minute => getnum(rest, true).map(|(v, r)| {
+                minute = v;
+                rest = r;
+            }),
+            Elem::Second => getnum(rest, true).map(|(v, r)| {
+                second = v;
+                rest = r;
+                // A fraction the layout does not have is read and dropped.
+                if rest.len() >= 2 && matches!(rest[0], b'.' | b',') && rest[1].is_ascii_digit() {
+                    let n = 1 + rest[1..].iter().take_while(|b| b.is_ascii_digit()).count();
+                    rest = &rest[n..];
+                }
+            }),
+            Elem::Zone => {
+                if rest.first() == Some(&b'Z') {
+                    rest = &rest[1..];
+                    Some(())
+                } else if rest.len() < 6 || rest[3] != b':' {
+                    None
+                } else {
+                    let sign = rest[0];
+                    let (hours, minutes) = (getnum(&rest[1..3], true), getnum(&rest[4..6], true));
+                    match (hours, minutes) {
+                        (Some((h, _)), Some((m, _))) if sign == b'+' || sign == b'-' => {
+                            if h > 24 {
+                                return Err(out_of_range("time zone offset hour"));
+                            }
+                            if m > 60 {
+                                return Err(out_of_range("time zone offset minute"));
+                            }
+                            offset = (h * 60 + m) * 60 * if sign == b'-' { -1 } else { 1 };
+                            rest = &rest[6..];
+                            Some(())
+                        }
+                        _ => None,
+                    }
+                }
+            }
+        };
+        if parsed.is_none() {
+            return Err(cannot(layout_elem, hold));
+        }
+        let range = match elem {
+            Elem::Month if !(1..=12).contains(&month) => Some("month"),
+            Elem::Hour if !(0..24).contains(&hour) => Some("hour"),
+            Elem::Minute if !(0..60).contains(&minute) => Some("minute"),
+            Elem::Second if !(0..60).contains(&second) => Some("second"),
+            _ => None,
+        };
+        if let Some(what) = range {
+            return Err(out_of_range(what));
+        }
+    }
+    if !rest.is_empty() {
+        return Err(ParseError {
+            layout_elem: "",
+            value_elem: &[],
+            message: Some(format!(": extra text: {}", time_quote(rest))),
+        });
+    }
+    if day < 1 || day > days_in_month(year, month) {
+        return Err(out_of_range("day"));
+    }
+    let days = days_from_civil(year, month, day);
+    Ok(Time(days * 86_400 + hour * 3600 + minute * 60 + second - offset))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -172,5 +302,37 @@ mod tests {
         assert_eq!(Time(0).to_rfc3339(), "1970-01-01T00:00:00Z");
         assert!(Time::parse_rfc3339("2024-02-30T00:00:00Z").is_none());
         assert!(Time::parse_rfc3339("yesterday").is_none());
+    }
+
+    #[test]
+    fn errors_are_go_time_parse_errors() {
+        let layout = "\"2006-01-02T15:04:05Z07:00\"";
+        for (value, message) in [
+            ("yesterday", format!("parsing time \"yesterday\" as {layout}: cannot parse \"yesterday\" as \"2006\"")),
+            ("", format!("parsing time \"\" as {layout}: cannot parse \"\" as \"2006\"")),
+            ("2024/01/01", format!("parsing time \"2024/01/01\" as {layout}: cannot parse \"/01/01\" as \"-\"")),
+            ("2024-13-01T00:00:00Z", "parsing time \"2024-13-01T00:00:00Z\": month out of range".into()),
+            ("2024-02-30T00:00:00Z", "parsing time \"2024-02-30T00:00:00Z\": day out of range".into()),
+            ("2024-01-01T25:00:00Z", "parsing time \"2024-01-01T25:00:00Z\": hour out of range".into()),
+            (
+                "2024-01-01T00:00:00",
+                format!("parsing time \"2024-01-01T00:00:00\" as {layout}: cannot parse \"\" as \"Z07:00\""),
+            ),
+            ("2024-01-01T00:00:00Zjunk", "parsing time \"2024-01-01T00:00:00Zjunk\": extra text: \"junk\"".into()),
+            (
+                "2024-01-01T00:00:00+25:00",
+                "parsing time \"2024-01-01T00:00:00+25:00\": time zone offset hour out of range".into(),
+            ),
+            (
+                "2024-01-01 00:00:00Z",
+                format!("parsing time \"2024-01-01 00:00:00Z\" as {layout}: cannot parse \" 00:00:00Z\" as \"T\""),
+            ),
+            ("é", format!("parsing time \"\\xc3\\xa9\" as {layout}: cannot parse \"\\xc3\\xa9\" as \"2006\"")),
+        ] {
+            assert_eq!(Time::parse_go(value).unwrap_err(), message, "{value}");
+        }
+        // What the general parser accepts beyond the fast path's shape.
+        assert_eq!(Time::parse_go("2024-01-01T1:02:03Z").unwrap().to_rfc3339(), "2024-01-01T01:02:03Z");
+        assert_eq!(Time::parse_go("2024-01-01T00:00:00,5Z").unwrap().to_rfc3339(), "2024-01-01T00:00:00Z");
     }
 }

@@ -5,9 +5,9 @@
 //! v1.35. There is no `behavior` field: behavior travels in the
 //! `autoscaling.alpha.kubernetes.io/behavior` annotation, as for v1.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use super::de::nullable;
+use super::decode::Decode;
 use super::meta::{CrossVersionObjectReference, ObjectMeta};
 use super::time::Time;
 use super::v1::{MetricSpec, MetricStatus};
@@ -16,85 +16,79 @@ use super::v1::{MetricSpec, MetricStatus};
 pub const API_VERSION: &str = "autoscaling/v2beta1";
 
 /// `HorizontalPodAutoscaler`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Decode)]
 #[serde(rename_all = "camelCase")]
 pub struct HorizontalPodAutoscaler {
     /// `apiVersion`
-    #[serde(default, deserialize_with = "nullable", skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub api_version: String,
     /// `kind`
-    #[serde(default, deserialize_with = "nullable", skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub kind: String,
     /// `metadata`
-    #[serde(default, deserialize_with = "nullable")]
     pub metadata: ObjectMeta,
     /// `spec`
-    #[serde(default, deserialize_with = "nullable")]
     pub spec: HorizontalPodAutoscalerSpec,
     /// `status`
-    #[serde(default, deserialize_with = "nullable")]
     pub status: HorizontalPodAutoscalerStatus,
 }
 
 /// `HorizontalPodAutoscalerSpec`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Decode)]
 #[serde(rename_all = "camelCase")]
 pub struct HorizontalPodAutoscalerSpec {
     /// `scaleTargetRef`
-    #[serde(default, deserialize_with = "nullable")]
     pub scale_target_ref: CrossVersionObjectReference,
     /// `minReplicas`
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub min_replicas: Option<i32>,
     /// `maxReplicas`
-    #[serde(default, deserialize_with = "nullable")]
     pub max_replicas: i32,
     /// `metrics`
-    #[serde(default, deserialize_with = "nullable", skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub metrics: Vec<MetricSpec>,
 }
 
 /// `HorizontalPodAutoscalerStatus`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Decode)]
 #[serde(rename_all = "camelCase")]
 pub struct HorizontalPodAutoscalerStatus {
     /// `observedGeneration`
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub observed_generation: Option<i64>,
     /// `lastScaleTime`
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub last_scale_time: Option<Time>,
     /// `currentReplicas`
-    #[serde(default, deserialize_with = "nullable")]
     pub current_replicas: i32,
     /// `desiredReplicas`
-    #[serde(default, deserialize_with = "nullable")]
     pub desired_replicas: i32,
     /// `currentMetrics`
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub current_metrics: Option<Vec<MetricStatus>>,
     /// `conditions`
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub conditions: Option<Vec<HorizontalPodAutoscalerCondition>>,
 }
 
 /// `HorizontalPodAutoscalerCondition` (no `observedGeneration`).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Decode)]
 #[serde(rename_all = "camelCase")]
 pub struct HorizontalPodAutoscalerCondition {
+    #[go(type = "HorizontalPodAutoscalerConditionType")]
     /// `type`
-    #[serde(rename = "type", default, deserialize_with = "nullable")]
+    #[serde(rename = "type")]
     pub type_: String,
+    #[go(type = "v1.ConditionStatus")]
     /// `status`
-    #[serde(default, deserialize_with = "nullable")]
     pub status: String,
     /// `lastTransitionTime`
-    #[serde(default, skip_serializing_if = "Time::is_zero")]
+    #[serde(skip_serializing_if = "Time::is_zero")]
     pub last_transition_time: Time,
     /// `reason`
-    #[serde(default, deserialize_with = "nullable", skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub reason: String,
     /// `message`
-    #[serde(default, deserialize_with = "nullable", skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub message: String,
 }

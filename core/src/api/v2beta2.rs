@@ -4,9 +4,9 @@
 //! specs, statuses and policies are the v2 types. Field order and `omitempty` follow
 //! `k8s.io/api/autoscaling/v2beta2/types.go` as of v1.35.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use super::de::nullable;
+use super::decode::Decode;
 use super::meta::{CrossVersionObjectReference, ObjectMeta};
 use super::time::Time;
 use super::v2::{HPAScalingPolicy, MetricSpec, MetricStatus};
@@ -15,115 +15,110 @@ use super::v2::{HPAScalingPolicy, MetricSpec, MetricStatus};
 pub const API_VERSION: &str = "autoscaling/v2beta2";
 
 /// `HorizontalPodAutoscaler`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Decode)]
 #[serde(rename_all = "camelCase")]
 pub struct HorizontalPodAutoscaler {
     /// `apiVersion`
-    #[serde(default, deserialize_with = "nullable", skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub api_version: String,
     /// `kind`
-    #[serde(default, deserialize_with = "nullable", skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub kind: String,
     /// `metadata`
-    #[serde(default, deserialize_with = "nullable")]
     pub metadata: ObjectMeta,
     /// `spec`
-    #[serde(default, deserialize_with = "nullable")]
     pub spec: HorizontalPodAutoscalerSpec,
     /// `status`
-    #[serde(default, deserialize_with = "nullable")]
     pub status: HorizontalPodAutoscalerStatus,
 }
 
 /// `HorizontalPodAutoscalerSpec`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Decode)]
 #[serde(rename_all = "camelCase")]
 pub struct HorizontalPodAutoscalerSpec {
     /// `scaleTargetRef`
-    #[serde(default, deserialize_with = "nullable")]
     pub scale_target_ref: CrossVersionObjectReference,
     /// `minReplicas`
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub min_replicas: Option<i32>,
     /// `maxReplicas`
-    #[serde(default, deserialize_with = "nullable")]
     pub max_replicas: i32,
     /// `metrics`
-    #[serde(default, deserialize_with = "nullable", skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub metrics: Vec<MetricSpec>,
     /// `behavior`
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub behavior: Option<HorizontalPodAutoscalerBehavior>,
 }
 
 /// `HorizontalPodAutoscalerBehavior`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Decode)]
 #[serde(rename_all = "camelCase")]
 pub struct HorizontalPodAutoscalerBehavior {
     /// `scaleUp`
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub scale_up: Option<HPAScalingRules>,
     /// `scaleDown`
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub scale_down: Option<HPAScalingRules>,
 }
 
 /// `HPAScalingRules` (no `tolerance`).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Decode)]
 #[serde(rename_all = "camelCase")]
 pub struct HPAScalingRules {
     /// `stabilizationWindowSeconds`
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub stabilization_window_seconds: Option<i32>,
+    #[go(type = "ScalingPolicySelect")]
     /// `selectPolicy`
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub select_policy: Option<String>,
     /// `policies`
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub policies: Option<Vec<HPAScalingPolicy>>,
 }
 
 /// `HorizontalPodAutoscalerStatus` (`currentReplicas` and `conditions` without `omitempty`).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Decode)]
 #[serde(rename_all = "camelCase")]
 pub struct HorizontalPodAutoscalerStatus {
     /// `observedGeneration`
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub observed_generation: Option<i64>,
     /// `lastScaleTime`
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub last_scale_time: Option<Time>,
     /// `currentReplicas`
-    #[serde(default, deserialize_with = "nullable")]
     pub current_replicas: i32,
     /// `desiredReplicas`
-    #[serde(default, deserialize_with = "nullable")]
     pub desired_replicas: i32,
     /// `currentMetrics`
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub current_metrics: Option<Vec<MetricStatus>>,
     /// `conditions`
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub conditions: Option<Vec<HorizontalPodAutoscalerCondition>>,
 }
 
 /// `HorizontalPodAutoscalerCondition` (no `observedGeneration`).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Decode)]
 #[serde(rename_all = "camelCase")]
 pub struct HorizontalPodAutoscalerCondition {
+    #[go(type = "HorizontalPodAutoscalerConditionType")]
     /// `type`
-    #[serde(rename = "type", default, deserialize_with = "nullable")]
+    #[serde(rename = "type")]
     pub type_: String,
+    #[go(type = "v1.ConditionStatus")]
     /// `status`
-    #[serde(default, deserialize_with = "nullable")]
     pub status: String,
     /// `lastTransitionTime`
-    #[serde(default, skip_serializing_if = "Time::is_zero")]
+    #[serde(skip_serializing_if = "Time::is_zero")]
     pub last_transition_time: Time,
     /// `reason`
-    #[serde(default, deserialize_with = "nullable", skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub reason: String,
     /// `message`
-    #[serde(default, deserialize_with = "nullable", skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub message: String,
 }

@@ -8,11 +8,11 @@
 
 use std::collections::BTreeMap;
 
-use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde::Serialize;
 
 use crate::api::Quantity;
+use crate::api::decode::json::JsonSource;
+use crate::api::decode::{self, Decode, Options, Source, Strictness};
 use crate::api::v2::{HPAScalingPolicy, HPAScalingRules, HorizontalPodAutoscalerBehavior};
 
 /// Spec metrics that v1 cannot express.
@@ -50,56 +50,57 @@ pub struct AnnotationProblem {
     pub ignored: bool,
 }
 
-/// Decodes an annotation value like Go's `json.Unmarshal`: keys folded case-insensitively to
-/// the field names in `vocabulary`, unknown fields ignored (and reported), `null` → default.
-pub fn decode_lenient<T: DeserializeOwned + Default>(
+/// Decodes an annotation value as kube-apiserver does, with Go's plain `json.Unmarshal`
+/// (hpa-core's decoder with [`Options::ENCODING_JSON`]: keys also match case-insensitively,
+/// unknown fields are ignored), naming types as the `package` Go package does (`v1` for the
+/// annotation metric types, `autoscaling` for the internal behavior). `None` when
+/// kube-apiserver ignores the annotation; every problem is recorded.
+pub fn decode_lenient<T: Decode + Default>(
     annotation: &'static str,
+    package: &'static str,
     raw: &str,
-    vocabulary: &[&str],
     problems: &mut Vec<AnnotationProblem>,
 ) -> Option<T> {
-    let value: Value = match serde_json::from_str(raw) {
-        Ok(v) => v,
-        Err(e) => {
-            problems.push(AnnotationProblem {
-                annotation,
-                message: format!("annotation {annotation} is not valid JSON ({e}); kube-apiserver ignores it"),
-                ignored: true,
-            });
-            return None;
+    let mut source = JsonSource::new(raw);
+    let result = decode::decode_from::<T, _>(&mut source, package, Options::ENCODING_JSON, Strictness::Lenient);
+    let syntax = match &result {
+        Ok(_) => source.finish().err(),
+        Err(_) => {
+            let mut check = JsonSource::new(raw);
+            check.skip().and_then(|()| check.finish()).err()
         }
     };
-    if value.is_null() {
-        return Some(T::default());
+    if let Some(e) = syntax {
+        problems.push(AnnotationProblem {
+            annotation,
+            message: format!("annotation {annotation} is not valid JSON ({}); kube-apiserver ignores it", e.message),
+            ignored: true,
+        });
+        return None;
     }
-    let folded = fold_keys(value, vocabulary);
-    let mut unknown = Vec::new();
-    let result: Result<T, _> =
-        serde_ignored::deserialize(crate::api::strict::Strict(&folded), |p| unknown.push(p.to_string()));
     match result {
-        Ok(v) => {
-            for path in unknown {
+        Ok(decoded) => {
+            for e in decoded.ignored {
                 problems.push(AnnotationProblem {
                     annotation,
                     message: format!(
-                        "annotation {annotation} has an unknown field {path:?}, which kube-apiserver ignores"
+                        "annotation {annotation} has an unknown field {:?}, which kube-apiserver ignores",
+                        e.path
                     ),
                     ignored: false,
                 });
             }
-            Some(v)
+            Some(decoded.value)
         }
-        Err(e) => {
-            let where_ = match serde_path_to_error::deserialize::<_, T>(crate::api::strict::Strict(&folded)) {
-                Err(pe) if !pe.path().to_string().is_empty() && pe.path().to_string() != "." => {
-                    format!(" at {}", pe.path())
-                }
-                _ => String::new(),
-            };
+        Err(errors) => {
+            let error = errors.first();
+            let at = error.map(|e| e.path.as_str()).filter(|p| !p.is_empty());
             problems.push(AnnotationProblem {
                 annotation,
                 message: format!(
-                    "annotation {annotation} does not have the expected shape{where_} ({e}); kube-apiserver ignores it"
+                    "annotation {annotation} does not have the expected shape{} ({}); kube-apiserver ignores it",
+                    at.map(|p| format!(" at {p}")).unwrap_or_default(),
+                    error.map(|e| e.message.as_str()).unwrap_or_default()
                 ),
                 ignored: true,
             });
@@ -108,121 +109,44 @@ pub fn decode_lenient<T: DeserializeOwned + Default>(
     }
 }
 
-/// Renames object keys to the canonical field name they match case-insensitively (Go's
-/// `encoding/json` rule), except inside `matchLabels`, whose keys are data. When two keys fold
-/// to the same field the later one wins, as in Go.
-fn fold_keys(value: Value, vocabulary: &[&str]) -> Value {
-    match value {
-        Value::Array(items) => Value::Array(items.into_iter().map(|v| fold_keys(v, vocabulary)).collect()),
-        Value::Object(map) => {
-            let mut out = Map::new();
-            for (k, v) in map {
-                let canonical = if vocabulary.contains(&k.as_str()) {
-                    k
-                } else {
-                    vocabulary.iter().find(|f| f.eq_ignore_ascii_case(&k)).map(|f| (*f).to_string()).unwrap_or(k)
-                };
-                let v = if canonical == "matchLabels" { v } else { fold_keys(v, vocabulary) };
-                out.insert(canonical, v);
-            }
-            Value::Object(out)
-        }
-        other => other,
-    }
-}
-
-/// Field names of the v1 annotation metric and condition types (and metav1 selectors).
-pub const V1_VOCABULARY: &[&str] = &[
-    "type",
-    "object",
-    "pods",
-    "resource",
-    "containerResource",
-    "external",
-    "target",
-    "metricName",
-    "targetValue",
-    "selector",
-    "averageValue",
-    "targetAverageValue",
-    "name",
-    "targetAverageUtilization",
-    "container",
-    "metricSelector",
-    "currentValue",
-    "currentAverageValue",
-    "currentAverageUtilization",
-    "kind",
-    "apiVersion",
-    "matchLabels",
-    "matchExpressions",
-    "key",
-    "operator",
-    "values",
-    "status",
-    "lastTransitionTime",
-    "reason",
-    "message",
-    "observedGeneration",
-];
-
-/// Field names of the internal behavior type.
-pub const BEHAVIOR_VOCABULARY: &[&str] = &[
-    "ScaleUp",
-    "ScaleDown",
-    "StabilizationWindowSeconds",
-    "SelectPolicy",
-    "Policies",
-    "Tolerance",
-    "Type",
-    "Value",
-    "PeriodSeconds",
-];
-
 // === the behavior annotation: JSON of the internal Go struct (no json tags, no omitempty) ===
 
 /// `autoscaling.HorizontalPodAutoscalerBehavior` as `encoding/json` writes it.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Decode)]
+#[go(package = "autoscaling", name = "HorizontalPodAutoscalerBehavior")]
 #[serde(rename_all = "PascalCase")]
 pub struct InternalBehavior {
     /// `ScaleUp`
-    #[serde(default)]
     pub scale_up: Option<InternalRules>,
     /// `ScaleDown`
-    #[serde(default)]
     pub scale_down: Option<InternalRules>,
 }
 
 /// `autoscaling.HPAScalingRules` as `encoding/json` writes it.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Decode)]
+#[go(package = "autoscaling", name = "HPAScalingRules")]
 #[serde(rename_all = "PascalCase")]
 pub struct InternalRules {
     /// `StabilizationWindowSeconds`
-    #[serde(default)]
     pub stabilization_window_seconds: Option<i32>,
     /// `SelectPolicy`
-    #[serde(default)]
     pub select_policy: Option<String>,
     /// `Policies`
-    #[serde(default)]
     pub policies: Option<Vec<InternalPolicy>>,
     /// `Tolerance`
-    #[serde(default)]
     pub tolerance: Option<Quantity>,
 }
 
 /// `autoscaling.HPAScalingPolicy` as `encoding/json` writes it.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Decode)]
+#[go(package = "autoscaling", name = "HPAScalingPolicy")]
 #[serde(rename_all = "PascalCase")]
 pub struct InternalPolicy {
     /// `Type`
-    #[serde(default, deserialize_with = "crate::api::de::nullable")]
     pub r#type: String,
     /// `Value`
-    #[serde(default, deserialize_with = "crate::api::de::nullable")]
     pub value: i32,
     /// `PeriodSeconds`
-    #[serde(default, deserialize_with = "crate::api::de::nullable")]
     pub period_seconds: i32,
 }
 
@@ -290,7 +214,7 @@ pub fn encode_behavior(b: &HorizontalPodAutoscalerBehavior) -> String {
 /// Reads a behavior annotation; `None` when kube-apiserver would ignore it (does not parse,
 /// or both directions are `null`).
 pub fn decode_behavior(raw: &str, problems: &mut Vec<AnnotationProblem>) -> Option<HorizontalPodAutoscalerBehavior> {
-    let b: InternalBehavior = decode_lenient(BEHAVIOR, raw, BEHAVIOR_VOCABULARY, problems)?;
+    let b: InternalBehavior = decode_lenient(BEHAVIOR, "autoscaling", raw, problems)?;
     if b.scale_up.is_none() && b.scale_down.is_none() {
         problems.push(AnnotationProblem {
             annotation: BEHAVIOR,

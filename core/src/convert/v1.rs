@@ -75,8 +75,7 @@ pub fn to_internal(input: &ext::HorizontalPodAutoscaler) -> Conversion<int::Hori
     }
 
     if let Some(raw) = annotations.get(ann::METRICS)
-        && let Some(other) =
-            ann::decode_lenient::<Vec<ext::MetricSpec>>(ann::METRICS, raw, ann::V1_VOCABULARY, &mut problems)
+        && let Some(other) = ann::decode_lenient::<Vec<ext::MetricSpec>>(ann::METRICS, "v1", raw, &mut problems)
     {
         let mut metrics: Vec<int::MetricSpec> = other.iter().map(|m| metric_spec_to_internal(m, false)).collect();
         if let Some(cpu) = spec.metrics.first() {
@@ -89,7 +88,7 @@ pub fn to_internal(input: &ext::HorizontalPodAutoscaler) -> Conversion<int::Hori
     }
     if let Some(raw) = annotations.get(ann::CURRENT_METRICS)
         && let Some(current) =
-            ann::decode_lenient::<Vec<ext::MetricStatus>>(ann::CURRENT_METRICS, raw, ann::V1_VOCABULARY, &mut problems)
+            ann::decode_lenient::<Vec<ext::MetricStatus>>(ann::CURRENT_METRICS, "v1", raw, &mut problems)
     {
         status.current_metrics = Some(current.iter().map(metric_status_to_internal).collect());
     }
@@ -97,12 +96,8 @@ pub fn to_internal(input: &ext::HorizontalPodAutoscaler) -> Conversion<int::Hori
         spec.metrics = vec![cpu_utilization_metric(DEFAULT_CPU_UTILIZATION)];
     }
     if let Some(raw) = annotations.get(ann::CONDITIONS)
-        && let Some(conditions) = ann::decode_lenient::<Vec<ext::HorizontalPodAutoscalerCondition>>(
-            ann::CONDITIONS,
-            raw,
-            ann::V1_VOCABULARY,
-            &mut problems,
-        )
+        && let Some(conditions) =
+            ann::decode_lenient::<Vec<ext::HorizontalPodAutoscalerCondition>>(ann::CONDITIONS, "v1", raw, &mut problems)
     {
         status.conditions = conditions.into_iter().map(condition_to_internal).collect();
     }

@@ -5,47 +5,36 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use hpa_core::api::decode::{Abort, Decode, Decoder, GoType, Kind, Source};
 use hpa_core::rules::{self, Severity};
-use serde::Deserialize;
-
-use crate::input::SourceFile;
 
 /// The configuration file names looked for, in order.
 pub const FILE_NAMES: [&str; 2] = [".hpa-lint.yaml", ".hpa-lint.yml"];
 
 /// The file's content.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, Default, Decode)]
+#[go(package = "config", rename_all = "camelCase")]
 pub struct ConfigFile {
     /// `kubernetesVersion: "1.37"`
-    #[serde(default)]
     pub kubernetes_version: Option<String>,
     /// `featureGates: {HPAScaleToZero: true}` or `"HPAScaleToZero=true,..."`.
-    #[serde(default)]
     pub feature_gates: Option<FeatureGatesSetting>,
     /// `failOn: warning`
-    #[serde(default)]
     pub fail_on: Option<String>,
     /// Globs of paths to skip.
-    #[serde(default)]
     pub exclude: Vec<String>,
     /// Rule ID or name → `off`, `on` (its default severity) or a severity.
-    #[serde(default)]
     pub rules: BTreeMap<String, LevelSetting>,
     /// Which objects the cross-object rules match an HPA with.
-    #[serde(default)]
     pub scope: Option<Scope>,
     /// Bounds of the numeric rules.
-    #[serde(default)]
     pub settings: SettingsFile,
     /// kube-controller-manager's flags.
-    #[serde(default)]
     pub controller: ControllerFile,
 }
 
 /// Feature gates as a map or a `--feature-gates` string.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(untagged)]
+#[derive(Debug, Clone)]
 pub enum FeatureGatesSetting {
     /// `{Name: bool}`
     Map(BTreeMap<String, bool>),
@@ -64,8 +53,7 @@ impl FeatureGatesSetting {
 }
 
 /// A rule's level as written: YAML 1.1 reads `off`/`on` as booleans.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(untagged)]
+#[derive(Debug, Clone)]
 pub enum LevelSetting {
     /// `on`/`off`, `true`/`false`.
     Switch(bool),
@@ -75,8 +63,7 @@ pub enum LevelSetting {
 
 /// Which objects form a manifest set: the objects the cross-object rules (missing requests,
 /// conflicting HPAs, PDBs, VPAs, ...) look at for an HPA.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum Scope {
     /// Only the objects of the HPA's own file.
     File,
@@ -91,8 +78,8 @@ pub enum Scope {
 }
 
 /// `settings:`
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, Default, Decode)]
+#[go(package = "config", rename_all = "camelCase")]
 pub struct SettingsFile {
     /// `min-replicas-below-threshold`
     pub min_replicas: Option<i32>,
@@ -107,8 +94,8 @@ pub struct SettingsFile {
 }
 
 /// `controller:`
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, Default, Decode)]
+#[go(package = "config", rename_all = "camelCase")]
 pub struct ControllerFile {
     /// `--horizontal-pod-autoscaler-sync-period`, seconds.
     pub sync_period_seconds: Option<u64>,
@@ -127,6 +114,91 @@ impl ControllerFile {
             downscale_stabilization: self.downscale_stabilization_seconds.map(std::time::Duration::from_secs),
             ..Default::default()
         }
+    }
+}
+
+// === decoding the enumerations (the structs derive `Decode`) ===
+
+impl Default for FeatureGatesSetting {
+    fn default() -> Self {
+        FeatureGatesSetting::Map(BTreeMap::new())
+    }
+}
+
+impl Decode for FeatureGatesSetting {
+    fn go_type(_: &str) -> String {
+        "config.FeatureGates".into()
+    }
+
+    fn decode<'de, S: Source<'de>>(&mut self, d: &mut Decoder<'de, S>, ty: GoType) -> Result<(), Abort> {
+        match d.peek()? {
+            Kind::Object => {
+                let mut map = BTreeMap::new();
+                map.decode(d, GoType::Default)?;
+                *self = FeatureGatesSetting::Map(map);
+                Ok(())
+            }
+            Kind::String => {
+                let mut flag = String::new();
+                flag.decode(d, GoType::Default)?;
+                *self = FeatureGatesSetting::Flag(flag);
+                Ok(())
+            }
+            Kind::Null => d.skip(),
+            other => d.mismatch::<Self>(other.go_name(), ty),
+        }
+    }
+}
+
+impl Default for LevelSetting {
+    fn default() -> Self {
+        LevelSetting::Switch(true)
+    }
+}
+
+impl Decode for LevelSetting {
+    fn go_type(_: &str) -> String {
+        "config.Level".into()
+    }
+
+    fn decode<'de, S: Source<'de>>(&mut self, d: &mut Decoder<'de, S>, ty: GoType) -> Result<(), Abort> {
+        match d.peek()? {
+            Kind::Bool => {
+                let mut on = false;
+                on.decode(d, GoType::Default)?;
+                *self = LevelSetting::Switch(on);
+                Ok(())
+            }
+            Kind::String => {
+                let mut name = String::new();
+                name.decode(d, GoType::Default)?;
+                *self = LevelSetting::Named(name);
+                Ok(())
+            }
+            Kind::Null => d.skip(),
+            other => d.mismatch::<Self>(other.go_name(), ty),
+        }
+    }
+}
+
+impl Decode for Scope {
+    fn go_type(_: &str) -> String {
+        "config.Scope".into()
+    }
+
+    fn decode<'de, S: Source<'de>>(&mut self, d: &mut Decoder<'de, S>, ty: GoType) -> Result<(), Abort> {
+        let mut name = String::new();
+        if d.peek()? != Kind::String {
+            return name.decode(d, ty);
+        }
+        name.decode(d, ty)?;
+        *self = match name.as_str() {
+            "file" => Scope::File,
+            "directory" => Scope::Directory,
+            "all" => Scope::All,
+            other => return Err(d.fail(format!("unknown scope {other:?}: expected file, directory or all"))),
+        };
+        Ok(())
     }
 }
 
@@ -175,29 +247,24 @@ pub fn find_upward(start: &Path) -> Option<PathBuf> {
     None
 }
 
-/// Parses a configuration file's text.
+/// Parses a configuration file's text (with hpa-yaml's reader: YAML as kubectl reads it,
+/// unknown and duplicate fields refused).
 pub fn parse(name: &str, text: &str) -> Result<Config, ConfigError> {
-    let file = SourceFile::from_text(name, text.to_string());
-    let at = |mark: crate::source::Mark| {
-        let (l, c) = file.line_col(mark);
-        format!("{name}:{l}:{c}")
-    };
-    if let Some(e) = &file.parsed.error {
-        return Err(ConfigError { location: at(e.mark), message: format!("invalid YAML: {}", e.message) });
+    let at = |mark: crate::source::Mark| format!("{name}:{}:{}", mark.line.max(1), mark.col + 1);
+    let parsed = crate::source::parse(text);
+    if let Some(e) = &parsed.error {
+        return Err(ConfigError { location: at(e.mark), message: e.message.clone() });
     }
-    let Some(doc) = file.parsed.documents.first() else {
+    let Some(doc) = parsed.documents.first() else {
         return Ok(Config { path: Some(PathBuf::from(name)), ..Config::default() });
     };
-    let value = doc.root.to_json();
-    let parsed: Result<ConfigFile, _> = serde_path_to_error::deserialize(&value);
-    let cfg = match parsed {
-        Ok(c) => c,
-        Err(e) => {
-            let path = e.path().to_string();
-            let l = crate::source::locate(&doc.root, &path);
-            return Err(ConfigError { location: at(l.span.start), message: format!("{path}: {}", e.into_inner()) });
+    let cfg: ConfigFile = crate::source::read::decode_node(&doc.root, "config").map_err(|errors| {
+        let first = errors.into_iter().next();
+        ConfigError {
+            location: first.as_ref().map_or_else(|| name.to_string(), |e| format!("{name}:{}:{}", e.line, e.column)),
+            message: first.map(|e| e.message).unwrap_or_default(),
         }
-    };
+    })?;
     let mut levels = BTreeMap::new();
     for (key, level) in &cfg.rules {
         let entry = doc.root.get("rules").and_then(|r| r.entry(key));

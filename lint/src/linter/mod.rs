@@ -744,7 +744,7 @@ fn first_pass(
         let position = r.objects.len();
         if obj.is_hpa() {
             r.hpas += 1;
-            first_pass_hpa(parsed, &obj, &info, position, opts, admission, deferring, &mut r);
+            first_pass_hpa(&obj, &info, position, opts, admission, deferring, &mut r);
         } else {
             if obj.kind().is_some() {
                 r.indexed.extend(index::prepare(info.id.clone(), obj.node).map(|e| (position, e)));
@@ -766,9 +766,7 @@ fn first_pass(
 
 /// Decodes and admits one HPA, reports what needs only the HPA, and keeps it for the
 /// cross-object rules when kube-apiserver admits it.
-#[expect(clippy::too_many_arguments, reason = "the first pass's state, passed down once")]
 fn first_pass_hpa(
-    parsed: &Parsed,
     obj: &ObjectRef<'_>,
     info: &ObjectInfo,
     position: usize,
@@ -778,15 +776,7 @@ fn first_pass_hpa(
     r: &mut FileResult,
 ) {
     let version = obj.api_version().and_then(ApiVersion::parse);
-    let mut checked = hpa::check_node(obj.node, admission);
-    let dups = hpa::duplicate_key_errors(parsed, obj);
-    if !dups.is_empty() {
-        let mut errors: Vec<_> = dups.into_iter().map(|(e, _)| e).collect();
-        if let Checked::Undecodable { errors: more, .. } = checked {
-            errors.extend(more);
-        }
-        checked = Checked::Undecodable { version, errors };
-    }
+    let checked = hpa::check_node(obj.node, admission);
     let ignore = suppress::from_node(obj.node);
     let converted = match &checked {
         Checked::Admitted { object, .. } => converted(object),
@@ -849,7 +839,7 @@ fn single_rules(
                 }
                 for e in errors {
                     let mut f = Finding::new(meta, e.path.clone(), e.to_string());
-                    let key = e.kind == DecodeErrorKind::UnknownField || e.message.starts_with(hpa::DUPLICATE_FIELD);
+                    let key = e.kind.is_strict();
                     if key {
                         f.help = Some(format!(
                             "kube-apiserver refuses unknown fields (strict field validation, kubectl's default): remove it or fix its name{}",
@@ -947,7 +937,7 @@ fn position_findings<'a>(
             }
         }
         let version = if on_hpa { h.version } else { None };
-        let (span, exact) = position(node, version, &path, about_key);
+        let (span, exact) = hpa::position(node, version, &path, about_key);
         // The field as the user wrote it (an autoscaling/v1 CPU target, an annotation), not the
         // internal one.
         let path = if version.is_some() { hpa::resolved_path(node, version, &path) } else { path };
@@ -962,7 +952,7 @@ fn position_findings<'a>(
                         (fi, node, path.clone(), None)
                     }
                 };
-                Some(Related { file: fi, span: position(node, v, &path, false).0, message: msg.clone() })
+                Some(Related { file: fi, span: hpa::position(node, v, &path, false).0, message: msg.clone() })
             })
             .collect();
         out.push(Diagnostic {
@@ -1330,45 +1320,11 @@ fn file_level_diagnostics(i: usize, f: &SourceFile, parsed: &Parsed) -> Vec<Diag
             exact: true,
             object: None,
             path: String::new(),
-            message: format!("invalid YAML: {}", e.message),
+            message: e.message.clone(),
             help: Some("fix the syntax; nothing after this point in the file was checked".into()),
             related: Vec::new(),
             fix: None,
         });
     }
     out
-}
-
-/// The span to point at for a field path: the value (or the key when the finding is about
-/// the key), or the key of the nearest existing parent.
-fn position(node: &Node, version: Option<ApiVersion>, path: &str, about_key: bool) -> (Span, bool) {
-    let l = hpa::locate(node, version, path);
-    if !l.exact || about_key {
-        return (l.key_span.unwrap_or(l.span), l.exact);
-    }
-    // An item of a list of mappings (a container) is pointed at by its first line.
-    if l.key_span.is_none()
-        && let Some(crate::source::NodeKind::Map(entries)) =
-            crate::source::locate_node(node, &hpa_path(version, node, path)).map(|n| &n.kind)
-        && let Some(first) = entries.iter().min_by_key(|e| e.key.span.start.index)
-    {
-        let end = if first.value.span.end.line == first.key.span.start.line {
-            first.value.span.end
-        } else {
-            first.key.span.end
-        };
-        return (crate::source::Span { start: l.span.start, end }, true);
-    }
-    // A whole mapping or list is pointed at by its key, not by every line of it.
-    let container = crate::source::locate_node(node, &hpa_path(version, node, path))
-        .is_some_and(|n| !matches!(n.kind, crate::source::NodeKind::Scalar(_)));
-    match (container, l.key_span) {
-        (true, Some(k)) => (k, true),
-        _ => (l.span, true),
-    }
-}
-
-/// The path `hpa::locate` resolved (the remapped one for other versions).
-fn hpa_path(version: Option<ApiVersion>, node: &Node, path: &str) -> String {
-    hpa::resolved_path(node, version, path)
 }

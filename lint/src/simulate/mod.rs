@@ -168,7 +168,7 @@ fn document_root(file: &SourceFile) -> Result<&Node, Failure> {
     }
     if let Some(e) = &file.parsed.error {
         let (line, col) = file.line_col(e.mark);
-        return Err(Failure::Invalid(vec![format!("{}:{line}:{col}: invalid YAML: {}", file.name, e.message)]));
+        return Err(Failure::Invalid(vec![format!("{}:{line}:{col}: {}", file.name, e.message)]));
     }
     match file.parsed.documents.as_slice() {
         [] => Err(Failure::Invalid(vec![format!("{}:1:1: the scenario is empty", file.name)])),
@@ -184,7 +184,7 @@ fn document_root(file: &SourceFile) -> Result<&Node, Failure> {
 /// Runs an HPA object through admission; refuses it, with positioned errors, when
 /// kube-apiserver would.
 fn admit(file: &SourceFile, node: &Node, opts: &Options) -> Result<HorizontalPodAutoscaler, Failure> {
-    if let Checked::Admitted { outcome, .. } = hpa::check(&node.to_json(), None, opts)
+    if let Checked::Admitted { outcome, .. } = hpa::check(node, None, opts)
         && outcome.allowed()
     {
         return Ok(outcome.object);
@@ -232,7 +232,7 @@ fn from_manifests(
     }
     if let Some(e) = &file.parsed.error {
         let (line, col) = file.line_col(e.mark);
-        return Err(Failure::Invalid(vec![format!("{}:{line}:{col}: invalid YAML: {}", file.name, e.message)]));
+        return Err(Failure::Invalid(vec![format!("{}:{line}:{col}: {}", file.name, e.message)]));
     }
     let objects = input::objects(0, file);
     let hpas: Vec<&ObjectRef<'_>> = objects.iter().filter(|o| o.is_hpa()).collect();

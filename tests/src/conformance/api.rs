@@ -47,15 +47,10 @@ fn decode(v: &Value) -> Result<api::VersionedHpa, String> {
 /// dropped. The error is kube-apiserver's 400 message.
 fn decode_in(v: &Value, release: KubernetesVersion, strict: bool) -> Result<api::VersionedHpa, String> {
     let version = v.get("apiVersion").and_then(Value::as_str).and_then(ApiVersion::parse);
-    let checked = api::decode(v).and_then(|mut o| {
-        if strict {
-            api::release::check(o, release)
-        } else {
-            api::release::drop_unknown(&mut o, release);
-            Ok(o)
-        }
-    });
-    checked.map_err(|errs| api::decode_failure_message(version, &errs))
+    let strictness = if strict { api::Strictness::Strict } else { api::Strictness::Lenient };
+    api::decode_json(&v.to_string(), strictness, release)
+        .map(|decoded| decoded.value)
+        .map_err(|errs| api::decode_failure_message(version, &errs))
 }
 
 /// A validation vector: decode, convert, prepare, validate (no defaulting).

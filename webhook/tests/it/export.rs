@@ -569,7 +569,7 @@ fn check_hpa(
         compliant["spec"]["maxReplicas"] = json!(1);
         compliant["spec"]["minReplicas"] = json!(1);
         compliant["spec"]["behavior"] = json!({});
-        let mut compliant_hpa: v2::HorizontalPodAutoscaler = serde_json::from_value(compliant).unwrap();
+        let mut compliant_hpa: v2::HorizontalPodAutoscaler = hpa_core::api::decode_as(&compliant).unwrap();
         hpa_core::defaults::default_v2(&mut compliant_hpa);
         let mut compliant = compliant_hpa.to_v2_json();
         compliant["metadata"]["resourceVersion"] = json!("1");
@@ -615,7 +615,7 @@ fn check_hpa(
                                 object["spec"]["behavior"] = behavior.clone();
                             }
                             json_patch::patch(&mut object, &patch).unwrap_or_else(|e| panic!("{patch:?}: {e}"));
-                            got.spec.behavior = serde_json::from_value(object["spec"]["behavior"].take()).unwrap();
+                            got.spec.behavior = hpa_core::api::decode_as(&object["spec"]["behavior"]).unwrap();
                         }
                     }
                     hpa_core::defaults::default_v2(&mut got);

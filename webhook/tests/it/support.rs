@@ -426,38 +426,9 @@ impl Conn {
 
 // === YAML test data ===
 
-/// Every document of a YAML file as JSON (YAML 1.2 core schema; enough for test data).
+/// Every document of a YAML file as JSON, read as kubectl reads it (hpa-yaml).
 pub fn yaml_documents(text: &str) -> Vec<Value> {
-    use saphyr::{LoadableYamlNode, Yaml};
-    Yaml::load_from_str(text).unwrap_or_default().iter().map(yaml_value).collect()
-}
-
-fn yaml_value(node: &saphyr::Yaml<'_>) -> Value {
-    use saphyr::{Scalar, Yaml};
-    match node {
-        Yaml::Value(Scalar::Null) => Value::Null,
-        Yaml::Value(Scalar::Boolean(b)) => Value::Bool(*b),
-        Yaml::Value(Scalar::Integer(i)) => json!(i),
-        Yaml::Value(Scalar::FloatingPoint(f)) => {
-            serde_json::Number::from_f64(f.into_inner()).map_or(Value::Null, Value::Number)
-        }
-        Yaml::Value(Scalar::String(s)) => Value::String(s.to_string()),
-        Yaml::Representation(s, _, _) => Value::String(s.to_string()),
-        Yaml::Sequence(items) => Value::Array(items.iter().map(yaml_value).collect()),
-        Yaml::Mapping(map) => Value::Object(
-            map.iter()
-                .map(|(k, v)| {
-                    let key = match yaml_value(k) {
-                        Value::String(s) => s,
-                        other => other.to_string(),
-                    };
-                    (key, yaml_value(v))
-                })
-                .collect(),
-        ),
-        Yaml::Tagged(_, inner) => yaml_value(inner),
-        Yaml::Alias(_) | Yaml::BadValue => Value::Null,
-    }
+    hpa_yaml::parse(text).documents.iter().map(|d| d.root.to_json()).collect()
 }
 
 /// The workspace root.

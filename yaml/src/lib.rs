@@ -1,12 +1,25 @@
-//! YAML (and JSON) documents with source positions: the only module that knows the YAML library.
+//! `hpa-yaml`: YAML (and JSON) files read as kubectl reads them, keeping source positions.
+//! It is the only crate that knows the YAML library (`saphyr-parser`); swapping it touches
+//! this crate alone.
 //!
 //! Each document becomes a [`Node`] tree whose every node keeps its span, built from
 //! `saphyr-parser` events. Plain scalars are resolved as kubectl resolves them (YAML 1.1 rules of
 //! go-yaml v2, which `sigs.k8s.io/yaml` uses: `yes`/`no`/`on`/`off` are booleans, `010` is octal,
 //! `1e3` is a number), aliases are expanded within a budget (alias bombs are refused), merge keys
-//! (`<<`) are honoured, and duplicate keys are reported. A field path such as
-//! `spec.metrics[1].resource.target` is mapped back to its node, or to the nearest existing
+//! (`<<`) are honoured, and a key given twice stays twice (decoding reports it). A field path such
+//! as `spec.metrics[1].resource.target` is mapped back to its node, or to the nearest existing
 //! parent when the field is missing.
+//!
+//! [`NodeSource`] reads a node as the JSON kubectl would send, for `hpa-core`'s one decoder.
+//! What it deliberately does not do: decide what a document means (hpa-core's job) or render
+//! anything for people (the front ends').
+
+mod kubectl;
+pub mod read;
+pub mod source;
+
+pub use read::{ReadError, ReadErrorKind, read};
+pub use source::NodeSource;
 
 use std::borrow::Cow;
 
@@ -241,17 +254,6 @@ pub struct Document {
     pub start: Mark,
     /// Its root node.
     pub root: Node,
-    /// Problems that do not stop the document from being read (duplicate keys).
-    pub problems: Vec<Problem>,
-}
-
-/// A positioned problem in a document.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Problem {
-    /// Where.
-    pub span: Span,
-    /// What.
-    pub message: String,
 }
 
 /// A syntax error that stops parsing the rest of the file.
@@ -259,7 +261,10 @@ pub struct Problem {
 pub struct SyntaxError {
     /// Where.
     pub mark: Mark,
-    /// What, in the parser's words.
+    /// What, in kubectl's words after `error parsing FILE: ` (`error converting YAML to JSON:
+    /// yaml: line 4: did not find expected key`; go-yaml's line counts from the document's
+    /// `---`), or, for what kubectl would read (past our limits) or word otherwise, ours
+    /// after `invalid YAML: `.
     pub message: String,
     /// The document it occurred in.
     pub document: usize,
@@ -317,7 +322,6 @@ enum Frame {
     Map {
         from: usize,
         key: Option<Node>,
-        keys: Option<HashSet<String>>,
         start: Mark,
         anchor: usize,
         keep: Option<&'static Keep>,
@@ -347,8 +351,13 @@ struct Pruning {
     kind: Option<CompactString>,
     /// Open collections inside the value being skipped (`Some(0)`: the value has not begun).
     skipping: Option<usize>,
+    /// For each of them, whether it is a mapping waiting for a key (`None`: a sequence).
+    skipped_at_key: Vec<Option<bool>>,
     /// Whether anything of the document was left out.
     skipped: bool,
+    /// Whether something left out could change what go-yaml makes of the document (a merge
+    /// key, a key that is a collection, a NaN): the document is then read whole.
+    inexact: bool,
 }
 
 struct Builder<'c> {
@@ -359,8 +368,12 @@ struct Builder<'c> {
     entries: Vec<Entry>,
     anchors: HashMap<usize, (Node, usize)>,
     alias_nodes: usize,
-    problems: Vec<Problem>,
     root: Option<Node>,
+    /// The first thing go-yaml's decoder refuses in the document (an unhashable key, a merge
+    /// of something else than mappings), with the key's position.
+    go_problem: Option<(Mark, String)>,
+    /// Whether the document has a NaN or an infinity (which json.Marshal may refuse).
+    non_finite: bool,
 }
 
 impl<'c> Builder<'c> {
@@ -373,21 +386,50 @@ impl<'c> Builder<'c> {
             entries: Vec::new(),
             anchors: HashMap::new(),
             alias_nodes: 0,
-            problems: Vec::new(),
             root: None,
+            go_problem: None,
+            non_finite: false,
         }
     }
 
     /// Starts a document (the scratch stacks keep their capacity).
     fn reset(&mut self) {
-        self.pruning = Pruning::default();
+        // The scratch stack of what is being skipped keeps its capacity too.
+        let mut skipped_at_key = std::mem::take(&mut self.pruning.skipped_at_key);
+        skipped_at_key.clear();
+        self.pruning = Pruning { skipped_at_key, ..Pruning::default() };
         self.stack.clear();
         self.items.clear();
         self.entries.clear();
         self.anchors.clear();
         self.alias_nodes = 0;
-        self.problems.clear();
         self.root = None;
+        self.go_problem = None;
+        self.non_finite = false;
+    }
+
+    /// Keeps the first problem go-yaml's decoder would meet (it decodes in document order).
+    fn go_problem(&mut self, at: Mark, message: String) {
+        if self.go_problem.as_ref().is_none_or(|(first, _)| at.index < first.index) {
+            self.go_problem = Some((at, message));
+        }
+    }
+
+    /// The innermost open collection, as go-yaml names it in errors (the piece being read
+    /// tells flow collections from block ones).
+    fn open(&self, piece: &kubectl::Piece<'_>) -> kubectl::Open {
+        let (start, map) = match self.stack.last() {
+            None => return kubectl::Open::Document,
+            Some(Frame::Seq { start, .. }) => (*start, false),
+            Some(Frame::Map { start, .. }) => (*start, true),
+        };
+        let at = piece.text.chars().nth(start.index.saturating_sub(piece.start.index) as usize);
+        match (map, at) {
+            (true, Some('{')) => kubectl::Open::FlowMapping,
+            (false, Some('[')) => kubectl::Open::FlowSequence,
+            (true, _) => kubectl::Open::BlockMapping,
+            (false, _) => kubectl::Open::BlockSequence,
+        }
     }
 
     /// What the caller needs of a collection that starts now: what its parent needs of it.
@@ -423,7 +465,7 @@ impl<'c> Builder<'c> {
         match self.stack.last_mut() {
             None => self.root = Some(node),
             Some(Frame::Seq { .. }) => self.items.push(node),
-            Some(Frame::Map { from, key, keys, keep, value_keep, .. }) => match key.take() {
+            Some(Frame::Map { key, keep, value_keep, .. }) => match key.take() {
                 None => {
                     let needed = match keep {
                         None => Some(None),
@@ -436,6 +478,9 @@ impl<'c> Builder<'c> {
                         }
                         // A key the caller does not need: it and its value are left out.
                         None => {
+                            if !matches!(&node.kind, NodeKind::Scalar(Scalar::Str(s)) if s != "<<") {
+                                self.pruning.inexact = true;
+                            }
                             self.pruning.skipping = Some(0);
                             self.pruning.skipped = true;
                         }
@@ -450,42 +495,13 @@ impl<'c> Builder<'c> {
                         *keep = choose(kind);
                         self.pruning.kind = Some(kind.clone());
                     }
-                    let entries = &mut self.entries;
-                    let from = *from;
-                    let name = k.key_str();
-                    let is_merge = name == "<<" && matches!(&k.kind, NodeKind::Scalar(Scalar::Str(_)));
-                    if !is_merge {
-                        // Small mappings (nearly all) are scanned; large ones get a set.
-                        let duplicate = match keys {
-                            Some(set) => !set.insert(name.to_string()),
-                            None => {
-                                let dup = entries[from..].iter().any(|e| match &e.key.kind {
-                                    NodeKind::Scalar(Scalar::Str(s)) => *s == *name,
-                                    _ => e.key.key_str() == name,
-                                });
-                                if entries.len() - from >= 16 {
-                                    *keys = Some(
-                                        entries[from..]
-                                            .iter()
-                                            .map(|e| e.key.key_string())
-                                            .chain([name.to_string()])
-                                            .collect(),
-                                    );
-                                }
-                                dup
-                            }
-                        };
-                        if duplicate {
-                            self.problems.push(Problem {
-                                span: k.span,
-                                message: format!("mapping key {name:?} already defined in this mapping"),
-                            });
-                            if let Some(pos) = entries[from..].iter().position(|e| e.key.key_str() == name) {
-                                entries.remove(from + pos);
-                            }
-                        }
+                    let is_merge = matches!(&k.kind, NodeKind::Scalar(Scalar::Str(s)) if s == "<<");
+                    if let Some(problem) = kubectl::key_problem(&k, &node, is_merge) {
+                        self.go_problem(k.span.start, problem);
                     }
-                    entries.push(Entry { key: k, value: node });
+                    // A key given twice stays twice, as written: the decoder reports it
+                    // (`duplicate field`), and lookups take the last one, as Go does.
+                    self.entries.push(Entry { key: k, value: node });
                 }
             },
         }
@@ -575,82 +591,278 @@ pub fn parse_pruned(text: &str, choose: ChooseKeep<'_>) -> Parsed {
 
 /// Builds the documents of `text`, pruned when `choose` is given; the flag is false when
 /// pruning could not give the same result as a whole parse (the caller then parses whole).
+///
+/// The text is read as kubectl reads it ([`kubectl`]): cut into pieces at `---` lines, the
+/// first YAML document of each piece read, go-yaml's errors reported in its words. Where the
+/// pieces are exactly the YAML stream's documents (no `...`, no directive, no control
+/// character), the text is read by one parser; a piece that fails is read again on its own,
+/// for go-yaml's account of the error.
 fn build(text: &str, limits: Limits, choose: Option<ChooseKeep<'_>>) -> (Parsed, bool) {
+    build_with(text, limits, choose, true)
+}
+
+/// [`build`], reading the text as one stream where it can (`stream`) or always piece by piece.
+fn build_with(text: &str, limits: Limits, choose: Option<ChooseKeep<'_>>, stream: bool) -> (Parsed, bool) {
     let mut out = Parsed::default();
+    // kubectl reads a text that starts with `{` as a stream of JSON values.
+    let json = text.trim_start().starts_with('{');
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut parser = Parser::new_from_str(text);
-    let mut doc_index = 0usize;
+    let pieces = if json {
+        kubectl::json_values(text).map(|pieces| (pieces, false))
+    } else {
+        kubectl::pieces(text).map(|p| (p.pieces, p.one_stream))
+    };
+    let (pieces, one_stream) = match pieces {
+        Ok(pieces) => pieces,
+        Err((mark, message)) => {
+            out.error = Some(SyntaxError { mark, message, document: 0 });
+            return (out, true);
+        }
+    };
     let mut builder = Builder::new(choose);
+    let mut from = 0;
+    // Documents are numbered as the YAML stream numbers them: a piece after a separator line
+    // is one (that line starts it, even when nothing follows), and so is the first when it
+    // holds one.
+    let mut document = 0;
+    if stream && one_stream {
+        let whole = kubectl::Piece { text, start: Mark { index: 0, line: 1, col: 0 }, separator: None };
+        match read_events(whole, Some(&pieces), 0, limits, &mut builder, &mut out) {
+            Ok((Read::Inexact, _)) => return (out, false),
+            Ok((Read::On | Read::Stop, _)) => return (out, true),
+            Err(Again { piece, document: first }) => {
+                out.documents.retain(|d| d.index < first);
+                from = piece;
+                document = first;
+            }
+        }
+    }
+    for piece in pieces.into_iter().skip(from) {
+        // The separator kubectl dropped started a document, and so does a piece's own `---`.
+        let own = piece.text.starts_with("---");
+        let index = document + usize::from(piece.separator.is_some() && own);
+        let (read, started) = build_piece(piece, index, limits, &mut builder, &mut out);
+        document = index + usize::from(piece.separator.is_some() || own || started);
+        match read {
+            Read::On => {}
+            Read::Stop => return (out, true),
+            Read::Inexact => return (out, false),
+        }
+    }
+    (out, true)
+}
+
+/// Whether reading goes on after a piece.
+enum Read {
+    /// To the next piece.
+    On,
+    /// No: a syntax error (recorded).
+    Stop,
+    /// No: pruning cannot give what a whole parse gives.
+    Inexact,
+}
+
+/// Read again: from this piece on, one by one, numbering its document so (the whole text's
+/// parser met an error in it), or (`document` unused) this piece with a space for the tab at
+/// the byte offset `piece`.
+struct Again {
+    piece: usize,
+    document: usize,
+}
+
+/// Reads the first YAML document of one of kubectl's pieces of a file, numbering it `index`;
+/// says whether the piece has one. Where saphyr refuses a tab that go-yaml reads as a
+/// separator (after a `:`), the piece is read again with a space in its place.
+fn build_piece(
+    piece: kubectl::Piece<'_>,
+    index: usize,
+    limits: Limits,
+    builder: &mut Builder<'_>,
+    out: &mut Parsed,
+) -> (Read, bool) {
+    let stop = |out: &mut Parsed, mark: Mark, message: String| {
+        out.error = Some(SyntaxError { mark, message, document: index });
+        (Read::Stop, true)
+    };
+    if let Some(at) = kubectl::control_character(piece.text) {
+        let message = format!("{}yaml: control characters are not allowed", kubectl::YAML_TO_JSON);
+        return stop(out, piece.absolute(at), message);
+    }
+    if let Some(at) = kubectl::end_before_document(piece.text) {
+        let line = at.line.saturating_sub(1);
+        let line = if line > 0 { format!("line {line}: ") } else { String::new() };
+        let message = format!("{}yaml: {line}did not find expected node content", kubectl::YAML_TO_JSON);
+        return stop(out, piece.absolute(at), message);
+    }
+    if let Some(at) = kubectl::incompatible_version(piece.text) {
+        let line = at.line.saturating_sub(1);
+        let line = if line > 0 { format!("line {line}: ") } else { String::new() };
+        let message = format!("{}yaml: {line}found incompatible YAML document", kubectl::YAML_TO_JSON);
+        return stop(out, piece.absolute(at), message);
+    }
+    let mut patched: Option<String> = None;
+    loop {
+        let text = patched.as_deref().unwrap_or(piece.text);
+        match read_events(kubectl::Piece { text, ..piece }, None, index, limits, builder, out) {
+            Err(Again { piece: tab, .. }) => {
+                let mut bytes = std::mem::take(&mut patched).unwrap_or_else(|| piece.text.to_string()).into_bytes();
+                bytes[tab] = b' ';
+                patched = String::from_utf8(bytes).ok();
+                if patched.is_none() {
+                    return (Read::Stop, true);
+                }
+            }
+            Ok(read) => return read,
+        }
+    }
+}
+
+/// Runs a parser over `piece` and builds what it reads; says whether a document started.
+/// With `pieces` (the whole text, read as one stream), every document is read, and an error
+/// sends reading back to the piece of its document (`Again`); without, `piece` is a piece whose
+/// document is numbered `index`, its first document is read, and an error is reported in
+/// go-yaml's words (`Err(Again)`: a tab to read as a space).
+fn read_events(
+    piece: kubectl::Piece<'_>,
+    pieces: Option<&[kubectl::Piece<'_>]>,
+    index: usize,
+    limits: Limits,
+    builder: &mut Builder<'_>,
+    out: &mut Parsed,
+) -> Result<(Read, bool), Again> {
+    let stop = |out: &mut Parsed, mark: Mark, message: String, document: usize| {
+        out.error = Some(SyntaxError { mark, message, document });
+        Ok((Read::Stop, true))
+    };
+    let again = |piece: usize, document: usize| Err(Again { piece, document });
+    let mut parser = Parser::new_from_str(piece.text);
+    // Marks of a piece that starts the text are the text's own.
+    let whole_text = piece.start == Mark { index: 0, line: 1, col: 0 };
     let mut in_document = false;
+    let mut started = false;
+    let mut doc_index = index;
     let mut doc_start = Mark::default();
     let mut fatal: Option<(Mark, String)> = None;
-    let end = EndOfText::of(text);
+    let end = EndOfText::of(piece.text);
+    // The piece a document of the whole text starts in (they are in order), and the number of
+    // that piece's first document.
+    let mut next_piece = 0usize;
+    let mut piece_document = index;
+    builder.reset();
     while let Some(next) = parser.next_event() {
         let (event, span) = match next {
             Ok(ev) => ev,
             Err(e) => {
-                let mut error = scan_error(&e, doc_index);
-                error.mark = end.clamp(error.mark);
-                out.error = Some(error);
-                return (out, true);
+                if pieces.is_some() {
+                    return again(next_piece, piece_document);
+                }
+                return match saphyr_error(&e, &piece, end, builder) {
+                    Ok((mark, message)) => stop(out, mark, message, doc_index),
+                    Err(tab) => again(tab, doc_index),
+                };
             }
         };
         let span = Span::from_saphyr(span);
-        let span = Span { start: end.clamp(span.start), end: end.clamp(span.end) };
+        let span = if whole_text {
+            Span { start: end.clamp(span.start), end: end.clamp(span.end) }
+        } else {
+            Span { start: piece.absolute(end.clamp(span.start)), end: piece.absolute(end.clamp(span.end)) }
+        };
         if builder.pruning.kind.is_some() {
-            match skip(&mut builder, &event, limits) {
+            match skip(builder, &event, limits) {
                 Skip::Built => {}
                 Skip::Skipped => continue,
-                Skip::Inexact => return (out, false),
+                Skip::Inexact => return Ok((Read::Inexact, started)),
             }
         }
-        if fatal.is_some() && !matches!(event, Event::DocumentEnd | Event::DocumentStart(_) | Event::StreamEnd) {
+        if builder.pruning.inexact {
+            return Ok((Read::Inexact, started));
+        }
+        if fatal.is_some() && !matches!(event, Event::DocumentEnd | Event::StreamEnd) {
             continue;
         }
         match event {
             Event::StreamStart | Event::Nothing => {}
             Event::StreamEnd => break,
             Event::DocumentStart(_) => {
+                if pieces.is_some() && started {
+                    doc_index += 1;
+                }
                 in_document = true;
+                started = true;
                 doc_start = span.start;
                 builder.reset();
                 fatal = None;
+                let this = match pieces {
+                    Some(p) => {
+                        let begins = |q: &kubectl::Piece<'_>| q.separator.unwrap_or(q.start).index;
+                        let before = next_piece;
+                        while next_piece + 1 < p.len() && begins(&p[next_piece + 1]) <= span.start.index {
+                            next_piece += 1;
+                        }
+                        if next_piece != before {
+                            piece_document = doc_index;
+                        }
+                        p.get(next_piece)
+                    }
+                    None => Some(&piece),
+                };
+                // A document starts at its `---`: the line kubectl dropped before the piece,
+                // unless the piece has its own.
+                if let Some(p) = this
+                    && let Some(separator) = p.separator
+                    && !p.text.starts_with("---")
+                    && (pieces.is_none() || span.start.index < p.start.index)
+                {
+                    doc_start = separator;
+                }
             }
             Event::DocumentEnd => {
                 if in_document {
+                    if fatal.is_some() && pieces.is_some() {
+                        return again(next_piece, piece_document);
+                    }
                     if let Some((mark, message)) = fatal.take() {
-                        out.error = Some(SyntaxError { mark, message, document: doc_index });
-                        return (out, true);
+                        return stop(out, mark, message, doc_index);
                     }
-                    if let Some(root) = builder.root.take()
-                        && !matches!(root.kind, NodeKind::Scalar(Scalar::Null))
-                    {
-                        out.documents.push(Document {
-                            index: doc_index,
-                            start: doc_start,
-                            root,
-                            problems: std::mem::take(&mut builder.problems),
-                        });
+                    if builder.go_problem.is_some() && pieces.is_some() {
+                        return again(next_piece, piece_document);
                     }
-                    doc_index += 1;
+                    if let Some((mark, message)) = builder.go_problem.take() {
+                        return stop(out, mark, message, doc_index);
+                    }
+                    if let Some(root) = builder.root.take() {
+                        if builder.non_finite
+                            && let Some((node, message)) = kubectl::unsupported_float(&root)
+                        {
+                            if pieces.is_some() {
+                                return again(next_piece, piece_document);
+                            }
+                            return stop(out, node.span.start, message, doc_index);
+                        }
+                        if !matches!(root.kind, NodeKind::Scalar(Scalar::Null)) {
+                            out.documents.push(Document { index: doc_index, start: doc_start, root });
+                        }
+                    }
                 }
                 in_document = false;
+                // go-yaml reads the first document of a piece; what follows `...` is never read.
+                if pieces.is_none() {
+                    break;
+                }
             }
             Event::Scalar(value, style, anchor, tag) => {
                 let scalar = resolve(&value, style, tag.as_deref());
+                builder.non_finite |= matches!(scalar, Scalar::Float(f) if !f.is_finite());
                 builder.finish_node(Node { kind: NodeKind::Scalar(scalar), span }, anchor);
             }
             Event::Alias(id) => match builder.anchors.get(&id) {
                 Some((node, size)) => {
                     builder.alias_nodes = builder.alias_nodes.saturating_add(*size);
                     if builder.alias_nodes > limits.max_alias_nodes {
-                        fatal = Some((
-                            span.start,
-                            format!(
-                                "document expands aliases into more than {} nodes (an alias bomb?); refusing to read it",
-                                limits.max_alias_nodes
-                            ),
-                        ));
+                        // go-yaml's words; its limit is a ratio of aliases to nodes decoded.
+                        let message = format!("{}yaml: document contains excessive aliasing", kubectl::YAML_TO_JSON);
+                        fatal = Some((span.start, message));
                         continue;
                     }
                     // Every node of the copy is where the alias is: a finding inside it is
@@ -660,12 +872,13 @@ fn build(text: &str, limits: Limits, choose: Option<ChooseKeep<'_>>) -> (Parsed,
                     builder.finish_node(copy, 0);
                 }
                 None => {
-                    fatal = Some((span.start, "alias refers to an unknown anchor".into()));
+                    fatal = Some((span.start, format!("{}yaml: unknown anchor referenced", kubectl::YAML_TO_JSON)));
                 }
             },
             Event::SequenceStart(anchor, _) => {
                 if builder.stack.len() >= limits.max_depth {
-                    fatal = Some((span.start, format!("nesting deeper than {} levels", limits.max_depth)));
+                    fatal =
+                        Some((span.start, format!("invalid YAML: nesting deeper than {} levels", limits.max_depth)));
                     continue;
                 }
                 let keep = builder.child_keep();
@@ -673,14 +886,14 @@ fn build(text: &str, limits: Limits, choose: Option<ChooseKeep<'_>>) -> (Parsed,
             }
             Event::MappingStart(anchor, _) => {
                 if builder.stack.len() >= limits.max_depth {
-                    fatal = Some((span.start, format!("nesting deeper than {} levels", limits.max_depth)));
+                    fatal =
+                        Some((span.start, format!("invalid YAML: nesting deeper than {} levels", limits.max_depth)));
                     continue;
                 }
                 let keep = builder.child_keep();
                 builder.stack.push(Frame::Map {
                     from: builder.entries.len(),
                     key: None,
-                    keys: None,
                     start: span.start,
                     anchor,
                     keep,
@@ -694,7 +907,34 @@ fn build(text: &str, limits: Limits, choose: Option<ChooseKeep<'_>>) -> (Parsed,
             }
         }
     }
-    (out, true)
+    if let Some((mark, message)) = fatal {
+        if pieces.is_some() {
+            return again(next_piece, piece_document);
+        }
+        return stop(out, mark, message, doc_index);
+    }
+    Ok((Read::On, started))
+}
+
+/// saphyr's error in a piece, in go-yaml's words and at the place go-yaml points at (with
+/// `Err`, the byte offset of a tab go-yaml reads as a separator).
+#[cold]
+#[inline(never)]
+fn saphyr_error(
+    e: &ScanError,
+    piece: &kubectl::Piece<'_>,
+    end: EndOfText,
+    builder: &Builder<'_>,
+) -> Result<(Mark, String), usize> {
+    let at = end.clamp(Mark::from_saphyr(*e.marker()));
+    if let Some(tab) = kubectl::separating_tab(e.info(), at, piece.text) {
+        return Err(tab);
+    }
+    let (mark, message) = match kubectl::go_yaml_error(e.info(), at, piece.text, builder.open(piece)) {
+        Some((mark, message)) => (mark, message),
+        None => (at, scan_error_message(e)),
+    };
+    Ok((piece.absolute(end.clamp(mark)), message))
 }
 
 /// What [`skip`] did with an event.
@@ -723,18 +963,41 @@ fn skip(builder: &mut Builder<'_>, event: &Event<'_>, limits: Limits) -> Skip {
         (_, Event::Alias(_)) => Skip::Inexact,
         (None, _) => Skip::Built,
         (Some(depth), Event::SequenceStart(..) | Event::MappingStart(..)) => {
-            // The depth limit counts the collections left out.
-            if open + depth >= limits.max_depth {
+            // The depth limit counts the collections left out; a collection used as a key is
+            // something go-yaml refuses.
+            if open + depth >= limits.max_depth || pruning.skipped_at_key.last() == Some(&Some(true)) {
                 return Skip::Inexact;
             }
+            pruning.skipped_at_key.push(matches!(event, Event::MappingStart(..)).then_some(true));
             pruning.skipping = Some(depth + 1);
             Skip::Skipped
         }
         (Some(depth), Event::SequenceEnd | Event::MappingEnd) => {
             pruning.skipping = depth.checked_sub(1).filter(|d| *d > 0);
+            pruning.skipped_at_key.pop();
+            if let Some(Some(at_key)) = pruning.skipped_at_key.last_mut() {
+                *at_key = !*at_key;
+            }
             if depth == 0 { Skip::Inexact } else { Skip::Skipped }
         }
-        (Some(depth), Event::Scalar(..)) => {
+        (Some(depth), Event::Scalar(value, style, _, tag)) => {
+            // What go-yaml's decoder or json.Marshal refuse must be seen: a merge key, a NaN.
+            let at_key = pruning.skipped_at_key.last_mut();
+            let is_key = matches!(at_key, Some(Some(true)));
+            if is_key && value == "<<" && *style == ScalarStyle::Plain {
+                return Skip::Inexact;
+            }
+            // Only `.inf`, `.nan` and their signed spellings resolve to what json.Marshal refuses
+            // (a float out of range stays a string): look closer at those alone.
+            if !is_key
+                && matches!(value.as_bytes().first(), Some(b'.' | b'+' | b'-'))
+                && matches!(resolve(value, *style, tag.as_deref()), Scalar::Float(f) if !f.is_finite())
+            {
+                return Skip::Inexact;
+            }
+            if let Some(Some(at_key)) = at_key {
+                *at_key = !*at_key;
+            }
             if depth == 0 {
                 pruning.skipping = None;
             }
@@ -784,14 +1047,16 @@ impl EndOfText {
     }
 }
 
-fn scan_error(e: &ScanError, document: usize) -> SyntaxError {
+/// saphyr's words for an error go-yaml would not meet (or not there), marked as ours.
+fn scan_error_message(e: &ScanError) -> String {
     // saphyr counts flow levels in a `u8` and gives up past 255 with a message that names its
     // implementation, not the input.
-    let message = match e.info() {
-        "recursion limit exceeded" => "flow collections ([...] or {...}) nested deeper than 255 levels".to_string(),
-        info => info.to_string(),
-    };
-    SyntaxError { mark: Mark::from_saphyr(*e.marker()), message, document }
+    match e.info() {
+        "recursion limit exceeded" => {
+            "invalid YAML: flow collections ([...] or {...}) nested deeper than 255 levels".to_string()
+        }
+        info => format!("invalid YAML: {info}"),
+    }
 }
 
 /// Resolves a scalar as go-yaml v2 does for an untyped destination.
@@ -837,8 +1102,10 @@ pub fn resolve_plain(s: &str) -> Scalar {
     if let Some(u) = go_parse_uint(&plain) {
         return Scalar::UInt(u);
     }
+    // `strconv.ParseFloat` fails on a value out of range (`1e999`): go-yaml keeps it a string.
     if is_yaml_float(&plain)
         && let Ok(f) = plain.parse::<f64>()
+        && f.is_finite()
     {
         return Scalar::Float(f);
     }
@@ -1132,6 +1399,7 @@ mod tests {
         assert_eq!(resolve_plain("-1"), Scalar::Int(-1));
         assert_eq!(resolve_plain("~"), Scalar::Null);
         assert_eq!(resolve_plain("09"), Scalar::Float(9.0));
+        assert_eq!(resolve_plain("1e999"), Scalar::Str("1e999".into()));
     }
 
     #[test]
@@ -1152,11 +1420,12 @@ mod tests {
     }
 
     #[test]
-    fn duplicate_keys_are_reported() {
+    fn duplicate_keys_are_kept_and_the_last_one_counts() {
         let p = parse("a: 1\nb: 2\na: 3\n");
         let d = &p.documents[0];
-        assert_eq!(d.problems.len(), 1);
-        assert_eq!(d.problems[0].span.start.line, 3);
+        let NodeKind::Map(entries) = &d.root.kind else { panic!() };
+        assert_eq!(entries.len(), 3);
+        assert_eq!(d.root.entry("a").unwrap().key.span.start.line, 3);
         assert_eq!(d.root.to_json()["a"], 3);
     }
 
@@ -1177,7 +1446,10 @@ mod tests {
             bomb.push_str(&format!("l{i}: &l{i} [*{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}]\n"));
         }
         let p = parse(&bomb);
-        assert!(p.error.unwrap().message.contains("alias bomb"));
+        assert_eq!(
+            p.error.unwrap().message,
+            "error converting YAML to JSON: yaml: document contains excessive aliasing"
+        );
     }
 
     /// What the pruning tests keep of a `Thing`: its name, and the `a` of each item of `list`.
@@ -1221,6 +1493,11 @@ mod tests {
                 "kind: Thing\nbig:\n{}",
                 (0..depth + 2).map(|i| format!("{}- \n", "  ".repeat(i))).collect::<String>()
             ),
+            // What go-yaml refuses, in a part left out: it must still be seen.
+            "kind: Thing\nbig: {x: .nan}\n".to_string(),
+            "kind: Thing\nbig: {<<: {x: 1}}\n".to_string(),
+            "kind: Thing\nbig: {[x]: 1}\n".to_string(),
+            "kind: Thing\nbig: [{x: 1}, {? {y: 1} : 2}]\n".to_string(),
         ];
         for text in &cases {
             let (_, exact) = build(text, Limits::default(), Some(&keep_things));
@@ -1232,10 +1509,94 @@ mod tests {
         let (pruned, whole) = (parse_pruned(text, &keep_things), parse(text));
         assert_eq!(pruned.error, whole.error);
         assert_eq!(pruned.documents.len(), 1);
-        // A kind that agrees with itself twice is still pruned (the duplicate is reported).
+        // A kind that agrees with itself twice is still pruned (both stay, as written).
         let twice = parse_pruned("kind: Thing\nbig: 1\nkind: Thing\n", &keep_things);
         assert_eq!(twice.documents[0].root.to_json(), serde_json::json!({"kind": "Thing"}));
-        assert_eq!(twice.documents[0].problems.len(), 1);
+    }
+
+    /// go-yaml's words and line numbers, as kubectl 1.32 prints them after `error parsing
+    /// FILE: ` for these texts (tests/tests/malformed.rs compares with kubectl itself).
+    #[test]
+    fn errors_are_go_yamls() {
+        for (text, message, (line, col)) in [
+            ("a: 1\nb:\n\tc: 2\n", "yaml: line 3: found character that cannot start any token", (3, 2)),
+            ("a: b\n\tc: 2\n", "yaml: line 2: found a tab character that violates indentation", (2, 1)),
+            ("a:\n  b: 1\n c: 2\n", "yaml: line 2: did not find expected key", (3, 2)),
+            // go-yaml names no line for a problem on the first line.
+            ("a: b: c\n", "yaml: mapping values are not allowed in this context", (1, 5)),
+            ("a: [1, 2\nb: 3\n", "yaml: line 1: did not find expected ',' or ']'", (2, 2)),
+            ("a: {x: 1\nb: 3\n", "yaml: line 1: did not find expected ',' or '}'", (2, 2)),
+            ("---\n{a: 1]\n", "yaml: line 1: did not find expected ',' or '}'", (2, 6)),
+            ("a: 'x\nb: 1\n", "yaml: line 3: found unexpected end of stream", (3, 1)),
+            ("a: \"\\q\"\n", "yaml: found unknown escape character", (1, 4)),
+            ("a: @x\n", "yaml: found character that cannot start any token", (1, 4)),
+            ("a: *nope\n", "yaml: unknown anchor 'nope' referenced", (1, 4)),
+            ("- a\nb: c\n", "yaml: line 1: did not find expected '-' indicator", (2, 1)),
+            // Lines count from the document's first line (after the `---`).
+            ("a: 1\n---\nb:\n  c: 1\n d: 2\n", "yaml: line 2: did not find expected key", (5, 2)),
+            ("%YAML 1.2\n---\na: 1\n", "yaml: found incompatible YAML document", (1, 1)),
+            ("# c\n...\n", "yaml: line 1: did not find expected node content", (2, 1)),
+            ("a: 1\n? [x]\n: y\n", "yaml: invalid map key: []interface {}{\"x\"}", (2, 3)),
+            ("a: {<<: 1}\n", "yaml: map merge requires map or sequence of maps as the value", (1, 5)),
+            ("z: .nan\nb: .inf\n", "json: unsupported value: +Inf", (2, 4)),
+            ("a: \u{7}\n", "yaml: control characters are not allowed", (1, 4)),
+        ] {
+            let e = parse(text).error.unwrap_or_else(|| panic!("{text:?} parses"));
+            assert_eq!(e.message, format!("error converting YAML to JSON: {message}"), "{text:?}");
+            assert_eq!((e.mark.line, e.mark.col + 1), (line, col), "{text:?}");
+        }
+        let e = parse("a: 1\n--- b\n").error.unwrap();
+        assert_eq!(e.message, "invalid Yaml document separator: b");
+        // What go-yaml reads and saphyr would not: a tab after a colon, and what follows `...`.
+        assert_eq!(parse("a:\t1\n").documents[0].root.to_json(), serde_json::json!({"a": 1}));
+        assert!(parse("a: 1\n...\nb: [\n").error.is_none());
+    }
+
+    #[test]
+    fn json_is_read_as_a_stream_of_values() {
+        let p = parse("{\"a\": 1}\n  {\"b\": [2]}\n");
+        assert_eq!(p.documents.len(), 2);
+        let b = p.documents[1].root.get("b").unwrap();
+        assert_eq!((b.span.start.line, b.span.start.col), (2, 8));
+        for (text, message) in [
+            ("{\"a\": 1,}", "json: offset 9: invalid character '}' looking for beginning of object key string"),
+            ("{\"a\": 1} x", "json: offset 10: invalid character 'x' looking for beginning of value"),
+            ("{\"a\": ", "unexpected EOF"),
+        ] {
+            assert_eq!(parse(text).error.unwrap().message, message, "{text}");
+        }
+    }
+
+    /// Reading a text as one stream is a shortcut: on every text of the test data it gives
+    /// exactly what reading it piece by piece (as kubectl does) gives.
+    #[test]
+    fn one_stream_reads_as_the_pieces_do() {
+        let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data");
+        let mut files = vec![data.clone()];
+        let mut checked = 0;
+        while let Some(path) = files.pop() {
+            if path.is_dir() {
+                files.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
+                continue;
+            }
+            let Ok(text) = std::fs::read_to_string(&path) else { continue };
+            let stream = build_with(&text, Limits::default(), None, true).0;
+            let pieces = build_with(&text, Limits::default(), None, false).0;
+            assert_eq!(stream, pieces, "{}", path.display());
+            checked += 1;
+        }
+        assert!(checked > 250, "{checked}");
+        for text in [
+            "a: 1\n---\n---\nb: [\n",
+            "a: 1\n---\nb: 'x\n---\nc: 1\n",
+            "---\n# c\n---\na: 1\n---\n",
+            "# c\n---\na: 1\n---\n---\nb: {\n",
+            "---\n---\na: 1\n",
+            "a: 1\n---\n# c\n---\nb: x\n---\nc: .nan\n",
+        ] {
+            let stream = build_with(text, Limits::default(), None, true).0;
+            assert_eq!(stream, build_with(text, Limits::default(), None, false).0, "{text:?}");
+        }
     }
 
     #[test]
@@ -1251,7 +1612,7 @@ mod tests {
         let text = format!("{}{}", "[".repeat(2000), "]".repeat(2000));
         let p = parse(&text);
         let e = p.error.unwrap();
-        assert_eq!(e.message, "flow collections ([...] or {...}) nested deeper than 255 levels");
+        assert_eq!(e.message, "invalid YAML: flow collections ([...] or {...}) nested deeper than 255 levels");
     }
 
     #[test]

@@ -1,0 +1,244 @@
+//! `#[derive(Decode)]` for hpa-core's API types: the struct half of hpa-core's one decoder
+//! (`hpa_core::api::decode`), which decodes as Go's `encoding/json` (in its
+//! `sigs.k8s.io/json` fork) decodes into the same Go struct.
+//!
+//! The derive only lists the fields: their JSON names (from `#[serde(rename = ..)]` and
+//! `#[serde(rename_all = ..)]`, so that a name is written once for both directions, or from
+//! the same keys under `#[go(..)]` for types that are never serialized) and, where Go's type
+//! is not the one the Rust type implies, the Go type name that errors print. Everything else
+//! (matching keys, unknown and duplicate fields, `null`, type errors) is
+//! `Decoder::decode_struct`'s.
+//!
+//! ```ignore
+//! #[derive(Decode)]
+//! #[go(package = "v1")]                 // the Go package; default: the object's own version
+//! #[serde(rename_all = "camelCase")]
+//! pub struct LabelSelectorRequirement {
+//!     pub key: String,
+//!     #[go(type = "LabelSelectorOperator")] // a Go named type (in the struct's package)
+//!     pub operator: String,
+//!     pub values: Vec<String>,
+//! }
+//! ```
+//!
+//! A field added in a later release than the oldest supported says so, and is an unknown
+//! field when the decoder decodes with an older release's types (`Options::in_release`):
+//!
+//! ```ignore
+//! #[go(since = "1.37")]
+//! pub observed_generation: Option<i64>,
+//! ```
+
+use proc_macro::TokenStream;
+use proc_macro2::TokenStream as TokenStream2;
+use quote::quote;
+use syn::{Data, DeriveInput, Fields, LitStr, parse_macro_input};
+
+/// Derives `hpa_core::api::decode::Decode` for a struct with named fields.
+#[proc_macro_derive(Decode, attributes(go))]
+pub fn derive_decode(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    match expand(&input) {
+        Ok(tokens) => tokens.into(),
+        Err(e) => e.to_compile_error().into(),
+    }
+}
+
+/// What the attributes of the struct say.
+#[derive(Default)]
+struct Container {
+    package: Option<String>,
+    name: Option<String>,
+    rename_all: Option<String>,
+}
+
+/// What the attributes of a field say.
+#[derive(Default)]
+struct Field {
+    rename: Option<String>,
+    go_type: Option<String>,
+    since: u32,
+    skip: bool,
+}
+
+fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
+    let ident = &input.ident;
+    let Data::Struct(data) = &input.data else {
+        return Err(syn::Error::new_spanned(ident, "Decode can be derived for structs only; write the impl by hand"));
+    };
+    let Fields::Named(named) = &data.fields else {
+        return Err(syn::Error::new_spanned(ident, "Decode can be derived for structs with named fields only"));
+    };
+    let container = container_attributes(input)?;
+    let go_name = container.name.clone().unwrap_or_else(|| ident.to_string());
+    let krate = quote!(::hpa_core::api::decode);
+    let package = match &container.package {
+        Some(p) => quote!(#krate::Package::Fixed(#p)),
+        None => quote!(#krate::Package::Object),
+    };
+
+    let mut names = Vec::new();
+    let mut since = Vec::new();
+    let mut arms = Vec::new();
+    for field in &named.named {
+        let attributes = field_attributes(field)?;
+        if attributes.skip {
+            continue;
+        }
+        let Some(member) = &field.ident else { continue };
+        let rust_name = member.to_string();
+        let rust_name = rust_name.strip_prefix("r#").unwrap_or(&rust_name);
+        let json = match attributes.rename {
+            Some(name) => name,
+            None => rename(rust_name, container.rename_all.as_deref())?,
+        };
+        let go_type = match &attributes.go_type {
+            None => quote!(#krate::GoType::Default),
+            Some(t) if t.contains('.') => quote!(#krate::GoType::Named(#t)),
+            Some(t) => match &container.package {
+                Some(p) => {
+                    let absolute = format!("{p}.{t}");
+                    quote!(#krate::GoType::Named(#absolute))
+                }
+                None => quote!(#krate::GoType::InObjectPackage(#t)),
+            },
+        };
+        let index = names.len();
+        names.push(json);
+        since.push(attributes.since);
+        arms.push(quote! {
+            #index => #krate::Decode::decode(&mut this.#member, d, #go_type),
+        });
+    }
+
+    let (impl_generics, type_generics, where_clause) = input.generics.split_for_impl();
+    Ok(quote! {
+        impl #impl_generics #krate::Decode for #ident #type_generics #where_clause {
+            fn go_type(package: &str) -> ::std::string::String {
+                #krate::Package::name(#package, package, #go_name)
+            }
+
+            fn decode<'de, S: #krate::Source<'de>>(
+                &mut self,
+                d: &mut #krate::Decoder<'de, S>,
+                ty: #krate::GoType,
+            ) -> ::std::result::Result<(), #krate::Abort> {
+                const FIELDS: &[&str] = &[#(#names),*];
+                const SINCE: &[u32] = &[#(#since),*];
+                d.decode_struct(self, ty, #go_name, FIELDS, SINCE, |this: &mut Self, d, index| match index {
+                    #(#arms)*
+                    _ => ::std::result::Result::Ok(()),
+                })
+            }
+        }
+    })
+}
+
+fn container_attributes(input: &DeriveInput) -> syn::Result<Container> {
+    let mut out = Container::default();
+    for attr in &input.attrs {
+        if attr.path().is_ident("go") {
+            attr.parse_nested_meta(|meta| {
+                let value: LitStr = meta.value()?.parse()?;
+                if meta.path.is_ident("package") {
+                    out.package = Some(value.value());
+                } else if meta.path.is_ident("name") {
+                    out.name = Some(value.value());
+                } else if meta.path.is_ident("rename_all") {
+                    out.rename_all = Some(value.value());
+                } else {
+                    return Err(meta.error("expected `package`, `name` or `rename_all`"));
+                }
+                Ok(())
+            })?;
+        } else if attr.path().is_ident("serde") {
+            attr.parse_nested_meta(|meta| {
+                if meta.path.is_ident("rename_all") {
+                    let value: LitStr = meta.value()?.parse()?;
+                    out.rename_all.get_or_insert(value.value());
+                } else {
+                    skip_value(&meta)?;
+                }
+                Ok(())
+            })?;
+        }
+    }
+    Ok(out)
+}
+
+fn field_attributes(field: &syn::Field) -> syn::Result<Field> {
+    let mut out = Field::default();
+    for attr in &field.attrs {
+        if attr.path().is_ident("go") {
+            attr.parse_nested_meta(|meta| {
+                if meta.path.is_ident("skip") {
+                    out.skip = true;
+                    return Ok(());
+                }
+                let value: LitStr = meta.value()?.parse()?;
+                if meta.path.is_ident("type") {
+                    out.go_type = Some(value.value());
+                } else if meta.path.is_ident("rename") {
+                    out.rename = Some(value.value());
+                } else if meta.path.is_ident("since") {
+                    out.since = value
+                        .value()
+                        .strip_prefix("1.")
+                        .and_then(|minor| minor.parse().ok())
+                        .ok_or_else(|| meta.error("expected a release, `1.N`"))?;
+                } else {
+                    return Err(meta.error("expected `type`, `rename`, `since` or `skip`"));
+                }
+                Ok(())
+            })?;
+        } else if attr.path().is_ident("serde") {
+            attr.parse_nested_meta(|meta| {
+                if meta.path.is_ident("rename") && meta.input.peek(syn::Token![=]) {
+                    let value: LitStr = meta.value()?.parse()?;
+                    out.rename.get_or_insert(value.value());
+                } else {
+                    skip_value(&meta)?;
+                }
+                Ok(())
+            })?;
+        }
+    }
+    Ok(out)
+}
+
+/// Consumes `= value` or `(...)` of a serde key this derive does not read.
+fn skip_value(meta: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<()> {
+    if meta.input.peek(syn::Token![=]) {
+        let _: syn::Expr = meta.value()?.parse()?;
+    } else if meta.input.peek(syn::token::Paren) {
+        meta.parse_nested_meta(|inner| skip_value(&inner))?;
+    }
+    Ok(())
+}
+
+/// serde's `rename_all` for the two conventions the API uses.
+fn rename(field: &str, rule: Option<&str>) -> syn::Result<String> {
+    let words = field.split('_').filter(|w| !w.is_empty());
+    let capitalize = |w: &str| {
+        let mut chars = w.chars();
+        chars.next().map(|c| c.to_ascii_uppercase().to_string() + chars.as_str()).unwrap_or_default()
+    };
+    Ok(match rule {
+        None => field.to_string(),
+        Some("camelCase") => {
+            let mut out = String::new();
+            for (i, w) in words.enumerate() {
+                out.push_str(&if i == 0 { w.to_string() } else { capitalize(w) });
+            }
+            out
+        }
+        Some("PascalCase") => words.map(capitalize).collect(),
+        Some("lowercase") => field.replace('_', ""),
+        Some(other) => {
+            return Err(syn::Error::new(
+                proc_macro2::Span::call_site(),
+                format!("rename_all = {other:?} is not supported by Decode"),
+            ));
+        }
+    })
+}

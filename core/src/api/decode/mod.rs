@@ -1,0 +1,1020 @@
+//! The one decoder: values as Go's `encoding/json` decodes them into the API's Go structs,
+//! with kube-apiserver's errors.
+//!
+//! kube-apiserver decodes a request body with apimachinery's JSON serializer
+//! (`runtime/serializer/json.Serializer.Decode`), which unmarshals with `sigs.k8s.io/json`
+//! (`UnmarshalStrict`, a fork of Go's `encoding/json` that matches keys case-sensitively and
+//! also reports unknown and duplicate fields). This module is that decoding, once, for every
+//! place values come from: a [`Source`] is JSON text ([`json::JsonSource`]) or anything that
+//! reads as the JSON it stands for (the linter's YAML nodes, with positions, implement it in
+//! `hpa-yaml`; core knows no YAML). What it reproduces:
+//!
+//! - **Type errors** (`*json.UnmarshalTypeError`): a value of the wrong JSON type, or a number
+//!   that does not fit, leaves its field as it was and decoding goes on; the *first* one is
+//!   the error, worded as Go words it (`json: cannot unmarshal object into Go struct field
+//!   HorizontalPodAutoscalerSpec.spec.metrics of type []v2.MetricSpec`: the innermost struct,
+//!   the JSON path of struct fields without indices, Go's type name).
+//! - **Unmarshaler errors** (`resource.Quantity`, `metav1.Time`): returned as they are and
+//!   they stop decoding, so they win over an earlier type error.
+//! - **Strict errors** (`unknown field "spec.x"`, `duplicate field "spec.y"`: full paths with
+//!   indices, deduplicated, at most 100): collected, and reported only when decoding
+//!   otherwise succeeded (`runtime.NewStrictDecodingError`). [`Strictness`] says whether they
+//!   are errors (`fieldValidation=Strict`, kubectl's default) or values the caller ignores
+//!   (the webhook, whose kube-apiserver may know fields this build does not).
+//! - `null` leaves a value (struct, string, number) as it is and empties a pointer, slice or
+//!   map; decoding goes *into* the existing value, so a duplicate key merges as in Go.
+//!
+//! Each error also carries the field path with indices ([`DecodeError::path`]), for callers
+//! that point at positions.
+
+pub mod json;
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+use compact_str::CompactString;
+
+pub use hpa_core_derive::Decode;
+
+use crate::api::{Quantity, Time};
+use crate::features::KubernetesVersion;
+
+/// A type the decoder can fill, as `encoding/json` fills the Go type it mirrors.
+///
+/// Structs derive it (`#[derive(Decode)]`); the impls for strings, numbers, booleans,
+/// pointers (`Option`, `Box`), slices (`Vec`), `map[string]T` (`BTreeMap<String, T>`) and the
+/// API's own scalars (`resource.Quantity`, `metav1.Time`) are here.
+pub trait Decode {
+    /// Go's name of the type, as `reflect.Type.String()` prints it in errors (`int32`,
+    /// `[]v2.MetricSpec`); `package` is the version package of the object being decoded.
+    fn go_type(package: &str) -> String;
+
+    /// Decodes the source's current value into `self` (consuming it), as `encoding/json`
+    /// decodes into an existing value. `ty` is the Go type of the field when it is a named
+    /// type Rust does not have (`v2.MetricSourceType` for a `CompactString`).
+    fn decode<'de, S: Source<'de>>(&mut self, d: &mut Decoder<'de, S>, ty: GoType) -> Result<(), Abort>;
+}
+
+/// The Go package a struct type is in, for its name in errors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Package {
+    /// A fixed package (`v1` for `metav1`'s types).
+    Fixed(&'static str),
+    /// The version package of the object being decoded (`v2`, `v1`, `v2beta2`): the
+    /// autoscaling types are shared by several versions here, and named by the one decoded.
+    Object,
+}
+
+impl Package {
+    /// `package.Name`.
+    pub fn name(self, object_package: &str, type_name: &str) -> String {
+        match self {
+            Package::Fixed(p) => format!("{p}.{type_name}"),
+            Package::Object => format!("{object_package}.{type_name}"),
+        }
+    }
+}
+
+/// The Go type of a field, when the Rust type does not say it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum GoType {
+    /// The Rust type's own Go name ([`Decode::go_type`]).
+    #[default]
+    Default,
+    /// A named type with its package (`v1.ResourceName`).
+    Named(&'static str),
+    /// A named type of the object's version package (`MetricSourceType` → `v2.MetricSourceType`).
+    InObjectPackage(&'static str),
+}
+
+impl GoType {
+    fn render<T: Decode + ?Sized>(self, package: &str) -> String {
+        match self {
+            GoType::Default => T::go_type(package),
+            GoType::Named(name) => name.to_string(),
+            GoType::InObjectPackage(name) => format!("{package}.{name}"),
+        }
+    }
+}
+
+/// What the source's current value is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// `null`
+    Null,
+    /// `true` or `false`
+    Bool,
+    /// a number
+    Number,
+    /// a string
+    String,
+    /// an array
+    Array,
+    /// an object
+    Object,
+}
+
+impl Kind {
+    /// How `encoding/json` names a value of this kind in a type error.
+    pub fn go_name(self) -> &'static str {
+        match self {
+            Kind::Null => "null",
+            Kind::Bool => "bool",
+            Kind::Number => "number",
+            Kind::String => "string",
+            Kind::Array => "array",
+            Kind::Object => "object",
+        }
+    }
+}
+
+/// A number as the source holds it; its JSON text is what Go would read.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Number<'de> {
+    /// The literal of a JSON text.
+    Text(Cow<'de, str>),
+    /// An integer (written in decimal).
+    Int(i64),
+    /// An integer above `i64::MAX`.
+    UInt(u64),
+    /// A float, written as Go's `json.Marshal` writes a float64 (`sigs.k8s.io/yaml` turns a
+    /// YAML float into JSON that way).
+    Float(f64),
+}
+
+impl Number<'_> {
+    /// The JSON text Go would see.
+    pub fn text(&self) -> Cow<'_, str> {
+        match self {
+            Number::Text(t) => Cow::Borrowed(t.as_ref()),
+            Number::Int(i) => Cow::Owned(i.to_string()),
+            Number::UInt(u) => Cow::Owned(u.to_string()),
+            Number::Float(f) => Cow::Owned(crate::go::json_float(*f)),
+        }
+    }
+
+    /// `strconv.ParseInt(text, 10, 64)`.
+    fn as_i64(&self) -> Option<i64> {
+        match self {
+            Number::Int(i) => Some(*i),
+            Number::UInt(u) => i64::try_from(*u).ok(),
+            Number::Text(t) => parse_go_int(t),
+            Number::Float(f) => parse_go_int(&crate::go::json_float(*f)),
+        }
+    }
+}
+
+/// `strconv.ParseInt(s, 10, 64)`: an optional sign and decimal digits.
+fn parse_go_int(s: &str) -> Option<i64> {
+    let digits = s.strip_prefix(['-', '+']).unwrap_or(s);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse().ok()
+}
+
+/// A source that cannot be read on (JSON that is not well formed).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceError {
+    /// What is wrong, in `encoding/json`'s words.
+    pub message: String,
+    /// The byte offset in the text, when the source is text.
+    pub offset: Option<usize>,
+}
+
+/// Where values come from, read in document order like a JSON text.
+///
+/// The decoder asks what the current value is ([`Source::peek`]) and then consumes it with
+/// exactly one of the other calls. After [`Source::begin_object`], [`Source::next_key`] is
+/// called until it returns `None`, and each key is followed by exactly one value; after
+/// [`Source::begin_array`], [`Source::next_item`] likewise.
+pub trait Source<'de> {
+    /// The kind of the current value, without consuming it.
+    fn peek(&mut self) -> Result<Kind, SourceError>;
+    /// Consumes a boolean.
+    fn bool(&mut self) -> Result<bool, SourceError>;
+    /// Consumes a number.
+    fn number(&mut self) -> Result<Number<'de>, SourceError>;
+    /// Consumes a string.
+    fn string(&mut self) -> Result<Cow<'de, str>, SourceError>;
+    /// Consumes any value and returns its JSON text, as a Go `UnmarshalJSON` receives it.
+    fn raw(&mut self) -> Result<Cow<'de, str>, SourceError>;
+    /// Consumes any value as a JSON value (for opaque fields such as `fieldsV1`).
+    fn value(&mut self) -> Result<serde_json::Value, SourceError>;
+    /// Consumes any value.
+    fn skip(&mut self) -> Result<(), SourceError>;
+    /// Enters the current object.
+    fn begin_object(&mut self) -> Result<(), SourceError>;
+    /// The next key of the object entered last, or `None` (and the object is left).
+    fn next_key(&mut self) -> Result<Option<Cow<'de, str>>, SourceError>;
+    /// Enters the current array.
+    fn begin_array(&mut self) -> Result<(), SourceError>;
+    /// Whether the array entered last has another item (if not, the array is left).
+    fn next_item(&mut self) -> Result<bool, SourceError>;
+}
+
+impl<'de, S: Source<'de> + ?Sized> Source<'de> for &mut S {
+    fn peek(&mut self) -> Result<Kind, SourceError> {
+        (**self).peek()
+    }
+    fn bool(&mut self) -> Result<bool, SourceError> {
+        (**self).bool()
+    }
+    fn number(&mut self) -> Result<Number<'de>, SourceError> {
+        (**self).number()
+    }
+    fn string(&mut self) -> Result<Cow<'de, str>, SourceError> {
+        (**self).string()
+    }
+    fn raw(&mut self) -> Result<Cow<'de, str>, SourceError> {
+        (**self).raw()
+    }
+    fn value(&mut self) -> Result<serde_json::Value, SourceError> {
+        (**self).value()
+    }
+    fn skip(&mut self) -> Result<(), SourceError> {
+        (**self).skip()
+    }
+    fn begin_object(&mut self) -> Result<(), SourceError> {
+        (**self).begin_object()
+    }
+    fn next_key(&mut self) -> Result<Option<Cow<'de, str>>, SourceError> {
+        (**self).next_key()
+    }
+    fn begin_array(&mut self) -> Result<(), SourceError> {
+        (**self).begin_array()
+    }
+    fn next_item(&mut self) -> Result<bool, SourceError> {
+        (**self).next_item()
+    }
+}
+
+/// Decoding stopped; the error is in the [`Decoder`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Abort(());
+
+/// How `encoding/json` is configured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Options {
+    /// Keys match field names exactly (`sigs.k8s.io/json`'s `CaseSensitive`), not also
+    /// case-insensitively (plain `encoding/json`).
+    pub case_sensitive: bool,
+    /// Report duplicate fields (`DisallowDuplicateFields`).
+    pub duplicate_fields: bool,
+    /// The release whose Go types decode (`None`: this crate's schema, the newest). A field
+    /// added in a later release (`#[go(since = "1.37")]`) is an unknown field of the older
+    /// release's struct, as its kube-apiserver finds it.
+    pub release: Option<KubernetesVersion>,
+}
+
+impl Options {
+    /// `sigs.k8s.io/json.UnmarshalStrict`, as kube-apiserver decodes a request body.
+    pub const KUBE_APISERVER: Options = Options { case_sensitive: true, duplicate_fields: true, release: None };
+    /// Go's plain `json.Unmarshal` (the round-trip annotations are read with it): keys also
+    /// match case-insensitively, duplicates are not noticed.
+    pub const ENCODING_JSON: Options = Options { case_sensitive: false, duplicate_fields: false, release: None };
+
+    /// These options with the Go types of `release`.
+    pub const fn in_release(self, release: KubernetesVersion) -> Options {
+        Options { release: Some(release), ..self }
+    }
+
+    /// Whether a field added in minor release `since` (0: always there) is in the types.
+    fn knows(self, since: u32) -> bool {
+        since == 0 || self.release.is_none_or(|r| r.minor() >= since)
+    }
+}
+
+/// Whether unknown and duplicate fields are errors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Strictness {
+    /// They are (`fieldValidation=Strict`, what kubectl asks for by default).
+    Strict,
+    /// They are returned beside the value, which ignores them (`fieldValidation=Ignore`;
+    /// the webhook, whose kube-apiserver may be newer than this build).
+    Lenient,
+}
+
+/// A decoded value, and the unknown and duplicate fields it ignored (empty when strict).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decoded<T> {
+    /// The value.
+    pub value: T,
+    /// Unknown and duplicate fields (lenient decoding only).
+    pub ignored: Vec<DecodeError>,
+}
+
+/// What went wrong while decoding (the 400 BadRequest cases of kube-apiserver).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum DecodeErrorKind {
+    /// A field the schema does not have (`unknown field "spec.x"`, a strict error).
+    UnknownField,
+    /// A field given twice in one object (`duplicate field "spec.x"`, a strict error).
+    DuplicateField,
+    /// A value of the wrong JSON type, a number that does not fit, or one that does not
+    /// parse (quantities, times).
+    InvalidValue,
+    /// `apiVersion` or `kind` missing, or not an HPA version we know.
+    TypeMeta,
+    /// The document is not a JSON object.
+    NotAnObject,
+    /// The text is not well-formed JSON.
+    Syntax,
+}
+
+impl DecodeErrorKind {
+    /// A stable machine-readable name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DecodeErrorKind::UnknownField => "UnknownField",
+            DecodeErrorKind::DuplicateField => "DuplicateField",
+            DecodeErrorKind::InvalidValue => "InvalidValue",
+            DecodeErrorKind::TypeMeta => "TypeMeta",
+            DecodeErrorKind::NotAnObject => "NotAnObject",
+            DecodeErrorKind::Syntax => "SyntaxError",
+        }
+    }
+
+    /// Whether this is one of `sigs.k8s.io/json`'s strict errors (reported together, after
+    /// `strict decoding error: `).
+    pub fn is_strict(self) -> bool {
+        matches!(self, DecodeErrorKind::UnknownField | DecodeErrorKind::DuplicateField)
+    }
+}
+
+/// One decoding problem: kube-apiserver's words for it, and where it is.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct DecodeError {
+    /// What kind of problem.
+    pub kind: DecodeErrorKind,
+    /// Where: the field path with indices (`spec.metrics[0].resource`; a map key with a dot
+    /// in brackets, `metadata.labels[app.kubernetes.io/name]`), empty for the object itself.
+    pub path: String,
+    /// The error as kube-apiserver words it (`json: cannot unmarshal string into Go struct
+    /// field HorizontalPodAutoscalerSpec.spec.maxReplicas of type int32`, `unknown field
+    /// "spec.x"`, `quantities must match the regular expression ...`).
+    pub message: String,
+}
+
+impl DecodeError {
+    /// An error about the object's `apiVersion` or `kind`.
+    pub fn type_meta(path: &str, message: impl Into<String>) -> DecodeError {
+        DecodeError { kind: DecodeErrorKind::TypeMeta, path: path.to_string(), message: message.into() }
+    }
+}
+
+/// What kube-apiserver's decoding reports for these errors (one type or value error, or the
+/// strict errors), after its `transformDecodeError` prefix when `kind` and `version` are
+/// known: `HorizontalPodAutoscaler in version "v2" cannot be handled as a
+/// HorizontalPodAutoscaler: strict decoding error: unknown field "spec.x"`.
+pub fn failure_message(kind: &str, version: Option<&str>, errors: &[DecodeError]) -> String {
+    let detail = if errors.first().is_some_and(|e| e.kind.is_strict()) {
+        let strict: Vec<&str> = errors.iter().filter(|e| e.kind.is_strict()).map(|e| e.message.as_str()).collect();
+        format!("strict decoding error: {}", strict.join(", "))
+    } else {
+        errors.iter().map(|e| e.message.as_str()).collect::<Vec<_>>().join(", ")
+    };
+    match version {
+        Some(v) => format!("{kind} in version {} cannot be handled as a {kind}: {detail}", crate::go::quote(v)),
+        None => detail,
+    }
+}
+
+// === the decoder ===
+
+/// One step of the path to the current value.
+#[derive(Debug, Clone)]
+enum Segment<'de> {
+    /// A struct field (its JSON name).
+    Field(&'static str),
+    /// A map key.
+    Key(Cow<'de, str>),
+    /// An array index.
+    Index(usize),
+}
+
+/// Decoding state: the source, the path to the current value and what went wrong so far
+/// (`encoding/json`'s `decodeState`).
+#[derive(Debug)]
+pub struct Decoder<'de, S> {
+    source: S,
+    options: Options,
+    package: &'static str,
+    path: Vec<Segment<'de>>,
+    /// `errorContext.Struct`: the struct whose field is being decoded.
+    go_struct: &'static str,
+    /// The first type error (`savedError`).
+    type_error: Option<DecodeError>,
+    /// The error that stopped decoding.
+    failure: Option<DecodeError>,
+    /// Strict errors, deduplicated by message (`savedStrictErrors`).
+    strict: Vec<DecodeError>,
+}
+
+/// `saveStrictError` keeps at most this many.
+const MAX_STRICT_ERRORS: usize = 100;
+
+impl<'de, S: Source<'de>> Decoder<'de, S> {
+    /// A decoder of `source` for an object of the Go version package `package` (`v2`).
+    pub fn new(source: S, package: &'static str, options: Options) -> Self {
+        Decoder {
+            source,
+            options,
+            package,
+            path: Vec::new(),
+            go_struct: "",
+            type_error: None,
+            failure: None,
+            strict: Vec::new(),
+        }
+    }
+
+    /// Decodes the whole source as a `T`.
+    ///
+    /// Mirrors `decodeState.unmarshal`: an error that stopped decoding wins, then the first
+    /// type error, and only then the strict errors (which [`Strictness::Lenient`] returns
+    /// beside the value instead).
+    pub fn decode_value<T: Decode + Default>(mut self, strictness: Strictness) -> Result<Decoded<T>, Vec<DecodeError>> {
+        let mut value = T::default();
+        let result = value.decode(&mut self, GoType::Default);
+        if let Some(failure) = self.failure {
+            return Err(vec![failure]);
+        }
+        if result.is_err() {
+            return Err(vec![self.error_here(DecodeErrorKind::InvalidValue, "decoding stopped".into())]);
+        }
+        if let Some(e) = self.type_error {
+            return Err(vec![e]);
+        }
+        match strictness {
+            Strictness::Strict if !self.strict.is_empty() => Err(self.strict),
+            Strictness::Strict => Ok(Decoded { value, ignored: Vec::new() }),
+            Strictness::Lenient => Ok(Decoded { value, ignored: self.strict }),
+        }
+    }
+
+    /// The source, for [`Decode`] impls.
+    pub fn source(&mut self) -> &mut S {
+        &mut self.source
+    }
+
+    /// The kind of the current value.
+    pub fn peek(&mut self) -> Result<Kind, Abort> {
+        let r = self.source.peek();
+        self.check(r)
+    }
+
+    /// Consumes the current value.
+    pub fn skip(&mut self) -> Result<(), Abort> {
+        let r = self.source.skip();
+        self.check(r)
+    }
+
+    /// Turns a source error into the error that stops decoding.
+    pub fn check<T>(&mut self, result: Result<T, SourceError>) -> Result<T, Abort> {
+        result.map_err(|e| {
+            let error = self.error_here(DecodeErrorKind::Syntax, e.message);
+            self.failure.get_or_insert(error);
+            Abort(())
+        })
+    }
+
+    /// Stops decoding with an error of the value being decoded, as an `UnmarshalJSON`
+    /// returns it (`quantities must match ...`).
+    pub fn fail(&mut self, message: String) -> Abort {
+        let error = self.error_here(DecodeErrorKind::InvalidValue, message);
+        self.failure.get_or_insert(error);
+        Abort(())
+    }
+
+    /// Records a type error for the current value (of kind `found`, or described by
+    /// `value`, e.g. `number 1.5`) and skips it: `d.saveError(&UnmarshalTypeError{...})`.
+    pub fn mismatch<T: Decode + ?Sized>(&mut self, value: &str, ty: GoType) -> Result<(), Abort> {
+        self.save_type_error::<T>(value, ty);
+        self.skip()
+    }
+
+    fn save_type_error<T: Decode + ?Sized>(&mut self, value: &str, ty: GoType) {
+        if self.type_error.is_some() {
+            return;
+        }
+        let type_name = ty.render::<T>(self.package);
+        let fields: Vec<&str> =
+            self.path.iter().filter_map(|s| if let Segment::Field(f) = s { Some(*f) } else { None }).collect();
+        let message = if fields.is_empty() && self.go_struct.is_empty() {
+            format!("json: cannot unmarshal {value} into Go value of type {type_name}")
+        } else {
+            format!(
+                "json: cannot unmarshal {value} into Go struct field {}.{} of type {type_name}",
+                self.go_struct,
+                fields.join(".")
+            )
+        };
+        self.type_error = Some(self.error_here(DecodeErrorKind::InvalidValue, message));
+    }
+
+    /// An error at the current path.
+    fn error_here(&self, kind: DecodeErrorKind, message: String) -> DecodeError {
+        DecodeError { kind, path: self.location(None), message }
+    }
+
+    /// The current path with indices, as [`DecodeError::path`] writes it, plus `last` (a
+    /// field, or with `true` a map key).
+    fn location(&self, last: Option<(&str, bool)>) -> String {
+        let mut out = String::new();
+        let push_name = |out: &mut String, name: &str, map_key: bool| {
+            if map_key && name.contains(['.', '[', ']']) {
+                out.push('[');
+                out.push_str(name);
+                out.push(']');
+            } else {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(name);
+            }
+        };
+        for segment in &self.path {
+            match segment {
+                Segment::Field(f) => push_name(&mut out, f, false),
+                Segment::Key(k) => push_name(&mut out, k, true),
+                Segment::Index(i) => {
+                    out.push('[');
+                    out.push_str(&i.to_string());
+                    out.push(']');
+                }
+            }
+        }
+        if let Some((last, map_key)) = last {
+            push_name(&mut out, last, map_key);
+        }
+        out
+    }
+
+    /// The path as `sigs.k8s.io/json` writes it in strict errors (`spec.metrics[0].x`,
+    /// map keys as they are), plus `last`.
+    fn strict_path(&self, last: &str) -> String {
+        let mut out = String::new();
+        for segment in &self.path {
+            match segment {
+                Segment::Field(name) => {
+                    if !out.is_empty() {
+                        out.push('.');
+                    }
+                    out.push_str(name);
+                }
+                Segment::Key(name) => {
+                    if !out.is_empty() {
+                        out.push('.');
+                    }
+                    out.push_str(name);
+                }
+                Segment::Index(i) => {
+                    out.push('[');
+                    out.push_str(&i.to_string());
+                    out.push(']');
+                }
+            }
+        }
+        if !out.is_empty() {
+            out.push('.');
+        }
+        out.push_str(last);
+        out
+    }
+
+    /// `saveStrictError` for an unknown or duplicate `field` of the current object (a key
+    /// of the current map with `map_key`).
+    fn save_strict_error(&mut self, kind: DecodeErrorKind, field: &str, map_key: bool) {
+        if self.strict.len() >= MAX_STRICT_ERRORS {
+            return;
+        }
+        let what = if kind == DecodeErrorKind::DuplicateField { "duplicate" } else { "unknown" };
+        let message = format!("{what} field {}", crate::go::quote(&self.strict_path(field)));
+        if self.strict.iter().any(|e| e.message == message) {
+            return;
+        }
+        let path = self.location(Some((field, map_key)));
+        self.strict.push(DecodeError { kind, path, message });
+    }
+
+    /// Decodes an object into the struct `target` (`decodeState.object` for a struct):
+    /// `fields` are its JSON names in declaration order, and `field` decodes the one at an
+    /// index. `name` is the struct's Go name.
+    pub fn decode_struct<T: Decode>(
+        &mut self,
+        target: &mut T,
+        ty: GoType,
+        name: &'static str,
+        fields: &'static [&'static str],
+        since: &'static [u32],
+        mut field: impl FnMut(&mut T, &mut Self, usize) -> Result<(), Abort>,
+    ) -> Result<(), Abort> {
+        match self.peek()? {
+            Kind::Object => {}
+            Kind::Null => return self.skip(),
+            other => return self.mismatch::<T>(other.go_name(), ty),
+        }
+        let r = self.source.begin_object();
+        self.check(r)?;
+        let mut seen: u64 = 0;
+        loop {
+            let r = self.source.next_key();
+            let Some(key) = self.check(r)? else { break };
+            let index = match fields.iter().position(|f| *f == key) {
+                Some(i) => Some(i),
+                None if !self.options.case_sensitive => fields.iter().position(|f| equal_fold(f, &key)),
+                None => None,
+            };
+            // A field of a later release than the types' is not one of their fields.
+            let index = index.filter(|&i| self.options.knows(since.get(i).copied().unwrap_or(0)));
+            let Some(index) = index else {
+                self.save_strict_error(DecodeErrorKind::UnknownField, &key, false);
+                self.skip()?;
+                continue;
+            };
+            let bit = 1u64 << (index % 64);
+            if self.options.duplicate_fields && seen & bit != 0 {
+                self.save_strict_error(DecodeErrorKind::DuplicateField, fields[index], false);
+            }
+            seen |= bit;
+            let outer = std::mem::replace(&mut self.go_struct, name);
+            self.path.push(Segment::Field(fields[index]));
+            let result = field(target, self, index);
+            self.path.pop();
+            self.go_struct = outer;
+            result?;
+        }
+        Ok(())
+    }
+}
+
+/// `encoding/json`'s case-insensitive key match (its `foldName`, for the ASCII names of
+/// the API).
+fn equal_fold(name: &str, key: &str) -> bool {
+    name.len() == key.len() && name.eq_ignore_ascii_case(key)
+}
+
+/// Decodes `source` as a `T` with kube-apiserver's decoding; `package` names the Go version
+/// package of the types in errors (`v2`).
+pub fn decode_from<'de, T: Decode + Default, S: Source<'de>>(
+    source: S,
+    package: &'static str,
+    options: Options,
+    strictness: Strictness,
+) -> Result<Decoded<T>, Vec<DecodeError>> {
+    Decoder::new(source, package, options).decode_value(strictness)
+}
+
+// === the impls for Go's builtin types ===
+
+impl Decode for String {
+    fn go_type(_: &str) -> String {
+        "string".into()
+    }
+
+    fn decode<'de, S: Source<'de>>(&mut self, d: &mut Decoder<'de, S>, ty: GoType) -> Result<(), Abort> {
+        match d.peek()? {
+            Kind::String => {
+                let r = d.source.string();
+                let s = d.check(r)?;
+                self.clear();
+                self.push_str(&s);
+                Ok(())
+            }
+            Kind::Null => d.skip(),
+            other => d.mismatch::<Self>(other.go_name(), ty),
+        }
+    }
+}
+
+impl Decode for CompactString {
+    fn go_type(_: &str) -> String {
+        "string".into()
+    }
+
+    fn decode<'de, S: Source<'de>>(&mut self, d: &mut Decoder<'de, S>, ty: GoType) -> Result<(), Abort> {
+        match d.peek()? {
+            Kind::String => {
+                let r = d.source.string();
+                *self = CompactString::from(d.check(r)?.as_ref());
+                Ok(())
+            }
+            Kind::Null => d.skip(),
+            other => d.mismatch::<Self>(other.go_name(), ty),
+        }
+    }
+}
+
+impl Decode for bool {
+    fn go_type(_: &str) -> String {
+        "bool".into()
+    }
+
+    fn decode<'de, S: Source<'de>>(&mut self, d: &mut Decoder<'de, S>, ty: GoType) -> Result<(), Abort> {
+        match d.peek()? {
+            Kind::Bool => {
+                let r = d.source.bool();
+                *self = d.check(r)?;
+                Ok(())
+            }
+            Kind::Null => d.skip(),
+            other => d.mismatch::<Self>(other.go_name(), ty),
+        }
+    }
+}
+
+/// `literalStore` of a number into a Go integer of type `T`: `strconv.ParseInt` and an
+/// overflow check, else `UnmarshalTypeError{Value: "number " + literal}`.
+fn decode_int<'de, S: Source<'de>, T: Decode + TryFrom<i64>>(
+    target: &mut T,
+    d: &mut Decoder<'de, S>,
+    ty: GoType,
+) -> Result<(), Abort> {
+    match d.peek()? {
+        Kind::Number => {
+            let r = d.source.number();
+            let number = d.check(r)?;
+            match number.as_i64().and_then(|i| T::try_from(i).ok()) {
+                Some(v) => *target = v,
+                None => d.save_type_error::<T>(&format!("number {}", number.text()), ty),
+            }
+            Ok(())
+        }
+        Kind::Null => d.skip(),
+        other => d.mismatch::<T>(other.go_name(), ty),
+    }
+}
+
+impl Decode for i32 {
+    fn go_type(_: &str) -> String {
+        "int32".into()
+    }
+
+    fn decode<'de, S: Source<'de>>(&mut self, d: &mut Decoder<'de, S>, ty: GoType) -> Result<(), Abort> {
+        decode_int(self, d, ty)
+    }
+}
+
+impl Decode for i64 {
+    fn go_type(_: &str) -> String {
+        "int64".into()
+    }
+
+    fn decode<'de, S: Source<'de>>(&mut self, d: &mut Decoder<'de, S>, ty: GoType) -> Result<(), Abort> {
+        decode_int(self, d, ty)
+    }
+}
+
+impl Decode for u64 {
+    fn go_type(_: &str) -> String {
+        "uint64".into()
+    }
+
+    /// `strconv.ParseUint(s, 10, 64)`.
+    fn decode<'de, S: Source<'de>>(&mut self, d: &mut Decoder<'de, S>, ty: GoType) -> Result<(), Abort> {
+        match d.peek()? {
+            Kind::Number => {
+                let r = d.source.number();
+                let number = d.check(r)?;
+                let parsed = match &number {
+                    Number::Int(i) => u64::try_from(*i).ok(),
+                    Number::UInt(u) => Some(*u),
+                    other => {
+                        let text = other.text();
+                        text.bytes().all(|b| b.is_ascii_digit()).then(|| text.parse().ok()).flatten()
+                    }
+                };
+                match parsed {
+                    Some(v) => *self = v,
+                    None => d.save_type_error::<Self>(&format!("number {}", number.text()), ty),
+                }
+                Ok(())
+            }
+            Kind::Null => d.skip(),
+            other => d.mismatch::<Self>(other.go_name(), ty),
+        }
+    }
+}
+
+impl Decode for f64 {
+    fn go_type(_: &str) -> String {
+        "float64".into()
+    }
+
+    /// `strconv.ParseFloat(s, 64)`; out of range is an error.
+    fn decode<'de, S: Source<'de>>(&mut self, d: &mut Decoder<'de, S>, ty: GoType) -> Result<(), Abort> {
+        match d.peek()? {
+            Kind::Number => {
+                let r = d.source.number();
+                let number = d.check(r)?;
+                let parsed = match &number {
+                    Number::Float(f) => Some(*f),
+                    #[expect(clippy::cast_precision_loss, reason = "as ParseFloat rounds the integer literal")]
+                    Number::Int(i) => Some(*i as f64),
+                    #[expect(clippy::cast_precision_loss, reason = "as ParseFloat rounds the integer literal")]
+                    Number::UInt(u) => Some(*u as f64),
+                    Number::Text(t) => t.parse::<f64>().ok().filter(|f| f.is_finite()),
+                };
+                match parsed {
+                    Some(v) => *self = v,
+                    None => d.save_type_error::<Self>(&format!("number {}", number.text()), ty),
+                }
+                Ok(())
+            }
+            Kind::Null => d.skip(),
+            other => d.mismatch::<Self>(other.go_name(), ty),
+        }
+    }
+}
+
+/// A pointer: `null` makes it nil; anything else is decoded into the pointee, allocated
+/// when nil (`indirect`).
+impl<T: Decode + Default> Decode for Option<T> {
+    fn go_type(package: &str) -> String {
+        T::go_type(package)
+    }
+
+    fn decode<'de, S: Source<'de>>(&mut self, d: &mut Decoder<'de, S>, ty: GoType) -> Result<(), Abort> {
+        if d.peek()? == Kind::Null {
+            *self = None;
+            return d.skip();
+        }
+        self.get_or_insert_with(T::default).decode(d, ty)
+    }
+}
+
+impl<T: Decode> Decode for Box<T> {
+    fn go_type(package: &str) -> String {
+        T::go_type(package)
+    }
+
+    fn decode<'de, S: Source<'de>>(&mut self, d: &mut Decoder<'de, S>, ty: GoType) -> Result<(), Abort> {
+        (**self).decode(d, ty)
+    }
+}
+
+/// A slice: `null` makes it nil; an array resets its length and decodes each item into the
+/// slot it lands in (Go reuses the old items there).
+impl<T: Decode + Default> Decode for Vec<T> {
+    fn go_type(package: &str) -> String {
+        format!("[]{}", T::go_type(package))
+    }
+
+    fn decode<'de, S: Source<'de>>(&mut self, d: &mut Decoder<'de, S>, ty: GoType) -> Result<(), Abort> {
+        match d.peek()? {
+            Kind::Array => {}
+            Kind::Null => {
+                self.clear();
+                return d.skip();
+            }
+            other => return d.mismatch::<Self>(other.go_name(), ty),
+        }
+        let r = d.source.begin_array();
+        d.check(r)?;
+        let mut i = 0;
+        loop {
+            let r = d.source.next_item();
+            if !d.check(r)? {
+                break;
+            }
+            if i == self.len() {
+                self.push(T::default());
+            }
+            d.path.push(Segment::Index(i));
+            let result = self[i].decode(d, GoType::Default);
+            d.path.pop();
+            result?;
+            i += 1;
+        }
+        self.truncate(i);
+        Ok(())
+    }
+}
+
+/// `map[string]T`: `null` makes it nil; an object adds its entries to the map, each value
+/// decoded into a zero `T`.
+impl<T: Decode + Default> Decode for BTreeMap<String, T> {
+    fn go_type(package: &str) -> String {
+        format!("map[string]{}", T::go_type(package))
+    }
+
+    fn decode<'de, S: Source<'de>>(&mut self, d: &mut Decoder<'de, S>, ty: GoType) -> Result<(), Abort> {
+        match d.peek()? {
+            Kind::Object => {}
+            Kind::Null => {
+                self.clear();
+                return d.skip();
+            }
+            other => return d.mismatch::<Self>(other.go_name(), ty),
+        }
+        let r = d.source.begin_object();
+        d.check(r)?;
+        // Duplicates are keys seen in this object; a map that already has entries (a
+        // duplicate of the field that holds it) keeps them apart.
+        let mut seen: Option<Vec<String>> = (!self.is_empty()).then(Vec::new);
+        loop {
+            let r = d.source.next_key();
+            let Some(key) = d.check(r)? else { break };
+            if d.options.duplicate_fields {
+                let duplicate = match &mut seen {
+                    Some(seen) if seen.iter().any(|k| *k == key) => true,
+                    Some(seen) => {
+                        seen.push(key.to_string());
+                        false
+                    }
+                    None => self.contains_key(key.as_ref()),
+                };
+                if duplicate {
+                    d.save_strict_error(DecodeErrorKind::DuplicateField, &key, true);
+                }
+            }
+            let mut value = T::default();
+            d.path.push(Segment::Key(key.clone()));
+            let result = value.decode(d, GoType::Default);
+            d.path.pop();
+            result?;
+            self.insert(key.into_owned(), value);
+        }
+        Ok(())
+    }
+}
+
+/// `*metav1.FieldsV1` and other opaque JSON: kept as it is.
+impl Decode for serde_json::Value {
+    fn go_type(_: &str) -> String {
+        "v1.FieldsV1".into()
+    }
+
+    fn decode<'de, S: Source<'de>>(&mut self, d: &mut Decoder<'de, S>, _: GoType) -> Result<(), Abort> {
+        let r = d.source.value();
+        *self = d.check(r)?;
+        Ok(())
+    }
+}
+
+/// `resource.Quantity.UnmarshalJSON`: `null` is the zero quantity; anything else is its
+/// JSON text without the quotes, trimmed, through `ParseQuantity` (a number parses; an
+/// object does not).
+impl Decode for Quantity {
+    fn go_type(_: &str) -> String {
+        "resource.Quantity".into()
+    }
+
+    fn decode<'de, S: Source<'de>>(&mut self, d: &mut Decoder<'de, S>, _: GoType) -> Result<(), Abort> {
+        if d.peek()? == Kind::Null {
+            *self = Quantity::default();
+            return d.skip();
+        }
+        let r = d.source.raw();
+        let raw = d.check(r)?;
+        let text = match raw.len() {
+            l if l >= 2 && raw.starts_with('"') && raw.ends_with('"') => &raw[1..l - 1],
+            _ => raw.as_ref(),
+        };
+        match Quantity::parse(text.trim()) {
+            Ok(q) => {
+                *self = q;
+                Ok(())
+            }
+            Err(e) => Err(d.fail(e.to_string())),
+        }
+    }
+}
+
+/// `metav1.Time.UnmarshalJSON`: `null` is the zero time; a string is parsed with
+/// `time.Parse(time.RFC3339, s)`; anything else fails `json.Unmarshal(b, &str)`.
+impl Decode for Time {
+    fn go_type(_: &str) -> String {
+        "v1.Time".into()
+    }
+
+    fn decode<'de, S: Source<'de>>(&mut self, d: &mut Decoder<'de, S>, _: GoType) -> Result<(), Abort> {
+        match d.peek()? {
+            Kind::Null => {
+                *self = Time::ZERO;
+                d.skip()
+            }
+            Kind::String => {
+                let r = d.source.string();
+                let s = d.check(r)?;
+                match Time::parse_go(&s) {
+                    Ok(t) => {
+                        *self = t;
+                        Ok(())
+                    }
+                    Err(message) => Err(d.fail(message)),
+                }
+            }
+            other => {
+                d.skip()?;
+                Err(d.fail(format!("json: cannot unmarshal {} into Go value of type string", other.go_name())))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

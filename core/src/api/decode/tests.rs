@@ -1,0 +1,285 @@
+//! The decoder against what kube-apiserver answers. The messages are Go's: `encoding/json`'s
+//! `UnmarshalTypeError` (with `sigs.k8s.io/json`'s field context), its strict errors,
+//! `resource.ParseQuantity` and `time.Parse`.
+
+use super::*;
+use crate::api::{self, ApiVersion, VersionedHpa};
+
+const V2: &str = r#""apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler""#;
+
+fn errors(version: &str, body: &str) -> Vec<DecodeError> {
+    let text = format!(r#"{{"apiVersion": "autoscaling/{version}", "kind": "HorizontalPodAutoscaler", {body}}}"#);
+    api::decode_json(&text, Strictness::Strict, KubernetesVersion::LATEST).expect_err("decoding must fail")
+}
+
+fn message(version: &str, body: &str) -> String {
+    let errors = errors(version, body);
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    errors[0].message.clone()
+}
+
+#[test]
+fn type_errors_are_go_unmarshal_type_errors() {
+    for (version, body, expected) in [
+        (
+            "v2",
+            r#""spec": {"metrics": {}}"#,
+            "json: cannot unmarshal object into Go struct field HorizontalPodAutoscalerSpec.spec.metrics of type []v2.MetricSpec",
+        ),
+        (
+            "v2beta2",
+            r#""spec": {"metrics": {}}"#,
+            "json: cannot unmarshal object into Go struct field HorizontalPodAutoscalerSpec.spec.metrics of type []v2beta2.MetricSpec",
+        ),
+        (
+            "v2",
+            r#""spec": {"maxReplicas": "ten"}"#,
+            "json: cannot unmarshal string into Go struct field HorizontalPodAutoscalerSpec.spec.maxReplicas of type int32",
+        ),
+        (
+            "v2",
+            r#""spec": {"maxReplicas": 5.5}"#,
+            "json: cannot unmarshal number 5.5 into Go struct field HorizontalPodAutoscalerSpec.spec.maxReplicas of type int32",
+        ),
+        (
+            "v2",
+            r#""spec": {"maxReplicas": 2147483648}"#,
+            "json: cannot unmarshal number 2147483648 into Go struct field HorizontalPodAutoscalerSpec.spec.maxReplicas of type int32",
+        ),
+        (
+            "v2",
+            r#""spec": {"metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"averageUtilization": "50%"}}}]}"#,
+            "json: cannot unmarshal string into Go struct field MetricTarget.spec.metrics.resource.target.averageUtilization of type int32",
+        ),
+        (
+            "v2",
+            r#""spec": {"metrics": ["cpu"]}"#,
+            "json: cannot unmarshal string into Go struct field HorizontalPodAutoscalerSpec.spec.metrics of type v2.MetricSpec",
+        ),
+        (
+            "v2",
+            r#""spec": {"metrics": [{"type": 5}]}"#,
+            "json: cannot unmarshal number into Go struct field MetricSpec.spec.metrics.type of type v2.MetricSourceType",
+        ),
+        (
+            "v2",
+            r#""spec": {"metrics": [{"resource": {"name": ["cpu"]}}]}"#,
+            "json: cannot unmarshal array into Go struct field ResourceMetricSource.spec.metrics.resource.name of type v1.ResourceName",
+        ),
+        (
+            "v2",
+            r#""spec": {"behavior": {"scaleDown": {"selectPolicy": []}}}"#,
+            "json: cannot unmarshal array into Go struct field HPAScalingRules.spec.behavior.scaleDown.selectPolicy of type v2.ScalingPolicySelect",
+        ),
+        (
+            "v2",
+            r#""spec": {"behavior": {"scaleUp": {"policies": [true]}}}"#,
+            "json: cannot unmarshal bool into Go struct field HPAScalingRules.spec.behavior.scaleUp.policies of type v2.HPAScalingPolicy",
+        ),
+        (
+            "v2",
+            r#""metadata": []"#,
+            "json: cannot unmarshal array into Go struct field HorizontalPodAutoscaler.metadata of type v1.ObjectMeta",
+        ),
+        (
+            "v2",
+            r#""metadata": {"labels": {"app": {}}}"#,
+            "json: cannot unmarshal object into Go struct field ObjectMeta.metadata.labels of type string",
+        ),
+        (
+            "v2",
+            r#""metadata": {"labels": []}"#,
+            "json: cannot unmarshal array into Go struct field ObjectMeta.metadata.labels of type map[string]string",
+        ),
+        (
+            "v2",
+            r#""metadata": {"uid": 7}"#,
+            "json: cannot unmarshal number into Go struct field ObjectMeta.metadata.uid of type types.UID",
+        ),
+        (
+            "v2",
+            r#""metadata": {"generation": -9223372036854776000}"#,
+            "json: cannot unmarshal number -9223372036854776000 into Go struct field ObjectMeta.metadata.generation of type int64",
+        ),
+        (
+            "v2",
+            r#""spec": {"metrics": [{"pods": {"metric": {"selector": {"matchExpressions": [{"operator": 1}]}}}}]}"#,
+            "json: cannot unmarshal number into Go struct field LabelSelectorRequirement.spec.metrics.pods.metric.selector.matchExpressions.operator of type v1.LabelSelectorOperator",
+        ),
+        (
+            "v1",
+            r#""spec": {"targetCPUUtilizationPercentage": true}"#,
+            "json: cannot unmarshal bool into Go struct field HorizontalPodAutoscalerSpec.spec.targetCPUUtilizationPercentage of type int32",
+        ),
+        (
+            "v2",
+            r#""status": {"conditions": [{"status": false}]}"#,
+            "json: cannot unmarshal bool into Go struct field HorizontalPodAutoscalerCondition.status.conditions.status of type v1.ConditionStatus",
+        ),
+    ] {
+        assert_eq!(message(version, body), expected, "{body}");
+    }
+}
+
+#[test]
+fn unmarshaler_errors_are_theirs() {
+    for (body, expected, path) in [
+        (
+            r#""spec": {"metrics": [{"pods": {"target": {"averageValue": "1ki"}}}]}"#,
+            "unable to parse quantity's suffix",
+            "spec.metrics[0].pods.target.averageValue",
+        ),
+        (
+            r#""spec": {"metrics": [{"pods": {"target": {"averageValue": {"a": 1}}}}]}"#,
+            "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
+            "spec.metrics[0].pods.target.averageValue",
+        ),
+        (
+            r#""metadata": {"creationTimestamp": "yesterday"}"#,
+            "parsing time \"yesterday\" as \"2006-01-02T15:04:05Z07:00\": cannot parse \"yesterday\" as \"2006\"",
+            "metadata.creationTimestamp",
+        ),
+        (
+            r#""metadata": {"creationTimestamp": 5}"#,
+            "json: cannot unmarshal number into Go value of type string",
+            "metadata.creationTimestamp",
+        ),
+    ] {
+        let errors = errors("v2", body);
+        assert_eq!((errors[0].message.as_str(), errors[0].path.as_str()), (expected, path), "{body}");
+    }
+    // Quantities are read from numbers too, and `null` is nil.
+    let text = format!(
+        r#"{{{V2}, "spec": {{"metrics": [{{"pods": {{"target": {{"averageValue": 1.5, "value": null}}}}}}]}}}}"#
+    );
+    let VersionedHpa::V2(hpa) = api::decode_json(&text, Strictness::Strict, KubernetesVersion::LATEST).unwrap().value
+    else {
+        panic!()
+    };
+    let target = &hpa.spec.metrics[0].pods.as_ref().unwrap().target;
+    assert_eq!(target.average_value.as_ref().map(ToString::to_string).as_deref(), Some("1500m"));
+    assert_eq!(target.value, None);
+}
+
+#[test]
+fn which_error_wins() {
+    // The first type error in document order.
+    assert!(message("v2", r#""spec": {"minReplicas": "1", "maxReplicas": "2"}"#).contains("spec.minReplicas"));
+    // An unmarshaler error stops decoding and wins over an earlier type error.
+    let body = r#""spec": {"maxReplicas": "x", "metrics": [{"pods": {"target": {"averageValue": "1ki"}}}], "minReplicas": "y"}"#;
+    assert_eq!(message("v2", body), "unable to parse quantity's suffix");
+    // Strict errors only when nothing else failed.
+    assert!(message("v2", r#""spec": {"bogus": 1, "maxReplicas": "x"}"#).starts_with("json: cannot unmarshal string"));
+}
+
+#[test]
+fn strict_errors_in_document_order_deduplicated() {
+    let errors = errors(
+        "v2",
+        r#""metadata": {"name": "a", "nmae": "b", "name": "c", "labels": {"a.b": "1", "a.b": "2"}},
+        "spec": {"miniReplicas": 1, "metrics": [{"type": "Pods", "bogus": 1}, {"bogus": 2}],
+                 "scaleTargetRef": {"x": 1}, "scaleTargetRef": {"x": 2}}"#,
+    );
+    let messages: Vec<&str> = errors.iter().map(|e| e.message.as_str()).collect();
+    assert_eq!(
+        messages,
+        [
+            "unknown field \"metadata.nmae\"",
+            "duplicate field \"metadata.name\"",
+            "duplicate field \"metadata.labels.a.b\"",
+            "unknown field \"spec.miniReplicas\"",
+            "unknown field \"spec.metrics[0].bogus\"",
+            "unknown field \"spec.metrics[1].bogus\"",
+            "unknown field \"spec.scaleTargetRef.x\"",
+            "duplicate field \"spec.scaleTargetRef\"",
+        ]
+    );
+    let paths: Vec<&str> = errors.iter().map(|e| e.path.as_str()).collect();
+    assert_eq!(paths[2], "metadata.labels[a.b]");
+    assert_eq!(paths[4], "spec.metrics[0].bogus");
+    assert_eq!(
+        api::decode_failure_message(Some(ApiVersion::V2), &errors[..2]),
+        "HorizontalPodAutoscaler in version \"v2\" cannot be handled as a HorizontalPodAutoscaler: \
+         strict decoding error: unknown field \"metadata.nmae\", duplicate field \"metadata.name\""
+    );
+}
+
+#[test]
+fn lenient_decoding_returns_what_it_ignored() {
+    let text = format!(r#"{{{V2}, "spec": {{"maxReplicas": 3, "syncPeriodSeconds": 30}}}}"#);
+    let decoded = api::decode_json(&text, Strictness::Lenient, KubernetesVersion::LATEST).unwrap();
+    assert_eq!(decoded.ignored.len(), 1);
+    assert_eq!(decoded.ignored[0].path, "spec.syncPeriodSeconds");
+    let VersionedHpa::V2(hpa) = decoded.value else { panic!() };
+    assert_eq!(hpa.spec.max_replicas, 3);
+    // Type errors are errors either way.
+    let text = format!(r#"{{{V2}, "spec": {{"maxReplicas": "3", "x": 1}}}}"#);
+    assert_eq!(
+        api::decode_json(&text, Strictness::Lenient, KubernetesVersion::LATEST).unwrap_err()[0].kind,
+        DecodeErrorKind::InvalidValue
+    );
+}
+
+#[test]
+fn null_and_duplicates_decode_as_in_go() {
+    let text = format!(
+        r#"{{{V2}, "metadata": {{"name": null, "labels": {{"a": null}}}},
+        "spec": {{"maxReplicas": null, "scaleTargetRef": null, "metrics": null, "minReplicas": null,
+                 "behavior": {{"scaleUp": {{"stabilizationWindowSeconds": 5}}}},
+                 "behavior": {{"scaleDown": {{"policies": []}}}}}}}}"#
+    );
+    let decoded = api::decode_json(&text, Strictness::Lenient, KubernetesVersion::LATEST).unwrap();
+    let VersionedHpa::V2(hpa) = decoded.value else { panic!() };
+    assert_eq!(hpa.spec.max_replicas, 0);
+    assert_eq!(hpa.spec.min_replicas, None);
+    assert_eq!(hpa.metadata.labels["a"], "");
+    // A duplicate decodes into the value the first one made.
+    let behavior = hpa.spec.behavior.unwrap();
+    assert_eq!(behavior.scale_up.unwrap().stabilization_window_seconds, Some(5));
+    assert_eq!(behavior.scale_down.unwrap().policies, Some(Vec::new()));
+    assert_eq!(decoded.ignored[0].message, "duplicate field \"spec.behavior\"");
+}
+
+#[test]
+fn encoding_json_matches_keys_case_insensitively() {
+    let text = r#"{"scaleup": {"POLICIES": [{"type": "Pods", "value": 1, "periodseconds": 60}]}, "x": 1}"#;
+    let d = decode_from::<crate::convert::annotations::InternalBehavior, _>(
+        json::JsonSource::new(text),
+        "autoscaling",
+        Options::ENCODING_JSON,
+        Strictness::Lenient,
+    )
+    .unwrap();
+    assert_eq!(d.value.scale_up.unwrap().policies.unwrap()[0].period_seconds, 60);
+    assert_eq!(d.ignored.len(), 1);
+    let text = r#"{"ScaleUp": {"Policies": "x"}}"#;
+    let e = decode_from::<crate::convert::annotations::InternalBehavior, _>(
+        json::JsonSource::new(text),
+        "autoscaling",
+        Options::ENCODING_JSON,
+        Strictness::Lenient,
+    )
+    .unwrap_err();
+    assert_eq!(
+        e[0].message,
+        "json: cannot unmarshal string into Go struct field HPAScalingRules.ScaleUp.Policies of type []autoscaling.HPAScalingPolicy"
+    );
+}
+
+#[test]
+fn syntax_errors_win() {
+    let text = format!(r#"{{{V2}, "spec": {{"maxReplicas": "x"}}}} trailing"#);
+    let e = api::decode_json(&text, Strictness::Strict, KubernetesVersion::LATEST).unwrap_err();
+    assert_eq!(e[0].kind, DecodeErrorKind::Syntax);
+    assert_eq!(e[0].message, "invalid character 't' after top-level value");
+}
+
+#[test]
+fn numbers_from_other_sources_read_as_their_json() {
+    assert_eq!(Number::Float(5.0).as_i64(), Some(5));
+    assert_eq!(Number::Float(1e20).text(), "100000000000000000000");
+    assert_eq!(Number::Float(1e20).as_i64(), None);
+    assert_eq!(Number::UInt(u64::MAX).as_i64(), None);
+    assert_eq!(Number::Text("1e3".into()).as_i64(), None);
+    assert_eq!(Number::Text("-0".into()).as_i64(), Some(0));
+}

@@ -1,0 +1,646 @@
+//! How kubectl reads a YAML file, where that differs from reading it as a YAML stream, and
+//! go-yaml's words for what it refuses.
+//!
+//! kubectl (`k8s.io/apimachinery/pkg/util/yaml`'s `YAMLReader`) cuts a file into documents
+//! at every line that starts with `---` (the line is dropped, unless nothing precedes it in
+//! the document, where it stays as its first line), and converts each with `sigs.k8s.io/yaml`
+//! (`YAMLToJSON`: go-yaml v2 `Unmarshal` of the first YAML document of the piece, then
+//! `json.Marshal`). So:
+//!
+//! - line numbers in its errors count from the piece's first line, and a parser error names
+//!   the line *before* the one it is about (go-yaml v2 counts a parser error's line from 0,
+//!   a scanner error's from 1, and names no line when the count is 0): [`go_yaml_error`]
+//!   maps saphyr's error to go-yaml's message and line;
+//! - a separator line followed by anything but a comment is refused (`invalid Yaml document
+//!   separator`);
+//! - what follows a `...` document end inside a piece is never read;
+//! - go-yaml refuses control characters anywhere, YAML versions other than 1.1, keys that
+//!   are sequences or mappings (`invalid map key`), merge keys whose value is not a mapping
+//!   or a list of them, and `json.Marshal` refuses NaN and the infinities.
+
+use std::fmt::Write as _;
+
+use crate::{Mark, Node, NodeKind, Scalar};
+
+/// The prefix kubectl puts before a go-yaml error (after `error parsing FILE: `).
+pub(crate) const YAML_TO_JSON: &str = "error converting YAML to JSON: ";
+
+/// One of kubectl's documents: the text between two separator lines.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Piece<'a> {
+    /// Its text (whole lines).
+    pub text: &'a str,
+    /// Where it starts in the file.
+    pub start: Mark,
+    /// The separator line kubectl dropped before it, if any.
+    pub separator: Option<Mark>,
+}
+
+impl Piece<'_> {
+    /// A mark of this piece's text as a mark of the file.
+    pub fn absolute(&self, m: Mark) -> Mark {
+        Mark {
+            index: m.index.saturating_add(self.start.index),
+            line: m.line.saturating_add(self.start.line).saturating_sub(1),
+            col: if m.line <= 1 { m.col.saturating_add(self.start.col) } else { m.col },
+        }
+    }
+}
+
+/// kubectl's pieces of a file, and whether they are exactly its YAML documents.
+#[derive(Debug)]
+pub(crate) struct Pieces<'a> {
+    /// The pieces, in order.
+    pub pieces: Vec<Piece<'a>>,
+    /// Whether one parser can read them all as one YAML stream: no line starts with `...`
+    /// (go-yaml stops a piece there) or `%` (a directive belongs to the piece before the
+    /// `---`), and no carriage return or character go-yaml refuses.
+    pub one_stream: bool,
+}
+
+/// The pieces of a file, or the separator kubectl refuses (with where it is and its words).
+pub(crate) fn pieces(text: &str) -> Result<Pieces<'_>, (Mark, String)> {
+    let bytes = text.as_bytes();
+    // Nearly every file: the check for characters go-yaml refuses is then done, and marks
+    // are found without looking at characters.
+    let plain = clean_ascii(bytes, false);
+    let mut counter = Counter { plain, ..Counter::default() };
+    let mut out = Vec::new();
+    let mut start = 0usize;
+    let mut start_mark = Mark { index: 0, line: 1, col: 0 };
+    let mut separator = None;
+    // Only lines that start with `---`, `...` or `%` matter: find them, not every line.
+    let line_start =
+        |prefix: &[u8]| bytes.starts_with(prefix) || memchr::memmem::find(bytes, &[b"\n", prefix].concat()).is_some();
+    let at_start = text.starts_with("---").then_some(0);
+    let later = memchr::memmem::find_iter(bytes, b"\n---").map(|i| i + 1);
+    for line_start in at_start.into_iter().chain(later) {
+        let line_end = memchr::memchr(b'\n', &bytes[line_start..]).map_or(bytes.len(), |i| line_start + i + 1);
+        let rest = &text[line_start + 3..line_end];
+        let here = counter.mark(text, line_start);
+        let trimmed = rest.trim();
+        if !trimmed.is_empty() && !trimmed.starts_with('#') {
+            return Err((here, format!("invalid Yaml document separator: {trimmed}")));
+        }
+        if line_start > start {
+            out.push(Piece { text: &text[start..line_start], start: start_mark, separator });
+            separator = Some(here);
+            start = line_end;
+            start_mark = counter.mark(text, line_end);
+        }
+        // Else: a separator before anything else is the first line of the next document (and
+        // the one dropped before it, if any, still started a document in the YAML stream).
+    }
+    if start < text.len() {
+        out.push(Piece { text: &text[start..], start: start_mark, separator });
+    }
+    let one_stream = !line_start(b"...")
+        && !line_start(b"%")
+        && (plain || (memchr::memchr(b'\r', bytes).is_none() && control_character(text).is_none()));
+    Ok(Pieces { pieces: out, one_stream })
+}
+
+/// The values of a JSON stream (kubectl's `YAMLOrJSONDecoder` reads a text that starts with
+/// `{` with `json.Decoder`), each a piece; or the stream's syntax error, in kubectl's words
+/// (`json: offset 96: invalid character '}' looking for beginning of object key string`,
+/// `unexpected EOF`).
+pub(crate) fn json_values(text: &str) -> Result<Vec<Piece<'_>>, (Mark, String)> {
+    use hpa_core::api::decode::Source;
+    use hpa_core::api::decode::json::JsonSource;
+    let mut out = Vec::new();
+    let mut counter = Counter::default();
+    let mut source = JsonSource::new(text);
+    loop {
+        let at = source.offset() + text[source.offset()..].len()
+            - text[source.offset()..].trim_start_matches([' ', '\t', '\n', '\r']).len();
+        if at >= text.len() {
+            return Ok(out);
+        }
+        if let Err(e) = source.skip() {
+            let offset = e.offset.unwrap_or(text.len()).min(text.len());
+            let message = if e.message == "unexpected end of JSON input" {
+                "unexpected EOF".to_string()
+            } else {
+                format!("json: offset {}: {}", offset + 1, e.message)
+            };
+            return Err((counter.mark(text, offset), message));
+        }
+        let start = counter.mark(text, at);
+        out.push(Piece { text: &text[at..source.offset()], start, separator: None });
+    }
+}
+
+/// Counts characters, YAML lines and columns up to a byte offset, moving forward only.
+#[derive(Debug, Default)]
+struct Counter {
+    /// The text is ASCII without carriage returns.
+    plain: bool,
+    byte: usize,
+    index: u32,
+    line: u32,
+    col: u32,
+    after_cr: bool,
+}
+
+impl Counter {
+    /// The mark of a byte offset at or after the last one asked for.
+    fn mark(&mut self, text: &str, to: usize) -> Mark {
+        let segment = &text[self.byte..to];
+        // The common case, ASCII with `\n` line ends, without a loop over characters.
+        if self.plain || (segment.is_ascii() && memchr::memchr(b'\r', segment.as_bytes()).is_none() && !self.after_cr) {
+            let lines = memchr::memchr_iter(b'\n', segment.as_bytes()).count();
+            self.index = self.index.saturating_add(u32::try_from(segment.len()).unwrap_or(u32::MAX));
+            self.line = self.line.saturating_add(u32::try_from(lines).unwrap_or(u32::MAX));
+            let tail = segment.rfind('\n').map_or(segment.len(), |i| segment.len() - i - 1);
+            let tail = u32::try_from(tail).unwrap_or(u32::MAX);
+            self.col = if lines > 0 { tail } else { self.col.saturating_add(tail) };
+            self.byte = to;
+            return Mark { index: self.index, line: self.line + 1, col: self.col };
+        }
+        for c in segment.chars() {
+            self.index = self.index.saturating_add(1);
+            match c {
+                '\n' if self.after_cr => {}
+                '\n' | '\r' => {
+                    self.line = self.line.saturating_add(1);
+                    self.col = 0;
+                }
+                _ => self.col = self.col.saturating_add(1),
+            }
+            self.after_cr = c == '\r';
+        }
+        self.byte = to;
+        Mark { index: self.index, line: self.line + 1, col: self.col }
+    }
+}
+
+/// A `...` before any document content: go-yaml's parser then finds no node where a document
+/// must start ("did not find expected node content"), as a mark of the piece.
+pub(crate) fn end_before_document(text: &str) -> Option<Mark> {
+    let mut index = 0u32;
+    for (i, l) in text.split_inclusive('\n').enumerate() {
+        let content = l.trim_start_matches([' ', '\t']);
+        let trimmed = content.trim_end();
+        if let Some(rest) = trimmed.strip_prefix("...")
+            && (rest.is_empty() || rest.starts_with([' ', '\t', '#']))
+            && content.len() == l.len()
+        {
+            return Some(Mark { index, line: u32::try_from(i).unwrap_or(u32::MAX) + 1, col: 0 });
+        }
+        if !trimmed.is_empty() && !trimmed.starts_with('#') {
+            return None;
+        }
+        index += u32::try_from(l.chars().count()).unwrap_or(u32::MAX);
+    }
+    None
+}
+
+/// go-yaml's reader refuses characters outside these ranges (`yaml_parser_update_buffer`).
+fn allowed(c: char) -> bool {
+    matches!(c as u32, 0x9 | 0xA | 0xD | 0x20..=0x7E | 0x85 | 0xA0..=0xD7FF | 0xE000..=0xFFFD | 0x10000..=0x10FFFF)
+}
+
+/// The first character go-yaml's reader refuses, as a mark of the piece.
+pub(crate) fn control_character(text: &str) -> Option<Mark> {
+    if clean_ascii(text.as_bytes(), true) {
+        return None;
+    }
+    let (mut index, mut line, mut col) = (0u32, 1u32, 0u32);
+    let mut after_cr = false;
+    for c in text.chars() {
+        if !allowed(c) {
+            return Some(Mark { index, line, col });
+        }
+        index += 1;
+        match c {
+            '\n' if after_cr => {}
+            '\n' | '\r' => {
+                line += 1;
+                col = 0;
+            }
+            _ => col += 1,
+        }
+        after_cr = c == '\r';
+    }
+    None
+}
+
+/// Whether text is ASCII without a control character other than tab and line feed (and
+/// carriage return, if `cr`) or DEL. Files are large and nearly always are: the bytes are
+/// looked at in blocks without a branch, which the compiler turns into vector instructions.
+fn clean_ascii(bytes: &[u8], cr: bool) -> bool {
+    let bad = |b: u8| b >= 0x7f || (b < 0x20 && b != b'\t' && b != b'\n' && (b != b'\r' || !cr));
+    let mut blocks = bytes.chunks_exact(64);
+    for block in blocks.by_ref() {
+        if block.iter().fold(0u8, |any, &b| any | u8::from(bad(b))) != 0 {
+            return false;
+        }
+    }
+    !blocks.remainder().iter().any(|&b| bad(b))
+}
+
+/// A `%YAML` directive of another version than 1.1 (go-yaml v2 reads 1.1 only), as a mark
+/// of the piece.
+pub(crate) fn incompatible_version(text: &str) -> Option<Mark> {
+    let mut index = 0u32;
+    for (line, l) in (1u32..).zip(text.split_inclusive('\n')) {
+        if let Some(rest) = l.strip_prefix("%YAML")
+            && rest.starts_with([' ', '\t'])
+            && rest.split_whitespace().next() != Some("1.1")
+        {
+            return Some(Mark { index, line, col: 0 });
+        }
+        // Directives come before the document.
+        let content = l.trim_start();
+        if !content.is_empty() && !content.starts_with(['%', '#']) {
+            return None;
+        }
+        index += u32::try_from(l.chars().count()).unwrap_or(u32::MAX);
+    }
+    None
+}
+
+/// The collection open where saphyr stopped, as go-yaml names what it expected there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Open {
+    /// None: the document level.
+    Document,
+    /// `- item`
+    BlockSequence,
+    /// `key: value`
+    BlockMapping,
+    /// `[a, b]`
+    FlowSequence,
+    /// `{a: b}`
+    FlowMapping,
+}
+
+/// Which line go-yaml names for a problem.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Count {
+    /// A scanner error: the problem's line, from 1 (none on the first line: go-yaml names a
+    /// line only when the one counted from 0 is not 0).
+    Scanner,
+    /// A parser error: the problem's line, from 0 (so the line before it, and none on the
+    /// first line).
+    Parser,
+    /// No line (the decoder's errors).
+    None,
+}
+
+/// go-yaml's error for saphyr's `message` at `mark` (a mark of `piece`): kubectl's words, and
+/// the place go-yaml points at when it is not saphyr's (the tab of a bad indentation, the end
+/// of the document). `None` when go-yaml's reading would not fail there in a way we can name.
+pub(crate) fn go_yaml_error(message: &str, mark: Mark, piece: &str, open: Open) -> Option<(Mark, String)> {
+    let expected_here = match open {
+        Open::Document => "did not find expected <document start>",
+        Open::BlockSequence => "did not find expected '-' indicator",
+        Open::BlockMapping => "did not find expected key",
+        Open::FlowSequence => "did not find expected ',' or ']'",
+        Open::FlowMapping => "did not find expected ',' or '}'",
+    };
+    let strip = |m: &str| m.split_once(", ").map_or(m, |(_, problem)| problem).to_string();
+    let (at, problem, count) = match message {
+        m if m.starts_with("unexpected character:")
+            || m.starts_with("tabs disallowed")
+            || m == "tab cannot be used as indentation" =>
+        {
+            (mark, "found character that cannot start any token".to_string(), Count::Scanner)
+        }
+        "while scanning a plain scalar, found a tab" => {
+            let tab = indentation_tab(piece, mark).unwrap_or(mark);
+            (tab, "found a tab character that violates indentation".to_string(), Count::Scanner)
+        }
+        "while scanning a quoted scalar, found unexpected end of stream" => {
+            (end_of(piece), "found unexpected end of stream".to_string(), Count::Scanner)
+        }
+        "invalid indentation in quoted scalar" if !closes(piece, mark) => {
+            (end_of(piece), "found unexpected end of stream".to_string(), Count::Scanner)
+        }
+        "mapping values are not allowed in this context"
+        | "while parsing a quoted scalar, found unknown escape character"
+        | "while parsing a quoted scalar, found invalid Unicode character escape code"
+        | "while scanning an anchor or alias, did not find expected alphabetic or numeric character"
+        | "while scanning a verbatim tag, did not find the expected '>'"
+        | "while scanning a tag, did not find expected whitespace or line break"
+        | "while scanning a block scalar, did not find expected comment or line break"
+        | "while scanning a block scalar, found an indentation indicator equal to 0" => {
+            (mark, strip(message), Count::Scanner)
+        }
+        "while parsing a quoted scalar, did not find expected hexadecimal number" => {
+            // libyaml's spelling, which go-yaml keeps.
+            (mark, "did not find expected hexdecimal number".to_string(), Count::Scanner)
+        }
+        "simple key expect ':'" => (mark, "could not find expected ':'".to_string(), Count::Scanner),
+        "while parsing a block mapping, did not find expected key"
+        | "while parsing a block collection, did not find expected '-' indicator"
+        | "while parsing a flow mapping, did not find expected ',' or '}'"
+        | "while parsing a node, did not find expected node content" => (mark, strip(message), Count::Parser),
+        "while parsing a flow sequence, expected ',' or ']'" => {
+            (mark, "did not find expected ',' or ']'".to_string(), Count::Parser)
+        }
+        "did not find expected <document start>" => (mark, message.to_string(), Count::Parser),
+        // saphyr stops at a character that go-yaml scans as the start of the next token, and
+        // go-yaml's parser then finds no token it expects in the open collection.
+        "illegal placement of ':' indicator"
+        | "misplaced bracket"
+        | "invalid trailing content after double-quoted scalar"
+        | "invalid indentation in flow construct" => (mark, expected_here.to_string(), Count::Parser),
+        "while parsing node, found unknown anchor" => {
+            let name = anchor_name(piece, mark);
+            (mark, format!("unknown anchor '{name}' referenced"), Count::None)
+        }
+        _ => return None,
+    };
+    let line = match count {
+        Count::Scanner => Some(at.line).filter(|l| *l > 1),
+        Count::Parser => Some(at.line.saturating_sub(1)).filter(|l| *l > 0),
+        Count::None => None,
+    };
+    let text = match line {
+        Some(l) => format!("{YAML_TO_JSON}yaml: line {l}: {problem}"),
+        None => format!("{YAML_TO_JSON}yaml: {problem}"),
+    };
+    Some((at, text))
+}
+
+/// Where saphyr refuses a tab after a `:` that go-yaml reads as separation (`key:<TAB>value`):
+/// the byte offset of that tab in the line of `mark`, so that the piece can be read with a
+/// space there (one character for one: no position moves).
+pub(crate) fn separating_tab(message: &str, mark: Mark, piece: &str) -> Option<usize> {
+    if message != "':' must be followed by a valid YAML whitespace" {
+        return None;
+    }
+    let line_start = offset(piece, Mark { col: 0, ..mark });
+    let line_end = piece[line_start..].find('\n').map_or(piece.len(), |i| line_start + i);
+    piece[line_start..line_end].find(":\t").map(|i| line_start + i + 1)
+}
+
+/// The byte offset of a piece's mark in its text.
+fn offset(piece: &str, mark: Mark) -> usize {
+    let mut line = 1u32;
+    let mut start = 0usize;
+    if mark.line > 1 {
+        for (i, b) in piece.bytes().enumerate() {
+            if b == b'\n' || (b == b'\r' && piece.as_bytes().get(i + 1) != Some(&b'\n')) {
+                line += 1;
+                if line == mark.line {
+                    start = i + 1;
+                    break;
+                }
+            }
+        }
+        if line < mark.line {
+            return piece.len();
+        }
+    }
+    let rest = &piece[start..];
+    start + rest.char_indices().nth(mark.col as usize).map_or(rest.len(), |(i, _)| i)
+}
+
+/// The mark of a byte offset of a piece.
+fn mark_at(piece: &str, byte: usize) -> Mark {
+    let (mut index, mut line, mut col) = (0u32, 1u32, 0u32);
+    let mut after_cr = false;
+    for c in piece[..byte.min(piece.len())].chars() {
+        index += 1;
+        match c {
+            '\n' if after_cr => {}
+            '\n' | '\r' => {
+                line += 1;
+                col = 0;
+            }
+            _ => col += 1,
+        }
+        after_cr = c == '\r';
+    }
+    Mark { index, line, col }
+}
+
+/// Where go-yaml's reading of a piece ends.
+fn end_of(piece: &str) -> Mark {
+    mark_at(piece, piece.len())
+}
+
+/// The first tab in the indentation of a line after `mark`'s: where go-yaml's plain scalar
+/// scanner finds "a tab character that violates indentation".
+fn indentation_tab(piece: &str, mark: Mark) -> Option<Mark> {
+    let from = offset(piece, mark);
+    let next_line = piece[from..].find('\n').map(|i| from + i + 1)?;
+    let mut at = next_line;
+    for line in piece[next_line..].split_inclusive('\n') {
+        let blank = line.len() - line.trim_start_matches([' ', '\t']).len();
+        if let Some(tab) = line[..blank].find('\t') {
+            return Some(mark_at(piece, at + tab));
+        }
+        if !line.trim().is_empty() {
+            return None;
+        }
+        at += line.len();
+    }
+    None
+}
+
+/// Whether the quoted scalar starting at `mark` is closed somewhere in the piece (go-yaml
+/// does not mind how its lines are indented).
+fn closes(piece: &str, mark: Mark) -> bool {
+    let from = offset(piece, mark);
+    let mut chars = piece[from..].chars();
+    match chars.next() {
+        Some('"') => {
+            let mut escaped = false;
+            chars.any(|c| {
+                let close = c == '"' && !escaped;
+                escaped = c == '\\' && !escaped;
+                close
+            })
+        }
+        Some('\'') => chars.any(|c| c == '\''),
+        _ => true,
+    }
+}
+
+/// The name of the alias at `mark` (`*name`), as go-yaml scans it.
+fn anchor_name(piece: &str, mark: Mark) -> String {
+    let from = offset(piece, mark);
+    piece[from..]
+        .trim_start_matches('*')
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-')
+        .collect()
+}
+
+// === what go-yaml's decoder and json.Marshal refuse in a document that parses ===
+
+/// A key that go-yaml cannot hash (`invalid map key: []interface {}{"a", "b"}`, with Go's
+/// `%#v` of it), or a merge key whose value is not a mapping or a list of mappings.
+pub(crate) fn key_problem(key: &Node, value: &Node, is_merge: bool) -> Option<String> {
+    if matches!(key.kind, NodeKind::Seq(_) | NodeKind::Map(_)) {
+        return Some(format!("{YAML_TO_JSON}yaml: invalid map key: {}", go_sharp_v(key, true)));
+    }
+    let mergeable = match &value.kind {
+        NodeKind::Map(_) => true,
+        NodeKind::Seq(items) => items.iter().all(|i| matches!(i.kind, NodeKind::Map(_))),
+        NodeKind::Scalar(_) => false,
+    };
+    (is_merge && !mergeable)
+        .then(|| format!("{YAML_TO_JSON}yaml: map merge requires map or sequence of maps as the value"))
+}
+
+/// Go's `%#v` of what go-yaml decodes a node into (an `interface{}`).
+fn go_sharp_v(node: &Node, top: bool) -> String {
+    match &node.kind {
+        NodeKind::Scalar(Scalar::Null) if top => "<nil>".into(),
+        NodeKind::Scalar(Scalar::Null) => "interface {}(nil)".into(),
+        NodeKind::Scalar(Scalar::Bool(b)) => b.to_string(),
+        NodeKind::Scalar(Scalar::Int(i)) => i.to_string(),
+        NodeKind::Scalar(Scalar::UInt(u)) => format!("0x{u:x}"),
+        NodeKind::Scalar(Scalar::Float(f)) => go_g(*f),
+        NodeKind::Scalar(Scalar::Str(s)) => hpa_core::go::quote(s),
+        NodeKind::Seq(items) => {
+            let items: Vec<String> = items.iter().map(|i| go_sharp_v(i, false)).collect();
+            format!("[]interface {{}}{{{}}}", items.join(", "))
+        }
+        NodeKind::Map(entries) => {
+            // fmt prints a map's entries sorted by key.
+            let mut pairs: Vec<(String, String)> =
+                entries.iter().map(|e| (go_sharp_v(&e.key, false), go_sharp_v(&e.value, false))).collect();
+            pairs.sort();
+            let mut out = String::from("map[interface {}]interface {}{");
+            for (i, (k, v)) in pairs.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                let _ = write!(out, "{k}:{v}");
+            }
+            out.push('}');
+            out
+        }
+    }
+}
+
+/// Go's `%v`/`%g` of a float64 (shortest digits, exponent from 1e21 or below 1e-4).
+fn go_g(f: f64) -> String {
+    if f.is_nan() {
+        return "NaN".into();
+    }
+    if f.is_infinite() {
+        return if f > 0.0 { "+Inf".into() } else { "-Inf".into() };
+    }
+    let e = format!("{f:e}");
+    let exp: i32 = e.split_once('e').and_then(|(_, x)| x.parse().ok()).unwrap_or(0);
+    if (-4..21).contains(&exp) {
+        format!("{f}")
+    } else {
+        let (mantissa, _) = e.split_once('e').unwrap_or((&e, ""));
+        format!("{mantissa}e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.unsigned_abs())
+    }
+}
+
+/// The float `json.Marshal` refuses first, walking the document as it does (mapping keys
+/// sorted): `json: unsupported value: NaN`, with the node.
+pub(crate) fn unsupported_float(root: &Node) -> Option<(&Node, String)> {
+    match &root.kind {
+        NodeKind::Scalar(Scalar::Float(f)) if !f.is_finite() => {
+            Some((root, format!("{YAML_TO_JSON}json: unsupported value: {}", go_g(*f))))
+        }
+        NodeKind::Scalar(_) => None,
+        NodeKind::Seq(items) => items.iter().find_map(unsupported_float),
+        NodeKind::Map(entries) => {
+            // The last of equal keys is the one kept.
+            let mut kept: Vec<(std::borrow::Cow<'_, str>, &Node)> = Vec::with_capacity(entries.len());
+            for e in entries {
+                let key = e.key.key_str();
+                match kept.iter_mut().find(|(k, _)| *k == key) {
+                    Some(slot) => slot.1 = &e.value,
+                    None => kept.push((key, &e.value)),
+                }
+            }
+            kept.sort_by(|a, b| a.0.cmp(&b.0));
+            kept.into_iter().find_map(|(_, v)| unsupported_float(v))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pieces_are_cut_at_separator_lines() {
+        let text = "a: 1\n---\nb: 2\n--- # c\r\nc: 3\n";
+        let p = pieces(text).unwrap().pieces;
+        assert_eq!(p.iter().map(|p| p.text).collect::<Vec<_>>(), ["a: 1\n", "b: 2\n", "c: 3\n"]);
+        // A separator that starts a document stays in it.
+        let first = pieces("---\na: 1\n---\n---\nb: 2\n").unwrap().pieces;
+        assert_eq!(first.iter().map(|p| p.text).collect::<Vec<_>>(), ["---\na: 1\n", "---\nb: 2\n"]);
+        assert_eq!((first[0].separator, first[1].separator.map(|m| m.line)), (None, Some(3)));
+        assert_eq!(p[1].start, Mark { index: 9, line: 3, col: 0 });
+        assert_eq!(p[2].start, Mark { index: 23, line: 5, col: 0 });
+        assert_eq!(p[2].separator, Some(Mark { index: 14, line: 4, col: 0 }));
+        let (at, message) = pieces("a: 1\n--- {b: 2}\n").unwrap_err();
+        assert_eq!((at.line, message.as_str()), (2, "invalid Yaml document separator: {b: 2}"));
+        assert_eq!(pieces("---\n---\n").unwrap().pieces.len(), 1);
+    }
+
+    #[test]
+    fn marks_of_pieces_count_characters_and_lines() {
+        let texts = ["a: 1\n---\nb: 2\n--- # c\nc: 3\n---", "é: 1\n---\nb: 2\n", "a: 1\r\n---\r\nb: 2\r\n", "a\n--- #"];
+        for text in texts {
+            for p in pieces(text).unwrap().pieces {
+                let at = p.text.as_ptr() as usize - text.as_ptr() as usize;
+                assert_eq!(p.start, Counter::default().mark(text, at), "{text:?}");
+            }
+        }
+        let one = |text: &str| pieces(text).unwrap().one_stream;
+        assert!(one("a: 1\n---\nb: é\n") && one("a:\t1\n"));
+        assert!(!one("a: 1\n...\n") && !one("%YAML 1.1\n---\na: 1\n") && !one("a: 1\r\n") && !one("a: \u{7}\n"));
+    }
+
+    #[test]
+    fn control_characters_are_found_in_any_position() {
+        for bad in ['\u{0}', '\u{7}', '\u{b}', '\u{1f}', '\u{7f}', '\u{80}', '\u{fffe}'] {
+            for at in (0..17).chain([63, 64, 65, 127, 128, 140]) {
+                let text = format!("{}{bad}{}", "a".repeat(at), "b\n\tc\r\n".repeat(3));
+                let m = control_character(&text).unwrap_or_else(|| panic!("{bad:?} at {at}"));
+                assert_eq!(m.index as usize, at, "{bad:?}");
+            }
+        }
+        assert_eq!(control_character("a: b\r\n\tc: d\n\u{85}é\u{feff}"), None);
+    }
+
+    #[test]
+    fn go_formats_keys_and_floats_as_fmt_does() {
+        let doc = crate::parse("[a, 1, 1.5, ~, {k: v}]\n");
+        let key = &doc.documents[0].root;
+        let value = Node { kind: NodeKind::Scalar(Scalar::Null), span: key.span };
+        assert_eq!(
+            key_problem(key, &value, false).unwrap(),
+            "error converting YAML to JSON: yaml: invalid map key: []interface {}{\"a\", 1, 1.5, interface {}(nil), map[interface {}]interface {}{\"k\":\"v\"}}"
+        );
+        assert_eq!(go_g(1e21), "1e+21");
+        assert_eq!(go_g(0.5), "0.5");
+        // A merge of a scalar, or of a list with a scalar in it.
+        let scalar = Node { kind: NodeKind::Scalar(Scalar::Int(5)), span: key.span };
+        let merge = Node { kind: NodeKind::Scalar(Scalar::Str("<<".into())), span: key.span };
+        assert!(
+            key_problem(&merge, &scalar, true)
+                .unwrap()
+                .ends_with("map merge requires map or sequence of maps as the value")
+        );
+        assert!(key_problem(&merge, key, true).is_some());
+    }
+
+    #[test]
+    fn json_refuses_the_first_nan_in_sorted_order() {
+        let mut doc = crate::parse("z: 1.5\nb: [1, 2.5]\n");
+        let root = &mut doc.documents[0].root;
+        let NodeKind::Map(entries) = &mut root.kind else { panic!() };
+        entries[0].value.kind = NodeKind::Scalar(Scalar::Float(f64::NAN));
+        let NodeKind::Seq(items) = &mut entries[1].value.kind else { panic!() };
+        items[1].kind = NodeKind::Scalar(Scalar::Float(f64::NEG_INFINITY));
+        let (node, message) = unsupported_float(root).unwrap();
+        assert_eq!(message, "error converting YAML to JSON: json: unsupported value: -Inf");
+        assert_eq!(node.span.start.line, 2);
+    }
+}

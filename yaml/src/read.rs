@@ -1,0 +1,157 @@
+//! The one way YAML files are read into structs: the file parsed as kubectl parses YAML, its
+//! one document decoded by hpa-core's decoder (unknown and duplicate fields refused), every
+//! problem with the line and column it is at. `.hpa-lint.yaml`, simulate scenarios and the
+//! webhook's policy file are all read with it (or with its parts).
+
+use hpa_core::api::decode::{self, Decode, DecodeErrorKind, Options, Strictness};
+
+use crate::{Mark, Node, NodeSource, locate, parse};
+
+/// What kind of problem a [`ReadError`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ReadErrorKind {
+    /// The text is not YAML (kubectl would refuse the file).
+    Syntax,
+    /// The file holds more than one document.
+    MultipleDocuments,
+    /// A value does not decode into its field, or the field is unknown or given twice.
+    Decode(DecodeErrorKind),
+}
+
+/// One problem of a file, and where it is.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{line}:{column}: {message}")]
+pub struct ReadError {
+    /// What kind of problem.
+    pub kind: ReadErrorKind,
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column.
+    pub column: u32,
+    /// The field path it is about (empty for the file as a whole).
+    pub path: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl ReadError {
+    fn at(kind: ReadErrorKind, mark: Mark, path: String, message: String) -> ReadError {
+        ReadError { kind, line: mark.line.max(1), column: mark.col + 1, path, message }
+    }
+}
+
+/// Reads `text` (one YAML document, or none: `T::default()`) into a `T`. Go type names in
+/// errors are of the package `package`.
+pub fn read<T: Decode + Default>(text: &str, package: &'static str) -> Result<T, Vec<ReadError>> {
+    let parsed = parse(text);
+    if let Some(e) = parsed.error {
+        return Err(vec![ReadError::at(ReadErrorKind::Syntax, e.mark, String::new(), e.message)]);
+    }
+    let mut documents = parsed.documents.into_iter();
+    let Some(document) = documents.next() else { return Ok(T::default()) };
+    if let Some(second) = documents.next() {
+        return Err(vec![ReadError::at(
+            ReadErrorKind::MultipleDocuments,
+            second.start,
+            String::new(),
+            "expected one YAML document".into(),
+        )]);
+    }
+    decode_node(&document.root, package)
+}
+
+/// Decodes a node into a `T` as [`read`] does.
+pub fn decode_node<T: Decode + Default>(node: &Node, package: &'static str) -> Result<T, Vec<ReadError>> {
+    decode::decode_from::<T, _>(NodeSource::new(node), package, Options::KUBE_APISERVER, Strictness::Strict)
+        .map(|decoded| decoded.value)
+        .map_err(|errors| {
+            errors
+                .into_iter()
+                .map(|e| {
+                    let l = locate(node, &e.path);
+                    let span = if e.kind.is_strict() { l.key_span.unwrap_or(l.span) } else { l.span };
+                    ReadError::at(ReadErrorKind::Decode(e.kind), span.start, e.path, e.message)
+                })
+                .collect()
+        })
+}
+
+/// Every key written again in its mapping, with the path of the field it names (as the
+/// decoder words a duplicate field: `spec.maxReplicas`, `metrics[0].type`), for readers that
+/// walk a node themselves.
+pub fn duplicate_keys(node: &Node) -> Vec<(crate::Span, String)> {
+    fn walk(node: &Node, path: &str, out: &mut Vec<(crate::Span, String)>) {
+        match &node.kind {
+            crate::NodeKind::Scalar(_) => {}
+            crate::NodeKind::Seq(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    walk(item, &format!("{path}[{i}]"), out);
+                }
+            }
+            crate::NodeKind::Map(entries) => {
+                for (i, e) in entries.iter().enumerate() {
+                    let key = e.key.key_str();
+                    let field = if path.is_empty() { key.to_string() } else { format!("{path}.{key}") };
+                    if entries[..i].iter().any(|earlier| earlier.key.key_str() == key) {
+                        out.push((e.key.span, field.clone()));
+                    }
+                    walk(&e.value, &field, out);
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(node, "", &mut out);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use hpa_core::api::decode::Decode;
+
+    use super::*;
+
+    #[derive(Debug, Default, PartialEq, Decode)]
+    #[go(package = "test", rename_all = "camelCase")]
+    struct Settings {
+        max_replicas: Option<i32>,
+        labels: BTreeMap<String, String>,
+        names: Vec<String>,
+    }
+
+    #[test]
+    fn reads_one_document_into_a_struct() {
+        let s: Settings = read("maxReplicas: 0x10\nlabels: {a: b}\nnames: [x, 'yes']\n", "test").unwrap();
+        assert_eq!(s.max_replicas, Some(16));
+        assert_eq!(s.labels["a"], "b");
+        assert_eq!(s.names, ["x", "yes"]);
+        assert_eq!(read::<Settings>("", "test").unwrap(), Settings::default());
+        // YAML 1.1, as kubectl reads it: an unquoted `yes` is a boolean.
+        let e = read::<Settings>("names: [x, yes]\n", "test").unwrap_err();
+        assert_eq!(e[0].message, "json: cannot unmarshal bool into Go struct field Settings.names of type string");
+        assert_eq!((e[0].line, e[0].column, e[0].path.as_str()), (1, 12, "names[1]"));
+    }
+
+    #[test]
+    fn every_problem_has_a_position() {
+        let e = read::<Settings>("maxReplicas: 1\nmaxReplica: 2\nmaxReplicas: 3\n", "test").unwrap_err();
+        let shown: Vec<String> = e.iter().map(ToString::to_string).collect();
+        assert_eq!(shown, ["2:1: unknown field \"maxReplica\"", "3:1: duplicate field \"maxReplicas\"",]);
+        let e = read::<Settings>("names: {a: 1}\n", "test").unwrap_err();
+        assert_eq!(
+            e[0].to_string(),
+            "1:8: json: cannot unmarshal object into Go struct field Settings.names of type []string"
+        );
+        let doc = crate::parse("a: 1\nb: [{c: 1, c: 2}]\na: 3\n");
+        let dups: Vec<(u32, String)> =
+            duplicate_keys(&doc.documents[0].root).into_iter().map(|(s, p)| (s.start.line, p)).collect();
+        assert_eq!(dups, [(2, "b[0].c".to_string()), (3, "a".to_string())]);
+        let e = read::<Settings>("a: [\n", "test").unwrap_err();
+        assert_eq!(e[0].kind, ReadErrorKind::Syntax);
+        let e = read::<Settings>("a: 1\n---\nb: 2\n", "test").unwrap_err();
+        assert_eq!((e[0].kind, e[0].line), (ReadErrorKind::MultipleDocuments, 2));
+    }
+}

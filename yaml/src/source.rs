@@ -1,0 +1,241 @@
+//! A node tree as a `hpa_core::api::decode::Source`: hpa-core's decoder reads it as the JSON
+//! that `sigs.k8s.io/yaml` would turn it into (the JSON kubectl sends), so that the linter's
+//! objects are decoded by the same decoder as the webhook's, without becoming JSON.
+//!
+//! `sigs.k8s.io/yaml.YAMLToJSON` unmarshals YAML into Go values and marshals them with
+//! `encoding/json`: keys become strings, floats are written as Go writes a float64 (so `5.0`
+//! reads as the integer `5`, and `1e20` as `100000000000000000000`). NaN and the infinities,
+//! which `json.Marshal` refuses (kubectl then reports the file), read as `null`.
+
+use std::borrow::Cow;
+
+use hpa_core::api::decode::{Kind, Number, Source, SourceError};
+
+use crate::{Entry, Node, NodeKind, Scalar};
+
+/// Reads a node (and everything under it) in document order.
+#[derive(Debug, Clone)]
+pub struct NodeSource<'a> {
+    /// The value to be read next.
+    current: Option<&'a Node>,
+    /// The mappings and sequences entered and not yet left.
+    stack: Vec<Frame<'a>>,
+}
+
+#[derive(Debug, Clone)]
+enum Frame<'a> {
+    Map(std::slice::Iter<'a, Entry>),
+    Seq(std::slice::Iter<'a, Node>),
+}
+
+impl<'a> NodeSource<'a> {
+    /// A source whose one value is `node`.
+    pub fn new(node: &'a Node) -> Self {
+        NodeSource { current: Some(node), stack: Vec::new() }
+    }
+
+    fn take(&mut self) -> Result<&'a Node, SourceError> {
+        self.current.take().ok_or_else(|| SourceError { message: "no value to read".into(), offset: None })
+    }
+}
+
+/// The JSON a scalar becomes (`None`: `null`).
+fn scalar_kind(s: &Scalar) -> Kind {
+    match s {
+        Scalar::Null => Kind::Null,
+        Scalar::Float(f) if !f.is_finite() => Kind::Null,
+        Scalar::Bool(_) => Kind::Bool,
+        Scalar::Int(_) | Scalar::UInt(_) | Scalar::Float(_) => Kind::Number,
+        Scalar::Str(_) => Kind::String,
+    }
+}
+
+fn kind_of(node: &Node) -> Kind {
+    match &node.kind {
+        NodeKind::Scalar(s) => scalar_kind(s),
+        NodeKind::Seq(_) => Kind::Array,
+        NodeKind::Map(_) => Kind::Object,
+    }
+}
+
+fn mismatch(node: &Node, wanted: &str) -> SourceError {
+    SourceError { message: format!("expected {wanted}, found {}", kind_of(node).go_name()), offset: None }
+}
+
+/// The JSON text `encoding/json` writes for a node (`sigs.k8s.io/yaml`'s conversion).
+fn json_text(node: &Node) -> String {
+    match &node.kind {
+        NodeKind::Scalar(Scalar::Str(s)) => hpa_core::go::json_string(s),
+        NodeKind::Scalar(Scalar::Bool(b)) => b.to_string(),
+        NodeKind::Scalar(Scalar::Int(i)) => i.to_string(),
+        NodeKind::Scalar(Scalar::UInt(u)) => u.to_string(),
+        NodeKind::Scalar(Scalar::Float(f)) if f.is_finite() => hpa_core::go::json_float(*f),
+        NodeKind::Scalar(_) => "null".into(),
+        NodeKind::Seq(_) | NodeKind::Map(_) => hpa_core::go::to_go_json(&node.to_json()).unwrap_or_default(),
+    }
+}
+
+impl<'a> Source<'a> for NodeSource<'a> {
+    fn peek(&mut self) -> Result<Kind, SourceError> {
+        match self.current {
+            Some(node) => Ok(kind_of(node)),
+            None => Err(SourceError { message: "no value to read".into(), offset: None }),
+        }
+    }
+
+    fn bool(&mut self) -> Result<bool, SourceError> {
+        match self.take()? {
+            Node { kind: NodeKind::Scalar(Scalar::Bool(b)), .. } => Ok(*b),
+            other => Err(mismatch(other, "a boolean")),
+        }
+    }
+
+    fn number(&mut self) -> Result<Number<'a>, SourceError> {
+        match self.take()? {
+            Node { kind: NodeKind::Scalar(Scalar::Int(i)), .. } => Ok(Number::Int(*i)),
+            Node { kind: NodeKind::Scalar(Scalar::UInt(u)), .. } => Ok(Number::UInt(*u)),
+            Node { kind: NodeKind::Scalar(Scalar::Float(f)), .. } if f.is_finite() => Ok(Number::Float(*f)),
+            other => Err(mismatch(other, "a number")),
+        }
+    }
+
+    fn string(&mut self) -> Result<Cow<'a, str>, SourceError> {
+        match self.take()? {
+            Node { kind: NodeKind::Scalar(Scalar::Str(s)), .. } => Ok(Cow::Borrowed(s.as_str())),
+            other => Err(mismatch(other, "a string")),
+        }
+    }
+
+    fn raw(&mut self) -> Result<Cow<'a, str>, SourceError> {
+        Ok(Cow::Owned(json_text(self.take()?)))
+    }
+
+    fn value(&mut self) -> Result<serde_json::Value, SourceError> {
+        Ok(self.take()?.to_json())
+    }
+
+    fn skip(&mut self) -> Result<(), SourceError> {
+        self.take().map(|_| ())
+    }
+
+    fn begin_object(&mut self) -> Result<(), SourceError> {
+        match self.take()? {
+            Node { kind: NodeKind::Map(entries), .. } => {
+                self.stack.push(Frame::Map(entries.iter()));
+                Ok(())
+            }
+            other => Err(mismatch(other, "a mapping")),
+        }
+    }
+
+    fn next_key(&mut self) -> Result<Option<Cow<'a, str>>, SourceError> {
+        let Some(Frame::Map(entries)) = self.stack.last_mut() else { return Ok(None) };
+        match entries.next() {
+            Some(entry) => {
+                self.current = Some(&entry.value);
+                Ok(Some(entry.key.key_str()))
+            }
+            None => {
+                self.stack.pop();
+                Ok(None)
+            }
+        }
+    }
+
+    fn begin_array(&mut self) -> Result<(), SourceError> {
+        match self.take()? {
+            Node { kind: NodeKind::Seq(items), .. } => {
+                self.stack.push(Frame::Seq(items.iter()));
+                Ok(())
+            }
+            other => Err(mismatch(other, "a sequence")),
+        }
+    }
+
+    fn next_item(&mut self) -> Result<bool, SourceError> {
+        let Some(Frame::Seq(items)) = self.stack.last_mut() else { return Ok(false) };
+        match items.next() {
+            Some(item) => {
+                self.current = Some(item);
+                Ok(true)
+            }
+            None => {
+                self.stack.pop();
+                Ok(false)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use hpa_core::api::{self, Strictness};
+    use hpa_core::features::KubernetesVersion;
+
+    use super::*;
+    use crate::parse;
+
+    /// Decoding a node and decoding the JSON `sigs.k8s.io/yaml` makes of it give the same
+    /// object or the same errors: the node is only another source.
+    fn same(yaml: &str) {
+        let parsed = parse(yaml);
+        let root = &parsed.documents[0].root;
+        let s = |k: &str| root.get(k).and_then(Node::as_str).unwrap_or("").to_string();
+        let via_node = api::decode_source(
+            &s("kind"),
+            &s("apiVersion"),
+            NodeSource::new(root),
+            Strictness::Strict,
+            KubernetesVersion::LATEST,
+        );
+        let json = hpa_core::go::to_go_json(&root.to_json()).unwrap();
+        let via_json = api::decode_json(&json, Strictness::Strict, KubernetesVersion::LATEST);
+        assert_eq!(format!("{via_node:?}"), format!("{via_json:?}"), "{yaml}");
+    }
+
+    #[test]
+    fn reads_as_its_json() {
+        let head = "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: a, labels: {x: 'y'}}\n";
+        for spec in [
+            "spec: {maxReplicas: 3, scaleTargetRef: {kind: Deployment, name: a, apiVersion: apps/v1}}",
+            "spec: {maxReplicas: 3.0, minReplicas: 2}",
+            "spec: {maxReplicas: 3.5}",
+            "spec: {maxReplicas: '3'}",
+            "spec: {maxReplicas: -3}",
+            "spec: {maxReplicas: 99999999999}",
+            "spec: {maxReplicas: ~}",
+            "spec: {maxReplicas: [1]}",
+            "spec: {metrics: {a: 1}}",
+            "spec: {metrics: [{type: Resource, resource: {name: cpu, target: {type: Utilization, averageUtilization: 1e2}}}]}",
+            "spec: {metrics: [{type: Pods, pods: {metric: {name: q}, target: {type: AverageValue, averageValue: 1.5}}}]}",
+            "spec: {metrics: [{type: Pods, pods: {target: {averageValue: {a: 1}}}}]}",
+            "spec: {unknown: 1, behavior: {scaleUp: {policies: [{type: Pods, value: 4, periodSeconds: 15, extra: x}]}}}",
+            "spec: {behavior: {scaleDown: {selectPolicy: 7}}}",
+            "spec: {1: a, true: b}",
+            "spec: yes",
+        ] {
+            same(&format!("{head}{spec}\n"));
+        }
+        same(
+            "apiVersion: autoscaling/v1\nkind: HorizontalPodAutoscaler\nmetadata: {name: a, annotations: {k: v}}\nspec: {targetCPUUtilizationPercentage: 50, maxReplicas: 2}\n",
+        );
+    }
+
+    #[test]
+    fn duplicate_keys_are_duplicate_fields() {
+        let yaml =
+            "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nspec:\n  maxReplicas: 1\n  maxReplicas: 2\n";
+        let parsed = parse(yaml);
+        let root = &parsed.documents[0].root;
+        let errors = api::decode_source(
+            "HorizontalPodAutoscaler",
+            "autoscaling/v2",
+            NodeSource::new(root),
+            Strictness::Strict,
+            KubernetesVersion::LATEST,
+        )
+        .unwrap_err();
+        assert_eq!(errors[0].message, "duplicate field \"spec.maxReplicas\"");
+        assert_eq!(errors[0].path, "spec.maxReplicas");
+    }
+}
