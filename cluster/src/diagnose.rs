@@ -277,6 +277,7 @@ pub fn pod_from_json(v: &Value) -> Pod {
         containers: containers("containers"),
         init_containers: containers("initContainers"),
         pod_requests_milli: milli_map(spec.and_then(|s| s.get("resources")).and_then(|r| r.get("requests"))),
+        overhead_milli: milli_map(spec.and_then(|s| s.get("overhead"))),
     }
 }
 

@@ -24,8 +24,9 @@ use hpa_core::convert::annotations;
 use hpa_core::defaults;
 use hpa_core::features::{FeatureGates, Gate, KubernetesVersion};
 use hpa_core::field::{self, FieldError};
-use hpa_core::rules::{self, Finding, RuleOptions, Severity, Subject};
+use hpa_core::rules::{Finding, Location, RuleOptions, Severity};
 
+use crate::context::{self, View};
 use crate::metrics::{Endpoint, Operation, Outcome};
 use crate::patch;
 use crate::policy::{Effective, Enforcement, Policy, Violation};
@@ -53,15 +54,38 @@ pub struct Answer {
     pub operation: Operation,
     /// How it ended, for metrics.
     pub outcome: Outcome,
+    /// What the cluster context added, for metrics.
+    pub context: ContextReport,
+}
+
+/// What the cluster context did for one review.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ContextReport {
+    /// The view was stale: only single-object checks ran.
+    pub stale: bool,
+    /// The rule of each cross-object finding reported (as a warning or a denial).
+    pub findings: Vec<&'static str>,
 }
 
 impl Answer {
-    fn review(response: &Response, operation: Operation, outcome: Outcome) -> Answer {
-        Answer { status: 200, body: ResponseReview::new(response).to_vec(), operation, outcome }
+    pub(crate) fn review(response: &Response, operation: Operation, outcome: Outcome) -> Answer {
+        Answer {
+            status: 200,
+            body: ResponseReview::new(response).to_vec(),
+            operation,
+            outcome,
+            context: ContextReport::default(),
+        }
     }
 
     fn bad_request(message: String) -> Answer {
-        Answer { status: 400, body: message.into_bytes(), operation: Operation::Unknown, outcome: Outcome::Invalid }
+        Answer {
+            status: 400,
+            body: message.into_bytes(),
+            operation: Operation::Unknown,
+            outcome: Outcome::Invalid,
+            context: ContextReport::default(),
+        }
     }
 }
 
@@ -138,8 +162,20 @@ impl Admission {
         &self.gates
     }
 
-    /// Answers one AdmissionReview body on `endpoint`, under `policy`.
+    /// Whether lint warnings are on.
+    pub fn lint_warnings(&self) -> bool {
+        self.rule_options.is_some()
+    }
+
+    /// Answers one AdmissionReview body on `endpoint`, under `policy`, without a view of the
+    /// cluster.
     pub fn review(&self, endpoint: Endpoint, body: &[u8], policy: &Policy) -> Answer {
+        self.review_in(endpoint, body, policy, &View::Off)
+    }
+
+    /// Answers one AdmissionReview body on `endpoint`, under `policy`, with `view` of the
+    /// cluster.
+    pub fn review_in(&self, endpoint: Endpoint, body: &[u8], policy: &Policy, view: &View<'_>) -> Answer {
         tracing::trace!(body = %String::from_utf8_lossy(body), "review received");
         let request = match review::parse(body) {
             Ok(request) => request,
@@ -163,7 +199,8 @@ impl Admission {
             dry_run = request.dry_run.unwrap_or(false),
         );
         let _entered = span.enter();
-        let (response, outcome) = self.decide(endpoint, &request, operation, policy);
+        let mut report = ContextReport::default();
+        let (response, outcome) = self.decide(endpoint, &request, operation, policy, view, &mut report);
         match outcome {
             Outcome::Denied => {
                 let reason = response.status.as_ref().map(|s| s.message.as_str()).unwrap_or_default();
@@ -175,11 +212,22 @@ impl Admission {
             }
             _ => tracing::debug!(outcome = outcome.as_str(), warnings = response.warnings.len(), "answered"),
         }
-        Answer::review(&response, operation, outcome)
+        Answer { context: report, ..Answer::review(&response, operation, outcome) }
     }
 
-    fn decide(&self, endpoint: Endpoint, request: &Request<'_>, op: Operation, policy: &Policy) -> (Response, Outcome) {
+    fn decide(
+        &self,
+        endpoint: Endpoint,
+        request: &Request<'_>,
+        op: Operation,
+        policy: &Policy,
+        view: &View<'_>,
+        report: &mut ContextReport,
+    ) -> (Response, Outcome) {
         let uid = request.uid.as_ref();
+        if endpoint == Endpoint::ValidateWorkloads {
+            return crate::workloads::decide(self, request, op, view, report);
+        }
         let operation = match op {
             _ if !request.is_hpa_resource() => return (Response::allow(uid), Outcome::Skipped),
             Operation::Create => pipeline::Operation::Create,
@@ -202,8 +250,8 @@ impl Admission {
             return (Response::invalid(uid, "request.oldObject is missing for UPDATE"), Outcome::Invalid);
         }
         let result = match endpoint {
-            Endpoint::Validate => self.validate(request, operation, policy),
-            Endpoint::Mutate => self.mutate(request, policy),
+            Endpoint::Validate => self.validate(request, operation, policy, view, report),
+            Endpoint::Mutate | Endpoint::ValidateWorkloads => self.mutate(request, policy),
         };
         result.unwrap_or_else(|e| (Response::invalid(uid, e.to_string()), Outcome::Invalid))
     }
@@ -215,6 +263,8 @@ impl Admission {
         request: &Request<'_>,
         operation: pipeline::Operation,
         policy: &Policy,
+        view: &View<'_>,
+        report: &mut ContextReport,
     ) -> Result<(Response, Outcome), ReviewError> {
         let uid = request.uid.as_ref();
         let namespace = request.namespace();
@@ -265,24 +315,47 @@ impl Admission {
             ))
         }));
         // Lint findings (ignored alpha annotations among them): the rules enabled by default, at
-        // warning severity, and above it when nothing else denies the request.
-        let allowed = outcome.errors.is_empty() && denials.is_empty();
-        let findings = self.rule_options.as_ref().map_or_else(Vec::new, |options| {
-            rules::check_single(Subject { original: &new.hpa, internal: &outcome.object }, options)
-        });
-        warnings.extend(
-            findings
-                .iter()
-                .filter(|f| f.rule.enabled_by_default)
-                .filter(|f| f.severity == Severity::Warning || (allowed && f.severity > Severity::Warning))
-                .map(finding_warning),
-        );
+        // warning severity, and above it when nothing else denies the request. With a fresh view
+        // of the cluster, the cross-object rules too, reading the cache with this HPA in place of
+        // the cached one; the policy's `denyRules` turn findings into denials, those of
+        // cross-object rules only on a fresh view.
+        let mut denied_findings: Vec<FieldError> = Vec::new();
+        if self.rule_options.is_some() {
+            if let Some(warning) = view.stale_warning() {
+                report.stale = true;
+                warnings.push(short(&warning));
+            }
+            let findings = match view.index() {
+                Some(index) => {
+                    let t = &outcome.object.spec.scale_target_ref;
+                    let id = context::hpa_id(&outcome.object);
+                    let overlay = hpa_cluster::Overlay::new(index).with_hpa(&id, &t.kind, &t.name);
+                    context::check_rules(&new.hpa, &outcome.object, Some(&overlay), &self.gates)
+                }
+                None => context::check_rules(&new.hpa, &outcome.object, None, &self.gates),
+            };
+            for f in findings.iter().filter(|f| f.rule.enabled_by_default) {
+                if let Some(origin) = effective.denies(f.rule.id) {
+                    denied_findings.push(finding_error(f, origin));
+                    report.findings.extend(f.rule.needs_objects.then_some(f.rule.id));
+                }
+            }
+            let allowed = outcome.errors.is_empty() && denials.is_empty() && denied_findings.is_empty();
+            for f in findings.iter().filter(|f| f.rule.enabled_by_default && effective.denies(f.rule.id).is_none()) {
+                if f.severity == Severity::Warning || (allowed && f.severity > Severity::Warning) {
+                    warnings.push(finding_warning(f));
+                    report.findings.extend(f.rule.needs_objects.then_some(f.rule.id));
+                }
+            }
+        }
+        let allowed = outcome.errors.is_empty() && denials.is_empty() && denied_findings.is_empty();
 
         if allowed {
             return Ok((Response::allow(uid).with_warnings(warnings), Outcome::Allowed));
         }
         let mut errors = outcome.errors;
         errors.extend(denials.into_iter().map(|v| v.error));
+        errors.extend(denied_findings);
         let status = invalid_status(&outcome.object.metadata.name, &errors);
         Ok((Response::deny(uid, status).with_warnings(warnings), Outcome::Denied))
     }
@@ -365,6 +438,24 @@ pub fn mutate_v1(
 /// [`MAX_WARNING_CHARS`] characters.
 pub fn finding_warning(finding: &Finding) -> String {
     short(&format!("{} {}: {}", finding.rule.id, finding.rule.name, finding.message))
+}
+
+/// A finding the policy's `denyRules` turn into a denial, as a `Forbidden` field error at the
+/// finding's field of the HPA (`spec.scaleTargetRef` when it points at another object).
+fn finding_error(finding: &Finding, origin: &str) -> FieldError {
+    let mut error = FieldError::forbidden(
+        &field::Path::new("spec"),
+        format!(
+            "{} {}: {} (organization policy: {origin} denies {})",
+            finding.rule.id, finding.rule.name, finding.message, finding.rule.id
+        ),
+    );
+    error.field = match &finding.location {
+        Location::Hpa(path) if !path.is_empty() => path.clone(),
+        Location::Hpa(_) => String::new(),
+        Location::Object { .. } => "spec.scaleTargetRef".to_string(),
+    };
+    error
 }
 
 /// One line of at most [`MAX_WARNING_CHARS`] characters (control characters become spaces; a
@@ -453,7 +544,7 @@ mod tests {
     use super::*;
 
     fn finding(message: &str) -> Finding {
-        let rule = rules::find("min-replicas-equals-max").unwrap().meta();
+        let rule = hpa_core::rules::find("min-replicas-equals-max").unwrap().meta();
         Finding::new(rule, "spec.maxReplicas", message)
     }
 

@@ -13,7 +13,7 @@
 
 use std::time::Duration;
 
-use super::replicas::ceil_to_i32;
+use super::release::ControllerRelease;
 use super::time::Timestamp;
 use crate::api::v2::{HPAScalingRules, HorizontalPodAutoscalerBehavior};
 
@@ -152,6 +152,8 @@ pub struct NormalizationArgs<'a> {
     pub current_replicas: i32,
     /// The count to normalize.
     pub desired_replicas: i32,
+    /// The release's controller (how a Percent policy's `int32(ceil(x))` converts).
+    pub release: ControllerRelease,
 }
 
 /// `stabilizeRecommendation` (legacy path): the maximum of `prenormalized` and every stored
@@ -329,7 +331,7 @@ pub fn convert_desired_replicas_with_behavior_rate(
     let (current, desired) = (args.current_replicas, args.desired_replicas);
     if desired > current {
         let (computed, policy) =
-            scale_up_limit_and_policy(current, scale_up_events, scale_down_events, args.scale_up, now);
+            scale_up_limit_and_policy(current, scale_up_events, scale_down_events, args.scale_up, now, args.release);
         let rate = RateLimit { limit: computed, policy };
         // No further scale-up until the scale-up events age out.
         let limit = computed.max(current);
@@ -390,15 +392,18 @@ fn policies(rules: &HPAScalingRules) -> &[crate::api::v2::HPAScalingPolicy] {
 /// Disabled → `current`. Max keeps the largest proposal (starting at `i32::MIN`), Min the
 /// smallest (starting at `i32::MAX`). Per policy, `periodStart = current − added + removed`
 /// over the policy period; Pods proposes `periodStart + value`, Percent
-/// `ceil(periodStart × (1 + value/100))` in float64 (saturating).
+/// `ceil(periodStart × (1 + value/100))` in float64, converted as `release` does
+/// ([`ControllerRelease::ceil_to_i32`]: saturating in 1.38; before, `MinInt32` on amd64 when out
+/// of range, which freezes scale-up under a Max policy).
 pub fn calculate_scale_up_limit_with_scaling_rules(
     current_replicas: i32,
     scale_up_events: &[TimestampedScaleEvent],
     scale_down_events: &[TimestampedScaleEvent],
     rules: &HPAScalingRules,
     now: Timestamp,
+    release: ControllerRelease,
 ) -> i32 {
-    scale_up_limit_and_policy(current_replicas, scale_up_events, scale_down_events, rules, now).0
+    scale_up_limit_and_policy(current_replicas, scale_up_events, scale_down_events, rules, now, release).0
 }
 
 /// [`calculate_scale_up_limit_with_scaling_rules`], with the policy that gave the limit (its
@@ -410,6 +415,7 @@ fn scale_up_limit_and_policy(
     scale_down_events: &[TimestampedScaleEvent],
     rules: &HPAScalingRules,
     now: Timestamp,
+    release: ControllerRelease,
 ) -> (i32, Option<(usize, i32)>) {
     let select = select_policy(rules);
     if select == SELECT_POLICY_DISABLED {
@@ -424,7 +430,7 @@ fn scale_up_limit_and_policy(
         if policy.type_ == POLICY_PODS {
             proposed = start.wrapping_add(policy.value);
         } else if policy.type_ == POLICY_PERCENT {
-            proposed = ceil_to_i32(f64::from(start) * (1.0 + f64::from(policy.value) / 100.0));
+            proposed = release.ceil_to_i32(f64::from(start) * (1.0 + f64::from(policy.value) / 100.0));
         }
         let next = if min_change { result.min(proposed) } else { result.max(proposed) };
         if next != result || chosen.is_none() {
@@ -619,6 +625,7 @@ mod tests {
             max_replicas: 100,
             current_replicas: current,
             desired_replicas: 10,
+            release: ControllerRelease::default(),
         };
         let first = convert_desired_replicas_with_behavior_rate(&args(80), &up_events, &down_events, NOW);
         assert_eq!((first.replicas, first.reason), (72, "ScaleDownLimit"));
@@ -647,6 +654,7 @@ mod tests {
                 max_replicas: 100,
                 current_replicas: current,
                 desired_replicas: desired,
+                release: ControllerRelease::default(),
             };
             let got = convert_desired_replicas_with_behavior_rate(&args, &[], &[], NOW);
             assert_eq!((got.replicas, got.reason), (current, "ScaleDownLimit"));
@@ -658,19 +666,32 @@ mod tests {
         let up = defaults::scale_up_rules(None);
         // (current, limit)
         for (current, limit) in [(0, 4), (1, 5), (2, 6), (4, 8), (5, 10), (40, 80)] {
-            assert_eq!(calculate_scale_up_limit_with_scaling_rules(current, &[], &[], &up, NOW), limit, "{current}");
+            assert_eq!(
+                calculate_scale_up_limit_with_scaling_rules(current, &[], &[], &up, NOW, ControllerRelease::default()),
+                limit,
+                "{current}"
+            );
         }
         // An event exactly 15 s old no longer counts; one 14 s old does.
         let events = [event(4, 15)];
-        assert_eq!(calculate_scale_up_limit_with_scaling_rules(6, &events, &[], &up, NOW), 12);
+        assert_eq!(
+            calculate_scale_up_limit_with_scaling_rules(6, &events, &[], &up, NOW, ControllerRelease::default()),
+            12
+        );
         let events = [event(4, 14)];
-        assert_eq!(calculate_scale_up_limit_with_scaling_rules(6, &events, &[], &up, NOW), 6);
+        assert_eq!(
+            calculate_scale_up_limit_with_scaling_rules(6, &events, &[], &up, NOW, ControllerRelease::default()),
+            6
+        );
     }
 
     #[test]
     fn percent_float_artifacts() {
         let up = rules("Max", vec![policy("Percent", 10, 60)]);
-        assert_eq!(calculate_scale_up_limit_with_scaling_rules(100, &[], &[], &up, NOW), 111);
+        assert_eq!(
+            calculate_scale_up_limit_with_scaling_rules(100, &[], &[], &up, NOW, ControllerRelease::default()),
+            111
+        );
         let down = rules("Max", vec![policy("Percent", 80, 60)]);
         assert_eq!(calculate_scale_down_limit_with_behaviors(10, &[], &[], &down, NOW), 1);
     }
@@ -699,6 +720,7 @@ mod tests {
                 max_replicas: 1000,
                 current_replicas: current,
                 desired_replicas: desired,
+                release: ControllerRelease::default(),
             };
             let mut log: Vec<TimestampedRecommendation> = recs
                 .iter()

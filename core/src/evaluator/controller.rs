@@ -29,6 +29,7 @@ use super::behavior::{
     TimestampedRecommendation, TimestampedScaleEvent,
 };
 use super::gofmt;
+use super::release::ControllerRelease;
 use super::replicas::{
     CalcError, Matched, ObjectSample, Pod, PodIndex, PodMetricsItem, PodSample, Pods, RESOURCE_MEMORY,
     ReplicaCalculator, SetAsidePod, Tolerances, Workspace,
@@ -116,6 +117,9 @@ pub struct SyncInput {
     pub scale: Result<Scale, String>,
     /// The error of writing the scale (after the conflict retries), if it fails.
     pub scale_update_error: Option<String>,
+    /// The conflict error of the first scale update, if it conflicts: from 1.34 the controller
+    /// retries (the retry's outcome is `scale_update_error`); 1.33 fails with it.
+    pub scale_update_conflict: Option<String>,
     /// The `labels.Parse` error of `scale.selector`, if it does not parse.
     pub selector_parse_error: Option<String>,
     /// Keys (`namespace/name`) of other HPAs whose selectors match some of the pods.
@@ -142,6 +146,7 @@ impl SyncInput {
             now,
             scale: Ok(scale),
             scale_update_error: None,
+            scale_update_conflict: None,
             selector_parse_error: None,
             other_hpas_selecting_pods: Vec::new(),
             pods: Vec::new(),
@@ -679,15 +684,20 @@ impl<'a> Autoscaler<'a> {
         let mut rescale = true;
         let mut statuses = false;
 
-        // 5. Scale-to-zero facts.
+        // 5. Scale-to-zero facts. Before 1.36 the controller knows no ScaledToZero condition: a
+        // target at zero is disabled only when minReplicas != 0, and with minReplicas 0 its
+        // metrics are evaluated (a scale-up from zero with no condition).
+        let zero_conditions = p.calc.release.scaled_to_zero_condition;
         let gate_on = p.scale_to_zero;
-        let scaled_to_zero = gate_on && scaled_to_zero_condition(&result.status.conditions);
+        let scaled_to_zero = zero_conditions && gate_on && scaled_to_zero_condition(&result.status.conditions);
         let can_scale_from_zero = scaled_to_zero && p.object_or_external;
 
         // 6. Range pre-checks.
         let mut needs_metrics = true;
         if current == 0 {
-            if !((min != 0 && scaled_to_zero) || can_scale_from_zero) {
+            let disabled =
+                if zero_conditions { !((min != 0 && scaled_to_zero) || can_scale_from_zero) } else { min != 0 };
+            if disabled {
                 needs_metrics = false;
                 rescale = false;
                 result.set_condition(
@@ -697,7 +707,7 @@ impl<'a> Autoscaler<'a> {
                     Message::Text("scaling is disabled since the replica count of the target is zero"),
                     now,
                 );
-                if !gate_on {
+                if zero_conditions && !gate_on {
                     remove_condition(&mut result.status.conditions, SCALED_TO_ZERO);
                 }
                 result.outcome = SyncOutcome::ScalingDisabled;
@@ -784,7 +794,7 @@ impl<'a> Autoscaler<'a> {
                 result.rescale_reason.clear();
                 result.rescale_reason.push_str("All metrics below target");
             }
-            let n = normalize(state, p.behavior.as_ref(), config, max, current, desired, min, now);
+            let n = normalize(state, p.behavior.as_ref(), config, p.calc.release, max, current, desired, min, now);
             result.set_condition(
                 ABLE_TO_SCALE,
                 TRUE,
@@ -809,7 +819,12 @@ impl<'a> Autoscaler<'a> {
         // 9. Act.
         if rescale {
             result.rescale_to = Some(desired);
-            if let Some(err) = &input.scale_update_error {
+            let conflict = input.scale_update_conflict.as_ref();
+            let update_error = match conflict {
+                Some(c) if !p.calc.release.retry_scale_update_on_conflict => Some(c),
+                _ => input.scale_update_error.as_ref(),
+            };
+            if let Some(err) = update_error {
                 let msg = format!("New size: {desired}; reason: {}; error: {err}", result.rescale_reason);
                 result.event(EventType::Warning, "FailedRescale", msg);
                 result.set_condition(
@@ -854,7 +869,8 @@ impl<'a> Autoscaler<'a> {
                 };
                 events.get(i).map(|e| (direction, *e))
             });
-            if gate_on {
+            // No ScaledToZero condition before 1.36.
+            if zero_conditions && gate_on {
                 if current > 0 && desired == 0 && min == 0 && p.object_or_external {
                     result.set_condition(
                         SCALED_TO_ZERO,
@@ -872,7 +888,7 @@ impl<'a> Autoscaler<'a> {
                         now,
                     );
                 }
-            } else {
+            } else if zero_conditions {
                 remove_condition(&mut result.status.conditions, SCALED_TO_ZERO);
             }
             result.rescaled = true;
@@ -1201,7 +1217,9 @@ impl MetricsRun<'_, '_> {
         resource: &str,
         container: &str,
     ) -> Result<Proposal, String> {
-        let format = if resource == RESOURCE_MEMORY { Format::BinarySI } else { Format::DecimalSI };
+        // `buildQuantity` (from 1.34): memory in BinarySI; 1.33 renders every resource in DecimalSI.
+        let binary = resource == RESOURCE_MEMORY && self.p.calc.release.memory_binary_si;
+        let format = if binary { Format::BinarySI } else { Format::DecimalSI };
         let metrics = self.resource_metrics;
         if let Some(average) = &target.average_value {
             let r = self
@@ -1510,6 +1528,7 @@ fn normalize(
     state: &mut ControllerState,
     behavior: Option<&HorizontalPodAutoscalerBehavior>,
     opts: &HPAControllerConfiguration,
+    release: ControllerRelease,
     max: i32,
     current: i32,
     prenormalized: i32,
@@ -1523,11 +1542,11 @@ fn normalize(
             legacy_stabilized(behavior::stabilize_recommendation_held(recommendations, prenormalized, window, now))
         }
         Some(b) => {
-            let args = normalization_args(b, max, current, prenormalized, min);
+            let args = normalization_args(b, max, current, prenormalized, min, release);
             behavior::stabilize_recommendation_with_behaviors(recommendations, &args, now)
         }
     };
-    limit(state, behavior, opts, max, current, prenormalized, min, now, stabilized)
+    limit(state, behavior, opts, release, max, current, prenormalized, min, now, stabilized)
 }
 
 /// `stabilizeRecommendation`'s count, with the reason the legacy path reports when it differs
@@ -1549,6 +1568,7 @@ fn normalization_args(
     current: i32,
     prenormalized: i32,
     min: i32,
+    release: ControllerRelease,
 ) -> NormalizationArgs<'_> {
     NormalizationArgs {
         scale_up: behavior.scale_up.as_ref().unwrap_or(&NO_RULES),
@@ -1557,6 +1577,7 @@ fn normalization_args(
         max_replicas: max,
         current_replicas: current,
         desired_replicas: prenormalized,
+        release,
     }
 }
 
@@ -1569,6 +1590,7 @@ fn limit(
     state: &ControllerState,
     behavior: Option<&HorizontalPodAutoscalerBehavior>,
     opts: &HPAControllerConfiguration,
+    release: ControllerRelease,
     max: i32,
     current: i32,
     prenormalized: i32,
@@ -1592,7 +1614,7 @@ fn limit(
         );
         return normalization(NormalizationPath::Legacy, prenormalized, stabilized, ability, limited);
     };
-    let mut args = normalization_args(b, max, current, prenormalized, min);
+    let mut args = normalization_args(b, max, current, prenormalized, min, release);
     args.desired_replicas = stabilized.replicas;
     let limited = behavior::convert_desired_replicas_with_behavior_rate(
         &args,

@@ -855,6 +855,7 @@ mod tests {
             }],
             init_containers: Vec::new(),
             pod_requests_milli: BTreeMap::new(),
+            overhead_milli: BTreeMap::new(),
         }
     }
 
