@@ -3,7 +3,11 @@
 OBJECTS_PER_FILE objects (half autoscaling/v2 HPAs, half the Deployments they scale), each
 object about 1.5 KB of ordinary YAML (comments, labels, annotations, block style).
 
-    generate.py OUT_DIR [DIRS FILES_PER_DIR OBJECTS_PER_FILE]   # default 100 100 10
+    generate.py [--findings] OUT_DIR [DIRS FILES_PER_DIR OBJECTS_PER_FILE]   # default 100 100 10
+
+The default tree is clean: hpa-lint finds nothing in it. With --findings every Deployment also
+sets `spec.replicas`, so every HPA has exactly one finding (HPA410 workload-sets-replicas, on
+the Deployment it scales): the tree a team sees on its first run (issue 14 item 4).
 """
 import os
 import sys
@@ -124,9 +128,19 @@ spec:
 """
 
 
+# The one line --findings adds to every Deployment, right under `spec:`.
+REPLICAS = "\nspec:\n  replicas: 3\n"
+
+
 def main() -> None:
-    out = sys.argv[1]
-    dirs, files, objects = (int(a) for a in (sys.argv[2:5] or ["100", "100", "10"]))
+    args = sys.argv[1:]
+    findings = "--findings" in args
+    args = [a for a in args if a != "--findings"]
+    if len(args) not in (1, 4):
+        sys.exit(__doc__)
+    out = args[0]
+    dirs, files, objects = (int(a) for a in (args[1:4] or ["100", "100", "10"]))
+    deployment = DEPLOYMENT.replace("\nspec:\n", REPLICAS, 1) if findings else DEPLOYMENT
     total = 0
     for d in range(dirs):
         path = os.path.join(out, f"team-{d:03}")
@@ -135,7 +149,7 @@ def main() -> None:
             docs = []
             for o in range(objects // 2):
                 name = f"svc-{f:03}-{o}"
-                docs.append(DEPLOYMENT.format(name=name, team=d, i=o))
+                docs.append(deployment.format(name=name, team=d, i=o))
                 docs.append(HPA.format(name=name, team=d, min=2 + o % 3, max=10 + 5 * (o % 4)))
                 total += 2
             with open(os.path.join(path, f"svc-{f:03}.yaml"), "w") as fh:
