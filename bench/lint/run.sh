@@ -112,7 +112,7 @@ read -r LINT_T LINT_C LINT_M < <(summary lint)
 # A row; throughput relative to the event parse of the row's tree ($5 wall, $6 CPU).
 row() {
   awk -v name="$1" -v t="$2" -v c="$3" -v m="$4" -v n="$OBJECTS" -v base="$5" -v basec="$6" \
-    'BEGIN { printf "| %-22s | %8.2f s | %10.0f | %7.0f %% | %7.2f s | %7.0f %% | %7.0f MiB |\n", name, t, n / t, 100 * base / t, c, 100 * basec / c, m / 1024 }'
+    'BEGIN { printf "| %-22s | %8.2f s | %10.0f | %7.0f %% | %7.2f s | %7.0f %% | %7.0f MiB |\n", name, t, (t > 0 ? n / t : 0), (t > 0 ? 100 * base / t : 0), c, (c > 0 ? 100 * basec / c : 0), m / 1024 }'
 }
 echo
 echo "Medians of $RUNS interleaved runs; throughput relative to the event parse of the same tree"
@@ -130,7 +130,8 @@ target() {
     'BEGIN { ok = (op == ">=") ? x >= goal : x <= goal
              printf "| %-42s | %7.2fx | %s %4.2fx | %-4s |\n", what, x, op, goal, ok ? "PASS" : "MISS" }'
 }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.4f", a / b }'; }
+# a / b (0 when b is 0: a tiny SIZE below time's 10 ms resolution).
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.4f", (b > 0 ? a / b : 0) }'; }
 
 if [ "$FINDINGS" = 1 ]; then
   read -r FEV_T FEV_C FEV_M < <(summary f_events)
