@@ -1,5 +1,6 @@
 //! `hpa-lint [PATH]...`: the lint command.
 
+use hpa_core::check;
 use hpa_core::features::KubernetesVersion;
 use hpa_core::rules::{Settings, Severity};
 
@@ -83,10 +84,20 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> ExitStatus {
         return out.usage_error(&format!("--namespace {ns:?}: {problem}"));
     }
     let opts = LintOptions {
-        settings,
-        levels: cfg.levels.clone(),
-        select: args.lint.select.clone(),
-        ignore: args.lint.ignore.clone(),
+        check: check::Options {
+            settings,
+            rules: check::RuleConfig {
+                levels: cfg.levels.clone(),
+                select: args.lint.select.clone(),
+                ignore: args.lint.ignore.clone(),
+            },
+            // An HPA that names no namespace is admitted in `default` (or `-n`'s) until its
+            // set's namespace is known: validation does not depend on it.
+            request: check::Request {
+                default_namespace: Some(args.lint.namespace.clone().unwrap_or_else(|| "default".into())),
+                ..check::Request::default()
+            },
+        },
         namespace: args.lint.namespace.clone(),
         scope: args.lint.scope.or(cfg.file.scope).unwrap_or_default(),
     };

@@ -6,10 +6,12 @@
 //!   policy sets one. For `autoscaling/v1`, `behavior` lives in the
 //!   `autoscaling.alpha.kubernetes.io/behavior` annotation, read and written with hpa-core's
 //!   conversion functions.
-//! - `/validate` runs kube-apiserver's pipeline without defaulting (the object is already
-//!   defaulted), then the policy's constraints, and denies with the 422 `Status`
-//!   kube-apiserver would return; constraints the policy enforces with `Warn` and lint
-//!   findings become warnings.
+//! - `/validate` takes the object through hpa-core's front door ([`hpa_core::check`]) without
+//!   defaulting (the object is already defaulted): kube-apiserver's pipeline and the rules in
+//!   one report. It denies with the 422 `Status` kube-apiserver would return for the report's
+//!   errors and the policy's constraints; constraints the policy enforces with `Warn` and the
+//!   report's findings (warning severity and above) become warnings. An object kube-apiserver
+//!   refuses gets only its errors and `HPA401`, as in `hpa-lint`.
 //!
 //! Requests for other resources, subresources or operations are admitted untouched. A body
 //! that is not a v1 AdmissionReview with a uid gets HTTP 400; a review whose request is
@@ -18,13 +20,14 @@
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use hpa_core::admission::{self as pipeline, Options};
+use hpa_core::admission as pipeline;
 use hpa_core::api::{self, ApiVersion, DecodeError, Strictness, VersionedHpa, v1, v2};
+use hpa_core::check::{self, Admission as Admitting, Input, Written};
 use hpa_core::convert::annotations;
 use hpa_core::defaults;
 use hpa_core::features::{FeatureGates, Gate, KubernetesVersion};
 use hpa_core::field::{self, FieldError};
-use hpa_core::rules::{self, Finding, RuleOptions, Severity, Subject};
+use hpa_core::rules::{self, Finding, Severity};
 
 use crate::metrics::{Endpoint, Operation, Outcome};
 use crate::patch;
@@ -38,8 +41,9 @@ pub const MAX_WARNING_CHARS: usize = 120;
 #[derive(Debug, Clone)]
 pub struct Admission {
     gates: FeatureGates,
-    /// `None` when lint warnings are off.
-    rule_options: Option<RuleOptions>,
+    /// The front door's options (the request's namespace is set per review); with lint
+    /// warnings off, only kube-apiserver's errors are checked.
+    check: check::Options,
 }
 
 /// The HTTP answer to one review.
@@ -124,12 +128,17 @@ struct Decoded<'a> {
 impl Admission {
     /// Admission for a cluster with these feature gates, with lint warnings.
     pub fn new(gates: FeatureGates) -> Admission {
-        Admission { rule_options: Some(RuleOptions { gates: gates.clone() }), gates }
+        let mut check = check::Options::for_gates(gates.clone());
+        // kube-apiserver has defaulted the object, and decoded it with its own (maybe newer)
+        // schema: an unknown field is version skew, ignored.
+        check.request =
+            check::Request { apply_defaults: false, default_namespace: None, strictness: Strictness::Lenient };
+        Admission { check, gates }
     }
 
     /// Turns lint warnings on or off.
     pub fn with_lint_warnings(mut self, on: bool) -> Admission {
-        self.rule_options = on.then(|| RuleOptions { gates: self.gates.clone() });
+        self.check.rules = if on { check::RuleConfig::default() } else { check::RuleConfig::only_errors() };
         self
     }
 
@@ -225,13 +234,21 @@ impl Admission {
             }
             pipeline::Operation::Create => None,
         };
-        let options = Options {
-            gates: self.gates.clone(),
-            apply_defaults: false,
-            default_namespace: (!namespace.is_empty()).then(|| namespace.to_string()),
+        let mut options = self.check.clone();
+        options.request.default_namespace = (!namespace.is_empty()).then(|| namespace.to_string());
+        let input = Input {
+            object: Written::Decoded(Box::new(new.hpa)),
+            old: old.as_ref().map(|o| o.hpa.clone()),
+            id: None,
+            world: None,
         };
-        let outcome = pipeline::admit(&new.hpa, old.as_ref().map(|o| &o.hpa), operation, &options)
-            .map_err(|e| ReviewError::Conversion(e.to_string()))?;
+        let report = check::check(input, &options);
+        let outcome = match report.admission {
+            Admitting::Admitted(admitted) => admitted.outcome,
+            Admitting::Unconvertible { error, .. } => return Err(ReviewError::Conversion(error.to_string())),
+            // The webhook decoded the object itself, so the door had nothing to decode.
+            _ => return Err(ReviewError::Conversion("the object did not decode".into())),
+        };
 
         let mut warnings: Vec<String> = Vec::new();
         let effective = policy.effective(namespace);
@@ -264,17 +281,15 @@ impl Admission {
                 self.gates.version()
             ))
         }));
-        // Lint findings (ignored alpha annotations among them): the rules enabled by default, at
-        // warning severity, and above it when nothing else denies the request.
+        // The report's findings (ignored alpha annotations among them) at warning severity and
+        // above, but HPA000: those are kube-apiserver's errors, the denial itself. For an object
+        // kube-apiserver refuses, the door reports nothing else but HPA401.
         let allowed = outcome.errors.is_empty() && denials.is_empty();
-        let findings = self.rule_options.as_ref().map_or_else(Vec::new, |options| {
-            rules::check_single(Subject { original: &new.hpa, internal: &outcome.object }, options)
-        });
         warnings.extend(
-            findings
+            report
+                .findings
                 .iter()
-                .filter(|f| f.rule.enabled_by_default)
-                .filter(|f| f.severity == Severity::Warning || (allowed && f.severity > Severity::Warning))
+                .filter(|f| f.rule.id != rules::INVALID.id && f.severity >= Severity::Warning)
                 .map(finding_warning),
         );
 
