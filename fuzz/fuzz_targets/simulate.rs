@@ -16,12 +16,12 @@
 #![no_main]
 
 use clap::Parser;
-use hpa_core::admission::Options;
+use hpa_core::check;
 use hpa_core::api::v2::HorizontalPodAutoscaler;
 use hpa_core::evaluator::controller::SyncOutcome;
 use hpa_core::evaluator::simulation::{Plan, Simulation, simulate};
 use hpa_core::features::FeatureGates;
-use hpa_lint::hpa::{self, Checked};
+use hpa_lint::hpa;
 use hpa_lint::input::{self, SourceFile};
 use hpa_lint::simulate::engine::PodTemplate;
 use hpa_lint::simulate::scenario::{self, Context, HpaSource, Scenario};
@@ -136,7 +136,8 @@ fn within_bounds(plan: &Plan, sim: &Simulation) {
 /// refuses the scenario.
 fn plan(scenario: &Scenario) -> Option<Plan> {
     let gates = FeatureGates::default();
-    let admission = Options { gates: gates.clone(), apply_defaults: true, default_namespace: Some("default".into()) };
+    let mut admission = check::Options::for_gates(gates.clone());
+    admission.rules = check::RuleConfig::only_errors();
     let (hpa, template, replicas, span) = match &scenario.hpa {
         HpaSource::Inline(node) => (admit(node, &admission)?, None, None, node.span),
         HpaSource::File(path) => {
@@ -157,9 +158,9 @@ fn plan(scenario: &Scenario) -> Option<Plan> {
     scenario::bind(scenario, ctx).ok()
 }
 
-fn admit(node: &Node, opts: &Options) -> Option<HorizontalPodAutoscaler> {
-    match hpa::check(node, None, opts) {
-        Checked::Admitted { outcome, .. } if outcome.allowed() => Some(outcome.object),
+fn admit(node: &Node, opts: &check::Options) -> Option<HorizontalPodAutoscaler> {
+    match hpa::check(node, None, opts).admission {
+        check::Admission::Admitted(admitted) if admitted.allowed() => Some(admitted.outcome.object),
         _ => None,
     }
 }

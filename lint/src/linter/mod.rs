@@ -13,7 +13,7 @@ use std::hash::BuildHasher as _;
 use std::sync::OnceLock;
 
 use hpa_core::api::ApiVersion;
-use hpa_core::check::{self, Admission, Admitted, Input, Written};
+use hpa_core::check::{self, Admission, Admitted, Input};
 use hpa_core::rules::objects;
 use hpa_core::rules::{self, Finding, Location, ObjectId, RuleMeta, Severity};
 use rayon::prelude::*;
@@ -694,12 +694,8 @@ fn first_pass_hpa(
     deferring: bool,
     r: &mut FileResult,
 ) {
-    let api_version = obj.api_version().unwrap_or_default();
-    let version = ApiVersion::parse(api_version);
-    let written = match hpa::decode(obj.node, opts.check.settings.gates.version()) {
-        Ok(o) => Written::Decoded(Box::new(o)),
-        Err(errors) => Written::Undecodable { api_version: api_version.to_string(), errors },
-    };
+    let version = obj.api_version().and_then(ApiVersion::parse);
+    let written = hpa::written(obj.node, opts.check.settings.gates.version());
     let report = check::check(Input { object: written, old: None, id: Some(&info.id), world: None }, &opts.check);
     let ignore = suppress::from_node(obj.node);
     let findings = about_keys(&report);

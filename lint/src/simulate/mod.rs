@@ -16,12 +16,12 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use clap::Args as ClapArgs;
-use hpa_core::admission::Options;
 use hpa_core::api::v2::HorizontalPodAutoscaler;
+use hpa_core::check;
 
 use crate::cli::{ClusterArgs, ReportFormat};
 use crate::controller_flags::{self, ControllerArgs};
-use crate::hpa::{self, Checked};
+use crate::hpa;
 use crate::input::{self, ObjectRef, SourceFile};
 use crate::source::{Node, NodeKind, Scalar, Span};
 use crate::{ExitStatus, Output};
@@ -121,7 +121,9 @@ fn prepare(
     let root = document_root(&file)?;
     let scenario = scenario::parse(root).map_err(|e| Failure::Invalid(positioned(&file, &e)))?;
 
-    let admission = Options { gates: gates.clone(), apply_defaults: true, default_namespace: Some("default".into()) };
+    // kube-apiserver's verdict only: no rule but HPA000 runs.
+    let mut admission = check::Options::for_gates(gates.clone());
+    admission.rules = check::RuleConfig::only_errors();
     let (hpa, workload, hpa_span) = match &scenario.hpa {
         HpaSource::Inline(node) => {
             let hpa = admit(&file, node, &admission)?;
@@ -183,11 +185,11 @@ fn document_root(file: &SourceFile) -> Result<&Node, Failure> {
 
 /// Runs an HPA object through admission; refuses it, with positioned errors, when
 /// kube-apiserver would.
-fn admit(file: &SourceFile, node: &Node, opts: &Options) -> Result<HorizontalPodAutoscaler, Failure> {
-    if let Checked::Admitted { outcome, .. } = hpa::check(node, None, opts)
-        && outcome.allowed()
+fn admit(file: &SourceFile, node: &Node, opts: &check::Options) -> Result<HorizontalPodAutoscaler, Failure> {
+    if let check::Admission::Admitted(admitted) = hpa::check(node, None, opts).admission
+        && admitted.allowed()
     {
-        return Ok(outcome.object);
+        return Ok(admitted.outcome.object);
     }
     let document = file
         .parsed
@@ -225,7 +227,7 @@ fn from_manifests(
     file: &SourceFile,
     scenario: &Scenario,
     hpa_span: Span,
-    opts: &Options,
+    opts: &check::Options,
 ) -> Result<(HorizontalPodAutoscaler, Workload), Failure> {
     if let Some(reason) = &file.unreadable {
         return Err(Failure::Invalid(vec![at(scenario_file, hpa_span, format!("{}: {reason}", file.name))]));
