@@ -220,9 +220,9 @@ impl Input<'_> {
     }
 }
 
-/// What kube-apiserver does with the request.
+/// What kube-apiserver does with the request. (Exhaustive on purpose: a front end renders
+/// every case, and a new one must not fall through a wildcard unseen.)
 #[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
 pub enum Admission {
     /// It would refuse to decode it (400 BadRequest).
     Undecodable {
