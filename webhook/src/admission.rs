@@ -79,7 +79,7 @@ pub enum ReviewError {
     Object(#[from] ObjectError),
     /// The object decodes but does not convert to the internal form.
     #[error("converting to the internal form: {0}")]
-    Conversion(String),
+    Conversion(#[from] pipeline::AdmitError),
 }
 
 /// Why `request.object` or `request.oldObject` cannot be decoded.
@@ -245,9 +245,13 @@ impl Admission {
         let report = check::check(input, &options);
         let outcome = match report.admission {
             Admitting::Admitted(admitted) => admitted.outcome,
-            Admitting::Unconvertible { error, .. } => return Err(ReviewError::Conversion(error.to_string())),
-            // The webhook decoded the object itself, so the door had nothing to decode.
-            _ => return Err(ReviewError::Conversion("the object did not decode".into())),
+            Admitting::Unconvertible { error, .. } => return Err(error.into()),
+            // Not reached: the webhook decoded the object itself (leniently, from the request's
+            // bytes) before handing it to the door.
+            Admitting::Undecodable { version, errors } => {
+                let message = api::decode_failure_message(version, &errors);
+                return Err(ObjectError::Undecodable { field: "object", version, errors, message }.into());
+            }
         };
 
         let mut warnings: Vec<String> = Vec::new();
