@@ -134,7 +134,7 @@ pub enum Command {
     /// Simulate the HPA controller over time from a scenario file: every sync, a chart, JSON or SVG.
     ///
     /// The controller's flags given on the command line override the scenario's `controller:`.
-    Simulate(crate::simulate::SimulateArgs),
+    Simulate(SimulateArgs),
     /// List the lint rules, or print one rule's documentation.
     Rules(RulesArgs),
 }
@@ -183,6 +183,27 @@ impl ClusterArgs {
         }
         Ok(gates)
     }
+}
+
+/// `hpa-lint simulate`.
+#[derive(Debug, Clone, ClapArgs)]
+pub struct SimulateArgs {
+    /// The scenario file (YAML; `-` reads standard input, with paths relative to the current
+    /// directory).
+    #[arg(value_name = "SCENARIO")]
+    pub scenario: String,
+
+    /// Output format: a table and chart, or `{"steps": [...]}`.
+    #[arg(short = 'o', long = "output", value_enum, default_value_t = ReportFormat::Human)]
+    pub output: ReportFormat,
+
+    /// Also write an SVG chart (replicas and metrics against time) to this file.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<std::path::PathBuf>,
+
+    /// kube-controller-manager's flags (they override the scenario's `controller:`).
+    #[command(flatten)]
+    pub controller: crate::controller_flags::ControllerArgs,
 }
 
 /// `hpa-lint validate`.

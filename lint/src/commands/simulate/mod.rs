@@ -15,39 +15,17 @@ pub mod svg;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use clap::Args as ClapArgs;
 use hpa_core::api::v2::HorizontalPodAutoscaler;
 use hpa_core::check;
 
-use crate::cli::{ClusterArgs, ReportFormat};
-use crate::controller_flags::{self, ControllerArgs};
+use crate::cli::{ClusterArgs, ReportFormat, SimulateArgs};
+use crate::controller_flags;
 use crate::hpa;
 use crate::input::{self, ObjectRef, SourceFile};
 use crate::source::{Node, NodeKind, Scalar, Span};
 use crate::{ExitStatus, Output};
 
 use scenario::{Context, HpaSource, Scenario, ScenarioError};
-
-/// `hpa-lint simulate`.
-#[derive(Debug, Clone, ClapArgs)]
-pub struct SimulateArgs {
-    /// The scenario file (YAML; `-` reads standard input, with paths relative to the current
-    /// directory).
-    #[arg(value_name = "SCENARIO")]
-    pub scenario: String,
-
-    /// Output format: a table and chart, or `{"steps": [...]}`.
-    #[arg(short = 'o', long = "output", value_enum, default_value_t = ReportFormat::Human)]
-    pub output: ReportFormat,
-
-    /// Also write an SVG chart (replicas and metrics against time) to this file.
-    #[arg(long, value_name = "FILE.svg")]
-    pub plot: Option<PathBuf>,
-
-    /// kube-controller-manager's flags (they override the scenario's `controller:`).
-    #[command(flatten)]
-    pub controller: ControllerArgs,
-}
 
 /// Why a run stopped before simulating.
 enum Failure {
@@ -198,7 +176,7 @@ fn admit(file: &SourceFile, node: &Node, opts: &check::Options) -> Result<Horizo
         .find(|d| d.root.span.start.index <= node.span.start.index && node.span.end.index <= d.root.span.end.index)
         .map_or(0, |d| d.index);
     let obj = ObjectRef { file: 0, document, item: None, node };
-    let entry = crate::validate::validate_object(file, &obj, &HashMap::new(), opts);
+    let entry = crate::commands::validate::validate_object(file, &obj, &HashMap::new(), opts);
     let mut messages: Vec<String> = entry
         .errors
         .iter()

@@ -140,7 +140,7 @@ fn render(pieces: &[Piece], format: ObjectFormat) -> String {
                     Piece::Converted(v) | Piece::Original { json: v, .. } => v.clone(),
                 })
                 .collect();
-            crate::default_cmd::render_objects(&values, ObjectFormat::Json)
+            crate::commands::default::render_objects(&values, ObjectFormat::Json)
         }
         ObjectFormat::Yaml => {
             let docs: Vec<String> = pieces
