@@ -150,6 +150,12 @@ impl Options {
         }
     }
 
+    /// Options for kube-apiserver's verdict only (no rule but `HPA000` runs): what
+    /// `hpa-lint validate`, `explain` and `simulate` ask.
+    pub fn verdict_only(gates: FeatureGates) -> Options {
+        Options { rules: RuleConfig::only_errors(), ..Options::for_gates(gates) }
+    }
+
     /// kube-apiserver's pipeline options.
     fn admission(&self) -> admission::Options {
         admission::Options {
@@ -430,4 +436,100 @@ fn undecodable(api_version: &str, errors: Vec<DecodeError>, opts: &Options) -> R
 /// written: the findings of the enabled rules about such objects (`HPA406 misspelled-kind`).
 pub fn check_other(api_version: &str, kind: &str, opts: &Options) -> Vec<Finding> {
     rules::check_misspelled_kind(api_version, kind).and_then(|f| opts.rules.configure(f)).into_iter().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn written(value: serde_json::Value) -> Written {
+        let api_version = value["apiVersion"].as_str().unwrap_or_default().to_string();
+        match api::decode(&value) {
+            Ok(o) => Written::Decoded(Box::new(o)),
+            Err(errors) => Written::Undecodable { api_version, errors },
+        }
+    }
+
+    fn hpa(min: i64, max: i64) -> serde_json::Value {
+        json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": "web", "namespace": "shop"},
+            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+                "minReplicas": min, "maxReplicas": max}})
+    }
+
+    /// A set with no other object.
+    struct Nothing;
+
+    impl Objects for Nothing {
+        fn workload(&self, _: &str, _: &str, _: &str) -> Option<&rules::objects::Workload> {
+            None
+        }
+        fn limit_ranges(&self, _: &str) -> &[rules::objects::LimitRange] {
+            &[]
+        }
+        fn workload_any_case(&self, _: &str, _: &str, _: &str) -> Option<&rules::objects::Workload> {
+            None
+        }
+        fn pdbs(&self, _: &str) -> &[rules::objects::Pdb] {
+            &[]
+        }
+        fn vpas(&self, _: &str) -> &[rules::objects::Vpa] {
+            &[]
+        }
+        fn scaled_objects(&self, _: &str) -> &[rules::objects::ScaledObject] {
+            &[]
+        }
+        fn hpas_targeting(&self, _: &str, _: &str, _: &str) -> &[ObjectId] {
+            &[]
+        }
+    }
+
+    fn ids(report: &Report) -> Vec<&'static str> {
+        report.findings.iter().map(|f| f.rule.id).collect()
+    }
+
+    #[test]
+    fn an_object_kube_apiserver_refuses_gets_only_its_errors() {
+        let opts = Options::default();
+        // Accepted: the rules run (minReplicas equals maxReplicas).
+        let report = check(Input::create(written(hpa(3, 3))), &opts);
+        assert!(report.allowed() && report.message().is_none());
+        assert!(ids(&report).contains(&"HPA101"), "{:?}", ids(&report));
+        // Refused (minReplicas above maxReplicas): kube-apiserver's errors only.
+        let report = check(Input::create(written(hpa(5, 3))), &opts);
+        assert!(!report.allowed());
+        assert!(!ids(&report).is_empty() && ids(&report).iter().all(|id| *id == "HPA000"), "{:?}", ids(&report));
+        let Admission::Admitted(admitted) = &report.admission else { panic!("{:?}", report.admission) };
+        assert!(admitted.check_world(None, &Nothing, &opts).is_empty());
+        // Undecodable in a version no release serves: HPA401 alone.
+        let mut old = hpa(1, 3);
+        old["apiVersion"] = json!("autoscaling/v2alpha1");
+        let report = check(Input::create(written(old)), &opts);
+        assert!(matches!(report.admission, Admission::Undecodable { .. }));
+        assert_eq!(ids(&report), ["HPA401"]);
+    }
+
+    #[test]
+    fn the_rule_configuration_decides_what_runs_and_at_which_severity() {
+        let mut opts = Options::default();
+        opts.rules.ignore = vec!["min-replicas-equals-max".into(), "HPA000".into()];
+        let report = check(Input::create(written(hpa(3, 3))), &opts);
+        assert!(!ids(&report).contains(&"HPA101"));
+        // HPA000 cannot be ignored.
+        let report = check(Input::create(written(hpa(5, 3))), &opts);
+        assert!(ids(&report).contains(&"HPA000"));
+        let mut opts = Options::default();
+        opts.rules.levels.insert("HPA101", RuleLevel::At(Severity::Error));
+        let report = check(Input::create(written(hpa(3, 3))), &opts);
+        let f = report.findings.iter().find(|f| f.rule.id == "HPA101").unwrap();
+        assert_eq!(f.severity, Severity::Error);
+        // Only kube-apiserver's verdict.
+        let report = check(Input::create(written(hpa(3, 3))), &Options::verdict_only(FeatureGates::default()));
+        assert!(report.findings.is_empty());
+        // Objects that are not HPAs.
+        assert_eq!(check_other("autoscaling/v2", "HorizontalPodAutoscalar", &Options::default()).len(), 1);
+        assert!(check_other("apps/v1", "Deployment", &Options::default()).is_empty());
+    }
 }

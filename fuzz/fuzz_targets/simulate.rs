@@ -136,8 +136,7 @@ fn within_bounds(plan: &Plan, sim: &Simulation) {
 /// refuses the scenario.
 fn plan(scenario: &Scenario) -> Option<Plan> {
     let gates = FeatureGates::default();
-    let mut admission = check::Options::for_gates(gates.clone());
-    admission.rules = check::RuleConfig::only_errors();
+    let admission = check::Options::verdict_only(gates.clone());
     let (hpa, template, replicas, span) = match &scenario.hpa {
         HpaSource::Inline(node) => (admit(node, &admission)?, None, None, node.span),
         HpaSource::File(path) => {

@@ -26,9 +26,7 @@ pub fn run(args: &ExplainArgs, cluster: &crate::cli::ClusterArgs, out: &mut Outp
         Ok(c) => c,
         Err(e) => return out.usage_error(&format!("--{e}")),
     };
-    // kube-apiserver's verdict only: no rule but HPA000 runs.
-    let mut opts = check::Options::for_gates(gates.clone());
-    opts.rules = check::RuleConfig::only_errors();
+    let opts = check::Options::verdict_only(gates.clone());
     let (origins, mut errors) = input::discover(&args.paths, &args.input.exclude);
     let (files, load_errors) = input::load(&origins, out);
     errors.extend(load_errors);

@@ -78,9 +78,7 @@ pub fn run(args: &ValidateArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> 
         Ok(g) => g,
         Err(e) => return out.usage_error(&e.to_string()),
     };
-    // kube-apiserver's verdict only: no rule but HPA000 runs.
-    let mut opts = check::Options::for_gates(gates);
-    opts.rules = check::RuleConfig::only_errors();
+    let mut opts = check::Options::verdict_only(gates);
     opts.request.apply_defaults = !args.no_defaults;
     let (origins, mut io_errors) = input::discover(&args.paths, &args.input.exclude);
     let (files, load_errors) = input::load(&origins, out);

@@ -99,9 +99,7 @@ fn prepare(
     let root = document_root(&file)?;
     let scenario = scenario::parse(root).map_err(|e| Failure::Invalid(positioned(&file, &e)))?;
 
-    // kube-apiserver's verdict only: no rule but HPA000 runs.
-    let mut admission = check::Options::for_gates(gates.clone());
-    admission.rules = check::RuleConfig::only_errors();
+    let admission = check::Options::verdict_only(gates.clone());
     let (hpa, workload, hpa_span) = match &scenario.hpa {
         HpaSource::Inline(node) => {
             let hpa = admit(&file, node, &admission)?;
