@@ -27,17 +27,9 @@ pub fn run(args: &ExplainArgs, cluster: &crate::cli::ClusterArgs, out: &mut Outp
         Err(e) => return out.usage_error(&format!("--{e}")),
     };
     let opts = check::Options::verdict_only(gates.clone());
-    let (origins, mut errors) = input::discover(&args.paths, &args.input.exclude);
-    let (files, load_errors) = input::load(&origins, out);
-    errors.extend(load_errors);
-    let mut status = ExitStatus::Clean;
     let mut reports = Vec::new();
-    for (i, file) in files.iter().enumerate() {
-        if let Some(reason) = &file.unreadable {
-            out.error(&format!("{}: {reason}", file.name));
-            status = status.max(ExitStatus::Findings);
-            continue;
-        }
+    let status = super::each_file(&args.paths, &args.input, out, |i, file, out| {
+        let mut status = ExitStatus::Clean;
         for obj in input::objects(i, file) {
             if !obj.is_hpa() {
                 continue;
@@ -68,16 +60,8 @@ pub fn run(args: &ExplainArgs, cluster: &crate::cli::ClusterArgs, out: &mut Outp
                 }
             }
         }
-        if let Some(e) = &file.parsed.error {
-            let (line, col) = file.line_col(e.mark);
-            out.error(&format!("{}:{line}:{col}: {}", file.name, e.message));
-            status = status.max(ExitStatus::Findings);
-        }
-    }
-    for e in &errors {
-        out.error(&e.to_string());
-        status = ExitStatus::Error;
-    }
+        status
+    });
     let text = match args.output {
         ReportFormat::Human => reports.iter().map(Report::human).collect::<Vec<_>>().join("\n"),
         ReportFormat::Json => {
