@@ -24,7 +24,7 @@ use hpa_core::features::FeatureGates;
 use hpa_lint::hpa;
 use hpa_lint::input::{self, SourceFile};
 use hpa_lint::simulate::engine::PodTemplate;
-use hpa_lint::simulate::scenario::{self, Context, HpaSource, Scenario};
+use hpa_lint::simulate::scenario::{self, HpaSource, PlanInputs, Scenario};
 use hpa_lint::source::{Node, NodeKind, Scalar};
 use libfuzzer_sys::fuzz_target;
 
@@ -153,7 +153,7 @@ fn plan(scenario: &Scenario) -> Option<Plan> {
         }
     };
     let options = hpa_lint::controller_flags::configuration(gates, &[&scenario.controller]).ok()?;
-    let ctx = Context { hpa, workload_template: template, workload_replicas: replicas, hpa_span: span, options };
+    let ctx = PlanInputs { hpa, workload_template: template, workload_replicas: replicas, hpa_span: span, options };
     scenario::bind(scenario, ctx).ok()
 }
 

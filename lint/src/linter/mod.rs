@@ -97,7 +97,7 @@ pub struct Related {
 
 /// What a lint run found.
 #[derive(Debug, Default)]
-pub struct Outcome {
+pub struct LintResults {
     /// Diagnostics, sorted by file, position and rule.
     pub diagnostics: Vec<Diagnostic>,
     /// How many objects were read.
@@ -296,7 +296,7 @@ fn object_id(obj: &ObjectRef<'_>) -> (ObjectId, Namespace) {
 ///    files) and index each;
 /// 3. per HPA, in parallel: the rules that need the other objects of its set (the files their
 ///    findings are about are parsed again, for positions).
-pub fn lint(files: &[SourceFile], opts: &LintOptions) -> Outcome {
+pub fn lint(files: &[SourceFile], opts: &LintOptions) -> LintResults {
     let names: Vec<&str> = files.iter().map(|f| f.name.as_str()).collect();
     let (outcome, _, _) = lint_sources(&Sources::Loaded(files), &names, opts);
     outcome
@@ -323,7 +323,7 @@ pub fn lint_inputs(
     origins: &[input::Origin],
     stdin: Option<&[u8]>,
     opts: &LintOptions,
-) -> (Outcome, Vec<SourceFile>, Vec<input::InputError>) {
+) -> (LintResults, Vec<SourceFile>, Vec<input::InputError>) {
     let names: Vec<String> = origins.iter().map(input::origin_name).collect();
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
     lint_sources(&Sources::Lazy { origins, stdin }, &names, opts)
@@ -333,10 +333,10 @@ fn lint_sources(
     sources: &Sources<'_>,
     names: &[&str],
     opts: &LintOptions,
-) -> (Outcome, Vec<SourceFile>, Vec<input::InputError>) {
+) -> (LintResults, Vec<SourceFile>, Vec<input::InputError>) {
     let timer = Timer::start();
     let parts: Vec<GroupResult> = groups(names, opts.scope).par_iter().map(|g| lint_group(sources, g, opts)).collect();
-    let mut outcome = Outcome::default();
+    let mut outcome = LintResults::default();
     let mut files: Vec<Option<SourceFile>> = (0..names.len()).map(|_| None).collect();
     let mut errors = Vec::new();
     for (mut part, read, mut errs) in parts {
@@ -390,7 +390,7 @@ fn groups(names: &[&str], scope: Scope) -> Vec<Vec<usize>> {
 
 /// What linting a group gives: the outcome, the files read (by input index) and the inputs
 /// that could not be read.
-type GroupResult = (Outcome, Vec<(usize, SourceFile)>, Vec<input::InputError>);
+type GroupResult = (LintResults, Vec<(usize, SourceFile)>, Vec<input::InputError>);
 
 /// Lints one group of files (see [`lint`]); returns what it found, the files it read (for
 /// [`Sources::Lazy`]) and the inputs it could not read.
@@ -441,7 +441,7 @@ fn lint_group(sources: &Sources<'_>, members: &[usize], opts: &LintOptions) -> G
 
     // The sets: the group, or each file when the group is a directory that defines an object
     // twice (alternatives, not objects applied together).
-    let mut outcome = Outcome::default();
+    let mut outcome = LintResults::default();
     let split = match duplicate_definition(&per_file) {
         Some((what, a, b)) if opts.scope == Scope::Directory && members.len() > 1 => {
             // `a` and `b` are positions in the group, as `files` is.

@@ -25,7 +25,7 @@ use crate::input::{self, ObjectRef, SourceFile};
 use crate::source::{Node, NodeKind, Scalar, Span};
 use crate::{ExitStatus, Output};
 
-use scenario::{Context, HpaSource, Scenario, ScenarioError};
+use scenario::{HpaSource, PlanInputs, Scenario, ScenarioError};
 
 /// Why a run stopped before simulating.
 enum Failure {
@@ -133,8 +133,13 @@ fn prepare(
         sync_period_ms: i64::try_from(options.sync_period.as_millis()).unwrap_or(15_000),
         pod_ready_after_ms: scenario.pod_ready_after_ms.max(scenario.pod_start_after_ms),
     };
-    let ctx =
-        Context { hpa, workload_template: workload.template, workload_replicas: workload.replicas, hpa_span, options };
+    let ctx = PlanInputs {
+        hpa,
+        workload_template: workload.template,
+        workload_replicas: workload.replicas,
+        hpa_span,
+        options,
+    };
     let plan = scenario::bind(&scenario, ctx).map_err(|e| Failure::Invalid(positioned(&file, &e)))?;
     Ok((plan, header))
 }
