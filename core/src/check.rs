@@ -28,7 +28,7 @@ use crate::admission::{self, AdmitError, Operation};
 use crate::api::decode::Source;
 use crate::api::{self, ApiVersion, DecodeError, DecodeErrorKind, Strictness, VersionedHpa, v2};
 use crate::convert;
-use crate::features::{FeatureGates, KubernetesVersion};
+use crate::features::FeatureGates;
 use crate::rules::{self, Context, Finding, ObjectId, Objects, RuleMeta, Settings, Severity};
 
 /// A rule's configured fate.
@@ -182,15 +182,10 @@ pub enum Written {
 
 impl Written {
     /// Decodes an object from `source` (YAML nodes, JSON) with `kind` and `apiVersion` as
-    /// written, as `release`'s kube-apiserver decodes a request body
-    /// ([`api::decode_source`]).
-    pub fn decode<'de, S: Source<'de>>(
-        kind: &str,
-        api_version: &str,
-        source: S,
-        strictness: Strictness,
-        release: KubernetesVersion,
-    ) -> Written {
+    /// written, as the release of `opts` decodes a request body, with the request's
+    /// strictness ([`api::decode_source`]).
+    pub fn decode<'de, S: Source<'de>>(kind: &str, api_version: &str, source: S, opts: &Options) -> Written {
+        let (strictness, release) = (opts.request.strictness, opts.settings.gates.version());
         Written::from_result(api_version, api::decode_source(kind, api_version, source, strictness, release))
     }
 

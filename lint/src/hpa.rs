@@ -14,32 +14,33 @@ use crate::source::{self, Located, Node, NodeKind, NodeSource, Span};
 /// duplicate fields are errors).
 pub fn decode(node: &Node, release: KubernetesVersion) -> Result<VersionedHpa, Vec<DecodeError>> {
     if !matches!(node.kind, NodeKind::Map(_)) {
-        return Err(vec![DecodeError {
-            kind: DecodeErrorKind::NotAnObject,
-            path: String::new(),
-            message: "expected an object".into(),
-        }]);
+        return Err(not_an_object());
     }
     let field = |k: &str| node.get(k).and_then(Node::as_str).unwrap_or("");
     api::decode_source(field("kind"), field("apiVersion"), NodeSource::new(node), Strictness::Strict, release)
         .map(|decoded| decoded.value)
 }
 
-/// An object's node as the front door takes it: what [`decode`] makes of it.
-pub fn written(node: &Node, release: KubernetesVersion) -> Written {
-    match decode(node, release) {
-        Ok(o) => Written::Decoded(Box::new(o)),
-        Err(errors) => Written::Undecodable {
-            api_version: node.get("apiVersion").and_then(Node::as_str).unwrap_or_default().to_string(),
-            errors,
-        },
+/// The decoder's error for a node that is not a mapping.
+fn not_an_object() -> Vec<DecodeError> {
+    vec![DecodeError { kind: DecodeErrorKind::NotAnObject, path: String::new(), message: "expected an object".into() }]
+}
+
+/// An object's node as the front door takes it: decoded by the door's decoder with the
+/// release and strictness of `opts` ([`check::Written::decode`]; [`decode`] is the same with
+/// kubectl's strictness).
+pub fn written(node: &Node, opts: &check::Options) -> Written {
+    let field = |k: &str| node.get(k).and_then(Node::as_str).unwrap_or("");
+    if !matches!(node.kind, NodeKind::Map(_)) {
+        return Written::Undecodable { api_version: field("apiVersion").to_string(), errors: not_an_object() };
     }
+    Written::decode(field("kind"), field("apiVersion"), NodeSource::new(node), opts)
 }
 
 /// Takes one object through hpa-core's front door ([`check::check`]), as an UPDATE of `old`
 /// when there is one (the stored object: decoded leniently, as what its release's types hold).
 pub fn check(node: &Node, old: Option<&Node>, opts: &check::Options) -> check::Report {
-    let object = written(node, opts.settings.gates.version());
+    let object = written(node, opts);
     let old = old.and_then(|o| {
         let field = |k: &str| o.get(k).and_then(Node::as_str).unwrap_or("");
         let source = NodeSource::new(o);
