@@ -16,6 +16,11 @@
 #
 # plus /readyz 4 times a second and /metrics every second, each on a new connection.
 #
+# With CONTEXT=1 (the default) the server runs with --context-cache, watching a test API server
+# (tests/benches/cluster_read.rs serve, its own process) of HPAS HPAs and WORKLOADS workloads
+# whose workloads change CHURN times a minute (a new image in the pod template, round robin):
+# the cache takes a steady stream of watch events while it answers, and must not grow.
+#
 # Timeline (fractions of DURATION; the script announces each step to the client, which holds
 # every answer to what must be true at that moment):
 #
@@ -49,6 +54,8 @@
 #
 #   bench/soak/run.sh                      # DURATION=120s CONNECTIONS=32 RATE=800
 #   DURATION=10m RATE=400 bench/soak/run.sh
+#   CONTEXT=0 bench/soak/run.sh            # without the context cache and its churn
+#   HPAS=5000 WORKLOADS=20000 CHURN=1000 bench/soak/run.sh   # defaults: 500, 2000, 1000
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -58,6 +65,10 @@ RATE=${RATE:-800}
 RELOAD_INTERVAL=${RELOAD_INTERVAL:-1s}
 MAX_BODY_BYTES=${MAX_BODY_BYTES:-262144}
 RSS_BOUND=${RSS_BOUND:-10}
+CONTEXT=${CONTEXT:-1}
+HPAS=${HPAS:-500}
+WORKLOADS=${WORKLOADS:-2000}
+CHURN=${CHURN:-1000}
 TARGET_DIR=${CARGO_TARGET_DIR:-target}
 
 die() {
@@ -88,10 +99,12 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/hpa-soak.XXXXXX")
 SERVER=
 CLIENT_PID=
 SAMPLER=
+API_PID=
 # shellcheck disable=SC2317  # reached through the EXIT trap only
 cleanup() {
   local pid
-  for pid in "$CLIENT_PID" "$SAMPLER" "$SERVER"; do
+  exec 3>&- 2>/dev/null || true
+  for pid in "$CLIENT_PID" "$SAMPLER" "$SERVER" "$API_PID"; do
     if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; fi
   done
   wait 2>/dev/null || true
@@ -152,10 +165,26 @@ rules:
         stabilizationWindowSeconds: 600
 EOF
 
+# --- the cluster the context cache watches, with churn ---
+CONTEXT_FLAGS=()
+if [ "$CONTEXT" = 1 ]; then
+  API=$(CARGO_TARGET_DIR=$TARGET_DIR cargo bench -q -p hpa-tests --bench cluster_read --no-run --message-format=json 2>/dev/null |
+    sed -n 's/.*"executable":"\([^"]*cluster_read[^"]*\)".*/\1/p' | tail -1)
+  [ -x "$API" ] || die "building the cluster_read bench failed"
+  mkdir "$WORK/api"
+  mkfifo "$WORK/api/stdin"
+  "$API" serve "$WORK/api" "$HPAS" "$WORKLOADS" "$CHURN" <"$WORK/api/stdin" 2>"$WORK/api.log" &
+  API_PID=$!
+  exec 3>"$WORK/api/stdin"   # holds the API server's stdin open; closing it stops it
+  for _ in $(seq 1 1200); do [ -f "$WORK/api/ready" ] && break; sleep 0.5; done
+  [ -f "$WORK/api/ready" ] || die "the test API server did not get ready"
+  CONTEXT_FLAGS=(--context-cache true --kubeconfig "$WORK/api/kubeconfig" --context-sync-timeout 5m)
+fi
+
 # --- the server ---
 "$BIN" --addr "127.0.0.1:${PORT:-0}" --tls-cert "$TLS/tls.crt" --tls-key "$TLS/tls.key" \
   --policy "$WORK/policy.yaml" --reload-interval "$RELOAD_INTERVAL" --max-body-bytes "$MAX_BODY_BYTES" \
-  --log-format json --log-level info 2>"$WORK/server.log" &
+  "${CONTEXT_FLAGS[@]}" --log-format json --log-level info 2>"$WORK/server.log" &
 SERVER=$!
 ADDR=
 for _ in $(seq 200); do
@@ -165,7 +194,7 @@ for _ in $(seq 200); do
   sleep 0.05
 done
 [ -n "$ADDR" ] || die "the server did not report its address"
-for _ in $(seq 200); do
+for _ in $(seq 2000); do
   curl -sf --cacert "$WORK/mint/gen0/ca.crt" --resolve "localhost:${ADDR##*:}:127.0.0.1" \
     -o /dev/null "https://localhost:${ADDR##*:}/readyz" && break
   sleep 0.05
@@ -237,6 +266,15 @@ CLIENT_PID=
 # --- the server's side ---
 sleep 1
 RSS_IDLE=$(rss)
+CONTEXT_LINE=
+if [ "$CONTEXT" = 1 ]; then
+  # Loopback only: the CA in force changed with the rotations, so the scrape skips verification.
+  CONTEXT_LINE=$(curl -sk "https://127.0.0.1:${ADDR##*:}/metrics" | awk -v churn="$CHURN" '
+    /^hpa_webhook_context_objects\{/ { n += $2 }
+    /^hpa_webhook_context_synced\{/ { s += $2; w++ }
+    /^hpa_webhook_context_stale_views_total/ { stale += $2 }
+    END { printf "- context cache: %d objects, %d of %d watches synced, %d stale views, under %s workload updates a minute", n, s, w, stale, churn }')
+fi
 kill -TERM "$SERVER"
 STOP_START=$(date +%s.%N)
 for _ in $(seq 300); do
@@ -271,6 +309,7 @@ echo "- RSS (VmRSS) after warm-up, t = $((WARM_AT - ${T0%.*})) s: ${RSS_BEFORE} 
 echo "- RSS peak ${PEAK} KiB; idle 1 s after the load: ${RSS_IDLE} KiB; every 10 s (KiB):" \
   "$(awk -v t0="${T0%.*}" '$2 != "" && (($1 - t0) % 10 == 0) { printf "%s%d s %s", sep, $1 - t0, $2; sep = ", " }' "$WORK/rss.log")"
 [ "$RSS_OK" = yes ] || FAILED=1
+if [ -n "$CONTEXT_LINE" ]; then echo "$CONTEXT_LINE"; fi
 echo "- CPU: $(awk -v t="$CPU_TICKS" -v hz="$(getconf CLK_TCK)" -v d="$DURATION_S" \
   'BEGIN { printf "%.1f s (%.0f %% of one core)", t / hz, 100 * t / hz / d }')"
 

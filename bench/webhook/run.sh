@@ -5,6 +5,12 @@
 #   webhook /validate, webhook /mutate    the real thing (review.json: a 2 KB v2 CREATE)
 #   webhook /validate, no lint            the same with --lint-warnings=false (the share of the
 #                                         lint rules in /validate's cost)
+#   webhook /validate, context            the same with --context-cache, watching a test API
+#                                         server (tests/benches/cluster_read.rs serve, in its own
+#                                         process) that holds HPAS HPAs and WORKLOADS workloads:
+#                                         the cross-object rules run against the cache; the
+#                                         review's HPA becomes one of those HPAs, on its
+#                                         Deployment (for every target)
 #   baseline fixed                        a fixed response of the same size (HTTP + TLS only)
 #   baseline parse                        parse into serde_json::Value, serialize a response
 #
@@ -21,12 +27,20 @@
 #
 #   bench/webhook/run.sh                  # DURATION=3s ROUNDS=5 THREADS=1 by default
 #   DURATION=10s ROUNDS=3 bench/webhook/run.sh
+#   CONTEXT=0 bench/webhook/run.sh        # without the context target (no test API server)
+#   HPAS=500 WORKLOADS=2000 bench/webhook/run.sh
+#
+# With the context target, the context webhook's resident memory (VmRSS, and its peak VmHWM)
+# is printed after the table.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 DURATION=${DURATION:-3s}
 ROUNDS=${ROUNDS:-5}
 THREADS=${THREADS:-1}
+CONTEXT=${CONTEXT:-1}
+HPAS=${HPAS:-5000}
+WORKLOADS=${WORKLOADS:-20000}
 TARGET_DIR=${CARGO_TARGET_DIR:-target}
 BENCH=bench/webhook
 REVIEW=$BENCH/review.json
@@ -50,11 +64,39 @@ BASELINE=$TARGET_DIR/release/examples/baseline
 WORK=$(mktemp -d)
 PIDS=()
 cleanup() {
+  exec 3>&- 2>/dev/null || true
   for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
   wait 2>/dev/null || true
   rm -rf "$WORK"
 }
 trap cleanup EXIT
+
+if [ "$CONTEXT" = 1 ]; then
+  # The test API server with the cluster, in its own process (as bench/cluster/run.sh runs it).
+  API=$(CARGO_TARGET_DIR=$TARGET_DIR cargo bench -q -p hpa-tests --bench cluster_read --no-run --message-format=json 2>/dev/null |
+    sed -n 's/.*"executable":"\([^"]*cluster_read[^"]*\)".*/\1/p' | tail -1)
+  [ -x "$API" ] || { echo "building the cluster_read bench failed" >&2; exit 1; }
+  mkdir "$WORK/api"
+  mkfifo "$WORK/api/stdin"
+  "$API" serve "$WORK/api" "$HPAS" "$WORKLOADS" <"$WORK/api/stdin" 2>>"$WORK/servers.log" &
+  PIDS+=($!)
+  exec 3>"$WORK/api/stdin"   # holds the server's stdin open; closing it stops the server
+  echo "loading $HPAS HPAs and $WORKLOADS workloads into the test API server" >&2
+  for _ in $(seq 1 1200); do [ -f "$WORK/api/ready" ] && break; sleep 0.5; done
+  [ -f "$WORK/api/ready" ] || { echo "the test API server did not get ready" >&2; exit 1; }
+  # The review's HPA as the cached HPA web-0 of team-0 (in its place: no other HPA on the same
+  # target), on that cluster's Deployment web-0.
+  python3 - "$REVIEW" "$WORK/review.json" <<'PY'
+import json, sys
+review = json.load(open(sys.argv[1]))
+request = review["request"]
+request["namespace"] = request["object"]["metadata"]["namespace"] = "team-0"
+request["name"] = request["object"]["metadata"]["name"] = "web-0"
+request["object"]["spec"]["scaleTargetRef"]["name"] = "web-0"
+open(sys.argv[2], "w").write(json.dumps(review, separators=(",", ":")))
+PY
+  REVIEW=$WORK/review.json
+fi
 
 "$BIN" certs --service localhost --namespace bench --out "$WORK/certs" >/dev/null 2>&1
 CERT=(--tls-cert "$WORK/certs/tls.crt" --tls-key "$WORK/certs/tls.key")
@@ -71,17 +113,31 @@ start 18443 "$BIN" --addr 127.0.0.1:18443 "${CERT[@]}" --log-level warn --log-fo
 start 18446 "$BIN" --addr 127.0.0.1:18446 "${CERT[@]}" --lint-warnings false --log-level warn --log-format json
 start 18444 "$BASELINE" --mode fixed --addr 127.0.0.1:18444 "${CERT[@]}"
 start 18445 "$BASELINE" --mode parse --addr 127.0.0.1:18445 "${CERT[@]}"
+PORTS=(18443 18444 18445 18446)
+if [ "$CONTEXT" = 1 ]; then
+  start 18447 "$BIN" --addr 127.0.0.1:18447 "${CERT[@]}" --log-level warn --log-format json \
+    --context-cache true --kubeconfig "$WORK/api/kubeconfig" --context-sync-timeout 10m
+  PORTS+=(18447)
+  echo "waiting for the context cache to sync" >&2
+  for _ in $(seq 1 1200); do
+    [ "$(curl -sk -o /dev/null -w '%{http_code}' https://127.0.0.1:18447/readyz)" = 200 ] && break
+    sleep 0.5
+  done
+fi
 
 # Wait until every server answers, and check that each answers the review correctly.
-for port in 18443 18444 18445 18446; do
+for port in "${PORTS[@]}"; do
   for _ in $(seq 100); do
     curl -sk -o /dev/null "https://127.0.0.1:$port/validate" --data-binary @"$REVIEW" && break
     sleep 0.05
   done
 done
-for target in 18443/validate 18443/mutate 18446/validate 18444/validate 18445/validate; do
+CHECKED=(18443/validate 18443/mutate 18446/validate 18444/validate 18445/validate)
+if [ "$CONTEXT" = 1 ]; then CHECKED+=(18447/validate); fi
+for target in "${CHECKED[@]}"; do
   answer=$(curl -sk "https://127.0.0.1:$target" -H 'content-type: application/json' --data-binary @"$REVIEW")
   case $answer in
+    *'checked this HPA alone'*) echo "the context cache is not fresh: $answer" >&2; exit 1 ;;
     *'"uid":"0df28fbd-5f5f-11e8-bc74-36e6bb280816","allowed":true'*) ;;
     *) echo "unexpected answer from $target: $answer" >&2; exit 1 ;;
   esac
@@ -139,6 +195,7 @@ median() {
 TARGETS=("webhook /validate|18443|/validate" "webhook /mutate|18443|/mutate"
          "webhook /validate, no lint|18446|/validate"
          "baseline fixed|18444|/validate" "baseline parse|18445|/validate")
+if [ "$CONTEXT" = 1 ]; then TARGETS+=("webhook /validate, context|18447|/validate"); fi
 SCENARIOS=("64 conns keep-alive|64|0|0" "1 conn keep-alive|1|0|0" "new TLS conn per request|64|1|0"
            "64 conns, distinct HPAs|64|0|1")
 
@@ -177,4 +234,10 @@ for scenario in "${SCENARIOS[@]}"; do
   done
 done
 echo
+if [ "$CONTEXT" = 1 ]; then
+  kib() { awk -v k="$1" '$1 == k ":" { print $2 }' "/proc/${PID_OF[18447]}/status"; }
+  objects=$(curl -sk https://127.0.0.1:18447/metrics | awk '/^hpa_webhook_context_objects\{/ { n += $2 } END { print n + 0 }')
+  printf 'context webhook: %s objects in the cache (%s HPAs, %s workloads in the API server); RSS %.1f MB, peak %.1f MB\n\n' \
+    "$objects" "$HPAS" "$WORKLOADS" "$(echo "$(kib VmRSS) / 1024" | bc -l)" "$(echo "$(kib VmHWM) / 1024" | bc -l)"
+fi
 if [ "${KEEP:-0}" = 1 ]; then cat "$WORK/wrk.log"; fi

@@ -8,6 +8,7 @@
 //! serves a snapshot read from files (`kubectl get hpa,deploy,sts,rs,pods,pdb,events -o yaml`
 //! plus `kubectl get --raw` of the metrics APIs).
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -56,21 +57,8 @@ pub struct HpaEvent {
     pub last: Option<Timestamp>,
 }
 
-/// A container whose requests were resized in place: the pod spec (which the HPA controller
-/// reads) and the status (what the kubelet applied) differ.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Resize {
-    /// The pod.
-    pub pod: String,
-    /// The container.
-    pub container: String,
-    /// `spec.containers[].resources.requests`, in milli-units.
-    pub spec_requests_milli: BTreeMap<String, i64>,
-    /// `status.containerStatuses[].resources.requests`, in milli-units.
-    pub status_requests_milli: BTreeMap<String, i64>,
-    /// The pod's `PodResizePending` / `PodResizeInProgress` condition (type and reason), if any.
-    pub condition: Option<(String, String)>,
-}
+/// A container whose requests were resized in place (hpa-core's type: the diagnosis reads it).
+pub use hpa_core::evaluator::diagnosis::InPlaceResize as Resize;
 
 /// Everything one sync of one HPA reads, in hpa-core's terms.
 #[derive(Debug, Clone, PartialEq)]
@@ -113,7 +101,8 @@ pub fn inputs_from_objects(
     name: &str,
     now: Timestamp,
 ) -> Result<DiagnoseInputs, Error> {
-    let items = flatten(objects);
+    let flat = flatten(objects);
+    let items: Vec<&Value> = flat.iter().map(|v| &**v).collect();
     let in_ns = |v: &&&Value| namespace_of(v) == namespace;
     let hpa_json = items
         .iter()
@@ -288,6 +277,7 @@ pub fn pod_from_json(v: &Value) -> Pod {
         containers: containers("containers"),
         init_containers: containers("initContainers"),
         pod_requests_milli: milli_map(spec.and_then(|s| s.get("resources")).and_then(|r| r.get("requests"))),
+        overhead_milli: milli_map(spec.and_then(|s| s.get("overhead"))),
     }
 }
 
@@ -828,6 +818,12 @@ fn typed(mut item: Value, kind: &Kind) -> Value {
 // === small readers ===
 
 /// The internal (autoscaling/v2) form of an HPA's JSON, through hpa-core's decoder.
+/// An HPA object (any served version, as stored) decoded by hpa-core's strict decoder and
+/// converted to the internal form the controller reads.
+pub fn internal_hpa(v: &Value) -> Result<HorizontalPodAutoscaler, String> {
+    internal(v)
+}
+
 fn internal(v: &Value) -> Result<HorizontalPodAutoscaler, String> {
     let decoded = hpa_core::api::decode(v)
         .map_err(|errors| errors.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "))?;
@@ -835,16 +831,30 @@ fn internal(v: &Value) -> Result<HorizontalPodAutoscaler, String> {
 }
 
 /// Lists flattened: `kind: List`, `PodMetricsList`, `MetricValueList`... become their items,
-/// each given the item kind its list implies when it has none.
-fn flatten(objects: &[Value]) -> Vec<&Value> {
-    fn walk<'a>(v: &'a Value, out: &mut Vec<&'a Value>) {
+/// each given the item kind its list implies when it has none (`kubectl get --raw` lists
+/// carry no kind on their items).
+fn flatten(objects: &[Value]) -> Vec<Cow<'_, Value>> {
+    fn walk<'a>(v: &'a Value, implied: Option<&str>, out: &mut Vec<Cow<'a, Value>>) {
+        let kind = kind_of(v);
         match v.get("items").and_then(Value::as_array) {
-            Some(items) if kind_of(v).ends_with("List") => items.iter().for_each(|i| walk(i, out)),
-            _ => out.push(v),
+            Some(items) if kind.ends_with("List") => {
+                let item_kind = kind.strip_suffix("List").filter(|k| !k.is_empty());
+                items.iter().for_each(|i| walk(i, item_kind, out));
+            }
+            _ => match implied {
+                Some(k) if kind.is_empty() && v.is_object() => {
+                    let mut owned = v.clone();
+                    if let Some(o) = owned.as_object_mut() {
+                        o.insert("kind".into(), Value::String(k.to_string()));
+                    }
+                    out.push(Cow::Owned(owned));
+                }
+                _ => out.push(Cow::Borrowed(v)),
+            },
         }
     }
     let mut out = Vec::new();
-    objects.iter().for_each(|o| walk(o, &mut out));
+    objects.iter().for_each(|o| walk(o, None, &mut out));
     out
 }
 

@@ -220,13 +220,6 @@ fn note_for(kind: &Kind, namespace: Option<&str>, e: &Error, undiscovered: bool)
 }
 
 async fn read_kind(cluster: &Cluster, kind: Kind, namespace: Option<&str>) -> Result<(Batch, bool), Error> {
-    let api_version = kind.api_version();
-    let id_of = |item: &Value| ObjectId {
-        api_version: api_version.clone(),
-        kind: kind.kind.to_string(),
-        namespace: str_at(item, &["metadata", "namespace"]).unwrap_or("default").to_string(),
-        name: str_at(item, &["metadata", "name"]).unwrap_or_default().to_string(),
-    };
     let mut batch = match kind {
         kinds::HPA => Batch::Hpas(Vec::new()),
         kinds::PDB => Batch::Pdbs(Vec::new()),
@@ -236,24 +229,67 @@ async fn read_kind(cluster: &Cluster, kind: Kind, namespace: Option<&str>) -> Re
         _ => Batch::Workloads(Vec::new()),
     };
     let summary = cluster
-        .list_each(&kind, namespace, &[], PAGE_SIZE, |item| {
-            let id = id_of(&item);
-            match &mut batch {
-                Batch::Hpas(out) => out.push(LiveHpa { id, object: as_listed(item, &kind) }),
-                Batch::Workloads(out) => {
-                    let decision = replicas::decide(&item);
-                    let mut workload = workload_from(id, &item);
-                    workload.replicas = decision.replicas;
-                    out.push((workload, decision));
-                }
-                Batch::Pdbs(out) => out.push(pdb_from_json(id, &item)),
-                Batch::Vpas(out) => out.push(vpa_from_json(id, &item)),
-                Batch::ScaledObjects(out) => out.push(scaled_object_from_json(id, &item)),
-                Batch::LimitRanges(out) => out.push(LiveLimitRange { object: trim_limit_range(&item, &kind), id }),
-            }
+        .list_each(&kind, namespace, &[], PAGE_SIZE, |item| match (&mut batch, trim(&kind, item)) {
+            (Batch::Hpas(out), Trimmed::Hpa(h)) => out.push(h),
+            (Batch::Workloads(out), Trimmed::Workload(w, d)) => out.push((w, d)),
+            (Batch::Pdbs(out), Trimmed::Pdb(p)) => out.push(p),
+            (Batch::Vpas(out), Trimmed::Vpa(v)) => out.push(v),
+            (Batch::ScaledObjects(out), Trimmed::ScaledObject(s)) => out.push(s),
+            (Batch::LimitRanges(out), Trimmed::LimitRange(l)) => out.push(l),
+            // `trim` answers in the kind it is given.
+            _ => {}
         })
         .await?;
     Ok((batch, summary.restarted))
+}
+
+/// One object of a kind `hpa-lint cluster` reads and the webhook's context cache watches,
+/// trimmed to what the rules read by hpa-core's builders.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Trimmed {
+    /// An HPA, whole (as [`as_listed`] shows it): hpa-core's strict decoder reads it.
+    Hpa(LiveHpa),
+    /// A scale target, with `replicas` set only where a user or tool set it, and who did.
+    Workload(Workload, ReplicasDecision),
+    /// A PodDisruptionBudget.
+    Pdb(Pdb),
+    /// A VerticalPodAutoscaler.
+    Vpa(Vpa),
+    /// A KEDA ScaledObject.
+    ScaledObject(ScaledObject),
+    /// A LimitRange.
+    LimitRange(LiveLimitRange),
+}
+
+/// Trims an object of `kind` as the API server returned it (a list item or a watch event's
+/// object) to what the rules read: the one place live objects become hpa-core's values, for
+/// one-shot reads ([`read_inventory`]) and watches ([`crate::watch`]) alike. Any other kind is
+/// read as a workload (an object with a pod template).
+pub fn trim(kind: &Kind, item: Value) -> Trimmed {
+    let id = object_id(kind, &item);
+    match *kind {
+        kinds::HPA => Trimmed::Hpa(LiveHpa { id, object: as_listed(item, kind) }),
+        kinds::PDB => Trimmed::Pdb(pdb_from_json(id, &item)),
+        kinds::VPA => Trimmed::Vpa(vpa_from_json(id, &item)),
+        kinds::SCALED_OBJECT => Trimmed::ScaledObject(scaled_object_from_json(id, &item)),
+        kinds::LIMIT_RANGE => Trimmed::LimitRange(LiveLimitRange { object: trim_limit_range(&item, kind), id }),
+        _ => {
+            let decision = replicas::decide(&item);
+            let mut workload = workload_from(id, &item);
+            workload.replicas = decision.replicas;
+            Trimmed::Workload(workload, decision)
+        }
+    }
+}
+
+/// The identity of an object of `kind` (namespace `default` when it names none).
+pub fn object_id(kind: &Kind, item: &Value) -> ObjectId {
+    ObjectId {
+        api_version: kind.api_version(),
+        kind: kind.kind.to_string(),
+        namespace: str_at(item, &["metadata", "namespace"]).unwrap_or("default").to_string(),
+        name: str_at(item, &["metadata", "name"]).unwrap_or_default().to_string(),
+    }
 }
 
 /// A list item as kubectl shows it: `apiVersion` and `kind` first (the API server leaves them

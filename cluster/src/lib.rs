@@ -8,8 +8,11 @@
 //! [`Note`], not a failure of everything else; what stops a read is an [`Error`] that says in
 //! one sentence what to do.
 //!
-//! What it does not do: lint, render, or decide anything about HPAs (hpa-core does), or hold
-//! long-lived caches (the webhook builds those on [`Cluster::client`] with kube's runtime).
+//! It also keeps the webhook's context cache ([`watch::ContextCache`]): watches of what the
+//! cross-object rules read, trimmed the same way, in an index that implements hpa-core's
+//! `Objects`.
+//!
+//! What it does not do: lint, render, or decide anything about HPAs (hpa-core does).
 //!
 //! Objects are read as JSON rather than as k8s-openapi structs, so that what the front ends
 //! report is what the API server stored, and so that the same functions serve objects read
@@ -24,7 +27,9 @@ pub mod inventory;
 pub mod kinds;
 pub mod replicas;
 pub mod selector;
+pub mod watch;
 
 pub use connect::{ClientOptions, Cluster, DEFAULT_TIMEOUT};
 pub use error::Error;
-pub use inventory::{Inventory, LiveHpa, Note, NoteKind, Scope, read_inventory};
+pub use inventory::{Inventory, LiveHpa, Note, NoteKind, Scope, Trimmed, read_inventory, trim};
+pub use watch::{CacheOptions, ContextCache, Freshness, Index, Overlay, WatchStatus};

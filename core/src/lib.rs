@@ -23,5 +23,6 @@ pub mod evaluator;
 pub mod features;
 pub mod field;
 pub mod go;
+pub mod resources;
 pub mod rules;
 pub mod validation;

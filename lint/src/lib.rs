@@ -93,6 +93,8 @@ pub fn run(args: cli::Args, out: &mut Output<'_>) -> ExitStatus {
         Some(cli::Command::Explain(e)) => commands::explain::run(e, &args.cluster, out),
         Some(cli::Command::Rules(r)) => commands::rules::run(r, out),
         Some(cli::Command::Simulate(s)) => commands::simulate::run(s, &args.cluster, out),
+        Some(cli::Command::Cluster(c)) => commands::cluster::run(c, &args.cluster, out),
+        Some(cli::Command::Diagnose(d)) => commands::diagnose::run(d, &args.cluster, out),
         None => commands::lint::run(&args, out),
     }
 }

@@ -4,12 +4,16 @@
 //! `serve DIR HPAS WORKLOADS` starts the test API server, loads HPAS HPAs and
 //! WORKLOADS workloads (Deployments, ReplicaSets and StatefulSets in 3:2:1, made from the
 //! HPA201 lint fixture's `web`, each with the managed fields a server-side apply leaves), writes
-//! `DIR/kubeconfig` and serves until its standard input closes (at most ten minutes).
+//! `DIR/kubeconfig` and serves until its standard input closes (at most ten minutes). With a
+//! fifth argument CHURN, it then updates CHURN workloads a minute, round robin (a new image tag
+//! in the pod template: a MODIFIED event each, as a rollout makes), for `bench/soak/run.sh`'s
+//! context cache.
 //!
 //! `read KUBECONFIG MODE` reads everything in all namespaces once and prints one
 //! line: `MODE seconds objects peak_rss_kib`. MODE `inventory` is `hpa_cluster::read_inventory`
 //! (pages parsed, objects trimmed to hpa-core's values); `lists` is the baseline: the same
-//! paginated lists parsed and dropped.
+//! paginated lists parsed and dropped; `lint` is the whole `hpa-lint cluster -A -o json`
+//! (read, check, render).
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
@@ -27,20 +31,25 @@ fn main() {
     let args: Vec<String> = std::env::args().filter(|a| a != "--bench").collect();
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("a tokio runtime");
     match args.get(1).map(String::as_str) {
-        Some("serve") if args.len() == 5 => runtime.block_on(serve(
+        Some("serve") if args.len() == 5 || args.len() == 6 => runtime.block_on(serve(
             PathBuf::from(&args[2]),
             args[3].parse().expect("HPAS is a number"),
             args[4].parse().expect("WORKLOADS is a number"),
+            args.get(5).map_or(0, |c| c.parse().expect("CHURN is a number")),
         )),
+        // The whole command runs its own runtime: not inside this one.
+        Some("read") if args.len() == 4 && args[3] == "lint" => lint(&args[2]),
         Some("read") if args.len() == 4 => runtime.block_on(read(PathBuf::from(&args[2]), &args[3])),
         _ => {
-            eprintln!("usage: cluster_read serve DIR HPAS WORKLOADS | cluster_read read KUBECONFIG inventory|lists");
+            eprintln!(
+                "usage: cluster_read serve DIR HPAS WORKLOADS [CHURN] | cluster_read read KUBECONFIG inventory|lists|lint"
+            );
             std::process::exit(2);
         }
     }
 }
 
-async fn serve(dir: PathBuf, hpas: usize, workloads: usize) {
+async fn serve(dir: PathBuf, hpas: usize, workloads: usize, churn_per_minute: u64) {
     let server = TestApiServer::start().await;
     let fixture = fixtures::cluster_fixture("requests-set");
     let hpa = fixtures::find(&fixture, "HorizontalPodAutoscaler", "web").clone();
@@ -48,24 +57,7 @@ async fn serve(dir: PathBuf, hpas: usize, workloads: usize) {
     let namespaces = 50;
     let started = Instant::now();
     for i in 0..workloads {
-        let mut w = deployment.clone();
-        let (kind, group_version) = match i % 6 {
-            0..=2 => ("Deployment", "apps/v1"),
-            3 | 4 => ("ReplicaSet", "apps/v1"),
-            _ => ("StatefulSet", "apps/v1"),
-        };
-        w["kind"] = json!(kind);
-        w["apiVersion"] = json!(group_version);
-        w["metadata"]["name"] = json!(format!("web-{i}"));
-        w["metadata"]["namespace"] = json!(format!("team-{}", i % namespaces));
-        w["metadata"]["labels"] =
-            json!({"app.kubernetes.io/name": "web", "app.kubernetes.io/instance": format!("web-{i}")});
-        w["spec"]["selector"]["matchLabels"] = json!({"app": format!("web-{i}")});
-        w["spec"]["template"]["metadata"]["labels"] = json!({"app": format!("web-{i}")});
-        if kind == "StatefulSet" {
-            w["spec"]["serviceName"] = json!(format!("web-{i}"));
-        }
-        server.apply_as(&[w], "argocd-controller", "Apply");
+        server.apply_as(&[workload(&deployment, i, namespaces)], "argocd-controller", "Apply");
     }
     for i in 0..hpas {
         let mut h = hpa.clone();
@@ -82,6 +74,30 @@ async fn serve(dir: PathBuf, hpas: usize, workloads: usize) {
         kubeconfig.display()
     );
     std::fs::write(dir.join("ready"), "").expect("writing the ready file");
+    if churn_per_minute > 0 && workloads > 0 {
+        let server = &server;
+        let churn = async move {
+            let mut ticker =
+                tokio::time::interval(Duration::from_secs(60) / u32::try_from(churn_per_minute).unwrap_or(u32::MAX));
+            for n in 0usize.. {
+                ticker.tick().await;
+                let i = n % workloads;
+                let mut w = workload(&deployment, i, namespaces);
+                w["spec"]["template"]["spec"]["containers"][0]["image"] = json!(format!("ghcr.io/example/web:1.4.{n}"));
+                server.apply_as(&[w], "argocd-controller", "Apply");
+            }
+        };
+        let stdin_closed = tokio::task::spawn_blocking(|| {
+            let mut sink = Vec::new();
+            let _ = std::io::stdin().read_to_end(&mut sink);
+        });
+        tokio::select! {
+            _ = churn => {}
+            _ = tokio::time::timeout(Duration::from_secs(600), stdin_closed) => {}
+        }
+        server.kill();
+        return;
+    }
     // Serve until stdin closes (the script holds it open), at most ten minutes.
     let stdin_closed = tokio::task::spawn_blocking(|| {
         let mut sink = Vec::new();
@@ -89,6 +105,29 @@ async fn serve(dir: PathBuf, hpas: usize, workloads: usize) {
     });
     let _ = tokio::time::timeout(Duration::from_secs(600), stdin_closed).await;
     server.kill();
+}
+
+/// Workload `i`: a Deployment, ReplicaSet or StatefulSet (3:2:1) made from the fixture's `web`,
+/// in one of `namespaces` namespaces.
+fn workload(deployment: &Value, i: usize, namespaces: usize) -> Value {
+    let mut w = deployment.clone();
+    let (kind, group_version) = match i % 6 {
+        0..=2 => ("Deployment", "apps/v1"),
+        3 | 4 => ("ReplicaSet", "apps/v1"),
+        _ => ("StatefulSet", "apps/v1"),
+    };
+    w["kind"] = json!(kind);
+    w["apiVersion"] = json!(group_version);
+    w["metadata"]["name"] = json!(format!("web-{i}"));
+    w["metadata"]["namespace"] = json!(format!("team-{}", i % namespaces));
+    w["metadata"]["labels"] =
+        json!({"app.kubernetes.io/name": "web", "app.kubernetes.io/instance": format!("web-{i}")});
+    w["spec"]["selector"]["matchLabels"] = json!({"app": format!("web-{i}")});
+    w["spec"]["template"]["metadata"]["labels"] = json!({"app": format!("web-{i}")});
+    if kind == "StatefulSet" {
+        w["spec"]["serviceName"] = json!(format!("web-{i}"));
+    }
+    w
 }
 
 async fn read(kubeconfig: PathBuf, mode: &str) {
@@ -128,6 +167,38 @@ async fn read(kubeconfig: PathBuf, mode: &str) {
     };
     let seconds = started.elapsed().as_secs_f64();
     println!("{mode} {seconds:.3} {objects} {}", peak_rss_kib());
+}
+
+/// `hpa-lint cluster -A --no-config -o json`, in-process as `main` runs it: the read, every
+/// HPA admitted and checked against the inventory, the report rendered (and dropped).
+fn lint(kubeconfig: &str) {
+    use clap::Parser as _;
+    let started = Instant::now();
+    let args = hpa_lint::cli::Args::try_parse_from([
+        "hpa-lint",
+        "cluster",
+        "-A",
+        "--no-config",
+        "--timeout",
+        "60",
+        "--fail-on",
+        "never",
+        "-o",
+        "json",
+        "--kubeconfig",
+        kubeconfig,
+    ])
+    .unwrap_or_else(|e| panic!("{e}"));
+    let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
+    let mut stdin = std::io::empty();
+    let mut out = hpa_lint::Output { stdin: &mut stdin, stdout: &mut stdout, stderr: &mut stderr, terminal: false };
+    let status = hpa_lint::run(args, &mut out);
+    let seconds = started.elapsed().as_secs_f64();
+    assert_eq!(status.code(), 0, "{}", String::from_utf8_lossy(&stderr));
+    let report: Value = serde_json::from_slice(&stdout).unwrap_or_else(|e| panic!("{e}"));
+    let objects = report["summary"]["objects"].as_u64().unwrap_or(0);
+    eprintln!("lint: {} diagnostics", report["diagnostics"].as_array().map_or(0, Vec::len));
+    println!("lint {seconds:.3} {objects} {}", peak_rss_kib());
 }
 
 /// `VmHWM` of `/proc/self/status`: the peak resident set size, in KiB.

@@ -3,9 +3,11 @@
 mod cluster;
 mod conformance;
 mod convert_cli;
+mod diagnose;
 mod evaluator;
 mod explain;
 mod lint_cli;
+mod lint_cluster;
 mod lint_output;
 mod lint_sets;
 mod malformed;

@@ -202,3 +202,17 @@ fn human_output_snapshot() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     insta::assert_snapshot!("burst_legacy_human", run.stdout);
 }
+
+#[test]
+fn kubernetes_version_selects_the_release_of_the_controller() {
+    // Memory averageValue in status: bytes in 1.33 (DecimalSI), BinarySI from 1.34 (buildQuantity).
+    let current = |version: &str| {
+        let path = format!("{DATA}/memory-average-value.yaml");
+        let run = hpa_lint(&["simulate", "-o", "json", "--kubernetes-version", version, &path], "");
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run.json()["steps"][0]["metrics"][0]["current"]["averageValue"].clone()
+    };
+    assert_eq!(current("1.33"), "209715200");
+    assert_eq!(current("1.34"), "200Mi");
+    assert_eq!(current("1.37"), "200Mi");
+}

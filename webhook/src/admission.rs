@@ -27,8 +27,9 @@ use hpa_core::convert::annotations;
 use hpa_core::defaults;
 use hpa_core::features::{FeatureGates, Gate, KubernetesVersion};
 use hpa_core::field::{self, FieldError};
-use hpa_core::rules::{self, Finding, Severity};
+use hpa_core::rules::{self, Finding, Location, Severity};
 
+use crate::context::{self, View};
 use crate::metrics::{Endpoint, Operation, Outcome};
 use crate::patch;
 use crate::policy::{Effective, Enforcement, Policy, Violation};
@@ -57,15 +58,38 @@ pub struct Answer {
     pub operation: Operation,
     /// How it ended, for metrics.
     pub outcome: Outcome,
+    /// What the cluster context added, for metrics.
+    pub context: ContextReport,
+}
+
+/// What the cluster context did for one review.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ContextReport {
+    /// The view was stale: only single-object checks ran.
+    pub stale: bool,
+    /// The rule of each cross-object finding reported (as a warning or a denial).
+    pub findings: Vec<&'static str>,
 }
 
 impl Answer {
-    fn review(response: &Response, operation: Operation, outcome: Outcome) -> Answer {
-        Answer { status: 200, body: ResponseReview::new(response).to_vec(), operation, outcome }
+    pub(crate) fn review(response: &Response, operation: Operation, outcome: Outcome) -> Answer {
+        Answer {
+            status: 200,
+            body: ResponseReview::new(response).to_vec(),
+            operation,
+            outcome,
+            context: ContextReport::default(),
+        }
     }
 
     fn bad_request(message: String) -> Answer {
-        Answer { status: 400, body: message.into_bytes(), operation: Operation::Unknown, outcome: Outcome::Invalid }
+        Answer {
+            status: 400,
+            body: message.into_bytes(),
+            operation: Operation::Unknown,
+            outcome: Outcome::Invalid,
+            context: ContextReport::default(),
+        }
     }
 }
 
@@ -147,8 +171,25 @@ impl Admission {
         &self.gates
     }
 
-    /// Answers one AdmissionReview body on `endpoint`, under `policy`.
+    /// Whether lint warnings are on.
+    pub fn lint_warnings(&self) -> bool {
+        self.check.rules != check::RuleConfig::only_errors()
+    }
+
+    /// The front door's options (lint warnings on or off; the request's namespace unset).
+    pub fn check_options(&self) -> &check::Options {
+        &self.check
+    }
+
+    /// Answers one AdmissionReview body on `endpoint`, under `policy`, without a view of the
+    /// cluster.
     pub fn review(&self, endpoint: Endpoint, body: &[u8], policy: &Policy) -> Answer {
+        self.review_in(endpoint, body, policy, &View::Off)
+    }
+
+    /// Answers one AdmissionReview body on `endpoint`, under `policy`, with `view` of the
+    /// cluster.
+    pub fn review_in(&self, endpoint: Endpoint, body: &[u8], policy: &Policy, view: &View<'_>) -> Answer {
         tracing::trace!(body = %String::from_utf8_lossy(body), "review received");
         let request = match review::parse(body) {
             Ok(request) => request,
@@ -172,7 +213,8 @@ impl Admission {
             dry_run = request.dry_run.unwrap_or(false),
         );
         let _entered = span.enter();
-        let (response, outcome) = self.decide(endpoint, &request, operation, policy);
+        let mut report = ContextReport::default();
+        let (response, outcome) = self.decide(endpoint, &request, operation, policy, view, &mut report);
         match outcome {
             Outcome::Denied => {
                 let reason = response.status.as_ref().map(|s| s.message.as_str()).unwrap_or_default();
@@ -184,11 +226,22 @@ impl Admission {
             }
             _ => tracing::debug!(outcome = outcome.as_str(), warnings = response.warnings.len(), "answered"),
         }
-        Answer::review(&response, operation, outcome)
+        Answer { context: report, ..Answer::review(&response, operation, outcome) }
     }
 
-    fn decide(&self, endpoint: Endpoint, request: &Request<'_>, op: Operation, policy: &Policy) -> (Response, Outcome) {
+    fn decide(
+        &self,
+        endpoint: Endpoint,
+        request: &Request<'_>,
+        op: Operation,
+        policy: &Policy,
+        view: &View<'_>,
+        report: &mut ContextReport,
+    ) -> (Response, Outcome) {
         let uid = request.uid.as_ref();
+        if endpoint == Endpoint::ValidateWorkloads {
+            return crate::workloads::decide(self, request, op, view, report);
+        }
         let operation = match op {
             _ if !request.is_hpa_resource() => return (Response::allow(uid), Outcome::Skipped),
             Operation::Create => pipeline::Operation::Create,
@@ -211,8 +264,8 @@ impl Admission {
             return (Response::invalid(uid, "request.oldObject is missing for UPDATE"), Outcome::Invalid);
         }
         let result = match endpoint {
-            Endpoint::Validate => self.validate(request, operation, policy),
-            Endpoint::Mutate => self.mutate(request, policy),
+            Endpoint::Validate => self.validate(request, operation, policy, view, report),
+            Endpoint::Mutate | Endpoint::ValidateWorkloads => self.mutate(request, policy),
         };
         result.unwrap_or_else(|e| (Response::invalid(uid, e.to_string()), Outcome::Invalid))
     }
@@ -224,6 +277,8 @@ impl Admission {
         request: &Request<'_>,
         operation: pipeline::Operation,
         policy: &Policy,
+        view: &View<'_>,
+        report: &mut ContextReport,
     ) -> Result<(Response, Outcome), ReviewError> {
         let uid = request.uid.as_ref();
         let namespace = request.namespace();
@@ -242,9 +297,9 @@ impl Admission {
             id: None,
             world: None,
         };
-        let report = check::check(input, &options);
-        let outcome = match report.admission {
-            Admitting::Admitted(admitted) => admitted.outcome,
+        let check::Report { admission, mut findings } = check::check(input, &options);
+        let admitted = match admission {
+            Admitting::Admitted(admitted) => admitted,
             Admitting::Unconvertible { error, .. } => return Err(error.into()),
             // Not reached: the webhook decoded the object itself (leniently, from the request's
             // bytes) before handing it to the door.
@@ -253,6 +308,18 @@ impl Admission {
                 return Err(ObjectError::Undecodable { field: "object", version, errors, message }.into());
             }
         };
+        // With a fresh view of the cluster, the cross-object rules too: the report continued with
+        // the cache as its world, this HPA in place of the cached one.
+        let stale_warning = if self.lint_warnings() { view.stale_warning() } else { None };
+        if self.lint_warnings()
+            && let Some(index) = view.index()
+        {
+            let t = &admitted.effective().spec.scale_target_ref;
+            let id = context::hpa_id(admitted.effective());
+            let overlay = hpa_cluster::Overlay::new(index).with_hpa(&id, &t.kind, &t.name);
+            findings.extend(admitted.check_world(Some(&id), &overlay, &options));
+        }
+        let outcome = *admitted.outcome;
 
         let mut warnings: Vec<String> = Vec::new();
         let effective = policy.effective(namespace);
@@ -287,21 +354,30 @@ impl Admission {
         }));
         // The report's findings (ignored alpha annotations among them) at warning severity and
         // above, but HPA000: those are kube-apiserver's errors, the denial itself. For an object
-        // kube-apiserver refuses, the door reports nothing else but HPA401.
-        let allowed = outcome.errors.is_empty() && denials.is_empty();
-        warnings.extend(
-            report
-                .findings
-                .iter()
-                .filter(|f| f.rule.id != rules::INVALID.id && f.severity >= Severity::Warning)
-                .map(finding_warning),
-        );
+        // kube-apiserver refuses, the door reports nothing else but HPA401. The policy's
+        // `denyRules` turn findings into denials (cross-object ones exist only on a fresh view).
+        if let Some(warning) = stale_warning {
+            report.stale = true;
+            warnings.push(short(&warning));
+        }
+        let mut denied_findings: Vec<FieldError> = Vec::new();
+        for f in findings.iter().filter(|f| f.rule.id != rules::INVALID.id) {
+            if let Some(origin) = effective.denies(f.rule.id) {
+                denied_findings.push(finding_error(f, origin));
+                report.findings.extend(f.rule.needs_objects.then_some(f.rule.id));
+            } else if f.severity >= Severity::Warning {
+                warnings.push(finding_warning(f));
+                report.findings.extend(f.rule.needs_objects.then_some(f.rule.id));
+            }
+        }
+        let allowed = outcome.errors.is_empty() && denials.is_empty() && denied_findings.is_empty();
 
         if allowed {
             return Ok((Response::allow(uid).with_warnings(warnings), Outcome::Allowed));
         }
         let mut errors = outcome.errors;
         errors.extend(denials.into_iter().map(|v| v.error));
+        errors.extend(denied_findings);
         let status = invalid_status(&outcome.object.metadata.name, &errors);
         Ok((Response::deny(uid, status).with_warnings(warnings), Outcome::Denied))
     }
@@ -384,6 +460,24 @@ pub fn mutate_v1(
 /// [`MAX_WARNING_CHARS`] characters.
 pub fn finding_warning(finding: &Finding) -> String {
     short(&format!("{} {}: {}", finding.rule.id, finding.rule.name, finding.message))
+}
+
+/// A finding the policy's `denyRules` turn into a denial, as a `Forbidden` field error at the
+/// finding's field of the HPA (`spec.scaleTargetRef` when it points at another object).
+fn finding_error(finding: &Finding, origin: &str) -> FieldError {
+    let mut error = FieldError::forbidden(
+        &field::Path::new("spec"),
+        format!(
+            "{} {}: {} (organization policy: {origin} denies {})",
+            finding.rule.id, finding.rule.name, finding.message, finding.rule.id
+        ),
+    );
+    error.field = match &finding.location {
+        Location::Hpa(path) if !path.is_empty() => path.clone(),
+        Location::Hpa(_) => String::new(),
+        Location::Object { .. } => "spec.scaleTargetRef".to_string(),
+    };
+    error
 }
 
 /// One line of at most [`MAX_WARNING_CHARS`] characters (control characters become spaces; a
@@ -472,7 +566,7 @@ mod tests {
     use super::*;
 
     fn finding(message: &str) -> Finding {
-        let rule = rules::find("min-replicas-equals-max").unwrap().meta();
+        let rule = hpa_core::rules::find("min-replicas-equals-max").unwrap().meta();
         Finding::new(rule, "spec.maxReplicas", message)
     }
 

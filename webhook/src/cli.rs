@@ -144,6 +144,32 @@ pub struct ServeArgs {
     #[arg(long, env = "HPA_WEBHOOK_LINT_WARNINGS", hide_env_values = true, value_name = "BOOL", default_value_t = true, action = clap::ArgAction::Set)]
     pub lint_warnings: bool,
 
+    /// Watch the cluster (scale targets, PodDisruptionBudgets, VPAs, KEDA ScaledObjects,
+    /// LimitRanges, HPAs: list and watch only) so that /validate runs the cross-object rules and
+    /// /validate-workloads answers. Needs the read-only ClusterRole of the manifests.
+    #[arg(long, env = "HPA_WEBHOOK_CONTEXT_CACHE", hide_env_values = true, value_name = "BOOL", default_value_t = false, action = clap::ArgAction::Set)]
+    pub context_cache: bool,
+
+    /// The kubeconfig the context cache connects with; without it, `$KUBECONFIG` or
+    /// `~/.kube/config`, else the pod's service account.
+    #[arg(long, env = "HPA_WEBHOOK_KUBECONFIG", hide_env_values = true, value_name = "PATH")]
+    pub kubeconfig: Option<PathBuf>,
+
+    /// /readyz waits at most this long for the context cache's first sync; past it the server
+    /// is ready and checks each HPA alone (saying so in a warning) until the cache has synced.
+    #[arg(long, env = "HPA_WEBHOOK_CONTEXT_SYNC_TIMEOUT", hide_env_values = true, value_name = "DURATION", default_value = "60s", value_parser = parse_duration)]
+    pub context_sync_timeout: Duration,
+
+    /// A watch broken longer than this makes the context cache stale: cross-object checks are
+    /// skipped (never denied on), said in a warning and counted in a metric.
+    #[arg(long, env = "HPA_WEBHOOK_CONTEXT_STALE_AFTER", hide_env_values = true, value_name = "DURATION", default_value = "30s", value_parser = parse_duration)]
+    pub context_stale_after: Duration,
+
+    /// How often discovery is asked whether the optional CRDs (Argo Rollouts, VPA, KEDA) are
+    /// installed, and kinds RBAC refused are tried again.
+    #[arg(long, env = "HPA_WEBHOOK_CONTEXT_RECHECK_INTERVAL", hide_env_values = true, value_name = "DURATION", default_value = "5m", value_parser = parse_duration)]
+    pub context_recheck_interval: Duration,
+
     /// Deadline for one request, body included; keep it below the webhook's timeoutSeconds.
     #[arg(long, env = "HPA_WEBHOOK_REQUEST_TIMEOUT", hide_env_values = true, value_name = "DURATION", default_value = "4s", value_parser = parse_duration)]
     pub request_timeout: Duration,

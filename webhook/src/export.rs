@@ -125,6 +125,9 @@ pub fn export(policy: &Policy, options: &ExportOptions) -> Exported {
             "spec": {"policyName": name, "matchResources": match_resources(options)}
         }));
     }
+    if policy.denies_rules() {
+        notes.push("denyRules are not exported: lint rules run only in hpa-webhook".to_string());
+    }
     if objects.is_empty() {
         notes.push("the policy sets no constraint and no behavior default: nothing to export".to_string());
     }

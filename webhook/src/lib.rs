@@ -8,7 +8,10 @@
 //!
 //! It deliberately does not decide what an HPA means: decoding, defaulting, conversion,
 //! validation and lint rules all come from `hpa-core`, so the webhook answers exactly as
-//! kube-apiserver and `hpa-lint` do. It talks to no Kubernetes API server.
+//! kube-apiserver and `hpa-lint` do. With `--context-cache` it watches the cluster through
+//! `hpa-cluster` ([`context`]), so that `/validate` runs the cross-object rules and
+//! `/validate-workloads` ([`workloads`]) warns about writes that break an HPA; without it, it
+//! talks to no Kubernetes API server.
 //!
 //! [`app`] builds the router from an [`AppState`], so tests drive it without a socket;
 //! [`server::serve`] puts it behind rustls on a listener.
@@ -17,6 +20,7 @@
 pub mod admission;
 pub mod certs;
 pub mod cli;
+pub mod context;
 pub mod export;
 pub mod metrics;
 pub mod patch;
@@ -25,6 +29,7 @@ pub mod review;
 pub mod server;
 pub mod shutdown;
 pub mod tls;
+pub mod workloads;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -39,6 +44,7 @@ use axum::routing::{get, post};
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 
 use crate::admission::Admission;
+use crate::context::{ClusterContext, View};
 use crate::metrics::{Endpoint, Metrics, Operation, Outcome};
 use crate::policy::PolicyStore;
 use crate::shutdown::Lifecycle;
@@ -50,9 +56,12 @@ pub mod paths {
     pub const MUTATE: &str = "/mutate";
     /// Validating admission.
     pub const VALIDATE: &str = "/validate";
+    /// Validating admission of what HPAs scale or depend on (warnings only).
+    pub const VALIDATE_WORKLOADS: &str = "/validate-workloads";
     /// Liveness.
     pub const HEALTHZ: &str = "/healthz";
-    /// Readiness: a certificate is loaded and the server is not draining.
+    /// Readiness: a certificate is loaded, the server is not draining, and the context cache
+    /// (when on) has synced or the bounded wait for it is over.
     pub const READYZ: &str = "/readyz";
     /// Prometheus metrics.
     pub const METRICS: &str = "/metrics";
@@ -82,6 +91,8 @@ pub struct Shared {
     pub lifecycle: Lifecycle,
     /// Request limits.
     pub limits: Limits,
+    /// The context cache, when on.
+    pub context: Option<ClusterContext>,
 }
 
 /// The state of the router: cheap to clone.
@@ -91,6 +102,17 @@ pub struct AppState(Arc<Shared>);
 impl AppState {
     /// The state of a server.
     pub fn new(admission: Admission, policy: PolicyStore, certs: Arc<CertStore>, limits: Limits) -> Self {
+        AppState::with_context(admission, policy, certs, limits, None)
+    }
+
+    /// The state of a server with a context cache (or none).
+    pub fn with_context(
+        admission: Admission,
+        policy: PolicyStore,
+        certs: Arc<CertStore>,
+        limits: Limits,
+        context: Option<ClusterContext>,
+    ) -> Self {
         AppState(Arc::new(Shared {
             admission,
             policy,
@@ -98,6 +120,7 @@ impl AppState {
             metrics: Metrics::new(),
             lifecycle: Lifecycle::default(),
             limits,
+            context,
         }))
     }
 
@@ -107,11 +130,12 @@ impl AppState {
     }
 }
 
-/// The router: `POST /validate`, `POST /mutate`, `GET /healthz`, `/readyz` and `/metrics`,
-/// each request under the deadline of [`Limits::request_timeout`].
+/// The router: `POST /validate`, `POST /validate-workloads`, `POST /mutate`, `GET /healthz`,
+/// `/readyz` and `/metrics`, each request under the deadline of [`Limits::request_timeout`].
 pub fn app(state: AppState) -> Router {
     Router::new()
         .route(paths::VALIDATE, post(validate))
+        .route(paths::VALIDATE_WORKLOADS, post(validate_workloads))
         .route(paths::MUTATE, post(mutate))
         .route(paths::HEALTHZ, get(healthz))
         .route(paths::READYZ, get(readyz))
@@ -122,6 +146,10 @@ pub fn app(state: AppState) -> Router {
 
 async fn validate(State(state): State<AppState>, request: Request) -> Response {
     admit(&state, Endpoint::Validate, request).await
+}
+
+async fn validate_workloads(State(state): State<AppState>, request: Request) -> Response {
+    admit(&state, Endpoint::ValidateWorkloads, request).await
 }
 
 async fn mutate(State(state): State<AppState>, request: Request) -> Response {
@@ -166,7 +194,12 @@ async fn admit(state: &AppState, endpoint: Endpoint, request: Request) -> Respon
     let start = Instant::now();
     // A bug met while reviewing one request answers that request with 500 (kube-apiserver then
     // applies the webhook's failure policy); the connection and the server carry on.
-    let Some(answer) = contained(|| shared.admission.review(endpoint, &body, &shared.policy.current())) else {
+    // The view is taken here (it reads the clock) and dropped before any await.
+    let review = || {
+        let view = shared.context.as_ref().map_or(View::Off, ClusterContext::view);
+        shared.admission.review_in(endpoint, &body, &shared.policy.current(), &view)
+    };
+    let Some(answer) = contained(review) else {
         shared.metrics.observe(endpoint, Operation::Unknown, Outcome::Internal, start.elapsed());
         tracing::error!(?endpoint, "internal error while reviewing a request (a bug: please report it)");
         return text(
@@ -175,6 +208,7 @@ async fn admit(state: &AppState, endpoint: Endpoint, request: Request) -> Respon
         );
     };
     shared.metrics.observe(endpoint, answer.operation, answer.outcome, start.elapsed());
+    shared.metrics.context(endpoint, answer.context.stale, &answer.context.findings);
     let content_type = if answer.status == 200 { "application/json" } else { "text/plain; charset=utf-8" };
     let status = StatusCode::from_u16(answer.status).unwrap_or(StatusCode::BAD_REQUEST);
     let mut response = Response::new(Body::from(answer.body));
@@ -216,13 +250,19 @@ async fn readyz(State(state): State<AppState>) -> Response {
         text(StatusCode::SERVICE_UNAVAILABLE, "shutting down".into())
     } else if !shared.certs.is_loaded() {
         text(StatusCode::SERVICE_UNAVAILABLE, "no serving certificate loaded".into())
+    } else if shared.context.as_ref().is_some_and(|c| !c.ready()) {
+        text(StatusCode::SERVICE_UNAVAILABLE, "the context cache has not synced yet".into())
     } else {
         text(StatusCode::OK, "ok".into())
     }
 }
 
 async fn metrics(State(state): State<AppState>) -> Response {
-    ([(header::CONTENT_TYPE, metrics::CONTENT_TYPE)], state.shared().metrics.render()).into_response()
+    let shared = state.shared();
+    if let Some(context) = &shared.context {
+        shared.metrics.set_watches(&context.cache().status());
+    }
+    ([(header::CONTENT_TYPE, metrics::CONTENT_TYPE)], shared.metrics.render()).into_response()
 }
 
 /// The per-request deadline: past it the request is dropped and answered with 503, so that
@@ -232,6 +272,7 @@ async fn deadline(State(state): State<AppState>, request: Request, next: Next) -
     let endpoint = match request.uri().path() {
         paths::VALIDATE => Some(Endpoint::Validate),
         paths::MUTATE => Some(Endpoint::Mutate),
+        paths::VALIDATE_WORKLOADS => Some(Endpoint::ValidateWorkloads),
         _ => None,
     };
     match tokio::time::timeout(timeout, next.run(request)).await {

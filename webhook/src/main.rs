@@ -10,6 +10,12 @@ use clap::Parser;
 use tracing_subscriber::EnvFilter;
 
 use hpa_webhook::cli::{Args, Command, LogFormat, PolicyCommand, ServeArgs};
+
+/// mimalloc rather than glibc's malloc: with the context cache the heap holds tens of thousands
+/// of small long-lived objects, and glibc's malloc then spends a fifth of a request's CPU time
+/// in `_int_malloc`, `unlink_chunk` and `malloc_consolidate` (perf, 25,000 cached objects).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use hpa_webhook::{certs, export, server, shutdown};
 
 fn main() -> ExitCode {

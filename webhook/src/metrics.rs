@@ -1,5 +1,6 @@
 //! Prometheus metrics: requests by endpoint, operation and outcome, their latency, the
-//! serving certificate's expiry, and reloads.
+//! serving certificate's expiry, reloads, and the context cache (objects, sync state and time
+//! since the last event per watch, stale views, cross-object findings by rule).
 
 use std::fmt;
 use std::time::Duration;
@@ -8,6 +9,9 @@ use prometheus_client::encoding::{EncodeLabelSet, EncodeLabelValue, LabelValueEn
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
+use std::sync::atomic::AtomicU64;
+
+use hpa_cluster::watch::{Phase, WatchStatus};
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::{Registry, Unit};
 
@@ -50,6 +54,8 @@ label_enum! {
         Validate => "validate",
         /// `POST /mutate`
         Mutate => "mutate",
+        /// `POST /validate-workloads`
+        ValidateWorkloads => "validate_workloads",
     }
 }
 
@@ -114,6 +120,16 @@ struct EndpointLabels {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
+struct ResourceLabels {
+    resource: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
+struct RuleLabels {
+    rule: &'static str,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
 struct ReloadLabels {
     what: Reloaded,
     result: ReloadResult,
@@ -137,6 +153,13 @@ pub struct Metrics {
     duration: Family<EndpointLabels, Histogram, fn() -> Histogram>,
     certificate_expiry: Gauge,
     reloads: Family<ReloadLabels, Counter>,
+    context_objects: Family<ResourceLabels, Gauge>,
+    context_synced: Family<ResourceLabels, Gauge>,
+    context_refused: Family<ResourceLabels, Gauge>,
+    context_since_event: Family<ResourceLabels, Gauge<f64, AtomicU64>>,
+    context_broken: Family<ResourceLabels, Gauge<f64, AtomicU64>>,
+    stale_views: Family<EndpointLabels, Counter>,
+    findings: Family<RuleLabels, Counter>,
 }
 
 impl Default for Metrics {
@@ -172,7 +195,88 @@ impl Metrics {
             "Reloads of the certificate and the policy after their files changed",
             reloads.clone(),
         );
-        Metrics { registry, requests, duration, certificate_expiry, reloads }
+        let context_objects = Family::<ResourceLabels, Gauge>::default();
+        registry.register(
+            "context_objects",
+            "Objects in the context cache, by watched resource",
+            context_objects.clone(),
+        );
+        let context_synced = Family::<ResourceLabels, Gauge>::default();
+        registry.register(
+            "context_synced",
+            "1 when the watch of a resource has listed it (its objects are in the cache), else 0",
+            context_synced.clone(),
+        );
+        let context_refused = Family::<ResourceLabels, Gauge>::default();
+        registry.register(
+            "context_refused",
+            "1 when RBAC refuses to watch a resource (skipped until the next re-check)",
+            context_refused.clone(),
+        );
+        let context_since_event = Family::<ResourceLabels, Gauge<f64, AtomicU64>>::default();
+        registry.register_with_unit(
+            "context_since_last_event",
+            "Time since the watch of a resource delivered its last event",
+            Unit::Seconds,
+            context_since_event.clone(),
+        );
+        let context_broken = Family::<ResourceLabels, Gauge<f64, AtomicU64>>::default();
+        registry.register_with_unit(
+            "context_watch_broken",
+            "How long the watch of a resource has been failing (0 while it works)",
+            Unit::Seconds,
+            context_broken.clone(),
+        );
+        let stale_views = Family::<EndpointLabels, Counter>::default();
+        registry.register(
+            "context_stale_views",
+            "Reviews answered without cross-object checks because the context cache was stale",
+            stale_views.clone(),
+        );
+        let findings = Family::<RuleLabels, Counter>::default();
+        registry.register(
+            "cross_object_findings",
+            "Findings of cross-object rules reported at admission (warnings and denials), by rule",
+            findings.clone(),
+        );
+        Metrics {
+            registry,
+            requests,
+            duration,
+            certificate_expiry,
+            reloads,
+            context_objects,
+            context_synced,
+            context_refused,
+            context_since_event,
+            context_broken,
+            stale_views,
+            findings,
+        }
+    }
+
+    /// Records what the cluster context did for one review.
+    pub fn context(&self, endpoint: Endpoint, stale: bool, findings: &[&'static str]) {
+        if stale {
+            self.stale_views.get_or_create(&EndpointLabels { endpoint }).inc();
+        }
+        for rule in findings {
+            self.findings.get_or_create(&RuleLabels { rule }).inc();
+        }
+    }
+
+    /// Sets the context cache's gauges from the state of its watches.
+    pub fn set_watches(&self, watches: &[WatchStatus]) {
+        for w in watches {
+            let labels = ResourceLabels { resource: w.kind.resource() };
+            self.context_objects.get_or_create(&labels).set(i64::try_from(w.objects).unwrap_or(i64::MAX));
+            self.context_synced.get_or_create(&labels).set(i64::from(w.synced));
+            self.context_refused.get_or_create(&labels).set(i64::from(w.phase == Phase::Forbidden));
+            if let Some(since) = w.since_last_event {
+                self.context_since_event.get_or_create(&labels).set(since.as_secs_f64());
+            }
+            self.context_broken.get_or_create(&labels).set(w.broken_for.map_or(0.0, |d| d.as_secs_f64()));
+        }
     }
 
     /// Counts one answered review and records how long answering took.

@@ -18,7 +18,15 @@
 //!     namespaces: [preview-1, preview-2]
 //!     enforcement: Warn          # its constraints warn instead of denying
 //!     constraints: {maxReplicas: 5}
+//!   - name: payments
+//!     namespaces: [payments]
+//!     denyRules: [HPA201, workload-sets-replicas]   # deny on these lint findings
 //! ```
+//!
+//! `denyRules` lists lint rules (by ID or name) whose findings deny the request instead of
+//! warning; a later layer's list replaces an earlier one's (`[]` turns denial off again). A
+//! rule that reads other objects (a cross-object rule, such as HPA201 or HPA410) denies only
+//! when the server's context cache is on and its view is fresh: never on a stale view.
 //!
 //! A constraint is enforced as the layer that set it says (`enforcement: Deny`, the default,
 //! or `Warn`); a rule without `enforcement` takes the one of `defaults`, so `defaults:
@@ -157,6 +165,8 @@ struct Layer {
     constraints: Constraints,
     /// How its constraints are enforced (a rule's own, else that of `defaults`).
     enforcement: Enforcement,
+    /// `denyRules`, as rule IDs.
+    deny_rules: Option<Vec<&'static str>>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -183,6 +193,7 @@ struct SettingsFile {
     behavior: Option<HorizontalPodAutoscalerBehavior>,
     constraints: Option<Constraints>,
     enforcement: Option<Enforcement>,
+    deny_rules: Option<Vec<String>>,
 }
 
 #[derive(Debug, Default, Decode)]
@@ -194,6 +205,7 @@ struct RuleFile {
     behavior: Option<HorizontalPodAutoscalerBehavior>,
     constraints: Option<Constraints>,
     enforcement: Option<Enforcement>,
+    deny_rules: Option<Vec<String>>,
 }
 
 impl Policy {
@@ -214,7 +226,8 @@ impl Policy {
         let enforcement = defaults.enforcement.unwrap_or_default();
         let defaults =
             Layer::new("defaults".into(), "defaults", defaults.behavior, defaults.constraints, &mut problems)
-                .enforced(enforcement);
+                .enforced(enforcement)
+                .denying(deny_rules(defaults.deny_rules, "defaults", &mut problems));
         let mut rules = Vec::with_capacity(file.rules.len());
         let mut names = std::collections::BTreeSet::new();
         for (i, rule) in file.rules.into_iter().enumerate() {
@@ -237,7 +250,11 @@ impl Policy {
                 }
             };
             let origin = format!("rule {:?}", rule.name);
-            let layer = Layer::new(origin, &at, rule.behavior, rule.constraints, &mut problems);
+            let layer = Layer::new(origin, &at, rule.behavior, rule.constraints, &mut problems).denying(deny_rules(
+                rule.deny_rules,
+                &at,
+                &mut problems,
+            ));
             rules.push((selector, layer.enforced(rule.enforcement.unwrap_or(enforcement))));
         }
         if !problems.is_empty() {
@@ -253,6 +270,11 @@ impl Policy {
                 .as_ref()
                 .is_some_and(|b| [&b.scale_up, &b.scale_down].into_iter().flatten().any(|r| r.tolerance.is_some()))
         })
+    }
+
+    /// Whether any layer sets `denyRules` (which in-tree admission policies cannot express).
+    pub fn denies_rules(&self) -> bool {
+        std::iter::once(&self.defaults).chain(self.rules.iter().map(|(_, l)| l)).any(|l| l.deny_rules.is_some())
     }
 
     /// What applies in a namespace: `defaults`, then every matching rule in order.
@@ -294,12 +316,33 @@ impl Layer {
         if let Some(b) = &behavior {
             problems.extend(behavior_problems(b, &format!("{at}.behavior")));
         }
-        Layer { origin, behavior, constraints, enforcement: Enforcement::Deny }
+        Layer { origin, behavior, constraints, enforcement: Enforcement::Deny, deny_rules: None }
     }
 
     fn enforced(self, enforcement: Enforcement) -> Layer {
         Layer { enforcement, ..self }
     }
+
+    fn denying(self, deny_rules: Option<Vec<&'static str>>) -> Layer {
+        Layer { deny_rules, ..self }
+    }
+}
+
+/// `denyRules` as rule IDs; an ID or name hpa-core does not know is a problem.
+fn deny_rules(list: Option<Vec<String>>, at: &str, problems: &mut Vec<String>) -> Option<Vec<&'static str>> {
+    let list = list?;
+    let mut ids = Vec::with_capacity(list.len());
+    for (i, entry) in list.iter().enumerate() {
+        match hpa_core::rules::find(entry) {
+            Some(rule) if rule.meta().id == "HPA000" => problems
+                .push(format!("{at}.denyRules[{i}]: HPA000 is kube-apiserver's own validation, which always denies")),
+            Some(rule) => ids.push(rule.meta().id),
+            None => problems.push(format!("{at}.denyRules[{i}]: unknown rule {entry:?} (see `hpa-lint rules`)")),
+        }
+    }
+    ids.sort_unstable();
+    ids.dedup();
+    Some(ids)
 }
 
 /// kube-apiserver's validation of a behavior, as it would be once defaulted onto an HPA.
@@ -365,6 +408,8 @@ pub struct Effective<'p> {
     /// Each constraint with the layer that set it (as messages name it) and its enforcement.
     max_replicas: Option<(i32, &'p str, Enforcement)>,
     require_behavior: Option<(bool, &'p str, Enforcement)>,
+    /// `denyRules` of the last layer that set it, with that layer.
+    deny_rules: Option<(&'p [&'static str], &'p str)>,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -450,6 +495,14 @@ impl<'p> Effective<'p> {
         if let Some(required) = layer.constraints.require_behavior {
             self.require_behavior = Some((required, &layer.origin, layer.enforcement));
         }
+        if let Some(ids) = &layer.deny_rules {
+            self.deny_rules = Some((ids, &layer.origin));
+        }
+    }
+
+    /// Whether findings of the rule `id` deny the request, and the layer that says so.
+    pub fn denies(&self, id: &str) -> Option<&'p str> {
+        self.deny_rules.filter(|(ids, _)| ids.contains(&id)).map(|(_, origin)| origin)
     }
 
     /// Whether this policy would set any behavior field.
@@ -818,6 +871,27 @@ rules:
         );
         assert_eq!(problems("a: [").len(), 1);
         assert_eq!(problems("a: 1\n---\nb: 2\n"), ["2:1: expected one YAML document"]);
+    }
+
+    #[test]
+    fn deny_rules_are_rule_ids_per_namespace() {
+        let p = Policy::parse(&format!(
+            "{HEADER}defaults: {{denyRules: [conflicting-hpas]}}\nrules:\n  - name: pay\n    namespaces: [pay]\n    denyRules: [hpa201, HPA410, HPA201]\n  - name: open\n    namespaces: [open]\n    denyRules: []\n"
+        ))
+        .unwrap();
+        assert!(p.denies_rules());
+        assert_eq!(p.effective("other").denies("HPA407"), Some("defaults"));
+        let pay = p.effective("pay");
+        assert_eq!((pay.denies("HPA201"), pay.denies("HPA410")), (Some("rule \"pay\""), Some("rule \"pay\"")));
+        assert_eq!(pay.denies("HPA407"), None, "a later layer's list replaces the earlier one");
+        assert_eq!(p.effective("open").denies("HPA407"), None);
+        assert_eq!(
+            problems(&format!("{HEADER}defaults: {{denyRules: [HPA999, HPA000]}}\n")),
+            [
+                "defaults.denyRules[0]: unknown rule \"HPA999\" (see `hpa-lint rules`)",
+                "defaults.denyRules[1]: HPA000 is kube-apiserver's own validation, which always denies"
+            ]
+        );
     }
 
     #[test]

@@ -8,8 +8,12 @@ use std::time::Duration;
 use axum_server::Handle;
 use axum_server::tls_rustls::{RustlsAcceptor, RustlsConfig};
 
+use hpa_cluster::watch::{CacheOptions, ContextCache};
+use hpa_cluster::{ClientOptions, Cluster};
+
 use crate::admission::Admission;
 use crate::cli::ServeArgs;
+use crate::context::{ClusterContext, ContextSettings};
 use crate::metrics::Reloaded;
 use crate::policy::{PolicyError, PolicyStore};
 use crate::shutdown::{self, Drain};
@@ -32,6 +36,9 @@ pub enum ServeError {
     /// The TLS configuration was refused.
     #[error(transparent)]
     Tls(#[from] TlsError),
+    /// The context cache could not connect to the cluster.
+    #[error("--context-cache: {0}")]
+    Cluster(#[from] hpa_cluster::Error),
     /// The listener failed.
     #[error("serving on {addr}: {source}")]
     Io {
@@ -42,8 +49,27 @@ pub enum ServeError {
     },
 }
 
-/// Everything the server needs, built from the flags; see [`serve`].
+/// Everything the server needs, built from the flags, without a context cache; see [`serve`].
 pub fn state(args: &ServeArgs) -> Result<AppState, ServeError> {
+    state_with(args, None)
+}
+
+/// Starts the context cache the flags ask for (inside a tokio runtime): connects (no request
+/// is made yet) and starts the watches; `None` without `--context-cache`.
+pub async fn context(args: &ServeArgs) -> Result<Option<ClusterContext>, ServeError> {
+    if !args.context_cache {
+        return Ok(None);
+    }
+    let options = ClientOptions { kubeconfig: args.kubeconfig.clone(), ..ClientOptions::default() };
+    let cluster = Cluster::connect(&options).await?;
+    tracing::info!(server = cluster.server(), "context cache: watching the cluster");
+    let cache = ContextCache::start(cluster, CacheOptions { recheck_interval: args.context_recheck_interval });
+    let settings = ContextSettings { stale_after: args.context_stale_after, sync_timeout: args.context_sync_timeout };
+    Ok(Some(ClusterContext::new(cache, settings)))
+}
+
+/// Everything the server needs, with this context cache.
+pub fn state_with(args: &ServeArgs, context: Option<ClusterContext>) -> Result<AppState, ServeError> {
     let gates = args.gates()?;
     let policy = PolicyStore::load(args.policy.as_deref())?;
     if policy.current().sets_tolerance() && !gates.enabled(hpa_core::features::Gate::HPAConfigurableTolerance) {
@@ -52,7 +78,7 @@ pub fn state(args: &ServeArgs) -> Result<AppState, ServeError> {
     let certs = Arc::new(CertStore::new(&args.tls_cert, &args.tls_key));
     let limits = Limits { max_body_bytes: args.max_body_bytes, request_timeout: args.request_timeout };
     let admission = Admission::new(gates).with_lint_warnings(args.lint_warnings);
-    Ok(AppState::new(admission, policy, certs, limits))
+    Ok(AppState::with_context(admission, policy, certs, limits, context))
 }
 
 /// Serves on `listener` until `stop` resolves, then drains (a second `second_stop` ends at
@@ -63,7 +89,7 @@ where
     F: Future<Output = ()> + Send + 'static,
     G: Future<Output = ()> + Send + 'static,
 {
-    let state = state(args)?;
+    let state = state_with(args, context(args).await?)?;
     reload_certificate(&state).await;
     let addr = listener.local_addr().map_or_else(|_| args.addr.to_string(), |a| a.to_string());
     let io_error = |source| ServeError::Io { addr: addr.clone(), source };

@@ -13,7 +13,7 @@
 
 use std::time::Duration;
 
-use super::replicas::ceil_to_i32;
+use super::release::ControllerRelease;
 use super::time::Timestamp;
 use crate::api::v2::{HPAScalingRules, HorizontalPodAutoscalerBehavior};
 
@@ -95,11 +95,30 @@ pub struct Limited {
     pub reason: &'static str,
     /// The matching condition message.
     pub message: &'static str,
+    /// On the behavior path, the rate limit of the direction of movement, as the policies
+    /// gave it (whether or not it bound the result).
+    pub rate: Option<RateLimit>,
+}
+
+/// The scale-up or scale-down limit of `spec.behavior`'s policies in one sync.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RateLimit {
+    /// The direction's limit (`calculateScaleUpLimitWithScalingRules` or
+    /// `calculateScaleDownLimitWithBehaviors`), before it is moved to the current count.
+    pub limit: i32,
+    /// The policy (index into the direction's `policies`) whose proposal the `selectPolicy`
+    /// chose, with the count at the start of its period; `None` with `selectPolicy: Disabled`
+    /// or no policies.
+    pub policy: Option<(usize, i32)>,
 }
 
 impl Limited {
     fn new(replicas: i32, (reason, message): (&'static str, &'static str)) -> Limited {
-        Limited { replicas, reason, message }
+        Limited { replicas, reason, message, rate: None }
+    }
+
+    fn with_rate(self, rate: RateLimit) -> Limited {
+        Limited { rate: Some(rate), ..self }
     }
 }
 
@@ -113,6 +132,9 @@ pub struct Stabilized {
     pub reason: &'static str,
     /// The matching condition message.
     pub message: &'static str,
+    /// The stored recommendation the result comes from when it is not the prenormalized
+    /// count (the latest of equals): the one that holds the count.
+    pub held_by: Option<TimestampedRecommendation>,
 }
 
 /// `NormalizationArg`: what the behavior path normalizes.
@@ -130,6 +152,8 @@ pub struct NormalizationArgs<'a> {
     pub current_replicas: i32,
     /// The count to normalize.
     pub desired_replicas: i32,
+    /// The release's controller (how a Percent policy's `int32(ceil(x))` converts).
+    pub release: ControllerRelease,
 }
 
 /// `stabilizeRecommendation` (legacy path): the maximum of `prenormalized` and every stored
@@ -141,18 +165,38 @@ pub fn stabilize_recommendation(
     window: Duration,
     now: Timestamp,
 ) -> i32 {
+    stabilize_recommendation_held(recommendations, prenormalized, window, now).0
+}
+
+/// [`stabilize_recommendation`], with the stored recommendation that gave the result when it
+/// is not `prenormalized` (the latest of the highest).
+pub fn stabilize_recommendation_held(
+    recommendations: &mut Vec<TimestampedRecommendation>,
+    prenormalized: i32,
+    window: Duration,
+    now: Timestamp,
+) -> (i32, Option<TimestampedRecommendation>) {
     let cutoff = now.minus(window);
     let mut max_recommendation = prenormalized;
+    let mut held_by: Option<TimestampedRecommendation> = None;
     let mut old_index = None;
     for (i, rec) in recommendations.iter().enumerate() {
         if rec.timestamp.before(cutoff) {
             old_index = Some(i);
-        } else if rec.recommendation > max_recommendation {
-            max_recommendation = rec.recommendation;
+        } else {
+            if rec.recommendation > max_recommendation {
+                max_recommendation = rec.recommendation;
+            }
+            if rec.recommendation == max_recommendation
+                && rec.recommendation > prenormalized
+                && held_by.is_none_or(|h| h.recommendation < rec.recommendation || !rec.timestamp.before(h.timestamp))
+            {
+                held_by = Some(*rec);
+            }
         }
     }
     store_recommendation(recommendations, old_index, prenormalized, now);
-    max_recommendation
+    (max_recommendation, held_by)
 }
 
 /// Records `(recommendation, now)` over the last old entry, or appends it.
@@ -217,20 +261,37 @@ pub fn stabilize_recommendation_with_behaviors(
     let (up_cutoff, down_cutoff) = behavior_cutoffs(args, now);
     let mut up_recommendation = args.desired_replicas;
     let mut down_recommendation = args.desired_replicas;
+    // The latest recommendation giving each bound (the prenormalized count gives it when none).
+    let mut up_holder: Option<TimestampedRecommendation> = None;
+    let mut down_holder: Option<TimestampedRecommendation> = None;
     let mut old_index = None;
     for (i, rec) in recommendations.iter().enumerate() {
         if rec.timestamp.after(up_cutoff) {
             up_recommendation = up_recommendation.min(rec.recommendation);
+            if rec.recommendation == up_recommendation && rec.recommendation < args.desired_replicas {
+                up_holder = Some(*rec);
+            }
         }
         if rec.timestamp.after(down_cutoff) {
             down_recommendation = down_recommendation.max(rec.recommendation);
+            if rec.recommendation == down_recommendation && rec.recommendation > args.desired_replicas {
+                down_holder = Some(*rec);
+            }
         }
         if rec.timestamp.before(up_cutoff) && rec.timestamp.before(down_cutoff) {
             old_index = Some(i);
         }
     }
     store_recommendation(recommendations, old_index, args.desired_replicas, now);
-    stabilized_between(args, up_recommendation, down_recommendation)
+    let mut stabilized = stabilized_between(args, up_recommendation, down_recommendation);
+    stabilized.held_by = if stabilized.replicas == args.desired_replicas {
+        None
+    } else if stabilized.replicas == up_recommendation {
+        up_holder
+    } else {
+        down_holder
+    };
+    stabilized
 }
 
 /// The cutoffs of `stabilizeRecommendationWithBehaviors`: a recommendation counts for the
@@ -256,7 +317,7 @@ pub(crate) fn stabilized_between(
     }
     let (reason, message) =
         if args.desired_replicas >= args.current_replicas { SCALE_UP_STABILIZED } else { SCALE_DOWN_STABILIZED };
-    Stabilized { replicas: recommendation, reason, message }
+    Stabilized { replicas: recommendation, reason, message, held_by: None }
 }
 
 /// `convertDesiredReplicasWithBehaviorRate`: applies the policy limit in the direction of
@@ -269,39 +330,29 @@ pub fn convert_desired_replicas_with_behavior_rate(
 ) -> Limited {
     let (current, desired) = (args.current_replicas, args.desired_replicas);
     if desired > current {
-        let mut limit = calculate_scale_up_limit_with_scaling_rules(
-            current,
-            scale_up_events,
-            scale_down_events,
-            args.scale_up,
-            now,
-        );
-        if limit < current {
-            // No further scale-up until the scale-up events age out.
-            limit = current;
-        }
+        let (computed, policy) =
+            scale_up_limit_and_policy(current, scale_up_events, scale_down_events, args.scale_up, now, args.release);
+        let rate = RateLimit { limit: computed, policy };
+        // No further scale-up until the scale-up events age out.
+        let limit = computed.max(current);
         let (maximum, reason) =
             if args.max_replicas > limit { (limit, SCALE_UP_LIMIT) } else { (args.max_replicas, TOO_MANY_REPLICAS) };
         if desired > maximum {
-            return Limited::new(maximum, reason);
+            return Limited::new(maximum, reason).with_rate(rate);
         }
+        return Limited::new(desired, DESIRED_WITHIN_RANGE).with_rate(rate);
     } else if desired < current {
-        let mut limit = calculate_scale_down_limit_with_behaviors(
-            current,
-            scale_up_events,
-            scale_down_events,
-            args.scale_down,
-            now,
-        );
-        if limit > current {
-            // No further scale-down until the scale-down events age out.
-            limit = current;
-        }
+        let (computed, policy) =
+            scale_down_limit_and_policy(current, scale_up_events, scale_down_events, args.scale_down, now);
+        let rate = RateLimit { limit: computed, policy };
+        // No further scale-down until the scale-down events age out.
+        let limit = computed.min(current);
         let (minimum, reason) =
             if args.min_replicas < limit { (limit, SCALE_DOWN_LIMIT) } else { (args.min_replicas, TOO_FEW_REPLICAS) };
         if desired < minimum {
-            return Limited::new(minimum, reason);
+            return Limited::new(minimum, reason).with_rate(rate);
         }
+        return Limited::new(desired, DESIRED_WITHIN_RANGE).with_rate(rate);
     }
     Limited::new(desired, DESIRED_WITHIN_RANGE)
 }
@@ -341,31 +392,53 @@ fn policies(rules: &HPAScalingRules) -> &[crate::api::v2::HPAScalingPolicy] {
 /// Disabled → `current`. Max keeps the largest proposal (starting at `i32::MIN`), Min the
 /// smallest (starting at `i32::MAX`). Per policy, `periodStart = current − added + removed`
 /// over the policy period; Pods proposes `periodStart + value`, Percent
-/// `ceil(periodStart × (1 + value/100))` in float64 (saturating).
+/// `ceil(periodStart × (1 + value/100))` in float64, converted as `release` does
+/// ([`ControllerRelease::ceil_to_i32`]: saturating in 1.38; before, `MinInt32` on amd64 when out
+/// of range, which freezes scale-up under a Max policy).
 pub fn calculate_scale_up_limit_with_scaling_rules(
     current_replicas: i32,
     scale_up_events: &[TimestampedScaleEvent],
     scale_down_events: &[TimestampedScaleEvent],
     rules: &HPAScalingRules,
     now: Timestamp,
+    release: ControllerRelease,
 ) -> i32 {
+    scale_up_limit_and_policy(current_replicas, scale_up_events, scale_down_events, rules, now, release).0
+}
+
+/// [`calculate_scale_up_limit_with_scaling_rules`], with the policy that gave the limit (its
+/// index, and the count at the start of its period): the first policy whose proposal is the
+/// result.
+fn scale_up_limit_and_policy(
+    current_replicas: i32,
+    scale_up_events: &[TimestampedScaleEvent],
+    scale_down_events: &[TimestampedScaleEvent],
+    rules: &HPAScalingRules,
+    now: Timestamp,
+    release: ControllerRelease,
+) -> (i32, Option<(usize, i32)>) {
     let select = select_policy(rules);
     if select == SELECT_POLICY_DISABLED {
-        return current_replicas;
+        return (current_replicas, None);
     }
     let min_change = select == SELECT_POLICY_MIN;
     let mut result = if min_change { i32::MAX } else { i32::MIN };
+    let mut chosen = None;
     let mut proposed = 0i32;
-    for policy in policies(rules) {
+    for (i, policy) in policies(rules).iter().enumerate() {
         let start = period_start(current_replicas, policy.period_seconds, scale_up_events, scale_down_events, now);
         if policy.type_ == POLICY_PODS {
             proposed = start.wrapping_add(policy.value);
         } else if policy.type_ == POLICY_PERCENT {
-            proposed = ceil_to_i32(f64::from(start) * (1.0 + f64::from(policy.value) / 100.0));
+            proposed = release.ceil_to_i32(f64::from(start) * (1.0 + f64::from(policy.value) / 100.0));
         }
-        result = if min_change { result.min(proposed) } else { result.max(proposed) };
+        let next = if min_change { result.min(proposed) } else { result.max(proposed) };
+        if next != result || chosen.is_none() {
+            chosen = Some((i, start));
+        }
+        result = next;
     }
-    result
+    (result, chosen)
 }
 
 /// `calculateScaleDownLimitWithBehaviors`: the fewest replicas the scale-down policies allow.
@@ -381,23 +454,40 @@ pub fn calculate_scale_down_limit_with_behaviors(
     rules: &HPAScalingRules,
     now: Timestamp,
 ) -> i32 {
+    scale_down_limit_and_policy(current_replicas, scale_up_events, scale_down_events, rules, now).0
+}
+
+/// [`calculate_scale_down_limit_with_behaviors`], with the policy that gave the limit (as
+/// [`scale_up_limit_and_policy`]).
+fn scale_down_limit_and_policy(
+    current_replicas: i32,
+    scale_up_events: &[TimestampedScaleEvent],
+    scale_down_events: &[TimestampedScaleEvent],
+    rules: &HPAScalingRules,
+    now: Timestamp,
+) -> (i32, Option<(usize, i32)>) {
     let select = select_policy(rules);
     if select == SELECT_POLICY_DISABLED {
-        return current_replicas;
+        return (current_replicas, None);
     }
     let min_change = select == SELECT_POLICY_MIN;
     let mut result = if min_change { i32::MIN } else { i32::MAX };
+    let mut chosen = None;
     let mut proposed = 0i32;
-    for policy in policies(rules) {
+    for (i, policy) in policies(rules).iter().enumerate() {
         let start = period_start(current_replicas, policy.period_seconds, scale_up_events, scale_down_events, now);
         if policy.type_ == POLICY_PODS {
             proposed = start.wrapping_sub(policy.value);
         } else if policy.type_ == POLICY_PERCENT {
             proposed = (f64::from(start) * (1.0 - f64::from(policy.value) / 100.0)) as i32;
         }
-        result = if min_change { result.max(proposed) } else { result.min(proposed) };
+        let next = if min_change { result.max(proposed) } else { result.min(proposed) };
+        if next != result || chosen.is_none() {
+            chosen = Some((i, start));
+        }
+        result = next;
     }
-    result
+    (result, chosen)
 }
 
 /// `getLongestPolicyPeriod`: the largest `periodSeconds` of the rules (0 without policies).
@@ -535,6 +625,7 @@ mod tests {
             max_replicas: 100,
             current_replicas: current,
             desired_replicas: 10,
+            release: ControllerRelease::default(),
         };
         let first = convert_desired_replicas_with_behavior_rate(&args(80), &up_events, &down_events, NOW);
         assert_eq!((first.replicas, first.reason), (72, "ScaleDownLimit"));
@@ -563,6 +654,7 @@ mod tests {
                 max_replicas: 100,
                 current_replicas: current,
                 desired_replicas: desired,
+                release: ControllerRelease::default(),
             };
             let got = convert_desired_replicas_with_behavior_rate(&args, &[], &[], NOW);
             assert_eq!((got.replicas, got.reason), (current, "ScaleDownLimit"));
@@ -574,19 +666,32 @@ mod tests {
         let up = defaults::scale_up_rules(None);
         // (current, limit)
         for (current, limit) in [(0, 4), (1, 5), (2, 6), (4, 8), (5, 10), (40, 80)] {
-            assert_eq!(calculate_scale_up_limit_with_scaling_rules(current, &[], &[], &up, NOW), limit, "{current}");
+            assert_eq!(
+                calculate_scale_up_limit_with_scaling_rules(current, &[], &[], &up, NOW, ControllerRelease::default()),
+                limit,
+                "{current}"
+            );
         }
         // An event exactly 15 s old no longer counts; one 14 s old does.
         let events = [event(4, 15)];
-        assert_eq!(calculate_scale_up_limit_with_scaling_rules(6, &events, &[], &up, NOW), 12);
+        assert_eq!(
+            calculate_scale_up_limit_with_scaling_rules(6, &events, &[], &up, NOW, ControllerRelease::default()),
+            12
+        );
         let events = [event(4, 14)];
-        assert_eq!(calculate_scale_up_limit_with_scaling_rules(6, &events, &[], &up, NOW), 6);
+        assert_eq!(
+            calculate_scale_up_limit_with_scaling_rules(6, &events, &[], &up, NOW, ControllerRelease::default()),
+            6
+        );
     }
 
     #[test]
     fn percent_float_artifacts() {
         let up = rules("Max", vec![policy("Percent", 10, 60)]);
-        assert_eq!(calculate_scale_up_limit_with_scaling_rules(100, &[], &[], &up, NOW), 111);
+        assert_eq!(
+            calculate_scale_up_limit_with_scaling_rules(100, &[], &[], &up, NOW, ControllerRelease::default()),
+            111
+        );
         let down = rules("Max", vec![policy("Percent", 80, 60)]);
         assert_eq!(calculate_scale_down_limit_with_behaviors(10, &[], &[], &down, NOW), 1);
     }
@@ -615,6 +720,7 @@ mod tests {
                 max_replicas: 1000,
                 current_replicas: current,
                 desired_replicas: desired,
+                release: ControllerRelease::default(),
             };
             let mut log: Vec<TimestampedRecommendation> = recs
                 .iter()

@@ -16,6 +16,7 @@ use crate::api::v2::{HorizontalPodAutoscaler, HorizontalPodAutoscalerBehavior};
 use crate::defaults;
 use crate::features::{FeatureGates, Gate, KubernetesVersion};
 
+use super::release::ControllerRelease;
 use super::replicas::{ReplicaCalculator, Tolerances};
 
 /// `--horizontal-pod-autoscaler-sync-period`.
@@ -115,12 +116,20 @@ impl HPAControllerConfiguration {
         i64::try_from(self.sync_period.as_secs()).unwrap_or(i64::MAX).max(1)
     }
 
-    /// The replica calculator this configuration sets up (`NewReplicaCalculator`).
+    /// What this release's controller does differently ([`ControllerRelease::of`]).
+    pub fn controller_release(&self) -> ControllerRelease {
+        ControllerRelease::of(self.release())
+    }
+
+    /// The replica calculator this configuration sets up (`NewReplicaCalculator`), with the
+    /// release's arithmetic; pod-level requests count with gate `PodLevelResources` from 1.34
+    /// ([`FeatureGates::pod_level_requests`]).
     pub fn replica_calculator(&self) -> ReplicaCalculator {
         ReplicaCalculator {
             cpu_initialization_period: self.cpu_initialization_period,
             delay_of_initial_readiness_status: self.initial_readiness_delay,
-            pod_level_resources: self.gates.enabled(Gate::PodLevelResources),
+            pod_level_resources: self.gates.pod_level_requests(),
+            release: self.controller_release(),
         }
     }
 

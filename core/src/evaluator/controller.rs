@@ -29,9 +29,10 @@ use super::behavior::{
     TimestampedRecommendation, TimestampedScaleEvent,
 };
 use super::gofmt;
+use super::release::ControllerRelease;
 use super::replicas::{
     CalcError, Matched, ObjectSample, Pod, PodIndex, PodMetricsItem, PodSample, Pods, RESOURCE_MEMORY,
-    ReplicaCalculator, Tolerances, Workspace,
+    ReplicaCalculator, SetAsidePod, Tolerances, Workspace,
 };
 use super::time::Timestamp;
 use crate::api::quantity::Format;
@@ -116,6 +117,9 @@ pub struct SyncInput {
     pub scale: Result<Scale, String>,
     /// The error of writing the scale (after the conflict retries), if it fails.
     pub scale_update_error: Option<String>,
+    /// The conflict error of the first scale update, if it conflicts: from 1.34 the controller
+    /// retries (the retry's outcome is `scale_update_error`); 1.33 fails with it.
+    pub scale_update_conflict: Option<String>,
     /// The `labels.Parse` error of `scale.selector`, if it does not parse.
     pub selector_parse_error: Option<String>,
     /// Keys (`namespace/name`) of other HPAs whose selectors match some of the pods.
@@ -142,6 +146,7 @@ impl SyncInput {
             now,
             scale: Ok(scale),
             scale_update_error: None,
+            scale_update_conflict: None,
             selector_parse_error: None,
             other_hpas_selecting_pods: Vec::new(),
             pods: Vec::new(),
@@ -211,6 +216,17 @@ pub struct MetricEvaluation {
     pub current: Option<MetricValueStatus>,
     /// The metric's timestamp, where the controller reports one.
     pub timestamp: Option<Timestamp>,
+    /// The usage ratio the tolerance was judged on (first pass), when the calculator got
+    /// that far.
+    pub usage_ratio: Option<f64>,
+    /// The second pass's usage ratio, when missing or unready pods made the calculator
+    /// correct the first.
+    pub corrected_ratio: Option<f64>,
+    /// For metrics whose calculator groups pods (Resource, ContainerResource, Pods): how many
+    /// pods' samples counted as ready.
+    pub ready_pods: Option<usize>,
+    /// For those metrics, the pods whose samples were set aside or missing, and why.
+    pub set_aside: Vec<SetAsidePod>,
 }
 
 /// Which normalization ran.
@@ -231,6 +247,9 @@ pub struct Normalization {
     pub prenormalized: i32,
     /// After the stabilization window(s).
     pub stabilized: i32,
+    /// The stored recommendation the stabilized count comes from, when it is not the
+    /// prenormalized one.
+    pub held_by: Option<TimestampedRecommendation>,
     /// The AbleToScale reason set (`ReadyForNewScale`, `ScaleDownStabilized`,
     /// `ScaleUpStabilized`).
     pub stabilization_reason: &'static str,
@@ -511,8 +530,30 @@ impl Failure {
     }
 }
 
-/// A metric's successful proposal: the count, the observed value, the timestamp.
-type Proposal = (i32, MetricValueStatus, Option<Timestamp>);
+/// A metric's successful proposal.
+struct Proposal {
+    /// The count.
+    replicas: i32,
+    /// The observed value.
+    current: MetricValueStatus,
+    /// The metric's timestamp.
+    timestamp: Option<Timestamp>,
+    /// The usage ratio, and the corrected one.
+    ratio: f64,
+    corrected_ratio: Option<f64>,
+}
+
+impl Proposal {
+    fn of(r: super::replicas::MetricReplicas, current: MetricValueStatus) -> Proposal {
+        Proposal {
+            replicas: r.replicas,
+            current,
+            timestamp: r.timestamp,
+            ratio: r.ratio,
+            corrected_ratio: r.corrected_ratio,
+        }
+    }
+}
 
 /// The answer of `computeReplicasForMetrics`: the count (`-1` on a hard failure), the
 /// metric it came from, the aggregated error, and whether `status.currentMetrics` was built.
@@ -643,15 +684,20 @@ impl<'a> Autoscaler<'a> {
         let mut rescale = true;
         let mut statuses = false;
 
-        // 5. Scale-to-zero facts.
+        // 5. Scale-to-zero facts. Before 1.36 the controller knows no ScaledToZero condition: a
+        // target at zero is disabled only when minReplicas != 0, and with minReplicas 0 its
+        // metrics are evaluated (a scale-up from zero with no condition).
+        let zero_conditions = p.calc.release.scaled_to_zero_condition;
         let gate_on = p.scale_to_zero;
-        let scaled_to_zero = gate_on && scaled_to_zero_condition(&result.status.conditions);
+        let scaled_to_zero = zero_conditions && gate_on && scaled_to_zero_condition(&result.status.conditions);
         let can_scale_from_zero = scaled_to_zero && p.object_or_external;
 
         // 6. Range pre-checks.
         let mut needs_metrics = true;
         if current == 0 {
-            if !((min != 0 && scaled_to_zero) || can_scale_from_zero) {
+            let disabled =
+                if zero_conditions { !((min != 0 && scaled_to_zero) || can_scale_from_zero) } else { min != 0 };
+            if disabled {
                 needs_metrics = false;
                 rescale = false;
                 result.set_condition(
@@ -661,7 +707,7 @@ impl<'a> Autoscaler<'a> {
                     Message::Text("scaling is disabled since the replica count of the target is zero"),
                     now,
                 );
-                if !gate_on {
+                if zero_conditions && !gate_on {
                     remove_condition(&mut result.status.conditions, SCALED_TO_ZERO);
                 }
                 result.outcome = SyncOutcome::ScalingDisabled;
@@ -748,7 +794,7 @@ impl<'a> Autoscaler<'a> {
                 result.rescale_reason.clear();
                 result.rescale_reason.push_str("All metrics below target");
             }
-            let n = normalize(state, p.behavior.as_ref(), config, max, current, desired, min, now);
+            let n = normalize(state, p.behavior.as_ref(), config, p.calc.release, max, current, desired, min, now);
             result.set_condition(
                 ABLE_TO_SCALE,
                 TRUE,
@@ -773,7 +819,12 @@ impl<'a> Autoscaler<'a> {
         // 9. Act.
         if rescale {
             result.rescale_to = Some(desired);
-            if let Some(err) = &input.scale_update_error {
+            let conflict = input.scale_update_conflict.as_ref();
+            let update_error = match conflict {
+                Some(c) if !p.calc.release.retry_scale_update_on_conflict => Some(c),
+                _ => input.scale_update_error.as_ref(),
+            };
+            if let Some(err) = update_error {
                 let msg = format!("New size: {desired}; reason: {}; error: {err}", result.rescale_reason);
                 result.event(EventType::Warning, "FailedRescale", msg);
                 result.set_condition(
@@ -818,7 +869,8 @@ impl<'a> Autoscaler<'a> {
                 };
                 events.get(i).map(|e| (direction, *e))
             });
-            if gate_on {
+            // No ScaledToZero condition before 1.36.
+            if zero_conditions && gate_on {
                 if current > 0 && desired == 0 && min == 0 && p.object_or_external {
                     result.set_condition(
                         SCALED_TO_ZERO,
@@ -836,7 +888,7 @@ impl<'a> Autoscaler<'a> {
                         now,
                     );
                 }
-            } else {
+            } else if zero_conditions {
                 remove_condition(&mut result.status.conditions, SCALED_TO_ZERO);
             }
             result.rescaled = true;
@@ -953,6 +1005,7 @@ impl MetricsRun<'_, '_> {
         let mut replicas = 0i32;
         let mut name = None;
         for (i, spec) in specs.iter().enumerate() {
+            self.workspace.forget();
             match self.compute_replicas_for_metric(spec) {
                 Err(f) => {
                     let condition = self.unable_to_compute(f.reason, &f.condition_error);
@@ -965,6 +1018,8 @@ impl MetricsRun<'_, '_> {
                     evaluation.error = Some(f.error);
                     evaluation.current = None;
                     evaluation.timestamp = None;
+                    evaluation.usage_ratio = None;
+                    evaluation.corrected_ratio = None;
                     if let Some(slot) = self.statuses.get_mut(i) {
                         *slot = MetricStatus::default();
                     }
@@ -973,12 +1028,12 @@ impl MetricsRun<'_, '_> {
                     }
                     invalid += 1;
                 }
-                Ok((proposal, current, timestamp)) => {
+                Ok(p) => {
                     if let Some(slot) = self.statuses.get_mut(i) {
-                        assign_metric_status(slot, spec, &current);
+                        assign_metric_status(slot, spec, &p.current);
                     }
-                    if replicas == 0 || proposal > replicas {
-                        replicas = proposal;
+                    if replicas == 0 || p.replicas > replicas {
+                        replicas = p.replicas;
                         name = Some(i);
                     }
                     let metric_name = self.p.name(i);
@@ -986,13 +1041,19 @@ impl MetricsRun<'_, '_> {
                     evaluation.index = i;
                     assign_str(&mut evaluation.source_type, &spec.type_);
                     assign_str(&mut evaluation.name, metric_name);
-                    evaluation.proposal = Some(proposal);
+                    evaluation.proposal = Some(p.replicas);
                     evaluation.error = None;
                     evaluation.failure_condition = None;
-                    evaluation.current = Some(current);
-                    evaluation.timestamp = timestamp;
+                    evaluation.current = Some(p.current);
+                    evaluation.timestamp = p.timestamp;
+                    evaluation.usage_ratio = Some(p.ratio);
+                    evaluation.corrected_ratio = p.corrected_ratio;
                 }
             }
+            // What the calculator's grouping of the pods decided, for this metric.
+            let evaluation = self.result.evaluation(i);
+            evaluation.ready_pods = self.workspace.ready_count();
+            self.workspace.set_aside(self.pods, &mut evaluation.set_aside);
         }
         let first = first_failure.and_then(|i| self.result.metrics().get(i));
         let error = first.map(|f| {
@@ -1091,7 +1152,7 @@ impl MetricsRun<'_, '_> {
                 sample,
                 self.pods.list(),
             ) {
-                Ok(r) => Ok((r.replicas, value_status(Quantity::from_milli(r.usage_milli)), r.timestamp)),
+                Ok(r) => Ok(Proposal::of(r, value_status(Quantity::from_milli(r.usage_milli)))),
                 Err(e) => Err(Failure::same(REASON, e.0)),
             };
         }
@@ -1107,7 +1168,7 @@ impl MetricsRun<'_, '_> {
                 &obj.described_object,
                 sample,
             ) {
-                Ok(r) => Ok((r.replicas, average_status(Quantity::from_milli(r.usage_milli)), r.timestamp)),
+                Ok(r) => Ok(Proposal::of(r, average_status(Quantity::from_milli(r.usage_milli)))),
                 Err(e) => {
                     let error = format!("failed to get {} object metric: {e}", obj.metric.name);
                     Err(Failure { reason: REASON, condition_error: e.0, error })
@@ -1142,7 +1203,7 @@ impl MetricsRun<'_, '_> {
             self.p.tolerances,
             samples,
         ) {
-            Ok(r) => Ok((r.replicas, average_status(Quantity::from_milli(r.usage_milli)), r.timestamp)),
+            Ok(r) => Ok(Proposal::of(r, average_status(Quantity::from_milli(r.usage_milli)))),
             Err(e) => Err(Failure::same(REASON, e.0)),
         }
     }
@@ -1156,7 +1217,9 @@ impl MetricsRun<'_, '_> {
         resource: &str,
         container: &str,
     ) -> Result<Proposal, String> {
-        let format = if resource == RESOURCE_MEMORY { Format::BinarySI } else { Format::DecimalSI };
+        // `buildQuantity` (from 1.34): memory in BinarySI; 1.33 renders every resource in DecimalSI.
+        let binary = resource == RESOURCE_MEMORY && self.p.calc.release.memory_binary_si;
+        let format = if binary { Format::BinarySI } else { Format::DecimalSI };
         let metrics = self.resource_metrics;
         if let Some(average) = &target.average_value {
             let r = self
@@ -1174,7 +1237,7 @@ impl MetricsRun<'_, '_> {
                 )
                 .map_err(|e: CalcError| format!("failed to get {resource} usage: {e}"))?;
             let status = average_status(Quantity::from_milli_with_format(r.usage_milli, format));
-            return Ok((r.replicas, status, r.timestamp));
+            return Ok(Proposal::of(r, status));
         }
         let Some(target_utilization) = target.average_utilization else {
             return Err("invalid resource metric source: neither an average utilization target nor an average value (usage) target was set".to_string());
@@ -1198,7 +1261,13 @@ impl MetricsRun<'_, '_> {
             average_value: Some(Quantity::from_milli_with_format(r.raw_value_milli, format)),
             ..Default::default()
         };
-        Ok((r.replicas, status, Some(r.timestamp)))
+        Ok(Proposal {
+            replicas: r.replicas,
+            current: status,
+            timestamp: Some(r.timestamp),
+            ratio: r.ratio,
+            corrected_ratio: r.corrected_ratio,
+        })
     }
 
     /// `computeStatusForResourceMetric`.
@@ -1247,7 +1316,7 @@ impl MetricsRun<'_, '_> {
                 selector,
                 values,
             ) {
-                Ok(r) => Ok((r.replicas, average_status(Quantity::from_milli(r.usage_milli)), r.timestamp)),
+                Ok(r) => Ok(Proposal::of(r, average_status(Quantity::from_milli(r.usage_milli)))),
                 Err(e) => {
                     let error = format!("failed to get {} external metric: {e}", ext.metric.name);
                     Err(Failure { reason: REASON, condition_error: e.0, error })
@@ -1265,7 +1334,7 @@ impl MetricsRun<'_, '_> {
                 values,
                 self.pods.list(),
             ) {
-                Ok(r) => Ok((r.replicas, value_status(Quantity::from_milli(r.usage_milli)), r.timestamp)),
+                Ok(r) => Ok(Proposal::of(r, value_status(Quantity::from_milli(r.usage_milli)))),
                 Err(e) => {
                     let error = format!("failed to get external metric {}: {e}", ext.metric.name);
                     Err(Failure { reason: REASON, condition_error: e.0, error })
@@ -1459,6 +1528,7 @@ fn normalize(
     state: &mut ControllerState,
     behavior: Option<&HorizontalPodAutoscalerBehavior>,
     opts: &HPAControllerConfiguration,
+    release: ControllerRelease,
     max: i32,
     current: i32,
     prenormalized: i32,
@@ -1469,21 +1539,21 @@ fn normalize(
     let stabilized = match behavior {
         None => {
             let window = opts.downscale_stabilization_window;
-            legacy_stabilized(behavior::stabilize_recommendation(recommendations, prenormalized, window, now))
+            legacy_stabilized(behavior::stabilize_recommendation_held(recommendations, prenormalized, window, now))
         }
         Some(b) => {
-            let args = normalization_args(b, max, current, prenormalized, min);
+            let args = normalization_args(b, max, current, prenormalized, min, release);
             behavior::stabilize_recommendation_with_behaviors(recommendations, &args, now)
         }
     };
-    limit(state, behavior, opts, max, current, prenormalized, min, now, stabilized)
+    limit(state, behavior, opts, release, max, current, prenormalized, min, now, stabilized)
 }
 
 /// `stabilizeRecommendation`'s count, with the reason the legacy path reports when it differs
 /// from the prenormalized count.
-fn legacy_stabilized(replicas: i32) -> Stabilized {
+fn legacy_stabilized((replicas, held_by): (i32, Option<TimestampedRecommendation>)) -> Stabilized {
     let (reason, message) = SCALE_DOWN_STABILIZED;
-    Stabilized { replicas, reason, message }
+    Stabilized { replicas, reason, message, held_by }
 }
 
 /// Rules with nothing set: what an unset `scaleUp` or `scaleDown` counts as.
@@ -1498,6 +1568,7 @@ fn normalization_args(
     current: i32,
     prenormalized: i32,
     min: i32,
+    release: ControllerRelease,
 ) -> NormalizationArgs<'_> {
     NormalizationArgs {
         scale_up: behavior.scale_up.as_ref().unwrap_or(&NO_RULES),
@@ -1506,6 +1577,7 @@ fn normalization_args(
         max_replicas: max,
         current_replicas: current,
         desired_replicas: prenormalized,
+        release,
     }
 }
 
@@ -1518,6 +1590,7 @@ fn limit(
     state: &ControllerState,
     behavior: Option<&HorizontalPodAutoscalerBehavior>,
     opts: &HPAControllerConfiguration,
+    release: ControllerRelease,
     max: i32,
     current: i32,
     prenormalized: i32,
@@ -1539,9 +1612,9 @@ fn limit(
             opts.scale_up_limit_factor,
             opts.scale_up_limit_minimum,
         );
-        return normalization(NormalizationPath::Legacy, prenormalized, stabilized.replicas, ability, limited);
+        return normalization(NormalizationPath::Legacy, prenormalized, stabilized, ability, limited);
     };
-    let mut args = normalization_args(b, max, current, prenormalized, min);
+    let mut args = normalization_args(b, max, current, prenormalized, min, release);
     args.desired_replicas = stabilized.replicas;
     let limited = behavior::convert_desired_replicas_with_behavior_rate(
         &args,
@@ -1549,25 +1622,26 @@ fn limit(
         &state.scale_down_events,
         now,
     );
-    normalization(NormalizationPath::Behavior, prenormalized, stabilized.replicas, ability, limited)
+    normalization(NormalizationPath::Behavior, prenormalized, stabilized, ability, limited)
 }
 
 /// The [`Normalization`] record shared by both paths.
 fn normalization(
     path: NormalizationPath,
     prenormalized: i32,
-    stabilized: i32,
+    stabilized: Stabilized,
     (stabilization_reason, stabilization_message): (&'static str, &'static str),
     limited: Limited,
 ) -> Normalization {
     Normalization {
         path,
         prenormalized,
-        stabilized,
+        stabilized: stabilized.replicas,
+        held_by: stabilized.held_by.filter(|_| stabilized.replicas != prenormalized),
         stabilization_reason,
         stabilization_message,
         limited,
-        scaling_limited: limited.replicas != stabilized,
+        scaling_limited: limited.replicas != stabilized.replicas,
     }
 }
 

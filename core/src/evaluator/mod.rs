@@ -12,6 +12,8 @@
 //!   the conformance runner all run it.
 //! - [`config`]: kube-controller-manager's configuration of the controller
 //!   ([`HPAControllerConfiguration`]: its flags and feature gates, with their defaults).
+//! - [`release`]: what the controller of each Kubernetes release does differently
+//!   ([`ControllerRelease`], decided once per configuration).
 //! - [`time`]: instants with Go's zero time and strict comparisons.
 //! - [`timing`]: the fastest scale-up and scale-down, by syncing with a what-if demand.
 //! - [`simulation`]: one HPA over time under a described load (pods that start and turn
@@ -24,7 +26,9 @@
 pub mod behavior;
 pub mod config;
 pub mod controller;
+pub mod diagnosis;
 mod gofmt;
+pub mod release;
 pub mod replicas;
 pub mod simulation;
 pub mod time;
@@ -36,6 +40,7 @@ pub use controller::{
     Autoscaler, ControllerState, Event, EventType, MetricEvaluation, Normalization, NormalizationPath,
     ObjectMetricValue, Scale, SyncInput, SyncOutcome, SyncResult, reconcile_autoscaler,
 };
+pub use release::ControllerRelease;
 pub use replicas::{
     CalcError, ConditionStatus, Container, ContainerUsage, Pod, PodMetricsItem, PodPhase, PodSample, ReadyCondition,
     ReplicaCalculator, Tolerances,

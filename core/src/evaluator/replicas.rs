@@ -6,16 +6,18 @@
 //! the metrics APIs) plus the instant `now`, and returns what Go returns: the same replica
 //! counts, the same integer and float64 arithmetic, the same error messages.
 //!
-//! Since v1.38 (kubernetes PR #141397) every "ceil, then convert to int32" saturates at
-//! `i32::MAX`; [`ceil_to_i32`] is that helper.
+//! What differs between releases (overflow, pod-level requests, Succeeded pods, error texts) is
+//! decided once, in the calculator's [`ControllerRelease`]; the arithmetic reads its fields.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 use std::time::Duration;
 
 use super::gofmt;
+use super::release::ControllerRelease;
 use super::time::Timestamp;
 use crate::api::{CrossVersionObjectReference, LabelSelector};
+use crate::resources::{self, ContainerRole};
 
 /// The resource whose samples are subject to the CPU readiness rules of [`group_pods`].
 pub const RESOURCE_CPU: &str = "cpu";
@@ -73,15 +75,6 @@ impl Default for Tolerances {
     fn default() -> Self {
         Tolerances::uniform(0.1)
     }
-}
-
-/// The v1.38 `ceilToInt32` helper: `ceil(x)` converted to int32, saturating at both ends.
-///
-/// NaN (which needs a zero target, refused by validation) maps to 0, the saturating semantics
-/// Go plans to adopt for all float-to-int conversions (golang/go#76264).
-pub fn ceil_to_i32(x: f64) -> i32 {
-    // Rust's float-to-int `as` saturates at the bounds and maps NaN to 0.
-    x.ceil() as i32
 }
 
 /// `v1.PodPhase`.
@@ -195,6 +188,9 @@ pub struct Pod {
     pub init_containers: Vec<Container>,
     /// Pod-level `spec.resources.requests` in milli-units; empty when not set.
     pub pod_requests_milli: BTreeMap<String, i64>,
+    /// `spec.overhead` (set by admission from the RuntimeClass) in milli-units; empty when not
+    /// set.
+    pub overhead_milli: BTreeMap<String, i64>,
 }
 
 impl Pod {
@@ -212,6 +208,7 @@ impl Pod {
             containers: Vec::new(),
             init_containers: Vec::new(),
             pod_requests_milli: BTreeMap::new(),
+            overhead_milli: BTreeMap::new(),
         }
     }
 
@@ -300,7 +297,7 @@ pub struct GroupedPods {
 }
 
 /// A proposal of [`ReplicaCalculator::get_resource_replicas`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ResourceReplicas {
     /// The proposed replica count.
     pub replicas: i32,
@@ -310,10 +307,15 @@ pub struct ResourceReplicas {
     pub raw_value_milli: i64,
     /// The timestamp of the first metrics item.
     pub timestamp: Timestamp,
+    /// The usage ratio of the first pass (`usageRatio`: utilization / target).
+    pub ratio: f64,
+    /// The usage ratio of the second pass (`newUsageRatio`), when missing or unready pods made
+    /// the calculator correct the first.
+    pub corrected_ratio: Option<f64>,
 }
 
 /// A proposal of the calculator's other functions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct MetricReplicas {
     /// The proposed replica count.
     pub replicas: i32,
@@ -321,6 +323,43 @@ pub struct MetricReplicas {
     pub usage_milli: i64,
     /// The metric's timestamp, where the controller reports one.
     pub timestamp: Option<Timestamp>,
+    /// The usage ratio the tolerance is judged on (`usageRatio`).
+    pub ratio: f64,
+    /// The usage ratio of the second pass, when missing or unready pods made the calculator
+    /// correct the first (Pods metrics and Resource AverageValue targets).
+    pub corrected_ratio: Option<f64>,
+}
+
+/// Why the replica calculator set a pod's sample aside (`groupPods`), or found none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SetAsideReason {
+    /// `metadata.deletionTimestamp` is set (ignored).
+    Deleted,
+    /// The phase is terminal (`Failed`; ignored).
+    Terminal(PodPhase),
+    /// The phase is `Pending` (unready, never missing).
+    Pending,
+    /// cpu only: the pod has no Ready condition or no start time (unready).
+    NoReadiness,
+    /// cpu only: within the CPU initialization period and not Ready (unready).
+    Initializing,
+    /// cpu only: within the CPU initialization period, Ready, but its sample was taken less
+    /// than one metric window after it turned Ready (unready).
+    StaleSample,
+    /// cpu only: past the CPU initialization period, not Ready, and never Ready since it
+    /// started (unready).
+    NeverReady,
+    /// No sample for the pod (missing).
+    MissingMetrics,
+}
+
+/// A pod whose sample the calculator did not count as is, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SetAsidePod {
+    /// The pod.
+    pub pod: Arc<str>,
+    /// Why.
+    pub reason: SetAsideReason,
 }
 
 // === Samples and pods, matched by name ===
@@ -516,6 +555,12 @@ impl<'m, T> Matched<'m, T> {
 const UNREADY: u8 = 1;
 const MISSING: u8 = 2;
 const IGNORED: u8 = 4;
+/// Above the set bits, why the cpu readiness rules found a pod unready (for [`SetAsideReason`]).
+const WHY_NO_READINESS: u8 = 1 << 3;
+const WHY_INITIALIZING: u8 = 2 << 3;
+const WHY_STALE_SAMPLE: u8 = 3 << 3;
+const WHY_NEVER_READY: u8 = 4 << 3;
+const WHY_MASK: u8 = 7 << 3;
 
 /// The replica calculator's reusable buffers: the maps and sets the controller keys by pod
 /// name, as arrays over the entries of a [`PodIndex`] (then those of samples of unlisted pods).
@@ -527,6 +572,8 @@ pub struct Workspace {
     flags: Vec<u8>,
     /// `calculateRequests`' map.
     requests: Vec<Option<i64>>,
+    /// The ready count of the last grouping, unless [`Workspace::forget`] came after it.
+    grouped: Option<usize>,
 }
 
 /// What `groupPods` found, besides the sets (kept in the [`Workspace`]).
@@ -554,13 +601,52 @@ impl Workspace {
         self.flags.resize(self.values.len(), 0);
     }
 
+    /// Forgets the last grouping: [`Workspace::set_aside`] reports nothing until the next one.
+    pub(crate) fn forget(&mut self) {
+        self.grouped = None;
+    }
+
+    /// How many pods the last grouping counted as ready, unless it was forgotten.
+    pub(crate) fn ready_count(&self) -> Option<usize> {
+        self.grouped
+    }
+
+    /// The pods the last grouping set aside, and why, in list order (nothing when it was
+    /// forgotten): what `groupPods` decided, as it decided it.
+    pub(crate) fn set_aside(&self, pods: Pods<'_>, out: &mut Vec<SetAsidePod>) {
+        out.clear();
+        if self.grouped.is_none() {
+            return;
+        }
+        for (i, pod) in pods.list().iter().enumerate() {
+            let Some(&flags) = self.flags.get(pods.entry(i)) else { continue };
+            let reason = if flags & IGNORED != 0 {
+                if pod.deleted { SetAsideReason::Deleted } else { SetAsideReason::Terminal(pod.phase) }
+            } else if flags & UNREADY != 0 {
+                match flags & WHY_MASK {
+                    WHY_NO_READINESS => SetAsideReason::NoReadiness,
+                    WHY_INITIALIZING => SetAsideReason::Initializing,
+                    WHY_STALE_SAMPLE => SetAsideReason::StaleSample,
+                    WHY_NEVER_READY => SetAsideReason::NeverReady,
+                    _ => SetAsideReason::Pending,
+                }
+            } else if flags & MISSING != 0 {
+                SetAsideReason::MissingMetrics
+            } else {
+                continue;
+            };
+            out.push(SetAsidePod { pod: Arc::clone(&pod.name), reason });
+        }
+    }
+
     /// `groupPods` over the collected samples (see [`group_pods`]).
     fn group(&mut self, pods: Pods<'_>, cpu: bool, calc: &ReplicaCalculator, now: Timestamp) -> Grouped {
         let mut g = Grouped::default();
+        let release = &calc.release;
         for (i, pod) in pods.list().iter().enumerate() {
             let entry = pods.entry(i);
             let (Some(flags), Some(value)) = (self.flags.get_mut(entry), self.values.get(entry)) else { continue };
-            if pod.deleted || pod.phase == PodPhase::Failed {
+            if pod.deleted || release.ignores_phase(pod.phase) {
                 *flags |= IGNORED;
                 continue;
             }
@@ -575,26 +661,36 @@ impl Workspace {
                 continue;
             };
             if cpu {
-                let unready = match (pod.ready_condition, pod.start_time) {
+                // The unready rules, each recorded with its reason.
+                let why = match (pod.ready_condition, pod.start_time) {
                     (Some(cond), Some(start)) => {
                         if start.plus(calc.cpu_initialization_period).after(now) {
-                            cond.status == ConditionStatus::False
-                                || metric.timestamp.before(cond.last_transition_time.plus(metric.window))
+                            if cond.status == ConditionStatus::False {
+                                WHY_INITIALIZING
+                            } else if metric.timestamp.before(cond.last_transition_time.plus(metric.window)) {
+                                WHY_STALE_SAMPLE
+                            } else {
+                                0
+                            }
+                        } else if cond.status == ConditionStatus::False
+                            && start.plus(calc.delay_of_initial_readiness_status).after(cond.last_transition_time)
+                        {
+                            WHY_NEVER_READY
                         } else {
-                            cond.status == ConditionStatus::False
-                                && start.plus(calc.delay_of_initial_readiness_status).after(cond.last_transition_time)
+                            0
                         }
                     }
-                    _ => true,
+                    _ => WHY_NO_READINESS,
                 };
-                if unready {
-                    *flags |= UNREADY;
+                if why != 0 {
+                    *flags |= UNREADY | why;
                     g.any_unready = true;
                     continue;
                 }
             }
             g.ready_count += 1;
         }
+        self.grouped = Some(g.ready_count);
         g
     }
 
@@ -625,11 +721,19 @@ impl Workspace {
     }
 
     /// `calculateRequests` into the entries (a later pod of the same name wins).
-    fn requests(&mut self, pods: Pods<'_>, container: &str, resource: &str, pod_level: bool) -> Result<(), CalcError> {
+    fn requests(
+        &mut self,
+        pods: Pods<'_>,
+        container: &str,
+        resource: &str,
+        calc: &ReplicaCalculator,
+    ) -> Result<(), CalcError> {
         self.requests.clear();
         self.requests.resize(self.values.len(), None);
+        // A copy the loop's writes cannot alias.
+        let calc = *calc;
         for (i, pod) in pods.list().iter().enumerate() {
-            let request = pod_request(pod, container, resource, pod_level)?;
+            let request = pod_request(pod, container, resource, &calc)?;
             if let Some(slot) = self.requests.get_mut(pods.entry(i)) {
                 *slot = Some(request);
             }
@@ -739,18 +843,18 @@ fn get_external_metric<'v>(response: Result<&'v [i64], &str>) -> Result<&'v [i64
 /// one window after its last readiness transition, or when past initialization it is not
 /// ready and has never been ready since starting. All time comparisons are strict.
 ///
+/// Succeeded pods are ignored too from 1.38 (`IsPodTerminal`); before, they are missing
+/// without a sample and count with one.
+///
 /// The calculator runs the same grouping over its [`Workspace`]; this form, with the sets of
 /// names, serves the conformance vectors of `groupPods`.
 pub fn group_pods(
     pods: &[Pod],
     metrics: &PodMetricsInfo,
     resource: &str,
-    cpu_initialization_period: Duration,
-    delay_of_initial_readiness_status: Duration,
+    calc: &ReplicaCalculator,
     now: Timestamp,
 ) -> GroupedPods {
-    let calc =
-        ReplicaCalculator { cpu_initialization_period, delay_of_initial_readiness_status, pod_level_resources: false };
     let mut index = PodIndex::default();
     let indexed = index.index(pods);
     let samples: Vec<(Arc<str>, PodMetric)> = metrics.iter().map(|(name, m)| (Arc::from(name.as_str()), *m)).collect();
@@ -758,7 +862,7 @@ pub fn group_pods(
     let matched = indexed.matched(&samples, &mut buffer);
     let mut ws = Workspace::default();
     ws.collect(&matched, |(_, m)| Some(*m));
-    let g = ws.group(indexed, resource == RESOURCE_CPU, &calc, now);
+    let g = ws.group(indexed, resource == RESOURCE_CPU, calc, now);
     let mut grouped = GroupedPods { ready_count: g.ready_count, ..GroupedPods::default() };
     for (entry, &first) in indexed.index.first.iter().enumerate() {
         let (Some(flags), Some(pod)) = (ws.flags.get(entry), pods.get(first)) else { continue };
@@ -775,42 +879,67 @@ pub fn group_pods(
 
 /// `calculateRequests`: each listed pod's request for the resource, in milli-units.
 ///
-/// With `pod_level_resources` (gate `PodLevelResources`), no container named and pod-level
-/// requests set, the pod-level request is used (no overhead added, as since v1.38).
+/// With [`ReplicaCalculator::pod_level_resources`] (gate `PodLevelResources`, from 1.34), no
+/// container named and pod-level requests set (`IsPodLevelRequestsSet`), the pod's
+/// `PodRequests` is used (`calculatePodLevelRequests`, [`crate::resources::pod_requests`]).
 /// Otherwise the regular containers plus restartable init containers (sidecars) are summed,
-/// each of which must have a request; with a container named only that one counts.
+/// each of which must have a request; with a container named only that one counts (a container
+/// the pod lacks: request 0 before 1.35, an error from 1.35).
 pub fn calculate_requests(
     pods: &[Pod],
     container: &str,
     resource: &str,
-    pod_level_resources: bool,
+    calc: &ReplicaCalculator,
 ) -> Result<BTreeMap<String, i64>, CalcError> {
     let mut requests = BTreeMap::new();
     for pod in pods {
-        requests.insert(pod.name.to_string(), pod_request(pod, container, resource, pod_level_resources)?);
+        requests.insert(pod.name.to_string(), pod_request(pod, container, resource, calc)?);
     }
     Ok(requests)
 }
 
 /// One pod's request in `calculateRequests`.
-fn pod_request(pod: &Pod, container: &str, resource: &str, pod_level_resources: bool) -> Result<i64, CalcError> {
-    if pod_level_resources && !pod.pod_requests_milli.is_empty() && container.is_empty() {
-        calculate_pod_level_requests(pod, resource)
+fn pod_request(pod: &Pod, container: &str, resource: &str, calc: &ReplicaCalculator) -> Result<i64, CalcError> {
+    // Most pods set no pod-level requests: the emptiness test spares them the key scan.
+    if calc.pod_level_resources
+        && container.is_empty()
+        && !pod.pod_requests_milli.is_empty()
+        && resources::is_pod_level_requests_set(pod.pod_requests_milli.keys().map(String::as_str))
+    {
+        calculate_pod_level_requests(pod, resource, calc.release.pod_overhead)
     } else {
-        calculate_pod_requests_from_containers(pod, container, resource)
+        calculate_pod_requests_from_containers(pod, container, resource, calc.release.missing_container_error)
     }
 }
 
-/// `calculatePodLevelRequests`.
-fn calculate_pod_level_requests(pod: &Pod, resource: &str) -> Result<i64, CalcError> {
-    pod.pod_requests_milli
-        .get(resource)
-        .copied()
+/// `calculatePodLevelRequests`: component-helpers' `PodRequests(pod, {})` for the resource
+/// ([`resources::pod_requests`]): the containers' aggregate (a container without the resource
+/// adds nothing), replaced by the pod-level request for cpu, memory and hugepages, plus
+/// `spec.overhead` when `overhead` (1.34 to 1.37; 1.38 excludes it, #142154). A resource none
+/// of them has is an error.
+fn calculate_pod_level_requests(pod: &Pod, resource: &str, overhead: bool) -> Result<i64, CalcError> {
+    let role = |c: &Container| match c.restart_policy.as_deref() {
+        Some("Always") => ContainerRole::Sidecar,
+        _ => ContainerRole::Init,
+    };
+    let containers = (pod.containers.iter().map(|c| (ContainerRole::Regular, c)))
+        .chain(pod.init_containers.iter().map(|c| (role(c), c)))
+        .map(|(role, c)| (role, quantity_of(&c.requests_milli, resource)));
+    let aggregate = resources::aggregate_container_requests(containers);
+    let pod_level = pod.pod_requests_milli.get(resource).copied();
+    let overhead = if overhead { pod.overhead_milli.get(resource).copied() } else { None };
+    resources::pod_requests(resource, aggregate, true, pod_level, overhead)
         .ok_or_else(|| CalcError(format!("missing pod-level request for {resource} in Pod {}", pod.name)))
 }
 
-/// `calculatePodRequestsFromContainers`.
-fn calculate_pod_requests_from_containers(pod: &Pod, container: &str, resource: &str) -> Result<i64, CalcError> {
+/// `calculatePodRequestsFromContainers`; `missing_container_error`: a named container the pod
+/// lacks is an error (from 1.35, #133415), else its request is 0.
+fn calculate_pod_requests_from_containers(
+    pod: &Pod,
+    container: &str,
+    resource: &str,
+    missing_container_error: bool,
+) -> Result<i64, CalcError> {
     if container.is_empty() && pod.init_containers.is_empty() {
         // The usual pod: its containers' requests, summed (as below, up to a container whose
         // name is the empty one asked for).
@@ -840,7 +969,7 @@ fn calculate_pod_requests_from_containers(pod: &Pod, container: &str, resource: 
             return Ok(request);
         }
     }
-    if !container.is_empty() {
+    if !container.is_empty() && missing_container_error {
         return Err(CalcError(format!("container {container} not found in Pod {}", pod.name)));
     }
     Ok(request)
@@ -867,17 +996,22 @@ pub struct ReplicaCalculator {
     pub cpu_initialization_period: Duration,
     /// `--horizontal-pod-autoscaler-initial-readiness-delay`
     pub delay_of_initial_readiness_status: Duration,
-    /// Gate `PodLevelResources`.
+    /// Pod-level requests count: gate `PodLevelResources`, in a release whose controller reads
+    /// them (from 1.34, `FeatureGates::pod_level_requests`).
     pub pod_level_resources: bool,
+    /// What the release's controller does differently.
+    pub release: ControllerRelease,
 }
 
 impl Default for ReplicaCalculator {
-    /// The production flags (5 min, 30 s) with `PodLevelResources` on (beta).
+    /// The production flags (5 min, 30 s) of the newest release, with `PodLevelResources` on
+    /// (beta).
     fn default() -> Self {
         ReplicaCalculator {
             cpu_initialization_period: Duration::from_secs(300),
             delay_of_initial_readiness_status: Duration::from_secs(30),
             pod_level_resources: true,
+            release: ControllerRelease::default(),
         }
     }
 }
@@ -908,16 +1042,23 @@ impl ReplicaCalculator {
         if ws.remove_ignored_and_unready() == 0 {
             return Err(CalcError::new(NO_READY_SAMPLES));
         }
-        ws.requests(pods, container, resource, self.pod_level_resources)?;
+        ws.requests(pods, container, resource, self)?;
         let (ratio, utilization, raw_value_milli) = ws.utilization_ratio(target_utilization)?;
-        let done = |replicas: i32| ResourceReplicas { replicas, utilization, raw_value_milli, timestamp };
+        let done = |replicas: i32, corrected_ratio: Option<f64>| ResourceReplicas {
+            replicas,
+            utilization,
+            raw_value_milli,
+            timestamp,
+            ratio,
+            corrected_ratio,
+        };
 
         let scale_up_with_unready = g.any_unready && ratio > 1.0;
         if !scale_up_with_unready && !g.any_missing {
             if tolerances.is_within(ratio) {
-                return Ok(done(current_replicas));
+                return Ok(done(current_replicas, None));
             }
-            return Ok(done(ceil_to_i32(ratio * g.ready_count as f64)));
+            return Ok(done(self.release.ceil_to_i32(ratio * g.ready_count as f64), None));
         }
 
         if g.any_missing {
@@ -934,7 +1075,10 @@ impl ReplicaCalculator {
         }
 
         let (new_ratio, _, _) = ws.utilization_ratio(target_utilization)?;
-        Ok(done(corrected_replicas(current_replicas, ratio, new_ratio, ws.len(), tolerances)))
+        Ok(done(
+            corrected_replicas(current_replicas, ratio, new_ratio, ws.len(), tolerances, self.release),
+            Some(new_ratio),
+        ))
     }
 
     /// `GetRawResourceReplicas`: Resource / ContainerResource metrics with an AverageValue
@@ -953,7 +1097,7 @@ impl ReplicaCalculator {
     ) -> Result<MetricReplicas, CalcError> {
         let (items, timestamp) = resource_items(metrics, resource)?;
         ws.collect(&items, |m| resource_sample(m, resource, container));
-        let (replicas, usage_milli) = self.calc_plain_metric_replicas(
+        let plain = self.calc_plain_metric_replicas(
             ws,
             now,
             current_replicas,
@@ -962,7 +1106,7 @@ impl ReplicaCalculator {
             items.pods,
             resource,
         )?;
-        Ok(MetricReplicas { replicas, usage_milli, timestamp: Some(timestamp) })
+        Ok(plain.with_timestamp(Some(timestamp)))
     }
 
     /// `GetMetricReplicas`: Pods metrics (the plain path, no CPU readiness rules). The samples
@@ -987,7 +1131,7 @@ impl ReplicaCalculator {
             let window = m.window.unwrap_or(DEFAULT_CUSTOM_METRIC_WINDOW);
             Some(PodMetric { timestamp: m.timestamp, window, value: m.value_milli })
         });
-        let (replicas, usage_milli) = self.calc_plain_metric_replicas(
+        let plain = self.calc_plain_metric_replicas(
             ws,
             now,
             current_replicas,
@@ -996,7 +1140,7 @@ impl ReplicaCalculator {
             samples.pods,
             "",
         )?;
-        Ok(MetricReplicas { replicas, usage_milli, timestamp: Some(timestamp) })
+        Ok(plain.with_timestamp(Some(timestamp)))
     }
 
     /// `calcPlainMetricReplicas` over the samples collected in `ws`: like
@@ -1012,7 +1156,7 @@ impl ReplicaCalculator {
         tolerances: Tolerances,
         pods: Pods<'_>,
         resource: &str,
-    ) -> Result<(i32, i64), CalcError> {
+    ) -> Result<MetricReplicas, CalcError> {
         if pods.list().is_empty() {
             return Err(CalcError::new(NO_PODS));
         }
@@ -1021,13 +1165,20 @@ impl ReplicaCalculator {
             return Err(CalcError::new(NO_READY_SAMPLES));
         }
         let (ratio, usage) = ws.usage_ratio(target_usage_milli);
+        let done = |replicas: i32, corrected_ratio: Option<f64>| MetricReplicas {
+            replicas,
+            usage_milli: usage,
+            timestamp: None,
+            ratio,
+            corrected_ratio,
+        };
 
         let scale_up_with_unready = g.any_unready && ratio > 1.0;
         if !scale_up_with_unready && !g.any_missing {
             if tolerances.is_within(ratio) {
-                return Ok((current_replicas, usage));
+                return Ok(done(current_replicas, None));
             }
-            return Ok((ceil_to_i32(ratio * g.ready_count as f64), usage));
+            return Ok(done(self.release.ceil_to_i32(ratio * g.ready_count as f64), None));
         }
 
         if g.any_missing {
@@ -1042,7 +1193,10 @@ impl ReplicaCalculator {
         }
 
         let (new_ratio, _) = ws.usage_ratio(target_usage_milli);
-        Ok((corrected_replicas(current_replicas, ratio, new_ratio, ws.len(), tolerances), usage))
+        Ok(done(
+            corrected_replicas(current_replicas, ratio, new_ratio, ws.len(), tolerances, self.release),
+            Some(new_ratio),
+        ))
     }
 
     /// `GetObjectMetricReplicas`: Object metrics with a Value target. The status usage is the
@@ -1060,15 +1214,22 @@ impl ReplicaCalculator {
         pods: &[Pod],
     ) -> Result<MetricReplicas, CalcError> {
         let usage = get_object_metric(sample)
-            .map_err(|e| object_fetch_error(metric_name, namespace, object_ref, &e))?
+            .map_err(|e| object_fetch_error(self.release, metric_name, namespace, object_ref, &e))?
             .value_milli;
         let ratio = usage as f64 / target_usage_milli as f64;
         let replicas = self.get_usage_ratio_replica_count(current_replicas, ratio, tolerances, pods)?;
-        Ok(MetricReplicas { replicas, usage_milli: usage, timestamp: Some(Timestamp::ZERO) })
+        Ok(MetricReplicas {
+            replicas,
+            usage_milli: usage,
+            timestamp: Some(Timestamp::ZERO),
+            ratio,
+            corrected_ratio: None,
+        })
     }
 
     /// `getUsageRatioReplicaCount`: with a current count, `current` within tolerance, else
-    /// `ceil(ratio × Running-and-Ready pods)`; from zero, `ceil(ratio)` (scale from zero).
+    /// `ceil(ratio × Running-and-Ready pods)` (capped at `MaxInt32` from 1.35); from zero,
+    /// `ceil(ratio)` (scale from zero).
     pub fn get_usage_ratio_replica_count(
         &self,
         current_replicas: i32,
@@ -1077,19 +1238,23 @@ impl ReplicaCalculator {
         pods: &[Pod],
     ) -> Result<i32, CalcError> {
         if current_replicas == 0 {
-            return Ok(ceil_to_i32(usage_ratio));
+            return Ok(self.release.ceil_to_i32(usage_ratio));
         }
         if tolerances.is_within(usage_ratio) {
             return Ok(current_replicas);
         }
         let ready =
             get_ready_pods_count(pods).map_err(|e| CalcError(format!("unable to calculate ready pods: {e}")))?;
-        Ok(ceil_to_i32(usage_ratio * ready as f64))
+        let replicas = usage_ratio * ready as f64;
+        if self.release.usage_ratio_cap && replicas > f64::from(i32::MAX) {
+            return Ok(i32::MAX);
+        }
+        Ok(self.release.ceil_to_i32(replicas))
     }
 
     /// `GetObjectPerPodMetricReplicas`: Object metrics with an AverageValue target. Tolerance
     /// is judged against `status.replicas`; the proposal is `ceil(value / target)`; the status
-    /// usage is `ceil(value / status.replicas)` (the value itself at 0 replicas, v1.38).
+    /// usage is `ceil(value / status.replicas)` ([`ControllerRelease::per_pod_usage`]).
     #[allow(clippy::too_many_arguments)]
     pub fn get_object_per_pod_metric_replicas(
         &self,
@@ -1101,20 +1266,20 @@ impl ReplicaCalculator {
         object_ref: &CrossVersionObjectReference,
         sample: Result<ObjectSample, &str>,
     ) -> Result<MetricReplicas, CalcError> {
-        let sample =
-            get_object_metric(sample).map_err(|e| object_fetch_error(metric_name, namespace, object_ref, &e))?;
+        let sample = get_object_metric(sample)
+            .map_err(|e| object_fetch_error(self.release, metric_name, namespace, object_ref, &e))?;
         let usage = sample.value_milli;
         let mut replicas = status_replicas;
         let ratio = usage as f64 / (target_average_usage_milli as f64 * f64::from(status_replicas));
         if !tolerances.is_within(ratio) {
-            replicas = ceil_to_i32(usage as f64 / target_average_usage_milli as f64);
+            replicas = self.release.ceil_to_i32(usage as f64 / target_average_usage_milli as f64);
         }
-        let usage_milli = per_pod_usage(usage, status_replicas);
-        Ok(MetricReplicas { replicas, usage_milli, timestamp: Some(sample.timestamp) })
+        let usage_milli = self.release.per_pod_usage(usage, status_replicas, false);
+        Ok(MetricReplicas { replicas, usage_milli, timestamp: Some(sample.timestamp), ratio, corrected_ratio: None })
     }
 
     /// `GetExternalMetricReplicas`: External metrics with a Value target. The usage is the
-    /// sum of all series, capped at `i64::MAX` on positive overflow.
+    /// sum of all series, capped at `i64::MAX` on positive overflow from 1.35 (wrapping before).
     #[allow(clippy::too_many_arguments)]
     pub fn get_external_metric_replicas(
         &self,
@@ -1131,7 +1296,7 @@ impl ReplicaCalculator {
             .map_err(|e| external_fetch_error(metric_name, namespace, metric_selector, &e))?;
         let mut usage = 0i64;
         for &v in values {
-            if v > 0 && usage > i64::MAX - v {
+            if self.release.external_sum_cap && v > 0 && usage > i64::MAX - v {
                 usage = i64::MAX;
                 break;
             }
@@ -1139,12 +1304,13 @@ impl ReplicaCalculator {
         }
         let ratio = usage as f64 / target_usage_milli as f64;
         let replicas = self.get_usage_ratio_replica_count(current_replicas, ratio, tolerances, pods)?;
-        Ok(MetricReplicas { replicas, usage_milli: usage, timestamp: None })
+        Ok(MetricReplicas { replicas, usage_milli: usage, timestamp: None, ratio, corrected_ratio: None })
     }
 
     /// `GetExternalPerPodMetricReplicas`: External metrics with an AverageValue target. A sum
-    /// that turns negative becomes `i64::MAX`; the status usage is `ceil(sum / status.replicas)`
-    /// (`i64::MAX` for a saturated sum, the sum itself at 0 replicas).
+    /// that turns negative becomes `i64::MAX` from 1.34 (it wraps before); the proposal `ceil(sum / target)` is capped at
+    /// `MaxInt32` from 1.34; the status usage is `ceil(sum / status.replicas)`
+    /// ([`ControllerRelease::per_pod_usage`]).
     #[allow(clippy::too_many_arguments)]
     pub fn get_external_per_pod_metric_replicas(
         &self,
@@ -1159,9 +1325,10 @@ impl ReplicaCalculator {
         let values = get_external_metric(values)
             .map_err(|e| external_fetch_error(metric_name, namespace, metric_selector, &e))?;
         let mut usage = 0i64;
+        let guard = self.release.external_per_pod_cap;
         for &v in values {
             usage = usage.wrapping_add(v);
-            if usage < 0 {
+            if guard && usage < 0 {
                 usage = i64::MAX;
                 break;
             }
@@ -1169,49 +1336,60 @@ impl ReplicaCalculator {
         let mut replicas = status_replicas;
         let ratio = usage as f64 / (target_usage_per_pod_milli as f64 * f64::from(status_replicas));
         if !tolerances.is_within(ratio) {
-            replicas = ceil_to_i32(usage as f64 / target_usage_per_pod_milli as f64);
+            let proposal = (usage as f64 / target_usage_per_pod_milli as f64).ceil();
+            replicas = if self.release.external_per_pod_cap && proposal > f64::from(i32::MAX) {
+                i32::MAX
+            } else {
+                self.release.ceil_to_i32(proposal)
+            };
         }
-        let usage_milli =
-            if usage as f64 >= i64::MAX as f64 { i64::MAX } else { per_pod_usage(usage, status_replicas) };
-        Ok(MetricReplicas { replicas, usage_milli, timestamp: None })
+        let usage_milli = self.release.per_pod_usage(usage, status_replicas, self.release.external_per_pod_cap);
+        Ok(MetricReplicas { replicas, usage_milli, timestamp: None, ratio, corrected_ratio: None })
+    }
+}
+
+impl MetricReplicas {
+    fn with_timestamp(self, timestamp: Option<Timestamp>) -> MetricReplicas {
+        MetricReplicas { timestamp, ..self }
     }
 }
 
 /// The second pass shared by `GetResourceReplicas` and `calcPlainMetricReplicas`: no change
 /// within tolerance or when the backfill flips the direction, else `ceil(newRatio × samples)`
 /// unless that moves against the direction.
-fn corrected_replicas(current: i32, ratio: f64, new_ratio: f64, samples: usize, tolerances: Tolerances) -> i32 {
+fn corrected_replicas(
+    current: i32,
+    ratio: f64,
+    new_ratio: f64,
+    samples: usize,
+    tolerances: Tolerances,
+    release: ControllerRelease,
+) -> i32 {
     if tolerances.is_within(new_ratio) || (ratio < 1.0 && new_ratio > 1.0) || (ratio > 1.0 && new_ratio < 1.0) {
         return current;
     }
-    let new_replicas = ceil_to_i32(new_ratio * samples as f64);
+    let new_replicas = release.ceil_to_i32(new_ratio * samples as f64);
     if (new_ratio < 1.0 && new_replicas > current) || (new_ratio > 1.0 && new_replicas < current) {
         return current;
     }
     new_replicas
 }
 
-/// The per-pod usage of an AverageValue target: `ceil(usage / replicas)`, or `usage` itself
-/// when there are no replicas (kubernetes PR #140958).
-fn per_pod_usage(usage: i64, replicas: i32) -> i64 {
-    if replicas == 0 {
-        return usage;
-    }
-    (usage as f64 / f64::from(replicas)).ceil() as i64
-}
-
-/// The message of a failed Object metric fetch, with Go's misordered format arguments
+/// The message of a failed Object metric fetch: from 1.37 (#139029)
+/// `"unable to get metric %s on %s %s/%s: %w"`; before, Go's misordered format arguments
 /// (`"unable to get metric %s: %v on %s %s/%s"` fed name, kind, namespace, name, err).
 fn object_fetch_error(
+    release: ControllerRelease,
     metric_name: &str,
     namespace: &str,
     object_ref: &CrossVersionObjectReference,
     err: &CalcError,
 ) -> CalcError {
-    CalcError(format!(
-        "unable to get metric {metric_name}: {} on {namespace} {}/{err}",
-        object_ref.kind, object_ref.name
-    ))
+    let (kind, name) = (&object_ref.kind, &object_ref.name);
+    if release.object_error_in_order {
+        return CalcError(format!("unable to get metric {metric_name} on {kind} {namespace}/{name}: {err}"));
+    }
+    CalcError(format!("unable to get metric {metric_name}: {kind} on {namespace} {name}/{err}"))
 }
 
 /// The message of a failed External metric fetch.
@@ -1230,6 +1408,7 @@ fn external_fetch_error(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::features::KubernetesVersion;
 
     fn pod_with_cpu(name: &str, request: i64) -> Pod {
         let mut p = Pod::running(name);
@@ -1254,10 +1433,15 @@ mod tests {
     }
 
     fn calc() -> ReplicaCalculator {
+        calc_at(KubernetesVersion::LATEST)
+    }
+
+    fn calc_at(version: KubernetesVersion) -> ReplicaCalculator {
         ReplicaCalculator {
             cpu_initialization_period: Duration::from_secs(120),
             delay_of_initial_readiness_status: Duration::from_secs(10),
             pod_level_resources: false,
+            release: ControllerRelease::of(version),
         }
     }
 
@@ -1266,13 +1450,6 @@ mod tests {
         let t = Tolerances::default();
         for (ratio, within) in [(0.9, true), (1.1, true), (0.89, false), (1.11, false), (f64::NAN, false)] {
             assert_eq!(t.is_within(ratio), within, "{ratio}");
-        }
-    }
-
-    #[test]
-    fn ceil_saturates() {
-        for (x, want) in [(1.2, 2), (-1.5, -1), (3e9, i32::MAX), (-3e9, i32::MIN), (f64::INFINITY, i32::MAX)] {
-            assert_eq!(ceil_to_i32(x), want, "{x}");
         }
     }
 
@@ -1400,7 +1577,7 @@ mod tests {
         let mut no_request = Pod::running("x");
         no_request.containers.push(Container { name: "c".into(), ..Default::default() });
         assert_eq!(
-            calculate_requests(&[no_request], "", "cpu", false).unwrap_err().0,
+            calculate_requests(&[no_request], "", "cpu", &calc()).unwrap_err().0,
             "missing request for cpu in container c of Pod x"
         );
     }
@@ -1429,7 +1606,7 @@ mod tests {
             pod.start_time = start.map(Timestamp::from_secs);
             pod.ready_condition = cond;
             let metrics = PodMetricsInfo::from([("p".to_string(), metric)]);
-            let g = group_pods(&[pod], &metrics, resource, Duration::from_secs(120), Duration::from_secs(10), now);
+            let g = group_pods(&[pod], &metrics, resource, &calc(), now);
             let got = if g.ready_count == 1 { "ready" } else { "unready" };
             assert_eq!(got, bucket, "{start:?} {cond:?} {metric:?} {resource}");
         }
@@ -1466,14 +1643,124 @@ mod tests {
     }
 
     #[test]
-    fn object_fetch_error_keeps_go_argument_order() {
+    fn object_fetch_error_keeps_go_argument_order_before_1_37() {
         let r =
             CrossVersionObjectReference { kind: "Deployment".into(), name: "d".into(), api_version: "apps/v1".into() };
-        let err =
-            calc().get_object_metric_replicas(3, 1, "qps", Tolerances::default(), "ns", &r, Err("x"), &[]).unwrap_err();
+        let err = |v| {
+            calc_at(v)
+                .get_object_metric_replicas(3, 1, "qps", Tolerances::default(), "ns", &r, Err("x"), &[])
+                .unwrap_err()
+        };
         assert_eq!(
-            err.0,
+            err(KubernetesVersion::V1_36).0,
             "unable to get metric qps: Deployment on ns d/unable to fetch metrics from custom metrics API: x"
         );
+        assert_eq!(
+            err(KubernetesVersion::V1_37).0,
+            "unable to get metric qps on Deployment ns/d: unable to fetch metrics from custom metrics API: x"
+        );
+    }
+
+    #[test]
+    fn pod_level_requests_per_release() {
+        // Two containers (one without a cpu request), a sidecar, pod-level cpu and overhead.
+        let mut pod = Pod::running("p");
+        pod.containers = vec![
+            Container { name: "a".into(), requests_milli: BTreeMap::from([("cpu".into(), 100)]), ..Default::default() },
+            Container { name: "b".into(), ..Default::default() },
+        ];
+        pod.init_containers = vec![Container {
+            name: "s".into(),
+            requests_milli: BTreeMap::from([("memory".into(), 64_000)]),
+            restart_policy: Some("Always".into()),
+        }];
+        pod.pod_requests_milli = BTreeMap::from([("cpu".into(), 800)]);
+        pod.overhead_milli = BTreeMap::from([("cpu".into(), 250), ("memory".into(), 10_000)]);
+        let requests = |v, resource| {
+            let mut c = calc_at(v);
+            c.pod_level_resources = v >= KubernetesVersion::V1_34;
+            calculate_requests(std::slice::from_ref(&pod), "", resource, &c).map(|m| m["p"]).map_err(|e| e.0)
+        };
+        use KubernetesVersion::*;
+        // 1.33 ignores pod-level requests: every container needs one.
+        assert_eq!(requests(V1_33, "cpu"), Err("missing request for cpu in container b of Pod p".into()));
+        // 1.34-1.37: the pod-level value plus overhead; memory: the containers' aggregate plus overhead.
+        assert_eq!(requests(V1_34, "cpu"), Ok(1050));
+        assert_eq!(requests(V1_37, "cpu"), Ok(1050));
+        assert_eq!(requests(V1_37, "memory"), Ok(74_000));
+        // 1.38 excludes the overhead.
+        assert_eq!(requests(V1_38, "cpu"), Ok(800));
+        assert_eq!(requests(V1_38, "memory"), Ok(64_000));
+        assert_eq!(
+            requests(V1_38, "hugepages-2Mi"),
+            Err("missing pod-level request for hugepages-2Mi in Pod p".into())
+        );
+    }
+
+    #[test]
+    fn missing_container_is_an_error_from_1_35() {
+        let pods = [pod_with_cpu("p", 100)];
+        let request = |v| calculate_requests(&pods, "sidecar", "cpu", &calc_at(v)).map(|m| m["p"]).map_err(|e| e.0);
+        assert_eq!(request(KubernetesVersion::V1_34), Ok(0));
+        assert_eq!(request(KubernetesVersion::V1_35), Err("container sidecar not found in Pod p".into()));
+    }
+
+    #[test]
+    fn succeeded_pods_are_ignored_from_1_38() {
+        let mut done = Pod::running("done");
+        done.phase = PodPhase::Succeeded;
+        let metrics = PodMetricsInfo::from([("done".to_string(), PodMetric::value(1))]);
+        let g =
+            |v, m: &PodMetricsInfo| group_pods(std::slice::from_ref(&done), m, "memory", &calc_at(v), Timestamp::ZERO);
+        assert_eq!(g(KubernetesVersion::V1_37, &metrics).ready_count, 1);
+        assert!(g(KubernetesVersion::V1_37, &PodMetricsInfo::new()).missing.contains("done"));
+        assert!(g(KubernetesVersion::V1_38, &metrics).ignored.contains("done"));
+        assert!(g(KubernetesVersion::V1_38, &PodMetricsInfo::new()).ignored.contains("done"));
+    }
+
+    #[test]
+    fn overflow_per_release() {
+        use KubernetesVersion::*;
+        let pods: Vec<Pod> = (0..3).map(|i| Pod::running(format!("p{i}"))).collect();
+        let tol = Tolerances::default();
+        // External Value: the sum wraps before 1.35 (negative: scale to MinInt32 on amd64).
+        let external = |v| {
+            let r = calc_at(v)
+                .get_external_metric_replicas(3, 1000, "qps", tol, "default", None, Ok(&[i64::MAX, 1000]), &pods)
+                .unwrap();
+            (r.replicas, r.usage_milli)
+        };
+        assert_eq!(external(V1_34), (i32::MIN, i64::MIN + 999));
+        assert_eq!(external(V1_35), (i32::MAX, i64::MAX));
+        // getUsageRatioReplicaCount: capped from 1.35, MinInt32 on amd64 before.
+        let ratio = |v| calc_at(v).get_usage_ratio_replica_count(3, 1e10, tol, &pods).unwrap();
+        assert_eq!((ratio(V1_34), ratio(V1_35), ratio(V1_38)), (i32::MIN, i32::MAX, i32::MAX));
+        // External AverageValue: replicas capped from 1.34; the saturated sum's per-pod usage too.
+        let per_pod = |v| {
+            let r = calc_at(v)
+                .get_external_per_pod_metric_replicas(1, 1, "qps", tol, "default", None, Ok(&[i64::MAX]))
+                .unwrap();
+            (r.replicas, r.usage_milli)
+        };
+        assert_eq!(per_pod(V1_33), (i32::MIN, i64::MIN));
+        assert_eq!(per_pod(V1_34), (i32::MAX, i64::MAX));
+        // The sum's guard came with the cap (#127050): before, it wraps to a negative sum.
+        let wrapped = |v| {
+            let r = calc_at(v)
+                .get_external_per_pod_metric_replicas(2, 1000, "qps", tol, "default", None, Ok(&[i64::MAX, 1000]))
+                .unwrap();
+            (r.replicas, r.usage_milli)
+        };
+        assert_eq!(wrapped(V1_33), (i32::MIN, (((i64::MIN + 999) as f64) / 2.0).ceil() as i64));
+        assert_eq!(wrapped(V1_34), (i32::MAX, i64::MAX));
+        // Object AverageValue at zero replicas: int64(+Inf) before 1.38, 0 in 1.38.
+        let r = CrossVersionObjectReference { kind: "Service".into(), name: "s".into(), api_version: "v1".into() };
+        let object = |v| {
+            let sample = ObjectSample { value_milli: 5000, timestamp: Timestamp::ZERO };
+            let got = calc_at(v).get_object_per_pod_metric_replicas(0, 1000, "qps", tol, "ns", &r, Ok(sample)).unwrap();
+            (got.replicas, got.usage_milli)
+        };
+        assert_eq!(object(V1_37), (5, i64::MIN));
+        assert_eq!(object(V1_38), (5, 0));
     }
 }

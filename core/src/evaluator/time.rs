@@ -114,6 +114,33 @@ pub(crate) fn duration_millis(d: Duration) -> i64 {
     i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
 }
 
+/// `90s`, `5m`, `1h30m`, `1.5s`: the shortest reading of a duration in ms (`-15s` before).
+pub fn format_ms(ms: i64) -> String {
+    if ms == 0 {
+        return "0s".into();
+    }
+    if ms < 0 {
+        return format!("-{}", format_ms(ms.checked_neg().unwrap_or(i64::MAX)));
+    }
+    let (h, rest) = (ms / 3_600_000, ms % 3_600_000);
+    let (m, rest) = (rest / 60_000, rest % 60_000);
+    let (s, milli) = (rest / 1000, rest % 1000);
+    let mut out = String::new();
+    if h > 0 {
+        out.push_str(&format!("{h}h"));
+    }
+    if m > 0 {
+        out.push_str(&format!("{m}m"));
+    }
+    if milli > 0 {
+        let frac = format!("{milli:03}");
+        out.push_str(&format!("{s}.{}s", frac.trim_end_matches('0')));
+    } else if s > 0 {
+        out.push_str(&format!("{s}s"));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

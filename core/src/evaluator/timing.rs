@@ -113,7 +113,10 @@ fn drive(autoscaler: &mut Autoscaler<'_>, start: i32, target: i32, first_sync: i
 /// The longest the controller remembers a recommendation or a scale event, in seconds: the
 /// longest stabilization window and policy period of the behavior, or the legacy path's
 /// downscale stabilization window.
-fn memory_seconds(behavior: Option<&HorizontalPodAutoscalerBehavior>, config: &HPAControllerConfiguration) -> i64 {
+pub(crate) fn memory_seconds(
+    behavior: Option<&HorizontalPodAutoscalerBehavior>,
+    config: &HPAControllerConfiguration,
+) -> i64 {
     let Some(b) = behavior else { return i64::from(config.downscale_stabilization_seconds()) };
     let longest = |r: &Option<HPAScalingRules>| {
         let r = r.as_ref();

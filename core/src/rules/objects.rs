@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use crate::api::Quantity;
+use crate::resources::{self, ContainerRole, is_supported_pod_level_resource};
 
 /// Identifies an object of the manifest set.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -595,65 +596,44 @@ impl<'a> AdmittedPod<'a> {
     /// hugepages).
     pub fn pod_level_requests_set(&self) -> bool {
         let t = self.template;
-        t.pod_requests.keys().any(|k| is_supported_pod_level_resource(k))
+        resources::is_pod_level_requests_set(t.pod_requests.keys().map(String::as_str))
             || (self.defaults_pod_requests()
-                && (t.pod_limits.keys().any(|k| is_supported_pod_level_resource(k))
+                && (resources::is_pod_level_requests_set(t.pod_limits.keys().map(String::as_str))
                     || ["cpu", "memory"].iter().any(|r| self.aggregate(|c| defaulted_request(c, r)).is_some())))
     }
 
-    /// `PodRequests` (component-helpers `resource/helpers.go`) for `resource`, in milli-units,
-    /// without pod overhead: the pod-level request when pod-level requests are set and the
-    /// resource is a pod-level one, else the containers' aggregate
-    /// (`AggregateContainerRequests`); `None` when neither has the resource. (The HPA
-    /// controller adds the RuntimeClass's overhead before Kubernetes 1.38; a manifest set has
-    /// no overhead to add.)
+    /// `PodRequests` (component-helpers `resource/helpers.go`, [`resources::pod_requests`]) for
+    /// `resource`, in milli-units, without pod overhead: the pod-level request when pod-level
+    /// requests are set and the resource is a pod-level one, else the containers' aggregate
+    /// (`AggregateContainerRequests`); `None` when neither has the resource. (The HPA controller
+    /// adds the RuntimeClass's overhead in Kubernetes 1.34 to 1.37; a manifest set has no
+    /// overhead to add.)
     pub fn pod_requests(&self, resource: &str) -> Option<i64> {
-        if is_supported_pod_level_resource(resource)
-            && self.pod_level_requests_set()
-            && let Some(milli) = self.pod_level_request(resource)
-        {
-            return Some(milli);
-        }
-        self.aggregate(|c| self.container_request(c, resource))
+        let aggregate = self.aggregate(|c| self.container_request(c, resource));
+        let pod_level = if is_supported_pod_level_resource(resource) { self.pod_level_request(resource) } else { None };
+        resources::pod_requests(resource, aggregate, self.pod_level_requests_set(), pod_level, None)
     }
 
-    /// `AggregateContainerRequests` for one resource, with each container's request from
-    /// `request`: the regular containers and the sidecars added up, and each plain init
-    /// container, with the sidecars started before it, counting as a floor (KEP-753's formula).
-    /// `None` when no container has the resource.
+    /// `AggregateContainerRequests` ([`resources::aggregate_container_requests`]) for one
+    /// resource, with each container's request from `request`. `None` when no container has the
+    /// resource.
     fn aggregate(&self, request: impl Fn(&'a TemplateContainer) -> Option<&'a Quantity>) -> Option<i64> {
         let t = self.template;
-        let mut total: Option<i64> = None;
-        let add = |sum: Option<i64>, q: Option<&Quantity>| match (sum, q) {
-            (s, None) => s,
-            (s, Some(q)) => Some(s.unwrap_or(0).saturating_add(q.milli_value())),
-        };
-        for c in t.containers.iter().filter(|c| !c.sidecar) {
-            total = add(total, request(c));
+        let milli = |c: &'a TemplateContainer| request(c).map(Quantity::milli_value);
+        let regular = t.containers.iter().filter(|c| !c.sidecar).map(|c| (ContainerRole::Regular, milli(c)));
+        if t.init_containers.is_empty() && !t.containers.iter().any(|c| c.sidecar) {
+            return resources::aggregate_container_requests(regular);
         }
-        // `initContainers` in their order: sidecars (among `containers`) and plain ones interleave.
+        // `initContainers` in their order: sidecars (kept among `containers`) and plain ones
+        // interleave.
         let mut init: Vec<&TemplateContainer> = t.containers.iter().filter(|c| c.sidecar).collect();
-        if init.is_empty() && t.init_containers.is_empty() {
-            return total;
-        }
         init.extend(&t.init_containers);
         init.sort_by_key(|c| c.index);
-        let (mut sidecars, mut floor): (Option<i64>, Option<i64>) = (None, None);
-        for c in init {
-            let q = request(c);
-            let running = if c.sidecar {
-                total = add(total, q);
-                sidecars = add(sidecars, q);
-                sidecars
-            } else {
-                add(sidecars, q)
-            };
-            floor = floor.max(running);
-        }
-        match (total, floor) {
-            (Some(t), Some(f)) => Some(t.max(f)),
-            (t, f) => t.or(f),
-        }
+        let init = init.into_iter().map(|c| {
+            let role = if c.sidecar { ContainerRole::Sidecar } else { ContainerRole::Init };
+            (role, milli(c))
+        });
+        resources::aggregate_container_requests(regular.chain(init))
     }
 }
 
@@ -661,11 +641,6 @@ impl<'a> AdmittedPod<'a> {
 /// limit.
 fn defaulted_request<'a>(c: &'a TemplateContainer, resource: &str) -> Option<&'a Quantity> {
     c.requests.get(resource).or_else(|| c.limits_as_requests.get(resource))
-}
-
-/// `IsSupportedPodLevelResource` (component-helpers `resource/helpers.go`).
-fn is_supported_pod_level_resource(resource: &str) -> bool {
-    matches!(resource, "cpu" | "memory") || resource.starts_with("hugepages-")
 }
 
 /// Builds a [`Pdb`] from JSON.

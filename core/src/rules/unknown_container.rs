@@ -12,9 +12,13 @@ crate::declare_rule! {
     /// ## Why it matters
     ///
     /// The metrics client finds no sample for that container in any pod, so every pod counts as
-    /// missing and the metric never produces a proposal: with a `Utilization` target the controller
-    /// fails with `container aplication not found in Pod ...`, with an `AverageValue` target with
-    /// `did not receive metrics for targeted pods`. The failing metric also blocks every scale-down.
+    /// missing and the metric never produces a proposal: the controller fails with
+    /// `did not receive metrics for targeted pods (pods might be unready)` and sets
+    /// `ScalingActive=False`; the failing metric also blocks every scale-down. While a rollout
+    /// replaces pods without the container by pods with it (or back), it depends on the release:
+    /// from Kubernetes 1.35 the pods without it make a `Utilization` metric fail
+    /// (`container aplication not found in Pod ...`, kubernetes#133415); before 1.35 they count
+    /// with a request of 0.
     ///
     /// ## Example
     ///

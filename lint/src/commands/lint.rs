@@ -4,7 +4,7 @@ use hpa_core::check;
 use hpa_core::features::KubernetesVersion;
 use hpa_core::rules::{Settings, Severity};
 
-use crate::cli::{Args, ColorChoice, FailOn, LintFormat};
+use crate::cli::{Args, ClusterArgs, ColorChoice, FailOn, LintArgs, LintFormat};
 use crate::controller_flags;
 use crate::input;
 use crate::linter::{self, LintOptions, config, report};
@@ -18,88 +18,9 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> ExitStatus {
     if args.paths.is_empty() {
         return out.usage_error("no input: give files or directories to lint (or `-` for standard input); see --help");
     }
-    let cfg = if args.lint.no_config {
-        config::Config::default()
-    } else {
-        match config::load(args.lint.config.as_deref()) {
-            Ok(c) => c,
-            Err(e) => return out.usage_error(&e.to_string()),
-        }
-    };
-    let version = match cfg.file.kubernetes_version.as_deref().map(KubernetesVersion::parse).transpose() {
-        Ok(v) => v,
-        Err(e) => {
-            return out.usage_error(&format!(
-                "{}: {e}",
-                cfg.path.as_ref().map(|p| p.display().to_string()).unwrap_or_default()
-            ));
-        }
-    };
-    let base_gates = cfg.file.feature_gates.as_ref().map(config::FeatureGatesSetting::as_flag);
-    let gates = match args.cluster.gates_over(version, base_gates.as_deref()) {
-        Ok(g) => g,
-        Err(e) => return out.usage_error(&e.to_string()),
-    };
-    let controller = match controller_flags::configuration(gates.clone(), &[&cfg.file.controller.flags()]) {
-        Ok(c) => c,
-        Err(e) => {
-            let path = cfg.path.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
-            return out.usage_error(&format!("{path}: controller.{e}"));
-        }
-    };
-    let defaults = Settings::default();
-    let s = &cfg.file.settings;
-    let settings = Settings {
-        gates,
-        controller,
-        min_replicas: s.min_replicas.unwrap_or(defaults.min_replicas),
-        max_replicas_limit: s.max_replicas_limit.or(defaults.max_replicas_limit),
-        max_scale_up_seconds: s.max_scale_up_seconds.unwrap_or(defaults.max_scale_up_seconds),
-        min_scale_down_window_seconds: s
-            .min_scale_down_window_seconds
-            .unwrap_or(defaults.min_scale_down_window_seconds),
-        min_replica_spread: s.min_replica_spread.unwrap_or(defaults.min_replica_spread),
-    };
-    for r in args.lint.select.iter().chain(&args.lint.ignore) {
-        if hpa_core::rules::find(r).is_none() && !r.eq_ignore_ascii_case("all") {
-            return out.usage_error(&format!("unknown rule {r:?} (see `hpa-lint rules`)"));
-        }
-    }
-    // `None`: findings never fail the run.
-    let fail_on = match (args.lint.fail_on, cfg.file.fail_on.as_deref()) {
-        (Some(FailOn::Error), _) => Some(Severity::Error),
-        (Some(FailOn::Warning), _) => Some(Severity::Warning),
-        (Some(FailOn::Info), _) => Some(Severity::Info),
-        (Some(FailOn::Never), _) => None,
-        (None, Some("never")) => None,
-        (None, Some(s)) => match Severity::parse(s) {
-            Some(sev) => Some(sev),
-            None => return out.usage_error(&format!("failOn: expected error, warning, info or never, found {s:?}")),
-        },
-        (None, None) => Some(Severity::Warning),
-    };
-    if let Some(ns) = &args.lint.namespace
-        && let Some(problem) = hpa_core::validation::names::dns1123_label(ns).first()
-    {
-        return out.usage_error(&format!("--namespace {ns:?}: {problem}"));
-    }
-    let opts = LintOptions {
-        check: check::Options {
-            settings,
-            rules: check::RuleConfig {
-                levels: cfg.levels.clone(),
-                select: args.lint.select.clone(),
-                ignore: args.lint.ignore.clone(),
-            },
-            // An HPA that names no namespace is admitted in `default` (or `-n`'s) until its
-            // set's namespace is known: validation does not depend on it.
-            request: check::Request {
-                default_namespace: Some(args.lint.namespace.clone().unwrap_or_else(|| "default".into())),
-                ..check::Request::default()
-            },
-        },
-        namespace: args.lint.namespace.clone(),
-        scope: args.lint.scope.or(cfg.file.scope).unwrap_or_default(),
+    let (opts, fail_on, cfg) = match options(&args.lint, &args.cluster) {
+        Ok(o) => o,
+        Err(e) => return out.usage_error(&e),
     };
     let mut excludes = args.input.exclude.clone();
     excludes.extend(cfg.file.exclude.iter().cloned());
@@ -148,4 +69,95 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> ExitStatus {
         std::thread::spawn(move || drop((files, outcome)));
     }
     status
+}
+
+/// The lint options of a command line and its configuration file (`.hpa-lint.yaml`, or
+/// `--config`): rule levels, `--select`/`--ignore`, the release and feature gates, the
+/// controller's flags and the rules' bounds, and the severity that fails the run (`None`:
+/// never). Shared by the files mode and `hpa-lint cluster`. Errors are usage errors.
+pub fn options(
+    lint: &LintArgs,
+    cluster: &ClusterArgs,
+) -> Result<(LintOptions, Option<Severity>, config::Config), String> {
+    let cfg = if lint.no_config {
+        config::Config::default()
+    } else {
+        match config::load(lint.config.as_deref()) {
+            Ok(c) => c,
+            Err(e) => return Err(e.to_string()),
+        }
+    };
+    let version = match cfg.file.kubernetes_version.as_deref().map(KubernetesVersion::parse).transpose() {
+        Ok(v) => v,
+        Err(e) => {
+            return Err(format!("{}: {e}", cfg.path.as_ref().map(|p| p.display().to_string()).unwrap_or_default()));
+        }
+    };
+    let base_gates = cfg.file.feature_gates.as_ref().map(config::FeatureGatesSetting::as_flag);
+    let gates = match cluster.gates_over(version, base_gates.as_deref()) {
+        Ok(g) => g,
+        Err(e) => return Err(e.to_string()),
+    };
+    let controller = match controller_flags::configuration(gates.clone(), &[&cfg.file.controller.flags()]) {
+        Ok(c) => c,
+        Err(e) => {
+            let path = cfg.path.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
+            return Err(format!("{path}: controller.{e}"));
+        }
+    };
+    let defaults = Settings::default();
+    let s = &cfg.file.settings;
+    let settings = Settings {
+        gates,
+        controller,
+        min_replicas: s.min_replicas.unwrap_or(defaults.min_replicas),
+        max_replicas_limit: s.max_replicas_limit.or(defaults.max_replicas_limit),
+        max_scale_up_seconds: s.max_scale_up_seconds.unwrap_or(defaults.max_scale_up_seconds),
+        min_scale_down_window_seconds: s
+            .min_scale_down_window_seconds
+            .unwrap_or(defaults.min_scale_down_window_seconds),
+        min_replica_spread: s.min_replica_spread.unwrap_or(defaults.min_replica_spread),
+    };
+    for r in lint.select.iter().chain(&lint.ignore) {
+        if hpa_core::rules::find(r).is_none() && !r.eq_ignore_ascii_case("all") {
+            return Err(format!("unknown rule {r:?} (see `hpa-lint rules`)"));
+        }
+    }
+    // `None`: findings never fail the run.
+    let fail_on = match (lint.fail_on, cfg.file.fail_on.as_deref()) {
+        (Some(FailOn::Error), _) => Some(Severity::Error),
+        (Some(FailOn::Warning), _) => Some(Severity::Warning),
+        (Some(FailOn::Info), _) => Some(Severity::Info),
+        (Some(FailOn::Never), _) => None,
+        (None, Some("never")) => None,
+        (None, Some(s)) => match Severity::parse(s) {
+            Some(sev) => Some(sev),
+            None => return Err(format!("failOn: expected error, warning, info or never, found {s:?}")),
+        },
+        (None, None) => Some(Severity::Warning),
+    };
+    if let Some(ns) = &lint.namespace
+        && let Some(problem) = hpa_core::validation::names::dns1123_label(ns).first()
+    {
+        return Err(format!("--namespace {ns:?}: {problem}"));
+    }
+    let opts = LintOptions {
+        check: check::Options {
+            settings,
+            rules: check::RuleConfig {
+                levels: cfg.levels.clone(),
+                select: lint.select.clone(),
+                ignore: lint.ignore.clone(),
+            },
+            // An HPA that names no namespace is admitted in `default` (or `-n`'s) until its
+            // set's namespace is known: validation does not depend on it.
+            request: check::Request {
+                default_namespace: Some(lint.namespace.clone().unwrap_or_else(|| "default".into())),
+                ..check::Request::default()
+            },
+        },
+        namespace: lint.namespace.clone(),
+        scope: lint.scope.or(cfg.file.scope).unwrap_or_default(),
+    };
+    Ok((opts, fail_on, cfg))
 }

@@ -2,8 +2,10 @@
 //! front door (`hpa::check`, or the linter for `lint`) and renders the result. They depend on
 //! `cli` for their arguments; `cli` depends on none of them.
 
+pub mod cluster;
 pub mod convert;
 pub mod default;
+pub mod diagnose;
 pub mod explain;
 pub mod lint;
 pub mod rules;

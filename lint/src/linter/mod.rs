@@ -4,6 +4,8 @@
 
 pub mod config;
 pub mod index;
+pub mod live;
+pub mod live_report;
 pub mod report;
 pub mod suppress;
 

@@ -296,7 +296,7 @@ fn logical_locations(d: &super::Diagnostic) -> Vec<Value> {
     out
 }
 
-fn sarif_level(s: Severity) -> &'static str {
+pub(crate) fn sarif_level(s: Severity) -> &'static str {
     match s {
         Severity::Error => "error",
         Severity::Warning => "warning",
@@ -326,8 +326,9 @@ fn artifact_uri(name: &str) -> String {
     out
 }
 
-/// SARIF 2.1.0.
-pub fn sarif(outcome: &LintResults, files: &[SourceFile]) -> String {
+/// The rules as SARIF `reportingDescriptor`s (the driver's `rules`), with the registry they
+/// index into (a result's `ruleIndex`).
+pub(crate) fn sarif_rules() -> (Vec<&'static RuleMeta>, Vec<Value>) {
     let rules_list: Vec<&'static RuleMeta> = rules::ALL.iter().map(|r| r.meta()).collect();
     let rule_objects: Vec<Value> = rules_list
         .iter()
@@ -344,6 +345,12 @@ pub fn sarif(outcome: &LintResults, files: &[SourceFile]) -> String {
             })
         })
         .collect();
+    (rules_list, rule_objects)
+}
+
+/// SARIF 2.1.0.
+pub fn sarif(outcome: &LintResults, files: &[SourceFile]) -> String {
+    let (rules_list, rule_objects) = sarif_rules();
     let results: Vec<Value> = outcome
         .diagnostics
         .iter()
@@ -408,11 +415,11 @@ pub fn sarif(outcome: &LintResults, files: &[SourceFile]) -> String {
     serde_json::to_string_pretty(&v).map(|s| s + "\n").unwrap_or_default()
 }
 
-fn escape_data(s: &str) -> String {
+pub(crate) fn escape_data(s: &str) -> String {
     s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
 }
 
-fn escape_property(s: &str) -> String {
+pub(crate) fn escape_property(s: &str) -> String {
     escape_data(s).replace(':', "%3A").replace(',', "%2C")
 }
 

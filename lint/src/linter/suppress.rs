@@ -46,6 +46,16 @@ pub fn from_node(node: &Node) -> Ignore {
         .unwrap_or_default()
 }
 
+/// The suppression of an object read as JSON (a live object).
+pub fn from_json(object: &serde_json::Value) -> Ignore {
+    object
+        .pointer("/metadata/annotations")
+        .and_then(|a| a.get(ANNOTATION))
+        .and_then(serde_json::Value::as_str)
+        .map(Ignore::parse)
+        .unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -15,7 +15,6 @@ use hpa_core::api::v2::{
     HPAScalingRules, HorizontalPodAutoscaler, HorizontalPodAutoscalerBehavior, HorizontalPodAutoscalerCondition,
     HorizontalPodAutoscalerSpec, HorizontalPodAutoscalerStatus, MetricSpec,
 };
-use hpa_core::evaluator::HPAControllerConfiguration;
 use hpa_core::evaluator::behavior::{self, NormalizationArgs, TimestampedRecommendation, TimestampedScaleEvent};
 use hpa_core::evaluator::controller::{self, ControllerState, ObjectMetricValue, Scale, SyncInput};
 use hpa_core::evaluator::replicas::{
@@ -23,6 +22,7 @@ use hpa_core::evaluator::replicas::{
     PodMetricsItem, PodPhase, PodSample, ReadyCondition, ReplicaCalculator, Tolerances, Workspace,
 };
 use hpa_core::evaluator::time::Timestamp;
+use hpa_core::evaluator::{ControllerRelease, HPAControllerConfiguration};
 use hpa_core::features::{FeatureGates, Gate, KubernetesVersion};
 
 use super::project;
@@ -45,7 +45,7 @@ pub fn run_function(vector: &Value) -> (bool, Value) {
         | "convertDesiredReplicasWithBehaviorRate"
         | "storeScaleEvent"
         | "calculateScaleUpLimitWithScalingRules"
-        | "calculateScaleDownLimitWithBehaviors" => run_normalize(function, inputs),
+        | "calculateScaleDownLimitWithBehaviors" => run_normalize(function, inputs, config),
         _ => run_replica_calc(function, inputs, config),
     };
     match got {
@@ -162,6 +162,7 @@ fn pod(v: &Value) -> R<Pod> {
         containers: array_of(v, "containers")?.iter().map(container).collect::<R<_>>()?,
         init_containers: array_of(v, "init_containers")?.iter().map(container).collect::<R<_>>()?,
         pod_requests_milli: milli_map(v.get("pod_requests_milli"))?,
+        overhead_milli: milli_map(v.get("overhead_milli"))?,
     })
 }
 
@@ -197,11 +198,20 @@ fn pod_sample(v: &Value) -> R<PodSample> {
     })
 }
 
-fn gates(fg: Option<&Value>) -> R<FeatureGates> {
+/// The gates a vector's `config` names: `kubernetes_version` (`"1.33"` .. `"1.38"`) with
+/// `feature_gates` overrides. Without `kubernetes_version`, the newest release (1.37), or 1.36
+/// when an override needs a gate the newest release locks (`HPAConfigurableTolerance: false`).
+fn gates(config: &Value) -> R<FeatureGates> {
+    let fg = config.get("feature_gates");
+    let releases = match config.get("kubernetes_version") {
+        None | Some(Value::Null) => vec![KubernetesVersion::LATEST, KubernetesVersion::V1_36],
+        Some(v) => {
+            let v = v.as_str().ok_or("kubernetes_version is not a string")?;
+            vec![KubernetesVersion::parse(v).map_err(|e| e.to_string())?]
+        }
+    };
     let mut last_err = String::new();
-    // A gate locked in the newest release (HPAConfigurableTolerance) may still be switched
-    // off in the previous one.
-    for version in [KubernetesVersion::LATEST, KubernetesVersion::V1_36] {
+    for version in releases {
         let mut gates = FeatureGates::new(version);
         let mut ok = true;
         if let Some(Value::Object(m)) = fg {
@@ -222,13 +232,14 @@ fn gates(fg: Option<&Value>) -> R<FeatureGates> {
     Err(last_err)
 }
 
+/// The calculator of the controller the vector's `config` describes (its release and gates).
 fn calculator(config: &Value) -> R<ReplicaCalculator> {
-    let gates = gates(config.get("feature_gates"))?;
-    Ok(ReplicaCalculator {
+    let controller = HPAControllerConfiguration {
         cpu_initialization_period: secs(config, "cpu_initialization_period_s")?,
-        delay_of_initial_readiness_status: secs(config, "delay_of_initial_readiness_status_s")?,
-        pod_level_resources: gates.enabled(Gate::PodLevelResources),
-    })
+        initial_readiness_delay: secs(config, "delay_of_initial_readiness_status_s")?,
+        ..HPAControllerConfiguration::new(gates(config)?)
+    };
+    Ok(controller.replica_calculator())
 }
 
 fn tolerances(config: &Value) -> R<Tolerances> {
@@ -370,14 +381,7 @@ fn run_replica_calc(function: &str, inputs: &Value, config: &Value) -> R<Value> 
                     metrics.insert(name.clone(), metric);
                 }
             }
-            let g = replicas::group_pods(
-                &pods,
-                &metrics,
-                str_of(inputs, "resource")?,
-                calc.cpu_initialization_period,
-                calc.delay_of_initial_readiness_status,
-                NOW,
-            );
+            let g = replicas::group_pods(&pods, &metrics, str_of(inputs, "resource")?, &calc, NOW);
             json!({"ready_count": g.ready_count, "unready": g.unready, "missing": g.missing, "ignored": g.ignored})
         }
         "calculateRequests" => {
@@ -385,7 +389,7 @@ fn run_replica_calc(function: &str, inputs: &Value, config: &Value) -> R<Value> 
                 &pods,
                 inputs.get("container").and_then(Value::as_str).unwrap_or(""),
                 str_of(inputs, "resource")?,
-                calc.pod_level_resources,
+                &calc,
             ) {
                 Ok(r) => json!({"requests_milli": r}),
                 Err(e) => error_value(e),
@@ -430,7 +434,8 @@ fn limited_json(l: behavior::Limited) -> Value {
     json!({"replicas": l.replicas, "reason": l.reason})
 }
 
-fn run_normalize(function: &str, inputs: &Value) -> R<Value> {
+fn run_normalize(function: &str, inputs: &Value, config: &Value) -> R<Value> {
+    let release = ControllerRelease::of(gates(config)?.version());
     Ok(match function {
         "stabilizeRecommendation" => {
             let mut recs = recommendations(inputs, "recommendations")?;
@@ -463,6 +468,7 @@ fn run_normalize(function: &str, inputs: &Value) -> R<Value> {
                 max_replicas: i32::MAX,
                 current_replicas: i32_of(inputs, "current_replicas")?,
                 desired_replicas: i32_of(inputs, "prenormalized_desired")?,
+                release,
             };
             let mut recs = recommendations(inputs, "recommendations")?;
             let s = behavior::stabilize_recommendation_with_behaviors(&mut recs, &args, NOW);
@@ -478,6 +484,7 @@ fn run_normalize(function: &str, inputs: &Value) -> R<Value> {
                 max_replicas: i32_of(inputs, "max_replicas")?,
                 current_replicas: i32_of(inputs, "current_replicas")?,
                 desired_replicas: i32_of(inputs, "desired_replicas")?,
+                release,
             };
             limited_json(behavior::convert_desired_replicas_with_behavior_rate(
                 &args,
@@ -491,7 +498,7 @@ fn run_normalize(function: &str, inputs: &Value) -> R<Value> {
             let current = i32_of(inputs, "current_replicas")?;
             let (up, down) = (scale_events(inputs, "scale_up_events")?, scale_events(inputs, "scale_down_events")?);
             let limit = if function == "calculateScaleUpLimitWithScalingRules" {
-                behavior::calculate_scale_up_limit_with_scaling_rules(current, &up, &down, &r, NOW)
+                behavior::calculate_scale_up_limit_with_scaling_rules(current, &up, &down, &r, NOW, release)
             } else {
                 behavior::calculate_scale_down_limit_with_behaviors(current, &up, &down, &r, NOW)
             };
@@ -603,6 +610,9 @@ fn timeline_hpa(v: &Value) -> R<HorizontalPodAutoscaler> {
         },
         ..Default::default()
     };
+    if let Some(generation) = h.get("generation").and_then(Value::as_i64) {
+        hpa.metadata.generation = generation;
+    }
     hpa.metadata.name = "test-hpa".into();
     hpa.metadata.namespace = "test-namespace".into();
     Ok(hpa)
@@ -616,7 +626,7 @@ fn timeline_options(config: &Value) -> R<HPAControllerConfiguration> {
         initial_readiness_delay: secs(config, "delay_of_initial_readiness_status_s")?,
         scale_up_limit_factor: f64_of(config, "scale_up_limit_factor")?,
         scale_up_limit_minimum: f64_of(config, "scale_up_limit_minimum")?,
-        gates: gates(config.get("feature_gates"))?,
+        gates: gates(config)?,
         ..Default::default()
     })
 }
@@ -673,6 +683,9 @@ fn sync_input(s: &Value) -> R<SyncInput> {
     }
     if flag("scale_update_error") {
         input.scale_update_error = Some("fake scale update error".into());
+    }
+    if flag("scale_update_conflict") {
+        input.scale_update_conflict = Some("fake scale update conflict".into());
     }
     if flag("selector_unparsable") {
         input.selector_parse_error = Some(format!("unable to parse requirement: {selector:?}"));
@@ -743,22 +756,28 @@ fn sync_input(s: &Value) -> R<SyncInput> {
 fn sync_got(r: &controller::SyncResult) -> Value {
     let conditions: Vec<Value> =
         r.conditions().iter().map(|c| json!({"type": c.type_, "status": c.status, "reason": c.reason})).collect();
-    let cpu = r
-        .status
-        .current_metrics
-        .iter()
-        .flatten()
-        .filter(|m| m.type_ == "Resource")
-        .filter_map(|m| m.resource.as_ref())
-        .find(|res| res.name == "cpu");
+    let resource = |name: &str| {
+        r.status
+            .current_metrics
+            .iter()
+            .flatten()
+            .filter(|m| m.type_ == "Resource")
+            .filter_map(|m| m.resource.as_ref())
+            .find(|res| res.name == name)
+    };
+    let cpu = resource("cpu");
     let utilization = cpu.and_then(|c| c.current.average_utilization);
     let average = cpu.and_then(|c| c.current.average_value.as_ref()).map(|q| q.milli_value());
+    // As status.currentMetrics renders it (BinarySI for memory from 1.34).
+    let memory = resource("memory").and_then(|m| m.current.average_value.as_ref()).map(|q| q.to_string());
     json!({
         "desired_replicas": r.desired_replicas,
         "rescaled": r.rescaled,
         "conditions": conditions,
         "current_cpu_utilization": utilization,
         "current_cpu_average_value_milli": average,
+        "current_memory_average_value": memory,
+        "observed_generation": r.status.observed_generation,
     })
 }
 

@@ -19,7 +19,7 @@ use hpa_webhook::cli;
 use hpa_webhook::paths;
 use hpa_webhook::policy::Policy;
 
-use crate::manifests::{deployment_settings, find, render_self_signed_overlay, tool};
+use crate::manifests::{deployment_settings, find, render_self_signed_overlay, render_self_signed_overlay_with, tool};
 use crate::support::{Certs, Client, Server, workspace, yaml_documents};
 
 const RELEASE: &str = "hpa-webhook";
@@ -208,7 +208,8 @@ fn check_consistency(name: &str, render: &Render) {
         assert_eq!((&service_ref["name"], &service_ref["namespace"]), (&json!(fullname), &json!(NAMESPACE)));
         assert_eq!(service_ref["port"], service["spec"]["ports"][0]["port"]);
         assert!(
-            [paths::MUTATE, paths::VALIDATE, "/validate-workloads"].contains(&service_ref["path"].as_str().unwrap()),
+            [paths::MUTATE, paths::VALIDATE, paths::VALIDATE_WORKLOADS]
+                .contains(&service_ref["path"].as_str().unwrap()),
             "{name}: {service_ref}"
         );
         assert!(settings.request_timeout.as_secs() < webhook["timeoutSeconds"].as_u64().unwrap());
@@ -478,15 +479,13 @@ fn the_default_render_matches_the_kustomize_self_signed_overlay() {
     let kustomize: Vec<Value> = yaml_documents(&kustomize).into_iter().filter(|o| o.is_object()).collect();
 
     // Same kinds and names. The Namespace stays with `helm install --create-namespace` (a chart
-    // does not own its release namespace); the context cache's RBAC is in the chart ahead of the
-    // kustomize base (issue 16 adds it there, and from then on it must match).
+    // does not own its release namespace).
     let ours: BTreeSet<String> = kind_names(&chart).into_iter().collect();
     let theirs: BTreeSet<String> =
         kind_names(&kustomize).into_iter().filter(|k| !k.starts_with("Namespace/")).collect();
     let only_in_chart: BTreeSet<&String> = ours.difference(&theirs).collect();
     assert!(theirs.is_subset(&ours), "missing from the chart: {:?}", theirs.difference(&ours).collect::<Vec<_>>());
-    let pending = BTreeSet::from(["ClusterRole/hpa-webhook".to_string(), "ClusterRoleBinding/hpa-webhook".to_string()]);
-    assert!(only_in_chart.iter().all(|k| pending.contains(*k)), "only in the chart: {only_in_chart:?}");
+    assert!(only_in_chart.is_empty(), "only in the chart: {only_in_chart:?}");
 
     // Same webhooks: names, rules, selectors, policies, paths, timeouts.
     let webhook_of = |objects: &[Value]| -> BTreeMap<String, Value> {
@@ -500,9 +499,16 @@ fn the_default_render_matches_the_kustomize_self_signed_overlay() {
             .collect()
     };
     assert_eq!(webhook_of(&chart), webhook_of(&kustomize));
+    // The workload webhook: the chart's with workloadWebhook.enabled is the kustomize component's.
+    let dir = tempfile::tempdir().unwrap();
+    let values = dir.path().join("values.yaml");
+    std::fs::write(&values, "workloadWebhook: {enabled: true}\n").unwrap();
+    let with_chart = render(&[&values]).objects;
+    let with_kustomize: Vec<Value> =
+        yaml_documents(&render_self_signed_overlay_with(true).0).into_iter().filter(|o| o.is_object()).collect();
+    assert_eq!(webhook_of(&with_chart), webhook_of(&with_kustomize));
 
-    // Same RBAC (none in the base today, see above), same ServiceAccount token setting where
-    // the base has no RBAC.
+    // Same RBAC, same ServiceAccount token setting.
     for kind in ["ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"] {
         for theirs in of_kind(&kustomize, kind) {
             let ours = find(&chart, kind, theirs["metadata"]["name"].as_str().unwrap());
@@ -513,15 +519,8 @@ fn the_default_render_matches_the_kustomize_self_signed_overlay() {
     }
     let pod = |objects: &[Value]| find(objects, "Deployment", "hpa-webhook")["spec"]["template"]["spec"].clone();
     let (ours, theirs) = (pod(&chart), pod(&kustomize));
-    if of_kind(&kustomize, "ClusterRoleBinding").is_empty() {
-        assert_eq!(
-            (&ours["automountServiceAccountToken"], &theirs["automountServiceAccountToken"]),
-            (&json!(true), &json!(false))
-        );
-        assert_eq!(find(&chart, "ClusterRole", "hpa-webhook")["rules"], context_cache_rules());
-    } else {
-        assert_eq!(ours["automountServiceAccountToken"], theirs["automountServiceAccountToken"]);
-    }
+    assert_eq!(ours["automountServiceAccountToken"], theirs["automountServiceAccountToken"]);
+    assert_eq!(find(&kustomize, "ClusterRole", "hpa-webhook")["rules"], context_cache_rules());
 
     // The same Deployment, but for labels: replicas, strategy, container, volumes, spread keys.
     let deployment = |objects: &[Value]| find(objects, "Deployment", "hpa-webhook").clone();

@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stderr)]
 
 mod chart;
+mod context;
 mod export;
 mod https;
 mod malformed;

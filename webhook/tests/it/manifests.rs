@@ -114,7 +114,32 @@ fn manifests_match_the_binary() {
     // A restricted security context.
     assert_eq!(spec["securityContext"]["runAsNonRoot"], true);
     assert_eq!(spec["securityContext"]["seccompProfile"]["type"], "RuntimeDefault");
-    assert_eq!(spec["automountServiceAccountToken"], false);
+    // The context cache: on, with the token mounted for its read-only watches (this expectation
+    // changed on purpose with issue 16: the base had no RBAC and mounted no token before).
+    assert_eq!(spec["automountServiceAccountToken"], true);
+    assert!(settings.context_cache, "HPA_WEBHOOK_CONTEXT_CACHE is on");
+    assert_eq!(find(&base, "ServiceAccount", SERVICE)["automountServiceAccountToken"], false, "the pod decides");
+    let binding = find(&base, "ClusterRoleBinding", "hpa-webhook");
+    assert_eq!(
+        binding["subjects"],
+        json!([{"kind": "ServiceAccount", "name": spec["serviceAccountName"], "namespace": NAMESPACE}])
+    );
+    let role = find(&base, "ClusterRole", binding["roleRef"]["name"].as_str().unwrap());
+    // Exactly the kinds the cache watches, list and watch only.
+    let mut granted: Vec<(String, String)> = Vec::new();
+    for rule in role["rules"].as_array().unwrap() {
+        assert_eq!(rule["verbs"], json!(["list", "watch"]));
+        for group in rule["apiGroups"].as_array().unwrap() {
+            for resource in rule["resources"].as_array().unwrap() {
+                granted.push((group.as_str().unwrap().to_string(), resource.as_str().unwrap().to_string()));
+            }
+        }
+    }
+    let mut watched: Vec<(String, String)> =
+        hpa_cluster::watch::WATCHED.iter().map(|k| (k.group.to_string(), k.plural.to_string())).collect();
+    granted.sort();
+    watched.sort();
+    assert_eq!(granted, watched);
     let sc = &container["securityContext"];
     assert_eq!((&sc["allowPrivilegeEscalation"], &sc["readOnlyRootFilesystem"]), (&json!(false), &json!(true)));
     assert_eq!(sc["capabilities"]["drop"], json!(["ALL"]));
@@ -260,11 +285,48 @@ fn every_overlay_renders_and_is_valid_against_the_kubernetes_schemas() {
         assert!(
             objects.iter().all(|o| o["kind"] == "Namespace"
                 || o["kind"].as_str().unwrap().ends_with("WebhookConfiguration")
+                || o["kind"].as_str().unwrap().starts_with("ClusterRole")
                 || o["metadata"]["namespace"] == NAMESPACE),
             "{dir}: everything in {NAMESPACE}"
         );
         validate_schemas(&dir.replace('/', "-"), &rendered, validator);
     }
+
+    // With the workload webhook's component: it calls /validate-workloads with failurePolicy
+    // Ignore, for the kinds the binary checks, its caBundle injected as the others'.
+    let tmp = tempfile::tempdir().unwrap();
+    copy_dir(&manifests(), &tmp.path().join("manifests"));
+    enable_workload_webhook(&tmp.path().join("manifests/overlays/cert-manager"));
+    let rendered = render(&tmp.path().join("manifests/overlays/cert-manager"));
+    validate_schemas("cert-manager-workloads", &rendered, validator);
+    let objects = yaml_documents(&rendered);
+    let configuration = find(&objects, "ValidatingWebhookConfiguration", "hpa-webhook-workloads");
+    assert_eq!(configuration["metadata"]["annotations"]["cert-manager.io/inject-ca-from"], "hpa-webhook/hpa-webhook");
+    let webhook = &configuration["webhooks"][0];
+    assert_eq!(webhook["failurePolicy"], "Ignore");
+    assert_eq!(
+        webhook["clientConfig"]["service"],
+        json!({"name": SERVICE, "namespace": NAMESPACE, "path": paths::VALIDATE_WORKLOADS, "port": 443})
+    );
+    let mut resources: Vec<(String, String)> = Vec::new();
+    for rule in webhook["rules"].as_array().unwrap() {
+        assert_eq!(rule["operations"], json!(["CREATE", "UPDATE"]));
+        for resource in rule["resources"].as_array().unwrap() {
+            resources
+                .push((rule["apiGroups"][0].as_str().unwrap().to_string(), resource.as_str().unwrap().to_string()));
+        }
+    }
+    let mut checked: Vec<(String, String)> =
+        hpa_webhook::workloads::KINDS.iter().map(|k| (k.group.to_string(), k.plural.to_string())).collect();
+    resources.sort();
+    checked.sort();
+    assert_eq!(resources, checked);
+    let (rendered, ca_bundle) = render_self_signed_overlay_with(true);
+    validate_schemas("self-signed-workloads", &rendered, validator);
+    let objects = yaml_documents(&rendered);
+    let bundle = &find(&objects, "ValidatingWebhookConfiguration", "hpa-webhook-workloads")["webhooks"][0]["clientConfig"]
+        ["caBundle"];
+    assert_eq!(bundle.as_str().unwrap().replace('\n', ""), ca_bundle);
 
     let (rendered, ca_bundle) = render_self_signed_overlay();
     validate_schemas("self-signed", &rendered, validator);
@@ -288,8 +350,25 @@ fn every_overlay_renders_and_is_valid_against_the_kubernetes_schemas() {
 /// in certs/out (done in a copy: the repository holds no key). Returns the rendered text and the
 /// caBundle `hpa-webhook certs` printed.
 pub(crate) fn render_self_signed_overlay() -> (String, String) {
+    render_self_signed_overlay_with(false)
+}
+
+/// An overlay with the workload webhook's component enabled, as its comment says to do.
+fn enable_workload_webhook(overlay: &Path) {
+    let file = overlay.join("kustomization.yaml");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let commented = "# components:\n#   - ../../components/workload-webhook\n";
+    assert!(text.contains(commented), "{}: the component is offered in a comment", file.display());
+    std::fs::write(&file, text.replace(commented, "components:\n  - ../../components/workload-webhook\n")).unwrap();
+}
+
+/// [`render_self_signed_overlay`], with the workload webhook's component or without.
+pub(crate) fn render_self_signed_overlay_with(workload_webhook: bool) -> (String, String) {
     let tmp = tempfile::tempdir().unwrap();
     copy_dir(&manifests(), &tmp.path().join("manifests"));
+    if workload_webhook {
+        enable_workload_webhook(&tmp.path().join("manifests/overlays/self-signed"));
+    }
     std::fs::create_dir_all(tmp.path().join("certs")).unwrap();
     std::fs::copy(workspace().join("certs/kustomization.yaml"), tmp.path().join("certs/kustomization.yaml")).unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_hpa-webhook"))

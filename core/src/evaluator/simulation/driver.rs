@@ -6,8 +6,9 @@ use std::collections::BTreeMap;
 
 use super::record::{ReasonFacts, Tables};
 use super::{LoadValue, MetricKey, PodClock, PodLoad, ResourcePlan, Split, Step, World, lookup, metric_containers};
+use crate::api::v2::HorizontalPodAutoscalerStatus;
 use crate::api::v2::MetricSpec;
-use crate::evaluator::controller::{Autoscaler, ObjectMetricValue, Scale, SyncInput, SyncResult};
+use crate::evaluator::controller::{Autoscaler, ControllerState, ObjectMetricValue, Scale, SyncInput, SyncResult};
 use crate::evaluator::replicas::{
     ConditionStatus, ContainerUsage, Pod, PodMetricsItem, PodPhase, PodSample, ReadyCondition,
 };
@@ -38,16 +39,25 @@ pub(super) struct Driver<'a> {
 }
 
 impl<'a> Driver<'a> {
-    pub(super) fn new(world: &World<'a>) -> Driver<'a> {
+    /// The driver of `world`; the controller starts from `resumed` (its memory and the status
+    /// its next sync reads), else from an empty memory and an empty status.
+    pub(super) fn new(
+        world: &World<'a>,
+        resumed: Option<(ControllerState, HorizontalPodAutoscalerStatus)>,
+    ) -> Driver<'a> {
         let plan = world.plan;
+        let autoscaler = match resumed {
+            Some((state, status)) => Autoscaler::new(&plan.hpa, &plan.options).with_status(status).with_state(state),
+            // The plan's HPA is synced from an empty status.
+            None => Autoscaler::new(&plan.hpa, &plan.options).with_status(Default::default()),
+        };
         let scale = Scale {
             spec_replicas: plan.initial_replicas,
             status_replicas: plan.initial_replicas,
             selector: plan.selector.clone(),
         };
         let mut r = Driver {
-            // The plan's HPA is synced from an empty status.
-            autoscaler: Autoscaler::new(&plan.hpa, &plan.options).with_status(Default::default()),
+            autoscaler,
             input: SyncInput::new(Timestamp::from_millis(0), scale),
             metric_containers: metric_containers(&plan.template).iter().map(|c| c.name.clone()).collect(),
             resources: ResourcePlan::all(plan),
@@ -84,6 +94,7 @@ impl<'a> Driver<'a> {
             containers: t.containers.clone(),
             init_containers: t.init_containers.clone(),
             pod_requests_milli: t.pod_requests_milli.clone(),
+            overhead_milli: BTreeMap::new(),
         });
     }
 

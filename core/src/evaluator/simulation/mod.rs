@@ -47,9 +47,9 @@ use std::fmt;
 use std::time::Duration;
 
 use super::config::HPAControllerConfiguration;
-use super::controller::{Normalization, SyncOutcome};
+use super::controller::{ControllerState, Normalization, SyncOutcome};
 use super::replicas::Container;
-use crate::api::v2::{HorizontalPodAutoscaler, MetricSpec, MetricValueStatus};
+use crate::api::v2::{HorizontalPodAutoscaler, HorizontalPodAutoscalerStatus, MetricSpec, MetricValueStatus};
 
 use record::Tables;
 pub use record::{ConditionsId, NormalizationId, ObservationsId, ReasonId, StepView};
@@ -107,6 +107,22 @@ impl fmt::Display for MetricKey {
 }
 
 impl MetricKey {
+    /// The key naming one of an HPA's metrics (`cpu`, `container/app/cpu`, or the metric name
+    /// of a Pods, Object or External metric); `None` for a metric of an unknown type.
+    pub fn of(m: &MetricSpec) -> Option<MetricKey> {
+        match m.type_.as_str() {
+            "Resource" => m.resource.as_ref().map(|r| MetricKey::Resource(r.name.as_str().into())),
+            "ContainerResource" => m.container_resource.as_ref().map(|r| MetricKey::Container {
+                container: r.container.as_str().into(),
+                resource: r.name.as_str().into(),
+            }),
+            "Pods" => m.pods.as_ref().map(|p| MetricKey::Pods(p.metric.name.as_str().into())),
+            "Object" => m.object.as_ref().map(|o| MetricKey::Object(o.metric.name.as_str().into())),
+            "External" => m.external.as_ref().map(|e| MetricKey::External(e.metric.name.as_str().into())),
+            _ => None,
+        }
+    }
+
     /// Whether a value suits this kind of metric (the message says why not).
     pub fn accepts(&self, v: &LoadValue) -> Result<(), String> {
         match (self, v) {
@@ -174,6 +190,41 @@ pub struct Plan {
     pub bindings: Vec<Option<usize>>,
     /// The load over time, ordered by `at_ms`.
     pub load: Vec<LoadPhase>,
+}
+
+/// Where a simulation starts when it continues an HPA the controller already runs (`hpa-lint
+/// diagnose`) instead of a fresh one: the controller's memory and the status after its last
+/// sync, the pods as they are, and when the next sync comes.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Resume {
+    /// The controller's memory of the HPA.
+    pub state: ControllerState,
+    /// The HPA's status, as the next sync reads it.
+    pub status: HorizontalPodAutoscalerStatus,
+    /// The target's pods (instead of the plan's `initial_replicas` pods, Ready for long).
+    pub pods: Vec<PodTimeline>,
+    /// The instant of the first sync, in ms.
+    pub first_sync_ms: i64,
+    /// A rescale the controller made just before (`(at_ms, from, to)`): its pods are created or
+    /// deleted as after a simulated sync.
+    pub rescaled: Option<(i64, i32, i32)>,
+}
+
+/// A pod's timeline, in ms: when it was created (its start time), turned Running and turned
+/// Ready; [`PodTimeline::NEVER`] for what does not happen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PodTimeline {
+    /// Creation (`status.startTime`).
+    pub created_ms: i64,
+    /// Running from this instant (Pending before).
+    pub running_ms: i64,
+    /// Ready from this instant (its Ready condition's `lastTransitionTime`).
+    pub ready_ms: i64,
+}
+
+impl PodTimeline {
+    /// An instant that never comes.
+    pub const NEVER: i64 = i64::MAX;
 }
 
 /// The pods at one sync, by state.
@@ -293,9 +344,32 @@ impl<'a> Simulator<'a> {
     /// Prepares a simulation: the initial pods, the controller's empty memory (and an empty
     /// status: the plan's is ignored).
     pub fn new(plan: &'a Plan) -> Simulator<'a> {
-        let world = World::new(plan);
-        let driver = Box::new(driver::Driver::new(&world));
+        let world = World::new(plan, None);
+        let driver = Box::new(driver::Driver::new(&world, None));
         Simulator { world, driver, tables: Tables::new() }
+    }
+
+    /// Prepares a simulation that continues an HPA the controller already runs: its memory,
+    /// status and pods from `resume`, the first sync at `resume.first_sync_ms` (the plan's
+    /// `initial_replicas` is the target's count then).
+    pub fn resume(plan: &'a Plan, resume: Resume) -> Simulator<'a> {
+        let world = World::new(plan, Some(&resume));
+        let driver = Box::new(driver::Driver::new(&world, Some((resume.state, resume.status))));
+        let mut sim = Simulator { world, driver, tables: Tables::new() };
+        if let Some((at, from, to)) = resume.rescaled {
+            sim.rescale(at, from, to);
+        }
+        sim
+    }
+
+    /// Whether no pod changes state any more from the next sync on (each is Running and Ready,
+    /// or stays as it is).
+    pub fn pods_settled(&self) -> bool {
+        let Some(at) = self.world.next_at_ms() else { return true };
+        self.world.pods.iter().all(|c| {
+            let settled = |t: i64| t == PodTimeline::NEVER || at >= t;
+            settled(c.running_ms) && settled(c.ready_ms)
+        })
     }
 
     /// The instant of the next sync, if it is before the end.
@@ -308,7 +382,13 @@ impl<'a> Simulator<'a> {
         let at = self.world.next_at_ms()?;
         self.world.begin_sync(at);
         let step = self.driver.sync(&self.world, at, &mut self.tables);
-        let (before, after) = (step.replicas, step.desired);
+        self.rescale(at, step.replicas, step.desired);
+        Some(step)
+    }
+
+    /// The pods of a rescale from `before` to `after` at `at`: new pods created, or pods
+    /// deleted as a ReplicaSet picks them; the count becomes `after`.
+    fn rescale(&mut self, at: i64, before: i32, after: i32) {
         if after > before {
             let clock = PodClock {
                 created_ms: at,
@@ -328,7 +408,6 @@ impl<'a> Simulator<'a> {
             }
         }
         self.world.current = after;
-        Some(step)
     }
 
     /// A step's metric observations (see [`Simulation::observations`]).
@@ -406,6 +485,8 @@ struct World<'a> {
     phase: Option<usize>,
     /// This phase's value per key slot, `None` when none is given or it is unavailable.
     values: Vec<Option<LoadValue>>,
+    /// The instant of the first sync, in ms.
+    start_ms: i64,
     /// The pods, in creation order (deleted ones removed).
     pods: Vec<PodClock>,
     next_serial: u64,
@@ -427,11 +508,12 @@ fn lookup(values: &[Option<LoadValue>], slot: Option<usize>) -> Option<LoadValue
 }
 
 impl<'a> World<'a> {
-    fn new(plan: &'a Plan) -> World<'a> {
+    fn new(plan: &'a Plan, resume: Option<&Resume>) -> World<'a> {
         let period_ms = i64::try_from(plan.options.sync_period.as_millis()).unwrap_or(15_000).max(1);
         let mut world = World {
             plan,
             period_ms,
+            start_ms: resume.map_or(0, |r| r.first_sync_ms),
             sync: 0,
             current: plan.initial_replicas,
             phase: None,
@@ -445,6 +527,17 @@ impl<'a> World<'a> {
             version: 0,
             states_until_ms: i64::MIN,
         };
+        if let Some(r) = resume {
+            for p in &r.pods {
+                world.add_pod(PodClock {
+                    created_ms: p.created_ms,
+                    running_ms: p.running_ms,
+                    ready_ms: p.ready_ms,
+                    serial: 0,
+                });
+            }
+            return world;
+        }
         // Old pods: started and Ready long before t = 0.
         let init = i64::try_from(plan.options.cpu_initialization_period.as_millis()).unwrap_or(0);
         let old = -(init + plan.pod_ready_after_ms + 3_600_000);
@@ -461,7 +554,7 @@ impl<'a> World<'a> {
 
     /// The instant of the next sync, if it is before the end.
     fn next_at_ms(&self) -> Option<i64> {
-        let at = i64::try_from(self.sync).ok()?.checked_mul(self.period_ms)?;
+        let at = i64::try_from(self.sync).ok()?.checked_mul(self.period_ms)?.checked_add(self.start_ms)?;
         (at < self.plan.duration_ms).then_some(at)
     }
 

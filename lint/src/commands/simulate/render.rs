@@ -78,7 +78,8 @@ pub fn ratio_to_target(t: &MetricTarget, c: &MetricValueStatus) -> Option<f64> {
     (target > 0.0).then(|| observed / target)
 }
 
-fn outcome_str(o: SyncOutcome) -> &'static str {
+/// A sync's outcome, as its JSON and reports name it.
+pub fn outcome_str(o: SyncOutcome) -> &'static str {
     match o {
         SyncOutcome::FailedGetScale => "FailedGetScale",
         SyncOutcome::ScalingDisabled => "ScalingDisabled",

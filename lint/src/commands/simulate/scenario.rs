@@ -578,44 +578,14 @@ fn load(node: &Node, errs: &mut Errors) -> Vec<LoadEntry> {
     out
 }
 
-/// `90s`, `5m`, `1h30m`, `1.5s`: the shortest reading of a duration in ms.
-pub fn format_ms(ms: i64) -> String {
-    if ms == 0 {
-        return "0s".into();
-    }
-    let (h, rest) = (ms / 3_600_000, ms % 3_600_000);
-    let (m, rest) = (rest / 60_000, rest % 60_000);
-    let (s, milli) = (rest / 1000, rest % 1000);
-    let mut out = String::new();
-    if h > 0 {
-        out.push_str(&format!("{h}h"));
-    }
-    if m > 0 {
-        out.push_str(&format!("{m}m"));
-    }
-    if milli > 0 {
-        let frac = format!("{milli:03}");
-        out.push_str(&format!("{s}.{}s", frac.trim_end_matches('0')));
-    } else if s > 0 {
-        out.push_str(&format!("{s}s"));
-    }
-    out
-}
+/// `90s`, `5m`, `1h30m`, `1.5s`: the shortest reading of a duration in ms (hpa-core's, which
+/// `diagnose` also uses).
+pub use hpa_core::evaluator::time::format_ms;
 
 /// The load key naming one of the HPA's metrics (`cpu`, `container/app/cpu`, or the metric
 /// name of a Pods, Object or External metric); `None` for a metric of an unknown type.
 pub fn metric_key(m: &MetricSpec) -> Option<MetricKey> {
-    match m.type_.as_str() {
-        "Resource" => m.resource.as_ref().map(|r| MetricKey::Resource(r.name.as_str().into())),
-        "ContainerResource" => m
-            .container_resource
-            .as_ref()
-            .map(|r| MetricKey::Container { container: r.container.as_str().into(), resource: r.name.as_str().into() }),
-        "Pods" => m.pods.as_ref().map(|p| MetricKey::Pods(p.metric.name.as_str().into())),
-        "Object" => m.object.as_ref().map(|o| MetricKey::Object(o.metric.name.as_str().into())),
-        "External" => m.external.as_ref().map(|e| MetricKey::External(e.metric.name.as_str().into())),
-        _ => None,
-    }
+    MetricKey::of(m)
 }
 
 /// What the scenario needs besides itself to become a [`Plan`].

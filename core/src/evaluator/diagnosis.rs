@@ -1,0 +1,1062 @@
+//! `hpa-lint diagnose`: the controller's current sync of one HPA, replayed with the one sync
+//! ([`Autoscaler::reconcile`]) on live inputs, and explained.
+//!
+//! Pure (no IO, no clock): [`diagnose`] takes what the API server holds for one HPA (the HPA
+//! with its status, the sync's inputs, the HPA's events, the containers resized in place) and
+//! returns a [`Diagnosis`]:
+//! - the controller's memory of the HPA (`recommendations`, `scaleUpEvents`,
+//!   `scaleDownEvents` in `horizontal.go`), which lives only in kube-controller-manager, as
+//!   far as the HPA's status and `SuccessfulRescale` events show it, every guess listed in
+//!   [`Memory::assumptions`];
+//! - the sync's [`SyncResult`]: per metric the usage ratio, the proposal and the pods set
+//!   aside, the normalization (stabilization and the recommendation that held it, the rate
+//!   limit and the policy that bound it, min/max), the conditions and events;
+//! - the conditions it writes compared with the live ones ([`ConditionCheck`]);
+//! - the next syncs if the load stays as it is ([`Forecast`], the simulation driver resumed
+//!   from the sync's memory and status);
+//! - plain answers to "why is it not scaling" and "why is it slow" ([`Finding`]).
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use super::behavior::{TimestampedRecommendation, TimestampedScaleEvent};
+use super::config::HPAControllerConfiguration;
+use super::controller::{Autoscaler, ControllerState, NormalizationPath, SyncInput, SyncOutcome, SyncResult};
+use super::replicas::{ConditionStatus, PodPhase, SetAsideReason};
+use super::simulation::{
+    LoadPhase, LoadValue, MetricKey, Plan, PodTemplate, PodTimeline, Resume, Simulation, Simulator,
+};
+use super::time::{Timestamp, format_ms};
+use super::timing::memory_seconds;
+use crate::api::v2::{HorizontalPodAutoscaler, HorizontalPodAutoscalerCondition};
+use crate::evaluator::replicas::Container;
+
+/// The event reason of a rescale (`SuccessfulRescale`, recorded by `reconcileAutoscaler`).
+pub const SUCCESSFUL_RESCALE: &str = "SuccessfulRescale";
+
+/// One event recorded on the HPA, as the diagnosis reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordedEvent {
+    /// `SuccessfulRescale`, `FailedGetResourceMetric`, ...
+    pub reason: String,
+    /// The message (`New size: 4; reason: cpu resource utilization (percentage of request)
+    /// above target`).
+    pub message: String,
+    /// How many times the recorder counted it (repeats are aggregated: only the last time is
+    /// kept).
+    pub count: i64,
+    /// `lastTimestamp` (or `eventTime`).
+    pub last: Option<Timestamp>,
+}
+
+/// A container whose requests were resized in place: the pod spec (which the HPA controller
+/// reads) and its status (what the kubelet applied) differ.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InPlaceResize {
+    /// The pod.
+    pub pod: String,
+    /// The container.
+    pub container: String,
+    /// `spec.containers[].resources.requests`, in milli-units.
+    pub spec_requests_milli: BTreeMap<String, i64>,
+    /// `status.containerStatuses[].resources.requests`, in milli-units.
+    pub status_requests_milli: BTreeMap<String, i64>,
+    /// The pod's `PodResizePending` / `PodResizeInProgress` condition (type and reason), if any.
+    pub condition: Option<(String, String)>,
+}
+
+/// What the diagnosis reads.
+#[derive(Debug, Clone, Copy)]
+pub struct DiagnosisInput<'a> {
+    /// The HPA (decoded and defaulted, internal form), with its live status.
+    pub hpa: &'a HorizontalPodAutoscaler,
+    /// The controller's configuration (flags and release).
+    pub config: &'a HPAControllerConfiguration,
+    /// What the sync reads from the API (`input.now` is the instant of the replayed sync).
+    pub sync: &'a SyncInput,
+    /// The HPA's events, in any order.
+    pub events: &'a [RecordedEvent],
+    /// Containers of the target's pods resized in place.
+    pub resizes: &'a [InPlaceResize],
+}
+
+/// A rescale the HPA's events record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rescale {
+    /// When (the event's last time).
+    pub at: Timestamp,
+    /// The new size.
+    pub size: i32,
+    /// The reason of the message (`cpu resource utilization (percentage of request) above
+    /// target`).
+    pub reason: String,
+    /// How many rescales the event aggregates.
+    pub count: i64,
+}
+
+/// The controller's memory of the HPA, as reconstructed.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Memory {
+    /// The memory the replayed sync starts from.
+    pub state: ControllerState,
+    /// The rescales the events record, oldest first.
+    pub rescales: Vec<Rescale>,
+    /// How far back the controller remembers, in seconds (the longest stabilization window
+    /// and policy period, or the downscale stabilization window).
+    pub window_seconds: i64,
+    /// What had to be assumed, in plain sentences (empty: the memory is known exactly).
+    pub assumptions: Vec<String>,
+}
+
+/// One condition type: what the replayed sync writes, and what the live status holds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConditionCheck {
+    /// `AbleToScale`, `ScalingActive`, `ScalingLimited`.
+    pub type_: String,
+    /// What the replayed sync writes.
+    pub replayed: Option<HorizontalPodAutoscalerCondition>,
+    /// What the live status holds.
+    pub live: Option<HorizontalPodAutoscalerCondition>,
+    /// Whether the live status has conditions at all (none before the controller's first
+    /// sync: nothing to compare).
+    pub compared: bool,
+}
+
+impl ConditionCheck {
+    /// Whether status and reason agree (messages carry numbers that move with every sync).
+    pub fn agrees(&self) -> bool {
+        if !self.compared {
+            return true;
+        }
+        match (&self.replayed, &self.live) {
+            (Some(a), Some(b)) => a.status == b.status && a.reason == b.reason,
+            (None, None) => true,
+            _ => false,
+        }
+    }
+}
+
+/// The next syncs, if the load stays as it is.
+#[derive(Debug, Clone)]
+pub struct Forecast {
+    /// The simulated syncs after the replayed one (times are ms after it).
+    pub simulation: Simulation,
+    /// The sync period, in ms.
+    pub sync_period_ms: i64,
+    /// When the count stops changing (ms after the replayed sync), and the count then; `None`
+    /// when it still changes at the end of the horizon.
+    pub steady: Option<(i64, i32)>,
+    /// What the forecast assumes.
+    pub assumptions: Vec<String>,
+}
+
+/// Which question a finding answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Question {
+    /// Why the count does not change (or not as the metrics say).
+    NotScaling,
+    /// Why it takes several syncs, or longer, to get there.
+    Slow,
+}
+
+/// A plain answer: a stable cause code and a sentence.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// The question.
+    pub question: Question,
+    /// A stable code (`missing-requests`, `no-metrics`, `unready-pods`, `tolerance`,
+    /// `stabilization`, `rate-limit`, `max-replicas`, `min-replicas`, `scaling-disabled`,
+    /// `ambiguous-selector`, `invalid-selector`, `scale-unreadable`, `metric-failed`,
+    /// `in-place-resize`, `forecast`).
+    pub cause: &'static str,
+    /// The sentence.
+    pub message: String,
+}
+
+/// The diagnosis of one HPA.
+#[derive(Debug, Clone)]
+pub struct Diagnosis {
+    /// The instant of the replayed sync.
+    pub now: Timestamp,
+    /// The controller's memory, as reconstructed.
+    pub memory: Memory,
+    /// The replayed sync.
+    pub sync: SyncResult,
+    /// Replayed and live conditions, by type.
+    pub conditions: Vec<ConditionCheck>,
+    /// The next syncs; `None` when the sync stops before metrics (no scale, scaling disabled).
+    pub forecast: Option<Forecast>,
+    /// The answers, "not scaling" first.
+    pub findings: Vec<Finding>,
+}
+
+impl Diagnosis {
+    /// Whether some replayed condition differs from the live one.
+    pub fn conditions_differ(&self) -> bool {
+        self.conditions.iter().any(|c| !c.agrees())
+    }
+}
+
+/// The diagnosis of `input.hpa` at `input.sync.now`: its memory reconstructed, its sync
+/// replayed with [`Autoscaler::reconcile`] (`reconcileAutoscaler`), compared, forecast and
+/// explained.
+pub fn diagnose(input: &DiagnosisInput<'_>) -> Diagnosis {
+    let now = input.sync.now;
+    let memory = reconstruct_memory(input);
+    let mut autoscaler = Autoscaler::new(input.hpa, input.config).with_state(memory.state.clone());
+    let sync = autoscaler.reconcile(input.sync).clone();
+    let state_after = autoscaler.into_state();
+
+    let conditions = compare_conditions(&sync.status.conditions, &input.hpa.status.conditions);
+    let forecast = match sync.outcome {
+        SyncOutcome::FailedGetScale | SyncOutcome::ScalingDisabled => None,
+        _ => Some(forecast(input, &sync, state_after)),
+    };
+    let mut diagnosis = Diagnosis { now, memory, sync, conditions, forecast, findings: Vec::new() };
+    diagnosis.findings = findings(input, &diagnosis);
+    diagnosis
+}
+
+// === The controller's memory ===
+
+/// `New size: N; reason: R` (`reconcileAutoscaler`'s `SuccessfulRescale` message).
+fn parse_rescale(message: &str) -> Option<(i32, String)> {
+    let rest = message.strip_prefix("New size: ")?;
+    let (size, reason) = rest.split_once("; reason: ").unwrap_or((rest, ""));
+    Some((size.trim().parse().ok()?, reason.to_string()))
+}
+
+/// The controller's memory of the HPA, from its status and `SuccessfulRescale` events.
+fn reconstruct_memory(input: &DiagnosisInput<'_>) -> Memory {
+    let hpa = input.hpa;
+    let now = input.sync.now;
+    let behavior = input.config.effective_behavior(hpa);
+    let window_seconds = memory_seconds(behavior.as_ref(), input.config);
+    let mut rescales: Vec<Rescale> = input
+        .events
+        .iter()
+        .filter(|e| e.reason == SUCCESSFUL_RESCALE)
+        .filter_map(|e| {
+            let (size, reason) = parse_rescale(&e.message)?;
+            Some(Rescale { at: e.last?, size, reason, count: e.count })
+        })
+        .collect();
+    rescales.sort_by_key(|r| r.at);
+    let mut memory = Memory { rescales, window_seconds, ..Memory::default() };
+
+    let status = &hpa.status;
+    let synced =
+        !status.conditions.is_empty() || status.last_scale_time.is_some() || status.observed_generation.is_some();
+    if !synced {
+        // The controller seeds its memory at the first sync (recordInitialRecommendation).
+        memory.assumptions.push(
+            "the HPA has no status yet: the replayed sync is the controller's first, from an empty memory".into(),
+        );
+        return memory;
+    }
+
+    let cutoff = now.plus_secs(-window_seconds);
+    let in_window: Vec<&Rescale> = memory.rescales.iter().filter(|r| !r.at.before(cutoff)).collect();
+    let mut recommendations: Vec<TimestampedRecommendation> =
+        in_window.iter().map(|r| TimestampedRecommendation { recommendation: r.size, timestamp: r.at }).collect();
+    let period = i64::try_from(input.config.sync_period.as_millis()).unwrap_or(15_000);
+    let last_sync = Timestamp::from_millis(now.as_millis().saturating_sub(period));
+    recommendations.push(TimestampedRecommendation { recommendation: status.desired_replicas, timestamp: last_sync });
+    memory.assumptions.push(format!(
+        "the controller's memory lives only in kube-controller-manager: its recommendations of the last {} are taken as the sizes of the rescales its events record in that window ({}) and the status's desiredReplicas ({}) one sync period ago; the pre-normalization counts it really stored are not in the API",
+        format_ms(window_seconds.saturating_mul(1000)),
+        in_window.len(),
+        status.desired_replicas,
+    ));
+
+    if behavior.is_some() {
+        for (i, r) in memory.rescales.iter().enumerate() {
+            if r.at.before(cutoff) {
+                continue;
+            }
+            let before = match i.checked_sub(1).and_then(|j| memory.rescales.get(j)) {
+                Some(prev) => prev.size,
+                None => {
+                    memory.assumptions.push(format!(
+                        "the rescale to {} {} has no earlier size on record: it is left out of the scaling policies' periods",
+                        r.size,
+                        ago(now, r.at)
+                    ));
+                    continue;
+                }
+            };
+            let event =
+                TimestampedScaleEvent { replica_change: (r.size - before).abs(), timestamp: r.at, outdated: false };
+            if r.size > before {
+                memory.state.scale_up_events.push(event);
+            } else if r.size < before {
+                memory.state.scale_down_events.push(event);
+            }
+        }
+        if in_window.iter().any(|r| r.count > 1) {
+            memory.assumptions.push(
+                "some SuccessfulRescale events aggregate several rescales (count > 1): only the last of each is known"
+                    .into(),
+            );
+        }
+    }
+    memory
+        .assumptions
+        .push("a restart of kube-controller-manager empties this memory; the events cannot show one".into());
+    memory.state.recommendations = Some(recommendations);
+    memory
+}
+
+fn ago(now: Timestamp, at: Timestamp) -> String {
+    format!("{} ago", format_ms(now.as_millis().saturating_sub(at.as_millis())))
+}
+
+// === Conditions ===
+
+/// The condition types in the controller's order, each replayed and live.
+fn compare_conditions(
+    replayed: &[HorizontalPodAutoscalerCondition],
+    live: &[HorizontalPodAutoscalerCondition],
+) -> Vec<ConditionCheck> {
+    let mut types: Vec<&str> = ["AbleToScale", "ScalingActive", "ScalingLimited"].to_vec();
+    for c in replayed.iter().chain(live) {
+        if !types.contains(&c.type_.as_str()) {
+            types.push(&c.type_);
+        }
+    }
+    types
+        .into_iter()
+        .map(|t| ConditionCheck {
+            type_: t.to_string(),
+            replayed: replayed.iter().find(|c| c.type_ == t).cloned(),
+            live: live.iter().find(|c| c.type_ == t).cloned(),
+            compared: !live.is_empty(),
+        })
+        .filter(|c| c.replayed.is_some() || c.live.is_some())
+        .collect()
+}
+
+// === The forecast ===
+
+/// The longest a forecast runs, in ms after the replayed sync (beyond the controller's
+/// memory window).
+const FORECAST_HORIZON_MS: i64 = 3_600_000;
+
+/// The next syncs, if the load stays as the replayed sync read it: the simulation driver
+/// resumed from the sync's memory and status, with the live pods.
+fn forecast(input: &DiagnosisInput<'_>, sync: &SyncResult, state: ControllerState) -> Forecast {
+    let config = input.config;
+    let now = input.sync.now;
+    let period_ms = i64::try_from(config.sync_period.as_millis()).unwrap_or(15_000).max(1);
+    let memory_ms = memory_seconds(config.effective_behavior(input.hpa).as_ref(), config).saturating_mul(1000);
+    let mut assumptions = Vec::new();
+
+    let pods: Vec<_> = input
+        .sync
+        .pods
+        .iter()
+        .filter(|p| !p.deleted && !matches!(p.phase, PodPhase::Failed | PodPhase::Succeeded))
+        .collect();
+    let rel = |t: Timestamp| t.as_millis().saturating_sub(now.as_millis());
+    let init_ms = i64::try_from(config.cpu_initialization_period.as_millis()).unwrap_or(i64::MAX);
+    // How long a new pod takes to turn Ready: as the Ready pods did (the longest), else 30 s.
+    let observed: Vec<i64> = pods
+        .iter()
+        .filter_map(|p| {
+            let c = p.ready_condition?;
+            let start = p.start_time?;
+            (c.status == ConditionStatus::True).then(|| c.last_transition_time.as_millis() - start.as_millis())
+        })
+        .filter(|d| (0..3_600_000).contains(d))
+        .collect();
+    let ready_after_ms = match observed.iter().max() {
+        Some(&d) => {
+            assumptions.push(format!(
+                "new pods start at once and turn Ready after {}, as the slowest Ready pod did",
+                format_ms(d)
+            ));
+            d
+        }
+        None => {
+            assumptions.push("new pods start at once and turn Ready after 30s (no Ready pod shows how long)".into());
+            30_000
+        }
+    };
+    let timelines: Vec<PodTimeline> = pods
+        .iter()
+        .map(|p| {
+            let created = p.start_time.map_or(0, rel);
+            let running = if p.phase == PodPhase::Pending { created.max(0) } else { created.min(0) };
+            let ready = match p.ready_condition {
+                Some(c) if c.status == ConditionStatus::True => rel(c.last_transition_time).min(0),
+                // Still starting (within the CPU initialization period): Ready after the
+                // delay, at the next sync at the earliest; older unready pods stay so.
+                _ if created.saturating_add(init_ms) > 0 => created.saturating_add(ready_after_ms).max(period_ms),
+                _ => PodTimeline::NEVER,
+            };
+            PodTimeline { created_ms: created, running_ms: running, ready_ms: ready }
+        })
+        .collect();
+    if pods.iter().any(|p| p.ready_condition.is_none_or(|c| c.status != ConditionStatus::True)) {
+        assumptions.push(format!(
+            "pods not Ready yet turn Ready after that delay (at the next sync at the earliest) while within the CPU initialization period ({}) of their start; older unready pods stay unready",
+            format_ms(init_ms)
+        ));
+    }
+    assumptions.push(
+        "the load stays as the replayed sync read it: the pods' total usage, shared by the Ready pods (unready pods get none), and each Object or External metric's value".into(),
+    );
+
+    let current = input.sync.scale.as_ref().map_or(0, |s| s.spec_replicas);
+    let specs = super::controller::effective_metrics(input.hpa);
+    let (keys, bindings) = metric_keys(&specs);
+    let values = keys.iter().map(|k| Some(current_load(input.sync, k))).collect();
+    let template = pods
+        .first()
+        .map(|p| PodTemplate {
+            containers: p.containers.clone(),
+            init_containers: p.init_containers.clone(),
+            pod_requests_milli: p.pod_requests_milli.clone(),
+        })
+        .unwrap_or_else(|| PodTemplate {
+            containers: vec![Container { name: "app".into(), ..Container::default() }],
+            ..PodTemplate::default()
+        });
+    let metric_window = match &input.sync.resource_metrics {
+        Ok(items) => items.first().map_or(Duration::from_secs(15), |m| m.window),
+        Err(_) => Duration::from_secs(15),
+    };
+    let plan = Plan {
+        hpa: input.hpa.clone(),
+        options: config.clone(),
+        initial_replicas: current,
+        template,
+        pod_start_after_ms: 0,
+        pod_ready_after_ms: ready_after_ms,
+        metric_window,
+        selector: input.sync.scale.as_ref().map_or_else(|_| "app".into(), |s| s.selector.clone()),
+        duration_ms: FORECAST_HORIZON_MS.saturating_add(memory_ms),
+        keys,
+        bindings,
+        load: vec![LoadPhase { at_ms: 0, values }],
+    };
+    let resume = Resume {
+        state: relative_to(state, now),
+        status: sync.status.clone(),
+        pods: timelines,
+        first_sync_ms: period_ms,
+        rescaled: sync.rescaled.then_some((0, current, sync.desired_replicas)),
+    };
+    let mut sim = Simulator::resume(&plan, resume);
+    let mut steps = Vec::new();
+    let mut last_change = 0i64;
+    let mut count = if sync.rescaled { sync.desired_replicas } else { current };
+    let mut steady = None;
+    while let Some(step) = sim.step() {
+        let at = step.at_ms;
+        if step.rescaled {
+            last_change = at;
+            count = step.desired;
+        }
+        steps.push(step);
+        // Steady: nothing changed for longer than the controller remembers, pods settled.
+        if at - last_change > memory_ms.saturating_add(period_ms) && sim.pods_settled() {
+            steady = Some((last_change, count));
+            break;
+        }
+    }
+    // Keep the syncs up to one after the last change.
+    let keep = steps.iter().position(|s| s.at_ms > last_change).map_or(steps.len(), |i| i + 1);
+    steps.truncate(keep);
+    Forecast { simulation: sim.finish(steps), sync_period_ms: period_ms, steady, assumptions }
+}
+
+/// The controller's memory with its instants made relative to `now` (the simulation's 0).
+fn relative_to(mut state: ControllerState, now: Timestamp) -> ControllerState {
+    let shift = |t: Timestamp| Timestamp::from_millis(t.as_millis().saturating_sub(now.as_millis()));
+    for r in state.recommendations.iter_mut().flatten() {
+        r.timestamp = shift(r.timestamp);
+    }
+    for e in state.scale_up_events.iter_mut().chain(state.scale_down_events.iter_mut()) {
+        e.timestamp = shift(e.timestamp);
+    }
+    state
+}
+
+/// The load keys of the HPA's metrics and each metric's slot (as a scenario binds them).
+fn metric_keys(specs: &[crate::api::v2::MetricSpec]) -> (Vec<MetricKey>, Vec<Option<usize>>) {
+    let mut keys: Vec<MetricKey> = Vec::new();
+    let bindings = specs
+        .iter()
+        .map(|m| {
+            let k = MetricKey::of(m)?;
+            Some(keys.iter().position(|x| *x == k).unwrap_or_else(|| {
+                keys.push(k);
+                keys.len() - 1
+            }))
+        })
+        .collect();
+    (keys, bindings)
+}
+
+/// The load of one key as the sync read it: the total usage of the pods that report it (which
+/// the simulation shares among the Ready pods), an object's value, an external metric's sum;
+/// `Unavailable` when nothing answered.
+fn current_load(sync: &SyncInput, key: &MetricKey) -> LoadValue {
+    let total = |values: Vec<i64>| {
+        if values.is_empty() {
+            return LoadValue::Unavailable;
+        }
+        LoadValue::Total(values.iter().fold(0i64, |a, v| a.saturating_add(*v)))
+    };
+    let live = |name: &str| {
+        sync.pods
+            .iter()
+            .any(|p| &*p.name == name && !p.deleted && !matches!(p.phase, PodPhase::Failed | PodPhase::Succeeded))
+    };
+    match key {
+        MetricKey::Resource(r) => match &sync.resource_metrics {
+            Ok(items) => total(
+                items
+                    .iter()
+                    .filter(|m| live(&m.pod))
+                    .map(|m| m.containers.iter().filter_map(|c| c.usage_milli.get(r.as_str())).sum::<i64>())
+                    .collect(),
+            ),
+            Err(_) => LoadValue::Unavailable,
+        },
+        MetricKey::Container { container, resource } => match &sync.resource_metrics {
+            Ok(items) => total(
+                items
+                    .iter()
+                    .filter(|m| live(&m.pod))
+                    .filter_map(|m| {
+                        m.containers.iter().find(|c| c.name == *container)?.usage_milli.get(resource.as_str()).copied()
+                    })
+                    .collect(),
+            ),
+            Err(_) => LoadValue::Unavailable,
+        },
+        MetricKey::Pods(name) => match &sync.pods_metrics {
+            Ok(map) => {
+                total(map.get(name.as_str()).map(|s| s.iter().map(|s| s.value_milli).collect()).unwrap_or_default())
+            }
+            Err(_) => LoadValue::Unavailable,
+        },
+        MetricKey::Object(name) => match &sync.object_metrics {
+            Ok(values) => values
+                .iter()
+                .find(|v| v.metric == *name)
+                .map_or(LoadValue::Unavailable, |v| LoadValue::Value(v.value_milli)),
+            Err(_) => LoadValue::Unavailable,
+        },
+        MetricKey::External(name) => match &sync.external_metrics {
+            Ok(map) => match map.get(name.as_str()) {
+                Some(v) if !v.is_empty() => LoadValue::Value(v.iter().fold(0i64, |a, x| a.saturating_add(*x))),
+                _ => LoadValue::Unavailable,
+            },
+            Err(_) => LoadValue::Unavailable,
+        },
+    }
+}
+
+// === The answers ===
+
+/// Why it is not scaling, and why it is slow, from the replayed sync and the forecast.
+fn findings(input: &DiagnosisInput<'_>, d: &Diagnosis) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let mut push = |question, cause, message: String| out.push(Finding { question, cause, message });
+    let sync = &d.sync;
+    let current = sync.current_replicas.unwrap_or(0);
+    let not = Question::NotScaling;
+    let cond = |t: &str| sync.status.conditions.iter().find(|c| c.type_ == t);
+
+    match sync.outcome {
+        SyncOutcome::FailedGetScale => push(
+            not,
+            "scale-unreadable",
+            format!(
+                "the controller cannot read the target's scale subresource: {}",
+                sync.error.as_deref().unwrap_or("unknown error")
+            ),
+        ),
+        SyncOutcome::ScalingDisabled => push(
+            not,
+            "scaling-disabled",
+            "the target's spec.replicas is 0: autoscaling is disabled (ScalingActive=False, ScalingDisabled) until it is set above 0".into(),
+        ),
+        _ => {}
+    }
+    if let Some(c) = cond("ScalingActive").filter(|c| c.status == "False") {
+        match c.reason.as_str() {
+            "ScalingDisabled" | "FailedGetScale" => {}
+            "AmbiguousSelector" => push(
+                not,
+                "ambiguous-selector",
+                format!("{}: the controller refuses to scale pods that another HPA also selects", c.message),
+            ),
+            "InvalidSelector" => {
+                push(not, "invalid-selector", format!("the target's selector is unusable: {}", c.message))
+            }
+            _ => {}
+        }
+    }
+    for e in sync.metrics() {
+        let Some(error) = &e.error else { continue };
+        let (cause, message) = if error.contains("missing request for") {
+            (
+                "missing-requests",
+                format!("metric {} fails: {error}; set resources.requests on every container of the pods", e.index + 1),
+            )
+        } else if error.contains("no metrics returned")
+            || error.contains("unable to get metrics")
+            || error.contains("did not receive metrics")
+            || error.contains("no recommendation")
+        {
+            ("no-metrics", format!("metric {} has no samples: {error}", e.index + 1))
+        } else {
+            ("metric-failed", format!("metric {} fails: {error}", e.index + 1))
+        };
+        push(not, cause, message);
+    }
+    for e in sync.metrics() {
+        if e.set_aside.is_empty() {
+            continue;
+        }
+        let mut by_reason: BTreeMap<&'static str, usize> = BTreeMap::new();
+        for p in &e.set_aside {
+            *by_reason.entry(set_aside_text(p.reason)).or_default() += 1;
+        }
+        let list: Vec<String> = by_reason.iter().map(|(r, n)| format!("{n} {r}")).collect();
+        let q = if e.proposal.is_some_and(|p| p > current) { Question::Slow } else { not };
+        push(
+            q,
+            "unready-pods",
+            format!(
+                "metric {} sets pods aside ({}): unready pods count as using nothing when scaling up, pods without samples as at the target (up) or idle (down), which damps the change",
+                e.index + 1,
+                list.join(", ")
+            ),
+        );
+    }
+    for e in sync.metrics() {
+        let judged = e.corrected_ratio.or(e.usage_ratio);
+        if let (Some(ratio), Some(proposal)) = (judged, e.proposal)
+            && proposal == current
+            && sync.tolerances.is_within(ratio)
+        {
+            push(
+                not,
+                "tolerance",
+                format!(
+                    "metric {}'s usage ratio {:.3}{} is within the tolerance (−{} / +{}) of 1: the controller keeps {current}",
+                    e.index + 1,
+                    ratio,
+                    if e.corrected_ratio.is_some() { " (with the pods set aside)" } else { "" },
+                    percent(sync.tolerances.scale_down),
+                    percent(sync.tolerances.scale_up)
+                ),
+            );
+        }
+    }
+    if let Some(n) = &sync.normalization {
+        if n.stabilized != n.prenormalized {
+            let held = n.held_by.map_or_else(String::new, |h| {
+                format!(", held by the recommendation of {} recorded {}", h.recommendation, ago(d.now, h.timestamp))
+            });
+            let q = if n.stabilized == current { not } else { Question::Slow };
+            push(
+                q,
+                "stabilization",
+                format!(
+                    "the stabilization window keeps {} instead of {} ({}{held}){}",
+                    n.stabilized,
+                    n.prenormalized,
+                    n.stabilization_reason,
+                    if d.memory.assumptions.is_empty() {
+                        ""
+                    } else {
+                        "; the recommendations are reconstructed (see memory)"
+                    }
+                ),
+            );
+        }
+        let limited = &n.limited;
+        match limited.reason {
+            "ScaleUpLimit" | "ScaleDownLimit" => {
+                let how = match (n.path, limited.rate.and_then(|r| r.policy)) {
+                    (NormalizationPath::Legacy, _) => format!(
+                        "the controller's scale-up limit max({}×{current}, {}) = {}",
+                        input.config.scale_up_limit_factor, input.config.scale_up_limit_minimum, limited.replicas
+                    ),
+                    (NormalizationPath::Behavior, Some((i, start))) => {
+                        format!("{} (the count at its period's start: {start})", policy_text(input, limited.reason, i))
+                    }
+                    (NormalizationPath::Behavior, None) => {
+                        let direction = if limited.reason == "ScaleUpLimit" { "scaleUp" } else { "scaleDown" };
+                        format!("{direction}.selectPolicy: Disabled (the controller never scales in that direction)")
+                    }
+                };
+                let disabled =
+                    n.path == NormalizationPath::Behavior && limited.rate.is_some_and(|r| r.policy.is_none());
+                push(
+                    if disabled { not } else { Question::Slow },
+                    "rate-limit",
+                    format!("{} is limited to {} by {how} ({})", n.stabilized, limited.replicas, limited.reason),
+                );
+            }
+            "TooManyReplicas" => push(
+                not,
+                "max-replicas",
+                format!("{} is capped at maxReplicas {} (TooManyReplicas)", n.stabilized, limited.replicas),
+            ),
+            "TooFewReplicas" => push(
+                not,
+                "min-replicas",
+                format!("{} is raised to minReplicas {} (TooFewReplicas)", n.stabilized, limited.replicas),
+            ),
+            _ => {}
+        }
+    }
+    let read = metric_resources(input.hpa);
+    for r in input.resizes {
+        for (res, spec) in &r.spec_requests_milli {
+            let status = r.status_requests_milli.get(res);
+            if status == Some(spec) || !read.iter().any(|x| x == res) {
+                continue;
+            }
+            push(
+                not,
+                "in-place-resize",
+                format!(
+                    "pod {} container {}: {res} request {} in the spec, {} applied by an in-place resize{}; the controller computes utilization from the spec's request",
+                    r.pod,
+                    r.container,
+                    milli_text(*spec),
+                    status.map_or_else(|| "none".into(), |v| milli_text(*v)),
+                    r.condition.as_ref().map(|(t, why)| format!(" ({t}: {why})")).unwrap_or_default()
+                ),
+            );
+        }
+    }
+    if let Some(f) = &d.forecast {
+        let rescales = f.simulation.steps.iter().filter(|s| s.rescaled).count();
+        let moves = rescales > 0 || sync.rescaled;
+        let message = match f.steady {
+            Some((at, n)) if moves => format!(
+                "if the load stays as it is, the count settles at {n} {} after this sync, after {} more rescale{}",
+                format_ms(at),
+                rescales,
+                if rescales == 1 { "" } else { "s" }
+            ),
+            Some((_, n)) => format!("if the load stays as it is, the count stays at {n}"),
+            None => format!(
+                "if the load stays as it is, the count still changes {} after this sync",
+                format_ms(f.simulation.steps.last().map_or(0, |s| s.at_ms))
+            ),
+        };
+        push(if moves || f.steady.is_none() { Question::Slow } else { not }, "forecast", message);
+    }
+    out.sort_by_key(|f| f.question);
+    out
+}
+
+/// `Percent 100 % per 15s` of the limiting direction's policy `i`.
+fn policy_text(input: &DiagnosisInput<'_>, reason: &str, i: usize) -> String {
+    let behavior = input.config.effective_behavior(input.hpa);
+    let rules = behavior.and_then(|b| if reason == "ScaleUpLimit" { b.scale_up } else { b.scale_down });
+    let policy = rules.and_then(|r| r.policies).and_then(|ps| ps.get(i).cloned());
+    let direction = if reason == "ScaleUpLimit" { "scaleUp" } else { "scaleDown" };
+    match policy {
+        Some(p) => format!("the {direction} policy {} ({} {} per {}s)", i + 1, p.type_, p.value, p.period_seconds),
+        None => format!("the {direction} policy {}", i + 1),
+    }
+}
+
+fn metric_resources(hpa: &HorizontalPodAutoscaler) -> Vec<String> {
+    super::controller::effective_metrics(hpa)
+        .iter()
+        .filter_map(|m| {
+            m.resource
+                .as_ref()
+                .map(|r| r.name.to_string())
+                .or_else(|| m.container_resource.as_ref().map(|r| r.name.to_string()))
+        })
+        .collect()
+}
+
+fn percent(f: f64) -> String {
+    format!("{} %", (f * 1000.0).round() / 10.0)
+}
+
+fn milli_text(m: i64) -> String {
+    if m % 1000 == 0 { format!("{}", m / 1000) } else { format!("{m}m") }
+}
+
+/// Why a pod was set aside, in a few words.
+pub fn set_aside_text(r: SetAsideReason) -> &'static str {
+    match r {
+        SetAsideReason::Deleted => "being deleted",
+        SetAsideReason::Terminal(PodPhase::Succeeded) => "succeeded",
+        SetAsideReason::Terminal(_) => "failed",
+        SetAsideReason::Pending => "pending",
+        SetAsideReason::NoReadiness => "without a Ready condition or start time",
+        SetAsideReason::Initializing => "unready within the CPU initialization period",
+        SetAsideReason::StaleSample => "Ready less than a metric window before their sample",
+        SetAsideReason::NeverReady => "never Ready since they started",
+        SetAsideReason::MissingMetrics => "without metrics",
+    }
+}
+
+/// A stable code for why a pod was set aside (the JSON output's `reason`).
+pub fn set_aside_code(r: SetAsideReason) -> &'static str {
+    match r {
+        SetAsideReason::Deleted => "Deleted",
+        SetAsideReason::Terminal(PodPhase::Succeeded) => "Succeeded",
+        SetAsideReason::Terminal(_) => "Failed",
+        SetAsideReason::Pending => "Pending",
+        SetAsideReason::NoReadiness => "NoReadiness",
+        SetAsideReason::Initializing => "Initializing",
+        SetAsideReason::StaleSample => "StaleSample",
+        SetAsideReason::NeverReady => "NeverReady",
+        SetAsideReason::MissingMetrics => "MissingMetrics",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use crate::evaluator::replicas::{ContainerUsage, Pod, PodMetricsItem, ReadyCondition};
+    use crate::evaluator::{Scale, SyncInput};
+    use crate::features::{FeatureGates, KubernetesVersion};
+
+    fn hpa(json: serde_json::Value) -> HorizontalPodAutoscaler {
+        let decoded = crate::api::decode(&json).unwrap();
+        crate::convert::to_internal(&decoded).unwrap().object
+    }
+
+    /// A pod of 100m cpu requested, started 1 h before `now` (or `started_ago` s), Ready or not.
+    fn pod(name: &str, now: Timestamp, started_ago: i64, ready: bool) -> Pod {
+        let start = now.plus_secs(-started_ago);
+        Pod {
+            name: name.into(),
+            phase: PodPhase::Running,
+            deleted: false,
+            start_time: Some(start),
+            ready_condition: Some(ReadyCondition {
+                status: if ready { ConditionStatus::True } else { ConditionStatus::False },
+                last_transition_time: start.plus_secs(20),
+            }),
+            containers: vec![Container {
+                name: "app".into(),
+                requests_milli: BTreeMap::from([("cpu".to_string(), 100)]),
+                restart_policy: None,
+            }],
+            init_containers: Vec::new(),
+            pod_requests_milli: BTreeMap::new(),
+            overhead_milli: BTreeMap::new(),
+        }
+    }
+
+    /// A running HPA at 6 replicas whose load fell to 20 % of a 50 % target: the legacy
+    /// downscale stabilization holds 6 (the recommendations reconstructed from the status and
+    /// the rescale event), one new pod is set aside as initializing, and the forecast scales
+    /// down once the window has passed.
+    #[test]
+    fn a_running_hpa_held_by_its_stabilization_window() {
+        let now = Timestamp::from_secs(1_772_445_600);
+        let lst = now.plus_secs(-120).to_api_time().to_rfc3339();
+        let hpa = hpa(serde_json::json!({
+            "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": "web", "namespace": "shop"},
+            "spec": {
+                "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+                "minReplicas": 2, "maxReplicas": 10,
+                "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}]
+            },
+            "status": {
+                "currentReplicas": 6, "desiredReplicas": 6, "lastScaleTime": lst,
+                "conditions": [
+                    {"type": "AbleToScale", "status": "True", "reason": "ReadyForNewScale", "message": "recommended size matches current size", "lastTransitionTime": lst},
+                    {"type": "ScalingActive", "status": "True", "reason": "ValidMetricFound", "message": "ok", "lastTransitionTime": lst},
+                    {"type": "ScalingLimited", "status": "False", "reason": "DesiredWithinRange", "message": "ok", "lastTransitionTime": lst}
+                ]
+            }
+        }));
+        let config = HPAControllerConfiguration::new(FeatureGates::new(KubernetesVersion::LATEST));
+        let scale = Scale { spec_replicas: 6, status_replicas: 6, selector: "app=web".into() };
+        let mut sync = SyncInput::new(now, scale);
+        let names = ["a", "b", "c", "d", "e", "f"];
+        sync.pods = names.iter().map(|n| pod(n, now, if *n == "f" { 30 } else { 3600 }, *n != "f")).collect();
+        sync.resource_metrics = Ok(names
+            .iter()
+            .map(|n| PodMetricsItem {
+                pod: (*n).into(),
+                timestamp: now.plus_secs(-5),
+                window: Duration::from_secs(15),
+                containers: vec![ContainerUsage {
+                    name: "app".into(),
+                    usage_milli: BTreeMap::from([("cpu".to_string(), 20)]),
+                }],
+            })
+            .collect());
+        let events = [RecordedEvent {
+            reason: SUCCESSFUL_RESCALE.into(),
+            message: "New size: 6; reason: cpu resource utilization (percentage of request) above target".into(),
+            count: 1,
+            last: Some(now.plus_secs(-120)),
+        }];
+        let d = diagnose(&DiagnosisInput { hpa: &hpa, config: &config, sync: &sync, events: &events, resizes: &[] });
+
+        // The memory: the rescale and the status's count, said to be reconstructed.
+        let recs = d.memory.state.recommendations.clone().unwrap();
+        assert_eq!(recs.iter().map(|r| r.recommendation).collect::<Vec<_>>(), vec![6, 6]);
+        assert!(d.memory.assumptions[0].contains("taken as the sizes of the rescales"), "{:?}", d.memory.assumptions);
+
+        // The sync: 20 % of 50 % on the 5 ready pods, the new one set aside.
+        let m = &d.sync.metrics()[0];
+        assert_eq!(m.usage_ratio, Some(0.4));
+        assert_eq!(m.ready_pods, Some(5));
+        assert_eq!(
+            m.set_aside.iter().map(|p| (&*p.pod, p.reason)).collect::<Vec<_>>(),
+            vec![("f", SetAsideReason::Initializing)]
+        );
+        let n = d.sync.normalization.unwrap();
+        assert_eq!((n.prenormalized, n.stabilized, n.stabilization_reason), (2, 6, "ScaleDownStabilized"));
+        assert_eq!(n.held_by.map(|h| (h.recommendation, h.timestamp)), Some((6, now.plus_secs(-15))));
+        assert_eq!(d.sync.desired_replicas, 6);
+
+        // Live AbleToScale ReadyForNewScale, replayed ScaleDownStabilized: a difference the
+        // inputs do not explain.
+        assert!(d.conditions_differ());
+        let causes: Vec<(Question, &str)> = d.findings.iter().map(|f| (f.question, f.cause)).collect();
+        assert!(causes.contains(&(Question::NotScaling, "stabilization")), "{causes:?}");
+        assert!(causes.contains(&(Question::NotScaling, "unready-pods")), "{causes:?}");
+
+        // The forecast: the total load (120m) on 6 Ready pods (the new one Ready by then) is
+        // ceil(0.4 × 6) = 3, once the window of the last 6 (15 s before) has passed.
+        let f = d.forecast.unwrap();
+        let rescales: Vec<(i64, i32)> =
+            f.simulation.steps.iter().filter(|s| s.rescaled).map(|s| (s.at_ms, s.desired)).collect();
+        assert_eq!(rescales, vec![(300_000, 3)]);
+        assert_eq!(f.steady, Some((300_000, 3)));
+    }
+
+    /// With `spec.behavior`: the scale events come from consecutive rescale events, the
+    /// scale-up limit names the policy that gave it, and an in-place resize of the request the
+    /// metric reads is an answer.
+    const NOW_SECS: i64 = 1_772_445_600;
+
+    /// An HPA at 4 replicas with `scaleUp` as given, its 4 pods at 200 % of a 50 % target, two
+    /// rescale events (to 2, 90 s ago; to 4, 30 s ago) and a resize of pod `a`'s cpu request.
+    fn behavior_case(scale_up: serde_json::Value) -> Diagnosis {
+        let now = Timestamp::from_secs(NOW_SECS);
+        let hpa = hpa(serde_json::json!({
+            "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": "web", "namespace": "shop"},
+            "spec": {
+                "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+                "minReplicas": 1, "maxReplicas": 50,
+                "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}],
+                "behavior": {"scaleUp": scale_up}
+            },
+            "status": {"currentReplicas": 4, "desiredReplicas": 4, "lastScaleTime": now.plus_secs(-30).to_api_time().to_rfc3339()}
+        }));
+        let config = HPAControllerConfiguration::new(FeatureGates::new(KubernetesVersion::LATEST));
+        let scale = Scale { spec_replicas: 4, status_replicas: 4, selector: "app=web".into() };
+        let mut sync = SyncInput::new(now, scale);
+        let names = ["a", "b", "c", "d"];
+        sync.pods = names.iter().map(|n| pod(n, now, 3600, true)).collect();
+        sync.resource_metrics = Ok(names
+            .iter()
+            .map(|n| PodMetricsItem {
+                pod: (*n).into(),
+                timestamp: now.plus_secs(-5),
+                window: Duration::from_secs(15),
+                containers: vec![ContainerUsage {
+                    name: "app".into(),
+                    usage_milli: BTreeMap::from([("cpu".to_string(), 200)]),
+                }],
+            })
+            .collect());
+        let rescale = |size: i32, ago: i64| RecordedEvent {
+            reason: SUCCESSFUL_RESCALE.into(),
+            message: format!("New size: {size}; reason: cpu resource utilization (percentage of request) above target"),
+            count: 1,
+            last: Some(now.plus_secs(-ago)),
+        };
+        let events = [rescale(2, 90), rescale(4, 30)];
+        let resizes = [InPlaceResize {
+            pod: "a".into(),
+            container: "app".into(),
+            spec_requests_milli: BTreeMap::from([("cpu".to_string(), 100)]),
+            status_requests_milli: BTreeMap::from([("cpu".to_string(), 250)]),
+            condition: None,
+        }];
+        diagnose(&DiagnosisInput { hpa: &hpa, config: &config, sync: &sync, events: &events, resizes: &resizes })
+    }
+
+    #[test]
+    fn behavior_policies_and_resizes() {
+        let now = Timestamp::from_secs(NOW_SECS);
+        let d = behavior_case(serde_json::json!({"stabilizationWindowSeconds": 0, "selectPolicy": "Max", "policies": [
+            {"type": "Pods", "value": 2, "periodSeconds": 60},
+            {"type": "Percent", "value": 50, "periodSeconds": 60}
+        ]}));
+
+        // 2 → 4, 30 s ago, is a scale-up event of 2; the first rescale has no earlier size.
+        assert_eq!(
+            d.memory.state.scale_up_events.iter().map(|e| (e.replica_change, e.timestamp)).collect::<Vec<_>>(),
+            vec![(2, now.plus_secs(-30))]
+        );
+        assert!(
+            d.memory.assumptions.iter().any(|a| a.contains("has no earlier size on record")),
+            "{:?}",
+            d.memory.assumptions
+        );
+        // 200 % of 50 %: 16; the period started at 4 − 2 = 2: Pods gives 4, Percent 3; Max: 4,
+        // which is the current count, so no scale-up until the event ages out.
+        let n = d.sync.normalization.unwrap();
+        assert_eq!(n.prenormalized, 16);
+        assert_eq!((n.limited.replicas, n.limited.reason), (4, "ScaleUpLimit"));
+        assert_eq!(n.limited.rate.map(|r| (r.limit, r.policy)), Some((4, Some((0, 2)))));
+        let rate = d.findings.iter().find(|f| f.cause == "rate-limit").unwrap();
+        assert_eq!(
+            rate.message,
+            "16 is limited to 4 by the scaleUp policy 1 (Pods 2 per 60s) (the count at its period's start: 2) (ScaleUpLimit)"
+        );
+        let resize = d.findings.iter().find(|f| f.cause == "in-place-resize").unwrap();
+        assert_eq!(
+            resize.message,
+            "pod a container app: cpu request 100m in the spec, 250m applied by an in-place resize; the controller computes utilization from the spec's request"
+        );
+    }
+
+    /// `selectPolicy: Disabled` keeps the count: a "not scaling" answer that says so.
+    #[test]
+    fn disabled_scale_up_is_why_it_does_not_scale() {
+        let d = behavior_case(serde_json::json!({"selectPolicy": "Disabled"}));
+        let n = d.sync.normalization.unwrap();
+        assert_eq!((n.prenormalized, n.limited.replicas, n.limited.reason), (16, 4, "ScaleUpLimit"));
+        let f = d.findings.iter().find(|f| f.cause == "rate-limit").unwrap();
+        assert_eq!(f.question, Question::NotScaling);
+        assert_eq!(
+            f.message,
+            "16 is limited to 4 by scaleUp.selectPolicy: Disabled (the controller never scales in that direction) (ScaleUpLimit)"
+        );
+    }
+
+    #[test]
+    fn rescale_messages() {
+        assert_eq!(
+            parse_rescale("New size: 4; reason: cpu resource utilization (percentage of request) above target"),
+            Some((4, "cpu resource utilization (percentage of request) above target".into()))
+        );
+        assert_eq!(
+            parse_rescale("New size: 10; reason: Current number of replicas above Spec.MaxReplicas"),
+            Some((10, "Current number of replicas above Spec.MaxReplicas".into()))
+        );
+        assert_eq!(parse_rescale("something else"), None);
+    }
+}

@@ -1,0 +1,142 @@
+//! `hpa-lint cluster`: lints what a cluster runs, with the same rules and configuration as
+//! files. hpa-cluster reads the inventory (HPAs and everything the cross-object rules read,
+//! with notes for what it could not read); [`crate::linter::live`] checks it;
+//! [`crate::linter::live_report`] renders it.
+
+use std::time::Duration;
+
+use hpa_cluster::{ClientOptions, Cluster, Error, Scope, read_inventory};
+use miette::{GraphicalReportHandler, GraphicalTheme, MietteDiagnostic};
+
+use crate::cli::{ClusterArgs, ClusterLintArgs, ColorChoice, LintArgs, LintFormat};
+use crate::commands::lint as lint_cmd;
+use crate::linter::live::{self, LiveOutcome};
+use crate::linter::live_report::{self, Origin};
+use crate::linter::report::HumanStyle;
+use crate::{ExitStatus, Output};
+
+impl ClusterLintArgs {
+    /// The options the files mode shares (no `-n` for unnamed objects, no `--scope`: live
+    /// objects have namespaces, and the cluster is one set).
+    fn lint_args(&self) -> LintArgs {
+        LintArgs {
+            output: self.output,
+            color: self.color,
+            select: self.select.clone(),
+            ignore: self.ignore.clone(),
+            fail_on: self.fail_on,
+            scope: None,
+            namespace: None,
+            config: self.config.clone(),
+            no_config: self.no_config,
+            no_color: self.no_color,
+        }
+    }
+}
+
+/// Runs `hpa-lint cluster`: exit 0 clean, 1 with findings at or above `--fail-on`, 2 when
+/// nothing could be read.
+pub fn run(args: &ClusterLintArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> ExitStatus {
+    let (opts, fail_on, _) = match lint_cmd::options(&args.lint_args(), cluster) {
+        Ok(o) => o,
+        Err(e) => return out.usage_error(&e),
+    };
+    for ns in &args.namespace {
+        if let Some(problem) = hpa_core::validation::names::dns1123_label(ns).first() {
+            return out.usage_error(&format!("--namespace {ns:?}: {problem}"));
+        }
+    }
+    let (outcome, origin) = match read(args) {
+        Ok((inventory, origin)) => (live::lint_inventory(inventory, &opts), origin),
+        Err(e) => {
+            let _ = out.stderr.write_all(connection_error(&e).as_bytes());
+            return ExitStatus::Error;
+        }
+    };
+    let text = match args.output {
+        LintFormat::Human => {
+            let color = match args.color {
+                ColorChoice::Always => true,
+                ColorChoice::Never => false,
+                ColorChoice::Auto => out.terminal && !args.no_color,
+            };
+            let _ = out.stderr.write_all(live_report::human_notes(&outcome).as_bytes());
+            live_report::human(&outcome, HumanStyle { color, width: 100 })
+        }
+        LintFormat::Json => live_report::json(&outcome, &origin),
+        LintFormat::Sarif => live_report::sarif(&outcome, &origin),
+        LintFormat::Github => live_report::github(&outcome),
+    };
+    out.write(&text);
+    status(&outcome, fail_on)
+}
+
+fn status(outcome: &LiveOutcome, fail_on: Option<hpa_core::rules::Severity>) -> ExitStatus {
+    if fail_on.is_some_and(|f| outcome.diagnostics.iter().any(|d| d.severity >= f)) {
+        ExitStatus::Findings
+    } else {
+        ExitStatus::Clean
+    }
+}
+
+/// Connects and reads the inventory (one current-thread runtime: the lists run concurrently
+/// on it).
+fn read(args: &ClusterLintArgs) -> Result<(hpa_cluster::Inventory, Origin), Error> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Error::Protocol { doing: "starting the async runtime".into(), reason: e.to_string() })?;
+    let options = ClientOptions {
+        kubeconfig: args.kubeconfig.clone(),
+        context: args.context.clone(),
+        in_cluster: false,
+        timeout: Duration::from_secs(args.timeout.max(1)),
+    };
+    runtime.block_on(async {
+        let cluster = Cluster::connect(&options).await?;
+        let scope = if args.all_namespaces {
+            Scope::All
+        } else if args.namespace.is_empty() {
+            Scope::Namespaces(vec![cluster.default_namespace().to_string()])
+        } else {
+            let mut namespaces = args.namespace.clone();
+            namespaces.sort();
+            namespaces.dedup();
+            Scope::Namespaces(namespaces)
+        };
+        let inventory = read_inventory(&cluster, &scope).await?;
+        let namespaces = match scope {
+            Scope::All => None,
+            Scope::Namespaces(list) => Some(list),
+        };
+        Ok((inventory, Origin { server: cluster.server().to_string(), namespaces }))
+    })
+}
+
+/// What to do about an error that stopped the read, beyond its sentence.
+fn advice(e: &Error) -> Option<&'static str> {
+    match e {
+        Error::Unreachable { .. } => Some(
+            "check that the cluster is up and reachable from here (VPN, proxy, port-forward), or choose another with --context or --kubeconfig",
+        ),
+        Error::Timeout { .. } => Some("the server or the network is slow: retry, or raise --timeout"),
+        Error::Kubeconfig { .. } => Some("fix the file, or choose another with --kubeconfig or --context"),
+        Error::Credentials { .. } => Some("check the kubeconfig user's exec plugin or token, then log in again"),
+        Error::Api { .. } | Error::Protocol { .. } => Some("retry; if it persists, check the API server's health"),
+        _ => None,
+    }
+}
+
+/// An error that stopped the read, as a miette report on standard error.
+fn connection_error(e: &Error) -> String {
+    let mut report = MietteDiagnostic::new(e.to_string()).with_code("hpa-lint cluster");
+    if let Some(help) = advice(e) {
+        report = report.with_help(help);
+    }
+    let handler = GraphicalReportHandler::new_themed(GraphicalTheme::unicode_nocolor()).with_width(100);
+    let mut buf = String::new();
+    if handler.render_report(&mut buf, &report).is_err() {
+        buf = format!("hpa-lint: error: {e}\n");
+    }
+    buf
+}

@@ -1,0 +1,217 @@
+//! `hpa-lint diagnose`: the HPA controller's current sync of one HPA, replayed exactly on what
+//! the cluster holds (live, through hpa-cluster, or from `kubectl get` snapshot files), and
+//! explained.
+//!
+//! - [`run`]: reads the objects (live: [`hpa_cluster::diagnose::read_objects`]; snapshot: the
+//!   files through the project's YAML reader), then shares everything after reading: hpa-cluster's
+//!   [`inputs_from_objects`] builds the sync's inputs, hpa-core's
+//!   [`diagnose`](hpa_core::evaluator::diagnosis::diagnose) replays and explains it.
+//! - [`render`]: the human report (with the `simulate` chart of the next syncs) and the JSON
+//!   document (schema in docs/diagnose.md).
+
+pub mod render;
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use hpa_cluster::diagnose::{DiagnoseInputs, MetricsErrors, inputs_from_objects, latest_instant};
+use hpa_cluster::{ClientOptions, Cluster};
+use hpa_core::api::Time;
+use hpa_core::evaluator::Timestamp;
+use hpa_core::evaluator::diagnosis::{self, DiagnosisInput, RecordedEvent};
+use serde_json::Value;
+
+use crate::cli::{ClusterArgs, DiagnoseArgs, ReportFormat};
+use crate::controller_flags;
+use crate::input;
+use crate::{ExitStatus, Output};
+
+/// Where the objects came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// A live API server.
+    Live,
+    /// Snapshot files.
+    Snapshot,
+}
+
+/// What was read, before the shared half.
+struct Read {
+    source: Source,
+    objects: Vec<Value>,
+    metrics_errors: MetricsErrors,
+    namespace: String,
+    now: Timestamp,
+    notes: Vec<String>,
+}
+
+/// Runs `diagnose`: exit 0 with a diagnosis, 2 when nothing could be read.
+pub fn run(args: &DiagnoseArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> ExitStatus {
+    // `--snapshot a.yaml b.json NAME`: the flag takes every value, the last is the name.
+    let mut args = args.clone();
+    if args.name.is_none() && args.snapshot.len() > 1 {
+        args.name = args.snapshot.pop().map(|p| p.display().to_string());
+    }
+    let Some(name) = args.name.clone() else {
+        return out.usage_error("diagnose needs the HorizontalPodAutoscaler's NAME");
+    };
+    let args = &args;
+    let gates = match cluster.gates() {
+        Ok(g) => g,
+        Err(e) => return out.usage_error(&e.to_string()),
+    };
+    let config = match controller_flags::configuration(gates, &[&args.controller.flags()]) {
+        Ok(c) => c,
+        Err(e) => return out.usage_error(&format!("--{e}")),
+    };
+    let now = match args.now.as_deref().map(parse_now).transpose() {
+        Ok(n) => n,
+        Err(e) => return out.usage_error(&e),
+    };
+    let read = if args.snapshot.is_empty() { read_live(args, &name, now) } else { read_snapshot(args, &name, now) };
+    let mut read = match read {
+        Ok(r) => r,
+        Err(e) => return out.usage_error(&e),
+    };
+    let inputs = match inputs_from_objects(&read.objects, &read.metrics_errors, &read.namespace, &name, read.now) {
+        Ok(i) => i,
+        Err(e) => return out.usage_error(&e.to_string()),
+    };
+    let hpa = match hpa_cluster::diagnose::internal_hpa(&inputs.hpa) {
+        Ok(h) => h,
+        Err(e) => return out.usage_error(&format!("HorizontalPodAutoscaler {}: {e}", inputs.key)),
+    };
+    read.notes.extend(inputs.notes.iter().cloned());
+    let events = core_events(&inputs);
+    let input =
+        DiagnosisInput { hpa: &hpa, config: &config, sync: &inputs.sync, events: &events, resizes: &inputs.resizes };
+    let diagnosis = diagnosis::diagnose(&input);
+    let report = render::Report {
+        source: read.source,
+        key: &inputs.key,
+        hpa: &hpa,
+        config: &config,
+        inputs: &inputs,
+        diagnosis: &diagnosis,
+        notes: &read.notes,
+    };
+    let text = match args.output {
+        ReportFormat::Human => render::human(&report),
+        ReportFormat::Json => {
+            serde_json::to_string_pretty(&render::json(&report)).map(|s| s + "\n").unwrap_or_default()
+        }
+    };
+    out.write(&text);
+    ExitStatus::Clean
+}
+
+/// hpa-cluster's events in hpa-core's terms.
+fn core_events(inputs: &DiagnoseInputs) -> Vec<RecordedEvent> {
+    inputs
+        .events
+        .iter()
+        .map(|e| RecordedEvent {
+            reason: e.reason.clone(),
+            message: e.message.clone(),
+            count: e.count,
+            last: e.last.or(e.first),
+        })
+        .collect()
+}
+
+fn parse_now(text: &str) -> Result<Timestamp, String> {
+    Time::parse_rfc3339(text)
+        .map(Timestamp::from_api_time)
+        .ok_or_else(|| format!("--now {text:?} is not an RFC 3339 time (2026-03-02T09:21:05Z)"))
+}
+
+/// Reads the HPA's objects from the API server.
+fn read_live(args: &DiagnoseArgs, name: &str, now: Option<Timestamp>) -> Result<Read, String> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    let options = ClientOptions {
+        kubeconfig: args.kubeconfig.clone(),
+        context: args.context.clone(),
+        in_cluster: false,
+        timeout: Duration::from_secs(args.timeout.max(1)),
+    };
+    runtime.block_on(async {
+        let cluster = Cluster::connect(&options).await.map_err(|e| e.to_string())?;
+        let namespace = args.namespace.clone().unwrap_or_else(|| cluster.default_namespace().to_string());
+        let objects =
+            hpa_cluster::diagnose::read_objects(&cluster, &namespace, name).await.map_err(|e| e.to_string())?;
+        let now = now.unwrap_or_else(|| {
+            let ms = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis());
+            Timestamp::from_millis(i64::try_from(ms).unwrap_or(i64::MAX))
+        });
+        Ok(Read {
+            source: Source::Live,
+            objects: objects.items,
+            metrics_errors: objects.metrics_errors,
+            namespace,
+            now,
+            notes: objects.notes,
+        })
+    })
+}
+
+/// Reads snapshot files (YAML or JSON, one or more documents each, `List`s flattened later).
+fn read_snapshot(args: &DiagnoseArgs, name: &str, now: Option<Timestamp>) -> Result<Read, String> {
+    let mut objects = Vec::new();
+    for path in &args.snapshot {
+        let name = path.display().to_string();
+        let bytes = std::fs::read(path).map_err(|e| format!("{name}: {e}"))?;
+        let file = input::from_bytes(name.clone(), bytes);
+        if let Some(reason) = &file.unreadable {
+            return Err(format!("{name}: {reason}"));
+        }
+        if let Some(e) = &file.parsed.error {
+            let (line, col) = file.line_col(e.mark);
+            return Err(format!("{name}:{line}:{col}: invalid YAML: {}", e.message));
+        }
+        objects.extend(file.parsed.documents.iter().map(|d| d.root.to_json()).filter(|v| !v.is_null()));
+    }
+    let mut notes = Vec::new();
+    let namespace = match &args.namespace {
+        Some(ns) => ns.clone(),
+        None => snapshot_namespace(&objects, name).unwrap_or_else(|| "default".into()),
+    };
+    let now = match now {
+        Some(n) => n,
+        None => {
+            let latest = latest_instant(&objects).ok_or_else(|| {
+                "the snapshot records no instant (no PodMetrics timestamp, event or condition time): pass --now"
+                    .to_string()
+            })?;
+            notes.push(format!(
+                "the sync is replayed at {}, the latest instant the snapshot records; pass --now to choose another",
+                latest.to_api_time().to_rfc3339()
+            ));
+            latest
+        }
+    };
+    Ok(Read { source: Source::Snapshot, objects, metrics_errors: MetricsErrors::default(), namespace, now, notes })
+}
+
+/// The namespace of the one HPA named `name` among the objects (lists included).
+fn snapshot_namespace(objects: &[Value], name: &str) -> Option<String> {
+    fn walk<'a>(v: &'a Value, out: &mut Vec<&'a Value>) {
+        match v.get("items").and_then(Value::as_array) {
+            Some(items) => items.iter().for_each(|i| walk(i, out)),
+            None => out.push(v),
+        }
+    }
+    let mut all = Vec::new();
+    objects.iter().for_each(|o| walk(o, &mut all));
+    let namespaces: Vec<&str> = all
+        .iter()
+        .filter(|v| v.get("kind").and_then(Value::as_str) == Some("HorizontalPodAutoscaler"))
+        .filter(|v| v.pointer("/metadata/name").and_then(Value::as_str) == Some(name))
+        .filter_map(|v| v.pointer("/metadata/namespace").and_then(Value::as_str))
+        .collect();
+    match namespaces.as_slice() {
+        [one] => Some((*one).to_string()),
+        _ => None,
+    }
+}

@@ -1,0 +1,254 @@
+//! Linting what a cluster runs (`hpa-lint cluster`): the inventory hpa-cluster read becomes
+//! the linter's [`Index`] (the `rules::Objects` world of the cross-object rules), and each live
+//! HPA goes through kube-apiserver's pipeline and the rules in [`check_hpa`]. Locations are
+//! objects and field paths: a live object has no file, line or column.
+
+use std::collections::HashMap;
+
+use hpa_cluster::Inventory;
+use hpa_cluster::inventory::{LiveHpa, NoteKind};
+use hpa_cluster::replicas::SetBy;
+use hpa_core::api::{self, Strictness};
+use hpa_core::check;
+use hpa_core::rules::objects::{self, ObjectId};
+use hpa_core::rules::{self, Finding, Location, Objects, RuleMeta, Severity};
+use rayon::prelude::*;
+use serde_json::Value;
+
+use super::LintOptions;
+use super::index::{Index, Indexed};
+use super::suppress;
+
+/// An object a live diagnostic points at.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct LiveObject {
+    /// `namespace`, `None` for kinds without namespaces.
+    pub namespace: Option<String>,
+    /// `metadata.name`
+    pub name: String,
+    /// `kind`
+    pub kind: String,
+    /// `apiVersion`
+    pub api_version: String,
+}
+
+impl LiveObject {
+    fn of(id: &ObjectId) -> LiveObject {
+        let cluster_scoped = rules::is_cluster_scoped(&id.api_version, &id.kind);
+        LiveObject {
+            namespace: (!cluster_scoped).then(|| id.namespace.clone()),
+            name: id.name.clone(),
+            kind: id.kind.clone(),
+            api_version: id.api_version.clone(),
+        }
+    }
+
+    /// `shop/web (HorizontalPodAutoscaler)`, `web (ClusterRole)`: as `kubectl get -A` names an
+    /// object, with its kind.
+    pub fn describe(&self) -> String {
+        match &self.namespace {
+            Some(ns) => format!("{ns}/{} ({})", self.name, self.kind),
+            None => format!("{} ({})", self.name, self.kind),
+        }
+    }
+}
+
+/// Another place of a live diagnostic.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LiveRelated {
+    /// The object.
+    pub object: LiveObject,
+    /// The field path in it (empty: the object).
+    pub path: String,
+    /// A short label.
+    pub message: String,
+}
+
+/// One reported problem of a live object.
+#[derive(Debug, Clone)]
+pub struct LiveDiagnostic {
+    /// The rule.
+    pub rule: &'static RuleMeta,
+    /// The severity after configuration.
+    pub severity: Severity,
+    /// The object the finding is on.
+    pub object: LiveObject,
+    /// The field path in it (autoscaling/v2, the version the HPAs are read in; empty: the
+    /// object).
+    pub path: String,
+    /// What is wrong.
+    pub message: String,
+    /// What to do.
+    pub help: Option<String>,
+    /// Other relevant places.
+    pub related: Vec<LiveRelated>,
+}
+
+/// A note about what was read, from hpa-cluster's inventory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LiveNote {
+    /// `absent`, `forbidden`, `failed`, `discovery` or `restarted`.
+    pub kind: &'static str,
+    /// The sentence.
+    pub message: String,
+}
+
+/// What linting a cluster found.
+#[derive(Debug, Default)]
+pub struct LiveOutcome {
+    /// Diagnostics, sorted by object (namespace, name, kind), path and rule.
+    pub diagnostics: Vec<LiveDiagnostic>,
+    /// How many objects were read.
+    pub objects: usize,
+    /// How many of them are HPAs.
+    pub hpas: usize,
+    /// Findings suppressed by `hpa-lint.dev/ignore` annotations on HPAs.
+    pub suppressed: usize,
+    /// What was not read, and why.
+    pub notes: Vec<LiveNote>,
+}
+
+/// Lints an inventory: every HPA, with every object read as the world of the cross-object
+/// rules.
+pub fn lint_inventory(inventory: Inventory, opts: &LintOptions) -> LiveOutcome {
+    let Inventory { hpas, workloads, replicas, pdbs, vpas, scaled_objects, limit_ranges, notes } = inventory;
+    let mut outcome = LiveOutcome {
+        objects: hpas.len() + workloads.len() + pdbs.len() + vpas.len() + scaled_objects.len() + limit_ranges.len(),
+        hpas: hpas.len(),
+        notes: notes.into_iter().map(|n| LiveNote { kind: note_kind(&n.kind), message: n.message }).collect(),
+        ..LiveOutcome::default()
+    };
+    // Who set spec.replicas, for the workloads where a user or a tool did (HPA410's help).
+    let set_by: HashMap<ObjectId, SetBy> = workloads
+        .iter()
+        .zip(&replicas)
+        .filter(|(w, _)| w.replicas.is_some())
+        .map(|(w, d)| (w.id.clone(), d.set_by.clone()))
+        .collect();
+    let mut index = Index::default();
+    for w in workloads {
+        index.add(Indexed::Workload(w));
+    }
+    pdbs.into_iter().for_each(|p| index.add(Indexed::Pdb(p)));
+    vpas.into_iter().for_each(|v| index.add(Indexed::Vpa(v)));
+    scaled_objects.into_iter().for_each(|o| index.add(Indexed::ScaledObject(o)));
+    for l in limit_ranges {
+        index.add(Indexed::LimitRange(objects::limit_range_from_json(l.id, &l.object)));
+    }
+    for h in &hpas {
+        // `spec.scaleTargetRef` is where every autoscaling version has it.
+        let target = |key: &str| h.object.pointer(&format!("/spec/scaleTargetRef/{key}")).and_then(Value::as_str);
+        if let (Some(kind), Some(name)) = (target("kind"), target("name")) {
+            index.add_hpa(h.id.clone(), kind, name);
+        }
+    }
+    let live = live_options(opts);
+    let checked: Vec<(Vec<LiveDiagnostic>, usize)> =
+        hpas.par_iter().map(|h| diagnostics(h, check_hpa(h, &index, &live), &set_by)).collect();
+    for (diags, suppressed) in checked {
+        outcome.diagnostics.extend(diags);
+        outcome.suppressed += suppressed;
+    }
+    outcome
+        .diagnostics
+        .sort_by(|a, b| (&a.object, &a.path, a.rule.id, &a.message).cmp(&(&b.object, &b.path, b.rule.id, &b.message)));
+    outcome
+}
+
+fn note_kind(kind: &NoteKind) -> &'static str {
+    match kind {
+        NoteKind::Absent => "absent",
+        NoteKind::Forbidden => "forbidden",
+        NoteKind::Failed => "failed",
+        NoteKind::Discovery => "discovery",
+        NoteKind::Restarted => "restarted",
+        _ => "other",
+    }
+}
+
+/// One live HPA through hpa-core's front door ([`check::check`]): decoded from its JSON by the
+/// one decoder (leniently: the API server stored it, and may be newer than the selected
+/// release), admitted as kube-apiserver admits it (HPA000), then every rule at its configured
+/// level, the cross-object rules with `objects` as the rest of the cluster. For an object
+/// kube-apiserver would now reject, only its errors (and its version) are reported, as for files
+/// and at admission. `opts` are [`live_options`].
+pub fn check_hpa(hpa: &LiveHpa, objects: &dyn Objects, opts: &check::Options) -> Vec<Finding> {
+    let api_version = hpa.object.get("apiVersion").and_then(Value::as_str).unwrap_or_default();
+    let decoded = api::decode_json(&hpa.object.to_string(), Strictness::Lenient, opts.settings.gates.version());
+    let input = check::Input {
+        object: check::Written::from_result(api_version, decoded),
+        old: None,
+        id: Some(&hpa.id),
+        world: Some(objects),
+    };
+    check::check(input, opts).findings
+}
+
+/// The front door's options for live objects: the linter's, decoding leniently.
+pub fn live_options(opts: &LintOptions) -> check::Options {
+    let mut live = opts.check.clone();
+    live.request.strictness = Strictness::Lenient;
+    live
+}
+
+/// Findings as diagnostics: severity after configuration, the HPA's suppressions, objects and
+/// paths. Returns them and the number suppressed.
+fn diagnostics(
+    hpa: &LiveHpa,
+    findings: Vec<Finding>,
+    set_by: &HashMap<ObjectId, SetBy>,
+) -> (Vec<LiveDiagnostic>, usize) {
+    let ignore = suppress::from_json(&hpa.object);
+    let place = |location: &Location| match location {
+        Location::Hpa(path) => (LiveObject::of(&hpa.id), path.clone()),
+        Location::Object { id, path } => (LiveObject::of(id), path.clone()),
+    };
+    let mut suppressed = 0;
+    let mut out = Vec::new();
+    for f in findings {
+        // The front door gave it its configured severity.
+        let severity = f.severity;
+        if f.rule.id != "HPA000" && ignore.covers(f.rule) {
+            suppressed += 1;
+            continue;
+        }
+        let (object, path) = place(&f.location);
+        let mut help = f.help.clone();
+        if let Location::Object { id, path } = &f.location
+            && path == "spec.replicas"
+            && let Some(who) = set_by.get(id)
+        {
+            let owner = owner_sentence(who);
+            help = Some(match help {
+                Some(h) => format!("{owner}; {h}"),
+                None => owner,
+            });
+        }
+        let related = f
+            .related
+            .iter()
+            .map(|(loc, message)| {
+                let (object, path) = place(loc);
+                LiveRelated { object, path, message: message.clone() }
+            })
+            .collect();
+        out.push(LiveDiagnostic { rule: f.rule, severity, object, path, message: f.message, help, related });
+    }
+    (out, suppressed)
+}
+
+/// Who set a live workload's `spec.replicas`, in a sentence.
+fn owner_sentence(who: &SetBy) -> String {
+    match who {
+        SetBy::Manager { manager, operation, subresource } => {
+            let through = subresource.as_deref().map(|s| format!(" through /{s}")).unwrap_or_default();
+            format!(
+                "in the cluster, spec.replicas is owned by field manager {manager:?} ({operation}{through}), not by the HPA controller"
+            )
+        }
+        SetBy::LastApplied => {
+            "in the cluster, the last `kubectl apply` (kubectl.kubernetes.io/last-applied-configuration) sets spec.replicas".into()
+        }
+        SetBy::Controllers | SetBy::Unknown => "in the cluster, spec.replicas was set by a user or a tool".into(),
+    }
+}

@@ -1,0 +1,277 @@
+//! `hpa-lint diagnose`: the published 1.23 run from a snapshot, the same namespace served live
+//! over TLS by the test API server (the same diagnosis), and the errors of a live read.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use hpa_tests::apiserver::{Fault, TestApiServer, fixtures};
+use hpa_tests::cli::{Run, hpa_lint};
+use serde_json::{Value, json};
+
+fn data(file: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("data/diagnose/published-1.23").join(file).display().to_string()
+}
+
+/// The snapshot's replayed sync instant (the PodMetrics' timestamp).
+const NOW: &str = "2026-03-02T10:00:04Z";
+
+fn snapshot(output: &str) -> Run {
+    let (objects, metrics) = (data("objects.yaml"), data("pod-metrics.json"));
+    hpa_lint(&["diagnose", "--snapshot", &objects, &metrics, "php-apache", "-o", output], "")
+}
+
+#[test]
+fn the_published_1_23_run_from_a_snapshot() {
+    let run = snapshot("json");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let d = run.json();
+    // The first sync: 2 ready pods at 515m of a 20m request, target 20 %: ratio 128.75,
+    // proposal 258, limited to 4 by the legacy scale-up limit max(2 × 2, 4).
+    assert_eq!(d["currentReplicas"], 2);
+    assert_eq!(d["metrics"][0]["current"], "2575%");
+    assert_eq!(d["metrics"][0]["usageRatio"], 128.75);
+    assert_eq!(d["metrics"][0]["proposal"], 258);
+    assert_eq!(d["metrics"][0]["readyPods"], 2);
+    assert_eq!(d["normalization"]["path"], "legacy");
+    assert_eq!(d["normalization"]["limitReason"], "ScaleUpLimit");
+    assert_eq!(d["desiredReplicas"], 4);
+    // Then 8, then 10 (TooManyReplicas), one sync apart.
+    let rescales: Vec<(Value, Value, Value)> = d["forecast"]["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["rescaled"] == true)
+        .map(|s| (s["afterSeconds"].clone(), s["desired"].clone(), s["limitReason"].clone()))
+        .collect();
+    assert_eq!(
+        rescales,
+        vec![(json!(15), json!(8), json!("ScaleUpLimit")), (json!(30), json!(10), json!("TooManyReplicas"))]
+    );
+    assert_eq!(d["forecast"]["steady"], json!({"afterSeconds": 30, "replicas": 10}));
+    // The HPA has no status: its first sync, from an empty memory, said as such.
+    assert!(d["memory"]["assumptions"][0].as_str().unwrap().contains("no status yet"));
+    assert_eq!(d["conditionsDiffer"], false);
+    // The schema, pinned.
+    insta::assert_json_snapshot!("published-1.23.json", d);
+
+    let human = snapshot("human");
+    assert_eq!(human.code, 0, "{}", human.stderr);
+    insta::assert_snapshot!("published-1.23.human", human.stdout);
+}
+
+/// The snapshot's objects as the API server would store them, with the metrics API serving the
+/// PodMetrics.
+fn serve_the_snapshot(server: &TestApiServer) {
+    server.install("podmetrics");
+    for object in fixtures::load(Path::new(&data("objects.yaml"))) {
+        server.put(object);
+    }
+    let metrics: Value = serde_json::from_str(&std::fs::read_to_string(data("pod-metrics.json")).unwrap()).unwrap();
+    for mut item in metrics["items"].as_array().unwrap().clone() {
+        item["kind"] = json!("PodMetrics");
+        item["apiVersion"] = json!("metrics.k8s.io/v1beta1");
+        server.put(item);
+    }
+}
+
+struct Live {
+    runtime: tokio::runtime::Runtime,
+    server: TestApiServer,
+    _dir: tempfile::TempDir,
+    kubeconfig: PathBuf,
+}
+
+fn live() -> Live {
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let server = runtime.block_on(TestApiServer::start());
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = server.write_kubeconfig(dir.path());
+    Live { runtime, server, _dir: dir, kubeconfig }
+}
+
+impl Live {
+    /// `hpa-lint diagnose` against the server (outside its runtime: the command runs its own).
+    fn diagnose(&self, extra: &[&str]) -> Run {
+        let kubeconfig = self.kubeconfig.display().to_string();
+        let mut args = vec!["diagnose", "--kubeconfig", kubeconfig.as_str(), "-n", "default", "--now", NOW];
+        args.extend_from_slice(extra);
+        let _guard = self.runtime.enter();
+        std::thread::scope(|s| s.spawn(|| hpa_lint(&args, "")).join().unwrap())
+    }
+}
+
+#[test]
+fn live_over_tls_gives_the_snapshot_diagnosis() {
+    let l = live();
+    serve_the_snapshot(&l.server);
+    let run = l.diagnose(&["php-apache", "-o", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let mut live = run.json();
+    let mut files = snapshot("json").json();
+    // Only where the objects came from differs (and the snapshot's note on its instant).
+    assert_eq!(live["source"], "live");
+    for d in [&mut live, &mut files] {
+        d["source"] = Value::Null;
+        d["notes"] = Value::Null;
+    }
+    assert_eq!(live, files);
+}
+
+#[test]
+fn live_errors_are_one_sentence_and_exit_2() {
+    let l = live();
+    serve_the_snapshot(&l.server);
+
+    // Expired credentials.
+    let run = l.diagnose(&["--context", "hpa-test-expired", "php-apache"]);
+    assert_eq!(run.code, 2);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "hpa-lint: error: the API server at {} rejected the credentials (401 Unauthorized): they are missing, invalid or expired; log in again or refresh the kubeconfig's token\n",
+            l.server.url()
+        )
+    );
+
+    // No kubeconfig where one is named.
+    let run = hpa_lint(&["diagnose", "--kubeconfig", "/nonexistent/kubeconfig", "php-apache"], "");
+    assert_eq!(
+        (run.code, run.stderr.as_str()),
+        (2, "hpa-lint: error: cannot use kubeconfig /nonexistent/kubeconfig: no such file\n")
+    );
+
+    // An HPA that does not exist.
+    let run = l.diagnose(&["nope"]);
+    assert_eq!(
+        (run.code, run.stderr.as_str()),
+        (2, "hpa-lint: error: HorizontalPodAutoscaler default/nope not found\n")
+    );
+
+    // RBAC refuses the HPAs of the namespace.
+    l.server.refuse(Some("horizontalpodautoscalers.autoscaling"), Some("default"));
+    let run = l.diagnose(&["php-apache"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.starts_with("hpa-lint: error: RBAC refused to get "), "{}", run.stderr);
+    assert!(run.stderr.ends_with("; ask for read access (get, list) to it\n"), "{}", run.stderr);
+    assert_eq!(run.stderr.lines().count(), 1);
+}
+
+#[test]
+fn live_without_metrics_server_still_diagnoses_and_says_so() {
+    let l = live();
+    for object in fixtures::load(Path::new(&data("objects.yaml"))) {
+        l.server.put(object);
+    }
+    let run = l.diagnose(&["php-apache", "-o", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let d = run.json();
+    assert!(d["notes"].as_array().unwrap().iter().any(|n| n
+        == "the resource metrics API (metrics.k8s.io) is not installed, so the HPA controller gets no CPU or memory usage: install metrics-server"));
+    assert_eq!(d["outcome"], "FailedComputeMetrics");
+    assert_eq!(d["findings"][0]["question"], "not-scaling");
+    assert_eq!(d["findings"][0]["cause"], "no-metrics");
+}
+
+#[test]
+fn live_servers_that_hang_or_are_gone_fail_in_time() {
+    let l = live();
+    serve_the_snapshot(&l.server);
+    l.server.fault("/apis/autoscaling/v2", Fault::Delay(Duration::from_secs(30)));
+    let started = Instant::now();
+    let run = l.diagnose(&["php-apache", "--timeout", "1"]);
+    assert_eq!(run.code, 2);
+    assert!(started.elapsed() < Duration::from_secs(6), "{:?}", started.elapsed());
+    assert!(run.stderr.contains("did not answer within 1s"), "{}", run.stderr);
+
+    l.server.kill();
+    std::thread::sleep(Duration::from_millis(100));
+    let run = l.diagnose(&["php-apache"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.starts_with(&format!("hpa-lint: error: cannot reach the API server at {}: ", l.server.url())),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(run.stderr.lines().count(), 1);
+}
+
+#[test]
+fn snapshot_errors_say_where() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.yaml");
+    std::fs::write(&bad, "items: [\n").unwrap();
+    let bad = bad.display().to_string();
+    let run = hpa_lint(&["diagnose", "--snapshot", &bad, "web"], "");
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.starts_with(&format!("hpa-lint: error: {bad}:2:1: invalid YAML")), "{}", run.stderr);
+    let objects = data("objects.yaml");
+    let run = hpa_lint(&["diagnose", "--snapshot", &objects, "-n", "default", "web"], "");
+    assert_eq!(
+        (run.code, run.stderr.as_str()),
+        (2, "hpa-lint: error: HorizontalPodAutoscaler default/web not found\n")
+    );
+}
+
+/// A running HPA served live: HPA201's `web` (cpu 70 %, memory of container `app` 80 %) at 3
+/// replicas, one pod just started and not Ready, the controller's last rescale event and status.
+#[test]
+fn live_running_hpa_sets_pods_aside_and_reconstructs_its_memory() {
+    let l = live();
+    l.server.install("podmetrics");
+    let objects = fixtures::in_namespace(fixtures::cluster_fixture("requests-set"), "shop");
+    l.server.apply(&objects);
+    l.server.scale_as_hpa("apps", "deployments", "shop", "web", 3);
+    let mut web = fixtures::find(&objects, "Deployment", "web").clone();
+    web["metadata"]["namespace"] = json!("shop");
+    let unready = fixtures::PodState {
+        phase: "Running",
+        ready: false,
+        started: "2026-03-02T09:20:40Z",
+        ready_since: "2026-03-02T09:20:40Z",
+        deleting: None,
+    };
+    let pods = [
+        fixtures::pod_of(&web, "4xq9z", &fixtures::PodState::running("2026-03-02T09:14:10Z", "2026-03-02T09:14:31Z")),
+        fixtures::pod_of(&web, "b7m2c", &fixtures::PodState::running("2026-03-02T09:14:10Z", "2026-03-02T09:14:29Z")),
+        fixtures::pod_of(&web, "tq8wd", &unready),
+    ];
+    let mut hpa = fixtures::find(&objects, "HorizontalPodAutoscaler", "web").clone();
+    hpa["status"] = json!({
+        "currentReplicas": 3, "desiredReplicas": 3, "lastScaleTime": "2026-03-02T09:20:35Z",
+        "conditions": [
+            {"type": "AbleToScale", "status": "True", "reason": "ReadyForNewScale", "message": "recommended size matches current size", "lastTransitionTime": "2026-03-02T09:20:35Z"},
+            {"type": "ScalingActive", "status": "True", "reason": "ValidMetricFound", "message": "the HPA was able to successfully calculate a replica count from cpu resource utilization (percentage of request)", "lastTransitionTime": "2026-03-02T09:14:35Z"},
+            {"type": "ScalingLimited", "status": "False", "reason": "DesiredWithinRange", "message": "the desired count is within the acceptable range", "lastTransitionTime": "2026-03-02T09:14:35Z"}
+        ]
+    });
+    let hpa = l.server.put(hpa);
+    for (pod, cpu) in pods.iter().zip(["612m", "580m", "1m"]) {
+        l.server.put(pod.clone());
+        l.server.put(fixtures::pod_metrics(
+            pod,
+            "2026-03-02T09:21:00Z",
+            &[("app", cpu, "301Mi"), ("proxy", "12m", "20Mi")],
+        ));
+    }
+    l.server.put(fixtures::hpa_event(
+        &hpa,
+        "Normal",
+        "SuccessfulRescale",
+        "New size: 3; reason: cpu resource utilization (percentage of request) above target",
+        "2026-03-02T09:20:35Z",
+        "2026-03-02T09:20:35Z",
+        1,
+    ));
+    let kubeconfig = l.kubeconfig.display().to_string();
+    let args = ["diagnose", "--kubeconfig", kubeconfig.as_str(), "-n", "shop", "--now", "2026-03-02T09:21:05Z", "web"];
+    let _guard = l.runtime.enter();
+    let run = std::thread::scope(|s| s.spawn(|| hpa_lint(&args, "")).join().unwrap());
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let out = &run.stdout;
+    assert!(out.contains("set aside: web-6d4cf56db6-tq8wd (unready within the CPU initialization period)"), "{out}");
+    assert!(
+        out.contains("its events record in that window (1) and the status's desiredReplicas (3) one sync period ago"),
+        "{out}"
+    );
+    assert!(out.contains("replicas: 3"), "{out}");
+}

@@ -1,0 +1,297 @@
+//! `hpa-lint cluster` against the test API server, over TLS with a real kubeconfig: the same
+//! rules as files on live objects, locations as objects and field paths, notes for what was
+//! not read, the replicas decision for HPA410, scopes, and the report formats.
+
+use std::path::PathBuf;
+
+use hpa_tests::apiserver::TestApiServer;
+use hpa_tests::apiserver::fixtures;
+use hpa_tests::cli::{Run, hpa_lint};
+use serde_json::{Value, json};
+
+struct Live {
+    runtime: tokio::runtime::Runtime,
+    server: TestApiServer,
+    _dir: tempfile::TempDir,
+    kubeconfig: PathBuf,
+}
+
+fn live() -> Live {
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let server = runtime.block_on(TestApiServer::start());
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = server.write_kubeconfig(dir.path());
+    Live { runtime, server, _dir: dir, kubeconfig }
+}
+
+impl Live {
+    /// `hpa-lint cluster --no-config ARGS` (outside the server's runtime: the command runs its
+    /// own).
+    fn lint(&self, extra: &[&str]) -> Run {
+        let kubeconfig = self.kubeconfig.display().to_string();
+        let mut args = vec!["cluster", "--no-config", "--kubeconfig", kubeconfig.as_str()];
+        args.extend_from_slice(extra);
+        let _guard = self.runtime.enter();
+        std::thread::scope(|s| s.spawn(|| hpa_lint(&args, "")).join().unwrap())
+    }
+}
+
+/// HPA201's namespace: utilization HPAs on workloads without requests.
+fn payments() -> Vec<Value> {
+    fixtures::in_namespace(fixtures::cluster_fixture("requests-missing"), "payments")
+}
+
+/// The diagnostics of a JSON run with this rule, as `namespace/name kind path`.
+fn located(report: &Value, rule: &str) -> Vec<String> {
+    report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["rule"] == rule)
+        .map(|d| {
+            let o = &d["object"];
+            format!(
+                "{}/{} {} {}",
+                o["namespace"].as_str().unwrap(),
+                o["name"].as_str().unwrap(),
+                o["kind"].as_str().unwrap(),
+                d["path"].as_str().unwrap()
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_utilization_hpa_on_a_workload_without_requests_is_hpa201_on_the_object() {
+    let l = live();
+    l.server.apply(&payments());
+    let run = l.lint(&["-n", "payments", "-o", "json"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let report = run.json();
+    let hpa201 = located(&report, "HPA201");
+    assert!(
+        hpa201.contains(
+            &"payments/web HorizontalPodAutoscaler spec.metrics[0].resource.target.averageUtilization".to_string()
+        ),
+        "{hpa201:?}"
+    );
+    let d = report["diagnostics"].as_array().unwrap().iter().find(|d| d["rule"] == "HPA201").unwrap();
+    assert_eq!(d["object"]["apiVersion"], "autoscaling/v2");
+    assert!(d.get("file").is_none() && d.get("line").is_none(), "{d}");
+    assert_eq!(report["cluster"]["server"], l.server.url());
+    assert_eq!(report["cluster"]["namespaces"], json!(["payments"]));
+    assert!(report["summary"]["hpas"].as_u64().unwrap() >= 2);
+
+    // The same in the human form: the object and the field lead the message.
+    let run = l.lint(&["-n", "payments", "--color", "never"]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stdout
+            .contains("payments/web (HorizontalPodAutoscaler) spec.metrics[0].resource.target.averageUtilization: "),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("HPA201 missing-resource-request"), "{}", run.stdout);
+    assert!(run.stdout.ends_with(" objects)\n"), "{}", run.stdout);
+
+    // The configuration applies as for files: an ignored rule is not reported, --fail-on
+    // decides the status.
+    let run = l.lint(&["-n", "payments", "-o", "json", "--ignore", "HPA201"]);
+    assert!(located(&run.json(), "HPA201").is_empty());
+    let run = l.lint(&["-n", "payments", "--fail-on", "never"]);
+    assert_eq!(run.code, 0);
+
+    // The same findings as linting the manifests themselves (by rule and object).
+    let path = hpa_tests::data_dir().join("cluster/requests-missing.yaml").display().to_string();
+    let files = hpa_lint(&["--no-config", "-o", "json", "-n", "payments", &path], "").json();
+    let live = l.lint(&["-n", "payments", "-o", "json"]).json();
+    let found = |report: &Value| {
+        let mut out: Vec<String> = report["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| format!("{} {} {}", d["rule"], d["object"]["kind"], d["object"]["name"]))
+            .collect();
+        out.sort();
+        out
+    };
+    assert_eq!(found(&live), found(&files));
+    assert_eq!(found(&live).len(), 4);
+}
+
+#[test]
+fn hpa410_asks_who_set_the_replicas() {
+    let l = live();
+    let objects = fixtures::in_namespace(fixtures::cluster_fixture("replicas-set"), "shop");
+    // `kubectl apply --server-side` of manifests that set replicas: kubectl owns the field.
+    l.server.apply(&objects);
+    let run = l.lint(&["-o", "json"]);
+    let report = run.json();
+    let hpa410 = located(&report, "HPA410");
+    assert_eq!(hpa410, ["shop/db StatefulSet spec.replicas", "shop/web Deployment spec.replicas"], "{report:#}");
+    let d = report["diagnostics"].as_array().unwrap().iter().find(|d| d["rule"] == "HPA410").unwrap();
+    assert!(
+        d["help"]
+            .as_str()
+            .unwrap()
+            .starts_with("in the cluster, spec.replicas is owned by field manager \"kubectl\" (Apply)"),
+        "{d}"
+    );
+
+    // The HPA controller scales both through /scale: kube-controller-manager owns the field
+    // now, which every live workload has; nothing to report.
+    l.server.scale_as_hpa("apps", "deployments", "shop", "web", 7);
+    l.server.scale_as_hpa("apps", "statefulsets", "shop", "db", 4);
+    let run = l.lint(&["-o", "json"]);
+    assert!(located(&run.json(), "HPA410").is_empty(), "{}", run.stdout);
+
+    // Client-side `kubectl apply` of a manifest with replicas: its last-applied configuration
+    // sets them, whoever wrote the value last.
+    let mut web = fixtures::find(&objects, "Deployment", "web").clone();
+    let applied = web.to_string();
+    web["metadata"]["annotations"] = json!({"kubectl.kubernetes.io/last-applied-configuration": applied});
+    l.server.apply_as(&[web], "kubectl-client-side-apply", "Update");
+    l.server.scale_as_hpa("apps", "deployments", "shop", "web", 7);
+    let run = l.lint(&["-o", "json"]);
+    assert_eq!(located(&run.json(), "HPA410"), ["shop/web Deployment spec.replicas"], "{}", run.stdout);
+}
+
+#[test]
+fn a_refused_kind_is_a_note_and_the_rest_is_linted() {
+    let l = live();
+    l.server.apply(&payments());
+    l.server.refuse(Some("poddisruptionbudgets.policy"), None);
+
+    let run = l.lint(&["-n", "payments", "--color", "never"]);
+    assert_eq!(run.code, 1);
+    assert!(run.stdout.contains("HPA201"), "{}", run.stdout);
+    let notes: Vec<&str> = run.stderr.lines().filter(|l| l.starts_with("hpa-lint: note: ")).collect();
+    assert!(
+        notes.iter().any(|n| n.contains("RBAC refused to list poddisruptionbudgets.policy in namespace payments")),
+        "{}",
+        run.stderr
+    );
+    // Optional CRDs that are not installed are skipped with a note.
+    assert!(notes.iter().any(|n| n.contains("verticalpodautoscalers is not served")), "{}", run.stderr);
+
+    let report = l.lint(&["-n", "payments", "-o", "json"]).json();
+    assert!(!located(&report, "HPA201").is_empty());
+    let notes = report["notes"].as_array().unwrap();
+    assert!(notes.iter().any(|n| n["kind"] == "forbidden"), "{notes:?}");
+    assert!(notes.iter().any(|n| n["kind"] == "absent"), "{notes:?}");
+
+    let sarif = l.lint(&["-n", "payments", "-o", "sarif"]).json();
+    let notifications = &sarif["runs"][0]["invocations"][0]["toolExecutionNotifications"];
+    assert!(
+        notifications
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n["message"]["text"].as_str().unwrap().contains("RBAC refused"))
+    );
+
+    // The HPAs themselves refused in every namespace read: nothing to lint, exit 2.
+    l.server.refuse(Some("horizontalpodautoscalers.autoscaling"), None);
+    let run = l.lint(&["-n", "payments"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("RBAC refused to list horizontalpodautoscalers.autoscaling"), "{}", run.stderr);
+}
+
+#[test]
+fn namespaces_are_read_as_asked() {
+    let l = live();
+    l.server.apply(&payments());
+    l.server.apply(&fixtures::in_namespace(fixtures::cluster_fixture("replicas-set"), "shop"));
+    let namespaces = |run: &Run| {
+        let mut ns: Vec<String> = run.json()["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["object"]["namespace"].as_str().unwrap().to_string())
+            .collect();
+        ns.dedup();
+        ns
+    };
+    // The kubeconfig context's namespace (shop) by default.
+    assert_eq!(namespaces(&l.lint(&["-o", "json"])), ["shop"]);
+    assert_eq!(namespaces(&l.lint(&["-n", "payments", "-o", "json"])), ["payments"]);
+    assert_eq!(namespaces(&l.lint(&["-n", "payments", "-n", "shop", "-o", "json"])), ["payments", "shop"]);
+    let all = l.lint(&["-A", "-o", "json"]);
+    assert_eq!(namespaces(&all), ["payments", "shop"]);
+    assert_eq!(all.json()["cluster"]["namespaces"], Value::Null);
+    // -A lists each kind once across the cluster.
+    let hpa_lists: Vec<_> =
+        l.server.requests().into_iter().filter(|r| r.path == "/apis/autoscaling/v2/horizontalpodautoscalers").collect();
+    assert_eq!(hpa_lists.len(), 1);
+    let run = l.lint(&["-A", "-n", "shop"]);
+    assert_eq!(run.code, 2, "-A and -n conflict: {}", run.stderr);
+}
+
+fn assert_valid_sarif(sarif: &Value) {
+    let text = std::fs::read_to_string(hpa_tests::data_dir().join("sarif/sarif-schema-2.1.0.json")).unwrap();
+    let schema: Value = serde_json::from_str(&text).unwrap();
+    let validator = jsonschema::options().with_draft(jsonschema::Draft::Draft4).build(&schema).unwrap();
+    let errors: Vec<String> = validator.iter_errors(sarif).map(|e| format!("{}: {e}", e.instance_path())).collect();
+    assert!(errors.is_empty(), "SARIF schema violations:\n{}", errors.join("\n"));
+}
+
+#[test]
+fn sarif_has_logical_locations_and_github_no_file() {
+    let l = live();
+    l.server.apply(&payments());
+    l.server.apply(&fixtures::in_namespace(fixtures::cluster_fixture("replicas-set"), "shop"));
+    let run = l.lint(&["-A", "-o", "sarif"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let sarif = run.json();
+    assert_valid_sarif(&sarif);
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    assert!(!results.is_empty());
+    for r in results {
+        let location = &r["locations"][0];
+        assert!(location.get("physicalLocation").is_none(), "{r}");
+        assert_eq!(location["logicalLocations"][0]["kind"], "object");
+    }
+    let hpa201 = results
+        .iter()
+        .find(|r| r["ruleId"] == "HPA201" && r["locations"][0]["logicalLocations"][0]["name"] == "web")
+        .unwrap();
+    assert_eq!(
+        hpa201["locations"][0]["logicalLocations"],
+        json!([
+            {"name": "web", "fullyQualifiedName": "HorizontalPodAutoscaler/payments/web", "kind": "object"},
+            {"name": "spec.metrics[0].resource.target.averageUtilization", "fullyQualifiedName": "HorizontalPodAutoscaler/payments/web/spec.metrics[0].resource.target.averageUtilization", "kind": "property"},
+        ])
+    );
+
+    let run = l.lint(&["-A", "-o", "github"]);
+    assert!(
+        run.stdout
+            .lines()
+            .any(|l| l
+                .starts_with("::warning title=HPA410 workload-sets-replicas::shop/web (Deployment) spec.replicas: ")),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains("file="), "{}", run.stdout);
+}
+
+#[test]
+fn a_server_that_cannot_be_reached_is_a_clear_error() {
+    let l = live();
+    let url = l.server.url();
+    l.server.kill();
+    let run = l.lint(&["--timeout", "2"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains(&url), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("cannot reach the API server at") || run.stderr.contains("did not answer"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("help:"), "{}", run.stderr);
+    assert!(run.stdout.is_empty());
+
+    let run = hpa_lint(&["cluster", "--kubeconfig", "/nonexistent/kubeconfig"], "");
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("cannot use kubeconfig /nonexistent/kubeconfig: no such file"), "{}", run.stderr);
+}

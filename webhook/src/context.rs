@@ -1,0 +1,102 @@
+//! The cluster as the webhook sees it: hpa-cluster's context cache, whether its view may be
+//! trusted for a decision, and the world hpa-core's front door (`hpa_core::check`) reads the cross-object rules from.
+//!
+//! The server decides the view once per request ([`ClusterContext::view`]: it reads the clock);
+//! the admission logic only reads the view it is handed, so it stays a function of its inputs.
+
+use std::sync::RwLockReadGuard;
+use std::time::{Duration, Instant};
+
+use hpa_cluster::watch::{ContextCache, Freshness, Index};
+use hpa_core::api::v2;
+use hpa_core::rules::ObjectId;
+
+/// How the context cache is trusted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ContextSettings {
+    /// A watch broken longer than this makes the view stale: cross-object checks are skipped.
+    pub stale_after: Duration,
+    /// /readyz waits at most this long for the first sync; past it the server is ready and
+    /// answers with single-object checks (and a warning) until the cache has synced.
+    pub sync_timeout: Duration,
+}
+
+/// The context cache of a running server.
+#[derive(Debug)]
+pub struct ClusterContext {
+    cache: ContextCache,
+    settings: ContextSettings,
+    started: Instant,
+}
+
+/// What a request may read of the cluster.
+#[derive(Debug)]
+pub enum View<'a> {
+    /// The server runs without a context cache: single-object checks, as always.
+    Off,
+    /// The cache, fresh: cross-object checks run against it.
+    Fresh(RwLockReadGuard<'a, Index>),
+    /// The cache cannot be trusted (the reason): single-object checks only, said in a warning.
+    Stale(String),
+}
+
+impl ClusterContext {
+    /// Wraps a started cache.
+    pub fn new(cache: ContextCache, settings: ContextSettings) -> ClusterContext {
+        ClusterContext { cache, settings, started: Instant::now() }
+    }
+
+    /// The cache.
+    pub fn cache(&self) -> &ContextCache {
+        &self.cache
+    }
+
+    /// Whether the server may report ready: the cache has synced, or the bounded wait for it
+    /// ([`ContextSettings::sync_timeout`]) is over.
+    pub fn ready(&self) -> bool {
+        self.cache.synced() || self.started.elapsed() >= self.settings.sync_timeout
+    }
+
+    /// The view for one request.
+    pub fn view(&self) -> View<'_> {
+        match self.cache.freshness(self.settings.stale_after) {
+            Freshness::Fresh => View::Fresh(self.cache.read()),
+            Freshness::Stale(reason) => View::Stale(reason),
+        }
+    }
+}
+
+impl View<'_> {
+    /// The index, when fresh.
+    pub fn index(&self) -> Option<&Index> {
+        match self {
+            View::Fresh(index) => Some(index),
+            View::Off | View::Stale(_) => None,
+        }
+    }
+
+    /// Whether the view is stale (a context cache runs but cannot be trusted).
+    pub fn is_stale(&self) -> bool {
+        matches!(self, View::Stale(_))
+    }
+
+    /// The warning a stale view adds to an HPA's review.
+    pub fn stale_warning(&self) -> Option<String> {
+        match self {
+            View::Stale(reason) => {
+                Some(format!("hpa-webhook checked this HPA alone (cross-object checks skipped): {reason}"))
+            }
+            View::Off | View::Fresh(_) => None,
+        }
+    }
+}
+
+/// The identity of an HPA under admission, as the cache and the rules name it.
+pub fn hpa_id(hpa: &v2::HorizontalPodAutoscaler) -> ObjectId {
+    ObjectId {
+        api_version: v2::API_VERSION.to_string(),
+        kind: hpa_core::api::KIND.to_string(),
+        namespace: hpa.metadata.namespace.clone(),
+        name: hpa.metadata.name.clone(),
+    }
+}

@@ -1,0 +1,181 @@
+//! `/validate-workloads`: the other side of the relation. A write of an object an HPA depends
+//! on (its scale target, a VerticalPodAutoscaler, a PodDisruptionBudget) is admitted with a
+//! warning, naming the HPA, for each finding of that HPA's cross-object rules the write brings:
+//! the rules run twice against the context cache, once with the object as it was (the old
+//! object, else the cache) and once with the object as sent in its place, and what only the
+//! second run finds is what this write breaks. No check is written here: a dropped request a
+//! utilization metric needs is HPA201, `spec.replicas` set on an HPA-managed workload is HPA410
+//! (with hpa-cluster's decision of who set it, from the managed fields kube-apiserver has
+//! already updated), a `ContainerResource` container removed is HPA202, a VPA conflict HPA408
+//! and a PodDisruptionBudget blocking every eviction at `minReplicas` HPA104.
+//!
+//! Warnings only: this endpoint never denies (its webhook runs with `failurePolicy: Ignore`).
+//! Without a fresh view of the cluster it admits without checking.
+
+use std::collections::HashSet;
+
+use hpa_cluster::inventory::{Trimmed, object_id, trim};
+use hpa_cluster::kinds::{self, Kind};
+use hpa_cluster::watch::{CachedHpa, Index, Overlay};
+use hpa_core::check;
+use hpa_core::rules::objects::{Pdb, Vpa, Workload};
+use hpa_core::rules::{Finding, Objects, Severity};
+use serde_json::Value;
+
+use crate::admission::{Admission, ContextReport, short};
+use crate::context::View;
+use crate::metrics::{Operation, Outcome};
+use crate::review::{Request, Response};
+
+/// The most HPAs one write is checked against (a PodDisruptionBudget may cover many).
+pub const MAX_HPAS: usize = 20;
+
+/// The kinds this endpoint checks, by API group and resource.
+pub const KINDS: [Kind; 7] = [
+    kinds::DEPLOYMENT,
+    kinds::STATEFUL_SET,
+    kinds::REPLICA_SET,
+    kinds::REPLICATION_CONTROLLER,
+    kinds::ROLLOUT,
+    kinds::VPA,
+    kinds::PDB,
+];
+
+/// One trimmed object of a write.
+enum Changed {
+    Workload(Workload),
+    Pdb(Pdb),
+    Vpa(Vpa),
+}
+
+pub(crate) fn decide(
+    admission: &Admission,
+    request: &Request<'_>,
+    op: Operation,
+    view: &View<'_>,
+    report: &mut ContextReport,
+) -> (Response, Outcome) {
+    let uid = request.uid.as_ref();
+    let kind = KINDS
+        .iter()
+        .find(|k| k.group == request.resource.group && k.plural == request.resource.resource)
+        .filter(|_| request.sub_resource.as_deref().unwrap_or("").is_empty());
+    let (Some(kind), Operation::Create | Operation::Update) = (kind, op) else {
+        return (Response::allow(uid), Outcome::Skipped);
+    };
+    if !admission.lint_warnings() {
+        return (Response::allow(uid), Outcome::Skipped);
+    }
+    let index = match view {
+        View::Fresh(index) => &**index,
+        View::Stale(_) => {
+            report.stale = true;
+            return (Response::allow(uid), Outcome::Skipped);
+        }
+        View::Off => return (Response::allow(uid), Outcome::Skipped),
+    };
+    let parse = |raw: Option<&serde_json::value::RawValue>| -> Option<Changed> {
+        let mut value: Value = serde_json::from_str(raw.filter(|r| r.get() != "null")?.get()).ok()?;
+        // An object being created may not name its namespace yet: the request does.
+        if object_id(kind, &value).namespace == "default"
+            && !request.namespace().is_empty()
+            && let Some(metadata) = value.get_mut("metadata").and_then(Value::as_object_mut)
+        {
+            metadata.insert("namespace".into(), Value::String(request.namespace().to_string()));
+        }
+        Some(match trim(kind, value) {
+            Trimmed::Workload(w, _) => Changed::Workload(w),
+            Trimmed::Pdb(p) => Changed::Pdb(p),
+            Trimmed::Vpa(v) => Changed::Vpa(v),
+            _ => return None,
+        })
+    };
+    let Some(new) = parse(request.object) else {
+        return (Response::invalid(uid, "request.object is missing or not an object"), Outcome::Invalid);
+    };
+    let old = if op == Operation::Update { parse(request.old_object) } else { None };
+    let warnings = warnings(admission, index, &new, old.as_ref(), report);
+    (Response::allow(uid).with_warnings(warnings), Outcome::Allowed)
+}
+
+/// The warnings for one write: per HPA concerned, the cross-object findings it brings.
+fn warnings(
+    admission: &Admission,
+    index: &Index,
+    new: &Changed,
+    old: Option<&Changed>,
+    report: &mut ContextReport,
+) -> Vec<String> {
+    let after = overlay(index, new);
+    let before = match old {
+        Some(old) => overlay(index, old),
+        None => Overlay::new(index),
+    };
+    let mut out = Vec::new();
+    let opts = admission.check_options();
+    for hpa in concerned(index, &after, new) {
+        // The cached HPA admitted once through hpa-core's front door, its report continued with
+        // the cache before and after the write.
+        let checked = check::check(check::Input::create(check::Written::Decoded(Box::new(hpa.hpa.clone()))), opts);
+        let Some(admitted) = checked.admitted() else { continue };
+        let found = |objects: &dyn Objects| -> Vec<Finding> {
+            admitted
+                .check_world(Some(&hpa.id), objects, opts)
+                .into_iter()
+                .filter(|f| f.severity >= Severity::Warning)
+                .collect()
+        };
+        let known: HashSet<(&'static str, String)> =
+            found(&before).into_iter().map(|f| (f.rule.id, f.message)).collect();
+        for f in found(&after) {
+            if known.contains(&(f.rule.id, f.message.clone())) {
+                continue;
+            }
+            report.findings.push(f.rule.id);
+            out.push(short(&format!("HPA {}: {} {}: {}", hpa.id.name, f.rule.id, f.rule.name, f.message)));
+        }
+    }
+    out
+}
+
+/// The cache with the written object in place of the cached one.
+fn overlay<'a>(index: &'a Index, changed: &'a Changed) -> Overlay<'a> {
+    match changed {
+        Changed::Workload(w) => Overlay::new(index).with_workload(w),
+        Changed::Pdb(p) => Overlay::new(index).with_pdb(p.clone()),
+        Changed::Vpa(v) => Overlay::new(index).with_vpa(v.clone()),
+    }
+}
+
+/// The HPAs a write concerns: those scaling the workload; those scaling the VPA's target; those
+/// whose pods the PodDisruptionBudget selects. At most [`MAX_HPAS`], by name.
+fn concerned<'a>(index: &'a Index, after: &Overlay<'_>, changed: &Changed) -> Vec<&'a CachedHpa> {
+    let by_target = |namespace: &str, kind: &str, name: &str| -> Vec<&'a CachedHpa> {
+        index
+            .hpas_targeting(namespace, kind, name)
+            .iter()
+            .filter_map(|id| index.hpa(namespace, &id.name).map(|h| &**h))
+            .take(MAX_HPAS)
+            .collect()
+    };
+    match changed {
+        Changed::Workload(w) => by_target(&w.id.namespace, &w.id.kind, &w.id.name),
+        Changed::Vpa(v) => by_target(&v.id.namespace, &v.target_kind, &v.target_name),
+        Changed::Pdb(p) => {
+            let mut hpas: Vec<&CachedHpa> = index
+                .hpas(&p.id.namespace)
+                .map(|h| &**h)
+                .filter(|h| {
+                    let (kind, name) = h.target();
+                    after
+                        .workload(kind, &p.id.namespace, name)
+                        .and_then(|t| after.pod_template_of(t))
+                        .is_some_and(|t| p.selector.matches(&t.pod_labels))
+                })
+                .collect();
+            hpas.sort_by(|a, b| a.id.name.cmp(&b.id.name));
+            hpas.truncate(MAX_HPAS);
+            hpas
+        }
+    }
+}

@@ -1,0 +1,232 @@
+//! The context cache end to end: the real server over TLS with `--context-cache`, watching the
+//! test API server (hpa-tests) through a real kubeconfig; reviews sent over HTTPS as
+//! kube-apiserver sends them.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use hpa_tests::apiserver::TestApiServer;
+use hpa_tests::apiserver::fixtures::{self, find, in_namespace};
+use hpa_tests::apiserver::store::fields_v1;
+use serde_json::{Value, json};
+
+use crate::support::{Certs, Conn, Server, response, review};
+
+struct Setup {
+    api: TestApiServer,
+    certs: Certs,
+    kubeconfig: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+/// The test API server holding `requests-missing` in namespace `shop` (its HPAs left out: the
+/// tests create them), and certificates for the webhook.
+async fn setup() -> (Setup, Vec<Value>) {
+    let api = TestApiServer::start().await;
+    let objects = in_namespace(fixtures::cluster_fixture("requests-missing"), "shop");
+    let others: Vec<Value> = objects.iter().filter(|o| o["kind"] != "HorizontalPodAutoscaler").cloned().collect();
+    api.apply(&others);
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = api.write_kubeconfig(dir.path());
+    let certs = Certs::new();
+    certs.write();
+    (Setup { api, certs, kubeconfig, _dir: dir }, objects)
+}
+
+impl Setup {
+    /// The webhook watching the test API server, once /readyz says it has synced.
+    async fn webhook(&self, extra: &[&str]) -> (Server, Conn) {
+        let kubeconfig = self.kubeconfig.display().to_string();
+        let mut flags = vec!["--context-cache", "true", "--kubeconfig", &kubeconfig, "--context-sync-timeout", "30s"];
+        flags.extend_from_slice(extra);
+        let server = Server::start(&self.certs, &flags).await;
+        let mut conn = self.certs.client().connect(server.addr).await.unwrap();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let (status, _) = conn.send("GET", "/readyz", Vec::new()).await.unwrap();
+            if status == 200 {
+                break;
+            }
+            assert!(Instant::now() < deadline, "the webhook never reported ready");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        (server, conn)
+    }
+}
+
+/// An AdmissionReview of a workload (or VPA, PDB) write.
+fn workload_review(
+    uid: &str,
+    operation: &str,
+    resource: (&str, &str, &str),
+    object: &Value,
+    old: Option<&Value>,
+) -> Value {
+    let (group, version, plural) = resource;
+    let mut r = review(uid, operation, object, old);
+    let kind = object["kind"].clone();
+    r["request"]["kind"] = json!({"group": group, "version": version, "kind": kind});
+    r["request"]["resource"] = json!({"group": group, "version": version, "resource": plural});
+    r["request"]["requestKind"] = r["request"]["kind"].clone();
+    r["request"]["requestResource"] = r["request"]["resource"].clone();
+    r
+}
+
+/// The HPA as kube-apiserver sends it to /validate (this one needs no defaulting).
+fn hpa(objects: &[Value], name: &str) -> Value {
+    find(objects, "HorizontalPodAutoscaler", name).clone()
+}
+
+fn warnings(answer: &Value) -> Vec<String> {
+    response(answer)["warnings"]
+        .as_array()
+        .map(|w| w.iter().map(|w| w.as_str().unwrap().to_string()).collect())
+        .unwrap_or_default()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cross_object_checks_at_admission_on_both_sides() {
+    let (s, objects) = setup().await;
+    // RBAC refuses PodDisruptionBudgets: skipped and reported, the rest still checked.
+    s.api.refuse(Some("poddisruptionbudgets.policy"), None);
+    let (server, mut conn) = s.webhook(&[]).await;
+
+    // HPA CREATE on a Deployment without cpu requests: HPA201, from the cache.
+    let web = hpa(&objects, "web");
+    let answer = conn.review("/validate", &review("c1", "CREATE", &web, None)).await.unwrap();
+    assert_eq!(response(&answer)["allowed"], true);
+    let found = warnings(&answer);
+    assert!(found.iter().any(|w| w.starts_with("HPA201 missing-resource-request:")), "{found:?}");
+
+    // A change in the API server becomes visible at admission: the Deployment gets its requests,
+    // and HPA201 goes. The target is 1 s; the test fails only past a deadline a loaded CI
+    // machine cannot reach by noise, and prints the latency (`--nocapture`) for the record.
+    let fixed = in_namespace(fixtures::cluster_fixture("requests-set"), "shop");
+    s.api.apply(&[find(&fixed, "Deployment", "web").clone()]);
+    let applied = Instant::now();
+    loop {
+        let answer = conn.review("/validate", &review("c2", "CREATE", &web, None)).await.unwrap();
+        if !warnings(&answer).iter().any(|w| w.starts_with("HPA201")) {
+            break;
+        }
+        assert!(applied.elapsed() < Duration::from_secs(10), "the new Deployment was not seen within 10 s");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    eprintln!("a change in the API server was visible at admission after {:?}", applied.elapsed());
+
+    // The workload side: an HPA in the cluster scales `web`; an update that sets
+    // spec.replicas (a GitOps apply owning the field) gets HPA410, naming the HPA.
+    s.api.apply(std::slice::from_ref(&web));
+    let old = s.api.apply(&[find(&fixed, "Deployment", "web").clone()]).remove(0);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut manifest = find(&fixed, "Deployment", "web").clone();
+    manifest["spec"]["replicas"] = json!(3);
+    let mut new = old.clone();
+    new["spec"]["replicas"] = json!(3);
+    new["metadata"]["managedFields"] = json!([{
+        "manager": "argocd-controller", "operation": "Apply", "apiVersion": "apps/v1",
+        "time": "2026-03-02T10:00:00Z", "fieldsType": "FieldsV1", "fieldsV1": fields_v1(&manifest),
+    }]);
+    let deployments = ("apps", "v1", "deployments");
+    loop {
+        let answer = conn
+            .review("/validate-workloads", &workload_review("w1", "UPDATE", deployments, &new, Some(&old)))
+            .await
+            .unwrap();
+        assert_eq!(response(&answer)["allowed"], true);
+        let found = warnings(&answer);
+        if found.iter().any(|w| w.starts_with("HPA web: HPA410 workload-sets-replicas:")) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "no HPA410 warning: {found:?}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    // The same update without replicas: nothing to say.
+    let answer = conn
+        .review("/validate-workloads", &workload_review("w2", "UPDATE", deployments, &old, Some(&old)))
+        .await
+        .unwrap();
+    assert_eq!(response(&answer), &json!({"uid": "w2", "allowed": true}));
+    // Dropping the cpu request the HPA's utilization metric needs: HPA201, naming the HPA.
+    let mut dropped = old.clone();
+    dropped["spec"]["template"]["spec"]["containers"][0]["resources"] = json!({});
+    dropped["spec"]["template"]["spec"]["initContainers"][1]["resources"] = json!({});
+    let answer = conn
+        .review("/validate-workloads", &workload_review("w3", "UPDATE", deployments, &dropped, Some(&old)))
+        .await
+        .unwrap();
+    let found = warnings(&answer);
+    assert!(found.iter().any(|w| w.starts_with("HPA web: HPA201 missing-resource-request:")), "{found:?}");
+
+    // /metrics: the cache, the refusal, the findings.
+    let (status, body) = conn.send("GET", "/metrics", Vec::new()).await.unwrap();
+    assert_eq!(status, 200);
+    let text = String::from_utf8(body.to_vec()).unwrap();
+    for line in [
+        "hpa_webhook_context_synced{resource=\"deployments.apps\"} 1",
+        "hpa_webhook_context_refused{resource=\"poddisruptionbudgets.policy\"} 1",
+        "hpa_webhook_context_objects{resource=\"statefulsets.apps\"} 1",
+        "hpa_webhook_cross_object_findings_total{rule=\"HPA201\"}",
+        "hpa_webhook_cross_object_findings_total{rule=\"HPA410\"}",
+        "hpa_webhook_context_since_last_event_seconds{resource=\"deployments.apps\"}",
+    ] {
+        assert!(text.lines().any(|l| l.starts_with(line)), "missing {line:?} in\n{text}");
+    }
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stopped_api_server_leaves_single_object_checks_and_a_warning() {
+    let (s, objects) = setup().await;
+    // The policy denies on HPA201 in shop: with a fresh view, and never on a stale one.
+    let policy = s._dir.path().join("policy.yaml");
+    std::fs::write(
+        &policy,
+        "apiVersion: hpa-toolkit.io/v1alpha1\nkind: WebhookPolicy\nrules:\n  - name: shop\n    namespaces: [shop]\n    denyRules: [missing-resource-request]\n",
+    )
+    .unwrap();
+    let policy = policy.display().to_string();
+    let (server, mut conn) = s.webhook(&["--context-stale-after", "200ms", "--policy", &policy]).await;
+    let web = hpa(&objects, "web");
+    let answer = conn.review("/validate", &review("k1", "CREATE", &web, None)).await.unwrap();
+    let denied = response(&answer);
+    assert_eq!(denied["allowed"], false, "{answer}");
+    assert_eq!(denied["status"]["code"], 422);
+    let message = denied["status"]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("HorizontalPodAutoscaler.autoscaling \"web\" is invalid: spec.metrics[0].resource.target.averageUtilization: Forbidden: HPA201 missing-resource-request: "),
+        "{message}"
+    );
+    assert!(message.contains("(organization policy: rule \"shop\" denies HPA201)"), "{message}");
+
+    s.api.kill();
+    // Every request is answered (HTTP 200) while the watches break; once the view is stale, the
+    // HPA is checked alone, admitted, and the answer says so.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut n = 0;
+    loop {
+        n += 1;
+        let answer = conn.review("/validate", &review(&format!("k{n}"), "CREATE", &web, None)).await.unwrap();
+        let found = warnings(&answer);
+        // Every request is answered: denied while the view is fresh, allowed once it is stale.
+        if response(&answer)["allowed"] == false {
+            assert_eq!(response(&answer)["status"]["code"], 422, "{answer}");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            assert!(Instant::now() < deadline, "the view never became stale");
+            continue;
+        }
+        assert!(
+            found.iter().any(|w| w.starts_with("hpa-webhook checked this HPA alone (cross-object checks skipped)")),
+            "allowed without the stale warning: {found:?}"
+        );
+        assert!(!found.iter().any(|w| w.starts_with("HPA201")), "{found:?}");
+        break;
+    }
+    let (_, body) = conn.send("GET", "/metrics", Vec::new()).await.unwrap();
+    let text = String::from_utf8(body.to_vec()).unwrap();
+    assert!(
+        text.lines().any(|l| l.starts_with("hpa_webhook_context_stale_views_total{endpoint=\"validate\"}")),
+        "{text}"
+    );
+    server.stop().await;
+}
