@@ -15,6 +15,7 @@ extern crate self as hpa_core;
 
 pub mod admission;
 pub mod api;
+pub mod check;
 pub mod convert;
 pub mod defaults;
 pub mod effective;

@@ -16,15 +16,15 @@
 #![no_main]
 
 use clap::Parser;
-use hpa_core::admission::Options;
+use hpa_core::check;
 use hpa_core::api::v2::HorizontalPodAutoscaler;
 use hpa_core::evaluator::controller::SyncOutcome;
 use hpa_core::evaluator::simulation::{Plan, Simulation, simulate};
 use hpa_core::features::FeatureGates;
-use hpa_lint::hpa::{self, Checked};
+use hpa_lint::hpa;
 use hpa_lint::input::{self, SourceFile};
 use hpa_lint::simulate::engine::PodTemplate;
-use hpa_lint::simulate::scenario::{self, Context, HpaSource, Scenario};
+use hpa_lint::simulate::scenario::{self, HpaSource, PlanInputs, Scenario};
 use hpa_lint::source::{Node, NodeKind, Scalar};
 use libfuzzer_sys::fuzz_target;
 
@@ -136,7 +136,7 @@ fn within_bounds(plan: &Plan, sim: &Simulation) {
 /// refuses the scenario.
 fn plan(scenario: &Scenario) -> Option<Plan> {
     let gates = FeatureGates::default();
-    let admission = Options { gates: gates.clone(), apply_defaults: true, default_namespace: Some("default".into()) };
+    let admission = check::Options::verdict_only(gates.clone());
     let (hpa, template, replicas, span) = match &scenario.hpa {
         HpaSource::Inline(node) => (admit(node, &admission)?, None, None, node.span),
         HpaSource::File(path) => {
@@ -153,13 +153,13 @@ fn plan(scenario: &Scenario) -> Option<Plan> {
         }
     };
     let options = hpa_lint::controller_flags::configuration(gates, &[&scenario.controller]).ok()?;
-    let ctx = Context { hpa, workload_template: template, workload_replicas: replicas, hpa_span: span, options };
+    let ctx = PlanInputs { hpa, workload_template: template, workload_replicas: replicas, hpa_span: span, options };
     scenario::bind(scenario, ctx).ok()
 }
 
-fn admit(node: &Node, opts: &Options) -> Option<HorizontalPodAutoscaler> {
-    match hpa::check(node, None, opts) {
-        Checked::Admitted { outcome, .. } if outcome.allowed() => Some(outcome.object),
+fn admit(node: &Node, opts: &check::Options) -> Option<HorizontalPodAutoscaler> {
+    match hpa::check(node, None, opts).admission {
+        check::Admission::Admitted(admitted) if admitted.allowed() => Some(admitted.outcome.object),
         _ => None,
     }
 }

@@ -1,6 +1,9 @@
 //! Command-line interface: every flag and subcommand, documented by its doc comment.
 
+use std::path::PathBuf;
+
 use clap::{Args as ClapArgs, Parser, Subcommand, ValueEnum};
+use hpa_cluster::DEFAULT_TIMEOUT;
 
 use hpa_core::features::{FeatureGates, KubernetesVersion};
 
@@ -134,13 +137,13 @@ pub enum Command {
     /// Simulate the HPA controller over time from a scenario file: every sync, a chart, JSON or SVG.
     ///
     /// The controller's flags given on the command line override the scenario's `controller:`.
-    Simulate(crate::simulate::SimulateArgs),
+    Simulate(SimulateArgs),
     /// Replay the HPA controller's current sync of one HPA, live or from a snapshot, and
     /// explain it: per metric, normalization, conditions, the next syncs, why not or slow.
-    Diagnose(crate::diagnose::DiagnoseArgs),
+    Diagnose(DiagnoseArgs),
     /// Lint the HPAs a cluster runs, with the same rules and configuration as files: each one
     /// admitted as kube-apiserver admits it, the cross-object rules against the live objects.
-    Cluster(crate::cluster_cmd::ClusterLintArgs),
+    Cluster(ClusterLintArgs),
     /// List the lint rules, or print one rule's documentation.
     Rules(RulesArgs),
 }
@@ -189,6 +192,27 @@ impl ClusterArgs {
         }
         Ok(gates)
     }
+}
+
+/// `hpa-lint simulate`.
+#[derive(Debug, Clone, ClapArgs)]
+pub struct SimulateArgs {
+    /// The scenario file (YAML; `-` reads standard input, with paths relative to the current
+    /// directory).
+    #[arg(value_name = "SCENARIO")]
+    pub scenario: String,
+
+    /// Output format: a table and chart, or `{"steps": [...]}`.
+    #[arg(short = 'o', long = "output", value_enum, default_value_t = ReportFormat::Human)]
+    pub output: ReportFormat,
+
+    /// Also write an SVG chart (replicas and metrics against time) to this file.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<std::path::PathBuf>,
+
+    /// kube-controller-manager's flags (they override the scenario's `controller:`).
+    #[command(flatten)]
+    pub controller: crate::controller_flags::ControllerArgs,
 }
 
 /// `hpa-lint validate`.
@@ -311,6 +335,110 @@ pub enum ObjectFormat {
     Yaml,
     /// One JSON object, or a `List` of several.
     Json,
+}
+
+/// `hpa-lint diagnose`.
+#[derive(Debug, Clone, ClapArgs)]
+pub struct DiagnoseArgs {
+    /// The HorizontalPodAutoscaler's name (after `--snapshot FILE...`, the last value is the
+    /// name).
+    #[arg(value_name = "NAME")]
+    pub name: Option<String>,
+
+    /// Its namespace [default: the kubeconfig context's namespace live; in a snapshot, the
+    /// namespace of the one HPA of that name, else `default`].
+    #[arg(short = 'n', long, value_name = "NAMESPACE")]
+    pub namespace: Option<String>,
+
+    /// Read these files instead of a cluster: the output of `kubectl get
+    /// hpa,deploy,sts,rs,pods,pdb,events -n NS -o yaml`, and the JSON of `kubectl get --raw` of
+    /// the metrics APIs (see the README).
+    #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with_all = ["context", "kubeconfig"])]
+    pub snapshot: Vec<PathBuf>,
+
+    /// The instant of the replayed sync, RFC 3339 [default: now live; the latest instant a
+    /// snapshot records].
+    #[arg(long, value_name = "TIME")]
+    pub now: Option<String>,
+
+    /// The kubeconfig context [default: the current context].
+    #[arg(long, value_name = "CONTEXT")]
+    pub context: Option<String>,
+
+    /// The kubeconfig file [default: $KUBECONFIG, else ~/.kube/config, else in-cluster].
+    #[arg(long, value_name = "FILE")]
+    pub kubeconfig: Option<PathBuf>,
+
+    /// The timeout of each API call, in seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_TIMEOUT.as_secs())]
+    pub timeout: u64,
+
+    /// Output format.
+    #[arg(short = 'o', long = "output", value_enum, default_value_t = ReportFormat::Human)]
+    pub output: ReportFormat,
+
+    /// kube-controller-manager's flags, as the cluster runs it.
+    #[command(flatten)]
+    pub controller: crate::controller_flags::ControllerArgs,
+}
+
+/// `hpa-lint cluster`.
+#[derive(Debug, Clone, ClapArgs)]
+pub struct ClusterLintArgs {
+    /// Lint the HPAs of this namespace (repeatable) [default: the kubeconfig context's
+    /// namespace].
+    #[arg(short = 'n', long, value_name = "NAMESPACE", conflicts_with = "all_namespaces")]
+    pub namespace: Vec<String>,
+
+    /// Lint the HPAs of every namespace.
+    #[arg(short = 'A', long)]
+    pub all_namespaces: bool,
+
+    /// The kubeconfig context [default: the current context].
+    #[arg(long, value_name = "CONTEXT")]
+    pub context: Option<String>,
+
+    /// The kubeconfig file [default: $KUBECONFIG, else ~/.kube/config, else in-cluster].
+    #[arg(long, value_name = "FILE")]
+    pub kubeconfig: Option<PathBuf>,
+
+    /// The timeout of each API call, in seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_TIMEOUT.as_secs())]
+    pub timeout: u64,
+
+    /// Output format.
+    #[arg(short = 'o', long = "output", value_enum, default_value_t = LintFormat::Human)]
+    pub output: LintFormat,
+
+    /// When to use colors in the human output.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+
+    /// Only these rules (IDs or names, comma-separated or repeated; `all` also runs the opt-in
+    /// rules).
+    #[arg(long, value_name = "RULE", value_delimiter = ',')]
+    pub select: Vec<String>,
+
+    /// Not these rules (IDs or names; HPA000 cannot be ignored).
+    #[arg(long, value_name = "RULE", value_delimiter = ',')]
+    pub ignore: Vec<String>,
+
+    /// Exit with status 1 when a finding at or above this severity is reported
+    /// [default: warning, or `failOn` in the configuration].
+    #[arg(long, value_enum)]
+    pub fail_on: Option<FailOn>,
+
+    /// The configuration file (default: `.hpa-lint.yaml` found upward from the working directory).
+    #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
+    pub config: Option<PathBuf>,
+
+    /// Ignore any configuration file.
+    #[arg(long)]
+    pub no_config: bool,
+
+    /// Disables colors (set by the NO_COLOR environment variable).
+    #[arg(long = "no-color", env = "NO_COLOR", hide = true, value_parser = clap::builder::FalseyValueParser::new())]
+    pub no_color: bool,
 }
 
 #[cfg(test)]

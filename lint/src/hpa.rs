@@ -1,99 +1,60 @@
 //! Running one HPA object of a file through hpa-core (decode, admit), and mapping the field
 //! paths of its errors back to where the user wrote them.
 
-use hpa_core::admission::{self, Operation, Options, Outcome};
 use hpa_core::api::{self, ApiVersion, DecodeError, DecodeErrorKind, Strictness, VersionedHpa};
+use hpa_core::check::{self, Input, Written};
 use hpa_core::convert::annotations as ann;
 use hpa_core::features::KubernetesVersion;
 use serde_json::Value;
 
 use crate::source::{self, Located, Node, NodeKind, NodeSource, Span};
 
-/// What happened to one HPA object.
-#[derive(Debug, Clone)]
-pub enum Checked {
-    /// Decoded and run through the admission pipeline.
-    Admitted {
-        /// The object as decoded, in its own version.
-        object: Box<VersionedHpa>,
-        /// The pipeline's outcome (errors, the prepared internal object).
-        outcome: Box<Outcome>,
-        /// CREATE or UPDATE.
-        operation: Operation,
-    },
-    /// kube-apiserver would refuse to decode it (400 BadRequest).
-    Undecodable {
-        /// The version it claims, if known.
-        version: Option<ApiVersion>,
-        /// Every problem found.
-        errors: Vec<DecodeError>,
-    },
-    /// Conversion to the internal form failed.
-    Unconvertible {
-        /// The version.
-        version: ApiVersion,
-        /// The error.
-        message: String,
-    },
-}
-
-impl Checked {
-    /// Whether kube-apiserver would accept the object.
-    pub fn allowed(&self) -> bool {
-        matches!(self, Checked::Admitted { outcome, .. } if outcome.allowed())
-    }
-
-    /// The message kube-apiserver would answer with, when it rejects the object.
-    pub fn message(&self) -> Option<String> {
-        match self {
-            Checked::Admitted { outcome, .. } => outcome.status_message(),
-            Checked::Undecodable { version, errors } => Some(api::decode_failure_message(*version, errors)),
-            Checked::Unconvertible { message, .. } => Some(message.clone()),
-        }
-    }
-}
-
 /// Decodes an object's node as `release`'s kube-apiserver decodes what kubectl sends
 /// (hpa-core's decoder with that release's Go types, `fieldValidation=Strict`: unknown and
 /// duplicate fields are errors).
 pub fn decode(node: &Node, release: KubernetesVersion) -> Result<VersionedHpa, Vec<DecodeError>> {
     if !matches!(node.kind, NodeKind::Map(_)) {
-        return Err(vec![DecodeError {
-            kind: DecodeErrorKind::NotAnObject,
-            path: String::new(),
-            message: "expected an object".into(),
-        }]);
+        return Err(not_an_object());
     }
     let field = |k: &str| node.get(k).and_then(Node::as_str).unwrap_or("");
     api::decode_source(field("kind"), field("apiVersion"), NodeSource::new(node), Strictness::Strict, release)
         .map(|decoded| decoded.value)
 }
 
-/// Decodes and admits one object, as an UPDATE of `old` when there is one.
-pub fn check(node: &Node, old: Option<&Node>, opts: &Options) -> Checked {
-    let version = node.get("apiVersion").and_then(Node::as_str).and_then(ApiVersion::parse);
-    let object = match decode(node, opts.gates.version()) {
-        Ok(o) => o,
-        Err(errors) => return Checked::Undecodable { version, errors },
-    };
-    // The stored object: what its release's types hold (a field they lack was dropped).
-    let old_object = old.and_then(|o| {
-        let field = |k: &str| o.get(k).and_then(Node::as_str).unwrap_or("");
-        let source = NodeSource::new(o);
-        api::decode_source(field("kind"), field("apiVersion"), source, Strictness::Lenient, opts.gates.version())
-            .ok()
-            .map(|d| d.value)
-    });
-    let operation = if old_object.is_some() { Operation::Update } else { Operation::Create };
-    match admission::admit(&object, old_object.as_ref(), operation, opts) {
-        Ok(outcome) => Checked::Admitted { object: Box::new(object), outcome: Box::new(outcome), operation },
-        Err(e) => Checked::Unconvertible { version: object.api_version(), message: e.to_string() },
-    }
+/// The decoder's error for a node that is not a mapping.
+fn not_an_object() -> Vec<DecodeError> {
+    vec![DecodeError { kind: DecodeErrorKind::NotAnObject, path: String::new(), message: "expected an object".into() }]
 }
 
-/// [`check`] of a new object (CREATE).
-pub fn check_node(node: &Node, opts: &Options) -> Checked {
-    check(node, None, opts)
+/// An object's node as the front door takes it: decoded by the door's decoder with the
+/// release and strictness of `opts` ([`check::Written::decode`]; [`decode`] is the same with
+/// kubectl's strictness).
+pub fn written(node: &Node, opts: &check::Options) -> Written {
+    let field = |k: &str| node.get(k).and_then(Node::as_str).unwrap_or("");
+    if !matches!(node.kind, NodeKind::Map(_)) {
+        return Written::Undecodable { api_version: field("apiVersion").to_string(), errors: not_an_object() };
+    }
+    Written::decode(field("kind"), field("apiVersion"), NodeSource::new(node), opts)
+}
+
+/// Takes one object through hpa-core's front door ([`check::check`]), as an UPDATE of `old`
+/// when there is one (the stored object: decoded leniently, as what its release's types hold).
+pub fn check(node: &Node, old: Option<&Node>, opts: &check::Options) -> check::Report {
+    let object = written(node, opts);
+    let old = old.and_then(|o| {
+        let field = |k: &str| o.get(k).and_then(Node::as_str).unwrap_or("");
+        let source = NodeSource::new(o);
+        api::decode_source(
+            field("kind"),
+            field("apiVersion"),
+            source,
+            Strictness::Lenient,
+            opts.settings.gates.version(),
+        )
+        .ok()
+        .map(|d| d.value)
+    });
+    check::check(Input { object, old, id: None, world: None }, opts)
 }
 
 /// The span to point at for a field path of an object: the value (or the key when the

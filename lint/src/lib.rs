@@ -4,20 +4,14 @@
 //! renders.
 
 pub mod cli;
-pub mod cluster_cmd;
+pub mod commands;
 pub mod controller_flags;
-pub mod convert_cmd;
-pub mod default_cmd;
-pub mod diagnose;
-pub mod explain;
 pub mod hpa;
 pub mod input;
-pub mod lint_cmd;
 pub mod linter;
-pub mod rules_cmd;
-pub mod simulate;
-pub mod validate;
 pub mod yaml_out;
+
+pub use commands::simulate;
 
 /// The YAML reader (`hpa-yaml`): documents as node trees with positions, read as kubectl
 /// reads them. Everything in this crate that touches YAML goes through it.
@@ -93,14 +87,14 @@ impl Output<'_> {
 /// Runs a parsed command line.
 pub fn run(args: cli::Args, out: &mut Output<'_>) -> ExitStatus {
     match &args.command {
-        Some(cli::Command::Validate(v)) => validate::run(v, &args.cluster, out),
-        Some(cli::Command::Default(d)) => default_cmd::run(d, out),
-        Some(cli::Command::Convert(c)) => convert_cmd::run(c, &args.cluster, out),
-        Some(cli::Command::Explain(e)) => explain::run(e, &args.cluster, out),
-        Some(cli::Command::Rules(r)) => rules_cmd::run(r, out),
-        Some(cli::Command::Cluster(c)) => cluster_cmd::run(c, &args.cluster, out),
-        Some(cli::Command::Simulate(s)) => simulate::run(s, &args.cluster, out),
-        Some(cli::Command::Diagnose(d)) => diagnose::run(d, &args.cluster, out),
-        None => lint_cmd::run(&args, out),
+        Some(cli::Command::Validate(v)) => commands::validate::run(v, &args.cluster, out),
+        Some(cli::Command::Default(d)) => commands::default::run(d, out),
+        Some(cli::Command::Convert(c)) => commands::convert::run(c, &args.cluster, out),
+        Some(cli::Command::Explain(e)) => commands::explain::run(e, &args.cluster, out),
+        Some(cli::Command::Rules(r)) => commands::rules::run(r, out),
+        Some(cli::Command::Simulate(s)) => commands::simulate::run(s, &args.cluster, out),
+        Some(cli::Command::Cluster(c)) => commands::cluster::run(c, &args.cluster, out),
+        Some(cli::Command::Diagnose(d)) => commands::diagnose::run(d, &args.cluster, out),
+        None => commands::lint::run(&args, out),
     }
 }

@@ -6,10 +6,12 @@
 //!   policy sets one. For `autoscaling/v1`, `behavior` lives in the
 //!   `autoscaling.alpha.kubernetes.io/behavior` annotation, read and written with hpa-core's
 //!   conversion functions.
-//! - `/validate` runs kube-apiserver's pipeline without defaulting (the object is already
-//!   defaulted), then the policy's constraints, and denies with the 422 `Status`
-//!   kube-apiserver would return; constraints the policy enforces with `Warn` and lint
-//!   findings become warnings.
+//! - `/validate` takes the object through hpa-core's front door ([`hpa_core::check`]) without
+//!   defaulting (the object is already defaulted): kube-apiserver's pipeline and the rules in
+//!   one report. It denies with the 422 `Status` kube-apiserver would return for the report's
+//!   errors and the policy's constraints; constraints the policy enforces with `Warn` and the
+//!   report's findings (warning severity and above) become warnings. An object kube-apiserver
+//!   refuses gets only its errors and `HPA401`, as in `hpa-lint`.
 //!
 //! Requests for other resources, subresources or operations are admitted untouched. A body
 //! that is not a v1 AdmissionReview with a uid gets HTTP 400; a review whose request is
@@ -18,13 +20,14 @@
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use hpa_core::admission::{self as pipeline, Options};
+use hpa_core::admission as pipeline;
 use hpa_core::api::{self, ApiVersion, DecodeError, Strictness, VersionedHpa, v1, v2};
+use hpa_core::check::{self, Admission as Admitting, Input, Written};
 use hpa_core::convert::annotations;
 use hpa_core::defaults;
 use hpa_core::features::{FeatureGates, Gate, KubernetesVersion};
 use hpa_core::field::{self, FieldError};
-use hpa_core::rules::{Finding, Location, RuleOptions, Severity};
+use hpa_core::rules::{self, Finding, Location, Severity};
 
 use crate::context::{self, View};
 use crate::metrics::{Endpoint, Operation, Outcome};
@@ -39,8 +42,9 @@ pub const MAX_WARNING_CHARS: usize = 120;
 #[derive(Debug, Clone)]
 pub struct Admission {
     gates: FeatureGates,
-    /// `None` when lint warnings are off.
-    rule_options: Option<RuleOptions>,
+    /// The front door's options (the request's namespace is set per review); with lint
+    /// warnings off, only kube-apiserver's errors are checked.
+    check: check::Options,
 }
 
 /// The HTTP answer to one review.
@@ -99,7 +103,7 @@ pub enum ReviewError {
     Object(#[from] ObjectError),
     /// The object decodes but does not convert to the internal form.
     #[error("converting to the internal form: {0}")]
-    Conversion(String),
+    Conversion(#[from] pipeline::AdmitError),
 }
 
 /// Why `request.object` or `request.oldObject` cannot be decoded.
@@ -148,12 +152,17 @@ struct Decoded<'a> {
 impl Admission {
     /// Admission for a cluster with these feature gates, with lint warnings.
     pub fn new(gates: FeatureGates) -> Admission {
-        Admission { rule_options: Some(RuleOptions { gates: gates.clone() }), gates }
+        let mut check = check::Options::for_gates(gates.clone());
+        // kube-apiserver has defaulted the object, and decoded it with its own (maybe newer)
+        // schema: an unknown field is version skew, ignored.
+        check.request =
+            check::Request { apply_defaults: false, default_namespace: None, strictness: Strictness::Lenient };
+        Admission { check, gates }
     }
 
     /// Turns lint warnings on or off.
     pub fn with_lint_warnings(mut self, on: bool) -> Admission {
-        self.rule_options = on.then(|| RuleOptions { gates: self.gates.clone() });
+        self.check.rules = if on { check::RuleConfig::default() } else { check::RuleConfig::only_errors() };
         self
     }
 
@@ -164,7 +173,12 @@ impl Admission {
 
     /// Whether lint warnings are on.
     pub fn lint_warnings(&self) -> bool {
-        self.rule_options.is_some()
+        self.check.rules != check::RuleConfig::only_errors()
+    }
+
+    /// The front door's options (lint warnings on or off; the request's namespace unset).
+    pub fn check_options(&self) -> &check::Options {
+        &self.check
     }
 
     /// Answers one AdmissionReview body on `endpoint`, under `policy`, without a view of the
@@ -275,13 +289,37 @@ impl Admission {
             }
             pipeline::Operation::Create => None,
         };
-        let options = Options {
-            gates: self.gates.clone(),
-            apply_defaults: false,
-            default_namespace: (!namespace.is_empty()).then(|| namespace.to_string()),
+        let mut options = self.check.clone();
+        options.request.default_namespace = (!namespace.is_empty()).then(|| namespace.to_string());
+        let input = Input {
+            object: Written::Decoded(Box::new(new.hpa)),
+            old: old.as_ref().map(|o| o.hpa.clone()),
+            id: None,
+            world: None,
         };
-        let outcome = pipeline::admit(&new.hpa, old.as_ref().map(|o| &o.hpa), operation, &options)
-            .map_err(|e| ReviewError::Conversion(e.to_string()))?;
+        let check::Report { admission, mut findings } = check::check(input, &options);
+        let admitted = match admission {
+            Admitting::Admitted(admitted) => admitted,
+            Admitting::Unconvertible { error, .. } => return Err(error.into()),
+            // Not reached: the webhook decoded the object itself (leniently, from the request's
+            // bytes) before handing it to the door.
+            Admitting::Undecodable { version, errors } => {
+                let message = api::decode_failure_message(version, &errors);
+                return Err(ObjectError::Undecodable { field: "object", version, errors, message }.into());
+            }
+        };
+        // With a fresh view of the cluster, the cross-object rules too: the report continued with
+        // the cache as its world, this HPA in place of the cached one.
+        let stale_warning = if self.lint_warnings() { view.stale_warning() } else { None };
+        if self.lint_warnings()
+            && let Some(index) = view.index()
+        {
+            let t = &admitted.effective().spec.scale_target_ref;
+            let id = context::hpa_id(admitted.effective());
+            let overlay = hpa_cluster::Overlay::new(index).with_hpa(&id, &t.kind, &t.name);
+            findings.extend(admitted.check_world(Some(&id), &overlay, &options));
+        }
+        let outcome = *admitted.outcome;
 
         let mut warnings: Vec<String> = Vec::new();
         let effective = policy.effective(namespace);
@@ -314,38 +352,22 @@ impl Admission {
                 self.gates.version()
             ))
         }));
-        // Lint findings (ignored alpha annotations among them): the rules enabled by default, at
-        // warning severity, and above it when nothing else denies the request. With a fresh view
-        // of the cluster, the cross-object rules too, reading the cache with this HPA in place of
-        // the cached one; the policy's `denyRules` turn findings into denials, those of
-        // cross-object rules only on a fresh view.
+        // The report's findings (ignored alpha annotations among them) at warning severity and
+        // above, but HPA000: those are kube-apiserver's errors, the denial itself. For an object
+        // kube-apiserver refuses, the door reports nothing else but HPA401. The policy's
+        // `denyRules` turn findings into denials (cross-object ones exist only on a fresh view).
+        if let Some(warning) = stale_warning {
+            report.stale = true;
+            warnings.push(short(&warning));
+        }
         let mut denied_findings: Vec<FieldError> = Vec::new();
-        if self.rule_options.is_some() {
-            if let Some(warning) = view.stale_warning() {
-                report.stale = true;
-                warnings.push(short(&warning));
-            }
-            let findings = match view.index() {
-                Some(index) => {
-                    let t = &outcome.object.spec.scale_target_ref;
-                    let id = context::hpa_id(&outcome.object);
-                    let overlay = hpa_cluster::Overlay::new(index).with_hpa(&id, &t.kind, &t.name);
-                    context::check_rules(&new.hpa, &outcome.object, Some(&overlay), &self.gates)
-                }
-                None => context::check_rules(&new.hpa, &outcome.object, None, &self.gates),
-            };
-            for f in findings.iter().filter(|f| f.rule.enabled_by_default) {
-                if let Some(origin) = effective.denies(f.rule.id) {
-                    denied_findings.push(finding_error(f, origin));
-                    report.findings.extend(f.rule.needs_objects.then_some(f.rule.id));
-                }
-            }
-            let allowed = outcome.errors.is_empty() && denials.is_empty() && denied_findings.is_empty();
-            for f in findings.iter().filter(|f| f.rule.enabled_by_default && effective.denies(f.rule.id).is_none()) {
-                if f.severity == Severity::Warning || (allowed && f.severity > Severity::Warning) {
-                    warnings.push(finding_warning(f));
-                    report.findings.extend(f.rule.needs_objects.then_some(f.rule.id));
-                }
+        for f in findings.iter().filter(|f| f.rule.id != rules::INVALID.id) {
+            if let Some(origin) = effective.denies(f.rule.id) {
+                denied_findings.push(finding_error(f, origin));
+                report.findings.extend(f.rule.needs_objects.then_some(f.rule.id));
+            } else if f.severity >= Severity::Warning {
+                warnings.push(finding_warning(f));
+                report.findings.extend(f.rule.needs_objects.then_some(f.rule.id));
             }
         }
         let allowed = outcome.errors.is_empty() && denials.is_empty() && denied_findings.is_empty();

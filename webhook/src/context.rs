@@ -1,5 +1,5 @@
 //! The cluster as the webhook sees it: hpa-cluster's context cache, whether its view may be
-//! trusted for a decision, and [`check_rules`], the one place the webhook runs hpa-core's rules.
+//! trusted for a decision, and the world hpa-core's front door (`hpa_core::check`) reads the cross-object rules from.
 //!
 //! The server decides the view once per request ([`ClusterContext::view`]: it reads the clock);
 //! the admission logic only reads the view it is handed, so it stays a function of its inputs.
@@ -8,10 +8,8 @@ use std::sync::RwLockReadGuard;
 use std::time::{Duration, Instant};
 
 use hpa_cluster::watch::{ContextCache, Freshness, Index};
-use hpa_core::api::{VersionedHpa, v2};
-use hpa_core::evaluator::HPAControllerConfiguration;
-use hpa_core::features::FeatureGates;
-use hpa_core::rules::{self, Context, Finding, ObjectId, Objects, Settings};
+use hpa_core::api::v2;
+use hpa_core::rules::ObjectId;
 
 /// How the context cache is trusted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -101,36 +99,4 @@ pub fn hpa_id(hpa: &v2::HorizontalPodAutoscaler) -> ObjectId {
         namespace: hpa.metadata.namespace.clone(),
         name: hpa.metadata.name.clone(),
     }
-}
-
-/// Runs hpa-core's rules enabled by default on one HPA: `original` as written (its own version)
-/// and `effective` as kube-apiserver stores it; the cross-object rules too when `objects` is
-/// given (the cache, with the object under admission in place of the cached one). The one call
-/// into the rules: hpa-core's front door replaces it.
-pub fn check_rules(
-    original: &VersionedHpa,
-    effective: &v2::HorizontalPodAutoscaler,
-    objects: Option<&dyn Objects>,
-    gates: &FeatureGates,
-) -> Vec<Finding> {
-    let conversion = hpa_core::convert::to_internal(original).ok();
-    let written = conversion.as_ref().map_or(effective, |c| &c.object);
-    let problems = conversion.as_ref().map(|c| c.annotation_problems.as_slice()).unwrap_or_default();
-    let settings = Settings {
-        gates: gates.clone(),
-        controller: HPAControllerConfiguration::new(gates.clone()),
-        ..Settings::default()
-    };
-    let id = hpa_id(effective);
-    let cx = Context {
-        original,
-        written,
-        effective,
-        errors: &[],
-        annotation_problems: problems,
-        id: Some(&id),
-        objects,
-        settings: &settings,
-    };
-    rules::check(&cx)
 }

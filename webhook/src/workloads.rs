@@ -17,12 +17,13 @@ use std::collections::HashSet;
 use hpa_cluster::inventory::{Trimmed, object_id, trim};
 use hpa_cluster::kinds::{self, Kind};
 use hpa_cluster::watch::{CachedHpa, Index, Overlay};
+use hpa_core::check;
 use hpa_core::rules::objects::{Pdb, Vpa, Workload};
-use hpa_core::rules::{Finding, Objects};
+use hpa_core::rules::{Finding, Objects, Severity};
 use serde_json::Value;
 
 use crate::admission::{Admission, ContextReport, short};
-use crate::context::{self, View};
+use crate::context::View;
 use crate::metrics::{Operation, Outcome};
 use crate::review::{Request, Response};
 
@@ -111,13 +112,17 @@ fn warnings(
         None => Overlay::new(index),
     };
     let mut out = Vec::new();
+    let opts = admission.check_options();
     for hpa in concerned(index, &after, new) {
-        let Some(internal) = hpa_core::convert::to_internal(&hpa.hpa).ok().map(|c| c.object) else { continue };
-        let gates = admission.gates();
+        // The cached HPA admitted once through hpa-core's front door, its report continued with
+        // the cache before and after the write.
+        let checked = check::check(check::Input::create(check::Written::Decoded(Box::new(hpa.hpa.clone()))), opts);
+        let Some(admitted) = checked.admitted() else { continue };
         let found = |objects: &dyn Objects| -> Vec<Finding> {
-            context::check_rules(&hpa.hpa, &internal, Some(objects), gates)
+            admitted
+                .check_world(Some(&hpa.id), objects, opts)
                 .into_iter()
-                .filter(|f| f.rule.needs_objects && f.rule.enabled_by_default)
+                .filter(|f| f.severity >= Severity::Warning)
                 .collect()
         };
         let known: HashSet<(&'static str, String)> =

@@ -338,8 +338,9 @@ macro_rules! __rule_enabled {
     };
 }
 
-/// Every rule, sorted by ID: the table of contents. (HPA406 `misspelled-kind` is about objects
-/// that are not HPAs; the linter runs it through [`check_misspelled_kind`].)
+/// Every rule, sorted by ID: the table of contents. Front ends run them through the front door,
+/// [`crate::check`] (HPA406 `misspelled-kind`, about objects that are not HPAs, through
+/// [`crate::check::check_other`]).
 pub static ALL: &[&dyn Rule] = &[
     &invalid::Invalid,
     &min_replicas_equals_max::MinReplicasEqualsMax,
@@ -370,6 +371,12 @@ pub static ALL: &[&dyn Rule] = &[
     &ignored_alpha_annotation::IgnoredAlphaAnnotation,
 ];
 
+/// `HPA000 invalid`: kube-apiserver's errors (decoding, conversion, validation) as findings.
+pub const INVALID: &RuleMeta = &invalid::Invalid::META;
+
+/// `HPA401 removed-api-version`: reported on an object kube-apiserver refuses too.
+pub const REMOVED_API_VERSION: &RuleMeta = &removed_api_version::RemovedApiVersion::META;
+
 /// Looks a rule up by ID or name.
 pub fn find(id_or_name: &str) -> Option<&'static dyn Rule> {
     ALL.iter().copied().find(|r| r.meta().id.eq_ignore_ascii_case(id_or_name) || r.meta().name == id_or_name)
@@ -398,45 +405,6 @@ pub fn check_selected(cx: &Context<'_>, selected: impl Fn(&RuleMeta) -> bool) ->
 /// Runs every rule that needs only the object itself.
 pub fn check_alone(cx: &Context<'_>) -> Vec<Finding> {
     let cx = Context { objects: None, ..*cx };
-    check(&cx)
-}
-
-/// An HPA as an admission webhook receives it.
-#[derive(Debug, Clone, Copy)]
-pub struct Subject<'a> {
-    /// The object as sent, in its own version.
-    pub original: &'a VersionedHpa,
-    /// The object after kube-apiserver's defaulting and conversion (internal form).
-    pub internal: &'a v2::HorizontalPodAutoscaler,
-}
-
-/// The cluster an admission webhook runs in.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct RuleOptions {
-    /// Release and feature gates.
-    pub gates: FeatureGates,
-}
-
-/// Runs every rule that needs only the object itself (what the webhook can run).
-pub fn check_single(subject: Subject<'_>, opts: &RuleOptions) -> Vec<Finding> {
-    let conversion = crate::convert::to_internal(subject.original).ok();
-    let written = conversion.as_ref().map_or(subject.internal, |c| &c.object);
-    let problems = conversion.as_ref().map(|c| c.annotation_problems.as_slice()).unwrap_or_default();
-    let settings = Settings {
-        gates: opts.gates.clone(),
-        controller: HPAControllerConfiguration::new(opts.gates.clone()),
-        ..Settings::default()
-    };
-    let cx = Context {
-        original: subject.original,
-        written,
-        effective: subject.internal,
-        errors: &[],
-        annotation_problems: problems,
-        id: None,
-        objects: None,
-        settings: &settings,
-    };
     check(&cx)
 }
 

@@ -202,14 +202,7 @@ impl Decode for Scope {
     }
 }
 
-/// A rule's configured fate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RuleLevel {
-    /// Not run.
-    Off,
-    /// Run at this severity.
-    At(Severity),
-}
+pub use hpa_core::check::RuleLevel;
 
 /// A configuration problem, with where it is.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

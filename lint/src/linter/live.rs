@@ -8,11 +8,10 @@ use std::collections::HashMap;
 use hpa_cluster::Inventory;
 use hpa_cluster::inventory::{LiveHpa, NoteKind};
 use hpa_cluster::replicas::SetBy;
-use hpa_core::admission::{self, Operation, Options};
 use hpa_core::api::{self, Strictness};
-use hpa_core::convert;
+use hpa_core::check;
 use hpa_core::rules::objects::{self, ObjectId};
-use hpa_core::rules::{self, Context, Finding, Location, Objects, RuleMeta, Severity};
+use hpa_core::rules::{self, Finding, Location, Objects, RuleMeta, Severity};
 use rayon::prelude::*;
 use serde_json::Value;
 
@@ -143,8 +142,9 @@ pub fn lint_inventory(inventory: Inventory, opts: &LintOptions) -> LiveOutcome {
             index.add_hpa(h.id.clone(), kind, name);
         }
     }
+    let live = live_options(opts);
     let checked: Vec<(Vec<LiveDiagnostic>, usize)> =
-        hpas.par_iter().map(|h| diagnostics(h, check_hpa(h, &index, opts), &set_by, opts)).collect();
+        hpas.par_iter().map(|h| diagnostics(h, check_hpa(h, &index, &live), &set_by)).collect();
     for (diags, suppressed) in checked {
         outcome.diagnostics.extend(diags);
         outcome.suppressed += suppressed;
@@ -166,41 +166,29 @@ fn note_kind(kind: &NoteKind) -> &'static str {
     }
 }
 
-/// One live HPA through hpa-core: decoded from its JSON by the one decoder (leniently: the
-/// API server stored it, and may be newer than the selected release), admitted as
-/// kube-apiserver admits it (`ValidateHorizontalPodAutoscaler`: HPA000), then every rule at
-/// its configured level, the cross-object rules with `objects` as the rest of the cluster.
-/// For an object kube-apiserver would now reject, only its errors (and its version) are
-/// reported, as for files.
-///
-/// This is the one call from `hpa-lint cluster` into hpa-core's pipeline and rules: hpa-core's
-/// front door replaces it.
-pub fn check_hpa(hpa: &LiveHpa, objects: &dyn Objects, opts: &LintOptions) -> Vec<Finding> {
-    let Some(invalid) = rules::find("HPA000").map(|r| r.meta()) else { return Vec::new() };
-    let gates = &opts.settings.gates;
-    let decoded = match api::decode_json(&hpa.object.to_string(), Strictness::Lenient, gates.version()) {
-        Ok(d) => d.value,
-        Err(errors) => return errors.iter().map(|e| Finding::new(invalid, e.path.clone(), e.to_string())).collect(),
-    };
-    let admission =
-        Options { gates: gates.clone(), apply_defaults: true, default_namespace: Some(hpa.id.namespace.clone()) };
-    let outcome = match admission::admit(&decoded, None, Operation::Create, &admission) {
-        Ok(o) => o,
-        Err(e) => return vec![Finding::new(invalid, "metadata.annotations", e.to_string())],
-    };
-    let conversion = convert::to_internal(&decoded).ok();
-    let admitted = outcome.errors.is_empty();
-    let cx = Context {
-        original: &decoded,
-        written: conversion.as_ref().map_or(&outcome.object, |c| &c.object),
-        effective: &outcome.object,
-        errors: &outcome.errors,
-        annotation_problems: &outcome.annotation_problems,
+/// One live HPA through hpa-core's front door ([`check::check`]): decoded from its JSON by the
+/// one decoder (leniently: the API server stored it, and may be newer than the selected
+/// release), admitted as kube-apiserver admits it (HPA000), then every rule at its configured
+/// level, the cross-object rules with `objects` as the rest of the cluster. For an object
+/// kube-apiserver would now reject, only its errors (and its version) are reported, as for files
+/// and at admission. `opts` are [`live_options`].
+pub fn check_hpa(hpa: &LiveHpa, objects: &dyn Objects, opts: &check::Options) -> Vec<Finding> {
+    let api_version = hpa.object.get("apiVersion").and_then(Value::as_str).unwrap_or_default();
+    let decoded = api::decode_json(&hpa.object.to_string(), Strictness::Lenient, opts.settings.gates.version());
+    let input = check::Input {
+        object: check::Written::from_result(api_version, decoded),
+        old: None,
         id: Some(&hpa.id),
-        objects: admitted.then_some(objects),
-        settings: &opts.settings,
+        world: Some(objects),
     };
-    rules::check_selected(&cx, |m| opts.level(m).is_some() && (admitted || m.id == "HPA000" || m.id == "HPA401"))
+    check::check(input, opts).findings
+}
+
+/// The front door's options for live objects: the linter's, decoding leniently.
+pub fn live_options(opts: &LintOptions) -> check::Options {
+    let mut live = opts.check.clone();
+    live.request.strictness = Strictness::Lenient;
+    live
 }
 
 /// Findings as diagnostics: severity after configuration, the HPA's suppressions, objects and
@@ -209,7 +197,6 @@ fn diagnostics(
     hpa: &LiveHpa,
     findings: Vec<Finding>,
     set_by: &HashMap<ObjectId, SetBy>,
-    opts: &LintOptions,
 ) -> (Vec<LiveDiagnostic>, usize) {
     let ignore = suppress::from_json(&hpa.object);
     let place = |location: &Location| match location {
@@ -219,7 +206,8 @@ fn diagnostics(
     let mut suppressed = 0;
     let mut out = Vec::new();
     for f in findings {
-        let Some(severity) = opts.severity(&f) else { continue };
+        // The front door gave it its configured severity.
+        let severity = f.severity;
         if f.rule.id != "HPA000" && ignore.covers(f.rule) {
             suppressed += 1;
             continue;

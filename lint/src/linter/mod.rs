@@ -14,32 +14,27 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::hash::BuildHasher as _;
 use std::sync::OnceLock;
 
-use hpa_core::admission::{self, Options};
-use hpa_core::api::v2::HorizontalPodAutoscaler;
-use hpa_core::api::{ApiVersion, DecodeErrorKind, VersionedHpa};
-use hpa_core::convert;
+use hpa_core::api::ApiVersion;
+use hpa_core::check::{self, Admission, Admitted, Input};
 use hpa_core::rules::objects;
-use hpa_core::rules::{self, Context, Finding, Location, ObjectId, RuleMeta, Settings, Severity};
+use hpa_core::rules::{self, Finding, Location, ObjectId, RuleMeta, Severity};
 use rayon::prelude::*;
 use serde_json::Value;
 
-use crate::hpa::{self, Checked};
+use crate::hpa;
 use crate::input::{self, ObjectRef, SourceFile};
 use crate::source::{self, Node, Parsed, Span};
 
-use self::config::{RuleLevel, Scope};
+use self::config::Scope;
 
 /// Everything that decides what the linter reports.
 #[derive(Debug, Clone)]
 pub struct LintOptions {
-    /// Rule settings (release, gates, controller flags, numeric bounds).
-    pub settings: Settings,
-    /// Per-rule levels from the configuration, by rule ID.
-    pub levels: BTreeMap<&'static str, RuleLevel>,
-    /// `--select`: only these rules (IDs or names); empty means all.
-    pub select: Vec<String>,
-    /// `--ignore`: not these rules (HPA000 cannot be ignored).
-    pub ignore: Vec<String>,
+    /// The front door's options: rule settings (release, gates, controller flags, numeric
+    /// bounds), which rules run at which severity (the configuration's levels, `--select`,
+    /// `--ignore`), and the request (defaults applied, strict decoding, namespace `default`
+    /// or `-n` until a set's namespace is known).
+    pub check: check::Options,
     /// `-n/--namespace`: the namespace of objects that name none. Without it, they join the
     /// namespace the other objects of their set name when those all name the same one, and
     /// `default` otherwise, as kubectl does.
@@ -104,7 +99,7 @@ pub struct Related {
 
 /// What a lint run found.
 #[derive(Debug, Default)]
-pub struct Outcome {
+pub struct LintResults {
     /// Diagnostics, sorted by file, position and rule.
     pub diagnostics: Vec<Diagnostic>,
     /// How many objects were read.
@@ -177,52 +172,16 @@ impl ObjectInfo {
 }
 
 /// An HPA kube-apiserver admits, kept (until its group is done) for the rules that need the
-/// other objects.
+/// other objects: the front door's report is continued with the set's index.
 struct Deferred {
     file: usize,
     /// Its place in its file's [`FileResult::objects`].
     position: usize,
     version: Option<ApiVersion>,
     ignore: suppress::Ignore,
-    // The objects stay where admission put them: a group keeps hundreds of these until its
-    // cross-object rules have run, and they are the larger part of what it keeps.
-    original: Box<VersionedHpa>,
-    /// What was written in the internal form, when it differs from `original` (kept once).
-    converted: Option<Box<HorizontalPodAutoscaler>>,
-    /// Admission's outcome, without errors: its object is the effective HPA.
-    admitted: Box<admission::Outcome>,
-}
-
-impl Deferred {
-    /// What was written, in the internal form.
-    fn written(&self) -> &HorizontalPodAutoscaler {
-        written(&self.original, self.converted.as_deref()).unwrap_or(&self.admitted.object)
-    }
-}
-
-/// What was written in the internal form, when it needs a copy of the original: `None` for
-/// an autoscaling/v2 object that converting leaves unchanged, the usual case.
-fn converted(original: &VersionedHpa) -> Option<Box<HorizontalPodAutoscaler>> {
-    match convert::as_internal(original) {
-        Some(_) => None,
-        None => convert::to_internal(original).ok().map(|c| Box::new(c.object)),
-    }
-}
-
-/// What was written, in the internal form, given what [`converted`] kept: the original itself,
-/// or its conversion (`None` only when the original does not convert, which admission has ruled
-/// out for the objects this is asked about). An autoscaling/v2 original always converts, so
-/// when no copy was kept it is its own internal form; this does not look at it again (in the
-/// cross-object pass it has long left the cache).
-fn written<'a>(
-    original: &'a VersionedHpa,
-    converted: Option<&'a HorizontalPodAutoscaler>,
-) -> Option<&'a HorizontalPodAutoscaler> {
-    match (converted, original) {
-        (Some(c), _) => Some(c),
-        (None, VersionedHpa::V2(h)) => Some(h),
-        (None, _) => None,
-    }
+    // The objects stay where admission put them (boxed): a group keeps hundreds of these until
+    // its cross-object rules have run, and they are the larger part of what it keeps.
+    admitted: Admitted,
 }
 
 /// What the first pass found in one file.
@@ -326,54 +285,6 @@ fn object_id(obj: &ObjectRef<'_>) -> (ObjectId, Namespace) {
     (id, state)
 }
 
-impl LintOptions {
-    /// The level of a rule, or `None` when it does not run. `--ignore` wins; `--select` runs
-    /// only the rules it names (`all`: every rule, opt-in ones included); then the
-    /// configuration; then the rule's default (opt-in rules do not run by default).
-    pub fn level(&self, rule: &RuleMeta) -> Option<Severity> {
-        if rule.id == "HPA000" {
-            return Some(Severity::Error);
-        }
-        let named = |list: &[String]| {
-            list.iter().any(|s| s.eq_ignore_ascii_case(rule.id) || s == rule.name || s.eq_ignore_ascii_case("all"))
-        };
-        if named(&self.ignore) {
-            return None;
-        }
-        let selected = named(&self.select);
-        if !self.select.is_empty() && !selected {
-            return None;
-        }
-        match self.levels.get(rule.id) {
-            Some(RuleLevel::Off) if !selected => None,
-            Some(RuleLevel::At(s)) => Some(*s),
-            _ if selected || rule.enabled_by_default => Some(rule.severity),
-            _ => None,
-        }
-    }
-
-    /// The severity a finding is reported at, or `None` when its rule does not run: the
-    /// rule's level ([`level`](Self::level)), unless the rule chose another severity for this
-    /// finding and the configuration does not set the rule's level.
-    pub fn severity(&self, f: &Finding) -> Option<Severity> {
-        let level = self.level(f.rule)?;
-        if f.severity != f.rule.severity && !self.levels.contains_key(f.rule.id) {
-            return Some(f.severity);
-        }
-        Some(level)
-    }
-
-    /// kube-apiserver's options. An HPA that names no namespace is admitted in `default` until
-    /// its set's namespace is known ([`resolve_namespaces`]): validation does not depend on it.
-    fn admission(&self) -> Options {
-        Options {
-            gates: self.settings.gates.clone(),
-            apply_defaults: true,
-            default_namespace: Some(self.namespace.clone().unwrap_or_else(|| "default".into())),
-        }
-    }
-}
-
 /// Lints loaded files (parsed or not: the linter parses each file itself).
 ///
 /// The files are grouped into the groups a manifest set can span (a directory, every file, or
@@ -387,7 +298,7 @@ impl LintOptions {
 ///    files) and index each;
 /// 3. per HPA, in parallel: the rules that need the other objects of its set (the files their
 ///    findings are about are parsed again, for positions).
-pub fn lint(files: &[SourceFile], opts: &LintOptions) -> Outcome {
+pub fn lint(files: &[SourceFile], opts: &LintOptions) -> LintResults {
     let names: Vec<&str> = files.iter().map(|f| f.name.as_str()).collect();
     let (outcome, _, _) = lint_sources(&Sources::Loaded(files), &names, opts);
     outcome
@@ -414,7 +325,7 @@ pub fn lint_inputs(
     origins: &[input::Origin],
     stdin: Option<&[u8]>,
     opts: &LintOptions,
-) -> (Outcome, Vec<SourceFile>, Vec<input::InputError>) {
+) -> (LintResults, Vec<SourceFile>, Vec<input::InputError>) {
     let names: Vec<String> = origins.iter().map(input::origin_name).collect();
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
     lint_sources(&Sources::Lazy { origins, stdin }, &names, opts)
@@ -424,10 +335,10 @@ fn lint_sources(
     sources: &Sources<'_>,
     names: &[&str],
     opts: &LintOptions,
-) -> (Outcome, Vec<SourceFile>, Vec<input::InputError>) {
+) -> (LintResults, Vec<SourceFile>, Vec<input::InputError>) {
     let timer = Timer::start();
     let parts: Vec<GroupResult> = groups(names, opts.scope).par_iter().map(|g| lint_group(sources, g, opts)).collect();
-    let mut outcome = Outcome::default();
+    let mut outcome = LintResults::default();
     let mut files: Vec<Option<SourceFile>> = (0..names.len()).map(|_| None).collect();
     let mut errors = Vec::new();
     for (mut part, read, mut errs) in parts {
@@ -481,13 +392,12 @@ fn groups(names: &[&str], scope: Scope) -> Vec<Vec<usize>> {
 
 /// What linting a group gives: the outcome, the files read (by input index) and the inputs
 /// that could not be read.
-type GroupResult = (Outcome, Vec<(usize, SourceFile)>, Vec<input::InputError>);
+type GroupResult = (LintResults, Vec<(usize, SourceFile)>, Vec<input::InputError>);
 
 /// Lints one group of files (see [`lint`]); returns what it found, the files it read (for
 /// [`Sources::Lazy`]) and the inputs it could not read.
 fn lint_group(sources: &Sources<'_>, members: &[usize], opts: &LintOptions) -> GroupResult {
-    let admission = opts.admission();
-    let deferring = rules::ALL.iter().any(|r| r.meta().needs_objects && opts.level(r.meta()).is_some());
+    let deferring = opts.check.rules.needs_world();
     let keys = Keys(std::collections::hash_map::RandomState::new());
     // Each file is read, parsed and checked in one go, while its text and tree are in the
     // cache, and its tree is dropped: the few files that cross-object findings are about are
@@ -504,7 +414,7 @@ fn lint_group(sources: &Sources<'_>, members: &[usize], opts: &LintOptions) -> G
                 Ok(f) => {
                     let result = input::contained(&f.name, || {
                         let parsed = source::parse_pruned(&f.text, &index::first_pass_needs);
-                        first_pass(i, &f, &parsed, opts, &admission, deferring, &keys)
+                        first_pass(i, &f, &parsed, opts, deferring, &keys)
                     });
                     (f, result)
                 }
@@ -533,7 +443,7 @@ fn lint_group(sources: &Sources<'_>, members: &[usize], opts: &LintOptions) -> G
 
     // The sets: the group, or each file when the group is a directory that defines an object
     // twice (alternatives, not objects applied together).
-    let mut outcome = Outcome::default();
+    let mut outcome = LintResults::default();
     let split = match duplicate_definition(&per_file) {
         Some((what, a, b)) if opts.scope == Scope::Directory && members.len() > 1 => {
             // `a` and `b` are positions in the group, as `files` is.
@@ -651,7 +561,7 @@ fn lint_group(sources: &Sources<'_>, members: &[usize], opts: &LintOptions) -> G
                 let Some(node) = node_of(k, object) else { return (Vec::new(), 0, depends) };
                 let subject =
                     Subject { file: d.file, node, version: d.version, label: object.label(), ignore: &d.ignore };
-                let (diags, suppressed) = position_findings(findings, &subject, &|id| find(set_of(k), id), opts);
+                let (diags, suppressed) = position_findings(findings, &subject, &|id| find(set_of(k), id));
                 (diags, suppressed, depends)
             })
         })
@@ -711,7 +621,6 @@ fn first_pass(
     f: &SourceFile,
     parsed: &Parsed,
     opts: &LintOptions,
-    admission: &Options,
     deferring: bool,
     keys: &Keys,
 ) -> FileResult {
@@ -757,17 +666,17 @@ fn first_pass(
         let position = r.objects.len();
         if obj.is_hpa() {
             r.hpas += 1;
-            first_pass_hpa(&obj, &info, position, opts, admission, deferring, &mut r);
+            first_pass_hpa(&obj, &info, position, opts, deferring, &mut r);
         } else {
             if obj.kind().is_some() {
                 r.indexed.extend(index::prepare(info.id.clone(), obj.node).map(|e| (position, e)));
             }
-            if let Some(finding) =
-                rules::check_misspelled_kind(obj.api_version().unwrap_or(""), obj.kind().unwrap_or(""))
-            {
+            let findings = check::check_other(obj.api_version().unwrap_or(""), obj.kind().unwrap_or(""), &opts.check);
+            if !findings.is_empty() {
                 let ignore = suppress::from_node(obj.node);
                 let subject = Subject { file: i, node: obj.node, version: None, label: info.label(), ignore: &ignore };
-                let (diags, suppressed) = position_findings(vec![(finding, false)], &subject, &|_| None, opts);
+                let findings = findings.into_iter().map(|f| (f, false)).collect();
+                let (diags, suppressed) = position_findings(findings, &subject, &|_| None);
                 r.diags.extend(diags);
                 r.suppressed += suppressed;
             }
@@ -777,146 +686,57 @@ fn first_pass(
     r
 }
 
-/// Decodes and admits one HPA, reports what needs only the HPA, and keeps it for the
-/// cross-object rules when kube-apiserver admits it.
+/// Decodes one HPA and takes it through the front door without the other objects (what needs
+/// only the HPA), and keeps it for the cross-object rules when kube-apiserver admits it.
 fn first_pass_hpa(
     obj: &ObjectRef<'_>,
     info: &ObjectInfo,
     position: usize,
     opts: &LintOptions,
-    admission: &Options,
     deferring: bool,
     r: &mut FileResult,
 ) {
     let version = obj.api_version().and_then(ApiVersion::parse);
-    let checked = hpa::check_node(obj.node, admission);
+    let written = hpa::written(obj.node, &opts.check);
+    let report = check::check(Input { object: written, old: None, id: Some(&info.id), world: None }, &opts.check);
     let ignore = suppress::from_node(obj.node);
-    let converted = match &checked {
-        Checked::Admitted { object, .. } => converted(object),
-        _ => None,
-    };
-    let written = match &checked {
-        Checked::Admitted { object, .. } => written(object, converted.as_deref()),
-        _ => None,
-    };
-    let findings = single_rules(&checked, written, obj.api_version().unwrap_or_default(), info, opts);
+    let findings = about_keys(&report);
     let subject = Subject { file: obj.file, node: obj.node, version, label: info.label(), ignore: &ignore };
-    let (diags, suppressed) = position_findings(findings, &subject, &|_| None, opts);
+    let (diags, suppressed) = position_findings(findings, &subject, &|_| None);
     r.diags.extend(diags);
     r.suppressed += suppressed;
-    if let Checked::Admitted { object, outcome, .. } = checked {
-        let t = &outcome.object.spec.scale_target_ref;
+    if let Admission::Admitted(admitted) = report.admission {
+        let t = &admitted.effective().spec.scale_target_ref;
         r.targets.push((position, t.kind.clone(), t.name.clone()));
-        if deferring && outcome.errors.is_empty() {
-            r.deferred.push(Deferred {
-                file: obj.file,
-                position,
-                version,
-                ignore,
-                original: object,
-                converted,
-                admitted: outcome,
-            });
+        if deferring && admitted.allowed() {
+            r.deferred.push(Deferred { file: obj.file, position, version, ignore, admitted });
         }
     }
 }
 
-/// HPA000 and HPA401 for an HPA that does not decode or convert; every rule that needs only
-/// the HPA for one that does. Each finding comes with whether it is about a key.
-fn single_rules(
-    checked: &Checked,
-    written: Option<&HorizontalPodAutoscaler>,
-    api_version: &str,
-    info: &ObjectInfo,
-    opts: &LintOptions,
-) -> Vec<(Finding, bool)> {
-    let mut findings: Vec<(Finding, bool)> = Vec::new();
-    let invalid = rules::find("HPA000").map(|r| r.meta());
-    match checked {
-        Checked::Undecodable { version, errors } => {
-            let removed = rules::find("HPA401").map(|r| r.meta());
-            let unknown_version = errors.iter().any(|e| e.kind == DecodeErrorKind::TypeMeta && e.path == "apiVersion");
-            if unknown_version && api_version.starts_with("autoscaling/v2alpha") {
-                if let Some(meta) = removed {
-                    let f = Finding::new(
-                        meta,
-                        "apiVersion",
-                        format!("{api_version} was removed in Kubernetes 1.9: use autoscaling/v2"),
-                    )
-                    .help("rewrite the HPA in autoscaling/v2 (its metric fields differ; see `hpa-lint rules HPA401`)");
-                    findings.push((f, false));
-                }
-            } else if let Some(meta) = invalid {
-                if let Some(f) = version.and_then(|v| rules::check_removed_version(v, &opts.settings)) {
-                    findings.push((f, false));
-                }
-                for e in errors {
-                    let mut f = Finding::new(meta, e.path.clone(), e.to_string());
-                    let key = e.kind.is_strict();
-                    if key {
-                        f.help = Some(format!(
-                            "kube-apiserver refuses unknown fields (strict field validation, kubectl's default): remove it or fix its name{}",
-                            version.map(|v| format!(" (see the {v} schema)")).unwrap_or_default()
-                        ));
-                    }
-                    findings.push((f, key));
-                }
-            }
-        }
-        Checked::Unconvertible { message, .. } => {
-            if let Some(meta) = invalid {
-                findings.push((Finding::new(meta, "metadata.annotations", message.clone()), false));
-            }
-        }
-        Checked::Admitted { object, outcome, .. } => {
-            let cx = Context {
-                original: object,
-                written: written.unwrap_or(&outcome.object),
-                effective: &outcome.object,
-                errors: &outcome.errors,
-                annotation_problems: &outcome.annotation_problems,
-                id: Some(&info.id),
-                objects: None,
-                settings: &opts.settings,
-            };
-            let mut out = Vec::new();
-            for rule in rules::ALL {
-                let meta = rule.meta();
-                if meta.needs_objects || opts.level(meta).is_none() {
-                    continue;
-                }
-                // For an object kube-apiserver rejects, only its errors (and its version) matter.
-                if !outcome.errors.is_empty() && meta.id != "HPA000" && meta.id != "HPA401" {
-                    continue;
-                }
-                rule.check(&cx, &mut out);
-            }
-            findings.extend(out.into_iter().map(|f| (f, false)));
-        }
+/// A report's findings, each with whether it is about a key (an unknown or duplicate field
+/// the decoder refused: pointed at by its key). The report holds one `HPA000` finding per
+/// decode error, in order.
+fn about_keys(report: &check::Report) -> Vec<(Finding, bool)> {
+    let mut strict = match &report.admission {
+        Admission::Undecodable { errors, .. } => errors.iter().map(|e| e.kind.is_strict()).collect(),
+        _ => Vec::new(),
     }
-    findings
+    .into_iter();
+    report
+        .findings
+        .iter()
+        .map(|f| {
+            let key = f.rule.id == rules::INVALID.id && strict.next().unwrap_or(false);
+            (f.clone(), key)
+        })
+        .collect()
 }
 
-/// The rules that need the other objects of the set, for an admitted HPA.
+/// The rules that need the other objects of the set, for an admitted HPA: its report continued
+/// with the set's index.
 fn object_rules(d: &Deferred, id: &ObjectId, index: &index::Index, opts: &LintOptions) -> Vec<(Finding, bool)> {
-    let cx = Context {
-        original: &d.original,
-        written: d.written(),
-        effective: &d.admitted.object,
-        errors: &[],
-        annotation_problems: &[],
-        id: Some(id),
-        objects: Some(index),
-        settings: &opts.settings,
-    };
-    let mut out = Vec::new();
-    for rule in rules::ALL {
-        let meta = rule.meta();
-        if meta.needs_objects && opts.level(meta).is_some() {
-            rule.check(&cx, &mut out);
-        }
-    }
-    out.into_iter().map(|f| (f, false)).collect()
+    d.admitted.check_world(Some(id), index, &opts.check).into_iter().map(|f| (f, false)).collect()
 }
 
 /// Turns findings into diagnostics: severity after configuration, suppression, positions of
@@ -925,12 +745,12 @@ fn position_findings<'a>(
     findings: Vec<(Finding, bool)>,
     h: &Subject<'a>,
     find: &FindObject<'a>,
-    opts: &LintOptions,
 ) -> (Vec<Diagnostic>, usize) {
     let mut out = Vec::new();
     let mut suppressed = 0;
     for (f, about_key) in findings {
-        let Some(severity) = opts.severity(&f) else { continue };
+        // The front door gave it its configured severity.
+        let severity = f.severity;
         let (file, node, path, on_hpa, label) = match &f.location {
             Location::Hpa(path) => (h.file, h.node, path.clone(), true, h.label.clone()),
             Location::Object { id, path } => match find(id) {
@@ -938,7 +758,7 @@ fn position_findings<'a>(
                 None => (h.file, h.node, String::new(), true, h.label.clone()),
             },
         };
-        if f.rule.id != "HPA000" {
+        if f.rule.id != rules::INVALID.id {
             let other = if on_hpa { suppress::Ignore::default() } else { suppress::from_node(node) };
             if h.ignore.covers(f.rule) || other.covers(f.rule) {
                 suppressed += 1;
@@ -1088,7 +908,7 @@ fn resolve_namespaces<'a>(per_file: &mut [FileResult], namespace_of: &dyn Fn(usi
         }
         for d in deferred.iter_mut() {
             if objects[d.position].namespace == Namespace::Unwritten {
-                d.admitted.object.metadata.namespace.clone_from(&objects[d.position].id.namespace);
+                d.admitted.set_namespace(&objects[d.position].id.namespace);
             }
         }
     }
@@ -1108,7 +928,7 @@ fn link_depends_on_namespace(
 ) -> bool {
     use hpa_core::rules::Objects as _;
     let hpa_assumed = hpa.namespace == Namespace::Unwritten;
-    let t = &d.admitted.object.spec.scale_target_ref;
+    let t = &d.admitted.effective().spec.scale_target_ref;
     match index.workload(&t.kind, &hpa.id.namespace, &t.name) {
         Some(target) if assumed.contains(&target.id) != hpa_assumed => return true,
         Some(_) => {}
@@ -1286,8 +1106,7 @@ fn duplicate_definition(per_file: &[FileResult]) -> Option<(String, usize, usize
 
 /// Unreadable files and YAML syntax errors, as HPA000.
 fn file_level_diagnostics(i: usize, f: &SourceFile, parsed: &Parsed) -> Vec<Diagnostic> {
-    let invalid = rules::find("HPA000").map(|r| r.meta());
-    let Some(invalid) = invalid else { return Vec::new() };
+    let invalid = rules::INVALID;
     let mut out = Vec::new();
     if let Some(reason) = &f.unreadable {
         out.push(Diagnostic {

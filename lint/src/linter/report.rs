@@ -12,7 +12,7 @@ use miette::{
 };
 use serde_json::{Value, json};
 
-use super::Outcome;
+use super::LintResults;
 use crate::input::SourceFile;
 
 /// Where rule documentation lives.
@@ -130,7 +130,7 @@ fn span_of(file: &SourceFile, d_span: crate::source::Span) -> SourceSpan {
 }
 
 /// Renders for people.
-pub fn human(outcome: &Outcome, files: &[SourceFile], style: HumanStyle) -> String {
+pub fn human(outcome: &LintResults, files: &[SourceFile], style: HumanStyle) -> String {
     let theme = if style.color { GraphicalTheme::unicode() } else { GraphicalTheme::unicode_nocolor() };
     let handler = GraphicalReportHandler::new_themed(theme).with_width(style.width).with_links(false);
     let sources: Vec<Arc<str>> = files.iter().map(|f| Arc::from(f.text.as_str())).collect();
@@ -207,7 +207,7 @@ pub fn human(outcome: &Outcome, files: &[SourceFile], style: HumanStyle) -> Stri
 }
 
 /// `3 errors, 1 warning, 0 infos in 12 HPAs (40 objects)`.
-pub fn summary_line(outcome: &Outcome) -> String {
+pub fn summary_line(outcome: &LintResults) -> String {
     let count = |s: Severity| outcome.diagnostics.iter().filter(|d| d.severity == s).count();
     let plural = |n: usize, w: &str| if n == 1 { format!("{n} {w}") } else { format!("{n} {w}s") };
     let mut s = format!(
@@ -232,7 +232,7 @@ fn position(file: &SourceFile, d: crate::source::Span) -> (u32, u32, u32, u32) {
 }
 
 /// The stable JSON schema (version 1).
-pub fn json(outcome: &Outcome, files: &[SourceFile]) -> String {
+pub fn json(outcome: &LintResults, files: &[SourceFile]) -> String {
     let count = |s: Severity| outcome.diagnostics.iter().filter(|d| d.severity == s).count();
     let diags: Vec<Value> = outcome
         .diagnostics
@@ -349,7 +349,7 @@ pub(crate) fn sarif_rules() -> (Vec<&'static RuleMeta>, Vec<Value>) {
 }
 
 /// SARIF 2.1.0.
-pub fn sarif(outcome: &Outcome, files: &[SourceFile]) -> String {
+pub fn sarif(outcome: &LintResults, files: &[SourceFile]) -> String {
     let (rules_list, rule_objects) = sarif_rules();
     let results: Vec<Value> = outcome
         .diagnostics
@@ -424,7 +424,7 @@ pub(crate) fn escape_property(s: &str) -> String {
 }
 
 /// GitHub Actions workflow commands (`::error file=...,line=...::message`).
-pub fn github(outcome: &Outcome, files: &[SourceFile]) -> String {
+pub fn github(outcome: &LintResults, files: &[SourceFile]) -> String {
     let mut out = String::new();
     for note in &outcome.notes {
         let _ = writeln!(out, "::notice title=hpa-lint::{}", escape_data(note));

@@ -10,6 +10,7 @@ mod https;
 mod malformed;
 mod manifests;
 mod mutate;
+mod parity;
 mod sigterm;
 mod support;
 mod validate;

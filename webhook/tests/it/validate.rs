@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
+use hpa_core::check;
 use hpa_core::convert::annotations::BEHAVIOR;
 
 use crate::support::{Harness, hpa_v1, hpa_v2_defaulted, response, review, workspace};
@@ -229,7 +230,7 @@ async fn warnings_for_unknown_fields_and_ignored_annotations() {
     }
 }
 
-/// Whatever the rule registry reports arrives as short warnings (kubectl prints them).
+/// Whatever the front door reports arrives as short warnings (kubectl prints them).
 #[tokio::test]
 async fn lint_findings_become_short_warnings() {
     let h = Harness::default_config();
@@ -238,12 +239,13 @@ async fn lint_findings_become_short_warnings() {
     let answer = h.post("/validate", &review("w3", "CREATE", &object, None)).await;
     assert_eq!(response(&answer)["allowed"], true);
     let decoded = hpa_core::api::decode(&object).unwrap();
-    let internal = hpa_core::convert::to_internal(&decoded).unwrap().object;
-    let findings = hpa_core::rules::check_single(
-        hpa_core::rules::Subject { original: &decoded, internal: &internal },
-        &hpa_core::rules::RuleOptions::default(),
-    );
-    let expected: Vec<String> = findings
+    // The front door's report on the object as the webhook receives it (already defaulted).
+    let mut opts = check::Options::for_gates(hpa_core::features::FeatureGates::default());
+    opts.request.apply_defaults = false;
+    let report = check::check(check::Input::create(check::Written::Decoded(Box::new(decoded))), &opts);
+    assert!(report.allowed());
+    let expected: Vec<String> = report
+        .findings
         .iter()
         .filter(|f| f.rule.enabled_by_default && f.severity >= hpa_core::rules::Severity::Warning)
         .map(hpa_webhook::admission::finding_warning)

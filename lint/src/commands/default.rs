@@ -11,17 +11,9 @@ use crate::{ExitStatus, Output};
 
 /// Runs `default`.
 pub fn run(args: &DefaultArgs, out: &mut Output<'_>) -> ExitStatus {
-    let (origins, mut errors) = input::discover(&args.paths, &args.input.exclude);
-    let (files, load_errors) = input::load(&origins, out);
-    errors.extend(load_errors);
-    let mut status = ExitStatus::Clean;
     let mut objects: Vec<Value> = Vec::new();
-    for (i, file) in files.iter().enumerate() {
-        if let Some(reason) = &file.unreadable {
-            out.error(&format!("{}: {reason}", file.name));
-            status = status.max(ExitStatus::Findings);
-            continue;
-        }
+    let status = super::each_file(&args.paths, &args.input, out, |i, file, out| {
+        let mut status = ExitStatus::Clean;
         for obj in input::objects(i, file) {
             let value = obj.to_json();
             if !obj.is_hpa() {
@@ -48,16 +40,8 @@ pub fn run(args: &DefaultArgs, out: &mut Output<'_>) -> ExitStatus {
                 }
             }
         }
-        if let Some(e) = &file.parsed.error {
-            let (line, col) = file.line_col(e.mark);
-            out.error(&format!("{}:{line}:{col}: {}", file.name, e.message));
-            status = status.max(ExitStatus::Findings);
-        }
-    }
-    for e in &errors {
-        out.error(&e.to_string());
-        status = ExitStatus::Error;
-    }
+        status
+    });
     out.write(&render_objects(&objects, args.output));
     status
 }

@@ -23,17 +23,9 @@ pub fn run(args: &ConvertArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> E
         let known: Vec<&str> = ApiVersion::ALL.iter().map(|v| v.as_str()).collect();
         return out.usage_error(&format!("--to {:?} is not an HPA API version (one of {})", args.to, known.join(", ")));
     };
-    let (origins, mut errors) = input::discover(&args.paths, &args.input.exclude);
-    let (files, load_errors) = input::load(&origins, out);
-    errors.extend(load_errors);
-    let mut status = ExitStatus::Clean;
     let mut pieces = Vec::new();
-    for (i, file) in files.iter().enumerate() {
-        if let Some(reason) = &file.unreadable {
-            out.error(&format!("{}: {reason}", file.name));
-            status = status.max(ExitStatus::Findings);
-            continue;
-        }
+    let status = super::each_file(&args.paths, &args.input, out, |i, file, out| {
+        let mut status = ExitStatus::Clean;
         for (d, doc) in file.parsed.documents.iter().enumerate() {
             let objects: Vec<_> = input::objects(i, file).into_iter().filter(|o| o.document == doc.index).collect();
             let touches_hpa = objects.iter().any(|o| o.is_hpa());
@@ -87,16 +79,8 @@ pub fn run(args: &ConvertArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> E
                 pieces.extend(converted.into_iter().map(Piece::Converted));
             }
         }
-        if let Some(e) = &file.parsed.error {
-            let (line, col) = file.line_col(e.mark);
-            out.error(&format!("{}:{line}:{col}: {}", file.name, e.message));
-            status = status.max(ExitStatus::Findings);
-        }
-    }
-    for e in &errors {
-        out.error(&e.to_string());
-        status = ExitStatus::Error;
-    }
+        status
+    });
     out.write(&render(&pieces, args.output));
     status
 }
@@ -140,7 +124,7 @@ fn render(pieces: &[Piece], format: ObjectFormat) -> String {
                     Piece::Converted(v) | Piece::Original { json: v, .. } => v.clone(),
                 })
                 .collect();
-            crate::default_cmd::render_objects(&values, ObjectFormat::Json)
+            crate::commands::default::render_objects(&values, ObjectFormat::Json)
         }
         ObjectFormat::Yaml => {
             let docs: Vec<String> = pieces

@@ -4,13 +4,14 @@
 use std::collections::HashMap;
 use std::io::Write;
 
-use hpa_core::admission::{Operation, Options};
+use hpa_core::admission::Operation;
 use hpa_core::api::ApiVersion;
+use hpa_core::check::{self, Admission, Admitted};
 use serde::Serialize;
 use serde_json::Value;
 
 use crate::cli::{ClusterArgs, ReportFormat, ValidateArgs};
-use crate::hpa::{self, Checked};
+use crate::hpa;
 use crate::input::{self, ObjectRef, SourceFile};
 use crate::source::{Node, Span};
 use crate::{ExitStatus, Output};
@@ -77,7 +78,8 @@ pub fn run(args: &ValidateArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> 
         Ok(g) => g,
         Err(e) => return out.usage_error(&e.to_string()),
     };
-    let opts = Options { gates, apply_defaults: !args.no_defaults, default_namespace: Some("default".into()) };
+    let mut opts = check::Options::verdict_only(gates);
+    opts.request.apply_defaults = !args.no_defaults;
     let (origins, mut io_errors) = input::discover(&args.paths, &args.input.exclude);
     let (files, load_errors) = input::load(&origins, out);
     io_errors.extend(load_errors);
@@ -143,7 +145,7 @@ pub fn validate_file(
     index: usize,
     file: &SourceFile,
     old: &HashMap<(String, String), &Node>,
-    opts: &Options,
+    opts: &check::Options,
 ) -> (Vec<Entry>, usize) {
     let mut entries = Vec::new();
     if let Some(reason) = &file.unreadable {
@@ -197,10 +199,10 @@ pub fn validate_object(
     file: &SourceFile,
     obj: &ObjectRef<'_>,
     old: &HashMap<(String, String), &Node>,
-    opts: &Options,
+    opts: &check::Options,
 ) -> Entry {
     let (line, column) = file.line_col(obj.node.span.start);
-    let ns = obj.namespace().map_or_else(|| opts.default_namespace.clone().unwrap_or_default(), String::from);
+    let ns = obj.namespace().map_or_else(|| opts.request.default_namespace.clone().unwrap_or_default(), String::from);
     let key = (ns.clone(), obj.name().unwrap_or_default().to_string());
     let checked = hpa::check(obj.node, old.get(&key).copied(), opts);
     let version = obj.api_version().and_then(ApiVersion::parse);
@@ -224,8 +226,8 @@ pub fn validate_object(
         errors: Vec::new(),
         warnings: Vec::new(),
     };
-    match &checked {
-        Checked::Admitted { outcome, operation, .. } => {
+    match &checked.admission {
+        Admission::Admitted(Admitted { outcome, operation, .. }) => {
             entry.operation = if *operation == Operation::Update { "UPDATE" } else { "CREATE" };
             entry.name.clone_from(&outcome.object.metadata.name);
             entry.namespace.clone_from(&outcome.object.metadata.namespace);
@@ -243,7 +245,7 @@ pub fn validate_object(
             }
             entry.warnings = outcome.annotation_problems.iter().map(|p| p.message.clone()).collect();
         }
-        Checked::Undecodable { errors, .. } => {
+        Admission::Undecodable { errors, .. } => {
             for e in errors {
                 // Where `hpa-lint` points at the same error.
                 let (span, _) = hpa::position(obj.node, version, &e.path, e.kind.is_strict());
@@ -259,7 +261,8 @@ pub fn validate_object(
                 });
             }
         }
-        Checked::Unconvertible { message, .. } => {
+        Admission::Unconvertible { error, .. } => {
+            let message = error.to_string();
             entry.errors.push(ErrorEntry {
                 type_: "ConversionError".into(),
                 field: String::new(),

@@ -11,66 +11,19 @@
 
 pub mod render;
 
-use std::path::PathBuf;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use clap::Args as ClapArgs;
 use hpa_cluster::diagnose::{DiagnoseInputs, MetricsErrors, inputs_from_objects, latest_instant};
-use hpa_cluster::{ClientOptions, Cluster, DEFAULT_TIMEOUT};
+use hpa_cluster::{ClientOptions, Cluster};
 use hpa_core::api::Time;
 use hpa_core::evaluator::Timestamp;
 use hpa_core::evaluator::diagnosis::{self, DiagnosisInput, RecordedEvent};
 use serde_json::Value;
 
-use crate::cli::{ClusterArgs, ReportFormat};
-use crate::controller_flags::{self, ControllerArgs};
+use crate::cli::{ClusterArgs, DiagnoseArgs, ReportFormat};
+use crate::controller_flags;
 use crate::input;
 use crate::{ExitStatus, Output};
-
-/// `hpa-lint diagnose`.
-#[derive(Debug, Clone, ClapArgs)]
-pub struct DiagnoseArgs {
-    /// The HorizontalPodAutoscaler's name (after `--snapshot FILE...`, the last value is the
-    /// name).
-    #[arg(value_name = "NAME")]
-    pub name: Option<String>,
-
-    /// Its namespace [default: the kubeconfig context's namespace live; in a snapshot, the
-    /// namespace of the one HPA of that name, else `default`].
-    #[arg(short = 'n', long, value_name = "NAMESPACE")]
-    pub namespace: Option<String>,
-
-    /// Read these files instead of a cluster: the output of `kubectl get
-    /// hpa,deploy,sts,rs,pods,pdb,events -n NS -o yaml`, and the JSON of `kubectl get --raw` of
-    /// the metrics APIs (see the README).
-    #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with_all = ["context", "kubeconfig"])]
-    pub snapshot: Vec<PathBuf>,
-
-    /// The instant of the replayed sync, RFC 3339 [default: now live; the latest instant a
-    /// snapshot records].
-    #[arg(long, value_name = "TIME")]
-    pub now: Option<String>,
-
-    /// The kubeconfig context [default: the current context].
-    #[arg(long, value_name = "CONTEXT")]
-    pub context: Option<String>,
-
-    /// The kubeconfig file [default: $KUBECONFIG, else ~/.kube/config, else in-cluster].
-    #[arg(long, value_name = "FILE")]
-    pub kubeconfig: Option<PathBuf>,
-
-    /// The timeout of each API call, in seconds.
-    #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_TIMEOUT.as_secs())]
-    pub timeout: u64,
-
-    /// Output format.
-    #[arg(short = 'o', long = "output", value_enum, default_value_t = ReportFormat::Human)]
-    pub output: ReportFormat,
-
-    /// kube-controller-manager's flags, as the cluster runs it.
-    #[command(flatten)]
-    pub controller: ControllerArgs,
-}
 
 /// Where the objects came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

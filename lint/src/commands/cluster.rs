@@ -3,77 +3,17 @@
 //! with notes for what it could not read); [`crate::linter::live`] checks it;
 //! [`crate::linter::live_report`] renders it.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::Args as ClapArgs;
-use hpa_cluster::{ClientOptions, Cluster, DEFAULT_TIMEOUT, Error, Scope, read_inventory};
+use hpa_cluster::{ClientOptions, Cluster, Error, Scope, read_inventory};
 use miette::{GraphicalReportHandler, GraphicalTheme, MietteDiagnostic};
 
-use crate::cli::{ClusterArgs, ColorChoice, FailOn, LintArgs, LintFormat};
+use crate::cli::{ClusterArgs, ClusterLintArgs, ColorChoice, LintArgs, LintFormat};
+use crate::commands::lint as lint_cmd;
 use crate::linter::live::{self, LiveOutcome};
 use crate::linter::live_report::{self, Origin};
 use crate::linter::report::HumanStyle;
-use crate::{ExitStatus, Output, lint_cmd};
-
-/// `hpa-lint cluster`.
-#[derive(Debug, Clone, ClapArgs)]
-pub struct ClusterLintArgs {
-    /// Lint the HPAs of this namespace (repeatable) [default: the kubeconfig context's
-    /// namespace].
-    #[arg(short = 'n', long, value_name = "NAMESPACE", conflicts_with = "all_namespaces")]
-    pub namespace: Vec<String>,
-
-    /// Lint the HPAs of every namespace.
-    #[arg(short = 'A', long)]
-    pub all_namespaces: bool,
-
-    /// The kubeconfig context [default: the current context].
-    #[arg(long, value_name = "CONTEXT")]
-    pub context: Option<String>,
-
-    /// The kubeconfig file [default: $KUBECONFIG, else ~/.kube/config, else in-cluster].
-    #[arg(long, value_name = "FILE")]
-    pub kubeconfig: Option<PathBuf>,
-
-    /// The timeout of each API call, in seconds.
-    #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_TIMEOUT.as_secs())]
-    pub timeout: u64,
-
-    /// Output format.
-    #[arg(short = 'o', long = "output", value_enum, default_value_t = LintFormat::Human)]
-    pub output: LintFormat,
-
-    /// When to use colors in the human output.
-    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
-    pub color: ColorChoice,
-
-    /// Only these rules (IDs or names, comma-separated or repeated; `all` also runs the opt-in
-    /// rules).
-    #[arg(long, value_name = "RULE", value_delimiter = ',')]
-    pub select: Vec<String>,
-
-    /// Not these rules (IDs or names; HPA000 cannot be ignored).
-    #[arg(long, value_name = "RULE", value_delimiter = ',')]
-    pub ignore: Vec<String>,
-
-    /// Exit with status 1 when a finding at or above this severity is reported
-    /// [default: warning, or `failOn` in the configuration].
-    #[arg(long, value_enum)]
-    pub fail_on: Option<FailOn>,
-
-    /// The configuration file (default: `.hpa-lint.yaml` found upward from the working directory).
-    #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
-    pub config: Option<PathBuf>,
-
-    /// Ignore any configuration file.
-    #[arg(long)]
-    pub no_config: bool,
-
-    /// Disables colors (set by the NO_COLOR environment variable).
-    #[arg(long = "no-color", env = "NO_COLOR", hide = true, value_parser = clap::builder::FalseyValueParser::new())]
-    pub no_color: bool,
-}
+use crate::{ExitStatus, Output};
 
 impl ClusterLintArgs {
     /// The options the files mode shares (no `-n` for unnamed objects, no `--scope`: live

@@ -3,17 +3,16 @@
 //! and what that means in time (the fastest scale-up and scale-down, computed by driving the
 //! controller's own algorithm sync by sync).
 
-use hpa_core::admission::Options;
 use hpa_core::api::ApiVersion;
 use hpa_core::api::v2::{HPAScalingPolicy, HorizontalPodAutoscaler, MetricSpec, MetricTarget};
-use hpa_core::convert;
+use hpa_core::check::{self, Admission};
 use hpa_core::effective::{self, EffectiveBehavior, EffectiveRules, Source, Valued};
 use hpa_core::evaluator::timing::{self, Run};
 use serde_json::{Value, json};
 
 use crate::cli::{ExplainArgs, ReportFormat};
 use crate::controller_flags;
-use crate::hpa::{self, Checked};
+use crate::hpa;
 use crate::input;
 use crate::{ExitStatus, Output};
 
@@ -27,56 +26,42 @@ pub fn run(args: &ExplainArgs, cluster: &crate::cli::ClusterArgs, out: &mut Outp
         Ok(c) => c,
         Err(e) => return out.usage_error(&format!("--{e}")),
     };
-    let opts = Options { gates: gates.clone(), apply_defaults: true, default_namespace: Some("default".into()) };
-    let (origins, mut errors) = input::discover(&args.paths, &args.input.exclude);
-    let (files, load_errors) = input::load(&origins, out);
-    errors.extend(load_errors);
-    let mut status = ExitStatus::Clean;
+    let opts = check::Options::verdict_only(gates.clone());
     let mut reports = Vec::new();
-    for (i, file) in files.iter().enumerate() {
-        if let Some(reason) = &file.unreadable {
-            out.error(&format!("{}: {reason}", file.name));
-            status = status.max(ExitStatus::Findings);
-            continue;
-        }
+    let status = super::each_file(&args.paths, &args.input, out, |i, file, out| {
+        let mut status = ExitStatus::Clean;
         for obj in input::objects(i, file) {
             if !obj.is_hpa() {
                 continue;
             }
             let (line, col) = file.line_col(obj.node.span.start);
             let at = format!("{}:{line}:{col}", file.name);
-            match hpa::check(obj.node, None, &opts) {
-                Checked::Admitted { object, outcome, .. } if outcome.allowed() => {
-                    let user = convert::to_internal(&object).ok().and_then(|c| c.object.spec.behavior);
-                    let eff = effective::effective_behavior(user.as_ref(), None, &controller);
-                    let up = timing::fastest_scale_up(&outcome.object, &controller);
-                    let down = timing::fastest_scale_down(&outcome.object, &controller);
+            let report = hpa::check(obj.node, None, &opts);
+            match &report.admission {
+                Admission::Admitted(admitted) if admitted.allowed() => {
+                    // The behavior as written (not defaulted), in the internal form.
+                    let user = admitted.written().spec.behavior.as_ref();
+                    let eff = effective::effective_behavior(user, None, &controller);
+                    let up = timing::fastest_scale_up(admitted.effective(), &controller);
+                    let down = timing::fastest_scale_down(admitted.effective(), &controller);
                     reports.push(Report {
                         at,
-                        version: object.api_version(),
-                        hpa: outcome.object.clone(),
+                        version: admitted.original.api_version(),
+                        hpa: admitted.effective().clone(),
                         effective: eff,
                         up,
                         down,
                     });
                 }
-                other => {
-                    let msg = other.message().unwrap_or_default();
+                _ => {
+                    let msg = report.message().unwrap_or_default();
                     out.error(&format!("{at}: cannot explain an object kube-apiserver rejects: {msg}"));
                     status = status.max(ExitStatus::Findings);
                 }
             }
         }
-        if let Some(e) = &file.parsed.error {
-            let (line, col) = file.line_col(e.mark);
-            out.error(&format!("{}:{line}:{col}: {}", file.name, e.message));
-            status = status.max(ExitStatus::Findings);
-        }
-    }
-    for e in &errors {
-        out.error(&e.to_string());
-        status = ExitStatus::Error;
-    }
+        status
+    });
     let text = match args.output {
         ReportFormat::Human => reports.iter().map(Report::human).collect::<Vec<_>>().join("\n"),
         ReportFormat::Json => {

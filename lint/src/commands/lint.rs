@@ -1,5 +1,6 @@
 //! `hpa-lint [PATH]...`: the lint command.
 
+use hpa_core::check;
 use hpa_core::features::KubernetesVersion;
 use hpa_core::rules::{Settings, Severity};
 
@@ -141,10 +142,20 @@ pub fn options(
         return Err(format!("--namespace {ns:?}: {problem}"));
     }
     let opts = LintOptions {
-        settings,
-        levels: cfg.levels.clone(),
-        select: lint.select.clone(),
-        ignore: lint.ignore.clone(),
+        check: check::Options {
+            settings,
+            rules: check::RuleConfig {
+                levels: cfg.levels.clone(),
+                select: lint.select.clone(),
+                ignore: lint.ignore.clone(),
+            },
+            // An HPA that names no namespace is admitted in `default` (or `-n`'s) until its
+            // set's namespace is known: validation does not depend on it.
+            request: check::Request {
+                default_namespace: Some(lint.namespace.clone().unwrap_or_else(|| "default".into())),
+                ..check::Request::default()
+            },
+        },
         namespace: lint.namespace.clone(),
         scope: lint.scope.or(cfg.file.scope).unwrap_or_default(),
     };

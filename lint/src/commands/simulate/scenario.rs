@@ -590,7 +590,7 @@ pub fn metric_key(m: &MetricSpec) -> Option<MetricKey> {
 
 /// What the scenario needs besides itself to become a [`Plan`].
 #[derive(Debug, Clone)]
-pub struct Context {
+pub struct PlanInputs {
     /// The HPA (defaulted, internal form).
     pub hpa: HorizontalPodAutoscaler,
     /// The pod template of the target workload, when it was found next to the HPA.
@@ -606,7 +606,7 @@ pub struct Context {
 
 /// Checks the scenario against its HPA and builds the engine's plan: every load key must name
 /// one of the HPA's metrics and every value must suit that metric's type.
-pub fn bind(s: &Scenario, ctx: Context) -> Result<Plan, Vec<ScenarioError>> {
+pub fn bind(s: &Scenario, ctx: PlanInputs) -> Result<Plan, Vec<ScenarioError>> {
     let mut errs = Errors::default();
     let specs = effective_metrics(&ctx.hpa);
     // The distinct keys the HPA's metrics use, with the metric types behind each.

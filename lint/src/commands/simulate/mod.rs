@@ -15,39 +15,17 @@ pub mod svg;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use clap::Args as ClapArgs;
-use hpa_core::admission::Options;
 use hpa_core::api::v2::HorizontalPodAutoscaler;
+use hpa_core::check;
 
-use crate::cli::{ClusterArgs, ReportFormat};
-use crate::controller_flags::{self, ControllerArgs};
-use crate::hpa::{self, Checked};
+use crate::cli::{ClusterArgs, ReportFormat, SimulateArgs};
+use crate::controller_flags;
+use crate::hpa;
 use crate::input::{self, ObjectRef, SourceFile};
 use crate::source::{Node, NodeKind, Scalar, Span};
 use crate::{ExitStatus, Output};
 
-use scenario::{Context, HpaSource, Scenario, ScenarioError};
-
-/// `hpa-lint simulate`.
-#[derive(Debug, Clone, ClapArgs)]
-pub struct SimulateArgs {
-    /// The scenario file (YAML; `-` reads standard input, with paths relative to the current
-    /// directory).
-    #[arg(value_name = "SCENARIO")]
-    pub scenario: String,
-
-    /// Output format: a table and chart, or `{"steps": [...]}`.
-    #[arg(short = 'o', long = "output", value_enum, default_value_t = ReportFormat::Human)]
-    pub output: ReportFormat,
-
-    /// Also write an SVG chart (replicas and metrics against time) to this file.
-    #[arg(long, value_name = "FILE.svg")]
-    pub plot: Option<PathBuf>,
-
-    /// kube-controller-manager's flags (they override the scenario's `controller:`).
-    #[command(flatten)]
-    pub controller: ControllerArgs,
-}
+use scenario::{HpaSource, PlanInputs, Scenario, ScenarioError};
 
 /// Why a run stopped before simulating.
 enum Failure {
@@ -121,7 +99,7 @@ fn prepare(
     let root = document_root(&file)?;
     let scenario = scenario::parse(root).map_err(|e| Failure::Invalid(positioned(&file, &e)))?;
 
-    let admission = Options { gates: gates.clone(), apply_defaults: true, default_namespace: Some("default".into()) };
+    let admission = check::Options::verdict_only(gates.clone());
     let (hpa, workload, hpa_span) = match &scenario.hpa {
         HpaSource::Inline(node) => {
             let hpa = admit(&file, node, &admission)?;
@@ -155,8 +133,13 @@ fn prepare(
         sync_period_ms: i64::try_from(options.sync_period.as_millis()).unwrap_or(15_000),
         pod_ready_after_ms: scenario.pod_ready_after_ms.max(scenario.pod_start_after_ms),
     };
-    let ctx =
-        Context { hpa, workload_template: workload.template, workload_replicas: workload.replicas, hpa_span, options };
+    let ctx = PlanInputs {
+        hpa,
+        workload_template: workload.template,
+        workload_replicas: workload.replicas,
+        hpa_span,
+        options,
+    };
     let plan = scenario::bind(&scenario, ctx).map_err(|e| Failure::Invalid(positioned(&file, &e)))?;
     Ok((plan, header))
 }
@@ -183,11 +166,11 @@ fn document_root(file: &SourceFile) -> Result<&Node, Failure> {
 
 /// Runs an HPA object through admission; refuses it, with positioned errors, when
 /// kube-apiserver would.
-fn admit(file: &SourceFile, node: &Node, opts: &Options) -> Result<HorizontalPodAutoscaler, Failure> {
-    if let Checked::Admitted { outcome, .. } = hpa::check(node, None, opts)
-        && outcome.allowed()
+fn admit(file: &SourceFile, node: &Node, opts: &check::Options) -> Result<HorizontalPodAutoscaler, Failure> {
+    if let check::Admission::Admitted(admitted) = hpa::check(node, None, opts).admission
+        && admitted.allowed()
     {
-        return Ok(outcome.object);
+        return Ok(admitted.outcome.object);
     }
     let document = file
         .parsed
@@ -196,7 +179,7 @@ fn admit(file: &SourceFile, node: &Node, opts: &Options) -> Result<HorizontalPod
         .find(|d| d.root.span.start.index <= node.span.start.index && node.span.end.index <= d.root.span.end.index)
         .map_or(0, |d| d.index);
     let obj = ObjectRef { file: 0, document, item: None, node };
-    let entry = crate::validate::validate_object(file, &obj, &HashMap::new(), opts);
+    let entry = crate::commands::validate::validate_object(file, &obj, &HashMap::new(), opts);
     let mut messages: Vec<String> = entry
         .errors
         .iter()
@@ -225,7 +208,7 @@ fn from_manifests(
     file: &SourceFile,
     scenario: &Scenario,
     hpa_span: Span,
-    opts: &Options,
+    opts: &check::Options,
 ) -> Result<(HorizontalPodAutoscaler, Workload), Failure> {
     if let Some(reason) = &file.unreadable {
         return Err(Failure::Invalid(vec![at(scenario_file, hpa_span, format!("{}: {reason}", file.name))]));

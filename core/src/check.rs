@@ -1,0 +1,530 @@
+//! The front door: everything hpa-core knows about one HPA, in one call.
+//!
+//! Every front end (each `hpa-lint` subcommand, the webhook's `/validate`, live cluster reads)
+//! hands [`check`] an HPA as written ([`Written`]: what the one decoder made of it, decode
+//! errors included), the old object of an UPDATE, and, when it has them, the other objects of
+//! its set (a `&dyn` [`Objects`]: the linter's index of a manifest set, hpa-cluster's
+//! inventory, a webhook's watch-backed cache). It gets back one [`Report`]: the admission
+//! outcome ([`Admission`]: decode errors, a conversion failure, or kube-apiserver's pipeline
+//! with its errors, the object as written and its internal and effective forms) and the
+//! findings of every enabled rule, at their configured severity ([`RuleConfig`]).
+//!
+//! **One behavior for an object kube-apiserver refuses** (it does not decode, does not
+//! convert, or fails validation): its report holds only kube-apiserver's errors, as `HPA000
+//! invalid` findings, and `HPA401 removed-api-version` when its version is no longer served.
+//! No other rule runs on it: its findings would be about an object that cannot exist. The
+//! linter and the webhook both render this report, so they agree.
+//!
+//! A front end that reads a set in two passes (the linter: single-object rules while a file is
+//! hot, cross-object rules once the set is indexed) checks without a world first and continues
+//! the report later with [`Admitted::check_world`]: the HPA is admitted once.
+//!
+//! Objects of the set that are not HPAs go through [`check_other`] (`HPA406 misspelled-kind`:
+//! an HPA that kube-apiserver would not recognize as one), so no front end names a rule.
+
+use std::collections::BTreeMap;
+
+use crate::admission::{self, AdmitError, Operation};
+use crate::api::decode::Source;
+use crate::api::{self, ApiVersion, DecodeError, DecodeErrorKind, Strictness, VersionedHpa, v2};
+use crate::convert;
+use crate::features::FeatureGates;
+use crate::rules::{self, Context, Finding, ObjectId, Objects, RuleMeta, Settings, Severity};
+
+/// A rule's configured fate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RuleLevel {
+    /// Not run.
+    Off,
+    /// Run at this severity.
+    At(Severity),
+}
+
+/// Which rules run, and at which severity: `--select`, `--ignore` and per-rule levels
+/// (`.hpa-lint.yaml`'s `rules:`). The default runs every rule enabled by default at its
+/// default severity.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RuleConfig {
+    /// Per-rule levels, by rule ID.
+    pub levels: BTreeMap<&'static str, RuleLevel>,
+    /// Only these rules (IDs or names; `all`: every rule, opt-in ones included); empty means
+    /// all that are enabled.
+    pub select: Vec<String>,
+    /// Not these rules (`HPA000` cannot be ignored).
+    pub ignore: Vec<String>,
+}
+
+impl RuleConfig {
+    /// Only `HPA000`: kube-apiserver's errors, which always run (the webhook with lint
+    /// warnings off).
+    pub fn only_errors() -> RuleConfig {
+        RuleConfig { select: vec![rules::INVALID.id.to_string()], ..RuleConfig::default() }
+    }
+
+    /// The level of a rule, or `None` when it does not run. `ignore` wins; `select` runs only
+    /// the rules it names (`all`: every rule, opt-in ones included); then `levels`; then the
+    /// rule's default (opt-in rules do not run by default). `HPA000` always runs, as an error.
+    pub fn level(&self, rule: &'static RuleMeta) -> Option<Severity> {
+        if rule.id == rules::INVALID.id {
+            return Some(Severity::Error);
+        }
+        let named = |list: &[String]| {
+            list.iter().any(|s| s.eq_ignore_ascii_case(rule.id) || s == rule.name || s.eq_ignore_ascii_case("all"))
+        };
+        if named(&self.ignore) {
+            return None;
+        }
+        let selected = named(&self.select);
+        if !self.select.is_empty() && !selected {
+            return None;
+        }
+        match self.levels.get(rule.id) {
+            Some(RuleLevel::Off) if !selected => None,
+            Some(RuleLevel::At(s)) => Some(*s),
+            _ if selected || rule.enabled_by_default => Some(rule.severity),
+            _ => None,
+        }
+    }
+
+    /// A finding at its configured severity, or `None` when its rule does not run. A rule may
+    /// give one finding another severity than its default; the configuration's level for the
+    /// rule, when it names one, wins.
+    fn configure(&self, mut finding: Finding) -> Option<Finding> {
+        let level = self.level(finding.rule)?;
+        if finding.severity == finding.rule.severity || self.levels.contains_key(finding.rule.id) {
+            finding.severity = level;
+        }
+        Some(finding)
+    }
+
+    /// Whether some rule that needs the other objects of the set runs.
+    pub fn needs_world(&self) -> bool {
+        rules::ALL.iter().any(|r| r.meta().needs_objects && self.level(r.meta()).is_some())
+    }
+}
+
+/// The details of the request kube-apiserver is asked to admit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Request {
+    /// Apply the version's defaulting first (off for objects an admission webhook receives,
+    /// which kube-apiserver has already defaulted).
+    pub apply_defaults: bool,
+    /// Namespace given to objects that have none (kubectl sends its context namespace, and
+    /// kube-apiserver fills it from the URL); `None` leaves it empty.
+    pub default_namespace: Option<String>,
+    /// Whether unknown and duplicate fields are errors ([`Written::decode`]).
+    pub strictness: Strictness,
+}
+
+impl Default for Request {
+    /// What `kubectl apply` sends: defaults applied, namespace `default`, strict field
+    /// validation.
+    fn default() -> Self {
+        Request { apply_defaults: true, default_namespace: Some("default".into()), strictness: Strictness::Strict }
+    }
+}
+
+/// Everything that decides what [`check`] reports.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Options {
+    /// The cluster (release, feature gates, kube-controller-manager's configuration) and the
+    /// bounds of the numeric rules.
+    pub settings: Settings,
+    /// Which rules run, at which severity.
+    pub rules: RuleConfig,
+    /// The request's details.
+    pub request: Request,
+}
+
+impl Options {
+    /// Options for a cluster with these gates (and kube-controller-manager's defaults for
+    /// them), every rule enabled by default, the request `kubectl apply` sends.
+    pub fn for_gates(gates: FeatureGates) -> Options {
+        Options {
+            settings: Settings {
+                controller: crate::evaluator::HPAControllerConfiguration::new(gates.clone()),
+                gates,
+                ..Settings::default()
+            },
+            ..Options::default()
+        }
+    }
+
+    /// Options for kube-apiserver's verdict only (no rule but `HPA000` runs): what
+    /// `hpa-lint validate`, `explain` and `simulate` ask.
+    pub fn verdict_only(gates: FeatureGates) -> Options {
+        Options { rules: RuleConfig::only_errors(), ..Options::for_gates(gates) }
+    }
+
+    /// kube-apiserver's pipeline options.
+    fn admission(&self) -> admission::Options {
+        admission::Options {
+            gates: self.settings.gates.clone(),
+            apply_defaults: self.request.apply_defaults,
+            default_namespace: self.request.default_namespace.clone(),
+        }
+    }
+}
+
+/// An HPA as written: what the one decoder made of it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Written {
+    /// It decoded.
+    Decoded(Box<VersionedHpa>),
+    /// kube-apiserver would refuse to decode it (400 BadRequest).
+    Undecodable {
+        /// Its `apiVersion` as written.
+        api_version: String,
+        /// Every problem found.
+        errors: Vec<DecodeError>,
+    },
+}
+
+impl Written {
+    /// Decodes an object from `source` (YAML nodes, JSON) with `kind` and `apiVersion` as
+    /// written, as the release of `opts` decodes a request body, with the request's
+    /// strictness ([`api::decode_source`]).
+    pub fn decode<'de, S: Source<'de>>(kind: &str, api_version: &str, source: S, opts: &Options) -> Written {
+        let (strictness, release) = (opts.request.strictness, opts.settings.gates.version());
+        Written::from_result(api_version, api::decode_source(kind, api_version, source, strictness, release))
+    }
+
+    /// The decoder's result for an object whose `apiVersion` is `api_version`.
+    pub fn from_result(
+        api_version: &str,
+        result: Result<api::decode::Decoded<VersionedHpa>, Vec<DecodeError>>,
+    ) -> Written {
+        match result {
+            Ok(d) => Written::Decoded(Box::new(d.value)),
+            Err(errors) => Written::Undecodable { api_version: api_version.to_string(), errors },
+        }
+    }
+}
+
+/// What [`check`] is given.
+pub struct Input<'a> {
+    /// The HPA as written.
+    pub object: Written,
+    /// The stored object of an UPDATE (`None`: CREATE).
+    pub old: Option<VersionedHpa>,
+    /// The HPA's identity in its set, when it has one.
+    pub id: Option<&'a ObjectId>,
+    /// The other objects of its set, when the caller has them: the rules that need them run
+    /// only then.
+    pub world: Option<&'a dyn Objects>,
+}
+
+impl Input<'_> {
+    /// A CREATE of `object`, alone.
+    pub fn create(object: Written) -> Input<'static> {
+        Input { object, old: None, id: None, world: None }
+    }
+}
+
+/// What kube-apiserver does with the request. (Exhaustive on purpose: a front end renders
+/// every case, and a new one must not fall through a wildcard unseen.)
+#[derive(Debug, Clone, PartialEq)]
+pub enum Admission {
+    /// It would refuse to decode it (400 BadRequest).
+    Undecodable {
+        /// The version it claims, if it is an HPA version.
+        version: Option<ApiVersion>,
+        /// Every problem found.
+        errors: Vec<DecodeError>,
+    },
+    /// Conversion to the internal form failed.
+    Unconvertible {
+        /// The version.
+        version: ApiVersion,
+        /// The error.
+        error: AdmitError,
+    },
+    /// It ran the pipeline (defaulting, conversion, preparation, validation).
+    Admitted(Admitted),
+}
+
+/// An HPA that went through kube-apiserver's pipeline (with or without validation errors).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Admitted {
+    /// The object as decoded, in its own version.
+    pub original: Box<VersionedHpa>,
+    /// What was written in the internal form, when it differs from `original` (kept once).
+    converted: Option<Box<v2::HorizontalPodAutoscaler>>,
+    /// The pipeline's outcome: errors, the prepared internal (effective) object, annotation
+    /// problems.
+    pub outcome: Box<admission::Outcome>,
+    /// CREATE or UPDATE.
+    pub operation: Operation,
+}
+
+impl Admitted {
+    /// What was written, in the internal form, not defaulted.
+    pub fn written(&self) -> &v2::HorizontalPodAutoscaler {
+        match (&self.converted, &*self.original) {
+            (Some(c), _) => c,
+            (None, VersionedHpa::V2(h)) => h,
+            (None, _) => &self.outcome.object,
+        }
+    }
+
+    /// The object as kube-apiserver stores it (defaulted, converted, prepared).
+    pub fn effective(&self) -> &v2::HorizontalPodAutoscaler {
+        &self.outcome.object
+    }
+
+    /// Whether kube-apiserver accepts it.
+    pub fn allowed(&self) -> bool {
+        self.outcome.allowed()
+    }
+
+    /// Sets the namespace of the effective object (a set's namespace, known after the object
+    /// was admitted: validation does not depend on it).
+    pub fn set_namespace(&mut self, namespace: &str) {
+        namespace.clone_into(&mut self.outcome.object.metadata.namespace);
+    }
+
+    fn context<'a>(
+        &'a self,
+        id: Option<&'a ObjectId>,
+        world: Option<&'a dyn Objects>,
+        settings: &'a Settings,
+    ) -> Context<'a> {
+        Context {
+            original: &self.original,
+            written: self.written(),
+            effective: &self.outcome.object,
+            errors: &self.outcome.errors,
+            annotation_problems: &self.outcome.annotation_problems,
+            id,
+            objects: world,
+            settings,
+        }
+    }
+
+    /// Continues a report with a world: the findings of the enabled rules that need the other
+    /// objects of the set (none for an object kube-apiserver refuses).
+    pub fn check_world(&self, id: Option<&ObjectId>, world: &dyn Objects, opts: &Options) -> Vec<Finding> {
+        if !self.allowed() {
+            return Vec::new();
+        }
+        let cx = self.context(id, Some(world), &opts.settings);
+        run(&cx, opts, |m| m.needs_objects)
+    }
+}
+
+/// The one answer about one HPA.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Report {
+    /// What kube-apiserver does with it.
+    pub admission: Admission,
+    /// The findings of every enabled rule, at their configured severity, in rule order.
+    pub findings: Vec<Finding>,
+}
+
+impl Report {
+    /// Whether kube-apiserver would accept the object.
+    pub fn allowed(&self) -> bool {
+        matches!(&self.admission, Admission::Admitted(a) if a.allowed())
+    }
+
+    /// The admitted object, when the pipeline ran.
+    pub fn admitted(&self) -> Option<&Admitted> {
+        match &self.admission {
+            Admission::Admitted(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    /// The message kube-apiserver would answer with, when it refuses the object.
+    pub fn message(&self) -> Option<String> {
+        match &self.admission {
+            Admission::Admitted(a) => a.outcome.status_message(),
+            Admission::Undecodable { version, errors } => Some(api::decode_failure_message(*version, errors)),
+            Admission::Unconvertible { error, .. } => Some(error.to_string()),
+        }
+    }
+}
+
+/// Runs everything on one HPA: kube-apiserver's decoding outcome and pipeline, then the
+/// enabled rules (those needing other objects only when `input.world` is given). See the
+/// module documentation for what an object kube-apiserver refuses gets.
+pub fn check(input: Input<'_>, opts: &Options) -> Report {
+    let Input { object, old, id, world } = input;
+    let original = match object {
+        Written::Decoded(o) => o,
+        Written::Undecodable { api_version, errors } => return undecodable(&api_version, errors, opts),
+    };
+    let operation = if old.is_some() { Operation::Update } else { Operation::Create };
+    let converted = match convert::as_internal(&original) {
+        Some(_) => None,
+        None => convert::to_internal(&original).ok().map(|c| Box::new(c.object)),
+    };
+    let outcome = match admission::admit(&original, old.as_ref(), operation, &opts.admission()) {
+        Ok(outcome) => outcome,
+        Err(error) => {
+            let version = original.api_version();
+            let mut findings = Vec::new();
+            findings
+                .extend(rules::check_removed_version(version, &opts.settings).and_then(|f| opts.rules.configure(f)));
+            let f = Finding::new(rules::INVALID, "metadata.annotations", error.to_string());
+            findings.extend(opts.rules.configure(f));
+            return Report { admission: Admission::Unconvertible { version, error }, findings };
+        }
+    };
+    let admitted = Admitted { original, converted, outcome: Box::new(outcome), operation };
+    let cx = admitted.context(id, world, &opts.settings);
+    let allowed = admitted.allowed();
+    let findings = run(&cx, opts, |m| {
+        // For an object kube-apiserver refuses, only its errors and its version matter.
+        (allowed || m.id == rules::INVALID.id || m.id == rules::REMOVED_API_VERSION.id)
+            && (!m.needs_objects || world.is_some())
+    });
+    Report { admission: Admission::Admitted(admitted), findings }
+}
+
+/// Runs the enabled rules `which` accepts.
+fn run(cx: &Context<'_>, opts: &Options, which: impl Fn(&RuleMeta) -> bool) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for rule in rules::ALL {
+        let meta = rule.meta();
+        if which(meta) && opts.rules.level(meta).is_some() {
+            rule.check(cx, &mut out);
+        }
+    }
+    out.into_iter().filter_map(|f| opts.rules.configure(f)).collect()
+}
+
+/// The report of an HPA that does not decode: its errors as HPA000 (after HPA401 when its
+/// version is no longer served), or HPA401 alone for an `autoscaling/v2alpha*` version, which
+/// no release of this toolkit decodes.
+fn undecodable(api_version: &str, errors: Vec<DecodeError>, opts: &Options) -> Report {
+    let version = ApiVersion::parse(api_version);
+    let mut findings = Vec::new();
+    let unknown_version = errors.iter().any(|e| e.kind == DecodeErrorKind::TypeMeta && e.path == "apiVersion");
+    if unknown_version && api_version.starts_with("autoscaling/v2alpha") {
+        let f = Finding::new(
+            rules::REMOVED_API_VERSION,
+            "apiVersion",
+            format!("{api_version} was removed in Kubernetes 1.9: use autoscaling/v2"),
+        )
+        .help("rewrite the HPA in autoscaling/v2 (its metric fields differ; see `hpa-lint rules HPA401`)");
+        findings.extend(opts.rules.configure(f));
+    } else {
+        findings.extend(
+            version.and_then(|v| rules::check_removed_version(v, &opts.settings)).and_then(|f| opts.rules.configure(f)),
+        );
+        for e in &errors {
+            let mut f = Finding::new(rules::INVALID, e.path.clone(), e.to_string());
+            if e.kind.is_strict() {
+                f.help = Some(format!(
+                    "kube-apiserver refuses unknown fields (strict field validation, kubectl's default): remove it or fix its name{}",
+                    version.map(|v| format!(" (see the {v} schema)")).unwrap_or_default()
+                ));
+            }
+            findings.extend(opts.rules.configure(f));
+        }
+    }
+    Report { admission: Admission::Undecodable { version, errors }, findings }
+}
+
+/// Checks an object of the set that is not an HPA, from its `apiVersion` and `kind` as
+/// written: the findings of the enabled rules about such objects (`HPA406 misspelled-kind`).
+pub fn check_other(api_version: &str, kind: &str, opts: &Options) -> Vec<Finding> {
+    rules::check_misspelled_kind(api_version, kind).and_then(|f| opts.rules.configure(f)).into_iter().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn written(value: serde_json::Value) -> Written {
+        let api_version = value["apiVersion"].as_str().unwrap_or_default().to_string();
+        match api::decode(&value) {
+            Ok(o) => Written::Decoded(Box::new(o)),
+            Err(errors) => Written::Undecodable { api_version, errors },
+        }
+    }
+
+    fn hpa(min: i64, max: i64) -> serde_json::Value {
+        json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": "web", "namespace": "shop"},
+            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+                "minReplicas": min, "maxReplicas": max}})
+    }
+
+    /// A set with no other object.
+    struct Nothing;
+
+    impl Objects for Nothing {
+        fn workload(&self, _: &str, _: &str, _: &str) -> Option<&rules::objects::Workload> {
+            None
+        }
+        fn limit_ranges(&self, _: &str) -> &[rules::objects::LimitRange] {
+            &[]
+        }
+        fn workload_any_case(&self, _: &str, _: &str, _: &str) -> Option<&rules::objects::Workload> {
+            None
+        }
+        fn pdbs(&self, _: &str) -> &[rules::objects::Pdb] {
+            &[]
+        }
+        fn vpas(&self, _: &str) -> &[rules::objects::Vpa] {
+            &[]
+        }
+        fn scaled_objects(&self, _: &str) -> &[rules::objects::ScaledObject] {
+            &[]
+        }
+        fn hpas_targeting(&self, _: &str, _: &str, _: &str) -> &[ObjectId] {
+            &[]
+        }
+    }
+
+    fn ids(report: &Report) -> Vec<&'static str> {
+        report.findings.iter().map(|f| f.rule.id).collect()
+    }
+
+    #[test]
+    fn an_object_kube_apiserver_refuses_gets_only_its_errors() {
+        let opts = Options::default();
+        // Accepted: the rules run (minReplicas equals maxReplicas).
+        let report = check(Input::create(written(hpa(3, 3))), &opts);
+        assert!(report.allowed() && report.message().is_none());
+        assert!(ids(&report).contains(&"HPA101"), "{:?}", ids(&report));
+        // Refused (minReplicas above maxReplicas): kube-apiserver's errors only.
+        let report = check(Input::create(written(hpa(5, 3))), &opts);
+        assert!(!report.allowed());
+        assert!(!ids(&report).is_empty() && ids(&report).iter().all(|id| *id == "HPA000"), "{:?}", ids(&report));
+        let Admission::Admitted(admitted) = &report.admission else { panic!("{:?}", report.admission) };
+        assert!(admitted.check_world(None, &Nothing, &opts).is_empty());
+        // Undecodable in a version no release serves: HPA401 alone.
+        let mut old = hpa(1, 3);
+        old["apiVersion"] = json!("autoscaling/v2alpha1");
+        let report = check(Input::create(written(old)), &opts);
+        assert!(matches!(report.admission, Admission::Undecodable { .. }));
+        assert_eq!(ids(&report), ["HPA401"]);
+    }
+
+    #[test]
+    fn the_rule_configuration_decides_what_runs_and_at_which_severity() {
+        let mut opts = Options::default();
+        opts.rules.ignore = vec!["min-replicas-equals-max".into(), "HPA000".into()];
+        let report = check(Input::create(written(hpa(3, 3))), &opts);
+        assert!(!ids(&report).contains(&"HPA101"));
+        // HPA000 cannot be ignored.
+        let report = check(Input::create(written(hpa(5, 3))), &opts);
+        assert!(ids(&report).contains(&"HPA000"));
+        let mut opts = Options::default();
+        opts.rules.levels.insert("HPA101", RuleLevel::At(Severity::Error));
+        let report = check(Input::create(written(hpa(3, 3))), &opts);
+        let f = report.findings.iter().find(|f| f.rule.id == "HPA101").unwrap();
+        assert_eq!(f.severity, Severity::Error);
+        // Only kube-apiserver's verdict.
+        let report = check(Input::create(written(hpa(3, 3))), &Options::verdict_only(FeatureGates::default()));
+        assert!(report.findings.is_empty());
+        // Objects that are not HPAs.
+        assert_eq!(check_other("autoscaling/v2", "HorizontalPodAutoscalar", &Options::default()).len(), 1);
+        assert!(check_other("apps/v1", "Deployment", &Options::default()).is_empty());
+    }
+}

@@ -1,0 +1,52 @@
+//! The subcommands, one module each: each reads its input, takes every HPA through hpa-core's
+//! front door (`hpa::check`, or the linter for `lint`) and renders the result. They depend on
+//! `cli` for their arguments; `cli` depends on none of them.
+
+pub mod cluster;
+pub mod convert;
+pub mod default;
+pub mod diagnose;
+pub mod explain;
+pub mod lint;
+pub mod rules;
+pub mod simulate;
+pub mod validate;
+
+use crate::cli::InputArgs;
+use crate::input::{self, SourceFile};
+use crate::{ExitStatus, Output};
+
+/// The per-file loop of the subcommands that print one result per object (`default`,
+/// `convert`, `explain`): the inputs found and read, each readable file handed to `each` (its
+/// objects in order; it returns the status the file earns), a file that cannot be read and a
+/// file's YAML syntax error reported on standard error (status 1), and the inputs that could
+/// not be found or read reported after all files (status 2). The caller then writes its output.
+pub(crate) fn each_file(
+    paths: &[String],
+    input_args: &InputArgs,
+    out: &mut Output<'_>,
+    mut each: impl FnMut(usize, &SourceFile, &mut Output<'_>) -> ExitStatus,
+) -> ExitStatus {
+    let (origins, mut errors) = input::discover(paths, &input_args.exclude);
+    let (files, load_errors) = input::load(&origins, out);
+    errors.extend(load_errors);
+    let mut status = ExitStatus::Clean;
+    for (i, file) in files.iter().enumerate() {
+        if let Some(reason) = &file.unreadable {
+            out.error(&format!("{}: {reason}", file.name));
+            status = status.max(ExitStatus::Findings);
+            continue;
+        }
+        status = status.max(each(i, file, out));
+        if let Some(e) = &file.parsed.error {
+            let (line, col) = file.line_col(e.mark);
+            out.error(&format!("{}:{line}:{col}: {}", file.name, e.message));
+            status = status.max(ExitStatus::Findings);
+        }
+    }
+    for e in &errors {
+        out.error(&e.to_string());
+        status = ExitStatus::Error;
+    }
+    status
+}
