@@ -118,6 +118,15 @@ pub fn is_print(c: char) -> bool {
 pub struct GoJsonFormatter;
 
 impl serde_json::ser::Formatter for GoJsonFormatter {
+    /// Floats as Go writes them ([`json_float`]): `-4.760247247687104e17` is
+    /// `-476024724768710400` in Go's JSON, an integer literal an `int64` field accepts.
+    fn write_f64<W>(&mut self, writer: &mut W, value: f64) -> std::io::Result<()>
+    where
+        W: ?Sized + std::io::Write,
+    {
+        writer.write_all(json_float(value).as_bytes())
+    }
+
     fn write_string_fragment<W>(&mut self, writer: &mut W, fragment: &str) -> std::io::Result<()>
     where
         W: ?Sized + std::io::Write,
@@ -205,6 +214,18 @@ pub fn pow10(n: i32) -> f64 {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn to_go_json_writes_floats_as_go_does() {
+        let json = |v: serde_json::Value| super::to_go_json(&v).unwrap();
+        // A YAML float kubectl sends to an int64 field as an integer literal (found by fuzzing:
+        // `observedGeneration: -0476024724768710452` is a float in go-yaml v2).
+        assert_eq!(json(serde_json::json!(-4.760247247687104e17)), "-476024724768710400");
+        assert_eq!(json(serde_json::json!(0.5)), "0.5");
+        assert_eq!(json(serde_json::json!(1e21)), "1e+21");
+        assert_eq!(json(serde_json::json!(1e-7)), "1e-7");
+        assert_eq!(json(serde_json::json!({"a": [1.5, 2]})), r#"{"a":[1.5,2]}"#);
+    }
+
     use super::*;
 
     #[test]
