@@ -726,18 +726,20 @@ impl Decode for bool {
     }
 }
 
-/// `literalStore` of a number into a Go integer of type `T`: `strconv.ParseInt` and an
-/// overflow check, else `UnmarshalTypeError{Value: "number " + literal}`.
-fn decode_int<'de, S: Source<'de>, T: Decode + TryFrom<i64>>(
+/// `literalStore` of a number into a Go number of type `T`: `parse` (`strconv.ParseInt` and an
+/// overflow check, `ParseUint`, `ParseFloat`), else `UnmarshalTypeError{Value: "number " +
+/// literal}`.
+fn decode_number<'de, S: Source<'de>, T: Decode>(
     target: &mut T,
     d: &mut Decoder<'de, S>,
     ty: GoType,
+    parse: impl FnOnce(&Number) -> Option<T>,
 ) -> Result<(), Abort> {
     match d.peek()? {
         Kind::Number => {
             let r = d.source.number();
             let number = d.check(r)?;
-            match number.as_i64().and_then(|i| T::try_from(i).ok()) {
+            match parse(&number) {
                 Some(v) => *target = v,
                 None => d.save_type_error::<T>(&format!("number {}", number.text()), ty),
             }
@@ -746,6 +748,15 @@ fn decode_int<'de, S: Source<'de>, T: Decode + TryFrom<i64>>(
         Kind::Null => d.skip(),
         other => d.mismatch::<T>(other.go_name(), ty),
     }
+}
+
+/// [`decode_number`] into a Go integer: `strconv.ParseInt` and an overflow check.
+fn decode_int<'de, S: Source<'de>, T: Decode + TryFrom<i64>>(
+    target: &mut T,
+    d: &mut Decoder<'de, S>,
+    ty: GoType,
+) -> Result<(), Abort> {
+    decode_number(target, d, ty, |n| n.as_i64().and_then(|i| T::try_from(i).ok()))
 }
 
 impl Decode for i32 {
@@ -775,27 +786,14 @@ impl Decode for u64 {
 
     /// `strconv.ParseUint(s, 10, 64)`.
     fn decode<'de, S: Source<'de>>(&mut self, d: &mut Decoder<'de, S>, ty: GoType) -> Result<(), Abort> {
-        match d.peek()? {
-            Kind::Number => {
-                let r = d.source.number();
-                let number = d.check(r)?;
-                let parsed = match &number {
-                    Number::Int(i) => u64::try_from(*i).ok(),
-                    Number::UInt(u) => Some(*u),
-                    other => {
-                        let text = other.text();
-                        text.bytes().all(|b| b.is_ascii_digit()).then(|| text.parse().ok()).flatten()
-                    }
-                };
-                match parsed {
-                    Some(v) => *self = v,
-                    None => d.save_type_error::<Self>(&format!("number {}", number.text()), ty),
-                }
-                Ok(())
+        decode_number(self, d, ty, |number| match number {
+            Number::Int(i) => u64::try_from(*i).ok(),
+            Number::UInt(u) => Some(*u),
+            other => {
+                let text = other.text();
+                text.bytes().all(|b| b.is_ascii_digit()).then(|| text.parse().ok()).flatten()
             }
-            Kind::Null => d.skip(),
-            other => d.mismatch::<Self>(other.go_name(), ty),
-        }
+        })
     }
 }
 
@@ -806,32 +804,17 @@ impl Decode for f64 {
 
     /// `strconv.ParseFloat(s, 64)`; out of range is an error.
     fn decode<'de, S: Source<'de>>(&mut self, d: &mut Decoder<'de, S>, ty: GoType) -> Result<(), Abort> {
-        match d.peek()? {
-            Kind::Number => {
-                let r = d.source.number();
-                let number = d.check(r)?;
-                let parsed = match &number {
-                    Number::Float(f) => Some(*f),
-                    #[expect(clippy::cast_precision_loss, reason = "as ParseFloat rounds the integer literal")]
-                    Number::Int(i) => Some(*i as f64),
-                    #[expect(clippy::cast_precision_loss, reason = "as ParseFloat rounds the integer literal")]
-                    Number::UInt(u) => Some(*u as f64),
-                    Number::Text(t) => t.parse::<f64>().ok().filter(|f| f.is_finite()),
-                };
-                match parsed {
-                    Some(v) => *self = v,
-                    None => d.save_type_error::<Self>(&format!("number {}", number.text()), ty),
-                }
-                Ok(())
-            }
-            Kind::Null => d.skip(),
-            other => d.mismatch::<Self>(other.go_name(), ty),
-        }
+        decode_number(self, d, ty, |number| match number {
+            Number::Float(f) => Some(*f),
+            #[expect(clippy::cast_precision_loss, reason = "as ParseFloat rounds the integer literal")]
+            Number::Int(i) => Some(*i as f64),
+            #[expect(clippy::cast_precision_loss, reason = "as ParseFloat rounds the integer literal")]
+            Number::UInt(u) => Some(*u as f64),
+            Number::Text(t) => t.parse::<f64>().ok().filter(|f| f.is_finite()),
+        })
     }
 }
 
-/// A pointer: `null` makes it nil; anything else is decoded into the pointee, allocated
-/// when nil (`indirect`).
 impl<T: Decode + Default> Decode for Option<T> {
     fn go_type(package: &str) -> String {
         T::go_type(package)
