@@ -69,23 +69,10 @@ pub fn human_notes(outcome: &LiveOutcome) -> String {
     outcome.notes.iter().map(|n| format!("hpa-lint: note: {}\n", n.message)).collect()
 }
 
-/// `1 error, 2 warnings, 0 infos in 12 HorizontalPodAutoscalers (40 objects)`.
+/// `1 error, 2 warnings, 0 infos in 12 HorizontalPodAutoscalers (40 objects)`, as for files.
 pub fn summary_line(outcome: &LiveOutcome) -> String {
-    let count = |s: Severity| outcome.diagnostics.iter().filter(|d| d.severity == s).count();
-    let plural = |n: usize, w: &str| if n == 1 { format!("{n} {w}") } else { format!("{n} {w}s") };
-    let mut s = format!(
-        "{}, {}, {} in {} ({})",
-        plural(count(Severity::Error), "error"),
-        plural(count(Severity::Warning), "warning"),
-        plural(count(Severity::Info), "info"),
-        plural(outcome.hpas, "HorizontalPodAutoscaler"),
-        plural(outcome.objects, "object"),
-    );
-    if outcome.suppressed > 0 {
-        let _ = write!(s, "; {} suppressed by {}", outcome.suppressed, super::suppress::ANNOTATION);
-    }
-    s.push('\n');
-    s
+    let severities = outcome.diagnostics.iter().map(|d| d.severity);
+    super::report::summary_text(severities, outcome.hpas, outcome.objects, outcome.suppressed)
 }
 
 fn object_json(o: &LiveObject) -> Value {

@@ -208,18 +208,37 @@ pub fn human(outcome: &LintResults, files: &[SourceFile], style: HumanStyle) -> 
 
 /// `3 errors, 1 warning, 0 infos in 12 HPAs (40 objects)`.
 pub fn summary_line(outcome: &LintResults) -> String {
-    let count = |s: Severity| outcome.diagnostics.iter().filter(|d| d.severity == s).count();
+    let severities = outcome.diagnostics.iter().map(|d| d.severity);
+    summary_text(severities, outcome.hpas, outcome.objects, outcome.suppressed)
+}
+
+/// The summary line of files and of a cluster: the count of each severity, HPAs and objects,
+/// and what `hpa-lint.dev/ignore` annotations suppressed.
+pub(crate) fn summary_text(
+    severities: impl Iterator<Item = Severity>,
+    hpas: usize,
+    objects: usize,
+    suppressed: usize,
+) -> String {
+    let mut counts = [0usize; 3];
+    for s in severities {
+        counts[match s {
+            Severity::Error => 0,
+            Severity::Warning => 1,
+            Severity::Info => 2,
+        }] += 1;
+    }
     let plural = |n: usize, w: &str| if n == 1 { format!("{n} {w}") } else { format!("{n} {w}s") };
     let mut s = format!(
         "{}, {}, {} in {} ({})",
-        plural(count(Severity::Error), "error"),
-        plural(count(Severity::Warning), "warning"),
-        plural(count(Severity::Info), "info"),
-        plural(outcome.hpas, "HorizontalPodAutoscaler"),
-        plural(outcome.objects, "object"),
+        plural(counts[0], "error"),
+        plural(counts[1], "warning"),
+        plural(counts[2], "info"),
+        plural(hpas, "HorizontalPodAutoscaler"),
+        plural(objects, "object"),
     );
-    if outcome.suppressed > 0 {
-        let _ = write!(s, "; {} suppressed by {}", outcome.suppressed, super::suppress::ANNOTATION);
+    if suppressed > 0 {
+        let _ = write!(s, "; {suppressed} suppressed by {}", super::suppress::ANNOTATION);
     }
     s.push('\n');
     s
