@@ -1,10 +1,10 @@
 //! `hpa-lint diagnose`: the published 1.23 run from a snapshot, the same namespace served live
 //! over TLS by the test API server (the same diagnosis), and the errors of a live read.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
-use hpa_tests::apiserver::{Fault, TestApiServer, fixtures};
+use hpa_tests::apiserver::{Fault, LiveCluster as Live, TestApiServer, fixtures};
 use hpa_tests::cli::{Run, hpa_lint};
 use serde_json::{Value, json};
 
@@ -74,29 +74,19 @@ fn serve_the_snapshot(server: &TestApiServer) {
     }
 }
 
-struct Live {
-    runtime: tokio::runtime::Runtime,
-    server: TestApiServer,
-    _dir: tempfile::TempDir,
-    kubeconfig: PathBuf,
-}
-
 fn live() -> Live {
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
-    let server = runtime.block_on(TestApiServer::start());
-    let dir = tempfile::tempdir().unwrap();
-    let kubeconfig = server.write_kubeconfig(dir.path());
-    Live { runtime, server, _dir: dir, kubeconfig }
+    Live::start()
 }
 
-impl Live {
+/// `hpa-lint diagnose` on a [`Live`] cluster.
+trait Diagnose {
     /// `hpa-lint diagnose` against the server (outside its runtime: the command runs its own).
+    fn diagnose(&self, extra: &[&str]) -> Run;
+}
+
+impl Diagnose for Live {
     fn diagnose(&self, extra: &[&str]) -> Run {
-        let kubeconfig = self.kubeconfig.display().to_string();
-        let mut args = vec!["diagnose", "--kubeconfig", kubeconfig.as_str(), "-n", "default", "--now", NOW];
-        args.extend_from_slice(extra);
-        let _guard = self.runtime.enter();
-        std::thread::scope(|s| s.spawn(|| hpa_lint(&args, "")).join().unwrap())
+        self.hpa_lint("diagnose", &[&["-n", "default", "--now", NOW], extra].concat())
     }
 }
 
@@ -262,10 +252,7 @@ fn live_running_hpa_sets_pods_aside_and_reconstructs_its_memory() {
         "2026-03-02T09:20:35Z",
         1,
     ));
-    let kubeconfig = l.kubeconfig.display().to_string();
-    let args = ["diagnose", "--kubeconfig", kubeconfig.as_str(), "-n", "shop", "--now", "2026-03-02T09:21:05Z", "web"];
-    let _guard = l.runtime.enter();
-    let run = std::thread::scope(|s| s.spawn(|| hpa_lint(&args, "")).join().unwrap());
+    let run = l.hpa_lint("diagnose", &["-n", "shop", "--now", "2026-03-02T09:21:05Z", "web"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let out = &run.stdout;
     assert!(out.contains("set aside: web-6d4cf56db6-tq8wd (unready within the CPU initialization period)"), "{out}");

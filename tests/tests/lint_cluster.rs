@@ -2,37 +2,25 @@
 //! rules as files on live objects, locations as objects and field paths, notes for what was
 //! not read, the replicas decision for HPA410, scopes, and the report formats.
 
-use std::path::PathBuf;
-
-use hpa_tests::apiserver::TestApiServer;
+use hpa_tests::apiserver::LiveCluster as Live;
 use hpa_tests::apiserver::fixtures;
 use hpa_tests::cli::{Run, hpa_lint};
 use serde_json::{Value, json};
 
-struct Live {
-    runtime: tokio::runtime::Runtime,
-    server: TestApiServer,
-    _dir: tempfile::TempDir,
-    kubeconfig: PathBuf,
-}
-
 fn live() -> Live {
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
-    let server = runtime.block_on(TestApiServer::start());
-    let dir = tempfile::tempdir().unwrap();
-    let kubeconfig = server.write_kubeconfig(dir.path());
-    Live { runtime, server, _dir: dir, kubeconfig }
+    Live::start()
 }
 
-impl Live {
+/// `hpa-lint cluster` on a [`Live`] cluster.
+trait Cluster {
     /// `hpa-lint cluster --no-config ARGS` (outside the server's runtime: the command runs its
     /// own).
+    fn lint(&self, extra: &[&str]) -> Run;
+}
+
+impl Cluster for Live {
     fn lint(&self, extra: &[&str]) -> Run {
-        let kubeconfig = self.kubeconfig.display().to_string();
-        let mut args = vec!["cluster", "--no-config", "--kubeconfig", kubeconfig.as_str()];
-        args.extend_from_slice(extra);
-        let _guard = self.runtime.enter();
-        std::thread::scope(|s| s.spawn(|| hpa_lint(&args, "")).join().unwrap())
+        self.hpa_lint("cluster", &[&["--no-config"], extra].concat())
     }
 }
 

@@ -675,44 +675,8 @@ fn parse_file(path: &Path, bytes: &[u8]) -> Result<Policy, PolicyError> {
 mod tests {
     use super::*;
 
-    const EXAMPLE: &str = r#"
-apiVersion: hpa-toolkit.io/v1alpha1
-kind: WebhookPolicy
-defaults:
-  behavior:
-    scaleDown:
-      stabilizationWindowSeconds: 600
-  constraints:
-    maxReplicas: 200
-namespaceLabels:
-  shop: {tier: production}
-  batch: {tier: batch}
-rules:
-  - name: production
-    namespaceSelector:
-      matchLabels: {tier: production}
-    behavior:
-      scaleUp:
-        tolerance: "0.05"
-        selectPolicy: Min
-    constraints:
-      requireBehavior: true
-  - name: previews
-    namespaces: [preview]
-    behavior:
-      scaleDown:
-        stabilizationWindowSeconds: 60
-        policies: [{type: Pods, value: 1, periodSeconds: 60}]
-    constraints:
-      maxReplicas: 5
-  - name: not-batch
-    namespaceSelector:
-      matchExpressions:
-        - {key: tier, operator: NotIn, values: [batch]}
-        - {key: kubernetes.io/metadata.name, operator: NotIn, values: [kube-public]}
-    constraints:
-      maxReplicas: 100
-"#;
+    /// The policy tests' example (also the first policy of the export differential test).
+    const EXAMPLE: &str = concat!("\n", include_str!("../tests/data/policy-example.yaml"));
 
     fn example() -> Policy {
         Policy::parse(EXAMPLE).unwrap()

@@ -302,3 +302,37 @@ fn expand(object: &Value) -> Vec<&Value> {
 pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
+
+/// A [`TestApiServer`] on a runtime of its own, with a kubeconfig file that points at it: what
+/// the `hpa-lint cluster` and `hpa-lint diagnose` tests run the binary's code against.
+pub struct LiveCluster {
+    /// The runtime the server runs on.
+    pub runtime: tokio::runtime::Runtime,
+    /// The server.
+    pub server: TestApiServer,
+    /// The kubeconfig file (in a temporary directory kept as long as this value).
+    pub kubeconfig: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl LiveCluster {
+    /// Starts a server on a two-thread runtime and writes its kubeconfig.
+    pub fn start() -> LiveCluster {
+        let runtime =
+            tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("a runtime");
+        let server = runtime.block_on(TestApiServer::start());
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let kubeconfig = server.write_kubeconfig(dir.path());
+        LiveCluster { runtime, server, kubeconfig, _dir: dir }
+    }
+
+    /// `hpa-lint SUBCOMMAND --kubeconfig FILE ARGS...`, outside the server's runtime (the
+    /// command runs its own).
+    pub fn hpa_lint(&self, subcommand: &str, args: &[&str]) -> crate::cli::Run {
+        let kubeconfig = self.kubeconfig.display().to_string();
+        let mut all = vec![subcommand, "--kubeconfig", kubeconfig.as_str()];
+        all.extend_from_slice(args);
+        let _guard = self.runtime.enter();
+        std::thread::scope(|s| s.spawn(|| crate::cli::hpa_lint(&all, "")).join().expect("hpa-lint does not panic"))
+    }
+}

@@ -206,44 +206,7 @@ impl VariableResolver for RequestScope<'_> {
 
 const POLICIES: [&str; 4] = [
     // The policy tests' example: every setting, rules by label and by name, later rules winning.
-    r#"
-apiVersion: hpa-toolkit.io/v1alpha1
-kind: WebhookPolicy
-defaults:
-  behavior:
-    scaleDown:
-      stabilizationWindowSeconds: 600
-  constraints:
-    maxReplicas: 200
-namespaceLabels:
-  shop: {tier: production}
-  batch: {tier: batch}
-rules:
-  - name: production
-    namespaceSelector:
-      matchLabels: {tier: production}
-    behavior:
-      scaleUp:
-        tolerance: "0.05"
-        selectPolicy: Min
-    constraints:
-      requireBehavior: true
-  - name: previews
-    namespaces: [preview]
-    behavior:
-      scaleDown:
-        stabilizationWindowSeconds: 60
-        policies: [{type: Pods, value: 1, periodSeconds: 60}]
-    constraints:
-      maxReplicas: 5
-  - name: not-batch
-    namespaceSelector:
-      matchExpressions:
-        - {key: tier, operator: NotIn, values: [batch]}
-        - {key: kubernetes.io/metadata.name, operator: NotIn, values: [kube-public]}
-    constraints:
-      maxReplicas: 100
-"#,
+    concat!("\n", include_str!("../data/policy-example.yaml")),
     // Expressions of every operator, a rule that lifts an earlier requirement, both directions.
     r#"
 apiVersion: hpa-toolkit.io/v1alpha1
