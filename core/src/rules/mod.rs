@@ -382,32 +382,6 @@ pub fn find(id_or_name: &str) -> Option<&'static dyn Rule> {
     ALL.iter().copied().find(|r| r.meta().id.eq_ignore_ascii_case(id_or_name) || r.meta().name == id_or_name)
 }
 
-/// Runs every rule enabled by default (those needing other objects only when `cx.objects` is
-/// set).
-pub fn check(cx: &Context<'_>) -> Vec<Finding> {
-    check_selected(cx, |m| m.enabled_by_default)
-}
-
-/// Runs the rules `selected` accepts (those needing other objects only when `cx.objects` is
-/// set).
-pub fn check_selected(cx: &Context<'_>, selected: impl Fn(&RuleMeta) -> bool) -> Vec<Finding> {
-    let mut out = Vec::new();
-    for rule in ALL {
-        let meta = rule.meta();
-        if (meta.needs_objects && cx.objects.is_none()) || !selected(meta) {
-            continue;
-        }
-        rule.check(cx, &mut out);
-    }
-    out
-}
-
-/// Runs every rule that needs only the object itself.
-pub fn check_alone(cx: &Context<'_>) -> Vec<Finding> {
-    let cx = Context { objects: None, ..*cx };
-    check(&cx)
-}
-
 /// Built-in kinds that have a `scale` subresource, with the `apiVersion`s that serve them.
 pub const SCALABLE_KINDS: &[(&str, &[&str])] = &[
     ("Deployment", &["apps/v1"]),
