@@ -156,12 +156,12 @@ impl Options {
         Options { rules: RuleConfig::only_errors(), ..Options::for_gates(gates) }
     }
 
-    /// kube-apiserver's pipeline options.
-    fn admission(&self) -> admission::Options {
+    /// kube-apiserver's pipeline options, for a request in `namespace`.
+    fn admission(&self, namespace: Option<&str>) -> admission::Options {
         admission::Options {
             gates: self.settings.gates.clone(),
             apply_defaults: self.request.apply_defaults,
-            default_namespace: self.request.default_namespace.clone(),
+            default_namespace: namespace.map(str::to_string),
         }
     }
 }
@@ -349,6 +349,14 @@ impl Report {
 /// enabled rules (those needing other objects only when `input.world` is given). See the
 /// module documentation for what an object kube-apiserver refuses gets.
 pub fn check(input: Input<'_>, opts: &Options) -> Report {
+    check_in(input, opts.request.default_namespace.as_deref(), opts)
+}
+
+/// [`check`] for a request whose namespace is known only per call (an admission webhook's
+/// review names it; kube-apiserver fills it from the URL): `namespace` is given to an object
+/// that has none, in place of [`Request::default_namespace`], so that the options are built
+/// once and shared by every request. An empty `namespace` leaves it empty.
+pub fn check_in(input: Input<'_>, namespace: Option<&str>, opts: &Options) -> Report {
     let Input { object, old, id, world } = input;
     let original = match object {
         Written::Decoded(o) => o,
@@ -359,7 +367,8 @@ pub fn check(input: Input<'_>, opts: &Options) -> Report {
         Some(_) => None,
         None => convert::to_internal(&original).ok().map(|c| Box::new(c.object)),
     };
-    let outcome = match admission::admit(&original, old.as_ref(), operation, &opts.admission()) {
+    let namespace = namespace.filter(|n| !n.is_empty());
+    let outcome = match admission::admit_owned((*original).clone(), old, operation, &opts.admission(namespace)) {
         Ok(outcome) => outcome,
         Err(error) => {
             let version = original.api_version();

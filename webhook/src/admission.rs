@@ -42,8 +42,9 @@ pub const MAX_WARNING_CHARS: usize = 120;
 #[derive(Debug, Clone)]
 pub struct Admission {
     gates: FeatureGates,
-    /// The front door's options (the request's namespace is set per review); with lint
-    /// warnings off, only kube-apiserver's errors are checked.
+    /// The front door's options, shared by every review (the request's namespace is an input of
+    /// each call, [`check::check_in`]); with lint warnings off, only kube-apiserver's errors are
+    /// checked.
     check: check::Options,
 }
 
@@ -181,6 +182,13 @@ impl Admission {
         &self.check
     }
 
+    /// The front door's options for the context cache's HPAs, admitted once as they arrive
+    /// (hpa-cluster's `CachedHpa::admit`): these options with no rule run (the rules run per
+    /// review, on the admitted object).
+    pub fn cache_admission(&self) -> check::Options {
+        check::Options { rules: check::RuleConfig::only_errors(), ..self.check.clone() }
+    }
+
     /// Answers one AdmissionReview body on `endpoint`, under `policy`, without a view of the
     /// cluster.
     pub fn review(&self, endpoint: Endpoint, body: &[u8], policy: &Policy) -> Answer {
@@ -289,15 +297,15 @@ impl Admission {
             }
             pipeline::Operation::Create => None,
         };
-        let mut options = self.check.clone();
-        options.request.default_namespace = (!namespace.is_empty()).then(|| namespace.to_string());
+        let options = &self.check;
         let input = Input {
             object: Written::Decoded(Box::new(new.hpa)),
             old: old.as_ref().map(|o| o.hpa.clone()),
             id: None,
             world: None,
         };
-        let check::Report { admission, mut findings } = check::check(input, &options);
+        // The request's namespace is an input of the call: the options are shared.
+        let check::Report { admission, mut findings } = check::check_in(input, Some(namespace), options);
         let admitted = match admission {
             Admitting::Admitted(admitted) => admitted,
             Admitting::Unconvertible { error, .. } => return Err(error.into()),
@@ -317,7 +325,7 @@ impl Admission {
             let t = &admitted.effective().spec.scale_target_ref;
             let id = context::hpa_id(admitted.effective());
             let overlay = hpa_cluster::Overlay::new(index).with_hpa(&id, &t.kind, &t.name);
-            findings.extend(admitted.check_world(Some(&id), &overlay, &options));
+            findings.extend(admitted.check_world(Some(&id), &overlay, options));
         }
         let outcome = *admitted.outcome;
 
