@@ -16,12 +16,14 @@
 //! served, re-checked every [`CacheOptions::recheck_interval`]. A kind RBAC refuses (403) is
 //! logged once, skipped (retried at the next re-check) and reported in [`WatchStatus`].
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
-use hpa_core::api::{self, VersionedHpa};
+use hpa_core::api::{self, Strictness};
+use hpa_core::check::{self, Admitted};
+use hpa_core::features::FeatureGates;
 use hpa_core::rules::objects::{
     LimitRange, ObjectId, Objects, Pdb, ScaledObject, Vpa, Workload, limit_range_from_json,
 };
@@ -51,16 +53,35 @@ pub const WATCHED: [Kind; 10] = [
 ];
 
 /// How the cache runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CacheOptions {
     /// How often discovery is asked again whether the optional CRDs are served, and refused
     /// kinds are tried again.
     pub recheck_interval: Duration,
+    /// How an HPA is admitted through hpa-core's front door when its event arrives
+    /// ([`CachedHpa::admit`]): the release and feature gates of the admission that reads the
+    /// cache. Its rules are not run.
+    pub admission: check::Options,
+}
+
+impl CacheOptions {
+    /// The front door's options for objects as the API server stores them: already defaulted,
+    /// decoded leniently (the API server may be newer than this build: an unknown field is
+    /// version skew), in a cluster with these gates; no rule runs.
+    pub fn admission_for(gates: FeatureGates) -> check::Options {
+        let mut opts = check::Options::verdict_only(gates);
+        opts.request =
+            check::Request { apply_defaults: false, default_namespace: None, strictness: Strictness::Lenient };
+        opts
+    }
 }
 
 impl Default for CacheOptions {
     fn default() -> Self {
-        CacheOptions { recheck_interval: Duration::from_secs(300) }
+        CacheOptions {
+            recheck_interval: Duration::from_secs(300),
+            admission: CacheOptions::admission_for(FeatureGates::default()),
+        }
     }
 }
 
@@ -106,6 +127,9 @@ pub struct WatchStatus {
     pub broken_for: Option<Duration>,
     /// The last error, while broken or refused.
     pub error: Option<String>,
+    /// HPAs left out of the cache because hpa-core cannot read them, by reason
+    /// ([`LeftOut::reason`]); empty for other kinds.
+    pub left_out: Vec<(&'static str, usize)>,
 }
 
 /// Whether the cache may be trusted for an admission decision.
@@ -130,6 +154,10 @@ struct CacheShared {
     watches: Mutex<BTreeMap<Kind, WatchState>>,
     /// Discovery of the optional kinds has answered once (until then, readiness waits).
     discovered: Mutex<bool>,
+    /// How cached HPAs are admitted.
+    admission: check::Options,
+    /// The reasons an HPA was left out for that have been logged at warn (once each).
+    warned: Mutex<HashSet<&'static str>>,
 }
 
 #[derive(Debug, Clone)]
@@ -145,18 +173,14 @@ impl ContextCache {
     /// Starts watching (inside a tokio runtime). Returns at once; see [`ContextCache::synced`]
     /// and [`ContextCache::wait_synced`].
     pub fn start(cluster: Cluster, options: CacheOptions) -> ContextCache {
-        let shared = Arc::new(CacheShared {
-            index: RwLock::new(Index::default()),
-            watches: Mutex::new(BTreeMap::new()),
-            discovered: Mutex::new(false),
-        });
+        let shared = Arc::new(CacheShared::new(options.admission.clone()));
         let supervisor = tokio::spawn(supervise(shared.clone(), cluster, options)).abort_handle();
         ContextCache { shared, supervisor }
     }
 
     /// The index, for reading (writers wait while it is held: keep it short).
     pub fn read(&self) -> RwLockReadGuard<'_, Index> {
-        self.shared.index.read().unwrap_or_else(PoisonError::into_inner)
+        self.shared.read()
     }
 
     /// Every watch started so far, in [`WATCHED`] order.
@@ -176,6 +200,7 @@ impl ContextCache {
                     since_last_event: w.last_event.map(|t| now.saturating_duration_since(t)),
                     broken_for: w.broken_since.map(|t| now.saturating_duration_since(t)),
                     error: w.error.clone(),
+                    left_out: if *kind == kinds::HPA { index.left_out() } else { Vec::new() },
                 })
             })
             .collect()
@@ -243,6 +268,20 @@ impl Drop for ContextCache {
 }
 
 impl CacheShared {
+    fn new(admission: check::Options) -> CacheShared {
+        CacheShared {
+            index: RwLock::new(Index::default()),
+            watches: Mutex::new(BTreeMap::new()),
+            discovered: Mutex::new(false),
+            admission,
+            warned: Mutex::new(HashSet::new()),
+        }
+    }
+
+    fn read(&self) -> RwLockReadGuard<'_, Index> {
+        self.index.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
     fn watches(&self) -> MutexGuard<'_, BTreeMap<Kind, WatchState>> {
         lock(&self.watches)
     }
@@ -316,7 +355,7 @@ async fn supervise(shared: Arc<CacheShared>, cluster: Cluster, options: CacheOpt
                     handle.abort();
                     tracing::info!(kind = %kind.resource(), "no longer served: not watched");
                 }
-                shared.write().clear(&kind);
+                shared.clear(&kind);
                 shared.update(kind, |w| {
                     w.phase = Phase::Absent;
                     w.broken_since = None;
@@ -357,7 +396,7 @@ async fn watch_kind(shared: Arc<CacheShared>, client: Client, kind: Kind) {
                     if was != Some(phase) {
                         tracing::warn!(kind = %kind.resource(), error = %message, "{}: skipped", phase.as_str());
                     }
-                    shared.write().clear(&kind);
+                    shared.clear(&kind);
                     shared.update(kind, |w| {
                         w.phase = phase;
                         w.broken_since = None;
@@ -382,12 +421,24 @@ async fn watch_kind(shared: Arc<CacheShared>, client: Client, kind: Kind) {
             w.error = None;
             w.last_event = Some(Instant::now());
         });
+        shared.apply(kind, event, &mut buffer);
+    }
+}
+
+impl CacheShared {
+    /// Applies one watcher event of `kind` to the index, as kube-runtime's reflector applies
+    /// events to its store: a relist (`Init` .. `InitDone`) is buffered, then built into the
+    /// kind's new table outside the lock and swapped in under it.
+    fn apply(&self, kind: Kind, event: Event<DynamicObject>, buffer: &mut Vec<Entry>) {
         match event {
             Event::Init => buffer.clear(),
-            Event::InitApply(object) => buffer.extend(entry(&kind, object)),
+            Event::InitApply(object) => buffer.extend(self.entry(&kind, object)),
             Event::InitDone => {
-                shared.write().replace(&kind, std::mem::take(&mut buffer));
-                shared.update(kind, |w| {
+                let mut fresh = Index::of(std::mem::take(buffer));
+                self.write().swap_kind(&kind, &mut fresh);
+                // The old table is dropped here, after the lock is released.
+                drop(fresh);
+                self.update(kind, |w| {
                     if !w.synced {
                         tracing::info!(kind = %kind.resource(), "synced");
                     }
@@ -396,16 +447,56 @@ async fn watch_kind(shared: Arc<CacheShared>, client: Client, kind: Kind) {
                 });
             }
             Event::Apply(object) => {
-                if let Some(e) = entry(&kind, object) {
-                    shared.write().upsert(e);
+                if let Some(e) = self.entry(&kind, object) {
+                    self.write().upsert(e);
                 }
             }
             Event::Delete(object) => {
                 let namespace = object.metadata.namespace.as_deref().unwrap_or("default");
                 let name = object.metadata.name.as_deref().unwrap_or_default();
-                shared.write().remove(&kind, namespace, name);
+                self.write().remove(&kind, namespace, name);
             }
         }
+    }
+
+    /// Drops every object of `kind` (outside the lock, as a relist does).
+    fn clear(&self, kind: &Kind) {
+        let mut old = Index::default();
+        self.write().swap_kind(kind, &mut old);
+        drop(old);
+    }
+
+    /// An object of a watched kind as the index keeps it. An HPA hpa-core cannot read is kept
+    /// as left out (counted in [`WatchStatus::left_out`]; logged at warn once per reason).
+    fn entry(&self, kind: &Kind, object: DynamicObject) -> Option<Entry> {
+        let json = match serde_json::to_value(&object) {
+            Ok(json) => json,
+            Err(error) => {
+                tracing::debug!(kind = %kind.resource(), %error, "object not stored");
+                return None;
+            }
+        };
+        Some(match trim(kind, json) {
+            Trimmed::Hpa(live) => match CachedHpa::admit(live, &self.admission) {
+                Ok(hpa) => Entry::Hpa(Arc::new(hpa)),
+                Err(left_out) => {
+                    if lock(&self.warned).insert(left_out.reason) {
+                        tracing::warn!(hpa = %left_out.id, reason = left_out.reason, error = %left_out.error,
+                            "HPA left out of the context cache: hpa-core cannot read it (its cross-object checks do not run; \
+                             further HPAs left out for this reason are logged at debug and counted in /metrics)");
+                    } else {
+                        tracing::debug!(hpa = %left_out.id, reason = left_out.reason, error = %left_out.error,
+                            "HPA left out of the context cache");
+                    }
+                    Entry::LeftOut(left_out)
+                }
+            },
+            Trimmed::Workload(w, _) => Entry::Workload(w),
+            Trimmed::Pdb(p) => Entry::Pdb(p),
+            Trimmed::Vpa(v) => Entry::Vpa(v),
+            Trimmed::ScaledObject(s) => Entry::ScaledObject(s),
+            Trimmed::LimitRange(l) => Entry::LimitRange(limit_range_from_json(l.id, &l.object)),
+        })
     }
 }
 
@@ -420,58 +511,67 @@ fn api_code(error: &watcher::Error) -> Option<u16> {
     }
 }
 
-/// An object of a watched kind as the index keeps it.
-fn entry(kind: &Kind, object: DynamicObject) -> Option<Entry> {
-    let json = match serde_json::to_value(&object) {
-        Ok(json) => json,
-        Err(error) => {
-            tracing::debug!(kind = %kind.resource(), %error, "object not stored");
-            return None;
-        }
-    };
-    Some(match trim(kind, json) {
-        Trimmed::Hpa(live) => Entry::Hpa(Arc::new(CachedHpa::decode(live)?)),
-        Trimmed::Workload(w, _) => Entry::Workload(w),
-        Trimmed::Pdb(p) => Entry::Pdb(p),
-        Trimmed::Vpa(v) => Entry::Vpa(v),
-        Trimmed::ScaledObject(s) => Entry::ScaledObject(s),
-        Trimmed::LimitRange(l) => Entry::LimitRange(limit_range_from_json(l.id, &l.object)),
-    })
-}
-
 // === the index ===
 
-/// An HPA of the cache, decoded by hpa-core's strict decoder (as the API server stores it:
-/// `autoscaling/v2`, defaulted).
+/// An HPA of the cache, admitted once through hpa-core's front door when its event arrived
+/// (decoded as the API server stores it, `autoscaling/v2` and defaulted, then kube-apiserver's
+/// pipeline: the internal and effective forms the cross-object rules read), so that no write
+/// has to admit it again.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CachedHpa {
     /// Which HPA.
     pub id: ObjectId,
-    /// The object.
-    pub hpa: VersionedHpa,
+    /// The object as admitted (as written, internal and effective forms, validation errors).
+    pub admitted: Admitted,
+}
+
+/// Why an HPA was left out of the cache: hpa-core cannot read it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LeftOut {
+    /// Which HPA.
+    pub id: ObjectId,
+    /// The decode error kind (`InvalidValue`, ...; [`api::DecodeErrorKind::as_str`]) or
+    /// `Unconvertible`: the `/metrics` label.
+    pub reason: &'static str,
+    /// The first error, for the log.
+    pub error: String,
 }
 
 impl CachedHpa {
-    /// Decodes a live HPA; `None` (logged) for one hpa-core cannot read.
-    pub fn decode(live: LiveHpa) -> Option<CachedHpa> {
-        match api::decode(&live.object) {
-            Ok(hpa) => Some(CachedHpa { id: live.id, hpa }),
+    /// Decodes a live HPA with hpa-core's decoder, with the strictness and release of `opts`,
+    /// and admits it through the front door ([`check::check`]; its rules are not run: pass
+    /// options whose rules are [`check::RuleConfig::only_errors`]). An HPA that does not decode
+    /// or convert is left out (the reason).
+    pub fn admit(live: LiveHpa, opts: &check::Options) -> Result<CachedHpa, Box<LeftOut>> {
+        let LiveHpa { id, object } = live;
+        let left_out = |reason: &'static str, error: String| Box::new(LeftOut { id: id.clone(), reason, error });
+        let text = object.to_string();
+        let decoded = match api::decode_json(&text, opts.request.strictness, opts.settings.gates.version()) {
+            Ok(decoded) => decoded.value,
             Err(errors) => {
-                let first = errors.first().map(ToString::to_string).unwrap_or_default();
-                tracing::debug!(hpa = %live.id, error = %first, "HPA not decoded: left out of the cache");
-                None
+                let first = errors.first();
+                let reason = first.map_or("Unknown", |e| e.kind.as_str());
+                return Err(left_out(reason, first.map(ToString::to_string).unwrap_or_default()));
+            }
+        };
+        let report = check::check(check::Input::create(check::Written::Decoded(Box::new(decoded))), opts);
+        match report.admission {
+            check::Admission::Admitted(admitted) => Ok(CachedHpa { id, admitted }),
+            check::Admission::Unconvertible { error, .. } => Err(left_out("Unconvertible", error.to_string())),
+            check::Admission::Undecodable { errors, .. } => {
+                let first = errors.first();
+                Err(left_out(
+                    first.map_or("Unknown", |e| e.kind.as_str()),
+                    first.map(ToString::to_string).unwrap_or_default(),
+                ))
             }
         }
     }
 
     /// `spec.scaleTargetRef` kind and name.
     pub fn target(&self) -> (&str, &str) {
-        match &self.hpa {
-            VersionedHpa::V2(h) => (&h.spec.scale_target_ref.kind, &h.spec.scale_target_ref.name),
-            VersionedHpa::V1(h) => (&h.spec.scale_target_ref.kind, &h.spec.scale_target_ref.name),
-            VersionedHpa::V2beta2(h) => (&h.spec.scale_target_ref.kind, &h.spec.scale_target_ref.name),
-            VersionedHpa::V2beta1(h) => (&h.spec.scale_target_ref.kind, &h.spec.scale_target_ref.name),
-        }
+        let t = &self.admitted.effective().spec.scale_target_ref;
+        (&t.kind, &t.name)
     }
 }
 
@@ -479,6 +579,7 @@ impl CachedHpa {
 #[derive(Debug, Clone)]
 enum Entry {
     Hpa(Arc<CachedHpa>),
+    LeftOut(Box<LeftOut>),
     Workload(Workload),
     Pdb(Pdb),
     Vpa(Vpa),
@@ -486,71 +587,103 @@ enum Entry {
     LimitRange(LimitRange),
 }
 
-/// What the cache holds, by namespace: the [`Objects`] the rules read.
+/// What the cache holds: one table per kind, by namespace; the [`Objects`] the rules read.
+///
+/// A relist builds the kind's new table in an index of its own, outside the lock, and swaps it
+/// in ([`Index::swap_kind`]): readers never wait for a relist and never see a kind half listed.
 #[derive(Debug, Default)]
 pub struct Index {
-    namespaces: HashMap<String, Namespace>,
+    hpas: HashMap<String, HpaNamespace>,
+    /// HPAs hpa-core cannot read (part of the HPA table), by namespace and name.
+    left_out: HashMap<(String, String), &'static str>,
+    /// By kind (`Deployment`, ...), namespace and name.
+    workloads: HashMap<&'static str, HashMap<String, HashMap<String, Workload>>>,
+    pdbs: HashMap<String, Vec<Pdb>>,
+    vpas: HashMap<String, Vec<Vpa>>,
+    scaled_objects: HashMap<String, Vec<ScaledObject>>,
+    limit_ranges: HashMap<String, Vec<LimitRange>>,
 }
 
 #[derive(Debug, Default)]
-struct Namespace {
-    /// By name: objects of several kinds may share one.
-    workloads: HashMap<String, Vec<Workload>>,
-    pdbs: Vec<Pdb>,
-    vpas: Vec<Vpa>,
-    scaled_objects: Vec<ScaledObject>,
-    limit_ranges: Vec<LimitRange>,
+struct HpaNamespace {
     hpas: HashMap<String, Arc<CachedHpa>>,
     /// Target name, then (target kind, the HPAs targeting it, sorted by name).
-    hpas_by_target: HashMap<String, Vec<(String, Vec<ObjectId>)>>,
+    by_target: HashMap<String, Vec<(String, Vec<ObjectId>)>>,
+}
+
+/// The workload kinds the cache keeps, as the index keys them.
+fn workload_kind(kind: &str) -> Option<&'static str> {
+    WATCHED.iter().map(|k| k.kind).find(|k| *k == kind)
+}
+
+/// Puts `item` in place of the one `same` finds, or at the end.
+fn put<T>(list: &mut Vec<T>, item: T, same: impl Fn(&T) -> bool) {
+    match list.iter_mut().find(|x| same(x)) {
+        Some(slot) => *slot = item,
+        None => list.push(item),
+    }
 }
 
 impl Index {
     /// The HPA `namespace/name`.
     pub fn hpa(&self, namespace: &str, name: &str) -> Option<&Arc<CachedHpa>> {
-        self.namespaces.get(namespace)?.hpas.get(name)
+        self.hpas.get(namespace)?.hpas.get(name)
     }
 
     /// Every HPA of a namespace, in no particular order.
     pub fn hpas(&self, namespace: &str) -> impl Iterator<Item = &Arc<CachedHpa>> {
-        self.namespaces.get(namespace).into_iter().flat_map(|n| n.hpas.values())
+        self.hpas.get(namespace).into_iter().flat_map(|n| n.hpas.values())
+    }
+
+    /// The Argo Rollouts of a namespace whose `spec.workloadRef` names the workload
+    /// `kind/name` (their pods are made from its template), by name.
+    pub fn rollouts_using(&self, namespace: &str, kind: &str, name: &str) -> Vec<&Workload> {
+        let mut found: Vec<&Workload> = self
+            .workloads
+            .get(kinds::ROLLOUT.kind)
+            .and_then(|by_ns| by_ns.get(namespace))
+            .into_iter()
+            .flat_map(|by_name| by_name.values())
+            .filter(|r| r.workload_ref.as_ref().is_some_and(|w| w.kind == kind && w.name == name))
+            .collect();
+        found.sort_by(|a, b| a.id.name.cmp(&b.id.name));
+        found
     }
 
     /// Objects of `kind` held.
     pub fn count(&self, kind: &Kind) -> usize {
-        self.namespaces
-            .values()
-            .map(|n| match *kind {
-                kinds::HPA => n.hpas.len(),
-                kinds::PDB => n.pdbs.len(),
-                kinds::VPA => n.vpas.len(),
-                kinds::SCALED_OBJECT => n.scaled_objects.len(),
-                kinds::LIMIT_RANGE => n.limit_ranges.len(),
-                _ => n.workloads.values().flatten().filter(|w| w.id.kind == kind.kind).count(),
-            })
-            .sum()
+        fn lists<T>(t: &HashMap<String, Vec<T>>) -> usize {
+            t.values().map(Vec::len).sum()
+        }
+        match *kind {
+            kinds::HPA => self.hpas.values().map(|n| n.hpas.len()).sum(),
+            kinds::PDB => lists(&self.pdbs),
+            kinds::VPA => lists(&self.vpas),
+            kinds::SCALED_OBJECT => lists(&self.scaled_objects),
+            kinds::LIMIT_RANGE => lists(&self.limit_ranges),
+            _ => self.workloads.get(kind.kind).map_or(0, |t| t.values().map(HashMap::len).sum()),
+        }
     }
 
-    fn namespace(&mut self, namespace: &str) -> &mut Namespace {
-        self.namespaces.entry(namespace.to_string()).or_default()
+    /// HPAs left out of the cache (hpa-core cannot read them), by reason, sorted.
+    pub fn left_out(&self) -> Vec<(&'static str, usize)> {
+        let mut by_reason: BTreeMap<&'static str, usize> = BTreeMap::new();
+        for reason in self.left_out.values() {
+            *by_reason.entry(reason).or_default() += 1;
+        }
+        by_reason.into_iter().collect()
     }
 
     fn upsert(&mut self, entry: Entry) {
-        fn put<T>(list: &mut Vec<T>, item: T, same: impl Fn(&T) -> bool) {
-            match list.iter_mut().find(|x| same(x)) {
-                Some(slot) => *slot = item,
-                None => list.push(item),
-            }
-        }
         match entry {
             Entry::Hpa(hpa) => {
                 let ns = hpa.id.namespace.clone();
                 self.remove_hpa(&ns, &hpa.id.name);
                 let (kind, target) = hpa.target();
                 let (kind, target) = (kind.to_string(), target.to_string());
-                let n = self.namespace(&ns);
-                let by_kind = n.hpas_by_target.entry(target).or_default();
-                let ids = match by_kind.iter_mut().position(|(k, _)| *k == kind) {
+                let n = self.hpas.entry(ns).or_default();
+                let by_kind = n.by_target.entry(target).or_default();
+                let ids = match by_kind.iter().position(|(k, _)| *k == kind) {
                     Some(i) => &mut by_kind[i].1,
                     None => {
                         by_kind.push((kind, Vec::new()));
@@ -562,35 +695,44 @@ impl Index {
                 ids.insert(at, hpa.id.clone());
                 n.hpas.insert(hpa.id.name.clone(), hpa);
             }
+            Entry::LeftOut(l) => {
+                let LeftOut { id, reason, .. } = *l;
+                self.remove_hpa(&id.namespace, &id.name);
+                self.left_out.insert((id.namespace, id.name), reason);
+            }
             Entry::Workload(w) => {
-                let kind = w.id.kind.clone();
-                let list = self.namespace(&w.id.namespace.clone()).workloads.entry(w.id.name.clone()).or_default();
-                put(list, w, |x| x.id.kind == kind);
+                let Some(kind) = workload_kind(&w.id.kind) else { return };
+                let by_ns = self.workloads.entry(kind).or_default();
+                by_ns.entry(w.id.namespace.clone()).or_default().insert(w.id.name.clone(), w);
             }
             Entry::Pdb(p) => {
                 let name = p.id.name.clone();
-                put(&mut self.namespace(&p.id.namespace.clone()).pdbs, p, |x| x.id.name == name);
+                put(self.pdbs.entry(p.id.namespace.clone()).or_default(), p, |x| x.id.name == name);
             }
             Entry::Vpa(v) => {
                 let name = v.id.name.clone();
-                put(&mut self.namespace(&v.id.namespace.clone()).vpas, v, |x| x.id.name == name);
+                put(self.vpas.entry(v.id.namespace.clone()).or_default(), v, |x| x.id.name == name);
             }
             Entry::ScaledObject(s) => {
                 let name = s.id.name.clone();
-                put(&mut self.namespace(&s.id.namespace.clone()).scaled_objects, s, |x| x.id.name == name);
+                put(self.scaled_objects.entry(s.id.namespace.clone()).or_default(), s, |x| x.id.name == name);
             }
             Entry::LimitRange(l) => {
                 let name = l.id.name.clone();
-                put(&mut self.namespace(&l.id.namespace.clone()).limit_ranges, l, |x| x.id.name == name);
+                put(self.limit_ranges.entry(l.id.namespace.clone()).or_default(), l, |x| x.id.name == name);
             }
         }
     }
 
+    /// Removes the HPA `namespace/name` (cached or left out).
     fn remove_hpa(&mut self, namespace: &str, name: &str) {
-        let Some(n) = self.namespaces.get_mut(namespace) else { return };
+        if !self.left_out.is_empty() {
+            self.left_out.remove(&(namespace.to_string(), name.to_string()));
+        }
+        let Some(n) = self.hpas.get_mut(namespace) else { return };
         let Some(old) = n.hpas.remove(name) else { return };
         let (kind, target) = old.target();
-        if let Some(by_kind) = n.hpas_by_target.get_mut(target) {
+        if let Some(by_kind) = n.by_target.get_mut(target) {
             for (k, ids) in by_kind.iter_mut() {
                 if k == kind {
                     ids.retain(|id| id.name != name);
@@ -598,94 +740,108 @@ impl Index {
             }
             by_kind.retain(|(_, ids)| !ids.is_empty());
             if by_kind.is_empty() {
-                n.hpas_by_target.remove(target);
+                n.by_target.remove(target);
             }
         }
     }
 
     fn remove(&mut self, kind: &Kind, namespace: &str, name: &str) {
-        if *kind == kinds::HPA {
-            return self.remove_hpa(namespace, name);
+        fn drop_from<T>(t: &mut HashMap<String, Vec<T>>, namespace: &str, same: impl Fn(&T) -> bool) {
+            if let Some(list) = t.get_mut(namespace) {
+                list.retain(|x| !same(x));
+            }
         }
-        let Some(n) = self.namespaces.get_mut(namespace) else { return };
         match *kind {
-            kinds::PDB => n.pdbs.retain(|x| x.id.name != name),
-            kinds::VPA => n.vpas.retain(|x| x.id.name != name),
-            kinds::SCALED_OBJECT => n.scaled_objects.retain(|x| x.id.name != name),
-            kinds::LIMIT_RANGE => n.limit_ranges.retain(|x| x.id.name != name),
+            kinds::HPA => self.remove_hpa(namespace, name),
+            kinds::PDB => drop_from(&mut self.pdbs, namespace, |x| x.id.name == name),
+            kinds::VPA => drop_from(&mut self.vpas, namespace, |x| x.id.name == name),
+            kinds::SCALED_OBJECT => drop_from(&mut self.scaled_objects, namespace, |x| x.id.name == name),
+            kinds::LIMIT_RANGE => drop_from(&mut self.limit_ranges, namespace, |x| x.id.name == name),
             _ => {
-                if let Some(list) = n.workloads.get_mut(name) {
-                    list.retain(|w| w.id.kind != kind.kind);
-                    if list.is_empty() {
-                        n.workloads.remove(name);
-                    }
+                if let Some(by_name) = self.workloads.get_mut(kind.kind).and_then(|t| t.get_mut(namespace)) {
+                    by_name.remove(name);
                 }
             }
         }
     }
 
-    /// Drops every object of `kind`.
-    fn clear(&mut self, kind: &Kind) {
-        for n in self.namespaces.values_mut() {
-            match *kind {
-                kinds::HPA => {
-                    n.hpas.clear();
-                    n.hpas_by_target.clear();
-                }
-                kinds::PDB => n.pdbs.clear(),
-                kinds::VPA => n.vpas.clear(),
-                kinds::SCALED_OBJECT => n.scaled_objects.clear(),
-                kinds::LIMIT_RANGE => n.limit_ranges.clear(),
-                _ => {
-                    n.workloads.retain(|_, list| {
-                        list.retain(|w| w.id.kind != kind.kind);
-                        !list.is_empty()
-                    });
+    /// Exchanges the objects of `kind` with those `other` holds: a relist builds the new ones
+    /// in an index of its own, outside the lock, and swaps them in under it (the old ones go
+    /// out in `other`, to be dropped after the lock is released). Swapping with an empty index
+    /// drops the kind.
+    fn swap_kind(&mut self, kind: &Kind, other: &mut Index) {
+        use std::mem::swap;
+        match *kind {
+            kinds::HPA => {
+                swap(&mut self.hpas, &mut other.hpas);
+                swap(&mut self.left_out, &mut other.left_out);
+            }
+            kinds::PDB => swap(&mut self.pdbs, &mut other.pdbs),
+            kinds::VPA => swap(&mut self.vpas, &mut other.vpas),
+            kinds::SCALED_OBJECT => swap(&mut self.scaled_objects, &mut other.scaled_objects),
+            kinds::LIMIT_RANGE => swap(&mut self.limit_ranges, &mut other.limit_ranges),
+            _ => {
+                let theirs = other.workloads.remove(kind.kind);
+                let ours = match theirs {
+                    Some(table) => self.workloads.insert(kind.kind, table),
+                    None => self.workloads.remove(kind.kind),
+                };
+                if let Some(table) = ours {
+                    other.workloads.insert(kind.kind, table);
                 }
             }
         }
     }
 
-    /// Replaces every object of `kind` with `entries` (a relist).
-    fn replace(&mut self, kind: &Kind, entries: Vec<Entry>) {
-        self.clear(kind);
+    /// An index of `entries` alone (all of one kind): a relist's replacement for that kind.
+    fn of(entries: Vec<Entry>) -> Index {
+        let mut index = Index::default();
         for e in entries {
-            self.upsert(e);
+            index.upsert(e);
         }
+        index
     }
 }
 
 const NO_IDS: &[ObjectId] = &[];
 
+/// The list of a namespace in a table by namespace (empty when there is none).
+fn of_namespace<'a, T>(table: &'a HashMap<String, Vec<T>>, namespace: &str) -> &'a [T] {
+    table.get(namespace).map_or(&[], Vec::as_slice)
+}
+
 impl Objects for Index {
     fn workload(&self, kind: &str, namespace: &str, name: &str) -> Option<&Workload> {
-        self.namespaces.get(namespace)?.workloads.get(name)?.iter().find(|w| w.id.kind == kind)
+        self.workloads.get(kind)?.get(namespace)?.get(name)
     }
 
     fn limit_ranges(&self, namespace: &str) -> &[LimitRange] {
-        self.namespaces.get(namespace).map_or(&[], |n| &n.limit_ranges)
+        of_namespace(&self.limit_ranges, namespace)
     }
 
     fn workload_any_case(&self, kind: &str, namespace: &str, name: &str) -> Option<&Workload> {
-        self.namespaces.get(namespace)?.workloads.get(name)?.iter().find(|w| w.id.kind.eq_ignore_ascii_case(kind))
+        WATCHED
+            .iter()
+            .filter(|k| k.kind.eq_ignore_ascii_case(kind))
+            .find_map(|k| self.workloads.get(k.kind)?.get(namespace)?.get(name))
     }
 
     fn pdbs(&self, namespace: &str) -> &[Pdb] {
-        self.namespaces.get(namespace).map_or(&[], |n| &n.pdbs)
+        of_namespace(&self.pdbs, namespace)
     }
 
     fn vpas(&self, namespace: &str) -> &[Vpa] {
-        self.namespaces.get(namespace).map_or(&[], |n| &n.vpas)
+        of_namespace(&self.vpas, namespace)
     }
 
     fn scaled_objects(&self, namespace: &str) -> &[ScaledObject] {
-        self.namespaces.get(namespace).map_or(&[], |n| &n.scaled_objects)
+        of_namespace(&self.scaled_objects, namespace)
     }
 
     fn hpas_targeting(&self, namespace: &str, kind: &str, name: &str) -> &[ObjectId] {
-        self.namespaces
+        self.hpas
             .get(namespace)
-            .and_then(|n| n.hpas_by_target.get(name))
+            .and_then(|n| n.by_target.get(name))
             .and_then(|by_kind| by_kind.iter().find(|(k, _)| k == kind))
             .map_or(NO_IDS, |(_, ids)| ids.as_slice())
     }
@@ -817,7 +973,8 @@ mod tests {
 
     fn put(index: &mut Index, kind: Kind, object: serde_json::Value) {
         let object: DynamicObject = serde_json::from_value(object).unwrap();
-        index.upsert(entry(&kind, object).unwrap());
+        let shared = CacheShared::new(CacheOptions::default().admission);
+        index.upsert(shared.entry(&kind, object).unwrap());
     }
 
     fn hpa(name: &str, target: &str) -> serde_json::Value {
@@ -863,8 +1020,129 @@ mod tests {
 
         index.remove(&kinds::DEPLOYMENT, "shop", "web");
         assert!(index.workload("Deployment", "shop", "web").is_none());
-        index.replace(&kinds::HPA, Vec::new());
+        index.swap_kind(&kinds::HPA, &mut Index::default());
         assert_eq!(index.count(&kinds::HPA), 0);
         assert!(index.hpas_targeting("shop", "Deployment", "api").is_empty());
+    }
+
+    #[test]
+    fn hpas_are_admitted_once_and_those_hpa_core_cannot_read_are_counted() {
+        let mut index = Index::default();
+        // An unknown field (a newer API server's) is version skew: the HPA is kept.
+        let mut newer = hpa("web", "web");
+        newer["spec"]["syncPeriodSeconds"] = json!(30);
+        put(&mut index, kinds::HPA, newer);
+        let cached = index.hpa("shop", "web").unwrap();
+        assert!(cached.admitted.allowed());
+        assert_eq!(cached.admitted.effective().spec.max_replicas, 5);
+        assert_eq!(cached.target(), ("Deployment", "web"));
+        // A value of the wrong type: left out, counted by reason, out of the target's list.
+        let mut broken = hpa("web", "web");
+        broken["spec"]["maxReplicas"] = json!("five");
+        put(&mut index, kinds::HPA, broken.clone());
+        assert!(index.hpa("shop", "web").is_none());
+        assert!(index.hpas_targeting("shop", "Deployment", "web").is_empty());
+        assert_eq!(index.left_out(), [("InvalidValue", 1)]);
+        let mut other = broken.clone();
+        other["metadata"]["name"] = json!("api");
+        put(&mut index, kinds::HPA, other);
+        assert_eq!(index.left_out(), [("InvalidValue", 2)]);
+        // Fixed, or deleted: no longer counted.
+        put(&mut index, kinds::HPA, hpa("web", "web"));
+        assert_eq!(index.left_out(), [("InvalidValue", 1)]);
+        index.remove(&kinds::HPA, "shop", "api");
+        assert!(index.left_out().is_empty());
+        assert_eq!(index.count(&kinds::HPA), 1);
+    }
+
+    #[test]
+    fn rollouts_are_found_by_the_workload_they_take_their_template_from() {
+        let mut index = Index::default();
+        let rollout = |name: &str, target: &str| {
+            json!({"apiVersion": "argoproj.io/v1alpha1", "kind": "Rollout",
+                "metadata": {"name": name, "namespace": "shop"},
+                "spec": {"workloadRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": target}}})
+        };
+        put(&mut index, kinds::ROLLOUT, rollout("b", "web"));
+        put(&mut index, kinds::ROLLOUT, rollout("a", "web"));
+        put(&mut index, kinds::ROLLOUT, rollout("c", "api"));
+        let names: Vec<&str> =
+            index.rollouts_using("shop", "Deployment", "web").iter().map(|r| r.id.name.as_str()).collect();
+        assert_eq!(names, ["a", "b"]);
+        assert!(index.rollouts_using("shop", "StatefulSet", "web").is_empty());
+        assert!(index.rollouts_using("other", "Deployment", "web").is_empty());
+    }
+
+    #[test]
+    fn a_relist_never_shows_an_empty_or_partial_kind() {
+        use std::sync::atomic::{AtomicBool, Ordering};
+
+        const N: usize = 300;
+        let shared = Arc::new(CacheShared::new(CacheOptions::default().admission));
+        let deployment = |i: usize| -> DynamicObject {
+            serde_json::from_value(json!({"apiVersion": "apps/v1", "kind": "Deployment",
+                "metadata": {"name": format!("web-{i}"), "namespace": format!("team-{}", i % 7)},
+                "spec": {"template": {"spec": {"containers": [{"name": "app"}]}}}}))
+            .unwrap()
+        };
+        let relist = |shared: &CacheShared| {
+            let mut buffer = Vec::new();
+            shared.apply(kinds::DEPLOYMENT, Event::Init, &mut buffer);
+            for i in 0..N {
+                shared.apply(kinds::DEPLOYMENT, Event::InitApply(deployment(i)), &mut buffer);
+                if i == N / 2 {
+                    // Half listed: readers still see the whole previous list.
+                    assert_eq!(shared.read().count(&kinds::DEPLOYMENT), N);
+                }
+            }
+            shared.apply(kinds::DEPLOYMENT, Event::InitDone, &mut buffer);
+        };
+        // The first list (nothing to show before it).
+        let mut buffer = Vec::new();
+        shared.apply(kinds::DEPLOYMENT, Event::Init, &mut buffer);
+        for i in 0..N {
+            shared.apply(kinds::DEPLOYMENT, Event::InitApply(deployment(i)), &mut buffer);
+        }
+        shared.apply(kinds::DEPLOYMENT, Event::InitDone, &mut buffer);
+
+        // Readers admitting while relists swap the kind in: never empty, never partial.
+        let stop = Arc::new(AtomicBool::new(false));
+        let readers: Vec<_> = (0..2)
+            .map(|_| {
+                let (shared, stop) = (shared.clone(), stop.clone());
+                std::thread::spawn(move || {
+                    let mut reads = 0usize;
+                    while !stop.load(Ordering::Relaxed) {
+                        let index = shared.read();
+                        assert_eq!(index.count(&kinds::DEPLOYMENT), N);
+                        assert!(index.workload("Deployment", "team-3", "web-3").is_some());
+                        reads += 1;
+                    }
+                    reads
+                })
+            })
+            .collect();
+        for _ in 0..20 {
+            relist(&shared);
+        }
+        stop.store(true, Ordering::Relaxed);
+        for reader in readers {
+            assert!(reader.join().unwrap() > 0);
+        }
+        // A relist of fewer objects replaces the kind; other kinds are untouched.
+        shared
+            .index
+            .write()
+            .unwrap()
+            .upsert(shared.entry(&kinds::HPA, serde_json::from_value(hpa("web", "web-1")).unwrap()).unwrap());
+        let mut buffer = Vec::new();
+        shared.apply(kinds::DEPLOYMENT, Event::Init, &mut buffer);
+        shared.apply(kinds::DEPLOYMENT, Event::InitApply(deployment(1)), &mut buffer);
+        shared.apply(kinds::DEPLOYMENT, Event::InitDone, &mut buffer);
+        assert_eq!(shared.read().count(&kinds::DEPLOYMENT), 1);
+        assert_eq!(shared.read().count(&kinds::HPA), 1);
+        shared.clear(&kinds::DEPLOYMENT);
+        assert_eq!(shared.read().count(&kinds::DEPLOYMENT), 0);
+        assert_eq!(shared.read().count(&kinds::HPA), 1);
     }
 }

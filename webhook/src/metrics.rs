@@ -125,6 +125,12 @@ struct ResourceLabels {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
+struct LeftOutLabels {
+    resource: String,
+    reason: &'static str,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
 struct RuleLabels {
     rule: &'static str,
 }
@@ -159,6 +165,7 @@ pub struct Metrics {
     context_since_event: Family<ResourceLabels, Gauge<f64, AtomicU64>>,
     context_broken: Family<ResourceLabels, Gauge<f64, AtomicU64>>,
     stale_views: Family<EndpointLabels, Counter>,
+    context_left_out: Family<LeftOutLabels, Gauge>,
     findings: Family<RuleLabels, Counter>,
 }
 
@@ -227,6 +234,12 @@ impl Metrics {
             Unit::Seconds,
             context_broken.clone(),
         );
+        let context_left_out = Family::<LeftOutLabels, Gauge>::default();
+        registry.register(
+            "context_left_out",
+            "HPAs left out of the context cache because hpa-core cannot read them (their cross-object checks do not run), by reason",
+            context_left_out.clone(),
+        );
         let stale_views = Family::<EndpointLabels, Counter>::default();
         registry.register(
             "context_stale_views",
@@ -251,6 +264,7 @@ impl Metrics {
             context_since_event,
             context_broken,
             stale_views,
+            context_left_out,
             findings,
         }
     }
@@ -267,7 +281,13 @@ impl Metrics {
 
     /// Sets the context cache's gauges from the state of its watches.
     pub fn set_watches(&self, watches: &[WatchStatus]) {
+        // The reasons present now, and no others (a fixed HPA no longer counts).
+        self.context_left_out.clear();
         for w in watches {
+            for (reason, n) in &w.left_out {
+                let labels = LeftOutLabels { resource: w.kind.resource(), reason };
+                self.context_left_out.get_or_create(&labels).set(i64::try_from(*n).unwrap_or(i64::MAX));
+            }
             let labels = ResourceLabels { resource: w.kind.resource() };
             self.context_objects.get_or_create(&labels).set(i64::try_from(w.objects).unwrap_or(i64::MAX));
             self.context_synced.get_or_create(&labels).set(i64::from(w.synced));

@@ -17,7 +17,6 @@ use std::collections::HashSet;
 use hpa_cluster::inventory::{Trimmed, object_id, trim};
 use hpa_cluster::kinds::{self, Kind};
 use hpa_cluster::watch::{CachedHpa, Index, Overlay};
-use hpa_core::check;
 use hpa_core::rules::objects::{Pdb, Vpa, Workload};
 use hpa_core::rules::{Finding, Objects, Severity};
 use serde_json::Value;
@@ -114,10 +113,10 @@ fn warnings(
     let mut out = Vec::new();
     let opts = admission.check_options();
     for hpa in concerned(index, &after, new) {
-        // The cached HPA admitted once through hpa-core's front door, its report continued with
-        // the cache before and after the write.
-        let checked = check::check(check::Input::create(check::Written::Decoded(Box::new(hpa.hpa.clone()))), opts);
-        let Some(admitted) = checked.admitted() else { continue };
+        // The cached HPA was admitted once through hpa-core's front door when its event arrived
+        // (hpa-cluster's `CachedHpa`); its report is continued with the cache before and after
+        // the write.
+        let admitted = &hpa.admitted;
         let found = |objects: &dyn Objects| -> Vec<Finding> {
             admitted
                 .check_world(Some(&hpa.id), objects, opts)
@@ -147,8 +146,9 @@ fn overlay<'a>(index: &'a Index, changed: &'a Changed) -> Overlay<'a> {
     }
 }
 
-/// The HPAs a write concerns: those scaling the workload; those scaling the VPA's target; those
-/// whose pods the PodDisruptionBudget selects. At most [`MAX_HPAS`], by name.
+/// The HPAs a write concerns: those scaling the workload, or an Argo Rollout whose
+/// `spec.workloadRef` names it; those scaling the VPA's target; those whose pods the
+/// PodDisruptionBudget selects. At most [`MAX_HPAS`], by name.
 fn concerned<'a>(index: &'a Index, after: &Overlay<'_>, changed: &Changed) -> Vec<&'a CachedHpa> {
     let by_target = |namespace: &str, kind: &str, name: &str| -> Vec<&'a CachedHpa> {
         index
@@ -159,7 +159,17 @@ fn concerned<'a>(index: &'a Index, after: &Overlay<'_>, changed: &Changed) -> Ve
             .collect()
     };
     match changed {
-        Changed::Workload(w) => by_target(&w.id.namespace, &w.id.kind, &w.id.name),
+        Changed::Workload(w) => {
+            // Its own HPAs, then those of the Argo Rollouts whose `spec.workloadRef` names it (their
+            // pods are made from its template: the rules read it through `pod_template_of`).
+            let ns = &w.id.namespace;
+            let mut hpas = by_target(ns, &w.id.kind, &w.id.name);
+            for rollout in index.rollouts_using(ns, &w.id.kind, &w.id.name) {
+                hpas.extend(by_target(ns, &rollout.id.kind, &rollout.id.name));
+            }
+            hpas.truncate(MAX_HPAS);
+            hpas
+        }
         Changed::Vpa(v) => by_target(&v.id.namespace, &v.target_kind, &v.target_name),
         Changed::Pdb(p) => {
             let mut hpas: Vec<&CachedHpa> = index

@@ -230,3 +230,48 @@ async fn a_stopped_api_server_leaves_single_object_checks_and_a_warning() {
     );
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_workload_write_finds_the_hpas_of_the_rollouts_that_take_its_template() {
+    let (s, _) = setup().await;
+    s.api.install("rollouts");
+    let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "checkout", "namespace": "shop"},
+        "spec": {"replicas": 0, "selector": {"matchLabels": {"app": "checkout"}},
+            "template": {"metadata": {"labels": {"app": "checkout"}},
+                "spec": {"containers": [{"name": "app", "image": "ghcr.io/example/checkout:2.0.0",
+                    "resources": {"requests": {"cpu": "250m"}}}]}}}});
+    let rollout = json!({"apiVersion": "argoproj.io/v1alpha1", "kind": "Rollout",
+        "metadata": {"name": "checkout", "namespace": "shop"},
+        "spec": {"selector": {"matchLabels": {"app": "checkout"}},
+            "workloadRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "checkout"},
+            "strategy": {"canary": {"steps": [{"setWeight": 20}, {"pause": {}}]}}}});
+    let hpa = json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": "checkout", "namespace": "shop"},
+        "spec": {"scaleTargetRef": {"apiVersion": "argoproj.io/v1alpha1", "kind": "Rollout", "name": "checkout"},
+            "minReplicas": 2, "maxReplicas": 10,
+            "metrics": [{"type": "Resource", "resource": {"name": "cpu",
+                "target": {"type": "Utilization", "averageUtilization": 70}}}]}});
+    let old = s.api.apply(&[deployment, rollout, hpa]).remove(0);
+    let (server, mut conn) = s.webhook(&[]).await;
+
+    // The Deployment's template loses its cpu request: the HPA of the Rollout that takes its
+    // pods from it (the Deployment itself has no HPA) gets HPA201, named.
+    let mut dropped = old.clone();
+    dropped["spec"]["template"]["spec"]["containers"][0]["resources"] = json!({});
+    let deployments = ("apps", "v1", "deployments");
+    let answer = conn
+        .review("/validate-workloads", &workload_review("r1", "UPDATE", deployments, &dropped, Some(&old)))
+        .await
+        .unwrap();
+    assert_eq!(response(&answer)["allowed"], true);
+    let found = warnings(&answer);
+    assert!(found.iter().any(|w| w.starts_with("HPA checkout: HPA201 missing-resource-request:")), "{found:?}");
+    // The same Deployment unchanged: nothing to say.
+    let answer = conn
+        .review("/validate-workloads", &workload_review("r2", "UPDATE", deployments, &old, Some(&old)))
+        .await
+        .unwrap();
+    assert_eq!(response(&answer), &json!({"uid": "r2", "allowed": true}));
+    server.stop().await;
+}
