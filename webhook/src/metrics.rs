@@ -358,4 +358,32 @@ mod tests {
             assert!(text.lines().any(|l| l == line), "missing {line:?} in\n{text}");
         }
     }
+
+    #[test]
+    fn hpas_left_out_of_the_cache_are_counted_by_reason_and_uncounted_once_gone() {
+        let m = Metrics::new();
+        let hpas = |left_out: Vec<(&'static str, usize)>| WatchStatus {
+            kind: hpa_cluster::kinds::HPA,
+            phase: Phase::Synced,
+            synced: true,
+            objects: 3,
+            since_last_event: None,
+            broken_for: None,
+            error: None,
+            left_out,
+        };
+        m.set_watches(&[hpas(vec![("InvalidValue", 2), ("Unconvertible", 1)])]);
+        let text = m.render();
+        for line in [
+            "hpa_webhook_context_left_out{resource=\"horizontalpodautoscalers.autoscaling\",reason=\"InvalidValue\"} 2",
+            "hpa_webhook_context_left_out{resource=\"horizontalpodautoscalers.autoscaling\",reason=\"Unconvertible\"} 1",
+        ] {
+            assert!(text.lines().any(|l| l == line), "missing {line:?} in\n{text}");
+        }
+        // Fixed: the reason is no longer reported.
+        m.set_watches(&[hpas(vec![("InvalidValue", 1)])]);
+        let text = m.render();
+        assert!(!text.contains("Unconvertible"), "{text}");
+        assert!(text.lines().any(|l| l.ends_with("reason=\"InvalidValue\"} 1")), "{text}");
+    }
 }
