@@ -612,7 +612,7 @@ enum Entry {
 /// What the cache holds: one table per kind, by namespace; the [`Objects`] the rules read.
 ///
 /// A relist builds the kind's new table in an index of its own, outside the lock, and swaps it
-/// in ([`Index::swap_kind`]): readers never wait for a relist and never see a kind half listed.
+/// in (`Index::swap_kind`): readers never wait for a relist and never see a kind half listed.
 #[derive(Debug, Default)]
 pub struct Index {
     hpas: HashMap<String, HpaNamespace>,
