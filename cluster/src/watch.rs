@@ -919,6 +919,13 @@ impl<'a> Overlay<'a> {
     /// With the HPA `id` substituted, targeting `kind`/`name` in its namespace.
     pub fn with_hpa(mut self, id: &ObjectId, kind: &str, name: &str) -> Self {
         let ns = &id.namespace;
+        // The HPA is cached with this target already (an UPDATE that keeps it, the common
+        // case): the index shows the write as it is.
+        if self.base.hpa(ns, &id.name).is_some_and(|old| old.target() == (kind, name))
+            && self.base.hpas_targeting(ns, kind, name).contains(id)
+        {
+            return self;
+        }
         let mut changed = Vec::new();
         if let Some(old) = self.base.hpa(ns, &id.name) {
             let (k, n) = old.target();
@@ -1039,6 +1046,14 @@ mod tests {
         let overlay = Overlay::new(&index).with_hpa(&id, "Deployment", "web");
         assert_eq!(names(overlay.hpas_targeting("shop", "Deployment", "web")), ["a", "b"]);
         assert!(overlay.hpas_targeting("shop", "Deployment", "api").is_empty());
+        // Its target kept: nothing substituted, the index answers.
+        let overlay = Overlay::new(&index).with_hpa(&id, "Deployment", "api");
+        assert!(overlay.hpas.is_none());
+        assert_eq!(names(overlay.hpas_targeting("shop", "Deployment", "api")), ["b"]);
+        // A new HPA joins its target's list.
+        let new = ObjectId { name: "c".into(), ..id.clone() };
+        let overlay = Overlay::new(&index).with_hpa(&new, "Deployment", "api");
+        assert_eq!(names(overlay.hpas_targeting("shop", "Deployment", "api")), ["b", "c"]);
 
         index.remove(&kinds::DEPLOYMENT, "shop", "web");
         assert!(index.workload("Deployment", "shop", "web").is_none());
