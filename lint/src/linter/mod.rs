@@ -291,13 +291,13 @@ fn object_id(obj: &ObjectRef<'_>) -> (ObjectId, Namespace) {
 /// one file; see [`Scope`]), and each group is linted on its own: memory follows the largest
 /// group, not the whole input. Within a group:
 ///
-/// 1. per file, in parallel: parse; decode, default and validate every HPA (HPA000); run the
-///    rules that need only the HPA; prepare the index entries of the other objects; drop the
-///    tree;
+/// 1. per file, in parallel: parse (of objects other than HPAs, what the index reads);
+///    decode, default and validate every HPA (HPA000); run the rules that need only the HPA;
+///    prepare the index entries of the other objects;
 /// 2. form the manifest sets (a directory that defines an object twice is split into its
 ///    files) and index each;
-/// 3. per HPA, in parallel: the rules that need the other objects of its set (the files their
-///    findings are about are parsed again, for positions).
+/// 3. per HPA, in parallel: the rules that need the other objects of its set, their findings
+///    positioned on the first pass's trees (no file is parsed twice); the trees are dropped.
 pub fn lint(files: &[SourceFile], opts: &LintOptions) -> LintResults {
     let names: Vec<&str> = files.iter().map(|f| f.name.as_str()).collect();
     let (outcome, _, _) = lint_sources(&Sources::Loaded(files), &names, opts);
@@ -400,10 +400,13 @@ fn lint_group(sources: &Sources<'_>, members: &[usize], opts: &LintOptions) -> G
     let deferring = opts.check.rules.needs_world();
     let keys = Keys(std::collections::hash_map::RandomState::new());
     // Each file is read, parsed and checked in one go, while its text and tree are in the
-    // cache, and its tree is dropped: the few files that cross-object findings are about are
-    // parsed again, whole. Of objects other than HPAs, only what the first pass reads is built.
+    // cache. Of objects other than HPAs, only what the first pass reads is built; the trees stay
+    // until the group is done, for the positions of cross-object findings (a file is never
+    // parsed twice: what those findings point at is what the first pass reads, see
+    // `index::first_pass_needs`).
     let mut errors = Vec::new();
-    let checked: Vec<(Cow<'_, SourceFile>, Result<FileResult, input::InputError>)> = members
+    type FirstPass<'f> = (Cow<'f, SourceFile>, Result<(FileResult, Parsed), input::InputError>);
+    let checked: Vec<FirstPass<'_>> = members
         .par_iter()
         .map(|&i| {
             let file = match sources {
@@ -414,7 +417,8 @@ fn lint_group(sources: &Sources<'_>, members: &[usize], opts: &LintOptions) -> G
                 Ok(f) => {
                     let result = input::contained(&f.name, || {
                         let parsed = source::parse_pruned(&f.text, &index::first_pass_needs);
-                        first_pass(i, &f, &parsed, opts, deferring, &keys)
+                        let r = first_pass(i, &f, &parsed, opts, deferring, &keys);
+                        (r, parsed)
                     });
                     (f, result)
                 }
@@ -427,12 +431,15 @@ fn lint_group(sources: &Sources<'_>, members: &[usize], opts: &LintOptions) -> G
         .collect();
     let mut owned_files: Vec<Cow<'_, SourceFile>> = Vec::with_capacity(members.len());
     let mut per_file: Vec<FileResult> = Vec::with_capacity(members.len());
+    let mut trees: Vec<Parsed> = Vec::with_capacity(members.len());
     for (f, result) in checked {
         owned_files.push(f);
-        per_file.push(result.unwrap_or_else(|e| {
+        let (r, tree) = result.unwrap_or_else(|e| {
             errors.push(e);
-            FileResult::default()
-        }));
+            (FileResult::default(), Parsed::default())
+        });
+        per_file.push(r);
+        trees.push(tree);
     }
     let files = &owned_files;
 
@@ -502,15 +509,12 @@ fn lint_group(sources: &Sources<'_>, members: &[usize], opts: &LintOptions) -> G
         }
     }
 
-    // Where the objects of each set are, built when a finding is about another object.
-    let reparsed: Vec<OnceLock<Parsed>> = members.iter().map(|_| OnceLock::new()).collect();
-    // Each file's objects by (document, list item), found once: a file with thousands of
-    // findings about other objects must not be scanned once per finding.
+    // Each file's objects by (document, list item) in its first pass's tree, found once: a file
+    // with thousands of findings about other objects must not be scanned once per finding.
     let object_nodes: Vec<OnceLock<NodesByPlace<'_>>> = members.iter().map(|_| OnceLock::new()).collect();
     let node_of = |k: usize, o: &ObjectInfo| -> Option<&Node> {
         let nodes = object_nodes[k].get_or_init(|| {
-            let parsed = reparsed[k].get_or_init(|| source::parse(&files[k].text));
-            input::objects_in(members[k], parsed).into_iter().map(|r| ((r.document, r.item), r.node)).collect()
+            input::objects_in(members[k], &trees[k]).into_iter().map(|r| ((r.document, r.item), r.node)).collect()
         });
         nodes.get(&(o.document, o.item)).copied()
     };
