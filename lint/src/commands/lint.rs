@@ -34,26 +34,29 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> ExitStatus {
     } else {
         None
     };
-    let (outcome, files, read_errors) = linter::lint_inputs(&origins, stdin.as_deref(), &opts);
+    let (outcome, names, read_errors) = linter::lint_inputs(&origins, stdin.as_deref(), &opts);
     errors.extend(read_errors);
     for e in &errors {
         out.error(&e.to_string());
     }
-    let text = match args.lint.output {
+    // The report is written as it is rendered; a closed pipe ends the output, not the run.
+    let mut writer = std::io::BufWriter::new(&mut *out.stdout);
+    let written = match args.lint.output {
         LintFormat::Human => {
             let color = match args.lint.color {
                 ColorChoice::Always => true,
                 ColorChoice::Never => false,
                 ColorChoice::Auto => out.terminal && !args.lint.no_color,
             };
-            report::human(&outcome, &files, report::HumanStyle { color, width: 100 })
+            report::human(&outcome, &names, report::HumanStyle { color, width: 100 }, &mut writer)
         }
-        LintFormat::Json => report::json(&outcome, &files),
-        LintFormat::Sarif => report::sarif(&outcome, &files),
-        LintFormat::Github => report::github(&outcome, &files),
+        LintFormat::Json => report::json(&outcome, &names, &mut writer),
+        LintFormat::Sarif => report::sarif(&outcome, &names, &mut writer),
+        LintFormat::Github => report::github(&outcome, &names, &mut writer),
     };
+    let _ = written.and_then(|()| std::io::Write::flush(&mut writer));
+    drop(writer);
     timer.lap("lint, report");
-    out.write(&text);
     let status = if !errors.is_empty() {
         ExitStatus::Error
     } else if fail_on.is_some_and(|f| outcome.diagnostics.iter().any(|d| d.severity >= f)) {
@@ -61,12 +64,12 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> ExitStatus {
     } else {
         ExitStatus::Clean
     };
-    // Freeing what a large run kept (its files, its diagnostics) takes a noticeable share of it;
+    // Freeing what a large run kept (its diagnostics) takes a noticeable share of it;
     // the process is about to exit, so a thread does it while the status is returned. A small
     // run frees inline: a thread costs more than it saves (and slows down fuzzing, which lints
     // one small input after another in-process).
     if outcome.objects + outcome.diagnostics.len() >= BACKGROUND_DROP_ABOVE {
-        std::thread::spawn(move || drop((files, outcome)));
+        std::thread::spawn(move || drop(outcome));
     }
     status
 }
@@ -158,6 +161,7 @@ pub fn options(
         },
         namespace: lint.namespace.clone(),
         scope: lint.scope.or(cfg.file.scope).unwrap_or_default(),
+        excerpts: lint.output == LintFormat::Human,
     };
     Ok((opts, fail_on, cfg))
 }
