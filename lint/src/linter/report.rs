@@ -40,12 +40,13 @@ fn severity_word(s: Severity) -> &'static str {
 pub struct Shown {
     /// The diagnostic's span, then each related place's.
     ranges: Vec<SourceSpan>,
-    /// The lines around them, one excerpt per file (the diagnostic's own first).
+    /// The lines around them: one excerpt per label, those of a file that overlap or touch
+    /// joined (miette merges two labels' snippets only when their excerpts overlap).
     excerpts: Vec<Excerpt>,
 }
 
-/// Whole lines of a file, from a few lines before a diagnostic's first label in it to a few
-/// after its last: more than miette shows around them (one line of context).
+/// Whole lines of a file, from a few lines before a label to a few after it: more than
+/// miette shows around one (a line of context).
 #[derive(Debug, Clone)]
 struct Excerpt {
     file: usize,
@@ -56,7 +57,7 @@ struct Excerpt {
     text: String,
 }
 
-/// Lines of an excerpt kept before the first label and after the last one's line.
+/// Lines of an excerpt kept before a label and after the label's last line.
 const EXCERPT_LINES: usize = 2;
 
 /// What the human output will show of `d` ([`Shown`]), from its files' texts (`file_of`: an
@@ -64,34 +65,50 @@ const EXCERPT_LINES: usize = 2;
 pub(crate) fn shown<'f>(d: &Diagnostic, file_of: &dyn Fn(usize) -> Option<&'f SourceFile>) -> Option<Shown> {
     let places = std::iter::once((d.file, d.span)).chain(d.related.iter().map(|r| (r.file, r.span)));
     let mut ranges = Vec::with_capacity(1 + d.related.len());
-    // (file, lowest start, highest end) of the labels in each file.
-    let mut bounds: Vec<(usize, usize, usize)> = Vec::new();
+    // (file, first byte, end) of the lines each label needs, by file and position.
+    let mut wanted: Vec<(usize, usize, usize)> = Vec::with_capacity(1 + d.related.len());
     for (file, span) in places {
-        let range = span_of(file_of(file)?, span);
-        let (start, end) = (range.offset(), range.offset() + range.len());
-        match bounds.iter_mut().find(|b| b.0 == file) {
-            Some(b) => {
-                b.1 = b.1.min(start);
-                b.2 = b.2.max(end);
-            }
-            None => bounds.push((file, start, end)),
-        }
+        let f = file_of(file)?;
+        let range = span_of(f, span);
+        let b = f.text.as_bytes();
+        let from = lines_back(b, range.offset().min(b.len()), EXCERPT_LINES);
+        let to = lines_forward(b, (range.offset() + range.len()).min(b.len()), EXCERPT_LINES + 1);
+        wanted.push((file, from, to));
         ranges.push(range);
     }
-    let mut excerpts = Vec::with_capacity(bounds.len());
-    for (file, start, end) in bounds {
-        let text = &file_of(file)?.text;
-        let b = text.as_bytes();
-        let from = lines_back(b, start.min(b.len()), EXCERPT_LINES);
-        let to = lines_forward(b, end.min(b.len()), EXCERPT_LINES + 1);
-        excerpts.push(Excerpt {
-            file,
-            offset: from,
-            line: lines_before(b, from),
-            text: text.get(from..to).unwrap_or_default().to_string(),
-        });
+    wanted.sort_unstable();
+    let mut excerpts: Vec<Excerpt> = Vec::with_capacity(wanted.len());
+    let mut joined: Vec<(usize, usize, usize)> = Vec::with_capacity(wanted.len());
+    for (file, from, to) in wanted {
+        match joined.last_mut() {
+            Some(last) if last.0 == file && from <= last.2 => last.2 = last.2.max(to),
+            _ => joined.push((file, from, to)),
+        }
+    }
+    for (file, from, to) in joined {
+        excerpts.push(excerpt(file, &file_of(file)?.text, from, to));
     }
     Some(Shown { ranges, excerpts })
+}
+
+/// The excerpt of `text` (file `file`) from byte `from` to `to`, both line starts (or ends of
+/// the text).
+fn excerpt(file: usize, text: &str, from: usize, to: usize) -> Excerpt {
+    let b = text.as_bytes();
+    Excerpt {
+        file,
+        offset: from,
+        line: lines_before(b, from),
+        text: text.get(from..to).unwrap_or_default().to_string(),
+    }
+}
+
+/// The excerpt of a label between bytes `start` and `end` of `text`, alone.
+#[cfg(test)]
+fn label_excerpt(text: &str, start: usize, end: usize) -> Excerpt {
+    let b = text.as_bytes();
+    let from = lines_back(b, start.min(b.len()), EXCERPT_LINES);
+    excerpt(0, text, from, lines_forward(b, end.min(b.len()), EXCERPT_LINES + 1))
 }
 
 /// Whether a line starts at byte `p` (miette's line breaks: `\n`, `\r\n`, a lone `\r`).
@@ -188,7 +205,7 @@ impl MietteDiagnostic for Rendered<'_> {
     }
 }
 
-/// A file as miette reads it, from an excerpt of it: spans, lines and columns are the file's.
+/// A file as miette reads it, from excerpts of it: spans, lines and columns are the file's.
 /// A snippet's `line_count` is the number of lines it holds, as `MietteSpanContents` documents
 /// it. miette 7.6's `context_info` returns the lines from the start of its text instead, and
 /// `render_snippets` then merges two labels into one snippet whenever the second lies within
@@ -197,7 +214,8 @@ impl MietteDiagnostic for Rendered<'_> {
 #[derive(Debug)]
 struct Source<'a> {
     name: &'a str,
-    excerpt: &'a Excerpt,
+    file: usize,
+    excerpts: &'a [Excerpt],
 }
 
 impl SourceCode for Source<'_> {
@@ -207,9 +225,15 @@ impl SourceCode for Source<'_> {
         context_lines_before: usize,
         context_lines_after: usize,
     ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
-        let offset = self.excerpt.offset;
-        let within = span.offset().checked_sub(offset).ok_or(MietteError::OutOfBounds)?;
-        let contents = self.excerpt.text.as_str().read_span(
+        let excerpt = self
+            .excerpts
+            .iter()
+            .filter(|e| e.file == self.file)
+            .find(|e| e.offset <= span.offset() && span.offset() + span.len() <= e.offset + e.text.len())
+            .ok_or(MietteError::OutOfBounds)?;
+        let offset = excerpt.offset;
+        let within = span.offset() - offset;
+        let contents = excerpt.text.as_str().read_span(
             &SourceSpan::from((within, span.len())),
             context_lines_before,
             context_lines_after,
@@ -219,7 +243,7 @@ impl SourceCode for Source<'_> {
             self.name.to_string(),
             contents.data(),
             SourceSpan::from((contents.span().offset() + offset, contents.span().len())),
-            contents.line() + self.excerpt.line,
+            contents.line() + excerpt.line,
             contents.column(),
             lines,
         );
@@ -275,8 +299,7 @@ pub fn human(outcome: &LintResults, names: &[String], style: HumanStyle, out: &m
 /// an excerpt is missing).
 fn rendered<'a>(d: &'a Diagnostic, shown: &'a Shown, names: &'a [String]) -> Option<Rendered<'a>> {
     let source = |file: usize| -> Option<Source<'a>> {
-        let excerpt = shown.excerpts.iter().find(|e| e.file == file)?;
-        Some(Source { name: &names[file], excerpt })
+        Some(Source { name: names.get(file)?, file, excerpts: &shown.excerpts })
     };
     let what = d
         .object
@@ -798,6 +821,45 @@ mod tests {
         assert_eq!(artifact_uri("/srv/repo/hpa.yaml"), "file:///srv/repo/hpa.yaml");
         assert_eq!(artifact_uri("C:\\repo\\hpa.yaml"), "file:///C:/repo/hpa.yaml");
         assert_eq!(artifact_uri("<stdin>"), "%3Cstdin%3E");
+    }
+
+    /// miette reads the same lines, spans, line numbers and columns from an excerpt as from
+    /// the whole text, whatever ends the lines.
+    #[test]
+    fn excerpts_read_as_the_whole_text() {
+        let body = "a: 1\nb:\n  c: 2\n  d: [x, y]\n\n# ñandú ☃\ne: 'long value'\nf:\n- g: 1\n  h: 2\nlast: 3";
+        let texts = [
+            body.to_string(),
+            body.replace('\n', "\r\n"),
+            body.replace('\n', "\r"),
+            format!("\u{feff}{}\n", body.replace('\n', "\r\n")),
+        ];
+        for text in &texts {
+            for start in (0..=text.len()).filter(|&i| text.is_char_boundary(i)) {
+                for len in [0, 1, 3, 12] {
+                    let end = (start + len).min(text.len());
+                    if !text.is_char_boundary(end) {
+                        continue;
+                    }
+                    let span = SourceSpan::from((start, end - start));
+                    let e = [label_excerpt(text, start, end)];
+                    let source = Source { name: "t", file: 0, excerpts: &e };
+                    for context in [0, 1] {
+                        let whole = text.as_str().read_span(&span, context, context);
+                        let part = source.read_span(&span, context, context);
+                        match (whole, part) {
+                            (Ok(w), Ok(p)) => {
+                                let what = format!("{text:?} at {start}+{} with {context}", end - start);
+                                assert_eq!(w.data(), p.data(), "{what}");
+                                assert_eq!(w.span(), p.span(), "{what}");
+                                assert_eq!((w.line(), w.column()), (p.line(), p.column()), "{what}");
+                            }
+                            (w, p) => assert_eq!(w.is_ok(), p.is_ok(), "{text:?} at {start}"),
+                        }
+                    }
+                }
+            }
+        }
     }
 
     #[test]
