@@ -33,7 +33,7 @@ fn severity_word(s: Severity) -> &'static str {
 }
 
 /// What the human output shows of a diagnostic: where its span and its related places are
-/// (byte ranges in their files) and the lines around them. Taken while linting ([`shown`]),
+/// (byte ranges in their files) and the lines around them. Taken while linting (`shown`),
 /// when the text is at hand, so that no file's text is kept for the report and miette reads
 /// a few lines per label instead of its file from the start.
 #[derive(Debug, Clone)]
