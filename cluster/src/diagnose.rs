@@ -12,6 +12,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use hpa_core::api::LabelSelector;
 use hpa_core::api::Quantity;
 use hpa_core::api::Time;
 use hpa_core::api::v2::{HorizontalPodAutoscaler, MetricSpec};
@@ -19,7 +20,7 @@ use hpa_core::evaluator::{
     ConditionStatus, Container, ContainerUsage, ObjectMetricValue, Pod, PodMetricsItem, PodPhase, PodSample,
     ReadyCondition, Scale, SyncInput, Timestamp,
 };
-use hpa_core::rules::objects::Selector;
+use hpa_core::rules::objects::selector_from_json;
 use serde_json::Value;
 
 use crate::connect::Cluster;
@@ -442,21 +443,21 @@ fn scale_of(
         ),
         // A ReplicationController's selector is a plain map.
         "ReplicationController" => {
-            let mut s = Selector::default();
+            let mut s = LabelSelector::default();
             if let Some(m) = target.get("spec").and_then(|s| s.get("selector")).and_then(Value::as_object) {
                 s.match_labels = m.iter().map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().into())).collect();
             }
             (int_at(target, &["status", "replicas"]), selector::format(&s))
         }
         _ if known.is_some() => {
-            let s = target.get("spec").and_then(|s| s.get("selector")).map(Selector::from_json).unwrap_or_default();
+            let s = target.get("spec").and_then(|s| s.get("selector")).map(selector_from_json).unwrap_or_default();
             (int_at(target, &["status", "replicas"]), selector::format(&s))
         }
         _ => {
             notes.push(format!(
                 "the scale of {kind} {namespace}/{name} was not among the inputs and its kind's scale paths are unknown: read as a workload"
             ));
-            let s = target.get("spec").and_then(|s| s.get("selector")).map(Selector::from_json).unwrap_or_default();
+            let s = target.get("spec").and_then(|s| s.get("selector")).map(selector_from_json).unwrap_or_default();
             (int_at(target, &["status", "replicas"]), selector::format(&s))
         }
     };
@@ -683,7 +684,7 @@ async fn read_metrics(
                     );
                     let mut params = vec![("labelSelector".to_string(), selector.to_string())];
                     if let Some(s) = &p.metric.selector {
-                        params.push(("metricLabelSelector".into(), selector::format(&core_selector(s))));
+                        params.push(("metricLabelSelector".into(), selector::format(s)));
                     }
                     crate::kinds::push_query(&mut path, &params);
                     path
@@ -698,10 +699,7 @@ async fn read_metrics(
                         o.metric.name
                     );
                     if let Some(s) = &o.metric.selector {
-                        crate::kinds::push_query(
-                            &mut path,
-                            &[("metricLabelSelector".into(), selector::format(&core_selector(s)))],
-                        );
+                        crate::kinds::push_query(&mut path, &[("metricLabelSelector".into(), selector::format(s))]);
                     }
                     path
                 } else {
@@ -721,10 +719,7 @@ async fn read_metrics(
                 let mut path =
                     format!("/apis/{}/{}/namespaces/{namespace}/{}", external.group, external.version, e.metric.name);
                 if let Some(s) = &e.metric.selector {
-                    crate::kinds::push_query(
-                        &mut path,
-                        &[("labelSelector".into(), selector::format(&core_selector(s)))],
-                    );
+                    crate::kinds::push_query(&mut path, &[("labelSelector".into(), selector::format(s))]);
                 }
                 read_metric_list(cluster, &path, "ExternalMetricValue", &mut out.items, &mut out.notes).await?;
             }
@@ -777,17 +772,6 @@ fn api_error_text(e: &Error) -> String {
     match e {
         Error::Api { message, .. } | Error::Forbidden { message, .. } => message.clone(),
         other => other.to_string(),
-    }
-}
-
-fn core_selector(s: &hpa_core::api::LabelSelector) -> Selector {
-    Selector {
-        match_labels: s.match_labels.clone(),
-        match_expressions: s
-            .match_expressions
-            .iter()
-            .map(|r| (r.key.clone(), r.operator.clone(), r.values.clone()))
-            .collect(),
     }
 }
 

@@ -1,19 +1,21 @@
 //! Label selectors in their string form, as the scale subresource carries them
-//! (`status.selector`), read into hpa-core's one matcher ([`Selector`]) and written from it.
+//! (`status.selector`), read into hpa-core's `metav1.LabelSelector` (matched by its one
+//! matcher, [`LabelSelector::matches`]) and written from it.
 
-use hpa_core::rules::objects::Selector;
+use hpa_core::api::LabelSelector;
+use hpa_core::api::meta::LabelSelectorRequirement;
 
 /// `labels.Parse` (`k8s.io/apimachinery/pkg/labels/selector.go`): `a=b`, `a==b`, `a!=b`,
 /// `a in (x,y)`, `a notin (x,y)`, `a`, `!a`, `a>1`, `a<1`, separated by commas. An empty
 /// string selects everything. Errors say what is wrong in our words (a string from the API
 /// server's own `String()` always parses).
-pub fn parse(text: &str) -> Result<Selector, String> {
-    let mut selector = Selector::default();
+pub fn parse(text: &str) -> Result<LabelSelector, String> {
+    let mut selector = LabelSelector::default();
     let mut rest = text.trim();
     while !rest.is_empty() {
         let (requirement, after) = split_requirement(rest);
         let (key, op, values) = parse_requirement(requirement.trim())?;
-        selector.match_expressions.push((key, op, values));
+        selector.match_expressions.push(LabelSelectorRequirement { key, operator: op, values });
         rest = after.trim_start();
         if let Some(r) = rest.strip_prefix(',') {
             rest = r.trim_start();
@@ -28,12 +30,12 @@ pub fn parse(text: &str) -> Result<Selector, String> {
 /// `metav1.LabelSelectorAsSelector(s).String()`: requirements sorted by key, `matchLabels`
 /// as `key=value`, values of `in`/`notin` sorted. What the API server writes in a scale's
 /// `status.selector`.
-pub fn format(selector: &Selector) -> String {
+pub fn format(selector: &LabelSelector) -> String {
     let mut parts: Vec<(String, String)> = Vec::new();
     for (k, v) in &selector.match_labels {
         parts.push((k.clone(), format!("{k}={v}")));
     }
-    for (k, op, values) in &selector.match_expressions {
+    for LabelSelectorRequirement { key: k, operator: op, values } in &selector.match_expressions {
         let mut values = values.clone();
         values.sort();
         values.dedup();
@@ -142,11 +144,11 @@ mod tests {
 
     #[test]
     fn formats_as_label_selector_as_selector() {
-        let s = Selector::from_json(&serde_json::json!({
+        let s = hpa_core::rules::objects::selector_from_json(&serde_json::json!({
             "matchLabels": {"app": "web", "zone": "eu"},
             "matchExpressions": [{"key": "tier", "operator": "In", "values": ["b", "a"]}, {"key": "canary", "operator": "DoesNotExist"}]
         }));
         assert_eq!(format(&s), "app=web,!canary,tier in (a,b),zone=eu");
-        assert_eq!(format(&Selector::default()), "");
+        assert_eq!(format(&LabelSelector::default()), "");
     }
 }
