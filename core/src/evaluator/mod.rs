@@ -38,7 +38,7 @@ pub use behavior::{Limited, TimestampedRecommendation, TimestampedScaleEvent};
 pub use config::HPAControllerConfiguration;
 pub use controller::{
     Autoscaler, ControllerState, Event, EventType, MetricEvaluation, Normalization, NormalizationPath,
-    ObjectMetricValue, Scale, SyncInput, SyncOutcome, SyncResult, reconcile_autoscaler,
+    ObjectMetricValue, ReadError, Scale, SyncInput, SyncOutcome, SyncResult, reconcile_autoscaler,
 };
 pub use release::ControllerRelease;
 pub use replicas::{
