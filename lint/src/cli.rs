@@ -36,9 +36,35 @@ pub struct Args {
     pub cluster: ClusterArgs,
 }
 
-/// Options of the lint command.
+/// Options of the lint command: the findings flags it shares with `hpa-lint cluster`, and
+/// what only files need.
 #[derive(Debug, Clone, ClapArgs)]
 pub struct LintArgs {
+    /// Output, rules and failure.
+    #[command(flatten)]
+    pub findings: FindingsArgs,
+
+    /// Which objects the cross-object rules look at for an HPA [default: directory, or `scope`
+    /// in the configuration].
+    #[arg(long, value_enum)]
+    pub scope: Option<crate::linter::config::Scope>,
+
+    /// The namespace of objects that name none, as `kubectl apply -n` and `helm template -n`
+    /// give it [default: the one namespace the other objects of their set name, else
+    /// `default`].
+    #[arg(short = 'n', long, value_name = "NAMESPACE")]
+    pub namespace: Option<String>,
+
+    /// The configuration file.
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+/// The findings flags of every command that lints (files and `hpa-lint cluster`): one
+/// definition, so both read alike in `--help` and resolve through the one
+/// [`options`](crate::commands::lint::options).
+#[derive(Debug, Clone, ClapArgs)]
+pub struct FindingsArgs {
     /// Output format.
     #[arg(short = 'o', long = "output", value_enum, default_value_t = LintFormat::Human)]
     pub output: LintFormat,
@@ -61,28 +87,21 @@ pub struct LintArgs {
     #[arg(long, value_enum)]
     pub fail_on: Option<FailOn>,
 
-    /// Which objects the cross-object rules look at for an HPA [default: directory, or `scope`
-    /// in the configuration].
-    #[arg(long, value_enum)]
-    pub scope: Option<crate::linter::config::Scope>,
+    /// Disables colors (set by the NO_COLOR environment variable).
+    #[arg(long = "no-color", env = "NO_COLOR", hide = true, value_parser = clap::builder::FalseyValueParser::new())]
+    pub no_color: bool,
+}
 
-    /// The namespace of objects that name none, as `kubectl apply -n` and `helm template -n`
-    /// give it [default: the one namespace the other objects of their set name, else
-    /// `default`].
-    #[arg(short = 'n', long, value_name = "NAMESPACE")]
-    pub namespace: Option<String>,
-
+/// Where the configuration comes from: every command that reads `.hpa-lint.yaml`.
+#[derive(Debug, Clone, Default, ClapArgs)]
+pub struct ConfigArgs {
     /// The configuration file (default: `.hpa-lint.yaml` found upward from the working directory).
     #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
-    pub config: Option<std::path::PathBuf>,
+    pub config: Option<PathBuf>,
 
     /// Ignore any configuration file.
     #[arg(long)]
     pub no_config: bool,
-
-    /// Disables colors (set by the NO_COLOR environment variable).
-    #[arg(long = "no-color", env = "NO_COLOR", hide = true, value_parser = clap::builder::FalseyValueParser::new())]
-    pub no_color: bool,
 }
 
 /// Lint output formats.
@@ -406,39 +425,13 @@ pub struct ClusterLintArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_TIMEOUT.as_secs())]
     pub timeout: u64,
 
-    /// Output format.
-    #[arg(short = 'o', long = "output", value_enum, default_value_t = LintFormat::Human)]
-    pub output: LintFormat,
+    /// Output, rules and failure, as when linting files.
+    #[command(flatten)]
+    pub findings: FindingsArgs,
 
-    /// When to use colors in the human output.
-    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
-    pub color: ColorChoice,
-
-    /// Only these rules (IDs or names, comma-separated or repeated; `all` also runs the opt-in
-    /// rules).
-    #[arg(long, value_name = "RULE", value_delimiter = ',')]
-    pub select: Vec<String>,
-
-    /// Not these rules (IDs or names; HPA000 cannot be ignored).
-    #[arg(long, value_name = "RULE", value_delimiter = ',')]
-    pub ignore: Vec<String>,
-
-    /// Exit with status 1 when a finding at or above this severity is reported
-    /// [default: warning, or `failOn` in the configuration].
-    #[arg(long, value_enum)]
-    pub fail_on: Option<FailOn>,
-
-    /// The configuration file (default: `.hpa-lint.yaml` found upward from the working directory).
-    #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
-    pub config: Option<PathBuf>,
-
-    /// Ignore any configuration file.
-    #[arg(long)]
-    pub no_config: bool,
-
-    /// Disables colors (set by the NO_COLOR environment variable).
-    #[arg(long = "no-color", env = "NO_COLOR", hide = true, value_parser = clap::builder::FalseyValueParser::new())]
-    pub no_color: bool,
+    /// The configuration file.
+    #[command(flatten)]
+    pub config: ConfigArgs,
 }
 
 #[cfg(test)]

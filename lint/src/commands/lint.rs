@@ -39,12 +39,12 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> ExitStatus {
     for e in &errors {
         out.error(&e.to_string());
     }
-    let text = match args.lint.output {
+    let text = match args.lint.findings.output {
         LintFormat::Human => {
-            let color = match args.lint.color {
+            let color = match args.lint.findings.color {
                 ColorChoice::Always => true,
                 ColorChoice::Never => false,
-                ColorChoice::Auto => out.terminal && !args.lint.no_color,
+                ColorChoice::Auto => out.terminal && !args.lint.findings.no_color,
             };
             report::human(&outcome, &files, report::HumanStyle { color, width: 100 })
         }
@@ -79,10 +79,10 @@ pub fn options(
     lint: &LintArgs,
     cluster: &ClusterArgs,
 ) -> Result<(LintOptions, Option<Severity>, config::Config), String> {
-    let cfg = if lint.no_config {
+    let cfg = if lint.config.no_config {
         config::Config::default()
     } else {
-        match config::load(lint.config.as_deref()) {
+        match config::load(lint.config.config.as_deref()) {
             Ok(c) => c,
             Err(e) => return Err(e.to_string()),
         }
@@ -118,13 +118,13 @@ pub fn options(
             .unwrap_or(defaults.min_scale_down_window_seconds),
         min_replica_spread: s.min_replica_spread.unwrap_or(defaults.min_replica_spread),
     };
-    for r in lint.select.iter().chain(&lint.ignore) {
+    for r in lint.findings.select.iter().chain(&lint.findings.ignore) {
         if hpa_core::rules::find(r).is_none() && !r.eq_ignore_ascii_case("all") {
             return Err(format!("unknown rule {r:?} (see `hpa-lint rules`)"));
         }
     }
     // `None`: findings never fail the run.
-    let fail_on = match (lint.fail_on, cfg.file.fail_on.as_deref()) {
+    let fail_on = match (lint.findings.fail_on, cfg.file.fail_on.as_deref()) {
         (Some(FailOn::Error), _) => Some(Severity::Error),
         (Some(FailOn::Warning), _) => Some(Severity::Warning),
         (Some(FailOn::Info), _) => Some(Severity::Info),
@@ -146,8 +146,8 @@ pub fn options(
             settings,
             rules: check::RuleConfig {
                 levels: cfg.levels.clone(),
-                select: lint.select.clone(),
-                ignore: lint.ignore.clone(),
+                select: lint.findings.select.clone(),
+                ignore: lint.findings.ignore.clone(),
             },
             // An HPA that names no namespace is admitted in `default` (or `-n`'s) until its
             // set's namespace is known: validation does not depend on it.
