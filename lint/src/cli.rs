@@ -257,6 +257,10 @@ pub struct ValidateArgs {
     /// Input options.
     #[command(flatten)]
     pub input: InputArgs,
+
+    /// The configuration file (`kubernetesVersion`, `featureGates`).
+    #[command(flatten)]
+    pub config: ConfigArgs,
 }
 
 /// `hpa-lint default`.
@@ -306,13 +310,17 @@ pub struct ExplainArgs {
     #[arg(short = 'o', long = "output", value_enum, default_value_t = ReportFormat::Human)]
     pub output: ReportFormat,
 
-    /// kube-controller-manager settings.
+    /// kube-controller-manager settings (over the configuration's `controller:`).
     #[command(flatten)]
     pub controller: crate::controller_flags::ControllerArgs,
 
     /// Input options.
     #[command(flatten)]
     pub input: InputArgs,
+
+    /// The configuration file (`kubernetesVersion`, `featureGates`, `controller`).
+    #[command(flatten)]
+    pub config: ConfigArgs,
 }
 
 /// `hpa-lint rules`.

@@ -23,3 +23,30 @@ fn no_behavior_explains_the_observed_run() {
     assert_eq!(v[0]["fastestScaleUp"]["path"], serde_json::json!([2, 4, 8, 10]));
     assert_eq!(v[0]["behavior"]["path"], "legacy");
 }
+
+#[test]
+fn explain_reads_the_controller_of_the_configuration_under_its_flags() {
+    let path = hpa_tests::data_dir().join("explain/no-behavior.yaml").display().to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("hpa-lint.yaml");
+    std::fs::write(&config, "controller:\n  syncPeriodSeconds: 30\n  downscaleStabilizationSeconds: 60\n").unwrap();
+    let config = config.display().to_string();
+    let explain = |extra: &[&str]| {
+        let run = hpa_lint(&[&["explain", "-o", "json"], extra, &[path.as_str()]].concat(), "");
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run.json()
+    };
+    let down = |v: &serde_json::Value| v[0]["fastestScaleDown"]["seconds"].clone();
+    let none = explain(&["--no-config"]);
+    assert_eq!(down(&none), 300, "{none}");
+    let configured = explain(&["--config", &config]);
+    assert_eq!(down(&configured), 60, "{configured}");
+    let flag = explain(&["--config", &config, "--downscale-stabilization", "90"]);
+    assert_eq!(down(&flag), 90, "{flag}");
+    let bad = dir.path().join("bad.yaml");
+    std::fs::write(&bad, "controller: {tolerance: -1}\n").unwrap();
+    let bad = bad.display().to_string();
+    let run = hpa_lint(&["explain", "--config", &bad, &path], "");
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("controller.tolerance"), "{}", run.stderr);
+}

@@ -11,22 +11,20 @@ use hpa_core::evaluator::timing::{self, Run};
 use serde_json::{Value, json};
 
 use crate::cli::{ExplainArgs, ReportFormat};
-use crate::controller_flags;
 use crate::hpa;
 use crate::input;
 use crate::{ExitStatus, Output};
 
 /// Runs `explain`.
 pub fn run(args: &ExplainArgs, cluster: &crate::cli::ClusterArgs, out: &mut Output<'_>) -> ExitStatus {
-    let gates = match cluster.gates() {
-        Ok(g) => g,
-        Err(e) => return out.usage_error(&e.to_string()),
+    // The configuration's release, gates and controller apply as they do to `lint`; the
+    // controller flags given here override its `controller:`.
+    let (settings, _) = match super::lint::settings(&args.config, cluster, Some(&args.controller.flags())) {
+        Ok(s) => s,
+        Err(e) => return out.usage_error(&e),
     };
-    let controller = match controller_flags::configuration(gates.clone(), &[&args.controller.flags()]) {
-        Ok(c) => c,
-        Err(e) => return out.usage_error(&format!("--{e}")),
-    };
-    let opts = check::Options::verdict_only(gates.clone());
+    let controller = settings.controller;
+    let opts = check::Options::verdict_only(settings.gates);
     let mut reports = Vec::new();
     let status = super::each_file(&args.paths, &args.input, out, |i, file, out| {
         let mut status = ExitStatus::Clean;

@@ -4,8 +4,8 @@ use hpa_core::check;
 use hpa_core::features::KubernetesVersion;
 use hpa_core::rules::{Settings, Severity};
 
-use crate::cli::{Args, ClusterArgs, ColorChoice, FailOn, LintArgs, LintFormat};
-use crate::controller_flags;
+use crate::cli::{Args, ClusterArgs, ColorChoice, ConfigArgs, FailOn, LintArgs, LintFormat};
+use crate::controller_flags::{self, ControllerFlags};
 use crate::input;
 use crate::linter::{self, LintOptions, config, report};
 use crate::{ExitStatus, Output};
@@ -71,53 +71,14 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> ExitStatus {
     status
 }
 
-/// The lint options of a command line and its configuration file (`.hpa-lint.yaml`, or
-/// `--config`): rule levels, `--select`/`--ignore`, the release and feature gates, the
-/// controller's flags and the rules' bounds, and the severity that fails the run (`None`:
-/// never). Shared by the files mode and `hpa-lint cluster`. Errors are usage errors.
+/// The lint options of a command line and its configuration file: the [`settings`], rule
+/// levels, `--select`/`--ignore`, and the severity that fails the run (`None`: never). Shared
+/// by the files mode and `hpa-lint cluster`. Errors are usage errors.
 pub fn options(
     lint: &LintArgs,
     cluster: &ClusterArgs,
 ) -> Result<(LintOptions, Option<Severity>, config::Config), String> {
-    let cfg = if lint.config.no_config {
-        config::Config::default()
-    } else {
-        match config::load(lint.config.config.as_deref()) {
-            Ok(c) => c,
-            Err(e) => return Err(e.to_string()),
-        }
-    };
-    let version = match cfg.file.kubernetes_version.as_deref().map(KubernetesVersion::parse).transpose() {
-        Ok(v) => v,
-        Err(e) => {
-            return Err(format!("{}: {e}", cfg.path.as_ref().map(|p| p.display().to_string()).unwrap_or_default()));
-        }
-    };
-    let base_gates = cfg.file.feature_gates.as_ref().map(config::FeatureGatesSetting::as_flag);
-    let gates = match cluster.gates_over(version, base_gates.as_deref()) {
-        Ok(g) => g,
-        Err(e) => return Err(e.to_string()),
-    };
-    let controller = match controller_flags::configuration(gates.clone(), &[&cfg.file.controller.flags()]) {
-        Ok(c) => c,
-        Err(e) => {
-            let path = cfg.path.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
-            return Err(format!("{path}: controller.{e}"));
-        }
-    };
-    let defaults = Settings::default();
-    let s = &cfg.file.settings;
-    let settings = Settings {
-        gates,
-        controller,
-        min_replicas: s.min_replicas.unwrap_or(defaults.min_replicas),
-        max_replicas_limit: s.max_replicas_limit.or(defaults.max_replicas_limit),
-        max_scale_up_seconds: s.max_scale_up_seconds.unwrap_or(defaults.max_scale_up_seconds),
-        min_scale_down_window_seconds: s
-            .min_scale_down_window_seconds
-            .unwrap_or(defaults.min_scale_down_window_seconds),
-        min_replica_spread: s.min_replica_spread.unwrap_or(defaults.min_replica_spread),
-    };
+    let (settings, cfg) = settings(&lint.config, cluster, None)?;
     for r in lint.findings.select.iter().chain(&lint.findings.ignore) {
         if hpa_core::rules::find(r).is_none() && !r.eq_ignore_ascii_case("all") {
             return Err(format!("unknown rule {r:?} (see `hpa-lint rules`)"));
@@ -160,4 +121,66 @@ pub fn options(
         scope: lint.scope.or(cfg.file.scope).unwrap_or_default(),
     };
     Ok((opts, fail_on, cfg))
+}
+
+/// The one place that turns flags and the configuration file into hpa-core's [`Settings`]:
+/// the configuration (`--config`, else `.hpa-lint.yaml` found upward from the working
+/// directory; none with `--no-config`), then the release and feature gates (the flags over
+/// `kubernetesVersion` and `featureGates`), the controller (`controller:`, then `flags`, a
+/// command line's controller flags, over it) and the rules' bounds (`settings:`). Every command
+/// that reads the configuration calls it: lint, cluster, validate and explain. Errors are
+/// usage errors.
+pub fn settings(
+    config_args: &ConfigArgs,
+    cluster: &ClusterArgs,
+    flags: Option<&ControllerFlags>,
+) -> Result<(Settings, config::Config), String> {
+    let cfg = if config_args.no_config {
+        config::Config::default()
+    } else {
+        match config::load(config_args.config.as_deref()) {
+            Ok(c) => c,
+            Err(e) => return Err(e.to_string()),
+        }
+    };
+    let version = match cfg.file.kubernetes_version.as_deref().map(KubernetesVersion::parse).transpose() {
+        Ok(v) => v,
+        Err(e) => {
+            return Err(format!("{}: {e}", cfg.path.as_ref().map(|p| p.display().to_string()).unwrap_or_default()));
+        }
+    };
+    let base_gates = cfg.file.feature_gates.as_ref().map(config::FeatureGatesSetting::as_flag);
+    let gates = match cluster.gates_over(version, base_gates.as_deref()) {
+        Ok(g) => g,
+        Err(e) => return Err(e.to_string()),
+    };
+    let from_file = cfg.file.controller.flags();
+    let controller = match controller_flags::configuration(gates.clone(), &[&from_file]) {
+        Ok(c) => c,
+        Err(e) => {
+            let path = cfg.path.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
+            return Err(format!("{path}: controller.{e}"));
+        }
+    };
+    let controller = match flags {
+        Some(flags) => match controller_flags::configuration(gates.clone(), &[&from_file, flags]) {
+            Ok(c) => c,
+            Err(e) => return Err(format!("--{e}")),
+        },
+        None => controller,
+    };
+    let defaults = Settings::default();
+    let s = &cfg.file.settings;
+    let settings = Settings {
+        gates,
+        controller,
+        min_replicas: s.min_replicas.unwrap_or(defaults.min_replicas),
+        max_replicas_limit: s.max_replicas_limit.or(defaults.max_replicas_limit),
+        max_scale_up_seconds: s.max_scale_up_seconds.unwrap_or(defaults.max_scale_up_seconds),
+        min_scale_down_window_seconds: s
+            .min_scale_down_window_seconds
+            .unwrap_or(defaults.min_scale_down_window_seconds),
+        min_replica_spread: s.min_replica_spread.unwrap_or(defaults.min_replica_spread),
+    };
+    Ok((settings, cfg))
 }
