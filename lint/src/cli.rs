@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::{Args as ClapArgs, Parser, Subcommand, ValueEnum};
 use hpa_cluster::DEFAULT_TIMEOUT;
 
-use hpa_core::features::{FeatureGates, KubernetesVersion};
+use hpa_core::features::KubernetesVersion;
 
 /// Lint, validate, default, convert and explain Kubernetes HorizontalPodAutoscalers offline,
 /// exactly as kube-apiserver and the HPA controller would treat them.
@@ -155,7 +155,8 @@ pub enum Command {
     Explain(ExplainArgs),
     /// Simulate the HPA controller over time from a scenario file: every sync, a chart, JSON or SVG.
     ///
-    /// The controller's flags given on the command line override the scenario's `controller:`.
+    /// The controller's flags given on the command line override the scenario's `controller:`,
+    /// which overrides the configuration file's.
     Simulate(SimulateArgs),
     /// Replay the HPA controller's current sync of one HPA, live or from a snapshot, and
     /// explain it: per metric, normalization, conditions, the next syncs, why not or slow.
@@ -189,30 +190,6 @@ pub struct ClusterArgs {
     pub feature_gates: Vec<String>,
 }
 
-impl ClusterArgs {
-    /// The feature gates these flags describe.
-    pub fn gates(&self) -> Result<FeatureGates, hpa_core::features::GateError> {
-        self.gates_over(None, None)
-    }
-
-    /// The gates with a configured release and gate list under the flags.
-    pub fn gates_over(
-        &self,
-        version: Option<KubernetesVersion>,
-        base_gates: Option<&str>,
-    ) -> Result<FeatureGates, hpa_core::features::GateError> {
-        let version = self.kubernetes_version.or(version).unwrap_or(KubernetesVersion::LATEST);
-        let mut gates = FeatureGates::new(version);
-        if let Some(base) = base_gates {
-            gates.apply(base)?;
-        }
-        for spec in &self.feature_gates {
-            gates.apply(spec)?;
-        }
-        Ok(gates)
-    }
-}
-
 /// `hpa-lint simulate`.
 #[derive(Debug, Clone, ClapArgs)]
 pub struct SimulateArgs {
@@ -229,9 +206,14 @@ pub struct SimulateArgs {
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<std::path::PathBuf>,
 
-    /// kube-controller-manager's flags (they override the scenario's `controller:`).
+    /// kube-controller-manager's flags (they override the scenario's `controller:`, which
+    /// overrides the configuration's).
     #[command(flatten)]
     pub controller: crate::controller_flags::ControllerArgs,
+
+    /// The configuration file (`kubernetesVersion`, `featureGates`, `controller`).
+    #[command(flatten)]
+    pub config: ConfigArgs,
 }
 
 /// `hpa-lint validate`.
@@ -277,6 +259,10 @@ pub struct DefaultArgs {
     /// Input options.
     #[command(flatten)]
     pub input: InputArgs,
+
+    /// The configuration file (`kubernetesVersion`, `featureGates`).
+    #[command(flatten)]
+    pub config: ConfigArgs,
 }
 
 /// `hpa-lint convert`.
@@ -297,6 +283,10 @@ pub struct ConvertArgs {
     /// Input options.
     #[command(flatten)]
     pub input: InputArgs,
+
+    /// The configuration file (`kubernetesVersion`, `featureGates`).
+    #[command(flatten)]
+    pub config: ConfigArgs,
 }
 
 /// `hpa-lint explain`.
@@ -404,9 +394,14 @@ pub struct DiagnoseArgs {
     #[arg(short = 'o', long = "output", value_enum, default_value_t = ReportFormat::Human)]
     pub output: ReportFormat,
 
-    /// kube-controller-manager's flags, as the cluster runs it.
+    /// kube-controller-manager's flags, as the cluster runs it (over the configuration's
+    /// `controller:`).
     #[command(flatten)]
     pub controller: crate::controller_flags::ControllerArgs,
+
+    /// The configuration file (`kubernetesVersion`, `featureGates`, `controller`).
+    #[command(flatten)]
+    pub config: ConfigArgs,
 }
 
 /// `hpa-lint cluster`.

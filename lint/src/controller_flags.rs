@@ -46,6 +46,15 @@ pub enum FlagError {
     Tolerance(f64),
 }
 
+impl FlagError {
+    /// The key of the refused value in a `controller:` section (`tolerance`).
+    pub fn key(&self) -> &'static str {
+        match self {
+            FlagError::Tolerance(_) => "tolerance",
+        }
+    }
+}
+
 /// The controller's configuration: kube-controller-manager's defaults with `gates`, then each
 /// layer in order (a later layer wins).
 pub fn configuration(

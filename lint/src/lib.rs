@@ -88,7 +88,7 @@ impl Output<'_> {
 pub fn run(args: cli::Args, out: &mut Output<'_>) -> ExitStatus {
     match &args.command {
         Some(cli::Command::Validate(v)) => commands::validate::run(v, &args.cluster, out),
-        Some(cli::Command::Default(d)) => commands::default::run(d, out),
+        Some(cli::Command::Default(d)) => commands::default::run(d, &args.cluster, out),
         Some(cli::Command::Convert(c)) => commands::convert::run(c, &args.cluster, out),
         Some(cli::Command::Explain(e)) => commands::explain::run(e, &args.cluster, out),
         Some(cli::Command::Rules(r)) => commands::rules::run(r, out),

@@ -19,7 +19,7 @@ use crate::{ExitStatus, Output};
 pub fn run(args: &ExplainArgs, cluster: &crate::cli::ClusterArgs, out: &mut Output<'_>) -> ExitStatus {
     // The configuration's release, gates and controller apply as they do to `lint`; the
     // controller flags given here override its `controller:`.
-    let (settings, _) = match super::lint::settings(&args.config, cluster, Some(&args.controller.flags())) {
+    let (settings, _) = match super::lint::settings(&args.config, cluster, &[&args.controller.flags()]) {
         Ok(s) => s,
         Err(e) => return out.usage_error(&e),
     };

@@ -1,7 +1,7 @@
 //! `hpa-lint [PATH]...`: the lint command.
 
 use hpa_core::check;
-use hpa_core::features::KubernetesVersion;
+use hpa_core::features::{FeatureGates, KubernetesVersion};
 use hpa_core::rules::{Settings, Severity};
 
 use crate::cli::{Args, ClusterArgs, ColorChoice, ConfigArgs, FailOn, LintArgs, LintFormat};
@@ -78,7 +78,7 @@ pub fn options(
     lint: &LintArgs,
     cluster: &ClusterArgs,
 ) -> Result<(LintOptions, Option<Severity>, config::Config), String> {
-    let (settings, cfg) = settings(&lint.config, cluster, None)?;
+    let (settings, cfg) = settings(&lint.config, cluster, &[])?;
     for r in lint.findings.select.iter().chain(&lint.findings.ignore) {
         if hpa_core::rules::find(r).is_none() && !r.eq_ignore_ascii_case("all") {
             return Err(format!("unknown rule {r:?} (see `hpa-lint rules`)"));
@@ -126,14 +126,15 @@ pub fn options(
 /// The one place that turns flags and the configuration file into hpa-core's [`Settings`]:
 /// the configuration (`--config`, else `.hpa-lint.yaml` found upward from the working
 /// directory; none with `--no-config`), then the release and feature gates (the flags over
-/// `kubernetesVersion` and `featureGates`), the controller (`controller:`, then `flags`, a
-/// command line's controller flags, over it) and the rules' bounds (`settings:`). Every command
-/// that reads the configuration calls it: lint, cluster, validate and explain. Errors are
-/// usage errors.
+/// `kubernetesVersion` and `featureGates`), the controller (the controller's defaults, then
+/// `controller:`, then each of `layers` in order: a scenario's `controller:`, a command line's
+/// controller flags) and the rules' bounds (`settings:`). Every command that reads the
+/// configuration calls it: lint, cluster, validate, default, convert, explain, simulate and
+/// diagnose. Errors are usage errors.
 pub fn settings(
     config_args: &ConfigArgs,
     cluster: &ClusterArgs,
-    flags: Option<&ControllerFlags>,
+    layers: &[&ControllerFlags],
 ) -> Result<(Settings, config::Config), String> {
     let cfg = if config_args.no_config {
         config::Config::default()
@@ -145,29 +146,34 @@ pub fn settings(
     };
     let version = match cfg.file.kubernetes_version.as_deref().map(KubernetesVersion::parse).transpose() {
         Ok(v) => v,
-        Err(e) => {
-            return Err(format!("{}: {e}", cfg.path.as_ref().map(|p| p.display().to_string()).unwrap_or_default()));
+        Err(e) => return Err(format!("{}: {e}", cfg.at("kubernetesVersion"))),
+    };
+    // The flag's release, else the configuration's, else the newest; the configuration's gates,
+    // then the flags'.
+    let mut gates = FeatureGates::new(cluster.kubernetes_version.or(version).unwrap_or(KubernetesVersion::LATEST));
+    if let Some(base) = cfg.file.feature_gates.as_ref().map(config::FeatureGatesSetting::as_flag)
+        && let Err(e) = gates.apply(&base)
+    {
+        return Err(format!("{}: featureGates: {e}", cfg.at("featureGates")));
+    }
+    for spec in &cluster.feature_gates {
+        if let Err(e) = gates.apply(spec) {
+            return Err(e.to_string());
         }
-    };
-    let base_gates = cfg.file.feature_gates.as_ref().map(config::FeatureGatesSetting::as_flag);
-    let gates = match cluster.gates_over(version, base_gates.as_deref()) {
-        Ok(g) => g,
-        Err(e) => return Err(e.to_string()),
-    };
+    }
     let from_file = cfg.file.controller.flags();
     let controller = match controller_flags::configuration(gates.clone(), &[&from_file]) {
         Ok(c) => c,
-        Err(e) => {
-            let path = cfg.path.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
-            return Err(format!("{path}: controller.{e}"));
-        }
+        Err(e) => return Err(format!("{}: controller.{e}", cfg.at(&format!("controller.{}", e.key())))),
     };
-    let controller = match flags {
-        Some(flags) => match controller_flags::configuration(gates.clone(), &[&from_file, flags]) {
+    let controller = if layers.is_empty() {
+        controller
+    } else {
+        let all: Vec<&ControllerFlags> = std::iter::once(&from_file).chain(layers.iter().copied()).collect();
+        match controller_flags::configuration(gates.clone(), &all) {
             Ok(c) => c,
             Err(e) => return Err(format!("--{e}")),
-        },
-        None => controller,
+        }
     };
     let defaults = Settings::default();
     let s = &cfg.file.settings;

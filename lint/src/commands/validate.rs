@@ -75,7 +75,7 @@ pub struct ErrorEntry {
 /// Runs `validate`.
 pub fn run(args: &ValidateArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> ExitStatus {
     // The configuration's release and gates apply as they do to `lint`.
-    let (settings, _) = match super::lint::settings(&args.config, cluster, None) {
+    let (settings, _) = match super::lint::settings(&args.config, cluster, &[]) {
         Ok(s) => s,
         Err(e) => return out.usage_error(&e),
     };

@@ -21,7 +21,6 @@ use hpa_core::evaluator::diagnosis::{self, DiagnosisInput, RecordedEvent};
 use serde_json::Value;
 
 use crate::cli::{ClusterArgs, DiagnoseArgs, ReportFormat};
-use crate::controller_flags;
 use crate::input;
 use crate::{ExitStatus, Output};
 
@@ -55,13 +54,11 @@ pub fn run(args: &DiagnoseArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> 
         return out.usage_error("diagnose needs the HorizontalPodAutoscaler's NAME");
     };
     let args = &args;
-    let gates = match cluster.gates() {
-        Ok(g) => g,
-        Err(e) => return out.usage_error(&e.to_string()),
-    };
-    let config = match controller_flags::configuration(gates, &[&args.controller.flags()]) {
-        Ok(c) => c,
-        Err(e) => return out.usage_error(&format!("--{e}")),
+    // The configuration's release, gates and controller apply as they do to `lint`; the
+    // controller flags given here override its `controller:`.
+    let config = match super::lint::settings(&args.config, cluster, &[&args.controller.flags()]) {
+        Ok((settings, _)) => settings.controller,
+        Err(e) => return out.usage_error(&e),
     };
     let now = match args.now.as_deref().map(parse_now).transpose() {
         Ok(n) => n,
