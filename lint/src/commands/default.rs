@@ -12,7 +12,7 @@ use crate::{ExitStatus, Output};
 /// `kubernetesVersion`) decodes.
 pub fn run(args: &DefaultArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> ExitStatus {
     let release = match super::lint::settings(&args.config, cluster, &[]) {
-        Ok((settings, _)) => settings.gates.version(),
+        Ok(r) => r.settings.gates.version(),
         Err(e) => return out.usage_error(&e),
     };
     let mut objects: Vec<Value> = Vec::new();

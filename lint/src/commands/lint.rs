@@ -5,7 +5,7 @@ use hpa_core::features::{FeatureGates, KubernetesVersion};
 use hpa_core::rules::{Settings, Severity};
 
 use crate::cli::{Args, ClusterArgs, ColorChoice, ConfigArgs, FailOn, LintArgs, LintFormat};
-use crate::controller_flags::{self, ControllerFlags};
+use crate::controller_flags::{self, ControllerFlags, Provenance, Provenances};
 use crate::input;
 use crate::linter::{self, LintOptions, config, report};
 use crate::{ExitStatus, Output};
@@ -78,7 +78,7 @@ pub fn options(
     lint: &LintArgs,
     cluster: &ClusterArgs,
 ) -> Result<(LintOptions, Option<Severity>, config::Config), String> {
-    let (settings, cfg) = settings(&lint.config, cluster, &[])?;
+    let Resolved { settings, config: cfg, .. } = settings(&lint.config, cluster, &[])?;
     for r in lint.findings.select.iter().chain(&lint.findings.ignore) {
         if hpa_core::rules::find(r).is_none() && !r.eq_ignore_ascii_case("all") {
             return Err(format!("unknown rule {r:?} (see `hpa-lint rules`)"));
@@ -123,19 +123,30 @@ pub fn options(
     Ok((opts, fail_on, cfg))
 }
 
+/// What [`settings`] resolves.
+#[derive(Debug, Clone)]
+pub struct Resolved {
+    /// hpa-core's settings.
+    pub settings: Settings,
+    /// The configuration read (the defaults, with no path, when there is none).
+    pub config: config::Config,
+    /// Where each of the controller's values comes from.
+    pub controller: Provenances,
+}
+
 /// The one place that turns flags and the configuration file into hpa-core's [`Settings`]:
 /// the configuration (`--config`, else `.hpa-lint.yaml` found upward from the working
 /// directory; none with `--no-config`), then the release and feature gates (the flags over
 /// `kubernetesVersion` and `featureGates`), the controller (the controller's defaults, then
 /// `controller:`, then each of `layers` in order: a scenario's `controller:`, a command line's
-/// controller flags) and the rules' bounds (`settings:`). Every command that reads the
-/// configuration calls it: lint, cluster, validate, default, convert, explain, simulate and
-/// diagnose. Errors are usage errors.
+/// controller flags; with where each value comes from) and the rules' bounds (`settings:`).
+/// Every command that reads the configuration calls it: lint, cluster, validate, default,
+/// convert, explain, simulate and diagnose. Errors are usage errors.
 pub fn settings(
     config_args: &ConfigArgs,
     cluster: &ClusterArgs,
-    layers: &[&ControllerFlags],
-) -> Result<(Settings, config::Config), String> {
+    layers: &[(&ControllerFlags, Provenance)],
+) -> Result<Resolved, String> {
     let cfg = if config_args.no_config {
         config::Config::default()
     } else {
@@ -161,19 +172,23 @@ pub fn settings(
             return Err(e.to_string());
         }
     }
+    // Each layer is checked alone first, so an error names its source.
     let from_file = cfg.file.controller.flags();
-    let controller = match controller_flags::configuration(gates.clone(), &[&from_file]) {
-        Ok(c) => c,
-        Err(e) => return Err(format!("{}: controller.{e}", cfg.at(&format!("controller.{}", e.key())))),
-    };
-    let controller = if layers.is_empty() {
-        controller
-    } else {
-        let all: Vec<&ControllerFlags> = std::iter::once(&from_file).chain(layers.iter().copied()).collect();
-        match controller_flags::configuration(gates.clone(), &all) {
-            Ok(c) => c,
-            Err(e) => return Err(format!("--{e}")),
+    let file_provenance = cfg.path.clone().map_or(Provenance::ControllerDefault, Provenance::ConfigurationFile);
+    let mut all = vec![(&from_file, file_provenance)];
+    all.extend(layers.iter().cloned());
+    for (layer, from) in &all {
+        if let Err(e) = controller_flags::configuration(gates.clone(), &[layer]) {
+            return Err(match from {
+                Provenance::CommandLine => format!("--{e}"),
+                _ => format!("{}: controller.{e}", cfg.at(&format!("controller.{}", e.key()))),
+            });
         }
+    }
+    let flags: Vec<&ControllerFlags> = all.iter().map(|(layer, _)| *layer).collect();
+    let controller = match controller_flags::configuration(gates.clone(), &flags) {
+        Ok(c) => c,
+        Err(e) => return Err(format!("--{e}")),
     };
     let defaults = Settings::default();
     let s = &cfg.file.settings;
@@ -188,5 +203,5 @@ pub fn settings(
             .unwrap_or(defaults.min_scale_down_window_seconds),
         min_replica_spread: s.min_replica_spread.unwrap_or(defaults.min_replica_spread),
     };
-    Ok((settings, cfg))
+    Ok(Resolved { settings, config: cfg, controller: Provenances::of(&all) })
 }

@@ -75,8 +75,8 @@ pub struct ErrorEntry {
 /// Runs `validate`.
 pub fn run(args: &ValidateArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> ExitStatus {
     // The configuration's release and gates apply as they do to `lint`.
-    let (settings, _) = match super::lint::settings(&args.config, cluster, &[]) {
-        Ok(s) => s,
+    let settings = match super::lint::settings(&args.config, cluster, &[]) {
+        Ok(r) => r.settings,
         Err(e) => return out.usage_error(&e),
     };
     let mut opts = check::Options::verdict_only(settings.gates);

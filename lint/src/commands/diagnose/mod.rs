@@ -21,6 +21,7 @@ use hpa_core::evaluator::diagnosis::{self, DiagnosisInput, RecordedEvent};
 use serde_json::Value;
 
 use crate::cli::{ClusterArgs, DiagnoseArgs, ReportFormat};
+use crate::controller_flags::Provenance;
 use crate::input;
 use crate::{ExitStatus, Output};
 
@@ -56,10 +57,11 @@ pub fn run(args: &DiagnoseArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> 
     let args = &args;
     // The configuration's release, gates and controller apply as they do to `lint`; the
     // controller flags given here override its `controller:`.
-    let config = match super::lint::settings(&args.config, cluster, &[&args.controller.flags()]) {
-        Ok((settings, _)) => settings.controller,
-        Err(e) => return out.usage_error(&e),
-    };
+    let config =
+        match super::lint::settings(&args.config, cluster, &[(&args.controller.flags(), Provenance::CommandLine)]) {
+            Ok(r) => r.settings.controller,
+            Err(e) => return out.usage_error(&e),
+        };
     let now = match args.now.as_deref().map(parse_now).transpose() {
         Ok(n) => n,
         Err(e) => return out.usage_error(&e),

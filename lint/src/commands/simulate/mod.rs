@@ -19,6 +19,7 @@ use hpa_core::api::v2::HorizontalPodAutoscaler;
 use hpa_core::check;
 
 use crate::cli::{ClusterArgs, ReportFormat, SimulateArgs};
+use crate::controller_flags::Provenance;
 use crate::hpa;
 use crate::input::{self, ObjectRef, SourceFile};
 use crate::source::{Node, NodeKind, Scalar, Span};
@@ -99,8 +100,9 @@ fn prepare(
 
     // The configuration's release, gates and controller apply as they do to `lint`; the
     // scenario's `controller:` overrides the configuration's, the command line both.
-    let (settings, _) = super::lint::settings(&args.config, cluster, &[&scenario.controller, &args.controller.flags()])
-        .map_err(Failure::Error)?;
+    let flags = args.controller.flags();
+    let layers = [(&scenario.controller, Provenance::Scenario), (&flags, Provenance::CommandLine)];
+    let settings = super::lint::settings(&args.config, cluster, &layers).map_err(Failure::Error)?.settings;
     let admission = check::Options::verdict_only(settings.gates);
     let (hpa, workload, hpa_span) = match &scenario.hpa {
         HpaSource::Inline(node) => {
