@@ -1,14 +1,69 @@
 //! `hpa-lint [PATH]...`: the lint command.
 
 use hpa_core::check;
-use hpa_core::features::{FeatureGates, KubernetesVersion};
+use hpa_core::features::{FeatureGates, GateError, KubernetesVersion, UnknownVersion};
 use hpa_core::rules::{Settings, Severity};
 
 use crate::cli::{Args, ClusterArgs, ColorChoice, ConfigArgs, FailOn, LintArgs, LintFormat};
-use crate::controller_flags::{self, ControllerFlags, Provenance, Provenances};
+use crate::controller_flags::{self, ControllerFlags, FlagError, Provenance, Provenances};
 use crate::input;
 use crate::linter::{self, LintOptions, config, report};
 use crate::{ExitStatus, Output};
+
+/// A command line or configuration file [`settings`] and [`options`] cannot use: a usage error
+/// (exit 2). A value of the configuration file names where it is written.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SettingsError {
+    /// The configuration file cannot be read or parsed.
+    #[error(transparent)]
+    Config(#[from] config::ConfigError),
+    /// `kubernetesVersion` is not a release this tool knows.
+    #[error("{at}: {source}")]
+    Version {
+        /// `file:line:column`.
+        at: String,
+        /// Why.
+        source: UnknownVersion,
+    },
+    /// `featureGates` is refused by the release.
+    #[error("{at}: featureGates: {source}")]
+    ConfiguredGates {
+        /// `file:line:column`.
+        at: String,
+        /// Why.
+        source: GateError,
+    },
+    /// `--feature-gates` is refused by the release.
+    #[error(transparent)]
+    Gates(GateError),
+    /// A value of `controller:` (the configuration's, or a scenario's) the controller cannot
+    /// work with.
+    #[error("{at}: controller.{source}")]
+    ConfiguredController {
+        /// `file:line:column`.
+        at: String,
+        /// Why.
+        source: FlagError,
+    },
+    /// A controller flag of the command line the controller cannot work with.
+    #[error("--{0}")]
+    ControllerFlag(FlagError),
+    /// `--select` or `--ignore` names no rule.
+    #[error("unknown rule {0:?} (see `hpa-lint rules`)")]
+    UnknownRule(String),
+    /// `failOn` is not a severity.
+    #[error("failOn: expected error, warning, info or never, found {0:?}")]
+    FailOn(String),
+    /// `--namespace` is not a namespace name.
+    #[error("--namespace {namespace:?}: {problem}")]
+    Namespace {
+        /// The name given.
+        namespace: String,
+        /// Why kube-apiserver would refuse it.
+        problem: String,
+    },
+}
 
 /// Objects plus diagnostics above which a run's results are freed on another thread.
 const BACKGROUND_DROP_ABOVE: usize = 10_000;
@@ -20,7 +75,7 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> ExitStatus {
     }
     let (opts, fail_on, cfg) = match options(&args.lint, &args.cluster) {
         Ok(o) => o,
-        Err(e) => return out.usage_error(&e),
+        Err(e) => return out.usage_error(&e.to_string()),
     };
     let mut excludes = args.input.exclude.clone();
     excludes.extend(cfg.file.exclude.iter().cloned());
@@ -77,11 +132,11 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> ExitStatus {
 pub fn options(
     lint: &LintArgs,
     cluster: &ClusterArgs,
-) -> Result<(LintOptions, Option<Severity>, config::Config), String> {
+) -> Result<(LintOptions, Option<Severity>, config::Config), SettingsError> {
     let Resolved { settings, config: cfg, .. } = settings(&lint.config, cluster, &[])?;
     for r in lint.findings.select.iter().chain(&lint.findings.ignore) {
         if hpa_core::rules::find(r).is_none() && !r.eq_ignore_ascii_case("all") {
-            return Err(format!("unknown rule {r:?} (see `hpa-lint rules`)"));
+            return Err(SettingsError::UnknownRule(r.clone()));
         }
     }
     // `None`: findings never fail the run.
@@ -93,14 +148,14 @@ pub fn options(
         (None, Some("never")) => None,
         (None, Some(s)) => match Severity::parse(s) {
             Some(sev) => Some(sev),
-            None => return Err(format!("failOn: expected error, warning, info or never, found {s:?}")),
+            None => return Err(SettingsError::FailOn(s.to_string())),
         },
         (None, None) => Some(Severity::Warning),
     };
     if let Some(ns) = &lint.namespace
         && let Some(problem) = hpa_core::validation::names::dns1123_label(ns).first()
     {
-        return Err(format!("--namespace {ns:?}: {problem}"));
+        return Err(SettingsError::Namespace { namespace: ns.clone(), problem: problem.clone() });
     }
     let opts = LintOptions {
         check: check::Options {
@@ -146,31 +201,23 @@ pub fn settings(
     config_args: &ConfigArgs,
     cluster: &ClusterArgs,
     layers: &[(&ControllerFlags, Provenance)],
-) -> Result<Resolved, String> {
-    let cfg = if config_args.no_config {
-        config::Config::default()
-    } else {
-        match config::load(config_args.config.as_deref()) {
-            Ok(c) => c,
-            Err(e) => return Err(e.to_string()),
-        }
-    };
+) -> Result<Resolved, SettingsError> {
+    let cfg =
+        if config_args.no_config { config::Config::default() } else { config::load(config_args.config.as_deref())? };
     let version = match cfg.file.kubernetes_version.as_deref().map(KubernetesVersion::parse).transpose() {
         Ok(v) => v,
-        Err(e) => return Err(format!("{}: {e}", cfg.at("kubernetesVersion"))),
+        Err(source) => return Err(SettingsError::Version { at: cfg.at("kubernetesVersion"), source }),
     };
     // The flag's release, else the configuration's, else the newest; the configuration's gates,
     // then the flags'.
     let mut gates = FeatureGates::new(cluster.kubernetes_version.or(version).unwrap_or(KubernetesVersion::LATEST));
     if let Some(base) = cfg.file.feature_gates.as_ref().map(config::FeatureGatesSetting::as_flag)
-        && let Err(e) = gates.apply(&base)
+        && let Err(source) = gates.apply(&base)
     {
-        return Err(format!("{}: featureGates: {e}", cfg.at("featureGates")));
+        return Err(SettingsError::ConfiguredGates { at: cfg.at("featureGates"), source });
     }
     for spec in &cluster.feature_gates {
-        if let Err(e) = gates.apply(spec) {
-            return Err(e.to_string());
-        }
+        gates.apply(spec).map_err(SettingsError::Gates)?;
     }
     // Each layer is checked alone first, so an error names its source.
     let from_file = cfg.file.controller.flags();
@@ -180,16 +227,13 @@ pub fn settings(
     for (layer, from) in &all {
         if let Err(e) = controller_flags::configuration(gates.clone(), &[layer]) {
             return Err(match from {
-                Provenance::CommandLine => format!("--{e}"),
-                _ => format!("{}: controller.{e}", cfg.at(&format!("controller.{}", e.key()))),
+                Provenance::CommandLine => SettingsError::ControllerFlag(e),
+                _ => SettingsError::ConfiguredController { at: cfg.at(&format!("controller.{}", e.key())), source: e },
             });
         }
     }
     let flags: Vec<&ControllerFlags> = all.iter().map(|(layer, _)| *layer).collect();
-    let controller = match controller_flags::configuration(gates.clone(), &flags) {
-        Ok(c) => c,
-        Err(e) => return Err(format!("--{e}")),
-    };
+    let controller = controller_flags::configuration(gates.clone(), &flags).map_err(SettingsError::ControllerFlag)?;
     let defaults = Settings::default();
     let s = &cfg.file.settings;
     let settings = Settings {

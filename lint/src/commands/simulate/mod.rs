@@ -102,7 +102,8 @@ fn prepare(
     // scenario's `controller:` overrides the configuration's, the command line both.
     let flags = args.controller.flags();
     let layers = [(&scenario.controller, Provenance::Scenario), (&flags, Provenance::CommandLine)];
-    let settings = super::lint::settings(&args.config, cluster, &layers).map_err(Failure::Error)?.settings;
+    let settings =
+        super::lint::settings(&args.config, cluster, &layers).map_err(|e| Failure::Error(e.to_string()))?.settings;
     let admission = check::Options::verdict_only(settings.gates);
     let (hpa, workload, hpa_span) = match &scenario.hpa {
         HpaSource::Inline(node) => {
