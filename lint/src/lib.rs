@@ -77,6 +77,17 @@ impl Output<'_> {
         Ok(buf)
     }
 
+    /// Reports an error that stops the run (a usage or I/O error: exit 2): the edge where the
+    /// commands' typed errors (`commands::lint::SettingsError`, `diagnose::ReadError`) become
+    /// what the user reads, their message and, when they give one, their help.
+    pub fn fail(&mut self, e: &dyn miette::Diagnostic) -> ExitStatus {
+        self.error(&e.to_string());
+        if let Some(help) = e.help() {
+            let _ = writeln!(self.stderr, "  help: {help}");
+        }
+        ExitStatus::Error
+    }
+
     /// Reports a usage error and returns the matching status.
     pub fn usage_error(&mut self, s: &str) -> ExitStatus {
         self.error(s);

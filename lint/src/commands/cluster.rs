@@ -28,7 +28,7 @@ impl ClusterLintArgs {
 pub fn run(args: &ClusterLintArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> ExitStatus {
     let (opts, fail_on, _) = match lint_cmd::options(&args.lint_args(), cluster) {
         Ok(o) => o,
-        Err(e) => return out.usage_error(&e.to_string()),
+        Err(e) => return out.fail(&e),
     };
     for ns in &args.namespace {
         if let Some(problem) = hpa_core::validation::names::dns1123_label(ns).first() {

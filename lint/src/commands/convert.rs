@@ -21,7 +21,7 @@ enum Piece {
 pub fn run(args: &ConvertArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> ExitStatus {
     let release = match super::lint::settings(&args.config, cluster, &[]) {
         Ok(r) => r.settings.gates.version(),
-        Err(e) => return out.usage_error(&e.to_string()),
+        Err(e) => return out.fail(&e),
     };
     let Some(to) = ApiVersion::parse(&args.to) else {
         let known: Vec<&str> = ApiVersion::ALL.iter().map(|v| v.as_str()).collect();

@@ -13,7 +13,7 @@ use crate::{ExitStatus, Output};
 pub fn run(args: &DefaultArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> ExitStatus {
     let release = match super::lint::settings(&args.config, cluster, &[]) {
         Ok(r) => r.settings.gates.version(),
-        Err(e) => return out.usage_error(&e.to_string()),
+        Err(e) => return out.fail(&e),
     };
     let mut objects: Vec<Value> = Vec::new();
     let status = super::each_file(&args.paths, &args.input, out, |i, file, out| {

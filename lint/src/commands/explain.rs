@@ -23,7 +23,7 @@ pub fn run(args: &ExplainArgs, cluster: &crate::cli::ClusterArgs, out: &mut Outp
     let resolved =
         match super::lint::settings(&args.config, cluster, &[(&args.controller.flags(), Provenance::CommandLine)]) {
             Ok(r) => r,
-            Err(e) => return out.usage_error(&e.to_string()),
+            Err(e) => return out.fail(&e),
         };
     let controller = resolved.settings.controller;
     let provenances = resolved.controller;

@@ -12,7 +12,7 @@ use crate::{ExitStatus, Output};
 
 /// A command line or configuration file [`settings`] and [`options`] cannot use: a usage error
 /// (exit 2). A value of the configuration file names where it is written.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
 #[non_exhaustive]
 pub enum SettingsError {
     /// The configuration file cannot be read or parsed.
@@ -75,7 +75,7 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> ExitStatus {
     }
     let (opts, fail_on, cfg) = match options(&args.lint, &args.cluster) {
         Ok(o) => o,
-        Err(e) => return out.usage_error(&e.to_string()),
+        Err(e) => return out.fail(&e),
     };
     let mut excludes = args.input.exclude.clone();
     excludes.extend(cfg.file.exclude.iter().cloned());

@@ -77,7 +77,7 @@ pub fn run(args: &ValidateArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> 
     // The configuration's release and gates apply as they do to `lint`.
     let settings = match super::lint::settings(&args.config, cluster, &[]) {
         Ok(r) => r.settings,
-        Err(e) => return out.usage_error(&e.to_string()),
+        Err(e) => return out.fail(&e),
     };
     let mut opts = check::Options::verdict_only(settings.gates);
     opts.request.apply_defaults = !args.no_defaults;

@@ -45,7 +45,7 @@ struct Read {
 }
 
 /// Why the objects of a diagnosis could not be read (each a usage or I/O error, exit 2).
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
 #[non_exhaustive]
 pub enum ReadError {
     /// `--now` is not an RFC 3339 time.
@@ -54,7 +54,7 @@ pub enum ReadError {
     /// The async runtime of a live read did not start.
     #[error("cannot start the async runtime: {0}")]
     Runtime(#[source] std::io::Error),
-    /// The live read failed (hpa-cluster's error).
+    /// hpa-cluster could not read the objects live, or build the sync's inputs from them.
     #[error(transparent)]
     Cluster(#[from] hpa_cluster::error::Error),
     /// A snapshot file cannot be read.
@@ -106,20 +106,20 @@ pub fn run(args: &DiagnoseArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> 
     let config =
         match super::lint::settings(&args.config, cluster, &[(&args.controller.flags(), Provenance::CommandLine)]) {
             Ok(r) => r.settings.controller,
-            Err(e) => return out.usage_error(&e.to_string()),
+            Err(e) => return out.fail(&e),
         };
     let now = match args.now.as_deref().map(parse_now).transpose() {
         Ok(n) => n,
-        Err(e) => return out.usage_error(&e.to_string()),
+        Err(e) => return out.fail(&e),
     };
     let read = if args.snapshot.is_empty() { read_live(args, &name, now) } else { read_snapshot(args, &name, now) };
     let mut read = match read {
         Ok(r) => r,
-        Err(e) => return out.usage_error(&e.to_string()),
+        Err(e) => return out.fail(&e),
     };
     let inputs = match inputs_from_objects(&read.objects, &read.metrics_errors, &read.namespace, &name, read.now) {
         Ok(i) => i,
-        Err(e) => return out.usage_error(&e.to_string()),
+        Err(e) => return out.fail(&ReadError::from(e)),
     };
     let hpa = match hpa_cluster::diagnose::internal_hpa(&inputs.hpa) {
         Ok(h) => h,
