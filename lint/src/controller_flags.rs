@@ -89,31 +89,6 @@ pub struct Provenances {
 }
 
 impl Provenances {
-    /// Of layers given in the order [`configuration`] lays them (a later layer wins).
-    pub fn of(layers: &[(&ControllerFlags, Provenance)]) -> Provenances {
-        let mut p = Provenances::default();
-        for (layer, from) in layers {
-            let ControllerFlags {
-                sync_period,
-                tolerance,
-                downscale_stabilization,
-                cpu_initialization_period,
-                initial_readiness_delay,
-            } = layer;
-            let set = |given: bool, slot: &mut Provenance| {
-                if given {
-                    *slot = from.clone();
-                }
-            };
-            set(sync_period.is_some(), &mut p.sync_period);
-            set(tolerance.is_some(), &mut p.tolerance);
-            set(downscale_stabilization.is_some(), &mut p.downscale_stabilization);
-            set(cpu_initialization_period.is_some(), &mut p.cpu_initialization_period);
-            set(initial_readiness_delay.is_some(), &mut p.initial_readiness_delay);
-        }
-        p
-    }
-
     /// The provenance of the value of kube-controller-manager's `flag` (hpa-core's
     /// `*_FLAG` names, as [`hpa_core::effective::Valued::origin`] gives them); `None` for a
     /// name that is not one of the flags (the controller's constants).
@@ -130,13 +105,16 @@ impl Provenances {
 }
 
 /// The controller's configuration: kube-controller-manager's defaults with `gates`, then each
-/// layer in order (a later layer wins).
+/// layer in order (a later layer wins), with where each value comes from (the last layer
+/// that sets it). A value the controller cannot work with is refused with its layer's
+/// provenance.
 pub fn configuration(
     gates: FeatureGates,
-    layers: &[&ControllerFlags],
-) -> Result<HPAControllerConfiguration, FlagError> {
+    layers: &[(&ControllerFlags, Provenance)],
+) -> Result<(HPAControllerConfiguration, Provenances), (FlagError, Provenance)> {
     let mut c = HPAControllerConfiguration::new(gates);
-    for layer in layers {
+    let mut p = Provenances::default();
+    for (layer, from) in layers {
         let ControllerFlags {
             sync_period,
             tolerance,
@@ -146,24 +124,29 @@ pub fn configuration(
         } = layer;
         if let Some(v) = sync_period {
             c.sync_period = (*v).max(MIN_SYNC_PERIOD);
+            p.sync_period = from.clone();
         }
         if let Some(v) = tolerance {
             if !(v.is_finite() && *v >= 0.0) {
-                return Err(FlagError::Tolerance(*v));
+                return Err((FlagError::Tolerance(*v), from.clone()));
             }
             c.tolerance = *v;
+            p.tolerance = from.clone();
         }
         if let Some(v) = downscale_stabilization {
             c.downscale_stabilization_window = *v;
+            p.downscale_stabilization = from.clone();
         }
         if let Some(v) = cpu_initialization_period {
             c.cpu_initialization_period = *v;
+            p.cpu_initialization_period = from.clone();
         }
         if let Some(v) = initial_readiness_delay {
             c.initial_readiness_delay = *v;
+            p.initial_readiness_delay = from.clone();
         }
     }
-    Ok(c)
+    Ok((c, p))
 }
 
 /// kube-controller-manager's HPA flags on the command line (`explain`, `simulate`); a flag not
@@ -236,7 +219,9 @@ mod tests {
         let file =
             ControllerFlags { sync_period: Some(Duration::from_secs(30)), tolerance: Some(0.2), ..Default::default() };
         let cli = ControllerFlags { tolerance: Some(0.05), ..Default::default() };
-        let c = configuration(FeatureGates::default(), &[&file, &cli]).unwrap();
+        let (c, _) =
+            configuration(FeatureGates::default(), &[(&file, Provenance::Scenario), (&cli, Provenance::CommandLine)])
+                .unwrap();
         assert_eq!((c.sync_period, c.tolerance), (Duration::from_secs(30), 0.05));
         assert_eq!(
             c.downscale_stabilization_window,
@@ -250,11 +235,15 @@ mod tests {
             ControllerFlags { sync_period: Some(Duration::from_secs(30)), tolerance: Some(0.2), ..Default::default() };
         let cli = ControllerFlags { tolerance: Some(0.05), ..Default::default() };
         let path = PathBuf::from(".hpa-lint.yaml");
-        let p = Provenances::of(&[
-            (&file, Provenance::ConfigurationFile(path.clone())),
-            (&ControllerFlags::default(), Provenance::Scenario),
-            (&cli, Provenance::CommandLine),
-        ]);
+        let (_, p) = configuration(
+            FeatureGates::default(),
+            &[
+                (&file, Provenance::ConfigurationFile(path.clone())),
+                (&ControllerFlags::default(), Provenance::Scenario),
+                (&cli, Provenance::CommandLine),
+            ],
+        )
+        .unwrap();
         assert_eq!(p.of_flag(SYNC_PERIOD_FLAG), Some(&Provenance::ConfigurationFile(path)));
         assert_eq!(p.of_flag(TOLERANCE_FLAG), Some(&Provenance::CommandLine));
         assert_eq!(p.of_flag(DOWNSCALE_STABILIZATION_FLAG), Some(&Provenance::ControllerDefault));
@@ -264,11 +253,15 @@ mod tests {
     #[test]
     fn values_the_controller_cannot_use() {
         let zero = ControllerFlags { sync_period: Some(Duration::ZERO), ..Default::default() };
-        assert_eq!(configuration(FeatureGates::default(), &[&zero]).unwrap().sync_period, MIN_SYNC_PERIOD);
+        let (c, _) = configuration(FeatureGates::default(), &[(&zero, Provenance::CommandLine)]).unwrap();
+        assert_eq!(c.sync_period, MIN_SYNC_PERIOD);
+        let fine = ControllerFlags { tolerance: Some(0.1), ..Default::default() };
         for t in [-0.1, f64::NAN, f64::INFINITY] {
             let bad = ControllerFlags { tolerance: Some(t), ..Default::default() };
-            let err = configuration(FeatureGates::default(), &[&bad]).unwrap_err();
+            let layers = [(&fine, Provenance::CommandLine), (&bad, Provenance::Scenario)];
+            let (err, from) = configuration(FeatureGates::default(), &layers).unwrap_err();
             assert!(err.to_string().starts_with("tolerance "), "{err}");
+            assert_eq!(from, Provenance::Scenario, "the refused layer is named");
         }
     }
 }

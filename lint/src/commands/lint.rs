@@ -37,8 +37,7 @@ pub enum SettingsError {
     /// `--feature-gates` is refused by the release.
     #[error(transparent)]
     Gates(GateError),
-    /// A value of `controller:` (the configuration's, or a scenario's) the controller cannot
-    /// work with.
+    /// A value of the configuration's `controller:` the controller cannot work with.
     #[error("{at}: controller.{source}")]
     ConfiguredController {
         /// `file:line:column`.
@@ -46,6 +45,10 @@ pub enum SettingsError {
         /// Why.
         source: FlagError,
     },
+    /// A value of a scenario's `controller:` the controller cannot work with (the scenario's
+    /// reader refuses it first, with its position).
+    #[error("the scenario's controller.{0}")]
+    ScenarioController(FlagError),
     /// A controller flag of the command line the controller cannot work with.
     #[error("--{0}")]
     ControllerFlag(FlagError),
@@ -219,21 +222,18 @@ pub fn settings(
     for spec in &cluster.feature_gates {
         gates.apply(spec).map_err(SettingsError::Gates)?;
     }
-    // Each layer is checked alone first, so an error names its source.
     let from_file = cfg.file.controller.flags();
     let file_provenance = cfg.path.clone().map_or(Provenance::ControllerDefault, Provenance::ConfigurationFile);
     let mut all = vec![(&from_file, file_provenance)];
     all.extend(layers.iter().cloned());
-    for (layer, from) in &all {
-        if let Err(e) = controller_flags::configuration(gates.clone(), &[layer]) {
-            return Err(match from {
-                Provenance::CommandLine => SettingsError::ControllerFlag(e),
-                _ => SettingsError::ConfiguredController { at: cfg.at(&format!("controller.{}", e.key())), source: e },
-            });
-        }
-    }
-    let flags: Vec<&ControllerFlags> = all.iter().map(|(layer, _)| *layer).collect();
-    let controller = controller_flags::configuration(gates.clone(), &flags).map_err(SettingsError::ControllerFlag)?;
+    let (controller, provenances) =
+        controller_flags::configuration(gates.clone(), &all).map_err(|(source, from)| match from {
+            Provenance::CommandLine => SettingsError::ControllerFlag(source),
+            Provenance::Scenario => SettingsError::ScenarioController(source),
+            Provenance::ConfigurationFile(_) | Provenance::ControllerDefault => {
+                SettingsError::ConfiguredController { at: cfg.at(&format!("controller.{}", source.key())), source }
+            }
+        })?;
     let defaults = Settings::default();
     let s = &cfg.file.settings;
     let settings = Settings {
@@ -247,5 +247,5 @@ pub fn settings(
             .unwrap_or(defaults.min_scale_down_window_seconds),
         min_replica_spread: s.min_replica_spread.unwrap_or(defaults.min_replica_spread),
     };
-    Ok(Resolved { settings, config: cfg, controller: Provenances::of(&all) })
+    Ok(Resolved { settings, config: cfg, controller: provenances })
 }
