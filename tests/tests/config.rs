@@ -9,19 +9,14 @@ use std::path::Path;
 use hpa_tests::cli::{Run, hpa_lint};
 use serde_json::Value;
 
-/// A condition's `observedGeneration` is a field of 1.37 (unknown to 1.36's strict decoding).
-const WITH_1_37_FIELD: &str = "apiVersion: autoscaling/v2
-kind: HorizontalPodAutoscaler
-metadata:
-  name: web
-spec:
-  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
-  maxReplicas: 5
-status:
-  desiredReplicas: 1
-  conditions:
-  - {type: AbleToScale, status: \"True\", observedGeneration: 4}
-";
+/// [`hpa_tests::VALID_HPA`] with a condition's `observedGeneration`, a field of 1.37 (unknown
+/// to 1.36's strict decoding).
+fn with_1_37_field() -> String {
+    format!(
+        "{}status:\n  desiredReplicas: 1\n  conditions:\n  - {{type: AbleToScale, status: \"True\", observedGeneration: 4}}\n",
+        hpa_tests::VALID_HPA
+    )
+}
 
 /// An HPA that scales to zero (gate HPAScaleToZero: off in 1.36, on in 1.37), as a scenario.
 const SCALE_TO_ZERO_SCENARIO: &str = "hpaObject:
@@ -72,7 +67,8 @@ fn assert_broken_configurations_fail(dir: &tempfile::TempDir, run: impl Fn(&str)
 fn default_reads_the_release_of_the_configuration() {
     let dir = tempfile::tempdir().unwrap();
     let old = write(&dir, "old.yaml", "kubernetesVersion: \"1.36\"\n");
-    let default = |extra: &[&str]| hpa_lint(&[&["default"], extra, &["-"]].concat(), WITH_1_37_FIELD);
+    let hpa = with_1_37_field();
+    let default = |extra: &[&str]| hpa_lint(&[&["default"], extra, &["-"]].concat(), &hpa);
     let r = default(&["--config", &old]);
     assert_eq!(r.code, 1, "1.36 does not know the field: {}", r.stderr);
     assert!(r.stderr.contains("observedGeneration"), "{}", r.stderr);
@@ -89,8 +85,8 @@ fn default_reads_the_release_of_the_configuration() {
 fn convert_reads_the_release_of_the_configuration() {
     let dir = tempfile::tempdir().unwrap();
     let old = write(&dir, "old.yaml", "kubernetesVersion: \"1.36\"\n");
-    let convert =
-        |extra: &[&str]| hpa_lint(&[&["convert", "--to", "autoscaling/v2"], extra, &["-"]].concat(), WITH_1_37_FIELD);
+    let hpa = with_1_37_field();
+    let convert = |extra: &[&str]| hpa_lint(&[&["convert", "--to", "autoscaling/v2"], extra, &["-"]].concat(), &hpa);
     let r = convert(&["--config", &old]);
     assert_eq!(r.code, 1, "1.36 does not know the field: {}", r.stderr);
     let r = convert(&["--config", &old, "--kubernetes-version", "1.37"]);
