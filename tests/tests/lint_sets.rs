@@ -104,12 +104,8 @@ fn a_container_is_pointed_at_by_its_first_line_whatever_its_first_key() {
     );
     let run = hpa_lint(&["--no-config", "-o", "sarif", "--fail-on", "never", "-"], &image_first);
     let result = &run.json()["runs"][0]["results"][0];
-    let regions: Vec<&Value> = result["relatedLocations"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| &r["physicalLocation"]["region"])
-        .collect();
+    let regions: Vec<&Value> =
+        result["relatedLocations"].as_array().unwrap().iter().map(|r| &r["physicalLocation"]["region"]).collect();
     assert_eq!(
         regions,
         [
