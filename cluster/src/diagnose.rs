@@ -12,14 +12,16 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use hpa_core::api::LabelSelector;
 use hpa_core::api::Quantity;
 use hpa_core::api::Time;
 use hpa_core::api::v2::{HorizontalPodAutoscaler, MetricSpec};
 use hpa_core::evaluator::{
-    ConditionStatus, Container, ContainerUsage, ObjectMetricValue, Pod, PodMetricsItem, PodPhase, PodSample,
+    ConditionStatus, Container, ContainerUsage, ObjectMetricValue, Pod, PodMetricsItem, PodPhase, PodSample, ReadError,
     ReadyCondition, Scale, SyncInput, Timestamp,
 };
-use hpa_core::rules::objects::Selector;
+use hpa_core::rules::objects::selector_from_json;
+use hpa_core::validation::spec::parse_group_version;
 use serde_json::Value;
 
 use crate::connect::Cluster;
@@ -109,7 +111,7 @@ pub fn inputs_from_objects(
         .filter(in_ns)
         .find(|v| kind_of(v) == "HorizontalPodAutoscaler" && name_of(v) == name)
         .ok_or_else(|| Error::NotFound { what: format!("HorizontalPodAutoscaler {namespace}/{name}") })?;
-    let hpa = internal(hpa_json)
+    let hpa = internal_hpa(hpa_json)
         .map_err(|e| Error::Snapshot(format!("HorizontalPodAutoscaler {namespace}/{name} cannot be read: {e}")))?;
     let mut notes = Vec::new();
     let target = &hpa.spec.scale_target_ref;
@@ -119,13 +121,13 @@ pub fn inputs_from_objects(
     let mut sync = SyncInput::new(now, Scale::default());
     sync.scale = match &scale {
         Ok(s) => Ok(s.clone()),
-        Err(e) => Err(e.to_string()),
+        Err(e) => Err(ReadError(e.to_string())),
     };
     let selector_text = scale.as_ref().map(|s| s.selector.clone()).unwrap_or_default();
     let pod_selector = match selector::parse(&selector_text) {
         Ok(s) => Some(s),
         Err(e) => {
-            sync.selector_parse_error = Some(e);
+            sync.selector_parse_error = Some(e.to_string());
             None
         }
     };
@@ -150,7 +152,7 @@ pub fn inputs_from_objects(
         if name_of(other) == name {
             continue;
         }
-        let Ok(other_hpa) = internal(other) else { continue };
+        let Ok(other_hpa) = internal_hpa(other) else { continue };
         let t = &other_hpa.spec.scale_target_ref;
         let mut ignored = Vec::new();
         let Ok(other_scale) = scale_of(&items, namespace, &t.api_version, &t.kind, &t.name, &mut ignored) else {
@@ -167,7 +169,7 @@ pub fn inputs_from_objects(
 
     // The metrics APIs' answers.
     sync.resource_metrics = match &metrics_errors.resource {
-        Some(e) => Err(e.clone()),
+        Some(e) => Err(ReadError(e.clone())),
         None => {
             let names: Vec<&str> = pod_objects.iter().map(|p| name_of(p)).collect();
             let metrics: Vec<PodMetricsItem> = items
@@ -185,15 +187,15 @@ pub fn inputs_from_objects(
         }
     };
     sync.pods_metrics = match &metrics_errors.custom {
-        Some(e) => Err(e.clone()),
+        Some(e) => Err(ReadError(e.clone())),
         None => Ok(pods_metrics(&items, namespace, &hpa.spec.metrics)),
     };
     sync.object_metrics = match &metrics_errors.custom {
-        Some(e) => Err(e.clone()),
+        Some(e) => Err(ReadError(e.clone())),
         None => Ok(object_metrics(&items, namespace)),
     };
     sync.external_metrics = match &metrics_errors.external {
-        Some(e) => Err(e.clone()),
+        Some(e) => Err(ReadError(e.clone())),
         None => Ok(external_metrics(&items, namespace)),
     };
 
@@ -404,7 +406,7 @@ fn scale_of(
     name: &str,
     notes: &mut Vec<String>,
 ) -> Result<Scale, Error> {
-    let group = api_version.split_once('/').map_or("", |(g, _)| g);
+    let group = parse_group_version(api_version).map_or("", |(g, _)| g);
     let known = kinds::WORKLOADS.iter().find(|k| k.kind == kind && k.group == group);
     let resource = known.map_or_else(|| kind.to_lowercase(), Kind::resource);
     let not_found = || Error::NotFound { what: format!("{resource} \"{name}\"") };
@@ -442,21 +444,21 @@ fn scale_of(
         ),
         // A ReplicationController's selector is a plain map.
         "ReplicationController" => {
-            let mut s = Selector::default();
+            let mut s = LabelSelector::default();
             if let Some(m) = target.get("spec").and_then(|s| s.get("selector")).and_then(Value::as_object) {
                 s.match_labels = m.iter().map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().into())).collect();
             }
             (int_at(target, &["status", "replicas"]), selector::format(&s))
         }
         _ if known.is_some() => {
-            let s = target.get("spec").and_then(|s| s.get("selector")).map(Selector::from_json).unwrap_or_default();
+            let s = target.get("spec").and_then(|s| s.get("selector")).map(selector_from_json).unwrap_or_default();
             (int_at(target, &["status", "replicas"]), selector::format(&s))
         }
         _ => {
             notes.push(format!(
                 "the scale of {kind} {namespace}/{name} was not among the inputs and its kind's scale paths are unknown: read as a workload"
             ));
-            let s = target.get("spec").and_then(|s| s.get("selector")).map(Selector::from_json).unwrap_or_default();
+            let s = target.get("spec").and_then(|s| s.get("selector")).map(selector_from_json).unwrap_or_default();
             (int_at(target, &["status", "replicas"]), selector::format(&s))
         }
     };
@@ -518,7 +520,7 @@ pub async fn read_objects(cluster: &Cluster, namespace: &str, name: &str) -> Res
         Ok(h) => crate::inventory::as_listed(h, &kinds::HPA),
         Err(e) => return Err(e),
     };
-    let decoded = internal(&hpa)
+    let decoded = internal_hpa(&hpa)
         .map_err(|e| Error::Snapshot(format!("HorizontalPodAutoscaler {namespace}/{name} cannot be read: {e}")))?;
 
     // Every HPA of the namespace, and each one's target and scale (AmbiguousSelector).
@@ -534,7 +536,7 @@ pub async fn read_objects(cluster: &Cluster, namespace: &str, name: &str) -> Res
     let mut selectors = Vec::new();
     for h in &hpas {
         let h = crate::inventory::as_listed(h.clone(), &kinds::HPA);
-        let Ok(internal_h) = internal(&h) else { continue };
+        let Ok(internal_h) = internal_hpa(&h) else { continue };
         let t = &internal_h.spec.scale_target_ref;
         let is_this = name_of(&h) == name;
         out.items.push(h.clone());
@@ -595,7 +597,7 @@ async fn read_target(
     kind: &str,
     name: &str,
 ) -> Result<Vec<Value>, Error> {
-    let group = api_version.split_once('/').map_or("", |(g, _)| g);
+    let group = parse_group_version(api_version).map_or("", |(g, _)| g);
     let Some(k) = kinds::WORKLOADS.iter().find(|k| k.kind == kind && k.group == group) else {
         return Err(Error::Snapshot(format!("{kind} in {api_version} is not a scale target hpa-cluster knows")));
     };
@@ -683,7 +685,7 @@ async fn read_metrics(
                     );
                     let mut params = vec![("labelSelector".to_string(), selector.to_string())];
                     if let Some(s) = &p.metric.selector {
-                        params.push(("metricLabelSelector".into(), selector::format(&core_selector(s))));
+                        params.push(("metricLabelSelector".into(), selector::format(s)));
                     }
                     crate::kinds::push_query(&mut path, &params);
                     path
@@ -698,10 +700,7 @@ async fn read_metrics(
                         o.metric.name
                     );
                     if let Some(s) = &o.metric.selector {
-                        crate::kinds::push_query(
-                            &mut path,
-                            &[("metricLabelSelector".into(), selector::format(&core_selector(s)))],
-                        );
+                        crate::kinds::push_query(&mut path, &[("metricLabelSelector".into(), selector::format(s))]);
                     }
                     path
                 } else {
@@ -721,10 +720,7 @@ async fn read_metrics(
                 let mut path =
                     format!("/apis/{}/{}/namespaces/{namespace}/{}", external.group, external.version, e.metric.name);
                 if let Some(s) = &e.metric.selector {
-                    crate::kinds::push_query(
-                        &mut path,
-                        &[("labelSelector".into(), selector::format(&core_selector(s)))],
-                    );
+                    crate::kinds::push_query(&mut path, &[("labelSelector".into(), selector::format(s))]);
                 }
                 read_metric_list(cluster, &path, "ExternalMetricValue", &mut out.items, &mut out.notes).await?;
             }
@@ -780,17 +776,6 @@ fn api_error_text(e: &Error) -> String {
     }
 }
 
-fn core_selector(s: &hpa_core::api::LabelSelector) -> Selector {
-    Selector {
-        match_labels: s.match_labels.clone(),
-        match_expressions: s
-            .match_expressions
-            .iter()
-            .map(|r| (r.key.clone(), r.operator.clone(), r.values.clone()))
-            .collect(),
-    }
-}
-
 /// The resource of a kind for the custom metrics API's object paths (the controller asks its
 /// RESTMapper; these are the English plurals the API uses).
 fn plural_of(kind: &str) -> String {
@@ -817,17 +802,27 @@ fn typed(mut item: Value, kind: &Kind) -> Value {
 
 // === small readers ===
 
-/// The internal (autoscaling/v2) form of an HPA's JSON, through hpa-core's decoder.
-/// An HPA object (any served version, as stored) decoded by hpa-core's strict decoder and
-/// converted to the internal form the controller reads.
-pub fn internal_hpa(v: &Value) -> Result<HorizontalPodAutoscaler, String> {
-    internal(v)
+/// Why an HPA object cannot be read into the internal form ([`internal_hpa`]).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum HpaReadError {
+    /// The strict decoder refused it: every error, joined with `, `.
+    #[error("{}", join_errors(.0))]
+    Decode(Vec<hpa_core::api::DecodeError>),
+    /// Conversion to the internal form failed.
+    #[error(transparent)]
+    Convert(#[from] hpa_core::convert::ConvertError),
 }
 
-fn internal(v: &Value) -> Result<HorizontalPodAutoscaler, String> {
-    let decoded = hpa_core::api::decode(v)
-        .map_err(|errors| errors.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "))?;
-    hpa_core::convert::to_internal(&decoded).map(|c| c.object).map_err(|e| e.to_string())
+fn join_errors(errors: &[hpa_core::api::DecodeError]) -> String {
+    errors.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
+}
+
+/// An HPA object (any served version, as stored) decoded by hpa-core's strict decoder and
+/// converted to the internal (autoscaling/v2) form the controller reads.
+pub fn internal_hpa(v: &Value) -> Result<HorizontalPodAutoscaler, HpaReadError> {
+    let decoded = hpa_core::api::decode(v).map_err(HpaReadError::Decode)?;
+    Ok(hpa_core::convert::to_internal(&decoded)?.object)
 }
 
 /// Lists flattened: `kind: List`, `PodMetricsList`, `MetricValueList`... become their items,
@@ -871,7 +866,7 @@ fn namespace_of(v: &Value) -> &str {
 }
 
 fn api_group(v: &Value) -> Option<&str> {
-    v.get("apiVersion").and_then(Value::as_str).map(|av| av.split_once('/').map_or("", |(g, _)| g))
+    v.get("apiVersion").and_then(Value::as_str).map(|av| parse_group_version(av).map_or("", |(g, _)| g))
 }
 
 fn labels_of(v: &Value) -> BTreeMap<String, String> {

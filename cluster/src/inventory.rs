@@ -2,9 +2,11 @@
 //! strict decoder) and what the cross-object rules read, each object trimmed to hpa-core's
 //! plain values by hpa-core's own builders as its page arrives.
 
+use std::collections::HashMap;
 use std::fmt;
 
 use futures_util::future::join_all;
+use hpa_core::rules::IGNORE_ANNOTATION;
 use hpa_core::rules::objects::{
     ObjectId, Pdb, ScaledObject, Vpa, Workload, pdb_from_json, scaled_object_from_json, vpa_from_json, workload_from,
 };
@@ -102,6 +104,9 @@ pub struct Inventory {
     pub scaled_objects: Vec<ScaledObject>,
     /// LimitRanges.
     pub limit_ranges: Vec<LiveLimitRange>,
+    /// The `hpa-lint.dev/ignore` annotation ([`IGNORE_ANNOTATION`]) of every object above but
+    /// the HPAs (whose JSON is whole) that has one: trimming drops every other annotation.
+    pub ignores: HashMap<ObjectId, String>,
     /// What was not read, and why.
     pub notes: Vec<Note>,
 }
@@ -158,7 +163,8 @@ pub async fn read_inventory(cluster: &Cluster, scope: &Scope) -> Result<Inventor
     let mut hpa_failure: Option<Error> = None;
     for ((kind, ns), result) in jobs.iter().zip(results) {
         match result {
-            Ok((batch, restarted)) => {
+            Ok((batch, ignores, restarted)) => {
+                inventory.ignores.extend(ignores);
                 if restarted {
                     inventory.notes.push(Note {
                         kind: NoteKind::Restarted,
@@ -219,7 +225,13 @@ fn note_for(kind: &Kind, namespace: Option<&str>, e: &Error, undiscovered: bool)
     }
 }
 
-async fn read_kind(cluster: &Cluster, kind: Kind, namespace: Option<&str>) -> Result<(Batch, bool), Error> {
+/// One kind in one namespace (or all): the trimmed objects, the [`IGNORE_ANNOTATION`] of those
+/// that have one, and whether the list restarted.
+async fn read_kind(
+    cluster: &Cluster,
+    kind: Kind,
+    namespace: Option<&str>,
+) -> Result<(Batch, Vec<(ObjectId, String)>, bool), Error> {
     let mut batch = match kind {
         kinds::HPA => Batch::Hpas(Vec::new()),
         kinds::PDB => Batch::Pdbs(Vec::new()),
@@ -228,19 +240,28 @@ async fn read_kind(cluster: &Cluster, kind: Kind, namespace: Option<&str>) -> Re
         kinds::LIMIT_RANGE => Batch::LimitRanges(Vec::new()),
         _ => Batch::Workloads(Vec::new()),
     };
+    let mut ignores = Vec::new();
     let summary = cluster
-        .list_each(&kind, namespace, &[], PAGE_SIZE, |item| match (&mut batch, trim(&kind, item)) {
-            (Batch::Hpas(out), Trimmed::Hpa(h)) => out.push(h),
-            (Batch::Workloads(out), Trimmed::Workload(w, d)) => out.push((w, d)),
-            (Batch::Pdbs(out), Trimmed::Pdb(p)) => out.push(p),
-            (Batch::Vpas(out), Trimmed::Vpa(v)) => out.push(v),
-            (Batch::ScaledObjects(out), Trimmed::ScaledObject(s)) => out.push(s),
-            (Batch::LimitRanges(out), Trimmed::LimitRange(l)) => out.push(l),
-            // `trim` answers in the kind it is given.
-            _ => {}
+        .list_each(&kind, namespace, &[], PAGE_SIZE, |item| {
+            if kind != kinds::HPA
+                && let Some(ignore) =
+                    item.pointer("/metadata/annotations").and_then(|a| a.get(IGNORE_ANNOTATION)).and_then(Value::as_str)
+            {
+                ignores.push((object_id(&kind, &item), ignore.to_string()));
+            }
+            match (&mut batch, trim(&kind, item)) {
+                (Batch::Hpas(out), Trimmed::Hpa(h)) => out.push(h),
+                (Batch::Workloads(out), Trimmed::Workload(w, d)) => out.push((w, d)),
+                (Batch::Pdbs(out), Trimmed::Pdb(p)) => out.push(p),
+                (Batch::Vpas(out), Trimmed::Vpa(v)) => out.push(v),
+                (Batch::ScaledObjects(out), Trimmed::ScaledObject(s)) => out.push(s),
+                (Batch::LimitRanges(out), Trimmed::LimitRange(l)) => out.push(l),
+                // `trim` answers in the kind it is given.
+                _ => {}
+            }
         })
         .await?;
-    Ok((batch, summary.restarted))
+    Ok((batch, ignores, summary.restarted))
 }
 
 /// One object of a kind `hpa-lint cluster` reads and the webhook's context cache watches,

@@ -18,6 +18,12 @@
 //! Alpha gates are off by default, beta and GA gates on (`DeclarativeValidationTakeover` is the
 //! exception: a beta gate that was off). "—" means the release does not know the gate, and
 //! `--feature-gates` refuses it there, as kube-apiserver does.
+//!
+//! What differs between releases beyond their gates is decided where it happens, by comparing
+//! `gates.version()`: validation messages and rules (`validation`), how values print
+//! (`field::ValueRendering`), the strategy (`admission`), the fields a release's schema has
+//! (`api::release`), and the controller's behavior (`evaluator::release`, decided once per
+//! configuration).
 
 use std::collections::BTreeMap;
 use std::fmt;

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::{Args as ClapArgs, Parser, Subcommand, ValueEnum};
 use hpa_cluster::DEFAULT_TIMEOUT;
 
-use hpa_core::features::{FeatureGates, KubernetesVersion};
+use hpa_core::features::KubernetesVersion;
 
 /// Lint, validate, default, convert and explain Kubernetes HorizontalPodAutoscalers offline,
 /// exactly as kube-apiserver and the HPA controller would treat them.
@@ -36,9 +36,35 @@ pub struct Args {
     pub cluster: ClusterArgs,
 }
 
-/// Options of the lint command.
+/// Options of the lint command: the findings flags it shares with `hpa-lint cluster`, and
+/// what only files need.
 #[derive(Debug, Clone, ClapArgs)]
 pub struct LintArgs {
+    /// Output, rules and failure.
+    #[command(flatten)]
+    pub findings: FindingsArgs,
+
+    /// Which objects the cross-object rules look at for an HPA [default: directory, or `scope`
+    /// in the configuration].
+    #[arg(long, value_enum)]
+    pub scope: Option<crate::linter::config::Scope>,
+
+    /// The namespace of objects that name none, as `kubectl apply -n` and `helm template -n`
+    /// give it [default: the one namespace the other objects of their set name, else
+    /// `default`].
+    #[arg(short = 'n', long, value_name = "NAMESPACE")]
+    pub namespace: Option<String>,
+
+    /// The configuration file.
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+/// The findings flags of every command that lints (files and `hpa-lint cluster`): one
+/// definition, so both read alike in `--help` and resolve through the one
+/// [`options`](crate::commands::lint::options).
+#[derive(Debug, Clone, ClapArgs)]
+pub struct FindingsArgs {
     /// Output format.
     #[arg(short = 'o', long = "output", value_enum, default_value_t = LintFormat::Human)]
     pub output: LintFormat,
@@ -61,28 +87,21 @@ pub struct LintArgs {
     #[arg(long, value_enum)]
     pub fail_on: Option<FailOn>,
 
-    /// Which objects the cross-object rules look at for an HPA [default: directory, or `scope`
-    /// in the configuration].
-    #[arg(long, value_enum)]
-    pub scope: Option<crate::linter::config::Scope>,
+    /// Disables colors (set by the NO_COLOR environment variable).
+    #[arg(long = "no-color", env = "NO_COLOR", hide = true, value_parser = clap::builder::FalseyValueParser::new())]
+    pub no_color: bool,
+}
 
-    /// The namespace of objects that name none, as `kubectl apply -n` and `helm template -n`
-    /// give it [default: the one namespace the other objects of their set name, else
-    /// `default`].
-    #[arg(short = 'n', long, value_name = "NAMESPACE")]
-    pub namespace: Option<String>,
-
+/// Where the configuration comes from: every command that reads `.hpa-lint.yaml`.
+#[derive(Debug, Clone, Default, ClapArgs)]
+pub struct ConfigArgs {
     /// The configuration file (default: `.hpa-lint.yaml` found upward from the working directory).
     #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
-    pub config: Option<std::path::PathBuf>,
+    pub config: Option<PathBuf>,
 
     /// Ignore any configuration file.
     #[arg(long)]
     pub no_config: bool,
-
-    /// Disables colors (set by the NO_COLOR environment variable).
-    #[arg(long = "no-color", env = "NO_COLOR", hide = true, value_parser = clap::builder::FalseyValueParser::new())]
-    pub no_color: bool,
 }
 
 /// Lint output formats.
@@ -136,7 +155,8 @@ pub enum Command {
     Explain(ExplainArgs),
     /// Simulate the HPA controller over time from a scenario file: every sync, a chart, JSON or SVG.
     ///
-    /// The controller's flags given on the command line override the scenario's `controller:`.
+    /// The controller's flags given on the command line override the scenario's `controller:`,
+    /// which overrides the configuration file's.
     Simulate(SimulateArgs),
     /// Replay the HPA controller's current sync of one HPA, live or from a snapshot, and
     /// explain it: per metric, normalization, conditions, the next syncs, why not or slow.
@@ -170,30 +190,6 @@ pub struct ClusterArgs {
     pub feature_gates: Vec<String>,
 }
 
-impl ClusterArgs {
-    /// The feature gates these flags describe.
-    pub fn gates(&self) -> Result<FeatureGates, hpa_core::features::GateError> {
-        self.gates_over(None, None)
-    }
-
-    /// The gates with a configured release and gate list under the flags.
-    pub fn gates_over(
-        &self,
-        version: Option<KubernetesVersion>,
-        base_gates: Option<&str>,
-    ) -> Result<FeatureGates, hpa_core::features::GateError> {
-        let version = self.kubernetes_version.or(version).unwrap_or(KubernetesVersion::LATEST);
-        let mut gates = FeatureGates::new(version);
-        if let Some(base) = base_gates {
-            gates.apply(base)?;
-        }
-        for spec in &self.feature_gates {
-            gates.apply(spec)?;
-        }
-        Ok(gates)
-    }
-}
-
 /// `hpa-lint simulate`.
 #[derive(Debug, Clone, ClapArgs)]
 pub struct SimulateArgs {
@@ -210,9 +206,14 @@ pub struct SimulateArgs {
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<std::path::PathBuf>,
 
-    /// kube-controller-manager's flags (they override the scenario's `controller:`).
+    /// kube-controller-manager's flags (they override the scenario's `controller:`, which
+    /// overrides the configuration's).
     #[command(flatten)]
     pub controller: crate::controller_flags::ControllerArgs,
+
+    /// The configuration file (`kubernetesVersion`, `featureGates`, `controller`).
+    #[command(flatten)]
+    pub config: ConfigArgs,
 }
 
 /// `hpa-lint validate`.
@@ -238,6 +239,10 @@ pub struct ValidateArgs {
     /// Input options.
     #[command(flatten)]
     pub input: InputArgs,
+
+    /// The configuration file (`kubernetesVersion`, `featureGates`).
+    #[command(flatten)]
+    pub config: ConfigArgs,
 }
 
 /// `hpa-lint default`.
@@ -254,6 +259,10 @@ pub struct DefaultArgs {
     /// Input options.
     #[command(flatten)]
     pub input: InputArgs,
+
+    /// The configuration file (`kubernetesVersion`, `featureGates`).
+    #[command(flatten)]
+    pub config: ConfigArgs,
 }
 
 /// `hpa-lint convert`.
@@ -274,6 +283,10 @@ pub struct ConvertArgs {
     /// Input options.
     #[command(flatten)]
     pub input: InputArgs,
+
+    /// The configuration file (`kubernetesVersion`, `featureGates`).
+    #[command(flatten)]
+    pub config: ConfigArgs,
 }
 
 /// `hpa-lint explain`.
@@ -287,13 +300,17 @@ pub struct ExplainArgs {
     #[arg(short = 'o', long = "output", value_enum, default_value_t = ReportFormat::Human)]
     pub output: ReportFormat,
 
-    /// kube-controller-manager settings.
+    /// kube-controller-manager settings (over the configuration's `controller:`).
     #[command(flatten)]
     pub controller: crate::controller_flags::ControllerArgs,
 
     /// Input options.
     #[command(flatten)]
     pub input: InputArgs,
+
+    /// The configuration file (`kubernetesVersion`, `featureGates`, `controller`).
+    #[command(flatten)]
+    pub config: ConfigArgs,
 }
 
 /// `hpa-lint rules`.
@@ -377,9 +394,14 @@ pub struct DiagnoseArgs {
     #[arg(short = 'o', long = "output", value_enum, default_value_t = ReportFormat::Human)]
     pub output: ReportFormat,
 
-    /// kube-controller-manager's flags, as the cluster runs it.
+    /// kube-controller-manager's flags, as the cluster runs it (over the configuration's
+    /// `controller:`).
     #[command(flatten)]
     pub controller: crate::controller_flags::ControllerArgs,
+
+    /// The configuration file (`kubernetesVersion`, `featureGates`, `controller`).
+    #[command(flatten)]
+    pub config: ConfigArgs,
 }
 
 /// `hpa-lint cluster`.
@@ -406,39 +428,13 @@ pub struct ClusterLintArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_TIMEOUT.as_secs())]
     pub timeout: u64,
 
-    /// Output format.
-    #[arg(short = 'o', long = "output", value_enum, default_value_t = LintFormat::Human)]
-    pub output: LintFormat,
+    /// Output, rules and failure, as when linting files.
+    #[command(flatten)]
+    pub findings: FindingsArgs,
 
-    /// When to use colors in the human output.
-    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
-    pub color: ColorChoice,
-
-    /// Only these rules (IDs or names, comma-separated or repeated; `all` also runs the opt-in
-    /// rules).
-    #[arg(long, value_name = "RULE", value_delimiter = ',')]
-    pub select: Vec<String>,
-
-    /// Not these rules (IDs or names; HPA000 cannot be ignored).
-    #[arg(long, value_name = "RULE", value_delimiter = ',')]
-    pub ignore: Vec<String>,
-
-    /// Exit with status 1 when a finding at or above this severity is reported
-    /// [default: warning, or `failOn` in the configuration].
-    #[arg(long, value_enum)]
-    pub fail_on: Option<FailOn>,
-
-    /// The configuration file (default: `.hpa-lint.yaml` found upward from the working directory).
-    #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
-    pub config: Option<PathBuf>,
-
-    /// Ignore any configuration file.
-    #[arg(long)]
-    pub no_config: bool,
-
-    /// Disables colors (set by the NO_COLOR environment variable).
-    #[arg(long = "no-color", env = "NO_COLOR", hide = true, value_parser = clap::builder::FalseyValueParser::new())]
-    pub no_color: bool,
+    /// The configuration file.
+    #[command(flatten)]
+    pub config: ConfigArgs,
 }
 
 #[cfg(test)]

@@ -93,10 +93,15 @@ impl SourceFile {
         self.lines.get_or_init(|| LineIndex::new(&self.text))
     }
 
-    /// A 1-based line and column for a mark, for messages.
+    /// A 1-based line and column for a mark, for messages ([`line_col`]).
     pub fn line_col(&self, mark: source::Mark) -> (u32, u32) {
-        (mark.line.max(1), mark.col + 1)
+        line_col(mark)
     }
+}
+
+/// A 1-based line and column for a mark, for messages.
+pub fn line_col(mark: source::Mark) -> (u32, u32) {
+    (mark.line.max(1), mark.col + 1)
 }
 
 /// Expands the given paths into input files, in a deterministic order.
@@ -169,12 +174,6 @@ fn build_excludes(patterns: &[String]) -> Result<GlobSet, InputError> {
 /// Standard input is read from `out` first, once.
 pub fn load(origins: &[Origin], out: &mut crate::Output<'_>) -> (Vec<SourceFile>, Vec<InputError>) {
     load_with(origins, out, true)
-}
-
-/// Reads every input without parsing it (`parsed` stays empty): for the linter, which parses
-/// each file on the thread that checks it and keeps no tree afterwards.
-pub fn load_unparsed(origins: &[Origin], out: &mut crate::Output<'_>) -> (Vec<SourceFile>, Vec<InputError>) {
-    load_with(origins, out, false)
 }
 
 fn load_with(origins: &[Origin], out: &mut crate::Output<'_>, parse: bool) -> (Vec<SourceFile>, Vec<InputError>) {

@@ -77,6 +77,17 @@ impl Output<'_> {
         Ok(buf)
     }
 
+    /// Reports an error that stops the run (a usage or I/O error: exit 2): the edge where the
+    /// commands' typed errors (`commands::lint::SettingsError`, `diagnose::ReadError`) become
+    /// what the user reads, their message and, when they give one, their help.
+    pub fn fail(&mut self, e: &dyn miette::Diagnostic) -> ExitStatus {
+        self.error(&e.to_string());
+        if let Some(help) = e.help() {
+            let _ = writeln!(self.stderr, "  help: {help}");
+        }
+        ExitStatus::Error
+    }
+
     /// Reports a usage error and returns the matching status.
     pub fn usage_error(&mut self, s: &str) -> ExitStatus {
         self.error(s);
@@ -88,7 +99,7 @@ impl Output<'_> {
 pub fn run(args: cli::Args, out: &mut Output<'_>) -> ExitStatus {
     match &args.command {
         Some(cli::Command::Validate(v)) => commands::validate::run(v, &args.cluster, out),
-        Some(cli::Command::Default(d)) => commands::default::run(d, out),
+        Some(cli::Command::Default(d)) => commands::default::run(d, &args.cluster, out),
         Some(cli::Command::Convert(c)) => commands::convert::run(c, &args.cluster, out),
         Some(cli::Command::Explain(e)) => commands::explain::run(e, &args.cluster, out),
         Some(cli::Command::Rules(r)) => commands::rules::run(r, out),

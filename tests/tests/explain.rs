@@ -23,3 +23,65 @@ fn no_behavior_explains_the_observed_run() {
     assert_eq!(v[0]["fastestScaleUp"]["path"], serde_json::json!([2, 4, 8, 10]));
     assert_eq!(v[0]["behavior"]["path"], "legacy");
 }
+
+#[test]
+fn explain_reads_the_controller_of_the_configuration_under_its_flags() {
+    let path = hpa_tests::data_dir().join("explain/no-behavior.yaml").display().to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("hpa-lint.yaml");
+    std::fs::write(&config, "controller:\n  syncPeriodSeconds: 30\n  downscaleStabilizationSeconds: 60\n").unwrap();
+    let config = config.display().to_string();
+    let explain = |extra: &[&str]| {
+        let run = hpa_lint(&[&["explain", "-o", "json"], extra, &[path.as_str()]].concat(), "");
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run.json()
+    };
+    let down = |v: &serde_json::Value| v[0]["fastestScaleDown"]["seconds"].clone();
+    let none = explain(&["--no-config"]);
+    assert_eq!(down(&none), 300, "{none}");
+    let configured = explain(&["--config", &config]);
+    assert_eq!(down(&configured), 60, "{configured}");
+    let flag = explain(&["--config", &config, "--downscale-stabilization", "90"]);
+    assert_eq!(down(&flag), 90, "{flag}");
+    let bad = dir.path().join("bad.yaml");
+    std::fs::write(&bad, "controller: {tolerance: -1}\n").unwrap();
+    let bad = bad.display().to_string();
+    let run = hpa_lint(&["explain", "--config", &bad, &path], "");
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("controller.tolerance"), "{}", run.stderr);
+}
+
+#[test]
+fn explain_says_where_each_controller_value_comes_from() {
+    // The labels used to say "controller default" whatever set the value.
+    let path = hpa_tests::data_dir().join("explain/no-behavior.yaml").display().to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("hpa-lint.yaml");
+    std::fs::write(&config, "controller:\n  downscaleStabilizationSeconds: 60\n").unwrap();
+    let config = config.display().to_string();
+    let explain = |extra: &[&str]| {
+        let run = hpa_lint(&[&["explain"], extra, &[path.as_str()]].concat(), "");
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run
+    };
+    let window = "(--horizontal-pod-autoscaler-downscale-stabilization)";
+    let tolerance = "(--horizontal-pod-autoscaler-tolerance)";
+
+    let human = explain(&["--no-config"]).stdout;
+    assert!(human.contains(&format!("controller default {window}")), "{human}");
+    let human = explain(&["--config", &config, "--tolerance", "0.2"]).stdout;
+    assert!(human.contains(&format!("last 60s, no rate limit  configuration file {config} {window}\n")), "{human}");
+    assert!(human.contains(&format!("  command line --tolerance {tolerance}")), "{human}");
+    assert!(!human.contains("controller default"), "{human}");
+
+    let json = explain(&["-o", "json", "--config", &config, "--tolerance", "0.2"]).json();
+    let behavior = &json[0]["behavior"];
+    assert_eq!(behavior["stabilizationWindowSeconds"]["source"], "configuration-file", "{behavior}");
+    assert_eq!(behavior["stabilizationWindowSeconds"]["file"], config.as_str());
+    assert_eq!(behavior["tolerance"]["source"], "command-line");
+    assert_eq!(behavior["tolerance"]["from"], "--horizontal-pod-autoscaler-tolerance");
+    assert_eq!(behavior["scaleUpLimitFactor"]["source"], "controller-default", "constants stay the controller's");
+    let json = explain(&["-o", "json", "--no-config"]).json();
+    assert_eq!(json[0]["behavior"]["stabilizationWindowSeconds"]["source"], "controller-default");
+    assert!(json[0]["behavior"]["stabilizationWindowSeconds"].get("file").is_none());
+}

@@ -161,3 +161,24 @@ fn default_prints_objects_in_their_own_version() {
     let yaml = hpa_lint(&["default", "-"], VALID);
     assert!(yaml.stdout.contains("minReplicas: 1\n"), "{}", yaml.stdout);
 }
+
+#[test]
+fn validate_reads_the_release_and_gates_of_the_configuration() {
+    // minReplicas 0 needs HPAScaleToZero: off in 1.36, on in 1.37.
+    let text = VALID.replace("maxReplicas: 5", "minReplicas: 0\n  maxReplicas: 5\n  metrics:\n  - type: External\n    external: {metric: {name: q}, target: {type: Value, value: 1}}");
+    let dir = tempfile::tempdir().unwrap();
+    let old_release = write(&dir, "old.yaml", "kubernetesVersion: \"1.36\"\n");
+    let gate_on = write(&dir, "gate.yaml", "kubernetesVersion: \"1.36\"\nfeatureGates: {HPAScaleToZero: true}\n");
+    let validate = |extra: &[&str]| hpa_lint(&[&["validate"], extra, &["-"]].concat(), &text);
+    assert_eq!(validate(&["--config", &old_release]).code, 1, "kubernetesVersion applies");
+    assert_eq!(validate(&["--config", &gate_on]).code, 0, "featureGates apply");
+    assert_eq!(validate(&["--config", &old_release, "--kubernetes-version", "1.37"]).code, 0, "the flag wins");
+    assert_eq!(validate(&["--config", &gate_on, "--feature-gates", "HPAScaleToZero=false"]).code, 1, "the flag wins");
+    assert_eq!(validate(&["--no-config"]).code, 0);
+    let conflict = validate(&["--no-config", "--config", &old_release]);
+    assert_eq!(conflict.code, 2, "--config and --no-config conflict as in lint");
+    let bad = write(&dir, "bad.yaml", "kubernetesVersion: \"1.20\"\n");
+    let run = validate(&["--config", &bad]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("bad.yaml"), "the error names the file: {}", run.stderr);
+}

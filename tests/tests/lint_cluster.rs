@@ -145,6 +145,48 @@ fn hpa410_asks_who_set_the_replicas() {
 }
 
 #[test]
+fn ignore_annotations_on_live_objects_suppress_as_in_files() {
+    let l = live();
+    let mut objects = fixtures::in_namespace(fixtures::cluster_fixture("replicas-set"), "shop");
+    for o in objects.iter_mut().filter(|o| o["kind"] == "Deployment" && o["metadata"]["name"] == "web") {
+        o["metadata"]["annotations"]["hpa-lint.dev/ignore"] = json!("workload-sets-replicas -- GitOps owns replicas");
+    }
+    l.server.apply(&objects);
+    let report = l.lint(&["-o", "json"]).json();
+    assert_eq!(located(&report, "HPA410"), ["shop/db StatefulSet spec.replicas"], "{report:#}");
+    assert_eq!(report["summary"]["suppressed"], 1, "{report:#}");
+
+    // The same objects as files: the same findings and the same count suppressed.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("shop.yaml");
+    let text: Vec<String> = objects.iter().map(|o| serde_json::to_string(o).unwrap()).collect();
+    std::fs::write(&path, text.join("\n")).unwrap();
+    let files = hpa_lint(&["--no-config", "-o", "json", &path.display().to_string()], "").json();
+    let rules = |r: &Value| {
+        let mut ids: Vec<String> = r["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| format!("{} {}", d["rule"], d["object"]["name"]))
+            .collect();
+        ids.sort();
+        ids
+    };
+    assert_eq!(rules(&report), rules(&files), "{files:#}");
+    assert_eq!(files["summary"]["suppressed"], 1, "{files:#}");
+
+    // A bare rule ID works too.
+    l.server.apply(&[json!({
+        "apiVersion": "apps/v1", "kind": "StatefulSet",
+        "metadata": {"name": "db", "namespace": "shop", "annotations": {"hpa-lint.dev/ignore": "HPA410"}},
+        "spec": fixtures::find(&objects, "StatefulSet", "db")["spec"].clone(),
+    })]);
+    let report = l.lint(&["-o", "json"]).json();
+    assert!(located(&report, "HPA410").is_empty(), "{report:#}");
+    assert_eq!(report["summary"]["suppressed"], 2, "{report:#}");
+}
+
+#[test]
 fn a_refused_kind_is_a_note_and_the_rest_is_linted() {
     let l = live();
     l.server.apply(&payments());

@@ -92,6 +92,29 @@ fn one_finding_names_every_container_without_the_request() {
     assert_eq!(related, [(28, 9, "no cpu request here"), (35, 9, "no cpu request here")]);
 }
 
+/// A container is pointed at by its first line, whatever key comes first: the linter positions
+/// findings on its first pass's tree, which keeps only some fields of a Deployment, and must
+/// keep the first entry of each container for this (it parses no file twice).
+#[test]
+fn a_container_is_pointed_at_by_its_first_line_whatever_its_first_key() {
+    let image_first = RENDER.replacen(
+        "      - name: app\n        image: ghcr.io/example/web:1.4.2\n",
+        "      - image: ghcr.io/example/web:1.4.2\n        name: app\n",
+        1,
+    );
+    let run = hpa_lint(&["--no-config", "-o", "sarif", "--fail-on", "never", "-"], &image_first);
+    let result = &run.json()["runs"][0]["results"][0];
+    let regions: Vec<&Value> =
+        result["relatedLocations"].as_array().unwrap().iter().map(|r| &r["physicalLocation"]["region"]).collect();
+    assert_eq!(
+        regions,
+        [
+            &serde_json::json!({"startLine": 28, "startColumn": 9, "endLine": 28, "endColumn": 41}),
+            &serde_json::json!({"startLine": 35, "startColumn": 9, "endLine": 35, "endColumn": 20}),
+        ]
+    );
+}
+
 /// Without `-n`, the HPA joins the namespace its Deployment names (the only one named), and a
 /// note says so, since the link depended on it.
 #[test]

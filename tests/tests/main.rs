@@ -1,6 +1,7 @@
 //! The single integration-test binary of the workspace (one binary links once).
 
 mod cluster;
+mod config;
 mod conformance;
 mod convert_cli;
 mod diagnose;

@@ -291,7 +291,7 @@ impl Policy {
         for (selector, layer) in &self.rules {
             let matches = match selector {
                 Selector::Names(names) => names.iter().any(|n| n == namespace),
-                Selector::Labels(selector) => selector_matches(selector, label),
+                Selector::Labels(selector) => selector.matches_by(label),
             };
             if matches {
                 out.overlay(layer);
@@ -380,22 +380,6 @@ fn selector_problems(selector: &LabelSelector, at: &str) -> Vec<String> {
         }
     }
     problems
-}
-
-/// `metav1.LabelSelectorAsSelector(...).Matches(labels)`.
-fn selector_matches<'a>(selector: &LabelSelector, label: impl Fn(&str) -> Option<&'a str>) -> bool {
-    selector.match_labels.iter().all(|(k, v)| label(k) == Some(v.as_str()))
-        && selector.match_expressions.iter().all(|r| {
-            let value = label(&r.key);
-            let listed = |v: &str| r.values.iter().any(|x| x == v);
-            match r.operator.as_str() {
-                "In" => value.is_some_and(listed),
-                "NotIn" => value.is_none_or(|v| !listed(v)),
-                "Exists" => value.is_some(),
-                "DoesNotExist" => value.is_none(),
-                _ => false,
-            }
-        })
 }
 
 // === what applies to one namespace ===

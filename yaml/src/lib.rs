@@ -331,10 +331,15 @@ enum Frame {
 
 /// What a caller needs of an object (see [`parse_pruned`]): the listed keys of a mapping (of
 /// each item, for a sequence), each with what it needs of the key's value (`None`: all of it).
+/// A pruned mapping also keeps its first entry (of a mapping value, again only its first
+/// entry): where it starts is where a diagnostic about it points.
 #[derive(Debug)]
 pub struct Keep(pub &'static [(&'static str, Option<&'static Keep>)]);
 
 impl Keep {
+    /// Nothing but what every pruned mapping keeps: its first entry.
+    pub const FIRST_ENTRY: Keep = Keep(&[]);
+
     /// `None` when `key` is not needed, else what is needed of its value.
     fn of(&self, key: &str) -> Option<Option<&'static Keep>> {
         self.0.iter().find(|(k, _)| *k == key).map(|(_, sub)| *sub)
@@ -465,11 +470,18 @@ impl<'c> Builder<'c> {
         match self.stack.last_mut() {
             None => self.root = Some(node),
             Some(Frame::Seq { .. }) => self.items.push(node),
-            Some(Frame::Map { key, keep, value_keep, .. }) => match key.take() {
+            Some(Frame::Map { from, key, keep, value_keep, .. }) => match key.take() {
                 None => {
                     let needed = match keep {
                         None => Some(None),
-                        Some(keep) => keep.of(&node.key_str()),
+                        Some(keep) => keep.of(&node.key_str()).or_else(|| {
+                            // The first entry stays (of its value, its own first entry): it is
+                            // the first line of the mapping, where a diagnostic about an item
+                            // of a list points.
+                            let first = self.entries.len() == *from
+                                && matches!(&node.kind, NodeKind::Scalar(Scalar::Str(s)) if s != "<<");
+                            first.then_some(Some(&Keep::FIRST_ENTRY))
+                        }),
                     };
                     match needed {
                         Some(of_value) => {
@@ -576,7 +588,9 @@ pub fn parse_with_limits(text: &str, limits: Limits) -> Parsed {
 /// Parses every document of `text`, leaving out of each object what `choose` (given the
 /// object's `kind`) says the caller does not need: the mappings of a large object the caller
 /// only indexes are never built. Documents whose kind `choose` does not know (`None`), and
-/// everything before their `kind` key, are built whole.
+/// everything before their `kind` key, are built whole. The first entry of every mapping is
+/// kept (see [`Keep`]), so that a field path of what is kept lands on the same place in the
+/// pruned tree as in the whole one: the linter positions findings on the first pass's tree.
 ///
 /// The result is what [`parse`] gives, minus the parts left out, with the same documents,
 /// errors and positions. Where leaving parts out could change that (an alias after the kind,
@@ -1461,13 +1475,17 @@ mod tests {
 
     #[test]
     fn pruning_leaves_out_what_is_not_needed_and_keeps_positions() {
-        let text = "name: x\nkind: Thing\nbig: {deep: [1, 2, {x: y}]}\nlist:\n- {a: 1, b: 2}\n- a: [3]\n  c: 4\n---\nkind: Other\nbig: 1\n";
+        let text = "name: x\nkind: Thing\nbig: {deep: [1, 2, {x: y}]}\nlist:\n- {a: 1, b: 2}\n- a: [3]\n  c: 4\n- b: {x: 1, w: 2}\n  a: 5\n---\nkind: Other\nbig: 1\n";
         let pruned = parse_pruned(text, &keep_things);
         let whole = parse(text);
         let thing = &pruned.documents[0].root;
-        assert_eq!(thing.to_json(), serde_json::json!({"name": "x", "kind": "Thing", "list": [{"a": 1}, {"a": [3]}]}));
-        // Every node kept is where it is in the whole tree.
-        for path in ["name", "kind", "list", "list[0].a", "list[1].a"] {
+        assert_eq!(
+            thing.to_json(),
+            serde_json::json!({"name": "x", "kind": "Thing", "list": [{"a": 1}, {"a": [3]}, {"b": {"x": 1}, "a": 5}]})
+        );
+        // Every node kept is where it is in the whole tree; a mapping keeps its first entry
+        // (of its value, the first entry again).
+        for path in ["name", "kind", "list", "list[0].a", "list[1].a", "list[2].b", "list[2].b.x", "list[2].a"] {
             let (p, w) = (locate_node(thing, path).unwrap(), locate_node(&whole.documents[0].root, path).unwrap());
             assert_eq!(p.span, w.span, "{path}");
         }

@@ -154,3 +154,109 @@ pub struct CrossVersionObjectReference {
     #[serde(skip_serializing_if = "String::is_empty")]
     pub api_version: String,
 }
+
+// === impl LabelSelector ===
+
+impl LabelSelector {
+    /// Whether the selector selects a label set: `metav1.LabelSelectorAsSelector(s)` then
+    /// `Selector.Matches` (`k8s.io/apimachinery/pkg/apis/meta/v1/helpers.go`,
+    /// `pkg/labels/selector.go`). An empty selector selects everything. The toolkit's one
+    /// label-selector matcher: rules, the webhook's policy and hpa-cluster all call it.
+    pub fn matches(&self, labels: &BTreeMap<String, String>) -> bool {
+        self.matches_by(|key| labels.get(key).map(String::as_str))
+    }
+
+    /// [`matches`](Self::matches) over labels looked up by key (the webhook's policy adds the
+    /// `kubernetes.io/metadata.name` label of a namespace this way).
+    ///
+    /// `matchLabels` are `Equals` requirements; `In`, `NotIn`, `Exists` and `DoesNotExist`
+    /// are as `Requirement.Matches`; `Gt` and `Lt` (which only a parsed text selector, such as
+    /// a scale's `status.selector`, carries) compare one integer value. An unknown operator
+    /// makes `LabelSelectorAsSelector` fail, and a selector that does not convert selects
+    /// nothing.
+    pub fn matches_by<'a>(&self, label: impl Fn(&str) -> Option<&'a str>) -> bool {
+        self.match_labels.iter().all(|(k, v)| label(k) == Some(v.as_str()))
+            && self.match_expressions.iter().all(|r| {
+                let value = label(&r.key);
+                let listed = |v: &str| r.values.iter().any(|x| x == v);
+                // `Requirement.Matches` for `gt`/`lt`: both sides parse as int64.
+                let compare = |ordering: std::cmp::Ordering| {
+                    let parse = |v: &str| v.parse::<i64>().ok();
+                    match (value.and_then(parse), r.values.first().and_then(|v| parse(v))) {
+                        (Some(have), Some(want)) if r.values.len() == 1 => have.cmp(&want) == ordering,
+                        _ => false,
+                    }
+                };
+                match r.operator.as_str() {
+                    "In" => value.is_some_and(listed),
+                    "NotIn" => value.is_none_or(|v| !listed(v)),
+                    "Exists" => value.is_some(),
+                    "DoesNotExist" => value.is_none(),
+                    "Gt" => compare(std::cmp::Ordering::Greater),
+                    "Lt" => compare(std::cmp::Ordering::Less),
+                    _ => false,
+                }
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn labels(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs.iter().map(|(k, v)| ((*k).to_string(), (*v).to_string())).collect()
+    }
+
+    fn requirement(key: &str, operator: &str, values: &[&str]) -> LabelSelectorRequirement {
+        LabelSelectorRequirement {
+            key: key.into(),
+            operator: operator.into(),
+            values: values.iter().map(|v| (*v).to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn selectors_match_as_label_selector_as_selector() {
+        let empty = LabelSelector::default();
+        assert!(empty.matches(&labels(&[])));
+        assert!(empty.matches(&labels(&[("app", "web")])));
+
+        let mut s = LabelSelector::default();
+        s.match_labels.insert("app".into(), "web".into());
+        s.match_expressions.push(requirement("tier", "In", &["a", "b"]));
+        s.match_expressions.push(requirement("track", "NotIn", &["canary"]));
+        s.match_expressions.push(requirement("zone", "Exists", &[]));
+        s.match_expressions.push(requirement("legacy", "DoesNotExist", &[]));
+        assert!(s.matches(&labels(&[("app", "web"), ("tier", "b"), ("zone", "eu")])));
+        assert!(s.matches(&labels(&[("app", "web"), ("tier", "a"), ("zone", "eu"), ("track", "stable")])));
+        assert!(!s.matches(&labels(&[("app", "api"), ("tier", "b"), ("zone", "eu")])));
+        assert!(!s.matches(&labels(&[("app", "web"), ("zone", "eu")])), "In needs the key");
+        assert!(!s.matches(&labels(&[("app", "web"), ("tier", "b"), ("zone", "eu"), ("track", "canary")])));
+        assert!(!s.matches(&labels(&[("app", "web"), ("tier", "b")])), "Exists");
+        assert!(!s.matches(&labels(&[("app", "web"), ("tier", "b"), ("zone", "eu"), ("legacy", "")])));
+    }
+
+    #[test]
+    fn gt_lt_compare_integers_and_unknown_operators_select_nothing() {
+        let one = |op: &str, values: &[&str]| LabelSelector {
+            match_labels: BTreeMap::new(),
+            match_expressions: vec![requirement("n", op, values)],
+        };
+        assert!(one("Gt", &["2"]).matches(&labels(&[("n", "3")])));
+        assert!(!one("Gt", &["3"]).matches(&labels(&[("n", "3")])));
+        assert!(!one("Gt", &["2"]).matches(&labels(&[("n", "x")])));
+        assert!(!one("Gt", &["2"]).matches(&labels(&[])));
+        assert!(one("Lt", &["10"]).matches(&labels(&[("n", "-1")])));
+        assert!(!one("Lt", &["10"]).matches(&labels(&[("n", "10")])));
+        assert!(!one("Equals", &["3"]).matches(&labels(&[("n", "3")])));
+    }
+
+    #[test]
+    fn labels_can_be_looked_up_by_key() {
+        let mut s = LabelSelector::default();
+        s.match_labels.insert("kubernetes.io/metadata.name".into(), "prod".into());
+        assert!(s.matches_by(|k| (k == "kubernetes.io/metadata.name").then_some("prod")));
+        assert!(!s.matches_by(|_| None));
+    }
+}

@@ -32,8 +32,8 @@ impl Time {
     /// as "2006"`). Mirrors the general `time.parse` for that layout (its fast path accepts
     /// a subset of it): one-digit hours, fractional seconds after `.` or `,`, and zone
     /// offsets up to 24:60 are accepted; the fraction is dropped.
-    pub fn parse_go(s: &str) -> Result<Time, String> {
-        parse_rfc3339_layout(s.as_bytes()).map_err(|e| e.render(s.as_bytes()))
+    pub fn parse_go(s: &str) -> Result<Time, TimeParseError> {
+        parse_rfc3339_layout(s.as_bytes()).map_err(|e| TimeParseError(e.render(s.as_bytes())))
     }
 
     /// `time.Time.String()` of the time in UTC (`2006-01-02 15:04:05 +0000 UTC`), which a
@@ -113,6 +113,13 @@ fn civil_from_days(z: i64) -> (i64, i64, i64) {
 }
 
 // === time.parse for the RFC 3339 layout ===
+
+/// Go's `*time.ParseError` for the RFC 3339 layout, rendered as its `Error()` (`parsing time
+/// "yesterday" as "2006-01-02T15:04:05Z07:00": cannot parse "yesterday" as "2006"`): the
+/// words kube-apiserver puts in a decode error.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct TimeParseError(String);
 
 /// The layout Go names in its errors.
 const LAYOUT: &str = "2006-01-02T15:04:05Z07:00";
@@ -331,7 +338,7 @@ mod tests {
             ),
             ("é", format!("parsing time \"\\xc3\\xa9\" as {layout}: cannot parse \"\\xc3\\xa9\" as \"2006\"")),
         ] {
-            assert_eq!(Time::parse_go(value).unwrap_err(), message, "{value}");
+            assert_eq!(Time::parse_go(value).unwrap_err().to_string(), message, "{value}");
         }
         // What the general parser accepts beyond the fast path's shape.
         assert_eq!(Time::parse_go("2024-01-01T1:02:03Z").unwrap().to_rfc3339(), "2024-01-01T01:02:03Z");

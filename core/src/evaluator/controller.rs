@@ -104,17 +104,36 @@ pub struct ObjectMetricValue {
     pub timestamp: Timestamp,
 }
 
+/// A failed read from the cluster in a sync: the error text its client returned (client-go's
+/// `err.Error()`), which the controller puts unchanged into its events, conditions and the
+/// error it returns.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ReadError(pub String);
+
+impl From<&str> for ReadError {
+    fn from(text: &str) -> ReadError {
+        ReadError(text.to_string())
+    }
+}
+
+impl From<String> for ReadError {
+    fn from(text: String) -> ReadError {
+        ReadError(text)
+    }
+}
+
 /// Everything one sync reads from the cluster, and the instant it runs at.
 ///
-/// Each metrics field is the answer of one metrics API: `Err` is a failed request (its error
-/// text), `Ok` the returned data. A metric whose name has no entry gets an empty answer.
+/// Each metrics field is the answer of one metrics API: `Err` is a failed request
+/// ([`ReadError`]), `Ok` the returned data. A metric whose name has no entry gets an empty answer.
 /// Metric label selectors are not evaluated: the data given for a metric name is its answer.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SyncInput {
     /// The instant of the sync: every `time.Now()` of the controller in this sync.
     pub now: Timestamp,
     /// The scale subresource, or the error of reading it.
-    pub scale: Result<Scale, String>,
+    pub scale: Result<Scale, ReadError>,
     /// The error of writing the scale (after the conflict retries), if it fails.
     pub scale_update_error: Option<String>,
     /// The conflict error of the first scale update, if it conflicts: from 1.34 the controller
@@ -127,13 +146,13 @@ pub struct SyncInput {
     /// The pods matched by the selector (from the informer cache).
     pub pods: Vec<Pod>,
     /// The resource metrics API (`metrics.k8s.io`) answer for the selector.
-    pub resource_metrics: Result<Vec<PodMetricsItem>, String>,
+    pub resource_metrics: Result<Vec<PodMetricsItem>, ReadError>,
     /// The custom metrics API answers for Pods metrics, by metric name.
-    pub pods_metrics: Result<BTreeMap<String, Vec<PodSample>>, String>,
+    pub pods_metrics: Result<BTreeMap<String, Vec<PodSample>>, ReadError>,
     /// The custom metrics API answers for Object metrics.
-    pub object_metrics: Result<Vec<ObjectMetricValue>, String>,
+    pub object_metrics: Result<Vec<ObjectMetricValue>, ReadError>,
     /// The external metrics API answers, by metric name: every series' value in milli-units.
-    pub external_metrics: Result<BTreeMap<String, Vec<i64>>, String>,
+    pub external_metrics: Result<BTreeMap<String, Vec<i64>>, ReadError>,
     /// Skips metric evaluation and uses this count as `computeReplicasForMetrics`' successful
     /// answer (what-if runs).
     pub prenormalized_desired: Option<i32>,
@@ -456,7 +475,7 @@ impl<'a> Prepared<'a> {
             max: spec.max_replicas,
             scale_to_zero: config.gates.enabled(Gate::HPAScaleToZero),
             generation: config.gates.enabled(Gate::HPAGeneration),
-            api_version_error: parse_group_version(&target.api_version).err(),
+            api_version_error: parse_group_version(&target.api_version).err().map(|e| e.to_string()),
         }
     }
 }
@@ -555,6 +574,31 @@ impl Proposal {
     }
 }
 
+/// Why `computeStatusForResourceMetricGeneric` has no proposal (its callers build the
+/// condition from the text).
+#[derive(Debug, thiserror::Error)]
+enum ResourceMetricError {
+    #[error("failed to get {resource} usage: {error}")]
+    Usage { resource: String, error: CalcError },
+    #[error("failed to get {resource} utilization: {error}")]
+    Utilization { resource: String, error: CalcError },
+    #[error(
+        "invalid resource metric source: neither an average utilization target nor an average value (usage) target was set"
+    )]
+    NoTarget,
+}
+
+/// Why the custom metrics API has no value for an object (`GetObjectMetric`).
+#[derive(Debug, thiserror::Error)]
+enum ObjectSampleError {
+    /// The request failed.
+    #[error(transparent)]
+    Read(ReadError),
+    /// The answer has no value for the object.
+    #[error("the server could not find the metric {metric} for {kind} {name}")]
+    NotFound { metric: String, kind: String, name: String },
+}
+
 /// The answer of `computeReplicasForMetrics`: the count (`-1` on a hard failure), the
 /// metric it came from, the aggregated error, and whether `status.currentMetrics` was built.
 struct MetricsAnswer {
@@ -646,7 +690,7 @@ impl<'a> Autoscaler<'a> {
         let scale = match (&p.api_version_error, &input.scale) {
             (Some(e), _) => Err((e, format!("invalid API version in scale target reference: {e}"))),
             (None, Ok(s)) => Ok(s),
-            (None, Err(e)) => Err((e, format!("failed to query scale subresource for {}: {e}", reference(hpa)))),
+            (None, Err(e)) => Err((&e.0, format!("failed to query scale subresource for {}: {e}", reference(hpa)))),
         };
         let scale = match scale {
             Ok(s) => s,
@@ -742,7 +786,7 @@ impl<'a> Autoscaler<'a> {
                     let resource_metrics = match &input.resource_metrics {
                         Ok(items) if p.reads_resource_metrics => Ok(pods.matched(items, resource_entries)),
                         Ok(_) => Ok(pods.matched(&[], resource_entries)),
-                        Err(e) => Err(e.as_str()),
+                        Err(e) => Err(e.0.as_str()),
                     };
                     let mut sync = MetricsRun {
                         hpa,
@@ -1134,7 +1178,8 @@ impl MetricsRun<'_, '_> {
     fn compute_status_for_object_metric(&mut self, spec: &MetricSpec) -> Result<Proposal, Failure> {
         const REASON: &str = "FailedGetObjectMetric";
         let Some(obj) = &spec.object else { return Err(Self::missing_source(REASON, "object")) };
-        let sample = self.object_sample(&obj.described_object, &obj.metric.name);
+        // The calculator takes the error as text: `GetObjectMetric`'s error, wrapped by it.
+        let sample = self.object_sample(&obj.described_object, &obj.metric.name).map_err(|e| e.to_string());
         let sample = sample.as_ref().map(|s| *s).map_err(String::as_str);
         let target = &obj.target;
         let calc = &self.p.calc;
@@ -1192,7 +1237,7 @@ impl MetricsRun<'_, '_> {
                 let samples = m.get(pods.metric.name.as_str()).map_or(&[][..], Vec::as_slice);
                 Ok(self.pods.matched(samples, self.sample_entries))
             }
-            Err(e) => Err(e.as_str()),
+            Err(e) => Err(e.0.as_str()),
         };
         match self.p.calc.get_metric_replicas(
             self.workspace,
@@ -1216,7 +1261,7 @@ impl MetricsRun<'_, '_> {
         target: &MetricTarget,
         resource: &str,
         container: &str,
-    ) -> Result<Proposal, String> {
+    ) -> Result<Proposal, ResourceMetricError> {
         // `buildQuantity` (from 1.34): memory in BinarySI; 1.33 renders every resource in DecimalSI.
         let binary = resource == RESOURCE_MEMORY && self.p.calc.release.memory_binary_si;
         let format = if binary { Format::BinarySI } else { Format::DecimalSI };
@@ -1235,12 +1280,12 @@ impl MetricsRun<'_, '_> {
                     self.p.tolerances,
                     metrics,
                 )
-                .map_err(|e: CalcError| format!("failed to get {resource} usage: {e}"))?;
+                .map_err(|error| ResourceMetricError::Usage { resource: resource.to_string(), error })?;
             let status = average_status(Quantity::from_milli_with_format(r.usage_milli, format));
             return Ok(Proposal::of(r, status));
         }
         let Some(target_utilization) = target.average_utilization else {
-            return Err("invalid resource metric source: neither an average utilization target nor an average value (usage) target was set".to_string());
+            return Err(ResourceMetricError::NoTarget);
         };
         let r = self
             .p
@@ -1255,7 +1300,7 @@ impl MetricsRun<'_, '_> {
                 self.p.tolerances,
                 metrics,
             )
-            .map_err(|e| format!("failed to get {resource} utilization: {e}"))?;
+            .map_err(|error| ResourceMetricError::Utilization { resource: resource.to_string(), error })?;
         let status = MetricValueStatus {
             average_utilization: Some(r.utilization),
             average_value: Some(Quantity::from_milli_with_format(r.raw_value_milli, format)),
@@ -1279,7 +1324,7 @@ impl MetricsRun<'_, '_> {
         const REASON: &str = "FailedGetResourceMetric";
         let Some(res) = &spec.resource else { return Err(Self::missing_source(REASON, "resource")) };
         self.compute_status_for_resource_metric_generic(spec_replicas, &res.target, &res.name, "")
-            .map_err(|e| Failure::same(REASON, e))
+            .map_err(|e| Failure::same(REASON, e.to_string()))
     }
 
     /// `computeStatusForContainerResourceMetric`.
@@ -1293,7 +1338,7 @@ impl MetricsRun<'_, '_> {
             return Err(Self::missing_source(REASON, "containerResource"));
         };
         self.compute_status_for_resource_metric_generic(spec_replicas, &res.target, &res.name, &res.container)
-            .map_err(|e| Failure::same(REASON, e))
+            .map_err(|e| Failure::same(REASON, e.to_string()))
     }
 
     /// `computeStatusForExternalMetric`.
@@ -1302,7 +1347,7 @@ impl MetricsRun<'_, '_> {
         let Some(ext) = &spec.external else { return Err(Self::missing_source(REASON, "external")) };
         let values = match &self.input.external_metrics {
             Ok(m) => Ok(m.get(ext.metric.name.as_str()).map_or(&[][..], Vec::as_slice)),
-            Err(e) => Err(e.as_str()),
+            Err(e) => Err(e.0.as_str()),
         };
         let selector = ext.metric.selector.as_ref();
         let calc = &self.p.calc;
@@ -1346,9 +1391,15 @@ impl MetricsRun<'_, '_> {
     }
 
     /// The custom metrics API's answer for one object.
-    fn object_sample(&self, object: &CrossVersionObjectReference, metric: &str) -> Result<ObjectSample, String> {
-        let values = self.input.object_metrics.as_ref().map_err(Clone::clone)?;
-        let group = |api_version: &str| parse_group_version(api_version).map(|(g, _)| g).unwrap_or_default();
+    fn object_sample(
+        &self,
+        object: &CrossVersionObjectReference,
+        metric: &str,
+    ) -> Result<ObjectSample, ObjectSampleError> {
+        let values = self.input.object_metrics.as_ref().map_err(|e| ObjectSampleError::Read(e.clone()))?;
+        fn group(api_version: &str) -> &str {
+            parse_group_version(api_version).map_or("", |(g, _)| g)
+        }
         let wanted = group(&object.api_version);
         values
             .iter()
@@ -1359,7 +1410,11 @@ impl MetricsRun<'_, '_> {
                     && group(&v.described_object.api_version) == wanted
             })
             .map(|v| ObjectSample { value_milli: v.value_milli, timestamp: v.timestamp })
-            .ok_or_else(|| format!("the server could not find the metric {metric} for {} {}", object.kind, object.name))
+            .ok_or_else(|| ObjectSampleError::NotFound {
+                metric: metric.to_string(),
+                kind: object.kind.clone(),
+                name: object.name.clone(),
+            })
     }
 }
 

@@ -13,11 +13,23 @@
 //! - [`config`]: kube-controller-manager's configuration of the controller
 //!   ([`HPAControllerConfiguration`]: its flags and feature gates, with their defaults).
 //! - [`release`]: what the controller of each Kubernetes release does differently
-//!   ([`ControllerRelease`], decided once per configuration).
+//!   ([`ControllerRelease`]: pod-level requests and overhead, overflow as amd64 converts it, the
+//!   caps, Succeeded pods, status rendering, scale to and from zero, error texts), built once in
+//!   `HPAControllerConfiguration::replica_calculator` and read as plain fields in the sync.
 //! - [`time`]: instants with Go's zero time and strict comparisons.
 //! - [`timing`]: the fastest scale-up and scale-down, by syncing with a what-if demand.
 //! - [`simulation`]: one HPA over time under a described load (pods that start and turn
-//!   Ready, the metrics APIs' answers), sync by sync.
+//!   Ready, the metrics APIs' answers), sync by sync; `Simulator::resume` continues an HPA the
+//!   controller already runs.
+//! - [`diagnosis`]: `hpa-lint diagnose`'s pure half: the controller's memory reconstructed
+//!   from status and events (every guess listed), the one sync replayed, its conditions against
+//!   the live ones, the forecast (the simulation resumed from the sync).
+//!
+//! What a sync decides and why (usage ratios, the pods `groupPods` set aside and why, the
+//! recommendation that held the stabilization, the policy that bound the rate) is recorded by
+//! the sync itself, in its [`SyncResult`]. The replica calculator matches samples to pods by
+//! name through a [`replicas::PodIndex`] and keeps Go's name-keyed maps as arrays in a
+//! workspace reused from sync to sync.
 //!
 //! A caller running the controller over time keeps one [`Autoscaler`] per HPA (the
 //! controller's [`ControllerState`] and the status it wrote live in it) and calls
@@ -38,7 +50,7 @@ pub use behavior::{Limited, TimestampedRecommendation, TimestampedScaleEvent};
 pub use config::HPAControllerConfiguration;
 pub use controller::{
     Autoscaler, ControllerState, Event, EventType, MetricEvaluation, Normalization, NormalizationPath,
-    ObjectMetricValue, Scale, SyncInput, SyncOutcome, SyncResult, reconcile_autoscaler,
+    ObjectMetricValue, ReadError, Scale, SyncInput, SyncOutcome, SyncResult, reconcile_autoscaler,
 };
 pub use release::ControllerRelease;
 pub use replicas::{

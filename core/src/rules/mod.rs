@@ -374,6 +374,11 @@ pub static ALL: &[&dyn Rule] = &[
 /// `HPA000 invalid`: kube-apiserver's errors (decoding, conversion, validation) as findings.
 pub const INVALID: &RuleMeta = &invalid::Invalid::META;
 
+/// The annotation that opts one object out of rules, by ID or name, with an optional reason
+/// (`hpa-lint.dev/ignore: "HPA101,HPA102 -- reason"`): the linter reads it on the objects of
+/// files, hpa-cluster keeps it of live objects.
+pub const IGNORE_ANNOTATION: &str = "hpa-lint.dev/ignore";
+
 /// `HPA401 removed-api-version`: reported on an object kube-apiserver refuses too.
 pub const REMOVED_API_VERSION: &RuleMeta = &removed_api_version::RemovedApiVersion::META;
 

@@ -7,8 +7,10 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use crate::api::Quantity;
+use crate::api::meta::LabelSelectorRequirement;
+use crate::api::{LabelSelector, Quantity};
 use crate::resources::{self, ContainerRole, is_supported_pod_level_resource};
+use crate::validation::spec::parse_group_version;
 
 /// Identifies an object of the manifest set.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -92,7 +94,7 @@ const CLUSTER_SCOPED: &[(&str, &[&str])] = &[
 /// ClusterRole, a CustomResourceDefinition, a PriorityClass, ...; see the list above). Every
 /// kind of Gatekeeper's `constraints.gatekeeper.sh` group is too.
 pub fn is_cluster_scoped(api_version: &str, kind: &str) -> bool {
-    let group = api_version.rsplit_once('/').map_or("", |(group, _)| group);
+    let group = parse_group_version(api_version).map_or("", |(group, _)| group);
     group == "constraints.gatekeeper.sh" || CLUSTER_SCOPED.iter().any(|(g, kinds)| *g == group && kinds.contains(&kind))
 }
 
@@ -157,55 +159,32 @@ pub struct Workload {
     pub workload_ref: Option<Box<WorkloadRef>>,
 }
 
-/// `metav1.LabelSelector`, for matching.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Selector {
-    /// `matchLabels`
-    pub match_labels: BTreeMap<String, String>,
-    /// `matchExpressions` as (key, operator, values).
-    pub match_expressions: Vec<(String, String, Vec<String>)>,
-}
-
-impl Selector {
-    /// Reads a selector from JSON.
-    pub fn from_json(v: &Value) -> Selector {
-        let match_labels = v
-            .get("matchLabels")
-            .and_then(Value::as_object)
-            .map(|m| m.iter().map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string())).collect())
-            .unwrap_or_default();
-        let match_expressions = v
-            .get("matchExpressions")
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .map(|e| {
-                        let s = |k: &str| e.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
-                        let values = e
-                            .get("values")
-                            .and_then(Value::as_array)
-                            .map(|vs| vs.iter().filter_map(Value::as_str).map(String::from).collect())
-                            .unwrap_or_default();
-                        (s("key"), s("operator"), values)
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        Selector { match_labels, match_expressions }
-    }
-
-    /// Whether the selector matches a label set (an empty selector matches everything,
-    /// as `metav1.LabelSelectorAsSelector` makes it).
-    pub fn matches(&self, labels: &BTreeMap<String, String>) -> bool {
-        self.match_labels.iter().all(|(k, v)| labels.get(k) == Some(v))
-            && self.match_expressions.iter().all(|(k, op, values)| match op.as_str() {
-                "In" => labels.get(k).is_some_and(|v| values.contains(v)),
-                "NotIn" => labels.get(k).is_none_or(|v| !values.contains(v)),
-                "Exists" => labels.contains_key(k),
-                "DoesNotExist" => !labels.contains_key(k),
-                _ => false,
-            })
-    }
+/// Reads a `metav1.LabelSelector` from JSON, leniently (a value of the wrong type is empty):
+/// the rules match it with [`LabelSelector::matches`], the one matcher.
+pub fn selector_from_json(v: &Value) -> LabelSelector {
+    let match_labels = v
+        .get("matchLabels")
+        .and_then(Value::as_object)
+        .map(|m| m.iter().map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string())).collect())
+        .unwrap_or_default();
+    let match_expressions = v
+        .get("matchExpressions")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .map(|e| {
+                    let s = |k: &str| e.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
+                    let values = e
+                        .get("values")
+                        .and_then(Value::as_array)
+                        .map(|vs| vs.iter().filter_map(Value::as_str).map(String::from).collect())
+                        .unwrap_or_default();
+                    LabelSelectorRequirement { key: s("key"), operator: s("operator"), values }
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    LabelSelector { match_labels, match_expressions }
 }
 
 /// An `intstr.IntOrString` of a PodDisruptionBudget.
@@ -251,7 +230,7 @@ pub struct Pdb {
     /// Which object.
     pub id: ObjectId,
     /// `spec.selector`
-    pub selector: Selector,
+    pub selector: LabelSelector,
     /// `spec.minAvailable`
     pub min_available: Option<IntOrPercent>,
     /// `spec.maxUnavailable`
@@ -648,7 +627,7 @@ pub fn pdb_from_json(id: ObjectId, v: &Value) -> Pdb {
     let spec = v.get("spec");
     Pdb {
         id,
-        selector: spec.and_then(|s| s.get("selector")).map(Selector::from_json).unwrap_or_default(),
+        selector: spec.and_then(|s| s.get("selector")).map(selector_from_json).unwrap_or_default(),
         min_available: spec.and_then(|s| s.get("minAvailable")).and_then(IntOrPercent::from_json),
         max_unavailable: spec.and_then(|s| s.get("maxUnavailable")).and_then(IntOrPercent::from_json),
     }
@@ -716,7 +695,7 @@ mod tests {
 
     #[test]
     fn selectors_match() {
-        let s = Selector::from_json(
+        let s = selector_from_json(
             &json!({"matchLabels": {"app": "web"}, "matchExpressions": [{"key": "tier", "operator": "In", "values": ["a", "b"]}]}),
         );
         let mut labels = BTreeMap::new();

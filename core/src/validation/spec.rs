@@ -141,36 +141,50 @@ pub fn validate_cross_version_object_reference(
             errs.push(FieldError::invalid(&name, BadValue::Str(r.name.clone()), msg));
         }
     }
-    if let Err(msg) = validate_api_version(&r.api_version, opts) {
-        errs.push(FieldError::invalid(&path.child("apiVersion"), BadValue::Str(r.api_version.clone()), msg));
+    if let Err(e) = validate_api_version(&r.api_version, opts) {
+        errs.push(FieldError::invalid(&path.child("apiVersion"), BadValue::Str(r.api_version.clone()), e.to_string()));
     }
     errs
 }
 
+/// Why an `apiVersion` fails `ValidateAPIVersion`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ApiVersionError {
+    /// It does not parse ([`parse_group_version`]).
+    #[error(transparent)]
+    GroupVersion(#[from] GroupVersionError),
+    /// It names no group where one is required.
+    #[error("apiVersion must specify API group")]
+    NoGroup,
+}
+
+/// `schema.ParseGroupVersion`'s error: more than one `/`. Holds the text.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unexpected GroupVersion string: {0}")]
+pub struct GroupVersionError(pub String);
+
 /// `ValidateAPIVersion`.
-pub fn validate_api_version(api_version: &str, opts: &RefOptions) -> Result<(), String> {
+pub fn validate_api_version(api_version: &str, opts: &RefOptions) -> Result<(), ApiVersionError> {
     if opts.allow_invalid_api_version {
         return Ok(());
     }
     let (group, _) = parse_group_version(api_version)?;
     if !opts.allow_empty_api_group && group.is_empty() {
-        return Err("apiVersion must specify API group".to_string());
+        return Err(ApiVersionError::NoGroup);
     }
     Ok(())
 }
 
-/// `schema.ParseGroupVersion`: (group, version).
-pub fn parse_group_version(gv: &str) -> Result<(String, String), String> {
+/// `schema.ParseGroupVersion`: (group, version). The toolkit's one group/version parser.
+pub fn parse_group_version(gv: &str) -> Result<(&str, &str), GroupVersionError> {
     if gv.is_empty() || gv == "/" {
-        return Ok((String::new(), String::new()));
+        return Ok(("", ""));
     }
     match gv.matches('/').count() {
-        0 => Ok((String::new(), gv.to_string())),
-        1 => {
-            let (g, v) = gv.split_once('/').unwrap_or((gv, ""));
-            Ok((g.to_string(), v.to_string()))
-        }
-        _ => Err(format!("unexpected GroupVersion string: {gv}")),
+        0 => Ok(("", gv)),
+        1 => Ok(gv.split_once('/').unwrap_or((gv, ""))),
+        _ => Err(GroupVersionError(gv.to_string())),
     }
 }
 

@@ -19,18 +19,7 @@ impl ClusterLintArgs {
     /// The options the files mode shares (no `-n` for unnamed objects, no `--scope`: live
     /// objects have namespaces, and the cluster is one set).
     fn lint_args(&self) -> LintArgs {
-        LintArgs {
-            output: self.output,
-            color: self.color,
-            select: self.select.clone(),
-            ignore: self.ignore.clone(),
-            fail_on: self.fail_on,
-            scope: None,
-            namespace: None,
-            config: self.config.clone(),
-            no_config: self.no_config,
-            no_color: self.no_color,
-        }
+        LintArgs { findings: self.findings.clone(), scope: None, namespace: None, config: self.config.clone() }
     }
 }
 
@@ -39,7 +28,7 @@ impl ClusterLintArgs {
 pub fn run(args: &ClusterLintArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> ExitStatus {
     let (opts, fail_on, _) = match lint_cmd::options(&args.lint_args(), cluster) {
         Ok(o) => o,
-        Err(e) => return out.usage_error(&e),
+        Err(e) => return out.fail(&e),
     };
     for ns in &args.namespace {
         if let Some(problem) = hpa_core::validation::names::dns1123_label(ns).first() {
@@ -53,12 +42,12 @@ pub fn run(args: &ClusterLintArgs, cluster: &ClusterArgs, out: &mut Output<'_>) 
             return ExitStatus::Error;
         }
     };
-    let text = match args.output {
+    let text = match args.findings.output {
         LintFormat::Human => {
-            let color = match args.color {
+            let color = match args.findings.color {
                 ColorChoice::Always => true,
                 ColorChoice::Never => false,
-                ColorChoice::Auto => out.terminal && !args.no_color,
+                ColorChoice::Auto => out.terminal && !args.findings.no_color,
             };
             let _ = out.stderr.write_all(live_report::human_notes(&outcome).as_bytes());
             live_report::human(&outcome, HumanStyle { color, width: 100 })

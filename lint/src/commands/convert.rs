@@ -16,9 +16,13 @@ enum Piece {
     Original { text: String, json: Value },
 }
 
-/// Runs `convert`, as the release of `--kubernetes-version` converts.
+/// Runs `convert`, as the release of `--kubernetes-version` (or the configuration's
+/// `kubernetesVersion`) converts.
 pub fn run(args: &ConvertArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> ExitStatus {
-    let release = cluster.kubernetes_version.unwrap_or(hpa_core::features::KubernetesVersion::LATEST);
+    let release = match super::lint::settings(&args.config, cluster, &[]) {
+        Ok(r) => r.settings.gates.version(),
+        Err(e) => return out.fail(&e),
+    };
     let Some(to) = ApiVersion::parse(&args.to) else {
         let known: Vec<&str> = ApiVersion::ALL.iter().map(|v| v.as_str()).collect();
         return out.usage_error(&format!("--to {:?} is not an HPA API version (one of {})", args.to, known.join(", ")));

@@ -2,15 +2,19 @@
 //! objects pass through unchanged.
 
 use hpa_core::api;
-use hpa_core::features::KubernetesVersion;
 use serde_json::Value;
 
-use crate::cli::{DefaultArgs, ObjectFormat};
+use crate::cli::{ClusterArgs, DefaultArgs, ObjectFormat};
 use crate::input;
 use crate::{ExitStatus, Output};
 
-/// Runs `default`.
-pub fn run(args: &DefaultArgs, out: &mut Output<'_>) -> ExitStatus {
+/// Runs `default`, decoding as the release of `--kubernetes-version` (or the configuration's
+/// `kubernetesVersion`) decodes.
+pub fn run(args: &DefaultArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> ExitStatus {
+    let release = match super::lint::settings(&args.config, cluster, &[]) {
+        Ok(r) => r.settings.gates.version(),
+        Err(e) => return out.fail(&e),
+    };
     let mut objects: Vec<Value> = Vec::new();
     let status = super::each_file(&args.paths, &args.input, out, |i, file, out| {
         let mut status = ExitStatus::Clean;
@@ -20,7 +24,7 @@ pub fn run(args: &DefaultArgs, out: &mut Output<'_>) -> ExitStatus {
                 objects.push(value);
                 continue;
             }
-            match crate::hpa::decode(obj.node, KubernetesVersion::LATEST) {
+            match crate::hpa::decode(obj.node, release) {
                 Ok(mut hpa) => {
                     hpa_core::defaults::default_versioned(&mut hpa);
                     let mut json = hpa.to_json();

@@ -11,22 +11,23 @@ use hpa_core::evaluator::timing::{self, Run};
 use serde_json::{Value, json};
 
 use crate::cli::{ExplainArgs, ReportFormat};
-use crate::controller_flags;
+use crate::controller_flags::{ControllerArgs, Provenance, Provenances};
 use crate::hpa;
 use crate::input;
 use crate::{ExitStatus, Output};
 
 /// Runs `explain`.
 pub fn run(args: &ExplainArgs, cluster: &crate::cli::ClusterArgs, out: &mut Output<'_>) -> ExitStatus {
-    let gates = match cluster.gates() {
-        Ok(g) => g,
-        Err(e) => return out.usage_error(&e.to_string()),
-    };
-    let controller = match controller_flags::configuration(gates.clone(), &[&args.controller.flags()]) {
-        Ok(c) => c,
-        Err(e) => return out.usage_error(&format!("--{e}")),
-    };
-    let opts = check::Options::verdict_only(gates.clone());
+    // The configuration's release, gates and controller apply as they do to `lint`; the
+    // controller flags given here override its `controller:`.
+    let resolved =
+        match super::lint::settings(&args.config, cluster, &[(&args.controller.flags(), Provenance::CommandLine)]) {
+            Ok(r) => r,
+            Err(e) => return out.fail(&e),
+        };
+    let controller = resolved.settings.controller;
+    let provenances = resolved.controller;
+    let opts = check::Options::verdict_only(resolved.settings.gates);
     let mut reports = Vec::new();
     let status = super::each_file(&args.paths, &args.input, out, |i, file, out| {
         let mut status = ExitStatus::Clean;
@@ -51,6 +52,7 @@ pub fn run(args: &ExplainArgs, cluster: &crate::cli::ClusterArgs, out: &mut Outp
                         effective: eff,
                         up,
                         down,
+                        controller: provenances.clone(),
                     });
                 }
                 _ => {
@@ -87,6 +89,9 @@ pub struct Report {
     pub up: Run,
     /// The fastest scale-down.
     pub down: Run,
+    /// Where the controller's values come from (its defaults, the configuration file, the
+    /// command line).
+    pub controller: Provenances,
 }
 
 fn pct(f: f64) -> String {
@@ -102,10 +107,70 @@ fn policy_text(p: &HPAScalingPolicy) -> String {
     }
 }
 
-fn source_text<T>(v: &Valued<T>) -> String {
-    match v.origin {
-        Some(flag) if v.source == Source::ControllerDefault => format!("{} ({flag})", v.source),
-        _ => v.source.to_string(),
+/// Where a controller value comes from: hpa-core knows which of kube-controller-manager's
+/// flags it is ([`Valued::origin`]); the command line knows who set that flag.
+enum Origin<'a> {
+    /// Not the controller's (set by the user, a policy, Kubernetes' defaulting), or one of its
+    /// constants: hpa-core's [`Source`] says it all.
+    Core(Source),
+    /// A kube-controller-manager flag, and who set it.
+    Flag(&'static str, &'a Provenance),
+}
+
+impl Origin<'_> {
+    fn of<'a, T>(v: &Valued<T>, provenances: &'a Provenances) -> Origin<'a> {
+        match v.origin.and_then(|flag| provenances.of_flag(flag).map(|p| (flag, p))) {
+            Some((flag, p)) if v.source == Source::ControllerDefault => Origin::Flag(flag, p),
+            _ => Origin::Core(v.source),
+        }
+    }
+
+    /// `source` in the JSON, and the file for a value from the configuration file.
+    fn json(&self) -> (&'static str, Option<String>) {
+        match self {
+            Origin::Core(source) => (source.as_str(), None),
+            Origin::Flag(_, Provenance::ControllerDefault) => (Source::ControllerDefault.as_str(), None),
+            Origin::Flag(_, Provenance::ConfigurationFile(path)) => {
+                ("configuration-file", Some(path.display().to_string()))
+            }
+            Origin::Flag(_, Provenance::Scenario) => ("scenario", None),
+            Origin::Flag(_, Provenance::CommandLine) => ("command-line", None),
+        }
+    }
+}
+
+/// A value with where it comes from: `source` (hpa-core's [`Source::as_str`], or for a
+/// controller flag set by other than its default `configuration-file`, `scenario` or
+/// `command-line`), `from` (the flag or constant) and, from a configuration file, `file`.
+fn valued_json<T: serde::Serialize>(v: &Valued<T>, provenances: &Provenances) -> Value {
+    let (source, file) = Origin::of(v, provenances).json();
+    let mut out = json!({
+        "value": serde_json::to_value(&v.value).unwrap_or(Value::Null),
+        "source": source,
+        "from": v.origin,
+    });
+    if let (Some(file), Value::Object(map)) = (file, &mut out) {
+        map.insert("file".into(), Value::String(file));
+    }
+    out
+}
+
+/// Where a value comes from, for people; a controller value names its flag.
+fn source_text<T>(v: &Valued<T>, provenances: &Provenances) -> String {
+    match (Origin::of(v, provenances), v.origin) {
+        (Origin::Flag(flag, Provenance::ControllerDefault), _) => format!("{} ({flag})", Source::ControllerDefault),
+        (Origin::Flag(flag, Provenance::ConfigurationFile(path)), _) => {
+            format!("configuration file {} ({flag})", path.display())
+        }
+        (Origin::Flag(flag, Provenance::Scenario), _) => format!("scenario ({flag})"),
+        (Origin::Flag(flag, Provenance::CommandLine), _) => match ControllerArgs::name_of(flag) {
+            Some(name) => format!("command line {name} ({flag})"),
+            None => format!("command line ({flag})"),
+        },
+        (Origin::Core(source), Some(constant)) if source == Source::ControllerDefault => {
+            format!("{source} ({constant})")
+        }
+        (Origin::Core(source), _) => source.to_string(),
     }
 }
 
@@ -181,23 +246,23 @@ fn table(rows: &[(String, String, String)]) -> String {
     s
 }
 
-fn rules_rows(label: &str, r: &EffectiveRules) -> Vec<(String, String, String)> {
+fn rules_rows(label: &str, r: &EffectiveRules, p: &Provenances) -> Vec<(String, String, String)> {
     let mut rows = vec![(label.to_string(), String::new(), String::new())];
     rows.push((
         "  stabilization window".into(),
         format!("{}s", r.stabilization_window_seconds.value),
-        source_text(&r.stabilization_window_seconds),
+        source_text(&r.stabilization_window_seconds, p),
     ));
-    rows.push(("  select policy".into(), r.select_policy.value.as_str().into(), source_text(&r.select_policy)));
+    rows.push(("  select policy".into(), r.select_policy.value.as_str().into(), source_text(&r.select_policy, p)));
     let policies: Vec<String> = r.policies.value.iter().map(policy_text).collect();
-    for (i, p) in policies.iter().enumerate() {
-        let (name, src) = if i == 0 { ("  policies", source_text(&r.policies)) } else { ("", String::new()) };
-        rows.push((name.into(), p.clone(), src));
+    for (i, policy) in policies.iter().enumerate() {
+        let (name, src) = if i == 0 { ("  policies", source_text(&r.policies, p)) } else { ("", String::new()) };
+        rows.push((name.into(), policy.clone(), src));
     }
     if policies.is_empty() {
-        rows.push(("  policies".into(), "(none)".into(), source_text(&r.policies)));
+        rows.push(("  policies".into(), "(none)".into(), source_text(&r.policies, p)));
     }
-    rows.push(("  tolerance".into(), pct(r.tolerance.value), source_text(&r.tolerance)));
+    rows.push(("  tolerance".into(), pct(r.tolerance.value), source_text(&r.tolerance, p)));
     rows
 }
 
@@ -205,6 +270,7 @@ impl Report {
     /// The human-readable explanation.
     pub fn human(&self) -> String {
         let h = &self.hpa;
+        let p = &self.controller;
         let t = &h.spec.scale_target_ref;
         let mut s = format!(
             "{}: HorizontalPodAutoscaler {}/{} ({})\n",
@@ -245,9 +311,9 @@ impl Report {
                             "to the highest recommendation of the last {}s, no rate limit",
                             stabilization_window_seconds.value
                         ),
-                        source_text(stabilization_window_seconds),
+                        source_text(stabilization_window_seconds, p),
                     ),
-                    ("tolerance".into(), pct(tolerance.value), source_text(tolerance)),
+                    ("tolerance".into(), pct(tolerance.value), source_text(tolerance, p)),
                 ]));
                 s.push_str(
                     "  The legacy rules keep the highest recommendation of the whole window in both directions:\n  a short burst keeps the HPA scaling up after the load is gone. Set spec.behavior to choose\n  your own windows and rates (even `behavior: {}` switches to the behavior rules).\n",
@@ -255,8 +321,8 @@ impl Report {
             }
             EffectiveBehavior::Rules { scale_up, scale_down } => {
                 s.push_str("  scaling rules (spec.behavior):\n");
-                let mut rows = rules_rows("scale up", scale_up);
-                rows.extend(rules_rows("scale down", scale_down));
+                let mut rows = rules_rows("scale up", scale_up, p);
+                rows.extend(rules_rows("scale down", scale_down, p));
                 s.push_str(&table(&rows));
             }
         }
@@ -272,13 +338,13 @@ impl Report {
     /// The JSON explanation.
     pub fn json(&self) -> Value {
         let h = &self.hpa;
-        let valued = |v: &Valued<Value>| json!({"value": v.value, "source": v.source.as_str(), "from": v.origin});
+        let p = &self.controller;
         let rules = |r: &EffectiveRules| {
             json!({
-                "stabilizationWindowSeconds": valued(&Valued { value: json!(r.stabilization_window_seconds.value), source: r.stabilization_window_seconds.source, origin: r.stabilization_window_seconds.origin }),
-                "selectPolicy": valued(&Valued { value: json!(r.select_policy.value), source: r.select_policy.source, origin: r.select_policy.origin }),
-                "policies": valued(&Valued { value: serde_json::to_value(&r.policies.value).unwrap_or(Value::Null), source: r.policies.source, origin: r.policies.origin }),
-                "tolerance": valued(&Valued { value: json!(r.tolerance.value), source: r.tolerance.source, origin: r.tolerance.origin }),
+                "stabilizationWindowSeconds": valued_json(&r.stabilization_window_seconds, p),
+                "selectPolicy": valued_json(&r.select_policy, p),
+                "policies": valued_json(&r.policies, p),
+                "tolerance": valued_json(&r.tolerance, p),
             })
         };
         let behavior = match &self.effective {
@@ -289,10 +355,10 @@ impl Report {
                 tolerance,
             } => json!({
                 "path": "legacy",
-                "stabilizationWindowSeconds": {"value": stabilization_window_seconds.value, "source": stabilization_window_seconds.source.as_str(), "from": stabilization_window_seconds.origin},
-                "scaleUpLimitFactor": {"value": scale_up_limit_factor.value, "source": scale_up_limit_factor.source.as_str(), "from": scale_up_limit_factor.origin},
-                "scaleUpLimitMinimum": {"value": scale_up_limit_minimum.value, "source": scale_up_limit_minimum.source.as_str(), "from": scale_up_limit_minimum.origin},
-                "tolerance": {"value": tolerance.value, "source": tolerance.source.as_str(), "from": tolerance.origin},
+                "stabilizationWindowSeconds": valued_json(stabilization_window_seconds, p),
+                "scaleUpLimitFactor": valued_json(scale_up_limit_factor, p),
+                "scaleUpLimitMinimum": valued_json(scale_up_limit_minimum, p),
+                "tolerance": valued_json(tolerance, p),
             }),
             EffectiveBehavior::Rules { scale_up, scale_down } => json!({
                 "path": "behavior",

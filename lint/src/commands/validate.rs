@@ -74,11 +74,12 @@ pub struct ErrorEntry {
 
 /// Runs `validate`.
 pub fn run(args: &ValidateArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> ExitStatus {
-    let gates = match cluster.gates() {
-        Ok(g) => g,
-        Err(e) => return out.usage_error(&e.to_string()),
+    // The configuration's release and gates apply as they do to `lint`.
+    let settings = match super::lint::settings(&args.config, cluster, &[]) {
+        Ok(r) => r.settings,
+        Err(e) => return out.fail(&e),
     };
-    let mut opts = check::Options::verdict_only(gates);
+    let mut opts = check::Options::verdict_only(settings.gates);
     opts.request.apply_defaults = !args.no_defaults;
     let (origins, mut io_errors) = input::discover(&args.paths, &args.input.exclude);
     let (files, load_errors) = input::load(&origins, out);

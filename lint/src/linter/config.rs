@@ -223,6 +223,30 @@ pub struct Config {
     pub file: ConfigFile,
     /// Per-rule levels, keyed by rule ID.
     pub levels: BTreeMap<&'static str, RuleLevel>,
+    /// `file:line:column` of the values checked after reading (by [`LOCATED`] name), so an
+    /// error about one names where it is written.
+    pub locations: BTreeMap<&'static str, String>,
+}
+
+/// The fields whose values are checked after reading (the release, the gates, the
+/// controller's flags), by their name in [`Config::at`].
+pub const LOCATED: [&str; 5] = [
+    "kubernetesVersion",
+    "featureGates",
+    "controller.syncPeriodSeconds",
+    "controller.tolerance",
+    "controller.downscaleStabilizationSeconds",
+];
+
+impl Config {
+    /// Where `field` (one of [`LOCATED`], e.g. `controller.tolerance`) is written:
+    /// `file:line:column`, else the file's name (empty without a file).
+    pub fn at(&self, field: &str) -> String {
+        match self.locations.get(field) {
+            Some(at) => at.clone(),
+            None => self.path.as_ref().map(|p| p.display().to_string()).unwrap_or_default(),
+        }
+    }
 }
 
 /// Finds `.hpa-lint.yaml` in `start` or its parents.
@@ -291,7 +315,14 @@ pub fn parse(name: &str, text: &str) -> Result<Config, ConfigError> {
         }
         levels.insert(rule.meta().id, level);
     }
-    Ok(Config { path: Some(PathBuf::from(name)), file: cfg, levels })
+    let mut locations = BTreeMap::new();
+    for field in LOCATED {
+        let node = field.split('.').try_fold(&doc.root, |node, key| node.get(key));
+        if let Some(node) = node {
+            locations.insert(field, at(node.span.start));
+        }
+    }
+    Ok(Config { path: Some(PathBuf::from(name)), file: cfg, levels, locations })
 }
 
 /// Loads the configuration: `explicit` if given, else the first file found upward from the

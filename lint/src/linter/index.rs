@@ -101,6 +101,10 @@ pub fn prepare(id: ObjectId, node: &Node) -> Option<Indexed> {
 /// What the first pass reads of an object that is not an HPA, by kind (`None`: all of it):
 /// its identity and suppressions, and for a workload what [`objects::workload_from`] reads. The rest
 /// of a large Deployment is never built (see [`crate::source::parse_pruned`]).
+///
+/// **Invariant:** every field a cross-object finding or its related places point at in such
+/// an object (`spec.replicas`, the pod spec's `resources.requests`, `containers[i]`, ...) is
+/// kept: the linter positions those findings on this pruned tree and parses no file twice.
 pub fn first_pass_needs(kind: &str) -> Option<&'static Keep> {
     const ALL: Option<&Keep> = None;
     const METADATA: Keep = Keep(&[("name", ALL), ("namespace", ALL), ("annotations", ALL)]);

@@ -102,7 +102,8 @@ pub struct LiveOutcome {
     pub objects: usize,
     /// How many of them are HPAs.
     pub hpas: usize,
-    /// Findings suppressed by `hpa-lint.dev/ignore` annotations on HPAs.
+    /// Findings suppressed by `hpa-lint.dev/ignore` annotations on HPAs and on the objects
+    /// findings are about.
     pub suppressed: usize,
     /// What was not read, and why.
     pub notes: Vec<LiveNote>,
@@ -111,7 +112,7 @@ pub struct LiveOutcome {
 /// Lints an inventory: every HPA, with every object read as the world of the cross-object
 /// rules.
 pub fn lint_inventory(inventory: Inventory, opts: &LintOptions) -> LiveOutcome {
-    let Inventory { hpas, workloads, replicas, pdbs, vpas, scaled_objects, limit_ranges, notes } = inventory;
+    let Inventory { hpas, workloads, replicas, pdbs, vpas, scaled_objects, limit_ranges, ignores, notes } = inventory;
     let mut outcome = LiveOutcome {
         objects: hpas.len() + workloads.len() + pdbs.len() + vpas.len() + scaled_objects.len() + limit_ranges.len(),
         hpas: hpas.len(),
@@ -142,9 +143,18 @@ pub fn lint_inventory(inventory: Inventory, opts: &LintOptions) -> LiveOutcome {
             index.add_hpa(h.id.clone(), kind, name);
         }
     }
+    // Each object's opt-outs, for findings about it (other HPAs' from their whole JSON).
+    let mut ignores: HashMap<ObjectId, suppress::Ignore> =
+        ignores.into_iter().map(|(id, value)| (id, suppress::Ignore::parse(&value))).collect();
+    for h in &hpas {
+        let ignore = suppress::from_json(&h.object);
+        if !ignore.rules.is_empty() {
+            ignores.insert(h.id.clone(), ignore);
+        }
+    }
     let live = live_options(opts);
     let checked: Vec<(Vec<LiveDiagnostic>, usize)> =
-        hpas.par_iter().map(|h| diagnostics(h, check_hpa(h, &index, &live), &set_by)).collect();
+        hpas.par_iter().map(|h| diagnostics(h, check_hpa(h, &index, &live), &set_by, &ignores)).collect();
     for (diags, suppressed) in checked {
         outcome.diagnostics.extend(diags);
         outcome.suppressed += suppressed;
@@ -191,12 +201,14 @@ pub fn live_options(opts: &LintOptions) -> check::Options {
     live
 }
 
-/// Findings as diagnostics: severity after configuration, the HPA's suppressions, objects and
-/// paths. Returns them and the number suppressed.
+/// Findings as diagnostics: severity after configuration, suppressions (the HPA's annotation,
+/// and that of the object a finding is about, as for files), objects and paths. Returns them
+/// and the number suppressed.
 fn diagnostics(
     hpa: &LiveHpa,
     findings: Vec<Finding>,
     set_by: &HashMap<ObjectId, SetBy>,
+    ignores: &HashMap<ObjectId, suppress::Ignore>,
 ) -> (Vec<LiveDiagnostic>, usize) {
     let ignore = suppress::from_json(&hpa.object);
     let place = |location: &Location| match location {
@@ -208,7 +220,11 @@ fn diagnostics(
     for f in findings {
         // The front door gave it its configured severity.
         let severity = f.severity;
-        if f.rule.id != "HPA000" && ignore.covers(f.rule) {
+        let on_object = match &f.location {
+            Location::Object { id, .. } => ignores.get(id),
+            Location::Hpa(_) => None,
+        };
+        if f.rule.id != rules::INVALID.id && (ignore.covers(f.rule) || on_object.is_some_and(|i| i.covers(f.rule))) {
             suppressed += 1;
             continue;
         }

@@ -9,7 +9,6 @@ pub mod live_report;
 pub mod report;
 pub mod suppress;
 
-use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::hash::BuildHasher as _;
 use std::sync::OnceLock;
@@ -41,6 +40,9 @@ pub struct LintOptions {
     pub namespace: Option<String>,
     /// Which objects form a manifest set.
     pub scope: Scope,
+    /// Whether to keep, for each diagnostic, the source lines the human output shows around
+    /// it ([`Diagnostic::shown`]; `-o human`). The other formats need no source text.
+    pub excerpts: bool,
 }
 
 /// One reported problem, positioned.
@@ -68,6 +70,8 @@ pub struct Diagnostic {
     pub related: Vec<Related>,
     /// A replacement object.
     pub fix: Option<Value>,
+    /// What the human output shows of the source, when asked for ([`LintOptions::excerpts`]).
+    pub shown: Option<Box<report::Shown>>,
 }
 
 /// The object a diagnostic is about.
@@ -291,61 +295,30 @@ fn object_id(obj: &ObjectRef<'_>) -> (ObjectId, Namespace) {
 /// one file; see [`Scope`]), and each group is linted on its own: memory follows the largest
 /// group, not the whole input. Within a group:
 ///
-/// 1. per file, in parallel: parse; decode, default and validate every HPA (HPA000); run the
-///    rules that need only the HPA; prepare the index entries of the other objects; drop the
-///    tree;
+/// 1. per file, in parallel: parse (of objects other than HPAs, what the index reads);
+///    decode, default and validate every HPA (HPA000); run the rules that need only the HPA;
+///    prepare the index entries of the other objects;
 /// 2. form the manifest sets (a directory that defines an object twice is split into its
 ///    files) and index each;
-/// 3. per HPA, in parallel: the rules that need the other objects of its set (the files their
-///    findings are about are parsed again, for positions).
-pub fn lint(files: &[SourceFile], opts: &LintOptions) -> LintResults {
-    let names: Vec<&str> = files.iter().map(|f| f.name.as_str()).collect();
-    let (outcome, _, _) = lint_sources(&Sources::Loaded(files), &names, opts);
-    outcome
-}
-
-/// What the linter reads.
-pub enum Sources<'a> {
-    /// Files already read.
-    Loaded(&'a [SourceFile]),
-    /// Inputs the linter reads itself, each when its group is linted (standard input already
-    /// read): nothing but the files that have findings stays in memory.
-    Lazy {
-        /// The inputs.
-        origins: &'a [input::Origin],
-        /// Standard input's bytes, when it is one of them.
-        stdin: Option<&'a [u8]>,
-    },
-}
-
-/// Lints inputs read lazily (see [`Sources::Lazy`]): returns the outcome, every input (its
-/// text kept only when a diagnostic points into it) for the report, and the inputs that
-/// could not be read.
+/// 3. per HPA, in parallel: the rules that need the other objects of its set, their findings
+///    positioned on the first pass's trees (no file is parsed twice); the trees are dropped.
+///
+/// Each input is read when its group is linted (standard input is read already, `stdin`):
+/// no file's text outlives its group. Returns the outcome, the name of every input (the
+/// diagnostics' `file` indexes them) and the inputs that could not be read.
 pub fn lint_inputs(
     origins: &[input::Origin],
     stdin: Option<&[u8]>,
     opts: &LintOptions,
-) -> (LintResults, Vec<SourceFile>, Vec<input::InputError>) {
+) -> (LintResults, Vec<String>, Vec<input::InputError>) {
     let names: Vec<String> = origins.iter().map(input::origin_name).collect();
-    let names: Vec<&str> = names.iter().map(String::as_str).collect();
-    lint_sources(&Sources::Lazy { origins, stdin }, &names, opts)
-}
-
-fn lint_sources(
-    sources: &Sources<'_>,
-    names: &[&str],
-    opts: &LintOptions,
-) -> (LintResults, Vec<SourceFile>, Vec<input::InputError>) {
     let timer = Timer::start();
-    let parts: Vec<GroupResult> = groups(names, opts.scope).par_iter().map(|g| lint_group(sources, g, opts)).collect();
+    let parts: Vec<GroupResult> =
+        groups(&names, opts.scope).par_iter().map(|g| lint_group(origins, stdin, g, opts)).collect();
     let mut outcome = LintResults::default();
-    let mut files: Vec<Option<SourceFile>> = (0..names.len()).map(|_| None).collect();
     let mut errors = Vec::new();
-    for (mut part, read, mut errs) in parts {
+    for (mut part, mut errs) in parts {
         errors.append(&mut errs);
-        for (i, f) in read {
-            files[i] = Some(f);
-        }
         outcome.diagnostics.append(&mut part.diagnostics);
         outcome.notes.append(&mut part.notes);
         outcome.objects += part.objects;
@@ -361,17 +334,12 @@ fn lint_sources(
             b.rule.id,
         ))
     });
-    let files = files
-        .into_iter()
-        .zip(names)
-        .map(|(f, name)| f.unwrap_or_else(|| SourceFile::from_text(*name, String::new())))
-        .collect();
-    (outcome, files, errors)
+    (outcome, names, errors)
 }
 
 /// The files of each group, in input order: by directory (standard input alone), all
 /// together, or one by one.
-fn groups(names: &[&str], scope: Scope) -> Vec<Vec<usize>> {
+fn groups(names: &[String], scope: Scope) -> Vec<Vec<usize>> {
     match scope {
         Scope::All => vec![(0..names.len()).collect()],
         Scope::File => (0..names.len()).map(|i| vec![i]).collect(),
@@ -390,49 +358,49 @@ fn groups(names: &[&str], scope: Scope) -> Vec<Vec<usize>> {
     }
 }
 
-/// What linting a group gives: the outcome, the files read (by input index) and the inputs
-/// that could not be read.
-type GroupResult = (LintResults, Vec<(usize, SourceFile)>, Vec<input::InputError>);
+/// What linting a group gives: the outcome and the inputs that could not be read.
+type GroupResult = (LintResults, Vec<input::InputError>);
 
-/// Lints one group of files (see [`lint`]); returns what it found, the files it read (for
-/// [`Sources::Lazy`]) and the inputs it could not read.
-fn lint_group(sources: &Sources<'_>, members: &[usize], opts: &LintOptions) -> GroupResult {
+/// Lints one group of inputs (see [`lint_inputs`]); returns what it found and the inputs it
+/// could not read.
+fn lint_group(origins: &[input::Origin], stdin: Option<&[u8]>, members: &[usize], opts: &LintOptions) -> GroupResult {
     let deferring = opts.check.rules.needs_world();
     let keys = Keys(std::collections::hash_map::RandomState::new());
     // Each file is read, parsed and checked in one go, while its text and tree are in the
-    // cache, and its tree is dropped: the few files that cross-object findings are about are
-    // parsed again, whole. Of objects other than HPAs, only what the first pass reads is built.
+    // cache. Of objects other than HPAs, only what the first pass reads is built; the trees stay
+    // until the group is done, for the positions of cross-object findings (a file is never
+    // parsed twice: what those findings point at is what the first pass reads, see
+    // `index::first_pass_needs`).
     let mut errors = Vec::new();
-    let checked: Vec<(Cow<'_, SourceFile>, Result<FileResult, input::InputError>)> = members
+    type FirstPass = (SourceFile, Result<(FileResult, Parsed), input::InputError>);
+    let checked: Vec<FirstPass> = members
         .par_iter()
-        .map(|&i| {
-            let file = match sources {
-                Sources::Loaded(files) => Ok(Cow::Borrowed(&files[i])),
-                Sources::Lazy { origins, stdin } => input::read_unparsed(&origins[i], *stdin).map(Cow::Owned),
-            };
-            match file {
-                Ok(f) => {
-                    let result = input::contained(&f.name, || {
-                        let parsed = source::parse_pruned(&f.text, &index::first_pass_needs);
-                        first_pass(i, &f, &parsed, opts, deferring, &keys)
-                    });
-                    (f, result)
-                }
-                Err(e) => {
-                    let name = input::origin_name(&unreadable_origin(sources, i));
-                    (Cow::Owned(SourceFile::from_text(name, String::new())), Err(e))
-                }
+        .map(|&i| match input::read_unparsed(&origins[i], stdin) {
+            Ok(f) => {
+                let result = input::contained(&f.name, || {
+                    let parsed = source::parse_pruned(&f.text, &index::first_pass_needs);
+                    let r = first_pass(i, &f, &parsed, opts, deferring, &keys);
+                    (r, parsed)
+                });
+                (f, result)
+            }
+            Err(e) => {
+                let name = input::origin_name(&origins[i]);
+                (SourceFile::from_text(name, String::new()), Err(e))
             }
         })
         .collect();
-    let mut owned_files: Vec<Cow<'_, SourceFile>> = Vec::with_capacity(members.len());
+    let mut owned_files: Vec<SourceFile> = Vec::with_capacity(members.len());
     let mut per_file: Vec<FileResult> = Vec::with_capacity(members.len());
+    let mut trees: Vec<Parsed> = Vec::with_capacity(members.len());
     for (f, result) in checked {
         owned_files.push(f);
-        per_file.push(result.unwrap_or_else(|e| {
+        let (r, tree) = result.unwrap_or_else(|e| {
             errors.push(e);
-            FileResult::default()
-        }));
+            (FileResult::default(), Parsed::default())
+        });
+        per_file.push(r);
+        trees.push(tree);
     }
     let files = &owned_files;
 
@@ -502,15 +470,12 @@ fn lint_group(sources: &Sources<'_>, members: &[usize], opts: &LintOptions) -> G
         }
     }
 
-    // Where the objects of each set are, built when a finding is about another object.
-    let reparsed: Vec<OnceLock<Parsed>> = members.iter().map(|_| OnceLock::new()).collect();
-    // Each file's objects by (document, list item), found once: a file with thousands of
-    // findings about other objects must not be scanned once per finding.
+    // Each file's objects by (document, list item) in its first pass's tree, found once: a file
+    // with thousands of findings about other objects must not be scanned once per finding.
     let object_nodes: Vec<OnceLock<NodesByPlace<'_>>> = members.iter().map(|_| OnceLock::new()).collect();
     let node_of = |k: usize, o: &ObjectInfo| -> Option<&Node> {
         let nodes = object_nodes[k].get_or_init(|| {
-            let parsed = reparsed[k].get_or_init(|| source::parse(&files[k].text));
-            input::objects_in(members[k], parsed).into_iter().map(|r| ((r.document, r.item), r.node)).collect()
+            input::objects_in(members[k], &trees[k]).into_iter().map(|r| ((r.document, r.item), r.node)).collect()
         });
         nodes.get(&(o.document, o.item)).copied()
     };
@@ -582,40 +547,18 @@ fn lint_group(sources: &Sources<'_>, members: &[usize], opts: &LintOptions) -> G
             outcome.notes.push(ns.note(&set_name(files, &set_files(set), opts.scope)));
         }
     }
-    // Keep the text of the files the diagnostics point into, for the report.
-    let mut shown: Vec<usize> = outcome
-        .diagnostics
-        .iter()
-        .flat_map(|d| std::iter::once(d.file).chain(d.related.iter().map(|r| r.file)))
-        .collect();
-    shown.sort_unstable();
-    shown.dedup();
-    let kept = match sources {
-        Sources::Loaded(_) => Vec::new(),
-        Sources::Lazy { .. } => members
-            .iter()
-            .zip(owned_files)
-            .map(|(&i, f)| {
-                let mut f = f.into_owned();
-                if shown.binary_search(&i).is_err() {
-                    f.text = String::new();
-                }
-                (i, f)
-            })
-            .collect(),
-    };
-    (outcome, kept, errors)
-}
-
-/// The origin of input `i` (for the name of one that could not be read).
-fn unreadable_origin(sources: &Sources<'_>, i: usize) -> input::Origin {
-    match sources {
-        Sources::Lazy { origins, .. } => origins[i].clone(),
-        Sources::Loaded(files) => input::Origin::File(std::path::PathBuf::from(&files[i].name)),
+    // What `-o human` shows of the files, taken while their text is here: the texts go with
+    // the group.
+    if opts.excerpts {
+        let file_of = |i: usize| members.binary_search(&i).ok().map(|k| &owned_files[k]);
+        for d in &mut outcome.diagnostics {
+            d.shown = report::shown(d, &file_of).map(Box::new);
+        }
     }
+    (outcome, errors)
 }
 
-/// The first pass over one file (see [`lint`]).
+/// The first pass over one file (see [`lint_inputs`]).
 fn first_pass(
     i: usize,
     f: &SourceFile,
@@ -796,6 +739,7 @@ fn position_findings<'a>(
             help: f.help,
             related,
             fix: f.fix.map(|x| x.replacement),
+            shown: None,
         });
     }
     (out, suppressed)
@@ -1024,7 +968,7 @@ impl DefinedAgain {
 }
 
 /// The note about the objects a set defines more than once.
-fn repeats_note(set: &str, repeats: &[Repeat], per_file: &[FileResult], files: &[Cow<'_, SourceFile>]) -> String {
+fn repeats_note(set: &str, repeats: &[Repeat], per_file: &[FileResult], files: &[SourceFile]) -> String {
     const LISTED: usize = 3;
     let document = |(k, position): (usize, usize)| per_file[k].objects[position].document + 1;
     // Where the two definitions are: "documents 1 and 3", or "a.yaml (document 1) and ...".
@@ -1068,7 +1012,7 @@ fn repeats_note(set: &str, repeats: &[Repeat], per_file: &[FileResult], files: &
 }
 
 /// How a set is named in notes: its file, its directory, or all the inputs.
-fn set_name(files: &[Cow<'_, SourceFile>], set_files: &[usize], scope: Scope) -> String {
+fn set_name(files: &[SourceFile], set_files: &[usize], scope: Scope) -> String {
     match set_files {
         [one] => files[*one].name.clone(),
         _ if scope == Scope::Directory => {
@@ -1121,6 +1065,7 @@ fn file_level_diagnostics(i: usize, f: &SourceFile, parsed: &Parsed) -> Vec<Diag
             help: Some("lint YAML or JSON text files only (use --exclude to skip others)".into()),
             related: Vec::new(),
             fix: None,
+            shown: None,
         });
     }
     for doc in parsed.documents.iter().filter(|d| input::is_kindless_list(&d.root)) {
@@ -1137,6 +1082,7 @@ fn file_level_diagnostics(i: usize, f: &SourceFile, parsed: &Parsed) -> Vec<Diag
             help: Some("add `kind: List` (its items are checked below as they are)".into()),
             related: Vec::new(),
             fix: None,
+            shown: None,
         });
     }
     if let Some(e) = &parsed.error {
@@ -1152,6 +1098,7 @@ fn file_level_diagnostics(i: usize, f: &SourceFile, parsed: &Parsed) -> Vec<Diag
             help: Some("fix the syntax; nothing after this point in the file was checked".into()),
             related: Vec::new(),
             fix: None,
+            shown: None,
         });
     }
     out

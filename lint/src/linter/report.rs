@@ -3,17 +3,19 @@
 //! scanning) and `github` (workflow-command annotations).
 
 use std::fmt::Write as _;
-use std::sync::Arc;
+use std::io;
 
 use hpa_core::rules::{self, RuleMeta, Severity};
 use miette::{
     Diagnostic as MietteDiagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteError,
-    MietteSpanContents, NamedSource, SourceCode, SourceSpan, SpanContents,
+    MietteSpanContents, SourceCode, SourceSpan, SpanContents,
 };
+use serde::Serialize;
+use serde::ser::Serializer;
 use serde_json::{Value, json};
 
-use super::LintResults;
-use crate::input::SourceFile;
+use super::{Diagnostic, LintResults};
+use crate::input::{self, SourceFile};
 
 /// Where rule documentation lives.
 pub const DOCS_URL: &str = "https://github.com/hpa-toolkit/hpa-toolkit/blob/main/docs/rules.md";
@@ -30,28 +32,152 @@ fn severity_word(s: Severity) -> &'static str {
     s.as_str()
 }
 
+/// What the human output shows of a diagnostic: where its span and its related places are
+/// (byte ranges in their files) and the lines around them. Taken while linting (`shown`),
+/// when the text is at hand, so that no file's text is kept for the report and miette reads
+/// a few lines per label instead of its file from the start.
+#[derive(Debug, Clone)]
+pub struct Shown {
+    /// The diagnostic's span, then each related place's.
+    ranges: Vec<SourceSpan>,
+    /// The lines around them: one excerpt per label, those of a file that overlap or touch
+    /// joined (miette merges two labels' snippets only when their excerpts overlap).
+    excerpts: Vec<Excerpt>,
+}
+
+/// Whole lines of a file, from a few lines before a label to a few after it: more than
+/// miette shows around one (a line of context).
+#[derive(Debug, Clone)]
+struct Excerpt {
+    file: usize,
+    /// The byte offset of its first line in the file.
+    offset: usize,
+    /// How many lines precede it (as miette counts lines: `\n`, `\r\n` or a lone `\r` ends one).
+    line: usize,
+    text: String,
+}
+
+/// Lines of an excerpt kept before a label and after the label's last line.
+const EXCERPT_LINES: usize = 2;
+
+/// What the human output will show of `d` ([`Shown`]), from its files' texts (`file_of`: an
+/// input by index; `None` when one is not at hand).
+pub(crate) fn shown<'f>(d: &Diagnostic, file_of: &dyn Fn(usize) -> Option<&'f SourceFile>) -> Option<Shown> {
+    let places = std::iter::once((d.file, d.span)).chain(d.related.iter().map(|r| (r.file, r.span)));
+    let mut ranges = Vec::with_capacity(1 + d.related.len());
+    // (file, first byte, end) of the lines each label needs, by file and position.
+    let mut wanted: Vec<(usize, usize, usize)> = Vec::with_capacity(1 + d.related.len());
+    for (file, span) in places {
+        let f = file_of(file)?;
+        let range = span_of(f, span);
+        let b = f.text.as_bytes();
+        let from = lines_back(b, range.offset().min(b.len()), EXCERPT_LINES);
+        let to = lines_forward(b, (range.offset() + range.len()).min(b.len()), EXCERPT_LINES + 1);
+        wanted.push((file, from, to));
+        ranges.push(range);
+    }
+    wanted.sort_unstable();
+    let mut excerpts: Vec<Excerpt> = Vec::with_capacity(wanted.len());
+    let mut joined: Vec<(usize, usize, usize)> = Vec::with_capacity(wanted.len());
+    for (file, from, to) in wanted {
+        match joined.last_mut() {
+            Some(last) if last.0 == file && from <= last.2 => last.2 = last.2.max(to),
+            _ => joined.push((file, from, to)),
+        }
+    }
+    for (file, from, to) in joined {
+        excerpts.push(excerpt(file, &file_of(file)?.text, from, to));
+    }
+    Some(Shown { ranges, excerpts })
+}
+
+/// The excerpt of `text` (file `file`) from byte `from` to `to`, both line starts (or ends of
+/// the text).
+fn excerpt(file: usize, text: &str, from: usize, to: usize) -> Excerpt {
+    let b = text.as_bytes();
+    Excerpt {
+        file,
+        offset: from,
+        line: lines_before(b, from),
+        text: text.get(from..to).unwrap_or_default().to_string(),
+    }
+}
+
+/// The excerpt of a label between bytes `start` and `end` of `text`, alone.
+#[cfg(test)]
+fn label_excerpt(text: &str, start: usize, end: usize) -> Excerpt {
+    let b = text.as_bytes();
+    let from = lines_back(b, start.min(b.len()), EXCERPT_LINES);
+    excerpt(0, text, from, lines_forward(b, end.min(b.len()), EXCERPT_LINES + 1))
+}
+
+/// Whether a line starts at byte `p` (miette's line breaks: `\n`, `\r\n`, a lone `\r`).
+fn is_line_start(b: &[u8], p: usize) -> bool {
+    p == 0 || b[p - 1] == b'\n' || (b[p - 1] == b'\r' && b.get(p) != Some(&b'\n'))
+}
+
+/// The start of the line `n` lines above the one holding byte `p`.
+fn lines_back(b: &[u8], mut p: usize, n: usize) -> usize {
+    let mut found = 0;
+    while p > 0 {
+        if is_line_start(b, p) {
+            if found == n {
+                return p;
+            }
+            found += 1;
+        }
+        p -= 1;
+    }
+    0
+}
+
+/// The start of the `n`th line after the one holding byte `p` (the end of the text if there
+/// are fewer).
+fn lines_forward(b: &[u8], mut p: usize, n: usize) -> usize {
+    let mut found = 0;
+    while p < b.len() {
+        p += 1;
+        if is_line_start(b, p) {
+            found += 1;
+            if found == n {
+                return p;
+            }
+        }
+    }
+    b.len()
+}
+
+/// How many lines precede byte `p`, a line start.
+fn lines_before(b: &[u8], p: usize) -> usize {
+    let before = &b[..p];
+    if memchr::memchr(b'\r', before).is_none() {
+        return memchr::memchr_iter(b'\n', before).count();
+    }
+    (1..=p).filter(|&q| is_line_start(b, q)).count()
+}
+
 /// A diagnostic as miette renders it.
 #[derive(Debug)]
-struct Rendered {
+struct Rendered<'a> {
     message: String,
     code: Option<String>,
     severity: miette::Severity,
     help: Option<String>,
     url: Option<String>,
-    source: Source,
+    source: Source<'a>,
     labels: Vec<LabeledSpan>,
-    related: Vec<Rendered>,
+    related: Vec<Rendered<'a>>,
 }
 
-impl std::fmt::Display for Rendered {
+impl std::fmt::Display for Rendered<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.message)
     }
 }
 
-impl std::error::Error for Rendered {}
+impl std::error::Error for Rendered<'_> {}
 
-impl MietteDiagnostic for Rendered {
+impl MietteDiagnostic for Rendered<'_> {
     fn code<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
         self.code.as_ref().map(|c| Box::new(c) as Box<dyn std::fmt::Display>)
     }
@@ -79,34 +205,45 @@ impl MietteDiagnostic for Rendered {
     }
 }
 
-/// A file's text as miette reads it, except that a snippet's `line_count` is the number of
-/// lines it holds, as `MietteSpanContents` documents it. miette 7.6's `context_info` returns
-/// the lines from the start of the file instead, and `render_snippets` then merges two labels
-/// into one snippet whenever the second lies within about twice the first one's line number:
-/// a related place 30 lines below a finding would print every line in between.
+/// A file as miette reads it, from excerpts of it: spans, lines and columns are the file's.
+/// A snippet's `line_count` is the number of lines it holds, as `MietteSpanContents` documents
+/// it. miette 7.6's `context_info` returns the lines from the start of its text instead, and
+/// `render_snippets` then merges two labels into one snippet whenever the second lies within
+/// about twice the first one's line number: a related place 30 lines below a finding would
+/// print every line in between.
 #[derive(Debug)]
-struct Source(NamedSource<Arc<str>>);
-
-impl Source {
-    fn new(name: &str, text: Arc<str>) -> Source {
-        Source(NamedSource::new(name, text))
-    }
+struct Source<'a> {
+    name: &'a str,
+    file: usize,
+    excerpts: &'a [Excerpt],
 }
 
-impl SourceCode for Source {
+impl SourceCode for Source<'_> {
     fn read_span<'a>(
         &'a self,
         span: &SourceSpan,
         context_lines_before: usize,
         context_lines_after: usize,
     ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
-        let contents = self.0.read_span(span, context_lines_before, context_lines_after)?;
+        let excerpt = self
+            .excerpts
+            .iter()
+            .filter(|e| e.file == self.file)
+            .find(|e| e.offset <= span.offset() && span.offset() + span.len() <= e.offset + e.text.len())
+            .ok_or(MietteError::OutOfBounds)?;
+        let offset = excerpt.offset;
+        let within = span.offset() - offset;
+        let contents = excerpt.text.as_str().read_span(
+            &SourceSpan::from((within, span.len())),
+            context_lines_before,
+            context_lines_after,
+        )?;
         let lines = contents.data().iter().filter(|&&b| b == b'\n').count();
         let fixed = MietteSpanContents::new_named(
-            self.0.name().to_string(),
+            self.name.to_string(),
             contents.data(),
-            *contents.span(),
-            contents.line(),
+            SourceSpan::from((contents.span().offset() + offset, contents.span().len())),
+            contents.line() + excerpt.line,
             contents.column(),
             lines,
         );
@@ -129,81 +266,92 @@ fn span_of(file: &SourceFile, d_span: crate::source::Span) -> SourceSpan {
     SourceSpan::from((r.start, len))
 }
 
-/// Renders for people.
-pub fn human(outcome: &LintResults, files: &[SourceFile], style: HumanStyle) -> String {
+/// Renders for people (`names`: the inputs, which the diagnostics' `file` indexes). The
+/// source lines come from each diagnostic's [`Shown`]; one without it is written on one line.
+pub fn human(outcome: &LintResults, names: &[String], style: HumanStyle, out: &mut dyn io::Write) -> io::Result<()> {
     let theme = if style.color { GraphicalTheme::unicode() } else { GraphicalTheme::unicode_nocolor() };
     let handler = GraphicalReportHandler::new_themed(theme).with_width(style.width).with_links(false);
-    let sources: Vec<Arc<str>> = files.iter().map(|f| Arc::from(f.text.as_str())).collect();
-    let mut out = String::new();
+    let mut buf = String::new();
     for d in &outcome.diagnostics {
-        let file = &files[d.file];
-        let what = d
-            .object
-            .as_ref()
-            .map(|o| match (o.kind.is_empty(), o.name.is_empty()) {
-                (true, _) => String::new(),
-                (false, true) => format!(" ({} without a name)", o.kind),
-                // Messages about other objects name them already.
-                (false, false) if d.message.contains(&o.describe()) => String::new(),
-                (false, false) => format!(" ({})", o.describe()),
-            })
-            .unwrap_or_default();
-        let label_text = match (d.path.is_empty(), d.exact) {
-            (true, _) => d.rule.name.to_string(),
-            (false, true) => d.path.clone(),
-            (false, false) => format!("{} is missing here", d.path),
-        };
-        // Related places in the diagnostic's own file are labels of its snippet: one finding,
-        // one report. Those in other files (a workload defined elsewhere) follow as related
-        // reports of their own source, without a code of their own.
-        let mut labels = vec![LabeledSpan::new_primary_with_span(Some(label_text), span_of(file, d.span))];
-        let mut related = Vec::new();
-        for r in &d.related {
-            let rf = &files[r.file];
-            let span = span_of(rf, r.span);
-            if r.file == d.file {
-                labels.push(LabeledSpan::new_with_span(Some(r.message.clone()), span));
-            } else {
-                related.push(Rendered {
-                    message: r.message.clone(),
-                    code: Some("see also".into()),
-                    severity: miette::Severity::Advice,
-                    help: None,
-                    url: None,
-                    source: Source::new(&rf.name, sources[r.file].clone()),
-                    labels: vec![LabeledSpan::new_with_span(Some(r.message.clone()), span)],
-                    related: Vec::new(),
-                });
-            }
+        buf.clear();
+        let rendered = d.shown.as_deref().and_then(|shown| rendered(d, shown, names));
+        if rendered.is_none_or(|r| handler.render_report(&mut buf, &r).is_err()) {
+            let (l, c) = input::line_col(d.span.start);
+            let _ = writeln!(
+                buf,
+                "{}:{l}:{c}: {}: {} [{}]",
+                names[d.file],
+                severity_word(d.severity),
+                d.message,
+                d.rule.id
+            );
         }
-        let rendered = Rendered {
-            message: format!("{}{what}", d.message),
-            code: Some(format!("{} {}", d.rule.id, d.rule.name)),
-            severity: match d.severity {
-                Severity::Error => miette::Severity::Error,
-                Severity::Warning => miette::Severity::Warning,
-                Severity::Info => miette::Severity::Advice,
-            },
-            help: d.help.clone(),
-            url: Some(docs_url(d.rule)),
-            source: Source::new(&file.name, sources[d.file].clone()),
-            labels,
-            related,
-        };
-        let mut buf = String::new();
-        if handler.render_report(&mut buf, &rendered).is_err() {
-            let (l, c) = file.line_col(d.span.start);
-            let _ =
-                writeln!(buf, "{}:{l}:{c}: {}: {} [{}]", file.name, severity_word(d.severity), d.message, d.rule.id);
-        }
-        out.push_str(&buf);
-        out.push('\n');
+        buf.push('\n');
+        out.write_all(buf.as_bytes())?;
     }
     for note in &outcome.notes {
-        let _ = writeln!(out, "note: {note}");
+        writeln!(out, "note: {note}")?;
     }
-    out.push_str(&summary_line(outcome));
-    out
+    out.write_all(summary_line(outcome).as_bytes())
+}
+
+/// A diagnostic as miette renders it, its source read from what was kept of it (`None` when
+/// an excerpt is missing).
+fn rendered<'a>(d: &'a Diagnostic, shown: &'a Shown, names: &'a [String]) -> Option<Rendered<'a>> {
+    let source = |file: usize| -> Option<Source<'a>> {
+        Some(Source { name: names.get(file)?, file, excerpts: &shown.excerpts })
+    };
+    let what = d
+        .object
+        .as_ref()
+        .map(|o| match (o.kind.is_empty(), o.name.is_empty()) {
+            (true, _) => String::new(),
+            (false, true) => format!(" ({} without a name)", o.kind),
+            // Messages about other objects name them already.
+            (false, false) if d.message.contains(&o.describe()) => String::new(),
+            (false, false) => format!(" ({})", o.describe()),
+        })
+        .unwrap_or_default();
+    let label_text = match (d.path.is_empty(), d.exact) {
+        (true, _) => d.rule.name.to_string(),
+        (false, true) => d.path.clone(),
+        (false, false) => format!("{} is missing here", d.path),
+    };
+    // Related places in the diagnostic's own file are labels of its snippet: one finding,
+    // one report. Those in other files (a workload defined elsewhere) follow as related
+    // reports of their own source, without a code of their own.
+    let mut labels = vec![LabeledSpan::new_primary_with_span(Some(label_text), *shown.ranges.first()?)];
+    let mut related = Vec::new();
+    for (r, span) in d.related.iter().zip(shown.ranges.iter().skip(1)) {
+        if r.file == d.file {
+            labels.push(LabeledSpan::new_with_span(Some(r.message.clone()), *span));
+        } else {
+            related.push(Rendered {
+                message: r.message.clone(),
+                code: Some("see also".into()),
+                severity: miette::Severity::Advice,
+                help: None,
+                url: None,
+                source: source(r.file)?,
+                labels: vec![LabeledSpan::new_with_span(Some(r.message.clone()), *span)],
+                related: Vec::new(),
+            });
+        }
+    }
+    Some(Rendered {
+        message: format!("{}{what}", d.message),
+        code: Some(format!("{} {}", d.rule.id, d.rule.name)),
+        severity: match d.severity {
+            Severity::Error => miette::Severity::Error,
+            Severity::Warning => miette::Severity::Warning,
+            Severity::Info => miette::Severity::Advice,
+        },
+        help: d.help.clone(),
+        url: Some(docs_url(d.rule)),
+        source: source(d.file)?,
+        labels,
+        related,
+    })
 }
 
 /// `3 errors, 1 warning, 0 infos in 12 HPAs (40 objects)`.
@@ -244,75 +392,167 @@ pub(crate) fn summary_text(
     s
 }
 
-fn position(file: &SourceFile, d: crate::source::Span) -> (u32, u32, u32, u32) {
-    let (l, c) = file.line_col(d.start);
-    let (el, ec) = file.line_col(d.end);
+/// Line, column, end line and end column (1-based) of a span.
+fn position(d: crate::source::Span) -> (u32, u32, u32, u32) {
+    let (l, c) = input::line_col(d.start);
+    let (el, ec) = input::line_col(d.end);
     (l, c, el.max(l), if el > l { ec } else { ec.max(c) })
 }
 
+/// Serializes the items of an iterator as a sequence, without collecting them: the reports
+/// are written as they are serialized.
+struct Items<F>(F);
+
+impl<I, F> Serialize for Items<F>
+where
+    F: Fn() -> I,
+    I: Iterator<Item: Serialize>,
+{
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq((self.0)())
+    }
+}
+
+/// Writes a report as pretty-printed JSON and a newline.
+fn write_json(out: &mut dyn io::Write, report: &impl Serialize) -> io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, report)?;
+    out.write_all(b"\n")
+}
+
 /// The stable JSON schema (version 1).
-pub fn json(outcome: &LintResults, files: &[SourceFile]) -> String {
+#[derive(Serialize)]
+struct JsonReport<'a, D> {
+    version: u32,
+    summary: JsonSummary,
+    diagnostics: D,
+    notes: &'a [String],
+}
+
+#[derive(Serialize)]
+struct JsonSummary {
+    files: usize,
+    objects: usize,
+    hpas: usize,
+    errors: usize,
+    warnings: usize,
+    infos: usize,
+    suppressed: usize,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct JsonDiagnostic<'a, R> {
+    rule: &'a str,
+    name: &'a str,
+    severity: &'a str,
+    file: &'a str,
+    line: u32,
+    column: u32,
+    end_line: u32,
+    end_column: u32,
+    object: Option<JsonObject<'a>>,
+    path: &'a str,
+    message: &'a str,
+    help: Option<&'a str>,
+    related: R,
+    fix: Option<&'a Value>,
+    docs: String,
+}
+
+#[derive(Serialize)]
+struct JsonObject<'a> {
+    kind: &'a str,
+    namespace: Option<&'a str>,
+    name: &'a str,
+    document: usize,
+    item: Option<usize>,
+}
+
+#[derive(Serialize)]
+struct JsonRelated<'a> {
+    file: &'a str,
+    line: u32,
+    column: u32,
+    message: &'a str,
+}
+
+/// The stable JSON schema (version 1), written to `out` (`names`: the inputs, which the
+/// diagnostics' `file` indexes).
+pub fn json(outcome: &LintResults, names: &[String], out: &mut dyn io::Write) -> io::Result<()> {
     let count = |s: Severity| outcome.diagnostics.iter().filter(|d| d.severity == s).count();
-    let diags: Vec<Value> = outcome
-        .diagnostics
-        .iter()
-        .map(|d| {
-            let file = &files[d.file];
-            let (line, column, end_line, end_column) = position(file, d.span);
-            json!({
-                "rule": d.rule.id,
-                "name": d.rule.name,
-                "severity": d.severity.as_str(),
-                "file": file.name,
-                "line": line,
-                "column": column,
-                "endLine": end_line,
-                "endColumn": end_column,
-                "object": d.object.as_ref().map(|o| json!({"kind": o.kind, "namespace": o.namespace, "name": o.name, "document": o.document, "item": o.item})),
-                "path": d.path,
-                "message": d.message,
-                "help": d.help,
-                "related": d.related.iter().map(|r| {
-                    let rf = &files[r.file];
-                    let (l, c) = rf.line_col(r.span.start);
-                    json!({"file": rf.name, "line": l, "column": c, "message": r.message})
-                }).collect::<Vec<_>>(),
-                "fix": d.fix,
-                "docs": docs_url(d.rule),
-            })
-        })
-        .collect();
-    let v = json!({
-        "version": JSON_SCHEMA_VERSION,
-        "summary": {
-            "files": files.len(),
-            "objects": outcome.objects,
-            "hpas": outcome.hpas,
-            "errors": count(Severity::Error),
-            "warnings": count(Severity::Warning),
-            "infos": count(Severity::Info),
-            "suppressed": outcome.suppressed,
+    let report = JsonReport {
+        version: JSON_SCHEMA_VERSION,
+        summary: JsonSummary {
+            files: names.len(),
+            objects: outcome.objects,
+            hpas: outcome.hpas,
+            errors: count(Severity::Error),
+            warnings: count(Severity::Warning),
+            infos: count(Severity::Info),
+            suppressed: outcome.suppressed,
         },
-        "diagnostics": diags,
-        "notes": outcome.notes,
-    });
-    serde_json::to_string_pretty(&v).map(|s| s + "\n").unwrap_or_default()
+        diagnostics: Items(|| outcome.diagnostics.iter().map(|d| json_diagnostic(d, names))),
+        notes: &outcome.notes,
+    };
+    write_json(out, &report)
+}
+
+/// A diagnostic in the JSON schema.
+fn json_diagnostic<'a>(d: &'a Diagnostic, names: &'a [String]) -> JsonDiagnostic<'a, impl Serialize + 'a> {
+    let (line, column, end_line, end_column) = position(d.span);
+    JsonDiagnostic {
+        rule: d.rule.id,
+        name: d.rule.name,
+        severity: d.severity.as_str(),
+        file: &names[d.file],
+        line,
+        column,
+        end_line,
+        end_column,
+        object: d.object.as_ref().map(|o| JsonObject {
+            kind: &o.kind,
+            namespace: o.namespace.as_deref(),
+            name: &o.name,
+            document: o.document,
+            item: o.item,
+        }),
+        path: &d.path,
+        message: &d.message,
+        help: d.help.as_deref(),
+        related: Items(|| {
+            d.related.iter().map(|r| {
+                let (line, column) = input::line_col(r.span.start);
+                JsonRelated { file: &names[r.file], line, column, message: &r.message }
+            })
+        }),
+        fix: d.fix.as_ref(),
+        docs: docs_url(d.rule),
+    }
 }
 
 /// A diagnostic's SARIF logical locations: the object (`Kind/namespace/name`, or `Kind/name`
 /// for a kind without namespaces), and in it the field as the user wrote it (kind `property`:
 /// `spec.targetCPUUtilizationPercentage` for an autoscaling/v1 CPU target).
-fn logical_locations(d: &super::Diagnostic) -> Vec<Value> {
+fn logical_locations(d: &Diagnostic) -> Vec<SarifLogicalLocation<'_>> {
     let Some(o) = &d.object else { return Vec::new() };
     let object = match &o.namespace {
         Some(ns) => format!("{}/{ns}/{}", o.kind, o.name),
         None => format!("{}/{}", o.kind, o.name),
     };
-    let mut out = vec![json!({"name": o.name, "fullyQualifiedName": object, "kind": "object"})];
-    if !d.path.is_empty() {
-        out.push(json!({"name": d.path, "fullyQualifiedName": format!("{object}/{}", d.path), "kind": "property"}));
+    let field = (!d.path.is_empty()).then(|| format!("{object}/{}", d.path));
+    let mut out = vec![SarifLogicalLocation { name: &o.name, fully_qualified_name: object, kind: "object" }];
+    if let Some(field) = field {
+        out.push(SarifLogicalLocation { name: &d.path, fully_qualified_name: field, kind: "property" });
     }
     out
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifLogicalLocation<'a> {
+    name: &'a str,
+    fully_qualified_name: String,
+    kind: &'static str,
 }
 
 pub(crate) fn sarif_level(s: Severity) -> &'static str {
@@ -367,71 +607,172 @@ pub(crate) fn sarif_rules() -> (Vec<&'static RuleMeta>, Vec<Value>) {
     (rules_list, rule_objects)
 }
 
-/// SARIF 2.1.0.
-pub fn sarif(outcome: &LintResults, files: &[SourceFile]) -> String {
+#[derive(Serialize)]
+struct SarifLog<'a, R> {
+    #[serde(rename = "$schema")]
+    schema: &'static str,
+    version: &'static str,
+    runs: [SarifRun<'a, R>; 1],
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifRun<'a, R> {
+    tool: SarifTool,
+    column_kind: &'static str,
+    invocations: [SarifInvocation<'a>; 1],
+    results: R,
+}
+
+#[derive(Serialize)]
+struct SarifTool {
+    driver: SarifDriver,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifDriver {
+    name: &'static str,
+    version: &'static str,
+    information_uri: &'static str,
+    rules: Vec<Value>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifInvocation<'a> {
+    execution_successful: bool,
+    tool_execution_notifications: Vec<SarifNotification<'a>>,
+}
+
+#[derive(Serialize)]
+struct SarifNotification<'a> {
+    level: &'static str,
+    message: SarifMessage<'a>,
+}
+
+#[derive(Serialize)]
+struct SarifMessage<'a> {
+    text: std::borrow::Cow<'a, str>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifResult<'a> {
+    rule_id: &'a str,
+    rule_index: usize,
+    level: &'static str,
+    message: SarifMessage<'a>,
+    locations: [SarifLocation<'a>; 1],
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    related_locations: Vec<SarifRelated<'a>>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifLocation<'a> {
+    physical_location: SarifPhysical,
+    logical_locations: Vec<SarifLogicalLocation<'a>>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifRelated<'a> {
+    id: usize,
+    message: SarifMessage<'a>,
+    physical_location: SarifPhysical,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifPhysical {
+    artifact_location: SarifArtifact,
+    region: SarifRegion,
+}
+
+#[derive(Serialize)]
+struct SarifArtifact {
+    uri: String,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifRegion {
+    start_line: u32,
+    start_column: u32,
+    end_line: u32,
+    end_column: u32,
+}
+
+impl SarifPhysical {
+    /// A span of a file, as a SARIF physical location.
+    fn new(name: &str, span: crate::source::Span) -> SarifPhysical {
+        let (start_line, start_column, end_line, end_column) = position(span);
+        SarifPhysical {
+            artifact_location: SarifArtifact { uri: artifact_uri(name) },
+            region: SarifRegion { start_line, start_column, end_line, end_column: end_column.max(start_column) },
+        }
+    }
+}
+
+/// SARIF 2.1.0, written to `out` (`names`: the inputs, which the diagnostics' `file`
+/// indexes).
+pub fn sarif(outcome: &LintResults, names: &[String], out: &mut dyn io::Write) -> io::Result<()> {
     let (rules_list, rule_objects) = sarif_rules();
-    let results: Vec<Value> = outcome
-        .diagnostics
-        .iter()
-        .map(|d| {
-            let file = &files[d.file];
-            let (line, column, end_line, end_column) = position(file, d.span);
-            let index = rules_list.iter().position(|m| m.id == d.rule.id).unwrap_or(0);
-            let mut result = json!({
-                "ruleId": d.rule.id,
-                "ruleIndex": index,
-                "level": sarif_level(d.severity),
-                "message": {"text": match &d.help { Some(h) => format!("{} ({h})", d.message), None => d.message.clone() }},
-                "locations": [{
-                    "physicalLocation": {
-                        "artifactLocation": {"uri": artifact_uri(&file.name)},
-                        "region": {"startLine": line, "startColumn": column, "endLine": end_line, "endColumn": end_column.max(column)},
-                    },
-                    "logicalLocations": logical_locations(d),
-                }],
-            });
-            if !d.related.is_empty() {
-                result["relatedLocations"] = Value::Array(
-                    d.related
-                        .iter()
-                        .enumerate()
-                        .map(|(i, r)| {
-                            let rf = &files[r.file];
-                            let (l, c, el, ec) = position(rf, r.span);
-                            json!({
-                                "id": i,
-                                "message": {"text": r.message},
-                                "physicalLocation": {
-                                    "artifactLocation": {"uri": artifact_uri(&rf.name)},
-                                    "region": {"startLine": l, "startColumn": c, "endLine": el, "endColumn": ec.max(c)},
-                                },
-                            })
-                        })
-                        .collect(),
-                );
-            }
-            result
-        })
-        .collect();
-    let v = json!({
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {
-                "name": "hpa-lint",
-                "version": env!("CARGO_PKG_VERSION"),
-                "informationUri": "https://github.com/hpa-toolkit/hpa-toolkit",
-                "rules": rule_objects,
-            }},
-            "columnKind": "unicodeCodePoints",
-            "invocations": [{
-                "executionSuccessful": true,
-                "toolExecutionNotifications": outcome.notes.iter().map(|n| json!({"level": "note", "message": {"text": n}})).collect::<Vec<_>>(),
+    let log = SarifLog {
+        schema: "https://json.schemastore.org/sarif-2.1.0.json",
+        version: "2.1.0",
+        runs: [SarifRun {
+            tool: SarifTool {
+                driver: SarifDriver {
+                    name: "hpa-lint",
+                    version: env!("CARGO_PKG_VERSION"),
+                    information_uri: "https://github.com/hpa-toolkit/hpa-toolkit",
+                    rules: rule_objects,
+                },
+            },
+            column_kind: "unicodeCodePoints",
+            invocations: [SarifInvocation {
+                execution_successful: true,
+                tool_execution_notifications: outcome
+                    .notes
+                    .iter()
+                    .map(|n| SarifNotification { level: "note", message: SarifMessage { text: n.as_str().into() } })
+                    .collect(),
             }],
-            "results": results,
+            results: Items(|| outcome.diagnostics.iter().map(|d| sarif_result(d, names, &rules_list))),
         }],
-    });
-    serde_json::to_string_pretty(&v).map(|s| s + "\n").unwrap_or_default()
+    };
+    write_json(out, &log)
+}
+
+/// A diagnostic as a SARIF result (`rules`: the driver's rules, which `ruleIndex` indexes).
+fn sarif_result<'a>(d: &'a Diagnostic, names: &[String], rules: &[&RuleMeta]) -> SarifResult<'a> {
+    SarifResult {
+        rule_id: d.rule.id,
+        rule_index: rules.iter().position(|m| m.id == d.rule.id).unwrap_or(0),
+        level: sarif_level(d.severity),
+        message: SarifMessage {
+            text: match &d.help {
+                Some(h) => format!("{} ({h})", d.message).into(),
+                None => d.message.as_str().into(),
+            },
+        },
+        locations: [SarifLocation {
+            physical_location: SarifPhysical::new(&names[d.file], d.span),
+            logical_locations: logical_locations(d),
+        }],
+        related_locations: d
+            .related
+            .iter()
+            .enumerate()
+            .map(|(id, r)| SarifRelated {
+                id,
+                message: SarifMessage { text: r.message.as_str().into() },
+                physical_location: SarifPhysical::new(&names[r.file], r.span),
+            })
+            .collect(),
+    }
 }
 
 pub(crate) fn escape_data(s: &str) -> String {
@@ -442,15 +783,14 @@ pub(crate) fn escape_property(s: &str) -> String {
     escape_data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
-/// GitHub Actions workflow commands (`::error file=...,line=...::message`).
-pub fn github(outcome: &LintResults, files: &[SourceFile]) -> String {
-    let mut out = String::new();
+/// GitHub Actions workflow commands (`::error file=...,line=...::message`), written to `out`
+/// (`names`: the inputs, which the diagnostics' `file` indexes).
+pub fn github(outcome: &LintResults, names: &[String], out: &mut dyn io::Write) -> io::Result<()> {
     for note in &outcome.notes {
-        let _ = writeln!(out, "::notice title=hpa-lint::{}", escape_data(note));
+        writeln!(out, "::notice title=hpa-lint::{}", escape_data(note))?;
     }
     for d in &outcome.diagnostics {
-        let file = &files[d.file];
-        let (line, column, end_line, end_column) = position(file, d.span);
+        let (line, column, end_line, end_column) = position(d.span);
         let cmd = match d.severity {
             Severity::Error => "error",
             Severity::Warning => "warning",
@@ -460,15 +800,15 @@ pub fn github(outcome: &LintResults, files: &[SourceFile]) -> String {
             Some(h) => format!("{} ({h})", d.message),
             None => d.message.clone(),
         };
-        let _ = writeln!(
+        writeln!(
             out,
             "::{cmd} file={},line={line},col={column},endLine={end_line},endColumn={end_column},title={}::{}",
-            escape_property(&file.name),
+            escape_property(&names[d.file]),
             escape_property(&format!("{} {}", d.rule.id, d.rule.name)),
             escape_data(&message)
-        );
+        )?;
     }
-    out
+    Ok(())
 }
 
 #[cfg(test)]
@@ -481,6 +821,45 @@ mod tests {
         assert_eq!(artifact_uri("/srv/repo/hpa.yaml"), "file:///srv/repo/hpa.yaml");
         assert_eq!(artifact_uri("C:\\repo\\hpa.yaml"), "file:///C:/repo/hpa.yaml");
         assert_eq!(artifact_uri("<stdin>"), "%3Cstdin%3E");
+    }
+
+    /// miette reads the same lines, spans, line numbers and columns from an excerpt as from
+    /// the whole text, whatever ends the lines.
+    #[test]
+    fn excerpts_read_as_the_whole_text() {
+        let body = "a: 1\nb:\n  c: 2\n  d: [x, y]\n\n# ñandú ☃\ne: 'long value'\nf:\n- g: 1\n  h: 2\nlast: 3";
+        let texts = [
+            body.to_string(),
+            body.replace('\n', "\r\n"),
+            body.replace('\n', "\r"),
+            format!("\u{feff}{}\n", body.replace('\n', "\r\n")),
+        ];
+        for text in &texts {
+            for start in (0..=text.len()).filter(|&i| text.is_char_boundary(i)) {
+                for len in [0, 1, 3, 12] {
+                    let end = (start + len).min(text.len());
+                    if !text.is_char_boundary(end) {
+                        continue;
+                    }
+                    let span = SourceSpan::from((start, end - start));
+                    let e = [label_excerpt(text, start, end)];
+                    let source = Source { name: "t", file: 0, excerpts: &e };
+                    for context in [0, 1] {
+                        let whole = text.as_str().read_span(&span, context, context);
+                        let part = source.read_span(&span, context, context);
+                        match (whole, part) {
+                            (Ok(w), Ok(p)) => {
+                                let what = format!("{text:?} at {start}+{} with {context}", end - start);
+                                assert_eq!(w.data(), p.data(), "{what}");
+                                assert_eq!(w.span(), p.span(), "{what}");
+                                assert_eq!((w.line(), w.column()), (p.line(), p.column()), "{what}");
+                            }
+                            (w, p) => assert_eq!(w.is_ok(), p.is_ok(), "{text:?} at {start}"),
+                        }
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -5,8 +5,8 @@ use hpa_core::rules::RuleMeta;
 
 use crate::source::Node;
 
-/// The annotation key.
-pub const ANNOTATION: &str = "hpa-lint.dev/ignore";
+/// The annotation key ([`hpa_core::rules::IGNORE_ANNOTATION`]).
+pub const ANNOTATION: &str = hpa_core::rules::IGNORE_ANNOTATION;
 
 /// The rules an object opts out of.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -16,7 +16,7 @@ use hpa_core::api::v2::{
     HorizontalPodAutoscalerSpec, HorizontalPodAutoscalerStatus, MetricSpec,
 };
 use hpa_core::evaluator::behavior::{self, NormalizationArgs, TimestampedRecommendation, TimestampedScaleEvent};
-use hpa_core::evaluator::controller::{self, ControllerState, ObjectMetricValue, Scale, SyncInput};
+use hpa_core::evaluator::controller::{self, ControllerState, ObjectMetricValue, ReadError, Scale, SyncInput};
 use hpa_core::evaluator::replicas::{
     self, ConditionStatus, Container, ContainerUsage, ObjectSample, Pod, PodIndex, PodMetric, PodMetricsInfo,
     PodMetricsItem, PodPhase, PodSample, ReadyCondition, ReplicaCalculator, Tolerances, Workspace,
@@ -668,7 +668,7 @@ fn sync_input(s: &Value) -> R<SyncInput> {
     let flag = |key: &str| s.get(key).and_then(Value::as_bool).unwrap_or(false);
     let fetch_errors: Vec<&str> = array_of(s, "fetch_errors")?.iter().filter_map(Value::as_str).collect();
     let failed = |kind: &str| fetch_errors.contains(&kind);
-    let api_error = |kind: &str| format!("fake {kind} metrics API error");
+    let api_error = |kind: &str| ReadError(format!("fake {kind} metrics API error"));
 
     let mut input = SyncInput::new(
         instant_of(s, "t")?,

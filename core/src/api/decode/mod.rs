@@ -988,7 +988,7 @@ impl Decode for Time {
                         *self = t;
                         Ok(())
                     }
-                    Err(message) => Err(d.fail(message)),
+                    Err(error) => Err(d.fail(error.to_string())),
                 }
             }
             other => {

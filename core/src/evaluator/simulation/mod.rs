@@ -123,8 +123,8 @@ impl MetricKey {
         }
     }
 
-    /// Whether a value suits this kind of metric (the message says why not).
-    pub fn accepts(&self, v: &LoadValue) -> Result<(), String> {
+    /// Whether a value suits this kind of metric ([`UnsuitableLoad`] says why not).
+    pub fn accepts(&self, v: &LoadValue) -> Result<(), UnsuitableLoad> {
         match (self, v) {
             (_, LoadValue::Unavailable) => Ok(()),
             (
@@ -132,15 +132,34 @@ impl MetricKey {
                 LoadValue::PerPod(_) | LoadValue::Total(_) | LoadValue::Utilization(_),
             ) => Ok(()),
             (MetricKey::Resource(_) | MetricKey::Container { .. }, LoadValue::Value(_)) => {
-                Err("a resource metric takes perPod, total or utilization, not value".into())
+                Err(UnsuitableLoad::Resource)
             }
             (MetricKey::Pods(_), LoadValue::PerPod(_) | LoadValue::Total(_)) => Ok(()),
-            (MetricKey::Pods(_), _) => Err("a Pods metric takes perPod or total".into()),
+            (MetricKey::Pods(_), _) => Err(UnsuitableLoad::Pods),
             (MetricKey::Object(_) | MetricKey::External(_), LoadValue::Value(_)) => Ok(()),
-            (MetricKey::Object(_), _) => Err("an Object metric takes value (the object's value)".into()),
-            (MetricKey::External(_), _) => Err("an External metric takes value (the sum of its series)".into()),
+            (MetricKey::Object(_), _) => Err(UnsuitableLoad::Object),
+            (MetricKey::External(_), _) => Err(UnsuitableLoad::External),
         }
     }
+}
+
+/// A load value of a kind the metric does not take ([`MetricKey::accepts`]), by the metric's
+/// type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum UnsuitableLoad {
+    /// A Resource or ContainerResource metric given `value`.
+    #[error("a resource metric takes perPod, total or utilization, not value")]
+    Resource,
+    /// A Pods metric given `utilization` or `value`.
+    #[error("a Pods metric takes perPod or total")]
+    Pods,
+    /// An Object metric given anything but `value`.
+    #[error("an Object metric takes value (the object's value)")]
+    Object,
+    /// An External metric given anything but `value`.
+    #[error("an External metric takes value (the sum of its series)")]
+    External,
 }
 
 /// The pods' spec as far as the controller reads it.

@@ -21,7 +21,7 @@ use hpa_core::evaluator::diagnosis::{self, DiagnosisInput, RecordedEvent};
 use serde_json::Value;
 
 use crate::cli::{ClusterArgs, DiagnoseArgs, ReportFormat};
-use crate::controller_flags;
+use crate::controller_flags::Provenance;
 use crate::input;
 use crate::{ExitStatus, Output};
 
@@ -44,6 +44,52 @@ struct Read {
     notes: Vec<String>,
 }
 
+/// Why the objects of a diagnosis could not be read (each a usage or I/O error, exit 2).
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+#[non_exhaustive]
+pub enum ReadError {
+    /// `--now` is not an RFC 3339 time.
+    #[error("--now {0:?} is not an RFC 3339 time (2026-03-02T09:21:05Z)")]
+    Now(String),
+    /// The async runtime of a live read did not start.
+    #[error("cannot start the async runtime: {0}")]
+    Runtime(#[source] std::io::Error),
+    /// hpa-cluster could not read the objects live, or build the sync's inputs from them.
+    #[error(transparent)]
+    Cluster(#[from] hpa_cluster::error::Error),
+    /// A snapshot file cannot be read.
+    #[error("{file}: {source}")]
+    File {
+        /// The file.
+        file: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A snapshot file is not text the YAML reader takes (binary, not UTF-8).
+    #[error("{file}: {reason}")]
+    Unreadable {
+        /// The file.
+        file: String,
+        /// Why.
+        reason: String,
+    },
+    /// A snapshot file's YAML (or JSON) syntax error.
+    #[error("{file}:{line}:{column}: invalid YAML: {message}")]
+    Yaml {
+        /// The file.
+        file: String,
+        /// 1-based line.
+        line: u32,
+        /// 1-based column.
+        column: u32,
+        /// The parser's message.
+        message: String,
+    },
+    /// Without `--now`, the snapshot must record some instant.
+    #[error("the snapshot records no instant (no PodMetrics timestamp, event or condition time): pass --now")]
+    NoInstant,
+}
+
 /// Runs `diagnose`: exit 0 with a diagnosis, 2 when nothing could be read.
 pub fn run(args: &DiagnoseArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> ExitStatus {
     // `--snapshot a.yaml b.json NAME`: the flag takes every value, the last is the name.
@@ -55,26 +101,25 @@ pub fn run(args: &DiagnoseArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> 
         return out.usage_error("diagnose needs the HorizontalPodAutoscaler's NAME");
     };
     let args = &args;
-    let gates = match cluster.gates() {
-        Ok(g) => g,
-        Err(e) => return out.usage_error(&e.to_string()),
-    };
-    let config = match controller_flags::configuration(gates, &[&args.controller.flags()]) {
-        Ok(c) => c,
-        Err(e) => return out.usage_error(&format!("--{e}")),
-    };
+    // The configuration's release, gates and controller apply as they do to `lint`; the
+    // controller flags given here override its `controller:`.
+    let config =
+        match super::lint::settings(&args.config, cluster, &[(&args.controller.flags(), Provenance::CommandLine)]) {
+            Ok(r) => r.settings.controller,
+            Err(e) => return out.fail(&e),
+        };
     let now = match args.now.as_deref().map(parse_now).transpose() {
         Ok(n) => n,
-        Err(e) => return out.usage_error(&e),
+        Err(e) => return out.fail(&e),
     };
     let read = if args.snapshot.is_empty() { read_live(args, &name, now) } else { read_snapshot(args, &name, now) };
     let mut read = match read {
         Ok(r) => r,
-        Err(e) => return out.usage_error(&e),
+        Err(e) => return out.fail(&e),
     };
     let inputs = match inputs_from_objects(&read.objects, &read.metrics_errors, &read.namespace, &name, read.now) {
         Ok(i) => i,
-        Err(e) => return out.usage_error(&e.to_string()),
+        Err(e) => return out.fail(&ReadError::from(e)),
     };
     let hpa = match hpa_cluster::diagnose::internal_hpa(&inputs.hpa) {
         Ok(h) => h,
@@ -118,18 +163,13 @@ fn core_events(inputs: &DiagnoseInputs) -> Vec<RecordedEvent> {
         .collect()
 }
 
-fn parse_now(text: &str) -> Result<Timestamp, String> {
-    Time::parse_rfc3339(text)
-        .map(Timestamp::from_api_time)
-        .ok_or_else(|| format!("--now {text:?} is not an RFC 3339 time (2026-03-02T09:21:05Z)"))
+fn parse_now(text: &str) -> Result<Timestamp, ReadError> {
+    Time::parse_rfc3339(text).map(Timestamp::from_api_time).ok_or_else(|| ReadError::Now(text.to_string()))
 }
 
 /// Reads the HPA's objects from the API server.
-fn read_live(args: &DiagnoseArgs, name: &str, now: Option<Timestamp>) -> Result<Read, String> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+fn read_live(args: &DiagnoseArgs, name: &str, now: Option<Timestamp>) -> Result<Read, ReadError> {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(ReadError::Runtime)?;
     let options = ClientOptions {
         kubeconfig: args.kubeconfig.clone(),
         context: args.context.clone(),
@@ -137,10 +177,9 @@ fn read_live(args: &DiagnoseArgs, name: &str, now: Option<Timestamp>) -> Result<
         timeout: Duration::from_secs(args.timeout.max(1)),
     };
     runtime.block_on(async {
-        let cluster = Cluster::connect(&options).await.map_err(|e| e.to_string())?;
+        let cluster = Cluster::connect(&options).await?;
         let namespace = args.namespace.clone().unwrap_or_else(|| cluster.default_namespace().to_string());
-        let objects =
-            hpa_cluster::diagnose::read_objects(&cluster, &namespace, name).await.map_err(|e| e.to_string())?;
+        let objects = hpa_cluster::diagnose::read_objects(&cluster, &namespace, name).await?;
         let now = now.unwrap_or_else(|| {
             let ms = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis());
             Timestamp::from_millis(i64::try_from(ms).unwrap_or(i64::MAX))
@@ -157,18 +196,18 @@ fn read_live(args: &DiagnoseArgs, name: &str, now: Option<Timestamp>) -> Result<
 }
 
 /// Reads snapshot files (YAML or JSON, one or more documents each, `List`s flattened later).
-fn read_snapshot(args: &DiagnoseArgs, name: &str, now: Option<Timestamp>) -> Result<Read, String> {
+fn read_snapshot(args: &DiagnoseArgs, name: &str, now: Option<Timestamp>) -> Result<Read, ReadError> {
     let mut objects = Vec::new();
     for path in &args.snapshot {
         let name = path.display().to_string();
-        let bytes = std::fs::read(path).map_err(|e| format!("{name}: {e}"))?;
+        let bytes = std::fs::read(path).map_err(|source| ReadError::File { file: name.clone(), source })?;
         let file = input::from_bytes(name.clone(), bytes);
         if let Some(reason) = &file.unreadable {
-            return Err(format!("{name}: {reason}"));
+            return Err(ReadError::Unreadable { file: name, reason: reason.to_string() });
         }
         if let Some(e) = &file.parsed.error {
-            let (line, col) = file.line_col(e.mark);
-            return Err(format!("{name}:{line}:{col}: invalid YAML: {}", e.message));
+            let (line, column) = file.line_col(e.mark);
+            return Err(ReadError::Yaml { file: name, line, column, message: e.message.clone() });
         }
         objects.extend(file.parsed.documents.iter().map(|d| d.root.to_json()).filter(|v| !v.is_null()));
     }
@@ -180,10 +219,7 @@ fn read_snapshot(args: &DiagnoseArgs, name: &str, now: Option<Timestamp>) -> Res
     let now = match now {
         Some(n) => n,
         None => {
-            let latest = latest_instant(&objects).ok_or_else(|| {
-                "the snapshot records no instant (no PodMetrics timestamp, event or condition time): pass --now"
-                    .to_string()
-            })?;
+            let latest = latest_instant(&objects).ok_or(ReadError::NoInstant)?;
             notes.push(format!(
                 "the sync is replayed at {}, the latest instant the snapshot records; pass --now to choose another",
                 latest.to_api_time().to_rfc3339()

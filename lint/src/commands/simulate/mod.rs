@@ -19,7 +19,7 @@ use hpa_core::api::v2::HorizontalPodAutoscaler;
 use hpa_core::check;
 
 use crate::cli::{ClusterArgs, ReportFormat, SimulateArgs};
-use crate::controller_flags;
+use crate::controller_flags::Provenance;
 use crate::hpa;
 use crate::input::{self, ObjectRef, SourceFile};
 use crate::source::{Node, NodeKind, Scalar, Span};
@@ -86,7 +86,6 @@ fn prepare(
     cluster: &ClusterArgs,
     out: &mut Output<'_>,
 ) -> Result<(engine::Plan, render::Header), Failure> {
-    let gates = cluster.gates().map_err(|e| Failure::Error(e.to_string()))?;
     let (file, base) = if args.scenario == "-" {
         let bytes = out.read_stdin().map_err(|e| Failure::Error(format!("<stdin>: {e}")))?;
         (input::from_bytes("<stdin>".into(), bytes), PathBuf::from("."))
@@ -99,7 +98,13 @@ fn prepare(
     let root = document_root(&file)?;
     let scenario = scenario::parse(root).map_err(|e| Failure::Invalid(positioned(&file, &e)))?;
 
-    let admission = check::Options::verdict_only(gates.clone());
+    // The configuration's release, gates and controller apply as they do to `lint`; the
+    // scenario's `controller:` overrides the configuration's, the command line both.
+    let flags = args.controller.flags();
+    let layers = [(&scenario.controller, Provenance::Scenario), (&flags, Provenance::CommandLine)];
+    let settings =
+        super::lint::settings(&args.config, cluster, &layers).map_err(|e| Failure::Error(e.to_string()))?.settings;
+    let admission = check::Options::verdict_only(settings.gates);
     let (hpa, workload, hpa_span) = match &scenario.hpa {
         HpaSource::Inline(node) => {
             let hpa = admit(&file, node, &admission)?;
@@ -120,8 +125,7 @@ fn prepare(
         }
     };
 
-    let options = controller_flags::configuration(gates, &[&scenario.controller, &args.controller.flags()])
-        .map_err(|e| Failure::Error(format!("--{e}")))?;
+    let options = settings.controller;
 
     let header = render::Header {
         scenario: file.name.clone(),

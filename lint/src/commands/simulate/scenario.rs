@@ -23,6 +23,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use hpa_core::api::Quantity;
+use hpa_core::api::quantity::QuantityError;
 use hpa_core::api::v2::{HorizontalPodAutoscaler, MetricSpec};
 use hpa_core::evaluator::Container;
 use hpa_core::evaluator::controller::effective_metrics;
@@ -192,15 +193,70 @@ fn string(node: &Node, what: &str) -> Result<String, ScenarioError> {
     }
 }
 
+/// A value of a scenario that does not read as what its field takes (a duration, a load
+/// quantity, a percentage); the message quotes the text as written.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ValueError {
+    /// Nothing but spaces.
+    #[error("empty duration")]
+    EmptyDuration,
+    /// A duration below zero.
+    #[error("duration {0:?} must not be negative")]
+    NegativeDuration(String),
+    /// A unit without a number before it.
+    #[error("invalid duration {0:?}: expected a number before each unit (e.g. 90s, 5m, 1h30m)")]
+    MissingNumber(String),
+    /// A number without a unit after it.
+    #[error("invalid duration {text:?}: missing unit after {number} (ms, s, m or h)")]
+    MissingUnit {
+        /// The duration as written.
+        text: String,
+        /// The number the unit should follow.
+        number: f64,
+    },
+    /// A unit other than ms, s, m or h.
+    #[error("invalid duration {text:?}: unknown unit {unit:?} (use ms, s, m or h)")]
+    UnknownUnit {
+        /// The duration as written.
+        text: String,
+        /// The unit.
+        unit: String,
+    },
+    /// Longer than the simulation can count in milliseconds.
+    #[error("duration {0:?} is too long")]
+    TooLong(String),
+    /// Not a whole number of milliseconds.
+    #[error("duration {0:?} is finer than a millisecond")]
+    FinerThanMillisecond(String),
+    /// Not a Kubernetes quantity.
+    #[error("invalid quantity {text:?}: {source}")]
+    Quantity {
+        /// The quantity as written.
+        text: String,
+        /// Why apimachinery would refuse it.
+        source: QuantityError,
+    },
+    /// A load below zero.
+    #[error("{0} is negative; loads must not be negative")]
+    NegativeLoad(String),
+    /// Not a number.
+    #[error("invalid percentage {0:?}: expected a number such as 80")]
+    NotAPercentage(String),
+    /// Infinite or not a number.
+    #[error("invalid percentage {0:?}")]
+    NonFinitePercentage(String),
+}
+
 /// Parses a duration: `90s`, `5m`, `1h30m`, `1.5s`, `250ms`, or a plain number of seconds.
 /// Durations are non-negative and whole milliseconds.
-pub fn parse_duration(text: &str) -> Result<i64, String> {
+pub fn parse_duration(text: &str) -> Result<i64, ValueError> {
     let t = text.trim();
     if t.is_empty() {
-        return Err("empty duration".into());
+        return Err(ValueError::EmptyDuration);
     }
     if t.starts_with('-') {
-        return Err(format!("duration {t:?} must not be negative"));
+        return Err(ValueError::NegativeDuration(t.to_string()));
     }
     let t = t.strip_prefix('+').unwrap_or(t);
     // A plain number is seconds.
@@ -215,9 +271,11 @@ pub fn parse_duration(text: &str) -> Result<i64, String> {
         while i < bytes.len() && (bytes[i].is_ascii_digit() || bytes[i] == b'.') {
             i += 1;
         }
-        let number: f64 = t.get(start..i).filter(|s| !s.is_empty()).and_then(|s| s.parse().ok()).ok_or_else(|| {
-            format!("invalid duration {text:?}: expected a number before each unit (e.g. 90s, 5m, 1h30m)")
-        })?;
+        let number: f64 = t
+            .get(start..i)
+            .filter(|s| !s.is_empty())
+            .and_then(|s| s.parse().ok())
+            .ok_or_else(|| ValueError::MissingNumber(text.to_string()))?;
         let unit_start = i;
         while i < bytes.len() && bytes[i].is_ascii_alphabetic() {
             i += 1;
@@ -227,24 +285,24 @@ pub fn parse_duration(text: &str) -> Result<i64, String> {
             "s" => 1000.0,
             "m" => 60_000.0,
             "h" => 3_600_000.0,
-            "" => return Err(format!("invalid duration {text:?}: missing unit after {number} (ms, s, m or h)")),
-            other => return Err(format!("invalid duration {text:?}: unknown unit {other:?} (use ms, s, m or h)")),
+            "" => return Err(ValueError::MissingUnit { text: text.to_string(), number }),
+            other => return Err(ValueError::UnknownUnit { text: text.to_string(), unit: other.to_string() }),
         };
         total += number * unit_ms;
     }
     millis_of(total, text)
 }
 
-fn millis_of(ms: f64, text: &str) -> Result<i64, String> {
+fn millis_of(ms: f64, text: &str) -> Result<i64, ValueError> {
     if !ms.is_finite() || ms > 1e15 {
-        return Err(format!("duration {text:?} is too long"));
+        return Err(ValueError::TooLong(text.to_string()));
     }
     if ms < 0.0 {
-        return Err(format!("duration {text:?} must not be negative"));
+        return Err(ValueError::NegativeDuration(text.to_string()));
     }
     let rounded = ms.round();
     if (ms - rounded).abs() > 1e-6 {
-        return Err(format!("duration {text:?} is finer than a millisecond"));
+        return Err(ValueError::FinerThanMillisecond(text.to_string()));
     }
     Ok(rounded as i64)
 }
@@ -256,10 +314,10 @@ fn duration(node: &Node, what: &str) -> Result<i64, ScenarioError> {
 }
 
 /// Parses a non-negative quantity (`500m`, `2Gi`, `10`, `0.5`) into milli-units.
-pub fn parse_quantity_milli(text: &str) -> Result<i64, String> {
-    let q = Quantity::parse(text.trim()).map_err(|e| format!("invalid quantity {text:?}: {e}"))?;
+pub fn parse_quantity_milli(text: &str) -> Result<i64, ValueError> {
+    let q = Quantity::parse(text.trim()).map_err(|source| ValueError::Quantity { text: text.to_string(), source })?;
     if q.sign() < 0 {
-        return Err(format!("{text} is negative; loads must not be negative"));
+        return Err(ValueError::NegativeLoad(text.to_string()));
     }
     Ok(q.milli_value())
 }
@@ -271,15 +329,15 @@ fn quantity(node: &Node, what: &str) -> Result<i64, ScenarioError> {
 }
 
 /// Parses a percentage: `150`, `37.5` or `"80%"`.
-pub fn parse_percent(text: &str) -> Result<f64, String> {
+pub fn parse_percent(text: &str) -> Result<f64, ValueError> {
     let t = text.trim();
     let t = t.strip_suffix('%').unwrap_or(t).trim();
-    let p: f64 = t.parse().map_err(|_| format!("invalid percentage {text:?}: expected a number such as 80"))?;
+    let p: f64 = t.parse().map_err(|_| ValueError::NotAPercentage(text.to_string()))?;
     if !p.is_finite() {
-        return Err(format!("invalid percentage {text:?}"));
+        return Err(ValueError::NonFinitePercentage(text.to_string()));
     }
     if p < 0.0 {
-        return Err(format!("{text} is negative; loads must not be negative"));
+        return Err(ValueError::NegativeLoad(text.to_string()));
     }
     Ok(p)
 }
@@ -740,8 +798,8 @@ mod tests {
         for bad in ["", "-5s", "5x", "s", "1.5.2s", "1us", "0.0001s", "5 m m"] {
             assert!(parse_duration(bad).is_err(), "{bad}");
         }
-        assert!(parse_duration("-5s").unwrap_err().contains("negative"));
-        assert!(parse_duration("3d").unwrap_err().contains("unknown unit"));
+        assert!(parse_duration("-5s").unwrap_err().to_string().contains("negative"));
+        assert!(parse_duration("3d").unwrap_err().to_string().contains("unknown unit"));
     }
 
     #[test]
@@ -753,17 +811,40 @@ mod tests {
     }
 
     #[test]
+    fn value_errors_are_typed_and_read_as_before() {
+        assert_eq!(parse_duration(" -5s"), Err(ValueError::NegativeDuration("-5s".into())));
+        assert_eq!(
+            parse_duration("3d").unwrap_err().to_string(),
+            "invalid duration \"3d\": unknown unit \"d\" (use ms, s, m or h)"
+        );
+        assert_eq!(
+            parse_duration("5m3").unwrap_err().to_string(),
+            "invalid duration \"5m3\": missing unit after 3 (ms, s, m or h)"
+        );
+        assert_eq!(
+            parse_duration("0.0001").unwrap_err().to_string(),
+            "duration \"0.0001\" is finer than a millisecond"
+        );
+        assert_eq!(
+            parse_percent("x").unwrap_err().to_string(),
+            "invalid percentage \"x\": expected a number such as 80"
+        );
+        assert_eq!(parse_quantity_milli("-1").unwrap_err().to_string(), "-1 is negative; loads must not be negative");
+        assert!(matches!(parse_quantity_milli("abc"), Err(ValueError::Quantity { .. })));
+    }
+
+    #[test]
     fn quantities_and_percentages() {
         assert_eq!(parse_quantity_milli("1030m"), Ok(1030));
         assert_eq!(parse_quantity_milli("0"), Ok(0));
         assert_eq!(parse_quantity_milli("2"), Ok(2000));
         assert_eq!(parse_quantity_milli("0.5"), Ok(500));
         assert_eq!(parse_quantity_milli("1Ki"), Ok(1_024_000));
-        assert!(parse_quantity_milli("-1").unwrap_err().contains("negative"));
+        assert!(parse_quantity_milli("-1").unwrap_err().to_string().contains("negative"));
         assert!(parse_quantity_milli("abc").is_err());
         assert_eq!(parse_percent("80"), Ok(80.0));
         assert_eq!(parse_percent("37.5%"), Ok(37.5));
-        assert!(parse_percent("-3").unwrap_err().contains("negative"));
+        assert!(parse_percent("-3").unwrap_err().to_string().contains("negative"));
         assert!(parse_percent("x").is_err());
     }
 
