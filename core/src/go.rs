@@ -141,6 +141,35 @@ impl serde_json::ser::Formatter for GoJsonFormatter {
     }
 }
 
+/// Go's `json.Compact` with HTML escaping (`appendCompact(dst, src, true)`), which
+/// `encoding/json` applies to what a `MarshalJSON` returns: whitespace outside strings is
+/// dropped, `<`, `>`, `&`, U+2028 and U+2029 inside strings become `\u` escapes, and
+/// everything else (key order, escapes, number spellings) is kept. `src` is well-formed JSON.
+pub fn compact(src: &str) -> String {
+    let mut out = String::with_capacity(src.len());
+    let (mut in_string, mut escaped) = (false, false);
+    for c in src.chars() {
+        if in_string {
+            match c {
+                '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
+                    let _ = write!(out, "\\u{:04x}", c as u32);
+                    escaped = false;
+                    continue;
+                }
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => in_string = false,
+                _ => {}
+            }
+            out.push(c);
+        } else if !matches!(c, ' ' | '\t' | '\n' | '\r') {
+            in_string = c == '"';
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// Serializes `value` to JSON exactly as Go's `json.Marshal` would for the same field order.
 pub fn to_go_json<T: serde::Serialize + ?Sized>(value: &T) -> Result<String, serde_json::Error> {
     let mut buf = Vec::with_capacity(128);
@@ -245,6 +274,15 @@ mod tests {
         assert_eq!(json_string("a<b>&c"), "\"a\\u003cb\\u003e\\u0026c\"");
         assert_eq!(json_string("\u{1}\u{8}"), "\"\\u0001\\b\"");
         assert_eq!(to_go_json(&["x&y"]).unwrap(), "[\"x\\u0026y\"]");
+    }
+
+    #[test]
+    fn compact_drops_whitespace_and_escapes_html_in_strings() {
+        assert_eq!(
+            compact(" { \"f:a b\" : [ 1e3 , \"<\\\" &\\u0041\" ] ,\n\t\"x\":{} } "),
+            r#"{"f:a b":[1e3,"\u003c\" \u0026\u0041"],"x":{}}"#
+        );
+        assert_eq!(compact("\"\u{2028}\\\\\" "), r#""\u2028\\""#);
     }
 
     #[test]

@@ -3,12 +3,15 @@
 //! Field order and `omitempty` follow `k8s.io/apimachinery/pkg/apis/meta/v1/types.go`.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde::Serialize;
+use serde_json::value::RawValue;
 
 use super::de::is_zero_i64;
 use super::decode::Decode;
 use super::time::Time;
+use crate::go;
 
 /// `metav1.ObjectMeta`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Decode)]
@@ -106,12 +109,61 @@ pub struct ManagedFieldsEntry {
     /// `fieldsType`
     #[serde(skip_serializing_if = "String::is_empty")]
     pub fields_type: String,
-    /// `fieldsV1`: raw managed-fields JSON.
+    /// `fieldsV1`: the managed-fields set, kept as the JSON text it was written in.
     #[serde(rename = "fieldsV1", skip_serializing_if = "Option::is_none")]
-    pub fields_v1: Option<serde_json::Value>,
+    pub fields_v1: Option<FieldsV1>,
     /// `subresource`
     #[serde(skip_serializing_if = "String::is_empty")]
     pub subresource: String,
+}
+
+/// `metav1.FieldsV1`: a managed-fields set kept as raw JSON text, as kube-apiserver keeps it
+/// (`FieldsV1.Raw`), never decoded into a tree.
+///
+/// Decoding mirrors `FieldsV1.UnmarshalJSON`: any JSON value is taken as its text (an object, but
+/// also a string or an array: neither decoding nor `ValidateManagedFields` looks inside), and
+/// `null` leaves it unset (a `*FieldsV1` becomes nil). From YAML it is the JSON the node stands
+/// for. Serializing mirrors `FieldsV1.MarshalJSON` under `encoding/json`, which compacts a
+/// marshaler's output with HTML-safe escaping: the text without insignificant whitespace, key
+/// order, duplicates and number spellings kept. The text is shared, so cloning an object that
+/// holds one copies no managed fields.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct FieldsV1 {
+    raw: Arc<str>,
+}
+
+impl FieldsV1 {
+    /// A set from its JSON text, as `FieldsV1.UnmarshalJSON` receives it (not checked here: the
+    /// decoder hands over only well-formed JSON).
+    pub fn from_raw(raw: impl Into<Arc<str>>) -> FieldsV1 {
+        FieldsV1 { raw: raw.into() }
+    }
+
+    /// The JSON text as it was written (`FieldsV1.Raw`); empty when never set.
+    pub fn raw(&self) -> &str {
+        &self.raw
+    }
+
+    /// The set as a JSON tree, for a reader that walks it (`None` when the text is empty).
+    pub fn to_value(&self) -> Option<serde_json::Value> {
+        serde_json::from_str(&self.raw).ok()
+    }
+
+    /// The text `encoding/json` writes for it (`MarshalJSON`, then `compact` with HTML escaping):
+    /// `null` when unset.
+    pub fn to_json(&self) -> String {
+        if self.raw.is_empty() {
+            return "null".into();
+        }
+        go::compact(&self.raw)
+    }
+}
+
+impl Serialize for FieldsV1 {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let raw = RawValue::from_string(self.to_json()).map_err(serde::ser::Error::custom)?;
+        raw.serialize(serializer)
+    }
 }
 
 /// `metav1.LabelSelector`.

@@ -36,6 +36,7 @@ use compact_str::CompactString;
 
 pub use hpa_core_derive::Decode;
 
+use crate::api::meta::FieldsV1;
 use crate::api::{Quantity, Time};
 use crate::features::KubernetesVersion;
 
@@ -925,15 +926,20 @@ impl<T: Decode + Default> Decode for BTreeMap<String, T> {
     }
 }
 
-/// `*metav1.FieldsV1` and other opaque JSON: kept as it is.
-impl Decode for serde_json::Value {
+/// `metav1.FieldsV1.UnmarshalJSON`: the value's JSON text, copied as it is; `null` leaves it as
+/// it was (behind an `Option`, as behind Go's `*FieldsV1`, it is `None`).
+impl Decode for FieldsV1 {
     fn go_type(_: &str) -> String {
         "v1.FieldsV1".into()
     }
 
     fn decode<'de, S: Source<'de>>(&mut self, d: &mut Decoder<'de, S>, _: GoType) -> Result<(), Abort> {
-        let r = d.source.value();
-        *self = d.check(r)?;
+        if d.peek()? == Kind::Null {
+            return d.skip();
+        }
+        let r = d.source.raw();
+        let raw = d.check(r)?;
+        *self = FieldsV1::from_raw(raw.as_ref());
         Ok(())
     }
 }

@@ -283,3 +283,30 @@ fn numbers_from_other_sources_read_as_their_json() {
     assert_eq!(Number::Text("1e3".into()).as_i64(), None);
     assert_eq!(Number::Text("-0".into()).as_i64(), Some(0));
 }
+
+#[test]
+fn fields_v1_is_kept_raw_as_in_go() {
+    let fields = |value: &str| {
+        let text = format!(
+            r#"{{{V2}, "metadata": {{"managedFields": [{{"manager": "m", "operation": "Update", "fieldsV1": {value}}}]}}}}"#
+        );
+        let decoded = api::decode_json(&text, Strictness::Strict, KubernetesVersion::LATEST).unwrap();
+        let VersionedHpa::V2(hpa) = decoded.value else { panic!() };
+        hpa.metadata.managed_fields[0].fields_v1.clone()
+    };
+    // `FieldsV1.UnmarshalJSON` copies the text; `encoding/json` compacts what `MarshalJSON`
+    // returns (HTML-safe): key order, duplicates, escapes and number spellings stay.
+    let f = fields(r#"{ "f:spec": {"f:b": {}, "f:a": {}, "f:a": {"x": 1e3}}, "f:<": "\u0041" }"#).unwrap();
+    assert_eq!(f.raw(), r#"{ "f:spec": {"f:b": {}, "f:a": {}, "f:a": {"x": 1e3}}, "f:<": "\u0041" }"#);
+    assert_eq!(
+        crate::go::to_go_json(&f).unwrap(),
+        r#"{"f:spec":{"f:b":{},"f:a":{},"f:a":{"x":1e3}},"f:\u003c":"\u0041"}"#
+    );
+    // `null` leaves the `*FieldsV1` nil, and the field is omitted again.
+    assert_eq!(fields("null"), None);
+    // Any other JSON value is taken as it is (a lone surrogate too, which serde_json refuses):
+    // neither decoding nor `ValidateManagedFields` looks inside.
+    assert_eq!(fields(r#""x""#).unwrap().raw(), r#""x""#);
+    assert_eq!(fields(r#"["\ud800"]"#).unwrap().raw(), r#"["\ud800"]"#);
+    assert_eq!(fields("[1, 2]").unwrap().to_json(), "[1,2]");
+}
