@@ -298,12 +298,8 @@ impl Admission {
             pipeline::Operation::Create => None,
         };
         let options = &self.check;
-        let input = Input {
-            object: Written::Decoded(Box::new(new.hpa)),
-            old: old.as_ref().map(|o| o.hpa.clone()),
-            id: None,
-            world: None,
-        };
+        let input =
+            Input { object: Written::Decoded(Box::new(new.hpa)), old: old.map(|o| o.hpa), id: None, world: None };
         // The request's namespace is an input of the call: the options are shared.
         let check::Report { admission, mut findings } = check::check_in(input, Some(namespace), options);
         let admitted = match admission {
@@ -332,12 +328,13 @@ impl Admission {
         let mut warnings: Vec<String> = Vec::new();
         let effective = policy.effective(namespace);
         let mut violations = effective.violations(&outcome.object, namespace);
-        if let Some(old) = &old
-            && !violations.is_empty()
-        {
+        if operation == pipeline::Operation::Update && !violations.is_empty() {
             // Ratcheting, as declarative validation does it: a field whose value did not change
-            // is not held to the policy again (the user is told so).
-            let old_violations = hpa_core::convert::to_internal(&old.hpa)
+            // is not held to the policy again (the user is told so). The old object went to the
+            // front door (no copy per UPDATE); it is decoded again only here, when needed.
+            let old_violations = decode(request, "oldObject", request.old_object, self.gates.version())
+                .ok()
+                .and_then(|o| hpa_core::convert::into_internal(o.hpa).ok())
                 .map(|c| effective.violations(&c.object, namespace))
                 .unwrap_or_default();
             violations.retain(|v| {

@@ -200,7 +200,7 @@ pub trait Source<'de> {
     fn string(&mut self) -> Result<Cow<'de, str>, SourceError>;
     /// Consumes any value and returns its JSON text, as a Go `UnmarshalJSON` receives it.
     fn raw(&mut self) -> Result<Cow<'de, str>, SourceError>;
-    /// Consumes any value as a JSON value (for opaque fields such as `fieldsV1`).
+    /// Consumes any value as a JSON value (`fieldsV1` is read with [`Source::raw`] instead).
     fn value(&mut self) -> Result<serde_json::Value, SourceError>;
     /// Consumes any value.
     fn skip(&mut self) -> Result<(), SourceError>;
