@@ -152,7 +152,8 @@ fn plan(scenario: &Scenario) -> Option<Plan> {
             (hpa, template, replicas, path.span)
         }
     };
-    let options = hpa_lint::controller_flags::configuration(gates, &[&scenario.controller]).ok()?;
+    let layers = [(&scenario.controller, hpa_lint::controller_flags::Provenance::Scenario)];
+    let (options, _) = hpa_lint::controller_flags::configuration(gates, &layers).ok()?;
     let ctx = PlanInputs { hpa, workload_template: template, workload_replicas: replicas, hpa_span: span, options };
     scenario::bind(scenario, ctx).ok()
 }
