@@ -110,10 +110,6 @@ impl<'a> Source<'a> for NodeSource<'a> {
         Ok(Cow::Owned(json_text(self.take()?)))
     }
 
-    fn value(&mut self) -> Result<serde_json::Value, SourceError> {
-        Ok(self.take()?.to_json())
-    }
-
     fn skip(&mut self) -> Result<(), SourceError> {
         self.take().map(|_| ())
     }

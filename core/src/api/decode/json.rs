@@ -288,11 +288,6 @@ impl<'de> Source<'de> for JsonSource<'de> {
         Ok(Cow::Borrowed(&self.text[start..self.pos]))
     }
 
-    fn value(&mut self) -> Result<serde_json::Value, SourceError> {
-        let raw = self.raw()?;
-        serde_json::from_str(&raw).map_err(|e| self.error(e.to_string()))
-    }
-
     fn skip(&mut self) -> Result<(), SourceError> {
         let base = self.stack.len();
         loop {
@@ -401,9 +396,9 @@ mod tests {
 
     fn tokens(text: &str) -> Result<serde_json::Value, SourceError> {
         let mut s = JsonSource::new(text);
-        let v = s.value()?;
+        let raw = s.raw()?.into_owned();
         s.finish()?;
-        Ok(v)
+        serde_json::from_str(&raw).map_err(|e| s.error(e.to_string()))
     }
 
     #[test]

@@ -200,8 +200,6 @@ pub trait Source<'de> {
     fn string(&mut self) -> Result<Cow<'de, str>, SourceError>;
     /// Consumes any value and returns its JSON text, as a Go `UnmarshalJSON` receives it.
     fn raw(&mut self) -> Result<Cow<'de, str>, SourceError>;
-    /// Consumes any value as a JSON value (`fieldsV1` is read with [`Source::raw`] instead).
-    fn value(&mut self) -> Result<serde_json::Value, SourceError>;
     /// Consumes any value.
     fn skip(&mut self) -> Result<(), SourceError>;
     /// Enters the current object.
@@ -229,9 +227,6 @@ impl<'de, S: Source<'de> + ?Sized> Source<'de> for &mut S {
     }
     fn raw(&mut self) -> Result<Cow<'de, str>, SourceError> {
         (**self).raw()
-    }
-    fn value(&mut self) -> Result<serde_json::Value, SourceError> {
-        (**self).value()
     }
     fn skip(&mut self) -> Result<(), SourceError> {
         (**self).skip()
