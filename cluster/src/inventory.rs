@@ -134,6 +134,18 @@ pub const CONTEXT_KINDS: [Kind; 9] = [
     kinds::LIMIT_RANGE,
 ];
 
+/// HPAs, then [`CONTEXT_KINDS`]: every kind `hpa-lint cluster` reads (and the webhook's context
+/// cache watches).
+pub const READ_KINDS: [Kind; 10] = {
+    let mut all = [kinds::HPA; 10];
+    let mut i = 0;
+    while i < CONTEXT_KINDS.len() {
+        all[i + 1] = CONTEXT_KINDS[i];
+        i += 1;
+    }
+    all
+};
+
 /// Reads the HPAs of `scope` and everything the cross-object rules read, paginated
 /// ([`PAGE_SIZE`] per request), the kinds concurrently.
 ///
@@ -149,7 +161,7 @@ pub async fn read_inventory(cluster: &Cluster, scope: &Scope) -> Result<Inventor
 
     let namespaces = scope.namespaces();
     let mut jobs = Vec::new();
-    for kind in std::iter::once(kinds::HPA).chain(CONTEXT_KINDS) {
+    for kind in READ_KINDS {
         if kind.optional && served.kinds.get(&kind) == Some(&Served::No) {
             continue;
         }

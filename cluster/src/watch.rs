@@ -38,19 +38,9 @@ use crate::discovery::{self, Served};
 use crate::inventory::{LiveHpa, Trimmed, trim};
 use crate::kinds::{self, Kind, PAGE_SIZE};
 
-/// The kinds the cache watches: HPAs and every kind the cross-object rules read.
-pub const WATCHED: [Kind; 10] = [
-    kinds::HPA,
-    kinds::DEPLOYMENT,
-    kinds::STATEFUL_SET,
-    kinds::REPLICA_SET,
-    kinds::REPLICATION_CONTROLLER,
-    kinds::ROLLOUT,
-    kinds::PDB,
-    kinds::VPA,
-    kinds::SCALED_OBJECT,
-    kinds::LIMIT_RANGE,
-];
+/// The kinds the cache watches: what `hpa-lint cluster` reads (HPAs and every kind the
+/// cross-object rules read).
+pub const WATCHED: [Kind; 10] = crate::inventory::READ_KINDS;
 
 /// How the cache runs.
 #[derive(Debug, Clone, PartialEq)]

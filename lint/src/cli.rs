@@ -378,17 +378,9 @@ pub struct DiagnoseArgs {
     #[arg(long, value_name = "TIME")]
     pub now: Option<String>,
 
-    /// The kubeconfig context [default: the current context].
-    #[arg(long, value_name = "CONTEXT")]
-    pub context: Option<String>,
-
-    /// The kubeconfig file [default: $KUBECONFIG, else ~/.kube/config, else in-cluster].
-    #[arg(long, value_name = "FILE")]
-    pub kubeconfig: Option<PathBuf>,
-
-    /// The timeout of each API call, in seconds.
-    #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_TIMEOUT.as_secs())]
-    pub timeout: u64,
+    /// How to reach the API server.
+    #[command(flatten)]
+    pub connection: ConnectionArgs,
 
     /// Output format.
     #[arg(short = 'o', long = "output", value_enum, default_value_t = ReportFormat::Human)]
@@ -404,6 +396,34 @@ pub struct DiagnoseArgs {
     pub config: ConfigArgs,
 }
 
+/// How the live commands (`cluster`, `diagnose`) reach the API server.
+#[derive(Debug, Clone, ClapArgs)]
+pub struct ConnectionArgs {
+    /// The kubeconfig context [default: the current context].
+    #[arg(long, value_name = "CONTEXT")]
+    pub context: Option<String>,
+
+    /// The kubeconfig file [default: $KUBECONFIG, else ~/.kube/config, else in-cluster].
+    #[arg(long, value_name = "FILE")]
+    pub kubeconfig: Option<PathBuf>,
+
+    /// The timeout of each API call, in seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_TIMEOUT.as_secs())]
+    pub timeout: u64,
+}
+
+impl ConnectionArgs {
+    /// The client options these flags give (a timeout of at least one second).
+    pub fn client_options(&self) -> hpa_cluster::ClientOptions {
+        hpa_cluster::ClientOptions {
+            kubeconfig: self.kubeconfig.clone(),
+            context: self.context.clone(),
+            in_cluster: false,
+            timeout: std::time::Duration::from_secs(self.timeout.max(1)),
+        }
+    }
+}
+
 /// `hpa-lint cluster`.
 #[derive(Debug, Clone, ClapArgs)]
 pub struct ClusterLintArgs {
@@ -416,17 +436,9 @@ pub struct ClusterLintArgs {
     #[arg(short = 'A', long)]
     pub all_namespaces: bool,
 
-    /// The kubeconfig context [default: the current context].
-    #[arg(long, value_name = "CONTEXT")]
-    pub context: Option<String>,
-
-    /// The kubeconfig file [default: $KUBECONFIG, else ~/.kube/config, else in-cluster].
-    #[arg(long, value_name = "FILE")]
-    pub kubeconfig: Option<PathBuf>,
-
-    /// The timeout of each API call, in seconds.
-    #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_TIMEOUT.as_secs())]
-    pub timeout: u64,
+    /// How to reach the API server.
+    #[command(flatten)]
+    pub connection: ConnectionArgs,
 
     /// Output, rules and failure, as when linting files.
     #[command(flatten)]

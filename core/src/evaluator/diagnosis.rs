@@ -837,6 +837,22 @@ mod tests {
     }
 
     /// A pod of 100m cpu requested, started 1 h before `now` (or `started_ago` s), Ready or not.
+    /// Each named pod's container `app` using `milli` cpu, sampled 5 s before `now`.
+    fn cpu_usage(names: &[&str], now: Timestamp, milli: i64) -> Vec<PodMetricsItem> {
+        names
+            .iter()
+            .map(|n| PodMetricsItem {
+                pod: (*n).into(),
+                timestamp: now.plus_secs(-5),
+                window: Duration::from_secs(15),
+                containers: vec![ContainerUsage {
+                    name: "app".into(),
+                    usage_milli: BTreeMap::from([("cpu".to_string(), milli)]),
+                }],
+            })
+            .collect()
+    }
+
     fn pod(name: &str, now: Timestamp, started_ago: i64, ready: bool) -> Pod {
         let start = now.plus_secs(-started_ago);
         Pod {
@@ -889,18 +905,7 @@ mod tests {
         let mut sync = SyncInput::new(now, scale);
         let names = ["a", "b", "c", "d", "e", "f"];
         sync.pods = names.iter().map(|n| pod(n, now, if *n == "f" { 30 } else { 3600 }, *n != "f")).collect();
-        sync.resource_metrics = Ok(names
-            .iter()
-            .map(|n| PodMetricsItem {
-                pod: (*n).into(),
-                timestamp: now.plus_secs(-5),
-                window: Duration::from_secs(15),
-                containers: vec![ContainerUsage {
-                    name: "app".into(),
-                    usage_milli: BTreeMap::from([("cpu".to_string(), 20)]),
-                }],
-            })
-            .collect());
+        sync.resource_metrics = Ok(cpu_usage(&names, now, 20));
         let events = [RecordedEvent {
             reason: SUCCESSFUL_RESCALE.into(),
             message: "New size: 6; reason: cpu resource utilization (percentage of request) above target".into(),
@@ -968,18 +973,7 @@ mod tests {
         let mut sync = SyncInput::new(now, scale);
         let names = ["a", "b", "c", "d"];
         sync.pods = names.iter().map(|n| pod(n, now, 3600, true)).collect();
-        sync.resource_metrics = Ok(names
-            .iter()
-            .map(|n| PodMetricsItem {
-                pod: (*n).into(),
-                timestamp: now.plus_secs(-5),
-                window: Duration::from_secs(15),
-                containers: vec![ContainerUsage {
-                    name: "app".into(),
-                    usage_milli: BTreeMap::from([("cpu".to_string(), 200)]),
-                }],
-            })
-            .collect());
+        sync.resource_metrics = Ok(cpu_usage(&names, now, 200));
         let rescale = |size: i32, ago: i64| RecordedEvent {
             reason: SUCCESSFUL_RESCALE.into(),
             message: format!("New size: {size}; reason: cpu resource utilization (percentage of request) above target"),

@@ -3,9 +3,7 @@
 //! with notes for what it could not read); [`crate::linter::live`] checks it;
 //! [`crate::linter::live_report`] renders it.
 
-use std::time::Duration;
-
-use hpa_cluster::{ClientOptions, Cluster, Error, Scope, read_inventory};
+use hpa_cluster::{Cluster, Error, Scope, read_inventory};
 use miette::{GraphicalReportHandler, GraphicalTheme, MietteDiagnostic};
 
 use crate::cli::{ClusterArgs, ClusterLintArgs, ColorChoice, LintArgs, LintFormat};
@@ -75,12 +73,7 @@ fn read(args: &ClusterLintArgs) -> Result<(hpa_cluster::Inventory, Origin), Erro
         .enable_all()
         .build()
         .map_err(|e| Error::Protocol { doing: "starting the async runtime".into(), reason: e.to_string() })?;
-    let options = ClientOptions {
-        kubeconfig: args.kubeconfig.clone(),
-        context: args.context.clone(),
-        in_cluster: false,
-        timeout: Duration::from_secs(args.timeout.max(1)),
-    };
+    let options = args.connection.client_options();
     runtime.block_on(async {
         let cluster = Cluster::connect(&options).await?;
         let scope = if args.all_namespaces {

@@ -11,10 +11,10 @@
 
 pub mod render;
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{SystemTime, UNIX_EPOCH};
 
+use hpa_cluster::Cluster;
 use hpa_cluster::diagnose::{DiagnoseInputs, MetricsErrors, inputs_from_objects, latest_instant};
-use hpa_cluster::{ClientOptions, Cluster};
 use hpa_core::api::Time;
 use hpa_core::evaluator::Timestamp;
 use hpa_core::evaluator::diagnosis::{self, DiagnosisInput, RecordedEvent};
@@ -170,12 +170,7 @@ fn parse_now(text: &str) -> Result<Timestamp, ReadError> {
 /// Reads the HPA's objects from the API server.
 fn read_live(args: &DiagnoseArgs, name: &str, now: Option<Timestamp>) -> Result<Read, ReadError> {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(ReadError::Runtime)?;
-    let options = ClientOptions {
-        kubeconfig: args.kubeconfig.clone(),
-        context: args.context.clone(),
-        in_cluster: false,
-        timeout: Duration::from_secs(args.timeout.max(1)),
-    };
+    let options = args.connection.client_options();
     runtime.block_on(async {
         let cluster = Cluster::connect(&options).await?;
         let namespace = args.namespace.clone().unwrap_or_else(|| cluster.default_namespace().to_string());
