@@ -1,8 +1,9 @@
 //! The context cache: watches of exactly what the cross-object rules read (scale targets,
 //! PodDisruptionBudgets, VPAs, KEDA ScaledObjects, LimitRanges, HPAs), each object stored
 //! trimmed to hpa-core's plain values as it arrives ([`crate::inventory::trim`], the one place
-//! live objects are trimmed), in an [`Index`] that implements hpa-core's [`Objects`]: the one
-//! implementation the rules read in the webhook.
+//! live objects are trimmed), in an [`Index`]: hpa-core's [`ObjectIndex`] (the one
+//! implementation of [`Objects`], which the linter builds too) with what only the cache keeps
+//! (each HPA as admitted, the HPAs left out).
 //!
 //! Each kind is followed by kube-runtime's `watcher` (list with `limit`/`continue`, then watch
 //! from the list's resourceVersion with bookmarks; a `410 Gone` relists, errors back off as
