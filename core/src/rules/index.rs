@@ -35,17 +35,6 @@ pub enum Entry {
 }
 
 impl Entry {
-    /// The object it is about.
-    pub fn id(&self) -> &ObjectId {
-        match self {
-            Entry::Workload(w) => &w.id,
-            Entry::Pdb(p) => &p.id,
-            Entry::Vpa(v) => &v.id,
-            Entry::ScaledObject(o) => &o.id,
-            Entry::LimitRange(l) => &l.id,
-        }
-    }
-
     /// The object it is about, to change (the linter places objects in their namespace after
     /// reading them).
     pub fn id_mut(&mut self) -> &mut ObjectId {
@@ -80,8 +69,9 @@ pub enum Table<'a> {
 /// Objects by namespace (a few per namespace: a lookup reads them all).
 type ByNamespace<T> = HashMap<String, Vec<T>>;
 
-/// Workloads of one kind, by namespace and name.
-type KindTable = HashMap<String, HashMap<String, Workload>>;
+/// Workloads of one kind by name: those of that name, one per namespace (a few: a lookup reads
+/// them all). By name first, as scale targets are named, so that a lookup hashes one string.
+type KindTable = HashMap<String, Vec<Workload>>;
 
 /// An HPA of the index: its target, and what the index's owner keeps with it (the context
 /// cache: the HPA as admitted; the linter: nothing).
@@ -94,55 +84,13 @@ struct IndexedHpa<H> {
     value: H,
 }
 
-/// The HPAs of a namespace.
+/// The HPAs of one namespace that target one kind (of the name the group is filed under).
 #[derive(Debug, Clone)]
-struct HpaNamespace<H> {
-    /// By name: one HPA, or one per `apiVersion` written in a manifest set.
-    by_name: HashMap<String, Vec<IndexedHpa<H>>>,
-    /// Target name, then (target kind, the HPAs targeting it in the index's [`HpaOrder`]): a
-    /// few kinds per name, so that a lookup costs no scan of the HPAs.
-    by_target: HashMap<String, Vec<(String, Vec<ObjectId>)>>,
-}
-
-impl<H> Default for HpaNamespace<H> {
-    fn default() -> Self {
-        HpaNamespace { by_name: HashMap::new(), by_target: HashMap::new() }
-    }
-}
-
-impl<H> HpaNamespace<H> {
-    /// Removes the HPAs named `name` whose `apiVersion` `which` accepts from the lists by name
-    /// and by target.
-    fn remove(&mut self, name: &str, which: impl Fn(&str) -> bool) {
-        let Some(same_name) = self.by_name.get_mut(name) else { return };
-        let mut targets: Vec<(String, String, String)> = Vec::new();
-        same_name.retain_mut(|h| {
-            if which(&h.api_version) {
-                let api_version = std::mem::take(&mut h.api_version);
-                let kind = std::mem::take(&mut h.target_kind);
-                let target = std::mem::take(&mut h.target_name);
-                targets.push((api_version, kind, target));
-                false
-            } else {
-                true
-            }
-        });
-        if same_name.is_empty() {
-            self.by_name.remove(name);
-        }
-        for (api_version, kind, target) in targets {
-            let Some(by_kind) = self.by_target.get_mut(&target) else { continue };
-            for (k, ids) in by_kind.iter_mut() {
-                if *k == kind {
-                    ids.retain(|id| id.name != name || id.api_version != api_version);
-                }
-            }
-            by_kind.retain(|(_, ids)| !ids.is_empty());
-            if by_kind.is_empty() {
-                self.by_target.remove(&target);
-            }
-        }
-    }
+struct TargetGroup {
+    namespace: String,
+    kind: String,
+    /// In the index's [`HpaOrder`].
+    hpas: Vec<ObjectId>,
 }
 
 /// The objects of an HPA's world, as the cross-object rules read them ([`Objects`]).
@@ -155,13 +103,17 @@ impl<H> HpaNamespace<H> {
 #[derive(Debug, Clone)]
 pub struct ObjectIndex<H = ()> {
     hpa_order: HpaOrder,
-    /// Workloads by kind, then namespace and name.
-    workloads: HashMap<String, KindTable>,
+    /// Workloads by kind (a few kinds: a lookup compares them), in the order the kinds came.
+    workloads: Vec<(String, KindTable)>,
     pdbs: ByNamespace<Pdb>,
     vpas: ByNamespace<Vpa>,
     scaled_objects: ByNamespace<ScaledObject>,
     limit_ranges: ByNamespace<LimitRange>,
-    hpas: HashMap<String, HpaNamespace<H>>,
+    /// HPAs by namespace and name: one, or one per `apiVersion` written in a manifest set.
+    hpas: HashMap<String, HashMap<String, Vec<IndexedHpa<H>>>>,
+    /// HPAs by target name, grouped by (namespace, target kind): a few groups per name, so that
+    /// a lookup costs no scan of the HPAs.
+    hpas_by_target: HashMap<String, Vec<TargetGroup>>,
 }
 
 impl<H> Default for ObjectIndex<H> {
@@ -171,22 +123,19 @@ impl<H> Default for ObjectIndex<H> {
     }
 }
 
-/// Puts `item` in place of the one of the same identity, or at the end.
-fn put<T>(list: &mut Vec<T>, item: T, id: impl Fn(&T) -> &ObjectId) {
+/// Puts `item` in the list of its namespace, at the end, or in place of the one of the same
+/// identity when `replace` (else that one is kept); whether it was put.
+fn put_in<T>(table: &mut ByNamespace<T>, item: T, replace: bool, id: impl Fn(&T) -> &ObjectId) -> bool {
+    let Some(list) = table.get_mut(&id(&item).namespace) else {
+        table.insert(id(&item).namespace.clone(), vec![item]);
+        return true;
+    };
     match list.iter_mut().find(|x| id(x) == id(&item)) {
-        Some(slot) => *slot = item,
+        Some(slot) if replace => *slot = item,
+        Some(_) => return false,
         None => list.push(item),
     }
-}
-
-/// Inserts `item` in the list of its namespace.
-fn put_in<T>(table: &mut ByNamespace<T>, item: T, id: impl Fn(&T) -> &ObjectId) {
-    match table.get_mut(&id(&item).namespace) {
-        Some(list) => put(list, item, id),
-        None => {
-            table.insert(id(&item).namespace.clone(), vec![item]);
-        }
-    }
+    true
 }
 
 /// The list of a namespace (empty when there is none).
@@ -194,43 +143,84 @@ fn of_namespace<'a, T>(table: &'a ByNamespace<T>, namespace: &str) -> &'a [T] {
     table.get(namespace).map_or(&[], Vec::as_slice)
 }
 
+/// Takes the HPA `namespace/name` of `api_version` out of the list of its target.
+fn unlist(
+    by_target: &mut HashMap<String, Vec<TargetGroup>>,
+    namespace: &str,
+    name: &str,
+    hpa: &IndexedHpa<impl Sized>,
+) {
+    let Some(groups) = by_target.get_mut(&hpa.target_name) else { return };
+    for g in groups.iter_mut() {
+        if g.namespace == namespace && g.kind == hpa.target_kind {
+            g.hpas.retain(|id| id.name != name || id.api_version != hpa.api_version);
+        }
+    }
+    groups.retain(|g| !g.hpas.is_empty());
+    if groups.is_empty() {
+        by_target.remove(&hpa.target_name);
+    }
+}
+
 impl<H> ObjectIndex<H> {
     /// An empty index listing HPAs in `hpa_order`.
     pub fn new(hpa_order: HpaOrder) -> Self {
         ObjectIndex {
             hpa_order,
-            workloads: HashMap::new(),
+            workloads: Vec::new(),
             pdbs: HashMap::new(),
             vpas: HashMap::new(),
             scaled_objects: HashMap::new(),
             limit_ranges: HashMap::new(),
             hpas: HashMap::new(),
+            hpas_by_target: HashMap::new(),
         }
     }
 
-    /// The order HPAs are listed in.
-    pub fn hpa_order(&self) -> HpaOrder {
-        self.hpa_order
+    fn kind_table(&self, kind: &str) -> Option<&KindTable> {
+        self.workloads.iter().find(|(k, _)| k == kind).map(|(_, t)| t)
     }
 
-    /// Adds an object, in place of the one of the same identity.
+    fn kind_table_mut(&mut self, kind: &str) -> &mut KindTable {
+        let at = match self.workloads.iter().position(|(k, _)| k == kind) {
+            Some(at) => at,
+            None => {
+                self.workloads.push((kind.to_string(), HashMap::new()));
+                self.workloads.len() - 1
+            }
+        };
+        &mut self.workloads[at].1
+    }
+
+    /// Adds an object, in place of the one of the same identity (the context cache: the
+    /// latest wins).
     pub fn insert(&mut self, entry: Entry) {
+        self.put(entry, true);
+    }
+
+    /// Adds an object unless one of the same identity is held (the linter: the first
+    /// definition wins, as for the workloads of one kind, namespace and name written in two
+    /// `apiVersion`s); whether it was added.
+    pub fn insert_first(&mut self, entry: Entry) -> bool {
+        self.put(entry, false)
+    }
+
+    /// Adds an object; one of the same identity is replaced when `replace`, else kept.
+    fn put(&mut self, entry: Entry, replace: bool) -> bool {
         match entry {
             Entry::Workload(w) => {
-                let table = match self.workloads.get_mut(&w.id.kind) {
-                    Some(table) => table,
-                    None => self.workloads.entry(w.id.kind.clone()).or_default(),
-                };
-                let by_name = match table.get_mut(&w.id.namespace) {
-                    Some(by_name) => by_name,
-                    None => table.entry(w.id.namespace.clone()).or_default(),
-                };
-                by_name.insert(w.id.name.clone(), w);
+                let same_name = self.kind_table_mut(&w.id.kind).entry(w.id.name.clone()).or_default();
+                match same_name.iter_mut().find(|o| o.id.namespace == w.id.namespace) {
+                    Some(slot) if replace => *slot = w,
+                    Some(_) => return false,
+                    None => same_name.push(w),
+                }
+                true
             }
-            Entry::Pdb(p) => put_in(&mut self.pdbs, p, |x| &x.id),
-            Entry::Vpa(v) => put_in(&mut self.vpas, v, |x| &x.id),
-            Entry::ScaledObject(o) => put_in(&mut self.scaled_objects, o, |x| &x.id),
-            Entry::LimitRange(l) => put_in(&mut self.limit_ranges, l, |x| &x.id),
+            Entry::Pdb(p) => put_in(&mut self.pdbs, p, replace, |x| &x.id),
+            Entry::Vpa(v) => put_in(&mut self.vpas, v, replace, |x| &x.id),
+            Entry::ScaledObject(o) => put_in(&mut self.scaled_objects, o, replace, |x| &x.id),
+            Entry::LimitRange(l) => put_in(&mut self.limit_ranges, l, replace, |x| &x.id),
         }
     }
 
@@ -238,36 +228,35 @@ impl<H> ObjectIndex<H> {
     /// `target_kind/target_name` in its namespace, with the owner's `value`, in place of the
     /// HPA of the same identity.
     pub fn insert_hpa(&mut self, id: ObjectId, target_kind: &str, target_name: &str, value: H) {
-        let order = self.hpa_order;
-        let n = match self.hpas.get_mut(&id.namespace) {
-            Some(n) => n,
+        let by_name = match self.hpas.get_mut(&id.namespace) {
+            Some(by_name) => by_name,
             None => self.hpas.entry(id.namespace.clone()).or_default(),
         };
-        n.remove(&id.name, |api_version| api_version == id.api_version);
-        let by_kind = match n.by_target.get_mut(target_name) {
-            Some(by_kind) => by_kind,
-            None => n.by_target.entry(target_name.to_string()).or_default(),
-        };
-        let ids = match by_kind.iter().position(|(k, _)| k == target_kind) {
-            Some(at) => &mut by_kind[at].1,
-            None => {
-                by_kind.push((target_kind.to_string(), Vec::new()));
-                let last = by_kind.len() - 1;
-                &mut by_kind[last].1
-            }
-        };
-        let hpa = IndexedHpa {
+        let same_name = by_name.entry(id.name.clone()).or_default();
+        if let Some(at) = same_name.iter().position(|h| h.api_version == id.api_version) {
+            let old = same_name.remove(at);
+            unlist(&mut self.hpas_by_target, &id.namespace, &id.name, &old);
+        }
+        same_name.push(IndexedHpa {
             api_version: id.api_version.clone(),
             target_kind: target_kind.to_string(),
             target_name: target_name.to_string(),
             value,
+        });
+        let groups = self.hpas_by_target.entry(target_name.to_string()).or_default();
+        let ids = match groups.iter().position(|g| g.namespace == id.namespace && g.kind == target_kind) {
+            Some(at) => &mut groups[at].hpas,
+            None => {
+                groups.push(TargetGroup {
+                    namespace: id.namespace.clone(),
+                    kind: target_kind.to_string(),
+                    hpas: Vec::new(),
+                });
+                let last = groups.len() - 1;
+                &mut groups[last].hpas
+            }
         };
-        let same_name = match n.by_name.get_mut(&id.name) {
-            Some(same_name) => same_name,
-            None => n.by_name.entry(id.name.clone()).or_default(),
-        };
-        same_name.push(hpa);
-        match order {
+        match self.hpa_order {
             HpaOrder::Insertion => ids.push(id),
             HpaOrder::Name => {
                 let at = ids.partition_point(|i| i.name < id.name);
@@ -278,9 +267,12 @@ impl<H> ObjectIndex<H> {
 
     /// Removes the HPAs named `namespace/name` (of any `apiVersion`).
     pub fn remove_hpa(&mut self, namespace: &str, name: &str) {
-        let Some(n) = self.hpas.get_mut(namespace) else { return };
-        n.remove(name, |_| true);
-        if n.by_name.is_empty() {
+        let Some(by_name) = self.hpas.get_mut(namespace) else { return };
+        let Some(same_name) = by_name.remove(name) else { return };
+        for old in &same_name {
+            unlist(&mut self.hpas_by_target, namespace, name, old);
+        }
+        if by_name.is_empty() {
             self.hpas.remove(namespace);
         }
     }
@@ -298,12 +290,12 @@ impl<H> ObjectIndex<H> {
         match table {
             Table::Hpas => self.remove_hpa(namespace, name),
             Table::Workloads(kind) => {
-                if let Some(t) = self.workloads.get_mut(kind)
-                    && let Some(by_name) = t.get_mut(namespace)
+                if let Some((_, t)) = self.workloads.iter_mut().find(|(k, _)| k == kind)
+                    && let Some(same_name) = t.get_mut(name)
                 {
-                    by_name.remove(name);
-                    if by_name.is_empty() {
-                        t.remove(namespace);
+                    same_name.retain(|w| w.id.namespace != namespace);
+                    if same_name.is_empty() {
+                        t.remove(name);
                     }
                 }
             }
@@ -321,32 +313,32 @@ impl<H> ObjectIndex<H> {
     pub fn swap_table(&mut self, table: Table<'_>, other: &mut ObjectIndex<H>) {
         use std::mem::swap;
         match table {
-            Table::Hpas => swap(&mut self.hpas, &mut other.hpas),
+            Table::Hpas => {
+                swap(&mut self.hpas, &mut other.hpas);
+                swap(&mut self.hpas_by_target, &mut other.hpas_by_target);
+            }
             Table::Pdbs => swap(&mut self.pdbs, &mut other.pdbs),
             Table::Vpas => swap(&mut self.vpas, &mut other.vpas),
             Table::ScaledObjects => swap(&mut self.scaled_objects, &mut other.scaled_objects),
             Table::LimitRanges => swap(&mut self.limit_ranges, &mut other.limit_ranges),
             Table::Workloads(kind) => {
-                let theirs = other.workloads.remove(kind);
-                let ours = match theirs {
-                    Some(t) => self.workloads.insert(kind.to_string(), t),
-                    None => self.workloads.remove(kind),
-                };
-                if let Some(t) = ours {
-                    other.workloads.insert(kind.to_string(), t);
+                // A kind with no objects on either side gets no table.
+                if self.kind_table(kind).is_none() && other.kind_table(kind).is_none() {
+                    return;
                 }
+                swap(self.kind_table_mut(kind), other.kind_table_mut(kind));
             }
         }
     }
 
     /// Objects held in `table`.
     pub fn count(&self, table: Table<'_>) -> usize {
-        fn lists<T>(t: &ByNamespace<T>) -> usize {
+        fn lists<T>(t: &HashMap<String, Vec<T>>) -> usize {
             t.values().map(Vec::len).sum()
         }
         match table {
-            Table::Hpas => self.hpas.values().flat_map(|n| n.by_name.values()).map(Vec::len).sum(),
-            Table::Workloads(kind) => self.workloads.get(kind).map_or(0, |t| t.values().map(HashMap::len).sum()),
+            Table::Hpas => self.hpas.values().map(lists).sum(),
+            Table::Workloads(kind) => self.kind_table(kind).map_or(0, lists),
             Table::Pdbs => lists(&self.pdbs),
             Table::Vpas => lists(&self.vpas),
             Table::ScaledObjects => lists(&self.scaled_objects),
@@ -354,37 +346,45 @@ impl<H> ObjectIndex<H> {
         }
     }
 
+    fn indexed_hpa(&self, namespace: &str, name: &str) -> Option<&IndexedHpa<H>> {
+        self.hpas.get(namespace)?.get(name)?.first()
+    }
+
     /// The HPA `namespace/name` (the first inserted, should a manifest set have it in two
     /// `apiVersion`s): the owner's value.
     pub fn hpa(&self, namespace: &str, name: &str) -> Option<&H> {
-        Some(&self.hpas.get(namespace)?.by_name.get(name)?.first()?.value)
+        Some(&self.indexed_hpa(namespace, name)?.value)
     }
 
     /// The target (kind, name) of the HPA `namespace/name` ([`ObjectIndex::hpa`]).
     pub fn hpa_target(&self, namespace: &str, name: &str) -> Option<(&str, &str)> {
-        let h = self.hpas.get(namespace)?.by_name.get(name)?.first()?;
+        let h = self.indexed_hpa(namespace, name)?;
         Some((&h.target_kind, &h.target_name))
     }
 
     /// Every HPA of a namespace (the owner's values), in no particular order.
     pub fn hpas(&self, namespace: &str) -> impl Iterator<Item = &H> {
-        self.hpas.get(namespace).into_iter().flat_map(|n| n.by_name.values().flatten().map(|h| &h.value))
+        self.hpas.get(namespace).into_iter().flat_map(|by_name| by_name.values().flatten().map(|h| &h.value))
     }
 
-    /// The workloads of `kind` in a namespace, in no particular order.
+    /// The workloads of `kind` in a namespace, in no particular order (a scan of the kind).
     pub fn workloads_in<'a>(&'a self, kind: &str, namespace: &str) -> impl Iterator<Item = &'a Workload> {
-        self.workloads.get(kind).and_then(|t| t.get(namespace)).into_iter().flat_map(HashMap::values)
+        self.kind_table(kind)
+            .into_iter()
+            .flat_map(HashMap::values)
+            .flatten()
+            .filter(move |w| w.id.namespace == namespace)
     }
 
-    /// The workloads of `kind` named `name`, in any namespace, in no particular order.
-    pub fn workloads_named<'a>(&'a self, kind: &str, name: &'a str) -> impl Iterator<Item = &'a Workload> {
-        self.workloads.get(kind).into_iter().flat_map(HashMap::values).filter_map(move |by_name| by_name.get(name))
+    /// The workloads of `kind` named `name`, in any namespace, in the order they came.
+    pub fn workloads_named<'a>(&'a self, kind: &str, name: &str) -> impl Iterator<Item = &'a Workload> {
+        self.kind_table(kind).and_then(|t| t.get(name)).into_iter().flatten()
     }
 }
 
 impl<H: Sync> Objects for ObjectIndex<H> {
     fn workload(&self, kind: &str, namespace: &str, name: &str) -> Option<&Workload> {
-        self.workloads.get(kind)?.get(namespace)?.get(name)
+        self.kind_table(kind)?.get(name)?.iter().find(|w| w.id.namespace == namespace)
     }
 
     fn limit_ranges(&self, namespace: &str) -> &[LimitRange] {
@@ -395,7 +395,7 @@ impl<H: Sync> Objects for ObjectIndex<H> {
         self.workloads
             .iter()
             .filter(|(k, _)| k.eq_ignore_ascii_case(kind))
-            .find_map(|(_, t)| t.get(namespace)?.get(name))
+            .find_map(|(_, t)| t.get(name)?.iter().find(|w| w.id.namespace == namespace))
     }
 
     fn pdbs(&self, namespace: &str) -> &[Pdb] {
@@ -411,11 +411,10 @@ impl<H: Sync> Objects for ObjectIndex<H> {
     }
 
     fn hpas_targeting(&self, namespace: &str, kind: &str, name: &str) -> &[ObjectId] {
-        self.hpas
-            .get(namespace)
-            .and_then(|n| n.by_target.get(name))
-            .and_then(|by_kind| by_kind.iter().find(|(k, _)| k == kind))
-            .map_or(&[], |(_, ids)| ids.as_slice())
+        self.hpas_by_target
+            .get(name)
+            .and_then(|groups| groups.iter().find(|g| g.namespace == namespace && g.kind == kind))
+            .map_or(&[], |g| g.hpas.as_slice())
     }
 }
 
@@ -524,6 +523,25 @@ mod tests {
         index.remove(Table::Workloads("Deployment"), "shop", "web");
         assert!(index.workload("Deployment", "shop", "web").is_none());
         assert!(index.workload("StatefulSet", "shop", "web").is_some());
+    }
+
+    /// The linter keeps the first definition: of the workloads of one kind, namespace and name
+    /// written in two `apiVersion`s, the first is the one the rules see; other objects are two
+    /// when their `apiVersion`s differ.
+    #[test]
+    fn insert_first_keeps_the_first_definition() {
+        let mut index: ObjectIndex = ObjectIndex::default();
+        assert!(index.insert_first(workload("apps/v1beta2", "Deployment", "shop", "web", 1)));
+        assert!(!index.insert_first(workload("apps/v1", "Deployment", "shop", "web", 2)));
+        assert!(index.insert_first(workload("apps/v1", "StatefulSet", "shop", "web", 3)));
+        let found = index.workload("Deployment", "shop", "web").map(|w| (w.id.api_version.as_str(), w.replicas));
+        assert_eq!(found, Some(("apps/v1beta2", Some(1))));
+        assert!(index.workload("StatefulSet", "shop", "web").is_some());
+        assert!(index.insert_first(pdb("policy/v1beta1", "shop", "web")));
+        assert!(index.insert_first(pdb("policy/v1", "shop", "web")));
+        assert!(!index.insert_first(pdb("policy/v1", "shop", "web")));
+        let pdbs: Vec<&str> = index.pdbs("shop").iter().map(|p| p.id.api_version.as_str()).collect();
+        assert_eq!(pdbs, ["policy/v1beta1", "policy/v1"]);
     }
 
     #[test]

@@ -1,9 +1,8 @@
-//! What the linter puts in hpa-core's [`ObjectIndex`] (the one index of an HPA's world, which
+//! What the linter puts in hpa-core's [`ObjectIndex`](hpa_core::rules::ObjectIndex) (the one index of an HPA's world, which
 //! the webhook's context cache keeps too), read from its input trees: each object's entry
-//! ([`prepare`]), what the first pass reads of an object to make it ([`first_pass_needs`]), and
-//! which definition of a workload wins ([`add`]).
+//! ([`prepare`]) and what the first pass reads of an object to make it ([`first_pass_needs`]).
+//! The index keeps the first definition of each object (`ObjectIndex::insert_first`).
 
-use hpa_core::rules::ObjectIndex;
 use hpa_core::rules::index::Entry as Indexed;
 use hpa_core::rules::objects::{self, ObjectId};
 
@@ -79,19 +78,6 @@ pub fn first_pass_needs(kind: &str) -> Option<&'static Keep> {
     }
 }
 
-/// Adds an object prepared by [`prepare`] to a set's index. The index holds each object once:
-/// an object defined again is left out by the caller, and of the workloads of one kind,
-/// namespace and name (written in two `apiVersion`s), the first wins.
-pub fn add(index: &mut ObjectIndex, entry: Indexed) {
-    use hpa_core::rules::Objects as _;
-    if let Indexed::Workload(w) = &entry
-        && index.workload(&w.id.kind, &w.id.namespace, &w.id.name).is_some()
-    {
-        return;
-    }
-    index.insert(entry);
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -150,41 +136,6 @@ mod tests {
             }
         }
         assert!(workloads > 20, "the data has workloads to compare ({workloads})");
-    }
-
-    /// Of the workloads of one kind, namespace and name written in two `apiVersion`s, the first
-    /// is the one the rules see; the other kinds keep each object (an object defined again, of
-    /// the same identity, never reaches the index).
-    #[test]
-    fn the_first_workload_of_a_kind_and_namespace_wins() {
-        use hpa_core::rules::Objects as _;
-        use hpa_core::rules::objects::{Pdb, Workload};
-        let id = |api_version: &str, kind: &str| ObjectId {
-            api_version: api_version.into(),
-            kind: kind.into(),
-            namespace: "shop".into(),
-            name: "web".into(),
-        };
-        let mut index = ObjectIndex::default();
-        for (api_version, replicas) in [("apps/v1beta2", 1), ("apps/v1", 2)] {
-            let w = Workload { id: id(api_version, "Deployment"), replicas: Some(replicas), ..Workload::default() };
-            add(&mut index, Indexed::Workload(w));
-        }
-        add(&mut index, Indexed::Workload(Workload { id: id("apps/v1", "StatefulSet"), ..Workload::default() }));
-        let found = index.workload("Deployment", "shop", "web").map(|w| (w.id.api_version.as_str(), w.replicas));
-        assert_eq!(found, Some(("apps/v1beta2", Some(1))));
-        assert!(index.workload("StatefulSet", "shop", "web").is_some());
-        for api_version in ["policy/v1beta1", "policy/v1"] {
-            let pdb = Pdb {
-                id: id(api_version, "PodDisruptionBudget"),
-                selector: Default::default(),
-                min_available: None,
-                max_unavailable: None,
-            };
-            add(&mut index, Indexed::Pdb(pdb));
-        }
-        let pdbs: Vec<&str> = index.pdbs("shop").iter().map(|p| p.id.api_version.as_str()).collect();
-        assert_eq!(pdbs, ["policy/v1beta1", "policy/v1"]);
     }
 
     /// A workload read from its tree is the workload read from its JSON: for every object of

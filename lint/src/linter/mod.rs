@@ -461,7 +461,7 @@ fn lint_group(origins: &[input::Origin], stdin: Option<&[u8]>, members: &[usize]
         outcome.diagnostics.append(&mut r.diags);
         for (position, entry) in r.indexed.drain(..) {
             if !again.is_later(k, position) {
-                index::add(&mut indexes[set_of(k)], entry);
+                indexes[set_of(k)].insert_first(entry);
             }
         }
         for (position, kind, name) in r.targets.drain(..) {
