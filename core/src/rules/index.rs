@@ -4,7 +4,7 @@
 //!
 //! Lookups take `&str`s and allocate nothing: the linter asks for every HPA of its input.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, hash_map};
 
 use super::objects::{LimitRange, ObjectId, Objects, Pdb, ScaledObject, Vpa, Workload};
 
@@ -209,7 +209,14 @@ impl<H> ObjectIndex<H> {
     fn put(&mut self, entry: Entry, replace: bool) -> bool {
         match entry {
             Entry::Workload(w) => {
-                let same_name = self.kind_table_mut(&w.id.kind).entry(w.id.name.clone()).or_default();
+                let same_name = match self.kind_table_mut(&w.id.kind).entry(w.id.name.clone()) {
+                    hash_map::Entry::Occupied(e) => e.into_mut(),
+                    hash_map::Entry::Vacant(e) => {
+                        // (One in most cases: no room for more, a cluster keeps thousands.)
+                        e.insert(vec![w]);
+                        return true;
+                    }
+                };
                 match same_name.iter_mut().find(|o| o.id.namespace == w.id.namespace) {
                     Some(slot) if replace => *slot = w,
                     Some(_) => return false,
@@ -232,30 +239,43 @@ impl<H> ObjectIndex<H> {
             Some(by_name) => by_name,
             None => self.hpas.entry(id.namespace.clone()).or_default(),
         };
-        let same_name = by_name.entry(id.name.clone()).or_default();
-        if let Some(at) = same_name.iter().position(|h| h.api_version == id.api_version) {
-            let old = same_name.remove(at);
-            unlist(&mut self.hpas_by_target, &id.namespace, &id.name, &old);
-        }
-        same_name.push(IndexedHpa {
+        let hpa = IndexedHpa {
             api_version: id.api_version.clone(),
             target_kind: target_kind.to_string(),
             target_name: target_name.to_string(),
             value,
-        });
-        let groups = self.hpas_by_target.entry(target_name.to_string()).or_default();
-        let ids = match groups.iter().position(|g| g.namespace == id.namespace && g.kind == target_kind) {
-            Some(at) => &mut groups[at].hpas,
-            None => {
-                groups.push(TargetGroup {
-                    namespace: id.namespace.clone(),
-                    kind: target_kind.to_string(),
-                    hpas: Vec::new(),
-                });
-                let last = groups.len() - 1;
-                &mut groups[last].hpas
-            }
         };
+        // Lists are made with room for one: most hold one HPA, and a cluster keeps thousands.
+        match by_name.entry(id.name.clone()) {
+            hash_map::Entry::Vacant(e) => {
+                e.insert(vec![hpa]);
+            }
+            hash_map::Entry::Occupied(e) => {
+                let same_name = e.into_mut();
+                if let Some(at) = same_name.iter().position(|h| h.api_version == id.api_version) {
+                    let old = same_name.remove(at);
+                    unlist(&mut self.hpas_by_target, &id.namespace, &id.name, &old);
+                }
+                same_name.push(hpa);
+            }
+        }
+        let group = |id: ObjectId| TargetGroup {
+            namespace: id.namespace.clone(),
+            kind: target_kind.to_string(),
+            hpas: vec![id],
+        };
+        let groups = match self.hpas_by_target.entry(target_name.to_string()) {
+            hash_map::Entry::Vacant(e) => {
+                e.insert(vec![group(id)]);
+                return;
+            }
+            hash_map::Entry::Occupied(e) => e.into_mut(),
+        };
+        let Some(ids) = groups.iter_mut().find(|g| g.namespace == id.namespace && g.kind == target_kind) else {
+            groups.push(group(id));
+            return;
+        };
+        let ids = &mut ids.hpas;
         match self.hpa_order {
             HpaOrder::Insertion => ids.push(id),
             HpaOrder::Name => {
