@@ -1,5 +1,5 @@
 //! The one index of an HPA's world: the objects the cross-object rules read ([`Objects`]), in
-//! tables by kind, namespace and name. The linter builds one per manifest set (and one from a
+//! tables by kind and name (workloads), by target (HPAs) or by namespace (the others). The linter builds one per manifest set (and one from a
 //! live cluster's inventory); the webhook's context cache keeps one up to date from its watches.
 //!
 //! Lookups take `&str`s and allocate nothing: the linter asks for every HPA of its input.
@@ -70,7 +70,8 @@ pub enum Table<'a> {
 type ByNamespace<T> = HashMap<String, Vec<T>>;
 
 /// Workloads of one kind by name: those of that name, one per namespace (a few: a lookup reads
-/// them all). By name first, as scale targets are named, so that a lookup hashes one string.
+/// them all; in a cluster, as many as the namespaces that share the name). By name first, as
+/// scale targets are named, so that a lookup hashes one string.
 type KindTable = HashMap<String, Vec<Workload>>;
 
 /// An HPA of the index: its target, and what the index's owner keeps with it (the context
