@@ -37,7 +37,7 @@ impl Ignore {
 }
 
 /// The suppression of an object node.
-pub fn from_node(node: &Node) -> Ignore {
+pub fn from_node(node: Node<'_>) -> Ignore {
     node.get("metadata")
         .and_then(|m| m.get("annotations"))
         .and_then(|a| a.get(ANNOTATION))

@@ -106,9 +106,10 @@ fn prepare(
         super::lint::settings(&args.config, cluster, &layers).map_err(|e| Failure::Error(e.to_string()))?.settings;
     let admission = check::Options::verdict_only(settings.gates);
     let (hpa, workload, hpa_span) = match &scenario.hpa {
-        HpaSource::Inline(node) => {
+        HpaSource::Inline(tree) => {
+            let node = tree.root();
             let hpa = admit(&file, node, &admission)?;
-            (hpa, Workload::default(), node.span)
+            (hpa, Workload::default(), node.span())
         }
         HpaSource::File(path) => {
             let resolved = base.join(&path.value);
@@ -149,7 +150,7 @@ fn prepare(
 }
 
 /// The single document of a scenario file.
-fn document_root(file: &SourceFile) -> Result<&Node, Failure> {
+fn document_root(file: &SourceFile) -> Result<Node<'_>, Failure> {
     if let Some(reason) = &file.unreadable {
         return Err(Failure::Invalid(vec![format!("{}: {reason}", file.name)]));
     }
@@ -159,10 +160,10 @@ fn document_root(file: &SourceFile) -> Result<&Node, Failure> {
     }
     match file.parsed.documents.as_slice() {
         [] => Err(Failure::Invalid(vec![format!("{}:1:1: the scenario is empty", file.name)])),
-        [doc] => Ok(&doc.root),
+        [doc] => Ok(doc.root()),
         [_, second, ..] => Err(Failure::Invalid(vec![at(
             file,
-            second.root.span,
+            second.root().span(),
             "a scenario file holds one YAML document; put the HPA in its own file (`hpa:`) or under `hpaObject`",
         )])),
     }
@@ -170,7 +171,7 @@ fn document_root(file: &SourceFile) -> Result<&Node, Failure> {
 
 /// Runs an HPA object through admission; refuses it, with positioned errors, when
 /// kube-apiserver would.
-fn admit(file: &SourceFile, node: &Node, opts: &check::Options) -> Result<HorizontalPodAutoscaler, Failure> {
+fn admit(file: &SourceFile, node: Node<'_>, opts: &check::Options) -> Result<HorizontalPodAutoscaler, Failure> {
     if let check::Admission::Admitted(admitted) = hpa::check(node, None, opts).admission
         && admitted.allowed()
     {
@@ -180,7 +181,7 @@ fn admit(file: &SourceFile, node: &Node, opts: &check::Options) -> Result<Horizo
         .parsed
         .documents
         .iter()
-        .find(|d| d.root.span.start.index <= node.span.start.index && node.span.end.index <= d.root.span.end.index)
+        .find(|d| d.root().span().start.index <= node.span().start.index && node.span().end.index <= d.root().span().end.index)
         .map_or(0, |d| d.index);
     let obj = ObjectRef { file: 0, document, item: None, node };
     let entry = crate::commands::validate::validate_object(file, &obj, &HashMap::new(), opts);
@@ -192,7 +193,7 @@ fn admit(file: &SourceFile, node: &Node, opts: &check::Options) -> Result<Horizo
     if messages.is_empty() {
         messages.push(at(
             file,
-            node.span,
+            node.span(),
             format!("invalid HPA: {}", entry.message.unwrap_or_else(|| "kube-apiserver would reject it".into())),
         ));
     }
@@ -275,7 +276,7 @@ fn from_manifests(
             }
         }
         if let Some(NodeKind::Scalar(Scalar::Int(r))) =
-            w.node.get("spec").and_then(|s| s.get("replicas")).map(|n| &n.kind)
+            w.node.get("spec").and_then(|s| s.get("replicas")).map(|n| n.kind())
         {
             workload.replicas = i32::try_from(*r).ok().filter(|r| *r >= 0);
         }
