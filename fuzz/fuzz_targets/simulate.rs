@@ -189,7 +189,7 @@ fn workload(
         }
     }
     let replicas = match w.node.get("spec").and_then(|s| s.get("replicas")).map(|n| n.kind()) {
-        Some(NodeKind::Scalar(Scalar::Int(r))) => i32::try_from(*r).ok().filter(|r| *r >= 0),
+        Some(NodeKind::Scalar(Scalar::Int(r))) => i32::try_from(r).ok().filter(|r| *r >= 0),
         _ => None,
     };
     Some((template, replicas))

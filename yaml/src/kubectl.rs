@@ -495,7 +495,7 @@ fn go_sharp_v(node: Node<'_>, top: bool) -> String {
         NodeKind::Scalar(Scalar::Bool(b)) => b.to_string(),
         NodeKind::Scalar(Scalar::Int(i)) => i.to_string(),
         NodeKind::Scalar(Scalar::UInt(u)) => format!("0x{u:x}"),
-        NodeKind::Scalar(Scalar::Float(f)) => go_g(*f),
+        NodeKind::Scalar(Scalar::Float(f)) => go_g(f),
         NodeKind::Scalar(Scalar::Str(s)) => hpa_core::go::quote(s),
         NodeKind::Seq(items) => {
             let items: Vec<String> = items.map(|i| go_sharp_v(i, false)).collect();
@@ -542,7 +542,7 @@ fn go_g(f: f64) -> String {
 pub(crate) fn unsupported_float(root: Node<'_>) -> Option<(Node<'_>, String)> {
     match root.kind() {
         NodeKind::Scalar(Scalar::Float(f)) if !f.is_finite() => {
-            Some((root, format!("{YAML_TO_JSON}json: unsupported value: {}", go_g(*f))))
+            Some((root, format!("{YAML_TO_JSON}json: unsupported value: {}", go_g(f))))
         }
         NodeKind::Scalar(_) => None,
         NodeKind::Seq(mut items) => items.find_map(unsupported_float),
@@ -637,8 +637,8 @@ mod tests {
         let tree = &mut doc.documents[0].tree;
         // The slots: the mapping, `z`, 1.5, `b`, the sequence, 1, 2.5.
         let slots = tree.slots_mut();
-        slots[2].kind = crate::SlotKind::Scalar(Scalar::Float(f64::NAN));
-        slots[6].kind = crate::SlotKind::Scalar(Scalar::Float(f64::NEG_INFINITY));
+        slots[2].kind = crate::SlotKind::Float(f64::NAN);
+        slots[6].kind = crate::SlotKind::Float(f64::NEG_INFINITY);
         let (node, message) = unsupported_float(tree.root()).unwrap();
         assert_eq!(message, "error converting YAML to JSON: json: unsupported value: -Inf");
         assert_eq!(node.span().start.line, 2);

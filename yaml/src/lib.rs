@@ -67,9 +67,9 @@ impl Span {
     }
 }
 
-/// A resolved scalar.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Scalar {
+/// A resolved scalar (a string one borrows its text from the tree).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Scalar<'a> {
     /// `null`, `~` or empty
     Null,
     /// `true`, `yes`, `on`, ...
@@ -80,9 +80,8 @@ pub enum Scalar {
     UInt(u64),
     /// A float.
     Float(f64),
-    /// Anything else, and every quoted or block scalar (short ones are stored inline: most
-    /// keys and values of a manifest never allocate).
-    Str(CompactString),
+    /// Anything else, and every quoted or block scalar.
+    Str(&'a str),
 }
 
 /// A node's fields as its JSON ([`Node::to_json`]) would show them, without building it.
@@ -101,7 +100,7 @@ impl<'a> hpa_core::rules::objects::Fields<'a> for Node<'a> {
     }
     fn quantity_text(self) -> Option<Cow<'a, str>> {
         match self.scalar()? {
-            Scalar::Str(s) => Some(Cow::Borrowed(s.as_str())),
+            Scalar::Str(s) => Some(Cow::Borrowed(s)),
             s => match scalar_to_json(s) {
                 Value::Number(n) => Some(Cow::Owned(n.to_string())),
                 _ => None,
@@ -116,30 +115,30 @@ impl<'a> hpa_core::rules::objects::Fields<'a> for Node<'a> {
     }
 }
 
-fn scalar_to_key(s: &Scalar) -> String {
+fn scalar_to_key(s: Scalar<'_>) -> String {
     match s {
         Scalar::Null => "null".into(),
         Scalar::Bool(b) => b.to_string(),
         Scalar::Int(i) => i.to_string(),
         Scalar::UInt(u) => u.to_string(),
-        Scalar::Float(f) => format_go_float(*f),
+        Scalar::Float(f) => format_go_float(f),
         Scalar::Str(s) => s.to_string(),
     }
 }
 
-fn scalar_to_json(s: &Scalar) -> Value {
+fn scalar_to_json(s: Scalar<'_>) -> Value {
     match s {
         Scalar::Null => Value::Null,
-        Scalar::Bool(b) => Value::Bool(*b),
-        Scalar::Int(i) => Value::from(*i),
-        Scalar::UInt(u) => Value::from(*u),
+        Scalar::Bool(b) => Value::Bool(b),
+        Scalar::Int(i) => Value::from(i),
+        Scalar::UInt(u) => Value::from(u),
         Scalar::Float(f) => {
             // json.Marshal writes an integral float below 1e21 without a fraction, so it then
             // decodes into integer fields; mirror that.
             if f.fract() == 0.0 && f.abs() < 1e21 && f.abs() <= 9.007_199_254_740_992e15 {
-                Value::from(*f as i64)
+                Value::from(f as i64)
             } else {
-                Number::from_f64(*f).map_or(Value::Null, Value::Number)
+                Number::from_f64(f).map_or(Value::Null, Value::Number)
             }
         }
         Scalar::Str(s) => Value::String(s.to_string()),
@@ -294,6 +293,8 @@ struct Builder<'c> {
     /// The document's nodes so far, in document order (see [`Tree`]); the list is reused from
     /// document to document, each document's tree moved out into an exactly sized one.
     nodes: Vec<Slot>,
+    /// The text of the document's string scalars, one after the other (see [`Tree`]).
+    text: String,
     /// The subtree of each anchor, as it was when it closed.
     anchors: HashMap<usize, Box<[Slot]>>,
     alias_nodes: usize,
@@ -313,6 +314,7 @@ impl<'c> Builder<'c> {
             pruning: Pruning::default(),
             stack: Vec::new(),
             nodes: Vec::new(),
+            text: String::new(),
             anchors: HashMap::new(),
             alias_nodes: 0,
             root: false,
@@ -329,6 +331,7 @@ impl<'c> Builder<'c> {
         self.pruning = Pruning { skipped_at_key, ..Pruning::default() };
         self.stack.clear();
         self.nodes.clear();
+        self.text.clear();
         self.anchors.clear();
         self.alias_nodes = 0;
         self.root = false;
@@ -372,7 +375,7 @@ impl<'c> Builder<'c> {
 
     /// The root node, once complete.
     fn root(&self) -> Option<Node<'_>> {
-        self.root.then(|| Node::of(&self.nodes))
+        self.root.then(|| Node::of(&self.nodes, &self.text))
     }
 
     /// Opens a collection at `start`.
@@ -393,7 +396,7 @@ impl<'c> Builder<'c> {
         let (at, len, anchor, map) = match self.stack.pop()? {
             Frame::Seq { at, len, anchor, .. } => (at, len, anchor, false),
             Frame::Map { at, len, merge, anchor, .. } => {
-                let len = if merge { tree::apply_merges(&mut self.nodes, at, len) } else { len };
+                let len = if merge { tree::apply_merges(&mut self.nodes, &self.text, at, len) } else { len };
                 (at, len, anchor, true)
             }
         };
@@ -405,9 +408,10 @@ impl<'c> Builder<'c> {
     }
 
     /// Adds a scalar.
-    fn scalar(&mut self, scalar: Scalar, span: Span, anchor: usize) {
+    fn scalar(&mut self, scalar: Scalar<'_>, span: Span, anchor: usize) {
         let at = self.nodes.len();
-        self.nodes.push(Slot { kind: SlotKind::Scalar(scalar), span });
+        let kind = SlotKind::scalar(scalar, &mut self.text);
+        self.nodes.push(Slot { kind, span });
         self.finish_node(at, anchor);
     }
 
@@ -426,7 +430,7 @@ impl<'c> Builder<'c> {
             Some(Frame::Seq { len, .. }) => *len = len.saturating_add(1),
             Some(Frame::Map { len, key, merge, keep, value_keep, .. }) => match *key {
                 None => {
-                    let node = Node::of(nodes.get(at..).unwrap_or_default());
+                    let node = Node::of(nodes.get(at..).unwrap_or_default(), &self.text);
                     let needed = match keep {
                         None => Some(None),
                         Some(keep) => keep.of(&node.key_str()).or_else(|| {
@@ -455,15 +459,15 @@ impl<'c> Builder<'c> {
                 }
                 Some(k) => {
                     *key = None;
-                    let k_node = Node::of(nodes.get(k..at).unwrap_or_default());
-                    let node = Node::of(nodes.get(at..).unwrap_or_default());
+                    let k_node = Node::of(nodes.get(k..at).unwrap_or_default(), &self.text);
+                    let node = Node::of(nodes.get(at..).unwrap_or_default(), &self.text);
                     // The root's kind, once known, says what the caller needs of the rest.
                     if let (Some(choose), None, true) = (self.choose, &self.pruning.kind, at_root)
                         && k_node.key_str() == "kind"
                         && let Some(Scalar::Str(kind)) = node.scalar()
                     {
                         *keep = choose(kind);
-                        self.pruning.kind = Some(kind.clone());
+                        self.pruning.kind = Some(kind.into());
                     }
                     let is_merge = matches!(k_node.scalar(), Some(Scalar::Str(s)) if s == "<<");
                     if let Some(message) = kubectl::key_problem(k_node, node, is_merge) {
@@ -757,7 +761,8 @@ fn read_events(
                             return stop(out, node.span().start, message, doc_index);
                         }
                         if !matches!(root.scalar(), Some(Scalar::Null)) {
-                            let tree = Tree::from_slots(builder.nodes.drain(..).collect());
+                            let tree = Tree::new(builder.nodes.drain(..).collect(), builder.text.as_str().into());
+                            builder.text.clear();
                             out.documents.push(Document { index: doc_index, start: doc_start, tree });
                         }
                         builder.root = false;
@@ -864,8 +869,11 @@ fn skip(builder: &mut Builder<'_>, event: &Event<'_>, limits: Limits) -> Skip {
     match (pruning.skipping, event) {
         // A document ends: a second `kind` may have changed what the object is.
         (None, Event::DocumentEnd) => {
-            let root_kind =
-                builder.root.then(|| Node::of(&builder.nodes)).and_then(|r| r.get("kind")).and_then(Node::as_str);
+            let root_kind = builder
+                .root
+                .then(|| Node::of(&builder.nodes, &builder.text))
+                .and_then(|r| r.get("kind"))
+                .and_then(Node::as_str);
             if pruning.skipped && root_kind != pruning.kind.as_deref() { Skip::Inexact } else { Skip::Built }
         }
         // An alias could expand a node that was pruned or left out (and the alias budget
@@ -970,25 +978,25 @@ fn scan_error_message(e: &ScanError) -> String {
 }
 
 /// Resolves a scalar as go-yaml v2 does for an untyped destination.
-fn resolve(value: &str, style: ScalarStyle, tag: Option<&saphyr_parser::Tag>) -> Scalar {
+fn resolve<'v>(value: &'v str, style: ScalarStyle, tag: Option<&saphyr_parser::Tag>) -> Scalar<'v> {
     if let Some(tag) = tag
         && (tag.is_yaml_core_schema() || tag.handle == "!!")
     {
         match tag.suffix.as_str() {
-            "str" => return Scalar::Str(value.into()),
+            "str" => return Scalar::Str(value),
             "null" => return Scalar::Null,
             "bool" | "int" | "float" => return resolve_plain(value),
             _ => {}
         }
     }
     if style != ScalarStyle::Plain {
-        return Scalar::Str(value.into());
+        return Scalar::Str(value);
     }
     resolve_plain(value)
 }
 
 /// go-yaml v2 `resolve()` for plain scalars.
-pub fn resolve_plain(s: &str) -> Scalar {
+pub fn resolve_plain(s: &str) -> Scalar<'_> {
     match s {
         "" | "~" | "null" | "Null" | "NULL" => return Scalar::Null,
         "y" | "Y" | "yes" | "Yes" | "YES" | "true" | "True" | "TRUE" | "on" | "On" | "ON" => return Scalar::Bool(true),
@@ -1002,7 +1010,7 @@ pub fn resolve_plain(s: &str) -> Scalar {
     }
     let first = s.as_bytes()[0];
     if !(first.is_ascii_digit() || matches!(first, b'+' | b'-' | b'.')) {
-        return Scalar::Str(s.into());
+        return Scalar::Str(s);
     }
     // go-yaml drops underscores before parsing a number (copy only when there are some).
     let plain: Cow<'_, str> = if s.contains('_') { Cow::Owned(s.replace('_', "")) } else { Cow::Borrowed(s) };
@@ -1028,7 +1036,7 @@ pub fn resolve_plain(s: &str) -> Scalar {
     {
         return Scalar::Int(-i);
     }
-    Scalar::Str(s.into())
+    Scalar::Str(s)
 }
 
 /// `strconv.ParseInt(s, 0, 64)`: sign, then `0x`/`0o`/`0b` prefixes or a leading `0` for octal.

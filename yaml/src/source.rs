@@ -40,7 +40,7 @@ impl<'a> NodeSource<'a> {
 }
 
 /// The JSON a scalar becomes (`None`: `null`).
-fn scalar_kind(s: &Scalar) -> Kind {
+fn scalar_kind(s: Scalar<'_>) -> Kind {
     match s {
         Scalar::Null => Kind::Null,
         Scalar::Float(f) if !f.is_finite() => Kind::Null,
@@ -69,7 +69,7 @@ fn json_text(node: Node<'_>) -> String {
         NodeKind::Scalar(Scalar::Bool(b)) => b.to_string(),
         NodeKind::Scalar(Scalar::Int(i)) => i.to_string(),
         NodeKind::Scalar(Scalar::UInt(u)) => u.to_string(),
-        NodeKind::Scalar(Scalar::Float(f)) if f.is_finite() => hpa_core::go::json_float(*f),
+        NodeKind::Scalar(Scalar::Float(f)) if f.is_finite() => hpa_core::go::json_float(f),
         NodeKind::Scalar(_) => "null".into(),
         NodeKind::Seq(_) | NodeKind::Map(_) => hpa_core::go::to_go_json(&node.to_json()).unwrap_or_default(),
     }
@@ -86,7 +86,7 @@ impl<'a> Source<'a> for NodeSource<'a> {
     fn bool(&mut self) -> Result<bool, SourceError> {
         let node = self.take()?;
         match node.scalar() {
-            Some(Scalar::Bool(b)) => Ok(*b),
+            Some(Scalar::Bool(b)) => Ok(b),
             _ => Err(mismatch(node, "a boolean")),
         }
     }
@@ -94,9 +94,9 @@ impl<'a> Source<'a> for NodeSource<'a> {
     fn number(&mut self) -> Result<Number<'a>, SourceError> {
         let node = self.take()?;
         match node.scalar() {
-            Some(Scalar::Int(i)) => Ok(Number::Int(*i)),
-            Some(Scalar::UInt(u)) => Ok(Number::UInt(*u)),
-            Some(Scalar::Float(f)) if f.is_finite() => Ok(Number::Float(*f)),
+            Some(Scalar::Int(i)) => Ok(Number::Int(i)),
+            Some(Scalar::UInt(u)) => Ok(Number::UInt(u)),
+            Some(Scalar::Float(f)) if f.is_finite() => Ok(Number::Float(f)),
             _ => Err(mismatch(node, "a number")),
         }
     }

@@ -4,8 +4,10 @@
 //! a key then its value, each item, key and value followed by its own subtree. A collection
 //! records how many slots its subtree takes (itself included), so a node is a slice of the
 //! list, its children are found by reading on, and a subtree can be copied (an alias) or moved
-//! (a merge key) as it is. Dropping a document frees one list instead of walking a tree of
-//! vectors, and reading one reads contiguous memory.
+//! (a merge key) as it is. The text of string scalars is kept apart, in one string per
+//! document, and a slot holds where its text is: slots own nothing, so dropping a document
+//! frees two blocks instead of walking a tree of vectors and strings, and reading one reads
+//! contiguous memory.
 //!
 //! Readers see a [`Node`], a borrowed view (a slice of the list) with the accessors of a tree:
 //! [`Node::kind`] (a scalar, or an iterator over items or entries), [`Node::get`],
@@ -20,52 +22,116 @@ use serde_json::{Map, Value};
 use crate::{Scalar, Span, scalar_to_json, scalar_to_key};
 
 /// One node of the list: what it is and where.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Slot {
     pub(crate) kind: SlotKind,
     pub(crate) span: Span,
 }
 
 /// A node of the list; a collection's children follow it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum SlotKind {
-    Scalar(Scalar),
+    Null,
+    Bool(bool),
+    Int(i64),
+    UInt(u64),
+    Float(f64),
+    /// A string: the byte range `at..at + len` of the tree's text.
+    Str {
+        at: u32,
+        len: u32,
+    },
     /// `size`: the slots of its subtree, itself included; `len`: its items.
-    Seq { size: u32, len: u32 },
+    Seq {
+        size: u32,
+        len: u32,
+    },
     /// `size`: the slots of its subtree, itself included; `len`: its entries.
-    Map { size: u32, len: u32 },
+    Map {
+        size: u32,
+        len: u32,
+    },
 }
 
 impl Slot {
     /// The slots of its subtree, itself included.
     pub(crate) fn size(&self) -> usize {
         match self.kind {
-            SlotKind::Scalar(_) => 1,
             SlotKind::Seq { size, .. } | SlotKind::Map { size, .. } => size as usize,
+            _ => 1,
         }
     }
 }
 
-/// A document's nodes, in one list (see the module's documentation).
-#[derive(Clone, PartialEq, Default)]
+impl SlotKind {
+    /// A scalar's slot, its text (if a string) added to `text`.
+    pub(crate) fn scalar(scalar: Scalar<'_>, text: &mut String) -> SlotKind {
+        match scalar {
+            Scalar::Null => SlotKind::Null,
+            Scalar::Bool(b) => SlotKind::Bool(b),
+            Scalar::Int(i) => SlotKind::Int(i),
+            Scalar::UInt(u) => SlotKind::UInt(u),
+            Scalar::Float(f) => SlotKind::Float(f),
+            Scalar::Str(s) => {
+                // A text past 4 GiB cannot be marked: its strings read as empty.
+                let (at, len) = (u32::try_from(text.len()), u32::try_from(s.len()));
+                match (at, len) {
+                    (Ok(at), Ok(len)) if at.checked_add(len).is_some() => {
+                        text.push_str(s);
+                        SlotKind::Str { at, len }
+                    }
+                    _ => SlotKind::Str { at: 0, len: 0 },
+                }
+            }
+        }
+    }
+
+    /// The scalar of a slot (`None`: a collection).
+    fn to_scalar(self, text: &str) -> Option<Scalar<'_>> {
+        Some(match self {
+            SlotKind::Null => Scalar::Null,
+            SlotKind::Bool(b) => Scalar::Bool(b),
+            SlotKind::Int(i) => Scalar::Int(i),
+            SlotKind::UInt(u) => Scalar::UInt(u),
+            SlotKind::Float(f) => Scalar::Float(f),
+            SlotKind::Str { at, len } => {
+                let at = at as usize;
+                Scalar::Str(text.get(at..at.saturating_add(len as usize)).unwrap_or_default())
+            }
+            SlotKind::Seq { .. } | SlotKind::Map { .. } => return None,
+        })
+    }
+}
+
+/// A document's nodes, in one list, and the text of its strings (see the module's
+/// documentation).
+#[derive(Clone, Default)]
 pub struct Tree {
     slots: Box<[Slot]>,
+    text: Box<str>,
 }
 
 impl Tree {
-    pub(crate) fn from_slots(slots: Box<[Slot]>) -> Tree {
-        Tree { slots }
+    pub(crate) fn new(slots: Box<[Slot]>, text: Box<str>) -> Tree {
+        Tree { slots, text }
     }
 
     /// The root node.
     pub fn root(&self) -> Node<'_> {
-        Node::of(&self.slots)
+        Node::of(&self.slots, &self.text)
     }
 
     /// The slots, for tests that build what the parser would not.
     #[cfg(test)]
     pub(crate) fn slots_mut(&mut self) -> &mut [Slot] {
         &mut self.slots
+    }
+}
+
+/// Trees are equal when their nodes are (what they hold and where).
+impl PartialEq for Tree {
+    fn eq(&self, other: &Tree) -> bool {
+        self.root() == other.root()
     }
 }
 
@@ -76,17 +142,34 @@ impl fmt::Debug for Tree {
 }
 
 /// A YAML node with its span: a view of a [`Tree`] (it copies like a reference).
-#[derive(Clone, Copy, PartialEq)]
+#[derive(Clone, Copy)]
 pub struct Node<'a> {
     /// Its subtree: the node, then its children.
     slots: &'a [Slot],
+    /// The tree's text.
+    text: &'a str,
+}
+
+/// Nodes are equal when they hold the same at the same place (children included).
+impl PartialEq for Node<'_> {
+    fn eq(&self, other: &Node<'_>) -> bool {
+        if self.span() != other.span() {
+            return false;
+        }
+        match (self.kind(), other.kind()) {
+            (NodeKind::Scalar(a), NodeKind::Scalar(b)) => a == b,
+            (NodeKind::Seq(a), NodeKind::Seq(b)) => a.len() == b.len() && a.zip(b).all(|(a, b)| a == b),
+            (NodeKind::Map(a), NodeKind::Map(b)) => a.len() == b.len() && a.zip(b).all(|(a, b)| a == b),
+            _ => false,
+        }
+    }
 }
 
 /// The shape of a node.
 #[derive(Debug, Clone)]
 pub enum NodeKind<'a> {
     /// A scalar.
-    Scalar(&'a Scalar),
+    Scalar(Scalar<'a>),
     /// A sequence, its items.
     Seq(Items<'a>),
     /// A mapping, its entries in document order (merge keys already applied).
@@ -106,6 +189,7 @@ pub struct Entry<'a> {
 #[derive(Clone)]
 pub struct Items<'a> {
     rest: &'a [Slot],
+    text: &'a str,
     len: usize,
 }
 
@@ -113,16 +197,14 @@ pub struct Items<'a> {
 #[derive(Clone)]
 pub struct Entries<'a> {
     rest: &'a [Slot],
+    text: &'a str,
     len: usize,
 }
 
-/// A `null` for a view with nothing in it (which the parser never makes).
-static NULL: Scalar = Scalar::Null;
-
 impl<'a> Node<'a> {
     /// The node whose subtree `slots` is (its first slot).
-    pub(crate) fn of(slots: &'a [Slot]) -> Node<'a> {
-        Node { slots }
+    pub(crate) fn of(slots: &'a [Slot], text: &'a str) -> Node<'a> {
+        Node { slots, text }
     }
 
     /// Where it is.
@@ -132,21 +214,18 @@ impl<'a> Node<'a> {
 
     /// What it holds.
     pub fn kind(self) -> NodeKind<'a> {
-        let rest = self.slots.get(1..).unwrap_or_default();
-        match self.slots.first().map(|s| &s.kind) {
-            None => NodeKind::Scalar(&NULL),
-            Some(SlotKind::Scalar(s)) => NodeKind::Scalar(s),
-            Some(SlotKind::Seq { len, .. }) => NodeKind::Seq(Items { rest, len: *len as usize }),
-            Some(SlotKind::Map { len, .. }) => NodeKind::Map(Entries { rest, len: *len as usize }),
+        let (rest, text) = (self.slots.get(1..).unwrap_or_default(), self.text);
+        match self.slots.first().map(|s| s.kind) {
+            None => NodeKind::Scalar(Scalar::Null),
+            Some(SlotKind::Seq { len, .. }) => NodeKind::Seq(Items { rest, text, len: len as usize }),
+            Some(SlotKind::Map { len, .. }) => NodeKind::Map(Entries { rest, text, len: len as usize }),
+            Some(scalar) => NodeKind::Scalar(scalar.to_scalar(text).unwrap_or(Scalar::Null)),
         }
     }
 
     /// The scalar it is, if it is one.
-    pub fn scalar(self) -> Option<&'a Scalar> {
-        match self.slots.first().map(|s| &s.kind) {
-            Some(SlotKind::Scalar(s)) => Some(s),
-            _ => None,
-        }
+    pub fn scalar(self) -> Option<Scalar<'a>> {
+        self.slots.first()?.kind.to_scalar(self.text)
     }
 
     /// Its items, if it is a sequence.
@@ -167,7 +246,7 @@ impl<'a> Node<'a> {
 
     /// A tree of its own holding a copy of the node and everything under it.
     pub fn to_tree(self) -> Tree {
-        Tree { slots: self.slots.into() }
+        Tree { slots: self.slots.into(), text: self.text.into() }
     }
 
     /// Whether it is a mapping.
@@ -188,7 +267,7 @@ impl<'a> Node<'a> {
     /// The key as a string, borrowed when it is one already (keys are compared often).
     pub fn key_str(self) -> Cow<'a, str> {
         match self.scalar() {
-            Some(Scalar::Str(s)) => Cow::Borrowed(s.as_str()),
+            Some(Scalar::Str(s)) => Cow::Borrowed(s),
             Some(s) => Cow::Owned(scalar_to_key(s)),
             None => Cow::Borrowed(""),
         }
@@ -217,7 +296,7 @@ impl<'a> Node<'a> {
     /// The string value of a scalar.
     pub fn as_str(self) -> Option<&'a str> {
         match self.scalar() {
-            Some(Scalar::Str(s)) => Some(s.as_str()),
+            Some(Scalar::Str(s)) => Some(s),
             _ => None,
         }
     }
@@ -249,11 +328,11 @@ impl fmt::Debug for Node<'_> {
 }
 
 /// The next subtree of `rest`, and what follows it.
-fn split_next<'a>(rest: &mut &'a [Slot]) -> Option<Node<'a>> {
+fn split_next<'a>(rest: &mut &'a [Slot], text: &'a str) -> Option<Node<'a>> {
     let size = rest.first()?.size();
     let (node, after) = rest.split_at_checked(size).unwrap_or((rest, &[]));
     *rest = after;
-    Some(Node { slots: node })
+    Some(Node { slots: node, text })
 }
 
 impl<'a> Iterator for Items<'a> {
@@ -264,7 +343,7 @@ impl<'a> Iterator for Items<'a> {
             return None;
         }
         self.len -= 1;
-        split_next(&mut self.rest)
+        split_next(&mut self.rest, self.text)
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -288,8 +367,8 @@ impl<'a> Iterator for Entries<'a> {
             return None;
         }
         self.len -= 1;
-        let key = split_next(&mut self.rest)?;
-        let value = split_next(&mut self.rest)?;
+        let key = split_next(&mut self.rest, self.text)?;
+        let value = split_next(&mut self.rest, self.text)?;
         Some(Entry { key, value })
     }
 
@@ -309,10 +388,10 @@ impl fmt::Debug for Entries<'_> {
 /// Applies YAML merge keys (`<<: *base` or `<<: [*a, *b]`) to the mapping at slot `at` of
 /// `nodes` (its `len` entries end the list): explicit keys win, earlier sources win over later
 /// ones, merged entries come first. Returns the number of entries.
-pub(crate) fn apply_merges(nodes: &mut Vec<Slot>, at: usize, len: u32) -> u32 {
+pub(crate) fn apply_merges(nodes: &mut Vec<Slot>, text: &str, at: usize, len: u32) -> u32 {
     let Some(from) = at.checked_add(1).filter(|from| *from <= nodes.len()) else { return len };
     let region = nodes.split_off(from);
-    let entries: Vec<Entry<'_>> = Entries { rest: &region, len: len as usize }.collect();
+    let entries: Vec<Entry<'_>> = Entries { rest: &region, text, len: len as usize }.collect();
     let is_merge = |e: &Entry<'_>| matches!(e.key.scalar(), Some(Scalar::Str(s)) if s == "<<");
     let mut sources = Vec::new();
     for e in entries.iter().filter(|e| is_merge(e)) {

@@ -181,7 +181,9 @@ fn admit(file: &SourceFile, node: Node<'_>, opts: &check::Options) -> Result<Hor
         .parsed
         .documents
         .iter()
-        .find(|d| d.root().span().start.index <= node.span().start.index && node.span().end.index <= d.root().span().end.index)
+        .find(|d| {
+            d.root().span().start.index <= node.span().start.index && node.span().end.index <= d.root().span().end.index
+        })
         .map_or(0, |d| d.index);
     let obj = ObjectRef { file: 0, document, item: None, node };
     let entry = crate::commands::validate::validate_object(file, &obj, &HashMap::new(), opts);
@@ -278,7 +280,7 @@ fn from_manifests(
         if let Some(NodeKind::Scalar(Scalar::Int(r))) =
             w.node.get("spec").and_then(|s| s.get("replicas")).map(|n| n.kind())
         {
-            workload.replicas = i32::try_from(*r).ok().filter(|r| *r >= 0);
+            workload.replicas = i32::try_from(r).ok().filter(|r| *r >= 0);
         }
     }
     Ok((hpa, workload))

@@ -308,8 +308,9 @@ fn millis_of(ms: f64, text: &str) -> Result<i64, ValueError> {
 }
 
 fn duration(node: Node<'_>, what: &str) -> Result<i64, ScenarioError> {
-    let text = scalar_text(node)
-        .ok_or_else(|| ScenarioError::new(node.span(), format!("{what} must be a duration such as 30s, 5m or 1h30m")))?;
+    let text = scalar_text(node).ok_or_else(|| {
+        ScenarioError::new(node.span(), format!("{what} must be a duration such as 30s, 5m or 1h30m"))
+    })?;
     parse_duration(&text).map_err(|m| ScenarioError::new(node.span(), format!("{what}: {m}")))
 }
 
@@ -367,7 +368,8 @@ fn load_value(node: Node<'_>) -> Result<LoadValue, ScenarioError> {
                 let text = scalar_text(e.value)
                     .ok_or_else(|| ScenarioError::new(e.value.span(), "utilization must be a percentage such as 80"))?;
                 LoadValue::Utilization(
-                    parse_percent(&text).map_err(|m| ScenarioError::new(e.value.span(), format!("utilization: {m}")))?,
+                    parse_percent(&text)
+                        .map_err(|m| ScenarioError::new(e.value.span(), format!("utilization: {m}")))?,
                 )
             }
             other => {
@@ -486,12 +488,13 @@ pub fn parse(root: Node<'_>) -> Result<Scenario, Vec<ScenarioError>> {
             None
         }
     };
-    let hpa_name =
-        root.get("hpaName").and_then(|n| errs.keep(string(n, "hpaName")).map(|value| Spanned { value, span: n.span() }));
+    let hpa_name = root
+        .get("hpaName")
+        .and_then(|n| errs.keep(string(n, "hpaName")).map(|value| Spanned { value, span: n.span() }));
 
     let replicas = root.get("replicas").and_then(|n| match n.kind() {
-        NodeKind::Scalar(Scalar::Int(i)) if (0..=i64::from(i32::MAX)).contains(i) => {
-            Some(Spanned { value: i32::try_from(*i).unwrap_or(i32::MAX), span: n.span() })
+        NodeKind::Scalar(Scalar::Int(i)) if (0..=i64::from(i32::MAX)).contains(&i) => {
+            Some(Spanned { value: i32::try_from(i).unwrap_or(i32::MAX), span: n.span() })
         }
         _ => {
             errs.push(n.span(), "replicas must be a whole number, 0 or more");
@@ -550,8 +553,8 @@ pub fn parse(root: Node<'_>) -> Result<Scenario, Vec<ScenarioError>> {
         controller.initial_readiness_delay = d("initialReadinessDelay", &mut errs);
         if let Some(n) = c.get("tolerance") {
             match n.kind() {
-                NodeKind::Scalar(Scalar::Int(i)) if *i >= 0 => controller.tolerance = Some(*i as f64),
-                NodeKind::Scalar(Scalar::Float(f)) if *f >= 0.0 && f.is_finite() => controller.tolerance = Some(*f),
+                NodeKind::Scalar(Scalar::Int(i)) if i >= 0 => controller.tolerance = Some(i as f64),
+                NodeKind::Scalar(Scalar::Float(f)) if f >= 0.0 && f.is_finite() => controller.tolerance = Some(f),
                 _ => errs.push(n.span(), "tolerance must be a number, 0 or more (e.g. 0.1)"),
             }
         }
