@@ -2,10 +2,12 @@
 //! It is the only crate that knows the YAML library (`saphyr-parser`); swapping it touches
 //! this crate alone.
 //!
-//! Each document becomes a [`Node`] tree whose every node keeps its span, built from
-//! `saphyr-parser` events. Plain scalars are resolved as kubectl resolves them (YAML 1.1 rules of
-//! go-yaml v2, which `sigs.k8s.io/yaml` uses: `yes`/`no`/`on`/`off` are booleans, `010` is octal,
-//! `1e3` is a number), aliases are expanded within a budget (alias bombs are refused), merge keys
+//! Each document becomes a [`Tree`], built from `saphyr-parser` events: its nodes in one flat
+//! list in document order, each with its span, its strings in one text; readers walk it through
+//! [`Node`], a borrowed view ([`Node::kind`], [`Node::get`], [`Node::span`], [`Node::to_json`]).
+//! Plain scalars are resolved as kubectl resolves them (YAML 1.1 rules of go-yaml v2, which
+//! `sigs.k8s.io/yaml` uses: `yes`/`no`/`on`/`off` are booleans, `010` is octal, `1e3` is a
+//! number), aliases are expanded within a budget (alias bombs are refused), merge keys
 //! (`<<`) are honoured, and a key given twice stays twice (decoding reports it). A field path such
 //! as `spec.metrics[1].resource.target` is mapped back to its node, or to the nearest existing
 //! parent when the field is missing.
@@ -791,7 +793,7 @@ fn read_events(
                     // Every node of the copy is where the alias is: a finding inside it is
                     // about the object that uses the alias, not the one that defines it.
                     let at = builder.nodes.len();
-                    builder.nodes.extend(anchored.iter().map(|slot| Slot { kind: slot.kind.clone(), span }));
+                    builder.nodes.extend(anchored.iter().map(|slot| Slot { kind: slot.kind, span }));
                     builder.finish_node(at, 0);
                 }
                 None => {
@@ -1312,12 +1314,12 @@ mod tests {
         assert_eq!(resolve_plain("1_000"), Scalar::Int(1000));
         assert_eq!(resolve_plain("1e3"), Scalar::Float(1000.0));
         assert_eq!(resolve_plain("0.5"), Scalar::Float(0.5));
-        assert_eq!(resolve_plain("500m"), Scalar::Str("500m".into()));
-        assert_eq!(resolve_plain("1.2.3"), Scalar::Str("1.2.3".into()));
+        assert_eq!(resolve_plain("500m"), Scalar::Str("500m"));
+        assert_eq!(resolve_plain("1.2.3"), Scalar::Str("1.2.3"));
         assert_eq!(resolve_plain("-1"), Scalar::Int(-1));
         assert_eq!(resolve_plain("~"), Scalar::Null);
         assert_eq!(resolve_plain("09"), Scalar::Float(9.0));
-        assert_eq!(resolve_plain("1e999"), Scalar::Str("1e999".into()));
+        assert_eq!(resolve_plain("1e999"), Scalar::Str("1e999"));
     }
 
     #[test]

@@ -412,3 +412,49 @@ pub(crate) fn apply_merges(nodes: &mut Vec<Slot>, text: &str, at: usize, len: u3
     }
     count
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slots_own_nothing() {
+        // Dropping a document frees its two blocks without visiting a slot.
+        assert!(!std::mem::needs_drop::<Slot>());
+        assert!(std::mem::size_of::<Slot>() <= 40, "{}", std::mem::size_of::<Slot>());
+    }
+
+    #[test]
+    fn children_are_found_past_the_subtrees_before_them() {
+        let long = "a string longer than any inline string, with é and ü";
+        let text =
+            format!("a: {{b: [1, {{c: [x, w]}}, []], d: {{}}}}\nl: [[[1]], 2.5, ~, true]\ns: '{long}'\nz: last\n");
+        let p = crate::parse(&text);
+        let root = p.documents[0].root();
+        assert_eq!(
+            root.to_json(),
+            serde_json::json!({"a": {"b": [1, {"c": ["x", "w"]}, []], "d": {}}, "l": [[[1]], 2.5, null, true], "s": long, "z": "last"})
+        );
+        assert_eq!(root.get("z").and_then(Node::as_str), Some("last"));
+        assert_eq!(root.get("s").and_then(Node::as_str), Some(long));
+        let b = root.get("a").and_then(|a| a.get("b")).and_then(Node::items).unwrap();
+        assert_eq!(b.len(), 3);
+        assert_eq!(root.get("a").and_then(|a| a.get("d")).and_then(Node::entries).map(|e| e.len()), Some(0));
+        let l = root.get("l").unwrap();
+        assert_eq!(crate::locate_node(l, "[1]").and_then(Node::scalar), Some(Scalar::Float(2.5)));
+        assert_eq!(crate::locate_node(root, "a.b[1].c[1]").map(|n| n.span().start.line), Some(1));
+        // A copy is a tree of its own, equal to what it copies.
+        let copy = root.get("a").unwrap().to_tree();
+        assert_eq!(copy.root(), root.get("a").unwrap());
+        assert_ne!(copy.root(), root.get("l").unwrap());
+    }
+
+    #[test]
+    fn a_view_of_nothing_reads_as_null() {
+        let empty = Tree::default();
+        assert_eq!(empty.root().scalar(), None);
+        assert!(matches!(empty.root().kind(), NodeKind::Scalar(Scalar::Null)));
+        assert_eq!(empty.root().get("x"), None);
+        assert_eq!(empty.root().to_json(), Value::Null);
+    }
+}
