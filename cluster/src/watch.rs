@@ -24,6 +24,7 @@ use futures_util::StreamExt;
 use hpa_core::api::{self, Strictness};
 use hpa_core::check::{self, Admitted};
 use hpa_core::features::FeatureGates;
+use hpa_core::rules::Ignore;
 use hpa_core::rules::objects::{
     LimitRange, ObjectId, Objects, Pdb, ScaledObject, Vpa, Workload, limit_range_from_json,
 };
@@ -535,6 +536,9 @@ pub struct CachedHpa {
     pub id: ObjectId,
     /// The object as admitted (as written, internal and effective forms, validation errors).
     pub admitted: Admitted,
+    /// Its [`hpa_core::rules::IGNORE_ANNOTATION`], parsed once: the rules whose warnings about
+    /// it the webhook leaves out.
+    pub ignore: Ignore,
 }
 
 /// Why an HPA was left out of the cache: hpa-core cannot read it.
@@ -557,6 +561,7 @@ impl CachedHpa {
     pub fn admit(live: LiveHpa, opts: &check::Options) -> Result<CachedHpa, Box<LeftOut>> {
         let LiveHpa { id, object } = live;
         let left_out = |reason: &'static str, error: String| Box::new(LeftOut { id: id.clone(), reason, error });
+        let ignore = Ignore::from_json(&object);
         let text = object.to_string();
         let decoded = match api::decode_json(&text, opts.request.strictness, opts.settings.gates.version()) {
             Ok(decoded) => decoded.value,
@@ -568,7 +573,7 @@ impl CachedHpa {
         };
         let report = check::check(check::Input::create(check::Written::Decoded(Box::new(decoded))), opts);
         match report.admission {
-            check::Admission::Admitted(admitted) => Ok(CachedHpa { id, admitted }),
+            check::Admission::Admitted(admitted) => Ok(CachedHpa { id, admitted, ignore }),
             check::Admission::Unconvertible { error, .. } => Err(left_out("Unconvertible", error.to_string())),
             check::Admission::Undecodable { errors, .. } => {
                 let first = errors.first();
@@ -1080,6 +1085,18 @@ mod tests {
         index.remove(&kinds::HPA, "shop", "api");
         assert!(index.left_out().is_empty());
         assert_eq!(index.count(&kinds::HPA), 1);
+    }
+
+    #[test]
+    fn a_cached_hpa_keeps_its_ignore_annotation() {
+        let mut object = hpa("web", "web");
+        object["metadata"]["annotations"] = json!({hpa_core::rules::IGNORE_ANNOTATION: "HPA101 -- a singleton"});
+        let id = crate::inventory::object_id(&kinds::HPA, &object);
+        let opts = CacheOptions::default().admission;
+        let cached = CachedHpa::admit(LiveHpa { id: id.clone(), object }, &opts).unwrap();
+        assert_eq!(cached.ignore, Ignore::parse("HPA101 -- a singleton"));
+        let plain = CachedHpa::admit(LiveHpa { id, object: hpa("web", "web") }, &opts).unwrap();
+        assert!(plain.ignore.is_empty());
     }
 
     #[test]

@@ -17,6 +17,7 @@ pub mod objects;
 
 mod conflicting_hpas;
 mod duplicate_metric;
+mod ignore;
 mod ignored_alpha_annotation;
 mod invalid;
 mod keda_conflict;
@@ -49,6 +50,7 @@ use crate::evaluator::HPAControllerConfiguration;
 use crate::features::FeatureGates;
 use crate::field::FieldError;
 
+pub use ignore::{IGNORE_ANNOTATION, Ignore};
 pub use misspelled_kind::check_kind as check_misspelled_kind;
 pub use objects::{ObjectId, Objects, is_cluster_scoped};
 pub use removed_api_version::check_version as check_removed_version;
@@ -373,11 +375,6 @@ pub static ALL: &[&dyn Rule] = &[
 
 /// `HPA000 invalid`: kube-apiserver's errors (decoding, conversion, validation) as findings.
 pub const INVALID: &RuleMeta = &invalid::Invalid::META;
-
-/// The annotation that opts one object out of rules, by ID or name, with an optional reason
-/// (`hpa-lint.dev/ignore: "HPA101,HPA102 -- reason"`): the linter reads it on the objects of
-/// files, hpa-cluster keeps it of live objects.
-pub const IGNORE_ANNOTATION: &str = "hpa-lint.dev/ignore";
 
 /// `HPA401 removed-api-version`: reported on an object kube-apiserver refuses too.
 pub const REMOVED_API_VERSION: &RuleMeta = &removed_api_version::RemovedApiVersion::META;
