@@ -417,59 +417,12 @@ fn watches_end_with_410_gone_after_compaction() {
     });
 }
 
-/// A realistic namespace: HPA201's `web` (cpu 70 %, memory of container `app` 80 %) and its
-/// Deployment scaled to 3 by the HPA; two pods ready for minutes, one just started and not
-/// ready; PodMetrics from metrics-server; the controller's last rescale event.
-fn diagnose_namespace(s: &Setup) -> (Vec<Value>, Timestamp) {
-    s.server.install("podmetrics");
-    let objects = fixtures::in_namespace(fixtures::cluster_fixture("requests-set"), "shop");
-    s.server.apply(&objects);
-    s.server.scale_as_hpa("apps", "deployments", "shop", "web", 3);
-    let mut web = fixtures::find(&objects, "Deployment", "web").clone();
-    web["metadata"]["namespace"] = json!("shop");
-    let pods = [
-        fixtures::pod_of(&web, "4xq9z", &PodState::running("2026-03-02T09:14:10Z", "2026-03-02T09:14:31Z")),
-        fixtures::pod_of(&web, "b7m2c", &PodState::running("2026-03-02T09:14:10Z", "2026-03-02T09:14:29Z")),
-        fixtures::pod_of(
-            &web,
-            "tq8wd",
-            &PodState {
-                phase: "Running",
-                ready: false,
-                started: "2026-03-02T09:20:40Z",
-                ready_since: "2026-03-02T09:20:40Z",
-                deleting: None,
-            },
-        ),
-    ];
-    let hpa = s.server.put(fixtures::find(&objects, "HorizontalPodAutoscaler", "web").clone());
-    let mut stored = Vec::new();
-    for (pod, cpu) in pods.iter().zip(["612m", "580m", "1m"]) {
-        stored.push(s.server.put(pod.clone()));
-        s.server.put(fixtures::pod_metrics(
-            pod,
-            "2026-03-02T09:21:00Z",
-            &[("app", cpu, "301Mi"), ("proxy", "12m", "20Mi")],
-        ));
-    }
-    s.server.put(fixtures::hpa_event(
-        &hpa,
-        "Normal",
-        "SuccessfulRescale",
-        "New size: 3; reason: cpu resource utilization (percentage of request) above target",
-        "2026-03-02T09:20:35Z",
-        "2026-03-02T09:20:35Z",
-        1,
-    ));
-    let now = Timestamp::from_api_time(hpa_core::api::Time::parse_rfc3339("2026-03-02T09:21:05Z").unwrap());
-    (stored, now)
-}
-
 #[test]
 fn diagnose_reads_the_inputs_of_one_sync() {
     runtime().block_on(async {
         let s = setup().await;
-        let (_, now) = diagnose_namespace(&s);
+        fixtures::running_web(&s.server);
+        let now = Timestamp::from_api_time(hpa_core::api::Time::parse_rfc3339(fixtures::RUNNING_WEB_NOW).unwrap());
         let cluster = s.connect().await;
         let objects = diagnose::read_objects(&cluster, "shop", "web").await.unwrap();
         assert_eq!(objects.metrics_errors, MetricsErrors::default());
