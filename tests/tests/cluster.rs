@@ -199,6 +199,52 @@ fn replicas_are_claimed_only_for_who_set_them() {
     });
 }
 
+/// A lone surrogate escape in `fieldsV1` (kube-apiserver keeps `FieldsV1.Raw` and lists it as
+/// it is): the page is read as client-go reads it (U+FFFD), not refused whole, and who set
+/// `spec.replicas` is still read from the managed fields.
+#[test]
+fn a_lone_surrogate_in_fields_v1_is_read_as_go_reads_it() {
+    runtime().block_on(async {
+        let s = setup().await;
+        let stored = s.server.apply_as(&shop(), "argocd-controller", "Apply");
+        let with_lone_surrogate = |kind: &str, name: &str| {
+            // The last of that name: HPA410's web replaced HPA201's.
+            let last = stored.iter().rev().find(|o| o["kind"] == kind && o["metadata"]["name"] == name);
+            let mut object = last.unwrap().clone();
+            object["metadata"]["managedFields"][0]["fieldsV1"]["f:LONE"] = json!({});
+            object
+        };
+        let list = |kind: &str, api_version: &str, item: Value| {
+            let list = json!({"kind": format!("{kind}List"), "apiVersion": api_version,
+                "metadata": {"resourceVersion": "1"}, "items": [item]});
+            let text = list.to_string().replace("f:LONE", "f:\\ud800");
+            assert!(serde_json::from_str::<Value>(&text).is_err(), "serde_json refuses it");
+            Fault::Body(text)
+        };
+        let hpa = with_lone_surrogate("HorizontalPodAutoscaler", "web");
+        s.server.fault(
+            "/apis/autoscaling/v2/namespaces/shop/horizontalpodautoscalers",
+            list("HorizontalPodAutoscaler", "autoscaling/v2", hpa),
+        );
+        let web = with_lone_surrogate("Deployment", "web");
+        s.server.fault("/apis/apps/v1/namespaces/shop/deployments", list("Deployment", "apps/v1", web));
+        let cluster = s.connect().await;
+        let inventory = read_inventory(&cluster, &Scope::Namespaces(vec!["shop".into()])).await.unwrap();
+        let notes: Vec<String> = inventory.notes.iter().map(ToString::to_string).collect();
+        assert!(!inventory.notes.iter().any(|n| n.kind == NoteKind::Failed), "{notes:?}");
+        assert_eq!(inventory.hpas.len(), 1);
+        hpa_core::api::decode(&inventory.hpas[0].object).unwrap();
+        let i = inventory.workloads.iter().position(|w| w.id.name == "web" && w.id.kind == "Deployment").unwrap();
+        assert_eq!(
+            (inventory.workloads[i].replicas, inventory.replicas[i].set_by.clone()),
+            (
+                Some(3),
+                SetBy::Manager { manager: "argocd-controller".into(), operation: "Apply".into(), subresource: None }
+            )
+        );
+    });
+}
+
 #[test]
 fn a_refused_namespace_is_a_note_and_the_others_are_read() {
     runtime().block_on(async {

@@ -412,9 +412,21 @@ impl Admission {
         if mutated == object.hpa {
             return Ok((Response::allow(uid), Outcome::Allowed));
         }
-        // The object decoded, so it is JSON; a patch applies to it as sent.
-        let sent: Value = serde_json::from_str(object.raw).unwrap_or(Value::Null);
-        let patch = patch::between(&sent, &object.hpa.to_json(), &mutated.to_json());
+        // The object decoded, so it is JSON; a patch applies to it as sent. Read as Go reads it
+        // (a lone surrogate escape kube-apiserver passes through in `fieldsV1` is U+FFFD here and
+        // in both renderings, so the patch leaves managed fields alone); a text that still does
+        // not read is not patched rather than replaced whole.
+        let Ok(sent) = hpa_core::go::parse_tree(object.raw) else {
+            tracing::warn!("the object decodes but does not read as a JSON tree: not patched");
+            return Ok((Response::allow(uid), Outcome::Allowed));
+        };
+        let (before, after) = (object.hpa.to_json(), mutated.to_json());
+        if !before.is_object() || !after.is_object() {
+            // Never a patch that replaces the whole object.
+            tracing::warn!("the object does not render as a JSON object: not patched");
+            return Ok((Response::allow(uid), Outcome::Allowed));
+        }
+        let patch = patch::between(&sent, &before, &after);
         if patch.0.is_empty() {
             return Ok((Response::allow(uid), Outcome::Allowed));
         }
@@ -724,6 +736,39 @@ mod tests {
         let (allowed, _, message) = validate_annotated(ignore, 0, "");
         assert!(!allowed);
         assert!(message.contains("spec.maxReplicas: Invalid value: 0"), "{message}");
+    }
+
+    /// A lone surrogate escape in `fieldsV1` (kube-apiserver keeps `FieldsV1.Raw` and sends it
+    /// as it is): `/mutate` still defaults the object, with the patch a Go webhook would send
+    /// (managed fields untouched), and `/validate` still checks it.
+    #[test]
+    fn a_lone_surrogate_in_fields_v1_is_mutated_and_validated() {
+        let object = r#"{"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": "web", "namespace": "shop", "managedFields": [{"manager": "kubectl",
+                "operation": "Update", "apiVersion": "autoscaling/v2", "fieldsType": "FieldsV1",
+                "fieldsV1": {"f:metadata": {"f:labels": {"f:a\ud800": {}}}}}]},
+            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}, "maxReplicas": 5}}"#;
+        let body = format!(
+            r#"{{"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": {}}}"#,
+            review_request(object)
+        );
+        let admission = Admission::new(FeatureGates::default());
+        let answer = admission.review(Endpoint::Mutate, body.as_bytes(), &Policy::default());
+        let review: Value = serde_json::from_slice(&answer.body).unwrap();
+        assert_eq!(answer.outcome, Outcome::Patched, "{review}");
+        let patch = review["response"]["patch"].as_str().unwrap();
+        use base64::Engine as _;
+        let patch: Value =
+            serde_json::from_slice(&base64::engine::general_purpose::STANDARD.decode(patch).unwrap()).unwrap();
+        assert_eq!(
+            patch,
+            json!([{"op": "add", "path": "/spec/minReplicas", "value": 1},
+                {"op": "add", "path": "/spec/metrics", "value": [{"type": "Resource", "resource": {"name": "cpu",
+                    "target": {"type": "Utilization", "averageUtilization": 80}}}]}])
+        );
+        let answer = admission.review(Endpoint::Validate, body.as_bytes(), &Policy::default());
+        let review: Value = serde_json::from_slice(&answer.body).unwrap();
+        assert_eq!(review["response"]["allowed"], true, "{review}");
     }
 
     #[test]

@@ -90,7 +90,9 @@ pub(crate) fn decide(
         View::Off => return (Response::allow(uid), Outcome::Skipped),
     };
     let parse = |raw: Option<&serde_json::value::RawValue>| -> Option<(Changed, Ignore)> {
-        let mut value: Value = serde_json::from_str(raw.filter(|r| r.get() != "null")?.get()).ok()?;
+        // Read as Go reads it: a lone surrogate escape kube-apiserver passes through in
+        // `fieldsV1` is U+FFFD, not a reason to refuse the write.
+        let mut value: Value = hpa_core::go::parse_tree(raw.filter(|r| r.get() != "null")?.get()).ok()?;
         // An object being created may not name its namespace yet: the request does.
         if object_id(kind, &value).namespace == "default"
             && !request.namespace().is_empty()

@@ -130,6 +130,13 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
             return status(code, reason, &message, Value::Null);
         }
         Some(Fault::Delay(d)) => tokio::time::sleep(d).await,
+        Some(Fault::Body(text)) => {
+            return Response::builder()
+                .status(StatusCode::OK)
+                .header("content-type", "application/json")
+                .body(Full::new(Bytes::from(text)).boxed())
+                .unwrap_or_else(|_| Response::new(Full::new(Bytes::new()).boxed()));
+        }
         None => {}
     }
     if req.method() != hyper::Method::GET {

@@ -159,6 +159,20 @@ async fn cross_object_checks_at_admission_on_both_sides() {
         assert!(Instant::now() < deadline, "no HPA410 warning: {found:?}");
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
+    // A lone surrogate escape in fieldsV1 (kube-apiserver keeps FieldsV1.Raw and sends it as it
+    // is; serde_json refuses it in a tree): read as Go reads it, the write is checked, not refused.
+    let mut lone = new.clone();
+    lone["metadata"]["managedFields"][0]["fieldsV1"]["f:LONE"] = json!({});
+    let body = serde_json::to_string(&workload_review("w1s", "UPDATE", deployments, &lone, Some(&old)))
+        .unwrap()
+        .replace("f:LONE", "f:\\ud800");
+    assert!(serde_json::from_str::<Value>(&body).is_err());
+    let (status, answer) = conn.send("POST", "/validate-workloads", body.into_bytes()).await.unwrap();
+    assert_eq!(status, 200);
+    let answer: Value = serde_json::from_slice(&answer).unwrap();
+    assert_eq!(response(&answer)["allowed"], true, "{answer}");
+    let found = warnings(&answer);
+    assert!(found.iter().any(|w| w.starts_with("HPA web: HPA410 workload-sets-replicas:")), "{found:?}");
     // The Deployment's own annotation waives HPA410 (a finding about it), as in files.
     let mut waived = new.clone();
     waived["metadata"]["annotations"] = json!({"hpa-lint.dev/ignore": "workload-sets-replicas -- owned by Argo CD"});
