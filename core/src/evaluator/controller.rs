@@ -104,62 +104,49 @@ pub struct ObjectMetricValue {
     pub timestamp: Timestamp,
 }
 
-/// A failed read from the cluster in a sync: the error text its client returned (client-go's
-/// `err.Error()`), which the controller puts unchanged into its events, conditions and the
-/// error it returns.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct ReadError(pub String);
+/// Declares an error that is the text a client returned (client-go's `err.Error()`), which the
+/// controller puts unchanged into its events, conditions and the error it returns.
+macro_rules! client_error {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+        #[error("{0}")]
+        pub struct $name(pub String);
 
-impl From<&str> for ReadError {
-    fn from(text: &str) -> ReadError {
-        ReadError(text.to_string())
-    }
+        impl From<&str> for $name {
+            fn from(text: &str) -> $name {
+                $name(text.to_string())
+            }
+        }
+
+        impl From<String> for $name {
+            fn from(text: String) -> $name {
+                $name(text)
+            }
+        }
+    };
 }
 
-impl From<String> for ReadError {
-    fn from(text: String) -> ReadError {
-        ReadError(text)
-    }
-}
+client_error!(
+    /// A failed read from the cluster in a sync: the error text its client returned (client-go's
+    /// `err.Error()`), which the controller puts unchanged into its events, conditions and the
+    /// error it returns.
+    ReadError
+);
 
-/// A failed write of the target's scale subresource (`scaleNamespacer.Update`): the error text
-/// its client returned, which the controller puts unchanged into the `FailedRescale` event, the
-/// `AbleToScale` condition and the error it returns.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct UpdateError(pub String);
+client_error!(
+    /// A failed write of the target's scale subresource (`scaleNamespacer.Update`): the error
+    /// text its client returned, which the controller puts unchanged into the `FailedRescale`
+    /// event, the `AbleToScale` condition and the error it returns.
+    UpdateError
+);
 
-impl From<&str> for UpdateError {
-    fn from(text: &str) -> UpdateError {
-        UpdateError(text.to_string())
-    }
-}
-
-impl From<String> for UpdateError {
-    fn from(text: String) -> UpdateError {
-        UpdateError(text)
-    }
-}
-
-/// Why `status.selector` of the scale does not parse: the text of `labels.Parse`'s error, which
-/// the controller puts after `couldn't convert selector into a corresponding internal selector
-/// object: ` in its `InvalidSelector` event and condition.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct SelectorError(pub String);
-
-impl From<&str> for SelectorError {
-    fn from(text: &str) -> SelectorError {
-        SelectorError(text.to_string())
-    }
-}
-
-impl From<String> for SelectorError {
-    fn from(text: String) -> SelectorError {
-        SelectorError(text)
-    }
-}
+client_error!(
+    /// Why `status.selector` of the scale does not parse: the text of `labels.Parse`'s error,
+    /// which the controller puts after `couldn't convert selector into a corresponding internal
+    /// selector object: ` in its `InvalidSelector` event and condition.
+    SelectorError
+);
 
 /// Everything one sync reads from the cluster, and the instant it runs at.
 ///
