@@ -8,8 +8,9 @@ use std::time::{Duration, Instant};
 use hpa_cluster::diagnose::{self, MetricsErrors};
 use hpa_cluster::kinds;
 use hpa_cluster::replicas::SetBy;
-use hpa_cluster::{ClientOptions, Cluster, Error, NoteKind, Scope, read_inventory};
+use hpa_cluster::{CacheOptions, ClientOptions, Cluster, ContextCache, Error, NoteKind, Scope, read_inventory};
 use hpa_core::evaluator::{ConditionStatus, PodPhase, Timestamp};
+use hpa_core::rules::Objects as _;
 use hpa_tests::apiserver::fixtures::{self, PodState};
 use hpa_tests::apiserver::{Fault, TestApiServer};
 use serde_json::{Value, json};
@@ -227,7 +228,7 @@ fn a_lone_surrogate_in_fields_v1_is_read_as_go_reads_it() {
             list("HorizontalPodAutoscaler", "autoscaling/v2", hpa),
         );
         let web = with_lone_surrogate("Deployment", "web");
-        s.server.fault("/apis/apps/v1/namespaces/shop/deployments", list("Deployment", "apps/v1", web));
+        s.server.fault("/apis/apps/v1/namespaces/shop/deployments", list("Deployment", "apps/v1", web.clone()));
         let cluster = s.connect().await;
         let inventory = read_inventory(&cluster, &Scope::Namespaces(vec!["shop".into()])).await.unwrap();
         let notes: Vec<String> = inventory.notes.iter().map(ToString::to_string).collect();
@@ -242,6 +243,22 @@ fn a_lone_surrogate_in_fields_v1_is_read_as_go_reads_it() {
                 SetBy::Manager { manager: "argocd-controller".into(), operation: "Apply".into(), subresource: None }
             )
         );
+
+        // The webhook's context cache: the first list of Deployments (all namespaces) holds it
+        // too, and the kind syncs with it (kube's DynamicObject refused the page: never synced).
+        let rv = s.server.resource_version().to_string();
+        let page = json!({"kind": "DeploymentList", "apiVersion": "apps/v1",
+            "metadata": {"resourceVersion": rv}, "items": [web]});
+        s.server.fault("/apis/apps/v1/deployments", Fault::Body(page.to_string().replace("f:LONE", "f:\\ud800")));
+        let cache = ContextCache::start(s.connect().await, CacheOptions::default());
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !cache.synced() {
+            assert!(Instant::now() < deadline, "the context cache never synced: {:?}", cache.status());
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let replicas = cache.read().workload("Deployment", "shop", "web").map(|w| w.replicas);
+        assert_eq!(replicas, Some(Some(3)));
+        drop(cache);
     });
 }
 
