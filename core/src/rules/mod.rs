@@ -251,7 +251,7 @@ pub struct Context<'a> {
     pub settings: &'a Settings,
 }
 
-impl Context<'_> {
+impl<'a> Context<'a> {
     /// The namespace of the HPA.
     pub fn namespace(&self) -> &str {
         &self.effective.metadata.namespace
@@ -264,6 +264,19 @@ impl Context<'_> {
         let namespace =
             if is_cluster_scoped(&t.api_version, &t.kind) { String::new() } else { self.namespace().to_string() };
         ObjectId { api_version: t.api_version.clone(), kind: t.kind.clone(), namespace, name: t.name.clone() }
+    }
+
+    /// The scale target, when the caller has the rest of the set and the set holds it
+    /// (its kind compared exactly, in the HPA's namespace).
+    pub fn target_workload(&self) -> Option<&'a objects::Workload> {
+        let t = &self.effective.spec.scale_target_ref;
+        self.objects?.workload(&t.kind, self.namespace(), &t.name)
+    }
+
+    /// The workload the target's pods are made from ([`Objects::pod_template_of`]): the target
+    /// itself, or what an Argo Rollout's `spec.workloadRef` names.
+    pub fn target_pod_template(&self) -> Option<&'a objects::Workload> {
+        self.objects?.pod_template_of(self.target_workload()?)
     }
 
     /// Whether the HPA is written in `autoscaling/v1`, whose spec has no `metrics` (only
