@@ -16,7 +16,7 @@ use std::sync::OnceLock;
 use hpa_core::api::ApiVersion;
 use hpa_core::check::{self, Admission, Admitted, Input};
 use hpa_core::rules::objects;
-use hpa_core::rules::{self, Finding, Location, ObjectId, RuleMeta, Severity};
+use hpa_core::rules::{self, Finding, Ignore, Location, ObjectId, RuleMeta, Severity};
 use rayon::prelude::*;
 use serde_json::Value;
 
@@ -182,7 +182,7 @@ struct Deferred {
     /// Its place in its file's [`FileResult::objects`].
     position: usize,
     version: Option<ApiVersion>,
-    ignore: suppress::Ignore,
+    ignore: Ignore,
     // The objects stay where admission put them (boxed): a group keeps hundreds of these until
     // its cross-object rules have run, and they are the larger part of what it keeps.
     admitted: Admitted,
@@ -216,7 +216,7 @@ struct Subject<'n> {
     node: Node<'n>,
     version: Option<ApiVersion>,
     label: ObjectLabel,
-    ignore: &'n suppress::Ignore,
+    ignore: &'n Ignore,
 }
 
 /// Finds another object of the set: its file, node and label.
@@ -702,7 +702,7 @@ fn position_findings<'a>(
             },
         };
         if f.rule.id != rules::INVALID.id {
-            let other = if on_hpa { suppress::Ignore::default() } else { suppress::from_node(node) };
+            let other = if on_hpa { Ignore::default() } else { suppress::from_node(node) };
             if h.ignore.covers(f.rule) || other.covers(f.rule) {
                 suppressed += 1;
                 continue;

@@ -28,11 +28,39 @@ use crate::{ExitStatus, Output};
 use scenario::{HpaSource, PlanInputs, Scenario, ScenarioError};
 
 /// Why a run stopped before simulating.
+#[derive(Debug)]
 enum Failure {
     /// The scenario or its HPA is invalid (exit 1): messages already positioned.
     Invalid(Vec<String>),
     /// Usage or I/O (exit 2).
-    Error(String),
+    Error(SimulateError),
+}
+
+/// A usage or I/O error of `simulate` (exit 2).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SimulateError {
+    /// The scenario could not be read from standard input.
+    #[error("<stdin>: {0}")]
+    Stdin(#[source] std::io::Error),
+    /// The scenario file could not be read.
+    #[error("{path}: {source}")]
+    Read {
+        /// The path as given.
+        path: String,
+        /// What the OS said.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The configuration (file, flags, the scenario's `controller:`) is wrong.
+    #[error(transparent)]
+    Settings(#[from] super::lint::SettingsError),
+}
+
+impl From<SimulateError> for Failure {
+    fn from(error: SimulateError) -> Failure {
+        Failure::Error(error)
+    }
 }
 
 /// Formats scenario errors of one file as `file:line:col: message`.
@@ -54,7 +82,7 @@ fn at(file: &SourceFile, span: Span, message: impl std::fmt::Display) -> String 
 /// Runs `simulate`.
 pub fn run(args: &SimulateArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> ExitStatus {
     match prepare(args, cluster, out) {
-        Err(Failure::Error(e)) => out.usage_error(&e),
+        Err(Failure::Error(e)) => out.usage_error(&e.to_string()),
         Err(Failure::Invalid(messages)) => {
             for m in &messages {
                 out.error(m);
@@ -87,11 +115,12 @@ fn prepare(
     out: &mut Output<'_>,
 ) -> Result<(engine::Plan, render::Header), Failure> {
     let (file, base) = if args.scenario == "-" {
-        let bytes = out.read_stdin().map_err(|e| Failure::Error(format!("<stdin>: {e}")))?;
+        let bytes = out.read_stdin().map_err(SimulateError::Stdin)?;
         (input::from_bytes("<stdin>".into(), bytes), PathBuf::from("."))
     } else {
         let path = Path::new(&args.scenario);
-        let bytes = std::fs::read(path).map_err(|e| Failure::Error(format!("{}: {e}", args.scenario)))?;
+        let bytes =
+            std::fs::read(path).map_err(|source| SimulateError::Read { path: args.scenario.clone(), source })?;
         let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
         (input::from_bytes(args.scenario.clone(), bytes), base)
     };
@@ -102,8 +131,7 @@ fn prepare(
     // scenario's `controller:` overrides the configuration's, the command line both.
     let flags = args.controller.flags();
     let layers = [(&scenario.controller, Provenance::Scenario), (&flags, Provenance::CommandLine)];
-    let settings =
-        super::lint::settings(&args.config, cluster, &layers).map_err(|e| Failure::Error(e.to_string()))?.settings;
+    let settings = super::lint::settings(&args.config, cluster, &layers).map_err(SimulateError::from)?.settings;
     let admission = check::Options::verdict_only(settings.gates);
     let (hpa, workload, hpa_span) = match &scenario.hpa {
         HpaSource::Inline(tree) => {
@@ -284,4 +312,24 @@ fn from_manifests(
         }
     }
     Ok((hpa, workload))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io;
+
+    use super::*;
+
+    #[test]
+    fn usage_errors_are_typed_and_keep_their_words() {
+        let e = SimulateError::Read { path: "no/such.yaml".into(), source: io::Error::from(io::ErrorKind::NotFound) };
+        assert_eq!(e.to_string(), "no/such.yaml: entity not found");
+        assert!(matches!(&e, SimulateError::Read { source, .. } if source.kind() == io::ErrorKind::NotFound));
+        let e = SimulateError::Stdin(io::Error::other("closed"));
+        assert_eq!(e.to_string(), "<stdin>: closed");
+        let e = SimulateError::from(super::super::lint::SettingsError::UnknownRule("HPA999".into()));
+        assert!(matches!(e, SimulateError::Settings(_)));
+        assert_eq!(e.to_string(), super::super::lint::SettingsError::UnknownRule("HPA999".into()).to_string());
+        assert!(matches!(Failure::from(e), Failure::Error(SimulateError::Settings(_))));
+    }
 }
