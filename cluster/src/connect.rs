@@ -124,7 +124,9 @@ impl Cluster {
             .body(Vec::new())
             .map_err(|e| Error::Protocol { doing: doing.to_string(), reason: e.to_string() })?;
         let text = self.bounded(doing, self.client.request_text(request)).await?;
-        serde_json::from_str(&text).map_err(|e| Error::Protocol { doing: doing.to_string(), reason: e.to_string() })
+        // As client-go's dynamic client reads it: a lone surrogate escape (which kube-apiserver
+        // keeps in `fieldsV1`) is U+FFFD, not a page that cannot be read.
+        hpa_core::go::parse_tree(&text).map_err(|e| Error::Protocol { doing: doing.to_string(), reason: e.to_string() })
     }
 
     /// Runs one call under the timeout and classifies its error.

@@ -18,7 +18,7 @@ use hpa_core::api::Time;
 use hpa_core::api::v2::{HorizontalPodAutoscaler, MetricSpec};
 use hpa_core::evaluator::{
     ConditionStatus, Container, ContainerUsage, ObjectMetricValue, Pod, PodMetricsItem, PodPhase, PodSample, ReadError,
-    ReadyCondition, Scale, SyncInput, Timestamp,
+    ReadyCondition, Scale, SelectorError, SyncInput, Timestamp,
 };
 use hpa_core::rules::objects::selector_from_json;
 use hpa_core::validation::spec::parse_group_version;
@@ -127,7 +127,7 @@ pub fn inputs_from_objects(
     let pod_selector = match selector::parse(&selector_text) {
         Ok(s) => Some(s),
         Err(e) => {
-            sync.selector_parse_error = Some(e.to_string());
+            sync.selector_parse_error = Some(SelectorError(e.to_string()));
             None
         }
     };

@@ -25,6 +25,7 @@ pub mod discovery;
 pub mod error;
 pub mod inventory;
 pub mod kinds;
+pub mod object;
 pub mod replicas;
 pub mod selector;
 pub mod watch;

@@ -25,12 +25,13 @@ use futures_util::StreamExt;
 use hpa_core::api::{self, Strictness};
 use hpa_core::check::{self, Admitted};
 use hpa_core::features::FeatureGates;
+use hpa_core::rules::Ignore;
 use hpa_core::rules::index::{self, HpaOrder, ObjectIndex, Table};
 use hpa_core::rules::objects::{
     LimitRange, ObjectId, Objects, Pdb, ScaledObject, Vpa, Workload, limit_range_from_json,
 };
 use kube::Client;
-use kube::api::{Api, ApiResource, DynamicObject};
+use kube::api::{Api, ApiResource};
 use kube::runtime::WatchStreamExt;
 use kube::runtime::watcher::{self, Event};
 use tokio::task::{AbortHandle, JoinSet};
@@ -39,6 +40,7 @@ use crate::connect::Cluster;
 use crate::discovery::{self, Served};
 use crate::inventory::{LiveHpa, Trimmed, trim};
 use crate::kinds::{self, Kind, PAGE_SIZE};
+use crate::object::LiveObject;
 
 /// The kinds the cache watches: what `hpa-lint cluster` reads (HPAs and every kind the
 /// cross-object rules read).
@@ -394,7 +396,9 @@ async fn watch_kind(shared: Arc<CacheShared>, client: Client, kind: Kind) {
         kind: kind.kind.to_string(),
         plural: kind.plural.to_string(),
     };
-    let api: Api<DynamicObject> = Api::all_with(client, &resource);
+    // Objects read as client-go reads them (a lone surrogate in `fieldsV1` does not refuse a
+    // whole page): `LiveObject`.
+    let api: Api<LiveObject> = Api::all_with(client, &resource);
     let config = watcher::Config::default().page_size(PAGE_SIZE);
     let mut stream = std::pin::pin!(watcher::watcher(api, config).default_backoff());
     let mut buffer: Vec<Entry> = Vec::new();
@@ -443,10 +447,10 @@ impl CacheShared {
     /// Applies one watcher event of `kind` to the index, as kube-runtime's reflector applies
     /// events to its store: a relist (`Init` .. `InitDone`) is buffered, then built into the
     /// kind's new table outside the lock and swapped in under it.
-    fn apply(&self, kind: Kind, event: Event<DynamicObject>, buffer: &mut Vec<Entry>) {
+    fn apply(&self, kind: Kind, event: Event<LiveObject>, buffer: &mut Vec<Entry>) {
         match event {
             Event::Init => buffer.clear(),
-            Event::InitApply(object) => buffer.extend(self.entry(&kind, object)),
+            Event::InitApply(object) => buffer.push(self.entry(&kind, object)),
             Event::InitDone => {
                 let mut fresh = Index::of(std::mem::take(buffer));
                 self.write().swap_kind(&kind, &mut fresh);
@@ -461,9 +465,8 @@ impl CacheShared {
                 });
             }
             Event::Apply(object) => {
-                if let Some(e) = self.entry(&kind, object) {
-                    self.write().upsert(e);
-                }
+                let e = self.entry(&kind, object);
+                self.write().upsert(e);
             }
             Event::Delete(object) => {
                 let namespace = object.metadata.namespace.as_deref().unwrap_or("default");
@@ -482,15 +485,8 @@ impl CacheShared {
 
     /// An object of a watched kind as the index keeps it. An HPA hpa-core cannot read is kept
     /// as left out (counted in [`WatchStatus::left_out`]; logged at warn once per reason).
-    fn entry(&self, kind: &Kind, object: DynamicObject) -> Option<Entry> {
-        let json = match serde_json::to_value(&object) {
-            Ok(json) => json,
-            Err(error) => {
-                tracing::debug!(kind = %kind.resource(), %error, "object not stored");
-                return None;
-            }
-        };
-        Some(match trim(kind, json) {
+    fn entry(&self, kind: &Kind, object: LiveObject) -> Entry {
+        match trim(kind, object.json) {
             Trimmed::Hpa(live) => match CachedHpa::admit(live, &self.admission) {
                 Ok(hpa) => Entry::Hpa(Arc::new(hpa)),
                 Err(left_out) => {
@@ -510,7 +506,7 @@ impl CacheShared {
             Trimmed::Vpa(v) => Entry::Object(index::Entry::Vpa(v)),
             Trimmed::ScaledObject(s) => Entry::Object(index::Entry::ScaledObject(s)),
             Trimmed::LimitRange(l) => Entry::Object(index::Entry::LimitRange(limit_range_from_json(l.id, &l.object))),
-        })
+        }
     }
 }
 
@@ -537,6 +533,9 @@ pub struct CachedHpa {
     pub id: ObjectId,
     /// The object as admitted (as written, internal and effective forms, validation errors).
     pub admitted: Admitted,
+    /// Its [`hpa_core::rules::IGNORE_ANNOTATION`], parsed once: the rules whose warnings about
+    /// it the webhook leaves out.
+    pub ignore: Ignore,
 }
 
 /// Why an HPA was left out of the cache: hpa-core cannot read it.
@@ -559,6 +558,7 @@ impl CachedHpa {
     pub fn admit(live: LiveHpa, opts: &check::Options) -> Result<CachedHpa, Box<LeftOut>> {
         let LiveHpa { id, object } = live;
         let left_out = |reason: &'static str, error: String| Box::new(LeftOut { id: id.clone(), reason, error });
+        let ignore = Ignore::from_json(&object);
         let text = object.to_string();
         let decoded = match api::decode_json(&text, opts.request.strictness, opts.settings.gates.version()) {
             Ok(decoded) => decoded.value,
@@ -570,7 +570,7 @@ impl CachedHpa {
         };
         let report = check::check(check::Input::create(check::Written::Decoded(Box::new(decoded))), opts);
         match report.admission {
-            check::Admission::Admitted(admitted) => Ok(CachedHpa { id, admitted }),
+            check::Admission::Admitted(admitted) => Ok(CachedHpa { id, admitted, ignore }),
             check::Admission::Unconvertible { error, .. } => Err(left_out("Unconvertible", error.to_string())),
             check::Admission::Undecodable { errors, .. } => {
                 let first = errors.first();
@@ -860,9 +860,9 @@ mod tests {
     use serde_json::json;
 
     fn put(index: &mut Index, kind: Kind, object: serde_json::Value) {
-        let object: DynamicObject = serde_json::from_value(object).unwrap();
+        let object: LiveObject = serde_json::from_value(object).unwrap();
         let shared = CacheShared::new(CacheOptions::default().admission);
-        index.upsert(shared.entry(&kind, object).unwrap());
+        index.upsert(shared.entry(&kind, object));
     }
 
     fn hpa(name: &str, target: &str) -> serde_json::Value {
@@ -952,6 +952,18 @@ mod tests {
     }
 
     #[test]
+    fn a_cached_hpa_keeps_its_ignore_annotation() {
+        let mut object = hpa("web", "web");
+        object["metadata"]["annotations"] = json!({hpa_core::rules::IGNORE_ANNOTATION: "HPA101 -- a singleton"});
+        let id = crate::inventory::object_id(&kinds::HPA, &object);
+        let opts = CacheOptions::default().admission;
+        let cached = CachedHpa::admit(LiveHpa { id: id.clone(), object }, &opts).unwrap();
+        assert_eq!(cached.ignore, Ignore::parse("HPA101 -- a singleton"));
+        let plain = CachedHpa::admit(LiveHpa { id, object: hpa("web", "web") }, &opts).unwrap();
+        assert!(plain.ignore.is_empty());
+    }
+
+    #[test]
     fn rollouts_are_found_by_the_workload_they_take_their_template_from() {
         let mut index = Index::default();
         let rollout = |name: &str, target: &str| {
@@ -975,7 +987,7 @@ mod tests {
 
         const N: usize = 300;
         let shared = Arc::new(CacheShared::new(CacheOptions::default().admission));
-        let deployment = |i: usize| -> DynamicObject {
+        let deployment = |i: usize| -> LiveObject {
             serde_json::from_value(json!({"apiVersion": "apps/v1", "kind": "Deployment",
                 "metadata": {"name": format!("web-{i}"), "namespace": format!("team-{}", i % 7)},
                 "spec": {"template": {"spec": {"containers": [{"name": "app"}]}}}}))
@@ -1030,7 +1042,7 @@ mod tests {
             .index
             .write()
             .unwrap()
-            .upsert(shared.entry(&kinds::HPA, serde_json::from_value(hpa("web", "web-1")).unwrap()).unwrap());
+            .upsert(shared.entry(&kinds::HPA, serde_json::from_value(hpa("web", "web-1")).unwrap()));
         let mut buffer = Vec::new();
         shared.apply(kinds::DEPLOYMENT, Event::Init, &mut buffer);
         shared.apply(kinds::DEPLOYMENT, Event::InitApply(deployment(1)), &mut buffer);

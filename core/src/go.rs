@@ -170,6 +170,71 @@ pub fn compact(src: &str) -> String {
     out
 }
 
+/// JSON text as a tree, read as `encoding/json`'s `Unmarshal` into an `interface{}` reads it
+/// (what `runtime.DefaultUnstructuredConverter` and client-go's dynamic client do): a `\u`
+/// escape of a lone UTF-16 surrogate becomes U+FFFD, as Go's `unquote` makes it, where
+/// `serde_json` refuses the whole text. Kubernetes lets such an escape through in the raw JSON
+/// it keeps unparsed (`metadata.managedFields[].fieldsV1`, `FieldsV1.Raw`), so a live object or
+/// an admission request may hold one. Any other error is `serde_json`'s.
+pub fn parse_tree(text: &str) -> Result<serde_json::Value, serde_json::Error> {
+    match serde_json::from_str(text) {
+        Err(e) if e.is_syntax() && text.contains("\\u") => match replace_lone_surrogates(text) {
+            Some(replaced) => serde_json::from_str(&replaced).map_err(|_| e),
+            None => Err(e),
+        },
+        other => other,
+    }
+}
+
+/// `text` with each `\u` escape of a lone UTF-16 surrogate (a high one not followed by a `\u`
+/// escape of a low one, or a low one alone) replaced by `\ufffd`, as `encoding/json`'s
+/// `unquote` decodes it; `None` when there is none. Outside strings JSON has no backslash, so
+/// every backslash starts an escape.
+pub fn replace_lone_surrogates(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let hex4 = |at: usize| -> Option<u32> {
+        let digits = bytes.get(at..at + 4)?;
+        let digits = std::str::from_utf8(digits).ok()?;
+        u32::from_str_radix(digits, 16).ok()
+    };
+    let escape = |at: usize| -> Option<u32> {
+        (bytes.get(at) == Some(&b'\\') && bytes.get(at + 1) == Some(&b'u')).then(|| hex4(at + 2)).flatten()
+    };
+    let mut out: Option<String> = None;
+    let (mut i, mut copied) = (0, 0);
+    while i < bytes.len() {
+        if bytes[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        let Some(unit) = escape(i) else {
+            // Another escape (`\"`, `\\`, ...): its second byte is never the start of one.
+            i += 2;
+            continue;
+        };
+        let lone = match unit {
+            0xD800..=0xDBFF => !escape(i + 6).is_some_and(|next| (0xDC00..=0xDFFF).contains(&next)),
+            0xDC00..=0xDFFF => true,
+            _ => false,
+        };
+        if lone {
+            let o = out.get_or_insert_with(|| String::with_capacity(text.len()));
+            o.push_str(&text[copied..i]);
+            o.push_str("\\ufffd");
+            copied = i + 6;
+            i += 6;
+        } else if (0xD800..=0xDBFF).contains(&unit) {
+            // A valid pair: both escapes kept.
+            i += 12;
+        } else {
+            i += 6;
+        }
+    }
+    let mut o = out?;
+    o.push_str(&text[copied..]);
+    Some(o)
+}
+
 /// Serializes `value` to JSON exactly as Go's `json.Marshal` would for the same field order.
 pub fn to_go_json<T: serde::Serialize + ?Sized>(value: &T) -> Result<String, serde_json::Error> {
     let mut buf = Vec::with_capacity(128);
@@ -243,6 +308,31 @@ pub fn pow10(n: i32) -> f64 {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn lone_surrogates_read_as_go_reads_them() {
+        use serde_json::json;
+        // Lone high, lone low, high before a non-surrogate escape: U+FFFD each; a pair and an
+        // escaped backslash before `u` are kept.
+        let text = r#"{"a\ud800b": ["\udc00", "\ud800\u0041", "\ud83d\ude00", "\\ud800"]}"#;
+        assert!(serde_json::from_str::<serde_json::Value>(text).is_err());
+        assert_eq!(
+            replace_lone_surrogates(text).as_deref(),
+            Some(r#"{"a\ufffdb": ["\ufffd", "\ufffd\u0041", "\ud83d\ude00", "\\ud800"]}"#)
+        );
+        assert_eq!(parse_tree(text).unwrap(), json!({"a\u{fffd}b": ["\u{fffd}", "\u{fffd}A", "\u{1f600}", "\\ud800"]}));
+        // Nothing to replace: the text is untouched, and serde_json's errors stay its own.
+        assert_eq!(replace_lone_surrogates(r#"["\ud83d\ude00", "\"\\u"]"#), None);
+        assert_eq!(parse_tree("[1, 2]").unwrap(), json!([1, 2]));
+        let e = parse_tree(r#"{"a": "\ud800""#).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            serde_json::from_str::<serde_json::Value>(r#"{"a": "\ud800""#).unwrap_err().to_string()
+        );
+        // A truncated escape is serde_json's error too.
+        assert!(parse_tree(r#"["\ud8"]"#).is_err());
+    }
+
     #[test]
     fn to_go_json_writes_floats_as_go_does() {
         let json = |v: serde_json::Value| super::to_go_json(&v).unwrap();

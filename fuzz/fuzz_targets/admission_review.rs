@@ -120,7 +120,7 @@ fn object(bytes: &[u8]) -> Option<Value> {
     }
     let text = std::str::from_utf8(bytes).ok()?;
     let parsed = source::parse(text);
-    parsed.documents.first().map(|d| d.root.to_json())
+    parsed.documents.first().map(|d| d.root().to_json())
 }
 
 /// Sends `object` in a well-formed review; the response review.

@@ -47,7 +47,7 @@ fuzz_target!(|data: &[u8]| {
 
 /// Decodes a node as the linter does, and the JSON kubectl would send of it, and insists
 /// that they agree.
-fn decode_node(node: &Node) -> Option<VersionedHpa> {
+fn decode_node(node: Node<'_>) -> Option<VersionedHpa> {
     let from_nodes = hpa_lint::hpa::decode(node, KubernetesVersion::LATEST);
     // A key written twice is kept in YAML (a duplicate field, or a value decoded twice); the
     // JSON kubectl sends has only the last one.

@@ -53,7 +53,7 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(cli(data), 1);
         return;
     }
-    let scenario = match scenario::parse(&document.root) {
+    let scenario = match scenario::parse(document.root()) {
         Ok(s) => s,
         Err(errors) => {
             assert!(!errors.is_empty(), "a refused scenario says why");
@@ -138,7 +138,7 @@ fn plan(scenario: &Scenario) -> Option<Plan> {
     let gates = FeatureGates::default();
     let admission = check::Options::verdict_only(gates.clone());
     let (hpa, template, replicas, span) = match &scenario.hpa {
-        HpaSource::Inline(node) => (admit(node, &admission)?, None, None, node.span),
+        HpaSource::Inline(tree) => (admit(tree.root(), &admission)?, None, None, tree.root().span()),
         HpaSource::File(path) => {
             let (name, text) = MANIFESTS.iter().find(|(name, _)| *name == path.value)?;
             let file = SourceFile::from_text(*name, (*text).to_string());
@@ -158,7 +158,7 @@ fn plan(scenario: &Scenario) -> Option<Plan> {
     scenario::bind(scenario, ctx).ok()
 }
 
-fn admit(node: &Node, opts: &check::Options) -> Option<HorizontalPodAutoscaler> {
+fn admit(node: Node<'_>, opts: &check::Options) -> Option<HorizontalPodAutoscaler> {
     match hpa::check(node, None, opts).admission {
         check::Admission::Admitted(admitted) if admitted.allowed() => Some(admitted.outcome.object),
         _ => None,
@@ -188,8 +188,8 @@ fn workload(
             return None;
         }
     }
-    let replicas = match w.node.get("spec").and_then(|s| s.get("replicas")).map(|n| &n.kind) {
-        Some(NodeKind::Scalar(Scalar::Int(r))) => i32::try_from(*r).ok().filter(|r| *r >= 0),
+    let replicas = match w.node.get("spec").and_then(|s| s.get("replicas")).map(|n| n.kind()) {
+        Some(NodeKind::Scalar(Scalar::Int(r))) => i32::try_from(r).ok().filter(|r| *r >= 0),
         _ => None,
     };
     Some((template, replicas))

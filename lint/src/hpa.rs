@@ -12,8 +12,8 @@ use crate::source::{self, Located, Node, NodeKind, NodeSource, Span};
 /// Decodes an object's node as `release`'s kube-apiserver decodes what kubectl sends
 /// (hpa-core's decoder with that release's Go types, `fieldValidation=Strict`: unknown and
 /// duplicate fields are errors).
-pub fn decode(node: &Node, release: KubernetesVersion) -> Result<VersionedHpa, Vec<DecodeError>> {
-    if !matches!(node.kind, NodeKind::Map(_)) {
+pub fn decode(node: Node<'_>, release: KubernetesVersion) -> Result<VersionedHpa, Vec<DecodeError>> {
+    if !matches!(node.kind(), NodeKind::Map(_)) {
         return Err(not_an_object());
     }
     let field = |k: &str| node.get(k).and_then(Node::as_str).unwrap_or("");
@@ -29,9 +29,9 @@ fn not_an_object() -> Vec<DecodeError> {
 /// An object's node as the front door takes it: decoded by the door's decoder with the
 /// release and strictness of `opts` ([`check::Written::decode`]; [`decode`] is the same with
 /// kubectl's strictness).
-pub fn written(node: &Node, opts: &check::Options) -> Written {
+pub fn written(node: Node<'_>, opts: &check::Options) -> Written {
     let field = |k: &str| node.get(k).and_then(Node::as_str).unwrap_or("");
-    if !matches!(node.kind, NodeKind::Map(_)) {
+    if !matches!(node.kind(), NodeKind::Map(_)) {
         return Written::Undecodable { api_version: field("apiVersion").to_string(), errors: not_an_object() };
     }
     Written::decode(field("kind"), field("apiVersion"), NodeSource::new(node), opts)
@@ -39,7 +39,7 @@ pub fn written(node: &Node, opts: &check::Options) -> Written {
 
 /// Takes one object through hpa-core's front door ([`check::check`]), as an UPDATE of `old`
 /// when there is one (the stored object: decoded leniently, as what its release's types hold).
-pub fn check(node: &Node, old: Option<&Node>, opts: &check::Options) -> check::Report {
+pub fn check(node: Node<'_>, old: Option<Node<'_>>, opts: &check::Options) -> check::Report {
     let object = written(node, opts);
     let old = old.and_then(|o| {
         let field = |k: &str| o.get(k).and_then(Node::as_str).unwrap_or("");
@@ -62,7 +62,7 @@ pub fn check(node: &Node, old: Option<&Node>, opts: &check::Options) -> check::R
 /// existing parent; a whole mapping or list by its key, an item of a list of mappings by its
 /// first line. The `bool` says whether the whole path exists. `hpa-lint` and `hpa-lint
 /// validate` point at the same place.
-pub fn position(node: &Node, version: Option<ApiVersion>, path: &str, about_key: bool) -> (Span, bool) {
+pub fn position(node: Node<'_>, version: Option<ApiVersion>, path: &str, about_key: bool) -> (Span, bool) {
     let l = locate(node, version, path);
     if !l.exact || about_key {
         return (l.key_span.unwrap_or(l.span), l.exact);
@@ -70,18 +70,18 @@ pub fn position(node: &Node, version: Option<ApiVersion>, path: &str, about_key:
     let target = source::locate_node(node, &resolved_path(node, version, path));
     // An item of a list of mappings (a container) is pointed at by its first line.
     if l.key_span.is_none()
-        && let Some(NodeKind::Map(entries)) = target.map(|n| &n.kind)
-        && let Some(first) = entries.iter().min_by_key(|e| e.key.span.start.index)
+        && let Some(NodeKind::Map(entries)) = target.map(|n| n.kind())
+        && let Some(first) = entries.min_by_key(|e| e.key.span().start.index)
     {
-        let end = if first.value.span.end.line == first.key.span.start.line {
-            first.value.span.end
+        let end = if first.value.span().end.line == first.key.span().start.line {
+            first.value.span().end
         } else {
-            first.key.span.end
+            first.key.span().end
         };
         return (Span { start: l.span.start, end }, true);
     }
     // A whole mapping or list is pointed at by its key, not by every line of it.
-    let container = target.is_some_and(|n| !matches!(n.kind, NodeKind::Scalar(_)));
+    let container = target.is_some_and(|n| !matches!(n.kind(), NodeKind::Scalar(_)));
     match (container, l.key_span) {
         (true, Some(k)) => (k, true),
         _ => (l.span, true),
@@ -90,7 +90,7 @@ pub fn position(node: &Node, version: Option<ApiVersion>, path: &str, about_key:
 
 /// Where an error at `path` (an internal, v2-shaped path for validation errors) should point
 /// in an object written in `version`.
-pub fn locate(node: &Node, version: Option<ApiVersion>, path: &str) -> Located {
+pub fn locate(node: Node<'_>, version: Option<ApiVersion>, path: &str) -> Located {
     let direct = source::locate(node, path);
     if direct.exact || path.is_empty() {
         return direct;
@@ -98,7 +98,7 @@ pub fn locate(node: &Node, version: Option<ApiVersion>, path: &str) -> Located {
     match version.map(|v| remap(node, v, path)) {
         Some(Some(alt)) => {
             let l = source::locate(node, &alt);
-            if l.exact || l.span != node.span { l } else { direct }
+            if l.exact || l.span != node.span() { l } else { direct }
         }
         _ => direct,
     }
@@ -106,7 +106,7 @@ pub fn locate(node: &Node, version: Option<ApiVersion>, path: &str) -> Located {
 
 /// The path [`locate`] lands on: the internal path itself when it exists, else the
 /// version-specific one.
-pub fn resolved_path(node: &Node, version: Option<ApiVersion>, path: &str) -> String {
+pub fn resolved_path(node: Node<'_>, version: Option<ApiVersion>, path: &str) -> String {
     if source::locate(node, path).exact {
         return path.to_string();
     }
@@ -114,7 +114,7 @@ pub fn resolved_path(node: &Node, version: Option<ApiVersion>, path: &str) -> St
 }
 
 /// The path in the user's version for an internal path, when the two differ.
-fn remap(node: &Node, version: ApiVersion, path: &str) -> Option<String> {
+fn remap(node: Node<'_>, version: ApiVersion, path: &str) -> Option<String> {
     let annotation = |key: &str| format!("metadata.annotations[{key}]");
     match version {
         ApiVersion::V2 => None,
@@ -176,10 +176,11 @@ fn remap(node: &Node, version: ApiVersion, path: &str) -> Option<String> {
 mod tests {
     use super::*;
     use crate::input::SourceFile;
+    use crate::source::Tree;
 
-    fn node_of(text: &str) -> Node {
+    fn node_of(text: &str) -> Tree {
         let f = SourceFile::from_text("t.yaml", text.to_string());
-        f.parsed.documents[0].root.clone()
+        f.parsed.documents[0].tree.clone()
     }
 
     #[test]
@@ -187,7 +188,7 @@ mod tests {
         let n = node_of(
             "apiVersion: autoscaling/v1\nkind: HorizontalPodAutoscaler\nspec:\n  maxReplicas: 3\n  targetCPUUtilizationPercentage: -5\n",
         );
-        let l = locate(&n, Some(ApiVersion::V1), "spec.metrics[0].resource.target.averageUtilization");
+        let l = locate(n.root(), Some(ApiVersion::V1), "spec.metrics[0].resource.target.averageUtilization");
         assert!(l.exact);
         assert_eq!(l.span.start.line, 5);
     }
@@ -197,7 +198,7 @@ mod tests {
         let n = node_of(
             "spec:\n  metrics:\n  - type: Pods\n    pods:\n      metricName: x\n      targetAverageValue: -1\n",
         );
-        let l = locate(&n, Some(ApiVersion::V2beta1), "spec.metrics[0].pods.target.averageValue");
+        let l = locate(n.root(), Some(ApiVersion::V2beta1), "spec.metrics[0].pods.target.averageValue");
         assert!(l.exact);
         assert_eq!(l.span.start.line, 6);
     }

@@ -267,7 +267,7 @@ pub struct ObjectRef<'a> {
     /// The item index when the object came from a `List`.
     pub item: Option<usize>,
     /// The object's node.
-    pub node: &'a Node,
+    pub node: Node<'a>,
 }
 
 impl<'a> ObjectRef<'a> {
@@ -305,10 +305,12 @@ impl<'a> ObjectRef<'a> {
 /// Whether a document is a list of objects without a `kind` (a hand-edited `kubectl get -o
 /// yaml` output): kubectl refuses it ("Object 'Kind' is missing"), but its items are still
 /// checked, since they are what the author meant to apply.
-pub fn is_kindless_list(root: &Node) -> bool {
+pub fn is_kindless_list(root: Node<'_>) -> bool {
     root.get("kind").is_none()
-        && matches!(&root.get("items").map(|n| &n.kind), Some(NodeKind::Seq(items))
-            if !items.is_empty() && items.iter().all(|i| i.get("kind").is_some()))
+        && root
+            .get("items")
+            .and_then(Node::items)
+            .is_some_and(|mut items| items.len() > 0 && items.all(|i| i.get("kind").is_some()))
 }
 
 /// Every object of a file, `List`s expanded.
@@ -321,18 +323,18 @@ pub fn objects_in(file_index: usize, parsed: &Parsed) -> Vec<ObjectRef<'_>> {
     let mut out = Vec::new();
     for doc in &parsed.documents {
         let is_list = doc
-            .root
+            .root()
             .get("kind")
             .and_then(Node::as_str)
-            .is_some_and(|k| k == "List" || k.ends_with("List") && doc.root.get("items").is_some())
-            || is_kindless_list(&doc.root);
-        match (is_list, doc.root.get("items").map(|n| &n.kind)) {
+            .is_some_and(|k| k == "List" || k.ends_with("List") && doc.root().get("items").is_some())
+            || is_kindless_list(doc.root());
+        match (is_list, doc.root().get("items").map(|n| n.kind())) {
             (true, Some(NodeKind::Seq(items))) => {
-                for (i, item) in items.iter().enumerate() {
+                for (i, item) in items.enumerate() {
                     out.push(ObjectRef { file: file_index, document: doc.index, item: Some(i), node: item });
                 }
             }
-            _ => out.push(ObjectRef { file: file_index, document: doc.index, item: None, node: &doc.root }),
+            _ => out.push(ObjectRef { file: file_index, document: doc.index, item: None, node: doc.root() }),
         }
     }
     out

@@ -134,6 +134,6 @@ mod tests {
         let v = json!({"a": "010", "b": "on", "c": "- x", "d": "a: b", "e": "line\nbreak", "f": 1.5, "g": null, "h": "'q'"});
         let text = to_yaml(&v);
         let parsed = crate::source::parse(&text);
-        assert_eq!(parsed.documents[0].root.to_json(), v);
+        assert_eq!(parsed.documents[0].root().to_json(), v);
     }
 }

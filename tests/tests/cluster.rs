@@ -8,8 +8,9 @@ use std::time::{Duration, Instant};
 use hpa_cluster::diagnose::{self, MetricsErrors};
 use hpa_cluster::kinds;
 use hpa_cluster::replicas::SetBy;
-use hpa_cluster::{ClientOptions, Cluster, Error, NoteKind, Scope, read_inventory};
+use hpa_cluster::{CacheOptions, ClientOptions, Cluster, ContextCache, Error, NoteKind, Scope, read_inventory};
 use hpa_core::evaluator::{ConditionStatus, PodPhase, Timestamp};
+use hpa_core::rules::Objects as _;
 use hpa_tests::apiserver::fixtures::{self, PodState};
 use hpa_tests::apiserver::{Fault, TestApiServer};
 use serde_json::{Value, json};
@@ -196,6 +197,68 @@ fn replicas_are_claimed_only_for_who_set_them() {
         let i = inventory.workloads.iter().position(|w| w.id.name == "web" && w.id.kind == "Deployment").unwrap();
         assert_eq!(inventory.workloads[i].replicas, None);
         assert_eq!(inventory.replicas[i].set_by, SetBy::Controllers);
+    });
+}
+
+/// A lone surrogate escape in `fieldsV1` (kube-apiserver keeps `FieldsV1.Raw` and lists it as
+/// it is): the page is read as client-go reads it (U+FFFD), not refused whole, and who set
+/// `spec.replicas` is still read from the managed fields.
+#[test]
+fn a_lone_surrogate_in_fields_v1_is_read_as_go_reads_it() {
+    runtime().block_on(async {
+        let s = setup().await;
+        let stored = s.server.apply_as(&shop(), "argocd-controller", "Apply");
+        let with_lone_surrogate = |kind: &str, name: &str| {
+            // The last of that name: HPA410's web replaced HPA201's.
+            let last = stored.iter().rev().find(|o| o["kind"] == kind && o["metadata"]["name"] == name);
+            let mut object = last.unwrap().clone();
+            object["metadata"]["managedFields"][0]["fieldsV1"]["f:LONE"] = json!({});
+            object
+        };
+        let list = |kind: &str, api_version: &str, item: Value| {
+            let list = json!({"kind": format!("{kind}List"), "apiVersion": api_version,
+                "metadata": {"resourceVersion": "1"}, "items": [item]});
+            let text = list.to_string().replace("f:LONE", "f:\\ud800");
+            assert!(serde_json::from_str::<Value>(&text).is_err(), "serde_json refuses it");
+            Fault::Body(text)
+        };
+        let hpa = with_lone_surrogate("HorizontalPodAutoscaler", "web");
+        s.server.fault(
+            "/apis/autoscaling/v2/namespaces/shop/horizontalpodautoscalers",
+            list("HorizontalPodAutoscaler", "autoscaling/v2", hpa),
+        );
+        let web = with_lone_surrogate("Deployment", "web");
+        s.server.fault("/apis/apps/v1/namespaces/shop/deployments", list("Deployment", "apps/v1", web.clone()));
+        let cluster = s.connect().await;
+        let inventory = read_inventory(&cluster, &Scope::Namespaces(vec!["shop".into()])).await.unwrap();
+        let notes: Vec<String> = inventory.notes.iter().map(ToString::to_string).collect();
+        assert!(!inventory.notes.iter().any(|n| n.kind == NoteKind::Failed), "{notes:?}");
+        assert_eq!(inventory.hpas.len(), 1);
+        hpa_core::api::decode(&inventory.hpas[0].object).unwrap();
+        let i = inventory.workloads.iter().position(|w| w.id.name == "web" && w.id.kind == "Deployment").unwrap();
+        assert_eq!(
+            (inventory.workloads[i].replicas, inventory.replicas[i].set_by.clone()),
+            (
+                Some(3),
+                SetBy::Manager { manager: "argocd-controller".into(), operation: "Apply".into(), subresource: None }
+            )
+        );
+
+        // The webhook's context cache: the first list of Deployments (all namespaces) holds it
+        // too, and the kind syncs with it (kube's DynamicObject refused the page: never synced).
+        let rv = s.server.resource_version().to_string();
+        let page = json!({"kind": "DeploymentList", "apiVersion": "apps/v1",
+            "metadata": {"resourceVersion": rv}, "items": [web]});
+        s.server.fault("/apis/apps/v1/deployments", Fault::Body(page.to_string().replace("f:LONE", "f:\\ud800")));
+        let cache = ContextCache::start(s.connect().await, CacheOptions::default());
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !cache.synced() {
+            assert!(Instant::now() < deadline, "the context cache never synced: {:?}", cache.status());
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let replicas = cache.read().objects().workload("Deployment", "shop", "web").map(|w| w.replicas);
+        assert_eq!(replicas, Some(Some(3)));
+        drop(cache);
     });
 }
 
@@ -417,59 +480,12 @@ fn watches_end_with_410_gone_after_compaction() {
     });
 }
 
-/// A realistic namespace: HPA201's `web` (cpu 70 %, memory of container `app` 80 %) and its
-/// Deployment scaled to 3 by the HPA; two pods ready for minutes, one just started and not
-/// ready; PodMetrics from metrics-server; the controller's last rescale event.
-fn diagnose_namespace(s: &Setup) -> (Vec<Value>, Timestamp) {
-    s.server.install("podmetrics");
-    let objects = fixtures::in_namespace(fixtures::cluster_fixture("requests-set"), "shop");
-    s.server.apply(&objects);
-    s.server.scale_as_hpa("apps", "deployments", "shop", "web", 3);
-    let mut web = fixtures::find(&objects, "Deployment", "web").clone();
-    web["metadata"]["namespace"] = json!("shop");
-    let pods = [
-        fixtures::pod_of(&web, "4xq9z", &PodState::running("2026-03-02T09:14:10Z", "2026-03-02T09:14:31Z")),
-        fixtures::pod_of(&web, "b7m2c", &PodState::running("2026-03-02T09:14:10Z", "2026-03-02T09:14:29Z")),
-        fixtures::pod_of(
-            &web,
-            "tq8wd",
-            &PodState {
-                phase: "Running",
-                ready: false,
-                started: "2026-03-02T09:20:40Z",
-                ready_since: "2026-03-02T09:20:40Z",
-                deleting: None,
-            },
-        ),
-    ];
-    let hpa = s.server.put(fixtures::find(&objects, "HorizontalPodAutoscaler", "web").clone());
-    let mut stored = Vec::new();
-    for (pod, cpu) in pods.iter().zip(["612m", "580m", "1m"]) {
-        stored.push(s.server.put(pod.clone()));
-        s.server.put(fixtures::pod_metrics(
-            pod,
-            "2026-03-02T09:21:00Z",
-            &[("app", cpu, "301Mi"), ("proxy", "12m", "20Mi")],
-        ));
-    }
-    s.server.put(fixtures::hpa_event(
-        &hpa,
-        "Normal",
-        "SuccessfulRescale",
-        "New size: 3; reason: cpu resource utilization (percentage of request) above target",
-        "2026-03-02T09:20:35Z",
-        "2026-03-02T09:20:35Z",
-        1,
-    ));
-    let now = Timestamp::from_api_time(hpa_core::api::Time::parse_rfc3339("2026-03-02T09:21:05Z").unwrap());
-    (stored, now)
-}
-
 #[test]
 fn diagnose_reads_the_inputs_of_one_sync() {
     runtime().block_on(async {
         let s = setup().await;
-        let (_, now) = diagnose_namespace(&s);
+        fixtures::running_web(&s.server);
+        let now = Timestamp::from_api_time(hpa_core::api::Time::parse_rfc3339(fixtures::RUNNING_WEB_NOW).unwrap());
         let cluster = s.connect().await;
         let objects = diagnose::read_objects(&cluster, "shop", "web").await.unwrap();
         assert_eq!(objects.metrics_errors, MetricsErrors::default());

@@ -202,57 +202,13 @@ fn snapshot_errors_say_where() {
     );
 }
 
-/// A running HPA served live: HPA201's `web` (cpu 70 %, memory of container `app` 80 %) at 3
-/// replicas, one pod just started and not Ready, the controller's last rescale event and status.
+/// A running HPA served live ([`fixtures::running_web`]): HPA201's `web` at 3 replicas, one pod
+/// just started and not Ready, the controller's last rescale event and status.
 #[test]
 fn live_running_hpa_sets_pods_aside_and_reconstructs_its_memory() {
     let l = live();
-    l.server.install("podmetrics");
-    let objects = fixtures::in_namespace(fixtures::cluster_fixture("requests-set"), "shop");
-    l.server.apply(&objects);
-    l.server.scale_as_hpa("apps", "deployments", "shop", "web", 3);
-    let mut web = fixtures::find(&objects, "Deployment", "web").clone();
-    web["metadata"]["namespace"] = json!("shop");
-    let unready = fixtures::PodState {
-        phase: "Running",
-        ready: false,
-        started: "2026-03-02T09:20:40Z",
-        ready_since: "2026-03-02T09:20:40Z",
-        deleting: None,
-    };
-    let pods = [
-        fixtures::pod_of(&web, "4xq9z", &fixtures::PodState::running("2026-03-02T09:14:10Z", "2026-03-02T09:14:31Z")),
-        fixtures::pod_of(&web, "b7m2c", &fixtures::PodState::running("2026-03-02T09:14:10Z", "2026-03-02T09:14:29Z")),
-        fixtures::pod_of(&web, "tq8wd", &unready),
-    ];
-    let mut hpa = fixtures::find(&objects, "HorizontalPodAutoscaler", "web").clone();
-    hpa["status"] = json!({
-        "currentReplicas": 3, "desiredReplicas": 3, "lastScaleTime": "2026-03-02T09:20:35Z",
-        "conditions": [
-            {"type": "AbleToScale", "status": "True", "reason": "ReadyForNewScale", "message": "recommended size matches current size", "lastTransitionTime": "2026-03-02T09:20:35Z"},
-            {"type": "ScalingActive", "status": "True", "reason": "ValidMetricFound", "message": "the HPA was able to successfully calculate a replica count from cpu resource utilization (percentage of request)", "lastTransitionTime": "2026-03-02T09:14:35Z"},
-            {"type": "ScalingLimited", "status": "False", "reason": "DesiredWithinRange", "message": "the desired count is within the acceptable range", "lastTransitionTime": "2026-03-02T09:14:35Z"}
-        ]
-    });
-    let hpa = l.server.put(hpa);
-    for (pod, cpu) in pods.iter().zip(["612m", "580m", "1m"]) {
-        l.server.put(pod.clone());
-        l.server.put(fixtures::pod_metrics(
-            pod,
-            "2026-03-02T09:21:00Z",
-            &[("app", cpu, "301Mi"), ("proxy", "12m", "20Mi")],
-        ));
-    }
-    l.server.put(fixtures::hpa_event(
-        &hpa,
-        "Normal",
-        "SuccessfulRescale",
-        "New size: 3; reason: cpu resource utilization (percentage of request) above target",
-        "2026-03-02T09:20:35Z",
-        "2026-03-02T09:20:35Z",
-        1,
-    ));
-    let run = l.hpa_lint("diagnose", &["-n", "shop", "--now", "2026-03-02T09:21:05Z", "web"]);
+    fixtures::running_web(&l.server);
+    let run = l.hpa_lint("diagnose", &["-n", "shop", "--now", fixtures::RUNNING_WEB_NOW, "web"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let out = &run.stdout;
     assert!(out.contains("set aside: web-6d4cf56db6-tq8wd (unready within the CPU initialization period)"), "{out}");

@@ -1,15 +1,6 @@
 //! Every controller conformance vector passes through the dry-run evaluator.
 
-use hpa_tests::conformance::run_file;
-
-fn check(file: &str) {
-    let path = hpa_tests::data_dir().join("conformance").join(file);
-    let text = std::fs::read_to_string(&path).unwrap();
-    let results = run_file(&text, file).unwrap();
-    assert!(!results.is_empty());
-    let failed: Vec<String> = results.iter().filter(|r| !r.pass).map(|r| format!("{}: got {}", r.id, r.got)).collect();
-    assert!(failed.is_empty(), "{} of {} vectors failed:\n{}", failed.len(), results.len(), failed.join("\n"));
-}
+use hpa_tests::conformance::assert_file_passes as check;
 
 #[test]
 fn controller_replica_calc() {

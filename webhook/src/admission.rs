@@ -10,8 +10,10 @@
 //!   defaulting (the object is already defaulted): kube-apiserver's pipeline and the rules in
 //!   one report. It denies with the 422 `Status` kube-apiserver would return for the report's
 //!   errors and the policy's constraints; constraints the policy enforces with `Warn` and the
-//!   report's findings (warning severity and above) become warnings. An object kube-apiserver
-//!   refuses gets only its errors and `HPA401`, as in `hpa-lint`.
+//!   report's findings (warning severity and above) become warnings, but those of the rules
+//!   the HPA's own `hpa-lint.dev/ignore` annotation lists ([`Ignore`]): the annotation waives
+//!   warnings, never a denial. An object kube-apiserver refuses gets only its errors and
+//!   `HPA401`, as in `hpa-lint`.
 //!
 //! Requests for other resources, subresources or operations are admitted untouched. A body
 //! that is not a v1 AdmissionReview with a uid gets HTTP 400; a review whose request is
@@ -27,7 +29,7 @@ use hpa_core::convert::annotations;
 use hpa_core::defaults;
 use hpa_core::features::{FeatureGates, Gate, KubernetesVersion};
 use hpa_core::field::{self, FieldError};
-use hpa_core::rules::{self, Finding, Location, Severity};
+use hpa_core::rules::{self, Finding, Ignore, Location, Severity};
 
 use crate::context::{self, View};
 use crate::metrics::{Endpoint, Operation, Outcome};
@@ -365,12 +367,16 @@ impl Admission {
             report.stale = true;
             warnings.push(short(&warning));
         }
+        // The HPA's own `hpa-lint.dev/ignore` annotation leaves out the warnings of the rules it
+        // lists (they are not counted in /metrics either); it never lifts a denial: `denyRules`
+        // and kube-apiserver's errors are the organization's and the API server's to waive.
+        let ignore = Ignore::from_annotations(&outcome.object.metadata.annotations);
         let mut denied_findings: Vec<FieldError> = Vec::new();
         for f in findings.iter().filter(|f| f.rule.id != rules::INVALID.id) {
             if let Some(origin) = effective.denies(f.rule.id) {
                 denied_findings.push(finding_error(f, origin));
                 report.findings.extend(f.rule.needs_objects.then_some(f.rule.id));
-            } else if f.severity >= Severity::Warning {
+            } else if f.severity >= Severity::Warning && !ignore.covers(f.rule) {
                 warnings.push(finding_warning(f));
                 report.findings.extend(f.rule.needs_objects.then_some(f.rule.id));
             }
@@ -406,9 +412,21 @@ impl Admission {
         if mutated == object.hpa {
             return Ok((Response::allow(uid), Outcome::Allowed));
         }
-        // The object decoded, so it is JSON; a patch applies to it as sent.
-        let sent: Value = serde_json::from_str(object.raw).unwrap_or(Value::Null);
-        let patch = patch::between(&sent, &object.hpa.to_json(), &mutated.to_json());
+        // The object decoded, so it is JSON; a patch applies to it as sent. Read as Go reads it
+        // (a lone surrogate escape kube-apiserver passes through in `fieldsV1` is U+FFFD here and
+        // in both renderings, so the patch leaves managed fields alone); a text that still does
+        // not read is not patched rather than replaced whole.
+        let Ok(sent) = hpa_core::go::parse_tree(object.raw) else {
+            tracing::warn!("the object decodes but does not read as a JSON tree: not patched");
+            return Ok((Response::allow(uid), Outcome::Allowed));
+        };
+        let (before, after) = (object.hpa.to_json(), mutated.to_json());
+        if !before.is_object() || !after.is_object() {
+            // Never a patch that replaces the whole object.
+            tracing::warn!("the object does not render as a JSON object: not patched");
+            return Ok((Response::allow(uid), Outcome::Allowed));
+        }
+        let patch = patch::between(&sent, &before, &after);
         if patch.0.is_empty() {
             return Ok((Response::allow(uid), Outcome::Allowed));
         }
@@ -653,6 +671,104 @@ mod tests {
             .unwrap_err();
         assert_eq!(e.to_string(), "request.object is autoscaling/v1, but request.kind is autoscaling/v2");
         assert!(matches!(decode_object("null").unwrap_err(), ObjectError::Missing { field: "object" }));
+    }
+
+    /// `/validate` of an HPA (min = max = 1, so HPA101) with these annotations, under `policy`:
+    /// whether it is allowed, its warnings and the status message.
+    fn validate_annotated(annotations: Value, max: i64, policy: &str) -> (bool, Vec<String>, String) {
+        let policy = if policy.is_empty() {
+            Policy::default()
+        } else {
+            Policy::parse(&format!("apiVersion: hpa-toolkit.io/v1alpha1\nkind: WebhookPolicy\n{policy}")).unwrap()
+        };
+        let object = json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": "web", "namespace": "shop", "annotations": annotations},
+            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+                "minReplicas": 1, "maxReplicas": max,
+                "metrics": [{"type": "Resource", "resource": {"name": "cpu",
+                    "target": {"type": "Utilization", "averageUtilization": 60}}}]}});
+        let body = json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+            "request": serde_json::from_str::<Value>(&review_request(&object.to_string())).unwrap()});
+        let admission = Admission::new(FeatureGates::default());
+        let answer = admission.review(Endpoint::Validate, body.to_string().as_bytes(), &policy);
+        assert!(answer.context.findings.is_empty(), "no cross-object finding without context");
+        let review: Value = serde_json::from_slice(&answer.body).unwrap();
+        let response = &review["response"];
+        let warnings = response["warnings"]
+            .as_array()
+            .map(|w| w.iter().map(|w| w.as_str().unwrap().to_string()).collect())
+            .unwrap_or_default();
+        let message = response["status"]["message"].as_str().unwrap_or_default().to_string();
+        (response["allowed"] == true, warnings, message)
+    }
+
+    #[test]
+    fn the_ignore_annotation_leaves_out_the_warnings_it_lists() {
+        let hpa101 = |w: &Vec<String>| w.iter().any(|w| w.starts_with("HPA101 "));
+        let (allowed, warnings, _) = validate_annotated(json!({}), 1, "");
+        assert!(allowed);
+        assert!(hpa101(&warnings), "{warnings:?}");
+        for value in ["HPA101 -- a singleton by design", "min-replicas-equals-max", "hpa101,HPA102", "all"] {
+            let (allowed, warnings, _) = validate_annotated(json!({rules::IGNORE_ANNOTATION: value}), 1, "");
+            assert!(allowed, "{value}");
+            assert!(!hpa101(&warnings), "{value}: {warnings:?}");
+        }
+        // Another rule listed: HPA101 stays.
+        let (_, warnings, _) = validate_annotated(json!({rules::IGNORE_ANNOTATION: "HPA201"}), 1, "");
+        assert!(hpa101(&warnings), "{warnings:?}");
+    }
+
+    #[test]
+    fn the_ignore_annotation_never_lifts_a_denial() {
+        let ignore = json!({rules::IGNORE_ANNOTATION: "all -- the app team says so"});
+        // The policy's denyRules: still denied, in the same words as without the annotation.
+        let deny = "defaults: {denyRules: [HPA101]}\n";
+        let (allowed, _, with) = validate_annotated(ignore.clone(), 1, deny);
+        let (_, _, without) = validate_annotated(json!({}), 1, deny);
+        assert!(!allowed);
+        assert!(with.contains("Forbidden: HPA101 min-replicas-equals-max: "), "{with}");
+        assert_eq!(with, without);
+        // A constraint the policy enforces with Deny.
+        let (allowed, _, message) =
+            validate_annotated(ignore.clone(), 3, "defaults: {constraints: {maxReplicas: 2}}\n");
+        assert!(!allowed, "{message}");
+        // kube-apiserver's validation (maxReplicas 0 is invalid).
+        let (allowed, _, message) = validate_annotated(ignore, 0, "");
+        assert!(!allowed);
+        assert!(message.contains("spec.maxReplicas: Invalid value: 0"), "{message}");
+    }
+
+    /// A lone surrogate escape in `fieldsV1` (kube-apiserver keeps `FieldsV1.Raw` and sends it
+    /// as it is): `/mutate` still defaults the object, with the patch a Go webhook would send
+    /// (managed fields untouched), and `/validate` still checks it.
+    #[test]
+    fn a_lone_surrogate_in_fields_v1_is_mutated_and_validated() {
+        let object = r#"{"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": "web", "namespace": "shop", "managedFields": [{"manager": "kubectl",
+                "operation": "Update", "apiVersion": "autoscaling/v2", "fieldsType": "FieldsV1",
+                "fieldsV1": {"f:metadata": {"f:labels": {"f:a\ud800": {}}}}}]},
+            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}, "maxReplicas": 5}}"#;
+        let body = format!(
+            r#"{{"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": {}}}"#,
+            review_request(object)
+        );
+        let admission = Admission::new(FeatureGates::default());
+        let answer = admission.review(Endpoint::Mutate, body.as_bytes(), &Policy::default());
+        let review: Value = serde_json::from_slice(&answer.body).unwrap();
+        assert_eq!(answer.outcome, Outcome::Patched, "{review}");
+        let patch = review["response"]["patch"].as_str().unwrap();
+        use base64::Engine as _;
+        let patch: Value =
+            serde_json::from_slice(&base64::engine::general_purpose::STANDARD.decode(patch).unwrap()).unwrap();
+        assert_eq!(
+            patch,
+            json!([{"op": "add", "path": "/spec/minReplicas", "value": 1},
+                {"op": "add", "path": "/spec/metrics", "value": [{"type": "Resource", "resource": {"name": "cpu",
+                    "target": {"type": "Utilization", "averageUtilization": 80}}}]}])
+        );
+        let answer = admission.review(Endpoint::Validate, body.as_bytes(), &Policy::default());
+        let review: Value = serde_json::from_slice(&answer.body).unwrap();
+        assert_eq!(review["response"]["allowed"], true, "{review}");
     }
 
     #[test]

@@ -247,23 +247,38 @@ fn default_addr() -> SocketAddr {
     SocketAddr::from(([0, 0, 0, 0], DEFAULT_PORT))
 }
 
+/// Why a flag's duration does not parse.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum DurationError {
+    /// No number before the unit.
+    #[error("invalid duration {0:?}: expected e.g. 500ms, 4s, 2m")]
+    NotANumber(String),
+    /// A unit other than `ms`, `s`, `m` and `h`.
+    #[error("invalid duration {0:?}: the unit must be ms, s, m or h")]
+    Unit(String),
+    /// More milliseconds than a `u64` holds.
+    #[error("invalid duration {0:?}: too large")]
+    TooLarge(String),
+}
+
 /// Parses a duration the way Kubernetes flags are written: `250ms`, `4s`, `2m`, `1h`, or `0`.
-pub fn parse_duration(s: &str) -> Result<Duration, String> {
+pub fn parse_duration(s: &str) -> Result<Duration, DurationError> {
     let s = s.trim();
     if s == "0" {
         return Ok(Duration::ZERO);
     }
     let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
     let (digits, unit) = s.split_at(split);
-    let n: u64 = digits.parse().map_err(|_| format!("invalid duration {s:?}: expected e.g. 500ms, 4s, 2m"))?;
+    let n: u64 = digits.parse().map_err(|_| DurationError::NotANumber(s.to_string()))?;
     let millis = match unit {
         "ms" => Some(n),
         "s" => n.checked_mul(1_000),
         "m" => n.checked_mul(60_000),
         "h" => n.checked_mul(3_600_000),
-        _ => return Err(format!("invalid duration {s:?}: the unit must be ms, s, m or h")),
+        _ => return Err(DurationError::Unit(s.to_string())),
     };
-    millis.map(Duration::from_millis).ok_or_else(|| format!("invalid duration {s:?}: too large"))
+    millis.map(Duration::from_millis).ok_or_else(|| DurationError::TooLarge(s.to_string()))
 }
 
 #[cfg(test)]
@@ -372,5 +387,15 @@ mod tests {
         for bad in ["", "s", "4", "4x", "-1s", "1.5s", "99999999999999999999s"] {
             assert!(parse_duration(bad).is_err(), "{bad}");
         }
+        assert_eq!(parse_duration("4x"), Err(DurationError::Unit("4x".into())));
+        assert_eq!(
+            parse_duration("1.5s").unwrap_err().to_string(),
+            "invalid duration \"1.5s\": the unit must be ms, s, m or h"
+        );
+        assert_eq!(parse_duration("s").unwrap_err().to_string(), "invalid duration \"s\": expected e.g. 500ms, 4s, 2m");
+        assert_eq!(
+            parse_duration("99999999999999999h").unwrap_err().to_string(),
+            "invalid duration \"99999999999999999h\": too large"
+        );
     }
 }

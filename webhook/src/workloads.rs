@@ -9,6 +9,12 @@
 //! already updated), a `ContainerResource` container removed is HPA202, a VPA conflict HPA408
 //! and a PodDisruptionBudget blocking every eviction at `minReplicas` HPA104.
 //!
+//! Suppression as in files: a warning is left out (and not counted in /metrics) when the HPA it
+//! names lists the rule in its `hpa-lint.dev/ignore` annotation (parsed once, as the cache
+//! admits the HPA: `CachedHpa::ignore`), or when the finding is about the written object
+//! itself (HPA410 on a workload's `spec.replicas`) and the written object's own annotation
+//! lists the rule.
+//!
 //! Warnings only: this endpoint never denies (its webhook runs with `failurePolicy: Ignore`).
 //! Without a fresh view of the cluster it admits without checking.
 
@@ -18,7 +24,7 @@ use hpa_cluster::inventory::{Trimmed, object_id, trim};
 use hpa_cluster::kinds::{self, Kind};
 use hpa_cluster::watch::{CachedHpa, Index, Overlay};
 use hpa_core::rules::objects::{Pdb, Vpa, Workload};
-use hpa_core::rules::{Finding, Objects, Severity};
+use hpa_core::rules::{Finding, Ignore, Location, ObjectId, Objects, Severity};
 use serde_json::Value;
 
 use crate::admission::{Admission, ContextReport, short};
@@ -47,6 +53,16 @@ enum Changed {
     Vpa(Vpa),
 }
 
+impl Changed {
+    fn id(&self) -> &ObjectId {
+        match self {
+            Changed::Workload(w) => &w.id,
+            Changed::Pdb(p) => &p.id,
+            Changed::Vpa(v) => &v.id,
+        }
+    }
+}
+
 pub(crate) fn decide(
     admission: &Admission,
     request: &Request<'_>,
@@ -73,8 +89,10 @@ pub(crate) fn decide(
         }
         View::Off => return (Response::allow(uid), Outcome::Skipped),
     };
-    let parse = |raw: Option<&serde_json::value::RawValue>| -> Option<Changed> {
-        let mut value: Value = serde_json::from_str(raw.filter(|r| r.get() != "null")?.get()).ok()?;
+    let parse = |raw: Option<&serde_json::value::RawValue>| -> Option<(Changed, Ignore)> {
+        // Read as Go reads it: a lone surrogate escape kube-apiserver passes through in
+        // `fieldsV1` is U+FFFD, not a reason to refuse the write.
+        let mut value: Value = hpa_core::go::parse_tree(raw.filter(|r| r.get() != "null")?.get()).ok()?;
         // An object being created may not name its namespace yet: the request does.
         if object_id(kind, &value).namespace == "default"
             && !request.namespace().is_empty()
@@ -82,26 +100,29 @@ pub(crate) fn decide(
         {
             metadata.insert("namespace".into(), Value::String(request.namespace().to_string()));
         }
-        Some(match trim(kind, value) {
+        let ignore = Ignore::from_json(&value);
+        let changed = match trim(kind, value) {
             Trimmed::Workload(w, _) => Changed::Workload(w),
             Trimmed::Pdb(p) => Changed::Pdb(p),
             Trimmed::Vpa(v) => Changed::Vpa(v),
             _ => return None,
-        })
+        };
+        Some((changed, ignore))
     };
-    let Some(new) = parse(request.object) else {
+    let Some((new, ignore)) = parse(request.object) else {
         return (Response::invalid(uid, "request.object is missing or not an object"), Outcome::Invalid);
     };
-    let old = if op == Operation::Update { parse(request.old_object) } else { None };
-    let warnings = warnings(admission, index, &new, old.as_ref(), report);
+    let old = if op == Operation::Update { parse(request.old_object).map(|(o, _)| o) } else { None };
+    let warnings = warnings(admission, index, (&new, &ignore), old.as_ref(), report);
     (Response::allow(uid).with_warnings(warnings), Outcome::Allowed)
 }
 
-/// The warnings for one write: per HPA concerned, the cross-object findings it brings.
+/// The warnings for one write: per HPA concerned, the cross-object findings it brings, but those
+/// suppressed ([`suppressed`]). `new` is the written object with its own annotation.
 fn warnings(
     admission: &Admission,
     index: &Index,
-    new: &Changed,
+    (new, ignore): (&Changed, &Ignore),
     old: Option<&Changed>,
     report: &mut ContextReport,
 ) -> Vec<String> {
@@ -127,7 +148,7 @@ fn warnings(
         let known: HashSet<(&'static str, String)> =
             found(&before).into_iter().map(|f| (f.rule.id, f.message)).collect();
         for f in found(&after) {
-            if known.contains(&(f.rule.id, f.message.clone())) {
+            if known.contains(&(f.rule.id, f.message.clone())) || suppressed(&f, &hpa.ignore, (new.id(), ignore)) {
                 continue;
             }
             report.findings.push(f.rule.id);
@@ -135,6 +156,16 @@ fn warnings(
         }
     }
     out
+}
+
+/// Whether a finding of an HPA's cross-object rules is left out at a write, as the linter leaves
+/// it out in files: the HPA's annotation (`hpa`) lists its rule, or the finding is about the
+/// written object (`written`: its identity and annotation) and that object's annotation lists
+/// the rule.
+fn suppressed(finding: &Finding, hpa: &Ignore, written: (&ObjectId, &Ignore)) -> bool {
+    let (id, ignore) = written;
+    hpa.covers(finding.rule)
+        || matches!(&finding.location, Location::Object { id: about, .. } if about == id) && ignore.covers(finding.rule)
 }
 
 /// The cache with the written object in place of the cached one.
@@ -188,5 +219,48 @@ fn concerned<'a>(index: &'a Index, after: &Overlay<'_>, changed: &Changed) -> Ve
             hpas.truncate(MAX_HPAS);
             hpas
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use hpa_core::rules::find;
+
+    use super::*;
+
+    fn id(kind: &str, name: &str) -> ObjectId {
+        ObjectId { api_version: "apps/v1".into(), kind: kind.into(), namespace: "shop".into(), name: name.into() }
+    }
+
+    fn finding(rule: &str) -> Finding {
+        let Some(rule) = find(rule) else { panic!("{rule} is registered") };
+        Finding::new(rule.meta(), "spec.metrics[0]", "message")
+    }
+
+    #[test]
+    fn the_hpas_annotation_suppresses_its_rules_on_any_write() {
+        let web = id("Deployment", "web");
+        let none = Ignore::default();
+        let f = finding("HPA201");
+        assert!(!suppressed(&f, &none, (&web, &none)));
+        assert!(suppressed(&f, &Ignore::parse("HPA201 -- measured on memory"), (&web, &none)));
+        assert!(suppressed(&f, &Ignore::parse("missing-resource-request"), (&web, &none)));
+        assert!(suppressed(&f, &Ignore::parse("all"), (&web, &none)));
+        assert!(!suppressed(&f, &Ignore::parse("HPA410"), (&web, &none)));
+    }
+
+    #[test]
+    fn the_written_objects_annotation_suppresses_findings_about_it() {
+        let web = id("Deployment", "web");
+        let none = Ignore::default();
+        let replicas = Ignore::parse("HPA410 -- replicas owned by the rollout tool");
+        // HPA410 is about the workload's spec.replicas: its own annotation waives it.
+        let on_web = finding("HPA410").on_object(web.clone(), "spec.replicas");
+        assert!(suppressed(&on_web, &none, (&web, &replicas)));
+        // About another object: not this write's annotation to waive.
+        let on_api = finding("HPA410").on_object(id("Deployment", "api"), "spec.replicas");
+        assert!(!suppressed(&on_api, &none, (&web, &replicas)));
+        // A finding on the HPA (HPA201 points at spec.metrics) is the HPA's, as in files.
+        assert!(!suppressed(&finding("HPA201"), &none, (&web, &Ignore::parse("HPA201"))));
     }
 }

@@ -474,13 +474,13 @@ fn anchor_name(piece: &str, mark: Mark) -> String {
 
 /// A key that go-yaml cannot hash (`invalid map key: []interface {}{"a", "b"}`, with Go's
 /// `%#v` of it), or a merge key whose value is not a mapping or a list of mappings.
-pub(crate) fn key_problem(key: &Node, value: &Node, is_merge: bool) -> Option<String> {
-    if matches!(key.kind, NodeKind::Seq(_) | NodeKind::Map(_)) {
+pub(crate) fn key_problem(key: Node<'_>, value: Node<'_>, is_merge: bool) -> Option<String> {
+    if key.scalar().is_none() {
         return Some(format!("{YAML_TO_JSON}yaml: invalid map key: {}", go_sharp_v(key, true)));
     }
-    let mergeable = match &value.kind {
+    let mergeable = match value.kind() {
         NodeKind::Map(_) => true,
-        NodeKind::Seq(items) => items.iter().all(|i| matches!(i.kind, NodeKind::Map(_))),
+        NodeKind::Seq(mut items) => items.all(Node::is_map),
         NodeKind::Scalar(_) => false,
     };
     (is_merge && !mergeable)
@@ -488,23 +488,23 @@ pub(crate) fn key_problem(key: &Node, value: &Node, is_merge: bool) -> Option<St
 }
 
 /// Go's `%#v` of what go-yaml decodes a node into (an `interface{}`).
-fn go_sharp_v(node: &Node, top: bool) -> String {
-    match &node.kind {
+fn go_sharp_v(node: Node<'_>, top: bool) -> String {
+    match node.kind() {
         NodeKind::Scalar(Scalar::Null) if top => "<nil>".into(),
         NodeKind::Scalar(Scalar::Null) => "interface {}(nil)".into(),
         NodeKind::Scalar(Scalar::Bool(b)) => b.to_string(),
         NodeKind::Scalar(Scalar::Int(i)) => i.to_string(),
         NodeKind::Scalar(Scalar::UInt(u)) => format!("0x{u:x}"),
-        NodeKind::Scalar(Scalar::Float(f)) => go_g(*f),
+        NodeKind::Scalar(Scalar::Float(f)) => go_g(f),
         NodeKind::Scalar(Scalar::Str(s)) => hpa_core::go::quote(s),
         NodeKind::Seq(items) => {
-            let items: Vec<String> = items.iter().map(|i| go_sharp_v(i, false)).collect();
+            let items: Vec<String> = items.map(|i| go_sharp_v(i, false)).collect();
             format!("[]interface {{}}{{{}}}", items.join(", "))
         }
         NodeKind::Map(entries) => {
             // fmt prints a map's entries sorted by key.
             let mut pairs: Vec<(String, String)> =
-                entries.iter().map(|e| (go_sharp_v(&e.key, false), go_sharp_v(&e.value, false))).collect();
+                entries.map(|e| (go_sharp_v(e.key, false), go_sharp_v(e.value, false))).collect();
             pairs.sort();
             let mut out = String::from("map[interface {}]interface {}{");
             for (i, (k, v)) in pairs.iter().enumerate() {
@@ -539,21 +539,21 @@ fn go_g(f: f64) -> String {
 
 /// The float `json.Marshal` refuses first, walking the document as it does (mapping keys
 /// sorted): `json: unsupported value: NaN`, with the node.
-pub(crate) fn unsupported_float(root: &Node) -> Option<(&Node, String)> {
-    match &root.kind {
+pub(crate) fn unsupported_float(root: Node<'_>) -> Option<(Node<'_>, String)> {
+    match root.kind() {
         NodeKind::Scalar(Scalar::Float(f)) if !f.is_finite() => {
-            Some((root, format!("{YAML_TO_JSON}json: unsupported value: {}", go_g(*f))))
+            Some((root, format!("{YAML_TO_JSON}json: unsupported value: {}", go_g(f))))
         }
         NodeKind::Scalar(_) => None,
-        NodeKind::Seq(items) => items.iter().find_map(unsupported_float),
+        NodeKind::Seq(mut items) => items.find_map(unsupported_float),
         NodeKind::Map(entries) => {
             // The last of equal keys is the one kept.
-            let mut kept: Vec<(std::borrow::Cow<'_, str>, &Node)> = Vec::with_capacity(entries.len());
+            let mut kept: Vec<(std::borrow::Cow<'_, str>, Node<'_>)> = Vec::with_capacity(entries.len());
             for e in entries {
                 let key = e.key.key_str();
                 match kept.iter_mut().find(|(k, _)| *k == key) {
-                    Some(slot) => slot.1 = &e.value,
-                    None => kept.push((key, &e.value)),
+                    Some(slot) => slot.1 = e.value,
+                    None => kept.push((key, e.value)),
                 }
             }
             kept.sort_by(|a, b| a.0.cmp(&b.0));
@@ -612,35 +612,35 @@ mod tests {
     #[test]
     fn go_formats_keys_and_floats_as_fmt_does() {
         let doc = crate::parse("[a, 1, 1.5, ~, {k: v}]\n");
-        let key = &doc.documents[0].root;
-        let value = Node { kind: NodeKind::Scalar(Scalar::Null), span: key.span };
+        let key = doc.documents[0].root();
+        let scalars = crate::parse("[~, 5, <<]\n");
+        let mut scalars = scalars.documents[0].root().items().unwrap();
+        let (value, scalar, merge) = (scalars.next().unwrap(), scalars.next().unwrap(), scalars.next().unwrap());
         assert_eq!(
-            key_problem(key, &value, false).unwrap(),
+            key_problem(key, value, false).unwrap(),
             "error converting YAML to JSON: yaml: invalid map key: []interface {}{\"a\", 1, 1.5, interface {}(nil), map[interface {}]interface {}{\"k\":\"v\"}}"
         );
         assert_eq!(go_g(1e21), "1e+21");
         assert_eq!(go_g(0.5), "0.5");
         // A merge of a scalar, or of a list with a scalar in it.
-        let scalar = Node { kind: NodeKind::Scalar(Scalar::Int(5)), span: key.span };
-        let merge = Node { kind: NodeKind::Scalar(Scalar::Str("<<".into())), span: key.span };
         assert!(
-            key_problem(&merge, &scalar, true)
+            key_problem(merge, scalar, true)
                 .unwrap()
                 .ends_with("map merge requires map or sequence of maps as the value")
         );
-        assert!(key_problem(&merge, key, true).is_some());
+        assert!(key_problem(merge, key, true).is_some());
     }
 
     #[test]
     fn json_refuses_the_first_nan_in_sorted_order() {
         let mut doc = crate::parse("z: 1.5\nb: [1, 2.5]\n");
-        let root = &mut doc.documents[0].root;
-        let NodeKind::Map(entries) = &mut root.kind else { panic!() };
-        entries[0].value.kind = NodeKind::Scalar(Scalar::Float(f64::NAN));
-        let NodeKind::Seq(items) = &mut entries[1].value.kind else { panic!() };
-        items[1].kind = NodeKind::Scalar(Scalar::Float(f64::NEG_INFINITY));
-        let (node, message) = unsupported_float(root).unwrap();
+        let tree = &mut doc.documents[0].tree;
+        // The slots: the mapping, `z`, 1.5, `b`, the sequence, 1, 2.5.
+        let slots = tree.slots_mut();
+        slots[2].kind = crate::SlotKind::Float(f64::NAN);
+        slots[6].kind = crate::SlotKind::Float(f64::NEG_INFINITY);
+        let (node, message) = unsupported_float(tree.root()).unwrap();
         assert_eq!(message, "error converting YAML to JSON: json: unsupported value: -Inf");
-        assert_eq!(node.span.start.line, 2);
+        assert_eq!(node.span().start.line, 2);
     }
 }

@@ -2,10 +2,12 @@
 //! It is the only crate that knows the YAML library (`saphyr-parser`); swapping it touches
 //! this crate alone.
 //!
-//! Each document becomes a [`Node`] tree whose every node keeps its span, built from
-//! `saphyr-parser` events. Plain scalars are resolved as kubectl resolves them (YAML 1.1 rules of
-//! go-yaml v2, which `sigs.k8s.io/yaml` uses: `yes`/`no`/`on`/`off` are booleans, `010` is octal,
-//! `1e3` is a number), aliases are expanded within a budget (alias bombs are refused), merge keys
+//! Each document becomes a [`Tree`], built from `saphyr-parser` events: its nodes in one flat
+//! list in document order, each with its span, its strings in one text; readers walk it through
+//! [`Node`], a borrowed view ([`Node::kind`], [`Node::get`], [`Node::span`], [`Node::to_json`]).
+//! Plain scalars are resolved as kubectl resolves them (YAML 1.1 rules of go-yaml v2, which
+//! `sigs.k8s.io/yaml` uses: `yes`/`no`/`on`/`off` are booleans, `010` is octal, `1e3` is a
+//! number), aliases are expanded within a budget (alias bombs are refused), merge keys
 //! (`<<`) are honoured, and a key given twice stays twice (decoding reports it). A field path such
 //! as `spec.metrics[1].resource.target` is mapped back to its node, or to the nearest existing
 //! parent when the field is missing.
@@ -17,18 +19,22 @@
 mod kubectl;
 pub mod read;
 pub mod source;
+mod tree;
 
 pub use read::{ReadError, ReadErrorKind, read};
 pub use source::NodeSource;
+pub use tree::{Entries, Entry, Items, Node, NodeKind, Tree};
+
+use tree::{Slot, SlotKind};
 
 use std::borrow::Cow;
 
 use compact_str::CompactString;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::fmt;
 
 use saphyr_parser::{Event, Parser, ScalarStyle, ScanError, Span as YSpan};
-use serde_json::{Map, Number, Value};
+use serde_json::{Number, Value};
 
 /// A position in the source: character index, 1-based line, 0-based column (in characters).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, PartialOrd, Ord, Hash)]
@@ -63,9 +69,9 @@ impl Span {
     }
 }
 
-/// A resolved scalar.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Scalar {
+/// A resolved scalar (a string one borrows its text from the tree).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Scalar<'a> {
     /// `null`, `~` or empty
     Null,
     /// `true`, `yes`, `on`, ...
@@ -76,97 +82,12 @@ pub enum Scalar {
     UInt(u64),
     /// A float.
     Float(f64),
-    /// Anything else, and every quoted or block scalar (short ones are stored inline: most
-    /// keys and values of a manifest never allocate).
-    Str(CompactString),
-}
-
-/// The shape of a node.
-#[derive(Debug, Clone, PartialEq)]
-pub enum NodeKind {
-    /// A scalar.
-    Scalar(Scalar),
-    /// A sequence.
-    Seq(Vec<Node>),
-    /// A mapping, in document order (merge keys already applied).
-    Map(Vec<Entry>),
-}
-
-/// A mapping entry.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Entry {
-    /// The key node.
-    pub key: Node,
-    /// The value node.
-    pub value: Node,
-}
-
-/// A YAML node with its span.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Node {
-    /// What it holds.
-    pub kind: NodeKind,
-    /// Where it is.
-    pub span: Span,
-}
-
-impl Node {
-    /// The key as a string, as sigs.k8s.io/yaml turns keys into JSON object keys.
-    pub fn key_string(&self) -> String {
-        self.key_str().into_owned()
-    }
-
-    /// The key as a string, borrowed when it is one already (keys are compared often).
-    pub fn key_str(&self) -> Cow<'_, str> {
-        match &self.kind {
-            NodeKind::Scalar(Scalar::Str(s)) => Cow::Borrowed(s.as_str()),
-            NodeKind::Scalar(s) => Cow::Owned(scalar_to_key(s)),
-            _ => Cow::Borrowed(""),
-        }
-    }
-
-    /// The value of `key` in a mapping.
-    pub fn get(&self, key: &str) -> Option<&Node> {
-        self.entry(key).map(|e| &e.value)
-    }
-
-    /// The entry for `key` in a mapping.
-    pub fn entry(&self, key: &str) -> Option<&Entry> {
-        match &self.kind {
-            NodeKind::Map(entries) => entries.iter().rev().find(|e| match &e.key.kind {
-                NodeKind::Scalar(Scalar::Str(s)) => s == key,
-                _ => e.key.key_str() == key,
-            }),
-            _ => None,
-        }
-    }
-
-    /// The string value of a scalar.
-    pub fn as_str(&self) -> Option<&str> {
-        match &self.kind {
-            NodeKind::Scalar(Scalar::Str(s)) => Some(s.as_str()),
-            _ => None,
-        }
-    }
-
-    /// Converts to JSON as `sigs.k8s.io/yaml.YAMLToJSON` would.
-    pub fn to_json(&self) -> Value {
-        match &self.kind {
-            NodeKind::Scalar(s) => scalar_to_json(s),
-            NodeKind::Seq(items) => Value::Array(items.iter().map(Node::to_json).collect()),
-            NodeKind::Map(entries) => {
-                let mut map = Map::with_capacity(entries.len());
-                for e in entries {
-                    map.insert(e.key.key_string(), e.value.to_json());
-                }
-                Value::Object(map)
-            }
-        }
-    }
+    /// Anything else, and every quoted or block scalar.
+    Str(&'a str),
 }
 
 /// A node's fields as its JSON ([`Node::to_json`]) would show them, without building it.
-impl<'a> hpa_core::rules::objects::Fields<'a> for &'a Node {
+impl<'a> hpa_core::rules::objects::Fields<'a> for Node<'a> {
     fn field(self, key: &str) -> Option<Self> {
         self.get(key)
     }
@@ -174,60 +95,52 @@ impl<'a> hpa_core::rules::objects::Fields<'a> for &'a Node {
         Node::as_str(self)
     }
     fn as_i64(self) -> Option<i64> {
-        match &self.kind {
-            NodeKind::Scalar(s) if !matches!(s, Scalar::Str(_)) => scalar_to_json(s).as_i64(),
+        match self.scalar() {
+            Some(s) if !matches!(s, Scalar::Str(_)) => scalar_to_json(s).as_i64(),
             _ => None,
         }
     }
     fn quantity_text(self) -> Option<Cow<'a, str>> {
-        match &self.kind {
-            NodeKind::Scalar(Scalar::Str(s)) => Some(Cow::Borrowed(s.as_str())),
-            NodeKind::Scalar(s) => match scalar_to_json(s) {
+        match self.scalar()? {
+            Scalar::Str(s) => Some(Cow::Borrowed(s)),
+            s => match scalar_to_json(s) {
                 Value::Number(n) => Some(Cow::Owned(n.to_string())),
                 _ => None,
             },
-            _ => None,
         }
     }
     fn entries(self) -> impl Iterator<Item = (Cow<'a, str>, Self)> {
-        let entries = match &self.kind {
-            NodeKind::Map(entries) => entries.as_slice(),
-            _ => &[],
-        };
-        entries.iter().map(|e| (e.key.key_str(), &e.value))
+        Node::entries(self).into_iter().flatten().map(|e| (e.key.key_str(), e.value))
     }
     fn items(self) -> Option<impl Iterator<Item = Self>> {
-        match &self.kind {
-            NodeKind::Seq(items) => Some(items.iter()),
-            _ => None,
-        }
+        Node::items(self)
     }
 }
 
-fn scalar_to_key(s: &Scalar) -> String {
+fn scalar_to_key(s: Scalar<'_>) -> String {
     match s {
         Scalar::Null => "null".into(),
         Scalar::Bool(b) => b.to_string(),
         Scalar::Int(i) => i.to_string(),
         Scalar::UInt(u) => u.to_string(),
-        Scalar::Float(f) => format_go_float(*f),
+        Scalar::Float(f) => format_go_float(f),
         Scalar::Str(s) => s.to_string(),
     }
 }
 
-fn scalar_to_json(s: &Scalar) -> Value {
+fn scalar_to_json(s: Scalar<'_>) -> Value {
     match s {
         Scalar::Null => Value::Null,
-        Scalar::Bool(b) => Value::Bool(*b),
-        Scalar::Int(i) => Value::from(*i),
-        Scalar::UInt(u) => Value::from(*u),
+        Scalar::Bool(b) => Value::Bool(b),
+        Scalar::Int(i) => Value::from(i),
+        Scalar::UInt(u) => Value::from(u),
         Scalar::Float(f) => {
             // json.Marshal writes an integral float below 1e21 without a fraction, so it then
             // decodes into integer fields; mirror that.
             if f.fract() == 0.0 && f.abs() < 1e21 && f.abs() <= 9.007_199_254_740_992e15 {
-                Value::from(*f as i64)
+                Value::from(f as i64)
             } else {
-                Number::from_f64(*f).map_or(Value::Null, Value::Number)
+                Number::from_f64(f).map_or(Value::Null, Value::Number)
             }
         }
         Scalar::Str(s) => Value::String(s.to_string()),
@@ -252,8 +165,15 @@ pub struct Document {
     pub index: usize,
     /// Where the document starts: its `---` marker, or its first token.
     pub start: Mark,
+    /// Its nodes.
+    pub tree: Tree,
+}
+
+impl Document {
     /// Its root node.
-    pub root: Node,
+    pub fn root(&self) -> Node<'_> {
+        self.tree.root()
+    }
 }
 
 /// A syntax error that stops parsing the rest of the file.
@@ -305,23 +225,26 @@ pub fn parse(text: &str) -> Parsed {
     parse_with_limits(text, Limits::default())
 }
 
-/// An open collection. Its children are collected on the builder's scratch stacks (from
-/// `from` on) and moved into an exactly sized vector when it closes: one allocation per
-/// collection instead of a vector grown child by child.
+/// An open collection: its slot is `at` in the document's list, its children follow it there
+/// (`len` of them so far; a mapping counts its entries, `key` the slot of its pending key).
 ///
 /// When pruning (see [`parse_pruned`]), `keep` is what the caller needs of the collection
 /// (`None`: all of it), and a mapping's `value_keep` what it needs of the value of its pending
 /// key.
 enum Frame {
     Seq {
-        from: usize,
+        at: usize,
+        len: u32,
         start: Mark,
         anchor: usize,
         keep: Option<&'static Keep>,
     },
     Map {
-        from: usize,
-        key: Option<Node>,
+        at: usize,
+        len: u32,
+        key: Option<usize>,
+        /// Whether it has a merge key (`<<`) to apply when it closes.
+        merge: bool,
         start: Mark,
         anchor: usize,
         keep: Option<&'static Keep>,
@@ -369,11 +292,16 @@ struct Builder<'c> {
     choose: Option<ChooseKeep<'c>>,
     pruning: Pruning,
     stack: Vec<Frame>,
-    items: Vec<Node>,
-    entries: Vec<Entry>,
-    anchors: HashMap<usize, (Node, usize)>,
+    /// The document's nodes so far, in document order (see [`Tree`]); the list is reused from
+    /// document to document, each document's tree moved out into an exactly sized one.
+    nodes: Vec<Slot>,
+    /// The text of the document's string scalars, one after the other (see [`Tree`]).
+    text: String,
+    /// The subtree of each anchor, as it was when it closed.
+    anchors: HashMap<usize, Box<[Slot]>>,
     alias_nodes: usize,
-    root: Option<Node>,
+    /// Whether the root is complete (it is then all of `nodes`).
+    root: bool,
     /// The first thing go-yaml's decoder refuses in the document (an unhashable key, a merge
     /// of something else than mappings), with the key's position.
     go_problem: Option<(Mark, String)>,
@@ -387,11 +315,11 @@ impl<'c> Builder<'c> {
             choose,
             pruning: Pruning::default(),
             stack: Vec::new(),
-            items: Vec::new(),
-            entries: Vec::new(),
+            nodes: Vec::new(),
+            text: String::new(),
             anchors: HashMap::new(),
             alias_nodes: 0,
-            root: None,
+            root: false,
             go_problem: None,
             non_finite: false,
         }
@@ -404,11 +332,11 @@ impl<'c> Builder<'c> {
         skipped_at_key.clear();
         self.pruning = Pruning { skipped_at_key, ..Pruning::default() };
         self.stack.clear();
-        self.items.clear();
-        self.entries.clear();
+        self.nodes.clear();
+        self.text.clear();
         self.anchors.clear();
         self.alias_nodes = 0;
-        self.root = None;
+        self.root = false;
         self.go_problem = None;
         self.non_finite = false;
     }
@@ -447,137 +375,117 @@ impl<'c> Builder<'c> {
         }
     }
 
-    /// Closes the innermost collection: its node, and its anchor.
-    fn close(&mut self, end: Mark) -> Option<(Node, usize)> {
-        match self.stack.pop()? {
-            Frame::Seq { from, start, anchor, .. } => {
-                let items: Vec<Node> = self.items.drain(from..).collect();
-                Some((Node { kind: NodeKind::Seq(items), span: Span { start, end } }, anchor))
-            }
-            Frame::Map { from, start, anchor, .. } => {
-                let entries: Vec<Entry> = self.entries.drain(from..).collect();
-                Some((Node { kind: NodeKind::Map(apply_merges(entries)), span: Span { start, end } }, anchor))
-            }
-        }
+    /// The root node, once complete.
+    fn root(&self) -> Option<Node<'_>> {
+        self.root.then(|| Node::of(&self.nodes, &self.text))
     }
 
-    fn finish_node(&mut self, node: Node, anchor: usize) {
+    /// Opens a collection at `start`.
+    fn open_collection(&mut self, start: Mark, anchor: usize, map: bool) {
+        let keep = self.child_keep();
+        let at = self.nodes.len();
+        let kind = if map { SlotKind::Map { size: 1, len: 0 } } else { SlotKind::Seq { size: 1, len: 0 } };
+        self.nodes.push(Slot { kind, span: Span { start, end: start } });
+        self.stack.push(if map {
+            Frame::Map { at, len: 0, key: None, merge: false, start, anchor, keep, value_keep: None }
+        } else {
+            Frame::Seq { at, len: 0, start, anchor, keep }
+        });
+    }
+
+    /// Closes the innermost collection: its slot, and its anchor.
+    fn close(&mut self, end: Mark) -> Option<(usize, usize)> {
+        let (at, len, anchor, map) = match self.stack.pop()? {
+            Frame::Seq { at, len, anchor, .. } => (at, len, anchor, false),
+            Frame::Map { at, len, merge, anchor, .. } => {
+                let len = if merge { tree::apply_merges(&mut self.nodes, &self.text, at, len) } else { len };
+                (at, len, anchor, true)
+            }
+        };
+        let size = u32::try_from(self.nodes.len().saturating_sub(at)).unwrap_or(u32::MAX);
+        let slot = self.nodes.get_mut(at)?;
+        slot.kind = if map { SlotKind::Map { size, len } } else { SlotKind::Seq { size, len } };
+        slot.span.end = end;
+        Some((at, anchor))
+    }
+
+    /// Adds a scalar.
+    fn scalar(&mut self, scalar: Scalar<'_>, span: Span, anchor: usize) {
+        let at = self.nodes.len();
+        let kind = SlotKind::scalar(scalar, &mut self.text);
+        self.nodes.push(Slot { kind, span });
+        self.finish_node(at, anchor);
+    }
+
+    /// The node from slot `at` on is complete: it is an item, a key or a value of the innermost
+    /// open collection, or the root.
+    fn finish_node(&mut self, at: usize, anchor: usize) {
         if anchor != 0 {
-            let size = count_nodes(&node);
-            self.anchors.insert(anchor, (node.clone(), size));
+            self.anchors.insert(anchor, self.nodes.get(at..).unwrap_or_default().into());
         }
         let at_root = self.stack.len() == 1;
+        let nodes = &mut self.nodes;
+        let is_plain_key = |node: Node<'_>| matches!(node.scalar(), Some(Scalar::Str(s)) if s != "<<");
+        let mut problem = None;
         match self.stack.last_mut() {
-            None => self.root = Some(node),
-            Some(Frame::Seq { .. }) => self.items.push(node),
-            Some(Frame::Map { from, key, keep, value_keep, .. }) => match key.take() {
+            None => self.root = true,
+            Some(Frame::Seq { len, .. }) => *len = len.saturating_add(1),
+            Some(Frame::Map { len, key, merge, keep, value_keep, .. }) => match *key {
                 None => {
+                    let node = Node::of(nodes.get(at..).unwrap_or_default(), &self.text);
                     let needed = match keep {
                         None => Some(None),
                         Some(keep) => keep.of(&node.key_str()).or_else(|| {
                             // The first entry stays (of its value, its own first entry): it is
                             // the first line of the mapping, where a diagnostic about an item
                             // of a list points.
-                            let first = self.entries.len() == *from
-                                && matches!(&node.kind, NodeKind::Scalar(Scalar::Str(s)) if s != "<<");
+                            let first = *len == 0 && is_plain_key(node);
                             first.then_some(Some(&Keep::FIRST_ENTRY))
                         }),
                     };
                     match needed {
                         Some(of_value) => {
                             *value_keep = of_value;
-                            *key = Some(node);
+                            *key = Some(at);
                         }
                         // A key the caller does not need: it and its value are left out.
                         None => {
-                            if !matches!(&node.kind, NodeKind::Scalar(Scalar::Str(s)) if s != "<<") {
+                            if !is_plain_key(node) {
                                 self.pruning.inexact = true;
                             }
+                            nodes.truncate(at);
                             self.pruning.skipping = Some(0);
                             self.pruning.skipped = true;
                         }
                     }
                 }
                 Some(k) => {
+                    *key = None;
+                    let k_node = Node::of(nodes.get(k..at).unwrap_or_default(), &self.text);
+                    let node = Node::of(nodes.get(at..).unwrap_or_default(), &self.text);
                     // The root's kind, once known, says what the caller needs of the rest.
                     if let (Some(choose), None, true) = (self.choose, &self.pruning.kind, at_root)
-                        && k.key_str() == "kind"
-                        && let NodeKind::Scalar(Scalar::Str(kind)) = &node.kind
+                        && k_node.key_str() == "kind"
+                        && let Some(Scalar::Str(kind)) = node.scalar()
                     {
                         *keep = choose(kind);
-                        self.pruning.kind = Some(kind.clone());
+                        self.pruning.kind = Some(kind.into());
                     }
-                    let is_merge = matches!(&k.kind, NodeKind::Scalar(Scalar::Str(s)) if s == "<<");
-                    if let Some(problem) = kubectl::key_problem(&k, &node, is_merge) {
-                        self.go_problem(k.span.start, problem);
+                    let is_merge = matches!(k_node.scalar(), Some(Scalar::Str(s)) if s == "<<");
+                    if let Some(message) = kubectl::key_problem(k_node, node, is_merge) {
+                        problem = Some((k_node.span().start, message));
                     }
                     // A key given twice stays twice, as written: the decoder reports it
                     // (`duplicate field`), and lookups take the last one, as Go does.
-                    self.entries.push(Entry { key: k, value: node });
+                    *merge |= is_merge;
+                    *len = len.saturating_add(1);
                 }
             },
         }
-    }
-}
-
-fn respan(n: &mut Node, span: Span) {
-    n.span = span;
-    match &mut n.kind {
-        NodeKind::Scalar(_) => {}
-        NodeKind::Seq(items) => items.iter_mut().for_each(|i| respan(i, span)),
-        NodeKind::Map(entries) => entries.iter_mut().for_each(|e| {
-            respan(&mut e.key, span);
-            respan(&mut e.value, span);
-        }),
-    }
-}
-
-fn count_nodes(n: &Node) -> usize {
-    match &n.kind {
-        NodeKind::Scalar(_) => 1,
-        NodeKind::Seq(items) => 1 + items.iter().map(count_nodes).sum::<usize>(),
-        NodeKind::Map(entries) => {
-            1 + entries.iter().map(|e| count_nodes(&e.key) + count_nodes(&e.value)).sum::<usize>()
+        if let Some((at, message)) = problem {
+            self.go_problem(at, message);
         }
     }
-}
-
-/// Applies YAML merge keys (`<<: *base` or `<<: [*a, *b]`): explicit keys win, earlier
-/// sources win over later ones.
-fn apply_merges(entries: Vec<Entry>) -> Vec<Entry> {
-    if !entries.iter().any(|e| matches!(&e.key.kind, NodeKind::Scalar(Scalar::Str(s)) if s == "<<")) {
-        return entries;
-    }
-    let mut explicit = Vec::new();
-    let mut sources = Vec::new();
-    for e in entries {
-        if matches!(&e.key.kind, NodeKind::Scalar(Scalar::Str(s)) if s == "<<") {
-            match e.value.kind {
-                NodeKind::Map(m) => sources.push(m),
-                NodeKind::Seq(items) => {
-                    for item in items {
-                        if let NodeKind::Map(m) = item.kind {
-                            sources.push(m);
-                        }
-                    }
-                }
-                NodeKind::Scalar(_) => {}
-            }
-        } else {
-            explicit.push(e);
-        }
-    }
-    let mut seen: HashSet<String> = explicit.iter().map(|e| e.key.key_string()).collect();
-    let mut merged = Vec::new();
-    for source in sources {
-        for e in source {
-            if seen.insert(e.key.key_string()) {
-                merged.push(e);
-            }
-        }
-    }
-    merged.extend(explicit);
-    merged
 }
 
 /// Parses with explicit limits.
@@ -845,18 +753,21 @@ fn read_events(
                     if let Some((mark, message)) = builder.go_problem.take() {
                         return stop(out, mark, message, doc_index);
                     }
-                    if let Some(root) = builder.root.take() {
+                    if let Some(root) = builder.root() {
                         if builder.non_finite
-                            && let Some((node, message)) = kubectl::unsupported_float(&root)
+                            && let Some((node, message)) = kubectl::unsupported_float(root)
                         {
                             if pieces.is_some() {
                                 return again(next_piece, piece_document);
                             }
-                            return stop(out, node.span.start, message, doc_index);
+                            return stop(out, node.span().start, message, doc_index);
                         }
-                        if !matches!(root.kind, NodeKind::Scalar(Scalar::Null)) {
-                            out.documents.push(Document { index: doc_index, start: doc_start, root });
+                        if !matches!(root.scalar(), Some(Scalar::Null)) {
+                            let tree = Tree::new(builder.nodes.drain(..).collect(), builder.text.as_str().into());
+                            builder.text.clear();
+                            out.documents.push(Document { index: doc_index, start: doc_start, tree });
                         }
+                        builder.root = false;
                     }
                 }
                 in_document = false;
@@ -868,11 +779,11 @@ fn read_events(
             Event::Scalar(value, style, anchor, tag) => {
                 let scalar = resolve(&value, style, tag.as_deref());
                 builder.non_finite |= matches!(scalar, Scalar::Float(f) if !f.is_finite());
-                builder.finish_node(Node { kind: NodeKind::Scalar(scalar), span }, anchor);
+                builder.scalar(scalar, span, anchor);
             }
             Event::Alias(id) => match builder.anchors.get(&id) {
-                Some((node, size)) => {
-                    builder.alias_nodes = builder.alias_nodes.saturating_add(*size);
+                Some(anchored) => {
+                    builder.alias_nodes = builder.alias_nodes.saturating_add(anchored.len());
                     if builder.alias_nodes > limits.max_alias_nodes {
                         // go-yaml's words; its limit is a ratio of aliases to nodes decoded.
                         let message = format!("{}yaml: document contains excessive aliasing", kubectl::YAML_TO_JSON);
@@ -881,9 +792,9 @@ fn read_events(
                     }
                     // Every node of the copy is where the alias is: a finding inside it is
                     // about the object that uses the alias, not the one that defines it.
-                    let mut copy = node.clone();
-                    respan(&mut copy, span);
-                    builder.finish_node(copy, 0);
+                    let at = builder.nodes.len();
+                    builder.nodes.extend(anchored.iter().map(|slot| Slot { kind: slot.kind, span }));
+                    builder.finish_node(at, 0);
                 }
                 None => {
                     fatal = Some((span.start, format!("{}yaml: unknown anchor referenced", kubectl::YAML_TO_JSON)));
@@ -895,8 +806,7 @@ fn read_events(
                         Some((span.start, format!("invalid YAML: nesting deeper than {} levels", limits.max_depth)));
                     continue;
                 }
-                let keep = builder.child_keep();
-                builder.stack.push(Frame::Seq { from: builder.items.len(), start: span.start, anchor, keep });
+                builder.open_collection(span.start, anchor, false);
             }
             Event::MappingStart(anchor, _) => {
                 if builder.stack.len() >= limits.max_depth {
@@ -904,19 +814,11 @@ fn read_events(
                         Some((span.start, format!("invalid YAML: nesting deeper than {} levels", limits.max_depth)));
                     continue;
                 }
-                let keep = builder.child_keep();
-                builder.stack.push(Frame::Map {
-                    from: builder.entries.len(),
-                    key: None,
-                    start: span.start,
-                    anchor,
-                    keep,
-                    value_keep: None,
-                });
+                builder.open_collection(span.start, anchor, true);
             }
             Event::SequenceEnd | Event::MappingEnd => {
-                if let Some((node, anchor)) = builder.close(span.end) {
-                    builder.finish_node(node, anchor);
+                if let Some((at, anchor)) = builder.close(span.end) {
+                    builder.finish_node(at, anchor);
                 }
             }
         }
@@ -969,7 +871,11 @@ fn skip(builder: &mut Builder<'_>, event: &Event<'_>, limits: Limits) -> Skip {
     match (pruning.skipping, event) {
         // A document ends: a second `kind` may have changed what the object is.
         (None, Event::DocumentEnd) => {
-            let root_kind = builder.root.as_ref().and_then(|r| r.get("kind")).and_then(Node::as_str);
+            let root_kind = builder
+                .root
+                .then(|| Node::of(&builder.nodes, &builder.text))
+                .and_then(|r| r.get("kind"))
+                .and_then(Node::as_str);
             if pruning.skipped && root_kind != pruning.kind.as_deref() { Skip::Inexact } else { Skip::Built }
         }
         // An alias could expand a node that was pruned or left out (and the alias budget
@@ -1074,25 +980,25 @@ fn scan_error_message(e: &ScanError) -> String {
 }
 
 /// Resolves a scalar as go-yaml v2 does for an untyped destination.
-fn resolve(value: &str, style: ScalarStyle, tag: Option<&saphyr_parser::Tag>) -> Scalar {
+fn resolve<'v>(value: &'v str, style: ScalarStyle, tag: Option<&saphyr_parser::Tag>) -> Scalar<'v> {
     if let Some(tag) = tag
         && (tag.is_yaml_core_schema() || tag.handle == "!!")
     {
         match tag.suffix.as_str() {
-            "str" => return Scalar::Str(value.into()),
+            "str" => return Scalar::Str(value),
             "null" => return Scalar::Null,
             "bool" | "int" | "float" => return resolve_plain(value),
             _ => {}
         }
     }
     if style != ScalarStyle::Plain {
-        return Scalar::Str(value.into());
+        return Scalar::Str(value);
     }
     resolve_plain(value)
 }
 
 /// go-yaml v2 `resolve()` for plain scalars.
-pub fn resolve_plain(s: &str) -> Scalar {
+pub fn resolve_plain(s: &str) -> Scalar<'_> {
     match s {
         "" | "~" | "null" | "Null" | "NULL" => return Scalar::Null,
         "y" | "Y" | "yes" | "Yes" | "YES" | "true" | "True" | "TRUE" | "on" | "On" | "ON" => return Scalar::Bool(true),
@@ -1106,7 +1012,7 @@ pub fn resolve_plain(s: &str) -> Scalar {
     }
     let first = s.as_bytes()[0];
     if !(first.is_ascii_digit() || matches!(first, b'+' | b'-' | b'.')) {
-        return Scalar::Str(s.into());
+        return Scalar::Str(s);
     }
     // go-yaml drops underscores before parsing a number (copy only when there are some).
     let plain: Cow<'_, str> = if s.contains('_') { Cow::Owned(s.replace('_', "")) } else { Cow::Borrowed(s) };
@@ -1132,7 +1038,7 @@ pub fn resolve_plain(s: &str) -> Scalar {
     {
         return Scalar::Int(-i);
     }
-    Scalar::Str(s.into())
+    Scalar::Str(s)
 }
 
 /// `strconv.ParseInt(s, 0, 64)`: sign, then `0x`/`0o`/`0b` prefixes or a leading `0` for octal.
@@ -1278,16 +1184,16 @@ pub struct Located {
 }
 
 /// Maps a field path to the node it names, or to its nearest existing ancestor.
-pub fn locate(root: &Node, path: &str) -> Located {
+pub fn locate(root: Node<'_>, path: &str) -> Located {
     let steps = parse_path(path);
     let mut node = root;
     let mut key_span = None;
     for step in &steps {
-        let next = match (step, &node.kind) {
+        let next = match (step, node.kind()) {
             (Step::Field(name) | Step::Key(name), NodeKind::Map(_)) => {
-                node.entry(name).map(|e| (&e.value, Some(e.key.span)))
+                node.entry(name).map(|e| (e.value, Some(e.key.span())))
             }
-            (Step::Index(i), NodeKind::Seq(items)) => items.get(*i).map(|n| (n, None)),
+            (Step::Index(i), NodeKind::Seq(mut items)) => items.nth(*i).map(|n| (n, None)),
             _ => None,
         };
         match next {
@@ -1296,29 +1202,29 @@ pub fn locate(root: &Node, path: &str) -> Located {
                 key_span = k;
             }
             None => {
-                return Located { span: key_span.unwrap_or(node.span), key_span, exact: false };
+                return Located { span: key_span.unwrap_or(node.span()), key_span, exact: false };
             }
         }
     }
-    Located { span: node.span, key_span, exact: true }
+    Located { span: node.span(), key_span, exact: true }
 }
 
 /// The field path of the mapping key at `key_span` (a duplicate key, say), written as
 /// [`parse_path`] reads it: `spec.metrics[0].type`, `metadata.labels[app.kubernetes.io/name]`.
-pub fn path_of_key(root: &Node, key_span: Span) -> Option<String> {
-    fn walk(node: &Node, target: Span, path: &mut String) -> bool {
-        match &node.kind {
+pub fn path_of_key(root: Node<'_>, key_span: Span) -> Option<String> {
+    fn walk(node: Node<'_>, target: Span, path: &mut String) -> bool {
+        match node.kind() {
             NodeKind::Scalar(_) => false,
-            NodeKind::Seq(items) => items.iter().enumerate().any(|(i, item)| {
+            NodeKind::Seq(items) => items.enumerate().any(|(i, item)| {
                 let len = path.len();
                 path.push_str(&format!("[{i}]"));
-                let found = item.span.start.index <= target.start.index && walk(item, target, path);
+                let found = item.span().start.index <= target.start.index && walk(item, target, path);
                 if !found {
                     path.truncate(len);
                 }
                 found
             }),
-            NodeKind::Map(entries) => entries.iter().any(|e| {
+            NodeKind::Map(mut entries) => entries.any(|e| {
                 let len = path.len();
                 let key = e.key.key_str();
                 if key.contains(['.', '[', ']']) {
@@ -1329,7 +1235,7 @@ pub fn path_of_key(root: &Node, key_span: Span) -> Option<String> {
                     }
                     path.push_str(&key);
                 }
-                let found = e.key.span == target || walk(&e.value, target, path);
+                let found = e.key.span() == target || walk(e.value, target, path);
                 if !found {
                     path.truncate(len);
                 }
@@ -1342,12 +1248,12 @@ pub fn path_of_key(root: &Node, key_span: Span) -> Option<String> {
 }
 
 /// The node a field path names, if it exists.
-pub fn locate_node<'a>(root: &'a Node, path: &str) -> Option<&'a Node> {
+pub fn locate_node<'a>(root: Node<'a>, path: &str) -> Option<Node<'a>> {
     let mut node = root;
     for step in parse_path(path) {
-        node = match (&step, &node.kind) {
+        node = match (&step, node.kind()) {
             (Step::Field(name) | Step::Key(name), NodeKind::Map(_)) => node.get(name)?,
-            (Step::Index(i), NodeKind::Seq(items)) => items.get(*i)?,
+            (Step::Index(i), NodeKind::Seq(mut items)) => items.nth(*i)?,
             _ => return None,
         };
     }
@@ -1408,12 +1314,12 @@ mod tests {
         assert_eq!(resolve_plain("1_000"), Scalar::Int(1000));
         assert_eq!(resolve_plain("1e3"), Scalar::Float(1000.0));
         assert_eq!(resolve_plain("0.5"), Scalar::Float(0.5));
-        assert_eq!(resolve_plain("500m"), Scalar::Str("500m".into()));
-        assert_eq!(resolve_plain("1.2.3"), Scalar::Str("1.2.3".into()));
+        assert_eq!(resolve_plain("500m"), Scalar::Str("500m"));
+        assert_eq!(resolve_plain("1.2.3"), Scalar::Str("1.2.3"));
         assert_eq!(resolve_plain("-1"), Scalar::Int(-1));
         assert_eq!(resolve_plain("~"), Scalar::Null);
         assert_eq!(resolve_plain("09"), Scalar::Float(9.0));
-        assert_eq!(resolve_plain("1e999"), Scalar::Str("1e999".into()));
+        assert_eq!(resolve_plain("1e999"), Scalar::Str("1e999"));
     }
 
     #[test]
@@ -1424,36 +1330,36 @@ mod tests {
         assert_eq!(p.documents.len(), 2);
         let doc = &p.documents[1];
         assert_eq!(doc.index, 1);
-        let l = locate(&doc.root, "spec.metrics[0].pods.metric.name");
+        let l = locate(doc.root(), "spec.metrics[0].pods.metric.name");
         assert!(l.exact);
         assert_eq!(l.span.start.line, 7);
-        let l = locate(&doc.root, "spec.metrics[0].pods.target.averageValue");
+        let l = locate(doc.root(), "spec.metrics[0].pods.target.averageValue");
         assert!(!l.exact);
         assert_eq!(l.span.start.line, 7);
-        assert_eq!(doc.root.to_json()["spec"]["metrics"][0]["type"], "Pods");
+        assert_eq!(doc.root().to_json()["spec"]["metrics"][0]["type"], "Pods");
     }
 
     #[test]
     fn duplicate_keys_are_kept_and_the_last_one_counts() {
         let p = parse("a: 1\nb: 2\na: 3\n");
         let d = &p.documents[0];
-        let NodeKind::Map(entries) = &d.root.kind else { panic!() };
+        let NodeKind::Map(entries) = d.root().kind() else { panic!() };
         assert_eq!(entries.len(), 3);
-        assert_eq!(d.root.entry("a").unwrap().key.span.start.line, 3);
-        assert_eq!(d.root.to_json()["a"], 3);
+        assert_eq!(d.root().entry("a").unwrap().key.span().start.line, 3);
+        assert_eq!(d.root().to_json()["a"], 3);
     }
 
     #[test]
     fn aliases_merges_and_bombs() {
         let p = parse("base: &b {x: 1, w: 2}\nthing:\n  <<: *b\n  w: 3\n  y: 4\n");
-        let v = p.documents[0].root.to_json();
+        let v = p.documents[0].root().to_json();
         assert_eq!(v["thing"]["x"], 1);
         assert_eq!(v["thing"]["w"], 3);
         // YAML 1.1, as kubectl reads it: `y` is the boolean true.
         assert_eq!(v["thing"]["true"], 4);
         // What an alias brings in is located at the alias.
-        let thing = p.documents[0].root.get("thing").unwrap();
-        assert_eq!(thing.get("x").unwrap().span.start.line, 3);
+        let thing = p.documents[0].root().get("thing").unwrap();
+        assert_eq!(thing.get("x").unwrap().span().start.line, 3);
         let mut bomb = String::from("a: &a [x, x, x, x, x, x, x, x, x, x]\n");
         for i in 0..8 {
             let prev = if i == 0 { "a".to_string() } else { format!("l{}", i - 1) };
@@ -1478,7 +1384,7 @@ mod tests {
         let text = "name: x\nkind: Thing\nbig: {deep: [1, 2, {x: y}]}\nlist:\n- {a: 1, b: 2}\n- a: [3]\n  c: 4\n- b: {x: 1, w: 2}\n  a: 5\n---\nkind: Other\nbig: 1\n";
         let pruned = parse_pruned(text, &keep_things);
         let whole = parse(text);
-        let thing = &pruned.documents[0].root;
+        let thing = pruned.documents[0].root();
         assert_eq!(
             thing.to_json(),
             serde_json::json!({"name": "x", "kind": "Thing", "list": [{"a": 1}, {"a": [3]}, {"b": {"x": 1}, "a": 5}]})
@@ -1486,14 +1392,14 @@ mod tests {
         // Every node kept is where it is in the whole tree; a mapping keeps its first entry
         // (of its value, the first entry again).
         for path in ["name", "kind", "list", "list[0].a", "list[1].a", "list[2].b", "list[2].b.x", "list[2].a"] {
-            let (p, w) = (locate_node(thing, path).unwrap(), locate_node(&whole.documents[0].root, path).unwrap());
-            assert_eq!(p.span, w.span, "{path}");
+            let (p, w) = (locate_node(thing, path).unwrap(), locate_node(whole.documents[0].root(), path).unwrap());
+            assert_eq!(p.span(), w.span(), "{path}");
         }
-        assert_eq!(thing.span, whole.documents[0].root.span);
+        assert_eq!(thing.span(), whole.documents[0].root().span());
         // A kind the chooser does not know is built whole, and so is what precedes `kind`.
         assert_eq!(pruned.documents[1], whole.documents[1]);
         let late = parse_pruned("big: {x: 1}\nkind: Thing\nmore: 2\n", &keep_things);
-        assert_eq!(late.documents[0].root.to_json(), serde_json::json!({"big": {"x": 1}, "kind": "Thing"}));
+        assert_eq!(late.documents[0].root().to_json(), serde_json::json!({"big": {"x": 1}, "kind": "Thing"}));
     }
 
     #[test]
@@ -1529,7 +1435,7 @@ mod tests {
         assert_eq!(pruned.documents.len(), 1);
         // A kind that agrees with itself twice is still pruned (both stay, as written).
         let twice = parse_pruned("kind: Thing\nbig: 1\nkind: Thing\n", &keep_things);
-        assert_eq!(twice.documents[0].root.to_json(), serde_json::json!({"kind": "Thing"}));
+        assert_eq!(twice.documents[0].root().to_json(), serde_json::json!({"kind": "Thing"}));
     }
 
     /// go-yaml's words and line numbers, as kubectl 1.32 prints them after `error parsing
@@ -1566,7 +1472,7 @@ mod tests {
         let e = parse("a: 1\n--- b\n").error.unwrap();
         assert_eq!(e.message, "invalid Yaml document separator: b");
         // What go-yaml reads and saphyr would not: a tab after a colon, and what follows `...`.
-        assert_eq!(parse("a:\t1\n").documents[0].root.to_json(), serde_json::json!({"a": 1}));
+        assert_eq!(parse("a:\t1\n").documents[0].root().to_json(), serde_json::json!({"a": 1}));
         assert!(parse("a: 1\n...\nb: [\n").error.is_none());
     }
 
@@ -1574,8 +1480,8 @@ mod tests {
     fn json_is_read_as_a_stream_of_values() {
         let p = parse("{\"a\": 1}\n  {\"b\": [2]}\n");
         assert_eq!(p.documents.len(), 2);
-        let b = p.documents[1].root.get("b").unwrap();
-        assert_eq!((b.span.start.line, b.span.start.col), (2, 8));
+        let b = p.documents[1].root().get("b").unwrap();
+        assert_eq!((b.span().start.line, b.span().start.col), (2, 8));
         for (text, message) in [
             ("{\"a\": 1,}", "json: offset 9: invalid character '}' looking for beginning of object key string"),
             ("{\"a\": 1} x", "json: offset 10: invalid character 'x' looking for beginning of value"),
@@ -1642,7 +1548,7 @@ mod tests {
             ("a: 1\n", Mark { index: 5, line: 2, col: 0 }),
         ] {
             let p = parse(text);
-            assert_eq!(p.documents[0].root.span.end, end, "{text:?}");
+            assert_eq!(p.documents[0].root().span().end, end, "{text:?}");
         }
         let e = parse("a: [1,").error.unwrap();
         assert_eq!((e.mark.line, e.mark.col), (1, 6));
@@ -1653,8 +1559,8 @@ mod tests {
         let text = "# é\nname: ü\n";
         let idx = LineIndex::new(text);
         let p = parse(text);
-        let n = p.documents[0].root.get("name").unwrap();
-        let r = idx.range(text, n.span);
+        let n = p.documents[0].root().get("name").unwrap();
+        let r = idx.range(text, n.span());
         assert_eq!(&text[r], "ü");
     }
 

@@ -58,11 +58,11 @@ pub fn read<T: Decode + Default>(text: &str, package: &'static str) -> Result<T,
             "expected one YAML document".into(),
         )]);
     }
-    decode_node(&document.root, package)
+    decode_node(document.root(), package)
 }
 
 /// Decodes a node into a `T` as [`read`] does.
-pub fn decode_node<T: Decode + Default>(node: &Node, package: &'static str) -> Result<T, Vec<ReadError>> {
+pub fn decode_node<T: Decode + Default>(node: Node<'_>, package: &'static str) -> Result<T, Vec<ReadError>> {
     decode::decode_from::<T, _>(NodeSource::new(node), package, Options::KUBE_APISERVER, Strictness::Strict)
         .map(|decoded| decoded.value)
         .map_err(|errors| {
@@ -80,23 +80,23 @@ pub fn decode_node<T: Decode + Default>(node: &Node, package: &'static str) -> R
 /// Every key written again in its mapping, with the path of the field it names (as the
 /// decoder words a duplicate field: `spec.maxReplicas`, `metrics[0].type`), for readers that
 /// walk a node themselves.
-pub fn duplicate_keys(node: &Node) -> Vec<(crate::Span, String)> {
-    fn walk(node: &Node, path: &str, out: &mut Vec<(crate::Span, String)>) {
-        match &node.kind {
+pub fn duplicate_keys(node: Node<'_>) -> Vec<(crate::Span, String)> {
+    fn walk(node: Node<'_>, path: &str, out: &mut Vec<(crate::Span, String)>) {
+        match node.kind() {
             crate::NodeKind::Scalar(_) => {}
             crate::NodeKind::Seq(items) => {
-                for (i, item) in items.iter().enumerate() {
+                for (i, item) in items.enumerate() {
                     walk(item, &format!("{path}[{i}]"), out);
                 }
             }
             crate::NodeKind::Map(entries) => {
-                for (i, e) in entries.iter().enumerate() {
+                for (i, e) in entries.clone().enumerate() {
                     let key = e.key.key_str();
                     let field = if path.is_empty() { key.to_string() } else { format!("{path}.{key}") };
-                    if entries[..i].iter().any(|earlier| earlier.key.key_str() == key) {
-                        out.push((e.key.span, field.clone()));
+                    if entries.clone().take(i).any(|earlier| earlier.key.key_str() == key) {
+                        out.push((e.key.span(), field.clone()));
                     }
-                    walk(&e.value, &field, out);
+                    walk(e.value, &field, out);
                 }
             }
         }
@@ -147,7 +147,7 @@ mod tests {
         );
         let doc = crate::parse("a: 1\nb: [{c: 1, c: 2}]\na: 3\n");
         let dups: Vec<(u32, String)> =
-            duplicate_keys(&doc.documents[0].root).into_iter().map(|(s, p)| (s.start.line, p)).collect();
+            duplicate_keys(doc.documents[0].root()).into_iter().map(|(s, p)| (s.start.line, p)).collect();
         assert_eq!(dups, [(2, "b[0].c".to_string()), (3, "a".to_string())]);
         let e = read::<Settings>("a: [\n", "test").unwrap_err();
         assert_eq!(e[0].kind, ReadErrorKind::Syntax);

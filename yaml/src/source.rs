@@ -11,36 +11,36 @@ use std::borrow::Cow;
 
 use hpa_core::api::decode::{Kind, Number, Source, SourceError};
 
-use crate::{Entry, Node, NodeKind, Scalar};
+use crate::{Entries, Items, Node, NodeKind, Scalar};
 
 /// Reads a node (and everything under it) in document order.
 #[derive(Debug, Clone)]
 pub struct NodeSource<'a> {
     /// The value to be read next.
-    current: Option<&'a Node>,
+    current: Option<Node<'a>>,
     /// The mappings and sequences entered and not yet left.
     stack: Vec<Frame<'a>>,
 }
 
 #[derive(Debug, Clone)]
 enum Frame<'a> {
-    Map(std::slice::Iter<'a, Entry>),
-    Seq(std::slice::Iter<'a, Node>),
+    Map(Entries<'a>),
+    Seq(Items<'a>),
 }
 
 impl<'a> NodeSource<'a> {
     /// A source whose one value is `node`.
-    pub fn new(node: &'a Node) -> Self {
+    pub fn new(node: Node<'a>) -> Self {
         NodeSource { current: Some(node), stack: Vec::new() }
     }
 
-    fn take(&mut self) -> Result<&'a Node, SourceError> {
+    fn take(&mut self) -> Result<Node<'a>, SourceError> {
         self.current.take().ok_or_else(|| SourceError { message: "no value to read".into(), offset: None })
     }
 }
 
 /// The JSON a scalar becomes (`None`: `null`).
-fn scalar_kind(s: &Scalar) -> Kind {
+fn scalar_kind(s: Scalar<'_>) -> Kind {
     match s {
         Scalar::Null => Kind::Null,
         Scalar::Float(f) if !f.is_finite() => Kind::Null,
@@ -50,26 +50,26 @@ fn scalar_kind(s: &Scalar) -> Kind {
     }
 }
 
-fn kind_of(node: &Node) -> Kind {
-    match &node.kind {
+fn kind_of(node: Node<'_>) -> Kind {
+    match node.kind() {
         NodeKind::Scalar(s) => scalar_kind(s),
         NodeKind::Seq(_) => Kind::Array,
         NodeKind::Map(_) => Kind::Object,
     }
 }
 
-fn mismatch(node: &Node, wanted: &str) -> SourceError {
+fn mismatch(node: Node<'_>, wanted: &str) -> SourceError {
     SourceError { message: format!("expected {wanted}, found {}", kind_of(node).go_name()), offset: None }
 }
 
 /// The JSON text `encoding/json` writes for a node (`sigs.k8s.io/yaml`'s conversion).
-fn json_text(node: &Node) -> String {
-    match &node.kind {
+fn json_text(node: Node<'_>) -> String {
+    match node.kind() {
         NodeKind::Scalar(Scalar::Str(s)) => hpa_core::go::json_string(s),
         NodeKind::Scalar(Scalar::Bool(b)) => b.to_string(),
         NodeKind::Scalar(Scalar::Int(i)) => i.to_string(),
         NodeKind::Scalar(Scalar::UInt(u)) => u.to_string(),
-        NodeKind::Scalar(Scalar::Float(f)) if f.is_finite() => hpa_core::go::json_float(*f),
+        NodeKind::Scalar(Scalar::Float(f)) if f.is_finite() => hpa_core::go::json_float(f),
         NodeKind::Scalar(_) => "null".into(),
         NodeKind::Seq(_) | NodeKind::Map(_) => hpa_core::go::to_go_json(&node.to_json()).unwrap_or_default(),
     }
@@ -84,25 +84,28 @@ impl<'a> Source<'a> for NodeSource<'a> {
     }
 
     fn bool(&mut self) -> Result<bool, SourceError> {
-        match self.take()? {
-            Node { kind: NodeKind::Scalar(Scalar::Bool(b)), .. } => Ok(*b),
-            other => Err(mismatch(other, "a boolean")),
+        let node = self.take()?;
+        match node.scalar() {
+            Some(Scalar::Bool(b)) => Ok(b),
+            _ => Err(mismatch(node, "a boolean")),
         }
     }
 
     fn number(&mut self) -> Result<Number<'a>, SourceError> {
-        match self.take()? {
-            Node { kind: NodeKind::Scalar(Scalar::Int(i)), .. } => Ok(Number::Int(*i)),
-            Node { kind: NodeKind::Scalar(Scalar::UInt(u)), .. } => Ok(Number::UInt(*u)),
-            Node { kind: NodeKind::Scalar(Scalar::Float(f)), .. } if f.is_finite() => Ok(Number::Float(*f)),
-            other => Err(mismatch(other, "a number")),
+        let node = self.take()?;
+        match node.scalar() {
+            Some(Scalar::Int(i)) => Ok(Number::Int(i)),
+            Some(Scalar::UInt(u)) => Ok(Number::UInt(u)),
+            Some(Scalar::Float(f)) if f.is_finite() => Ok(Number::Float(f)),
+            _ => Err(mismatch(node, "a number")),
         }
     }
 
     fn string(&mut self) -> Result<Cow<'a, str>, SourceError> {
-        match self.take()? {
-            Node { kind: NodeKind::Scalar(Scalar::Str(s)), .. } => Ok(Cow::Borrowed(s.as_str())),
-            other => Err(mismatch(other, "a string")),
+        let node = self.take()?;
+        match node.as_str() {
+            Some(s) => Ok(Cow::Borrowed(s)),
+            None => Err(mismatch(node, "a string")),
         }
     }
 
@@ -115,12 +118,13 @@ impl<'a> Source<'a> for NodeSource<'a> {
     }
 
     fn begin_object(&mut self) -> Result<(), SourceError> {
-        match self.take()? {
-            Node { kind: NodeKind::Map(entries), .. } => {
-                self.stack.push(Frame::Map(entries.iter()));
+        let node = self.take()?;
+        match node.entries() {
+            Some(entries) => {
+                self.stack.push(Frame::Map(entries));
                 Ok(())
             }
-            other => Err(mismatch(other, "a mapping")),
+            None => Err(mismatch(node, "a mapping")),
         }
     }
 
@@ -128,7 +132,7 @@ impl<'a> Source<'a> for NodeSource<'a> {
         let Some(Frame::Map(entries)) = self.stack.last_mut() else { return Ok(None) };
         match entries.next() {
             Some(entry) => {
-                self.current = Some(&entry.value);
+                self.current = Some(entry.value);
                 Ok(Some(entry.key.key_str()))
             }
             None => {
@@ -139,12 +143,13 @@ impl<'a> Source<'a> for NodeSource<'a> {
     }
 
     fn begin_array(&mut self) -> Result<(), SourceError> {
-        match self.take()? {
-            Node { kind: NodeKind::Seq(items), .. } => {
-                self.stack.push(Frame::Seq(items.iter()));
+        let node = self.take()?;
+        match node.items() {
+            Some(items) => {
+                self.stack.push(Frame::Seq(items));
                 Ok(())
             }
-            other => Err(mismatch(other, "a sequence")),
+            None => Err(mismatch(node, "a sequence")),
         }
     }
 
@@ -175,7 +180,7 @@ mod tests {
     /// object or the same errors: the node is only another source.
     fn same(yaml: &str) {
         let parsed = parse(yaml);
-        let root = &parsed.documents[0].root;
+        let root = parsed.documents[0].root();
         let s = |k: &str| root.get(k).and_then(Node::as_str).unwrap_or("").to_string();
         let via_node = api::decode_source(
             &s("kind"),
@@ -222,7 +227,7 @@ mod tests {
         let yaml =
             "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nspec:\n  maxReplicas: 1\n  maxReplicas: 2\n";
         let parsed = parse(yaml);
-        let root = &parsed.documents[0].root;
+        let root = parsed.documents[0].root();
         let errors = api::decode_source(
             "HorizontalPodAutoscaler",
             "autoscaling/v2",

@@ -144,9 +144,11 @@ impl FieldsV1 {
         &self.raw
     }
 
-    /// The set as a JSON tree, for a reader that walks it (`None` when the text is empty).
+    /// The set as a JSON tree, for a reader that walks it (`None` when the text is empty), read
+    /// as `encoding/json` reads it into an `interface{}` (a lone surrogate escape is U+FFFD:
+    /// [`go::parse_tree`]).
     pub fn to_value(&self) -> Option<serde_json::Value> {
-        serde_json::from_str(&self.raw).ok()
+        go::parse_tree(&self.raw).ok()
     }
 
     /// The text `encoding/json` writes for it (`MarshalJSON`, then `compact` with HTML escaping):

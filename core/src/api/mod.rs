@@ -20,6 +20,7 @@ use std::fmt;
 use serde_json::Value;
 
 use crate::features::KubernetesVersion;
+use crate::go;
 
 pub use decode::{DecodeError, DecodeErrorKind, Decoded, Strictness};
 pub use meta::{CrossVersionObjectReference, LabelSelector, ObjectMeta};
@@ -136,12 +137,20 @@ impl VersionedHpa {
     }
 
     /// The object as JSON, in its own version, with `apiVersion` and `kind` set.
+    ///
+    /// `metadata.managedFields[].fieldsV1` is raw JSON text that may hold what a tree cannot (a
+    /// lone surrogate escape, which Go accepts): such an object is written as text and read
+    /// back as `encoding/json` reads it into an `interface{}` ([`go::parse_tree`]), as
+    /// `runtime.DefaultUnstructuredConverter` turns a typed object into a tree.
     pub fn to_json(&self) -> Value {
+        fn tree<T: serde::Serialize>(h: &T) -> Result<Value, serde_json::Error> {
+            serde_json::to_value(h).or_else(|_| go::parse_tree(&serde_json::to_string(h)?))
+        }
         let v = match self {
-            VersionedHpa::V1(h) => serde_json::to_value(h),
-            VersionedHpa::V2(h) => serde_json::to_value(h),
-            VersionedHpa::V2beta2(h) => serde_json::to_value(h),
-            VersionedHpa::V2beta1(h) => serde_json::to_value(h),
+            VersionedHpa::V1(h) => tree(h),
+            VersionedHpa::V2(h) => tree(h),
+            VersionedHpa::V2beta2(h) => tree(h),
+            VersionedHpa::V2beta1(h) => tree(h),
         };
         let v = v.unwrap_or(Value::Null);
         let Value::Object(map) = v else { return v };

@@ -104,24 +104,49 @@ pub struct ObjectMetricValue {
     pub timestamp: Timestamp,
 }
 
-/// A failed read from the cluster in a sync: the error text its client returned (client-go's
-/// `err.Error()`), which the controller puts unchanged into its events, conditions and the
-/// error it returns.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct ReadError(pub String);
+/// Declares an error that is the text a client returned (client-go's `err.Error()`), which the
+/// controller puts unchanged into its events, conditions and the error it returns.
+macro_rules! client_error {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+        #[error("{0}")]
+        pub struct $name(pub String);
 
-impl From<&str> for ReadError {
-    fn from(text: &str) -> ReadError {
-        ReadError(text.to_string())
-    }
+        impl From<&str> for $name {
+            fn from(text: &str) -> $name {
+                $name(text.to_string())
+            }
+        }
+
+        impl From<String> for $name {
+            fn from(text: String) -> $name {
+                $name(text)
+            }
+        }
+    };
 }
 
-impl From<String> for ReadError {
-    fn from(text: String) -> ReadError {
-        ReadError(text)
-    }
-}
+client_error!(
+    /// A failed read from the cluster in a sync: the error text its client returned (client-go's
+    /// `err.Error()`), which the controller puts unchanged into its events, conditions and the
+    /// error it returns.
+    ReadError
+);
+
+client_error!(
+    /// A failed write of the target's scale subresource (`scaleNamespacer.Update`): the error
+    /// text its client returned, which the controller puts unchanged into the `FailedRescale`
+    /// event, the `AbleToScale` condition and the error it returns.
+    UpdateError
+);
+
+client_error!(
+    /// Why `status.selector` of the scale does not parse: the text of `labels.Parse`'s error,
+    /// which the controller puts after `couldn't convert selector into a corresponding internal
+    /// selector object: ` in its `InvalidSelector` event and condition.
+    SelectorError
+);
 
 /// Everything one sync reads from the cluster, and the instant it runs at.
 ///
@@ -135,12 +160,12 @@ pub struct SyncInput {
     /// The scale subresource, or the error of reading it.
     pub scale: Result<Scale, ReadError>,
     /// The error of writing the scale (after the conflict retries), if it fails.
-    pub scale_update_error: Option<String>,
+    pub scale_update_error: Option<UpdateError>,
     /// The conflict error of the first scale update, if it conflicts: from 1.34 the controller
     /// retries (the retry's outcome is `scale_update_error`); 1.33 fails with it.
-    pub scale_update_conflict: Option<String>,
+    pub scale_update_conflict: Option<UpdateError>,
     /// The `labels.Parse` error of `scale.selector`, if it does not parse.
-    pub selector_parse_error: Option<String>,
+    pub selector_parse_error: Option<SelectorError>,
     /// Keys (`namespace/name`) of other HPAs whose selectors match some of the pods.
     pub other_hpas_selecting_pods: Vec<String>,
     /// The pods matched by the selector (from the informer cache).
@@ -875,7 +900,7 @@ impl<'a> Autoscaler<'a> {
                     ABLE_TO_SCALE,
                     FALSE,
                     "FailedUpdateScale",
-                    Message::Concat("the HPA controller was unable to update the target scale: ", err),
+                    Message::Concat("the HPA controller was unable to update the target scale: ", &err.0),
                     now,
                 );
                 let old = result.status.desired_replicas;

@@ -50,7 +50,8 @@ pub use behavior::{Limited, TimestampedRecommendation, TimestampedScaleEvent};
 pub use config::HPAControllerConfiguration;
 pub use controller::{
     Autoscaler, ControllerState, Event, EventType, MetricEvaluation, Normalization, NormalizationPath,
-    ObjectMetricValue, ReadError, Scale, SyncInput, SyncOutcome, SyncResult, reconcile_autoscaler,
+    ObjectMetricValue, ReadError, Scale, SelectorError, SyncInput, SyncOutcome, SyncResult, UpdateError,
+    reconcile_autoscaler,
 };
 pub use release::ControllerRelease;
 pub use replicas::{

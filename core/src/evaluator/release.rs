@@ -27,7 +27,8 @@ pub struct ControllerRelease {
     pub missing_container_error: bool,
     /// `GetExternalPerPodMetricReplicas` saturates a sum that overflows at `MaxInt64`, and caps
     /// the replica count at `MaxInt32` and the per-pod usage of a saturated sum at `MaxInt64`,
-    /// from 1.34 (#127050; the release is the #141397 author's, the 1.33 source was not found).
+    /// from 1.34 (#127050: approved 2025-05-09, after 1.33.0 shipped on 2025-04-23, so first in
+    /// 1.34, as the #141397 author says).
     pub external_per_pod_cap: bool,
     /// `getUsageRatioReplicaCount` caps the replica count at `MaxInt32` from 1.35 (#126979).
     pub usage_ratio_cap: bool,

@@ -127,10 +127,8 @@ impl Rule for MinReplicasBlockedByPdb {
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Finding>) {
         let Some(objects) = cx.objects else { return };
-        let t = &cx.effective.spec.scale_target_ref;
-        let Some(target) = objects.workload(&t.kind, cx.namespace(), &t.name) else { return };
         // The pods' labels: an Argo Rollout with `spec.workloadRef` makes them from that template.
-        let Some(workload) = objects.pod_template_of(target) else { return };
+        let Some(workload) = cx.target_pod_template() else { return };
         if workload.pod_labels.is_empty() {
             return;
         }

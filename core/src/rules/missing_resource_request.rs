@@ -128,9 +128,7 @@ impl Rule for MissingResourceRequest {
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Finding>) {
         let Some(objects) = cx.objects else { return };
-        let t = &cx.effective.spec.scale_target_ref;
-        let Some(target) = objects.workload(&t.kind, cx.namespace(), &t.name) else { return };
-        let Some(template) = objects.pod_template_of(target) else { return };
+        let Some(template) = cx.target_pod_template() else { return };
         if template.containers.is_empty() {
             return;
         }

@@ -18,6 +18,7 @@ pub mod objects;
 
 mod conflicting_hpas;
 mod duplicate_metric;
+mod ignore;
 mod ignored_alpha_annotation;
 mod invalid;
 mod keda_conflict;
@@ -50,6 +51,7 @@ use crate::evaluator::HPAControllerConfiguration;
 use crate::features::FeatureGates;
 use crate::field::FieldError;
 
+pub use ignore::{IGNORE_ANNOTATION, Ignore};
 pub use index::ObjectIndex;
 pub use misspelled_kind::check_kind as check_misspelled_kind;
 pub use objects::{ObjectId, Objects, is_cluster_scoped};
@@ -251,7 +253,7 @@ pub struct Context<'a> {
     pub settings: &'a Settings,
 }
 
-impl Context<'_> {
+impl<'a> Context<'a> {
     /// The namespace of the HPA.
     pub fn namespace(&self) -> &str {
         &self.effective.metadata.namespace
@@ -264,6 +266,19 @@ impl Context<'_> {
         let namespace =
             if is_cluster_scoped(&t.api_version, &t.kind) { String::new() } else { self.namespace().to_string() };
         ObjectId { api_version: t.api_version.clone(), kind: t.kind.clone(), namespace, name: t.name.clone() }
+    }
+
+    /// The scale target, when the caller has the rest of the set and the set holds it
+    /// (its kind compared exactly, in the HPA's namespace).
+    pub fn target_workload(&self) -> Option<&'a objects::Workload> {
+        let t = &self.effective.spec.scale_target_ref;
+        self.objects?.workload(&t.kind, self.namespace(), &t.name)
+    }
+
+    /// The workload the target's pods are made from ([`Objects::pod_template_of`]): the target
+    /// itself, or what an Argo Rollout's `spec.workloadRef` names.
+    pub fn target_pod_template(&self) -> Option<&'a objects::Workload> {
+        self.objects?.pod_template_of(self.target_workload()?)
     }
 
     /// Whether the HPA is written in `autoscaling/v1`, whose spec has no `metrics` (only
@@ -375,11 +390,6 @@ pub static ALL: &[&dyn Rule] = &[
 
 /// `HPA000 invalid`: kube-apiserver's errors (decoding, conversion, validation) as findings.
 pub const INVALID: &RuleMeta = &invalid::Invalid::META;
-
-/// The annotation that opts one object out of rules, by ID or name, with an optional reason
-/// (`hpa-lint.dev/ignore: "HPA101,HPA102 -- reason"`): the linter reads it on the objects of
-/// files, hpa-cluster keeps it of live objects.
-pub const IGNORE_ANNOTATION: &str = "hpa-lint.dev/ignore";
 
 /// `HPA401 removed-api-version`: reported on an object kube-apiserver refuses too.
 pub const REMOVED_API_VERSION: &RuleMeta = &removed_api_version::RemovedApiVersion::META;

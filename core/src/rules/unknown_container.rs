@@ -111,11 +111,8 @@ impl Rule for UnknownContainer {
     }
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Finding>) {
-        let Some(objects) = cx.objects else { return };
-        let t = &cx.effective.spec.scale_target_ref;
-        let Some(target) = objects.workload(&t.kind, cx.namespace(), &t.name) else { return };
         // An Argo Rollout with `spec.workloadRef` runs the referenced workload's containers.
-        let Some(workload) = objects.pod_template_of(target) else { return };
+        let Some(workload) = cx.target_pod_template() else { return };
         if workload.containers.is_empty() {
             return;
         }

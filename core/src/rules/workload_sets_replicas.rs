@@ -106,9 +106,7 @@ impl Rule for WorkloadSetsReplicas {
     }
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Finding>) {
-        let Some(objects) = cx.objects else { return };
-        let t = &cx.effective.spec.scale_target_ref;
-        let Some(w) = objects.workload(&t.kind, cx.namespace(), &t.name) else { return };
+        let Some(w) = cx.target_workload() else { return };
         let Some(replicas) = w.replicas else { return };
         let mut f = Finding::new(
             &Self::META,

@@ -36,7 +36,7 @@ pub fn run(args: &ConvertArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> E
             if !touches_hpa {
                 let next = file.parsed.documents.get(d + 1).map(|n| n.start);
                 let text = document_text(file, doc, d == 0, next);
-                pieces.push(Piece::Original { text, json: doc.root.to_json() });
+                pieces.push(Piece::Original { text, json: doc.root().to_json() });
                 continue;
             }
             let mut converted = Vec::new();
@@ -46,7 +46,7 @@ pub fn run(args: &ConvertArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> E
                     converted.push(value);
                     continue;
                 }
-                let (line, col) = file.line_col(obj.node.span.start);
+                let (line, col) = file.line_col(obj.node.span().start);
                 let at = format!("{}:{line}:{col}", file.name);
                 match crate::hpa::decode(obj.node, release)
                     .map_err(|e| api::decode_failure_message(obj.api_version().and_then(ApiVersion::parse), &e))
@@ -74,7 +74,7 @@ pub fn run(args: &ConvertArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> E
             }
             let is_list = objects.first().is_some_and(|o| o.item.is_some());
             if is_list {
-                let mut list = doc.root.to_json();
+                let mut list = doc.root().to_json();
                 if let Value::Object(m) = &mut list {
                     m.insert("items".into(), Value::Array(converted));
                 }

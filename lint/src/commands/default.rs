@@ -37,7 +37,7 @@ pub fn run(args: &DefaultArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> E
                     objects.push(json);
                 }
                 Err(errs) => {
-                    let (line, col) = file.line_col(obj.node.span.start);
+                    let (line, col) = file.line_col(obj.node.span().start);
                     let version = obj.api_version().and_then(api::ApiVersion::parse);
                     out.error(&format!("{}:{line}:{col}: {}", file.name, api::decode_failure_message(version, &errs)));
                     status = status.max(ExitStatus::Findings);

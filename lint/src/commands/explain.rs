@@ -35,7 +35,7 @@ pub fn run(args: &ExplainArgs, cluster: &crate::cli::ClusterArgs, out: &mut Outp
             if !obj.is_hpa() {
                 continue;
             }
-            let (line, col) = file.line_col(obj.node.span.start);
+            let (line, col) = file.line_col(obj.node.span().start);
             let at = format!("{}:{line}:{col}", file.name);
             let report = hpa::check(obj.node, None, &opts);
             match &report.admission {

@@ -127,7 +127,7 @@ pub fn run(args: &ValidateArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> 
 }
 
 /// Old objects by (namespace, name).
-fn index_old(files: &[SourceFile]) -> HashMap<(String, String), &Node> {
+fn index_old(files: &[SourceFile]) -> HashMap<(String, String), Node<'_>> {
     let mut map = HashMap::new();
     for (i, f) in files.iter().enumerate() {
         for obj in input::objects(i, f) {
@@ -145,7 +145,7 @@ fn index_old(files: &[SourceFile]) -> HashMap<(String, String), &Node> {
 pub fn validate_file(
     index: usize,
     file: &SourceFile,
-    old: &HashMap<(String, String), &Node>,
+    old: &HashMap<(String, String), Node<'_>>,
     opts: &check::Options,
 ) -> (Vec<Entry>, usize) {
     let mut entries = Vec::new();
@@ -199,10 +199,10 @@ fn problem_entry(file: &SourceFile, document: usize, line: u32, column: u32, typ
 pub fn validate_object(
     file: &SourceFile,
     obj: &ObjectRef<'_>,
-    old: &HashMap<(String, String), &Node>,
+    old: &HashMap<(String, String), Node<'_>>,
     opts: &check::Options,
 ) -> Entry {
-    let (line, column) = file.line_col(obj.node.span.start);
+    let (line, column) = file.line_col(obj.node.span().start);
     let ns = obj.namespace().map_or_else(|| opts.request.default_namespace.clone().unwrap_or_default(), String::from);
     let key = (ns.clone(), obj.name().unwrap_or_default().to_string());
     let checked = hpa::check(obj.node, old.get(&key).copied(), opts);

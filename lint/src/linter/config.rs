@@ -275,7 +275,7 @@ pub fn parse(name: &str, text: &str) -> Result<Config, ConfigError> {
     let Some(doc) = parsed.documents.first() else {
         return Ok(Config { path: Some(PathBuf::from(name)), ..Config::default() });
     };
-    let cfg: ConfigFile = crate::source::read::decode_node(&doc.root, "config").map_err(|errors| {
+    let cfg: ConfigFile = crate::source::read::decode_node(doc.root(), "config").map_err(|errors| {
         let first = errors.into_iter().next();
         ConfigError {
             location: first.as_ref().map_or_else(|| name.to_string(), |e| format!("{name}:{}:{}", e.line, e.column)),
@@ -284,8 +284,8 @@ pub fn parse(name: &str, text: &str) -> Result<Config, ConfigError> {
     })?;
     let mut levels = BTreeMap::new();
     for (key, level) in &cfg.rules {
-        let entry = doc.root.get("rules").and_then(|r| r.entry(key));
-        let pos = entry.map_or(doc.root.span.start, |e| e.key.span.start);
+        let entry = doc.root().get("rules").and_then(|r| r.entry(key));
+        let pos = entry.map_or(doc.root().span().start, |e| e.key.span().start);
         let Some(rule) = rules::find(key) else {
             return Err(ConfigError {
                 location: at(pos),
@@ -317,9 +317,9 @@ pub fn parse(name: &str, text: &str) -> Result<Config, ConfigError> {
     }
     let mut locations = BTreeMap::new();
     for field in LOCATED {
-        let node = field.split('.').try_fold(&doc.root, |node, key| node.get(key));
+        let node = field.split('.').try_fold(doc.root(), |node, key| node.get(key));
         if let Some(node) = node {
-            locations.insert(field, at(node.span.start));
+            locations.insert(field, at(node.span().start));
         }
     }
     Ok(Config { path: Some(PathBuf::from(name)), file: cfg, levels, locations })

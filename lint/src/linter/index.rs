@@ -34,7 +34,7 @@ pub fn is_workload_kind(kind: &str) -> bool {
 }
 
 /// The index entry of an object that is not an HPA, if its kind matters to the rules.
-pub fn prepare(id: ObjectId, node: &Node) -> Option<Indexed> {
+pub fn prepare(id: ObjectId, node: Node<'_>) -> Option<Indexed> {
     Some(match id.kind.as_str() {
         "PodDisruptionBudget" => Indexed::Pdb(objects::pdb_from_json(id, &node.to_json())),
         "VerticalPodAutoscaler" => Indexed::Vpa(objects::vpa_from_json(id, &node.to_json())),
@@ -165,8 +165,8 @@ mod tests {
         let mut compared = 0;
         for text in &texts {
             for doc in source::parse(text).documents {
-                let from_tree = objects::workload_from(id.clone(), &doc.root);
-                let from_json = objects::workload_from_json(id.clone(), &doc.root.to_json());
+                let from_tree = objects::workload_from(id.clone(), doc.root());
+                let from_json = objects::workload_from_json(id.clone(), &doc.root().to_json());
                 assert_eq!(format!("{from_tree:?}"), format!("{from_json:?}"), "{text}");
                 compared += 1;
             }

@@ -12,12 +12,11 @@ use hpa_core::api::{self, Strictness};
 use hpa_core::check;
 use hpa_core::rules::index::Entry;
 use hpa_core::rules::objects::{self, ObjectId};
-use hpa_core::rules::{self, Finding, Location, ObjectIndex, Objects, RuleMeta, Severity};
+use hpa_core::rules::{self, Finding, Ignore, Location, ObjectIndex, Objects, RuleMeta, Severity};
 use rayon::prelude::*;
 use serde_json::Value;
 
 use super::LintOptions;
-use super::suppress;
 
 /// An object a live diagnostic points at.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -144,10 +143,10 @@ pub fn lint_inventory(inventory: Inventory, opts: &LintOptions) -> LiveOutcome {
         }
     }
     // Each object's opt-outs, for findings about it (other HPAs' from their whole JSON).
-    let mut ignores: HashMap<ObjectId, suppress::Ignore> =
-        ignores.into_iter().map(|(id, value)| (id, suppress::Ignore::parse(&value))).collect();
+    let mut ignores: HashMap<ObjectId, Ignore> =
+        ignores.into_iter().map(|(id, value)| (id, Ignore::parse(&value))).collect();
     for h in &hpas {
-        let ignore = suppress::from_json(&h.object);
+        let ignore = Ignore::from_json(&h.object);
         if !ignore.rules.is_empty() {
             ignores.insert(h.id.clone(), ignore);
         }
@@ -208,9 +207,9 @@ fn diagnostics(
     hpa: &LiveHpa,
     findings: Vec<Finding>,
     set_by: &HashMap<ObjectId, SetBy>,
-    ignores: &HashMap<ObjectId, suppress::Ignore>,
+    ignores: &HashMap<ObjectId, Ignore>,
 ) -> (Vec<LiveDiagnostic>, usize) {
-    let ignore = suppress::from_json(&hpa.object);
+    let ignore = Ignore::from_json(&hpa.object);
     let place = |location: &Location| match location {
         Location::Hpa(path) => (LiveObject::of(&hpa.id), path.clone()),
         Location::Object { id, path } => (LiveObject::of(id), path.clone()),

@@ -17,7 +17,7 @@ use hpa_core::api::ApiVersion;
 use hpa_core::check::{self, Admission, Admitted, Input};
 use hpa_core::rules::index::Entry;
 use hpa_core::rules::objects;
-use hpa_core::rules::{self, Finding, Location, ObjectId, ObjectIndex, RuleMeta, Severity};
+use hpa_core::rules::{self, Finding, Ignore, Location, ObjectId, ObjectIndex, RuleMeta, Severity};
 use rayon::prelude::*;
 use serde_json::Value;
 
@@ -183,7 +183,7 @@ struct Deferred {
     /// Its place in its file's [`FileResult::objects`].
     position: usize,
     version: Option<ApiVersion>,
-    ignore: suppress::Ignore,
+    ignore: Ignore,
     // The objects stay where admission put them (boxed): a group keeps hundreds of these until
     // its cross-object rules have run, and they are the larger part of what it keeps.
     admitted: Admitted,
@@ -214,17 +214,17 @@ struct FileResult {
 /// The HPA a finding is about, for positions and suppression.
 struct Subject<'n> {
     file: usize,
-    node: &'n Node,
+    node: Node<'n>,
     version: Option<ApiVersion>,
     label: ObjectLabel,
-    ignore: &'n suppress::Ignore,
+    ignore: &'n Ignore,
 }
 
 /// Finds another object of the set: its file, node and label.
 /// A file's object nodes by (document, list item).
-type NodesByPlace<'a> = HashMap<(usize, Option<usize>), &'a Node>;
+type NodesByPlace<'a> = HashMap<(usize, Option<usize>), Node<'a>>;
 
-type FindObject<'a> = dyn Fn(&ObjectId) -> Option<(usize, &'a Node, ObjectLabel)> + 'a;
+type FindObject<'a> = dyn Fn(&ObjectId) -> Option<(usize, Node<'a>, ObjectLabel)> + 'a;
 
 /// Seeded hashes of object identities (a `RandomState` per run: input cannot choose
 /// collisions). Equal keys are always confirmed by comparing the strings.
@@ -474,7 +474,7 @@ fn lint_group(origins: &[input::Origin], stdin: Option<&[u8]>, members: &[usize]
     // Each file's objects by (document, list item) in its first pass's tree, found once: a file
     // with thousands of findings about other objects must not be scanned once per finding.
     let object_nodes: Vec<OnceLock<NodesByPlace<'_>>> = members.iter().map(|_| OnceLock::new()).collect();
-    let node_of = |k: usize, o: &ObjectInfo| -> Option<&Node> {
+    let node_of = |k: usize, o: &ObjectInfo| -> Option<Node<'_>> {
         let nodes = object_nodes[k].get_or_init(|| {
             input::objects_in(members[k], &trees[k]).into_iter().map(|r| ((r.document, r.item), r.node)).collect()
         });
@@ -482,7 +482,7 @@ fn lint_group(origins: &[input::Origin], stdin: Option<&[u8]>, members: &[usize]
     };
     let locations: Vec<OnceLock<HashMap<&ObjectId, (usize, &ObjectInfo)>>> =
         (0..sets).map(|_| OnceLock::new()).collect();
-    let find = |set: usize, id: &ObjectId| -> Option<(usize, &Node, ObjectLabel)> {
+    let find = |set: usize, id: &ObjectId| -> Option<(usize, Node<'_>, ObjectLabel)> {
         let map = locations[set].get_or_init(|| {
             let mut map = HashMap::new();
             for (k, r) in per_file.iter().enumerate().filter(|(k, _)| set_of(*k) == set) {
@@ -573,7 +573,7 @@ fn first_pass(
     let objects = input::objects_in(i, parsed);
     r.objects.reserve_exact(objects.len());
     r.keys.reserve_exact(objects.len());
-    let mut first: ByKey<(usize, &Node)> = ByKey::with_capacity_and_hasher(objects.len(), Default::default());
+    let mut first: ByKey<(usize, Node<'_>)> = ByKey::with_capacity_and_hasher(objects.len(), Default::default());
     for obj in objects {
         let (id, namespace) = object_id(&obj);
         let identifiable = !id.kind.is_empty() && !id.name.is_empty();
@@ -703,7 +703,7 @@ fn position_findings<'a>(
             },
         };
         if f.rule.id != rules::INVALID.id {
-            let other = if on_hpa { suppress::Ignore::default() } else { suppress::from_node(node) };
+            let other = if on_hpa { Ignore::default() } else { suppress::from_node(node) };
             if h.ignore.covers(f.rule) || other.covers(f.rule) {
                 suppressed += 1;
                 continue;
@@ -892,7 +892,7 @@ fn link_depends_on_namespace(
 // === objects defined more than once ===
 
 /// Whether two definitions of one object are the same, as far as the first pass read them.
-fn same_object(first: &Node, again: &Node) -> bool {
+fn same_object(first: Node<'_>, again: Node<'_>) -> bool {
     first.to_json() == again.to_json()
 }
 
@@ -1069,8 +1069,8 @@ fn file_level_diagnostics(i: usize, f: &SourceFile, parsed: &Parsed) -> Vec<Diag
             shown: None,
         });
     }
-    for doc in parsed.documents.iter().filter(|d| input::is_kindless_list(&d.root)) {
-        let span = doc.root.entry("items").map_or(doc.root.span, |e| e.key.span);
+    for doc in parsed.documents.iter().filter(|d| input::is_kindless_list(d.root())) {
+        let span = doc.root().entry("items").map_or(doc.root().span(), |e| e.key.span());
         out.push(Diagnostic {
             rule: invalid,
             severity: Severity::Error,

@@ -386,7 +386,7 @@ pub(crate) fn summary_text(
         plural(objects, "object"),
     );
     if suppressed > 0 {
-        let _ = write!(s, "; {suppressed} suppressed by {}", super::suppress::ANNOTATION);
+        let _ = write!(s, "; {suppressed} suppressed by {}", hpa_core::rules::IGNORE_ANNOTATION);
     }
     s.push('\n');
     s

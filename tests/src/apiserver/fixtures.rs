@@ -199,3 +199,56 @@ pub fn hpa_event(hpa: &Value, type_: &str, reason: &str, message: &str, first: &
         "reportingInstance": "",
     })
 }
+
+/// The instant [`running_web`]'s namespace is read at: 5 s after its newest PodMetrics, 30 s
+/// after the rescale.
+pub const RUNNING_WEB_NOW: &str = "2026-03-02T09:21:05Z";
+
+/// A realistic namespace `shop` on `server`, as `hpa-lint diagnose` finds it: HPA201's `web`
+/// (cpu 70 %, memory of container `app` 80 %) and its Deployment scaled to 3 by the HPA; two
+/// pods ready for minutes, one just started and not Ready; PodMetrics from metrics-server; the
+/// controller's last rescale event and the status it wrote. Returns the HPA as stored.
+pub fn running_web(server: &super::TestApiServer) -> Value {
+    server.install("podmetrics");
+    let objects = in_namespace(cluster_fixture("requests-set"), "shop");
+    server.apply(&objects);
+    server.scale_as_hpa("apps", "deployments", "shop", "web", 3);
+    let mut web = find(&objects, "Deployment", "web").clone();
+    web["metadata"]["namespace"] = json!("shop");
+    let unready = PodState {
+        phase: "Running",
+        ready: false,
+        started: "2026-03-02T09:20:40Z",
+        ready_since: "2026-03-02T09:20:40Z",
+        deleting: None,
+    };
+    let pods = [
+        pod_of(&web, "4xq9z", &PodState::running("2026-03-02T09:14:10Z", "2026-03-02T09:14:31Z")),
+        pod_of(&web, "b7m2c", &PodState::running("2026-03-02T09:14:10Z", "2026-03-02T09:14:29Z")),
+        pod_of(&web, "tq8wd", &unready),
+    ];
+    let mut hpa = find(&objects, "HorizontalPodAutoscaler", "web").clone();
+    hpa["status"] = json!({
+        "currentReplicas": 3, "desiredReplicas": 3, "lastScaleTime": "2026-03-02T09:20:35Z",
+        "conditions": [
+            {"type": "AbleToScale", "status": "True", "reason": "ReadyForNewScale", "message": "recommended size matches current size", "lastTransitionTime": "2026-03-02T09:20:35Z"},
+            {"type": "ScalingActive", "status": "True", "reason": "ValidMetricFound", "message": "the HPA was able to successfully calculate a replica count from cpu resource utilization (percentage of request)", "lastTransitionTime": "2026-03-02T09:14:35Z"},
+            {"type": "ScalingLimited", "status": "False", "reason": "DesiredWithinRange", "message": "the desired count is within the acceptable range", "lastTransitionTime": "2026-03-02T09:14:35Z"}
+        ]
+    });
+    let hpa = server.put(hpa);
+    for (pod, cpu) in pods.iter().zip(["612m", "580m", "1m"]) {
+        server.put(pod.clone());
+        server.put(pod_metrics(pod, "2026-03-02T09:21:00Z", &[("app", cpu, "301Mi"), ("proxy", "12m", "20Mi")]));
+    }
+    server.put(hpa_event(
+        &hpa,
+        "Normal",
+        "SuccessfulRescale",
+        "New size: 3; reason: cpu resource utilization (percentage of request) above target",
+        "2026-03-02T09:20:35Z",
+        "2026-03-02T09:20:35Z",
+        1,
+    ));
+    hpa
+}

@@ -130,7 +130,14 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
             return status(code, reason, &message, Value::Null);
         }
         Some(Fault::Delay(d)) => tokio::time::sleep(d).await,
-        None => {}
+        Some(Fault::Body(text)) if !query.split('&').any(|p| p == "watch=true" || p == "watch=1") => {
+            return Response::builder()
+                .status(StatusCode::OK)
+                .header("content-type", "application/json")
+                .body(Full::new(Bytes::from(text)).boxed())
+                .unwrap_or_else(|_| Response::new(Full::new(Bytes::new()).boxed()));
+        }
+        Some(Fault::Body(_)) | None => {}
     }
     if req.method() != hyper::Method::GET {
         return status(405, "MethodNotAllowed", "the test API server only reads", Value::Null);

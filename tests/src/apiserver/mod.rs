@@ -37,6 +37,9 @@ pub enum Fault {
     Status(u16, String),
     /// Wait this long before answering.
     Delay(Duration),
+    /// Answer a request that is not a watch with 200 and this JSON text as it is: what a
+    /// `Value` cannot hold (a lone surrogate escape kube-apiserver keeps in `fieldsV1`).
+    Body(String),
 }
 
 /// What the server was asked, for assertions.

@@ -688,7 +688,7 @@ fn sync_input(s: &Value) -> R<SyncInput> {
         input.scale_update_conflict = Some("fake scale update conflict".into());
     }
     if flag("selector_unparsable") {
-        input.selector_parse_error = Some(format!("unable to parse requirement: {selector:?}"));
+        input.selector_parse_error = Some(format!("unable to parse requirement: {selector:?}").into());
     }
     if flag("other_hpa_selects_same_pods") {
         input.other_hpas_selecting_pods = vec!["test-namespace/other-hpa".into()];

@@ -73,6 +73,17 @@ pub fn run_vector(vector: &Value, file: &str) -> VectorResult {
     VectorResult { id, pass, got }
 }
 
+/// Runs every vector of `tests/data/conformance/FILE` and panics, listing them, if any fails
+/// (or if the file holds none): the body of every conformance test.
+pub fn assert_file_passes(file: &str) {
+    let path = crate::data_dir().join("conformance").join(file);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let results = run_file(&text, file).unwrap_or_else(|e| panic!("{file}: {e}"));
+    assert!(!results.is_empty(), "{file} holds no vectors");
+    let failed: Vec<String> = results.iter().filter(|r| !r.pass).map(|r| format!("{}: got {}", r.id, r.got)).collect();
+    assert!(failed.is_empty(), "{} of {} vectors failed:\n{}", failed.len(), results.len(), failed.join("\n"));
+}
+
 /// Runs every vector of a file (a JSON array).
 pub fn run_file(text: &str, file: &str) -> Result<Vec<VectorResult>, String> {
     let value: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;

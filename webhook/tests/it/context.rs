@@ -77,6 +77,15 @@ fn hpa(objects: &[Value], name: &str) -> Value {
     find(objects, "HorizontalPodAutoscaler", name).clone()
 }
 
+/// `hpa_webhook_cross_object_findings_total` of a rule in /metrics (0 when absent).
+async fn findings_total(conn: &mut Conn, rule: &str) -> u64 {
+    let (status, body) = conn.send("GET", "/metrics", Vec::new()).await.unwrap();
+    assert_eq!(status, 200);
+    let prefix = format!("hpa_webhook_cross_object_findings_total{{rule=\"{rule}\"}} ");
+    let text = String::from_utf8(body.to_vec()).unwrap();
+    text.lines().find_map(|l| l.strip_prefix(&prefix)).map_or(0, |v| v.trim().parse().unwrap())
+}
+
 fn warnings(answer: &Value) -> Vec<String> {
     response(answer)["warnings"]
         .as_array()
@@ -97,6 +106,15 @@ async fn cross_object_checks_at_admission_on_both_sides() {
     assert_eq!(response(&answer)["allowed"], true);
     let found = warnings(&answer);
     assert!(found.iter().any(|w| w.starts_with("HPA201 missing-resource-request:")), "{found:?}");
+    // The HPA's own hpa-lint.dev/ignore annotation leaves the warning out, and it is not counted.
+    let counted = findings_total(&mut conn, "HPA201").await;
+    assert_eq!(counted, 1);
+    let mut ignoring = web.clone();
+    ignoring["metadata"]["annotations"] = json!({"hpa-lint.dev/ignore": "HPA201 -- scaled on memory in practice"});
+    let answer = conn.review("/validate", &review("c1i", "CREATE", &ignoring, None)).await.unwrap();
+    assert_eq!(response(&answer)["allowed"], true);
+    assert!(!warnings(&answer).iter().any(|w| w.starts_with("HPA201")), "{answer}");
+    assert_eq!(findings_total(&mut conn, "HPA201").await, counted);
 
     // A change in the API server becomes visible at admission: the Deployment gets its requests,
     // and HPA201 goes. The target is 1 s; the test fails only past a deadline a loaded CI
@@ -141,6 +159,28 @@ async fn cross_object_checks_at_admission_on_both_sides() {
         assert!(Instant::now() < deadline, "no HPA410 warning: {found:?}");
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
+    // A lone surrogate escape in fieldsV1 (kube-apiserver keeps FieldsV1.Raw and sends it as it
+    // is; serde_json refuses it in a tree): read as Go reads it, the write is checked, not refused.
+    let mut lone = new.clone();
+    lone["metadata"]["managedFields"][0]["fieldsV1"]["f:LONE"] = json!({});
+    let body = serde_json::to_string(&workload_review("w1s", "UPDATE", deployments, &lone, Some(&old)))
+        .unwrap()
+        .replace("f:LONE", "f:\\ud800");
+    assert!(serde_json::from_str::<Value>(&body).is_err());
+    let (status, answer) = conn.send("POST", "/validate-workloads", body.into_bytes()).await.unwrap();
+    assert_eq!(status, 200);
+    let answer: Value = serde_json::from_slice(&answer).unwrap();
+    assert_eq!(response(&answer)["allowed"], true, "{answer}");
+    let found = warnings(&answer);
+    assert!(found.iter().any(|w| w.starts_with("HPA web: HPA410 workload-sets-replicas:")), "{found:?}");
+    // The Deployment's own annotation waives HPA410 (a finding about it), as in files.
+    let mut waived = new.clone();
+    waived["metadata"]["annotations"] = json!({"hpa-lint.dev/ignore": "workload-sets-replicas -- owned by Argo CD"});
+    let answer = conn
+        .review("/validate-workloads", &workload_review("w1i", "UPDATE", deployments, &waived, Some(&old)))
+        .await
+        .unwrap();
+    assert_eq!(response(&answer), &json!({"uid": "w1i", "allowed": true}));
     // The same update without replicas: nothing to say.
     let answer = conn
         .review("/validate-workloads", &workload_review("w2", "UPDATE", deployments, &old, Some(&old)))
@@ -157,6 +197,20 @@ async fn cross_object_checks_at_admission_on_both_sides() {
         .unwrap();
     let found = warnings(&answer);
     assert!(found.iter().any(|w| w.starts_with("HPA web: HPA201 missing-resource-request:")), "{found:?}");
+    // Once the HPA in the cluster lists HPA201 in its annotation, the write names it no more.
+    s.api.apply(std::slice::from_ref(&ignoring));
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let answer = conn
+            .review("/validate-workloads", &workload_review("w3i", "UPDATE", deployments, &dropped, Some(&old)))
+            .await
+            .unwrap();
+        if !warnings(&answer).iter().any(|w| w.starts_with("HPA web: HPA201")) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the annotated HPA was not seen within 10 s: {answer}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
 
     // /metrics: the cache, the refusal, the findings.
     let (status, body) = conn.send("GET", "/metrics", Vec::new()).await.unwrap();

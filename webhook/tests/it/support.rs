@@ -428,7 +428,7 @@ impl Conn {
 
 /// Every document of a YAML file as JSON, read as kubectl reads it (hpa-yaml).
 pub fn yaml_documents(text: &str) -> Vec<Value> {
-    hpa_yaml::parse(text).documents.iter().map(|d| d.root.to_json()).collect()
+    hpa_yaml::parse(text).documents.iter().map(|d| d.root().to_json()).collect()
 }
 
 /// The workspace root.

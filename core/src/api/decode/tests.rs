@@ -310,3 +310,32 @@ fn fields_v1_is_kept_raw_as_in_go() {
     assert_eq!(fields(r#"["\ud800"]"#).unwrap().raw(), r#"["\ud800"]"#);
     assert_eq!(fields("[1, 2]").unwrap().to_json(), "[1,2]");
 }
+
+/// A lone surrogate escape in `fieldsV1` (Go accepts it, and `FieldsV1.Raw` keeps it): the
+/// object is written back with the escape passed through (`json.Marshal` of a `RawMessage`), and
+/// as a tree it reads as `encoding/json` reads it into an `interface{}` (U+FFFD), where
+/// `serde_json::to_value` refuses the whole object.
+#[test]
+fn a_lone_surrogate_in_fields_v1_is_passed_through() {
+    let text = format!(
+        r#"{{{V2}, "metadata": {{"name": "web", "managedFields": [{{"manager": "m", "operation": "Update",
+            "fieldsV1": {{"f:metadata": {{"f:labels": {{"f:a\ud800": {{}}}}}}}}}}]}}, "spec": {{"maxReplicas": 3}}}}"#
+    );
+    let decoded = api::decode_json(&text, Strictness::Strict, KubernetesVersion::LATEST).unwrap();
+    let VersionedHpa::V2(hpa) = &decoded.value else { panic!() };
+    assert!(serde_json::to_value(hpa).is_err(), "serde_json cannot hold the escape in a tree");
+    // Written as text: the escape passes through unchanged.
+    let written = crate::go::to_go_json(hpa).unwrap();
+    assert!(written.contains(r#""fieldsV1":{"f:metadata":{"f:labels":{"f:a\ud800":{}}}}"#), "{written}");
+    assert!(serde_json::to_string(hpa).unwrap().contains(r#""f:a\ud800""#));
+    // As a tree: the whole object, the escape read as Go reads it.
+    let tree = decoded.value.to_json();
+    assert_eq!(tree["spec"]["maxReplicas"], 3);
+    assert_eq!(tree["kind"], "HorizontalPodAutoscaler");
+    assert_eq!(
+        tree["metadata"]["managedFields"][0]["fieldsV1"],
+        serde_json::json!({"f:metadata": {"f:labels": {"f:a\u{fffd}": {}}}})
+    );
+    let fields = hpa.metadata.managed_fields[0].fields_v1.as_ref().unwrap();
+    assert_eq!(fields.to_value(), Some(serde_json::json!({"f:metadata": {"f:labels": {"f:a\u{fffd}": {}}}})));
+}

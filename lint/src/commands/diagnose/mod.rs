@@ -204,7 +204,7 @@ fn read_snapshot(args: &DiagnoseArgs, name: &str, now: Option<Timestamp>) -> Res
             let (line, column) = file.line_col(e.mark);
             return Err(ReadError::Yaml { file: name, line, column, message: e.message.clone() });
         }
-        objects.extend(file.parsed.documents.iter().map(|d| d.root.to_json()).filter(|v| !v.is_null()));
+        objects.extend(file.parsed.documents.iter().map(|d| d.root().to_json()).filter(|v| !v.is_null()));
     }
     let mut notes = Vec::new();
     let namespace = match &args.namespace {

@@ -28,11 +28,39 @@ use crate::{ExitStatus, Output};
 use scenario::{HpaSource, PlanInputs, Scenario, ScenarioError};
 
 /// Why a run stopped before simulating.
+#[derive(Debug)]
 enum Failure {
     /// The scenario or its HPA is invalid (exit 1): messages already positioned.
     Invalid(Vec<String>),
     /// Usage or I/O (exit 2).
-    Error(String),
+    Error(SimulateError),
+}
+
+/// A usage or I/O error of `simulate` (exit 2).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SimulateError {
+    /// The scenario could not be read from standard input.
+    #[error("<stdin>: {0}")]
+    Stdin(#[source] std::io::Error),
+    /// The scenario file could not be read.
+    #[error("{path}: {source}")]
+    Read {
+        /// The path as given.
+        path: String,
+        /// What the OS said.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The configuration (file, flags, the scenario's `controller:`) is wrong.
+    #[error(transparent)]
+    Settings(#[from] super::lint::SettingsError),
+}
+
+impl From<SimulateError> for Failure {
+    fn from(error: SimulateError) -> Failure {
+        Failure::Error(error)
+    }
 }
 
 /// Formats scenario errors of one file as `file:line:col: message`.
@@ -54,7 +82,7 @@ fn at(file: &SourceFile, span: Span, message: impl std::fmt::Display) -> String 
 /// Runs `simulate`.
 pub fn run(args: &SimulateArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> ExitStatus {
     match prepare(args, cluster, out) {
-        Err(Failure::Error(e)) => out.usage_error(&e),
+        Err(Failure::Error(e)) => out.usage_error(&e.to_string()),
         Err(Failure::Invalid(messages)) => {
             for m in &messages {
                 out.error(m);
@@ -87,11 +115,12 @@ fn prepare(
     out: &mut Output<'_>,
 ) -> Result<(engine::Plan, render::Header), Failure> {
     let (file, base) = if args.scenario == "-" {
-        let bytes = out.read_stdin().map_err(|e| Failure::Error(format!("<stdin>: {e}")))?;
+        let bytes = out.read_stdin().map_err(SimulateError::Stdin)?;
         (input::from_bytes("<stdin>".into(), bytes), PathBuf::from("."))
     } else {
         let path = Path::new(&args.scenario);
-        let bytes = std::fs::read(path).map_err(|e| Failure::Error(format!("{}: {e}", args.scenario)))?;
+        let bytes =
+            std::fs::read(path).map_err(|source| SimulateError::Read { path: args.scenario.clone(), source })?;
         let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
         (input::from_bytes(args.scenario.clone(), bytes), base)
     };
@@ -102,13 +131,13 @@ fn prepare(
     // scenario's `controller:` overrides the configuration's, the command line both.
     let flags = args.controller.flags();
     let layers = [(&scenario.controller, Provenance::Scenario), (&flags, Provenance::CommandLine)];
-    let settings =
-        super::lint::settings(&args.config, cluster, &layers).map_err(|e| Failure::Error(e.to_string()))?.settings;
+    let settings = super::lint::settings(&args.config, cluster, &layers).map_err(SimulateError::from)?.settings;
     let admission = check::Options::verdict_only(settings.gates);
     let (hpa, workload, hpa_span) = match &scenario.hpa {
-        HpaSource::Inline(node) => {
+        HpaSource::Inline(tree) => {
+            let node = tree.root();
             let hpa = admit(&file, node, &admission)?;
-            (hpa, Workload::default(), node.span)
+            (hpa, Workload::default(), node.span())
         }
         HpaSource::File(path) => {
             let resolved = base.join(&path.value);
@@ -149,7 +178,7 @@ fn prepare(
 }
 
 /// The single document of a scenario file.
-fn document_root(file: &SourceFile) -> Result<&Node, Failure> {
+fn document_root(file: &SourceFile) -> Result<Node<'_>, Failure> {
     if let Some(reason) = &file.unreadable {
         return Err(Failure::Invalid(vec![format!("{}: {reason}", file.name)]));
     }
@@ -159,10 +188,10 @@ fn document_root(file: &SourceFile) -> Result<&Node, Failure> {
     }
     match file.parsed.documents.as_slice() {
         [] => Err(Failure::Invalid(vec![format!("{}:1:1: the scenario is empty", file.name)])),
-        [doc] => Ok(&doc.root),
+        [doc] => Ok(doc.root()),
         [_, second, ..] => Err(Failure::Invalid(vec![at(
             file,
-            second.root.span,
+            second.root().span(),
             "a scenario file holds one YAML document; put the HPA in its own file (`hpa:`) or under `hpaObject`",
         )])),
     }
@@ -170,7 +199,7 @@ fn document_root(file: &SourceFile) -> Result<&Node, Failure> {
 
 /// Runs an HPA object through admission; refuses it, with positioned errors, when
 /// kube-apiserver would.
-fn admit(file: &SourceFile, node: &Node, opts: &check::Options) -> Result<HorizontalPodAutoscaler, Failure> {
+fn admit(file: &SourceFile, node: Node<'_>, opts: &check::Options) -> Result<HorizontalPodAutoscaler, Failure> {
     if let check::Admission::Admitted(admitted) = hpa::check(node, None, opts).admission
         && admitted.allowed()
     {
@@ -180,7 +209,9 @@ fn admit(file: &SourceFile, node: &Node, opts: &check::Options) -> Result<Horizo
         .parsed
         .documents
         .iter()
-        .find(|d| d.root.span.start.index <= node.span.start.index && node.span.end.index <= d.root.span.end.index)
+        .find(|d| {
+            d.root().span().start.index <= node.span().start.index && node.span().end.index <= d.root().span().end.index
+        })
         .map_or(0, |d| d.index);
     let obj = ObjectRef { file: 0, document, item: None, node };
     let entry = crate::commands::validate::validate_object(file, &obj, &HashMap::new(), opts);
@@ -192,7 +223,7 @@ fn admit(file: &SourceFile, node: &Node, opts: &check::Options) -> Result<Horizo
     if messages.is_empty() {
         messages.push(at(
             file,
-            node.span,
+            node.span(),
             format!("invalid HPA: {}", entry.message.unwrap_or_else(|| "kube-apiserver would reject it".into())),
         ));
     }
@@ -275,10 +306,30 @@ fn from_manifests(
             }
         }
         if let Some(NodeKind::Scalar(Scalar::Int(r))) =
-            w.node.get("spec").and_then(|s| s.get("replicas")).map(|n| &n.kind)
+            w.node.get("spec").and_then(|s| s.get("replicas")).map(|n| n.kind())
         {
-            workload.replicas = i32::try_from(*r).ok().filter(|r| *r >= 0);
+            workload.replicas = i32::try_from(r).ok().filter(|r| *r >= 0);
         }
     }
     Ok((hpa, workload))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io;
+
+    use super::*;
+
+    #[test]
+    fn usage_errors_are_typed_and_keep_their_words() {
+        let e = SimulateError::Read { path: "no/such.yaml".into(), source: io::Error::from(io::ErrorKind::NotFound) };
+        assert_eq!(e.to_string(), "no/such.yaml: entity not found");
+        assert!(matches!(&e, SimulateError::Read { source, .. } if source.kind() == io::ErrorKind::NotFound));
+        let e = SimulateError::Stdin(io::Error::other("closed"));
+        assert_eq!(e.to_string(), "<stdin>: closed");
+        let e = SimulateError::from(super::super::lint::SettingsError::UnknownRule("HPA999".into()));
+        assert!(matches!(e, SimulateError::Settings(_)));
+        assert_eq!(e.to_string(), super::super::lint::SettingsError::UnknownRule("HPA999".into()).to_string());
+        assert!(matches!(Failure::from(e), Failure::Error(SimulateError::Settings(_))));
+    }
 }

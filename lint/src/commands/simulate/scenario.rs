@@ -30,7 +30,7 @@ use hpa_core::evaluator::controller::effective_metrics;
 
 use super::engine::{LoadPhase, LoadValue, MetricKey, Plan, PodTemplate};
 use crate::controller_flags::{ControllerFlags, MIN_SYNC_PERIOD};
-use crate::source::{Node, NodeKind, Scalar, Span};
+use crate::source::{Node, NodeKind, Scalar, Span, Tree};
 
 /// A problem in a scenario (or in a file it refers to), at a position of that file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -62,7 +62,7 @@ pub enum HpaSource {
     /// `hpa: path`: a manifest file, relative to the scenario's directory.
     File(Spanned<String>),
     /// `hpaObject: {...}`: the object written inline.
-    Inline(Node),
+    Inline(Tree),
 }
 
 /// One `load:` entry.
@@ -153,21 +153,21 @@ impl Errors {
 }
 
 /// The entries of a mapping node, or an error naming what was expected.
-fn entries<'a>(node: &'a Node, what: &str) -> Result<&'a [crate::source::Entry], ScenarioError> {
-    match &node.kind {
+fn entries<'a>(node: Node<'a>, what: &str) -> Result<crate::source::Entries<'a>, ScenarioError> {
+    match node.kind() {
         NodeKind::Map(e) => Ok(e),
-        _ => Err(ScenarioError::new(node.span, format!("{what} must be a mapping"))),
+        _ => Err(ScenarioError::new(node.span(), format!("{what} must be a mapping"))),
     }
 }
 
 /// Checks that every key of a mapping is one of `allowed`.
-fn check_fields(node: &Node, allowed: &[&str], what: &str, errs: &mut Errors) {
-    if let NodeKind::Map(entries) = &node.kind {
+fn check_fields(node: Node<'_>, allowed: &[&str], what: &str, errs: &mut Errors) {
+    if let NodeKind::Map(entries) = node.kind() {
         for e in entries {
             let k = e.key.key_string();
             if !allowed.contains(&k.as_str()) {
                 errs.push(
-                    e.key.span,
+                    e.key.span(),
                     format!("unknown field `{k}` in {what}; expected one of: {}", allowed.join(", ")),
                 );
             }
@@ -176,8 +176,8 @@ fn check_fields(node: &Node, allowed: &[&str], what: &str, errs: &mut Errors) {
 }
 
 /// A scalar as text (numbers as written in canonical form), or `None` for collections.
-fn scalar_text(node: &Node) -> Option<String> {
-    match &node.kind {
+fn scalar_text(node: Node<'_>) -> Option<String> {
+    match node.kind() {
         NodeKind::Scalar(Scalar::Str(s)) => Some(s.to_string()),
         NodeKind::Scalar(Scalar::Int(i)) => Some(i.to_string()),
         NodeKind::Scalar(Scalar::UInt(u)) => Some(u.to_string()),
@@ -186,10 +186,10 @@ fn scalar_text(node: &Node) -> Option<String> {
     }
 }
 
-fn string(node: &Node, what: &str) -> Result<String, ScenarioError> {
-    match &node.kind {
+fn string(node: Node<'_>, what: &str) -> Result<String, ScenarioError> {
+    match node.kind() {
         NodeKind::Scalar(Scalar::Str(s)) if !s.is_empty() => Ok(s.to_string()),
-        _ => Err(ScenarioError::new(node.span, format!("{what} must be a non-empty string"))),
+        _ => Err(ScenarioError::new(node.span(), format!("{what} must be a non-empty string"))),
     }
 }
 
@@ -307,10 +307,11 @@ fn millis_of(ms: f64, text: &str) -> Result<i64, ValueError> {
     Ok(rounded as i64)
 }
 
-fn duration(node: &Node, what: &str) -> Result<i64, ScenarioError> {
-    let text = scalar_text(node)
-        .ok_or_else(|| ScenarioError::new(node.span, format!("{what} must be a duration such as 30s, 5m or 1h30m")))?;
-    parse_duration(&text).map_err(|m| ScenarioError::new(node.span, format!("{what}: {m}")))
+fn duration(node: Node<'_>, what: &str) -> Result<i64, ScenarioError> {
+    let text = scalar_text(node).ok_or_else(|| {
+        ScenarioError::new(node.span(), format!("{what} must be a duration such as 30s, 5m or 1h30m"))
+    })?;
+    parse_duration(&text).map_err(|m| ScenarioError::new(node.span(), format!("{what}: {m}")))
 }
 
 /// Parses a non-negative quantity (`500m`, `2Gi`, `10`, `0.5`) into milli-units.
@@ -322,10 +323,10 @@ pub fn parse_quantity_milli(text: &str) -> Result<i64, ValueError> {
     Ok(q.milli_value())
 }
 
-fn quantity(node: &Node, what: &str) -> Result<i64, ScenarioError> {
+fn quantity(node: Node<'_>, what: &str) -> Result<i64, ScenarioError> {
     let text = scalar_text(node)
-        .ok_or_else(|| ScenarioError::new(node.span, format!("{what} must be a quantity such as 250m, 2Gi or 10")))?;
-    parse_quantity_milli(&text).map_err(|m| ScenarioError::new(node.span, format!("{what}: {m}")))
+        .ok_or_else(|| ScenarioError::new(node.span(), format!("{what} must be a quantity such as 250m, 2Gi or 10")))?;
+    parse_quantity_milli(&text).map_err(|m| ScenarioError::new(node.span(), format!("{what}: {m}")))
 }
 
 /// Parses a percentage: `150`, `37.5` or `"80%"`.
@@ -344,15 +345,15 @@ pub fn parse_percent(text: &str) -> Result<f64, ValueError> {
 
 /// Parses a load value node: `{perPod: q}`, `{total: q}`, `{utilization: p}`, `{value: q}` or
 /// the word `unavailable`.
-fn load_value(node: &Node) -> Result<LoadValue, ScenarioError> {
-    if let NodeKind::Scalar(Scalar::Str(s)) = &node.kind
+fn load_value(node: Node<'_>) -> Result<LoadValue, ScenarioError> {
+    if let NodeKind::Scalar(Scalar::Str(s)) = node.kind()
         && s == "unavailable"
     {
         return Ok(LoadValue::Unavailable);
     }
-    let NodeKind::Map(entries) = &node.kind else {
+    let NodeKind::Map(entries) = node.kind() else {
         return Err(ScenarioError::new(
-            node.span,
+            node.span(),
             "a metric's load must be a mapping with one of perPod, total, utilization or value (e.g. {total: 500m}), or `unavailable`",
         ));
     };
@@ -360,67 +361,68 @@ fn load_value(node: &Node) -> Result<LoadValue, ScenarioError> {
     for e in entries {
         let k = e.key.key_string();
         let v = match k.as_str() {
-            "perPod" => LoadValue::PerPod(quantity(&e.value, "perPod")?),
-            "total" => LoadValue::Total(quantity(&e.value, "total")?),
-            "value" => LoadValue::Value(quantity(&e.value, "value")?),
+            "perPod" => LoadValue::PerPod(quantity(e.value, "perPod")?),
+            "total" => LoadValue::Total(quantity(e.value, "total")?),
+            "value" => LoadValue::Value(quantity(e.value, "value")?),
             "utilization" => {
-                let text = scalar_text(&e.value)
-                    .ok_or_else(|| ScenarioError::new(e.value.span, "utilization must be a percentage such as 80"))?;
+                let text = scalar_text(e.value)
+                    .ok_or_else(|| ScenarioError::new(e.value.span(), "utilization must be a percentage such as 80"))?;
                 LoadValue::Utilization(
-                    parse_percent(&text).map_err(|m| ScenarioError::new(e.value.span, format!("utilization: {m}")))?,
+                    parse_percent(&text)
+                        .map_err(|m| ScenarioError::new(e.value.span(), format!("utilization: {m}")))?,
                 )
             }
             other => {
                 return Err(ScenarioError::new(
-                    e.key.span,
+                    e.key.span(),
                     format!("unknown load field `{other}`; expected one of: {}", VALUE_FIELDS.join(", ")),
                 ));
             }
         };
         if found.is_some() {
-            return Err(ScenarioError::new(e.key.span, "give exactly one of perPod, total, utilization or value"));
+            return Err(ScenarioError::new(e.key.span(), "give exactly one of perPod, total, utilization or value"));
         }
         found = Some(v);
     }
-    found.ok_or_else(|| ScenarioError::new(node.span, "give one of perPod, total, utilization or value"))
+    found.ok_or_else(|| ScenarioError::new(node.span(), "give one of perPod, total, utilization or value"))
 }
 
 /// Reads `{name, requests: {...}}` or `{name, resources: {requests: {...}}}` (plus
 /// `restartPolicy` for init containers).
-fn container(node: &Node, errs: &mut Errors) -> Option<Container> {
+fn container(node: Node<'_>, errs: &mut Errors) -> Option<Container> {
     let entries = errs.keep(entries(node, "a container"))?;
     let mut c = Container::default();
     let mut named = false;
     for e in entries {
         match e.key.key_string().as_str() {
             "name" => {
-                if let Some(n) = errs.keep(string(&e.value, "name")) {
+                if let Some(n) = errs.keep(string(e.value, "name")) {
                     c.name = n;
                     named = true;
                 }
             }
-            "requests" => requests(&e.value, &mut c.requests_milli, errs),
+            "requests" => requests(e.value, &mut c.requests_milli, errs),
             "resources" => {
                 if let Some(r) = e.value.get("requests") {
                     requests(r, &mut c.requests_milli, errs);
                 }
             }
-            "restartPolicy" => c.restart_policy = errs.keep(string(&e.value, "restartPolicy")),
+            "restartPolicy" => c.restart_policy = errs.keep(string(e.value, "restartPolicy")),
             // Everything else of a real container spec (image, ports, ...) is irrelevant here.
             _ => {}
         }
     }
     if !named {
-        errs.push(node.span, "a container needs a `name`");
+        errs.push(node.span(), "a container needs a `name`");
     }
     Some(c)
 }
 
-fn requests(node: &Node, into: &mut BTreeMap<String, i64>, errs: &mut Errors) {
+fn requests(node: Node<'_>, into: &mut BTreeMap<String, i64>, errs: &mut Errors) {
     let Some(entries) = errs.keep(entries(node, "requests")) else { return };
     for e in entries {
         let name = e.key.key_string();
-        if let Some(v) = errs.keep(quantity(&e.value, &format!("request {name}"))) {
+        if let Some(v) = errs.keep(quantity(e.value, &format!("request {name}"))) {
             into.insert(name, v);
         }
     }
@@ -428,23 +430,23 @@ fn requests(node: &Node, into: &mut BTreeMap<String, i64>, errs: &mut Errors) {
 
 /// Reads a pod template: `{containers, initContainers, resources: {requests}}`, either
 /// directly or under `spec` (as in a real pod template).
-pub fn pod_template(node: &Node, errs_out: &mut Vec<ScenarioError>) -> Option<PodTemplate> {
+pub fn pod_template(node: Node<'_>, errs_out: &mut Vec<ScenarioError>) -> Option<PodTemplate> {
     let mut errs = Errors::default();
     let spec = node.get("spec").unwrap_or(node);
     let mut t = PodTemplate::default();
-    match spec.get("containers").map(|n| &n.kind) {
-        Some(NodeKind::Seq(items)) => t.containers = items.iter().filter_map(|c| container(c, &mut errs)).collect(),
-        Some(_) => errs.push(spec.get("containers").map_or(spec.span, |n| n.span), "containers must be a list"),
-        None => errs.push(spec.span, "a pod template needs `containers`"),
+    match spec.get("containers").map(|n| n.kind()) {
+        Some(NodeKind::Seq(items)) => t.containers = items.filter_map(|c| container(c, &mut errs)).collect(),
+        Some(_) => errs.push(spec.get("containers").map_or(spec.span(), |n| n.span()), "containers must be a list"),
+        None => errs.push(spec.span(), "a pod template needs `containers`"),
     }
-    if let Some(NodeKind::Seq(items)) = spec.get("initContainers").map(|n| &n.kind) {
-        t.init_containers = items.iter().filter_map(|c| container(c, &mut errs)).collect();
+    if let Some(NodeKind::Seq(items)) = spec.get("initContainers").map(|n| n.kind()) {
+        t.init_containers = items.filter_map(|c| container(c, &mut errs)).collect();
     }
     if let Some(r) = spec.get("resources").and_then(|r| r.get("requests")) {
         requests(r, &mut t.pod_requests_milli, &mut errs);
     }
     if t.containers.is_empty() && errs.0.is_empty() {
-        errs.push(spec.span, "a pod template needs at least one container");
+        errs.push(spec.span(), "a pod template needs at least one container");
     }
     let ok = errs.0.is_empty();
     errs_out.extend(errs.0);
@@ -452,7 +454,7 @@ pub fn pod_template(node: &Node, errs_out: &mut Vec<ScenarioError>) -> Option<Po
 }
 
 /// Parses a scenario document.
-pub fn parse(root: &Node) -> Result<Scenario, Vec<ScenarioError>> {
+pub fn parse(root: Node<'_>) -> Result<Scenario, Vec<ScenarioError>> {
     let mut errs = Errors::default();
     if let Err(e) = entries(root, "a scenario") {
         return Err(vec![e]);
@@ -467,34 +469,35 @@ pub fn parse(root: &Node) -> Result<Scenario, Vec<ScenarioError>> {
 
     let hpa = match (root.entry("hpa"), root.get("hpaObject")) {
         (Some(e), None) => errs
-            .keep(string(&e.value, "hpa (a path to the HPA manifest)"))
-            .map(|p| HpaSource::File(Spanned { value: p, span: e.value.span })),
+            .keep(string(e.value, "hpa (a path to the HPA manifest)"))
+            .map(|p| HpaSource::File(Spanned { value: p, span: e.value.span() })),
         (None, Some(obj)) => {
-            if matches!(obj.kind, NodeKind::Map(_)) {
-                Some(HpaSource::Inline(obj.clone()))
+            if matches!(obj.kind(), NodeKind::Map(_)) {
+                Some(HpaSource::Inline(obj.to_tree()))
             } else {
-                errs.push(obj.span, "hpaObject must be a HorizontalPodAutoscaler object");
+                errs.push(obj.span(), "hpaObject must be a HorizontalPodAutoscaler object");
                 None
             }
         }
         (Some(e), Some(_)) => {
-            errs.push(e.key.span, "give either `hpa` (a file) or `hpaObject` (inline), not both");
+            errs.push(e.key.span(), "give either `hpa` (a file) or `hpaObject` (inline), not both");
             None
         }
         (None, None) => {
-            errs.push(root.span, "missing `hpa` (the HPA manifest file) or `hpaObject` (the HPA inline)");
+            errs.push(root.span(), "missing `hpa` (the HPA manifest file) or `hpaObject` (the HPA inline)");
             None
         }
     };
-    let hpa_name =
-        root.get("hpaName").and_then(|n| errs.keep(string(n, "hpaName")).map(|value| Spanned { value, span: n.span }));
+    let hpa_name = root
+        .get("hpaName")
+        .and_then(|n| errs.keep(string(n, "hpaName")).map(|value| Spanned { value, span: n.span() }));
 
-    let replicas = root.get("replicas").and_then(|n| match &n.kind {
-        NodeKind::Scalar(Scalar::Int(i)) if (0..=i64::from(i32::MAX)).contains(i) => {
-            Some(Spanned { value: i32::try_from(*i).unwrap_or(i32::MAX), span: n.span })
+    let replicas = root.get("replicas").and_then(|n| match n.kind() {
+        NodeKind::Scalar(Scalar::Int(i)) if (0..=i64::from(i32::MAX)).contains(&i) => {
+            Some(Spanned { value: i32::try_from(i).unwrap_or(i32::MAX), span: n.span() })
         }
         _ => {
-            errs.push(n.span, "replicas must be a whole number, 0 or more");
+            errs.push(n.span(), "replicas must be a whole number, 0 or more");
             None
         }
     });
@@ -503,7 +506,7 @@ pub fn parse(root: &Node) -> Result<Scenario, Vec<ScenarioError>> {
         let mut v = Vec::new();
         let t = pod_template(n, &mut v);
         errs.0.extend(v);
-        t.map(|value| Spanned { value, span: n.span })
+        t.map(|value| Spanned { value, span: n.span() })
     });
 
     let dur = |key: &str, errs: &mut Errors| root.get(key).and_then(|n| errs.keep(duration(n, key)));
@@ -511,21 +514,21 @@ pub fn parse(root: &Node) -> Result<Scenario, Vec<ScenarioError>> {
     let pod_ready_after_ms = dur("podReadyAfter", &mut errs).unwrap_or(0);
     let metric_window_ms = dur("metricWindow", &mut errs);
     if let (Some(0), Some(n)) = (metric_window_ms, root.get("metricWindow")) {
-        errs.push(n.span, "metricWindow must be longer than 0s");
+        errs.push(n.span(), "metricWindow must be longer than 0s");
     }
     let selector = root.get("selector").and_then(|n| errs.keep(string(n, "selector")));
 
     let duration_ms = match root.get("duration") {
         Some(n) => errs.keep(duration(n, "duration")).and_then(|ms| {
             if ms == 0 {
-                errs.push(n.span, "duration must be longer than 0s");
+                errs.push(n.span(), "duration must be longer than 0s");
                 None
             } else {
-                Some(Spanned { value: ms, span: n.span })
+                Some(Spanned { value: ms, span: n.span() })
             }
         }),
         None => {
-            errs.push(root.span, "missing `duration` (how long to simulate, e.g. 10m)");
+            errs.push(root.span(), "missing `duration` (how long to simulate, e.g. 10m)");
             None
         }
     };
@@ -542,17 +545,17 @@ pub fn parse(root: &Node) -> Result<Scenario, Vec<ScenarioError>> {
         if let (Some(p), Some(n)) = (controller.sync_period, c.get("syncPeriod"))
             && p < MIN_SYNC_PERIOD
         {
-            errs.push(n.span, "syncPeriod must be at least 1s");
+            errs.push(n.span(), "syncPeriod must be at least 1s");
             controller.sync_period = None;
         }
         controller.downscale_stabilization = d("downscaleStabilization", &mut errs);
         controller.cpu_initialization_period = d("cpuInitializationPeriod", &mut errs);
         controller.initial_readiness_delay = d("initialReadinessDelay", &mut errs);
         if let Some(n) = c.get("tolerance") {
-            match &n.kind {
-                NodeKind::Scalar(Scalar::Int(i)) if *i >= 0 => controller.tolerance = Some(*i as f64),
-                NodeKind::Scalar(Scalar::Float(f)) if *f >= 0.0 && f.is_finite() => controller.tolerance = Some(*f),
-                _ => errs.push(n.span, "tolerance must be a number, 0 or more (e.g. 0.1)"),
+            match n.kind() {
+                NodeKind::Scalar(Scalar::Int(i)) if i >= 0 => controller.tolerance = Some(i as f64),
+                NodeKind::Scalar(Scalar::Float(f)) if f >= 0.0 && f.is_finite() => controller.tolerance = Some(f),
+                _ => errs.push(n.span(), "tolerance must be a number, 0 or more (e.g. 0.1)"),
             }
         }
     }
@@ -561,7 +564,7 @@ pub fn parse(root: &Node) -> Result<Scenario, Vec<ScenarioError>> {
 
     match (hpa, duration_ms) {
         (Some(hpa), Some(duration_ms)) if errs.0.is_empty() => Ok(Scenario {
-            span: root.span,
+            span: root.span(),
             hpa,
             hpa_name,
             replicas,
@@ -578,9 +581,9 @@ pub fn parse(root: &Node) -> Result<Scenario, Vec<ScenarioError>> {
     }
 }
 
-fn load(node: &Node, errs: &mut Errors) -> Vec<LoadEntry> {
-    let NodeKind::Seq(items) = &node.kind else {
-        errs.push(node.span, "load must be a list of entries like {at: 0s, metrics: {cpu: {total: 500m}}}");
+fn load(node: Node<'_>, errs: &mut Errors) -> Vec<LoadEntry> {
+    let NodeKind::Seq(items) = node.kind() else {
+        errs.push(node.span(), "load must be a list of entries like {at: 0s, metrics: {cpu: {total: 500m}}}");
         return Vec::new();
     };
     let mut out: Vec<LoadEntry> = Vec::new();
@@ -590,9 +593,9 @@ fn load(node: &Node, errs: &mut Errors) -> Vec<LoadEntry> {
         }
         check_fields(item, &["at", "metrics"], "a load entry", errs);
         let at = match item.get("at") {
-            Some(n) => errs.keep(duration(n, "at")).map(|ms| Spanned { value: ms, span: n.span }),
+            Some(n) => errs.keep(duration(n, "at")).map(|ms| Spanned { value: ms, span: n.span() }),
             None => {
-                errs.push(item.span, "a load entry needs `at` (when it starts, e.g. 30s)");
+                errs.push(item.span(), "a load entry needs `at` (when it starts, e.g. 30s)");
                 None
             }
         };
@@ -615,19 +618,19 @@ fn load(node: &Node, errs: &mut Errors) -> Vec<LoadEntry> {
                     for e in es {
                         let key = e.key.key_string();
                         if key.is_empty() {
-                            errs.push(e.key.span, "a metric key must not be empty");
+                            errs.push(e.key.span(), "a metric key must not be empty");
                             continue;
                         }
-                        if let Some(v) = errs.keep(load_value(&e.value)) {
+                        if let Some(v) = errs.keep(load_value(e.value)) {
                             metrics.push(LoadItem {
-                                key: Spanned { value: key, span: e.key.span },
-                                value: Spanned { value: v, span: e.value.span },
+                                key: Spanned { value: key, span: e.key.span() },
+                                value: Spanned { value: v, span: e.value.span() },
                             });
                         }
                     }
                 }
             }
-            None => errs.push(item.span, "a load entry needs `metrics`"),
+            None => errs.push(item.span(), "a load entry needs `metrics`"),
         }
         if let Some(at_ms) = at {
             out.push(LoadEntry { at_ms, metrics });
@@ -850,7 +853,7 @@ mod tests {
 
     fn parse_text(text: &str) -> Result<Scenario, Vec<ScenarioError>> {
         let p = crate::source::parse(text);
-        parse(&p.documents[0].root)
+        parse(p.documents[0].root())
     }
 
     #[test]

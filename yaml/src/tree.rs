@@ -1,0 +1,460 @@
+//! The one tree of a document: every node in one flat list, in document order.
+//!
+//! A node is followed by its subtree: a sequence by its items, a mapping by its entries, each
+//! a key then its value, each item, key and value followed by its own subtree. A collection
+//! records how many slots its subtree takes (itself included), so a node is a slice of the
+//! list, its children are found by reading on, and a subtree can be copied (an alias) or moved
+//! (a merge key) as it is. The text of string scalars is kept apart, in one string per
+//! document, and a slot holds where its text is: slots own nothing, so dropping a document
+//! frees two blocks instead of walking a tree of vectors and strings, and reading one reads
+//! contiguous memory.
+//!
+//! Readers see a [`Node`], a borrowed view (a slice of the list) with the accessors of a tree:
+//! [`Node::kind`] (a scalar, or an iterator over items or entries), [`Node::get`],
+//! [`Node::span`], [`Node::to_json`].
+
+use std::borrow::Cow;
+use std::collections::HashSet;
+use std::fmt;
+
+use serde_json::{Map, Value};
+
+use crate::{Scalar, Span, scalar_to_json, scalar_to_key};
+
+/// One node of the list: what it is and where.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Slot {
+    pub(crate) kind: SlotKind,
+    pub(crate) span: Span,
+}
+
+/// A node of the list; a collection's children follow it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum SlotKind {
+    Null,
+    Bool(bool),
+    Int(i64),
+    UInt(u64),
+    Float(f64),
+    /// A string: the byte range `at..at + len` of the tree's text.
+    Str {
+        at: u32,
+        len: u32,
+    },
+    /// `size`: the slots of its subtree, itself included; `len`: its items.
+    Seq {
+        size: u32,
+        len: u32,
+    },
+    /// `size`: the slots of its subtree, itself included; `len`: its entries.
+    Map {
+        size: u32,
+        len: u32,
+    },
+}
+
+impl Slot {
+    /// The slots of its subtree, itself included.
+    pub(crate) fn size(&self) -> usize {
+        match self.kind {
+            SlotKind::Seq { size, .. } | SlotKind::Map { size, .. } => size as usize,
+            _ => 1,
+        }
+    }
+}
+
+impl SlotKind {
+    /// A scalar's slot, its text (if a string) added to `text`.
+    pub(crate) fn scalar(scalar: Scalar<'_>, text: &mut String) -> SlotKind {
+        match scalar {
+            Scalar::Null => SlotKind::Null,
+            Scalar::Bool(b) => SlotKind::Bool(b),
+            Scalar::Int(i) => SlotKind::Int(i),
+            Scalar::UInt(u) => SlotKind::UInt(u),
+            Scalar::Float(f) => SlotKind::Float(f),
+            Scalar::Str(s) => {
+                // A text past 4 GiB cannot be marked: its strings read as empty.
+                let (at, len) = (u32::try_from(text.len()), u32::try_from(s.len()));
+                match (at, len) {
+                    (Ok(at), Ok(len)) if at.checked_add(len).is_some() => {
+                        text.push_str(s);
+                        SlotKind::Str { at, len }
+                    }
+                    _ => SlotKind::Str { at: 0, len: 0 },
+                }
+            }
+        }
+    }
+
+    /// The scalar of a slot (`None`: a collection).
+    fn to_scalar(self, text: &str) -> Option<Scalar<'_>> {
+        Some(match self {
+            SlotKind::Null => Scalar::Null,
+            SlotKind::Bool(b) => Scalar::Bool(b),
+            SlotKind::Int(i) => Scalar::Int(i),
+            SlotKind::UInt(u) => Scalar::UInt(u),
+            SlotKind::Float(f) => Scalar::Float(f),
+            SlotKind::Str { at, len } => {
+                let at = at as usize;
+                Scalar::Str(text.get(at..at.saturating_add(len as usize)).unwrap_or_default())
+            }
+            SlotKind::Seq { .. } | SlotKind::Map { .. } => return None,
+        })
+    }
+}
+
+/// A document's nodes, in one list, and the text of its strings (see the module's
+/// documentation).
+#[derive(Clone, Default)]
+pub struct Tree {
+    slots: Box<[Slot]>,
+    text: Box<str>,
+}
+
+impl Tree {
+    pub(crate) fn new(slots: Box<[Slot]>, text: Box<str>) -> Tree {
+        Tree { slots, text }
+    }
+
+    /// The root node.
+    pub fn root(&self) -> Node<'_> {
+        Node::of(&self.slots, &self.text)
+    }
+
+    /// The slots, for tests that build what the parser would not.
+    #[cfg(test)]
+    pub(crate) fn slots_mut(&mut self) -> &mut [Slot] {
+        &mut self.slots
+    }
+}
+
+/// Trees are equal when their nodes are (what they hold and where).
+impl PartialEq for Tree {
+    fn eq(&self, other: &Tree) -> bool {
+        self.root() == other.root()
+    }
+}
+
+impl fmt::Debug for Tree {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.root().fmt(f)
+    }
+}
+
+/// A YAML node with its span: a view of a [`Tree`] (it copies like a reference).
+#[derive(Clone, Copy)]
+pub struct Node<'a> {
+    /// Its subtree: the node, then its children.
+    slots: &'a [Slot],
+    /// The tree's text.
+    text: &'a str,
+}
+
+/// Nodes are equal when they hold the same at the same place (children included).
+impl PartialEq for Node<'_> {
+    fn eq(&self, other: &Node<'_>) -> bool {
+        if self.span() != other.span() {
+            return false;
+        }
+        match (self.kind(), other.kind()) {
+            (NodeKind::Scalar(a), NodeKind::Scalar(b)) => a == b,
+            (NodeKind::Seq(a), NodeKind::Seq(b)) => a.len() == b.len() && a.zip(b).all(|(a, b)| a == b),
+            (NodeKind::Map(a), NodeKind::Map(b)) => a.len() == b.len() && a.zip(b).all(|(a, b)| a == b),
+            _ => false,
+        }
+    }
+}
+
+/// The shape of a node.
+#[derive(Debug, Clone)]
+pub enum NodeKind<'a> {
+    /// A scalar.
+    Scalar(Scalar<'a>),
+    /// A sequence, its items.
+    Seq(Items<'a>),
+    /// A mapping, its entries in document order (merge keys already applied).
+    Map(Entries<'a>),
+}
+
+/// A mapping entry.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Entry<'a> {
+    /// The key node.
+    pub key: Node<'a>,
+    /// The value node.
+    pub value: Node<'a>,
+}
+
+/// The items of a sequence.
+#[derive(Clone)]
+pub struct Items<'a> {
+    rest: &'a [Slot],
+    text: &'a str,
+    len: usize,
+}
+
+/// The entries of a mapping.
+#[derive(Clone)]
+pub struct Entries<'a> {
+    rest: &'a [Slot],
+    text: &'a str,
+    len: usize,
+}
+
+impl<'a> Node<'a> {
+    /// The node whose subtree `slots` is (its first slot).
+    pub(crate) fn of(slots: &'a [Slot], text: &'a str) -> Node<'a> {
+        Node { slots, text }
+    }
+
+    /// Where it is.
+    pub fn span(self) -> Span {
+        self.slots.first().map(|s| s.span).unwrap_or_default()
+    }
+
+    /// What it holds.
+    pub fn kind(self) -> NodeKind<'a> {
+        let (rest, text) = (self.slots.get(1..).unwrap_or_default(), self.text);
+        match self.slots.first().map(|s| s.kind) {
+            None => NodeKind::Scalar(Scalar::Null),
+            Some(SlotKind::Seq { len, .. }) => NodeKind::Seq(Items { rest, text, len: len as usize }),
+            Some(SlotKind::Map { len, .. }) => NodeKind::Map(Entries { rest, text, len: len as usize }),
+            Some(scalar) => NodeKind::Scalar(scalar.to_scalar(text).unwrap_or(Scalar::Null)),
+        }
+    }
+
+    /// The scalar it is, if it is one.
+    pub fn scalar(self) -> Option<Scalar<'a>> {
+        self.slots.first()?.kind.to_scalar(self.text)
+    }
+
+    /// Its items, if it is a sequence.
+    pub fn items(self) -> Option<Items<'a>> {
+        match self.kind() {
+            NodeKind::Seq(items) => Some(items),
+            _ => None,
+        }
+    }
+
+    /// Its entries, if it is a mapping.
+    pub fn entries(self) -> Option<Entries<'a>> {
+        match self.kind() {
+            NodeKind::Map(entries) => Some(entries),
+            _ => None,
+        }
+    }
+
+    /// A tree of its own holding a copy of the node and everything under it.
+    pub fn to_tree(self) -> Tree {
+        Tree { slots: self.slots.into(), text: self.text.into() }
+    }
+
+    /// Whether it is a mapping.
+    pub fn is_map(self) -> bool {
+        matches!(self.slots.first().map(|s| &s.kind), Some(SlotKind::Map { .. }))
+    }
+
+    /// Whether it is a sequence.
+    pub fn is_seq(self) -> bool {
+        matches!(self.slots.first().map(|s| &s.kind), Some(SlotKind::Seq { .. }))
+    }
+
+    /// The key as a string, as sigs.k8s.io/yaml turns keys into JSON object keys.
+    pub fn key_string(self) -> String {
+        self.key_str().into_owned()
+    }
+
+    /// The key as a string, borrowed when it is one already (keys are compared often).
+    pub fn key_str(self) -> Cow<'a, str> {
+        match self.scalar() {
+            Some(Scalar::Str(s)) => Cow::Borrowed(s),
+            Some(s) => Cow::Owned(scalar_to_key(s)),
+            None => Cow::Borrowed(""),
+        }
+    }
+
+    /// Whether it is a key that reads as `key`.
+    fn is_key(self, key: &str) -> bool {
+        match self.scalar() {
+            Some(Scalar::Str(s)) => s == key,
+            Some(_) => self.key_str() == key,
+            None => key.is_empty(),
+        }
+    }
+
+    /// The value of `key` in a mapping.
+    pub fn get(self, key: &str) -> Option<Node<'a>> {
+        self.entry(key).map(|e| e.value)
+    }
+
+    /// The entry for `key` in a mapping (the last one, when the key is given twice, as Go
+    /// keeps the last).
+    pub fn entry(self, key: &str) -> Option<Entry<'a>> {
+        self.entries()?.filter(|e| e.key.is_key(key)).last()
+    }
+
+    /// The string value of a scalar.
+    pub fn as_str(self) -> Option<&'a str> {
+        match self.scalar() {
+            Some(Scalar::Str(s)) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Converts to JSON as `sigs.k8s.io/yaml.YAMLToJSON` would.
+    pub fn to_json(self) -> Value {
+        match self.kind() {
+            NodeKind::Scalar(s) => scalar_to_json(s),
+            NodeKind::Seq(items) => Value::Array(items.map(Node::to_json).collect()),
+            NodeKind::Map(entries) => {
+                let mut map = Map::with_capacity(entries.len());
+                for e in entries {
+                    map.insert(e.key.key_string(), e.value.to_json());
+                }
+                Value::Object(map)
+            }
+        }
+    }
+}
+
+impl fmt::Debug for Node<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.kind() {
+            NodeKind::Scalar(s) => write!(f, "{s:?} @ {:?}", self.span()),
+            NodeKind::Seq(items) => f.debug_list().entries(items).finish(),
+            NodeKind::Map(entries) => f.debug_map().entries(entries.map(|e| (e.key, e.value))).finish(),
+        }
+    }
+}
+
+/// The next subtree of `rest`, and what follows it.
+fn split_next<'a>(rest: &mut &'a [Slot], text: &'a str) -> Option<Node<'a>> {
+    let size = rest.first()?.size();
+    let (node, after) = rest.split_at_checked(size).unwrap_or((rest, &[]));
+    *rest = after;
+    Some(Node { slots: node, text })
+}
+
+impl<'a> Iterator for Items<'a> {
+    type Item = Node<'a>;
+
+    fn next(&mut self) -> Option<Node<'a>> {
+        if self.len == 0 {
+            return None;
+        }
+        self.len -= 1;
+        split_next(&mut self.rest, self.text)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.len, Some(self.len))
+    }
+}
+
+impl ExactSizeIterator for Items<'_> {}
+
+impl fmt::Debug for Items<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.clone()).finish()
+    }
+}
+
+impl<'a> Iterator for Entries<'a> {
+    type Item = Entry<'a>;
+
+    fn next(&mut self) -> Option<Entry<'a>> {
+        if self.len == 0 {
+            return None;
+        }
+        self.len -= 1;
+        let key = split_next(&mut self.rest, self.text)?;
+        let value = split_next(&mut self.rest, self.text)?;
+        Some(Entry { key, value })
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.len, Some(self.len))
+    }
+}
+
+impl ExactSizeIterator for Entries<'_> {}
+
+impl fmt::Debug for Entries<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map().entries(self.clone().map(|e| (e.key, e.value))).finish()
+    }
+}
+
+/// Applies YAML merge keys (`<<: *base` or `<<: [*a, *b]`) to the mapping at slot `at` of
+/// `nodes` (its `len` entries end the list): explicit keys win, earlier sources win over later
+/// ones, merged entries come first. Returns the number of entries.
+pub(crate) fn apply_merges(nodes: &mut Vec<Slot>, text: &str, at: usize, len: u32) -> u32 {
+    let Some(from) = at.checked_add(1).filter(|from| *from <= nodes.len()) else { return len };
+    let region = nodes.split_off(from);
+    let entries: Vec<Entry<'_>> = Entries { rest: &region, text, len: len as usize }.collect();
+    let is_merge = |e: &Entry<'_>| matches!(e.key.scalar(), Some(Scalar::Str(s)) if s == "<<");
+    let mut sources = Vec::new();
+    for e in entries.iter().filter(|e| is_merge(e)) {
+        match e.value.kind() {
+            NodeKind::Map(m) => sources.push(m),
+            NodeKind::Seq(items) => sources.extend(items.filter_map(Node::entries)),
+            NodeKind::Scalar(_) => {}
+        }
+    }
+    let explicit = entries.iter().filter(|e| !is_merge(e));
+    let mut seen: HashSet<String> = explicit.clone().map(|e| e.key.key_string()).collect();
+    let merged: Vec<Entry<'_>> = sources.into_iter().flatten().filter(|e| seen.insert(e.key.key_string())).collect();
+    let mut count = 0u32;
+    for e in merged.iter().chain(explicit) {
+        nodes.extend_from_slice(e.key.slots);
+        nodes.extend_from_slice(e.value.slots);
+        count = count.saturating_add(1);
+    }
+    count
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slots_own_nothing() {
+        // Dropping a document frees its two blocks without visiting a slot.
+        assert!(!std::mem::needs_drop::<Slot>());
+        assert!(std::mem::size_of::<Slot>() <= 40, "{}", std::mem::size_of::<Slot>());
+    }
+
+    #[test]
+    fn children_are_found_past_the_subtrees_before_them() {
+        let long = "a string longer than any inline string, with é and ü";
+        let text =
+            format!("a: {{b: [1, {{c: [x, w]}}, []], d: {{}}}}\nl: [[[1]], 2.5, ~, true]\ns: '{long}'\nz: last\n");
+        let p = crate::parse(&text);
+        let root = p.documents[0].root();
+        assert_eq!(
+            root.to_json(),
+            serde_json::json!({"a": {"b": [1, {"c": ["x", "w"]}, []], "d": {}}, "l": [[[1]], 2.5, null, true], "s": long, "z": "last"})
+        );
+        assert_eq!(root.get("z").and_then(Node::as_str), Some("last"));
+        assert_eq!(root.get("s").and_then(Node::as_str), Some(long));
+        let b = root.get("a").and_then(|a| a.get("b")).and_then(Node::items).unwrap();
+        assert_eq!(b.len(), 3);
+        assert_eq!(root.get("a").and_then(|a| a.get("d")).and_then(Node::entries).map(|e| e.len()), Some(0));
+        let l = root.get("l").unwrap();
+        assert_eq!(crate::locate_node(l, "[1]").and_then(Node::scalar), Some(Scalar::Float(2.5)));
+        assert_eq!(crate::locate_node(root, "a.b[1].c[1]").map(|n| n.span().start.line), Some(1));
+        // A copy is a tree of its own, equal to what it copies.
+        let copy = root.get("a").unwrap().to_tree();
+        assert_eq!(copy.root(), root.get("a").unwrap());
+        assert_ne!(copy.root(), root.get("l").unwrap());
+    }
+
+    #[test]
+    fn a_view_of_nothing_reads_as_null() {
+        let empty = Tree::default();
+        assert_eq!(empty.root().scalar(), None);
+        assert!(matches!(empty.root().kind(), NodeKind::Scalar(Scalar::Null)));
+        assert_eq!(empty.root().get("x"), None);
+        assert_eq!(empty.root().to_json(), Value::Null);
+    }
+}
