@@ -486,27 +486,37 @@ impl CacheShared {
     /// An object of a watched kind as the index keeps it. An HPA hpa-core cannot read is kept
     /// as left out (counted in [`WatchStatus::left_out`]; logged at warn once per reason).
     fn entry(&self, kind: &Kind, object: LiveObject) -> Entry {
-        match trim(kind, object.json) {
-            Trimmed::Hpa(live) => match CachedHpa::admit(live, &self.admission) {
-                Ok(hpa) => Entry::Hpa(Arc::new(hpa)),
-                Err(left_out) => {
-                    if lock(&self.warned).insert(left_out.reason) {
-                        tracing::warn!(hpa = %left_out.id, reason = left_out.reason, error = %left_out.error,
+        // The opt-outs of every other kind, kept only where there is one (an HPA keeps its own
+        // in `CachedHpa::ignore`).
+        let ignore = if *kind == kinds::HPA {
+            None
+        } else {
+            Some(Ignore::from_json(&object.json)).filter(|i| !i.is_empty()).map(Box::new)
+        };
+        let object = match trim(kind, object.json) {
+            Trimmed::Hpa(live) => {
+                return match CachedHpa::admit(live, &self.admission) {
+                    Ok(hpa) => Entry::Hpa(Arc::new(hpa)),
+                    Err(left_out) => {
+                        if lock(&self.warned).insert(left_out.reason) {
+                            tracing::warn!(hpa = %left_out.id, reason = left_out.reason, error = %left_out.error,
                             "HPA left out of the context cache: hpa-core cannot read it (its cross-object checks do not run; \
                              further HPAs left out for this reason are logged at debug and counted in /metrics)");
-                    } else {
-                        tracing::debug!(hpa = %left_out.id, reason = left_out.reason, error = %left_out.error,
+                        } else {
+                            tracing::debug!(hpa = %left_out.id, reason = left_out.reason, error = %left_out.error,
                             "HPA left out of the context cache");
+                        }
+                        Entry::LeftOut(left_out)
                     }
-                    Entry::LeftOut(left_out)
-                }
-            },
-            Trimmed::Workload(w, _) => Entry::Object(index::Entry::Workload(w)),
-            Trimmed::Pdb(p) => Entry::Object(index::Entry::Pdb(p)),
-            Trimmed::Vpa(v) => Entry::Object(index::Entry::Vpa(v)),
-            Trimmed::ScaledObject(s) => Entry::Object(index::Entry::ScaledObject(s)),
-            Trimmed::LimitRange(l) => Entry::Object(index::Entry::LimitRange(limit_range_from_json(l.id, &l.object))),
-        }
+                };
+            }
+            Trimmed::Workload(w, _) => index::Entry::Workload(w),
+            Trimmed::Pdb(p) => index::Entry::Pdb(p),
+            Trimmed::Vpa(v) => index::Entry::Vpa(v),
+            Trimmed::ScaledObject(s) => index::Entry::ScaledObject(s),
+            Trimmed::LimitRange(l) => index::Entry::LimitRange(limit_range_from_json(l.id, &l.object)),
+        };
+        Entry::Object(object, ignore)
     }
 }
 
@@ -598,12 +608,26 @@ impl CachedHpa {
 enum Entry {
     Hpa(Arc<CachedHpa>),
     LeftOut(Box<LeftOut>),
-    Object(index::Entry),
+    /// Any other kind, with its `hpa-lint.dev/ignore` annotation when it has one.
+    Object(index::Entry, Option<Box<Ignore>>),
+}
+
+/// The identity of an object of the index.
+fn entry_id(entry: &index::Entry) -> &ObjectId {
+    match entry {
+        index::Entry::Workload(w) => &w.id,
+        index::Entry::Pdb(p) => &p.id,
+        index::Entry::Vpa(v) => &v.id,
+        index::Entry::ScaledObject(s) => &s.id,
+        index::Entry::LimitRange(l) => &l.id,
+    }
 }
 
 /// The cached objects: hpa-core's [`ObjectIndex`] (the [`Objects`] the rules read, HPAs listed
-/// by name: a cluster has no input order) with each HPA as admitted, and the HPAs hpa-core
-/// cannot read.
+/// by name: a cluster has no input order) with each HPA as admitted, the HPAs hpa-core
+/// cannot read, and the `hpa-lint.dev/ignore` annotation of the other objects that have one
+/// ([`Index::ignore`]: a finding located on an object is left out by that object's annotation,
+/// as in files and in `hpa-lint cluster`). Objects without the annotation cost nothing there.
 ///
 /// A relist builds the kind's new table in an index of its own, outside the lock, and swaps it
 /// in (`Index::swap_kind`): readers never wait for a relist and never see a kind half listed.
@@ -612,11 +636,14 @@ pub struct Index {
     objects: ObjectIndex<Arc<CachedHpa>>,
     /// HPAs hpa-core cannot read (part of the HPA table), by namespace and name.
     left_out: HashMap<(String, String), &'static str>,
+    /// The parsed `hpa-lint.dev/ignore` of the objects of the other kinds that carry one, by
+    /// kind (part of its table: swapped with it), then namespace and name.
+    ignores: BTreeMap<&'static str, HashMap<(String, String), Ignore>>,
 }
 
 impl Default for Index {
     fn default() -> Self {
-        Index { objects: ObjectIndex::new(HpaOrder::Name), left_out: HashMap::new() }
+        Index { objects: ObjectIndex::new(HpaOrder::Name), left_out: HashMap::new(), ignores: BTreeMap::new() }
     }
 }
 
@@ -660,6 +687,52 @@ impl Index {
         found
     }
 
+    /// The rules the object `id` opts out of with its `hpa-lint.dev/ignore` annotation
+    /// (`None` when it has none, or is not cached): a cached HPA's from [`CachedHpa::ignore`],
+    /// any other kind's as kept when its event arrived.
+    pub fn ignore(&self, id: &ObjectId) -> Option<&Ignore> {
+        if id.kind == kinds::HPA.kind {
+            return self.hpa(&id.namespace, &id.name).map(|h| &h.ignore).filter(|i| !i.is_empty());
+        }
+        let of_kind = self.ignores.get(id.kind.as_str())?;
+        of_kind.get(&(id.namespace.clone(), id.name.clone()))
+    }
+
+    /// Keeps (or, with `None`, forgets) the annotation of the object `id` of a watched kind.
+    fn set_ignore(&mut self, id: &ObjectId, ignore: Option<Box<Ignore>>) {
+        let Some(kind) = WATCHED.iter().find(|k| k.kind == id.kind) else { return };
+        match ignore {
+            Some(ignore) => {
+                self.ignores.entry(kind.kind).or_default().insert((id.namespace.clone(), id.name.clone()), *ignore);
+            }
+            None => self.forget_ignore(kind, &id.namespace, &id.name),
+        }
+    }
+
+    /// Forgets the annotation of the object `namespace/name` of `kind`, if it had one.
+    fn forget_ignore(&mut self, kind: &Kind, namespace: &str, name: &str) {
+        if let Some(of_kind) = self.ignores.get_mut(kind.kind)
+            && !of_kind.is_empty()
+        {
+            of_kind.remove(&(namespace.to_string(), name.to_string()));
+        }
+    }
+
+    /// An index of objects as the watches would store them (each trimmed, each HPA admitted
+    /// with `admission`, each annotation kept): for tools and tests that hold the objects
+    /// without watching them. Objects of kinds not watched are left out.
+    pub fn of_objects(
+        objects: impl IntoIterator<Item = (Kind, serde_json::Value)>,
+        admission: &check::Options,
+    ) -> Index {
+        let shared = CacheShared::new(admission.clone());
+        let mut index = Index::default();
+        for (kind, json) in objects.into_iter().filter(|(kind, _)| WATCHED.contains(kind)) {
+            index.upsert(shared.entry(&kind, LiveObject { json, ..LiveObject::default() }));
+        }
+        index
+    }
+
     /// Objects of `kind` held.
     pub fn count(&self, kind: &Kind) -> usize {
         self.objects.count(table(kind))
@@ -688,8 +761,11 @@ impl Index {
                 self.left_out.insert((id.namespace, id.name), reason);
             }
             // Only the kinds watched: the index keys nothing else.
-            Entry::Object(index::Entry::Workload(w)) if !WATCHED.iter().any(|k| k.kind == w.id.kind) => {}
-            Entry::Object(o) => self.objects.insert(o),
+            Entry::Object(index::Entry::Workload(w), _) if !WATCHED.iter().any(|k| k.kind == w.id.kind) => {}
+            Entry::Object(o, ignore) => {
+                self.set_ignore(entry_id(&o), ignore);
+                self.objects.insert(o);
+            }
         }
     }
 
@@ -704,7 +780,10 @@ impl Index {
     fn remove(&mut self, kind: &Kind, namespace: &str, name: &str) {
         match *kind {
             kinds::HPA => self.remove_hpa(namespace, name),
-            _ => self.objects.remove(table(kind), namespace, name),
+            _ => {
+                self.forget_ignore(kind, namespace, name);
+                self.objects.remove(table(kind), namespace, name);
+            }
         }
     }
 
@@ -715,6 +794,13 @@ impl Index {
     fn swap_kind(&mut self, kind: &Kind, other: &mut Index) {
         if *kind == kinds::HPA {
             std::mem::swap(&mut self.left_out, &mut other.left_out);
+        }
+        let (mine, theirs) = (self.ignores.remove(kind.kind), other.ignores.remove(kind.kind));
+        if let Some(theirs) = theirs {
+            self.ignores.insert(kind.kind, theirs);
+        }
+        if let Some(mine) = mine {
+            other.ignores.insert(kind.kind, mine);
         }
         self.objects.swap_table(table(kind), &mut other.objects);
     }
@@ -961,6 +1047,81 @@ mod tests {
         assert_eq!(cached.ignore, Ignore::parse("HPA101 -- a singleton"));
         let plain = CachedHpa::admit(LiveHpa { id, object: hpa("web", "web") }, &opts).unwrap();
         assert!(plain.ignore.is_empty());
+    }
+
+    #[test]
+    fn the_other_objects_ignore_annotations_are_kept_current() {
+        use hpa_core::rules::IGNORE_ANNOTATION;
+        let shared = CacheShared::new(CacheOptions::default().admission);
+        let deployment = |name: &str, ignore: Option<&str>| -> LiveObject {
+            let mut object = json!({"apiVersion": "apps/v1", "kind": "Deployment",
+                "metadata": {"name": name, "namespace": "shop"},
+                "spec": {"replicas": 2, "template": {"spec": {"containers": [{"name": "app"}]}}}});
+            if let Some(value) = ignore {
+                object["metadata"]["annotations"] = json!({IGNORE_ANNOTATION: value});
+            }
+            serde_json::from_value(object).unwrap()
+        };
+        let id = |kind: &str, name: &str| ObjectId {
+            api_version: "apps/v1".into(),
+            kind: kind.into(),
+            namespace: "shop".into(),
+            name: name.into(),
+        };
+        let (web, api) = (id("Deployment", "web"), id("Deployment", "api"));
+        let mut buffer = Vec::new();
+        shared.apply(kinds::DEPLOYMENT, Event::Init, &mut buffer);
+        shared.apply(kinds::DEPLOYMENT, Event::InitApply(deployment("web", Some("HPA410 -- argo"))), &mut buffer);
+        shared.apply(kinds::DEPLOYMENT, Event::InitApply(deployment("api", None)), &mut buffer);
+        // Listed, not yet swapped in.
+        assert!(shared.read().ignore(&web).is_none());
+        shared.apply(kinds::DEPLOYMENT, Event::InitDone, &mut buffer);
+        assert_eq!(shared.read().ignore(&web), Some(&Ignore::parse("HPA410 -- argo")));
+        assert!(shared.read().ignore(&api).is_none());
+        // Only the objects with an annotation are kept.
+        assert_eq!(shared.read().ignores.get("Deployment").map(HashMap::len), Some(1));
+        // Another kind of the same name is another object.
+        assert!(shared.read().ignore(&id("StatefulSet", "web")).is_none());
+
+        // Updates set, change and drop it.
+        shared.apply(kinds::DEPLOYMENT, Event::Apply(deployment("api", Some("all"))), &mut buffer);
+        assert_eq!(shared.read().ignore(&api), Some(&Ignore::parse("all")));
+        shared.apply(kinds::DEPLOYMENT, Event::Apply(deployment("web", None)), &mut buffer);
+        assert!(shared.read().ignore(&web).is_none());
+        shared.apply(kinds::DEPLOYMENT, Event::Apply(deployment("web", Some("HPA201"))), &mut buffer);
+        assert_eq!(shared.read().ignore(&web), Some(&Ignore::parse("HPA201")));
+        // A delete forgets it.
+        shared.apply(kinds::DEPLOYMENT, Event::Delete(deployment("api", Some("all"))), &mut buffer);
+        assert!(shared.read().ignore(&api).is_none());
+
+        // A PDB's, and a cached HPA's (from `CachedHpa::ignore`).
+        let pdb: LiveObject = serde_json::from_value(json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+            "metadata": {"name": "web", "namespace": "shop", "annotations": {IGNORE_ANNOTATION: "HPA104"}},
+            "spec": {"maxUnavailable": 0, "selector": {"matchLabels": {"app": "web"}}}}))
+        .unwrap();
+        shared.apply(kinds::PDB, Event::Apply(pdb), &mut buffer);
+        let pdb_id = ObjectId { api_version: "policy/v1".into(), ..id("PodDisruptionBudget", "web") };
+        assert_eq!(shared.read().ignore(&pdb_id), Some(&Ignore::parse("HPA104")));
+        let mut annotated = hpa("other", "web");
+        annotated["metadata"]["annotations"] = json!({IGNORE_ANNOTATION: "HPA301"});
+        shared.apply(kinds::HPA, Event::Apply(serde_json::from_value(annotated).unwrap()), &mut buffer);
+        shared.apply(kinds::HPA, Event::Apply(serde_json::from_value(hpa("plain", "web")).unwrap()), &mut buffer);
+        let hpa_id =
+            |name: &str| ObjectId { api_version: "autoscaling/v2".into(), ..id("HorizontalPodAutoscaler", name) };
+        assert_eq!(shared.read().ignore(&hpa_id("other")), Some(&Ignore::parse("HPA301")));
+        assert!(shared.read().ignore(&hpa_id("plain")).is_none());
+
+        // A relist replaces the kind's annotations with the list's, and leaves the other kinds'.
+        shared.apply(kinds::DEPLOYMENT, Event::Init, &mut buffer);
+        shared.apply(kinds::DEPLOYMENT, Event::InitApply(deployment("api", Some("HPA410"))), &mut buffer);
+        shared.apply(kinds::DEPLOYMENT, Event::InitApply(deployment("web", None)), &mut buffer);
+        shared.apply(kinds::DEPLOYMENT, Event::InitDone, &mut buffer);
+        assert!(shared.read().ignore(&web).is_none());
+        assert_eq!(shared.read().ignore(&api), Some(&Ignore::parse("HPA410")));
+        assert_eq!(shared.read().ignore(&pdb_id), Some(&Ignore::parse("HPA104")));
+        shared.clear(&kinds::DEPLOYMENT);
+        assert!(shared.read().ignore(&api).is_none());
+        assert_eq!(shared.read().ignore(&pdb_id), Some(&Ignore::parse("HPA104")));
     }
 
     #[test]

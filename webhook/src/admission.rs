@@ -11,7 +11,9 @@
 //!   one report. It denies with the 422 `Status` kube-apiserver would return for the report's
 //!   errors and the policy's constraints; constraints the policy enforces with `Warn` and the
 //!   report's findings (warning severity and above) become warnings, but those of the rules
-//!   the HPA's own `hpa-lint.dev/ignore` annotation lists ([`Ignore`]): the annotation waives
+//!   the HPA's own `hpa-lint.dev/ignore` annotation lists ([`Ignore`]), and those located on
+//!   another object (HPA410 on a Deployment's `spec.replicas`) whose annotation, kept by the
+//!   context cache, lists them ([`rules::suppressed`], as in files): an annotation waives
 //!   warnings, never a denial. An object kube-apiserver refuses gets only its errors and
 //!   `HPA401`, as in `hpa-lint`.
 //!
@@ -368,15 +370,20 @@ impl Admission {
             warnings.push(short(&warning));
         }
         // The HPA's own `hpa-lint.dev/ignore` annotation leaves out the warnings of the rules it
-        // lists (they are not counted in /metrics either); it never lifts a denial: `denyRules`
-        // and kube-apiserver's errors are the organization's and the API server's to waive.
+        // lists (they are not counted in /metrics either), and so does, for a finding located on
+        // another object, that object's annotation as the cache keeps it (as in files); neither
+        // lifts a denial: `denyRules` and kube-apiserver's errors are the organization's and the
+        // API server's to waive.
         let ignore = Ignore::from_annotations(&outcome.object.metadata.annotations);
+        let index = if self.lint_warnings() { view.index() } else { None };
         let mut denied_findings: Vec<FieldError> = Vec::new();
         for f in findings.iter().filter(|f| f.rule.id != rules::INVALID.id) {
             if let Some(origin) = effective.denies(f.rule.id) {
                 denied_findings.push(finding_error(f, origin));
                 report.findings.extend(f.rule.needs_objects.then_some(f.rule.id));
-            } else if f.severity >= Severity::Warning && !ignore.covers(f.rule) {
+            } else if f.severity >= Severity::Warning
+                && !rules::suppressed(f, &ignore, |id| index.and_then(|i| i.ignore(id)))
+            {
                 warnings.push(finding_warning(f));
                 report.findings.extend(f.rule.needs_objects.then_some(f.rule.id));
             }
@@ -736,6 +743,73 @@ mod tests {
         let (allowed, _, message) = validate_annotated(ignore, 0, "");
         assert!(!allowed);
         assert!(message.contains("spec.maxReplicas: Invalid value: 0"), "{message}");
+    }
+
+    /// `/validate` of the HPA `web` with a fresh context holding the Deployment it scales (with
+    /// `spec.replicas` a GitOps tool applies, and `deployment_annotations`): the warnings, whether
+    /// it is allowed, and the cross-object findings counted.
+    fn validate_in_context(deployment_annotations: Value, policy: &str) -> (Vec<String>, bool, Vec<&'static str>) {
+        let policy = if policy.is_empty() {
+            Policy::default()
+        } else {
+            Policy::parse(&format!("apiVersion: hpa-toolkit.io/v1alpha1\nkind: WebhookPolicy\n{policy}")).unwrap()
+        };
+        let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "web", "namespace": "shop", "annotations": deployment_annotations,
+                // A GitOps apply owns spec.replicas.
+                "managedFields": [{"manager": "argocd-controller", "operation": "Apply", "apiVersion": "apps/v1",
+                    "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:replicas": {}}}}]},
+            "spec": {"replicas": 3, "template": {"spec": {"containers": [{"name": "app",
+                "resources": {"requests": {"cpu": "100m"}}}]}}}});
+        let gates = FeatureGates::default();
+        let index = hpa_cluster::watch::Index::of_objects(
+            [(hpa_cluster::kinds::DEPLOYMENT, deployment)],
+            &hpa_cluster::watch::CacheOptions::admission_for(gates.clone()),
+        );
+        let lock = std::sync::RwLock::new(index);
+        let view = View::Fresh(lock.read().unwrap());
+        let object = json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": "web", "namespace": "shop"},
+            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+                "minReplicas": 2, "maxReplicas": 5,
+                "metrics": [{"type": "Resource", "resource": {"name": "cpu",
+                    "target": {"type": "Utilization", "averageUtilization": 60}}}]}});
+        let body = json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+            "request": serde_json::from_str::<Value>(&review_request(&object.to_string())).unwrap()});
+        let admission = Admission::new(gates);
+        let answer = admission.review_in(Endpoint::Validate, body.to_string().as_bytes(), &policy, &view);
+        let review: Value = serde_json::from_slice(&answer.body).unwrap();
+        let response = &review["response"];
+        let warnings = response["warnings"]
+            .as_array()
+            .map(|w| w.iter().map(|w| w.as_str().unwrap().to_string()).collect())
+            .unwrap_or_default();
+        (warnings, response["allowed"] == true, answer.context.findings)
+    }
+
+    #[test]
+    fn the_annotation_of_the_object_a_cross_object_finding_is_on_leaves_it_out() {
+        let hpa410 = |w: &Vec<String>| w.iter().any(|w| w.starts_with("HPA410 "));
+        // The Deployment sets spec.replicas under the HPA: HPA410, located on the Deployment.
+        let (warnings, allowed, findings) = validate_in_context(json!({}), "");
+        assert!(allowed);
+        assert!(hpa410(&warnings), "{warnings:?}");
+        assert!(findings.contains(&"HPA410"));
+        // The Deployment's own annotation, as the cache keeps it, leaves it out (and uncounted).
+        for value in ["HPA410 -- replicas owned by Argo CD", "workload-sets-replicas", "all"] {
+            let (warnings, allowed, findings) = validate_in_context(json!({rules::IGNORE_ANNOTATION: value}), "");
+            assert!(allowed, "{value}");
+            assert!(!hpa410(&warnings), "{value}: {warnings:?}");
+            assert!(!findings.contains(&"HPA410"), "{value}");
+        }
+        // Another rule listed: HPA410 stays.
+        let (warnings, _, _) = validate_in_context(json!({rules::IGNORE_ANNOTATION: "HPA201"}), "");
+        assert!(hpa410(&warnings), "{warnings:?}");
+        // Never a denial lifted: the policy's denyRules still deny it.
+        let (_, allowed, findings) =
+            validate_in_context(json!({rules::IGNORE_ANNOTATION: "all"}), "defaults: {denyRules: [HPA410]}\n");
+        assert!(!allowed);
+        assert!(findings.contains(&"HPA410"));
     }
 
     /// A lone surrogate escape in `fieldsV1` (kube-apiserver keeps `FieldsV1.Raw` and sends it

@@ -9,11 +9,11 @@
 //! already updated), a `ContainerResource` container removed is HPA202, a VPA conflict HPA408
 //! and a PodDisruptionBudget blocking every eviction at `minReplicas` HPA104.
 //!
-//! Suppression as in files: a warning is left out (and not counted in /metrics) when the HPA it
-//! names lists the rule in its `hpa-lint.dev/ignore` annotation (parsed once, as the cache
-//! admits the HPA: `CachedHpa::ignore`), or when the finding is about the written object
-//! itself (HPA410 on a workload's `spec.replicas`) and the written object's own annotation
-//! lists the rule.
+//! Suppression as in files ([`hpa_core::rules::suppressed`]): a warning is left out (and not
+//! counted in /metrics) when the HPA it names lists the rule in its `hpa-lint.dev/ignore`
+//! annotation (parsed once, as the cache admits the HPA: `CachedHpa::ignore`), or when the
+//! object the finding is located on lists it: the written object's own annotation as sent
+//! (HPA410 on a workload's `spec.replicas`), any other object's as the cache keeps it.
 //!
 //! Warnings only: this endpoint never denies (its webhook runs with `failurePolicy: Ignore`).
 //! Without a fresh view of the cluster it admits without checking.
@@ -24,7 +24,7 @@ use hpa_cluster::inventory::{Trimmed, object_id, trim};
 use hpa_cluster::kinds::{self, Kind};
 use hpa_cluster::watch::{CachedHpa, Index, Overlay};
 use hpa_core::rules::objects::{Pdb, Vpa, Workload};
-use hpa_core::rules::{Finding, Ignore, Location, ObjectId, Objects, Severity};
+use hpa_core::rules::{self, Finding, Ignore, ObjectId, Objects, Severity};
 use serde_json::Value;
 
 use crate::admission::{Admission, ContextReport, short};
@@ -148,7 +148,9 @@ fn warnings(
         let known: HashSet<(&'static str, String)> =
             found(&before).into_iter().map(|f| (f.rule.id, f.message)).collect();
         for f in found(&after) {
-            if known.contains(&(f.rule.id, f.message.clone())) || suppressed(&f, &hpa.ignore, (new.id(), ignore)) {
+            if known.contains(&(f.rule.id, f.message.clone()))
+                || suppressed(&f, &hpa.ignore, (new.id(), ignore), |id| index.ignore(id))
+            {
                 continue;
             }
             report.findings.push(f.rule.id);
@@ -159,13 +161,17 @@ fn warnings(
 }
 
 /// Whether a finding of an HPA's cross-object rules is left out at a write, as the linter leaves
-/// it out in files: the HPA's annotation (`hpa`) lists its rule, or the finding is about the
-/// written object (`written`: its identity and annotation) and that object's annotation lists
-/// the rule.
-fn suppressed(finding: &Finding, hpa: &Ignore, written: (&ObjectId, &Ignore)) -> bool {
-    let (id, ignore) = written;
-    hpa.covers(finding.rule)
-        || matches!(&finding.location, Location::Object { id: about, .. } if about == id) && ignore.covers(finding.rule)
+/// it out in files ([`rules::suppressed`]): the HPA's annotation (`hpa`) lists its rule, or the
+/// object the finding is located on does: the written object (`written`: its identity and
+/// annotation as sent, in place of the cached one), else the object as `cached` keeps it.
+fn suppressed<'a>(
+    finding: &Finding,
+    hpa: &Ignore,
+    written: (&ObjectId, &'a Ignore),
+    cached: impl FnOnce(&ObjectId) -> Option<&'a Ignore>,
+) -> bool {
+    let (written, ignore) = written;
+    rules::suppressed(finding, hpa, |id| if id == written { Some(ignore) } else { cached(id) })
 }
 
 /// The cache with the written object in place of the cached one.
@@ -232,6 +238,10 @@ mod tests {
         ObjectId { api_version: "apps/v1".into(), kind: kind.into(), namespace: "shop".into(), name: name.into() }
     }
 
+    fn no_cache<'a>(_: &ObjectId) -> Option<&'a Ignore> {
+        None
+    }
+
     fn finding(rule: &str) -> Finding {
         let Some(rule) = find(rule) else { panic!("{rule} is registered") };
         Finding::new(rule.meta(), "spec.metrics[0]", "message")
@@ -242,11 +252,11 @@ mod tests {
         let web = id("Deployment", "web");
         let none = Ignore::default();
         let f = finding("HPA201");
-        assert!(!suppressed(&f, &none, (&web, &none)));
-        assert!(suppressed(&f, &Ignore::parse("HPA201 -- measured on memory"), (&web, &none)));
-        assert!(suppressed(&f, &Ignore::parse("missing-resource-request"), (&web, &none)));
-        assert!(suppressed(&f, &Ignore::parse("all"), (&web, &none)));
-        assert!(!suppressed(&f, &Ignore::parse("HPA410"), (&web, &none)));
+        assert!(!suppressed(&f, &none, (&web, &none), no_cache));
+        assert!(suppressed(&f, &Ignore::parse("HPA201 -- measured on memory"), (&web, &none), no_cache));
+        assert!(suppressed(&f, &Ignore::parse("missing-resource-request"), (&web, &none), no_cache));
+        assert!(suppressed(&f, &Ignore::parse("all"), (&web, &none), no_cache));
+        assert!(!suppressed(&f, &Ignore::parse("HPA410"), (&web, &none), no_cache));
     }
 
     #[test]
@@ -256,11 +266,16 @@ mod tests {
         let replicas = Ignore::parse("HPA410 -- replicas owned by the rollout tool");
         // HPA410 is about the workload's spec.replicas: its own annotation waives it.
         let on_web = finding("HPA410").on_object(web.clone(), "spec.replicas");
-        assert!(suppressed(&on_web, &none, (&web, &replicas)));
+        assert!(suppressed(&on_web, &none, (&web, &replicas), no_cache));
         // About another object: not this write's annotation to waive.
         let on_api = finding("HPA410").on_object(id("Deployment", "api"), "spec.replicas");
-        assert!(!suppressed(&on_api, &none, (&web, &replicas)));
+        assert!(!suppressed(&on_api, &none, (&web, &replicas), no_cache));
+        // Another object's annotation, as the cache keeps it; the written object's as sent, in
+        // place of the cached one.
+        let cached = |id: &ObjectId| (id.name == "api").then_some(&replicas);
+        assert!(suppressed(&on_api, &none, (&web, &none), cached));
+        assert!(!suppressed(&on_web, &none, (&web, &none), |_| Some(&replicas)));
         // A finding on the HPA (HPA201 points at spec.metrics) is the HPA's, as in files.
-        assert!(!suppressed(&finding("HPA201"), &none, (&web, &Ignore::parse("HPA201"))));
+        assert!(!suppressed(&finding("HPA201"), &none, (&web, &Ignore::parse("HPA201")), no_cache));
     }
 }

@@ -1,12 +1,14 @@
 //! Per-object suppression: the [`IGNORE_ANNOTATION`] an object carries to opt out of rules.
 //!
 //! One implementation for every front end: `hpa-lint` reads it on the objects of files and of
-//! live clusters, `hpa-webhook` on the HPA under admission, on the HPAs of its context cache and
-//! on the workload under admission.
+//! live clusters, `hpa-webhook` on the HPA under admission, on the objects of its context cache
+//! and on the workload under admission; [`suppressed`] is the one decision of which
+//! annotation covers a finding at its location.
 
+use std::borrow::Borrow;
 use std::collections::BTreeMap;
 
-use super::RuleMeta;
+use super::{Finding, INVALID, Location, ObjectId, RuleMeta};
 
 /// The annotation that opts one object out of rules, by ID or name, with an optional reason
 /// (`hpa-lint.dev/ignore: "HPA101,HPA102 -- reason"`; `all` opts out of every rule).
@@ -68,6 +70,29 @@ impl Ignore {
     }
 }
 
+/// Whether a finding of an HPA's report is left out by an `hpa-lint.dev/ignore` annotation, as
+/// every front end decides it: the HPA's own annotation (`hpa`) covers every finding of its
+/// report; a finding located on another object (HPA410 on a Deployment's `spec.replicas`, a
+/// finding on a PodDisruptionBudget, a VPA, a ScaledObject) is also covered by **that**
+/// object's annotation, which `object` looks up by identity (`None`: the object is unknown or
+/// has no annotation). `HPA000` (kube-apiserver's own errors) is never left out.
+///
+/// Related places of a finding do not suppress it: only where it is located.
+pub fn suppressed<I: Borrow<Ignore>>(
+    finding: &Finding,
+    hpa: &Ignore,
+    object: impl FnOnce(&ObjectId) -> Option<I>,
+) -> bool {
+    if finding.rule.id == INVALID.id {
+        return false;
+    }
+    hpa.covers(finding.rule)
+        || match &finding.location {
+            Location::Object { id, .. } => object(id).is_some_and(|i| i.borrow().covers(finding.rule)),
+            Location::Hpa(_) => false,
+        }
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -98,6 +123,32 @@ mod tests {
         assert!(Ignore::parse("all -- a test namespace").covers(other));
         assert!(!Ignore::parse("HPA101").covers(other));
         assert!(!Ignore::default().covers(rule));
+    }
+
+    #[test]
+    fn the_annotation_of_the_object_a_finding_is_located_on_covers_it() {
+        let Some(rule) = find("HPA410") else { panic!("HPA410 is registered") };
+        let web = ObjectId {
+            api_version: "apps/v1".into(),
+            kind: "Deployment".into(),
+            namespace: "shop".into(),
+            name: "web".into(),
+        };
+        let on_web = Finding::new(rule.meta(), "spec.minReplicas", "m").on_object(web.clone(), "spec.replicas");
+        let on_hpa = Finding::new(rule.meta(), "spec.minReplicas", "m");
+        let waived = Ignore::parse("HPA410 -- replicas owned by the rollout tool");
+        let none = Ignore::default();
+        let web_waives = |id: &ObjectId| (id == &web).then_some(&waived);
+        assert!(suppressed(&on_web, &none, web_waives));
+        assert!(suppressed(&on_web, &waived, |_| None::<Ignore>));
+        assert!(!suppressed(&on_web, &none, |_| None::<Ignore>));
+        assert!(!suppressed(&on_web, &none, |_| Some(Ignore::parse("HPA201"))));
+        // On the HPA: the HPA's annotation only.
+        assert!(!suppressed(&on_hpa, &none, |_| Some(&waived)));
+        assert!(suppressed(&on_hpa, &waived, |_| None::<Ignore>));
+        // kube-apiserver's errors are never waived.
+        let invalid = Finding::new(INVALID, "spec.maxReplicas", "m");
+        assert!(!suppressed(&invalid, &Ignore::parse("all"), |_| Some(Ignore::parse("all"))));
     }
 
     #[test]

@@ -51,7 +51,7 @@ use crate::evaluator::HPAControllerConfiguration;
 use crate::features::FeatureGates;
 use crate::field::FieldError;
 
-pub use ignore::{IGNORE_ANNOTATION, Ignore};
+pub use ignore::{IGNORE_ANNOTATION, Ignore, suppressed};
 pub use index::ObjectIndex;
 pub use misspelled_kind::check_kind as check_misspelled_kind;
 pub use objects::{ObjectId, Objects, is_cluster_scoped};

@@ -219,11 +219,7 @@ fn diagnostics(
     for f in findings {
         // The front door gave it its configured severity.
         let severity = f.severity;
-        let on_object = match &f.location {
-            Location::Object { id, .. } => ignores.get(id),
-            Location::Hpa(_) => None,
-        };
-        if f.rule.id != rules::INVALID.id && (ignore.covers(f.rule) || on_object.is_some_and(|i| i.covers(f.rule))) {
+        if rules::suppressed(&f, &ignore, |id| ignores.get(id)) {
             suppressed += 1;
             continue;
         }

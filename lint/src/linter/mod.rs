@@ -702,12 +702,10 @@ fn position_findings<'a>(
                 None => (h.file, h.node, String::new(), true, h.label.clone()),
             },
         };
-        if f.rule.id != rules::INVALID.id {
-            let other = if on_hpa { Ignore::default() } else { suppress::from_node(node) };
-            if h.ignore.covers(f.rule) || other.covers(f.rule) {
-                suppressed += 1;
-                continue;
-            }
+        // The HPA's annotation, or that of the object the finding is located on.
+        if rules::suppressed(&f, h.ignore, |_| (!on_hpa).then(|| suppress::from_node(node))) {
+            suppressed += 1;
+            continue;
         }
         let version = if on_hpa { h.version } else { None };
         let (span, exact) = hpa::position(node, version, &path, about_key);

@@ -212,6 +212,39 @@ async fn cross_object_checks_at_admission_on_both_sides() {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
 
+    // HPA410 at /validate is located on the Deployment (its spec.replicas): the Deployment's own
+    // annotation, as the cache keeps it, leaves the warning out, as in files; the cache follows
+    // the annotation as it is added and removed.
+    let mut replicas = find(&fixed, "Deployment", "web").clone();
+    replicas["spec"]["replicas"] = json!(3);
+    let hpa410 = |answer: &Value| warnings(answer).iter().any(|w| w.starts_with("HPA410 workload-sets-replicas:"));
+    // Stores the Deployment and waits until /validate of the HPA warns HPA410, or not.
+    async fn until(s: &Setup, conn: &mut Conn, web: &Value, deployment: &Value, hpa410: bool) {
+        s.api.apply(std::slice::from_ref(deployment));
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let answer = conn.review("/validate", &review("c3", "CREATE", web, None)).await.unwrap();
+            assert_eq!(response(&answer)["allowed"], true);
+            let found = warnings(&answer).iter().any(|w| w.starts_with("HPA410 workload-sets-replicas:"));
+            if found == hpa410 {
+                break;
+            }
+            assert!(Instant::now() < deadline, "HPA410 at /validate should be {hpa410}: {answer}");
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+    until(&s, &mut conn, &web, &replicas, true).await;
+    let mut annotated = replicas.clone();
+    annotated["metadata"]["annotations"] = json!({"hpa-lint.dev/ignore": "HPA410 -- replicas owned by Argo CD"});
+    until(&s, &mut conn, &web, &annotated, false).await;
+    // Left out, and not counted.
+    let counted = findings_total(&mut conn, "HPA410").await;
+    let answer = conn.review("/validate", &review("c4", "CREATE", &web, None)).await.unwrap();
+    assert!(!hpa410(&answer), "{answer}");
+    assert_eq!(findings_total(&mut conn, "HPA410").await, counted);
+    // The annotation removed: the warning is back.
+    until(&s, &mut conn, &web, &replicas, true).await;
+
     // /metrics: the cache, the refusal, the findings.
     let (status, body) = conn.send("GET", "/metrics", Vec::new()).await.unwrap();
     assert_eq!(status, 200);
