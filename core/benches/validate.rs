@@ -125,9 +125,8 @@ fn admission_in_context(bencher: divan::Bencher, kind: &str) {
     let text = object.to_string();
     let opts = check::Options::for_gates(FeatureGates::default());
     bencher.bench_local(|| {
-        let hpa = api::decode_json(divan::black_box(&text), api::Strictness::Strict, KubernetesVersion::LATEST)
-            .ok()?
-            .value;
+        let hpa =
+            api::decode_json(divan::black_box(&text), api::Strictness::Strict, KubernetesVersion::LATEST).ok()?.value;
         let report = check::check(check::Input::create(check::Written::Decoded(Box::new(hpa))), &opts);
         let check::Admission::Admitted(admitted) = report.admission else { return None };
         Some(admitted.check_world(Some(&id), &index, &opts))

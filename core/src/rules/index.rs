@@ -1,8 +1,12 @@
 //! The one index of an HPA's world: the objects the cross-object rules read ([`Objects`]), in
-//! tables by kind and name (workloads), by target (HPAs) or by namespace (the others). The linter builds one per manifest set (and one from a
-//! live cluster's inventory); the webhook's context cache keeps one up to date from its watches.
+//! tables by kind and name (workloads), by target (HPAs) or by namespace (the others). The
+//! linter builds one per manifest set (and one from a live cluster's inventory); the webhook's
+//! context cache keeps one up to date from its watches.
 //!
-//! Lookups take `&str`s and allocate nothing: the linter asks for every HPA of its input.
+//! Lookups take `&str`s and allocate nothing: the linter asks for every HPA of its input. They
+//! stay O(1) where many namespaces share names (a multi-tenant cluster): the objects filed under
+//! one name are found by namespace through a map of positions once there are more than a few
+//! (`SameName`), in the order they came.
 
 use std::collections::{HashMap, hash_map};
 
@@ -69,10 +73,115 @@ pub enum Table<'a> {
 /// Objects by namespace (a few per namespace: a lookup reads them all).
 type ByNamespace<T> = HashMap<String, Vec<T>>;
 
-/// Workloads of one kind by name: those of that name, one per namespace (a few: a lookup reads
-/// them all; in a cluster, as many as the namespaces that share the name). By name first, as
-/// scale targets are named, so that a lookup hashes one string.
-type KindTable = HashMap<String, Vec<Workload>>;
+/// Workloads of one kind by name: those of that name, one per namespace ([`SameName`]). By name
+/// first, as scale targets are named, so that a lookup hashes one string (two in a name many
+/// namespaces share).
+type KindTable = HashMap<String, SameName<Workload>>;
+
+/// Past this many objects under one name, a [`SameName`] keeps their positions by namespace.
+const SCAN: usize = 8;
+
+/// What a [`SameName`] files by namespace.
+trait InNamespace {
+    fn namespace(&self) -> &str;
+}
+
+impl InNamespace for Workload {
+    fn namespace(&self) -> &str {
+        &self.id.namespace
+    }
+}
+
+impl InNamespace for TargetGroup {
+    fn namespace(&self) -> &str {
+        &self.namespace
+    }
+}
+
+/// The objects filed under one name (workloads of one kind; the HPAs' target groups), in the
+/// order they came (the linter's output follows it: `workloads_named`). Most names have one, or
+/// a few: a lookup by namespace compares them. A name many namespaces share (a multi-tenant
+/// cluster, each namespace with its `web`) keeps, past [`SCAN`] objects, their positions by
+/// namespace too, so that a lookup, an insert and the search of a remove stay O(1) however many
+/// namespaces share it (`cargo bench -p hpa-core --bench validate -- admission_in_context`:
+/// 1,000 namespaces with the same five names cost what unique names cost). A remove shifts the
+/// later objects (order kept) and their positions: O(objects of the name), no hashing.
+#[derive(Debug, Clone)]
+struct SameName<T> {
+    items: Vec<T>,
+    /// Positions in `items` by namespace, once there are more than [`SCAN`].
+    #[expect(
+        clippy::box_collection,
+        reason = "8 bytes in every name's entry instead of a map's 48: a cluster keeps tens of thousands, almost none with a map"
+    )]
+    positions: Option<Box<HashMap<String, Vec<u32>>>>,
+}
+
+impl<T: InNamespace> SameName<T> {
+    /// One object (a list with room for one: most names have one, and a cluster keeps
+    /// thousands).
+    fn one(item: T) -> Self {
+        SameName { items: vec![item], positions: None }
+    }
+
+    /// The position of the first object of `namespace` that `matches`.
+    fn position(&self, namespace: &str, matches: impl Fn(&T) -> bool) -> Option<usize> {
+        match &self.positions {
+            Some(positions) => positions
+                .get(namespace)?
+                .iter()
+                .map(|&at| at as usize)
+                .find(|&at| self.items.get(at).is_some_and(&matches)),
+            None => self.items.iter().position(|x| x.namespace() == namespace && matches(x)),
+        }
+    }
+
+    fn get(&self, namespace: &str, matches: impl Fn(&T) -> bool) -> Option<&T> {
+        self.items.get(self.position(namespace, matches)?)
+    }
+
+    /// Adds an object at the end.
+    fn push(&mut self, item: T) {
+        if let Some(positions) = &mut self.positions {
+            let at = u32::try_from(self.items.len()).unwrap_or(u32::MAX);
+            positions.entry(item.namespace().to_string()).or_default().push(at);
+        }
+        self.items.push(item);
+        if self.positions.is_none() && self.items.len() > SCAN {
+            let mut positions: HashMap<String, Vec<u32>> = HashMap::with_capacity(self.items.len());
+            for (at, x) in self.items.iter().enumerate() {
+                let at = u32::try_from(at).unwrap_or(u32::MAX);
+                positions.entry(x.namespace().to_string()).or_default().push(at);
+            }
+            self.positions = Some(Box::new(positions));
+        }
+    }
+
+    /// Removes the object at `at`, keeping the order of the others.
+    fn remove(&mut self, at: usize) {
+        if at >= self.items.len() {
+            return;
+        }
+        let item = self.items.remove(at);
+        let Some(positions) = &mut self.positions else { return };
+        let at = u32::try_from(at).unwrap_or(u32::MAX);
+        if let Some(list) = positions.get_mut(item.namespace()) {
+            list.retain(|&p| p != at);
+            if list.is_empty() {
+                positions.remove(item.namespace());
+            }
+        }
+        for p in positions.values_mut().flatten() {
+            if *p > at {
+                *p -= 1;
+            }
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+}
 
 /// An HPA of the index: its target, and what the index's owner keeps with it (the context
 /// cache: the HPA as admitted; the linter: nothing).
@@ -112,9 +221,9 @@ pub struct ObjectIndex<H = ()> {
     limit_ranges: ByNamespace<LimitRange>,
     /// HPAs by namespace and name: one, or one per `apiVersion` written in a manifest set.
     hpas: HashMap<String, HashMap<String, Vec<IndexedHpa<H>>>>,
-    /// HPAs by target name, grouped by (namespace, target kind): a few groups per name, so that
-    /// a lookup costs no scan of the HPAs.
-    hpas_by_target: HashMap<String, Vec<TargetGroup>>,
+    /// HPAs by target name, grouped by (namespace, target kind) ([`SameName`]), so that a
+    /// lookup costs no scan of the HPAs, nor of the namespaces that share a target name.
+    hpas_by_target: HashMap<String, SameName<TargetGroup>>,
 }
 
 impl<H> Default for ObjectIndex<H> {
@@ -146,18 +255,18 @@ fn of_namespace<'a, T>(table: &'a ByNamespace<T>, namespace: &str) -> &'a [T] {
 
 /// Takes the HPA `namespace/name` of `api_version` out of the list of its target.
 fn unlist(
-    by_target: &mut HashMap<String, Vec<TargetGroup>>,
+    by_target: &mut HashMap<String, SameName<TargetGroup>>,
     namespace: &str,
     name: &str,
     hpa: &IndexedHpa<impl Sized>,
 ) {
     let Some(groups) = by_target.get_mut(&hpa.target_name) else { return };
-    for g in groups.iter_mut() {
-        if g.namespace == namespace && g.kind == hpa.target_kind {
-            g.hpas.retain(|id| id.name != name || id.api_version != hpa.api_version);
-        }
+    let Some(at) = groups.position(namespace, |g| g.kind == hpa.target_kind) else { return };
+    let Some(g) = groups.items.get_mut(at) else { return };
+    g.hpas.retain(|id| id.name != name || id.api_version != hpa.api_version);
+    if g.hpas.is_empty() {
+        groups.remove(at);
     }
-    groups.retain(|g| !g.hpas.is_empty());
     if groups.is_empty() {
         by_target.remove(&hpa.target_name);
     }
@@ -213,13 +322,16 @@ impl<H> ObjectIndex<H> {
                 let same_name = match self.kind_table_mut(&w.id.kind).entry(w.id.name.clone()) {
                     hash_map::Entry::Occupied(e) => e.into_mut(),
                     hash_map::Entry::Vacant(e) => {
-                        // (One in most cases: no room for more, a cluster keeps thousands.)
-                        e.insert(vec![w]);
+                        e.insert(SameName::one(w));
                         return true;
                     }
                 };
-                match same_name.iter_mut().find(|o| o.id.namespace == w.id.namespace) {
-                    Some(slot) if replace => *slot = w,
+                match same_name.position(&w.id.namespace, |_| true) {
+                    Some(at) if replace => {
+                        if let Some(slot) = same_name.items.get_mut(at) {
+                            *slot = w;
+                        }
+                    }
                     Some(_) => return false,
                     None => same_name.push(w),
                 }
@@ -267,12 +379,14 @@ impl<H> ObjectIndex<H> {
         };
         let groups = match self.hpas_by_target.entry(target_name.to_string()) {
             hash_map::Entry::Vacant(e) => {
-                e.insert(vec![group(id)]);
+                e.insert(SameName::one(group(id)));
                 return;
             }
             hash_map::Entry::Occupied(e) => e.into_mut(),
         };
-        let Some(ids) = groups.iter_mut().find(|g| g.namespace == id.namespace && g.kind == target_kind) else {
+        let Some(ids) =
+            groups.position(&id.namespace, |g| g.kind == target_kind).and_then(|at| groups.items.get_mut(at))
+        else {
             groups.push(group(id));
             return;
         };
@@ -314,7 +428,9 @@ impl<H> ObjectIndex<H> {
                 if let Some((_, t)) = self.workloads.iter_mut().find(|(k, _)| k == kind)
                     && let Some(same_name) = t.get_mut(name)
                 {
-                    same_name.retain(|w| w.id.namespace != namespace);
+                    while let Some(at) = same_name.position(namespace, |_| true) {
+                        same_name.remove(at);
+                    }
                     if same_name.is_empty() {
                         t.remove(name);
                     }
@@ -359,7 +475,7 @@ impl<H> ObjectIndex<H> {
         }
         match table {
             Table::Hpas => self.hpas.values().map(lists).sum(),
-            Table::Workloads(kind) => self.kind_table(kind).map_or(0, lists),
+            Table::Workloads(kind) => self.kind_table(kind).map_or(0, |t| t.values().map(|s| s.items.len()).sum()),
             Table::Pdbs => lists(&self.pdbs),
             Table::Vpas => lists(&self.vpas),
             Table::ScaledObjects => lists(&self.scaled_objects),
@@ -393,19 +509,19 @@ impl<H> ObjectIndex<H> {
         self.kind_table(kind)
             .into_iter()
             .flat_map(HashMap::values)
-            .flatten()
+            .flat_map(|s| &s.items)
             .filter(move |w| w.id.namespace == namespace)
     }
 
     /// The workloads of `kind` named `name`, in any namespace, in the order they came.
     pub fn workloads_named<'a>(&'a self, kind: &str, name: &str) -> impl Iterator<Item = &'a Workload> {
-        self.kind_table(kind).and_then(|t| t.get(name)).into_iter().flatten()
+        self.kind_table(kind).and_then(|t| t.get(name)).into_iter().flat_map(|s| &s.items)
     }
 }
 
 impl<H: Sync> Objects for ObjectIndex<H> {
     fn workload(&self, kind: &str, namespace: &str, name: &str) -> Option<&Workload> {
-        self.kind_table(kind)?.get(name)?.iter().find(|w| w.id.namespace == namespace)
+        self.kind_table(kind)?.get(name)?.get(namespace, |_| true)
     }
 
     fn limit_ranges(&self, namespace: &str) -> &[LimitRange] {
@@ -416,7 +532,7 @@ impl<H: Sync> Objects for ObjectIndex<H> {
         self.workloads
             .iter()
             .filter(|(k, _)| k.eq_ignore_ascii_case(kind))
-            .find_map(|(_, t)| t.get(name)?.iter().find(|w| w.id.namespace == namespace))
+            .find_map(|(_, t)| t.get(name)?.get(namespace, |_| true))
     }
 
     fn pdbs(&self, namespace: &str) -> &[Pdb] {
@@ -434,7 +550,7 @@ impl<H: Sync> Objects for ObjectIndex<H> {
     fn hpas_targeting(&self, namespace: &str, kind: &str, name: &str) -> &[ObjectId] {
         self.hpas_by_target
             .get(name)
-            .and_then(|groups| groups.iter().find(|g| g.namespace == namespace && g.kind == kind))
+            .and_then(|groups| groups.get(namespace, |g| g.kind == kind))
             .map_or(&[], |g| g.hpas.as_slice())
     }
 }
@@ -498,6 +614,56 @@ mod tests {
         assert!(input.hpas_targeting("shop", "Deployment", "api").is_empty());
         assert!(input.hpa("shop", "a").is_none());
         assert_eq!(input.count(Table::Hpas), 2);
+    }
+
+    #[test]
+    fn names_many_namespaces_share_are_found_by_namespace_in_the_order_they_came() {
+        let mut index: ObjectIndex = ObjectIndex::default();
+        let namespaces: Vec<String> = (0..3 * SCAN).map(|n| format!("team-{}", (n * 7) % (3 * SCAN))).collect();
+        for (n, ns) in namespaces.iter().enumerate() {
+            let replicas = i64::try_from(n).unwrap();
+            index.insert(workload("apps/v1", "Deployment", ns, "web", replicas));
+            index.insert_hpa(hpa(ns, "web"), "Deployment", "web", ());
+            index.insert_hpa(hpa(ns, "web-sts"), "StatefulSet", "web", ());
+        }
+        let order = |index: &ObjectIndex| -> Vec<String> {
+            index.workloads_named("Deployment", "web").map(|w| w.id.namespace.clone()).collect()
+        };
+        assert_eq!(order(&index), namespaces);
+        for (n, ns) in namespaces.iter().enumerate() {
+            let w = index.workload("Deployment", ns, "web").unwrap();
+            assert_eq!((w.id.namespace.as_str(), w.replicas), (ns.as_str(), Some(i64::try_from(n).unwrap())));
+            assert!(index.workload_any_case("deployment", ns, "web").is_some());
+            assert_eq!(names(index.hpas_targeting(ns, "Deployment", "web")), ["web"]);
+            assert_eq!(names(index.hpas_targeting(ns, "StatefulSet", "web")), ["web-sts"]);
+        }
+        assert!(index.workload("Deployment", "elsewhere", "web").is_none());
+        // Replaced in place; kept by insert_first.
+        index.insert(workload("apps/v1", "Deployment", &namespaces[3], "web", 99));
+        assert!(!index.insert_first(workload("apps/v1", "Deployment", &namespaces[4], "web", 98)));
+        assert_eq!(index.workload("Deployment", &namespaces[3], "web").unwrap().replicas, Some(99));
+        assert_eq!(index.workload("Deployment", &namespaces[4], "web").unwrap().replicas, Some(4));
+        assert_eq!(order(&index), namespaces);
+        // Removed: the others keep their order and are still found; one added goes last.
+        for at in [0, 10, 5] {
+            index.remove(Table::Workloads("Deployment"), &namespaces[at], "web");
+            index.remove_hpa(&namespaces[at], "web");
+        }
+        let mut kept: Vec<String> =
+            namespaces.iter().enumerate().filter(|(n, _)| ![0, 10, 5].contains(n)).map(|(_, ns)| ns.clone()).collect();
+        assert_eq!(order(&index), kept);
+        for ns in &kept {
+            assert_eq!(&index.workload("Deployment", ns, "web").unwrap().id.namespace, ns);
+            assert_eq!(names(index.hpas_targeting(ns, "Deployment", "web")), ["web"]);
+        }
+        assert!(index.workload("Deployment", &namespaces[10], "web").is_none());
+        assert!(index.hpas_targeting(&namespaces[10], "Deployment", "web").is_empty());
+        assert_eq!(names(index.hpas_targeting(&namespaces[10], "StatefulSet", "web")), ["web-sts"]);
+        index.insert(workload("apps/v1", "Deployment", &namespaces[10], "web", 7));
+        kept.push(namespaces[10].clone());
+        assert_eq!(order(&index), kept);
+        assert_eq!(index.workload("Deployment", &namespaces[10], "web").unwrap().replicas, Some(7));
+        assert_eq!(index.count(Table::Workloads("Deployment")), kept.len());
     }
 
     #[test]
