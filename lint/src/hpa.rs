@@ -30,11 +30,17 @@ fn not_an_object() -> Vec<DecodeError> {
 /// release and strictness of `opts` ([`check::Written::decode`]; [`decode`] is the same with
 /// kubectl's strictness).
 pub fn written(node: Node<'_>, opts: &check::Options) -> Written {
-    let field = |k: &str| node.get(k).and_then(Node::as_str).unwrap_or("");
+    let [kind, api_version] = node.get_each(["kind", "apiVersion"]).map(|n| n.and_then(Node::as_str));
+    written_as(node, kind, api_version, opts)
+}
+
+/// [`written`] of a node whose `kind` and `apiVersion` (when strings) are read already.
+pub fn written_as(node: Node<'_>, kind: Option<&str>, api_version: Option<&str>, opts: &check::Options) -> Written {
+    let (kind, api_version) = (kind.unwrap_or(""), api_version.unwrap_or(""));
     if !matches!(node.kind(), NodeKind::Map(_)) {
-        return Written::Undecodable { api_version: field("apiVersion").to_string(), errors: not_an_object() };
+        return Written::Undecodable { api_version: api_version.to_string(), errors: not_an_object() };
     }
-    Written::decode(field("kind"), field("apiVersion"), NodeSource::new(node), opts)
+    Written::decode(kind, api_version, NodeSource::new(node), opts)
 }
 
 /// Takes one object through hpa-core's front door ([`check::check`]), as an UPDATE of `old`

@@ -277,6 +277,17 @@ impl<'a> ObjectRef<'a> {
     /// The object at `node`, its identity read.
     pub fn new(file: usize, document: usize, item: Option<usize>, node: Node<'a>) -> Self {
         let [api_version, kind, metadata] = node.get_each(["apiVersion", "kind", "metadata"]);
+        ObjectRef::of_fields(file, document, item, node, [api_version, kind, metadata])
+    }
+
+    /// [`ObjectRef::new`] with its `apiVersion`, `kind` and `metadata` looked up already.
+    fn of_fields(
+        file: usize,
+        document: usize,
+        item: Option<usize>,
+        node: Node<'a>,
+        [api_version, kind, metadata]: [Option<Node<'a>>; 3],
+    ) -> Self {
         let [name, namespace] = metadata.map_or([None; 2], |m| m.get_each(["name", "namespace"]));
         let identity = [api_version, kind, name, namespace].map(|n| n.and_then(Node::as_str));
         ObjectRef { file, document, item, node, identity }
@@ -333,10 +344,12 @@ pub fn objects(file_index: usize, file: &SourceFile) -> Vec<ObjectRef<'_>> {
 pub fn objects_in(file_index: usize, parsed: &Parsed) -> Vec<ObjectRef<'_>> {
     let mut out = Vec::new();
     for doc in &parsed.documents {
-        let whole = ObjectRef::new(file_index, doc.index, None, doc.root());
-        let items = doc.root().get("items");
+        // The root's fields, looked up in one pass over its entries.
+        let [api_version, kind, metadata, items] = doc.root().get_each(["apiVersion", "kind", "metadata", "items"]);
+        let whole = ObjectRef::of_fields(file_index, doc.index, None, doc.root(), [api_version, kind, metadata]);
         let is_list = whole.kind().is_some_and(|k| k == "List" || k.ends_with("List") && items.is_some())
-            || is_kindless_list(doc.root());
+            // `is_kindless_list`, whose `kind` lookup is done.
+            || kind.is_none() && is_kindless_list(doc.root());
         match (is_list, items.map(|n| n.kind())) {
             (true, Some(NodeKind::Seq(items))) => {
                 for (i, item) in items.enumerate() {

@@ -640,7 +640,7 @@ fn first_pass_hpa(
     r: &mut FileResult,
 ) {
     let version = obj.api_version().and_then(ApiVersion::parse);
-    let written = hpa::written(obj.node, &opts.check);
+    let written = hpa::written_as(obj.node, obj.kind(), obj.api_version(), &opts.check);
     let report = check::check(Input { object: written, old: None, id: Some(&info.id), world: None }, &opts.check);
     let ignore = suppress::from_node(obj.node);
     let findings = about_keys(&report);
