@@ -69,11 +69,24 @@ pub fn check(node: Node<'_>, old: Option<Node<'_>>, opts: &check::Options) -> ch
 /// first line. The `bool` says whether the whole path exists. `hpa-lint` and `hpa-lint
 /// validate` point at the same place.
 pub fn position(node: Node<'_>, version: Option<ApiVersion>, path: &str, about_key: bool) -> (Span, bool) {
-    let l = locate(node, version, path);
+    let (span, exact, _) = position_and_path(node, version, path, about_key);
+    (span, exact)
+}
+
+/// [`position`], and the field as the user wrote it (an autoscaling/v1 CPU target, an
+/// annotation: the path [`locate`] lands on), the path looked up once for both.
+pub fn position_and_path(
+    node: Node<'_>,
+    version: Option<ApiVersion>,
+    path: &str,
+    about_key: bool,
+) -> (Span, bool, String) {
+    let (l, resolved) = locate_and_resolve(node, version, path);
+    let resolved = resolved.unwrap_or_else(|| path.to_string());
     if !l.exact || about_key {
-        return (l.key_span.unwrap_or(l.span), l.exact);
+        return (l.key_span.unwrap_or(l.span), l.exact, resolved);
     }
-    let target = source::locate_node(node, &resolved_path(node, version, path));
+    let target = source::locate_node(node, &resolved);
     // An item of a list of mappings (a container) is pointed at by its first line.
     if l.key_span.is_none()
         && let Some(NodeKind::Map(entries)) = target.map(|n| n.kind())
@@ -84,39 +97,35 @@ pub fn position(node: Node<'_>, version: Option<ApiVersion>, path: &str, about_k
         } else {
             first.key.span().end
         };
-        return (Span { start: l.span.start, end }, true);
+        return (Span { start: l.span.start, end }, true, resolved);
     }
     // A whole mapping or list is pointed at by its key, not by every line of it.
     let container = target.is_some_and(|n| !matches!(n.kind(), NodeKind::Scalar(_)));
     match (container, l.key_span) {
-        (true, Some(k)) => (k, true),
-        _ => (l.span, true),
+        (true, Some(k)) => (k, true, resolved),
+        _ => (l.span, true, resolved),
     }
 }
 
 /// Where an error at `path` (an internal, v2-shaped path for validation errors) should point
 /// in an object written in `version`.
 pub fn locate(node: Node<'_>, version: Option<ApiVersion>, path: &str) -> Located {
-    let direct = source::locate(node, path);
-    if direct.exact || path.is_empty() {
-        return direct;
-    }
-    match version.map(|v| remap(node, v, path)) {
-        Some(Some(alt)) => {
-            let l = source::locate(node, &alt);
-            if l.exact || l.span != node.span() { l } else { direct }
-        }
-        _ => direct,
-    }
+    locate_and_resolve(node, version, path).0
 }
 
-/// The path [`locate`] lands on: the internal path itself when it exists, else the
-/// version-specific one.
-pub fn resolved_path(node: Node<'_>, version: Option<ApiVersion>, path: &str) -> String {
-    if source::locate(node, path).exact {
-        return path.to_string();
+/// [`locate`], and the path it lands on when that is not `path` itself: the internal path
+/// when it exists, else the version-specific one.
+fn locate_and_resolve(node: Node<'_>, version: Option<ApiVersion>, path: &str) -> (Located, Option<String>) {
+    let direct = source::locate(node, path);
+    if direct.exact {
+        return (direct, None);
     }
-    version.and_then(|v| remap(node, v, path)).unwrap_or_else(|| path.to_string())
+    let Some(alt) = version.and_then(|v| remap(node, v, path)) else { return (direct, None) };
+    if path.is_empty() {
+        return (direct, Some(alt));
+    }
+    let l = source::locate(node, &alt);
+    (if l.exact || l.span != node.span() { l } else { direct }, Some(alt))
 }
 
 /// The path in the user's version for an internal path, when the two differ.

@@ -709,10 +709,9 @@ fn position_findings<'a>(
             }
         }
         let version = if on_hpa { h.version } else { None };
-        let (span, exact) = hpa::position(node, version, &path, about_key);
         // The field as the user wrote it (an autoscaling/v1 CPU target, an annotation), not the
         // internal one.
-        let path = if version.is_some() { hpa::resolved_path(node, version, &path) } else { path };
+        let (span, exact, path) = hpa::position_and_path(node, version, &path, about_key);
         let related = f
             .related
             .iter()
