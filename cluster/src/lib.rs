@@ -9,8 +9,8 @@
 //! one sentence what to do.
 //!
 //! It also keeps the webhook's context cache ([`watch::ContextCache`]): watches of what the
-//! cross-object rules read, trimmed the same way, in an index that implements hpa-core's
-//! `Objects`.
+//! cross-object rules read, trimmed the same way, in hpa-core's `ObjectIndex` (the
+//! `Objects` the rules read).
 //!
 //! What it does not do: lint, render, or decide anything about HPAs (hpa-core does).
 //!

@@ -1,8 +1,9 @@
 //! The context cache: watches of exactly what the cross-object rules read (scale targets,
 //! PodDisruptionBudgets, VPAs, KEDA ScaledObjects, LimitRanges, HPAs), each object stored
 //! trimmed to hpa-core's plain values as it arrives ([`crate::inventory::trim`], the one place
-//! live objects are trimmed), in an [`Index`] that implements hpa-core's [`Objects`]: the one
-//! implementation the rules read in the webhook.
+//! live objects are trimmed), in an [`Index`]: hpa-core's [`ObjectIndex`] (the one
+//! implementation of [`Objects`], which the linter builds too) with what only the cache keeps
+//! (each HPA as admitted, the HPAs left out).
 //!
 //! Each kind is followed by kube-runtime's `watcher` (list with `limit`/`continue`, then watch
 //! from the list's resourceVersion with bookmarks; a `410 Gone` relists, errors back off as
@@ -25,6 +26,7 @@ use hpa_core::api::{self, Strictness};
 use hpa_core::check::{self, Admitted};
 use hpa_core::features::FeatureGates;
 use hpa_core::rules::Ignore;
+use hpa_core::rules::index::{self, HpaOrder, ObjectIndex, Table};
 use hpa_core::rules::objects::{
     LimitRange, ObjectId, Objects, Pdb, ScaledObject, Vpa, Workload, limit_range_from_json,
 };
@@ -499,11 +501,11 @@ impl CacheShared {
                     Entry::LeftOut(left_out)
                 }
             },
-            Trimmed::Workload(w, _) => Entry::Workload(w),
-            Trimmed::Pdb(p) => Entry::Pdb(p),
-            Trimmed::Vpa(v) => Entry::Vpa(v),
-            Trimmed::ScaledObject(s) => Entry::ScaledObject(s),
-            Trimmed::LimitRange(l) => Entry::LimitRange(limit_range_from_json(l.id, &l.object)),
+            Trimmed::Workload(w, _) => Entry::Object(index::Entry::Workload(w)),
+            Trimmed::Pdb(p) => Entry::Object(index::Entry::Pdb(p)),
+            Trimmed::Vpa(v) => Entry::Object(index::Entry::Vpa(v)),
+            Trimmed::ScaledObject(s) => Entry::Object(index::Entry::ScaledObject(s)),
+            Trimmed::LimitRange(l) => Entry::Object(index::Entry::LimitRange(limit_range_from_json(l.id, &l.object))),
         }
     }
 }
@@ -589,73 +591,69 @@ impl CachedHpa {
 
 /// One object of a watched kind, trimmed.
 #[derive(Debug, Clone)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "a relist's short-lived buffer; boxing would add an allocation per object stored"
+)]
 enum Entry {
     Hpa(Arc<CachedHpa>),
     LeftOut(Box<LeftOut>),
-    Workload(Workload),
-    Pdb(Pdb),
-    Vpa(Vpa),
-    ScaledObject(ScaledObject),
-    LimitRange(LimitRange),
+    Object(index::Entry),
 }
 
-/// What the cache holds: one table per kind, by namespace; the [`Objects`] the rules read.
+/// The cached objects: hpa-core's [`ObjectIndex`] (the [`Objects`] the rules read, HPAs listed
+/// by name: a cluster has no input order) with each HPA as admitted, and the HPAs hpa-core
+/// cannot read.
 ///
 /// A relist builds the kind's new table in an index of its own, outside the lock, and swaps it
 /// in (`Index::swap_kind`): readers never wait for a relist and never see a kind half listed.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Index {
-    hpas: HashMap<String, HpaNamespace>,
+    objects: ObjectIndex<Arc<CachedHpa>>,
     /// HPAs hpa-core cannot read (part of the HPA table), by namespace and name.
     left_out: HashMap<(String, String), &'static str>,
-    /// By kind (`Deployment`, ...), namespace and name.
-    workloads: HashMap<&'static str, HashMap<String, HashMap<String, Workload>>>,
-    pdbs: HashMap<String, Vec<Pdb>>,
-    vpas: HashMap<String, Vec<Vpa>>,
-    scaled_objects: HashMap<String, Vec<ScaledObject>>,
-    limit_ranges: HashMap<String, Vec<LimitRange>>,
 }
 
-#[derive(Debug, Default)]
-struct HpaNamespace {
-    hpas: HashMap<String, Arc<CachedHpa>>,
-    /// Target name, then (target kind, the HPAs targeting it, sorted by name).
-    by_target: HashMap<String, Vec<(String, Vec<ObjectId>)>>,
+impl Default for Index {
+    fn default() -> Self {
+        Index { objects: ObjectIndex::new(HpaOrder::Name), left_out: HashMap::new() }
+    }
 }
 
-/// The workload kinds the cache keeps, as the index keys them.
-fn workload_kind(kind: &str) -> Option<&'static str> {
-    WATCHED.iter().map(|k| k.kind).find(|k| *k == kind)
-}
-
-/// Puts `item` in place of the one `same` finds, or at the end.
-fn put<T>(list: &mut Vec<T>, item: T, same: impl Fn(&T) -> bool) {
-    match list.iter_mut().find(|x| same(x)) {
-        Some(slot) => *slot = item,
-        None => list.push(item),
+/// The index's table of a watched kind.
+fn table(kind: &Kind) -> Table<'static> {
+    match *kind {
+        kinds::HPA => Table::Hpas,
+        kinds::PDB => Table::Pdbs,
+        kinds::VPA => Table::Vpas,
+        kinds::SCALED_OBJECT => Table::ScaledObjects,
+        kinds::LIMIT_RANGE => Table::LimitRanges,
+        _ => Table::Workloads(kind.kind),
     }
 }
 
 impl Index {
+    /// The objects the rules read.
+    pub fn objects(&self) -> &ObjectIndex<Arc<CachedHpa>> {
+        &self.objects
+    }
+
     /// The HPA `namespace/name`.
     pub fn hpa(&self, namespace: &str, name: &str) -> Option<&Arc<CachedHpa>> {
-        self.hpas.get(namespace)?.hpas.get(name)
+        self.objects.hpa(namespace, name)
     }
 
     /// Every HPA of a namespace, in no particular order.
     pub fn hpas(&self, namespace: &str) -> impl Iterator<Item = &Arc<CachedHpa>> {
-        self.hpas.get(namespace).into_iter().flat_map(|n| n.hpas.values())
+        self.objects.hpas(namespace)
     }
 
     /// The Argo Rollouts of a namespace whose `spec.workloadRef` names the workload
     /// `kind/name` (their pods are made from its template), by name.
     pub fn rollouts_using(&self, namespace: &str, kind: &str, name: &str) -> Vec<&Workload> {
         let mut found: Vec<&Workload> = self
-            .workloads
-            .get(kinds::ROLLOUT.kind)
-            .and_then(|by_ns| by_ns.get(namespace))
-            .into_iter()
-            .flat_map(|by_name| by_name.values())
+            .objects
+            .workloads_in(kinds::ROLLOUT.kind, namespace)
             .filter(|r| r.workload_ref.as_ref().is_some_and(|w| w.kind == kind && w.name == name))
             .collect();
         found.sort_by(|a, b| a.id.name.cmp(&b.id.name));
@@ -664,17 +662,7 @@ impl Index {
 
     /// Objects of `kind` held.
     pub fn count(&self, kind: &Kind) -> usize {
-        fn lists<T>(t: &HashMap<String, Vec<T>>) -> usize {
-            t.values().map(Vec::len).sum()
-        }
-        match *kind {
-            kinds::HPA => self.hpas.values().map(|n| n.hpas.len()).sum(),
-            kinds::PDB => lists(&self.pdbs),
-            kinds::VPA => lists(&self.vpas),
-            kinds::SCALED_OBJECT => lists(&self.scaled_objects),
-            kinds::LIMIT_RANGE => lists(&self.limit_ranges),
-            _ => self.workloads.get(kind.kind).map_or(0, |t| t.values().map(HashMap::len).sum()),
-        }
+        self.objects.count(table(kind))
     }
 
     /// HPAs left out of the cache (hpa-core cannot read them), by reason, sorted.
@@ -689,50 +677,19 @@ impl Index {
     fn upsert(&mut self, entry: Entry) {
         match entry {
             Entry::Hpa(hpa) => {
-                let ns = hpa.id.namespace.clone();
-                self.remove_hpa(&ns, &hpa.id.name);
+                self.remove_hpa(&hpa.id.namespace, &hpa.id.name);
                 let (kind, target) = hpa.target();
                 let (kind, target) = (kind.to_string(), target.to_string());
-                let n = self.hpas.entry(ns).or_default();
-                let by_kind = n.by_target.entry(target).or_default();
-                let ids = match by_kind.iter().position(|(k, _)| *k == kind) {
-                    Some(i) => &mut by_kind[i].1,
-                    None => {
-                        by_kind.push((kind, Vec::new()));
-                        let last = by_kind.len() - 1;
-                        &mut by_kind[last].1
-                    }
-                };
-                let at = ids.partition_point(|id| id.name < hpa.id.name);
-                ids.insert(at, hpa.id.clone());
-                n.hpas.insert(hpa.id.name.clone(), hpa);
+                self.objects.insert_hpa(hpa.id.clone(), &kind, &target, hpa);
             }
             Entry::LeftOut(l) => {
                 let LeftOut { id, reason, .. } = *l;
                 self.remove_hpa(&id.namespace, &id.name);
                 self.left_out.insert((id.namespace, id.name), reason);
             }
-            Entry::Workload(w) => {
-                let Some(kind) = workload_kind(&w.id.kind) else { return };
-                let by_ns = self.workloads.entry(kind).or_default();
-                by_ns.entry(w.id.namespace.clone()).or_default().insert(w.id.name.clone(), w);
-            }
-            Entry::Pdb(p) => {
-                let name = p.id.name.clone();
-                put(self.pdbs.entry(p.id.namespace.clone()).or_default(), p, |x| x.id.name == name);
-            }
-            Entry::Vpa(v) => {
-                let name = v.id.name.clone();
-                put(self.vpas.entry(v.id.namespace.clone()).or_default(), v, |x| x.id.name == name);
-            }
-            Entry::ScaledObject(s) => {
-                let name = s.id.name.clone();
-                put(self.scaled_objects.entry(s.id.namespace.clone()).or_default(), s, |x| x.id.name == name);
-            }
-            Entry::LimitRange(l) => {
-                let name = l.id.name.clone();
-                put(self.limit_ranges.entry(l.id.namespace.clone()).or_default(), l, |x| x.id.name == name);
-            }
+            // Only the kinds watched: the index keys nothing else.
+            Entry::Object(index::Entry::Workload(w)) if !WATCHED.iter().any(|k| k.kind == w.id.kind) => {}
+            Entry::Object(o) => self.objects.insert(o),
         }
     }
 
@@ -741,39 +698,13 @@ impl Index {
         if !self.left_out.is_empty() {
             self.left_out.remove(&(namespace.to_string(), name.to_string()));
         }
-        let Some(n) = self.hpas.get_mut(namespace) else { return };
-        let Some(old) = n.hpas.remove(name) else { return };
-        let (kind, target) = old.target();
-        if let Some(by_kind) = n.by_target.get_mut(target) {
-            for (k, ids) in by_kind.iter_mut() {
-                if k == kind {
-                    ids.retain(|id| id.name != name);
-                }
-            }
-            by_kind.retain(|(_, ids)| !ids.is_empty());
-            if by_kind.is_empty() {
-                n.by_target.remove(target);
-            }
-        }
+        self.objects.remove_hpa(namespace, name);
     }
 
     fn remove(&mut self, kind: &Kind, namespace: &str, name: &str) {
-        fn drop_from<T>(t: &mut HashMap<String, Vec<T>>, namespace: &str, same: impl Fn(&T) -> bool) {
-            if let Some(list) = t.get_mut(namespace) {
-                list.retain(|x| !same(x));
-            }
-        }
         match *kind {
             kinds::HPA => self.remove_hpa(namespace, name),
-            kinds::PDB => drop_from(&mut self.pdbs, namespace, |x| x.id.name == name),
-            kinds::VPA => drop_from(&mut self.vpas, namespace, |x| x.id.name == name),
-            kinds::SCALED_OBJECT => drop_from(&mut self.scaled_objects, namespace, |x| x.id.name == name),
-            kinds::LIMIT_RANGE => drop_from(&mut self.limit_ranges, namespace, |x| x.id.name == name),
-            _ => {
-                if let Some(by_name) = self.workloads.get_mut(kind.kind).and_then(|t| t.get_mut(namespace)) {
-                    by_name.remove(name);
-                }
-            }
+            _ => self.objects.remove(table(kind), namespace, name),
         }
     }
 
@@ -782,27 +713,10 @@ impl Index {
     /// out in `other`, to be dropped after the lock is released). Swapping with an empty index
     /// drops the kind.
     fn swap_kind(&mut self, kind: &Kind, other: &mut Index) {
-        use std::mem::swap;
-        match *kind {
-            kinds::HPA => {
-                swap(&mut self.hpas, &mut other.hpas);
-                swap(&mut self.left_out, &mut other.left_out);
-            }
-            kinds::PDB => swap(&mut self.pdbs, &mut other.pdbs),
-            kinds::VPA => swap(&mut self.vpas, &mut other.vpas),
-            kinds::SCALED_OBJECT => swap(&mut self.scaled_objects, &mut other.scaled_objects),
-            kinds::LIMIT_RANGE => swap(&mut self.limit_ranges, &mut other.limit_ranges),
-            _ => {
-                let theirs = other.workloads.remove(kind.kind);
-                let ours = match theirs {
-                    Some(table) => self.workloads.insert(kind.kind, table),
-                    None => self.workloads.remove(kind.kind),
-                };
-                if let Some(table) = ours {
-                    other.workloads.insert(kind.kind, table);
-                }
-            }
+        if *kind == kinds::HPA {
+            std::mem::swap(&mut self.left_out, &mut other.left_out);
         }
+        self.objects.swap_table(table(kind), &mut other.objects);
     }
 
     /// An index of `entries` alone (all of one kind): a relist's replacement for that kind.
@@ -815,57 +729,13 @@ impl Index {
     }
 }
 
-const NO_IDS: &[ObjectId] = &[];
-
-/// The list of a namespace in a table by namespace (empty when there is none).
-fn of_namespace<'a, T>(table: &'a HashMap<String, Vec<T>>, namespace: &str) -> &'a [T] {
-    table.get(namespace).map_or(&[], Vec::as_slice)
-}
-
-impl Objects for Index {
-    fn workload(&self, kind: &str, namespace: &str, name: &str) -> Option<&Workload> {
-        self.workloads.get(kind)?.get(namespace)?.get(name)
-    }
-
-    fn limit_ranges(&self, namespace: &str) -> &[LimitRange] {
-        of_namespace(&self.limit_ranges, namespace)
-    }
-
-    fn workload_any_case(&self, kind: &str, namespace: &str, name: &str) -> Option<&Workload> {
-        WATCHED
-            .iter()
-            .filter(|k| k.kind.eq_ignore_ascii_case(kind))
-            .find_map(|k| self.workloads.get(k.kind)?.get(namespace)?.get(name))
-    }
-
-    fn pdbs(&self, namespace: &str) -> &[Pdb] {
-        of_namespace(&self.pdbs, namespace)
-    }
-
-    fn vpas(&self, namespace: &str) -> &[Vpa] {
-        of_namespace(&self.vpas, namespace)
-    }
-
-    fn scaled_objects(&self, namespace: &str) -> &[ScaledObject] {
-        of_namespace(&self.scaled_objects, namespace)
-    }
-
-    fn hpas_targeting(&self, namespace: &str, kind: &str, name: &str) -> &[ObjectId] {
-        self.hpas
-            .get(namespace)
-            .and_then(|n| n.by_target.get(name))
-            .and_then(|by_kind| by_kind.iter().find(|(k, _)| k == kind))
-            .map_or(NO_IDS, |(_, ids)| ids.as_slice())
-    }
-}
-
 // === the index with one object substituted ===
 
 /// The index as it would be once an object under admission is stored: that object replaces
 /// the cached one of the same identity (or joins the index). What a rule reads through it is
 /// what it would read after the write.
 pub struct Overlay<'a> {
-    base: &'a Index,
+    base: &'a ObjectIndex<Arc<CachedHpa>>,
     workload: Option<&'a Workload>,
     pdbs: Option<(String, Vec<Pdb>)>,
     vpas: Option<(String, Vec<Vpa>)>,
@@ -878,8 +748,8 @@ type TargetHpas = (String, String, Vec<ObjectId>);
 
 impl<'a> Overlay<'a> {
     /// The index unchanged.
-    pub fn new(base: &'a Index) -> Overlay<'a> {
-        Overlay { base, workload: None, pdbs: None, vpas: None, hpas: None }
+    pub fn new(index: &'a Index) -> Overlay<'a> {
+        Overlay { base: &index.objects, workload: None, pdbs: None, vpas: None, hpas: None }
     }
 
     /// With a workload (of any scalable kind) substituted.
@@ -911,19 +781,18 @@ impl<'a> Overlay<'a> {
         let ns = &id.namespace;
         // The HPA is cached with this target already (an UPDATE that keeps it, the common
         // case): the index shows the write as it is.
-        if self.base.hpa(ns, &id.name).is_some_and(|old| old.target() == (kind, name))
+        if self.base.hpa_target(ns, &id.name) == Some((kind, name))
             && self.base.hpas_targeting(ns, kind, name).contains(id)
         {
             return self;
         }
         let mut changed = Vec::new();
-        if let Some(old) = self.base.hpa(ns, &id.name) {
-            let (k, n) = old.target();
-            if (k, n) != (kind, name) {
-                let ids: Vec<ObjectId> =
-                    self.base.hpas_targeting(ns, k, n).iter().filter(|i| i.name != id.name).cloned().collect();
-                changed.push((k.to_string(), n.to_string(), ids));
-            }
+        if let Some((k, n)) = self.base.hpa_target(ns, &id.name)
+            && (k, n) != (kind, name)
+        {
+            let ids: Vec<ObjectId> =
+                self.base.hpas_targeting(ns, k, n).iter().filter(|i| i.name != id.name).cloned().collect();
+            changed.push((k.to_string(), n.to_string(), ids));
         }
         let mut ids: Vec<ObjectId> =
             self.base.hpas_targeting(ns, kind, name).iter().filter(|i| i.name != id.name).cloned().collect();
@@ -1015,16 +884,16 @@ mod tests {
             "spec": {"replicas": 2, "template": {"spec": {"containers": [{"name": "app"}]}}}}),
         );
         let names = |ids: &[ObjectId]| ids.iter().map(|i| i.name.clone()).collect::<Vec<_>>();
-        assert_eq!(names(index.hpas_targeting("shop", "Deployment", "web")), ["a", "b"]);
-        assert!(index.workload("Deployment", "shop", "web").is_some());
-        assert!(index.workload_any_case("deployment", "shop", "web").is_some());
+        assert_eq!(names(index.objects().hpas_targeting("shop", "Deployment", "web")), ["a", "b"]);
+        assert!(index.objects().workload("Deployment", "shop", "web").is_some());
+        assert!(index.objects().workload_any_case("deployment", "shop", "web").is_some());
         assert_eq!(index.count(&kinds::DEPLOYMENT), 1);
         assert_eq!(index.count(&kinds::HPA), 2);
 
         // An HPA moving to another target leaves the first list.
         put(&mut index, kinds::HPA, hpa("b", "api"));
-        assert_eq!(names(index.hpas_targeting("shop", "Deployment", "web")), ["a"]);
-        assert_eq!(names(index.hpas_targeting("shop", "Deployment", "api")), ["b"]);
+        assert_eq!(names(index.objects().hpas_targeting("shop", "Deployment", "web")), ["a"]);
+        assert_eq!(names(index.objects().hpas_targeting("shop", "Deployment", "api")), ["b"]);
 
         // The overlay shows the write as it would be stored.
         let id = ObjectId {
@@ -1046,10 +915,10 @@ mod tests {
         assert_eq!(names(overlay.hpas_targeting("shop", "Deployment", "api")), ["b", "c"]);
 
         index.remove(&kinds::DEPLOYMENT, "shop", "web");
-        assert!(index.workload("Deployment", "shop", "web").is_none());
+        assert!(index.objects().workload("Deployment", "shop", "web").is_none());
         index.swap_kind(&kinds::HPA, &mut Index::default());
         assert_eq!(index.count(&kinds::HPA), 0);
-        assert!(index.hpas_targeting("shop", "Deployment", "api").is_empty());
+        assert!(index.objects().hpas_targeting("shop", "Deployment", "api").is_empty());
     }
 
     #[test]
@@ -1068,7 +937,7 @@ mod tests {
         broken["spec"]["maxReplicas"] = json!("five");
         put(&mut index, kinds::HPA, broken.clone());
         assert!(index.hpa("shop", "web").is_none());
-        assert!(index.hpas_targeting("shop", "Deployment", "web").is_empty());
+        assert!(index.objects().hpas_targeting("shop", "Deployment", "web").is_empty());
         assert_eq!(index.left_out(), [("InvalidValue", 1)]);
         let mut other = broken.clone();
         other["metadata"]["name"] = json!("api");
@@ -1154,7 +1023,7 @@ mod tests {
                     while !stop.load(Ordering::Relaxed) {
                         let index = shared.read();
                         assert_eq!(index.count(&kinds::DEPLOYMENT), N);
-                        assert!(index.workload("Deployment", "team-3", "web-3").is_some());
+                        assert!(index.objects().workload("Deployment", "team-3", "web-3").is_some());
                         reads += 1;
                     }
                     reads

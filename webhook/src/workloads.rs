@@ -183,6 +183,7 @@ fn overlay<'a>(index: &'a Index, changed: &'a Changed) -> Overlay<'a> {
 fn concerned<'a>(index: &'a Index, after: &Overlay<'_>, changed: &Changed) -> Vec<&'a CachedHpa> {
     let by_target = |namespace: &str, kind: &str, name: &str| -> Vec<&'a CachedHpa> {
         index
+            .objects()
             .hpas_targeting(namespace, kind, name)
             .iter()
             .filter_map(|id| index.hpa(namespace, &id.name).map(|h| &**h))

@@ -13,6 +13,7 @@
 //! `tests/data/lint/<ID>/bad.yaml` (with markers of the expected positions) and `good.yaml`,
 //! and the regenerated `docs/rules.md`.
 
+pub mod index;
 pub mod objects;
 
 mod conflicting_hpas;
@@ -51,6 +52,7 @@ use crate::features::FeatureGates;
 use crate::field::FieldError;
 
 pub use ignore::{IGNORE_ANNOTATION, Ignore};
+pub use index::ObjectIndex;
 pub use misspelled_kind::check_kind as check_misspelled_kind;
 pub use objects::{ObjectId, Objects, is_cluster_scoped};
 pub use removed_api_version::check_version as check_removed_version;

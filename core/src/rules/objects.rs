@@ -1,6 +1,7 @@
 //! The other objects of a manifest set that rules look at: scale targets (workloads and their
 //! pod templates), PodDisruptionBudgets, VerticalPodAutoscalers, KEDA ScaledObjects, and the
-//! other HPAs. The linter builds them from its input files; the webhook has none.
+//! other HPAs. The linter builds them from its input files, the webhook's context cache from
+//! its watches, both into the one [`ObjectIndex`](super::index::ObjectIndex).
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -316,7 +317,8 @@ pub trait Objects: Sync {
     /// KEDA ScaledObjects of a namespace.
     fn scaled_objects(&self, namespace: &str) -> &[ScaledObject];
     /// Every HPA of the set that targets `kind/name` in `namespace` (the one under check
-    /// included), in input order.
+    /// included), in input order (the linter) or by name (the context cache, which has no input
+    /// order): [`HpaOrder`](super::index::HpaOrder).
     fn hpas_targeting(&self, namespace: &str, kind: &str, name: &str) -> &[ObjectId];
 }
 

@@ -1,33 +1,13 @@
-//! The index of every object of the manifest set, for rules that look across objects.
+//! What the linter puts in hpa-core's [`ObjectIndex`](hpa_core::rules::ObjectIndex), the one
+//! index of an HPA's world (the webhook's context cache keeps one too), read from its input
+//! trees: each object's entry ([`prepare`]) and what the first pass reads of an object to make
+//! it ([`first_pass_needs`]). The index keeps the first definition of each object
+//! (`ObjectIndex::insert_first`).
 
-use std::collections::HashMap;
-
-use hpa_core::rules::objects::{self, LimitRange, ObjectId, Pdb, ScaledObject, Vpa, Workload};
+use hpa_core::rules::index::Entry as Indexed;
+use hpa_core::rules::objects::{self, ObjectId};
 
 use crate::source::{Keep, Node};
-
-/// Objects by name (workloads, HPA targets) or namespace, built once before the rules run.
-/// Lookups take `&str`s and allocate nothing: the rules ask for every HPA.
-#[derive(Debug, Default)]
-pub struct Index {
-    /// Workloads by name; the first of a kind and namespace wins.
-    workloads: HashMap<String, Vec<Workload>>,
-    pdbs: HashMap<String, Vec<Pdb>>,
-    vpas: HashMap<String, Vec<Vpa>>,
-    scaled_objects: HashMap<String, Vec<ScaledObject>>,
-    limit_ranges: HashMap<String, Vec<LimitRange>>,
-    /// HPAs by target name, grouped by (namespace, target kind): a few groups per name, each
-    /// with its HPAs in input order, so that a lookup costs no scan of the HPAs.
-    hpas_by_target: HashMap<String, Vec<TargetGroup>>,
-}
-
-/// The HPAs that target one workload.
-#[derive(Debug)]
-struct TargetGroup {
-    namespace: String,
-    kind: String,
-    hpas: Vec<ObjectId>,
-}
 
 /// Kinds whose objects are indexed as potential scale targets.
 pub fn is_workload_kind(kind: &str) -> bool {
@@ -51,34 +31,6 @@ pub fn is_workload_kind(kind: &str) -> bool {
             | "NetworkPolicy"
             | "List"
     )
-}
-
-/// What an object contributes to the index, computed on the file's thread.
-#[derive(Debug)]
-pub enum Indexed {
-    /// A workload (any kind with a pod template, or at least a name).
-    Workload(Workload),
-    /// A PodDisruptionBudget.
-    Pdb(Pdb),
-    /// A VerticalPodAutoscaler.
-    Vpa(Vpa),
-    /// A KEDA ScaledObject.
-    ScaledObject(ScaledObject),
-    /// A LimitRange.
-    LimitRange(LimitRange),
-}
-
-impl Indexed {
-    /// The object it is about.
-    pub fn id_mut(&mut self) -> &mut ObjectId {
-        match self {
-            Indexed::Workload(w) => &mut w.id,
-            Indexed::Pdb(p) => &mut p.id,
-            Indexed::Vpa(v) => &mut v.id,
-            Indexed::ScaledObject(o) => &mut o.id,
-            Indexed::LimitRange(l) => &mut l.id,
-        }
-    }
 }
 
 /// The index entry of an object that is not an HPA, if its kind matters to the rules.
@@ -124,77 +76,6 @@ pub fn first_pass_needs(kind: &str) -> Option<&'static Keep> {
         }
         _ if is_workload_kind(kind) => Some(&WORKLOAD),
         _ => Some(&IDENTITY),
-    }
-}
-
-impl Index {
-    /// Adds an object prepared by [`prepare`] (an object defined again is left out by the
-    /// caller: the index holds each object once).
-    pub fn add(&mut self, entry: Indexed) {
-        match entry {
-            Indexed::Pdb(p) => self.pdbs.entry(p.id.namespace.clone()).or_default().push(p),
-            Indexed::Vpa(v) => self.vpas.entry(v.id.namespace.clone()).or_default().push(v),
-            Indexed::ScaledObject(o) => self.scaled_objects.entry(o.id.namespace.clone()).or_default().push(o),
-            Indexed::LimitRange(l) => self.limit_ranges.entry(l.id.namespace.clone()).or_default().push(l),
-            Indexed::Workload(w) => {
-                let same = self.workloads.entry(w.id.name.clone()).or_default();
-                if !same.iter().any(|o| o.id.kind == w.id.kind && o.id.namespace == w.id.namespace) {
-                    same.push(w);
-                }
-            }
-        }
-    }
-
-    /// The workloads of this kind and name, in any namespace.
-    pub fn workloads_named<'a>(&'a self, kind: &'a str, name: &str) -> impl Iterator<Item = &'a Workload> {
-        self.workloads.get(name).into_iter().flatten().filter(move |w| w.id.kind == kind)
-    }
-
-    /// Adds an HPA (after admission, in internal form) that targets `kind/name` in its
-    /// namespace (an HPA defined again is left out by the caller).
-    pub fn add_hpa(&mut self, id: ObjectId, target_kind: &str, target_name: &str) {
-        let groups = self.hpas_by_target.entry(target_name.to_string()).or_default();
-        match groups.iter_mut().find(|g| g.namespace == id.namespace && g.kind == target_kind) {
-            Some(group) => group.hpas.push(id),
-            None => groups.push(TargetGroup {
-                namespace: id.namespace.clone(),
-                kind: target_kind.to_string(),
-                hpas: vec![id],
-            }),
-        }
-    }
-}
-
-impl hpa_core::rules::Objects for Index {
-    fn workload(&self, kind: &str, namespace: &str, name: &str) -> Option<&Workload> {
-        self.workloads.get(name)?.iter().find(|w| w.id.kind == kind && w.id.namespace == namespace)
-    }
-
-    fn workload_any_case(&self, kind: &str, namespace: &str, name: &str) -> Option<&Workload> {
-        self.workloads.get(name)?.iter().find(|w| w.id.kind.eq_ignore_ascii_case(kind) && w.id.namespace == namespace)
-    }
-
-    fn pdbs(&self, namespace: &str) -> &[Pdb] {
-        self.pdbs.get(namespace).map_or(&[], Vec::as_slice)
-    }
-
-    fn vpas(&self, namespace: &str) -> &[Vpa] {
-        self.vpas.get(namespace).map_or(&[], Vec::as_slice)
-    }
-
-    fn scaled_objects(&self, namespace: &str) -> &[ScaledObject] {
-        self.scaled_objects.get(namespace).map_or(&[], Vec::as_slice)
-    }
-
-    fn limit_ranges(&self, namespace: &str) -> &[LimitRange] {
-        self.limit_ranges.get(namespace).map_or(&[], Vec::as_slice)
-    }
-
-    fn hpas_targeting(&self, namespace: &str, kind: &str, name: &str) -> &[ObjectId] {
-        self.hpas_by_target
-            .get(name)
-            .and_then(|groups| groups.iter().find(|g| g.namespace == namespace && g.kind == kind))
-            .map_or(&[], |g| g.hpas.as_slice())
     }
 }
 

@@ -1,5 +1,5 @@
 //! Linting what a cluster runs (`hpa-lint cluster`): the inventory hpa-cluster read becomes
-//! the linter's [`Index`] (the `rules::Objects` world of the cross-object rules), and each live
+//! hpa-core's [`ObjectIndex`] (the `rules::Objects` world of the cross-object rules), and each live
 //! HPA goes through kube-apiserver's pipeline and the rules in [`check_hpa`]. Locations are
 //! objects and field paths: a live object has no file, line or column.
 
@@ -10,13 +10,13 @@ use hpa_cluster::inventory::{LiveHpa, NoteKind};
 use hpa_cluster::replicas::SetBy;
 use hpa_core::api::{self, Strictness};
 use hpa_core::check;
+use hpa_core::rules::index::Entry;
 use hpa_core::rules::objects::{self, ObjectId};
-use hpa_core::rules::{self, Finding, Ignore, Location, Objects, RuleMeta, Severity};
+use hpa_core::rules::{self, Finding, Ignore, Location, ObjectIndex, Objects, RuleMeta, Severity};
 use rayon::prelude::*;
 use serde_json::Value;
 
 use super::LintOptions;
-use super::index::{Index, Indexed};
 
 /// An object a live diagnostic points at.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -125,21 +125,21 @@ pub fn lint_inventory(inventory: Inventory, opts: &LintOptions) -> LiveOutcome {
         .filter(|(w, _)| w.replicas.is_some())
         .map(|(w, d)| (w.id.clone(), d.set_by.clone()))
         .collect();
-    let mut index = Index::default();
+    let mut index = ObjectIndex::default();
     for w in workloads {
-        index.add(Indexed::Workload(w));
+        index.insert(Entry::Workload(w));
     }
-    pdbs.into_iter().for_each(|p| index.add(Indexed::Pdb(p)));
-    vpas.into_iter().for_each(|v| index.add(Indexed::Vpa(v)));
-    scaled_objects.into_iter().for_each(|o| index.add(Indexed::ScaledObject(o)));
+    pdbs.into_iter().for_each(|p| index.insert(Entry::Pdb(p)));
+    vpas.into_iter().for_each(|v| index.insert(Entry::Vpa(v)));
+    scaled_objects.into_iter().for_each(|o| index.insert(Entry::ScaledObject(o)));
     for l in limit_ranges {
-        index.add(Indexed::LimitRange(objects::limit_range_from_json(l.id, &l.object)));
+        index.insert(Entry::LimitRange(objects::limit_range_from_json(l.id, &l.object)));
     }
     for h in &hpas {
         // `spec.scaleTargetRef` is where every autoscaling version has it.
         let target = |key: &str| h.object.pointer(&format!("/spec/scaleTargetRef/{key}")).and_then(Value::as_str);
         if let (Some(kind), Some(name)) = (target("kind"), target("name")) {
-            index.add_hpa(h.id.clone(), kind, name);
+            index.insert_hpa(h.id.clone(), kind, name, ());
         }
     }
     // Each object's opt-outs, for findings about it (other HPAs' from their whole JSON).

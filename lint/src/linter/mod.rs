@@ -15,8 +15,9 @@ use std::sync::OnceLock;
 
 use hpa_core::api::ApiVersion;
 use hpa_core::check::{self, Admission, Admitted, Input};
+use hpa_core::rules::index::Entry;
 use hpa_core::rules::objects;
-use hpa_core::rules::{self, Finding, Ignore, Location, ObjectId, RuleMeta, Severity};
+use hpa_core::rules::{self, Finding, Ignore, Location, ObjectId, ObjectIndex, RuleMeta, Severity};
 use rayon::prelude::*;
 use serde_json::Value;
 
@@ -197,7 +198,7 @@ struct FileResult {
     targets: Vec<(usize, String, String)>,
     deferred: Vec<Deferred>,
     /// Index entries, with the place of their object in `objects`.
-    indexed: Vec<(usize, index::Indexed)>,
+    indexed: Vec<(usize, Entry)>,
     /// Each object's [`IdentityKeys`], in the order of `objects`.
     keys: Vec<IdentityKeys>,
     /// The namespaces the file's objects write (each once), and whether an object that has a
@@ -452,7 +453,7 @@ fn lint_group(origins: &[input::Origin], stdin: Option<&[u8]>, members: &[usize]
             outcome.notes.push(repeats_note(&name, repeated, &per_file, files));
         }
     }
-    let mut indexes: Vec<index::Index> = (0..sets).map(|_| index::Index::default()).collect();
+    let mut indexes: Vec<ObjectIndex> = (0..sets).map(|_| ObjectIndex::default()).collect();
     for (k, r) in per_file.iter_mut().enumerate() {
         outcome.objects += r.objects.len() - r.repeats;
         outcome.hpas += r.hpas;
@@ -460,12 +461,12 @@ fn lint_group(origins: &[input::Origin], stdin: Option<&[u8]>, members: &[usize]
         outcome.diagnostics.append(&mut r.diags);
         for (position, entry) in r.indexed.drain(..) {
             if !again.is_later(k, position) {
-                indexes[set_of(k)].add(entry);
+                indexes[set_of(k)].insert_first(entry);
             }
         }
         for (position, kind, name) in r.targets.drain(..) {
             if !again.is_later(k, position) {
-                indexes[set_of(k)].add_hpa(r.objects[position].id.clone(), &kind, &name);
+                indexes[set_of(k)].insert_hpa(r.objects[position].id.clone(), &kind, &name, ());
             }
         }
     }
@@ -678,7 +679,7 @@ fn about_keys(report: &check::Report) -> Vec<(Finding, bool)> {
 
 /// The rules that need the other objects of the set, for an admitted HPA: its report continued
 /// with the set's index.
-fn object_rules(d: &Deferred, id: &ObjectId, index: &index::Index, opts: &LintOptions) -> Vec<(Finding, bool)> {
+fn object_rules(d: &Deferred, id: &ObjectId, index: &ObjectIndex, opts: &LintOptions) -> Vec<(Finding, bool)> {
     d.admitted.check_world(Some(id), index, &opts.check).into_iter().map(|f| (f, false)).collect()
 }
 
@@ -865,7 +866,7 @@ fn resolve_namespaces<'a>(per_file: &mut [FileResult], namespace_of: &dyn Fn(usi
 fn link_depends_on_namespace(
     d: &Deferred,
     hpa: &ObjectInfo,
-    index: &index::Index,
+    index: &ObjectIndex,
     findings: &[(Finding, bool)],
     assumed: &HashSet<&ObjectId>,
 ) -> bool {

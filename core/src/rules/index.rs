@@ -1,0 +1,608 @@
+//! The one index of an HPA's world: the objects the cross-object rules read ([`Objects`]), in
+//! tables by kind and name (workloads), by target (HPAs) or by namespace (the others). The linter builds one per manifest set (and one from a
+//! live cluster's inventory); the webhook's context cache keeps one up to date from its watches.
+//!
+//! Lookups take `&str`s and allocate nothing: the linter asks for every HPA of its input.
+
+use std::collections::{HashMap, hash_map};
+
+use super::objects::{LimitRange, ObjectId, Objects, Pdb, ScaledObject, Vpa, Workload};
+
+/// The order in which [`Objects::hpas_targeting`] lists the HPAs of a target. Messages name
+/// the first others ("is also scaled by X and 1 more"), so the order is part of the output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum HpaOrder {
+    /// The order the HPAs were inserted in (the linter: input order).
+    #[default]
+    Insertion,
+    /// By name (the context cache: a cluster has no input order).
+    Name,
+}
+
+/// An object of a kind the index keeps besides HPAs.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Entry {
+    /// A workload (any kind with a pod template, or at least a name).
+    Workload(Workload),
+    /// A PodDisruptionBudget.
+    Pdb(Pdb),
+    /// A VerticalPodAutoscaler.
+    Vpa(Vpa),
+    /// A KEDA ScaledObject.
+    ScaledObject(ScaledObject),
+    /// A LimitRange.
+    LimitRange(LimitRange),
+}
+
+impl Entry {
+    /// The object it is about, to change (the linter places objects in their namespace after
+    /// reading them).
+    pub fn id_mut(&mut self) -> &mut ObjectId {
+        match self {
+            Entry::Workload(w) => &mut w.id,
+            Entry::Pdb(p) => &mut p.id,
+            Entry::Vpa(v) => &mut v.id,
+            Entry::ScaledObject(o) => &mut o.id,
+            Entry::LimitRange(l) => &mut l.id,
+        }
+    }
+}
+
+/// One table of the index: what [`ObjectIndex::count`], [`ObjectIndex::remove`] and
+/// [`ObjectIndex::swap_table`] act on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Table<'a> {
+    /// HPAs (by namespace and name, and by target).
+    Hpas,
+    /// Workloads of one kind (`Deployment`, ...).
+    Workloads(&'a str),
+    /// PodDisruptionBudgets.
+    Pdbs,
+    /// VerticalPodAutoscalers.
+    Vpas,
+    /// KEDA ScaledObjects.
+    ScaledObjects,
+    /// LimitRanges.
+    LimitRanges,
+}
+
+/// Objects by namespace (a few per namespace: a lookup reads them all).
+type ByNamespace<T> = HashMap<String, Vec<T>>;
+
+/// Workloads of one kind by name: those of that name, one per namespace (a few: a lookup reads
+/// them all; in a cluster, as many as the namespaces that share the name). By name first, as
+/// scale targets are named, so that a lookup hashes one string.
+type KindTable = HashMap<String, Vec<Workload>>;
+
+/// An HPA of the index: its target, and what the index's owner keeps with it (the context
+/// cache: the HPA as admitted; the linter: nothing).
+#[derive(Debug, Clone, PartialEq)]
+struct IndexedHpa<H> {
+    /// Its `apiVersion` (with its namespace and name, its identity).
+    api_version: String,
+    target_kind: String,
+    target_name: String,
+    value: H,
+}
+
+/// The HPAs of one namespace that target one kind (of the name the group is filed under).
+#[derive(Debug, Clone)]
+struct TargetGroup {
+    namespace: String,
+    kind: String,
+    /// In the index's [`HpaOrder`].
+    hpas: Vec<ObjectId>,
+}
+
+/// The objects of an HPA's world, as the cross-object rules read them ([`Objects`]).
+///
+/// Each object is held once, by identity: a workload by kind, namespace and name (its
+/// `apiVersion` aside: a scale target is named by kind and name), any other object by its whole
+/// [`ObjectId`]; an insert replaces the object of the same identity. HPAs are held by
+/// identity with their target and a value `H` of the owner's, and listed by target in the
+/// index's [`HpaOrder`].
+#[derive(Debug, Clone)]
+pub struct ObjectIndex<H = ()> {
+    hpa_order: HpaOrder,
+    /// Workloads by kind (a few kinds: a lookup compares them), in the order the kinds came.
+    workloads: Vec<(String, KindTable)>,
+    pdbs: ByNamespace<Pdb>,
+    vpas: ByNamespace<Vpa>,
+    scaled_objects: ByNamespace<ScaledObject>,
+    limit_ranges: ByNamespace<LimitRange>,
+    /// HPAs by namespace and name: one, or one per `apiVersion` written in a manifest set.
+    hpas: HashMap<String, HashMap<String, Vec<IndexedHpa<H>>>>,
+    /// HPAs by target name, grouped by (namespace, target kind): a few groups per name, so that
+    /// a lookup costs no scan of the HPAs.
+    hpas_by_target: HashMap<String, Vec<TargetGroup>>,
+}
+
+impl<H> Default for ObjectIndex<H> {
+    /// An empty index listing HPAs in insertion order.
+    fn default() -> Self {
+        ObjectIndex::new(HpaOrder::Insertion)
+    }
+}
+
+/// Puts `item` in the list of its namespace, at the end, or in place of the one of the same
+/// identity when `replace` (else that one is kept); whether it was put.
+fn put_in<T>(table: &mut ByNamespace<T>, item: T, replace: bool, id: impl Fn(&T) -> &ObjectId) -> bool {
+    let Some(list) = table.get_mut(&id(&item).namespace) else {
+        table.insert(id(&item).namespace.clone(), vec![item]);
+        return true;
+    };
+    match list.iter_mut().find(|x| id(x) == id(&item)) {
+        Some(slot) if replace => *slot = item,
+        Some(_) => return false,
+        None => list.push(item),
+    }
+    true
+}
+
+/// The list of a namespace (empty when there is none).
+fn of_namespace<'a, T>(table: &'a ByNamespace<T>, namespace: &str) -> &'a [T] {
+    table.get(namespace).map_or(&[], Vec::as_slice)
+}
+
+/// Takes the HPA `namespace/name` of `api_version` out of the list of its target.
+fn unlist(
+    by_target: &mut HashMap<String, Vec<TargetGroup>>,
+    namespace: &str,
+    name: &str,
+    hpa: &IndexedHpa<impl Sized>,
+) {
+    let Some(groups) = by_target.get_mut(&hpa.target_name) else { return };
+    for g in groups.iter_mut() {
+        if g.namespace == namespace && g.kind == hpa.target_kind {
+            g.hpas.retain(|id| id.name != name || id.api_version != hpa.api_version);
+        }
+    }
+    groups.retain(|g| !g.hpas.is_empty());
+    if groups.is_empty() {
+        by_target.remove(&hpa.target_name);
+    }
+}
+
+impl<H> ObjectIndex<H> {
+    /// An empty index listing HPAs in `hpa_order`.
+    pub fn new(hpa_order: HpaOrder) -> Self {
+        ObjectIndex {
+            hpa_order,
+            workloads: Vec::new(),
+            pdbs: HashMap::new(),
+            vpas: HashMap::new(),
+            scaled_objects: HashMap::new(),
+            limit_ranges: HashMap::new(),
+            hpas: HashMap::new(),
+            hpas_by_target: HashMap::new(),
+        }
+    }
+
+    fn kind_table(&self, kind: &str) -> Option<&KindTable> {
+        self.workloads.iter().find(|(k, _)| k == kind).map(|(_, t)| t)
+    }
+
+    fn kind_table_mut(&mut self, kind: &str) -> &mut KindTable {
+        let at = match self.workloads.iter().position(|(k, _)| k == kind) {
+            Some(at) => at,
+            None => {
+                self.workloads.push((kind.to_string(), HashMap::new()));
+                self.workloads.len() - 1
+            }
+        };
+        &mut self.workloads[at].1
+    }
+
+    /// Adds an object, in place of the one of the same identity (the context cache: the
+    /// latest wins).
+    pub fn insert(&mut self, entry: Entry) {
+        self.put(entry, true);
+    }
+
+    /// Adds an object unless one of the same identity is held (the linter: the first
+    /// definition wins, as for the workloads of one kind, namespace and name written in two
+    /// `apiVersion`s); whether it was added.
+    pub fn insert_first(&mut self, entry: Entry) -> bool {
+        self.put(entry, false)
+    }
+
+    /// Adds an object; one of the same identity is replaced when `replace`, else kept.
+    fn put(&mut self, entry: Entry, replace: bool) -> bool {
+        match entry {
+            Entry::Workload(w) => {
+                let same_name = match self.kind_table_mut(&w.id.kind).entry(w.id.name.clone()) {
+                    hash_map::Entry::Occupied(e) => e.into_mut(),
+                    hash_map::Entry::Vacant(e) => {
+                        // (One in most cases: no room for more, a cluster keeps thousands.)
+                        e.insert(vec![w]);
+                        return true;
+                    }
+                };
+                match same_name.iter_mut().find(|o| o.id.namespace == w.id.namespace) {
+                    Some(slot) if replace => *slot = w,
+                    Some(_) => return false,
+                    None => same_name.push(w),
+                }
+                true
+            }
+            Entry::Pdb(p) => put_in(&mut self.pdbs, p, replace, |x| &x.id),
+            Entry::Vpa(v) => put_in(&mut self.vpas, v, replace, |x| &x.id),
+            Entry::ScaledObject(o) => put_in(&mut self.scaled_objects, o, replace, |x| &x.id),
+            Entry::LimitRange(l) => put_in(&mut self.limit_ranges, l, replace, |x| &x.id),
+        }
+    }
+
+    /// Adds the HPA `id` (after admission, in internal form) that targets
+    /// `target_kind/target_name` in its namespace, with the owner's `value`, in place of the
+    /// HPA of the same identity.
+    pub fn insert_hpa(&mut self, id: ObjectId, target_kind: &str, target_name: &str, value: H) {
+        let by_name = match self.hpas.get_mut(&id.namespace) {
+            Some(by_name) => by_name,
+            None => self.hpas.entry(id.namespace.clone()).or_default(),
+        };
+        let hpa = IndexedHpa {
+            api_version: id.api_version.clone(),
+            target_kind: target_kind.to_string(),
+            target_name: target_name.to_string(),
+            value,
+        };
+        // Lists are made with room for one: most hold one HPA, and a cluster keeps thousands.
+        match by_name.entry(id.name.clone()) {
+            hash_map::Entry::Vacant(e) => {
+                e.insert(vec![hpa]);
+            }
+            hash_map::Entry::Occupied(e) => {
+                let same_name = e.into_mut();
+                if let Some(at) = same_name.iter().position(|h| h.api_version == id.api_version) {
+                    let old = same_name.remove(at);
+                    unlist(&mut self.hpas_by_target, &id.namespace, &id.name, &old);
+                }
+                same_name.push(hpa);
+            }
+        }
+        let group = |id: ObjectId| TargetGroup {
+            namespace: id.namespace.clone(),
+            kind: target_kind.to_string(),
+            hpas: vec![id],
+        };
+        let groups = match self.hpas_by_target.entry(target_name.to_string()) {
+            hash_map::Entry::Vacant(e) => {
+                e.insert(vec![group(id)]);
+                return;
+            }
+            hash_map::Entry::Occupied(e) => e.into_mut(),
+        };
+        let Some(ids) = groups.iter_mut().find(|g| g.namespace == id.namespace && g.kind == target_kind) else {
+            groups.push(group(id));
+            return;
+        };
+        let ids = &mut ids.hpas;
+        match self.hpa_order {
+            HpaOrder::Insertion => ids.push(id),
+            HpaOrder::Name => {
+                let at = ids.partition_point(|i| i.name < id.name);
+                ids.insert(at, id);
+            }
+        }
+    }
+
+    /// Removes the HPAs named `namespace/name` (of any `apiVersion`).
+    pub fn remove_hpa(&mut self, namespace: &str, name: &str) {
+        let Some(by_name) = self.hpas.get_mut(namespace) else { return };
+        let Some(same_name) = by_name.remove(name) else { return };
+        for old in &same_name {
+            unlist(&mut self.hpas_by_target, namespace, name, old);
+        }
+        if by_name.is_empty() {
+            self.hpas.remove(namespace);
+        }
+    }
+
+    /// Removes the objects of `table` named `name` in `namespace`.
+    pub fn remove(&mut self, table: Table<'_>, namespace: &str, name: &str) {
+        fn drop_from<T>(t: &mut ByNamespace<T>, namespace: &str, name: &str, id: impl Fn(&T) -> &ObjectId) {
+            if let Some(list) = t.get_mut(namespace) {
+                list.retain(|x| id(x).name != name);
+                if list.is_empty() {
+                    t.remove(namespace);
+                }
+            }
+        }
+        match table {
+            Table::Hpas => self.remove_hpa(namespace, name),
+            Table::Workloads(kind) => {
+                if let Some((_, t)) = self.workloads.iter_mut().find(|(k, _)| k == kind)
+                    && let Some(same_name) = t.get_mut(name)
+                {
+                    same_name.retain(|w| w.id.namespace != namespace);
+                    if same_name.is_empty() {
+                        t.remove(name);
+                    }
+                }
+            }
+            Table::Pdbs => drop_from(&mut self.pdbs, namespace, name, |x| &x.id),
+            Table::Vpas => drop_from(&mut self.vpas, namespace, name, |x| &x.id),
+            Table::ScaledObjects => drop_from(&mut self.scaled_objects, namespace, name, |x| &x.id),
+            Table::LimitRanges => drop_from(&mut self.limit_ranges, namespace, name, |x| &x.id),
+        }
+    }
+
+    /// Exchanges the objects of `table` with those `other` holds: the context cache builds a
+    /// relisted kind in an index of its own, outside its lock, and swaps it in under the lock
+    /// (the old objects go out in `other`, to be dropped after the lock is released). Swapping
+    /// with an empty index empties the table.
+    pub fn swap_table(&mut self, table: Table<'_>, other: &mut ObjectIndex<H>) {
+        use std::mem::swap;
+        match table {
+            Table::Hpas => {
+                swap(&mut self.hpas, &mut other.hpas);
+                swap(&mut self.hpas_by_target, &mut other.hpas_by_target);
+            }
+            Table::Pdbs => swap(&mut self.pdbs, &mut other.pdbs),
+            Table::Vpas => swap(&mut self.vpas, &mut other.vpas),
+            Table::ScaledObjects => swap(&mut self.scaled_objects, &mut other.scaled_objects),
+            Table::LimitRanges => swap(&mut self.limit_ranges, &mut other.limit_ranges),
+            Table::Workloads(kind) => {
+                // A kind with no objects on either side gets no table.
+                if self.kind_table(kind).is_none() && other.kind_table(kind).is_none() {
+                    return;
+                }
+                swap(self.kind_table_mut(kind), other.kind_table_mut(kind));
+            }
+        }
+    }
+
+    /// Objects held in `table`.
+    pub fn count(&self, table: Table<'_>) -> usize {
+        fn lists<T>(t: &HashMap<String, Vec<T>>) -> usize {
+            t.values().map(Vec::len).sum()
+        }
+        match table {
+            Table::Hpas => self.hpas.values().map(lists).sum(),
+            Table::Workloads(kind) => self.kind_table(kind).map_or(0, lists),
+            Table::Pdbs => lists(&self.pdbs),
+            Table::Vpas => lists(&self.vpas),
+            Table::ScaledObjects => lists(&self.scaled_objects),
+            Table::LimitRanges => lists(&self.limit_ranges),
+        }
+    }
+
+    fn indexed_hpa(&self, namespace: &str, name: &str) -> Option<&IndexedHpa<H>> {
+        self.hpas.get(namespace)?.get(name)?.first()
+    }
+
+    /// The HPA `namespace/name` (the first inserted, should a manifest set have it in two
+    /// `apiVersion`s): the owner's value.
+    pub fn hpa(&self, namespace: &str, name: &str) -> Option<&H> {
+        Some(&self.indexed_hpa(namespace, name)?.value)
+    }
+
+    /// The target (kind, name) of the HPA `namespace/name` ([`ObjectIndex::hpa`]).
+    pub fn hpa_target(&self, namespace: &str, name: &str) -> Option<(&str, &str)> {
+        let h = self.indexed_hpa(namespace, name)?;
+        Some((&h.target_kind, &h.target_name))
+    }
+
+    /// Every HPA of a namespace (the owner's values), in no particular order.
+    pub fn hpas(&self, namespace: &str) -> impl Iterator<Item = &H> {
+        self.hpas.get(namespace).into_iter().flat_map(|by_name| by_name.values().flatten().map(|h| &h.value))
+    }
+
+    /// The workloads of `kind` in a namespace, in no particular order (a scan of the kind).
+    pub fn workloads_in<'a>(&'a self, kind: &str, namespace: &str) -> impl Iterator<Item = &'a Workload> {
+        self.kind_table(kind)
+            .into_iter()
+            .flat_map(HashMap::values)
+            .flatten()
+            .filter(move |w| w.id.namespace == namespace)
+    }
+
+    /// The workloads of `kind` named `name`, in any namespace, in the order they came.
+    pub fn workloads_named<'a>(&'a self, kind: &str, name: &str) -> impl Iterator<Item = &'a Workload> {
+        self.kind_table(kind).and_then(|t| t.get(name)).into_iter().flatten()
+    }
+}
+
+impl<H: Sync> Objects for ObjectIndex<H> {
+    fn workload(&self, kind: &str, namespace: &str, name: &str) -> Option<&Workload> {
+        self.kind_table(kind)?.get(name)?.iter().find(|w| w.id.namespace == namespace)
+    }
+
+    fn limit_ranges(&self, namespace: &str) -> &[LimitRange] {
+        of_namespace(&self.limit_ranges, namespace)
+    }
+
+    fn workload_any_case(&self, kind: &str, namespace: &str, name: &str) -> Option<&Workload> {
+        self.workloads
+            .iter()
+            .filter(|(k, _)| k.eq_ignore_ascii_case(kind))
+            .find_map(|(_, t)| t.get(name)?.iter().find(|w| w.id.namespace == namespace))
+    }
+
+    fn pdbs(&self, namespace: &str) -> &[Pdb] {
+        of_namespace(&self.pdbs, namespace)
+    }
+
+    fn vpas(&self, namespace: &str) -> &[Vpa] {
+        of_namespace(&self.vpas, namespace)
+    }
+
+    fn scaled_objects(&self, namespace: &str) -> &[ScaledObject] {
+        of_namespace(&self.scaled_objects, namespace)
+    }
+
+    fn hpas_targeting(&self, namespace: &str, kind: &str, name: &str) -> &[ObjectId] {
+        self.hpas_by_target
+            .get(name)
+            .and_then(|groups| groups.iter().find(|g| g.namespace == namespace && g.kind == kind))
+            .map_or(&[], |g| g.hpas.as_slice())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id(api_version: &str, kind: &str, namespace: &str, name: &str) -> ObjectId {
+        ObjectId { api_version: api_version.into(), kind: kind.into(), namespace: namespace.into(), name: name.into() }
+    }
+
+    fn workload(api_version: &str, kind: &str, namespace: &str, name: &str, replicas: i64) -> Entry {
+        Entry::Workload(Workload {
+            id: id(api_version, kind, namespace, name),
+            replicas: Some(replicas),
+            ..Workload::default()
+        })
+    }
+
+    fn pdb(api_version: &str, namespace: &str, name: &str) -> Entry {
+        Entry::Pdb(Pdb {
+            id: id(api_version, "PodDisruptionBudget", namespace, name),
+            selector: Default::default(),
+            min_available: None,
+            max_unavailable: None,
+        })
+    }
+
+    fn hpa(namespace: &str, name: &str) -> ObjectId {
+        id("autoscaling/v2", "HorizontalPodAutoscaler", namespace, name)
+    }
+
+    fn names(ids: &[ObjectId]) -> Vec<&str> {
+        ids.iter().map(|i| i.name.as_str()).collect()
+    }
+
+    #[test]
+    fn hpas_are_listed_in_the_index_order() {
+        let mut input: ObjectIndex = ObjectIndex::default();
+        let mut by_name: ObjectIndex = ObjectIndex::new(HpaOrder::Name);
+        for name in ["c", "a", "b"] {
+            input.insert_hpa(hpa("shop", name), "Deployment", "web", ());
+            by_name.insert_hpa(hpa("shop", name), "Deployment", "web", ());
+        }
+        assert_eq!(names(input.hpas_targeting("shop", "Deployment", "web")), ["c", "a", "b"]);
+        assert_eq!(names(by_name.hpas_targeting("shop", "Deployment", "web")), ["a", "b", "c"]);
+        // By namespace and target kind.
+        assert!(input.hpas_targeting("other", "Deployment", "web").is_empty());
+        assert!(input.hpas_targeting("shop", "StatefulSet", "web").is_empty());
+        // Inserted again (same identity): replaced, at its new place in insertion order.
+        input.insert_hpa(hpa("shop", "c"), "Deployment", "web", ());
+        assert_eq!(names(input.hpas_targeting("shop", "Deployment", "web")), ["a", "b", "c"]);
+        // Moved to another target: out of the first list.
+        input.insert_hpa(hpa("shop", "a"), "Deployment", "api", ());
+        assert_eq!(names(input.hpas_targeting("shop", "Deployment", "web")), ["b", "c"]);
+        assert_eq!(names(input.hpas_targeting("shop", "Deployment", "api")), ["a"]);
+        assert_eq!(input.hpa_target("shop", "a"), Some(("Deployment", "api")));
+        assert_eq!(input.count(Table::Hpas), 3);
+        input.remove(Table::Hpas, "shop", "a");
+        assert!(input.hpas_targeting("shop", "Deployment", "api").is_empty());
+        assert!(input.hpa("shop", "a").is_none());
+        assert_eq!(input.count(Table::Hpas), 2);
+    }
+
+    #[test]
+    fn an_hpa_in_two_api_versions_is_two_hpas() {
+        let mut index: ObjectIndex<u8> = ObjectIndex::default();
+        index.insert_hpa(hpa("shop", "web"), "Deployment", "web", 2);
+        index.insert_hpa(id("autoscaling/v1", "HorizontalPodAutoscaler", "shop", "web"), "Deployment", "web", 1);
+        let listed: Vec<&str> =
+            index.hpas_targeting("shop", "Deployment", "web").iter().map(|i| i.api_version.as_str()).collect();
+        assert_eq!(listed, ["autoscaling/v2", "autoscaling/v1"]);
+        assert_eq!(index.hpa("shop", "web"), Some(&2));
+        assert_eq!(index.count(Table::Hpas), 2);
+        let mut values: Vec<u8> = index.hpas("shop").copied().collect();
+        values.sort();
+        assert_eq!(values, [1, 2]);
+        // Removing by name removes both.
+        index.remove_hpa("shop", "web");
+        assert!(index.hpas_targeting("shop", "Deployment", "web").is_empty());
+        assert_eq!(index.count(Table::Hpas), 0);
+    }
+
+    #[test]
+    fn workloads_are_found_by_kind_namespace_and_name() {
+        let mut index: ObjectIndex = ObjectIndex::default();
+        index.insert(workload("apps/v1", "Deployment", "shop", "web", 1));
+        index.insert(workload("apps/v1", "StatefulSet", "shop", "web", 2));
+        index.insert(workload("apps/v1", "Deployment", "other", "web", 3));
+        let replicas = |w: Option<&Workload>| w.and_then(|w| w.replicas);
+        assert_eq!(replicas(index.workload("Deployment", "shop", "web")), Some(1));
+        assert_eq!(replicas(index.workload("StatefulSet", "shop", "web")), Some(2));
+        assert_eq!(replicas(index.workload("Deployment", "other", "web")), Some(3));
+        assert!(index.workload("deployment", "shop", "web").is_none());
+        assert_eq!(replicas(index.workload_any_case("STATEFULSET", "shop", "web")), Some(2));
+        assert!(index.workload_any_case("deployment", "nowhere", "web").is_none());
+        let mut everywhere: Vec<i64> = index.workloads_named("Deployment", "web").filter_map(|w| w.replicas).collect();
+        everywhere.sort();
+        assert_eq!(everywhere, [1, 3]);
+        assert_eq!(index.workloads_in("Deployment", "shop").count(), 1);
+        assert_eq!(index.count(Table::Workloads("Deployment")), 2);
+        // The same kind, namespace and name (another apiVersion): replaced.
+        index.insert(workload("apps/v1beta1", "Deployment", "shop", "web", 4));
+        assert_eq!(replicas(index.workload("Deployment", "shop", "web")), Some(4));
+        assert_eq!(index.count(Table::Workloads("Deployment")), 2);
+        index.remove(Table::Workloads("Deployment"), "shop", "web");
+        assert!(index.workload("Deployment", "shop", "web").is_none());
+        assert!(index.workload("StatefulSet", "shop", "web").is_some());
+    }
+
+    /// The linter keeps the first definition: of the workloads of one kind, namespace and name
+    /// written in two `apiVersion`s, the first is the one the rules see; other objects are two
+    /// when their `apiVersion`s differ.
+    #[test]
+    fn insert_first_keeps_the_first_definition() {
+        let mut index: ObjectIndex = ObjectIndex::default();
+        assert!(index.insert_first(workload("apps/v1beta2", "Deployment", "shop", "web", 1)));
+        assert!(!index.insert_first(workload("apps/v1", "Deployment", "shop", "web", 2)));
+        assert!(index.insert_first(workload("apps/v1", "StatefulSet", "shop", "web", 3)));
+        let found = index.workload("Deployment", "shop", "web").map(|w| (w.id.api_version.as_str(), w.replicas));
+        assert_eq!(found, Some(("apps/v1beta2", Some(1))));
+        assert!(index.workload("StatefulSet", "shop", "web").is_some());
+        assert!(index.insert_first(pdb("policy/v1beta1", "shop", "web")));
+        assert!(index.insert_first(pdb("policy/v1", "shop", "web")));
+        assert!(!index.insert_first(pdb("policy/v1", "shop", "web")));
+        let pdbs: Vec<&str> = index.pdbs("shop").iter().map(|p| p.id.api_version.as_str()).collect();
+        assert_eq!(pdbs, ["policy/v1beta1", "policy/v1"]);
+    }
+
+    #[test]
+    fn other_objects_are_listed_by_namespace_once_per_identity() {
+        let mut index: ObjectIndex = ObjectIndex::default();
+        index.insert(pdb("policy/v1", "shop", "b"));
+        index.insert(pdb("policy/v1", "shop", "a"));
+        index.insert(pdb("policy/v1beta1", "shop", "a"));
+        index.insert(pdb("policy/v1", "shop", "b"));
+        let listed: Vec<String> =
+            index.pdbs("shop").iter().map(|p| format!("{} {}", p.id.api_version, p.id.name)).collect();
+        assert_eq!(listed, ["policy/v1 b", "policy/v1 a", "policy/v1beta1 a"]);
+        assert!(index.pdbs("other").is_empty());
+        index.remove(Table::Pdbs, "shop", "a");
+        assert_eq!(index.count(Table::Pdbs), 1);
+    }
+
+    #[test]
+    fn a_table_is_swapped_whole() {
+        let mut index: ObjectIndex = ObjectIndex::new(HpaOrder::Name);
+        index.insert(workload("apps/v1", "Deployment", "shop", "web", 1));
+        index.insert(workload("apps/v1", "StatefulSet", "shop", "db", 1));
+        index.insert(pdb("policy/v1", "shop", "web"));
+        index.insert_hpa(hpa("shop", "web"), "Deployment", "web", ());
+        let mut fresh: ObjectIndex = ObjectIndex::new(HpaOrder::Name);
+        fresh.insert(workload("apps/v1", "Deployment", "shop", "api", 1));
+        fresh.insert(workload("apps/v1", "Deployment", "shop", "web", 2));
+        index.swap_table(Table::Workloads("Deployment"), &mut fresh);
+        assert_eq!(index.count(Table::Workloads("Deployment")), 2);
+        assert_eq!(index.workload("Deployment", "shop", "web").and_then(|w| w.replicas), Some(2));
+        // The old table went out; the other tables stayed.
+        assert_eq!(fresh.count(Table::Workloads("Deployment")), 1);
+        assert_eq!(index.count(Table::Workloads("StatefulSet")), 1);
+        assert_eq!(index.count(Table::Pdbs), 1);
+        // Swapping with an empty index empties a table.
+        for table in [Table::Hpas, Table::Pdbs, Table::Workloads("StatefulSet"), Table::Workloads("Job")] {
+            index.swap_table(table, &mut ObjectIndex::new(HpaOrder::Name));
+            assert_eq!(index.count(table), 0);
+        }
+        assert!(index.hpas_targeting("shop", "Deployment", "web").is_empty());
+        assert_eq!(index.count(Table::Workloads("Deployment")), 2);
+    }
+}
