@@ -14,13 +14,13 @@
 //! `hpa_core::api::Quantity` does the same, on purpose).
 #![no_main]
 
+use hpa_core::api::decode::Decode;
 use hpa_core::api::v1::{HorizontalPodAutoscalerCondition, MetricSpec, MetricStatus};
 use hpa_core::api::{ApiVersion, Quantity, v1, v2, v2beta2};
 use hpa_core::convert::{self, annotations as ann};
 use hpa_core::go::to_go_json;
 use libfuzzer_sys::fuzz_target;
 use serde::Serialize;
-use hpa_core::api::decode::Decode;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(raw) = std::str::from_utf8(data) else { return };

@@ -16,8 +16,8 @@
 #![no_main]
 
 use clap::Parser;
-use hpa_core::check;
 use hpa_core::api::v2::HorizontalPodAutoscaler;
+use hpa_core::check;
 use hpa_core::evaluator::controller::SyncOutcome;
 use hpa_core::evaluator::simulation::{Plan, Simulation, simulate};
 use hpa_core::features::FeatureGates;

@@ -30,11 +30,17 @@ fn not_an_object() -> Vec<DecodeError> {
 /// release and strictness of `opts` ([`check::Written::decode`]; [`decode`] is the same with
 /// kubectl's strictness).
 pub fn written(node: Node<'_>, opts: &check::Options) -> Written {
-    let field = |k: &str| node.get(k).and_then(Node::as_str).unwrap_or("");
+    let [kind, api_version] = node.get_each(["kind", "apiVersion"]).map(|n| n.and_then(Node::as_str));
+    written_as(node, kind, api_version, opts)
+}
+
+/// [`written`] of a node whose `kind` and `apiVersion` (when strings) are read already.
+pub fn written_as(node: Node<'_>, kind: Option<&str>, api_version: Option<&str>, opts: &check::Options) -> Written {
+    let (kind, api_version) = (kind.unwrap_or(""), api_version.unwrap_or(""));
     if !matches!(node.kind(), NodeKind::Map(_)) {
-        return Written::Undecodable { api_version: field("apiVersion").to_string(), errors: not_an_object() };
+        return Written::Undecodable { api_version: api_version.to_string(), errors: not_an_object() };
     }
-    Written::decode(field("kind"), field("apiVersion"), NodeSource::new(node), opts)
+    Written::decode(kind, api_version, NodeSource::new(node), opts)
 }
 
 /// Takes one object through hpa-core's front door ([`check::check`]), as an UPDATE of `old`
@@ -63,11 +69,24 @@ pub fn check(node: Node<'_>, old: Option<Node<'_>>, opts: &check::Options) -> ch
 /// first line. The `bool` says whether the whole path exists. `hpa-lint` and `hpa-lint
 /// validate` point at the same place.
 pub fn position(node: Node<'_>, version: Option<ApiVersion>, path: &str, about_key: bool) -> (Span, bool) {
-    let l = locate(node, version, path);
+    let (span, exact, _) = position_and_path(node, version, path, about_key);
+    (span, exact)
+}
+
+/// [`position`], and the field as the user wrote it (an autoscaling/v1 CPU target, an
+/// annotation: the path [`locate`] lands on), the path looked up once for both.
+pub fn position_and_path(
+    node: Node<'_>,
+    version: Option<ApiVersion>,
+    path: &str,
+    about_key: bool,
+) -> (Span, bool, String) {
+    let (l, resolved) = locate_and_resolve(node, version, path);
+    let resolved = resolved.unwrap_or_else(|| path.to_string());
     if !l.exact || about_key {
-        return (l.key_span.unwrap_or(l.span), l.exact);
+        return (l.key_span.unwrap_or(l.span), l.exact, resolved);
     }
-    let target = source::locate_node(node, &resolved_path(node, version, path));
+    let target = source::locate_node(node, &resolved);
     // An item of a list of mappings (a container) is pointed at by its first line.
     if l.key_span.is_none()
         && let Some(NodeKind::Map(entries)) = target.map(|n| n.kind())
@@ -78,39 +97,35 @@ pub fn position(node: Node<'_>, version: Option<ApiVersion>, path: &str, about_k
         } else {
             first.key.span().end
         };
-        return (Span { start: l.span.start, end }, true);
+        return (Span { start: l.span.start, end }, true, resolved);
     }
     // A whole mapping or list is pointed at by its key, not by every line of it.
     let container = target.is_some_and(|n| !matches!(n.kind(), NodeKind::Scalar(_)));
     match (container, l.key_span) {
-        (true, Some(k)) => (k, true),
-        _ => (l.span, true),
+        (true, Some(k)) => (k, true, resolved),
+        _ => (l.span, true, resolved),
     }
 }
 
 /// Where an error at `path` (an internal, v2-shaped path for validation errors) should point
 /// in an object written in `version`.
 pub fn locate(node: Node<'_>, version: Option<ApiVersion>, path: &str) -> Located {
-    let direct = source::locate(node, path);
-    if direct.exact || path.is_empty() {
-        return direct;
-    }
-    match version.map(|v| remap(node, v, path)) {
-        Some(Some(alt)) => {
-            let l = source::locate(node, &alt);
-            if l.exact || l.span != node.span() { l } else { direct }
-        }
-        _ => direct,
-    }
+    locate_and_resolve(node, version, path).0
 }
 
-/// The path [`locate`] lands on: the internal path itself when it exists, else the
-/// version-specific one.
-pub fn resolved_path(node: Node<'_>, version: Option<ApiVersion>, path: &str) -> String {
-    if source::locate(node, path).exact {
-        return path.to_string();
+/// [`locate`], and the path it lands on when that is not `path` itself: the internal path
+/// when it exists, else the version-specific one.
+fn locate_and_resolve(node: Node<'_>, version: Option<ApiVersion>, path: &str) -> (Located, Option<String>) {
+    let direct = source::locate(node, path);
+    if direct.exact {
+        return (direct, None);
     }
-    version.and_then(|v| remap(node, v, path)).unwrap_or_else(|| path.to_string())
+    let Some(alt) = version.and_then(|v| remap(node, v, path)) else { return (direct, None) };
+    if path.is_empty() {
+        return (direct, Some(alt));
+    }
+    let l = source::locate(node, &alt);
+    (if l.exact || l.span != node.span() { l } else { direct }, Some(alt))
 }
 
 /// The path in the user's version for an internal path, when the two differ.

@@ -268,27 +268,49 @@ pub struct ObjectRef<'a> {
     pub item: Option<usize>,
     /// The object's node.
     pub node: Node<'a>,
+    /// `apiVersion`, `kind`, `metadata.name` and `metadata.namespace` when they are strings,
+    /// read once (each is asked for several times per object).
+    identity: [Option<&'a str>; 4],
 }
 
 impl<'a> ObjectRef<'a> {
+    /// The object at `node`, its identity read.
+    pub fn new(file: usize, document: usize, item: Option<usize>, node: Node<'a>) -> Self {
+        let [api_version, kind, metadata] = node.get_each(["apiVersion", "kind", "metadata"]);
+        ObjectRef::of_fields(file, document, item, node, [api_version, kind, metadata])
+    }
+
+    /// [`ObjectRef::new`] with its `apiVersion`, `kind` and `metadata` looked up already.
+    fn of_fields(
+        file: usize,
+        document: usize,
+        item: Option<usize>,
+        node: Node<'a>,
+        [api_version, kind, metadata]: [Option<Node<'a>>; 3],
+    ) -> Self {
+        let [name, namespace] = metadata.map_or([None; 2], |m| m.get_each(["name", "namespace"]));
+        let identity = [api_version, kind, name, namespace].map(|n| n.and_then(Node::as_str));
+        ObjectRef { file, document, item, node, identity }
+    }
+
     /// `kind`, when it is a string.
     pub fn kind(&self) -> Option<&'a str> {
-        self.node.get("kind").and_then(Node::as_str)
+        self.identity[1]
     }
 
     /// `apiVersion`, when it is a string.
     pub fn api_version(&self) -> Option<&'a str> {
-        self.node.get("apiVersion").and_then(Node::as_str)
+        self.identity[0]
     }
 
     /// `metadata.name`.
     pub fn name(&self) -> Option<&'a str> {
-        self.node.get("metadata").and_then(|m| m.get("name")).and_then(Node::as_str)
+        self.identity[2]
     }
 
     /// `metadata.namespace`.
     pub fn namespace(&self) -> Option<&'a str> {
-        self.node.get("metadata").and_then(|m| m.get("namespace")).and_then(Node::as_str)
+        self.identity[3]
     }
 
     /// Whether it is meant to be a HorizontalPodAutoscaler.
@@ -322,19 +344,19 @@ pub fn objects(file_index: usize, file: &SourceFile) -> Vec<ObjectRef<'_>> {
 pub fn objects_in(file_index: usize, parsed: &Parsed) -> Vec<ObjectRef<'_>> {
     let mut out = Vec::new();
     for doc in &parsed.documents {
-        let is_list = doc
-            .root()
-            .get("kind")
-            .and_then(Node::as_str)
-            .is_some_and(|k| k == "List" || k.ends_with("List") && doc.root().get("items").is_some())
-            || is_kindless_list(doc.root());
-        match (is_list, doc.root().get("items").map(|n| n.kind())) {
+        // The root's fields, looked up in one pass over its entries.
+        let [api_version, kind, metadata, items] = doc.root().get_each(["apiVersion", "kind", "metadata", "items"]);
+        let whole = ObjectRef::of_fields(file_index, doc.index, None, doc.root(), [api_version, kind, metadata]);
+        let is_list = whole.kind().is_some_and(|k| k == "List" || k.ends_with("List") && items.is_some())
+            // `is_kindless_list`, whose `kind` lookup is done.
+            || kind.is_none() && is_kindless_list(doc.root());
+        match (is_list, items.map(|n| n.kind())) {
             (true, Some(NodeKind::Seq(items))) => {
                 for (i, item) in items.enumerate() {
-                    out.push(ObjectRef { file: file_index, document: doc.index, item: Some(i), node: item });
+                    out.push(ObjectRef::new(file_index, doc.index, Some(i), item));
                 }
             }
-            _ => out.push(ObjectRef { file: file_index, document: doc.index, item: None, node: doc.root() }),
+            _ => out.push(whole),
         }
     }
     out

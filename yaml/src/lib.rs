@@ -28,6 +28,7 @@ pub use tree::{Entries, Entry, Items, Node, NodeKind, Tree};
 use tree::{Slot, SlotKind};
 
 use std::borrow::Cow;
+use std::cell::Cell;
 
 use compact_str::CompactString;
 use std::collections::HashMap;
@@ -309,14 +310,57 @@ struct Builder<'c> {
     non_finite: bool,
 }
 
+/// The builder's buffers, kept on each thread from file to file: a document's tree is moved
+/// out into exactly sized blocks, so what they hold between files is scratch. Buffers grown
+/// past [`Scratch::KEEP`] bytes by a large file are not kept.
+#[derive(Default)]
+struct Scratch {
+    stack: Vec<Frame>,
+    nodes: Vec<Slot>,
+    text: String,
+    skipped_at_key: Vec<Option<bool>>,
+}
+
+impl Scratch {
+    const KEEP: usize = 1 << 20;
+
+    /// The thread's buffers (empty ones the first time).
+    fn take() -> Scratch {
+        SCRATCH.with(Cell::take)
+    }
+
+    /// Gives the buffers back to the thread, cleared.
+    fn keep(mut self) {
+        fn small<T>(v: &mut Vec<T>) {
+            v.clear();
+            if v.capacity().saturating_mul(std::mem::size_of::<T>()) > Scratch::KEEP {
+                *v = Vec::new();
+            }
+        }
+        small(&mut self.stack);
+        small(&mut self.nodes);
+        small(&mut self.skipped_at_key);
+        self.text.clear();
+        if self.text.capacity() > Scratch::KEEP {
+            self.text = String::new();
+        }
+        SCRATCH.with(|s| s.set(self));
+    }
+}
+
+thread_local! {
+    static SCRATCH: Cell<Scratch> = Cell::new(Scratch::default());
+}
+
 impl<'c> Builder<'c> {
-    fn new(choose: Option<ChooseKeep<'c>>) -> Self {
+    fn new(choose: Option<ChooseKeep<'c>>, scratch: Scratch) -> Self {
+        let Scratch { stack, nodes, text, skipped_at_key } = scratch;
         Builder {
             choose,
-            pruning: Pruning::default(),
-            stack: Vec::new(),
-            nodes: Vec::new(),
-            text: String::new(),
+            pruning: Pruning { skipped_at_key, ..Pruning::default() },
+            stack,
+            nodes,
+            text,
             anchors: HashMap::new(),
             alias_nodes: 0,
             root: false,
@@ -525,6 +569,15 @@ fn build(text: &str, limits: Limits, choose: Option<ChooseKeep<'_>>) -> (Parsed,
 
 /// [`build`], reading the text as one stream where it can (`stream`) or always piece by piece.
 fn build_with(text: &str, limits: Limits, choose: Option<ChooseKeep<'_>>, stream: bool) -> (Parsed, bool) {
+    let mut builder = Builder::new(choose, Scratch::take());
+    let built = build_into(text, limits, &mut builder, stream);
+    let Builder { stack, nodes, text, pruning, .. } = builder;
+    Scratch { stack, nodes, text, skipped_at_key: pruning.skipped_at_key }.keep();
+    built
+}
+
+/// [`build_with`] with the builder given.
+fn build_into(text: &str, limits: Limits, builder: &mut Builder<'_>, stream: bool) -> (Parsed, bool) {
     let mut out = Parsed::default();
     // kubectl reads a text that starts with `{` as a stream of JSON values.
     let json = text.trim_start().starts_with('{');
@@ -541,7 +594,6 @@ fn build_with(text: &str, limits: Limits, choose: Option<ChooseKeep<'_>>, stream
             return (out, true);
         }
     };
-    let mut builder = Builder::new(choose);
     let mut from = 0;
     // Documents are numbered as the YAML stream numbers them: a piece after a separator line
     // is one (that line starts it, even when nothing follows), and so is the first when it
@@ -549,7 +601,7 @@ fn build_with(text: &str, limits: Limits, choose: Option<ChooseKeep<'_>>, stream
     let mut document = 0;
     if stream && one_stream {
         let whole = kubectl::Piece { text, start: Mark { index: 0, line: 1, col: 0 }, separator: None };
-        match read_events(whole, Some(&pieces), 0, limits, &mut builder, &mut out) {
+        match read_events(whole, Some(&pieces), 0, limits, builder, &mut out) {
             Ok((Read::Inexact, _)) => return (out, false),
             Ok((Read::On | Read::Stop, _)) => return (out, true),
             Err(Again { piece, document: first }) => {
@@ -563,7 +615,7 @@ fn build_with(text: &str, limits: Limits, choose: Option<ChooseKeep<'_>>, stream
         // The separator kubectl dropped started a document, and so does a piece's own `---`.
         let own = piece.text.starts_with("---");
         let index = document + usize::from(piece.separator.is_some() && own);
-        let (read, started) = build_piece(piece, index, limits, &mut builder, &mut out);
+        let (read, started) = build_piece(piece, index, limits, builder, &mut out);
         document = index + usize::from(piece.separator.is_some() || own || started);
         match read {
             Read::On => {}
@@ -1576,5 +1628,22 @@ mod tests {
                 Step::Index(2)
             ]
         );
+    }
+
+    #[test]
+    fn a_thread_reuses_its_buffers_and_nothing_else() {
+        let pruned = "a: &x [1, {b: c}]\nkind: Secret\nd: *x\ne: {f: g}\n";
+        let next = "k: v\nl: [1, 2]\n";
+        let fresh = std::thread::spawn(move || parse(next)).join().unwrap();
+        let keep = |_: &str| Some(&Keep::FIRST_ENTRY);
+        let _ = parse_pruned(pruned, &keep);
+        let _ = parse("broken: [\n");
+        assert_eq!(parse(next), fresh);
+        // A large file's buffers are let go.
+        let big: String = (0..50_000).map(|i| format!("k{i}: v{i}\n")).collect();
+        assert_eq!(parse(&big).documents.len(), 1);
+        let scratch = Scratch::take();
+        assert!(scratch.nodes.capacity() * std::mem::size_of::<Slot>() <= Scratch::KEEP);
+        assert!(scratch.text.capacity() <= Scratch::KEEP);
     }
 }

@@ -293,6 +293,22 @@ impl<'a> Node<'a> {
         self.entries()?.filter(|e| e.key.is_key(key)).last()
     }
 
+    /// The values of several keys of a mapping, read in one pass over its entries: what
+    /// [`Node::get`] gives for each key (the last entry of a key given twice).
+    pub fn get_each<const N: usize>(self, keys: [&str; N]) -> [Option<Node<'a>>; N] {
+        let mut found = [None; N];
+        for e in self.entries().into_iter().flatten() {
+            // As `is_key`: a collection's key reads as "".
+            let key = e.key.key_str();
+            for (slot, k) in found.iter_mut().zip(keys) {
+                if key == k {
+                    *slot = Some(e.value);
+                }
+            }
+        }
+        found
+    }
+
     /// The string value of a scalar.
     pub fn as_str(self) -> Option<&'a str> {
         match self.scalar() {
@@ -437,6 +453,12 @@ mod tests {
         );
         assert_eq!(root.get("z").and_then(Node::as_str), Some("last"));
         assert_eq!(root.get("s").and_then(Node::as_str), Some(long));
+        assert_eq!(root.get_each(["z", "a", "nothing", "s"]), [root.get("z"), root.get("a"), None, root.get("s")]);
+        // The last of a key given twice, as `get`; keys that are not strings read as their text.
+        let twice = crate::parse("k: 1\n2: two\nk: [x]\n");
+        let r = twice.documents[0].root();
+        assert_eq!(r.get_each(["k", "2", ""]), [r.get("k"), r.get("2"), r.get("")]);
+        assert!(r.get_each(["k"])[0].is_some_and(Node::is_seq));
         let b = root.get("a").and_then(|a| a.get("b")).and_then(Node::items).unwrap();
         assert_eq!(b.len(), 3);
         assert_eq!(root.get("a").and_then(|a| a.get("d")).and_then(Node::entries).map(|e| e.len()), Some(0));

@@ -653,6 +653,12 @@ impl<'a> Autoscaler<'a> {
         }
     }
 
+    /// `spec.behavior` as the controller completes it (`None`: the legacy path), worked out
+    /// once when the autoscaler was made.
+    pub(crate) fn behavior(&self) -> Option<&HorizontalPodAutoscalerBehavior> {
+        self.prepared.behavior.as_ref()
+    }
+
     /// The same, with the controller's memory of the HPA.
     pub fn with_state(mut self, state: ControllerState) -> Autoscaler<'a> {
         self.state = state;

@@ -133,8 +133,8 @@ pub(crate) fn memory_seconds(
 pub fn fastest_scale_up(hpa: &HorizontalPodAutoscaler, config: &HPAControllerConfiguration) -> Run {
     let min = hpa.spec.min_replicas.unwrap_or(1).max(1);
     let max = hpa.spec.max_replicas;
-    let memory = memory_seconds(config.effective_behavior(hpa).as_ref(), config);
     let mut autoscaler = Autoscaler::new(hpa, config).with_status(Default::default());
+    let memory = memory_seconds(autoscaler.behavior(), config);
     drive(&mut autoscaler, min, max, 0, config.sync_period_seconds(), memory)
 }
 
@@ -145,8 +145,8 @@ pub fn fastest_scale_down(hpa: &HorizontalPodAutoscaler, config: &HPAControllerC
     let min = hpa.spec.min_replicas.unwrap_or(1).max(1);
     let max = hpa.spec.max_replicas;
     let period = config.sync_period_seconds();
-    let memory = memory_seconds(config.effective_behavior(hpa).as_ref(), config);
     let mut autoscaler = Autoscaler::new(hpa, config).with_status(Default::default());
+    let memory = memory_seconds(autoscaler.behavior(), config);
     // Warm up: enough syncs at the top to fill every window with recommendations of `max`.
     let warmup_syncs = memory / period + 2;
     let mut input =

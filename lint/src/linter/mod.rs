@@ -641,7 +641,7 @@ fn first_pass_hpa(
     r: &mut FileResult,
 ) {
     let version = obj.api_version().and_then(ApiVersion::parse);
-    let written = hpa::written(obj.node, &opts.check);
+    let written = hpa::written_as(obj.node, obj.kind(), obj.api_version(), &opts.check);
     let report = check::check(Input { object: written, old: None, id: Some(&info.id), world: None }, &opts.check);
     let ignore = suppress::from_node(obj.node);
     let findings = about_keys(&report);
@@ -708,10 +708,9 @@ fn position_findings<'a>(
             continue;
         }
         let version = if on_hpa { h.version } else { None };
-        let (span, exact) = hpa::position(node, version, &path, about_key);
         // The field as the user wrote it (an autoscaling/v1 CPU target, an annotation), not the
         // internal one.
-        let path = if version.is_some() { hpa::resolved_path(node, version, &path) } else { path };
+        let (span, exact, path) = hpa::position_and_path(node, version, &path, about_key);
         let related = f
             .related
             .iter()

@@ -213,7 +213,7 @@ fn admit(file: &SourceFile, node: Node<'_>, opts: &check::Options) -> Result<Hor
             d.root().span().start.index <= node.span().start.index && node.span().end.index <= d.root().span().end.index
         })
         .map_or(0, |d| d.index);
-    let obj = ObjectRef { file: 0, document, item: None, node };
+    let obj = ObjectRef::new(0, document, None, node);
     let entry = crate::commands::validate::validate_object(file, &obj, &HashMap::new(), opts);
     let mut messages: Vec<String> = entry
         .errors
