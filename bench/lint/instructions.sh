@@ -14,20 +14,10 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 SIZE=${SIZE:-"2 50 10"}
-TARGET_DIR=${CARGO_TARGET_DIR:-target}
 command -v valgrind >/dev/null || { echo "instructions.sh needs valgrind" >&2; exit 2; }
 
-if [ -z "${NO_BUILD:-}" ]; then
-  echo "building release binaries" >&2
-  CARGO_TARGET_DIR=$TARGET_DIR cargo build --release --locked -q -p hpa-lint --bin hpa-lint --example bare_parse
-fi
-LINT=$TARGET_DIR/release/hpa-lint
-PARSE=$TARGET_DIR/release/examples/bare_parse
-
-TREE=$(mktemp -d)
-trap 'rm -rf "$TREE"' EXIT
-# shellcheck disable=SC2086
-OBJECTS=$(python3 bench/lint/generate.py "$TREE/manifests" $SIZE)
+# shellcheck source=bench/lint/setup.sh
+. bench/lint/setup.sh
 # shellcheck disable=SC2086
 python3 bench/lint/generate.py --findings "$TREE/findings" $SIZE >/dev/null
 

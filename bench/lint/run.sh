@@ -30,19 +30,9 @@ cd "$(dirname "$0")/../.."
 RUNS=${RUNS:-5}
 FINDINGS=${FINDINGS:-1}
 SIZE=${SIZE:-"100 100 10"}
-TARGET_DIR=${CARGO_TARGET_DIR:-target}
 
-if [ -z "${NO_BUILD:-}" ]; then
-  echo "building release binaries" >&2
-  CARGO_TARGET_DIR=$TARGET_DIR cargo build --release --locked -q -p hpa-lint --bin hpa-lint --example bare_parse
-fi
-LINT=$TARGET_DIR/release/hpa-lint
-PARSE=$TARGET_DIR/release/examples/bare_parse
-
-TREE=$(mktemp -d)
-trap 'rm -rf "$TREE"' EXIT
-# shellcheck disable=SC2086
-OBJECTS=$(python3 bench/lint/generate.py "$TREE/manifests" $SIZE)
+# shellcheck source=bench/lint/setup.sh
+. bench/lint/setup.sh
 BYTES=$(du -sb "$TREE/manifests" | cut -f1)
 FILES=$(find "$TREE/manifests" -type f | wc -l)
 echo "tree: $FILES files, $OBJECTS objects, $((BYTES / 1024 / 1024)) MiB; $(nproc) cores; $RUNS runs each" >&2

@@ -680,31 +680,45 @@ mod tests {
         assert!(matches!(decode_object("null").unwrap_err(), ObjectError::Missing { field: "object" }));
     }
 
+    /// A policy file's body under its header (the empty text: no policy).
+    fn test_policy(policy: &str) -> Policy {
+        if policy.is_empty() {
+            return Policy::default();
+        }
+        Policy::parse(&format!("apiVersion: hpa-toolkit.io/v1alpha1\nkind: WebhookPolicy\n{policy}")).unwrap()
+    }
+
+    /// The AdmissionReview of a CREATE of `object`.
+    fn review_of(object: &Value) -> Value {
+        json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+            "request": serde_json::from_str::<Value>(&review_request(&object.to_string())).unwrap()})
+    }
+
+    /// The warnings of a review's response.
+    fn warnings_of(response: &Value) -> Vec<String> {
+        response["warnings"]
+            .as_array()
+            .map(|w| w.iter().map(|w| w.as_str().unwrap().to_string()).collect())
+            .unwrap_or_default()
+    }
+
     /// `/validate` of an HPA (min = max = 1, so HPA101) with these annotations, under `policy`:
     /// whether it is allowed, its warnings and the status message.
     fn validate_annotated(annotations: Value, max: i64, policy: &str) -> (bool, Vec<String>, String) {
-        let policy = if policy.is_empty() {
-            Policy::default()
-        } else {
-            Policy::parse(&format!("apiVersion: hpa-toolkit.io/v1alpha1\nkind: WebhookPolicy\n{policy}")).unwrap()
-        };
+        let policy = test_policy(policy);
         let object = json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
             "metadata": {"name": "web", "namespace": "shop", "annotations": annotations},
             "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
                 "minReplicas": 1, "maxReplicas": max,
                 "metrics": [{"type": "Resource", "resource": {"name": "cpu",
                     "target": {"type": "Utilization", "averageUtilization": 60}}}]}});
-        let body = json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
-            "request": serde_json::from_str::<Value>(&review_request(&object.to_string())).unwrap()});
+        let body = review_of(&object);
         let admission = Admission::new(FeatureGates::default());
         let answer = admission.review(Endpoint::Validate, body.to_string().as_bytes(), &policy);
         assert!(answer.context.findings.is_empty(), "no cross-object finding without context");
         let review: Value = serde_json::from_slice(&answer.body).unwrap();
         let response = &review["response"];
-        let warnings = response["warnings"]
-            .as_array()
-            .map(|w| w.iter().map(|w| w.as_str().unwrap().to_string()).collect())
-            .unwrap_or_default();
+        let warnings = warnings_of(response);
         let message = response["status"]["message"].as_str().unwrap_or_default().to_string();
         (response["allowed"] == true, warnings, message)
     }
@@ -749,11 +763,7 @@ mod tests {
     /// `spec.replicas` a GitOps tool applies, and `deployment_annotations`): the warnings, whether
     /// it is allowed, and the cross-object findings counted.
     fn validate_in_context(deployment_annotations: Value, policy: &str) -> (Vec<String>, bool, Vec<&'static str>) {
-        let policy = if policy.is_empty() {
-            Policy::default()
-        } else {
-            Policy::parse(&format!("apiVersion: hpa-toolkit.io/v1alpha1\nkind: WebhookPolicy\n{policy}")).unwrap()
-        };
+        let policy = test_policy(policy);
         let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment",
             "metadata": {"name": "web", "namespace": "shop", "annotations": deployment_annotations,
                 // A GitOps apply owns spec.replicas.
@@ -774,16 +784,12 @@ mod tests {
                 "minReplicas": 2, "maxReplicas": 5,
                 "metrics": [{"type": "Resource", "resource": {"name": "cpu",
                     "target": {"type": "Utilization", "averageUtilization": 60}}}]}});
-        let body = json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
-            "request": serde_json::from_str::<Value>(&review_request(&object.to_string())).unwrap()});
+        let body = review_of(&object);
         let admission = Admission::new(gates);
         let answer = admission.review_in(Endpoint::Validate, body.to_string().as_bytes(), &policy, &view);
         let review: Value = serde_json::from_slice(&answer.body).unwrap();
         let response = &review["response"];
-        let warnings = response["warnings"]
-            .as_array()
-            .map(|w| w.iter().map(|w| w.as_str().unwrap().to_string()).collect())
-            .unwrap_or_default();
+        let warnings = warnings_of(response);
         (warnings, response["allowed"] == true, answer.context.findings)
     }
 
