@@ -310,12 +310,7 @@ fn an_unreadable_file() {
 fn yaml_errors_are_kubectls() {
     const NOT_COMPARED: [&str; 4] =
         ["binary-png.yaml", "bom-utf16le.yaml", "invalid-utf8-latin1.yaml", "invalid-utf8-surrogate.yaml"];
-    let probe = std::process::Command::new("kubectl").args(["version", "--client"]).output();
-    if !probe.is_ok_and(|o| o.status.success()) {
-        assert!(
-            std::env::var("HPA_REQUIRE_TOOLS").as_deref() != Ok("1"),
-            "kubectl is required (HPA_REQUIRE_TOOLS=1) but missing"
-        );
+    if !hpa_test_tools::tool("kubectl", &["version", "--client"]) {
         return;
     }
     let files: Vec<PathBuf> =

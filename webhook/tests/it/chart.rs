@@ -6,7 +6,8 @@
 //! ConfigMap, its TLS stack serves the certificate Helm generates). The default render matches
 //! the kustomize self-signed overlay object by object.
 //!
-//! The tools are optional locally; with `HPA_REQUIRE_TOOLS=1` (CI) a missing tool fails.
+//! The tools are optional locally; with `HPA_REQUIRE_TOOLS=1` (CI) a missing tool fails
+//! (`hpa_test_tools`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -15,11 +16,12 @@ use std::process::Command;
 use base64::Engine as _;
 use serde_json::{Value, json};
 
+use hpa_test_tools::tool;
 use hpa_webhook::cli;
 use hpa_webhook::paths;
 use hpa_webhook::policy::Policy;
 
-use crate::manifests::{deployment_settings, find, render_self_signed_overlay, render_self_signed_overlay_with, tool};
+use crate::manifests::{deployment_settings, find, render_self_signed_overlay, render_self_signed_overlay_with};
 use crate::support::{Certs, Client, Server, workspace, yaml_documents};
 
 const RELEASE: &str = "hpa-webhook";
@@ -43,11 +45,7 @@ fn helm_engine() -> bool {
     // Without arguments the script exits with 2 (usage) when the module loads, 3 when it is missing.
     let usable = Command::new("python3").arg(&script).output().is_ok_and(|o| o.status.code() == Some(2));
     if !usable {
-        assert!(
-            std::env::var("HPA_REQUIRE_TOOLS").as_deref() != Ok("1"),
-            "python3 with helm-python-sdk is required (HPA_REQUIRE_TOOLS=1) but missing"
-        );
-        eprintln!("skipping: helm-python-sdk is not installed (pip install helm-python-sdk)");
+        hpa_test_tools::missing("python3 with helm-python-sdk (pip install helm-python-sdk)");
     }
     usable
 }

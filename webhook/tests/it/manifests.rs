@@ -2,7 +2,8 @@
 //! environment variables, timeouts; every overlay renders with `kubectl kustomize` and is valid
 //! against the Kubernetes schemas (`kubernetes-validate`).
 //!
-//! The tools are optional locally; with `HPA_REQUIRE_TOOLS=1` (CI) a missing tool fails.
+//! The tools are optional locally; with `HPA_REQUIRE_TOOLS=1` (CI) a missing tool fails
+//! (`hpa_test_tools`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -12,6 +13,7 @@ use base64::Engine as _;
 use clap::CommandFactory;
 use serde_json::{Value, json};
 
+use hpa_test_tools::tool;
 use hpa_webhook::cli::{self, Args};
 use hpa_webhook::paths;
 use hpa_webhook::policy::Policy;
@@ -225,18 +227,6 @@ fn dockerfile_runs_the_binary_as_non_root_on_the_default_port() {
 }
 
 // === rendering with the real tools ===
-
-pub(crate) fn tool(program: &str, probe: &[&str]) -> bool {
-    let found = Command::new(program).args(probe).output().is_ok_and(|o| o.status.success());
-    if !found {
-        assert!(
-            std::env::var("HPA_REQUIRE_TOOLS").as_deref() != Ok("1"),
-            "{program} is required (HPA_REQUIRE_TOOLS=1) but missing"
-        );
-        eprintln!("skipping: {program} is not installed");
-    }
-    found
-}
 
 pub(crate) fn render(dir: &Path) -> String {
     let out = Command::new("kubectl").arg("kustomize").arg(dir).output().unwrap();
