@@ -1637,6 +1637,8 @@ mod tests {
         assert_eq!(read(&format!("{A}\nkind: Z\n")), (vec![a.clone(), y.clone()], None));
         assert_eq!(read(&format!("{A}\n\n\n---\nkind: Z\n")), (vec![a.clone(), y.clone()], None));
         assert_eq!(read(&format!("{A}\n---\nkind: Z\n---\n{B}\n")), (vec![a.clone(), y.clone(), b.clone()], None));
+        // A comment after the object is a YAML document of nothing.
+        assert_eq!(read(&format!("{A}\n# the end\n")), (vec![a.clone()], None));
         // Where it is, as written.
         let p = parse(&format!("{A} ---\nkind: Z\n---\n{B}"));
         let starts: Vec<(u32, u32)> =
