@@ -1690,6 +1690,21 @@ mod tests {
         assert_eq!(read(&format!("[{A}, {B}]")), (vec![serde_json::json!([a, b])], None));
     }
 
+    /// Every prefix of a text that mixes JSON, YAML, junk and separators reads without a panic,
+    /// with every node inside the text.
+    #[test]
+    fn every_prefix_of_json_then_more_reads() {
+        let text = "\u{feff} {\"a\": [1, \"\\ud83d\\ude00\"]}\r\n{\"b\": 2} \u{a0}\n---\nc: é\n--- # x\n{\"d\": ,}\n--- junk\n";
+        for (end, _) in text.char_indices().chain([(text.len(), ' ')]) {
+            let prefix = &text[..end];
+            let chars = u32::try_from(prefix.chars().count()).unwrap();
+            for d in parse(prefix).documents {
+                let span = d.root().span();
+                assert!(span.start.index <= span.end.index && span.end.index <= chars, "{prefix:?}");
+            }
+        }
+    }
+
     /// kubectl reads a JSON manifest with `encoding/json`: an escaped UTF-16 surrogate pair is
     /// its character and a lone surrogate U+FFFD, where YAML refuses both. Every node is where
     /// it is in the file.
