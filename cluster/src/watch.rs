@@ -725,10 +725,18 @@ impl Index {
         objects: impl IntoIterator<Item = (Kind, serde_json::Value)>,
         admission: &check::Options,
     ) -> Index {
+        Index::of_live(
+            objects.into_iter().map(|(kind, json)| (kind, LiveObject { json, ..LiveObject::default() })),
+            admission,
+        )
+    }
+
+    /// [`Index::of_objects`] for objects as a list or watch delivered them.
+    pub fn of_live(objects: impl IntoIterator<Item = (Kind, LiveObject)>, admission: &check::Options) -> Index {
         let shared = CacheShared::new(admission.clone());
         let mut index = Index::default();
-        for (kind, json) in objects.into_iter().filter(|(kind, _)| WATCHED.contains(kind)) {
-            index.upsert(shared.entry(&kind, LiveObject { json, ..LiveObject::default() }));
+        for (kind, object) in objects.into_iter().filter(|(kind, _)| WATCHED.contains(kind)) {
+            index.upsert(shared.entry(&kind, object));
         }
         index
     }
