@@ -9,7 +9,9 @@ use hpa_cluster::diagnose::{self, MetricsErrors};
 use hpa_cluster::kinds;
 use hpa_cluster::replicas::SetBy;
 use hpa_cluster::{CacheOptions, ClientOptions, Cluster, ContextCache, Error, NoteKind, Scope, read_inventory};
+use hpa_core::api::Strictness;
 use hpa_core::evaluator::{ConditionStatus, PodPhase, Timestamp};
+use hpa_core::features::KubernetesVersion;
 use hpa_core::rules::Objects as _;
 use hpa_tests::apiserver::fixtures::{self, PodState};
 use hpa_tests::apiserver::{Fault, TestApiServer};
@@ -139,9 +141,16 @@ fn inventory_reads_everything_and_notes_what_it_cannot() {
 
         assert_eq!(inventory.hpas.len(), 5, "HPA201's four (one replaced by HPA410's web) and HPA410's db");
         for hpa in &inventory.hpas {
-            assert_eq!(hpa.object["kind"], "HorizontalPodAutoscaler");
-            assert!(hpa.object["metadata"].get("managedFields").is_none());
-            hpa_core::api::decode(&hpa.object).unwrap();
+            // The list items' text, with the apiVersion and kind the list leaves out put first.
+            let tree: Value = serde_json::from_str(&hpa.text).unwrap();
+            assert_eq!(
+                (&tree["apiVersion"], &tree["kind"]),
+                (&json!("autoscaling/v2"), &json!("HorizontalPodAutoscaler"))
+            );
+            assert!(tree["metadata"].get("managedFields").is_some(), "as the server sent it");
+            let decoded = hpa.decode(Strictness::Strict, KubernetesVersion::LATEST).unwrap();
+            assert!(decoded.metadata().managed_fields.is_empty(), "left out once decoded");
+            assert_eq!(decoded.metadata().name, hpa.id.name);
         }
         let web = inventory
             .workloads
@@ -234,7 +243,8 @@ fn a_lone_surrogate_in_fields_v1_is_read_as_go_reads_it() {
         let notes: Vec<String> = inventory.notes.iter().map(ToString::to_string).collect();
         assert!(!inventory.notes.iter().any(|n| n.kind == NoteKind::Failed), "{notes:?}");
         assert_eq!(inventory.hpas.len(), 1);
-        hpa_core::api::decode(&inventory.hpas[0].object).unwrap();
+        assert!(inventory.hpas[0].text.contains("f:\\ufffd"), "{}", inventory.hpas[0].text);
+        inventory.hpas[0].decode(Strictness::Strict, KubernetesVersion::LATEST).unwrap();
         let i = inventory.workloads.iter().position(|w| w.id.name == "web" && w.id.kind == "Deployment").unwrap();
         assert_eq!(
             (inventory.workloads[i].replicas, inventory.replicas[i].set_by.clone()),
