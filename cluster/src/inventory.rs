@@ -137,14 +137,27 @@ impl LiveHpa {
         serde_json::from_str(&self.text).ok()
     }
 
-    /// The front door's input for this stored HPA, `decoded` by [`LiveHpa::decode`]: a CREATE.
+    /// The front door's input for this stored HPA, `decoded` by [`LiveHpa::decode`]: re-applying
+    /// it unchanged, an UPDATE onto itself (`old` is the object itself), which is the only way
+    /// kube-apiserver validates a stored object again. `ValidateUpdate` in
+    /// `pkg/registry/autoscaling/horizontalpodautoscaler/strategy.go` then keeps what the old
+    /// object already has: `minReplicas: 0` with `HPAScaleToZero` off
+    /// (`validationOptionsForHorizontalPodAutoscaler`, and the declarative `HPAScaleToZero`
+    /// option from 1.37), a `tolerance` with `HPAConfigurableTolerance` off
+    /// (`dropDisabledFields`/`toleranceInUse`), an unchanged `scaleTargetRef` or Object metric
+    /// whose `apiVersion` 1.34 started to check, and unchanged fields under declarative
+    /// validation's ratcheting. Errors that hold under any rule are still reported. An HPA that
+    /// does not decode is what it is on any operation (400 BadRequest). One without
+    /// `metadata.resourceVersion` was never stored (a tool or a test built it; an UPDATE without
+    /// one is refused, `ValidateObjectMetaUpdate`): it is checked as the CREATE it would be.
     pub fn reapplied<'a>(
         &'a self,
         decoded: Result<VersionedHpa, Vec<DecodeError>>,
         world: Option<&'a dyn Objects>,
     ) -> check::Input<'a> {
         let (object, old) = match decoded {
-            Ok(hpa) => (check::Written::Decoded(Box::new(hpa)), None),
+            Ok(hpa) if hpa.metadata().resource_version.is_empty() => (check::Written::Decoded(Box::new(hpa)), None),
+            Ok(hpa) => (check::Written::Decoded(Box::new(hpa.clone())), Some(hpa)),
             Err(errors) => (check::Written::Undecodable { api_version: self.id.api_version.clone(), errors }, None),
         };
         check::Input { object, old, id: Some(&self.id), world }

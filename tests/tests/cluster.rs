@@ -11,7 +11,7 @@ use hpa_cluster::replicas::SetBy;
 use hpa_cluster::{CacheOptions, ClientOptions, Cluster, ContextCache, Error, NoteKind, Scope, read_inventory};
 use hpa_core::api::Strictness;
 use hpa_core::evaluator::{ConditionStatus, PodPhase, Timestamp};
-use hpa_core::features::KubernetesVersion;
+use hpa_core::features::{FeatureGates, KubernetesVersion};
 use hpa_core::rules::Objects as _;
 use hpa_tests::apiserver::fixtures::{self, PodState};
 use hpa_tests::apiserver::{Fault, TestApiServer};
@@ -268,6 +268,41 @@ fn a_lone_surrogate_in_fields_v1_is_read_as_go_reads_it() {
         }
         let replicas = cache.read().objects().workload("Deployment", "shop", "web").map(|w| w.replicas);
         assert_eq!(replicas, Some(Some(3)));
+        drop(cache);
+    });
+}
+
+/// The context cache admits each HPA as kube-apiserver checks a stored object again: an UPDATE
+/// onto itself. `minReplicas: 0` stored while `HPAScaleToZero` was on is still valid in a 1.36
+/// cluster (gate alpha, off), so its cross-object checks run; an HPA invalid under any rule is
+/// still refused.
+#[test]
+fn the_cache_admits_live_hpas_as_an_update_onto_themselves() {
+    runtime().block_on(async {
+        let s = setup().await;
+        let hpa = |name: &str, min: i64, max: i64| {
+            json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+                "metadata": {"name": name, "namespace": "shop"},
+                "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": name},
+                    "minReplicas": min, "maxReplicas": max,
+                    "metrics": [{"type": "External", "external": {"metric": {"name": "queue_depth"},
+                        "target": {"type": "AverageValue", "averageValue": "30"}}}]}})
+        };
+        s.server.apply(&[hpa("zero", 0, 5), hpa("inverted", 4, 2)]);
+        let gates = FeatureGates::new(KubernetesVersion::parse("1.36").unwrap());
+        let options = CacheOptions { admission: CacheOptions::admission_for(gates), ..CacheOptions::default() };
+        let cache = ContextCache::start(s.connect().await, options);
+        assert!(cache.wait_synced(Duration::from_secs(10)).await, "{:?}", cache.status());
+        let index = cache.read();
+        let zero = index.hpa("shop", "zero").unwrap();
+        assert!(zero.admitted.allowed(), "{:?}", zero.admitted.outcome.errors);
+        assert_eq!(zero.admitted.operation, hpa_core::admission::Operation::Update);
+        assert_eq!(zero.admitted.effective().spec.min_replicas, Some(0));
+        let inverted = index.hpa("shop", "inverted").unwrap();
+        assert!(!inverted.admitted.allowed());
+        let paths: Vec<String> = inverted.admitted.outcome.errors.iter().map(|e| e.field.to_string()).collect();
+        assert_eq!(paths, ["spec.maxReplicas"]);
+        drop(index);
         drop(cache);
     });
 }
