@@ -1,7 +1,7 @@
 //! The context cache: watches of exactly what the cross-object rules read (scale targets,
 //! PodDisruptionBudgets, VPAs, KEDA ScaledObjects, LimitRanges, HPAs), each object stored
-//! trimmed to hpa-core's plain values as it arrives ([`crate::inventory::trim`], the one place
-//! live objects are trimmed), in an [`Index`]: hpa-core's [`ObjectIndex`] (the one
+//! trimmed to hpa-core's plain values as it arrives ([`crate::inventory::trim_live`], the one
+//! place live objects are trimmed), in an [`Index`]: hpa-core's [`ObjectIndex`] (the one
 //! implementation of [`Objects`], which the linter builds too) with what only the cache keeps
 //! (each HPA as admitted, the HPAs left out).
 //!
@@ -568,7 +568,7 @@ pub struct CachedHpa {
 pub struct LeftOut {
     /// Which HPA.
     pub id: ObjectId,
-    /// The decode error kind (`InvalidValue`, ...; [`api::DecodeErrorKind::as_str`]) or
+    /// The decode error kind (`InvalidValue`, ...; [`hpa_core::api::DecodeErrorKind::as_str`]) or
     /// `Unconvertible`: the `/metrics` label.
     pub reason: &'static str,
     /// The first error, for the log.
