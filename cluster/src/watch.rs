@@ -1075,6 +1075,25 @@ mod tests {
     }
 
     #[test]
+    fn an_object_that_cannot_be_a_tree_is_left_out_and_replaces_nothing() {
+        let shared = CacheShared::new(CacheOptions::default().admission);
+        let deployment = |replicas: &str| {
+            LiveObject::from_text(&format!(
+                r#"{{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {{"name": "web", "namespace": "shop"}},
+                    "spec": {{"replicas": {replicas}, "template": {{"spec": {{"containers": [{{"name": "app"}}]}}}}}}}}"#
+            ))
+            .unwrap()
+        };
+        shared.apply(kinds::DEPLOYMENT, Event::Apply(deployment("2")), &mut Vec::new());
+        assert!(shared.read().objects().workload("Deployment", "shop", "web").is_some());
+        // A number past f64's range: valid JSON text, but no tree holds it.
+        let odd = deployment("1e400");
+        assert!(odd.tree().is_err());
+        shared.apply(kinds::DEPLOYMENT, Event::Apply(odd), &mut Vec::new());
+        assert!(shared.read().objects().workload("Deployment", "shop", "web").is_none());
+    }
+
+    #[test]
     fn the_other_objects_ignore_annotations_are_kept_current() {
         use hpa_core::rules::IGNORE_ANNOTATION;
         let shared = CacheShared::new(CacheOptions::default().admission);
