@@ -906,8 +906,7 @@ impl<'a> Overlay<'a> {
         }
         let mut ids: Vec<ObjectId> =
             self.base.hpas_targeting(ns, kind, name).iter().filter(|i| i.name != id.name).cloned().collect();
-        let at = ids.partition_point(|i| i.name < id.name);
-        ids.insert(at, id.clone());
+        self.base.hpa_order().place(&mut ids, id.clone());
         changed.push((kind.to_string(), name.to_string(), ids));
         self.hpas = Some((ns.clone(), changed));
         self

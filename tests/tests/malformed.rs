@@ -310,12 +310,7 @@ fn an_unreadable_file() {
 fn yaml_errors_are_kubectls() {
     const NOT_COMPARED: [&str; 4] =
         ["binary-png.yaml", "bom-utf16le.yaml", "invalid-utf8-latin1.yaml", "invalid-utf8-surrogate.yaml"];
-    let probe = std::process::Command::new("kubectl").args(["version", "--client"]).output();
-    if !probe.is_ok_and(|o| o.status.success()) {
-        assert!(
-            std::env::var("HPA_REQUIRE_TOOLS").as_deref() != Ok("1"),
-            "kubectl is required (HPA_REQUIRE_TOOLS=1) but missing"
-        );
+    if !hpa_test_tools::tool("kubectl", &["version", "--client"]) {
         return;
     }
     let files: Vec<PathBuf> =
@@ -362,4 +357,52 @@ fn yaml_errors_are_kubectls() {
         }
     }
     assert!(mismatches.is_empty(), "YAML errors that differ from kubectl's:\n{}", mismatches.join("\n"));
+}
+
+/// A JSON manifest with `\u` escapes of UTF-16 surrogates (`json-escaped-surrogates.json`):
+/// kubectl reads it with `encoding/json` (`YAMLOrJSONDecoder` takes a text that starts with
+/// `{` for JSON), which makes an escaped pair its character and a lone surrogate U+FFFD, and
+/// so does hpa-lint. kubectl's reading is what `kubectl create --dry-run=client -o json -f
+/// FILE` prints, with the test API server for discovery (it adds the context's namespace). The same escapes in YAML (`yaml-escaped-surrogate-pair.yaml`,
+/// `escaped-nul-and-surrogate.yaml`) are refused by both, in go-yaml's words
+/// ([`yaml_errors_are_kubectls`]).
+#[test]
+fn json_surrogate_escapes_are_read_as_kubectl_reads_them() {
+    let path = corpus_dir().join("json-escaped-surrogates.json");
+    let ours: Vec<Value> = hpa_lint::source::parse(&fs::read_to_string(&path).unwrap())
+        .documents
+        .iter()
+        .map(|d| d.root().to_json())
+        .collect();
+    // What kubectl 1.32 printed for the annotations.
+    let annotations: Vec<&Value> = ours.iter().map(|o| &o["metadata"]["annotations"]).collect();
+    assert_eq!(
+        annotations,
+        [
+            &serde_json::json!({"team": "payments \u{1f4b3}", "lone": "high \u{fffd}, low \u{fffd}, twice \u{fffd}\u{fffd}",
+                "escaped": "\\ud800 is text"}),
+            &serde_json::json!({"owner": "\u{1f680} \u{1f680}"})
+        ]
+    );
+    if !hpa_test_tools::tool("kubectl", &["version", "--client"]) {
+        return;
+    }
+    let cluster = hpa_tests::apiserver::LiveCluster::start();
+    let out = std::process::Command::new("kubectl")
+        .args(["create", "--dry-run=client", "--validate=false", "-o", "json", "-f"])
+        .arg(&path)
+        .env("KUBECONFIG", &cluster.kubeconfig)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "kubectl create --dry-run=client: {}", String::from_utf8_lossy(&out.stderr));
+    let theirs: Vec<Value> = serde_json::Deserializer::from_slice(&out.stdout)
+        .into_iter::<Value>()
+        .map(|object| {
+            let mut object = object.unwrap();
+            assert_eq!(object["metadata"].as_object_mut().unwrap().remove("namespace"), Some("shop".into()));
+            object
+        })
+        .collect();
+    assert_eq!(theirs.len(), 2);
+    assert_eq!(ours, theirs);
 }

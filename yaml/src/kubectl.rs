@@ -16,7 +16,10 @@
 //! - what follows a `...` document end inside a piece is never read;
 //! - go-yaml refuses control characters anywhere, YAML versions other than 1.1, keys that
 //!   are sequences or mappings (`invalid map key`), merge keys whose value is not a mapping
-//!   or a list of them, and `json.Marshal` refuses NaN and the infinities.
+//!   or a list of them, and `json.Marshal` refuses NaN and the infinities;
+//! - a text that starts with `{` is a stream of JSON values ([`json_values`]), read by
+//!   `encoding/json`: `\u` escapes of UTF-16 surrogates, which YAML refuses, are its
+//!   characters and U+FFFD ([`JsonForSaphyr`]).
 
 use std::fmt::Write as _;
 
@@ -25,26 +28,155 @@ use crate::{Mark, Node, NodeKind, Scalar};
 /// The prefix kubectl puts before a go-yaml error (after `error parsing FILE: `).
 pub(crate) const YAML_TO_JSON: &str = "error converting YAML to JSON: ";
 
-/// One of kubectl's documents: the text between two separator lines.
+/// One of kubectl's documents: the text between two separator lines (or one JSON value).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Piece<'a> {
-    /// Its text (whole lines).
+    /// Its text (whole lines), as the parser reads it.
     pub text: &'a str,
     /// Where it starts in the file.
     pub start: Mark,
     /// The separator line kubectl dropped before it, if any.
     pub separator: Option<Mark>,
+    /// Where `text` is shorter than the file's text ([`JsonForSaphyr`]), in order.
+    pub shorter: &'a [Shorter],
 }
 
 impl Piece<'_> {
     /// A mark of this piece's text as a mark of the file.
     pub fn absolute(&self, m: Mark) -> Mark {
+        let m = self.as_written(m);
         Mark {
             index: m.index.saturating_add(self.start.index),
             line: m.line.saturating_add(self.start.line).saturating_sub(1),
             col: if m.line <= 1 { m.col.saturating_add(self.start.col) } else { m.col },
         }
     }
+
+    /// A mark of `text` as a mark of the piece as written (the same unless it is
+    /// [`shorter`](Self::shorter)).
+    fn as_written(&self, m: Mark) -> Mark {
+        if self.shorter.is_empty() {
+            return m;
+        }
+        // Sorted by index, so by line too: those before the mark, and of them, those on its line.
+        let before = self.shorter.partition_point(|s| s.index < m.index);
+        let on_line = before - self.shorter[..before].partition_point(|s| s.line < m.line);
+        let by = |n: usize| u32::try_from(n).unwrap_or(u32::MAX).saturating_mul(Shorter::BY);
+        Mark { index: m.index.saturating_add(by(before)), line: m.line, col: m.col.saturating_add(by(on_line)) }
+    }
+
+    /// The character of the piece as written at the file's character `index`, read in `text`.
+    pub fn char_at(&self, index: u32) -> Option<char> {
+        let mut at = index.saturating_sub(self.start.index);
+        // A shortening at `s.index` of `text` was at `s.index + BY * (those before it)` as written.
+        let mut k = 0u32;
+        for s in self.shorter {
+            if s.index.saturating_add(Shorter::BY.saturating_mul(k)) >= at {
+                break;
+            }
+            k += 1;
+        }
+        at = at.saturating_sub(Shorter::BY.saturating_mul(k));
+        self.text.chars().nth(at as usize)
+    }
+}
+
+/// A place where a piece's text, as read, is [`Shorter::BY`] characters shorter than as
+/// written: an escaped UTF-16 surrogate pair (`\ud83d\ude00`, 12 characters) that YAML spells
+/// `\U0001f600` (10).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Shorter {
+    /// Character index in the text as read where the shorter spelling starts.
+    index: u32,
+    /// Its line (1-based, as saphyr counts lines).
+    line: u32,
+}
+
+impl Shorter {
+    /// Characters fewer.
+    const BY: u32 = 2;
+}
+
+/// A JSON value's text rewritten so that saphyr, a YAML parser, reads the strings
+/// `encoding/json` reads (kubectl decodes a JSON manifest with it). YAML refuses a `\u` escape
+/// of a UTF-16 surrogate (go-yaml and saphyr alike: `found invalid Unicode character escape
+/// code`), where JSON reads an escaped pair as the character it encodes and Go's `unquote`
+/// makes a lone one U+FFFD. So a lone one is written `\ufffd`
+/// ([`hpa_core::go::replace_lone_surrogates`], the same length), and a pair as YAML's
+/// `\U` escape of its character, two characters shorter: marks of the text read map back to
+/// the file through [`Piece::shorter`].
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct JsonForSaphyr {
+    /// The text saphyr reads.
+    pub text: String,
+    /// Where it is shorter than written.
+    pub shorter: Vec<Shorter>,
+}
+
+impl JsonForSaphyr {
+    /// The rewritten text of a JSON value, or `None` when it has no escaped surrogate (nearly
+    /// every one: then it is read as written).
+    pub fn of(json: &str) -> Option<JsonForSaphyr> {
+        memchr::memmem::find(json.as_bytes(), b"\\u")?;
+        let lone_replaced = hpa_core::go::replace_lone_surrogates(json);
+        let text = lone_replaced.as_deref().unwrap_or(json);
+        let (pairs, shorter) = surrogate_pairs_as_yaml(text);
+        match (pairs, lone_replaced) {
+            (Some(text), _) => Some(JsonForSaphyr { text, shorter }),
+            (None, Some(text)) => Some(JsonForSaphyr { text, shorter }),
+            (None, None) => None,
+        }
+    }
+}
+
+/// `text` (JSON, every surrogate escape in it part of a pair) with each escaped pair written
+/// as YAML's `\U` escape of its character, and where it got shorter; `None` when there is none.
+/// Outside strings JSON has no backslash, so every backslash starts an escape.
+fn surrogate_pairs_as_yaml(text: &str) -> (Option<String>, Vec<Shorter>) {
+    let bytes = text.as_bytes();
+    let unit = |at: usize| -> Option<u32> {
+        let escape = bytes.get(at..at + 6)?;
+        if escape[0] != b'\\' || escape[1] != b'u' {
+            return None;
+        }
+        u32::from_str_radix(std::str::from_utf8(&escape[2..]).ok()?, 16).ok()
+    };
+    let (mut out, mut shorter) = (None::<String>, Vec::new());
+    // Characters and lines of `text` up to `counted`, the way saphyr counts them (a line ends
+    // at `\n`, `\r\n` or a lone `\r`).
+    let (mut counted, mut chars, mut line, mut after_cr) = (0usize, 0u32, 1u32, false);
+    let (mut i, mut copied) = (0usize, 0usize);
+    while let Some(found) = memchr::memchr(b'\\', &bytes[i..]) {
+        i += found;
+        let (Some(high @ 0xD800..=0xDBFF), Some(low @ 0xDC00..=0xDFFF)) = (unit(i), unit(i + 6)) else {
+            // Another escape (`\"`, `\\`, `\u0041`, ...): its second byte starts none.
+            i += 2;
+            continue;
+        };
+        for &b in &bytes[counted..i] {
+            if (b as i8) >= -0x40 {
+                chars += 1;
+            }
+            if b == b'\n' && !after_cr || b == b'\r' {
+                line += 1;
+            }
+            after_cr = b == b'\r';
+        }
+        counted = i;
+        let c = 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00);
+        let o = out.get_or_insert_with(|| String::with_capacity(text.len()));
+        o.push_str(&text[copied..i]);
+        let _ = write!(o, "\\U{c:08x}");
+        // The index in the text as read: those before this one were shorter already.
+        let index = chars.saturating_sub(Shorter::BY.saturating_mul(u32::try_from(shorter.len()).unwrap_or(u32::MAX)));
+        shorter.push(Shorter { index, line });
+        i += 12;
+        copied = i;
+    }
+    if let Some(o) = out.as_mut() {
+        o.push_str(&text[copied..]);
+    }
+    (out, shorter)
 }
 
 /// kubectl's pieces of a file, and whether they are exactly its YAML documents.
@@ -83,7 +215,7 @@ pub(crate) fn pieces(text: &str) -> Result<Pieces<'_>, (Mark, String)> {
             return Err((here, format!("invalid Yaml document separator: {trimmed}")));
         }
         if line_start > start {
-            out.push(Piece { text: &text[start..line_start], start: start_mark, separator });
+            out.push(Piece { text: &text[start..line_start], start: start_mark, separator, shorter: &[] });
             separator = Some(here);
             start = line_end;
             start_mark = counter.mark(text, line_end);
@@ -92,7 +224,7 @@ pub(crate) fn pieces(text: &str) -> Result<Pieces<'_>, (Mark, String)> {
         // the one dropped before it, if any, still started a document in the YAML stream).
     }
     if start < text.len() {
-        out.push(Piece { text: &text[start..], start: start_mark, separator });
+        out.push(Piece { text: &text[start..], start: start_mark, separator, shorter: &[] });
     }
     let one_stream = !line_start(b"...")
         && !line_start(b"%")
@@ -126,7 +258,7 @@ pub(crate) fn json_values(text: &str) -> Result<Vec<Piece<'_>>, (Mark, String)> 
             return Err((counter.mark(text, offset), message));
         }
         let start = counter.mark(text, at);
-        out.push(Piece { text: &text[at..source.offset()], start, separator: None });
+        out.push(Piece { text: &text[at..source.offset()], start, separator: None, shorter: &[] });
     }
 }
 
@@ -565,6 +697,58 @@ pub(crate) fn unsupported_float(root: Node<'_>) -> Option<(Node<'_>, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_surrogate_escapes_are_rewritten_for_saphyr() {
+        let of = |json: &str| JsonForSaphyr::of(json).map(|r| (r.text, r.shorter));
+        assert_eq!(of(r#"{"a": "\u00e9", "b": "\\ud800"}"#), None, "no surrogate, an escaped backslash");
+        // Lone ones: U+FFFD, as Go's `unquote` reads them; the same length.
+        assert_eq!(
+            of(r#"{"a": "\ud800", "b": "x\uDC00y", "c": "\ud800\u0041"}"#),
+            Some((r#"{"a": "\ufffd", "b": "x\ufffdy", "c": "\ufffd\u0041"}"#.to_string(), vec![]))
+        );
+        // Pairs: YAML's 8-digit escape, two characters shorter, each where the text read has it.
+        let (text, shorter) =
+            of("{\"a\": \"\\ud83d\\ude00\\uD83D\\uDE80\",\r\n \"\\ud800\\ud83d\\ude00\": 1}").unwrap();
+        assert_eq!(text, "{\"a\": \"\\U0001f600\\U0001f680\",\r\n \"\\ufffd\\U0001f600\": 1}");
+        assert_eq!(
+            shorter,
+            [Shorter { index: 7, line: 1 }, Shorter { index: 17, line: 1 }, Shorter { index: 39, line: 2 }]
+        );
+    }
+
+    #[test]
+    fn marks_of_a_shorter_text_map_back_to_the_file() {
+        let json = "{\"a\": \"\\ud83d\\ude00\\ud83d\\ude00 x\",\n \"b\": \"\\ud83d\\ude00\", \"c\": 1}";
+        let r = JsonForSaphyr::of(json).unwrap();
+        let start = Mark { index: 100, line: 5, col: 3 };
+        let piece = Piece { text: &r.text, start, separator: None, shorter: &r.shorter };
+        // Every character of the text read that is not inside a rewritten escape is the same
+        // character of the file.
+        let read: Vec<char> = r.text.chars().collect();
+        let written: Vec<char> = json.chars().collect();
+        let (mut line, mut col) = (1u32, 0u32);
+        for (index, c) in read.iter().enumerate() {
+            let m = piece.as_written(Mark { index: index as u32, line, col });
+            let inside =
+                r.shorter.iter().any(|s| (s.index..s.index + 10).contains(&(index as u32)) && index as u32 != s.index);
+            if !inside {
+                assert_eq!(written[m.index as usize], *c, "{index}");
+                let before = &written[..m.index as usize];
+                let line_start = before.iter().rposition(|c| *c == '\n').map_or(0, |p| p + 1);
+                assert_eq!((m.line, m.col as usize), (line, before.len() - line_start), "{index}");
+                assert_eq!(piece.char_at(m.index + start.index), Some(*c), "{index}");
+            }
+            if *c == '\n' {
+                (line, col) = (line + 1, 0);
+            } else {
+                col += 1;
+            }
+        }
+        let last_line = |t: &str| t.rsplit('\n').next().unwrap().chars().count() as u32;
+        let end = piece.absolute(Mark { index: read.len() as u32, line: 2, col: last_line(&r.text) });
+        assert_eq!(end, Mark { index: 100 + written.len() as u32, line: 6, col: last_line(json) });
+    }
 
     #[test]
     fn pieces_are_cut_at_separator_lines() {

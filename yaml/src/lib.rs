@@ -400,7 +400,7 @@ impl<'c> Builder<'c> {
             Some(Frame::Seq { start, .. }) => (*start, false),
             Some(Frame::Map { start, .. }) => (*start, true),
         };
-        let at = piece.text.chars().nth(start.index.saturating_sub(piece.start.index) as usize);
+        let at = piece.char_at(start.index);
         match (map, at) {
             (true, Some('{')) => kubectl::Open::FlowMapping,
             (false, Some('[')) => kubectl::Open::FlowSequence,
@@ -600,7 +600,7 @@ fn build_into(text: &str, limits: Limits, builder: &mut Builder<'_>, stream: boo
     // holds one.
     let mut document = 0;
     if stream && one_stream {
-        let whole = kubectl::Piece { text, start: Mark { index: 0, line: 1, col: 0 }, separator: None };
+        let whole = kubectl::Piece { text, start: Mark { index: 0, line: 1, col: 0 }, separator: None, shorter: &[] };
         match read_events(whole, Some(&pieces), 0, limits, builder, &mut out) {
             Ok((Read::Inexact, _)) => return (out, false),
             Ok((Read::On | Read::Stop, _)) => return (out, true),
@@ -615,6 +615,12 @@ fn build_into(text: &str, limits: Limits, builder: &mut Builder<'_>, stream: boo
         // The separator kubectl dropped started a document, and so does a piece's own `---`.
         let own = piece.text.starts_with("---");
         let index = document + usize::from(piece.separator.is_some() && own);
+        // A JSON value is read as JSON reads it, escaped surrogates included.
+        let rewritten = if json { kubectl::JsonForSaphyr::of(piece.text) } else { None };
+        let piece = match &rewritten {
+            Some(r) => kubectl::Piece { text: &r.text, shorter: &r.shorter, ..piece },
+            None => piece,
+        };
         let (read, started) = build_piece(piece, index, limits, builder, &mut out);
         document = index + usize::from(piece.separator.is_some() || own || started);
         match read {
@@ -710,8 +716,8 @@ fn read_events(
     };
     let again = |piece: usize, document: usize| Err(Again { piece, document });
     let mut parser = Parser::new_from_str(piece.text);
-    // Marks of a piece that starts the text are the text's own.
-    let whole_text = piece.start == Mark { index: 0, line: 1, col: 0 };
+    // Marks of a piece that starts the text, read as written, are the text's own.
+    let whole_text = piece.start == Mark { index: 0, line: 1, col: 0 } && piece.shorter.is_empty();
     let mut in_document = false;
     let mut started = false;
     let mut doc_index = index;
@@ -1541,6 +1547,49 @@ mod tests {
         ] {
             assert_eq!(parse(text).error.unwrap().message, message, "{text}");
         }
+    }
+
+    /// kubectl reads a JSON manifest with `encoding/json`: an escaped UTF-16 surrogate pair is
+    /// its character and a lone surrogate U+FFFD, where YAML refuses both. Every node is where
+    /// it is in the file.
+    #[test]
+    fn json_reads_escaped_surrogates_as_encoding_json_does() {
+        let json = "{\"a\": \"\\ud83d\\ude00 \\ud800\", \"b\\ud83d\\ude80\": [1, \"\\udc00\"],\r\n \"c\": {\"d\": \"\\ud83d\\ude00\\ud83d\\ude00\", \"e\": 2}}\n{\"f\": \"\\ud83d\\ude00\", \"g\": 3}";
+        let p = parse(json);
+        assert_eq!(p.error, None);
+        let values: Vec<Value> = p.documents.iter().map(|d| d.root().to_json()).collect();
+        assert_eq!(
+            values,
+            [
+                serde_json::json!({"a": "\u{1f600} \u{fffd}", "b\u{1f680}": [1, "\u{fffd}"], "c": {"d": "\u{1f600}\u{1f600}", "e": 2}}),
+                serde_json::json!({"f": "\u{1f600}", "g": 3})
+            ]
+        );
+        // The same text with every escape replaced by as many other characters.
+        let plain = json.replace("\\ud83d\\ude00", "abcdefghijkl").replace("\\ud83d\\ude80", "abcdefghijkl");
+        let plain = plain.replace("\\ud800", "abcdef").replace("\\udc00", "abcdef");
+        let q = parse(&plain);
+        fn spans(node: Node<'_>, out: &mut Vec<Span>) {
+            out.push(node.span());
+            match node.kind() {
+                NodeKind::Scalar(_) => {}
+                NodeKind::Seq(items) => items.for_each(|n| spans(n, out)),
+                NodeKind::Map(entries) => entries.for_each(|e| {
+                    spans(e.key, out);
+                    spans(e.value, out);
+                }),
+            }
+        }
+        let all = |p: &Parsed| {
+            let mut out = Vec::new();
+            p.documents.iter().for_each(|d| spans(d.root(), &mut out));
+            out
+        };
+        assert_eq!(all(&p), all(&q));
+        assert_eq!(all(&p).len(), 18);
+        // YAML refuses them, as go-yaml does (tests/data/malformed compares with kubectl).
+        let e = parse("a: \"\\ud83d\\ude00\"\n").error.unwrap();
+        assert_eq!(e.message, "error converting YAML to JSON: yaml: found invalid Unicode character escape code");
     }
 
     /// Reading a text as one stream is a shortcut: on every text of the test data it gives
