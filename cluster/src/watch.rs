@@ -1,7 +1,7 @@
 //! The context cache: watches of exactly what the cross-object rules read (scale targets,
 //! PodDisruptionBudgets, VPAs, KEDA ScaledObjects, LimitRanges, HPAs), each object stored
-//! trimmed to hpa-core's plain values as it arrives ([`crate::inventory::trim`], the one place
-//! live objects are trimmed), in an [`Index`]: hpa-core's [`ObjectIndex`] (the one
+//! trimmed to hpa-core's plain values as it arrives ([`crate::inventory::trim_live`], the one
+//! place live objects are trimmed), in an [`Index`]: hpa-core's [`ObjectIndex`] (the one
 //! implementation of [`Objects`], which the linter builds too) with what only the cache keeps
 //! (each HPA as admitted, the HPAs left out).
 //!
@@ -22,7 +22,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, Rw
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
-use hpa_core::api::{self, Strictness};
+use hpa_core::api::Strictness;
 use hpa_core::check::{self, Admitted};
 use hpa_core::features::FeatureGates;
 use hpa_core::rules::Ignore;
@@ -38,7 +38,7 @@ use tokio::task::{AbortHandle, JoinSet};
 
 use crate::connect::Cluster;
 use crate::discovery::{self, Served};
-use crate::inventory::{LiveHpa, Trimmed, trim};
+use crate::inventory::{LiveHpa, Trimmed, trim_live};
 use crate::kinds::{self, Kind, PAGE_SIZE};
 use crate::object::LiveObject;
 
@@ -450,7 +450,7 @@ impl CacheShared {
     fn apply(&self, kind: Kind, event: Event<LiveObject>, buffer: &mut Vec<Entry>) {
         match event {
             Event::Init => buffer.clear(),
-            Event::InitApply(object) => buffer.push(self.entry(&kind, object)),
+            Event::InitApply(object) => buffer.extend(self.entry(&kind, object)),
             Event::InitDone => {
                 let mut fresh = Index::of(std::mem::take(buffer));
                 self.write().swap_kind(&kind, &mut fresh);
@@ -465,8 +465,16 @@ impl CacheShared {
                 });
             }
             Event::Apply(object) => {
-                let e = self.entry(&kind, object);
-                self.write().upsert(e);
+                let (namespace, name) = (object.metadata.namespace.clone(), object.metadata.name.clone());
+                match self.entry(&kind, object) {
+                    Some(e) => self.write().upsert(e),
+                    // Not kept: nor is what it replaces.
+                    None => self.write().remove(
+                        &kind,
+                        namespace.as_deref().unwrap_or("default"),
+                        name.as_deref().unwrap_or_default(),
+                    ),
+                }
             }
             Event::Delete(object) => {
                 let namespace = object.metadata.namespace.as_deref().unwrap_or("default");
@@ -484,18 +492,25 @@ impl CacheShared {
     }
 
     /// An object of a watched kind as the index keeps it. An HPA hpa-core cannot read is kept
-    /// as left out (counted in [`WatchStatus::left_out`]; logged at warn once per reason).
-    fn entry(&self, kind: &Kind, object: LiveObject) -> Entry {
+    /// as left out (counted in [`WatchStatus::left_out`]; logged at warn once per reason). An
+    /// object of another kind that `serde_json` cannot hold as a tree (a number past `f64`'s
+    /// range) is not kept (`None`), and logged.
+    fn entry(&self, kind: &Kind, object: LiveObject) -> Option<Entry> {
+        let name = object.metadata.name.clone();
+        let (trimmed, ignore) = match trim_live(kind, object) {
+            Ok(trimmed) => trimmed,
+            Err(error) => {
+                tracing::warn!(kind = %kind.resource(), name = name.as_deref().unwrap_or_default(), %error,
+                    "object left out of the context cache: it cannot be read as a tree");
+                return None;
+            }
+        };
         // The opt-outs of every other kind, kept only where there is one (an HPA keeps its own
         // in `CachedHpa::ignore`).
-        let ignore = if *kind == kinds::HPA {
-            None
-        } else {
-            Some(Ignore::from_json(&object.json)).filter(|i| !i.is_empty()).map(Box::new)
-        };
-        let object = match trim(kind, object.json) {
+        let ignore = ignore.map(|i| Ignore::parse(&i)).filter(|i| !i.is_empty()).map(Box::new);
+        let object = match trimmed {
             Trimmed::Hpa(live) => {
-                return match CachedHpa::admit(live, &self.admission) {
+                return Some(match CachedHpa::admit(live, &self.admission) {
                     Ok(hpa) => Entry::Hpa(Arc::new(hpa)),
                     Err(left_out) => {
                         if lock(&self.warned).insert(left_out.reason) {
@@ -508,7 +523,7 @@ impl CacheShared {
                         }
                         Entry::LeftOut(left_out)
                     }
-                };
+                });
             }
             Trimmed::Workload(w, _) => index::Entry::Workload(w),
             Trimmed::Pdb(p) => index::Entry::Pdb(p),
@@ -516,7 +531,7 @@ impl CacheShared {
             Trimmed::ScaledObject(s) => index::Entry::ScaledObject(s),
             Trimmed::LimitRange(l) => index::Entry::LimitRange(limit_range_from_json(l.id, &l.object)),
         };
-        Entry::Object(object, ignore)
+        Some(Entry::Object(object, ignore))
     }
 }
 
@@ -553,7 +568,7 @@ pub struct CachedHpa {
 pub struct LeftOut {
     /// Which HPA.
     pub id: ObjectId,
-    /// The decode error kind (`InvalidValue`, ...; [`api::DecodeErrorKind::as_str`]) or
+    /// The decode error kind (`InvalidValue`, ...; [`hpa_core::api::DecodeErrorKind::as_str`]) or
     /// `Unconvertible`: the `/metrics` label.
     pub reason: &'static str,
     /// The first error, for the log.
@@ -561,26 +576,27 @@ pub struct LeftOut {
 }
 
 impl CachedHpa {
-    /// Decodes a live HPA with hpa-core's decoder, with the strictness and release of `opts`,
-    /// and admits it through the front door ([`check::check`]; its rules are not run: pass
-    /// options whose rules are [`check::RuleConfig::only_errors`]). An HPA that does not decode
+    /// Decodes a live HPA with hpa-core's decoder, from its text ([`LiveHpa::decode`]: no tree
+    /// is built), with the strictness and release of `opts`, and admits it through the front
+    /// door ([`check::check`]; its rules are not run: pass options whose rules are
+    /// [`check::RuleConfig::only_errors`]) as a stored object is validated again: an UPDATE
+    /// onto itself ([`LiveHpa::reapplied`]), so that what its old object already had (a field
+    /// whose gate is now off) is kept as kube-apiserver keeps it. An HPA that does not decode
     /// or convert is left out (the reason).
     pub fn admit(live: LiveHpa, opts: &check::Options) -> Result<CachedHpa, Box<LeftOut>> {
-        let LiveHpa { id, object } = live;
-        let left_out = |reason: &'static str, error: String| Box::new(LeftOut { id: id.clone(), reason, error });
-        let ignore = Ignore::from_json(&object);
-        let text = object.to_string();
-        let decoded = match api::decode_json(&text, opts.request.strictness, opts.settings.gates.version()) {
-            Ok(decoded) => decoded.value,
+        let left_out = |reason: &'static str, error: String| Box::new(LeftOut { id: live.id.clone(), reason, error });
+        let decoded = match live.decode(opts.request.strictness, opts.settings.gates.version()) {
+            Ok(decoded) => decoded,
             Err(errors) => {
                 let first = errors.first();
                 let reason = first.map_or("Unknown", |e| e.kind.as_str());
                 return Err(left_out(reason, first.map(ToString::to_string).unwrap_or_default()));
             }
         };
-        let report = check::check(check::Input::create(check::Written::Decoded(Box::new(decoded))), opts);
+        let ignore = Ignore::from_annotations(&decoded.metadata().annotations);
+        let report = check::check(live.reapplied(Ok(decoded), None), opts);
         match report.admission {
-            check::Admission::Admitted(admitted) => Ok(CachedHpa { id, admitted, ignore }),
+            check::Admission::Admitted(admitted) => Ok(CachedHpa { id: live.id.clone(), admitted, ignore }),
             check::Admission::Unconvertible { error, .. } => Err(left_out("Unconvertible", error.to_string())),
             check::Admission::Undecodable { errors, .. } => {
                 let first = errors.first();
@@ -725,10 +741,18 @@ impl Index {
         objects: impl IntoIterator<Item = (Kind, serde_json::Value)>,
         admission: &check::Options,
     ) -> Index {
+        let live = objects.into_iter().filter_map(|(kind, json)| Some((kind, LiveObject::from_tree(&json).ok()?)));
+        Index::of_live(live, admission)
+    }
+
+    /// [`Index::of_objects`] for objects as a list or watch delivered them.
+    pub fn of_live(objects: impl IntoIterator<Item = (Kind, LiveObject)>, admission: &check::Options) -> Index {
         let shared = CacheShared::new(admission.clone());
         let mut index = Index::default();
-        for (kind, json) in objects.into_iter().filter(|(kind, _)| WATCHED.contains(kind)) {
-            index.upsert(shared.entry(&kind, LiveObject { json, ..LiveObject::default() }));
+        for (kind, object) in objects.into_iter().filter(|(kind, _)| WATCHED.contains(kind)) {
+            if let Some(entry) = shared.entry(&kind, object) {
+                index.upsert(entry);
+            }
         }
         index
     }
@@ -947,7 +971,7 @@ mod tests {
     fn put(index: &mut Index, kind: Kind, object: serde_json::Value) {
         let object: LiveObject = serde_json::from_value(object).unwrap();
         let shared = CacheShared::new(CacheOptions::default().admission);
-        index.upsert(shared.entry(&kind, object));
+        index.upsert(shared.entry(&kind, object).unwrap());
     }
 
     fn hpa(name: &str, target: &str) -> serde_json::Value {
@@ -1042,10 +1066,30 @@ mod tests {
         object["metadata"]["annotations"] = json!({hpa_core::rules::IGNORE_ANNOTATION: "HPA101 -- a singleton"});
         let id = crate::inventory::object_id(&kinds::HPA, &object);
         let opts = CacheOptions::default().admission;
-        let cached = CachedHpa::admit(LiveHpa { id: id.clone(), object }, &opts).unwrap();
+        let cached = CachedHpa::admit(LiveHpa::from_tree(&kinds::HPA, &object).unwrap(), &opts).unwrap();
+        assert_eq!(cached.id, id);
         assert_eq!(cached.ignore, Ignore::parse("HPA101 -- a singleton"));
-        let plain = CachedHpa::admit(LiveHpa { id, object: hpa("web", "web") }, &opts).unwrap();
+        let plain = CachedHpa::admit(LiveHpa::from_tree(&kinds::HPA, &hpa("web", "web")).unwrap(), &opts).unwrap();
         assert!(plain.ignore.is_empty());
+    }
+
+    #[test]
+    fn an_object_that_cannot_be_a_tree_is_left_out_and_replaces_nothing() {
+        let shared = CacheShared::new(CacheOptions::default().admission);
+        let deployment = |replicas: &str| {
+            LiveObject::from_text(&format!(
+                r#"{{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {{"name": "web", "namespace": "shop"}},
+                    "spec": {{"replicas": {replicas}, "template": {{"spec": {{"containers": [{{"name": "app"}}]}}}}}}}}"#
+            ))
+            .unwrap()
+        };
+        shared.apply(kinds::DEPLOYMENT, Event::Apply(deployment("2")), &mut Vec::new());
+        assert!(shared.read().objects().workload("Deployment", "shop", "web").is_some());
+        // A number past f64's range: valid JSON text, but no tree holds it.
+        let odd = deployment("1e400");
+        assert!(odd.tree().is_err());
+        shared.apply(kinds::DEPLOYMENT, Event::Apply(odd), &mut Vec::new());
+        assert!(shared.read().objects().workload("Deployment", "shop", "web").is_none());
     }
 
     #[test]
@@ -1202,7 +1246,7 @@ mod tests {
             .index
             .write()
             .unwrap()
-            .upsert(shared.entry(&kinds::HPA, serde_json::from_value(hpa("web", "web-1")).unwrap()));
+            .upsert(shared.entry(&kinds::HPA, serde_json::from_value(hpa("web", "web-1")).unwrap()).unwrap());
         let mut buffer = Vec::new();
         shared.apply(kinds::DEPLOYMENT, Event::Init, &mut buffer);
         shared.apply(kinds::DEPLOYMENT, Event::InitApply(deployment(1)), &mut buffer);

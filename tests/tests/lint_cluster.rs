@@ -325,3 +325,45 @@ fn a_server_that_cannot_be_reached_is_a_clear_error() {
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("cannot use kubeconfig /nonexistent/kubeconfig: no such file"), "{}", run.stderr);
 }
+
+/// A live HPA is checked as kube-apiserver checks a stored object again: re-applied unchanged,
+/// an UPDATE onto itself. `minReplicas: 0` stored while `HPAScaleToZero` was on stays valid
+/// once the gate is off (1.36: alpha, off), where the same object as a file (a CREATE) is
+/// HPA000; an HPA invalid under any rule is HPA000 either way.
+#[test]
+fn live_hpas_are_checked_as_an_update_onto_themselves() {
+    let l = live();
+    let hpa = |name: &str, min: i64, max: i64| {
+        json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": name, "namespace": "shop"},
+            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": name},
+                "minReplicas": min, "maxReplicas": max,
+                "metrics": [{"type": "External", "external": {"metric": {"name": "queue_depth"},
+                    "target": {"type": "AverageValue", "averageValue": "30"}}}]}})
+    };
+    let objects = [hpa("zero", 0, 5), hpa("inverted", 4, 2)];
+    l.server.apply(&objects);
+    let run = l.lint(&["--kubernetes-version", "1.36", "-o", "json"]);
+    let report = run.json();
+    assert_eq!(located(&report, "HPA000"), ["shop/inverted HorizontalPodAutoscaler spec.maxReplicas"], "{report:#}");
+    // With the gate on (1.37: beta, on), the same.
+    let report = l.lint(&["--kubernetes-version", "1.37", "-o", "json"]).json();
+    assert_eq!(located(&report, "HPA000"), ["shop/inverted HorizontalPodAutoscaler spec.maxReplicas"], "{report:#}");
+
+    // The same objects as files are created: minReplicas 0 is refused while the gate is off.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("shop.yaml");
+    let text: Vec<String> = objects.iter().map(|o| serde_json::to_string(o).unwrap()).collect();
+    std::fs::write(&path, text.join("\n")).unwrap();
+    let files =
+        hpa_lint(&["--no-config", "--kubernetes-version", "1.36", "-o", "json", &path.display().to_string()], "")
+            .json();
+    let hpa000: Vec<String> = files["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["rule"] == "HPA000")
+        .map(|d| format!("{} {}", d["object"]["name"].as_str().unwrap(), d["path"].as_str().unwrap()))
+        .collect();
+    assert_eq!(hpa000, ["zero spec.minReplicas", "inverted spec.maxReplicas"], "{files:#}");
+}
