@@ -154,12 +154,22 @@ pub fn validate_file(
         return (entries, 0);
     }
     let mut skipped = 0;
+    // Reported below, not skipped.
+    let not_objects = input::not_objects(&file.parsed);
     for obj in input::objects(index, file) {
         if obj.is_hpa() {
             entries.push(validate_object(file, &obj, old, opts));
-        } else {
+        } else if !not_objects.iter().any(|n| n.document == obj.document) {
             skipped += 1;
         }
+    }
+    if !not_objects.is_empty() {
+        for doc in not_objects {
+            let (line, column) = file.line_col(doc.node.span().start);
+            entries.push(problem_entry(file, doc.document, line, column, "NotAnObject", doc.message));
+        }
+        // In document order, as kubectl meets them (a stable sort: a List's items stay in order).
+        entries.sort_by_key(|e| e.document);
     }
     if let Some(e) = &file.parsed.error {
         let (line, column) = file.line_col(e.mark);

@@ -1046,7 +1046,8 @@ fn duplicate_definition(per_file: &[FileResult]) -> Option<(String, usize, usize
     None
 }
 
-/// Unreadable files and YAML syntax errors, as HPA000.
+/// Unreadable files, YAML syntax errors and documents kubectl cannot decode as objects
+/// ([`input::not_objects`]), as HPA000.
 fn file_level_diagnostics(i: usize, f: &SourceFile, parsed: &Parsed) -> Vec<Diagnostic> {
     let invalid = rules::INVALID;
     let mut out = Vec::new();
@@ -1078,6 +1079,25 @@ fn file_level_diagnostics(i: usize, f: &SourceFile, parsed: &Parsed) -> Vec<Diag
             path: "kind".into(),
             message: "a document with items but no kind: kubectl refuses it (\"Object 'Kind' is missing\")".into(),
             help: Some("add `kind: List` (its items are checked below as they are)".into()),
+            related: Vec::new(),
+            fix: None,
+            shown: None,
+        });
+    }
+    for doc in input::not_objects(parsed) {
+        out.push(Diagnostic {
+            rule: invalid,
+            severity: Severity::Error,
+            file: i,
+            span: doc.node.span(),
+            exact: true,
+            object: None,
+            path: String::new(),
+            message: doc.message.into(),
+            help: Some(
+                "kubectl cannot apply this document (`unable to decode`): remove it, or make it a Kubernetes object"
+                    .into(),
+            ),
             related: Vec::new(),
             fix: None,
             shown: None,
