@@ -399,7 +399,7 @@ fn kubectl_1_33_or_later() -> Option<PathBuf> {
 /// read as a YAML string) is a document that is not an object in ours.
 #[test]
 fn json_followed_by_more_is_read_as_kubectl_reads_it() {
-    const FILES: [&str; 18] = [
+    const FILES: [&str; 19] = [
         "bom-utf8.json",
         "json-after-comment.json",
         "json-after-white-space.json",
@@ -412,6 +412,7 @@ fn json_followed_by_more_is_read_as_kubectl_reads_it() {
         "json-stream-then-yaml.json",
         "json-stream.json",
         "json-then-broken-yaml.json",
+        "json-then-values.json",
         "json-then-yaml-then-error.json",
         "json-then-yaml.json",
         "json-trailing-commas.json",
@@ -457,6 +458,88 @@ fn json_followed_by_more_is_read_as_kubectl_reads_it() {
         assert_eq!(parsed.error.as_ref().map(|e| e.message.as_str()), their_error, "{name}: the error");
         assert_eq!(!not_objects.is_empty(), stderr.contains("unable to decode"), "{name}: {stderr}");
     }
+}
+
+/// Documents kubectl reads but cannot decode as an object (a scalar that is not null, a
+/// sequence; YAML or JSON, e.g. junk after a JSON object), for every file of the corpus that
+/// both read alike: what kubectl 1.33+ says after `unable to decode "FILE": ` for each (`kubectl
+/// label --local -f FILE x=y -o name`, which needs no cluster, goes on after each) is, in
+/// order, what [`hpa_lint::input::undecodable`] says of our documents; and `hpa-lint validate`
+/// reports exactly those (`NotAnObject`) when the file holds a Kubernetes object, and none when
+/// it holds none (kubectl refuses a playbook or a data array too; a linter that scans
+/// repositories must not). Empty documents, comments and `null` are skipped by both.
+#[test]
+fn documents_kubectl_cannot_decode_are_reported_in_its_words() {
+    const NOT_COMPARED: [&str; 4] =
+        ["binary-png.yaml", "bom-utf16le.yaml", "invalid-utf8-latin1.yaml", "invalid-utf8-surrogate.yaml"];
+    let Some(kubectl) = kubectl_1_33_or_later() else { return };
+    let files: Vec<PathBuf> =
+        corpus_files().into_iter().filter(|p| !NOT_COMPARED.contains(&name_of(p).as_str())).collect();
+    // kubectl's words for each document it cannot decode as an object, a few files at a time.
+    let theirs: Vec<Vec<String>> = std::thread::scope(|s| {
+        let handles: Vec<_> = files
+            .chunks(files.len().div_ceil(4).max(1))
+            .map(|chunk| {
+                let kubectl = &kubectl;
+                s.spawn(move || {
+                    chunk
+                        .iter()
+                        .map(|path| {
+                            let out = std::process::Command::new(kubectl)
+                                .args(["label", "--local", "x=y", "-o", "name", "-f"])
+                                .arg(path)
+                                .output()
+                                .unwrap();
+                            let prefix = format!("unable to decode {:?}: ", path.display().to_string());
+                            String::from_utf8_lossy(&out.stderr)
+                                .lines()
+                                .filter_map(|l| l.strip_prefix("error: ").unwrap_or(l).strip_prefix(&prefix))
+                                // A mapping kubectl refuses (`Object 'Kind' is missing in ...`)
+                                // is another matter.
+                                .filter(|m| m.ends_with("into Go value of type unstructured.detector"))
+                                .map(str::to_string)
+                                .collect()
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles.into_iter().flat_map(|h| h.join().unwrap()).collect()
+    });
+    let mut mismatches = Vec::new();
+    let mut compared = 0;
+    for (path, theirs) in files.iter().zip(theirs) {
+        let name = name_of(path);
+        let text = fs::read_to_string(path).unwrap();
+        let parsed = hpa_lint::source::parse(&text);
+        let ours: Vec<String> =
+            parsed.documents.iter().filter_map(|d| hpa_lint::input::undecodable(d.root())).map(String::from).collect();
+        if ours != theirs {
+            mismatches.push(format!(
+                "{name}: the documents kubectl cannot decode\n  kubectl:  {theirs:?}\n  hpa-lint: {ours:?}"
+            ));
+        }
+        let reported: Vec<String> = entries(&validate(text.as_bytes()))
+            .iter()
+            .flat_map(|e| e["errors"].as_array().cloned().unwrap_or_default())
+            .filter(|err| err["type"] == "NotAnObject")
+            .map(|err| err["message"].as_str().unwrap_or_default().to_string())
+            .collect();
+        // A Kubernetes object: a mapping with `apiVersion` or `kind`.
+        let holds_object =
+            parsed.documents.iter().any(|d| d.root().get("apiVersion").is_some() || d.root().get("kind").is_some());
+        let expected = if holds_object { theirs.clone() } else { Vec::new() };
+        if reported != expected {
+            mismatches.push(format!(
+                "{name}: hpa-lint validate reports {reported:?}, expected {expected:?} (kubectl: {theirs:?})"
+            ));
+        }
+        compared += usize::from(!theirs.is_empty());
+    }
+    assert!(mismatches.is_empty(), "documents kubectl cannot decode, read otherwise:\n{}", mismatches.join("\n"));
+    // The corpus holds these shapes (yaml-scalar-documents, yaml-sequence-documents,
+    // json-then-values, json-trailing-garbage, json-array, yaml-no-objects).
+    assert!(compared >= 6, "only {compared} files with documents kubectl cannot decode");
 }
 
 /// A JSON manifest with `\u` escapes of UTF-16 surrogates (`json-escaped-surrogates.json`):
