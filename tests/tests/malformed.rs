@@ -297,52 +297,57 @@ fn an_unreadable_file() {
     }
 }
 
+/// The files of the corpus kubectl and hpa-lint read alike: all but those our reader refuses
+/// before any YAML is read because they are not UTF-8 text (kubectl reads some of them: go-yaml
+/// decodes UTF-16 and passes invalid UTF-8 on).
+fn read_alike_by_kubectl() -> Vec<PathBuf> {
+    const NOT_COMPARED: [&str; 4] =
+        ["binary-png.yaml", "bom-utf16le.yaml", "invalid-utf8-latin1.yaml", "invalid-utf8-surrogate.yaml"];
+    corpus_files().into_iter().filter(|p| !NOT_COMPARED.contains(&name_of(p).as_str())).collect()
+}
+
+/// `per_file` of each file, in order, a few files at a time (a kubectl run takes a while).
+fn each_file_in_parallel<T: Send>(files: &[PathBuf], per_file: impl Fn(&Path) -> T + Sync) -> Vec<T> {
+    std::thread::scope(|s| {
+        let handles: Vec<_> = files
+            .chunks(files.len().div_ceil(4).max(1))
+            .map(|chunk| {
+                let per_file = &per_file;
+                s.spawn(move || chunk.iter().map(|path| per_file(path)).collect::<Vec<T>>())
+            })
+            .collect();
+        handles.into_iter().flat_map(|h| h.join().unwrap()).collect()
+    })
+}
+
 /// kubectl's own reading of every file of the corpus (a release hpa-lint targets,
 /// [`kubectl_1_33_or_later`]: `kubectl create --dry-run=client --validate=false -o json -f
 /// FILE`, which parses the file before it needs a cluster): where
 /// it refuses the file (`error parsing FILE: ...`), `hpa-lint validate` refuses it with the
 /// same words, go-yaml's line number included; where it reads the file, so do we.
 ///
-/// Not compared: files our reader refuses before any YAML is read because they are not UTF-8
-/// text (kubectl reads some of them: go-yaml decodes UTF-16 and passes invalid UTF-8 on), and
-/// the double-quoted scalar whose continuation lines are not indented (go-yaml accepts it;
+/// Not compared: the files [`read_alike_by_kubectl`] leaves out (not UTF-8 text), and the double-quoted
+/// scalar whose continuation lines are not indented (go-yaml accepts it;
 /// saphyr, our parser, does not).
 #[test]
 fn yaml_errors_are_kubectls() {
-    const NOT_COMPARED: [&str; 4] =
-        ["binary-png.yaml", "bom-utf16le.yaml", "invalid-utf8-latin1.yaml", "invalid-utf8-surrogate.yaml"];
     let Some(kubectl) = kubectl_1_33_or_later() else { return };
-    let files: Vec<PathBuf> =
-        corpus_files().into_iter().filter(|p| !NOT_COMPARED.contains(&name_of(p).as_str())).collect();
-    // kubectl, a few at a time (each run tries to reach a cluster once the file parses).
+    let files = read_alike_by_kubectl();
+    // Each run tries to reach a cluster once the file parses.
     let kubeconfig = tempfile::NamedTempFile::new().unwrap();
-    let theirs: Vec<Option<String>> = std::thread::scope(|s| {
-        let handles: Vec<_> = files
-            .chunks(files.len().div_ceil(4).max(1))
-            .map(|chunk| {
-                let (kubeconfig, kubectl) = (kubeconfig.path(), &kubectl);
-                s.spawn(move || {
-                    chunk
-                        .iter()
-                        .map(|path| {
-                            let out = std::process::Command::new(kubectl)
-                                .args(["create", "--dry-run=client", "--validate=false", "-o", "json", "-f"])
-                                .arg(path)
-                                .env("KUBECONFIG", kubeconfig)
-                                .output()
-                                .unwrap();
-                            let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-                            let prefix = format!("error parsing {}: ", path.display());
-                            stderr.lines().find_map(|l| {
-                                let l = l.strip_prefix("error: ").unwrap_or(l);
-                                l.strip_prefix(&prefix).map(str::to_string)
-                            })
-                        })
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        handles.into_iter().flat_map(|h| h.join().unwrap()).collect()
+    let theirs: Vec<Option<String>> = each_file_in_parallel(&files, |path| {
+        let out = std::process::Command::new(&kubectl)
+            .args(["create", "--dry-run=client", "--validate=false", "-o", "json", "-f"])
+            .arg(path)
+            .env("KUBECONFIG", kubeconfig.path())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        let prefix = format!("error parsing {}: ", path.display());
+        stderr.lines().find_map(|l| {
+            let l = l.strip_prefix("error: ").unwrap_or(l);
+            l.strip_prefix(&prefix).map(str::to_string)
+        })
     });
     let mut mismatches = Vec::new();
     for (path, theirs) in files.iter().zip(theirs) {
@@ -470,41 +475,23 @@ fn json_followed_by_more_is_read_as_kubectl_reads_it() {
 /// repositories must not). Empty documents, comments and `null` are skipped by both.
 #[test]
 fn documents_kubectl_cannot_decode_are_reported_in_its_words() {
-    const NOT_COMPARED: [&str; 4] =
-        ["binary-png.yaml", "bom-utf16le.yaml", "invalid-utf8-latin1.yaml", "invalid-utf8-surrogate.yaml"];
     let Some(kubectl) = kubectl_1_33_or_later() else { return };
-    let files: Vec<PathBuf> =
-        corpus_files().into_iter().filter(|p| !NOT_COMPARED.contains(&name_of(p).as_str())).collect();
-    // kubectl's words for each document it cannot decode as an object, a few files at a time.
-    let theirs: Vec<Vec<String>> = std::thread::scope(|s| {
-        let handles: Vec<_> = files
-            .chunks(files.len().div_ceil(4).max(1))
-            .map(|chunk| {
-                let kubectl = &kubectl;
-                s.spawn(move || {
-                    chunk
-                        .iter()
-                        .map(|path| {
-                            let out = std::process::Command::new(kubectl)
-                                .args(["label", "--local", "x=y", "-o", "name", "-f"])
-                                .arg(path)
-                                .output()
-                                .unwrap();
-                            let prefix = format!("unable to decode {:?}: ", path.display().to_string());
-                            String::from_utf8_lossy(&out.stderr)
-                                .lines()
-                                .filter_map(|l| l.strip_prefix("error: ").unwrap_or(l).strip_prefix(&prefix))
-                                // A mapping kubectl refuses (`Object 'Kind' is missing in ...`)
-                                // is another matter.
-                                .filter(|m| m.ends_with("into Go value of type unstructured.detector"))
-                                .map(str::to_string)
-                                .collect()
-                        })
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        handles.into_iter().flat_map(|h| h.join().unwrap()).collect()
+    let files = read_alike_by_kubectl();
+    // kubectl's words for each document it cannot decode as an object.
+    let theirs: Vec<Vec<String>> = each_file_in_parallel(&files, |path| {
+        let out = std::process::Command::new(&kubectl)
+            .args(["label", "--local", "x=y", "-o", "name", "-f"])
+            .arg(path)
+            .output()
+            .unwrap();
+        let prefix = format!("unable to decode {:?}: ", path.display().to_string());
+        String::from_utf8_lossy(&out.stderr)
+            .lines()
+            .filter_map(|l| l.strip_prefix("error: ").unwrap_or(l).strip_prefix(&prefix))
+            // A mapping kubectl refuses (`Object 'Kind' is missing in ...`) is another matter.
+            .filter(|m| m.ends_with("into Go value of type unstructured.detector"))
+            .map(str::to_string)
+            .collect()
     });
     let mut mismatches = Vec::new();
     let mut compared = 0;
