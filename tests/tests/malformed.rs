@@ -297,6 +297,30 @@ fn an_unreadable_file() {
     }
 }
 
+/// A scalar or sequence document is no object: reported among objects, counted nowhere (lint's
+/// `objects`, validate's "other objects skipped"), with or without objects beside it.
+#[test]
+fn documents_that_are_not_objects_are_not_counted_as_objects() {
+    for (name, objects, reported) in
+        [("json-then-values.json", 1, 4), ("yaml-sequence-documents.yaml", 1, 2), ("yaml-no-objects.yaml", 0, 0)]
+    {
+        let bytes = fs::read(corpus_dir().join(name)).unwrap();
+        let run = lint(&bytes);
+        let summary = &run.json()["summary"];
+        assert_eq!((summary["objects"].as_u64(), summary["hpas"].as_u64()), (Some(objects), Some(objects)), "{name}");
+        assert_eq!(diagnostics(&run).len(), reported, "{name}");
+        let run = hpa_lint_bytes(&["validate", "-"], &bytes);
+        let plural = if reported == 1 { "document" } else { "documents" };
+        let unreadable = if reported > 0 { format!("; {reported} unreadable {plural}") } else { String::new() };
+        let s = if objects == 1 { "" } else { "s" };
+        assert_eq!(
+            run.stdout.lines().last(),
+            Some(format!("{objects} HorizontalPodAutoscaler{s}: {objects} valid, 0 invalid{unreadable}; 0 other objects skipped").as_str()),
+            "{name}"
+        );
+    }
+}
+
 /// The files of the corpus kubectl and hpa-lint read alike: all but those our reader refuses
 /// before any YAML is read because they are not UTF-8 text (kubectl reads some of them: go-yaml
 /// decodes UTF-16 and passes invalid UTF-8 on).

@@ -154,15 +154,15 @@ pub fn validate_file(
         return (entries, 0);
     }
     let mut skipped = 0;
-    // Reported below, not skipped.
-    let not_objects = input::not_objects(&file.parsed);
     for obj in input::objects(index, file) {
         if obj.is_hpa() {
             entries.push(validate_object(file, &obj, old, opts));
-        } else if !not_objects.iter().any(|n| n.document == obj.document) {
+        } else if input::undecodable(obj.node).is_none() {
+            // A scalar or a sequence is no object (reported below when the file holds objects).
             skipped += 1;
         }
     }
+    let not_objects = input::not_objects(&file.parsed);
     if !not_objects.is_empty() {
         for doc in not_objects {
             let (line, column) = file.line_col(doc.node.span().start);

@@ -575,6 +575,11 @@ fn first_pass(
     r.keys.reserve_exact(objects.len());
     let mut first: ByKey<(usize, Node<'_>)> = ByKey::with_capacity_and_hasher(objects.len(), Default::default());
     for obj in objects {
+        // A scalar or a sequence is no object (reported with the file when the file holds
+        // objects: `input::not_objects`), nor counted as one.
+        if input::undecodable(obj.node).is_some() {
+            continue;
+        }
         let (id, namespace) = object_id(&obj);
         let identifiable = !id.kind.is_empty() && !id.name.is_empty();
         let identity = IdentityKeys {
