@@ -532,10 +532,9 @@ fn diagnose_reads_the_inputs_of_one_sync() {
         fixtures::running_web(&s.server);
         let now = Timestamp::from_api_time(hpa_core::api::Time::parse_rfc3339(fixtures::RUNNING_WEB_NOW).unwrap());
         let cluster = s.connect().await;
-        let objects = diagnose::read_objects(&cluster, "shop", "web").await.unwrap();
+        let objects = diagnose::read_objects(&cluster, "shop", "web", KubernetesVersion::LATEST).await.unwrap();
         assert_eq!(objects.metrics_errors, MetricsErrors::default());
-        let inputs =
-            diagnose::inputs_from_objects(&objects.items, &objects.metrics_errors, "shop", "web", now).unwrap();
+        let inputs = diagnose::inputs_from_objects(&objects, "shop", "web", now).unwrap();
         let scale = inputs.sync.scale.as_ref().unwrap();
         assert_eq!((scale.spec_replicas, scale.selector.as_str()), (3, "app=web"));
         assert_eq!(inputs.sync.pods.len(), 3);
@@ -555,10 +554,12 @@ fn diagnose_reads_the_inputs_of_one_sync() {
 
         // The same objects as a snapshot (no scale subresource: it is derived from the
         // Deployment as its registry builds it) give the same inputs.
+        // The HPAs are decoded from the files, once each: the same HPA as the live read decoded.
         let snapshot: Vec<Value> = objects.items.iter().filter(|o| o["kind"] != "Scale").cloned().collect();
-        let from_files =
-            diagnose::inputs_from_objects(&snapshot, &MetricsErrors::default(), "shop", "web", now).unwrap();
+        let files = diagnose::Objects::snapshot(snapshot.clone(), KubernetesVersion::LATEST);
+        let from_files = diagnose::inputs_from_objects(&files, "shop", "web", now).unwrap();
         assert_eq!(from_files.sync, inputs.sync);
+        assert_eq!(from_files.hpa, inputs.hpa);
         assert_eq!(diagnose::latest_instant(&snapshot).map(|t| t.as_millis() / 1000), Some(now.as_millis() / 1000 - 5));
     });
 }
@@ -580,16 +581,15 @@ fn diagnose_without_metrics_server_says_so() {
             &PodState::running("2026-03-02T09:14:10Z", "2026-03-02T09:14:31Z"),
         ));
         let cluster = s.connect().await;
-        let objects = diagnose::read_objects(&cluster, "shop", "web").await.unwrap();
+        let objects = diagnose::read_objects(&cluster, "shop", "web", KubernetesVersion::LATEST).await.unwrap();
         assert!(objects.metrics_errors.resource.is_some());
         assert!(objects.notes.iter().any(|n| n == &Error::MetricsApiMissing.to_string()));
         let now = Timestamp::from_secs(1_772_443_265);
-        let inputs =
-            diagnose::inputs_from_objects(&objects.items, &objects.metrics_errors, "shop", "web", now).unwrap();
+        let inputs = diagnose::inputs_from_objects(&objects, "shop", "web", now).unwrap();
         assert!(inputs.sync.resource_metrics.is_err());
         assert_eq!(inputs.sync.other_hpas_selecting_pods, vec!["shop/web-twin".to_string()]);
 
-        let e = diagnose::read_objects(&cluster, "shop", "nope").await.unwrap_err();
+        let e = diagnose::read_objects(&cluster, "shop", "nope", KubernetesVersion::LATEST).await.unwrap_err();
         assert_eq!(e.to_string(), "HorizontalPodAutoscaler shop/nope not found");
     });
 }
