@@ -593,3 +593,58 @@ fn diagnose_without_metrics_server_says_so() {
         assert_eq!(e.to_string(), "HorizontalPodAutoscaler shop/nope not found");
     });
 }
+
+/// What `hpa-lint cluster` and the webhook's cache make of a stored HPA with tolerances on the
+/// releases whose `HPAConfigurableTolerance` is off by default (1.33, 1.34): re-applied onto
+/// itself (`LiveHpa::reapplied`) the tolerances stay in the effective object, as
+/// `dropDisabledFields` keeps them when the old object uses one (`toleranceInUse`,
+/// pkg/registry/autoscaling/horizontalpodautoscaler/strategy.go); the same object never stored
+/// (no `resourceVersion`: a CREATE) loses them. Either way that release's controller uses the
+/// flag's tolerance both ways (`tolerancesForHpa`); 1.35's (gate on) uses the HPA's.
+#[test]
+fn a_stored_tolerance_is_kept_with_its_gate_off_and_the_controller_ignores_it() {
+    use hpa_core::check;
+    use hpa_core::evaluator::HPAControllerConfiguration;
+    runtime().block_on(async {
+        let s = setup().await;
+        s.server.apply(&[json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": "web", "namespace": "shop"},
+            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+                "maxReplicas": 10,
+                "metrics": [{"type": "External", "external": {"metric": {"name": "queue_depth"},
+                    "target": {"type": "AverageValue", "averageValue": "30"}}}],
+                // As kube-apiserver stores it: defaulted (`SetDefaults_HorizontalPodAutoscalerBehavior`).
+            "behavior": {
+                "scaleUp": {"stabilizationWindowSeconds": 0, "selectPolicy": "Max", "tolerance": "0.05", "policies": [
+                    {"type": "Percent", "value": 100, "periodSeconds": 15},
+                    {"type": "Pods", "value": 4, "periodSeconds": 15}]},
+                "scaleDown": {"selectPolicy": "Max", "tolerance": "0.2", "policies": [
+                    {"type": "Percent", "value": 100, "periodSeconds": 15}]}}}})]);
+        let cluster = s.connect().await;
+        let inventory = read_inventory(&cluster, &Scope::All).await.unwrap();
+        let [live] = inventory.hpas.as_slice() else { panic!("{:?}", inventory.hpas) };
+        let mut never_stored = live.tree().unwrap();
+        never_stored["metadata"].as_object_mut().unwrap().remove("resourceVersion");
+        let never_stored = hpa_cluster::LiveHpa::from_tree(&kinds::HPA, &never_stored).unwrap();
+        // (up, down) tolerances of the effective object, and those the controller uses.
+        let read = |hpa: &hpa_cluster::LiveHpa, release: &str| {
+            let gates = FeatureGates::new(KubernetesVersion::parse(release).unwrap());
+            let opts = CacheOptions::admission_for(gates.clone());
+            let decoded = hpa.decode(Strictness::Lenient, gates.version());
+            let report = check::check(hpa.reapplied(decoded, None), &opts);
+            assert!(report.allowed(), "{release}: {:?}", report.message());
+            let effective = report.admitted().unwrap().effective().clone();
+            let behavior = effective.spec.behavior.clone().unwrap_or_default();
+            let written =
+                |r: Option<hpa_core::api::v2::HPAScalingRules>| r.and_then(|r| r.tolerance).map(|q| q.to_string());
+            let used = HPAControllerConfiguration::new(gates).tolerances_for_hpa(&effective);
+            ((written(behavior.scale_up), written(behavior.scale_down)), (used.scale_up, used.scale_down))
+        };
+        let kept = (Some("50m".to_string()), Some("200m".to_string()));
+        for release in ["1.33", "1.34"] {
+            assert_eq!(read(live, release), (kept.clone(), (0.1, 0.1)), "{release}");
+            assert_eq!(read(&never_stored, release), ((None, None), (0.1, 0.1)), "{release}");
+        }
+        assert_eq!(read(live, "1.35"), (kept, (0.05, 0.2)));
+    });
+}

@@ -226,7 +226,23 @@ fn newer_snapshot(dir: &Path) -> String {
     let text = std::fs::read_to_string(data("objects.yaml")).unwrap();
     let spec = "  spec:\n    maxReplicas: 10\n";
     assert_eq!(text.matches(spec).count(), 1, "the HPA's spec");
-    let newer = "  spec:\n    behavior:\n      scaleUp:\n        tolerance: \"200\"\n    syncPeriodSeconds: 30\n    maxReplicas: 10\n";
+    // Behavior as kube-apiserver stores it: defaulted (`SetDefaults_HorizontalPodAutoscalerBehavior`).
+    let newer = "  spec:
+    behavior:
+      scaleDown:
+        policies:
+        - {periodSeconds: 15, type: Percent, value: 100}
+        selectPolicy: Max
+      scaleUp:
+        policies:
+        - {periodSeconds: 15, type: Percent, value: 100}
+        - {periodSeconds: 15, type: Pods, value: 4}
+        selectPolicy: Max
+        stabilizationWindowSeconds: 0
+        tolerance: \"200\"
+    syncPeriodSeconds: 30
+    maxReplicas: 10
+";
     let path = dir.join("objects.yaml");
     std::fs::write(&path, text.replacen(spec, newer, 1)).unwrap();
     path.display().to_string()
@@ -279,7 +295,7 @@ fn a_newer_stored_hpa_is_read_with_the_release_and_what_it_ignores_is_said() {
     );
     assert_eq!(d["currentReplicas"], 2);
     assert_eq!(d["metrics"][0]["usageRatio"], 128.75);
-    // The flag's tolerance: 258 wanted, 6 allowed by the defaulted scale-up policy (4 pods per 15 s).
+    // The flag's tolerance: 258 wanted, 6 allowed by the scale-up policy of 4 pods per 15 s.
     assert_eq!(d["desiredReplicas"], 6, "{d:#}");
 
     let d = diagnose("1.35");

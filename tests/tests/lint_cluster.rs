@@ -367,3 +367,58 @@ fn live_hpas_are_checked_as_an_update_onto_themselves() {
         .collect();
     assert_eq!(hpa000, ["zero spec.minReplicas", "inverted spec.maxReplicas"], "{files:#}");
 }
+
+/// A live HPA with per-HPA tolerances, stored while `HPAConfigurableTolerance` was on, on the
+/// releases whose gate is alpha and off by default (1.33, 1.34; versions.md). Checked as an
+/// UPDATE onto itself, the tolerances are kept (`dropDisabledFields` returns early when the old
+/// object uses one: `toleranceInUse`, strategy.go), so nothing is HPA000; what that release's
+/// controller does with them is HPA306 on each (`tolerancesForHpa` in horizontal.go: the flag's
+/// tolerance both ways), and `hpa-lint diagnose` of the same live HPA says so. From 1.35 (beta,
+/// on) the controller uses them: neither says anything.
+#[test]
+fn a_live_tolerance_with_its_gate_off_is_kept_and_ignored_by_that_controller() {
+    let l = live();
+    l.server.apply(&[json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": "web", "namespace": "shop"},
+        "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+            "minReplicas": 2, "maxReplicas": 10,
+            "metrics": [{"type": "External", "external": {"metric": {"name": "queue_depth"},
+                "target": {"type": "AverageValue", "averageValue": "30"}}}],
+            // As kube-apiserver stores it: defaulted (`SetDefaults_HorizontalPodAutoscalerBehavior`).
+            "behavior": {
+                "scaleUp": {"stabilizationWindowSeconds": 0, "selectPolicy": "Max", "tolerance": "0.05", "policies": [
+                    {"type": "Percent", "value": 100, "periodSeconds": 15},
+                    {"type": "Pods", "value": 4, "periodSeconds": 15}]},
+                "scaleDown": {"selectPolicy": "Max", "tolerance": "0.2", "policies": [
+                    {"type": "Percent", "value": 100, "periodSeconds": 15}]}}}})]);
+    let diagnose_notes = |release: &str| -> Vec<String> {
+        let run = l.hpa_lint(
+            "diagnose",
+            &["-n", "shop", "--now", "2026-03-02T10:00:00Z", "--kubernetes-version", release, "web", "-o", "json"],
+        );
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run.json()["notes"].as_array().unwrap().iter().map(|n| n.as_str().unwrap().to_string()).collect()
+    };
+    for release in ["1.33", "1.34"] {
+        let report = l.lint(&["--kubernetes-version", release, "-o", "json"]).json();
+        assert!(located(&report, "HPA000").is_empty(), "{release}: {report:#}");
+        assert_eq!(
+            located(&report, "HPA306"),
+            [
+                "shop/web HorizontalPodAutoscaler spec.behavior.scaleDown.tolerance",
+                "shop/web HorizontalPodAutoscaler spec.behavior.scaleUp.tolerance"
+            ],
+            "{release}: {report:#}"
+        );
+        let notes = diagnose_notes(release);
+        for (direction, value) in [("scaleUp", "50m"), ("scaleDown", "200m")] {
+            let note = format!(
+                "spec.behavior.{direction}.tolerance {value} is ignored: HPAConfigurableTolerance is off in this Kubernetes {release} controller, which uses --horizontal-pod-autoscaler-tolerance=0.1 both ways"
+            );
+            assert!(notes.contains(&note), "{release}: {notes:#?}");
+        }
+    }
+    let report = l.lint(&["--kubernetes-version", "1.35", "-o", "json"]).json();
+    assert!(located(&report, "HPA000").is_empty() && located(&report, "HPA306").is_empty(), "{report:#}");
+    assert!(!diagnose_notes("1.35").iter().any(|n| n.contains("tolerance")));
+}
