@@ -16,10 +16,8 @@
 //! only the HPAs it was not handed (a snapshot's).
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
-
-use std::collections::HashMap;
 
 use hpa_core::api::LabelSelector;
 use hpa_core::api::Quantity;
@@ -155,14 +153,14 @@ pub fn inputs_from_objects(
         .filter(in_ns)
         .find(|v| kind_of(v) == "HorizontalPodAutoscaler" && name_of(v) == name)
         .ok_or_else(|| Error::NotFound { what: format!("HorizontalPodAutoscaler {namespace}/{name}") })?;
-    let read_here;
-    let this = match decoded.get(&(namespace, name)) {
-        Some(h) => *h,
-        None => {
-            read_here = read_hpa(hpa_json, objects.release);
-            &read_here
+    // An HPA handed decoded, else decoded here (once).
+    let read = |v: &Value| -> Cow<'_, ReadHpa> {
+        match decoded.get(&(namespace, name_of(v))) {
+            Some(h) => Cow::Borrowed(*h),
+            None => Cow::Owned(read_hpa(v, objects.release)),
         }
     };
+    let this = read(hpa_json);
     let hpa = match &this.hpa {
         Ok(h) => h.clone(),
         Err(e) => {
@@ -208,14 +206,7 @@ pub fn inputs_from_objects(
         if name_of(other) == name {
             continue;
         }
-        let read_here;
-        let other_read = match decoded.get(&(namespace, name_of(other))) {
-            Some(h) => *h,
-            None => {
-                read_here = read_hpa(other, objects.release);
-                &read_here
-            }
-        };
+        let other_read = read(other);
         let Ok(other_hpa) = &other_read.hpa else { continue };
         let t = &other_hpa.spec.scale_target_ref;
         let mut ignored = Vec::new();
