@@ -607,19 +607,7 @@ fn a_stored_tolerance_is_kept_with_its_gate_off_and_the_controller_ignores_it() 
     use hpa_core::evaluator::HPAControllerConfiguration;
     runtime().block_on(async {
         let s = setup().await;
-        s.server.apply(&[json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
-            "metadata": {"name": "web", "namespace": "shop"},
-            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
-                "maxReplicas": 10,
-                "metrics": [{"type": "External", "external": {"metric": {"name": "queue_depth"},
-                    "target": {"type": "AverageValue", "averageValue": "30"}}}],
-                // As kube-apiserver stores it: defaulted (`SetDefaults_HorizontalPodAutoscalerBehavior`).
-            "behavior": {
-                "scaleUp": {"stabilizationWindowSeconds": 0, "selectPolicy": "Max", "tolerance": "0.05", "policies": [
-                    {"type": "Percent", "value": 100, "periodSeconds": 15},
-                    {"type": "Pods", "value": 4, "periodSeconds": 15}]},
-                "scaleDown": {"selectPolicy": "Max", "tolerance": "0.2", "policies": [
-                    {"type": "Percent", "value": 100, "periodSeconds": 15}]}}}})]);
+        s.server.apply(&[fixtures::web_with_tolerances()]);
         let cluster = s.connect().await;
         let inventory = read_inventory(&cluster, &Scope::All).await.unwrap();
         let [live] = inventory.hpas.as_slice() else { panic!("{:?}", inventory.hpas) };

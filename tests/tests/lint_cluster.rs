@@ -378,19 +378,7 @@ fn live_hpas_are_checked_as_an_update_onto_themselves() {
 #[test]
 fn a_live_tolerance_with_its_gate_off_is_kept_and_ignored_by_that_controller() {
     let l = live();
-    l.server.apply(&[json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
-        "metadata": {"name": "web", "namespace": "shop"},
-        "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
-            "minReplicas": 2, "maxReplicas": 10,
-            "metrics": [{"type": "External", "external": {"metric": {"name": "queue_depth"},
-                "target": {"type": "AverageValue", "averageValue": "30"}}}],
-            // As kube-apiserver stores it: defaulted (`SetDefaults_HorizontalPodAutoscalerBehavior`).
-            "behavior": {
-                "scaleUp": {"stabilizationWindowSeconds": 0, "selectPolicy": "Max", "tolerance": "0.05", "policies": [
-                    {"type": "Percent", "value": 100, "periodSeconds": 15},
-                    {"type": "Pods", "value": 4, "periodSeconds": 15}]},
-                "scaleDown": {"selectPolicy": "Max", "tolerance": "0.2", "policies": [
-                    {"type": "Percent", "value": 100, "periodSeconds": 15}]}}}})]);
+    l.server.apply(&[fixtures::web_with_tolerances()]);
     let diagnose_notes = |release: &str| -> Vec<String> {
         let run = l.hpa_lint(
             "diagnose",
