@@ -297,8 +297,9 @@ fn an_unreadable_file() {
     }
 }
 
-/// kubectl's own reading of every file of the corpus (`kubectl create --dry-run=client
-/// --validate=false -o json -f FILE`, which parses the file before it needs a cluster): where
+/// kubectl's own reading of every file of the corpus (a release hpa-lint targets,
+/// [`kubectl_1_33_or_later`]: `kubectl create --dry-run=client --validate=false -o json -f
+/// FILE`, which parses the file before it needs a cluster): where
 /// it refuses the file (`error parsing FILE: ...`), `hpa-lint validate` refuses it with the
 /// same words, go-yaml's line number included; where it reads the file, so do we.
 ///
@@ -310,9 +311,7 @@ fn an_unreadable_file() {
 fn yaml_errors_are_kubectls() {
     const NOT_COMPARED: [&str; 4] =
         ["binary-png.yaml", "bom-utf16le.yaml", "invalid-utf8-latin1.yaml", "invalid-utf8-surrogate.yaml"];
-    if !hpa_test_tools::tool("kubectl", &["version", "--client"]) {
-        return;
-    }
+    let Some(kubectl) = kubectl_1_33_or_later() else { return };
     let files: Vec<PathBuf> =
         corpus_files().into_iter().filter(|p| !NOT_COMPARED.contains(&name_of(p).as_str())).collect();
     // kubectl, a few at a time (each run tries to reach a cluster once the file parses).
@@ -321,12 +320,12 @@ fn yaml_errors_are_kubectls() {
         let handles: Vec<_> = files
             .chunks(files.len().div_ceil(4).max(1))
             .map(|chunk| {
-                let kubeconfig = kubeconfig.path();
+                let (kubeconfig, kubectl) = (kubeconfig.path(), &kubectl);
                 s.spawn(move || {
                     chunk
                         .iter()
                         .map(|path| {
-                            let out = std::process::Command::new("kubectl")
+                            let out = std::process::Command::new(kubectl)
                                 .args(["create", "--dry-run=client", "--validate=false", "-o", "json", "-f"])
                                 .arg(path)
                                 .env("KUBECONFIG", kubeconfig)
@@ -359,6 +358,107 @@ fn yaml_errors_are_kubectls() {
     assert!(mismatches.is_empty(), "YAML errors that differ from kubectl's:\n{}", mismatches.join("\n"));
 }
 
+/// A kubectl of a release hpa-lint targets (1.33 or later), or `None` (the test skips, or
+/// fails under `HPA_REQUIRE_TOOLS`): `kubectl` itself, or, where it is older (the Google Cloud
+/// SDK's `kubectl` is a 1.32 dispatcher), the newest `kubectl.1.N` beside it. The releases
+/// read a file that starts with a JSON object and goes on with something else differently:
+/// 1.32 stops at the first byte that is not JSON, 1.33 reads on in YAML.
+fn kubectl_1_33_or_later() -> Option<PathBuf> {
+    if !hpa_test_tools::tool("kubectl", &["version", "--client"]) {
+        return None;
+    }
+    let minor = |program: &Path| -> Option<u32> {
+        let out = std::process::Command::new(program).args(["version", "--client", "-o", "json"]).output().ok()?;
+        let version: Value = serde_json::from_slice(&out.stdout).ok()?;
+        version["clientVersion"]["minor"].as_str()?.trim_end_matches('+').parse().ok()
+    };
+    let path = std::env::var_os("PATH")?;
+    let kubectl = std::env::split_paths(&path).map(|dir| dir.join("kubectl")).find(|p| p.is_file())?;
+    let mut candidates = vec![kubectl.clone()];
+    if let Some(dir) = fs::canonicalize(&kubectl).ok().as_deref().and_then(Path::parent)
+        && let Ok(entries) = fs::read_dir(dir)
+    {
+        let release = |p: &PathBuf| name_of(p).strip_prefix("kubectl.1.").and_then(|m| m.parse::<u32>().ok());
+        let mut beside: Vec<PathBuf> = entries.map(|e| e.unwrap().path()).filter(|p| release(p).is_some()).collect();
+        beside.sort_by_key(|p| std::cmp::Reverse(release(p)));
+        candidates.extend(beside);
+    }
+    let found = candidates.into_iter().find(|p| minor(p).is_some_and(|m| m >= 33));
+    if found.is_none() {
+        hpa_test_tools::missing("kubectl 1.33 or later (`kubectl` or a `kubectl.1.N` beside it)");
+    }
+    found
+}
+
+/// Files that start with a JSON object and go on with something else (another object, with or
+/// without `---` between them, YAML, junk), or YAML with a separator line kubectl refuses after
+/// documents it reads: kubectl (1.33 or later, `kubectl label --local -f FILE x=y -o json`,
+/// which needs no cluster) prints the objects it reads before it stops, and hpa-lint reads the
+/// same objects, and fails where kubectl fails, in its words (`error parsing FILE: ...`). What
+/// kubectl reads but cannot decode as an object (`unable to decode`: junk after an object,
+/// read as a YAML string) is a document that is not an object in ours.
+#[test]
+fn json_followed_by_more_is_read_as_kubectl_reads_it() {
+    const FILES: [&str; 18] = [
+        "bom-utf8.json",
+        "json-after-comment.json",
+        "json-after-white-space.json",
+        "json-array.json",
+        "json-back-to-back.json",
+        "json-escaped-surrogates.json",
+        "json-extra-brace.json",
+        "json-list-then-yaml.json",
+        "json-separator-json.json",
+        "json-stream-then-yaml.json",
+        "json-stream.json",
+        "json-then-broken-yaml.json",
+        "json-then-yaml-then-error.json",
+        "json-then-yaml.json",
+        "json-trailing-commas.json",
+        "json-trailing-garbage.json",
+        "json-truncated.json",
+        "yaml-separator-with-content-after-documents.yaml",
+    ];
+    let Some(kubectl) = kubectl_1_33_or_later() else { return };
+    for name in FILES {
+        let path = corpus_dir().join(name);
+        let parsed = hpa_lint::source::parse(&fs::read_to_string(&path).unwrap());
+        // kubectl visits the items of a List.
+        let (ours, not_objects): (Vec<Value>, Vec<Value>) = parsed
+            .documents
+            .iter()
+            .map(|d| d.root().to_json())
+            .flat_map(|v| match v["kind"] == "List" {
+                true => v["items"].as_array().cloned().unwrap_or_default(),
+                false => vec![v],
+            })
+            .partition(Value::is_object);
+        let out = std::process::Command::new(&kubectl)
+            .args(["label", "--local", "x=y", "-o", "json", "-f"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        let theirs: Vec<Value> = serde_json::Deserializer::from_slice(&out.stdout)
+            .into_iter::<Value>()
+            .map(|object| {
+                let mut object = object.unwrap();
+                let labels = object["metadata"]["labels"].as_object_mut().unwrap();
+                assert_eq!(labels.remove("x"), Some("y".into()));
+                if labels.is_empty() {
+                    object["metadata"].as_object_mut().unwrap().remove("labels");
+                }
+                object
+            })
+            .collect();
+        assert_eq!(ours, theirs, "{name}: the objects read");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let prefix = format!("error: error parsing {}: ", path.display());
+        let their_error = stderr.lines().find_map(|l| l.strip_prefix(&prefix));
+        assert_eq!(parsed.error.as_ref().map(|e| e.message.as_str()), their_error, "{name}: the error");
+        assert_eq!(!not_objects.is_empty(), stderr.contains("unable to decode"), "{name}: {stderr}");
+    }
+}
+
 /// A JSON manifest with `\u` escapes of UTF-16 surrogates (`json-escaped-surrogates.json`):
 /// kubectl reads it with `encoding/json` (`YAMLOrJSONDecoder` takes a text that starts with
 /// `{` for JSON), which makes an escaped pair its character and a lone surrogate U+FFFD, and
@@ -374,7 +474,7 @@ fn json_surrogate_escapes_are_read_as_kubectl_reads_them() {
         .iter()
         .map(|d| d.root().to_json())
         .collect();
-    // What kubectl 1.32 printed for the annotations.
+    // What kubectl (1.32 and 1.33) printed for the annotations.
     let annotations: Vec<&Value> = ours.iter().map(|o| &o["metadata"]["annotations"]).collect();
     assert_eq!(
         annotations,
@@ -384,11 +484,9 @@ fn json_surrogate_escapes_are_read_as_kubectl_reads_them() {
             &serde_json::json!({"owner": "\u{1f680} \u{1f680}"})
         ]
     );
-    if !hpa_test_tools::tool("kubectl", &["version", "--client"]) {
-        return;
-    }
+    let Some(kubectl) = kubectl_1_33_or_later() else { return };
     let cluster = hpa_tests::apiserver::LiveCluster::start();
-    let out = std::process::Command::new("kubectl")
+    let out = std::process::Command::new(kubectl)
         .args(["create", "--dry-run=client", "--validate=false", "-o", "json", "-f"])
         .arg(&path)
         .env("KUBECONFIG", &cluster.kubeconfig)

@@ -12,14 +12,16 @@
 //!   a scanner error's from 1, and names no line when the count is 0): [`go_yaml_error`]
 //!   maps saphyr's error to go-yaml's message and line;
 //! - a separator line followed by anything but a comment is refused (`invalid Yaml document
-//!   separator`);
+//!   separator`), where `YAMLReader` meets it: the documents before the one it would end are
+//!   read;
 //! - what follows a `...` document end inside a piece is never read;
 //! - go-yaml refuses control characters anywhere, YAML versions other than 1.1, keys that
 //!   are sequences or mappings (`invalid map key`), merge keys whose value is not a mapping
 //!   or a list of them, and `json.Marshal` refuses NaN and the infinities;
-//! - a text that starts with `{` is a stream of JSON values ([`json_values`]), read by
-//!   `encoding/json`: `\u` escapes of UTF-16 surrogates, which YAML refuses, are its
-//!   characters and U+FFFD ([`JsonForSaphyr`]).
+//! - a text that starts with `{` is a stream of JSON values, read by `encoding/json`: `\u`
+//!   escapes of UTF-16 surrogates, which YAML refuses, are its characters and U+FFFD
+//!   ([`JsonForSaphyr`]); where a value does not read after none or one, kubectl (1.33 and
+//!   later) reads on in YAML ([`json_stream`]).
 
 use std::fmt::Write as _;
 
@@ -188,10 +190,15 @@ pub(crate) struct Pieces<'a> {
     /// (go-yaml stops a piece there) or `%` (a directive belongs to the piece before the
     /// `---`), and no carriage return or character go-yaml refuses.
     pub one_stream: bool,
+    /// The separator line kubectl refuses, with where it is and its words: `YAMLReader` meets
+    /// it while reading the document the line would end, so the pieces before that one are
+    /// read and that one is not.
+    pub error: Option<(Mark, String)>,
 }
 
-/// The pieces of a file, or the separator kubectl refuses (with where it is and its words).
-pub(crate) fn pieces(text: &str) -> Result<Pieces<'_>, (Mark, String)> {
+/// The pieces of a file up to the first separator kubectl refuses, if any (`YAMLReader.Read`
+/// of `k8s.io/apimachinery/pkg/util/yaml`).
+pub(crate) fn pieces(text: &str) -> Pieces<'_> {
     let bytes = text.as_bytes();
     // Nearly every file: the check for characters go-yaml refuses is then done, and marks
     // are found without looking at characters.
@@ -212,7 +219,8 @@ pub(crate) fn pieces(text: &str) -> Result<Pieces<'_>, (Mark, String)> {
         let here = counter.mark(text, line_start);
         let trimmed = rest.trim();
         if !trimmed.is_empty() && !trimmed.starts_with('#') {
-            return Err((here, format!("invalid Yaml document separator: {trimmed}")));
+            let error = Some((here, format!("invalid Yaml document separator: {trimmed}")));
+            return Pieces { pieces: out, one_stream: false, error };
         }
         if line_start > start {
             out.push(Piece { text: &text[start..line_start], start: start_mark, separator, shorter: &[] });
@@ -229,37 +237,103 @@ pub(crate) fn pieces(text: &str) -> Result<Pieces<'_>, (Mark, String)> {
     let one_stream = !line_start(b"...")
         && !line_start(b"%")
         && (plain || (memchr::memchr(b'\r', bytes).is_none() && control_character(text).is_none()));
-    Ok(Pieces { pieces: out, one_stream })
+    Pieces { pieces: out, one_stream, error: None }
 }
 
-/// The values of a JSON stream (kubectl's `YAMLOrJSONDecoder` reads a text that starts with
-/// `{` with `json.Decoder`), each a piece; or the stream's syntax error, in kubectl's words
-/// (`json: offset 96: invalid character '}' looking for beginning of object key string`,
-/// `unexpected EOF`).
-pub(crate) fn json_values(text: &str) -> Result<Vec<Piece<'_>>, (Mark, String)> {
+/// How kubectl reads a text that starts with `{` (`YAMLOrJSONDecoder` of
+/// `k8s.io/apimachinery/pkg/util/yaml`, as of Kubernetes 1.33; `StreamVisitor` of
+/// `k8s.io/cli-runtime/pkg/resource` decodes object after object, and stops at the first error).
+///
+/// It reads JSON values with `encoding/json`'s `Decoder`, value after value (`{..}{..}`,
+/// `{..}\n{..}`). Where a value does not read: after two values or more the text is a JSON
+/// stream, and `Decoder`'s error ends it (`invalid character '-' in numeric literal`, without
+/// an offset). After none or one, kubectl reads the rest as YAML instead, from the end of the
+/// value read (or the start): `consumeWhitespace` skips white space up to and including the
+/// first line break, and gives up (the text ends, with the JSON error) when fewer than 4 bytes
+/// are left or it meets U+FFFD (Go's `utf8.RuneError`). If the first YAML document does not
+/// read either, the JSON error is kubectl's (`json: offset 65: invalid character '-' in
+/// numeric literal`, `unexpected EOF`); past it, YAML's errors are. So `{..}\n---\nyaml`,
+/// `{..}\n---\n{..}` and `{..} trailing junk` read the object and then YAML; `{"a": 1,}`
+/// (JSON refuses the trailing comma) reads as YAML.
+#[derive(Debug)]
+pub(crate) struct JsonStream<'a> {
+    /// The JSON values read, each a piece.
+    pub values: Vec<Piece<'a>>,
+    /// What follows them.
+    pub then: AfterJson,
+}
+
+/// What kubectl does after the JSON values of a text ([`JsonStream`]).
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum AfterJson {
+    /// Nothing: the values are all the text (white space aside).
+    End,
+    /// It stops with this error, at this mark.
+    Error(Mark, String),
+    /// It reads the text from the byte offset `from` (at the mark `at`) as YAML; where the
+    /// first YAML document does not read, it stops with `error` (the JSON error) instead.
+    Yaml { from: usize, at: Mark, error: (Mark, String) },
+}
+
+/// The values of a text that starts with `{`, and what kubectl does after them ([`JsonStream`]).
+pub(crate) fn json_stream(text: &str) -> JsonStream<'_> {
     use hpa_core::api::decode::Source;
     use hpa_core::api::decode::json::JsonSource;
-    let mut out = Vec::new();
+    let mut values = Vec::new();
     let mut counter = Counter::default();
     let mut source = JsonSource::new(text);
+    // Where the last value read ends (`Decoder.InputOffset`).
+    let mut after = 0usize;
     loop {
         let at = source.offset() + text[source.offset()..].len()
             - text[source.offset()..].trim_start_matches([' ', '\t', '\n', '\r']).len();
         if at >= text.len() {
-            return Ok(out);
+            return JsonStream { values, then: AfterJson::End };
         }
-        if let Err(e) = source.skip() {
-            let offset = e.offset.unwrap_or(text.len()).min(text.len());
-            let message = if e.message == "unexpected end of JSON input" {
-                "unexpected EOF".to_string()
-            } else {
-                format!("json: offset {}: {}", offset + 1, e.message)
-            };
-            return Err((counter.mark(text, offset), message));
+        let Err(e) = source.skip() else {
+            let start = counter.mark(text, at);
+            values.push(Piece { text: &text[at..source.offset()], start, separator: None, shorter: &[] });
+            after = source.offset();
+            continue;
+        };
+        let offset = e.offset.unwrap_or(text.len()).min(text.len());
+        // `io.ErrUnexpectedEOF` is not a `SyntaxError`: it says no offset.
+        let (bare, wrapped) = if e.message == "unexpected end of JSON input" {
+            ("unexpected EOF".to_string(), "unexpected EOF".to_string())
+        } else {
+            (e.message.clone(), format!("json: offset {}: {}", offset + 1, e.message))
+        };
+        let mark = counter.mark(text, offset);
+        if values.len() > 1 {
+            return JsonStream { values, then: AfterJson::Error(mark, bare) };
         }
-        let start = counter.mark(text, at);
-        out.push(Piece { text: &text[at..source.offset()], start, separator: None, shorter: &[] });
+        let then = match yaml_after(text, after) {
+            Some(from) => AfterJson::Yaml { from, at: mark_at(text, from), error: (mark, wrapped) },
+            None => AfterJson::Error(mark, wrapped),
+        };
+        return JsonStream { values, then };
     }
+}
+
+/// Where kubectl's YAML reading starts after the JSON read up to the byte offset `after`
+/// (`YAMLOrJSONDecoder.consumeWhitespace`), or `None` where it gives up.
+fn yaml_after(text: &str, after: usize) -> Option<usize> {
+    let mut at = after;
+    for c in text[after..].chars() {
+        // It reads 4 bytes at a time, and gives up where the text has fewer left.
+        if text.len() - at < 4 || c == char::REPLACEMENT_CHARACTER {
+            return None;
+        }
+        // Go's `unicode.IsSpace` is Unicode's White_Space, as `char::is_whitespace` is.
+        if !c.is_whitespace() {
+            return Some(at);
+        }
+        at += c.len_utf8();
+        if c == '\n' {
+            return Some(at);
+        }
+    }
+    None
 }
 
 /// Counts characters, YAML lines and columns up to a byte offset, moving forward only.
@@ -753,30 +827,35 @@ mod tests {
     #[test]
     fn pieces_are_cut_at_separator_lines() {
         let text = "a: 1\n---\nb: 2\n--- # c\r\nc: 3\n";
-        let p = pieces(text).unwrap().pieces;
+        let p = pieces(text).pieces;
         assert_eq!(p.iter().map(|p| p.text).collect::<Vec<_>>(), ["a: 1\n", "b: 2\n", "c: 3\n"]);
         // A separator that starts a document stays in it.
-        let first = pieces("---\na: 1\n---\n---\nb: 2\n").unwrap().pieces;
+        let first = pieces("---\na: 1\n---\n---\nb: 2\n").pieces;
         assert_eq!(first.iter().map(|p| p.text).collect::<Vec<_>>(), ["---\na: 1\n", "---\nb: 2\n"]);
         assert_eq!((first[0].separator, first[1].separator.map(|m| m.line)), (None, Some(3)));
         assert_eq!(p[1].start, Mark { index: 9, line: 3, col: 0 });
         assert_eq!(p[2].start, Mark { index: 23, line: 5, col: 0 });
         assert_eq!(p[2].separator, Some(Mark { index: 14, line: 4, col: 0 }));
-        let (at, message) = pieces("a: 1\n--- {b: 2}\n").unwrap_err();
-        assert_eq!((at.line, message.as_str()), (2, "invalid Yaml document separator: {b: 2}"));
-        assert_eq!(pieces("---\n---\n").unwrap().pieces.len(), 1);
+        // A separator kubectl refuses ends the pieces: the one it would end is not read.
+        let refused = pieces("a: 1\n---\nb: 2\n--- {c: 3}\nd: 4\n");
+        assert_eq!(refused.pieces.iter().map(|p| p.text).collect::<Vec<_>>(), ["a: 1\n"]);
+        let (at, message) = refused.error.unwrap();
+        assert_eq!((at.line, message.as_str()), (4, "invalid Yaml document separator: {c: 3}"));
+        assert!(!refused.one_stream);
+        assert_eq!(pieces("--- x\na: 1\n").pieces.len(), 0);
+        assert_eq!(pieces("---\n---\n").pieces.len(), 1);
     }
 
     #[test]
     fn marks_of_pieces_count_characters_and_lines() {
         let texts = ["a: 1\n---\nb: 2\n--- # c\nc: 3\n---", "é: 1\n---\nb: 2\n", "a: 1\r\n---\r\nb: 2\r\n", "a\n--- #"];
         for text in texts {
-            for p in pieces(text).unwrap().pieces {
+            for p in pieces(text).pieces {
                 let at = p.text.as_ptr() as usize - text.as_ptr() as usize;
                 assert_eq!(p.start, Counter::default().mark(text, at), "{text:?}");
             }
         }
-        let one = |text: &str| pieces(text).unwrap().one_stream;
+        let one = |text: &str| pieces(text).one_stream;
         assert!(one("a: 1\n---\nb: é\n") && one("a:\t1\n"));
         assert!(!one("a: 1\n...\n") && !one("%YAML 1.1\n---\na: 1\n") && !one("a: 1\r\n") && !one("a: \u{7}\n"));
     }
@@ -826,5 +905,27 @@ mod tests {
         let (node, message) = unsupported_float(tree.root()).unwrap();
         assert_eq!(message, "error converting YAML to JSON: json: unsupported value: -Inf");
         assert_eq!(node.span().start.line, 2);
+    }
+
+    #[test]
+    fn yaml_after_json_starts_where_consume_whitespace_stops() {
+        // Past white space, up to and including the first line break.
+        assert_eq!(yaml_after("{}  abcd", 2), Some(4));
+        assert_eq!(yaml_after("{} \t\n  a: 1\n", 2), Some(5));
+        // Not with fewer than 4 bytes left where it looks, nor at U+FFFD.
+        assert_eq!(yaml_after("{} xyz", 2), None);
+        assert_eq!(yaml_after("{}\nab", 2), None);
+        assert_eq!(yaml_after("{}\nabc", 2), Some(3));
+        assert_eq!(yaml_after("{} \u{fffd} abc", 2), None);
+        assert_eq!(yaml_after("{}   ", 2), None);
+        // A value JSON refuses: from the start.
+        assert_eq!(yaml_after("\n {a: 1,}", 0), Some(1));
+        let s = json_stream("{\"a\": 1}{\"b\": 2}\n---\n");
+        assert_eq!(s.values.len(), 2);
+        assert!(
+            matches!(s.then, AfterJson::Error(m, ref e) if m.line == 2 && e == "invalid character '-' in numeric literal")
+        );
+        let s = json_stream("{\"a\": 1}\n---\nb: 2\n");
+        assert!(matches!(s.then, AfterJson::Yaml { from: 9, at: Mark { index: 9, line: 2, col: 0 }, .. }));
     }
 }
