@@ -625,7 +625,9 @@ fn a_stored_tolerance_is_kept_with_its_gate_off_and_the_controller_ignores_it() 
             let behavior = effective.spec.behavior.clone().unwrap_or_default();
             let written =
                 |r: Option<hpa_core::api::v2::HPAScalingRules>| r.and_then(|r| r.tolerance).map(|q| q.to_string());
-            let used = HPAControllerConfiguration::new(gates).tolerances_for_hpa(&effective);
+            let used = HPAControllerConfiguration::new(gates)
+                .tolerances_for_hpa(effective.spec.behavior.as_ref())
+                .tolerances();
             ((written(behavior.scale_up), written(behavior.scale_down)), (used.scale_up, used.scale_down))
         };
         let kept = (Some("50m".to_string()), Some("200m".to_string()));

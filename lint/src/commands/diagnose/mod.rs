@@ -22,7 +22,7 @@ use hpa_core::api::v2::HorizontalPodAutoscaler;
 use hpa_core::evaluator::config::TOLERANCE_FLAG;
 use hpa_core::evaluator::diagnosis::{self, DiagnosisInput, RecordedEvent};
 use hpa_core::evaluator::{HPAControllerConfiguration, Timestamp};
-use hpa_core::features::{Gate, KubernetesVersion};
+use hpa_core::features::KubernetesVersion;
 use serde_json::Value;
 
 use crate::cli::{ClusterArgs, DiagnoseArgs, ReportFormat};
@@ -171,22 +171,21 @@ fn core_events(inputs: &DiagnoseInputs) -> Vec<RecordedEvent> {
 
 /// What the controller of `config`'s release ignores of what the HPA sets: a per-HPA
 /// `behavior.scale{Up,Down}.tolerance` while gate `HPAConfigurableTolerance` is off
-/// (`tolerancesForHpa` in `pkg/controller/podautoscaler/horizontal.go`: the flag's tolerance in
-/// both directions). kube-apiserver keeps such a tolerance on an object that already had one
+/// ([`HPAControllerConfiguration::tolerances_for_hpa`], `tolerancesForHpa` in
+/// `pkg/controller/podautoscaler/horizontal.go`: the flag's tolerance in both directions).
+/// kube-apiserver keeps such a tolerance on an object that already had one
 /// (`dropDisabledFields`/`toleranceInUse`), so a live HPA can carry it.
 fn ignored_by_controller(hpa: &HorizontalPodAutoscaler, config: &HPAControllerConfiguration) -> Vec<String> {
-    if config.gates.enabled(Gate::HPAConfigurableTolerance) {
-        return Vec::new();
-    }
-    let Some(behavior) = &hpa.spec.behavior else { return Vec::new() };
-    [("scaleUp", &behavior.scale_up), ("scaleDown", &behavior.scale_down)]
-        .into_iter()
-        .filter_map(|(direction, rules)| {
-            let tolerance = rules.as_ref()?.tolerance.as_ref()?;
+    config
+        .tolerances_for_hpa(hpa.spec.behavior.as_ref())
+        .ignored()
+        .filter_map(|d| {
             Some(format!(
-                "spec.behavior.{direction}.tolerance {tolerance} is ignored: HPAConfigurableTolerance is off in this Kubernetes {} controller, which uses {TOLERANCE_FLAG}={} both ways",
+                "spec.behavior.{}.tolerance {} is ignored: HPAConfigurableTolerance is off in this Kubernetes {} controller, which uses {TOLERANCE_FLAG}={} both ways",
+                d.field,
+                d.ignored()?,
                 config.release(),
-                config.tolerance
+                d.used
             ))
         })
         .collect()
