@@ -398,6 +398,20 @@ fn a_live_tolerance_with_its_gate_off_is_kept_and_ignored_by_that_controller() {
             ],
             "{release}: {report:#}"
         );
+        // Stored: kube-apiserver keeps it, and says nothing of dropping it.
+        let messages: Vec<&str> = report["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["rule"] == "HPA306")
+            .map(|d| d["message"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            messages,
+            ["HPAConfigurableTolerance is off: kube-apiserver keeps this tolerance, as the stored object already has one, but the controller ignores it and uses its global tolerance (--horizontal-pod-autoscaler-tolerance=0.1) both ways";
+                2],
+            "{release}: {report:#}"
+        );
         let notes = diagnose_notes(release);
         for (direction, value) in [("scaleUp", "50m"), ("scaleDown", "200m")] {
             let note = format!(
