@@ -23,7 +23,7 @@ use hpa_core::api::LabelSelector;
 use hpa_core::api::Quantity;
 use hpa_core::api::Time;
 use hpa_core::api::v2::{HorizontalPodAutoscaler, MetricSpec};
-use hpa_core::api::{DecodeError, DecodeErrorKind, Strictness};
+use hpa_core::api::{DecodeError, Strictness};
 use hpa_core::evaluator::{
     ConditionStatus, Container, ContainerUsage, ObjectMetricValue, Pod, PodMetricsItem, PodPhase, PodSample, ReadError,
     ReadyCondition, Scale, SelectorError, SyncInput, Timestamp,
@@ -168,7 +168,7 @@ pub fn inputs_from_objects(
         }
     };
     let key = format!("{namespace}/{name}");
-    let mut notes: Vec<String> = this.ignored.iter().map(|e| ignored_note(&key, e, objects.release)).collect();
+    let mut notes = crate::inventory::ignored_notes(&key, &this.ignored, objects.release);
     let target = &hpa.spec.scale_target_ref;
 
     // The scale subresource, or the target itself read as the API server builds its scale.
@@ -268,17 +268,6 @@ pub fn inputs_from_objects(
     events.sort_by_key(|e| e.last.or(e.first));
 
     Ok(DiagnoseInputs { hpa, key, sync, events, resizes, notes })
-}
-
-/// A note on a field the decoder ignored in HPA `key`.
-fn ignored_note(key: &str, e: &DecodeError, release: KubernetesVersion) -> String {
-    match e.kind {
-        DecodeErrorKind::UnknownField => format!(
-            "HorizontalPodAutoscaler {key}: field {:?} is not in the types of Kubernetes {release}: ignored, as that release's controller ignores it",
-            e.path
-        ),
-        _ => format!("HorizontalPodAutoscaler {key}: {e}: ignored"),
-    }
 }
 
 /// The latest instant the objects record (PodMetrics timestamps, events, the HPA's status):

@@ -148,7 +148,7 @@ fn inventory_reads_everything_and_notes_what_it_cannot() {
                 (&json!("autoscaling/v2"), &json!("HorizontalPodAutoscaler"))
             );
             assert!(tree["metadata"].get("managedFields").is_some(), "as the server sent it");
-            let decoded = hpa.decode(Strictness::Strict, KubernetesVersion::LATEST).unwrap();
+            let decoded = hpa.decode(Strictness::Strict, KubernetesVersion::LATEST).unwrap().value;
             assert!(decoded.metadata().managed_fields.is_empty(), "left out once decoded");
             assert_eq!(decoded.metadata().name, hpa.id.name);
         }
@@ -618,7 +618,7 @@ fn a_stored_tolerance_is_kept_with_its_gate_off_and_the_controller_ignores_it() 
         let read = |hpa: &hpa_cluster::LiveHpa, release: &str| {
             let gates = FeatureGates::new(KubernetesVersion::parse(release).unwrap());
             let opts = CacheOptions::admission_for(gates.clone());
-            let decoded = hpa.decode(Strictness::Lenient, gates.version());
+            let decoded = hpa.decode(Strictness::Lenient, gates.version()).map(|d| d.value);
             let report = check::check(hpa.reapplied(decoded, None), &opts);
             assert!(report.allowed(), "{release}: {:?}", report.message());
             let effective = report.admitted().unwrap().effective().clone();
