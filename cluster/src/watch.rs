@@ -157,7 +157,9 @@ struct CacheShared {
     /// The reasons an HPA was left out for that have been logged at warn (once each).
     warned: Mutex<HashSet<&'static str>>,
     /// The notes on ignored fields that have been logged (once each: an HPA's relists and
-    /// updates that change nothing of them log nothing more).
+    /// updates that change nothing of them log nothing more). Bounded: past [`NOTED_MAX`]
+    /// notes it starts again (a note may then be logged once more), so that HPAs created and
+    /// deleted for months cannot grow it.
     noted: Mutex<HashSet<String>>,
 }
 
@@ -523,7 +525,11 @@ impl CacheShared {
                 return Some(match CachedHpa::admit(live, &self.admission) {
                     Ok(hpa) => {
                         for note in &hpa.ignored {
-                            if lock(&self.noted).insert(note.clone()) {
+                            let mut noted = lock(&self.noted);
+                            if noted.len() >= NOTED_MAX {
+                                noted.clear();
+                            }
+                            if noted.insert(note.clone()) {
                                 tracing::warn!(hpa = %hpa.id, "{note} (counted in /metrics)");
                             }
                         }
@@ -641,6 +647,9 @@ impl CachedHpa {
 }
 
 /// One object of a watched kind, trimmed.
+/// How many ignored-field notes the cache remembers having logged ([`CacheShared`]).
+const NOTED_MAX: usize = 4096;
+
 #[derive(Debug, Clone)]
 #[expect(
     clippy::large_enum_variant,
