@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::fmt;
 
 use futures_util::future::join_all;
-use hpa_core::api::{self, DecodeError, Strictness, VersionedHpa};
+use hpa_core::api::{self, DecodeError, DecodeErrorKind, Decoded, Strictness, VersionedHpa};
 use hpa_core::check;
 use hpa_core::features::KubernetesVersion;
 use hpa_core::rules::IGNORE_ANNOTATION;
@@ -118,9 +118,15 @@ impl LiveHpa {
 
     /// The HPA decoded by hpa-core's one decoder ([`api::decode_json`], as kube-apiserver decodes
     /// a body) with `strictness` and the Go types of `release`, its `metadata.managedFields`
-    /// left out (as `kubectl get` shows it: no rule reads them, and the cache keeps each HPA).
-    pub fn decode(&self, strictness: Strictness, release: KubernetesVersion) -> Result<VersionedHpa, Vec<DecodeError>> {
-        let mut hpa = api::decode_json(&self.text, strictness, release)?.value;
+    /// left out (as `kubectl get` shows it: no rule reads them, and the cache keeps each HPA),
+    /// with what a lenient decode ignored ([`Decoded::ignored`]: fields `release`'s types do not
+    /// have, a newer API server's; [`ignored_notes`] words them).
+    pub fn decode(
+        &self,
+        strictness: Strictness,
+        release: KubernetesVersion,
+    ) -> Result<Decoded<VersionedHpa>, Vec<DecodeError>> {
+        let Decoded { value: mut hpa, ignored } = api::decode_json(&self.text, strictness, release)?;
         let metadata = match &mut hpa {
             VersionedHpa::V1(h) => &mut h.metadata,
             VersionedHpa::V2(h) => &mut h.metadata,
@@ -128,7 +134,12 @@ impl LiveHpa {
             VersionedHpa::V2beta1(h) => &mut h.metadata,
         };
         metadata.managed_fields = Vec::new();
-        Ok(hpa)
+        Ok(Decoded { value: hpa, ignored })
+    }
+
+    /// `namespace/name`, as the notes name an HPA.
+    pub fn key(&self) -> String {
+        format!("{}/{}", self.id.namespace, self.id.name)
     }
 
     /// The HPA as a tree, for what reads one when it does not decode (`None`: `serde_json`
@@ -162,6 +173,35 @@ impl LiveHpa {
         };
         check::Input { object, old, id: Some(&self.id), world }
     }
+}
+
+/// The notes on what the lenient decode of HPA `key` (`namespace/name`) ignored with the Go
+/// types of `release`, as every live path words them (`hpa-lint cluster`, `hpa-lint diagnose`,
+/// the webhook's context cache): one sentence for the fields `release` does not have (a newer
+/// API server's; the informer of that release's controller decodes with `encoding/json`, which
+/// drops an unknown field, so its controller ignores them), then one per other problem (a
+/// duplicate field). Empty when nothing was ignored.
+pub fn ignored_notes(key: &str, ignored: &[DecodeError], release: KubernetesVersion) -> Vec<String> {
+    let unknown: Vec<String> =
+        ignored.iter().filter(|e| e.kind == DecodeErrorKind::UnknownField).map(|e| format!("{:?}", e.path)).collect();
+    let mut notes = Vec::with_capacity(ignored.len());
+    match unknown.as_slice() {
+        [] => {}
+        [one] => notes.push(format!(
+            "HorizontalPodAutoscaler {key}: field {one} is not in the types of Kubernetes {release}: ignored, as that release's controller ignores it"
+        )),
+        many => notes.push(format!(
+            "HorizontalPodAutoscaler {key}: fields {} are not in the types of Kubernetes {release}: ignored, as that release's controller ignores them",
+            many.join(", ")
+        )),
+    }
+    notes.extend(
+        ignored
+            .iter()
+            .filter(|e| e.kind != DecodeErrorKind::UnknownField)
+            .map(|e| format!("HorizontalPodAutoscaler {key}: {e}: ignored")),
+    );
+    notes
 }
 
 /// A LimitRange, trimmed to `metadata.name`, `metadata.namespace` and `spec.limits`.
@@ -512,7 +552,7 @@ mod tests {
         let hpa = live(item);
         assert_eq!((hpa.id.namespace.as_str(), hpa.id.name.as_str()), ("shop", "web"));
         assert!(hpa.text.starts_with(r#"{"apiVersion":"autoscaling/v2","kind":"HorizontalPodAutoscaler","#));
-        let decoded = hpa.decode(Strictness::Strict, KubernetesVersion::LATEST).unwrap();
+        let decoded = hpa.decode(Strictness::Strict, KubernetesVersion::LATEST).unwrap().value;
         assert_eq!(decoded.api_version(), hpa_core::api::ApiVersion::V2);
         assert_eq!(decoded.metadata().annotations["note"], "a\u{fffd}b");
         assert!(decoded.metadata().managed_fields.is_empty());
@@ -532,5 +572,45 @@ mod tests {
         let broken = live(r#"{"metadata": {"name": "a"}, "spec": {"maxReplicas": "five"}}"#);
         assert!(broken.decode(Strictness::Lenient, KubernetesVersion::LATEST).is_err());
         assert_eq!(broken.tree().unwrap()["spec"]["maxReplicas"], "five");
+    }
+
+    #[test]
+    fn what_a_lenient_decode_ignored_is_kept_and_worded_once_per_hpa() {
+        let newer = live(
+            r#"{"metadata": {"name": "web", "namespace": "shop"}, "spec": {"maxReplicas": 3, "syncPeriodSeconds": 30},
+                "status": {"desiredReplicas": 1, "conditions": [{"type": "AbleToScale", "status": "True",
+                    "lastTransitionTime": "2026-03-02T10:00:00Z", "observedGeneration": 2}]}}"#,
+        );
+        let release = KubernetesVersion::parse("1.36").unwrap();
+        let decoded = newer.decode(Strictness::Lenient, release).unwrap();
+        let paths: Vec<&str> = decoded.ignored.iter().map(|e| e.path.as_str()).collect();
+        assert_eq!(paths, ["spec.syncPeriodSeconds", "status.conditions[0].observedGeneration"]);
+        assert_eq!(
+            ignored_notes(&newer.key(), &decoded.ignored, release),
+            [
+                "HorizontalPodAutoscaler shop/web: fields \"spec.syncPeriodSeconds\", \"status.conditions[0].observedGeneration\" are not in the types of Kubernetes 1.36: ignored, as that release's controller ignores them"
+            ]
+        );
+        assert_eq!(
+            ignored_notes("shop/web", &decoded.ignored[..1], release),
+            [
+                "HorizontalPodAutoscaler shop/web: field \"spec.syncPeriodSeconds\" is not in the types of Kubernetes 1.36: ignored, as that release's controller ignores it"
+            ]
+        );
+        // Nothing ignored, nothing said; strict decoding refuses instead.
+        let known = newer.decode(Strictness::Lenient, KubernetesVersion::LATEST).unwrap();
+        assert_eq!(known.ignored.len(), 1, "1.37 has observedGeneration, not syncPeriodSeconds");
+        assert!(ignored_notes("shop/web", &[], release).is_empty());
+        assert!(newer.decode(Strictness::Strict, release).is_err());
+        // Another problem than an unknown field: its own sentence.
+        let duplicate = DecodeError {
+            kind: DecodeErrorKind::DuplicateField,
+            path: "spec.maxReplicas".into(),
+            message: "duplicate field \"spec.maxReplicas\"".into(),
+        };
+        assert_eq!(
+            ignored_notes("shop/web", &[duplicate], release),
+            ["HorizontalPodAutoscaler shop/web: duplicate field \"spec.maxReplicas\": ignored"]
+        );
     }
 }

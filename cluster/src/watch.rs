@@ -22,7 +22,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, Rw
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
-use hpa_core::api::Strictness;
+use hpa_core::api::{Decoded, Strictness};
 use hpa_core::check::{self, Admitted};
 use hpa_core::features::FeatureGates;
 use hpa_core::rules::Ignore;
@@ -38,7 +38,7 @@ use tokio::task::{AbortHandle, JoinSet};
 
 use crate::connect::Cluster;
 use crate::discovery::{self, Served};
-use crate::inventory::{LiveHpa, Trimmed, trim_live};
+use crate::inventory::{LiveHpa, Trimmed, ignored_notes, trim_live};
 use crate::kinds::{self, Kind, PAGE_SIZE};
 use crate::object::LiveObject;
 
@@ -124,6 +124,9 @@ pub struct WatchStatus {
     /// HPAs left out of the cache because hpa-core cannot read them, by reason
     /// ([`LeftOut::reason`]); empty for other kinds.
     pub left_out: Vec<(&'static str, usize)>,
+    /// HPAs in the cache with fields the selected release's types do not have (ignored, as
+    /// that release's controller ignores them: [`CachedHpa::ignored`]); 0 for other kinds.
+    pub ignored_fields: usize,
 }
 
 /// Whether the cache may be trusted for an admission decision.
@@ -153,6 +156,11 @@ struct CacheShared {
     admission: check::Options,
     /// The reasons an HPA was left out for that have been logged at warn (once each).
     warned: Mutex<HashSet<&'static str>>,
+    /// The notes on ignored fields that have been logged (once each: an HPA's relists and
+    /// updates that change nothing of them log nothing more). Bounded: past [`NOTED_MAX`]
+    /// notes it starts again (a note may then be logged once more), so that HPAs created and
+    /// deleted for months cannot grow it.
+    noted: Mutex<HashSet<String>>,
 }
 
 #[derive(Debug, Clone)]
@@ -223,6 +231,7 @@ impl ContextCache {
                     broken_for: w.broken_since.map(|t| now.saturating_duration_since(t)),
                     error: w.error.clone(),
                     left_out: if *kind == kinds::HPA { index.left_out() } else { Vec::new() },
+                    ignored_fields: if *kind == kinds::HPA { index.ignored_fields() } else { 0 },
                 })
             })
             .collect()
@@ -291,6 +300,7 @@ impl CacheShared {
             discovered: Mutex::new(false),
             admission,
             warned: Mutex::new(HashSet::new()),
+            noted: Mutex::new(HashSet::new()),
         }
     }
 
@@ -492,7 +502,9 @@ impl CacheShared {
     }
 
     /// An object of a watched kind as the index keeps it. An HPA hpa-core cannot read is kept
-    /// as left out (counted in [`WatchStatus::left_out`]; logged at warn once per reason). An
+    /// as left out (counted in [`WatchStatus::left_out`]; logged at warn once per reason). One
+    /// with fields the selected release does not have is kept (counted in
+    /// [`WatchStatus::ignored_fields`]; each note logged at warn once). An
     /// object of another kind that `serde_json` cannot hold as a tree (a number past `f64`'s
     /// range) is not kept (`None`), and logged.
     fn entry(&self, kind: &Kind, object: LiveObject) -> Option<Entry> {
@@ -511,7 +523,18 @@ impl CacheShared {
         let object = match trimmed {
             Trimmed::Hpa(live) => {
                 return Some(match CachedHpa::admit(live, &self.admission) {
-                    Ok(hpa) => Entry::Hpa(Arc::new(hpa)),
+                    Ok(hpa) => {
+                        for note in &hpa.ignored {
+                            let mut noted = lock(&self.noted);
+                            if noted.len() >= NOTED_MAX {
+                                noted.clear();
+                            }
+                            if noted.insert(note.clone()) {
+                                tracing::warn!(hpa = %hpa.id, "{note} (counted in /metrics)");
+                            }
+                        }
+                        Entry::Hpa(Arc::new(hpa))
+                    }
                     Err(left_out) => {
                         if lock(&self.warned).insert(left_out.reason) {
                             tracing::warn!(hpa = %left_out.id, reason = left_out.reason, error = %left_out.error,
@@ -561,6 +584,10 @@ pub struct CachedHpa {
     /// Its [`hpa_core::rules::IGNORE_ANNOTATION`], parsed once: the rules whose warnings about
     /// it the webhook leaves out.
     pub ignore: Ignore,
+    /// What the lenient decode ignored, worded by [`ignored_notes`] (fields the selected
+    /// release's types do not have: that release's controller ignores them); empty for nearly
+    /// every HPA.
+    pub ignored: Vec<String>,
 }
 
 /// Why an HPA was left out of the cache: hpa-core cannot read it.
@@ -582,21 +609,25 @@ impl CachedHpa {
     /// [`check::RuleConfig::only_errors`]) as a stored object is validated again: an UPDATE
     /// onto itself ([`LiveHpa::reapplied`]), so that what its old object already had (a field
     /// whose gate is now off) is kept as kube-apiserver keeps it. An HPA that does not decode
-    /// or convert is left out (the reason).
+    /// or convert is left out (the reason). What the decode ignored is kept, worded
+    /// ([`CachedHpa::ignored`]).
     pub fn admit(live: LiveHpa, opts: &check::Options) -> Result<CachedHpa, Box<LeftOut>> {
         let left_out = |reason: &'static str, error: String| Box::new(LeftOut { id: live.id.clone(), reason, error });
-        let decoded = match live.decode(opts.request.strictness, opts.settings.gates.version()) {
-            Ok(decoded) => decoded,
+        let release = opts.settings.gates.version();
+        let decoded = match live.decode(opts.request.strictness, release) {
+            Ok(Decoded { value, ignored }) if ignored.is_empty() => (value, Vec::new()),
+            Ok(Decoded { value, ignored }) => (value, ignored_notes(&live.key(), &ignored, release)),
             Err(errors) => {
                 let first = errors.first();
                 let reason = first.map_or("Unknown", |e| e.kind.as_str());
                 return Err(left_out(reason, first.map(ToString::to_string).unwrap_or_default()));
             }
         };
+        let (decoded, ignored) = decoded;
         let ignore = Ignore::from_annotations(&decoded.metadata().annotations);
         let report = check::check(live.reapplied(Ok(decoded), None), opts);
         match report.admission {
-            check::Admission::Admitted(admitted) => Ok(CachedHpa { id: live.id.clone(), admitted, ignore }),
+            check::Admission::Admitted(admitted) => Ok(CachedHpa { id: live.id.clone(), admitted, ignore, ignored }),
             check::Admission::Unconvertible { error, .. } => Err(left_out("Unconvertible", error.to_string())),
             check::Admission::Undecodable { errors, .. } => {
                 let first = errors.first();
@@ -616,6 +647,9 @@ impl CachedHpa {
 }
 
 /// One object of a watched kind, trimmed.
+/// How many ignored-field notes the cache remembers having logged ([`CacheShared`]).
+const NOTED_MAX: usize = 4096;
+
 #[derive(Debug, Clone)]
 #[expect(
     clippy::large_enum_variant,
@@ -652,6 +686,8 @@ pub struct Index {
     objects: ObjectIndex<Arc<CachedHpa>>,
     /// HPAs hpa-core cannot read (part of the HPA table), by namespace and name.
     left_out: HashMap<(String, String), &'static str>,
+    /// Cached HPAs with fields the selected release does not have (part of the HPA table).
+    ignoring: HashSet<(String, String)>,
     /// The parsed `hpa-lint.dev/ignore` of the objects of the other kinds that carry one, by
     /// kind (part of its table: swapped with it), then namespace and name.
     ignores: BTreeMap<&'static str, HashMap<(String, String), Ignore>>,
@@ -659,7 +695,12 @@ pub struct Index {
 
 impl Default for Index {
     fn default() -> Self {
-        Index { objects: ObjectIndex::new(HpaOrder::Name), left_out: HashMap::new(), ignores: BTreeMap::new() }
+        Index {
+            objects: ObjectIndex::new(HpaOrder::Name),
+            left_out: HashMap::new(),
+            ignoring: HashSet::new(),
+            ignores: BTreeMap::new(),
+        }
     }
 }
 
@@ -771,10 +812,18 @@ impl Index {
         by_reason.into_iter().collect()
     }
 
+    /// Cached HPAs with fields the selected release does not have ([`CachedHpa::ignored`]).
+    pub fn ignored_fields(&self) -> usize {
+        self.ignoring.len()
+    }
+
     fn upsert(&mut self, entry: Entry) {
         match entry {
             Entry::Hpa(hpa) => {
                 self.remove_hpa(&hpa.id.namespace, &hpa.id.name);
+                if !hpa.ignored.is_empty() {
+                    self.ignoring.insert((hpa.id.namespace.clone(), hpa.id.name.clone()));
+                }
                 let (kind, target) = hpa.target();
                 let (kind, target) = (kind.to_string(), target.to_string());
                 self.objects.insert_hpa(hpa.id.clone(), &kind, &target, hpa);
@@ -795,8 +844,10 @@ impl Index {
 
     /// Removes the HPA `namespace/name` (cached or left out).
     fn remove_hpa(&mut self, namespace: &str, name: &str) {
-        if !self.left_out.is_empty() {
-            self.left_out.remove(&(namespace.to_string(), name.to_string()));
+        if !self.left_out.is_empty() || !self.ignoring.is_empty() {
+            let key = (namespace.to_string(), name.to_string());
+            self.left_out.remove(&key);
+            self.ignoring.remove(&key);
         }
         self.objects.remove_hpa(namespace, name);
     }
@@ -818,6 +869,7 @@ impl Index {
     fn swap_kind(&mut self, kind: &Kind, other: &mut Index) {
         if *kind == kinds::HPA {
             std::mem::swap(&mut self.left_out, &mut other.left_out);
+            std::mem::swap(&mut self.ignoring, &mut other.ignoring);
         }
         let (mine, theirs) = (self.ignores.remove(kind.kind), other.ignores.remove(kind.kind));
         if let Some(theirs) = theirs {
@@ -1041,11 +1093,24 @@ mod tests {
         assert!(cached.admitted.allowed());
         assert_eq!(cached.admitted.effective().spec.max_replicas, 5);
         assert_eq!(cached.target(), ("Deployment", "web"));
+        // ... noted, and counted while it is cached.
+        assert_eq!(
+            cached.ignored,
+            [
+                "HorizontalPodAutoscaler shop/web: field \"spec.syncPeriodSeconds\" is not in the types of Kubernetes 1.37: ignored, as that release's controller ignores it"
+            ]
+        );
+        assert_eq!(index.ignored_fields(), 1);
+        put(&mut index, kinds::HPA, hpa("api", "api"));
+        assert!(index.hpa("shop", "api").unwrap().ignored.is_empty());
+        assert_eq!(index.ignored_fields(), 1);
+        index.remove(&kinds::HPA, "shop", "api");
         // A value of the wrong type: left out, counted by reason, out of the target's list.
         let mut broken = hpa("web", "web");
         broken["spec"]["maxReplicas"] = json!("five");
         put(&mut index, kinds::HPA, broken.clone());
         assert!(index.hpa("shop", "web").is_none());
+        assert_eq!(index.ignored_fields(), 0, "no longer cached");
         assert!(index.objects().hpas_targeting("shop", "Deployment", "web").is_empty());
         assert_eq!(index.left_out(), [("InvalidValue", 1)]);
         let mut other = broken.clone();

@@ -148,7 +148,7 @@ fn inventory_reads_everything_and_notes_what_it_cannot() {
                 (&json!("autoscaling/v2"), &json!("HorizontalPodAutoscaler"))
             );
             assert!(tree["metadata"].get("managedFields").is_some(), "as the server sent it");
-            let decoded = hpa.decode(Strictness::Strict, KubernetesVersion::LATEST).unwrap();
+            let decoded = hpa.decode(Strictness::Strict, KubernetesVersion::LATEST).unwrap().value;
             assert!(decoded.metadata().managed_fields.is_empty(), "left out once decoded");
             assert_eq!(decoded.metadata().name, hpa.id.name);
         }
@@ -532,10 +532,9 @@ fn diagnose_reads_the_inputs_of_one_sync() {
         fixtures::running_web(&s.server);
         let now = Timestamp::from_api_time(hpa_core::api::Time::parse_rfc3339(fixtures::RUNNING_WEB_NOW).unwrap());
         let cluster = s.connect().await;
-        let objects = diagnose::read_objects(&cluster, "shop", "web").await.unwrap();
+        let objects = diagnose::read_objects(&cluster, "shop", "web", KubernetesVersion::LATEST).await.unwrap();
         assert_eq!(objects.metrics_errors, MetricsErrors::default());
-        let inputs =
-            diagnose::inputs_from_objects(&objects.items, &objects.metrics_errors, "shop", "web", now).unwrap();
+        let inputs = diagnose::inputs_from_objects(&objects, "shop", "web", now).unwrap();
         let scale = inputs.sync.scale.as_ref().unwrap();
         assert_eq!((scale.spec_replicas, scale.selector.as_str()), (3, "app=web"));
         assert_eq!(inputs.sync.pods.len(), 3);
@@ -555,10 +554,12 @@ fn diagnose_reads_the_inputs_of_one_sync() {
 
         // The same objects as a snapshot (no scale subresource: it is derived from the
         // Deployment as its registry builds it) give the same inputs.
+        // The HPAs are decoded from the files, once each: the same HPA as the live read decoded.
         let snapshot: Vec<Value> = objects.items.iter().filter(|o| o["kind"] != "Scale").cloned().collect();
-        let from_files =
-            diagnose::inputs_from_objects(&snapshot, &MetricsErrors::default(), "shop", "web", now).unwrap();
+        let files = diagnose::Objects::snapshot(snapshot.clone(), KubernetesVersion::LATEST);
+        let from_files = diagnose::inputs_from_objects(&files, "shop", "web", now).unwrap();
         assert_eq!(from_files.sync, inputs.sync);
+        assert_eq!(from_files.hpa, inputs.hpa);
         assert_eq!(diagnose::latest_instant(&snapshot).map(|t| t.as_millis() / 1000), Some(now.as_millis() / 1000 - 5));
     });
 }
@@ -580,16 +581,60 @@ fn diagnose_without_metrics_server_says_so() {
             &PodState::running("2026-03-02T09:14:10Z", "2026-03-02T09:14:31Z"),
         ));
         let cluster = s.connect().await;
-        let objects = diagnose::read_objects(&cluster, "shop", "web").await.unwrap();
+        let objects = diagnose::read_objects(&cluster, "shop", "web", KubernetesVersion::LATEST).await.unwrap();
         assert!(objects.metrics_errors.resource.is_some());
         assert!(objects.notes.iter().any(|n| n == &Error::MetricsApiMissing.to_string()));
         let now = Timestamp::from_secs(1_772_443_265);
-        let inputs =
-            diagnose::inputs_from_objects(&objects.items, &objects.metrics_errors, "shop", "web", now).unwrap();
+        let inputs = diagnose::inputs_from_objects(&objects, "shop", "web", now).unwrap();
         assert!(inputs.sync.resource_metrics.is_err());
         assert_eq!(inputs.sync.other_hpas_selecting_pods, vec!["shop/web-twin".to_string()]);
 
-        let e = diagnose::read_objects(&cluster, "shop", "nope").await.unwrap_err();
+        let e = diagnose::read_objects(&cluster, "shop", "nope", KubernetesVersion::LATEST).await.unwrap_err();
         assert_eq!(e.to_string(), "HorizontalPodAutoscaler shop/nope not found");
+    });
+}
+
+/// What `hpa-lint cluster` and the webhook's cache make of a stored HPA with tolerances on the
+/// releases whose `HPAConfigurableTolerance` is off by default (1.33, 1.34): re-applied onto
+/// itself (`LiveHpa::reapplied`) the tolerances stay in the effective object, as
+/// `dropDisabledFields` keeps them when the old object uses one (`toleranceInUse`,
+/// pkg/registry/autoscaling/horizontalpodautoscaler/strategy.go); the same object never stored
+/// (no `resourceVersion`: a CREATE) loses them. Either way that release's controller uses the
+/// flag's tolerance both ways (`tolerancesForHpa`); 1.35's (gate on) uses the HPA's.
+#[test]
+fn a_stored_tolerance_is_kept_with_its_gate_off_and_the_controller_ignores_it() {
+    use hpa_core::check;
+    use hpa_core::evaluator::HPAControllerConfiguration;
+    runtime().block_on(async {
+        let s = setup().await;
+        s.server.apply(&[fixtures::web_with_tolerances()]);
+        let cluster = s.connect().await;
+        let inventory = read_inventory(&cluster, &Scope::All).await.unwrap();
+        let [live] = inventory.hpas.as_slice() else { panic!("{:?}", inventory.hpas) };
+        let mut never_stored = live.tree().unwrap();
+        never_stored["metadata"].as_object_mut().unwrap().remove("resourceVersion");
+        let never_stored = hpa_cluster::LiveHpa::from_tree(&kinds::HPA, &never_stored).unwrap();
+        // (up, down) tolerances of the effective object, and those the controller uses.
+        let read = |hpa: &hpa_cluster::LiveHpa, release: &str| {
+            let gates = FeatureGates::new(KubernetesVersion::parse(release).unwrap());
+            let opts = CacheOptions::admission_for(gates.clone());
+            let decoded = hpa.decode(Strictness::Lenient, gates.version()).map(|d| d.value);
+            let report = check::check(hpa.reapplied(decoded, None), &opts);
+            assert!(report.allowed(), "{release}: {:?}", report.message());
+            let effective = report.admitted().unwrap().effective().clone();
+            let behavior = effective.spec.behavior.clone().unwrap_or_default();
+            let written =
+                |r: Option<hpa_core::api::v2::HPAScalingRules>| r.and_then(|r| r.tolerance).map(|q| q.to_string());
+            let used = HPAControllerConfiguration::new(gates)
+                .tolerances_for_hpa(effective.spec.behavior.as_ref())
+                .tolerances();
+            ((written(behavior.scale_up), written(behavior.scale_down)), (used.scale_up, used.scale_down))
+        };
+        let kept = (Some("50m".to_string()), Some("200m".to_string()));
+        for release in ["1.33", "1.34"] {
+            assert_eq!(read(live, release), (kept.clone(), (0.1, 0.1)), "{release}");
+            assert_eq!(read(&never_stored, release), ((None, None), (0.1, 0.1)), "{release}");
+        }
+        assert_eq!(read(live, "1.35"), (kept, (0.05, 0.2)));
     });
 }

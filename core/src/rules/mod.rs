@@ -45,6 +45,7 @@ mod unsupported_resource_metric;
 mod vpa_conflict;
 mod workload_sets_replicas;
 
+use crate::admission::Operation;
 use crate::api::{VersionedHpa, v2};
 use crate::convert::AnnotationProblem;
 use crate::evaluator::HPAControllerConfiguration;
@@ -251,6 +252,8 @@ pub struct Context<'a> {
     pub objects: Option<&'a dyn Objects>,
     /// Configurable bounds.
     pub settings: &'a Settings,
+    /// CREATE (a file, a new object) or UPDATE (onto a stored object: a live HPA re-applied).
+    pub operation: Operation,
 }
 
 impl<'a> Context<'a> {

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use hpa_cluster::Inventory;
-use hpa_cluster::inventory::{LiveHpa, NoteKind};
+use hpa_cluster::inventory::{LiveHpa, NoteKind, ignored_notes};
 use hpa_cluster::replicas::SetBy;
 use hpa_core::api::{CrossVersionObjectReference, DecodeError, Strictness, VersionedHpa};
 use hpa_core::check;
@@ -87,7 +87,9 @@ pub struct LiveDiagnostic {
 /// A note about what was read, from hpa-cluster's inventory.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LiveNote {
-    /// `absent`, `forbidden`, `failed`, `discovery` or `restarted`.
+    /// `absent`, `forbidden`, `failed`, `discovery` or `restarted` (what was not read), or
+    /// `ignored`: what the decode of an HPA ignored, fields the selected release's types do not
+    /// have (one note per HPA, worded by [`hpa_cluster::inventory::ignored_notes`]).
     pub kind: &'static str,
     /// The sentence.
     pub message: String,
@@ -139,7 +141,21 @@ pub fn lint_inventory(inventory: Inventory, opts: &LintOptions) -> LiveOutcome {
     // Each HPA decoded once, from its text, by the one decoder (leniently: the API server stored
     // it, and may be newer than the selected release).
     let release = opts.check.settings.gates.version();
-    let read: Vec<Read<'_>> = hpas.par_iter().map(|h| Read::of(h, release)).collect();
+    let mut read: Vec<Read<'_>> = hpas.par_iter().map(|h| Read::of(h, release)).collect();
+    // What each HPA's decode ignored (a cluster newer than the release): one note per HPA,
+    // sorted by namespace and name, after what was not read.
+    let mut ignored: Vec<(&ObjectId, Vec<DecodeError>)> = read
+        .iter_mut()
+        .filter(|r| !r.ignored.is_empty())
+        .map(|r| (&r.hpa.id, std::mem::take(&mut r.ignored)))
+        .collect();
+    ignored.sort_by(|(a, _), (b, _)| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+    for (id, errors) in ignored {
+        let key = format!("{}/{}", id.namespace, id.name);
+        outcome.notes.extend(
+            ignored_notes(&key, &errors, release).into_iter().map(|message| LiveNote { kind: "ignored", message }),
+        );
+    }
     for r in &read {
         if let Some((kind, name)) = &r.target {
             index.insert_hpa(r.hpa.id.clone(), kind, name, ());
@@ -175,6 +191,8 @@ pub fn lint_inventory(inventory: Inventory, opts: &LintOptions) -> LiveOutcome {
 struct Read<'a> {
     hpa: &'a LiveHpa,
     decoded: Result<VersionedHpa, Vec<DecodeError>>,
+    /// What the lenient decode ignored (fields the release's types do not have).
+    ignored: Vec<DecodeError>,
     /// `spec.scaleTargetRef` kind and name.
     target: Option<(String, String)>,
     /// Its `hpa-lint.dev/ignore` annotation.
@@ -183,7 +201,10 @@ struct Read<'a> {
 
 impl<'a> Read<'a> {
     fn of(hpa: &'a LiveHpa, release: KubernetesVersion) -> Read<'a> {
-        let decoded = hpa.decode(Strictness::Lenient, release);
+        let (decoded, ignored) = match hpa.decode(Strictness::Lenient, release) {
+            Ok(d) => (Ok(d.value), d.ignored),
+            Err(errors) => (Err(errors), Vec::new()),
+        };
         let (target, ignore) = match &decoded {
             Ok(h) => {
                 let t = scale_target_ref(h);
@@ -199,7 +220,7 @@ impl<'a> Read<'a> {
                 (target, Ignore::from_json(&tree))
             }
         };
-        Read { hpa, decoded, target, ignore }
+        Read { hpa, decoded, ignored, target, ignore }
     }
 }
 
