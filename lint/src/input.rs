@@ -1,6 +1,7 @@
 //! Finding, reading and parsing input files: paths, directories (recursively, honoring
 //! `.gitignore`), `-` for standard input; multi-document YAML, JSON, and `kind: List`.
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
@@ -362,21 +363,34 @@ pub fn objects_in(file_index: usize, parsed: &Parsed) -> Vec<ObjectRef<'_>> {
     out
 }
 
-/// A document of a file of Kubernetes objects that kubectl reads but cannot decode as an
-/// object: a scalar other than null, or a sequence ([`not_objects`]).
-#[derive(Debug, Clone, Copy)]
+/// A document of a file of Kubernetes objects that kubectl reads but refuses
+/// ([`not_objects`]): one it cannot decode as an object (a scalar other than null, a sequence,
+/// a list with such an item), or a mapping without a `kind`.
+#[derive(Debug, Clone)]
 pub struct NotAnObject<'a> {
     /// 0-based document index in the file.
     pub document: usize,
-    /// The document's root: where the error is reported.
+    /// Where the error is reported: the document's root, or the item of a list kubectl
+    /// cannot decode.
     pub node: Node<'a>,
+    /// Why kubectl refuses it.
+    pub why: Refusal,
     /// kubectl's words after `unable to decode "FILE": `.
-    pub message: &'static str,
+    pub message: Cow<'static, str>,
+}
+
+/// Why kubectl refuses a document ([`NotAnObject`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// It is no object: a scalar, a sequence, or a list with such an item.
+    NotAnObject,
+    /// A mapping without a `kind` (or with one that is not a non-empty string).
+    MissingKind,
 }
 
 /// kubectl's words for a document it cannot decode as an object, or `None` for a mapping (an
-/// object, or an object kubectl refuses for other reasons: `Object 'Kind' is missing`) and for
-/// `null` (kubectl skips it, as it skips an empty document).
+/// object, or an object kubectl refuses for other reasons: [`refusal`]) and for `null`
+/// (kubectl skips it, as it skips an empty document).
 ///
 /// Mirrors cli-runtime's `StreamVisitor.Visit` (`pkg/resource/visitor.go`: a document whose
 /// JSON is empty or `null` is skipped, any other goes to `infoForData`), which decodes the
@@ -387,46 +401,141 @@ pub struct NotAnObject<'a> {
 /// kubectl reports it as `unable to decode "FILE": <these words>` and goes on with the next
 /// document.
 pub fn undecodable(root: Node<'_>) -> Option<&'static str> {
-    match root.kind() {
+    json_type(root).map(|t| match t {
+        "array" => "json: cannot unmarshal array into Go value of type unstructured.detector",
+        "bool" => "json: cannot unmarshal bool into Go value of type unstructured.detector",
+        "number" => "json: cannot unmarshal number into Go value of type unstructured.detector",
+        _ => "json: cannot unmarshal string into Go value of type unstructured.detector",
+    })
+}
+
+/// The JSON type `encoding/json` names when a node that is no object (nor null) is unmarshaled
+/// into a struct or a map (`UnmarshalTypeError.Value`).
+fn json_type(node: Node<'_>) -> Option<&'static str> {
+    match node.kind() {
         NodeKind::Map(_) | NodeKind::Scalar(Scalar::Null) => None,
-        NodeKind::Seq(_) => Some("json: cannot unmarshal array into Go value of type unstructured.detector"),
-        NodeKind::Scalar(Scalar::Bool(_)) => {
-            Some("json: cannot unmarshal bool into Go value of type unstructured.detector")
-        }
-        NodeKind::Scalar(Scalar::Int(_) | Scalar::UInt(_) | Scalar::Float(_)) => {
-            Some("json: cannot unmarshal number into Go value of type unstructured.detector")
-        }
-        NodeKind::Scalar(Scalar::Str(_)) => {
-            Some("json: cannot unmarshal string into Go value of type unstructured.detector")
-        }
+        NodeKind::Seq(_) => Some("array"),
+        NodeKind::Scalar(Scalar::Bool(_)) => Some("bool"),
+        NodeKind::Scalar(Scalar::Int(_) | Scalar::UInt(_) | Scalar::Float(_)) => Some("number"),
+        NodeKind::Scalar(Scalar::Str(_)) => Some("string"),
     }
 }
 
-/// The documents kubectl would refuse to decode ([`undecodable`]) in a file that holds at
-/// least one Kubernetes object (a document that is a mapping with `apiVersion` or `kind`, or
-/// a list of objects without a `kind`, [`is_kindless_list`]); none for a file without one.
+/// Whether a document is a Kubernetes object, which makes its file a file of Kubernetes
+/// objects ([`not_objects`]): a mapping with both `apiVersion` and `kind` set (to anything but
+/// null: a documentation template's `kind: #<string>` is no object), an HPA (`kind: HorizontalPodAutoscaler`, which hpa-lint checks whatever else it
+/// lacks), or a list of objects without a `kind` ([`is_kindless_list`]).
 ///
-/// A file with objects is a manifest, and a scalar or a sequence among them is a mistake
-/// kubectl stops at (a stray line after a JSON object, a `- item` list left in a document).
-/// A file without any is no manifest (an Ansible playbook is a list, a `data.json` array or
-/// a Helm values file is no object), and a linter that scans a repository must stay silent
-/// on it.
-pub fn not_objects(parsed: &Parsed) -> Vec<NotAnObject<'_>> {
-    let found: Vec<NotAnObject<'_>> = parsed
-        .documents
-        .iter()
-        .filter_map(|d| undecodable(d.root()).map(|message| NotAnObject { document: d.index, node: d.root(), message }))
-        .collect();
-    let is_object = |root: Node<'_>| {
-        matches!(root.kind(), NodeKind::Map(_)) && {
-            let [api_version, kind] = root.get_each(["apiVersion", "kind"]);
-            api_version.is_some() || kind.is_some() || is_kindless_list(root)
+/// Both fields, not one: a Helm `Chart.yaml` has an `apiVersion` and no `kind`, a chart's
+/// `values.yaml` may have a `kind: DaemonSet` and no `apiVersion`; neither is a manifest.
+pub fn is_object(root: Node<'_>) -> bool {
+    matches!(root.kind(), NodeKind::Map(_)) && {
+        let [api_version, kind] = root.get_each(["apiVersion", "kind"]);
+        let set = |n: Option<Node<'_>>| n.is_some_and(|n| !matches!(n.kind(), NodeKind::Scalar(Scalar::Null)));
+        set(api_version) && set(kind)
+            || kind.and_then(Node::as_str) == Some(hpa_core::api::KIND)
+            || is_kindless_list(root)
+    }
+}
+
+/// What kubectl says of a document it reads but refuses, and where: [`undecodable`] for a
+/// scalar or a sequence; for a mapping with `items` (kubectl decodes any such mapping as a
+/// list, `unstructuredJSONScheme.decodeToList`), its first item that is neither a mapping
+/// nor null, which fails the whole list (`decodeToUnstructured`'s `json.Unmarshal` into a
+/// `map[string]interface {}`), or its `items` when they are no list (`decodeList`); and for a mapping without a `kind` that is a non-empty string,
+/// `runtime.NewMissingKindErr` (`Object 'Kind' is missing in '<the document's JSON>'`,
+/// `unstructuredJSONScheme.Decode`), except a list of objects without a `kind`, which the
+/// linter reports in its own words ([`is_kindless_list`]). `text` is the file's text: a
+/// document read as JSON is shown as written ([`missing_kind`]).
+pub fn refusal<'a>(root: Node<'a>, text: &str) -> Option<(Node<'a>, Refusal, Cow<'static, str>)> {
+    if let Some(message) = undecodable(root) {
+        return Some((root, Refusal::NotAnObject, Cow::Borrowed(message)));
+    }
+    let NodeKind::Map(_) = root.kind() else { return None };
+    let [kind, items] = root.get_each(["kind", "items"]);
+    match items.map(|i| (i, i.kind())) {
+        Some((_, NodeKind::Seq(mut list))) => {
+            if let Some((item, t)) = list.find_map(|i| json_type(i).map(|t| (i, t))) {
+                let message = format!("json: cannot unmarshal {t} into Go value of type map[string]interface {{}}");
+                return Some((item, Refusal::NotAnObject, Cow::Owned(message)));
+            }
         }
+        None | Some((_, NodeKind::Scalar(Scalar::Null))) => {}
+        // `items` that is no list fails `decodeList`'s `json.Unmarshal`.
+        Some((items, _)) => {
+            let t = json_type(items).unwrap_or("object");
+            let message =
+                format!("json: cannot unmarshal {t} into Go struct field decodeList.items of type []json.RawMessage");
+            return Some((items, Refusal::NotAnObject, Cow::Owned(message)));
+        }
+    }
+    let has_kind = kind.and_then(Node::as_str).is_some_and(|k| !k.is_empty());
+    (!has_kind && !is_kindless_list(root)).then(|| (root, Refusal::MissingKind, Cow::Owned(missing_kind(root, text))))
+}
+
+/// `runtime.NewMissingKindErr`'s words for a document without a `kind`, with the bytes
+/// kubectl decoded: a document of a JSON stream as written (cli-runtime's
+/// `YAMLOrJSONDecoder` hands `encoding/json`'s raw value on), a YAML one as
+/// `sigs.k8s.io/yaml.YAMLToJSON` writes it (`json.Marshal`: keys sorted, compact, `<`, `>`
+/// and `&` escaped).
+pub fn missing_kind(root: Node<'_>, text: &str) -> String {
+    let data = match as_written_json(root, text) {
+        Some(raw) => raw.to_string(),
+        None => hpa_core::go::to_go_json(&sorted_keys(root.to_json())).unwrap_or_default(),
     };
-    if found.is_empty() || !parsed.documents.iter().any(|d| is_object(d.root())) {
+    format!("Object 'Kind' is missing in '{data}'")
+}
+
+/// The text of a mapping read as JSON: the file is a JSON stream (its first character, after
+/// a byte order mark and white space, is `{`, as `YAMLOrJSONDecoder` sniffs) and the node is
+/// written `{...}`.
+fn as_written_json<'t>(node: Node<'_>, text: &'t str) -> Option<&'t str> {
+    if !text.trim_start_matches('\u{feff}').trim_start().starts_with('{') {
+        return None;
+    }
+    let span = node.span();
+    // Marks count characters.
+    let byte = |chars: u32| {
+        let chars = usize::try_from(chars).ok()?;
+        text.char_indices().map(|(b, _)| b).chain(std::iter::once(text.len())).nth(chars)
+    };
+    let raw = text.get(byte(span.start.index)?..byte(span.end.index)?)?;
+    (raw.starts_with('{') && raw.ends_with('}')).then_some(raw)
+}
+
+/// A JSON value with the keys of every object in Go's order for a map (sorted by bytes).
+fn sorted_keys(value: Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<(String, Value)> = map.into_iter().map(|(k, v)| (k, sorted_keys(v))).collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            Value::Object(entries.into_iter().collect())
+        }
+        Value::Array(items) => Value::Array(items.into_iter().map(sorted_keys).collect()),
+        other => other,
+    }
+}
+
+/// The documents kubectl reads but refuses ([`refusal`]) in a file of Kubernetes objects, one
+/// that holds at least one ([`is_object`]); none for a file without one.
+///
+/// A file with objects is a manifest, and a scalar, a sequence or a mapping without a `kind`
+/// among them is a mistake kubectl stops at (a stray line after a JSON object, a `- item`
+/// list left in a document, an object whose `kind` was lost in an edit). A file without any is
+/// no manifest (an Ansible playbook is a list, a `data.json` array, a Helm values file or a
+/// `Chart.yaml` is no object), and a linter that scans a repository must stay silent on it.
+/// `text` is the file's text.
+pub fn not_objects<'a>(parsed: &'a Parsed, text: &str) -> Vec<NotAnObject<'a>> {
+    if !parsed.documents.iter().any(|d| is_object(d.root())) {
         return Vec::new();
     }
-    found
+    parsed
+        .documents
+        .iter()
+        .filter_map(|d| {
+            refusal(d.root(), text).map(|(node, why, message)| NotAnObject { document: d.index, node, why, message })
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -470,10 +579,13 @@ mod tests {
 
     /// The words of each document of `text` that [`not_objects`] reports, with its 1-based
     /// line.
-    fn not_objects_of(text: &str) -> Vec<(u32, &'static str)> {
+    fn not_objects_of(text: &str) -> Vec<(u32, String)> {
         let parsed = source::parse(text);
         assert!(parsed.error.is_none(), "{text:?}: {:?}", parsed.error);
-        not_objects(&parsed).iter().map(|d| (line_col(d.node.span().start).0, d.message)).collect()
+        not_objects(&parsed, text)
+            .into_iter()
+            .map(|d| (line_col(d.node.span().start).0, d.message.into_owned()))
+            .collect()
     }
 
     const HPA: &str = "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web}\n";
@@ -488,7 +600,7 @@ mod tests {
             "{HPA}---\nhello\n---\n- a\n- b\n---\n[1]\n---\n42\n---\n-1.5\n---\ntrue\n---\n\"\"\n---\n|\n  block\n\
              ---\n---\n# a comment\n---\nnull\n---\n~\n---\nNULL\n"
         );
-        let found: Vec<(u32, String)> = not_objects_of(&text).into_iter().map(|(l, m)| (l, m.to_string())).collect();
+        let found = not_objects_of(&text);
         let expected = [
             (5, "string"),
             (7, "array"),
@@ -507,9 +619,9 @@ mod tests {
         let json = r#"{"apiVersion": "v1", "kind": "ConfigMap"} trailing junk"#;
         assert_eq!(
             not_objects_of(json),
-            [(1, "json: cannot unmarshal string into Go value of type unstructured.detector")]
+            [(1, "json: cannot unmarshal string into Go value of type unstructured.detector".to_string())]
         );
-        let json = "{\"kind\": \"ConfigMap\"}\n[1]\nnull\n5\n";
+        let json = "{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\"}\n[1]\nnull\n5\n";
         assert_eq!(
             not_objects_of(json).iter().map(|d| d.0).collect::<Vec<_>>(),
             [2, 4],
@@ -535,11 +647,67 @@ mod tests {
         ] {
             assert_eq!(not_objects_of(text), [], "{text:?}");
         }
-        // One object is enough, and a list of objects without a kind counts (its items are
-        // checked as objects).
-        assert_eq!(not_objects_of("kind: ConfigMap\n---\nx\n").len(), 1);
-        assert_eq!(not_objects_of("apiVersion: v1\n---\nx\n").len(), 1);
+        // One object is enough: `apiVersion` and `kind`, an HPA, or a list of objects without
+        // a kind (its items are checked as objects).
+        assert_eq!(not_objects_of("apiVersion: v1\nkind: ConfigMap\n---\nx\n").len(), 1);
+        assert_eq!(not_objects_of("kind: HorizontalPodAutoscaler\n---\nx\n").len(), 1);
         assert_eq!(not_objects_of("items:\n- kind: ConfigMap\n---\nx\n").len(), 1);
+        // One of the two is no object: a Helm `Chart.yaml`, a values file with a `kind`.
+        for text in [
+            "apiVersion: v2\nname: chart\nversion: 1.0.0\n---\nx\n",
+            "kind: DaemonSet\nimage: {repository: fluent-bit}\n---\nx\n",
+            "version: '3'\nservices: {web: {image: nginx}}\n",
+            // A documentation template: every field null.
+            "apiVersion: #<string>\nkind: #<string>\nmetadata: #<Object>\n  name: #<string>\n",
+        ] {
+            assert_eq!(not_objects_of(text), [], "{text:?}");
+        }
+    }
+
+    /// Among objects, a mapping without a `kind` that is a non-empty string is reported as
+    /// `kubectl label --local -f FILE x=y` 1.33 reports it: `Object 'Kind' is missing in '...'`
+    /// with the document as `json.Marshal` writes it (YAML) or as written (JSON); a list of
+    /// objects without a kind is left to the linter's own words.
+    #[test]
+    fn mappings_without_a_kind_among_objects_are_reported_in_kubectls_words() {
+        let text = format!(
+            "{HPA}---\napiVersion: v1\nmetadata:\n  name: b\n  labels: {{z: \"1\", a: x}}\ndata: {{k: 2}}\n\
+             ---\nfoo: bar\n---\n{{}}\n---\napiVersion: v1\nkind: \"\"\n---\nkind: null\nf: 1.0\ng: 1e30\nh: \"<&>\"\ni: 0x10\n\
+             ---\nkind: 5\n---\napiVersion: v1\nitems: []\n---\nitems:\n- kind: ConfigMap\n"
+        );
+        let words = |json: &str| format!("Object 'Kind' is missing in '{json}'");
+        let found: Vec<(u32, String)> = not_objects_of(&text);
+        assert_eq!(
+            found,
+            [
+                (5, words(r#"{"apiVersion":"v1","data":{"k":2},"metadata":{"labels":{"a":"x","z":"1"},"name":"b"}}"#)),
+                (11, words(r#"{"foo":"bar"}"#)),
+                (13, words("{}")),
+                (15, words(r#"{"apiVersion":"v1","kind":""}"#)),
+                (18, words(r#"{"f":1,"g":1e+30,"h":"\u003c\u0026\u003e","i":16,"kind":null}"#)),
+                (24, words(r#"{"kind":5}"#)),
+                (26, words(r#"{"apiVersion":"v1","items":[]}"#)),
+            ]
+        );
+        let json = "{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\"}\n{\"metadata\": {\"name\": \"b\"},\n  \"apiVersion\":\"v1\"}\n";
+        assert_eq!(
+            not_objects_of(json),
+            [(2, (words("{\"metadata\": {\"name\": \"b\"},\n  \"apiVersion\":\"v1\"}")))],
+            "JSON as written"
+        );
+    }
+
+    /// A list (any mapping with `items`) with an item that is neither a mapping nor null fails
+    /// whole in kubectl, with the first such item's JSON type; it is reported at that item.
+    #[test]
+    fn a_list_with_an_item_that_is_no_object_is_reported_in_kubectls_words() {
+        let text = format!(
+            "{HPA}---\napiVersion: v1\nkind: List\nitems:\n- {{apiVersion: v1, kind: ConfigMap}}\n- null\n- hello\n- [1]\n\
+             ---\nkind: List\nitems: [5]\n---\napiVersion: v1\nkind: List\nitems: [null]\n"
+        );
+        let map = |t: &str| format!("json: cannot unmarshal {t} into Go value of type map[string]interface {{}}");
+        let found: Vec<(u32, String)> = not_objects_of(&text);
+        assert_eq!(found, [(10, map("string")), (14, map("number"))]);
     }
 
     #[test]

@@ -162,14 +162,20 @@ pub fn validate_file(
             skipped += 1;
         }
     }
-    let not_objects = input::not_objects(&file.parsed);
+    let not_objects = input::not_objects(&file.parsed, &file.text);
     if !not_objects.is_empty() {
         for doc in not_objects {
             let (line, column) = file.line_col(doc.node.span().start);
-            entries.push(problem_entry(file, doc.document, line, column, "NotAnObject", doc.message));
+            // kube-apiserver's decode error types: no object, or `TypeMeta` for a missing kind
+            // (as for a missing apiVersion).
+            let type_ = match doc.why {
+                input::Refusal::NotAnObject => "NotAnObject",
+                input::Refusal::MissingKind => "TypeMeta",
+            };
+            entries.push(problem_entry(file, doc.document, line, column, type_, &doc.message));
         }
-        // In document order, as kubectl meets them (a stable sort: a List's items stay in order).
-        entries.sort_by_key(|e| e.document);
+        // In document order, as kubectl meets them, and in a List in the order of its lines.
+        entries.sort_by_key(|e| (e.document, e.line, e.column));
     }
     if let Some(e) = &file.parsed.error {
         let (line, column) = file.line_col(e.mark);
@@ -295,7 +301,9 @@ fn span_pos(file: &SourceFile, span: Span) -> (u32, u32) {
 /// kubectl-style text.
 pub fn render_human(entries: &[Entry], skipped: usize) -> String {
     let mut s = String::new();
-    let (mut valid, mut invalid, mut unparsable) = (0, 0, 0);
+    // Documents that are no HPA and did not decode: unreadable ones (a file that is not text, a
+    // syntax error, which ends the file), and ones kubectl reads but refuses (no object, no kind).
+    let (mut valid, mut invalid, mut unparsable, mut refused) = (0, 0, 0, 0);
     for e in entries {
         let what = match (&e.kind, &e.api_version) {
             (Some(k), Some(v)) => format!("{k} {:?} (namespace {}, {v})", e.name, e.namespace),
@@ -311,7 +319,10 @@ pub fn render_human(entries: &[Entry], skipped: usize) -> String {
             continue;
         }
         if e.kind.is_none() {
-            unparsable += 1;
+            match e.errors.first().map(|err| err.type_.as_str()) {
+                Some("NotAnObject" | "TypeMeta") => refused += 1,
+                _ => unparsable += 1,
+            }
             for err in &e.errors {
                 s.push_str(&format!("{}:{}:{}: error: {}\n", e.file, err.line, err.column, err.message));
             }
@@ -337,6 +348,9 @@ pub fn render_human(entries: &[Entry], skipped: usize) -> String {
     ));
     if unparsable > 0 {
         s.push_str(&format!("; {unparsable} unreadable {}", plural(unparsable, "document", "documents")));
+    }
+    if refused > 0 {
+        s.push_str(&format!("; {refused} {} kubectl cannot decode", plural(refused, "document", "documents")));
     }
     s.push_str(&format!("; {skipped} other {} skipped\n", plural(skipped, "object", "objects")));
     s

@@ -65,10 +65,19 @@ pub fn first_pass_needs(kind: &str) -> Option<&'static Keep> {
         Keep(&[("resources", ALL), ("containers", Some(&CONTAINER)), ("initContainers", Some(&CONTAINER))]);
     const TEMPLATE: Keep = Keep(&[("metadata", Some(&Keep(&[("labels", ALL)]))), ("spec", Some(&POD_SPEC))]);
     const SPEC: Keep = Keep(&[("replicas", ALL), ("template", Some(&TEMPLATE)), ("workloadRef", ALL)]);
-    const WORKLOAD: Keep =
-        Keep(&[("apiVersion", ALL), ("kind", ALL), ("metadata", Some(&METADATA)), ("spec", Some(&SPEC))]);
-    const IDENTITY: Keep = Keep(&[("apiVersion", ALL), ("kind", ALL), ("metadata", Some(&METADATA))]);
+    const WORKLOAD: Keep = Keep(&[
+        ("apiVersion", ALL),
+        ("kind", ALL),
+        ("metadata", Some(&METADATA)),
+        ("spec", Some(&SPEC)),
+        ("items", ALL),
+    ]);
+    // `items`: a mapping with `items` is decoded as a list by kubectl, whatever its kind
+    // (`input::refusal` reads them).
+    const IDENTITY: Keep = Keep(&[("apiVersion", ALL), ("kind", ALL), ("metadata", Some(&METADATA)), ("items", ALL)]);
     match kind {
+        // No kind: kubectl refuses it, and says so with the whole document (`input::refusal`).
+        "" => None,
         // Lists hold objects of their own kinds; HPAs and the other indexed kinds are read whole.
         _ if kind.ends_with("List") => None,
         "HorizontalPodAutoscaler" | "PodDisruptionBudget" | "VerticalPodAutoscaler" | "ScaledObject" | "LimitRange" => {
@@ -114,7 +123,7 @@ mod tests {
             let pruned = source::parse_pruned(&text, &first_pass_needs);
             // The documents kubectl cannot decode, reported from the pruned tree.
             let not_objects = |parsed| -> Vec<String> {
-                input::not_objects(parsed)
+                input::not_objects(parsed, &text)
                     .iter()
                     .map(|d| format!("{} {:?} {}", d.document, d.node.span(), d.message))
                     .collect()

@@ -1051,8 +1051,8 @@ fn duplicate_definition(per_file: &[FileResult]) -> Option<(String, usize, usize
     None
 }
 
-/// Unreadable files, YAML syntax errors and documents kubectl cannot decode as objects
-/// ([`input::not_objects`]), as HPA000.
+/// Unreadable files, YAML syntax errors and documents kubectl reads but refuses (no object, no
+/// `kind`: [`input::not_objects`]), as HPA000.
 fn file_level_diagnostics(i: usize, f: &SourceFile, parsed: &Parsed) -> Vec<Diagnostic> {
     let invalid = rules::INVALID;
     let mut out = Vec::new();
@@ -1089,7 +1089,7 @@ fn file_level_diagnostics(i: usize, f: &SourceFile, parsed: &Parsed) -> Vec<Diag
             shown: None,
         });
     }
-    for doc in input::not_objects(parsed) {
+    for doc in input::not_objects(parsed, &f.text) {
         out.push(Diagnostic {
             rule: invalid,
             severity: Severity::Error,
@@ -1098,11 +1098,18 @@ fn file_level_diagnostics(i: usize, f: &SourceFile, parsed: &Parsed) -> Vec<Diag
             exact: true,
             object: None,
             path: String::new(),
-            message: doc.message.into(),
             help: Some(
-                "kubectl cannot apply this document (`unable to decode`): remove it, or make it a Kubernetes object"
-                    .into(),
+                match doc.why {
+                    input::Refusal::NotAnObject => {
+                        "kubectl cannot apply this document (`unable to decode`): remove it, or make it a Kubernetes object"
+                    }
+                    input::Refusal::MissingKind => {
+                        "kubectl cannot apply this document (`unable to decode`): add its `kind`, or remove it"
+                    }
+                }
+                .into(),
             ),
+            message: doc.message.into_owned(),
             related: Vec::new(),
             fix: None,
             shown: None,
