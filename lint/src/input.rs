@@ -490,11 +490,12 @@ pub fn missing_kind(root: Node<'_>, text: &str) -> String {
 /// a byte order mark and white space, is `{`, as `YAMLOrJSONDecoder` sniffs) and the node is
 /// written `{...}`.
 fn as_written_json<'t>(node: Node<'_>, text: &'t str) -> Option<&'t str> {
-    if !text.trim_start_matches('\u{feff}').trim_start().starts_with('{') {
+    // Marks count characters of the text after a byte order mark (the reader drops it).
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if !text.trim_start().starts_with('{') {
         return None;
     }
     let span = node.span();
-    // Marks count characters.
     let byte = |chars: u32| {
         let chars = usize::try_from(chars).ok()?;
         text.char_indices().map(|(b, _)| b).chain(std::iter::once(text.len())).nth(chars)
@@ -690,6 +691,8 @@ mod tests {
             ]
         );
         let json = "{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\"}\n{\"metadata\": {\"name\": \"b\"},\n  \"apiVersion\":\"v1\"}\n";
+        let bom = format!("\u{feff}{json}");
+        assert_eq!(not_objects_of(&bom), not_objects_of(json), "after a byte order mark");
         assert_eq!(
             not_objects_of(json),
             [(2, (words("{\"metadata\": {\"name\": \"b\"},\n  \"apiVersion\":\"v1\"}")))],
