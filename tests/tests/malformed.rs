@@ -297,13 +297,19 @@ fn an_unreadable_file() {
     }
 }
 
-/// A scalar or sequence document is no object: reported among objects, counted nowhere (lint's
-/// `objects`, validate's "other objects skipped"), with or without objects beside it.
+/// A scalar or sequence document is no object, nor is a mapping kubectl refuses for want of a
+/// kind: reported among objects, counted nowhere (lint's `objects`, validate's "other objects
+/// skipped", which count them as documents kubectl cannot decode), with or without objects
+/// beside it.
 #[test]
 fn documents_that_are_not_objects_are_not_counted_as_objects() {
-    for (name, objects, reported) in
-        [("json-then-values.json", 1, 4), ("yaml-sequence-documents.yaml", 1, 2), ("yaml-no-objects.yaml", 0, 0)]
-    {
+    for (name, objects, reported) in [
+        ("json-then-values.json", 1, 4),
+        ("yaml-sequence-documents.yaml", 1, 2),
+        ("yaml-no-objects.yaml", 0, 0),
+        ("yaml-missing-kind.yaml", 1, 3),
+        ("json-missing-kind.json", 1, 1),
+    ] {
         let bytes = fs::read(corpus_dir().join(name)).unwrap();
         let run = lint(&bytes);
         let summary = &run.json()["summary"];

@@ -154,15 +154,19 @@ pub fn validate_file(
         return (entries, 0);
     }
     let mut skipped = 0;
+    let not_objects = input::not_objects(&file.parsed, &file.text);
     for obj in input::objects(index, file) {
         if obj.is_hpa() {
             entries.push(validate_object(file, &obj, old, opts));
-        } else if input::undecodable(obj.node).is_none() {
-            // A scalar or a sequence is no object (reported below when the file holds objects).
+        } else if input::undecodable(obj.node).is_none()
+            && !(obj.item.is_none()
+                && not_objects.iter().any(|d| d.document == obj.document && d.why == input::Refusal::MissingKind))
+        {
+            // A scalar or a sequence is no object, nor a document refused for want of a kind
+            // (both reported below when the file holds objects).
             skipped += 1;
         }
     }
-    let not_objects = input::not_objects(&file.parsed, &file.text);
     if !not_objects.is_empty() {
         for doc in not_objects {
             let (line, column) = file.line_col(doc.node.span().start);

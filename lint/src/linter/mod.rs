@@ -568,7 +568,11 @@ fn first_pass(
     deferring: bool,
     keys: &Keys,
 ) -> FileResult {
-    let mut r = FileResult { diags: file_level_diagnostics(i, f, parsed), ..FileResult::default() };
+    let refused = input::not_objects(parsed, &f.text);
+    // The documents kubectl refuses for want of a kind: no objects, as scalars are none.
+    let kindless: Vec<usize> =
+        refused.iter().filter(|d| d.why == input::Refusal::MissingKind).map(|d| d.document).collect();
+    let mut r = FileResult { diags: file_level_diagnostics(i, f, parsed, refused), ..FileResult::default() };
     // The first definition of each object of the file, by kind, namespace as written and name.
     let objects = input::objects_in(i, parsed);
     r.objects.reserve_exact(objects.len());
@@ -576,8 +580,9 @@ fn first_pass(
     let mut first: ByKey<(usize, Node<'_>)> = ByKey::with_capacity_and_hasher(objects.len(), Default::default());
     for obj in objects {
         // A scalar or a sequence is no object (reported with the file when the file holds
-        // objects: `input::not_objects`), nor counted as one.
-        if input::undecodable(obj.node).is_some() {
+        // objects: `input::not_objects`), nor counted as one; nor is a document refused for
+        // want of a kind.
+        if input::undecodable(obj.node).is_some() || obj.item.is_none() && kindless.contains(&obj.document) {
             continue;
         }
         let (id, namespace) = object_id(&obj);
@@ -1053,7 +1058,12 @@ fn duplicate_definition(per_file: &[FileResult]) -> Option<(String, usize, usize
 
 /// Unreadable files, YAML syntax errors and documents kubectl reads but refuses (no object, no
 /// `kind`: [`input::not_objects`]), as HPA000.
-fn file_level_diagnostics(i: usize, f: &SourceFile, parsed: &Parsed) -> Vec<Diagnostic> {
+fn file_level_diagnostics(
+    i: usize,
+    f: &SourceFile,
+    parsed: &Parsed,
+    refused: Vec<input::NotAnObject<'_>>,
+) -> Vec<Diagnostic> {
     let invalid = rules::INVALID;
     let mut out = Vec::new();
     if let Some(reason) = &f.unreadable {
@@ -1089,7 +1099,7 @@ fn file_level_diagnostics(i: usize, f: &SourceFile, parsed: &Parsed) -> Vec<Diag
             shown: None,
         });
     }
-    for doc in input::not_objects(parsed, &f.text) {
+    for doc in refused {
         out.push(Diagnostic {
             rule: invalid,
             severity: Severity::Error,
