@@ -9,10 +9,12 @@ pub mod live_report;
 pub mod report;
 pub mod suppress;
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::hash::BuildHasher as _;
 use std::sync::OnceLock;
 
+use compact_str::CompactString;
 use hpa_core::api::ApiVersion;
 use hpa_core::check::{self, Admission, Admitted, Input};
 use hpa_core::rules::index::Entry;
@@ -65,8 +67,8 @@ pub struct Diagnostic {
     pub path: String,
     /// What is wrong.
     pub message: String,
-    /// What to do.
-    pub help: Option<String>,
+    /// What to do (a rule's fixed advice is not copied).
+    pub help: Option<Cow<'static, str>>,
     /// Other relevant places.
     pub related: Vec<Related>,
     /// A replacement object.
@@ -75,16 +77,17 @@ pub struct Diagnostic {
     pub shown: Option<Box<report::Shown>>,
 }
 
-/// The object a diagnostic is about.
+/// The object a diagnostic is about. Its strings are kept inline up to 24 bytes (most kinds,
+/// namespaces and names): a run keeps one label per diagnostic.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ObjectLabel {
     /// `kind`
-    pub kind: String,
+    pub kind: CompactString,
     /// `metadata.namespace`, or the namespace it lands in when it names none; `None` for the
     /// kinds without namespaces (`hpa_core::rules::is_cluster_scoped`).
-    pub namespace: Option<String>,
+    pub namespace: Option<CompactString>,
     /// `metadata.name`
-    pub name: String,
+    pub name: CompactString,
     /// 0-based document index.
     pub document: usize,
     /// Index in a `List`.
@@ -98,8 +101,8 @@ pub struct Related {
     pub file: usize,
     /// The span.
     pub span: Span,
-    /// A short label.
-    pub message: String,
+    /// A short label (a rule's fixed text is not copied).
+    pub message: Cow<'static, str>,
 }
 
 /// What a lint run found.
@@ -167,9 +170,9 @@ enum Namespace {
 impl ObjectInfo {
     fn label(&self) -> ObjectLabel {
         ObjectLabel {
-            kind: self.id.kind.clone(),
-            namespace: (self.namespace != Namespace::None).then(|| self.id.namespace.clone()),
-            name: self.id.name.clone(),
+            kind: self.id.kind.as_str().into(),
+            namespace: (self.namespace != Namespace::None).then(|| self.id.namespace.as_str().into()),
+            name: self.id.name.as_str().into(),
             document: self.document,
             item: self.item,
         }
@@ -316,7 +319,10 @@ pub fn lint_inputs(
     let timer = Timer::start();
     let parts: Vec<GroupResult> =
         groups(&names, opts.scope).par_iter().map(|g| lint_group(origins, stdin, g, opts)).collect();
-    let mut outcome = LintResults::default();
+    let mut outcome = LintResults {
+        diagnostics: Vec::with_capacity(parts.iter().map(|(part, _)| part.diagnostics.len()).sum()),
+        ..LintResults::default()
+    };
     let mut errors = Vec::new();
     for (mut part, mut errs) in parts {
         errors.append(&mut errs);
@@ -438,7 +444,7 @@ fn lint_group(origins: &[input::Origin], stdin: Option<&[u8]>, members: &[usize]
     for (k, r) in per_file.iter_mut().enumerate() {
         for label in r.diags.iter_mut().filter_map(|d| d.object.as_mut()) {
             if label.namespace.as_deref() == Some("") {
-                label.namespace = Some(namespaces[set_of(k)].name.clone());
+                label.namespace = Some(namespaces[set_of(k)].name.as_str().into());
             }
         }
     }
@@ -713,16 +719,16 @@ fn position_findings<'a>(
         let (span, exact, path) = hpa::position_and_path(node, version, &path, about_key);
         let related = f
             .related
-            .iter()
-            .filter_map(|(loc, msg)| {
+            .into_iter()
+            .filter_map(|(loc, message)| {
                 let (fi, node, path, v) = match loc {
-                    Location::Hpa(p) => (h.file, h.node, p.clone(), h.version),
+                    Location::Hpa(p) => (h.file, h.node, p, h.version),
                     Location::Object { id, path } => {
-                        let (fi, node, _) = find(id)?;
-                        (fi, node, path.clone(), None)
+                        let (fi, node, _) = find(&id)?;
+                        (fi, node, path, None)
                     }
                 };
-                Some(Related { file: fi, span: hpa::position(node, v, &path, false).0, message: msg.clone() })
+                Some(Related { file: fi, span: hpa::position(node, v, &path, false).0, message })
             })
             .collect();
         out.push(Diagnostic {

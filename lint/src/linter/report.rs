@@ -333,16 +333,16 @@ fn rendered<'a>(d: &'a Diagnostic, shown: &'a Shown, names: &'a [String]) -> Opt
     let mut related = Vec::new();
     for (r, span) in d.related.iter().zip(shown.ranges.iter().skip(1)) {
         if r.file == d.file {
-            labels.push(LabeledSpan::new_with_span(Some(r.message.clone()), *span));
+            labels.push(LabeledSpan::new_with_span(Some(r.message.to_string()), *span));
         } else {
             related.push(Rendered {
-                message: r.message.clone(),
+                message: r.message.to_string(),
                 code: Some("see also".into()),
                 severity: miette::Severity::Advice,
                 help: None,
                 url: None,
                 source: source(r.file)?,
-                labels: vec![LabeledSpan::new_with_span(Some(r.message.clone()), *span)],
+                labels: vec![LabeledSpan::new_with_span(Some(r.message.to_string()), *span)],
                 related: Vec::new(),
             });
         }
@@ -355,7 +355,7 @@ fn rendered<'a>(d: &'a Diagnostic, shown: &'a Shown, names: &'a [String]) -> Opt
             Severity::Warning => miette::Severity::Warning,
             Severity::Info => miette::Severity::Advice,
         },
-        help: d.help.clone(),
+        help: d.help.as_deref().map(str::to_string),
         url: Some(docs_url(d.rule)),
         source: source(d.file)?,
         labels,
@@ -861,7 +861,7 @@ fn sarif_result<'a>(d: &'a Diagnostic, names: &[String], rules: &[&RuleMeta]) ->
             .enumerate()
             .map(|(id, r)| SarifRelated {
                 id,
-                message: SarifMessage { text: r.message.as_str().into() },
+                message: SarifMessage { text: r.message.as_ref().into() },
                 physical_location: SarifPhysical::new(&names[r.file], r.span),
             })
             .collect(),
@@ -976,16 +976,20 @@ mod tests {
                     exact: shape != 1,
                     object: (shape != 0).then(|| ObjectLabel {
                         kind: "HorizontalPodAutoscaler".into(),
-                        namespace: (shape != 2).then(|| format!("ns-{i}")),
-                        name: format!("web-{i}"),
+                        namespace: (shape != 2).then(|| format!("ns-{i}").into()),
+                        name: format!("web-{i}").into(),
                         document: i,
                         item: (shape == 3).then_some(i % 5),
                     }),
                     path: if shape == 0 { String::new() } else { format!("spec.metrics[{i}].resource") },
                     message: format!("finding {i}: \"quoted\"\nsecond line, ñandú ☃\t"),
-                    help: (shape != 1).then(|| format!("help {i}")),
+                    help: (shape != 1).then(|| format!("help {i}").into()),
                     related: (0..shape)
-                        .map(|r| Related { file: (i + r) % 2, span: at(line + 1, 0), message: format!("related {r}") })
+                        .map(|r| Related {
+                            file: (i + r) % 2,
+                            span: at(line + 1, 0),
+                            message: format!("related {r}").into(),
+                        })
                         .collect(),
                     fix: (shape == 2)
                         .then(|| json!({"spec": {"minReplicas": i, "list": [1, {"a": null}], "empty": {}}})),
