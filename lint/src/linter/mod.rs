@@ -224,9 +224,6 @@ struct Subject<'n> {
 }
 
 /// Finds another object of the set: its file, node and label.
-/// A file's object nodes by (document, list item).
-type NodesByPlace<'a> = HashMap<(usize, Option<usize>), Node<'a>>;
-
 type FindObject<'a> = dyn Fn(&ObjectId) -> Option<(usize, Node<'a>, ObjectLabel)> + 'a;
 
 /// Seeded hashes of object identities (a `RandomState` per run: input cannot choose
@@ -477,15 +474,8 @@ fn lint_group(origins: &[input::Origin], stdin: Option<&[u8]>, members: &[usize]
         }
     }
 
-    // Each file's objects by (document, list item) in its first pass's tree, found once: a file
-    // with thousands of findings about other objects must not be scanned once per finding.
-    let object_nodes: Vec<OnceLock<NodesByPlace<'_>>> = members.iter().map(|_| OnceLock::new()).collect();
-    let node_of = |k: usize, o: &ObjectInfo| -> Option<Node<'_>> {
-        let nodes = object_nodes[k].get_or_init(|| {
-            input::objects_in(members[k], &trees[k]).into_iter().map(|r| ((r.document, r.item), r.node)).collect()
-        });
-        nodes.get(&(o.document, o.item)).copied()
-    };
+    // An object's node in its file's first-pass tree, by its document and list item.
+    let node_of = |k: usize, o: &ObjectInfo| input::object_node(&trees[k], o.document, o.item);
     let locations: Vec<OnceLock<HashMap<&ObjectId, (usize, &ObjectInfo)>>> =
         (0..sets).map(|_| OnceLock::new()).collect();
     let find = |set: usize, id: &ObjectId| -> Option<(usize, Node<'_>, ObjectLabel)> {
