@@ -72,7 +72,7 @@ pub struct Diagnostic {
     /// Other relevant places.
     pub related: Vec<Related>,
     /// A replacement object.
-    pub fix: Option<Value>,
+    pub fix: Option<Box<Value>>,
     /// What the human output shows of the source, when asked for ([`LintOptions::excerpts`]).
     pub shown: Option<Box<report::Shown>>,
 }
@@ -732,7 +732,7 @@ fn position_findings<'a>(
             message: f.message,
             help: f.help,
             related,
-            fix: f.fix.map(|x| x.replacement),
+            fix: f.fix.map(|x| Box::new(x.replacement)),
             shown: None,
         });
     }

@@ -617,7 +617,7 @@ fn json_diagnostic<'a>(d: &'a Diagnostic, names: &'a [String]) -> JsonDiagnostic
                 JsonRelated { file: &names[r.file], line, column, message: &r.message }
             })
         }),
-        fix: d.fix.as_ref(),
+        fix: d.fix.as_deref(),
         docs: docs_url(d.rule),
     }
 }
@@ -992,7 +992,7 @@ mod tests {
                         })
                         .collect(),
                     fix: (shape == 2)
-                        .then(|| json!({"spec": {"minReplicas": i, "list": [1, {"a": null}], "empty": {}}})),
+                        .then(|| Box::new(json!({"spec": {"minReplicas": i, "list": [1, {"a": null}], "empty": {}}}))),
                     shown: None,
                 }
             })
