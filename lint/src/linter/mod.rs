@@ -156,6 +156,19 @@ struct IdentityKeys {
     state: Namespace,
 }
 
+impl IdentityKeys {
+    /// [`Keys::identity`] of the object, in a set whose namespace has key `set_namespace` (where
+    /// the objects that name none land).
+    fn key(&self, set_namespace: u64) -> u64 {
+        let namespace = match self.state {
+            Namespace::Written => self.namespace,
+            Namespace::Unwritten => set_namespace,
+            Namespace::None => 0,
+        };
+        Keys::identity(self.name, namespace)
+    }
+}
+
 /// Where an object's namespace comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Namespace {
@@ -416,8 +429,13 @@ fn lint_group(origins: &[input::Origin], stdin: Option<&[u8]>, members: &[usize]
     // The sets: the group, or each file when the group is a directory that defines an object
     // twice (alternatives, not objects applied together).
     let mut outcome = LintResults::default();
-    let split = match duplicate_definition(&per_file) {
-        Some((what, a, b)) if opts.scope == Scope::Directory && members.len() > 1 => {
+    let duplicate = if opts.scope == Scope::Directory && members.len() > 1 {
+        duplicate_definition(&per_file, keys.namespace(&group_namespace.name))
+    } else {
+        None
+    };
+    let split = match duplicate {
+        Some((what, a, b)) => {
             // `a` and `b` are positions in the group, as `files` is.
             let dir = std::path::Path::new(&files[a].name).parent().map(|p| p.display().to_string());
             let shown = dir.filter(|d| !d.is_empty()).unwrap_or_else(|| ".".into());
@@ -925,12 +943,7 @@ fn defined_again(per_file: &[FileResult], set_of: impl Fn(usize) -> usize, names
             if identity.name == 0 {
                 continue;
             }
-            let namespace_key = match identity.state {
-                Namespace::Written => identity.namespace,
-                Namespace::Unwritten => namespace_keys[set],
-                Namespace::None => 0,
-            };
-            match seen[set].entry(Keys::identity(identity.name, namespace_key)) {
+            match seen[set].entry(identity.key(namespace_keys[set])) {
                 std::collections::hash_map::Entry::Occupied(e) => {
                     let first = *e.get();
                     let o = &r.objects[position];
@@ -1018,23 +1031,25 @@ fn set_name(files: &[SourceFile], set_files: &[usize], scope: Scope) -> String {
 }
 
 /// The first object defined in two of the files (kind, namespace and name; the API group
-/// version may differ), with the positions of the two files.
-fn duplicate_definition(per_file: &[FileResult]) -> Option<(String, usize, usize)> {
-    let mut seen: HashMap<(&str, &str, &str), usize> = HashMap::new();
+/// version may differ), with the positions of the two files (`namespace_key`: the group's
+/// [`Keys::namespace`], for the objects that name none). Only the keys the first pass computed
+/// are read, and the identities of objects whose keys meet.
+fn duplicate_definition(per_file: &[FileResult], namespace_key: u64) -> Option<(String, usize, usize)> {
+    let objects = per_file.iter().map(|r| r.objects.len()).sum();
+    let mut seen: ByKey<(usize, usize)> = ByKey::with_capacity_and_hasher(objects, Default::default());
     for (i, r) in per_file.iter().enumerate() {
-        for obj in &r.objects {
-            let id = &obj.id;
-            if id.name.is_empty() || id.kind.is_empty() {
-                continue;
-            }
-            let key = (id.kind.as_str(), id.namespace.as_str(), id.name.as_str());
-            match seen.get(&key) {
-                Some(&first) if first != i => {
-                    return Some((id.to_string(), first, i));
+        for (position, identity) in r.keys.iter().enumerate().filter(|(_, identity)| identity.name != 0) {
+            match seen.entry(identity.key(namespace_key)) {
+                std::collections::hash_map::Entry::Occupied(e) => {
+                    let (first, at) = *e.get();
+                    let (a, b) = (&per_file[first].objects[at].id, &r.objects[position].id);
+                    // Equal keys of different identities (a chance of 2^-64) are no duplicate.
+                    if first != i && a.kind == b.kind && a.namespace == b.namespace && a.name == b.name {
+                        return Some((b.to_string(), first, i));
+                    }
                 }
-                Some(_) => {}
-                None => {
-                    seen.insert(key, i);
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert((i, position));
                 }
             }
         }
