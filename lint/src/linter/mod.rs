@@ -475,6 +475,7 @@ fn lint_group(origins: &[input::Origin], stdin: Option<&[u8]>, members: &[usize]
         }
     }
     let mut indexes: Vec<ObjectIndex> = (0..sets).map(|_| ObjectIndex::default()).collect();
+    outcome.diagnostics.reserve(per_file.iter().map(|r| r.diags.len()).sum());
     for (k, r) in per_file.iter_mut().enumerate() {
         outcome.objects += r.objects.len() - r.repeats;
         outcome.hpas += r.hpas;
@@ -547,6 +548,7 @@ fn lint_group(origins: &[input::Origin], stdin: Option<&[u8]>, members: &[usize]
         })
         .collect();
     let mut depended = vec![false; sets];
+    outcome.diagnostics.reserve(results.iter().map(|r| r.as_ref().map_or(0, |(diags, ..)| diags.len())).sum());
     for (result, &(k, _)) in results.into_iter().zip(&deferred) {
         match result {
             Ok((diags, suppressed, depends)) => {
@@ -704,7 +706,7 @@ fn position_findings<'a>(
     h: &Subject<'a>,
     find: &FindObject<'a>,
 ) -> (Vec<Diagnostic>, usize) {
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(findings.len());
     let mut suppressed = 0;
     for (f, about_key) in findings {
         // The front door gave it its configured severity.
