@@ -32,7 +32,16 @@ fi
 
 # libfuzzer-sys compiles libFuzzer (C++); the fuzz crate has its own lock file to fetch.
 command -v c++ >/dev/null || command -v clang++ >/dev/null || skip "no C++ compiler to build libFuzzer"
-cargo +nightly fetch --locked >/dev/null 2>&1 || skip "the fuzz crate's dependencies cannot be fetched"
+# A lock file that no longer matches the workspace is our mistake, not the machine's: it fails
+# (update it with `cd fuzz && cargo +nightly fetch --offline`), where a registry out of reach
+# skips.
+if ! fetched=$(cargo +nightly fetch --locked 2>&1); then
+  if grep -q "cannot update the lock file" <<<"$fetched"; then
+    echo "fuzz: fuzz/Cargo.lock is out of date with the workspace: run \`cd fuzz && cargo +nightly fetch --offline\` and commit it" >&2
+    exit 1
+  fi
+  skip "the fuzz crate's dependencies cannot be fetched"
+fi
 
 bash ./seed.sh >/dev/null
 # No sanitizer: the code under test has no `unsafe`, and AddressSanitizer would double the

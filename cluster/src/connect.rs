@@ -2,9 +2,9 @@
 //! default locations, a context) or the in-cluster service account, and raw JSON requests with
 //! a timeout on every call.
 //!
-//! Objects are read as JSON (`serde_json::Value`), not as k8s-openapi structs: HPAs go to
-//! hpa-core's strict decoder as the API server wrote them, and every other object to
-//! hpa-core's builders, which read JSON.
+//! Objects are read as JSON, not as k8s-openapi structs: HPAs go to hpa-core's strict decoder
+//! as the JSON text the API server wrote ([`crate::object::LiveObject`]), and every other object
+//! to hpa-core's builders, which read trees (`serde_json::Value`).
 
 use std::future::Future;
 use std::path::PathBuf;
@@ -120,13 +120,18 @@ impl Cluster {
 
     /// `GET path` (with its query), parsed as JSON; `doing` describes the call for errors.
     pub async fn get_json(&self, path_and_query: &str, doing: &str) -> Result<Value, Error> {
-        let request = http::Request::get(path_and_query)
-            .body(Vec::new())
-            .map_err(|e| Error::Protocol { doing: doing.to_string(), reason: e.to_string() })?;
-        let text = self.bounded(doing, self.client.request_text(request)).await?;
+        let text = self.get_text(path_and_query, doing).await?;
         // As client-go's dynamic client reads it: a lone surrogate escape (which kube-apiserver
         // keeps in `fieldsV1`) is U+FFFD, not a page that cannot be read.
         hpa_core::go::parse_tree(&text).map_err(|e| Error::Protocol { doing: doing.to_string(), reason: e.to_string() })
+    }
+
+    /// `GET path` (with its query): the body's text; `doing` describes the call for errors.
+    pub(crate) async fn get_text(&self, path_and_query: &str, doing: &str) -> Result<String, Error> {
+        let request = http::Request::get(path_and_query)
+            .body(Vec::new())
+            .map_err(|e| Error::Protocol { doing: doing.to_string(), reason: e.to_string() })?;
+        self.bounded(doing, self.client.request_text(request)).await
     }
 
     /// Runs one call under the timeout and classifies its error.

@@ -6,20 +6,29 @@
 //! answers) and collects what they return as JSON objects. [`inputs_from_objects`] turns a set
 //! of such objects into hpa-core's plain evaluator inputs; it does no IO, so the same function
 //! serves a snapshot read from files (`kubectl get hpa,deploy,sts,rs,pods,pdb,events -o yaml`
-//! plus `kubectl get --raw` of the metrics APIs).
+//! plus `kubectl get --raw` of the metrics APIs, [`Objects::snapshot`]).
+//!
+//! Each HPA is decoded once per diagnosis ([`read_hpa`]), as the other live paths decode a
+//! stored HPA: by hpa-core's one decoder, leniently (the API server stored it, and may be
+//! newer than the selected release), with the Go types of the selected release. The live
+//! half decodes what it must read to know what to ask for (the HPA's metrics, every HPA's
+//! target) and hands those to the shared half in [`Objects::hpas`]; the shared half decodes
+//! only the HPAs it was not handed (a snapshot's).
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
 
 use hpa_core::api::LabelSelector;
 use hpa_core::api::Quantity;
 use hpa_core::api::Time;
 use hpa_core::api::v2::{HorizontalPodAutoscaler, MetricSpec};
+use hpa_core::api::{DecodeError, Strictness};
 use hpa_core::evaluator::{
     ConditionStatus, Container, ContainerUsage, ObjectMetricValue, Pod, PodMetricsItem, PodPhase, PodSample, ReadError,
     ReadyCondition, Scale, SelectorError, SyncInput, Timestamp,
 };
+use hpa_core::features::KubernetesVersion;
 use hpa_core::rules::objects::selector_from_json;
 use hpa_core::validation::spec::parse_group_version;
 use serde_json::Value;
@@ -65,8 +74,9 @@ pub use hpa_core::evaluator::diagnosis::InPlaceResize as Resize;
 /// Everything one sync of one HPA reads, in hpa-core's terms.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DiagnoseInputs {
-    /// The HPA as read (JSON, with its status), for hpa-core's decoder.
-    pub hpa: Value,
+    /// The HPA as the controller reads it: decoded once ([`read_hpa`]) and converted to the
+    /// internal (autoscaling/v2) form, with its status.
+    pub hpa: HorizontalPodAutoscaler,
     /// `namespace/name` of the HPA.
     pub key: String,
     /// The sync's inputs (scale, pods, metrics answers, other HPAs selecting the pods).
@@ -75,19 +85,47 @@ pub struct DiagnoseInputs {
     pub events: Vec<HpaEvent>,
     /// Containers resized in place.
     pub resizes: Vec<Resize>,
-    /// What the inputs had to assume.
+    /// What the inputs had to assume, and what the decoder ignored of the HPA (fields the
+    /// selected release's types do not have).
     pub notes: Vec<String>,
 }
 
-/// The objects of a diagnosis, and the live reads' notes.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// The objects of a diagnosis, the HPAs among them already decoded, and the live reads' notes.
+#[derive(Debug, Clone, PartialEq)]
 pub struct Objects {
-    /// Every object read (lists flattened).
+    /// Every object read (lists flattened), the HPAs included: the snapshot format.
     pub items: Vec<Value>,
+    /// HPAs of `items` already decoded with `release` ([`read_objects`] decodes each HPA it
+    /// reads once); [`inputs_from_objects`] decodes those of `items` that are not here.
+    pub hpas: Vec<ReadHpa>,
+    /// The release whose Go types the HPAs are decoded with (`--kubernetes-version`).
+    pub release: KubernetesVersion,
     /// Metrics APIs that failed as a whole.
     pub metrics_errors: MetricsErrors,
     /// What was not read.
     pub notes: Vec<String>,
+}
+
+impl Objects {
+    /// Objects from files (`kubectl get -o yaml` snapshots): nothing decoded yet, no metrics
+    /// API failed (a missing list is an empty answer), no notes.
+    pub fn snapshot(items: Vec<Value>, release: KubernetesVersion) -> Objects {
+        Objects { items, hpas: Vec::new(), release, metrics_errors: MetricsErrors::default(), notes: Vec::new() }
+    }
+}
+
+/// One HPA of a diagnosis, decoded once ([`read_hpa`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReadHpa {
+    /// `metadata.namespace` (`default` when absent, as in a snapshot file).
+    pub namespace: String,
+    /// `metadata.name`.
+    pub name: String,
+    /// The internal form the controller reads, or why it cannot be read.
+    pub hpa: Result<HorizontalPodAutoscaler, HpaReadError>,
+    /// What the lenient decoder ignored: fields the release's types do not have (a newer API
+    /// server's), duplicate fields.
+    pub ignored: Vec<DecodeError>,
 }
 
 // === the shared half: objects → inputs ===
@@ -96,24 +134,41 @@ pub struct Objects {
 /// `MetricValueList`/`ExternalMetricValueList` items; `*List` objects are flattened) into the
 /// inputs of the sync of HPA `namespace/name` at `now`, as the HPA controller
 /// (`pkg/controller/podautoscaler/horizontal.go`, `reconcileAutoscaler`) would read them.
+/// Each HPA is decoded at most once: those of [`Objects::hpas`] not again, the others of
+/// [`Objects::items`] here ([`read_hpa`], with [`Objects::release`]).
 pub fn inputs_from_objects(
-    objects: &[Value],
-    metrics_errors: &MetricsErrors,
+    objects: &Objects,
     namespace: &str,
     name: &str,
     now: Timestamp,
 ) -> Result<DiagnoseInputs, Error> {
-    let flat = flatten(objects);
+    let metrics_errors = &objects.metrics_errors;
+    let flat = flatten(&objects.items);
     let items: Vec<&Value> = flat.iter().map(|v| &**v).collect();
     let in_ns = |v: &&&Value| namespace_of(v) == namespace;
+    let decoded: HashMap<(&str, &str), &ReadHpa> =
+        objects.hpas.iter().map(|h| ((h.namespace.as_str(), h.name.as_str()), h)).collect();
     let hpa_json = items
         .iter()
         .filter(in_ns)
         .find(|v| kind_of(v) == "HorizontalPodAutoscaler" && name_of(v) == name)
         .ok_or_else(|| Error::NotFound { what: format!("HorizontalPodAutoscaler {namespace}/{name}") })?;
-    let hpa = internal_hpa(hpa_json)
-        .map_err(|e| Error::Snapshot(format!("HorizontalPodAutoscaler {namespace}/{name} cannot be read: {e}")))?;
-    let mut notes = Vec::new();
+    // An HPA handed decoded, else decoded here (once).
+    let read = |v: &Value| -> Cow<'_, ReadHpa> {
+        match decoded.get(&(namespace, name_of(v))) {
+            Some(h) => Cow::Borrowed(*h),
+            None => Cow::Owned(read_hpa(v, objects.release)),
+        }
+    };
+    let this = read(hpa_json);
+    let hpa = match &this.hpa {
+        Ok(h) => h.clone(),
+        Err(e) => {
+            return Err(Error::Snapshot(format!("HorizontalPodAutoscaler {namespace}/{name} cannot be read: {e}")));
+        }
+    };
+    let key = format!("{namespace}/{name}");
+    let mut notes = crate::inventory::ignored_notes(&key, &this.ignored, objects.release);
     let target = &hpa.spec.scale_target_ref;
 
     // The scale subresource, or the target itself read as the API server builds its scale.
@@ -147,12 +202,12 @@ pub fn inputs_from_objects(
 
     // Other HPAs of the namespace whose targets' selectors select some of these pods
     // (`hpaSelectors`, the AmbiguousSelector condition).
-    let key = format!("{namespace}/{name}");
     for other in items.iter().filter(in_ns).filter(|v| kind_of(v) == "HorizontalPodAutoscaler") {
         if name_of(other) == name {
             continue;
         }
-        let Ok(other_hpa) = internal_hpa(other) else { continue };
+        let other_read = read(other);
+        let Ok(other_hpa) = &other_read.hpa else { continue };
         let t = &other_hpa.spec.scale_target_ref;
         let mut ignored = Vec::new();
         let Ok(other_scale) = scale_of(&items, namespace, &t.api_version, &t.kind, &t.name, &mut ignored) else {
@@ -212,7 +267,7 @@ pub fn inputs_from_objects(
         .collect();
     events.sort_by_key(|e| e.last.or(e.first));
 
-    Ok(DiagnoseInputs { hpa: (*hpa_json).clone(), key, sync, events, resizes, notes })
+    Ok(DiagnoseInputs { hpa, key, sync, events, resizes, notes })
 }
 
 /// The latest instant the objects record (PodMetrics timestamps, events, the HPA's status):
@@ -513,33 +568,50 @@ fn resizes_of(pod: &Value) -> Vec<Resize> {
 /// metrics client does. An API that is not installed is recorded as its failed answer (the
 /// controller's own view) and noted; [`Error::MetricsApiMissing`] is not raised here, so the
 /// diagnosis can say what the controller would do without it.
-pub async fn read_objects(cluster: &Cluster, namespace: &str, name: &str) -> Result<Objects, Error> {
-    let mut out = Objects::default();
+pub async fn read_objects(
+    cluster: &Cluster,
+    namespace: &str,
+    name: &str,
+    release: KubernetesVersion,
+) -> Result<Objects, Error> {
+    let mut out = Objects::snapshot(Vec::new(), release);
     let hpa_path = kinds::HPA.object_path(namespace, name);
     let hpa = match cluster.get_json(&hpa_path, &format!("reading HorizontalPodAutoscaler {namespace}/{name}")).await {
         Ok(h) => crate::inventory::as_listed(h, &kinds::HPA),
         Err(e) => return Err(e),
     };
-    let decoded = internal_hpa(&hpa)
-        .map_err(|e| Error::Snapshot(format!("HorizontalPodAutoscaler {namespace}/{name} cannot be read: {e}")))?;
+    let this = read_hpa(&hpa, release);
+    let decoded = match &this.hpa {
+        Ok(h) => h.clone(),
+        Err(e) => {
+            return Err(Error::Snapshot(format!("HorizontalPodAutoscaler {namespace}/{name} cannot be read: {e}")));
+        }
+    };
 
-    // Every HPA of the namespace, and each one's target and scale (AmbiguousSelector).
-    let mut hpas = Vec::new();
-    match cluster.list_each(&kinds::HPA, Some(namespace), &[], PAGE_SIZE, |h| hpas.push(h)).await {
+    // Every HPA of the namespace, and each one's target and scale (AmbiguousSelector). This
+    // HPA is the one read above (not decoded again); the others are decoded once each.
+    let mut listed = Vec::new();
+    match cluster.list_each(&kinds::HPA, Some(namespace), &[], PAGE_SIZE, |h| listed.push(h)).await {
         Ok(_) => {}
         Err(e) if e.is_connection() => return Err(e),
         Err(e) => out.notes.push(format!("the other HPAs of the namespace were not read: {e}")),
     }
-    if !hpas.iter().any(|h| name_of(h) == name) {
-        hpas.push(hpa.clone());
+    let mut hpas = vec![(hpa, this)];
+    for h in listed {
+        if name_of(&h) == name {
+            continue;
+        }
+        let h = crate::inventory::as_listed(h, &kinds::HPA);
+        let read = read_hpa(&h, release);
+        hpas.push((h, read));
     }
     let mut selectors = Vec::new();
-    for h in &hpas {
-        let h = crate::inventory::as_listed(h.clone(), &kinds::HPA);
-        let Ok(internal_h) = internal_hpa(&h) else { continue };
-        let t = &internal_h.spec.scale_target_ref;
+    for (h, read) in hpas {
         let is_this = name_of(&h) == name;
-        out.items.push(h.clone());
+        let target = read.hpa.as_ref().ok().map(|internal| internal.spec.scale_target_ref.clone());
+        out.items.push(h);
+        out.hpas.push(read);
+        let Some(t) = target else { continue };
         match read_target(cluster, namespace, &t.api_version, &t.kind, &t.name).await {
             Ok(objects) => {
                 for o in objects {
@@ -802,27 +874,39 @@ fn typed(mut item: Value, kind: &Kind) -> Value {
 
 // === small readers ===
 
-/// Why an HPA object cannot be read into the internal form ([`internal_hpa`]).
-#[derive(Debug, thiserror::Error)]
+/// Why an HPA object cannot be read into the internal form ([`read_hpa`]).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum HpaReadError {
-    /// The strict decoder refused it: every error, joined with `, `.
+    /// The decoder refused it (a syntax or type error: unknown fields are ignored): every
+    /// error, joined with `, `.
     #[error("{}", join_errors(.0))]
-    Decode(Vec<hpa_core::api::DecodeError>),
+    Decode(Vec<DecodeError>),
     /// Conversion to the internal form failed.
     #[error(transparent)]
     Convert(#[from] hpa_core::convert::ConvertError),
 }
 
-fn join_errors(errors: &[hpa_core::api::DecodeError]) -> String {
+fn join_errors(errors: &[DecodeError]) -> String {
     errors.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
 }
 
-/// An HPA object (any served version, as stored) decoded by hpa-core's strict decoder and
-/// converted to the internal (autoscaling/v2) form the controller reads.
-pub fn internal_hpa(v: &Value) -> Result<HorizontalPodAutoscaler, HpaReadError> {
-    let decoded = hpa_core::api::decode(v).map_err(HpaReadError::Decode)?;
-    Ok(hpa_core::convert::to_internal(&decoded)?.object)
+/// An HPA object (any served version, as stored) decoded as the other live paths decode a
+/// stored HPA (`hpa_cluster::LiveHpa::decode`): by hpa-core's one decoder
+/// ([`hpa_core::api::decode_json`], as kube-apiserver decodes a body), leniently (the API
+/// server stored it and may be newer than `release`: a field `release`'s Go types lack is
+/// ignored, as the informer of that release's controller ignores it) and with the Go types of
+/// `release`; then converted to the internal (autoscaling/v2) form the controller reads.
+pub fn read_hpa(v: &Value, release: KubernetesVersion) -> ReadHpa {
+    let namespace = namespace_of(v).to_string();
+    let name = name_of(v).to_string();
+    match hpa_core::api::decode_json(&v.to_string(), Strictness::Lenient, release) {
+        Ok(decoded) => {
+            let hpa = hpa_core::convert::to_internal(&decoded.value).map(|c| c.object).map_err(HpaReadError::from);
+            ReadHpa { namespace, name, hpa, ignored: decoded.ignored }
+        }
+        Err(errors) => ReadHpa { namespace, name, hpa: Err(HpaReadError::Decode(errors)), ignored: Vec::new() },
+    }
 }
 
 /// Lists flattened: `kind: List`, `PodMetricsList`, `MetricValueList`... become their items,

@@ -1,4 +1,4 @@
-//! One-shot reads of everything `hpa-lint cluster` lints: the HPAs (whole, for hpa-core's
+//! One-shot reads of everything `hpa-lint cluster` lints: the HPAs (their text, for hpa-core's
 //! strict decoder) and what the cross-object rules read, each object trimmed to hpa-core's
 //! plain values by hpa-core's own builders as its page arrives.
 
@@ -6,7 +6,11 @@ use std::collections::HashMap;
 use std::fmt;
 
 use futures_util::future::join_all;
+use hpa_core::api::{self, DecodeError, DecodeErrorKind, Decoded, Strictness, VersionedHpa};
+use hpa_core::check;
+use hpa_core::features::KubernetesVersion;
 use hpa_core::rules::IGNORE_ANNOTATION;
+use hpa_core::rules::objects::Objects;
 use hpa_core::rules::objects::{
     ObjectId, Pdb, ScaledObject, Vpa, Workload, pdb_from_json, scaled_object_from_json, vpa_from_json, workload_from,
 };
@@ -16,6 +20,7 @@ use crate::connect::Cluster;
 use crate::discovery::{self, Served};
 use crate::error::Error;
 use crate::kinds::{self, Kind, PAGE_SIZE};
+use crate::object::LiveObject;
 use crate::replicas::{self, ReplicasDecision};
 
 /// Which namespaces to read.
@@ -67,14 +72,136 @@ impl fmt::Display for Note {
     }
 }
 
-/// An HPA as the API server returned it (with `apiVersion` and `kind` filled in, as kubectl
-/// shows list items; `metadata.managedFields` left out, as `kubectl get` shows it).
+/// An HPA as the API server returned it: its JSON text, which hpa-core's one decoder reads
+/// ([`LiveHpa::decode`]) with no tree built on the way.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LiveHpa {
     /// Which HPA.
     pub id: ObjectId,
-    /// Its JSON.
-    pub object: Value,
+    /// Its JSON text as the API server sent it, each lone surrogate escape replaced by `\ufffd`
+    /// (as Go reads it), with the `apiVersion` and `kind` the API server leaves out of the items
+    /// of built-in lists put first, as kubectl shows list items ([`as_listed`]).
+    pub text: Box<str>,
+}
+
+impl LiveHpa {
+    /// An HPA of `kind` (`autoscaling/v2`) as a list or a watch delivered it.
+    pub fn new(kind: &Kind, object: LiveObject) -> LiveHpa {
+        let id = live_id(kind, &object);
+        let (has_api_version, has_kind) = object.typed();
+        let text = object.into_text();
+        if has_api_version && has_kind {
+            return LiveHpa { id, text };
+        }
+        let Some(rest) = text.trim_start().strip_prefix('{') else { return LiveHpa { id, text } };
+        let mut out = String::with_capacity(text.len() + 64);
+        out.push('{');
+        let mut fields = Vec::with_capacity(2);
+        if !has_api_version {
+            fields.push(format!("\"apiVersion\":\"{}\"", kind.api_version()));
+        }
+        if !has_kind {
+            fields.push(format!("\"kind\":\"{}\"", kind.kind));
+        }
+        out.push_str(&fields.join(","));
+        if !rest.trim_start().starts_with('}') {
+            out.push(',');
+        }
+        out.push_str(rest);
+        LiveHpa { id, text: out.into() }
+    }
+
+    /// An HPA from a tree (tools and tests that build objects so).
+    pub fn from_tree(kind: &Kind, tree: &Value) -> Result<LiveHpa, serde_json::Error> {
+        LiveObject::from_tree(tree).map(|o| LiveHpa::new(kind, o))
+    }
+
+    /// The HPA decoded by hpa-core's one decoder ([`api::decode_json`], as kube-apiserver decodes
+    /// a body) with `strictness` and the Go types of `release`, its `metadata.managedFields`
+    /// left out (as `kubectl get` shows it: no rule reads them, and the cache keeps each HPA),
+    /// with what a lenient decode ignored ([`Decoded::ignored`]: fields `release`'s types do not
+    /// have, a newer API server's; [`ignored_notes`] words them).
+    pub fn decode(
+        &self,
+        strictness: Strictness,
+        release: KubernetesVersion,
+    ) -> Result<Decoded<VersionedHpa>, Vec<DecodeError>> {
+        let Decoded { value: mut hpa, ignored } = api::decode_json(&self.text, strictness, release)?;
+        let metadata = match &mut hpa {
+            VersionedHpa::V1(h) => &mut h.metadata,
+            VersionedHpa::V2(h) => &mut h.metadata,
+            VersionedHpa::V2beta2(h) => &mut h.metadata,
+            VersionedHpa::V2beta1(h) => &mut h.metadata,
+        };
+        metadata.managed_fields = Vec::new();
+        Ok(Decoded { value: hpa, ignored })
+    }
+
+    /// `namespace/name`, as the notes name an HPA.
+    pub fn key(&self) -> String {
+        format!("{}/{}", self.id.namespace, self.id.name)
+    }
+
+    /// The HPA as a tree, for what reads one when it does not decode (`None`: `serde_json`
+    /// cannot hold it).
+    pub fn tree(&self) -> Option<Value> {
+        serde_json::from_str(&self.text).ok()
+    }
+
+    /// The front door's input for this stored HPA, `decoded` by [`LiveHpa::decode`]: re-applying
+    /// it unchanged, an UPDATE onto itself (`old` is the object itself), which is the only way
+    /// kube-apiserver validates a stored object again. `ValidateUpdate` in
+    /// `pkg/registry/autoscaling/horizontalpodautoscaler/strategy.go` then keeps what the old
+    /// object already has: `minReplicas: 0` with `HPAScaleToZero` off
+    /// (`validationOptionsForHorizontalPodAutoscaler`, and the declarative `HPAScaleToZero`
+    /// option from 1.37), a `tolerance` with `HPAConfigurableTolerance` off
+    /// (`dropDisabledFields`/`toleranceInUse`), an unchanged `scaleTargetRef` or Object metric
+    /// whose `apiVersion` 1.34 started to check, and unchanged fields under declarative
+    /// validation's ratcheting. Errors that hold under any rule are still reported. An HPA that
+    /// does not decode is what it is on any operation (400 BadRequest). One without
+    /// `metadata.resourceVersion` was never stored (a tool or a test built it; an UPDATE without
+    /// one is refused, `ValidateObjectMetaUpdate`): it is checked as the CREATE it would be.
+    pub fn reapplied<'a>(
+        &'a self,
+        decoded: Result<VersionedHpa, Vec<DecodeError>>,
+        world: Option<&'a dyn Objects>,
+    ) -> check::Input<'a> {
+        let (object, old) = match decoded {
+            Ok(hpa) if hpa.metadata().resource_version.is_empty() => (check::Written::Decoded(Box::new(hpa)), None),
+            Ok(hpa) => (check::Written::Decoded(Box::new(hpa.clone())), Some(hpa)),
+            Err(errors) => (check::Written::Undecodable { api_version: self.id.api_version.clone(), errors }, None),
+        };
+        check::Input { object, old, id: Some(&self.id), world }
+    }
+}
+
+/// The notes on what the lenient decode of HPA `key` (`namespace/name`) ignored with the Go
+/// types of `release`, as every live path words them (`hpa-lint cluster`, `hpa-lint diagnose`,
+/// the webhook's context cache): one sentence for the fields `release` does not have (a newer
+/// API server's; the informer of that release's controller decodes with `encoding/json`, which
+/// drops an unknown field, so its controller ignores them), then one per other problem (a
+/// duplicate field). Empty when nothing was ignored.
+pub fn ignored_notes(key: &str, ignored: &[DecodeError], release: KubernetesVersion) -> Vec<String> {
+    let unknown: Vec<String> =
+        ignored.iter().filter(|e| e.kind == DecodeErrorKind::UnknownField).map(|e| format!("{:?}", e.path)).collect();
+    let mut notes = Vec::with_capacity(ignored.len());
+    match unknown.as_slice() {
+        [] => {}
+        [one] => notes.push(format!(
+            "HorizontalPodAutoscaler {key}: field {one} is not in the types of Kubernetes {release}: ignored, as that release's controller ignores it"
+        )),
+        many => notes.push(format!(
+            "HorizontalPodAutoscaler {key}: fields {} are not in the types of Kubernetes {release}: ignored, as that release's controller ignores them",
+            many.join(", ")
+        )),
+    }
+    notes.extend(
+        ignored
+            .iter()
+            .filter(|e| e.kind != DecodeErrorKind::UnknownField)
+            .map(|e| format!("HorizontalPodAutoscaler {key}: {e}: ignored")),
+    );
+    notes
 }
 
 /// A LimitRange, trimmed to `metadata.name`, `metadata.namespace` and `spec.limits`.
@@ -238,14 +365,21 @@ fn note_for(kind: &Kind, namespace: Option<&str>, e: &Error, undiscovered: bool)
 }
 
 /// One kind in one namespace (or all): the trimmed objects, the [`IGNORE_ANNOTATION`] of those
-/// that have one, and whether the list restarted.
+/// that have one, and whether the list restarted. HPAs are read as text (each decoded once, by
+/// the linter), the other kinds as trees for hpa-core's builders.
 async fn read_kind(
     cluster: &Cluster,
     kind: Kind,
     namespace: Option<&str>,
 ) -> Result<(Batch, Vec<(ObjectId, String)>, bool), Error> {
+    if kind == kinds::HPA {
+        let mut hpas = Vec::new();
+        let summary = cluster
+            .list_objects(&kind, namespace, &[], PAGE_SIZE, |object| hpas.push(LiveHpa::new(&kind, object)))
+            .await?;
+        return Ok((Batch::Hpas(hpas), Vec::new(), summary.restarted));
+    }
     let mut batch = match kind {
-        kinds::HPA => Batch::Hpas(Vec::new()),
         kinds::PDB => Batch::Pdbs(Vec::new()),
         kinds::VPA => Batch::Vpas(Vec::new()),
         kinds::SCALED_OBJECT => Batch::ScaledObjects(Vec::new()),
@@ -255,14 +389,10 @@ async fn read_kind(
     let mut ignores = Vec::new();
     let summary = cluster
         .list_each(&kind, namespace, &[], PAGE_SIZE, |item| {
-            if kind != kinds::HPA
-                && let Some(ignore) =
-                    item.pointer("/metadata/annotations").and_then(|a| a.get(IGNORE_ANNOTATION)).and_then(Value::as_str)
-            {
+            if let Some(ignore) = ignore_annotation(&item) {
                 ignores.push((object_id(&kind, &item), ignore.to_string()));
             }
             match (&mut batch, trim(&kind, item)) {
-                (Batch::Hpas(out), Trimmed::Hpa(h)) => out.push(h),
                 (Batch::Workloads(out), Trimmed::Workload(w, d)) => out.push((w, d)),
                 (Batch::Pdbs(out), Trimmed::Pdb(p)) => out.push(p),
                 (Batch::Vpas(out), Trimmed::Vpa(v)) => out.push(v),
@@ -280,7 +410,7 @@ async fn read_kind(
 /// trimmed to what the rules read by hpa-core's builders.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Trimmed {
-    /// An HPA, whole (as [`as_listed`] shows it): hpa-core's strict decoder reads it.
+    /// An HPA, whole (its text): hpa-core's strict decoder reads it.
     Hpa(LiveHpa),
     /// A scale target, with `replicas` set only where a user or tool set it, and who did.
     Workload(Workload, ReplicasDecision),
@@ -297,11 +427,27 @@ pub enum Trimmed {
 /// Trims an object of `kind` as the API server returned it (a list item or a watch event's
 /// object) to what the rules read: the one place live objects become hpa-core's values, for
 /// one-shot reads ([`read_inventory`]) and watches ([`crate::watch`]) alike. Any other kind is
-/// read as a workload (an object with a pod template).
+/// read as a workload (an object with a pod template). An HPA keeps its text (no tree is
+/// built); any other object is read as a tree, and its [`IGNORE_ANNOTATION`] returned beside
+/// it when it has one (an HPA's is read from its decoded metadata). Errors: an object other
+/// than an HPA that `serde_json` cannot hold as a tree.
+pub fn trim_live(kind: &Kind, object: LiveObject) -> Result<(Trimmed, Option<String>), serde_json::Error> {
+    if *kind == kinds::HPA {
+        return Ok((Trimmed::Hpa(LiveHpa::new(kind, object)), None));
+    }
+    let item = object.tree()?;
+    let ignore = ignore_annotation(&item).map(String::from);
+    Ok((trim(kind, item), ignore))
+}
+
+/// [`trim_live`] of an object read as a tree (an admission request's): an HPA is written back
+/// to text (as [`as_listed`] shows it).
 pub fn trim(kind: &Kind, item: Value) -> Trimmed {
     let id = object_id(kind, &item);
     match *kind {
-        kinds::HPA => Trimmed::Hpa(LiveHpa { id, object: as_listed(item, kind) }),
+        kinds::HPA => {
+            Trimmed::Hpa(LiveHpa { text: serde_json::to_string(&as_listed(item, kind)).unwrap_or_default().into(), id })
+        }
         kinds::PDB => Trimmed::Pdb(pdb_from_json(id, &item)),
         kinds::VPA => Trimmed::Vpa(vpa_from_json(id, &item)),
         kinds::SCALED_OBJECT => Trimmed::ScaledObject(scaled_object_from_json(id, &item)),
@@ -312,6 +458,22 @@ pub fn trim(kind: &Kind, item: Value) -> Trimmed {
             workload.replicas = decision.replicas;
             Trimmed::Workload(workload, decision)
         }
+    }
+}
+
+/// An object's [`IGNORE_ANNOTATION`].
+fn ignore_annotation(item: &Value) -> Option<&str> {
+    item.pointer("/metadata/annotations").and_then(|a| a.get(IGNORE_ANNOTATION)).and_then(Value::as_str)
+}
+
+/// The identity of a live object of `kind` (namespace `default` when it names none), as
+/// [`object_id`] reads it from a tree.
+fn live_id(kind: &Kind, object: &LiveObject) -> ObjectId {
+    ObjectId {
+        api_version: kind.api_version(),
+        kind: kind.kind.to_string(),
+        namespace: object.metadata.namespace.clone().unwrap_or_else(|| "default".to_string()),
+        name: object.metadata.name.clone().unwrap_or_default(),
     }
 }
 
@@ -365,4 +527,90 @@ fn trim_limit_range(item: &Value, kind: &Kind) -> Value {
 
 fn str_at<'a>(v: &'a Value, path: &[&str]) -> Option<&'a str> {
     path.iter().try_fold(v, |v, k| v.get(*k)).and_then(Value::as_str)
+}
+
+#[cfg(test)]
+mod tests {
+    use hpa_core::api::Strictness;
+    use hpa_core::features::KubernetesVersion;
+
+    use super::*;
+
+    fn live(text: &str) -> LiveHpa {
+        LiveHpa::new(&kinds::HPA, LiveObject::from_text(text).unwrap())
+    }
+
+    #[test]
+    fn a_live_hpa_is_decoded_from_its_text_as_kubectl_shows_list_items() {
+        // A list item: no apiVersion or kind; a lone surrogate in an annotation and in fieldsV1.
+        let item = r#" {"metadata": {"name": "web", "namespace": "shop", "resourceVersion": "7",
+            "annotations": {"note": "a\ud800b", "hpa-lint.dev/ignore": "HPA101"},
+            "managedFields": [{"manager": "kubectl", "operation": "Apply", "fieldsType": "FieldsV1",
+                "fieldsV1": {"f:metadata": {"f:annotations": {"f:a\udc00": {}}}}}]},
+            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+                "minReplicas": 2, "maxReplicas": 5}}"#;
+        let hpa = live(item);
+        assert_eq!((hpa.id.namespace.as_str(), hpa.id.name.as_str()), ("shop", "web"));
+        assert!(hpa.text.starts_with(r#"{"apiVersion":"autoscaling/v2","kind":"HorizontalPodAutoscaler","#));
+        let decoded = hpa.decode(Strictness::Strict, KubernetesVersion::LATEST).unwrap().value;
+        assert_eq!(decoded.api_version(), hpa_core::api::ApiVersion::V2);
+        assert_eq!(decoded.metadata().annotations["note"], "a\u{fffd}b");
+        assert!(decoded.metadata().managed_fields.is_empty());
+        // The same as the tree the cache used to write back to text and decode.
+        let tree = hpa_core::go::parse_tree(item).unwrap();
+        let old_way = hpa_core::api::decode(&as_listed(tree, &kinds::HPA)).unwrap();
+        assert_eq!(decoded, old_way);
+        // A watch event's object keeps its own type; only a missing one is filled in.
+        let typed =
+            live(r#"{"kind": "HorizontalPodAutoscaler", "apiVersion": "autoscaling/v1", "metadata": {"name": "a"}}"#);
+        assert!(typed.text.starts_with(r#"{"kind""#));
+        let half = live(r#"{"apiVersion": "autoscaling/v2", "metadata": {"name": "a"}}"#);
+        assert!(half.text.starts_with(r#"{"kind":"HorizontalPodAutoscaler","apiVersion""#));
+        assert!(half.decode(Strictness::Strict, KubernetesVersion::LATEST).is_ok());
+        assert_eq!(&*live("{}").text, r#"{"apiVersion":"autoscaling/v2","kind":"HorizontalPodAutoscaler"}"#);
+        // What does not decode is still read as a tree.
+        let broken = live(r#"{"metadata": {"name": "a"}, "spec": {"maxReplicas": "five"}}"#);
+        assert!(broken.decode(Strictness::Lenient, KubernetesVersion::LATEST).is_err());
+        assert_eq!(broken.tree().unwrap()["spec"]["maxReplicas"], "five");
+    }
+
+    #[test]
+    fn what_a_lenient_decode_ignored_is_kept_and_worded_once_per_hpa() {
+        let newer = live(
+            r#"{"metadata": {"name": "web", "namespace": "shop"}, "spec": {"maxReplicas": 3, "syncPeriodSeconds": 30},
+                "status": {"desiredReplicas": 1, "conditions": [{"type": "AbleToScale", "status": "True",
+                    "lastTransitionTime": "2026-03-02T10:00:00Z", "observedGeneration": 2}]}}"#,
+        );
+        let release = KubernetesVersion::parse("1.36").unwrap();
+        let decoded = newer.decode(Strictness::Lenient, release).unwrap();
+        let paths: Vec<&str> = decoded.ignored.iter().map(|e| e.path.as_str()).collect();
+        assert_eq!(paths, ["spec.syncPeriodSeconds", "status.conditions[0].observedGeneration"]);
+        assert_eq!(
+            ignored_notes(&newer.key(), &decoded.ignored, release),
+            [
+                "HorizontalPodAutoscaler shop/web: fields \"spec.syncPeriodSeconds\", \"status.conditions[0].observedGeneration\" are not in the types of Kubernetes 1.36: ignored, as that release's controller ignores them"
+            ]
+        );
+        assert_eq!(
+            ignored_notes("shop/web", &decoded.ignored[..1], release),
+            [
+                "HorizontalPodAutoscaler shop/web: field \"spec.syncPeriodSeconds\" is not in the types of Kubernetes 1.36: ignored, as that release's controller ignores it"
+            ]
+        );
+        // Nothing ignored, nothing said; strict decoding refuses instead.
+        let known = newer.decode(Strictness::Lenient, KubernetesVersion::LATEST).unwrap();
+        assert_eq!(known.ignored.len(), 1, "1.37 has observedGeneration, not syncPeriodSeconds");
+        assert!(ignored_notes("shop/web", &[], release).is_empty());
+        assert!(newer.decode(Strictness::Strict, release).is_err());
+        // Another problem than an unknown field: its own sentence.
+        let duplicate = DecodeError {
+            kind: DecodeErrorKind::DuplicateField,
+            path: "spec.maxReplicas".into(),
+            message: "duplicate field \"spec.maxReplicas\"".into(),
+        };
+        assert_eq!(
+            ignored_notes("shop/web", &[duplicate], release),
+            ["HorizontalPodAutoscaler shop/web: duplicate field \"spec.maxReplicas\": ignored"]
+        );
+    }
 }

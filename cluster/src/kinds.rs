@@ -1,9 +1,12 @@
 //! The kinds read from a cluster, with their REST paths, and paginated lists of them.
 
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::connect::Cluster;
 use crate::error::Error;
+use crate::object::LiveObject;
 
 /// A resource of the Kubernetes API: group, version, kind and plural name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -138,6 +141,37 @@ pub struct ListSummary {
     pub restarted: bool,
 }
 
+/// One page of a list: its `metadata` and its items, each read as `T`.
+#[derive(Deserialize)]
+struct Page<T> {
+    #[serde(default)]
+    metadata: Option<ListMeta>,
+    #[serde(default = "Option::default")]
+    items: Option<Vec<T>>,
+}
+
+/// `metav1.ListMeta`, what paging reads of it.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ListMeta {
+    resource_version: Option<String>,
+    #[serde(rename = "continue")]
+    continue_token: Option<String>,
+}
+
+/// A page read as client-go's dynamic client reads it: a lone surrogate escape (which
+/// kube-apiserver keeps in `fieldsV1`) is U+FFFD, not a page that cannot be read
+/// ([`hpa_core::go::parse_tree`] for a typed page).
+fn parse_page<T: DeserializeOwned>(text: &str) -> Result<Page<T>, serde_json::Error> {
+    match serde_json::from_str(text) {
+        Err(e) if e.is_syntax() && text.contains("\\u") => match hpa_core::go::replace_lone_surrogates(text) {
+            Some(replaced) => serde_json::from_str(&replaced).map_err(|_| e),
+            None => Err(e),
+        },
+        other => other,
+    }
+}
+
 impl Cluster {
     /// Lists a kind in one namespace or all of them, `page_size` items per request (`limit`
     /// and `continue`, as the API server's `ListOptions` define them, like kubectl's
@@ -151,7 +185,31 @@ impl Cluster {
         namespace: Option<&str>,
         query: &[(&str, &str)],
         page_size: u32,
-        mut each: impl FnMut(Value),
+        each: impl FnMut(Value),
+    ) -> Result<ListSummary, Error> {
+        self.list_as(kind, namespace, query, page_size, each).await
+    }
+
+    /// [`Cluster::list_each`] with each item as a [`LiveObject`]: its text, read as a tree
+    /// only where something reads one (an HPA is decoded from its text).
+    pub async fn list_objects(
+        &self,
+        kind: &Kind,
+        namespace: Option<&str>,
+        query: &[(&str, &str)],
+        page_size: u32,
+        each: impl FnMut(LiveObject),
+    ) -> Result<ListSummary, Error> {
+        self.list_as(kind, namespace, query, page_size, each).await
+    }
+
+    async fn list_as<T: DeserializeOwned>(
+        &self,
+        kind: &Kind,
+        namespace: Option<&str>,
+        query: &[(&str, &str)],
+        page_size: u32,
+        mut each: impl FnMut(T),
     ) -> Result<ListSummary, Error> {
         let doing = format!("listing {}", kind.describe(namespace));
         let mut summary = ListSummary::default();
@@ -167,8 +225,8 @@ impl Cluster {
                 params.push(("continue".into(), t.clone()));
             }
             push_query(&mut path, &params);
-            let page = match self.get_json(&path, &doing).await {
-                Ok(page) => page,
+            let text = match self.get_text(&path, &doing).await {
+                Ok(text) => text,
                 Err(Error::Api { code: 410, .. }) if token.is_some() && !summary.restarted => {
                     // The continue token outlived the compaction window; start over.
                     summary = ListSummary { restarted: true, ..ListSummary::default() };
@@ -177,23 +235,18 @@ impl Cluster {
                 }
                 Err(e) => return Err(e),
             };
-            let Value::Object(mut page) = page else {
-                return Err(Error::Protocol { doing, reason: "the list is not a JSON object".into() });
-            };
+            let page: Page<T> =
+                parse_page(&text).map_err(|e| Error::Protocol { doing: doing.clone(), reason: e.to_string() })?;
+            drop(text);
             summary.pages += 1;
-            let metadata = page.remove("metadata").unwrap_or(Value::Null);
-            summary.resource_version =
-                metadata.get("resourceVersion").and_then(Value::as_str).unwrap_or_default().to_string();
-            match page.remove("items") {
-                Some(Value::Array(items)) => {
-                    summary.items += items.len();
-                    items.into_iter().for_each(&mut each);
-                }
-                Some(Value::Null) | None => {}
-                Some(_) => return Err(Error::Protocol { doing, reason: "items is not an array".into() }),
+            let metadata = page.metadata.unwrap_or(ListMeta { resource_version: None, continue_token: None });
+            summary.resource_version = metadata.resource_version.unwrap_or_default();
+            if let Some(items) = page.items {
+                summary.items += items.len();
+                items.into_iter().for_each(&mut each);
             }
-            match metadata.get("continue").and_then(Value::as_str) {
-                Some(t) if !t.is_empty() => token = Some(t.to_string()),
+            match metadata.continue_token {
+                Some(t) if !t.is_empty() => token = Some(t),
                 _ => return Ok(summary),
             }
         }

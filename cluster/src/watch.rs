@@ -1,7 +1,7 @@
 //! The context cache: watches of exactly what the cross-object rules read (scale targets,
 //! PodDisruptionBudgets, VPAs, KEDA ScaledObjects, LimitRanges, HPAs), each object stored
-//! trimmed to hpa-core's plain values as it arrives ([`crate::inventory::trim`], the one place
-//! live objects are trimmed), in an [`Index`]: hpa-core's [`ObjectIndex`] (the one
+//! trimmed to hpa-core's plain values as it arrives ([`crate::inventory::trim_live`], the one
+//! place live objects are trimmed), in an [`Index`]: hpa-core's [`ObjectIndex`] (the one
 //! implementation of [`Objects`], which the linter builds too) with what only the cache keeps
 //! (each HPA as admitted, the HPAs left out).
 //!
@@ -22,7 +22,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, Rw
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
-use hpa_core::api::{self, Strictness};
+use hpa_core::api::{Decoded, Strictness};
 use hpa_core::check::{self, Admitted};
 use hpa_core::features::FeatureGates;
 use hpa_core::rules::Ignore;
@@ -38,7 +38,7 @@ use tokio::task::{AbortHandle, JoinSet};
 
 use crate::connect::Cluster;
 use crate::discovery::{self, Served};
-use crate::inventory::{LiveHpa, Trimmed, trim};
+use crate::inventory::{LiveHpa, Trimmed, ignored_notes, trim_live};
 use crate::kinds::{self, Kind, PAGE_SIZE};
 use crate::object::LiveObject;
 
@@ -124,6 +124,9 @@ pub struct WatchStatus {
     /// HPAs left out of the cache because hpa-core cannot read them, by reason
     /// ([`LeftOut::reason`]); empty for other kinds.
     pub left_out: Vec<(&'static str, usize)>,
+    /// HPAs in the cache with fields the selected release's types do not have (ignored, as
+    /// that release's controller ignores them: [`CachedHpa::ignored`]); 0 for other kinds.
+    pub ignored_fields: usize,
 }
 
 /// Whether the cache may be trusted for an admission decision.
@@ -153,6 +156,11 @@ struct CacheShared {
     admission: check::Options,
     /// The reasons an HPA was left out for that have been logged at warn (once each).
     warned: Mutex<HashSet<&'static str>>,
+    /// The notes on ignored fields that have been logged (once each: an HPA's relists and
+    /// updates that change nothing of them log nothing more). Bounded: past [`NOTED_MAX`]
+    /// notes it starts again (a note may then be logged once more), so that HPAs created and
+    /// deleted for months cannot grow it.
+    noted: Mutex<HashSet<String>>,
 }
 
 #[derive(Debug, Clone)]
@@ -223,6 +231,7 @@ impl ContextCache {
                     broken_for: w.broken_since.map(|t| now.saturating_duration_since(t)),
                     error: w.error.clone(),
                     left_out: if *kind == kinds::HPA { index.left_out() } else { Vec::new() },
+                    ignored_fields: if *kind == kinds::HPA { index.ignored_fields() } else { 0 },
                 })
             })
             .collect()
@@ -291,6 +300,7 @@ impl CacheShared {
             discovered: Mutex::new(false),
             admission,
             warned: Mutex::new(HashSet::new()),
+            noted: Mutex::new(HashSet::new()),
         }
     }
 
@@ -450,7 +460,7 @@ impl CacheShared {
     fn apply(&self, kind: Kind, event: Event<LiveObject>, buffer: &mut Vec<Entry>) {
         match event {
             Event::Init => buffer.clear(),
-            Event::InitApply(object) => buffer.push(self.entry(&kind, object)),
+            Event::InitApply(object) => buffer.extend(self.entry(&kind, object)),
             Event::InitDone => {
                 let mut fresh = Index::of(std::mem::take(buffer));
                 self.write().swap_kind(&kind, &mut fresh);
@@ -465,8 +475,16 @@ impl CacheShared {
                 });
             }
             Event::Apply(object) => {
-                let e = self.entry(&kind, object);
-                self.write().upsert(e);
+                let (namespace, name) = (object.metadata.namespace.clone(), object.metadata.name.clone());
+                match self.entry(&kind, object) {
+                    Some(e) => self.write().upsert(e),
+                    // Not kept: nor is what it replaces.
+                    None => self.write().remove(
+                        &kind,
+                        namespace.as_deref().unwrap_or("default"),
+                        name.as_deref().unwrap_or_default(),
+                    ),
+                }
             }
             Event::Delete(object) => {
                 let namespace = object.metadata.namespace.as_deref().unwrap_or("default");
@@ -484,19 +502,39 @@ impl CacheShared {
     }
 
     /// An object of a watched kind as the index keeps it. An HPA hpa-core cannot read is kept
-    /// as left out (counted in [`WatchStatus::left_out`]; logged at warn once per reason).
-    fn entry(&self, kind: &Kind, object: LiveObject) -> Entry {
+    /// as left out (counted in [`WatchStatus::left_out`]; logged at warn once per reason). One
+    /// with fields the selected release does not have is kept (counted in
+    /// [`WatchStatus::ignored_fields`]; each note logged at warn once). An
+    /// object of another kind that `serde_json` cannot hold as a tree (a number past `f64`'s
+    /// range) is not kept (`None`), and logged.
+    fn entry(&self, kind: &Kind, object: LiveObject) -> Option<Entry> {
+        let name = object.metadata.name.clone();
+        let (trimmed, ignore) = match trim_live(kind, object) {
+            Ok(trimmed) => trimmed,
+            Err(error) => {
+                tracing::warn!(kind = %kind.resource(), name = name.as_deref().unwrap_or_default(), %error,
+                    "object left out of the context cache: it cannot be read as a tree");
+                return None;
+            }
+        };
         // The opt-outs of every other kind, kept only where there is one (an HPA keeps its own
         // in `CachedHpa::ignore`).
-        let ignore = if *kind == kinds::HPA {
-            None
-        } else {
-            Some(Ignore::from_json(&object.json)).filter(|i| !i.is_empty()).map(Box::new)
-        };
-        let object = match trim(kind, object.json) {
+        let ignore = ignore.map(|i| Ignore::parse(&i)).filter(|i| !i.is_empty()).map(Box::new);
+        let object = match trimmed {
             Trimmed::Hpa(live) => {
-                return match CachedHpa::admit(live, &self.admission) {
-                    Ok(hpa) => Entry::Hpa(Arc::new(hpa)),
+                return Some(match CachedHpa::admit(live, &self.admission) {
+                    Ok(hpa) => {
+                        for note in &hpa.ignored {
+                            let mut noted = lock(&self.noted);
+                            if noted.len() >= NOTED_MAX {
+                                noted.clear();
+                            }
+                            if noted.insert(note.clone()) {
+                                tracing::warn!(hpa = %hpa.id, "{note} (counted in /metrics)");
+                            }
+                        }
+                        Entry::Hpa(Arc::new(hpa))
+                    }
                     Err(left_out) => {
                         if lock(&self.warned).insert(left_out.reason) {
                             tracing::warn!(hpa = %left_out.id, reason = left_out.reason, error = %left_out.error,
@@ -508,7 +546,7 @@ impl CacheShared {
                         }
                         Entry::LeftOut(left_out)
                     }
-                };
+                });
             }
             Trimmed::Workload(w, _) => index::Entry::Workload(w),
             Trimmed::Pdb(p) => index::Entry::Pdb(p),
@@ -516,7 +554,7 @@ impl CacheShared {
             Trimmed::ScaledObject(s) => index::Entry::ScaledObject(s),
             Trimmed::LimitRange(l) => index::Entry::LimitRange(limit_range_from_json(l.id, &l.object)),
         };
-        Entry::Object(object, ignore)
+        Some(Entry::Object(object, ignore))
     }
 }
 
@@ -546,6 +584,10 @@ pub struct CachedHpa {
     /// Its [`hpa_core::rules::IGNORE_ANNOTATION`], parsed once: the rules whose warnings about
     /// it the webhook leaves out.
     pub ignore: Ignore,
+    /// What the lenient decode ignored, worded by [`ignored_notes`] (fields the selected
+    /// release's types do not have: that release's controller ignores them); empty for nearly
+    /// every HPA.
+    pub ignored: Vec<String>,
 }
 
 /// Why an HPA was left out of the cache: hpa-core cannot read it.
@@ -553,7 +595,7 @@ pub struct CachedHpa {
 pub struct LeftOut {
     /// Which HPA.
     pub id: ObjectId,
-    /// The decode error kind (`InvalidValue`, ...; [`api::DecodeErrorKind::as_str`]) or
+    /// The decode error kind (`InvalidValue`, ...; [`hpa_core::api::DecodeErrorKind::as_str`]) or
     /// `Unconvertible`: the `/metrics` label.
     pub reason: &'static str,
     /// The first error, for the log.
@@ -561,26 +603,31 @@ pub struct LeftOut {
 }
 
 impl CachedHpa {
-    /// Decodes a live HPA with hpa-core's decoder, with the strictness and release of `opts`,
-    /// and admits it through the front door ([`check::check`]; its rules are not run: pass
-    /// options whose rules are [`check::RuleConfig::only_errors`]). An HPA that does not decode
-    /// or convert is left out (the reason).
+    /// Decodes a live HPA with hpa-core's decoder, from its text ([`LiveHpa::decode`]: no tree
+    /// is built), with the strictness and release of `opts`, and admits it through the front
+    /// door ([`check::check`]; its rules are not run: pass options whose rules are
+    /// [`check::RuleConfig::only_errors`]) as a stored object is validated again: an UPDATE
+    /// onto itself ([`LiveHpa::reapplied`]), so that what its old object already had (a field
+    /// whose gate is now off) is kept as kube-apiserver keeps it. An HPA that does not decode
+    /// or convert is left out (the reason). What the decode ignored is kept, worded
+    /// ([`CachedHpa::ignored`]).
     pub fn admit(live: LiveHpa, opts: &check::Options) -> Result<CachedHpa, Box<LeftOut>> {
-        let LiveHpa { id, object } = live;
-        let left_out = |reason: &'static str, error: String| Box::new(LeftOut { id: id.clone(), reason, error });
-        let ignore = Ignore::from_json(&object);
-        let text = object.to_string();
-        let decoded = match api::decode_json(&text, opts.request.strictness, opts.settings.gates.version()) {
-            Ok(decoded) => decoded.value,
+        let left_out = |reason: &'static str, error: String| Box::new(LeftOut { id: live.id.clone(), reason, error });
+        let release = opts.settings.gates.version();
+        let decoded = match live.decode(opts.request.strictness, release) {
+            Ok(Decoded { value, ignored }) if ignored.is_empty() => (value, Vec::new()),
+            Ok(Decoded { value, ignored }) => (value, ignored_notes(&live.key(), &ignored, release)),
             Err(errors) => {
                 let first = errors.first();
                 let reason = first.map_or("Unknown", |e| e.kind.as_str());
                 return Err(left_out(reason, first.map(ToString::to_string).unwrap_or_default()));
             }
         };
-        let report = check::check(check::Input::create(check::Written::Decoded(Box::new(decoded))), opts);
+        let (decoded, ignored) = decoded;
+        let ignore = Ignore::from_annotations(&decoded.metadata().annotations);
+        let report = check::check(live.reapplied(Ok(decoded), None), opts);
         match report.admission {
-            check::Admission::Admitted(admitted) => Ok(CachedHpa { id, admitted, ignore }),
+            check::Admission::Admitted(admitted) => Ok(CachedHpa { id: live.id.clone(), admitted, ignore, ignored }),
             check::Admission::Unconvertible { error, .. } => Err(left_out("Unconvertible", error.to_string())),
             check::Admission::Undecodable { errors, .. } => {
                 let first = errors.first();
@@ -600,6 +647,9 @@ impl CachedHpa {
 }
 
 /// One object of a watched kind, trimmed.
+/// How many ignored-field notes the cache remembers having logged ([`CacheShared`]).
+const NOTED_MAX: usize = 4096;
+
 #[derive(Debug, Clone)]
 #[expect(
     clippy::large_enum_variant,
@@ -636,6 +686,8 @@ pub struct Index {
     objects: ObjectIndex<Arc<CachedHpa>>,
     /// HPAs hpa-core cannot read (part of the HPA table), by namespace and name.
     left_out: HashMap<(String, String), &'static str>,
+    /// Cached HPAs with fields the selected release does not have (part of the HPA table).
+    ignoring: HashSet<(String, String)>,
     /// The parsed `hpa-lint.dev/ignore` of the objects of the other kinds that carry one, by
     /// kind (part of its table: swapped with it), then namespace and name.
     ignores: BTreeMap<&'static str, HashMap<(String, String), Ignore>>,
@@ -643,7 +695,12 @@ pub struct Index {
 
 impl Default for Index {
     fn default() -> Self {
-        Index { objects: ObjectIndex::new(HpaOrder::Name), left_out: HashMap::new(), ignores: BTreeMap::new() }
+        Index {
+            objects: ObjectIndex::new(HpaOrder::Name),
+            left_out: HashMap::new(),
+            ignoring: HashSet::new(),
+            ignores: BTreeMap::new(),
+        }
     }
 }
 
@@ -725,10 +782,18 @@ impl Index {
         objects: impl IntoIterator<Item = (Kind, serde_json::Value)>,
         admission: &check::Options,
     ) -> Index {
+        let live = objects.into_iter().filter_map(|(kind, json)| Some((kind, LiveObject::from_tree(&json).ok()?)));
+        Index::of_live(live, admission)
+    }
+
+    /// [`Index::of_objects`] for objects as a list or watch delivered them.
+    pub fn of_live(objects: impl IntoIterator<Item = (Kind, LiveObject)>, admission: &check::Options) -> Index {
         let shared = CacheShared::new(admission.clone());
         let mut index = Index::default();
-        for (kind, json) in objects.into_iter().filter(|(kind, _)| WATCHED.contains(kind)) {
-            index.upsert(shared.entry(&kind, LiveObject { json, ..LiveObject::default() }));
+        for (kind, object) in objects.into_iter().filter(|(kind, _)| WATCHED.contains(kind)) {
+            if let Some(entry) = shared.entry(&kind, object) {
+                index.upsert(entry);
+            }
         }
         index
     }
@@ -747,10 +812,18 @@ impl Index {
         by_reason.into_iter().collect()
     }
 
+    /// Cached HPAs with fields the selected release does not have ([`CachedHpa::ignored`]).
+    pub fn ignored_fields(&self) -> usize {
+        self.ignoring.len()
+    }
+
     fn upsert(&mut self, entry: Entry) {
         match entry {
             Entry::Hpa(hpa) => {
                 self.remove_hpa(&hpa.id.namespace, &hpa.id.name);
+                if !hpa.ignored.is_empty() {
+                    self.ignoring.insert((hpa.id.namespace.clone(), hpa.id.name.clone()));
+                }
                 let (kind, target) = hpa.target();
                 let (kind, target) = (kind.to_string(), target.to_string());
                 self.objects.insert_hpa(hpa.id.clone(), &kind, &target, hpa);
@@ -771,8 +844,10 @@ impl Index {
 
     /// Removes the HPA `namespace/name` (cached or left out).
     fn remove_hpa(&mut self, namespace: &str, name: &str) {
-        if !self.left_out.is_empty() {
-            self.left_out.remove(&(namespace.to_string(), name.to_string()));
+        if !self.left_out.is_empty() || !self.ignoring.is_empty() {
+            let key = (namespace.to_string(), name.to_string());
+            self.left_out.remove(&key);
+            self.ignoring.remove(&key);
         }
         self.objects.remove_hpa(namespace, name);
     }
@@ -794,6 +869,7 @@ impl Index {
     fn swap_kind(&mut self, kind: &Kind, other: &mut Index) {
         if *kind == kinds::HPA {
             std::mem::swap(&mut self.left_out, &mut other.left_out);
+            std::mem::swap(&mut self.ignoring, &mut other.ignoring);
         }
         let (mine, theirs) = (self.ignores.remove(kind.kind), other.ignores.remove(kind.kind));
         if let Some(theirs) = theirs {
@@ -882,8 +958,7 @@ impl<'a> Overlay<'a> {
         }
         let mut ids: Vec<ObjectId> =
             self.base.hpas_targeting(ns, kind, name).iter().filter(|i| i.name != id.name).cloned().collect();
-        let at = ids.partition_point(|i| i.name < id.name);
-        ids.insert(at, id.clone());
+        self.base.hpa_order().place(&mut ids, id.clone());
         changed.push((kind.to_string(), name.to_string(), ids));
         self.hpas = Some((ns.clone(), changed));
         self
@@ -948,7 +1023,7 @@ mod tests {
     fn put(index: &mut Index, kind: Kind, object: serde_json::Value) {
         let object: LiveObject = serde_json::from_value(object).unwrap();
         let shared = CacheShared::new(CacheOptions::default().admission);
-        index.upsert(shared.entry(&kind, object));
+        index.upsert(shared.entry(&kind, object).unwrap());
     }
 
     fn hpa(name: &str, target: &str) -> serde_json::Value {
@@ -1018,11 +1093,24 @@ mod tests {
         assert!(cached.admitted.allowed());
         assert_eq!(cached.admitted.effective().spec.max_replicas, 5);
         assert_eq!(cached.target(), ("Deployment", "web"));
+        // ... noted, and counted while it is cached.
+        assert_eq!(
+            cached.ignored,
+            [
+                "HorizontalPodAutoscaler shop/web: field \"spec.syncPeriodSeconds\" is not in the types of Kubernetes 1.37: ignored, as that release's controller ignores it"
+            ]
+        );
+        assert_eq!(index.ignored_fields(), 1);
+        put(&mut index, kinds::HPA, hpa("api", "api"));
+        assert!(index.hpa("shop", "api").unwrap().ignored.is_empty());
+        assert_eq!(index.ignored_fields(), 1);
+        index.remove(&kinds::HPA, "shop", "api");
         // A value of the wrong type: left out, counted by reason, out of the target's list.
         let mut broken = hpa("web", "web");
         broken["spec"]["maxReplicas"] = json!("five");
         put(&mut index, kinds::HPA, broken.clone());
         assert!(index.hpa("shop", "web").is_none());
+        assert_eq!(index.ignored_fields(), 0, "no longer cached");
         assert!(index.objects().hpas_targeting("shop", "Deployment", "web").is_empty());
         assert_eq!(index.left_out(), [("InvalidValue", 1)]);
         let mut other = broken.clone();
@@ -1043,10 +1131,30 @@ mod tests {
         object["metadata"]["annotations"] = json!({hpa_core::rules::IGNORE_ANNOTATION: "HPA101 -- a singleton"});
         let id = crate::inventory::object_id(&kinds::HPA, &object);
         let opts = CacheOptions::default().admission;
-        let cached = CachedHpa::admit(LiveHpa { id: id.clone(), object }, &opts).unwrap();
+        let cached = CachedHpa::admit(LiveHpa::from_tree(&kinds::HPA, &object).unwrap(), &opts).unwrap();
+        assert_eq!(cached.id, id);
         assert_eq!(cached.ignore, Ignore::parse("HPA101 -- a singleton"));
-        let plain = CachedHpa::admit(LiveHpa { id, object: hpa("web", "web") }, &opts).unwrap();
+        let plain = CachedHpa::admit(LiveHpa::from_tree(&kinds::HPA, &hpa("web", "web")).unwrap(), &opts).unwrap();
         assert!(plain.ignore.is_empty());
+    }
+
+    #[test]
+    fn an_object_that_cannot_be_a_tree_is_left_out_and_replaces_nothing() {
+        let shared = CacheShared::new(CacheOptions::default().admission);
+        let deployment = |replicas: &str| {
+            LiveObject::from_text(&format!(
+                r#"{{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {{"name": "web", "namespace": "shop"}},
+                    "spec": {{"replicas": {replicas}, "template": {{"spec": {{"containers": [{{"name": "app"}}]}}}}}}}}"#
+            ))
+            .unwrap()
+        };
+        shared.apply(kinds::DEPLOYMENT, Event::Apply(deployment("2")), &mut Vec::new());
+        assert!(shared.read().objects().workload("Deployment", "shop", "web").is_some());
+        // A number past f64's range: valid JSON text, but no tree holds it.
+        let odd = deployment("1e400");
+        assert!(odd.tree().is_err());
+        shared.apply(kinds::DEPLOYMENT, Event::Apply(odd), &mut Vec::new());
+        assert!(shared.read().objects().workload("Deployment", "shop", "web").is_none());
     }
 
     #[test]
@@ -1203,7 +1311,7 @@ mod tests {
             .index
             .write()
             .unwrap()
-            .upsert(shared.entry(&kinds::HPA, serde_json::from_value(hpa("web", "web-1")).unwrap()));
+            .upsert(shared.entry(&kinds::HPA, serde_json::from_value(hpa("web", "web-1")).unwrap()).unwrap());
         let mut buffer = Vec::new();
         shared.apply(kinds::DEPLOYMENT, Event::Init, &mut buffer);
         shared.apply(kinds::DEPLOYMENT, Event::InitApply(deployment(1)), &mut buffer);

@@ -365,3 +365,33 @@ fn declarative_merge(
     out.extend(declarative);
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::hpa_with_scale_up_tolerance as hpa;
+
+    /// 1.33, gate `HPAConfigurableTolerance` off (alpha). `dropDisabledFields` keeps the new
+    /// tolerance when the old object uses one (`toleranceInUse`), and
+    /// `ValidateHorizontalPodAutoscalerUpdate` validates what is kept as it validates any
+    /// tolerance (`validateScalingRules`: `ValidateNonnegativeQuantity` whenever
+    /// `rules.Tolerance != nil`; no option or gate guards it, and 1.33's own validation test,
+    /// kubernetes@dc1696d8, expects `-0.001` refused without enabling the gate): a negative one
+    /// is refused. Where it is dropped (a CREATE, an UPDATE onto an object without one), there
+    /// is nothing to refuse.
+    #[test]
+    fn a_negative_tolerance_kept_with_the_gate_off_is_refused() {
+        let opts = Options { gates: FeatureGates::new(KubernetesVersion::V1_33), ..Options::default() };
+        let messages = |outcome: Outcome| outcome.errors.iter().map(ToString::to_string).collect::<Vec<_>>();
+        let update = admit(&hpa(Some("-0.05")), Some(&hpa(Some("0.1"))), Operation::Update, &opts).unwrap();
+        assert_eq!(
+            messages(update),
+            ["spec.behavior.scaleUp.tolerance: Invalid value: \"-50m\": must be greater than or equal to 0"]
+        );
+        for (old, operation) in [(None, Operation::Create), (Some(hpa(None)), Operation::Update)] {
+            let outcome = admit(&hpa(Some("-0.05")), old.as_ref(), operation, &opts).unwrap();
+            assert!(!uses_tolerance(&outcome.object), "{operation:?}");
+            assert_eq!(messages(outcome), Vec::<String>::new(), "{operation:?}");
+        }
+    }
+}

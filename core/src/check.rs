@@ -298,6 +298,7 @@ impl Admitted {
             id,
             objects: world,
             settings,
+            operation: self.operation,
         }
     }
 

@@ -15,10 +15,9 @@ use std::fmt;
 use crate::api::v2::{HPAScalingPolicy, HPAScalingRules, HorizontalPodAutoscalerBehavior};
 use crate::defaults;
 use crate::evaluator::config::{
-    DOWNSCALE_STABILIZATION_FLAG, HPAControllerConfiguration, SCALE_UP_LIMIT_FACTOR_CONSTANT,
+    DOWNSCALE_STABILIZATION_FLAG, DirectionTolerance, HPAControllerConfiguration, SCALE_UP_LIMIT_FACTOR_CONSTANT,
     SCALE_UP_LIMIT_MINIMUM_CONSTANT, TOLERANCE_FLAG,
 };
-use crate::features::Gate;
 
 /// Where an effective value comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -150,11 +149,10 @@ pub fn effective_behavior(
         scale_down: merge(down_user, down_policy),
     };
     let effective = controller.complete_behavior(&written);
-    let tolerances = controller.tolerances(&written);
-    let tolerance_gate = controller.gates.enabled(Gate::HPAConfigurableTolerance);
+    let tolerances = controller.tolerances_for_hpa(Some(&written));
     EffectiveBehavior::Rules {
-        scale_up: rules(effective.scale_up, tolerances.scale_up, up_user, up_policy, true, tolerance_gate),
-        scale_down: rules(effective.scale_down, tolerances.scale_down, down_user, down_policy, false, tolerance_gate),
+        scale_up: rules(effective.scale_up, tolerances.scale_up, up_user, up_policy, true),
+        scale_down: rules(effective.scale_down, tolerances.scale_down, down_user, down_policy, false),
     }
 }
 
@@ -193,11 +191,10 @@ fn setter(
 /// as it uses it), each value with who set it.
 fn rules(
     effective: Option<HPAScalingRules>,
-    tolerance: f64,
+    tolerance: DirectionTolerance<'_>,
     user: Option<&HPAScalingRules>,
     policy: Option<&HPAScalingRules>,
     up: bool,
-    tolerance_gate: bool,
 ) -> EffectiveRules {
     let effective = effective.unwrap_or_default();
     // What API defaulting fills; a window it leaves nil comes from the controller's flag.
@@ -214,10 +211,10 @@ fn rules(
     let policies = effective.policies.unwrap_or_default();
     let policies =
         Valued::new(policies, setter(user, policy, |r| r.policies.is_some()).unwrap_or(Source::KubernetesDefault));
-    // Without gate HPAConfigurableTolerance a written tolerance is ignored.
-    let tolerance = match setter(user, policy, |r| r.tolerance.is_some()).filter(|_| tolerance_gate) {
-        Some(s) => Valued::new(tolerance, s),
-        None => Valued::controller(tolerance, TOLERANCE_FLAG),
+    // Without gate HPAConfigurableTolerance a written tolerance is ignored (`tolerancesForHpa`).
+    let tolerance = match setter(user, policy, |r| r.tolerance.is_some()).filter(|_| tolerance.in_use().is_some()) {
+        Some(s) => Valued::new(tolerance.used, s),
+        None => Valued::controller(tolerance.used, TOLERANCE_FLAG),
     };
     EffectiveRules { stabilization_window_seconds: window, select_policy: select, policies, tolerance }
 }

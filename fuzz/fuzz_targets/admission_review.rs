@@ -26,6 +26,7 @@ use hpa_lint::source;
 use hpa_webhook::admission::Admission;
 use hpa_webhook::metrics::Endpoint;
 use hpa_webhook::policy::Policy;
+use hpa_webhook::review::hpa_review;
 use libfuzzer_sys::fuzz_target;
 use serde_json::{Value, json};
 
@@ -123,31 +124,26 @@ fn object(bytes: &[u8]) -> Option<Value> {
     parsed.documents.first().map(|d| d.root().to_json())
 }
 
-/// Sends `object` in a well-formed review; the response review.
+/// The uid of every review this target sends.
+const UID: &str = "705ab4f5-6393-11e8-b7cc-42010a800002";
+
+/// Sends `object` in a well-formed review (`hpa_review`, as kube-apiserver sends one); the
+/// response review. What this target fuzzes stays the same whatever the object says: it is
+/// sent as `autoscaling/v2`, in the namespace the input picks, under its name when that is a
+/// string (an empty one otherwise, so that the envelope stays well-formed).
 fn review(endpoint: Endpoint, object: &Value, old: Option<&Value>, namespace: &str, policy: &Policy) -> Value {
-    let name = object["metadata"]["name"].as_str().unwrap_or("");
-    let body = json!({
-        "apiVersion": "admission.k8s.io/v1",
-        "kind": "AdmissionReview",
-        "request": {
-            "uid": "705ab4f5-6393-11e8-b7cc-42010a800002",
-            "kind": {"group": "autoscaling", "version": "v2", "kind": "HorizontalPodAutoscaler"},
-            "resource": {"group": "autoscaling", "version": "v2", "resource": "horizontalpodautoscalers"},
-            "requestKind": {"group": "autoscaling", "version": "v2", "kind": "HorizontalPodAutoscaler"},
-            "requestResource": {"group": "autoscaling", "version": "v2", "resource": "horizontalpodautoscalers"},
-            "name": name,
-            "namespace": namespace,
-            "operation": if old.is_some() { "UPDATE" } else { "CREATE" },
-            "userInfo": {"username": "fuzz"},
-            "object": object,
-            "oldObject": old,
-            "dryRun": false,
-        }
-    });
+    let operation = if old.is_some() { "UPDATE" } else { "CREATE" };
+    let mut body = hpa_review(UID, operation, object, old);
+    let request = &mut body["request"];
+    for field in ["kind", "resource", "requestKind", "requestResource"] {
+        request[field]["version"] = json!("v2");
+    }
+    request["name"] = json!(object["metadata"]["name"].as_str().unwrap_or(""));
+    request["namespace"] = json!(namespace);
     let body = serde_json::to_vec(&body).expect("JSON values serialize");
     let answer = ADMISSION.review(endpoint, &body, policy);
     assert_eq!(answer.status, 200, "a well-formed review gets 200: {}", String::from_utf8_lossy(&answer.body));
-    check_review(answer.status, &answer.body, Some("705ab4f5-6393-11e8-b7cc-42010a800002"))
+    check_review(answer.status, &answer.body, Some(UID))
 }
 
 /// The answer is an AdmissionReview for the request's uid; a denial says why.

@@ -7,7 +7,7 @@ use globset::{Glob, GlobSet, GlobSetBuilder};
 use rayon::prelude::*;
 use serde_json::Value;
 
-use crate::source::{self, LineIndex, Node, NodeKind, Parsed};
+use crate::source::{self, LineIndex, Node, NodeKind, Parsed, Scalar};
 
 /// Where an input comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -373,6 +373,73 @@ pub fn object_node(parsed: &Parsed, document: usize, item: Option<usize>) -> Opt
     }
 }
 
+/// A document of a file of Kubernetes objects that kubectl reads but cannot decode as an
+/// object: a scalar other than null, or a sequence ([`not_objects`]).
+#[derive(Debug, Clone, Copy)]
+pub struct NotAnObject<'a> {
+    /// 0-based document index in the file.
+    pub document: usize,
+    /// The document's root: where the error is reported.
+    pub node: Node<'a>,
+    /// kubectl's words after `unable to decode "FILE": `.
+    pub message: &'static str,
+}
+
+/// kubectl's words for a document it cannot decode as an object, or `None` for a mapping (an
+/// object, or an object kubectl refuses for other reasons: `Object 'Kind' is missing`) and for
+/// `null` (kubectl skips it, as it skips an empty document).
+///
+/// Mirrors cli-runtime's `StreamVisitor.Visit` (`pkg/resource/visitor.go`: a document whose
+/// JSON is empty or `null` is skipped, any other goes to `infoForData`), which decodes the
+/// document with apimachinery's `unstructuredJSONScheme.decode`
+/// (`pkg/apis/meta/v1/unstructured/helpers.go`): `json.Unmarshal` into its `detector` struct
+/// fails on anything but a JSON object, with `encoding/json`'s `UnmarshalTypeError`, which
+/// names the JSON type (`string`, `number`, `bool`, `array`) and `unstructured.detector`.
+/// kubectl reports it as `unable to decode "FILE": <these words>` and goes on with the next
+/// document.
+pub fn undecodable(root: Node<'_>) -> Option<&'static str> {
+    match root.kind() {
+        NodeKind::Map(_) | NodeKind::Scalar(Scalar::Null) => None,
+        NodeKind::Seq(_) => Some("json: cannot unmarshal array into Go value of type unstructured.detector"),
+        NodeKind::Scalar(Scalar::Bool(_)) => {
+            Some("json: cannot unmarshal bool into Go value of type unstructured.detector")
+        }
+        NodeKind::Scalar(Scalar::Int(_) | Scalar::UInt(_) | Scalar::Float(_)) => {
+            Some("json: cannot unmarshal number into Go value of type unstructured.detector")
+        }
+        NodeKind::Scalar(Scalar::Str(_)) => {
+            Some("json: cannot unmarshal string into Go value of type unstructured.detector")
+        }
+    }
+}
+
+/// The documents kubectl would refuse to decode ([`undecodable`]) in a file that holds at
+/// least one Kubernetes object (a document that is a mapping with `apiVersion` or `kind`, or
+/// a list of objects without a `kind`, [`is_kindless_list`]); none for a file without one.
+///
+/// A file with objects is a manifest, and a scalar or a sequence among them is a mistake
+/// kubectl stops at (a stray line after a JSON object, a `- item` list left in a document).
+/// A file without any is no manifest (an Ansible playbook is a list, a `data.json` array or
+/// a Helm values file is no object), and a linter that scans a repository must stay silent
+/// on it.
+pub fn not_objects(parsed: &Parsed) -> Vec<NotAnObject<'_>> {
+    let found: Vec<NotAnObject<'_>> = parsed
+        .documents
+        .iter()
+        .filter_map(|d| undecodable(d.root()).map(|message| NotAnObject { document: d.index, node: d.root(), message }))
+        .collect();
+    let is_object = |root: Node<'_>| {
+        matches!(root.kind(), NodeKind::Map(_)) && {
+            let [api_version, kind] = root.get_each(["apiVersion", "kind"]);
+            api_version.is_some() || kind.is_some() || is_kindless_list(root)
+        }
+    };
+    if found.is_empty() || !parsed.documents.iter().any(|d| is_object(d.root())) {
+        return Vec::new();
+    }
+    found
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -414,6 +481,80 @@ mod tests {
         assert_eq!(objects(0, &f)[0].kind(), Some("A"));
         let values = SourceFile::from_text("values.yaml", "items:\n- name: a\n".into());
         assert_eq!(objects(0, &values)[0].item, None, "a list of things that are not objects is no List");
+    }
+
+    /// The words of each document of `text` that [`not_objects`] reports, with its 1-based
+    /// line.
+    fn not_objects_of(text: &str) -> Vec<(u32, &'static str)> {
+        let parsed = source::parse(text);
+        assert!(parsed.error.is_none(), "{text:?}: {:?}", parsed.error);
+        not_objects(&parsed).iter().map(|d| (line_col(d.node.span().start).0, d.message)).collect()
+    }
+
+    const HPA: &str = "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web}\n";
+
+    /// Among objects, each scalar and sequence document is reported in kubectl's words (what
+    /// `kubectl label --local -f FILE x=y` 1.33 says after `unable to decode "FILE": `), and
+    /// what kubectl skips (an empty document, one of comments only, `null`, `~`) is not.
+    #[test]
+    fn scalars_and_sequences_among_objects_are_reported_in_kubectls_words() {
+        let detector = |t: &str| format!("json: cannot unmarshal {t} into Go value of type unstructured.detector");
+        let text = format!(
+            "{HPA}---\nhello\n---\n- a\n- b\n---\n[1]\n---\n42\n---\n-1.5\n---\ntrue\n---\n\"\"\n---\n|\n  block\n\
+             ---\n---\n# a comment\n---\nnull\n---\n~\n---\nNULL\n"
+        );
+        let found: Vec<(u32, String)> = not_objects_of(&text).into_iter().map(|(l, m)| (l, m.to_string())).collect();
+        let expected = [
+            (5, "string"),
+            (7, "array"),
+            (10, "array"),
+            (12, "number"),
+            (14, "number"),
+            (16, "bool"),
+            (18, "string"),
+            // A block scalar's node starts at its text, the line after `|`.
+            (21, "string"),
+        ]
+        .map(|(l, t)| (l, detector(t)));
+        assert_eq!(found, expected);
+        // JSON: a value after the object is a document of its own (junk after it reads as a
+        // YAML string).
+        let json = r#"{"apiVersion": "v1", "kind": "ConfigMap"} trailing junk"#;
+        assert_eq!(
+            not_objects_of(json),
+            [(1, "json: cannot unmarshal string into Go value of type unstructured.detector")]
+        );
+        let json = "{\"kind\": \"ConfigMap\"}\n[1]\nnull\n5\n";
+        assert_eq!(
+            not_objects_of(json).iter().map(|d| d.0).collect::<Vec<_>>(),
+            [2, 4],
+            "the array and the number; null is skipped"
+        );
+    }
+
+    /// A file without a Kubernetes object (a mapping with `apiVersion` or `kind`) is no
+    /// manifest: its documents, whatever they are, are not reported.
+    #[test]
+    fn a_file_without_objects_stays_silent() {
+        for text in [
+            // An Ansible playbook.
+            "- hosts: all\n  tasks:\n  - name: ping\n    ping: {}\n",
+            // A data file.
+            r#"[{"name": "a"}, {"name": "b"}]"#,
+            "just a string\n",
+            "42\n---\n- a\n---\nname: not an object\n",
+            // Helm values beside a list.
+            "replicaCount: 2\nimage: {repository: nginx}\n---\n- x\n",
+            "",
+            "# only a comment\n",
+        ] {
+            assert_eq!(not_objects_of(text), [], "{text:?}");
+        }
+        // One object is enough, and a list of objects without a kind counts (its items are
+        // checked as objects).
+        assert_eq!(not_objects_of("kind: ConfigMap\n---\nx\n").len(), 1);
+        assert_eq!(not_objects_of("apiVersion: v1\n---\nx\n").len(), 1);
+        assert_eq!(not_objects_of("items:\n- kind: ConfigMap\n---\nx\n").len(), 1);
     }
 
     #[test]

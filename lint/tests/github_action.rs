@@ -2,7 +2,8 @@
 //! scripts run here as the composite action runs them, with the `hpa-lint` just built (on
 //! `examples/`) and against release assets served on loopback (checksum verified, fallback to
 //! `cargo install`); the workflows pass `actionlint`. Skipped when a tool is missing (`bash`,
-//! `curl`, `actionlint`), unless `HPA_REQUIRE_TOOLS` is set (CI sets it, so there it always runs).
+//! `curl`, `actionlint`), unless `HPA_REQUIRE_TOOLS` requires the tools (`hpa_test_tools`; CI
+//! sets it, so there it always runs).
 
 // Helpers outside `#[test]` functions are test code too (clippy.toml allows these in tests).
 #![allow(clippy::unwrap_used, clippy::print_stderr)]
@@ -17,12 +18,7 @@ fn workspace() -> PathBuf {
 }
 
 fn tool(name: &str, probe: &str) -> bool {
-    let ok = Command::new(name).arg(probe).output().is_ok_and(|o| o.status.success());
-    if !ok {
-        assert!(std::env::var_os("HPA_REQUIRE_TOOLS").is_none(), "HPA_REQUIRE_TOOLS is set but `{name}` cannot be run");
-        eprintln!("skipped: `{name}` is not installed");
-    }
-    ok
+    hpa_test_tools::tool(name, &[probe])
 }
 
 fn text(out: &Output) -> String {

@@ -1,6 +1,7 @@
 //! The pre-commit hook definition (`.pre-commit-hooks.yaml`), run by the real `pre-commit`
 //! (from PyPI) against a temporary git repository. Skipped when `pre-commit` or `git` is not
-//! installed, unless `HPA_REQUIRE_TOOLS` is set (CI sets it, so there it always runs).
+//! installed, unless `HPA_REQUIRE_TOOLS` requires the tools (`hpa_test_tools`; CI sets it, so
+//! there it always runs).
 
 // Helpers outside `#[test]` functions are test code too (clippy.toml allows these in tests).
 #![allow(clippy::unwrap_used, clippy::print_stderr)]
@@ -9,13 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn tool(name: &str) -> Option<PathBuf> {
-    let ok = Command::new(name).arg("--version").output().is_ok_and(|o| o.status.success());
-    if ok {
-        return Some(PathBuf::from(name));
-    }
-    assert!(std::env::var_os("HPA_REQUIRE_TOOLS").is_none(), "HPA_REQUIRE_TOOLS is set but `{name}` cannot be run");
-    eprintln!("skipped: `{name}` is not installed");
-    None
+    hpa_test_tools::tool(name, &["--version"]).then(|| PathBuf::from(name))
 }
 
 fn run(cmd: &mut Command) -> Output {
@@ -51,8 +46,7 @@ fn the_hook_runs_under_pre_commit() {
     let (Some(pre_commit), Some(git)) = (tool("pre-commit"), tool("git")) else { return };
     let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
     if !workspace.join(".git").exists() {
-        assert!(std::env::var_os("HPA_REQUIRE_TOOLS").is_none(), "the workspace is not a git checkout");
-        eprintln!("skipped: the workspace is not a git checkout");
+        hpa_test_tools::missing("a git checkout of the workspace");
         return;
     }
     let bin = PathBuf::from(env!("CARGO_BIN_EXE_hpa-lint"));

@@ -9,7 +9,9 @@ use hpa_cluster::diagnose::{self, MetricsErrors};
 use hpa_cluster::kinds;
 use hpa_cluster::replicas::SetBy;
 use hpa_cluster::{CacheOptions, ClientOptions, Cluster, ContextCache, Error, NoteKind, Scope, read_inventory};
+use hpa_core::api::Strictness;
 use hpa_core::evaluator::{ConditionStatus, PodPhase, Timestamp};
+use hpa_core::features::{FeatureGates, KubernetesVersion};
 use hpa_core::rules::Objects as _;
 use hpa_tests::apiserver::fixtures::{self, PodState};
 use hpa_tests::apiserver::{Fault, TestApiServer};
@@ -139,9 +141,16 @@ fn inventory_reads_everything_and_notes_what_it_cannot() {
 
         assert_eq!(inventory.hpas.len(), 5, "HPA201's four (one replaced by HPA410's web) and HPA410's db");
         for hpa in &inventory.hpas {
-            assert_eq!(hpa.object["kind"], "HorizontalPodAutoscaler");
-            assert!(hpa.object["metadata"].get("managedFields").is_none());
-            hpa_core::api::decode(&hpa.object).unwrap();
+            // The list items' text, with the apiVersion and kind the list leaves out put first.
+            let tree: Value = serde_json::from_str(&hpa.text).unwrap();
+            assert_eq!(
+                (&tree["apiVersion"], &tree["kind"]),
+                (&json!("autoscaling/v2"), &json!("HorizontalPodAutoscaler"))
+            );
+            assert!(tree["metadata"].get("managedFields").is_some(), "as the server sent it");
+            let decoded = hpa.decode(Strictness::Strict, KubernetesVersion::LATEST).unwrap().value;
+            assert!(decoded.metadata().managed_fields.is_empty(), "left out once decoded");
+            assert_eq!(decoded.metadata().name, hpa.id.name);
         }
         let web = inventory
             .workloads
@@ -234,7 +243,8 @@ fn a_lone_surrogate_in_fields_v1_is_read_as_go_reads_it() {
         let notes: Vec<String> = inventory.notes.iter().map(ToString::to_string).collect();
         assert!(!inventory.notes.iter().any(|n| n.kind == NoteKind::Failed), "{notes:?}");
         assert_eq!(inventory.hpas.len(), 1);
-        hpa_core::api::decode(&inventory.hpas[0].object).unwrap();
+        assert!(inventory.hpas[0].text.contains("f:\\ufffd"), "{}", inventory.hpas[0].text);
+        inventory.hpas[0].decode(Strictness::Strict, KubernetesVersion::LATEST).unwrap();
         let i = inventory.workloads.iter().position(|w| w.id.name == "web" && w.id.kind == "Deployment").unwrap();
         assert_eq!(
             (inventory.workloads[i].replicas, inventory.replicas[i].set_by.clone()),
@@ -258,6 +268,33 @@ fn a_lone_surrogate_in_fields_v1_is_read_as_go_reads_it() {
         }
         let replicas = cache.read().objects().workload("Deployment", "shop", "web").map(|w| w.replicas);
         assert_eq!(replicas, Some(Some(3)));
+        drop(cache);
+    });
+}
+
+/// The context cache admits each HPA as kube-apiserver checks a stored object again: an UPDATE
+/// onto itself. `minReplicas: 0` stored while `HPAScaleToZero` was on is still valid in a 1.36
+/// cluster (gate alpha, off), so its cross-object checks run; an HPA invalid under any rule is
+/// still refused.
+#[test]
+fn the_cache_admits_live_hpas_as_an_update_onto_themselves() {
+    runtime().block_on(async {
+        let s = setup().await;
+        s.server.apply(&[fixtures::external_hpa("zero", 0, 5), fixtures::external_hpa("inverted", 4, 2)]);
+        let gates = FeatureGates::new(KubernetesVersion::parse("1.36").unwrap());
+        let options = CacheOptions { admission: CacheOptions::admission_for(gates), ..CacheOptions::default() };
+        let cache = ContextCache::start(s.connect().await, options);
+        assert!(cache.wait_synced(Duration::from_secs(10)).await, "{:?}", cache.status());
+        let index = cache.read();
+        let zero = index.hpa("shop", "zero").unwrap();
+        assert!(zero.admitted.allowed(), "{:?}", zero.admitted.outcome.errors);
+        assert_eq!(zero.admitted.operation, hpa_core::admission::Operation::Update);
+        assert_eq!(zero.admitted.effective().spec.min_replicas, Some(0));
+        let inverted = index.hpa("shop", "inverted").unwrap();
+        assert!(!inverted.admitted.allowed());
+        let paths: Vec<String> = inverted.admitted.outcome.errors.iter().map(|e| e.field.to_string()).collect();
+        assert_eq!(paths, ["spec.maxReplicas"]);
+        drop(index);
         drop(cache);
     });
 }
@@ -487,10 +524,9 @@ fn diagnose_reads_the_inputs_of_one_sync() {
         fixtures::running_web(&s.server);
         let now = Timestamp::from_api_time(hpa_core::api::Time::parse_rfc3339(fixtures::RUNNING_WEB_NOW).unwrap());
         let cluster = s.connect().await;
-        let objects = diagnose::read_objects(&cluster, "shop", "web").await.unwrap();
+        let objects = diagnose::read_objects(&cluster, "shop", "web", KubernetesVersion::LATEST).await.unwrap();
         assert_eq!(objects.metrics_errors, MetricsErrors::default());
-        let inputs =
-            diagnose::inputs_from_objects(&objects.items, &objects.metrics_errors, "shop", "web", now).unwrap();
+        let inputs = diagnose::inputs_from_objects(&objects, "shop", "web", now).unwrap();
         let scale = inputs.sync.scale.as_ref().unwrap();
         assert_eq!((scale.spec_replicas, scale.selector.as_str()), (3, "app=web"));
         assert_eq!(inputs.sync.pods.len(), 3);
@@ -510,10 +546,12 @@ fn diagnose_reads_the_inputs_of_one_sync() {
 
         // The same objects as a snapshot (no scale subresource: it is derived from the
         // Deployment as its registry builds it) give the same inputs.
+        // The HPAs are decoded from the files, once each: the same HPA as the live read decoded.
         let snapshot: Vec<Value> = objects.items.iter().filter(|o| o["kind"] != "Scale").cloned().collect();
-        let from_files =
-            diagnose::inputs_from_objects(&snapshot, &MetricsErrors::default(), "shop", "web", now).unwrap();
+        let files = diagnose::Objects::snapshot(snapshot.clone(), KubernetesVersion::LATEST);
+        let from_files = diagnose::inputs_from_objects(&files, "shop", "web", now).unwrap();
         assert_eq!(from_files.sync, inputs.sync);
+        assert_eq!(from_files.hpa, inputs.hpa);
         assert_eq!(diagnose::latest_instant(&snapshot).map(|t| t.as_millis() / 1000), Some(now.as_millis() / 1000 - 5));
     });
 }
@@ -535,16 +573,60 @@ fn diagnose_without_metrics_server_says_so() {
             &PodState::running("2026-03-02T09:14:10Z", "2026-03-02T09:14:31Z"),
         ));
         let cluster = s.connect().await;
-        let objects = diagnose::read_objects(&cluster, "shop", "web").await.unwrap();
+        let objects = diagnose::read_objects(&cluster, "shop", "web", KubernetesVersion::LATEST).await.unwrap();
         assert!(objects.metrics_errors.resource.is_some());
         assert!(objects.notes.iter().any(|n| n == &Error::MetricsApiMissing.to_string()));
         let now = Timestamp::from_secs(1_772_443_265);
-        let inputs =
-            diagnose::inputs_from_objects(&objects.items, &objects.metrics_errors, "shop", "web", now).unwrap();
+        let inputs = diagnose::inputs_from_objects(&objects, "shop", "web", now).unwrap();
         assert!(inputs.sync.resource_metrics.is_err());
         assert_eq!(inputs.sync.other_hpas_selecting_pods, vec!["shop/web-twin".to_string()]);
 
-        let e = diagnose::read_objects(&cluster, "shop", "nope").await.unwrap_err();
+        let e = diagnose::read_objects(&cluster, "shop", "nope", KubernetesVersion::LATEST).await.unwrap_err();
         assert_eq!(e.to_string(), "HorizontalPodAutoscaler shop/nope not found");
+    });
+}
+
+/// What `hpa-lint cluster` and the webhook's cache make of a stored HPA with tolerances on the
+/// releases whose `HPAConfigurableTolerance` is off by default (1.33, 1.34): re-applied onto
+/// itself (`LiveHpa::reapplied`) the tolerances stay in the effective object, as
+/// `dropDisabledFields` keeps them when the old object uses one (`toleranceInUse`,
+/// pkg/registry/autoscaling/horizontalpodautoscaler/strategy.go); the same object never stored
+/// (no `resourceVersion`: a CREATE) loses them. Either way that release's controller uses the
+/// flag's tolerance both ways (`tolerancesForHpa`); 1.35's (gate on) uses the HPA's.
+#[test]
+fn a_stored_tolerance_is_kept_with_its_gate_off_and_the_controller_ignores_it() {
+    use hpa_core::check;
+    use hpa_core::evaluator::HPAControllerConfiguration;
+    runtime().block_on(async {
+        let s = setup().await;
+        s.server.apply(&[fixtures::web_with_tolerances()]);
+        let cluster = s.connect().await;
+        let inventory = read_inventory(&cluster, &Scope::All).await.unwrap();
+        let [live] = inventory.hpas.as_slice() else { panic!("{:?}", inventory.hpas) };
+        let mut never_stored = live.tree().unwrap();
+        never_stored["metadata"].as_object_mut().unwrap().remove("resourceVersion");
+        let never_stored = hpa_cluster::LiveHpa::from_tree(&kinds::HPA, &never_stored).unwrap();
+        // (up, down) tolerances of the effective object, and those the controller uses.
+        let read = |hpa: &hpa_cluster::LiveHpa, release: &str| {
+            let gates = FeatureGates::new(KubernetesVersion::parse(release).unwrap());
+            let opts = CacheOptions::admission_for(gates.clone());
+            let decoded = hpa.decode(Strictness::Lenient, gates.version()).map(|d| d.value);
+            let report = check::check(hpa.reapplied(decoded, None), &opts);
+            assert!(report.allowed(), "{release}: {:?}", report.message());
+            let effective = report.admitted().unwrap().effective().clone();
+            let behavior = effective.spec.behavior.clone().unwrap_or_default();
+            let written =
+                |r: Option<hpa_core::api::v2::HPAScalingRules>| r.and_then(|r| r.tolerance).map(|q| q.to_string());
+            let used = HPAControllerConfiguration::new(gates)
+                .tolerances_for_hpa(effective.spec.behavior.as_ref())
+                .tolerances();
+            ((written(behavior.scale_up), written(behavior.scale_down)), (used.scale_up, used.scale_down))
+        };
+        let kept = (Some("50m".to_string()), Some("200m".to_string()));
+        for release in ["1.33", "1.34"] {
+            assert_eq!(read(live, release), (kept.clone(), (0.1, 0.1)), "{release}");
+            assert_eq!(read(&never_stored, release), ((None, None), (0.1, 0.1)), "{release}");
+        }
+        assert_eq!(read(live, "1.35"), (kept, (0.05, 0.2)));
     });
 }

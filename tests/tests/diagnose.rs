@@ -218,3 +218,90 @@ fn live_running_hpa_sets_pods_aside_and_reconstructs_its_memory() {
     );
     assert!(out.contains("replicas: 3"), "{out}");
 }
+
+/// The published snapshot's HPA as a newer API server stores it: a field of the 1.38
+/// development branch (`spec.syncPeriodSeconds`, KEP-6003, in no release's types) and a
+/// scale-up tolerance so wide (200) that the usage ratio, 128.75, is within it.
+fn newer_snapshot(dir: &Path) -> String {
+    let text = std::fs::read_to_string(data("objects.yaml")).unwrap();
+    let spec = "  spec:\n    maxReplicas: 10\n";
+    assert_eq!(text.matches(spec).count(), 1, "the HPA's spec");
+    // Behavior as kube-apiserver stores it: defaulted (`SetDefaults_HorizontalPodAutoscalerBehavior`).
+    let newer = "  spec:
+    behavior:
+      scaleDown:
+        policies:
+        - {periodSeconds: 15, type: Percent, value: 100}
+        selectPolicy: Max
+      scaleUp:
+        policies:
+        - {periodSeconds: 15, type: Percent, value: 100}
+        - {periodSeconds: 15, type: Pods, value: 4}
+        selectPolicy: Max
+        stabilizationWindowSeconds: 0
+        tolerance: \"200\"
+    syncPeriodSeconds: 30
+    maxReplicas: 10
+";
+    let path = dir.join("objects.yaml");
+    std::fs::write(&path, text.replacen(spec, newer, 1)).unwrap();
+    path.display().to_string()
+}
+
+/// A stored HPA is read as the other live paths read it: leniently (a strict decode refused
+/// the field no release has: "cannot be read"), with the Go types of `--kubernetes-version`,
+/// and the report says what that release ignores. 1.34's controller ignores the per-HPA
+/// tolerance (`HPAConfigurableTolerance` alpha, off: `tolerancesForHpa`) and scales up; 1.35's
+/// (beta, on) uses it and keeps 2 replicas.
+#[test]
+fn a_newer_stored_hpa_is_read_with_the_release_and_what_it_ignores_is_said() {
+    let dir = tempfile::tempdir().unwrap();
+    let objects = newer_snapshot(dir.path());
+    let metrics = data("pod-metrics.json");
+    let diagnose = |release: &str| {
+        let run = hpa_lint(
+            &[
+                "diagnose",
+                "--kubernetes-version",
+                release,
+                "--snapshot",
+                &objects,
+                &metrics,
+                "php-apache",
+                "-o",
+                "json",
+            ],
+            "",
+        );
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run.json()
+    };
+    let notes = |d: &Value| -> Vec<String> {
+        d["notes"].as_array().unwrap().iter().map(|n| n.as_str().unwrap().to_string()).collect()
+    };
+    let unknown = |release: &str| {
+        format!(
+            "HorizontalPodAutoscaler default/php-apache: field \"spec.syncPeriodSeconds\" is not in the types of Kubernetes {release}: ignored, as that release's controller ignores it"
+        )
+    };
+
+    let d = diagnose("1.34");
+    assert_eq!(d["kubernetesVersion"], "1.34");
+    let n = notes(&d);
+    assert!(n.contains(&unknown("1.34")), "{n:#?}");
+    assert!(
+        n.contains(&"spec.behavior.scaleUp.tolerance 200 is ignored: HPAConfigurableTolerance is off in this Kubernetes 1.34 controller, which uses --horizontal-pod-autoscaler-tolerance=0.1 both ways".to_string()),
+        "{n:#?}"
+    );
+    assert_eq!(d["currentReplicas"], 2);
+    assert_eq!(d["metrics"][0]["usageRatio"], 128.75);
+    // The flag's tolerance: 258 wanted, 6 allowed by the scale-up policy of 4 pods per 15 s.
+    assert_eq!(d["desiredReplicas"], 6, "{d:#}");
+
+    let d = diagnose("1.35");
+    let n = notes(&d);
+    assert!(n.contains(&unknown("1.35")), "{n:#?}");
+    assert!(!n.iter().any(|n| n.contains("tolerance")), "{n:#?}");
+    assert_eq!(d["desiredReplicas"], 2, "{d:#}");
+    assert!(d["findings"].as_array().unwrap().iter().any(|f| f["cause"] == "tolerance"), "{d:#}");
+}

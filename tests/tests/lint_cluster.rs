@@ -325,3 +325,147 @@ fn a_server_that_cannot_be_reached_is_a_clear_error() {
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("cannot use kubeconfig /nonexistent/kubeconfig: no such file"), "{}", run.stderr);
 }
+
+/// A live HPA is checked as kube-apiserver checks a stored object again: re-applied unchanged,
+/// an UPDATE onto itself. `minReplicas: 0` stored while `HPAScaleToZero` was on stays valid
+/// once the gate is off (1.36: alpha, off), where the same object as a file (a CREATE) is
+/// HPA000; an HPA invalid under any rule is HPA000 either way.
+#[test]
+fn live_hpas_are_checked_as_an_update_onto_themselves() {
+    let l = live();
+    let objects = [fixtures::external_hpa("zero", 0, 5), fixtures::external_hpa("inverted", 4, 2)];
+    l.server.apply(&objects);
+    let run = l.lint(&["--kubernetes-version", "1.36", "-o", "json"]);
+    let report = run.json();
+    assert_eq!(located(&report, "HPA000"), ["shop/inverted HorizontalPodAutoscaler spec.maxReplicas"], "{report:#}");
+    // With the gate on (1.37: beta, on), the same.
+    let report = l.lint(&["--kubernetes-version", "1.37", "-o", "json"]).json();
+    assert_eq!(located(&report, "HPA000"), ["shop/inverted HorizontalPodAutoscaler spec.maxReplicas"], "{report:#}");
+
+    // The same objects as files are created: minReplicas 0 is refused while the gate is off.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("shop.yaml");
+    let text: Vec<String> = objects.iter().map(|o| serde_json::to_string(o).unwrap()).collect();
+    std::fs::write(&path, text.join("\n")).unwrap();
+    let files =
+        hpa_lint(&["--no-config", "--kubernetes-version", "1.36", "-o", "json", &path.display().to_string()], "")
+            .json();
+    let hpa000: Vec<String> = files["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["rule"] == "HPA000")
+        .map(|d| format!("{} {}", d["object"]["name"].as_str().unwrap(), d["path"].as_str().unwrap()))
+        .collect();
+    assert_eq!(hpa000, ["zero spec.minReplicas", "inverted spec.maxReplicas"], "{files:#}");
+}
+
+/// A live HPA with per-HPA tolerances, stored while `HPAConfigurableTolerance` was on, on the
+/// releases whose gate is alpha and off by default (1.33, 1.34; versions.md). Checked as an
+/// UPDATE onto itself, the tolerances are kept (`dropDisabledFields` returns early when the old
+/// object uses one: `toleranceInUse`, strategy.go), so nothing is HPA000; what that release's
+/// controller does with them is HPA306 on each (`tolerancesForHpa` in horizontal.go: the flag's
+/// tolerance both ways), and `hpa-lint diagnose` of the same live HPA says so. From 1.35 (beta,
+/// on) the controller uses them: neither says anything.
+#[test]
+fn a_live_tolerance_with_its_gate_off_is_kept_and_ignored_by_that_controller() {
+    let l = live();
+    l.server.apply(&[fixtures::web_with_tolerances()]);
+    let diagnose_notes = |release: &str| -> Vec<String> {
+        let run = l.hpa_lint(
+            "diagnose",
+            &["-n", "shop", "--now", "2026-03-02T10:00:00Z", "--kubernetes-version", release, "web", "-o", "json"],
+        );
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run.json()["notes"].as_array().unwrap().iter().map(|n| n.as_str().unwrap().to_string()).collect()
+    };
+    for release in ["1.33", "1.34"] {
+        let report = l.lint(&["--kubernetes-version", release, "-o", "json"]).json();
+        assert!(located(&report, "HPA000").is_empty(), "{release}: {report:#}");
+        assert_eq!(
+            located(&report, "HPA306"),
+            [
+                "shop/web HorizontalPodAutoscaler spec.behavior.scaleDown.tolerance",
+                "shop/web HorizontalPodAutoscaler spec.behavior.scaleUp.tolerance"
+            ],
+            "{release}: {report:#}"
+        );
+        // Stored: kube-apiserver keeps it, and says nothing of dropping it.
+        let messages: Vec<&str> = report["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["rule"] == "HPA306")
+            .map(|d| d["message"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            messages,
+            ["HPAConfigurableTolerance is off: kube-apiserver keeps this tolerance, as the stored object already has one, but the controller ignores it and uses its global tolerance (--horizontal-pod-autoscaler-tolerance=0.1) both ways";
+                2],
+            "{release}: {report:#}"
+        );
+        let notes = diagnose_notes(release);
+        for (direction, value) in [("scaleUp", "50m"), ("scaleDown", "200m")] {
+            let note = format!(
+                "spec.behavior.{direction}.tolerance {value} is ignored: HPAConfigurableTolerance is off in this Kubernetes {release} controller, which uses --horizontal-pod-autoscaler-tolerance=0.1 both ways"
+            );
+            assert!(notes.contains(&note), "{release}: {notes:#?}");
+        }
+    }
+    let report = l.lint(&["--kubernetes-version", "1.35", "-o", "json"]).json();
+    assert!(located(&report, "HPA000").is_empty() && located(&report, "HPA306").is_empty(), "{report:#}");
+    assert!(!diagnose_notes("1.35").iter().any(|n| n.contains("tolerance")));
+}
+
+/// A live HPA with fields the selected release's types do not have (a cluster newer than
+/// `--kubernetes-version`: the test API server is 1.37, whose status conditions have
+/// `observedGeneration`, read as 1.36): one note per HPA naming them, in the words of `hpa-lint
+/// diagnose` (`hpa_cluster::inventory::ignored_notes`), in every format; the rules still run on
+/// what was decoded. An HPA without any is not named; read as 1.37, nothing is ignored and no
+/// such note is written.
+#[test]
+fn fields_the_selected_release_does_not_know_are_one_note_per_hpa() {
+    let l = live();
+    let mut web = fixtures::web_with_tolerances();
+    web["status"] = json!({"currentReplicas": 2, "desiredReplicas": 2, "conditions": [
+        {"type": "AbleToScale", "status": "True", "lastTransitionTime": "2026-03-02T09:00:00Z",
+         "reason": "ReadyForNewScale", "observedGeneration": 1},
+        {"type": "ScalingActive", "status": "True", "lastTransitionTime": "2026-03-02T09:00:00Z",
+         "reason": "ValidMetricFound", "observedGeneration": 1}]});
+    let mut api = fixtures::web_with_tolerances();
+    api["metadata"]["name"] = json!("api");
+    l.server.put(web);
+    l.server.put(api);
+    let note = "HorizontalPodAutoscaler shop/web: fields \"status.conditions[0].observedGeneration\", \"status.conditions[1].observedGeneration\" are not in the types of Kubernetes 1.36: ignored, as that release's controller ignores them";
+
+    // Human: on standard error, with the other notes.
+    let run = l.lint(&["--kubernetes-version", "1.36", "--color", "never"]);
+    let ignored: Vec<&str> = run.stderr.lines().filter(|l| l.contains(" not in the types of ")).collect();
+    assert_eq!(ignored, [format!("hpa-lint: note: {note}")], "{}", run.stderr);
+    // JSON: `notes`, kind `ignored`; the rules ran on both HPAs all the same.
+    let ignored_notes = |release: &str| {
+        let report = l.lint(&["--kubernetes-version", release, "-o", "json"]).json();
+        assert_eq!(report["summary"]["hpas"], 2, "{report:#}");
+        assert!(!located(&report, "HPA306").is_empty() || release != "1.34", "{report:#}");
+        report["notes"].as_array().unwrap().iter().filter(|n| n["kind"] == "ignored").cloned().collect::<Vec<_>>()
+    };
+    assert_eq!(ignored_notes("1.36"), [json!({"kind": "ignored", "message": note})]);
+    assert_eq!(
+        ignored_notes("1.34"),
+        [json!({"kind": "ignored", "message": note.replace("Kubernetes 1.36", "Kubernetes 1.34")})]
+    );
+    assert!(ignored_notes("1.37").is_empty());
+    // SARIF: the invocation's notifications, as the other notes.
+    let sarif = l.lint(&["--kubernetes-version", "1.36", "-o", "sarif"]).json();
+    assert_valid_sarif(&sarif);
+    let texts: Vec<&str> = sarif["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["message"]["text"].as_str().unwrap())
+        .collect();
+    assert!(texts.contains(&note), "{texts:#?}");
+    // As 1.37 reads it: the same output as a cluster without the field.
+    let run = l.lint(&["--color", "never"]);
+    assert!(!run.stderr.contains(" not in the types of "), "{}", run.stderr);
+}

@@ -297,58 +297,81 @@ fn an_unreadable_file() {
     }
 }
 
-/// kubectl's own reading of every file of the corpus (`kubectl create --dry-run=client
-/// --validate=false -o json -f FILE`, which parses the file before it needs a cluster): where
-/// it refuses the file (`error parsing FILE: ...`), `hpa-lint validate` refuses it with the
-/// same words, go-yaml's line number included; where it reads the file, so do we.
-///
-/// Not compared: files our reader refuses before any YAML is read because they are not UTF-8
-/// text (kubectl reads some of them: go-yaml decodes UTF-16 and passes invalid UTF-8 on), and
-/// the double-quoted scalar whose continuation lines are not indented (go-yaml accepts it;
-/// saphyr, our parser, does not).
+/// A scalar or sequence document is no object: reported among objects, counted nowhere (lint's
+/// `objects`, validate's "other objects skipped"), with or without objects beside it.
 #[test]
-fn yaml_errors_are_kubectls() {
+fn documents_that_are_not_objects_are_not_counted_as_objects() {
+    for (name, objects, reported) in
+        [("json-then-values.json", 1, 4), ("yaml-sequence-documents.yaml", 1, 2), ("yaml-no-objects.yaml", 0, 0)]
+    {
+        let bytes = fs::read(corpus_dir().join(name)).unwrap();
+        let run = lint(&bytes);
+        let summary = &run.json()["summary"];
+        assert_eq!((summary["objects"].as_u64(), summary["hpas"].as_u64()), (Some(objects), Some(objects)), "{name}");
+        assert_eq!(diagnostics(&run).len(), reported, "{name}");
+        let run = hpa_lint_bytes(&["validate", "-"], &bytes);
+        let plural = if reported == 1 { "document" } else { "documents" };
+        let unreadable = if reported > 0 { format!("; {reported} unreadable {plural}") } else { String::new() };
+        let s = if objects == 1 { "" } else { "s" };
+        assert_eq!(
+            run.stdout.lines().last(),
+            Some(format!("{objects} HorizontalPodAutoscaler{s}: {objects} valid, 0 invalid{unreadable}; 0 other objects skipped").as_str()),
+            "{name}"
+        );
+    }
+}
+
+/// The files of the corpus kubectl and hpa-lint read alike: all but those our reader refuses
+/// before any YAML is read because they are not UTF-8 text (kubectl reads some of them: go-yaml
+/// decodes UTF-16 and passes invalid UTF-8 on).
+fn read_alike_by_kubectl() -> Vec<PathBuf> {
     const NOT_COMPARED: [&str; 4] =
         ["binary-png.yaml", "bom-utf16le.yaml", "invalid-utf8-latin1.yaml", "invalid-utf8-surrogate.yaml"];
-    let probe = std::process::Command::new("kubectl").args(["version", "--client"]).output();
-    if !probe.is_ok_and(|o| o.status.success()) {
-        assert!(
-            std::env::var("HPA_REQUIRE_TOOLS").as_deref() != Ok("1"),
-            "kubectl is required (HPA_REQUIRE_TOOLS=1) but missing"
-        );
-        return;
-    }
-    let files: Vec<PathBuf> =
-        corpus_files().into_iter().filter(|p| !NOT_COMPARED.contains(&name_of(p).as_str())).collect();
-    // kubectl, a few at a time (each run tries to reach a cluster once the file parses).
-    let kubeconfig = tempfile::NamedTempFile::new().unwrap();
-    let theirs: Vec<Option<String>> = std::thread::scope(|s| {
+    corpus_files().into_iter().filter(|p| !NOT_COMPARED.contains(&name_of(p).as_str())).collect()
+}
+
+/// `per_file` of each file, in order, a few files at a time (a kubectl run takes a while).
+fn each_file_in_parallel<T: Send>(files: &[PathBuf], per_file: impl Fn(&Path) -> T + Sync) -> Vec<T> {
+    std::thread::scope(|s| {
         let handles: Vec<_> = files
             .chunks(files.len().div_ceil(4).max(1))
             .map(|chunk| {
-                let kubeconfig = kubeconfig.path();
-                s.spawn(move || {
-                    chunk
-                        .iter()
-                        .map(|path| {
-                            let out = std::process::Command::new("kubectl")
-                                .args(["create", "--dry-run=client", "--validate=false", "-o", "json", "-f"])
-                                .arg(path)
-                                .env("KUBECONFIG", kubeconfig)
-                                .output()
-                                .unwrap();
-                            let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-                            let prefix = format!("error parsing {}: ", path.display());
-                            stderr.lines().find_map(|l| {
-                                let l = l.strip_prefix("error: ").unwrap_or(l);
-                                l.strip_prefix(&prefix).map(str::to_string)
-                            })
-                        })
-                        .collect::<Vec<_>>()
-                })
+                let per_file = &per_file;
+                s.spawn(move || chunk.iter().map(|path| per_file(path)).collect::<Vec<T>>())
             })
             .collect();
         handles.into_iter().flat_map(|h| h.join().unwrap()).collect()
+    })
+}
+
+/// kubectl's own reading of every file of the corpus (a release hpa-lint targets,
+/// [`kubectl_1_33_or_later`]: `kubectl create --dry-run=client --validate=false -o json -f
+/// FILE`, which parses the file before it needs a cluster): where
+/// it refuses the file (`error parsing FILE: ...`), `hpa-lint validate` refuses it with the
+/// same words, go-yaml's line number included; where it reads the file, so do we.
+///
+/// Not compared: the files [`read_alike_by_kubectl`] leaves out (not UTF-8 text), and the double-quoted
+/// scalar whose continuation lines are not indented (go-yaml accepts it;
+/// saphyr, our parser, does not).
+#[test]
+fn yaml_errors_are_kubectls() {
+    let Some(kubectl) = kubectl_1_33_or_later() else { return };
+    let files = read_alike_by_kubectl();
+    // Each run tries to reach a cluster once the file parses.
+    let kubeconfig = tempfile::NamedTempFile::new().unwrap();
+    let theirs: Vec<Option<String>> = each_file_in_parallel(&files, |path| {
+        let out = std::process::Command::new(&kubectl)
+            .args(["create", "--dry-run=client", "--validate=false", "-o", "json", "-f"])
+            .arg(path)
+            .env("KUBECONFIG", kubeconfig.path())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        let prefix = format!("error parsing {}: ", path.display());
+        stderr.lines().find_map(|l| {
+            let l = l.strip_prefix("error: ").unwrap_or(l);
+            l.strip_prefix(&prefix).map(str::to_string)
+        })
     });
     let mut mismatches = Vec::new();
     for (path, theirs) in files.iter().zip(theirs) {
@@ -362,4 +385,216 @@ fn yaml_errors_are_kubectls() {
         }
     }
     assert!(mismatches.is_empty(), "YAML errors that differ from kubectl's:\n{}", mismatches.join("\n"));
+}
+
+/// A kubectl of a release hpa-lint targets (1.33 or later), or `None` (the test skips, or
+/// fails under `HPA_REQUIRE_TOOLS`): `kubectl` itself, or, where it is older (the Google Cloud
+/// SDK's `kubectl` is a 1.32 dispatcher), the newest `kubectl.1.N` beside it. The releases
+/// read a file that starts with a JSON object and goes on with something else differently:
+/// 1.32 stops at the first byte that is not JSON, 1.33 reads on in YAML.
+fn kubectl_1_33_or_later() -> Option<PathBuf> {
+    if !hpa_test_tools::tool("kubectl", &["version", "--client"]) {
+        return None;
+    }
+    let minor = |program: &Path| -> Option<u32> {
+        let out = std::process::Command::new(program).args(["version", "--client", "-o", "json"]).output().ok()?;
+        let version: Value = serde_json::from_slice(&out.stdout).ok()?;
+        version["clientVersion"]["minor"].as_str()?.trim_end_matches('+').parse().ok()
+    };
+    let path = std::env::var_os("PATH")?;
+    let kubectl = std::env::split_paths(&path).map(|dir| dir.join("kubectl")).find(|p| p.is_file())?;
+    let mut candidates = vec![kubectl.clone()];
+    if let Some(dir) = fs::canonicalize(&kubectl).ok().as_deref().and_then(Path::parent)
+        && let Ok(entries) = fs::read_dir(dir)
+    {
+        let release = |p: &PathBuf| name_of(p).strip_prefix("kubectl.1.").and_then(|m| m.parse::<u32>().ok());
+        let mut beside: Vec<PathBuf> = entries.map(|e| e.unwrap().path()).filter(|p| release(p).is_some()).collect();
+        beside.sort_by_key(|p| std::cmp::Reverse(release(p)));
+        candidates.extend(beside);
+    }
+    let found = candidates.into_iter().find(|p| minor(p).is_some_and(|m| m >= 33));
+    if found.is_none() {
+        hpa_test_tools::missing("kubectl 1.33 or later (`kubectl` or a `kubectl.1.N` beside it)");
+    }
+    found
+}
+
+/// Files that start with a JSON object and go on with something else (another object, with or
+/// without `---` between them, YAML, junk), or YAML with a separator line kubectl refuses after
+/// documents it reads: kubectl (1.33 or later, `kubectl label --local -f FILE x=y -o json`,
+/// which needs no cluster) prints the objects it reads before it stops, and hpa-lint reads the
+/// same objects, and fails where kubectl fails, in its words (`error parsing FILE: ...`). What
+/// kubectl reads but cannot decode as an object (`unable to decode`: junk after an object,
+/// read as a YAML string) is a document that is not an object in ours.
+#[test]
+fn json_followed_by_more_is_read_as_kubectl_reads_it() {
+    const FILES: [&str; 19] = [
+        "bom-utf8.json",
+        "json-after-comment.json",
+        "json-after-white-space.json",
+        "json-array.json",
+        "json-back-to-back.json",
+        "json-escaped-surrogates.json",
+        "json-extra-brace.json",
+        "json-list-then-yaml.json",
+        "json-separator-json.json",
+        "json-stream-then-yaml.json",
+        "json-stream.json",
+        "json-then-broken-yaml.json",
+        "json-then-values.json",
+        "json-then-yaml-then-error.json",
+        "json-then-yaml.json",
+        "json-trailing-commas.json",
+        "json-trailing-garbage.json",
+        "json-truncated.json",
+        "yaml-separator-with-content-after-documents.yaml",
+    ];
+    let Some(kubectl) = kubectl_1_33_or_later() else { return };
+    for name in FILES {
+        let path = corpus_dir().join(name);
+        let parsed = hpa_lint::source::parse(&fs::read_to_string(&path).unwrap());
+        // kubectl visits the items of a List.
+        let (ours, not_objects): (Vec<Value>, Vec<Value>) = parsed
+            .documents
+            .iter()
+            .map(|d| d.root().to_json())
+            .flat_map(|v| match v["kind"] == "List" {
+                true => v["items"].as_array().cloned().unwrap_or_default(),
+                false => vec![v],
+            })
+            .partition(Value::is_object);
+        let out = std::process::Command::new(&kubectl)
+            .args(["label", "--local", "x=y", "-o", "json", "-f"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        let theirs: Vec<Value> = serde_json::Deserializer::from_slice(&out.stdout)
+            .into_iter::<Value>()
+            .map(|object| {
+                let mut object = object.unwrap();
+                let labels = object["metadata"]["labels"].as_object_mut().unwrap();
+                assert_eq!(labels.remove("x"), Some("y".into()));
+                if labels.is_empty() {
+                    object["metadata"].as_object_mut().unwrap().remove("labels");
+                }
+                object
+            })
+            .collect();
+        assert_eq!(ours, theirs, "{name}: the objects read");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let prefix = format!("error: error parsing {}: ", path.display());
+        let their_error = stderr.lines().find_map(|l| l.strip_prefix(&prefix));
+        assert_eq!(parsed.error.as_ref().map(|e| e.message.as_str()), their_error, "{name}: the error");
+        assert_eq!(!not_objects.is_empty(), stderr.contains("unable to decode"), "{name}: {stderr}");
+    }
+}
+
+/// Documents kubectl reads but cannot decode as an object (a scalar that is not null, a
+/// sequence; YAML or JSON, e.g. junk after a JSON object), for every file of the corpus that
+/// both read alike: what kubectl 1.33+ says after `unable to decode "FILE": ` for each (`kubectl
+/// label --local -f FILE x=y -o name`, which needs no cluster, goes on after each) is, in
+/// order, what [`hpa_lint::input::undecodable`] says of our documents; and `hpa-lint validate`
+/// reports exactly those (`NotAnObject`) when the file holds a Kubernetes object, and none when
+/// it holds none (kubectl refuses a playbook or a data array too; a linter that scans
+/// repositories must not). Empty documents, comments and `null` are skipped by both.
+#[test]
+fn documents_kubectl_cannot_decode_are_reported_in_its_words() {
+    let Some(kubectl) = kubectl_1_33_or_later() else { return };
+    let files = read_alike_by_kubectl();
+    // kubectl's words for each document it cannot decode as an object.
+    let theirs: Vec<Vec<String>> = each_file_in_parallel(&files, |path| {
+        let out = std::process::Command::new(&kubectl)
+            .args(["label", "--local", "x=y", "-o", "name", "-f"])
+            .arg(path)
+            .output()
+            .unwrap();
+        let prefix = format!("unable to decode {:?}: ", path.display().to_string());
+        String::from_utf8_lossy(&out.stderr)
+            .lines()
+            .filter_map(|l| l.strip_prefix("error: ").unwrap_or(l).strip_prefix(&prefix))
+            // A mapping kubectl refuses (`Object 'Kind' is missing in ...`) is another matter.
+            .filter(|m| m.ends_with("into Go value of type unstructured.detector"))
+            .map(str::to_string)
+            .collect()
+    });
+    let mut mismatches = Vec::new();
+    let mut compared = 0;
+    for (path, theirs) in files.iter().zip(theirs) {
+        let name = name_of(path);
+        let text = fs::read_to_string(path).unwrap();
+        let parsed = hpa_lint::source::parse(&text);
+        let ours: Vec<String> =
+            parsed.documents.iter().filter_map(|d| hpa_lint::input::undecodable(d.root())).map(String::from).collect();
+        if ours != theirs {
+            mismatches.push(format!(
+                "{name}: the documents kubectl cannot decode\n  kubectl:  {theirs:?}\n  hpa-lint: {ours:?}"
+            ));
+        }
+        let reported: Vec<String> = entries(&validate(text.as_bytes()))
+            .iter()
+            .flat_map(|e| e["errors"].as_array().cloned().unwrap_or_default())
+            .filter(|err| err["type"] == "NotAnObject")
+            .map(|err| err["message"].as_str().unwrap_or_default().to_string())
+            .collect();
+        // A Kubernetes object: a mapping with `apiVersion` or `kind`.
+        let holds_object =
+            parsed.documents.iter().any(|d| d.root().get("apiVersion").is_some() || d.root().get("kind").is_some());
+        let expected = if holds_object { theirs.clone() } else { Vec::new() };
+        if reported != expected {
+            mismatches.push(format!(
+                "{name}: hpa-lint validate reports {reported:?}, expected {expected:?} (kubectl: {theirs:?})"
+            ));
+        }
+        compared += usize::from(!theirs.is_empty());
+    }
+    assert!(mismatches.is_empty(), "documents kubectl cannot decode, read otherwise:\n{}", mismatches.join("\n"));
+    // The corpus holds these shapes (yaml-scalar-documents, yaml-sequence-documents,
+    // json-then-values, json-trailing-garbage, json-array, yaml-no-objects).
+    assert!(compared >= 6, "only {compared} files with documents kubectl cannot decode");
+}
+
+/// A JSON manifest with `\u` escapes of UTF-16 surrogates (`json-escaped-surrogates.json`):
+/// kubectl reads it with `encoding/json` (`YAMLOrJSONDecoder` takes a text that starts with
+/// `{` for JSON), which makes an escaped pair its character and a lone surrogate U+FFFD, and
+/// so does hpa-lint. kubectl's reading is what `kubectl create --dry-run=client -o json -f
+/// FILE` prints, with the test API server for discovery (it adds the context's namespace). The same escapes in YAML (`yaml-escaped-surrogate-pair.yaml`,
+/// `escaped-nul-and-surrogate.yaml`) are refused by both, in go-yaml's words
+/// ([`yaml_errors_are_kubectls`]).
+#[test]
+fn json_surrogate_escapes_are_read_as_kubectl_reads_them() {
+    let path = corpus_dir().join("json-escaped-surrogates.json");
+    let ours: Vec<Value> = hpa_lint::source::parse(&fs::read_to_string(&path).unwrap())
+        .documents
+        .iter()
+        .map(|d| d.root().to_json())
+        .collect();
+    // What kubectl (1.32 and 1.33) printed for the annotations.
+    let annotations: Vec<&Value> = ours.iter().map(|o| &o["metadata"]["annotations"]).collect();
+    assert_eq!(
+        annotations,
+        [
+            &serde_json::json!({"team": "payments \u{1f4b3}", "lone": "high \u{fffd}, low \u{fffd}, twice \u{fffd}\u{fffd}",
+                "escaped": "\\ud800 is text"}),
+            &serde_json::json!({"owner": "\u{1f680} \u{1f680}"})
+        ]
+    );
+    let Some(kubectl) = kubectl_1_33_or_later() else { return };
+    let cluster = hpa_tests::apiserver::LiveCluster::start();
+    let out = std::process::Command::new(kubectl)
+        .args(["create", "--dry-run=client", "--validate=false", "-o", "json", "-f"])
+        .arg(&path)
+        .env("KUBECONFIG", &cluster.kubeconfig)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "kubectl create --dry-run=client: {}", String::from_utf8_lossy(&out.stderr));
+    let theirs: Vec<Value> = serde_json::Deserializer::from_slice(&out.stdout)
+        .into_iter::<Value>()
+        .map(|object| {
+            let mut object = object.unwrap();
+            assert_eq!(object["metadata"].as_object_mut().unwrap().remove("namespace"), Some("shop".into()));
+            object
+        })
+        .collect();
+    assert_eq!(theirs.len(), 2);
+    assert_eq!(ours, theirs);
 }

@@ -69,6 +69,7 @@ use tokio::net::TcpStream;
 use tokio_rustls::TlsConnector;
 
 use hpa_webhook::cli::parse_duration;
+use hpa_webhook::review::hpa_review as review;
 
 /// Steady mixed load on hpa-webhook with checks that follow a timeline of rotations.
 #[derive(Debug, Parser)]
@@ -584,32 +585,6 @@ fn build(case: &'static str, rng: &mut Rng, uid: &str, max_body: usize, oversize
     };
     let body = serde_json::to_vec(&review).map(Bytes::from).unwrap_or_default();
     Prepared { case, category, path, body, streamed: false, expect }
-}
-
-/// An AdmissionReview for an HPA, shaped as kube-apiserver sends it.
-fn review(uid: &str, operation: &str, object: &Value, old: Option<&Value>) -> Value {
-    let version =
-        object["apiVersion"].as_str().unwrap_or("autoscaling/v2").trim_start_matches("autoscaling/").to_string();
-    let source = if object.is_null() { old.unwrap_or(object) } else { object };
-    json!({
-        "apiVersion": "admission.k8s.io/v1",
-        "kind": "AdmissionReview",
-        "request": {
-            "uid": uid,
-            "kind": {"group": "autoscaling", "version": version, "kind": "HorizontalPodAutoscaler"},
-            "resource": {"group": "autoscaling", "version": version, "resource": "horizontalpodautoscalers"},
-            "requestKind": {"group": "autoscaling", "version": version, "kind": "HorizontalPodAutoscaler"},
-            "requestResource": {"group": "autoscaling", "version": version, "resource": "horizontalpodautoscalers"},
-            "name": source["metadata"]["name"],
-            "namespace": source["metadata"]["namespace"],
-            "operation": operation,
-            "userInfo": {"username": "kubernetes-admin", "groups": ["system:masters", "system:authenticated"]},
-            "object": object,
-            "oldObject": old.cloned().unwrap_or(Value::Null),
-            "dryRun": false,
-            "options": {"kind": if operation == "UPDATE" { "UpdateOptions" } else { "CreateOptions" }, "apiVersion": "meta.k8s.io/v1"}
-        }
-    })
 }
 
 /// A v2 HPA as a user writes it (before defaulting).

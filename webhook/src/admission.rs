@@ -690,8 +690,7 @@ mod tests {
 
     /// The AdmissionReview of a CREATE of `object`.
     fn review_of(object: &Value) -> Value {
-        json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
-            "request": serde_json::from_str::<Value>(&review_request(&object.to_string())).unwrap()})
+        crate::review::hpa_review("u", "CREATE", object, None)
     }
 
     /// The warnings of a review's response.

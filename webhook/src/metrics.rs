@@ -166,6 +166,7 @@ pub struct Metrics {
     context_broken: Family<ResourceLabels, Gauge<f64, AtomicU64>>,
     stale_views: Family<EndpointLabels, Counter>,
     context_left_out: Family<LeftOutLabels, Gauge>,
+    context_ignored_fields: Family<ResourceLabels, Gauge>,
     findings: Family<RuleLabels, Counter>,
 }
 
@@ -240,6 +241,12 @@ impl Metrics {
             "HPAs left out of the context cache because hpa-core cannot read them (their cross-object checks do not run), by reason",
             context_left_out.clone(),
         );
+        let context_ignored_fields = Family::<ResourceLabels, Gauge>::default();
+        registry.register(
+            "context_ignored_fields",
+            "HPAs in the context cache with fields the selected Kubernetes release's types do not have (ignored, as that release's controller ignores them; each logged once)",
+            context_ignored_fields.clone(),
+        );
         let stale_views = Family::<EndpointLabels, Counter>::default();
         registry.register(
             "context_stale_views",
@@ -265,6 +272,7 @@ impl Metrics {
             context_broken,
             stale_views,
             context_left_out,
+            context_ignored_fields,
             findings,
         }
     }
@@ -289,6 +297,11 @@ impl Metrics {
                 self.context_left_out.get_or_create(&labels).set(i64::try_from(*n).unwrap_or(i64::MAX));
             }
             let labels = ResourceLabels { resource: w.kind.resource() };
+            if w.kind == hpa_cluster::kinds::HPA {
+                self.context_ignored_fields
+                    .get_or_create(&labels)
+                    .set(i64::try_from(w.ignored_fields).unwrap_or(i64::MAX));
+            }
             self.context_objects.get_or_create(&labels).set(i64::try_from(w.objects).unwrap_or(i64::MAX));
             self.context_synced.get_or_create(&labels).set(i64::from(w.synced));
             self.context_refused.get_or_create(&labels).set(i64::from(w.phase == Phase::Forbidden));
@@ -362,7 +375,7 @@ mod tests {
     #[test]
     fn hpas_left_out_of_the_cache_are_counted_by_reason_and_uncounted_once_gone() {
         let m = Metrics::new();
-        let hpas = |left_out: Vec<(&'static str, usize)>| WatchStatus {
+        let hpas = |left_out: Vec<(&'static str, usize)>, ignored_fields: usize| WatchStatus {
             kind: hpa_cluster::kinds::HPA,
             phase: Phase::Synced,
             synced: true,
@@ -371,18 +384,21 @@ mod tests {
             broken_for: None,
             error: None,
             left_out,
+            ignored_fields,
         };
-        m.set_watches(&[hpas(vec![("InvalidValue", 2), ("Unconvertible", 1)])]);
+        m.set_watches(&[hpas(vec![("InvalidValue", 2), ("Unconvertible", 1)], 4)]);
         let text = m.render();
         for line in [
             "hpa_webhook_context_left_out{resource=\"horizontalpodautoscalers.autoscaling\",reason=\"InvalidValue\"} 2",
             "hpa_webhook_context_left_out{resource=\"horizontalpodautoscalers.autoscaling\",reason=\"Unconvertible\"} 1",
+            "hpa_webhook_context_ignored_fields{resource=\"horizontalpodautoscalers.autoscaling\"} 4",
         ] {
             assert!(text.lines().any(|l| l == line), "missing {line:?} in\n{text}");
         }
         // Fixed: the reason is no longer reported.
-        m.set_watches(&[hpas(vec![("InvalidValue", 1)])]);
+        m.set_watches(&[hpas(vec![("InvalidValue", 1)], 0)]);
         let text = m.render();
+        assert!(text.lines().any(|l| l == "hpa_webhook_context_ignored_fields{resource=\"horizontalpodautoscalers.autoscaling\"} 0"), "{text}");
         assert!(!text.contains("Unconvertible"), "{text}");
         assert!(text.lines().any(|l| l.ends_with("reason=\"InvalidValue\"} 1")), "{text}");
     }

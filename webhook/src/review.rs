@@ -11,6 +11,7 @@ use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
+use serde_json::{Value, json};
 
 /// `apiVersion` of the reviews this server answers.
 pub const API_VERSION: &str = "admission.k8s.io/v1";
@@ -187,6 +188,51 @@ pub fn parse(body: &[u8]) -> Result<Request<'_>, Rejection> {
             _ => Err(Rejection::BadRequest(format!("malformed AdmissionRequest without a uid: {e}"))),
         },
     }
+}
+
+// === a request, as kube-apiserver sends one ===
+
+/// An `admission.k8s.io/v1` AdmissionReview of `operation` (`CREATE`, `UPDATE`, `DELETE`,
+/// `CONNECT`) on the HPA `object` (`old` is `oldObject`), shaped as kube-apiserver sends it
+/// (`CreateV1AdmissionReview` in `k8s.io/apiserver/pkg/admission/plugin/webhook/request/
+/// admissionreview.go`): the HPA's group, version and resource in `kind`, `resource` and their
+/// `request*` twins, its name and namespace (from `old` when `object` is null, as on
+/// `DELETE`; `default` when it names none), a cluster admin's `userInfo`, and the options of a
+/// `kubectl apply`. Not used by the server: what the tests, `examples/soak_client.rs` and
+/// other clients of a running webhook send, with fields changed where a case needs it.
+pub fn hpa_review(uid: &str, operation: &str, object: &Value, old: Option<&Value>) -> Value {
+    let version = object["apiVersion"].as_str().unwrap_or("autoscaling/v2").trim_start_matches("autoscaling/");
+    let source = if object.is_null() { old.unwrap_or(object) } else { object };
+    let namespace = source["metadata"]["namespace"].as_str().unwrap_or("default");
+    let (kind, resource) = ("HorizontalPodAutoscaler", "horizontalpodautoscalers");
+    json!({
+        "apiVersion": API_VERSION,
+        "kind": KIND,
+        "request": {
+            "uid": uid,
+            "kind": {"group": "autoscaling", "version": version, "kind": kind},
+            "resource": {"group": "autoscaling", "version": version, "resource": resource},
+            "requestKind": {"group": "autoscaling", "version": version, "kind": kind},
+            "requestResource": {"group": "autoscaling", "version": version, "resource": resource},
+            "name": source["metadata"]["name"],
+            "namespace": namespace,
+            "operation": operation,
+            "userInfo": {
+                "username": "kubernetes-admin",
+                "uid": "aws-iam-authenticator:123",
+                "groups": ["system:masters", "system:authenticated"]
+            },
+            "object": object,
+            "oldObject": old.cloned().unwrap_or(Value::Null),
+            "dryRun": false,
+            "options": {
+                "kind": if operation == "UPDATE" { "UpdateOptions" } else { "CreateOptions" },
+                "apiVersion": "meta.k8s.io/v1",
+                "fieldManager": "kubectl-client-side-apply",
+                "fieldValidation": "Strict"
+            }
+        }
+    })
 }
 
 // === the response ===

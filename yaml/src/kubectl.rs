@@ -12,11 +12,16 @@
 //!   a scanner error's from 1, and names no line when the count is 0): [`go_yaml_error`]
 //!   maps saphyr's error to go-yaml's message and line;
 //! - a separator line followed by anything but a comment is refused (`invalid Yaml document
-//!   separator`);
+//!   separator`), where `YAMLReader` meets it: the documents before the one it would end are
+//!   read;
 //! - what follows a `...` document end inside a piece is never read;
 //! - go-yaml refuses control characters anywhere, YAML versions other than 1.1, keys that
 //!   are sequences or mappings (`invalid map key`), merge keys whose value is not a mapping
-//!   or a list of them, and `json.Marshal` refuses NaN and the infinities.
+//!   or a list of them, and `json.Marshal` refuses NaN and the infinities;
+//! - a text that starts with `{` is a stream of JSON values, read by `encoding/json`: `\u`
+//!   escapes of UTF-16 surrogates, which YAML refuses, are its characters and U+FFFD
+//!   ([`JsonForSaphyr`]); where a value does not read after none or one, kubectl (1.33 and
+//!   later) reads on in YAML ([`json_stream`]).
 
 use std::fmt::Write as _;
 
@@ -25,26 +30,155 @@ use crate::{Mark, Node, NodeKind, Scalar};
 /// The prefix kubectl puts before a go-yaml error (after `error parsing FILE: `).
 pub(crate) const YAML_TO_JSON: &str = "error converting YAML to JSON: ";
 
-/// One of kubectl's documents: the text between two separator lines.
+/// One of kubectl's documents: the text between two separator lines (or one JSON value).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Piece<'a> {
-    /// Its text (whole lines).
+    /// Its text (whole lines), as the parser reads it.
     pub text: &'a str,
     /// Where it starts in the file.
     pub start: Mark,
     /// The separator line kubectl dropped before it, if any.
     pub separator: Option<Mark>,
+    /// Where `text` is shorter than the file's text ([`JsonForSaphyr`]), in order.
+    pub shorter: &'a [Shorter],
 }
 
 impl Piece<'_> {
     /// A mark of this piece's text as a mark of the file.
     pub fn absolute(&self, m: Mark) -> Mark {
+        let m = self.as_written(m);
         Mark {
             index: m.index.saturating_add(self.start.index),
             line: m.line.saturating_add(self.start.line).saturating_sub(1),
             col: if m.line <= 1 { m.col.saturating_add(self.start.col) } else { m.col },
         }
     }
+
+    /// A mark of `text` as a mark of the piece as written (the same unless it is
+    /// [`shorter`](Self::shorter)).
+    fn as_written(&self, m: Mark) -> Mark {
+        if self.shorter.is_empty() {
+            return m;
+        }
+        // Sorted by index, so by line too: those before the mark, and of them, those on its line.
+        let before = self.shorter.partition_point(|s| s.index < m.index);
+        let on_line = before - self.shorter[..before].partition_point(|s| s.line < m.line);
+        let by = |n: usize| u32::try_from(n).unwrap_or(u32::MAX).saturating_mul(Shorter::BY);
+        Mark { index: m.index.saturating_add(by(before)), line: m.line, col: m.col.saturating_add(by(on_line)) }
+    }
+
+    /// The character of the piece as written at the file's character `index`, read in `text`.
+    pub fn char_at(&self, index: u32) -> Option<char> {
+        let mut at = index.saturating_sub(self.start.index);
+        // A shortening at `s.index` of `text` was at `s.index + BY * (those before it)` as written.
+        let mut k = 0u32;
+        for s in self.shorter {
+            if s.index.saturating_add(Shorter::BY.saturating_mul(k)) >= at {
+                break;
+            }
+            k += 1;
+        }
+        at = at.saturating_sub(Shorter::BY.saturating_mul(k));
+        self.text.chars().nth(at as usize)
+    }
+}
+
+/// A place where a piece's text, as read, is [`Shorter::BY`] characters shorter than as
+/// written: an escaped UTF-16 surrogate pair (`\ud83d\ude00`, 12 characters) that YAML spells
+/// `\U0001f600` (10).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Shorter {
+    /// Character index in the text as read where the shorter spelling starts.
+    index: u32,
+    /// Its line (1-based, as saphyr counts lines).
+    line: u32,
+}
+
+impl Shorter {
+    /// Characters fewer.
+    const BY: u32 = 2;
+}
+
+/// A JSON value's text rewritten so that saphyr, a YAML parser, reads the strings
+/// `encoding/json` reads (kubectl decodes a JSON manifest with it). YAML refuses a `\u` escape
+/// of a UTF-16 surrogate (go-yaml and saphyr alike: `found invalid Unicode character escape
+/// code`), where JSON reads an escaped pair as the character it encodes and Go's `unquote`
+/// makes a lone one U+FFFD. So a lone one is written `\ufffd`
+/// ([`hpa_core::go::replace_lone_surrogates`], the same length), and a pair as YAML's
+/// `\U` escape of its character, two characters shorter: marks of the text read map back to
+/// the file through [`Piece::shorter`].
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct JsonForSaphyr {
+    /// The text saphyr reads.
+    pub text: String,
+    /// Where it is shorter than written.
+    pub shorter: Vec<Shorter>,
+}
+
+impl JsonForSaphyr {
+    /// The rewritten text of a JSON value, or `None` when it has no escaped surrogate (nearly
+    /// every one: then it is read as written).
+    pub fn of(json: &str) -> Option<JsonForSaphyr> {
+        memchr::memmem::find(json.as_bytes(), b"\\u")?;
+        let lone_replaced = hpa_core::go::replace_lone_surrogates(json);
+        let text = lone_replaced.as_deref().unwrap_or(json);
+        let (pairs, shorter) = surrogate_pairs_as_yaml(text);
+        match (pairs, lone_replaced) {
+            (Some(text), _) => Some(JsonForSaphyr { text, shorter }),
+            (None, Some(text)) => Some(JsonForSaphyr { text, shorter }),
+            (None, None) => None,
+        }
+    }
+}
+
+/// `text` (JSON, every surrogate escape in it part of a pair) with each escaped pair written
+/// as YAML's `\U` escape of its character, and where it got shorter; `None` when there is none.
+/// Outside strings JSON has no backslash, so every backslash starts an escape.
+fn surrogate_pairs_as_yaml(text: &str) -> (Option<String>, Vec<Shorter>) {
+    let bytes = text.as_bytes();
+    let unit = |at: usize| -> Option<u32> {
+        let escape = bytes.get(at..at + 6)?;
+        if escape[0] != b'\\' || escape[1] != b'u' {
+            return None;
+        }
+        u32::from_str_radix(std::str::from_utf8(&escape[2..]).ok()?, 16).ok()
+    };
+    let (mut out, mut shorter) = (None::<String>, Vec::new());
+    // Characters and lines of `text` up to `counted`, the way saphyr counts them (a line ends
+    // at `\n`, `\r\n` or a lone `\r`).
+    let (mut counted, mut chars, mut line, mut after_cr) = (0usize, 0u32, 1u32, false);
+    let (mut i, mut copied) = (0usize, 0usize);
+    while let Some(found) = memchr::memchr(b'\\', &bytes[i..]) {
+        i += found;
+        let (Some(high @ 0xD800..=0xDBFF), Some(low @ 0xDC00..=0xDFFF)) = (unit(i), unit(i + 6)) else {
+            // Another escape (`\"`, `\\`, `\u0041`, ...): its second byte starts none.
+            i += 2;
+            continue;
+        };
+        for &b in &bytes[counted..i] {
+            if (b as i8) >= -0x40 {
+                chars += 1;
+            }
+            if b == b'\n' && !after_cr || b == b'\r' {
+                line += 1;
+            }
+            after_cr = b == b'\r';
+        }
+        counted = i;
+        let c = 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00);
+        let o = out.get_or_insert_with(|| String::with_capacity(text.len()));
+        o.push_str(&text[copied..i]);
+        let _ = write!(o, "\\U{c:08x}");
+        // The index in the text as read: those before this one were shorter already.
+        let index = chars.saturating_sub(Shorter::BY.saturating_mul(u32::try_from(shorter.len()).unwrap_or(u32::MAX)));
+        shorter.push(Shorter { index, line });
+        i += 12;
+        copied = i;
+    }
+    if let Some(o) = out.as_mut() {
+        o.push_str(&text[copied..]);
+    }
+    (out, shorter)
 }
 
 /// kubectl's pieces of a file, and whether they are exactly its YAML documents.
@@ -56,10 +190,15 @@ pub(crate) struct Pieces<'a> {
     /// (go-yaml stops a piece there) or `%` (a directive belongs to the piece before the
     /// `---`), and no carriage return or character go-yaml refuses.
     pub one_stream: bool,
+    /// The separator line kubectl refuses, with where it is and its words: `YAMLReader` meets
+    /// it while reading the document the line would end, so the pieces before that one are
+    /// read and that one is not.
+    pub error: Option<(Mark, String)>,
 }
 
-/// The pieces of a file, or the separator kubectl refuses (with where it is and its words).
-pub(crate) fn pieces(text: &str) -> Result<Pieces<'_>, (Mark, String)> {
+/// The pieces of a file up to the first separator kubectl refuses, if any (`YAMLReader.Read`
+/// of `k8s.io/apimachinery/pkg/util/yaml`).
+pub(crate) fn pieces(text: &str) -> Pieces<'_> {
     let bytes = text.as_bytes();
     // Nearly every file: the check for characters go-yaml refuses is then done, and marks
     // are found without looking at characters.
@@ -80,10 +219,11 @@ pub(crate) fn pieces(text: &str) -> Result<Pieces<'_>, (Mark, String)> {
         let here = counter.mark(text, line_start);
         let trimmed = rest.trim();
         if !trimmed.is_empty() && !trimmed.starts_with('#') {
-            return Err((here, format!("invalid Yaml document separator: {trimmed}")));
+            let error = Some((here, format!("invalid Yaml document separator: {trimmed}")));
+            return Pieces { pieces: out, one_stream: false, error };
         }
         if line_start > start {
-            out.push(Piece { text: &text[start..line_start], start: start_mark, separator });
+            out.push(Piece { text: &text[start..line_start], start: start_mark, separator, shorter: &[] });
             separator = Some(here);
             start = line_end;
             start_mark = counter.mark(text, line_end);
@@ -92,42 +232,108 @@ pub(crate) fn pieces(text: &str) -> Result<Pieces<'_>, (Mark, String)> {
         // the one dropped before it, if any, still started a document in the YAML stream).
     }
     if start < text.len() {
-        out.push(Piece { text: &text[start..], start: start_mark, separator });
+        out.push(Piece { text: &text[start..], start: start_mark, separator, shorter: &[] });
     }
     let one_stream = !line_start(b"...")
         && !line_start(b"%")
         && (plain || (memchr::memchr(b'\r', bytes).is_none() && control_character(text).is_none()));
-    Ok(Pieces { pieces: out, one_stream })
+    Pieces { pieces: out, one_stream, error: None }
 }
 
-/// The values of a JSON stream (kubectl's `YAMLOrJSONDecoder` reads a text that starts with
-/// `{` with `json.Decoder`), each a piece; or the stream's syntax error, in kubectl's words
-/// (`json: offset 96: invalid character '}' looking for beginning of object key string`,
-/// `unexpected EOF`).
-pub(crate) fn json_values(text: &str) -> Result<Vec<Piece<'_>>, (Mark, String)> {
+/// How kubectl reads a text that starts with `{` (`YAMLOrJSONDecoder` of
+/// `k8s.io/apimachinery/pkg/util/yaml`, as of Kubernetes 1.33; `StreamVisitor` of
+/// `k8s.io/cli-runtime/pkg/resource` decodes object after object, and stops at the first error).
+///
+/// It reads JSON values with `encoding/json`'s `Decoder`, value after value (`{..}{..}`,
+/// `{..}\n{..}`). Where a value does not read: after two values or more the text is a JSON
+/// stream, and `Decoder`'s error ends it (`invalid character '-' in numeric literal`, without
+/// an offset). After none or one, kubectl reads the rest as YAML instead, from the end of the
+/// value read (or the start): `consumeWhitespace` skips white space up to and including the
+/// first line break, and gives up (the text ends, with the JSON error) when fewer than 4 bytes
+/// are left or it meets U+FFFD (Go's `utf8.RuneError`). If the first YAML document does not
+/// read either, the JSON error is kubectl's (`json: offset 65: invalid character '-' in
+/// numeric literal`, `unexpected EOF`); past it, YAML's errors are. So `{..}\n---\nyaml`,
+/// `{..}\n---\n{..}` and `{..} trailing junk` read the object and then YAML; `{"a": 1,}`
+/// (JSON refuses the trailing comma) reads as YAML.
+#[derive(Debug)]
+pub(crate) struct JsonStream<'a> {
+    /// The JSON values read, each a piece.
+    pub values: Vec<Piece<'a>>,
+    /// What follows them.
+    pub then: AfterJson,
+}
+
+/// What kubectl does after the JSON values of a text ([`JsonStream`]).
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum AfterJson {
+    /// Nothing: the values are all the text (white space aside).
+    End,
+    /// It stops with this error, at this mark.
+    Error(Mark, String),
+    /// It reads the text from the byte offset `from` (at the mark `at`) as YAML; where the
+    /// first YAML document does not read, it stops with `error` (the JSON error) instead.
+    Yaml { from: usize, at: Mark, error: (Mark, String) },
+}
+
+/// The values of a text that starts with `{`, and what kubectl does after them ([`JsonStream`]).
+pub(crate) fn json_stream(text: &str) -> JsonStream<'_> {
     use hpa_core::api::decode::Source;
     use hpa_core::api::decode::json::JsonSource;
-    let mut out = Vec::new();
+    let mut values = Vec::new();
     let mut counter = Counter::default();
     let mut source = JsonSource::new(text);
+    // Where the last value read ends (`Decoder.InputOffset`).
+    let mut after = 0usize;
     loop {
         let at = source.offset() + text[source.offset()..].len()
             - text[source.offset()..].trim_start_matches([' ', '\t', '\n', '\r']).len();
         if at >= text.len() {
-            return Ok(out);
+            return JsonStream { values, then: AfterJson::End };
         }
-        if let Err(e) = source.skip() {
-            let offset = e.offset.unwrap_or(text.len()).min(text.len());
-            let message = if e.message == "unexpected end of JSON input" {
-                "unexpected EOF".to_string()
-            } else {
-                format!("json: offset {}: {}", offset + 1, e.message)
-            };
-            return Err((counter.mark(text, offset), message));
+        let Err(e) = source.skip() else {
+            let start = counter.mark(text, at);
+            values.push(Piece { text: &text[at..source.offset()], start, separator: None, shorter: &[] });
+            after = source.offset();
+            continue;
+        };
+        let offset = e.offset.unwrap_or(text.len()).min(text.len());
+        // `io.ErrUnexpectedEOF` is not a `SyntaxError`: it says no offset.
+        let (bare, wrapped) = if e.message == "unexpected end of JSON input" {
+            ("unexpected EOF".to_string(), "unexpected EOF".to_string())
+        } else {
+            (e.message.clone(), format!("json: offset {}: {}", offset + 1, e.message))
+        };
+        let mark = counter.mark(text, offset);
+        if values.len() > 1 {
+            return JsonStream { values, then: AfterJson::Error(mark, bare) };
         }
-        let start = counter.mark(text, at);
-        out.push(Piece { text: &text[at..source.offset()], start, separator: None });
+        let then = match yaml_after(text, after) {
+            Some(from) => AfterJson::Yaml { from, at: mark_at(text, from), error: (mark, wrapped) },
+            None => AfterJson::Error(mark, wrapped),
+        };
+        return JsonStream { values, then };
     }
+}
+
+/// Where kubectl's YAML reading starts after the JSON read up to the byte offset `after`
+/// (`YAMLOrJSONDecoder.consumeWhitespace`), or `None` where it gives up.
+fn yaml_after(text: &str, after: usize) -> Option<usize> {
+    let mut at = after;
+    for c in text[after..].chars() {
+        // It reads 4 bytes at a time, and gives up where the text has fewer left.
+        if text.len() - at < 4 || c == char::REPLACEMENT_CHARACTER {
+            return None;
+        }
+        // Go's `unicode.IsSpace` is Unicode's White_Space, as `char::is_whitespace` is.
+        if !c.is_whitespace() {
+            return Some(at);
+        }
+        at += c.len_utf8();
+        if c == '\n' {
+            return Some(at);
+        }
+    }
+    None
 }
 
 /// Counts characters, YAML lines and columns up to a byte offset, moving forward only.
@@ -567,32 +773,89 @@ mod tests {
     use super::*;
 
     #[test]
+    fn json_surrogate_escapes_are_rewritten_for_saphyr() {
+        let of = |json: &str| JsonForSaphyr::of(json).map(|r| (r.text, r.shorter));
+        assert_eq!(of(r#"{"a": "\u00e9", "b": "\\ud800"}"#), None, "no surrogate, an escaped backslash");
+        // Lone ones: U+FFFD, as Go's `unquote` reads them; the same length.
+        assert_eq!(
+            of(r#"{"a": "\ud800", "b": "x\uDC00y", "c": "\ud800\u0041"}"#),
+            Some((r#"{"a": "\ufffd", "b": "x\ufffdy", "c": "\ufffd\u0041"}"#.to_string(), vec![]))
+        );
+        // Pairs: YAML's 8-digit escape, two characters shorter, each where the text read has it.
+        let (text, shorter) =
+            of("{\"a\": \"\\ud83d\\ude00\\uD83D\\uDE80\",\r\n \"\\ud800\\ud83d\\ude00\": 1}").unwrap();
+        assert_eq!(text, "{\"a\": \"\\U0001f600\\U0001f680\",\r\n \"\\ufffd\\U0001f600\": 1}");
+        assert_eq!(
+            shorter,
+            [Shorter { index: 7, line: 1 }, Shorter { index: 17, line: 1 }, Shorter { index: 39, line: 2 }]
+        );
+    }
+
+    #[test]
+    fn marks_of_a_shorter_text_map_back_to_the_file() {
+        let json = "{\"a\": \"\\ud83d\\ude00\\ud83d\\ude00 x\",\n \"b\": \"\\ud83d\\ude00\", \"c\": 1}";
+        let r = JsonForSaphyr::of(json).unwrap();
+        let start = Mark { index: 100, line: 5, col: 3 };
+        let piece = Piece { text: &r.text, start, separator: None, shorter: &r.shorter };
+        // Every character of the text read that is not inside a rewritten escape is the same
+        // character of the file.
+        let read: Vec<char> = r.text.chars().collect();
+        let written: Vec<char> = json.chars().collect();
+        let (mut line, mut col) = (1u32, 0u32);
+        for (index, c) in read.iter().enumerate() {
+            let m = piece.as_written(Mark { index: index as u32, line, col });
+            let inside =
+                r.shorter.iter().any(|s| (s.index..s.index + 10).contains(&(index as u32)) && index as u32 != s.index);
+            if !inside {
+                assert_eq!(written[m.index as usize], *c, "{index}");
+                let before = &written[..m.index as usize];
+                let line_start = before.iter().rposition(|c| *c == '\n').map_or(0, |p| p + 1);
+                assert_eq!((m.line, m.col as usize), (line, before.len() - line_start), "{index}");
+                assert_eq!(piece.char_at(m.index + start.index), Some(*c), "{index}");
+            }
+            if *c == '\n' {
+                (line, col) = (line + 1, 0);
+            } else {
+                col += 1;
+            }
+        }
+        let last_line = |t: &str| t.rsplit('\n').next().unwrap().chars().count() as u32;
+        let end = piece.absolute(Mark { index: read.len() as u32, line: 2, col: last_line(&r.text) });
+        assert_eq!(end, Mark { index: 100 + written.len() as u32, line: 6, col: last_line(json) });
+    }
+
+    #[test]
     fn pieces_are_cut_at_separator_lines() {
         let text = "a: 1\n---\nb: 2\n--- # c\r\nc: 3\n";
-        let p = pieces(text).unwrap().pieces;
+        let p = pieces(text).pieces;
         assert_eq!(p.iter().map(|p| p.text).collect::<Vec<_>>(), ["a: 1\n", "b: 2\n", "c: 3\n"]);
         // A separator that starts a document stays in it.
-        let first = pieces("---\na: 1\n---\n---\nb: 2\n").unwrap().pieces;
+        let first = pieces("---\na: 1\n---\n---\nb: 2\n").pieces;
         assert_eq!(first.iter().map(|p| p.text).collect::<Vec<_>>(), ["---\na: 1\n", "---\nb: 2\n"]);
         assert_eq!((first[0].separator, first[1].separator.map(|m| m.line)), (None, Some(3)));
         assert_eq!(p[1].start, Mark { index: 9, line: 3, col: 0 });
         assert_eq!(p[2].start, Mark { index: 23, line: 5, col: 0 });
         assert_eq!(p[2].separator, Some(Mark { index: 14, line: 4, col: 0 }));
-        let (at, message) = pieces("a: 1\n--- {b: 2}\n").unwrap_err();
-        assert_eq!((at.line, message.as_str()), (2, "invalid Yaml document separator: {b: 2}"));
-        assert_eq!(pieces("---\n---\n").unwrap().pieces.len(), 1);
+        // A separator kubectl refuses ends the pieces: the one it would end is not read.
+        let refused = pieces("a: 1\n---\nb: 2\n--- {c: 3}\nd: 4\n");
+        assert_eq!(refused.pieces.iter().map(|p| p.text).collect::<Vec<_>>(), ["a: 1\n"]);
+        let (at, message) = refused.error.unwrap();
+        assert_eq!((at.line, message.as_str()), (4, "invalid Yaml document separator: {c: 3}"));
+        assert!(!refused.one_stream);
+        assert_eq!(pieces("--- x\na: 1\n").pieces.len(), 0);
+        assert_eq!(pieces("---\n---\n").pieces.len(), 1);
     }
 
     #[test]
     fn marks_of_pieces_count_characters_and_lines() {
         let texts = ["a: 1\n---\nb: 2\n--- # c\nc: 3\n---", "é: 1\n---\nb: 2\n", "a: 1\r\n---\r\nb: 2\r\n", "a\n--- #"];
         for text in texts {
-            for p in pieces(text).unwrap().pieces {
+            for p in pieces(text).pieces {
                 let at = p.text.as_ptr() as usize - text.as_ptr() as usize;
                 assert_eq!(p.start, Counter::default().mark(text, at), "{text:?}");
             }
         }
-        let one = |text: &str| pieces(text).unwrap().one_stream;
+        let one = |text: &str| pieces(text).one_stream;
         assert!(one("a: 1\n---\nb: é\n") && one("a:\t1\n"));
         assert!(!one("a: 1\n...\n") && !one("%YAML 1.1\n---\na: 1\n") && !one("a: 1\r\n") && !one("a: \u{7}\n"));
     }
@@ -642,5 +905,27 @@ mod tests {
         let (node, message) = unsupported_float(tree.root()).unwrap();
         assert_eq!(message, "error converting YAML to JSON: json: unsupported value: -Inf");
         assert_eq!(node.span().start.line, 2);
+    }
+
+    #[test]
+    fn yaml_after_json_starts_where_consume_whitespace_stops() {
+        // Past white space, up to and including the first line break.
+        assert_eq!(yaml_after("{}  abcd", 2), Some(4));
+        assert_eq!(yaml_after("{} \t\n  a: 1\n", 2), Some(5));
+        // Not with fewer than 4 bytes left where it looks, nor at U+FFFD.
+        assert_eq!(yaml_after("{} xyz", 2), None);
+        assert_eq!(yaml_after("{}\nab", 2), None);
+        assert_eq!(yaml_after("{}\nabc", 2), Some(3));
+        assert_eq!(yaml_after("{} \u{fffd} abc", 2), None);
+        assert_eq!(yaml_after("{}   ", 2), None);
+        // A value JSON refuses: from the start.
+        assert_eq!(yaml_after("\n {a: 1,}", 0), Some(1));
+        let s = json_stream("{\"a\": 1}{\"b\": 2}\n---\n");
+        assert_eq!(s.values.len(), 2);
+        assert!(
+            matches!(s.then, AfterJson::Error(m, ref e) if m.line == 2 && e == "invalid character '-' in numeric literal")
+        );
+        let s = json_stream("{\"a\": 1}\n---\nb: 2\n");
+        assert!(matches!(s.then, AfterJson::Yaml { from: 9, at: Mark { index: 9, line: 2, col: 0 }, .. }));
     }
 }

@@ -400,7 +400,7 @@ impl<'c> Builder<'c> {
             Some(Frame::Seq { start, .. }) => (*start, false),
             Some(Frame::Map { start, .. }) => (*start, true),
         };
-        let at = piece.text.chars().nth(start.index.saturating_sub(piece.start.index) as usize);
+        let at = piece.char_at(start.index);
         match (map, at) {
             (true, Some('{')) => kubectl::Open::FlowMapping,
             (false, Some('[')) => kubectl::Open::FlowSequence,
@@ -578,29 +578,23 @@ fn build_with(text: &str, limits: Limits, choose: Option<ChooseKeep<'_>>, stream
 
 /// [`build_with`] with the builder given.
 fn build_into(text: &str, limits: Limits, builder: &mut Builder<'_>, stream: bool) -> (Parsed, bool) {
-    let mut out = Parsed::default();
-    // kubectl reads a text that starts with `{` as a stream of JSON values.
-    let json = text.trim_start().starts_with('{');
+    // kubectl's file reader drops a UTF-8 byte order mark before anything reads the text.
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let pieces = if json {
-        kubectl::json_values(text).map(|pieces| (pieces, false))
-    } else {
-        kubectl::pieces(text).map(|p| (p.pieces, p.one_stream))
-    };
-    let (pieces, one_stream) = match pieces {
-        Ok(pieces) => pieces,
-        Err((mark, message)) => {
-            out.error = Some(SyntaxError { mark, message, document: 0 });
-            return (out, true);
-        }
-    };
+    // kubectl reads a text whose first character but white space is `{` as JSON first
+    // (`GuessJSONStream`, which looks at its first 4096 bytes).
+    let space = text.len() - text.trim_start().len();
+    if space < 4096 && text[space..].starts_with('{') {
+        return build_json(text, limits, builder);
+    }
+    let mut out = Parsed::default();
+    let kubectl::Pieces { pieces, one_stream, error } = kubectl::pieces(text);
     let mut from = 0;
     // Documents are numbered as the YAML stream numbers them: a piece after a separator line
     // is one (that line starts it, even when nothing follows), and so is the first when it
     // holds one.
     let mut document = 0;
     if stream && one_stream {
-        let whole = kubectl::Piece { text, start: Mark { index: 0, line: 1, col: 0 }, separator: None };
+        let whole = kubectl::Piece { text, start: Mark { index: 0, line: 1, col: 0 }, separator: None, shorter: &[] };
         match read_events(whole, Some(&pieces), 0, limits, builder, &mut out) {
             Ok((Read::Inexact, _)) => return (out, false),
             Ok((Read::On | Read::Stop, _)) => return (out, true),
@@ -612,18 +606,91 @@ fn build_into(text: &str, limits: Limits, builder: &mut Builder<'_>, stream: boo
         }
     }
     for piece in pieces.into_iter().skip(from) {
-        // The separator kubectl dropped started a document, and so does a piece's own `---`.
-        let own = piece.text.starts_with("---");
-        let index = document + usize::from(piece.separator.is_some() && own);
-        let (read, started) = build_piece(piece, index, limits, builder, &mut out);
-        document = index + usize::from(piece.separator.is_some() || own || started);
-        match read {
+        match read_piece(piece, false, &mut document, limits, builder, &mut out) {
             Read::On => {}
             Read::Stop => return (out, true),
             Read::Inexact => return (out, false),
         }
     }
+    if let Some((mark, message)) = error {
+        out.error = Some(SyntaxError { mark, message, document });
+    }
     (out, true)
+}
+
+/// [`build_into`] for a text kubectl reads as JSON first ([`kubectl::JsonStream`]): its JSON
+/// values, then, where kubectl goes on in YAML, the YAML documents that follow, the first of
+/// which fails with the JSON error.
+fn build_json(text: &str, limits: Limits, builder: &mut Builder<'_>) -> (Parsed, bool) {
+    let mut out = Parsed::default();
+    let kubectl::JsonStream { values, then } = kubectl::json_stream(text);
+    let mut document = 0;
+    for piece in values {
+        match read_piece(piece, true, &mut document, limits, builder, &mut out) {
+            Read::On => {}
+            Read::Stop => return (out, true),
+            Read::Inexact => return (out, false),
+        }
+    }
+    let (from, at, (json_mark, json_message)) = match then {
+        kubectl::AfterJson::End => return (out, true),
+        kubectl::AfterJson::Error(mark, message) => {
+            out.error = Some(SyntaxError { mark, message, document });
+            return (out, true);
+        }
+        kubectl::AfterJson::Yaml { from, at, error } => (from, at, error),
+    };
+    let rest = kubectl::Piece { text: &text[from..], start: at, separator: None, shorter: &[] };
+    let kubectl::Pieces { pieces, error, .. } = kubectl::pieces(rest.text);
+    let json_error = |document: usize| SyntaxError { mark: json_mark, message: json_message.clone(), document };
+    let mut first = true;
+    for piece in pieces {
+        let piece = kubectl::Piece {
+            start: rest.absolute(piece.start),
+            separator: piece.separator.map(|m| rest.absolute(m)),
+            ..piece
+        };
+        match read_piece(piece, false, &mut document, limits, builder, &mut out) {
+            Read::On => first = false,
+            Read::Stop => {
+                if first {
+                    out.error = Some(json_error(out.error.as_ref().map_or(document, |e| e.document)));
+                }
+                return (out, true);
+            }
+            Read::Inexact => return (out, false),
+        }
+    }
+    out.error = match error {
+        Some(_) if first => Some(json_error(document)),
+        Some((mark, message)) => Some(SyntaxError { mark: rest.absolute(mark), message, document }),
+        None => None,
+    };
+    (out, true)
+}
+
+/// Reads one of kubectl's pieces of a file (`json`: a JSON value, read as `encoding/json` reads
+/// it) as the document numbered `document` at most, and moves `document` past it.
+fn read_piece(
+    piece: kubectl::Piece<'_>,
+    json: bool,
+    document: &mut usize,
+    limits: Limits,
+    builder: &mut Builder<'_>,
+    out: &mut Parsed,
+) -> Read {
+    // The separator kubectl dropped started a document, and so does a piece's own `---`.
+    let own = piece.text.starts_with("---");
+    let index = *document + usize::from(piece.separator.is_some() && own);
+    // A JSON value is read as JSON reads it, escaped surrogates included.
+    let rewritten = if json { kubectl::JsonForSaphyr::of(piece.text) } else { None };
+    let piece = match &rewritten {
+        Some(r) => kubectl::Piece { text: &r.text, shorter: &r.shorter, ..piece },
+        None => piece,
+    };
+    let (read, started) = build_piece(piece, index, limits, builder, out);
+    *document = index + usize::from(piece.separator.is_some() || own || started);
+    read
 }
 
 /// Whether reading goes on after a piece.
@@ -710,8 +777,8 @@ fn read_events(
     };
     let again = |piece: usize, document: usize| Err(Again { piece, document });
     let mut parser = Parser::new_from_str(piece.text);
-    // Marks of a piece that starts the text are the text's own.
-    let whole_text = piece.start == Mark { index: 0, line: 1, col: 0 };
+    // Marks of a piece that starts the text, read as written, are the text's own.
+    let whole_text = piece.start == Mark { index: 0, line: 1, col: 0 } && piece.shorter.is_empty();
     let mut in_document = false;
     let mut started = false;
     let mut doc_index = index;
@@ -1535,12 +1602,150 @@ mod tests {
         let b = p.documents[1].root().get("b").unwrap();
         assert_eq!((b.span().start.line, b.span().start.col), (2, 8));
         for (text, message) in [
-            ("{\"a\": 1,}", "json: offset 9: invalid character '}' looking for beginning of object key string"),
+            // Fewer than 4 bytes after the object: kubectl does not try YAML.
             ("{\"a\": 1} x", "json: offset 10: invalid character 'x' looking for beginning of value"),
             ("{\"a\": ", "unexpected EOF"),
         ] {
             assert_eq!(parse(text).error.unwrap().message, message, "{text}");
         }
+    }
+
+    /// What kubectl (1.33 and later: `YAMLOrJSONDecoder`) reads of a text that starts with a
+    /// JSON object and goes on with something else, shape by shape ([`kubectl::JsonStream`];
+    /// tests/tests/malformed.rs compares the same shapes with kubectl itself).
+    #[test]
+    fn json_then_more_is_read_as_kubectl_reads_it() {
+        const A: &str = r#"{"kind": "A", "n": 1}"#;
+        const B: &str = r#"{"kind": "B", "n": 2}"#;
+        let read = |text: &str| {
+            let p = parse(text);
+            let objects: Vec<Value> = p.documents.iter().map(|d| d.root().to_json()).collect();
+            let error = p.error.map(|e| (e.mark.line, e.mark.col, e.message));
+            (objects, error)
+        };
+        let (a, b) = (serde_json::json!({"kind": "A", "n": 1}), serde_json::json!({"kind": "B", "n": 2}));
+        let y = serde_json::json!({"kind": "Z"});
+        // Go's scanner stops at the second `-` of `---`.
+        let dash = |line| Some((line, 1, "json: offset 24: invalid character '-' in numeric literal".to_string()));
+        // JSON values one after the other, with or without white space between them.
+        assert_eq!(read(&format!("{A}{B}")), (vec![a.clone(), b.clone()], None));
+        assert_eq!(read(&format!("{A}\n{B}\n")), (vec![a.clone(), b.clone()], None));
+        // A separator after one object: the rest is YAML, a JSON object included.
+        assert_eq!(read(&format!("{A}\n---\nkind: Z\n")), (vec![a.clone(), y.clone()], None));
+        assert_eq!(read(&format!("{A}\n---\n{B}\n")), (vec![a.clone(), b.clone()], None));
+        assert_eq!(read(&format!("{A} ---\nkind: Z\n")), (vec![a.clone(), y.clone()], None));
+        assert_eq!(read(&format!("{A}\nkind: Z\n")), (vec![a.clone(), y.clone()], None));
+        assert_eq!(read(&format!("{A}\n\n\n---\nkind: Z\n")), (vec![a.clone(), y.clone()], None));
+        assert_eq!(read(&format!("{A}\n---\nkind: Z\n---\n{B}\n")), (vec![a.clone(), y.clone(), b.clone()], None));
+        // A comment after the object is a YAML document of nothing.
+        assert_eq!(read(&format!("{A}\n# the end\n")), (vec![a.clone()], None));
+        // Where it is, as written.
+        let p = parse(&format!("{A} ---\nkind: Z\n---\n{B}"));
+        let starts: Vec<(u32, u32)> =
+            p.documents.iter().map(|d| d.root().get("kind").unwrap().span().start).map(|m| (m.line, m.col)).collect();
+        assert_eq!(starts, [(1, 9), (2, 6), (4, 9)]);
+        let junk = parse(&format!("{A}  abcd")).documents[1].root().span();
+        assert_eq!((junk.start.line, junk.start.col, junk.start.index, junk.end.col), (1, 23, 23, 27));
+        // Junk after the object is YAML too (a string, here), with 4 bytes or more left.
+        assert_eq!(read(&format!("{A}\nabc")), (vec![a.clone(), serde_json::json!("abc")], None));
+        assert_eq!(read(&format!("{A} trailing junk\n")), (vec![a.clone(), serde_json::json!("trailing junk")], None));
+        let junk =
+            |c: char| Some((1, 22, format!("json: offset 23: invalid character '{c}' looking for beginning of value")));
+        assert_eq!(read(&format!("{A} xyz")), (vec![a.clone()], junk('x')));
+        let brace = "json: offset 22: invalid character '}' looking for beginning of value";
+        assert_eq!(read(&format!("{A}}}\n")), (vec![a.clone()], Some((1, 21, brace.to_string()))));
+        // The first YAML document does not read: kubectl says what JSON said.
+        assert_eq!(read(&format!("{A}\n---\n[bad\n")), (vec![a.clone()], dash(2)));
+        assert_eq!(read(&format!("{A}\n---junk\nkind: Z\n")), (vec![a.clone()], dash(2)));
+        assert_eq!(read(&format!("{A}\n---\nkind: Z\n--- junk\n")), (vec![a.clone()], dash(2)));
+        // YAML refuses escaped surrogates, which JSON reads.
+        assert_eq!(read(&format!("{A}\n---\n{{\"kind\": \"\\ud83d\\ude00\"}}\n")), (vec![a.clone()], dash(2)));
+        // Past the first YAML document, YAML's errors are kubectl's.
+        let bad =
+            Some((6, 0, "error converting YAML to JSON: yaml: line 1: did not find expected node content".into()));
+        assert_eq!(read(&format!("{A}\n---\nkind: Z\n---\nbad: [\n")), (vec![a.clone(), y.clone()], bad));
+        let separator = Some((6, 0, "invalid Yaml document separator: junk".to_string()));
+        assert_eq!(
+            read(&format!("{A}\n---\nkind: Z\n---\nkind: Z\n--- junk\n")),
+            (vec![a.clone(), y.clone()], separator)
+        );
+        // ... unless it ends the first YAML document.
+        let k = Some((2, 0, "json: offset 23: invalid character 'k' looking for beginning of value".to_string()));
+        assert_eq!(read(&format!("{A}\nkind: Z\n--- junk\n")), (vec![a.clone()], k));
+        // Two values or more make a JSON stream: its error ends it, without an offset.
+        let stream = Some((3, 1, "invalid character '-' in numeric literal".to_string()));
+        assert_eq!(read(&format!("{A}\n{B}\n---\nkind: Z\n")), (vec![a.clone(), b.clone()], stream));
+        // A value JSON refuses (a trailing comma) reads as YAML, and so does what follows.
+        let comma = r#"{"kind": "A", "n": 1,}"#;
+        assert_eq!(read(&format!("{comma}\n---\nkind: Z\n")), (vec![a.clone(), y.clone()], None));
+        // A JSON List, then YAML.
+        let list = format!("{{\"kind\": \"List\", \"items\": [{B}]}}\n---\nkind: Z\n");
+        assert_eq!(read(&list).0.len(), 2);
+        // White space before `{` (and a byte order mark) still make JSON; a comment makes YAML,
+        // where the first document of a piece is all go-yaml reads.
+        assert_eq!(read(&format!(" \n\t{A}\n{B}")), (vec![a.clone(), b.clone()], None));
+        assert_eq!(read(&format!("\u{feff}{A}\n{B}")), (vec![a.clone(), b.clone()], None));
+        assert_eq!(read(&format!("# c\n{A}\n")), (vec![a.clone()], None));
+        // A JSON array is YAML's: one document, a list.
+        assert_eq!(read(&format!("[{A}, {B}]")), (vec![serde_json::json!([a, b])], None));
+    }
+
+    /// Every prefix of a text that mixes JSON, YAML, junk and separators reads without a panic,
+    /// with every node inside the text.
+    #[test]
+    fn every_prefix_of_json_then_more_reads() {
+        let text = "\u{feff} {\"a\": [1, \"\\ud83d\\ude00\"]}\r\n{\"b\": 2} \u{a0}\n---\nc: é\n--- # x\n{\"d\": ,}\n--- junk\n";
+        for (end, _) in text.char_indices().chain([(text.len(), ' ')]) {
+            let prefix = &text[..end];
+            let chars = u32::try_from(prefix.chars().count()).unwrap();
+            for d in parse(prefix).documents {
+                let span = d.root().span();
+                assert!(span.start.index <= span.end.index && span.end.index <= chars, "{prefix:?}");
+            }
+        }
+    }
+
+    /// kubectl reads a JSON manifest with `encoding/json`: an escaped UTF-16 surrogate pair is
+    /// its character and a lone surrogate U+FFFD, where YAML refuses both. Every node is where
+    /// it is in the file.
+    #[test]
+    fn json_reads_escaped_surrogates_as_encoding_json_does() {
+        let json = "{\"a\": \"\\ud83d\\ude00 \\ud800\", \"b\\ud83d\\ude80\": [1, \"\\udc00\"],\r\n \"c\": {\"d\": \"\\ud83d\\ude00\\ud83d\\ude00\", \"e\": 2}}\n{\"f\": \"\\ud83d\\ude00\", \"g\": 3}";
+        let p = parse(json);
+        assert_eq!(p.error, None);
+        let values: Vec<Value> = p.documents.iter().map(|d| d.root().to_json()).collect();
+        assert_eq!(
+            values,
+            [
+                serde_json::json!({"a": "\u{1f600} \u{fffd}", "b\u{1f680}": [1, "\u{fffd}"], "c": {"d": "\u{1f600}\u{1f600}", "e": 2}}),
+                serde_json::json!({"f": "\u{1f600}", "g": 3})
+            ]
+        );
+        // The same text with every escape replaced by as many other characters.
+        let plain = json.replace("\\ud83d\\ude00", "abcdefghijkl").replace("\\ud83d\\ude80", "abcdefghijkl");
+        let plain = plain.replace("\\ud800", "abcdef").replace("\\udc00", "abcdef");
+        let q = parse(&plain);
+        fn spans(node: Node<'_>, out: &mut Vec<Span>) {
+            out.push(node.span());
+            match node.kind() {
+                NodeKind::Scalar(_) => {}
+                NodeKind::Seq(items) => items.for_each(|n| spans(n, out)),
+                NodeKind::Map(entries) => entries.for_each(|e| {
+                    spans(e.key, out);
+                    spans(e.value, out);
+                }),
+            }
+        }
+        let all = |p: &Parsed| {
+            let mut out = Vec::new();
+            p.documents.iter().for_each(|d| spans(d.root(), &mut out));
+            out
+        };
+        assert_eq!(all(&p), all(&q));
+        assert_eq!(all(&p).len(), 18);
+        // YAML refuses them, as go-yaml does (tests/data/malformed compares with kubectl).
+        let e = parse("a: \"\\ud83d\\ude00\"\n").error.unwrap();
+        assert_eq!(e.message, "error converting YAML to JSON: yaml: found invalid Unicode character escape code");
     }
 
     /// Reading a text as one stream is a shortcut: on every text of the test data it gives

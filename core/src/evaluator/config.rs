@@ -12,7 +12,8 @@
 
 use std::time::Duration;
 
-use crate::api::v2::{HorizontalPodAutoscaler, HorizontalPodAutoscalerBehavior};
+use crate::api::quantity::Quantity;
+use crate::api::v2::{HPAScalingRules, HorizontalPodAutoscaler, HorizontalPodAutoscalerBehavior};
 use crate::defaults;
 use crate::features::{FeatureGates, Gate, KubernetesVersion};
 
@@ -133,28 +134,23 @@ impl HPAControllerConfiguration {
         }
     }
 
-    /// `tolerancesForHpa`: the flag in both directions, replaced per direction by
-    /// `behavior.scale{Up,Down}.tolerance` when gate `HPAConfigurableTolerance` is on.
-    pub fn tolerances_for_hpa(&self, hpa: &HorizontalPodAutoscaler) -> Tolerances {
-        match &hpa.spec.behavior {
-            Some(b) => self.tolerances(b),
-            None => Tolerances::uniform(self.tolerance),
+    /// `tolerancesForHpa` (`pkg/controller/podautoscaler/horizontal.go`): the flag
+    /// (`--horizontal-pod-autoscaler-tolerance`) in both directions, replaced per direction by
+    /// `behavior.scale{Up,Down}.tolerance` when gate `HPAConfigurableTolerance` is on; with the
+    /// gate off an HPA's own tolerance is ignored. The one place that decides which tolerance
+    /// applies: the controller's sync, `explain`'s effective behavior, rule HPA306 and
+    /// `hpa-lint diagnose` all ask it.
+    pub fn tolerances_for_hpa<'a>(&self, behavior: Option<&'a HorizontalPodAutoscalerBehavior>) -> HpaTolerances<'a> {
+        let gate = self.gates.enabled(Gate::HPAConfigurableTolerance);
+        let direction = |field: &'static str, rules: Option<&'a HPAScalingRules>| {
+            let written = rules.and_then(|r| r.tolerance.as_ref());
+            let used = written.filter(|_| gate).map_or(self.tolerance, Quantity::as_approximate_f64);
+            DirectionTolerance { field, written, used, honored: gate }
+        };
+        HpaTolerances {
+            scale_up: direction("scaleUp", behavior.and_then(|b| b.scale_up.as_ref())),
+            scale_down: direction("scaleDown", behavior.and_then(|b| b.scale_down.as_ref())),
         }
-    }
-
-    /// [`Self::tolerances_for_hpa`] of a `spec.behavior`.
-    pub fn tolerances(&self, behavior: &HorizontalPodAutoscalerBehavior) -> Tolerances {
-        let mut t = Tolerances::uniform(self.tolerance);
-        if !self.gates.enabled(Gate::HPAConfigurableTolerance) {
-            return t;
-        }
-        if let Some(q) = behavior.scale_down.as_ref().and_then(|r| r.tolerance.as_ref()) {
-            t.scale_down = q.as_approximate_f64();
-        }
-        if let Some(q) = behavior.scale_up.as_ref().and_then(|r| r.tolerance.as_ref()) {
-            t.scale_up = q.as_approximate_f64();
-        }
-        t
     }
 
     /// The behavior the controller works with: `spec.behavior` completed by API defaulting
@@ -173,6 +169,58 @@ impl HPAControllerConfiguration {
             down.stabilization_window_seconds = Some(self.downscale_stabilization_seconds());
         }
         HorizontalPodAutoscalerBehavior { scale_up: Some(up), scale_down: Some(down) }
+    }
+}
+
+/// What [`HPAControllerConfiguration::tolerances_for_hpa`] decides for one HPA, direction by
+/// direction: the tolerance the controller uses and the HPA's own, when it sets one.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HpaTolerances<'a> {
+    /// `behavior.scaleUp`.
+    pub scale_up: DirectionTolerance<'a>,
+    /// `behavior.scaleDown`.
+    pub scale_down: DirectionTolerance<'a>,
+}
+
+impl<'a> HpaTolerances<'a> {
+    /// The tolerances the controller judges usage ratios with (`Tolerances`).
+    pub fn tolerances(&self) -> Tolerances {
+        Tolerances { scale_down: self.scale_down.used, scale_up: self.scale_up.used }
+    }
+
+    /// Both directions, scale-up first.
+    pub fn directions(&self) -> [DirectionTolerance<'a>; 2] {
+        [self.scale_up, self.scale_down]
+    }
+
+    /// The directions whose own tolerance the controller ignores (gate off), scale-up first.
+    pub fn ignored(&self) -> impl Iterator<Item = DirectionTolerance<'a>> {
+        self.directions().into_iter().filter(|d| d.ignored().is_some())
+    }
+}
+
+/// One direction of [`HpaTolerances`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DirectionTolerance<'a> {
+    /// The direction's field in `spec.behavior` (`scaleUp`, `scaleDown`).
+    pub field: &'static str,
+    /// The HPA's `tolerance` for this direction, when it sets one.
+    pub written: Option<&'a Quantity>,
+    /// The tolerance the controller uses: `written` when honored, else the flag's.
+    pub used: f64,
+    /// Whether the controller uses a written tolerance (gate `HPAConfigurableTolerance` on).
+    pub honored: bool,
+}
+
+impl<'a> DirectionTolerance<'a> {
+    /// The HPA's own tolerance when the controller ignores it (written, gate off).
+    pub fn ignored(&self) -> Option<&'a Quantity> {
+        self.written.filter(|_| !self.honored)
+    }
+
+    /// The HPA's own tolerance when the controller uses it.
+    pub fn in_use(&self) -> Option<&'a Quantity> {
+        self.written.filter(|_| self.honored)
     }
 }
 
@@ -207,5 +255,29 @@ mod tests {
             ..Default::default()
         };
         assert_eq!((c.sync_period_seconds(), c.downscale_stabilization_seconds()), (1, 90));
+    }
+
+    #[test]
+    fn tolerances_for_hpa_uses_the_hpas_own_only_with_its_gate_on() {
+        let rules = |t: &str| HPAScalingRules { tolerance: Some(Quantity::parse(t).unwrap()), ..Default::default() };
+        let behavior = HorizontalPodAutoscalerBehavior { scale_up: Some(rules("0.02")), scale_down: None };
+        let on = HPAControllerConfiguration {
+            tolerance: 0.2,
+            ..HPAControllerConfiguration::new(FeatureGates::new(KubernetesVersion::V1_35))
+        };
+        let t = on.tolerances_for_hpa(Some(&behavior));
+        assert_eq!(t.tolerances(), Tolerances { scale_up: 0.02, scale_down: 0.2 });
+        assert_eq!((t.scale_up.in_use().map(|q| q.to_string()), t.scale_up.ignored()), (Some("20m".into()), None));
+        assert_eq!(t.ignored().count(), 0);
+        let off = HPAControllerConfiguration { gates: FeatureGates::new(KubernetesVersion::V1_33), ..on.clone() };
+        let t = off.tolerances_for_hpa(Some(&behavior));
+        assert_eq!(t.tolerances(), Tolerances::uniform(0.2));
+        let ignored: Vec<_> = t.ignored().map(|d| (d.field, d.written.map(|q| q.to_string()), d.used)).collect();
+        assert_eq!(ignored, [("scaleUp", Some("20m".to_string()), 0.2)]);
+        // No behavior: the flag both ways, nothing ignored.
+        for c in [&on, &off] {
+            let t = c.tolerances_for_hpa(None);
+            assert_eq!((t.tolerances(), t.ignored().count()), (Tolerances::uniform(0.2), 0));
+        }
     }
 }

@@ -494,7 +494,7 @@ impl<'a> Prepared<'a> {
             reads_resource_metrics: metrics.iter().any(|m| m.type_ == "Resource" || m.type_ == "ContainerResource"),
             metrics,
             behavior: config.effective_behavior(hpa),
-            tolerances: config.tolerances_for_hpa(hpa),
+            tolerances: config.tolerances_for_hpa(hpa.spec.behavior.as_ref()).tolerances(),
             calc: config.replica_calculator(),
             min: spec.min_replicas.unwrap_or(1),
             max: spec.max_replicas,

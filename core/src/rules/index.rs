@@ -23,6 +23,20 @@ pub enum HpaOrder {
     Name,
 }
 
+impl HpaOrder {
+    /// Puts `id` in `ids`, a list of a target's HPAs already in this order: at the end, or
+    /// before the first HPA named after it.
+    pub fn place(self, ids: &mut Vec<ObjectId>, id: ObjectId) {
+        match self {
+            HpaOrder::Insertion => ids.push(id),
+            HpaOrder::Name => {
+                let at = ids.partition_point(|i| i.name < id.name);
+                ids.insert(at, id);
+            }
+        }
+    }
+}
+
 /// An object of a kind the index keeps besides HPAs.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Entry {
@@ -287,6 +301,11 @@ impl<H> ObjectIndex<H> {
         }
     }
 
+    /// The order the index lists a target's HPAs in.
+    pub fn hpa_order(&self) -> HpaOrder {
+        self.hpa_order
+    }
+
     fn kind_table(&self, kind: &str) -> Option<&KindTable> {
         self.workloads.iter().find(|(k, _)| k == kind).map(|(_, t)| t)
     }
@@ -390,14 +409,7 @@ impl<H> ObjectIndex<H> {
             groups.push(group(id));
             return;
         };
-        let ids = &mut ids.hpas;
-        match self.hpa_order {
-            HpaOrder::Insertion => ids.push(id),
-            HpaOrder::Name => {
-                let at = ids.partition_point(|i| i.name < id.name);
-                ids.insert(at, id);
-            }
-        }
+        self.hpa_order.place(&mut ids.hpas, id);
     }
 
     /// Removes the HPAs named `namespace/name` (of any `apiVersion`).

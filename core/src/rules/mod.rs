@@ -47,6 +47,7 @@ mod workload_sets_replicas;
 
 use std::borrow::Cow;
 
+use crate::admission::Operation;
 use crate::api::{VersionedHpa, v2};
 use crate::convert::AnnotationProblem;
 use crate::evaluator::HPAControllerConfiguration;
@@ -253,6 +254,8 @@ pub struct Context<'a> {
     pub objects: Option<&'a dyn Objects>,
     /// Configurable bounds.
     pub settings: &'a Settings,
+    /// CREATE (a file, a new object) or UPDATE (onto a stored object: a live HPA re-applied).
+    pub operation: Operation,
 }
 
 impl<'a> Context<'a> {

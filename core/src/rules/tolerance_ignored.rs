@@ -1,7 +1,9 @@
-//! HPA306 `tolerance-ignored`: a per-direction tolerance the cluster drops.
+//! HPA306 `tolerance-ignored`: a per-direction tolerance kube-apiserver drops or the controller
+//! ignores.
 
 use super::{Context, Finding, Rule, RuleMeta};
-use crate::features::Gate;
+use crate::admission::Operation;
+use crate::evaluator::config::TOLERANCE_FLAG;
 
 crate::declare_rule! {
     /// ## What it checks
@@ -17,9 +19,13 @@ crate::declare_rule! {
     /// ## Why it matters
     ///
     /// With the gate off, kube-apiserver drops the field silently when the HPA is created (and on
-    /// updates, unless the stored object already has a tolerance): no error, no warning. The HPA
-    /// runs with the controller's global tolerance (`--horizontal-pod-autoscaler-tolerance`, 10 %)
-    /// while its manifest says otherwise, and every sync from a GitOps tool shows a difference.
+    /// updates, unless the stored object already has a tolerance): no error, no warning. An HPA
+    /// stored while the gate was on keeps its tolerance on every update (`dropDisabledFields`:
+    /// `toleranceInUse`), so a live HPA, checked as an update onto itself, can carry one; the
+    /// finding then says kube-apiserver keeps it. Either way the controller ignores it
+    /// (`tolerancesForHpa`): the HPA runs with the controller's global tolerance
+    /// (`--horizontal-pod-autoscaler-tolerance`, 10 %) both ways while its manifest says
+    /// otherwise, and every sync from a GitOps tool shows a difference.
     ///
     /// ## Example
     ///
@@ -68,7 +74,7 @@ crate::declare_rule! {
         id: "HPA306",
         name: "tolerance-ignored",
         severity: Warning,
-        summary: "a tolerance is set while HPAConfigurableTolerance is off, so it is dropped",
+        summary: "a tolerance is set while HPAConfigurableTolerance is off, so it is dropped or ignored",
         needs_objects: false,
     }
 }
@@ -79,24 +85,82 @@ impl Rule for ToleranceIgnored {
     }
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Finding>) {
-        if cx.settings.gates.enabled(Gate::HPAConfigurableTolerance) {
-            return;
-        }
-        let Some(b) = &cx.written.spec.behavior else { return };
-        for (dir, rules) in [("scaleUp", &b.scale_up), ("scaleDown", &b.scale_down)] {
-            if rules.as_ref().is_some_and(|r| r.tolerance.is_some()) {
-                out.push(
-                    Finding::new(
-                        &Self::META,
-                        format!("spec.behavior.{dir}.tolerance"),
-                        format!(
-                            "HPAConfigurableTolerance is off: kube-apiserver drops this tolerance silently and the controller's global tolerance ({}) applies",
-                            cx.settings.controller.tolerance
-                        ),
-                    )
-                    .help("enable the HPAConfigurableTolerance feature gate, or remove the field"),
-                );
+        let controller = &cx.settings.controller;
+        let written = controller.tolerances_for_hpa(cx.written.spec.behavior.as_ref());
+        // What kube-apiserver stores: on an UPDATE onto an object that already uses a
+        // tolerance, `dropDisabledFields` keeps the new one (`toleranceInUse(old)`).
+        let stored = controller.tolerances_for_hpa(cx.effective.spec.behavior.as_ref());
+        for (direction, kept) in written.directions().into_iter().zip(stored.directions()) {
+            if direction.ignored().is_none() {
+                continue;
             }
+            let message = if cx.operation == Operation::Update && kept.written.is_some() {
+                format!(
+                    "HPAConfigurableTolerance is off: kube-apiserver keeps this tolerance, as the stored object already has one, but the controller ignores it and uses its global tolerance ({TOLERANCE_FLAG}={}) both ways",
+                    controller.tolerance
+                )
+            } else {
+                format!(
+                    "HPAConfigurableTolerance is off: kube-apiserver drops this tolerance silently and the controller's global tolerance ({}) applies",
+                    controller.tolerance
+                )
+            };
+            out.push(
+                Finding::new(&Self::META, format!("spec.behavior.{}.tolerance", direction.field), message)
+                    .help("enable the HPAConfigurableTolerance feature gate, or remove the field"),
+            );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::api::VersionedHpa;
+    use crate::check::{self, Input, Options, Written};
+    use crate::features::{FeatureGates, KubernetesVersion};
+    use crate::rules::Location;
+    use crate::test_support::hpa_with_scale_up_tolerance as hpa;
+
+    /// HPA306's messages for `object` on 1.33 (gate off by default), as a CREATE or as an
+    /// UPDATE onto `old`.
+    fn messages(object: VersionedHpa, old: Option<VersionedHpa>) -> Vec<(String, String)> {
+        let opts = Options::for_gates(FeatureGates::new(KubernetesVersion::V1_33));
+        let input = Input { object: Written::Decoded(Box::new(object)), old, id: None, world: None };
+        let report = check::check(input, &opts);
+        assert!(report.allowed(), "{:?}", report.message());
+        report
+            .findings
+            .into_iter()
+            .filter(|f| f.rule.id == "HPA306")
+            .map(|f| match f.location {
+                Location::Hpa(path) => (path, f.message),
+                other => panic!("{other:?}"),
+            })
+            .collect()
+    }
+
+    const DROPPED: &str = "HPAConfigurableTolerance is off: kube-apiserver drops this tolerance silently and the controller's global tolerance (0.1) applies";
+
+    #[test]
+    fn on_create_kube_apiserver_drops_the_tolerance() {
+        assert_eq!(messages(hpa(Some("0.02")), None), [("spec.behavior.scaleUp.tolerance".into(), DROPPED.into())]);
+        assert!(messages(hpa(None), None).is_empty());
+    }
+
+    #[test]
+    fn on_update_of_a_stored_tolerance_kube_apiserver_keeps_it_and_the_controller_ignores_it() {
+        // The stored object uses a tolerance (`toleranceInUse(old)`): the new one is kept.
+        assert_eq!(
+            messages(hpa(Some("0.02")), Some(hpa(Some("0.05")))),
+            [(
+                "spec.behavior.scaleUp.tolerance".into(),
+                "HPAConfigurableTolerance is off: kube-apiserver keeps this tolerance, as the stored object already has one, but the controller ignores it and uses its global tolerance (--horizontal-pod-autoscaler-tolerance=0.1) both ways".into()
+            )]
+        );
+        // The stored object has none: the update loses it, as a create does.
+        assert_eq!(
+            messages(hpa(Some("0.02")), Some(hpa(None))),
+            [("spec.behavior.scaleUp.tolerance".into(), DROPPED.into())]
+        );
     }
 }

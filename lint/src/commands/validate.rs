@@ -157,9 +157,19 @@ pub fn validate_file(
     for obj in input::objects(index, file) {
         if obj.is_hpa() {
             entries.push(validate_object(file, &obj, old, opts));
-        } else {
+        } else if input::undecodable(obj.node).is_none() {
+            // A scalar or a sequence is no object (reported below when the file holds objects).
             skipped += 1;
         }
+    }
+    let not_objects = input::not_objects(&file.parsed);
+    if !not_objects.is_empty() {
+        for doc in not_objects {
+            let (line, column) = file.line_col(doc.node.span().start);
+            entries.push(problem_entry(file, doc.document, line, column, "NotAnObject", doc.message));
+        }
+        // In document order, as kubectl meets them (a stable sort: a List's items stay in order).
+        entries.sort_by_key(|e| e.document);
     }
     if let Some(e) = &file.parsed.error {
         let (line, column) = file.line_col(e.mark);

@@ -112,6 +112,14 @@ mod tests {
             let Ok(text) = std::fs::read_to_string(path) else { continue };
             let whole = source::parse(&text);
             let pruned = source::parse_pruned(&text, &first_pass_needs);
+            // The documents kubectl cannot decode, reported from the pruned tree.
+            let not_objects = |parsed| -> Vec<String> {
+                input::not_objects(parsed)
+                    .iter()
+                    .map(|d| format!("{} {:?} {}", d.document, d.node.span(), d.message))
+                    .collect()
+            };
+            assert_eq!(not_objects(&whole), not_objects(&pruned), "{}", path.display());
             let (whole, pruned) = (input::objects_in(0, &whole), input::objects_in(0, &pruned));
             assert_eq!(whole.len(), pruned.len(), "{}", path.display());
             for (w, p) in whole.iter().zip(&pruned) {

@@ -7,10 +7,11 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use hpa_cluster::Inventory;
-use hpa_cluster::inventory::{LiveHpa, NoteKind};
+use hpa_cluster::inventory::{LiveHpa, NoteKind, ignored_notes};
 use hpa_cluster::replicas::SetBy;
-use hpa_core::api::{self, Strictness};
+use hpa_core::api::{CrossVersionObjectReference, DecodeError, Strictness, VersionedHpa};
 use hpa_core::check;
+use hpa_core::features::KubernetesVersion;
 use hpa_core::rules::index::Entry;
 use hpa_core::rules::objects::{self, ObjectId};
 use hpa_core::rules::{self, Finding, Ignore, Location, ObjectIndex, Objects, RuleMeta, Severity};
@@ -87,7 +88,9 @@ pub struct LiveDiagnostic {
 /// A note about what was read, from hpa-cluster's inventory.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LiveNote {
-    /// `absent`, `forbidden`, `failed`, `discovery` or `restarted`.
+    /// `absent`, `forbidden`, `failed`, `discovery` or `restarted` (what was not read), or
+    /// `ignored`: what the decode of an HPA ignored, fields the selected release's types do not
+    /// have (one note per HPA, worded by [`hpa_cluster::inventory::ignored_notes`]).
     pub kind: &'static str,
     /// The sentence.
     pub message: String,
@@ -136,25 +139,45 @@ pub fn lint_inventory(inventory: Inventory, opts: &LintOptions) -> LiveOutcome {
     for l in limit_ranges {
         index.insert(Entry::LimitRange(objects::limit_range_from_json(l.id, &l.object)));
     }
-    for h in &hpas {
-        // `spec.scaleTargetRef` is where every autoscaling version has it.
-        let target = |key: &str| h.object.pointer(&format!("/spec/scaleTargetRef/{key}")).and_then(Value::as_str);
-        if let (Some(kind), Some(name)) = (target("kind"), target("name")) {
-            index.insert_hpa(h.id.clone(), kind, name, ());
+    // Each HPA decoded once, from its text, by the one decoder (leniently: the API server stored
+    // it, and may be newer than the selected release).
+    let release = opts.check.settings.gates.version();
+    let mut read: Vec<Read<'_>> = hpas.par_iter().map(|h| Read::of(h, release)).collect();
+    // What each HPA's decode ignored (a cluster newer than the release): one note per HPA,
+    // sorted by namespace and name, after what was not read.
+    let mut ignored: Vec<(&ObjectId, Vec<DecodeError>)> = read
+        .iter_mut()
+        .filter(|r| !r.ignored.is_empty())
+        .map(|r| (&r.hpa.id, std::mem::take(&mut r.ignored)))
+        .collect();
+    ignored.sort_by(|(a, _), (b, _)| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+    for (id, errors) in ignored {
+        let key = format!("{}/{}", id.namespace, id.name);
+        outcome.notes.extend(
+            ignored_notes(&key, &errors, release).into_iter().map(|message| LiveNote { kind: "ignored", message }),
+        );
+    }
+    for r in &read {
+        if let Some((kind, name)) = &r.target {
+            index.insert_hpa(r.hpa.id.clone(), kind, name, ());
         }
     }
-    // Each object's opt-outs, for findings about it (other HPAs' from their whole JSON).
+    // Each object's opt-outs, for findings about it (other HPAs' from their own annotations).
     let mut ignores: HashMap<ObjectId, Ignore> =
         ignores.into_iter().map(|(id, value)| (id, Ignore::parse(&value))).collect();
-    for h in &hpas {
-        let ignore = Ignore::from_json(&h.object);
-        if !ignore.rules.is_empty() {
-            ignores.insert(h.id.clone(), ignore);
+    for r in &read {
+        if !r.ignore.rules.is_empty() {
+            ignores.insert(r.hpa.id.clone(), r.ignore.clone());
         }
     }
     let live = live_options(opts);
-    let checked: Vec<(Vec<LiveDiagnostic>, usize)> =
-        hpas.par_iter().map(|h| diagnostics(h, check_hpa(h, &index, &live), &set_by, &ignores)).collect();
+    let checked: Vec<(Vec<LiveDiagnostic>, usize)> = read
+        .into_par_iter()
+        .map(|r| {
+            let findings = check_hpa(r.hpa, r.decoded, &index, &live);
+            diagnostics(r.hpa, &r.ignore, findings, &set_by, &ignores)
+        })
+        .collect();
     for (diags, suppressed) in checked {
         outcome.diagnostics.extend(diags);
         outcome.suppressed += suppressed;
@@ -163,6 +186,53 @@ pub fn lint_inventory(inventory: Inventory, opts: &LintOptions) -> LiveOutcome {
         .diagnostics
         .sort_by(|a, b| (&a.object, &a.path, a.rule.id, &a.message).cmp(&(&b.object, &b.path, b.rule.id, &b.message)));
     outcome
+}
+
+/// A live HPA decoded once: what the index, the opt-outs and the check read of it.
+struct Read<'a> {
+    hpa: &'a LiveHpa,
+    decoded: Result<VersionedHpa, Vec<DecodeError>>,
+    /// What the lenient decode ignored (fields the release's types do not have).
+    ignored: Vec<DecodeError>,
+    /// `spec.scaleTargetRef` kind and name.
+    target: Option<(String, String)>,
+    /// Its `hpa-lint.dev/ignore` annotation.
+    ignore: Ignore,
+}
+
+impl<'a> Read<'a> {
+    fn of(hpa: &'a LiveHpa, release: KubernetesVersion) -> Read<'a> {
+        let (decoded, ignored) = match hpa.decode(Strictness::Lenient, release) {
+            Ok(d) => (Ok(d.value), d.ignored),
+            Err(errors) => (Err(errors), Vec::new()),
+        };
+        let (target, ignore) = match &decoded {
+            Ok(h) => {
+                let t = scale_target_ref(h);
+                let target = (!t.kind.is_empty() && !t.name.is_empty()).then(|| (t.kind.clone(), t.name.clone()));
+                (target, Ignore::from_annotations(&h.metadata().annotations))
+            }
+            // What does not decode is still somebody's target, and may opt out: read as a tree.
+            Err(_) => {
+                let tree = hpa.tree().unwrap_or_default();
+                // `spec.scaleTargetRef` is where every autoscaling version has it.
+                let target = |key: &str| tree.pointer(&format!("/spec/scaleTargetRef/{key}")).and_then(Value::as_str);
+                let target = target("kind").zip(target("name")).map(|(k, n)| (k.to_string(), n.to_string()));
+                (target, Ignore::from_json(&tree))
+            }
+        };
+        Read { hpa, decoded, ignored, target, ignore }
+    }
+}
+
+/// `spec.scaleTargetRef` in any version.
+fn scale_target_ref(hpa: &VersionedHpa) -> &CrossVersionObjectReference {
+    match hpa {
+        VersionedHpa::V1(h) => &h.spec.scale_target_ref,
+        VersionedHpa::V2(h) => &h.spec.scale_target_ref,
+        VersionedHpa::V2beta2(h) => &h.spec.scale_target_ref,
+        VersionedHpa::V2beta1(h) => &h.spec.scale_target_ref,
+    }
 }
 
 fn note_kind(kind: &NoteKind) -> &'static str {
@@ -176,22 +246,21 @@ fn note_kind(kind: &NoteKind) -> &'static str {
     }
 }
 
-/// One live HPA through hpa-core's front door ([`check::check`]): decoded from its JSON by the
-/// one decoder (leniently: the API server stored it, and may be newer than the selected
-/// release), admitted as kube-apiserver admits it (HPA000), then every rule at its configured
-/// level, the cross-object rules with `objects` as the rest of the cluster. For an object
-/// kube-apiserver would now reject, only its errors (and its version) are reported, as for files
-/// and at admission. `opts` are [`live_options`].
-pub fn check_hpa(hpa: &LiveHpa, objects: &dyn Objects, opts: &check::Options) -> Vec<Finding> {
-    let api_version = hpa.object.get("apiVersion").and_then(Value::as_str).unwrap_or_default();
-    let decoded = api::decode_json(&hpa.object.to_string(), Strictness::Lenient, opts.settings.gates.version());
-    let input = check::Input {
-        object: check::Written::from_result(api_version, decoded),
-        old: None,
-        id: Some(&hpa.id),
-        world: Some(objects),
-    };
-    check::check(input, opts).findings
+/// One live HPA through hpa-core's front door ([`check::check`]), `decoded` from its text by
+/// the one decoder ([`LiveHpa::decode`], leniently: the API server stored it, and may be newer
+/// than the selected release): validated as kube-apiserver validates a stored object again, an
+/// UPDATE onto itself ([`LiveHpa::reapplied`]: a field whose gate is now off is kept when the
+/// object already has it; HPA000 only for what no update of it could keep), then every rule at
+/// its configured level, the cross-object rules with `objects` as the rest of the cluster. For
+/// an object kube-apiserver would now reject, only its errors (and its version) are reported,
+/// as for files and at admission. `opts` are [`live_options`].
+pub fn check_hpa(
+    hpa: &LiveHpa,
+    decoded: Result<VersionedHpa, Vec<DecodeError>>,
+    objects: &dyn Objects,
+    opts: &check::Options,
+) -> Vec<Finding> {
+    check::check(hpa.reapplied(decoded, Some(objects)), opts).findings
 }
 
 /// The front door's options for live objects: the linter's, decoding leniently.
@@ -206,11 +275,11 @@ pub fn live_options(opts: &LintOptions) -> check::Options {
 /// and the number suppressed.
 fn diagnostics(
     hpa: &LiveHpa,
+    ignore: &Ignore,
     findings: Vec<Finding>,
     set_by: &HashMap<ObjectId, SetBy>,
     ignores: &HashMap<ObjectId, Ignore>,
 ) -> (Vec<LiveDiagnostic>, usize) {
-    let ignore = Ignore::from_json(&hpa.object);
     let place = |location: &Location| match location {
         Location::Hpa(path) => (LiveObject::of(&hpa.id), path.clone()),
         Location::Object { id, path } => (LiveObject::of(id), path.clone()),
@@ -220,7 +289,7 @@ fn diagnostics(
     for f in findings {
         // The front door gave it its configured severity.
         let severity = f.severity;
-        if rules::suppressed(&f, &ignore, |id| ignores.get(id)) {
+        if rules::suppressed(&f, ignore, |id| ignores.get(id)) {
             suppressed += 1;
             continue;
         }

@@ -591,6 +591,11 @@ fn first_pass(
     r.keys.reserve_exact(objects.len());
     let mut first: ByKey<(usize, Node<'_>)> = ByKey::with_capacity_and_hasher(objects.len(), Default::default());
     for obj in objects {
+        // A scalar or a sequence is no object (reported with the file when the file holds
+        // objects: `input::not_objects`), nor counted as one.
+        if input::undecodable(obj.node).is_some() {
+            continue;
+        }
         let (id, namespace) = object_id(&obj);
         let identifiable = !id.kind.is_empty() && !id.name.is_empty();
         let identity = IdentityKeys {
@@ -1059,7 +1064,8 @@ fn duplicate_definition(per_file: &[FileResult], namespace_key: u64) -> Option<(
     None
 }
 
-/// Unreadable files and YAML syntax errors, as HPA000.
+/// Unreadable files, YAML syntax errors and documents kubectl cannot decode as objects
+/// ([`input::not_objects`]), as HPA000.
 fn file_level_diagnostics(i: usize, f: &SourceFile, parsed: &Parsed) -> Vec<Diagnostic> {
     let invalid = rules::INVALID;
     let mut out = Vec::new();
@@ -1091,6 +1097,25 @@ fn file_level_diagnostics(i: usize, f: &SourceFile, parsed: &Parsed) -> Vec<Diag
             path: "kind".into(),
             message: "a document with items but no kind: kubectl refuses it (\"Object 'Kind' is missing\")".into(),
             help: Some("add `kind: List` (its items are checked below as they are)".into()),
+            related: Vec::new(),
+            fix: None,
+            shown: None,
+        });
+    }
+    for doc in input::not_objects(parsed) {
+        out.push(Diagnostic {
+            rule: invalid,
+            severity: Severity::Error,
+            file: i,
+            span: doc.node.span(),
+            exact: true,
+            object: None,
+            path: String::new(),
+            message: doc.message.into(),
+            help: Some(
+                "kubectl cannot apply this document (`unable to decode`): remove it, or make it a Kubernetes object"
+                    .into(),
+            ),
             related: Vec::new(),
             fix: None,
             shown: None,

@@ -6,7 +6,8 @@
 //! ConfigMap, its TLS stack serves the certificate Helm generates). The default render matches
 //! the kustomize self-signed overlay object by object.
 //!
-//! The tools are optional locally; with `HPA_REQUIRE_TOOLS=1` (CI) a missing tool fails.
+//! The tools are optional locally; with `HPA_REQUIRE_TOOLS=1` (CI) a missing tool fails
+//! (`hpa_test_tools`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -15,11 +16,13 @@ use std::process::Command;
 use base64::Engine as _;
 use serde_json::{Value, json};
 
-use hpa_webhook::cli;
+use hpa_test_tools::tool;
 use hpa_webhook::paths;
 use hpa_webhook::policy::Policy;
 
-use crate::manifests::{deployment_settings, find, render_self_signed_overlay, render_self_signed_overlay_with, tool};
+use crate::manifests::{
+    deployment_settings, find, pod_matches_the_binary, render_self_signed_overlay, render_self_signed_overlay_with,
+};
 use crate::support::{Certs, Client, Server, workspace, yaml_documents};
 
 const RELEASE: &str = "hpa-webhook";
@@ -43,11 +46,7 @@ fn helm_engine() -> bool {
     // Without arguments the script exits with 2 (usage) when the module loads, 3 when it is missing.
     let usable = Command::new("python3").arg(&script).output().is_ok_and(|o| o.status.code() == Some(2));
     if !usable {
-        assert!(
-            std::env::var("HPA_REQUIRE_TOOLS").as_deref() != Ok("1"),
-            "python3 with helm-python-sdk is required (HPA_REQUIRE_TOOLS=1) but missing"
-        );
-        eprintln!("skipping: helm-python-sdk is not installed (pip install helm-python-sdk)");
+        hpa_test_tools::missing("python3 with helm-python-sdk (pip install helm-python-sdk)");
     }
     usable
 }
@@ -150,26 +149,7 @@ fn check_consistency(name: &str, render: &Render) {
     // The binary's CLI reads the Deployment's environment; the mounts are where it looks.
     let spec = &deployment["spec"]["template"]["spec"];
     let container = &spec["containers"][0];
-    let (settings, _env) = deployment_settings(container);
-    assert_eq!(container["ports"], json!([{"name": "https", "containerPort": cli::DEFAULT_PORT, "protocol": "TCP"}]));
-    for (probe, path) in [("readinessProbe", paths::READYZ), ("livenessProbe", paths::HEALTHZ)] {
-        assert_eq!(
-            container[probe]["httpGet"],
-            json!({"path": path, "port": "https", "scheme": "HTTPS"}),
-            "{name}: {probe}"
-        );
-    }
-    let mounts: BTreeMap<&str, &str> = container["volumeMounts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| (m["name"].as_str().unwrap(), m["mountPath"].as_str().unwrap()))
-        .collect();
-    assert_eq!(Path::new(mounts["tls"]).join("tls.crt"), settings.tls_cert);
-    assert_eq!(Path::new(mounts["tls"]).join("tls.key"), settings.tls_key);
-    assert_eq!(Some(Path::new(mounts["policy"]).join("policy.yaml")), settings.policy);
-    let grace = spec["terminationGracePeriodSeconds"].as_u64().unwrap();
-    assert!((settings.shutdown_delay + settings.shutdown_timeout).as_secs() < grace, "{name}: exits before SIGKILL");
+    let (settings, _env) = pod_matches_the_binary(name, spec);
     let sc = &container["securityContext"];
     assert_eq!((&sc["allowPrivilegeEscalation"], &sc["readOnlyRootFilesystem"]), (&json!(false), &json!(true)));
     assert_eq!(spec["securityContext"]["runAsNonRoot"], true);

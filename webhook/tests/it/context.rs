@@ -362,3 +362,46 @@ async fn a_workload_write_finds_the_hpas_of_the_rollouts_that_take_its_template(
     assert_eq!(response(&answer), &json!({"uid": "r2", "allowed": true}));
     server.stop().await;
 }
+
+/// `hpa_webhook_context_ignored_fields` of HPAs in /metrics (`None` before the first scrape
+/// that sees the HPA watch).
+async fn ignored_fields(conn: &mut Conn) -> Option<u64> {
+    let (status, body) = conn.send("GET", "/metrics", Vec::new()).await.unwrap();
+    assert_eq!(status, 200);
+    let prefix = "hpa_webhook_context_ignored_fields{resource=\"horizontalpodautoscalers.autoscaling\"} ";
+    let text = String::from_utf8(body.to_vec()).unwrap();
+    text.lines().find_map(|l| l.strip_prefix(prefix)).map(|v| v.trim().parse().unwrap())
+}
+
+/// A cluster newer than `--kubernetes-version`: the test API server (1.37) stores status
+/// conditions with `observedGeneration`, which 1.36's types lack. The HPA is cached all the same
+/// (its cross-object checks run) and counted in /metrics until it no longer has such a field.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cached_hpas_with_fields_the_release_lacks_are_counted() {
+    let (s, objects) = setup().await;
+    let mut web = hpa(&objects, "web");
+    web["status"] = json!({"currentReplicas": 1, "desiredReplicas": 1, "conditions": [
+        {"type": "AbleToScale", "status": "True", "lastTransitionTime": "2026-03-02T09:00:00Z",
+         "reason": "ReadyForNewScale", "observedGeneration": 1}]});
+    s.api.put(web.clone());
+    s.api.put(hpa(&objects, "db"));
+    let (server, mut conn) = s.webhook(&["--kubernetes-version", "1.36"]).await;
+    assert_eq!(ignored_fields(&mut conn).await, Some(1));
+    // Cached, not left out (its cross-object checks run).
+    let (_, body) = conn.send("GET", "/metrics", Vec::new()).await.unwrap();
+    let text = String::from_utf8(body.to_vec()).unwrap();
+    assert!(
+        text.lines().any(|l| l == "hpa_webhook_context_objects{resource=\"horizontalpodautoscalers.autoscaling\"} 2"),
+        "{text}"
+    );
+    assert!(!text.contains("hpa_webhook_context_left_out{"), "{text}");
+    // Its status rewritten without the field: no longer counted.
+    web["status"]["conditions"][0].as_object_mut().unwrap().remove("observedGeneration");
+    s.api.put(web);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while ignored_fields(&mut conn).await != Some(0) {
+        assert!(Instant::now() < deadline, "still counted after 10 s");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    server.stop().await;
+}

@@ -18,12 +18,12 @@ use serde_json::{Value, json};
 
 use hpa_core::api::v2;
 use hpa_core::features::KubernetesVersion;
+use hpa_test_tools::tool;
 use hpa_webhook::admission::{Admission, mutate_v2, short};
 use hpa_webhook::export::{ExportOptions, export};
 use hpa_webhook::metrics::Endpoint;
 use hpa_webhook::policy::{Enforcement, Policy};
 
-use crate::manifests::tool;
 use crate::support::{review, workspace, yaml_documents};
 
 /// `JSONPatch{...}` and `Object.spec...{...}` construct maps (what kube-apiserver turns them into).

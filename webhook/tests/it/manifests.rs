@@ -2,7 +2,8 @@
 //! environment variables, timeouts; every overlay renders with `kubectl kustomize` and is valid
 //! against the Kubernetes schemas (`kubernetes-validate`).
 //!
-//! The tools are optional locally; with `HPA_REQUIRE_TOOLS=1` (CI) a missing tool fails.
+//! The tools are optional locally; with `HPA_REQUIRE_TOOLS=1` (CI) a missing tool fails
+//! (`hpa_test_tools`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -12,6 +13,7 @@ use base64::Engine as _;
 use clap::CommandFactory;
 use serde_json::{Value, json};
 
+use hpa_test_tools::tool;
 use hpa_webhook::cli::{self, Args};
 use hpa_webhook::paths;
 use hpa_webhook::policy::Policy;
@@ -68,6 +70,35 @@ pub(crate) fn deployment_settings(container: &Value) -> (cli::ServeArgs, BTreeMa
     (serve_args(&flags), env)
 }
 
+/// The webhook's pod `spec` (`name`: the kustomize base, a chart render) agrees with the
+/// binary: its CLI reads the container's environment ([`deployment_settings`], returned), the
+/// port and probes are the binary's, the certificate and the policy are mounted where the
+/// settings look, and shutdown finishes before the kubelet's SIGKILL.
+pub(crate) fn pod_matches_the_binary(name: &str, spec: &Value) -> (cli::ServeArgs, BTreeMap<String, String>) {
+    let container = &spec["containers"][0];
+    let (settings, env) = deployment_settings(container);
+    assert_eq!(container["ports"], json!([{"name": "https", "containerPort": cli::DEFAULT_PORT, "protocol": "TCP"}]));
+    for (probe, path) in [("readinessProbe", paths::READYZ), ("livenessProbe", paths::HEALTHZ)] {
+        assert_eq!(
+            container[probe]["httpGet"],
+            json!({"path": path, "port": "https", "scheme": "HTTPS"}),
+            "{name}: {probe}"
+        );
+    }
+    let mounts: BTreeMap<&str, &str> = container["volumeMounts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["name"].as_str().unwrap(), m["mountPath"].as_str().unwrap()))
+        .collect();
+    assert_eq!(Path::new(mounts["tls"]).join("tls.crt"), settings.tls_cert, "{name}");
+    assert_eq!(Path::new(mounts["tls"]).join("tls.key"), settings.tls_key, "{name}");
+    assert_eq!(Some(Path::new(mounts["policy"]).join("policy.yaml")), settings.policy, "{name}");
+    let grace = spec["terminationGracePeriodSeconds"].as_u64().unwrap();
+    assert!((settings.shutdown_delay + settings.shutdown_timeout).as_secs() < grace, "{name}: exits before SIGKILL");
+    (settings, env)
+}
+
 #[test]
 fn manifests_match_the_binary() {
     let base = objects_in(&manifests().join("base"));
@@ -77,27 +108,16 @@ fn manifests_match_the_binary() {
     let deployment = find(&base, "Deployment", "hpa-webhook");
     let spec = &deployment["spec"]["template"]["spec"];
     assert_eq!(deployment["spec"]["replicas"], 2);
+    // Its environment, port, probes, mounts and grace period (shutdown finishes before the
+    // kubelet's SIGKILL).
+    let (settings, env) = pod_matches_the_binary("base", spec);
     let container = &spec["containers"][0];
-    let (settings, env) = deployment_settings(container);
     assert_eq!(settings.addr, defaults.addr, "HPA_WEBHOOK_ADDR is the default address");
-    assert_eq!(container["ports"], json!([{"name": "https", "containerPort": cli::DEFAULT_PORT, "protocol": "TCP"}]));
-    for (probe, path) in [("readinessProbe", paths::READYZ), ("livenessProbe", paths::HEALTHZ)] {
-        assert_eq!(container[probe]["httpGet"], json!({"path": path, "port": "https", "scheme": "HTTPS"}), "{probe}");
-    }
     assert_eq!(env["HPA_WEBHOOK_LOG_FORMAT"], "json");
-    let mounts: BTreeMap<&str, &str> = container["volumeMounts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| (m["name"].as_str().unwrap(), m["mountPath"].as_str().unwrap()))
-        .collect();
     assert_eq!(
         (settings.tls_cert.as_path(), settings.tls_key.as_path()),
         (Path::new(cli::DEFAULT_TLS_CERT), Path::new(cli::DEFAULT_TLS_KEY))
     );
-    assert_eq!(Path::new(mounts["tls"]).join("tls.crt"), settings.tls_cert);
-    assert_eq!(Path::new(mounts["tls"]).join("tls.key"), settings.tls_key);
-    assert_eq!(Some(Path::new(mounts["policy"]).join("policy.yaml")), settings.policy);
     let volumes = &spec["volumes"];
     assert_eq!(volumes[0]["secret"]["secretName"], "hpa-webhook-tls");
     assert_eq!(volumes[1]["configMap"]["name"], "hpa-webhook-policy");
@@ -106,10 +126,6 @@ fn manifests_match_the_binary() {
     assert_eq!(kustomization["namespace"], NAMESPACE);
     assert_eq!(kustomization["configMapGenerator"][0], json!({"name": "hpa-webhook-policy", "files": ["policy.yaml"]}));
     Policy::parse(&std::fs::read_to_string(manifests().join("base/policy.yaml")).unwrap()).unwrap();
-
-    // Shutdown finishes before the kubelet's SIGKILL.
-    let grace = spec["terminationGracePeriodSeconds"].as_u64().unwrap();
-    assert!((settings.shutdown_delay + settings.shutdown_timeout).as_secs() < grace);
 
     // A restricted security context.
     assert_eq!(spec["securityContext"]["runAsNonRoot"], true);
@@ -225,18 +241,6 @@ fn dockerfile_runs_the_binary_as_non_root_on_the_default_port() {
 }
 
 // === rendering with the real tools ===
-
-pub(crate) fn tool(program: &str, probe: &[&str]) -> bool {
-    let found = Command::new(program).args(probe).output().is_ok_and(|o| o.status.success());
-    if !found {
-        assert!(
-            std::env::var("HPA_REQUIRE_TOOLS").as_deref() != Ok("1"),
-            "{program} is required (HPA_REQUIRE_TOOLS=1) but missing"
-        );
-        eprintln!("skipping: {program} is not installed");
-    }
-    found
-}
 
 pub(crate) fn render(dir: &Path) -> String {
     let out = Command::new("kubectl").arg("kustomize").arg(dir).output().unwrap();

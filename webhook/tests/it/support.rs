@@ -26,30 +26,7 @@ use hpa_webhook::cli::{Args, Command, ServeArgs};
 // === reviews ===
 
 /// An AdmissionReview for an HPA, shaped as kube-apiserver sends it.
-pub fn review(uid: &str, operation: &str, object: &Value, old: Option<&Value>) -> Value {
-    let version =
-        object["apiVersion"].as_str().unwrap_or("autoscaling/v2").trim_start_matches("autoscaling/").to_string();
-    let namespace = object["metadata"]["namespace"].as_str().unwrap_or("default").to_string();
-    json!({
-        "apiVersion": "admission.k8s.io/v1",
-        "kind": "AdmissionReview",
-        "request": {
-            "uid": uid,
-            "kind": {"group": "autoscaling", "version": version, "kind": "HorizontalPodAutoscaler"},
-            "resource": {"group": "autoscaling", "version": version, "resource": "horizontalpodautoscalers"},
-            "requestKind": {"group": "autoscaling", "version": version, "kind": "HorizontalPodAutoscaler"},
-            "requestResource": {"group": "autoscaling", "version": version, "resource": "horizontalpodautoscalers"},
-            "name": object["metadata"]["name"],
-            "namespace": namespace,
-            "operation": operation,
-            "userInfo": {"username": "kubernetes-admin", "uid": "aws-iam-authenticator:123", "groups": ["system:masters", "system:authenticated"]},
-            "object": object,
-            "oldObject": old.cloned().unwrap_or(Value::Null),
-            "dryRun": false,
-            "options": {"kind": if operation == "UPDATE" { "UpdateOptions" } else { "CreateOptions" }, "apiVersion": "meta.k8s.io/v1", "fieldManager": "kubectl-client-side-apply", "fieldValidation": "Strict"}
-        }
-    })
-}
+pub use hpa_webhook::review::hpa_review as review;
 
 /// A v2 HPA as a user writes it (not defaulted).
 pub fn hpa_v2(name: &str, namespace: &str) -> Value {

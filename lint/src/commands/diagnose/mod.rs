@@ -4,8 +4,10 @@
 //!
 //! - [`run`]: reads the objects (live: [`hpa_cluster::diagnose::read_objects`]; snapshot: the
 //!   files through the project's YAML reader), then shares everything after reading: hpa-cluster's
-//!   [`inputs_from_objects`] builds the sync's inputs, hpa-core's
-//!   [`diagnose`](hpa_core::evaluator::diagnosis::diagnose) replays and explains it.
+//!   [`inputs_from_objects`] builds the sync's inputs, each HPA decoded once, leniently, with the
+//!   Go types of the release `--kubernetes-version` selects (the release of the controller that
+//!   is replayed), and hpa-core's [`diagnose`](hpa_core::evaluator::diagnosis::diagnose) replays
+//!   and explains it.
 //! - [`render`]: the human report (with the `simulate` chart of the next syncs) and the JSON
 //!   document (schema in docs/diagnose.md).
 
@@ -14,10 +16,13 @@ pub mod render;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use hpa_cluster::Cluster;
-use hpa_cluster::diagnose::{DiagnoseInputs, MetricsErrors, inputs_from_objects, latest_instant};
+use hpa_cluster::diagnose::{DiagnoseInputs, Objects, inputs_from_objects, latest_instant};
 use hpa_core::api::Time;
-use hpa_core::evaluator::Timestamp;
+use hpa_core::api::v2::HorizontalPodAutoscaler;
+use hpa_core::evaluator::config::TOLERANCE_FLAG;
 use hpa_core::evaluator::diagnosis::{self, DiagnosisInput, RecordedEvent};
+use hpa_core::evaluator::{HPAControllerConfiguration, Timestamp};
+use hpa_core::features::KubernetesVersion;
 use serde_json::Value;
 
 use crate::cli::{ClusterArgs, DiagnoseArgs, ReportFormat};
@@ -37,8 +42,7 @@ pub enum Source {
 /// What was read, before the shared half.
 struct Read {
     source: Source,
-    objects: Vec<Value>,
-    metrics_errors: MetricsErrors,
+    objects: Objects,
     namespace: String,
     now: Timestamp,
     notes: Vec<String>,
@@ -112,28 +116,30 @@ pub fn run(args: &DiagnoseArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> 
         Ok(n) => n,
         Err(e) => return out.fail(&e),
     };
-    let read = if args.snapshot.is_empty() { read_live(args, &name, now) } else { read_snapshot(args, &name, now) };
+    let release = config.release();
+    let read = if args.snapshot.is_empty() {
+        read_live(args, &name, now, release)
+    } else {
+        read_snapshot(args, &name, now, release)
+    };
     let mut read = match read {
         Ok(r) => r,
         Err(e) => return out.fail(&e),
     };
-    let inputs = match inputs_from_objects(&read.objects, &read.metrics_errors, &read.namespace, &name, read.now) {
+    let inputs = match inputs_from_objects(&read.objects, &read.namespace, &name, read.now) {
         Ok(i) => i,
         Err(e) => return out.fail(&ReadError::from(e)),
     };
-    let hpa = match hpa_cluster::diagnose::internal_hpa(&inputs.hpa) {
-        Ok(h) => h,
-        Err(e) => return out.usage_error(&format!("HorizontalPodAutoscaler {}: {e}", inputs.key)),
-    };
+    let hpa = &inputs.hpa;
     read.notes.extend(inputs.notes.iter().cloned());
+    read.notes.extend(ignored_by_controller(hpa, &config));
     let events = core_events(&inputs);
-    let input =
-        DiagnosisInput { hpa: &hpa, config: &config, sync: &inputs.sync, events: &events, resizes: &inputs.resizes };
+    let input = DiagnosisInput { hpa, config: &config, sync: &inputs.sync, events: &events, resizes: &inputs.resizes };
     let diagnosis = diagnosis::diagnose(&input);
     let report = render::Report {
         source: read.source,
         key: &inputs.key,
-        hpa: &hpa,
+        hpa,
         config: &config,
         inputs: &inputs,
         diagnosis: &diagnosis,
@@ -163,35 +169,61 @@ fn core_events(inputs: &DiagnoseInputs) -> Vec<RecordedEvent> {
         .collect()
 }
 
+/// What the controller of `config`'s release ignores of what the HPA sets: a per-HPA
+/// `behavior.scale{Up,Down}.tolerance` while gate `HPAConfigurableTolerance` is off
+/// ([`HPAControllerConfiguration::tolerances_for_hpa`], `tolerancesForHpa` in
+/// `pkg/controller/podautoscaler/horizontal.go`: the flag's tolerance in both directions).
+/// kube-apiserver keeps such a tolerance on an object that already had one
+/// (`dropDisabledFields`/`toleranceInUse`), so a live HPA can carry it.
+fn ignored_by_controller(hpa: &HorizontalPodAutoscaler, config: &HPAControllerConfiguration) -> Vec<String> {
+    config
+        .tolerances_for_hpa(hpa.spec.behavior.as_ref())
+        .ignored()
+        .filter_map(|d| {
+            Some(format!(
+                "spec.behavior.{}.tolerance {} is ignored: HPAConfigurableTolerance is off in this Kubernetes {} controller, which uses {TOLERANCE_FLAG}={} both ways",
+                d.field,
+                d.ignored()?,
+                config.release(),
+                d.used
+            ))
+        })
+        .collect()
+}
+
 fn parse_now(text: &str) -> Result<Timestamp, ReadError> {
     Time::parse_rfc3339(text).map(Timestamp::from_api_time).ok_or_else(|| ReadError::Now(text.to_string()))
 }
 
 /// Reads the HPA's objects from the API server.
-fn read_live(args: &DiagnoseArgs, name: &str, now: Option<Timestamp>) -> Result<Read, ReadError> {
+fn read_live(
+    args: &DiagnoseArgs,
+    name: &str,
+    now: Option<Timestamp>,
+    release: KubernetesVersion,
+) -> Result<Read, ReadError> {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(ReadError::Runtime)?;
     let options = args.connection.client_options();
     runtime.block_on(async {
         let cluster = Cluster::connect(&options).await?;
         let namespace = args.namespace.clone().unwrap_or_else(|| cluster.default_namespace().to_string());
-        let objects = hpa_cluster::diagnose::read_objects(&cluster, &namespace, name).await?;
+        let mut objects = hpa_cluster::diagnose::read_objects(&cluster, &namespace, name, release).await?;
         let now = now.unwrap_or_else(|| {
             let ms = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis());
             Timestamp::from_millis(i64::try_from(ms).unwrap_or(i64::MAX))
         });
-        Ok(Read {
-            source: Source::Live,
-            objects: objects.items,
-            metrics_errors: objects.metrics_errors,
-            namespace,
-            now,
-            notes: objects.notes,
-        })
+        let notes = std::mem::take(&mut objects.notes);
+        Ok(Read { source: Source::Live, objects, namespace, now, notes })
     })
 }
 
 /// Reads snapshot files (YAML or JSON, one or more documents each, `List`s flattened later).
-fn read_snapshot(args: &DiagnoseArgs, name: &str, now: Option<Timestamp>) -> Result<Read, ReadError> {
+fn read_snapshot(
+    args: &DiagnoseArgs,
+    name: &str,
+    now: Option<Timestamp>,
+    release: KubernetesVersion,
+) -> Result<Read, ReadError> {
     let mut objects = Vec::new();
     for path in &args.snapshot {
         let name = path.display().to_string();
@@ -222,7 +254,8 @@ fn read_snapshot(args: &DiagnoseArgs, name: &str, now: Option<Timestamp>) -> Res
             latest
         }
     };
-    Ok(Read { source: Source::Snapshot, objects, metrics_errors: MetricsErrors::default(), namespace, now, notes })
+    let objects = Objects::snapshot(objects, release);
+    Ok(Read { source: Source::Snapshot, objects, namespace, now, notes })
 }
 
 /// The namespace of the one HPA named `name` among the objects (lists included).
