@@ -368,20 +368,8 @@ fn declarative_merge(
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
-
     use super::*;
-
-    fn hpa(tolerance: Option<&str>) -> VersionedHpa {
-        let mut value = json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
-            "metadata": {"name": "web", "namespace": "shop", "resourceVersion": "7"},
-            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
-                "minReplicas": 2, "maxReplicas": 10}});
-        if let Some(t) = tolerance {
-            value["spec"]["behavior"] = json!({"scaleUp": {"tolerance": t}});
-        }
-        api::decode(&value).unwrap()
-    }
+    use crate::test_support::hpa_with_scale_up_tolerance as hpa;
 
     /// 1.33, gate `HPAConfigurableTolerance` off (alpha). `dropDisabledFields` keeps the new
     /// tolerance when the old object uses one (`toleranceInUse`), and

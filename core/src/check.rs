@@ -426,10 +426,13 @@ fn undecodable(api_version: &str, errors: Vec<DecodeError>, opts: &Options) -> R
         for e in &errors {
             let mut f = Finding::new(rules::INVALID, e.path.clone(), e.to_string());
             if e.kind.is_strict() {
-                f.help = Some(format!(
-                    "kube-apiserver refuses unknown fields (strict field validation, kubectl's default): remove it or fix its name{}",
-                    version.map(|v| format!(" (see the {v} schema)")).unwrap_or_default()
-                ));
+                f.help = Some(
+                    format!(
+                        "kube-apiserver refuses unknown fields (strict field validation, kubectl's default): remove it or fix its name{}",
+                        version.map(|v| format!(" (see the {v} schema)")).unwrap_or_default()
+                    )
+                    .into(),
+                );
             }
             findings.extend(opts.rules.configure(f));
         }

@@ -26,3 +26,6 @@ pub mod go;
 pub mod resources;
 pub mod rules;
 pub mod validation;
+
+#[cfg(test)]
+mod test_support;

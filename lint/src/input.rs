@@ -363,6 +363,17 @@ pub fn objects_in(file_index: usize, parsed: &Parsed) -> Vec<ObjectRef<'_>> {
     out
 }
 
+/// The node of the object [`objects_in`] lists at `document` and `item` (its
+/// [`ObjectRef::document`] and [`ObjectRef::item`]), found without reading the others.
+pub fn object_node(parsed: &Parsed, document: usize, item: Option<usize>) -> Option<Node<'_>> {
+    let at = parsed.documents.binary_search_by_key(&document, |d| d.index).ok()?;
+    let root = parsed.documents[at].root();
+    match item {
+        None => Some(root),
+        Some(i) => root.get("items")?.items()?.nth(i),
+    }
+}
+
 /// A document of a file of Kubernetes objects that kubectl reads but refuses
 /// ([`not_objects`]): one it cannot decode as an object (a scalar other than null, a sequence,
 /// a list with such an item), or a mapping without a `kind`.
@@ -570,6 +581,10 @@ mod tests {
         let objs = objects(0, &f);
         let kinds: Vec<_> = objs.iter().map(|o| o.kind().unwrap_or("")).collect();
         assert_eq!(kinds, ["A", "B", "C"]);
+        for o in &objs {
+            let node = object_node(&f.parsed, o.document, o.item).map(Node::span);
+            assert_eq!(node, Some(o.node.span()), "object_node finds what objects_in lists");
+        }
         assert_eq!(objs[1].item, Some(1));
         assert_eq!(objs[2].document, 1);
         let f = SourceFile::from_text("x.yaml", "apiVersion: v1\nitems:\n- kind: A\n".into());

@@ -280,15 +280,7 @@ fn a_lone_surrogate_in_fields_v1_is_read_as_go_reads_it() {
 fn the_cache_admits_live_hpas_as_an_update_onto_themselves() {
     runtime().block_on(async {
         let s = setup().await;
-        let hpa = |name: &str, min: i64, max: i64| {
-            json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
-                "metadata": {"name": name, "namespace": "shop"},
-                "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": name},
-                    "minReplicas": min, "maxReplicas": max,
-                    "metrics": [{"type": "External", "external": {"metric": {"name": "queue_depth"},
-                        "target": {"type": "AverageValue", "averageValue": "30"}}}]}})
-        };
-        s.server.apply(&[hpa("zero", 0, 5), hpa("inverted", 4, 2)]);
+        s.server.apply(&[fixtures::external_hpa("zero", 0, 5), fixtures::external_hpa("inverted", 4, 2)]);
         let gates = FeatureGates::new(KubernetesVersion::parse("1.36").unwrap());
         let options = CacheOptions { admission: CacheOptions::admission_for(gates), ..CacheOptions::default() };
         let cache = ContextCache::start(s.connect().await, options);

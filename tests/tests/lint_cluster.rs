@@ -333,15 +333,7 @@ fn a_server_that_cannot_be_reached_is_a_clear_error() {
 #[test]
 fn live_hpas_are_checked_as_an_update_onto_themselves() {
     let l = live();
-    let hpa = |name: &str, min: i64, max: i64| {
-        json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
-            "metadata": {"name": name, "namespace": "shop"},
-            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": name},
-                "minReplicas": min, "maxReplicas": max,
-                "metrics": [{"type": "External", "external": {"metric": {"name": "queue_depth"},
-                    "target": {"type": "AverageValue", "averageValue": "30"}}}]}})
-    };
-    let objects = [hpa("zero", 0, 5), hpa("inverted", 4, 2)];
+    let objects = [fixtures::external_hpa("zero", 0, 5), fixtures::external_hpa("inverted", 4, 2)];
     l.server.apply(&objects);
     let run = l.lint(&["--kubernetes-version", "1.36", "-o", "json"]);
     let report = run.json();

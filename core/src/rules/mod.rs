@@ -45,6 +45,8 @@ mod unsupported_resource_metric;
 mod vpa_conflict;
 mod workload_sets_replicas;
 
+use std::borrow::Cow;
+
 use crate::admission::Operation;
 use crate::api::{VersionedHpa, v2};
 use crate::convert::AnnotationProblem;
@@ -152,10 +154,10 @@ pub struct Finding {
     pub location: Location,
     /// What is wrong, in one sentence.
     pub message: String,
-    /// What to do about it.
-    pub help: Option<String>,
-    /// Other places that matter (with a short label each).
-    pub related: Vec<(Location, String)>,
+    /// What to do about it (most rules' advice is a fixed text: it is not copied).
+    pub help: Option<Cow<'static, str>>,
+    /// Other places that matter (with a short label each, most of them fixed texts).
+    pub related: Vec<(Location, Cow<'static, str>)>,
     /// A replacement object, when the fix is mechanical.
     pub fix: Option<Fix>,
 }
@@ -175,7 +177,7 @@ impl Finding {
     }
 
     /// Adds help text.
-    pub fn help(mut self, help: impl Into<String>) -> Finding {
+    pub fn help(mut self, help: impl Into<Cow<'static, str>>) -> Finding {
         self.help = Some(help.into());
         self
     }
@@ -187,7 +189,7 @@ impl Finding {
     }
 
     /// Adds a related location.
-    pub fn related(mut self, location: Location, label: impl Into<String>) -> Finding {
+    pub fn related(mut self, location: Location, label: impl Into<Cow<'static, str>>) -> Finding {
         self.related.push((location, label.into()));
         self
     }

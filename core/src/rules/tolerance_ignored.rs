@@ -115,23 +115,11 @@ impl Rule for ToleranceIgnored {
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
-
-    use crate::api::{self, VersionedHpa};
+    use crate::api::VersionedHpa;
     use crate::check::{self, Input, Options, Written};
     use crate::features::{FeatureGates, KubernetesVersion};
     use crate::rules::Location;
-
-    fn hpa(tolerance: Option<&str>) -> VersionedHpa {
-        let mut value = json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
-            "metadata": {"name": "web", "namespace": "shop", "resourceVersion": "7"},
-            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
-                "minReplicas": 2, "maxReplicas": 10, "behavior": {"scaleDown": {"stabilizationWindowSeconds": 60}}}});
-        if let Some(t) = tolerance {
-            value["spec"]["behavior"]["scaleUp"] = json!({"tolerance": t});
-        }
-        api::decode(&value).unwrap()
-    }
+    use crate::test_support::hpa_with_scale_up_tolerance as hpa;
 
     /// HPA306's messages for `object` on 1.33 (gate off by default), as a CREATE or as an
     /// UPDATE onto `old`.

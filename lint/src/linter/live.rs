@@ -3,6 +3,7 @@
 //! HPA goes through kube-apiserver's pipeline and the rules in [`check_hpa`]. Locations are
 //! objects and field paths: a live object has no file, line or column.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use hpa_cluster::Inventory;
@@ -293,7 +294,7 @@ fn diagnostics(
             continue;
         }
         let (object, path) = place(&f.location);
-        let mut help = f.help.clone();
+        let mut help = f.help.clone().map(Cow::into_owned);
         if let Location::Object { id, path } = &f.location
             && path == "spec.replicas"
             && let Some(who) = set_by.get(id)
@@ -309,7 +310,7 @@ fn diagnostics(
             .iter()
             .map(|(loc, message)| {
                 let (object, path) = place(loc);
-                LiveRelated { object, path, message: message.clone() }
+                LiveRelated { object, path, message: message.to_string() }
             })
             .collect();
         out.push(LiveDiagnostic { rule: f.rule, severity, object, path, message: f.message, help, related });

@@ -9,10 +9,12 @@ pub mod live_report;
 pub mod report;
 pub mod suppress;
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::hash::BuildHasher as _;
 use std::sync::OnceLock;
 
+use compact_str::CompactString;
 use hpa_core::api::ApiVersion;
 use hpa_core::check::{self, Admission, Admitted, Input};
 use hpa_core::rules::index::Entry;
@@ -65,26 +67,27 @@ pub struct Diagnostic {
     pub path: String,
     /// What is wrong.
     pub message: String,
-    /// What to do.
-    pub help: Option<String>,
+    /// What to do (a rule's fixed advice is not copied).
+    pub help: Option<Cow<'static, str>>,
     /// Other relevant places.
     pub related: Vec<Related>,
     /// A replacement object.
-    pub fix: Option<Value>,
+    pub fix: Option<Box<Value>>,
     /// What the human output shows of the source, when asked for ([`LintOptions::excerpts`]).
     pub shown: Option<Box<report::Shown>>,
 }
 
-/// The object a diagnostic is about.
+/// The object a diagnostic is about. Its strings are kept inline up to 24 bytes (most kinds,
+/// namespaces and names): a run keeps one label per diagnostic.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ObjectLabel {
     /// `kind`
-    pub kind: String,
+    pub kind: CompactString,
     /// `metadata.namespace`, or the namespace it lands in when it names none; `None` for the
     /// kinds without namespaces (`hpa_core::rules::is_cluster_scoped`).
-    pub namespace: Option<String>,
+    pub namespace: Option<CompactString>,
     /// `metadata.name`
-    pub name: String,
+    pub name: CompactString,
     /// 0-based document index.
     pub document: usize,
     /// Index in a `List`.
@@ -98,8 +101,8 @@ pub struct Related {
     pub file: usize,
     /// The span.
     pub span: Span,
-    /// A short label.
-    pub message: String,
+    /// A short label (a rule's fixed text is not copied).
+    pub message: Cow<'static, str>,
 }
 
 /// What a lint run found.
@@ -153,6 +156,19 @@ struct IdentityKeys {
     state: Namespace,
 }
 
+impl IdentityKeys {
+    /// [`Keys::identity`] of the object, in a set whose namespace has key `set_namespace` (where
+    /// the objects that name none land).
+    fn key(&self, set_namespace: u64) -> u64 {
+        let namespace = match self.state {
+            Namespace::Written => self.namespace,
+            Namespace::Unwritten => set_namespace,
+            Namespace::None => 0,
+        };
+        Keys::identity(self.name, namespace)
+    }
+}
+
 /// Where an object's namespace comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Namespace {
@@ -167,9 +183,9 @@ enum Namespace {
 impl ObjectInfo {
     fn label(&self) -> ObjectLabel {
         ObjectLabel {
-            kind: self.id.kind.clone(),
-            namespace: (self.namespace != Namespace::None).then(|| self.id.namespace.clone()),
-            name: self.id.name.clone(),
+            kind: self.id.kind.as_str().into(),
+            namespace: (self.namespace != Namespace::None).then(|| self.id.namespace.as_str().into()),
+            name: self.id.name.as_str().into(),
             document: self.document,
             item: self.item,
         }
@@ -221,9 +237,6 @@ struct Subject<'n> {
 }
 
 /// Finds another object of the set: its file, node and label.
-/// A file's object nodes by (document, list item).
-type NodesByPlace<'a> = HashMap<(usize, Option<usize>), Node<'a>>;
-
 type FindObject<'a> = dyn Fn(&ObjectId) -> Option<(usize, Node<'a>, ObjectLabel)> + 'a;
 
 /// Seeded hashes of object identities (a `RandomState` per run: input cannot choose
@@ -316,7 +329,10 @@ pub fn lint_inputs(
     let timer = Timer::start();
     let parts: Vec<GroupResult> =
         groups(&names, opts.scope).par_iter().map(|g| lint_group(origins, stdin, g, opts)).collect();
-    let mut outcome = LintResults::default();
+    let mut outcome = LintResults {
+        diagnostics: Vec::with_capacity(parts.iter().map(|(part, _)| part.diagnostics.len()).sum()),
+        ..LintResults::default()
+    };
     let mut errors = Vec::new();
     for (mut part, mut errs) in parts {
         errors.append(&mut errs);
@@ -413,8 +429,13 @@ fn lint_group(origins: &[input::Origin], stdin: Option<&[u8]>, members: &[usize]
     // The sets: the group, or each file when the group is a directory that defines an object
     // twice (alternatives, not objects applied together).
     let mut outcome = LintResults::default();
-    let split = match duplicate_definition(&per_file) {
-        Some((what, a, b)) if opts.scope == Scope::Directory && members.len() > 1 => {
+    let duplicate = if opts.scope == Scope::Directory && members.len() > 1 {
+        duplicate_definition(&per_file, keys.namespace(&group_namespace.name))
+    } else {
+        None
+    };
+    let split = match duplicate {
+        Some((what, a, b)) => {
             // `a` and `b` are positions in the group, as `files` is.
             let dir = std::path::Path::new(&files[a].name).parent().map(|p| p.display().to_string());
             let shown = dir.filter(|d| !d.is_empty()).unwrap_or_else(|| ".".into());
@@ -438,7 +459,7 @@ fn lint_group(origins: &[input::Origin], stdin: Option<&[u8]>, members: &[usize]
     for (k, r) in per_file.iter_mut().enumerate() {
         for label in r.diags.iter_mut().filter_map(|d| d.object.as_mut()) {
             if label.namespace.as_deref() == Some("") {
-                label.namespace = Some(namespaces[set_of(k)].name.clone());
+                label.namespace = Some(namespaces[set_of(k)].name.as_str().into());
             }
         }
     }
@@ -454,6 +475,7 @@ fn lint_group(origins: &[input::Origin], stdin: Option<&[u8]>, members: &[usize]
         }
     }
     let mut indexes: Vec<ObjectIndex> = (0..sets).map(|_| ObjectIndex::default()).collect();
+    outcome.diagnostics.reserve(per_file.iter().map(|r| r.diags.len()).sum());
     for (k, r) in per_file.iter_mut().enumerate() {
         outcome.objects += r.objects.len() - r.repeats;
         outcome.hpas += r.hpas;
@@ -471,15 +493,8 @@ fn lint_group(origins: &[input::Origin], stdin: Option<&[u8]>, members: &[usize]
         }
     }
 
-    // Each file's objects by (document, list item) in its first pass's tree, found once: a file
-    // with thousands of findings about other objects must not be scanned once per finding.
-    let object_nodes: Vec<OnceLock<NodesByPlace<'_>>> = members.iter().map(|_| OnceLock::new()).collect();
-    let node_of = |k: usize, o: &ObjectInfo| -> Option<Node<'_>> {
-        let nodes = object_nodes[k].get_or_init(|| {
-            input::objects_in(members[k], &trees[k]).into_iter().map(|r| ((r.document, r.item), r.node)).collect()
-        });
-        nodes.get(&(o.document, o.item)).copied()
-    };
+    // An object's node in its file's first-pass tree, by its document and list item.
+    let node_of = |k: usize, o: &ObjectInfo| input::object_node(&trees[k], o.document, o.item);
     let locations: Vec<OnceLock<HashMap<&ObjectId, (usize, &ObjectInfo)>>> =
         (0..sets).map(|_| OnceLock::new()).collect();
     let find = |set: usize, id: &ObjectId| -> Option<(usize, Node<'_>, ObjectLabel)> {
@@ -533,6 +548,7 @@ fn lint_group(origins: &[input::Origin], stdin: Option<&[u8]>, members: &[usize]
         })
         .collect();
     let mut depended = vec![false; sets];
+    outcome.diagnostics.reserve(results.iter().map(|r| r.as_ref().map_or(0, |(diags, ..)| diags.len())).sum());
     for (result, &(k, _)) in results.into_iter().zip(&deferred) {
         match result {
             Ok((diags, suppressed, depends)) => {
@@ -700,7 +716,7 @@ fn position_findings<'a>(
     h: &Subject<'a>,
     find: &FindObject<'a>,
 ) -> (Vec<Diagnostic>, usize) {
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(findings.len());
     let mut suppressed = 0;
     for (f, about_key) in findings {
         // The front door gave it its configured severity.
@@ -723,16 +739,16 @@ fn position_findings<'a>(
         let (span, exact, path) = hpa::position_and_path(node, version, &path, about_key);
         let related = f
             .related
-            .iter()
-            .filter_map(|(loc, msg)| {
+            .into_iter()
+            .filter_map(|(loc, message)| {
                 let (fi, node, path, v) = match loc {
-                    Location::Hpa(p) => (h.file, h.node, p.clone(), h.version),
+                    Location::Hpa(p) => (h.file, h.node, p, h.version),
                     Location::Object { id, path } => {
-                        let (fi, node, _) = find(id)?;
-                        (fi, node, path.clone(), None)
+                        let (fi, node, _) = find(&id)?;
+                        (fi, node, path, None)
                     }
                 };
-                Some(Related { file: fi, span: hpa::position(node, v, &path, false).0, message: msg.clone() })
+                Some(Related { file: fi, span: hpa::position(node, v, &path, false).0, message })
             })
             .collect();
         out.push(Diagnostic {
@@ -746,7 +762,7 @@ fn position_findings<'a>(
             message: f.message,
             help: f.help,
             related,
-            fix: f.fix.map(|x| x.replacement),
+            fix: f.fix.map(|x| Box::new(x.replacement)),
             shown: None,
         });
     }
@@ -939,12 +955,7 @@ fn defined_again(per_file: &[FileResult], set_of: impl Fn(usize) -> usize, names
             if identity.name == 0 {
                 continue;
             }
-            let namespace_key = match identity.state {
-                Namespace::Written => identity.namespace,
-                Namespace::Unwritten => namespace_keys[set],
-                Namespace::None => 0,
-            };
-            match seen[set].entry(Keys::identity(identity.name, namespace_key)) {
+            match seen[set].entry(identity.key(namespace_keys[set])) {
                 std::collections::hash_map::Entry::Occupied(e) => {
                     let first = *e.get();
                     let o = &r.objects[position];
@@ -1032,23 +1043,25 @@ fn set_name(files: &[SourceFile], set_files: &[usize], scope: Scope) -> String {
 }
 
 /// The first object defined in two of the files (kind, namespace and name; the API group
-/// version may differ), with the positions of the two files.
-fn duplicate_definition(per_file: &[FileResult]) -> Option<(String, usize, usize)> {
-    let mut seen: HashMap<(&str, &str, &str), usize> = HashMap::new();
+/// version may differ), with the positions of the two files (`namespace_key`: the group's
+/// [`Keys::namespace`], for the objects that name none). Only the keys the first pass computed
+/// are read, and the identities of objects whose keys meet.
+fn duplicate_definition(per_file: &[FileResult], namespace_key: u64) -> Option<(String, usize, usize)> {
+    let objects = per_file.iter().map(|r| r.objects.len()).sum();
+    let mut seen: ByKey<(usize, usize)> = ByKey::with_capacity_and_hasher(objects, Default::default());
     for (i, r) in per_file.iter().enumerate() {
-        for obj in &r.objects {
-            let id = &obj.id;
-            if id.name.is_empty() || id.kind.is_empty() {
-                continue;
-            }
-            let key = (id.kind.as_str(), id.namespace.as_str(), id.name.as_str());
-            match seen.get(&key) {
-                Some(&first) if first != i => {
-                    return Some((id.to_string(), first, i));
+        for (position, identity) in r.keys.iter().enumerate().filter(|(_, identity)| identity.name != 0) {
+            match seen.entry(identity.key(namespace_key)) {
+                std::collections::hash_map::Entry::Occupied(e) => {
+                    let (first, at) = *e.get();
+                    let (a, b) = (&per_file[first].objects[at].id, &r.objects[position].id);
+                    // Equal keys of different identities (a chance of 2^-64) are no duplicate.
+                    if first != i && a.kind == b.kind && a.namespace == b.namespace && a.name == b.name {
+                        return Some((b.to_string(), first, i));
+                    }
                 }
-                Some(_) => {}
-                None => {
-                    seen.insert(key, i);
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert((i, position));
                 }
             }
         }

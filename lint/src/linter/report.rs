@@ -271,11 +271,10 @@ fn span_of(file: &SourceFile, d_span: crate::source::Span) -> SourceSpan {
 pub fn human(outcome: &LintResults, names: &[String], style: HumanStyle, out: &mut dyn io::Write) -> io::Result<()> {
     let theme = if style.color { GraphicalTheme::unicode() } else { GraphicalTheme::unicode_nocolor() };
     let handler = GraphicalReportHandler::new_themed(theme).with_width(style.width).with_links(false);
-    let mut buf = String::new();
-    for d in &outcome.diagnostics {
-        buf.clear();
+    // Each diagnostic is rendered on its own: they are rendered on rayon's threads.
+    let render = |d: &Diagnostic, buf: &mut String| {
         let rendered = d.shown.as_deref().and_then(|shown| rendered(d, shown, names));
-        if rendered.is_none_or(|r| handler.render_report(&mut buf, &r).is_err()) {
+        if rendered.is_none_or(|r| handler.render_report(buf, &r).is_err()) {
             let (l, c) = input::line_col(d.span.start);
             let _ = writeln!(
                 buf,
@@ -287,8 +286,18 @@ pub fn human(outcome: &LintResults, names: &[String], style: HumanStyle, out: &m
             );
         }
         buf.push('\n');
-        out.write_all(buf.as_bytes())?;
-    }
+    };
+    in_order(
+        &outcome.diagnostics,
+        |chunk| {
+            let mut buf = String::new();
+            for d in chunk {
+                render(d, &mut buf);
+            }
+            buf
+        },
+        |part| out.write_all(part.as_bytes()),
+    )?;
     for note in &outcome.notes {
         writeln!(out, "note: {note}")?;
     }
@@ -324,16 +333,16 @@ fn rendered<'a>(d: &'a Diagnostic, shown: &'a Shown, names: &'a [String]) -> Opt
     let mut related = Vec::new();
     for (r, span) in d.related.iter().zip(shown.ranges.iter().skip(1)) {
         if r.file == d.file {
-            labels.push(LabeledSpan::new_with_span(Some(r.message.clone()), *span));
+            labels.push(LabeledSpan::new_with_span(Some(r.message.to_string()), *span));
         } else {
             related.push(Rendered {
-                message: r.message.clone(),
+                message: r.message.to_string(),
                 code: Some("see also".into()),
                 severity: miette::Severity::Advice,
                 help: None,
                 url: None,
                 source: source(r.file)?,
-                labels: vec![LabeledSpan::new_with_span(Some(r.message.clone()), *span)],
+                labels: vec![LabeledSpan::new_with_span(Some(r.message.to_string()), *span)],
                 related: Vec::new(),
             });
         }
@@ -346,7 +355,7 @@ fn rendered<'a>(d: &'a Diagnostic, shown: &'a Shown, names: &'a [String]) -> Opt
             Severity::Warning => miette::Severity::Warning,
             Severity::Info => miette::Severity::Advice,
         },
-        help: d.help.clone(),
+        help: d.help.as_deref().map(str::to_string),
         url: Some(docs_url(d.rule)),
         source: source(d.file)?,
         labels,
@@ -413,10 +422,92 @@ where
     }
 }
 
-/// Writes a report as pretty-printed JSON and a newline.
-fn write_json(out: &mut dyn io::Write, report: &impl Serialize) -> io::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, report)?;
-    out.write_all(b"\n")
+/// Items rendered at once on rayon's threads: enough to share the work, few enough that what
+/// is rendered and not yet written stays around a megabyte.
+const BATCH: usize = 1024;
+
+/// Items one thread renders into one buffer.
+const CHUNK: usize = 64;
+
+/// Writes a report as pretty-printed JSON and a newline, its long sequence (the diagnostics)
+/// rendered on rayon's threads. `frame` is the report with that sequence empty, at `key`
+/// (`"key": []`, found as text: the first such text is the key, since a quote inside a JSON
+/// string is escaped), its items `depth` levels deep; `render` gives each of `items`. The
+/// bytes are those serde_json writes for the whole report: each item is pretty-printed on its
+/// own, its lines moved right by `depth` levels ([`indented`]), between the formatter's
+/// separators.
+fn write_json<'a, T: Sync, S: Serialize>(
+    out: &mut dyn io::Write,
+    frame: &impl Serialize,
+    (key, depth): (&str, usize),
+    items: &'a [T],
+    render: impl Fn(&'a T) -> S + Sync,
+) -> io::Result<()> {
+    let mut text = serde_json::to_vec_pretty(frame)?;
+    text.push(b'\n');
+    let empty = format!("\"{key}\": []");
+    let Some(at) = memchr::memmem::find(&text, empty.as_bytes()).map(|i| i + empty.len() - 1) else {
+        return Err(io::Error::other(format!("no empty {key:?} in the report's frame")));
+    };
+    if items.is_empty() {
+        return out.write_all(&text);
+    }
+    // Up to the sequence's `[`; then each item after `,`, a line break and its indentation
+    // (no `,` before the first), then a line break and the indentation of the `]`.
+    out.write_all(&text[..at])?;
+    let indent = "  ".repeat(depth);
+    let before = format!(",\n{indent}");
+    let mut first = true;
+    in_order(
+        items,
+        |chunk| -> serde_json::Result<Vec<u8>> {
+            let (mut buf, mut item) = (Vec::new(), Vec::new());
+            for each in chunk {
+                item.clear();
+                serde_json::to_writer_pretty(&mut item, &render(each))?;
+                buf.extend_from_slice(before.as_bytes());
+                indented(&mut buf, &item, indent.as_bytes());
+            }
+            Ok(buf)
+        },
+        |part| {
+            let part = part?;
+            out.write_all(if std::mem::take(&mut first) { &part[1..] } else { &part })
+        },
+    )?;
+    out.write_all(b"\n")?;
+    out.write_all(&indent.as_bytes()[indent.len().min(2)..])?;
+    out.write_all(&text[at..])
+}
+
+/// Renders `items` on rayon's threads, [`CHUNK`] of them into each part, and hands the parts
+/// to `write` in order, [`BATCH`] items at a time.
+fn in_order<'a, T: Sync, P: Send>(
+    items: &'a [T],
+    render: impl Fn(&'a [T]) -> P + Sync,
+    mut write: impl FnMut(P) -> io::Result<()>,
+) -> io::Result<()> {
+    use rayon::prelude::*;
+    for batch in items.chunks(BATCH) {
+        let parts: Vec<P> = batch.par_chunks(CHUNK).map(&render).collect();
+        for part in parts {
+            write(part)?;
+        }
+    }
+    Ok(())
+}
+
+/// Appends pretty-printed `json` to `out` with every line after the first indented by
+/// `indent`: what the formatter writes for the value nested that deep (JSON text holds no line
+/// break inside a string: every `\n` is the formatter's).
+fn indented(out: &mut Vec<u8>, json: &[u8], indent: &[u8]) {
+    let mut from = 0;
+    for at in memchr::memchr_iter(b'\n', json) {
+        out.extend_from_slice(&json[from..=at]);
+        out.extend_from_slice(indent);
+        from = at + 1;
+    }
+    out.extend_from_slice(&json[from..]);
 }
 
 /// The stable JSON schema (version 1).
@@ -491,10 +582,11 @@ pub fn json(outcome: &LintResults, names: &[String], out: &mut dyn io::Write) ->
             infos: count(Severity::Info),
             suppressed: outcome.suppressed,
         },
-        diagnostics: Items(|| outcome.diagnostics.iter().map(|d| json_diagnostic(d, names))),
+        // Written by `write_json`.
+        diagnostics: [(); 0],
         notes: &outcome.notes,
     };
-    write_json(out, &report)
+    write_json(out, &report, ("diagnostics", 2), &outcome.diagnostics, |d| json_diagnostic(d, names))
 }
 
 /// A diagnostic in the JSON schema.
@@ -525,7 +617,7 @@ fn json_diagnostic<'a>(d: &'a Diagnostic, names: &'a [String]) -> JsonDiagnostic
                 JsonRelated { file: &names[r.file], line, column, message: &r.message }
             })
         }),
-        fix: d.fix.as_ref(),
+        fix: d.fix.as_deref(),
         docs: docs_url(d.rule),
     }
 }
@@ -740,10 +832,11 @@ pub fn sarif(outcome: &LintResults, names: &[String], out: &mut dyn io::Write) -
                     .map(|n| SarifNotification { level: "note", message: SarifMessage { text: n.as_str().into() } })
                     .collect(),
             }],
-            results: Items(|| outcome.diagnostics.iter().map(|d| sarif_result(d, names, &rules_list))),
+            // Written by `write_json`.
+            results: [(); 0],
         }],
     };
-    write_json(out, &log)
+    write_json(out, &log, ("results", 4), &outcome.diagnostics, |d| sarif_result(d, names, &rules_list))
 }
 
 /// A diagnostic as a SARIF result (`rules`: the driver's rules, which `ruleIndex` indexes).
@@ -768,7 +861,7 @@ fn sarif_result<'a>(d: &'a Diagnostic, names: &[String], rules: &[&RuleMeta]) ->
             .enumerate()
             .map(|(id, r)| SarifRelated {
                 id,
-                message: SarifMessage { text: r.message.as_str().into() },
+                message: SarifMessage { text: r.message.as_ref().into() },
                 physical_location: SarifPhysical::new(&names[r.file], r.span),
             })
             .collect(),
@@ -859,6 +952,103 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// A report of `n` diagnostics of several shapes (with and without an object, help,
+    /// related places and a fix; strings with line breaks, quotes and non-ASCII text).
+    fn report_of(n: usize) -> (LintResults, Vec<String>) {
+        use crate::linter::{ObjectLabel, Related};
+        use crate::source::{Mark, Span};
+        let at = |line: u32, col: u32| Span {
+            start: Mark { index: line * 10 + col, line, col },
+            end: Mark { index: line * 10 + col + 4, line, col: col + 4 },
+        };
+        let diagnostics = (0..n)
+            .map(|i| {
+                let line = u32::try_from(i).unwrap_or(0) + 1;
+                let shape = i % 4;
+                Diagnostic {
+                    rule: if shape == 0 { rules::INVALID } else { rules::ALL[i % rules::ALL.len()].meta() },
+                    severity: [Severity::Error, Severity::Warning, Severity::Info][i % 3],
+                    file: i % 2,
+                    span: at(line, 2),
+                    exact: shape != 1,
+                    object: (shape != 0).then(|| ObjectLabel {
+                        kind: "HorizontalPodAutoscaler".into(),
+                        namespace: (shape != 2).then(|| format!("ns-{i}").into()),
+                        name: format!("web-{i}").into(),
+                        document: i,
+                        item: (shape == 3).then_some(i % 5),
+                    }),
+                    path: if shape == 0 { String::new() } else { format!("spec.metrics[{i}].resource") },
+                    message: format!("finding {i}: \"quoted\"\nsecond line, ñandú ☃\t"),
+                    help: (shape != 1).then(|| format!("help {i}").into()),
+                    related: (0..shape)
+                        .map(|r| Related {
+                            file: (i + r) % 2,
+                            span: at(line + 1, 0),
+                            message: format!("related {r}").into(),
+                        })
+                        .collect(),
+                    fix: (shape == 2)
+                        .then(|| Box::new(json!({"spec": {"minReplicas": i, "list": [1, {"a": null}], "empty": {}}}))),
+                    shown: None,
+                }
+            })
+            .collect();
+        let outcome = LintResults {
+            diagnostics,
+            objects: 2 * n,
+            hpas: n,
+            suppressed: 1,
+            notes: vec!["a note with \"diagnostics\": [] and \"results\": [] in it".into()],
+        };
+        (outcome, vec!["a.yaml".into(), "dir/b c.yaml".into()])
+    }
+
+    /// The JSON and SARIF reports, rendered in parallel batches, are what serde_json writes for
+    /// the whole report at once.
+    #[test]
+    fn reports_are_the_plain_serde_json_render() {
+        fn plain(v: &impl Serialize) -> Vec<u8> {
+            let mut text = serde_json::to_vec_pretty(v).unwrap_or_default();
+            text.push(b'\n');
+            text
+        }
+        for n in [0, 1, 2, CHUNK - 1, CHUNK, CHUNK + 1, BATCH + CHUNK + 3] {
+            let (outcome, names) = report_of(n);
+            let mut got = Vec::new();
+            json(&outcome, &names, &mut got).unwrap_or_else(|e| panic!("{e}"));
+            let count = |s: Severity| outcome.diagnostics.iter().filter(|d| d.severity == s).count();
+            let want = JsonReport {
+                version: JSON_SCHEMA_VERSION,
+                summary: JsonSummary {
+                    files: names.len(),
+                    objects: outcome.objects,
+                    hpas: outcome.hpas,
+                    errors: count(Severity::Error),
+                    warnings: count(Severity::Warning),
+                    infos: count(Severity::Info),
+                    suppressed: outcome.suppressed,
+                },
+                diagnostics: Items(|| outcome.diagnostics.iter().map(|d| json_diagnostic(d, &names))),
+                notes: &outcome.notes,
+            };
+            assert!(got == plain(&want), "json, {n} diagnostics:\n{}", String::from_utf8_lossy(&got));
+
+            let mut got = Vec::new();
+            sarif(&outcome, &names, &mut got).unwrap_or_else(|e| panic!("{e}"));
+            let mut whole: Value = serde_json::from_slice(&got).unwrap_or_else(|e| panic!("{e}"));
+            let (rules_list, _) = sarif_rules();
+            let results: Vec<Value> = outcome
+                .diagnostics
+                .iter()
+                .map(|d| serde_json::to_value(sarif_result(d, &names, &rules_list)).unwrap_or_default())
+                .collect();
+            assert_eq!(whole["runs"][0]["results"].as_array().map(Vec::len), Some(n));
+            whole["runs"][0]["results"] = Value::Array(results);
+            assert!(got == plain(&whole), "sarif, {n} diagnostics:\n{}", String::from_utf8_lossy(&got));
         }
     }
 

@@ -218,6 +218,18 @@ pub fn web_with_tolerances() -> Value {
                     {"type": "Percent", "value": 100, "periodSeconds": 15}]}}}})
 }
 
+/// HPA `shop/NAME` scaling Deployment `NAME` between `min` and `max` on an External metric (no
+/// workload needed): with `min` 0 it is valid only where `HPAScaleToZero` is on, and with
+/// `min > max` under no rule at all.
+pub fn external_hpa(name: &str, min: i64, max: i64) -> Value {
+    json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": name, "namespace": "shop"},
+        "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": name},
+            "minReplicas": min, "maxReplicas": max,
+            "metrics": [{"type": "External", "external": {"metric": {"name": "queue_depth"},
+                "target": {"type": "AverageValue", "averageValue": "30"}}}]}})
+}
+
 /// The instant [`running_web`]'s namespace is read at: 5 s after its newest PodMetrics, 30 s
 /// after the rescale.
 pub const RUNNING_WEB_NOW: &str = "2026-03-02T09:21:05Z";
