@@ -404,9 +404,17 @@ fn yaml_errors_are_kubectls() {
 /// read a file that starts with a JSON object and goes on with something else differently:
 /// 1.32 stops at the first byte that is not JSON, 1.33 reads on in YAML.
 fn kubectl_1_33_or_later() -> Option<PathBuf> {
-    if !hpa_test_tools::tool("kubectl", &["version", "--client"]) {
-        return None;
+    // Found once for every test of the run (each candidate is run to ask its version).
+    static FOUND: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    let found = FOUND.get_or_init(find_kubectl_1_33_or_later).clone();
+    if found.is_none() {
+        hpa_test_tools::missing("kubectl 1.33 or later (`kubectl` or a `kubectl.1.N` beside it)");
     }
+    found
+}
+
+/// [`kubectl_1_33_or_later`], looked for.
+fn find_kubectl_1_33_or_later() -> Option<PathBuf> {
     let minor = |program: &Path| -> Option<u32> {
         let out = std::process::Command::new(program).args(["version", "--client", "-o", "json"]).output().ok()?;
         let version: Value = serde_json::from_slice(&out.stdout).ok()?;
@@ -423,11 +431,7 @@ fn kubectl_1_33_or_later() -> Option<PathBuf> {
         beside.sort_by_key(|p| std::cmp::Reverse(release(p)));
         candidates.extend(beside);
     }
-    let found = candidates.into_iter().find(|p| minor(p).is_some_and(|m| m >= 33));
-    if found.is_none() {
-        hpa_test_tools::missing("kubectl 1.33 or later (`kubectl` or a `kubectl.1.N` beside it)");
-    }
-    found
+    candidates.into_iter().find(|p| minor(p).is_some_and(|m| m >= 33))
 }
 
 /// Files that start with a JSON object and go on with something else (another object, with or
