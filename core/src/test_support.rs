@@ -1,4 +1,7 @@
-//! Objects the unit tests of several modules share.
+//! Objects the unit tests of several modules share (compiled for tests only: `unwrap` on what
+//! the tests write themselves is their way to fail).
+
+#![cfg(test)]
 
 use serde_json::json;
 

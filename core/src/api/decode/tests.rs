@@ -1,6 +1,8 @@
 //! The decoder against what kube-apiserver answers. The messages are Go's: `encoding/json`'s
 //! `UnmarshalTypeError` (with `sigs.k8s.io/json`'s field context), its strict errors,
-//! `resource.ParseQuantity` and `time.Parse`.
+//! `resource.ParseQuantity` and `time.Parse`. (Compiled for tests only.)
+
+#![cfg(test)]
 
 use super::*;
 use crate::api::{self, ApiVersion, VersionedHpa};
