@@ -73,20 +73,19 @@ pub fn position(node: Node<'_>, version: Option<ApiVersion>, path: &str, about_k
     (span, exact)
 }
 
-/// [`position`], and the field as the user wrote it (an autoscaling/v1 CPU target, an
-/// annotation: the path [`locate`] lands on), the path looked up once for both.
+/// [`position`], and the field as the user wrote it when it is not `path` (an autoscaling/v1
+/// CPU target, an annotation: the path [`locate`] lands on), the path looked up once for both.
 pub fn position_and_path(
     node: Node<'_>,
     version: Option<ApiVersion>,
     path: &str,
     about_key: bool,
-) -> (Span, bool, String) {
+) -> (Span, bool, Option<String>) {
     let (l, resolved) = locate_and_resolve(node, version, path);
-    let resolved = resolved.unwrap_or_else(|| path.to_string());
     if !l.exact || about_key {
         return (l.key_span.unwrap_or(l.span), l.exact, resolved);
     }
-    let target = source::locate_node(node, &resolved);
+    let target = source::locate_node(node, resolved.as_deref().unwrap_or(path));
     // An item of a list of mappings (a container) is pointed at by its first line.
     if l.key_span.is_none()
         && let Some(NodeKind::Map(entries)) = target.map(|n| n.kind())

@@ -736,7 +736,8 @@ fn position_findings<'a>(
         let version = if on_hpa { h.version } else { None };
         // The field as the user wrote it (an autoscaling/v1 CPU target, an annotation), not the
         // internal one.
-        let (span, exact, path) = hpa::position_and_path(node, version, &path, about_key);
+        let (span, exact, resolved) = hpa::position_and_path(node, version, &path, about_key);
+        let path = resolved.unwrap_or(path);
         let related = f
             .related
             .into_iter()

@@ -570,23 +570,28 @@ struct JsonRelated<'a> {
 /// The stable JSON schema (version 1), written to `out` (`names`: the inputs, which the
 /// diagnostics' `file` indexes).
 pub fn json(outcome: &LintResults, names: &[String], out: &mut dyn io::Write) -> io::Result<()> {
-    let count = |s: Severity| outcome.diagnostics.iter().filter(|d| d.severity == s).count();
     let report = JsonReport {
         version: JSON_SCHEMA_VERSION,
-        summary: JsonSummary {
-            files: names.len(),
-            objects: outcome.objects,
-            hpas: outcome.hpas,
-            errors: count(Severity::Error),
-            warnings: count(Severity::Warning),
-            infos: count(Severity::Info),
-            suppressed: outcome.suppressed,
-        },
+        summary: json_summary(outcome, names),
         // Written by `write_json`.
         diagnostics: [(); 0],
         notes: &outcome.notes,
     };
     write_json(out, &report, ("diagnostics", 2), &outcome.diagnostics, |d| json_diagnostic(d, names))
+}
+
+/// The JSON report's summary: counts of inputs, objects and diagnostics by severity.
+fn json_summary(outcome: &LintResults, names: &[String]) -> JsonSummary {
+    let count = |s: Severity| outcome.diagnostics.iter().filter(|d| d.severity == s).count();
+    JsonSummary {
+        files: names.len(),
+        objects: outcome.objects,
+        hpas: outcome.hpas,
+        errors: count(Severity::Error),
+        warnings: count(Severity::Warning),
+        infos: count(Severity::Info),
+        suppressed: outcome.suppressed,
+    }
 }
 
 /// A diagnostic in the JSON schema.
@@ -1020,18 +1025,9 @@ mod tests {
             let (outcome, names) = report_of(n);
             let mut got = Vec::new();
             json(&outcome, &names, &mut got).unwrap_or_else(|e| panic!("{e}"));
-            let count = |s: Severity| outcome.diagnostics.iter().filter(|d| d.severity == s).count();
             let want = JsonReport {
                 version: JSON_SCHEMA_VERSION,
-                summary: JsonSummary {
-                    files: names.len(),
-                    objects: outcome.objects,
-                    hpas: outcome.hpas,
-                    errors: count(Severity::Error),
-                    warnings: count(Severity::Warning),
-                    infos: count(Severity::Info),
-                    suppressed: outcome.suppressed,
-                },
+                summary: json_summary(&outcome, &names),
                 diagnostics: Items(|| outcome.diagnostics.iter().map(|d| json_diagnostic(d, &names))),
                 notes: &outcome.notes,
             };
