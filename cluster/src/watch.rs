@@ -614,7 +614,7 @@ impl CachedHpa {
     pub fn admit(live: LiveHpa, opts: &check::Options) -> Result<CachedHpa, Box<LeftOut>> {
         let left_out = |reason: &'static str, error: String| Box::new(LeftOut { id: live.id.clone(), reason, error });
         let release = opts.settings.gates.version();
-        let decoded = match live.decode(opts.request.strictness, release) {
+        let (decoded, ignored) = match live.decode(opts.request.strictness, release) {
             Ok(Decoded { value, ignored }) if ignored.is_empty() => (value, Vec::new()),
             Ok(Decoded { value, ignored }) => (value, ignored_notes(&live.key(), &ignored, release)),
             Err(errors) => {
@@ -623,7 +623,6 @@ impl CachedHpa {
                 return Err(left_out(reason, first.map(ToString::to_string).unwrap_or_default()));
             }
         };
-        let (decoded, ignored) = decoded;
         let ignore = Ignore::from_annotations(&decoded.metadata().annotations);
         let report = check::check(live.reapplied(Ok(decoded), None), opts);
         match report.admission {
