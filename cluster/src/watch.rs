@@ -524,13 +524,15 @@ impl CacheShared {
             Trimmed::Hpa(live) => {
                 return Some(match CachedHpa::admit(live, &self.admission) {
                     Ok(hpa) => {
-                        for note in &hpa.ignored {
+                        if !hpa.ignored.is_empty() {
                             let mut noted = lock(&self.noted);
-                            if noted.len() >= NOTED_MAX {
-                                noted.clear();
-                            }
-                            if noted.insert(note.clone()) {
-                                tracing::warn!(hpa = %hpa.id, "{note} (counted in /metrics)");
+                            for note in &hpa.ignored {
+                                if noted.len() >= NOTED_MAX {
+                                    noted.clear();
+                                }
+                                if noted.insert(note.clone()) {
+                                    tracing::warn!(hpa = %hpa.id, "{note} (counted in /metrics)");
+                                }
                             }
                         }
                         Entry::Hpa(Arc::new(hpa))
@@ -645,10 +647,10 @@ impl CachedHpa {
     }
 }
 
-/// One object of a watched kind, trimmed.
 /// How many ignored-field notes the cache remembers having logged ([`CacheShared`]).
 const NOTED_MAX: usize = 4096;
 
+/// One object of a watched kind, trimmed.
 #[derive(Debug, Clone)]
 #[expect(
     clippy::large_enum_variant,
