@@ -128,6 +128,17 @@ pub struct ReadHpa {
     pub ignored: Vec<DecodeError>,
 }
 
+impl ReadHpa {
+    /// The internal form of the HPA `namespace/name` (this one), or the error that ends its
+    /// diagnosis: it cannot be read.
+    fn internal(&self, namespace: &str, name: &str) -> Result<HorizontalPodAutoscaler, Error> {
+        match &self.hpa {
+            Ok(hpa) => Ok(hpa.clone()),
+            Err(e) => Err(Error::Snapshot(format!("HorizontalPodAutoscaler {namespace}/{name} cannot be read: {e}"))),
+        }
+    }
+}
+
 // === the shared half: objects → inputs ===
 
 /// Turns a set of objects (HPAs, workloads, `Scale`s, pods, events, `PodMetrics`,
@@ -161,12 +172,7 @@ pub fn inputs_from_objects(
         }
     };
     let this = read(hpa_json);
-    let hpa = match &this.hpa {
-        Ok(h) => h.clone(),
-        Err(e) => {
-            return Err(Error::Snapshot(format!("HorizontalPodAutoscaler {namespace}/{name} cannot be read: {e}")));
-        }
-    };
+    let hpa = this.internal(namespace, name)?;
     let key = format!("{namespace}/{name}");
     let mut notes = crate::inventory::ignored_notes(&key, &this.ignored, objects.release);
     let target = &hpa.spec.scale_target_ref;
@@ -581,12 +587,7 @@ pub async fn read_objects(
         Err(e) => return Err(e),
     };
     let this = read_hpa(&hpa, release);
-    let decoded = match &this.hpa {
-        Ok(h) => h.clone(),
-        Err(e) => {
-            return Err(Error::Snapshot(format!("HorizontalPodAutoscaler {namespace}/{name} cannot be read: {e}")));
-        }
-    };
+    let decoded = this.internal(namespace, name)?;
 
     // Every HPA of the namespace, and each one's target and scale (AmbiguousSelector). This
     // HPA is the one read above (not decoded again); the others are decoded once each.

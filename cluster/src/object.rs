@@ -67,11 +67,7 @@ impl LiveObject {
     /// An object from its JSON text as an API server sent it (a lone surrogate escape read as
     /// Go reads it). Errors: the text is not a JSON object with an object or no `metadata`.
     pub fn from_text(text: &str) -> Result<LiveObject, serde_json::Error> {
-        let text: Box<str> = match hpa_core::go::replace_lone_surrogates(text) {
-            Some(replaced) => replaced.into(),
-            None => text.into(),
-        };
-        LiveObject::from_owned(text)
+        LiveObject::from_owned(as_go_reads(text.into()))
     }
 
     /// An object from a tree (tools and tests that build objects so).
@@ -120,11 +116,16 @@ impl LiveObject {
 impl<'de> Deserialize<'de> for LiveObject {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<LiveObject, D::Error> {
         let raw = Box::<RawValue>::deserialize(deserializer)?;
-        let text: Box<str> = match hpa_core::go::replace_lone_surrogates(raw.get()) {
-            Some(replaced) => replaced.into(),
-            None => raw.into(),
-        };
-        LiveObject::from_owned(text).map_err(D::Error::custom)
+        LiveObject::from_owned(as_go_reads(raw.into())).map_err(D::Error::custom)
+    }
+}
+
+/// An object's JSON text as Go reads it: each lone surrogate escape replaced by `\ufffd`
+/// ([`hpa_core::go::replace_lone_surrogates`]), the text itself when it has none.
+fn as_go_reads(text: Box<str>) -> Box<str> {
+    match hpa_core::go::replace_lone_surrogates(&text) {
+        Some(replaced) => replaced.into(),
+        None => text,
     }
 }
 

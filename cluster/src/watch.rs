@@ -524,13 +524,15 @@ impl CacheShared {
             Trimmed::Hpa(live) => {
                 return Some(match CachedHpa::admit(live, &self.admission) {
                     Ok(hpa) => {
-                        for note in &hpa.ignored {
+                        if !hpa.ignored.is_empty() {
                             let mut noted = lock(&self.noted);
-                            if noted.len() >= NOTED_MAX {
-                                noted.clear();
-                            }
-                            if noted.insert(note.clone()) {
-                                tracing::warn!(hpa = %hpa.id, "{note} (counted in /metrics)");
+                            for note in &hpa.ignored {
+                                if noted.len() >= NOTED_MAX {
+                                    noted.clear();
+                                }
+                                if noted.insert(note.clone()) {
+                                    tracing::warn!(hpa = %hpa.id, "{note} (counted in /metrics)");
+                                }
                             }
                         }
                         Entry::Hpa(Arc::new(hpa))
@@ -614,7 +616,7 @@ impl CachedHpa {
     pub fn admit(live: LiveHpa, opts: &check::Options) -> Result<CachedHpa, Box<LeftOut>> {
         let left_out = |reason: &'static str, error: String| Box::new(LeftOut { id: live.id.clone(), reason, error });
         let release = opts.settings.gates.version();
-        let decoded = match live.decode(opts.request.strictness, release) {
+        let (decoded, ignored) = match live.decode(opts.request.strictness, release) {
             Ok(Decoded { value, ignored }) if ignored.is_empty() => (value, Vec::new()),
             Ok(Decoded { value, ignored }) => (value, ignored_notes(&live.key(), &ignored, release)),
             Err(errors) => {
@@ -623,7 +625,6 @@ impl CachedHpa {
                 return Err(left_out(reason, first.map(ToString::to_string).unwrap_or_default()));
             }
         };
-        let (decoded, ignored) = decoded;
         let ignore = Ignore::from_annotations(&decoded.metadata().annotations);
         let report = check::check(live.reapplied(Ok(decoded), None), opts);
         match report.admission {
@@ -646,10 +647,10 @@ impl CachedHpa {
     }
 }
 
-/// One object of a watched kind, trimmed.
 /// How many ignored-field notes the cache remembers having logged ([`CacheShared`]).
 const NOTED_MAX: usize = 4096;
 
+/// One object of a watched kind, trimmed.
 #[derive(Debug, Clone)]
 #[expect(
     clippy::large_enum_variant,

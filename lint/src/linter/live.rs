@@ -142,19 +142,16 @@ pub fn lint_inventory(inventory: Inventory, opts: &LintOptions) -> LiveOutcome {
     // Each HPA decoded once, from its text, by the one decoder (leniently: the API server stored
     // it, and may be newer than the selected release).
     let release = opts.check.settings.gates.version();
-    let mut read: Vec<Read<'_>> = hpas.par_iter().map(|h| Read::of(h, release)).collect();
+    let read: Vec<Read<'_>> = hpas.par_iter().map(|h| Read::of(h, release)).collect();
     // What each HPA's decode ignored (a cluster newer than the release): one note per HPA,
     // sorted by namespace and name, after what was not read.
-    let mut ignored: Vec<(&ObjectId, Vec<DecodeError>)> = read
-        .iter_mut()
-        .filter(|r| !r.ignored.is_empty())
-        .map(|r| (&r.hpa.id, std::mem::take(&mut r.ignored)))
-        .collect();
-    ignored.sort_by(|(a, _), (b, _)| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
-    for (id, errors) in ignored {
-        let key = format!("{}/{}", id.namespace, id.name);
+    let mut ignored: Vec<&Read<'_>> = read.iter().filter(|r| !r.ignored.is_empty()).collect();
+    ignored.sort_by_key(|r| (&r.hpa.id.namespace, &r.hpa.id.name));
+    for r in ignored {
         outcome.notes.extend(
-            ignored_notes(&key, &errors, release).into_iter().map(|message| LiveNote { kind: "ignored", message }),
+            ignored_notes(&r.hpa.key(), &r.ignored, release)
+                .into_iter()
+                .map(|message| LiveNote { kind: "ignored", message }),
         );
     }
     for r in &read {
