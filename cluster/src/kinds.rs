@@ -159,19 +159,6 @@ struct ListMeta {
     continue_token: Option<String>,
 }
 
-/// A page read as client-go's dynamic client reads it: a lone surrogate escape (which
-/// kube-apiserver keeps in `fieldsV1`) is U+FFFD, not a page that cannot be read
-/// ([`hpa_core::go::parse_tree`] for a typed page).
-fn parse_page<T: DeserializeOwned>(text: &str) -> Result<Page<T>, serde_json::Error> {
-    match serde_json::from_str(text) {
-        Err(e) if e.is_syntax() && text.contains("\\u") => match hpa_core::go::replace_lone_surrogates(text) {
-            Some(replaced) => serde_json::from_str(&replaced).map_err(|_| e),
-            None => Err(e),
-        },
-        other => other,
-    }
-}
-
 impl Cluster {
     /// Lists a kind in one namespace or all of them, `page_size` items per request (`limit`
     /// and `continue`, as the API server's `ListOptions` define them, like kubectl's
@@ -235,8 +222,8 @@ impl Cluster {
                 }
                 Err(e) => return Err(e),
             };
-            let page: Page<T> =
-                parse_page(&text).map_err(|e| Error::Protocol { doing: doing.clone(), reason: e.to_string() })?;
+            let page: Page<T> = hpa_core::go::from_str(&text)
+                .map_err(|e| Error::Protocol { doing: doing.clone(), reason: e.to_string() })?;
             drop(text);
             summary.pages += 1;
             let metadata = page.metadata.unwrap_or(ListMeta { resource_version: None, continue_token: None });

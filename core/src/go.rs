@@ -177,6 +177,12 @@ pub fn compact(src: &str) -> String {
 /// it keeps unparsed (`metadata.managedFields[].fieldsV1`, `FieldsV1.Raw`), so a live object or
 /// an admission request may hold one. Any other error is `serde_json`'s.
 pub fn parse_tree(text: &str) -> Result<serde_json::Value, serde_json::Error> {
+    from_str(text)
+}
+
+/// `text` read into `T` as `encoding/json`'s `Unmarshal` reads it: as [`parse_tree`] (a lone
+/// surrogate escape is U+FFFD), for any type (a typed list page, an object).
+pub fn from_str<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, serde_json::Error> {
     match serde_json::from_str(text) {
         Err(e) if e.is_syntax() && text.contains("\\u") => match replace_lone_surrogates(text) {
             Some(replaced) => serde_json::from_str(&replaced).map_err(|_| e),
