@@ -663,17 +663,6 @@ enum Entry {
     Object(index::Entry, Option<Box<Ignore>>),
 }
 
-/// The identity of an object of the index.
-fn entry_id(entry: &index::Entry) -> &ObjectId {
-    match entry {
-        index::Entry::Workload(w) => &w.id,
-        index::Entry::Pdb(p) => &p.id,
-        index::Entry::Vpa(v) => &v.id,
-        index::Entry::ScaledObject(s) => &s.id,
-        index::Entry::LimitRange(l) => &l.id,
-    }
-}
-
 /// The cached objects: hpa-core's [`ObjectIndex`] (the [`Objects`] the rules read, HPAs listed
 /// by name: a cluster has no input order) with each HPA as admitted, the HPAs hpa-core
 /// cannot read, and the `hpa-lint.dev/ignore` annotation of the other objects that have one
@@ -837,7 +826,7 @@ impl Index {
             // Only the kinds watched: the index keys nothing else.
             Entry::Object(index::Entry::Workload(w), _) if !WATCHED.iter().any(|k| k.kind == w.id.kind) => {}
             Entry::Object(o, ignore) => {
-                self.set_ignore(entry_id(&o), ignore);
+                self.set_ignore(o.id(), ignore);
                 self.objects.insert(o);
             }
         }

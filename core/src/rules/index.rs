@@ -53,8 +53,19 @@ pub enum Entry {
 }
 
 impl Entry {
-    /// The object it is about, to change (the linter places objects in their namespace after
-    /// reading them).
+    /// The object it is about.
+    pub fn id(&self) -> &ObjectId {
+        match self {
+            Entry::Workload(w) => &w.id,
+            Entry::Pdb(p) => &p.id,
+            Entry::Vpa(v) => &v.id,
+            Entry::ScaledObject(o) => &o.id,
+            Entry::LimitRange(l) => &l.id,
+        }
+    }
+
+    /// [`Entry::id`], to change (the linter places objects in their namespace after reading
+    /// them).
     pub fn id_mut(&mut self) -> &mut ObjectId {
         match self {
             Entry::Workload(w) => &mut w.id,
