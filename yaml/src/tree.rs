@@ -269,15 +269,6 @@ impl<'a> Node<'a> {
         }
     }
 
-    /// Whether it is a key that reads as `key`.
-    fn is_key(self, key: &str) -> bool {
-        match self.scalar() {
-            Some(Scalar::Str(s)) => s == key,
-            Some(_) => self.key_str() == key,
-            None => key.is_empty(),
-        }
-    }
-
     /// The value of `key` in a mapping.
     pub fn get(self, key: &str) -> Option<Node<'a>> {
         self.entry(key).map(|e| e.value)
@@ -286,7 +277,7 @@ impl<'a> Node<'a> {
     /// The entry for `key` in a mapping (the last one, when the key is given twice, as Go
     /// keeps the last).
     pub fn entry(self, key: &str) -> Option<Entry<'a>> {
-        self.entries()?.filter(|e| e.key.is_key(key)).last()
+        self.entries()?.filter(|e| e.key.key_str() == key).last()
     }
 
     /// The values of several keys of a mapping, read in one pass over its entries: what
@@ -294,7 +285,7 @@ impl<'a> Node<'a> {
     pub fn get_each<const N: usize>(self, keys: [&str; N]) -> [Option<Node<'a>>; N] {
         let mut found = [None; N];
         for e in self.entries().into_iter().flatten() {
-            // As `is_key`: a collection's key reads as "".
+            // As in `entry`: a collection's key reads as "".
             let key = e.key.key_str();
             for (slot, k) in found.iter_mut().zip(keys) {
                 if key == k {
