@@ -550,6 +550,14 @@ pub fn not_objects<'a>(parsed: &'a Parsed, text: &str) -> Vec<NotAnObject<'a>> {
         .collect()
 }
 
+/// Whether an object [`objects_in`] lists is one kubectl decodes, so counts as an object: not a
+/// scalar or a sequence ([`undecodable`]), nor a document refused for want of a kind (among
+/// `refused`, the file's [`not_objects`]). Both are reported with the file when it holds objects.
+pub fn counts_as_object(obj: &ObjectRef<'_>, refused: &[NotAnObject<'_>]) -> bool {
+    undecodable(obj.node).is_none()
+        && !(obj.item.is_none() && refused.iter().any(|d| d.document == obj.document && d.why == Refusal::MissingKind))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -123,11 +123,7 @@ impl JsonForSaphyr {
         let lone_replaced = hpa_core::go::replace_lone_surrogates(json);
         let text = lone_replaced.as_deref().unwrap_or(json);
         let (pairs, shorter) = surrogate_pairs_as_yaml(text);
-        match (pairs, lone_replaced) {
-            (Some(text), _) => Some(JsonForSaphyr { text, shorter }),
-            (None, Some(text)) => Some(JsonForSaphyr { text, shorter }),
-            (None, None) => None,
-        }
+        pairs.or(lone_replaced).map(|text| JsonForSaphyr { text, shorter })
     }
 }
 

@@ -185,7 +185,7 @@ pub struct Entry<'a> {
     pub value: Node<'a>,
 }
 
-/// The items of a sequence.
+/// The items of a sequence (for [`Entries`], the keys and values of a mapping, one after the other).
 #[derive(Clone)]
 pub struct Items<'a> {
     rest: &'a [Slot],
@@ -193,13 +193,9 @@ pub struct Items<'a> {
     len: usize,
 }
 
-/// The entries of a mapping.
+/// The entries of a mapping: its children read two by two, a key then its value.
 #[derive(Clone)]
-pub struct Entries<'a> {
-    rest: &'a [Slot],
-    text: &'a str,
-    len: usize,
-}
+pub struct Entries<'a>(Items<'a>);
 
 impl<'a> Node<'a> {
     /// The node whose subtree `slots` is (its first slot).
@@ -218,7 +214,7 @@ impl<'a> Node<'a> {
         match self.slots.first().map(|s| s.kind) {
             None => NodeKind::Scalar(Scalar::Null),
             Some(SlotKind::Seq { len, .. }) => NodeKind::Seq(Items { rest, text, len: len as usize }),
-            Some(SlotKind::Map { len, .. }) => NodeKind::Map(Entries { rest, text, len: len as usize }),
+            Some(SlotKind::Map { len, .. }) => NodeKind::Map(Entries::new(rest, text, len as usize)),
             Some(scalar) => NodeKind::Scalar(scalar.to_scalar(text).unwrap_or(Scalar::Null)),
         }
     }
@@ -273,15 +269,6 @@ impl<'a> Node<'a> {
         }
     }
 
-    /// Whether it is a key that reads as `key`.
-    fn is_key(self, key: &str) -> bool {
-        match self.scalar() {
-            Some(Scalar::Str(s)) => s == key,
-            Some(_) => self.key_str() == key,
-            None => key.is_empty(),
-        }
-    }
-
     /// The value of `key` in a mapping.
     pub fn get(self, key: &str) -> Option<Node<'a>> {
         self.entry(key).map(|e| e.value)
@@ -290,7 +277,7 @@ impl<'a> Node<'a> {
     /// The entry for `key` in a mapping (the last one, when the key is given twice, as Go
     /// keeps the last).
     pub fn entry(self, key: &str) -> Option<Entry<'a>> {
-        self.entries()?.filter(|e| e.key.is_key(key)).last()
+        self.entries()?.filter(|e| e.key.key_str() == key).last()
     }
 
     /// The values of several keys of a mapping, read in one pass over its entries: what
@@ -298,7 +285,7 @@ impl<'a> Node<'a> {
     pub fn get_each<const N: usize>(self, keys: [&str; N]) -> [Option<Node<'a>>; N] {
         let mut found = [None; N];
         for e in self.entries().into_iter().flatten() {
-            // As `is_key`: a collection's key reads as "".
+            // As in `entry`: a collection's key reads as "".
             let key = e.key.key_str();
             for (slot, k) in found.iter_mut().zip(keys) {
                 if key == k {
@@ -343,23 +330,16 @@ impl fmt::Debug for Node<'_> {
     }
 }
 
-/// The next subtree of `rest`, and what follows it.
-fn split_next<'a>(rest: &mut &'a [Slot], text: &'a str) -> Option<Node<'a>> {
-    let size = rest.first()?.size();
-    let (node, after) = rest.split_at_checked(size).unwrap_or((rest, &[]));
-    *rest = after;
-    Some(Node { slots: node, text })
-}
-
 impl<'a> Iterator for Items<'a> {
     type Item = Node<'a>;
 
+    /// The next subtree of `rest`; `rest` moves past it.
     fn next(&mut self) -> Option<Node<'a>> {
-        if self.len == 0 {
-            return None;
-        }
-        self.len -= 1;
-        split_next(&mut self.rest, self.text)
+        self.len = self.len.checked_sub(1)?;
+        let size = self.rest.first()?.size();
+        let (node, after) = self.rest.split_at_checked(size).unwrap_or((self.rest, &[]));
+        self.rest = after;
+        Some(Node { slots: node, text: self.text })
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -375,21 +355,23 @@ impl fmt::Debug for Items<'_> {
     }
 }
 
+impl<'a> Entries<'a> {
+    /// The `len` entries whose subtrees `rest` starts with.
+    fn new(rest: &'a [Slot], text: &'a str, len: usize) -> Entries<'a> {
+        Entries(Items { rest, text, len: len.saturating_mul(2) })
+    }
+}
+
 impl<'a> Iterator for Entries<'a> {
     type Item = Entry<'a>;
 
     fn next(&mut self) -> Option<Entry<'a>> {
-        if self.len == 0 {
-            return None;
-        }
-        self.len -= 1;
-        let key = split_next(&mut self.rest, self.text)?;
-        let value = split_next(&mut self.rest, self.text)?;
-        Some(Entry { key, value })
+        Some(Entry { key: self.0.next()?, value: self.0.next()? })
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.len, Some(self.len))
+        let len = self.0.len / 2;
+        (len, Some(len))
     }
 }
 
@@ -407,7 +389,7 @@ impl fmt::Debug for Entries<'_> {
 pub(crate) fn apply_merges(nodes: &mut Vec<Slot>, text: &str, at: usize, len: u32) -> u32 {
     let Some(from) = at.checked_add(1).filter(|from| *from <= nodes.len()) else { return len };
     let region = nodes.split_off(from);
-    let entries: Vec<Entry<'_>> = Entries { rest: &region, text, len: len as usize }.collect();
+    let entries: Vec<Entry<'_>> = Entries::new(&region, text, len as usize).collect();
     let is_merge = |e: &Entry<'_>| matches!(e.key.scalar(), Some(Scalar::Str(s)) if s == "<<");
     let mut sources = Vec::new();
     for e in entries.iter().filter(|e| is_merge(e)) {

@@ -158,12 +158,8 @@ pub fn validate_file(
     for obj in input::objects(index, file) {
         if obj.is_hpa() {
             entries.push(validate_object(file, &obj, old, opts));
-        } else if input::undecodable(obj.node).is_none()
-            && !(obj.item.is_none()
-                && not_objects.iter().any(|d| d.document == obj.document && d.why == input::Refusal::MissingKind))
-        {
-            // A scalar or a sequence is no object, nor a document refused for want of a kind
-            // (both reported below when the file holds objects).
+        } else if input::counts_as_object(&obj, &not_objects) {
+            // What kubectl refuses is reported below when the file holds objects.
             skipped += 1;
         }
     }
