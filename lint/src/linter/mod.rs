@@ -585,20 +585,16 @@ fn first_pass(
     keys: &Keys,
 ) -> FileResult {
     let refused = input::not_objects(parsed, &f.text);
-    // The documents kubectl refuses for want of a kind: no objects, as scalars are none.
-    let kindless: Vec<usize> =
-        refused.iter().filter(|d| d.why == input::Refusal::MissingKind).map(|d| d.document).collect();
-    let mut r = FileResult { diags: file_level_diagnostics(i, f, parsed, refused), ..FileResult::default() };
+    let mut r = FileResult { diags: file_level_diagnostics(i, f, parsed, &refused), ..FileResult::default() };
     // The first definition of each object of the file, by kind, namespace as written and name.
     let objects = input::objects_in(i, parsed);
     r.objects.reserve_exact(objects.len());
     r.keys.reserve_exact(objects.len());
     let mut first: ByKey<(usize, Node<'_>)> = ByKey::with_capacity_and_hasher(objects.len(), Default::default());
     for obj in objects {
-        // A scalar or a sequence is no object (reported with the file when the file holds
-        // objects: `input::not_objects`), nor counted as one; nor is a document refused for
-        // want of a kind.
-        if input::undecodable(obj.node).is_some() || obj.item.is_none() && kindless.contains(&obj.document) {
+        // A scalar, a sequence or a document without a kind is no object (reported with the
+        // file when the file holds objects), nor counted as one.
+        if !input::counts_as_object(&obj, &refused) {
             continue;
         }
         let (id, namespace) = object_id(&obj);
@@ -1076,7 +1072,7 @@ fn file_level_diagnostics(
     i: usize,
     f: &SourceFile,
     parsed: &Parsed,
-    refused: Vec<input::NotAnObject<'_>>,
+    refused: &[input::NotAnObject<'_>],
 ) -> Vec<Diagnostic> {
     let invalid = rules::INVALID;
     let mut out = Vec::new();
@@ -1133,7 +1129,7 @@ fn file_level_diagnostics(
                 }
                 .into(),
             ),
-            message: doc.message.into_owned(),
+            message: doc.message.to_string(),
             related: Vec::new(),
             fix: None,
             shown: None,
