@@ -803,12 +803,6 @@ fn read_events(
                 };
             }
         };
-        let span = Span::from_saphyr(span);
-        let span = if whole_text {
-            Span { start: end.clamp(span.start), end: end.clamp(span.end) }
-        } else {
-            Span { start: piece.absolute(end.clamp(span.start)), end: piece.absolute(end.clamp(span.end)) }
-        };
         if builder.pruning.kind.is_some() {
             match skip(builder, &event, limits) {
                 Skip::Built => {}
@@ -822,6 +816,13 @@ fn read_events(
         if fatal.is_some() && !matches!(event, Event::DocumentEnd | Event::StreamEnd) {
             continue;
         }
+        // Only what is built needs its place: an event left out (pruned) is not converted.
+        let span = Span::from_saphyr(span);
+        let span = if whole_text {
+            Span { start: end.clamp(span.start), end: end.clamp(span.end) }
+        } else {
+            Span { start: piece.absolute(end.clamp(span.start)), end: piece.absolute(end.clamp(span.end)) }
+        };
         match event {
             Event::StreamStart | Event::Nothing => {}
             Event::StreamEnd => break,

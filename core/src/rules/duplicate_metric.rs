@@ -106,10 +106,10 @@ impl Rule for DuplicateMetric {
     }
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Finding>) {
-        let metrics = &cx.written.spec.metrics;
-        for (i, m) in metrics.iter().enumerate() {
-            let Some(id) = identity(m) else { continue };
-            if let Some(first) = metrics[..i].iter().position(|n| identity(n).as_deref() == Some(id.as_str())) {
+        let ids: Vec<Option<String>> = cx.written.spec.metrics.iter().map(identity).collect();
+        for (i, id) in ids.iter().enumerate() {
+            let Some(id) = id else { continue };
+            if let Some(first) = ids[..i].iter().position(|n| n.as_ref() == Some(id)) {
                 out.push(
                     Finding::new(
                         &Self::META,
