@@ -818,7 +818,9 @@ fn read_events(
         }
         // Only what is built needs its place: an event left out (pruned) is not converted.
         let span = Span::from_saphyr(span);
-        let span = if whole_text {
+        let span = if whole_text && end.0.is_none() {
+            span
+        } else if whole_text {
             Span { start: end.clamp(span.start), end: end.clamp(span.end) }
         } else {
             Span { start: piece.absolute(end.clamp(span.start)), end: piece.absolute(end.clamp(span.end)) }
