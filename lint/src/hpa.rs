@@ -85,7 +85,7 @@ pub fn position_and_path(
     if !l.exact || about_key {
         return (l.key_span.unwrap_or(l.span), l.exact, resolved);
     }
-    let target = source::locate_node(node, resolved.as_deref().unwrap_or(path));
+    let target = l.node;
     // An item of a list of mappings (a container) is pointed at by its first line.
     if l.key_span.is_none()
         && let Some(NodeKind::Map(entries)) = target.map(|n| n.kind())
@@ -108,13 +108,13 @@ pub fn position_and_path(
 
 /// Where an error at `path` (an internal, v2-shaped path for validation errors) should point
 /// in an object written in `version`.
-pub fn locate(node: Node<'_>, version: Option<ApiVersion>, path: &str) -> Located {
+pub fn locate<'a>(node: Node<'a>, version: Option<ApiVersion>, path: &str) -> Located<'a> {
     locate_and_resolve(node, version, path).0
 }
 
 /// [`locate`], and the path it lands on when that is not `path` itself: the internal path
 /// when it exists, else the version-specific one.
-fn locate_and_resolve(node: Node<'_>, version: Option<ApiVersion>, path: &str) -> (Located, Option<String>) {
+fn locate_and_resolve<'a>(node: Node<'a>, version: Option<ApiVersion>, path: &str) -> (Located<'a>, Option<String>) {
     let direct = source::locate(node, path);
     if direct.exact {
         return (direct, None);

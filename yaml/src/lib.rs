@@ -1295,18 +1295,20 @@ pub fn parse_path(path: &str) -> Vec<Step> {
 }
 
 /// Where a field path lands in a document.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Located {
+#[derive(Debug, Clone, Copy)]
+pub struct Located<'a> {
     /// The span to point at: the value when it exists, else the nearest existing parent's key.
     pub span: Span,
     /// The key's span when the path ends at a mapping entry.
     pub key_span: Option<Span>,
     /// Whether the whole path exists.
     pub exact: bool,
+    /// The node the path names, when it exists ([`locate_node`]'s answer).
+    pub node: Option<Node<'a>>,
 }
 
 /// Maps a field path to the node it names, or to its nearest existing ancestor.
-pub fn locate(root: Node<'_>, path: &str) -> Located {
+pub fn locate<'a>(root: Node<'a>, path: &str) -> Located<'a> {
     let steps = parse_path(path);
     let mut node = root;
     let mut key_span = None;
@@ -1324,11 +1326,11 @@ pub fn locate(root: Node<'_>, path: &str) -> Located {
                 key_span = k;
             }
             None => {
-                return Located { span: key_span.unwrap_or(node.span()), key_span, exact: false };
+                return Located { span: key_span.unwrap_or(node.span()), key_span, exact: false, node: None };
             }
         }
     }
-    Located { span: node.span(), key_span, exact: true }
+    Located { span: node.span(), key_span, exact: true, node: Some(node) }
 }
 
 /// The field path of the mapping key at `key_span` (a duplicate key, say), written as
@@ -1371,15 +1373,7 @@ pub fn path_of_key(root: Node<'_>, key_span: Span) -> Option<String> {
 
 /// The node a field path names, if it exists.
 pub fn locate_node<'a>(root: Node<'a>, path: &str) -> Option<Node<'a>> {
-    let mut node = root;
-    for step in parse_path(path) {
-        node = match (&step, node.kind()) {
-            (Step::Field(name) | Step::Key(name), NodeKind::Map(_)) => node.get(name)?,
-            (Step::Index(i), NodeKind::Seq(mut items)) => items.nth(*i)?,
-            _ => return None,
-        };
-    }
-    Some(node)
+    locate(root, path).node
 }
 
 /// Turns character positions into byte offsets of one source text.

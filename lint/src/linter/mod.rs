@@ -499,8 +499,9 @@ fn lint_group(origins: &[input::Origin], stdin: Option<&[u8]>, members: &[usize]
         (0..sets).map(|_| OnceLock::new()).collect();
     let find = |set: usize, id: &ObjectId| -> Option<(usize, Node<'_>, ObjectLabel)> {
         let map = locations[set].get_or_init(|| {
-            let mut map = HashMap::new();
-            for (k, r) in per_file.iter().enumerate().filter(|(k, _)| set_of(*k) == set) {
+            let in_set = || per_file.iter().enumerate().filter(|(k, _)| set_of(*k) == set);
+            let mut map = HashMap::with_capacity(in_set().map(|(_, r)| r.objects.len()).sum());
+            for (k, r) in in_set() {
                 for o in &r.objects {
                     map.entry(&o.id).or_insert((k, o));
                 }
@@ -666,12 +667,13 @@ fn first_pass_hpa(
     let written = hpa::written_as(obj.node, obj.kind(), obj.api_version(), &opts.check);
     let report = check::check(Input { object: written, old: None, id: Some(&info.id), world: None }, &opts.check);
     let ignore = suppress::from_node(obj.node);
-    let findings = about_keys(&report);
+    let check::Report { admission, findings } = report;
+    let findings = about_keys(&admission, findings);
     let subject = Subject { file: obj.file, node: obj.node, version, label: info.label(), ignore: &ignore };
     let (diags, suppressed) = position_findings(findings, &subject, &|_| None);
     r.diags.extend(diags);
     r.suppressed += suppressed;
-    if let Admission::Admitted(admitted) = report.admission {
+    if let Admission::Admitted(admitted) = admission {
         let t = &admitted.effective().spec.scale_target_ref;
         r.targets.push((position, t.kind.clone(), t.name.clone()));
         if deferring && admitted.allowed() {
@@ -683,18 +685,17 @@ fn first_pass_hpa(
 /// A report's findings, each with whether it is about a key (an unknown or duplicate field
 /// the decoder refused: pointed at by its key). The report holds one `HPA000` finding per
 /// decode error, in order.
-fn about_keys(report: &check::Report) -> Vec<(Finding, bool)> {
-    let mut strict = match &report.admission {
+fn about_keys(admission: &Admission, findings: Vec<Finding>) -> Vec<(Finding, bool)> {
+    let mut strict = match admission {
         Admission::Undecodable { errors, .. } => errors.iter().map(|e| e.kind.is_strict()).collect(),
         _ => Vec::new(),
     }
     .into_iter();
-    report
-        .findings
-        .iter()
+    findings
+        .into_iter()
         .map(|f| {
             let key = f.rule.id == rules::INVALID.id && strict.next().unwrap_or(false);
-            (f.clone(), key)
+            (f, key)
         })
         .collect()
 }
@@ -715,27 +716,35 @@ fn position_findings<'a>(
     let mut out = Vec::with_capacity(findings.len());
     let mut suppressed = 0;
     for (f, about_key) in findings {
-        // The front door gave it its configured severity.
-        let severity = f.severity;
-        let (file, node, path, on_hpa, label) = match &f.location {
-            Location::Hpa(path) => (h.file, h.node, path.clone(), true, h.label.clone()),
-            Location::Object { id, path } => match find(id) {
-                Some((fi, node, label)) => (fi, node, path.clone(), false, label),
-                None => (h.file, h.node, String::new(), true, h.label.clone()),
-            },
+        // The object the finding is located on, when not the HPA (an object not found: the HPA).
+        let other = match &f.location {
+            Location::Hpa(_) => None,
+            Location::Object { id, .. } => find(id),
         };
+        let node = other.as_ref().map_or(h.node, |(_, node, _)| *node);
+        let on_hpa = other.is_none();
         // The HPA's annotation, or that of the object the finding is located on.
         if rules::suppressed(&f, h.ignore, |_| (!on_hpa).then(|| suppress::from_node(node))) {
             suppressed += 1;
             continue;
         }
+        // The front door gave it its configured severity.
+        let Finding { rule, severity, location, message, help, related, fix } = f;
+        let (file, label) = match other {
+            Some((fi, _, label)) => (fi, label),
+            None => (h.file, h.label.clone()),
+        };
+        let path = match location {
+            Location::Hpa(path) => path,
+            Location::Object { path, .. } if !on_hpa => path,
+            Location::Object { .. } => String::new(),
+        };
         let version = if on_hpa { h.version } else { None };
         // The field as the user wrote it (an autoscaling/v1 CPU target, an annotation), not the
         // internal one.
         let (span, exact, resolved) = hpa::position_and_path(node, version, &path, about_key);
         let path = resolved.unwrap_or(path);
-        let related = f
-            .related
+        let related = related
             .into_iter()
             .filter_map(|(loc, message)| {
                 let (fi, node, path, v) = match loc {
@@ -749,17 +758,17 @@ fn position_findings<'a>(
             })
             .collect();
         out.push(Diagnostic {
-            rule: f.rule,
+            rule,
             severity,
             file,
             span,
             exact,
             object: Some(label),
             path,
-            message: f.message,
-            help: f.help,
+            message,
+            help,
             related,
-            fix: f.fix.map(|x| Box::new(x.replacement)),
+            fix: fix.map(|x| Box::new(x.replacement)),
             shown: None,
         });
     }
