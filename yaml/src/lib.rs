@@ -18,13 +18,16 @@
 
 mod kubectl;
 pub mod read;
+mod resolve;
 pub mod source;
 mod tree;
 
 pub use read::{ReadError, ReadErrorKind, read};
+pub use resolve::resolve_plain;
 pub use source::NodeSource;
 pub use tree::{Entries, Entry, Items, Node, NodeKind, Tree};
 
+use resolve::resolve;
 use tree::{Slot, SlotKind};
 
 use std::borrow::Cow;
@@ -789,6 +792,8 @@ fn read_events(
     // that piece's first document.
     let mut next_piece = 0usize;
     let mut piece_document = index;
+    // The text of the last `!!binary` scalar, decoded.
+    let mut binary = String::new();
     builder.reset();
     while let Some(next) = parser.next_event() {
         let (event, span) = match next {
@@ -898,11 +903,18 @@ fn read_events(
                     break;
                 }
             }
-            Event::Scalar(value, style, anchor, tag) => {
-                let scalar = resolve(&value, style, tag.as_deref());
-                builder.non_finite |= matches!(scalar, Scalar::Float(f) if !f.is_finite());
-                builder.scalar(scalar, span, anchor);
-            }
+            Event::Scalar(value, style, anchor, tag) => match resolve(&value, style, tag.as_deref(), &mut binary) {
+                Ok(scalar) => {
+                    builder.non_finite |= matches!(scalar, Scalar::Float(f) if !f.is_finite());
+                    builder.scalar(scalar, span, anchor);
+                }
+                // A text its tag refuses (`!!int abc`): the document is refused in go-yaml's
+                // words; a null keeps the tree whole until then.
+                Err(problem) => {
+                    builder.go_problem(span.start, format!("{}yaml: {problem}", kubectl::YAML_TO_JSON));
+                    builder.scalar(Scalar::Null, span, anchor);
+                }
+            },
             Event::Alias(id) => match builder.anchors.get(&id) {
                 Some(anchored) => {
                     builder.alias_nodes = builder.alias_nodes.saturating_add(anchored.len());
@@ -1030,10 +1042,15 @@ fn skip(builder: &mut Builder<'_>, event: &Event<'_>, limits: Limits) -> Skip {
                 return Skip::Inexact;
             }
             // Only `.inf`, `.nan` and their signed spellings resolve to what json.Marshal refuses
-            // (a float out of range stays a string): look closer at those alone.
+            // (a float out of range stays a string): look closer at those alone. A tagged text
+            // may be one its tag refuses (`!!int abc`).
+            let mut binary = String::new();
+            if tag.is_some() && resolve(value, *style, tag.as_deref(), &mut binary).is_err() {
+                return Skip::Inexact;
+            }
             if !is_key
                 && matches!(value.as_bytes().first(), Some(b'.' | b'+' | b'-'))
-                && matches!(resolve(value, *style, tag.as_deref()), Scalar::Float(f) if !f.is_finite())
+                && matches!(resolve(value, *style, tag.as_deref(), &mut String::new()), Ok(Scalar::Float(f)) if !f.is_finite())
             {
                 return Skip::Inexact;
             }
@@ -1099,149 +1116,6 @@ fn scan_error_message(e: &ScanError) -> String {
         }
         info => format!("invalid YAML: {info}"),
     }
-}
-
-/// Resolves a scalar as go-yaml v2 does for an untyped destination.
-fn resolve<'v>(value: &'v str, style: ScalarStyle, tag: Option<&saphyr_parser::Tag>) -> Scalar<'v> {
-    if let Some(tag) = tag
-        && (tag.is_yaml_core_schema() || tag.handle == "!!")
-    {
-        match tag.suffix.as_str() {
-            "str" => return Scalar::Str(value),
-            "null" => return Scalar::Null,
-            "bool" | "int" | "float" => return resolve_plain(value),
-            _ => {}
-        }
-    }
-    if style != ScalarStyle::Plain {
-        return Scalar::Str(value);
-    }
-    resolve_plain(value)
-}
-
-/// go-yaml v2 `resolve()` for plain scalars.
-pub fn resolve_plain(s: &str) -> Scalar<'_> {
-    match s {
-        "" | "~" | "null" | "Null" | "NULL" => return Scalar::Null,
-        "y" | "Y" | "yes" | "Yes" | "YES" | "true" | "True" | "TRUE" | "on" | "On" | "ON" => return Scalar::Bool(true),
-        "n" | "N" | "no" | "No" | "NO" | "false" | "False" | "FALSE" | "off" | "Off" | "OFF" => {
-            return Scalar::Bool(false);
-        }
-        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" => return Scalar::Float(f64::INFINITY),
-        "-.inf" | "-.Inf" | "-.INF" => return Scalar::Float(f64::NEG_INFINITY),
-        ".nan" | ".NaN" | ".NAN" => return Scalar::Float(f64::NAN),
-        _ => {}
-    }
-    let first = s.as_bytes()[0];
-    if !(first.is_ascii_digit() || matches!(first, b'+' | b'-' | b'.')) {
-        return Scalar::Str(s);
-    }
-    // go-yaml drops underscores before parsing a number (copy only when there are some).
-    let plain: Cow<'_, str> = if s.contains('_') { Cow::Owned(s.replace('_', "")) } else { Cow::Borrowed(s) };
-    if let Some(i) = go_parse_int(&plain) {
-        return Scalar::Int(i);
-    }
-    if let Some(u) = go_parse_uint(&plain) {
-        return Scalar::UInt(u);
-    }
-    // `strconv.ParseFloat` fails on a value out of range (`1e999`): go-yaml keeps it a string.
-    if is_yaml_float(&plain)
-        && let Ok(f) = plain.parse::<f64>()
-        && f.is_finite()
-    {
-        return Scalar::Float(f);
-    }
-    if let Some(bin) = plain.strip_prefix("0b") {
-        if let Ok(i) = i64::from_str_radix(bin, 2) {
-            return Scalar::Int(i);
-        }
-    } else if let Some(bin) = plain.strip_prefix("-0b")
-        && let Ok(i) = i64::from_str_radix(bin, 2)
-    {
-        return Scalar::Int(-i);
-    }
-    Scalar::Str(s)
-}
-
-/// `strconv.ParseInt(s, 0, 64)`: sign, then `0x`/`0o`/`0b` prefixes or a leading `0` for octal.
-fn go_parse_int(s: &str) -> Option<i64> {
-    let (neg, body) = match s.as_bytes().first()? {
-        b'-' => (true, &s[1..]),
-        b'+' => (false, &s[1..]),
-        _ => (false, s),
-    };
-    let mag = parse_radix_prefixed(body)?;
-    if neg {
-        if mag <= i64::MAX as u64 + 1 { Some((mag as i64).wrapping_neg()) } else { None }
-    } else {
-        i64::try_from(mag).ok()
-    }
-}
-
-fn go_parse_uint(s: &str) -> Option<u64> {
-    let body = s.strip_prefix('+').unwrap_or(s);
-    parse_radix_prefixed(body)
-}
-
-fn parse_radix_prefixed(body: &str) -> Option<u64> {
-    if body.is_empty() {
-        return None;
-    }
-    let (radix, digits) = if let Some(d) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
-        (16, d)
-    } else if let Some(d) = body.strip_prefix("0o").or_else(|| body.strip_prefix("0O")) {
-        (8, d)
-    } else if let Some(d) = body.strip_prefix("0b").or_else(|| body.strip_prefix("0B")) {
-        (2, d)
-    } else if body.len() > 1 && body.starts_with('0') {
-        (8, &body[1..])
-    } else {
-        (10, body)
-    };
-    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
-        return None;
-    }
-    u64::from_str_radix(digits, radix).ok()
-}
-
-/// go-yaml v2's `yamlStyleFloat`: `^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`.
-fn is_yaml_float(s: &str) -> bool {
-    let b = s.as_bytes();
-    let mut i = 0;
-    if i < b.len() && (b[i] == b'+' || b[i] == b'-') {
-        i += 1;
-    }
-    let digits = |i: &mut usize| {
-        let start = *i;
-        while *i < b.len() && b[*i].is_ascii_digit() {
-            *i += 1;
-        }
-        *i - start
-    };
-    if i < b.len() && b[i] == b'.' {
-        i += 1;
-        if digits(&mut i) == 0 {
-            return false;
-        }
-    } else {
-        if digits(&mut i) == 0 {
-            return false;
-        }
-        if i < b.len() && b[i] == b'.' {
-            i += 1;
-            digits(&mut i);
-        }
-    }
-    if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
-        i += 1;
-        if i < b.len() && (b[i] == b'+' || b[i] == b'-') {
-            i += 1;
-        }
-        if digits(&mut i) == 0 {
-            return false;
-        }
-    }
-    i == b.len()
 }
 
 // === field paths back to nodes ===
