@@ -127,13 +127,7 @@ impl LiveHpa {
         release: KubernetesVersion,
     ) -> Result<Decoded<VersionedHpa>, Vec<DecodeError>> {
         let Decoded { value: mut hpa, ignored } = api::decode_json(&self.text, strictness, release)?;
-        let metadata = match &mut hpa {
-            VersionedHpa::V1(h) => &mut h.metadata,
-            VersionedHpa::V2(h) => &mut h.metadata,
-            VersionedHpa::V2beta2(h) => &mut h.metadata,
-            VersionedHpa::V2beta1(h) => &mut h.metadata,
-        };
-        metadata.managed_fields = Vec::new();
+        hpa.metadata_mut().managed_fields = Vec::new();
         Ok(Decoded { value: hpa, ignored })
     }
 
