@@ -86,7 +86,7 @@ pub fn decode_node<T: Decode + Default>(node: Node<'_>, package: &'static str) -
 /// Every key written again in its mapping, with the path of the field it names (as the
 /// decoder words a duplicate field: `spec.maxReplicas`, `metrics[0].type`), for readers that
 /// walk a node themselves. Each later occurrence of a key is reported, in document order. A
-/// mapping of more than [`SMALL_MAPPING`] entries keeps a set of the keys it has seen (linear
+/// mapping of more than 16 entries (`SMALL_MAPPING`) keeps a set of the keys it has seen (linear
 /// in its size; a smaller one compares each key with the earlier ones, cheaper than a set).
 pub fn duplicate_keys(node: Node<'_>) -> Vec<(crate::Span, String)> {
     fn walk(node: Node<'_>, path: &str, out: &mut Vec<(crate::Span, String)>) {
