@@ -127,13 +127,7 @@ impl LiveHpa {
         release: KubernetesVersion,
     ) -> Result<Decoded<VersionedHpa>, Vec<DecodeError>> {
         let Decoded { value: mut hpa, ignored } = api::decode_json(&self.text, strictness, release)?;
-        let metadata = match &mut hpa {
-            VersionedHpa::V1(h) => &mut h.metadata,
-            VersionedHpa::V2(h) => &mut h.metadata,
-            VersionedHpa::V2beta2(h) => &mut h.metadata,
-            VersionedHpa::V2beta1(h) => &mut h.metadata,
-        };
-        metadata.managed_fields = Vec::new();
+        hpa.metadata_mut().managed_fields = Vec::new();
         Ok(Decoded { value: hpa, ignored })
     }
 
@@ -398,7 +392,7 @@ async fn read_kind(
                 (Batch::Vpas(out), Trimmed::Vpa(v)) => out.push(v),
                 (Batch::ScaledObjects(out), Trimmed::ScaledObject(s)) => out.push(s),
                 (Batch::LimitRanges(out), Trimmed::LimitRange(l)) => out.push(l),
-                // `trim` answers in the kind it is given.
+                // `trim` answers in the kind it is given (HPAs are read above, as text).
                 _ => {}
             }
         })
@@ -440,14 +434,13 @@ pub fn trim_live(kind: &Kind, object: LiveObject) -> Result<(Trimmed, Option<Str
     Ok((trim(kind, item), ignore))
 }
 
-/// [`trim_live`] of an object read as a tree (an admission request's): an HPA is written back
-/// to text (as [`as_listed`] shows it).
+/// [`trim_live`] of an object other than an HPA read as a tree (a list item, an admission
+/// request's object). An HPA is never read so: lists, watches ([`trim_live`]) and
+/// [`read_inventory`] keep its text, and the webhook's `/validate-workloads` does not admit HPAs;
+/// `kind` is read as a workload when it is none of the kinds named here.
 pub fn trim(kind: &Kind, item: Value) -> Trimmed {
     let id = object_id(kind, &item);
     match *kind {
-        kinds::HPA => {
-            Trimmed::Hpa(LiveHpa { text: serde_json::to_string(&as_listed(item, kind)).unwrap_or_default().into(), id })
-        }
         kinds::PDB => Trimmed::Pdb(pdb_from_json(id, &item)),
         kinds::VPA => Trimmed::Vpa(vpa_from_json(id, &item)),
         kinds::SCALED_OBJECT => Trimmed::ScaledObject(scaled_object_from_json(id, &item)),

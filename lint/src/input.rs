@@ -8,7 +8,7 @@ use globset::{Glob, GlobSet, GlobSetBuilder};
 use rayon::prelude::*;
 use serde_json::Value;
 
-use crate::source::{self, LineIndex, Node, NodeKind, Parsed, Scalar};
+use crate::source::{self, Document, LineIndex, Node, NodeKind, Parsed, Scalar};
 
 /// Where an input comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -458,7 +458,8 @@ pub fn is_object(root: Node<'_>) -> bool {
 /// `unstructuredJSONScheme.Decode`), except a list of objects without a `kind`, which the
 /// linter reports in its own words ([`is_kindless_list`]). `text` is the file's text: a
 /// document read as JSON is shown as written ([`missing_kind`]).
-pub fn refusal<'a>(root: Node<'a>, text: &str) -> Option<(Node<'a>, Refusal, Cow<'static, str>)> {
+pub fn refusal<'a>(document: &'a Document, text: &str) -> Option<(Node<'a>, Refusal, Cow<'static, str>)> {
+    let root = document.root();
     if let Some(message) = undecodable(root) {
         return Some((root, Refusal::NotAnObject, Cow::Borrowed(message)));
     }
@@ -481,31 +482,29 @@ pub fn refusal<'a>(root: Node<'a>, text: &str) -> Option<(Node<'a>, Refusal, Cow
         }
     }
     let has_kind = kind.and_then(Node::as_str).is_some_and(|k| !k.is_empty());
-    (!has_kind && !is_kindless_list(root)).then(|| (root, Refusal::MissingKind, Cow::Owned(missing_kind(root, text))))
+    (!has_kind && !is_kindless_list(root))
+        .then(|| (root, Refusal::MissingKind, Cow::Owned(missing_kind(document, text))))
 }
 
 /// `runtime.NewMissingKindErr`'s words for a document without a `kind`, with the bytes
-/// kubectl decoded: a document of a JSON stream as written (cli-runtime's
-/// `YAMLOrJSONDecoder` hands `encoding/json`'s raw value on), a YAML one as
-/// `sigs.k8s.io/yaml.YAMLToJSON` writes it (`json.Marshal`: keys sorted, compact, `<`, `>`
-/// and `&` escaped).
-pub fn missing_kind(root: Node<'_>, text: &str) -> String {
-    let data = match as_written_json(root, text) {
+/// kubectl decoded: a document read as JSON ([`Document::json`], as the reader decided) as
+/// written (cli-runtime's `YAMLOrJSONDecoder` hands `encoding/json`'s raw value on), a YAML
+/// one as `sigs.k8s.io/yaml.YAMLToJSON` writes it (`json.Marshal`: keys sorted, compact, `<`,
+/// `>` and `&` escaped).
+pub fn missing_kind(document: &Document, text: &str) -> String {
+    let root = document.root();
+    let written = if document.json { as_written_json(root, text) } else { None };
+    let data = match written {
         Some(raw) => raw.to_string(),
         None => hpa_core::go::to_go_json(&sorted_keys(root.to_json())).unwrap_or_default(),
     };
     format!("Object 'Kind' is missing in '{data}'")
 }
 
-/// The text of a mapping read as JSON: the file is a JSON stream (its first character, after
-/// a byte order mark and white space, is `{`, as `YAMLOrJSONDecoder` sniffs) and the node is
-/// written `{...}`.
+/// The text of a mapping of a document read as JSON, as written (`{...}`).
 fn as_written_json<'t>(node: Node<'_>, text: &'t str) -> Option<&'t str> {
     // Marks count characters of the text after a byte order mark (the reader drops it).
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    if !text.trim_start().starts_with('{') {
-        return None;
-    }
     let span = node.span();
     let byte = |chars: u32| {
         let chars = usize::try_from(chars).ok()?;
@@ -545,7 +544,7 @@ pub fn not_objects<'a>(parsed: &'a Parsed, text: &str) -> Vec<NotAnObject<'a>> {
         .documents
         .iter()
         .filter_map(|d| {
-            refusal(d.root(), text).map(|(node, why, message)| NotAnObject { document: d.index, node, why, message })
+            refusal(d, text).map(|(node, why, message)| NotAnObject { document: d.index, node, why, message })
         })
         .collect()
 }
@@ -721,6 +720,22 @@ mod tests {
             [(2, (words("{\"metadata\": {\"name\": \"b\"},\n  \"apiVersion\":\"v1\"}")))],
             "JSON as written"
         );
+    }
+
+    /// A document is shown as written only when the reader read it as JSON ([`Document::json`]):
+    /// kubectl looks for the `{` of a JSON stream in a text's first 4096 bytes
+    /// (`GuessJSONStream`), and reads what follows a JSON stream's `---` as YAML. Both
+    /// readings are compared with kubectl's in tests/tests/malformed.rs.
+    #[test]
+    fn a_document_is_shown_as_written_only_when_read_as_json() {
+        let kindless = r#"{"metadata": {"name": "b", "labels": {"z": "1", "a": "<&>"}}}"#;
+        let as_yaml = r#"{"metadata":{"labels":{"a":"\u003c\u0026\u003e","z":"1"},"name":"b"}}"#;
+        let words = |json: &str| format!("Object 'Kind' is missing in '{json}'");
+        let after_spaces = |n: usize| format!("{}{kindless}\n---\n{HPA}", " ".repeat(n));
+        assert_eq!(not_objects_of(&after_spaces(4095)), [(1, words(kindless))], "`{{` at byte 4095: JSON");
+        assert_eq!(not_objects_of(&after_spaces(4096)), [(1, words(as_yaml))], "`{{` at byte 4096: YAML");
+        let after_json = format!("{{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\"}}\n---\n{kindless}\n");
+        assert_eq!(not_objects_of(&after_json), [(3, words(as_yaml))], "YAML after a JSON stream");
     }
 
     /// A list (any mapping with `items`) with an item that is neither a mapping nor null fails

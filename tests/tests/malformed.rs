@@ -557,12 +557,10 @@ fn documents_kubectl_cannot_decode_are_reported_in_its_words() {
         let ours: Vec<String> = parsed
             .documents
             .iter()
-            .filter_map(|d| match hpa_lint::input::refusal(d.root(), &text) {
+            .filter_map(|d| match hpa_lint::input::refusal(d, &text) {
                 Some((_, _, message)) => Some(message.into_owned()),
                 // kubectl refuses a list of objects without a kind too; the linter words it.
-                None => {
-                    hpa_lint::input::is_kindless_list(d.root()).then(|| hpa_lint::input::missing_kind(d.root(), &text))
-                }
+                None => hpa_lint::input::is_kindless_list(d.root()).then(|| hpa_lint::input::missing_kind(d, &text)),
             })
             .collect();
         if ours != theirs {
@@ -586,7 +584,7 @@ fn documents_kubectl_cannot_decode_are_reported_in_its_words() {
             true => parsed
                 .documents
                 .iter()
-                .filter_map(|d| hpa_lint::input::refusal(d.root(), &text).map(|(_, _, m)| m.into_owned()))
+                .filter_map(|d| hpa_lint::input::refusal(d, &text).map(|(_, _, m)| m.into_owned()))
                 .collect(),
             false => Vec::new(),
         };
@@ -601,6 +599,54 @@ fn documents_kubectl_cannot_decode_are_reported_in_its_words() {
     // The corpus holds these shapes (yaml-scalar-documents, yaml-sequence-documents,
     // json-then-values, json-trailing-garbage, json-array, yaml-no-objects).
     assert!(compared >= 6, "only {compared} files with documents kubectl cannot decode");
+}
+
+/// A document without a kind is shown in kubectl's `Object 'Kind' is missing in '...'` as
+/// written when kubectl read it as JSON, as `YAMLToJSON` writes it when it read it as YAML:
+/// kubectl looks for a JSON stream's `{` in the text's first 4096 bytes only
+/// (`GuessJSONStream`), and reads what follows a JSON stream's `---` as YAML. kubectl 1.33+
+/// (`kubectl label --local -f FILE x=y -o name`, as
+/// [`documents_kubectl_cannot_decode_are_reported_in_its_words`]) says what
+/// `hpa_lint::input::not_objects` says, and `hpa-lint` reports it as HPA000 in those words.
+#[test]
+fn a_kindless_document_is_shown_as_kubectl_read_it_json_or_yaml() {
+    let Some(kubectl) = kubectl_1_33_or_later() else { return };
+    let kindless = r#"{"metadata": {"name": "b", "labels": {"z": "1", "a": "<&>"}}}"#;
+    let files = [
+        ("json-at-byte-4095.json", format!("{}{kindless}\n---\n{VALID}", " ".repeat(4095))),
+        ("yaml-at-byte-4096.json", format!("{}{kindless}\n---\n{VALID}", " ".repeat(4096))),
+        ("yaml-after-json.json", format!("{{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\"}}\n---\n{kindless}\n")),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let mut shown = Vec::new();
+    for (name, text) in &files {
+        let path = dir.path().join(name);
+        fs::write(&path, text).unwrap();
+        let out = std::process::Command::new(&kubectl)
+            .args(["label", "--local", "x=y", "-o", "name", "-f"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        let prefix = format!("unable to decode {:?}: ", path.display().to_string());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let theirs: Vec<&str> =
+            stderr.lines().filter_map(|l| l.strip_prefix("error: ").unwrap_or(l).strip_prefix(&prefix)).collect();
+        let parsed = hpa_lint::source::parse(text);
+        let ours: Vec<String> =
+            hpa_lint::input::not_objects(&parsed, text).into_iter().map(|d| d.message.into_owned()).collect();
+        assert_eq!(ours, theirs, "{name}: kubectl says {stderr}");
+        let hpa000: Vec<String> = diagnostics(&lint(text.as_bytes()))
+            .iter()
+            .filter(|d| d["rule"] == "HPA000")
+            .map(|d| d["message"].as_str().unwrap_or_default().to_string())
+            .collect();
+        assert_eq!(hpa000, ours, "{name}: hpa-lint's HPA000");
+        shown.push(ours);
+    }
+    // The readings differ: as written at byte 4095, as YAML past it and after `---`.
+    assert_eq!(shown[0], [format!("Object 'Kind' is missing in '{kindless}'")]);
+    assert_ne!(shown[0], shown[1]);
+    assert_eq!(shown[1], shown[2]);
 }
 
 /// A JSON manifest with `\u` escapes of UTF-16 surrogates (`json-escaped-surrogates.json`):

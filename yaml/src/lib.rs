@@ -171,6 +171,11 @@ pub struct Document {
     pub start: Mark,
     /// Its nodes.
     pub tree: Tree,
+    /// Whether it was read as JSON: a value of a text kubectl reads as a JSON stream (its first
+    /// character but white space, within its first 4096 bytes, is `{`: `GuessJSONStream`), whose
+    /// bytes kubectl hands on as written; `false` for a YAML document, kubectl's bytes for which
+    /// are `sigs.k8s.io/yaml.YAMLToJSON`'s (the YAML that may follow a JSON stream included).
+    pub json: bool,
 }
 
 impl Document {
@@ -691,7 +696,11 @@ fn read_piece(
         Some(r) => kubectl::Piece { text: &r.text, shorter: &r.shorter, ..piece },
         None => piece,
     };
+    let before = out.documents.len();
     let (read, started) = build_piece(piece, index, limits, builder, out);
+    if json {
+        out.documents.iter_mut().skip(before).for_each(|d| d.json = true);
+    }
     *document = index + usize::from(piece.separator.is_some() || own || started);
     read
 }
@@ -892,7 +901,7 @@ fn read_events(
                         if !matches!(root.scalar(), Some(Scalar::Null)) {
                             let tree = Tree::new(builder.nodes.drain(..).collect(), builder.text.as_str().into());
                             builder.text.clear();
-                            out.documents.push(Document { index: doc_index, start: doc_start, tree });
+                            out.documents.push(Document { index: doc_index, start: doc_start, tree, json: false });
                         }
                         builder.root = false;
                     }
@@ -1479,6 +1488,20 @@ mod tests {
         ] {
             assert_eq!(parse(text).error.unwrap().message, message, "{text}");
         }
+    }
+
+    /// Which documents are read as JSON ([`Document::json`]): the values of a JSON stream, one
+    /// whose `{` is within the first 4096 bytes (`GuessJSONStream`), not the YAML after them.
+    #[test]
+    fn documents_say_whether_they_were_read_as_json() {
+        let json = |text: &str| parse(text).documents.iter().map(|d| d.json).collect::<Vec<_>>();
+        assert_eq!(json("{\"a\": 1}\n{\"b\": 2}\n"), [true, true]);
+        assert_eq!(json("\u{feff} {\"a\": 1}"), [true]);
+        assert_eq!(json("{\"a\": 1}\n---\n{b: 2}\n---\nc: 3\n"), [true, false, false]);
+        assert_eq!(json("a: 1\n---\n{\"b\": 2}\n"), [false, false]);
+        // The `{` at byte 4095 is looked at; at byte 4096 it is not, and the text is YAML.
+        assert_eq!(json(&format!("{}{{\"a\": 1}}", " ".repeat(4095))), [true]);
+        assert_eq!(json(&format!("{}{{\"a\": 1}}", " ".repeat(4096))), [false]);
     }
 
     /// What kubectl (1.33 and later: `YAMLOrJSONDecoder`) reads of a text that starts with a

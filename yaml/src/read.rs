@@ -5,7 +5,13 @@
 
 use hpa_core::api::decode::{self, Decode, DecodeErrorKind, Options, Strictness};
 
+use std::collections::HashSet;
+
 use crate::{Mark, Node, NodeSource, locate, parse};
+
+/// The most entries a mapping may have for [`duplicate_keys`] to compare its keys pairwise
+/// rather than keep a set of them.
+const SMALL_MAPPING: usize = 16;
 
 /// What kind of problem a [`ReadError`] is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,7 +85,9 @@ pub fn decode_node<T: Decode + Default>(node: Node<'_>, package: &'static str) -
 
 /// Every key written again in its mapping, with the path of the field it names (as the
 /// decoder words a duplicate field: `spec.maxReplicas`, `metrics[0].type`), for readers that
-/// walk a node themselves.
+/// walk a node themselves. Each later occurrence of a key is reported, in document order. A
+/// mapping of more than 16 entries (`SMALL_MAPPING`) keeps a set of the keys it has seen (linear
+/// in its size; a smaller one compares each key with the earlier ones, cheaper than a set).
 pub fn duplicate_keys(node: Node<'_>) -> Vec<(crate::Span, String)> {
     fn walk(node: Node<'_>, path: &str, out: &mut Vec<(crate::Span, String)>) {
         match node.kind() {
@@ -90,10 +98,15 @@ pub fn duplicate_keys(node: Node<'_>) -> Vec<(crate::Span, String)> {
                 }
             }
             crate::NodeKind::Map(entries) => {
+                let mut seen = (entries.len() > SMALL_MAPPING).then(|| HashSet::with_capacity(entries.len()));
                 for (i, e) in entries.clone().enumerate() {
                     let key = e.key.key_str();
                     let field = if path.is_empty() { key.to_string() } else { format!("{path}.{key}") };
-                    if entries.clone().take(i).any(|earlier| earlier.key.key_str() == key) {
+                    let repeated = match &mut seen {
+                        Some(seen) => !seen.insert(key),
+                        None => entries.clone().take(i).any(|earlier| earlier.key.key_str() == key),
+                    };
+                    if repeated {
                         out.push((e.key.span(), field.clone()));
                     }
                     walk(e.value, &field, out);
@@ -133,6 +146,36 @@ mod tests {
         let e = read::<Settings>("names: [x, yes]\n", "test").unwrap_err();
         assert_eq!(e[0].message, "json: cannot unmarshal bool into Go struct field Settings.names of type string");
         assert_eq!((e[0].line, e[0].column, e[0].path.as_str()), (1, 12, "names[1]"));
+    }
+
+    #[test]
+    fn a_repeat_among_many_keys_is_found_once() {
+        // 50,000 distinct keys and one repeat: only the repeat, with its path and line.
+        let mut text = String::from("spec:\n");
+        for i in 0..50_000 {
+            text.push_str(&format!("  k{i}: {i}\n"));
+        }
+        text.push_str("  k777: again\n");
+        let parsed = parse(&text);
+        let found: Vec<(u32, String)> =
+            duplicate_keys(parsed.documents[0].root()).into_iter().map(|(s, p)| (s.start.line, p)).collect();
+        assert_eq!(found, [(50_002, "spec.k777".to_string())]);
+    }
+
+    #[test]
+    fn repeats_are_reported_in_order_whatever_the_mapping_size() {
+        // Below and above SMALL_MAPPING: every later occurrence, in document order, and keys
+        // that are not strings compared as their text (`1` and `"1"` are one JSON key).
+        for filler in [0, SMALL_MAPPING] {
+            let mut text: String = (0..filler).map(|i| format!("f{i}: x\n")).collect();
+            text.push_str("b: 1\na: 1\n1: x\nb: 2\n'1': y\nb: 3\na: 2\n");
+            let parsed = parse(&text);
+            let found: Vec<(u32, String)> =
+                duplicate_keys(parsed.documents[0].root()).into_iter().map(|(s, p)| (s.start.line, p)).collect();
+            let line = |l: usize| u32::try_from(filler + l).unwrap();
+            let expected = [(line(4), "b"), (line(5), "1"), (line(6), "b"), (line(7), "a")];
+            assert_eq!(found, expected.map(|(l, p)| (l, p.to_string())), "{filler} filler keys");
+        }
     }
 
     #[test]

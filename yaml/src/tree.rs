@@ -400,8 +400,9 @@ pub(crate) fn apply_merges(nodes: &mut Vec<Slot>, text: &str, at: usize, len: u3
         }
     }
     let explicit = entries.iter().filter(|e| !is_merge(e));
-    let mut seen: HashSet<String> = explicit.clone().map(|e| e.key.key_string()).collect();
-    let merged: Vec<Entry<'_>> = sources.into_iter().flatten().filter(|e| seen.insert(e.key.key_string())).collect();
+    // Keys borrowed from the text (an owned one only for a key that is not a string).
+    let mut seen: HashSet<Cow<'_, str>> = explicit.clone().map(|e| e.key.key_str()).collect();
+    let merged: Vec<Entry<'_>> = sources.into_iter().flatten().filter(|e| seen.insert(e.key.key_str())).collect();
     let mut count = 0u32;
     for e in merged.iter().chain(explicit) {
         nodes.extend_from_slice(e.key.slots);

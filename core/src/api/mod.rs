@@ -136,6 +136,28 @@ impl VersionedHpa {
         }
     }
 
+    /// The object's metadata, to change in place (what a reader drops, such as
+    /// `metadata.managedFields`, whatever the version).
+    pub fn metadata_mut(&mut self) -> &mut ObjectMeta {
+        match self {
+            VersionedHpa::V1(h) => &mut h.metadata,
+            VersionedHpa::V2(h) => &mut h.metadata,
+            VersionedHpa::V2beta2(h) => &mut h.metadata,
+            VersionedHpa::V2beta1(h) => &mut h.metadata,
+        }
+    }
+
+    /// `spec.scaleTargetRef`, which every autoscaling version has in the same place and shape
+    /// (`CrossVersionObjectReference`).
+    pub fn scale_target_ref(&self) -> &CrossVersionObjectReference {
+        match self {
+            VersionedHpa::V1(h) => &h.spec.scale_target_ref,
+            VersionedHpa::V2(h) => &h.spec.scale_target_ref,
+            VersionedHpa::V2beta2(h) => &h.spec.scale_target_ref,
+            VersionedHpa::V2beta1(h) => &h.spec.scale_target_ref,
+        }
+    }
+
     /// The object as JSON, in its own version, with `apiVersion` and `kind` set.
     ///
     /// `metadata.managedFields[].fieldsV1` is raw JSON text that may hold what a tree cannot (a
@@ -374,6 +396,20 @@ mod tests {
             let hpa = decode(&obj).unwrap();
             assert_eq!(hpa.api_version(), v);
             assert_eq!(hpa.metadata().name, "web");
+        }
+    }
+
+    #[test]
+    fn accessors_reach_the_same_fields_in_each_version() {
+        for v in ApiVersion::ALL {
+            let obj = json!({"apiVersion": v.as_str(), "kind": "HorizontalPodAutoscaler",
+                "metadata": {"name": "web"},
+                "spec": {"scaleTargetRef": {"kind": "Deployment", "name": "api"}, "maxReplicas": 3}});
+            let mut hpa = decode(&obj).unwrap();
+            let t = hpa.scale_target_ref();
+            assert_eq!((t.kind.as_str(), t.name.as_str()), ("Deployment", "api"), "{v}");
+            hpa.metadata_mut().name = "renamed".into();
+            assert_eq!(hpa.metadata().name, "renamed", "{v}");
         }
     }
 

@@ -111,9 +111,7 @@ impl Rule for TargetNotFound {
         if t.kind.is_empty() || t.name.is_empty() {
             return;
         }
-        if objects.workload(&t.kind, cx.namespace(), &t.name).is_some()
-            || objects.workload_any_case(&t.kind, cx.namespace(), &t.name).is_some()
-        {
+        if cx.target_workload().is_some() || objects.workload_any_case(&t.kind, cx.namespace(), &t.name).is_some() {
             return;
         }
         out.push(

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use hpa_cluster::Inventory;
 use hpa_cluster::inventory::{LiveHpa, NoteKind, ignored_notes};
 use hpa_cluster::replicas::SetBy;
-use hpa_core::api::{CrossVersionObjectReference, DecodeError, Strictness, VersionedHpa};
+use hpa_core::api::{DecodeError, Strictness, VersionedHpa};
 use hpa_core::check;
 use hpa_core::features::KubernetesVersion;
 use hpa_core::rules::index::Entry;
@@ -205,7 +205,7 @@ impl<'a> Read<'a> {
         };
         let (target, ignore) = match &decoded {
             Ok(h) => {
-                let t = scale_target_ref(h);
+                let t = h.scale_target_ref();
                 let target = (!t.kind.is_empty() && !t.name.is_empty()).then(|| (t.kind.clone(), t.name.clone()));
                 (target, Ignore::from_annotations(&h.metadata().annotations))
             }
@@ -219,16 +219,6 @@ impl<'a> Read<'a> {
             }
         };
         Read { hpa, decoded, ignored, target, ignore }
-    }
-}
-
-/// `spec.scaleTargetRef` in any version.
-fn scale_target_ref(hpa: &VersionedHpa) -> &CrossVersionObjectReference {
-    match hpa {
-        VersionedHpa::V1(h) => &h.spec.scale_target_ref,
-        VersionedHpa::V2(h) => &h.spec.scale_target_ref,
-        VersionedHpa::V2beta2(h) => &h.spec.scale_target_ref,
-        VersionedHpa::V2beta1(h) => &h.spec.scale_target_ref,
     }
 }
 
