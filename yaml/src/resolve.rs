@@ -379,7 +379,10 @@ mod tests {
         use ScalarStyle::{DoubleQuoted, Plain};
         let ok = |json: &str| Ok(json.to_string());
         assert_eq!(tagged("3", DoubleQuoted, "int"), ok("3"));
-        assert_eq!(tagged("2", Plain, "float"), ok("2.0"));
+        // A float, which JSON writes as Go does: `2`.
+        assert_eq!(tagged("2", Plain, "float"), ok("2"));
+        let float = Tag { handle: "!!".into(), suffix: "float".into() };
+        assert_eq!(resolve("2", Plain, Some(&float), &mut String::new()), Ok(Scalar::Float(2.0)));
         assert_eq!(tagged("3", Plain, "str"), ok(r#""3""#));
         assert_eq!(tagged("", Plain, "null"), ok("null"));
         assert_eq!(tagged("0b101", Plain, "int"), ok("5"));
