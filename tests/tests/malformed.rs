@@ -694,3 +694,54 @@ fn json_surrogate_escapes_are_read_as_kubectl_reads_them() {
     assert_eq!(theirs.len(), 2);
     assert_eq!(ours, theirs);
 }
+
+/// Tagged scalars (`yaml-tags-resolved.yaml` and the `yaml-tag-*` files) as kubectl reads
+/// them, value by value: `kubectl label --local -o json` prints the object kubectl decoded
+/// (go-yaml v2's `resolve`: `!!int "3"` is 3, `!!float 2` is 2, `!!binary` is base64, a tag
+/// go-yaml does not resolve leaves a string), and hpa-lint's tree reads as the same JSON.
+#[test]
+fn tagged_scalars_read_as_kubectl_reads_them() {
+    let Some(kubectl) = kubectl_1_33_or_later() else { return };
+    let values = [
+        r#"!!int "3""#,
+        "!!float 2",
+        "!!float 2.5",
+        "!!str 3",
+        "!!bool yes",
+        "!!null ~",
+        "!!null",
+        "!!binary aGVsbG8=",
+        "!!binary /w==",
+        "!!timestamp 2001-12-14t21:59:43.10-05:00",
+        "!!merge x",
+        "!foo 3",
+        "! 3",
+        "!<tag:yaml.org,2002:int> '7'",
+        "!<tag:example.com,2000:x> 8",
+        "!!int 0x1F",
+        "!!int -0b101",
+        "2001-12-14",
+        ".5",
+    ];
+    let mut text = String::from("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: tags\ndata:\n");
+    for (i, v) in values.iter().enumerate() {
+        writeln!(text, "  k{i}: {v}").unwrap();
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tags.yaml");
+    fs::write(&path, &text).unwrap();
+    let out = std::process::Command::new(&kubectl)
+        .args(["label", "--local", "x=y", "-o", "json", "-f"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "kubectl: {}", String::from_utf8_lossy(&out.stderr));
+    let theirs: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let parsed = hpa_lint::source::parse(&text);
+    assert!(parsed.error.is_none(), "{:?}", parsed.error);
+    let ours = parsed.documents[0].root().get("data").unwrap().to_json();
+    for (i, v) in values.iter().enumerate() {
+        let key = format!("k{i}");
+        assert_eq!(ours[&key], theirs["data"][&key], "{v}");
+    }
+}

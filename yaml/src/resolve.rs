@@ -37,9 +37,11 @@ pub(crate) fn resolve<'v>(
 #[cold]
 #[inline(never)]
 fn resolve_tagged<'v>(value: &'v str, tag: &Tag, binary: &'v mut String) -> Result<Scalar<'v>, String> {
-    // `!!x` and its long form `!<tag:yaml.org,2002:x>`; any other tag is none go-yaml resolves.
-    let core = tag.is_yaml_core_schema() || tag.handle == "!!";
-    match if core { tag.suffix.as_str() } else { "" } {
+    // `!!x` and its long forms (`!<tag:yaml.org,2002:x>`); any other tag is none go-yaml
+    // resolves.
+    let long = format!("{}{}", tag.handle, tag.suffix);
+    let core = if tag.handle == "!!" { Some(tag.suffix.as_str()) } else { long.strip_prefix("tag:yaml.org,2002:") };
+    match core.unwrap_or_default() {
         "binary" => match decode_binary(value) {
             Some(text) => {
                 *binary = text;
