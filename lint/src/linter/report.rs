@@ -434,7 +434,7 @@ const CHUNK: usize = 64;
 /// (`"key": []`, found as text: the first such text is the key, since a quote inside a JSON
 /// string is escaped), its items `depth` levels deep; `render` gives each of `items`. The
 /// bytes are those serde_json writes for the whole report: each item is pretty-printed on its
-/// own, its lines moved right by `depth` levels ([`indented`]), between the formatter's
+/// own at `depth` levels ([`Nested`]), between the formatter's
 /// separators.
 fn write_json<'a, T: Sync, S: Serialize>(
     out: &mut dyn io::Write,
@@ -461,12 +461,10 @@ fn write_json<'a, T: Sync, S: Serialize>(
     in_order(
         items,
         |chunk| -> serde_json::Result<Vec<u8>> {
-            let (mut buf, mut item) = (Vec::new(), Vec::new());
+            let mut buf = Vec::new();
             for each in chunk {
-                item.clear();
-                serde_json::to_writer_pretty(&mut item, &render(each))?;
                 buf.extend_from_slice(before.as_bytes());
-                indented(&mut buf, &item, indent.as_bytes());
+                render(each).serialize(&mut serde_json::Serializer::with_formatter(&mut buf, Nested::at(depth)))?;
             }
             Ok(buf)
         },
@@ -497,17 +495,78 @@ fn in_order<'a, T: Sync, P: Send>(
     Ok(())
 }
 
-/// Appends pretty-printed `json` to `out` with every line after the first indented by
-/// `indent`: what the formatter writes for the value nested that deep (JSON text holds no line
-/// break inside a string: every `\n` is the formatter's).
-fn indented(out: &mut Vec<u8>, json: &[u8], indent: &[u8]) {
-    let mut from = 0;
-    for at in memchr::memchr_iter(b'\n', json) {
-        out.extend_from_slice(&json[from..=at]);
-        out.extend_from_slice(indent);
-        from = at + 1;
+/// serde_json's `PrettyFormatter` (two spaces) for a value nested `depth` levels deep: its
+/// lines are where the formatter puts them when it writes the whole report. (`PrettyFormatter`
+/// starts at the top level, and its depth is private.)
+struct Nested {
+    depth: usize,
+    has_value: bool,
+}
+
+impl Nested {
+    fn at(depth: usize) -> Nested {
+        Nested { depth, has_value: false }
     }
-    out.extend_from_slice(&json[from..]);
+
+    fn line<W: ?Sized + io::Write>(&self, out: &mut W, first: bool) -> io::Result<()> {
+        out.write_all(if first { b"\n" } else { b",\n" })?;
+        (0..self.depth).try_for_each(|_| out.write_all(b"  "))
+    }
+
+    fn open<W: ?Sized + io::Write>(&mut self, out: &mut W, bracket: &[u8]) -> io::Result<()> {
+        self.depth += 1;
+        self.has_value = false;
+        out.write_all(bracket)
+    }
+
+    fn close<W: ?Sized + io::Write>(&mut self, out: &mut W, bracket: &[u8]) -> io::Result<()> {
+        self.depth -= 1;
+        if self.has_value {
+            out.write_all(b"\n")?;
+            (0..self.depth).try_for_each(|_| out.write_all(b"  "))?;
+        }
+        out.write_all(bracket)
+    }
+}
+
+impl serde_json::ser::Formatter for Nested {
+    fn begin_array<W: ?Sized + io::Write>(&mut self, out: &mut W) -> io::Result<()> {
+        self.open(out, b"[")
+    }
+
+    fn end_array<W: ?Sized + io::Write>(&mut self, out: &mut W) -> io::Result<()> {
+        self.close(out, b"]")
+    }
+
+    fn begin_array_value<W: ?Sized + io::Write>(&mut self, out: &mut W, first: bool) -> io::Result<()> {
+        self.line(out, first)
+    }
+
+    fn end_array_value<W: ?Sized + io::Write>(&mut self, _out: &mut W) -> io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+
+    fn begin_object<W: ?Sized + io::Write>(&mut self, out: &mut W) -> io::Result<()> {
+        self.open(out, b"{")
+    }
+
+    fn end_object<W: ?Sized + io::Write>(&mut self, out: &mut W) -> io::Result<()> {
+        self.close(out, b"}")
+    }
+
+    fn begin_object_key<W: ?Sized + io::Write>(&mut self, out: &mut W, first: bool) -> io::Result<()> {
+        self.line(out, first)
+    }
+
+    fn begin_object_value<W: ?Sized + io::Write>(&mut self, out: &mut W) -> io::Result<()> {
+        out.write_all(b": ")
+    }
+
+    fn end_object_value<W: ?Sized + io::Write>(&mut self, _out: &mut W) -> io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
 }
 
 /// The stable JSON schema (version 1).
