@@ -7,18 +7,40 @@ use hpa_core::convert::annotations as ann;
 use hpa_core::features::KubernetesVersion;
 use serde_json::Value;
 
+use crate::input::ObjectRef;
 use crate::source::{self, Located, Node, NodeKind, NodeSource, Span};
 
 /// Decodes an object's node as `release`'s kube-apiserver decodes what kubectl sends
 /// (hpa-core's decoder with that release's Go types, `fieldValidation=Strict`: unknown and
 /// duplicate fields are errors).
 pub fn decode(node: Node<'_>, release: KubernetesVersion) -> Result<VersionedHpa, Vec<DecodeError>> {
+    let [kind, api_version] = identity(node);
+    decode_as(node, kind, api_version, release)
+}
+
+/// [`decode`] of an object of a file, with the `kind` and `apiVersion` kubectl reads (an item
+/// of a list may inherit the list's: [`ObjectRef::inherited`]).
+pub fn decode_object(obj: &ObjectRef<'_>, release: KubernetesVersion) -> Result<VersionedHpa, Vec<DecodeError>> {
+    decode_as(obj.node, obj.kind(), obj.api_version(), release)
+}
+
+fn decode_as(
+    node: Node<'_>,
+    kind: Option<&str>,
+    api_version: Option<&str>,
+    release: KubernetesVersion,
+) -> Result<VersionedHpa, Vec<DecodeError>> {
     if !matches!(node.kind(), NodeKind::Map(_)) {
         return Err(not_an_object());
     }
-    let field = |k: &str| node.get(k).and_then(Node::as_str).unwrap_or("");
-    api::decode_source(field("kind"), field("apiVersion"), NodeSource::new(node), Strictness::Strict, release)
+    let (kind, api_version) = (kind.unwrap_or(""), api_version.unwrap_or(""));
+    api::decode_source(kind, api_version, NodeSource::new(node), Strictness::Strict, release)
         .map(|decoded| decoded.value)
+}
+
+/// A node's `kind` and `apiVersion`, when strings.
+fn identity(node: Node<'_>) -> [Option<&str>; 2] {
+    node.get_each(["kind", "apiVersion"]).map(|n| n.and_then(Node::as_str))
 }
 
 /// The decoder's error for a node that is not a mapping.
@@ -30,7 +52,7 @@ fn not_an_object() -> Vec<DecodeError> {
 /// release and strictness of `opts` ([`check::Written::decode`]; [`decode`] is the same with
 /// kubectl's strictness).
 pub fn written(node: Node<'_>, opts: &check::Options) -> Written {
-    let [kind, api_version] = node.get_each(["kind", "apiVersion"]).map(|n| n.and_then(Node::as_str));
+    let [kind, api_version] = identity(node);
     written_as(node, kind, api_version, opts)
 }
 
@@ -47,13 +69,31 @@ pub fn written_as(node: Node<'_>, kind: Option<&str>, api_version: Option<&str>,
 /// when there is one (the stored object: decoded leniently, as what its release's types hold).
 pub fn check(node: Node<'_>, old: Option<Node<'_>>, opts: &check::Options) -> check::Report {
     let object = written(node, opts);
-    let old = old.and_then(|o| {
-        let field = |k: &str| o.get(k).and_then(Node::as_str).unwrap_or("");
-        let source = NodeSource::new(o);
+    let old = old.map(|o| {
+        let [kind, api_version] = identity(o);
+        (o, kind, api_version)
+    });
+    check_as(object, old, opts)
+}
+
+/// [`check`] of objects of files, with the `kind` and `apiVersion` kubectl reads (an item of a
+/// list may inherit the list's: [`ObjectRef::inherited`]).
+pub fn check_object(obj: &ObjectRef<'_>, old: Option<&ObjectRef<'_>>, opts: &check::Options) -> check::Report {
+    let object = written_as(obj.node, obj.kind(), obj.api_version(), opts);
+    check_as(object, old.map(|o| (o.node, o.kind(), o.api_version())), opts)
+}
+
+/// [`check`] of an object read already, and of the old object's node, `kind` and `apiVersion`.
+fn check_as(
+    object: Written,
+    old: Option<(Node<'_>, Option<&str>, Option<&str>)>,
+    opts: &check::Options,
+) -> check::Report {
+    let old = old.and_then(|(o, kind, api_version)| {
         api::decode_source(
-            field("kind"),
-            field("apiVersion"),
-            source,
+            kind.unwrap_or(""),
+            api_version.unwrap_or(""),
+            NodeSource::new(o),
             Strictness::Lenient,
             opts.settings.gates.version(),
         )

@@ -270,8 +270,25 @@ pub struct ObjectRef<'a> {
     /// The object's node.
     pub node: Node<'a>,
     /// `apiVersion`, `kind`, `metadata.name` and `metadata.namespace` when they are strings,
-    /// read once (each is asked for several times per object).
+    /// read once (each is asked for several times per object); an item's `apiVersion` and
+    /// `kind` inherited from its list when it has neither ([`ObjectRef::inherited`]).
     identity: [Option<&'a str>; 4],
+    /// How kubectl gives it its kind and version.
+    typing: Typing,
+}
+
+/// How kubectl gives an object of a file its kind and version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Typing {
+    /// A document, decoded whole (`unstructuredJSONScheme.Decode`), or an item of a list
+    /// without a `kind`, which kubectl refuses whole ([`is_kindless_list`]): its items are
+    /// checked as written, and never typed.
+    Written,
+    /// An item of a list kubectl decodes, with its own `kind` or `apiVersion`: typed by
+    /// [`untyped`] (cli-runtime's `FlattenListVisitor`).
+    Item,
+    /// An item of such a list with neither, which took the list's ([`ObjectRef::inherited`]).
+    Inherited,
 }
 
 impl<'a> ObjectRef<'a> {
@@ -279,6 +296,31 @@ impl<'a> ObjectRef<'a> {
     pub fn new(file: usize, document: usize, item: Option<usize>, node: Node<'a>) -> Self {
         let [api_version, kind, metadata] = node.get_each(["apiVersion", "kind", "metadata"]);
         ObjectRef::of_fields(file, document, item, node, [api_version, kind, metadata])
+    }
+
+    /// Item `item` of a list: with `list`, the list's `apiVersion` and `kind` (when strings),
+    /// an item kubectl types, and gives the list's identity when it has none of its own;
+    /// without, an item of a list kubectl refuses whole, taken as written.
+    ///
+    /// Mirrors apimachinery's `unstructuredJSONScheme.decodeToList`
+    /// (`pkg/apis/meta/v1/unstructured/helpers.go`): an item whose `GetKind()` and
+    /// `GetAPIVersion()` are both empty (absent, empty, or not a string) gets `kind` = the
+    /// list's kind less its `List` suffix (`strings.TrimSuffix`) and the list's `apiVersion`,
+    /// as `kubectl get --raw` prints the items of a `HorizontalPodAutoscalerList`.
+    fn item(file: usize, document: usize, item: usize, node: Node<'a>, list: Option<[Option<&'a str>; 2]>) -> Self {
+        let mut obj = ObjectRef::new(file, document, Some(item), node);
+        if let Some([api_version, kind]) = list {
+            let empty = |s: Option<&str>| s.is_none_or(str::is_empty);
+            obj.typing = if empty(obj.kind()) && empty(obj.api_version()) {
+                let kind = kind.map(|k| k.strip_suffix("List").unwrap_or(k));
+                obj.identity[0] = Some(api_version.unwrap_or_default());
+                obj.identity[1] = Some(kind.unwrap_or_default());
+                Typing::Inherited
+            } else {
+                Typing::Item
+            };
+        }
+        obj
     }
 
     /// [`ObjectRef::new`] with its `apiVersion`, `kind` and `metadata` looked up already.
@@ -291,7 +333,7 @@ impl<'a> ObjectRef<'a> {
     ) -> Self {
         let [name, namespace] = metadata.map_or([None; 2], |m| m.get_each(["name", "namespace"]));
         let identity = [api_version, kind, name, namespace].map(|n| n.and_then(Node::as_str));
-        ObjectRef { file, document, item, node, identity }
+        ObjectRef { file, document, item, node, identity, typing: Typing::Written }
     }
 
     /// `kind`, when it is a string.
@@ -319,9 +361,27 @@ impl<'a> ObjectRef<'a> {
         self.kind() == Some(hpa_core::api::KIND)
     }
 
-    /// The object as JSON.
+    /// Whether it is an item of a list that took the list's `kind` and `apiVersion`, having
+    /// neither ([`ObjectRef::item`]): its `kind`, `apiVersion` and [`ObjectRef::to_json`] are
+    /// the inherited ones, its node has none.
+    pub fn inherited(&self) -> bool {
+        self.typing == Typing::Inherited
+    }
+
+    /// The object as JSON, as kubectl reads it: an [`ObjectRef::inherited`] item with the
+    /// `apiVersion` and `kind` it inherited (first, as `kubectl get -o json` shows them).
     pub fn to_json(&self) -> Value {
-        self.node.to_json()
+        let value = self.node.to_json();
+        if !self.inherited() {
+            return value;
+        }
+        let identity = [("apiVersion", self.api_version()), ("kind", self.kind())];
+        let mut object: serde_json::Map<String, Value> =
+            identity.into_iter().map(|(k, v)| (k.to_string(), Value::from(v.unwrap_or_default()))).collect();
+        if let Value::Object(fields) = value {
+            object.extend(fields.into_iter().filter(|(k, _)| k != "apiVersion" && k != "kind"));
+        }
+        Value::Object(object)
     }
 }
 
@@ -342,25 +402,34 @@ pub fn objects(file_index: usize, file: &SourceFile) -> Vec<ObjectRef<'_>> {
 }
 
 /// Every object of parsed documents, `List`s expanded.
+///
+/// An item of a list with neither `kind` nor `apiVersion` takes the list's
+/// ([`ObjectRef::inherited`]).
 pub fn objects_in(file_index: usize, parsed: &Parsed) -> Vec<ObjectRef<'_>> {
     let mut out = Vec::new();
     for doc in &parsed.documents {
-        // The root's fields, looked up in one pass over its entries.
-        let [api_version, kind, metadata, items] = doc.root().get_each(["apiVersion", "kind", "metadata", "items"]);
-        let whole = ObjectRef::of_fields(file_index, doc.index, None, doc.root(), [api_version, kind, metadata]);
-        let is_list = whole.kind().is_some_and(|k| k == "List" || k.ends_with("List") && items.is_some())
-            // `is_kindless_list`, whose `kind` lookup is done.
-            || kind.is_none() && is_kindless_list(doc.root());
-        match (is_list, items.map(|n| n.kind())) {
-            (true, Some(NodeKind::Seq(items))) => {
-                for (i, item) in items.enumerate() {
-                    out.push(ObjectRef::new(file_index, doc.index, Some(i), item));
-                }
-            }
-            _ => out.push(whole),
-        }
+        document_objects(file_index, doc, &mut out);
     }
     out
+}
+
+/// The objects of one document ([`objects_in`]), added to `out`.
+fn document_objects<'a>(file_index: usize, doc: &'a Document, out: &mut Vec<ObjectRef<'a>>) {
+    // The root's fields, looked up in one pass over its entries.
+    let [api_version, kind, metadata, items] = doc.root().get_each(["apiVersion", "kind", "metadata", "items"]);
+    let whole = ObjectRef::of_fields(file_index, doc.index, None, doc.root(), [api_version, kind, metadata]);
+    // `is_kindless_list`, whose `kind` lookup is done.
+    let kindless = kind.is_none() && is_kindless_list(doc.root());
+    let is_list = whole.kind().is_some_and(|k| k == "List" || k.ends_with("List") && items.is_some()) || kindless;
+    match (is_list, items.map(|n| n.kind())) {
+        (true, Some(NodeKind::Seq(items))) => {
+            let list = (!kindless).then(|| [whole.api_version(), whole.kind()]);
+            for (i, item) in items.enumerate() {
+                out.push(ObjectRef::item(file_index, doc.index, i, item, list));
+            }
+        }
+        _ => out.push(whole),
+    }
 }
 
 /// The node of the object [`objects_in`] lists at `document` and `item` (its
@@ -376,17 +445,21 @@ pub fn object_node(parsed: &Parsed, document: usize, item: Option<usize>) -> Opt
 
 /// A document of a file of Kubernetes objects that kubectl reads but refuses
 /// ([`not_objects`]): one it cannot decode as an object (a scalar other than null, a sequence,
-/// a list with such an item), or a mapping without a `kind`.
+/// a list with such an item), or a mapping without a `kind`; or an item of a list that kubectl
+/// cannot type ([`untyped`]).
 #[derive(Debug, Clone)]
 pub struct NotAnObject<'a> {
     /// 0-based document index in the file.
     pub document: usize,
-    /// Where the error is reported: the document's root, or the item of a list kubectl
-    /// cannot decode.
+    /// The item of a list it is about (the [`ObjectRef::item`] of the refused object, or the
+    /// item a list cannot be decoded for), or `None` for the document.
+    pub item: Option<usize>,
+    /// Where the error is reported: the document's root, or the item.
     pub node: Node<'a>,
     /// Why kubectl refuses it.
     pub why: Refusal,
-    /// kubectl's words after `unable to decode "FILE": `.
+    /// kubectl's words: for a document, after `unable to decode "FILE": `; for an item it
+    /// cannot type, the whole line (`unable to get type info from the object ...`).
     pub message: Cow<'static, str>,
 }
 
@@ -397,6 +470,45 @@ pub enum Refusal {
     NotAnObject,
     /// A mapping without a `kind` (or with one that is not a non-empty string).
     MissingKind,
+    /// An item of a list with a `kind` and without a version ([`untyped`]).
+    MissingVersion,
+}
+
+/// kubectl's words for an item of a list that has no kind ([`untyped`]).
+pub const ITEM_MISSING_KIND: &str = "unable to get type info from the object \"*unstructured.Unstructured\": Object 'Kind' is missing in 'object has no kind field '";
+
+/// kubectl's words for an item of a list that has a kind and no version ([`untyped`]).
+pub const ITEM_MISSING_VERSION: &str = "unable to get type info from the object \"*unstructured.Unstructured\": Object 'apiVersion' is missing in 'object has no apiVersion field'";
+
+/// Why kubectl cannot type an item of a list it decoded, and its words, or `None` when it
+/// can (or when `obj` is no such item: a document, or an item of a list kubectl refuses whole
+/// for want of a `kind`, [`is_kindless_list`]). Its `kind` and `apiVersion` are read after
+/// inheritance ([`ObjectRef::item`]): a `kind: List` gives its kindless items the kind `""`.
+///
+/// Mirrors cli-runtime's `FlattenListVisitor.Visit` (`pkg/resource/visitor.go`), which types
+/// each item with `mapper.infoForObject` and reports each it cannot type, going on with the
+/// others: apimachinery's `unstructuredObjectTyper.ObjectKinds` refuses an empty kind
+/// (`runtime.NewMissingKindErr`) then an empty version (`runtime.NewMissingVersionErr`), of
+/// `Unstructured.GroupVersionKind`, which reads the version with `schema.ParseGroupVersion`
+/// (`group/version`, or `version` alone; `""` and `"/"` are no version) and is empty whole,
+/// kind included, when that fails (more than one `/`).
+pub fn untyped(obj: &ObjectRef<'_>) -> Option<(Refusal, &'static str)> {
+    if obj.typing == Typing::Written {
+        return None;
+    }
+    let api_version = obj.api_version().unwrap_or_default();
+    let (kind, version) = match api_version.split_once('/') {
+        None => (obj.kind().unwrap_or_default(), api_version),
+        Some((_, version)) if !version.contains('/') => (obj.kind().unwrap_or_default(), version),
+        Some(_) => ("", ""),
+    };
+    if kind.is_empty() {
+        Some((Refusal::MissingKind, ITEM_MISSING_KIND))
+    } else if version.is_empty() {
+        Some((Refusal::MissingVersion, ITEM_MISSING_VERSION))
+    } else {
+        None
+    }
 }
 
 /// kubectl's words for a document it cannot decode as an object, or `None` for a mapping (an
@@ -536,25 +648,52 @@ fn sorted_keys(value: Value) -> Value {
 /// no manifest (an Ansible playbook is a list, a `data.json` array, a Helm values file or a
 /// `Chart.yaml` is no object), and a linter that scans a repository must stay silent on it.
 /// `text` is the file's text.
+///
+/// A list kubectl decodes is followed by each of its items it cannot type ([`untyped`]), in
+/// order, the item's [`NotAnObject::item`] set.
 pub fn not_objects<'a>(parsed: &'a Parsed, text: &str) -> Vec<NotAnObject<'a>> {
     if !parsed.documents.iter().any(|d| is_object(d.root())) {
         return Vec::new();
     }
-    parsed
-        .documents
-        .iter()
-        .filter_map(|d| {
-            refusal(d, text).map(|(node, why, message)| NotAnObject { document: d.index, node, why, message })
-        })
-        .collect()
+    let mut out = Vec::new();
+    let mut objects = Vec::new();
+    for d in &parsed.documents {
+        if let Some((node, why, message)) = refusal(d, text) {
+            // A list that cannot be decoded for one of its items: that item.
+            let item = d
+                .root()
+                .get("items")
+                .and_then(Node::items)
+                .and_then(|mut items| items.position(|i| why == Refusal::NotAnObject && i.span() == node.span()));
+            out.push(NotAnObject { document: d.index, item, node, why, message });
+            continue;
+        }
+        // Only a list has items to type.
+        if !d.root().get("items").is_some_and(|i| matches!(i.kind(), NodeKind::Seq(_))) {
+            continue;
+        }
+        objects.clear();
+        document_objects(0, d, &mut objects);
+        out.extend(objects.iter().filter_map(|obj| {
+            untyped(obj).map(|(why, message)| NotAnObject {
+                document: d.index,
+                item: obj.item,
+                node: obj.node,
+                why,
+                message: Cow::Borrowed(message),
+            })
+        }));
+    }
+    out
 }
 
 /// Whether an object [`objects_in`] lists is one kubectl decodes, so counts as an object: not a
-/// scalar or a sequence ([`undecodable`]), nor a document refused for want of a kind (among
-/// `refused`, the file's [`not_objects`]). Both are reported with the file when it holds objects.
+/// scalar or a sequence ([`undecodable`]), nor a document refused for want of a kind or an item
+/// kubectl cannot type (among `refused`, the file's [`not_objects`]). All are reported with
+/// the file when it holds objects.
 pub fn counts_as_object(obj: &ObjectRef<'_>, refused: &[NotAnObject<'_>]) -> bool {
     undecodable(obj.node).is_none()
-        && !(obj.item.is_none() && refused.iter().any(|d| d.document == obj.document && d.why == Refusal::MissingKind))
+        && !refused.iter().any(|d| d.document == obj.document && d.item == obj.item && d.why != Refusal::NotAnObject)
 }
 
 #[cfg(test)]
@@ -739,7 +878,10 @@ mod tests {
     }
 
     /// A list (any mapping with `items`) with an item that is neither a mapping nor null fails
-    /// whole in kubectl, with the first such item's JSON type; it is reported at that item.
+    /// whole in kubectl, with the first such item's JSON type; it is reported at that item, and
+    /// the list's other items are not typed. A `null` item of a list kubectl decodes is an
+    /// empty object, which inherits the `kind` `""` of a `kind: List` and is refused (as
+    /// kubectl 1.33 does).
     #[test]
     fn a_list_with_an_item_that_is_no_object_is_reported_in_kubectls_words() {
         let text = format!(
@@ -748,7 +890,88 @@ mod tests {
         );
         let map = |t: &str| format!("json: cannot unmarshal {t} into Go value of type map[string]interface {{}}");
         let found: Vec<(u32, String)> = not_objects_of(&text);
-        assert_eq!(found, [(10, map("string")), (14, map("number"))]);
+        assert_eq!(found, [(10, map("string")), (14, map("number")), (18, ITEM_MISSING_KIND.to_string())]);
+        let parsed = source::parse(&text);
+        let items: Vec<_> = not_objects(&parsed, &text).iter().map(|d| (d.document, d.item)).collect();
+        assert_eq!(items, [(1, Some(2)), (2, Some(0)), (3, Some(0))]);
+    }
+
+    /// An item of a list with neither `kind` nor `apiVersion` (absent, empty or not strings)
+    /// takes the list's, its kind less `List` (`decodeToList`), and reads as JSON with them;
+    /// an item with either keeps its own; the items of a list without a `kind` are not typed.
+    #[test]
+    fn a_kindless_item_inherits_its_lists_kind_and_api_version() {
+        let text = "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscalerList\nitems:\n\
+                    - metadata: {name: a}\n- {kind: \"\", apiVersion: \"\", metadata: {name: b}}\n- {kind: 5}\n\
+                    - {kind: ConfigMap}\n- {apiVersion: v1}\n- null\n\
+                    ---\nkind: PodList\nitems:\n- {metadata: {name: p}}\n\
+                    ---\napiVersion: v1\nkind: List\nitems:\n- {metadata: {name: l}}\n\
+                    ---\nitems:\n- {kind: ConfigMap}\n";
+        let f = SourceFile::from_text("x.yaml", text.into());
+        let objs = objects(0, &f);
+        let identity: Vec<_> = objs.iter().map(|o| (o.api_version(), o.kind(), o.inherited())).collect();
+        let hpa = (Some("autoscaling/v2"), Some("HorizontalPodAutoscaler"), true);
+        assert_eq!(
+            identity,
+            [
+                hpa,
+                hpa,
+                hpa,
+                (None, Some("ConfigMap"), false),
+                (Some("v1"), None, false),
+                hpa,
+                (Some(""), Some("Pod"), true),
+                (Some("v1"), Some(""), true),
+                (None, Some("ConfigMap"), false),
+            ]
+        );
+        assert!(objs[0].is_hpa() && objs[0].name() == Some("a"));
+        assert_eq!(
+            objs[0].to_json(),
+            serde_json::json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "a"}})
+        );
+        assert_eq!(
+            objs[2].to_json(),
+            serde_json::json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler"})
+        );
+        assert_eq!(objs[3].to_json(), serde_json::json!({"kind": "ConfigMap"}), "its own identity, as written");
+        let refused = not_objects(&f.parsed, &f.text);
+        let found: Vec<_> = refused.iter().map(|d| (d.document, d.item, d.why)).collect();
+        assert_eq!(
+            found,
+            [
+                (0, Some(3), Refusal::MissingVersion),
+                (0, Some(4), Refusal::MissingKind),
+                (1, Some(0), Refusal::MissingVersion),
+                (2, Some(0), Refusal::MissingKind),
+            ]
+        );
+        let counted: Vec<_> = objs.iter().map(|o| counts_as_object(o, &refused)).collect();
+        assert_eq!(counted, [true, true, true, false, false, true, false, false, true]);
+    }
+
+    /// An item is typed as `Unstructured.GroupVersionKind` reads it (`ParseGroupVersion`): a
+    /// version is what follows the one `/`, or the whole `apiVersion`; more than one `/` is no
+    /// kind at all. Each answer is kubectl 1.33's (`kubectl label --local`, in
+    /// tests/tests/malformed.rs).
+    #[test]
+    fn an_item_is_typed_as_kubectl_types_it() {
+        let typed = |api_version: &str, kind: &str| {
+            let text =
+                format!("apiVersion: v1\nkind: List\nitems:\n- {{apiVersion: {api_version:?}, kind: {kind:?}}}\n");
+            let f = SourceFile::from_text("x.yaml", text);
+            objects(0, &f).first().and_then(untyped).map(|(why, _)| why)
+        };
+        assert_eq!(typed("apps/v1", "Deployment"), None);
+        assert_eq!(typed("v1", "ConfigMap"), None);
+        assert_eq!(typed("/v1", "ConfigMap"), None, "the core group spelled empty");
+        assert_eq!(typed("apps/", "Deployment"), Some(Refusal::MissingVersion));
+        assert_eq!(typed("/", "Deployment"), Some(Refusal::MissingVersion));
+        assert_eq!(typed("", "Deployment"), Some(Refusal::MissingVersion));
+        assert_eq!(typed("a/b/c", "Deployment"), Some(Refusal::MissingKind));
+        assert_eq!(typed("v1", ""), Some(Refusal::MissingKind));
+        let document = SourceFile::from_text("x.yaml", "apiVersion: apps/\nkind: Deployment\n".into());
+        assert_eq!(untyped(&objects(0, &document)[0]), None, "a document is decoded, not typed");
     }
 
     #[test]

@@ -48,7 +48,7 @@ pub fn run(args: &ConvertArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> E
                 }
                 let (line, col) = file.line_col(obj.node.span().start);
                 let at = format!("{}:{line}:{col}", file.name);
-                match crate::hpa::decode(obj.node, release)
+                match crate::hpa::decode_object(obj, release)
                     .map_err(|e| api::decode_failure_message(obj.api_version().and_then(ApiVersion::parse), &e))
                 {
                     Err(msg) => {

@@ -24,7 +24,7 @@ pub fn run(args: &DefaultArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> E
                 objects.push(value);
                 continue;
             }
-            match crate::hpa::decode(obj.node, release) {
+            match crate::hpa::decode_object(&obj, release) {
                 Ok(mut hpa) => {
                     hpa_core::defaults::default_versioned(&mut hpa);
                     let mut json = hpa.to_json();

@@ -37,7 +37,7 @@ pub fn run(args: &ExplainArgs, cluster: &crate::cli::ClusterArgs, out: &mut Outp
             }
             let (line, col) = file.line_col(obj.node.span().start);
             let at = format!("{}:{line}:{col}", file.name);
-            let report = hpa::check(obj.node, None, &opts);
+            let report = hpa::check_object(&obj, None, &opts);
             match &report.admission {
                 Admission::Admitted(admitted) if admitted.allowed() => {
                     // The behavior as written (not defaulted), in the internal form.

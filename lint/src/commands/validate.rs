@@ -13,7 +13,7 @@ use serde_json::Value;
 use crate::cli::{ClusterArgs, ReportFormat, ValidateArgs};
 use crate::hpa;
 use crate::input::{self, ObjectRef, SourceFile};
-use crate::source::{Node, Span};
+use crate::source::Span;
 use crate::{ExitStatus, Output};
 
 /// One HPA's result, in the stable JSON schema of `validate -o json`.
@@ -127,14 +127,14 @@ pub fn run(args: &ValidateArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> 
 }
 
 /// Old objects by (namespace, name).
-fn index_old(files: &[SourceFile]) -> HashMap<(String, String), Node<'_>> {
+fn index_old(files: &[SourceFile]) -> HashMap<(String, String), ObjectRef<'_>> {
     let mut map = HashMap::new();
     for (i, f) in files.iter().enumerate() {
         for obj in input::objects(i, f) {
             if obj.is_hpa() {
                 let ns = obj.namespace().unwrap_or("default").to_string();
                 let name = obj.name().unwrap_or_default().to_string();
-                map.insert((ns, name), obj.node);
+                map.insert((ns, name), obj);
             }
         }
     }
@@ -145,7 +145,7 @@ fn index_old(files: &[SourceFile]) -> HashMap<(String, String), Node<'_>> {
 pub fn validate_file(
     index: usize,
     file: &SourceFile,
-    old: &HashMap<(String, String), Node<'_>>,
+    old: &HashMap<(String, String), ObjectRef<'_>>,
     opts: &check::Options,
 ) -> (Vec<Entry>, usize) {
     let mut entries = Vec::new();
@@ -167,12 +167,14 @@ pub fn validate_file(
         for doc in not_objects {
             let (line, column) = file.line_col(doc.node.span().start);
             // kube-apiserver's decode error types: no object, or `TypeMeta` for a missing kind
-            // (as for a missing apiVersion).
+            // or apiVersion (of a document, or of an item kubectl cannot type).
             let type_ = match doc.why {
                 input::Refusal::NotAnObject => "NotAnObject",
-                input::Refusal::MissingKind => "TypeMeta",
+                input::Refusal::MissingKind | input::Refusal::MissingVersion => "TypeMeta",
             };
-            entries.push(problem_entry(file, doc.document, line, column, type_, &doc.message));
+            let mut entry = problem_entry(file, doc.document, line, column, type_, &doc.message);
+            entry.item = doc.item;
+            entries.push(entry);
         }
         // In document order, as kubectl meets them, and in a List in the order of its lines.
         entries.sort_by_key(|e| (e.document, e.line, e.column));
@@ -215,13 +217,13 @@ fn problem_entry(file: &SourceFile, document: usize, line: u32, column: u32, typ
 pub fn validate_object(
     file: &SourceFile,
     obj: &ObjectRef<'_>,
-    old: &HashMap<(String, String), Node<'_>>,
+    old: &HashMap<(String, String), ObjectRef<'_>>,
     opts: &check::Options,
 ) -> Entry {
     let (line, column) = file.line_col(obj.node.span().start);
     let ns = obj.namespace().map_or_else(|| opts.request.default_namespace.clone().unwrap_or_default(), String::from);
     let key = (ns.clone(), obj.name().unwrap_or_default().to_string());
-    let checked = hpa::check(obj.node, old.get(&key).copied(), opts);
+    let checked = hpa::check_object(obj, old.get(&key), opts);
     let version = obj.api_version().and_then(ApiVersion::parse);
     let position = |path: &str| -> (u32, u32) {
         let l = hpa::locate(obj.node, version, path);

@@ -1128,12 +1128,18 @@ fn file_level_diagnostics(
             object: None,
             path: String::new(),
             help: Some(
-                match doc.why {
-                    input::Refusal::NotAnObject => {
+                match (doc.why, doc.item) {
+                    (input::Refusal::NotAnObject, _) => {
                         "kubectl cannot apply this document (`unable to decode`): remove it, or make it a Kubernetes object"
                     }
-                    input::Refusal::MissingKind => {
+                    (input::Refusal::MissingKind, None) => {
                         "kubectl cannot apply this document (`unable to decode`): add its `kind`, or remove it"
+                    }
+                    (input::Refusal::MissingKind, Some(_)) => {
+                        "kubectl cannot apply this item (`unable to get type info`): add its `kind` (and `apiVersion`), or remove it"
+                    }
+                    (input::Refusal::MissingVersion, _) => {
+                        "kubectl cannot apply this item (`unable to get type info`): add its `apiVersion` (`group/version`, or `v1`), or remove it"
                     }
                 }
                 .into(),
