@@ -649,6 +649,164 @@ fn a_kindless_document_is_shown_as_kubectl_read_it_json_or_yaml() {
     assert_eq!(shown[1], shown[2]);
 }
 
+/// The items of lists as kubectl reads them (cli-runtime's `FlattenListVisitor`): an item with
+/// neither `kind` nor `apiVersion` takes the list's (`decodeToList`: the kind less `List`), and
+/// an item kubectl then cannot type is refused (`unable to get type info from the object
+/// ...`), the other items read on. For generated files and the corpus's `list-items-*`,
+/// kubectl 1.33+ (`kubectl label --local -f FILE x=y -o name`) reads the objects
+/// `hpa_lint::input::objects_in` lists and counts (`counts_as_object`), by name, in order;
+/// refuses the items `hpa_lint::input::not_objects` refuses, in its words, in order; and
+/// `hpa-lint` reports each as HPA000 in those words, `validate` as a `TypeMeta` entry, and
+/// counts the same objects.
+#[test]
+fn list_items_are_read_and_refused_as_kubectl_reads_them() {
+    let Some(kubectl) = kubectl_1_33_or_later() else { return };
+    let item = |fields: &str, name: &str| format!("- {{{fields}metadata: {{name: {name}}}}}\n");
+    let list = |api_version: &str, kind: &str, items: &[String]| {
+        format!("apiVersion: {api_version}\nkind: {kind}\nitems:\n{}", items.concat())
+    };
+    let mut files: Vec<(String, String)> = vec![
+        (
+            "list-with-kindless-item.yaml".into(),
+            list("v1", "List", &[item("", "a"), item("apiVersion: v1, kind: ConfigMap, ", "b"), "- null\n".into()]),
+        ),
+        (
+            "item-with-kind-no-api-version.yaml".into(),
+            list(
+                "v1",
+                "List",
+                &[
+                    item("kind: ConfigMap, ", "a"),
+                    item("apiVersion: 7, kind: Secret, ", "b"),
+                    item("apiVersion: v1, kind: Secret, ", "c"),
+                ],
+            ),
+        ),
+        (
+            "item-group-without-version.yaml".into(),
+            list(
+                "v1",
+                "List",
+                &[
+                    item("apiVersion: apps/, kind: Deployment, ", "a"),
+                    item("apiVersion: /, kind: Deployment, ", "b"),
+                    item("apiVersion: a/b/c, kind: Deployment, ", "c"),
+                    item("apiVersion: /v1, kind: ConfigMap, ", "d"),
+                    item("apiVersion: v1, ", "e"),
+                ],
+            ),
+        ),
+        ("pod-list.yaml".into(), list("v1", "PodList", &[item("", "a"), item("apiVersion: v1, kind: Service, ", "b")])),
+        (
+            "hpa-list.yaml".into(),
+            list(
+                "autoscaling/v2",
+                "HorizontalPodAutoscalerList",
+                &[item("", "a"), item("kind: \"\", apiVersion: \"\", ", "b"), item("kind: 5, ", "c"), "- null\n".into()],
+            ),
+        ),
+        // With an object: in a file without one, nothing is refused (a file of objects only).
+        (
+            "list-without-api-version.yaml".into(),
+            format!("apiVersion: v1\nkind: Secret\nmetadata: {{name: s}}\n---\nkind: ConfigMapList\nitems:\n{}", item("", "a")),
+        ),
+        (
+            "hpa-list.json".into(),
+            r#"{"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscalerList", "items": [{"metadata": {"name": "a"}}]}"#
+                .into(),
+        ),
+    ];
+    for name in ["list-items-inherit-kind.yaml", "list-items-refused.yaml"] {
+        files.push((name.into(), fs::read_to_string(corpus_dir().join(name)).unwrap()));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in &files {
+        let path = dir.path().join(name);
+        fs::write(&path, text).unwrap();
+        let out = std::process::Command::new(&kubectl)
+            .args(["label", "--local", "x=y", "-o", "name", "-f"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        let theirs_read: Vec<String> = String::from_utf8_lossy(&out.stdout).lines().map(String::from).collect();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let theirs_refused: Vec<&str> = stderr
+            .lines()
+            .map(|l| l.strip_prefix("error: ").unwrap_or(l))
+            .filter(|l| l.contains("unable to get type info"))
+            .collect();
+        let parsed = hpa_lint::source::parse(text);
+        assert!(parsed.error.is_none(), "{name}");
+        let refused = hpa_lint::input::not_objects(&parsed, text);
+        let objects: Vec<_> = hpa_lint::input::objects_in(0, &parsed)
+            .into_iter()
+            .filter(|o| hpa_lint::input::counts_as_object(o, &refused))
+            .collect();
+        let ours_read: Vec<String> = objects
+            .iter()
+            .map(|o| {
+                let group = o.api_version().and_then(|v| v.split_once('/')).map_or("", |(g, _)| g);
+                let kind = o.kind().unwrap_or_default().to_lowercase();
+                let kind = if group.is_empty() { kind } else { format!("{kind}.{group}") };
+                format!("{kind}/{}", o.name().unwrap_or("<unknown>"))
+            })
+            .collect();
+        assert_eq!(ours_read, theirs_read, "{name}: the objects read (kubectl: {stderr})");
+        // The refused items of each document, as kubectl prints them: one per line for a file
+        // with one such document; else a line per document, an `Aggregate`'s distinct
+        // messages in brackets (utilerrors' `aggregate.Error`).
+        let mut by_document: Vec<Vec<String>> = Vec::new();
+        for d in refused.iter().filter(|d| d.item.is_some() && d.why != hpa_lint::input::Refusal::NotAnObject) {
+            match by_document.last_mut() {
+                Some(last) if refused.iter().any(|e| e.document == d.document && e.message == last[0]) => {
+                    last.push(d.message.to_string());
+                }
+                _ => by_document.push(vec![d.message.to_string()]),
+            }
+        }
+        let ours_refused: Vec<String> = match by_document.as_slice() {
+            [one] => one.clone(),
+            many => many
+                .iter()
+                .map(|messages| {
+                    let mut distinct: Vec<&str> = Vec::new();
+                    for m in messages {
+                        if !distinct.contains(&m.as_str()) {
+                            distinct.push(m);
+                        }
+                    }
+                    match distinct.as_slice() {
+                        [one] => (*one).to_string(),
+                        _ => format!("[{}]", distinct.join(", ")),
+                    }
+                })
+                .collect(),
+        };
+        assert_eq!(ours_refused, theirs_refused, "{name}: the items refused");
+        let each_refused: Vec<String> = by_document.concat();
+        let run = lint(text.as_bytes());
+        let hpa000: Vec<String> = diagnostics(&run)
+            .iter()
+            .filter(|d| {
+                d["rule"] == "HPA000" && d["message"].as_str().is_some_and(|m| m.starts_with("unable to get type info"))
+            })
+            .map(|d| d["message"].as_str().unwrap_or_default().to_string())
+            .collect();
+        assert_eq!(hpa000, each_refused, "{name}: hpa-lint's HPA000");
+        assert_eq!(run.json()["summary"]["objects"].as_u64(), Some(objects.len() as u64), "{name}: objects");
+        let type_meta: Vec<String> = entries(&validate(text.as_bytes()))
+            .iter()
+            .flat_map(|e| e["errors"].as_array().cloned().unwrap_or_default())
+            .filter(|e| {
+                e["type"] == "TypeMeta"
+                    && e["message"].as_str().is_some_and(|m| m.starts_with("unable to get type info"))
+            })
+            .map(|e| e["message"].as_str().unwrap_or_default().to_string())
+            .collect();
+        assert_eq!(type_meta, each_refused, "{name}: hpa-lint validate");
+    }
+}
+
 /// A JSON manifest with `\u` escapes of UTF-16 surrogates (`json-escaped-surrogates.json`):
 /// kubectl reads it with `encoding/json` (`YAMLOrJSONDecoder` takes a text that starts with
 /// `{` for JSON), which makes an escaped pair its character and a lone surrogate U+FFFD, and
