@@ -807,6 +807,44 @@ fn list_items_are_read_and_refused_as_kubectl_reads_them() {
     }
 }
 
+/// The kindless items of a `HorizontalPodAutoscalerList` (`list-items-inherit-kind.yaml`, as
+/// `kubectl get --raw` prints one) are HPAs to every command, as they are to kubectl: linted
+/// (with the Deployments of a `DeploymentList` as their targets), validated, defaulted and
+/// converted with the inherited `kind` and `apiVersion`.
+#[test]
+fn inherited_hpas_are_hpas_to_every_command() {
+    let bytes = fs::read(corpus_dir().join("list-items-inherit-kind.yaml")).unwrap();
+    let run = lint(&bytes);
+    let summary = &run.json()["summary"];
+    assert_eq!((summary["objects"].as_u64(), summary["hpas"].as_u64()), (Some(4), Some(2)));
+    let rules: Vec<Value> = diagnostics(&run).iter().map(|d| d["rule"].clone()).collect();
+    assert_eq!(rules, ["HPA000"], "only api's maxReplicas; both targets are found");
+    let validated: Vec<(Value, Value, Value)> = entries(&validate(&bytes))
+        .iter()
+        .map(|e| (e["apiVersion"].clone(), e["kind"].clone(), e["allowed"].clone()))
+        .collect();
+    let hpa = |allowed: bool| ("autoscaling/v2".into(), "HorizontalPodAutoscaler".into(), allowed.into());
+    assert_eq!(validated, [hpa(true), hpa(false)]);
+    let identities = |v: &Value| -> Vec<(String, String)> {
+        v["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| (i["apiVersion"].as_str().unwrap().into(), i["kind"].as_str().unwrap().into()))
+            .collect()
+    };
+    let defaulted = hpa_lint_bytes(&["default", "--no-config", "-o", "json", "-"], &bytes);
+    assert_eq!(defaulted.code, 0, "{}", defaulted.stderr);
+    let (hpa, deployment) = (("autoscaling/v2", "HorizontalPodAutoscaler"), ("apps/v1", "Deployment"));
+    let owned = |(a, k): (&str, &str)| (a.to_string(), k.to_string());
+    assert_eq!(identities(&defaulted.json()), [hpa, hpa, deployment, deployment].map(owned));
+    let converted = hpa_lint_bytes(&["convert", "--no-config", "--to", "autoscaling/v1", "-o", "json", "-"], &bytes);
+    assert_eq!(converted.code, 0, "{}", converted.stderr);
+    let v1 = ("autoscaling/v1", "HorizontalPodAutoscaler");
+    // Two documents: a `List` of the converted HPA list and the DeploymentList as written.
+    assert_eq!(identities(&converted.json()["items"][0]), [v1, v1].map(owned));
+}
+
 /// A JSON manifest with `\u` escapes of UTF-16 surrogates (`json-escaped-surrogates.json`):
 /// kubectl reads it with `encoding/json` (`YAMLOrJSONDecoder` takes a text that starts with
 /// `{` for JSON), which makes an escaped pair its character and a lone surrogate U+FFFD, and
