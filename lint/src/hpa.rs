@@ -76,14 +76,14 @@ pub fn check(node: Node<'_>, old: Option<Node<'_>>, opts: &check::Options) -> ch
     check_as(object, old, opts)
 }
 
-/// [`check`] of objects of files, with the `kind` and `apiVersion` kubectl reads (an item of a
+/// [`check()`] of objects of files, with the `kind` and `apiVersion` kubectl reads (an item of a
 /// list may inherit the list's: [`ObjectRef::inherited`]).
 pub fn check_object(obj: &ObjectRef<'_>, old: Option<&ObjectRef<'_>>, opts: &check::Options) -> check::Report {
     let object = written_as(obj.node, obj.kind(), obj.api_version(), opts);
     check_as(object, old.map(|o| (o.node, o.kind(), o.api_version())), opts)
 }
 
-/// [`check`] of an object read already, and of the old object's node, `kind` and `apiVersion`.
+/// [`check()`] of an object read already, and of the old object's node, `kind` and `apiVersion`.
 fn check_as(
     object: Written,
     old: Option<(Node<'_>, Option<&str>, Option<&str>)>,

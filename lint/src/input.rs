@@ -307,7 +307,7 @@ impl<'a> ObjectRef<'a> {
     /// `GetAPIVersion()` are both empty (absent, empty, or not a string) gets `kind` = the
     /// list's kind less its `List` suffix (`strings.TrimSuffix`) and the list's `apiVersion`,
     /// as `kubectl get --raw` prints the items of a `HorizontalPodAutoscalerList`.
-    fn item(file: usize, document: usize, item: usize, node: Node<'a>, list: Option<[Option<&'a str>; 2]>) -> Self {
+    fn of_item(file: usize, document: usize, item: usize, node: Node<'a>, list: Option<[Option<&'a str>; 2]>) -> Self {
         let mut obj = ObjectRef::new(file, document, Some(item), node);
         if let Some([api_version, kind]) = list {
             let empty = |s: Option<&str>| s.is_none_or(str::is_empty);
@@ -362,7 +362,7 @@ impl<'a> ObjectRef<'a> {
     }
 
     /// Whether it is an item of a list that took the list's `kind` and `apiVersion`, having
-    /// neither ([`ObjectRef::item`]): its `kind`, `apiVersion` and [`ObjectRef::to_json`] are
+    /// neither (`decodeToList`): its `kind`, `apiVersion` and [`ObjectRef::to_json`] are
     /// the inherited ones, its node has none.
     pub fn inherited(&self) -> bool {
         self.typing == Typing::Inherited
@@ -425,7 +425,7 @@ fn document_objects<'a>(file_index: usize, doc: &'a Document, out: &mut Vec<Obje
         (true, Some(NodeKind::Seq(items))) => {
             let list = (!kindless).then(|| [whole.api_version(), whole.kind()]);
             for (i, item) in items.enumerate() {
-                out.push(ObjectRef::item(file_index, doc.index, i, item, list));
+                out.push(ObjectRef::of_item(file_index, doc.index, i, item, list));
             }
         }
         _ => out.push(whole),
@@ -483,7 +483,7 @@ pub const ITEM_MISSING_VERSION: &str = "unable to get type info from the object 
 /// Why kubectl cannot type an item of a list it decoded, and its words, or `None` when it
 /// can (or when `obj` is no such item: a document, or an item of a list kubectl refuses whole
 /// for want of a `kind`, [`is_kindless_list`]). Its `kind` and `apiVersion` are read after
-/// inheritance ([`ObjectRef::item`]): a `kind: List` gives its kindless items the kind `""`.
+/// inheritance ([`ObjectRef::inherited`]): a `kind: List` gives its kindless items the kind `""`.
 ///
 /// Mirrors cli-runtime's `FlattenListVisitor.Visit` (`pkg/resource/visitor.go`), which types
 /// each item with `mapper.infoForObject` and reports each it cannot type, going on with the
