@@ -468,7 +468,8 @@ pub struct NotAnObject<'a> {
 pub enum Refusal {
     /// It is no object: a scalar, a sequence, or a list with such an item.
     NotAnObject,
-    /// A mapping without a `kind` (or with one that is not a non-empty string).
+    /// A mapping without a `kind` (or with one that is not a non-empty string), or an item of
+    /// a list without one ([`untyped`]).
     MissingKind,
     /// An item of a list with a `kind` and without a version ([`untyped`]).
     MissingVersion,
@@ -660,11 +661,8 @@ pub fn not_objects<'a>(parsed: &'a Parsed, text: &str) -> Vec<NotAnObject<'a>> {
     for d in &parsed.documents {
         if let Some((node, why, message)) = refusal(d, text) {
             // A list that cannot be decoded for one of its items: that item.
-            let item = d
-                .root()
-                .get("items")
-                .and_then(Node::items)
-                .and_then(|mut items| items.position(|i| why == Refusal::NotAnObject && i.span() == node.span()));
+            let items = d.root().get("items").and_then(Node::items).filter(|_| why == Refusal::NotAnObject);
+            let item = items.and_then(|mut items| items.position(|i| i.span() == node.span()));
             out.push(NotAnObject { document: d.index, item, node, why, message });
             continue;
         }
