@@ -676,8 +676,6 @@ pub struct Index {
     objects: ObjectIndex<Arc<CachedHpa>>,
     /// HPAs hpa-core cannot read (part of the HPA table), by namespace and name.
     left_out: HashMap<(String, String), &'static str>,
-    /// Cached HPAs with fields the selected release does not have (part of the HPA table).
-    ignoring: HashSet<(String, String)>,
     /// The parsed `hpa-lint.dev/ignore` of the objects of the other kinds that carry one, by
     /// kind (part of its table: swapped with it), then namespace and name.
     ignores: BTreeMap<&'static str, HashMap<(String, String), Ignore>>,
@@ -685,12 +683,7 @@ pub struct Index {
 
 impl Default for Index {
     fn default() -> Self {
-        Index {
-            objects: ObjectIndex::new(HpaOrder::Name),
-            left_out: HashMap::new(),
-            ignoring: HashSet::new(),
-            ignores: BTreeMap::new(),
-        }
+        Index { objects: ObjectIndex::new(HpaOrder::Name), left_out: HashMap::new(), ignores: BTreeMap::new() }
     }
 }
 
@@ -802,18 +795,16 @@ impl Index {
         by_reason.into_iter().collect()
     }
 
-    /// Cached HPAs with fields the selected release does not have ([`CachedHpa::ignored`]).
+    /// Cached HPAs with fields the selected release does not have ([`CachedHpa::ignored`]),
+    /// counted when asked (a metrics scrape).
     pub fn ignored_fields(&self) -> usize {
-        self.ignoring.len()
+        self.objects.every_hpa().filter(|hpa| !hpa.ignored.is_empty()).count()
     }
 
     fn upsert(&mut self, entry: Entry) {
         match entry {
             Entry::Hpa(hpa) => {
                 self.remove_hpa(&hpa.id.namespace, &hpa.id.name);
-                if !hpa.ignored.is_empty() {
-                    self.ignoring.insert((hpa.id.namespace.clone(), hpa.id.name.clone()));
-                }
                 let (kind, target) = hpa.target();
                 let (kind, target) = (kind.to_string(), target.to_string());
                 self.objects.insert_hpa(hpa.id.clone(), &kind, &target, hpa);
@@ -834,10 +825,8 @@ impl Index {
 
     /// Removes the HPA `namespace/name` (cached or left out).
     fn remove_hpa(&mut self, namespace: &str, name: &str) {
-        if !self.left_out.is_empty() || !self.ignoring.is_empty() {
-            let key = (namespace.to_string(), name.to_string());
-            self.left_out.remove(&key);
-            self.ignoring.remove(&key);
+        if !self.left_out.is_empty() {
+            self.left_out.remove(&(namespace.to_string(), name.to_string()));
         }
         self.objects.remove_hpa(namespace, name);
     }
@@ -859,7 +848,6 @@ impl Index {
     fn swap_kind(&mut self, kind: &Kind, other: &mut Index) {
         if *kind == kinds::HPA {
             std::mem::swap(&mut self.left_out, &mut other.left_out);
-            std::mem::swap(&mut self.ignoring, &mut other.ignoring);
         }
         let (mine, theirs) = (self.ignores.remove(kind.kind), other.ignores.remove(kind.kind));
         if let Some(theirs) = theirs {

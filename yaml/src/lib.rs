@@ -1053,8 +1053,7 @@ fn skip(builder: &mut Builder<'_>, event: &Event<'_>, limits: Limits) -> Skip {
             // Only `.inf`, `.nan` and their signed spellings resolve to what json.Marshal refuses
             // (a float out of range stays a string): look closer at those alone. A tagged text
             // may be one its tag refuses (`!!int abc`).
-            let mut binary = String::new();
-            if tag.is_some() && resolve(value, *style, tag.as_deref(), &mut binary).is_err() {
+            if tag.is_some() && resolve(value, *style, tag.as_deref(), &mut String::new()).is_err() {
                 return Skip::Inexact;
             }
             if !is_key

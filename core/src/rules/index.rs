@@ -527,6 +527,11 @@ impl<H> ObjectIndex<H> {
         self.hpas.get(namespace).into_iter().flat_map(|by_name| by_name.values().flatten().map(|h| &h.value))
     }
 
+    /// Every HPA of every namespace (the owners' values), in no particular order.
+    pub fn every_hpa(&self) -> impl Iterator<Item = &H> {
+        self.hpas.values().flat_map(|by_name| by_name.values().flatten().map(|h| &h.value))
+    }
+
     /// The workloads of `kind` in a namespace, in no particular order (a scan of the kind).
     pub fn workloads_in<'a>(&'a self, kind: &str, namespace: &str) -> impl Iterator<Item = &'a Workload> {
         self.kind_table(kind)
