@@ -398,6 +398,17 @@ fn yaml_errors_are_kubectls() {
     assert!(mismatches.is_empty(), "YAML errors that differ from kubectl's:\n{}", mismatches.join("\n"));
 }
 
+/// kubectl's own reading of a file, which needs no cluster: `kubectl label --local x=y -o
+/// OUTPUT -f FILE` prints each object it read (`name` or `json`, each with the label `x=y`)
+/// and reports on standard error each document or item it refuses, going on with the others.
+fn kubectl_label(kubectl: &Path, file: &Path, output: &str) -> std::process::Output {
+    std::process::Command::new(kubectl)
+        .args(["label", "--local", "x=y", "-o", output, "-f"])
+        .arg(file)
+        .output()
+        .unwrap()
+}
+
 /// A kubectl of a release hpa-lint targets (1.33 or later), or `None` (the test skips, or
 /// fails under `HPA_REQUIRE_TOOLS`): `kubectl` itself, or, where it is older (the Google Cloud
 /// SDK's `kubectl` is a 1.32 dispatcher), the newest `kubectl.1.N` beside it. The releases
@@ -478,11 +489,7 @@ fn json_followed_by_more_is_read_as_kubectl_reads_it() {
                 false => vec![v],
             })
             .partition(Value::is_object);
-        let out = std::process::Command::new(&kubectl)
-            .args(["label", "--local", "x=y", "-o", "json", "-f"])
-            .arg(&path)
-            .output()
-            .unwrap();
+        let out = kubectl_label(&kubectl, &path, "json");
         let theirs: Vec<Value> = serde_json::Deserializer::from_slice(&out.stdout)
             .into_iter::<Value>()
             .map(|object| {
@@ -518,11 +525,7 @@ fn documents_kubectl_cannot_decode_are_reported_in_its_words() {
     let files = read_alike_by_kubectl();
     // kubectl's words for each document it cannot decode as an object.
     let theirs: Vec<Vec<String>> = each_file_in_parallel(&files, |path| {
-        let out = std::process::Command::new(&kubectl)
-            .args(["label", "--local", "x=y", "-o", "name", "-f"])
-            .arg(path)
-            .output()
-            .unwrap();
+        let out = kubectl_label(&kubectl, path, "name");
         let prefix = format!("unable to decode {:?}: ", path.display().to_string());
         let mut messages: Vec<String> = Vec::new();
         for line in String::from_utf8_lossy(&out.stderr).lines() {
@@ -622,11 +625,7 @@ fn a_kindless_document_is_shown_as_kubectl_read_it_json_or_yaml() {
     for (name, text) in &files {
         let path = dir.path().join(name);
         fs::write(&path, text).unwrap();
-        let out = std::process::Command::new(&kubectl)
-            .args(["label", "--local", "x=y", "-o", "name", "-f"])
-            .arg(&path)
-            .output()
-            .unwrap();
+        let out = kubectl_label(&kubectl, &path, "name");
         let prefix = format!("unable to decode {:?}: ", path.display().to_string());
         let stderr = String::from_utf8_lossy(&out.stderr);
         let theirs: Vec<&str> =
@@ -723,11 +722,7 @@ fn list_items_are_read_and_refused_as_kubectl_reads_them() {
     for (name, text) in &files {
         let path = dir.path().join(name);
         fs::write(&path, text).unwrap();
-        let out = std::process::Command::new(&kubectl)
-            .args(["label", "--local", "x=y", "-o", "name", "-f"])
-            .arg(&path)
-            .output()
-            .unwrap();
+        let out = kubectl_label(&kubectl, &path, "name");
         let theirs_read: Vec<String> = String::from_utf8_lossy(&out.stdout).lines().map(String::from).collect();
         let stderr = String::from_utf8_lossy(&out.stderr);
         let theirs_refused: Vec<&str> = stderr
@@ -926,11 +921,7 @@ fn tagged_scalars_read_as_kubectl_reads_them() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("tags.yaml");
     fs::write(&path, &text).unwrap();
-    let out = std::process::Command::new(&kubectl)
-        .args(["label", "--local", "x=y", "-o", "json", "-f"])
-        .arg(&path)
-        .output()
-        .unwrap();
+    let out = kubectl_label(&kubectl, &path, "json");
     assert!(out.status.success(), "kubectl: {}", String::from_utf8_lossy(&out.stderr));
     let theirs: Value = serde_json::from_slice(&out.stdout).unwrap();
     let parsed = hpa_lint::source::parse(&text);
