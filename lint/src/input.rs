@@ -571,18 +571,21 @@ pub fn is_object(root: Node<'_>) -> bool {
 /// `unstructuredJSONScheme.Decode`), except a list of objects without a `kind`, which the
 /// linter reports in its own words ([`is_kindless_list`]). `text` is the file's text: a
 /// document read as JSON is shown as written ([`missing_kind`]).
-pub fn refusal<'a>(document: &'a Document, text: &str) -> Option<(Node<'a>, Refusal, Cow<'static, str>)> {
+pub fn refusal<'a>(document: &'a Document, text: &str) -> Option<NotAnObject<'a>> {
     let root = document.root();
+    let refused = |item: Option<usize>, node: Node<'a>, why: Refusal, message: Cow<'static, str>| {
+        Some(NotAnObject { document: document.index, item, node, why, message })
+    };
     if let Some(message) = undecodable(root) {
-        return Some((root, Refusal::NotAnObject, Cow::Borrowed(message)));
+        return refused(None, root, Refusal::NotAnObject, Cow::Borrowed(message));
     }
     let NodeKind::Map(_) = root.kind() else { return None };
     let [kind, items] = root.get_each(["kind", "items"]);
     match items.map(|i| (i, i.kind())) {
-        Some((_, NodeKind::Seq(mut list))) => {
-            if let Some((item, t)) = list.find_map(|i| json_type(i).map(|t| (i, t))) {
+        Some((_, NodeKind::Seq(list))) => {
+            if let Some((at, item, t)) = list.enumerate().find_map(|(at, i)| json_type(i).map(|t| (at, i, t))) {
                 let message = format!("json: cannot unmarshal {t} into Go value of type map[string]interface {{}}");
-                return Some((item, Refusal::NotAnObject, Cow::Owned(message)));
+                return refused(Some(at), item, Refusal::NotAnObject, Cow::Owned(message));
             }
         }
         None | Some((_, NodeKind::Scalar(Scalar::Null))) => {}
@@ -591,12 +594,14 @@ pub fn refusal<'a>(document: &'a Document, text: &str) -> Option<(Node<'a>, Refu
             let t = json_type(items).unwrap_or("object");
             let message =
                 format!("json: cannot unmarshal {t} into Go struct field decodeList.items of type []json.RawMessage");
-            return Some((items, Refusal::NotAnObject, Cow::Owned(message)));
+            return refused(None, items, Refusal::NotAnObject, Cow::Owned(message));
         }
     }
     let has_kind = kind.and_then(Node::as_str).is_some_and(|k| !k.is_empty());
-    (!has_kind && !is_kindless_list(root))
-        .then(|| (root, Refusal::MissingKind, Cow::Owned(missing_kind(document, text))))
+    if has_kind || is_kindless_list(root) {
+        return None;
+    }
+    refused(None, root, Refusal::MissingKind, Cow::Owned(missing_kind(document, text)))
 }
 
 /// `runtime.NewMissingKindErr`'s words for a document without a `kind`, with the bytes
@@ -659,11 +664,8 @@ pub fn not_objects<'a>(parsed: &'a Parsed, text: &str) -> Vec<NotAnObject<'a>> {
     let mut out = Vec::new();
     let mut objects = Vec::new();
     for d in &parsed.documents {
-        if let Some((node, why, message)) = refusal(d, text) {
-            // A list that cannot be decoded for one of its items: that item.
-            let items = d.root().get("items").and_then(Node::items).filter(|_| why == Refusal::NotAnObject);
-            let item = items.and_then(|mut items| items.position(|i| i.span() == node.span()));
-            out.push(NotAnObject { document: d.index, item, node, why, message });
+        if let Some(refused) = refusal(d, text) {
+            out.push(refused);
             continue;
         }
         // Only a list has items to type.

@@ -561,7 +561,7 @@ fn documents_kubectl_cannot_decode_are_reported_in_its_words() {
             .documents
             .iter()
             .filter_map(|d| match hpa_lint::input::refusal(d, &text) {
-                Some((_, _, message)) => Some(message.into_owned()),
+                Some(refused) => Some(refused.message.into_owned()),
                 // kubectl refuses a list of objects without a kind too; the linter words it.
                 None => hpa_lint::input::is_kindless_list(d.root()).then(|| hpa_lint::input::missing_kind(d, &text)),
             })
@@ -587,7 +587,7 @@ fn documents_kubectl_cannot_decode_are_reported_in_its_words() {
             true => parsed
                 .documents
                 .iter()
-                .filter_map(|d| hpa_lint::input::refusal(d, &text).map(|(_, _, m)| m.into_owned()))
+                .filter_map(|d| hpa_lint::input::refusal(d, &text).map(|r| r.message.into_owned()))
                 .collect(),
             false => Vec::new(),
         };
