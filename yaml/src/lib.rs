@@ -1051,14 +1051,15 @@ fn skip(builder: &mut Builder<'_>, event: &Event<'_>, limits: Limits) -> Skip {
                 return Skip::Inexact;
             }
             // Only `.inf`, `.nan` and their signed spellings resolve to what json.Marshal refuses
-            // (a float out of range stays a string): look closer at those alone. A tagged text
-            // may be one its tag refuses (`!!int abc`).
-            if tag.is_some() && resolve(value, *style, tag.as_deref(), &mut String::new()).is_err() {
-                return Skip::Inexact;
-            }
-            if !is_key
-                && matches!(value.as_bytes().first(), Some(b'.' | b'+' | b'-'))
-                && matches!(resolve(value, *style, tag.as_deref(), &mut String::new()), Ok(Scalar::Float(f)) if !f.is_finite())
+            // (a float out of range stays a string), and a tagged text may be one its tag
+            // refuses (`!!int abc`): look closer at those alone.
+            let non_finite = !is_key && matches!(value.as_bytes().first(), Some(b'.' | b'+' | b'-'));
+            if (tag.is_some() || non_finite)
+                && match resolve(value, *style, tag.as_deref(), &mut String::new()) {
+                    Err(_) => true,
+                    Ok(Scalar::Float(f)) => non_finite && !f.is_finite(),
+                    Ok(_) => false,
+                }
             {
                 return Skip::Inexact;
             }
