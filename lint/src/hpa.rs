@@ -15,17 +15,24 @@ use crate::source::{self, Located, Node, NodeKind, NodeSource, Span};
 /// duplicate fields are errors).
 pub fn decode(node: Node<'_>, release: KubernetesVersion) -> Result<VersionedHpa, Vec<DecodeError>> {
     let [kind, api_version] = identity(node);
-    decode_as(node, kind, api_version, release)
+    decode_as(node, NodeSource::new(node), kind, api_version, release)
 }
 
 /// [`decode`] of an object of a file, with the `kind` and `apiVersion` kubectl reads (an item
 /// of a list may inherit the list's: [`ObjectRef::inherited`]).
 pub fn decode_object(obj: &ObjectRef<'_>, release: KubernetesVersion) -> Result<VersionedHpa, Vec<DecodeError>> {
-    decode_as(obj.node, obj.kind(), obj.api_version(), release)
+    decode_as(obj.node, source_of(obj), obj.kind(), obj.api_version(), release)
+}
+
+/// The decoder's source for an object of a file: an item that took its list's `kind` and
+/// `apiVersion` ([`ObjectRef::inherited`]) is read without its own ([`NodeSource::retyped`]).
+fn source_of<'a>(obj: &ObjectRef<'a>) -> NodeSource<'a> {
+    if obj.inherited() { NodeSource::retyped(obj.node) } else { NodeSource::new(obj.node) }
 }
 
 fn decode_as(
     node: Node<'_>,
+    source: NodeSource<'_>,
     kind: Option<&str>,
     api_version: Option<&str>,
     release: KubernetesVersion,
@@ -34,8 +41,7 @@ fn decode_as(
         return Err(not_an_object());
     }
     let (kind, api_version) = (kind.unwrap_or(""), api_version.unwrap_or(""));
-    api::decode_source(kind, api_version, NodeSource::new(node), Strictness::Strict, release)
-        .map(|decoded| decoded.value)
+    api::decode_source(kind, api_version, source, Strictness::Strict, release).map(|decoded| decoded.value)
 }
 
 /// A node's `kind` and `apiVersion`, when strings.
@@ -53,16 +59,28 @@ fn not_an_object() -> Vec<DecodeError> {
 /// kubectl's strictness).
 pub fn written(node: Node<'_>, opts: &check::Options) -> Written {
     let [kind, api_version] = identity(node);
-    written_as(node, kind, api_version, opts)
+    written_from(node, NodeSource::new(node), kind, api_version, opts)
 }
 
-/// [`written`] of a node whose `kind` and `apiVersion` (when strings) are read already.
-pub fn written_as(node: Node<'_>, kind: Option<&str>, api_version: Option<&str>, opts: &check::Options) -> Written {
+/// [`written`] of an object of a file, with the `kind` and `apiVersion` kubectl reads (an item
+/// of a list may inherit the list's: [`ObjectRef::inherited`]).
+pub fn written_object(obj: &ObjectRef<'_>, opts: &check::Options) -> Written {
+    written_from(obj.node, source_of(obj), obj.kind(), obj.api_version(), opts)
+}
+
+/// [`written`] of a node read from `source`, with its `kind` and `apiVersion` (when strings).
+fn written_from(
+    node: Node<'_>,
+    source: NodeSource<'_>,
+    kind: Option<&str>,
+    api_version: Option<&str>,
+    opts: &check::Options,
+) -> Written {
     let (kind, api_version) = (kind.unwrap_or(""), api_version.unwrap_or(""));
     if !matches!(node.kind(), NodeKind::Map(_)) {
         return Written::Undecodable { api_version: api_version.to_string(), errors: not_an_object() };
     }
-    Written::decode(kind, api_version, NodeSource::new(node), opts)
+    Written::decode(kind, api_version, source, opts)
 }
 
 /// Takes one object through hpa-core's front door ([`check::check`]), as an UPDATE of `old`
@@ -71,7 +89,7 @@ pub fn check(node: Node<'_>, old: Option<Node<'_>>, opts: &check::Options) -> ch
     let object = written(node, opts);
     let old = old.map(|o| {
         let [kind, api_version] = identity(o);
-        (o, kind, api_version)
+        (NodeSource::new(o), kind, api_version)
     });
     check_as(object, old, opts)
 }
@@ -79,21 +97,22 @@ pub fn check(node: Node<'_>, old: Option<Node<'_>>, opts: &check::Options) -> ch
 /// [`check()`] of objects of files, with the `kind` and `apiVersion` kubectl reads (an item of a
 /// list may inherit the list's: [`ObjectRef::inherited`]).
 pub fn check_object(obj: &ObjectRef<'_>, old: Option<&ObjectRef<'_>>, opts: &check::Options) -> check::Report {
-    let object = written_as(obj.node, obj.kind(), obj.api_version(), opts);
-    check_as(object, old.map(|o| (o.node, o.kind(), o.api_version())), opts)
+    let object = written_object(obj, opts);
+    check_as(object, old.map(|o| (source_of(o), o.kind(), o.api_version())), opts)
 }
 
-/// [`check()`] of an object read already, and of the old object's node, `kind` and `apiVersion`.
+/// [`check()`] of an object read already, and of the old object's source, `kind` and
+/// `apiVersion`.
 fn check_as(
     object: Written,
-    old: Option<(Node<'_>, Option<&str>, Option<&str>)>,
+    old: Option<(NodeSource<'_>, Option<&str>, Option<&str>)>,
     opts: &check::Options,
 ) -> check::Report {
-    let old = old.and_then(|(o, kind, api_version)| {
+    let old = old.and_then(|(source, kind, api_version)| {
         api::decode_source(
             kind.unwrap_or(""),
             api_version.unwrap_or(""),
-            NodeSource::new(o),
+            source,
             Strictness::Lenient,
             opts.settings.gates.version(),
         )

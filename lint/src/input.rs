@@ -420,7 +420,8 @@ fn document_objects<'a>(file_index: usize, doc: &'a Document, out: &mut Vec<Obje
     let whole = ObjectRef::of_fields(file_index, doc.index, None, doc.root(), [api_version, kind, metadata]);
     // `is_kindless_list`, whose `kind` lookup is done.
     let kindless = kind.is_none() && is_kindless_list(doc.root());
-    let is_list = whole.kind().is_some_and(|k| k == "List" || k.ends_with("List") && items.is_some()) || kindless;
+    // Any mapping with `items` and a kind is a list to kubectl, whatever the kind ([`stray_items`]).
+    let is_list = items.is_some() && whole.kind().is_some_and(|k| !k.is_empty()) || kindless;
     match (is_list, items.map(|n| n.kind())) {
         (true, Some(NodeKind::Seq(items))) => {
             let list = (!kindless).then(|| [whole.api_version(), whole.kind()]);
@@ -428,8 +429,50 @@ fn document_objects<'a>(file_index: usize, doc: &'a Document, out: &mut Vec<Obje
                 out.push(ObjectRef::of_item(file_index, doc.index, i, item, list));
             }
         }
+        // `items: null`: a list of nothing.
+        (true, Some(NodeKind::Scalar(Scalar::Null))) => {}
+        // `items` that is no list: kubectl refuses the document ([`refusal`]); its fields are
+        // still checked as an object's.
         _ => out.push(whole),
     }
+}
+
+/// A document that kubectl reads as a list though its `kind` names none (a
+/// `HorizontalPodAutoscaler` with a stray top-level `items`): kubectl applies the objects under
+/// `items`, if any, and nothing else of the document, without a word ([`stray_items`]).
+#[derive(Debug, Clone, Copy)]
+pub struct StrayItems<'a> {
+    /// The document's `kind`.
+    pub kind: &'a str,
+    /// Its `items` entry.
+    pub items: source::Entry<'a>,
+}
+
+impl StrayItems<'_> {
+    /// What happens to the document, in the linter's words (kubectl says nothing).
+    pub fn message(&self) -> String {
+        let applied = match self.items.value.items().map_or(0, |i| i.len()) {
+            0 => "it applies nothing of it (`items` holds no object)".to_string(),
+            1 => "it applies the object under `items` and nothing else of it".to_string(),
+            n => format!("it applies the {n} objects under `items` and nothing else of it"),
+        };
+        format!("a {} with a top-level `items` is a list to kubectl: {applied}", self.kind)
+    }
+}
+
+/// The document `root` when kubectl reads it as a list though its `kind` names none
+/// ([`StrayItems`]).
+///
+/// Mirrors apimachinery's `unstructuredJSONScheme.decode`
+/// (`pkg/apis/meta/v1/unstructured/helpers.go`), which decodes every mapping with an `items`
+/// field (even `items: null`) as an `UnstructuredList`, and `decodeToList`, which keeps its
+/// items only. `items` that is neither a list nor null is kubectl's error, not this
+/// ([`refusal`]); a kind ending in `List` (`List`, `HorizontalPodAutoscalerList`) means it.
+pub fn stray_items(root: Node<'_>) -> Option<StrayItems<'_>> {
+    let kind = root.get("kind").and_then(Node::as_str).filter(|k| !k.is_empty() && !k.ends_with("List"))?;
+    let items = root.entry("items")?;
+    matches!(items.value.kind(), NodeKind::Seq(_) | NodeKind::Scalar(Scalar::Null))
+        .then_some(StrayItems { kind, items })
 }
 
 /// The node of the object [`objects_in`] lists at `document` and `item` (its

@@ -715,7 +715,14 @@ fn list_items_are_read_and_refused_as_kubectl_reads_them() {
                 .into(),
         ),
     ];
-    for name in ["list-items-inherit-kind.yaml", "list-items-refused.yaml"] {
+    // Any mapping with `items` and a kind is a list (`unstructuredJSONScheme.decode`), with
+    // `items: null` a list of nothing.
+    files.push(("configmap-with-items.yaml".into(), list("v1", "ConfigMap", &[item("", "a"), item("", "b")])));
+    files.push((
+        "items-null.yaml".into(),
+        "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\n---\napiVersion: v1\nkind: ConfigMapList\nitems: null\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\nitems: []\n".into(),
+    ));
+    for name in ["list-items-inherit-kind.yaml", "list-items-refused.yaml", "list-items-stray.yaml"] {
         files.push((name.into(), fs::read_to_string(corpus_dir().join(name)).unwrap()));
     }
     let dir = tempfile::tempdir().unwrap();
@@ -838,6 +845,57 @@ fn inherited_hpas_are_hpas_to_every_command() {
     let v1 = ("autoscaling/v1", "HorizontalPodAutoscaler");
     // Two documents: a `List` of the converted HPA list and the DeploymentList as written.
     assert_eq!(identities(&converted.json()["items"][0]), [v1, v1].map(owned));
+}
+
+/// Documents with a top-level `items` whose kind names no list (`list-items-stray.yaml`):
+/// kubectl applies their items and nothing else of them, so every command reads the items (an
+/// HPA item with `kind: 5` and no apiVersion takes the document's kind, and decodes without
+/// an error about its own), and says what becomes of the document: `hpa-lint` as HPA000 at
+/// `items`, `validate` as a `StrayItems` entry for the HPA document (kubectl never sends it).
+#[test]
+fn stray_items_make_a_list_and_are_reported() {
+    let bytes = fs::read(corpus_dir().join("list-items-stray.yaml")).unwrap();
+    let run = lint(&bytes);
+    let found: Vec<(String, String, String)> = diagnostics(&run)
+        .iter()
+        .map(|d| {
+            let s = |k: &str| d[k].as_str().unwrap_or_default().to_string();
+            (s("rule"), s("path"), s("message"))
+        })
+        .collect();
+    let stray = |kind: &str, what: &str| {
+        (
+            "HPA000".to_string(),
+            "items".to_string(),
+            format!("a {kind} with a top-level `items` is a list to kubectl: {what}"),
+        )
+    };
+    assert_eq!(
+        found,
+        [
+            stray("HorizontalPodAutoscaler", "it applies the 2 objects under `items` and nothing else of it"),
+            (
+                "HPA000".into(),
+                "spec.maxReplicas".into(),
+                "spec.maxReplicas: Invalid value: 3: must be greater than or equal to `minReplicas`".into()
+            ),
+            stray("ConfigMap", "it applies nothing of it (`items` holds no object)"),
+        ]
+    );
+    let summary = &run.json()["summary"];
+    assert_eq!((summary["objects"].as_u64(), summary["hpas"].as_u64()), (Some(2), Some(2)));
+    let validated: Vec<(Value, Value, Value)> = entries(&validate(&bytes))
+        .iter()
+        .map(|e| (e["name"].clone(), e["allowed"].clone(), e["errors"][0]["type"].clone()))
+        .collect();
+    assert_eq!(
+        validated,
+        [
+            ("".into(), false.into(), "StrayItems".into()),
+            ("inner".into(), false.into(), "FieldValueInvalid".into()),
+            ("third".into(), true.into(), Value::Null),
+        ]
+    );
 }
 
 /// A JSON manifest with `\u` escapes of UTF-16 surrogates (`json-escaped-surrogates.json`):

@@ -20,6 +20,8 @@ pub struct NodeSource<'a> {
     current: Option<Node<'a>>,
     /// The mappings and sequences entered and not yet left.
     stack: Vec<Frame<'a>>,
+    /// Whether the root mapping's `apiVersion` and `kind` are left out ([`NodeSource::retyped`]).
+    retyped: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -31,7 +33,15 @@ enum Frame<'a> {
 impl<'a> NodeSource<'a> {
     /// A source whose one value is `node`.
     pub fn new(node: Node<'a>) -> Self {
-        NodeSource { current: Some(node), stack: Vec::new() }
+        NodeSource { current: Some(node), stack: Vec::new(), retyped: false }
+    }
+
+    /// A source whose one value is `node`, an object whose `apiVersion` and `kind` were
+    /// replaced before it was sent: its own (whatever they are) are not read. An item of a list
+    /// that takes the list's (apimachinery's `unstructuredJSONScheme.decodeToList` sets them with
+    /// `SetKind` and `SetAPIVersion` when the item's are empty or not strings).
+    pub fn retyped(node: Node<'a>) -> Self {
+        NodeSource { current: Some(node), stack: Vec::new(), retyped: true }
     }
 
     fn take(&mut self) -> Result<Node<'a>, SourceError> {
@@ -129,15 +139,22 @@ impl<'a> Source<'a> for NodeSource<'a> {
     }
 
     fn next_key(&mut self) -> Result<Option<Cow<'a, str>>, SourceError> {
+        let root = self.retyped && self.stack.len() == 1;
         let Some(Frame::Map(entries)) = self.stack.last_mut() else { return Ok(None) };
-        match entries.next() {
-            Some(entry) => {
-                self.current = Some(entry.value);
-                Ok(Some(entry.key.key_str()))
-            }
-            None => {
-                self.stack.pop();
-                Ok(None)
+        loop {
+            match entries.next() {
+                Some(entry) => {
+                    let key = entry.key.key_str();
+                    if root && (key == "apiVersion" || key == "kind") {
+                        continue;
+                    }
+                    self.current = Some(entry.value);
+                    return Ok(Some(key));
+                }
+                None => {
+                    self.stack.pop();
+                    return Ok(None);
+                }
             }
         }
     }
@@ -238,5 +255,28 @@ mod tests {
         .unwrap_err();
         assert_eq!(errors[0].message, "duplicate field \"spec.maxReplicas\"");
         assert_eq!(errors[0].path, "spec.maxReplicas");
+    }
+
+    /// A retyped object is read without its own `apiVersion` and `kind` (any values), and
+    /// only those: a nested `kind` (the scale target's) is read, and so are its other fields.
+    #[test]
+    fn a_retyped_object_is_read_without_its_own_kind() {
+        let yaml = "kind: 5\napiVersion: [x]\nmetadata: {name: a}\nspec: {scaleTargetRef: {kind: Deployment, name: web, apiVersion: apps/v1}, maxReplicas: 1, minReplicas: one}\n";
+        let parsed = parse(yaml);
+        let root = parsed.documents[0].root();
+        let decode = |source| {
+            api::decode_source(
+                "HorizontalPodAutoscaler",
+                "autoscaling/v2",
+                source,
+                Strictness::Strict,
+                KubernetesVersion::LATEST,
+            )
+        };
+        let paths = |r: Result<_, Vec<hpa_core::api::DecodeError>>| -> Vec<String> {
+            r.err().unwrap_or_default().into_iter().map(|e| e.path).collect()
+        };
+        assert_eq!(paths(decode(NodeSource::new(root))), ["kind"]);
+        assert_eq!(paths(decode(NodeSource::retyped(root))), ["spec.minReplicas"]);
     }
 }

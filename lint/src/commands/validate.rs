@@ -179,6 +179,16 @@ pub fn validate_file(
         // In document order, as kubectl meets them, and in a List in the order of its lines.
         entries.sort_by_key(|e| (e.document, e.line, e.column));
     }
+    // An HPA that kubectl reads as a list is never sent: no answer to report, but no silence.
+    for doc in &file.parsed.documents {
+        if let Some(stray) = input::stray_items(doc.root()).filter(|s| s.kind == hpa_core::api::KIND) {
+            let (line, column) = file.line_col(stray.items.key.span().start);
+            let mut entry = problem_entry(file, doc.index, line, column, "StrayItems", &stray.message());
+            entry.errors.iter_mut().for_each(|e| e.field = "items".into());
+            entries.push(entry);
+            entries.sort_by_key(|e| (e.document, e.line, e.column));
+        }
+    }
     if let Some(e) = &file.parsed.error {
         let (line, column) = file.line_col(e.mark);
         entries.push(problem_entry(file, e.document, line, column, "SyntaxError", &e.message));
@@ -304,8 +314,9 @@ fn span_pos(file: &SourceFile, span: Span) -> (u32, u32) {
 pub fn render_human(entries: &[Entry], skipped: usize) -> String {
     let mut s = String::new();
     // Documents that are no HPA and did not decode: unreadable ones (a file that is not text, a
-    // syntax error, which ends the file), and ones kubectl reads but refuses (no object, no kind).
-    let (mut valid, mut invalid, mut unparsable, mut refused) = (0, 0, 0, 0);
+    // syntax error, which ends the file), ones kubectl reads but refuses (no object, no kind),
+    // and HPAs it reads as lists (a top-level `items`), which it never sends.
+    let (mut valid, mut invalid, mut unparsable, mut refused, mut stray) = (0, 0, 0, 0, 0);
     for e in entries {
         let what = match (&e.kind, &e.api_version) {
             (Some(k), Some(v)) => format!("{k} {:?} (namespace {}, {v})", e.name, e.namespace),
@@ -323,6 +334,7 @@ pub fn render_human(entries: &[Entry], skipped: usize) -> String {
         if e.kind.is_none() {
             match e.errors.first().map(|err| err.type_.as_str()) {
                 Some("NotAnObject" | "TypeMeta") => refused += 1,
+                Some("StrayItems") => stray += 1,
                 _ => unparsable += 1,
             }
             for err in &e.errors {
@@ -353,6 +365,10 @@ pub fn render_human(entries: &[Entry], skipped: usize) -> String {
     }
     if refused > 0 {
         s.push_str(&format!("; {refused} {} kubectl cannot decode", plural(refused, "document", "documents")));
+    }
+    if stray > 0 {
+        let what = plural(stray, "HorizontalPodAutoscaler", "HorizontalPodAutoscalers");
+        s.push_str(&format!("; {stray} {what} kubectl reads as a list, never sent"));
     }
     s.push_str(&format!("; {skipped} other {} skipped\n", plural(skipped, "object", "objects")));
     s

@@ -664,7 +664,7 @@ fn first_pass_hpa(
     r: &mut FileResult,
 ) {
     let version = obj.api_version().and_then(ApiVersion::parse);
-    let written = hpa::written_as(obj.node, obj.kind(), obj.api_version(), &opts.check);
+    let written = hpa::written_object(obj, &opts.check);
     let report = check::check(Input { object: written, old: None, id: Some(&info.id), world: None }, &opts.check);
     let ignore = suppress::from_node(obj.node);
     let check::Report { admission, findings } = report;
@@ -1113,6 +1113,24 @@ fn file_level_diagnostics(
             path: "kind".into(),
             message: "a document with items but no kind: kubectl refuses it (\"Object 'Kind' is missing\")".into(),
             help: Some("add `kind: List` (its items are checked below as they are)".into()),
+            related: Vec::new(),
+            fix: None,
+            shown: None,
+        });
+    }
+    for stray in parsed.documents.iter().filter_map(|d| input::stray_items(d.root())) {
+        out.push(Diagnostic {
+            rule: invalid,
+            severity: Severity::Error,
+            file: i,
+            span: stray.items.key.span(),
+            exact: true,
+            object: None,
+            path: "items".into(),
+            message: stray.message(),
+            help: Some(
+                "remove `items` (no kind of object has it at the top level); to apply several objects, write each as a document of its own (after `---`) or under `kind: List`".into(),
+            ),
             related: Vec::new(),
             fix: None,
             shown: None,
