@@ -516,7 +516,14 @@ pub enum Refusal {
     MissingKind,
     /// An item of a list with a `kind` and without a version ([`untyped`]).
     MissingVersion,
+    /// An item of a list that is a list itself ([`NESTED_LIST`]): kubectl refuses the whole list.
+    NestedList,
 }
+
+/// kubectl's words for a list with an item that is a list itself (a mapping whose `items` is a
+/// sequence): cli-runtime's `FlattenListVisitor` asks `meta.ExtractList` for the item's
+/// items, which an `*unstructured.Unstructured` does not have, and refuses the whole list.
+pub const NESTED_LIST: &str = "*unstructured.Unstructured is not a list: no Items field in this object";
 
 /// kubectl's words for an item of a list that has no kind ([`untyped`]).
 pub const ITEM_MISSING_KIND: &str = "unable to get type info from the object \"*unstructured.Unstructured\": Object 'Kind' is missing in 'object has no kind field '";
@@ -612,8 +619,9 @@ pub fn is_object(root: Node<'_>) -> bool {
 /// `map[string]interface {}`), or its `items` when they are no list (`decodeList`); and for a mapping without a `kind` that is a non-empty string,
 /// `runtime.NewMissingKindErr` (`Object 'Kind' is missing in '<the document's JSON>'`,
 /// `unstructuredJSONScheme.Decode`), except a list of objects without a `kind`, which the
-/// linter reports in its own words ([`is_kindless_list`]). `text` is the file's text: a
-/// document read as JSON is shown as written ([`missing_kind`]).
+/// linter reports in its own words ([`is_kindless_list`]); then, for a list, its first item
+/// that is a list itself ([`NESTED_LIST`]). `text` is the file's text: a document read as
+/// JSON is shown as written ([`missing_kind`]).
 pub fn refusal<'a>(document: &'a Document, text: &str) -> Option<NotAnObject<'a>> {
     let root = document.root();
     let refused = |item: Option<usize>, node: Node<'a>, why: Refusal, message: Cow<'static, str>| {
@@ -641,10 +649,19 @@ pub fn refusal<'a>(document: &'a Document, text: &str) -> Option<NotAnObject<'a>
         }
     }
     let has_kind = kind.and_then(Node::as_str).is_some_and(|k| !k.is_empty());
-    if has_kind || is_kindless_list(root) {
-        return None;
+    if !has_kind {
+        if is_kindless_list(root) {
+            return None;
+        }
+        return refused(None, root, Refusal::MissingKind, Cow::Owned(missing_kind(document, text)));
     }
-    refused(None, root, Refusal::MissingKind, Cow::Owned(missing_kind(document, text)))
+    // Decoded and typed, a list is flattened: an item that is a list itself stops it.
+    let nested = items
+        .and_then(Node::items)?
+        .enumerate()
+        .find(|(_, item)| item.get("items").is_some_and(|inner| matches!(inner.kind(), NodeKind::Seq(_))));
+    let (at, item) = nested?;
+    refused(Some(at), item, Refusal::NestedList, Cow::Borrowed(NESTED_LIST))
 }
 
 /// `runtime.NewMissingKindErr`'s words for a document without a `kind`, with the bytes
@@ -991,6 +1008,37 @@ mod tests {
         );
         let counted: Vec<_> = objs.iter().map(|o| counts_as_object(o, &refused)).collect();
         assert_eq!(counted, [true, true, true, false, false, true, false, false, true]);
+    }
+
+    /// Every mapping with `items` and a kind is a list, whatever the kind (`items: null` one of
+    /// nothing); a list is refused for a list among its items, after what decoding refuses
+    /// (an item that is no object, a list without a kind); `items: null` makes no item a list.
+    #[test]
+    fn any_mapping_with_items_is_a_list_and_a_list_in_a_list_is_refused() {
+        let text = "apiVersion: v1\nkind: ConfigMap\nitems:\n- {metadata: {name: a}}\n\
+                    ---\napiVersion: v1\nkind: Secret\nitems: null\n\
+                    ---\napiVersion: v1\nkind: List\nitems:\n- {kind: ConfigMap, items: null}\n- {kind: List, items: []}\n\
+                    ---\napiVersion: v1\nkind: List\nitems:\n- {kind: List, items: []}\n- 5\n\
+                    ---\napiVersion: v1\nitems:\n- {kind: List, items: []}\n";
+        let f = SourceFile::from_text("x.yaml", text.into());
+        let objs = objects(0, &f);
+        let found: Vec<_> = objs.iter().map(|o| (o.document, o.item, o.kind())).collect();
+        assert_eq!(
+            found,
+            [
+                (0, Some(0), Some("ConfigMap")),
+                (2, Some(0), Some("ConfigMap")),
+                (2, Some(1), Some("List")),
+                (3, Some(0), Some("List")),
+                (3, Some(1), Some("")),
+                (4, Some(0), Some("List")),
+            ]
+        );
+        let stray: Vec<_> = f.parsed.documents.iter().filter_map(|d| stray_items(d.root()).map(|s| s.kind)).collect();
+        assert_eq!(stray, ["ConfigMap", "Secret"]);
+        let refused: Vec<_> = not_objects(&f.parsed, &f.text).iter().map(|d| (d.document, d.item, d.why)).collect();
+        // A list without a kind is refused before it is flattened (the linter words that).
+        assert_eq!(refused, [(2, Some(1), Refusal::NestedList), (3, Some(1), Refusal::NotAnObject)]);
     }
 
     /// An item is typed as `Unstructured.GroupVersionKind` reads it (`ParseGroupVersion`): a

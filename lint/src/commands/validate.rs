@@ -171,6 +171,7 @@ pub fn validate_file(
             let type_ = match doc.why {
                 input::Refusal::NotAnObject => "NotAnObject",
                 input::Refusal::MissingKind | input::Refusal::MissingVersion => "TypeMeta",
+                input::Refusal::NestedList => "NestedList",
             };
             let mut entry = problem_entry(file, doc.document, line, column, type_, &doc.message);
             entry.item = doc.item;
@@ -333,7 +334,7 @@ pub fn render_human(entries: &[Entry], skipped: usize) -> String {
         }
         if e.kind.is_none() {
             match e.errors.first().map(|err| err.type_.as_str()) {
-                Some("NotAnObject" | "TypeMeta") => refused += 1,
+                Some("NotAnObject" | "TypeMeta" | "NestedList") => refused += 1,
                 Some("StrayItems") => stray += 1,
                 _ => unparsable += 1,
             }

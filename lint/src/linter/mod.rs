@@ -1156,6 +1156,9 @@ fn file_level_diagnostics(
                     (input::Refusal::MissingKind, Some(_)) => {
                         "kubectl cannot apply this item (`unable to get type info`): add its `kind` (and `apiVersion`), or remove it"
                     }
+                    (input::Refusal::NestedList, _) => {
+                        "kubectl cannot apply this list (a list inside a list): move the inner list's items into the outer one"
+                    }
                     (input::Refusal::MissingVersion, _) => {
                         "kubectl cannot apply this item (`unable to get type info`): add its `apiVersion` (`group/version`, or `v1`), or remove it"
                     }
