@@ -451,7 +451,9 @@ pub struct StrayItems<'a> {
 impl StrayItems<'_> {
     /// What happens to the document, in the linter's words (kubectl says nothing).
     pub fn message(&self) -> String {
-        let applied = match self.items.value.items().map_or(0, |i| i.len()) {
+        let objects =
+            self.items.value.items().map_or(0, |i| i.filter(|i| matches!(i.kind(), NodeKind::Map(_))).count());
+        let applied = match objects {
             0 => "it applies nothing of it (`items` holds no object)".to_string(),
             1 => "it applies the object under `items` and nothing else of it".to_string(),
             n => format!("it applies the {n} objects under `items` and nothing else of it"),
@@ -466,13 +468,18 @@ impl StrayItems<'_> {
 /// Mirrors apimachinery's `unstructuredJSONScheme.decode`
 /// (`pkg/apis/meta/v1/unstructured/helpers.go`), which decodes every mapping with an `items`
 /// field (even `items: null`) as an `UnstructuredList`, and `decodeToList`, which keeps its
-/// items only. `items` that is neither a list nor null is kubectl's error, not this
-/// ([`refusal`]); a kind ending in `List` (`List`, `HorizontalPodAutoscalerList`) means it.
+/// items only. `items` that is neither a list nor null, or holds what is no object (a
+/// scalar, a sequence), is kubectl's error, not this ([`refusal`]); a kind ending in `List`
+/// (`List`, `HorizontalPodAutoscalerList`) means it.
 pub fn stray_items(root: Node<'_>) -> Option<StrayItems<'_>> {
     let kind = root.get("kind").and_then(Node::as_str).filter(|k| !k.is_empty() && !k.ends_with("List"))?;
     let items = root.entry("items")?;
-    matches!(items.value.kind(), NodeKind::Seq(_) | NodeKind::Scalar(Scalar::Null))
-        .then_some(StrayItems { kind, items })
+    let decodes = match items.value.kind() {
+        NodeKind::Scalar(Scalar::Null) => true,
+        NodeKind::Seq(mut list) => list.all(|i| json_type(i).is_none()),
+        _ => false,
+    };
+    decodes.then_some(StrayItems { kind, items })
 }
 
 /// The node of the object [`objects_in`] lists at `document` and `item` (its
@@ -1013,13 +1020,16 @@ mod tests {
     /// Every mapping with `items` and a kind is a list, whatever the kind (`items: null` one of
     /// nothing); a list is refused for a list among its items, after what decoding refuses
     /// (an item that is no object, a list without a kind); `items: null` makes no item a list.
+    /// A document with a kind that names no list is a stray list ([`stray_items`]) unless
+    /// kubectl refuses it.
     #[test]
     fn any_mapping_with_items_is_a_list_and_a_list_in_a_list_is_refused() {
         let text = "apiVersion: v1\nkind: ConfigMap\nitems:\n- {metadata: {name: a}}\n\
                     ---\napiVersion: v1\nkind: Secret\nitems: null\n\
                     ---\napiVersion: v1\nkind: List\nitems:\n- {kind: ConfigMap, items: null}\n- {kind: List, items: []}\n\
                     ---\napiVersion: v1\nkind: List\nitems:\n- {kind: List, items: []}\n- 5\n\
-                    ---\napiVersion: v1\nitems:\n- {kind: List, items: []}\n";
+                    ---\napiVersion: v1\nitems:\n- {kind: List, items: []}\n\
+                    ---\napiVersion: v1\nkind: ConfigMap\nitems:\n- 5\n";
         let f = SourceFile::from_text("x.yaml", text.into());
         let objs = objects(0, &f);
         let found: Vec<_> = objs.iter().map(|o| (o.document, o.item, o.kind())).collect();
@@ -1032,13 +1042,18 @@ mod tests {
                 (3, Some(0), Some("List")),
                 (3, Some(1), Some("")),
                 (4, Some(0), Some("List")),
+                (5, Some(0), Some("ConfigMap")),
             ]
         );
         let stray: Vec<_> = f.parsed.documents.iter().filter_map(|d| stray_items(d.root()).map(|s| s.kind)).collect();
         assert_eq!(stray, ["ConfigMap", "Secret"]);
         let refused: Vec<_> = not_objects(&f.parsed, &f.text).iter().map(|d| (d.document, d.item, d.why)).collect();
-        // A list without a kind is refused before it is flattened (the linter words that).
-        assert_eq!(refused, [(2, Some(1), Refusal::NestedList), (3, Some(1), Refusal::NotAnObject)]);
+        // A list without a kind is refused before it is flattened (the linter words that); a
+        // ConfigMap with an item that is no object is refused, not read as a list.
+        assert_eq!(
+            refused,
+            [(2, Some(1), Refusal::NestedList), (3, Some(1), Refusal::NotAnObject), (5, Some(0), Refusal::NotAnObject)]
+        );
     }
 
     /// An item is typed as `Unstructured.GroupVersionKind` reads it (`ParseGroupVersion`): a

@@ -163,11 +163,26 @@ pub fn validate_file(
             skipped += 1;
         }
     }
-    if !not_objects.is_empty() {
+    // An HPA that kubectl reads as a list is never sent: no answer to report, but no silence.
+    let strays: Vec<(usize, input::StrayItems<'_>)> = file
+        .parsed
+        .documents
+        .iter()
+        .filter_map(|d| input::stray_items(d.root()).map(|s| (d.index, s)))
+        .filter(|(_, s)| s.kind == hpa_core::api::KIND)
+        .collect();
+    for (document, stray) in &strays {
+        let (line, column) = file.line_col(stray.items.key.span().start);
+        let mut entry = problem_entry(file, *document, line, column, "StrayItems", &stray.message());
+        entry.errors.iter_mut().for_each(|e| e.field = "items".into());
+        entries.push(entry);
+    }
+    if !not_objects.is_empty() || !strays.is_empty() {
         for doc in not_objects {
             let (line, column) = file.line_col(doc.node.span().start);
             // kube-apiserver's decode error types: no object, or `TypeMeta` for a missing kind
-            // or apiVersion (of a document, or of an item kubectl cannot type).
+            // or apiVersion (of a document, or of an item kubectl cannot type); and ours for a
+            // list kubectl cannot flatten.
             let type_ = match doc.why {
                 input::Refusal::NotAnObject => "NotAnObject",
                 input::Refusal::MissingKind | input::Refusal::MissingVersion => "TypeMeta",
@@ -179,16 +194,6 @@ pub fn validate_file(
         }
         // In document order, as kubectl meets them, and in a List in the order of its lines.
         entries.sort_by_key(|e| (e.document, e.line, e.column));
-    }
-    // An HPA that kubectl reads as a list is never sent: no answer to report, but no silence.
-    for doc in &file.parsed.documents {
-        if let Some(stray) = input::stray_items(doc.root()).filter(|s| s.kind == hpa_core::api::KIND) {
-            let (line, column) = file.line_col(stray.items.key.span().start);
-            let mut entry = problem_entry(file, doc.index, line, column, "StrayItems", &stray.message());
-            entry.errors.iter_mut().for_each(|e| e.field = "items".into());
-            entries.push(entry);
-            entries.sort_by_key(|e| (e.document, e.line, e.column));
-        }
     }
     if let Some(e) = &file.parsed.error {
         let (line, column) = file.line_col(e.mark);
