@@ -159,7 +159,7 @@ fn plan(scenario: &Scenario) -> Option<Plan> {
 }
 
 fn admit(node: Node<'_>, opts: &check::Options) -> Option<HorizontalPodAutoscaler> {
-    match hpa::check(node, None, opts).admission {
+    match hpa::check(node, opts).admission {
         check::Admission::Admitted(admitted) if admitted.allowed() => Some(admitted.outcome.object),
         _ => None,
     }

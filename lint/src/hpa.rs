@@ -12,16 +12,20 @@ use crate::source::{self, Located, Node, NodeKind, NodeSource, Span};
 
 /// Decodes an object's node as `release`'s kube-apiserver decodes what kubectl sends
 /// (hpa-core's decoder with that release's Go types, `fieldValidation=Strict`: unknown and
-/// duplicate fields are errors).
+/// duplicate fields are errors): [`decode_object`] of a node on its own, its `kind` and
+/// `apiVersion` its own.
 pub fn decode(node: Node<'_>, release: KubernetesVersion) -> Result<VersionedHpa, Vec<DecodeError>> {
-    let [kind, api_version] = identity(node);
-    decode_as(node, NodeSource::new(node), kind, api_version, release)
+    decode_object(&ObjectRef::new(0, 0, None, node), release)
 }
 
 /// [`decode`] of an object of a file, with the `kind` and `apiVersion` kubectl reads (an item
 /// of a list may inherit the list's: [`ObjectRef::inherited`]).
 pub fn decode_object(obj: &ObjectRef<'_>, release: KubernetesVersion) -> Result<VersionedHpa, Vec<DecodeError>> {
-    decode_as(obj.node, source_of(obj), obj.kind(), obj.api_version(), release)
+    if !matches!(obj.node.kind(), NodeKind::Map(_)) {
+        return Err(not_an_object());
+    }
+    let (kind, api_version) = (obj.kind().unwrap_or(""), obj.api_version().unwrap_or(""));
+    api::decode_source(kind, api_version, source_of(obj), Strictness::Strict, release).map(|decoded| decoded.value)
 }
 
 /// The decoder's source for an object of a file: an item that took its list's `kind` and
@@ -30,94 +34,40 @@ fn source_of<'a>(obj: &ObjectRef<'a>) -> NodeSource<'a> {
     if obj.inherited() { NodeSource::retyped(obj.node) } else { NodeSource::new(obj.node) }
 }
 
-fn decode_as(
-    node: Node<'_>,
-    source: NodeSource<'_>,
-    kind: Option<&str>,
-    api_version: Option<&str>,
-    release: KubernetesVersion,
-) -> Result<VersionedHpa, Vec<DecodeError>> {
-    if !matches!(node.kind(), NodeKind::Map(_)) {
-        return Err(not_an_object());
-    }
-    let (kind, api_version) = (kind.unwrap_or(""), api_version.unwrap_or(""));
-    api::decode_source(kind, api_version, source, Strictness::Strict, release).map(|decoded| decoded.value)
-}
-
-/// A node's `kind` and `apiVersion`, when strings.
-fn identity(node: Node<'_>) -> [Option<&str>; 2] {
-    node.get_each(["kind", "apiVersion"]).map(|n| n.and_then(Node::as_str))
-}
-
 /// The decoder's error for a node that is not a mapping.
 fn not_an_object() -> Vec<DecodeError> {
     vec![DecodeError { kind: DecodeErrorKind::NotAnObject, path: String::new(), message: "expected an object".into() }]
 }
 
-/// An object's node as the front door takes it: decoded by the door's decoder with the
-/// release and strictness of `opts` ([`check::Written::decode`]; [`decode`] is the same with
-/// kubectl's strictness).
-pub fn written(node: Node<'_>, opts: &check::Options) -> Written {
-    let [kind, api_version] = identity(node);
-    written_from(node, NodeSource::new(node), kind, api_version, opts)
-}
-
-/// [`written`] of an object of a file, with the `kind` and `apiVersion` kubectl reads (an item
-/// of a list may inherit the list's: [`ObjectRef::inherited`]).
+/// An object of a file as the front door takes it: decoded by the door's decoder with the
+/// release and strictness of `opts` ([`check::Written::decode`]; [`decode_object`] is the same
+/// with kubectl's strictness), with the `kind` and `apiVersion` kubectl reads (an item of a
+/// list may inherit the list's: [`ObjectRef::inherited`]).
 pub fn written_object(obj: &ObjectRef<'_>, opts: &check::Options) -> Written {
-    written_from(obj.node, source_of(obj), obj.kind(), obj.api_version(), opts)
-}
-
-/// [`written`] of a node read from `source`, with its `kind` and `apiVersion` (when strings).
-fn written_from(
-    node: Node<'_>,
-    source: NodeSource<'_>,
-    kind: Option<&str>,
-    api_version: Option<&str>,
-    opts: &check::Options,
-) -> Written {
-    let (kind, api_version) = (kind.unwrap_or(""), api_version.unwrap_or(""));
-    if !matches!(node.kind(), NodeKind::Map(_)) {
+    let (kind, api_version) = (obj.kind().unwrap_or(""), obj.api_version().unwrap_or(""));
+    if !matches!(obj.node.kind(), NodeKind::Map(_)) {
         return Written::Undecodable { api_version: api_version.to_string(), errors: not_an_object() };
     }
-    Written::decode(kind, api_version, source, opts)
+    Written::decode(kind, api_version, source_of(obj), opts)
 }
 
-/// Takes one object through hpa-core's front door ([`check::check`]), as an UPDATE of `old`
-/// when there is one (the stored object: decoded leniently, as what its release's types hold).
-pub fn check(node: Node<'_>, old: Option<Node<'_>>, opts: &check::Options) -> check::Report {
-    let object = written(node, opts);
-    let old = old.map(|o| {
-        let [kind, api_version] = identity(o);
-        (NodeSource::new(o), kind, api_version)
-    });
-    check_as(object, old, opts)
+/// Takes one object's node through hpa-core's front door ([`check::check`]): [`check_object`]
+/// of a node on its own, as a CREATE.
+pub fn check(node: Node<'_>, opts: &check::Options) -> check::Report {
+    check_object(&ObjectRef::new(0, 0, None, node), None, opts)
 }
 
-/// [`check()`] of objects of files, with the `kind` and `apiVersion` kubectl reads (an item of a
-/// list may inherit the list's: [`ObjectRef::inherited`]).
+/// Takes an object of a file through hpa-core's front door ([`check::check`]), with the `kind`
+/// and `apiVersion` kubectl reads (an item of a list may inherit the list's:
+/// [`ObjectRef::inherited`]), as an UPDATE of `old` when there is one (the stored object:
+/// decoded leniently, as what its release's types hold).
 pub fn check_object(obj: &ObjectRef<'_>, old: Option<&ObjectRef<'_>>, opts: &check::Options) -> check::Report {
     let object = written_object(obj, opts);
-    check_as(object, old.map(|o| (source_of(o), o.kind(), o.api_version())), opts)
-}
-
-/// [`check()`] of an object read already, and of the old object's source, `kind` and
-/// `apiVersion`.
-fn check_as(
-    object: Written,
-    old: Option<(NodeSource<'_>, Option<&str>, Option<&str>)>,
-    opts: &check::Options,
-) -> check::Report {
-    let old = old.and_then(|(source, kind, api_version)| {
-        api::decode_source(
-            kind.unwrap_or(""),
-            api_version.unwrap_or(""),
-            source,
-            Strictness::Lenient,
-            opts.settings.gates.version(),
-        )
-        .ok()
-        .map(|d| d.value)
+    let old = old.and_then(|o| {
+        let (kind, api_version) = (o.kind().unwrap_or(""), o.api_version().unwrap_or(""));
+        api::decode_source(kind, api_version, source_of(o), Strictness::Lenient, opts.settings.gates.version())
+            .ok()
+            .map(|d| d.value)
     });
     check::check(Input { object, old, id: None, world: None }, opts)
 }

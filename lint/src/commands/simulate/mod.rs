@@ -200,7 +200,7 @@ fn document_root(file: &SourceFile) -> Result<Node<'_>, Failure> {
 /// Runs an HPA object through admission; refuses it, with positioned errors, when
 /// kube-apiserver would.
 fn admit(file: &SourceFile, node: Node<'_>, opts: &check::Options) -> Result<HorizontalPodAutoscaler, Failure> {
-    if let check::Admission::Admitted(admitted) = hpa::check(node, None, opts).admission
+    if let check::Admission::Admitted(admitted) = hpa::check(node, opts).admission
         && admitted.allowed()
     {
         return Ok(admitted.outcome.object);
