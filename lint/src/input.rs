@@ -408,33 +408,28 @@ pub fn objects(file_index: usize, file: &SourceFile) -> Vec<ObjectRef<'_>> {
 pub fn objects_in(file_index: usize, parsed: &Parsed) -> Vec<ObjectRef<'_>> {
     let mut out = Vec::new();
     for doc in &parsed.documents {
-        document_objects(file_index, doc, &mut out);
+        // The root's fields, looked up in one pass over its entries.
+        let [api_version, kind, metadata, items] = doc.root().get_each(["apiVersion", "kind", "metadata", "items"]);
+        let whole = ObjectRef::of_fields(file_index, doc.index, None, doc.root(), [api_version, kind, metadata]);
+        // `is_kindless_list`, whose `kind` lookup is done.
+        let kindless = kind.is_none() && is_kindless_list(doc.root());
+        // Any mapping with `items` and a kind is a list to kubectl, whatever the kind ([`stray_items`]).
+        let is_list = items.is_some() && whole.kind().is_some_and(|k| !k.is_empty()) || kindless;
+        match (is_list, items.map(|n| n.kind())) {
+            (true, Some(NodeKind::Seq(items))) => {
+                let list = (!kindless).then(|| [whole.api_version(), whole.kind()]);
+                for (i, item) in items.enumerate() {
+                    out.push(ObjectRef::of_item(file_index, doc.index, i, item, list));
+                }
+            }
+            // `items: null`: a list of nothing.
+            (true, Some(NodeKind::Scalar(Scalar::Null))) => {}
+            // `items` that is no list: kubectl refuses the document ([`refusal`]); its fields are
+            // still checked as an object's.
+            _ => out.push(whole),
+        }
     }
     out
-}
-
-/// The objects of one document ([`objects_in`]), added to `out`.
-fn document_objects<'a>(file_index: usize, doc: &'a Document, out: &mut Vec<ObjectRef<'a>>) {
-    // The root's fields, looked up in one pass over its entries.
-    let [api_version, kind, metadata, items] = doc.root().get_each(["apiVersion", "kind", "metadata", "items"]);
-    let whole = ObjectRef::of_fields(file_index, doc.index, None, doc.root(), [api_version, kind, metadata]);
-    // `is_kindless_list`, whose `kind` lookup is done.
-    let kindless = kind.is_none() && is_kindless_list(doc.root());
-    // Any mapping with `items` and a kind is a list to kubectl, whatever the kind ([`stray_items`]).
-    let is_list = items.is_some() && whole.kind().is_some_and(|k| !k.is_empty()) || kindless;
-    match (is_list, items.map(|n| n.kind())) {
-        (true, Some(NodeKind::Seq(items))) => {
-            let list = (!kindless).then(|| [whole.api_version(), whole.kind()]);
-            for (i, item) in items.enumerate() {
-                out.push(ObjectRef::of_item(file_index, doc.index, i, item, list));
-            }
-        }
-        // `items: null`: a list of nothing.
-        (true, Some(NodeKind::Scalar(Scalar::Null))) => {}
-        // `items` that is no list: kubectl refuses the document ([`refusal`]); its fields are
-        // still checked as an object's.
-        _ => out.push(whole),
-    }
 }
 
 /// A document that kubectl reads as a list though its `kind` names none (a
@@ -723,25 +718,22 @@ fn sorted_keys(value: Value) -> Value {
 /// `text` is the file's text.
 ///
 /// A list kubectl decodes is followed by each of its items it cannot type ([`untyped`]), in
-/// order, the item's [`NotAnObject::item`] set.
-pub fn not_objects<'a>(parsed: &'a Parsed, text: &str) -> Vec<NotAnObject<'a>> {
+/// order, the item's [`NotAnObject::item`] set: `objects` are the file's, as [`objects_in`]
+/// lists them (in document order), read once for both.
+pub fn not_objects<'a>(parsed: &'a Parsed, text: &str, objects: &[ObjectRef<'a>]) -> Vec<NotAnObject<'a>> {
     if !parsed.documents.iter().any(|d| is_object(d.root())) {
         return Vec::new();
     }
     let mut out = Vec::new();
-    let mut objects = Vec::new();
+    let mut rest = objects;
     for d in &parsed.documents {
+        let (of_document, after) = rest.split_at(rest.iter().take_while(|o| o.document == d.index).count());
+        rest = after;
         if let Some(refused) = refusal(d, text) {
             out.push(refused);
             continue;
         }
-        // Only a list has items to type.
-        if !d.root().get("items").is_some_and(|i| matches!(i.kind(), NodeKind::Seq(_))) {
-            continue;
-        }
-        objects.clear();
-        document_objects(0, d, &mut objects);
-        out.extend(objects.iter().filter_map(|obj| {
+        out.extend(of_document.iter().filter_map(|obj| {
             untyped(obj).map(|(why, message)| NotAnObject {
                 document: d.index,
                 item: obj.item,
@@ -811,7 +803,7 @@ mod tests {
     fn not_objects_of(text: &str) -> Vec<(u32, String)> {
         let parsed = source::parse(text);
         assert!(parsed.error.is_none(), "{text:?}: {:?}", parsed.error);
-        not_objects(&parsed, text)
+        not_objects(&parsed, text, &objects_in(0, &parsed))
             .into_iter()
             .map(|d| (line_col(d.node.span().start).0, d.message.into_owned()))
             .collect()
@@ -959,7 +951,8 @@ mod tests {
         let found: Vec<(u32, String)> = not_objects_of(&text);
         assert_eq!(found, [(10, map("string")), (14, map("number")), (18, ITEM_MISSING_KIND.to_string())]);
         let parsed = source::parse(&text);
-        let items: Vec<_> = not_objects(&parsed, &text).iter().map(|d| (d.document, d.item)).collect();
+        let items: Vec<_> =
+            not_objects(&parsed, &text, &objects_in(0, &parsed)).iter().map(|d| (d.document, d.item)).collect();
         assert_eq!(items, [(1, Some(2)), (2, Some(0)), (3, Some(0))]);
     }
 
@@ -1002,7 +995,7 @@ mod tests {
             serde_json::json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler"})
         );
         assert_eq!(objs[3].to_json(), serde_json::json!({"kind": "ConfigMap"}), "its own identity, as written");
-        let refused = not_objects(&f.parsed, &f.text);
+        let refused = not_objects(&f.parsed, &f.text, &objs);
         let found: Vec<_> = refused.iter().map(|d| (d.document, d.item, d.why)).collect();
         assert_eq!(
             found,
@@ -1047,7 +1040,8 @@ mod tests {
         );
         let stray: Vec<_> = f.parsed.documents.iter().filter_map(|d| stray_items(d.root()).map(|s| s.kind)).collect();
         assert_eq!(stray, ["ConfigMap", "Secret"]);
-        let refused: Vec<_> = not_objects(&f.parsed, &f.text).iter().map(|d| (d.document, d.item, d.why)).collect();
+        let refused: Vec<_> =
+            not_objects(&f.parsed, &f.text, &objs).iter().map(|d| (d.document, d.item, d.why)).collect();
         // A list without a kind is refused before it is flattened (the linter words that); a
         // ConfigMap with an item that is no object is refused, not read as a list.
         assert_eq!(

@@ -640,8 +640,10 @@ fn a_kindless_document_is_shown_as_kubectl_read_it_json_or_yaml() {
         let theirs: Vec<&str> =
             stderr.lines().filter_map(|l| l.strip_prefix("error: ").unwrap_or(l).strip_prefix(&prefix)).collect();
         let parsed = hpa_lint::source::parse(text);
-        let ours: Vec<String> =
-            hpa_lint::input::not_objects(&parsed, text).into_iter().map(|d| d.message.into_owned()).collect();
+        let ours: Vec<String> = hpa_lint::input::not_objects(&parsed, text, &hpa_lint::input::objects_in(0, &parsed))
+            .into_iter()
+            .map(|d| d.message.into_owned())
+            .collect();
         assert_eq!(ours, theirs, "{name}: kubectl says {stderr}");
         let hpa000: Vec<String> = diagnostics(&lint(text.as_bytes()))
             .iter()
@@ -748,11 +750,9 @@ fn list_items_are_read_and_refused_as_kubectl_reads_them() {
             .collect();
         let parsed = hpa_lint::source::parse(text);
         assert!(parsed.error.is_none(), "{name}");
-        let refused = hpa_lint::input::not_objects(&parsed, text);
-        let objects: Vec<_> = hpa_lint::input::objects_in(0, &parsed)
-            .into_iter()
-            .filter(|o| hpa_lint::input::counts_as_object(o, &refused))
-            .collect();
+        let all = hpa_lint::input::objects_in(0, &parsed);
+        let refused = hpa_lint::input::not_objects(&parsed, text, &all);
+        let objects: Vec<_> = all.iter().filter(|o| hpa_lint::input::counts_as_object(o, &refused)).collect();
         let ours_read: Vec<String> = objects
             .iter()
             .map(|o| {

@@ -154,11 +154,12 @@ pub fn validate_file(
         return (entries, 0);
     }
     let mut skipped = 0;
-    let not_objects = input::not_objects(&file.parsed, &file.text);
-    for obj in input::objects(index, file) {
+    let objects = input::objects(index, file);
+    let not_objects = input::not_objects(&file.parsed, &file.text, &objects);
+    for obj in &objects {
         if obj.is_hpa() {
-            entries.push(validate_object(file, &obj, old, opts));
-        } else if input::counts_as_object(&obj, &not_objects) {
+            entries.push(validate_object(file, obj, old, opts));
+        } else if input::counts_as_object(obj, &not_objects) {
             // What kubectl refuses is reported below when the file holds objects.
             skipped += 1;
         }

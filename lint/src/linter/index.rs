@@ -123,7 +123,7 @@ mod tests {
             let pruned = source::parse_pruned(&text, &first_pass_needs);
             // The documents kubectl cannot decode, reported from the pruned tree.
             let not_objects = |parsed| -> Vec<String> {
-                input::not_objects(parsed, &text)
+                input::not_objects(parsed, &text, &input::objects_in(0, parsed))
                     .iter()
                     .map(|d| format!("{} {:?} {}", d.document, d.node.span(), d.message))
                     .collect()

@@ -585,10 +585,10 @@ fn first_pass(
     deferring: bool,
     keys: &Keys,
 ) -> FileResult {
-    let refused = input::not_objects(parsed, &f.text);
+    let objects = input::objects_in(i, parsed);
+    let refused = input::not_objects(parsed, &f.text, &objects);
     let mut r = FileResult { diags: file_level_diagnostics(i, f, parsed, &refused), ..FileResult::default() };
     // The first definition of each object of the file, by kind, namespace as written and name.
-    let objects = input::objects_in(i, parsed);
     r.objects.reserve_exact(objects.len());
     r.keys.reserve_exact(objects.len());
     let mut first: ByKey<(usize, Node<'_>)> = ByKey::with_capacity_and_hasher(objects.len(), Default::default());
@@ -1083,109 +1083,78 @@ fn file_level_diagnostics(
     parsed: &Parsed,
     refused: &[input::NotAnObject<'_>],
 ) -> Vec<Diagnostic> {
-    let invalid = rules::INVALID;
+    // An HPA000 error about the file (no object), with its help.
+    let error = |span: Span, exact: bool, path: &str, message: String, help: &'static str| Diagnostic {
+        rule: rules::INVALID,
+        severity: Severity::Error,
+        file: i,
+        span,
+        exact,
+        object: None,
+        path: path.to_string(),
+        message,
+        help: Some(help.into()),
+        related: Vec::new(),
+        fix: None,
+        shown: None,
+    };
     let mut out = Vec::new();
     if let Some(reason) = &f.unreadable {
-        out.push(Diagnostic {
-            rule: invalid,
-            severity: Severity::Error,
-            file: i,
-            span: Span::default(),
-            exact: true,
-            object: None,
-            path: String::new(),
-            message: format!("cannot read this file: {reason}"),
-            help: Some("lint YAML or JSON text files only (use --exclude to skip others)".into()),
-            related: Vec::new(),
-            fix: None,
-            shown: None,
-        });
+        out.push(error(
+            Span::default(),
+            true,
+            "",
+            format!("cannot read this file: {reason}"),
+            "lint YAML or JSON text files only (use --exclude to skip others)",
+        ));
     }
     for doc in parsed.documents.iter().filter(|d| input::is_kindless_list(d.root())) {
         let span = doc.root().entry("items").map_or(doc.root().span(), |e| e.key.span());
-        out.push(Diagnostic {
-            rule: invalid,
-            severity: Severity::Error,
-            file: i,
+        out.push(error(
             span,
-            exact: false,
-            object: None,
-            path: "kind".into(),
-            message: "a document with items but no kind: kubectl refuses it (\"Object 'Kind' is missing\")".into(),
-            help: Some("add `kind: List` (its items are checked below as they are)".into()),
-            related: Vec::new(),
-            fix: None,
-            shown: None,
-        });
+            false,
+            "kind",
+            "a document with items but no kind: kubectl refuses it (\"Object 'Kind' is missing\")".into(),
+            "add `kind: List` (its items are checked below as they are)",
+        ));
     }
     for stray in parsed.documents.iter().filter_map(|d| input::stray_items(d.root())) {
-        out.push(Diagnostic {
-            rule: invalid,
-            severity: Severity::Error,
-            file: i,
-            span: stray.items.key.span(),
-            exact: true,
-            object: None,
-            path: "items".into(),
-            message: stray.message(),
-            help: Some(
-                "remove `items` (no kind of object has it at the top level); to apply several objects, write each as a document of its own (after `---`) or under `kind: List`".into(),
-            ),
-            related: Vec::new(),
-            fix: None,
-            shown: None,
-        });
+        out.push(error(
+            stray.items.key.span(),
+            true,
+            "items",
+            stray.message(),
+            "remove `items` (no kind of object has it at the top level); to apply several objects, write each as a document of its own (after `---`) or under `kind: List`",
+        ));
     }
     for doc in refused {
-        out.push(Diagnostic {
-            rule: invalid,
-            severity: Severity::Error,
-            file: i,
-            span: doc.node.span(),
-            exact: true,
-            object: None,
-            path: String::new(),
-            help: Some(
-                match (doc.why, doc.item) {
-                    (input::Refusal::NotAnObject, _) => {
-                        "kubectl cannot apply this document (`unable to decode`): remove it, or make it a Kubernetes object"
-                    }
-                    (input::Refusal::MissingKind, None) => {
-                        "kubectl cannot apply this document (`unable to decode`): add its `kind`, or remove it"
-                    }
-                    (input::Refusal::MissingKind, Some(_)) => {
-                        "kubectl cannot apply this item (`unable to get type info`): add its `kind` (and `apiVersion`), or remove it"
-                    }
-                    (input::Refusal::NestedList, _) => {
-                        "kubectl cannot apply this list (a list inside a list): move the inner list's items into the outer one"
-                    }
-                    (input::Refusal::MissingVersion, _) => {
-                        "kubectl cannot apply this item (`unable to get type info`): add its `apiVersion` (`group/version`, or `v1`), or remove it"
-                    }
-                }
-                .into(),
-            ),
-            message: doc.message.to_string(),
-            related: Vec::new(),
-            fix: None,
-            shown: None,
-        });
+        let help = match (doc.why, doc.item) {
+            (input::Refusal::NotAnObject, _) => {
+                "kubectl cannot apply this document (`unable to decode`): remove it, or make it a Kubernetes object"
+            }
+            (input::Refusal::MissingKind, None) => {
+                "kubectl cannot apply this document (`unable to decode`): add its `kind`, or remove it"
+            }
+            (input::Refusal::MissingKind, Some(_)) => {
+                "kubectl cannot apply this item (`unable to get type info`): add its `kind` (and `apiVersion`), or remove it"
+            }
+            (input::Refusal::NestedList, _) => {
+                "kubectl cannot apply this list (a list inside a list): move the inner list's items into the outer one"
+            }
+            (input::Refusal::MissingVersion, _) => {
+                "kubectl cannot apply this item (`unable to get type info`): add its `apiVersion` (`group/version`, or `v1`), or remove it"
+            }
+        };
+        out.push(error(doc.node.span(), true, "", doc.message.to_string(), help));
     }
     if let Some(e) = &parsed.error {
-        out.push(Diagnostic {
-            rule: invalid,
-            severity: Severity::Error,
-            file: i,
-            span: Span { start: e.mark, end: e.mark },
-            exact: true,
-            object: None,
-            path: String::new(),
-            message: e.message.clone(),
-            help: Some("fix the syntax; nothing after this point in the file was checked".into()),
-            related: Vec::new(),
-            fix: None,
-            shown: None,
-        });
+        out.push(error(
+            Span { start: e.mark, end: e.mark },
+            true,
+            "",
+            e.message.clone(),
+            "fix the syntax; nothing after this point in the file was checked",
+        ));
     }
     out
 }
