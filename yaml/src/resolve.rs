@@ -39,8 +39,13 @@ pub(crate) fn resolve<'v>(
 fn resolve_tagged<'v>(value: &'v str, tag: &Tag, binary: &'v mut String) -> Result<Scalar<'v>, String> {
     // `!!x` and its long forms (`!<tag:yaml.org,2002:x>`); any other tag is none go-yaml
     // resolves.
-    let long = format!("{}{}", tag.handle, tag.suffix);
-    let core = if tag.handle == "!!" { Some(tag.suffix.as_str()) } else { long.strip_prefix("tag:yaml.org,2002:") };
+    let long;
+    let core = if tag.handle == "!!" {
+        Some(tag.suffix.as_str())
+    } else {
+        long = format!("{}{}", tag.handle, tag.suffix);
+        long.strip_prefix("tag:yaml.org,2002:")
+    };
     match core.unwrap_or_default() {
         "binary" => match decode_binary(value) {
             Some(text) => {
