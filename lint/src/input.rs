@@ -369,10 +369,12 @@ impl<'a> ObjectRef<'a> {
     }
 
     /// The object as JSON, as kubectl reads it: an [`ObjectRef::inherited`] item with the
-    /// `apiVersion` and `kind` it inherited (first, as `kubectl get -o json` shows them).
+    /// `apiVersion` and `kind` it inherited (first, as `kubectl get -o json` shows them),
+    /// unless kubectl cannot type it with them ([`untyped`]: an item of a `kind: List`
+    /// inherits the kind `""`), which stays as written.
     pub fn to_json(&self) -> Value {
         let value = self.node.to_json();
-        if !self.inherited() {
+        if !self.inherited() || untyped(self).is_some() {
             return value;
         }
         let identity = [("apiVersion", self.api_version()), ("kind", self.kind())];
@@ -475,6 +477,16 @@ pub fn stray_items(root: Node<'_>) -> Option<StrayItems<'_>> {
         _ => false,
     };
     decodes.then_some(StrayItems { kind, items })
+}
+
+/// The documents of `parsed` that are HorizontalPodAutoscalers kubectl reads as lists
+/// ([`stray_items`]), with their document index: never sent, only their items are.
+pub fn hpa_strays(parsed: &Parsed) -> impl Iterator<Item = (usize, StrayItems<'_>)> {
+    parsed
+        .documents
+        .iter()
+        .filter_map(|d| stray_items(d.root()).map(|s| (d.index, s)))
+        .filter(|(_, s)| s.kind == hpa_core::api::KIND)
 }
 
 /// The node of the object [`objects_in`] lists at `document` and `item` (its

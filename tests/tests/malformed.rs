@@ -907,6 +907,47 @@ fn stray_items_make_a_list_and_are_reported() {
     );
 }
 
+/// What kubectl reads in a file but refuses or never sends (`validate`'s `NotAnObject`,
+/// `TypeMeta`, `NestedList` and `StrayItems` entries of no HPA) is reported the same by the commands
+/// that print one result per object: `default`, `convert` and `explain` each print it on
+/// standard error, `FILE:LINE:COLUMN: MESSAGE` in `validate`'s words and at its position, and
+/// exit 1. An item kubectl cannot type passes through `default` as written (an item of a
+/// `kind: List` without a kind is not given the kind `""`).
+#[test]
+fn the_per_object_commands_report_what_kubectl_refuses_as_validate_does() {
+    const KUBECTL_REFUSES: [&str; 4] = ["NotAnObject", "TypeMeta", "NestedList", "StrayItems"];
+    let mut compared = 0;
+    for path in corpus_files() {
+        let file = path.display().to_string();
+        let validated = hpa_lint(&["validate", "--no-config", "-o", "json", &file], "");
+        let Ok(Value::Array(entries)) = serde_json::from_str::<Value>(&validated.stdout) else { continue };
+        let expected: Vec<String> = entries
+            .iter()
+            .filter(|e| e["kind"].is_null()) // not an HPA's own entry
+            .flat_map(|e| e["errors"].as_array().cloned().unwrap_or_default())
+            .filter(|e| KUBECTL_REFUSES.contains(&e["type"].as_str().unwrap_or_default()))
+            .map(|e| format!("{file}:{}:{}: {}", e["line"], e["column"], e["message"].as_str().unwrap()))
+            .collect();
+        if expected.is_empty() {
+            continue;
+        }
+        compared += 1;
+        for command in [&["default"][..], &["convert", "--to", "autoscaling/v1"], &["explain"]] {
+            let args: Vec<&str> = command.iter().copied().chain(["--no-config", file.as_str()]).collect();
+            let run = hpa_lint(&args, "");
+            assert_eq!(run.code, 1, "{command:?} {file}: {}", run.stderr);
+            // A message may span lines (kubectl quotes the document).
+            let missing: Vec<&String> =
+                expected.iter().filter(|e| !run.stderr.contains(&format!("hpa-lint: error: {e}\n"))).collect();
+            assert!(missing.is_empty(), "{command:?} {file}: not reported: {missing:#?}\nstderr:\n{}", run.stderr);
+        }
+    }
+    assert!(compared >= 8, "the corpus has files kubectl refuses in part: {compared}");
+    let kindless_item = "apiVersion: v1\nkind: List\nitems:\n- metadata: {name: a}\n";
+    let run = hpa_lint(&["default", "--no-config", "-o", "json", "-"], kindless_item);
+    assert_eq!((run.code, run.json()), (1, serde_json::json!({"metadata": {"name": "a"}})), "{}", run.stderr);
+}
+
 /// A JSON manifest with `\u` escapes of UTF-16 surrogates (`json-escaped-surrogates.json`):
 /// kubectl reads it with `encoding/json` (`YAMLOrJSONDecoder` takes a text that starts with
 /// `{` for JSON), which makes an escaped pair its character and a lone surrogate U+FFFD, and

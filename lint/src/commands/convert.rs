@@ -7,7 +7,7 @@ use hpa_core::convert;
 use serde_json::Value;
 
 use crate::cli::{ClusterArgs, ConvertArgs, ObjectFormat};
-use crate::input::{self, SourceFile};
+use crate::input::SourceFile;
 use crate::{ExitStatus, Output};
 
 /// One output object: converted JSON, or the original YAML text of an untouched document.
@@ -28,10 +28,13 @@ pub fn run(args: &ConvertArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> E
         return out.usage_error(&format!("--to {:?} is not an HPA API version (one of {})", args.to, known.join(", ")));
     };
     let mut pieces = Vec::new();
-    let status = super::each_file(&args.paths, &args.input, out, |i, file, out| {
+    let status = super::each_file(&args.paths, &args.input, out, |file, file_objects, out| {
         let mut status = ExitStatus::Clean;
+        let mut rest = file_objects;
         for (d, doc) in file.parsed.documents.iter().enumerate() {
-            let objects: Vec<_> = input::objects(i, file).into_iter().filter(|o| o.document == doc.index).collect();
+            // The document's objects (in document order, as `input::objects` lists them).
+            let (objects, after) = rest.split_at(rest.iter().take_while(|o| o.document == doc.index).count());
+            rest = after;
             let touches_hpa = objects.iter().any(|o| o.is_hpa());
             if !touches_hpa {
                 let next = file.parsed.documents.get(d + 1).map(|n| n.start);
@@ -40,7 +43,7 @@ pub fn run(args: &ConvertArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> E
                 continue;
             }
             let mut converted = Vec::new();
-            for obj in &objects {
+            for obj in objects {
                 let value = obj.to_json();
                 if !obj.is_hpa() {
                     converted.push(value);

@@ -1,11 +1,11 @@
 //! `hpa-lint default`: HPAs after kube-apiserver's defaulting, in their own version; other
-//! objects pass through unchanged.
+//! objects pass through unchanged, and what kubectl refuses or never sends is also reported
+//! (as `validate` reports it).
 
 use hpa_core::api;
 use serde_json::Value;
 
 use crate::cli::{ClusterArgs, DefaultArgs, ObjectFormat};
-use crate::input;
 use crate::{ExitStatus, Output};
 
 /// Runs `default`, decoding as the release of `--kubernetes-version` (or the configuration's
@@ -16,15 +16,15 @@ pub fn run(args: &DefaultArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> E
         Err(e) => return out.fail(&e),
     };
     let mut objects: Vec<Value> = Vec::new();
-    let status = super::each_file(&args.paths, &args.input, out, |i, file, out| {
+    let status = super::each_file(&args.paths, &args.input, out, |file, file_objects, out| {
         let mut status = ExitStatus::Clean;
-        for obj in input::objects(i, file) {
+        for obj in file_objects {
             let value = obj.to_json();
             if !obj.is_hpa() {
                 objects.push(value);
                 continue;
             }
-            match crate::hpa::decode_object(&obj, release) {
+            match crate::hpa::decode_object(obj, release) {
                 Ok(mut hpa) => {
                     hpa_core::defaults::default_versioned(&mut hpa);
                     let mut json = hpa.to_json();

@@ -13,7 +13,6 @@ use serde_json::{Value, json};
 use crate::cli::{ExplainArgs, ReportFormat};
 use crate::controller_flags::{ControllerArgs, Provenance, Provenances};
 use crate::hpa;
-use crate::input;
 use crate::{ExitStatus, Output};
 
 /// Runs `explain`.
@@ -29,15 +28,15 @@ pub fn run(args: &ExplainArgs, cluster: &crate::cli::ClusterArgs, out: &mut Outp
     let provenances = resolved.controller;
     let opts = check::Options::verdict_only(resolved.settings.gates);
     let mut reports = Vec::new();
-    let status = super::each_file(&args.paths, &args.input, out, |i, file, out| {
+    let status = super::each_file(&args.paths, &args.input, out, |file, file_objects, out| {
         let mut status = ExitStatus::Clean;
-        for obj in input::objects(i, file) {
+        for obj in file_objects {
             if !obj.is_hpa() {
                 continue;
             }
             let (line, col) = file.line_col(obj.node.span().start);
             let at = format!("{}:{line}:{col}", file.name);
-            let report = hpa::check_object(&obj, None, &opts);
+            let report = hpa::check_object(obj, None, &opts);
             match &report.admission {
                 Admission::Admitted(admitted) if admitted.allowed() => {
                     // The behavior as written (not defaulted), in the internal form.

@@ -165,13 +165,7 @@ pub fn validate_file(
         }
     }
     // An HPA that kubectl reads as a list is never sent: no answer to report, but no silence.
-    let strays: Vec<(usize, input::StrayItems<'_>)> = file
-        .parsed
-        .documents
-        .iter()
-        .filter_map(|d| input::stray_items(d.root()).map(|s| (d.index, s)))
-        .filter(|(_, s)| s.kind == hpa_core::api::KIND)
-        .collect();
+    let strays: Vec<(usize, input::StrayItems<'_>)> = input::hpa_strays(&file.parsed).collect();
     for (document, stray) in &strays {
         let (line, column) = file.line_col(stray.items.key.span().start);
         let mut entry = problem_entry(file, *document, line, column, "StrayItems", &stray.message());
