@@ -3,7 +3,7 @@
 # seeded from the repository's test data. Called by .ci/run; runnable by hand:
 #
 #   fuzz/ci.sh                         # 60 s per target, two at a time
-#   FUZZ_SECONDS=600 fuzz/ci.sh        # the ten-minute runs the closing notes report
+#   FUZZ_SECONDS=600 fuzz/ci.sh        # ten minutes per target
 #
 # cargo-fuzz needs a nightly toolchain. When none can be installed (no network, no rustup),
 # the script says so and exits 0: the fuzzers are a bonus on top of the test suite, which

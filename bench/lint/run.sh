@@ -6,7 +6,7 @@
 #
 #   parse: events   saphyr-parser's event stream with spans (the fastest span-keeping parse)
 #   parse: tree     hpa-lint's span-keeping node tree, nothing else
-#   hpa-lint        everything: parse, decode, default, validate, index, 27 rules, JSON report
+#   hpa-lint        everything: parse, decode, default, validate, index, the default rules, JSON report
 #
 # and the same on the findings tree (generate.py --findings: every Deployment also sets
 # spec.replicas, so every HPA has exactly one finding, HPA410), linted with -o json, -o sarif

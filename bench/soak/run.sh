@@ -53,9 +53,14 @@
 # included).
 #
 #   bench/soak/run.sh                      # DURATION=120s CONNECTIONS=32 RATE=800
-#   DURATION=10m RATE=400 bench/soak/run.sh
+#   DURATION=10m RATE=400 CONTEXT=0 bench/soak/run.sh
 #   CONTEXT=0 bench/soak/run.sh            # without the context cache and its churn
 #   HPAS=5000 WORKLOADS=20000 CHURN=1000 bench/soak/run.sh   # defaults: 500, 2000, 1000
+#
+# Also: RELOAD_INTERVAL (the server's --reload-interval, default 1s), MAX_BODY_BYTES (its
+# --max-body-bytes, default 262144), RSS_BOUND (default 10), PORT (default 0: any free port).
+# With CONTEXT=1 the test API server serves at most ten minutes once loaded, so a DURATION
+# near 10m or longer needs CONTEXT=0.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 

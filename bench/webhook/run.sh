@@ -31,7 +31,8 @@
 #   HPAS=500 WORKLOADS=2000 bench/webhook/run.sh
 #
 # With the context target, the context webhook's resident memory (VmRSS, and its peak VmHWM)
-# is printed after the table.
+# is printed after the table (HPAS and WORKLOADS default to 5000 and 20000). KEEP=1 prints
+# wrk's raw output at the end.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
