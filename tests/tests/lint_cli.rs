@@ -182,3 +182,20 @@ fn validate_reads_the_release_and_gates_of_the_configuration() {
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("bad.yaml"), "the error names the file: {}", run.stderr);
 }
+
+/// An option before a subcommand (`hpa-lint -o json validate x`) makes the subcommand a path
+/// to lint: a usage error that says so (unless a file of that name exists: then it is linted).
+#[test]
+fn a_subcommand_after_an_option_is_a_usage_error_that_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(&dir, "hpa.yaml", VALID);
+    let run = hpa_lint(&["--color", "never", "validate", &file], "");
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stdout.is_empty(), "nothing is linted: {}", run.stdout);
+    assert!(
+        run.stderr.contains("\"validate\" is no file or directory here but a subcommand")
+            && run.stderr.contains("`hpa-lint validate [OPTIONS] ...`"),
+        "{}",
+        run.stderr
+    );
+}

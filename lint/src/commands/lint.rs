@@ -71,10 +71,24 @@ pub enum SettingsError {
 /// Objects plus diagnostics above which a run's results are freed on another thread.
 const BACKGROUND_DROP_ABOVE: usize = 10_000;
 
+/// The first path that names a subcommand and no file (`hpa-lint -o json validate x`: an option
+/// before the subcommand makes clap read everything as the lint command's paths).
+fn subcommand_read_as_path(paths: &[String]) -> Option<&str> {
+    let cli = <Args as clap::CommandFactory>::command();
+    let path = paths.iter().find(|p| cli.find_subcommand(p.as_str()).is_some())?;
+    (!std::path::Path::new(path).exists()).then_some(path.as_str())
+}
+
 /// Runs the lint command.
 pub fn run(args: &Args, out: &mut Output<'_>) -> ExitStatus {
     if args.paths.is_empty() {
         return out.usage_error("no input: give files or directories to lint (or `-` for standard input); see --help");
+    }
+    if let Some(misplaced) = subcommand_read_as_path(&args.paths) {
+        return out.usage_error(&format!(
+            "{misplaced:?} is no file or directory here but a subcommand, read as a path to lint because an option \
+             came before it: write the subcommand first, then its options (`hpa-lint {misplaced} [OPTIONS] ...`)"
+        ));
     }
     let (opts, fail_on, cfg) = match options(&args.lint, &args.cluster) {
         Ok(o) => o,
