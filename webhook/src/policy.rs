@@ -46,7 +46,8 @@ use hpa_core::api::decode::{Abort, Decode, Decoder, GoType, Kind, Source};
 use hpa_yaml::ReadError;
 
 use hpa_core::api::v2::{HPAScalingPolicy, HPAScalingRules, HorizontalPodAutoscaler, HorizontalPodAutoscalerBehavior};
-use hpa_core::api::{CrossVersionObjectReference, LabelSelector, Quantity};
+use hpa_core::api::{CrossVersionObjectReference, LabelSelector, Quantity, VersionedHpa};
+use hpa_core::check;
 use hpa_core::features::FeatureGates;
 use hpa_core::field::{BadValue, FieldError, Path as FieldPath};
 
@@ -345,7 +346,9 @@ fn deny_rules(list: Option<Vec<String>>, at: &str, problems: &mut Vec<String>) -
     Some(ids)
 }
 
-/// kube-apiserver's validation of a behavior, as it would be once defaulted onto an HPA.
+/// kube-apiserver's validation of a behavior, as it would be once defaulted onto an HPA: an HPA
+/// that has it, created through hpa-core's front door ([`check::check`], kube-apiserver's
+/// verdict only), and the errors under `spec.behavior`.
 fn behavior_problems(behavior: &HorizontalPodAutoscalerBehavior, at: &str) -> Vec<String> {
     let mut hpa = HorizontalPodAutoscaler::default();
     hpa.metadata.name = "policy".into();
@@ -354,8 +357,15 @@ fn behavior_problems(behavior: &HorizontalPodAutoscalerBehavior, at: &str) -> Ve
         CrossVersionObjectReference { kind: "Deployment".into(), name: "policy".into(), api_version: "apps/v1".into() };
     hpa.spec.max_replicas = 1;
     hpa.spec.behavior = Some(behavior.clone());
-    hpa_core::defaults::default_v2(&mut hpa);
-    hpa_core::admission::validate_create(&hpa, &FeatureGates::default())
+    let written = check::Written::Decoded(Box::new(VersionedHpa::V2(hpa)));
+    let report = check::check(check::Input::create(written), &check::Options::verdict_only(FeatureGates::default()));
+    let check::Admission::Admitted(admitted) = report.admission else {
+        // A v2 object in hand is neither undecodable nor unconvertible.
+        return Vec::new();
+    };
+    admitted
+        .outcome
+        .errors
         .iter()
         .filter_map(|e| e.field.strip_prefix("spec.behavior").map(|rest| format!("{at}{rest}: {}", e.body())))
         .collect()
