@@ -1,9 +1,13 @@
 //! The lint pipeline on one file read from standard input, in-process, as `hpa-lint` runs it:
-//! `hpa-lint -o json -`, `hpa-lint -o human -` and `hpa-lint validate -o json -`.
+//! `hpa-lint -o json -`, `hpa-lint -o human -`, `hpa-lint validate -o json -`, and the
+//! commands that print one result per object: `default`, `convert` and `explain` (`-o json`).
 //!
-//! Invariants: no panic; the JSON outputs parse; every position a diagnostic or an error gives
-//! (line and column, 1-based, end included) lies within the input, counting lines as YAML does
-//! (`\n`, `\r\n` and a lone `\r` end a line) and columns in characters after a byte-order mark.
+//! Invariants: no panic; exit status 0 or 1; the JSON outputs parse; every position a
+//! diagnostic or an error gives (line and column, 1-based, end included) lies within the input,
+//! counting lines as YAML does (`\n`, `\r\n` and a lone `\r` end a line) and columns in
+//! characters after a byte-order mark; what `validate` reports kubectl refuses or never sends
+//! (its entries of no HPA) is reported by `default`, `convert` and `explain` in the same words,
+//! at the same position.
 #![no_main]
 
 use clap::Parser;
@@ -33,22 +37,52 @@ fuzz_target!(|data: &[u8]| {
     assert!(code <= 1, "exit status {code} on standard input");
     let entries: Value =
         serde_json::from_str(&out).unwrap_or_else(|e| panic!("validate output is not JSON ({e}):\n{out}"));
+    let mut refused = Vec::new();
     for e in entries.as_array().expect("validate prints an array") {
         lines.check((e["line"].as_u64().expect("a line"), e["column"].as_u64().expect("a column")), e);
         for err in e["errors"].as_array().expect("errors is an array") {
             lines.check((err["line"].as_u64().expect("a line"), err["column"].as_u64().expect("a column")), err);
+            let kubectl_refuses =
+                ["NotAnObject", "TypeMeta", "NestedList", "StrayItems"].contains(&err["type"].as_str().unwrap_or(""));
+            if e["kind"].is_null() && kubectl_refuses {
+                refused.push(format!(
+                    "hpa-lint: error: <stdin>:{}:{}: {}\n",
+                    err["line"],
+                    err["column"],
+                    err["message"].as_str().expect("a message")
+                ));
+            }
+        }
+    }
+
+    for command in [&["default"][..], &["convert", "--to", "autoscaling/v1"], &["explain"]] {
+        let args: Vec<&str> = command.iter().copied().chain(["--no-config", "-o", "json", "-"]).collect();
+        let (code, out, err) = run_with_stderr(&args, data);
+        assert!(code <= 1, "{command:?}: exit status {code} on standard input");
+        if !out.is_empty() {
+            let _: Value =
+                serde_json::from_str(&out).unwrap_or_else(|e| panic!("{command:?} output is not JSON ({e}):\n{out}"));
+        }
+        for r in &refused {
+            assert!(err.contains(r.as_str()), "{command:?} does not report what validate does: {r}stderr:\n{err}");
         }
     }
 });
 
 fn run(args: &[&str], stdin: &[u8]) -> (u8, String) {
+    let (code, out, _) = run_with_stderr(args, stdin);
+    (code, out)
+}
+
+fn run_with_stderr(args: &[&str], stdin: &[u8]) -> (u8, String, String) {
     let args = hpa_lint::cli::Args::try_parse_from(std::iter::once("hpa-lint").chain(args.iter().copied()))
         .expect("the fuzzer's command lines parse");
     let mut input = stdin;
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let mut io = hpa_lint::Output { stdin: &mut input, stdout: &mut out, stderr: &mut err, terminal: false };
     let code = hpa_lint::run(args, &mut io).code();
-    (code, String::from_utf8(out).expect("output is UTF-8"))
+    let text = |bytes: Vec<u8>| String::from_utf8(bytes).expect("output is UTF-8");
+    (code, text(out), text(err))
 }
 
 /// The length in characters of each line of the input (empty when it is not text).
