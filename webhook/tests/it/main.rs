@@ -1,7 +1,7 @@
 //! Integration tests of `hpa-webhook`, in one test binary (one link step).
 
 // Helpers outside `#[test]` functions are test code too (clippy.toml allows these in tests).
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stderr)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stderr)]
 
 mod chart;
 mod context;
