@@ -12,6 +12,7 @@ use miette::{
 };
 use serde::Serialize;
 use serde::ser::Serializer;
+use serde_json::ser::{Formatter as _, PrettyFormatter};
 use serde_json::{Value, json};
 
 use super::{Diagnostic, LintResults};
@@ -434,7 +435,7 @@ const CHUNK: usize = 64;
 /// (`"key": []`, found as text: the first such text is the key, since a quote inside a JSON
 /// string is escaped), its items `depth` levels deep; `render` gives each of `items`. The
 /// bytes are those serde_json writes for the whole report: each item is pretty-printed on its
-/// own at `depth` levels ([`Nested`]), between the formatter's
+/// own at `depth` levels ([`nested_at`]), between the formatter's
 /// separators.
 fn write_json<'a, T: Sync, S: Serialize>(
     out: &mut dyn io::Write,
@@ -464,7 +465,8 @@ fn write_json<'a, T: Sync, S: Serialize>(
             let mut buf = Vec::new();
             for each in chunk {
                 buf.extend_from_slice(before.as_bytes());
-                render(each).serialize(&mut serde_json::Serializer::with_formatter(&mut buf, Nested::at(depth)))?;
+                let formatter = nested_at(depth).map_err(serde_json::Error::io)?;
+                render(each).serialize(&mut serde_json::Serializer::with_formatter(&mut buf, formatter))?;
             }
             Ok(buf)
         },
@@ -495,78 +497,13 @@ fn in_order<'a, T: Sync, P: Send>(
     Ok(())
 }
 
-/// serde_json's `PrettyFormatter` (two spaces) for a value nested `depth` levels deep: its
-/// lines are where the formatter puts them when it writes the whole report. (`PrettyFormatter`
-/// starts at the top level, and its depth is private.)
-struct Nested {
-    depth: usize,
-    has_value: bool,
-}
-
-impl Nested {
-    fn at(depth: usize) -> Nested {
-        Nested { depth, has_value: false }
-    }
-
-    fn line<W: ?Sized + io::Write>(&self, out: &mut W, first: bool) -> io::Result<()> {
-        out.write_all(if first { b"\n" } else { b",\n" })?;
-        (0..self.depth).try_for_each(|_| out.write_all(b"  "))
-    }
-
-    fn open<W: ?Sized + io::Write>(&mut self, out: &mut W, bracket: &[u8]) -> io::Result<()> {
-        self.depth += 1;
-        self.has_value = false;
-        out.write_all(bracket)
-    }
-
-    fn close<W: ?Sized + io::Write>(&mut self, out: &mut W, bracket: &[u8]) -> io::Result<()> {
-        self.depth -= 1;
-        if self.has_value {
-            out.write_all(b"\n")?;
-            (0..self.depth).try_for_each(|_| out.write_all(b"  "))?;
-        }
-        out.write_all(bracket)
-    }
-}
-
-impl serde_json::ser::Formatter for Nested {
-    fn begin_array<W: ?Sized + io::Write>(&mut self, out: &mut W) -> io::Result<()> {
-        self.open(out, b"[")
-    }
-
-    fn end_array<W: ?Sized + io::Write>(&mut self, out: &mut W) -> io::Result<()> {
-        self.close(out, b"]")
-    }
-
-    fn begin_array_value<W: ?Sized + io::Write>(&mut self, out: &mut W, first: bool) -> io::Result<()> {
-        self.line(out, first)
-    }
-
-    fn end_array_value<W: ?Sized + io::Write>(&mut self, _out: &mut W) -> io::Result<()> {
-        self.has_value = true;
-        Ok(())
-    }
-
-    fn begin_object<W: ?Sized + io::Write>(&mut self, out: &mut W) -> io::Result<()> {
-        self.open(out, b"{")
-    }
-
-    fn end_object<W: ?Sized + io::Write>(&mut self, out: &mut W) -> io::Result<()> {
-        self.close(out, b"}")
-    }
-
-    fn begin_object_key<W: ?Sized + io::Write>(&mut self, out: &mut W, first: bool) -> io::Result<()> {
-        self.line(out, first)
-    }
-
-    fn begin_object_value<W: ?Sized + io::Write>(&mut self, out: &mut W) -> io::Result<()> {
-        out.write_all(b": ")
-    }
-
-    fn end_object_value<W: ?Sized + io::Write>(&mut self, _out: &mut W) -> io::Result<()> {
-        self.has_value = true;
-        Ok(())
-    }
+/// serde_json's `PrettyFormatter` (two spaces) for a value nested `depth` levels deep, so that
+/// its lines are where the formatter puts them when it writes the whole report: its depth is
+/// private, so it opens `depth` arrays into a sink (which only counts them).
+fn nested_at(depth: usize) -> io::Result<PrettyFormatter<'static>> {
+    let mut formatter = PrettyFormatter::new();
+    (0..depth).try_for_each(|_| formatter.begin_array(&mut io::sink()))?;
+    Ok(formatter)
 }
 
 /// The stable JSON schema (version 1).
