@@ -739,8 +739,7 @@ pub fn not_objects<'a>(parsed: &'a Parsed, text: &str, objects: &[ObjectRef<'a>]
     let mut out = Vec::new();
     let mut rest = objects;
     for d in &parsed.documents {
-        let (of_document, after) = rest.split_at(rest.iter().take_while(|o| o.document == d.index).count());
-        rest = after;
+        let of_document = take_document(&mut rest, d.index);
         if let Some(refused) = refusal(d, text) {
             out.push(refused);
             continue;
@@ -756,6 +755,59 @@ pub fn not_objects<'a>(parsed: &'a Parsed, text: &str, objects: &[ObjectRef<'a>]
         }));
     }
     out
+}
+
+/// What kubectl reads in a file but refuses or never sends, as `validate` reports it beside the
+/// file's HPAs (and `default`, `convert` and `explain` on standard error): each of the file's
+/// refusals ([`not_objects`]) and each HPA kubectl reads as a list ([`hpa_strays`]).
+#[derive(Debug, Clone)]
+pub struct Unsent<'a> {
+    /// 0-based document index in the file.
+    pub document: usize,
+    /// The item of a list it is about, if any ([`NotAnObject::item`]).
+    pub item: Option<usize>,
+    /// 1-based line and column in the file.
+    pub line: u32,
+    /// See `line`.
+    pub column: u32,
+    /// `validate`'s error type: kube-apiserver's decode error types (`NotAnObject`, `TypeMeta`
+    /// for a missing kind or apiVersion), and ours for a list kubectl cannot flatten
+    /// (`NestedList`) or an HPA it never sends (`StrayItems`).
+    pub error_type: &'static str,
+    /// The field it is about (`items` for `StrayItems`), or `""`.
+    pub field: &'static str,
+    /// kubectl's words, or ours where kubectl says nothing ([`StrayItems::message`]).
+    pub message: Cow<'a, str>,
+}
+
+/// The file's [`Unsent`], in line order; `refused` is its [`not_objects`].
+pub fn unsent<'a>(file: &SourceFile, refused: &[NotAnObject<'a>]) -> Vec<Unsent<'a>> {
+    let at = |node: Node<'_>| file.line_col(node.span().start);
+    let refusals = refused.iter().map(|d| {
+        let (line, column) = at(d.node);
+        let error_type = match d.why {
+            Refusal::NotAnObject => "NotAnObject",
+            Refusal::MissingKind | Refusal::MissingVersion => "TypeMeta",
+            Refusal::NestedList => "NestedList",
+        };
+        Unsent { document: d.document, item: d.item, line, column, error_type, field: "", message: d.message.clone() }
+    });
+    let strays = hpa_strays(&file.parsed).map(|(document, s)| {
+        let (line, column) = at(s.items.key);
+        let message = Cow::Owned(s.message());
+        Unsent { document, item: None, line, column, error_type: "StrayItems", field: "items", message }
+    });
+    let mut out: Vec<Unsent<'a>> = refusals.chain(strays).collect();
+    out.sort_by_key(|u| (u.line, u.column));
+    out
+}
+
+/// The first objects of `rest` that belong to document `document` (all of them, when `rest`
+/// lists a file's objects in document order, as [`objects_in`] does), `rest` moved past them.
+pub fn take_document<'r, 'a>(rest: &mut &'r [ObjectRef<'a>], document: usize) -> &'r [ObjectRef<'a>] {
+    let (of_document, after) = rest.split_at(rest.iter().take_while(|o| o.document == document).count());
+    *rest = after;
+    of_document
 }
 
 /// Whether an object [`objects_in`] lists is one kubectl decodes, so counts as an object: not a

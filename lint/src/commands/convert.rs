@@ -7,7 +7,7 @@ use hpa_core::convert;
 use serde_json::Value;
 
 use crate::cli::{ClusterArgs, ConvertArgs, ObjectFormat};
-use crate::input::SourceFile;
+use crate::input::{self, SourceFile};
 use crate::{ExitStatus, Output};
 
 /// One output object: converted JSON, or the original YAML text of an untouched document.
@@ -32,9 +32,7 @@ pub fn run(args: &ConvertArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> E
         let mut status = ExitStatus::Clean;
         let mut rest = file_objects;
         for (d, doc) in file.parsed.documents.iter().enumerate() {
-            // The document's objects (in document order, as `input::objects` lists them).
-            let (objects, after) = rest.split_at(rest.iter().take_while(|o| o.document == doc.index).count());
-            rest = after;
+            let objects = input::take_document(&mut rest, doc.index);
             let touches_hpa = objects.iter().any(|o| o.is_hpa());
             if !touches_hpa {
                 let next = file.parsed.documents.get(d + 1).map(|n| n.start);

@@ -14,14 +14,13 @@ pub mod validate;
 
 use crate::cli::InputArgs;
 use crate::input::{self, ObjectRef, SourceFile};
-use crate::source;
 use crate::{ExitStatus, Output};
 
 /// The per-file loop of the subcommands that print one result per object (`default`,
 /// `convert`, `explain`): the inputs found and read, each readable file's objects
 /// ([`input::objects`], in order) handed to `each` with the file (it returns the status the
 /// file earns), then what kubectl reads in it but refuses or never sends
-/// ([`kubectl_refusals`]), a file that cannot be read and a file's YAML syntax error reported
+/// ([`input::unsent`], as `validate` reports it), a file that cannot be read and a file's YAML syntax error reported
 /// on standard error (status 1), and the inputs that could not be found or read reported after
 /// all files (status 2). The caller then writes its output.
 pub(crate) fn each_file(
@@ -42,9 +41,9 @@ pub(crate) fn each_file(
         }
         let objects = input::objects(i, file);
         status = status.max(each(file, &objects, out));
-        for (mark, message) in kubectl_refusals(file, &objects) {
-            let (line, col) = file.line_col(mark);
-            out.error(&format!("{}:{line}:{col}: {message}", file.name));
+        let refused = input::not_objects(&file.parsed, &file.text, &objects);
+        for u in input::unsent(file, &refused) {
+            out.error(&format!("{}:{}:{}: {}", file.name, u.line, u.column, u.message));
             status = status.max(ExitStatus::Findings);
         }
         if let Some(e) = &file.parsed.error {
@@ -58,19 +57,4 @@ pub(crate) fn each_file(
         status = ExitStatus::Error;
     }
     status
-}
-
-/// What `validate` reports of a file besides its HPAs, in its words and in line order: the
-/// documents and items kubectl reads but refuses ([`input::not_objects`]: no object, no kind or
-/// version, a list in a list), and the HPAs kubectl reads as lists, never sent
-/// ([`input::hpa_strays`]). `objects` are the file's ([`input::objects`]).
-pub(crate) fn kubectl_refusals(file: &SourceFile, objects: &[ObjectRef<'_>]) -> Vec<(source::Mark, String)> {
-    let refused = input::not_objects(&file.parsed, &file.text, objects);
-    let mut out: Vec<(source::Mark, String)> = refused
-        .iter()
-        .map(|d| (d.node.span().start, d.message.to_string()))
-        .chain(input::hpa_strays(&file.parsed).map(|(_, s)| (s.items.key.span().start, s.message())))
-        .collect();
-    out.sort_by_key(|(mark, _)| file.line_col(*mark));
-    out
 }

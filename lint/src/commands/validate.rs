@@ -164,27 +164,14 @@ pub fn validate_file(
             skipped += 1;
         }
     }
-    // An HPA that kubectl reads as a list is never sent: no answer to report, but no silence.
-    let strays: Vec<(usize, input::StrayItems<'_>)> = input::hpa_strays(&file.parsed).collect();
-    for (document, stray) in &strays {
-        let (line, column) = file.line_col(stray.items.key.span().start);
-        let mut entry = problem_entry(file, *document, line, column, "StrayItems", &stray.message());
-        entry.errors.iter_mut().for_each(|e| e.field = "items".into());
-        entries.push(entry);
-    }
-    if !not_objects.is_empty() || !strays.is_empty() {
-        for doc in not_objects {
-            let (line, column) = file.line_col(doc.node.span().start);
-            // kube-apiserver's decode error types: no object, or `TypeMeta` for a missing kind
-            // or apiVersion (of a document, or of an item kubectl cannot type); and ours for a
-            // list kubectl cannot flatten.
-            let type_ = match doc.why {
-                input::Refusal::NotAnObject => "NotAnObject",
-                input::Refusal::MissingKind | input::Refusal::MissingVersion => "TypeMeta",
-                input::Refusal::NestedList => "NestedList",
-            };
-            let mut entry = problem_entry(file, doc.document, line, column, type_, &doc.message);
-            entry.item = doc.item;
+    // What kubectl refuses, and an HPA it reads as a list (never sent: no answer to report, but
+    // no silence).
+    let unsent = input::unsent(file, &not_objects);
+    if !unsent.is_empty() {
+        for u in unsent {
+            let mut entry = problem_entry(file, u.document, u.line, u.column, u.error_type, &u.message);
+            entry.item = u.item;
+            entry.errors.iter_mut().for_each(|e| e.field = u.field.into());
             entries.push(entry);
         }
         // In document order, as kubectl meets them, and in a List in the order of its lines.
