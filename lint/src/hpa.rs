@@ -24,8 +24,22 @@ pub fn decode_object(obj: &ObjectRef<'_>, release: KubernetesVersion) -> Result<
     if !matches!(obj.node.kind(), NodeKind::Map(_)) {
         return Err(not_an_object());
     }
-    let (kind, api_version) = (obj.kind().unwrap_or(""), obj.api_version().unwrap_or(""));
-    api::decode_source(kind, api_version, source_of(obj), Strictness::Strict, release).map(|decoded| decoded.value)
+    decode_as(obj, Strictness::Strict, release)
+}
+
+/// The one decoder on an object of a file, with the `kind` and `apiVersion` kubectl reads.
+fn decode_as(
+    obj: &ObjectRef<'_>,
+    strictness: Strictness,
+    release: KubernetesVersion,
+) -> Result<VersionedHpa, Vec<DecodeError>> {
+    let (kind, api_version) = type_meta(obj);
+    api::decode_source(kind, api_version, source_of(obj), strictness, release).map(|decoded| decoded.value)
+}
+
+/// The `kind` and `apiVersion` kubectl reads for an object (`""` where none is a string).
+fn type_meta<'a>(obj: &ObjectRef<'a>) -> (&'a str, &'a str) {
+    (obj.kind().unwrap_or(""), obj.api_version().unwrap_or(""))
 }
 
 /// The decoder's source for an object of a file: an item that took its list's `kind` and
@@ -44,7 +58,7 @@ fn not_an_object() -> Vec<DecodeError> {
 /// with kubectl's strictness), with the `kind` and `apiVersion` kubectl reads (an item of a
 /// list may inherit the list's: [`ObjectRef::inherited`]).
 pub fn written_object(obj: &ObjectRef<'_>, opts: &check::Options) -> Written {
-    let (kind, api_version) = (obj.kind().unwrap_or(""), obj.api_version().unwrap_or(""));
+    let (kind, api_version) = type_meta(obj);
     if !matches!(obj.node.kind(), NodeKind::Map(_)) {
         return Written::Undecodable { api_version: api_version.to_string(), errors: not_an_object() };
     }
@@ -63,12 +77,7 @@ pub fn check(node: Node<'_>, opts: &check::Options) -> check::Report {
 /// decoded leniently, as what its release's types hold).
 pub fn check_object(obj: &ObjectRef<'_>, old: Option<&ObjectRef<'_>>, opts: &check::Options) -> check::Report {
     let object = written_object(obj, opts);
-    let old = old.and_then(|o| {
-        let (kind, api_version) = (o.kind().unwrap_or(""), o.api_version().unwrap_or(""));
-        api::decode_source(kind, api_version, source_of(o), Strictness::Lenient, opts.settings.gates.version())
-            .ok()
-            .map(|d| d.value)
-    });
+    let old = old.and_then(|o| decode_as(o, Strictness::Lenient, opts.settings.gates.version()).ok());
     check::check(Input { object, old, id: None, world: None }, opts)
 }
 
