@@ -48,7 +48,7 @@ fuzz_target!(|data: &[u8]| {
 /// Decodes a node as the linter does, and the JSON kubectl would send of it, and insists
 /// that they agree.
 fn decode_node(node: Node<'_>) -> Option<VersionedHpa> {
-    let from_nodes = hpa_lint::hpa::decode(node, KubernetesVersion::LATEST);
+    let from_nodes = hpa_lint::hpa::decode_object(&input::ObjectRef::new(0, 0, None, node), KubernetesVersion::LATEST);
     // A key written twice is kept in YAML (a duplicate field, or a value decoded twice); the
     // JSON kubectl sends has only the last one.
     if !source::read::duplicate_keys(node).is_empty() {

@@ -22,10 +22,10 @@ use hpa_core::evaluator::controller::SyncOutcome;
 use hpa_core::evaluator::simulation::{Plan, Simulation, simulate};
 use hpa_core::features::FeatureGates;
 use hpa_lint::hpa;
-use hpa_lint::input::{self, SourceFile};
+use hpa_lint::input::{self, ObjectRef, SourceFile};
 use hpa_lint::simulate::engine::PodTemplate;
 use hpa_lint::simulate::scenario::{self, HpaSource, PlanInputs, Scenario};
-use hpa_lint::source::{Node, NodeKind, Scalar};
+use hpa_lint::source::{NodeKind, Scalar};
 use libfuzzer_sys::fuzz_target;
 
 /// At most this many syncs per run.
@@ -138,7 +138,9 @@ fn plan(scenario: &Scenario) -> Option<Plan> {
     let gates = FeatureGates::default();
     let admission = check::Options::verdict_only(gates.clone());
     let (hpa, template, replicas, span) = match &scenario.hpa {
-        HpaSource::Inline(tree) => (admit(tree.root(), &admission)?, None, None, tree.root().span()),
+        HpaSource::Inline(tree) => {
+            (admit(&ObjectRef::new(0, 0, None, tree.root()), &admission)?, None, None, tree.root().span())
+        }
         HpaSource::File(path) => {
             let (name, text) = MANIFESTS.iter().find(|(name, _)| *name == path.value)?;
             let file = SourceFile::from_text(*name, (*text).to_string());
@@ -147,7 +149,7 @@ fn plan(scenario: &Scenario) -> Option<Plan> {
             let chosen: Vec<_> =
                 objects.iter().filter(|o| o.is_hpa() && wanted.is_none_or(|w| o.name() == Some(w))).collect();
             let [obj] = chosen.as_slice() else { return None };
-            let hpa = admit(obj.node, &admission)?;
+            let hpa = admit(obj, &admission)?;
             let (template, replicas) = workload(&objects, &hpa, scenario)?;
             (hpa, template, replicas, path.span)
         }
@@ -158,8 +160,8 @@ fn plan(scenario: &Scenario) -> Option<Plan> {
     scenario::bind(scenario, ctx).ok()
 }
 
-fn admit(node: Node<'_>, opts: &check::Options) -> Option<HorizontalPodAutoscaler> {
-    match hpa::check(node, opts).admission {
+fn admit(obj: &ObjectRef<'_>, opts: &check::Options) -> Option<HorizontalPodAutoscaler> {
+    match hpa::check_object(obj, None, opts).admission {
         check::Admission::Admitted(admitted) if admitted.allowed() => Some(admitted.outcome.object),
         _ => None,
     }

@@ -10,16 +10,10 @@ use serde_json::Value;
 use crate::input::ObjectRef;
 use crate::source::{self, Located, Node, NodeKind, NodeSource, Span};
 
-/// Decodes an object's node as `release`'s kube-apiserver decodes what kubectl sends
+/// Decodes an object of a file as `release`'s kube-apiserver decodes what kubectl sends
 /// (hpa-core's decoder with that release's Go types, `fieldValidation=Strict`: unknown and
-/// duplicate fields are errors): [`decode_object`] of a node on its own, its `kind` and
-/// `apiVersion` its own.
-pub fn decode(node: Node<'_>, release: KubernetesVersion) -> Result<VersionedHpa, Vec<DecodeError>> {
-    decode_object(&ObjectRef::new(0, 0, None, node), release)
-}
-
-/// [`decode`] of an object of a file, with the `kind` and `apiVersion` kubectl reads (an item
-/// of a list may inherit the list's: [`ObjectRef::inherited`]).
+/// duplicate fields are errors), with the `kind` and `apiVersion` kubectl reads (an item of a
+/// list may inherit the list's: [`ObjectRef::inherited`]).
 pub fn decode_object(obj: &ObjectRef<'_>, release: KubernetesVersion) -> Result<VersionedHpa, Vec<DecodeError>> {
     if !matches!(obj.node.kind(), NodeKind::Map(_)) {
         return Err(not_an_object());
@@ -63,12 +57,6 @@ pub fn written_object(obj: &ObjectRef<'_>, opts: &check::Options) -> Written {
         return Written::Undecodable { api_version: api_version.to_string(), errors: not_an_object() };
     }
     Written::decode(kind, api_version, source_of(obj), opts)
-}
-
-/// Takes one object's node through hpa-core's front door ([`check::check`]): [`check_object`]
-/// of a node on its own, as a CREATE.
-pub fn check(node: Node<'_>, opts: &check::Options) -> check::Report {
-    check_object(&ObjectRef::new(0, 0, None, node), None, opts)
 }
 
 /// Takes an object of a file through hpa-core's front door ([`check::check`]), with the `kind`

@@ -175,6 +175,14 @@ fn an_invalid_hpa_is_refused_with_its_position() {
 }
 
 #[test]
+fn an_hpa_in_a_typed_list_takes_the_lists_kind() {
+    // `kubectl get hpa -o yaml` output: the item has no kind of its own; lint, validate and
+    // explain take it as the list's, and so does simulate.
+    let s = steps(&format!("{DATA}/hpa-list-scenario.yaml"));
+    assert_eq!(path(&s)[..3], [(0, 2, 4), (15, 4, 8), (30, 8, 10)]);
+}
+
+#[test]
 fn io_errors_exit_2() {
     let run = hpa_lint(&["simulate", "no/such/scenario.yaml"], "");
     assert_eq!(run.code, 2);

@@ -218,10 +218,21 @@ pub fn validate_object(
     old: &HashMap<(String, String), ObjectRef<'_>>,
     opts: &check::Options,
 ) -> Entry {
-    let (line, column) = file.line_col(obj.node.span().start);
-    let ns = obj.namespace().map_or_else(|| opts.request.default_namespace.clone().unwrap_or_default(), String::from);
-    let key = (ns.clone(), obj.name().unwrap_or_default().to_string());
+    let key = (namespace_of(obj, opts), obj.name().unwrap_or_default().to_string());
     let checked = hpa::check_object(obj, old.get(&key), opts);
+    entry_of(file, obj, &checked, opts)
+}
+
+/// The namespace an object lands in: its own, or the one of objects that name none.
+fn namespace_of(obj: &ObjectRef<'_>, opts: &check::Options) -> String {
+    obj.namespace().map_or_else(|| opts.request.default_namespace.clone().unwrap_or_default(), String::from)
+}
+
+/// The entry of an object the front door has `checked`: its verdict, and each error where
+/// `hpa-lint` points at it.
+pub fn entry_of(file: &SourceFile, obj: &ObjectRef<'_>, checked: &check::Report, opts: &check::Options) -> Entry {
+    let (line, column) = file.line_col(obj.node.span().start);
+    let ns = namespace_of(obj, opts);
     let version = obj.api_version().and_then(ApiVersion::parse);
     let position = |path: &str| -> (u32, u32) {
         let l = hpa::locate(obj.node, version, path);

@@ -12,7 +12,6 @@ pub mod render;
 pub mod scenario;
 pub mod svg;
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use hpa_core::api::v2::HorizontalPodAutoscaler;
@@ -136,7 +135,7 @@ fn prepare(
     let (hpa, workload, hpa_span) = match &scenario.hpa {
         HpaSource::Inline(tree) => {
             let node = tree.root();
-            let hpa = admit(&file, node, &admission)?;
+            let hpa = admit(&file, &ObjectRef::new(0, 0, None, node), &admission)?;
             (hpa, Workload::default(), node.span())
         }
         HpaSource::File(path) => {
@@ -197,24 +196,17 @@ fn document_root(file: &SourceFile) -> Result<Node<'_>, Failure> {
     }
 }
 
-/// Runs an HPA object through admission; refuses it, with positioned errors, when
-/// kube-apiserver would.
-fn admit(file: &SourceFile, node: Node<'_>, opts: &check::Options) -> Result<HorizontalPodAutoscaler, Failure> {
-    if let check::Admission::Admitted(admitted) = hpa::check(node, opts).admission
+/// Runs an HPA object of a file through hpa-core's front door once ([`hpa::check_object`]:
+/// an item of a list keeps the `kind` and `apiVersion` it inherits), and refuses it, with
+/// `hpa-lint validate`'s positioned errors, when kube-apiserver would.
+fn admit(file: &SourceFile, obj: &ObjectRef<'_>, opts: &check::Options) -> Result<HorizontalPodAutoscaler, Failure> {
+    let checked = hpa::check_object(obj, None, opts);
+    if let check::Admission::Admitted(admitted) = &checked.admission
         && admitted.allowed()
     {
-        return Ok(admitted.outcome.object);
+        return Ok(admitted.outcome.object.clone());
     }
-    let document = file
-        .parsed
-        .documents
-        .iter()
-        .find(|d| {
-            d.root().span().start.index <= node.span().start.index && node.span().end.index <= d.root().span().end.index
-        })
-        .map_or(0, |d| d.index);
-    let obj = ObjectRef::new(0, document, None, node);
-    let entry = crate::commands::validate::validate_object(file, &obj, &HashMap::new(), opts);
+    let entry = crate::commands::validate::entry_of(file, obj, &checked, opts);
     let mut messages: Vec<String> = entry
         .errors
         .iter()
@@ -223,7 +215,7 @@ fn admit(file: &SourceFile, node: Node<'_>, opts: &check::Options) -> Result<Hor
     if messages.is_empty() {
         messages.push(at(
             file,
-            node.span(),
+            obj.node.span(),
             format!("invalid HPA: {}", entry.message.unwrap_or_else(|| "kube-apiserver would reject it".into())),
         ));
     }
@@ -287,7 +279,7 @@ fn from_manifests(
             )]));
         }
     };
-    let hpa = admit(file, obj.node, opts)?;
+    let hpa = admit(file, obj, opts)?;
 
     // The target workload, when it is in the same file.
     let target = &hpa.spec.scale_target_ref;
