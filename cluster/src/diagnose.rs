@@ -993,31 +993,10 @@ fn milli_map(v: Option<&Value>) -> BTreeMap<String, i64> {
         .unwrap_or_default()
 }
 
-/// A Go `time.Duration` string as `metav1.Duration` writes it (`30s`, `1m0.5s`, `500ms`).
+/// A Go `time.Duration` string as `metav1.Duration` writes it (`30s`, `1m0.5s`, `500ms`),
+/// read with Go's `time.ParseDuration`; `None` when it is not one or is negative.
 fn parse_go_duration(s: &str) -> Option<Duration> {
-    let mut total = 0f64;
-    let mut rest = s;
-    if rest == "0" {
-        return Some(Duration::ZERO);
-    }
-    while !rest.is_empty() {
-        let end = rest.find(|c: char| !(c.is_ascii_digit() || c == '.'))?;
-        let number: f64 = rest[..end].parse().ok()?;
-        rest = &rest[end..];
-        let unit_end = rest.find(|c: char| c.is_ascii_digit() || c == '.').unwrap_or(rest.len());
-        let factor = match &rest[..unit_end] {
-            "h" => 3600.0,
-            "m" => 60.0,
-            "s" => 1.0,
-            "ms" => 1e-3,
-            "us" | "µs" => 1e-6,
-            "ns" => 1e-9,
-            _ => return None,
-        };
-        total += number * factor;
-        rest = &rest[unit_end..];
-    }
-    Duration::try_from_secs_f64(total).ok()
+    hpa_core::go::parse_duration(s).ok().and_then(|nanos| u64::try_from(nanos).ok()).map(Duration::from_nanos)
 }
 
 #[cfg(test)]

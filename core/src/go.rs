@@ -312,6 +312,159 @@ pub fn pow10(n: i32) -> f64 {
     if n > 0 { f64::INFINITY } else { 0.0 }
 }
 
+/// Why Go's `time.ParseDuration` refuses a duration, in its words.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum DurationError {
+    /// Not the grammar `[-+]?([0-9]*(\.[0-9]*)?[a-z]+)+`, or beyond ±2⁶³-1 nanoseconds.
+    #[error("time: invalid duration {}", duration_quote(.0))]
+    Invalid(String),
+    /// A number without a unit after it (`5m3`).
+    #[error("time: missing unit in duration {}", duration_quote(.0))]
+    MissingUnit(String),
+    /// A unit other than `ns`, `us` (`µs`, `μs`), `ms`, `s`, `m` and `h`.
+    #[error("time: unknown unit {} in duration {}", duration_quote(.unit), duration_quote(.text))]
+    UnknownUnit {
+        /// The unit as written.
+        unit: String,
+        /// The duration as written.
+        text: String,
+    },
+}
+
+/// Go's `time.ParseDuration` (`time/format.go`): a signed sequence of decimal numbers, each
+/// with an optional fraction and a unit (`300ms`, `-1.5h`, `2h45m`, `1m30s`), or `0`; the
+/// result in nanoseconds. Kubernetes' duration flags (`--horizontal-pod-autoscaler-sync-period`)
+/// and `metav1.Duration` values are read with it.
+pub fn parse_duration(text: &str) -> Result<i64, DurationError> {
+    const LIMIT: u64 = 1 << 63;
+    let invalid = || DurationError::Invalid(text.to_string());
+    let mut s = text.as_bytes();
+    let mut negative = false;
+    if let [sign @ (b'-' | b'+'), rest @ ..] = s {
+        negative = *sign == b'-';
+        s = rest;
+    }
+    if s == b"0" {
+        return Ok(0);
+    }
+    if s.is_empty() {
+        return Err(invalid());
+    }
+    let mut total: u64 = 0;
+    while !s.is_empty() {
+        if !(s[0] == b'.' || s[0].is_ascii_digit()) {
+            return Err(invalid());
+        }
+        // The integer part (leadingInt): an overflow is an invalid duration.
+        let mut whole: u64 = 0;
+        let mut i = 0;
+        while i < s.len() && s[i].is_ascii_digit() {
+            if whole > LIMIT / 10 {
+                return Err(invalid());
+            }
+            whole = whole * 10 + u64::from(s[i] - b'0');
+            if whole > LIMIT {
+                return Err(invalid());
+            }
+            i += 1;
+        }
+        let before_point = i > 0;
+        s = &s[i..];
+        // The fraction (leadingFraction): digits past what a u64 holds are dropped.
+        let (mut fraction, mut scale, mut after_point) = (0u64, 1f64, false);
+        if let [b'.', rest @ ..] = s {
+            s = rest;
+            let mut overflow = false;
+            let mut j = 0;
+            while j < s.len() && s[j].is_ascii_digit() {
+                if !overflow {
+                    if fraction > (LIMIT - 1) / 10 {
+                        overflow = true;
+                    } else {
+                        let next = fraction * 10 + u64::from(s[j] - b'0');
+                        if next > LIMIT {
+                            overflow = true;
+                        } else {
+                            fraction = next;
+                            scale *= 10.0;
+                        }
+                    }
+                }
+                j += 1;
+            }
+            after_point = j > 0;
+            s = &s[j..];
+        }
+        if !before_point && !after_point {
+            return Err(invalid());
+        }
+        let unit_len = s.iter().position(|c| *c == b'.' || c.is_ascii_digit()).unwrap_or(s.len());
+        if unit_len == 0 {
+            return Err(DurationError::MissingUnit(text.to_string()));
+        }
+        let unit = &s[..unit_len];
+        s = &s[unit_len..];
+        let nanos: u64 = match unit {
+            b"ns" => 1,
+            // `µs` (U+00B5) and `μs` (U+03BC) in UTF-8.
+            b"us" | [0xc2, 0xb5, b's'] | [0xce, 0xbc, b's'] => 1_000,
+            b"ms" => 1_000_000,
+            b"s" => 1_000_000_000,
+            b"m" => 60_000_000_000,
+            b"h" => 3_600_000_000_000,
+            _ => {
+                return Err(DurationError::UnknownUnit {
+                    unit: String::from_utf8_lossy(unit).into_owned(),
+                    text: text.to_string(),
+                });
+            }
+        };
+        if whole > LIMIT / nanos {
+            return Err(invalid());
+        }
+        let mut value = whole * nanos;
+        if fraction > 0 {
+            // As Go: float64 keeps fractions of an hour nanosecond-exact.
+            value += (fraction as f64 * (nanos as f64 / scale)) as u64;
+            if value > LIMIT {
+                return Err(invalid());
+            }
+        }
+        total += value;
+        if total > LIMIT {
+            return Err(invalid());
+        }
+    }
+    if negative {
+        // total ≤ 2⁶³: its negation is an i64.
+        return Ok((total as i128).wrapping_neg() as i64);
+    }
+    i64::try_from(total).map_err(|_| invalid())
+}
+
+/// The `time` package's own `quote` (not `strconv.Quote`): `"` and `\` escaped, bytes of
+/// non-ASCII and control characters as `\xNN`.
+fn duration_quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        if c < ' ' || !c.is_ascii() {
+            let mut buf = [0u8; 4];
+            for b in c.encode_utf8(&mut buf).bytes() {
+                let _ = write!(out, "\\x{b:02x}");
+            }
+        } else {
+            if c == '"' || c == '\\' {
+                out.push('\\');
+            }
+            out.push(c);
+        }
+    }
+    out.push('"');
+    out
+}
+
 #[cfg(test)]
 mod tests {
 
@@ -407,5 +560,81 @@ mod tests {
         assert_eq!(pow10(-2), 0.01);
         assert_eq!(pow10(-9), 1e-9);
         assert_eq!(pow10(3), 1000.0);
+    }
+    /// Go's own table (`time/time_test.go`, `parseDurationTests` and
+    /// `parseDurationErrorTests`).
+    #[test]
+    fn durations_parse_as_go_parses_them() {
+        use super::{DurationError, parse_duration};
+        const S: i64 = 1_000_000_000;
+        let ok: &[(&str, i64)] = &[
+            ("0", 0),
+            ("5s", 5 * S),
+            ("30s", 30 * S),
+            ("1478s", 1478 * S),
+            ("-5s", -5 * S),
+            ("+5s", 5 * S),
+            ("-0", 0),
+            ("+0", 0),
+            ("5.0s", 5 * S),
+            ("5.6s", 5 * S + 600_000_000),
+            ("5.s", 5 * S),
+            (".5s", S / 2),
+            ("1.0s", S),
+            ("1.00s", S),
+            ("1.004s", S + 4_000_000),
+            ("1.0040s", S + 4_000_000),
+            ("100.00100s", 100 * S + 1_000_000),
+            ("10ns", 10),
+            ("11us", 11_000),
+            ("12µs", 12_000),
+            ("12μs", 12_000),
+            ("13ms", 13_000_000),
+            ("14s", 14 * S),
+            ("15m", 15 * 60 * S),
+            ("16h", 16 * 3600 * S),
+            ("3h30m", (3 * 3600 + 30 * 60) * S),
+            ("10.5s4m", 4 * 60 * S + 10 * S + S / 2),
+            ("-2m3.4s", -(2 * 60 * S + 3 * S + 400_000_000)),
+            ("1h2m3s4ms5us6ns", 3600 * S + 2 * 60 * S + 3 * S + 4_000_000 + 5_000 + 6),
+            ("39h9m14.425s", 39 * 3600 * S + 9 * 60 * S + 14 * S + 425_000_000),
+            ("52763797000ns", 52_763_797_000),
+            ("0.3333333333333333333h", 20 * 60 * S),
+            ("9007199254740993ns", (1 << 53) + 1),
+            ("9223372036854775807ns", i64::MAX),
+            ("9223372036854775.807us", i64::MAX),
+            ("9223372036s854ms775us807ns", i64::MAX),
+            ("-9223372036854775808ns", i64::MIN),
+            ("-9223372036854775.808us", i64::MIN),
+            ("0.100000000000000000000h", 6 * 60 * S),
+            ("0.830103483285477580700h", 49 * 60 * S + 48 * S + 372_539_827),
+        ];
+        for (text, want) in ok {
+            assert_eq!(parse_duration(text), Ok(*want), "{text}");
+        }
+        let bad: &[(&str, &str)] = &[
+            ("", r#"time: invalid duration """#),
+            ("3", r#"time: missing unit in duration "3""#),
+            ("-", r#"time: invalid duration "-""#),
+            ("s", r#"time: invalid duration "s""#),
+            (".", r#"time: invalid duration ".""#),
+            ("-.", r#"time: invalid duration "-.""#),
+            (".s", r#"time: invalid duration ".s""#),
+            ("+.s", r#"time: invalid duration "+.s""#),
+            ("1d", r#"time: unknown unit "d" in duration "1d""#),
+            ("\u{85}\u{85}", r#"time: invalid duration "\xc2\x85\xc2\x85""#),
+            ("\u{FFFD}", r#"time: invalid duration "\xef\xbf\xbd""#),
+            ("9223372036854775810ns", r#"time: invalid duration "9223372036854775810ns""#),
+            ("9223372036854775808ns", r#"time: invalid duration "9223372036854775808ns""#),
+            ("-9223372036854775809ns", r#"time: invalid duration "-9223372036854775809ns""#),
+            ("9223372036854776us", r#"time: invalid duration "9223372036854776us""#),
+            ("3000000h", r#"time: invalid duration "3000000h""#),
+            ("9223372036854775.808us", r#"time: invalid duration "9223372036854775.808us""#),
+            ("9223372036854ms775us808ns", r#"time: invalid duration "9223372036854ms775us808ns""#),
+        ];
+        for (text, want) in bad {
+            assert_eq!(parse_duration(text).map_err(|e| e.to_string()), Err((*want).to_string()), "{text:?}");
+        }
+        assert_eq!(parse_duration("1m30x"), Err(DurationError::UnknownUnit { unit: "x".into(), text: "1m30x".into() }));
     }
 }

@@ -10,6 +10,7 @@ use std::time::Duration;
 use clap::{Args as ClapArgs, Parser, Subcommand, ValueEnum};
 
 use hpa_core::features::{FeatureGates, GateError, KubernetesVersion};
+use hpa_core::go;
 
 /// The port the server listens on by default; the manifests' containerPort must match it.
 pub const DEFAULT_PORT: u16 = 8443;
@@ -251,34 +252,20 @@ fn default_addr() -> SocketAddr {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum DurationError {
-    /// No number before the unit.
-    #[error("invalid duration {0:?}: expected e.g. 500ms, 4s, 2m")]
-    NotANumber(String),
-    /// A unit other than `ms`, `s`, `m` and `h`.
-    #[error("invalid duration {0:?}: the unit must be ms, s, m or h")]
-    Unit(String),
-    /// More milliseconds than a `u64` holds.
-    #[error("invalid duration {0:?}: too large")]
-    TooLarge(String),
+    /// Not a Go duration (`time.ParseDuration`'s words).
+    #[error(transparent)]
+    Syntax(#[from] go::DurationError),
+    /// Below zero: no interval or timeout of the server runs backwards.
+    #[error("invalid duration {0:?}: must not be negative")]
+    Negative(String),
 }
 
-/// Parses a duration the way Kubernetes flags are written: `250ms`, `4s`, `2m`, `1h`, or `0`.
+/// Parses a duration as Kubernetes' own duration flags are (Go's `time.ParseDuration`:
+/// `250ms`, `4s`, `1m30s`, `1.5h`, `0`), refusing negative ones.
 pub fn parse_duration(s: &str) -> Result<Duration, DurationError> {
-    let s = s.trim();
-    if s == "0" {
-        return Ok(Duration::ZERO);
-    }
-    let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
-    let (digits, unit) = s.split_at(split);
-    let n: u64 = digits.parse().map_err(|_| DurationError::NotANumber(s.to_string()))?;
-    let millis = match unit {
-        "ms" => Some(n),
-        "s" => n.checked_mul(1_000),
-        "m" => n.checked_mul(60_000),
-        "h" => n.checked_mul(3_600_000),
-        _ => return Err(DurationError::Unit(s.to_string())),
-    };
-    millis.map(Duration::from_millis).ok_or_else(|| DurationError::TooLarge(s.to_string()))
+    let nanos = go::parse_duration(s.trim())?;
+    let nanos = u64::try_from(nanos).map_err(|_| DurationError::Negative(s.trim().to_string()))?;
+    Ok(Duration::from_nanos(nanos))
 }
 
 #[cfg(test)]
@@ -384,18 +371,15 @@ mod tests {
         assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
         assert_eq!(parse_duration("1h"), Ok(Duration::from_secs(3600)));
         assert_eq!(parse_duration("0"), Ok(Duration::ZERO));
-        for bad in ["", "s", "4", "4x", "-1s", "1.5s", "99999999999999999999s"] {
+        // As Kubernetes' duration flags: Go's grammar.
+        assert_eq!(parse_duration("1m30s"), Ok(Duration::from_secs(90)));
+        assert_eq!(parse_duration("1.5s"), Ok(Duration::from_millis(1500)));
+        for bad in ["", "s", "4", "4x", "-1s", "99999999999999999999s"] {
             assert!(parse_duration(bad).is_err(), "{bad}");
         }
-        assert_eq!(parse_duration("4x"), Err(DurationError::Unit("4x".into())));
-        assert_eq!(
-            parse_duration("1.5s").unwrap_err().to_string(),
-            "invalid duration \"1.5s\": the unit must be ms, s, m or h"
-        );
-        assert_eq!(parse_duration("s").unwrap_err().to_string(), "invalid duration \"s\": expected e.g. 500ms, 4s, 2m");
-        assert_eq!(
-            parse_duration("99999999999999999h").unwrap_err().to_string(),
-            "invalid duration \"99999999999999999h\": too large"
-        );
+        assert_eq!(parse_duration("4x").unwrap_err().to_string(), "time: unknown unit \"x\" in duration \"4x\"");
+        assert_eq!(parse_duration("4").unwrap_err().to_string(), "time: missing unit in duration \"4\"");
+        assert_eq!(parse_duration("-1s").unwrap_err().to_string(), "invalid duration \"-1s\": must not be negative");
+        assert_eq!(parse_duration("3000000h").unwrap_err().to_string(), "time: invalid duration \"3000000h\"");
     }
 }

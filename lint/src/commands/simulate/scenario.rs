@@ -204,25 +204,9 @@ pub enum ValueError {
     /// A duration below zero.
     #[error("duration {0:?} must not be negative")]
     NegativeDuration(String),
-    /// A unit without a number before it.
-    #[error("invalid duration {0:?}: expected a number before each unit (e.g. 90s, 5m, 1h30m)")]
-    MissingNumber(String),
-    /// A number without a unit after it.
-    #[error("invalid duration {text:?}: missing unit after {number} (ms, s, m or h)")]
-    MissingUnit {
-        /// The duration as written.
-        text: String,
-        /// The number the unit should follow.
-        number: f64,
-    },
-    /// A unit other than ms, s, m or h.
-    #[error("invalid duration {text:?}: unknown unit {unit:?} (use ms, s, m or h)")]
-    UnknownUnit {
-        /// The duration as written.
-        text: String,
-        /// The unit.
-        unit: String,
-    },
+    /// Not a Go duration (`time.ParseDuration`'s words).
+    #[error(transparent)]
+    Syntax(#[from] hpa_core::go::DurationError),
     /// Longer than the simulation can count in milliseconds.
     #[error("duration {0:?} is too long")]
     TooLong(String),
@@ -248,49 +232,25 @@ pub enum ValueError {
     NonFinitePercentage(String),
 }
 
-/// Parses a duration: `90s`, `5m`, `1h30m`, `1.5s`, `250ms`, or a plain number of seconds.
-/// Durations are non-negative and whole milliseconds.
+/// Parses a duration as Go's `time.ParseDuration` does (`90s`, `5m`, `1h30m`, `1.5s`,
+/// `250ms`), or a plain number of seconds. Durations are non-negative and whole milliseconds.
 pub fn parse_duration(text: &str) -> Result<i64, ValueError> {
     let t = text.trim();
     if t.is_empty() {
         return Err(ValueError::EmptyDuration);
     }
-    if t.starts_with('-') {
-        return Err(ValueError::NegativeDuration(t.to_string()));
-    }
-    let t = t.strip_prefix('+').unwrap_or(t);
     // A plain number is seconds.
     if let Ok(secs) = t.parse::<f64>() {
-        return millis_of(secs * 1000.0, text);
+        return millis_of(secs * 1000.0, t);
     }
-    let bytes = t.as_bytes();
-    let mut i = 0;
-    let mut total = 0.0f64;
-    while i < bytes.len() {
-        let start = i;
-        while i < bytes.len() && (bytes[i].is_ascii_digit() || bytes[i] == b'.') {
-            i += 1;
-        }
-        let number: f64 = t
-            .get(start..i)
-            .filter(|s| !s.is_empty())
-            .and_then(|s| s.parse().ok())
-            .ok_or_else(|| ValueError::MissingNumber(text.to_string()))?;
-        let unit_start = i;
-        while i < bytes.len() && bytes[i].is_ascii_alphabetic() {
-            i += 1;
-        }
-        let unit_ms = match t.get(unit_start..i).unwrap_or("") {
-            "ms" => 1.0,
-            "s" => 1000.0,
-            "m" => 60_000.0,
-            "h" => 3_600_000.0,
-            "" => return Err(ValueError::MissingUnit { text: text.to_string(), number }),
-            other => return Err(ValueError::UnknownUnit { text: text.to_string(), unit: other.to_string() }),
-        };
-        total += number * unit_ms;
+    let nanos = hpa_core::go::parse_duration(t)?;
+    if nanos < 0 {
+        return Err(ValueError::NegativeDuration(t.to_string()));
     }
-    millis_of(total, text)
+    if nanos % 1_000_000 != 0 {
+        return Err(ValueError::FinerThanMillisecond(t.to_string()));
+    }
+    millis_of((nanos / 1_000_000) as f64, t)
 }
 
 fn millis_of(ms: f64, text: &str) -> Result<i64, ValueError> {
@@ -816,14 +776,8 @@ mod tests {
     #[test]
     fn value_errors_are_typed_and_read_as_before() {
         assert_eq!(parse_duration(" -5s"), Err(ValueError::NegativeDuration("-5s".into())));
-        assert_eq!(
-            parse_duration("3d").unwrap_err().to_string(),
-            "invalid duration \"3d\": unknown unit \"d\" (use ms, s, m or h)"
-        );
-        assert_eq!(
-            parse_duration("5m3").unwrap_err().to_string(),
-            "invalid duration \"5m3\": missing unit after 3 (ms, s, m or h)"
-        );
+        assert_eq!(parse_duration("3d").unwrap_err().to_string(), "time: unknown unit \"d\" in duration \"3d\"");
+        assert_eq!(parse_duration("5m3").unwrap_err().to_string(), "time: missing unit in duration \"5m3\"");
         assert_eq!(
             parse_duration("0.0001").unwrap_err().to_string(),
             "duration \"0.0001\" is finer than a millisecond"
