@@ -219,18 +219,6 @@ fn rules(
     EffectiveRules { stabilization_window_seconds: window, select_policy: select, policies, tolerance }
 }
 
-impl EffectiveRules {
-    /// The rules as an `HPAScalingRules` (what the controller's normalization uses).
-    pub fn to_rules(&self) -> HPAScalingRules {
-        HPAScalingRules {
-            stabilization_window_seconds: Some(self.stabilization_window_seconds.value),
-            select_policy: Some(self.select_policy.value.clone()),
-            policies: Some(self.policies.value.clone()),
-            tolerance: None,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

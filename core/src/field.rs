@@ -140,23 +140,6 @@ impl ErrorType {
             ErrorType::Internal => "Internal error",
         }
     }
-
-    /// Parses a reason back (for test vectors and the webhook).
-    pub fn from_reason(reason: &str) -> Option<Self> {
-        Some(match reason {
-            "FieldValueNotFound" => ErrorType::NotFound,
-            "FieldValueRequired" => ErrorType::Required,
-            "FieldValueDuplicate" => ErrorType::Duplicate,
-            "FieldValueInvalid" => ErrorType::Invalid,
-            "FieldValueNotSupported" => ErrorType::NotSupported,
-            "FieldValueForbidden" => ErrorType::Forbidden,
-            "FieldValueTooLong" => ErrorType::TooLong,
-            "FieldValueTooMany" => ErrorType::TooMany,
-            "InternalError" => ErrorType::Internal,
-            "FieldValueTypeInvalid" => ErrorType::TypeInvalid,
-            _ => return None,
-        })
-    }
 }
 
 /// How kube-apiserver prints the offending value in `Invalid value: X`

@@ -356,11 +356,3 @@ pub struct MetricValueStatus {
     pub average_utilization: Option<i32>,
 }
 
-impl HorizontalPodAutoscaler {
-    /// `kind` and `apiVersion` as written for this version.
-    pub fn with_type_meta(mut self) -> Self {
-        self.api_version = API_VERSION.to_string();
-        self.kind = "HorizontalPodAutoscaler".to_string();
-        self
-    }
-}

@@ -11,7 +11,7 @@ pub mod names;
 pub mod spec;
 
 use crate::api::v2::HorizontalPodAutoscaler;
-use crate::field::{BadValue, ErrorList, FieldError, Path};
+use crate::field::{ErrorList, Path};
 
 pub use spec::{RefOptions, SpecOptions};
 
@@ -32,30 +32,6 @@ pub fn validate_update(new: &HorizontalPodAutoscaler, old: &HorizontalPodAutosca
     let mut errs = meta::validate_object_meta_update(&new.metadata, &old.metadata, &meta_path, opts.release);
     errs.extend(meta::validate_kube_finalizers(&new.metadata.finalizers, &meta_path.child("finalizers"), opts.release));
     errs.extend(spec::validate_spec(&new.spec, &Path::new("spec"), opts));
-    errs
-}
-
-/// `ValidateHorizontalPodAutoscalerStatusUpdate` (the `/status` subresource).
-pub fn validate_status_update(
-    new: &HorizontalPodAutoscaler,
-    old: &HorizontalPodAutoscaler,
-    release: crate::features::KubernetesVersion,
-) -> ErrorList {
-    let meta_path = Path::new("metadata");
-    let mut errs = meta::validate_object_meta_update(&new.metadata, &old.metadata, &meta_path, release);
-    errs.extend(meta::validate_kube_finalizers(&new.metadata.finalizers, &meta_path.child("finalizers"), release));
-    let status = Path::new("status");
-    for (field, value) in
-        [("currentReplicas", new.status.current_replicas), ("desiredReplicas", new.status.desired_replicas)]
-    {
-        if value < 0 {
-            errs.push(FieldError::invalid(
-                &status.child(field),
-                BadValue::Int(i64::from(value)),
-                "must be greater than or equal to 0",
-            ));
-        }
-    }
     errs
 }
 
