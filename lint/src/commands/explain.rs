@@ -20,7 +20,8 @@ pub fn run(args: &ExplainArgs, cluster: &crate::cli::ClusterArgs, out: &mut Outp
     // The configuration's release, gates and controller apply as they do to `lint`; the
     // controller flags given here override its `controller:`.
     let resolved =
-        match super::lint::settings(&args.config, cluster, &[(&args.controller.flags(), Provenance::CommandLine)]) {
+        match super::lint::settings(&args.config, cluster, &[(&args.controller.flags(), Provenance::CommandLine)], out)
+        {
             Ok(r) => r,
             Err(e) => return out.fail(&e),
         };
