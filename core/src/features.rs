@@ -208,6 +208,12 @@ impl Gate {
             Gate::PodLevelResources if version == V1_33 => (false, false, Alpha),
             Gate::PodLevelResources => (true, false, Beta),
             Gate::HPAGeneration if m <= 36 => return None,
+            // Beta, on, from 1.37: `kube_features.go` @ f87817f5 (2026-07-03, the 1.37
+            // development branch, as read for spec/versions.md §1). The 1.37 release branch's
+            // copy is not in the index (it stores one old commit of kube_features.go, and a 2016
+            // strategy.go), so the cell stays inferred. #138228's description planned "n+1: set
+            // to enabled by default" before review, which would make it off in 1.37; the merged
+            // code at f87817f5 says on, and #142386 (open for 1.38) takes it to GA and locked.
             Gate::HPAGeneration => (true, false, Beta),
         };
         Some(GateSpec { default, locked, stage })
