@@ -17,7 +17,8 @@
 //!
 //! Alpha gates are off by default, beta and GA gates on (`DeclarativeValidationTakeover` is the
 //! exception: a beta gate that was off). "—" means the release does not know the gate, and
-//! `--feature-gates` refuses it there, as kube-apiserver does.
+//! `--feature-gates` refuses it there, as kube-apiserver does. `--feature-gates` also takes
+//! `AllAlpha`/`AllBeta` and gates that concern no HPA ([`FeatureGates::apply`]).
 //!
 //! What differs between releases beyond their gates is decided where it happens, by comparing
 //! `gates.version()`: validation messages and rules (`validation`), how values print
@@ -207,13 +208,21 @@ impl Gate {
             Gate::PodLevelResources if version == V1_33 => (false, false, Alpha),
             Gate::PodLevelResources => (true, false, Beta),
             Gate::HPAGeneration if m <= 36 => return None,
+            // Beta, on, from 1.37: `kube_features.go` @ f87817f5 (2026-07-03, the 1.37
+            // development branch, as read for spec/versions.md §1). The 1.37 release branch's
+            // copy is not in the index (it stores one old commit of kube_features.go, and a 2016
+            // strategy.go), so the cell stays inferred. #138228's description planned "n+1: set
+            // to enabled by default" before review, which would make it off in 1.37; the merged
+            // code at f87817f5 says on, and #142386 (open for 1.38) takes it to GA and locked.
             Gate::HPAGeneration => (true, false, Beta),
         };
         Some(GateSpec { default, locked, stage })
     }
 }
 
-/// A refused `--feature-gates` value.
+/// A refused `--feature-gates` value, in kube-apiserver's words (`featureGate.Set` and
+/// `unsafeSetFromMap` of `k8s.io/component-base/featuregate`, `ComponentGlobalsRegistry.Set` of
+/// `k8s.io/component-base/compatibility`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum GateError {
@@ -228,7 +237,7 @@ pub enum GateError {
         /// The value given.
         value: String,
     },
-    /// Not a gate this release knows (or one that does not concern HPAs).
+    /// Not a gate this release knows.
     #[error("unrecognized feature gate: {0}")]
     Unknown(String),
     /// A locked gate set to the other value.
@@ -241,19 +250,84 @@ pub enum GateError {
         /// The value it is locked to.
         locked: bool,
     },
+    /// `component:Name=bool` with a component other than `kube`.
+    #[error("component not registered: {0}")]
+    Component(String),
+    /// `kube:Name=bool` and `Name=bool` in one value.
+    #[error("set kube feature gates with default empty prefix or kube: prefix consistently, do not mix use")]
+    MixedPrefix,
+    /// Several errors, as `utilerrors.NewAggregate` prints them: `[first, second]`.
+    #[error("[{}]", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "))]
+    Several(Vec<GateError>),
 }
+
+/// A `--feature-gates` value accepted with a warning.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum GateWarning {
+    /// A GA or deprecated gate set (to the value it is locked to, or while it is not locked):
+    /// kube-apiserver logs `Setting GA feature gate %s=%t. It will be removed in a future
+    /// release.` (`unsafeSetFromMap`).
+    Graduated {
+        /// The gate.
+        gate: Gate,
+        /// [`Stage::GA`] or [`Stage::Deprecated`].
+        stage: Stage,
+        /// The value set.
+        value: bool,
+    },
+    /// A gate that does not change anything this tool models: the release may have it (it is
+    /// not checked against the release's full gate list), and it is ignored.
+    NotHpa {
+        /// The gate's name.
+        name: String,
+        /// The value set.
+        value: bool,
+    },
+}
+
+impl fmt::Display for GateWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GateWarning::Graduated { gate, stage, value } => {
+                let stage = if *stage == Stage::Deprecated { "deprecated" } else { "GA" };
+                write!(
+                    f,
+                    "Setting {stage} feature gate {}={value}. It will be removed in a future release.",
+                    gate.name()
+                )
+            }
+            GateWarning::NotHpa { name, value } => write!(
+                f,
+                "feature gate {name}={value}: not an HPA gate, ignored (kube-apiserver refuses it if the release does not have it)"
+            ),
+        }
+    }
+}
+
+/// The HPA gates Kubernetes removed before 1.33: refused by every modelled release.
+const REMOVED_HPA_GATES: [&str; 1] = ["HPAContainerMetrics"];
+
+/// `AllAlpha` and `AllBeta`, component-base's special gates (`setUnsetAlphaGates`,
+/// `setUnsetBetaGates`).
+const ALL_ALPHA: &str = "AllAlpha";
+const ALL_BETA: &str = "AllBeta";
 
 /// Feature gates of one release with explicit overrides, as `--feature-gates` sets them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FeatureGates {
     version: KubernetesVersion,
     overrides: BTreeMap<Gate, bool>,
+    /// `AllAlpha=`: every alpha gate not set explicitly.
+    all_alpha: Option<bool>,
+    /// `AllBeta=`: every beta gate not set explicitly.
+    all_beta: Option<bool>,
 }
 
 impl FeatureGates {
     /// The defaults of a release.
     pub fn new(version: KubernetesVersion) -> Self {
-        FeatureGates { version, overrides: BTreeMap::new() }
+        FeatureGates { version, overrides: BTreeMap::new(), all_alpha: None, all_beta: None }
     }
 
     /// The release these gates belong to.
@@ -261,11 +335,19 @@ impl FeatureGates {
         self.version
     }
 
-    /// Whether a gate is on (a gate the release does not have is off).
+    /// Whether a gate is on (a gate the release does not have is off): its explicit value, else
+    /// `AllAlpha`/`AllBeta` for a gate at that stage, else its default (`featureEnabled`).
     pub fn enabled(&self, gate: Gate) -> bool {
-        match self.overrides.get(&gate) {
-            Some(&on) => on,
-            None => gate.spec(self.version).is_some_and(|s| s.default),
+        if let Some(&on) = self.overrides.get(&gate) {
+            return on;
+        }
+        let Some(spec) = gate.spec(self.version) else {
+            return false;
+        };
+        match spec.stage {
+            Stage::Alpha => self.all_alpha.unwrap_or(spec.default),
+            Stage::Beta => self.all_beta.unwrap_or(spec.default),
+            Stage::GA | Stage::Deprecated => spec.default,
         }
     }
 
@@ -290,19 +372,104 @@ impl FeatureGates {
         Ok(())
     }
 
-    /// Applies a `--feature-gates` value: `Name=true,Other=false`.
-    pub fn apply(&mut self, spec: &str) -> Result<(), GateError> {
+    /// Applies a `--feature-gates` value, `Name=true,Other=false`, as kube-apiserver does
+    /// (`ComponentGlobalsRegistry.Set`, then `featureGate.Set` and `unsafeSetFromMap` of
+    /// `k8s.io/component-base`):
+    ///
+    /// - an item may name its component, `kube:Name=bool` (the only one kube-apiserver has);
+    ///   `kube:` and no prefix are not mixed;
+    /// - every item is read (`Name=bool`, `strconv.ParseBool`) before any name is looked up, and
+    ///   the first malformed one is the error; a later item of the same name wins;
+    /// - then each gate, in name order: a name the release does not have stops there
+    ///   (`unrecognized feature gate`); a locked gate set to the other value is an error and the
+    ///   next gate is looked at; the errors are returned together (`[a, b]`); a GA or
+    ///   deprecated gate set gives kube-apiserver's warning;
+    /// - `AllAlpha=v` / `AllBeta=v` set every alpha / beta gate of the release that is not set
+    ///   explicitly (`setUnsetAlphaGates`); later values (a later call) replace earlier ones, as
+    ///   kube-apiserver joins repeated `--feature-gates` flags into one value.
+    ///
+    /// Gates that concern no HPA are not all known to this tool: a name shaped like a gate
+    /// (`UpperCamelCase`) that is not one of [`Gate::ALL`] is accepted with a
+    /// [`GateWarning::NotHpa`] and ignored; a name that cannot be a gate, an HPA gate spelled
+    /// with other capitals, an HPA gate the release does not have (or removed before 1.33,
+    /// `HPAContainerMetrics`) is refused as kube-apiserver refuses it.
+    pub fn apply(&mut self, spec: &str) -> Result<Vec<GateWarning>, GateError> {
+        // `ColonSeparatedMultimapStringString` (with an empty default key), then `Set`.
+        let (mut prefixed, mut bare) = (false, false);
+        let mut items = Vec::new();
         for item in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let item = match item.split_once(':') {
+                Some((component, rest)) => {
+                    let component = component.trim();
+                    if component != "kube" {
+                        return Err(GateError::Component(component.to_string()));
+                    }
+                    prefixed = true;
+                    rest.trim()
+                }
+                None => {
+                    bare = true;
+                    item
+                }
+            };
+            if prefixed && bare {
+                return Err(GateError::MixedPrefix);
+            }
+            items.push(item);
+        }
+        let mut values = BTreeMap::new();
+        for item in items.into_iter().filter(|s| !s.is_empty()) {
             let Some((name, value)) = item.split_once('=') else {
-                return Err(GateError::Malformed(item.to_string()));
+                return Err(GateError::Malformed(item.trim().to_string()));
             };
             let (name, value) = (name.trim(), value.trim());
-            let gate = Gate::from_name(name).ok_or_else(|| GateError::Unknown(name.to_string()))?;
             let value = parse_go_bool(value)
                 .ok_or_else(|| GateError::NotBool { name: name.to_string(), value: value.to_string() })?;
-            self.set(gate, value)?;
+            values.insert(name, value);
         }
-        Ok(())
+        let mut errors = Vec::new();
+        let mut warnings = Vec::new();
+        let (mut all_alpha, mut all_beta) = (self.all_alpha, self.all_beta);
+        let mut overrides = self.overrides.clone();
+        for (&name, &value) in &values {
+            match name {
+                ALL_ALPHA => all_alpha = Some(value),
+                ALL_BETA => all_beta = Some(value),
+                _ => match Gate::from_name(name) {
+                    Some(gate) => match gate.spec(self.version) {
+                        None => {
+                            errors.push(GateError::Unknown(name.to_string()));
+                            break;
+                        }
+                        Some(s) if s.locked && value != s.default => {
+                            errors.push(GateError::Locked { name: name.to_string(), value, locked: s.default });
+                        }
+                        Some(s) => {
+                            overrides.insert(gate, value);
+                            if matches!(s.stage, Stage::GA | Stage::Deprecated) {
+                                warnings.push(GateWarning::Graduated { gate, stage: s.stage, value });
+                            }
+                        }
+                    },
+                    None if may_be_other_gate(name) => {
+                        warnings.push(GateWarning::NotHpa { name: name.to_string(), value });
+                    }
+                    None => {
+                        errors.push(GateError::Unknown(name.to_string()));
+                        break;
+                    }
+                },
+            }
+        }
+        match errors.len() {
+            0 => {}
+            1 => return Err(errors.remove(0)),
+            _ => return Err(GateError::Several(errors)),
+        }
+        self.overrides = overrides;
+        self.all_alpha = all_alpha;
+        self.all_beta = all_beta;
+        Ok(warnings)
     }
 
     /// A gate set from a `(name, value)` map, e.g. from a test vector.
@@ -310,6 +477,20 @@ impl FeatureGates {
         self.set(gate, value)?;
         Ok(self)
     }
+}
+
+/// Whether `name` may be a gate of a Kubernetes release that concerns no HPA: shaped as every
+/// gate name is (an upper-case ASCII letter, then ASCII letters and digits), and neither an HPA
+/// gate spelled with other capitals nor an HPA gate removed before 1.33.
+fn may_be_other_gate(name: &str) -> bool {
+    let shaped =
+        name.bytes().next().is_some_and(|b| b.is_ascii_uppercase()) && name.bytes().all(|b| b.is_ascii_alphanumeric());
+    let hpa = |known: &str| known.eq_ignore_ascii_case(name);
+    shaped
+        && !Gate::ALL.into_iter().any(|g| hpa(g.name()))
+        && !REMOVED_HPA_GATES.into_iter().any(hpa)
+        && !hpa(ALL_ALPHA)
+        && !hpa(ALL_BETA)
 }
 
 impl Default for FeatureGates {
@@ -459,8 +640,117 @@ mod tests {
             g.apply("HPAConfigurableTolerance=false").unwrap_err().to_string(),
             "cannot set feature gate HPAConfigurableTolerance to false, feature is locked to true"
         );
-        assert!(matches!(g.apply("Nope=true"), Err(GateError::Unknown(_))));
+        assert!(matches!(g.apply("nope=true"), Err(GateError::Unknown(_))));
         assert!(matches!(g.apply("HPAScaleToZero=yes"), Err(GateError::NotBool { .. })));
+    }
+
+    #[test]
+    fn gates_that_concern_no_hpa_are_accepted_with_a_warning() {
+        for v in KubernetesVersion::ALL {
+            let mut g = FeatureGates::new(v);
+            let warnings = g.apply("InPlacePodVerticalScaling=true,HPAScaleToZero=true").unwrap();
+            assert_eq!(
+                warnings.iter().map(ToString::to_string).collect::<Vec<_>>(),
+                [
+                    "feature gate InPlacePodVerticalScaling=true: not an HPA gate, ignored (kube-apiserver refuses it if the release does not have it)"
+                ],
+                "{v}"
+            );
+            assert!(g.enabled(Gate::HPAScaleToZero), "{v}");
+        }
+        // What cannot be a gate, an HPA gate with other capitals, a removed HPA gate, and a gate
+        // the release does not have are refused.
+        let mut g = FeatureGates::new(V1_37);
+        for bad in
+            ["inPlacePodVerticalScaling", "In-Place", "Gate_1", "HpaScaleToZero", "HPAContainerMetrics", "allAlpha"]
+        {
+            assert_eq!(g.apply(&format!("{bad}=true")), Err(GateError::Unknown(bad.to_string())), "{bad}");
+        }
+        assert_eq!(g, FeatureGates::new(V1_37), "a refused value changes nothing");
+    }
+
+    #[test]
+    fn values_are_read_before_names_are_looked_up() {
+        // `featureGate.Set`: every item is parsed first; the first malformed one is the error.
+        let mut g = FeatureGates::new(V1_37);
+        assert_eq!(
+            g.apply("Nope_=true,HPAScaleToZero=maybe").unwrap_err().to_string(),
+            "invalid value of HPAScaleToZero=maybe, err: strconv.ParseBool: parsing \"maybe\": invalid syntax"
+        );
+        assert_eq!(g.apply("HPAScaleToZero").unwrap_err().to_string(), "missing bool value for HPAScaleToZero");
+        // A later item of the same name wins.
+        g.apply("HPAScaleToZero=false,HPAScaleToZero=T").unwrap();
+        assert!(g.enabled(Gate::HPAScaleToZero));
+    }
+
+    #[test]
+    fn graduated_gates_warn_and_locked_errors_are_collected() {
+        let mut g = FeatureGates::new(V1_37);
+        let w = g.apply("HPAConfigurableTolerance=true,DeclarativeValidationTakeover=false").unwrap();
+        assert_eq!(
+            w.iter().map(ToString::to_string).collect::<Vec<_>>(),
+            [
+                "Setting deprecated feature gate DeclarativeValidationTakeover=false. It will be removed in a future release.",
+                "Setting GA feature gate HPAConfigurableTolerance=true. It will be removed in a future release.",
+            ]
+        );
+        // Both locked gates are reported, together, as `utilerrors.NewAggregate` prints them.
+        assert_eq!(
+            g.apply("HPAConfigurableTolerance=false,DeclarativeValidationTakeover=true,DeclarativeValidation=false")
+                .unwrap_err()
+                .to_string(),
+            "[cannot set feature gate DeclarativeValidation to false, feature is locked to true, \
+             cannot set feature gate DeclarativeValidationTakeover to true, feature is locked to false, \
+             cannot set feature gate HPAConfigurableTolerance to false, feature is locked to true]"
+        );
+        // An unrecognized gate stops the lookup (`unsafeSetFromMap` returns early).
+        assert_eq!(
+            FeatureGates::new(V1_36).apply("DeclarativeValidation=false,HPAGeneration=true,HPAScaleToZero=true"),
+            Err(GateError::Several(vec![
+                GateError::Locked { name: "DeclarativeValidation".into(), value: false, locked: true },
+                GateError::Unknown("HPAGeneration".into()),
+            ]))
+        );
+        // Beta and alpha gates set give no warning.
+        assert!(
+            FeatureGates::new(V1_36).apply("HPAScaleToZero=true,HPAConfigurableTolerance=false").unwrap().is_empty()
+        );
+    }
+
+    #[test]
+    fn all_alpha_and_all_beta() {
+        // 1.36: HPAScaleToZero alpha; HPAConfigurableTolerance, PodLevelResources beta.
+        let mut g = FeatureGates::new(V1_36);
+        assert!(g.apply("AllAlpha=true").unwrap().is_empty());
+        assert!(g.enabled(Gate::HPAScaleToZero));
+        g.apply("AllBeta=false,PodLevelResources=true").unwrap();
+        assert!(!g.enabled(Gate::HPAConfigurableTolerance) && !g.enabled(Gate::DeclarativeValidationBeta));
+        assert!(g.enabled(Gate::PodLevelResources), "an explicit value wins over AllBeta");
+        // GA and deprecated gates are not touched; a later AllAlpha replaces the earlier one.
+        assert!(g.enabled(Gate::DeclarativeValidation));
+        g.apply("AllAlpha=false").unwrap();
+        assert!(!g.enabled(Gate::HPAScaleToZero));
+        // 1.33: the beta, default-off DeclarativeValidationTakeover is switched on by AllBeta.
+        let mut g = FeatureGates::new(V1_33);
+        g.apply("AllBeta=true").unwrap();
+        assert!(g.enabled(Gate::DeclarativeValidationTakeover) && !g.enabled(Gate::HPAScaleToZero));
+        // 1.37: HPAScaleToZero is beta; the locked GA tolerance gate stays on.
+        let mut g = FeatureGates::new(V1_37);
+        g.apply("AllBeta=false").unwrap();
+        assert!(!g.enabled(Gate::HPAScaleToZero) && !g.enabled(Gate::HPAGeneration));
+        assert!(g.enabled(Gate::HPAConfigurableTolerance));
+    }
+
+    #[test]
+    fn component_prefix() {
+        let mut g = FeatureGates::new(V1_36);
+        g.apply("kube:HPAScaleToZero=true, kube:AllBeta=false").unwrap();
+        assert!(g.enabled(Gate::HPAScaleToZero) && !g.enabled(Gate::PodLevelResources));
+        assert_eq!(g.apply("wardle:Foo=true").unwrap_err().to_string(), "component not registered: wardle");
+        assert_eq!(
+            g.apply("kube:HPAScaleToZero=true,PodLevelResources=true").unwrap_err().to_string(),
+            "set kube feature gates with default empty prefix or kube: prefix consistently, do not mix use"
+        );
     }
 
     #[test]

@@ -85,3 +85,46 @@ fn explain_says_where_each_controller_value_comes_from() {
     assert_eq!(json[0]["behavior"]["stabilizationWindowSeconds"]["source"], "controller-default");
     assert!(json[0]["behavior"]["stabilizationWindowSeconds"].get("file").is_none());
 }
+
+/// A per-direction tolerance on a release whose `HPAConfigurableTolerance` is off (1.33, 1.34 by
+/// default; any release before 1.37 with the gate switched off) is dropped by kube-apiserver and
+/// ignored by the controller: explain says so under the table that shows the controller's
+/// tolerance, in HPA306's words. Where the gate is on, no note.
+#[test]
+fn explain_says_a_tolerance_is_dropped_where_the_gate_is_off() {
+    let text = "apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: web, namespace: shop}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  maxReplicas: 20
+  metrics:
+  - type: Resource
+    resource: {name: cpu, target: {type: Utilization, averageUtilization: 70}}
+  behavior:
+    scaleUp: {tolerance: \"0.02\"}
+    scaleDown: {tolerance: \"0.05\"}
+";
+    let explain = |extra: &[&str]| {
+        let run = hpa_lint(&[&["explain", "--no-config"], extra, &["-"]].concat(), text);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run
+    };
+    let note = |dir: &str, q: &str, pct: &str, v: &str| {
+        format!(
+            "spec.behavior.{dir}.tolerance {q} ({pct}) is not used: HPAConfigurableTolerance is off in Kubernetes {v}: kube-apiserver drops this tolerance silently and the controller's global tolerance (0.1) applies (HPA306)"
+        )
+    };
+    let human = explain(&["--kubernetes-version", "1.33"]).stdout;
+    assert!(human.contains(&format!("  note: {}\n", note("scaleUp", "20m", "2%", "1.33"))), "{human}");
+    assert!(human.contains(&format!("  note: {}\n", note("scaleDown", "50m", "5%", "1.33"))), "{human}");
+    let json =
+        explain(&["--kubernetes-version", "1.36", "--feature-gates", "HPAConfigurableTolerance=false", "-o", "json"])
+            .json();
+    assert_eq!(json[0]["notes"][0], note("scaleUp", "20m", "2%", "1.36").as_str());
+    for on in ["1.35", "1.37"] {
+        let human = explain(&["--kubernetes-version", on]).stdout;
+        assert!(!human.contains("note:"), "{on}: {human}");
+        assert!(human.contains("tolerance             2%"), "{on}: {human}");
+    }
+}

@@ -150,6 +150,49 @@ fn feature_gates_and_versions() {
     assert_eq!(hpa_lint(&["validate", "--kubernetes-version", "1.20", "-"], &text).code, 2);
 }
 
+/// `--feature-gates` takes what kube-apiserver takes: gates that concern no HPA (a warning on
+/// standard error), `AllAlpha`/`AllBeta`, a GA gate set to its locked value (kube-apiserver's
+/// warning); it refuses what cannot be a gate.
+#[test]
+fn feature_gates_as_kube_apiserver_takes_them() {
+    let text = VALID.replace("maxReplicas: 5", "minReplicas: 0\n  maxReplicas: 5\n  metrics:\n  - type: External\n    external: {metric: {name: q}, target: {type: Value, value: 1}}");
+    let run =
+        |gates: &str| hpa_lint(&["validate", "--kubernetes-version", "1.36", "--feature-gates", gates, "-"], &text);
+    let other = run("InPlacePodVerticalScaling=true");
+    assert_eq!(other.code, 1, "accepted, and HPAScaleToZero stays off: {}", other.stderr);
+    assert!(
+        other.stderr.contains(
+            "hpa-lint: warning: --feature-gates: feature gate InPlacePodVerticalScaling=true: not an HPA gate, ignored"
+        ),
+        "{}",
+        other.stderr
+    );
+    assert_eq!(run("AllAlpha=true").code, 0, "AllAlpha switches the alpha HPAScaleToZero on");
+    assert_eq!(run("AllAlpha=true,HPAScaleToZero=false").code, 1, "an explicit value wins");
+    let ga = run("DeclarativeValidation=true,AllAlpha=true");
+    assert_eq!(ga.code, 0);
+    assert!(
+        ga.stderr
+            .contains("Setting GA feature gate DeclarativeValidation=true. It will be removed in a future release."),
+        "{}",
+        ga.stderr
+    );
+    let bad = run("hpaScaleToZero=true");
+    assert_eq!(bad.code, 2);
+    assert!(bad.stderr.contains("unrecognized feature gate: hpaScaleToZero"), "{}", bad.stderr);
+    // The configuration's gates warn with their position.
+    let dir = tempfile::tempdir().unwrap();
+    let cfg =
+        write(&dir, "c.yaml", "kubernetesVersion: \"1.36\"\nfeatureGates: {AllAlpha: true, SidecarContainers: true}\n");
+    let configured = hpa_lint(&["validate", "--config", &cfg, "-"], &text);
+    assert_eq!(configured.code, 0, "{}", configured.stderr);
+    assert!(
+        configured.stderr.contains("c.yaml:2:15: featureGates: feature gate SidecarContainers=true: not an HPA gate"),
+        "{}",
+        configured.stderr
+    );
+}
+
 #[test]
 fn default_prints_objects_in_their_own_version() {
     let run = hpa_lint(&["default", "-o", "json", "-"], VALID);

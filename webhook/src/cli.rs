@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use clap::{Args as ClapArgs, Parser, Subcommand, ValueEnum};
 
-use hpa_core::features::{FeatureGates, GateError, KubernetesVersion};
+use hpa_core::features::{FeatureGates, GateError, GateWarning, KubernetesVersion};
 use hpa_core::go;
 
 /// The port the server listens on by default; the manifests' containerPort must match it.
@@ -97,11 +97,11 @@ pub struct ExportArgs {
 }
 
 impl ExportArgs {
-    /// The feature gates these flags describe.
-    pub fn gates(&self) -> Result<FeatureGates, GateError> {
+    /// The feature gates these flags describe, and the warnings of `--feature-gates`.
+    pub fn gates(&self) -> Result<(FeatureGates, Vec<GateWarning>), GateError> {
         let mut gates = FeatureGates::new(self.kubernetes_version);
-        gates.apply(&self.feature_gates)?;
-        Ok(gates)
+        let warnings = gates.apply(&self.feature_gates)?;
+        Ok((gates, warnings))
     }
 }
 
@@ -203,10 +203,21 @@ pub struct ServeArgs {
 }
 
 impl ServeArgs {
-    /// The feature gates these flags describe.
+    /// The feature gates these flags describe (the warnings of `--feature-gates` are logged
+    /// once, by [`ServeArgs::gates_logged`]).
     pub fn gates(&self) -> Result<FeatureGates, GateError> {
         let mut gates = FeatureGates::new(self.kubernetes_version);
         gates.apply(&self.feature_gates)?;
+        Ok(gates)
+    }
+
+    /// [`ServeArgs::gates`], with each warning of `--feature-gates` (a GA gate set, a gate that
+    /// concerns no HPA) logged at warn, as kube-apiserver logs them.
+    pub fn gates_logged(&self) -> Result<FeatureGates, GateError> {
+        let mut gates = FeatureGates::new(self.kubernetes_version);
+        for w in gates.apply(&self.feature_gates)? {
+            tracing::warn!("--feature-gates: {w}");
+        }
         Ok(gates)
     }
 }
@@ -338,8 +349,20 @@ mod tests {
         .unwrap();
         let gates = args.serve.gates().unwrap();
         assert!(gates.enabled(hpa_core::features::Gate::HPAScaleToZero));
-        let args = Args::try_parse_from(["hpa-webhook", "--feature-gates", "Nope=true"]).unwrap();
+        // A name that cannot be a gate is refused; one that concerns no HPA is accepted (and
+        // logged).
+        let args = Args::try_parse_from(["hpa-webhook", "--feature-gates", "nope=true"]).unwrap();
         assert!(args.serve.gates().is_err());
+        let args = Args::try_parse_from([
+            "hpa-webhook",
+            "--kubernetes-version",
+            "1.36",
+            "--feature-gates",
+            "InPlacePodVerticalScaling=true,AllAlpha=true",
+        ])
+        .unwrap();
+        let gates = args.serve.gates_logged().unwrap();
+        assert!(gates.enabled(hpa_core::features::Gate::HPAScaleToZero), "AllAlpha switches 1.36's alpha gates on");
     }
 
     #[test]

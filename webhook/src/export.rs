@@ -159,7 +159,10 @@ pub fn run(
     stdout: &mut dyn std::io::Write,
     stderr: &mut dyn std::io::Write,
 ) -> Result<(), ExportError> {
-    let gates = args.gates()?;
+    let (gates, warnings) = args.gates()?;
+    for w in warnings {
+        writeln!(stderr, "warning: --feature-gates: {w}")?;
+    }
     if gates.version() < hpa_core::features::KubernetesVersion::V1_36 {
         return Err(ExportError::TooOld(gates.version()));
     }

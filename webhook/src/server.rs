@@ -74,7 +74,7 @@ pub async fn context(args: &ServeArgs) -> Result<Option<ClusterContext>, ServeEr
 
 /// Everything the server needs, with this context cache.
 pub fn state_with(args: &ServeArgs, context: Option<ClusterContext>) -> Result<AppState, ServeError> {
-    let gates = args.gates()?;
+    let gates = args.gates_logged()?;
     let policy = PolicyStore::load(args.policy.as_deref())?;
     if policy.current().sets_tolerance() && !gates.enabled(hpa_core::features::Gate::HPAConfigurableTolerance) {
         tracing::warn!("the policy sets tolerance defaults, which are ignored while HPAConfigurableTolerance is off");

@@ -4,8 +4,14 @@
 //! `parseQuantityString`, `CanonicalizeBytes`, `AsApproximateFloat64`) and `suffix.go`.
 //! A value is kept as Go keeps it (`int64Amount{value, scale}` on the fast path, an
 //! `inf.Dec` rounded up to nano otherwise), so that float conversions are bit-identical.
-//! Go's `inf.Dec` is unbounded; here the mantissa is an `i128`, so quantities with more than
-//! about 38 significant digits are rejected as too large (Go would accept them).
+//! Go's `inf.Dec` is unbounded, and so is this: a mantissa of more than 38 significant digits
+//! (beyond `i128`) is kept as its decimal digits, as exact as Go keeps it.
+//!
+//! Release differences not mirrored (parsing is the same for every release here): 1.38 rejects a
+//! decimal exponent outside ±MaxInt32 (`interpret`, #141203: `unable to parse quantity's
+//! suffix`), where 1.33–1.37 wrap it with `int32()` as this does; 1.38 saturates `MilliValue`
+//! and `ScaledValue` of a value past int64 (#141305), as this does for every release, where
+//! 1.33–1.37 return the low 64 bits of the big integer.
 
 use std::cmp::Ordering;
 use std::fmt;
@@ -36,17 +42,18 @@ pub enum QuantityError {
     /// `ErrSuffix`
     #[error("unable to parse quantity's suffix")]
     Suffix,
-    /// Beyond what this implementation represents exactly (Go's arbitrary precision is not mirrored).
-    #[error("quantity has too many significant digits to be represented exactly")]
-    TooLarge,
 }
 
 /// A Kubernetes quantity such as `500m`, `2Gi` or `1e3`.
 #[derive(Clone)]
 pub struct Quantity {
-    /// value = mantissa × 10^exp
+    /// value = mantissa × 10^exp; with `wide`, only the sign (±1).
     mantissa: i128,
     exp: i32,
+    /// A mantissa beyond `i128` (the slow parse path of a number of more than 38 significant
+    /// digits): its decimal digits, most significant first, without leading or trailing zeros;
+    /// the value is ±digits × 10^exp.
+    wide: Option<Box<str>>,
     format: Format,
     /// The input string when Go would cache it as already canonical (then it is what Go prints).
     cached: Option<Box<str>>,
@@ -68,6 +75,7 @@ impl Quantity {
             return Ok(Quantity {
                 mantissa: 0,
                 exp: 0,
+                wide: None,
                 format: Format::DecimalSI,
                 cached: Some("0".into()),
                 dec: false,
@@ -104,6 +112,7 @@ impl Quantity {
                     return Ok(Quantity {
                         mantissa: i128::from(result),
                         exp: scale,
+                        wide: None,
                         format,
                         cached: canonical_input.then(|| s.into()),
                         dec: false,
@@ -124,13 +133,29 @@ impl Quantity {
         }
         let mut mag = Big::from_digits(trimmed)?;
         if base == 2 {
-            mag = mag.shl(exponent)?;
+            // At least 10^19 before the shift: past MaxInt64, so capped below whatever the
+            // shift makes of it; the shift (2^exponent of a number of any length) is skipped.
+            if !mag.is_zero() && trimmed.len() as i64 - 1 + i64::from(exp) >= 19 {
+                mag = Big::from_digits("1")?;
+                exp = 19;
+            } else {
+                mag = mag.shl(exponent)?;
+            }
         }
         let mut format = format;
         if !mag.is_zero() {
             mag = mag.round_up_to(exp, NANO);
         }
-        let (mut mantissa, mut exp) = mag.into_parts(exp)?;
+        let (mut mantissa, mut exp) = match mag.into_parts(exp) {
+            Parts128::Small(m, e) => (m, e),
+            // Past i128 (never BinarySI: that is capped at MaxInt64 below, and a mantissa of 39
+            // digits or more is far above it, so this is DecimalSI or DecimalExponent).
+            Parts128::Wide(digits, e) if format != Format::BinarySI => {
+                let sign = if parts.positive { 1 } else { -1 };
+                return Ok(Quantity { mantissa: sign, exp: e, wide: Some(digits), format, cached: None, dec: true });
+            }
+            Parts128::Wide(..) => (i128::from(i64::MAX), 0),
+        };
         // inf.Dec.Round leaves the value at scale 9 (nano); mirror that representation.
         if mantissa != 0
             && exp > NANO
@@ -140,12 +165,12 @@ impl Quantity {
             exp = NANO;
         }
         if format == Format::BinarySI {
-            let probe = Quantity { mantissa, exp, format, cached: None, dec: true };
+            let probe = Quantity { mantissa, exp, wide: None, format, cached: None, dec: true };
             if probe.cmp_value(&Quantity::from_i64(i64::MAX)) == Ordering::Greater {
                 mantissa = i128::from(i64::MAX);
                 exp = 0;
             }
-            let probe = Quantity { mantissa, exp, format, cached: None, dec: true };
+            let probe = Quantity { mantissa, exp, wide: None, format, cached: None, dec: true };
             if mantissa != 0 && probe.cmp_value(&Quantity::from_i64(1)) == Ordering::Less {
                 format = Format::DecimalSI;
             }
@@ -153,22 +178,36 @@ impl Quantity {
         if !parts.positive {
             mantissa = -mantissa;
         }
-        Ok(Quantity { mantissa, exp, format, cached: None, dec: true })
+        Ok(Quantity { mantissa, exp, wide: None, format, cached: None, dec: true })
     }
 
     /// A quantity from an integer, formatted as DecimalSI (`resource.NewQuantity`).
     pub fn from_i64(value: i64) -> Self {
-        Quantity { mantissa: i128::from(value), exp: 0, format: Format::DecimalSI, cached: None, dec: false }
+        Quantity {
+            mantissa: i128::from(value),
+            exp: 0,
+            wide: None,
+            format: Format::DecimalSI,
+            cached: None,
+            dec: false,
+        }
     }
 
     /// A quantity from milli-units (`resource.NewMilliQuantity(v, DecimalSI)`).
     pub fn from_milli(value: i64) -> Self {
-        Quantity { mantissa: i128::from(value), exp: -3, format: Format::DecimalSI, cached: None, dec: false }
+        Quantity {
+            mantissa: i128::from(value),
+            exp: -3,
+            wide: None,
+            format: Format::DecimalSI,
+            cached: None,
+            dec: false,
+        }
     }
 
     /// A quantity from milli-units in a given format (`resource.NewMilliQuantity(v, format)`).
     pub fn from_milli_with_format(value: i64, format: Format) -> Self {
-        Quantity { mantissa: i128::from(value), exp: -3, format, cached: None, dec: false }
+        Quantity { mantissa: i128::from(value), exp: -3, wide: None, format, cached: None, dec: false }
     }
 
     /// The format (DecimalSI, BinarySI or DecimalExponent).
@@ -188,6 +227,13 @@ impl Quantity {
 
     /// `AsApproximateFloat64`: mantissa × `math.Pow10(scale)`, bit-identical to Go.
     pub fn as_approximate_f64(&self) -> f64 {
+        if let Some(digits) = &self.wide {
+            // Go holds the value at scale 9 (`Round(Nano)`): the nearest float64 to the unscaled
+            // integer (big.Float's Float64), times 10^-9. The string form reaches the same float
+            // without building the integer.
+            let unscaled: f64 = format!("{digits}e{}", i64::from(self.exp) - i64::from(NANO)).parse().unwrap_or(0.0);
+            return self.mantissa as f64 * unscaled * crate::go::pow10(NANO);
+        }
         let base = self.mantissa as f64;
         if self.exp == 0 {
             return base;
@@ -206,7 +252,29 @@ impl Quantity {
     }
 
     /// `ScaledValue(scale)`: ceil(|q| / 10^scale) with q's sign, saturating at the i64 range.
+    ///
+    /// A value of more than 38 significant digits (at least 10^29) saturates at any scale above
+    /// -10, as apimachinery 1.38 saturates (#141305); 1.33–1.37 return big.Int's `Int64()` of
+    /// it, its low 64 bits, which this does not mirror.
     pub fn scaled_value(&self, scale: i32) -> i64 {
+        if let Some(digits) = &self.wide {
+            // |q| / 10^scale = digits × 10^shift, at least 10^(len - 1 + shift).
+            let shift = i64::from(self.exp) - i64::from(scale);
+            let len = digits.len() as i64;
+            let clamped = if len - 1 + shift >= 19 {
+                i64::MAX
+            } else if len + shift <= 0 {
+                1
+            } else {
+                // 1 to 19 integer digits (shift < 0 here, as len > 38), rounded up.
+                let split = (len + shift) as usize;
+                let (int, frac) = digits.split_at(split);
+                let int: i64 = int.parse().unwrap_or(i64::MAX);
+                let up = i64::from(frac.bytes().any(|d| d != b'0'));
+                int.saturating_add(up)
+            };
+            return if self.mantissa < 0 { -clamped } else { clamped };
+        }
         let shift = self.exp - scale;
         let mag = self.mantissa.unsigned_abs();
         let result: u128 = if shift >= 0 {
@@ -229,6 +297,10 @@ impl Quantity {
         }
         if a == 0 {
             return Ordering::Equal;
+        }
+        if self.wide.is_some() || other.wide.is_some() {
+            let ord = cmp_digits(&self.digits(), &other.digits());
+            return if a < 0 { ord.reverse() } else { ord };
         }
         // Same sign, both non-zero: compare magnitudes by aligning exponents.
         let ord = cmp_magnitude(a.unsigned_abs(), self.exp, b.unsigned_abs(), other.exp);
@@ -269,13 +341,7 @@ impl Quantity {
             }
             _ => {
                 let negative = self.mantissa < 0;
-                let mut m = self.mantissa.unsigned_abs();
-                let mut exp = i64::from(self.exp);
-                while m.is_multiple_of(10) {
-                    m /= 10;
-                    exp += 1;
-                }
-                let mut digits = m.to_string();
+                let (mut digits, mut exp) = self.digits();
                 while exp % 3 != 0 {
                     digits.push('0');
                     exp -= 1;
@@ -335,6 +401,9 @@ impl Quantity {
 
     /// The value if it is an integer that fits in i128.
     fn exact_integer(&self) -> Option<i128> {
+        if self.wide.is_some() {
+            return None;
+        }
         if self.exp >= 0 {
             pow10_i128(self.exp as u32).and_then(|p| self.mantissa.checked_mul(p))
         } else {
@@ -342,12 +411,39 @@ impl Quantity {
             (self.mantissa % p == 0).then(|| self.mantissa / p)
         }
     }
+
+    /// The magnitude as significant decimal digits (no leading or trailing zeros) and the
+    /// power of ten they are multiplied by; a non-zero value only.
+    fn digits(&self) -> (String, i64) {
+        if let Some(digits) = &self.wide {
+            return (digits.to_string(), i64::from(self.exp));
+        }
+        let mut m = self.mantissa.unsigned_abs();
+        let mut exp = i64::from(self.exp);
+        while m != 0 && m.is_multiple_of(10) {
+            m /= 10;
+            exp += 1;
+        }
+        (m.to_string(), exp)
+    }
+}
+
+/// Compares two non-zero magnitudes given as [`Quantity::digits`].
+fn cmp_digits((a, ea): &(String, i64), (b, eb): &(String, i64)) -> Ordering {
+    // The position of the leading digit first, then the digits themselves (the shorter is
+    // followed by zeros).
+    let (la, lb) = (a.len() as i64 + ea, b.len() as i64 + eb);
+    la.cmp(&lb).then_with(|| {
+        let n = a.len().max(b.len());
+        let pad = |s: &str| s.bytes().chain(std::iter::repeat(b'0')).take(n).collect::<Vec<u8>>();
+        pad(a).cmp(&pad(b))
+    })
 }
 
 impl Default for Quantity {
     /// Go's zero `Quantity`, written as `"0"`.
     fn default() -> Self {
-        Quantity { mantissa: 0, exp: 0, format: Format::DecimalSI, cached: None, dec: false }
+        Quantity { mantissa: 0, exp: 0, wide: None, format: Format::DecimalSI, cached: None, dec: false }
     }
 }
 
@@ -524,6 +620,14 @@ fn cmp_magnitude(a: u128, ea: i32, b: u128, eb: i32) -> Ordering {
     }
 }
 
+/// What [`Big::into_parts`] gives.
+enum Parts128 {
+    /// A mantissa that fits `i128`, and its exponent.
+    Small(i128, i32),
+    /// Significant digits beyond `i128` (no leading or trailing zeros), and their exponent.
+    Wide(Box<str>, i32),
+}
+
 /// A non-negative integer of arbitrary digit count, just big enough for the slow parse path.
 struct Big(Vec<u8>); // decimal digits, most significant first, no leading zeros (empty = 0)
 
@@ -550,9 +654,6 @@ impl Big {
             }
             if carry > 0 {
                 self.0.insert(0, carry);
-            }
-            if self.0.len() > 400 {
-                return Err(QuantityError::TooLarge);
             }
         }
         Ok(self)
@@ -593,8 +694,9 @@ impl Big {
         self
     }
 
-    /// (mantissa, exponent) after the rounding above, with the exponent at least `NANO`.
-    fn into_parts(self, exp: i32) -> Result<(i128, i32), QuantityError> {
+    /// (mantissa, exponent) after the rounding above, with the exponent at least `NANO`: an
+    /// `i128` when the significant digits fit one, else the digits.
+    fn into_parts(self, exp: i32) -> Parts128 {
         let exp = exp.max(NANO);
         let mut digits = self.0;
         let mut exp = exp;
@@ -604,13 +706,11 @@ impl Big {
             exp = exp.saturating_add(1);
         }
         if digits.len() > 38 {
-            return Err(QuantityError::TooLarge);
+            return Parts128::Wide(digits.iter().map(|d| char::from(b'0' + d)).collect(), exp);
         }
-        let mut m: i128 = 0;
-        for d in digits {
-            m = m.checked_mul(10).and_then(|x| x.checked_add(i128::from(d))).ok_or(QuantityError::TooLarge)?;
-        }
-        Ok((m, exp))
+        // At most 38 digits: below i128::MAX (about 1.7 × 10^38).
+        let m = digits.into_iter().fold(0i128, |m, d| m * 10 + i128::from(d));
+        Parts128::Small(m, exp)
     }
 }
 
@@ -720,6 +820,47 @@ mod tests {
         assert_eq!(Quantity::parse("100m").unwrap().as_approximate_f64(), 100.0 * 0.001);
         assert_eq!(Quantity::parse("0.5").unwrap().as_approximate_f64(), 0.5);
         assert!(Quantity::parse("0.1").unwrap() == Quantity::parse("100m").unwrap());
+    }
+
+    /// Go's `inf.Dec` has no size limit: numbers of any length parse (the slow path), digits
+    /// past nano round up, BinarySI caps at MaxInt64 (`maxAllowed`), DecimalSI and
+    /// DecimalExponent stay exact.
+    #[test]
+    fn any_number_of_digits_parses_as_go_parses_it() {
+        let d43 = "1234567890123456789012345678901234567890123";
+        assert_eq!(canon(d43), d43);
+        assert_eq!(canon(&format!("-{d43}")), format!("-{d43}"));
+        assert_eq!(canon(&format!("{d43}e3")), format!("{d43}e3"));
+        assert_eq!(canon(&format!("{d43}000k")), format!("{d43}M"));
+        // Past nano: rounded up, away from zero.
+        assert_eq!(canon(&format!("{d43}.0000000001")), format!("{d43}000000001n"));
+        assert_eq!(canon(&format!("-{d43}.0000000001")), format!("-{d43}000000001n"));
+        // BinarySI of any length: capped.
+        let brief = "123456789012345678901234567890123456789012345678901234567890Ei";
+        assert_eq!(canon(brief), "9223372036854775807");
+        assert_eq!(canon(&format!("{}Ki", "9".repeat(5000))), "9223372036854775807");
+        assert_eq!(canon(&format!("0.{}1Ki", "0".repeat(60))), "1n");
+        // Values, comparisons and floats.
+        let q = Quantity::parse(d43).unwrap();
+        assert_eq!((q.sign(), q.is_zero()), (1, false));
+        assert_eq!((q.milli_value(), q.value()), (i64::MAX, i64::MAX));
+        assert_eq!(Quantity::parse(&format!("-{d43}")).unwrap().milli_value(), -i64::MAX);
+        assert_eq!(q.scaled_value(30), 1_234_567_890_124, "rounded up");
+        assert_eq!(q.scaled_value(60), 1);
+        let expected: f64 = format!("{d43}e9").parse::<f64>().unwrap() * crate::go::pow10(-9);
+        assert_eq!(q.as_approximate_f64(), expected);
+        assert!((q.as_approximate_f64() / 1.234_567_890_123_456_8e42 - 1.0).abs() < 1e-15);
+        let bigger = Quantity::parse(&format!("{d43}.0000000001")).unwrap();
+        assert_eq!(q.cmp_value(&bigger), Ordering::Less);
+        assert_eq!(bigger.cmp_value(&q), Ordering::Greater);
+        assert_eq!(q.cmp_value(&Quantity::parse(&format!("{d43}000m")).unwrap()), Ordering::Equal);
+        assert_eq!(q.cmp_value(&Quantity::parse("1e42").unwrap()), Ordering::Greater);
+        assert_eq!(q.cmp_value(&Quantity::parse("2e42").unwrap()), Ordering::Less);
+        assert_eq!(q.cmp_value(&Quantity::from_i64(i64::MAX)), Ordering::Greater);
+        let negative = Quantity::parse(&format!("-{d43}")).unwrap();
+        assert_eq!(negative.cmp_value(&Quantity::from_i64(-1)), Ordering::Less);
+        assert_eq!(negative.cmp_value(&q), Ordering::Less);
+        assert!(q == Quantity::parse(&format!("{d43}.0")).unwrap());
     }
 
     #[test]

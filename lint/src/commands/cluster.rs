@@ -24,7 +24,7 @@ impl ClusterLintArgs {
 /// Runs `hpa-lint cluster`: exit 0 clean, 1 with findings at or above `--fail-on`, 2 when
 /// nothing could be read.
 pub fn run(args: &ClusterLintArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> ExitStatus {
-    let (opts, fail_on, _) = match lint_cmd::options(&args.lint_args(), cluster) {
+    let (opts, fail_on, _) = match lint_cmd::options(&args.lint_args(), cluster, out) {
         Ok(o) => o,
         Err(e) => return out.fail(&e),
     };

@@ -19,7 +19,7 @@ enum Piece {
 /// Runs `convert`, as the release of `--kubernetes-version` (or the configuration's
 /// `kubernetesVersion`) converts.
 pub fn run(args: &ConvertArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> ExitStatus {
-    let release = match super::lint::settings(&args.config, cluster, &[]) {
+    let release = match super::lint::settings(&args.config, cluster, &[], out) {
         Ok(r) => r.settings.gates.version(),
         Err(e) => return out.fail(&e),
     };

@@ -11,7 +11,7 @@ use crate::{ExitStatus, Output};
 /// Runs `default`, decoding as the release of `--kubernetes-version` (or the configuration's
 /// `kubernetesVersion`) decodes.
 pub fn run(args: &DefaultArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> ExitStatus {
-    let release = match super::lint::settings(&args.config, cluster, &[]) {
+    let release = match super::lint::settings(&args.config, cluster, &[], out) {
         Ok(r) => r.settings.gates.version(),
         Err(e) => return out.fail(&e),
     };

@@ -4,9 +4,12 @@
 //! controller's own algorithm sync by sync).
 
 use hpa_core::api::ApiVersion;
-use hpa_core::api::v2::{HPAScalingPolicy, HorizontalPodAutoscaler, MetricSpec, MetricTarget};
+use hpa_core::api::v2::{
+    HPAScalingPolicy, HorizontalPodAutoscaler, HorizontalPodAutoscalerBehavior, MetricSpec, MetricTarget,
+};
 use hpa_core::check::{self, Admission};
 use hpa_core::effective::{self, EffectiveBehavior, EffectiveRules, Source, Valued};
+use hpa_core::evaluator::HPAControllerConfiguration;
 use hpa_core::evaluator::timing::{self, Run};
 use serde_json::{Value, json};
 
@@ -20,7 +23,8 @@ pub fn run(args: &ExplainArgs, cluster: &crate::cli::ClusterArgs, out: &mut Outp
     // The configuration's release, gates and controller apply as they do to `lint`; the
     // controller flags given here override its `controller:`.
     let resolved =
-        match super::lint::settings(&args.config, cluster, &[(&args.controller.flags(), Provenance::CommandLine)]) {
+        match super::lint::settings(&args.config, cluster, &[(&args.controller.flags(), Provenance::CommandLine)], out)
+        {
             Ok(r) => r,
             Err(e) => return out.fail(&e),
         };
@@ -42,6 +46,7 @@ pub fn run(args: &ExplainArgs, cluster: &crate::cli::ClusterArgs, out: &mut Outp
                     // The behavior as written (not defaulted), in the internal form.
                     let user = admitted.written().spec.behavior.as_ref();
                     let eff = effective::effective_behavior(user, None, &controller);
+                    let notes = ignored_tolerances(user, &controller);
                     let up = timing::fastest_scale_up(admitted.effective(), &controller);
                     let down = timing::fastest_scale_down(admitted.effective(), &controller);
                     reports.push(Report {
@@ -52,6 +57,7 @@ pub fn run(args: &ExplainArgs, cluster: &crate::cli::ClusterArgs, out: &mut Outp
                         up,
                         down,
                         controller: provenances.clone(),
+                        notes,
                     });
                 }
                 _ => {
@@ -91,6 +97,32 @@ pub struct Report {
     /// Where the controller's values come from (its defaults, the configuration file, the
     /// command line).
     pub controller: Provenances,
+    /// What the HPA sets that kube-apiserver drops or the controller ignores (a per-direction
+    /// tolerance with `HPAConfigurableTolerance` off), in rule HPA306's words.
+    pub notes: Vec<String>,
+}
+
+/// The per-direction tolerances the HPA sets that the release drops and its controller ignores
+/// (`HPAConfigurableTolerance` off: `dropDisabledFields` on create, `tolerancesForHpa`), decided
+/// by [`HPAControllerConfiguration::tolerances_for_hpa`] as for rule HPA306 and `diagnose`.
+fn ignored_tolerances(
+    written: Option<&HorizontalPodAutoscalerBehavior>,
+    controller: &HPAControllerConfiguration,
+) -> Vec<String> {
+    controller
+        .tolerances_for_hpa(written)
+        .ignored()
+        .filter_map(|d| {
+            Some(format!(
+                "spec.behavior.{}.tolerance {} ({}) is not used: HPAConfigurableTolerance is off in Kubernetes {}: kube-apiserver drops this tolerance silently and the controller's global tolerance ({}) applies (HPA306)",
+                d.field,
+                d.ignored()?,
+                pct(d.ignored()?.as_approximate_f64()),
+                controller.release(),
+                d.used
+            ))
+        })
+        .collect()
 }
 
 fn pct(f: f64) -> String {
@@ -325,6 +357,9 @@ impl Report {
                 s.push_str(&table(&rows));
             }
         }
+        for note in &self.notes {
+            s.push_str(&format!("  note: {note}\n"));
+        }
         s.push_str(&format!(
             "  in time ({} s syncs, demand jumping from one bound to the other):\n",
             self.up.sync_period_seconds
@@ -381,6 +416,7 @@ impl Report {
             "behavior": behavior,
             "fastestScaleUp": run(&self.up),
             "fastestScaleDown": run(&self.down),
+            "notes": self.notes,
         })
     }
 }

@@ -90,7 +90,7 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> ExitStatus {
              came before it: write the subcommand first, then its options (`hpa-lint {misplaced} [OPTIONS] ...`)"
         ));
     }
-    let (opts, fail_on, cfg) = match options(&args.lint, &args.cluster) {
+    let (opts, fail_on, cfg) = match options(&args.lint, &args.cluster, out) {
         Ok(o) => o,
         Err(e) => return out.fail(&e),
     };
@@ -152,8 +152,9 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> ExitStatus {
 pub fn options(
     lint: &LintArgs,
     cluster: &ClusterArgs,
+    out: &mut Output<'_>,
 ) -> Result<(LintOptions, Option<Severity>, config::Config), SettingsError> {
-    let Resolved { settings, config: cfg, .. } = settings(&lint.config, cluster, &[])?;
+    let Resolved { settings, config: cfg, .. } = settings(&lint.config, cluster, &[], out)?;
     for r in lint.findings.select.iter().chain(&lint.findings.ignore) {
         if hpa_core::rules::find(r).is_none() && !r.eq_ignore_ascii_case("all") {
             return Err(SettingsError::UnknownRule(r.clone()));
@@ -222,6 +223,7 @@ pub fn settings(
     config_args: &ConfigArgs,
     cluster: &ClusterArgs,
     layers: &[(&ControllerFlags, Provenance)],
+    out: &mut Output<'_>,
 ) -> Result<Resolved, SettingsError> {
     let cfg =
         if config_args.no_config { config::Config::default() } else { config::load(config_args.config.as_deref())? };
@@ -232,13 +234,22 @@ pub fn settings(
     // The flag's release, else the configuration's, else the newest; the configuration's gates,
     // then the flags'.
     let mut gates = FeatureGates::new(cluster.kubernetes_version.or(version).unwrap_or(KubernetesVersion::LATEST));
-    if let Some(base) = cfg.file.feature_gates.as_ref().map(config::FeatureGatesSetting::as_flag)
-        && let Err(source) = gates.apply(&base)
-    {
-        return Err(SettingsError::ConfiguredGates { at: cfg.at("featureGates"), source });
+    // Warnings (a GA gate set, a gate that concerns no HPA) go to standard error, those of the
+    // configuration with its position.
+    if let Some(base) = cfg.file.feature_gates.as_ref().map(config::FeatureGatesSetting::as_flag) {
+        match gates.apply(&base) {
+            Ok(warnings) => {
+                for w in warnings {
+                    out.warning(&format!("{}: featureGates: {w}", cfg.at("featureGates")));
+                }
+            }
+            Err(source) => return Err(SettingsError::ConfiguredGates { at: cfg.at("featureGates"), source }),
+        }
     }
     for spec in &cluster.feature_gates {
-        gates.apply(spec).map_err(SettingsError::Gates)?;
+        for w in gates.apply(spec).map_err(SettingsError::Gates)? {
+            out.warning(&format!("--feature-gates: {w}"));
+        }
     }
     let from_file = cfg.file.controller.flags();
     let file_provenance = cfg.path.clone().map_or(Provenance::ControllerDefault, Provenance::ConfigurationFile);

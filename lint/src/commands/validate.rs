@@ -75,7 +75,7 @@ pub struct ErrorEntry {
 /// Runs `validate`.
 pub fn run(args: &ValidateArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> ExitStatus {
     // The configuration's release and gates apply as they do to `lint`.
-    let settings = match super::lint::settings(&args.config, cluster, &[]) {
+    let settings = match super::lint::settings(&args.config, cluster, &[], out) {
         Ok(r) => r.settings,
         Err(e) => return out.fail(&e),
     };

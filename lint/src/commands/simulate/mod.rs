@@ -130,7 +130,7 @@ fn prepare(
     // scenario's `controller:` overrides the configuration's, the command line both.
     let flags = args.controller.flags();
     let layers = [(&scenario.controller, Provenance::Scenario), (&flags, Provenance::CommandLine)];
-    let settings = super::lint::settings(&args.config, cluster, &layers).map_err(SimulateError::from)?.settings;
+    let settings = super::lint::settings(&args.config, cluster, &layers, out).map_err(SimulateError::from)?.settings;
     let admission = check::Options::verdict_only(settings.gates);
     let (hpa, workload, hpa_span) = match &scenario.hpa {
         HpaSource::Inline(tree) => {
