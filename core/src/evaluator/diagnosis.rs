@@ -425,25 +425,42 @@ fn forecast(input: &DiagnosisInput<'_>, sync: &SyncResult, state: ControllerStat
     let rel = |t: Timestamp| t.as_millis().saturating_sub(now.as_millis());
     let init_ms = i64::try_from(config.cpu_initialization_period.as_millis()).unwrap_or(i64::MAX);
     // How long a new pod takes to turn Ready: as the Ready pods did (the longest), else 30 s.
-    let observed: Vec<i64> = pods
+    // Only a Ready transition within the CPU initialization period of the pod's start is its
+    // start-up (the period `groupPods` gives a starting pod); a later one is a readiness flap
+    // (a probe that failed and recovered), which says nothing about how long a new pod takes.
+    let ready_delays: Vec<i64> = pods
         .iter()
         .filter_map(|p| {
             let c = p.ready_condition?;
             let start = p.start_time?;
             (c.status == ConditionStatus::True).then(|| c.last_transition_time.as_millis() - start.as_millis())
         })
-        .filter(|d| (0..3_600_000).contains(d))
+        .filter(|d| *d >= 0)
         .collect();
-    let ready_after_ms = match observed.iter().max() {
+    let flaps = ready_delays.iter().filter(|d| **d > init_ms).count();
+    let flap_note = if flaps == 0 {
+        String::new()
+    } else {
+        format!(
+            "; {flaps} Ready pod{} turned Ready later than the CPU initialization period ({}) after {} start (a readiness change, not a start-up): not counted",
+            if flaps == 1 { "" } else { "s" },
+            format_ms(init_ms),
+            if flaps == 1 { "its" } else { "their" }
+        )
+    };
+    let ready_after_ms = match ready_delays.iter().filter(|d| **d <= init_ms).max() {
         Some(&d) => {
             assumptions.push(format!(
-                "new pods start at once and turn Ready after {}, as the slowest Ready pod did",
-                format_ms(d)
+                "new pods start at once and turn Ready after {}, as the slowest Ready pod did within the CPU initialization period ({}) of its start{flap_note}",
+                format_ms(d),
+                format_ms(init_ms)
             ));
             d
         }
         None => {
-            assumptions.push("new pods start at once and turn Ready after 30s (no Ready pod shows how long)".into());
+            assumptions.push(format!(
+                "new pods start at once and turn Ready after 30s (no Ready pod shows how long{flap_note})"
+            ));
             30_000
         }
     };
@@ -1449,6 +1466,60 @@ mod tests {
         assert_eq!(down, "unready pods are left out (they count as using nothing only on a scale-up)");
         let gone = set_aside_effect(&eval(0.5, &[SetAsideReason::Deleted]), Some(&util(50)));
         assert_eq!(gone, "deleted and terminated pods are left out");
+    }
+
+    /// The forecast's readiness delay is the slowest start-up (Ready within the CPU
+    /// initialization period of the start), not a readiness change long after it.
+    #[test]
+    fn the_readiness_delay_counts_start_ups_only() {
+        let ready_after = |delays: &[i64]| {
+            let now = Timestamp::from_secs(NOW_SECS);
+            let hpa = hpa(serde_json::json!({
+                "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+                "metadata": {"name": "w", "namespace": "shop"},
+                "spec": {
+                    "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "w"},
+                    "maxReplicas": 20,
+                    "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}]
+                }
+            }));
+            let config = HPAControllerConfiguration::new(FeatureGates::new(KubernetesVersion::LATEST));
+            let n = i32::try_from(delays.len()).unwrap();
+            let mut sync =
+                SyncInput::new(now, Scale { spec_replicas: n, status_replicas: n, selector: "app=w".into() });
+            let names: Vec<String> = (0..delays.len()).map(|i| format!("p{i}")).collect();
+            sync.pods = names
+                .iter()
+                .zip(delays)
+                .map(|(name, d)| {
+                    let mut p = pod(name, now, 7200, true);
+                    let start = p.start_time.unwrap();
+                    p.ready_condition = Some(ReadyCondition {
+                        status: ConditionStatus::True,
+                        last_transition_time: start.plus_secs(*d),
+                    });
+                    p
+                })
+                .collect();
+            let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+            sync.resource_metrics = Ok(cpu_usage(&refs, now, 50));
+            let d = diagnose(&DiagnosisInput { hpa: &hpa, config: &config, sync: &sync, events: &[], resizes: &[] });
+            let f = d.forecast.unwrap();
+            f.assumptions.into_iter().find(|a| a.starts_with("new pods start at once")).unwrap()
+        };
+        // A pod Ready 48m40s after its start (a probe that recovered) is not a start-up.
+        assert_eq!(
+            ready_after(&[20, 2920, 45]),
+            "new pods start at once and turn Ready after 45s, as the slowest Ready pod did within the CPU initialization period (5m) of its start; 1 Ready pod turned Ready later than the CPU initialization period (5m) after its start (a readiness change, not a start-up): not counted"
+        );
+        assert_eq!(
+            ready_after(&[20, 300]),
+            "new pods start at once and turn Ready after 5m, as the slowest Ready pod did within the CPU initialization period (5m) of its start"
+        );
+        assert_eq!(
+            ready_after(&[2920, 3000]),
+            "new pods start at once and turn Ready after 30s (no Ready pod shows how long; 2 Ready pods turned Ready later than the CPU initialization period (5m) after their start (a readiness change, not a start-up): not counted)"
+        );
     }
 
     #[test]
