@@ -22,7 +22,7 @@ use std::time::Duration;
 use super::behavior::{TimestampedRecommendation, TimestampedScaleEvent};
 use super::config::HPAControllerConfiguration;
 use super::controller::{Autoscaler, ControllerState, NormalizationPath, SyncInput, SyncOutcome, SyncResult};
-use super::replicas::{ConditionStatus, PodPhase, SetAsideReason};
+use super::replicas::{CalcError, ConditionStatus, PodPhase, SetAsideReason};
 use super::simulation::{
     LoadPhase, LoadValue, MetricKey, Plan, PodTemplate, PodTimeline, Resume, Simulation, Simulator,
 };
@@ -686,19 +686,20 @@ fn findings(input: &DiagnosisInput<'_>, d: &Diagnosis) -> Vec<Finding> {
     }
     for e in sync.metrics() {
         let Some(error) = &e.error else { continue };
-        let (cause, message) = if error.contains("missing request for") {
-            (
+        let (cause, message) = match e.cause.as_ref().map(CalcError::root) {
+            Some(CalcError::MissingRequest { .. } | CalcError::MissingPodLevelRequest { .. }) => (
                 "missing-requests",
                 format!("metric {} fails: {error}; set resources.requests on every container of the pods", e.index + 1),
-            )
-        } else if error.contains("no metrics returned")
-            || error.contains("unable to get metrics")
-            || error.contains("did not receive metrics")
-            || error.contains("no recommendation")
-        {
-            ("no-metrics", format!("metric {} has no samples: {error}", e.index + 1))
-        } else {
-            ("metric-failed", format!("metric {} fails: {error}", e.index + 1))
+            ),
+            Some(
+                CalcError::NoReadySamples
+                | CalcError::NoMatchingSamples
+                | CalcError::ResourceMetrics { .. }
+                | CalcError::PodsMetric { .. }
+                | CalcError::ObjectMetric { .. }
+                | CalcError::ExternalMetric { .. },
+            ) => ("no-metrics", format!("metric {} has no samples: {error}", e.index + 1)),
+            _ => ("metric-failed", format!("metric {} fails: {error}", e.index + 1)),
         };
         push(not, cause, message);
     }
@@ -1439,6 +1440,7 @@ mod tests {
             name: String::new(),
             proposal: Some(1),
             error: None,
+            cause: None,
             failure_condition: None,
             current: None,
             timestamp: None,
@@ -1520,6 +1522,51 @@ mod tests {
             ready_after(&[2920, 3000]),
             "new pods start at once and turn Ready after 30s (no Ready pod shows how long; 2 Ready pods turned Ready later than the CPU initialization period (5m) after their start (a readiness change, not a start-up): not counted)"
         );
+    }
+
+    /// Failed metrics are answered by the calculator's error variant, not its words.
+    #[test]
+    fn failed_metrics_are_classified_by_variant() {
+        let now = Timestamp::from_secs(NOW_SECS);
+        let hpa = hpa(serde_json::json!({
+            "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": "w", "namespace": "shop"},
+            "spec": {
+                "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "w"},
+                "maxReplicas": 20,
+                "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}]
+            }
+        }));
+        let config = HPAControllerConfiguration::new(FeatureGates::new(KubernetesVersion::LATEST));
+        let cause = |sync: &SyncInput| {
+            let d = diagnose(&DiagnosisInput { hpa: &hpa, config: &config, sync, events: &[], resizes: &[] });
+            let e = &d.sync.metrics()[0];
+            let f = d.findings.iter().find(|f| f.message.starts_with("metric 1 ")).unwrap();
+            (e.cause.clone(), f.cause, f.message.clone())
+        };
+        let mut sync = SyncInput::new(now, Scale { spec_replicas: 2, status_replicas: 2, selector: "app=w".into() });
+        sync.pods = ["a", "b"].iter().map(|n| pod(n, now, 3600, true)).collect();
+        sync.pods[1].containers[0].requests_milli.clear();
+        sync.resource_metrics = Ok(cpu_usage(&["a", "b"], now, 50));
+        let (typed, code, message) = cause(&sync);
+        assert_eq!(
+            typed,
+            Some(CalcError::MissingRequest { resource: "cpu".into(), container: "app".into(), pod: "b".into() })
+        );
+        assert_eq!(code, "missing-requests");
+        assert!(message.contains("missing request for cpu in container app of Pod b"), "{message}");
+
+        sync.pods[1].containers[0].requests_milli.insert("cpu".into(), 100);
+        sync.resource_metrics = Ok(Vec::new());
+        let (typed, code, message) = cause(&sync);
+        assert!(matches!(typed, Some(CalcError::ResourceMetrics { .. })), "{typed:?}");
+        assert_eq!(code, "no-metrics");
+        assert!(message.ends_with("no metrics returned from resource metrics API"), "{message}");
+
+        sync.resource_metrics = Err("the server is currently unable to handle the request".into());
+        let (_, code, message) = cause(&sync);
+        assert_eq!(code, "no-metrics");
+        assert!(message.ends_with("unable to fetch metrics from resource metrics API: the server is currently unable to handle the request"), "{message}");
     }
 
     #[test]
