@@ -126,7 +126,8 @@ pub enum CalcError {
         /// The client's failure.
         error: MetricsApiError,
     },
-    /// `GetObjectMetric` failed (the wording depends on the release: [`object_fetch_text`]).
+    /// `GetObjectMetric` failed: from 1.37 `unable to get metric <name> on <kind> <ns>/<name>: ...`,
+    /// before Go's misordered `unable to get metric <name>: <kind> on <ns> <name>/...`.
     #[error("{}", object_fetch_text(*.in_order, .metric, .kind, .namespace, .name, .error))]
     ObjectMetric {
         /// The metric.
