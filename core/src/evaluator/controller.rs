@@ -254,6 +254,9 @@ pub struct MetricEvaluation {
     pub proposal: Option<i32>,
     /// The error, on failure (as `computeReplicasForMetric` returns it).
     pub error: Option<String>,
+    /// The replica calculator's error behind [`Self::error`], typed, when the calculator
+    /// failed (not for an invalid metric source or a target it cannot read).
+    pub cause: Option<CalcError>,
     /// The ScalingActive condition the failure would set.
     pub failure_condition: Option<Box<HorizontalPodAutoscalerCondition>>,
     /// The observed value written to `status.currentMetrics` (`None` on failure).
@@ -560,12 +563,26 @@ struct Failure {
     reason: &'static str,
     condition_error: String,
     error: String,
+    /// The calculator's error, when it is the cause (boxed: failures are rare).
+    cause: Option<Box<CalcError>>,
 }
 
 impl Failure {
     /// A failure whose condition and returned error say the same.
     fn same(reason: &'static str, error: String) -> Failure {
-        Failure { reason, condition_error: error.clone(), error }
+        Failure { reason, condition_error: error.clone(), error, cause: None }
+    }
+
+    /// A failure of the calculator, whose condition and returned error are its message.
+    fn calc(reason: &'static str, cause: CalcError) -> Failure {
+        let error = cause.to_string();
+        Failure { reason, condition_error: error.clone(), error, cause: Some(Box::new(cause)) }
+    }
+
+    /// A failure of the calculator, whose returned error is `error` (its message in the
+    /// condition).
+    fn calc_wrapped(reason: &'static str, cause: CalcError, error: String) -> Failure {
+        Failure { reason, condition_error: cause.to_string(), error, cause: Some(Box::new(cause)) }
     }
 
     /// `computeReplicasForMetric`'s error: the source's prefix before the error.
@@ -604,13 +621,25 @@ impl Proposal {
 #[derive(Debug, thiserror::Error)]
 enum ResourceMetricError {
     #[error("failed to get {resource} usage: {error}")]
-    Usage { resource: String, error: CalcError },
+    Usage { resource: String, error: Box<CalcError> },
     #[error("failed to get {resource} utilization: {error}")]
-    Utilization { resource: String, error: CalcError },
+    Utilization { resource: String, error: Box<CalcError> },
     #[error(
         "invalid resource metric source: neither an average utilization target nor an average value (usage) target was set"
     )]
     NoTarget,
+}
+
+impl ResourceMetricError {
+    /// The failure `computeStatusForResourceMetric` / `...ContainerResourceMetric` return.
+    fn into_failure(self, reason: &'static str) -> Failure {
+        let error = self.to_string();
+        let cause = match self {
+            ResourceMetricError::Usage { error, .. } | ResourceMetricError::Utilization { error, .. } => Some(error),
+            ResourceMetricError::NoTarget => None,
+        };
+        Failure { reason, condition_error: error.clone(), error, cause }
+    }
 }
 
 /// Why the custom metrics API has no value for an object (`GetObjectMetric`).
@@ -817,7 +846,7 @@ impl<'a> Autoscaler<'a> {
                     let resource_metrics = match &input.resource_metrics {
                         Ok(items) if p.reads_resource_metrics => Ok(pods.matched(items, resource_entries)),
                         Ok(_) => Ok(pods.matched(&[], resource_entries)),
-                        Err(e) => Err(e.0.as_str()),
+                        Err(e) => Err(e),
                     };
                     let mut sync = MetricsRun {
                         hpa,
@@ -1023,7 +1052,7 @@ struct MetricsRun<'r, 'a> {
     statuses: &'r mut Vec<MetricStatus>,
     pods: Pods<'r>,
     /// The resource metrics API's answer, matched to the pods.
-    resource_metrics: Result<Matched<'r, PodMetricsItem>, &'r str>,
+    resource_metrics: Result<Matched<'r, PodMetricsItem>, &'r ReadError>,
     /// A buffer for matching a Pods metric's samples.
     sample_entries: &'r mut Vec<usize>,
     workspace: &'r mut Workspace,
@@ -1091,6 +1120,7 @@ impl MetricsRun<'_, '_> {
                     evaluation.proposal = None;
                     evaluation.failure_condition = Some(Box::new(condition));
                     evaluation.error = Some(f.error);
+                    evaluation.cause = f.cause.map(|c| *c);
                     evaluation.current = None;
                     evaluation.timestamp = None;
                     evaluation.usage_ratio = None;
@@ -1118,6 +1148,7 @@ impl MetricsRun<'_, '_> {
                     assign_str(&mut evaluation.name, metric_name);
                     evaluation.proposal = Some(p.replicas);
                     evaluation.error = None;
+                    evaluation.cause = None;
                     evaluation.failure_condition = None;
                     evaluation.current = Some(p.current);
                     evaluation.timestamp = p.timestamp;
@@ -1210,8 +1241,11 @@ impl MetricsRun<'_, '_> {
         const REASON: &str = "FailedGetObjectMetric";
         let Some(obj) = &spec.object else { return Err(Self::missing_source(REASON, "object")) };
         // The calculator takes the error as text: `GetObjectMetric`'s error, wrapped by it.
-        let sample = self.object_sample(&obj.described_object, &obj.metric.name).map_err(|e| e.to_string());
-        let sample = sample.as_ref().map(|s| *s).map_err(String::as_str);
+        let sample = self.object_sample(&obj.described_object, &obj.metric.name).map_err(|e| match e {
+            ObjectSampleError::Read(read) => read,
+            not_found => ReadError(not_found.to_string()),
+        });
+        let sample = sample.as_ref().map(|s| *s);
         let target = &obj.target;
         let calc = &self.p.calc;
         let tolerances = self.p.tolerances;
@@ -1229,7 +1263,7 @@ impl MetricsRun<'_, '_> {
                 self.pods.list(),
             ) {
                 Ok(r) => Ok(Proposal::of(r, value_status(Quantity::from_milli(r.usage_milli)))),
-                Err(e) => Err(Failure::same(REASON, e.0)),
+                Err(e) => Err(Failure::calc(REASON, e)),
             };
         }
         if target.type_ == "AverageValue"
@@ -1247,7 +1281,7 @@ impl MetricsRun<'_, '_> {
                 Ok(r) => Ok(Proposal::of(r, average_status(Quantity::from_milli(r.usage_milli)))),
                 Err(e) => {
                     let error = format!("failed to get {} object metric: {e}", obj.metric.name);
-                    Err(Failure { reason: REASON, condition_error: e.0, error })
+                    Err(Failure::calc_wrapped(REASON, e, error))
                 }
             };
         }
@@ -1268,7 +1302,7 @@ impl MetricsRun<'_, '_> {
                 let samples = m.get(pods.metric.name.as_str()).map_or(&[][..], Vec::as_slice);
                 Ok(self.pods.matched(samples, self.sample_entries))
             }
-            Err(e) => Err(e.0.as_str()),
+            Err(e) => Err(e),
         };
         match self.p.calc.get_metric_replicas(
             self.workspace,
@@ -1280,7 +1314,7 @@ impl MetricsRun<'_, '_> {
             samples,
         ) {
             Ok(r) => Ok(Proposal::of(r, average_status(Quantity::from_milli(r.usage_milli)))),
-            Err(e) => Err(Failure::same(REASON, e.0)),
+            Err(e) => Err(Failure::calc(REASON, e)),
         }
     }
 
@@ -1311,7 +1345,7 @@ impl MetricsRun<'_, '_> {
                     self.p.tolerances,
                     metrics,
                 )
-                .map_err(|error| ResourceMetricError::Usage { resource: resource.to_string(), error })?;
+                .map_err(|e| ResourceMetricError::Usage { resource: resource.to_string(), error: Box::new(e) })?;
             let status = average_status(Quantity::from_milli_with_format(r.usage_milli, format));
             return Ok(Proposal::of(r, status));
         }
@@ -1331,7 +1365,7 @@ impl MetricsRun<'_, '_> {
                 self.p.tolerances,
                 metrics,
             )
-            .map_err(|error| ResourceMetricError::Utilization { resource: resource.to_string(), error })?;
+            .map_err(|e| ResourceMetricError::Utilization { resource: resource.to_string(), error: Box::new(e) })?;
         let status = MetricValueStatus {
             average_utilization: Some(r.utilization),
             average_value: Some(Quantity::from_milli_with_format(r.raw_value_milli, format)),
@@ -1355,7 +1389,7 @@ impl MetricsRun<'_, '_> {
         const REASON: &str = "FailedGetResourceMetric";
         let Some(res) = &spec.resource else { return Err(Self::missing_source(REASON, "resource")) };
         self.compute_status_for_resource_metric_generic(spec_replicas, &res.target, &res.name, "")
-            .map_err(|e| Failure::same(REASON, e.to_string()))
+            .map_err(|e| e.into_failure(REASON))
     }
 
     /// `computeStatusForContainerResourceMetric`.
@@ -1369,7 +1403,7 @@ impl MetricsRun<'_, '_> {
             return Err(Self::missing_source(REASON, "containerResource"));
         };
         self.compute_status_for_resource_metric_generic(spec_replicas, &res.target, &res.name, &res.container)
-            .map_err(|e| Failure::same(REASON, e.to_string()))
+            .map_err(|e| e.into_failure(REASON))
     }
 
     /// `computeStatusForExternalMetric`.
@@ -1378,7 +1412,7 @@ impl MetricsRun<'_, '_> {
         let Some(ext) = &spec.external else { return Err(Self::missing_source(REASON, "external")) };
         let values = match &self.input.external_metrics {
             Ok(m) => Ok(m.get(ext.metric.name.as_str()).map_or(&[][..], Vec::as_slice)),
-            Err(e) => Err(e.0.as_str()),
+            Err(e) => Err(e),
         };
         let selector = ext.metric.selector.as_ref();
         let calc = &self.p.calc;
@@ -1395,7 +1429,7 @@ impl MetricsRun<'_, '_> {
                 Ok(r) => Ok(Proposal::of(r, average_status(Quantity::from_milli(r.usage_milli)))),
                 Err(e) => {
                     let error = format!("failed to get {} external metric: {e}", ext.metric.name);
-                    Err(Failure { reason: REASON, condition_error: e.0, error })
+                    Err(Failure::calc_wrapped(REASON, e, error))
                 }
             };
         }
@@ -1413,7 +1447,7 @@ impl MetricsRun<'_, '_> {
                 Ok(r) => Ok(Proposal::of(r, value_status(Quantity::from_milli(r.usage_milli)))),
                 Err(e) => {
                     let error = format!("failed to get external metric {}: {e}", ext.metric.name);
-                    Err(Failure { reason: REASON, condition_error: e.0, error })
+                    Err(Failure::calc_wrapped(REASON, e, error))
                 }
             };
         }

@@ -22,7 +22,7 @@ use std::time::Duration;
 use super::behavior::{TimestampedRecommendation, TimestampedScaleEvent};
 use super::config::HPAControllerConfiguration;
 use super::controller::{Autoscaler, ControllerState, NormalizationPath, SyncInput, SyncOutcome, SyncResult};
-use super::replicas::{ConditionStatus, PodPhase, SetAsideReason};
+use super::replicas::{CalcError, ConditionStatus, PodPhase, SetAsideReason};
 use super::simulation::{
     LoadPhase, LoadValue, MetricKey, Plan, PodTemplate, PodTimeline, Resume, Simulation, Simulator,
 };
@@ -146,6 +146,9 @@ pub struct Forecast {
     /// When the count stops changing (ms after the replayed sync), and the count then; `None`
     /// when it still changes at the end of the horizon.
     pub steady: Option<(i64, i32)>,
+    /// Why the steady count is not what the metrics want (`scaleDown.selectPolicy: Disabled
+    /// keeps it from 1`), from the last simulated sync; `None` when it is.
+    pub held: Option<String>,
     /// What the forecast assumes.
     pub assumptions: Vec<String>,
 }
@@ -261,12 +264,21 @@ fn reconstruct_memory(input: &DiagnosisInput<'_>) -> Memory {
         in_window.iter().map(|r| TimestampedRecommendation { recommendation: r.size, timestamp: r.at }).collect();
     let period = i64::try_from(input.config.sync_period.as_millis()).unwrap_or(15_000);
     let last_sync = Timestamp::from_millis(now.as_millis().saturating_sub(period));
-    recommendations.push(TimestampedRecommendation { recommendation: status.desired_replicas, timestamp: last_sync });
+    let last = last_recommendation(&status.conditions);
+    let status_part = match last {
+        LastRecommendation::Recorded(what) => {
+            recommendations
+                .push(TimestampedRecommendation { recommendation: status.desired_replicas, timestamp: last_sync });
+            format!("and the status's desiredReplicas ({}) one sync period ago ({what})", status.desired_replicas)
+        }
+        LastRecommendation::NotOne(why) => {
+            format!("only; the status's desiredReplicas ({}) is not taken: {why}", status.desired_replicas)
+        }
+    };
     memory.assumptions.push(format!(
-        "the controller's memory lives only in kube-controller-manager: its recommendations of the last {} are taken as the sizes of the rescales its events record in that window ({}) and the status's desiredReplicas ({}) one sync period ago; the pre-normalization counts it really stored are not in the API",
+        "the controller's memory lives only in kube-controller-manager: its recommendations of the last {} are taken as the sizes of the rescales its events record in that window ({}) {status_part}; the pre-normalization counts it really stored are not in the API",
         format_ms(window_seconds.saturating_mul(1000)),
         in_window.len(),
-        status.desired_replicas,
     ));
 
     if behavior.is_some() {
@@ -305,6 +317,59 @@ fn reconstruct_memory(input: &DiagnosisInput<'_>) -> Memory {
         .push("a restart of kube-controller-manager empties this memory; the events cannot show one".into());
     memory.state.recommendations = Some(recommendations);
     memory
+}
+
+/// What the live status's `desiredReplicas` is, as its conditions tell.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum LastRecommendation {
+    /// A count the controller stored as a recommendation (what it was, in words).
+    Recorded(String),
+    /// Not a stored recommendation (why, in words).
+    NotOne(String),
+}
+
+/// Whether the status's `desiredReplicas` is a recommendation the controller stored.
+///
+/// `stabilizeRecommendationWithBehaviors` (and `stabilizeRecommendation` without
+/// `spec.behavior`) store the *prenormalized* count; `normalizeDesiredReplicasWithBehaviors`
+/// (`normalizeDesiredReplicas`) then write AbleToScale `ReadyForNewScale` when the stabilized
+/// count is that recommendation, `ScaleUpStabilized`/`ScaleDownStabilized` when a stored one
+/// held it, and ScalingLimited True when `convertDesiredReplicasWithBehaviorRate`
+/// (`convertDesiredReplicasWithRules`) moved it (a rate limit, `selectPolicy: Disabled` in
+/// `calculateScaleUpLimitWithScalingRules`/`calculateScaleDownLimitWithBehaviors`, min or
+/// max). `reconcileAutoscaler` writes the final count to `status.desiredReplicas` and, after a
+/// rescale, AbleToScale `SucceededRescale`. So the status's count is a recommendation only
+/// when ScalingLimited is not True and AbleToScale is one of those; after a failed metric
+/// (AbleToScale `SucceededGetScale`) or a failed scale update it is the current count.
+fn last_recommendation(conditions: &[HorizontalPodAutoscalerCondition]) -> LastRecommendation {
+    let find = |t: &str| conditions.iter().find(|c| c.type_ == t);
+    if let Some(l) = find("ScalingLimited").filter(|c| c.status == "True") {
+        return LastRecommendation::NotOne(format!(
+            "ScalingLimited is True ({}), so it is the count after the limit, not a recommendation",
+            l.reason
+        ));
+    }
+    match find("AbleToScale").filter(|c| c.status == "True").map(|c| c.reason.as_str()) {
+        Some("ReadyForNewScale") => {
+            LastRecommendation::Recorded("AbleToScale ReadyForNewScale: the last sync's recommendation".into())
+        }
+        Some(r @ ("ScaleUpStabilized" | "ScaleDownStabilized")) => LastRecommendation::Recorded(format!(
+            "AbleToScale {r}: the recommendation the window held, recorded at some time within it; one sync period ago is the latest, so the forecast's hold is the longest it can be"
+        )),
+        Some("SucceededRescale") => {
+            LastRecommendation::Recorded("AbleToScale SucceededRescale: the count of the last rescale".into())
+        }
+        Some(other) => {
+            LastRecommendation::NotOne(format!("AbleToScale is {other}, so the last sync did not reach normalization"))
+        }
+        None => match find("AbleToScale") {
+            Some(c) => LastRecommendation::NotOne(format!(
+                "AbleToScale is {} ({}), so the last sync did not reach normalization",
+                c.status, c.reason
+            )),
+            None => LastRecommendation::Recorded("taken as a recommendation: no AbleToScale condition tells".into()),
+        },
+    }
 }
 
 fn ago(now: Timestamp, at: Timestamp) -> String {
@@ -360,25 +425,42 @@ fn forecast(input: &DiagnosisInput<'_>, sync: &SyncResult, state: ControllerStat
     let rel = |t: Timestamp| t.as_millis().saturating_sub(now.as_millis());
     let init_ms = i64::try_from(config.cpu_initialization_period.as_millis()).unwrap_or(i64::MAX);
     // How long a new pod takes to turn Ready: as the Ready pods did (the longest), else 30 s.
-    let observed: Vec<i64> = pods
+    // Only a Ready transition within the CPU initialization period of the pod's start is its
+    // start-up (the period `groupPods` gives a starting pod); a later one is a readiness flap
+    // (a probe that failed and recovered), which says nothing about how long a new pod takes.
+    let ready_delays: Vec<i64> = pods
         .iter()
         .filter_map(|p| {
             let c = p.ready_condition?;
             let start = p.start_time?;
             (c.status == ConditionStatus::True).then(|| c.last_transition_time.as_millis() - start.as_millis())
         })
-        .filter(|d| (0..3_600_000).contains(d))
+        .filter(|d| *d >= 0)
         .collect();
-    let ready_after_ms = match observed.iter().max() {
+    let flaps = ready_delays.iter().filter(|d| **d > init_ms).count();
+    let flap_note = if flaps == 0 {
+        String::new()
+    } else {
+        format!(
+            "; {flaps} Ready pod{} turned Ready later than the CPU initialization period ({}) after {} start (a readiness change, not a start-up): not counted",
+            if flaps == 1 { "" } else { "s" },
+            format_ms(init_ms),
+            if flaps == 1 { "its" } else { "their" }
+        )
+    };
+    let ready_after_ms = match ready_delays.iter().filter(|d| **d <= init_ms).max() {
         Some(&d) => {
             assumptions.push(format!(
-                "new pods start at once and turn Ready after {}, as the slowest Ready pod did",
-                format_ms(d)
+                "new pods start at once and turn Ready after {}, as the slowest Ready pod did within the CPU initialization period ({}) of its start{flap_note}",
+                format_ms(d),
+                format_ms(init_ms)
             ));
             d
         }
         None => {
-            assumptions.push("new pods start at once and turn Ready after 30s (no Ready pod shows how long)".into());
+            assumptions.push(format!(
+                "new pods start at once and turn Ready after 30s (no Ready pod shows how long{flap_note})"
+            ));
             30_000
         }
     };
@@ -465,10 +547,11 @@ fn forecast(input: &DiagnosisInput<'_>, sync: &SyncResult, state: ControllerStat
             break;
         }
     }
+    let held = steps.last().and_then(|st| sim.normalization(st)).and_then(|n| why_limited(&n));
     // Keep the syncs up to one after the last change.
     let keep = steps.iter().position(|s| s.at_ms > last_change).map_or(steps.len(), |i| i + 1);
     steps.truncate(keep);
-    Forecast { simulation: sim.finish(steps), sync_period_ms: period_ms, steady, assumptions }
+    Forecast { simulation: sim.finish(steps), sync_period_ms: period_ms, steady, held, assumptions }
 }
 
 /// The controller's memory with its instants made relative to `now` (the simulation's 0).
@@ -603,22 +686,24 @@ fn findings(input: &DiagnosisInput<'_>, d: &Diagnosis) -> Vec<Finding> {
     }
     for e in sync.metrics() {
         let Some(error) = &e.error else { continue };
-        let (cause, message) = if error.contains("missing request for") {
-            (
+        let (cause, message) = match e.cause.as_ref().map(CalcError::root) {
+            Some(CalcError::MissingRequest { .. } | CalcError::MissingPodLevelRequest { .. }) => (
                 "missing-requests",
                 format!("metric {} fails: {error}; set resources.requests on every container of the pods", e.index + 1),
-            )
-        } else if error.contains("no metrics returned")
-            || error.contains("unable to get metrics")
-            || error.contains("did not receive metrics")
-            || error.contains("no recommendation")
-        {
-            ("no-metrics", format!("metric {} has no samples: {error}", e.index + 1))
-        } else {
-            ("metric-failed", format!("metric {} fails: {error}", e.index + 1))
+            ),
+            Some(
+                CalcError::NoReadySamples
+                | CalcError::NoMatchingSamples
+                | CalcError::ResourceMetrics { .. }
+                | CalcError::PodsMetric { .. }
+                | CalcError::ObjectMetric { .. }
+                | CalcError::ExternalMetric { .. },
+            ) => ("no-metrics", format!("metric {} has no samples: {error}", e.index + 1)),
+            _ => ("metric-failed", format!("metric {} fails: {error}", e.index + 1)),
         };
         push(not, cause, message);
     }
+    let specs = super::controller::effective_metrics(input.hpa);
     for e in sync.metrics() {
         if e.set_aside.is_empty() {
             continue;
@@ -628,16 +713,9 @@ fn findings(input: &DiagnosisInput<'_>, d: &Diagnosis) -> Vec<Finding> {
             *by_reason.entry(set_aside_text(p.reason)).or_default() += 1;
         }
         let list: Vec<String> = by_reason.iter().map(|(r, n)| format!("{n} {r}")).collect();
+        let how = set_aside_effect(e, specs.get(e.index));
         let q = if e.proposal.is_some_and(|p| p > current) { Question::Slow } else { not };
-        push(
-            q,
-            "unready-pods",
-            format!(
-                "metric {} sets pods aside ({}): unready pods count as using nothing when scaling up, pods without samples as at the target (up) or idle (down), which damps the change",
-                e.index + 1,
-                list.join(", ")
-            ),
-        );
+        push(q, "unready-pods", format!("metric {} sets pods aside ({}): {how}", e.index + 1, list.join(", ")));
     }
     for e in sync.metrics() {
         let judged = e.corrected_ratio.or(e.usage_ratio);
@@ -658,6 +736,22 @@ fn findings(input: &DiagnosisInput<'_>, d: &Diagnosis) -> Vec<Finding> {
                 ),
             );
         }
+    }
+    if let Some(n) = &sync.normalization
+        && !limited_by_disabled(n)
+        && let Some(direction) = disabled_direction(input, n.prenormalized, current)
+    {
+        // The sync is held by something else now (a stabilization window, the first sync's
+        // recommendation), but the rate limit of that direction will keep the count anyway.
+        let (verb, reason) = if direction == "scaleUp" { ("up", "ScaleUpLimit") } else { ("down", "ScaleDownLimit") };
+        push(
+            not,
+            "rate-limit",
+            format!(
+                "the metrics want {} but {direction}.selectPolicy is Disabled: the controller never scales {verb} (once nothing else holds the count, it is limited to {current}, {reason})",
+                n.prenormalized
+            ),
+        );
     }
     if let Some(n) = &sync.normalization {
         if n.stabilized != n.prenormalized {
@@ -697,10 +791,8 @@ fn findings(input: &DiagnosisInput<'_>, d: &Diagnosis) -> Vec<Finding> {
                         format!("{direction}.selectPolicy: Disabled (the controller never scales in that direction)")
                     }
                 };
-                let disabled =
-                    n.path == NormalizationPath::Behavior && limited.rate.is_some_and(|r| r.policy.is_none());
                 push(
-                    if disabled { not } else { Question::Slow },
+                    if limited_by_disabled(n) { not } else { Question::Slow },
                     "rate-limit",
                     format!("{} is limited to {} by {how} ({})", n.stabilized, limited.replicas, limited.reason),
                 );
@@ -734,31 +826,159 @@ fn findings(input: &DiagnosisInput<'_>, d: &Diagnosis) -> Vec<Finding> {
                     r.container,
                     milli_text(*spec),
                     status.map_or_else(|| "none".into(), |v| milli_text(*v)),
-                    r.condition.as_ref().map(|(t, why)| format!(" ({t}: {why})")).unwrap_or_default()
+                    r.condition
+                        .as_ref()
+                        .map(|(t, why)| if why.is_empty() { format!(" ({t})") } else { format!(" ({t}: {why})") })
+                        .unwrap_or_default()
                 ),
             );
         }
     }
     if let Some(f) = &d.forecast {
         let rescales = f.simulation.steps.iter().filter(|s| s.rescaled).count();
-        let moves = rescales > 0 || sync.rescaled;
-        let message = match f.steady {
-            Some((at, n)) if moves => format!(
-                "if the load stays as it is, the count settles at {n} {} after this sync, after {} more rescale{}",
-                format_ms(at),
-                rescales,
-                if rescales == 1 { "" } else { "s" }
+        let held = f.held.as_ref().map(|h| format!(": {h}")).unwrap_or_default();
+        match f.steady {
+            // This sync's rescale is the last: nothing slow, and it is scaling.
+            Some(_) if rescales == 0 && sync.rescaled => {}
+            Some((_, n)) if rescales == 0 => {
+                push(not, "forecast", format!("if the load stays as it is, the count stays at {n}{held}"))
+            }
+            Some((at, n)) => push(
+                Question::Slow,
+                "forecast",
+                format!(
+                    "if the load stays as it is, the count settles at {n} {} after this sync, after {} more rescale{}{held}",
+                    format_ms(at),
+                    rescales,
+                    if rescales == 1 { "" } else { "s" }
+                ),
             ),
-            Some((_, n)) => format!("if the load stays as it is, the count stays at {n}"),
-            None => format!(
-                "if the load stays as it is, the count still changes {} after this sync",
-                format_ms(f.simulation.steps.last().map_or(0, |s| s.at_ms))
+            None => push(
+                Question::Slow,
+                "forecast",
+                format!(
+                    "if the load stays as it is, the count still changes {} after this sync",
+                    format_ms(f.simulation.steps.last().map_or(0, |s| s.at_ms))
+                ),
             ),
-        };
-        push(if moves || f.steady.is_none() { Question::Slow } else { not }, "forecast", message);
+        }
+    }
+    // "Why is it not scaling?" does not apply to a sync that scales to what the metrics want:
+    // only its failed metrics (which that count ignores) remain answers.
+    let reaches = sync.rescaled && sync.normalization.as_ref().is_none_or(|n| n.limited.replicas == n.prenormalized);
+    if reaches {
+        out.retain(|f| {
+            f.question != Question::NotScaling || matches!(f.cause, "missing-requests" | "no-metrics" | "metric-failed")
+        });
     }
     out.sort_by_key(|f| f.question);
     out
+}
+
+/// Whether the rate limit of `selectPolicy: Disabled` is what limited the sync
+/// (`calculateScaleUpLimitWithScalingRules` / `calculateScaleDownLimitWithBehaviors` return
+/// the current count for it, and `convertDesiredReplicasWithBehaviorRate` writes
+/// `ScaleUpLimit` / `ScaleDownLimit`).
+fn limited_by_disabled(n: &super::controller::Normalization) -> bool {
+    n.path == NormalizationPath::Behavior
+        && matches!(n.limited.reason, "ScaleUpLimit" | "ScaleDownLimit")
+        && n.limited.rate.is_some_and(|r| r.policy.is_none())
+}
+
+/// The direction the metrics want (`scaleUp` / `scaleDown`) when `spec.behavior` disables it
+/// (`selectPolicy: Disabled`), whatever holds the count in this sync.
+fn disabled_direction(input: &DiagnosisInput<'_>, prenormalized: i32, current: i32) -> Option<&'static str> {
+    let behavior = input.config.effective_behavior(input.hpa)?;
+    let (direction, rules) = if prenormalized > current {
+        ("scaleUp", behavior.scale_up)
+    } else if prenormalized < current {
+        ("scaleDown", behavior.scale_down)
+    } else {
+        return None;
+    };
+    rules
+        .and_then(|r| r.select_policy)
+        .is_some_and(|p| p == super::behavior::SELECT_POLICY_DISABLED)
+        .then_some(direction)
+}
+
+/// Why a sync's count is not the metrics' one, when a limit (not a window) keeps it there.
+fn why_limited(n: &super::controller::Normalization) -> Option<String> {
+    if n.limited.replicas == n.prenormalized {
+        return None;
+    }
+    let p = n.prenormalized;
+    if limited_by_disabled(n) {
+        let direction = if n.limited.reason == "ScaleUpLimit" { "scaleUp" } else { "scaleDown" };
+        return Some(format!("{direction}.selectPolicy: Disabled keeps it from {p} ({})", n.limited.reason));
+    }
+    match n.limited.reason {
+        "TooManyReplicas" => Some(format!("maxReplicas keeps it from {p} (TooManyReplicas)")),
+        "TooFewReplicas" => Some(format!("minReplicas keeps it from {p} (TooFewReplicas)")),
+        _ => None,
+    }
+}
+
+/// What the calculator did with the pods it set aside in this sync, in words.
+///
+/// `groupPods` sorts them: deleted and failed pods are ignored (left out); pending pods, and
+/// for cpu the pods not Ready within the CPU initialization period (or never Ready), are
+/// unready; pods without a sample are missing. Then `GetResourceReplicas` (Utilization
+/// targets) and `calcPlainMetricReplicas` (AverageValue targets, Pods metrics) judge the
+/// first usage ratio: above 1 (a scale-up) unready and missing pods count as using nothing;
+/// below 1 (a scale-down) unready pods stay left out and missing pods count as using 100 % of
+/// their request, or the target utilization when it is above 100 % (`GetResourceReplicas`),
+/// or exactly the target value (`calcPlainMetricReplicas`); at exactly 1 missing pods are left
+/// out. The corrected ratio then only counts if it does not reverse the direction.
+fn set_aside_effect(e: &super::controller::MetricEvaluation, spec: Option<&crate::api::v2::MetricSpec>) -> String {
+    let up = e.usage_ratio.is_some_and(|r| r > 1.0);
+    let down = e.usage_ratio.is_some_and(|r| r < 1.0);
+    let has = |f: fn(SetAsideReason) -> bool| e.set_aside.iter().any(|p| f(p.reason));
+    let mut parts = Vec::new();
+    if has(|r| matches!(r, SetAsideReason::Deleted | SetAsideReason::Terminal(_))) {
+        parts.push("deleted and terminated pods are left out".to_string());
+    }
+    if has(|r| {
+        matches!(
+            r,
+            SetAsideReason::Pending
+                | SetAsideReason::NoReadiness
+                | SetAsideReason::Initializing
+                | SetAsideReason::StaleSample
+                | SetAsideReason::NeverReady
+        )
+    }) {
+        parts.push(if up {
+            "unready pods count as using nothing (this is a scale-up)".to_string()
+        } else {
+            "unready pods are left out (they count as using nothing only on a scale-up)".to_string()
+        });
+    }
+    if has(|r| r == SetAsideReason::MissingMetrics) {
+        let target = spec.and_then(|m| {
+            m.resource.as_ref().map(|r| &r.target).or_else(|| m.container_resource.as_ref().map(|r| &r.target))
+        });
+        let utilization = target.filter(|t| t.type_ == "Utilization").and_then(|t| t.average_utilization);
+        parts.push(if up {
+            "pods without metrics count as using nothing (this is a scale-up)".to_string()
+        } else if down {
+            match utilization {
+                Some(u) => format!(
+                    "pods without metrics count as using {} % of their request (this is a scale-down: 100 %, or the target utilization when above 100 %)",
+                    u.max(100)
+                ),
+                None => "pods without metrics count as using exactly the target (this is a scale-down)".to_string(),
+            }
+        } else {
+            "pods without metrics are left out (the ratio is exactly 1)".to_string()
+        });
+    }
+    let damp = if up || (down && has(|r| r == SetAsideReason::MissingMetrics)) {
+        "; this damps the change (the count stays when the corrected ratio is within the tolerance or reverses the direction)"
+    } else {
+        ""
+    };
+    format!("{}{damp}", parts.join("; "))
 }
 
 /// `Percent 100 % per 15s` of the limiting direction's policy `i`.
@@ -1039,6 +1259,314 @@ mod tests {
             f.message,
             "16 is limited to 4 by scaleUp.selectPolicy: Disabled (the controller never scales in that direction) (ScaleUpLimit)"
         );
+    }
+
+    /// An HPA at 4 replicas with `scaleDown.selectPolicy: Disabled`, its 4 pods at 10 % of a
+    /// 50 % target (the metrics want 1), with the live conditions given (none: the first sync).
+    fn disabled_scale_down(conditions: serde_json::Value) -> Diagnosis {
+        let now = Timestamp::from_secs(NOW_SECS);
+        let lst = now.plus_secs(-7200).to_api_time().to_rfc3339();
+        let status = if conditions.as_array().is_some_and(|c| c.is_empty()) {
+            serde_json::json!({})
+        } else {
+            serde_json::json!({"currentReplicas": 4, "desiredReplicas": 4, "lastScaleTime": lst, "conditions": conditions})
+        };
+        let hpa = hpa(serde_json::json!({
+            "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": "w", "namespace": "shop"},
+            "spec": {
+                "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "w"},
+                "minReplicas": 1, "maxReplicas": 20,
+                "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}],
+                "behavior": {"scaleDown": {"selectPolicy": "Disabled"}}
+            },
+            "status": status
+        }));
+        let config = HPAControllerConfiguration::new(FeatureGates::new(KubernetesVersion::LATEST));
+        let scale = Scale { spec_replicas: 4, status_replicas: 4, selector: "app=w".into() };
+        let mut sync = SyncInput::new(now, scale);
+        let names = ["a", "b", "c", "d"];
+        sync.pods = names.iter().map(|n| pod(n, now, 3600, true)).collect();
+        sync.resource_metrics = Ok(cpu_usage(&names, now, 10));
+        diagnose(&DiagnosisInput { hpa: &hpa, config: &config, sync: &sync, events: &[], resizes: &[] })
+    }
+
+    fn conditions(able: &str, limited: (&str, &str)) -> serde_json::Value {
+        let t = Timestamp::from_secs(NOW_SECS - 3000).to_api_time().to_rfc3339();
+        serde_json::json!([
+            {"type": "AbleToScale", "status": "True", "reason": able, "message": "m", "lastTransitionTime": t},
+            {"type": "ScalingActive", "status": "True", "reason": "ValidMetricFound", "message": "m", "lastTransitionTime": t},
+            {"type": "ScalingLimited", "status": limited.0, "reason": limited.1, "message": "m", "lastTransitionTime": t}
+        ])
+    }
+
+    /// Live ScalingLimited True: the status's desiredReplicas is the limited count, not a
+    /// recommendation, so it is not put in the memory; the replay then agrees with the live
+    /// conditions and the answer is `selectPolicy: Disabled`, in the findings and the forecast.
+    #[test]
+    fn a_limited_desired_count_is_not_a_recommendation() {
+        let d = disabled_scale_down(conditions("ReadyForNewScale", ("True", "ScaleDownLimit")));
+        assert_eq!(d.memory.state.recommendations, Some(Vec::new()));
+        assert!(
+            d.memory.assumptions[0].contains("is not taken: ScalingLimited is True (ScaleDownLimit)"),
+            "{:?}",
+            d.memory.assumptions
+        );
+        let n = d.sync.normalization.unwrap();
+        assert_eq!((n.prenormalized, n.stabilized, n.limited.replicas), (1, 1, 4));
+        assert_eq!((n.stabilization_reason, n.limited.reason), ("ReadyForNewScale", "ScaleDownLimit"));
+        assert!(!d.conditions_differ(), "{:?}", d.conditions);
+        assert!(!d.findings.iter().any(|f| f.cause == "stabilization"), "{:?}", d.findings);
+        let disabled = d.findings.iter().find(|f| f.cause == "rate-limit").unwrap();
+        assert_eq!(disabled.question, Question::NotScaling);
+        assert!(disabled.message.contains("scaleDown.selectPolicy: Disabled"), "{}", disabled.message);
+        let f = d.forecast.as_ref().unwrap();
+        assert_eq!(f.steady.map(|(_, n)| n), Some(4));
+        assert_eq!(f.held.as_deref(), Some("scaleDown.selectPolicy: Disabled keeps it from 1 (ScaleDownLimit)"));
+        let forecast = d.findings.iter().find(|f| f.cause == "forecast").unwrap();
+        assert_eq!(
+            forecast.message,
+            "if the load stays as it is, the count stays at 4: scaleDown.selectPolicy: Disabled keeps it from 1 (ScaleDownLimit)"
+        );
+    }
+
+    /// The good side: ScalingLimited False with ReadyForNewScale, the status's count is the
+    /// last recommendation and is remembered.
+    #[test]
+    fn an_unlimited_desired_count_is_the_last_recommendation() {
+        let d = disabled_scale_down(conditions("ReadyForNewScale", ("False", "DesiredWithinRange")));
+        let recs = d.memory.state.recommendations.unwrap();
+        assert_eq!(recs.iter().map(|r| r.recommendation).collect::<Vec<_>>(), vec![4]);
+        assert!(d.memory.assumptions[0].contains("(AbleToScale ReadyForNewScale: the last sync's recommendation)"));
+        // A failed metric's sync never reached normalization: its count is the current one.
+        let d = disabled_scale_down(conditions("SucceededGetScale", ("False", "DesiredWithinRange")));
+        assert_eq!(d.memory.state.recommendations, Some(Vec::new()));
+    }
+
+    /// The first sync: the controller's initial recommendation (the current count) holds the
+    /// scale-down for the window, and Disabled holds it after: both are said.
+    #[test]
+    fn disabled_is_the_answer_while_a_window_holds_the_count() {
+        let d = disabled_scale_down(serde_json::json!([]));
+        let n = d.sync.normalization.unwrap();
+        assert_eq!(
+            (n.stabilized, n.stabilization_reason, n.limited.reason),
+            (4, "ScaleDownStabilized", "DesiredWithinRange")
+        );
+        let causes: Vec<(Question, &str)> = d.findings.iter().map(|f| (f.question, f.cause)).collect();
+        assert_eq!(
+            causes,
+            vec![
+                (Question::NotScaling, "rate-limit"),
+                (Question::NotScaling, "stabilization"),
+                (Question::NotScaling, "forecast")
+            ]
+        );
+        assert_eq!(
+            d.findings[0].message,
+            "the metrics want 1 but scaleDown.selectPolicy is Disabled: the controller never scales down (once nothing else holds the count, it is limited to 4, ScaleDownLimit)"
+        );
+        assert!(d.findings[2].message.ends_with(": scaleDown.selectPolicy: Disabled keeps it from 1 (ScaleDownLimit)"));
+    }
+
+    /// A sync that scales to what the metrics want: no "not scaling" answer (an in-place
+    /// resize included), and no "slow" one when this rescale is the last.
+    #[test]
+    fn a_sync_that_reaches_the_metrics_count_has_no_not_scaling_answer() {
+        let now = Timestamp::from_secs(NOW_SECS);
+        let hpa = hpa(serde_json::json!({
+            "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": "w", "namespace": "shop"},
+            "spec": {
+                "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "w"},
+                "minReplicas": 1, "maxReplicas": 20,
+                "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}]
+            }
+        }));
+        let config = HPAControllerConfiguration::new(FeatureGates::new(KubernetesVersion::LATEST));
+        let scale = Scale { spec_replicas: 2, status_replicas: 2, selector: "app=w".into() };
+        let mut sync = SyncInput::new(now, scale);
+        sync.pods = ["a", "b"].iter().map(|n| pod(n, now, 3600, true)).collect();
+        sync.resource_metrics = Ok(cpu_usage(&["a", "b"], now, 75));
+        let resize = |reason: &str| InPlaceResize {
+            pod: "a".into(),
+            container: "app".into(),
+            spec_requests_milli: BTreeMap::from([("cpu".to_string(), 100)]),
+            status_requests_milli: BTreeMap::from([("cpu".to_string(), 50)]),
+            condition: Some(("PodResizeInProgress".into(), reason.into())),
+        };
+        let resizes = [resize("")];
+        let d = diagnose(&DiagnosisInput { hpa: &hpa, config: &config, sync: &sync, events: &[], resizes: &resizes });
+        assert!(d.sync.rescaled);
+        assert_eq!(d.sync.desired_replicas, 3);
+        assert!(d.findings.is_empty(), "{:?}", d.findings);
+
+        // Held at the count by maxReplicas, the same resize is an answer; an empty reason is
+        // left out of its words.
+        let mut capped = hpa.clone();
+        capped.spec.max_replicas = 2;
+        let d =
+            diagnose(&DiagnosisInput { hpa: &capped, config: &config, sync: &sync, events: &[], resizes: &resizes });
+        let r = d.findings.iter().find(|f| f.cause == "in-place-resize").unwrap();
+        assert!(r.message.contains("applied by an in-place resize (PodResizeInProgress); "), "{}", r.message);
+        let resizes = [resize("InProgress")];
+        let d =
+            diagnose(&DiagnosisInput { hpa: &capped, config: &config, sync: &sync, events: &[], resizes: &resizes });
+        let r = d.findings.iter().find(|f| f.cause == "in-place-resize").unwrap();
+        assert!(r.message.contains("(PodResizeInProgress: InProgress); "), "{}", r.message);
+    }
+
+    /// What the calculator does with pods set aside depends on the direction of the first
+    /// ratio (`GetResourceReplicas`, `calcPlainMetricReplicas`).
+    #[test]
+    fn set_aside_pods_are_explained_by_direction() {
+        use crate::evaluator::controller::MetricEvaluation;
+        use crate::evaluator::replicas::SetAsidePod;
+        let spec = |target: serde_json::Value| {
+            let h = hpa(serde_json::json!({
+                "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+                "metadata": {"name": "w", "namespace": "shop"},
+                "spec": {
+                    "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "w"},
+                    "maxReplicas": 20,
+                    "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": target}}]
+                }
+            }));
+            h.spec.metrics[0].clone()
+        };
+        let eval = |ratio: f64, reasons: &[SetAsideReason]| MetricEvaluation {
+            index: 0,
+            source_type: "Resource".into(),
+            name: String::new(),
+            proposal: Some(1),
+            error: None,
+            cause: None,
+            failure_condition: None,
+            current: None,
+            timestamp: None,
+            usage_ratio: Some(ratio),
+            corrected_ratio: None,
+            ready_pods: Some(1),
+            set_aside: reasons.iter().map(|r| SetAsidePod { pod: "p".into(), reason: *r }).collect(),
+        };
+        let util = |u: i32| spec(serde_json::json!({"type": "Utilization", "averageUtilization": u}));
+        let missing = [SetAsideReason::MissingMetrics];
+        let down = set_aside_effect(&eval(0.5, &missing), Some(&util(50)));
+        assert!(down.starts_with("pods without metrics count as using 100 % of their request"), "{down}");
+        let down = set_aside_effect(&eval(0.5, &missing), Some(&util(150)));
+        assert!(down.starts_with("pods without metrics count as using 150 % of their request"), "{down}");
+        let plain = spec(serde_json::json!({"type": "AverageValue", "averageValue": "100m"}));
+        let down = set_aside_effect(&eval(0.5, &missing), Some(&plain));
+        assert!(down.starts_with("pods without metrics count as using exactly the target"), "{down}");
+        let up = set_aside_effect(&eval(2.0, &missing), Some(&util(50)));
+        assert!(up.starts_with("pods without metrics count as using nothing (this is a scale-up)"), "{up}");
+
+        let unready = [SetAsideReason::Initializing];
+        let up = set_aside_effect(&eval(2.0, &unready), Some(&util(50)));
+        assert!(up.starts_with("unready pods count as using nothing (this is a scale-up); this damps"), "{up}");
+        let down = set_aside_effect(&eval(0.5, &unready), Some(&util(50)));
+        assert_eq!(down, "unready pods are left out (they count as using nothing only on a scale-up)");
+        let gone = set_aside_effect(&eval(0.5, &[SetAsideReason::Deleted]), Some(&util(50)));
+        assert_eq!(gone, "deleted and terminated pods are left out");
+    }
+
+    /// The forecast's readiness delay is the slowest start-up (Ready within the CPU
+    /// initialization period of the start), not a readiness change long after it.
+    #[test]
+    fn the_readiness_delay_counts_start_ups_only() {
+        let ready_after = |delays: &[i64]| {
+            let now = Timestamp::from_secs(NOW_SECS);
+            let hpa = hpa(serde_json::json!({
+                "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+                "metadata": {"name": "w", "namespace": "shop"},
+                "spec": {
+                    "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "w"},
+                    "maxReplicas": 20,
+                    "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}]
+                }
+            }));
+            let config = HPAControllerConfiguration::new(FeatureGates::new(KubernetesVersion::LATEST));
+            let n = i32::try_from(delays.len()).unwrap();
+            let mut sync =
+                SyncInput::new(now, Scale { spec_replicas: n, status_replicas: n, selector: "app=w".into() });
+            let names: Vec<String> = (0..delays.len()).map(|i| format!("p{i}")).collect();
+            sync.pods = names
+                .iter()
+                .zip(delays)
+                .map(|(name, d)| {
+                    let mut p = pod(name, now, 7200, true);
+                    let start = p.start_time.unwrap();
+                    p.ready_condition = Some(ReadyCondition {
+                        status: ConditionStatus::True,
+                        last_transition_time: start.plus_secs(*d),
+                    });
+                    p
+                })
+                .collect();
+            let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+            sync.resource_metrics = Ok(cpu_usage(&refs, now, 50));
+            let d = diagnose(&DiagnosisInput { hpa: &hpa, config: &config, sync: &sync, events: &[], resizes: &[] });
+            let f = d.forecast.unwrap();
+            f.assumptions.into_iter().find(|a| a.starts_with("new pods start at once")).unwrap()
+        };
+        // A pod Ready 48m40s after its start (a probe that recovered) is not a start-up.
+        assert_eq!(
+            ready_after(&[20, 2920, 45]),
+            "new pods start at once and turn Ready after 45s, as the slowest Ready pod did within the CPU initialization period (5m) of its start; 1 Ready pod turned Ready later than the CPU initialization period (5m) after its start (a readiness change, not a start-up): not counted"
+        );
+        assert_eq!(
+            ready_after(&[20, 300]),
+            "new pods start at once and turn Ready after 5m, as the slowest Ready pod did within the CPU initialization period (5m) of its start"
+        );
+        assert_eq!(
+            ready_after(&[2920, 3000]),
+            "new pods start at once and turn Ready after 30s (no Ready pod shows how long; 2 Ready pods turned Ready later than the CPU initialization period (5m) after their start (a readiness change, not a start-up): not counted)"
+        );
+    }
+
+    /// Failed metrics are answered by the calculator's error variant, not its words.
+    #[test]
+    fn failed_metrics_are_classified_by_variant() {
+        let now = Timestamp::from_secs(NOW_SECS);
+        let hpa = hpa(serde_json::json!({
+            "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": "w", "namespace": "shop"},
+            "spec": {
+                "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "w"},
+                "maxReplicas": 20,
+                "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}]
+            }
+        }));
+        let config = HPAControllerConfiguration::new(FeatureGates::new(KubernetesVersion::LATEST));
+        let cause = |sync: &SyncInput| {
+            let d = diagnose(&DiagnosisInput { hpa: &hpa, config: &config, sync, events: &[], resizes: &[] });
+            let e = &d.sync.metrics()[0];
+            let f = d.findings.iter().find(|f| f.message.starts_with("metric 1 ")).unwrap();
+            (e.cause.clone(), f.cause, f.message.clone())
+        };
+        let mut sync = SyncInput::new(now, Scale { spec_replicas: 2, status_replicas: 2, selector: "app=w".into() });
+        sync.pods = ["a", "b"].iter().map(|n| pod(n, now, 3600, true)).collect();
+        sync.pods[1].containers[0].requests_milli.clear();
+        sync.resource_metrics = Ok(cpu_usage(&["a", "b"], now, 50));
+        let (typed, code, message) = cause(&sync);
+        assert_eq!(
+            typed,
+            Some(CalcError::MissingRequest { resource: "cpu".into(), container: "app".into(), pod: "b".into() })
+        );
+        assert_eq!(code, "missing-requests");
+        assert!(message.contains("missing request for cpu in container app of Pod b"), "{message}");
+
+        sync.pods[1].containers[0].requests_milli.insert("cpu".into(), 100);
+        sync.resource_metrics = Ok(Vec::new());
+        let (typed, code, message) = cause(&sync);
+        assert!(matches!(typed, Some(CalcError::ResourceMetrics { .. })), "{typed:?}");
+        assert_eq!(code, "no-metrics");
+        assert!(message.ends_with("no metrics returned from resource metrics API"), "{message}");
+
+        sync.resource_metrics = Err("the server is currently unable to handle the request".into());
+        let (_, code, message) = cause(&sync);
+        assert_eq!(code, "no-metrics");
+        assert!(message.ends_with("unable to fetch metrics from resource metrics API: the server is currently unable to handle the request"), "{message}");
     }
 
     #[test]

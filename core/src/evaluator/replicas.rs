@@ -10,9 +10,11 @@
 //! decided once, in the calculator's [`ControllerRelease`]; the arithmetic reads its fields.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::controller::ReadError;
 use super::gofmt;
 use super::release::ControllerRelease;
 use super::time::Timestamp;
@@ -27,25 +29,155 @@ pub const RESOURCE_MEMORY: &str = "memory";
 /// (`metricServerDefaultMetricWindow`).
 pub const DEFAULT_CUSTOM_METRIC_WINDOW: Duration = Duration::from_secs(60);
 
-/// `getReadyPodsCount` and the calculator's functions with an empty pod list.
-const NO_PODS: &str = "no pods returned by selector while calculating replica count";
-/// An empty answer of the resource metrics API.
-const NO_RESOURCE_METRICS: &str = "no metrics returned from resource metrics API";
-/// An empty answer of the custom metrics API.
-const NO_CUSTOM_METRICS: &str = "no metrics returned from custom metrics API";
-/// No sample left once unready and ignored pods are removed.
-const NO_READY_SAMPLES: &str = "did not receive metrics for targeted pods (pods might be unready)";
-/// No sample of a pod with a request (`GetResourceUtilizationRatio`).
-const NO_MATCHING_SAMPLES: &str = "no metrics returned matched known pods";
+/// The metrics API a failed fetch went to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MetricsApi {
+    /// `metrics.k8s.io` (Resource, ContainerResource metrics).
+    Resource,
+    /// `custom.metrics.k8s.io` (Pods, Object metrics).
+    Custom,
+    /// `external.metrics.k8s.io` (External metrics).
+    External,
+}
 
-/// An error of the replica calculator, with the controller's exact message.
+impl fmt::Display for MetricsApi {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            MetricsApi::Resource => "resource",
+            MetricsApi::Custom => "custom",
+            MetricsApi::External => "external",
+        })
+    }
+}
+
+/// A metrics client's failure (`metricsclient`'s `GetResourceMetric`, `GetRawMetric`,
+/// `GetObjectMetric`, `GetExternalMetric`), with its exact message.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct CalcError(pub String);
+pub enum MetricsApiError {
+    /// The request failed: `unable to fetch metrics from custom metrics API: <client error>`.
+    #[error("unable to fetch metrics from {api} metrics API: {error}")]
+    Fetch {
+        /// The API.
+        api: MetricsApi,
+        /// What the client returned.
+        error: ReadError,
+    },
+    /// The answer is empty: `no metrics returned from resource metrics API`.
+    #[error("no metrics returned from {api} metrics API")]
+    Empty {
+        /// The API.
+        api: MetricsApi,
+    },
+}
+
+/// An error of the replica calculator (`replica_calculator.go`): one variant per cause, whose
+/// `Display` is the controller's exact message in the release the calculator runs (the
+/// conformance vectors compare it byte for byte).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CalcError {
+    /// `getReadyPodsCount` and the calculator's functions with an empty pod list.
+    #[error("no pods returned by selector while calculating replica count")]
+    NoPods,
+    /// No sample left once unready and ignored pods are removed.
+    #[error("did not receive metrics for targeted pods (pods might be unready)")]
+    NoReadySamples,
+    /// No sample of a pod with a request (`GetResourceUtilizationRatio`).
+    #[error("no metrics returned matched known pods")]
+    NoMatchingSamples,
+    /// `calculatePodRequestsFromContainers`: a container without a request for the resource.
+    #[error("missing request for {resource} in container {container} of Pod {pod}")]
+    MissingRequest {
+        /// The resource.
+        resource: String,
+        /// The container.
+        container: String,
+        /// The pod.
+        pod: String,
+    },
+    /// `calculatePodRequests` with pod-level resources: no request for the resource.
+    #[error("missing pod-level request for {resource} in Pod {pod}")]
+    MissingPodLevelRequest {
+        /// The resource.
+        resource: String,
+        /// The pod.
+        pod: String,
+    },
+    /// A ContainerResource metric's container is not in the pod.
+    #[error("container {container} not found in Pod {pod}")]
+    ContainerNotFound {
+        /// The container.
+        container: String,
+        /// The pod.
+        pod: String,
+    },
+    /// `GetResourceMetric` failed: `unable to get metrics for resource cpu: ...`.
+    #[error("unable to get metrics for resource {resource}: {error}")]
+    ResourceMetrics {
+        /// The resource.
+        resource: String,
+        /// The client's failure.
+        error: MetricsApiError,
+    },
+    /// `GetRawMetric` (a Pods metric) failed: `unable to get metric <name>: ...`.
+    #[error("unable to get metric {metric}: {error}")]
+    PodsMetric {
+        /// The metric.
+        metric: String,
+        /// The client's failure.
+        error: MetricsApiError,
+    },
+    /// `GetObjectMetric` failed: from 1.37 `unable to get metric <name> on <kind> <ns>/<name>: ...`,
+    /// before Go's misordered `unable to get metric <name>: <kind> on <ns> <name>/...`.
+    #[error("{}", object_fetch_text(*.in_order, .metric, .kind, .namespace, .name, .error))]
+    ObjectMetric {
+        /// The metric.
+        metric: String,
+        /// The described object's kind.
+        kind: String,
+        /// The HPA's namespace.
+        namespace: String,
+        /// The described object's name.
+        name: String,
+        /// Whether the release formats the message in order (1.37, #139029).
+        in_order: bool,
+        /// The client's failure (boxed: the variant is the largest).
+        error: Box<MetricsApiError>,
+    },
+    /// `GetExternalMetric` failed: `unable to get external metric <ns>/<name>/<selector>: ...`.
+    #[error("unable to get external metric {namespace}/{metric}/{selector}: {error}")]
+    ExternalMetric {
+        /// The HPA's namespace.
+        namespace: String,
+        /// The metric.
+        metric: String,
+        /// The metric's selector, as Go's `%v` prints it.
+        selector: String,
+        /// The client's failure.
+        error: MetricsApiError,
+    },
+    /// `getUsageRatioReplicaCount`: the ready pods could not be counted.
+    #[error("unable to calculate ready pods: {0}")]
+    ReadyPods(Box<CalcError>),
+}
 
 impl CalcError {
-    fn new(msg: impl Into<String>) -> CalcError {
-        CalcError(msg.into())
+    /// The innermost cause (through [`CalcError::ReadyPods`]).
+    pub fn root(&self) -> &CalcError {
+        match self {
+            CalcError::ReadyPods(inner) => inner.root(),
+            other => other,
+        }
+    }
+
+    /// The metrics client's failure, when the calculator got no samples from its API.
+    pub fn metrics_api(&self) -> Option<&MetricsApiError> {
+        match self.root() {
+            CalcError::ResourceMetrics { error, .. }
+            | CalcError::PodsMetric { error, .. }
+            | CalcError::ExternalMetric { error, .. } => Some(error),
+            CalcError::ObjectMetric { error, .. } => Some(error),
+            _ => None,
+        }
     }
 }
 
@@ -758,7 +890,7 @@ impl Workspace {
             }
         }
         if requests_total == 0 {
-            return Err(CalcError::new(NO_MATCHING_SAMPLES));
+            return Err(CalcError::NoMatchingSamples);
         }
         // Go converts int64 to int32 by truncation, as `as` does.
         let utilization = metrics_total.wrapping_mul(100).wrapping_div(requests_total) as i32;
@@ -812,25 +944,27 @@ fn quantity_of(map: &BTreeMap<String, i64>, resource: &str) -> Option<i64> {
 
 /// `resourceMetricsClient.GetResourceMetric`'s failures, and the first item's timestamp.
 fn resource_items<'m>(
-    response: Result<Matched<'m, PodMetricsItem>, &str>,
+    response: Result<Matched<'m, PodMetricsItem>, &ReadError>,
     resource: &str,
 ) -> Result<(Matched<'m, PodMetricsItem>, Timestamp), CalcError> {
-    let wrap = |e: &str| CalcError(format!("unable to get metrics for resource {resource}: {e}"));
-    let items = response.map_err(|e| wrap(&format!("unable to fetch metrics from resource metrics API: {e}")))?;
-    let first = items.samples.first().ok_or_else(|| wrap(NO_RESOURCE_METRICS))?;
+    let wrap = |error| CalcError::ResourceMetrics { resource: resource.to_string(), error };
+    let api = MetricsApi::Resource;
+    let items = response.map_err(|e| wrap(MetricsApiError::Fetch { api, error: e.clone() }))?;
+    let first = items.samples.first().ok_or_else(|| wrap(MetricsApiError::Empty { api }))?;
     Ok((items, first.timestamp))
 }
 
 /// `customMetricsClient.GetObjectMetric`.
-fn get_object_metric(response: Result<ObjectSample, &str>) -> Result<ObjectSample, CalcError> {
-    response.map_err(|e| CalcError(format!("unable to fetch metrics from custom metrics API: {e}")))
+fn get_object_metric(response: Result<ObjectSample, &ReadError>) -> Result<ObjectSample, MetricsApiError> {
+    response.map_err(|e| MetricsApiError::Fetch { api: MetricsApi::Custom, error: e.clone() })
 }
 
 /// `externalMetricsClient.GetExternalMetric`: every series' value.
-fn get_external_metric<'v>(response: Result<&'v [i64], &str>) -> Result<&'v [i64], CalcError> {
-    let items = response.map_err(|e| CalcError(format!("unable to fetch metrics from external metrics API: {e}")))?;
+fn get_external_metric<'v>(response: Result<&'v [i64], &ReadError>) -> Result<&'v [i64], MetricsApiError> {
+    let api = MetricsApi::External;
+    let items = response.map_err(|e| MetricsApiError::Fetch { api, error: e.clone() })?;
     if items.is_empty() {
-        return Err(CalcError::new("no metrics returned from external metrics API"));
+        return Err(MetricsApiError::Empty { api });
     }
     Ok(items)
 }
@@ -929,7 +1063,7 @@ fn calculate_pod_level_requests(pod: &Pod, resource: &str, overhead: bool) -> Re
     let pod_level = pod.pod_requests_milli.get(resource).copied();
     let overhead = if overhead { pod.overhead_milli.get(resource).copied() } else { None };
     resources::pod_requests(resource, aggregate, true, pod_level, overhead)
-        .ok_or_else(|| CalcError(format!("missing pod-level request for {resource} in Pod {}", pod.name)))
+        .ok_or_else(|| CalcError::MissingPodLevelRequest { resource: resource.to_string(), pod: pod.name.to_string() })
 }
 
 /// `calculatePodRequestsFromContainers`; `missing_container_error`: a named container the pod
@@ -970,20 +1104,20 @@ fn calculate_pod_requests_from_containers(
         }
     }
     if !container.is_empty() && missing_container_error {
-        return Err(CalcError(format!("container {container} not found in Pod {}", pod.name)));
+        return Err(CalcError::ContainerNotFound { container: container.to_string(), pod: pod.name.to_string() });
     }
     Ok(request)
 }
 
 /// The error of a container without a request for the resource.
 fn missing_request(resource: &str, c: &Container, pod: &Pod) -> CalcError {
-    CalcError(format!("missing request for {resource} in container {} of Pod {}", c.name, pod.name))
+    CalcError::MissingRequest { resource: resource.to_string(), container: c.name.clone(), pod: pod.name.to_string() }
 }
 
 /// `getReadyPodsCount`: pods with phase Running and Ready=True (deleting pods included).
 pub fn get_ready_pods_count(pods: &[Pod]) -> Result<i64, CalcError> {
     if pods.is_empty() {
-        return Err(CalcError::new(NO_PODS));
+        return Err(CalcError::NoPods);
     }
     let ready = pods.iter().filter(|p| p.phase == PodPhase::Running && p.is_ready()).count();
     Ok(i64::try_from(ready).unwrap_or(i64::MAX))
@@ -1030,17 +1164,17 @@ impl ReplicaCalculator {
         resource: &str,
         container: &str,
         tolerances: Tolerances,
-        metrics: Result<Matched<'_, PodMetricsItem>, &str>,
+        metrics: Result<Matched<'_, PodMetricsItem>, &ReadError>,
     ) -> Result<ResourceReplicas, CalcError> {
         let (items, timestamp) = resource_items(metrics, resource)?;
         let pods = items.pods;
         if pods.list().is_empty() {
-            return Err(CalcError::new(NO_PODS));
+            return Err(CalcError::NoPods);
         }
         ws.collect(&items, |m| resource_sample(m, resource, container));
         let g = ws.group(pods, resource == RESOURCE_CPU, self, now);
         if ws.remove_ignored_and_unready() == 0 {
-            return Err(CalcError::new(NO_READY_SAMPLES));
+            return Err(CalcError::NoReadySamples);
         }
         ws.requests(pods, container, resource, self)?;
         let (ratio, utilization, raw_value_milli) = ws.utilization_ratio(target_utilization)?;
@@ -1093,7 +1227,7 @@ impl ReplicaCalculator {
         resource: &str,
         container: &str,
         tolerances: Tolerances,
-        metrics: Result<Matched<'_, PodMetricsItem>, &str>,
+        metrics: Result<Matched<'_, PodMetricsItem>, &ReadError>,
     ) -> Result<MetricReplicas, CalcError> {
         let (items, timestamp) = resource_items(metrics, resource)?;
         ws.collect(&items, |m| resource_sample(m, resource, container));
@@ -1121,11 +1255,12 @@ impl ReplicaCalculator {
         target_usage_milli: i64,
         metric_name: &str,
         tolerances: Tolerances,
-        samples: Result<Matched<'_, PodSample>, &str>,
+        samples: Result<Matched<'_, PodSample>, &ReadError>,
     ) -> Result<MetricReplicas, CalcError> {
-        let wrap = |e: &str| CalcError(format!("unable to get metric {metric_name}: {e}"));
-        let samples = samples.map_err(|e| wrap(&format!("unable to fetch metrics from custom metrics API: {e}")))?;
-        let first = samples.samples.first().ok_or_else(|| wrap(NO_CUSTOM_METRICS))?;
+        let wrap = |error| CalcError::PodsMetric { metric: metric_name.to_string(), error };
+        let api = MetricsApi::Custom;
+        let samples = samples.map_err(|e| wrap(MetricsApiError::Fetch { api, error: e.clone() }))?;
+        let first = samples.samples.first().ok_or_else(|| wrap(MetricsApiError::Empty { api }))?;
         let timestamp = first.timestamp;
         ws.collect(&samples, |m| {
             let window = m.window.unwrap_or(DEFAULT_CUSTOM_METRIC_WINDOW);
@@ -1158,11 +1293,11 @@ impl ReplicaCalculator {
         resource: &str,
     ) -> Result<MetricReplicas, CalcError> {
         if pods.list().is_empty() {
-            return Err(CalcError::new(NO_PODS));
+            return Err(CalcError::NoPods);
         }
         let g = ws.group(pods, resource == RESOURCE_CPU, self, now);
         if ws.remove_ignored_and_unready() == 0 {
-            return Err(CalcError::new(NO_READY_SAMPLES));
+            return Err(CalcError::NoReadySamples);
         }
         let (ratio, usage) = ws.usage_ratio(target_usage_milli);
         let done = |replicas: i32, corrected_ratio: Option<f64>| MetricReplicas {
@@ -1210,11 +1345,11 @@ impl ReplicaCalculator {
         tolerances: Tolerances,
         namespace: &str,
         object_ref: &CrossVersionObjectReference,
-        sample: Result<ObjectSample, &str>,
+        sample: Result<ObjectSample, &ReadError>,
         pods: &[Pod],
     ) -> Result<MetricReplicas, CalcError> {
         let usage = get_object_metric(sample)
-            .map_err(|e| object_fetch_error(self.release, metric_name, namespace, object_ref, &e))?
+            .map_err(|e| object_fetch_error(self.release, metric_name, namespace, object_ref, e))?
             .value_milli;
         let ratio = usage as f64 / target_usage_milli as f64;
         let replicas = self.get_usage_ratio_replica_count(current_replicas, ratio, tolerances, pods)?;
@@ -1243,8 +1378,7 @@ impl ReplicaCalculator {
         if tolerances.is_within(usage_ratio) {
             return Ok(current_replicas);
         }
-        let ready =
-            get_ready_pods_count(pods).map_err(|e| CalcError(format!("unable to calculate ready pods: {e}")))?;
+        let ready = get_ready_pods_count(pods).map_err(|e| CalcError::ReadyPods(Box::new(e)))?;
         let replicas = usage_ratio * ready as f64;
         if self.release.usage_ratio_cap && replicas > f64::from(i32::MAX) {
             return Ok(i32::MAX);
@@ -1264,10 +1398,10 @@ impl ReplicaCalculator {
         tolerances: Tolerances,
         namespace: &str,
         object_ref: &CrossVersionObjectReference,
-        sample: Result<ObjectSample, &str>,
+        sample: Result<ObjectSample, &ReadError>,
     ) -> Result<MetricReplicas, CalcError> {
         let sample = get_object_metric(sample)
-            .map_err(|e| object_fetch_error(self.release, metric_name, namespace, object_ref, &e))?;
+            .map_err(|e| object_fetch_error(self.release, metric_name, namespace, object_ref, e))?;
         let usage = sample.value_milli;
         let mut replicas = status_replicas;
         let ratio = usage as f64 / (target_average_usage_milli as f64 * f64::from(status_replicas));
@@ -1289,11 +1423,11 @@ impl ReplicaCalculator {
         tolerances: Tolerances,
         namespace: &str,
         metric_selector: Option<&LabelSelector>,
-        values: Result<&[i64], &str>,
+        values: Result<&[i64], &ReadError>,
         pods: &[Pod],
     ) -> Result<MetricReplicas, CalcError> {
         let values = get_external_metric(values)
-            .map_err(|e| external_fetch_error(metric_name, namespace, metric_selector, &e))?;
+            .map_err(|e| external_fetch_error(metric_name, namespace, metric_selector, e))?;
         let mut usage = 0i64;
         for &v in values {
             if self.release.external_sum_cap && v > 0 && usage > i64::MAX - v {
@@ -1320,10 +1454,10 @@ impl ReplicaCalculator {
         tolerances: Tolerances,
         namespace: &str,
         metric_selector: Option<&LabelSelector>,
-        values: Result<&[i64], &str>,
+        values: Result<&[i64], &ReadError>,
     ) -> Result<MetricReplicas, CalcError> {
         let values = get_external_metric(values)
-            .map_err(|e| external_fetch_error(metric_name, namespace, metric_selector, &e))?;
+            .map_err(|e| external_fetch_error(metric_name, namespace, metric_selector, e))?;
         let mut usage = 0i64;
         let guard = self.release.external_per_pod_cap;
         for &v in values {
@@ -1378,31 +1512,51 @@ fn corrected_replicas(
 /// The message of a failed Object metric fetch: from 1.37 (#139029)
 /// `"unable to get metric %s on %s %s/%s: %w"`; before, Go's misordered format arguments
 /// (`"unable to get metric %s: %v on %s %s/%s"` fed name, kind, namespace, name, err).
+fn object_fetch_text(
+    in_order: bool,
+    metric: &str,
+    kind: &str,
+    namespace: &str,
+    name: &str,
+    error: &MetricsApiError,
+) -> String {
+    if in_order {
+        return format!("unable to get metric {metric} on {kind} {namespace}/{name}: {error}");
+    }
+    format!("unable to get metric {metric}: {kind} on {namespace} {name}/{error}")
+}
+
+/// A failed Object metric fetch ([`CalcError::ObjectMetric`]).
 fn object_fetch_error(
     release: ControllerRelease,
     metric_name: &str,
     namespace: &str,
     object_ref: &CrossVersionObjectReference,
-    err: &CalcError,
+    error: MetricsApiError,
 ) -> CalcError {
-    let (kind, name) = (&object_ref.kind, &object_ref.name);
-    if release.object_error_in_order {
-        return CalcError(format!("unable to get metric {metric_name} on {kind} {namespace}/{name}: {err}"));
+    CalcError::ObjectMetric {
+        metric: metric_name.to_string(),
+        kind: object_ref.kind.to_string(),
+        namespace: namespace.to_string(),
+        name: object_ref.name.to_string(),
+        in_order: release.object_error_in_order,
+        error: Box::new(error),
     }
-    CalcError(format!("unable to get metric {metric_name}: {kind} on {namespace} {name}/{err}"))
 }
 
-/// The message of a failed External metric fetch.
+/// A failed External metric fetch ([`CalcError::ExternalMetric`]).
 fn external_fetch_error(
     metric_name: &str,
     namespace: &str,
     selector: Option<&LabelSelector>,
-    err: &CalcError,
+    error: MetricsApiError,
 ) -> CalcError {
-    CalcError(format!(
-        "unable to get external metric {namespace}/{metric_name}/{}: {err}",
-        gofmt::label_selector(selector)
-    ))
+    CalcError::ExternalMetric {
+        namespace: namespace.to_string(),
+        metric: metric_name.to_string(),
+        selector: gofmt::label_selector(selector),
+        error,
+    }
 }
 
 #[cfg(test)]
@@ -1573,11 +1727,14 @@ mod tests {
                 Ok(PodIndex::default().index(&pods).matched::<PodMetricsItem>(&[], &mut Vec::new())),
             )
             .unwrap_err();
-        assert_eq!(err.0, "unable to get metrics for resource cpu: no metrics returned from resource metrics API");
+        assert_eq!(
+            err.to_string(),
+            "unable to get metrics for resource cpu: no metrics returned from resource metrics API"
+        );
         let mut no_request = Pod::running("x");
         no_request.containers.push(Container { name: "c".into(), ..Default::default() });
         assert_eq!(
-            calculate_requests(&[no_request], "", "cpu", &calc()).unwrap_err().0,
+            calculate_requests(&[no_request], "", "cpu", &calc()).unwrap_err().to_string(),
             "missing request for cpu in container c of Pod x"
         );
     }
@@ -1634,10 +1791,18 @@ mod tests {
             .unwrap();
         assert_eq!((got.replicas, got.usage_milli), (i32::MAX, i64::MAX));
         let err = c
-            .get_external_per_pod_metric_replicas(1, 1, "qps", Tolerances::default(), "ns", None, Err("boom"))
+            .get_external_per_pod_metric_replicas(
+                1,
+                1,
+                "qps",
+                Tolerances::default(),
+                "ns",
+                None,
+                Err(&ReadError::from("boom")),
+            )
             .unwrap_err();
         assert_eq!(
-            err.0,
+            err.to_string(),
             "unable to get external metric ns/qps/nil: unable to fetch metrics from external metrics API: boom"
         );
     }
@@ -1648,15 +1813,24 @@ mod tests {
             CrossVersionObjectReference { kind: "Deployment".into(), name: "d".into(), api_version: "apps/v1".into() };
         let err = |v| {
             calc_at(v)
-                .get_object_metric_replicas(3, 1, "qps", Tolerances::default(), "ns", &r, Err("x"), &[])
+                .get_object_metric_replicas(
+                    3,
+                    1,
+                    "qps",
+                    Tolerances::default(),
+                    "ns",
+                    &r,
+                    Err(&ReadError::from("x")),
+                    &[],
+                )
                 .unwrap_err()
         };
         assert_eq!(
-            err(KubernetesVersion::V1_36).0,
+            err(KubernetesVersion::V1_36).to_string(),
             "unable to get metric qps: Deployment on ns d/unable to fetch metrics from custom metrics API: x"
         );
         assert_eq!(
-            err(KubernetesVersion::V1_37).0,
+            err(KubernetesVersion::V1_37).to_string(),
             "unable to get metric qps on Deployment ns/d: unable to fetch metrics from custom metrics API: x"
         );
     }
@@ -1679,7 +1853,7 @@ mod tests {
         let requests = |v, resource| {
             let mut c = calc_at(v);
             c.pod_level_resources = v >= KubernetesVersion::V1_34;
-            calculate_requests(std::slice::from_ref(&pod), "", resource, &c).map(|m| m["p"]).map_err(|e| e.0)
+            calculate_requests(std::slice::from_ref(&pod), "", resource, &c).map(|m| m["p"]).map_err(|e| e.to_string())
         };
         use KubernetesVersion::*;
         // 1.33 ignores pod-level requests: every container needs one.
@@ -1700,7 +1874,8 @@ mod tests {
     #[test]
     fn missing_container_is_an_error_from_1_35() {
         let pods = [pod_with_cpu("p", 100)];
-        let request = |v| calculate_requests(&pods, "sidecar", "cpu", &calc_at(v)).map(|m| m["p"]).map_err(|e| e.0);
+        let request =
+            |v| calculate_requests(&pods, "sidecar", "cpu", &calc_at(v)).map(|m| m["p"]).map_err(|e| e.to_string());
         assert_eq!(request(KubernetesVersion::V1_34), Ok(0));
         assert_eq!(request(KubernetesVersion::V1_35), Err("container sidecar not found in Pod p".into()));
     }

@@ -133,6 +133,7 @@ pub fn json(r: &Report<'_>) -> Value {
         json!({
             "syncPeriodSeconds": seconds(f.sync_period_ms),
             "steady": f.steady.map(|(at, n)| json!({"afterSeconds": seconds(at), "replicas": n})),
+            "held": f.held,
             "steps": steps,
             "assumptions": f.assumptions,
         })
@@ -279,7 +280,11 @@ pub fn human(r: &Report<'_>) -> String {
             from = st.desired;
         }
         match f.steady {
-            Some((at, n)) => out.push_str(&format!("  steady at {n} from +{}\n", format_ms(at))),
+            Some((at, n)) => out.push_str(&format!(
+                "  steady at {n} from +{}{}\n",
+                format_ms(at),
+                f.held.as_ref().map(|h| format!(": {h}")).unwrap_or_default()
+            )),
             None => out.push_str("  still changing at the end of the forecast\n"),
         }
         if f.simulation.steps.len() > 1 {
