@@ -23,7 +23,7 @@ pub mod source;
 mod tree;
 mod whitespace;
 
-pub use read::{ReadError, ReadErrorKind, read};
+pub use read::{ReadError, ReadErrorKind, read, read_document};
 pub use resolve::resolve_plain;
 pub use source::NodeSource;
 pub use tree::{Entries, Entry, Items, Node, NodeKind, Tree};
