@@ -1,7 +1,10 @@
 //! The one way YAML files are read into structs: the file parsed as kubectl parses YAML, its
 //! one document decoded by hpa-core's decoder (unknown and duplicate fields refused), every
-//! problem with the line and column it is at. `.hpa-lint.yaml`, simulate scenarios and the
-//! webhook's policy file are all read with it (or with its parts).
+//! problem with the line and column it is at. The webhook's policy file is read with [`read`],
+//! `.hpa-lint.yaml` with its two halves ([`read_document`], then [`decode_node`], as it also
+//! needs where its fields are written). `hpa-lint simulate`'s scenarios are not: they are
+//! parsed with [`crate::parse`] and walked by their own reader (`scenario.rs` of hpa-lint,
+//! whose fields and words are its own), which takes only [`duplicate_keys`] from here.
 
 use hpa_core::api::decode::{self, Decode, DecodeErrorKind, Options, Strictness};
 
