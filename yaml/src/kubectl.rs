@@ -196,9 +196,9 @@ pub(crate) struct Pieces<'a> {
 /// of `k8s.io/apimachinery/pkg/util/yaml`).
 pub(crate) fn pieces(text: &str) -> Pieces<'_> {
     let bytes = text.as_bytes();
-    // Nearly every file: the check for characters go-yaml refuses is then done, and marks
-    // are found without looking at characters.
-    let plain = clean_ascii(bytes, false);
+    // Nearly every file: the check for characters go-yaml refuses is then done, marks are
+    // found without looking at characters, and there is no tab to read as go-yaml does.
+    let plain = clean_ascii(bytes, false, false);
     let mut counter = Counter { plain, ..Counter::default() };
     let mut out = Vec::new();
     let mut start = 0usize;
@@ -232,7 +232,10 @@ pub(crate) fn pieces(text: &str) -> Pieces<'_> {
     }
     let one_stream = !line_start(b"...")
         && !line_start(b"%")
-        && (plain || (memchr::memchr(b'\r', bytes).is_none() && control_character(text).is_none()));
+        && (plain
+            || (memchr::memchr(b'\r', bytes).is_none()
+                && control_character(text).is_none()
+                && !crate::whitespace::worth_scanning(text)));
     Pieces { pieces: out, one_stream, error: None }
 }
 
@@ -404,7 +407,7 @@ fn allowed(c: char) -> bool {
 
 /// The first character go-yaml's reader refuses, as a mark of the piece.
 pub(crate) fn control_character(text: &str) -> Option<Mark> {
-    if clean_ascii(text.as_bytes(), true) {
+    if clean_ascii(text.as_bytes(), true, true) {
         return None;
     }
     let (mut index, mut line, mut col) = (0u32, 1u32, 0u32);
@@ -427,11 +430,12 @@ pub(crate) fn control_character(text: &str) -> Option<Mark> {
     None
 }
 
-/// Whether text is ASCII without a control character other than tab and line feed (and
-/// carriage return, if `cr`) or DEL. Files are large and nearly always are: the bytes are
-/// looked at in blocks without a branch, which the compiler turns into vector instructions.
-fn clean_ascii(bytes: &[u8], cr: bool) -> bool {
-    let bad = |b: u8| b >= 0x7f || (b < 0x20 && b != b'\t' && b != b'\n' && (b != b'\r' || !cr));
+/// Whether text is ASCII without a control character other than line feed (and tab, if
+/// `tab`, and carriage return, if `cr`) or DEL. Files are large and nearly always are: the
+/// bytes are looked at in blocks without a branch, which the compiler turns into vector
+/// instructions.
+fn clean_ascii(bytes: &[u8], cr: bool, tab: bool) -> bool {
+    let bad = |b: u8| b >= 0x7f || (b < 0x20 && (b != b'\t' || !tab) && b != b'\n' && (b != b'\r' || !cr));
     let mut blocks = bytes.chunks_exact(64);
     for block in blocks.by_ref() {
         if block.iter().fold(0u8, |any, &b| any | u8::from(bad(b))) != 0 {
@@ -441,16 +445,24 @@ fn clean_ascii(bytes: &[u8], cr: bool) -> bool {
     !blocks.remainder().iter().any(|&b| bad(b))
 }
 
-/// A `%YAML` directive of another version than 1.1 (go-yaml v2 reads 1.1 only), as a mark
-/// of the piece.
-pub(crate) fn incompatible_version(text: &str) -> Option<Mark> {
+/// What go-yaml refuses in the directives that start a piece, as a mark of the piece, its
+/// words and how it counts the line: a name it does not know, none, or one glued to what
+/// follows (`yaml_parser_scan_directive_name`, scanner errors), or a `%YAML` directive of
+/// another version than 1.1 (`yaml_parser_process_directives`: go-yaml v2 reads 1.1 only, a
+/// parser error).
+pub(crate) fn directive_problem(text: &str) -> Option<(Mark, &'static str, Count)> {
     let mut index = 0u32;
     for (line, l) in (1u32..).zip(text.split_inclusive('\n')) {
-        if let Some(rest) = l.strip_prefix("%YAML")
-            && rest.starts_with([' ', '\t'])
-            && rest.split_whitespace().next() != Some("1.1")
-        {
-            return Some(Mark { index, line, col: 0 });
+        if let Some(rest) = l.strip_prefix('%') {
+            let at = Mark { index, line, col: 0 };
+            if let Some(problem) = directive_name_problem(rest) {
+                return Some((at, problem, Count::Scanner));
+            }
+            if let Some(version) = rest.strip_prefix("YAML")
+                && version.split_whitespace().next() != Some("1.1")
+            {
+                return Some((at, "found incompatible YAML document", Count::Parser));
+            }
         }
         // Directives come before the document.
         let content = l.trim_start();
@@ -460,6 +472,36 @@ pub(crate) fn incompatible_version(text: &str) -> Option<Mark> {
         index += u32::try_from(l.chars().count()).unwrap_or(u32::MAX);
     }
     None
+}
+
+/// What go-yaml's scanner refuses in the name of the directive `rest` follows `%` of.
+fn directive_name_problem(rest: &str) -> Option<&'static str> {
+    let name_end = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-')).unwrap_or(rest.len());
+    let (name, after) = rest.split_at(name_end);
+    if name.is_empty() {
+        Some("could not find expected directive name")
+    } else if !after.is_empty() && !after.starts_with([' ', '\t', '\n', '\r']) {
+        Some("found unexpected non-alphabetical character")
+    } else if name != "YAML" && name != "TAG" {
+        Some("found unknown directive name")
+    } else {
+        None
+    }
+}
+
+/// A directive after a document's content (saphyr's "missing explicit document end marker
+/// before directive", at `mark`): go-yaml's scanner closes the document's block collections
+/// there, and its parser ends the document, which is all kubectl reads (`None`: read the
+/// piece up to that line), unless the scanner refuses the directive's name.
+pub(crate) fn directive_after_content(piece: &str, mark: Mark) -> Option<(Mark, &'static str)> {
+    let line = Mark { col: 0, ..mark };
+    let rest = piece[line_offset(piece, mark)..].strip_prefix('%')?;
+    directive_name_problem(rest).map(|problem| (line, problem))
+}
+
+/// The byte offset in a piece of the start of `mark`'s line.
+pub(crate) fn line_offset(piece: &str, mark: Mark) -> usize {
+    offset(piece, Mark { col: 0, ..mark })
 }
 
 /// The collection open where saphyr stopped, as go-yaml names what it expected there.
@@ -477,9 +519,9 @@ pub(crate) enum Open {
     FlowMapping,
 }
 
-/// Which line go-yaml names for a problem.
+/// Which line go-yaml names for a problem (`parser.fail` of go-yaml v2's `yaml.go`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Count {
+pub(crate) enum Count {
     /// A scanner error: the problem's line, from 1 (none on the first line: go-yaml names a
     /// line only when the one counted from 0 is not 0).
     Scanner,
@@ -490,16 +532,46 @@ enum Count {
     None,
 }
 
+/// kubectl's words for go-yaml's `problem` at `at` (a mark of the piece): `error converting
+/// YAML to JSON: yaml: line N: problem`, the line counted as `count` says.
+pub(crate) fn worded(at: Mark, problem: &str, count: Count) -> String {
+    let line = match count {
+        Count::Scanner => Some(at.line).filter(|l| *l > 1),
+        Count::Parser => Some(at.line.saturating_sub(1)).filter(|l| *l > 0),
+        Count::None => None,
+    };
+    match line {
+        Some(l) => format!("{YAML_TO_JSON}yaml: line {l}: {problem}"),
+        None => format!("{YAML_TO_JSON}yaml: {problem}"),
+    }
+}
+
 /// go-yaml's error for saphyr's `message` at `mark` (a mark of `piece`): kubectl's words, and
 /// the place go-yaml points at when it is not saphyr's (the tab of a bad indentation, the end
-/// of the document). `None` when go-yaml's reading would not fail there in a way we can name.
+/// of the document). Every message of saphyr's scanner and parser is mapped to go-yaml's
+/// error for that state of its scanner, or, where go-yaml's scanner reads on, to what its
+/// parser then expects in the open collection; `None` only for the nesting saphyr gives up
+/// on, which is a limit of ours (go-yaml's is 10000 levels).
 pub(crate) fn go_yaml_error(message: &str, mark: Mark, piece: &str, open: Open) -> Option<(Mark, String)> {
+    // What go-yaml's parser expects in the open collection where saphyr stopped, for a token
+    // that go-yaml scans there but does not expect: in a block collection, a node right after
+    // a `:`, `?` or `-` on the line, else the next key or `-`.
+    let after_indicator = || {
+        let line = piece.get(line_offset(piece, mark)..offset(piece, mark)).unwrap_or_default().trim_end();
+        line.ends_with([':', '-', '?'])
+    };
     let expected_here = match open {
         Open::Document => "did not find expected <document start>",
+        Open::BlockSequence | Open::BlockMapping if after_indicator() => "did not find expected node content",
         Open::BlockSequence => "did not find expected '-' indicator",
         Open::BlockMapping => "did not find expected key",
         Open::FlowSequence => "did not find expected ',' or ']'",
         Open::FlowMapping => "did not find expected ',' or '}'",
+    };
+    // A bracket closing nothing where a document's node is expected.
+    let misplaced = match open {
+        Open::Document => "did not find expected node content",
+        _ => expected_here,
     };
     let strip = |m: &str| m.split_once(", ").map_or(m, |(_, problem)| problem).to_string();
     let (at, problem, count) = match message {
@@ -513,6 +585,9 @@ pub(crate) fn go_yaml_error(message: &str, mark: Mark, piece: &str, open: Open) 
             let tab = indentation_tab(piece, mark).unwrap_or(mark);
             (tab, "found a tab character that violates indentation".to_string(), Count::Scanner)
         }
+        "a block scalar content cannot start with a tab" => {
+            (mark, "found a tab character where an indentation space is expected".to_string(), Count::Scanner)
+        }
         "while scanning a quoted scalar, found unexpected end of stream" => {
             (end_of(piece), "found unexpected end of stream".to_string(), Count::Scanner)
         }
@@ -520,20 +595,48 @@ pub(crate) fn go_yaml_error(message: &str, mark: Mark, piece: &str, open: Open) 
             (end_of(piece), "found unexpected end of stream".to_string(), Count::Scanner)
         }
         "mapping values are not allowed in this context"
+        | "mapping keys are not allowed in this context"
+        | "block sequence entries are not allowed in this context"
         | "while parsing a quoted scalar, found unknown escape character"
         | "while parsing a quoted scalar, found invalid Unicode character escape code"
+        | "while scanning a quoted scalar, found unexpected document indicator"
         | "while scanning an anchor or alias, did not find expected alphabetic or numeric character"
         | "while scanning a verbatim tag, did not find the expected '>'"
         | "while scanning a tag, did not find expected whitespace or line break"
+        | "while scanning a tag, did not find expected '!'"
+        | "while parsing a tag directive, did not find expected '!'"
+        | "while parsing a tag, did not find expected tag URI"
+        | "while scanning TAG, did not find expected whitespace or line break"
         | "while scanning a block scalar, did not find expected comment or line break"
-        | "while scanning a block scalar, found an indentation indicator equal to 0" => {
+        | "while scanning a block scalar, found an indentation indicator equal to 0"
+        | "while scanning a directive, found unexpected non-alphabetical character"
+        | "while scanning a directive, did not find expected comment or line break"
+        | "while scanning a directive, could not find expected directive name"
+        | "while scanning a YAML directive, found extremely long version number"
+        | "while scanning a YAML directive, did not find expected version number"
+        | "while scanning a YAML directive, did not find expected digit or '.' character" => {
             (mark, strip(message), Count::Scanner)
         }
         "while parsing a quoted scalar, did not find expected hexadecimal number" => {
             // libyaml's spelling, which go-yaml keeps.
             (mark, "did not find expected hexdecimal number".to_string(), Count::Scanner)
         }
-        "simple key expect ':'" => (mark, "could not find expected ':'".to_string(), Count::Scanner),
+        "expected whitespace" => (mark, "did not find expected whitespace".to_string(), Count::Scanner),
+        "invalid global tag character" => (mark, "did not find expected tag URI".to_string(), Count::Scanner),
+        "while parsing a tag, found an invalid escape sequence" => {
+            (mark, "did not find URI escaped octet".to_string(), Count::Scanner)
+        }
+        "while parsing a tag, found an incorrect leading UTF-8 byte"
+        | "while parsing a tag, found an invalid UTF-8 codepoint" => {
+            (mark, "found an incorrect leading UTF-8 octet".to_string(), Count::Scanner)
+        }
+        "while parsing a tag, found an incorrect trailing UTF-8 byte" => {
+            (mark, "found an incorrect trailing UTF-8 octet".to_string(), Count::Scanner)
+        }
+        "simple key expect ':'" | "simple key expected" => {
+            (mark, "could not find expected ':'".to_string(), Count::Scanner)
+        }
+        "found unprintable character" => (mark, "control characters are not allowed".to_string(), Count::None),
         "while parsing a block mapping, did not find expected key"
         | "while parsing a block collection, did not find expected '-' indicator"
         | "while parsing a flow mapping, did not find expected ',' or '}'"
@@ -541,41 +644,34 @@ pub(crate) fn go_yaml_error(message: &str, mark: Mark, piece: &str, open: Open) 
         "while parsing a flow sequence, expected ',' or ']'" => {
             (mark, "did not find expected ',' or ']'".to_string(), Count::Parser)
         }
-        "did not find expected <document start>" => (mark, message.to_string(), Count::Parser),
-        // saphyr stops at a character that go-yaml scans as the start of the next token, and
-        // go-yaml's parser then finds no token it expects in the open collection.
-        "illegal placement of ':' indicator"
-        | "misplaced bracket"
-        | "invalid trailing content after double-quoted scalar"
-        | "invalid indentation in flow construct" => (mark, expected_here.to_string(), Count::Parser),
+        "did not find expected <document start>"
+        | "did not find expected <document-start>"
+        | "invalid content after document end marker" => {
+            (mark, "did not find expected <document start>".to_string(), Count::Parser)
+        }
+        "the handle wasn't declared" => (mark, "found undefined tag handle".to_string(), Count::Parser),
+        "found incompatible YAML document" => (mark, message.to_string(), Count::Parser),
+        "duplicate version directive" => (mark, "found duplicate %YAML directive".to_string(), Count::Parser),
+        "the TAG directive must only be given at most once per handle in the same document" => {
+            (mark, "found duplicate %TAG directive".to_string(), Count::Parser)
+        }
+        "misplaced bracket" => (mark, misplaced.to_string(), Count::Parser),
         "while parsing node, found unknown anchor" => {
             let name = anchor_name(piece, mark);
             (mark, format!("unknown anchor '{name}' referenced"), Count::None)
         }
-        _ => return None,
+        "unexpected eof" => (end_of(piece), expected_here.to_string(), Count::Parser),
+        // saphyr's limit (flow collections nested past 255): ours, worded by the caller.
+        "recursion limit exceeded" => return None,
+        // saphyr stops at a character that go-yaml scans as the start of the next token, and
+        // go-yaml's parser then finds no token it expects in the open collection:
+        // "illegal placement of ':' indicator", "invalid trailing content after double-quoted
+        // scalar", "invalid indentation in flow construct", "wrongly indented line in block
+        // scalar", "comment intercepting the multiline text", "'-' must be followed by a
+        // valid YAML whitespace", ... and any message saphyr adds.
+        _ => (mark, expected_here.to_string(), Count::Parser),
     };
-    let line = match count {
-        Count::Scanner => Some(at.line).filter(|l| *l > 1),
-        Count::Parser => Some(at.line.saturating_sub(1)).filter(|l| *l > 0),
-        Count::None => None,
-    };
-    let text = match line {
-        Some(l) => format!("{YAML_TO_JSON}yaml: line {l}: {problem}"),
-        None => format!("{YAML_TO_JSON}yaml: {problem}"),
-    };
-    Some((at, text))
-}
-
-/// Where saphyr refuses a tab after a `:` that go-yaml reads as separation (`key:<TAB>value`):
-/// the byte offset of that tab in the line of `mark`, so that the piece can be read with a
-/// space there (one character for one: no position moves).
-pub(crate) fn separating_tab(message: &str, mark: Mark, piece: &str) -> Option<usize> {
-    if message != "':' must be followed by a valid YAML whitespace" {
-        return None;
-    }
-    let line_start = offset(piece, Mark { col: 0, ..mark });
-    let line_end = piece[line_start..].find('\n').map_or(piece.len(), |i| line_start + i);
-    piece[line_start..line_end].find(":\t").map(|i| line_start + i + 1)
+    Some((at, worded(at, &problem, count)))
 }
 
 /// The byte offset of a piece's mark in its text.
@@ -852,7 +948,8 @@ mod tests {
             }
         }
         let one = |text: &str| pieces(text).one_stream;
-        assert!(one("a: 1\n---\nb: é\n") && one("a:\t1\n"));
+        // A tab is read as go-yaml reads it, piece by piece.
+        assert!(one("a: 1\n---\nb: é\n") && !one("a:\t1\n"));
         assert!(!one("a: 1\n...\n") && !one("%YAML 1.1\n---\na: 1\n") && !one("a: 1\r\n") && !one("a: \u{7}\n"));
     }
 

@@ -21,8 +21,9 @@ pub mod read;
 mod resolve;
 pub mod source;
 mod tree;
+mod whitespace;
 
-pub use read::{ReadError, ReadErrorKind, read};
+pub use read::{ReadError, ReadErrorKind, read, read_document};
 pub use resolve::resolve_plain;
 pub use source::NodeSource;
 pub use tree::{Entries, Entry, Items, Node, NodeKind, Tree};
@@ -603,10 +604,15 @@ fn build_into(text: &str, limits: Limits, builder: &mut Builder<'_>, stream: boo
     let mut document = 0;
     if stream && one_stream {
         let whole = kubectl::Piece { text, start: Mark { index: 0, line: 1, col: 0 }, separator: None, shorter: &[] };
-        match read_events(whole, Some(&pieces), 0, limits, builder, &mut out) {
+        match read_events(whole, Some(&pieces), 0, limits, false, builder, &mut out) {
             Ok((Read::Inexact, _)) => return (out, false),
             Ok((Read::On | Read::Stop, _)) => return (out, true),
-            Err(Again { piece, document: first }) => {
+            Err(again) => {
+                // (Only `Pieces` comes back from the whole text.)
+                let (piece, first) = match again {
+                    Again::Pieces { piece, document } => (piece, document),
+                    Again::Whitespace | Again::Cut(_) => (0, 0),
+                };
                 out.documents.retain(|d| d.index < first);
                 from = piece;
                 document = first;
@@ -697,7 +703,7 @@ fn read_piece(
         None => piece,
     };
     let before = out.documents.len();
-    let (read, started) = build_piece(piece, index, limits, builder, out);
+    let (read, started) = build_piece(piece, json, index, limits, builder, out);
     if json {
         out.documents.iter_mut().skip(before).for_each(|d| d.json = true);
     }
@@ -715,19 +721,27 @@ enum Read {
     Inexact,
 }
 
-/// Read again: from this piece on, one by one, numbering its document so (the whole text's
-/// parser met an error in it), or (`document` unused) this piece with a space for the tab at
-/// the byte offset `piece`.
-struct Again {
-    piece: usize,
-    document: usize,
+/// Read again.
+enum Again {
+    /// From this piece on, one by one, numbering its document so (the whole text's parser met
+    /// an error in it).
+    Pieces { piece: usize, document: usize },
+    /// This piece, as go-yaml reads its white space ([`whitespace`]): saphyr refused a tab
+    /// or a comment there.
+    Whitespace,
+    /// This piece up to the line of this mark: a directive there ends the document go-yaml
+    /// reads (`yaml_parser_fetch_directive` closes every block collection first).
+    Cut(Mark),
 }
 
 /// Reads the first YAML document of one of kubectl's pieces of a file, numbering it `index`;
-/// says whether the piece has one. Where saphyr refuses a tab that go-yaml reads as a
-/// separator (after a `:`), the piece is read again with a space in its place.
+/// says whether the piece has one. A piece with tabs or YAML 1.1 line breaks saphyr reads
+/// otherwise (or whose tab or comment saphyr refuses) is read as go-yaml's scanner reads its
+/// white space ([`whitespace::scan`]), and a tab go-yaml refuses is refused in its words,
+/// unless saphyr refuses something before it.
 fn build_piece(
     piece: kubectl::Piece<'_>,
+    json: bool,
     index: usize,
     limits: Limits,
     builder: &mut Builder<'_>,
@@ -742,44 +756,53 @@ fn build_piece(
         return stop(out, piece.absolute(at), message);
     }
     if let Some(at) = kubectl::end_before_document(piece.text) {
-        let line = at.line.saturating_sub(1);
-        let line = if line > 0 { format!("line {line}: ") } else { String::new() };
-        let message = format!("{}yaml: {line}did not find expected node content", kubectl::YAML_TO_JSON);
+        let message = kubectl::worded(at, "did not find expected node content", kubectl::Count::Parser);
         return stop(out, piece.absolute(at), message);
     }
-    if let Some(at) = kubectl::incompatible_version(piece.text) {
-        let line = at.line.saturating_sub(1);
-        let line = if line > 0 { format!("line {line}: ") } else { String::new() };
-        let message = format!("{}yaml: {line}found incompatible YAML document", kubectl::YAML_TO_JSON);
-        return stop(out, piece.absolute(at), message);
+    if let Some((at, problem, count)) = kubectl::directive_problem(piece.text) {
+        return stop(out, piece.absolute(at), kubectl::worded(at, problem, count));
     }
-    let mut patched: Option<String> = None;
-    loop {
-        let text = patched.as_deref().unwrap_or(piece.text);
-        match read_events(kubectl::Piece { text, ..piece }, None, index, limits, builder, out) {
-            Err(Again { piece: tab, .. }) => {
-                let mut bytes = std::mem::take(&mut patched).unwrap_or_else(|| piece.text.to_string()).into_bytes();
-                bytes[tab] = b' ';
-                patched = String::from_utf8(bytes).ok();
-                if patched.is_none() {
-                    return (Read::Stop, true);
-                }
+    // JSON is read by `encoding/json`, not go-yaml.
+    let mut scanned = (!json && whitespace::worth_scanning(piece.text)).then(|| whitespace::scan(piece.text));
+    let mut cut: Option<usize> = None;
+    let before = out.documents.len();
+    let read = loop {
+        let text = scanned.as_ref().and_then(|w| w.text.as_deref()).unwrap_or(piece.text);
+        let text = cut.map_or(text, |c| text.get(..c).unwrap_or(text));
+        let retry = !json && scanned.is_none();
+        match read_events(kubectl::Piece { text, ..piece }, None, index, limits, retry, builder, out) {
+            Err(Again::Whitespace) if retry => scanned = Some(whitespace::scan(piece.text)),
+            Err(Again::Cut(at)) if cut.is_none() => cut = Some(kubectl::line_offset(text, at)),
+            Err(_) => {
+                let message = format!("{}yaml: did not find expected node content", kubectl::YAML_TO_JSON);
+                return stop(out, piece.start, message);
             }
-            Ok(read) => return read,
+            Ok(read) => break read,
         }
+    };
+    // go-yaml's tab error, unless saphyr stopped before it.
+    if let Some((at, problem)) = scanned.and_then(|w| w.error)
+        && out.error.as_ref().is_none_or(|e| e.mark.index >= piece.absolute(at).index)
+    {
+        out.documents.truncate(before);
+        return stop(out, piece.absolute(at), kubectl::worded(at, problem, kubectl::Count::Scanner));
     }
+    read
 }
 
 /// Runs a parser over `piece` and builds what it reads; says whether a document started.
 /// With `pieces` (the whole text, read as one stream), every document is read, and an error
 /// sends reading back to the piece of its document (`Again`); without, `piece` is a piece whose
 /// document is numbered `index`, its first document is read, and an error is reported in
-/// go-yaml's words (`Err(Again)`: a tab to read as a space).
+/// go-yaml's words (`Err(Again)`: the piece is to be read otherwise; `Again::Whitespace` only
+/// where `retry` allows it).
+#[allow(clippy::too_many_arguments)]
 fn read_events(
     piece: kubectl::Piece<'_>,
     pieces: Option<&[kubectl::Piece<'_>]>,
     index: usize,
     limits: Limits,
+    retry: bool,
     builder: &mut Builder<'_>,
     out: &mut Parsed,
 ) -> Result<(Read, bool), Again> {
@@ -787,7 +810,7 @@ fn read_events(
         out.error = Some(SyntaxError { mark, message, document });
         Ok((Read::Stop, true))
     };
-    let again = |piece: usize, document: usize| Err(Again { piece, document });
+    let again = |piece: usize, document: usize| Err(Again::Pieces { piece, document });
     let mut parser = Parser::new_from_str(piece.text);
     // Marks of a piece that starts the text, read as written, are the text's own.
     let whole_text = piece.start == Mark { index: 0, line: 1, col: 0 } && piece.shorter.is_empty();
@@ -811,9 +834,13 @@ fn read_events(
                 if pieces.is_some() {
                     return again(next_piece, piece_document);
                 }
-                return match saphyr_error(&e, &piece, end, builder) {
+                // What go-yaml met first: a problem of the document before this.
+                if let Some((mark, message)) = fatal {
+                    return stop(out, mark, message, doc_index);
+                }
+                return match saphyr_error(&e, &piece, end, builder, retry) {
                     Ok((mark, message)) => stop(out, mark, message, doc_index),
-                    Err(tab) => again(tab, doc_index),
+                    Err(again) => Err(again),
                 };
             }
         };
@@ -839,6 +866,10 @@ fn read_events(
         } else {
             Span { start: piece.absolute(end.clamp(span.start)), end: piece.absolute(end.clamp(span.end)) }
         };
+        if let Some((local, problem, count)) = go_refuses(&event, span, &piece, builder) {
+            fatal = Some((span.start, kubectl::worded(local, problem, count)));
+            continue;
+        }
         match event {
             Event::StreamStart | Event::Nothing => {}
             Event::StreamEnd => break,
@@ -975,8 +1006,9 @@ fn read_events(
     Ok((Read::On, started))
 }
 
-/// saphyr's error in a piece, in go-yaml's words and at the place go-yaml points at (with
-/// `Err`, the byte offset of a tab go-yaml reads as a separator).
+/// saphyr's error in a piece, in go-yaml's words and at the place go-yaml points at, or how
+/// to read the piece again where go-yaml reads on: with go-yaml's white space (a tab or a
+/// comment saphyr refuses, when `retry`), or up to a directive that ends go-yaml's document.
 #[cold]
 #[inline(never)]
 fn saphyr_error(
@@ -984,16 +1016,66 @@ fn saphyr_error(
     piece: &kubectl::Piece<'_>,
     end: EndOfText,
     builder: &Builder<'_>,
-) -> Result<(Mark, String), usize> {
+    retry: bool,
+) -> Result<(Mark, String), Again> {
     let at = end.clamp(Mark::from_saphyr(*e.marker()));
-    if let Some(tab) = kubectl::separating_tab(e.info(), at, piece.text) {
-        return Err(tab);
+    let info = e.info();
+    if retry && (info.contains("tab") || info.starts_with("comments must") || info.starts_with("':' must")) {
+        return Err(Again::Whitespace);
     }
-    let (mark, message) = match kubectl::go_yaml_error(e.info(), at, piece.text, builder.open(piece)) {
+    if info == "missing explicit document end marker before directive" {
+        return match kubectl::directive_after_content(piece.text, at) {
+            Some((mark, problem)) => {
+                Ok((piece.absolute(mark), kubectl::worded(mark, problem, kubectl::Count::Scanner)))
+            }
+            None => Err(Again::Cut(at)),
+        };
+    }
+    let (mark, message) = match kubectl::go_yaml_error(info, at, piece.text, builder.open(piece)) {
         Some((mark, message)) => (mark, message),
         None => (at, scan_error_message(e)),
     };
     Ok((piece.absolute(end.clamp(mark)), message))
+}
+
+/// What go-yaml refuses in an event that saphyr reads (at `span`, of the file): a verbatim
+/// tag with no URI (`!<>`: `yaml_parser_scan_tag_uri`'s "did not find expected tag URI"), and
+/// an implicit empty key in a mapping (`: value`, which go-yaml's scanner reads as a value
+/// with no key before it: `yaml_parser_parse_block_mapping_key`'s "did not find expected
+/// key"), with the mark of the piece go-yaml's line is counted from.
+fn go_refuses(
+    event: &Event<'_>,
+    span: Span,
+    piece: &kubectl::Piece<'_>,
+    builder: &Builder<'_>,
+) -> Option<(Mark, &'static str, kubectl::Count)> {
+    let local = || Mark { line: span.start.line.saturating_sub(piece.start.line).saturating_add(1), ..span.start };
+    let tag = match event {
+        Event::Scalar(_, _, _, tag) | Event::SequenceStart(_, tag) | Event::MappingStart(_, tag) => tag.as_deref(),
+        _ => None,
+    };
+    if tag.is_some_and(empty_tag) {
+        return Some((local(), "did not find expected tag URI", kubectl::Count::Scanner));
+    }
+    if let Event::Scalar(value, ScalarStyle::Plain, _, None) = event
+        && value.is_empty()
+        && matches!(builder.stack.last(), Some(Frame::Map { key: None, .. }))
+        && piece.char_at(span.start.index) == Some(':')
+    {
+        // In a flow mapping (`{: value}`), `yaml_parser_parse_flow_mapping_key` parses the
+        // value indicator as a node.
+        return match builder.open(piece) {
+            kubectl::Open::BlockMapping => Some((local(), "did not find expected key", kubectl::Count::Parser)),
+            kubectl::Open::FlowMapping => Some((local(), "did not find expected node content", kubectl::Count::Parser)),
+            _ => None,
+        };
+    }
+    None
+}
+
+/// `!<>`: a verbatim tag with nothing in it.
+fn empty_tag(tag: &saphyr_parser::Tag) -> bool {
+    tag.handle.is_empty() && tag.suffix.is_empty()
 }
 
 /// What [`skip`] did with an event.
@@ -1025,6 +1107,16 @@ fn skip(builder: &mut Builder<'_>, event: &Event<'_>, limits: Limits) -> Skip {
         // counts its whole size).
         (_, Event::Alias(_)) => Skip::Inexact,
         (None, _) => Skip::Built,
+        // What go-yaml refuses in a value left out must be seen (see `go_refuses`).
+        (Some(_), Event::SequenceStart(_, Some(tag)) | Event::MappingStart(_, Some(tag))) if empty_tag(tag) => {
+            Skip::Inexact
+        }
+        (Some(_), Event::Scalar(value, ScalarStyle::Plain, _, _))
+            if value.is_empty() && pruning.skipped_at_key.last() == Some(&Some(true)) =>
+        {
+            Skip::Inexact
+        }
+        (Some(_), Event::Scalar(_, _, _, Some(tag))) if empty_tag(tag) => Skip::Inexact,
         (Some(depth), Event::SequenceStart(..) | Event::MappingStart(..)) => {
             // The depth limit counts the collections left out; a collection used as a key is
             // something go-yaml refuses.
@@ -1442,7 +1534,8 @@ mod tests {
     #[test]
     fn errors_are_go_yamls() {
         for (text, message, (line, col)) in [
-            ("a: 1\nb:\n\tc: 2\n", "yaml: line 3: found character that cannot start any token", (3, 2)),
+            // At the tab, where go-yaml's scanner stops.
+            ("a: 1\nb:\n\tc: 2\n", "yaml: line 3: found character that cannot start any token", (3, 1)),
             ("a: b\n\tc: 2\n", "yaml: line 2: found a tab character that violates indentation", (2, 1)),
             ("a:\n  b: 1\n c: 2\n", "yaml: line 2: did not find expected key", (3, 2)),
             // go-yaml names no line for a problem on the first line.

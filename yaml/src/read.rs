@@ -1,13 +1,16 @@
 //! The one way YAML files are read into structs: the file parsed as kubectl parses YAML, its
 //! one document decoded by hpa-core's decoder (unknown and duplicate fields refused), every
-//! problem with the line and column it is at. `.hpa-lint.yaml`, simulate scenarios and the
-//! webhook's policy file are all read with it (or with its parts).
+//! problem with the line and column it is at. The webhook's policy file is read with [`read`],
+//! `.hpa-lint.yaml` with its two halves ([`read_document`], then [`decode_node`], as it also
+//! needs where its fields are written). `hpa-lint simulate`'s scenarios are not: they are
+//! parsed with [`crate::parse`] and walked by their own reader (`scenario.rs` of hpa-lint,
+//! whose fields and words are its own), which takes only [`duplicate_keys`] from here.
 
 use hpa_core::api::decode::{self, Decode, DecodeErrorKind, Options, Strictness};
 
 use std::collections::HashSet;
 
-use crate::{Mark, Node, NodeSource, locate, parse};
+use crate::{Document, Mark, Node, NodeSource, locate, parse};
 
 /// The most entries a mapping may have for [`duplicate_keys`] to compare its keys pairwise
 /// rather than keep a set of them.
@@ -50,21 +53,31 @@ impl ReadError {
 /// Reads `text` (one YAML document, or none: `T::default()`) into a `T`. Go type names in
 /// errors are of the package `package`.
 pub fn read<T: Decode + Default>(text: &str, package: &'static str) -> Result<T, Vec<ReadError>> {
+    match read_document(text).map_err(|e| vec![e])? {
+        Some(document) => decode_node(document.root(), package),
+        None => Ok(T::default()),
+    }
+}
+
+/// The one document of `text`, parsed as kubectl parses YAML (`None`: it has none): what
+/// [`read`] decodes, for a reader that also needs the nodes (where a field is written). A
+/// syntax error, or a second document (at its start), is refused.
+pub fn read_document(text: &str) -> Result<Option<Document>, ReadError> {
     let parsed = parse(text);
     if let Some(e) = parsed.error {
-        return Err(vec![ReadError::at(ReadErrorKind::Syntax, e.mark, String::new(), e.message)]);
+        return Err(ReadError::at(ReadErrorKind::Syntax, e.mark, String::new(), e.message));
     }
     let mut documents = parsed.documents.into_iter();
-    let Some(document) = documents.next() else { return Ok(T::default()) };
+    let document = documents.next();
     if let Some(second) = documents.next() {
-        return Err(vec![ReadError::at(
+        return Err(ReadError::at(
             ReadErrorKind::MultipleDocuments,
             second.start,
             String::new(),
             "expected one YAML document".into(),
-        )]);
+        ));
     }
-    decode_node(document.root(), package)
+    Ok(document)
 }
 
 /// Decodes a node into a `T` as [`read`] does.

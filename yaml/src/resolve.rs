@@ -16,16 +16,35 @@ use saphyr_parser::{ScalarStyle, Tag};
 
 use crate::Scalar;
 
+/// A text its tag refuses, in go-yaml's words (`Display`, without the `yaml: ` prefix).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum TagError {
+    /// `!!binary` of a text that is not base64.
+    #[error("!!binary value contains invalid base64 data")]
+    Binary,
+    /// `!!int abc`: the text resolves to another type (`found`, `bool`, `str`, ...) than the
+    /// one the tag wants.
+    #[error("cannot decode !!{found} `{value}` as a !!{wanted}")]
+    Mismatch {
+        /// What the text resolves to.
+        found: &'static str,
+        /// The text.
+        value: String,
+        /// The tag's type.
+        wanted: &'static str,
+    },
+}
+
 /// `decoder.scalar` for an `interface{}` destination: the scalar (the text of a `!!binary`
-/// one decoded into `binary`, which the string then borrows), or go-yaml's words for a text
-/// its tag refuses (without the `yaml: ` prefix).
+/// one decoded into `binary`, which the string then borrows), or the error of a text its tag
+/// refuses.
 #[inline(always)]
 pub(crate) fn resolve<'v>(
     value: &'v str,
     style: ScalarStyle,
     tag: Option<&Tag>,
     binary: &'v mut String,
-) -> Result<Scalar<'v>, String> {
+) -> Result<Scalar<'v>, TagError> {
     match tag {
         None if style == ScalarStyle::Plain => Ok(resolve_plain(value)),
         None => Ok(Scalar::Str(value)),
@@ -36,7 +55,7 @@ pub(crate) fn resolve<'v>(
 /// [`resolve`] for a tagged scalar (rare: out of the way of the others).
 #[cold]
 #[inline(never)]
-fn resolve_tagged<'v>(value: &'v str, tag: &Tag, binary: &'v mut String) -> Result<Scalar<'v>, String> {
+fn resolve_tagged<'v>(value: &'v str, tag: &Tag, binary: &'v mut String) -> Result<Scalar<'v>, TagError> {
     // `!!x` and its long forms (`!<tag:yaml.org,2002:x>`); any other tag is none go-yaml
     // resolves.
     let long;
@@ -52,9 +71,13 @@ fn resolve_tagged<'v>(value: &'v str, tag: &Tag, binary: &'v mut String) -> Resu
                 *binary = text;
                 Ok(Scalar::Str(binary.as_str()))
             }
-            None => Err("!!binary value contains invalid base64 data".into()),
+            None => Err(TagError::Binary),
         },
-        wanted @ ("bool" | "int" | "float" | "null" | "timestamp") => resolve_as(value, wanted),
+        "bool" => resolve_as(value, "bool"),
+        "int" => resolve_as(value, "int"),
+        "float" => resolve_as(value, "float"),
+        "null" => resolve_as(value, "null"),
+        "timestamp" => resolve_as(value, "timestamp"),
         _ => Ok(Scalar::Str(value)),
     }
 }
@@ -63,7 +86,7 @@ fn resolve_tagged<'v>(value: &'v str, tag: &Tag, binary: &'v mut String) -> Resu
 /// must be that type, or an integer for `!!float` (an `int64`, not a `uint64`, which the
 /// conversion misses). A `!!timestamp` that reads as one stays its text (go-yaml gives an
 /// `interface{}` the string).
-fn resolve_as<'v>(value: &'v str, wanted: &str) -> Result<Scalar<'v>, String> {
+fn resolve_as<'v>(value: &'v str, wanted: &'static str) -> Result<Scalar<'v>, TagError> {
     let resolved = resolve_plain(value);
     let found = match resolved {
         Scalar::Null => "null",
@@ -80,7 +103,7 @@ fn resolve_as<'v>(value: &'v str, wanted: &str) -> Result<Scalar<'v>, String> {
         (_, resolved) if found == wanted => Ok(resolved),
         // go-yaml converts an `int64` to the float wanted.
         ("float", Scalar::Int(i)) => Ok(Scalar::Float(i as f64)),
-        _ => Err(format!("cannot decode !!{found} `{value}` as a !!{wanted}")),
+        _ => Err(TagError::Mismatch { found, value: value.to_string(), wanted }),
     }
 }
 
@@ -260,7 +283,8 @@ fn is_timestamp(s: &str) -> bool {
     if !r.byte(b'-') {
         return false;
     }
-    if r.number(1, days_in(month, year)).is_none() {
+    let days = hpa_core::api::time::days_in_month(i64::from(year), i64::from(month));
+    if r.number(1, u32::try_from(days).unwrap_or(31)).is_none() {
         return false;
     }
     if r.done() {
@@ -316,16 +340,6 @@ fn is_timestamp(s: &str) -> bool {
     r.done()
 }
 
-/// The days of a month (`time.daysIn`).
-fn days_in(month: u32, year: u32) -> u32 {
-    match month {
-        2 if year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400)) => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
-    }
-}
-
 /// A cursor over a timestamp's bytes.
 struct Reader<'b> {
     b: &'b [u8],
@@ -378,7 +392,9 @@ mod tests {
     /// What a text tagged `!!tag` resolves to, as JSON (or go-yaml's words).
     fn tagged(value: &str, style: ScalarStyle, tag: &str) -> Result<String, String> {
         let tag = Tag { handle: "!!".into(), suffix: tag.into() };
-        resolve(value, style, Some(&tag), &mut String::new()).map(|s| crate::scalar_to_json(s).to_string())
+        resolve(value, style, Some(&tag), &mut String::new())
+            .map(|s| crate::scalar_to_json(s).to_string())
+            .map_err(|e| e.to_string())
     }
 
     #[test]
@@ -399,6 +415,9 @@ mod tests {
             "2001-12-14  21:59:43.10",
             "2001-12-14T21:59:43Z",
             "2001-12-14T21:59:43+24:60",
+            // Leap days (core's calendar).
+            "2000-02-29",
+            "2004-02-29",
         ] {
             assert_eq!(tagged(stamp, Plain, "timestamp"), ok(&format!("{stamp:?}")));
         }
@@ -413,7 +432,14 @@ mod tests {
         assert_eq!(tagged("3", Plain, "bool"), err("cannot decode !!int `3` as a !!bool"));
         assert_eq!(tagged("abc", Plain, "timestamp"), err("cannot decode !!str `abc` as a !!timestamp"));
         assert_eq!(tagged("2001-12-14", Plain, "int"), err("cannot decode !!str `2001-12-14` as a !!int"));
-        for stamp in ["2001-02-29", "2001-12-14T24:00:00Z", "2001-12-14T21:59:43+25:00", "2001-12-14T21:59:43"] {
+        for stamp in [
+            "2001-02-29",
+            "1900-02-29",
+            "2001-04-31",
+            "2001-12-14T24:00:00Z",
+            "2001-12-14T21:59:43+25:00",
+            "2001-12-14T21:59:43",
+        ] {
             assert_eq!(
                 tagged(stamp, Plain, "timestamp"),
                 err(&format!("cannot decode !!str `{stamp}` as a !!timestamp"))

@@ -77,7 +77,9 @@ fn is_leap(y: i64) -> bool {
     (y % 4 == 0 && y % 100 != 0) || y % 400 == 0
 }
 
-fn days_in_month(y: i64, m: i64) -> i64 {
+/// The days of month `m` (1 to 12) of the proleptic Gregorian year `y` (Go's `time`
+/// calendar). The one implementation: hpa-yaml's `!!timestamp` check uses it too.
+pub fn days_in_month(y: i64, m: i64) -> i64 {
     match m {
         1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
         4 | 6 | 9 | 11 => 30,

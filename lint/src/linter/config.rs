@@ -264,15 +264,14 @@ pub fn find_upward(start: &Path) -> Option<PathBuf> {
     None
 }
 
-/// Parses a configuration file's text (with hpa-yaml's reader: YAML as kubectl reads it,
-/// unknown and duplicate fields refused).
+/// Parses a configuration file's text (with hpa-yaml's reader, [`crate::source::read_document`]
+/// and [`crate::source::read::decode_node`]: YAML as kubectl reads it, one document, unknown and
+/// duplicate fields refused).
 pub fn parse(name: &str, text: &str) -> Result<Config, ConfigError> {
     let at = |mark: crate::source::Mark| format!("{name}:{}:{}", mark.line.max(1), mark.col + 1);
-    let parsed = crate::source::parse(text);
-    if let Some(e) = &parsed.error {
-        return Err(ConfigError { location: at(e.mark), message: e.message.clone() });
-    }
-    let Some(doc) = parsed.documents.first() else {
+    let doc = crate::source::read_document(text)
+        .map_err(|e| ConfigError { location: format!("{name}:{}:{}", e.line, e.column), message: e.message })?;
+    let Some(doc) = doc else {
         return Ok(Config { path: Some(PathBuf::from(name)), ..Config::default() });
     };
     let cfg: ConfigFile = crate::source::read::decode_node(doc.root(), "config").map_err(|errors| {
@@ -365,5 +364,18 @@ mod tests {
         let e = parse("c.yaml", "settings:\n  minReplica: 3\n").unwrap_err();
         assert!(e.to_string().starts_with("c.yaml:2:"), "{e}");
         assert!(parse("c.yaml", "rules: {HPA000: off}\n").is_err());
+    }
+
+    /// One reader for every configuration file (hpa-yaml's `read_document`, as the webhook's
+    /// policy): a second document is refused where it starts, not ignored.
+    #[test]
+    fn a_second_document_is_refused() {
+        let e = parse("c.yaml", "rules: {HPA101: off}\n---\nrules: {HPA101: error}\n").unwrap_err();
+        assert_eq!((e.location.as_str(), e.message.as_str()), ("c.yaml:2:1", "expected one YAML document"));
+        // One document, with or without its `---`, and none at all, are read.
+        assert_eq!(parse("c.yaml", "---\nrules: {HPA101: off}\n").unwrap().levels["HPA101"], RuleLevel::Off);
+        assert!(parse("c.yaml", "# nothing\n").unwrap().levels.is_empty());
+        let e = parse("c.yaml", "rules: [\n").unwrap_err();
+        assert!(e.location.starts_with("c.yaml:") && e.message.contains("did not find expected"), "{e}");
     }
 }

@@ -1,0 +1,572 @@
+//! Tabs, comments and line breaks as go-yaml v2's scanner reads them, where saphyr reads them
+//! otherwise.
+//!
+//! go-yaml (`gopkg.in/yaml.v2` `scannerc.go`, which kubectl reads YAML with) treats a tab by
+//! where its scanner meets it:
+//!
+//! - `yaml_parser_scan_skip_to_next_token` eats tabs between tokens in a flow collection, and in the
+//!   block context where no simple key may start (after a key's `:`, a scalar, an anchor, a
+//!   tag); where one may (at the start of a line, after `-`, `?` or a complex key's `:`), it
+//!   stops at the tab, which starts no token: `found character that cannot start any token`;
+//! - `yaml_parser_scan_plain_scalar` reads on across line breaks, and a tab in the
+//!   indentation of a following line (left of the scalar's block indentation) is `found a tab
+//!   character that violates indentation`, blank and comment lines included;
+//! - `yaml_parser_scan_block_scalar_breaks` refuses a tab where an indentation space is
+//!   expected (`found a tab character where an indentation space is expected`);
+//! - a quoted scalar's continuation lines may start with tabs.
+//!
+//! It also ends a comment-free token before `#` after a quoted scalar or a flow collection
+//! (`"a"#c`: a comment), and breaks lines at U+0085, U+2028 and U+2029 as at `\n` (inside a
+//! quoted scalar too, where they are left as written, below).
+//!
+//! [`scan`] follows a piece as that scanner does, as far as the tokens it models go (it stops,
+//! saying nothing more, where go-yaml's scanner would refuse something else: saphyr's error
+//! is then the one reported), and gives the piece rewritten so that saphyr reads what go-yaml
+//! reads (a tab go-yaml reads as a separating space is a space, such a comment is blanked,
+//! such a line break is `\n`: one character for one, so no position moves), and go-yaml's
+//! tab error, if any.
+
+use crate::Mark;
+
+/// What go-yaml's scanner makes of a piece's white space.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct Whitespace {
+    /// The piece as saphyr should read it, when it differs.
+    pub text: Option<String>,
+    /// go-yaml's error about a tab: where (a mark of the piece) and its words (without
+    /// kubectl's prefix and the line).
+    pub error: Option<(Mark, &'static str)>,
+}
+
+/// Whether a piece has what [`scan`] looks at: a tab, or a line break YAML 1.1 has and
+/// saphyr does not. Nearly every file has neither (one pass of `memchr`).
+pub(crate) fn worth_scanning(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    memchr::memchr(b'\t', bytes).is_some()
+        || (!text.is_ascii()
+            && (memchr::memmem::find(bytes, "\u{85}".as_bytes()).is_some()
+                || memchr::memmem::find(bytes, "\u{2028}".as_bytes()).is_some()
+                || memchr::memmem::find(bytes, "\u{2029}".as_bytes()).is_some()))
+}
+
+/// go-yaml's reading of a piece's white space ([`Whitespace`]).
+pub(crate) fn scan(text: &str) -> Whitespace {
+    let chars: Vec<char> = text.chars().collect();
+    let mut s = Scanner {
+        out: chars.clone(),
+        c: &chars,
+        pos: 0,
+        line: 1,
+        col: 0,
+        flow: 0,
+        indent: -1,
+        indents: Vec::new(),
+        allowed: true,
+        key: None,
+        changed: false,
+    };
+    let error = s.run().err().flatten();
+    let text = s.changed.then(|| s.out.iter().collect());
+    Whitespace { text, error }
+}
+
+/// go-yaml's line breaks (`is_break`).
+fn is_break(c: char) -> bool {
+    matches!(c, '\n' | '\r' | '\u{85}' | '\u{2028}' | '\u{2029}')
+}
+
+fn is_blank(c: char) -> bool {
+    c == ' ' || c == '\t'
+}
+
+/// Where the scanner stops: `Err(None)` where go-yaml refuses something this module leaves
+/// to saphyr, `Err(Some(..))` at a tab go-yaml refuses.
+type Step = Result<(), Option<(Mark, &'static str)>>;
+
+/// The state of go-yaml's scanner that decides what a tab is.
+struct Scanner<'a> {
+    c: &'a [char],
+    out: Vec<char>,
+    pos: usize,
+    line: u32,
+    col: u32,
+    /// `flow_level`
+    flow: u32,
+    /// `indent` and `indents`: the block indentation.
+    indent: i64,
+    indents: Vec<i64>,
+    /// `simple_key_allowed`
+    allowed: bool,
+    /// The possible simple key of the block context: its line and column.
+    key: Option<(u32, u32)>,
+    changed: bool,
+}
+
+impl Scanner<'_> {
+    fn at(&self, i: usize) -> Option<char> {
+        self.c.get(self.pos + i).copied()
+    }
+
+    /// `is_blankz` of the character `i` ahead (the end counts).
+    fn blankz(&self, i: usize) -> bool {
+        self.at(i).is_none_or(|c| is_blank(c) || is_break(c))
+    }
+
+    /// A `---` (`Some('-')`), a `...` (`Some('.')`) or either (`None`) at the start of a line.
+    fn document_indicator(&self, which: Option<char>) -> bool {
+        let c = self.at(0);
+        self.col == 0
+            && matches!(c, Some('-' | '.'))
+            && which.is_none_or(|w| c == Some(w))
+            && (1..3).all(|i| self.at(i) == c)
+            && self.blankz(3)
+    }
+
+    fn mark(&self) -> Mark {
+        Mark { index: u32::try_from(self.pos).unwrap_or(u32::MAX), line: self.line, col: self.col }
+    }
+
+    fn patch(&mut self, c: char) {
+        if let Some(slot) = self.out.get_mut(self.pos)
+            && *slot != c
+        {
+            *slot = c;
+            self.changed = true;
+        }
+    }
+
+    fn skip(&mut self) {
+        self.pos += 1;
+        self.col += 1;
+    }
+
+    /// `skip_line`: a line break (`\r\n` is one), read by saphyr as `\n` when saphyr has none.
+    fn skip_break(&mut self) {
+        if self.at(0) == Some('\r') && self.at(1) == Some('\n') {
+            self.pos += 1;
+        } else if matches!(self.at(0), Some('\u{85}' | '\u{2028}' | '\u{2029}')) {
+            self.patch('\n');
+        }
+        self.pos += 1;
+        self.line += 1;
+        self.col = 0;
+    }
+
+    /// A line break inside a quoted scalar, left as written: saphyr, which wants a quoted
+    /// scalar's next lines indented, would refuse the line after it, and reads the character
+    /// into the text, where go-yaml folds it.
+    fn skip_break_as_is(&mut self) {
+        if self.at(0) == Some('\r') && self.at(1) == Some('\n') {
+            self.pos += 1;
+        }
+        self.pos += 1;
+        self.line += 1;
+        self.col = 0;
+    }
+
+    fn roll(&mut self, col: u32) {
+        if self.flow == 0 && self.indent < i64::from(col) {
+            self.indents.push(self.indent);
+            self.indent = i64::from(col);
+        }
+    }
+
+    fn unroll(&mut self, col: i64) {
+        if self.flow > 0 {
+            return;
+        }
+        while self.indent > col {
+            self.indent = self.indents.pop().unwrap_or(-1);
+        }
+    }
+
+    /// `yaml_parser_save_simple_key` (only the block context's key is needed: it sets the
+    /// indentation of a block mapping).
+    fn save_key(&mut self) {
+        if self.allowed && self.flow == 0 {
+            self.key = Some((self.line, self.col));
+        }
+    }
+
+    fn run(&mut self) -> Step {
+        loop {
+            self.skip_to_next_token();
+            let Some(c) = self.at(0) else { return Ok(()) };
+            if self.key.is_some_and(|(line, _)| line < self.line) {
+                self.key = None;
+            }
+            self.unroll(i64::from(self.col));
+            // A directive or `...` ends the document go-yaml reads; what follows is not read.
+            if (self.col == 0 && c == '%') || self.document_indicator(Some('.')) {
+                return Ok(());
+            }
+            if self.document_indicator(Some('-')) {
+                self.unroll(-1);
+                self.key = None;
+                self.allowed = false;
+                (0..3).for_each(|_| self.skip());
+                continue;
+            }
+            match c {
+                '[' | '{' => {
+                    self.save_key();
+                    self.flow += 1;
+                    self.allowed = true;
+                    self.skip();
+                }
+                ']' | '}' => {
+                    self.flow = self.flow.saturating_sub(1);
+                    self.allowed = false;
+                    self.skip();
+                }
+                ',' => {
+                    self.allowed = true;
+                    self.skip();
+                }
+                '-' if self.blankz(1) => self.entry(true),
+                '?' if self.flow > 0 || self.blankz(1) => self.entry(self.flow == 0),
+                ':' if self.flow > 0 || self.blankz(1) => {
+                    match self.key.take() {
+                        Some((_, col)) if self.flow == 0 => {
+                            self.roll(col);
+                            self.allowed = false;
+                        }
+                        _ => {
+                            self.roll(self.col);
+                            self.allowed = self.flow == 0;
+                        }
+                    }
+                    self.skip();
+                }
+                '*' | '&' => {
+                    self.save_key();
+                    self.allowed = false;
+                    self.skip();
+                    while self.at(0).is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
+                        self.skip();
+                    }
+                    // `yaml_parser_scan_anchor`: a name, then white space or an indicator.
+                    if !(self.blankz(0) || matches!(self.at(0), Some('?' | ':' | ',' | ']' | '}' | '%' | '@' | '`'))) {
+                        return Err(Some((self.mark(), "did not find expected alphabetic or numeric character")));
+                    }
+                }
+                '!' => {
+                    self.save_key();
+                    self.allowed = false;
+                    while !self.blankz(0) {
+                        self.skip();
+                    }
+                }
+                '|' | '>' if self.flow == 0 => {
+                    self.key = None;
+                    self.allowed = true;
+                    self.block_scalar()?;
+                }
+                '\'' | '"' => {
+                    self.save_key();
+                    self.allowed = false;
+                    self.quoted(c == '\'')?;
+                }
+                // Not eaten as white space: where a simple key may start.
+                '\t' => return Err(Some((self.mark(), "found character that cannot start any token"))),
+                _ if self.plain_starts(c) => {
+                    self.save_key();
+                    self.allowed = false;
+                    self.plain()?;
+                }
+                _ => return Err(None),
+            }
+        }
+    }
+
+    /// `-` (`sequence`) or `?`: a block collection may start at its column.
+    fn entry(&mut self, allowed_after: bool) {
+        if self.flow == 0 {
+            self.roll(self.col);
+        }
+        self.key = None;
+        self.allowed = allowed_after;
+        self.skip();
+    }
+
+    /// Whether `c` starts a plain scalar (`yaml_parser_fetch_next_token`'s last test).
+    fn plain_starts(&self, c: char) -> bool {
+        let indicator = matches!(
+            c,
+            '-' | '?'
+                | ':'
+                | ','
+                | '['
+                | ']'
+                | '{'
+                | '}'
+                | '#'
+                | '&'
+                | '*'
+                | '!'
+                | '|'
+                | '>'
+                | '\''
+                | '"'
+                | '%'
+                | '@'
+                | '`'
+        );
+        !(self.blankz(0) || indicator)
+            || (c == '-' && !self.at(1).is_some_and(is_blank))
+            || (self.flow == 0 && matches!(c, '?' | ':') && !self.blankz(1))
+    }
+
+    /// `yaml_parser_scan_skip_to_next_token`: tabs eaten here separate tokens (a space for saphyr),
+    /// and so does a comment right after a token (blanked for saphyr, which wants a space).
+    fn skip_to_next_token(&mut self) {
+        loop {
+            while let Some(c) = self.at(0) {
+                if c == ' ' || (c == '\t' && (self.flow > 0 || !self.allowed)) {
+                    self.patch(' ');
+                    self.skip();
+                } else {
+                    break;
+                }
+            }
+            if self.at(0) == Some('#') {
+                let glued = self.pos > 0 && !self.c.get(self.pos - 1).is_some_and(|&c| is_blank(c) || is_break(c));
+                while self.at(0).is_some_and(|c| !is_break(c)) {
+                    if glued {
+                        self.patch(' ');
+                    }
+                    self.skip();
+                }
+            }
+            if self.at(0).is_some_and(is_break) {
+                self.skip_break();
+                if self.flow == 0 {
+                    self.allowed = true;
+                }
+            } else {
+                return;
+            }
+        }
+    }
+
+    /// `yaml_parser_scan_plain_scalar`: its white space, and the tabs it refuses.
+    fn plain(&mut self) -> Step {
+        let indent = self.indent + 1;
+        let mut leading_blanks = false;
+        loop {
+            let at_document_indicator = self.document_indicator(None);
+            if at_document_indicator || self.at(0) == Some('#') {
+                break;
+            }
+            while !self.blankz(0) {
+                let c = self.at(0).unwrap_or(' ');
+                let ends =
+                    (c == ':' && self.blankz(1)) || (self.flow > 0 && matches!(c, ',' | '?' | '[' | ']' | '{' | '}'));
+                if ends {
+                    break;
+                }
+                leading_blanks = false;
+                self.skip();
+            }
+            if !self.at(0).is_some_and(|c| is_blank(c) || is_break(c)) {
+                break;
+            }
+            while let Some(c) = self.at(0).filter(|&c| is_blank(c) || is_break(c)) {
+                if is_blank(c) {
+                    if leading_blanks && c == '\t' {
+                        if i64::from(self.col) < indent {
+                            return Err(Some((self.mark(), "found a tab character that violates indentation")));
+                        }
+                        self.patch(' ');
+                    }
+                    self.skip();
+                } else {
+                    self.skip_break();
+                    leading_blanks = true;
+                }
+            }
+            if self.flow == 0 && i64::from(self.col) < indent {
+                break;
+            }
+        }
+        if leading_blanks {
+            self.allowed = true;
+        }
+        Ok(())
+    }
+
+    /// `yaml_parser_scan_flow_scalar`: a continuation line's leading tabs are white space.
+    fn quoted(&mut self, single: bool) -> Step {
+        self.skip();
+        loop {
+            let at_document_indicator = self.document_indicator(None);
+            if at_document_indicator || self.at(0).is_none() {
+                return Err(None);
+            }
+            let mut leading_blanks = false;
+            while !self.blankz(0) {
+                match (self.at(0), self.at(1)) {
+                    (Some('\''), Some('\'')) if single => {
+                        self.skip();
+                        self.skip();
+                    }
+                    (Some('\''), _) if single => break,
+                    (Some('"'), _) if !single => break,
+                    (Some('\\'), Some(n)) if !single && is_break(n) => {
+                        self.skip();
+                        self.skip_break_as_is();
+                        leading_blanks = true;
+                        break;
+                    }
+                    (Some('\\'), _) if !single => {
+                        self.skip();
+                        self.skip();
+                    }
+                    _ => self.skip(),
+                }
+            }
+            if self.at(0) == Some(if single { '\'' } else { '"' }) {
+                self.skip();
+                return Ok(());
+            }
+            while let Some(c) = self.at(0).filter(|&c| is_blank(c) || is_break(c)) {
+                if is_blank(c) {
+                    if leading_blanks && c == '\t' {
+                        self.patch(' ');
+                    }
+                    self.skip();
+                } else {
+                    self.skip_break_as_is();
+                    leading_blanks = true;
+                }
+            }
+        }
+    }
+
+    /// `yaml_parser_scan_block_scalar`: its indentation, where a tab is refused.
+    fn block_scalar(&mut self) -> Step {
+        self.skip();
+        let mut increment = 0i64;
+        for _ in 0..2 {
+            match self.at(0) {
+                Some('+' | '-') => self.skip(),
+                Some('0') => return Err(None),
+                Some(d @ '1'..='9') if increment == 0 => {
+                    increment = i64::from(d.to_digit(10).unwrap_or(1));
+                    self.skip();
+                }
+                _ => {}
+            }
+        }
+        while self.at(0).is_some_and(is_blank) {
+            self.skip();
+        }
+        if self.at(0) == Some('#') {
+            while self.at(0).is_some_and(|c| !is_break(c)) {
+                self.skip();
+            }
+        }
+        match self.at(0) {
+            None => return Ok(()),
+            Some(c) if is_break(c) => self.skip_break(),
+            Some(_) => return Err(None),
+        }
+        let mut indent = match increment {
+            0 => 0,
+            n if self.indent >= 0 => self.indent + n,
+            n => n,
+        };
+        self.block_breaks(&mut indent)?;
+        while i64::from(self.col) == indent && self.at(0).is_some() {
+            while self.at(0).is_some_and(|c| !is_break(c)) {
+                self.skip();
+            }
+            if self.at(0).is_some() {
+                self.skip_break();
+            }
+            self.block_breaks(&mut indent)?;
+        }
+        Ok(())
+    }
+
+    /// `yaml_parser_scan_block_scalar_breaks`.
+    fn block_breaks(&mut self, indent: &mut i64) -> Step {
+        let mut max_indent = 0i64;
+        loop {
+            while (*indent == 0 || i64::from(self.col) < *indent) && self.at(0) == Some(' ') {
+                self.skip();
+            }
+            max_indent = max_indent.max(i64::from(self.col));
+            if (*indent == 0 || i64::from(self.col) < *indent) && self.at(0) == Some('\t') {
+                return Err(Some((self.mark(), "found a tab character where an indentation space is expected")));
+            }
+            if !self.at(0).is_some_and(is_break) {
+                break;
+            }
+            self.skip_break();
+        }
+        if *indent == 0 {
+            *indent = max_indent.max(self.indent + 1).max(1);
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn error(text: &str) -> Option<(u32, u32, &'static str)> {
+        scan(text).error.map(|(m, e)| (m.line, m.col, e))
+    }
+
+    const CANNOT: &str = "found character that cannot start any token";
+    const VIOLATES: &str = "found a tab character that violates indentation";
+    const INDENTATION: &str = "found a tab character where an indentation space is expected";
+
+    #[test]
+    fn tabs_where_a_simple_key_may_start_start_no_token() {
+        assert_eq!(error("a:\n  b: {c: d}\n\t\n  e: f\n"), Some((3, 0, CANNOT)));
+        assert_eq!(error("\ta: 1\n"), Some((1, 0, CANNOT)));
+        assert_eq!(error("a:\n- b\n-\tc: d\n"), Some((3, 1, CANNOT)));
+        assert_eq!(error("a:\n  - \tb\n"), Some((2, 4, CANNOT)));
+        assert_eq!(error("a: [b]\n\t# c\n"), Some((2, 0, CANNOT)));
+    }
+
+    #[test]
+    fn tabs_after_a_plain_scalar_violate_its_indentation() {
+        for text in ["a:\n  b: 5\n  \t\n", "a:\n  b: 5\n\t# c\n", "a:\n  b: 5\n\t\n---\n", "a:\n  b: c\n\td\n"] {
+            assert_eq!(error(text).map(|e| (e.0, e.2)), Some((3, VIOLATES)), "{text:?}");
+        }
+        // Past the indentation, a tab is the scalar's white space.
+        let read = scan("a: b\n  \tc\n");
+        assert_eq!((read.error, read.text.as_deref()), (None, Some("a: b\n   c\n")));
+    }
+
+    #[test]
+    fn tabs_in_a_block_scalar_indentation_are_refused() {
+        assert_eq!(error("a: |\n  \tfoo\n"), Some((2, 2, INDENTATION)));
+        assert_eq!(error("a: |\n    b\n\tc\n"), Some((3, 0, INDENTATION)));
+        // In its content, a tab is text.
+        assert_eq!(scan("a: |\n  b\n  \tc\nd: 1\n"), Whitespace::default());
+    }
+
+    #[test]
+    fn what_go_yaml_reads_is_rewritten_for_saphyr() {
+        let text = |t: &str| scan(t).text;
+        // Separation: after a key's colon, in a flow collection, a quoted scalar's next line.
+        assert_eq!(text("a:\tb\n"), Some("a: b\n".into()));
+        assert_eq!(text("a: {\n\tb: 1}\n"), Some("a: {\n b: 1}\n".into()));
+        assert_eq!(text("a: \"b\n\tc\"\n"), Some("a: \"b\n c\"\n".into()));
+        // Inside a scalar a tab is text.
+        assert_eq!(text("a: \"b\tc\"\nd: e\tf\n"), None);
+        // A comment glued to a quoted scalar; the YAML 1.1 line breaks.
+        assert_eq!(text("a: \"b\"#c\n"), Some("a: \"b\"  \n".into()));
+        assert_eq!(text("a: b\u{2028}c: d\u{85}"), Some("a: b\nc: d\n".into()));
+        assert_eq!(text("a: \"b\u{85}c\"\n"), None);
+        // An anchor glued to a comment is go-yaml's error.
+        assert_eq!(error("a: &b#c 1\n"), Some((1, 5, "did not find expected alphabetic or numeric character")));
+        // A directive or `...` ends what go-yaml reads.
+        assert_eq!(scan("a: b\n...\n\tc\n"), Whitespace::default());
+    }
+}
