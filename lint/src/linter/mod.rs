@@ -1141,6 +1141,12 @@ fn file_level_diagnostics(
             (input::Refusal::NestedList, _) => {
                 "kubectl cannot apply this list (a list inside a list): move the inner list's items into the outer one"
             }
+            (input::Refusal::Metadata { field: "apiVersion" }, _) => {
+                "kubectl cannot apply this document (`unable to decode`): write `apiVersion` as a string (`group/version`, or `v1`)"
+            }
+            (input::Refusal::Metadata { .. }, _) => {
+                "kubectl cannot apply this document (`unable to decode`): give the field the type ObjectMeta has (quote label and annotation values: they are strings)"
+            }
             (input::Refusal::MissingVersion, _) => {
                 "kubectl cannot apply this item (`unable to get type info`): add its `apiVersion` (`group/version`, or `v1`), or remove it"
             }
