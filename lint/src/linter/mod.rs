@@ -890,7 +890,9 @@ fn resolve_namespaces<'a>(per_file: &mut [FileResult], namespace_of: &dyn Fn(usi
 
 /// Whether linking an HPA with the other objects of its set depended on the namespace assumed
 /// for objects that name none (`assumed`: those objects): the HPA and its scale target, or an
-/// object a finding is about, are one with and one without a written namespace; or the target
+/// object a finding is about or a rule read for it (a LimitRange of the namespace, a selecting
+/// PodDisruptionBudget, a VPA or ScaledObject on the target, a Rollout's `workloadRef`
+/// workload), are one with and one without a written namespace; or the target
 /// was not found in the HPA's namespace but exists in another one of the set, where one of the
 /// two was placed by assumption.
 fn link_depends_on_namespace(
@@ -902,10 +904,30 @@ fn link_depends_on_namespace(
 ) -> bool {
     use hpa_core::rules::Objects as _;
     let hpa_assumed = hpa.namespace == Namespace::Unwritten;
+    // One of the HPA's namespace placed there by assumption and the HPA not, or the reverse.
+    let apart = |id: &ObjectId| assumed.contains(id) != hpa_assumed;
     let t = &d.admitted.effective().spec.scale_target_ref;
-    match index.workload(&t.kind, &hpa.id.namespace, &t.name) {
-        Some(target) if assumed.contains(&target.id) != hpa_assumed => return true,
-        Some(_) => {}
+    let namespace = &hpa.id.namespace;
+    match index.workload(&t.kind, namespace, &t.name) {
+        Some(target) if apart(&target.id) => return true,
+        Some(target) => {
+            // What the cross-object rules read of the namespace for this target, whatever they
+            // found: the workload its pods are made from (a Rollout's `workloadRef`), the
+            // LimitRanges that default its requests (HPA201), the PodDisruptionBudgets that
+            // select its pods (HPA104), the VPAs and KEDA ScaledObjects that act on it (HPA408,
+            // HPA409). A clean result may owe itself to one of them as much as a finding does.
+            let template = index.pod_template_of(target);
+            let labels = template.map_or(&target.pod_labels, |w| &w.pod_labels);
+            let acts_on = |kind: &str, name: &str| kind == t.kind && name == t.name;
+            if template.is_some_and(|w| apart(&w.id))
+                || index.limit_ranges(namespace).iter().any(|l| apart(&l.id))
+                || index.pdbs(namespace).iter().any(|p| apart(&p.id) && p.selector.matches(labels))
+                || index.vpas(namespace).iter().any(|v| apart(&v.id) && acts_on(&v.target_kind, &v.target_name))
+                || index.scaled_objects(namespace).iter().any(|o| apart(&o.id) && acts_on(&o.target_kind, &o.target_name))
+            {
+                return true;
+            }
+        }
         None => {
             if index.workloads_named(&t.kind, &t.name).any(|w| hpa_assumed || assumed.contains(&w.id)) {
                 return true;
@@ -915,7 +937,7 @@ fn link_depends_on_namespace(
     findings
         .iter()
         .flat_map(|(f, _)| std::iter::once(&f.location).chain(f.related.iter().map(|(l, _)| l)))
-        .any(|location| matches!(location, Location::Object { id, .. } if assumed.contains(id) != hpa_assumed))
+        .any(|location| matches!(location, Location::Object { id, .. } if apart(id)))
 }
 
 // === objects defined more than once ===
