@@ -24,7 +24,8 @@ crate::declare_rule! {
     /// pod-level request, or else the containers' aggregate), and only a pod without any request
     /// for the resource is reported. The 1.33 controller ignores pod-level requests even with the
     /// alpha gate on, so for `kubernetesVersion: "1.33"` every container needs its own request.
-    /// For an Argo Rollout with `spec.workloadRef`, the referenced workload's template is read.
+    /// For an Argo Rollout with `spec.workloadRef`, the referenced workload's template is read
+    /// (a Deployment's or ReplicaSet's `spec.template`, a core PodTemplate's `template`).
     /// The workload must be in the checked manifests.
     ///
     /// ## Why it matters

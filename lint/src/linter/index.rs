@@ -72,6 +72,8 @@ pub fn first_pass_needs(kind: &str) -> Option<&'static Keep> {
         ("kind", ALL),
         ("metadata", METADATA),
         ("spec", Some(&SPEC)),
+        // A PodTemplate's (`workload_from`).
+        ("template", Some(&TEMPLATE)),
         ("items", ALL),
     ]);
     // `items`: a mapping with `items` is decoded as a list by kubectl, whatever its kind
