@@ -250,6 +250,10 @@ pub struct Vpa {
     /// `spec.updatePolicy.updateMode` (`Recreate` when absent, as the VPA defaults it; `Auto`,
     /// the former default, is the same mode).
     pub update_mode: String,
+    /// `spec.updatePolicy.updateMode` when it is set to what is no string (an unquoted `Off` is
+    /// YAML 1.1's `false`, which kubectl sends as JSON `false`): the CRD's schema refuses the
+    /// VPA, so it has no mode (`update_mode` is then empty).
+    pub update_mode_not_a_string: Option<Value>,
     /// Resources the VPA controls (from `resourcePolicy.containerPolicies[*].controlledResources`;
     /// cpu and memory when not restricted). Containers with `mode: "Off"` are left out.
     pub controlled_resources: Vec<String>,
@@ -652,8 +656,10 @@ pub fn vpa_from_json(id: ObjectId, v: &Value) -> Vpa {
     let target = spec.and_then(|s| s.get("targetRef"));
     let s =
         |n: Option<&Value>, k: &str| n.and_then(|n| n.get(k)).and_then(Value::as_str).unwrap_or_default().to_string();
-    let mut update_mode = s(spec.and_then(|s| s.get("updatePolicy")), "updateMode");
-    if update_mode.is_empty() {
+    let written = spec.and_then(|s| s.get("updatePolicy")).and_then(|p| p.get("updateMode"));
+    let update_mode_not_a_string = written.filter(|v| !v.is_string() && !v.is_null()).cloned();
+    let mut update_mode = written.and_then(Value::as_str).unwrap_or_default().to_string();
+    if update_mode.is_empty() && update_mode_not_a_string.is_none() {
         update_mode = "Recreate".into();
     }
     let policies =
@@ -680,6 +686,7 @@ pub fn vpa_from_json(id: ObjectId, v: &Value) -> Vpa {
         target_kind: s(target, "kind"),
         target_name: s(target, "name"),
         update_mode,
+        update_mode_not_a_string,
         controlled_resources: controlled,
     }
 }
