@@ -360,3 +360,36 @@ spec:
     assert!(!noted(&format!("{without_lr}---\n{cm}---\n{}", vpa("other"))), "a VPA on another target");
     assert!(noted(&with(cm)));
 }
+
+/// Two definitions of one object in a file are compared as kube-apiserver would store them:
+/// whole (a ClusterRole's `rules`, which the first pass does not keep, count), and with the
+/// namespace each lands in (one that writes `prod` and one that takes it from the set are the
+/// same object).
+#[test]
+fn repeats_are_compared_whole_and_with_their_namespace() {
+    let note = |text: &str| {
+        let report = lint(&[], text);
+        notes(&report).into_iter().find(|n| n.contains("defined more than once")).unwrap_or_default()
+    };
+    let hpa = |ns: &str| {
+        format!(
+            "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {{name: web{ns}}}\nspec:\n  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  minReplicas: 2\n  maxReplicas: 5\n"
+        )
+    };
+    let cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: prod}\n";
+    let text = format!("{}---\n{}---\n{cm}", hpa(", namespace: prod"), hpa(""));
+    let n = note(&text);
+    assert!(n.contains("HorizontalPodAutoscaler prod/web is defined more than once (in documents 1 and 2)"), "{n}");
+    let text = format!("{}---\n{}---\n{cm}", hpa(", namespace: prod"), hpa(", labels: {a: b}"));
+    assert!(note(&text).contains("(in documents 1 and 2, with other content)"), "{}", note(&text));
+    let role = |verb: &str| {
+        format!(
+            "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {{name: x}}\nrules: [{{apiGroups: [\"\"], resources: [pods], verbs: [{verb}]}}]\n"
+        )
+    };
+    let text = format!("{}---\n{}---\n{}", role("get"), role("list"), hpa(""));
+    let n = note(&text);
+    assert!(n.contains("ClusterRole x is defined more than once (in documents 1 and 2, with other content)"), "{n}");
+    let text = format!("{}---\n{}---\n{}", role("get"), role("get"), hpa(""));
+    assert!(note(&text).contains("(in documents 1 and 2): each is one object, checked once"), "{}", note(&text));
+}

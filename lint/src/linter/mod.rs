@@ -466,7 +466,28 @@ fn lint_group(origins: &[input::Origin], stdin: Option<&[u8]>, members: &[usize]
     // An object defined again in its set (a stream concatenated twice, a file given twice with
     // `--scope all`) is one object: the index keeps its first definition, and a note says so.
     let namespace_keys: Vec<u64> = namespaces.iter().map(|ns| keys.namespace(&ns.name)).collect();
-    let again = defined_again(&per_file, set_of, &namespace_keys);
+    let mut again = defined_again(&per_file, set_of, &namespace_keys);
+    // Whether a later definition in the same file is the same object as kube-apiserver would
+    // store it: compared whole (the first pass keeps only some fields of most kinds: the file
+    // is read whole again for those, which only a file with repeats costs), with the namespace
+    // it lands in (written in one, taken from the set in the other, is no difference).
+    let mut whole: HashMap<usize, Parsed> = HashMap::new();
+    for r in again.repeats.iter_mut().flatten().filter(|r| r.first.0 == r.again.0) {
+        let k = r.first.0;
+        let kind = per_file[k].objects[r.first.1].id.kind.as_str();
+        let tree = if index::first_pass_needs(kind).is_none() {
+            &trees[k]
+        } else {
+            whole.entry(k).or_insert_with(|| source::parse(&files[k].text))
+        };
+        let object = |(k, position): (usize, usize)| {
+            let o = &per_file[k].objects[position];
+            input::object_node(tree, o.document, o.item).map(|node| stored(node, &o.id))
+        };
+        r.same_content = matches!((object(r.first), object(r.again)), (Some(a), Some(b)) if a == b);
+        // The first pass compared what it kept of them only.
+        r.identical &= r.same_content;
+    }
     let set_files = |set: usize| -> Vec<usize> { (0..members.len()).filter(|&k| set_of(k) == set).collect() };
     for (set, repeated) in again.repeats.iter().enumerate() {
         if !repeated.is_empty() {
@@ -1021,7 +1042,23 @@ struct Repeat {
     first: (usize, usize),
     again: (usize, usize),
     label: String,
+    /// Identical in the same file as the first pass read them: not checked again.
     identical: bool,
+    /// The same object as kube-apiserver would store it (identical, or differing only by a
+    /// namespace written in one and taken from the set in the other).
+    same_content: bool,
+}
+
+/// An object's JSON as kube-apiserver would store it, as far as the namespace goes: with the
+/// namespace it lands in (`id`'s: written, or its set's) written, for a kind that has one.
+fn stored(node: Node<'_>, id: &ObjectId) -> Value {
+    let mut value = node.to_json();
+    if !id.namespace.is_empty()
+        && let Some(Value::Object(metadata)) = value.get_mut("metadata")
+    {
+        metadata.insert("namespace".into(), Value::from(id.namespace.as_str()));
+    }
+    value
 }
 
 /// Finds the objects of each set defined more than once (`namespace_keys`: each set's
@@ -1054,6 +1091,7 @@ fn defined_again(per_file: &[FileResult], set_of: impl Fn(usize) -> usize, names
                             again: (k, position),
                             label: o.label().describe(),
                             identical: o.repeat,
+                            same_content: o.repeat,
                         });
                     }
                 }
@@ -1084,7 +1122,7 @@ fn repeats_note(set: &str, repeats: &[Repeat], per_file: &[FileResult], files: &
         // Definitions in one file are compared (an identical repeat is not checked); those in
         // two files are not (their trees are gone by then), and both are checked.
         if fk == ak {
-            let other = if r.identical { "" } else { ", with other content" };
+            let other = if r.same_content { "" } else { ", with other content" };
             format!("documents {first} and {again}{other}")
         } else {
             format!("{} (document {first}) and {} (document {again})", files[fk].name, files[ak].name)
