@@ -818,7 +818,14 @@ struct MetaWalk<'a> {
 
 impl<'a> MetaWalk<'a> {
     /// `UnmarshalTypeError`'s words for `node` in field `path` of struct `within`.
-    fn error(&self, node: Node<'a>, value: &str, within: &str, path: &str, ty: &str) -> (Node<'a>, &'static str, String) {
+    fn error(
+        &self,
+        node: Node<'a>,
+        value: &str,
+        within: &str,
+        path: &str,
+        ty: &str,
+    ) -> (Node<'a>, &'static str, String) {
         let message = format!("json: cannot unmarshal {value} into Go struct field {within}.{path} of type {ty}");
         (node, self.top, message)
     }
@@ -1447,8 +1454,12 @@ mod tests {
         let counted: Vec<_> = objs.iter().map(|o| (o.document, counts_as_object(o, &refused))).collect();
         assert_eq!(counted, [(0, true), (1, false), (2, false), (3, false), (4, true), (5, true)]);
         // JSON: the fields as written.
-        let json = "{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"metadata\": {\"name\": 5, \"labels\": {\"a\": 1}}}\n";
-        assert_eq!(not_objects_of(json), [(1, field("number into Go struct field ObjectMeta.metadata.name of type string"))]);
+        let json =
+            "{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"metadata\": {\"name\": 5, \"labels\": {\"a\": 1}}}\n";
+        assert_eq!(
+            not_objects_of(json),
+            [(1, field("number into Go struct field ObjectMeta.metadata.name of type string"))]
+        );
         // A timestamp that is no string ends the decoding (`Time.UnmarshalJSON`'s error).
         let text = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: 5, creationTimestamp: 5}\n";
         assert_eq!(

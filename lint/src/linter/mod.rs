@@ -1003,7 +1003,10 @@ fn link_depends_on_namespace(
                 || index.limit_ranges(namespace).iter().any(|l| apart(&l.id))
                 || index.pdbs(namespace).iter().any(|p| apart(&p.id) && p.selector.matches(labels))
                 || index.vpas(namespace).iter().any(|v| apart(&v.id) && acts_on(&v.target_kind, &v.target_name))
-                || index.scaled_objects(namespace).iter().any(|o| apart(&o.id) && acts_on(&o.target_kind, &o.target_name))
+                || index
+                    .scaled_objects(namespace)
+                    .iter()
+                    .any(|o| apart(&o.id) && acts_on(&o.target_kind, &o.target_name))
             {
                 return true;
             }
