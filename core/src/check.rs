@@ -446,6 +446,13 @@ pub fn check_other(api_version: &str, kind: &str, opts: &Options) -> Vec<Finding
     rules::check_misspelled_kind(api_version, kind).and_then(|f| opts.rules.configure(f)).into_iter().collect()
 }
 
+/// The findings of `HPA001 duplicate-key` for the keys an HPA's file writes twice (each the
+/// path of the field, as [`rules::duplicate_key`] takes it), when the rule runs: a front end that
+/// reads files finds them, since the object decoded has each key once.
+pub fn check_duplicate_keys<'p>(paths: impl IntoIterator<Item = &'p str>, opts: &Options) -> Vec<Finding> {
+    paths.into_iter().filter_map(|p| opts.rules.configure(rules::duplicate_key(p))).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;

@@ -532,6 +532,12 @@ pub enum Refusal {
     MissingVersion,
     /// An item of a list that is a list itself ([`NESTED_LIST`]): kubectl refuses the whole list.
     NestedList,
+    /// A document whose `apiVersion` or `metadata` does not decode into Go's `TypeMeta` and
+    /// `ObjectMeta` ([`metadata_refusal`]): `field` is the top-level field it is in.
+    Metadata {
+        /// `apiVersion` or `metadata`.
+        field: &'static str,
+    },
 }
 
 /// kubectl's words for a list with an item that is a list itself (a mapping whose `items` is a
@@ -669,6 +675,10 @@ pub fn refusal<'a>(document: &'a Document, text: &str) -> Option<NotAnObject<'a>
         }
         return refused(None, root, Refusal::MissingKind, Cow::Owned(missing_kind(document, text)));
     }
+    // Decoded, the document's `apiVersion` and `metadata` must decode into Go's types.
+    if let Some((node, field, message)) = metadata_refusal(root, document.json) {
+        return refused(None, node, Refusal::Metadata { field }, Cow::Owned(message));
+    }
     // Decoded and typed, a list is flattened: an item that is a list itself stops it.
     let nested = items
         .and_then(Node::items)?
@@ -676,6 +686,266 @@ pub fn refusal<'a>(document: &'a Document, text: &str) -> Option<NotAnObject<'a>
         .find(|(_, item)| item.get("items").is_some_and(|inner| matches!(inner.kind(), NodeKind::Seq(_))));
     let (at, item) = nested?;
     refused(Some(at), item, Refusal::NestedList, Cow::Borrowed(NESTED_LIST))
+}
+
+/// The Go type a field of `metadataOnlyObject` decodes into ([`metadata_refusal`]).
+#[derive(Debug, Clone, Copy)]
+enum GoType {
+    /// A string, or a string type (`types.UID`), named as errors name it.
+    Str(&'static str),
+    /// `int64` (and `*int64`).
+    Int64,
+    /// `*bool`.
+    Bool,
+    /// `metav1.Time`, whose `UnmarshalJSON` reads a string (its error ends the decoding).
+    Time,
+    /// `map[string]string` (labels, annotations).
+    StringMap,
+    /// `[]string` (finalizers).
+    Strings,
+    /// A struct.
+    Struct(&'static GoStruct),
+    /// A slice of structs.
+    Slice(&'static GoStruct),
+    /// Anything (`FieldsV1`, whose `UnmarshalJSON` keeps any JSON).
+    Any,
+}
+
+/// A Go struct: its type as errors name it (`v1.ObjectMeta`), its name (`ObjectMeta`), and its
+/// fields by JSON name.
+#[derive(Debug)]
+struct GoStruct {
+    ty: &'static str,
+    name: &'static str,
+    fields: &'static [(&'static str, GoType)],
+}
+
+/// apimachinery's `metav1.OwnerReference`.
+const OWNER_REFERENCE: GoStruct = GoStruct {
+    ty: "v1.OwnerReference",
+    name: "OwnerReference",
+    fields: &[
+        ("apiVersion", GoType::Str("string")),
+        ("kind", GoType::Str("string")),
+        ("name", GoType::Str("string")),
+        ("uid", GoType::Str("types.UID")),
+        ("controller", GoType::Bool),
+        ("blockOwnerDeletion", GoType::Bool),
+    ],
+};
+
+/// apimachinery's `metav1.ManagedFieldsEntry`.
+const MANAGED_FIELDS_ENTRY: GoStruct = GoStruct {
+    ty: "v1.ManagedFieldsEntry",
+    name: "ManagedFieldsEntry",
+    fields: &[
+        ("manager", GoType::Str("string")),
+        ("operation", GoType::Str("v1.ManagedFieldsOperationType")),
+        ("apiVersion", GoType::Str("string")),
+        ("time", GoType::Time),
+        ("fieldsType", GoType::Str("string")),
+        ("fieldsV1", GoType::Any),
+        ("subresource", GoType::Str("string")),
+    ],
+};
+
+/// apimachinery's `metav1.ObjectMeta`.
+const OBJECT_META: GoStruct = GoStruct {
+    ty: "v1.ObjectMeta",
+    name: "ObjectMeta",
+    fields: &[
+        ("name", GoType::Str("string")),
+        ("generateName", GoType::Str("string")),
+        ("namespace", GoType::Str("string")),
+        ("selfLink", GoType::Str("string")),
+        ("uid", GoType::Str("types.UID")),
+        ("resourceVersion", GoType::Str("string")),
+        ("generation", GoType::Int64),
+        ("creationTimestamp", GoType::Time),
+        ("deletionTimestamp", GoType::Time),
+        ("deletionGracePeriodSeconds", GoType::Int64),
+        ("labels", GoType::StringMap),
+        ("annotations", GoType::StringMap),
+        ("ownerReferences", GoType::Slice(&OWNER_REFERENCE)),
+        ("finalizers", GoType::Strings),
+        ("managedFields", GoType::Slice(&MANAGED_FIELDS_ENTRY)),
+    ],
+};
+
+/// cli-runtime's `metadataOnlyObject`: `metav1.TypeMeta` inline (its `kind` is a string
+/// already, or the document was refused before) and `metav1.ObjectMeta` as `metadata`.
+const METADATA_ONLY_OBJECT: GoStruct = GoStruct {
+    ty: "resource.metadataOnlyObject",
+    name: "metadataOnlyObject",
+    fields: &[("apiVersion", GoType::Str("string")), ("metadata", GoType::Struct(&OBJECT_META))],
+};
+
+/// Where and why a document's `apiVersion` or `metadata` does not decode into Go's types, in
+/// kubectl's words (after `unable to decode "FILE": `): the node to point at, the top-level
+/// field (`apiVersion` or `metadata`), and `encoding/json`'s `UnmarshalTypeError`
+/// (`json: cannot unmarshal number into Go struct field ObjectMeta.metadata.name of type
+/// string`). `json`: the document was read as JSON ([`Document::json`]), its fields met as
+/// written; a YAML document's are met in the order `sigs.k8s.io/yaml.YAMLToJSON` writes them
+/// (sorted, a key given twice once, with its last value).
+///
+/// Mirrors cli-runtime's `metadataValidatingDecoder.Decode` (`pkg/resource/metadata_decoder.go`):
+/// once a document decodes as an `Unstructured` object with a kind, kubectl unmarshals it
+/// again into `metadataOnlyObject` (`TypeMeta` inline, `ObjectMeta` as `metadata`) with
+/// apimachinery's case-sensitive `json.Unmarshal` (sigs.k8s.io/json, a copy of
+/// `encoding/json`), and refuses the document on an error: the first value of the wrong type
+/// (`decodeState.saveError`: decoding goes on, the first error is kept), named by the struct
+/// it is in and its path (`addErrorContext`, map keys and list indexes left out); a number
+/// that is no `int64` is named with its text (`number 1.5`); `metav1.Time.UnmarshalJSON`'s
+/// error for a timestamp that is no string ends the decoding at once. Unknown fields and
+/// `null` values are no error. An item of a list is not checked (`FlattenListVisitor` types
+/// the decoded items).
+pub fn metadata_refusal(root: Node<'_>, json: bool) -> Option<(Node<'_>, &'static str, String)> {
+    let mut walk = MetaWalk { json, saved: None, top: "" };
+    match walk.structure(root, &METADATA_ONLY_OBJECT, "") {
+        Err(abort) => Some(abort),
+        Ok(()) => walk.saved,
+    }
+}
+
+/// The state of [`metadata_refusal`]'s walk.
+struct MetaWalk<'a> {
+    json: bool,
+    /// The first error met.
+    saved: Option<(Node<'a>, &'static str, String)>,
+    /// The top-level field being read.
+    top: &'static str,
+}
+
+impl<'a> MetaWalk<'a> {
+    /// `UnmarshalTypeError`'s words for `node` in field `path` of struct `within`.
+    fn error(
+        &self,
+        node: Node<'a>,
+        value: &str,
+        within: &str,
+        path: &str,
+        ty: &str,
+    ) -> (Node<'a>, &'static str, String) {
+        let message = format!("json: cannot unmarshal {value} into Go struct field {within}.{path} of type {ty}");
+        (node, self.top, message)
+    }
+
+    /// Records an error unless one was met first (`saveError`).
+    fn save(&mut self, error: (Node<'a>, &'static str, String)) {
+        self.saved.get_or_insert(error);
+    }
+
+    /// The entries of a mapping in the order the decoder meets them.
+    fn entries(&self, node: Node<'a>) -> Vec<source::Entry<'a>> {
+        let mut entries: Vec<source::Entry<'a>> = node.entries().into_iter().flatten().collect();
+        if !self.json {
+            // `json.Marshal` of a map: one entry per key, the last value, keys sorted.
+            entries.reverse();
+            entries.sort_by(|a, b| a.key.key_str().cmp(&b.key.key_str()));
+            entries.dedup_by(|later, first| later.key.key_str() == first.key.key_str());
+        }
+        entries
+    }
+
+    /// The fields of struct `s` in `node`, a mapping; `path` is the struct's own path.
+    fn structure(&mut self, node: Node<'a>, s: &GoStruct, path: &str) -> Result<(), (Node<'a>, &'static str, String)> {
+        for e in self.entries(node) {
+            let key = e.key.key_str();
+            let Some((name, ty)) = s.fields.iter().find(|(name, _)| *name == key) else { continue };
+            if path.is_empty() {
+                self.top = name;
+            }
+            let field = if path.is_empty() { (*name).to_string() } else { format!("{path}.{name}") };
+            self.value(e.value, *ty, s.name, &field)?;
+        }
+        Ok(())
+    }
+
+    /// A value of Go type `ty`, field `path` of struct `within`.
+    fn value(
+        &mut self,
+        node: Node<'a>,
+        ty: GoType,
+        within: &str,
+        path: &str,
+    ) -> Result<(), (Node<'a>, &'static str, String)> {
+        let kind = node.kind();
+        if matches!(kind, NodeKind::Scalar(Scalar::Null)) {
+            return Ok(());
+        }
+        let found = json_type(node).unwrap_or("object");
+        match ty {
+            GoType::Any => {}
+            GoType::Str(name) => {
+                if found != "string" {
+                    self.save(self.error(node, found, within, path, name));
+                }
+            }
+            GoType::Bool => {
+                if found != "bool" {
+                    self.save(self.error(node, found, within, path, "bool"));
+                }
+            }
+            GoType::Int64 => {
+                if found == "number" {
+                    let text = hpa_core::go::to_go_json(&node.to_json()).unwrap_or_default();
+                    if text.parse::<i64>().is_err() {
+                        self.save(self.error(node, &format!("number {text}"), within, path, "int64"));
+                    }
+                } else {
+                    self.save(self.error(node, found, within, path, "int64"));
+                }
+            }
+            // `Time.UnmarshalJSON` unmarshals a string: its error is returned, not saved.
+            GoType::Time => {
+                if found != "string" {
+                    return Err(self.error(node, found, within, path, "string"));
+                }
+            }
+            GoType::StringMap => match kind {
+                NodeKind::Map(_) => {
+                    for e in self.entries(node) {
+                        if !matches!(e.value.kind(), NodeKind::Scalar(Scalar::Null | Scalar::Str(_))) {
+                            let t = json_type(e.value).unwrap_or("object");
+                            self.save(self.error(e.value, t, within, path, "string"));
+                        }
+                    }
+                }
+                _ => self.save(self.error(node, found, within, path, "map[string]string")),
+            },
+            GoType::Strings => match kind {
+                NodeKind::Seq(items) => {
+                    for item in items {
+                        self.value(item, GoType::Str("string"), within, path)?;
+                    }
+                }
+                _ => self.save(self.error(node, found, within, path, "[]string")),
+            },
+            GoType::Struct(s) => match kind {
+                NodeKind::Map(_) => self.structure(node, s, path)?,
+                _ => self.save(self.error(node, found, within, path, s.ty)),
+            },
+            GoType::Slice(s) => match kind {
+                NodeKind::Seq(items) => {
+                    for item in items {
+                        match item.kind() {
+                            NodeKind::Map(_) => self.structure(item, s, path)?,
+                            NodeKind::Scalar(Scalar::Null) => {}
+                            _ => {
+                                let t = json_type(item).unwrap_or("object");
+                                self.save(self.error(item, t, within, path, s.ty));
+                            }
+                        }
+                    }
+                }
+                _ => {
+                    let slice = format!("[]{}", s.ty);
+                    self.save(self.error(node, found, within, path, &slice));
+                }
+            },
+        }
+        Ok(())
+    }
 }
 
 /// `runtime.NewMissingKindErr`'s words for a document without a `kind`, with the bytes
@@ -789,8 +1059,14 @@ pub fn unsent<'a>(file: &SourceFile, refused: &[NotAnObject<'a>]) -> Vec<Unsent<
             Refusal::NotAnObject => "NotAnObject",
             Refusal::MissingKind | Refusal::MissingVersion => "TypeMeta",
             Refusal::NestedList => "NestedList",
+            Refusal::Metadata { field: "apiVersion" } => "TypeMeta",
+            Refusal::Metadata { .. } => "ObjectMeta",
         };
-        Unsent { document: d.document, item: d.item, line, column, error_type, field: "", message: d.message.clone() }
+        let field = match d.why {
+            Refusal::Metadata { field } => field,
+            _ => "",
+        };
+        Unsent { document: d.document, item: d.item, line, column, error_type, field, message: d.message.clone() }
     });
     let strays = hpa_strays(&file.parsed).map(|(document, s)| {
         let (line, column) = at(s.items.key);
@@ -814,9 +1090,16 @@ pub fn take_document<'r, 'a>(rest: &mut &'r [ObjectRef<'a>], document: usize) ->
 /// scalar or a sequence ([`undecodable`]), nor a document refused for want of a kind or an item
 /// kubectl cannot type (among `refused`, the file's [`not_objects`]). All are reported with
 /// the file when it holds objects.
+///
+/// A document whose metadata kubectl refuses ([`Refusal::Metadata`]) is refused whole, a
+/// list's items with it.
 pub fn counts_as_object(obj: &ObjectRef<'_>, refused: &[NotAnObject<'_>]) -> bool {
     undecodable(obj.node).is_none()
-        && !refused.iter().any(|d| d.document == obj.document && d.item == obj.item && d.why != Refusal::NotAnObject)
+        && !refused.iter().any(|d| {
+            d.document == obj.document
+                && (d.item == obj.item && d.why != Refusal::NotAnObject
+                    || d.item.is_none() && matches!(d.why, Refusal::Metadata { .. }))
+        })
 }
 
 #[cfg(test)]
@@ -1136,6 +1419,53 @@ mod tests {
         assert_eq!(typed("v1", ""), Some(Refusal::MissingKind));
         let document = SourceFile::from_text("x.yaml", "apiVersion: apps/\nkind: Deployment\n".into());
         assert_eq!(untyped(&objects(0, &document)[0]), None, "a document is decoded, not typed");
+    }
+
+    /// A document's `apiVersion` and `metadata` decode into Go's types or kubectl refuses the
+    /// document (`metadataValidatingDecoder`), naming the first value of the wrong type in the
+    /// order it meets them: a YAML document's keys sorted (`YAMLToJSON`), a JSON one's as
+    /// written. A list is refused whole for its own metadata; its items' metadata is not read
+    /// (kubectl sends them, kube-apiserver refuses them). Each message is kubectl 1.33's
+    /// (tests/data/malformed/metadata-wrong-types.yaml is compared with kubectl's in
+    /// tests/tests/malformed.rs).
+    #[test]
+    fn metadata_kubectl_cannot_decode_is_refused_in_its_words() {
+        let field = |s: &str| format!("json: cannot unmarshal {s}");
+        let text = format!(
+            "{HPA}---\napiVersion: 5\nkind: HorizontalPodAutoscaler\n\
+             ---\nkind: HorizontalPodAutoscaler\napiVersion: v2\nmetadata: {{name: 5, labels: {{a: 1}}}}\n\
+             ---\napiVersion: v1\nkind: List\nmetadata: {{resourceVersion: 1}}\nitems:\n- {{apiVersion: v1, kind: ConfigMap}}\n\
+             ---\napiVersion: v1\nkind: List\nitems:\n- {{apiVersion: v1, kind: ConfigMap, metadata: {{name: 5}}}}\n\
+             ---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: a, labels: {{a: 1, a: x}}, generation: 2.0}}\n"
+        );
+        assert_eq!(
+            not_objects_of(&text),
+            [
+                (5, field("number into Go struct field metadataOnlyObject.apiVersion of type string")),
+                (10, field("number into Go struct field ObjectMeta.metadata.labels of type string")),
+                (14, field("number into Go struct field ObjectMeta.metadata.resourceVersion of type string")),
+            ]
+        );
+        let parsed = source::parse(&text);
+        let objs = objects_in(0, &parsed);
+        let refused = not_objects(&parsed, &text, &objs);
+        assert_eq!(refused[0].why, Refusal::Metadata { field: "apiVersion" });
+        assert_eq!(refused[1].why, Refusal::Metadata { field: "metadata" });
+        let counted: Vec<_> = objs.iter().map(|o| (o.document, counts_as_object(o, &refused))).collect();
+        assert_eq!(counted, [(0, true), (1, false), (2, false), (3, false), (4, true), (5, true)]);
+        // JSON: the fields as written.
+        let json =
+            "{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"metadata\": {\"name\": 5, \"labels\": {\"a\": 1}}}\n";
+        assert_eq!(
+            not_objects_of(json),
+            [(1, field("number into Go struct field ObjectMeta.metadata.name of type string"))]
+        );
+        // A timestamp that is no string ends the decoding (`Time.UnmarshalJSON`'s error).
+        let text = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: 5, creationTimestamp: 5}\n";
+        assert_eq!(
+            not_objects_of(text),
+            [(3, field("number into Go struct field ObjectMeta.metadata.creationTimestamp of type string"))]
+        );
     }
 
     #[test]

@@ -296,3 +296,100 @@ fn one_object_across_files_of_a_set() {
         )
     );
 }
+
+/// A clean result owes itself to the namespace assumed as much as a finding does: the HPA and
+/// its Deployment name no namespace, and an object of `prod` that a cross-object rule reads
+/// for them (a LimitRange that gives the cpu request, HPA201; a PodDisruptionBudget that
+/// selects the pods, HPA104; a VPA on the target, HPA408; the workload a Rollout's
+/// `workloadRef` names) decides it: the note says what was assumed. An object of `prod` no
+/// rule reads for them (a PDB of other pods, a VPA of another target) says nothing.
+#[test]
+fn a_clean_result_that_depended_on_the_assumed_namespace_gets_the_note() {
+    const SET: &str = "\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: app, image: nginx}]
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: web}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  minReplicas: 2
+  maxReplicas: 10
+  metrics:
+  - type: Resource
+    resource: {name: cpu, target: {type: Utilization, averageUtilization: 60}}
+---
+apiVersion: v1
+kind: LimitRange
+metadata: {name: lr, namespace: prod}
+spec:
+  limits: [{type: Container, defaultRequest: {cpu: 10m}}]
+";
+    let noted = |text: &str| {
+        let report = lint(&[], text);
+        assert_eq!(positions(&report), [], "{text}");
+        notes(&report).iter().any(|n| n.contains("taken to be in namespace \"prod\""))
+    };
+    assert!(noted(SET), "the LimitRange decided HPA201");
+    let with = |more: &str| format!("{SET}---\n{more}");
+    let requested = SET.replacen("image: nginx}", "image: nginx, resources: {requests: {cpu: 100m}}}", 1);
+    let without_lr = requested.split("---\napiVersion: v1\nkind: LimitRange").next().unwrap_or_default().to_string();
+    let cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: prod}\n";
+    let pdb = |app: &str| {
+        format!(
+            "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {{name: p, namespace: prod}}\nspec:\n  maxUnavailable: 1\n  selector: {{matchLabels: {{app: {app}}}}}\n"
+        )
+    };
+    let vpa = |target: &str| {
+        format!(
+            "apiVersion: autoscaling.k8s.io/v1\nkind: VerticalPodAutoscaler\nmetadata: {{name: v, namespace: prod}}\nspec:\n  targetRef: {{apiVersion: apps/v1, kind: Deployment, name: {target}}}\n  updatePolicy: {{updateMode: \"Off\"}}\n"
+        )
+    };
+    assert!(!noted(&format!("{without_lr}---\n{cm}")), "a ConfigMap no rule reads");
+    assert!(noted(&format!("{without_lr}---\n{cm}---\n{}", pdb("web"))), "a PDB selecting the pods");
+    assert!(!noted(&format!("{without_lr}---\n{cm}---\n{}", pdb("other"))), "a PDB of other pods");
+    assert!(noted(&format!("{without_lr}---\n{cm}---\n{}", vpa("web"))), "a VPA on the target");
+    assert!(!noted(&format!("{without_lr}---\n{cm}---\n{}", vpa("other"))), "a VPA on another target");
+    assert!(noted(&with(cm)));
+}
+
+/// Two definitions of one object in a file are compared as kube-apiserver would store them:
+/// whole (a ClusterRole's `rules`, which the first pass does not keep, count), and with the
+/// namespace each lands in (one that writes `prod` and one that takes it from the set are the
+/// same object).
+#[test]
+fn repeats_are_compared_whole_and_with_their_namespace() {
+    let note = |text: &str| {
+        let report = lint(&[], text);
+        notes(&report).into_iter().find(|n| n.contains("defined more than once")).unwrap_or_default()
+    };
+    let hpa = |ns: &str| {
+        format!(
+            "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {{name: web{ns}}}\nspec:\n  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  minReplicas: 2\n  maxReplicas: 5\n"
+        )
+    };
+    let cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: prod}\n";
+    let text = format!("{}---\n{}---\n{cm}", hpa(", namespace: prod"), hpa(""));
+    let n = note(&text);
+    assert!(n.contains("HorizontalPodAutoscaler prod/web is defined more than once (in documents 1 and 2)"), "{n}");
+    let text = format!("{}---\n{}---\n{cm}", hpa(", namespace: prod"), hpa(", labels: {a: b}"));
+    assert!(note(&text).contains("(in documents 1 and 2, with other content)"), "{}", note(&text));
+    let role = |verb: &str| {
+        format!(
+            "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {{name: x}}\nrules: [{{apiGroups: [\"\"], resources: [pods], verbs: [{verb}]}}]\n"
+        )
+    };
+    let text = format!("{}---\n{}---\n{}", role("get"), role("list"), hpa(""));
+    let n = note(&text);
+    assert!(n.contains("ClusterRole x is defined more than once (in documents 1 and 2, with other content)"), "{n}");
+    let text = format!("{}---\n{}---\n{}", role("get"), role("get"), hpa(""));
+    assert!(note(&text).contains("(in documents 1 and 2): each is one object, checked once"), "{}", note(&text));
+}

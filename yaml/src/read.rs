@@ -82,7 +82,7 @@ pub fn read_document(text: &str) -> Result<Option<Document>, ReadError> {
 
 /// Decodes a node into a `T` as [`read`] does.
 pub fn decode_node<T: Decode + Default>(node: Node<'_>, package: &'static str) -> Result<T, Vec<ReadError>> {
-    decode::decode_from::<T, _>(NodeSource::new(node), package, Options::KUBE_APISERVER, Strictness::Strict)
+    decode::decode_from::<T, _>(NodeSource::every_key(node), package, Options::KUBE_APISERVER, Strictness::Strict)
         .map(|decoded| decoded.value)
         .map_err(|errors| {
             errors

@@ -22,18 +22,48 @@ pub struct NodeSource<'a> {
     stack: Vec<Frame<'a>>,
     /// Whether the root mapping's `apiVersion` and `kind` are left out ([`NodeSource::retyped`]).
     retyped: bool,
+    /// Whether every entry of a key given twice is read ([`NodeSource::every_key`]), not the
+    /// last only.
+    every_key: bool,
 }
 
 #[derive(Debug, Clone)]
 enum Frame<'a> {
-    Map(Entries<'a>),
+    /// A mapping's entries left, and, when it gives a key more than once, which of its entries
+    /// (by index) a later one of the same key replaces, with the index of the next entry.
+    Map(Entries<'a>, Option<(Vec<bool>, usize)>),
     Seq(Items<'a>),
+}
+
+/// For a mapping that gives a key more than once, which entries a later entry of the same key
+/// replaces (`None` when every key is given once): `sigs.k8s.io/yaml.YAMLToJSON` keeps the
+/// last value of a key (go-yaml fills a map), so the JSON kubectl sends has each key once.
+fn replaced(entries: &Entries<'_>) -> Option<Vec<bool>> {
+    let keys: Vec<Cow<'_, str>> = entries.clone().map(|e| e.key.key_str()).collect();
+    let mut seen = std::collections::HashSet::with_capacity(keys.len());
+    if keys.iter().all(|k| seen.insert(k)) {
+        return None;
+    }
+    let mut later = std::collections::HashSet::with_capacity(keys.len());
+    let mut out: Vec<bool> = keys.iter().rev().map(|k| !later.insert(k)).collect();
+    out.reverse();
+    Some(out)
 }
 
 impl<'a> NodeSource<'a> {
     /// A source whose one value is `node`.
+    ///
+    /// A key given more than once in a mapping is read once, with its last value, as
+    /// `sigs.k8s.io/yaml.YAMLToJSON` writes it in the JSON kubectl sends.
     pub fn new(node: Node<'a>) -> Self {
-        NodeSource { current: Some(node), stack: Vec::new(), retyped: false }
+        NodeSource { current: Some(node), stack: Vec::new(), retyped: false, every_key: false }
+    }
+
+    /// A source whose one value is `node`, each entry of a key given twice read in turn (a
+    /// strict decoder reports the duplicate field): for a file hpa-lint reads itself (its
+    /// configuration), which no kubectl turns into JSON first.
+    pub fn every_key(node: Node<'a>) -> Self {
+        NodeSource { every_key: true, ..NodeSource::new(node) }
     }
 
     /// A source whose one value is `node`, an object whose `apiVersion` and `kind` were
@@ -41,7 +71,7 @@ impl<'a> NodeSource<'a> {
     /// that takes the list's (apimachinery's `unstructuredJSONScheme.decodeToList` sets them with
     /// `SetKind` and `SetAPIVersion` when the item's are empty or not strings).
     pub fn retyped(node: Node<'a>) -> Self {
-        NodeSource { current: Some(node), stack: Vec::new(), retyped: true }
+        NodeSource { retyped: true, ..NodeSource::new(node) }
     }
 
     fn take(&mut self) -> Result<Node<'a>, SourceError> {
@@ -131,7 +161,8 @@ impl<'a> Source<'a> for NodeSource<'a> {
         let node = self.take()?;
         match node.entries() {
             Some(entries) => {
-                self.stack.push(Frame::Map(entries));
+                let replaced = if self.every_key { None } else { replaced(&entries).map(|r| (r, 0)) };
+                self.stack.push(Frame::Map(entries, replaced));
                 Ok(())
             }
             None => Err(mismatch(node, "a mapping")),
@@ -140,10 +171,17 @@ impl<'a> Source<'a> for NodeSource<'a> {
 
     fn next_key(&mut self) -> Result<Option<Cow<'a, str>>, SourceError> {
         let root = self.retyped && self.stack.len() == 1;
-        let Some(Frame::Map(entries)) = self.stack.last_mut() else { return Ok(None) };
+        let Some(Frame::Map(entries, replaced)) = self.stack.last_mut() else { return Ok(None) };
         loop {
             match entries.next() {
                 Some(entry) => {
+                    if let Some((replaced, at)) = replaced {
+                        let gone = replaced.get(*at).copied().unwrap_or(false);
+                        *at += 1;
+                        if gone {
+                            continue;
+                        }
+                    }
                     let key = entry.key.key_str();
                     if root && (key == "apiVersion" || key == "kind") {
                         continue;
@@ -239,22 +277,28 @@ mod tests {
         );
     }
 
+    /// A key given twice reads as the JSON kubectl sends (`YAMLToJSON`: the last value, the key
+    /// once), so kube-apiserver's strict decoding never sees a duplicate field (kubectl 1.33
+    /// `create --dry-run=client -o json` of tests/data/malformed/duplicate-keys.yaml: the last
+    /// values, no error); the linter reports the key written twice itself.
     #[test]
-    fn duplicate_keys_are_duplicate_fields() {
-        let yaml =
-            "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nspec:\n  maxReplicas: 1\n  maxReplicas: 2\n";
+    fn duplicate_keys_read_as_the_last_value_as_kubectl_sends_them() {
+        let yaml = "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nspec:\n  maxReplicas: 1\n  minReplicas: 1\n  maxReplicas: 2\n  scaleTargetRef: {kind: A, name: b, kind: Deployment}\n";
         let parsed = parse(yaml);
         let root = parsed.documents[0].root();
-        let errors = api::decode_source(
+        let hpa = api::decode_source(
             "HorizontalPodAutoscaler",
             "autoscaling/v2",
             NodeSource::new(root),
             Strictness::Strict,
             KubernetesVersion::LATEST,
         )
-        .unwrap_err();
-        assert_eq!(errors[0].message, "duplicate field \"spec.maxReplicas\"");
-        assert_eq!(errors[0].path, "spec.maxReplicas");
+        .map(|d| d.value.to_json());
+        let json = hpa.unwrap_or_default();
+        assert_eq!(json["spec"]["maxReplicas"], 2);
+        assert_eq!(json["spec"]["minReplicas"], 1);
+        assert_eq!(json["spec"]["scaleTargetRef"]["kind"], "Deployment");
+        same(yaml);
     }
 
     /// A retyped object is read without its own `apiVersion` and `kind` (any values), and

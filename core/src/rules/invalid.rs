@@ -6,7 +6,8 @@ crate::declare_rule! {
     /// ## What it checks
     ///
     /// Everything kube-apiserver checks before it stores an HPA: decoding (unknown fields, wrong
-    /// types, unparsable quantities, duplicate keys, as strict field validation refuses them) and
+    /// types, unparsable quantities, as strict field validation refuses them; a key written twice
+    /// never reaches it, kubectl keeps the last value: HPA001) and
     /// validation (names, replica bounds, the scale target, every metric source and target, behavior
     /// rules, feature gates), with the same field paths and messages. Objects of `autoscaling/v1` are
     /// converted first, as kube-apiserver does, and each error points at the field that was written

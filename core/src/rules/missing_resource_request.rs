@@ -24,7 +24,11 @@ crate::declare_rule! {
     /// pod-level request, or else the containers' aggregate), and only a pod without any request
     /// for the resource is reported. The 1.33 controller ignores pod-level requests even with the
     /// alpha gate on, so for `kubernetesVersion: "1.33"` every container needs its own request.
-    /// For an Argo Rollout with `spec.workloadRef`, the referenced workload's template is read.
+    /// Requests of 0 in every container (or pod-level) add up to 0, which the controller refuses
+    /// as it refuses no request (`no metrics returned matched known pods`): reported too.
+    ///
+    /// For an Argo Rollout with `spec.workloadRef`, the referenced workload's template is read
+    /// (a Deployment's or ReplicaSet's `spec.template`, a core PodTemplate's `template`).
     /// The workload must be in the checked manifests.
     ///
     /// ## Why it matters
@@ -152,7 +156,9 @@ impl Rule for MissingResourceRequest {
                 let resource = r.name.as_str();
                 let path = format!("spec.metrics[{i}].resource.target.averageUtilization");
                 if pod_level {
-                    if pod.pod_requests(resource).is_none() {
+                    if pod.pod_requests(resource) == Some(0) {
+                        out.push(zero_requests(resource, &path, template));
+                    } else if pod.pod_requests(resource).is_none() {
                         out.push(
                             Finding::new(
                                 &Self::META,
@@ -177,6 +183,14 @@ impl Rule for MissingResourceRequest {
                 let missing: Vec<&TemplateContainer> =
                     template.containers.iter().filter(|c| pod.container_request(c, resource).is_none()).collect();
                 if missing.is_empty() {
+                    // Requests of 0 in every container add up to 0 in every pod.
+                    let zero = template
+                        .containers
+                        .iter()
+                        .all(|c| pod.container_request(c, resource).is_some_and(|q| q.milli_value() == 0));
+                    if zero {
+                        out.push(zero_requests(resource, &path, template));
+                    }
                     continue;
                 }
                 let named = describe(&missing);
@@ -241,6 +255,28 @@ impl Rule for MissingResourceRequest {
             }
         }
     }
+}
+
+/// The finding for a utilization metric of `resource` whose pods request 0 of it in all: the
+/// controller divides by the requests' total, and refuses a total of 0
+/// (`GetResourceUtilizationRatio` in `pkg/controller/podautoscaler/metrics/utilization.go`:
+/// `no metrics returned matched known pods`, the same words in every release), so
+/// `computeStatusForResourceMetricGeneric` fails and the HPA's `ScalingActive` condition is
+/// `False` (`FailedGetResourceMetric`) with the controller's message.
+fn zero_requests(resource: &str, path: &str, template: &super::objects::Workload) -> Finding {
+    Finding::new(
+        &MissingResourceRequest::META,
+        path,
+        format!(
+            "{resource} utilization is measured against the {resource} requests of {}, which add up to 0: the controller will not scale on this metric (\"the HPA was unable to compute the replica count: failed to get {resource} utilization: no metrics returned matched known pods\")",
+            template.id
+        ),
+    )
+    .help(format!("request some {resource} (a request of 0 makes every utilization undefined), or use an AverageValue target"))
+    .related(
+        Location::Object { id: template.id.clone(), path: format!("{}.containers", template.pod_spec_path) },
+        format!("no {resource} requested here"),
+    )
 }
 
 /// `container "app"`, `container "app" and sidecar "proxy"`, `containers "a", "b" and "c"`.

@@ -17,6 +17,7 @@ pub mod index;
 pub mod objects;
 
 mod conflicting_hpas;
+mod duplicate_key;
 mod duplicate_metric;
 mod ignore;
 mod ignored_alpha_annotation;
@@ -365,6 +366,7 @@ macro_rules! __rule_enabled {
 /// [`crate::check::check_other`]).
 pub static ALL: &[&dyn Rule] = &[
     &invalid::Invalid,
+    &duplicate_key::DuplicateKey,
     &min_replicas_equals_max::MinReplicasEqualsMax,
     &min_replicas_below_threshold::MinReplicasBelowThreshold,
     &max_replicas_above_limit::MaxReplicasAboveLimit,
@@ -395,6 +397,9 @@ pub static ALL: &[&dyn Rule] = &[
 
 /// `HPA000 invalid`: kube-apiserver's errors (decoding, conversion, validation) as findings.
 pub const INVALID: &RuleMeta = &invalid::Invalid::META;
+
+/// `HPA001 duplicate-key`'s finding, for the front ends that read files.
+pub use duplicate_key::duplicate_key;
 
 /// `HPA401 removed-api-version`: reported on an object kube-apiserver refuses too.
 pub const REMOVED_API_VERSION: &RuleMeta = &removed_api_version::RemovedApiVersion::META;

@@ -250,6 +250,10 @@ pub struct Vpa {
     /// `spec.updatePolicy.updateMode` (`Recreate` when absent, as the VPA defaults it; `Auto`,
     /// the former default, is the same mode).
     pub update_mode: String,
+    /// `spec.updatePolicy.updateMode` when it is set to what is no string (an unquoted `Off` is
+    /// YAML 1.1's `false`, which kubectl sends as JSON `false`): the CRD's schema refuses the
+    /// VPA, so it has no mode (`update_mode` is then empty).
+    pub update_mode_not_a_string: Option<Value>,
     /// Resources the VPA controls (from `resourcePolicy.containerPolicies[*].controlledResources`;
     /// cpu and memory when not restricted). Containers with `mode: "Off"` are left out.
     pub controlled_resources: Vec<String>,
@@ -372,10 +376,16 @@ pub fn workload_from_json(id: ObjectId, v: &Value) -> Workload {
 }
 
 /// Builds a [`Workload`] from a workload object's fields (see [`workload_from_json`]).
+///
+/// A core `PodTemplate` holds its template at the top level (`template`, no `spec`): an Argo
+/// Rollout's `workloadRef` may name one, as Argo's `informerBasedTemplateResolver.Resolve`
+/// (rollout/templateref.go) reads the template at each kind's path (`infoByGroupKind`:
+/// `template` for a PodTemplate, `spec.template` for a Deployment or a ReplicaSet).
 pub fn workload_from<'a>(id: ObjectId, v: impl Fields<'a>) -> Workload {
     let spec = v.field("spec");
     let replicas = spec.and_then(|s| s.field("replicas")).and_then(Fields::as_i64);
-    let template = spec.and_then(|s| s.field("template"));
+    let pod_template = is_pod_template(&id);
+    let template = if pod_template { v.field("template") } else { spec.and_then(|s| s.field("template")) };
     let pod_labels = template
         .and_then(|t| t.field("metadata"))
         .and_then(|m| m.field("labels"))
@@ -408,9 +418,14 @@ pub fn workload_from<'a>(id: ObjectId, v: impl Fields<'a>) -> Workload {
         init_containers,
         pod_requests: pod_spec.map(|p| resource_list(p, "requests")).unwrap_or_default(),
         pod_limits: pod_spec.map(|p| resource_list(p, "limits")).unwrap_or_default(),
-        pod_spec_path: "spec.template.spec".into(),
+        pod_spec_path: if pod_template { "template.spec" } else { "spec.template.spec" }.into(),
         workload_ref,
     }
+}
+
+/// Whether an object is a core `PodTemplate` (`v1`), whose template is at the top level.
+fn is_pod_template(id: &ObjectId) -> bool {
+    id.kind == "PodTemplate" && id.api_version == "v1"
 }
 
 /// A container of a pod template, at `index` in its list.
@@ -641,8 +656,10 @@ pub fn vpa_from_json(id: ObjectId, v: &Value) -> Vpa {
     let target = spec.and_then(|s| s.get("targetRef"));
     let s =
         |n: Option<&Value>, k: &str| n.and_then(|n| n.get(k)).and_then(Value::as_str).unwrap_or_default().to_string();
-    let mut update_mode = s(spec.and_then(|s| s.get("updatePolicy")), "updateMode");
-    if update_mode.is_empty() {
+    let written = spec.and_then(|s| s.get("updatePolicy")).and_then(|p| p.get("updateMode"));
+    let update_mode_not_a_string = written.filter(|v| !v.is_string() && !v.is_null()).cloned();
+    let mut update_mode = written.and_then(Value::as_str).unwrap_or_default().to_string();
+    if update_mode.is_empty() && update_mode_not_a_string.is_none() {
         update_mode = "Recreate".into();
     }
     let policies =
@@ -669,6 +686,7 @@ pub fn vpa_from_json(id: ObjectId, v: &Value) -> Vpa {
         target_kind: s(target, "kind"),
         target_name: s(target, "name"),
         update_mode,
+        update_mode_not_a_string,
         controlled_resources: controlled,
     }
 }
@@ -842,6 +860,25 @@ mod tests {
         );
         let r = w.workload_ref.unwrap_or_default();
         assert_eq!((r.api_version.as_str(), r.kind.as_str(), r.name.as_str()), ("apps/v1", "Deployment", "web"));
+    }
+
+    /// A `v1` PodTemplate's template is at the top level; another kind's at `spec.template`.
+    #[test]
+    fn a_pod_template_holds_its_template_at_the_top_level() {
+        let v = json!({"template": {"metadata": {"labels": {"app": "web"}}, "spec": {
+            "containers": [{"name": "app", "resources": {"requests": {"cpu": "100m"}}}]}}});
+        let id = |api_version: &str, kind: &str| ObjectId {
+            api_version: api_version.into(),
+            kind: kind.into(),
+            ..ObjectId::default()
+        };
+        let w = workload_from_json(id("v1", "PodTemplate"), &v);
+        assert_eq!(w.containers.len(), 1);
+        assert_eq!(w.containers[0].requests["cpu"].milli_value(), 100);
+        assert_eq!(w.pod_labels.get("app").map(String::as_str), Some("web"));
+        assert_eq!(w.pod_spec_path, "template.spec");
+        let other = workload_from_json(id("example.com/v1", "PodTemplate"), &v);
+        assert!(other.containers.is_empty(), "only the core kind");
     }
 
     #[test]

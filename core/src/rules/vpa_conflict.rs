@@ -22,6 +22,11 @@ crate::declare_rule! {
     ///   a request that itself follows usage), which is worth knowing rather than certainly wrong.
     /// - `Off`: nothing is reported (recommendations only).
     ///
+    /// A VPA whose `updateMode` is no string (an unquoted `Off` is YAML 1.1's `false`, sent as
+    /// a JSON boolean) is reported instead: the VPA CRD's schema refuses it (`Invalid value:
+    /// "boolean": ... must be of type string`), so the VPA never exists, and the mode meant is
+    /// not known; quote it.
+    ///
     /// ## Why it matters
     ///
     /// The HPA targets a utilization, a ratio of usage to requests; the VPA changes the requests.
@@ -113,6 +118,10 @@ impl Rule for VpaConflict {
             if vpa.target_kind != t.kind || vpa.target_name != t.name {
                 continue;
             }
+            if let Some(value) = &vpa.update_mode_not_a_string {
+                out.push(refused_update_mode(vpa, value));
+                continue;
+            }
             // Modes that change running pods fight the HPA; `Initial` sets requests of new pods
             // only (see the documentation); `Off` and unknown modes set nothing.
             let severity = match vpa.update_mode.as_str() {
@@ -152,4 +161,49 @@ impl Rule for VpaConflict {
             }
         }
     }
+}
+
+/// The finding for a VPA whose `updateMode` is no string: the VPA CRD's structural schema
+/// (`type: string`) refuses it, in apiextensions-apiserver's words (kube-openapi's
+/// `errors.InvalidType`, reported as `field.Invalid` with the JSON type's name), so there is no
+/// VPA to conflict with, and the mode meant is unknown. An unquoted `Off` (or `No`, `N`) is
+/// YAML 1.1's `false` (`On`, `Yes`, `Y` are `true`), which kubectl sends as a JSON boolean.
+fn refused_update_mode(vpa: &super::objects::Vpa, value: &serde_json::Value) -> Finding {
+    use serde_json::Value;
+    let ty = match value {
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(_) => "number",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+        Value::String(_) | Value::Null => "string",
+    };
+    let path = "spec.updatePolicy.updateMode";
+    let refusal = format!("{path}: Invalid value: \"{ty}\": {path} in body must be of type string: \"{ty}\"");
+    let (message, help) = match value {
+        Value::Bool(false) => (
+            format!(
+                "VerticalPodAutoscaler {}: updateMode is the boolean false (YAML reads an unquoted Off as false), which the VPA's schema refuses ({refusal}): the VPA is not created",
+                vpa.id.name
+            ),
+            "quote the mode: updateMode: \"Off\"",
+        ),
+        Value::Bool(true) => (
+            format!(
+                "VerticalPodAutoscaler {}: updateMode is the boolean true (YAML reads an unquoted On or Yes as true), which the VPA's schema refuses ({refusal}): the VPA is not created",
+                vpa.id.name
+            ),
+            "write the mode as a quoted string: \"Off\", \"Initial\", \"Recreate\" or \"InPlaceOrRecreate\"",
+        ),
+        _ => (
+            format!(
+                "VerticalPodAutoscaler {}: updateMode is no string, which the VPA's schema refuses ({refusal}): the VPA is not created",
+                vpa.id.name
+            ),
+            "write the mode as a quoted string: \"Off\", \"Initial\", \"Recreate\" or \"InPlaceOrRecreate\"",
+        ),
+    };
+    Finding::new(&VpaConflict::META, "spec.scaleTargetRef", message)
+        .help(help)
+        .related(Location::Object { id: vpa.id.clone(), path: "spec.updatePolicy.updateMode".into() }, "not a string")
 }

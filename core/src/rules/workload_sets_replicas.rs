@@ -108,13 +108,13 @@ impl Rule for WorkloadSetsReplicas {
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Finding>) {
         let Some(w) = cx.target_workload() else { return };
         let Some(replicas) = w.replicas else { return };
+        // Named as the workload is, with its namespace (`ObjectId`'s display).
+        let mut hpa = String::new();
+        let _ = super::objects::write_object(&mut hpa, crate::api::KIND, cx.namespace(), &cx.effective.metadata.name);
         let mut f = Finding::new(
             &Self::META,
             "spec.replicas",
-            format!(
-                "{} sets spec.replicas: {replicas} while HorizontalPodAutoscaler {} scales it: every apply resets the count",
-                w.id, cx.effective.metadata.name
-            ),
+            format!("{} sets spec.replicas: {replicas} while {hpa} scales it: every apply resets the count", w.id),
         )
         .help("remove spec.replicas from the workload; the HPA owns it")
         .on_object(w.id.clone(), "spec.replicas");

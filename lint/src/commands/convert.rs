@@ -28,12 +28,12 @@ pub fn run(args: &ConvertArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> E
         return out.usage_error(&format!("--to {:?} is not an HPA API version (one of {})", args.to, known.join(", ")));
     };
     let mut pieces = Vec::new();
-    let status = super::each_file(&args.paths, &args.input, out, |file, file_objects, out| {
+    let status = super::each_file(&args.paths, &args.input, out, |file, file_objects, refused, out| {
         let mut status = ExitStatus::Clean;
         let mut rest = file_objects;
         for (d, doc) in file.parsed.documents.iter().enumerate() {
             let objects = input::take_document(&mut rest, doc.index);
-            let touches_hpa = objects.iter().any(|o| o.is_hpa());
+            let touches_hpa = objects.iter().any(|o| o.is_hpa() && input::counts_as_object(o, refused));
             if !touches_hpa {
                 let next = file.parsed.documents.get(d + 1).map(|n| n.start);
                 let text = document_text(file, doc, d == 0, next);
@@ -43,7 +43,7 @@ pub fn run(args: &ConvertArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> E
             let mut converted = Vec::new();
             for obj in objects {
                 let value = obj.to_json();
-                if !obj.is_hpa() {
+                if !obj.is_hpa() || !input::counts_as_object(obj, refused) {
                     converted.push(value);
                     continue;
                 }

@@ -6,6 +6,7 @@ use hpa_core::api;
 use serde_json::Value;
 
 use crate::cli::{ClusterArgs, DefaultArgs, ObjectFormat};
+use crate::input;
 use crate::{ExitStatus, Output};
 
 /// Runs `default`, decoding as the release of `--kubernetes-version` (or the configuration's
@@ -16,11 +17,11 @@ pub fn run(args: &DefaultArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> E
         Err(e) => return out.fail(&e),
     };
     let mut objects: Vec<Value> = Vec::new();
-    let status = super::each_file(&args.paths, &args.input, out, |file, file_objects, out| {
+    let status = super::each_file(&args.paths, &args.input, out, |file, file_objects, refused, out| {
         let mut status = ExitStatus::Clean;
         for obj in file_objects {
             let value = obj.to_json();
-            if !obj.is_hpa() {
+            if !obj.is_hpa() || !input::counts_as_object(obj, refused) {
                 objects.push(value);
                 continue;
             }

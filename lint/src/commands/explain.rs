@@ -16,6 +16,7 @@ use serde_json::{Value, json};
 use crate::cli::{ExplainArgs, ReportFormat};
 use crate::controller_flags::{ControllerArgs, Provenance, Provenances};
 use crate::hpa;
+use crate::input;
 use crate::{ExitStatus, Output};
 
 /// Runs `explain`.
@@ -32,10 +33,10 @@ pub fn run(args: &ExplainArgs, cluster: &crate::cli::ClusterArgs, out: &mut Outp
     let provenances = resolved.controller;
     let opts = check::Options::verdict_only(resolved.settings.gates);
     let mut reports = Vec::new();
-    let status = super::each_file(&args.paths, &args.input, out, |file, file_objects, out| {
+    let status = super::each_file(&args.paths, &args.input, out, |file, file_objects, refused, out| {
         let mut status = ExitStatus::Clean;
         for obj in file_objects {
-            if !obj.is_hpa() {
+            if !obj.is_hpa() || !input::counts_as_object(obj, refused) {
                 continue;
             }
             let (line, col) = file.line_col(obj.node.span().start);

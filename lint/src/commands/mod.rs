@@ -18,8 +18,9 @@ use crate::{ExitStatus, Output};
 
 /// The per-file loop of the subcommands that print one result per object (`default`,
 /// `convert`, `explain`): the inputs found and read, each readable file's objects
-/// ([`input::objects`], in order) handed to `each` with the file (it returns the status the
-/// file earns), then what kubectl reads in it but refuses or never sends
+/// ([`input::objects`], in order) handed to `each` with the file and what kubectl refuses in it
+/// ([`input::not_objects`]: an HPA among it is never sent, [`input::counts_as_object`]; it
+/// returns the status the file earns), then what kubectl reads in it but refuses or never sends
 /// ([`input::unsent`], as `validate` reports it), a file that cannot be read and a file's YAML syntax error reported
 /// on standard error (status 1), and the inputs that could not be found or read reported after
 /// all files (status 2). The caller then writes its output.
@@ -27,7 +28,7 @@ pub(crate) fn each_file(
     paths: &[String],
     input_args: &InputArgs,
     out: &mut Output<'_>,
-    mut each: impl for<'f> FnMut(&'f SourceFile, &[ObjectRef<'f>], &mut Output<'_>) -> ExitStatus,
+    mut each: impl for<'f> FnMut(&'f SourceFile, &[ObjectRef<'f>], &[input::NotAnObject<'f>], &mut Output<'_>) -> ExitStatus,
 ) -> ExitStatus {
     let (origins, mut errors) = input::discover(paths, &input_args.exclude);
     let (files, load_errors) = input::load(&origins, out);
@@ -40,8 +41,8 @@ pub(crate) fn each_file(
             continue;
         }
         let objects = input::objects(i, file);
-        status = status.max(each(file, &objects, out));
         let refused = input::not_objects(&file.parsed, &file.text, &objects);
+        status = status.max(each(file, &objects, &refused, out));
         for u in input::unsent(file, &refused) {
             out.error(&format!("{}:{}:{}: {}", file.name, u.line, u.column, u.message));
             status = status.max(ExitStatus::Findings);

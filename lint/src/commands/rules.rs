@@ -164,7 +164,7 @@ mod tests {
             assert_eq!(github_anchor(&heading(m)), anchor(m));
             assert!(markdown().contains(&format!("\n## {}\n", heading(m))));
         }
-        assert_eq!(anchor(rules::ALL[1].meta()), "hpa101-min-replicas-equals-max");
+        assert_eq!(anchor(rules::ALL[2].meta()), "hpa101-min-replicas-equals-max");
     }
 
     #[test]

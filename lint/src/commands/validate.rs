@@ -157,10 +157,14 @@ pub fn validate_file(
     let objects = input::objects(index, file);
     let not_objects = input::not_objects(&file.parsed, &file.text, &objects);
     for obj in &objects {
+        // What kubectl refuses never reaches kube-apiserver: it is reported below, in kubectl's
+        // words, when the file holds objects.
+        if !input::counts_as_object(obj, &not_objects) {
+            continue;
+        }
         if obj.is_hpa() {
             entries.push(validate_object(file, obj, old, opts));
-        } else if input::counts_as_object(obj, &not_objects) {
-            // What kubectl refuses is reported below when the file holds objects.
+        } else {
             skipped += 1;
         }
     }
@@ -332,7 +336,7 @@ pub fn render_human(entries: &[Entry], skipped: usize) -> String {
         }
         if e.kind.is_none() {
             match e.errors.first().map(|err| err.type_.as_str()) {
-                Some("NotAnObject" | "TypeMeta" | "NestedList") => refused += 1,
+                Some("NotAnObject" | "TypeMeta" | "ObjectMeta" | "NestedList") => refused += 1,
                 Some("StrayItems") => stray += 1,
                 _ => unparsable += 1,
             }

@@ -59,7 +59,9 @@ pub fn prepare(id: ObjectId, node: Node<'_>) -> Option<Indexed> {
 /// kept: the linter positions those findings on this pruned tree and parses no file twice.
 pub fn first_pass_needs(kind: &str) -> Option<&'static Keep> {
     const ALL: Option<&Keep> = None;
-    const METADATA: Keep = Keep(&[("name", ALL), ("namespace", ALL), ("annotations", ALL)]);
+    // All of it: kubectl refuses a document whose metadata does not decode into `ObjectMeta`
+    // (`input::metadata_refusal` reads it).
+    const METADATA: Option<&Keep> = ALL;
     const CONTAINER: Keep = Keep(&[("name", ALL), ("restartPolicy", ALL), ("resources", ALL)]);
     const POD_SPEC: Keep =
         Keep(&[("resources", ALL), ("containers", Some(&CONTAINER)), ("initContainers", Some(&CONTAINER))]);
@@ -68,13 +70,15 @@ pub fn first_pass_needs(kind: &str) -> Option<&'static Keep> {
     const WORKLOAD: Keep = Keep(&[
         ("apiVersion", ALL),
         ("kind", ALL),
-        ("metadata", Some(&METADATA)),
+        ("metadata", METADATA),
         ("spec", Some(&SPEC)),
+        // A PodTemplate's (`workload_from`).
+        ("template", Some(&TEMPLATE)),
         ("items", ALL),
     ]);
     // `items`: a mapping with `items` is decoded as a list by kubectl, whatever its kind
     // (`input::refusal` reads them).
-    const IDENTITY: Keep = Keep(&[("apiVersion", ALL), ("kind", ALL), ("metadata", Some(&METADATA)), ("items", ALL)]);
+    const IDENTITY: Keep = Keep(&[("apiVersion", ALL), ("kind", ALL), ("metadata", METADATA), ("items", ALL)]);
     match kind {
         // No kind: kubectl refuses it, and says so with the whole document (`input::refusal`).
         "" => None,

@@ -25,7 +25,7 @@ use serde_json::Value;
 
 use crate::hpa;
 use crate::input::{self, ObjectRef, SourceFile};
-use crate::source::{self, Node, Parsed, Span};
+use crate::source::{self, Node, NodeKind, Parsed, Span};
 
 use self::config::Scope;
 
@@ -466,7 +466,28 @@ fn lint_group(origins: &[input::Origin], stdin: Option<&[u8]>, members: &[usize]
     // An object defined again in its set (a stream concatenated twice, a file given twice with
     // `--scope all`) is one object: the index keeps its first definition, and a note says so.
     let namespace_keys: Vec<u64> = namespaces.iter().map(|ns| keys.namespace(&ns.name)).collect();
-    let again = defined_again(&per_file, set_of, &namespace_keys);
+    let mut again = defined_again(&per_file, set_of, &namespace_keys);
+    // Whether a later definition in the same file is the same object as kube-apiserver would
+    // store it: compared whole (the first pass keeps only some fields of most kinds: the file
+    // is read whole again for those, which only a file with repeats costs), with the namespace
+    // it lands in (written in one, taken from the set in the other, is no difference).
+    let mut whole: HashMap<usize, Parsed> = HashMap::new();
+    for r in again.repeats.iter_mut().flatten().filter(|r| r.first.0 == r.again.0) {
+        let k = r.first.0;
+        let kind = per_file[k].objects[r.first.1].id.kind.as_str();
+        let tree = if index::first_pass_needs(kind).is_none() {
+            &trees[k]
+        } else {
+            whole.entry(k).or_insert_with(|| source::parse(&files[k].text))
+        };
+        let object = |(k, position): (usize, usize)| {
+            let o = &per_file[k].objects[position];
+            input::object_node(tree, o.document, o.item).map(|node| stored(node, &o.id))
+        };
+        r.same_content = matches!((object(r.first), object(r.again)), (Some(a), Some(b)) if a == b);
+        // The first pass compared what it kept of them only.
+        r.identical &= r.same_content;
+    }
     let set_files = |set: usize| -> Vec<usize> { (0..members.len()).filter(|&k| set_of(k) == set).collect() };
     for (set, repeated) in again.repeats.iter().enumerate() {
         if !repeated.is_empty() {
@@ -673,6 +694,22 @@ fn first_pass_hpa(
     let (diags, suppressed) = position_findings(findings, &subject, &|_| None);
     r.diags.extend(diags);
     r.suppressed += suppressed;
+    // Keys written twice, which kubectl collapses before kube-apiserver sees them.
+    let twice = written_twice(obj.node);
+    if !twice.is_empty() {
+        let findings = check::check_duplicate_keys(twice.iter().map(|t| t.0.as_str()), &opts.check);
+        let findings = findings.into_iter().map(|f| (f, true)).collect();
+        let (mut diags, suppressed) = position_findings(findings, &subject, &|_| None);
+        for (d, (_, dropped)) in diags.iter_mut().zip(&twice) {
+            d.related.extend(dropped.iter().map(|span| Related {
+                file: obj.file,
+                span: *span,
+                message: "written first here: dropped".into(),
+            }));
+        }
+        r.diags.extend(diags);
+        r.suppressed += suppressed;
+    }
     if let Admission::Admitted(admitted) = admission {
         let t = &admitted.effective().spec.scale_target_ref;
         r.targets.push((position, t.kind.clone(), t.name.clone()));
@@ -680,6 +717,49 @@ fn first_pass_hpa(
             r.deferred.push(Deferred { file: obj.file, position, version, ignore, admitted });
         }
     }
+}
+
+/// Every key written more than once in a mapping of `node`, in document order of its last
+/// occurrence: the path of its field (as the decoder words one: `spec.metrics[0].type`) and the
+/// spans of the occurrences before the last, which `sigs.k8s.io/yaml.YAMLToJSON` drops (the
+/// JSON kubectl sends holds the last value). Only the values kept are walked.
+fn written_twice(node: Node<'_>) -> Vec<(String, Vec<Span>)> {
+    fn walk(node: Node<'_>, path: &str, out: &mut Vec<(String, Vec<Span>)>) {
+        let child = |key: &str| if path.is_empty() { key.to_string() } else { format!("{path}.{key}") };
+        match node.kind() {
+            NodeKind::Scalar(_) => {}
+            NodeKind::Seq(items) => {
+                for (i, item) in items.enumerate() {
+                    walk(item, &format!("{path}[{i}]"), out);
+                }
+            }
+            NodeKind::Map(entries) => {
+                // Each key's occurrences, by index (one pass; most mappings give each key once).
+                let mut at: HashMap<Cow<'_, str>, Vec<usize>> = HashMap::with_capacity(entries.len());
+                let entries: Vec<source::Entry<'_>> = entries.collect();
+                for (i, e) in entries.iter().enumerate() {
+                    at.entry(e.key.key_str()).or_default().push(i);
+                }
+                for (i, e) in entries.iter().enumerate() {
+                    let key = e.key.key_str();
+                    let occurrences = at.get(&key).map(Vec::as_slice).unwrap_or_default();
+                    if occurrences.last() != Some(&i) {
+                        continue;
+                    }
+                    let field = child(&key);
+                    if let [dropped @ .., _] = occurrences
+                        && !dropped.is_empty()
+                    {
+                        out.push((field.clone(), dropped.iter().map(|&d| entries[d].key.span()).collect()));
+                    }
+                    walk(e.value, &field, out);
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(node, "", &mut out);
+    out
 }
 
 /// A report's findings, each with whether it is about a key (an unknown or duplicate field
@@ -890,7 +970,9 @@ fn resolve_namespaces<'a>(per_file: &mut [FileResult], namespace_of: &dyn Fn(usi
 
 /// Whether linking an HPA with the other objects of its set depended on the namespace assumed
 /// for objects that name none (`assumed`: those objects): the HPA and its scale target, or an
-/// object a finding is about, are one with and one without a written namespace; or the target
+/// object a finding is about or a rule read for it (a LimitRange of the namespace, a selecting
+/// PodDisruptionBudget, a VPA or ScaledObject on the target, a Rollout's `workloadRef`
+/// workload), are one with and one without a written namespace; or the target
 /// was not found in the HPA's namespace but exists in another one of the set, where one of the
 /// two was placed by assumption.
 fn link_depends_on_namespace(
@@ -902,10 +984,33 @@ fn link_depends_on_namespace(
 ) -> bool {
     use hpa_core::rules::Objects as _;
     let hpa_assumed = hpa.namespace == Namespace::Unwritten;
+    // One of the HPA's namespace placed there by assumption and the HPA not, or the reverse.
+    let apart = |id: &ObjectId| assumed.contains(id) != hpa_assumed;
     let t = &d.admitted.effective().spec.scale_target_ref;
-    match index.workload(&t.kind, &hpa.id.namespace, &t.name) {
-        Some(target) if assumed.contains(&target.id) != hpa_assumed => return true,
-        Some(_) => {}
+    let namespace = &hpa.id.namespace;
+    match index.workload(&t.kind, namespace, &t.name) {
+        Some(target) if apart(&target.id) => return true,
+        Some(target) => {
+            // What the cross-object rules read of the namespace for this target, whatever they
+            // found: the workload its pods are made from (a Rollout's `workloadRef`), the
+            // LimitRanges that default its requests (HPA201), the PodDisruptionBudgets that
+            // select its pods (HPA104), the VPAs and KEDA ScaledObjects that act on it (HPA408,
+            // HPA409). A clean result may owe itself to one of them as much as a finding does.
+            let template = index.pod_template_of(target);
+            let labels = template.map_or(&target.pod_labels, |w| &w.pod_labels);
+            let acts_on = |kind: &str, name: &str| kind == t.kind && name == t.name;
+            if template.is_some_and(|w| apart(&w.id))
+                || index.limit_ranges(namespace).iter().any(|l| apart(&l.id))
+                || index.pdbs(namespace).iter().any(|p| apart(&p.id) && p.selector.matches(labels))
+                || index.vpas(namespace).iter().any(|v| apart(&v.id) && acts_on(&v.target_kind, &v.target_name))
+                || index
+                    .scaled_objects(namespace)
+                    .iter()
+                    .any(|o| apart(&o.id) && acts_on(&o.target_kind, &o.target_name))
+            {
+                return true;
+            }
+        }
         None => {
             if index.workloads_named(&t.kind, &t.name).any(|w| hpa_assumed || assumed.contains(&w.id)) {
                 return true;
@@ -915,7 +1020,7 @@ fn link_depends_on_namespace(
     findings
         .iter()
         .flat_map(|(f, _)| std::iter::once(&f.location).chain(f.related.iter().map(|(l, _)| l)))
-        .any(|location| matches!(location, Location::Object { id, .. } if assumed.contains(id) != hpa_assumed))
+        .any(|location| matches!(location, Location::Object { id, .. } if apart(id)))
 }
 
 // === objects defined more than once ===
@@ -940,7 +1045,23 @@ struct Repeat {
     first: (usize, usize),
     again: (usize, usize),
     label: String,
+    /// Identical in the same file as the first pass read them: not checked again.
     identical: bool,
+    /// The same object as kube-apiserver would store it (identical, or differing only by a
+    /// namespace written in one and taken from the set in the other).
+    same_content: bool,
+}
+
+/// An object's JSON as kube-apiserver would store it, as far as the namespace goes: with the
+/// namespace it lands in (`id`'s: written, or its set's) written, for a kind that has one.
+fn stored(node: Node<'_>, id: &ObjectId) -> Value {
+    let mut value = node.to_json();
+    if !id.namespace.is_empty()
+        && let Some(Value::Object(metadata)) = value.get_mut("metadata")
+    {
+        metadata.insert("namespace".into(), Value::from(id.namespace.as_str()));
+    }
+    value
 }
 
 /// Finds the objects of each set defined more than once (`namespace_keys`: each set's
@@ -973,6 +1094,7 @@ fn defined_again(per_file: &[FileResult], set_of: impl Fn(usize) -> usize, names
                             again: (k, position),
                             label: o.label().describe(),
                             identical: o.repeat,
+                            same_content: o.repeat,
                         });
                     }
                 }
@@ -1003,7 +1125,7 @@ fn repeats_note(set: &str, repeats: &[Repeat], per_file: &[FileResult], files: &
         // Definitions in one file are compared (an identical repeat is not checked); those in
         // two files are not (their trees are gone by then), and both are checked.
         if fk == ak {
-            let other = if r.identical { "" } else { ", with other content" };
+            let other = if r.same_content { "" } else { ", with other content" };
             format!("documents {first} and {again}{other}")
         } else {
             format!("{} (document {first}) and {} (document {again})", files[fk].name, files[ak].name)
@@ -1140,6 +1262,12 @@ fn file_level_diagnostics(
             }
             (input::Refusal::NestedList, _) => {
                 "kubectl cannot apply this list (a list inside a list): move the inner list's items into the outer one"
+            }
+            (input::Refusal::Metadata { field: "apiVersion" }, _) => {
+                "kubectl cannot apply this document (`unable to decode`): write `apiVersion` as a string (`group/version`, or `v1`)"
+            }
+            (input::Refusal::Metadata { .. }, _) => {
+                "kubectl cannot apply this document (`unable to decode`): give the field the type ObjectMeta has (quote label and annotation values: they are strings)"
             }
             (input::Refusal::MissingVersion, _) => {
                 "kubectl cannot apply this item (`unable to get type info`): add its `apiVersion` (`group/version`, or `v1`), or remove it"
