@@ -16,13 +16,13 @@
 //! only the HPAs it was not handed (a snapshot's).
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::Duration;
 
 use hpa_core::api::LabelSelector;
 use hpa_core::api::Quantity;
 use hpa_core::api::Time;
-use hpa_core::api::v2::{HorizontalPodAutoscaler, MetricSpec};
+use hpa_core::api::v2::{HorizontalPodAutoscaler, MetricIdentifier, MetricSpec};
 use hpa_core::api::{DecodeError, Strictness};
 use hpa_core::evaluator::{
     ConditionStatus, Container, ContainerUsage, ObjectMetricValue, Pod, PodMetricsItem, PodPhase, PodSample, ReadError,
@@ -229,14 +229,14 @@ pub fn inputs_from_objects(
     }
 
     // The metrics APIs' answers.
+    let selected: BTreeSet<&str> = pod_objects.iter().map(|p| name_of(p)).collect();
     sync.resource_metrics = match &metrics_errors.resource {
         Some(e) => Err(ReadError(e.clone())),
         None => {
-            let names: Vec<&str> = pod_objects.iter().map(|p| name_of(p)).collect();
             let metrics: Vec<PodMetricsItem> = items
                 .iter()
                 .filter(in_ns)
-                .filter(|v| kind_of(v) == "PodMetrics" && names.contains(&name_of(v)))
+                .filter(|v| kind_of(v) == "PodMetrics" && selected.contains(name_of(v)))
                 .filter_map(|v| pod_metrics_from_json(v))
                 .collect();
             let needs_resource =
@@ -249,15 +249,15 @@ pub fn inputs_from_objects(
     };
     sync.pods_metrics = match &metrics_errors.custom {
         Some(e) => Err(ReadError(e.clone())),
-        None => Ok(pods_metrics(&items, namespace, &hpa.spec.metrics)),
+        None => Ok(pods_metrics(&items, namespace, &hpa.spec.metrics, &selected, &mut notes)),
     };
     sync.object_metrics = match &metrics_errors.custom {
         Some(e) => Err(ReadError(e.clone())),
-        None => Ok(object_metrics(&items, namespace)),
+        None => Ok(object_metrics(&items, namespace, &hpa.spec.metrics)),
     };
     sync.external_metrics = match &metrics_errors.external {
         Some(e) => Err(ReadError(e.clone())),
-        None => Ok(external_metrics(&items, namespace)),
+        None => Ok(external_metrics(&items, &hpa.spec.metrics, &mut notes)),
     };
 
     let mut events: Vec<HpaEvent> = items
@@ -385,40 +385,131 @@ fn event_from_json(v: &Value) -> HpaEvent {
     }
 }
 
-/// Samples of the Pods metrics among the objects: `MetricValueList` items describing pods,
-/// by metric name (`metric.name` in v1beta2, `metricName` in v1beta1).
-fn pods_metrics(items: &[&Value], namespace: &str, metrics: &[MetricSpec]) -> BTreeMap<String, Vec<PodSample>> {
-    let mut out: BTreeMap<String, Vec<PodSample>> = BTreeMap::new();
-    for m in metrics.iter().filter_map(|m| m.pods.as_ref()) {
-        out.entry(m.metric.name.to_string()).or_default();
+/// The metric selector a custom metrics item records (`metric.selector` in v1beta2,
+/// `selector` in v1beta1: the `metricLabelSelector` of the query that fetched it), in its
+/// string form; `None` when the item records none.
+fn recorded_metric_selector(v: &Value) -> Option<String> {
+    let s = v.get("metric").and_then(|m| m.get("selector")).or_else(|| v.get("selector"))?;
+    if s.is_null() {
+        return None;
     }
-    for v in items.iter().filter(|v| kind_of(v) == "MetricValue") {
-        let described = v.get("describedObject");
-        if described.and_then(|d| d.get("kind")).and_then(Value::as_str) != Some("Pod") {
-            continue;
+    Some(selector::format(&selector_from_json(s)))
+}
+
+/// Whether an item's recorded metric selector is the spec's (an item that records none is
+/// taken as answering the spec's query).
+fn same_metric_selector(item: &Value, spec: Option<&LabelSelector>) -> bool {
+    recorded_metric_selector(item).is_none_or(|s| s == spec.map(selector::format).unwrap_or_default())
+}
+
+/// One answer per metric name: the first spec of a type and name is the one hpa-core's sync
+/// input (keyed by name) holds; a later spec of that name with another selector is noted.
+fn first_spec_of_name<'a>(
+    specs: impl Iterator<Item = &'a MetricIdentifier>,
+    type_: &str,
+    notes: &mut Vec<String>,
+) -> Vec<&'a MetricIdentifier> {
+    let mut out: Vec<&MetricIdentifier> = Vec::new();
+    for m in specs {
+        match out.iter().find(|o| o.name == m.name) {
+            Some(first) if first.selector != m.selector => notes.push(format!(
+                "two {type_} metrics are named {}: only the first's selector ({}) is replayed for both",
+                m.name,
+                first.selector.as_ref().map(selector::format).unwrap_or_default()
+            )),
+            Some(_) => {}
+            None => out.push(m),
         }
-        if described.and_then(|d| d.get("namespace")).and_then(Value::as_str).is_some_and(|ns| ns != namespace) {
-            continue;
-        }
-        let Some(value) = quantity_milli(v.get("value")) else { continue };
-        let sample = PodSample {
-            pod: described.and_then(|d| d.get("name")).and_then(Value::as_str).unwrap_or_default().into(),
-            value_milli: value,
-            timestamp: time_at(v, "timestamp").unwrap_or(Timestamp::ZERO),
-            window: v.get("windowSeconds").and_then(Value::as_u64).map(Duration::from_secs),
-        };
-        out.entry(metric_name(v)).or_default().push(sample);
     }
     out
 }
 
-/// Object metric values: `MetricValueList` items describing anything but pods.
-fn object_metrics(items: &[&Value], namespace: &str) -> Vec<ObjectMetricValue> {
+/// Samples of the Pods metrics among the objects, by metric name: `MetricValue` items
+/// describing pods (`metric.name` in v1beta2, `metricName` in v1beta1), as the controller
+/// gets them from `GetRawMetric` (`pkg/controller/podautoscaler/metrics/rest_metrics_client.go`),
+/// which asks the custom metrics API for the metric of the pods that the HPA's selector
+/// matches (`labelSelector`) and of the series the metric's selector matches
+/// (`metricLabelSelector`). A snapshot's list may hold more (`pods/*/METRIC` without
+/// `labelSelector` answers for every pod of the namespace): samples of pods the selector does
+/// not match (`selected`), and items recording another metric selector, are left out, and
+/// the leaving out is noted.
+fn pods_metrics(
+    items: &[&Value],
+    namespace: &str,
+    metrics: &[MetricSpec],
+    selected: &BTreeSet<&str>,
+    notes: &mut Vec<String>,
+) -> BTreeMap<String, Vec<PodSample>> {
+    let mut out: BTreeMap<String, Vec<PodSample>> = BTreeMap::new();
+    let specs = first_spec_of_name(metrics.iter().filter_map(|m| m.pods.as_ref()).map(|p| &p.metric), "Pods", notes);
+    for spec in specs {
+        let samples = out.entry(spec.name.to_string()).or_default();
+        let (mut other_pods, mut other_selector) = (BTreeSet::new(), 0);
+        for v in items.iter().filter(|v| kind_of(v) == "MetricValue" && metric_name(v) == spec.name.as_str()) {
+            let described = v.get("describedObject");
+            if described.and_then(|d| d.get("kind")).and_then(Value::as_str) != Some("Pod") {
+                continue;
+            }
+            if described.and_then(|d| d.get("namespace")).and_then(Value::as_str).is_some_and(|ns| ns != namespace) {
+                continue;
+            }
+            let pod = described.and_then(|d| d.get("name")).and_then(Value::as_str).unwrap_or_default();
+            if !same_metric_selector(v, spec.selector.as_ref()) {
+                other_selector += 1;
+                continue;
+            }
+            if !selected.contains(pod) {
+                other_pods.insert(pod);
+                continue;
+            }
+            let Some(value) = quantity_milli(v.get("value")) else { continue };
+            samples.push(PodSample {
+                pod: pod.into(),
+                value_milli: value,
+                timestamp: time_at(v, "timestamp").unwrap_or(Timestamp::ZERO),
+                window: v.get("windowSeconds").and_then(Value::as_u64).map(Duration::from_secs),
+            });
+        }
+        if !other_pods.is_empty() {
+            let pods: Vec<&str> = other_pods.into_iter().collect();
+            notes.push(format!(
+                "Pods metric {}: {} sample(s) left out, of pods the HPA's selector does not match ({}): the controller asks only for the pods it selects (labelSelector)",
+                spec.name,
+                pods.len(),
+                pods.join(", ")
+            ));
+        }
+        if other_selector > 0 {
+            notes.push(format!(
+                "Pods metric {}: {other_selector} sample(s) left out, recorded for another metric selector than the HPA's ({})",
+                spec.name,
+                spec.selector.as_ref().map(selector::format).unwrap_or_default()
+            ));
+        }
+    }
+    out
+}
+
+/// Object metric values: `MetricValue` items describing anything but pods, of a metric and
+/// object an Object metric names (`GetObjectMetric`), and not recording another metric
+/// selector than that metric's.
+fn object_metrics(items: &[&Value], namespace: &str, metrics: &[MetricSpec]) -> Vec<ObjectMetricValue> {
+    let specs: Vec<_> = metrics.iter().filter_map(|m| m.object.as_ref()).collect();
     let mut out = Vec::new();
     for v in items.iter().filter(|v| kind_of(v) == "MetricValue") {
         let Some(d) = v.get("describedObject") else { continue };
         let kind = d.get("kind").and_then(Value::as_str).unwrap_or_default();
         if kind == "Pod" || d.get("namespace").and_then(Value::as_str).is_some_and(|ns| ns != namespace) {
+            continue;
+        }
+        let name = metric_name(v);
+        let wanted = specs.iter().any(|o| {
+            o.metric.name.as_str() == name
+                && o.described_object.kind == kind
+                && o.described_object.name == str_of(d, "name")
+                && same_metric_selector(v, o.metric.selector.as_ref())
+        });
+        if !wanted {
             continue;
         }
         let Some(value) = quantity_milli(v.get("value")) else { continue };
@@ -428,7 +519,7 @@ fn object_metrics(items: &[&Value], namespace: &str) -> Vec<ObjectMetricValue> {
                 name: str_of(d, "name").to_string(),
                 api_version: str_of(d, "apiVersion").to_string(),
             },
-            metric: metric_name(v),
+            metric: name,
             value_milli: value,
             timestamp: time_at(v, "timestamp").unwrap_or(Timestamp::ZERO),
         });
@@ -436,12 +527,38 @@ fn object_metrics(items: &[&Value], namespace: &str) -> Vec<ObjectMetricValue> {
     out
 }
 
-/// External metric values (`ExternalMetricValue` items), by metric name.
-fn external_metrics(items: &[&Value], _namespace: &str) -> BTreeMap<String, Vec<i64>> {
+/// External metric values, by metric name: the `ExternalMetricValue` items of each External
+/// metric's name whose `metricLabels` its selector matches, as `GetExternalMetric`
+/// (`pkg/controller/podautoscaler/metrics/rest_metrics_client.go`) gets them from the
+/// external metrics API with `labelSelector` (the controller then sums them). A snapshot's
+/// list read without the selector holds every series of the name: the others are left out,
+/// and the leaving out is noted.
+fn external_metrics(items: &[&Value], metrics: &[MetricSpec], notes: &mut Vec<String>) -> BTreeMap<String, Vec<i64>> {
     let mut out: BTreeMap<String, Vec<i64>> = BTreeMap::new();
-    for v in items.iter().filter(|v| kind_of(v) == "ExternalMetricValue") {
-        if let Some(value) = quantity_milli(v.get("value")) {
-            out.entry(str_of(v, "metricName").to_string()).or_default().push(value);
+    let specs =
+        first_spec_of_name(metrics.iter().filter_map(|m| m.external.as_ref()).map(|e| &e.metric), "External", notes);
+    for spec in specs {
+        let values = out.entry(spec.name.to_string()).or_default();
+        let mut left_out = 0;
+        for v in items
+            .iter()
+            .filter(|v| kind_of(v) == "ExternalMetricValue" && str_of(v, "metricName") == spec.name.as_str())
+        {
+            let labels = v.get("metricLabels").map(labels_map).unwrap_or_default();
+            if !spec.selector.as_ref().is_none_or(|s| s.matches(&labels)) {
+                left_out += 1;
+                continue;
+            }
+            if let Some(value) = quantity_milli(v.get("value")) {
+                values.push(value);
+            }
+        }
+        if left_out > 0 {
+            notes.push(format!(
+                "External metric {}: {left_out} series left out, whose metricLabels the metric's selector ({}) does not match: the controller asks only for those it matches (labelSelector)",
+                spec.name,
+                spec.selector.as_ref().map(selector::format).unwrap_or_default()
+            ));
         }
     }
     out
@@ -955,9 +1072,12 @@ fn api_group(v: &Value) -> Option<&str> {
 }
 
 fn labels_of(v: &Value) -> BTreeMap<String, String> {
-    v.get("metadata")
-        .and_then(|m| m.get("labels"))
-        .and_then(Value::as_object)
+    v.get("metadata").and_then(|m| m.get("labels")).map(labels_map).unwrap_or_default()
+}
+
+/// A JSON map of strings (labels).
+fn labels_map(v: &Value) -> BTreeMap<String, String> {
+    v.as_object()
         .map(|m| m.iter().map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string())).collect())
         .unwrap_or_default()
 }
@@ -1031,6 +1151,39 @@ mod tests {
         assert_eq!(parse_go_duration("500ms"), Some(Duration::from_millis(500)));
         assert_eq!(parse_go_duration("0"), Some(Duration::ZERO));
         assert_eq!(parse_go_duration("x"), None);
+    }
+
+    /// Two External metrics of one name: hpa-core's answers are keyed by name, so the second's
+    /// selector cannot be replayed, and that is said; items recording another metric selector
+    /// are not a Pods metric's answer.
+    #[test]
+    fn metric_selectors() {
+        let spec = |name: &str, selector: serde_json::Value| MetricIdentifier {
+            name: name.into(),
+            selector: Some(selector_from_json(&selector)),
+        };
+        let (a, b) = (
+            spec("q", serde_json::json!({"matchLabels": {"queue": "a"}})),
+            spec("q", serde_json::json!({"matchLabels": {"queue": "b"}})),
+        );
+        let mut notes = Vec::new();
+        let kept = first_spec_of_name([&a, &b, &a].into_iter(), "External", &mut notes);
+        assert_eq!(kept, vec![&a]);
+        assert_eq!(
+            notes,
+            vec!["two External metrics are named q: only the first's selector (queue=a) is replayed for both"]
+        );
+
+        let item = |selector: serde_json::Value| serde_json::json!({"metric": {"name": "q", "selector": selector}});
+        assert!(same_metric_selector(&item(serde_json::json!({"matchLabels": {"queue": "a"}})), a.selector.as_ref()));
+        assert!(!same_metric_selector(&item(serde_json::json!({"matchLabels": {"queue": "b"}})), a.selector.as_ref()));
+        assert!(same_metric_selector(&item(serde_json::Value::Null), a.selector.as_ref()));
+        assert!(same_metric_selector(&item(serde_json::json!({})), None));
+        // v1beta1 records it beside `metricName`.
+        assert!(!same_metric_selector(
+            &serde_json::json!({"metricName": "q", "selector": {"matchLabels": {"x": "y"}}}),
+            None
+        ));
     }
 
     #[test]

@@ -305,3 +305,40 @@ fn a_newer_stored_hpa_is_read_with_the_release_and_what_it_ignores_is_said() {
     assert_eq!(d["desiredReplicas"], 2, "{d:#}");
     assert!(d["findings"].as_array().unwrap().iter().any(|f| f["cause"] == "tolerance"), "{d:#}");
 }
+
+/// Custom and External metric answers are those the controller asks for
+/// (`GetRawMetric`/`GetExternalMetric` with `labelSelector`): a snapshot's lists read without
+/// the selectors (`external.metrics.k8s.io/.../queue_depth`, `custom.metrics.k8s.io/.../pods/*/http_requests`)
+/// hold every series and every pod of the namespace; the diagnosis keeps the series the
+/// metric's selector matches and the pods the HPA's selector matches, and says what it left
+/// out.
+#[test]
+fn metric_answers_are_filtered_by_the_metric_and_pod_selectors() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/diagnose/metric-selectors");
+    let file = |f: &str| dir.join(f).display().to_string();
+    let (objects, external, custom) =
+        (file("objects.yaml"), file("external-queue_depth.json"), file("custom-http_requests.json"));
+    let diagnose = |name: &str| {
+        let run = hpa_lint(&["diagnose", "--snapshot", &objects, &external, &custom, name, "-o", "json"], "");
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run.json()
+    };
+    let notes = |d: &Value| -> Vec<String> {
+        d["notes"].as_array().unwrap().iter().map(|n| n.as_str().unwrap().to_string()).collect()
+    };
+    // queue=orders: 90 of the three series (orders 90, payments 900, billing 2000), 30 per pod
+    // for 3 pods: 3 replicas (all three summed: 2990, 100 replicas, limited to 6).
+    let d = diagnose("queue");
+    assert_eq!((d["currentReplicas"].clone(), d["desiredReplicas"].clone()), (json!(3), json!(3)), "{d:#}");
+    assert_eq!(d["metrics"][0]["current"], "30");
+    assert!(notes(&d).contains(&"External metric queue_depth: 2 series left out, whose metricLabels the metric's selector (queue=orders) does not match: the controller asks only for those it matches (labelSelector)".to_string()), "{:#?}", notes(&d));
+    // queue in (orders,payments): 90 + 900 = 990, 330 per pod: 3 replicas.
+    let d = diagnose("queues");
+    assert_eq!(d["desiredReplicas"], 3, "{d:#}");
+    assert_eq!(d["metrics"][0]["current"], "330");
+    // The Pods metric of web's three pods at 10 (the three pods of `other`, at 100, left out).
+    let d = diagnose("web");
+    assert_eq!(d["desiredReplicas"], 3, "{d:#}");
+    assert_eq!(d["metrics"][0]["current"], "10");
+    assert!(notes(&d).iter().any(|n| n.starts_with("Pods metric http_requests: 3 sample(s) left out, of pods the HPA's selector does not match (other-0, other-1, other-2)")), "{:#?}", notes(&d));
+}
