@@ -342,3 +342,65 @@ fn metric_answers_are_filtered_by_the_metric_and_pod_selectors() {
     assert_eq!(d["metrics"][0]["current"], "10");
     assert!(notes(&d).iter().any(|n| n.starts_with("Pods metric http_requests: 3 sample(s) left out, of pods the HPA's selector does not match (other-0, other-1, other-2)")), "{:#?}", notes(&d));
 }
+
+/// A kubeconfig whose user's credentials cannot be had: the error names the exec plugin (or
+/// the token file) and says to log in again, in one sentence without Rust's debug text.
+#[test]
+fn failing_credentials_name_the_plugin_or_token_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = |name: &str, user: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(
+            &path,
+            format!(
+                "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {{server: \"https://127.0.0.1:1\"}}\ncontexts:\n- name: ctx\n  context: {{cluster: c, user: u}}\ncurrent-context: ctx\nusers:\n- name: u\n  user:\n{user}"
+            ),
+        )
+        .unwrap();
+        path.display().to_string()
+    };
+    let expired = kubeconfig(
+        "expired",
+        "    exec:\n      apiVersion: client.authentication.k8s.io/v1beta1\n      command: sh\n      args: [\"-c\", \"echo 'error: token expired, run aws sso login' >&2; exit 1\"]\n      interactiveMode: Never\n",
+    );
+    for command in ["diagnose"] {
+        let mut args = vec![command, "--kubeconfig", expired.as_str()];
+        if command == "diagnose" {
+            args.push("web");
+        }
+        let run = hpa_lint(&args, "");
+        assert_eq!(run.code, 2, "{}", run.stderr);
+        assert!(
+            run.stderr.contains("cannot get credentials for the API server at https://127.0.0.1:1: the kubeconfig user's exec credential plugin `sh` exited with status 1 (error: token expired, run aws sso login): log in again with it"),
+            "{}",
+            run.stderr
+        );
+        for debug in ["Output {", "ExitStatus(", "cannot reach", "VPN"] {
+            assert!(!run.stderr.contains(debug), "{debug}: {}", run.stderr);
+        }
+    }
+    let missing = kubeconfig(
+        "missing",
+        "    exec:\n      apiVersion: client.authentication.k8s.io/v1beta1\n      command: hpa-lint-no-such-plugin\n      interactiveMode: Never\n",
+    );
+    let run = hpa_lint(&["diagnose", "--kubeconfig", &missing, "web"], "");
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("the kubeconfig user's exec credential plugin `hpa-lint-no-such-plugin` is not installed (not found on PATH)"), "{}", run.stderr);
+    let token = kubeconfig("token", "    tokenFile: /nonexistent/token\n");
+    let run = hpa_lint(&["diagnose", "--kubeconfig", &token, "web"], "");
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("cannot read the kubeconfig user's token file /nonexistent/token ("), "{}", run.stderr);
+    assert!(run.stderr.contains("log in again"), "{}", run.stderr);
+    // A plugin that works is not an error of its own: the unreachable server is.
+    let works = kubeconfig(
+        "works",
+        "    exec:\n      apiVersion: client.authentication.k8s.io/v1beta1\n      command: sh\n      args: [\"-c\", \"echo '{\\\"apiVersion\\\": \\\"client.authentication.k8s.io/v1beta1\\\", \\\"kind\\\": \\\"ExecCredential\\\", \\\"status\\\": {\\\"token\\\": \\\"t\\\"}}'\"]\n      interactiveMode: Never\n",
+    );
+    let run = hpa_lint(&["diagnose", "--kubeconfig", &works, "web"], "");
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.starts_with("hpa-lint: error: cannot reach the API server at https://127.0.0.1:1: "),
+        "{}",
+        run.stderr
+    );
+}
