@@ -104,13 +104,23 @@ pub struct Objects {
     pub metrics_errors: MetricsErrors,
     /// What was not read.
     pub notes: Vec<String>,
+    /// The error of reading the HPA's scale live, in the controller's words (`no matches for
+    /// kind ...`): the sync's `FailedGetScale` error when the scale is not among the items.
+    pub target_error: Option<String>,
 }
 
 impl Objects {
     /// Objects from files (`kubectl get -o yaml` snapshots): nothing decoded yet, no metrics
     /// API failed (a missing list is an empty answer), no notes.
     pub fn snapshot(items: Vec<Value>, release: KubernetesVersion) -> Objects {
-        Objects { items, hpas: Vec::new(), release, metrics_errors: MetricsErrors::default(), notes: Vec::new() }
+        Objects {
+            items,
+            hpas: Vec::new(),
+            release,
+            metrics_errors: MetricsErrors::default(),
+            notes: Vec::new(),
+            target_error: None,
+        }
     }
 }
 
@@ -180,9 +190,10 @@ pub fn inputs_from_objects(
     // The scale subresource, or the target itself read as the API server builds its scale.
     let scale = scale_of(&items, namespace, &target.api_version, &target.kind, &target.name, &mut notes);
     let mut sync = SyncInput::new(now, Scale::default());
-    sync.scale = match &scale {
-        Ok(s) => Ok(s.clone()),
-        Err(e) => Err(ReadError(e.to_string())),
+    sync.scale = match (&scale, &objects.target_error) {
+        (Ok(s), _) => Ok(s.clone()),
+        (Err(_), Some(e)) => Err(ReadError(e.clone())),
+        (Err(e), None) => Err(ReadError(e.to_string())),
     };
     let selector_text = scale.as_ref().map(|s| s.selector.clone()).unwrap_or_default();
     let pod_selector = match selector::parse(&selector_text) {
@@ -596,12 +607,20 @@ fn scale_of(
     });
     // A Scale read from the subresource carries its object's name and uid.
     let uid = |v: &Value| str_at(v, &["metadata", "uid"]).map(String::from);
+    // Without the target among the objects, a Scale of that name is another object's when
+    // one of another kind carries its uid.
+    let owned_by_other = |scale: &Value| {
+        uid(scale).is_some_and(|u| {
+            items.iter().any(|o| kind_of(o) != "Scale" && kind_of(o) != kind && uid(o).as_deref() == Some(u.as_str()))
+        })
+    };
     let scale = items.iter().find(|v| {
         kind_of(v) == "Scale"
             && namespace_of(v) == namespace
             && name_of(v) == name
             && match (target.and_then(|t| uid(t)), uid(v)) {
                 (Some(a), Some(b)) => a == b,
+                (None, _) => !owned_by_other(v),
                 _ => true,
             }
     });
@@ -741,9 +760,12 @@ pub async fn read_objects(
                     out.items.push(o);
                 }
             }
-            Err(e) if e.is_connection() => return Err(e),
-            Err(e) if is_this => out.notes.push(format!("the scale target was not read: {e}")),
-            Err(_) => {}
+            Err(TargetError::Stop(e)) => return Err(e),
+            Err(TargetError::Scale(e)) if is_this => {
+                out.notes.push(format!("the scale target was not read: {e}"));
+                out.target_error = Some(e);
+            }
+            Err(TargetError::Scale(_)) => {}
         }
     }
 
@@ -779,28 +801,70 @@ pub async fn read_objects(
     Ok(out)
 }
 
-/// The target object and its scale subresource.
+/// The target object and its scale subresource, read as the HPA controller reads a scale
+/// (`reconcileAutoscaler` and `scaleForResourceMappings` in
+/// `pkg/controller/podautoscaler/horizontal.go`): the target's group and kind mapped to
+/// resources by discovery (its RESTMapper; any kind with a scale subresource, CRDs included),
+/// then `GET .../scale` (autoscaling/v1 Scale) of each mapping until one answers, the first
+/// error otherwise. The error is the controller's text (`no matches for kind ...`,
+/// `deployments.apps "web" not found`, the API server's message).
 async fn read_target(
     cluster: &Cluster,
     namespace: &str,
     api_version: &str,
     kind: &str,
     name: &str,
-) -> Result<Vec<Value>, Error> {
+) -> Result<Vec<Value>, TargetError> {
     let group = parse_group_version(api_version).map_or("", |(g, _)| g);
-    let Some(k) = kinds::WORKLOADS.iter().find(|k| k.kind == kind && k.group == group) else {
-        return Err(Error::Snapshot(format!("{kind} in {api_version} is not a scale target hpa-cluster knows")));
-    };
-    let path = k.object_path(namespace, name);
-    let object = cluster.get_json(&path, &format!("reading {kind} {namespace}/{name}")).await?;
-    let scale =
-        cluster.get_json(&format!("{path}/scale"), &format!("reading the scale of {kind} {namespace}/{name}")).await?;
-    let mut object = object;
-    if let Some(m) = object.as_object_mut() {
-        m.entry("apiVersion").or_insert_with(|| Value::String(k.api_version()));
-        m.entry("kind").or_insert_with(|| Value::String(k.kind.to_string()));
+    let mappings = discovery::mappings(cluster, group, kind).await.map_err(TargetError::Stop)?;
+    if mappings.is_empty() {
+        return Err(TargetError::Scale(discovery::no_kind_match(group, kind)));
     }
-    Ok(vec![object, scale])
+    let mut first_error = None;
+    for m in &mappings {
+        let path = m.object_path(namespace, name);
+        let scale = match cluster
+            .get_json(&format!("{path}/scale"), &format!("reading the scale of {kind} {namespace}/{name}"))
+            .await
+        {
+            Ok(scale) => scale,
+            Err(e) if e.is_connection() => return Err(TargetError::Stop(e)),
+            Err(e) => {
+                let text = match &e {
+                    Error::NotFound { .. } => format!("{} \"{name}\" not found", m.group_resource()),
+                    other => api_error_text(other),
+                };
+                first_error.get_or_insert(text);
+                continue;
+            }
+        };
+        // The object itself (its uid ties the Scale to it); a scale without it is enough.
+        let mut out = Vec::new();
+        match cluster.get_json(&path, &format!("reading {kind} {namespace}/{name}")).await {
+            Ok(mut object) => {
+                if let Some(o) = object.as_object_mut() {
+                    let api_version =
+                        if m.group.is_empty() { m.version.clone() } else { format!("{}/{}", m.group, m.version) };
+                    o.entry("apiVersion").or_insert_with(|| Value::String(api_version));
+                    o.entry("kind").or_insert_with(|| Value::String(kind.to_string()));
+                }
+                out.push(object);
+            }
+            Err(e) if e.is_connection() => return Err(TargetError::Stop(e)),
+            Err(_) => {}
+        }
+        out.push(scale);
+        return Ok(out);
+    }
+    Err(TargetError::Scale(first_error.unwrap_or_default()))
+}
+
+/// Why a scale target was not read.
+enum TargetError {
+    /// The server cannot be used at all: the diagnosis stops.
+    Stop(Error),
+    /// The controller's error getting the scale (`FailedGetScale`).
+    Scale(String),
 }
 
 async fn read_metrics(
@@ -881,14 +945,35 @@ async fn read_metrics(
                     path
                 } else if let Some(o) = &m.object {
                     let d = &o.described_object;
-                    let mut path = format!(
-                        "/apis/{}/{}/namespaces/{namespace}/{}/{}/{}",
-                        custom.group,
-                        custom.version,
-                        plural_of(&d.kind),
-                        d.name,
-                        o.metric.name
-                    );
+                    let base = format!("/apis/{}/{}/namespaces/{namespace}", custom.group, custom.version);
+                    let group = parse_group_version(&d.api_version).map_or("", |(g, _)| g);
+                    // `GetObjectMetric`: a Namespace's metrics are the namespace's own (root
+                    // scoped); any other object's resource is mapped by discovery
+                    // (`qualResourceForKind`: `GroupResource.String()`).
+                    let mut path = if d.kind == "Namespace" && group.is_empty() {
+                        format!("{base}/metrics/{}", o.metric.name)
+                    } else {
+                        let resource = match discovery::mappings(cluster, group, &d.kind).await {
+                            Ok(found) => match found.first() {
+                                Some(mapping) => mapping.group_resource(),
+                                None => {
+                                    out.notes.push(format!(
+                                        "Object metric {} of {} {} not read: unable to map kind to resource: {}",
+                                        o.metric.name,
+                                        d.kind,
+                                        d.name,
+                                        discovery::no_kind_match(group, &d.kind)
+                                    ));
+                                    continue;
+                                }
+                            },
+                            Err(e) if e.is_connection() => return Err(e),
+                            // Discovery failed: the English plural, as the API names most kinds.
+                            Err(_) if group.is_empty() => plural_of(&d.kind),
+                            Err(_) => format!("{}.{group}", plural_of(&d.kind)),
+                        };
+                        format!("{base}/{resource}/{}/{}", d.name, o.metric.name)
+                    };
                     if let Some(s) = &o.metric.selector {
                         crate::kinds::push_query(&mut path, &[("metricLabelSelector".into(), selector::format(s))]);
                     }
@@ -966,8 +1051,8 @@ fn api_error_text(e: &Error) -> String {
     }
 }
 
-/// The resource of a kind for the custom metrics API's object paths (the controller asks its
-/// RESTMapper; these are the English plurals the API uses).
+/// The resource of a kind for the custom metrics API's object paths when discovery cannot say
+/// (the controller asks its RESTMapper; these are the English plurals the API uses).
 fn plural_of(kind: &str) -> String {
     let lower = kind.to_lowercase();
     if lower.ends_with('s') || lower.ends_with('x') || lower.ends_with("ch") || lower.ends_with("sh") {

@@ -404,3 +404,49 @@ fn failing_credentials_name_the_plugin_or_token_file() {
         run.stderr
     );
 }
+
+/// The scale target is read as the controller reads it: its group and kind mapped to a
+/// resource by discovery and `GET .../scale` (`scaleForResourceMappings`), so any resource with
+/// a scale subresource works (a CRD no product list names); a kind discovery does not list is
+/// the controller's `FailedGetScale`, with client-go's `no matches for kind` text.
+#[test]
+fn live_reads_the_scale_of_any_resource_through_discovery() {
+    let l = live();
+    l.server.install("widgets");
+    l.server.install("podmetrics");
+    let hpa = |name: &str, kind: &str| {
+        json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": name, "namespace": "default", "creationTimestamp": "2026-03-02T09:00:00Z"},
+            "spec": {"scaleTargetRef": {"apiVersion": "example.com/v1", "kind": kind, "name": "w"},
+                "minReplicas": 1, "maxReplicas": 10,
+                "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}]}})
+    };
+    l.server.put(hpa("widget", "Widget"));
+    l.server.put(hpa("gadget", "Gadget"));
+    l.server.put(json!({"apiVersion": "example.com/v1", "kind": "Widget",
+        "metadata": {"name": "w", "namespace": "default"},
+        "spec": {"replicas": 2}, "status": {"replicas": 2, "selector": "app=w"}}));
+    for i in 0..2 {
+        let pod = json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": format!("w-{i}"), "namespace": "default", "labels": {"app": "w"}},
+            "spec": {"containers": [{"name": "app", "image": "x", "resources": {"requests": {"cpu": "100m"}}}]},
+            "status": {"phase": "Running", "startTime": "2026-03-02T09:00:00Z",
+                "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": "2026-03-02T09:00:30Z"}]}});
+        l.server.put(fixtures::pod_metrics(&pod, "2026-03-02T10:00:00Z", &[("app", "100m", "10Mi")]));
+        l.server.put(pod);
+    }
+    // 2 pods at 100 % of their request, target 50 %: 4.
+    let run = l.diagnose(&["widget", "-o", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let d = run.json();
+    assert_eq!(d["target"]["kind"], "Widget");
+    assert_eq!(d["target"]["selector"], "app=w");
+    assert_eq!((d["currentReplicas"].clone(), d["desiredReplicas"].clone()), (json!(2), json!(4)), "{d:#}");
+    assert!(l.server.requests().iter().any(|r| r.path == "/apis/example.com/v1/namespaces/default/widgets/w/scale"));
+
+    let run = l.diagnose(&["gadget", "-o", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let d = run.json();
+    assert_eq!(d["outcome"], "FailedGetScale", "{d:#}");
+    assert!(d["error"].as_str().unwrap().contains(r#"no matches for kind "Gadget" in group "example.com""#), "{d:#}");
+}

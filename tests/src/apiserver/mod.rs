@@ -160,7 +160,7 @@ preferences: {{}}
     }
 
     /// Serves an optional CRD or aggregated API (`rollouts`, `verticalpodautoscalers`,
-    /// `scaledobjects`, `podmetrics`).
+    /// `scaledobjects`, `podmetrics`, `widgets`: a CRD with a scale subresource).
     pub fn install(&self, name: &str) {
         let resource = store::optional(name).unwrap_or_else(|| panic!("unknown optional resource {name}"));
         self.shared.store().install(resource);

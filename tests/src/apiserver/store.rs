@@ -100,6 +100,17 @@ pub fn optional(name: &str) -> Option<Resource> {
             });
             r
         }
+        // A CRD of no product the toolkit knows, with a scale subresource (`specReplicasPath
+        // .spec.replicas`, `statusReplicasPath .status.replicas`, `labelSelectorPath
+        // .status.selector`): any resource with `/scale` is a scale target.
+        "widgets" => {
+            let mut r = crd("example.com", "v1", "Widget", "widgets");
+            r.scale = Some(ScalePaths {
+                status_replicas: vec!["status".into(), "replicas".into()],
+                selector: Some(vec!["status".into(), "selector".into()]),
+            });
+            r
+        }
         "verticalpodautoscalers" => crd("autoscaling.k8s.io", "v1", "VerticalPodAutoscaler", "verticalpodautoscalers"),
         "scaledobjects" => crd("keda.sh", "v1alpha1", "ScaledObject", "scaledobjects"),
         "podmetrics" => {
