@@ -709,7 +709,9 @@ fn resizes_of(pod: &Value) -> Vec<Resize> {
 /// at `external.metrics.k8s.io/v1beta1`, one request per metric, as the controller's REST
 /// metrics client does. An API that is not installed is recorded as its failed answer (the
 /// controller's own view) and noted; [`Error::MetricsApiMissing`] is not raised here, so the
-/// diagnosis can say what the controller would do without it.
+/// diagnosis can say what the controller would do without it. A metrics API that refuses these
+/// credentials (403) is [`Error::MetricsForbidden`]: the controller has its own RBAC, so the
+/// refusal is not what it saw.
 pub async fn read_objects(
     cluster: &Cluster,
     namespace: &str,
@@ -919,6 +921,9 @@ async fn read_metrics(
                         m
                     })),
                     Err(e) if e.is_connection() => return Err(e),
+                    Err(Error::Forbidden { message, .. }) => {
+                        return Err(metrics_forbidden("metrics.k8s.io", namespace, message));
+                    }
                     Err(e) => out.metrics_errors.resource = Some(api_error_text(&e)),
                 }
             }
@@ -981,7 +986,7 @@ async fn read_metrics(
                 } else {
                     continue;
                 };
-                read_metric_list(cluster, &path, "MetricValue", &mut out.items, &mut out.notes).await?;
+                read_metric_list(cluster, namespace, &path, "MetricValue", &mut out.items, &mut out.notes).await?;
             }
         }
     }
@@ -997,7 +1002,8 @@ async fn read_metrics(
                 if let Some(s) = &e.metric.selector {
                     crate::kinds::push_query(&mut path, &[("labelSelector".into(), selector::format(s))]);
                 }
-                read_metric_list(cluster, &path, "ExternalMetricValue", &mut out.items, &mut out.notes).await?;
+                read_metric_list(cluster, namespace, &path, "ExternalMetricValue", &mut out.items, &mut out.notes)
+                    .await?;
             }
         }
     }
@@ -1021,6 +1027,7 @@ async fn served_groups<'a>(cluster: &Cluster, groups: &[&'a str]) -> Result<Vec<
 
 async fn read_metric_list(
     cluster: &Cluster,
+    namespace: &str,
     path: &str,
     item_kind: &str,
     items: &mut Vec<Value>,
@@ -1037,11 +1044,22 @@ async fn read_metric_list(
             Ok(())
         }
         Err(e) if e.is_connection() => Err(e),
+        Err(Error::Forbidden { message, .. }) => {
+            let api = path.trim_start_matches("/apis/").split('/').next().unwrap_or_default();
+            Err(metrics_forbidden(api, namespace, message))
+        }
         Err(e) => {
             notes.push(format!("metric values not read: {e}"));
             Ok(())
         }
     }
+}
+
+/// A 403 on a metrics API: the diagnosis stops ([`Error::MetricsForbidden`]) rather than
+/// replay the refusal as the controller's `FailedGet*Metric`: the controller reads with its
+/// own RBAC, and what it saw is unknown.
+fn metrics_forbidden(api: &str, namespace: &str, message: String) -> Error {
+    Error::MetricsForbidden { api: api.to_string(), namespace: namespace.to_string(), message }
 }
 
 fn api_error_text(e: &Error) -> String {

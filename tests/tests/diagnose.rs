@@ -450,3 +450,32 @@ fn live_reads_the_scale_of_any_resource_through_discovery() {
     assert_eq!(d["outcome"], "FailedGetScale", "{d:#}");
     assert!(d["error"].as_str().unwrap().contains(r#"no matches for kind "Gadget" in group "example.com""#), "{d:#}");
 }
+
+/// A metrics API refusing the user (403) is not the controller's answer (it reads with its own
+/// RBAC): the diagnosis says so and stops, and does not replay a `FailedGetResourceMetric`.
+#[test]
+fn a_metrics_api_refusing_the_user_is_not_replayed_as_the_controllers() {
+    let l = live();
+    serve_the_snapshot(&l.server);
+    l.server.refuse(Some("pods.metrics.k8s.io"), Some("default"));
+    let run = l.diagnose(&["php-apache"]);
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    assert!(
+        run.stderr.starts_with(
+            "hpa-lint: error: your credentials cannot read metrics.k8s.io (pods.metrics.k8s.io is forbidden: "
+        ),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("the HPA controller reads it with its own RBAC, so what it saw cannot be replayed"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("FailedGetResourceMetric") && run.stdout.is_empty(), "{}{}", run.stdout, run.stderr);
+    // Refused elsewhere only: the diagnosis runs.
+    let l = live();
+    serve_the_snapshot(&l.server);
+    l.server.refuse(Some("pods.metrics.k8s.io"), Some("kube-system"));
+    assert_eq!(l.diagnose(&["php-apache"]).code, 0);
+}
