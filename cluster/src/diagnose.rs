@@ -316,6 +316,29 @@ pub fn latest_instant(objects: &[Value]) -> Option<Timestamp> {
     best
 }
 
+/// The newest `metadata.creationTimestamp` or `metadata.managedFields[].time` of the objects
+/// (lists included): the fallback "now" of a snapshot that records no sample, event or
+/// condition time ([`latest_instant`]). The snapshot was taken after every object in it was
+/// created or last written, so the sync replayed is no earlier than that.
+pub fn latest_write(objects: &[Value]) -> Option<Timestamp> {
+    let mut best: Option<Timestamp> = None;
+    let mut consider = |t: Option<&str>| {
+        if let Some(t) = t.and_then(Time::parse_rfc3339).map(Timestamp::from_api_time)
+            && best.is_none_or(|b| t > b)
+        {
+            best = Some(t);
+        }
+    };
+    for v in flatten(objects) {
+        let Some(meta) = v.get("metadata") else { continue };
+        consider(meta.get("creationTimestamp").and_then(Value::as_str));
+        for entry in meta.get("managedFields").and_then(Value::as_array).into_iter().flatten() {
+            consider(entry.get("time").and_then(Value::as_str));
+        }
+    }
+    best
+}
+
 /// A `v1` Pod as the replica calculator reads it.
 pub fn pod_from_json(v: &Value) -> Pod {
     let status = v.get("status");

@@ -479,3 +479,59 @@ fn a_metrics_api_refusing_the_user_is_not_replayed_as_the_controllers() {
     l.server.refuse(Some("pods.metrics.k8s.io"), Some("kube-system"));
     assert_eq!(l.diagnose(&["php-apache"]).code, 0);
 }
+
+/// A snapshot with no sample, event or condition time is replayed at the newest
+/// `creationTimestamp` or `managedFields` time it holds, said in a note; `--now` wins; with no
+/// time at all it is an error that says to pass `--now`.
+#[test]
+fn a_snapshot_without_instants_falls_back_to_its_newest_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let objects = |hpa_meta: &str, deploy_meta: &str| {
+        let path = dir.path().join("objects.yaml");
+        std::fs::write(
+            &path,
+            format!(
+                "apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {{name: w, namespace: shop{hpa_meta}}}
+spec:
+  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: w}}
+  maxReplicas: 5
+  metrics: [{{type: Resource, resource: {{name: cpu, target: {{type: Utilization, averageUtilization: 50}}}}}}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: w, namespace: shop{deploy_meta}}}
+spec: {{replicas: 0, selector: {{matchLabels: {{app: w}}}}}}
+"
+            ),
+        )
+        .unwrap();
+        path.display().to_string()
+    };
+    let file = objects(
+        ", creationTimestamp: \"2026-03-02T09:00:00Z\"",
+        ", creationTimestamp: \"2026-03-01T09:00:00Z\", managedFields: [{manager: kubectl, operation: Apply, time: \"2026-03-02T09:30:00Z\"}]",
+    );
+    let run = hpa_lint(&["diagnose", "--snapshot", &file, "w", "-o", "json"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let d = run.json();
+    assert_eq!(d["now"], "2026-03-02T09:30:00Z");
+    assert_eq!(
+        d["notes"][0],
+        "the snapshot records no metric sample, event or condition time: the sync is replayed at 2026-03-02T09:30:00Z, the newest creationTimestamp or managedFields time it holds (the snapshot is no older); pass --now to choose another"
+    );
+    let run = hpa_lint(&["diagnose", "--snapshot", &file, "w", "-o", "json", "--now", "2026-03-03T00:00:00Z"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.json()["now"], "2026-03-03T00:00:00Z");
+    assert!(run.json()["notes"].as_array().unwrap().is_empty());
+
+    let file = objects("", "");
+    let run = hpa_lint(&["diagnose", "--snapshot", &file, "w"], "");
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("the snapshot records no instant") && run.stderr.contains("pass --now"),
+        "{}",
+        run.stderr
+    );
+}
