@@ -161,7 +161,18 @@ impl Cluster {
                     Err(e) => return Err(kubeconfig_error(PathBuf::from("$KUBECONFIG or ~/.kube/config"), &e)),
                 },
             };
-            Config::from_custom_kubeconfig(kubeconfig, &kube_options).await.map_err(|e| kubeconfig_error(path, &e))?
+            let contexts: Vec<String> = kubeconfig.contexts.iter().map(|c| c.name.clone()).collect();
+            Config::from_custom_kubeconfig(kubeconfig, &kube_options).await.map_err(|e| match e {
+                // kubectl's words, and the names to choose from.
+                KubeconfigError::LoadContext(name) => Error::Kubeconfig {
+                    path,
+                    reason: format!(
+                        "no context exists with the name \"{name}\" (its contexts: {})",
+                        if contexts.is_empty() { "none".to_string() } else { contexts.join(", ") }
+                    ),
+                },
+                e => kubeconfig_error(path, &e),
+            })?
         };
         Cluster::from_config(config, options.timeout)
     }
@@ -298,6 +309,9 @@ fn kubeconfig_error(path: PathBuf, e: &KubeconfigError) -> Error {
         && io.kind() == std::io::ErrorKind::NotFound
     {
         return Error::Kubeconfig { path, reason: "no such file".into() };
+    }
+    if let KubeconfigError::ReadConfig(io, _) = e {
+        return Error::Kubeconfig { path, reason: io.to_string() };
     }
     Error::Kubeconfig { path, reason: chain(e) }
 }

@@ -173,7 +173,7 @@ pub fn inputs_from_objects(
         .iter()
         .filter(in_ns)
         .find(|v| kind_of(v) == "HorizontalPodAutoscaler" && name_of(v) == name)
-        .ok_or_else(|| Error::NotFound { what: format!("HorizontalPodAutoscaler {namespace}/{name}") })?;
+        .ok_or_else(|| hpa_not_found(&items, namespace, name))?;
     // An HPA handed decoded, else decoded here (once).
     let read = |v: &Value| -> Cow<'_, ReadHpa> {
         match decoded.get(&(namespace, name_of(v))) {
@@ -285,6 +285,37 @@ pub fn inputs_from_objects(
     events.sort_by_key(|e| e.last.or(e.first));
 
     Ok(DiagnoseInputs { hpa, key, sync, events, resizes, notes })
+}
+
+/// No HPA `namespace/name` among the objects: the error names those there are (a snapshot's
+/// files hold them; `-n` chooses the namespace), and the namespace that has one of that name.
+fn hpa_not_found(items: &[&Value], namespace: &str, name: &str) -> Error {
+    let what = format!("HorizontalPodAutoscaler {namespace}/{name}");
+    let mut held: Vec<String> = items
+        .iter()
+        .filter(|v| kind_of(v) == "HorizontalPodAutoscaler")
+        .map(|v| format!("{}/{}", namespace_of(v), name_of(v)))
+        .collect();
+    held.sort();
+    held.dedup();
+    if held.is_empty() {
+        return Error::Snapshot(format!("{what} not found: the objects hold no HorizontalPodAutoscaler"));
+    }
+    let elsewhere: Vec<&str> = items
+        .iter()
+        .filter(|v| kind_of(v) == "HorizontalPodAutoscaler" && name_of(v) == name)
+        .map(|v| namespace_of(v))
+        .collect();
+    const SHOWN: usize = 10;
+    let mut list = held.iter().take(SHOWN).cloned().collect::<Vec<_>>().join(", ");
+    if held.len() > SHOWN {
+        list.push_str(&format!(" and {} more", held.len() - SHOWN));
+    }
+    let hint = match elsewhere.as_slice() {
+        [ns] => format!(" (pass -n {ns})"),
+        _ => String::new(),
+    };
+    Error::Snapshot(format!("{what} not found; the objects hold {list}{hint}"))
 }
 
 /// The latest instant the objects record (PodMetrics timestamps, events, the HPA's status):

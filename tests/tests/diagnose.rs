@@ -127,7 +127,22 @@ fn live_errors_are_one_sentence_and_exit_2() {
     let run = hpa_lint(&["diagnose", "--kubeconfig", "/nonexistent/kubeconfig", "php-apache"], "");
     assert_eq!(
         (run.code, run.stderr.as_str()),
-        (2, "hpa-lint: error: cannot use kubeconfig /nonexistent/kubeconfig: no such file\n")
+        (
+            2,
+            "hpa-lint: error: cannot use kubeconfig /nonexistent/kubeconfig: no such file\n  help: fix the file, or choose another with --kubeconfig or --context\n"
+        )
+    );
+
+    // A context the kubeconfig does not have: the ones it has are named.
+    let run = l.diagnose(&["--context", "nope", "php-apache"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.starts_with(&format!(
+            "hpa-lint: error: cannot use kubeconfig {}: no context exists with the name \"nope\" (its contexts: hpa-test, ",
+            l.kubeconfig.display()
+        )),
+        "{}",
+        run.stderr
     );
 
     // An HPA that does not exist.
@@ -182,7 +197,10 @@ fn live_servers_that_hang_or_are_gone_fail_in_time() {
         "{}",
         run.stderr
     );
-    assert_eq!(run.stderr.lines().count(), 1);
+    // One sentence, then what to do: the form every command uses (`hpa-lint cluster`'s too).
+    let lines: Vec<&str> = run.stderr.lines().collect();
+    assert_eq!(lines.len(), 2, "{}", run.stderr);
+    assert!(lines[1].starts_with("  help: check that the cluster is up"), "{}", run.stderr);
 }
 
 #[test]
@@ -198,7 +216,16 @@ fn snapshot_errors_say_where() {
     let run = hpa_lint(&["diagnose", "--snapshot", &objects, "-n", "default", "web"], "");
     assert_eq!(
         (run.code, run.stderr.as_str()),
-        (2, "hpa-lint: error: HorizontalPodAutoscaler default/web not found\n")
+        (2, "hpa-lint: error: HorizontalPodAutoscaler default/web not found; the objects hold default/php-apache\n")
+    );
+    // In another namespace than -n's: which one.
+    let run = hpa_lint(&["diagnose", "--snapshot", &objects, "-n", "shop", "php-apache"], "");
+    assert_eq!(
+        (run.code, run.stderr.as_str()),
+        (
+            2,
+            "hpa-lint: error: HorizontalPodAutoscaler shop/php-apache not found; the objects hold default/php-apache (pass -n default)\n"
+        )
     );
 }
 
@@ -363,7 +390,7 @@ fn failing_credentials_name_the_plugin_or_token_file() {
         "expired",
         "    exec:\n      apiVersion: client.authentication.k8s.io/v1beta1\n      command: sh\n      args: [\"-c\", \"echo 'error: token expired, run aws sso login' >&2; exit 1\"]\n      interactiveMode: Never\n",
     );
-    for command in ["diagnose"] {
+    for command in ["diagnose", "cluster"] {
         let mut args = vec![command, "--kubeconfig", expired.as_str()];
         if command == "diagnose" {
             args.push("web");
@@ -375,6 +402,7 @@ fn failing_credentials_name_the_plugin_or_token_file() {
             "{}",
             run.stderr
         );
+        assert!(run.stderr.starts_with("hpa-lint: error: "), "{}", run.stderr);
         for debug in ["Output {", "ExitStatus(", "cannot reach", "VPN"] {
             assert!(!run.stderr.contains(debug), "{debug}: {}", run.stderr);
         }

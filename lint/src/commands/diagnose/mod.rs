@@ -26,6 +26,7 @@ use hpa_core::features::KubernetesVersion;
 use serde_json::Value;
 
 use crate::cli::{ClusterArgs, DiagnoseArgs, ReportFormat};
+use crate::commands::cluster::LiveError;
 use crate::controller_flags::Provenance;
 use crate::input;
 use crate::{ExitStatus, Output};
@@ -58,9 +59,11 @@ pub enum ReadError {
     /// The async runtime of a live read did not start.
     #[error("cannot start the async runtime: {0}")]
     Runtime(#[source] std::io::Error),
-    /// hpa-cluster could not read the objects live, or build the sync's inputs from them.
+    /// hpa-cluster could not read the objects live, or build the sync's inputs from them
+    /// (shown as `hpa-lint cluster` shows it, with the same help).
     #[error(transparent)]
-    Cluster(#[from] hpa_cluster::error::Error),
+    #[diagnostic(transparent)]
+    Cluster(#[from] LiveError),
     /// A snapshot file cannot be read.
     #[error("{file}: {source}")]
     File {
@@ -94,6 +97,12 @@ pub enum ReadError {
         "the snapshot records no instant (no PodMetrics timestamp, event, condition time, creationTimestamp or managedFields time): pass --now"
     )]
     NoInstant,
+}
+
+impl From<hpa_cluster::error::Error> for ReadError {
+    fn from(e: hpa_cluster::error::Error) -> Self {
+        ReadError::Cluster(LiveError(e))
+    }
 }
 
 /// Runs `diagnose`: exit 0 with a diagnosis, 2 when nothing could be read.
