@@ -563,3 +563,53 @@ spec: {{replicas: 0, selector: {{matchLabels: {{app: w}}}}}}
         run.stderr
     );
 }
+
+/// Live, each Custom and External metric is asked for with its selectors, as the controller
+/// asks (`labelSelector`: the HPA's pods for a Pods metric, the metric's selector for an
+/// External one); an adapter that answers with more (here: every series, every pod) is
+/// filtered as a snapshot is.
+#[test]
+fn live_metric_queries_carry_the_selectors() {
+    let l = live();
+    l.server.install("externalmetrics");
+    l.server.install("custommetrics");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/diagnose/metric-selectors");
+    for mut object in fixtures::load(&dir.join("objects.yaml")) {
+        object["metadata"]["namespace"] = json!("default");
+        l.server.put(object);
+    }
+    let read = |f: &str| -> Value { serde_json::from_str(&std::fs::read_to_string(dir.join(f)).unwrap()).unwrap() };
+    l.server.serve_raw(
+        "/apis/external.metrics.k8s.io/v1beta1/namespaces/default/queue_depth",
+        read("external-queue_depth.json"),
+    );
+    let mut custom = read("custom-http_requests.json");
+    for item in custom["items"].as_array_mut().unwrap() {
+        item["describedObject"]["namespace"] = json!("default");
+    }
+    l.server.serve_raw("/apis/custom.metrics.k8s.io/v1beta2/namespaces/default/pods/*/http_requests", custom);
+    for (hpa, current) in [("queue", "30"), ("web", "10")] {
+        let run = l.diagnose(&[hpa, "-o", "json"]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let d = run.json();
+        assert_eq!(d["desiredReplicas"], 3, "{d:#}");
+        assert_eq!(d["metrics"][0]["current"], current, "{d:#}");
+    }
+    let queries: Vec<(String, String)> = l
+        .server
+        .requests()
+        .into_iter()
+        .filter(|r| {
+            r.path.contains("metrics.k8s.io/v1beta") && !r.path.ends_with("v1beta1") && !r.path.ends_with("v1beta2")
+        })
+        .map(|r| (r.path, r.query))
+        .collect();
+    assert!(
+        queries.iter().any(|(p, q)| p.ends_with("/queue_depth") && q == "labelSelector=queue%3Dorders"),
+        "{queries:#?}"
+    );
+    assert!(
+        queries.iter().any(|(p, q)| p.ends_with("/http_requests") && q == "labelSelector=app%3Dweb"),
+        "{queries:#?}"
+    );
+}
