@@ -46,6 +46,88 @@ pub struct Cluster {
     server: String,
     default_namespace: String,
     timeout: Duration,
+    credentials: CredentialSource,
+}
+
+/// Where the kubeconfig's user gets its credentials, to say which failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum CredentialSource {
+    /// An exec credential plugin (`users[].user.exec.command`).
+    Exec(String),
+    /// A token file (`users[].user.tokenFile`).
+    TokenFile(String),
+    /// Anything else (a token, a client certificate, an auth provider, nothing).
+    Other,
+}
+
+impl CredentialSource {
+    fn of(config: &Config) -> CredentialSource {
+        let user = &config.auth_info;
+        if let Some(command) = user.exec.as_ref().and_then(|e| e.command.clone()) {
+            CredentialSource::Exec(command)
+        } else if let Some(file) = &user.token_file {
+            CredentialSource::TokenFile(file.clone())
+        } else {
+            CredentialSource::Other
+        }
+    }
+
+    /// What went wrong getting credentials, in a sentence that names the plugin or file and
+    /// says what to do: `AuthError`'s own text carries Rust's debug form of the plugin's
+    /// command and output.
+    fn failure(&self, e: &kube::client::AuthError) -> String {
+        use kube::client::AuthError as A;
+        let plugin = match self {
+            CredentialSource::Exec(command) => format!("the kubeconfig user's exec credential plugin `{command}`"),
+            _ => "the kubeconfig user's exec credential plugin".to_string(),
+        };
+        match e {
+            A::AuthExecRun { out, .. } => {
+                let status = match out.status.code() {
+                    Some(code) => format!("exited with status {code}"),
+                    None => "was killed by a signal".to_string(),
+                };
+                let said = String::from_utf8_lossy(&out.stderr);
+                let said = said.lines().map(str::trim).rfind(|l| !l.is_empty()).map(|l| format!(" ({l})"));
+                let said = said.unwrap_or_else(|| " (its own message, if it printed one, is above)".to_string());
+                format!("{plugin} {status}{said}: log in again with it, or choose another context")
+            }
+            A::AuthExecStart(io) if io.kind() == std::io::ErrorKind::NotFound => {
+                format!("{plugin} is not installed (not found on PATH): install it, or fix users[].user.exec.command")
+            }
+            A::AuthExecStart(io) => format!("{plugin} could not be started ({io}): fix users[].user.exec.command"),
+            A::AuthExecParse(_) | A::AuthExec(_) | A::ExecPluginFailed | A::MalformedTokenExpirationDate(_) => {
+                format!("{plugin} gave no usable credential ({}): log in again with it", short(e))
+            }
+            A::ReadTokenFile(io, path) => format!(
+                "cannot read the kubeconfig user's token file {} ({io}): log in again, or fix users[].user.tokenFile",
+                path.display()
+            ),
+            other => format!("the kubeconfig user's credentials cannot be used ({}): log in again", short(other)),
+        }
+    }
+}
+
+/// An auth error's text without what kube writes in Rust's debug form (`AuthExec` messages
+/// that embed one are cut at it).
+fn short(e: &kube::client::AuthError) -> String {
+    let text = innermost(e);
+    match text.find(['{', '(']).filter(|_| matches!(e, kube::client::AuthError::AuthExec(_))) {
+        Some(cut) => text[..cut].trim_end().trim_end_matches(':').to_string(),
+        None => text,
+    }
+}
+
+/// The auth error in an error's chain (kube wraps it in the service's errors).
+fn auth_error<'a>(e: &'a (dyn std::error::Error + 'static)) -> Option<&'a kube::client::AuthError> {
+    let mut current = Some(e);
+    while let Some(err) = current {
+        if let Some(auth) = err.downcast_ref::<kube::client::AuthError>() {
+            return Some(auth);
+        }
+        current = err.source();
+    }
+    None
 }
 
 impl std::fmt::Debug for Cluster {
@@ -79,7 +161,18 @@ impl Cluster {
                     Err(e) => return Err(kubeconfig_error(PathBuf::from("$KUBECONFIG or ~/.kube/config"), &e)),
                 },
             };
-            Config::from_custom_kubeconfig(kubeconfig, &kube_options).await.map_err(|e| kubeconfig_error(path, &e))?
+            let contexts: Vec<String> = kubeconfig.contexts.iter().map(|c| c.name.clone()).collect();
+            Config::from_custom_kubeconfig(kubeconfig, &kube_options).await.map_err(|e| match e {
+                // kubectl's words, and the names to choose from.
+                KubeconfigError::LoadContext(name) => Error::Kubeconfig {
+                    path,
+                    reason: format!(
+                        "no context exists with the name \"{name}\" (its contexts: {})",
+                        if contexts.is_empty() { "none".to_string() } else { contexts.join(", ") }
+                    ),
+                },
+                e => kubeconfig_error(path, &e),
+            })?
         };
         Cluster::from_config(config, options.timeout)
     }
@@ -93,9 +186,12 @@ impl Cluster {
         // between events. Every one-shot call is bounded as a whole by `timeout` instead.
         config.read_timeout = None;
         let default_namespace = config.default_namespace.clone();
-        let client = Client::try_from(config)
-            .map_err(|e| Error::Unreachable { server: server.clone(), reason: innermost(&e) })?;
-        Ok(Cluster { client, server, default_namespace, timeout })
+        let credentials = CredentialSource::of(&config);
+        let client = Client::try_from(config).map_err(|e| match auth_error(&e) {
+            Some(auth) => Error::Credentials { server: server.clone(), reason: credentials.failure(auth) },
+            None => Error::Unreachable { server: server.clone(), reason: innermost(&e) },
+        })?;
+        Ok(Cluster { client, server, default_namespace, timeout, credentials })
     }
 
     /// The underlying kube client (watchers and reflectors use it).
@@ -165,11 +261,13 @@ impl Cluster {
                     _ => Error::Api { code, reason, message, doing: doing.to_string() },
                 }
             }
-            kube::Error::Auth(e) => Error::Credentials { server, reason: innermost(&e) },
+            kube::Error::Auth(e) => Error::Credentials { server, reason: self.credentials.failure(&e) },
             kube::Error::SerdeError(e) => Error::Protocol { doing: doing.to_string(), reason: e.to_string() },
             kube::Error::FromUtf8(e) => Error::Protocol { doing: doing.to_string(), reason: e.to_string() },
             other => {
-                if chain_has_timeout(&other) {
+                if let Some(auth) = auth_error(&other) {
+                    Error::Credentials { server, reason: self.credentials.failure(auth) }
+                } else if chain_has_timeout(&other) {
                     Error::Timeout { server, doing: doing.to_string(), after: self.timeout }
                 } else {
                     Error::Unreachable { server, reason: innermost(&other) }
@@ -211,6 +309,9 @@ fn kubeconfig_error(path: PathBuf, e: &KubeconfigError) -> Error {
         && io.kind() == std::io::ErrorKind::NotFound
     {
         return Error::Kubeconfig { path, reason: "no such file".into() };
+    }
+    if let KubeconfigError::ReadConfig(io, _) = e {
+        return Error::Kubeconfig { path, reason: io.to_string() };
     }
     Error::Kubeconfig { path, reason: chain(e) }
 }

@@ -16,13 +16,13 @@
 //! only the HPAs it was not handed (a snapshot's).
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::Duration;
 
 use hpa_core::api::LabelSelector;
 use hpa_core::api::Quantity;
 use hpa_core::api::Time;
-use hpa_core::api::v2::{HorizontalPodAutoscaler, MetricSpec};
+use hpa_core::api::v2::{HorizontalPodAutoscaler, MetricIdentifier, MetricSpec};
 use hpa_core::api::{DecodeError, Strictness};
 use hpa_core::evaluator::{
     ConditionStatus, Container, ContainerUsage, ObjectMetricValue, Pod, PodMetricsItem, PodPhase, PodSample, ReadError,
@@ -104,13 +104,23 @@ pub struct Objects {
     pub metrics_errors: MetricsErrors,
     /// What was not read.
     pub notes: Vec<String>,
+    /// The error of reading the HPA's scale live, in the controller's words (`no matches for
+    /// kind ...`): the sync's `FailedGetScale` error when the scale is not among the items.
+    pub target_error: Option<String>,
 }
 
 impl Objects {
     /// Objects from files (`kubectl get -o yaml` snapshots): nothing decoded yet, no metrics
     /// API failed (a missing list is an empty answer), no notes.
     pub fn snapshot(items: Vec<Value>, release: KubernetesVersion) -> Objects {
-        Objects { items, hpas: Vec::new(), release, metrics_errors: MetricsErrors::default(), notes: Vec::new() }
+        Objects {
+            items,
+            hpas: Vec::new(),
+            release,
+            metrics_errors: MetricsErrors::default(),
+            notes: Vec::new(),
+            target_error: None,
+        }
     }
 }
 
@@ -163,7 +173,7 @@ pub fn inputs_from_objects(
         .iter()
         .filter(in_ns)
         .find(|v| kind_of(v) == "HorizontalPodAutoscaler" && name_of(v) == name)
-        .ok_or_else(|| Error::NotFound { what: format!("HorizontalPodAutoscaler {namespace}/{name}") })?;
+        .ok_or_else(|| hpa_not_found(&items, namespace, name))?;
     // An HPA handed decoded, else decoded here (once).
     let read = |v: &Value| -> Cow<'_, ReadHpa> {
         match decoded.get(&(namespace, name_of(v))) {
@@ -180,9 +190,10 @@ pub fn inputs_from_objects(
     // The scale subresource, or the target itself read as the API server builds its scale.
     let scale = scale_of(&items, namespace, &target.api_version, &target.kind, &target.name, &mut notes);
     let mut sync = SyncInput::new(now, Scale::default());
-    sync.scale = match &scale {
-        Ok(s) => Ok(s.clone()),
-        Err(e) => Err(ReadError(e.to_string())),
+    sync.scale = match (&scale, &objects.target_error) {
+        (Ok(s), _) => Ok(s.clone()),
+        (Err(_), Some(e)) => Err(ReadError(e.clone())),
+        (Err(e), None) => Err(ReadError(e.to_string())),
     };
     let selector_text = scale.as_ref().map(|s| s.selector.clone()).unwrap_or_default();
     let pod_selector = match selector::parse(&selector_text) {
@@ -229,14 +240,14 @@ pub fn inputs_from_objects(
     }
 
     // The metrics APIs' answers.
+    let selected: BTreeSet<&str> = pod_objects.iter().map(|p| name_of(p)).collect();
     sync.resource_metrics = match &metrics_errors.resource {
         Some(e) => Err(ReadError(e.clone())),
         None => {
-            let names: Vec<&str> = pod_objects.iter().map(|p| name_of(p)).collect();
             let metrics: Vec<PodMetricsItem> = items
                 .iter()
                 .filter(in_ns)
-                .filter(|v| kind_of(v) == "PodMetrics" && names.contains(&name_of(v)))
+                .filter(|v| kind_of(v) == "PodMetrics" && selected.contains(name_of(v)))
                 .filter_map(|v| pod_metrics_from_json(v))
                 .collect();
             let needs_resource =
@@ -249,15 +260,15 @@ pub fn inputs_from_objects(
     };
     sync.pods_metrics = match &metrics_errors.custom {
         Some(e) => Err(ReadError(e.clone())),
-        None => Ok(pods_metrics(&items, namespace, &hpa.spec.metrics)),
+        None => Ok(pods_metrics(&items, namespace, &hpa.spec.metrics, &selected, &mut notes)),
     };
     sync.object_metrics = match &metrics_errors.custom {
         Some(e) => Err(ReadError(e.clone())),
-        None => Ok(object_metrics(&items, namespace)),
+        None => Ok(object_metrics(&items, namespace, &hpa.spec.metrics)),
     };
     sync.external_metrics = match &metrics_errors.external {
         Some(e) => Err(ReadError(e.clone())),
-        None => Ok(external_metrics(&items, namespace)),
+        None => Ok(external_metrics(&items, &hpa.spec.metrics, &mut notes)),
     };
 
     let mut events: Vec<HpaEvent> = items
@@ -274,6 +285,37 @@ pub fn inputs_from_objects(
     events.sort_by_key(|e| e.last.or(e.first));
 
     Ok(DiagnoseInputs { hpa, key, sync, events, resizes, notes })
+}
+
+/// No HPA `namespace/name` among the objects: the error names those there are (a snapshot's
+/// files hold them; `-n` chooses the namespace), and the namespace that has one of that name.
+fn hpa_not_found(items: &[&Value], namespace: &str, name: &str) -> Error {
+    let what = format!("HorizontalPodAutoscaler {namespace}/{name}");
+    let mut held: Vec<String> = items
+        .iter()
+        .filter(|v| kind_of(v) == "HorizontalPodAutoscaler")
+        .map(|v| format!("{}/{}", namespace_of(v), name_of(v)))
+        .collect();
+    held.sort();
+    held.dedup();
+    if held.is_empty() {
+        return Error::Snapshot(format!("{what} not found: the objects hold no HorizontalPodAutoscaler"));
+    }
+    let elsewhere: Vec<&str> = items
+        .iter()
+        .filter(|v| kind_of(v) == "HorizontalPodAutoscaler" && name_of(v) == name)
+        .map(|v| namespace_of(v))
+        .collect();
+    const SHOWN: usize = 10;
+    let mut list = held.iter().take(SHOWN).cloned().collect::<Vec<_>>().join(", ");
+    if held.len() > SHOWN {
+        list.push_str(&format!(" and {} more", held.len() - SHOWN));
+    }
+    let hint = match elsewhere.as_slice() {
+        [ns] => format!(" (pass -n {ns})"),
+        _ => String::new(),
+    };
+    Error::Snapshot(format!("{what} not found; the objects hold {list}{hint}"))
 }
 
 /// The latest instant the objects record (PodMetrics timestamps, events, the HPA's status):
@@ -302,6 +344,29 @@ pub fn latest_instant(objects: &[Value]) -> Option<Timestamp> {
     }
     let mut best = None;
     objects.iter().for_each(|o| walk(o, &mut best));
+    best
+}
+
+/// The newest `metadata.creationTimestamp` or `metadata.managedFields[].time` of the objects
+/// (lists included): the fallback "now" of a snapshot that records no sample, event or
+/// condition time ([`latest_instant`]). The snapshot was taken after every object in it was
+/// created or last written, so the sync replayed is no earlier than that.
+pub fn latest_write(objects: &[Value]) -> Option<Timestamp> {
+    let mut best: Option<Timestamp> = None;
+    let mut consider = |t: Option<&str>| {
+        if let Some(t) = t.and_then(Time::parse_rfc3339).map(Timestamp::from_api_time)
+            && best.is_none_or(|b| t > b)
+        {
+            best = Some(t);
+        }
+    };
+    for v in flatten(objects) {
+        let Some(meta) = v.get("metadata") else { continue };
+        consider(meta.get("creationTimestamp").and_then(Value::as_str));
+        for entry in meta.get("managedFields").and_then(Value::as_array).into_iter().flatten() {
+            consider(entry.get("time").and_then(Value::as_str));
+        }
+    }
     best
 }
 
@@ -385,40 +450,131 @@ fn event_from_json(v: &Value) -> HpaEvent {
     }
 }
 
-/// Samples of the Pods metrics among the objects: `MetricValueList` items describing pods,
-/// by metric name (`metric.name` in v1beta2, `metricName` in v1beta1).
-fn pods_metrics(items: &[&Value], namespace: &str, metrics: &[MetricSpec]) -> BTreeMap<String, Vec<PodSample>> {
-    let mut out: BTreeMap<String, Vec<PodSample>> = BTreeMap::new();
-    for m in metrics.iter().filter_map(|m| m.pods.as_ref()) {
-        out.entry(m.metric.name.to_string()).or_default();
+/// The metric selector a custom metrics item records (`metric.selector` in v1beta2,
+/// `selector` in v1beta1: the `metricLabelSelector` of the query that fetched it), in its
+/// string form; `None` when the item records none.
+fn recorded_metric_selector(v: &Value) -> Option<String> {
+    let s = v.get("metric").and_then(|m| m.get("selector")).or_else(|| v.get("selector"))?;
+    if s.is_null() {
+        return None;
     }
-    for v in items.iter().filter(|v| kind_of(v) == "MetricValue") {
-        let described = v.get("describedObject");
-        if described.and_then(|d| d.get("kind")).and_then(Value::as_str) != Some("Pod") {
-            continue;
+    Some(selector::format(&selector_from_json(s)))
+}
+
+/// Whether an item's recorded metric selector is the spec's (an item that records none is
+/// taken as answering the spec's query).
+fn same_metric_selector(item: &Value, spec: Option<&LabelSelector>) -> bool {
+    recorded_metric_selector(item).is_none_or(|s| s == spec.map(selector::format).unwrap_or_default())
+}
+
+/// One answer per metric name: the first spec of a type and name is the one hpa-core's sync
+/// input (keyed by name) holds; a later spec of that name with another selector is noted.
+fn first_spec_of_name<'a>(
+    specs: impl Iterator<Item = &'a MetricIdentifier>,
+    type_: &str,
+    notes: &mut Vec<String>,
+) -> Vec<&'a MetricIdentifier> {
+    let mut out: Vec<&MetricIdentifier> = Vec::new();
+    for m in specs {
+        match out.iter().find(|o| o.name == m.name) {
+            Some(first) if first.selector != m.selector => notes.push(format!(
+                "two {type_} metrics are named {}: only the first's selector ({}) is replayed for both",
+                m.name,
+                first.selector.as_ref().map(selector::format).unwrap_or_default()
+            )),
+            Some(_) => {}
+            None => out.push(m),
         }
-        if described.and_then(|d| d.get("namespace")).and_then(Value::as_str).is_some_and(|ns| ns != namespace) {
-            continue;
-        }
-        let Some(value) = quantity_milli(v.get("value")) else { continue };
-        let sample = PodSample {
-            pod: described.and_then(|d| d.get("name")).and_then(Value::as_str).unwrap_or_default().into(),
-            value_milli: value,
-            timestamp: time_at(v, "timestamp").unwrap_or(Timestamp::ZERO),
-            window: v.get("windowSeconds").and_then(Value::as_u64).map(Duration::from_secs),
-        };
-        out.entry(metric_name(v)).or_default().push(sample);
     }
     out
 }
 
-/// Object metric values: `MetricValueList` items describing anything but pods.
-fn object_metrics(items: &[&Value], namespace: &str) -> Vec<ObjectMetricValue> {
+/// Samples of the Pods metrics among the objects, by metric name: `MetricValue` items
+/// describing pods (`metric.name` in v1beta2, `metricName` in v1beta1), as the controller
+/// gets them from `GetRawMetric` (`pkg/controller/podautoscaler/metrics/rest_metrics_client.go`),
+/// which asks the custom metrics API for the metric of the pods that the HPA's selector
+/// matches (`labelSelector`) and of the series the metric's selector matches
+/// (`metricLabelSelector`). A snapshot's list may hold more (`pods/*/METRIC` without
+/// `labelSelector` answers for every pod of the namespace): samples of pods the selector does
+/// not match (`selected`), and items recording another metric selector, are left out, and
+/// the leaving out is noted.
+fn pods_metrics(
+    items: &[&Value],
+    namespace: &str,
+    metrics: &[MetricSpec],
+    selected: &BTreeSet<&str>,
+    notes: &mut Vec<String>,
+) -> BTreeMap<String, Vec<PodSample>> {
+    let mut out: BTreeMap<String, Vec<PodSample>> = BTreeMap::new();
+    let specs = first_spec_of_name(metrics.iter().filter_map(|m| m.pods.as_ref()).map(|p| &p.metric), "Pods", notes);
+    for spec in specs {
+        let samples = out.entry(spec.name.to_string()).or_default();
+        let (mut other_pods, mut other_selector) = (BTreeSet::new(), 0);
+        for v in items.iter().filter(|v| kind_of(v) == "MetricValue" && metric_name(v) == spec.name.as_str()) {
+            let described = v.get("describedObject");
+            if described.and_then(|d| d.get("kind")).and_then(Value::as_str) != Some("Pod") {
+                continue;
+            }
+            if described.and_then(|d| d.get("namespace")).and_then(Value::as_str).is_some_and(|ns| ns != namespace) {
+                continue;
+            }
+            let pod = described.and_then(|d| d.get("name")).and_then(Value::as_str).unwrap_or_default();
+            if !same_metric_selector(v, spec.selector.as_ref()) {
+                other_selector += 1;
+                continue;
+            }
+            if !selected.contains(pod) {
+                other_pods.insert(pod);
+                continue;
+            }
+            let Some(value) = quantity_milli(v.get("value")) else { continue };
+            samples.push(PodSample {
+                pod: pod.into(),
+                value_milli: value,
+                timestamp: time_at(v, "timestamp").unwrap_or(Timestamp::ZERO),
+                window: v.get("windowSeconds").and_then(Value::as_u64).map(Duration::from_secs),
+            });
+        }
+        if !other_pods.is_empty() {
+            let pods: Vec<&str> = other_pods.into_iter().collect();
+            notes.push(format!(
+                "Pods metric {}: {} sample(s) left out, of pods the HPA's selector does not match ({}): the controller asks only for the pods it selects (labelSelector)",
+                spec.name,
+                pods.len(),
+                pods.join(", ")
+            ));
+        }
+        if other_selector > 0 {
+            notes.push(format!(
+                "Pods metric {}: {other_selector} sample(s) left out, recorded for another metric selector than the HPA's ({})",
+                spec.name,
+                spec.selector.as_ref().map(selector::format).unwrap_or_default()
+            ));
+        }
+    }
+    out
+}
+
+/// Object metric values: `MetricValue` items describing anything but pods, of a metric and
+/// object an Object metric names (`GetObjectMetric`), and not recording another metric
+/// selector than that metric's.
+fn object_metrics(items: &[&Value], namespace: &str, metrics: &[MetricSpec]) -> Vec<ObjectMetricValue> {
+    let specs: Vec<_> = metrics.iter().filter_map(|m| m.object.as_ref()).collect();
     let mut out = Vec::new();
     for v in items.iter().filter(|v| kind_of(v) == "MetricValue") {
         let Some(d) = v.get("describedObject") else { continue };
         let kind = d.get("kind").and_then(Value::as_str).unwrap_or_default();
         if kind == "Pod" || d.get("namespace").and_then(Value::as_str).is_some_and(|ns| ns != namespace) {
+            continue;
+        }
+        let name = metric_name(v);
+        let wanted = specs.iter().any(|o| {
+            o.metric.name.as_str() == name
+                && o.described_object.kind == kind
+                && o.described_object.name == str_of(d, "name")
+                && same_metric_selector(v, o.metric.selector.as_ref())
+        });
+        if !wanted {
             continue;
         }
         let Some(value) = quantity_milli(v.get("value")) else { continue };
@@ -428,7 +584,7 @@ fn object_metrics(items: &[&Value], namespace: &str) -> Vec<ObjectMetricValue> {
                 name: str_of(d, "name").to_string(),
                 api_version: str_of(d, "apiVersion").to_string(),
             },
-            metric: metric_name(v),
+            metric: name,
             value_milli: value,
             timestamp: time_at(v, "timestamp").unwrap_or(Timestamp::ZERO),
         });
@@ -436,12 +592,38 @@ fn object_metrics(items: &[&Value], namespace: &str) -> Vec<ObjectMetricValue> {
     out
 }
 
-/// External metric values (`ExternalMetricValue` items), by metric name.
-fn external_metrics(items: &[&Value], _namespace: &str) -> BTreeMap<String, Vec<i64>> {
+/// External metric values, by metric name: the `ExternalMetricValue` items of each External
+/// metric's name whose `metricLabels` its selector matches, as `GetExternalMetric`
+/// (`pkg/controller/podautoscaler/metrics/rest_metrics_client.go`) gets them from the
+/// external metrics API with `labelSelector` (the controller then sums them). A snapshot's
+/// list read without the selector holds every series of the name: the others are left out,
+/// and the leaving out is noted.
+fn external_metrics(items: &[&Value], metrics: &[MetricSpec], notes: &mut Vec<String>) -> BTreeMap<String, Vec<i64>> {
     let mut out: BTreeMap<String, Vec<i64>> = BTreeMap::new();
-    for v in items.iter().filter(|v| kind_of(v) == "ExternalMetricValue") {
-        if let Some(value) = quantity_milli(v.get("value")) {
-            out.entry(str_of(v, "metricName").to_string()).or_default().push(value);
+    let specs =
+        first_spec_of_name(metrics.iter().filter_map(|m| m.external.as_ref()).map(|e| &e.metric), "External", notes);
+    for spec in specs {
+        let values = out.entry(spec.name.to_string()).or_default();
+        let mut left_out = 0;
+        for v in items
+            .iter()
+            .filter(|v| kind_of(v) == "ExternalMetricValue" && str_of(v, "metricName") == spec.name.as_str())
+        {
+            let labels = v.get("metricLabels").map(labels_map).unwrap_or_default();
+            if !spec.selector.as_ref().is_none_or(|s| s.matches(&labels)) {
+                left_out += 1;
+                continue;
+            }
+            if let Some(value) = quantity_milli(v.get("value")) {
+                values.push(value);
+            }
+        }
+        if left_out > 0 {
+            notes.push(format!(
+                "External metric {}: {left_out} series left out, whose metricLabels the metric's selector ({}) does not match: the controller asks only for those it matches (labelSelector)",
+                spec.name,
+                spec.selector.as_ref().map(selector::format).unwrap_or_default()
+            ));
         }
     }
     out
@@ -479,12 +661,20 @@ fn scale_of(
     });
     // A Scale read from the subresource carries its object's name and uid.
     let uid = |v: &Value| str_at(v, &["metadata", "uid"]).map(String::from);
+    // Without the target among the objects, a Scale of that name is another object's when
+    // one of another kind carries its uid.
+    let owned_by_other = |scale: &Value| {
+        uid(scale).is_some_and(|u| {
+            items.iter().any(|o| kind_of(o) != "Scale" && kind_of(o) != kind && uid(o).as_deref() == Some(u.as_str()))
+        })
+    };
     let scale = items.iter().find(|v| {
         kind_of(v) == "Scale"
             && namespace_of(v) == namespace
             && name_of(v) == name
             && match (target.and_then(|t| uid(t)), uid(v)) {
                 (Some(a), Some(b)) => a == b,
+                (None, _) => !owned_by_other(v),
                 _ => true,
             }
     });
@@ -573,7 +763,9 @@ fn resizes_of(pod: &Value) -> Vec<Resize> {
 /// at `external.metrics.k8s.io/v1beta1`, one request per metric, as the controller's REST
 /// metrics client does. An API that is not installed is recorded as its failed answer (the
 /// controller's own view) and noted; [`Error::MetricsApiMissing`] is not raised here, so the
-/// diagnosis can say what the controller would do without it.
+/// diagnosis can say what the controller would do without it. A metrics API that refuses these
+/// credentials (403) is [`Error::MetricsForbidden`]: the controller has its own RBAC, so the
+/// refusal is not what it saw.
 pub async fn read_objects(
     cluster: &Cluster,
     namespace: &str,
@@ -624,9 +816,12 @@ pub async fn read_objects(
                     out.items.push(o);
                 }
             }
-            Err(e) if e.is_connection() => return Err(e),
-            Err(e) if is_this => out.notes.push(format!("the scale target was not read: {e}")),
-            Err(_) => {}
+            Err(TargetError::Stop(e)) => return Err(e),
+            Err(TargetError::Scale(e)) if is_this => {
+                out.notes.push(format!("the scale target was not read: {e}"));
+                out.target_error = Some(e);
+            }
+            Err(TargetError::Scale(_)) => {}
         }
     }
 
@@ -662,28 +857,70 @@ pub async fn read_objects(
     Ok(out)
 }
 
-/// The target object and its scale subresource.
+/// The target object and its scale subresource, read as the HPA controller reads a scale
+/// (`reconcileAutoscaler` and `scaleForResourceMappings` in
+/// `pkg/controller/podautoscaler/horizontal.go`): the target's group and kind mapped to
+/// resources by discovery (its RESTMapper; any kind with a scale subresource, CRDs included),
+/// then `GET .../scale` (autoscaling/v1 Scale) of each mapping until one answers, the first
+/// error otherwise. The error is the controller's text (`no matches for kind ...`,
+/// `deployments.apps "web" not found`, the API server's message).
 async fn read_target(
     cluster: &Cluster,
     namespace: &str,
     api_version: &str,
     kind: &str,
     name: &str,
-) -> Result<Vec<Value>, Error> {
+) -> Result<Vec<Value>, TargetError> {
     let group = parse_group_version(api_version).map_or("", |(g, _)| g);
-    let Some(k) = kinds::WORKLOADS.iter().find(|k| k.kind == kind && k.group == group) else {
-        return Err(Error::Snapshot(format!("{kind} in {api_version} is not a scale target hpa-cluster knows")));
-    };
-    let path = k.object_path(namespace, name);
-    let object = cluster.get_json(&path, &format!("reading {kind} {namespace}/{name}")).await?;
-    let scale =
-        cluster.get_json(&format!("{path}/scale"), &format!("reading the scale of {kind} {namespace}/{name}")).await?;
-    let mut object = object;
-    if let Some(m) = object.as_object_mut() {
-        m.entry("apiVersion").or_insert_with(|| Value::String(k.api_version()));
-        m.entry("kind").or_insert_with(|| Value::String(k.kind.to_string()));
+    let mappings = discovery::mappings(cluster, group, kind).await.map_err(TargetError::Stop)?;
+    if mappings.is_empty() {
+        return Err(TargetError::Scale(discovery::no_kind_match(group, kind)));
     }
-    Ok(vec![object, scale])
+    let mut first_error = None;
+    for m in &mappings {
+        let path = m.object_path(namespace, name);
+        let scale = match cluster
+            .get_json(&format!("{path}/scale"), &format!("reading the scale of {kind} {namespace}/{name}"))
+            .await
+        {
+            Ok(scale) => scale,
+            Err(e) if e.is_connection() => return Err(TargetError::Stop(e)),
+            Err(e) => {
+                let text = match &e {
+                    Error::NotFound { .. } => format!("{} \"{name}\" not found", m.group_resource()),
+                    other => api_error_text(other),
+                };
+                first_error.get_or_insert(text);
+                continue;
+            }
+        };
+        // The object itself (its uid ties the Scale to it); a scale without it is enough.
+        let mut out = Vec::new();
+        match cluster.get_json(&path, &format!("reading {kind} {namespace}/{name}")).await {
+            Ok(mut object) => {
+                if let Some(o) = object.as_object_mut() {
+                    let api_version =
+                        if m.group.is_empty() { m.version.clone() } else { format!("{}/{}", m.group, m.version) };
+                    o.entry("apiVersion").or_insert_with(|| Value::String(api_version));
+                    o.entry("kind").or_insert_with(|| Value::String(kind.to_string()));
+                }
+                out.push(object);
+            }
+            Err(e) if e.is_connection() => return Err(TargetError::Stop(e)),
+            Err(_) => {}
+        }
+        out.push(scale);
+        return Ok(out);
+    }
+    Err(TargetError::Scale(first_error.unwrap_or_default()))
+}
+
+/// Why a scale target was not read.
+enum TargetError {
+    /// The server cannot be used at all: the diagnosis stops.
+    Stop(Error),
+    /// The controller's error getting the scale (`FailedGetScale`).
+    Scale(String),
 }
 
 async fn read_metrics(
@@ -738,6 +975,9 @@ async fn read_metrics(
                         m
                     })),
                     Err(e) if e.is_connection() => return Err(e),
+                    Err(Error::Forbidden { message, .. }) => {
+                        return Err(metrics_forbidden("metrics.k8s.io", namespace, message));
+                    }
                     Err(e) => out.metrics_errors.resource = Some(api_error_text(&e)),
                 }
             }
@@ -764,14 +1004,35 @@ async fn read_metrics(
                     path
                 } else if let Some(o) = &m.object {
                     let d = &o.described_object;
-                    let mut path = format!(
-                        "/apis/{}/{}/namespaces/{namespace}/{}/{}/{}",
-                        custom.group,
-                        custom.version,
-                        plural_of(&d.kind),
-                        d.name,
-                        o.metric.name
-                    );
+                    let base = format!("/apis/{}/{}/namespaces/{namespace}", custom.group, custom.version);
+                    let group = parse_group_version(&d.api_version).map_or("", |(g, _)| g);
+                    // `GetObjectMetric`: a Namespace's metrics are the namespace's own (root
+                    // scoped); any other object's resource is mapped by discovery
+                    // (`qualResourceForKind`: `GroupResource.String()`).
+                    let mut path = if d.kind == "Namespace" && group.is_empty() {
+                        format!("{base}/metrics/{}", o.metric.name)
+                    } else {
+                        let resource = match discovery::mappings(cluster, group, &d.kind).await {
+                            Ok(found) => match found.first() {
+                                Some(mapping) => mapping.group_resource(),
+                                None => {
+                                    out.notes.push(format!(
+                                        "Object metric {} of {} {} not read: unable to map kind to resource: {}",
+                                        o.metric.name,
+                                        d.kind,
+                                        d.name,
+                                        discovery::no_kind_match(group, &d.kind)
+                                    ));
+                                    continue;
+                                }
+                            },
+                            Err(e) if e.is_connection() => return Err(e),
+                            // Discovery failed: the English plural, as the API names most kinds.
+                            Err(_) if group.is_empty() => plural_of(&d.kind),
+                            Err(_) => format!("{}.{group}", plural_of(&d.kind)),
+                        };
+                        format!("{base}/{resource}/{}/{}", d.name, o.metric.name)
+                    };
                     if let Some(s) = &o.metric.selector {
                         crate::kinds::push_query(&mut path, &[("metricLabelSelector".into(), selector::format(s))]);
                     }
@@ -779,7 +1040,7 @@ async fn read_metrics(
                 } else {
                     continue;
                 };
-                read_metric_list(cluster, &path, "MetricValue", &mut out.items, &mut out.notes).await?;
+                read_metric_list(cluster, namespace, &path, "MetricValue", &mut out.items, &mut out.notes).await?;
             }
         }
     }
@@ -795,7 +1056,8 @@ async fn read_metrics(
                 if let Some(s) = &e.metric.selector {
                     crate::kinds::push_query(&mut path, &[("labelSelector".into(), selector::format(s))]);
                 }
-                read_metric_list(cluster, &path, "ExternalMetricValue", &mut out.items, &mut out.notes).await?;
+                read_metric_list(cluster, namespace, &path, "ExternalMetricValue", &mut out.items, &mut out.notes)
+                    .await?;
             }
         }
     }
@@ -819,6 +1081,7 @@ async fn served_groups<'a>(cluster: &Cluster, groups: &[&'a str]) -> Result<Vec<
 
 async fn read_metric_list(
     cluster: &Cluster,
+    namespace: &str,
     path: &str,
     item_kind: &str,
     items: &mut Vec<Value>,
@@ -835,11 +1098,22 @@ async fn read_metric_list(
             Ok(())
         }
         Err(e) if e.is_connection() => Err(e),
+        Err(Error::Forbidden { message, .. }) => {
+            let api = path.trim_start_matches("/apis/").split('/').next().unwrap_or_default();
+            Err(metrics_forbidden(api, namespace, message))
+        }
         Err(e) => {
             notes.push(format!("metric values not read: {e}"));
             Ok(())
         }
     }
+}
+
+/// A 403 on a metrics API: the diagnosis stops ([`Error::MetricsForbidden`]) rather than
+/// replay the refusal as the controller's `FailedGet*Metric`: the controller reads with its
+/// own RBAC, and what it saw is unknown.
+fn metrics_forbidden(api: &str, namespace: &str, message: String) -> Error {
+    Error::MetricsForbidden { api: api.to_string(), namespace: namespace.to_string(), message }
 }
 
 fn api_error_text(e: &Error) -> String {
@@ -849,8 +1123,8 @@ fn api_error_text(e: &Error) -> String {
     }
 }
 
-/// The resource of a kind for the custom metrics API's object paths (the controller asks its
-/// RESTMapper; these are the English plurals the API uses).
+/// The resource of a kind for the custom metrics API's object paths when discovery cannot say
+/// (the controller asks its RESTMapper; these are the English plurals the API uses).
 fn plural_of(kind: &str) -> String {
     let lower = kind.to_lowercase();
     if lower.ends_with('s') || lower.ends_with('x') || lower.ends_with("ch") || lower.ends_with("sh") {
@@ -955,9 +1229,12 @@ fn api_group(v: &Value) -> Option<&str> {
 }
 
 fn labels_of(v: &Value) -> BTreeMap<String, String> {
-    v.get("metadata")
-        .and_then(|m| m.get("labels"))
-        .and_then(Value::as_object)
+    v.get("metadata").and_then(|m| m.get("labels")).map(labels_map).unwrap_or_default()
+}
+
+/// A JSON map of strings (labels).
+fn labels_map(v: &Value) -> BTreeMap<String, String> {
+    v.as_object()
         .map(|m| m.iter().map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string())).collect())
         .unwrap_or_default()
 }
@@ -1010,6 +1287,39 @@ mod tests {
         assert_eq!(parse_go_duration("500ms"), Some(Duration::from_millis(500)));
         assert_eq!(parse_go_duration("0"), Some(Duration::ZERO));
         assert_eq!(parse_go_duration("x"), None);
+    }
+
+    /// Two External metrics of one name: hpa-core's answers are keyed by name, so the second's
+    /// selector cannot be replayed, and that is said; items recording another metric selector
+    /// are not a Pods metric's answer.
+    #[test]
+    fn metric_selectors() {
+        let spec = |name: &str, selector: serde_json::Value| MetricIdentifier {
+            name: name.into(),
+            selector: Some(selector_from_json(&selector)),
+        };
+        let (a, b) = (
+            spec("q", serde_json::json!({"matchLabels": {"queue": "a"}})),
+            spec("q", serde_json::json!({"matchLabels": {"queue": "b"}})),
+        );
+        let mut notes = Vec::new();
+        let kept = first_spec_of_name([&a, &b, &a].into_iter(), "External", &mut notes);
+        assert_eq!(kept, vec![&a]);
+        assert_eq!(
+            notes,
+            vec!["two External metrics are named q: only the first's selector (queue=a) is replayed for both"]
+        );
+
+        let item = |selector: serde_json::Value| serde_json::json!({"metric": {"name": "q", "selector": selector}});
+        assert!(same_metric_selector(&item(serde_json::json!({"matchLabels": {"queue": "a"}})), a.selector.as_ref()));
+        assert!(!same_metric_selector(&item(serde_json::json!({"matchLabels": {"queue": "b"}})), a.selector.as_ref()));
+        assert!(same_metric_selector(&item(serde_json::Value::Null), a.selector.as_ref()));
+        assert!(same_metric_selector(&item(serde_json::json!({})), None));
+        // v1beta1 records it beside `metricName`.
+        assert!(!same_metric_selector(
+            &serde_json::json!({"metricName": "q", "selector": {"matchLabels": {"x": "y"}}}),
+            None
+        ));
     }
 
     #[test]

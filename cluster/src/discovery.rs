@@ -43,16 +43,7 @@ pub async fn served(cluster: &Cluster, wanted: &[Kind]) -> Result<ServedKinds, E
     let mut groups: Vec<&str> = wanted.iter().map(|k| k.group).collect();
     groups.sort_unstable();
     groups.dedup();
-    let doing = "discovering the API groups";
-    let aggregated =
-        cluster.bounded(doing, Discovery::new(cluster.client().clone()).filter(&groups).run_aggregated()).await;
-    let discovery = match aggregated {
-        Ok(d) => Ok(d),
-        Err(e) if e.is_connection() => return Err(e),
-        // Servers before aggregated discovery (or proxies that strip it) answer the classic way.
-        Err(_) => cluster.bounded(doing, Discovery::new(cluster.client().clone()).filter(&groups).run()).await,
-    };
-    match discovery {
+    match discover(cluster, &groups).await {
         Ok(discovery) => {
             for kind in wanted {
                 let served = discovery.get(kind.group).is_some_and(|g| {
@@ -86,6 +77,90 @@ pub async fn served(cluster: &Cluster, wanted: &[Kind]) -> Result<ServedKinds, E
         }
     }
     Ok(out)
+}
+
+/// Discovery of `groups`: aggregated discovery when the server offers it, else the classic walk.
+async fn discover(cluster: &Cluster, groups: &[&str]) -> Result<Discovery, Error> {
+    let doing = "discovering the API groups";
+    let aggregated =
+        cluster.bounded(doing, Discovery::new(cluster.client().clone()).filter(groups).run_aggregated()).await;
+    match aggregated {
+        Ok(d) => Ok(d),
+        Err(e) if e.is_connection() => Err(e),
+        // Servers before aggregated discovery (or proxies that strip it) answer the classic way.
+        Err(_) => cluster.bounded(doing, Discovery::new(cluster.client().clone()).filter(groups).run()).await,
+    }
+}
+
+/// One REST mapping of a kind: the resource that serves it in one version.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mapping {
+    /// API group (`""`: core).
+    pub group: String,
+    /// Version.
+    pub version: String,
+    /// The resource (plural).
+    pub plural: String,
+    /// Namespaced, or cluster-scoped.
+    pub namespaced: bool,
+}
+
+impl Mapping {
+    /// `/api/v1` or `/apis/group/version`.
+    fn group_version_path(&self) -> String {
+        if self.group.is_empty() {
+            format!("/api/{}", self.version)
+        } else {
+            format!("/apis/{}/{}", self.group, self.version)
+        }
+    }
+
+    /// One object's path (in `namespace` when the resource is namespaced).
+    pub fn object_path(&self, namespace: &str, name: &str) -> String {
+        if self.namespaced {
+            format!("{}/namespaces/{namespace}/{}/{name}", self.group_version_path(), self.plural)
+        } else {
+            format!("{}/{}/{name}", self.group_version_path(), self.plural)
+        }
+    }
+
+    /// `plural.group` (`plural` in the core group): `GroupResource.String()`, as the custom
+    /// metrics API names a resource in its paths.
+    pub fn group_resource(&self) -> String {
+        if self.group.is_empty() { self.plural.clone() } else { format!("{}.{}", self.plural, self.group) }
+    }
+}
+
+/// The REST mappings of a kind of a group, the group's preferred version first: what the HPA
+/// controller's RESTMapper answers to `RESTMappings(GroupKind)` (`reconcileAutoscaler` in
+/// `pkg/controller/podautoscaler/horizontal.go` maps the scale target's group and kind, not
+/// its version, this way; the custom metrics client maps an Object metric's object the same
+/// way, `qualResourceForKind`). Empty when discovery lists no resource of that kind:
+/// client-go's `no matches for kind "K" in group "G"`.
+pub async fn mappings(cluster: &Cluster, group: &str, kind: &str) -> Result<Vec<Mapping>, Error> {
+    let discovery = discover(cluster, &[group]).await?;
+    let Some(g) = discovery.get(group) else { return Ok(Vec::new()) };
+    let mut versions: Vec<&str> = g.preferred_version().into_iter().collect();
+    versions.extend(g.versions().filter(|v| Some(*v) != g.preferred_version()));
+    let mut out = Vec::new();
+    for version in versions {
+        for (resource, capabilities) in g.versioned_resources(version) {
+            if resource.kind == kind && !resource.plural.contains('/') {
+                out.push(Mapping {
+                    group: group.to_string(),
+                    version: version.to_string(),
+                    plural: resource.plural,
+                    namespaced: capabilities.scope == kube::discovery::Scope::Namespaced,
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// client-go's `NoKindMatchError` text, for a kind discovery does not list.
+pub fn no_kind_match(group: &str, kind: &str) -> String {
+    format!("no matches for kind \"{kind}\" in group \"{group}\"")
 }
 
 /// What installs a kind, for notes.

@@ -82,6 +82,20 @@ pub enum Error {
         "the resource metrics API (metrics.k8s.io) is not installed, so the HPA controller gets no CPU or memory usage: install metrics-server"
     )]
     MetricsApiMissing,
+    /// 403 on a metrics API for the credentials used here. The HPA controller reads the
+    /// metrics APIs with its own RBAC (kube-controller-manager's account), so this says
+    /// nothing of what it saw, and its sync cannot be replayed without the answer.
+    #[error(
+        "your credentials cannot read {api} ({message}); the HPA controller reads it with its own RBAC, so what it saw cannot be replayed: ask for get and list on {api} in namespace {namespace}, or diagnose a snapshot gathered with that access (--snapshot)"
+    )]
+    MetricsForbidden {
+        /// `metrics.k8s.io`, `custom.metrics.k8s.io` or `external.metrics.k8s.io`.
+        api: String,
+        /// The namespace read.
+        namespace: String,
+        /// The API server's message.
+        message: String,
+    },
     /// Any other answer of the API server that is not a success.
     #[error("the API server answered {code} {reason} while {doing}: {message}")]
     Api {

@@ -127,7 +127,22 @@ fn live_errors_are_one_sentence_and_exit_2() {
     let run = hpa_lint(&["diagnose", "--kubeconfig", "/nonexistent/kubeconfig", "php-apache"], "");
     assert_eq!(
         (run.code, run.stderr.as_str()),
-        (2, "hpa-lint: error: cannot use kubeconfig /nonexistent/kubeconfig: no such file\n")
+        (
+            2,
+            "hpa-lint: error: cannot use kubeconfig /nonexistent/kubeconfig: no such file\n  help: fix the file, or choose another with --kubeconfig or --context\n"
+        )
+    );
+
+    // A context the kubeconfig does not have: the ones it has are named.
+    let run = l.diagnose(&["--context", "nope", "php-apache"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.starts_with(&format!(
+            "hpa-lint: error: cannot use kubeconfig {}: no context exists with the name \"nope\" (its contexts: hpa-test, ",
+            l.kubeconfig.display()
+        )),
+        "{}",
+        run.stderr
     );
 
     // An HPA that does not exist.
@@ -182,7 +197,10 @@ fn live_servers_that_hang_or_are_gone_fail_in_time() {
         "{}",
         run.stderr
     );
-    assert_eq!(run.stderr.lines().count(), 1);
+    // One sentence, then what to do: the form every command uses (`hpa-lint cluster`'s too).
+    let lines: Vec<&str> = run.stderr.lines().collect();
+    assert_eq!(lines.len(), 2, "{}", run.stderr);
+    assert!(lines[1].starts_with("  help: check that the cluster is up"), "{}", run.stderr);
 }
 
 #[test]
@@ -198,7 +216,16 @@ fn snapshot_errors_say_where() {
     let run = hpa_lint(&["diagnose", "--snapshot", &objects, "-n", "default", "web"], "");
     assert_eq!(
         (run.code, run.stderr.as_str()),
-        (2, "hpa-lint: error: HorizontalPodAutoscaler default/web not found\n")
+        (2, "hpa-lint: error: HorizontalPodAutoscaler default/web not found; the objects hold default/php-apache\n")
+    );
+    // In another namespace than -n's: which one.
+    let run = hpa_lint(&["diagnose", "--snapshot", &objects, "-n", "shop", "php-apache"], "");
+    assert_eq!(
+        (run.code, run.stderr.as_str()),
+        (
+            2,
+            "hpa-lint: error: HorizontalPodAutoscaler shop/php-apache not found; the objects hold default/php-apache (pass -n default)\n"
+        )
     );
 }
 
@@ -304,4 +331,285 @@ fn a_newer_stored_hpa_is_read_with_the_release_and_what_it_ignores_is_said() {
     assert!(!n.iter().any(|n| n.contains("tolerance")), "{n:#?}");
     assert_eq!(d["desiredReplicas"], 2, "{d:#}");
     assert!(d["findings"].as_array().unwrap().iter().any(|f| f["cause"] == "tolerance"), "{d:#}");
+}
+
+/// Custom and External metric answers are those the controller asks for
+/// (`GetRawMetric`/`GetExternalMetric` with `labelSelector`): a snapshot's lists read without
+/// the selectors (`external.metrics.k8s.io/.../queue_depth`, `custom.metrics.k8s.io/.../pods/*/http_requests`)
+/// hold every series and every pod of the namespace; the diagnosis keeps the series the
+/// metric's selector matches and the pods the HPA's selector matches, and says what it left
+/// out.
+#[test]
+fn metric_answers_are_filtered_by_the_metric_and_pod_selectors() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/diagnose/metric-selectors");
+    let file = |f: &str| dir.join(f).display().to_string();
+    let (objects, external, custom) =
+        (file("objects.yaml"), file("external-queue_depth.json"), file("custom-http_requests.json"));
+    let diagnose = |name: &str| {
+        let run = hpa_lint(&["diagnose", "--snapshot", &objects, &external, &custom, name, "-o", "json"], "");
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run.json()
+    };
+    let notes = |d: &Value| -> Vec<String> {
+        d["notes"].as_array().unwrap().iter().map(|n| n.as_str().unwrap().to_string()).collect()
+    };
+    // queue=orders: 90 of the three series (orders 90, payments 900, billing 2000), 30 per pod
+    // for 3 pods: 3 replicas (all three summed: 2990, 100 replicas, limited to 6).
+    let d = diagnose("queue");
+    assert_eq!((d["currentReplicas"].clone(), d["desiredReplicas"].clone()), (json!(3), json!(3)), "{d:#}");
+    assert_eq!(d["metrics"][0]["current"], "30");
+    assert!(notes(&d).contains(&"External metric queue_depth: 2 series left out, whose metricLabels the metric's selector (queue=orders) does not match: the controller asks only for those it matches (labelSelector)".to_string()), "{:#?}", notes(&d));
+    // queue in (orders,payments): 90 + 900 = 990, 330 per pod: 3 replicas.
+    let d = diagnose("queues");
+    assert_eq!(d["desiredReplicas"], 3, "{d:#}");
+    assert_eq!(d["metrics"][0]["current"], "330");
+    // The Pods metric of web's three pods at 10 (the three pods of `other`, at 100, left out).
+    let d = diagnose("web");
+    assert_eq!(d["desiredReplicas"], 3, "{d:#}");
+    assert_eq!(d["metrics"][0]["current"], "10");
+    assert!(notes(&d).iter().any(|n| n.starts_with("Pods metric http_requests: 3 sample(s) left out, of pods the HPA's selector does not match (other-0, other-1, other-2)")), "{:#?}", notes(&d));
+}
+
+/// A kubeconfig whose user's credentials cannot be had: the error names the exec plugin (or
+/// the token file) and says to log in again, in one sentence without Rust's debug text.
+#[test]
+fn failing_credentials_name_the_plugin_or_token_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = |name: &str, user: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(
+            &path,
+            format!(
+                "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {{server: \"https://127.0.0.1:1\"}}\ncontexts:\n- name: ctx\n  context: {{cluster: c, user: u}}\ncurrent-context: ctx\nusers:\n- name: u\n  user:\n{user}"
+            ),
+        )
+        .unwrap();
+        path.display().to_string()
+    };
+    let expired = kubeconfig(
+        "expired",
+        "    exec:\n      apiVersion: client.authentication.k8s.io/v1beta1\n      command: sh\n      args: [\"-c\", \"echo 'error: token expired, run aws sso login' >&2; exit 1\"]\n      interactiveMode: Never\n",
+    );
+    for command in ["diagnose", "cluster"] {
+        let mut args = vec![command, "--kubeconfig", expired.as_str()];
+        if command == "diagnose" {
+            args.push("web");
+        }
+        let run = hpa_lint(&args, "");
+        assert_eq!(run.code, 2, "{}", run.stderr);
+        assert!(
+            run.stderr.contains("cannot get credentials for the API server at https://127.0.0.1:1: the kubeconfig user's exec credential plugin `sh` exited with status 1 (error: token expired, run aws sso login): log in again with it"),
+            "{}",
+            run.stderr
+        );
+        assert!(run.stderr.starts_with("hpa-lint: error: "), "{}", run.stderr);
+        for debug in ["Output {", "ExitStatus(", "cannot reach", "VPN"] {
+            assert!(!run.stderr.contains(debug), "{debug}: {}", run.stderr);
+        }
+    }
+    let missing = kubeconfig(
+        "missing",
+        "    exec:\n      apiVersion: client.authentication.k8s.io/v1beta1\n      command: hpa-lint-no-such-plugin\n      interactiveMode: Never\n",
+    );
+    let run = hpa_lint(&["diagnose", "--kubeconfig", &missing, "web"], "");
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("the kubeconfig user's exec credential plugin `hpa-lint-no-such-plugin` is not installed (not found on PATH)"), "{}", run.stderr);
+    let token = kubeconfig("token", "    tokenFile: /nonexistent/token\n");
+    let run = hpa_lint(&["diagnose", "--kubeconfig", &token, "web"], "");
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("cannot read the kubeconfig user's token file /nonexistent/token ("), "{}", run.stderr);
+    assert!(run.stderr.contains("log in again"), "{}", run.stderr);
+    // A plugin that works is not an error of its own: the unreachable server is.
+    let works = kubeconfig(
+        "works",
+        "    exec:\n      apiVersion: client.authentication.k8s.io/v1beta1\n      command: sh\n      args: [\"-c\", \"echo '{\\\"apiVersion\\\": \\\"client.authentication.k8s.io/v1beta1\\\", \\\"kind\\\": \\\"ExecCredential\\\", \\\"status\\\": {\\\"token\\\": \\\"t\\\"}}'\"]\n      interactiveMode: Never\n",
+    );
+    let run = hpa_lint(&["diagnose", "--kubeconfig", &works, "web"], "");
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.starts_with("hpa-lint: error: cannot reach the API server at https://127.0.0.1:1: "),
+        "{}",
+        run.stderr
+    );
+}
+
+/// The scale target is read as the controller reads it: its group and kind mapped to a
+/// resource by discovery and `GET .../scale` (`scaleForResourceMappings`), so any resource with
+/// a scale subresource works (a CRD no product list names); a kind discovery does not list is
+/// the controller's `FailedGetScale`, with client-go's `no matches for kind` text.
+#[test]
+fn live_reads_the_scale_of_any_resource_through_discovery() {
+    let l = live();
+    l.server.install("widgets");
+    l.server.install("podmetrics");
+    let hpa = |name: &str, kind: &str| {
+        json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": name, "namespace": "default", "creationTimestamp": "2026-03-02T09:00:00Z"},
+            "spec": {"scaleTargetRef": {"apiVersion": "example.com/v1", "kind": kind, "name": "w"},
+                "minReplicas": 1, "maxReplicas": 10,
+                "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}]}})
+    };
+    l.server.put(hpa("widget", "Widget"));
+    l.server.put(hpa("gadget", "Gadget"));
+    l.server.put(json!({"apiVersion": "example.com/v1", "kind": "Widget",
+        "metadata": {"name": "w", "namespace": "default"},
+        "spec": {"replicas": 2}, "status": {"replicas": 2, "selector": "app=w"}}));
+    for i in 0..2 {
+        let pod = json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": format!("w-{i}"), "namespace": "default", "labels": {"app": "w"}},
+            "spec": {"containers": [{"name": "app", "image": "x", "resources": {"requests": {"cpu": "100m"}}}]},
+            "status": {"phase": "Running", "startTime": "2026-03-02T09:00:00Z",
+                "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": "2026-03-02T09:00:30Z"}]}});
+        l.server.put(fixtures::pod_metrics(&pod, "2026-03-02T10:00:00Z", &[("app", "100m", "10Mi")]));
+        l.server.put(pod);
+    }
+    // 2 pods at 100 % of their request, target 50 %: 4.
+    let run = l.diagnose(&["widget", "-o", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let d = run.json();
+    assert_eq!(d["target"]["kind"], "Widget");
+    assert_eq!(d["target"]["selector"], "app=w");
+    assert_eq!((d["currentReplicas"].clone(), d["desiredReplicas"].clone()), (json!(2), json!(4)), "{d:#}");
+    assert!(l.server.requests().iter().any(|r| r.path == "/apis/example.com/v1/namespaces/default/widgets/w/scale"));
+
+    let run = l.diagnose(&["gadget", "-o", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let d = run.json();
+    assert_eq!(d["outcome"], "FailedGetScale", "{d:#}");
+    assert!(d["error"].as_str().unwrap().contains(r#"no matches for kind "Gadget" in group "example.com""#), "{d:#}");
+}
+
+/// A metrics API refusing the user (403) is not the controller's answer (it reads with its own
+/// RBAC): the diagnosis says so and stops, and does not replay a `FailedGetResourceMetric`.
+#[test]
+fn a_metrics_api_refusing_the_user_is_not_replayed_as_the_controllers() {
+    let l = live();
+    serve_the_snapshot(&l.server);
+    l.server.refuse(Some("pods.metrics.k8s.io"), Some("default"));
+    let run = l.diagnose(&["php-apache"]);
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    assert!(
+        run.stderr.starts_with(
+            "hpa-lint: error: your credentials cannot read metrics.k8s.io (pods.metrics.k8s.io is forbidden: "
+        ),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("the HPA controller reads it with its own RBAC, so what it saw cannot be replayed"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("FailedGetResourceMetric") && run.stdout.is_empty(), "{}{}", run.stdout, run.stderr);
+    // Refused elsewhere only: the diagnosis runs.
+    let l = live();
+    serve_the_snapshot(&l.server);
+    l.server.refuse(Some("pods.metrics.k8s.io"), Some("kube-system"));
+    assert_eq!(l.diagnose(&["php-apache"]).code, 0);
+}
+
+/// A snapshot with no sample, event or condition time is replayed at the newest
+/// `creationTimestamp` or `managedFields` time it holds, said in a note; `--now` wins; with no
+/// time at all it is an error that says to pass `--now`.
+#[test]
+fn a_snapshot_without_instants_falls_back_to_its_newest_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let objects = |hpa_meta: &str, deploy_meta: &str| {
+        let path = dir.path().join("objects.yaml");
+        std::fs::write(
+            &path,
+            format!(
+                "apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {{name: w, namespace: shop{hpa_meta}}}
+spec:
+  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: w}}
+  maxReplicas: 5
+  metrics: [{{type: Resource, resource: {{name: cpu, target: {{type: Utilization, averageUtilization: 50}}}}}}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: w, namespace: shop{deploy_meta}}}
+spec: {{replicas: 0, selector: {{matchLabels: {{app: w}}}}}}
+"
+            ),
+        )
+        .unwrap();
+        path.display().to_string()
+    };
+    let file = objects(
+        ", creationTimestamp: \"2026-03-02T09:00:00Z\"",
+        ", creationTimestamp: \"2026-03-01T09:00:00Z\", managedFields: [{manager: kubectl, operation: Apply, time: \"2026-03-02T09:30:00Z\"}]",
+    );
+    let run = hpa_lint(&["diagnose", "--snapshot", &file, "w", "-o", "json"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let d = run.json();
+    assert_eq!(d["now"], "2026-03-02T09:30:00Z");
+    assert_eq!(
+        d["notes"][0],
+        "the snapshot records no metric sample, event or condition time: the sync is replayed at 2026-03-02T09:30:00Z, the newest creationTimestamp or managedFields time it holds (the snapshot is no older); pass --now to choose another"
+    );
+    let run = hpa_lint(&["diagnose", "--snapshot", &file, "w", "-o", "json", "--now", "2026-03-03T00:00:00Z"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.json()["now"], "2026-03-03T00:00:00Z");
+    assert!(run.json()["notes"].as_array().unwrap().is_empty());
+
+    let file = objects("", "");
+    let run = hpa_lint(&["diagnose", "--snapshot", &file, "w"], "");
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("the snapshot records no instant") && run.stderr.contains("pass --now"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// Live, each Custom and External metric is asked for with its selectors, as the controller
+/// asks (`labelSelector`: the HPA's pods for a Pods metric, the metric's selector for an
+/// External one); an adapter that answers with more (here: every series, every pod) is
+/// filtered as a snapshot is.
+#[test]
+fn live_metric_queries_carry_the_selectors() {
+    let l = live();
+    l.server.install("externalmetrics");
+    l.server.install("custommetrics");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/diagnose/metric-selectors");
+    for mut object in fixtures::load(&dir.join("objects.yaml")) {
+        object["metadata"]["namespace"] = json!("default");
+        l.server.put(object);
+    }
+    let read = |f: &str| -> Value { serde_json::from_str(&std::fs::read_to_string(dir.join(f)).unwrap()).unwrap() };
+    l.server.serve_raw(
+        "/apis/external.metrics.k8s.io/v1beta1/namespaces/default/queue_depth",
+        read("external-queue_depth.json"),
+    );
+    let mut custom = read("custom-http_requests.json");
+    for item in custom["items"].as_array_mut().unwrap() {
+        item["describedObject"]["namespace"] = json!("default");
+    }
+    l.server.serve_raw("/apis/custom.metrics.k8s.io/v1beta2/namespaces/default/pods/*/http_requests", custom);
+    for (hpa, current) in [("queue", "30"), ("web", "10")] {
+        let run = l.diagnose(&[hpa, "-o", "json"]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let d = run.json();
+        assert_eq!(d["desiredReplicas"], 3, "{d:#}");
+        assert_eq!(d["metrics"][0]["current"], current, "{d:#}");
+    }
+    let queries: Vec<(String, String)> = l
+        .server
+        .requests()
+        .into_iter()
+        .filter(|r| {
+            r.path.contains("metrics.k8s.io/v1beta") && !r.path.ends_with("v1beta1") && !r.path.ends_with("v1beta2")
+        })
+        .map(|r| (r.path, r.query))
+        .collect();
+    assert!(
+        queries.iter().any(|(p, q)| p.ends_with("/queue_depth") && q == "labelSelector=queue%3Dorders"),
+        "{queries:#?}"
+    );
+    assert!(
+        queries.iter().any(|(p, q)| p.ends_with("/http_requests") && q == "labelSelector=app%3Dweb"),
+        "{queries:#?}"
+    );
 }

@@ -4,7 +4,6 @@
 //! [`crate::linter::live_report`] renders it.
 
 use hpa_cluster::{Cluster, Error, Scope, read_inventory};
-use miette::{GraphicalReportHandler, GraphicalTheme, MietteDiagnostic};
 
 use crate::cli::{ClusterArgs, ClusterLintArgs, ColorChoice, LintArgs, LintFormat};
 use crate::commands::lint as lint_cmd;
@@ -35,10 +34,7 @@ pub fn run(args: &ClusterLintArgs, cluster: &ClusterArgs, out: &mut Output<'_>) 
     }
     let (outcome, origin) = match read(args) {
         Ok((inventory, origin)) => (live::lint_inventory(inventory, &opts), origin),
-        Err(e) => {
-            let _ = out.stderr.write_all(connection_error(&e).as_bytes());
-            return ExitStatus::Error;
-        }
+        Err(e) => return out.fail(&LiveError(e)),
     };
     let text = match args.findings.output {
         LintFormat::Human => {
@@ -103,22 +99,19 @@ fn advice(e: &Error) -> Option<&'static str> {
         ),
         Error::Timeout { .. } => Some("the server or the network is slow: retry, or raise --timeout"),
         Error::Kubeconfig { .. } => Some("fix the file, or choose another with --kubeconfig or --context"),
-        Error::Credentials { .. } => Some("check the kubeconfig user's exec plugin or token, then log in again"),
         Error::Api { .. } | Error::Protocol { .. } => Some("retry; if it persists, check the API server's health"),
         _ => None,
     }
 }
 
-/// An error that stopped the read, as a miette report on standard error.
-fn connection_error(e: &Error) -> String {
-    let mut report = MietteDiagnostic::new(e.to_string()).with_code("hpa-lint cluster");
-    if let Some(help) = advice(e) {
-        report = report.with_help(help);
+/// An error that stopped a live read (`cluster`, `diagnose`), shown as every command shows an
+/// error (`hpa-lint: error: ...`, then `  help: ...` with what to do beyond its sentence).
+#[derive(Debug, thiserror::Error)]
+#[error(transparent)]
+pub struct LiveError(#[from] pub Error);
+
+impl miette::Diagnostic for LiveError {
+    fn help<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
+        advice(&self.0).map(|h| Box::new(h) as Box<dyn std::fmt::Display>)
     }
-    let handler = GraphicalReportHandler::new_themed(GraphicalTheme::unicode_nocolor()).with_width(100);
-    let mut buf = String::new();
-    if handler.render_report(&mut buf, &report).is_err() {
-        buf = format!("hpa-lint: error: {e}\n");
-    }
-    buf
 }

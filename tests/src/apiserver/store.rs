@@ -100,6 +100,31 @@ pub fn optional(name: &str) -> Option<Resource> {
             });
             r
         }
+        // A CRD of no product the toolkit knows, with a scale subresource (`specReplicasPath
+        // .spec.replicas`, `statusReplicasPath .status.replicas`, `labelSelectorPath
+        // .status.selector`): any resource with `/scale` is a scale target.
+        "widgets" => {
+            let mut r = crd("example.com", "v1", "Widget", "widgets");
+            r.scale = Some(ScalePaths {
+                status_replicas: vec!["status".into(), "replicas".into()],
+                selector: Some(vec!["status".into(), "selector".into()]),
+            });
+            r
+        }
+        // The custom and external metrics APIs' groups, for discovery (adapters list their
+        // metrics as resources); answers are served with `TestApiServer::serve_raw`.
+        "externalmetrics" => {
+            let mut r =
+                Resource::new("external.metrics.k8s.io", &["v1beta1"], "ExternalMetricValueList", "queue_depth", true);
+            r.read_only = true;
+            r
+        }
+        "custommetrics" => {
+            let mut r =
+                Resource::new("custom.metrics.k8s.io", &["v1beta2"], "MetricValueList", "pods/http_requests", true);
+            r.read_only = true;
+            r
+        }
         "verticalpodautoscalers" => crd("autoscaling.k8s.io", "v1", "VerticalPodAutoscaler", "verticalpodautoscalers"),
         "scaledobjects" => crd("keda.sh", "v1alpha1", "ScaledObject", "scaledobjects"),
         "podmetrics" => {

@@ -16,7 +16,7 @@ pub mod render;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use hpa_cluster::Cluster;
-use hpa_cluster::diagnose::{DiagnoseInputs, Objects, inputs_from_objects, latest_instant};
+use hpa_cluster::diagnose::{DiagnoseInputs, Objects, inputs_from_objects, latest_instant, latest_write};
 use hpa_core::api::Time;
 use hpa_core::api::v2::HorizontalPodAutoscaler;
 use hpa_core::evaluator::config::TOLERANCE_FLAG;
@@ -26,6 +26,7 @@ use hpa_core::features::KubernetesVersion;
 use serde_json::Value;
 
 use crate::cli::{ClusterArgs, DiagnoseArgs, ReportFormat};
+use crate::commands::cluster::LiveError;
 use crate::controller_flags::Provenance;
 use crate::input;
 use crate::{ExitStatus, Output};
@@ -58,9 +59,11 @@ pub enum ReadError {
     /// The async runtime of a live read did not start.
     #[error("cannot start the async runtime: {0}")]
     Runtime(#[source] std::io::Error),
-    /// hpa-cluster could not read the objects live, or build the sync's inputs from them.
+    /// hpa-cluster could not read the objects live, or build the sync's inputs from them
+    /// (shown as `hpa-lint cluster` shows it, with the same help).
     #[error(transparent)]
-    Cluster(#[from] hpa_cluster::error::Error),
+    #[diagnostic(transparent)]
+    Cluster(#[from] LiveError),
     /// A snapshot file cannot be read.
     #[error("{file}: {source}")]
     File {
@@ -90,8 +93,16 @@ pub enum ReadError {
         message: String,
     },
     /// Without `--now`, the snapshot must record some instant.
-    #[error("the snapshot records no instant (no PodMetrics timestamp, event or condition time): pass --now")]
+    #[error(
+        "the snapshot records no instant (no PodMetrics timestamp, event, condition time, creationTimestamp or managedFields time): pass --now"
+    )]
     NoInstant,
+}
+
+impl From<hpa_cluster::error::Error> for ReadError {
+    fn from(e: hpa_cluster::error::Error) -> Self {
+        ReadError::Cluster(LiveError(e))
+    }
 }
 
 /// Runs `diagnose`: exit 0 with a diagnosis, 2 when nothing could be read.
@@ -246,14 +257,23 @@ fn read_snapshot(
     };
     let now = match now {
         Some(n) => n,
-        None => {
-            let latest = latest_instant(&objects).ok_or(ReadError::NoInstant)?;
-            notes.push(format!(
-                "the sync is replayed at {}, the latest instant the snapshot records; pass --now to choose another",
-                latest.to_api_time().to_rfc3339()
-            ));
-            latest
-        }
+        None => match latest_instant(&objects) {
+            Some(latest) => {
+                notes.push(format!(
+                    "the sync is replayed at {}, the latest instant the snapshot records; pass --now to choose another",
+                    latest.to_api_time().to_rfc3339()
+                ));
+                latest
+            }
+            None => {
+                let written = latest_write(&objects).ok_or(ReadError::NoInstant)?;
+                notes.push(format!(
+                    "the snapshot records no metric sample, event or condition time: the sync is replayed at {}, the newest creationTimestamp or managedFields time it holds (the snapshot is no older); pass --now to choose another",
+                    written.to_api_time().to_rfc3339()
+                ));
+                written
+            }
+        },
     };
     let objects = Objects::snapshot(objects, release);
     Ok(Read { source: Source::Snapshot, objects, namespace, now, notes })
