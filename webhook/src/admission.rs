@@ -39,8 +39,14 @@ use crate::patch;
 use crate::policy::{Effective, Enforcement, Policy, Violation};
 use crate::review::{self, Rejection, Request, Response, ResponseReview, Status, StatusCause, StatusDetails};
 
-/// Longest warning, in characters (the Kubernetes API conventions ask for about 120).
-pub const MAX_WARNING_CHARS: usize = 120;
+/// Longest warning, in characters: what kube-apiserver keeps of each warning once a response's
+/// warnings pass 4096 characters (`truncateItemRunes` = 256 against `truncateAtTotalRunes` in
+/// `recorder.AddWarning`, `k8s.io/apiserver/pkg/endpoints/filters/warning.go`, through which a
+/// validating webhook's warnings go: `warning.AddWarning` in the dispatcher). A webhook warning
+/// is otherwise passed on whole; cut here at the same length, it reads the same however many
+/// warnings one request gathers, and a finding's explanation (which follows the HPA's name and
+/// the rule) is no longer cut off, as it was at 120.
+pub const MAX_WARNING_CHARS: usize = 256;
 
 /// The admission logic, configured once for the cluster it serves.
 #[derive(Debug, Clone)]
@@ -606,11 +612,11 @@ mod tests {
             finding_warning(&finding("spec.minReplicas equals spec.maxReplicas")),
             "HPA101 min-replicas-equals-max: spec.minReplicas equals spec.maxReplicas"
         );
-        let long = finding_warning(&finding(&"x".repeat(200)));
+        let long = finding_warning(&finding(&"x".repeat(MAX_WARNING_CHARS + 80)));
         assert_eq!(long.chars().count(), MAX_WARNING_CHARS);
         assert!(long.ends_with('…'));
         assert_eq!(short("a\nb\tc"), "a b c");
-        assert_eq!(short(&"é".repeat(120)), "é".repeat(120));
+        assert_eq!(short(&"é".repeat(MAX_WARNING_CHARS)), "é".repeat(MAX_WARNING_CHARS));
     }
 
     #[test]
