@@ -216,8 +216,8 @@ preferences: {{}}
 
     /// What the HPA controller does when it rescales a target: writes `spec.replicas` through
     /// the scale subresource as `kube-controller-manager`, taking `f:spec.f:replicas` from
-    /// every other manager (structured-merge-diff's forced update).
-    pub fn scale_as_hpa(&self, group: &str, plural: &str, namespace: &str, name: &str, replicas: i64) {
+    /// every other manager (structured-merge-diff's forced update). Returns the stored object.
+    pub fn scale_as_hpa(&self, group: &str, plural: &str, namespace: &str, name: &str, replicas: i64) -> Value {
         let mut object = {
             let store = self.shared.store();
             let r = store.resource(group, plural).unwrap_or_else(|| panic!("{plural}.{group} is not served"));
@@ -244,7 +244,7 @@ preferences: {{}}
             "subresource": "scale",
         }));
         store::set(&mut object, &["metadata", "managedFields"], Value::Array(entries));
-        self.put(object);
+        self.put(object)
     }
 
     /// Compacts the history: watches and continue tokens from before now get 410 Gone.
