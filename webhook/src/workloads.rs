@@ -394,6 +394,50 @@ mod tests {
         assert!(!Written { changed: &web, ignore: &none, trees: None }.changes(&on_replicas));
     }
 
+    /// A VPA CREATE against an HPA scaling on cpu twice (a `Resource` and a `ContainerResource`
+    /// metric): HPA408 finds the same thing twice, warned and counted once.
+    #[test]
+    fn one_warning_per_text() {
+        use serde_json::json;
+        let hpa = json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": "web", "namespace": "shop", "resourceVersion": "1"},
+            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+                "minReplicas": 2, "maxReplicas": 8, "metrics": [
+                    {"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 60}}},
+                    {"type": "ContainerResource", "containerResource": {"name": "cpu", "container": "app",
+                        "target": {"type": "Utilization", "averageUtilization": 60}}}]}});
+        let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "web", "namespace": "shop"},
+            "spec": {"template": {"spec": {"containers": [{"name": "app", "resources": {"requests": {"cpu": "100m"}}}]}}}});
+        let gates = hpa_core::features::FeatureGates::default();
+        let index = Index::of_objects(
+            [(kinds::HPA, hpa), (kinds::DEPLOYMENT, deployment)],
+            &hpa_cluster::watch::CacheOptions::admission_for(gates.clone()),
+        );
+        let lock = std::sync::RwLock::new(index);
+        let view = View::Fresh(lock.read().unwrap());
+        let vpa = json!({"apiVersion": "autoscaling.k8s.io/v1", "kind": "VerticalPodAutoscaler",
+            "metadata": {"name": "web", "namespace": "shop"},
+            "spec": {"targetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+                "updatePolicy": {"updateMode": "Auto"}}});
+        let body = json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": {"uid": "v",
+            "kind": {"group": "autoscaling.k8s.io", "version": "v1", "kind": "VerticalPodAutoscaler"},
+            "resource": {"group": "autoscaling.k8s.io", "version": "v1", "resource": "verticalpodautoscalers"},
+            "namespace": "shop", "operation": "CREATE", "object": vpa}});
+        let answer = Admission::new(gates).review_in(
+            crate::metrics::Endpoint::ValidateWorkloads,
+            body.to_string().as_bytes(),
+            &crate::policy::Policy::default(),
+            &view,
+        );
+        let review: Value = serde_json::from_slice(&answer.body).unwrap();
+        let warnings: Vec<&str> =
+            review["response"]["warnings"].as_array().unwrap().iter().map(|w| w.as_str().unwrap()).collect();
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].starts_with("HPA web: HPA408 vpa-conflict: "), "{warnings:?}");
+        assert_eq!(answer.context.findings, ["HPA408"]);
+    }
+
     #[test]
     fn the_hpas_annotation_suppresses_its_rules_on_any_write() {
         let web = id("Deployment", "web");
