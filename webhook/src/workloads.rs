@@ -4,11 +4,12 @@
 //! the rules run twice against the context cache, once with the object as it was (the old
 //! object, else the cache) and once with the object as sent in its place, and what only the
 //! second run finds is what this write breaks; so is a finding of both runs located on a field of
-//! the written object the write changes (its value or its owners: [`Written::changes`]). No check is written here: a dropped request a
-//! utilization metric needs is HPA201, `spec.replicas` set on an HPA-managed workload is HPA410
-//! (with hpa-cluster's decision of who set it, from the managed fields kube-apiserver has
-//! already updated), a `ContainerResource` container removed is HPA202, a VPA conflict HPA408
-//! and a PodDisruptionBudget blocking every eviction at `minReplicas` HPA104.
+//! the written object the write changes (its value, or the field managers owning it). No check
+//! is written here: a dropped request a utilization metric needs is HPA201, `spec.replicas` set
+//! on an HPA-managed workload is HPA410 (with hpa-cluster's decision of who set it, from the
+//! managed fields kube-apiserver has already updated), a `ContainerResource` container removed
+//! is HPA202, a VPA conflict HPA408 and a PodDisruptionBudget blocking every eviction at
+//! `minReplicas` HPA104.
 //!
 //! Suppression as in files ([`hpa_core::rules::suppressed`]): a warning is left out (and not
 //! counted in /metrics) when the HPA it names lists the rule in its `hpa-lint.dev/ignore`
