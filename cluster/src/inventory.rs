@@ -446,7 +446,7 @@ pub fn trim(kind: &Kind, item: Value) -> Trimmed {
         kinds::SCALED_OBJECT => Trimmed::ScaledObject(scaled_object_from_json(id, &item)),
         kinds::LIMIT_RANGE => Trimmed::LimitRange(LiveLimitRange { object: trim_limit_range(&item, kind), id }),
         _ => {
-            let decision = replicas::decide(&item);
+            let decision = replicas::decide(&item, replicas::defaulted_replicas(kind));
             let mut workload = workload_from(id, &item);
             workload.replicas = decision.replicas;
             Trimmed::Workload(workload, decision)

@@ -17,9 +17,37 @@
 //!   `kubectl apply` (and Argo CD's default sync): the manifest as last applied. When it holds
 //!   `spec.replicas`, every apply resets the count, even after the HPA took the field over.
 //!
+//! Ownership is evidence of a user's intent only where the manager chose the value. kube-apiserver
+//! decodes and defaults an object before it records who owns what: its create handler
+//! (`createHandler` in `k8s.io/apiserver/pkg/endpoints/handlers/create.go`) calls
+//! `FieldManager.UpdateNoErrors(<new empty object>, <decoded, defaulted object>, manager)`, and
+//! structured-merge-diff's `Updater.Update` gives an `Update`-operation manager every field the
+//! write added or modified, defaulted ones included. So Helm (`helm install`), `kubectl create`,
+//! client-side `kubectl apply` and any other creator by `Update` own `f:spec.f:replicas` of a
+//! workload created without it, at the kind's default (1: `SetDefaults_Deployment`,
+//! `SetDefaults_StatefulSet`, `SetDefaults_ReplicaSet` in `pkg/apis/apps/v1/defaults.go`,
+//! `SetDefaults_ReplicationController` in `pkg/apis/core/v1/defaults.go`; an Argo Rollout's CRD
+//! has no default, its controller reads nil as 1). A server-side applier (`Apply`) owns only what
+//! it applied. [`decide`] therefore reads an `Update`-operation owner of the main resource whose
+//! value equals the kind's default ([`defaulted_replicas`]) as the API server's default, unless
+//! the last-applied configuration sets `spec.replicas`.
+//!
+//! The lifecycle under Helm: `helm install` of a chart without replicas (helm owns 1: read as
+//! defaulted), the HPA scales through `/scale` (kube-controller-manager takes the field), `helm
+//! upgrade` without replicas (its three-way merge leaves the field alone: still the
+//! controller's), `helm upgrade` of a chart that sets them (helm owns a value again: reported, and
+//! reported again at every upgrade that resets them, until the HPA takes the field back).
+//!
+//! Blind spot: an explicit `replicas: 1` written by an `Update`-operation manager (a chart with
+//! `replicaCount: 1`, `kubectl create deployment`'s own `replicas: 1`) records exactly what the
+//! default records, and is read as the default. A server-side apply or the last-applied
+//! configuration of `replicas: 1` is still reported.
+//!
 //! [`decide`] hands hpa-core `Some(n)` only when a user or a GitOps tool set the field.
 
 use serde_json::Value;
+
+use crate::kinds::{self, Kind};
 
 /// The field manager of kube-controller-manager, whose HPA controller writes `/scale` (and
 /// whose deployment controller writes the replicas of a Deployment's ReplicaSets).
@@ -42,8 +70,9 @@ pub enum SetBy {
     },
     /// The last-applied configuration of client-side `kubectl apply` sets it.
     LastApplied,
-    /// Only controllers wrote it (the HPA through `/scale`), or the API server defaulted it:
-    /// the manifests do not set it.
+    /// Only controllers wrote it (the HPA through `/scale`), or the API server defaulted it
+    /// (owned by nobody after a server-side apply; by the creator, at the default value, after
+    /// an `Update`-operation create): the manifests do not set it.
     Controllers,
     /// The object carries neither managed fields nor a last-applied configuration (read
     /// without `--show-managed-fields`, or written before field management): unknown, so
@@ -61,8 +90,21 @@ pub struct ReplicasDecision {
     pub replicas: Option<i64>,
 }
 
-/// Decides who set a live workload's `spec.replicas` (see the module documentation).
-pub fn decide(object: &Value) -> ReplicasDecision {
+/// The `spec.replicas` kube-apiserver defaults a workload of `kind` to when it is left out:
+/// 1 for Deployments, StatefulSets, ReplicaSets (`SetDefaults_Deployment`,
+/// `SetDefaults_StatefulSet`, `SetDefaults_ReplicaSet`) and ReplicationControllers
+/// (`SetDefaults_ReplicationController`); `None` for custom resources (an Argo Rollout's CRD
+/// declares no default: the field stays unset until someone writes it).
+pub fn defaulted_replicas(kind: &Kind) -> Option<i64> {
+    [kinds::DEPLOYMENT, kinds::STATEFUL_SET, kinds::REPLICA_SET, kinds::REPLICATION_CONTROLLER]
+        .iter()
+        .any(|k| k.group == kind.group && k.kind == kind.kind)
+        .then_some(1)
+}
+
+/// Decides who set a live workload's `spec.replicas` (see the module documentation); `default`
+/// is what the API server defaults it to for the object's kind ([`defaulted_replicas`]).
+pub fn decide(object: &Value, default: Option<i64>) -> ReplicasDecision {
     let live = object.get("spec").and_then(|s| s.get("replicas")).and_then(Value::as_i64);
     let metadata = object.get("metadata");
     let last_applied = metadata
@@ -77,11 +119,23 @@ pub fn decide(object: &Value) -> ReplicasDecision {
     fn text<'a>(e: &'a Value, key: &str) -> Option<&'a str> {
         e.get(key).and_then(Value::as_str)
     }
+    // An `Update` of the main resource owns what it added, the API server's defaults included:
+    // at the default value, and with no last-applied configuration setting the field, that
+    // ownership says nothing of a user's intent.
+    let applied_sets_it = matches!(last_applied, Some(Some(_)));
+    let defaulted = |e: &Value| {
+        text(e, "operation") == Some("Update")
+            && text(e, "subresource").is_none_or(str::is_empty)
+            && live.is_some()
+            && live == default
+            && !applied_sets_it
+    };
     let owner = entries
         .iter()
         .filter(|e| text(e, "subresource") != Some("status"))
         .filter(|e| text(e, "manager") != Some(CONTROLLER_MANAGER))
         .filter(|e| owns_replicas(e))
+        .filter(|e| !defaulted(e))
         // RFC 3339 times in UTC (as the API server writes them) order as strings.
         .max_by(|a, b| text(a, "time").cmp(&text(b, "time")));
     if let Some(e) = owner {
@@ -152,30 +206,33 @@ mod tests {
 
     #[test]
     fn client_side_apply_with_replicas_resets_them() {
-        let d = decide(&client_side_applied(true));
+        let d = decide(&client_side_applied(true), Some(1));
         assert_eq!(d, ReplicasDecision { set_by: SetBy::LastApplied, replicas: Some(3) });
     }
 
     #[test]
     fn client_side_apply_without_replicas_leaves_them_to_the_hpa() {
-        let d = decide(&client_side_applied(false));
+        let d = decide(&client_side_applied(false), Some(1));
         assert_eq!(d, ReplicasDecision { set_by: SetBy::Controllers, replicas: None });
     }
 
     #[test]
     fn server_side_apply_owning_replicas() {
         // Argo CD with ServerSideApply=true re-applied after the HPA's last scale.
-        let d = decide(&json!({
-            "metadata": {"name": "web", "managedFields": [
-                {"manager": "kube-controller-manager", "operation": "Update", "apiVersion": "autoscaling/v1",
-                 "time": "2026-03-02T09:20:35Z", "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:replicas": {}}}, "subresource": "scale"},
-                {"manager": "argocd-controller", "operation": "Apply", "apiVersion": "apps/v1",
-                 "time": "2026-03-02T09:25:00Z", "fieldsType": "FieldsV1", "fieldsV1": {
-                    "f:metadata": {"f:labels": {"f:app.kubernetes.io/instance": {}}},
-                    "f:spec": {"f:replicas": {}, "f:selector": {}, "f:template": {"f:metadata": {"f:labels": {"f:app": {}}}}}}}
-            ]},
-            "spec": {"replicas": 2}
-        }));
+        let d = decide(
+            &json!({
+                "metadata": {"name": "web", "managedFields": [
+                    {"manager": "kube-controller-manager", "operation": "Update", "apiVersion": "autoscaling/v1",
+                     "time": "2026-03-02T09:20:35Z", "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:replicas": {}}}, "subresource": "scale"},
+                    {"manager": "argocd-controller", "operation": "Apply", "apiVersion": "apps/v1",
+                     "time": "2026-03-02T09:25:00Z", "fieldsType": "FieldsV1", "fieldsV1": {
+                        "f:metadata": {"f:labels": {"f:app.kubernetes.io/instance": {}}},
+                        "f:spec": {"f:replicas": {}, "f:selector": {}, "f:template": {"f:metadata": {"f:labels": {"f:app": {}}}}}}}
+                ]},
+                "spec": {"replicas": 2}
+            }),
+            Some(1),
+        );
         assert_eq!(
             d,
             ReplicasDecision {
@@ -192,55 +249,153 @@ mod tests {
     #[test]
     fn server_side_apply_without_replicas() {
         // Flux applies the manifest without replicas; the HPA owns them through /scale.
-        let d = decide(&json!({
-            "metadata": {"name": "web", "managedFields": [
-                {"manager": "kustomize-controller", "operation": "Apply", "apiVersion": "apps/v1",
-                 "time": "2026-03-02T09:14:05Z", "fieldsType": "FieldsV1", "fieldsV1": {
-                    "f:spec": {"f:selector": {}, "f:template": {"f:spec": {"f:containers": {"k:{\"name\":\"app\"}": {".": {}, "f:name": {}}}}}}}},
-                {"manager": "kube-controller-manager", "operation": "Update", "apiVersion": "autoscaling/v1",
-                 "time": "2026-03-02T09:20:35Z", "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:replicas": {}}}, "subresource": "scale"}
-            ]},
-            "spec": {"replicas": 5}
-        }));
+        let d = decide(
+            &json!({
+                "metadata": {"name": "web", "managedFields": [
+                    {"manager": "kustomize-controller", "operation": "Apply", "apiVersion": "apps/v1",
+                     "time": "2026-03-02T09:14:05Z", "fieldsType": "FieldsV1", "fieldsV1": {
+                        "f:spec": {"f:selector": {}, "f:template": {"f:spec": {"f:containers": {"k:{\"name\":\"app\"}": {".": {}, "f:name": {}}}}}}}},
+                    {"manager": "kube-controller-manager", "operation": "Update", "apiVersion": "autoscaling/v1",
+                     "time": "2026-03-02T09:20:35Z", "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:replicas": {}}}, "subresource": "scale"}
+                ]},
+                "spec": {"replicas": 5}
+            }),
+            Some(1),
+        );
         assert_eq!(d, ReplicasDecision { set_by: SetBy::Controllers, replicas: None });
     }
 
-    #[test]
-    fn defaulted_replicas_are_nobodys() {
-        // Created by Helm from a chart without replicas: the API server defaulted 1, nobody owns it.
-        let d = decide(&json!({
+    /// A Deployment created by Helm (an `Update`: kube-apiserver's create handler records
+    /// ownership of the decoded, defaulted object) from a chart with `replicas` (`None`: without),
+    /// then `steps` of its lifecycle applied to the managed fields.
+    fn helm_created(replicas: Option<i64>) -> Value {
+        json!({
             "metadata": {"name": "web", "annotations": {"meta.helm.sh/release-name": "web"}, "managedFields": [
                 {"manager": "helm", "operation": "Update", "apiVersion": "apps/v1", "time": "2026-03-02T09:14:05Z",
                  "fieldsType": "FieldsV1", "fieldsV1": {"f:metadata": {"f:annotations": {".": {}, "f:meta.helm.sh/release-name": {}}},
-                    "f:spec": {"f:selector": {}, "f:template": {}}}}
+                    "f:spec": {"f:progressDeadlineSeconds": {}, "f:replicas": {}, "f:revisionHistoryLimit": {},
+                        "f:selector": {}, "f:template": {}}}}
             ]},
-            "spec": {"replicas": 1}
-        }));
-        assert_eq!(d, ReplicasDecision { set_by: SetBy::Controllers, replicas: None });
+            "spec": {"replicas": replicas.unwrap_or(1)}
+        })
+    }
+
+    /// The HPA controller's write through `/scale` (structured-merge-diff's forced update: the
+    /// field leaves its other owners).
+    fn scaled_by_hpa(mut object: Value, replicas: i64) -> Value {
+        object["spec"]["replicas"] = json!(replicas);
+        let entries = object["metadata"]["managedFields"].as_array_mut().unwrap();
+        for e in entries.iter_mut() {
+            e["fieldsV1"]["f:spec"].as_object_mut().unwrap().remove("f:replicas");
+        }
+        entries.push(
+            json!({"manager": "kube-controller-manager", "operation": "Update", "apiVersion": "autoscaling/v1",
+            "time": "2026-03-02T09:20:35Z", "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:replicas": {}}},
+            "subresource": "scale"}),
+        );
+        object
+    }
+
+    /// `helm upgrade` of a chart setting `replicas`: its three-way merge patch writes them, and
+    /// the `Update` takes the field back (its time is later than the HPA's).
+    fn helm_upgraded(mut object: Value, replicas: i64) -> Value {
+        object["spec"]["replicas"] = json!(replicas);
+        let entries = object["metadata"]["managedFields"].as_array_mut().unwrap();
+        entries.retain(|e| e["manager"] != "kube-controller-manager");
+        entries[0]["fieldsV1"]["f:spec"]["f:replicas"] = json!({});
+        entries[0]["time"] = json!("2026-03-02T09:30:00Z");
+        object
+    }
+
+    #[test]
+    fn an_update_creator_owning_the_default_did_not_set_it() {
+        // `helm install` of a chart without replicas: helm owns the defaulted 1.
+        let created = helm_created(None);
+        assert_eq!(decide(&created, Some(1)), ReplicasDecision { set_by: SetBy::Controllers, replicas: None });
+        // The HPA scales to 5: the controller's.
+        let scaled = scaled_by_hpa(created, 5);
+        assert_eq!(decide(&scaled, Some(1)), ReplicasDecision { set_by: SetBy::Controllers, replicas: None });
+        // `helm upgrade` without replicas: its patch leaves the field alone, nothing changes. With
+        // replicas: 3 it resets them, and owns them again with a value that is not the default.
+        let upgraded = helm_upgraded(scaled, 3);
+        let helm = SetBy::Manager { manager: "helm".into(), operation: "Update".into(), subresource: None };
+        assert_eq!(decide(&upgraded, Some(1)), ReplicasDecision { set_by: helm.clone(), replicas: Some(3) });
+        // `helm install` of a chart with replicas: 4.
+        assert_eq!(decide(&helm_created(Some(4)), Some(1)), ReplicasDecision { set_by: helm, replicas: Some(4) });
+    }
+
+    #[test]
+    fn the_default_is_the_kinds() {
+        assert_eq!(defaulted_replicas(&kinds::DEPLOYMENT), Some(1));
+        assert_eq!(defaulted_replicas(&kinds::STATEFUL_SET), Some(1));
+        assert_eq!(defaulted_replicas(&kinds::REPLICA_SET), Some(1));
+        assert_eq!(defaulted_replicas(&kinds::REPLICATION_CONTROLLER), Some(1));
+        // The Rollout CRD defaults nothing: a 1 an `Update` owns was written.
+        assert_eq!(defaulted_replicas(&kinds::ROLLOUT), None);
+        let rollout = helm_created(Some(1));
+        assert_eq!(
+            decide(&rollout, None).set_by,
+            SetBy::Manager { manager: "helm".into(), operation: "Update".into(), subresource: None }
+        );
+    }
+
+    #[test]
+    fn ownership_of_the_default_counts_where_it_cannot_be_the_defaults() {
+        // `kubectl scale --replicas=1` (the scale subresource) and a server-side apply of
+        // `replicas: 1` chose the value.
+        let scale = json!({"metadata": {"managedFields": [
+            {"manager": "kubectl", "operation": "Update", "apiVersion": "autoscaling/v1", "time": "2026-03-02T09:14:05Z",
+             "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:replicas": {}}}, "subresource": "scale"}]},
+            "spec": {"replicas": 1}});
+        assert_eq!(decide(&scale, Some(1)).replicas, Some(1));
+        let apply = json!({"metadata": {"managedFields": [
+            {"manager": "argocd-controller", "operation": "Apply", "apiVersion": "apps/v1", "time": "2026-03-02T09:14:05Z",
+             "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:replicas": {}}}}]},
+            "spec": {"replicas": 1}});
+        assert_eq!(decide(&apply, Some(1)).replicas, Some(1));
+        // Client-side `kubectl apply` creating from a manifest with `replicas: 1`: its Update owns
+        // the 1, and its last-applied configuration says it was written.
+        let mut created = helm_created(Some(1));
+        created["metadata"]["managedFields"][0]["manager"] = json!("kubectl-client-side-apply");
+        created["metadata"]["annotations"][LAST_APPLIED] = json!(
+            r#"{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"annotations":{},"name":"web"},"spec":{"replicas":1}}"#
+        );
+        assert_eq!(decide(&created, Some(1)).replicas, Some(1));
+        // Without replicas in it: the default.
+        created["metadata"]["annotations"][LAST_APPLIED] = json!(
+            r#"{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"annotations":{},"name":"web"},"spec":{}}"#
+        );
+        assert_eq!(decide(&created, Some(1)), ReplicasDecision { set_by: SetBy::Controllers, replicas: None });
     }
 
     #[test]
     fn helm_owning_replicas() {
-        let d = decide(&json!({
-            "metadata": {"name": "web", "managedFields": [
-                {"manager": "helm", "operation": "Update", "apiVersion": "apps/v1", "time": "2026-03-02T09:14:05Z",
-                 "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:replicas": {}, "f:selector": {}}}}
-            ]},
-            "spec": {"replicas": 3}
-        }));
+        let d = decide(
+            &json!({
+                "metadata": {"name": "web", "managedFields": [
+                    {"manager": "helm", "operation": "Update", "apiVersion": "apps/v1", "time": "2026-03-02T09:14:05Z",
+                     "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:replicas": {}, "f:selector": {}}}}
+                ]},
+                "spec": {"replicas": 3}
+            }),
+            Some(1),
+        );
         assert_eq!(d.replicas, Some(3));
         assert!(matches!(d.set_by, SetBy::Manager { ref manager, .. } if manager == "helm"));
     }
 
     #[test]
     fn kubectl_scale_is_a_user() {
-        let d = decide(&json!({
-            "metadata": {"name": "web", "managedFields": [
-                {"manager": "kubectl", "operation": "Update", "apiVersion": "autoscaling/v1", "time": "2026-03-02T09:14:05Z",
-                 "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:replicas": {}}}, "subresource": "scale"}
-            ]},
-            "spec": {"replicas": 4}
-        }));
+        let d = decide(
+            &json!({
+                "metadata": {"name": "web", "managedFields": [
+                    {"manager": "kubectl", "operation": "Update", "apiVersion": "autoscaling/v1", "time": "2026-03-02T09:14:05Z",
+                     "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:replicas": {}}}, "subresource": "scale"}
+                ]},
+                "spec": {"replicas": 4}
+            }),
+            Some(1),
+        );
         assert_eq!(
             d.set_by,
             SetBy::Manager { manager: "kubectl".into(), operation: "Update".into(), subresource: Some("scale".into()) }
@@ -249,7 +404,7 @@ mod tests {
 
     #[test]
     fn without_evidence_replicas_are_not_claimed() {
-        let d = decide(&json!({"metadata": {"name": "web"}, "spec": {"replicas": 3}}));
+        let d = decide(&json!({"metadata": {"name": "web"}, "spec": {"replicas": 3}}), Some(1));
         assert_eq!(d, ReplicasDecision { set_by: SetBy::Unknown, replicas: None });
     }
 }

@@ -144,6 +144,70 @@ fn hpa410_asks_who_set_the_replicas() {
     assert_eq!(located(&run.json(), "HPA410"), ["shop/web Deployment spec.replicas"], "{}", run.stdout);
 }
 
+/// A workload created by an `Update`-operation manager (Helm, `kubectl create`, client-side
+/// `kubectl apply`) without `spec.replicas` owns the defaulted 1 (kube-apiserver's create handler
+/// records ownership of the defaulted object): not a user's replicas. Helm's lifecycle, step by
+/// step, as the test API server records it.
+#[test]
+fn hpa410_leaves_out_what_an_update_creator_owns_by_default() {
+    let l = live();
+    let objects = fixtures::in_namespace(fixtures::cluster_fixture("replicas-set"), "shop");
+    let hpas: Vec<Value> = objects.iter().filter(|o| o["kind"] == "HorizontalPodAutoscaler").cloned().collect();
+    l.server.apply(&hpas);
+    let mut chart = fixtures::find(&objects, "Deployment", "web").clone();
+    chart["spec"].as_object_mut().unwrap().remove("replicas");
+    let hpa410 = || located(&l.lint(&["-o", "json"]).json(), "HPA410");
+    let owners = |stored: &Value| -> Vec<String> {
+        stored["metadata"]["managedFields"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["fieldsV1"]["f:spec"].get("f:replicas").is_some())
+            .map(|e| e["manager"].as_str().unwrap().to_string())
+            .collect()
+    };
+
+    // `helm install` of a chart without replicas: helm owns the defaulted 1; nothing to report.
+    let stored = l.server.apply_as(std::slice::from_ref(&chart), "helm", "Update").remove(0);
+    assert_eq!((stored["spec"]["replicas"].clone(), owners(&stored)), (json!(1), vec!["helm".to_string()]));
+    assert!(hpa410().is_empty());
+    // The HPA scales it to 3: kube-controller-manager takes the field.
+    l.server.scale_as_hpa("apps", "deployments", "shop", "web", 3);
+    assert!(hpa410().is_empty());
+    // `helm upgrade` of the chart still without replicas: its three-way merge leaves them alone.
+    let mut upgraded = chart.clone();
+    upgraded["spec"]["template"]["spec"]["containers"][0]["image"] = json!("ghcr.io/example/web:1.5.0");
+    let stored = l.server.apply_as(std::slice::from_ref(&upgraded), "helm", "Update").remove(0);
+    assert_eq!(stored["spec"]["replicas"], 3);
+    assert_eq!(owners(&stored), ["kube-controller-manager"]);
+    assert!(hpa410().is_empty());
+    // `helm upgrade` of a chart that sets replicas: 2 resets them, and helm owns them again.
+    upgraded["spec"]["replicas"] = json!(2);
+    let stored = l.server.apply_as(std::slice::from_ref(&upgraded), "helm", "Update").remove(0);
+    assert_eq!((stored["spec"]["replicas"].clone(), owners(&stored)), (json!(2), vec!["helm".to_string()]));
+    assert_eq!(hpa410(), ["shop/web Deployment spec.replicas"]);
+    // The chart drops replicas again: the three-way merge deletes the field, the API server
+    // defaults it to 1, helm owns that 1: the default, not reported.
+    upgraded["spec"].as_object_mut().unwrap().remove("replicas");
+    let stored = l.server.apply_as(std::slice::from_ref(&upgraded), "helm", "Update").remove(0);
+    assert_eq!((stored["spec"]["replicas"].clone(), owners(&stored)), (json!(1), vec!["helm".to_string()]));
+    assert!(hpa410().is_empty());
+
+    // `kubectl create` of the StatefulSet without replicas, and client-side `kubectl apply` of
+    // it without replicas: the default, both times. With replicas: 2 in the applied manifest:
+    // reported (its last-applied configuration sets them).
+    let mut db = fixtures::find(&objects, "StatefulSet", "db").clone();
+    db["spec"].as_object_mut().unwrap().remove("replicas");
+    l.server.apply_as(std::slice::from_ref(&db), "kubectl-create", "Update");
+    assert!(hpa410().is_empty());
+    let stored = l.server.apply_as(std::slice::from_ref(&db), "kubectl-client-side-apply", "Update").remove(0);
+    assert!(stored["metadata"]["annotations"]["kubectl.kubernetes.io/last-applied-configuration"].is_string());
+    assert!(hpa410().is_empty());
+    db["spec"]["replicas"] = json!(2);
+    l.server.apply_as(std::slice::from_ref(&db), "kubectl-client-side-apply", "Update");
+    assert_eq!(hpa410(), ["shop/db StatefulSet spec.replicas"]);
+}
+
 #[test]
 fn ignore_annotations_on_live_objects_suppress_as_in_files() {
     let l = live();

@@ -15,11 +15,16 @@
 //!   another object (HPA410 on a Deployment's `spec.replicas`) whose annotation, kept by the
 //!   context cache, lists them ([`rules::suppressed`], as in files): an annotation waives
 //!   warnings, never a denial. An object kube-apiserver refuses gets only its errors and
-//!   `HPA401`, as in `hpa-lint`.
+//!   `HPA401`, as in `hpa-lint`. An UPDATE is held to the policy as kube-apiserver's ratcheting
+//!   validation holds it: a constraint only for a value it changes, a `denyRules` finding only if
+//!   the stored object did not have it, and neither when the object is being deleted or the
+//!   update changes only metadata: those are warnings that say why they were allowed.
 //!
 //! Requests for other resources, subresources or operations are admitted untouched. A body
 //! that is not a v1 AdmissionReview with a uid gets HTTP 400; a review whose request is
 //! malformed gets `allowed: false` with the reason.
+
+use std::collections::HashSet;
 
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -39,8 +44,14 @@ use crate::patch;
 use crate::policy::{Effective, Enforcement, Policy, Violation};
 use crate::review::{self, Rejection, Request, Response, ResponseReview, Status, StatusCause, StatusDetails};
 
-/// Longest warning, in characters (the Kubernetes API conventions ask for about 120).
-pub const MAX_WARNING_CHARS: usize = 120;
+/// Longest warning, in characters: what kube-apiserver keeps of each warning once a response's
+/// warnings pass 4096 characters (`truncateItemRunes` = 256 against `truncateAtTotalRunes` in
+/// `recorder.AddWarning`, `k8s.io/apiserver/pkg/endpoints/filters/warning.go`, through which a
+/// validating webhook's warnings go: `warning.AddWarning` in the dispatcher). A webhook warning
+/// is otherwise passed on whole; cut here at the same length, it reads the same however many
+/// warnings one request gathers, and a finding's explanation (which follows the HPA's name and
+/// the rule) is no longer cut off, as it was at 120.
+pub const MAX_WARNING_CHARS: usize = 256;
 
 /// The admission logic, configured once for the cluster it serves.
 #[derive(Debug, Clone)]
@@ -329,18 +340,42 @@ impl Admission {
         }
         let outcome = *admitted.outcome;
 
+        // The stored object of an UPDATE in the internal form, for ratcheting. It went to the
+        // front door (no copy per UPDATE); it is decoded again only when something would deny.
+        let old_internal = std::cell::OnceCell::new();
+        let old_internal = || {
+            old_internal
+                .get_or_init(|| {
+                    (operation == pipeline::Operation::Update)
+                        .then(|| decode(request, "oldObject", request.old_object, self.gates.version()).ok())
+                        .flatten()
+                        .and_then(|o| hpa_core::convert::into_internal(o.hpa).ok())
+                        .map(|c| c.object)
+                })
+                .as_ref()
+        };
+        // Why this UPDATE is not denied by the policy whatever it finds: the object is being
+        // deleted (removing a finalizer must never be refused: it would block the deletion and
+        // the namespace's termination), or the update changes only metadata (labels, annotations,
+        // owner references: the spec the policy holds the object to is the stored one).
+        let exemption = || -> Option<&'static str> {
+            let old = old_internal()?;
+            if outcome.object.metadata.deletion_timestamp.is_some() || old.metadata.deletion_timestamp.is_some() {
+                Some("the object is being deleted")
+            } else if old.spec == outcome.object.spec {
+                Some("this update changes only metadata")
+            } else {
+                None
+            }
+        };
+
         let mut warnings: Vec<String> = Vec::new();
         let effective = policy.effective(namespace);
         let mut violations = effective.violations(&outcome.object, namespace);
         if operation == pipeline::Operation::Update && !violations.is_empty() {
             // Ratcheting, as declarative validation does it: a field whose value did not change
-            // is not held to the policy again (the user is told so). The old object went to the
-            // front door (no copy per UPDATE); it is decoded again only here, when needed.
-            let old_violations = decode(request, "oldObject", request.old_object, self.gates.version())
-                .ok()
-                .and_then(|o| hpa_core::convert::into_internal(o.hpa).ok())
-                .map(|c| effective.violations(&c.object, namespace))
-                .unwrap_or_default();
+            // is not held to the policy again (the user is told so).
+            let old_violations = old_internal().map(|old| effective.violations(old, namespace)).unwrap_or_default();
             violations.retain(|v| {
                 let kept =
                     !old_violations.iter().any(|o| o.error.field == v.error.field && o.error.value == v.error.value);
@@ -351,9 +386,14 @@ impl Admission {
             });
         }
         // Constraints the policy enforces with `Warn` admit the object and say what they found.
-        let (denials, warned): (Vec<Violation>, Vec<Violation>) =
+        let (mut denials, warned): (Vec<Violation>, Vec<Violation>) =
             violations.into_iter().partition(|v| v.enforcement == Enforcement::Deny);
         warnings.extend(warned.iter().map(|v| short(&v.error.to_string())));
+        if !denials.is_empty()
+            && let Some(reason) = exemption()
+        {
+            warnings.extend(denials.drain(..).map(|v| short(&format!("{} (allowed: {reason})", v.error))));
+        }
 
         warnings.extend(new.unknown_fields.iter().map(|path| {
             short(&format!(
@@ -376,10 +416,10 @@ impl Admission {
         // API server's to waive.
         let ignore = Ignore::from_annotations(&outcome.object.metadata.annotations);
         let index = if self.lint_warnings() { view.index() } else { None };
-        let mut denied_findings: Vec<FieldError> = Vec::new();
+        let mut denying: Vec<(&Finding, &str)> = Vec::new();
         for f in findings.iter().filter(|f| f.rule.id != rules::INVALID.id) {
             if let Some(origin) = effective.denies(f.rule.id) {
-                denied_findings.push(finding_error(f, origin));
+                denying.push((f, origin));
                 report.findings.extend(f.rule.needs_objects.then_some(f.rule.id));
             } else if f.severity >= Severity::Warning
                 && !rules::suppressed(f, &ignore, |id| index.and_then(|i| i.ignore(id)))
@@ -388,6 +428,26 @@ impl Admission {
                 report.findings.extend(f.rule.needs_objects.then_some(f.rule.id));
             }
         }
+        // `denyRules` ratchet as kube-apiserver's ratcheting validation does: an UPDATE is denied
+        // only for findings the stored object did not already have (a label added to an HPA whose
+        // Deployment pins its replicas is not refused for HPA410), and never when it is exempt.
+        if operation == pipeline::Operation::Update && !denying.is_empty() {
+            let exempt = exemption();
+            let before = match exempt {
+                Some(_) => HashSet::new(),
+                None => self.findings_before(request, namespace, view),
+            };
+            denying.retain(|(f, _)| {
+                let reason = match exempt {
+                    Some(reason) => reason,
+                    None if before.contains(&(f.rule.id, f.message.clone())) => "the object already had this finding",
+                    None => return true,
+                };
+                warnings.push(short(&format!("{} (allowed: {reason})", finding_text(f))));
+                false
+            });
+        }
+        let denied_findings: Vec<FieldError> = denying.iter().map(|(f, origin)| finding_error(f, origin)).collect();
         let allowed = outcome.errors.is_empty() && denials.is_empty() && denied_findings.is_empty();
 
         if allowed {
@@ -398,6 +458,31 @@ impl Admission {
         errors.extend(denied_findings);
         let status = invalid_status(&outcome.object.metadata.name, &errors);
         Ok((Response::deny(uid, status).with_warnings(warnings), Outcome::Denied))
+    }
+
+    /// The findings (rule and message) of an UPDATE's stored object, as `/validate` finds them
+    /// for the object sent: the front door, then the cross-object rules with `view` of the
+    /// cluster (the stored object in place of the cached one). Empty when it does not decode.
+    fn findings_before(
+        &self,
+        request: &Request<'_>,
+        namespace: &str,
+        view: &View<'_>,
+    ) -> HashSet<(&'static str, String)> {
+        let Ok(old) = decode(request, "oldObject", request.old_object, self.gates.version()) else {
+            return HashSet::new();
+        };
+        let input = Input { object: Written::Decoded(Box::new(old.hpa)), old: None, id: None, world: None };
+        let check::Report { admission, mut findings } = check::check_in(input, Some(namespace), &self.check);
+        if let Admitting::Admitted(admitted) = admission
+            && let Some(index) = view.index()
+        {
+            let t = &admitted.effective().spec.scale_target_ref;
+            let id = context::hpa_id(admitted.effective());
+            let overlay = hpa_cluster::Overlay::new(index).with_hpa(&id, &t.kind, &t.name);
+            findings.extend(admitted.check_world(Some(&id), &overlay, &self.check));
+        }
+        findings.into_iter().map(|f| (f.rule.id, f.message)).collect()
     }
 
     // === /mutate ===
@@ -489,7 +574,12 @@ pub fn mutate_v1(
 /// A lint finding as a warning: `HPA101 min-replicas-equals-max: <message>`, at most
 /// [`MAX_WARNING_CHARS`] characters.
 pub fn finding_warning(finding: &Finding) -> String {
-    short(&format!("{} {}: {}", finding.rule.id, finding.rule.name, finding.message))
+    short(&finding_text(finding))
+}
+
+/// `HPA101 min-replicas-equals-max: <message>`.
+fn finding_text(finding: &Finding) -> String {
+    format!("{} {}: {}", finding.rule.id, finding.rule.name, finding.message)
 }
 
 /// A finding the policy's `denyRules` turn into a denial, as a `Forbidden` field error at the
@@ -606,11 +696,11 @@ mod tests {
             finding_warning(&finding("spec.minReplicas equals spec.maxReplicas")),
             "HPA101 min-replicas-equals-max: spec.minReplicas equals spec.maxReplicas"
         );
-        let long = finding_warning(&finding(&"x".repeat(200)));
+        let long = finding_warning(&finding(&"x".repeat(MAX_WARNING_CHARS + 80)));
         assert_eq!(long.chars().count(), MAX_WARNING_CHARS);
         assert!(long.ends_with('…'));
         assert_eq!(short("a\nb\tc"), "a b c");
-        assert_eq!(short(&"é".repeat(120)), "é".repeat(120));
+        assert_eq!(short(&"é".repeat(MAX_WARNING_CHARS)), "é".repeat(MAX_WARNING_CHARS));
     }
 
     #[test]
@@ -815,6 +905,119 @@ mod tests {
             validate_in_context(json!({rules::IGNORE_ANNOTATION: "all"}), "defaults: {denyRules: [HPA410]}\n");
         assert!(!allowed);
         assert!(findings.contains(&"HPA410"));
+    }
+
+    /// The HPA `web` (min 1, `max`, a cpu utilization metric) with these metadata fields.
+    fn web_hpa(max: i64, metadata: Value) -> Value {
+        let mut object = json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": "web", "namespace": "shop", "resourceVersion": "7"},
+            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+                "minReplicas": 1, "maxReplicas": max,
+                "metrics": [{"type": "Resource", "resource": {"name": "cpu",
+                    "target": {"type": "Utilization", "averageUtilization": 60}}}]}});
+        for (k, v) in metadata.as_object().unwrap() {
+            object["metadata"][k] = v.clone();
+        }
+        object
+    }
+
+    /// `/validate` of an UPDATE from `old` to `new` under `policy`, with `view`: whether it is
+    /// allowed, its warnings and the status message.
+    fn validate_update(old: &Value, new: &Value, policy: &str, view: &View<'_>) -> (bool, Vec<String>, String) {
+        let body = crate::review::hpa_review("u", "UPDATE", new, Some(old));
+        let admission = Admission::new(FeatureGates::default());
+        let answer = admission.review_in(Endpoint::Validate, body.to_string().as_bytes(), &test_policy(policy), view);
+        let review: Value = serde_json::from_slice(&answer.body).unwrap();
+        let response = &review["response"];
+        let message = response["status"]["message"].as_str().unwrap_or_default().to_string();
+        (response["allowed"] == true, warnings_of(response), message)
+    }
+
+    #[test]
+    fn deny_rules_ratchet_on_update() {
+        let deny = "defaults: {denyRules: [HPA101]}\n";
+        let off = &View::Off;
+        // min = max = 1 (HPA101) already stored: a label added is allowed, and says why.
+        let old = web_hpa(1, json!({}));
+        let labelled = web_hpa(1, json!({"labels": {"team": "shop"}}));
+        let (allowed, warnings, message) = validate_update(&old, &labelled, deny, off);
+        assert!(allowed, "{message}");
+        assert!(
+            warnings
+                .iter()
+                .any(|w| w.starts_with("HPA101 ") && w.ends_with("(allowed: this update changes only metadata)")),
+            "{warnings:?}"
+        );
+        // A spec change that keeps the finding the stored object had: allowed.
+        let mut retargeted = old.clone();
+        retargeted["spec"]["metrics"][0]["resource"]["target"]["averageUtilization"] = json!(70);
+        let (allowed, warnings, _) = validate_update(&old, &retargeted, deny, off);
+        assert!(allowed);
+        assert!(warnings.iter().any(|w| w.ends_with("(allowed: the object already had this finding)")), "{warnings:?}");
+        // A spec change that brings it: denied, as a CREATE is.
+        let (allowed, _, message) = validate_update(&web_hpa(2, json!({})), &old, deny, off);
+        assert!(!allowed);
+        assert!(message.contains("Forbidden: HPA101 min-replicas-equals-max: "), "{message}");
+        // An object being deleted: a finalizer removed (or anything else) is never refused.
+        let deleting = json!({"deletionTimestamp": "2026-03-02T10:00:00Z", "finalizers": ["example.com/cleanup"]});
+        let old = web_hpa(2, deleting.clone());
+        let mut new = web_hpa(1, deleting);
+        new["metadata"].as_object_mut().unwrap().remove("finalizers");
+        let (allowed, warnings, message) = validate_update(&old, &new, deny, off);
+        assert!(allowed, "{message}");
+        assert!(warnings.iter().any(|w| w.ends_with("(allowed: the object is being deleted)")), "{warnings:?}");
+        // The policy's constraints too: a metadata-only update of an object over maxReplicas.
+        let constraint = "defaults: {constraints: {maxReplicas: 3}}\n";
+        let (allowed, _, _) = validate_update(&web_hpa(2, json!({})), &web_hpa(5, json!({})), constraint, off);
+        assert!(!allowed);
+        let over = web_hpa(5, json!({}));
+        let (allowed, warnings, message) =
+            validate_update(&over, &web_hpa(5, json!({"labels": {"team": "shop"}})), constraint, off);
+        assert!(allowed, "{message}");
+        assert!(warnings.iter().any(|w| w.contains("allowed")), "{warnings:?}");
+    }
+
+    #[test]
+    fn cross_object_deny_rules_ratchet_on_update() {
+        // The Deployment pins its replicas (HPA410), and the policy denies HPA410.
+        let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "web", "namespace": "shop",
+                "managedFields": [{"manager": "argocd-controller", "operation": "Apply", "apiVersion": "apps/v1",
+                    "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:replicas": {}}}}]},
+            "spec": {"replicas": 3, "template": {"spec": {"containers": [{"name": "app",
+                "resources": {"requests": {"cpu": "100m"}}}]}}}});
+        let gates = FeatureGates::default();
+        let index = hpa_cluster::watch::Index::of_objects(
+            [(hpa_cluster::kinds::DEPLOYMENT, deployment)],
+            &hpa_cluster::watch::CacheOptions::admission_for(gates),
+        );
+        let lock = std::sync::RwLock::new(index);
+        let view = View::Fresh(lock.read().unwrap());
+        let deny = "defaults: {denyRules: [HPA410]}\n";
+        // A CREATE is denied.
+        let body = review_of(&web_hpa(5, json!({})));
+        let answer = Admission::new(FeatureGates::default()).review_in(
+            Endpoint::Validate,
+            body.to_string().as_bytes(),
+            &test_policy(deny),
+            &view,
+        );
+        let review: Value = serde_json::from_slice(&answer.body).unwrap();
+        assert_eq!(review["response"]["allowed"], false, "{review}");
+        // An UPDATE of the HPA's labels, or of its maxReplicas: the finding is the stored
+        // object's too (it is about the Deployment), so allowed with a warning.
+        let old = web_hpa(5, json!({}));
+        for new in [web_hpa(5, json!({"labels": {"team": "shop"}})), web_hpa(6, json!({}))] {
+            let (allowed, warnings, message) = validate_update(&old, &new, deny, &view);
+            assert!(allowed, "{message}");
+            assert!(warnings.iter().any(|w| w.starts_with("HPA410 ") && w.contains("(allowed: ")), "{warnings:?}");
+        }
+        // Retargeted at it from another Deployment: the finding is new, denied.
+        let mut elsewhere = old.clone();
+        elsewhere["spec"]["scaleTargetRef"]["name"] = json!("api");
+        let (allowed, _, message) = validate_update(&elsewhere, &old, deny, &view);
+        assert!(!allowed);
+        assert!(message.contains("HPA410"), "{message}");
     }
 
     /// A lone surrogate escape in `fieldsV1` (kube-apiserver keeps `FieldsV1.Raw` and sends it

@@ -26,7 +26,10 @@
 //! `denyRules` lists lint rules (by ID or name) whose findings deny the request instead of
 //! warning; a later layer's list replaces an earlier one's (`[]` turns denial off again). A
 //! rule that reads other objects (a cross-object rule, such as HPA201 or HPA410) denies only
-//! when the server's context cache is on and its view is fresh: never on a stale view.
+//! when the server's context cache is on and its view is fresh: never on a stale view. An UPDATE
+//! is denied only for findings the stored object did not already have, and never when the object
+//! is being deleted or the update changes only metadata (`/validate` ratchets: see
+//! [`crate::admission`]).
 //!
 //! A constraint is enforced as the layer that set it says (`enforcement: Deny`, the default,
 //! or `Warn`); a rule without `enforcement` takes the one of `defaults`, so `defaults:

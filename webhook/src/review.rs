@@ -312,8 +312,13 @@ impl Response {
         self
     }
 
-    /// Sets the warnings.
-    pub fn with_warnings(mut self, warnings: Vec<String>) -> Self {
+    /// Sets the warnings, each text once, in order: kube-apiserver's warning recorder
+    /// (`recorder.AddWarning` in `k8s.io/apiserver/pkg/endpoints/filters/warning.go`) drops a
+    /// text it already recorded, and so does this response (two metrics of one HPA can find
+    /// the same thing about one object).
+    pub fn with_warnings(mut self, mut warnings: Vec<String>) -> Self {
+        let mut seen = std::collections::HashSet::with_capacity(warnings.len());
+        warnings.retain(|w| seen.insert(w.clone()));
         self.warnings = warnings;
         self
     }
@@ -403,6 +408,12 @@ mod tests {
         assert_eq!(r.object.unwrap().get(), r#"{"apiVersion":"autoscaling/v2"}"#);
         assert!(r.old_object.is_none());
         assert_eq!(r.dry_run, Some(true));
+    }
+
+    #[test]
+    fn identical_warnings_are_sent_once_in_order() {
+        let r = Response::allow("u").with_warnings(vec!["b".into(), "a".into(), "b".into(), "c".into(), "a".into()]);
+        assert_eq!(r.warnings, ["b", "a", "c"]);
     }
 
     #[test]

@@ -3,11 +3,13 @@
 //! warning, naming the HPA, for each finding of that HPA's cross-object rules the write brings:
 //! the rules run twice against the context cache, once with the object as it was (the old
 //! object, else the cache) and once with the object as sent in its place, and what only the
-//! second run finds is what this write breaks. No check is written here: a dropped request a
-//! utilization metric needs is HPA201, `spec.replicas` set on an HPA-managed workload is HPA410
-//! (with hpa-cluster's decision of who set it, from the managed fields kube-apiserver has
-//! already updated), a `ContainerResource` container removed is HPA202, a VPA conflict HPA408
-//! and a PodDisruptionBudget blocking every eviction at `minReplicas` HPA104.
+//! second run finds is what this write breaks; so is a finding of both runs located on a field of
+//! the written object the write changes (its value, or the field managers owning it). No check
+//! is written here: a dropped request a utilization metric needs is HPA201, `spec.replicas` set
+//! on an HPA-managed workload is HPA410 (with hpa-cluster's decision of who set it, from the
+//! managed fields kube-apiserver has already updated), a `ContainerResource` container removed
+//! is HPA202, a VPA conflict HPA408 and a PodDisruptionBudget blocking every eviction at
+//! `minReplicas` HPA104.
 //!
 //! Suppression as in files ([`hpa_core::rules::suppressed`]): a warning is left out (and not
 //! counted in /metrics) when the HPA it names lists the rule in its `hpa-lint.dev/ignore`
@@ -24,7 +26,7 @@ use hpa_cluster::inventory::{Trimmed, object_id, trim};
 use hpa_cluster::kinds::{self, Kind};
 use hpa_cluster::watch::{CachedHpa, Index, Overlay};
 use hpa_core::rules::objects::{Pdb, Vpa, Workload};
-use hpa_core::rules::{self, Finding, Ignore, ObjectId, Objects, Severity};
+use hpa_core::rules::{self, Finding, Ignore, Location, ObjectId, Objects, Severity};
 use serde_json::Value;
 
 use crate::admission::{Admission, ContextReport, short};
@@ -89,7 +91,7 @@ pub(crate) fn decide(
         }
         View::Off => return (Response::allow(uid), Outcome::Skipped),
     };
-    let parse = |raw: Option<&serde_json::value::RawValue>| -> Option<(Changed, Ignore)> {
+    let parse = |raw: Option<&serde_json::value::RawValue>, keep: bool| -> Option<(Changed, Ignore, Option<Value>)> {
         // Read as Go reads it: a lone surrogate escape kube-apiserver passes through in
         // `fieldsV1` is U+FFFD, not a reason to refuse the write.
         let mut value: Value = hpa_core::go::parse_tree(raw.filter(|r| r.get() != "null")?.get()).ok()?;
@@ -101,31 +103,129 @@ pub(crate) fn decide(
             metadata.insert("namespace".into(), Value::String(request.namespace().to_string()));
         }
         let ignore = Ignore::from_json(&value);
+        let kept = keep.then(|| value.clone());
         let changed = match trim(kind, value) {
             Trimmed::Workload(w, _) => Changed::Workload(w),
             Trimmed::Pdb(p) => Changed::Pdb(p),
             Trimmed::Vpa(v) => Changed::Vpa(v),
             _ => return None,
         };
-        Some((changed, ignore))
+        Some((changed, ignore, kept))
     };
-    let Some((new, ignore)) = parse(request.object) else {
+    // An UPDATE keeps both objects as trees, to tell which fields it changes.
+    let update = op == Operation::Update;
+    let Some((new, ignore, new_tree)) = parse(request.object, update) else {
         return (Response::invalid(uid, "request.object is missing or not an object"), Outcome::Invalid);
     };
-    let old = if op == Operation::Update { parse(request.old_object).map(|(o, _)| o) } else { None };
-    let warnings = warnings(admission, index, (&new, &ignore), old.as_ref(), report);
+    let old = if update { parse(request.old_object, true) } else { None };
+    let (old, trees) = match (old, new_tree) {
+        (Some((old, _, Some(old_tree))), Some(new_tree)) => (Some(old), Some((old_tree, new_tree))),
+        (old, _) => (old.map(|(o, _, _)| o), None),
+    };
+    let written = Written { changed: &new, ignore: &ignore, trees: trees.as_ref() };
+    let warnings = warnings(admission, index, &written, old.as_ref(), report);
     (Response::allow(uid).with_warnings(warnings), Outcome::Allowed)
 }
 
-/// The warnings for one write: per HPA concerned, the cross-object findings it brings, but those
-/// suppressed ([`suppressed`]). `new` is the written object with its own annotation.
+/// The object a write sends.
+struct Written<'a> {
+    /// It, trimmed.
+    changed: &'a Changed,
+    /// Its own `hpa-lint.dev/ignore` annotation.
+    ignore: &'a Ignore,
+    /// For an UPDATE, the stored object and the one sent, as trees.
+    trees: Option<&'a (Value, Value)>,
+}
+
+impl Written<'_> {
+    /// Whether this write changes the field a finding is located on in the written object: its
+    /// value, or who owns it (`metadata.managedFields`, which kube-apiserver has updated before
+    /// admission). Such a finding is this write's even when the stored object had it too: a
+    /// client-side `kubectl apply` that resets `spec.replicas` from the HPA's 7 to the 3 of its
+    /// last-applied configuration undoes the HPA now, though the configuration said 3 before.
+    fn changes(&self, finding: &Finding) -> bool {
+        let (Location::Object { id, path }, Some((old, new))) = (&finding.location, self.trees) else {
+            return false;
+        };
+        if id != self.changed.id() {
+            return false;
+        }
+        let Some(segments) = field_segments(path) else { return false };
+        value_at(old, &segments) != value_at(new, &segments) || owners(old, &segments) != owners(new, &segments)
+    }
+}
+
+/// One step of a field path.
+#[derive(Debug, PartialEq)]
+enum Segment<'a> {
+    Field(&'a str),
+    Index(usize),
+}
+
+/// The steps of a field path as findings write them (`spec.template.spec.containers[0].name`);
+/// `None` when it does not read as one.
+fn field_segments(path: &str) -> Option<Vec<Segment<'_>>> {
+    let mut out = Vec::new();
+    for part in path.split('.') {
+        let (name, mut rest) = part.split_once('[').map_or((part, ""), |(n, r)| (n, r));
+        if name.is_empty() {
+            return None;
+        }
+        out.push(Segment::Field(name));
+        while !rest.is_empty() {
+            let (index, after) = rest.split_once(']')?;
+            out.push(Segment::Index(index.parse().ok()?));
+            rest = after.strip_prefix('[').unwrap_or(after);
+        }
+    }
+    Some(out)
+}
+
+/// The value at a field path.
+fn value_at<'v>(object: &'v Value, segments: &[Segment<'_>]) -> Option<&'v Value> {
+    segments.iter().try_fold(object, |v, s| match s {
+        Segment::Field(name) => v.get(*name),
+        Segment::Index(i) => v.get(*i),
+    })
+}
+
+/// The field managers owning a field path (`fieldsV1` `f:` keys; none for a path through a list
+/// item, whose key this reading does not know), sorted.
+fn owners<'v>(object: &'v Value, segments: &[Segment<'_>]) -> Vec<&'v str> {
+    let Some(entries) = object.pointer("/metadata/managedFields").and_then(Value::as_array) else {
+        return Vec::new();
+    };
+    let mut out: Vec<&str> = entries
+        .iter()
+        .filter(|e| e.get("subresource").and_then(Value::as_str) != Some("status"))
+        .filter(|e| {
+            segments
+                .iter()
+                .try_fold(e.get("fieldsV1"), |v, s| match s {
+                    Segment::Field(name) => Some(v.and_then(|v| v.get(format!("f:{name}")))),
+                    Segment::Index(_) => None,
+                })
+                .flatten()
+                .is_some()
+        })
+        .filter_map(|e| e.get("manager").and_then(Value::as_str))
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// The warnings for one write: per HPA concerned, the cross-object findings it brings (those the
+/// stored object did not have, and those on a field of the written object the write changes,
+/// [`Written::changes`]), but those suppressed ([`suppressed`]); each text once.
 fn warnings(
     admission: &Admission,
     index: &Index,
-    (new, ignore): (&Changed, &Ignore),
+    written: &Written<'_>,
     old: Option<&Changed>,
     report: &mut ContextReport,
 ) -> Vec<String> {
+    let (new, ignore) = (written.changed, written.ignore);
     let after = overlay(index, new);
     let before = match old {
         Some(old) => overlay(index, old),
@@ -148,13 +248,16 @@ fn warnings(
         let known: HashSet<(&'static str, String)> =
             found(&before).into_iter().map(|f| (f.rule.id, f.message)).collect();
         for f in found(&after) {
-            if known.contains(&(f.rule.id, f.message.clone()))
+            if (known.contains(&(f.rule.id, f.message.clone())) && !written.changes(&f))
                 || suppressed(&f, &hpa.ignore, (new.id(), ignore), |id| index.ignore(id))
             {
                 continue;
             }
-            report.findings.push(f.rule.id);
-            out.push(short(&format!("HPA {}: {} {}: {}", hpa.id.name, f.rule.id, f.rule.name, f.message)));
+            let text = short(&format!("HPA {}: {} {}: {}", hpa.id.name, f.rule.id, f.rule.name, f.message));
+            if !out.contains(&text) {
+                report.findings.push(f.rule.id);
+                out.push(text);
+            }
         }
     }
     out
@@ -245,6 +348,95 @@ mod tests {
     fn finding(rule: &str) -> Finding {
         let Some(rule) = find(rule) else { panic!("{rule} is registered") };
         Finding::new(rule.meta(), "spec.metrics[0]", "message")
+    }
+
+    #[test]
+    fn field_paths_read_as_findings_write_them() {
+        use Segment::{Field, Index};
+        assert_eq!(field_segments("spec.replicas"), Some(vec![Field("spec"), Field("replicas")]));
+        assert_eq!(
+            field_segments("spec.containers[0].resources"),
+            Some(vec![Field("spec"), Field("containers"), Index(0), Field("resources")])
+        );
+        assert_eq!(field_segments("a[1][2]"), Some(vec![Field("a"), Index(1), Index(2)]));
+        assert_eq!(field_segments("a[x]"), None);
+        assert_eq!(field_segments(""), None);
+    }
+
+    #[test]
+    fn a_write_changes_a_field_by_value_or_by_owner() {
+        let entry = |manager: &str, sub: Option<&str>| {
+            let mut e = serde_json::json!({"manager": manager, "operation": "Update", "fieldsV1": {"f:spec": {"f:replicas": {}}}});
+            if let Some(s) = sub {
+                e["subresource"] = serde_json::json!(s);
+            }
+            e
+        };
+        let object = |replicas: i64, entries: Vec<Value>| serde_json::json!({"metadata": {"managedFields": entries}, "spec": {"replicas": replicas}});
+        let web = Changed::Workload(Workload { id: id("Deployment", "web"), ..Workload::default() });
+        let none = Ignore::default();
+        let on_replicas = finding("HPA410").on_object(id("Deployment", "web"), "spec.replicas");
+        let changes = |old: Value, new: Value| {
+            let trees = (old, new);
+            Written { changed: &web, ignore: &none, trees: Some(&trees) }.changes(&on_replicas)
+        };
+        let hpa = || vec![entry("kube-controller-manager", Some("scale"))];
+        let csa = || vec![entry("kubectl-client-side-apply", None)];
+        // Client-side apply resets the HPA's 7 to 3, taking the field.
+        assert!(changes(object(7, hpa()), object(3, csa())));
+        // The same value, the field taken from the controller.
+        assert!(changes(object(3, hpa()), object(3, csa())));
+        // Neither: a write of something else.
+        assert!(!changes(object(3, csa()), object(3, csa())));
+        // A finding about another object, or a CREATE: not this rule's business.
+        let other = finding("HPA410").on_object(id("Deployment", "api"), "spec.replicas");
+        let trees = (object(7, hpa()), object(3, csa()));
+        assert!(!Written { changed: &web, ignore: &none, trees: Some(&trees) }.changes(&other));
+        assert!(!Written { changed: &web, ignore: &none, trees: None }.changes(&on_replicas));
+    }
+
+    /// A VPA CREATE against an HPA scaling on cpu twice (a `Resource` and a `ContainerResource`
+    /// metric): HPA408 finds the same thing twice, warned and counted once.
+    #[test]
+    fn one_warning_per_text() {
+        use serde_json::json;
+        let hpa = json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": "web", "namespace": "shop", "resourceVersion": "1"},
+            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+                "minReplicas": 2, "maxReplicas": 8, "metrics": [
+                    {"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 60}}},
+                    {"type": "ContainerResource", "containerResource": {"name": "cpu", "container": "app",
+                        "target": {"type": "Utilization", "averageUtilization": 60}}}]}});
+        let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "web", "namespace": "shop"},
+            "spec": {"template": {"spec": {"containers": [{"name": "app", "resources": {"requests": {"cpu": "100m"}}}]}}}});
+        let gates = hpa_core::features::FeatureGates::default();
+        let index = Index::of_objects(
+            [(kinds::HPA, hpa), (kinds::DEPLOYMENT, deployment)],
+            &hpa_cluster::watch::CacheOptions::admission_for(gates.clone()),
+        );
+        let lock = std::sync::RwLock::new(index);
+        let view = View::Fresh(lock.read().unwrap());
+        let vpa = json!({"apiVersion": "autoscaling.k8s.io/v1", "kind": "VerticalPodAutoscaler",
+            "metadata": {"name": "web", "namespace": "shop"},
+            "spec": {"targetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+                "updatePolicy": {"updateMode": "Auto"}}});
+        let body = json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": {"uid": "v",
+            "kind": {"group": "autoscaling.k8s.io", "version": "v1", "kind": "VerticalPodAutoscaler"},
+            "resource": {"group": "autoscaling.k8s.io", "version": "v1", "resource": "verticalpodautoscalers"},
+            "namespace": "shop", "operation": "CREATE", "object": vpa}});
+        let answer = Admission::new(gates).review_in(
+            crate::metrics::Endpoint::ValidateWorkloads,
+            body.to_string().as_bytes(),
+            &crate::policy::Policy::default(),
+            &view,
+        );
+        let review: Value = serde_json::from_slice(&answer.body).unwrap();
+        let warnings: Vec<&str> =
+            review["response"]["warnings"].as_array().unwrap().iter().map(|w| w.as_str().unwrap()).collect();
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].starts_with("HPA web: HPA408 vpa-conflict: "), "{warnings:?}");
+        assert_eq!(answer.context.findings, ["HPA408"]);
     }
 
     #[test]

@@ -15,6 +15,7 @@
 
 pub mod fixtures;
 mod http;
+pub mod managed;
 pub mod store;
 
 use std::net::SocketAddr;
@@ -167,21 +168,22 @@ preferences: {{}}
         self.shared.store().install(resource);
     }
 
-    /// Creates or replaces objects (`kind: List` expanded) as kube-apiserver would store them;
-    /// `manager` and `operation` (`Apply` or `Update`) become their managed-fields entry, as
-    /// a client writing that object gets.
+    /// Writes objects (`kind: List` expanded) as `manager` does with `operation` and
+    /// kube-apiserver stores them ([`store::Store::write_as`]): `Apply` is server-side apply
+    /// (the manager owns what it applied; fields others own stay), `Update` a create or, on an
+    /// existing object, the three-way merge patch of client-side `kubectl apply`
+    /// (`kubectl-client-side-apply`, which writes its last-applied configuration) or `helm
+    /// upgrade` (any other manager); the managed fields record who owns what after it
+    /// ([`managed`]), as a client writing that object gets.
     pub fn apply_as(&self, objects: &[Value], manager: &str, operation: &str) -> Vec<Value> {
         let mut out = Vec::new();
         for object in objects.iter().flat_map(expand) {
-            let mut object = object.clone();
-            let fields = store::fields_v1(&object);
-            let api_version = object.get("apiVersion").cloned().unwrap_or(Value::Null);
-            let entry = json!({
-                "manager": manager, "operation": operation, "apiVersion": api_version,
-                "time": "2026-03-02T09:14:05Z", "fieldsType": "FieldsV1", "fieldsV1": fields,
-            });
-            store::set(&mut object, &["metadata", "managedFields"], json!([entry]));
-            out.push(self.put(object));
+            let mut store = self.shared.store();
+            let stored = store.write_as(object, manager, operation).unwrap_or_else(|e| panic!("test API server: {e}"));
+            if let Some(change) = store.history.last() {
+                let _ = self.shared.changes.send(change.clone());
+            }
+            out.push(stored);
         }
         out
     }
@@ -215,8 +217,8 @@ preferences: {{}}
 
     /// What the HPA controller does when it rescales a target: writes `spec.replicas` through
     /// the scale subresource as `kube-controller-manager`, taking `f:spec.f:replicas` from
-    /// every other manager (structured-merge-diff's forced update).
-    pub fn scale_as_hpa(&self, group: &str, plural: &str, namespace: &str, name: &str, replicas: i64) {
+    /// every other manager (structured-merge-diff's forced update). Returns the stored object.
+    pub fn scale_as_hpa(&self, group: &str, plural: &str, namespace: &str, name: &str, replicas: i64) -> Value {
         let mut object = {
             let store = self.shared.store();
             let r = store.resource(group, plural).unwrap_or_else(|| panic!("{plural}.{group} is not served"));
@@ -243,7 +245,7 @@ preferences: {{}}
             "subresource": "scale",
         }));
         store::set(&mut object, &["metadata", "managedFields"], Value::Array(entries));
-        self.put(object);
+        self.put(object)
     }
 
     /// Compacts the history: watches and continue tokens from before now get 410 Gone.

@@ -167,6 +167,9 @@ pub struct Store {
     /// from before it get 410 Gone).
     pub compacted: u64,
     uid_counter: u64,
+    /// The manifest each manager sent last, per object (by resource, namespace, name, manager):
+    /// what Helm keeps in its release for its next three-way merge.
+    pub sent: BTreeMap<(usize, String, String, String), Value>,
 }
 
 impl Store {
@@ -249,13 +252,40 @@ impl Store {
             }
         }
         set(&mut object, &["metadata", "resourceVersion"], json!(self.rv.to_string()));
-        if resource.scale.is_some() && object.pointer("/spec/replicas").is_none() && object.get("spec").is_some() {
-            set(&mut object, &["spec", "replicas"], json!(1));
-        }
+        default_replicas(&resource, &mut object);
         let type_ = if previous.is_some() { "MODIFIED" } else { "ADDED" };
         self.objects[r].insert(key, object.clone());
         self.history.push(Change { rv: self.rv, type_, resource: r, object: object.clone() });
         Ok(object)
+    }
+
+    /// Writes `object` as `manager` does with `operation` (`Apply`: server-side apply; `Update`:
+    /// a create, or a three-way merge patch from the manager's previous manifest: the live
+    /// object's last-applied configuration for client-side `kubectl apply`, which writes it, the
+    /// manifest it sent last for any other, as Helm keeps it in its release), recording who owns
+    /// what as kube-apiserver does ([`super::managed`]).
+    pub fn write_as(&mut self, object: &Value, manager: &str, operation: &str) -> Result<Value, String> {
+        use super::managed::{self, Write};
+        let r = self.resource_of(object).ok_or_else(|| format!("no resource serves {}", describe(object)))?;
+        let resource = self.resources[r].clone();
+        let name = object.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default().to_string();
+        let namespace = if resource.namespaced {
+            object.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or("default").to_string()
+        } else {
+            String::new()
+        };
+        let live = self.objects[r].get(&(namespace.clone(), name.clone())).cloned();
+        let client_side = manager == managed::CLIENT_SIDE_APPLY && operation != "Apply";
+        let sent = if client_side { managed::with_last_applied(object) } else { object.clone() };
+        let sent_key = (r, namespace, name, manager.to_string());
+        let previous =
+            if client_side { live.as_ref().and_then(managed::last_applied) } else { self.sent.get(&sent_key).cloned() };
+        let write = if operation == "Apply" { Write::Apply } else { Write::Update { previous: previous.as_ref() } };
+        let mut new = managed::written(live.as_ref(), &sent, manager, write);
+        default_replicas(&resource, &mut new);
+        managed::record(live.as_ref(), &mut new, manager, write, &sent);
+        self.sent.insert(sent_key, sent);
+        self.put(new)
     }
 
     /// Deletes an object; `None` when absent.
@@ -364,6 +394,19 @@ pub fn labels_match(object: &Value, selector: &str) -> bool {
     })
 }
 
+/// `spec.replicas` defaulted to 1 where kube-apiserver defaults it: the built-in scalable
+/// workloads (`SetDefaults_Deployment`, `SetDefaults_StatefulSet`, `SetDefaults_ReplicaSet`,
+/// `SetDefaults_ReplicationController`); a CRD (Argo Rollouts') declares no default.
+pub fn default_replicas(resource: &Resource, object: &mut Value) {
+    if resource.scale.is_some()
+        && !resource.custom
+        && object.pointer("/spec/replicas").is_none()
+        && object.get("spec").is_some()
+    {
+        set(object, &["spec", "replicas"], json!(1));
+    }
+}
+
 /// Whether an object satisfies a `fieldSelector` query (`a.b=c`, `a.b==c`, `a.b!=c`).
 pub fn fields_match(object: &Value, selector: &str) -> bool {
     selector.split(',').map(str::trim).filter(|r| !r.is_empty()).all(|r| {
@@ -426,63 +469,10 @@ pub fn describe(object: &Value) -> String {
 
 /// The `fieldsV1` set of what an object (as sent by a manager) sets: `f:<field>` for map
 /// keys, `k:{"name":...}` for list items keyed by name (containers, ports, env), whole lists
-/// otherwise, as structured-merge-diff records them for the apps/v1 schema.
+/// otherwise, as structured-merge-diff records them for the apps/v1 schema
+/// ([`managed::leaves`](super::managed::leaves)).
 pub fn fields_v1(object: &Value) -> Value {
-    /// Fields whose values are maps in the schema (structs get no "." entry).
-    const MAPS: [&str; 7] = ["labels", "annotations", "matchLabels", "requests", "limits", "nodeSelector", "resources"];
-    fn walk(v: &Value) -> Value {
-        let mut out = Map::new();
-        match v {
-            Value::Object(m) => {
-                for (k, child) in m {
-                    let entry = match child {
-                        Value::Object(_) => {
-                            let mut inner = walk(child);
-                            // Maps (not structs) own their own presence: ".".
-                            if let Value::Object(i) = &mut inner
-                                && MAPS.contains(&k.as_str())
-                            {
-                                i.insert(".".into(), json!({}));
-                            }
-                            inner
-                        }
-                        Value::Array(items) if items.iter().all(|i| i.get("name").is_some_and(Value::is_string)) => {
-                            let mut set = Map::new();
-                            for item in items {
-                                let key = format!(
-                                    "k:{{\"name\":{}}}",
-                                    serde_json::to_string(item.get("name").unwrap_or(&Value::Null)).unwrap_or_default()
-                                );
-                                let mut inner = walk(item);
-                                if let Value::Object(i) = &mut inner {
-                                    i.insert(".".into(), json!({}));
-                                }
-                                set.insert(key, inner);
-                            }
-                            Value::Object(set)
-                        }
-                        _ => json!({}),
-                    };
-                    out.insert(format!("f:{k}"), entry);
-                }
-            }
-            _ => return json!({}),
-        }
-        Value::Object(out)
-    }
-    let mut trimmed = object.clone();
-    if let Value::Object(m) = &mut trimmed {
-        m.remove("apiVersion");
-        m.remove("kind");
-        m.remove("status");
-        if let Some(Value::Object(meta)) = m.get_mut("metadata") {
-            meta.retain(|k, _| k == "labels" || k == "annotations");
-            if meta.is_empty() {
-                m.remove("metadata");
-            }
-        }
-    }
-    walk(&trimmed)
+    super::managed::to_fields_v1(super::managed::leaves(object).keys())
 }
 
 #[cfg(test)]

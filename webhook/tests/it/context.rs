@@ -262,6 +262,103 @@ async fn cross_object_checks_at_admission_on_both_sides() {
     server.stop().await;
 }
 
+/// Who set `spec.replicas`, at admission: a workload Helm created without replicas owns the
+/// defaulted 1 (not a user's: the HPA of the chart is not refused by `denyRules: [HPA410]`), and a
+/// client-side `kubectl apply` that resets the HPA's count to its last-applied 3 is warned on,
+/// though the stored object's last-applied configuration said 3 already.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn replicas_at_admission_follow_who_set_them() {
+    let (s, _) = setup().await;
+    let policy = s._dir.path().join("policy.yaml");
+    std::fs::write(
+        &policy,
+        "apiVersion: hpa-toolkit.io/v1alpha1\nkind: WebhookPolicy\nrules:\n  - name: shop\n    namespaces: [shop]\n    denyRules: [HPA410]\n",
+    )
+    .unwrap();
+    let policy = policy.display().to_string();
+    let (server, mut conn) = s.webhook(&["--policy", &policy]).await;
+    let deployment = |name: &str, replicas: Option<i64>| {
+        let mut d = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name, "namespace": "shop"},
+            "spec": {"selector": {"matchLabels": {"app": name}}, "template": {"metadata": {"labels": {"app": name}},
+                "spec": {"containers": [{"name": "app", "image": "ghcr.io/example/cart:1.0.0",
+                    "resources": {"requests": {"cpu": "100m"}}}]}}}});
+        if let Some(n) = replicas {
+            d["spec"]["replicas"] = json!(n);
+        }
+        d
+    };
+    let hpa_of = |name: &str| {
+        json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": name, "namespace": "shop"},
+            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": name},
+                "minReplicas": 2, "maxReplicas": 8,
+                "metrics": [{"type": "Resource", "resource": {"name": "cpu",
+                    "target": {"type": "Utilization", "averageUtilization": 60}}}]}})
+    };
+
+    // `helm install` of a chart without replicas: the HPA of the chart is admitted.
+    s.api.apply_as(&[deployment("cart", None)], "helm", "Update");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let answer = conn.review("/validate", &review("h1", "CREATE", &hpa_of("cart"), None)).await.unwrap();
+        let found = warnings(&answer);
+        // Until the cache has the Deployment, its HPA's target is not found.
+        if !found.iter().any(|w| w.starts_with("HPA403")) {
+            assert_eq!(response(&answer)["allowed"], true, "{answer}");
+            assert!(!found.iter().any(|w| w.contains("HPA410")), "{found:?}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "the Deployment was not seen within 10 s: {answer}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    // With replicas: 3 in the chart, it is refused.
+    s.api.apply_as(&[deployment("cart", Some(3))], "helm", "Update");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let answer = conn.review("/validate", &review("h2", "CREATE", &hpa_of("cart"), None)).await.unwrap();
+        if response(&answer)["allowed"] == false {
+            let message = response(&answer)["status"]["message"].as_str().unwrap();
+            assert!(message.contains("Forbidden: HPA410 workload-sets-replicas: "), "{message}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "HPA410 was not denied within 10 s: {answer}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+
+    // Client-side `kubectl apply` with replicas: 3, the HPA scales to 7, then the same apply:
+    // the write resets the HPA's count, warned on.
+    let manifest = deployment("web2", Some(3));
+    s.api.apply_as(std::slice::from_ref(&manifest), "kubectl-client-side-apply", "Update");
+    s.api.apply(&[hpa_of("web2")]);
+    let old = s.api.scale_as_hpa("apps", "deployments", "shop", "web2", 7);
+    let new = s.api.apply_as(std::slice::from_ref(&manifest), "kubectl-client-side-apply", "Update").remove(0);
+    assert_eq!((old["spec"]["replicas"].clone(), new["spec"]["replicas"].clone()), (json!(7), json!(3)));
+    let deployments = ("apps", "v1", "deployments");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let answer = conn
+            .review("/validate-workloads", &workload_review("r1", "UPDATE", deployments, &new, Some(&old)))
+            .await
+            .unwrap();
+        assert_eq!(response(&answer)["allowed"], true);
+        let found = warnings(&answer);
+        if let Some(w) = found.iter().find(|w| w.starts_with("HPA web2: HPA410 workload-sets-replicas:")) {
+            // The whole explanation, not cut.
+            assert!(w.ends_with("every apply resets the count"), "{w}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "no HPA410 warning: {found:?}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    // The same apply again (the count is the manifest's already): nothing new to say.
+    let answer = conn
+        .review("/validate-workloads", &workload_review("r2", "UPDATE", deployments, &new, Some(&new)))
+        .await
+        .unwrap();
+    assert!(!warnings(&answer).iter().any(|w| w.contains("HPA410")), "{answer}");
+    server.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stopped_api_server_leaves_single_object_checks_and_a_warning() {
     let (s, objects) = setup().await;

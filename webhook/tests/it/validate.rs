@@ -182,7 +182,7 @@ async fn constraints_ratchet_on_update() {
     assert_eq!(response(&answer)["allowed"], true);
     let warning = response(&answer)["warnings"][0].as_str().unwrap();
     assert!(warning.starts_with("spec.maxReplicas: Invalid value: 200"), "{warning}");
-    assert!(warning.chars().count() <= 120);
+    assert!(warning.chars().count() <= hpa_webhook::admission::MAX_WARNING_CHARS);
 
     // Raising it further, or past the limit from below, is held to the policy.
     for previous in [150, 50] {
@@ -226,7 +226,7 @@ async fn warnings_for_unknown_fields_and_ignored_annotations() {
         "HPA411 ignored-alpha-annotation: annotation autoscaling.alpha.kubernetes.io/behavior is not valid JSON";
     assert!(warnings.iter().any(|w| w.as_str().unwrap().starts_with(expected)), "{warnings:?}");
     for w in warnings {
-        assert!(w.as_str().unwrap().chars().count() <= 120, "{w}");
+        assert!(w.as_str().unwrap().chars().count() <= hpa_webhook::admission::MAX_WARNING_CHARS, "{w}");
     }
 }
 
