@@ -42,6 +42,8 @@ use crate::inventory::{LiveHpa, Trimmed, ignored_notes, trim_live};
 use crate::kinds::{self, Kind, PAGE_SIZE};
 use crate::object::LiveObject;
 
+mod heartbeat;
+
 /// The kinds the cache watches: what `hpa-lint cluster` reads (HPAs and every kind the
 /// cross-object rules read).
 pub const WATCHED: [Kind; 10] = crate::inventory::READ_KINDS;
@@ -56,6 +58,10 @@ pub struct CacheOptions {
     /// ([`CachedHpa::admit`]): the release and feature gates of the admission that reads the
     /// cache. Its rules are not run.
     pub admission: check::Options,
+    /// The bound the readers pass to [`ContextCache::freshness`]: each watch asks the API server
+    /// to end it after half of it ([`CacheOptions::watch_timeout`]), so that a healthy watch of
+    /// a quiet kind is heard from well within it.
+    pub stale_after: Duration,
 }
 
 impl CacheOptions {
@@ -70,11 +76,25 @@ impl CacheOptions {
     }
 }
 
+impl CacheOptions {
+    /// The `timeoutSeconds` each watch asks for: half of [`CacheOptions::stale_after`], at
+    /// least 1 s, at most kube-runtime's default of 290 s. kube-apiserver sends a bookmark 2 s
+    /// before a watch's deadline and about every minute (`cacheWatcher.nextBookmarkTime`,
+    /// `k8s.io/apiserver/pkg/storage/cacher`), then ends it; the watcher starts the next one
+    /// from the bookmark's resourceVersion (no relist). Each kind is so heard from (a bookmark,
+    /// a new watch) at least every half bound, events or not: one watch request per kind per
+    /// half bound (the default 30 s: 7 to 10 kinds, under one request a second).
+    pub fn watch_timeout(&self) -> u32 {
+        u32::try_from(self.stale_after.as_secs() / 2).unwrap_or(u32::MAX).clamp(1, 290)
+    }
+}
+
 impl Default for CacheOptions {
     fn default() -> Self {
         CacheOptions {
             recheck_interval: Duration::from_secs(300),
             admission: CacheOptions::admission_for(FeatureGates::default()),
+            stale_after: Duration::from_secs(30),
         }
     }
 }
@@ -115,7 +135,9 @@ pub struct WatchStatus {
     pub synced: bool,
     /// Objects of the kind in the index.
     pub objects: usize,
-    /// Time since the watch last delivered an event (list items included).
+    /// Time since the watch was last heard from: an event, a bookmark, a new watch answered, or
+    /// the end of a list (a relist's items do not count: until it is done, the index holds the
+    /// previous list). What [`ContextCache::freshness`] bounds.
     pub since_last_event: Option<Duration>,
     /// How long the watch has been failing (unreachable server, errors), when it is.
     pub broken_for: Option<Duration>,
@@ -167,6 +189,9 @@ struct CacheShared {
 struct WatchState {
     phase: Phase,
     synced: bool,
+    /// A list has started again after the kind had synced (`Init` .. `InitDone`).
+    relisting: bool,
+    /// When the watch was last heard from ([`WatchStatus::since_last_event`]).
     last_event: Option<Instant>,
     broken_since: Option<Instant>,
     error: Option<String>,
@@ -196,8 +221,17 @@ impl ContextCache {
                 }
             };
             runtime.block_on(async move {
+                // The watches' own client, which hears them (`heartbeat`); discovery uses the
+                // cluster's. Built on this runtime (its connection pool's tasks run here).
+                let client = match cluster.client_builder() {
+                    Ok(builder) => builder.with_layer(&heartbeat::HeartbeatLayer::new(watching.clone())).build(),
+                    Err(error) => {
+                        tracing::error!(%error, "the context cache could not build its client: cross-object checks are off");
+                        return;
+                    }
+                };
                 tokio::select! {
-                    () = supervise(watching, cluster, options) => {}
+                    () = supervise(watching, cluster, client, options) => {}
                     _ = stopped => {}
                 }
             });
@@ -257,10 +291,14 @@ impl ContextCache {
         }
     }
 
-    /// Whether the view may be trusted: every watch has listed, and none has been broken for
-    /// longer than `stale_after`. LimitRanges RBAC refuses make it incomplete too: without them
-    /// a container's defaulted request looks missing (a false HPA201); other refused kinds only
-    /// hide findings.
+    /// Whether the view may be trusted: every watch has listed, none has been broken for
+    /// longer than `stale_after`, and each has been heard from within it (an event, a
+    /// bookmark, a new watch: [`WatchStatus::since_last_event`]). The last holds whatever way
+    /// the API server fails: one that hangs with its sockets open (stopped, overloaded) makes no
+    /// request fail, it only stops talking. Each watch asks for a `timeoutSeconds` of half the
+    /// bound ([`CacheOptions::watch_timeout`]), so that a quiet kind is heard from in time.
+    /// LimitRanges RBAC refuses make it incomplete too: without them a container's defaulted
+    /// request looks missing (a false HPA201); other refused kinds only hide findings.
     pub fn freshness(&self, stale_after: Duration) -> Freshness {
         if !*lock(&self.shared.discovered) {
             return Freshness::Stale("the cluster cache has not synced yet".into());
@@ -284,6 +322,16 @@ impl ContextCache {
                         "the watch of {} has been broken for {}s",
                         kind.resource(),
                         broken.as_secs()
+                    ));
+                }
+            }
+            if let Some(heard) = w.last_event {
+                let silent = now.saturating_duration_since(heard);
+                if silent > stale_after {
+                    return Freshness::Stale(format!(
+                        "the watch of {} has been silent for {}s",
+                        kind.resource(),
+                        silent.as_secs()
                     ));
                 }
             }
@@ -316,11 +364,31 @@ impl CacheShared {
         self.index.write().unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// A watch of `kind` was answered (`200`): the server was reached and serves it now.
+    fn watch_answered(&self, kind: Kind) {
+        self.update(kind, |w| {
+            if w.relisting {
+                return;
+            }
+            w.last_event = Some(Instant::now());
+        });
+    }
+
+    /// A watch of `kind` delivered something (an event, a bookmark).
+    fn heard(&self, kind: Kind) {
+        self.update(kind, |w| {
+            if !w.relisting {
+                w.last_event = Some(Instant::now());
+            }
+        });
+    }
+
     fn update(&self, kind: Kind, f: impl FnOnce(&mut WatchState)) {
         let mut watches = self.watches();
         let state = watches.entry(kind).or_insert(WatchState {
             phase: Phase::Syncing,
             synced: false,
+            relisting: false,
             last_event: None,
             broken_since: None,
             error: None,
@@ -337,7 +405,8 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 /// Starts the watches of the built-in kinds, then, every re-check, those of the optional kinds
 /// discovery finds and those RBAC refused before. Dropping (aborting) it aborts every watch.
-async fn supervise(shared: Arc<CacheShared>, cluster: Cluster, options: CacheOptions) {
+async fn supervise(shared: Arc<CacheShared>, cluster: Cluster, client: Client, options: CacheOptions) {
+    let watch_timeout = options.watch_timeout();
     let mut tasks: JoinSet<()> = JoinSet::new();
     let mut running: HashMap<Kind, AbortHandle> = HashMap::new();
     let optional: Vec<Kind> = WATCHED.iter().copied().filter(|k| k.optional).collect();
@@ -374,7 +443,7 @@ async fn supervise(shared: Arc<CacheShared>, cluster: Cluster, options: CacheOpt
                     }
                     w.synced = false;
                 });
-                let handle = tasks.spawn(watch_kind(shared.clone(), cluster.client().clone(), kind));
+                let handle = tasks.spawn(watch_kind(shared.clone(), client.clone(), kind, watch_timeout));
                 running.insert(kind, handle);
             } else if !wanted {
                 if let Some(handle) = running.remove(&kind) {
@@ -397,8 +466,9 @@ async fn supervise(shared: Arc<CacheShared>, cluster: Cluster, options: CacheOpt
     }
 }
 
-/// Follows one kind: kube-runtime's watcher, its events applied to the index.
-async fn watch_kind(shared: Arc<CacheShared>, client: Client, kind: Kind) {
+/// Follows one kind: kube-runtime's watcher (bookmarks asked for, each watch ended by the
+/// server after `watch_timeout` seconds), its events applied to the index.
+async fn watch_kind(shared: Arc<CacheShared>, client: Client, kind: Kind, watch_timeout: u32) {
     let resource = ApiResource {
         group: kind.group.to_string(),
         version: kind.version.to_string(),
@@ -409,7 +479,8 @@ async fn watch_kind(shared: Arc<CacheShared>, client: Client, kind: Kind) {
     // Objects read as client-go reads them (a lone surrogate in `fieldsV1` does not refuse a
     // whole page): `LiveObject`.
     let api: Api<LiveObject> = Api::all_with(client, &resource);
-    let config = watcher::Config::default().page_size(PAGE_SIZE);
+    let config = watcher::Config::default().page_size(PAGE_SIZE).timeout(watch_timeout);
+    debug_assert!(config.bookmarks, "the watches ask for bookmarks (allowWatchBookmarks)");
     let mut stream = std::pin::pin!(watcher::watcher(api, config).default_backoff());
     let mut buffer: Vec<Entry> = Vec::new();
     while let Some(event) = stream.next().await {

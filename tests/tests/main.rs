@@ -2,6 +2,7 @@
 
 mod cluster;
 mod config;
+mod context_cache;
 mod conformance;
 mod convert_cli;
 mod diagnose;

@@ -14,7 +14,8 @@ use hpa_core::rules::ObjectId;
 /// How the context cache is trusted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ContextSettings {
-    /// A watch broken longer than this makes the view stale: cross-object checks are skipped.
+    /// A watch broken, or silent (no event, no bookmark), longer than this makes the view stale:
+    /// cross-object checks are skipped.
     pub stale_after: Duration,
     /// /readyz waits at most this long for the first sync; past it the server is ready and
     /// answers with single-object checks (and a warning) until the cache has synced.

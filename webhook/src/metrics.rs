@@ -224,7 +224,7 @@ impl Metrics {
         let context_since_event = Family::<ResourceLabels, Gauge<f64, AtomicU64>>::default();
         registry.register_with_unit(
             "context_since_last_event",
-            "Time since the watch of a resource delivered its last event",
+            "Time since the watch of a resource was last heard from (an event, a bookmark, a new watch)",
             Unit::Seconds,
             context_since_event.clone(),
         );

@@ -273,6 +273,9 @@ async fn a_stopped_api_server_leaves_single_object_checks_and_a_warning() {
     )
     .unwrap();
     let policy = policy.display().to_string();
+    // A bound of 200 ms: the server must be heard from more often than that while it is up (a
+    // bookmark every 50 ms), or the view is stale from the start.
+    s.api.set_bookmark_interval(Duration::from_millis(50));
     let (server, mut conn) = s.webhook(&["--context-stale-after", "200ms", "--policy", &policy]).await;
     let web = hpa(&objects, "web");
     let answer = conn.review("/validate", &review("k1", "CREATE", &web, None)).await.unwrap();
@@ -315,6 +318,81 @@ async fn a_stopped_api_server_leaves_single_object_checks_and_a_warning() {
         text.lines().any(|l| l.starts_with("hpa_webhook_context_stale_views_total{endpoint=\"validate\"}")),
         "{text}"
     );
+    server.stop().await;
+}
+
+/// The policy that denies HPA201 in `shop` (with a fresh view; never on a stale one).
+fn deny_hpa201(s: &Setup) -> String {
+    let policy = s._dir.path().join("policy.yaml");
+    std::fs::write(
+        &policy,
+        "apiVersion: hpa-toolkit.io/v1alpha1\nkind: WebhookPolicy\nrules:\n  - name: shop\n    namespaces: [shop]\n    denyRules: [missing-resource-request]\n",
+    )
+    .unwrap();
+    policy.display().to_string()
+}
+
+/// A metric's value in /metrics.
+fn metric(text: &str, name_and_labels: &str) -> Option<f64> {
+    text.lines().find_map(|l| l.strip_prefix(name_and_labels)?.strip_prefix(' ')?.trim().parse().ok())
+}
+
+/// An API server that hangs with its sockets open (`kill -STOP`): no request of the watches
+/// fails, they only fall silent. Within the bound the view is stale: every review is answered at
+/// once, the HPA checked alone with the warning, the silence in /metrics; once the server answers
+/// again, the cross-object checks are back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hung_api_server_leaves_single_object_checks_within_the_bound() {
+    let (s, objects) = setup().await;
+    let policy = deny_hpa201(&s);
+    let (server, mut conn) = s.webhook(&["--context-stale-after", "2s", "--policy", &policy]).await;
+    let web = hpa(&objects, "web");
+    let denied = |answer: &Value| response(answer)["allowed"] == false;
+    // Quiet for longer than the bound: still fresh (each watch is renewed after 1 s).
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let answer = conn.review("/validate", &review("f1", "CREATE", &web, None)).await.unwrap();
+    assert!(denied(&answer), "{answer}");
+
+    s.api.freeze();
+    let frozen = Instant::now();
+    let mut n = 0;
+    let answer = loop {
+        n += 1;
+        let sent = Instant::now();
+        let answer = conn.review("/validate", &review(&format!("f{n}"), "CREATE", &web, None)).await.unwrap();
+        assert!(sent.elapsed() < Duration::from_secs(1), "a review waited on the hung API server");
+        if !denied(&answer) {
+            break answer;
+        }
+        assert!(frozen.elapsed() < Duration::from_secs(6), "still trusted {:?} after the freeze", frozen.elapsed());
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let found = warnings(&answer);
+    // `the watch of <resource> has been silent for <n>s`, cut at 120 characters.
+    assert!(
+        found.iter().any(|w| w.starts_with("hpa-webhook checked this HPA alone (cross-object checks skipped): the watch of ")),
+        "{found:?}"
+    );
+    let (_, body) = conn.send("GET", "/metrics", Vec::new()).await.unwrap();
+    let text = String::from_utf8(body.to_vec()).unwrap();
+    let silent = metric(&text, "hpa_webhook_context_since_last_event_seconds{resource=\"deployments.apps\"}").unwrap();
+    assert!(silent > 1.0, "{text}");
+    assert_eq!(metric(&text, "hpa_webhook_context_watch_broken_seconds{resource=\"deployments.apps\"}"), Some(0.0));
+    assert!(metric(&text, "hpa_webhook_context_stale_views_total{endpoint=\"validate\"}").unwrap() >= 1.0, "{text}");
+    for outcome in ["timeout", "internal_error"] {
+        assert!(!text.contains(&format!("outcome=\"{outcome}\"")), "{text}");
+    }
+
+    s.api.thaw();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let answer = conn.review("/validate", &review("t", "CREATE", &web, None)).await.unwrap();
+        if denied(&answer) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "not trusted again after the thaw: {answer}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     server.stop().await;
 }
 
