@@ -364,12 +364,17 @@ impl CacheShared {
         self.index.write().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// A watch of `kind` was answered (`200`): the server was reached and serves it now.
+    /// A watch of `kind` was answered (`200`): the server was reached and serves it now (a
+    /// watch renewed after an error, with no event since, recovers here).
     fn watch_answered(&self, kind: Kind) {
         self.update(kind, |w| {
             if w.relisting {
                 return;
             }
+            if w.broken_since.take().is_some() {
+                tracing::info!(kind = %kind.resource(), "watch recovered");
+            }
+            w.error = None;
             w.last_event = Some(Instant::now());
         });
     }
@@ -513,12 +518,28 @@ async fn watch_kind(shared: Arc<CacheShared>, client: Client, kind: Kind, watch_
                 continue;
             }
         };
-        shared.update(kind, |w| {
-            if w.broken_since.take().is_some() {
-                tracing::info!(kind = %kind.resource(), "watch recovered");
+        shared.update(kind, |w| match &event {
+            // kube-runtime emits `Init` before it asks anything (and again after each failed
+            // list): the server was not reached. A relist of a kind already synced is under way:
+            // until its `InitDone`, the index holds the previous list and the watch is not heard
+            // from ([`ContextCache::freshness`] then goes stale after the bound).
+            Event::Init => {
+                w.relisting = w.synced;
+                if w.phase == Phase::Synced {
+                    w.phase = Phase::Syncing;
+                }
             }
-            w.error = None;
-            w.last_event = Some(Instant::now());
+            // What only an answer of the server brings: the watch works again.
+            Event::InitApply(_) | Event::InitDone | Event::Apply(_) | Event::Delete(_) => {
+                if w.broken_since.take().is_some() {
+                    tracing::info!(kind = %kind.resource(), "watch recovered");
+                }
+                w.error = None;
+                if !matches!(event, Event::InitApply(_)) {
+                    w.relisting = false;
+                    w.last_event = Some(Instant::now());
+                }
+            }
         });
         shared.apply(kind, event, &mut buffer);
     }

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use hpa_cluster::watch::Freshness;
 use hpa_cluster::{CacheOptions, ClientOptions, Cluster, ContextCache, kinds};
-use hpa_tests::apiserver::TestApiServer;
+use hpa_tests::apiserver::{Fault, TestApiServer};
 use hpa_tests::apiserver::fixtures;
 
 struct Setup {
@@ -89,6 +89,67 @@ fn a_hung_api_server_makes_the_view_stale_within_the_bound() {
 
         s.server.thaw();
         until(&cache, bound, Duration::from_secs(10), |f| *f == Freshness::Fresh).await;
+        drop(cache);
+    });
+}
+
+/// An API server that was never reached is broken from the first attempt on, and stays so:
+/// kube-runtime's `Init` before each list attempt is no answer (it was taken for a recovery,
+/// so `broken_for` never passed the backoff and the watch was "recovered" every second).
+#[test]
+fn a_server_never_reached_is_never_recovered() {
+    runtime().block_on(async {
+        let s = setup().await;
+        s.server.kill();
+        let cache = s.cache(Duration::from_secs(2)).await;
+        let start = Instant::now();
+        let mut last: Option<Duration> = None;
+        while start.elapsed() < Duration::from_secs(4) {
+            let deployments = cache.status().into_iter().find(|w| w.kind == kinds::DEPLOYMENT);
+            if let Some(broken) = deployments.as_ref().and_then(|w| w.broken_for) {
+                assert!(last.is_none_or(|l| broken >= l), "broken_for went back: {last:?} -> {broken:?}");
+                last = Some(broken);
+            } else {
+                assert!(last.is_none(), "recovered without a server: {deployments:?}");
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        assert!(last.is_some_and(|l| l > Duration::from_secs(3)), "{last:?}");
+        assert!(!cache.synced());
+        assert!(stale(&cache.freshness(Duration::from_secs(2))));
+        drop(cache);
+    });
+}
+
+/// A `410 Gone` relist whose lists keep failing: the index still holds the previous list, but
+/// the kind is no longer followed, so the view goes stale after the bound (the relist's `Init`
+/// took the broken watch for recovered, and the view stayed fresh for as long as it lasted);
+/// the kinds whose relist succeeds stay current.
+#[test]
+fn a_relist_that_keeps_failing_goes_stale_after_the_bound() {
+    runtime().block_on(async {
+        let s = setup().await;
+        let bound = Duration::from_secs(2);
+        let cache = s.cache(bound).await;
+        assert!(cache.wait_synced(Duration::from_secs(10)).await, "{:#?}", cache.status());
+        let before = cache.read().count(&kinds::DEPLOYMENT);
+        assert!(before > 0);
+        // The next watches (each renewed after 1 s) get 410 Gone; Deployments' lists fail.
+        s.server.fault("/apis/apps/v1/deployments", Fault::ListStatus(500, "etcd is down".into()));
+        s.server.apply(&fixtures::in_namespace(fixtures::cluster_fixture("replicas-set"), "shop"));
+        s.server.compact();
+        let compacted = Instant::now();
+        let Freshness::Stale(reason) = until(&cache, bound, Duration::from_secs(10), stale).await else { unreachable!() };
+        assert!(compacted.elapsed() > bound, "stale after {:?}: {reason}", compacted.elapsed());
+        assert!(reason.starts_with("the watch of deployments.apps "), "{reason}");
+        let deployments = cache.status().into_iter().find(|w| w.kind == kinds::DEPLOYMENT).unwrap();
+        assert!(deployments.synced && deployments.broken_for.is_some(), "{deployments:?}");
+        assert_eq!(deployments.phase, hpa_cluster::watch::Phase::Syncing);
+        // The previous list is still held; the other kinds relisted.
+        assert_eq!(cache.read().count(&kinds::DEPLOYMENT), before);
+        for w in cache.status().iter().filter(|w| w.kind != kinds::DEPLOYMENT && !w.kind.optional) {
+            assert!(w.broken_for.is_none() && w.since_last_event.unwrap() < bound, "{w:?}");
+        }
         drop(cache);
     });
 }
