@@ -15,7 +15,8 @@
 //!
 //! Optional CRDs (Argo Rollouts, VPA, KEDA) are watched only when discovery says they are
 //! served, re-checked every [`CacheOptions::recheck_interval`]. A kind RBAC refuses (403) is
-//! logged once, skipped (retried at the next re-check) and reported in [`WatchStatus`].
+//! logged once (until the answer changes), skipped (asked again at the next re-check with one
+//! small list, before its watcher starts) and reported in [`WatchStatus`].
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
@@ -31,7 +32,7 @@ use hpa_core::rules::objects::{
     LimitRange, ObjectId, Objects, Pdb, ScaledObject, Vpa, Workload, limit_range_from_json,
 };
 use kube::Client;
-use kube::api::{Api, ApiResource};
+use kube::api::{Api, ApiResource, ListParams};
 use kube::runtime::WatchStreamExt;
 use kube::runtime::watcher::{self, Event};
 use tokio::task::{AbortHandle, JoinSet};
@@ -448,7 +449,8 @@ async fn supervise(shared: Arc<CacheShared>, cluster: Cluster, client: Client, o
                     }
                     w.synced = false;
                 });
-                let handle = tasks.spawn(watch_kind(shared.clone(), client.clone(), kind, watch_timeout));
+                let handle =
+                    tasks.spawn(watch_kind(shared.clone(), client.clone(), kind, watch_timeout, cluster.timeout()));
                 running.insert(kind, handle);
             } else if !wanted {
                 if let Some(handle) = running.remove(&kind) {
@@ -473,7 +475,13 @@ async fn supervise(shared: Arc<CacheShared>, cluster: Cluster, client: Client, o
 
 /// Follows one kind: kube-runtime's watcher (bookmarks asked for, each watch ended by the
 /// server after `watch_timeout` seconds), its events applied to the index.
-async fn watch_kind(shared: Arc<CacheShared>, client: Client, kind: Kind, watch_timeout: u32) {
+///
+/// A kind RBAC refused is asked again with one small list (`limit=1`, within `timeout`) before
+/// its watcher starts: while the answer is still 403, nothing is logged and the watcher does not
+/// start. kube-runtime logs each 403 it meets at warn (`watch list error with 403`) before
+/// returning it, so a refusal re-checked through the watcher was logged at every re-check; now
+/// it is logged once per kind until the answer changes (once by kube-runtime, once here).
+async fn watch_kind(shared: Arc<CacheShared>, client: Client, kind: Kind, watch_timeout: u32, timeout: Duration) {
     let resource = ApiResource {
         group: kind.group.to_string(),
         version: kind.version.to_string(),
@@ -484,6 +492,17 @@ async fn watch_kind(shared: Arc<CacheShared>, client: Client, kind: Kind, watch_
     // Objects read as client-go reads them (a lone surrogate in `fieldsV1` does not refuse a
     // whole page): `LiveObject`.
     let api: Api<LiveObject> = Api::all_with(client, &resource);
+    let refused = shared.watches().get(&kind).is_some_and(|w| w.phase == Phase::Forbidden);
+    if refused {
+        let probe = tokio::time::timeout(timeout, api.list(&ListParams::default().limit(1))).await;
+        if let Ok(Err(kube::Error::Api(status))) = probe
+            && status.code == 403
+        {
+            tracing::debug!(kind = %kind.resource(), "still refused: skipped");
+            return;
+        }
+        // Allowed now, or another answer (a failure, no answer in time): the watcher reports it.
+    }
     let config = watcher::Config::default().page_size(PAGE_SIZE).timeout(watch_timeout);
     debug_assert!(config.bookmarks, "the watches ask for bookmarks (allowWatchBookmarks)");
     let mut stream = std::pin::pin!(watcher::watcher(api, config).default_backoff());

@@ -396,6 +396,51 @@ async fn a_hung_api_server_leaves_single_object_checks_within_the_bound() {
     server.stop().await;
 }
 
+/// A kind RBAC refuses is logged once, by kube-runtime and by the cache, however often it is
+/// asked again (every re-check: it was logged at each, kube-runtime's `watch list error with
+/// 403` at warn): the real binary's JSON log.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_kind_is_logged_once_however_often_it_is_asked_again() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+
+    let (s, _) = setup().await;
+    s.api.refuse(Some("poddisruptionbudgets.policy"), None);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hpa-webhook"))
+        .args(["--addr", "127.0.0.1:0", "--log-format", "json", "--log-level", "info"])
+        .arg("--tls-cert")
+        .arg(s.certs.cert_path())
+        .arg("--tls-key")
+        .arg(s.certs.key_path())
+        .args(["--context-cache", "true", "--context-recheck-interval", "200ms", "--kubeconfig"])
+        .arg(&s.kubeconfig)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || BufReader::new(stderr).lines().map_while(Result::ok).collect::<Vec<_>>());
+    // Asked again at least 5 times (one small list each).
+    let probe = "/apis/policy/v1/poddisruptionbudgets";
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while s.api.requests().iter().filter(|r| r.path == probe && r.query.split('&').any(|p| p == "limit=1")).count() < 5 {
+        assert!(Instant::now() < deadline, "the refused kind was not asked again: {:?}", s.api.requests());
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let lines = reader.join().unwrap();
+    let logs: Vec<Value> = lines.iter().map(|l| serde_json::from_str(l).unwrap_or_else(|_| panic!("{l}"))).collect();
+    let about_403: Vec<&Value> = logs
+        .iter()
+        .filter(|l| l.to_string().contains("poddisruptionbudgets") && l.to_string().contains("forbidden"))
+        .collect();
+    let kube_runtime = about_403.iter().filter(|l| l["target"].as_str().is_some_and(|t| t.starts_with("kube_runtime"))).count();
+    let ours = about_403.iter().filter(|l| l["message"] == "forbidden: skipped").count();
+    assert_eq!((kube_runtime, ours, about_403.len()), (1, 1, 2), "{about_403:#?}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_workload_write_finds_the_hpas_of_the_rollouts_that_take_its_template() {
     let (s, _) = setup().await;
