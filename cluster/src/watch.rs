@@ -152,6 +152,58 @@ pub struct WatchStatus {
     pub ignored_fields: usize,
 }
 
+/// What one watch amounts to, for `/metrics` and alerts: exactly one at a time
+/// ([`WatchStatus::state`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum State {
+    /// An optional CRD that is not installed: nothing to watch, nothing missing.
+    Absent,
+    /// RBAC refuses to list or watch it: its objects are missing.
+    Refused,
+    /// Listing, for the first time or again (a relist in progress), and not failing.
+    Syncing,
+    /// Listed and heard from within the bound.
+    Synced,
+    /// Failing (unreachable server, errors), for however long.
+    Broken,
+    /// Listed, not failing, but silent for longer than the bound (a hung API server).
+    Stale,
+}
+
+impl State {
+    /// Every state, in the order of the `/metrics` series.
+    pub const ALL: [State; 6] = [State::Absent, State::Refused, State::Syncing, State::Synced, State::Broken, State::Stale];
+
+    /// `absent`, `refused`, `syncing`, `synced`, `broken` or `stale` (metrics label values).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            State::Absent => "absent",
+            State::Refused => "refused",
+            State::Syncing => "syncing",
+            State::Synced => "synced",
+            State::Broken => "broken",
+            State::Stale => "stale",
+        }
+    }
+}
+
+impl WatchStatus {
+    /// Its [`State`], with `stale_after` the bound of [`ContextCache::freshness`]: absent and
+    /// refused first (no watch runs), then broken (a failure now, even within the bound), then
+    /// syncing (a list, first or again), then stale (silent past the bound), else synced.
+    pub fn state(&self, stale_after: Duration) -> State {
+        match self.phase {
+            Phase::Absent => State::Absent,
+            Phase::Forbidden => State::Refused,
+            _ if self.broken_for.is_some() => State::Broken,
+            Phase::Syncing => State::Syncing,
+            _ if !self.synced => State::Syncing,
+            _ if self.since_last_event.is_some_and(|d| d > stale_after) => State::Stale,
+            Phase::Synced => State::Synced,
+        }
+    }
+}
+
 /// Whether the cache may be trusted for an admission decision.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Freshness {

@@ -52,6 +52,11 @@ impl ClusterContext {
         &self.cache
     }
 
+    /// The bound past which a broken or silent watch makes the view stale.
+    pub fn stale_after(&self) -> Duration {
+        self.settings.stale_after
+    }
+
     /// Whether the server may report ready: the cache has synced, or the bounded wait for it
     /// ([`ContextSettings::sync_timeout`]) is over.
     pub fn ready(&self) -> bool {

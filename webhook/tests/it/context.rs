@@ -252,6 +252,12 @@ async fn cross_object_checks_at_admission_on_both_sides() {
     for line in [
         "hpa_webhook_context_synced{resource=\"deployments.apps\"} 1",
         "hpa_webhook_context_refused{resource=\"poddisruptionbudgets.policy\"} 1",
+        // Each watch in one state: an uninstalled CRD is absent, not a sync stuck at 0.
+        "hpa_webhook_context_watch_state{resource=\"poddisruptionbudgets.policy\",state=\"refused\"} 1",
+        "hpa_webhook_context_watch_state{resource=\"deployments.apps\",state=\"synced\"} 1",
+        "hpa_webhook_context_watch_state{resource=\"deployments.apps\",state=\"syncing\"} 0",
+        "hpa_webhook_context_watch_state{resource=\"verticalpodautoscalers.autoscaling.k8s.io\",state=\"absent\"} 1",
+        "hpa_webhook_context_watch_state{resource=\"verticalpodautoscalers.autoscaling.k8s.io\",state=\"syncing\"} 0",
         "hpa_webhook_context_objects{resource=\"statefulsets.apps\"} 1",
         "hpa_webhook_cross_object_findings_total{rule=\"HPA201\"}",
         "hpa_webhook_cross_object_findings_total{rule=\"HPA410\"}",
@@ -378,6 +384,11 @@ async fn a_hung_api_server_leaves_single_object_checks_within_the_bound() {
     let silent = metric(&text, "hpa_webhook_context_since_last_event_seconds{resource=\"deployments.apps\"}").unwrap();
     assert!(silent > 1.0, "{text}");
     assert_eq!(metric(&text, "hpa_webhook_context_watch_broken_seconds{resource=\"deployments.apps\"}"), Some(0.0));
+    assert_eq!(
+        metric(&text, "hpa_webhook_context_watch_state{resource=\"deployments.apps\",state=\"stale\"}"),
+        Some(1.0),
+        "{text}"
+    );
     assert!(metric(&text, "hpa_webhook_context_stale_views_total{endpoint=\"validate\"}").unwrap() >= 1.0, "{text}");
     for outcome in ["timeout", "internal_error"] {
         assert!(!text.contains(&format!("outcome=\"{outcome}\"")), "{text}");
