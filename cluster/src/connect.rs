@@ -19,11 +19,8 @@ use crate::error::Error;
 
 /// The HTTP stack `ClientBuilder::try_from(Config)` builds (kube-client's own `GenericService`,
 /// which it does not export).
-pub(crate) type GenericService = tower::util::BoxService<
-    http::Request<kube::client::Body>,
-    http::Response<Box<DynBody>>,
-    tower::BoxError,
->;
+pub(crate) type GenericService =
+    tower::util::BoxService<http::Request<kube::client::Body>, http::Response<Box<DynBody>>, tower::BoxError>;
 
 /// The default timeout of one call: connecting plus the whole answer.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);

@@ -172,7 +172,8 @@ pub enum State {
 
 impl State {
     /// Every state, in the order of the `/metrics` series.
-    pub const ALL: [State; 6] = [State::Absent, State::Refused, State::Syncing, State::Synced, State::Broken, State::Stale];
+    pub const ALL: [State; 6] =
+        [State::Absent, State::Refused, State::Syncing, State::Synced, State::Broken, State::Stale];
 
     /// `absent`, `refused`, `syncing`, `synced`, `broken` or `stale` (metrics label values).
     pub fn as_str(self) -> &'static str {

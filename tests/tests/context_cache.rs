@@ -6,8 +6,8 @@ use std::time::{Duration, Instant};
 
 use hpa_cluster::watch::Freshness;
 use hpa_cluster::{CacheOptions, ClientOptions, Cluster, ContextCache, kinds};
-use hpa_tests::apiserver::{Fault, TestApiServer};
 use hpa_tests::apiserver::fixtures;
+use hpa_tests::apiserver::{Fault, TestApiServer};
 
 struct Setup {
     server: TestApiServer,
@@ -36,7 +36,12 @@ fn runtime() -> tokio::runtime::Runtime {
 }
 
 /// Polls `freshness` until `done` says so, or fails after `within`.
-async fn until(cache: &ContextCache, stale_after: Duration, within: Duration, done: impl Fn(&Freshness) -> bool) -> Freshness {
+async fn until(
+    cache: &ContextCache,
+    stale_after: Duration,
+    within: Duration,
+    done: impl Fn(&Freshness) -> bool,
+) -> Freshness {
     let deadline = Instant::now() + within;
     loop {
         let freshness = cache.freshness(stale_after);
@@ -72,11 +77,18 @@ fn a_hung_api_server_makes_the_view_stale_within_the_bound() {
         let watches = s.server.requests().iter().filter(|r| r.query.contains("watch=true")).count();
         let timeouts = s.server.requests().iter().filter(|r| r.query.contains("timeoutSeconds=1")).count();
         assert!(timeouts > 0 && timeouts == watches, "each watch asks for half the bound: {timeouts} of {watches}");
-        assert!(s.server.requests().iter().all(|r| !r.query.contains("watch=true") || r.query.contains("allowWatchBookmarks=true")));
+        assert!(
+            s.server
+                .requests()
+                .iter()
+                .all(|r| !r.query.contains("watch=true") || r.query.contains("allowWatchBookmarks=true"))
+        );
 
         s.server.freeze();
         let frozen = Instant::now();
-        let Freshness::Stale(reason) = until(&cache, bound, Duration::from_secs(10), stale).await else { unreachable!() };
+        let Freshness::Stale(reason) = until(&cache, bound, Duration::from_secs(10), stale).await else {
+            unreachable!()
+        };
         let after = frozen.elapsed();
         assert!(after > bound / 2 && after < bound + Duration::from_secs(2), "stale after {after:?}");
         assert!(reason.starts_with("the watch of ") && reason.contains(" has been silent for "), "{reason}");
@@ -139,7 +151,9 @@ fn a_relist_that_keeps_failing_goes_stale_after_the_bound() {
         s.server.apply(&fixtures::in_namespace(fixtures::cluster_fixture("replicas-set"), "shop"));
         s.server.compact();
         let compacted = Instant::now();
-        let Freshness::Stale(reason) = until(&cache, bound, Duration::from_secs(10), stale).await else { unreachable!() };
+        let Freshness::Stale(reason) = until(&cache, bound, Duration::from_secs(10), stale).await else {
+            unreachable!()
+        };
         assert!(compacted.elapsed() > bound, "stale after {:?}: {reason}", compacted.elapsed());
         assert!(reason.starts_with("the watch of deployments.apps "), "{reason}");
         let deployments = cache.status().into_iter().find(|w| w.kind == kinds::DEPLOYMENT).unwrap();

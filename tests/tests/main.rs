@@ -2,8 +2,8 @@
 
 mod cluster;
 mod config;
-mod context_cache;
 mod conformance;
+mod context_cache;
 mod convert_cli;
 mod diagnose;
 mod evaluator;

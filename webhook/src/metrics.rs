@@ -464,7 +464,10 @@ mod tests {
         ] {
             for other in State::ALL {
                 let value = i64::from(other.as_str() == state);
-                let line = format!("hpa_webhook_context_watch_state{{resource=\"{resource}\",state=\"{}\"}} {value}", other.as_str());
+                let line = format!(
+                    "hpa_webhook_context_watch_state{{resource=\"{resource}\",state=\"{}\"}} {value}",
+                    other.as_str()
+                );
                 assert!(text.lines().any(|l| l == line), "missing {line:?} in\n{text}");
             }
         }

@@ -376,7 +376,9 @@ async fn a_hung_api_server_leaves_single_object_checks_within_the_bound() {
     let found = warnings(&answer);
     // `the watch of <resource> has been silent for <n>s`, cut at 120 characters.
     assert!(
-        found.iter().any(|w| w.starts_with("hpa-webhook checked this HPA alone (cross-object checks skipped): the watch of ")),
+        found
+            .iter()
+            .any(|w| w.starts_with("hpa-webhook checked this HPA alone (cross-object checks skipped): the watch of ")),
         "{found:?}"
     );
     let (_, body) = conn.send("GET", "/metrics", Vec::new()).await.unwrap();
@@ -435,7 +437,8 @@ async fn a_refused_kind_is_logged_once_however_often_it_is_asked_again() {
     // Asked again at least 5 times (one small list each).
     let probe = "/apis/policy/v1/poddisruptionbudgets";
     let deadline = Instant::now() + Duration::from_secs(20);
-    while s.api.requests().iter().filter(|r| r.path == probe && r.query.split('&').any(|p| p == "limit=1")).count() < 5 {
+    while s.api.requests().iter().filter(|r| r.path == probe && r.query.split('&').any(|p| p == "limit=1")).count() < 5
+    {
         assert!(Instant::now() < deadline, "the refused kind was not asked again: {:?}", s.api.requests());
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
@@ -447,7 +450,8 @@ async fn a_refused_kind_is_logged_once_however_often_it_is_asked_again() {
         .iter()
         .filter(|l| l.to_string().contains("poddisruptionbudgets") && l.to_string().contains("forbidden"))
         .collect();
-    let kube_runtime = about_403.iter().filter(|l| l["target"].as_str().is_some_and(|t| t.starts_with("kube_runtime"))).count();
+    let kube_runtime =
+        about_403.iter().filter(|l| l["target"].as_str().is_some_and(|t| t.starts_with("kube_runtime"))).count();
     let ours = about_403.iter().filter(|l| l["message"] == "forbidden: skipped").count();
     assert_eq!((kube_runtime, ours, about_403.len()), (1, 1, 2), "{about_403:#?}");
 }
