@@ -10,11 +10,17 @@ use std::future::Future;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use kube::client::{ClientBuilder, DynBody};
 use kube::config::{KubeConfigOptions, Kubeconfig, KubeconfigError};
 use kube::{Client, Config};
 use serde_json::Value;
 
 use crate::error::Error;
+
+/// The HTTP stack `ClientBuilder::try_from(Config)` builds (kube-client's own `GenericService`,
+/// which it does not export).
+pub(crate) type GenericService =
+    tower::util::BoxService<http::Request<kube::client::Body>, http::Response<Box<DynBody>>, tower::BoxError>;
 
 /// The default timeout of one call: connecting plus the whole answer.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -43,6 +49,8 @@ impl Default for ClientOptions {
 #[derive(Clone)]
 pub struct Cluster {
     client: Client,
+    /// What the client was built from: [`Cluster::client_builder`] builds another like it.
+    config: Config,
     server: String,
     default_namespace: String,
     timeout: Duration,
@@ -187,11 +195,21 @@ impl Cluster {
         config.read_timeout = None;
         let default_namespace = config.default_namespace.clone();
         let credentials = CredentialSource::of(&config);
-        let client = Client::try_from(config).map_err(|e| match auth_error(&e) {
+        let client = Client::try_from(config.clone()).map_err(|e| match auth_error(&e) {
             Some(auth) => Error::Credentials { server: server.clone(), reason: credentials.failure(auth) },
             None => Error::Unreachable { server: server.clone(), reason: innermost(&e) },
         })?;
-        Ok(Cluster { client, server, default_namespace, timeout, credentials })
+        Ok(Cluster { client, config, server, default_namespace, timeout, credentials })
+    }
+
+    /// A builder of another client like [`Cluster::client`] (same server, credentials and
+    /// timeouts), to which a layer can be added: the context cache observes its watches'
+    /// responses this way (`watch::heartbeat`).
+    pub(crate) fn client_builder(&self) -> Result<ClientBuilder<GenericService>, Error> {
+        ClientBuilder::try_from(self.config.clone()).map_err(|e| match auth_error(&e) {
+            Some(auth) => Error::Credentials { server: self.server.clone(), reason: self.credentials.failure(auth) },
+            None => Error::Unreachable { server: self.server.clone(), reason: innermost(&e) },
+        })
     }
 
     /// The underlying kube client (watchers and reflectors use it).

@@ -15,7 +15,8 @@
 //!
 //! Optional CRDs (Argo Rollouts, VPA, KEDA) are watched only when discovery says they are
 //! served, re-checked every [`CacheOptions::recheck_interval`]. A kind RBAC refuses (403) is
-//! logged once, skipped (retried at the next re-check) and reported in [`WatchStatus`].
+//! logged once (until the answer changes), skipped (asked again at the next re-check with one
+//! small list, before its watcher starts) and reported in [`WatchStatus`].
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
@@ -31,7 +32,7 @@ use hpa_core::rules::objects::{
     LimitRange, ObjectId, Objects, Pdb, ScaledObject, Vpa, Workload, limit_range_from_json,
 };
 use kube::Client;
-use kube::api::{Api, ApiResource};
+use kube::api::{Api, ApiResource, ListParams};
 use kube::runtime::WatchStreamExt;
 use kube::runtime::watcher::{self, Event};
 use tokio::task::{AbortHandle, JoinSet};
@@ -41,6 +42,8 @@ use crate::discovery::{self, Served};
 use crate::inventory::{LiveHpa, Trimmed, ignored_notes, trim_live};
 use crate::kinds::{self, Kind, PAGE_SIZE};
 use crate::object::LiveObject;
+
+mod heartbeat;
 
 /// The kinds the cache watches: what `hpa-lint cluster` reads (HPAs and every kind the
 /// cross-object rules read).
@@ -56,6 +59,10 @@ pub struct CacheOptions {
     /// ([`CachedHpa::admit`]): the release and feature gates of the admission that reads the
     /// cache. Its rules are not run.
     pub admission: check::Options,
+    /// The bound the readers pass to [`ContextCache::freshness`]: each watch asks the API server
+    /// to end it after half of it ([`CacheOptions::watch_timeout`]), so that a healthy watch of
+    /// a quiet kind is heard from well within it.
+    pub stale_after: Duration,
 }
 
 impl CacheOptions {
@@ -70,11 +77,25 @@ impl CacheOptions {
     }
 }
 
+impl CacheOptions {
+    /// The `timeoutSeconds` each watch asks for: half of [`CacheOptions::stale_after`], at
+    /// least 1 s, at most kube-runtime's default of 290 s. kube-apiserver sends a bookmark 2 s
+    /// before a watch's deadline and about every minute (`cacheWatcher.nextBookmarkTime`,
+    /// `k8s.io/apiserver/pkg/storage/cacher`), then ends it; the watcher starts the next one
+    /// from the bookmark's resourceVersion (no relist). Each kind is so heard from (a bookmark,
+    /// a new watch) at least every half bound, events or not: one watch request per kind per
+    /// half bound (the default 30 s: 7 to 10 kinds, under one request a second).
+    pub fn watch_timeout(&self) -> u32 {
+        u32::try_from(self.stale_after.as_secs() / 2).unwrap_or(u32::MAX).clamp(1, 290)
+    }
+}
+
 impl Default for CacheOptions {
     fn default() -> Self {
         CacheOptions {
             recheck_interval: Duration::from_secs(300),
             admission: CacheOptions::admission_for(FeatureGates::default()),
+            stale_after: Duration::from_secs(30),
         }
     }
 }
@@ -115,7 +136,9 @@ pub struct WatchStatus {
     pub synced: bool,
     /// Objects of the kind in the index.
     pub objects: usize,
-    /// Time since the watch last delivered an event (list items included).
+    /// Time since the watch was last heard from: an event, a bookmark, a new watch answered, or
+    /// the end of a list (a relist's items do not count: until it is done, the index holds the
+    /// previous list). What [`ContextCache::freshness`] bounds.
     pub since_last_event: Option<Duration>,
     /// How long the watch has been failing (unreachable server, errors), when it is.
     pub broken_for: Option<Duration>,
@@ -127,6 +150,59 @@ pub struct WatchStatus {
     /// HPAs in the cache with fields the selected release's types do not have (ignored, as
     /// that release's controller ignores them: [`CachedHpa::ignored`]); 0 for other kinds.
     pub ignored_fields: usize,
+}
+
+/// What one watch amounts to, for `/metrics` and alerts: exactly one at a time
+/// ([`WatchStatus::state`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum State {
+    /// An optional CRD that is not installed: nothing to watch, nothing missing.
+    Absent,
+    /// RBAC refuses to list or watch it: its objects are missing.
+    Refused,
+    /// Listing, for the first time or again (a relist in progress), and not failing.
+    Syncing,
+    /// Listed and heard from within the bound.
+    Synced,
+    /// Failing (unreachable server, errors), for however long.
+    Broken,
+    /// Listed, not failing, but silent for longer than the bound (a hung API server).
+    Stale,
+}
+
+impl State {
+    /// Every state, in the order of the `/metrics` series.
+    pub const ALL: [State; 6] =
+        [State::Absent, State::Refused, State::Syncing, State::Synced, State::Broken, State::Stale];
+
+    /// `absent`, `refused`, `syncing`, `synced`, `broken` or `stale` (metrics label values).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            State::Absent => "absent",
+            State::Refused => "refused",
+            State::Syncing => "syncing",
+            State::Synced => "synced",
+            State::Broken => "broken",
+            State::Stale => "stale",
+        }
+    }
+}
+
+impl WatchStatus {
+    /// Its [`State`], with `stale_after` the bound of [`ContextCache::freshness`]: absent and
+    /// refused first (no watch runs), then broken (a failure now, even within the bound), then
+    /// syncing (a list, first or again), then stale (silent past the bound), else synced.
+    pub fn state(&self, stale_after: Duration) -> State {
+        match self.phase {
+            Phase::Absent => State::Absent,
+            Phase::Forbidden => State::Refused,
+            _ if self.broken_for.is_some() => State::Broken,
+            Phase::Syncing => State::Syncing,
+            _ if !self.synced => State::Syncing,
+            _ if self.since_last_event.is_some_and(|d| d > stale_after) => State::Stale,
+            Phase::Synced => State::Synced,
+        }
+    }
 }
 
 /// Whether the cache may be trusted for an admission decision.
@@ -167,6 +243,9 @@ struct CacheShared {
 struct WatchState {
     phase: Phase,
     synced: bool,
+    /// A list has started again after the kind had synced (`Init` .. `InitDone`).
+    relisting: bool,
+    /// When the watch was last heard from ([`WatchStatus::since_last_event`]).
     last_event: Option<Instant>,
     broken_since: Option<Instant>,
     error: Option<String>,
@@ -196,8 +275,17 @@ impl ContextCache {
                 }
             };
             runtime.block_on(async move {
+                // The watches' own client, which hears them (`heartbeat`); discovery uses the
+                // cluster's. Built on this runtime (its connection pool's tasks run here).
+                let client = match cluster.client_builder() {
+                    Ok(builder) => builder.with_layer(&heartbeat::HeartbeatLayer::new(watching.clone())).build(),
+                    Err(error) => {
+                        tracing::error!(%error, "the context cache could not build its client: cross-object checks are off");
+                        return;
+                    }
+                };
                 tokio::select! {
-                    () = supervise(watching, cluster, options) => {}
+                    () = supervise(watching, cluster, client, options) => {}
                     _ = stopped => {}
                 }
             });
@@ -257,10 +345,14 @@ impl ContextCache {
         }
     }
 
-    /// Whether the view may be trusted: every watch has listed, and none has been broken for
-    /// longer than `stale_after`. LimitRanges RBAC refuses make it incomplete too: without them
-    /// a container's defaulted request looks missing (a false HPA201); other refused kinds only
-    /// hide findings.
+    /// Whether the view may be trusted: every watch has listed, none has been broken for
+    /// longer than `stale_after`, and each has been heard from within it (an event, a
+    /// bookmark, a new watch: [`WatchStatus::since_last_event`]). The last holds whatever way
+    /// the API server fails: one that hangs with its sockets open (stopped, overloaded) makes no
+    /// request fail, it only stops talking. Each watch asks for a `timeoutSeconds` of half the
+    /// bound ([`CacheOptions::watch_timeout`]), so that a quiet kind is heard from in time.
+    /// LimitRanges RBAC refuses make it incomplete too: without them a container's defaulted
+    /// request looks missing (a false HPA201); other refused kinds only hide findings.
     pub fn freshness(&self, stale_after: Duration) -> Freshness {
         if !*lock(&self.shared.discovered) {
             return Freshness::Stale("the cluster cache has not synced yet".into());
@@ -284,6 +376,16 @@ impl ContextCache {
                         "the watch of {} has been broken for {}s",
                         kind.resource(),
                         broken.as_secs()
+                    ));
+                }
+            }
+            if let Some(heard) = w.last_event {
+                let silent = now.saturating_duration_since(heard);
+                if silent > stale_after {
+                    return Freshness::Stale(format!(
+                        "the watch of {} has been silent for {}s",
+                        kind.resource(),
+                        silent.as_secs()
                     ));
                 }
             }
@@ -316,11 +418,36 @@ impl CacheShared {
         self.index.write().unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// A watch of `kind` was answered (`200`): the server was reached and serves it now (a
+    /// watch renewed after an error, with no event since, recovers here).
+    fn watch_answered(&self, kind: Kind) {
+        self.update(kind, |w| {
+            if w.relisting {
+                return;
+            }
+            if w.broken_since.take().is_some() {
+                tracing::info!(kind = %kind.resource(), "watch recovered");
+            }
+            w.error = None;
+            w.last_event = Some(Instant::now());
+        });
+    }
+
+    /// A watch of `kind` delivered something (an event, a bookmark).
+    fn heard(&self, kind: Kind) {
+        self.update(kind, |w| {
+            if !w.relisting {
+                w.last_event = Some(Instant::now());
+            }
+        });
+    }
+
     fn update(&self, kind: Kind, f: impl FnOnce(&mut WatchState)) {
         let mut watches = self.watches();
         let state = watches.entry(kind).or_insert(WatchState {
             phase: Phase::Syncing,
             synced: false,
+            relisting: false,
             last_event: None,
             broken_since: None,
             error: None,
@@ -337,7 +464,8 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 /// Starts the watches of the built-in kinds, then, every re-check, those of the optional kinds
 /// discovery finds and those RBAC refused before. Dropping (aborting) it aborts every watch.
-async fn supervise(shared: Arc<CacheShared>, cluster: Cluster, options: CacheOptions) {
+async fn supervise(shared: Arc<CacheShared>, cluster: Cluster, client: Client, options: CacheOptions) {
+    let watch_timeout = options.watch_timeout();
     let mut tasks: JoinSet<()> = JoinSet::new();
     let mut running: HashMap<Kind, AbortHandle> = HashMap::new();
     let optional: Vec<Kind> = WATCHED.iter().copied().filter(|k| k.optional).collect();
@@ -374,7 +502,8 @@ async fn supervise(shared: Arc<CacheShared>, cluster: Cluster, options: CacheOpt
                     }
                     w.synced = false;
                 });
-                let handle = tasks.spawn(watch_kind(shared.clone(), cluster.client().clone(), kind));
+                let handle =
+                    tasks.spawn(watch_kind(shared.clone(), client.clone(), kind, watch_timeout, cluster.timeout()));
                 running.insert(kind, handle);
             } else if !wanted {
                 if let Some(handle) = running.remove(&kind) {
@@ -397,8 +526,15 @@ async fn supervise(shared: Arc<CacheShared>, cluster: Cluster, options: CacheOpt
     }
 }
 
-/// Follows one kind: kube-runtime's watcher, its events applied to the index.
-async fn watch_kind(shared: Arc<CacheShared>, client: Client, kind: Kind) {
+/// Follows one kind: kube-runtime's watcher (bookmarks asked for, each watch ended by the
+/// server after `watch_timeout` seconds), its events applied to the index.
+///
+/// A kind RBAC refused is asked again with one small list (`limit=1`, within `timeout`) before
+/// its watcher starts: while the answer is still 403, nothing is logged and the watcher does not
+/// start. kube-runtime logs each 403 it meets at warn (`watch list error with 403`) before
+/// returning it, so a refusal re-checked through the watcher was logged at every re-check; now
+/// it is logged once per kind until the answer changes (once by kube-runtime, once here).
+async fn watch_kind(shared: Arc<CacheShared>, client: Client, kind: Kind, watch_timeout: u32, timeout: Duration) {
     let resource = ApiResource {
         group: kind.group.to_string(),
         version: kind.version.to_string(),
@@ -409,7 +545,19 @@ async fn watch_kind(shared: Arc<CacheShared>, client: Client, kind: Kind) {
     // Objects read as client-go reads them (a lone surrogate in `fieldsV1` does not refuse a
     // whole page): `LiveObject`.
     let api: Api<LiveObject> = Api::all_with(client, &resource);
-    let config = watcher::Config::default().page_size(PAGE_SIZE);
+    let refused = shared.watches().get(&kind).is_some_and(|w| w.phase == Phase::Forbidden);
+    if refused {
+        let probe = tokio::time::timeout(timeout, api.list(&ListParams::default().limit(1))).await;
+        if let Ok(Err(kube::Error::Api(status))) = probe
+            && status.code == 403
+        {
+            tracing::debug!(kind = %kind.resource(), "still refused: skipped");
+            return;
+        }
+        // Allowed now, or another answer (a failure, no answer in time): the watcher reports it.
+    }
+    let config = watcher::Config::default().page_size(PAGE_SIZE).timeout(watch_timeout);
+    debug_assert!(config.bookmarks, "the watches ask for bookmarks (allowWatchBookmarks)");
     let mut stream = std::pin::pin!(watcher::watcher(api, config).default_backoff());
     let mut buffer: Vec<Entry> = Vec::new();
     while let Some(event) = stream.next().await {
@@ -442,12 +590,28 @@ async fn watch_kind(shared: Arc<CacheShared>, client: Client, kind: Kind) {
                 continue;
             }
         };
-        shared.update(kind, |w| {
-            if w.broken_since.take().is_some() {
-                tracing::info!(kind = %kind.resource(), "watch recovered");
+        shared.update(kind, |w| match &event {
+            // kube-runtime emits `Init` before it asks anything (and again after each failed
+            // list): the server was not reached. A relist of a kind already synced is under way:
+            // until its `InitDone`, the index holds the previous list and the watch is not heard
+            // from ([`ContextCache::freshness`] then goes stale after the bound).
+            Event::Init => {
+                w.relisting = w.synced;
+                if w.phase == Phase::Synced {
+                    w.phase = Phase::Syncing;
+                }
             }
-            w.error = None;
-            w.last_event = Some(Instant::now());
+            // What only an answer of the server brings: the watch works again.
+            Event::InitApply(_) | Event::InitDone | Event::Apply(_) | Event::Delete(_) => {
+                if w.broken_since.take().is_some() {
+                    tracing::info!(kind = %kind.resource(), "watch recovered");
+                }
+                w.error = None;
+                if !matches!(event, Event::InitApply(_)) {
+                    w.relisting = false;
+                    w.last_event = Some(Instant::now());
+                }
+            }
         });
         shared.apply(kind, event, &mut buffer);
     }

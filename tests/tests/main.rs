@@ -3,6 +3,7 @@
 mod cluster;
 mod config;
 mod conformance;
+mod context_cache;
 mod convert_cli;
 mod diagnose;
 mod evaluator;

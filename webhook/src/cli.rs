@@ -161,8 +161,9 @@ pub struct ServeArgs {
     #[arg(long, env = "HPA_WEBHOOK_CONTEXT_SYNC_TIMEOUT", hide_env_values = true, value_name = "DURATION", default_value = "60s", value_parser = parse_duration)]
     pub context_sync_timeout: Duration,
 
-    /// A watch broken longer than this makes the context cache stale: cross-object checks are
-    /// skipped (never denied on), said in a warning and counted in a metric.
+    /// A watch broken, or silent (no event, no bookmark), longer than this makes the context
+    /// cache stale: cross-object checks are skipped (never denied on), said in a warning and
+    /// counted in a metric. Each watch is renewed every half of it.
     #[arg(long, env = "HPA_WEBHOOK_CONTEXT_STALE_AFTER", hide_env_values = true, value_name = "DURATION", default_value = "30s", value_parser = parse_duration)]
     pub context_stale_after: Duration,
 

@@ -14,7 +14,8 @@ use hpa_core::rules::ObjectId;
 /// How the context cache is trusted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ContextSettings {
-    /// A watch broken longer than this makes the view stale: cross-object checks are skipped.
+    /// A watch broken, or silent (no event, no bookmark), longer than this makes the view stale:
+    /// cross-object checks are skipped.
     pub stale_after: Duration,
     /// /readyz waits at most this long for the first sync; past it the server is ready and
     /// answers with single-object checks (and a warning) until the cache has synced.
@@ -49,6 +50,11 @@ impl ClusterContext {
     /// The cache.
     pub fn cache(&self) -> &ContextCache {
         &self.cache
+    }
+
+    /// The bound past which a broken or silent watch makes the view stale.
+    pub fn stale_after(&self) -> Duration {
+        self.settings.stale_after
     }
 
     /// Whether the server may report ready: the cache has synced, or the bounded wait for it

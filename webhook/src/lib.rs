@@ -260,7 +260,7 @@ async fn readyz(State(state): State<AppState>) -> Response {
 async fn metrics(State(state): State<AppState>) -> Response {
     let shared = state.shared();
     if let Some(context) = &shared.context {
-        shared.metrics.set_watches(&context.cache().status());
+        shared.metrics.set_watches(&context.cache().status(), context.stale_after());
     }
     ([(header::CONTENT_TYPE, metrics::CONTENT_TYPE)], shared.metrics.render()).into_response()
 }

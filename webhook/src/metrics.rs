@@ -11,7 +11,7 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use std::sync::atomic::AtomicU64;
 
-use hpa_cluster::watch::{Phase, WatchStatus};
+use hpa_cluster::watch::{Phase, State, WatchStatus};
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::{Registry, Unit};
 
@@ -125,6 +125,12 @@ struct ResourceLabels {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
+struct StateLabels {
+    resource: String,
+    state: &'static str,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
 struct LeftOutLabels {
     resource: String,
     reason: &'static str,
@@ -162,6 +168,7 @@ pub struct Metrics {
     context_objects: Family<ResourceLabels, Gauge>,
     context_synced: Family<ResourceLabels, Gauge>,
     context_refused: Family<ResourceLabels, Gauge>,
+    context_state: Family<StateLabels, Gauge>,
     context_since_event: Family<ResourceLabels, Gauge<f64, AtomicU64>>,
     context_broken: Family<ResourceLabels, Gauge<f64, AtomicU64>>,
     stale_views: Family<EndpointLabels, Counter>,
@@ -221,10 +228,16 @@ impl Metrics {
             "1 when RBAC refuses to watch a resource (skipped until the next re-check)",
             context_refused.clone(),
         );
+        let context_state = Family::<StateLabels, Gauge>::default();
+        registry.register(
+            "context_watch_state",
+            "1 for the state the watch of a resource is in (absent: optional CRD not installed, refused: RBAC, syncing, synced, broken: failing, stale: silent past --context-stale-after), 0 for the others",
+            context_state.clone(),
+        );
         let context_since_event = Family::<ResourceLabels, Gauge<f64, AtomicU64>>::default();
         registry.register_with_unit(
             "context_since_last_event",
-            "Time since the watch of a resource delivered its last event",
+            "Time since the watch of a resource was last heard from (an event, a bookmark, a new watch)",
             Unit::Seconds,
             context_since_event.clone(),
         );
@@ -268,6 +281,7 @@ impl Metrics {
             context_objects,
             context_synced,
             context_refused,
+            context_state,
             context_since_event,
             context_broken,
             stale_views,
@@ -287,8 +301,9 @@ impl Metrics {
         }
     }
 
-    /// Sets the context cache's gauges from the state of its watches.
-    pub fn set_watches(&self, watches: &[WatchStatus]) {
+    /// Sets the context cache's gauges from the state of its watches (`stale_after`: the bound
+    /// past which a silent watch is stale).
+    pub fn set_watches(&self, watches: &[WatchStatus], stale_after: Duration) {
         // The reasons present now, and no others (a fixed HPA no longer counts).
         self.context_left_out.clear();
         for w in watches {
@@ -305,6 +320,11 @@ impl Metrics {
             self.context_objects.get_or_create(&labels).set(i64::try_from(w.objects).unwrap_or(i64::MAX));
             self.context_synced.get_or_create(&labels).set(i64::from(w.synced));
             self.context_refused.get_or_create(&labels).set(i64::from(w.phase == Phase::Forbidden));
+            let now = w.state(stale_after);
+            for state in State::ALL {
+                let labels = StateLabels { resource: w.kind.resource(), state: state.as_str() };
+                self.context_state.get_or_create(&labels).set(i64::from(state == now));
+            }
             if let Some(since) = w.since_last_event {
                 self.context_since_event.get_or_create(&labels).set(since.as_secs_f64());
             }
@@ -386,7 +406,7 @@ mod tests {
             left_out,
             ignored_fields,
         };
-        m.set_watches(&[hpas(vec![("InvalidValue", 2), ("Unconvertible", 1)], 4)]);
+        m.set_watches(&[hpas(vec![("InvalidValue", 2), ("Unconvertible", 1)], 4)], Duration::from_secs(30));
         let text = m.render();
         for line in [
             "hpa_webhook_context_left_out{resource=\"horizontalpodautoscalers.autoscaling\",reason=\"InvalidValue\"} 2",
@@ -396,10 +416,60 @@ mod tests {
             assert!(text.lines().any(|l| l == line), "missing {line:?} in\n{text}");
         }
         // Fixed: the reason is no longer reported.
-        m.set_watches(&[hpas(vec![("InvalidValue", 1)], 0)]);
+        m.set_watches(&[hpas(vec![("InvalidValue", 1)], 0)], Duration::from_secs(30));
         let text = m.render();
         assert!(text.lines().any(|l| l == "hpa_webhook_context_ignored_fields{resource=\"horizontalpodautoscalers.autoscaling\"} 0"), "{text}");
         assert!(!text.contains("Unconvertible"), "{text}");
         assert!(text.lines().any(|l| l.ends_with("reason=\"InvalidValue\"} 1")), "{text}");
+    }
+
+    #[test]
+    fn each_watch_is_in_exactly_one_state() {
+        use hpa_cluster::kinds;
+        let bound = Duration::from_secs(30);
+        let watch = |kind, phase, synced, since: u64, broken: Option<u64>| WatchStatus {
+            kind,
+            phase,
+            synced,
+            objects: 0,
+            since_last_event: Some(Duration::from_secs(since)),
+            broken_for: broken.map(Duration::from_secs),
+            error: None,
+            left_out: Vec::new(),
+            ignored_fields: 0,
+        };
+        let m = Metrics::new();
+        m.set_watches(
+            &[
+                watch(kinds::VPA, Phase::Absent, false, 0, None),
+                watch(kinds::SCALED_OBJECT, Phase::Syncing, false, 0, None),
+                watch(kinds::PDB, Phase::Forbidden, false, 0, None),
+                watch(kinds::DEPLOYMENT, Phase::Synced, true, 3, None),
+                watch(kinds::STATEFUL_SET, Phase::Synced, true, 3, Some(2)),
+                watch(kinds::HPA, Phase::Synced, true, 31, None),
+                // A relist of a synced kind.
+                watch(kinds::LIMIT_RANGE, Phase::Syncing, true, 1, None),
+            ],
+            bound,
+        );
+        let text = m.render();
+        for (resource, state) in [
+            ("verticalpodautoscalers.autoscaling.k8s.io", "absent"),
+            ("scaledobjects.keda.sh", "syncing"),
+            ("poddisruptionbudgets.policy", "refused"),
+            ("deployments.apps", "synced"),
+            ("statefulsets.apps", "broken"),
+            ("horizontalpodautoscalers.autoscaling", "stale"),
+            ("limitranges", "syncing"),
+        ] {
+            for other in State::ALL {
+                let value = i64::from(other.as_str() == state);
+                let line = format!(
+                    "hpa_webhook_context_watch_state{{resource=\"{resource}\",state=\"{}\"}} {value}",
+                    other.as_str()
+                );
+                assert!(text.lines().any(|l| l == line), "missing {line:?} in\n{text}");
+            }
+        }
     }
 }

@@ -66,8 +66,14 @@ pub async fn context(args: &ServeArgs) -> Result<Option<ClusterContext>, ServeEr
     // Cached HPAs are admitted as /validate admits them (this release and these gates), once,
     // when their event arrives.
     let admission = Admission::new(args.gates()?).cache_admission();
-    let cache =
-        ContextCache::start(cluster, CacheOptions { recheck_interval: args.context_recheck_interval, admission });
+    let cache = ContextCache::start(
+        cluster,
+        CacheOptions {
+            recheck_interval: args.context_recheck_interval,
+            admission,
+            stale_after: args.context_stale_after,
+        },
+    );
     let settings = ContextSettings { stale_after: args.context_stale_after, sync_timeout: args.context_sync_timeout };
     Ok(Some(ClusterContext::new(cache, settings)))
 }

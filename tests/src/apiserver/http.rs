@@ -113,6 +113,7 @@ fn not_found() -> Response<Body> {
 async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
     let path = req.uri().path().to_string();
     let query = req.uri().query().unwrap_or_default().to_string();
+    shared.thawed().await;
     lock(&shared.log).push(Logged { path: path.clone(), query: query.clone() });
 
     let authorized = req
@@ -130,6 +131,10 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
             return status(code, reason, &message, Value::Null);
         }
         Some(Fault::Delay(d)) => tokio::time::sleep(d).await,
+        Some(Fault::ListStatus(code, message)) if !query.split('&').any(|p| p == "watch=true" || p == "watch=1") => {
+            let reason = if code == 500 { "InternalError" } else { "ServiceUnavailable" };
+            return status(code, reason, &message, Value::Null);
+        }
         Some(Fault::Body(text)) if !query.split('&').any(|p| p == "watch=true" || p == "watch=1") => {
             return Response::builder()
                 .status(StatusCode::OK)
@@ -137,7 +142,7 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
                 .body(Full::new(Bytes::from(text)).boxed())
                 .unwrap_or_else(|_| Response::new(Full::new(Bytes::new()).boxed()));
         }
-        Some(Fault::Body(_)) | None => {}
+        Some(Fault::Body(_) | Fault::ListStatus(..)) | None => {}
     }
     if req.method() != hyper::Method::GET {
         return status(405, "MethodNotAllowed", "the test API server only reads", Value::Null);
@@ -596,17 +601,25 @@ fn watch(
             }
         }
     };
+    let (frozen, gate) = (shared.clone(), shared.clone());
+    let send = move |tx: mpsc::Sender<Bytes>, line: Bytes| {
+        let frozen = frozen.clone();
+        async move {
+            frozen.thawed().await;
+            tx.send(line).await.is_ok()
+        }
+    };
     tokio::spawn(async move {
         if let Some((rv, compacted)) = gone {
             let status = json!({
                 "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
                 "message": format!("too old resource version: {rv} ({compacted})"), "reason": "Expired", "code": 410,
             });
-            let _ = tx.send(event_line("ERROR", &status)).await;
+            send(tx.clone(), event_line("ERROR", &status)).await;
             return;
         }
         for (type_, object) in backlog {
-            if tx.send(event_line(type_, &object)).await.is_err() {
+            if !send(tx.clone(), event_line(type_, &object)).await {
                 return;
             }
         }
@@ -621,14 +634,18 @@ fn watch(
                 }
             };
             tokio::select! {
-                _ = until_deadline => return,
+                // A frozen server ends no watch either.
+                () = until_deadline => {
+                    gate.thawed().await;
+                    return;
+                }
                 _ = tx.closed() => return,
                 _ = ticker.tick(), if bookmarks => {
                     let bookmark = json!({
                         "kind": resource.kind, "apiVersion": resource.api_version(&version),
                         "metadata": {"resourceVersion": sent_rv.to_string()},
                     });
-                    if tx.send(event_line("BOOKMARK", &bookmark)).await.is_err() {
+                    if !send(tx.clone(), event_line("BOOKMARK", &bookmark)).await {
                         return;
                     }
                 }
@@ -639,7 +656,7 @@ fn watch(
                         }
                         sent_rv = c.rv;
                         if selected(&c.object)
-                            && tx.send(event_line(c.type_, &as_version(&c.object, &resource, &version))).await.is_err()
+                            && !send(tx.clone(), event_line(c.type_, &as_version(&c.object, &resource, &version))).await
                         {
                             return;
                         }

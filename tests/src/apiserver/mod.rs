@@ -11,7 +11,7 @@
 //! refuses a resource or namespace, 404 for what is not served, and failures or delays on
 //! demand. Tests drive it: [`TestApiServer::apply`], [`TestApiServer::delete`],
 //! [`TestApiServer::scale_as_hpa`], [`TestApiServer::compact`], [`TestApiServer::refuse`],
-//! [`TestApiServer::kill`].
+//! [`TestApiServer::kill`], [`TestApiServer::freeze`].
 
 pub mod fixtures;
 mod http;
@@ -38,6 +38,9 @@ pub enum Fault {
     Status(u16, String),
     /// Wait this long before answering.
     Delay(Duration),
+    /// Answer a request that is not a watch with this status code and message; watches are
+    /// served (a relist that keeps failing while the watches work).
+    ListStatus(u16, String),
     /// Answer a request that is not a watch with 200 and this JSON text as it is: what a
     /// `Value` cannot hold (a lone surrogate escape kube-apiserver keeps in `fieldsV1`).
     Body(String),
@@ -61,11 +64,19 @@ pub(crate) struct Shared {
     pub(crate) log: Mutex<Vec<Logged>>,
     pub(crate) bookmark_interval: Mutex<Duration>,
     pub(crate) port: Mutex<u16>,
+    /// While true, nothing is answered or sent: [`TestApiServer::freeze`].
+    pub(crate) frozen: watch::Sender<bool>,
 }
 
 impl Shared {
     pub(crate) fn store(&self) -> MutexGuard<'_, Store> {
         self.store.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Returns once the server is not frozen.
+    pub(crate) async fn thawed(&self) {
+        let mut frozen = self.frozen.subscribe();
+        let _ = frozen.wait_for(|f| !*f).await;
     }
 }
 
@@ -90,6 +101,7 @@ impl TestApiServer {
             log: Mutex::new(Vec::new()),
             bookmark_interval: Mutex::new(Duration::from_secs(1)),
             port: Mutex::new(0),
+            frozen: watch::channel(false).0,
         });
         let (stop, stopped) = watch::channel(false);
         let (addr, ca_pem) = http::serve(shared.clone(), stopped).await;
@@ -287,6 +299,18 @@ preferences: {{}}
     /// Stops the server: the listener closes and open connections (watches) are cut.
     pub fn kill(&self) {
         let _ = self.stop.send(true);
+    }
+
+    /// Freezes the server as `kill -STOP` does: connections are accepted and kept open, but no
+    /// request is answered and no watch sends anything (no event, no bookmark, no end at its
+    /// timeout) until [`TestApiServer::thaw`].
+    pub fn freeze(&self) {
+        self.shared.frozen.send_replace(true);
+    }
+
+    /// Ends [`TestApiServer::freeze`]: what waited is answered and sent.
+    pub fn thaw(&self) {
+        self.shared.frozen.send_replace(false);
     }
 }
 

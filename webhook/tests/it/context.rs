@@ -252,6 +252,12 @@ async fn cross_object_checks_at_admission_on_both_sides() {
     for line in [
         "hpa_webhook_context_synced{resource=\"deployments.apps\"} 1",
         "hpa_webhook_context_refused{resource=\"poddisruptionbudgets.policy\"} 1",
+        // Each watch in one state: an uninstalled CRD is absent, not a sync stuck at 0.
+        "hpa_webhook_context_watch_state{resource=\"poddisruptionbudgets.policy\",state=\"refused\"} 1",
+        "hpa_webhook_context_watch_state{resource=\"deployments.apps\",state=\"synced\"} 1",
+        "hpa_webhook_context_watch_state{resource=\"deployments.apps\",state=\"syncing\"} 0",
+        "hpa_webhook_context_watch_state{resource=\"verticalpodautoscalers.autoscaling.k8s.io\",state=\"absent\"} 1",
+        "hpa_webhook_context_watch_state{resource=\"verticalpodautoscalers.autoscaling.k8s.io\",state=\"syncing\"} 0",
         "hpa_webhook_context_objects{resource=\"statefulsets.apps\"} 1",
         "hpa_webhook_cross_object_findings_total{rule=\"HPA201\"}",
         "hpa_webhook_cross_object_findings_total{rule=\"HPA410\"}",
@@ -370,6 +376,9 @@ async fn a_stopped_api_server_leaves_single_object_checks_and_a_warning() {
     )
     .unwrap();
     let policy = policy.display().to_string();
+    // A bound of 200 ms: the server must be heard from more often than that while it is up (a
+    // bookmark every 50 ms), or the view is stale from the start.
+    s.api.set_bookmark_interval(Duration::from_millis(50));
     let (server, mut conn) = s.webhook(&["--context-stale-after", "200ms", "--policy", &policy]).await;
     let web = hpa(&objects, "web");
     let answer = conn.review("/validate", &review("k1", "CREATE", &web, None)).await.unwrap();
@@ -413,6 +422,135 @@ async fn a_stopped_api_server_leaves_single_object_checks_and_a_warning() {
         "{text}"
     );
     server.stop().await;
+}
+
+/// The policy that denies HPA201 in `shop` (with a fresh view; never on a stale one).
+fn deny_hpa201(s: &Setup) -> String {
+    let policy = s._dir.path().join("policy.yaml");
+    std::fs::write(
+        &policy,
+        "apiVersion: hpa-toolkit.io/v1alpha1\nkind: WebhookPolicy\nrules:\n  - name: shop\n    namespaces: [shop]\n    denyRules: [missing-resource-request]\n",
+    )
+    .unwrap();
+    policy.display().to_string()
+}
+
+/// A metric's value in /metrics.
+fn metric(text: &str, name_and_labels: &str) -> Option<f64> {
+    text.lines().find_map(|l| l.strip_prefix(name_and_labels)?.strip_prefix(' ')?.trim().parse().ok())
+}
+
+/// An API server that hangs with its sockets open (`kill -STOP`): no request of the watches
+/// fails, they only fall silent. Within the bound the view is stale: every review is answered at
+/// once, the HPA checked alone with the warning, the silence in /metrics; once the server answers
+/// again, the cross-object checks are back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hung_api_server_leaves_single_object_checks_within_the_bound() {
+    let (s, objects) = setup().await;
+    let policy = deny_hpa201(&s);
+    let (server, mut conn) = s.webhook(&["--context-stale-after", "2s", "--policy", &policy]).await;
+    let web = hpa(&objects, "web");
+    let denied = |answer: &Value| response(answer)["allowed"] == false;
+    // Quiet for longer than the bound: still fresh (each watch is renewed after 1 s).
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let answer = conn.review("/validate", &review("f1", "CREATE", &web, None)).await.unwrap();
+    assert!(denied(&answer), "{answer}");
+
+    s.api.freeze();
+    let frozen = Instant::now();
+    let mut n = 0;
+    let answer = loop {
+        n += 1;
+        let sent = Instant::now();
+        let answer = conn.review("/validate", &review(&format!("f{n}"), "CREATE", &web, None)).await.unwrap();
+        assert!(sent.elapsed() < Duration::from_secs(1), "a review waited on the hung API server");
+        if !denied(&answer) {
+            break answer;
+        }
+        assert!(frozen.elapsed() < Duration::from_secs(6), "still trusted {:?} after the freeze", frozen.elapsed());
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let found = warnings(&answer);
+    // `the watch of <resource> has been silent for <n>s`, cut at 120 characters.
+    assert!(
+        found
+            .iter()
+            .any(|w| w.starts_with("hpa-webhook checked this HPA alone (cross-object checks skipped): the watch of ")),
+        "{found:?}"
+    );
+    let (_, body) = conn.send("GET", "/metrics", Vec::new()).await.unwrap();
+    let text = String::from_utf8(body.to_vec()).unwrap();
+    let silent = metric(&text, "hpa_webhook_context_since_last_event_seconds{resource=\"deployments.apps\"}").unwrap();
+    assert!(silent > 1.0, "{text}");
+    assert_eq!(metric(&text, "hpa_webhook_context_watch_broken_seconds{resource=\"deployments.apps\"}"), Some(0.0));
+    assert_eq!(
+        metric(&text, "hpa_webhook_context_watch_state{resource=\"deployments.apps\",state=\"stale\"}"),
+        Some(1.0),
+        "{text}"
+    );
+    assert!(metric(&text, "hpa_webhook_context_stale_views_total{endpoint=\"validate\"}").unwrap() >= 1.0, "{text}");
+    for outcome in ["timeout", "internal_error"] {
+        assert!(!text.contains(&format!("outcome=\"{outcome}\"")), "{text}");
+    }
+
+    s.api.thaw();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let answer = conn.review("/validate", &review("t", "CREATE", &web, None)).await.unwrap();
+        if denied(&answer) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "not trusted again after the thaw: {answer}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    server.stop().await;
+}
+
+/// A kind RBAC refuses is logged once, by kube-runtime and by the cache, however often it is
+/// asked again (every re-check: it was logged at each, kube-runtime's `watch list error with
+/// 403` at warn): the real binary's JSON log.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_kind_is_logged_once_however_often_it_is_asked_again() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+
+    let (s, _) = setup().await;
+    s.api.refuse(Some("poddisruptionbudgets.policy"), None);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hpa-webhook"))
+        .args(["--addr", "127.0.0.1:0", "--log-format", "json", "--log-level", "info"])
+        .arg("--tls-cert")
+        .arg(s.certs.cert_path())
+        .arg("--tls-key")
+        .arg(s.certs.key_path())
+        .args(["--context-cache", "true", "--context-recheck-interval", "200ms", "--kubeconfig"])
+        .arg(&s.kubeconfig)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || BufReader::new(stderr).lines().map_while(Result::ok).collect::<Vec<_>>());
+    // Asked again at least 5 times (one small list each).
+    let probe = "/apis/policy/v1/poddisruptionbudgets";
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while s.api.requests().iter().filter(|r| r.path == probe && r.query.split('&').any(|p| p == "limit=1")).count() < 5
+    {
+        assert!(Instant::now() < deadline, "the refused kind was not asked again: {:?}", s.api.requests());
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let lines = reader.join().unwrap();
+    let logs: Vec<Value> = lines.iter().map(|l| serde_json::from_str(l).unwrap_or_else(|_| panic!("{l}"))).collect();
+    let about_403: Vec<&Value> = logs
+        .iter()
+        .filter(|l| l.to_string().contains("poddisruptionbudgets") && l.to_string().contains("forbidden"))
+        .collect();
+    let kube_runtime =
+        about_403.iter().filter(|l| l["target"].as_str().is_some_and(|t| t.starts_with("kube_runtime"))).count();
+    let ours = about_403.iter().filter(|l| l["message"] == "forbidden: skipped").count();
+    assert_eq!((kube_runtime, ours, about_403.len()), (1, 1, 2), "{about_403:#?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

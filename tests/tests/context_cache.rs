@@ -1,0 +1,171 @@
+//! The webhook's context cache (hpa-cluster's `watch`) against the test API server failing in
+//! each way an API server fails: whether its view may be trusted, and what it reports.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use hpa_cluster::watch::Freshness;
+use hpa_cluster::{CacheOptions, ClientOptions, Cluster, ContextCache, kinds};
+use hpa_tests::apiserver::fixtures;
+use hpa_tests::apiserver::{Fault, TestApiServer};
+
+struct Setup {
+    server: TestApiServer,
+    _dir: tempfile::TempDir,
+    kubeconfig: PathBuf,
+}
+
+async fn setup() -> Setup {
+    let server = TestApiServer::start().await;
+    server.apply(&fixtures::in_namespace(fixtures::cluster_fixture("requests-set"), "shop"));
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = server.write_kubeconfig(dir.path());
+    Setup { server, _dir: dir, kubeconfig }
+}
+
+impl Setup {
+    async fn cache(&self, stale_after: Duration) -> ContextCache {
+        let options = ClientOptions { kubeconfig: Some(self.kubeconfig.clone()), ..ClientOptions::default() };
+        let cluster = Cluster::connect(&options).await.unwrap();
+        ContextCache::start(cluster, CacheOptions { stale_after, ..CacheOptions::default() })
+    }
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap()
+}
+
+/// Polls `freshness` until `done` says so, or fails after `within`.
+async fn until(
+    cache: &ContextCache,
+    stale_after: Duration,
+    within: Duration,
+    done: impl Fn(&Freshness) -> bool,
+) -> Freshness {
+    let deadline = Instant::now() + within;
+    loop {
+        let freshness = cache.freshness(stale_after);
+        if done(&freshness) {
+            return freshness;
+        }
+        assert!(Instant::now() < deadline, "{freshness:?} after {within:?}: {:#?}", cache.status());
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+fn stale(f: &Freshness) -> bool {
+    matches!(f, Freshness::Stale(_))
+}
+
+/// An API server that hangs with its sockets open (`kill -STOP`) fails no request: the view goes
+/// stale because the watches are no longer heard from (no event, no bookmark), within the bound;
+/// a quiet but healthy one stays fresh (each watch ends after half the bound and is renewed), and
+/// the view is fresh again once the server answers.
+#[test]
+fn a_hung_api_server_makes_the_view_stale_within_the_bound() {
+    runtime().block_on(async {
+        let s = setup().await;
+        let bound = Duration::from_secs(2);
+        let cache = s.cache(bound).await;
+        assert!(cache.wait_synced(Duration::from_secs(10)).await, "{:#?}", cache.status());
+        // Quiet (no change at all) for twice the bound: fresh all along.
+        let quiet = Instant::now() + 2 * bound;
+        while Instant::now() < quiet {
+            assert_eq!(cache.freshness(bound), Freshness::Fresh, "{:#?}", cache.status());
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let watches = s.server.requests().iter().filter(|r| r.query.contains("watch=true")).count();
+        let timeouts = s.server.requests().iter().filter(|r| r.query.contains("timeoutSeconds=1")).count();
+        assert!(timeouts > 0 && timeouts == watches, "each watch asks for half the bound: {timeouts} of {watches}");
+        assert!(
+            s.server
+                .requests()
+                .iter()
+                .all(|r| !r.query.contains("watch=true") || r.query.contains("allowWatchBookmarks=true"))
+        );
+
+        s.server.freeze();
+        let frozen = Instant::now();
+        let Freshness::Stale(reason) = until(&cache, bound, Duration::from_secs(10), stale).await else {
+            unreachable!()
+        };
+        let after = frozen.elapsed();
+        assert!(after > bound / 2 && after < bound + Duration::from_secs(2), "stale after {after:?}");
+        assert!(reason.starts_with("the watch of ") && reason.contains(" has been silent for "), "{reason}");
+        // No request failed: nothing is broken, the watches are only silent.
+        for w in cache.status() {
+            assert_eq!(w.broken_for, None, "{w:?}");
+        }
+        let deployments = cache.status().into_iter().find(|w| w.kind == kinds::DEPLOYMENT).unwrap();
+        assert!(deployments.since_last_event.unwrap() > bound / 2, "{deployments:?}");
+
+        s.server.thaw();
+        until(&cache, bound, Duration::from_secs(10), |f| *f == Freshness::Fresh).await;
+        drop(cache);
+    });
+}
+
+/// An API server that was never reached is broken from the first attempt on, and stays so:
+/// kube-runtime's `Init` before each list attempt is no answer (it was taken for a recovery,
+/// so `broken_for` never passed the backoff and the watch was "recovered" every second).
+#[test]
+fn a_server_never_reached_is_never_recovered() {
+    runtime().block_on(async {
+        let s = setup().await;
+        s.server.kill();
+        let cache = s.cache(Duration::from_secs(2)).await;
+        let start = Instant::now();
+        let mut last: Option<Duration> = None;
+        while start.elapsed() < Duration::from_secs(4) {
+            let deployments = cache.status().into_iter().find(|w| w.kind == kinds::DEPLOYMENT);
+            if let Some(broken) = deployments.as_ref().and_then(|w| w.broken_for) {
+                assert!(last.is_none_or(|l| broken >= l), "broken_for went back: {last:?} -> {broken:?}");
+                last = Some(broken);
+            } else {
+                assert!(last.is_none(), "recovered without a server: {deployments:?}");
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        assert!(last.is_some_and(|l| l > Duration::from_secs(3)), "{last:?}");
+        assert!(!cache.synced());
+        assert!(stale(&cache.freshness(Duration::from_secs(2))));
+        drop(cache);
+    });
+}
+
+/// A `410 Gone` relist whose lists keep failing: the index still holds the previous list, but
+/// the kind is no longer followed, so the view goes stale after the bound (the relist's `Init`
+/// took the broken watch for recovered, and the view stayed fresh for as long as it lasted);
+/// the kinds whose relist succeeds stay current.
+#[test]
+fn a_relist_that_keeps_failing_goes_stale_after_the_bound() {
+    runtime().block_on(async {
+        let s = setup().await;
+        let bound = Duration::from_secs(2);
+        let cache = s.cache(bound).await;
+        assert!(cache.wait_synced(Duration::from_secs(10)).await, "{:#?}", cache.status());
+        let before = cache.read().count(&kinds::DEPLOYMENT);
+        assert!(before > 0);
+        // The next watches (each renewed after 1 s) get 410 Gone; Deployments' lists fail.
+        s.server.fault("/apis/apps/v1/deployments", Fault::ListStatus(500, "etcd is down".into()));
+        s.server.apply(&fixtures::in_namespace(fixtures::cluster_fixture("replicas-set"), "shop"));
+        s.server.compact();
+        let compacted = Instant::now();
+        let Freshness::Stale(reason) = until(&cache, bound, Duration::from_secs(10), stale).await else {
+            unreachable!()
+        };
+        assert!(compacted.elapsed() > bound, "stale after {:?}: {reason}", compacted.elapsed());
+        assert!(reason.starts_with("the watch of deployments.apps "), "{reason}");
+        let deployments = cache.status().into_iter().find(|w| w.kind == kinds::DEPLOYMENT).unwrap();
+        assert!(deployments.synced && deployments.broken_for.is_some(), "{deployments:?}");
+        assert_eq!(deployments.phase, hpa_cluster::watch::Phase::Syncing);
+        // The previous list is still held; the other kinds relisted.
+        assert_eq!(cache.read().count(&kinds::DEPLOYMENT), before);
+        for w in cache.status().iter().filter(|w| w.kind != kinds::DEPLOYMENT && !w.kind.optional) {
+            // Each gets its own 410 when its watch is renewed, and relists after kube-runtime's
+            // backoff: broken for a moment at most, never silent past the bound.
+            assert!(w.broken_for.is_none_or(|b| b < bound) && w.since_last_event.unwrap() < bound, "{w:?}");
+        }
+        drop(cache);
+    });
+}
