@@ -440,6 +440,12 @@ fn the_schema_refuses_what_the_chart_does_not_know() {
         ("certificates: {mode: vault}\n", "/certificates/mode"),
         ("workloadWebhook: {enabled: true}\ncontextCache: {enabled: false}\n", "/contextCache/enabled"),
         ("policy: {rules: [{name: a, constraint: {}}]}\n", "additional properties 'constraint' not allowed"),
+        ("policy: {defaults: {denyRules: [HPA000]}}\n", "/policy/defaults/denyRules/0"),
+        ("policy: {rules: [{name: a, namespaces: [x], denyRules: [no-such-rule]}]}\n", "/policy/rules/0/denyRules/0"),
+        (
+            "policy: {rules: [{name: a, namespaceSelector: {matchExpressions: [{key: a, operator: In}]}}]}\n",
+            "missing property 'values'",
+        ),
         ("admission: {mutating: {failurePolicy: Retry}}\n", "/admission/mutating/failurePolicy"),
     ] {
         let file = dir.path().join("values.yaml");
@@ -447,6 +453,54 @@ fn the_schema_refuses_what_the_chart_does_not_know() {
         let error = try_render(&[&file]).err().unwrap_or_else(|| panic!("{values} was accepted"));
         assert!(error.contains(expected), "{values}: {error}");
     }
+}
+
+/// The `denyRules` pattern of values.schema.json: every rule hpa-core has but HPA000, by ID in
+/// any case (as `hpa_core::rules::find` matches it) or by name.
+fn deny_rules_pattern() -> String {
+    let rules = || hpa_core::rules::ALL.iter().map(|r| r.meta()).filter(|m| m.id != hpa_core::rules::INVALID.id);
+    let mut ids: Vec<&str> = rules().map(|m| m.id.trim_start_matches("HPA")).collect();
+    let mut names: Vec<&str> = rules().map(|m| m.name).collect();
+    ids.sort_unstable();
+    names.sort_unstable();
+    format!("^([Hh][Pp][Aa]({})|{})$", ids.join("|"), names.join("|"))
+}
+
+#[test]
+fn the_schema_accepts_every_policy_the_server_accepts() {
+    let schema: Value =
+        serde_json::from_str(&std::fs::read_to_string(chart().join("values.schema.json")).unwrap()).unwrap();
+    assert_eq!(
+        schema["definitions"]["denyRules"]["items"]["pattern"],
+        deny_rules_pattern(),
+        "values.schema.json lists hpa-core's rules for denyRules"
+    );
+    if !helm_engine() {
+        return;
+    }
+    // The example policy of the tests, with denyRules in defaults and in a rule: every rule by
+    // name and by its ID in lower case, and IDs in upper case.
+    let example = std::fs::read_to_string(workspace().join("webhook/tests/data/policy-example.yaml")).unwrap();
+    let mut policy = yaml_documents(&example).remove(0);
+    let all: Vec<String> = hpa_core::rules::ALL
+        .iter()
+        .map(|r| r.meta())
+        .filter(|m| m.id != hpa_core::rules::INVALID.id)
+        .flat_map(|m| [m.id.to_lowercase(), m.name.to_string()])
+        .collect();
+    policy["defaults"]["denyRules"] = json!(all);
+    policy["rules"][1]["denyRules"] = json!(["HPA201", "workload-sets-replicas"]);
+    policy["rules"][2]["denyRules"] = json!([]);
+    let expected = Policy::parse(&serde_json::to_string(&policy).unwrap()).unwrap();
+    assert!(expected.denies_rules());
+    let values = policy.as_object().unwrap().iter().filter(|(k, _)| *k != "apiVersion" && *k != "kind");
+    let values = json!({"policy": values.map(|(k, v)| (k.clone(), v.clone())).collect::<serde_json::Map<_, _>>()});
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("values.yaml");
+    std::fs::write(&file, serde_json::to_string(&values).unwrap()).unwrap();
+    let rendered = try_render(&[&file]).unwrap_or_else(|e| panic!("the schema refuses a policy the server accepts: {e}"));
+    let config_map = find(&rendered.objects, "ConfigMap", "hpa-webhook-policy");
+    assert_eq!(Policy::parse(config_map["data"]["policy.yaml"].as_str().unwrap()).unwrap(), expected);
 }
 
 #[test]
