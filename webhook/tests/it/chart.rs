@@ -446,12 +446,72 @@ fn the_schema_refuses_what_the_chart_does_not_know() {
             "policy: {rules: [{name: a, namespaceSelector: {matchExpressions: [{key: a, operator: In}]}}]}\n",
             "missing property 'values'",
         ),
+        // Values that render but would stop the server, whose validating webhook fails closed.
+        ("server: {kubernetesVersion: \"1.99\"}\n", "/server/kubernetesVersion"),
+        ("server: {kubernetesVersion: \"1.31\"}\n", "/server/kubernetesVersion"),
+        ("server: {featureGates: \"HPAScaleToZero\"}\n", "/server/featureGates"),
+        ("server: {featureGates: \"HPAScaleToZero=yes\"}\n", "/server/featureGates"),
+        ("server: {featureGates: \"NoSuchGate=true\"}\n", "/server/featureGates"),
+        ("server: {reloadInterval: \"0\"}\n", "/server/reloadInterval"),
+        ("server: {reloadInterval: \"0s\"}\n", "/server/reloadInterval"),
+        ("server: {reloadInterval: \"-1s\"}\n", "/server/reloadInterval"),
+        ("policy: {rules: [{name: a}]}\n", "/policy/rules/0"),
+        ("policy: {rules: [{name: a, namespaces: [x], namespaceSelector: {}}]}\n", "/policy/rules/0"),
         ("admission: {mutating: {failurePolicy: Retry}}\n", "/admission/mutating/failurePolicy"),
     ] {
         let file = dir.path().join("values.yaml");
         std::fs::write(&file, values).unwrap();
         let error = try_render(&[&file]).err().unwrap_or_else(|| panic!("{values} was accepted"));
         assert!(error.contains(expected), "{values}: {error}");
+    }
+    // Their good sides render, and the binary parses what the Deployment passes it.
+    std::fs::write(
+        dir.path().join("values.yaml"),
+        "server: {kubernetesVersion: \"1.34\", featureGates: \" HPAScaleToZero=True, PodLevelResources=0,\", reloadInterval: 500ms}\n",
+    )
+    .unwrap();
+    let rendered = render(&[&dir.path().join("values.yaml")]);
+    let container = &find(&rendered.objects, "Deployment", "hpa-webhook")["spec"]["template"]["spec"]["containers"][0];
+    let (settings, _) = deployment_settings(container);
+    assert_eq!(settings.reload_interval, std::time::Duration::from_millis(500));
+    assert!(settings.gates().is_ok());
+}
+
+/// The schema's closed lists are the binary's: every release it models, every gate it knows.
+#[test]
+fn the_schema_lists_the_releases_and_gates_of_the_binary() {
+    let schema: Value =
+        serde_json::from_str(&std::fs::read_to_string(chart().join("values.schema.json")).unwrap()).unwrap();
+    let server = &schema["properties"]["server"]["properties"];
+    let mut releases = vec![String::new()];
+    releases.extend(hpa_core::features::KubernetesVersion::ALL.iter().map(ToString::to_string));
+    assert_eq!(server["kubernetesVersion"]["enum"], json!(releases));
+    let pattern = server["featureGates"]["pattern"].as_str().unwrap();
+    let gates: BTreeSet<&str> = hpa_core::features::Gate::ALL.iter().map(|g| g.name()).collect();
+    // `^\s*((Gate|...)\s*=\s*(bool|...)\s*)?(,...)*$`: the first group of names.
+    let start = pattern.find("((").unwrap() + 2;
+    let listed: BTreeSet<&str> = pattern[start..start + pattern[start..].find(')').unwrap()].split('|').collect();
+    assert_eq!(listed, gates, "{pattern}");
+}
+
+/// `HPA_WEBHOOK_RELOAD_INTERVAL=0 hpa-webhook serve` panicked in tokio's interval; every period
+/// and deadline of `serve` is refused at zero, with the flag named and exit status 2.
+#[test]
+fn the_binary_refuses_zero_periods() {
+    for (variable, value) in [
+        ("HPA_WEBHOOK_RELOAD_INTERVAL", "0"),
+        ("HPA_WEBHOOK_RELOAD_INTERVAL", "0s"),
+        ("HPA_WEBHOOK_CONTEXT_RECHECK_INTERVAL", "0m"),
+        ("HPA_WEBHOOK_REQUEST_TIMEOUT", "0ms"),
+        ("HPA_WEBHOOK_RELOAD_INTERVAL", "-1s"),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_hpa-webhook")).arg("serve").env(variable, value).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let flag = variable.trim_start_matches("HPA_WEBHOOK_").to_lowercase().replace('_', "-");
+        assert_eq!(out.status.code(), Some(2), "{variable}={value}: {stderr}");
+        assert!(stderr.contains(&format!("--{flag}")) && !stderr.contains("panicked"), "{variable}={value}: {stderr}");
+        let reason = if value.starts_with('-') { "must not be negative" } else { "must be greater than zero" };
+        assert!(stderr.contains(reason), "{variable}={value}: {stderr}");
     }
 }
 
