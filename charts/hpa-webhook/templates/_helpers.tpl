@@ -95,3 +95,38 @@ annotations:
   cert-manager.io/inject-ca-from: {{ printf "%s/%s" .Release.Namespace (include "hpa-webhook.fullname" .) }}
 {{- end }}
 {{- end }}
+
+{{/*
+The Kubernetes release whose rules the server applies (HPA_WEBHOOK_KUBERNETES_VERSION):
+server.kubernetesVersion, else the cluster's (.Capabilities.KubeVersion, major.minor; a minor
+such as "34+" of some providers counts as 34), since the webhook must give the verdicts of the
+cluster's own kube-apiserver. A cluster newer than the newest release modelled gets that one
+(NOTES says so); one older than the oldest is refused.
+*/}}
+{{- define "hpa-webhook.supportedMinors" -}}
+{{- list 33 34 35 36 37 38 | toJson }}
+{{- end }}
+
+{{- define "hpa-webhook.clusterMinor" -}}
+{{- $major := .Capabilities.KubeVersion.Major | toString | regexFind "^[0-9]+" }}
+{{- $minor := .Capabilities.KubeVersion.Minor | toString | regexFind "^[0-9]+" }}
+{{- if or (ne $major "1") (not $minor) }}
+{{- fail (printf "cannot read the cluster's Kubernetes release from %q: set server.kubernetesVersion" .Capabilities.KubeVersion.Version) }}
+{{- end }}
+{{- $minor }}
+{{- end }}
+
+{{- define "hpa-webhook.kubernetesVersion" -}}
+{{- if .Values.server.kubernetesVersion }}
+{{- .Values.server.kubernetesVersion }}
+{{- else }}
+{{- $supported := include "hpa-webhook.supportedMinors" . | fromJsonArray }}
+{{- $oldest := first $supported | int }}
+{{- $newest := last $supported | int }}
+{{- $minor := include "hpa-webhook.clusterMinor" . | int }}
+{{- if lt $minor $oldest }}
+{{- fail (printf "the cluster runs Kubernetes %s: hpa-webhook supports 1.%d to 1.%d" .Capabilities.KubeVersion.Version $oldest $newest) }}
+{{- end }}
+{{- printf "1.%d" (min $minor $newest) }}
+{{- end }}
+{{- end }}

@@ -53,8 +53,14 @@ fn helm_engine() -> bool {
 
 /// Runs the render helper; `Err` is its stderr when Helm refuses the values or the templates.
 fn try_render(values: &[&Path]) -> Result<Render, String> {
+    try_render_on("v1.37.0", values)
+}
+
+/// [`try_render`] for a cluster of release `kube_version` (`helm template --kube-version`).
+fn try_render_on(kube_version: &str, values: &[&Path]) -> Result<Render, String> {
     let out = Command::new("python3")
         .arg(workspace().join("webhook/tests/it/helm_render.py"))
+        .args(["--kube-version", kube_version])
         .arg(chart())
         .args([RELEASE, NAMESPACE])
         .args(values)
@@ -513,6 +519,47 @@ fn the_binary_refuses_zero_periods() {
         let reason = if value.starts_with('-') { "must not be negative" } else { "must be greater than zero" };
         assert!(stderr.contains(reason), "{variable}={value}: {stderr}");
     }
+}
+
+/// An empty server.kubernetesVersion is the cluster's release: the oldest and newest the binary
+/// models, a newer cluster clamped to the newest (said in NOTES), an older one refused; a value
+/// set wins over the cluster's.
+#[test]
+fn the_release_defaults_to_the_clusters() {
+    let chart_yaml = &yaml_documents(&std::fs::read_to_string(chart().join("Chart.yaml")).unwrap())[0];
+    use hpa_core::features::KubernetesVersion;
+    let (oldest, newest) = (KubernetesVersion::ALL[0], KubernetesVersion::ALL[KubernetesVersion::ALL.len() - 1]);
+    assert_eq!(chart_yaml["kubeVersion"], format!(">={oldest}.0-0"), "Chart.yaml kubeVersion");
+    if !helm_engine() {
+        return;
+    }
+    let release_of = |render: &Render| {
+        let deployment = of_kind(&render.objects, "Deployment")[0];
+        let (settings, _) = deployment_settings(&deployment["spec"]["template"]["spec"]["containers"][0]);
+        settings.kubernetes_version
+    };
+    let newer = "applies the rules of Kubernetes";
+    for (cluster, expected) in [
+        (format!("v{oldest}.2"), oldest),
+        (format!("v{newest}.0"), newest),
+        (format!("v1.{}.1", newest.minor() + 2), newest),
+    ] {
+        let rendered = try_render_on(&cluster, &[]).unwrap_or_else(|e| panic!("{cluster}: {e}"));
+        assert_eq!(release_of(&rendered), expected, "{cluster}");
+        let clamped = format!("{expected}") != cluster[1..].rsplit_once('.').unwrap().0;
+        assert_eq!(rendered.notes.contains(newer), clamped, "{cluster}: {}", rendered.notes);
+        assert_eq!(rendered.notes.contains("modelled as a preview"), expected.is_preview(), "{cluster}");
+    }
+    let older = format!("v1.{}.0", oldest.minor() - 1);
+    let error = try_render_on(&older, &[]).err().unwrap_or_else(|| panic!("{older} was accepted"));
+    assert!(error.contains(&format!("the cluster runs Kubernetes {older}: hpa-webhook supports {oldest} to {newest}")), "{error}");
+    // A value set is the release, whatever the cluster runs.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("values.yaml");
+    std::fs::write(&file, "server: {kubernetesVersion: \"1.34\"}\n").unwrap();
+    let rendered = try_render_on(&format!("v1.{}.0", newest.minor() + 1), &[&file]).unwrap();
+    assert_eq!(release_of(&rendered), KubernetesVersion::V1_34);
+    assert!(!rendered.notes.contains(newer));
 }
 
 /// The `denyRules` pattern of values.schema.json: every rule hpa-core has but HPA000, by ID in
