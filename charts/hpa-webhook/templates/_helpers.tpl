@@ -64,7 +64,7 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{- define "hpa-webhook.namespaceSelector" -}}
 {{- $root := index . 0 }}
 {{- $extra := index . 1 }}
-{{- $excluded := concat $root.Values.admission.excludedNamespaces (list $root.Release.Namespace) | uniq }}
+{{- $excluded := concat ($root.Values.admission.excludedNamespaces | default list) (list $root.Release.Namespace) | uniq }}
 {{- $expressions := list (dict "key" "kubernetes.io/metadata.name" "operator" "NotIn" "values" $excluded) }}
 {{- $selector := dict "matchExpressions" (concat $expressions ($extra.matchExpressions | default list)) }}
 {{- if $extra.matchLabels }}
@@ -129,4 +129,39 @@ cluster's own kube-apiserver. A cluster newer than the newest release modelled g
 {{- end }}
 {{- printf "1.%d" (min $minor $newest) }}
 {{- end }}
+{{- end }}
+
+{{/*
+Whether the PodDisruptionBudget would let a pod be evicted at all: minAvailable (a number, or a
+percentage of replicaCount rounded up, as the disruption controller's
+intstr.GetScaledValueFromIntOrPercent does) below replicaCount. A budget that keeps every
+replica blocks every node drain, so none is rendered (NOTES says so).
+*/}}
+{{- define "hpa-webhook.pdbAllowsEviction" -}}
+{{- $replicas := int .Values.replicaCount }}
+{{- $min := .Values.podDisruptionBudget.minAvailable }}
+{{- $need := 0 }}
+{{- if kindIs "string" $min }}
+{{- $need = div (add (mul (trimSuffix "%" $min | int) $replicas) 99) 100 }}
+{{- else }}
+{{- $need = int $min }}
+{{- end }}
+{{- if lt $need $replicas }}true{{ end }}
+{{- end }}
+
+{{/*
+The matchConditions of a webhook, refused by name as kube-apiserver refuses them
+(validateMatchConditions: a name twice is `Duplicate value`).
+*/}}
+{{- define "hpa-webhook.matchConditions" -}}
+{{- $at := index . 0 }}
+{{- $conditions := index . 1 }}
+{{- $seen := dict }}
+{{- range $i, $c := $conditions }}
+{{- if hasKey $seen $c.name }}
+{{- fail (printf "%s[%d].name: Duplicate value: %q" $at $i $c.name) }}
+{{- end }}
+{{- $_ := set $seen $c.name true }}
+{{- end }}
+{{- toYaml $conditions }}
 {{- end }}

@@ -462,6 +462,15 @@ fn the_schema_refuses_what_the_chart_does_not_know() {
         ("server: {reloadInterval: \"0s\"}\n", "/server/reloadInterval"),
         ("server: {reloadInterval: \"-1s\"}\n", "/server/reloadInterval"),
         ("policy: {rules: [{name: a}]}\n", "/policy/rules/0"),
+        // matchConditions as kube-apiserver's validateMatchConditions refuses them.
+        ("admission: {matchConditions: [{name: Example.com/x, expression: \"true\"}]}\n", "/admission/matchConditions/0/name"),
+        ("workloadWebhook: {matchConditions: [{name: \"a b\", expression: \"true\"}]}\n", "/workloadWebhook/matchConditions/0/name"),
+        ("admission: {matchConditions: [{name: a, expression: \"  \"}]}\n", "/admission/matchConditions/0/expression"),
+        (
+            "admission: {matchConditions: [{name: a, expression: \"true\"}, {name: a, expression: \"false\"}]}\n",
+            "admission.matchConditions[1].name: Duplicate value: \"a\"",
+        ),
+        ("podDisruptionBudget: {minAvailable: \"1\"}\n", "/podDisruptionBudget/minAvailable"),
         ("policy: {rules: [{name: a, namespaces: [x], namespaceSelector: {}}]}\n", "/policy/rules/0"),
         ("admission: {mutating: {failurePolicy: Retry}}\n", "/admission/mutating/failurePolicy"),
     ] {
@@ -481,6 +490,49 @@ fn the_schema_refuses_what_the_chart_does_not_know() {
     let (settings, _) = deployment_settings(container);
     assert_eq!(settings.reload_interval, std::time::Duration::from_millis(500));
     assert!(settings.gates().is_ok());
+}
+
+/// Values that render something that hurts the cluster or fails in Helm: a PodDisruptionBudget
+/// that keeps every replica (no node drains) is left out and NOTES says why; a null
+/// excludedNamespaces (Helm drops the key) leaves only the release namespace excluded;
+/// matchCondition names are qualified names, so a prefixed one passes.
+#[test]
+fn values_that_would_hurt_the_cluster_render_safely() {
+    if !helm_engine() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let with = |values: &str| {
+        let file = dir.path().join("values.yaml");
+        std::fs::write(&file, values).unwrap();
+        try_render(&[&file]).unwrap_or_else(|e| panic!("{values}: {e}"))
+    };
+    for (values, pdb) in [
+        ("replicaCount: 1\n", false),
+        ("replicaCount: 2\npodDisruptionBudget: {minAvailable: 2}\n", false),
+        ("replicaCount: 3\npodDisruptionBudget: {minAvailable: \"67%\"}\n", false),
+        ("replicaCount: 3\npodDisruptionBudget: {minAvailable: \"66%\"}\n", true),
+        ("replicaCount: 3\npodDisruptionBudget: {minAvailable: 2}\n", true),
+    ] {
+        let rendered = with(values);
+        check_consistency(values, &rendered);
+        assert_eq!(!of_kind(&rendered.objects, "PodDisruptionBudget").is_empty(), pdb, "{values}");
+        assert_eq!(rendered.notes.contains("would keep every replica and\nblock every node drain"), !pdb, "{values}");
+    }
+
+    let rendered = with("admission: {excludedNamespaces: null}\n");
+    for (_, webhook) in webhooks(&rendered.objects) {
+        assert_eq!(webhook["namespaceSelector"]["matchExpressions"][0]["values"], json!([NAMESPACE]));
+    }
+    assert!(rendered.notes.contains(&format!("in every namespace but {NAMESPACE} now")), "{}", rendered.notes);
+
+    let rendered = with(
+        "admission: {matchConditions: [{name: example.com/not-dry-run, expression: \"true\"}, {name: Plain_1.x, expression: \"true\"}]}\n",
+    );
+    let webhook = &find(&rendered.objects, "ValidatingWebhookConfiguration", "hpa-webhook")["webhooks"][0];
+    assert_eq!(webhook["matchConditions"][0]["name"], "example.com/not-dry-run");
+    assert_eq!(webhook["matchConditions"][1]["name"], "Plain_1.x");
+    kubernetes_validate("matchConditions", &rendered.text);
 }
 
 /// The schema's closed lists are the binary's: every release it models, every gate it knows.
