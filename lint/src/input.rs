@@ -148,7 +148,10 @@ pub fn discover(paths: &[String], excludes: &[String]) -> Discovered {
                     .filter_entry(move |e| {
                         let chart = helm_templates_of(e.path(), e.file_type().is_some_and(|t| t.is_dir()));
                         if let Some(chart) = chart {
-                            skipping.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(chart.to_path_buf());
+                            skipping
+                                .lock()
+                                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                                .push(chart.to_path_buf());
                         }
                         chart.is_none()
                     })

@@ -216,7 +216,10 @@ fn the_args_input_is_split_like_a_shell_without_running_it() {
         ("double", "--no-config --exclude \"**/bad/**\" --select 'all'".to_string()),
         ("backslash", "--no-config --exclude \\*\\*/bad/\\*\\*".to_string()),
         ("lines", "--no-config\n--exclude '**/bad/**'\n".to_string()),
-        ("no-eval", format!("--no-config --exclude '{touch}' --exclude \"`touch {}`\" --exclude '**/bad/**'", marker.display())),
+        (
+            "no-eval",
+            format!("--no-config --exclude '{touch}' --exclude \"`touch {}`\" --exclude '**/bad/**'", marker.display()),
+        ),
     ] {
         let (status, verdict, log) = run(&args, name);
         assert_eq!((status, verdict.as_deref()), (Some(0), Some("0")), "{name}: {args}: {log}");

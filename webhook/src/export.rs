@@ -173,8 +173,12 @@ pub fn refusals(objects: &[Value]) -> Vec<String> {
             .map(|message| FieldError::invalid(&meta.child("name"), BadValue::Str(name.to_string()), message))
             .collect();
         if kind == "ValidatingAdmissionPolicyBinding" {
-            let actions: Vec<&str> =
-                object["spec"]["validationActions"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+            let actions: Vec<&str> = object["spec"]["validationActions"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .collect();
             let spec = Path::new("spec");
             let path = spec.child("validationActions");
             let mut seen = std::collections::BTreeSet::new();

@@ -165,3 +165,42 @@ The matchConditions of a webhook, refused by name as kube-apiserver refuses them
 {{- end }}
 {{- toYaml $conditions }}
 {{- end }}
+
+{{/* Per feature gate and release (minor): absent, open, or locked to a value (a test checks it is hpa-core's Gate::spec). */}}
+{{- define "hpa-webhook.featureGateTable" -}}
+{
+  "DeclarativeValidation": {"33": "open", "34": "open", "35": "open", "36": "locked:true", "37": "locked:true", "38": "locked:true"},
+  "DeclarativeValidationBeta": {"33": "absent", "34": "absent", "35": "absent", "36": "open", "37": "open", "38": "open"},
+  "DeclarativeValidationTakeover": {"33": "open", "34": "open", "35": "open", "36": "open", "37": "locked:false", "38": "locked:false"},
+  "HPAConfigurableTolerance": {"33": "open", "34": "open", "35": "open", "36": "open", "37": "locked:true", "38": "locked:true"},
+  "HPAGeneration": {"33": "absent", "34": "absent", "35": "absent", "36": "absent", "37": "open", "38": "open"},
+  "HPAScaleToZero": {"33": "open", "34": "open", "35": "open", "36": "open", "37": "open", "38": "open"},
+  "PodLevelResources": {"33": "open", "34": "open", "35": "open", "36": "open", "37": "open", "38": "open"}
+}
+{{- end }}
+
+{{/*
+server.featureGates as the server's FeatureGates::apply (kube-apiserver's --feature-gates) takes
+them in the release applied: a gate that release lacks, or a locked gate set against its lock,
+stops the server, so the render fails with its words. The schema has already checked the
+syntax and the names.
+*/}}
+{{- define "hpa-webhook.checkFeatureGates" -}}
+{{- $table := include "hpa-webhook.featureGateTable" . | fromJson }}
+{{- $release := include "hpa-webhook.kubernetesVersion" . }}
+{{- $minor := index (splitList "." $release) 1 }}
+{{- range $item := splitList "," .Values.server.featureGates }}
+{{- $pair := splitList "=" (trim $item) }}
+{{- $name := trim (first $pair) }}
+{{- if $name }}
+{{- $on := has (trim (last $pair)) (list "1" "t" "T" "TRUE" "true" "True") }}
+{{- $state := index $table $name $minor }}
+{{- if eq $state "absent" }}
+{{- fail (printf "server.featureGates: unrecognized feature gate: %s (Kubernetes %s)" $name $release) }}
+{{- end }}
+{{- if and (hasPrefix "locked:" $state) (ne $state (printf "locked:%t" $on)) }}
+{{- fail (printf "server.featureGates: cannot set feature gate %s to %t, feature is locked to %s (Kubernetes %s)" $name $on (trimPrefix "locked:" $state) $release) }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- end }}

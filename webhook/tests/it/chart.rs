@@ -463,14 +463,29 @@ fn the_schema_refuses_what_the_chart_does_not_know() {
         ("server: {reloadInterval: \"-1s\"}\n", "/server/reloadInterval"),
         ("policy: {rules: [{name: a}]}\n", "/policy/rules/0"),
         // matchConditions as kube-apiserver's validateMatchConditions refuses them.
-        ("admission: {matchConditions: [{name: Example.com/x, expression: \"true\"}]}\n", "/admission/matchConditions/0/name"),
-        ("workloadWebhook: {matchConditions: [{name: \"a b\", expression: \"true\"}]}\n", "/workloadWebhook/matchConditions/0/name"),
+        (
+            "admission: {matchConditions: [{name: Example.com/x, expression: \"true\"}]}\n",
+            "/admission/matchConditions/0/name",
+        ),
+        (
+            "workloadWebhook: {matchConditions: [{name: \"a b\", expression: \"true\"}]}\n",
+            "/workloadWebhook/matchConditions/0/name",
+        ),
         ("admission: {matchConditions: [{name: a, expression: \"  \"}]}\n", "/admission/matchConditions/0/expression"),
         (
             "admission: {matchConditions: [{name: a, expression: \"true\"}, {name: a, expression: \"false\"}]}\n",
             "admission.matchConditions[1].name: Duplicate value: \"a\"",
         ),
         ("podDisruptionBudget: {minAvailable: \"1\"}\n", "/podDisruptionBudget/minAvailable"),
+        // Gates as the release applied takes them (FeatureGates::apply's words).
+        (
+            "server: {kubernetesVersion: \"1.36\", featureGates: \"HPAGeneration=true\"}\n",
+            "server.featureGates: unrecognized feature gate: HPAGeneration (Kubernetes 1.36)",
+        ),
+        (
+            "server: {featureGates: \"HPAScaleToZero=true, HPAConfigurableTolerance=false\"}\n",
+            "server.featureGates: cannot set feature gate HPAConfigurableTolerance to false, feature is locked to true (Kubernetes 1.37)",
+        ),
         ("policy: {rules: [{name: a, namespaces: [x], namespaceSelector: {}}]}\n", "/policy/rules/0"),
         ("admission: {mutating: {failurePolicy: Retry}}\n", "/admission/mutating/failurePolicy"),
     ] {
@@ -552,6 +567,37 @@ fn the_schema_lists_the_releases_and_gates_of_the_binary() {
     assert_eq!(listed, gates, "{pattern}");
 }
 
+/// The feature gate table of `_helpers.tpl` (what each release knows and locks) is hpa-core's,
+/// `Gate::spec` per release: the chart refuses what `FeatureGates::apply` would refuse.
+#[test]
+fn the_chart_knows_the_gates_of_every_release() {
+    use hpa_core::features::{Gate, KubernetesVersion};
+    let helpers = std::fs::read_to_string(chart().join("templates/_helpers.tpl")).unwrap();
+    let start = helpers.find("{{- define \"hpa-webhook.featureGateTable\" -}}").unwrap();
+    let body = &helpers[start..];
+    let body = &body[body.find("-}}").unwrap() + 3..body.find("{{- end }}").unwrap()];
+    let table: Value = serde_json::from_str(body.trim()).unwrap_or_else(|e| panic!("{e}: {body}"));
+    let expected: serde_json::Map<String, Value> = Gate::ALL
+        .iter()
+        .map(|gate| {
+            let per_release: serde_json::Map<String, Value> = KubernetesVersion::ALL
+                .iter()
+                .map(|v| {
+                    let state = match gate.spec(*v) {
+                        None => "absent".to_string(),
+                        Some(spec) if spec.locked => format!("locked:{}", spec.default),
+                        Some(_) => "open".to_string(),
+                    };
+                    (v.minor().to_string(), json!(state))
+                })
+                .collect();
+            (gate.name().to_string(), Value::Object(per_release))
+        })
+        .collect();
+    let expected = Value::Object(expected);
+    assert_eq!(table, expected, "_helpers.tpl featureGateTable: {}", serde_json::to_string(&expected).unwrap());
+}
+
 /// `HPA_WEBHOOK_RELOAD_INTERVAL=0 hpa-webhook serve` panicked in tokio's interval; every period
 /// and deadline of `serve` is refused at zero, with the flag named and exit status 2.
 #[test]
@@ -604,7 +650,10 @@ fn the_release_defaults_to_the_clusters() {
     }
     let older = format!("v1.{}.0", oldest.minor() - 1);
     let error = try_render_on(&older, &[]).err().unwrap_or_else(|| panic!("{older} was accepted"));
-    assert!(error.contains(&format!("the cluster runs Kubernetes {older}: hpa-webhook supports {oldest} to {newest}")), "{error}");
+    assert!(
+        error.contains(&format!("the cluster runs Kubernetes {older}: hpa-webhook supports {oldest} to {newest}")),
+        "{error}"
+    );
     // A value set is the release, whatever the cluster runs.
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("values.yaml");
@@ -657,7 +706,8 @@ fn the_schema_accepts_every_policy_the_server_accepts() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("values.yaml");
     std::fs::write(&file, serde_json::to_string(&values).unwrap()).unwrap();
-    let rendered = try_render(&[&file]).unwrap_or_else(|e| panic!("the schema refuses a policy the server accepts: {e}"));
+    let rendered =
+        try_render(&[&file]).unwrap_or_else(|e| panic!("the schema refuses a policy the server accepts: {e}"));
     let config_map = find(&rendered.objects, "ConfigMap", "hpa-webhook-policy");
     assert_eq!(Policy::parse(config_map["data"]["policy.yaml"].as_str().unwrap()).unwrap(), expected);
 }

@@ -792,7 +792,8 @@ fn the_export_command_refuses_what_kube_apiserver_would() {
     let subdomain = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', \
                      and must start and end with an alphanumeric character (e.g. 'example.com', regex used for \
                      validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
-    let binding = "ValidatingAdmissionPolicyBinding.admissionregistration.k8s.io \"hpa-toolkit-policy-constraints\" is invalid";
+    let binding =
+        "ValidatingAdmissionPolicyBinding.admissionregistration.k8s.io \"hpa-toolkit-policy-constraints\" is invalid";
     let long = "a".repeat(242);
     for (args, expected) in [
         (
