@@ -8,7 +8,9 @@
 #   INPUT_PATHS     files and directories, one per line or separated by spaces (default: .)
 #   INPUT_FAIL_ON   error | warning | info | never (default: warning)
 #   INPUT_SARIF     the SARIF file to write (default: hpa-lint.sarif; empty: none)
-#   INPUT_ARGS      more hpa-lint arguments, e.g. `--config .hpa-lint.yaml --select all`
+#   INPUT_ARGS      more hpa-lint arguments, e.g. `--config .hpa-lint.yaml --select all`, split
+#                   into words as a shell would (quotes '...' and "...", backslash), by xargs:
+#                   nothing is expanded or run ($VAR, $(...), globs stay as written)
 set -euo pipefail
 
 paths=()
@@ -17,7 +19,18 @@ while IFS= read -r line; do
   for word in $line; do paths+=("$word"); done
 done <<<"${INPUT_PATHS:-.}"
 if [ "${#paths[@]}" -eq 0 ]; then paths=(.); fi
-read -r -a args <<<"${INPUT_ARGS:-}"
+args=()
+input_args=${INPUT_ARGS:-}
+if [ -n "${input_args//[[:space:]]/}" ]; then
+  # xargs splits the way a shell does without evaluating anything; one NUL-ended word each.
+  words=$(mktemp)
+  trap 'rm -f "$words"' EXIT
+  if ! printf '%s\n' "$input_args" | xargs printf '%s\0' >"$words"; then
+    echo "::error title=hpa-lint::the args input does not split into words (an unmatched quote?): $input_args" >&2
+    exit 2
+  fi
+  while IFS= read -r -d '' word; do args+=("$word"); done <"$words"
+fi
 fail_on=${INPUT_FAIL_ON:-warning}
 sarif=${INPUT_SARIF-hpa-lint.sarif}
 

@@ -25,7 +25,7 @@ fn main() -> std::process::ExitCode {
         return std::process::ExitCode::from(2);
     };
     let started = Instant::now();
-    let (origins, errors) = hpa_lint::input::discover(std::slice::from_ref(path), &[]);
+    let (origins, errors, _) = hpa_lint::input::discover(std::slice::from_ref(path), &[]);
     if !errors.is_empty() {
         eprintln!("{errors:?}");
         return std::process::ExitCode::from(2);

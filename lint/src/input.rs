@@ -105,14 +105,27 @@ pub fn line_col(mark: source::Mark) -> (u32, u32) {
     (mark.line.max(1), mark.col + 1)
 }
 
+/// What [`discover`] found: the inputs, the paths it could not reach, and notes about what it
+/// skipped (one per Helm chart whose templates it left out).
+pub type Discovered = (Vec<Origin>, Vec<InputError>, Vec<String>);
+
 /// Expands the given paths into input files, in a deterministic order.
-pub fn discover(paths: &[String], excludes: &[String]) -> (Vec<Origin>, Vec<InputError>) {
+///
+/// A directory walk leaves out the `templates/` of every Helm chart it meets (a directory with a
+/// `Chart.yaml`): they are Go templates, not manifests (`{{ ... }}` is no YAML, or YAML that is
+/// not what the cluster gets), and linting them gives errors about nothing that exists. A
+/// template named on the command line (pre-commit names every staged file) is left out too. A
+/// note per chart says so and how to lint it: its rendered output. A `templates` directory
+/// outside a chart (kustomize, plain manifests) is read.
+pub fn discover(paths: &[String], excludes: &[String]) -> Discovered {
     let mut errors = Vec::new();
     let exclude = match build_excludes(excludes) {
         Ok(set) => set,
-        Err(e) => return (Vec::new(), vec![e]),
+        Err(e) => return (Vec::new(), vec![e], Vec::new()),
     };
     let mut out = Vec::new();
+    // The charts whose templates were left out.
+    let mut charts: Vec<PathBuf> = Vec::new();
     let mut stdin_seen = false;
     for p in paths {
         if p == "-" {
@@ -127,8 +140,22 @@ pub fn discover(paths: &[String], excludes: &[String]) -> (Vec<Origin>, Vec<Inpu
             Err(e) => errors.push(InputError::Io { path: p.clone(), message: e.to_string() }),
             Ok(meta) if meta.is_dir() => {
                 let mut found = Vec::new();
-                let walker =
-                    ignore::WalkBuilder::new(path).require_git(false).sort_by_file_name(std::cmp::Ord::cmp).build();
+                let skipped = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+                let skipping = std::sync::Arc::clone(&skipped);
+                let walker = ignore::WalkBuilder::new(path)
+                    .require_git(false)
+                    .sort_by_file_name(std::cmp::Ord::cmp)
+                    .filter_entry(move |e| {
+                        let chart = helm_templates_of(e.path(), e.file_type().is_some_and(|t| t.is_dir()));
+                        if let Some(chart) = chart {
+                            skipping
+                                .lock()
+                                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                                .push(chart.to_path_buf());
+                        }
+                        chart.is_none()
+                    })
+                    .build();
                 for entry in walker {
                     match entry {
                         Ok(e) => {
@@ -141,15 +168,37 @@ pub fn discover(paths: &[String], excludes: &[String]) -> (Vec<Origin>, Vec<Inpu
                     }
                 }
                 out.extend(found.into_iter().map(Origin::File));
+                let skipped = std::mem::take(&mut *skipped.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
+                charts.extend(skipped.into_iter().filter(|chart| !exclude.is_match(chart.join("templates"))));
             }
-            Ok(_) => {
-                if !exclude.is_match(path) {
-                    out.push(Origin::File(path.to_path_buf()));
-                }
-            }
+            Ok(_) => match path.ancestors().skip(1).find_map(|a| helm_templates_of(a, true)) {
+                _ if exclude.is_match(path) => {}
+                Some(chart) => charts.push(chart.to_path_buf()),
+                None => out.push(Origin::File(path.to_path_buf())),
+            },
         }
     }
-    (out, errors)
+    // One note per chart, however many of its templates were given (pre-commit names each).
+    let mut seen = std::collections::BTreeSet::new();
+    let notes = charts
+        .into_iter()
+        .filter(|chart| seen.insert(chart.clone()))
+        .map(|chart| {
+            let chart = chart.display();
+            format!(
+                "{chart}/templates: skipped: Helm chart templates are not manifests; lint the rendered output: helm \
+                 template {chart} | hpa-lint -"
+            )
+        })
+        .collect();
+    (out, errors, notes)
+}
+
+/// The chart whose templates `path` is: a directory `templates` beside a `Chart.yaml` (Helm's
+/// `chartutil.IsChartDir` tells a chart by that file).
+fn helm_templates_of(path: &Path, is_dir: bool) -> Option<&Path> {
+    let chart = path.parent()?;
+    (is_dir && path.file_name()? == "templates" && chart.join("Chart.yaml").is_file()).then_some(chart)
 }
 
 fn is_manifest(p: &Path) -> bool {
@@ -1105,6 +1154,70 @@ pub fn counts_as_object(obj: &ObjectRef<'_>, refused: &[NotAnObject<'_>]) -> boo
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A directory walk skips the templates of every Helm chart (a subchart's too), with one note
+    /// per chart; a `templates` directory outside a chart and a chart's other files are read.
+    #[test]
+    fn a_walk_skips_helm_chart_templates() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let files = [
+            "app/Chart.yaml",
+            "app/values.yaml",
+            "app/templates/deployment.yaml",
+            "app/templates/extra/hpa.yaml",
+            "app/crds/crd.yaml",
+            "app/charts/sub/Chart.yaml",
+            "app/charts/sub/templates/hpa.yaml",
+            "kustomize/templates/hpa.yaml",
+            "plain.yaml",
+        ];
+        for f in files {
+            std::fs::create_dir_all(root.join(f).parent().unwrap()).unwrap();
+            std::fs::write(root.join(f), "{{ .Values.x }}\n").unwrap();
+        }
+        let names = |origins: &[Origin]| -> Vec<String> {
+            origins
+                .iter()
+                .map(|o| match o {
+                    Origin::File(p) => p.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/"),
+                    Origin::Stdin => "-".into(),
+                })
+                .collect()
+        };
+        let (origins, errors, notes) = discover(&[root.to_string_lossy().into_owned()], &[]);
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(
+            names(&origins),
+            [
+                "app/Chart.yaml",
+                "app/charts/sub/Chart.yaml",
+                "app/crds/crd.yaml",
+                "app/values.yaml",
+                "kustomize/templates/hpa.yaml",
+                "plain.yaml"
+            ]
+        );
+        let app = root.join("app");
+        let sub = app.join("charts/sub");
+        assert_eq!(
+            notes,
+            [sub.display(), app.display()].map(|c| format!(
+                "{c}/templates: skipped: Helm chart templates are not manifests; lint the rendered output: helm \
+                 template {c} | hpa-lint -"
+            ))
+        );
+        // Excluded by the user: no note. Named on the command line, as pre-commit names staged
+        // files: skipped too, one note for the chart.
+        let (_, _, notes) = discover(&[app.to_string_lossy().into_owned()], &["**/templates".into()]);
+        assert!(notes.is_empty(), "{notes:?}");
+        let named = ["app/templates/deployment.yaml", "app/templates/extra/hpa.yaml", "kustomize/templates/hpa.yaml"]
+            .map(|f| root.join(f).to_string_lossy().into_owned());
+        let (origins, _, notes) = discover(&named, &[]);
+        assert_eq!(names(&origins), ["kustomize/templates/hpa.yaml"]);
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].starts_with(&format!("{}/templates: skipped", app.display())), "{notes:?}");
+    }
 
     /// A panic met while checking one file becomes an error about that file, with its message;
     /// what does not panic passes through.

@@ -65,6 +65,11 @@ impl Output<'_> {
         let _ = writeln!(self.stderr, "hpa-lint: error: {s}");
     }
 
+    /// Reports a note about the run (something left out on purpose).
+    pub fn note(&mut self, s: &str) {
+        let _ = writeln!(self.stderr, "hpa-lint: note: {s}");
+    }
+
     /// Reports a warning about the run.
     pub fn warning(&mut self, s: &str) {
         let _ = writeln!(self.stderr, "hpa-lint: warning: {s}");

@@ -183,6 +183,53 @@ fn the_action_lints_the_examples() {
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
 }
 
+/// The `args` input is split into words as a shell splits them (quotes, backslashes), so a
+/// quoted glob reaches hpa-lint as one argument without its quotes; nothing in it is run or
+/// expanded; an unmatched quote fails the step (exit 2) instead of passing a literal quote.
+#[test]
+fn the_args_input_is_split_like_a_shell_without_running_it() {
+    if !tool("bash", "--version") || !tool("xargs", "--version") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let marker = tmp.path().join("ran");
+    let run = |args: &str, name: &str| {
+        let github_output = tmp.path().join(format!("{name}.output"));
+        let out = Command::new("bash")
+            .arg(workspace().join(".github/action/run.sh"))
+            .current_dir(workspace())
+            .env("PATH", path_with_hpa_lint())
+            .env("INPUT_PATHS", "examples/manifests")
+            .env("INPUT_SARIF", "")
+            .env("INPUT_ARGS", args)
+            .env("GITHUB_OUTPUT", &github_output)
+            .output()
+            .unwrap();
+        (out.status.code(), output(&outputs(&github_output), "exit-code").map(String::from), text(&out))
+    };
+    // Without the exclusion examples/manifests/bad has findings: exit-code 1.
+    let (status, verdict, log) = run("--no-config", "plain");
+    assert_eq!((status, verdict.as_deref()), (Some(0), Some("1")), "{log}");
+    let touch = format!("$(touch {})", marker.display());
+    for (name, args) in [
+        ("single", "--no-config --exclude '**/bad/**'".to_string()),
+        ("double", "--no-config --exclude \"**/bad/**\" --select 'all'".to_string()),
+        ("backslash", "--no-config --exclude \\*\\*/bad/\\*\\*".to_string()),
+        ("lines", "--no-config\n--exclude '**/bad/**'\n".to_string()),
+        (
+            "no-eval",
+            format!("--no-config --exclude '{touch}' --exclude \"`touch {}`\" --exclude '**/bad/**'", marker.display()),
+        ),
+    ] {
+        let (status, verdict, log) = run(&args, name);
+        assert_eq!((status, verdict.as_deref()), (Some(0), Some("0")), "{name}: {args}: {log}");
+    }
+    assert!(!marker.exists(), "the args input was evaluated");
+    let (status, _, log) = run("--exclude 'a b", "unmatched");
+    assert_eq!(status, Some(2), "{log}");
+    assert!(log.contains("the args input does not split into words"), "{log}");
+}
+
 // === install.sh ===
 
 /// Serves the files of `dir` over HTTP on loopback (404 for anything else), until the test ends.

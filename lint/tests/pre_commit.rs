@@ -41,6 +41,19 @@ spec:
   maxReplicas: 8
 ";
 
+/// A Helm template: no YAML (`{{- with ...}}` at the start of a line is a flow mapping).
+const HELM_TEMPLATE: &str = "\
+{{- if .Values.autoscaling.enabled }}
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: {{ include \"chart.fullname\" . }}
+spec:
+  minReplicas: {{ .Values.autoscaling.minReplicas }}
+  maxReplicas: {{ .Values.autoscaling.maxReplicas }}
+{{- end }}
+";
+
 #[test]
 fn the_hook_runs_under_pre_commit() {
     let (Some(pre_commit), Some(git)) = (tool("pre-commit"), tool("git")) else { return };
@@ -68,6 +81,10 @@ fn the_hook_runs_under_pre_commit() {
     std::fs::write(repo.path().join("k8s/bad.yaml"), BAD).unwrap();
     std::fs::write(repo.path().join("k8s/good.yaml"), GOOD).unwrap();
     std::fs::write(repo.path().join("README.md"), "not linted\n").unwrap();
+    // A Helm chart: its templates are not manifests (hpa-lint leaves them out, with a note).
+    std::fs::create_dir_all(repo.path().join("chart/templates")).unwrap();
+    std::fs::write(repo.path().join("chart/Chart.yaml"), "apiVersion: v2\nname: chart\nversion: 0.1.0\n").unwrap();
+    std::fs::write(repo.path().join("chart/templates/hpa.yaml"), HELM_TEMPLATE).unwrap();
     git_in(&["add", "."]);
     let try_repo = |files: &[&str]| {
         let mut cmd = Command::new(&pre_commit);
@@ -84,9 +101,18 @@ fn the_hook_runs_under_pre_commit() {
     assert!(clean.status.success(), "{}", text(&clean));
     assert!(text(&clean).contains("0 errors, 0 warnings"), "{}", text(&clean));
 
+    let chart = try_repo(&["--files", "k8s/good.yaml", "chart/Chart.yaml", "chart/templates/hpa.yaml"]);
+    assert!(chart.status.success(), "{}", text(&chart));
+    assert!(
+        text(&chart).contains("chart/templates: skipped: Helm chart templates are not manifests"),
+        "{}",
+        text(&chart)
+    );
+
     let dirty = try_repo(&["--all-files"]);
     assert_eq!(dirty.status.code(), Some(1), "{}", text(&dirty));
     let out = text(&dirty);
     assert!(out.contains("HPA101") && out.contains("k8s/bad.yaml:7:16"), "{out}");
     assert!(!out.contains("README.md"), "only YAML and JSON files are passed: {out}");
+    assert!(!out.contains("chart/templates/hpa.yaml"), "{out}");
 }

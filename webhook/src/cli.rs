@@ -168,12 +168,13 @@ pub struct ServeArgs {
     pub context_stale_after: Duration,
 
     /// How often discovery is asked whether the optional CRDs (Argo Rollouts, VPA, KEDA) are
-    /// installed, and kinds RBAC refused are tried again.
-    #[arg(long, env = "HPA_WEBHOOK_CONTEXT_RECHECK_INTERVAL", hide_env_values = true, value_name = "DURATION", default_value = "5m", value_parser = parse_duration)]
+    /// installed, and kinds RBAC refused are tried again (greater than zero).
+    #[arg(long, env = "HPA_WEBHOOK_CONTEXT_RECHECK_INTERVAL", hide_env_values = true, value_name = "DURATION", default_value = "5m", value_parser = parse_interval)]
     pub context_recheck_interval: Duration,
 
-    /// Deadline for one request, body included; keep it below the webhook's timeoutSeconds.
-    #[arg(long, env = "HPA_WEBHOOK_REQUEST_TIMEOUT", hide_env_values = true, value_name = "DURATION", default_value = "4s", value_parser = parse_duration)]
+    /// Deadline for one request, body included; keep it below the webhook's timeoutSeconds
+    /// (greater than zero).
+    #[arg(long, env = "HPA_WEBHOOK_REQUEST_TIMEOUT", hide_env_values = true, value_name = "DURATION", default_value = "4s", value_parser = parse_interval)]
     pub request_timeout: Duration,
 
     /// Largest accepted request body in bytes (kube-apiserver sends at most about 3 MiB);
@@ -181,8 +182,9 @@ pub struct ServeArgs {
     #[arg(long, env = "HPA_WEBHOOK_MAX_BODY_BYTES", hide_env_values = true, value_name = "BYTES", default_value_t = 4 * 1024 * 1024)]
     pub max_body_bytes: usize,
 
-    /// How often the certificate, key and policy files are checked for changes.
-    #[arg(long, env = "HPA_WEBHOOK_RELOAD_INTERVAL", hide_env_values = true, value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
+    /// How often the certificate, key and policy files are checked for changes (greater than
+    /// zero).
+    #[arg(long, env = "HPA_WEBHOOK_RELOAD_INTERVAL", hide_env_values = true, value_name = "DURATION", default_value = "10s", value_parser = parse_interval)]
     pub reload_interval: Duration,
 
     /// After SIGTERM, keep serving (and report not ready) this long before closing the
@@ -270,6 +272,9 @@ pub enum DurationError {
     /// Below zero: no interval or timeout of the server runs backwards.
     #[error("invalid duration {0:?}: must not be negative")]
     Negative(String),
+    /// Zero where only a positive duration makes sense (a period, a deadline).
+    #[error("invalid duration {0:?}: must be greater than zero")]
+    Zero(String),
 }
 
 /// Parses a duration as Kubernetes' own duration flags are (Go's `time.ParseDuration`:
@@ -278,6 +283,16 @@ pub fn parse_duration(s: &str) -> Result<Duration, DurationError> {
     let nanos = go::parse_duration(s.trim())?;
     let nanos = u64::try_from(nanos).map_err(|_| DurationError::Negative(s.trim().to_string()))?;
     Ok(Duration::from_nanos(nanos))
+}
+
+/// [`parse_duration`] for a period or a deadline, which must be greater than zero: a ticker
+/// of period zero panics (`tokio::time::interval`), and a zero request deadline would fail every
+/// request.
+pub fn parse_interval(s: &str) -> Result<Duration, DurationError> {
+    match parse_duration(s)? {
+        Duration::ZERO => Err(DurationError::Zero(s.trim().to_string())),
+        d => Ok(d),
+    }
 }
 
 #[cfg(test)]
@@ -405,5 +420,12 @@ mod tests {
         assert_eq!(parse_duration("4").unwrap_err().to_string(), "time: missing unit in duration \"4\"");
         assert_eq!(parse_duration("-1s").unwrap_err().to_string(), "invalid duration \"-1s\": must not be negative");
         assert_eq!(parse_duration("3000000h").unwrap_err().to_string(), "time: invalid duration \"3000000h\"");
+        assert_eq!(parse_interval("10s"), Ok(Duration::from_secs(10)));
+        assert_eq!(parse_interval("1ms"), Ok(Duration::from_millis(1)));
+        for zero in ["0", "0s", "0ms", "00m", " 0h "] {
+            assert_eq!(parse_interval(zero), Err(DurationError::Zero(zero.trim().into())), "{zero}");
+        }
+        assert_eq!(parse_interval("0s").unwrap_err().to_string(), "invalid duration \"0s\": must be greater than zero");
+        assert_eq!(parse_interval("-5m"), Err(DurationError::Negative("-5m".into())));
     }
 }

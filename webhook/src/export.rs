@@ -147,9 +147,71 @@ pub enum ExportError {
     /// The cluster is older than 1.36.
     #[error("MutatingAdmissionPolicy is GA (admissionregistration.k8s.io/v1) from Kubernetes 1.36; got {0}")]
     TooOld(hpa_core::features::KubernetesVersion),
+    /// kube-apiserver would refuse objects built from these flags (`--name`,
+    /// `--validation-actions`): its 422 messages, one per object.
+    #[error("kube-apiserver would refuse the exported objects (check --name and --validation-actions):\n  {}", .0.join("\n  "))]
+    Refused(Vec<String>),
     /// Writing the output failed.
     #[error("writing the objects: {0}")]
     Write(#[from] std::io::Error),
+}
+
+/// What kube-apiserver refuses in the exported objects, as its 422 `Invalid` messages: an
+/// object name that is no DNS subdomain (`ValidateObjectMeta` with `NameIsDNSSubdomain`, as the
+/// admissionregistration.k8s.io strategies call it) and a binding's `spec.validationActions`
+/// that repeat an action or hold both Deny and Warn (`validateValidationActions`). The flags
+/// are checked through the objects they end up in, so the messages name those objects.
+pub fn refusals(objects: &[Value]) -> Vec<String> {
+    use hpa_core::field::{self, BadValue, ErrorType, FieldError, Path};
+    let mut out = Vec::new();
+    for object in objects {
+        let (kind, name) = (object["kind"].as_str().unwrap_or_default(), object["metadata"]["name"].as_str());
+        let name = name.unwrap_or_default();
+        let meta = Path::new("metadata");
+        let mut errors: Vec<FieldError> = hpa_core::validation::names::dns1123_subdomain(name)
+            .into_iter()
+            .map(|message| FieldError::invalid(&meta.child("name"), BadValue::Str(name.to_string()), message))
+            .collect();
+        if kind == "ValidatingAdmissionPolicyBinding" {
+            let actions: Vec<&str> = object["spec"]["validationActions"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .collect();
+            let spec = Path::new("spec");
+            let path = spec.child("validationActions");
+            let mut seen = std::collections::BTreeSet::new();
+            for (i, action) in actions.iter().enumerate() {
+                if !seen.insert(*action) {
+                    // `field.Duplicate` of a ValidationAction (a named string type: JSON-quoted).
+                    let mut duplicate =
+                        FieldError::invalid(&path.index(i), BadValue::Named((*action).to_string()), String::new());
+                    duplicate.kind = ErrorType::Duplicate;
+                    errors.push(duplicate);
+                }
+            }
+            if seen.contains("Deny") && seen.contains("Warn") {
+                let value = BadValue::Composite {
+                    json: serde_json::to_string(&actions).unwrap_or_default(),
+                    go_syntax: format!(
+                        "[]admissionregistration.ValidationAction{{{}}}",
+                        actions.iter().map(|a| format!("{a:?}")).collect::<Vec<_>>().join(", ")
+                    ),
+                };
+                errors.push(FieldError::invalid(
+                    &path,
+                    value,
+                    "must not contain both Deny and Warn (repeating the same validation failure information in the \
+                     API response and headers serves no purpose)",
+                ));
+            }
+        }
+        if !errors.is_empty() {
+            out.push(field::invalid_message(kind, "admissionregistration.k8s.io", name, &errors));
+        }
+    }
+    out
 }
 
 /// `hpa-webhook policy export`: reads the policy, prints the objects as a JSON `List` (JSON is
@@ -174,6 +236,10 @@ pub fn run(
         tolerance: gates.enabled(hpa_core::features::Gate::HPAConfigurableTolerance),
     };
     let exported = export(&store.current(), &options);
+    let refused = refusals(&exported.objects);
+    if !refused.is_empty() {
+        return Err(ExportError::Refused(refused));
+    }
     for note in &exported.notes {
         writeln!(stderr, "note: {note}")?;
     }

@@ -128,8 +128,11 @@ where
     Ok(())
 }
 
+/// Checks the certificate, key and policy files every `interval`. The CLI refuses a zero
+/// interval ([`crate::cli::parse_interval`]); a caller of the library that passes one gets the
+/// shortest period instead of `tokio::time::interval`'s panic.
 async fn reload_loop(state: AppState, interval: Duration) {
-    let mut ticker = tokio::time::interval(interval);
+    let mut ticker = tokio::time::interval(interval.max(Duration::from_millis(1)));
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     ticker.tick().await;
     loop {

@@ -64,7 +64,7 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{- define "hpa-webhook.namespaceSelector" -}}
 {{- $root := index . 0 }}
 {{- $extra := index . 1 }}
-{{- $excluded := concat $root.Values.admission.excludedNamespaces (list $root.Release.Namespace) | uniq }}
+{{- $excluded := concat ($root.Values.admission.excludedNamespaces | default list) (list $root.Release.Namespace) | uniq }}
 {{- $expressions := list (dict "key" "kubernetes.io/metadata.name" "operator" "NotIn" "values" $excluded) }}
 {{- $selector := dict "matchExpressions" (concat $expressions ($extra.matchExpressions | default list)) }}
 {{- if $extra.matchLabels }}
@@ -93,5 +93,114 @@ caBundle: {{ $caBundle }}
 {{- if eq .Values.certificates.mode "certManager" -}}
 annotations:
   cert-manager.io/inject-ca-from: {{ printf "%s/%s" .Release.Namespace (include "hpa-webhook.fullname" .) }}
+{{- end }}
+{{- end }}
+
+{{/*
+The Kubernetes release whose rules the server applies (HPA_WEBHOOK_KUBERNETES_VERSION):
+server.kubernetesVersion, else the cluster's (.Capabilities.KubeVersion, major.minor; a minor
+such as "34+" of some providers counts as 34), since the webhook must give the verdicts of the
+cluster's own kube-apiserver. A cluster newer than the newest release modelled gets that one
+(NOTES says so); one older than the oldest is refused.
+*/}}
+{{- define "hpa-webhook.supportedMinors" -}}
+{{- list 33 34 35 36 37 38 | toJson }}
+{{- end }}
+
+{{- define "hpa-webhook.clusterMinor" -}}
+{{- $major := .Capabilities.KubeVersion.Major | toString | regexFind "^[0-9]+" }}
+{{- $minor := .Capabilities.KubeVersion.Minor | toString | regexFind "^[0-9]+" }}
+{{- if or (ne $major "1") (not $minor) }}
+{{- fail (printf "cannot read the cluster's Kubernetes release from %q: set server.kubernetesVersion" .Capabilities.KubeVersion.Version) }}
+{{- end }}
+{{- $minor }}
+{{- end }}
+
+{{- define "hpa-webhook.kubernetesVersion" -}}
+{{- if .Values.server.kubernetesVersion }}
+{{- .Values.server.kubernetesVersion }}
+{{- else }}
+{{- $supported := include "hpa-webhook.supportedMinors" . | fromJsonArray }}
+{{- $oldest := first $supported | int }}
+{{- $newest := last $supported | int }}
+{{- $minor := include "hpa-webhook.clusterMinor" . | int }}
+{{- if lt $minor $oldest }}
+{{- fail (printf "the cluster runs Kubernetes %s: hpa-webhook supports 1.%d to 1.%d" .Capabilities.KubeVersion.Version $oldest $newest) }}
+{{- end }}
+{{- printf "1.%d" (min $minor $newest) }}
+{{- end }}
+{{- end }}
+
+{{/*
+Whether the PodDisruptionBudget would let a pod be evicted at all: minAvailable (a number, or a
+percentage of replicaCount rounded up, as the disruption controller's
+intstr.GetScaledValueFromIntOrPercent does) below replicaCount. A budget that keeps every
+replica blocks every node drain, so none is rendered (NOTES says so).
+*/}}
+{{- define "hpa-webhook.pdbAllowsEviction" -}}
+{{- $replicas := int .Values.replicaCount }}
+{{- $min := .Values.podDisruptionBudget.minAvailable }}
+{{- $need := 0 }}
+{{- if kindIs "string" $min }}
+{{- $need = div (add (mul (trimSuffix "%" $min | int) $replicas) 99) 100 }}
+{{- else }}
+{{- $need = int $min }}
+{{- end }}
+{{- if lt $need $replicas }}true{{ end }}
+{{- end }}
+
+{{/*
+The matchConditions of a webhook, refused by name as kube-apiserver refuses them
+(validateMatchConditions: a name twice is `Duplicate value`).
+*/}}
+{{- define "hpa-webhook.matchConditions" -}}
+{{- $at := index . 0 }}
+{{- $conditions := index . 1 }}
+{{- $seen := dict }}
+{{- range $i, $c := $conditions }}
+{{- if hasKey $seen $c.name }}
+{{- fail (printf "%s[%d].name: Duplicate value: %q" $at $i $c.name) }}
+{{- end }}
+{{- $_ := set $seen $c.name true }}
+{{- end }}
+{{- toYaml $conditions }}
+{{- end }}
+
+{{/* Per feature gate and release (minor): absent, open, or locked to a value (a test checks it is hpa-core's Gate::spec). */}}
+{{- define "hpa-webhook.featureGateTable" -}}
+{
+  "DeclarativeValidation": {"33": "open", "34": "open", "35": "open", "36": "locked:true", "37": "locked:true", "38": "locked:true"},
+  "DeclarativeValidationBeta": {"33": "absent", "34": "absent", "35": "absent", "36": "open", "37": "open", "38": "open"},
+  "DeclarativeValidationTakeover": {"33": "open", "34": "open", "35": "open", "36": "open", "37": "locked:false", "38": "locked:false"},
+  "HPAConfigurableTolerance": {"33": "open", "34": "open", "35": "open", "36": "open", "37": "locked:true", "38": "locked:true"},
+  "HPAGeneration": {"33": "absent", "34": "absent", "35": "absent", "36": "absent", "37": "open", "38": "open"},
+  "HPAScaleToZero": {"33": "open", "34": "open", "35": "open", "36": "open", "37": "open", "38": "open"},
+  "PodLevelResources": {"33": "open", "34": "open", "35": "open", "36": "open", "37": "open", "38": "open"}
+}
+{{- end }}
+
+{{/*
+server.featureGates as the server's FeatureGates::apply (kube-apiserver's --feature-gates) takes
+them in the release applied: a gate that release lacks, or a locked gate set against its lock,
+stops the server, so the render fails with its words. The schema has already checked the
+syntax and the names.
+*/}}
+{{- define "hpa-webhook.checkFeatureGates" -}}
+{{- $table := include "hpa-webhook.featureGateTable" . | fromJson }}
+{{- $release := include "hpa-webhook.kubernetesVersion" . }}
+{{- $minor := index (splitList "." $release) 1 }}
+{{- range $item := splitList "," .Values.server.featureGates }}
+{{- $pair := splitList "=" (trim $item) }}
+{{- $name := trim (first $pair) }}
+{{- if $name }}
+{{- $on := has (trim (last $pair)) (list "1" "t" "T" "TRUE" "true" "True") }}
+{{- $state := index $table $name $minor }}
+{{- if eq $state "absent" }}
+{{- fail (printf "server.featureGates: unrecognized feature gate: %s (Kubernetes %s)" $name $release) }}
+{{- end }}
+{{- if and (hasPrefix "locked:" $state) (ne $state (printf "locked:%t" $on)) }}
+{{- fail (printf "server.featureGates: cannot set feature gate %s to %t, feature is locked to %s (Kubernetes %s)" $name $on (trimPrefix "locked:" $state) $release) }}
+{{- end }}
+{{- end }}
 {{- end }}
 {{- end }}

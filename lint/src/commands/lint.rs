@@ -96,7 +96,8 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> ExitStatus {
     };
     let mut excludes = args.input.exclude.clone();
     excludes.extend(cfg.file.exclude.iter().cloned());
-    let (origins, mut errors) = input::discover(&args.paths, &excludes);
+    let (origins, mut errors, notes) = input::discover(&args.paths, &excludes);
+    notes.iter().for_each(|n| out.note(n));
     let timer = linter::Timer::start();
     let stdin = if origins.contains(&input::Origin::Stdin) {
         match out.read_stdin() {

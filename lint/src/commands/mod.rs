@@ -30,7 +30,8 @@ pub(crate) fn each_file(
     out: &mut Output<'_>,
     mut each: impl for<'f> FnMut(&'f SourceFile, &[ObjectRef<'f>], &[input::NotAnObject<'f>], &mut Output<'_>) -> ExitStatus,
 ) -> ExitStatus {
-    let (origins, mut errors) = input::discover(paths, &input_args.exclude);
+    let (origins, mut errors, notes) = input::discover(paths, &input_args.exclude);
+    notes.iter().for_each(|n| out.note(n));
     let (files, load_errors) = input::load(&origins, out);
     errors.extend(load_errors);
     let mut status = ExitStatus::Clean;

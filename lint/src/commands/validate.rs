@@ -81,10 +81,12 @@ pub fn run(args: &ValidateArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> 
     };
     let mut opts = check::Options::verdict_only(settings.gates);
     opts.request.apply_defaults = !args.no_defaults;
-    let (origins, mut io_errors) = input::discover(&args.paths, &args.input.exclude);
+    let (origins, mut io_errors, notes) = input::discover(&args.paths, &args.input.exclude);
+    notes.iter().for_each(|n| out.note(n));
     let (files, load_errors) = input::load(&origins, out);
     io_errors.extend(load_errors);
-    let (old_origins, old_errors) = input::discover(&args.old, &args.input.exclude);
+    let (old_origins, old_errors, old_notes) = input::discover(&args.old, &args.input.exclude);
+    old_notes.iter().for_each(|n| out.note(n));
     io_errors.extend(old_errors);
     let (old_files, old_load_errors) = input::load(&old_origins, out);
     io_errors.extend(old_load_errors);

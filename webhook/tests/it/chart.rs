@@ -53,8 +53,14 @@ fn helm_engine() -> bool {
 
 /// Runs the render helper; `Err` is its stderr when Helm refuses the values or the templates.
 fn try_render(values: &[&Path]) -> Result<Render, String> {
+    try_render_on("v1.37.0", values)
+}
+
+/// [`try_render`] for a cluster of release `kube_version` (`helm template --kube-version`).
+fn try_render_on(kube_version: &str, values: &[&Path]) -> Result<Render, String> {
     let out = Command::new("python3")
         .arg(workspace().join("webhook/tests/it/helm_render.py"))
+        .args(["--kube-version", kube_version])
         .arg(chart())
         .args([RELEASE, NAMESPACE])
         .args(values)
@@ -440,6 +446,47 @@ fn the_schema_refuses_what_the_chart_does_not_know() {
         ("certificates: {mode: vault}\n", "/certificates/mode"),
         ("workloadWebhook: {enabled: true}\ncontextCache: {enabled: false}\n", "/contextCache/enabled"),
         ("policy: {rules: [{name: a, constraint: {}}]}\n", "additional properties 'constraint' not allowed"),
+        ("policy: {defaults: {denyRules: [HPA000]}}\n", "/policy/defaults/denyRules/0"),
+        ("policy: {rules: [{name: a, namespaces: [x], denyRules: [no-such-rule]}]}\n", "/policy/rules/0/denyRules/0"),
+        (
+            "policy: {rules: [{name: a, namespaceSelector: {matchExpressions: [{key: a, operator: In}]}}]}\n",
+            "missing property 'values'",
+        ),
+        // Values that render but would stop the server, whose validating webhook fails closed.
+        ("server: {kubernetesVersion: \"1.99\"}\n", "/server/kubernetesVersion"),
+        ("server: {kubernetesVersion: \"1.31\"}\n", "/server/kubernetesVersion"),
+        ("server: {featureGates: \"HPAScaleToZero\"}\n", "/server/featureGates"),
+        ("server: {featureGates: \"HPAScaleToZero=yes\"}\n", "/server/featureGates"),
+        ("server: {featureGates: \"NoSuchGate=true\"}\n", "/server/featureGates"),
+        ("server: {reloadInterval: \"0\"}\n", "/server/reloadInterval"),
+        ("server: {reloadInterval: \"0s\"}\n", "/server/reloadInterval"),
+        ("server: {reloadInterval: \"-1s\"}\n", "/server/reloadInterval"),
+        ("policy: {rules: [{name: a}]}\n", "/policy/rules/0"),
+        // matchConditions as kube-apiserver's validateMatchConditions refuses them.
+        (
+            "admission: {matchConditions: [{name: Example.com/x, expression: \"true\"}]}\n",
+            "/admission/matchConditions/0/name",
+        ),
+        (
+            "workloadWebhook: {matchConditions: [{name: \"a b\", expression: \"true\"}]}\n",
+            "/workloadWebhook/matchConditions/0/name",
+        ),
+        ("admission: {matchConditions: [{name: a, expression: \"  \"}]}\n", "/admission/matchConditions/0/expression"),
+        (
+            "admission: {matchConditions: [{name: a, expression: \"true\"}, {name: a, expression: \"false\"}]}\n",
+            "admission.matchConditions[1].name: Duplicate value: \"a\"",
+        ),
+        ("podDisruptionBudget: {minAvailable: \"1\"}\n", "/podDisruptionBudget/minAvailable"),
+        // Gates as the release applied takes them (FeatureGates::apply's words).
+        (
+            "server: {kubernetesVersion: \"1.36\", featureGates: \"HPAGeneration=true\"}\n",
+            "server.featureGates: unrecognized feature gate: HPAGeneration (Kubernetes 1.36)",
+        ),
+        (
+            "server: {featureGates: \"HPAScaleToZero=true, HPAConfigurableTolerance=false\"}\n",
+            "server.featureGates: cannot set feature gate HPAConfigurableTolerance to false, feature is locked to true (Kubernetes 1.37)",
+        ),
+        ("policy: {rules: [{name: a, namespaces: [x], namespaceSelector: {}}]}\n", "/policy/rules/0"),
         ("admission: {mutating: {failurePolicy: Retry}}\n", "/admission/mutating/failurePolicy"),
     ] {
         let file = dir.path().join("values.yaml");
@@ -447,6 +494,222 @@ fn the_schema_refuses_what_the_chart_does_not_know() {
         let error = try_render(&[&file]).err().unwrap_or_else(|| panic!("{values} was accepted"));
         assert!(error.contains(expected), "{values}: {error}");
     }
+    // Their good sides render, and the binary parses what the Deployment passes it.
+    std::fs::write(
+        dir.path().join("values.yaml"),
+        "server: {kubernetesVersion: \"1.34\", featureGates: \" HPAScaleToZero=True, PodLevelResources=0,\", reloadInterval: 500ms}\n",
+    )
+    .unwrap();
+    let rendered = render(&[&dir.path().join("values.yaml")]);
+    let container = &find(&rendered.objects, "Deployment", "hpa-webhook")["spec"]["template"]["spec"]["containers"][0];
+    let (settings, _) = deployment_settings(container);
+    assert_eq!(settings.reload_interval, std::time::Duration::from_millis(500));
+    assert!(settings.gates().is_ok());
+}
+
+/// Values that render something that hurts the cluster or fails in Helm: a PodDisruptionBudget
+/// that keeps every replica (no node drains) is left out and NOTES says why; a null
+/// excludedNamespaces (Helm drops the key) leaves only the release namespace excluded;
+/// matchCondition names are qualified names, so a prefixed one passes.
+#[test]
+fn values_that_would_hurt_the_cluster_render_safely() {
+    if !helm_engine() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let with = |values: &str| {
+        let file = dir.path().join("values.yaml");
+        std::fs::write(&file, values).unwrap();
+        try_render(&[&file]).unwrap_or_else(|e| panic!("{values}: {e}"))
+    };
+    for (values, pdb) in [
+        ("replicaCount: 1\n", false),
+        ("replicaCount: 2\npodDisruptionBudget: {minAvailable: 2}\n", false),
+        ("replicaCount: 3\npodDisruptionBudget: {minAvailable: \"67%\"}\n", false),
+        ("replicaCount: 3\npodDisruptionBudget: {minAvailable: \"66%\"}\n", true),
+        ("replicaCount: 3\npodDisruptionBudget: {minAvailable: 2}\n", true),
+    ] {
+        let rendered = with(values);
+        check_consistency(values, &rendered);
+        assert_eq!(!of_kind(&rendered.objects, "PodDisruptionBudget").is_empty(), pdb, "{values}");
+        assert_eq!(rendered.notes.contains("would keep every replica and\nblock every node drain"), !pdb, "{values}");
+    }
+
+    let rendered = with("admission: {excludedNamespaces: null}\n");
+    for (_, webhook) in webhooks(&rendered.objects) {
+        assert_eq!(webhook["namespaceSelector"]["matchExpressions"][0]["values"], json!([NAMESPACE]));
+    }
+    assert!(rendered.notes.contains(&format!("in every namespace but {NAMESPACE} now")), "{}", rendered.notes);
+
+    let rendered = with(
+        "admission: {matchConditions: [{name: example.com/not-dry-run, expression: \"true\"}, {name: Plain_1.x, expression: \"true\"}]}\n",
+    );
+    let webhook = &find(&rendered.objects, "ValidatingWebhookConfiguration", "hpa-webhook")["webhooks"][0];
+    assert_eq!(webhook["matchConditions"][0]["name"], "example.com/not-dry-run");
+    assert_eq!(webhook["matchConditions"][1]["name"], "Plain_1.x");
+    kubernetes_validate("matchConditions", &rendered.text);
+}
+
+/// The schema's closed lists are the binary's: every release it models, every gate it knows.
+#[test]
+fn the_schema_lists_the_releases_and_gates_of_the_binary() {
+    let schema: Value =
+        serde_json::from_str(&std::fs::read_to_string(chart().join("values.schema.json")).unwrap()).unwrap();
+    let server = &schema["properties"]["server"]["properties"];
+    let mut releases = vec![String::new()];
+    releases.extend(hpa_core::features::KubernetesVersion::ALL.iter().map(ToString::to_string));
+    assert_eq!(server["kubernetesVersion"]["enum"], json!(releases));
+    let pattern = server["featureGates"]["pattern"].as_str().unwrap();
+    let gates: BTreeSet<&str> = hpa_core::features::Gate::ALL.iter().map(|g| g.name()).collect();
+    // `^\s*((Gate|...)\s*=\s*(bool|...)\s*)?(,...)*$`: the first group of names.
+    let start = pattern.find("((").unwrap() + 2;
+    let listed: BTreeSet<&str> = pattern[start..start + pattern[start..].find(')').unwrap()].split('|').collect();
+    assert_eq!(listed, gates, "{pattern}");
+}
+
+/// The feature gate table of `_helpers.tpl` (what each release knows and locks) is hpa-core's,
+/// `Gate::spec` per release: the chart refuses what `FeatureGates::apply` would refuse.
+#[test]
+fn the_chart_knows_the_gates_of_every_release() {
+    use hpa_core::features::{Gate, KubernetesVersion};
+    let helpers = std::fs::read_to_string(chart().join("templates/_helpers.tpl")).unwrap();
+    let start = helpers.find("{{- define \"hpa-webhook.featureGateTable\" -}}").unwrap();
+    let body = &helpers[start..];
+    let body = &body[body.find("-}}").unwrap() + 3..body.find("{{- end }}").unwrap()];
+    let table: Value = serde_json::from_str(body.trim()).unwrap_or_else(|e| panic!("{e}: {body}"));
+    let expected: serde_json::Map<String, Value> = Gate::ALL
+        .iter()
+        .map(|gate| {
+            let per_release: serde_json::Map<String, Value> = KubernetesVersion::ALL
+                .iter()
+                .map(|v| {
+                    let state = match gate.spec(*v) {
+                        None => "absent".to_string(),
+                        Some(spec) if spec.locked => format!("locked:{}", spec.default),
+                        Some(_) => "open".to_string(),
+                    };
+                    (v.minor().to_string(), json!(state))
+                })
+                .collect();
+            (gate.name().to_string(), Value::Object(per_release))
+        })
+        .collect();
+    let expected = Value::Object(expected);
+    assert_eq!(table, expected, "_helpers.tpl featureGateTable: {}", serde_json::to_string(&expected).unwrap());
+}
+
+/// `HPA_WEBHOOK_RELOAD_INTERVAL=0 hpa-webhook serve` panicked in tokio's interval; every period
+/// and deadline of `serve` is refused at zero, with the flag named and exit status 2.
+#[test]
+fn the_binary_refuses_zero_periods() {
+    for (variable, value) in [
+        ("HPA_WEBHOOK_RELOAD_INTERVAL", "0"),
+        ("HPA_WEBHOOK_RELOAD_INTERVAL", "0s"),
+        ("HPA_WEBHOOK_CONTEXT_RECHECK_INTERVAL", "0m"),
+        ("HPA_WEBHOOK_REQUEST_TIMEOUT", "0ms"),
+        ("HPA_WEBHOOK_RELOAD_INTERVAL", "-1s"),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_hpa-webhook")).arg("serve").env(variable, value).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let flag = variable.trim_start_matches("HPA_WEBHOOK_").to_lowercase().replace('_', "-");
+        assert_eq!(out.status.code(), Some(2), "{variable}={value}: {stderr}");
+        assert!(stderr.contains(&format!("--{flag}")) && !stderr.contains("panicked"), "{variable}={value}: {stderr}");
+        let reason = if value.starts_with('-') { "must not be negative" } else { "must be greater than zero" };
+        assert!(stderr.contains(reason), "{variable}={value}: {stderr}");
+    }
+}
+
+/// An empty server.kubernetesVersion is the cluster's release: the oldest and newest the binary
+/// models, a newer cluster clamped to the newest (said in NOTES), an older one refused; a value
+/// set wins over the cluster's.
+#[test]
+fn the_release_defaults_to_the_clusters() {
+    let chart_yaml = &yaml_documents(&std::fs::read_to_string(chart().join("Chart.yaml")).unwrap())[0];
+    use hpa_core::features::KubernetesVersion;
+    let (oldest, newest) = (KubernetesVersion::ALL[0], KubernetesVersion::ALL[KubernetesVersion::ALL.len() - 1]);
+    assert_eq!(chart_yaml["kubeVersion"], format!(">={oldest}.0-0"), "Chart.yaml kubeVersion");
+    if !helm_engine() {
+        return;
+    }
+    let release_of = |render: &Render| {
+        let deployment = of_kind(&render.objects, "Deployment")[0];
+        let (settings, _) = deployment_settings(&deployment["spec"]["template"]["spec"]["containers"][0]);
+        settings.kubernetes_version
+    };
+    let newer = "applies the rules of Kubernetes";
+    for (cluster, expected) in [
+        (format!("v{oldest}.2"), oldest),
+        (format!("v{newest}.0"), newest),
+        (format!("v1.{}.1", newest.minor() + 2), newest),
+    ] {
+        let rendered = try_render_on(&cluster, &[]).unwrap_or_else(|e| panic!("{cluster}: {e}"));
+        assert_eq!(release_of(&rendered), expected, "{cluster}");
+        let clamped = format!("{expected}") != cluster[1..].rsplit_once('.').unwrap().0;
+        assert_eq!(rendered.notes.contains(newer), clamped, "{cluster}: {}", rendered.notes);
+        assert_eq!(rendered.notes.contains("modelled as a preview"), expected.is_preview(), "{cluster}");
+    }
+    let older = format!("v1.{}.0", oldest.minor() - 1);
+    let error = try_render_on(&older, &[]).err().unwrap_or_else(|| panic!("{older} was accepted"));
+    assert!(
+        error.contains(&format!("the cluster runs Kubernetes {older}: hpa-webhook supports {oldest} to {newest}")),
+        "{error}"
+    );
+    // A value set is the release, whatever the cluster runs.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("values.yaml");
+    std::fs::write(&file, "server: {kubernetesVersion: \"1.34\"}\n").unwrap();
+    let rendered = try_render_on(&format!("v1.{}.0", newest.minor() + 1), &[&file]).unwrap();
+    assert_eq!(release_of(&rendered), KubernetesVersion::V1_34);
+    assert!(!rendered.notes.contains(newer));
+}
+
+/// The `denyRules` pattern of values.schema.json: every rule hpa-core has but HPA000, by ID in
+/// any case (as `hpa_core::rules::find` matches it) or by name.
+fn deny_rules_pattern() -> String {
+    let rules = || hpa_core::rules::ALL.iter().map(|r| r.meta()).filter(|m| m.id != hpa_core::rules::INVALID.id);
+    let mut ids: Vec<&str> = rules().map(|m| m.id.trim_start_matches("HPA")).collect();
+    let mut names: Vec<&str> = rules().map(|m| m.name).collect();
+    ids.sort_unstable();
+    names.sort_unstable();
+    format!("^([Hh][Pp][Aa]({})|{})$", ids.join("|"), names.join("|"))
+}
+
+#[test]
+fn the_schema_accepts_every_policy_the_server_accepts() {
+    let schema: Value =
+        serde_json::from_str(&std::fs::read_to_string(chart().join("values.schema.json")).unwrap()).unwrap();
+    assert_eq!(
+        schema["definitions"]["denyRules"]["items"]["pattern"],
+        deny_rules_pattern(),
+        "values.schema.json lists hpa-core's rules for denyRules"
+    );
+    if !helm_engine() {
+        return;
+    }
+    // The example policy of the tests, with denyRules in defaults and in a rule: every rule by
+    // name and by its ID in lower case, and IDs in upper case.
+    let example = std::fs::read_to_string(workspace().join("webhook/tests/data/policy-example.yaml")).unwrap();
+    let mut policy = yaml_documents(&example).remove(0);
+    let all: Vec<String> = hpa_core::rules::ALL
+        .iter()
+        .map(|r| r.meta())
+        .filter(|m| m.id != hpa_core::rules::INVALID.id)
+        .flat_map(|m| [m.id.to_lowercase(), m.name.to_string()])
+        .collect();
+    policy["defaults"]["denyRules"] = json!(all);
+    policy["rules"][1]["denyRules"] = json!(["HPA201", "workload-sets-replicas"]);
+    policy["rules"][2]["denyRules"] = json!([]);
+    let expected = Policy::parse(&serde_json::to_string(&policy).unwrap()).unwrap();
+    assert!(expected.denies_rules());
+    let values = policy.as_object().unwrap().iter().filter(|(k, _)| *k != "apiVersion" && *k != "kind");
+    let values = json!({"policy": values.map(|(k, v)| (k.clone(), v.clone())).collect::<serde_json::Map<_, _>>()});
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("values.yaml");
+    std::fs::write(&file, serde_json::to_string(&values).unwrap()).unwrap();
+    let rendered =
+        try_render(&[&file]).unwrap_or_else(|e| panic!("the schema refuses a policy the server accepts: {e}"));
+    let config_map = find(&rendered.objects, "ConfigMap", "hpa-webhook-policy");
+    assert_eq!(Policy::parse(config_map["data"]["policy.yaml"].as_str().unwrap()).unwrap(), expected);
 }
 
 #[test]

@@ -772,3 +772,73 @@ fn the_export_command_prints_a_list_and_its_notes() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("invalid policy"));
 }
+
+/// `--validation-actions` and `--name` end up in objects kube-apiserver validates; what it would
+/// refuse (`validateValidationActions`: Deny with Warn, a repeated action; an object name that
+/// is no DNS subdomain) is refused here, in its words, before anything is printed.
+#[test]
+fn the_export_command_refuses_what_kube_apiserver_would() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("policy.yaml");
+    std::fs::write(&file, POLICIES[0]).unwrap();
+    let export_with = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_hpa-webhook"))
+            .args(["policy", "export", "--policy"])
+            .arg(&file)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let subdomain = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', \
+                     and must start and end with an alphanumeric character (e.g. 'example.com', regex used for \
+                     validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+    let binding =
+        "ValidatingAdmissionPolicyBinding.admissionregistration.k8s.io \"hpa-toolkit-policy-constraints\" is invalid";
+    let long = "a".repeat(242);
+    for (args, expected) in [
+        (
+            vec!["--validation-actions", "Deny,Warn"],
+            format!(
+                "{binding}: spec.validationActions: Invalid value: [\"Deny\",\"Warn\"]: must not contain both Deny and \
+                 Warn (repeating the same validation failure information in the API response and headers serves no \
+                 purpose)"
+            ),
+        ),
+        (
+            vec!["--validation-actions", "Audit,Warn,Audit"],
+            format!("{binding}: spec.validationActions[2]: Duplicate value: \"Audit\""),
+        ),
+        (
+            vec!["--name", "My Policy"],
+            format!(
+                "ValidatingAdmissionPolicy.admissionregistration.k8s.io \"My Policy-constraints\" is invalid: \
+                 metadata.name: Invalid value: \"My Policy-constraints\": {subdomain}"
+            ),
+        ),
+        (
+            vec!["--name", &long],
+            format!("metadata.name: Invalid value: \"{long}-constraints\": must be no more than 253 characters"),
+        ),
+    ] {
+        let out = export_with(&args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(out.stdout.is_empty(), "{args:?}: nothing is printed");
+        assert!(stderr.contains("kube-apiserver would refuse the exported objects"), "{args:?}: {stderr}");
+        assert!(stderr.contains(&expected), "{args:?}:\n{stderr}\nexpected: {expected}");
+    }
+    // Every object the name makes is checked: the MutatingAdmissionPolicy and both bindings too.
+    let stderr = String::from_utf8_lossy(&export_with(&["--name", "My Policy"]).stderr).into_owned();
+    assert_eq!(stderr.matches("is invalid: metadata.name").count(), 4, "{stderr}");
+    // What kube-apiserver accepts passes.
+    for args in [
+        vec!["--validation-actions", "Deny,Audit"],
+        vec!["--validation-actions", "Warn,Audit"],
+        vec!["--validation-actions", "Audit"],
+        vec!["--name", "team-a.hpa-policy"],
+        vec!["--name", &long[..241]],
+    ] {
+        let out = export_with(&args);
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+}

@@ -2,13 +2,16 @@
 """Renders a Helm chart with Helm v4's own engine, through helm-python-sdk (PyPI; the Go SDK
 behind a C ABI, no helm binary), as `helm lint --strict` and `helm template` would.
 
-    helm_render.py CHART RELEASE NAMESPACE [VALUES.yaml...]
+    helm_render.py [--kube-version vX.Y.Z] CHART RELEASE NAMESPACE [VALUES.yaml...]
 
 Values files are merged in order, later ones winning key by key (`helm template -f a -f b`),
 coalesced with the chart's defaults and checked against values.schema.json. Prints one JSON
 object: {"manifests": {template: text}, "notes": text, "lint": [message, ...]} where "lint"
 holds `helm lint --strict` findings of warning severity and above. A schema or render error
 is printed to stderr with exit status 1; a missing helm_python module exits with status 3.
+
+--kube-version is the cluster's release as templates see it (.Capabilities.KubeVersion, `helm
+template --kube-version`); by default the newest release the project targets.
 """
 
 import json
@@ -16,6 +19,7 @@ import sys
 
 try:
     import helm_python as helm
+    from helm_python import _native
 except ImportError as error:  # the caller tells a missing tool from a failure by the status
     print(f"helm-python-sdk is not installed: {error}", file=sys.stderr)
     sys.exit(3)
@@ -36,6 +40,11 @@ def merge(base, override):
 
 
 def main(argv):
+    argv = list(argv)
+    kube_version = KUBE_VERSION
+    if len(argv) > 2 and argv[1] == "--kube-version":
+        kube_version = argv[2]
+        del argv[1:3]
     if len(argv) < 4:
         print(__doc__, file=sys.stderr)
         return 2
@@ -48,8 +57,13 @@ def main(argv):
         with helm.Chart.load(chart_dir) as chart:
             merged = chart.merge_values(values)
             chart.validate_schema(merged)
-            rendered = chart.render(values, name=release, namespace=namespace, is_install=True)
-        report = helm.lint(chart_dir, values, strict=True, namespace=namespace, kube_version=KUBE_VERSION)
+            # Chart.render does not pass kube_version on (helm-python-sdk 0.2.2); the C ABI's
+            # helm_render takes it among its options, as `helm template --kube-version` does.
+            options = {"name": release, "namespace": namespace, "is_install": True, "kube_version": kube_version}
+            rendered = json.loads(
+                _native.call_string("helm_render", chart._raw(), json.dumps(values), json.dumps(options))
+            )
+        report = helm.lint(chart_dir, values, strict=True, namespace=namespace, kube_version=kube_version)
     except helm.HelmError as error:
         print(f"{type(error).__name__}: {error}", file=sys.stderr)
         return 1
