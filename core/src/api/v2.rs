@@ -355,4 +355,3 @@ pub struct MetricValueStatus {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub average_utilization: Option<i32>,
 }
-
