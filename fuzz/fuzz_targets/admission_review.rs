@@ -164,7 +164,10 @@ fn check_review(status: u16, body: &[u8], uid: Option<&str>) -> Value {
     }
     for w in response["warnings"].as_array().into_iter().flatten() {
         let w = w.as_str().expect("warnings are strings");
-        assert!(w.chars().count() <= 120 && !w.contains(char::is_control), "warning {w:?}");
+        assert!(
+            w.chars().count() <= hpa_webhook::admission::MAX_WARNING_CHARS && !w.contains(char::is_control),
+            "warning {w:?}"
+        );
     }
     review
 }

@@ -41,6 +41,10 @@ pub(crate) struct Piece<'a> {
     pub separator: Option<Mark>,
     /// Where `text` is shorter than the file's text ([`JsonForSaphyr`]), in order.
     pub shorter: &'a [Shorter],
+    /// When `text` breaks lines where the piece as written does not (a YAML 1.1 line break,
+    /// U+0085, U+2028 or U+2029, given to saphyr as `\n`: [`crate::whitespace`]), the index
+    /// of the first character of each line of the piece as written; empty otherwise.
+    pub line_starts: &'a [u32],
 }
 
 impl Piece<'_> {
@@ -57,6 +61,12 @@ impl Piece<'_> {
     /// A mark of `text` as a mark of the piece as written (the same unless it is
     /// [`shorter`](Self::shorter)).
     fn as_written(&self, m: Mark) -> Mark {
+        if !self.line_starts.is_empty() {
+            // Same characters, other line breaks: the line and column of the index as written.
+            let line = self.line_starts.partition_point(|start| *start <= m.index).max(1);
+            let start = self.line_starts.get(line - 1).copied().unwrap_or(0);
+            return Mark { index: m.index, line: u32::try_from(line).unwrap_or(u32::MAX), col: m.index - start };
+        }
         if self.shorter.is_empty() {
             return m;
         }
@@ -219,7 +229,13 @@ pub(crate) fn pieces(text: &str) -> Pieces<'_> {
             return Pieces { pieces: out, one_stream: false, error };
         }
         if line_start > start {
-            out.push(Piece { text: &text[start..line_start], start: start_mark, separator, shorter: &[] });
+            out.push(Piece {
+                text: &text[start..line_start],
+                start: start_mark,
+                separator,
+                shorter: &[],
+                line_starts: &[],
+            });
             separator = Some(here);
             start = line_end;
             start_mark = counter.mark(text, line_end);
@@ -228,7 +244,7 @@ pub(crate) fn pieces(text: &str) -> Pieces<'_> {
         // the one dropped before it, if any, still started a document in the YAML stream).
     }
     if start < text.len() {
-        out.push(Piece { text: &text[start..], start: start_mark, separator, shorter: &[] });
+        out.push(Piece { text: &text[start..], start: start_mark, separator, shorter: &[], line_starts: &[] });
     }
     let one_stream = !line_start(b"...")
         && !line_start(b"%")
@@ -291,7 +307,13 @@ pub(crate) fn json_stream(text: &str) -> JsonStream<'_> {
         }
         let Err(e) = source.skip() else {
             let start = counter.mark(text, at);
-            values.push(Piece { text: &text[at..source.offset()], start, separator: None, shorter: &[] });
+            values.push(Piece {
+                text: &text[at..source.offset()],
+                start,
+                separator: None,
+                shorter: &[],
+                line_starts: &[],
+            });
             after = source.offset();
             continue;
         };
@@ -888,7 +910,7 @@ mod tests {
         let json = "{\"a\": \"\\ud83d\\ude00\\ud83d\\ude00 x\",\n \"b\": \"\\ud83d\\ude00\", \"c\": 1}";
         let r = JsonForSaphyr::of(json).unwrap();
         let start = Mark { index: 100, line: 5, col: 3 };
-        let piece = Piece { text: &r.text, start, separator: None, shorter: &r.shorter };
+        let piece = Piece { text: &r.text, start, separator: None, shorter: &r.shorter, line_starts: &[] };
         // Every character of the text read that is not inside a rewritten escape is the same
         // character of the file.
         let read: Vec<char> = r.text.chars().collect();
@@ -1021,4 +1043,23 @@ mod tests {
         let s = json_stream("{\"a\": 1}\n---\nb: 2\n");
         assert!(matches!(s.then, AfterJson::Yaml { from: 9, at: Mark { index: 9, line: 2, col: 0 }, .. }));
     }
+}
+
+/// The index of the first character of each line of `text` (lines end at `\n`, `\r\n` or a
+/// lone `\r`, as YAML 1.2 and saphyr end them), for [`Piece::line_starts`].
+pub(crate) fn line_starts(text: &str) -> Vec<u32> {
+    let mut starts = vec![0u32];
+    let mut chars = text.chars().peekable();
+    let mut index = 0u32;
+    while let Some(c) = chars.next() {
+        index = index.saturating_add(1);
+        if c == '\r' && chars.peek() == Some(&'\n') {
+            chars.next();
+            index = index.saturating_add(1);
+            starts.push(index);
+        } else if c == '\n' || c == '\r' {
+            starts.push(index);
+        }
+    }
+    starts
 }

@@ -603,7 +603,13 @@ fn build_into(text: &str, limits: Limits, builder: &mut Builder<'_>, stream: boo
     // holds one.
     let mut document = 0;
     if stream && one_stream {
-        let whole = kubectl::Piece { text, start: Mark { index: 0, line: 1, col: 0 }, separator: None, shorter: &[] };
+        let whole = kubectl::Piece {
+            text,
+            start: Mark { index: 0, line: 1, col: 0 },
+            separator: None,
+            shorter: &[],
+            line_starts: &[],
+        };
         match read_events(whole, Some(&pieces), 0, limits, false, builder, &mut out) {
             Ok((Read::Inexact, _)) => return (out, false),
             Ok((Read::On | Read::Stop, _)) => return (out, true),
@@ -654,7 +660,7 @@ fn build_json(text: &str, limits: Limits, builder: &mut Builder<'_>) -> (Parsed,
         }
         kubectl::AfterJson::Yaml { from, at, error } => (from, at, error),
     };
-    let rest = kubectl::Piece { text: &text[from..], start: at, separator: None, shorter: &[] };
+    let rest = kubectl::Piece { text: &text[from..], start: at, separator: None, shorter: &[], line_starts: &[] };
     let kubectl::Pieces { pieces, error, .. } = kubectl::pieces(rest.text);
     let json_error = |document: usize| SyntaxError { mark: json_mark, message: json_message.clone(), document };
     let mut first = true;
@@ -766,11 +772,25 @@ fn build_piece(
     let mut scanned = (!json && whitespace::worth_scanning(piece.text)).then(|| whitespace::scan(piece.text));
     let mut cut: Option<usize> = None;
     let before = out.documents.len();
+    // Where saphyr is given a YAML 1.1 line break as `\n`, its marks count lines the file does
+    // not: they are mapped back by index.
+    let mut starts: Vec<u32> = Vec::new();
     let read = loop {
         let text = scanned.as_ref().and_then(|w| w.text.as_deref()).unwrap_or(piece.text);
+        if starts.is_empty() && text != piece.text && piece.text.contains(['\u{85}', '\u{2028}', '\u{2029}']) {
+            starts = kubectl::line_starts(piece.text);
+        }
         let text = cut.map_or(text, |c| text.get(..c).unwrap_or(text));
         let retry = !json && scanned.is_none();
-        match read_events(kubectl::Piece { text, ..piece }, None, index, limits, retry, builder, out) {
+        match read_events(
+            kubectl::Piece { text, line_starts: &starts, ..piece },
+            None,
+            index,
+            limits,
+            retry,
+            builder,
+            out,
+        ) {
             Err(Again::Whitespace) if retry => scanned = Some(whitespace::scan(piece.text)),
             Err(Again::Cut(at)) if cut.is_none() => cut = Some(kubectl::line_offset(text, at)),
             Err(_) => {
@@ -781,11 +801,16 @@ fn build_piece(
         }
     };
     // go-yaml's tab error, unless saphyr stopped before it.
-    if let Some((at, problem)) = scanned.and_then(|w| w.error)
-        && out.error.as_ref().is_none_or(|e| e.mark.index >= piece.absolute(at).index)
-    {
-        out.documents.truncate(before);
-        return stop(out, piece.absolute(at), kubectl::worded(at, problem, kubectl::Count::Scanner));
+    if let Some((at, problem)) = scanned.and_then(|w| w.error) {
+        // The scanner counts go-yaml's lines, YAML 1.1 breaks included.
+        if starts.is_empty() && piece.text.contains(['\u{85}', '\u{2028}', '\u{2029}']) {
+            starts = kubectl::line_starts(piece.text);
+        }
+        let absolute = kubectl::Piece { line_starts: &starts, ..piece }.absolute(at);
+        if out.error.as_ref().is_none_or(|e| e.mark.index >= absolute.index) {
+            out.documents.truncate(before);
+            return stop(out, absolute, kubectl::worded(at, problem, kubectl::Count::Scanner));
+        }
     }
     read
 }
@@ -813,7 +838,8 @@ fn read_events(
     let again = |piece: usize, document: usize| Err(Again::Pieces { piece, document });
     let mut parser = Parser::new_from_str(piece.text);
     // Marks of a piece that starts the text, read as written, are the text's own.
-    let whole_text = piece.start == Mark { index: 0, line: 1, col: 0 } && piece.shorter.is_empty();
+    let whole_text =
+        piece.start == Mark { index: 0, line: 1, col: 0 } && piece.shorter.is_empty() && piece.line_starts.is_empty();
     let mut in_document = false;
     let mut started = false;
     let mut doc_index = index;
