@@ -338,7 +338,7 @@ fn deny_rules(list: Option<Vec<String>>, at: &str, problems: &mut Vec<String>) -
     let mut ids = Vec::with_capacity(list.len());
     for (i, entry) in list.iter().enumerate() {
         match hpa_core::rules::find(entry) {
-            Some(rule) if rule.meta().id == "HPA000" => problems
+            Some(rule) if rule.meta().id == hpa_core::rules::INVALID.id => problems
                 .push(format!("{at}.denyRules[{i}]: HPA000 is kube-apiserver's own validation, which always denies")),
             Some(rule) => ids.push(rule.meta().id),
             None => problems.push(format!("{at}.denyRules[{i}]: unknown rule {entry:?} (see `hpa-lint rules`)")),

@@ -203,9 +203,9 @@ impl Tolerances {
 }
 
 impl Default for Tolerances {
-    /// The controller default, 0.1 both ways.
+    /// The controller default both ways (`--horizontal-pod-autoscaler-tolerance`).
     fn default() -> Self {
-        Tolerances::uniform(0.1)
+        Tolerances::uniform(super::config::HPAControllerConfiguration::DEFAULT_TOLERANCE)
     }
 }
 

@@ -306,7 +306,7 @@ pub fn parse(name: &str, text: &str) -> Result<Config, ConfigError> {
                 }
             },
         };
-        if rule.meta().id == "HPA000" && level == RuleLevel::Off {
+        if rule.meta().id == hpa_core::rules::INVALID.id && level == RuleLevel::Off {
             return Err(ConfigError {
                 location: at(pos),
                 message: "HPA000 (kube-apiserver's validation) cannot be turned off".into(),
