@@ -882,6 +882,25 @@ pub(crate) fn unsupported_float(root: Node<'_>) -> Option<(Node<'_>, String)> {
     }
 }
 
+/// The index of the first character of each line of `text` (lines end at `\n`, `\r\n` or a
+/// lone `\r`, as YAML 1.2 and saphyr end them), for [`Piece::line_starts`].
+pub(crate) fn line_starts(text: &str) -> Vec<u32> {
+    let mut starts = vec![0u32];
+    let mut chars = text.chars().peekable();
+    let mut index = 0u32;
+    while let Some(c) = chars.next() {
+        index = index.saturating_add(1);
+        if c == '\r' && chars.peek() == Some(&'\n') {
+            chars.next();
+            index = index.saturating_add(1);
+            starts.push(index);
+        } else if c == '\n' || c == '\r' {
+            starts.push(index);
+        }
+    }
+    starts
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1043,23 +1062,4 @@ mod tests {
         let s = json_stream("{\"a\": 1}\n---\nb: 2\n");
         assert!(matches!(s.then, AfterJson::Yaml { from: 9, at: Mark { index: 9, line: 2, col: 0 }, .. }));
     }
-}
-
-/// The index of the first character of each line of `text` (lines end at `\n`, `\r\n` or a
-/// lone `\r`, as YAML 1.2 and saphyr end them), for [`Piece::line_starts`].
-pub(crate) fn line_starts(text: &str) -> Vec<u32> {
-    let mut starts = vec![0u32];
-    let mut chars = text.chars().peekable();
-    let mut index = 0u32;
-    while let Some(c) = chars.next() {
-        index = index.saturating_add(1);
-        if c == '\r' && chars.peek() == Some(&'\n') {
-            chars.next();
-            index = index.saturating_add(1);
-            starts.push(index);
-        } else if c == '\n' || c == '\r' {
-            starts.push(index);
-        }
-    }
-    starts
 }
