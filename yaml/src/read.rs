@@ -96,6 +96,30 @@ pub fn decode_node<T: Decode + Default>(node: Node<'_>, package: &'static str) -
         })
 }
 
+/// Whether a mapping gives a key more than once: pairwise and in place for a mapping of at
+/// most 16 entries (`SMALL_MAPPING`, nearly every one), through a set for a longer one.
+pub fn repeats_a_key(entries: &crate::Entries<'_>) -> bool {
+    if entries.len() <= SMALL_MAPPING {
+        let mut rest = entries.clone();
+        return std::iter::from_fn(|| rest.next().map(|e| (e.key.key_str(), rest.clone())))
+            .any(|(key, later)| later.into_iter().any(|e| e.key.key_str() == key));
+    }
+    let mut seen = HashSet::with_capacity(entries.len());
+    !entries.clone().all(|e| seen.insert(e.key.key_str()))
+}
+
+/// Whether any mapping in `node` gives a key more than once ([`repeats_a_key`]), without a
+/// field path or an allocation: the check before [`duplicate_keys`]-like walks that build them.
+pub fn has_duplicate_keys(node: Node<'_>) -> bool {
+    match node.kind() {
+        crate::NodeKind::Scalar(_) => false,
+        crate::NodeKind::Seq(mut items) => items.any(has_duplicate_keys),
+        crate::NodeKind::Map(entries) => {
+            repeats_a_key(&entries) || entries.clone().any(|e| has_duplicate_keys(e.value))
+        }
+    }
+}
+
 /// Every key written again in its mapping, with the path of the field it names (as the
 /// decoder words a duplicate field: `spec.maxReplicas`, `metrics[0].type`), for readers that
 /// walk a node themselves. Each later occurrence of a key is reported, in document order. A

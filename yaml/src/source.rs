@@ -39,11 +39,11 @@ enum Frame<'a> {
 /// replaces (`None` when every key is given once): `sigs.k8s.io/yaml.YAMLToJSON` keeps the
 /// last value of a key (go-yaml fills a map), so the JSON kubectl sends has each key once.
 fn replaced(entries: &Entries<'_>) -> Option<Vec<bool>> {
-    let keys: Vec<Cow<'_, str>> = entries.clone().map(|e| e.key.key_str()).collect();
-    let mut seen = std::collections::HashSet::with_capacity(keys.len());
-    if keys.iter().all(|k| seen.insert(k)) {
+    // This runs for every mapping decoded: nearly every one gives each key once.
+    if !crate::read::repeats_a_key(entries) {
         return None;
     }
+    let keys: Vec<Cow<'_, str>> = entries.clone().map(|e| e.key.key_str()).collect();
     let mut later = std::collections::HashSet::with_capacity(keys.len());
     let mut out: Vec<bool> = keys.iter().rev().map(|k| !later.insert(k)).collect();
     out.reverse();

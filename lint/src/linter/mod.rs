@@ -758,7 +758,10 @@ fn written_twice(node: Node<'_>) -> Vec<(String, Vec<Span>)> {
         }
     }
     let mut out = Vec::new();
-    walk(node, "", &mut out);
+    // Nearly every HPA gives each key once: checked without building paths first.
+    if source::read::has_duplicate_keys(node) {
+        walk(node, "", &mut out);
+    }
     out
 }
 
