@@ -1056,6 +1056,26 @@ mod tests {
         crate::convert::to_internal(&decoded).unwrap().object
     }
 
+    /// The HPA `name` in `shop` on the Deployment of that name, with one cpu utilization metric
+    /// at 50 %, the other fields of `spec` (bounds, behavior) and `status` (`Null` for none).
+    fn cpu_hpa(name: &str, spec: serde_json::Value, status: serde_json::Value) -> HorizontalPodAutoscaler {
+        let mut json = serde_json::json!({
+            "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": name, "namespace": "shop"},
+            "spec": {
+                "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": name},
+                "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}]
+            }
+        });
+        if let (Some(base), Some(extra)) = (json["spec"].as_object_mut(), spec.as_object()) {
+            base.extend(extra.clone());
+        }
+        if !status.is_null() {
+            json["status"] = status;
+        }
+        hpa(json)
+    }
+
     /// A pod of 100m cpu requested, started 1 h before `now` (or `started_ago` s), Ready or not.
     /// Each named pod's container `app` using `milli` cpu, sampled 5 s before `now`.
     fn cpu_usage(names: &[&str], now: Timestamp, milli: i64) -> Vec<PodMetricsItem> {
@@ -1103,23 +1123,18 @@ mod tests {
     fn a_running_hpa_held_by_its_stabilization_window() {
         let now = Timestamp::from_secs(1_772_445_600);
         let lst = now.plus_secs(-120).to_api_time().to_rfc3339();
-        let hpa = hpa(serde_json::json!({
-            "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
-            "metadata": {"name": "web", "namespace": "shop"},
-            "spec": {
-                "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
-                "minReplicas": 2, "maxReplicas": 10,
-                "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}]
-            },
-            "status": {
+        let hpa = cpu_hpa(
+            "web",
+            serde_json::json!({"minReplicas": 2, "maxReplicas": 10}),
+            serde_json::json!({
                 "currentReplicas": 6, "desiredReplicas": 6, "lastScaleTime": lst,
                 "conditions": [
                     {"type": "AbleToScale", "status": "True", "reason": "ReadyForNewScale", "message": "recommended size matches current size", "lastTransitionTime": lst},
                     {"type": "ScalingActive", "status": "True", "reason": "ValidMetricFound", "message": "ok", "lastTransitionTime": lst},
                     {"type": "ScalingLimited", "status": "False", "reason": "DesiredWithinRange", "message": "ok", "lastTransitionTime": lst}
                 ]
-            }
-        }));
+            }),
+        );
         let config = HPAControllerConfiguration::new(FeatureGates::new(KubernetesVersion::LATEST));
         let scale = Scale { spec_replicas: 6, status_replicas: 6, selector: "app=web".into() };
         let mut sync = SyncInput::new(now, scale);
@@ -1177,17 +1192,11 @@ mod tests {
     /// rescale events (to 2, 90 s ago; to 4, 30 s ago) and a resize of pod `a`'s cpu request.
     fn behavior_case(scale_up: serde_json::Value) -> Diagnosis {
         let now = Timestamp::from_secs(NOW_SECS);
-        let hpa = hpa(serde_json::json!({
-            "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
-            "metadata": {"name": "web", "namespace": "shop"},
-            "spec": {
-                "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
-                "minReplicas": 1, "maxReplicas": 50,
-                "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}],
-                "behavior": {"scaleUp": scale_up}
-            },
-            "status": {"currentReplicas": 4, "desiredReplicas": 4, "lastScaleTime": now.plus_secs(-30).to_api_time().to_rfc3339()}
-        }));
+        let hpa = cpu_hpa(
+            "web",
+            serde_json::json!({"minReplicas": 1, "maxReplicas": 50, "behavior": {"scaleUp": scale_up}}),
+            serde_json::json!({"currentReplicas": 4, "desiredReplicas": 4, "lastScaleTime": now.plus_secs(-30).to_api_time().to_rfc3339()}),
+        );
         let config = HPAControllerConfiguration::new(FeatureGates::new(KubernetesVersion::LATEST));
         let scale = Scale { spec_replicas: 4, status_replicas: 4, selector: "app=web".into() };
         let mut sync = SyncInput::new(now, scale);
@@ -1271,17 +1280,11 @@ mod tests {
         } else {
             serde_json::json!({"currentReplicas": 4, "desiredReplicas": 4, "lastScaleTime": lst, "conditions": conditions})
         };
-        let hpa = hpa(serde_json::json!({
-            "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
-            "metadata": {"name": "w", "namespace": "shop"},
-            "spec": {
-                "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "w"},
-                "minReplicas": 1, "maxReplicas": 20,
-                "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}],
-                "behavior": {"scaleDown": {"selectPolicy": "Disabled"}}
-            },
-            "status": status
-        }));
+        let hpa = cpu_hpa(
+            "w",
+            serde_json::json!({"minReplicas": 1, "maxReplicas": 20, "behavior": {"scaleDown": {"selectPolicy": "Disabled"}}}),
+            serde_json::json!(status),
+        );
         let config = HPAControllerConfiguration::new(FeatureGates::new(KubernetesVersion::LATEST));
         let scale = Scale { spec_replicas: 4, status_replicas: 4, selector: "app=w".into() };
         let mut sync = SyncInput::new(now, scale);
@@ -1374,15 +1377,7 @@ mod tests {
     #[test]
     fn a_sync_that_reaches_the_metrics_count_has_no_not_scaling_answer() {
         let now = Timestamp::from_secs(NOW_SECS);
-        let hpa = hpa(serde_json::json!({
-            "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
-            "metadata": {"name": "w", "namespace": "shop"},
-            "spec": {
-                "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "w"},
-                "minReplicas": 1, "maxReplicas": 20,
-                "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}]
-            }
-        }));
+        let hpa = cpu_hpa("w", serde_json::json!({"minReplicas": 1, "maxReplicas": 20}), serde_json::Value::Null);
         let config = HPAControllerConfiguration::new(FeatureGates::new(KubernetesVersion::LATEST));
         let scale = Scale { spec_replicas: 2, status_replicas: 2, selector: "app=w".into() };
         let mut sync = SyncInput::new(now, scale);
@@ -1476,15 +1471,7 @@ mod tests {
     fn the_readiness_delay_counts_start_ups_only() {
         let ready_after = |delays: &[i64]| {
             let now = Timestamp::from_secs(NOW_SECS);
-            let hpa = hpa(serde_json::json!({
-                "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
-                "metadata": {"name": "w", "namespace": "shop"},
-                "spec": {
-                    "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "w"},
-                    "maxReplicas": 20,
-                    "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}]
-                }
-            }));
+            let hpa = cpu_hpa("w", serde_json::json!({"maxReplicas": 20}), serde_json::Value::Null);
             let config = HPAControllerConfiguration::new(FeatureGates::new(KubernetesVersion::LATEST));
             let n = i32::try_from(delays.len()).unwrap();
             let mut sync =
@@ -1528,15 +1515,7 @@ mod tests {
     #[test]
     fn failed_metrics_are_classified_by_variant() {
         let now = Timestamp::from_secs(NOW_SECS);
-        let hpa = hpa(serde_json::json!({
-            "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
-            "metadata": {"name": "w", "namespace": "shop"},
-            "spec": {
-                "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "w"},
-                "maxReplicas": 20,
-                "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}]
-            }
-        }));
+        let hpa = cpu_hpa("w", serde_json::json!({"maxReplicas": 20}), serde_json::Value::Null);
         let config = HPAControllerConfiguration::new(FeatureGates::new(KubernetesVersion::LATEST));
         let cause = |sync: &SyncInput| {
             let d = diagnose(&DiagnosisInput { hpa: &hpa, config: &config, sync, events: &[], resizes: &[] });
