@@ -848,24 +848,32 @@ mod tests {
         assert!(message.contains("spec.maxReplicas: Invalid value: 0"), "{message}");
     }
 
-    /// `/validate` of the HPA `web` with a fresh context holding the Deployment it scales (with
-    /// `spec.replicas` a GitOps tool applies, and `deployment_annotations`): the warnings, whether
-    /// it is allowed, and the cross-object findings counted.
-    fn validate_in_context(deployment_annotations: Value, policy: &str) -> (Vec<String>, bool, Vec<&'static str>) {
-        let policy = test_policy(policy);
-        let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment",
-            "metadata": {"name": "web", "namespace": "shop", "annotations": deployment_annotations,
+    /// A context holding the Deployment `shop/web` (100m cpu requested) whose `spec.replicas`
+    /// (3) a GitOps apply owns, with `annotations` (`Null` for none).
+    fn gitops_index(annotations: Value, gates: &FeatureGates) -> hpa_cluster::watch::Index {
+        let mut deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "web", "namespace": "shop",
                 // A GitOps apply owns spec.replicas.
                 "managedFields": [{"manager": "argocd-controller", "operation": "Apply", "apiVersion": "apps/v1",
                     "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:replicas": {}}}}]},
             "spec": {"replicas": 3, "template": {"spec": {"containers": [{"name": "app",
                 "resources": {"requests": {"cpu": "100m"}}}]}}}});
-        let gates = FeatureGates::default();
-        let index = hpa_cluster::watch::Index::of_objects(
+        if !annotations.is_null() {
+            deployment["metadata"]["annotations"] = annotations;
+        }
+        hpa_cluster::watch::Index::of_objects(
             [(hpa_cluster::kinds::DEPLOYMENT, deployment)],
             &hpa_cluster::watch::CacheOptions::admission_for(gates.clone()),
-        );
-        let lock = std::sync::RwLock::new(index);
+        )
+    }
+
+    /// `/validate` of the HPA `web` with a fresh context holding the Deployment it scales (with
+    /// `spec.replicas` a GitOps tool applies, and `deployment_annotations`): the warnings, whether
+    /// it is allowed, and the cross-object findings counted.
+    fn validate_in_context(deployment_annotations: Value, policy: &str) -> (Vec<String>, bool, Vec<&'static str>) {
+        let policy = test_policy(policy);
+        let gates = FeatureGates::default();
+        let lock = std::sync::RwLock::new(gitops_index(deployment_annotations, &gates));
         let view = View::Fresh(lock.read().unwrap());
         let object = json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
             "metadata": {"name": "web", "namespace": "shop"},
@@ -980,18 +988,7 @@ mod tests {
     #[test]
     fn cross_object_deny_rules_ratchet_on_update() {
         // The Deployment pins its replicas (HPA410), and the policy denies HPA410.
-        let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment",
-            "metadata": {"name": "web", "namespace": "shop",
-                "managedFields": [{"manager": "argocd-controller", "operation": "Apply", "apiVersion": "apps/v1",
-                    "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:replicas": {}}}}]},
-            "spec": {"replicas": 3, "template": {"spec": {"containers": [{"name": "app",
-                "resources": {"requests": {"cpu": "100m"}}}]}}}});
-        let gates = FeatureGates::default();
-        let index = hpa_cluster::watch::Index::of_objects(
-            [(hpa_cluster::kinds::DEPLOYMENT, deployment)],
-            &hpa_cluster::watch::CacheOptions::admission_for(gates),
-        );
-        let lock = std::sync::RwLock::new(index);
+        let lock = std::sync::RwLock::new(gitops_index(Value::Null, &FeatureGates::default()));
         let view = View::Fresh(lock.read().unwrap());
         let deny = "defaults: {denyRules: [HPA410]}\n";
         // A CREATE is denied.
