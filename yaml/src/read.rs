@@ -96,6 +96,53 @@ pub fn decode_node<T: Decode + Default>(node: Node<'_>, package: &'static str) -
         })
 }
 
+/// Every key written more than once in a mapping of `node`, in document order of its last
+/// occurrence: the path of its field (as the decoder words one: `spec.metrics[0].type`) and the
+/// spans of the occurrences before the last, which `sigs.k8s.io/yaml.YAMLToJSON` drops (the
+/// JSON kubectl sends holds the last value). Only the values kept are walked.
+pub fn written_twice(node: Node<'_>) -> Vec<(String, Vec<crate::Span>)> {
+    fn walk(node: Node<'_>, path: &str, out: &mut Vec<(String, Vec<crate::Span>)>) {
+        let child = |key: &str| if path.is_empty() { key.to_string() } else { format!("{path}.{key}") };
+        match node.kind() {
+            crate::NodeKind::Scalar(_) => {}
+            crate::NodeKind::Seq(items) => {
+                for (i, item) in items.enumerate() {
+                    walk(item, &format!("{path}[{i}]"), out);
+                }
+            }
+            crate::NodeKind::Map(entries) => {
+                // Each key's occurrences, by index (one pass; most mappings give each key once).
+                let mut at: std::collections::HashMap<std::borrow::Cow<'_, str>, Vec<usize>> =
+                    std::collections::HashMap::with_capacity(entries.len());
+                let entries: Vec<crate::Entry<'_>> = entries.collect();
+                for (i, e) in entries.iter().enumerate() {
+                    at.entry(e.key.key_str()).or_default().push(i);
+                }
+                for (i, e) in entries.iter().enumerate() {
+                    let key = e.key.key_str();
+                    let occurrences = at.get(&key).map(Vec::as_slice).unwrap_or_default();
+                    if occurrences.last() != Some(&i) {
+                        continue;
+                    }
+                    let field = child(&key);
+                    if let [dropped @ .., _] = occurrences
+                        && !dropped.is_empty()
+                    {
+                        out.push((field.clone(), dropped.iter().map(|&d| entries[d].key.span()).collect()));
+                    }
+                    walk(e.value, &field, out);
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    // Nearly every HPA gives each key once: checked without building paths first.
+    if has_duplicate_keys(node) {
+        walk(node, "", &mut out);
+    }
+    out
+}
+
 /// Whether a mapping gives a key more than once: pairwise and in place for a mapping of at
 /// most 16 entries (`SMALL_MAPPING`, nearly every one), through a set for a longer one.
 pub fn repeats_a_key(entries: &crate::Entries<'_>) -> bool {

@@ -25,7 +25,7 @@ use serde_json::Value;
 
 use crate::hpa;
 use crate::input::{self, ObjectRef, SourceFile};
-use crate::source::{self, Node, NodeKind, Parsed, Span};
+use crate::source::{self, Node, Parsed, Span};
 
 use self::config::Scope;
 
@@ -695,7 +695,7 @@ fn first_pass_hpa(
     r.diags.extend(diags);
     r.suppressed += suppressed;
     // Keys written twice, which kubectl collapses before kube-apiserver sees them.
-    let twice = written_twice(obj.node);
+    let twice = source::read::written_twice(obj.node);
     if !twice.is_empty() {
         let findings = check::check_duplicate_keys(twice.iter().map(|t| t.0.as_str()), &opts.check);
         let findings = findings.into_iter().map(|f| (f, true)).collect();
@@ -717,52 +717,6 @@ fn first_pass_hpa(
             r.deferred.push(Deferred { file: obj.file, position, version, ignore, admitted });
         }
     }
-}
-
-/// Every key written more than once in a mapping of `node`, in document order of its last
-/// occurrence: the path of its field (as the decoder words one: `spec.metrics[0].type`) and the
-/// spans of the occurrences before the last, which `sigs.k8s.io/yaml.YAMLToJSON` drops (the
-/// JSON kubectl sends holds the last value). Only the values kept are walked.
-fn written_twice(node: Node<'_>) -> Vec<(String, Vec<Span>)> {
-    fn walk(node: Node<'_>, path: &str, out: &mut Vec<(String, Vec<Span>)>) {
-        let child = |key: &str| if path.is_empty() { key.to_string() } else { format!("{path}.{key}") };
-        match node.kind() {
-            NodeKind::Scalar(_) => {}
-            NodeKind::Seq(items) => {
-                for (i, item) in items.enumerate() {
-                    walk(item, &format!("{path}[{i}]"), out);
-                }
-            }
-            NodeKind::Map(entries) => {
-                // Each key's occurrences, by index (one pass; most mappings give each key once).
-                let mut at: HashMap<Cow<'_, str>, Vec<usize>> = HashMap::with_capacity(entries.len());
-                let entries: Vec<source::Entry<'_>> = entries.collect();
-                for (i, e) in entries.iter().enumerate() {
-                    at.entry(e.key.key_str()).or_default().push(i);
-                }
-                for (i, e) in entries.iter().enumerate() {
-                    let key = e.key.key_str();
-                    let occurrences = at.get(&key).map(Vec::as_slice).unwrap_or_default();
-                    if occurrences.last() != Some(&i) {
-                        continue;
-                    }
-                    let field = child(&key);
-                    if let [dropped @ .., _] = occurrences
-                        && !dropped.is_empty()
-                    {
-                        out.push((field.clone(), dropped.iter().map(|&d| entries[d].key.span()).collect()));
-                    }
-                    walk(e.value, &field, out);
-                }
-            }
-        }
-    }
-    let mut out = Vec::new();
-    // Nearly every HPA gives each key once: checked without building paths first.
-    if source::read::has_duplicate_keys(node) {
-        walk(node, "", &mut out);
-    }
-    out
 }
 
 /// A report's findings, each with whether it is about a key (an unknown or duplicate field
