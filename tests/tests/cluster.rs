@@ -17,13 +17,14 @@ use hpa_tests::apiserver::fixtures::{self, PodState};
 use hpa_tests::apiserver::{Fault, TestApiServer};
 use serde_json::{Value, json};
 
-struct Setup {
-    server: TestApiServer,
+/// A test API server and a kubeconfig for it (the other modules' setups start from it).
+pub(crate) struct Setup {
+    pub(crate) server: TestApiServer,
     _dir: tempfile::TempDir,
-    kubeconfig: PathBuf,
+    pub(crate) kubeconfig: PathBuf,
 }
 
-async fn setup() -> Setup {
+pub(crate) async fn setup() -> Setup {
     let server = TestApiServer::start().await;
     let dir = tempfile::tempdir().unwrap();
     let kubeconfig = server.write_kubeconfig(dir.path());

@@ -1,26 +1,20 @@
 //! The webhook's context cache (hpa-cluster's `watch`) against the test API server failing in
 //! each way an API server fails: whether its view may be trusted, and what it reports.
 
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use hpa_cluster::watch::Freshness;
 use hpa_cluster::{CacheOptions, ClientOptions, Cluster, ContextCache, kinds};
+use hpa_tests::apiserver::Fault;
 use hpa_tests::apiserver::fixtures;
-use hpa_tests::apiserver::{Fault, TestApiServer};
 
-struct Setup {
-    server: TestApiServer,
-    _dir: tempfile::TempDir,
-    kubeconfig: PathBuf,
-}
+use super::cluster::Setup;
 
+/// The test API server holding the `requests-set` fixture in `shop`, and its kubeconfig.
 async fn setup() -> Setup {
-    let server = TestApiServer::start().await;
-    server.apply(&fixtures::in_namespace(fixtures::cluster_fixture("requests-set"), "shop"));
-    let dir = tempfile::tempdir().unwrap();
-    let kubeconfig = server.write_kubeconfig(dir.path());
-    Setup { server, _dir: dir, kubeconfig }
+    let s = super::cluster::setup().await;
+    s.server.apply(&fixtures::in_namespace(fixtures::cluster_fixture("requests-set"), "shop"));
+    s
 }
 
 impl Setup {
