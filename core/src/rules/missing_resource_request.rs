@@ -25,7 +25,8 @@ crate::declare_rule! {
     /// for the resource is reported. The 1.33 controller ignores pod-level requests even with the
     /// alpha gate on, so for `kubernetesVersion: "1.33"` every container needs its own request.
     /// Requests of 0 in every container (or pod-level) add up to 0, which the controller refuses
-    /// as it refuses no request (`no metrics returned matched known pods`): reported too.
+    /// as it refuses no request (`no metrics returned matched known pods`): reported too, and so
+    /// is a `ContainerResource` utilization metric whose container requests 0.
     ///
     /// For an Argo Rollout with `spec.workloadRef`, the referenced workload's template is read
     /// (a Deployment's or ReplicaSet's `spec.template`, a core PodTemplate's `template`).
@@ -226,32 +227,49 @@ impl Rule for MissingResourceRequest {
                 && m.type_ == "ContainerResource"
                 && r.target.average_value.is_none()
                 && r.target.average_utilization.is_some()
-                && let Some(c) = template
-                    .containers
-                    .iter()
-                    .find(|c| c.name == r.container && pod.container_request(c, &r.name).is_none())
+                && let Some(c) = template.containers.iter().find(|c| c.name == r.container)
             {
-                out.push(
-                    Finding::new(
-                        &Self::META,
-                        format!("spec.metrics[{i}].containerResource.target.averageUtilization"),
-                        format!(
-                            "{} utilization of container {:?} needs a {} request, and it has none: the controller will not scale on this metric",
+                let path = format!("spec.metrics[{i}].containerResource.target.averageUtilization");
+                let here = Location::Object {
+                    id: template.id.clone(),
+                    path: format!("{}.{}[{}]", template.pod_spec_path, c.list(), c.index),
+                };
+                match pod.container_request(c, &r.name) {
+                    None => out.push(
+                        Finding::new(
+                            &Self::META,
+                            path,
+                            format!(
+                                "{} utilization of container {:?} needs a {} request, and it has none: the controller will not scale on this metric",
+                                r.name, r.container, r.name
+                            ),
+                        )
+                        .help(format!(
+                            "add resources.requests.{} to container {:?} (a {} limit alone also sets it)",
                             r.name, r.container, r.name
-                        ),
-                    )
-                    .help(format!(
-                        "add resources.requests.{} to container {:?} (a {} limit alone also sets it)",
-                        r.name, r.container, r.name
-                    ))
-                    .related(
-                        Location::Object {
-                            id: template.id.clone(),
-                            path: format!("{}.{}[{}]", template.pod_spec_path, c.list(), c.index),
-                        },
-                        format!("no {} request here", r.name),
+                        ))
+                        .related(here, format!("no {} request here", r.name)),
                     ),
-                );
+                    // The container's requests are the pods' requests for this metric
+                    // (`calculatePodRequests` with a container name): 0 in every pod is refused
+                    // as for a `Resource` metric.
+                    Some(q) if q.milli_value() == 0 => out.push(
+                        Finding::new(
+                            &Self::META,
+                            path,
+                            format!(
+                                "{} utilization of container {:?} is measured against its {} request, which is 0: the controller will not scale on this metric (\"the HPA was unable to compute the replica count: failed to get {} utilization: no metrics returned matched known pods\")",
+                                r.name, r.container, r.name, r.name
+                            ),
+                        )
+                        .help(format!(
+                            "request some {} in container {:?} (a request of 0 makes every utilization undefined), or use an AverageValue target",
+                            r.name, r.container
+                        ))
+                        .related(here, format!("{} request of 0 here", r.name)),
+                    ),
+                    Some(_) => {}
+                }
             }
         }
     }
