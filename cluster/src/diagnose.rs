@@ -432,6 +432,11 @@ pub fn pod_metrics_from_json(v: &Value) -> Option<PodMetricsItem> {
     })
 }
 
+/// An event in either API: core/v1 (`firstTimestamp`, `lastTimestamp`, `count`, `message`) or
+/// `events.k8s.io/v1`, where an event recorded by the legacy recorder (the HPA controller's)
+/// keeps its times and count in `deprecatedFirstTimestamp`, `deprecatedLastTimestamp` and
+/// `deprecatedCount` with a null `eventTime` (the conversion in
+/// `pkg/apis/events/v1/conversion.go`), and a new-style one has `eventTime`, `series` and `note`.
 fn event_from_json(v: &Value) -> HpaEvent {
     let event_time = time_at(v, "eventTime");
     HpaEvent {
@@ -441,10 +446,12 @@ fn event_from_json(v: &Value) -> HpaEvent {
         count: v
             .get("count")
             .and_then(Value::as_i64)
+            .or_else(|| v.get("deprecatedCount").and_then(Value::as_i64))
             .or_else(|| v.get("series").and_then(|s| s.get("count")).and_then(Value::as_i64))
             .unwrap_or(1),
-        first: time_at(v, "firstTimestamp").or(event_time),
+        first: time_at(v, "firstTimestamp").or_else(|| time_at(v, "deprecatedFirstTimestamp")).or(event_time),
         last: time_at(v, "lastTimestamp")
+            .or_else(|| time_at(v, "deprecatedLastTimestamp"))
             .or_else(|| v.get("series").and_then(|s| time_at(s, "lastObservedTime")))
             .or(event_time),
     }
@@ -885,6 +892,16 @@ async fn read_target(
         {
             Ok(scale) => scale,
             Err(e) if e.is_connection() => return Err(TargetError::Stop(e)),
+            // Our credentials' refusal says nothing of what the controller's saw.
+            Err(Error::Forbidden { message, .. }) => {
+                return Err(TargetError::Stop(Error::ScaleForbidden {
+                    kind: kind.to_string(),
+                    namespace: namespace.to_string(),
+                    name: name.to_string(),
+                    resource: m.group_resource(),
+                    message,
+                }));
+            }
             Err(e) => {
                 let text = match &e {
                     Error::NotFound { .. } => format!("{} \"{name}\" not found", m.group_resource()),
@@ -1279,6 +1296,28 @@ fn parse_go_duration(s: &str) -> Option<Duration> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An HPA controller event read through `events.k8s.io/v1`: the legacy recorder leaves
+    /// `eventTime` null and keeps its times and count in the `deprecated*` fields.
+    #[test]
+    fn events_in_either_api() {
+        let core = event_from_json(&serde_json::json!({
+            "type": "Normal", "reason": "SuccessfulRescale", "message": "New size: 4; reason: cpu resource utilization (percentage of request) above target",
+            "count": 2, "firstTimestamp": "2026-03-02T10:00:00Z", "lastTimestamp": "2026-03-02T10:03:00Z"}));
+        let events_v1 = event_from_json(&serde_json::json!({
+            "type": "Normal", "reason": "SuccessfulRescale", "note": "New size: 4; reason: cpu resource utilization (percentage of request) above target",
+            "eventTime": null, "deprecatedCount": 2,
+            "deprecatedFirstTimestamp": "2026-03-02T10:00:00Z", "deprecatedLastTimestamp": "2026-03-02T10:03:00Z"}));
+        assert_eq!(core, events_v1);
+        assert_eq!(core.count, 2);
+        assert!(core.first.is_some() && core.last.is_some() && core.first < core.last);
+        let series = event_from_json(&serde_json::json!({
+            "type": "Normal", "reason": "SuccessfulRescale", "note": "New size: 4",
+            "eventTime": "2026-03-02T10:00:00.000000Z",
+            "series": {"count": 3, "lastObservedTime": "2026-03-02T10:05:00.000000Z"}}));
+        assert_eq!(series.count, 3);
+        assert!(series.first < series.last);
+    }
 
     #[test]
     fn go_durations() {

@@ -96,6 +96,24 @@ pub enum Error {
         /// The API server's message.
         message: String,
     },
+    /// 403 on a scale target's `/scale` subresource for the credentials used here. The HPA
+    /// controller reads and writes scales with its own RBAC (its service account may `get` and
+    /// `update` `*/scale`), so the refusal is not the controller's `FailedGetScale`.
+    #[error(
+        "your credentials cannot read the scale of {kind} {namespace}/{name} ({message}); the HPA controller reads it with its own RBAC, so what it saw cannot be replayed: ask for get on {resource}/scale in namespace {namespace}, or diagnose a snapshot gathered with that access (--snapshot)"
+    )]
+    ScaleForbidden {
+        /// The target's kind.
+        kind: String,
+        /// The target's namespace.
+        namespace: String,
+        /// The target's name.
+        name: String,
+        /// `deployments.apps`...
+        resource: String,
+        /// The API server's message.
+        message: String,
+    },
     /// Any other answer of the API server that is not a success.
     #[error("the API server answered {code} {reason} while {doing}: {message}")]
     Api {

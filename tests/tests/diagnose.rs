@@ -508,6 +508,25 @@ fn a_metrics_api_refusing_the_user_is_not_replayed_as_the_controllers() {
     assert_eq!(l.diagnose(&["php-apache"]).code, 0);
 }
 
+/// The scale subresource refusing the user (403) is not the controller's `FailedGetScale`
+/// (it reads scales with its own RBAC): the diagnosis says so and stops.
+#[test]
+fn a_scale_refusing_the_user_is_not_replayed_as_the_controllers() {
+    let l = live();
+    serve_the_snapshot(&l.server);
+    l.server.refuse(Some("deployments.apps"), Some("default"));
+    let run = l.diagnose(&["php-apache"]);
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    assert!(
+        run.stderr
+            .starts_with("hpa-lint: error: your credentials cannot read the scale of Deployment default/php-apache ("),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("ask for get on deployments.apps/scale in namespace default"), "{}", run.stderr);
+    assert!(!run.stderr.contains("FailedGetScale") && run.stdout.is_empty(), "{}{}", run.stdout, run.stderr);
+}
+
 /// A snapshot with no sample, event or condition time is replayed at the newest
 /// `creationTimestamp` or `managedFields` time it holds, said in a note; `--now` wins; with no
 /// time at all it is an error that says to pass `--now`.
