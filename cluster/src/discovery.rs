@@ -79,16 +79,27 @@ pub async fn served(cluster: &Cluster, wanted: &[Kind]) -> Result<ServedKinds, E
     Ok(out)
 }
 
+/// A group every kube-apiserver serves: asked for along with the others, its absence from an
+/// aggregated answer shows the answer was not aggregated discovery.
+const ALWAYS_SERVED: &str = "apps";
+
 /// Discovery of `groups`: aggregated discovery when the server offers it, else the classic walk.
+/// A server without aggregated discovery (or a proxy that drops the `Accept` it needs) answers
+/// `/apis` with a plain `APIGroupList`, which kube reads as an aggregated list without groups:
+/// that answer is recognised by the missing [`ALWAYS_SERVED`] group, and the walk is done.
 async fn discover(cluster: &Cluster, groups: &[&str]) -> Result<Discovery, Error> {
     let doing = "discovering the API groups";
+    let mut asked: Vec<&str> = groups.to_vec();
+    if !asked.contains(&ALWAYS_SERVED) {
+        asked.push(ALWAYS_SERVED);
+    }
     let aggregated =
-        cluster.bounded(doing, Discovery::new(cluster.client().clone()).filter(groups).run_aggregated()).await;
+        cluster.bounded(doing, Discovery::new(cluster.client().clone()).filter(&asked).run_aggregated()).await;
     match aggregated {
-        Ok(d) => Ok(d),
+        Ok(d) if d.has_group(ALWAYS_SERVED) => Ok(d),
         Err(e) if e.is_connection() => Err(e),
         // Servers before aggregated discovery (or proxies that strip it) answer the classic way.
-        Err(_) => cluster.bounded(doing, Discovery::new(cluster.client().clone()).filter(groups).run()).await,
+        Ok(_) | Err(_) => cluster.bounded(doing, Discovery::new(cluster.client().clone()).filter(groups).run()).await,
     }
 }
 

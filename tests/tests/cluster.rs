@@ -178,6 +178,27 @@ fn inventory_reads_everything_and_notes_what_it_cannot() {
     });
 }
 
+/// A server without aggregated discovery (or a proxy that drops its `Accept`) answers `/apis`
+/// with a plain `APIGroupList`: the classic walk finds the installed CRDs all the same.
+#[test]
+fn discovery_without_aggregation_walks_the_groups() {
+    runtime().block_on(async {
+        let s = setup().await;
+        s.server.classic_discovery_only();
+        s.server.install("rollouts");
+        s.server.apply(&shop());
+        let cluster = s.connect().await;
+        let inventory = read_inventory(&cluster, &Scope::All).await.unwrap();
+        let notes: Vec<String> = inventory.notes.iter().map(ToString::to_string).collect();
+        assert!(!notes.iter().any(|n| n.contains("rollouts")), "{notes:?}");
+        assert!(notes.iter().any(|n| n.contains("verticalpodautoscalers")), "{notes:?}");
+        let requests = s.server.requests();
+        assert!(requests.iter().any(|r| r.path == "/apis/argoproj.io/v1alpha1"), "the classic walk");
+        assert!(requests.iter().any(|r| r.path == "/apis/argoproj.io/v1alpha1/rollouts"));
+        assert!(!inventory.hpas.is_empty());
+    });
+}
+
 #[test]
 fn replicas_are_claimed_only_for_who_set_them() {
     runtime().block_on(async {

@@ -155,7 +155,8 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
         .headers()
         .get("accept")
         .and_then(|v| v.to_str().ok())
-        .is_some_and(|a| a.contains("as=APIGroupDiscoveryList"));
+        .is_some_and(|a| a.contains("as=APIGroupDiscoveryList"))
+        && !shared.classic_discovery.load(std::sync::atomic::Ordering::SeqCst);
 
     let segments: Vec<&str> = path.trim_matches('/').split('/').filter(|s| !s.is_empty()).collect();
     match segments.as_slice() {

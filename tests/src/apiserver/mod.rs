@@ -20,6 +20,7 @@ pub mod store;
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -66,6 +67,9 @@ pub(crate) struct Shared {
     pub(crate) port: Mutex<u16>,
     /// While true, nothing is answered or sent: [`TestApiServer::freeze`].
     pub(crate) frozen: watch::Sender<bool>,
+    /// While true, `/api` and `/apis` answer the classic way whatever the client accepts:
+    /// [`TestApiServer::classic_discovery_only`].
+    pub(crate) classic_discovery: AtomicBool,
 }
 
 impl Shared {
@@ -102,6 +106,7 @@ impl TestApiServer {
             bookmark_interval: Mutex::new(Duration::from_secs(1)),
             port: Mutex::new(0),
             frozen: watch::channel(false).0,
+            classic_discovery: AtomicBool::new(false),
         });
         let (stop, stopped) = watch::channel(false);
         let (addr, ca_pem) = http::serve(shared.clone(), stopped).await;
@@ -306,6 +311,13 @@ preferences: {{}}
     /// timeout) until [`TestApiServer::thaw`].
     pub fn freeze(&self) {
         self.shared.frozen.send_replace(true);
+    }
+
+    /// Answers discovery as a server (or a proxy) without aggregated discovery does:
+    /// `/apis` is an `APIGroupList` even when the client asks for an `APIGroupDiscoveryList`
+    /// (`Accept` falls back to its plain `application/json`).
+    pub fn classic_discovery_only(&self) {
+        self.shared.classic_discovery.store(true, Ordering::SeqCst);
     }
 
     /// Ends [`TestApiServer::freeze`]: what waited is answered and sent.
