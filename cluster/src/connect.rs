@@ -197,7 +197,7 @@ impl Cluster {
         let credentials = CredentialSource::of(&config);
         let client = Client::try_from(config.clone()).map_err(|e| match auth_error(&e) {
             Some(auth) => Error::Credentials { server: server.clone(), reason: credentials.failure(auth) },
-            None => Error::Unreachable { server: server.clone(), reason: innermost(&e) },
+            None => unreachable(server.clone(), &e),
         })?;
         Ok(Cluster { client, config, server, default_namespace, timeout, credentials })
     }
@@ -208,7 +208,7 @@ impl Cluster {
     pub(crate) fn client_builder(&self) -> Result<ClientBuilder<GenericService>, Error> {
         ClientBuilder::try_from(self.config.clone()).map_err(|e| match auth_error(&e) {
             Some(auth) => Error::Credentials { server: self.server.clone(), reason: self.credentials.failure(auth) },
-            None => Error::Unreachable { server: self.server.clone(), reason: innermost(&e) },
+            None => unreachable(self.server.clone(), &e),
         })
     }
 
@@ -288,7 +288,7 @@ impl Cluster {
                 } else if chain_has_timeout(&other) {
                     Error::Timeout { server, doing: doing.to_string(), after: self.timeout }
                 } else {
-                    Error::Unreachable { server, reason: innermost(&other) }
+                    unreachable(server, &other)
                 }
             }
         }
@@ -352,6 +352,47 @@ pub(crate) fn chain(e: &(dyn std::error::Error + 'static)) -> String {
 /// The innermost cause of an error (what a user can act on: "Connection refused (os error
 /// 111)", "invalid peer certificate: UnknownIssuer"), after the outermost message when that
 /// adds something.
+/// A connection that failed: [`Error::UntrustedCertificate`] when the TLS handshake refused
+/// the server's certificate, [`Error::Unreachable`] otherwise.
+fn unreachable(server: String, e: &(dyn std::error::Error + 'static)) -> Error {
+    match untrusted_certificate(e) {
+        Some(reason) => Error::UntrustedCertificate { server, reason },
+        None => Error::Unreachable { server, reason: innermost(e) },
+    }
+}
+
+/// What is wrong with the server's certificate, in words, when rustls refused it somewhere in
+/// the error's chain (an `io::Error` carries it as its inner error, which its `source` skips).
+fn untrusted_certificate(e: &(dyn std::error::Error + 'static)) -> Option<String> {
+    use rustls::CertificateError as C;
+    let mut current = Some(e);
+    while let Some(err) = current {
+        // `io::Error`s nest (the connector wraps rustls' InvalidData in an Other): look inside.
+        let mut inner = err;
+        while let Some(next) = inner.downcast_ref::<std::io::Error>().and_then(|io| io.get_ref()) {
+            inner = next;
+        }
+        let tls = inner.downcast_ref::<rustls::Error>();
+        if let Some(rustls::Error::InvalidCertificate(cert)) = tls {
+            return Some(match cert {
+                C::UnknownIssuer => "it is not signed by the kubeconfig's certificate-authority".to_string(),
+                C::BadSignature | C::BadEncoding => "its signature or encoding is invalid".to_string(),
+                C::Expired | C::ExpiredContext { .. } => "it has expired".to_string(),
+                C::NotValidYet | C::NotValidYetContext { .. } => {
+                    "it is not valid yet (check this machine's clock)".to_string()
+                }
+                C::NotValidForName | C::NotValidForNameContext { .. } => {
+                    "it is not valid for the server's name in the kubeconfig (set tls-server-name, or use the name the certificate names)".to_string()
+                }
+                C::Revoked => "it has been revoked".to_string(),
+                other => format!("rustls refused it ({other:?})"),
+            });
+        }
+        current = err.source();
+    }
+    None
+}
+
 pub(crate) fn innermost(e: &(dyn std::error::Error + 'static)) -> String {
     let mut last: &(dyn std::error::Error + 'static) = e;
     while let Some(s) = last.source() {

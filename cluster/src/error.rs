@@ -35,6 +35,17 @@ pub enum Error {
         /// Why (the innermost cause).
         reason: String,
     },
+    /// The TLS handshake failed on the server's certificate: the kubeconfig's
+    /// certificate-authority does not vouch for it (another cluster, a rotated CA, a proxy).
+    #[error(
+        "the API server at {server} presented a certificate that is not trusted: {reason}; refresh the kubeconfig (its certificate-authority may be out of date), or check that this is the cluster you meant"
+    )]
+    UntrustedCertificate {
+        /// The server URL.
+        server: String,
+        /// What is wrong with the certificate, in words.
+        reason: String,
+    },
     /// The API server did not answer in time.
     #[error("the API server at {server} did not answer within {}s while {doing}", .after.as_secs_f64())]
     Timeout {

@@ -365,8 +365,14 @@ fn errors_are_one_clear_sentence() {
         // A certificate the kubeconfig does not trust.
         let cluster = s.connect_with(Some("hpa-test-untrusted"), Duration::from_secs(5)).await.unwrap();
         let e = read_inventory(&cluster, &Scope::All).await.unwrap_err();
-        assert!(matches!(e, Error::Unreachable { .. }), "{e}");
-        assert!(e.to_string().contains("certificate"), "{e}");
+        assert!(matches!(e, Error::UntrustedCertificate { .. }), "{e}");
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "the API server at {} presented a certificate that is not trusted: it is not signed by the kubeconfig's certificate-authority; refresh the kubeconfig (its certificate-authority may be out of date), or check that this is the cluster you meant",
+                s.server.url()
+            )
+        );
 
         // An unknown context and a missing file.
         let e = s.connect_with(Some("nope"), Duration::from_secs(5)).await.unwrap_err();
