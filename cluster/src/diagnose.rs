@@ -189,6 +189,12 @@ pub fn inputs_from_objects(
 
     // The scale subresource, or the target itself read as the API server builds its scale.
     let scale = scale_of(&items, namespace, &target.api_version, &target.kind, &target.name, &mut notes);
+    // Read live, a target that could not be read comes with the server's error; from files,
+    // a target whose kind the files hold none of was not gathered, which says nothing of what
+    // the controller sees.
+    if scale.is_err() && objects.target_error.is_none() && !items.iter().any(|v| kind_of(v) == target.kind) {
+        return Err(target_not_gathered(namespace, &target.api_version, &target.kind, &target.name));
+    }
     let mut sync = SyncInput::new(now, Scale::default());
     sync.scale = match (&scale, &objects.target_error) {
         (Ok(s), _) => Ok(s.clone()),
@@ -228,6 +234,14 @@ pub fn inputs_from_objects(
         let t = &other_hpa.spec.scale_target_ref;
         let mut ignored = Vec::new();
         let Ok(other_scale) = scale_of(&items, namespace, &t.api_version, &t.kind, &t.name, &mut ignored) else {
+            if objects.target_error.is_none() && !items.iter().any(|v| kind_of(v) == t.kind) {
+                notes.push(format!(
+                    "HPA {namespace}/{}'s target {} {} is not among the objects: whether it selects these pods (AmbiguousSelector) is unknown",
+                    name_of(other),
+                    t.kind,
+                    t.name
+                ));
+            }
             continue;
         };
         let Ok(other_selector) = selector::parse(&other_scale.selector) else { continue };
@@ -289,6 +303,19 @@ pub fn inputs_from_objects(
 
 /// No HPA `namespace/name` among the objects: the error names those there are (a snapshot's
 /// files hold them; `-n` chooses the namespace), and the namespace that has one of that name.
+/// A scale target the snapshot's files hold nothing of its kind of: say what to gather.
+fn target_not_gathered(namespace: &str, api_version: &str, kind: &str, name: &str) -> Error {
+    let group = parse_group_version(api_version).map_or("", |(g, _)| g);
+    // An unknown kind: its lowercase name, which kubectl resolves through discovery.
+    let resource = kinds::WORKLOADS.iter().find(|k| k.kind == kind && k.group == group).map_or_else(
+        || if group.is_empty() { kind.to_lowercase() } else { format!("{}.{group}", kind.to_lowercase()) },
+        Kind::resource,
+    );
+    Error::Snapshot(format!(
+        "the HPA's scale target {kind} {namespace}/{name} is not among the objects, nor any {kind}: add it to the snapshot (kubectl get {resource} -n {namespace} {name} -o yaml)"
+    ))
+}
+
 fn hpa_not_found(items: &[&Value], namespace: &str, name: &str) -> Error {
     let what = format!("HorizontalPodAutoscaler {namespace}/{name}");
     let mut held: Vec<String> = items

@@ -227,6 +227,30 @@ fn snapshot_errors_say_where() {
             "hpa-lint: error: HorizontalPodAutoscaler shop/php-apache not found; the objects hold default/php-apache (pass -n default)\n"
         )
     );
+    // A target of a kind the snapshot holds none of was not gathered: not the controller's
+    // FailedGetScale, but what to add.
+    let rollout = dir.path().join("rollout.yaml");
+    std::fs::write(
+        &rollout,
+        "apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: web, namespace: shop, creationTimestamp: \"2026-03-02T09:00:00Z\"}
+spec:
+  scaleTargetRef: {apiVersion: argoproj.io/v1alpha1, kind: Rollout, name: web}
+  maxReplicas: 5
+  metrics: [{type: Resource, resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}}]
+",
+    )
+    .unwrap();
+    let rollout = rollout.display().to_string();
+    let run = hpa_lint(&["diagnose", "--snapshot", &rollout, "-n", "shop", "web"], "");
+    assert_eq!(
+        (run.code, run.stderr.as_str()),
+        (
+            2,
+            "hpa-lint: error: the HPA's scale target Rollout shop/web is not among the objects, nor any Rollout: add it to the snapshot (kubectl get rollouts.argoproj.io -n shop web -o yaml)\n"
+        )
+    );
 }
 
 /// A running HPA served live ([`fixtures::running_web`]): HPA201's `web` at 3 replicas, one pod
