@@ -794,9 +794,12 @@ fn anchor_name(piece: &str, mark: Mark) -> String {
 
 /// A key that go-yaml cannot hash (`invalid map key: []interface {}{"a", "b"}`, with Go's
 /// `%#v` of it), or a merge key whose value is not a mapping or a list of mappings.
+/// go-yaml decodes a key before it hashes it, so a key that is itself a mapping with an
+/// unhashable key of its own is refused for that inner key first.
 pub(crate) fn key_problem(key: Node<'_>, value: Node<'_>, is_merge: bool) -> Option<String> {
     if key.scalar().is_none() {
-        return Some(format!("{YAML_TO_JSON}yaml: invalid map key: {}", go_sharp_v(key, true)));
+        let inner = invalid_key_within(key).unwrap_or(key);
+        return Some(format!("{YAML_TO_JSON}yaml: invalid map key: {}", go_sharp_v(inner, true)));
     }
     let mergeable = match value.kind() {
         NodeKind::Map(_) => true,
@@ -805,6 +808,37 @@ pub(crate) fn key_problem(key: Node<'_>, value: Node<'_>, is_merge: bool) -> Opt
     };
     (is_merge && !mergeable)
         .then(|| format!("{YAML_TO_JSON}yaml: map merge requires map or sequence of maps as the value"))
+}
+
+/// The first unhashable key go-yaml meets decoding `node` (in document order, each key
+/// before its value), if any.
+fn invalid_key_within(node: Node<'_>) -> Option<Node<'_>> {
+    match node.kind() {
+        NodeKind::Scalar(_) => None,
+        NodeKind::Seq(mut items) => items.find_map(invalid_key_within),
+        NodeKind::Map(mut entries) => entries.find_map(|e| {
+            invalid_key_within(e.key)
+                .or_else(|| e.key.scalar().is_none().then_some(e.key))
+                .or_else(|| invalid_key_within(e.value))
+        }),
+    }
+}
+
+/// A key go-yaml decodes but `sigs.k8s.io/yaml` cannot make a JSON key of
+/// (`convertToJSONableObject` takes strings, ints, floats and bools): null, and an integer
+/// only a uint64 holds; in its words (`unsupported map key of type: %s, key: %+#v, value:
+/// %+#v`, where `%s` of the nil type is `%!s(<nil>)`).
+pub(crate) fn unsupported_key(key: Node<'_>, value: Node<'_>) -> Option<String> {
+    let type_ = match key.scalar()? {
+        Scalar::Null => "%!s(<nil>)",
+        Scalar::UInt(_) => "uint64",
+        _ => return None,
+    };
+    Some(format!(
+        "{YAML_TO_JSON}unsupported map key of type: {type_}, key: {}, value: {}",
+        go_sharp_v(key, true),
+        go_sharp_v(value, true)
+    ))
 }
 
 /// Go's `%#v` of what go-yaml decodes a node into (an `interface{}`).

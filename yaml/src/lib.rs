@@ -315,6 +315,9 @@ struct Builder<'c> {
     /// The first thing go-yaml's decoder refuses in the document (an unhashable key, a merge
     /// of something else than mappings), with the key's position.
     go_problem: Option<(Mark, String)>,
+    /// The first key `sigs.k8s.io/yaml` cannot turn into a JSON key (null, a uint64), which
+    /// it meets after go-yaml's decoder is done, with the key's position.
+    convert_problem: Option<(Mark, String)>,
     /// Whether the document has a NaN or an infinity (which json.Marshal may refuse).
     non_finite: bool,
 }
@@ -374,6 +377,7 @@ impl<'c> Builder<'c> {
             alias_nodes: 0,
             root: false,
             go_problem: None,
+            convert_problem: None,
             non_finite: false,
         }
     }
@@ -391,6 +395,7 @@ impl<'c> Builder<'c> {
         self.alias_nodes = 0;
         self.root = false;
         self.go_problem = None;
+        self.convert_problem = None;
         self.non_finite = false;
     }
 
@@ -527,6 +532,10 @@ impl<'c> Builder<'c> {
                     let is_merge = matches!(k_node.scalar(), Some(Scalar::Str(s)) if s == "<<");
                     if let Some(message) = kubectl::key_problem(k_node, node, is_merge) {
                         problem = Some((k_node.span().start, message));
+                    } else if self.convert_problem.is_none()
+                        && let Some(message) = kubectl::unsupported_key(k_node, node)
+                    {
+                        self.convert_problem = Some((k_node.span().start, message));
                     }
                     // A key given twice stays twice, as written: the decoder reports it
                     // (`duplicate field`), and lookups take the last one, as Go does.
@@ -944,6 +953,12 @@ fn read_events(
                         return again(next_piece, piece_document);
                     }
                     if let Some((mark, message)) = builder.go_problem.take() {
+                        return stop(out, mark, message, doc_index);
+                    }
+                    if builder.convert_problem.is_some() && pieces.is_some() {
+                        return again(next_piece, piece_document);
+                    }
+                    if let Some((mark, message)) = builder.convert_problem.take() {
                         return stop(out, mark, message, doc_index);
                     }
                     if let Some(root) = builder.root() {
