@@ -696,6 +696,83 @@ pub(crate) fn go_yaml_error(message: &str, mark: Mark, piece: &str, open: Open) 
     Some((at, worded(at, &problem, count)))
 }
 
+/// go-yaml's scanner error for a flow collection or a quoted scalar that starts a line at the
+/// column of the innermost open block collection (which starts at `block`) and does not end
+/// with a `:` on that line: there a token is a *required* simple key
+/// (`yaml_parser_save_simple_key`: block context and `parser.indent == column`), and go-yaml
+/// scans on (its parser gets no token while the key is pending) until the key goes stale on
+/// the next line (`yaml_parser_stale_simple_keys`: "could not find expected ':'", at the next
+/// token, a scanner error), before its parser meets what saphyr stopped at (`at`), on that
+/// line or later inside the collection. An unrendered Helm directive between two keys (`
+/// {{- if .Values.x }}`) is this. The collection's lines are read from its start to `at`:
+/// the first line at its column that starts so is the key.
+pub(crate) fn stale_required_key(piece: &str, at: Mark, block: Option<Mark>) -> Option<(Mark, String)> {
+    let block = block?;
+    let column = block.col as usize;
+    let first = line_offset(piece, block);
+    let stop = line_offset(piece, at);
+    let end = stop + piece[stop..].find(['\n', '\r']).unwrap_or(piece.len() - stop);
+    let mut found = None;
+    let mut line_start = first;
+    for line in piece.get(first..end).unwrap_or_default().split('\n') {
+        let text = line.trim_end_matches('\r');
+        let indent = text.chars().take_while(|c| *c == ' ').count();
+        let content = &text[indent..];
+        let blank = content.trim().is_empty() || content.starts_with('#');
+        if !blank && indent == column && content.starts_with(['{', '[', '"', '\'']) {
+            found = Some((line_start, text, indent));
+            break;
+        }
+        if !blank && indent < column {
+            break;
+        }
+        line_start += line.len() + 1;
+    }
+    let (line_start, line, indent) = found?;
+    // A key that ends on its line with `:` resolves: go-yaml's error is elsewhere.
+    let rest = &line[indent..];
+    let resolves = rest.match_indices(['}', ']', '"', '\'']).any(|(i, _)| {
+        let after = rest[i + 1..].trim_start_matches(' ');
+        i > 0 && after.starts_with(':') && after[1..].chars().next().is_none_or(|c| c == ' ' || c == '\t')
+    });
+    if resolves {
+        return None;
+    }
+    // The next token: the first character of a later line that is neither blank nor a comment.
+    let after_line = line_start + line.len();
+    let mut next = None;
+    let mut from = after_line;
+    for l in piece[after_line..].split_inclusive('\n') {
+        let trimmed = l.trim_start_matches([' ', '\t', '\r', '\n']);
+        if !trimmed.is_empty() && !trimmed.starts_with('#') {
+            next = Some(mark_at(piece, from + (l.len() - trimmed.len())));
+            break;
+        }
+        from += l.len();
+    }
+    let mark = next.unwrap_or_else(|| end_of(piece));
+    Some((mark, worded(mark, "could not find expected ':'", Count::Scanner)))
+}
+
+/// Whether saphyr stopped at a `-` followed by a blank inside a flow collection opened on
+/// the same line: go-yaml scans a block entry there, and its flow parser, expecting a node,
+/// says "did not find expected node content" (`yaml_parser_parse_node`).
+pub(crate) fn block_entry_in_flow(piece: &str, at: Mark) -> Option<(Mark, String)> {
+    let start = line_offset(piece, at);
+    let here = offset(piece, at);
+    let mut rest = piece[here..].chars();
+    if rest.next() != Some('-') || !rest.next().is_none_or(|c| c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+        return None;
+    }
+    let before = &piece[start..here];
+    let depth = before.chars().fold(0i32, |d, c| match c {
+        '{' | '[' => d + 1,
+        '}' | ']' => d - 1,
+        _ => d,
+    });
+    (depth > 0).then(|| (at, worded(at, "did not find expected node content", Count::Parser)))
+}
+
 /// The byte offset of a piece's mark in its text.
 fn offset(piece: &str, mark: Mark) -> usize {
     let mut line = 1u32;

@@ -423,6 +423,18 @@ impl<'c> Builder<'c> {
         }
     }
 
+    /// Where the innermost open block collection starts (a mark of the piece): its column is
+    /// go-yaml's `parser.indent`, and a token there a required simple key.
+    fn block_start(&self, piece: &kubectl::Piece<'_>) -> Option<Mark> {
+        self.stack.iter().rev().find_map(|frame| {
+            let start = match frame {
+                Frame::Seq { start, .. } | Frame::Map { start, .. } => *start,
+            };
+            (!matches!(piece.char_at(start.index), Some('{' | '[')))
+                .then(|| Mark { line: start.line.saturating_sub(piece.start.line).saturating_add(1), ..start })
+        })
+    }
+
     /// What the caller needs of a collection that starts now: what its parent needs of it.
     fn child_keep(&self) -> Option<&'static Keep> {
         match self.stack.last()? {
@@ -1072,7 +1084,10 @@ fn saphyr_error(
             None => Err(Again::Cut(at)),
         };
     }
-    let (mark, message) = match kubectl::go_yaml_error(info, at, piece.text, builder.open(piece)) {
+    let go_yaml = kubectl::stale_required_key(piece.text, at, builder.block_start(piece))
+        .or_else(|| kubectl::block_entry_in_flow(piece.text, at))
+        .or_else(|| kubectl::go_yaml_error(info, at, piece.text, builder.open(piece)));
+    let (mark, message) = match go_yaml {
         Some((mark, message)) => (mark, message),
         None => (at, scan_error_message(e)),
     };
