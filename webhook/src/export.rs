@@ -126,6 +126,9 @@ pub fn export(policy: &Policy, options: &ExportOptions) -> Exported {
             "spec": {"policyName": name, "matchResources": match_resources(options)}
         }));
     }
+    if !policy.namespace_labels().is_empty() {
+        notes.push(namespace_labels_note(policy));
+    }
     if policy.denies_rules() {
         notes.push("denyRules are not exported: lint rules run only in hpa-webhook".to_string());
     }
@@ -133,6 +136,36 @@ pub fn export(policy: &Policy, options: &ExportOptions) -> Exported {
         notes.push("the policy sets no constraint and no behavior default: nothing to export".to_string());
     }
     Exported { objects, notes }
+}
+
+/// `namespaceLabels` decide which rules apply in the webhook; the exported policies read the
+/// namespaces' real labels (`namespaceObject`), so those must be set: the `kubectl label`
+/// commands that set them.
+fn namespace_labels_note(policy: &Policy) -> String {
+    let mut note = "namespaceLabels are the webhook's: the exported policies read the namespaces' own labels, so \
+                    apply them (kubectl label namespace NAME KEY=VALUE):"
+        .to_string();
+    for (namespace, labels) in policy.namespace_labels() {
+        let pairs: Vec<String> = labels.iter().map(|(k, v)| shell_word(&format!("{k}={v}"))).collect();
+        if !pairs.is_empty() {
+            note.push_str(&format!(
+                "\n  kubectl label namespace {} {} --overwrite",
+                shell_word(namespace),
+                pairs.join(" ")
+            ));
+        }
+    }
+    note
+}
+
+/// `word` as one shell word: as is when it holds only characters no shell reads specially,
+/// else single-quoted.
+fn shell_word(word: &str) -> String {
+    if !word.is_empty() && word.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:@".contains(c)) {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
 }
 
 /// Why `hpa-webhook policy export` failed.

@@ -276,6 +276,12 @@ impl Policy {
         })
     }
 
+    /// `namespaceLabels`: the labels the policy reads for each namespace (webhooks are not sent
+    /// the namespace's own).
+    pub fn namespace_labels(&self) -> &BTreeMap<String, BTreeMap<String, String>> {
+        &self.namespace_labels
+    }
+
     /// Whether any layer sets `denyRules` (which in-tree admission policies cannot express).
     pub fn denies_rules(&self) -> bool {
         std::iter::once(&self.defaults).chain(self.rules.iter().map(|(_, l)| l)).any(|l| l.deny_rules.is_some())

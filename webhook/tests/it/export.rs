@@ -759,6 +759,25 @@ fn enforcement_splits_the_constraints_into_a_deny_and_a_warn_policy() {
     assert_eq!(names, ["p-constraints-warn", "p-constraints-warn", "p-defaults", "p-defaults"]);
 }
 
+/// The note on namespaceLabels: one `kubectl label` per namespace, words quoted for a shell; none
+/// without namespaceLabels.
+#[test]
+fn namespace_labels_are_a_note_with_the_commands_that_apply_them() {
+    let options =
+        ExportOptions { name: "p".into(), validation_actions: None, excluded_namespaces: vec![], tolerance: true };
+    let policy = Policy::parse(
+        "apiVersion: hpa-toolkit.io/v1alpha1\nkind: WebhookPolicy\nnamespaceLabels:\n  \"it's\": {team: \"a b\", example.com/tier: gold}\n  other: {}\ndefaults: {constraints: {maxReplicas: 3}}\n",
+    )
+    .unwrap();
+    let note = export(&policy, &options).notes.into_iter().find(|n| n.contains("namespaceLabels")).unwrap();
+    assert_eq!(
+        note.lines().skip(1).collect::<Vec<_>>(),
+        ["  kubectl label namespace 'it'\\''s' example.com/tier=gold 'team=a b' --overwrite"]
+    );
+    let policy = Policy::parse(POLICIES[2]).unwrap();
+    assert!(export(&policy, &options).notes.iter().all(|n| !n.contains("namespaceLabels")));
+}
+
 #[test]
 fn the_export_command_prints_a_list_and_its_notes() {
     let dir = tempfile::tempdir().unwrap();
@@ -789,6 +808,14 @@ fn the_export_command_prints_a_list_and_its_notes() {
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("tolerance defaults are not exported"));
+    // namespaceLabels decide rules in the webhook; the exported policies read the real labels.
+    assert!(stderr.contains("note: namespaceLabels are the webhook's"), "{stderr}");
+    for command in [
+        "kubectl label namespace batch tier=batch --overwrite",
+        "kubectl label namespace shop tier=production --overwrite",
+    ] {
+        assert!(stderr.lines().any(|l| l.trim() == command), "{command}: {stderr}");
+    }
     // --validation-actions overrides the policy's enforcement.
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_hpa-webhook"))
         .args(["policy", "export", "--validation-actions", "Warn,Audit", "--policy"])
