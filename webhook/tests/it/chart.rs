@@ -79,7 +79,41 @@ fn try_render_on(kube_version: &str, values: &[&Path]) -> Result<Render, String>
         .map(|(template, text)| format!("---\n# Source: {template}\n{}\n", text.trim()))
         .collect::<String>();
     let objects: Vec<Value> = yaml_documents(&text).into_iter().filter(|o| o.is_object()).collect();
-    Ok(Render { text, objects, notes: result["notes"].as_str().unwrap_or_default().to_string() })
+    let render = Render { text, objects, notes: result["notes"].as_str().unwrap_or_default().to_string() };
+    the_binary_takes(values, &render);
+    Ok(render)
+}
+
+/// What a render hands the binary, the binary takes, on every render of these tests: values
+/// that render but would stop the server (its validating webhook fails closed, so every HPA
+/// write would be refused) must fail `helm install` instead. The Deployment's environment goes
+/// through the binary's CLI (each flag's own parser: durations, the log filter as EnvFilter
+/// takes it, the release and its feature gates), and the policy ConfigMap through the real
+/// `hpa-webhook policy check` (the server's own reader) with the release and gates the
+/// Deployment passes.
+fn the_binary_takes(values: &[&Path], render: &Render) {
+    let deployment = of_kind(&render.objects, "Deployment")[0];
+    let container = &deployment["spec"]["template"]["spec"]["containers"][0];
+    let (settings, env) = deployment_settings(container);
+    settings.gates().unwrap_or_else(|e| panic!("{values:?}: the server refuses its gates: {e}"));
+
+    let fullname = deployment["metadata"]["name"].as_str().unwrap();
+    let config_map = find(&render.objects, "ConfigMap", &format!("{fullname}-policy"));
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("policy.yaml");
+    std::fs::write(&file, config_map["data"]["policy.yaml"].as_str().unwrap()).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_hpa-webhook"))
+        .args(["policy", "check"])
+        .arg(&file)
+        .args(["--kubernetes-version", &env["HPA_WEBHOOK_KUBERNETES_VERSION"]])
+        .args(["--feature-gates", env.get("HPA_WEBHOOK_FEATURE_GATES").map_or("", String::as_str)])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{values:?}: the server refuses the policy it is given: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 fn render(values: &[&Path]) -> Render {
@@ -439,7 +473,7 @@ fn the_schema_refuses_what_the_chart_does_not_know() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    for (values, expected) in [
+    let rows = [
         ("replicas: 3\n", "additional properties 'replicas' not allowed"),
         ("admission: {timeoutSeconds: 31}\n", "/admission/timeoutSeconds"),
         ("certificates: {mode: secret}\n", "/certificates/secret/name"),
@@ -462,6 +496,36 @@ fn the_schema_refuses_what_the_chart_does_not_know() {
         ("server: {reloadInterval: \"0s\"}\n", "/server/reloadInterval"),
         ("server: {reloadInterval: \"-1s\"}\n", "/server/reloadInterval"),
         ("policy: {rules: [{name: a}]}\n", "/policy/rules/0"),
+        // What the server's policy reader refuses (Policy::parse, validateScalingRules).
+        (
+            "policy: {rules: [{name: ab, namespaces: [p]}, {name: ab, namespaces: [q]}]}\n",
+            "policy.rules[1].name: duplicate rule name \"ab\"",
+        ),
+        ("policy: {defaults: {behavior: {scaleUp: {policies: []}}}}\n", "/policy/defaults/behavior/scaleUp/policies"),
+        (
+            "policy: {rules: [{name: a, namespaces: [p], behavior: {scaleDown: {tolerance: \"-0.1\"}}}]}\n",
+            "/policy/rules/0/behavior/scaleDown/tolerance",
+        ),
+        (
+            "policy: {defaults: {behavior: {scaleUp: {tolerance: -0.1}}}}\n",
+            "/policy/defaults/behavior/scaleUp/tolerance",
+        ),
+        (
+            "policy: {defaults: {behavior: {scaleUp: {tolerance: abc}}}}\n",
+            "/policy/defaults/behavior/scaleUp/tolerance",
+        ),
+        (
+            "policy: {defaults: {behavior: {scaleUp: {tolerance: 1Ki5}}}}\n",
+            "/policy/defaults/behavior/scaleUp/tolerance",
+        ),
+        (
+            "policy: {defaults: {behavior: {scaleUp: {policies: [{type: Pods, value: 2147483648, periodSeconds: 15}]}}}}\n",
+            "/policy/defaults/behavior/scaleUp/policies/0/value",
+        ),
+        // A log filter tracing's EnvFilter refuses (the server exits with status 2).
+        ("server: {logLevel: \"hpa_webhook=debugg\"}\n", "/server/logLevel"),
+        ("server: {logLevel: \"=info\"}\n", "/server/logLevel"),
+        ("server: {logLevel: \"info,hpa_webhook=6\"}\n", "/server/logLevel"),
         // matchConditions as kube-apiserver's validateMatchConditions refuses them.
         (
             "admission: {matchConditions: [{name: Example.com/x, expression: \"true\"}]}\n",
@@ -488,23 +552,50 @@ fn the_schema_refuses_what_the_chart_does_not_know() {
         ),
         ("policy: {rules: [{name: a, namespaces: [x], namespaceSelector: {}}]}\n", "/policy/rules/0"),
         ("admission: {mutating: {failurePolicy: Retry}}\n", "/admission/mutating/failurePolicy"),
-    ] {
-        let file = dir.path().join("values.yaml");
-        std::fs::write(&file, values).unwrap();
-        let error = try_render(&[&file]).err().unwrap_or_else(|| panic!("{values} was accepted"));
-        assert!(error.contains(expected), "{values}: {error}");
-    }
-    // Their good sides render, and the binary parses what the Deployment passes it.
+    ];
+    // Four renders at a time (each is a Helm process that mostly waits).
+    std::thread::scope(|scope| {
+        let dir = dir.path();
+        let workers: Vec<_> = rows
+            .chunks(rows.len().div_ceil(4))
+            .enumerate()
+            .map(|(worker, part)| {
+                scope.spawn(move || {
+                    let file = dir.join(format!("values-{worker}.yaml"));
+                    for (values, expected) in part {
+                        std::fs::write(&file, values).unwrap();
+                        let error = try_render(&[&file]).err().unwrap_or_else(|| panic!("{values} was accepted"));
+                        assert!(error.contains(expected), "{values}: {error}");
+                    }
+                })
+            })
+            .collect();
+        for worker in workers {
+            worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        }
+    });
+    // Their good sides render, and the binary takes what the Deployment passes it (every render
+    // goes through `the_binary_takes`: its CLI and `hpa-webhook policy check`).
     std::fs::write(
         dir.path().join("values.yaml"),
-        "server: {kubernetesVersion: \"1.34\", featureGates: \" HPAScaleToZero=True, PodLevelResources=0,\", reloadInterval: 500ms}\n",
+        "server: {kubernetesVersion: \"1.34\", featureGates: \" HPAScaleToZero=True, PodLevelResources=0,\", reloadInterval: 500ms, logLevel: \"hpa_webhook=debug,INFO,hyper=,\"}\n",
     )
     .unwrap();
     let rendered = render(&[&dir.path().join("values.yaml")]);
     let container = &find(&rendered.objects, "Deployment", "hpa-webhook")["spec"]["template"]["spec"]["containers"][0];
     let (settings, _) = deployment_settings(container);
     assert_eq!(settings.reload_interval, std::time::Duration::from_millis(500));
+    assert_eq!(settings.log_level, "hpa_webhook=debug,INFO,hyper=,");
     assert!(settings.gates().is_ok());
+    std::fs::write(
+        dir.path().join("values.yaml"),
+        "policy:\n  defaults: {behavior: {scaleUp: {tolerance: 0.1, policies: [{type: Pods, value: 2147483647, periodSeconds: 15}]}, scaleDown: {tolerance: \"50m\"}}}\n  rules:\n    - {name: ab, namespaces: [p], behavior: {scaleDown: {tolerance: \"+.5\"}}}\n    - {name: abc, namespaces: [q], behavior: {scaleDown: {tolerance: 1e-1}}}\n",
+    )
+    .unwrap();
+    let rendered = render(&[&dir.path().join("values.yaml")]);
+    let config_map = find(&rendered.objects, "ConfigMap", "hpa-webhook-policy");
+    let policy = Policy::parse(config_map["data"]["policy.yaml"].as_str().unwrap()).unwrap();
+    assert_eq!(policy.layers().count(), 3);
 }
 
 /// Values that render something that hurts the cluster or fails in Helm: a PodDisruptionBudget

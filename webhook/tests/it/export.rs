@@ -778,6 +778,59 @@ fn namespace_labels_are_a_note_with_the_commands_that_apply_them() {
     assert!(export(&policy, &options).notes.iter().all(|n| !n.contains("namespaceLabels")));
 }
 
+/// `hpa-webhook policy check FILE`: the server's reader, exit 0 for a policy `serve` takes (its
+/// warnings on stderr), 1 with every problem otherwise, 2 for a usage error.
+#[test]
+fn the_check_command_reads_the_policy_as_the_server_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let check = |policy: &str, flags: &[&str]| {
+        let file = dir.path().join("policy.yaml");
+        std::fs::write(&file, policy).unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_hpa-webhook"))
+            .args(["policy", "check"])
+            .arg(&file)
+            .args(flags)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, stdout, stderr) = check(POLICIES[0], &[]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.ends_with("policy.yaml: a valid policy (3 rules)\n"), "{stdout}");
+    assert_eq!(stderr, "");
+    // A tolerance default the gates ignore: valid, with the server's warning.
+    let (code, _, stderr) = check(POLICIES[0], &["--kubernetes-version", "1.34"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stderr.contains(
+            "warning: the policy sets tolerance defaults, which are ignored while HPAConfigurableTolerance is off"
+        ),
+        "{stderr}"
+    );
+    // What stops the server: every problem, exit 1.
+    let bad = "apiVersion: hpa-toolkit.io/v1alpha1\nkind: WebhookPolicy\ndefaults: {behavior: {scaleUp: {policies: [], tolerance: \"-0.1\"}}}\nrules:\n  - {name: ab, namespaces: [p]}\n  - {name: ab, namespaces: [q]}\n";
+    let (code, _, stderr) = check(bad, &[]);
+    assert_eq!(code, Some(1), "{stderr}");
+    for problem in [
+        "rules[1].name: duplicate rule name \"ab\"",
+        "defaults.behavior.scaleUp.policies: Required value: must specify at least one Policy",
+        "defaults.behavior.scaleUp.tolerance: Invalid value: \"-100m\": must be greater than or equal to 0",
+    ] {
+        assert!(stderr.contains(problem), "{problem}: {stderr}");
+    }
+    let (code, _, stderr) = check(
+        "apiVersion: hpa-toolkit.io/v1alpha1\nkind: WebhookPolicy\ndefaults: {behavior: {scaleUp: {tolerance: abc}}}\n",
+        &[],
+    );
+    assert_eq!(code, Some(1), "{stderr}");
+    let (code, _, stderr) = check(POLICIES[0], &["--kubernetes-version", "1.20"]);
+    assert_eq!(code, Some(2), "{stderr}");
+}
+
 #[test]
 fn the_export_command_prints_a_list_and_its_notes() {
     let dir = tempfile::tempdir().unwrap();
