@@ -551,6 +551,24 @@ fn the_schema_refuses_what_the_chart_does_not_know() {
             "server.featureGates: cannot set feature gate HPAConfigurableTolerance to false, feature is locked to true (Kubernetes 1.37)",
         ),
         ("policy: {rules: [{name: a, namespaces: [x], namespaceSelector: {}}]}\n", "/policy/rules/0"),
+        // Every selector of the webhook configurations as kube-apiserver's ValidateLabelSelector
+        // takes it (validateValidatingWebhook refuses the configuration otherwise).
+        (
+            "admission: {namespaceSelector: {matchExpressions: [{key: a, operator: In}]}}\n",
+            "/admission/namespaceSelector/matchExpressions/0",
+        ),
+        (
+            "admission: {objectSelector: {matchExpressions: [{key: a, operator: NotIn, values: []}]}}\n",
+            "/admission/objectSelector/matchExpressions/0/values",
+        ),
+        (
+            "workloadWebhook: {namespaceSelector: {matchExpressions: [{key: a, operator: Exists, values: [x]}]}}\n",
+            "/workloadWebhook/namespaceSelector/matchExpressions/0/values",
+        ),
+        (
+            "workloadWebhook: {objectSelector: {matchExpressions: [{key: a, operator: In}]}}\n",
+            "/workloadWebhook/objectSelector/matchExpressions/0",
+        ),
         ("admission: {mutating: {failurePolicy: Retry}}\n", "/admission/mutating/failurePolicy"),
     ];
     // Four renders at a time (each is a Helm process that mostly waits).
@@ -639,6 +657,46 @@ fn values_that_would_hurt_the_cluster_render_safely() {
     assert_eq!(webhook["matchConditions"][0]["name"], "example.com/not-dry-run");
     assert_eq!(webhook["matchConditions"][1]["name"], "Plain_1.x");
     kubernetes_validate("matchConditions", &rendered.text);
+}
+
+/// Every selector among the values is the one `labelSelector` definition (metav1's
+/// ValidateLabelSelector rules written once): no inline copy without them.
+#[test]
+fn every_selector_is_the_label_selector_definition() {
+    fn walk(at: &str, schema: &Value, selectors: &mut Vec<String>) {
+        match schema {
+            Value::Object(map) => {
+                if at != "/definitions/labelSelector"
+                    && map.get("properties").is_some_and(|p| p.get("matchExpressions").is_some())
+                {
+                    panic!("{at}: an inline label selector; use {{\"$ref\": \"#/definitions/labelSelector\"}}");
+                }
+                if map.get("$ref").is_some_and(|r| r == "#/definitions/labelSelector") {
+                    selectors.push(at.to_string());
+                }
+                for (key, value) in map {
+                    walk(&format!("{at}/{key}"), value, selectors);
+                }
+            }
+            Value::Array(items) => items.iter().enumerate().for_each(|(i, v)| walk(&format!("{at}/{i}"), v, selectors)),
+            _ => {}
+        }
+    }
+    let schema: Value =
+        serde_json::from_str(&std::fs::read_to_string(chart().join("values.schema.json")).unwrap()).unwrap();
+    let mut selectors = Vec::new();
+    walk("", &schema, &mut selectors);
+    selectors.sort();
+    assert_eq!(
+        selectors,
+        [
+            "/properties/admission/properties/namespaceSelector",
+            "/properties/admission/properties/objectSelector",
+            "/properties/policy/properties/rules/items/properties/namespaceSelector",
+            "/properties/workloadWebhook/properties/namespaceSelector",
+            "/properties/workloadWebhook/properties/objectSelector",
+        ]
+    );
 }
 
 /// The schema's closed lists are the binary's: every release it models, every gate it knows.
