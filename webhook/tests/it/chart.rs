@@ -569,6 +569,9 @@ fn the_schema_refuses_what_the_chart_does_not_know() {
             "workloadWebhook: {objectSelector: {matchExpressions: [{key: a, operator: In}]}}\n",
             "/workloadWebhook/objectSelector/matchExpressions/0",
         ),
+        // The pods' selector labels are the chart's: the Deployment would not select its pods.
+        ("podLabels: {app.kubernetes.io/name: other}\n", "invalid propertyName 'app.kubernetes.io/name'"),
+        ("podLabels: {app.kubernetes.io/instance: other}\n", "invalid propertyName 'app.kubernetes.io/instance'"),
         ("admission: {mutating: {failurePolicy: Retry}}\n", "/admission/mutating/failurePolicy"),
     ];
     // Four renders at a time (each is a Helm process that mostly waits).
@@ -643,6 +646,14 @@ fn values_that_would_hurt_the_cluster_render_safely() {
         assert_eq!(!of_kind(&rendered.objects, "PodDisruptionBudget").is_empty(), pdb, "{values}");
         assert_eq!(rendered.notes.contains("would keep every replica and\nblock every node drain"), !pdb, "{values}");
     }
+
+    // podLabels replace a common label (written once) and add their own; the selectors still
+    // select the pods (check_consistency).
+    let rendered = with("podLabels: {app.kubernetes.io/component: webhook, team: platform}\n");
+    check_consistency("podLabels", &rendered);
+    let labels = &find(&rendered.objects, "Deployment", "hpa-webhook")["spec"]["template"]["metadata"]["labels"];
+    assert_eq!((&labels["app.kubernetes.io/component"], &labels["team"]), (&json!("webhook"), &json!("platform")));
+    assert_eq!(rendered.text.matches("app.kubernetes.io/component: webhook").count(), 1, "{}", rendered.text);
 
     let rendered = with("admission: {excludedNamespaces: null}\n");
     for (_, webhook) in webhooks(&rendered.objects) {
