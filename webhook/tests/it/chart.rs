@@ -526,6 +526,37 @@ fn the_schema_refuses_what_the_chart_does_not_know() {
         ("server: {logLevel: \"hpa_webhook=debugg\"}\n", "/server/logLevel"),
         ("server: {logLevel: \"=info\"}\n", "/server/logLevel"),
         ("server: {logLevel: \"info,hpa_webhook=6\"}\n", "/server/logLevel"),
+        // What kube-apiserver, cert-manager, the kubelet or Prometheus would refuse or break.
+        ("resources: {requests: {cpu: lots}}\n", "/resources/requests/cpu"),
+        ("resources: {limits: {memory: \"-1Gi\"}}\n", "/resources/limits/memory"),
+        ("resources: {request: {cpu: 1}}\n", "additional properties 'request' not allowed"),
+        ("certificates: {certManager: {duration: \"90 days\"}}\n", "/certificates/certManager/duration"),
+        (
+            "certificates: {mode: certManager, certManager: {duration: 1h, renewBefore: 2h}}\n",
+            "certificates.certManager.renewBefore: 2h: certificate duration 1h must be greater than renewBefore 2h",
+        ),
+        (
+            "certificates: {mode: certManager, certManager: {duration: 30m, renewBefore: 10m}}\n",
+            "certificate duration must be greater than 1h0m0s",
+        ),
+        (
+            "certificates: {selfSigned: {caValidityDays: 10}}\n",
+            "certificates.selfSigned.caValidityDays: 10 must be at least certValidityDays (365)",
+        ),
+        (
+            "terminationGracePeriodSeconds: 10\n",
+            "terminationGracePeriodSeconds: 10 must be greater than server.shutdownDelay + server.shutdownTimeout (5s + 20s)",
+        ),
+        ("terminationGracePeriodSeconds: 25\n", "terminationGracePeriodSeconds: 25 must be greater than"),
+        (
+            "terminationGracePeriodSeconds: 30\nserver: {shutdownDelay: 10s, shutdownTimeout: 20000ms}\n",
+            "terminationGracePeriodSeconds: 30 must be greater than",
+        ),
+        ("serviceMonitor: {interval: \"30 s\"}\n", "/serviceMonitor/interval"),
+        (
+            "serviceMonitor: {enabled: true, interval: 5s}\n",
+            "serviceMonitor.scrapeTimeout: 10s must not be greater than interval 5s",
+        ),
         // matchConditions as kube-apiserver's validateMatchConditions refuses them.
         (
             "admission: {matchConditions: [{name: Example.com/x, expression: \"true\"}]}\n",
@@ -617,6 +648,19 @@ fn the_schema_refuses_what_the_chart_does_not_know() {
     let config_map = find(&rendered.objects, "ConfigMap", "hpa-webhook-policy");
     let policy = Policy::parse(config_map["data"]["policy.yaml"].as_str().unwrap()).unwrap();
     assert_eq!(policy.layers().count(), 3);
+    // Durations, quantities and periods at their bounds.
+    std::fs::write(
+        dir.path().join("values.yaml"),
+        "certificates: {mode: certManager, certManager: {duration: 1h30m, renewBefore: 1h}}\nterminationGracePeriodSeconds: 26\nresources: {requests: {cpu: 1, memory: 1.5Gi}, limits: {cpu: \"+.5\", memory: 2e9}}\nserviceMonitor: {enabled: true, interval: 1m30s, scrapeTimeout: 1m30s}\n",
+    )
+    .unwrap();
+    let rendered = render(&[&dir.path().join("values.yaml")]);
+    kubernetes_validate("bounds", &rendered.text);
+    let certificate = find(&rendered.objects, "Certificate", "hpa-webhook");
+    assert_eq!(
+        (&certificate["spec"]["duration"], &certificate["spec"]["renewBefore"]),
+        (&json!("1h30m"), &json!("1h"))
+    );
 }
 
 /// Values that render something that hurts the cluster or fails in Helm: a PodDisruptionBudget
