@@ -263,6 +263,39 @@ fn check_consistency(name: &str, render: &Render) {
         assert!(certificate["spec"]["dnsNames"].as_array().unwrap().len() <= names.len());
     }
 
+    // The ServiceMonitor's CA (the chart's default tlsConfig) exists and is the one the webhook
+    // configurations trust: a ConfigMap the chart renders (secret mode), the Secret's ca.crt it
+    // generates (selfSigned), or the Secret cert-manager fills for the Certificate.
+    for monitor in of_kind(objects, "ServiceMonitor") {
+        let ca = &monitor["spec"]["endpoints"][0]["tlsConfig"]["ca"];
+        let trusted = webhooks(objects)
+            .first()
+            .and_then(|(_, w)| w["clientConfig"]["caBundle"].as_str())
+            .map(|b| String::from_utf8(base64::engine::general_purpose::STANDARD.decode(b).unwrap()).unwrap());
+        if let Some(config_map) = ca.get("configMap") {
+            let held = find(objects, "ConfigMap", config_map["name"].as_str().unwrap());
+            let pem = held["data"][config_map["key"].as_str().unwrap()].as_str().unwrap();
+            assert_eq!(Some(pem.trim()), trusted.as_deref().map(str::trim), "{name}: the ServiceMonitor's CA");
+        } else if let Some(secret) = ca.get("secret") {
+            let secret_name = &secret["name"];
+            let generated = of_kind(objects, "Secret").into_iter().find(|s| &s["metadata"]["name"] == secret_name);
+            match generated {
+                Some(generated) => {
+                    let pem = generated["data"][secret["key"].as_str().unwrap()].as_str().unwrap();
+                    let pem =
+                        String::from_utf8(base64::engine::general_purpose::STANDARD.decode(pem).unwrap()).unwrap();
+                    assert_eq!(Some(pem), trusted, "{name}: the ServiceMonitor's CA");
+                }
+                None => {
+                    assert_eq!(certificate.map(|c| &c["spec"]["secretName"]), Some(secret_name), "{name}: {ca}");
+                    assert_eq!(secret["key"], "ca.crt", "{name}: cert-manager writes the CA as ca.crt");
+                }
+            }
+        } else {
+            panic!("{name}: the ServiceMonitor trusts no CA: {ca}");
+        }
+    }
+
     // The context cache: RBAC bound to the pods' ServiceAccount, whose token is mounted only then.
     let binding = of_kind(objects, "ClusterRoleBinding");
     assert_eq!(spec["automountServiceAccountToken"], json!(!binding.is_empty()), "{name}");
@@ -451,6 +484,36 @@ fn every_values_file_renders_validates_and_lints_clean() {
     );
     let role = find(&everything.objects, "ClusterRole", "hpa-admission");
     assert_eq!(role["rules"], context_cache_rules());
+}
+
+/// The ServiceMonitor trusts the serving certificate's CA in every certificate mode; in secret
+/// mode (a kubernetes.io/tls Secret usually has no ca.crt) from a ConfigMap the chart renders from
+/// certificates.secret.caBundle (`check_consistency` follows each reference).
+#[test]
+fn the_service_monitor_trusts_the_ca_in_every_mode() {
+    if !helm_engine() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let secret_mode = std::fs::read_to_string(chart().join("ci/existing-secret-values.yaml")).unwrap();
+    for (name, values, ca) in [
+        ("selfSigned", String::new(), json!({"secret": {"name": "hpa-webhook-tls", "key": "ca.crt"}})),
+        (
+            "certManager",
+            "certificates: {mode: certManager}\n".to_string(),
+            json!({"secret": {"name": "hpa-webhook-tls", "key": "ca.crt"}}),
+        ),
+        ("secret", secret_mode, json!({"configMap": {"name": "hpa-webhook-ca", "key": "ca.crt"}})),
+    ] {
+        let file = dir.path().join("values.yaml");
+        std::fs::write(&file, format!("{values}\nserviceMonitor: {{enabled: true}}\n")).unwrap();
+        let rendered = render(&[&file]);
+        check_consistency(name, &rendered);
+        kubernetes_validate(name, &rendered.text);
+        let monitor = find(&rendered.objects, "ServiceMonitor", "hpa-webhook");
+        assert_eq!(monitor["spec"]["endpoints"][0]["tlsConfig"]["ca"], ca, "{name}");
+        assert_eq!(of_kind(&rendered.objects, "ConfigMap").len(), if name == "secret" { 2 } else { 1 }, "{name}");
+    }
 }
 
 /// The read-only ClusterRole issue 16's context cache needs.
