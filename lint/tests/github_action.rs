@@ -230,6 +230,67 @@ fn the_args_input_is_split_like_a_shell_without_running_it() {
     assert!(log.contains("the args input does not split into words"), "{log}");
 }
 
+/// The `paths` input is split as `args` is: a quoted path keeps its spaces, and a glob or a
+/// `$VAR` reaches hpa-lint as written (nothing expands it: a path that does not exist is
+/// hpa-lint's usage error, exit 2); an unmatched quote fails the step.
+#[test]
+fn the_paths_input_keeps_spaces_and_globs_literal() {
+    if !tool("bash", "--version") || !tool("xargs", "--version") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let spaced = tmp.path().join("a dir");
+    std::fs::create_dir_all(&spaced).unwrap();
+    for entry in std::fs::read_dir(workspace().join("examples/manifests/bad")).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), spaced.join(entry.file_name())).unwrap();
+    }
+    let run = |paths: &str, name: &str| {
+        let github_output = tmp.path().join(format!("{name}.output"));
+        let out = Command::new("bash")
+            .arg(workspace().join(".github/action/run.sh"))
+            .current_dir(tmp.path())
+            .env("PATH", path_with_hpa_lint())
+            .env("INPUT_PATHS", paths)
+            .env("INPUT_SARIF", "")
+            .env("INPUT_ARGS", "--no-config")
+            .env("GITHUB_OUTPUT", &github_output)
+            .output()
+            .unwrap();
+        (out.status.code(), output(&outputs(&github_output), "exit-code").map(String::from), text(&out))
+    };
+    for (name, paths) in [("single", "'a dir'"), ("double", "\"a dir\" 'a dir'"), ("backslash", "a\\ dir\n")] {
+        let (status, verdict, log) = run(paths, name);
+        assert_eq!((status, verdict.as_deref()), (Some(0), Some("1")), "{name}: {paths}: {log}");
+        assert!(log.contains("::error file=a dir/"), "{name}: {log}");
+    }
+    // Unquoted, the path is two words, neither of which exists.
+    for (name, paths) in [("split", "a dir"), ("glob", "a*"), ("variable", "$HOME")] {
+        let (status, _, log) = run(paths, name);
+        assert_eq!(status, Some(2), "{name}: {paths}: {log}");
+    }
+    let (status, _, log) = run("'a dir", "unmatched");
+    assert_eq!(status, Some(2), "{log}");
+    assert!(log.contains("the paths input does not split into words"), "{log}");
+}
+
+/// The action's scripts pass shellcheck (actionlint runs it on the workflows' `run:` scripts
+/// too, when it is installed: `.ci/run` installs it).
+#[test]
+fn the_action_scripts_pass_shellcheck() {
+    if !tool("shellcheck", "--version") {
+        return;
+    }
+    let scripts: Vec<PathBuf> = std::fs::read_dir(workspace().join(".github/action"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "sh"))
+        .collect();
+    assert!(scripts.len() >= 2, "{scripts:?}");
+    let out = Command::new("shellcheck").args(["--shell=bash", "--severity=style"]).args(&scripts).output().unwrap();
+    assert!(out.status.success(), "shellcheck:\n{}", text(&out));
+}
+
 // === install.sh ===
 
 /// Serves the files of `dir` over HTTP on loopback (404 for anything else), until the test ends;
