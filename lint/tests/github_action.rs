@@ -274,19 +274,20 @@ fn the_paths_input_keeps_spaces_and_globs_literal() {
     assert!(log.contains("the paths input does not split into words"), "{log}");
 }
 
-/// The action's scripts pass shellcheck (actionlint runs it on the workflows' `run:` scripts
-/// too, when it is installed: `.ci/run` installs it).
+/// The action's scripts (and the kind e2e's) pass shellcheck (actionlint runs it on the
+/// workflows' `run:` scripts too, when it is installed: `.ci/run` installs it).
 #[test]
 fn the_action_scripts_pass_shellcheck() {
     if !tool("shellcheck", "--version") {
         return;
     }
-    let scripts: Vec<PathBuf> = std::fs::read_dir(workspace().join(".github/action"))
-        .unwrap()
+    let scripts: Vec<PathBuf> = [".github/action", ".github/e2e"]
+        .into_iter()
+        .flat_map(|dir| std::fs::read_dir(workspace().join(dir)).unwrap())
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "sh"))
         .collect();
-    assert!(scripts.len() >= 2, "{scripts:?}");
+    assert!(scripts.len() >= 3, "{scripts:?}");
     let out = Command::new("shellcheck").args(["--shell=bash", "--severity=style"]).args(&scripts).output().unwrap();
     assert!(out.status.success(), "shellcheck:\n{}", text(&out));
 }
