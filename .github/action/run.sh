@@ -5,7 +5,9 @@
 # fails; exits 2 itself when hpa-lint cannot run (usage, unreadable input).
 #
 # Environment (the action's inputs):
-#   INPUT_PATHS     files and directories, one per line or separated by spaces (default: .)
+#   INPUT_PATHS     files and directories, one per line or separated by spaces (default: .);
+#                   each line split into words as INPUT_ARGS is: quote a path holding spaces
+#                   ('my dir/'); globs and $VAR stay as written
 #   INPUT_FAIL_ON   error | warning | info | never (default: warning)
 #   INPUT_SARIF     the SARIF file to write (default: hpa-lint.sarif; empty: none)
 #   INPUT_ARGS      more hpa-lint arguments, e.g. `--config .hpa-lint.yaml --select all`, split
@@ -13,24 +15,32 @@
 #                   nothing is expanded or run ($VAR, $(...), globs stay as written)
 set -euo pipefail
 
+words=$(mktemp)
+trap 'rm -f "$words"' EXIT
+
+# Splits $1 into words as a shell would (quotes '...' and "...", backslash) without evaluating
+# anything (xargs: no expansion, no globbing, no command substitution), into the array `split`
+# (bash 3.2, macOS's, has no namerefs); exits 2 naming the input $2 when it does not split (an
+# unmatched quote).
+split_words() {
+  split=()
+  if [ -z "${1//[[:space:]]/}" ]; then return 0; fi
+  if ! printf '%s\n' "$1" | xargs printf '%s\0' >"$words"; then
+    echo "::error title=hpa-lint::the $2 input does not split into words (an unmatched quote?): $1" >&2
+    exit 2
+  fi
+  while IFS= read -r -d '' word; do split+=("$word"); done <"$words"
+}
+
 paths=()
 while IFS= read -r line; do
   # One path per line; a line may also hold several, separated by spaces.
-  for word in $line; do paths+=("$word"); done
+  split_words "$line" paths
+  paths+=(${split[@]+"${split[@]}"})
 done <<<"${INPUT_PATHS:-.}"
 if [ "${#paths[@]}" -eq 0 ]; then paths=(.); fi
-args=()
-input_args=${INPUT_ARGS:-}
-if [ -n "${input_args//[[:space:]]/}" ]; then
-  # xargs splits the way a shell does without evaluating anything; one NUL-ended word each.
-  words=$(mktemp)
-  trap 'rm -f "$words"' EXIT
-  if ! printf '%s\n' "$input_args" | xargs printf '%s\0' >"$words"; then
-    echo "::error title=hpa-lint::the args input does not split into words (an unmatched quote?): $input_args" >&2
-    exit 2
-  fi
-  while IFS= read -r -d '' word; do args+=("$word"); done <"$words"
-fi
+split_words "${INPUT_ARGS:-}" args
+args=(${split[@]+"${split[@]}"})
 fail_on=${INPUT_FAIL_ON:-warning}
 sarif=${INPUT_SARIF-hpa-lint.sarif}
 

@@ -230,9 +230,73 @@ fn the_args_input_is_split_like_a_shell_without_running_it() {
     assert!(log.contains("the args input does not split into words"), "{log}");
 }
 
+/// The `paths` input is split as `args` is: a quoted path keeps its spaces, and a glob or a
+/// `$VAR` reaches hpa-lint as written (nothing expands it: a path that does not exist is
+/// hpa-lint's usage error, exit 2); an unmatched quote fails the step.
+#[test]
+fn the_paths_input_keeps_spaces_and_globs_literal() {
+    if !tool("bash", "--version") || !tool("xargs", "--version") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let spaced = tmp.path().join("a dir");
+    std::fs::create_dir_all(&spaced).unwrap();
+    for entry in std::fs::read_dir(workspace().join("examples/manifests/bad")).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), spaced.join(entry.file_name())).unwrap();
+    }
+    let run = |paths: &str, name: &str| {
+        let github_output = tmp.path().join(format!("{name}.output"));
+        let out = Command::new("bash")
+            .arg(workspace().join(".github/action/run.sh"))
+            .current_dir(tmp.path())
+            .env("PATH", path_with_hpa_lint())
+            .env("INPUT_PATHS", paths)
+            .env("INPUT_SARIF", "")
+            .env("INPUT_ARGS", "--no-config")
+            .env("GITHUB_OUTPUT", &github_output)
+            .output()
+            .unwrap();
+        (out.status.code(), output(&outputs(&github_output), "exit-code").map(String::from), text(&out))
+    };
+    for (name, paths) in [("single", "'a dir'"), ("double", "\"a dir\" 'a dir'"), ("backslash", "a\\ dir\n")] {
+        let (status, verdict, log) = run(paths, name);
+        assert_eq!((status, verdict.as_deref()), (Some(0), Some("1")), "{name}: {paths}: {log}");
+        assert!(log.contains("::error file=a dir/"), "{name}: {log}");
+    }
+    // Unquoted, the path is two words, neither of which exists.
+    for (name, paths) in [("split", "a dir"), ("glob", "a*"), ("variable", "$HOME")] {
+        let (status, _, log) = run(paths, name);
+        assert_eq!(status, Some(2), "{name}: {paths}: {log}");
+    }
+    let (status, _, log) = run("'a dir", "unmatched");
+    assert_eq!(status, Some(2), "{log}");
+    assert!(log.contains("the paths input does not split into words"), "{log}");
+}
+
+/// The action's scripts (and the kind e2e's) pass shellcheck (actionlint runs it on the
+/// workflows' `run:` scripts too, when it is installed: `.ci/run` installs it).
+#[test]
+fn the_action_scripts_pass_shellcheck() {
+    if !tool("shellcheck", "--version") {
+        return;
+    }
+    let scripts: Vec<PathBuf> = [".github/action", ".github/e2e"]
+        .into_iter()
+        .flat_map(|dir| std::fs::read_dir(workspace().join(dir)).unwrap())
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "sh"))
+        .collect();
+    assert!(scripts.len() >= 3, "{scripts:?}");
+    let out = Command::new("shellcheck").args(["--shell=bash", "--severity=style"]).args(&scripts).output().unwrap();
+    assert!(out.status.success(), "shellcheck:\n{}", text(&out));
+}
+
 // === install.sh ===
 
-/// Serves the files of `dir` over HTTP on loopback (404 for anything else), until the test ends.
+/// Serves the files of `dir` over HTTP on loopback (404 for anything else), until the test ends;
+/// a file `<path>.redirect` answers `<path>` with a 302 to the location it holds (as GitHub
+/// answers `releases/latest`).
 fn serve(dir: PathBuf) -> String {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap();
@@ -252,7 +316,13 @@ fn serve(dir: PathBuf) -> String {
             }
             let path = request.split_whitespace().nth(1).unwrap_or("/").trim_start_matches('/').to_string();
             let file = dir.join(&path);
+            let redirect = std::fs::read_to_string(dir.join(format!("{path}.redirect")));
             let response = match std::fs::read(&file) {
+                _ if redirect.is_ok() && !path.contains("..") => format!(
+                    "HTTP/1.1 302 Found\r\nLocation: {}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+                    redirect.unwrap().trim()
+                )
+                .into_bytes(),
                 Ok(body) if !path.contains("..") => {
                     let mut r =
                         format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", body.len())
@@ -392,6 +462,49 @@ fn the_install_script_verifies_the_release_checksum_and_falls_back_to_cargo() {
     let (out, _, _, _) = install("v9.9.9", "never", &[("HPA_LINT_FALLBACK", "never")]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     assert!(text(&out).contains("HPA_LINT_FALLBACK=never"), "{}", text(&out));
+
+    // `latest` is resolved to its tag first (GitHub's redirect): that tag's binary is installed,
+    // in that tag's cache directory.
+    let latest = root.path().join("releases/latest.redirect");
+    std::fs::create_dir_all(root.path().join("releases/tag")).unwrap();
+    for tag in ["v0.1.0", "v9.9.9"] {
+        std::fs::write(root.path().join("releases/tag").join(tag), tag).unwrap();
+    }
+    std::fs::write(&latest, "/releases/tag/v0.1.0").unwrap();
+    let (out, dir, _, _) = install("latest", "latest", &[("HPA_LINT_FALLBACK", "never")]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("hpa-lint: latest is v0.1.0") && text(&out).contains("verified"), "{}", text(&out));
+    assert!(dir.join("hpa-lint").exists());
+    // The fallback of `latest` builds its tag, never the default branch's HEAD.
+    std::fs::write(&latest, "/releases/tag/v9.9.9").unwrap();
+    std::fs::remove_file(&log).unwrap();
+    let (out, dir, _, _) = install("latest", "latest-fallback", &[("HPA_LINT_CARGO", fake_cargo.to_str().unwrap())]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(
+        std::fs::read_to_string(&log).unwrap().trim(),
+        format!(
+            "install --locked --git https://example.invalid/hpa-toolkit --tag v9.9.9 --root {}/cargo hpa-lint",
+            dir.display()
+        )
+    );
+    // `latest` that cannot be resolved fails; nothing is built.
+    std::fs::remove_file(&latest).unwrap();
+    std::fs::remove_file(&log).unwrap();
+    let (out, _, _, _) = install("latest", "unresolved", &[("HPA_LINT_CARGO", fake_cargo.to_str().unwrap())]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("cannot resolve the latest release"), "{}", text(&out));
+    assert!(!log.exists(), "no build without a tag");
+
+    // No version input: the tag the action is used at; pinned by SHA, the latest release with a
+    // warning that says to set `version:`.
+    std::fs::write(&latest, "/releases/tag/v0.1.0").unwrap();
+    let (out, _, _, _) = install("", "at-tag", &[("HPA_LINT_ACTION_REF", "v0.1.0"), ("HPA_LINT_FALLBACK", "never")]);
+    assert!(out.status.success() && !text(&out).contains("latest is"), "{}", text(&out));
+    let sha = "0123456789abcdef0123456789abcdef01234567";
+    let (out, _, _, _) = install("", "at-sha", &[("HPA_LINT_ACTION_REF", sha), ("HPA_LINT_FALLBACK", "never")]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains(&format!("::warning title=hpa-lint::the action is pinned by commit ({sha})")));
+    assert!(text(&out).contains("hpa-lint: latest is v0.1.0"), "{}", text(&out));
 
     // A version that is not a tag is a usage error.
     let (out, _, _, _) = install("main; rm -rf /", "bad-version", &[]);

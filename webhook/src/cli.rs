@@ -63,6 +63,27 @@ pub enum PolicyCommand {
     /// `kubectl apply -f -`). They cannot run cross-object checks or lint warnings, nor word
     /// denials as the webhook.
     Export(ExportArgs),
+    /// Check a policy file as the server reads it (the same reader, the same checks) without
+    /// serving: exit status 0 when `serve --policy FILE` would take it, 1 with every problem
+    /// otherwise. Charts and CI run it before the server ever sees the file.
+    Check(CheckArgs),
+}
+
+/// Options of `hpa-webhook policy check`.
+#[derive(Debug, Clone, ClapArgs)]
+pub struct CheckArgs {
+    /// The policy file (YAML).
+    #[arg(value_name = "FILE")]
+    pub policy: PathBuf,
+
+    /// Kubernetes release the server applies (its `--kubernetes-version`).
+    #[arg(long, value_name = "VERSION", default_value_t = KubernetesVersion::LATEST)]
+    pub kubernetes_version: KubernetesVersion,
+
+    /// The server's feature gates (its `--feature-gates`): tolerance defaults are ignored while
+    /// HPAConfigurableTolerance is off, which is said as a warning.
+    #[arg(long, value_name = "NAME=BOOL,...", default_value = "")]
+    pub feature_gates: String,
 }
 
 /// Options of `hpa-webhook policy export`.
@@ -197,7 +218,7 @@ pub struct ServeArgs {
     pub shutdown_timeout: Duration,
 
     /// Log filter, as tracing's EnvFilter: `info`, `hpa_webhook=debug,info`, ...
-    #[arg(long, env = "HPA_WEBHOOK_LOG_LEVEL", hide_env_values = true, value_name = "FILTER", default_value = "info")]
+    #[arg(long, env = "HPA_WEBHOOK_LOG_LEVEL", hide_env_values = true, value_name = "FILTER", default_value = "info", value_parser = parse_log_filter)]
     pub log_level: String,
 
     /// Log format: `json` in clusters, `plain` in a terminal.
@@ -260,6 +281,13 @@ pub enum LogFormat {
 
 fn default_addr() -> SocketAddr {
     SocketAddr::from(([0, 0, 0, 0], DEFAULT_PORT))
+}
+
+/// A log filter `tracing_subscriber::EnvFilter` takes (checked when the flags are parsed, so a
+/// bad one is a usage error like any other flag's, and a chart's values are checked by the same
+/// parser).
+pub fn parse_log_filter(s: &str) -> Result<String, String> {
+    tracing_subscriber::EnvFilter::try_new(s).map(|_| s.to_string()).map_err(|e| e.to_string())
 }
 
 /// Why a flag's duration does not parse.
@@ -332,6 +360,7 @@ mod tests {
         let mut seen = Vec::new();
         walk(&mut command, "hpa-webhook", &mut seen);
         assert!(seen.iter().any(|p| p == "hpa-webhook_policy_export"), "{seen:?}");
+        assert!(seen.iter().any(|p| p == "hpa-webhook_policy_check"), "{seen:?}");
     }
 
     #[test]
@@ -401,6 +430,19 @@ mod tests {
         ])
         .unwrap();
         assert!(args.serve.gates().is_err());
+    }
+
+    /// `--log-level` as tracing's EnvFilter parses it: a bad level is refused when the flags are
+    /// parsed (a bare word is a target, which EnvFilter takes).
+    #[test]
+    fn log_filters() {
+        for good in ["info", "hpa_webhook=debug,info", "WARN", "3", "hpa_webhook=,", "debugg", "a::b=trace"] {
+            assert!(Args::try_parse_from(["hpa-webhook", "--log-level", good]).is_ok(), "{good}");
+        }
+        for bad in ["hpa_webhook=debugg", "=info", "info=6", "[x"] {
+            let error = Args::try_parse_from(["hpa-webhook", "--log-level", bad]).unwrap_err();
+            assert!(error.to_string().contains("--log-level"), "{bad}: {error}");
+        }
     }
 
     #[test]

@@ -3,9 +3,10 @@
 //!
 //! - The constraints become a `ValidatingAdmissionPolicy` and its binding: `maxReplicas` and
 //!   `requireBehavior`, each with the webhook's message and its ratcheting (an UPDATE may keep a
-//!   value the object already had). A binding's `validationActions` apply to every validation
-//!   of its policy, so the constraints the policy enforces with `Deny` and those it enforces
-//!   with `Warn` are two policies, `<name>-constraints` (`[Deny]`) and
+//!   value the object already had); as the webhook, a denial never stops an UPDATE of an object
+//!   being deleted (a finalizer's removal). A binding's `validationActions` apply to every
+//!   validation of its policy, so the constraints the policy enforces with `Deny` and those it
+//!   enforces with `Warn` are two policies, `<name>-constraints` (`[Deny]`) and
 //!   `<name>-constraints-warn` (`[Warn]`); a constraint that layers enforce differently is in
 //!   both, each half guarded by the enforcement of the layer that set it in the namespace.
 //! - The behavior defaults become a `MutatingAdmissionPolicy` (`admissionregistration.k8s.io/v1`,
@@ -125,6 +126,9 @@ pub fn export(policy: &Policy, options: &ExportOptions) -> Exported {
             "spec": {"policyName": name, "matchResources": match_resources(options)}
         }));
     }
+    if !policy.namespace_labels().is_empty() {
+        notes.push(namespace_labels_note(policy));
+    }
     if policy.denies_rules() {
         notes.push("denyRules are not exported: lint rules run only in hpa-webhook".to_string());
     }
@@ -132,6 +136,36 @@ pub fn export(policy: &Policy, options: &ExportOptions) -> Exported {
         notes.push("the policy sets no constraint and no behavior default: nothing to export".to_string());
     }
     Exported { objects, notes }
+}
+
+/// `namespaceLabels` decide which rules apply in the webhook; the exported policies read the
+/// namespaces' real labels (`namespaceObject`), so those must be set: the `kubectl label`
+/// commands that set them.
+fn namespace_labels_note(policy: &Policy) -> String {
+    let mut note = "namespaceLabels are the webhook's: the exported policies read the namespaces' own labels, so \
+                    apply them (kubectl label namespace NAME KEY=VALUE):"
+        .to_string();
+    for (namespace, labels) in policy.namespace_labels() {
+        let pairs: Vec<String> = labels.iter().map(|(k, v)| shell_word(&format!("{k}={v}"))).collect();
+        if !pairs.is_empty() {
+            note.push_str(&format!(
+                "\n  kubectl label namespace {} {} --overwrite",
+                shell_word(namespace),
+                pairs.join(" ")
+            ));
+        }
+    }
+    note
+}
+
+/// `word` as one shell word: as is when it holds only characters no shell reads specially,
+/// else single-quoted.
+fn shell_word(word: &str) -> String {
+    if !word.is_empty() && word.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:@".contains(c)) {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
 }
 
 /// Why `hpa-webhook policy export` failed.
@@ -389,6 +423,12 @@ struct Constraint {
     message: &'static str,
 }
 
+/// An UPDATE of an object being deleted (`metadata.deletionTimestamp` on the object or on the
+/// stored one), which the webhook never denies on a constraint: removing a finalizer must not be
+/// refused, or the deletion (and the namespace's termination) would hang. Exactly the webhook's
+/// exemption (`/validate` in [`crate::admission`]): UPDATE only, either object.
+const DELETING: &str = "(request.operation == 'UPDATE' && (has(object.metadata.deletionTimestamp) || has(oldObject.metadata.deletionTimestamp)))";
+
 const CONSTRAINTS: [Constraint; 2] = [
     Constraint {
         name: "maxReplicas",
@@ -436,11 +476,14 @@ fn validating(layers: &[LayerView<'_>], overridden: bool) -> Vec<Validations> {
             None
         };
         for enforcement in enforcements {
+            let expression = match enforcement {
+                // The webhook's exemption holds for denials only: a Warn constraint still warns.
+                Some(Enforcement::Warn) => constraint.expression.to_string(),
+                _ => format!("{DELETING} || ({})", constraint.expression),
+            };
             let expression = match (&guard, enforcement) {
-                (Some(name), Some(e)) => {
-                    format!("variables.{name} != {} || ({})", cel_string(e.as_str()), constraint.expression)
-                }
-                _ => constraint.expression.to_string(),
+                (Some(name), Some(e)) => format!("variables.{name} != {} || ({expression})", cel_string(e.as_str())),
+                _ => expression,
             };
             let validation =
                 json!({"expression": expression, "messageExpression": constraint.message, "reason": "Invalid"});

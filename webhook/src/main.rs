@@ -16,7 +16,7 @@ use hpa_webhook::cli::{Args, Command, LogFormat, PolicyCommand, ServeArgs};
 /// in `_int_malloc`, `unlink_chunk` and `malloc_consolidate` (perf, 25,000 cached objects).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-use hpa_webhook::{certs, export, server, shutdown};
+use hpa_webhook::{certs, export, policy, server, shutdown};
 
 fn main() -> ExitCode {
     match Args::parse().into_command() {
@@ -33,6 +33,16 @@ fn main() -> ExitCode {
         Command::Policy(PolicyCommand::Export(args)) => {
             let (stdout, stderr) = (std::io::stdout(), std::io::stderr());
             match export::run(&args, &mut stdout.lock(), &mut stderr.lock()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(error) => {
+                    let _ = writeln!(stderr.lock(), "error: {error}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+        Command::Policy(PolicyCommand::Check(args)) => {
+            let (stdout, stderr) = (std::io::stdout(), std::io::stderr());
+            match policy::check(&args, &mut stdout.lock(), &mut stderr.lock()) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(error) => {
                     let _ = writeln!(stderr.lock(), "error: {error}");

@@ -276,6 +276,18 @@ impl Policy {
         })
     }
 
+    /// The warning `serve` logs when the policy sets tolerance defaults the gates ignore.
+    pub fn ignored_tolerance(&self, gates: &FeatureGates) -> Option<&'static str> {
+        (self.sets_tolerance() && !gates.enabled(hpa_core::features::Gate::HPAConfigurableTolerance))
+            .then_some("the policy sets tolerance defaults, which are ignored while HPAConfigurableTolerance is off")
+    }
+
+    /// `namespaceLabels`: the labels the policy reads for each namespace (webhooks are not sent
+    /// the namespace's own).
+    pub fn namespace_labels(&self) -> &BTreeMap<String, BTreeMap<String, String>> {
+        &self.namespace_labels
+    }
+
     /// Whether any layer sets `denyRules` (which in-tree admission policies cannot express).
     pub fn denies_rules(&self) -> bool {
         std::iter::once(&self.defaults).chain(self.rules.iter().map(|(_, l)| l)).any(|l| l.deny_rules.is_some())
@@ -654,6 +666,41 @@ impl PolicyStore {
         self.current.store(Arc::new(policy));
         Ok(true)
     }
+}
+
+/// Why `hpa-webhook policy check` refused a policy.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CheckError {
+    /// The policy file could not be read or is invalid (the server would not start).
+    #[error(transparent)]
+    Policy(#[from] PolicyError),
+    /// `--kubernetes-version` and `--feature-gates` do not go together.
+    #[error("--feature-gates: {0}")]
+    Gates(#[from] hpa_core::features::GateError),
+    /// Writing the result failed.
+    #[error("writing the result: {0}")]
+    Write(#[from] std::io::Error),
+}
+
+/// `hpa-webhook policy check FILE`: reads the file as `serve` does ([`PolicyStore::load`]) and
+/// says so; what `serve` would log at warn about it goes to `stderr`.
+pub fn check(
+    args: &crate::cli::CheckArgs,
+    stdout: &mut dyn std::io::Write,
+    stderr: &mut dyn std::io::Write,
+) -> Result<(), CheckError> {
+    let mut gates = FeatureGates::new(args.kubernetes_version);
+    for w in gates.apply(&args.feature_gates)? {
+        writeln!(stderr, "warning: --feature-gates: {w}")?;
+    }
+    let store = PolicyStore::load(Some(&args.policy))?;
+    let policy = store.current();
+    if let Some(warning) = policy.ignored_tolerance(&gates) {
+        writeln!(stderr, "warning: {warning}")?;
+    }
+    writeln!(stdout, "{}: a valid policy ({} rules)", args.policy.display(), policy.rules.len())?;
+    Ok(())
 }
 
 fn parse_file(path: &Path, bytes: &[u8]) -> Result<Policy, PolicyError> {

@@ -82,8 +82,8 @@ pub async fn context(args: &ServeArgs) -> Result<Option<ClusterContext>, ServeEr
 pub fn state_with(args: &ServeArgs, context: Option<ClusterContext>) -> Result<AppState, ServeError> {
     let gates = args.gates_logged()?;
     let policy = PolicyStore::load(args.policy.as_deref())?;
-    if policy.current().sets_tolerance() && !gates.enabled(hpa_core::features::Gate::HPAConfigurableTolerance) {
-        tracing::warn!("the policy sets tolerance defaults, which are ignored while HPAConfigurableTolerance is off");
+    if let Some(warning) = policy.current().ignored_tolerance(&gates) {
+        tracing::warn!("{warning}");
     }
     let certs = Arc::new(CertStore::new(&args.tls_cert, &args.tls_key));
     let limits = Limits { max_body_bytes: args.max_body_bytes, request_timeout: args.request_timeout };

@@ -204,3 +204,57 @@ syntax and the names.
 {{- end }}
 {{- end }}
 {{- end }}
+
+{{/*
+Milliseconds of a duration the schema has checked: Go's (time.ParseDuration, integer pieces such
+as "1h30m", "500ms", "0") or Prometheus' ("30s", "1d", "2w", "1y": model.ParseDuration, a day
+24h, a week 7d, a year 365d).
+*/}}
+{{- define "hpa-webhook.milliseconds" -}}
+{{- $units := dict "ms" 1 "s" 1000 "m" 60000 "h" 3600000 "d" 86400000 "w" 604800000 "y" 31536000000 }}
+{{- $total := 0 }}
+{{- range regexFindAll "[0-9]+(ms|s|m|h|d|w|y)" (toString .) -1 }}
+{{- $total = add $total (mul (regexFind "^[0-9]+" . | atoi) (get $units (regexReplaceAll "^[0-9]+" . ""))) }}
+{{- end }}
+{{- $total }}
+{{- end }}
+
+{{/*
+Values the schema cannot compare with each other, refused as what they would break:
+- the server's shutdown (server.shutdownDelay + server.shutdownTimeout) must end before the
+  kubelet's SIGKILL (terminationGracePeriodSeconds), or in-flight admissions are cut;
+- a generated serving certificate outliving its CA (certificates.selfSigned) is trusted only
+  until the CA expires;
+- cert-manager's ValidateDuration: duration at least 1h, renewBefore at least 5m and below
+  duration (the Certificate would be refused, and no Secret ever issued);
+- serviceMonitor.scrapeTimeout no longer than interval (Prometheus refuses the scrape config).
+*/}}
+{{- define "hpa-webhook.checkValues" -}}
+{{- $server := .Values.server }}
+{{- $shutdown := add (include "hpa-webhook.milliseconds" $server.shutdownDelay | int64) (include "hpa-webhook.milliseconds" $server.shutdownTimeout | int64) }}
+{{- if ge $shutdown (mul (int64 .Values.terminationGracePeriodSeconds) 1000) }}
+{{- fail (printf "terminationGracePeriodSeconds: %d must be greater than server.shutdownDelay + server.shutdownTimeout (%s + %s): the kubelet would kill the server before it drains" (int64 .Values.terminationGracePeriodSeconds) $server.shutdownDelay $server.shutdownTimeout) }}
+{{- end }}
+{{- $certificates := .Values.certificates }}
+{{- if and (eq $certificates.mode "selfSigned") (lt (int64 $certificates.selfSigned.caValidityDays) (int64 $certificates.selfSigned.certValidityDays)) }}
+{{- fail (printf "certificates.selfSigned.caValidityDays: %d must be at least certValidityDays (%d): the serving certificate is trusted only while its CA is valid" (int64 $certificates.selfSigned.caValidityDays) (int64 $certificates.selfSigned.certValidityDays)) }}
+{{- end }}
+{{- if eq $certificates.mode "certManager" }}
+{{- $duration := include "hpa-webhook.milliseconds" $certificates.certManager.duration | int64 }}
+{{- $renewBefore := include "hpa-webhook.milliseconds" $certificates.certManager.renewBefore | int64 }}
+{{- if lt $duration 3600000 }}
+{{- fail (printf "certificates.certManager.duration: %s: certificate duration must be greater than 1h0m0s" $certificates.certManager.duration) }}
+{{- end }}
+{{- if lt $renewBefore 300000 }}
+{{- fail (printf "certificates.certManager.renewBefore: %s: certificate renewBefore must be greater than 5m0s" $certificates.certManager.renewBefore) }}
+{{- end }}
+{{- if ge $renewBefore $duration }}
+{{- fail (printf "certificates.certManager.renewBefore: %s: certificate duration %s must be greater than renewBefore %s" $certificates.certManager.renewBefore $certificates.certManager.duration $certificates.certManager.renewBefore) }}
+{{- end }}
+{{- end }}
+{{- if .Values.serviceMonitor.enabled }}
+{{- if gt (include "hpa-webhook.milliseconds" .Values.serviceMonitor.scrapeTimeout | int64) (include "hpa-webhook.milliseconds" .Values.serviceMonitor.interval | int64) }}
+{{- fail (printf "serviceMonitor.scrapeTimeout: %s must not be greater than interval %s (Prometheus refuses the scrape config)" .Values.serviceMonitor.scrapeTimeout .Values.serviceMonitor.interval) }}
+{{- end }}
+{{- end }}
+{{- end }}

@@ -79,7 +79,41 @@ fn try_render_on(kube_version: &str, values: &[&Path]) -> Result<Render, String>
         .map(|(template, text)| format!("---\n# Source: {template}\n{}\n", text.trim()))
         .collect::<String>();
     let objects: Vec<Value> = yaml_documents(&text).into_iter().filter(|o| o.is_object()).collect();
-    Ok(Render { text, objects, notes: result["notes"].as_str().unwrap_or_default().to_string() })
+    let render = Render { text, objects, notes: result["notes"].as_str().unwrap_or_default().to_string() };
+    the_binary_takes(values, &render);
+    Ok(render)
+}
+
+/// What a render hands the binary, the binary takes, on every render of these tests: values
+/// that render but would stop the server (its validating webhook fails closed, so every HPA
+/// write would be refused) must fail `helm install` instead. The Deployment's environment goes
+/// through the binary's CLI (each flag's own parser: durations, the log filter as EnvFilter
+/// takes it, the release and its feature gates), and the policy ConfigMap through the real
+/// `hpa-webhook policy check` (the server's own reader) with the release and gates the
+/// Deployment passes.
+fn the_binary_takes(values: &[&Path], render: &Render) {
+    let deployment = of_kind(&render.objects, "Deployment")[0];
+    let container = &deployment["spec"]["template"]["spec"]["containers"][0];
+    let (settings, env) = deployment_settings(container);
+    settings.gates().unwrap_or_else(|e| panic!("{values:?}: the server refuses its gates: {e}"));
+
+    let fullname = deployment["metadata"]["name"].as_str().unwrap();
+    let config_map = find(&render.objects, "ConfigMap", &format!("{fullname}-policy"));
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("policy.yaml");
+    std::fs::write(&file, config_map["data"]["policy.yaml"].as_str().unwrap()).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_hpa-webhook"))
+        .args(["policy", "check"])
+        .arg(&file)
+        .args(["--kubernetes-version", &env["HPA_WEBHOOK_KUBERNETES_VERSION"]])
+        .args(["--feature-gates", env.get("HPA_WEBHOOK_FEATURE_GATES").map_or("", String::as_str)])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{values:?}: the server refuses the policy it is given: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 fn render(values: &[&Path]) -> Render {
@@ -227,6 +261,39 @@ fn check_consistency(name: &str, render: &Render) {
             certificate["spec"]["dnsNames"].as_array().unwrap().contains(&json!(format!("{fullname}.{NAMESPACE}.svc")))
         );
         assert!(certificate["spec"]["dnsNames"].as_array().unwrap().len() <= names.len());
+    }
+
+    // The ServiceMonitor's CA (the chart's default tlsConfig) exists and is the one the webhook
+    // configurations trust: a ConfigMap the chart renders (secret mode), the Secret's ca.crt it
+    // generates (selfSigned), or the Secret cert-manager fills for the Certificate.
+    for monitor in of_kind(objects, "ServiceMonitor") {
+        let ca = &monitor["spec"]["endpoints"][0]["tlsConfig"]["ca"];
+        let trusted = webhooks(objects)
+            .first()
+            .and_then(|(_, w)| w["clientConfig"]["caBundle"].as_str())
+            .map(|b| String::from_utf8(base64::engine::general_purpose::STANDARD.decode(b).unwrap()).unwrap());
+        if let Some(config_map) = ca.get("configMap") {
+            let held = find(objects, "ConfigMap", config_map["name"].as_str().unwrap());
+            let pem = held["data"][config_map["key"].as_str().unwrap()].as_str().unwrap();
+            assert_eq!(Some(pem.trim()), trusted.as_deref().map(str::trim), "{name}: the ServiceMonitor's CA");
+        } else if let Some(secret) = ca.get("secret") {
+            let secret_name = &secret["name"];
+            let generated = of_kind(objects, "Secret").into_iter().find(|s| &s["metadata"]["name"] == secret_name);
+            match generated {
+                Some(generated) => {
+                    let pem = generated["data"][secret["key"].as_str().unwrap()].as_str().unwrap();
+                    let pem =
+                        String::from_utf8(base64::engine::general_purpose::STANDARD.decode(pem).unwrap()).unwrap();
+                    assert_eq!(Some(pem), trusted, "{name}: the ServiceMonitor's CA");
+                }
+                None => {
+                    assert_eq!(certificate.map(|c| &c["spec"]["secretName"]), Some(secret_name), "{name}: {ca}");
+                    assert_eq!(secret["key"], "ca.crt", "{name}: cert-manager writes the CA as ca.crt");
+                }
+            }
+        } else {
+            panic!("{name}: the ServiceMonitor trusts no CA: {ca}");
+        }
     }
 
     // The context cache: RBAC bound to the pods' ServiceAccount, whose token is mounted only then.
@@ -419,6 +486,36 @@ fn every_values_file_renders_validates_and_lints_clean() {
     assert_eq!(role["rules"], context_cache_rules());
 }
 
+/// The ServiceMonitor trusts the serving certificate's CA in every certificate mode; in secret
+/// mode (a kubernetes.io/tls Secret usually has no ca.crt) from a ConfigMap the chart renders from
+/// certificates.secret.caBundle (`check_consistency` follows each reference).
+#[test]
+fn the_service_monitor_trusts_the_ca_in_every_mode() {
+    if !helm_engine() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let secret_mode = std::fs::read_to_string(chart().join("ci/existing-secret-values.yaml")).unwrap();
+    for (name, values, ca) in [
+        ("selfSigned", String::new(), json!({"secret": {"name": "hpa-webhook-tls", "key": "ca.crt"}})),
+        (
+            "certManager",
+            "certificates: {mode: certManager}\n".to_string(),
+            json!({"secret": {"name": "hpa-webhook-tls", "key": "ca.crt"}}),
+        ),
+        ("secret", secret_mode, json!({"configMap": {"name": "hpa-webhook-ca", "key": "ca.crt"}})),
+    ] {
+        let file = dir.path().join("values.yaml");
+        std::fs::write(&file, format!("{values}\nserviceMonitor: {{enabled: true}}\n")).unwrap();
+        let rendered = render(&[&file]);
+        check_consistency(name, &rendered);
+        kubernetes_validate(name, &rendered.text);
+        let monitor = find(&rendered.objects, "ServiceMonitor", "hpa-webhook");
+        assert_eq!(monitor["spec"]["endpoints"][0]["tlsConfig"]["ca"], ca, "{name}");
+        assert_eq!(of_kind(&rendered.objects, "ConfigMap").len(), if name == "secret" { 2 } else { 1 }, "{name}");
+    }
+}
+
 /// The read-only ClusterRole issue 16's context cache needs.
 fn context_cache_rules() -> Value {
     let rule = |group: &str, resources: &[&str]| json!({"apiGroups": [group], "resources": resources, "verbs": ["list", "watch"]});
@@ -439,7 +536,7 @@ fn the_schema_refuses_what_the_chart_does_not_know() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    for (values, expected) in [
+    let rows = [
         ("replicas: 3\n", "additional properties 'replicas' not allowed"),
         ("admission: {timeoutSeconds: 31}\n", "/admission/timeoutSeconds"),
         ("certificates: {mode: secret}\n", "/certificates/secret/name"),
@@ -462,6 +559,67 @@ fn the_schema_refuses_what_the_chart_does_not_know() {
         ("server: {reloadInterval: \"0s\"}\n", "/server/reloadInterval"),
         ("server: {reloadInterval: \"-1s\"}\n", "/server/reloadInterval"),
         ("policy: {rules: [{name: a}]}\n", "/policy/rules/0"),
+        // What the server's policy reader refuses (Policy::parse, validateScalingRules).
+        (
+            "policy: {rules: [{name: ab, namespaces: [p]}, {name: ab, namespaces: [q]}]}\n",
+            "policy.rules[1].name: duplicate rule name \"ab\"",
+        ),
+        ("policy: {defaults: {behavior: {scaleUp: {policies: []}}}}\n", "/policy/defaults/behavior/scaleUp/policies"),
+        (
+            "policy: {rules: [{name: a, namespaces: [p], behavior: {scaleDown: {tolerance: \"-0.1\"}}}]}\n",
+            "/policy/rules/0/behavior/scaleDown/tolerance",
+        ),
+        (
+            "policy: {defaults: {behavior: {scaleUp: {tolerance: -0.1}}}}\n",
+            "/policy/defaults/behavior/scaleUp/tolerance",
+        ),
+        (
+            "policy: {defaults: {behavior: {scaleUp: {tolerance: abc}}}}\n",
+            "/policy/defaults/behavior/scaleUp/tolerance",
+        ),
+        (
+            "policy: {defaults: {behavior: {scaleUp: {tolerance: 1Ki5}}}}\n",
+            "/policy/defaults/behavior/scaleUp/tolerance",
+        ),
+        (
+            "policy: {defaults: {behavior: {scaleUp: {policies: [{type: Pods, value: 2147483648, periodSeconds: 15}]}}}}\n",
+            "/policy/defaults/behavior/scaleUp/policies/0/value",
+        ),
+        // A log filter tracing's EnvFilter refuses (the server exits with status 2).
+        ("server: {logLevel: \"hpa_webhook=debugg\"}\n", "/server/logLevel"),
+        ("server: {logLevel: \"=info\"}\n", "/server/logLevel"),
+        ("server: {logLevel: \"info,hpa_webhook=6\"}\n", "/server/logLevel"),
+        // What kube-apiserver, cert-manager, the kubelet or Prometheus would refuse or break.
+        ("resources: {requests: {cpu: lots}}\n", "/resources/requests/cpu"),
+        ("resources: {limits: {memory: \"-1Gi\"}}\n", "/resources/limits/memory"),
+        ("resources: {request: {cpu: 1}}\n", "additional properties 'request' not allowed"),
+        ("certificates: {certManager: {duration: \"90 days\"}}\n", "/certificates/certManager/duration"),
+        (
+            "certificates: {mode: certManager, certManager: {duration: 1h, renewBefore: 2h}}\n",
+            "certificates.certManager.renewBefore: 2h: certificate duration 1h must be greater than renewBefore 2h",
+        ),
+        (
+            "certificates: {mode: certManager, certManager: {duration: 30m, renewBefore: 10m}}\n",
+            "certificate duration must be greater than 1h0m0s",
+        ),
+        (
+            "certificates: {selfSigned: {caValidityDays: 10}}\n",
+            "certificates.selfSigned.caValidityDays: 10 must be at least certValidityDays (365)",
+        ),
+        (
+            "terminationGracePeriodSeconds: 10\n",
+            "terminationGracePeriodSeconds: 10 must be greater than server.shutdownDelay + server.shutdownTimeout (5s + 20s)",
+        ),
+        ("terminationGracePeriodSeconds: 25\n", "terminationGracePeriodSeconds: 25 must be greater than"),
+        (
+            "terminationGracePeriodSeconds: 30\nserver: {shutdownDelay: 10s, shutdownTimeout: 20000ms}\n",
+            "terminationGracePeriodSeconds: 30 must be greater than",
+        ),
+        ("serviceMonitor: {interval: \"30 s\"}\n", "/serviceMonitor/interval"),
+        (
+            "serviceMonitor: {enabled: true, interval: 5s}\n",
+            "serviceMonitor.scrapeTimeout: 10s must not be greater than interval 5s",
+        ),
         // matchConditions as kube-apiserver's validateMatchConditions refuses them.
         (
             "admission: {matchConditions: [{name: Example.com/x, expression: \"true\"}]}\n",
@@ -487,24 +645,85 @@ fn the_schema_refuses_what_the_chart_does_not_know() {
             "server.featureGates: cannot set feature gate HPAConfigurableTolerance to false, feature is locked to true (Kubernetes 1.37)",
         ),
         ("policy: {rules: [{name: a, namespaces: [x], namespaceSelector: {}}]}\n", "/policy/rules/0"),
+        // Every selector of the webhook configurations as kube-apiserver's ValidateLabelSelector
+        // takes it (validateValidatingWebhook refuses the configuration otherwise).
+        (
+            "admission: {namespaceSelector: {matchExpressions: [{key: a, operator: In}]}}\n",
+            "/admission/namespaceSelector/matchExpressions/0",
+        ),
+        (
+            "admission: {objectSelector: {matchExpressions: [{key: a, operator: NotIn, values: []}]}}\n",
+            "/admission/objectSelector/matchExpressions/0/values",
+        ),
+        (
+            "workloadWebhook: {namespaceSelector: {matchExpressions: [{key: a, operator: Exists, values: [x]}]}}\n",
+            "/workloadWebhook/namespaceSelector/matchExpressions/0/values",
+        ),
+        (
+            "workloadWebhook: {objectSelector: {matchExpressions: [{key: a, operator: In}]}}\n",
+            "/workloadWebhook/objectSelector/matchExpressions/0",
+        ),
+        // The pods' selector labels are the chart's: the Deployment would not select its pods.
+        ("podLabels: {app.kubernetes.io/name: other}\n", "invalid propertyName 'app.kubernetes.io/name'"),
+        ("podLabels: {app.kubernetes.io/instance: other}\n", "invalid propertyName 'app.kubernetes.io/instance'"),
         ("admission: {mutating: {failurePolicy: Retry}}\n", "/admission/mutating/failurePolicy"),
-    ] {
-        let file = dir.path().join("values.yaml");
-        std::fs::write(&file, values).unwrap();
-        let error = try_render(&[&file]).err().unwrap_or_else(|| panic!("{values} was accepted"));
-        assert!(error.contains(expected), "{values}: {error}");
-    }
-    // Their good sides render, and the binary parses what the Deployment passes it.
+    ];
+    // Four renders at a time (each is a Helm process that mostly waits).
+    std::thread::scope(|scope| {
+        let dir = dir.path();
+        let workers: Vec<_> = rows
+            .chunks(rows.len().div_ceil(4))
+            .enumerate()
+            .map(|(worker, part)| {
+                scope.spawn(move || {
+                    let file = dir.join(format!("values-{worker}.yaml"));
+                    for (values, expected) in part {
+                        std::fs::write(&file, values).unwrap();
+                        let error = try_render(&[&file]).err().unwrap_or_else(|| panic!("{values} was accepted"));
+                        assert!(error.contains(expected), "{values}: {error}");
+                    }
+                })
+            })
+            .collect();
+        for worker in workers {
+            worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        }
+    });
+    // Their good sides render, and the binary takes what the Deployment passes it (every render
+    // goes through `the_binary_takes`: its CLI and `hpa-webhook policy check`).
     std::fs::write(
         dir.path().join("values.yaml"),
-        "server: {kubernetesVersion: \"1.34\", featureGates: \" HPAScaleToZero=True, PodLevelResources=0,\", reloadInterval: 500ms}\n",
+        "server: {kubernetesVersion: \"1.34\", featureGates: \" HPAScaleToZero=True, PodLevelResources=0,\", reloadInterval: 500ms, logLevel: \"hpa_webhook=debug,INFO,hyper=,\"}\n",
     )
     .unwrap();
     let rendered = render(&[&dir.path().join("values.yaml")]);
     let container = &find(&rendered.objects, "Deployment", "hpa-webhook")["spec"]["template"]["spec"]["containers"][0];
     let (settings, _) = deployment_settings(container);
     assert_eq!(settings.reload_interval, std::time::Duration::from_millis(500));
+    assert_eq!(settings.log_level, "hpa_webhook=debug,INFO,hyper=,");
     assert!(settings.gates().is_ok());
+    std::fs::write(
+        dir.path().join("values.yaml"),
+        "policy:\n  defaults: {behavior: {scaleUp: {tolerance: 0.1, policies: [{type: Pods, value: 2147483647, periodSeconds: 15}]}, scaleDown: {tolerance: \"50m\"}}}\n  rules:\n    - {name: ab, namespaces: [p], behavior: {scaleDown: {tolerance: \"+.5\"}}}\n    - {name: abc, namespaces: [q], behavior: {scaleDown: {tolerance: 1e-1}}}\n",
+    )
+    .unwrap();
+    let rendered = render(&[&dir.path().join("values.yaml")]);
+    let config_map = find(&rendered.objects, "ConfigMap", "hpa-webhook-policy");
+    let policy = Policy::parse(config_map["data"]["policy.yaml"].as_str().unwrap()).unwrap();
+    assert_eq!(policy.layers().count(), 3);
+    // Durations, quantities and periods at their bounds.
+    std::fs::write(
+        dir.path().join("values.yaml"),
+        "certificates: {mode: certManager, certManager: {duration: 1h30m, renewBefore: 1h}}\nterminationGracePeriodSeconds: 26\nresources: {requests: {cpu: 1, memory: 1.5Gi}, limits: {cpu: \"+.5\", memory: 2e9}}\nserviceMonitor: {enabled: true, interval: 1m30s, scrapeTimeout: 1m30s}\n",
+    )
+    .unwrap();
+    let rendered = render(&[&dir.path().join("values.yaml")]);
+    kubernetes_validate("bounds", &rendered.text);
+    let certificate = find(&rendered.objects, "Certificate", "hpa-webhook");
+    assert_eq!(
+        (&certificate["spec"]["duration"], &certificate["spec"]["renewBefore"]),
+        (&json!("1h30m"), &json!("1h"))
+    );
 }
 
 /// Values that render something that hurts the cluster or fails in Helm: a PodDisruptionBudget
@@ -535,6 +754,14 @@ fn values_that_would_hurt_the_cluster_render_safely() {
         assert_eq!(rendered.notes.contains("would keep every replica and\nblock every node drain"), !pdb, "{values}");
     }
 
+    // podLabels replace a common label (written once) and add their own; the selectors still
+    // select the pods (check_consistency).
+    let rendered = with("podLabels: {app.kubernetes.io/component: webhook, team: platform}\n");
+    check_consistency("podLabels", &rendered);
+    let labels = &find(&rendered.objects, "Deployment", "hpa-webhook")["spec"]["template"]["metadata"]["labels"];
+    assert_eq!((&labels["app.kubernetes.io/component"], &labels["team"]), (&json!("webhook"), &json!("platform")));
+    assert_eq!(rendered.text.matches("app.kubernetes.io/component: webhook").count(), 1, "{}", rendered.text);
+
     let rendered = with("admission: {excludedNamespaces: null}\n");
     for (_, webhook) in webhooks(&rendered.objects) {
         assert_eq!(webhook["namespaceSelector"]["matchExpressions"][0]["values"], json!([NAMESPACE]));
@@ -548,6 +775,46 @@ fn values_that_would_hurt_the_cluster_render_safely() {
     assert_eq!(webhook["matchConditions"][0]["name"], "example.com/not-dry-run");
     assert_eq!(webhook["matchConditions"][1]["name"], "Plain_1.x");
     kubernetes_validate("matchConditions", &rendered.text);
+}
+
+/// Every selector among the values is the one `labelSelector` definition (metav1's
+/// ValidateLabelSelector rules written once): no inline copy without them.
+#[test]
+fn every_selector_is_the_label_selector_definition() {
+    fn walk(at: &str, schema: &Value, selectors: &mut Vec<String>) {
+        match schema {
+            Value::Object(map) => {
+                if at != "/definitions/labelSelector"
+                    && map.get("properties").is_some_and(|p| p.get("matchExpressions").is_some())
+                {
+                    panic!("{at}: an inline label selector; use {{\"$ref\": \"#/definitions/labelSelector\"}}");
+                }
+                if map.get("$ref").is_some_and(|r| r == "#/definitions/labelSelector") {
+                    selectors.push(at.to_string());
+                }
+                for (key, value) in map {
+                    walk(&format!("{at}/{key}"), value, selectors);
+                }
+            }
+            Value::Array(items) => items.iter().enumerate().for_each(|(i, v)| walk(&format!("{at}/{i}"), v, selectors)),
+            _ => {}
+        }
+    }
+    let schema: Value =
+        serde_json::from_str(&std::fs::read_to_string(chart().join("values.schema.json")).unwrap()).unwrap();
+    let mut selectors = Vec::new();
+    walk("", &schema, &mut selectors);
+    selectors.sort();
+    assert_eq!(
+        selectors,
+        [
+            "/properties/admission/properties/namespaceSelector",
+            "/properties/admission/properties/objectSelector",
+            "/properties/policy/properties/rules/items/properties/namespaceSelector",
+            "/properties/workloadWebhook/properties/namespaceSelector",
+            "/properties/workloadWebhook/properties/objectSelector",
+        ]
+    );
 }
 
 /// The schema's closed lists are the binary's: every release it models, every gate it knows.

@@ -399,6 +399,8 @@ struct Counts {
     /// CREATE requests the policy denies, and those it admits with warnings.
     denied: usize,
     warned: usize,
+    /// UPDATEs of objects being deleted the policy would deny otherwise.
+    deleting: usize,
 }
 
 #[test]
@@ -488,16 +490,17 @@ fn the_exported_policies_decide_and_default_as_the_webhook() {
             total.skipped_invalid += counts.skipped_invalid;
             total.denied += counts.denied;
             total.warned += counts.warned;
+            total.deleting += counts.deleting;
         }
         total
     });
-    let Counts { mutations, validations, skipped_invalid, denied, warned } = counts;
+    let Counts { mutations, validations, skipped_invalid, denied, warned, deleting } = counts;
     eprintln!(
-        "policy export: {} HPAs in the corpus, {mutations} mutations and {validations} validations compared ({denied} creations denied, {warned} admitted with warnings; {skipped_invalid} invalid objects skipped: kube-apiserver refuses them before admission policies run)",
+        "policy export: {} HPAs in the corpus, {mutations} mutations and {validations} validations compared ({denied} creations denied, {warned} admitted with warnings, {deleting} deletions admitted that would be denied; {skipped_invalid} invalid objects skipped: kube-apiserver refuses them before admission policies run)",
         corpus.len()
     );
     assert!(corpus.len() >= 150, "{} HPAs", corpus.len());
-    assert!(denied > 100 && warned > 100, "{denied} denied, {warned} warned");
+    assert!(denied > 100 && warned > 100 && deleting > 100, "{denied} denied, {warned} warned, {deleting} deleting");
 }
 
 /// One HPA of the corpus in every namespace, under every case.
@@ -536,27 +539,47 @@ fn check_hpa(
         hpa_core::defaults::default_v2(&mut compliant_hpa);
         let mut compliant = compliant_hpa.to_v2_json();
         compliant["metadata"]["resourceVersion"] = json!("1");
-        let requests = [("CREATE", None), ("UPDATE", Some(&object)), ("UPDATE", Some(&compliant))]
-            .map(|(operation, old)| (operation, serde_json::to_vec(&review("u", operation, &object, old)).unwrap()));
+        // And an UPDATE of the object being deleted (a finalizer removed), from the compliant one:
+        // the webhook never denies it. deletionTimestamp is on both objects (kube-apiserver's
+        // ValidateObjectMetaUpdate refuses one that changes it: "field is immutable").
+        let deleting = |o: &Value| {
+            let mut o = o.clone();
+            o["metadata"]["deletionTimestamp"] = json!("2026-03-02T10:00:00Z");
+            o["metadata"]["finalizers"] = json!(["example.com/cleanup"]);
+            o
+        };
+        let (deleted, deleted_compliant) = (deleting(&object), deleting(&compliant));
+        let requests = [
+            ("CREATE", &object, None),
+            ("UPDATE", &object, Some(&object)),
+            ("UPDATE", &object, Some(&compliant)),
+            ("UPDATE", &deleted, Some(&deleted_compliant)),
+        ]
+        .map(|(operation, new, old)| {
+            (operation, new, old, serde_json::to_vec(&review("u", operation, new, old)).unwrap())
+        });
 
         // Each object becomes a CEL value once, for every case.
         let null = cel_value(&Value::Null);
-        let (object_cel, compliant_cel) = (cel_value(&object), cel_value(&compliant));
         let mutation_scopes = inputs
             .iter()
             .map(|(_, cel, _)| RequestScope::new("CREATE", namespace, cel.as_ref(), null.as_ref()))
             .collect::<Vec<_>>();
         let mutation_contexts: Vec<Context<'_, '_>> = mutation_scopes.iter().map(|scope| scope.context(env)).collect();
-        let validation_scopes = [null.as_ref(), object_cel.as_ref(), compliant_cel.as_ref()]
-            .into_iter()
+        let request_cels: Vec<(Box<dyn Val>, Box<dyn Val>)> = requests
+            .iter()
+            .map(|(_, new, old, _)| (cel_value(new), old.map_or_else(|| cel_value(&Value::Null), |o| cel_value(o))))
+            .collect();
+        let validation_scopes = request_cels
+            .iter()
             .zip(&requests)
-            .map(|(old, (operation, _))| RequestScope::new(operation, namespace, object_cel.as_ref(), old))
+            .map(|((new, old), (operation, ..))| RequestScope::new(operation, namespace, new.as_ref(), old.as_ref()))
             .collect::<Vec<_>>();
         let validation_contexts: Vec<Context<'_, '_>> =
             validation_scopes.iter().map(|scope| scope.context(env)).collect();
 
         // kube-apiserver refuses an invalid object before admission policies run.
-        let valid = webhook_verdict(admission, &empty, &requests[0].1).is_some_and(|v| v.denials.is_empty());
+        let valid = webhook_verdict(admission, &empty, &requests[0].3).is_some_and(|v| v.denials.is_empty());
 
         for case in cases {
             let p = case.index;
@@ -606,8 +629,9 @@ fn check_hpa(
             // Denials from the policies bound with [Deny], warnings from those bound with [Warn]
             // (kube-apiserver prefixes these with the policy's and binding's names).
             let mut broken = 0;
-            for (i, ((operation, body), ctx)) in requests.iter().zip(&validation_contexts).enumerate() {
-                let expected = webhook_verdict(admission, &case.policy, body).unwrap();
+            let mut denied_from_compliant = 0;
+            for (i, ((operation, _, _, body), ctx)) in requests.iter().zip(&validation_contexts).enumerate() {
+                let mut expected = webhook_verdict(admission, &case.policy, body).unwrap();
                 let mut got = Verdict::default();
                 for (vap, namespaces, enforcement) in &case.vaps {
                     let messages = vap.messages(&vap.scope(ctx, &namespaces[n]));
@@ -622,8 +646,19 @@ fn check_hpa(
                     // webhook says so for each one the object breaks.
                     assert_eq!(got, Verdict::default(), "{what}");
                     assert_eq!((expected.denials.len(), expected.warnings.len()), (0, broken), "{what}: {expected:?}");
+                } else if i == 3 {
+                    // Deleting: what the webhook would have denied is admitted with a warning it
+                    // alone gives (in-tree policies say nothing); the Warn constraints warn alike.
+                    let exempt = expected.warnings.len();
+                    expected.warnings.retain(|w| !w.ends_with("(allowed: the object is being deleted)"));
+                    assert_eq!(got, expected, "{what}");
+                    assert_eq!(exempt - expected.warnings.len(), denied_from_compliant, "{what}");
+                    counts.deleting += usize::from(denied_from_compliant > 0);
                 } else {
                     assert_eq!(got, expected, "{what}");
+                }
+                if i == 2 {
+                    denied_from_compliant = expected.denials.len();
                 }
                 if i == 0 {
                     broken = expected.denials.len() + expected.warnings.len();
@@ -724,6 +759,78 @@ fn enforcement_splits_the_constraints_into_a_deny_and_a_warn_policy() {
     assert_eq!(names, ["p-constraints-warn", "p-constraints-warn", "p-defaults", "p-defaults"]);
 }
 
+/// The note on namespaceLabels: one `kubectl label` per namespace, words quoted for a shell; none
+/// without namespaceLabels.
+#[test]
+fn namespace_labels_are_a_note_with_the_commands_that_apply_them() {
+    let options =
+        ExportOptions { name: "p".into(), validation_actions: None, excluded_namespaces: vec![], tolerance: true };
+    let policy = Policy::parse(
+        "apiVersion: hpa-toolkit.io/v1alpha1\nkind: WebhookPolicy\nnamespaceLabels:\n  \"it's\": {team: \"a b\", example.com/tier: gold}\n  other: {}\ndefaults: {constraints: {maxReplicas: 3}}\n",
+    )
+    .unwrap();
+    let note = export(&policy, &options).notes.into_iter().find(|n| n.contains("namespaceLabels")).unwrap();
+    assert_eq!(
+        note.lines().skip(1).collect::<Vec<_>>(),
+        ["  kubectl label namespace 'it'\\''s' example.com/tier=gold 'team=a b' --overwrite"]
+    );
+    let policy = Policy::parse(POLICIES[2]).unwrap();
+    assert!(export(&policy, &options).notes.iter().all(|n| !n.contains("namespaceLabels")));
+}
+
+/// `hpa-webhook policy check FILE`: the server's reader, exit 0 for a policy `serve` takes (its
+/// warnings on stderr), 1 with every problem otherwise, 2 for a usage error.
+#[test]
+fn the_check_command_reads_the_policy_as_the_server_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let check = |policy: &str, flags: &[&str]| {
+        let file = dir.path().join("policy.yaml");
+        std::fs::write(&file, policy).unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_hpa-webhook"))
+            .args(["policy", "check"])
+            .arg(&file)
+            .args(flags)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, stdout, stderr) = check(POLICIES[0], &[]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.ends_with("policy.yaml: a valid policy (3 rules)\n"), "{stdout}");
+    assert_eq!(stderr, "");
+    // A tolerance default the gates ignore: valid, with the server's warning.
+    let (code, _, stderr) = check(POLICIES[0], &["--kubernetes-version", "1.34"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stderr.contains(
+            "warning: the policy sets tolerance defaults, which are ignored while HPAConfigurableTolerance is off"
+        ),
+        "{stderr}"
+    );
+    // What stops the server: every problem, exit 1.
+    let bad = "apiVersion: hpa-toolkit.io/v1alpha1\nkind: WebhookPolicy\ndefaults: {behavior: {scaleUp: {policies: [], tolerance: \"-0.1\"}}}\nrules:\n  - {name: ab, namespaces: [p]}\n  - {name: ab, namespaces: [q]}\n";
+    let (code, _, stderr) = check(bad, &[]);
+    assert_eq!(code, Some(1), "{stderr}");
+    for problem in [
+        "rules[1].name: duplicate rule name \"ab\"",
+        "defaults.behavior.scaleUp.policies: Required value: must specify at least one Policy",
+        "defaults.behavior.scaleUp.tolerance: Invalid value: \"-100m\": must be greater than or equal to 0",
+    ] {
+        assert!(stderr.contains(problem), "{problem}: {stderr}");
+    }
+    let (code, _, stderr) = check(
+        "apiVersion: hpa-toolkit.io/v1alpha1\nkind: WebhookPolicy\ndefaults: {behavior: {scaleUp: {tolerance: abc}}}\n",
+        &[],
+    );
+    assert_eq!(code, Some(1), "{stderr}");
+    let (code, _, stderr) = check(POLICIES[0], &["--kubernetes-version", "1.20"]);
+    assert_eq!(code, Some(2), "{stderr}");
+}
+
 #[test]
 fn the_export_command_prints_a_list_and_its_notes() {
     let dir = tempfile::tempdir().unwrap();
@@ -752,7 +859,16 @@ fn the_export_command_prints_a_list_and_its_notes() {
         list["items"][1]["spec"]["matchResources"]["namespaceSelector"]["matchExpressions"][0]["values"],
         json!(["kube-system"])
     );
-    assert!(String::from_utf8_lossy(&out.stderr).contains("tolerance defaults are not exported"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("tolerance defaults are not exported"));
+    // namespaceLabels decide rules in the webhook; the exported policies read the real labels.
+    assert!(stderr.contains("note: namespaceLabels are the webhook's"), "{stderr}");
+    for command in [
+        "kubectl label namespace batch tier=batch --overwrite",
+        "kubectl label namespace shop tier=production --overwrite",
+    ] {
+        assert!(stderr.lines().any(|l| l.trim() == command), "{command}: {stderr}");
+    }
     // --validation-actions overrides the policy's enforcement.
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_hpa-webhook"))
         .args(["policy", "export", "--validation-actions", "Warn,Audit", "--policy"])
