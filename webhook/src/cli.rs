@@ -265,7 +265,7 @@ fn default_addr() -> SocketAddr {
 /// Why a flag's duration does not parse.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
-pub enum DurationError {
+pub enum FlagDurationError {
     /// Not a Go duration (`time.ParseDuration`'s words).
     #[error(transparent)]
     Syntax(#[from] go::DurationError),
@@ -279,18 +279,18 @@ pub enum DurationError {
 
 /// Parses a duration as Kubernetes' own duration flags are (Go's `time.ParseDuration`:
 /// `250ms`, `4s`, `1m30s`, `1.5h`, `0`), refusing negative ones.
-pub fn parse_duration(s: &str) -> Result<Duration, DurationError> {
+pub fn parse_duration(s: &str) -> Result<Duration, FlagDurationError> {
     let nanos = go::parse_duration(s.trim())?;
-    let nanos = u64::try_from(nanos).map_err(|_| DurationError::Negative(s.trim().to_string()))?;
+    let nanos = u64::try_from(nanos).map_err(|_| FlagDurationError::Negative(s.trim().to_string()))?;
     Ok(Duration::from_nanos(nanos))
 }
 
 /// [`parse_duration`] for a period or a deadline, which must be greater than zero: a ticker
 /// of period zero panics (`tokio::time::interval`), and a zero request deadline would fail every
 /// request.
-pub fn parse_interval(s: &str) -> Result<Duration, DurationError> {
+pub fn parse_interval(s: &str) -> Result<Duration, FlagDurationError> {
     match parse_duration(s)? {
-        Duration::ZERO => Err(DurationError::Zero(s.trim().to_string())),
+        Duration::ZERO => Err(FlagDurationError::Zero(s.trim().to_string())),
         d => Ok(d),
     }
 }
@@ -423,9 +423,9 @@ mod tests {
         assert_eq!(parse_interval("10s"), Ok(Duration::from_secs(10)));
         assert_eq!(parse_interval("1ms"), Ok(Duration::from_millis(1)));
         for zero in ["0", "0s", "0ms", "00m", " 0h "] {
-            assert_eq!(parse_interval(zero), Err(DurationError::Zero(zero.trim().into())), "{zero}");
+            assert_eq!(parse_interval(zero), Err(FlagDurationError::Zero(zero.trim().into())), "{zero}");
         }
         assert_eq!(parse_interval("0s").unwrap_err().to_string(), "invalid duration \"0s\": must be greater than zero");
-        assert_eq!(parse_interval("-5m"), Err(DurationError::Negative("-5m".into())));
+        assert_eq!(parse_interval("-5m"), Err(FlagDurationError::Negative("-5m".into())));
     }
 }

@@ -11,14 +11,14 @@ use axum_server::tls_rustls::{RustlsAcceptor, RustlsConfig};
 use hpa_cluster::watch::{CacheOptions, ContextCache};
 use hpa_cluster::{ClientOptions, Cluster};
 
-use crate::admission::Admission;
+use crate::admission::Reviewer;
 use crate::cli::ServeArgs;
 use crate::context::{ClusterContext, ContextSettings};
 use crate::metrics::Reloaded;
 use crate::policy::{PolicyError, PolicyStore};
 use crate::shutdown::{self, Drain};
 use crate::tls::{self, CertStore, Reload, TlsError};
-use crate::{AppState, Limits};
+use crate::{AppState, RequestLimits};
 
 /// Longest time a client may take to send its request headers, or its TLS handshake.
 const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
@@ -65,7 +65,7 @@ pub async fn context(args: &ServeArgs) -> Result<Option<ClusterContext>, ServeEr
     tracing::info!(server = cluster.server(), "context cache: watching the cluster");
     // Cached HPAs are admitted as /validate admits them (this release and these gates), once,
     // when their event arrives.
-    let admission = Admission::new(args.gates()?).cache_admission();
+    let admission = Reviewer::new(args.gates()?).cache_admission();
     let cache = ContextCache::start(
         cluster,
         CacheOptions {
@@ -86,8 +86,8 @@ pub fn state_with(args: &ServeArgs, context: Option<ClusterContext>) -> Result<A
         tracing::warn!("the policy sets tolerance defaults, which are ignored while HPAConfigurableTolerance is off");
     }
     let certs = Arc::new(CertStore::new(&args.tls_cert, &args.tls_key));
-    let limits = Limits { max_body_bytes: args.max_body_bytes, request_timeout: args.request_timeout };
-    let admission = Admission::new(gates).with_lint_warnings(args.lint_warnings);
+    let limits = RequestLimits { max_body_bytes: args.max_body_bytes, request_timeout: args.request_timeout };
+    let admission = Reviewer::new(gates).with_lint_warnings(args.lint_warnings);
     Ok(AppState::with_context(admission, policy, certs, limits, context))
 }
 
