@@ -239,7 +239,7 @@ fn the_linter_and_the_webhook_report_the_same_rules_on_update_in_every_release()
         let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) else { continue };
         let namespace = format!("p{i}");
         meta.insert("namespace".into(), json!(namespace));
-        if !meta.get("name").and_then(Value::as_str).is_some_and(|n| !n.is_empty()) {
+        if meta.get("name").and_then(Value::as_str).is_none_or(str::is_empty) {
             meta.insert("name".into(), json!("unnamed"));
         }
         if hpa_tests::apiserver::store::convert_hpa(&object, api::ApiVersion::V2).is_err() {
