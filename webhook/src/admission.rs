@@ -25,6 +25,10 @@
 //! malformed gets `allowed: false` with the reason.
 
 use std::collections::HashSet;
+use std::path::Path;
+use std::sync::Arc;
+
+use hpa_config::ConfigError;
 
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -39,6 +43,7 @@ use hpa_core::field::{self, FieldError};
 use hpa_core::rules::{self, Finding, Ignore, Location, Severity};
 
 use crate::context::{self, View};
+use crate::files::FileValue;
 use crate::metrics::{Endpoint, OperationLabel, OutcomeLabel};
 use crate::patch;
 use crate::policy::{Effective, Enforcement, Policy, Violation};
@@ -60,10 +65,12 @@ pub const MAX_WARNING_CHARS: usize = 256;
 #[derive(Debug, Clone)]
 pub struct Reviewer {
     gates: FeatureGates,
-    /// The front door's options, shared by every review (the request's namespace is an input of
-    /// each call, [`check::check_in`]); with lint warnings off, only kube-apiserver's errors are
-    /// checked.
-    check: check::Options,
+    lint_warnings: bool,
+    /// The front door's options in force, shared by every review (the request's namespace is an
+    /// input of each call, [`check::check_in`]): the rules' levels and bounds of the lint
+    /// configuration (`--lint-config`, read again when it changes), or the defaults; with lint
+    /// warnings off, only kube-apiserver's errors are checked.
+    check: Arc<FileValue<check::Options, ConfigError>>,
 }
 
 /// The HTTP answer to one review.
@@ -169,20 +176,55 @@ struct Decoded<'a> {
 }
 
 impl Reviewer {
-    /// The reviewer for a cluster with these feature gates, with lint warnings.
+    /// The reviewer for a cluster with these feature gates, with lint warnings and the rules'
+    /// defaults.
     pub fn new(gates: FeatureGates) -> Reviewer {
-        let mut check = check::Options::for_gates(gates.clone());
-        // kube-apiserver has defaulted the object, and decoded it with its own (maybe newer)
-        // schema: an unknown field is version skew, ignored.
-        check.request =
-            check::Request { apply_defaults: false, default_namespace: None, strictness: Strictness::Lenient };
-        Reviewer { check, gates }
+        let check = Arc::new(FileValue::fixed(front_door_options(&gates, true, None), config_read_error));
+        Reviewer { gates, lint_warnings: true, check }
     }
 
-    /// Turns lint warnings on or off.
+    /// Turns lint warnings on or off (before [`Reviewer::with_lint_config`], which keeps the
+    /// choice).
     pub fn with_lint_warnings(mut self, on: bool) -> Reviewer {
-        self.check.rules = if on { check::RuleConfig::default() } else { check::RuleConfig::only_errors() };
+        self.lint_warnings = on;
+        self.check = Arc::new(FileValue::fixed(front_door_options(&self.gates, on, None), config_read_error));
         self
+    }
+
+    /// Runs the rules as the lint configuration `path` (`.hpa-lint.yaml`'s format, read by
+    /// hpa-config's reader as `hpa-lint --config` reads it) says: its `rules:` (off, on, a
+    /// severity) and its `settings:` (the bounds of the numeric rules). The file is read again
+    /// by [`Reviewer::reload_lint_config`]. Its other keys describe the files and the cluster
+    /// a CI run lints against, which the webhook's own flags describe here: they are logged as
+    /// not used.
+    pub fn with_lint_config(mut self, path: &Path) -> Result<Reviewer, ConfigError> {
+        let (gates, lint_warnings) = (self.gates.clone(), self.lint_warnings);
+        let parse = move |path: &Path, bytes: &[u8]| -> Result<check::Options, ConfigError> {
+            let name = path.display().to_string();
+            let text = std::str::from_utf8(bytes)
+                .map_err(|e| ConfigError { location: name.clone(), message: format!("not UTF-8: {e}") })?;
+            let config = hpa_config::parse(&name, text)?;
+            for key in unused_lint_config_keys(&config) {
+                tracing::warn!(
+                    "{}: {key} is not used by hpa-webhook (its own flags describe the cluster it serves)",
+                    config.at(key)
+                );
+            }
+            Ok(front_door_options(&gates, lint_warnings, Some(&config)))
+        };
+        self.check = Arc::new(FileValue::open(path, parse, config_read_error)?);
+        Ok(self)
+    }
+
+    /// Reads the lint configuration again if its file changed; `Ok(true)` when a new one is in
+    /// force. An invalid file leaves the one in force.
+    pub async fn reload_lint_config(&self) -> Result<bool, ConfigError> {
+        self.check.reload().await
+    }
+
+    /// The lint configuration's file, if there is one.
+    pub fn lint_config(&self) -> Option<&Path> {
+        self.check.path()
     }
 
     /// The feature gates in force.
@@ -192,19 +234,20 @@ impl Reviewer {
 
     /// Whether lint warnings are on.
     pub fn lint_warnings(&self) -> bool {
-        self.check.rules != check::RuleConfig::only_errors()
+        self.lint_warnings
     }
 
-    /// The front door's options (lint warnings on or off; the request's namespace unset).
-    pub fn check_options(&self) -> &check::Options {
-        &self.check
+    /// The front door's options in force (lint warnings on or off, the lint configuration's
+    /// rules and bounds; the request's namespace unset).
+    pub fn check_options(&self) -> arc_swap::Guard<Arc<check::Options>> {
+        self.check.current()
     }
 
     /// The front door's options for the context cache's HPAs, admitted once as they arrive
     /// (hpa-cluster's `CachedHpa::admit`): these options with no rule run (the rules run per
     /// review, on the admitted object).
     pub fn cache_admission(&self) -> check::Options {
-        check::Options { rules: check::RuleConfig::only_errors(), ..self.check.clone() }
+        check::Options { rules: check::RuleConfig::only_errors(), ..check::Options::clone(&self.check.current()) }
     }
 
     /// Answers one AdmissionReview body on `endpoint`, under `policy`, without a view of the
@@ -321,7 +364,8 @@ impl Reviewer {
             }
             pipeline::Operation::Create => None,
         };
-        let options = &self.check;
+        let options = self.check.current();
+        let options: &check::Options = &options;
         let input =
             Input { object: Written::Decoded(Box::new(new.hpa)), old: old.map(|o| o.hpa), id: None, world: None };
         // The request's namespace is an input of the call: the options are shared.
@@ -444,7 +488,7 @@ impl Reviewer {
             let exempt = exemption();
             let before = match exempt {
                 Some(_) => HashSet::new(),
-                None => self.findings_before(request, namespace, view),
+                None => self.findings_before(request, namespace, view, options),
             };
             denying.retain(|(f, _)| {
                 let reason = match exempt {
@@ -477,19 +521,20 @@ impl Reviewer {
         request: &AdmissionRequest<'_>,
         namespace: &str,
         view: &View<'_>,
+        options: &check::Options,
     ) -> HashSet<(&'static str, String)> {
         let Ok(old) = decode(request, "oldObject", request.old_object, self.gates.version()) else {
             return HashSet::new();
         };
         let input = Input { object: Written::Decoded(Box::new(old.hpa)), old: None, id: None, world: None };
-        let check::Report { admission, mut findings } = check::check_in(input, Some(namespace), &self.check);
+        let check::Report { admission, mut findings } = check::check_in(input, Some(namespace), options);
         if let check::Admission::Admitted(admitted) = admission
             && let Some(index) = view.index()
         {
             let t = &admitted.effective().spec.scale_target_ref;
             let id = context::hpa_id(admitted.effective());
             let overlay = hpa_cluster::Overlay::new(index).with_hpa(&id, &t.kind, &t.name);
-            findings.extend(admitted.check_world(Some(&id), &overlay, &self.check));
+            findings.extend(admitted.check_world(Some(&id), &overlay, options));
         }
         findings.into_iter().map(|f| (f.rule.id, f.message)).collect()
     }
@@ -582,6 +627,60 @@ pub fn mutate_v1(
         out.metadata.annotations.insert(annotations::BEHAVIOR.to_string(), annotations::encode_behavior(b));
     }
     out
+}
+
+/// The front door's options of a reviewer: kube-apiserver's request as a webhook receives it
+/// (already defaulted, decoded with kube-apiserver's own, maybe newer, schema: an unknown field
+/// is version skew, ignored), the rules' levels and bounds of `config` (hpa-config's
+/// [`SettingsFile::apply`](hpa_config::SettingsFile::apply), as `hpa-lint` applies them), and
+/// only kube-apiserver's errors without lint warnings.
+fn front_door_options(
+    gates: &FeatureGates,
+    lint_warnings: bool,
+    config: Option<&hpa_config::Config>,
+) -> check::Options {
+    let mut options = check::Options::for_gates(gates.clone());
+    options.request =
+        check::Request { apply_defaults: false, default_namespace: None, strictness: Strictness::Lenient };
+    if let Some(config) = config {
+        options.settings = config.file.settings.apply(options.settings);
+    }
+    options.rules = match (lint_warnings, config) {
+        (false, _) => check::RuleConfig::only_errors(),
+        (true, Some(config)) => check::RuleConfig { levels: config.levels.clone(), ..check::RuleConfig::default() },
+        (true, None) => check::RuleConfig::default(),
+    };
+    options
+}
+
+/// The keys a lint configuration sets that the webhook does not use: the release, gates and
+/// kube-controller-manager's flags (`--kubernetes-version` and `--feature-gates` describe the
+/// cluster served; the controller's defaults apply), and what concerns files (`failOn`,
+/// `exclude`, `scope`).
+fn unused_lint_config_keys(config: &hpa_config::Config) -> Vec<&'static str> {
+    let file = &config.file;
+    let controller = &file.controller;
+    [
+        ("kubernetesVersion", file.kubernetes_version.is_some()),
+        ("featureGates", file.feature_gates.is_some()),
+        ("failOn", file.fail_on.is_some()),
+        ("exclude", !file.exclude.is_empty()),
+        ("scope", file.scope.is_some()),
+        (
+            "controller",
+            controller.sync_period_seconds.is_some()
+                || controller.tolerance.is_some()
+                || controller.downscale_stabilization_seconds.is_some(),
+        ),
+    ]
+    .into_iter()
+    .filter_map(|(key, set)| set.then_some(key))
+    .collect()
+}
+
+/// An unreadable lint configuration, worded as `hpa-lint` words it.
+fn config_read_error(path: std::path::PathBuf, e: std::io::Error) -> ConfigError {
+    ConfigError { location: path.display().to_string(), message: format!("cannot read the configuration: {e}") }
 }
 
 /// A lint finding as a warning: `HPA101 min-replicas-equals-max: <message>`, at most

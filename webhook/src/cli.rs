@@ -125,6 +125,14 @@ pub struct ServeArgs {
     #[arg(long, env = "HPA_WEBHOOK_POLICY", hide_env_values = true, value_name = "PATH")]
     pub policy: Option<PathBuf>,
 
+    /// Lint configuration (`.hpa-lint.yaml`'s format, as `hpa-lint --config` reads it): its
+    /// `rules:` (off, on, a severity) and `settings:` (the numeric rules' bounds) apply to the
+    /// warnings and `denyRules` of /validate and /validate-workloads, as in CI; reloaded when
+    /// the file changes. Its release, gates and controller keys are not used (these flags
+    /// describe the cluster).
+    #[arg(long, env = "HPA_WEBHOOK_LINT_CONFIG", hide_env_values = true, value_name = "PATH")]
+    pub lint_config: Option<PathBuf>,
+
     /// Kubernetes release whose rules apply: 1.33 to 1.37, or 1.38 (a preview of the
     /// development branch); the default is the newest generally available release.
     #[arg(long, env = "HPA_WEBHOOK_KUBERNETES_VERSION", hide_env_values = true, value_name = "VERSION", default_value_t = KubernetesVersion::LATEST)]
@@ -182,8 +190,8 @@ pub struct ServeArgs {
     #[arg(long, env = "HPA_WEBHOOK_MAX_BODY_BYTES", hide_env_values = true, value_name = "BYTES", default_value_t = 4 * 1024 * 1024)]
     pub max_body_bytes: usize,
 
-    /// How often the certificate, key and policy files are checked for changes (greater than
-    /// zero).
+    /// How often the certificate, key, policy and lint configuration files are checked for
+    /// changes (greater than zero).
     #[arg(long, env = "HPA_WEBHOOK_RELOAD_INTERVAL", hide_env_values = true, value_name = "DURATION", default_value = "10s", value_parser = parse_interval)]
     pub reload_interval: Duration,
 

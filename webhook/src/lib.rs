@@ -22,6 +22,7 @@ pub mod certs;
 pub mod cli;
 pub mod context;
 pub mod export;
+pub mod files;
 pub mod metrics;
 pub mod patch;
 pub mod policy;

@@ -104,6 +104,8 @@ label_enum! {
         Certificate => "certificate",
         /// The organization policy.
         Policy => "policy",
+        /// The lint configuration (`--lint-config`).
+        LintConfig => "lint_config",
     }
 }
 

@@ -33,6 +33,9 @@ pub enum ServeError {
     /// The policy file is missing or invalid.
     #[error(transparent)]
     Policy(#[from] PolicyError),
+    /// The lint configuration (`--lint-config`) is missing or invalid.
+    #[error("--lint-config: {0}")]
+    LintConfig(#[from] hpa_config::ConfigError),
     /// The TLS configuration was refused.
     #[error(transparent)]
     Tls(#[from] TlsError),
@@ -87,7 +90,10 @@ pub fn state_with(args: &ServeArgs, context: Option<ClusterContext>) -> Result<A
     }
     let certs = Arc::new(CertStore::new(&args.tls_cert, &args.tls_key));
     let limits = RequestLimits { max_body_bytes: args.max_body_bytes, request_timeout: args.request_timeout };
-    let admission = Reviewer::new(gates).with_lint_warnings(args.lint_warnings);
+    let mut admission = Reviewer::new(gates).with_lint_warnings(args.lint_warnings);
+    if let Some(path) = &args.lint_config {
+        admission = admission.with_lint_config(path)?;
+    }
     Ok(AppState::with_context(admission, policy, certs, limits, context))
 }
 
@@ -128,9 +134,9 @@ where
     Ok(())
 }
 
-/// Checks the certificate, key and policy files every `interval`. The CLI refuses a zero
-/// interval ([`crate::cli::parse_interval`]); a caller of the library that passes one gets the
-/// shortest period instead of `tokio::time::interval`'s panic.
+/// Checks the certificate, key, policy and lint configuration files every `interval`. The CLI
+/// refuses a zero interval ([`crate::cli::parse_interval`]); a caller of the library that passes
+/// one gets the shortest period instead of `tokio::time::interval`'s panic.
 async fn reload_loop(state: AppState, interval: Duration) {
     let mut ticker = tokio::time::interval(interval.max(Duration::from_millis(1)));
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -139,6 +145,7 @@ async fn reload_loop(state: AppState, interval: Duration) {
         ticker.tick().await;
         reload_certificate(&state).await;
         reload_policy(&state).await;
+        reload_lint_config(&state).await;
     }
 }
 
@@ -175,6 +182,21 @@ async fn reload_policy(state: &AppState) {
         Err(error) => {
             shared.metrics.reloaded(Reloaded::Policy, false);
             tracing::error!(%error, "policy not reloaded; the one in force stays");
+        }
+    }
+}
+
+async fn reload_lint_config(state: &AppState) {
+    let shared = state.shared();
+    match shared.admission.reload_lint_config().await {
+        Ok(false) => {}
+        Ok(true) => {
+            shared.metrics.reloaded(Reloaded::LintConfig, true);
+            tracing::info!("lint configuration reloaded");
+        }
+        Err(error) => {
+            shared.metrics.reloaded(Reloaded::LintConfig, false);
+            tracing::error!(%error, "lint configuration not reloaded; the one in force stays");
         }
     }
 }

@@ -240,7 +240,7 @@ fn warnings(
         let admitted = &hpa.admitted;
         let found = |objects: &dyn Objects| -> Vec<Finding> {
             admitted
-                .check_world(Some(&hpa.id), objects, opts)
+                .check_world(Some(&hpa.id), objects, &opts)
                 .into_iter()
                 .filter(|f| f.severity >= Severity::Warning)
                 .collect()
