@@ -5,7 +5,10 @@
 //!   a minimal JSON Patch against the object as sent. A nil `behavior` stays nil unless the
 //!   policy sets one. For `autoscaling/v1`, `behavior` lives in the
 //!   `autoscaling.alpha.kubernetes.io/behavior` annotation, read and written with hpa-core's
-//!   conversion functions.
+//!   conversion functions. Decoding is hpa-core's one decoder and defaulting hpa-core's
+//!   `defaults` (`default_v2`, `default_v1`, and `default_behavior` for the annotation's
+//!   behavior), as in `hpa-lint default`; not the front door, whose defaulted forms are the
+//!   internal one, where a patch needs the object's own version.
 //! - `/validate` takes the object through hpa-core's front door ([`hpa_core::check`]) without
 //!   defaulting (the object is already defaulted): kube-apiserver's pipeline and the rules in
 //!   one report. It denies with the 422 `Status` kube-apiserver would return for the report's
@@ -622,8 +625,7 @@ pub fn mutate_v1(
     if policy.apply_behavior(&mut behavior, tolerance)
         && let Some(b) = &mut behavior
     {
-        b.scale_up = Some(defaults::scale_up_rules(b.scale_up.as_ref()));
-        b.scale_down = Some(defaults::scale_down_rules(b.scale_down.as_ref()));
+        defaults::default_behavior(b);
         out.metadata.annotations.insert(annotations::BEHAVIOR.to_string(), annotations::encode_behavior(b));
     }
     out
