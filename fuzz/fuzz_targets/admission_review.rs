@@ -1,4 +1,4 @@
-//! The webhook's AdmissionReview handler, called in-process (`Admission::review`, what the
+//! The webhook's AdmissionReview handler, called in-process (`Reviewer::review`, what the
 //! server's `POST /validate` and `POST /mutate` run on a request body).
 //!
 //! The first byte picks how the rest is used:
@@ -23,14 +23,14 @@ use std::sync::LazyLock;
 use base64::Engine as _;
 use hpa_core::features::FeatureGates;
 use hpa_lint::source;
-use hpa_webhook::admission::Admission;
+use hpa_webhook::admission::Reviewer;
 use hpa_webhook::metrics::Endpoint;
 use hpa_webhook::policy::Policy;
 use hpa_webhook::review::hpa_review;
 use libfuzzer_sys::fuzz_target;
 use serde_json::{Value, json};
 
-static ADMISSION: LazyLock<Admission> = LazyLock::new(|| Admission::new(FeatureGates::default()));
+static ADMISSION: LazyLock<Reviewer> = LazyLock::new(|| Reviewer::new(FeatureGates::default()));
 
 static NO_POLICY: LazyLock<Policy> = LazyLock::new(Policy::default);
 

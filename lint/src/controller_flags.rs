@@ -40,6 +40,18 @@ pub struct ControllerFlags {
     pub initial_readiness_delay: Option<Duration>,
 }
 
+impl From<&hpa_config::ControllerFile> for ControllerFlags {
+    /// The flags the `controller:` section of `.hpa-lint.yaml` sets.
+    fn from(file: &hpa_config::ControllerFile) -> Self {
+        ControllerFlags {
+            sync_period: file.sync_period_seconds.map(Duration::from_secs),
+            tolerance: file.tolerance,
+            downscale_stabilization: file.downscale_stabilization_seconds.map(Duration::from_secs),
+            ..ControllerFlags::default()
+        }
+    }
+}
+
 /// A flag value the controller cannot work with.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]

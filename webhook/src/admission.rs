@@ -5,7 +5,10 @@
 //!   a minimal JSON Patch against the object as sent. A nil `behavior` stays nil unless the
 //!   policy sets one. For `autoscaling/v1`, `behavior` lives in the
 //!   `autoscaling.alpha.kubernetes.io/behavior` annotation, read and written with hpa-core's
-//!   conversion functions.
+//!   conversion functions. Decoding is hpa-core's one decoder and defaulting hpa-core's
+//!   `defaults` (`default_v2`, `default_v1`, and `default_behavior` for the annotation's
+//!   behavior), as in `hpa-lint default`; not the front door, whose defaulted forms are the
+//!   internal one, where a patch needs the object's own version.
 //! - `/validate` takes the object through hpa-core's front door ([`hpa_core::check`]) without
 //!   defaulting (the object is already defaulted): kube-apiserver's pipeline and the rules in
 //!   one report. It denies with the 422 `Status` kube-apiserver would return for the report's
@@ -25,13 +28,17 @@
 //! malformed gets `allowed: false` with the reason.
 
 use std::collections::HashSet;
+use std::path::Path;
+use std::sync::Arc;
+
+use hpa_config::ConfigError;
 
 use serde_json::Value;
 use serde_json::value::RawValue;
 
 use hpa_core::admission as pipeline;
 use hpa_core::api::{self, ApiVersion, DecodeError, Strictness, VersionedHpa, v1, v2};
-use hpa_core::check::{self, Admission as Admitting, Input, Written};
+use hpa_core::check::{self, Input, Written};
 use hpa_core::convert::annotations;
 use hpa_core::defaults;
 use hpa_core::features::{FeatureGates, Gate, KubernetesVersion};
@@ -39,10 +46,13 @@ use hpa_core::field::{self, FieldError};
 use hpa_core::rules::{self, Finding, Ignore, Location, Severity};
 
 use crate::context::{self, View};
-use crate::metrics::{Endpoint, Operation, Outcome};
+use crate::files::FileValue;
+use crate::metrics::{Endpoint, OperationLabel, OutcomeLabel};
 use crate::patch;
 use crate::policy::{Effective, Enforcement, Policy, Violation};
-use crate::review::{self, Rejection, Request, Response, ResponseReview, Status, StatusCause, StatusDetails};
+use crate::review::{
+    self, AdmissionRequest, AdmissionResponse, Rejection, ResponseReview, Status, StatusCause, StatusDetails,
+};
 
 /// Longest warning, in characters: what kube-apiserver keeps of each warning once a response's
 /// warnings pass 4096 characters (`truncateItemRunes` = 256 against `truncateAtTotalRunes` in
@@ -53,14 +63,17 @@ use crate::review::{self, Rejection, Request, Response, ResponseReview, Status, 
 /// the rule) is no longer cut off, as it was at 120.
 pub const MAX_WARNING_CHARS: usize = 256;
 
-/// The admission logic, configured once for the cluster it serves.
+/// Reviews AdmissionReviews: the admission logic, configured once for the cluster it serves
+/// (what it decides for one HPA is hpa-core's [`check::Admission`] and the policy's).
 #[derive(Debug, Clone)]
-pub struct Admission {
+pub struct Reviewer {
     gates: FeatureGates,
-    /// The front door's options, shared by every review (the request's namespace is an input of
-    /// each call, [`check::check_in`]); with lint warnings off, only kube-apiserver's errors are
-    /// checked.
-    check: check::Options,
+    lint_warnings: bool,
+    /// The front door's options in force, shared by every review (the request's namespace is an
+    /// input of each call, [`check::check_in`]): the rules' levels and bounds of the lint
+    /// configuration (`--lint-config`, read again when it changes), or the defaults; with lint
+    /// warnings off, only kube-apiserver's errors are checked.
+    check: Arc<FileValue<check::Options, ConfigError>>,
 }
 
 /// The HTTP answer to one review.
@@ -71,9 +84,9 @@ pub struct Answer {
     /// `application/json` review for 200, a `text/plain` reason for 400.
     pub body: Vec<u8>,
     /// The request's operation, for metrics.
-    pub operation: Operation,
+    pub operation: OperationLabel,
     /// How it ended, for metrics.
-    pub outcome: Outcome,
+    pub outcome: OutcomeLabel,
     /// What the cluster context added, for metrics.
     pub context: ContextReport,
 }
@@ -88,7 +101,7 @@ pub struct ContextReport {
 }
 
 impl Answer {
-    pub(crate) fn review(response: &Response, operation: Operation, outcome: Outcome) -> Answer {
+    pub(crate) fn review(response: &AdmissionResponse, operation: OperationLabel, outcome: OutcomeLabel) -> Answer {
         Answer {
             status: 200,
             body: ResponseReview::new(response).to_vec(),
@@ -102,8 +115,8 @@ impl Answer {
         Answer {
             status: 400,
             body: message.into_bytes(),
-            operation: Operation::Unknown,
-            outcome: Outcome::Invalid,
+            operation: OperationLabel::Unknown,
+            outcome: OutcomeLabel::Invalid,
             context: ContextReport::default(),
         }
     }
@@ -165,21 +178,56 @@ struct Decoded<'a> {
     unknown_fields: Vec<String>,
 }
 
-impl Admission {
-    /// Admission for a cluster with these feature gates, with lint warnings.
-    pub fn new(gates: FeatureGates) -> Admission {
-        let mut check = check::Options::for_gates(gates.clone());
-        // kube-apiserver has defaulted the object, and decoded it with its own (maybe newer)
-        // schema: an unknown field is version skew, ignored.
-        check.request =
-            check::Request { apply_defaults: false, default_namespace: None, strictness: Strictness::Lenient };
-        Admission { check, gates }
+impl Reviewer {
+    /// The reviewer for a cluster with these feature gates, with lint warnings and the rules'
+    /// defaults.
+    pub fn new(gates: FeatureGates) -> Reviewer {
+        let check = Arc::new(FileValue::fixed(front_door_options(&gates, true, None), config_read_error));
+        Reviewer { gates, lint_warnings: true, check }
     }
 
-    /// Turns lint warnings on or off.
-    pub fn with_lint_warnings(mut self, on: bool) -> Admission {
-        self.check.rules = if on { check::RuleConfig::default() } else { check::RuleConfig::only_errors() };
+    /// Turns lint warnings on or off (before [`Reviewer::with_lint_config`], which keeps the
+    /// choice).
+    pub fn with_lint_warnings(mut self, on: bool) -> Reviewer {
+        self.lint_warnings = on;
+        self.check = Arc::new(FileValue::fixed(front_door_options(&self.gates, on, None), config_read_error));
         self
+    }
+
+    /// Runs the rules as the lint configuration `path` (`.hpa-lint.yaml`'s format, read by
+    /// hpa-config's reader as `hpa-lint --config` reads it) says: its `rules:` (off, on, a
+    /// severity) and its `settings:` (the bounds of the numeric rules). The file is read again
+    /// by [`Reviewer::reload_lint_config`]. Its other keys describe the files and the cluster
+    /// a CI run lints against, which the webhook's own flags describe here: they are logged as
+    /// not used.
+    pub fn with_lint_config(mut self, path: &Path) -> Result<Reviewer, ConfigError> {
+        let (gates, lint_warnings) = (self.gates.clone(), self.lint_warnings);
+        let parse = move |path: &Path, bytes: &[u8]| -> Result<check::Options, ConfigError> {
+            let name = path.display().to_string();
+            let text = std::str::from_utf8(bytes)
+                .map_err(|e| ConfigError { location: name.clone(), message: format!("not UTF-8: {e}") })?;
+            let config = hpa_config::parse(&name, text)?;
+            for key in unused_lint_config_keys(&config) {
+                tracing::warn!(
+                    "{}: {key} is not used by hpa-webhook (its own flags describe the cluster it serves)",
+                    config.at(key)
+                );
+            }
+            Ok(front_door_options(&gates, lint_warnings, Some(&config)))
+        };
+        self.check = Arc::new(FileValue::open(path, parse, config_read_error)?);
+        Ok(self)
+    }
+
+    /// Reads the lint configuration again if its file changed; `Ok(true)` when a new one is in
+    /// force. An invalid file leaves the one in force.
+    pub async fn reload_lint_config(&self) -> Result<bool, ConfigError> {
+        self.check.reload().await
+    }
+
+    /// The lint configuration's file, if there is one.
+    pub fn lint_config(&self) -> Option<&Path> {
+        self.check.path()
     }
 
     /// The feature gates in force.
@@ -189,19 +237,20 @@ impl Admission {
 
     /// Whether lint warnings are on.
     pub fn lint_warnings(&self) -> bool {
-        self.check.rules != check::RuleConfig::only_errors()
+        self.lint_warnings
     }
 
-    /// The front door's options (lint warnings on or off; the request's namespace unset).
-    pub fn check_options(&self) -> &check::Options {
-        &self.check
+    /// The front door's options in force (lint warnings on or off, the lint configuration's
+    /// rules and bounds; the request's namespace unset).
+    pub fn check_options(&self) -> arc_swap::Guard<Arc<check::Options>> {
+        self.check.current()
     }
 
     /// The front door's options for the context cache's HPAs, admitted once as they arrive
     /// (hpa-cluster's `CachedHpa::admit`): these options with no rule run (the rules run per
     /// review, on the admitted object).
     pub fn cache_admission(&self) -> check::Options {
-        check::Options { rules: check::RuleConfig::only_errors(), ..self.check.clone() }
+        check::Options { rules: check::RuleConfig::only_errors(), ..check::Options::clone(&self.check.current()) }
     }
 
     /// Answers one AdmissionReview body on `endpoint`, under `policy`, without a view of the
@@ -222,7 +271,11 @@ impl Admission {
             }
             Err(Rejection::Invalid { uid, message }) => {
                 tracing::warn!(%uid, reason = %message, "rejected a malformed AdmissionReview");
-                return Answer::review(&Response::invalid(&uid, message), Operation::Unknown, Outcome::Invalid);
+                return Answer::review(
+                    &AdmissionResponse::invalid(&uid, message),
+                    OperationLabel::Unknown,
+                    OutcomeLabel::Invalid,
+                );
             }
         };
         let operation = operation_of(&request);
@@ -239,11 +292,11 @@ impl Admission {
         let mut report = ContextReport::default();
         let (response, outcome) = self.decide(endpoint, &request, operation, policy, view, &mut report);
         match outcome {
-            Outcome::Denied => {
+            OutcomeLabel::Denied => {
                 let reason = response.status.as_ref().map(|s| s.message.as_str()).unwrap_or_default();
                 tracing::info!(reason, "denied");
             }
-            Outcome::Invalid => {
+            OutcomeLabel::Invalid => {
                 let reason = response.status.as_ref().map(|s| s.message.as_str()).unwrap_or_default();
                 tracing::warn!(reason, "malformed request");
             }
@@ -255,25 +308,27 @@ impl Admission {
     fn decide(
         &self,
         endpoint: Endpoint,
-        request: &Request<'_>,
-        op: Operation,
+        request: &AdmissionRequest<'_>,
+        op: OperationLabel,
         policy: &Policy,
         view: &View<'_>,
         report: &mut ContextReport,
-    ) -> (Response, Outcome) {
+    ) -> (AdmissionResponse, OutcomeLabel) {
         let uid = request.uid.as_ref();
         if endpoint == Endpoint::ValidateWorkloads {
             return crate::workloads::decide(self, request, op, view, report);
         }
         let operation = match op {
-            _ if !request.is_hpa_resource() => return (Response::allow(uid), Outcome::Skipped),
-            Operation::Create => pipeline::Operation::Create,
-            Operation::Update => pipeline::Operation::Update,
-            Operation::Delete | Operation::Connect => return (Response::allow(uid), Outcome::Skipped),
-            Operation::Unknown => {
+            _ if !request.is_hpa_resource() => return (AdmissionResponse::allow(uid), OutcomeLabel::Skipped),
+            OperationLabel::Create => pipeline::Operation::Create,
+            OperationLabel::Update => pipeline::Operation::Update,
+            OperationLabel::Delete | OperationLabel::Connect => {
+                return (AdmissionResponse::allow(uid), OutcomeLabel::Skipped);
+            }
+            OperationLabel::Unknown => {
                 let message =
                     format!("request.operation {:?} is not one of CREATE, UPDATE, DELETE, CONNECT", request.operation);
-                return (Response::invalid(uid, message), Outcome::Invalid);
+                return (AdmissionResponse::invalid(uid, message), OutcomeLabel::Invalid);
             }
         };
         if request.kind.group != api::GROUP || request.kind.kind != api::KIND {
@@ -281,28 +336,28 @@ impl Admission {
                 "request.kind is {:?} in group {:?}, but the resource is autoscaling/horizontalpodautoscalers",
                 request.kind.kind, request.kind.group
             );
-            return (Response::invalid(uid, message), Outcome::Invalid);
+            return (AdmissionResponse::invalid(uid, message), OutcomeLabel::Invalid);
         }
         if operation == pipeline::Operation::Update && request.old_object.is_none_or(|o| o.get() == "null") {
-            return (Response::invalid(uid, "request.oldObject is missing for UPDATE"), Outcome::Invalid);
+            return (AdmissionResponse::invalid(uid, "request.oldObject is missing for UPDATE"), OutcomeLabel::Invalid);
         }
         let result = match endpoint {
             Endpoint::Validate => self.validate(request, operation, policy, view, report),
             Endpoint::Mutate | Endpoint::ValidateWorkloads => self.mutate(request, policy),
         };
-        result.unwrap_or_else(|e| (Response::invalid(uid, e.to_string()), Outcome::Invalid))
+        result.unwrap_or_else(|e| (AdmissionResponse::invalid(uid, e.to_string()), OutcomeLabel::Invalid))
     }
 
     // === /validate ===
 
     fn validate(
         &self,
-        request: &Request<'_>,
+        request: &AdmissionRequest<'_>,
         operation: pipeline::Operation,
         policy: &Policy,
         view: &View<'_>,
         report: &mut ContextReport,
-    ) -> Result<(Response, Outcome), ReviewError> {
+    ) -> Result<(AdmissionResponse, OutcomeLabel), ReviewError> {
         let uid = request.uid.as_ref();
         let namespace = request.namespace();
         let new = decode(request, "object", request.object, self.gates.version())?;
@@ -312,17 +367,18 @@ impl Admission {
             }
             pipeline::Operation::Create => None,
         };
-        let options = &self.check;
+        let options = self.check.current();
+        let options: &check::Options = &options;
         let input =
             Input { object: Written::Decoded(Box::new(new.hpa)), old: old.map(|o| o.hpa), id: None, world: None };
         // The request's namespace is an input of the call: the options are shared.
         let check::Report { admission, mut findings } = check::check_in(input, Some(namespace), options);
         let admitted = match admission {
-            Admitting::Admitted(admitted) => admitted,
-            Admitting::Unconvertible { error, .. } => return Err(error.into()),
+            check::Admission::Admitted(admitted) => admitted,
+            check::Admission::Unconvertible { error, .. } => return Err(error.into()),
             // Not reached: the webhook decoded the object itself (leniently, from the request's
             // bytes) before handing it to the door.
-            Admitting::Undecodable { version, errors } => {
+            check::Admission::Undecodable { version, errors } => {
                 let message = api::decode_failure_message(version, &errors);
                 return Err(ObjectError::Undecodable { field: "object", version, errors, message }.into());
             }
@@ -435,7 +491,7 @@ impl Admission {
             let exempt = exemption();
             let before = match exempt {
                 Some(_) => HashSet::new(),
-                None => self.findings_before(request, namespace, view),
+                None => self.findings_before(request, namespace, view, options),
             };
             denying.retain(|(f, _)| {
                 let reason = match exempt {
@@ -451,13 +507,13 @@ impl Admission {
         let allowed = outcome.errors.is_empty() && denials.is_empty() && denied_findings.is_empty();
 
         if allowed {
-            return Ok((Response::allow(uid).with_warnings(warnings), Outcome::Allowed));
+            return Ok((AdmissionResponse::allow(uid).with_warnings(warnings), OutcomeLabel::Allowed));
         }
         let mut errors = outcome.errors;
         errors.extend(denials.into_iter().map(|v| v.error));
         errors.extend(denied_findings);
         let status = invalid_status(&outcome.object.metadata.name, &errors);
-        Ok((Response::deny(uid, status).with_warnings(warnings), Outcome::Denied))
+        Ok((AdmissionResponse::deny(uid, status).with_warnings(warnings), OutcomeLabel::Denied))
     }
 
     /// The findings (rule and message) of an UPDATE's stored object, as `/validate` finds them
@@ -465,29 +521,34 @@ impl Admission {
     /// cluster (the stored object in place of the cached one). Empty when it does not decode.
     fn findings_before(
         &self,
-        request: &Request<'_>,
+        request: &AdmissionRequest<'_>,
         namespace: &str,
         view: &View<'_>,
+        options: &check::Options,
     ) -> HashSet<(&'static str, String)> {
         let Ok(old) = decode(request, "oldObject", request.old_object, self.gates.version()) else {
             return HashSet::new();
         };
         let input = Input { object: Written::Decoded(Box::new(old.hpa)), old: None, id: None, world: None };
-        let check::Report { admission, mut findings } = check::check_in(input, Some(namespace), &self.check);
-        if let Admitting::Admitted(admitted) = admission
+        let check::Report { admission, mut findings } = check::check_in(input, Some(namespace), options);
+        if let check::Admission::Admitted(admitted) = admission
             && let Some(index) = view.index()
         {
             let t = &admitted.effective().spec.scale_target_ref;
             let id = context::hpa_id(admitted.effective());
             let overlay = hpa_cluster::Overlay::new(index).with_hpa(&id, &t.kind, &t.name);
-            findings.extend(admitted.check_world(Some(&id), &overlay, &self.check));
+            findings.extend(admitted.check_world(Some(&id), &overlay, options));
         }
         findings.into_iter().map(|f| (f.rule.id, f.message)).collect()
     }
 
     // === /mutate ===
 
-    fn mutate(&self, request: &Request<'_>, policy: &Policy) -> Result<(Response, Outcome), ReviewError> {
+    fn mutate(
+        &self,
+        request: &AdmissionRequest<'_>,
+        policy: &Policy,
+    ) -> Result<(AdmissionResponse, OutcomeLabel), ReviewError> {
         let uid = request.uid.as_ref();
         let object = decode(request, "object", request.object, self.gates.version())?;
         let effective = policy.effective(request.namespace());
@@ -498,11 +559,11 @@ impl Admission {
             other => {
                 let warning =
                     format!("hpa-webhook mutates autoscaling/v1 and v2 only; {} left as is", other.api_version());
-                return Ok((Response::allow(uid).with_warnings(vec![warning]), Outcome::Allowed));
+                return Ok((AdmissionResponse::allow(uid).with_warnings(vec![warning]), OutcomeLabel::Allowed));
             }
         };
         if mutated == object.hpa {
-            return Ok((Response::allow(uid), Outcome::Allowed));
+            return Ok((AdmissionResponse::allow(uid), OutcomeLabel::Allowed));
         }
         // The object decoded, so it is JSON; a patch applies to it as sent. Read as Go reads it
         // (a lone surrogate escape kube-apiserver passes through in `fieldsV1` is U+FFFD here and
@@ -510,21 +571,21 @@ impl Admission {
         // not read is not patched rather than replaced whole.
         let Ok(sent) = hpa_core::go::parse_tree(object.raw) else {
             tracing::warn!("the object decodes but does not read as a JSON tree: not patched");
-            return Ok((Response::allow(uid), Outcome::Allowed));
+            return Ok((AdmissionResponse::allow(uid), OutcomeLabel::Allowed));
         };
         let (before, after) = (object.hpa.to_json(), mutated.to_json());
         if !before.is_object() || !after.is_object() {
             // Never a patch that replaces the whole object.
             tracing::warn!("the object does not render as a JSON object: not patched");
-            return Ok((Response::allow(uid), Outcome::Allowed));
+            return Ok((AdmissionResponse::allow(uid), OutcomeLabel::Allowed));
         }
         let patch = patch::between(&sent, &before, &after);
         if patch.0.is_empty() {
-            return Ok((Response::allow(uid), Outcome::Allowed));
+            return Ok((AdmissionResponse::allow(uid), OutcomeLabel::Allowed));
         }
         let patch = patch::to_json(&patch);
         tracing::debug!(patch = %String::from_utf8_lossy(&patch), "patched");
-        Ok((Response::allow(uid).with_patch(&patch), Outcome::Patched))
+        Ok((AdmissionResponse::allow(uid).with_patch(&patch), OutcomeLabel::Patched))
     }
 }
 
@@ -564,11 +625,64 @@ pub fn mutate_v1(
     if policy.apply_behavior(&mut behavior, tolerance)
         && let Some(b) = &mut behavior
     {
-        b.scale_up = Some(defaults::scale_up_rules(b.scale_up.as_ref()));
-        b.scale_down = Some(defaults::scale_down_rules(b.scale_down.as_ref()));
+        defaults::default_behavior(b);
         out.metadata.annotations.insert(annotations::BEHAVIOR.to_string(), annotations::encode_behavior(b));
     }
     out
+}
+
+/// The front door's options of a reviewer: kube-apiserver's request as a webhook receives it
+/// (already defaulted, decoded with kube-apiserver's own, maybe newer, schema: an unknown field
+/// is version skew, ignored), the rules' levels and bounds of `config` (hpa-config's
+/// [`SettingsFile::apply`](hpa_config::SettingsFile::apply), as `hpa-lint` applies them), and
+/// only kube-apiserver's errors without lint warnings.
+fn front_door_options(
+    gates: &FeatureGates,
+    lint_warnings: bool,
+    config: Option<&hpa_config::Config>,
+) -> check::Options {
+    let mut options = check::Options::for_gates(gates.clone());
+    options.request =
+        check::Request { apply_defaults: false, default_namespace: None, strictness: Strictness::Lenient };
+    if let Some(config) = config {
+        options.settings = config.file.settings.apply(options.settings);
+    }
+    options.rules = match (lint_warnings, config) {
+        (false, _) => check::RuleConfig::only_errors(),
+        (true, Some(config)) => check::RuleConfig { levels: config.levels.clone(), ..check::RuleConfig::default() },
+        (true, None) => check::RuleConfig::default(),
+    };
+    options
+}
+
+/// The keys a lint configuration sets that the webhook does not use: the release, gates and
+/// kube-controller-manager's flags (`--kubernetes-version` and `--feature-gates` describe the
+/// cluster served; the controller's defaults apply), and what concerns files (`failOn`,
+/// `exclude`, `scope`).
+fn unused_lint_config_keys(config: &hpa_config::Config) -> Vec<&'static str> {
+    let file = &config.file;
+    let controller = &file.controller;
+    [
+        ("kubernetesVersion", file.kubernetes_version.is_some()),
+        ("featureGates", file.feature_gates.is_some()),
+        ("failOn", file.fail_on.is_some()),
+        ("exclude", !file.exclude.is_empty()),
+        ("scope", file.scope.is_some()),
+        (
+            "controller",
+            controller.sync_period_seconds.is_some()
+                || controller.tolerance.is_some()
+                || controller.downscale_stabilization_seconds.is_some(),
+        ),
+    ]
+    .into_iter()
+    .filter_map(|(key, set)| set.then_some(key))
+    .collect()
+}
+
+/// An unreadable lint configuration, worded as `hpa-lint` words it.
+fn config_read_error(path: std::path::PathBuf, e: std::io::Error) -> ConfigError {
+    ConfigError { location: path.display().to_string(), message: format!("cannot read the configuration: {e}") }
 }
 
 /// A lint finding as a warning: `HPA101 min-replicas-equals-max: <message>`, at most
@@ -626,13 +740,13 @@ pub fn invalid_status(name: &str, errors: &[FieldError]) -> Status {
     })
 }
 
-fn operation_of(request: &Request<'_>) -> Operation {
+fn operation_of(request: &AdmissionRequest<'_>) -> OperationLabel {
     match request.operation.as_ref() {
-        "CREATE" => Operation::Create,
-        "UPDATE" => Operation::Update,
-        "DELETE" => Operation::Delete,
-        "CONNECT" => Operation::Connect,
-        _ => Operation::Unknown,
+        "CREATE" => OperationLabel::Create,
+        "UPDATE" => OperationLabel::Update,
+        "DELETE" => OperationLabel::Delete,
+        "CONNECT" => OperationLabel::Connect,
+        _ => OperationLabel::Unknown,
     }
 }
 
@@ -644,7 +758,7 @@ fn operation_of(request: &Request<'_>) -> Operation {
 /// user's typo. It is ignored (and returned, for a warning); a value of the wrong type is
 /// an error, with kube-apiserver's message.
 fn decode<'a>(
-    request: &Request<'_>,
+    request: &AdmissionRequest<'_>,
     field: &'static str,
     raw: Option<&'a RawValue>,
     release: KubernetesVersion,
@@ -735,7 +849,7 @@ mod tests {
 
     fn decode_object(object: &str) -> Result<(VersionedHpa, Vec<String>), ObjectError> {
         let text = review_request(object);
-        let request: Request<'_> = serde_json::from_str(&text).unwrap();
+        let request: AdmissionRequest<'_> = serde_json::from_str(&text).unwrap();
         decode(&request, "object", request.object, KubernetesVersion::LATEST).map(|d| (d.hpa, d.unknown_fields))
     }
 
@@ -802,7 +916,7 @@ mod tests {
                 "metrics": [{"type": "Resource", "resource": {"name": "cpu",
                     "target": {"type": "Utilization", "averageUtilization": 60}}}]}});
         let body = review_of(&object);
-        let admission = Admission::new(FeatureGates::default());
+        let admission = Reviewer::new(FeatureGates::default());
         let answer = admission.review(Endpoint::Validate, body.to_string().as_bytes(), &policy);
         assert!(answer.context.findings.is_empty(), "no cross-object finding without context");
         let review: Value = serde_json::from_slice(&answer.body).unwrap();
@@ -882,7 +996,7 @@ mod tests {
                 "metrics": [{"type": "Resource", "resource": {"name": "cpu",
                     "target": {"type": "Utilization", "averageUtilization": 60}}}]}});
         let body = review_of(&object);
-        let admission = Admission::new(gates);
+        let admission = Reviewer::new(gates);
         let answer = admission.review_in(Endpoint::Validate, body.to_string().as_bytes(), &policy, &view);
         let review: Value = serde_json::from_slice(&answer.body).unwrap();
         let response = &review["response"];
@@ -933,7 +1047,7 @@ mod tests {
     /// allowed, its warnings and the status message.
     fn validate_update(old: &Value, new: &Value, policy: &str, view: &View<'_>) -> (bool, Vec<String>, String) {
         let body = crate::review::hpa_review("u", "UPDATE", new, Some(old));
-        let admission = Admission::new(FeatureGates::default());
+        let admission = Reviewer::new(FeatureGates::default());
         let answer = admission.review_in(Endpoint::Validate, body.to_string().as_bytes(), &test_policy(policy), view);
         let review: Value = serde_json::from_slice(&answer.body).unwrap();
         let response = &review["response"];
@@ -993,7 +1107,7 @@ mod tests {
         let deny = "defaults: {denyRules: [HPA410]}\n";
         // A CREATE is denied.
         let body = review_of(&web_hpa(5, json!({})));
-        let answer = Admission::new(FeatureGates::default()).review_in(
+        let answer = Reviewer::new(FeatureGates::default()).review_in(
             Endpoint::Validate,
             body.to_string().as_bytes(),
             &test_policy(deny),
@@ -1031,10 +1145,10 @@ mod tests {
             r#"{{"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": {}}}"#,
             review_request(object)
         );
-        let admission = Admission::new(FeatureGates::default());
+        let admission = Reviewer::new(FeatureGates::default());
         let answer = admission.review(Endpoint::Mutate, body.as_bytes(), &Policy::default());
         let review: Value = serde_json::from_slice(&answer.body).unwrap();
-        assert_eq!(answer.outcome, Outcome::Patched, "{review}");
+        assert_eq!(answer.outcome, OutcomeLabel::Patched, "{review}");
         let patch = review["response"]["patch"].as_str().unwrap();
         use base64::Engine as _;
         let patch: Value =

@@ -146,6 +146,14 @@ pub struct ServeArgs {
     #[arg(long, env = "HPA_WEBHOOK_POLICY", hide_env_values = true, value_name = "PATH")]
     pub policy: Option<PathBuf>,
 
+    /// Lint configuration (`.hpa-lint.yaml`'s format, as `hpa-lint --config` reads it): its
+    /// `rules:` (off, on, a severity) and `settings:` (the numeric rules' bounds) apply to the
+    /// warnings and `denyRules` of /validate and /validate-workloads, as in CI; reloaded when
+    /// the file changes. Its release, gates and controller keys are not used (these flags
+    /// describe the cluster).
+    #[arg(long, env = "HPA_WEBHOOK_LINT_CONFIG", hide_env_values = true, value_name = "PATH")]
+    pub lint_config: Option<PathBuf>,
+
     /// Kubernetes release whose rules apply: 1.33 to 1.37, or 1.38 (a preview of the
     /// development branch); the default is the newest generally available release.
     #[arg(long, env = "HPA_WEBHOOK_KUBERNETES_VERSION", hide_env_values = true, value_name = "VERSION", default_value_t = KubernetesVersion::LATEST)]
@@ -203,8 +211,8 @@ pub struct ServeArgs {
     #[arg(long, env = "HPA_WEBHOOK_MAX_BODY_BYTES", hide_env_values = true, value_name = "BYTES", default_value_t = 4 * 1024 * 1024)]
     pub max_body_bytes: usize,
 
-    /// How often the certificate, key and policy files are checked for changes (greater than
-    /// zero).
+    /// How often the certificate, key, policy and lint configuration files are checked for
+    /// changes (greater than zero).
     #[arg(long, env = "HPA_WEBHOOK_RELOAD_INTERVAL", hide_env_values = true, value_name = "DURATION", default_value = "10s", value_parser = parse_interval)]
     pub reload_interval: Duration,
 
@@ -293,7 +301,7 @@ pub fn parse_log_filter(s: &str) -> Result<String, String> {
 /// Why a flag's duration does not parse.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
-pub enum DurationError {
+pub enum FlagDurationError {
     /// Not a Go duration (`time.ParseDuration`'s words).
     #[error(transparent)]
     Syntax(#[from] go::DurationError),
@@ -307,18 +315,18 @@ pub enum DurationError {
 
 /// Parses a duration as Kubernetes' own duration flags are (Go's `time.ParseDuration`:
 /// `250ms`, `4s`, `1m30s`, `1.5h`, `0`), refusing negative ones.
-pub fn parse_duration(s: &str) -> Result<Duration, DurationError> {
+pub fn parse_duration(s: &str) -> Result<Duration, FlagDurationError> {
     let nanos = go::parse_duration(s.trim())?;
-    let nanos = u64::try_from(nanos).map_err(|_| DurationError::Negative(s.trim().to_string()))?;
+    let nanos = u64::try_from(nanos).map_err(|_| FlagDurationError::Negative(s.trim().to_string()))?;
     Ok(Duration::from_nanos(nanos))
 }
 
 /// [`parse_duration`] for a period or a deadline, which must be greater than zero: a ticker
 /// of period zero panics (`tokio::time::interval`), and a zero request deadline would fail every
 /// request.
-pub fn parse_interval(s: &str) -> Result<Duration, DurationError> {
+pub fn parse_interval(s: &str) -> Result<Duration, FlagDurationError> {
     match parse_duration(s)? {
-        Duration::ZERO => Err(DurationError::Zero(s.trim().to_string())),
+        Duration::ZERO => Err(FlagDurationError::Zero(s.trim().to_string())),
         d => Ok(d),
     }
 }
@@ -465,9 +473,9 @@ mod tests {
         assert_eq!(parse_interval("10s"), Ok(Duration::from_secs(10)));
         assert_eq!(parse_interval("1ms"), Ok(Duration::from_millis(1)));
         for zero in ["0", "0s", "0ms", "00m", " 0h "] {
-            assert_eq!(parse_interval(zero), Err(DurationError::Zero(zero.trim().into())), "{zero}");
+            assert_eq!(parse_interval(zero), Err(FlagDurationError::Zero(zero.trim().into())), "{zero}");
         }
         assert_eq!(parse_interval("0s").unwrap_err().to_string(), "invalid duration \"0s\": must be greater than zero");
-        assert_eq!(parse_interval("-5m"), Err(DurationError::Negative("-5m".into())));
+        assert_eq!(parse_interval("-5m"), Err(FlagDurationError::Negative("-5m".into())));
     }
 }

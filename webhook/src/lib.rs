@@ -22,6 +22,7 @@ pub mod certs;
 pub mod cli;
 pub mod context;
 pub mod export;
+pub mod files;
 pub mod metrics;
 pub mod patch;
 pub mod policy;
@@ -43,9 +44,9 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 
-use crate::admission::Admission;
+use crate::admission::Reviewer;
 use crate::context::{ClusterContext, View};
-use crate::metrics::{Endpoint, Metrics, Operation, Outcome};
+use crate::metrics::{Endpoint, Metrics, OperationLabel, OutcomeLabel};
 use crate::policy::PolicyStore;
 use crate::shutdown::Lifecycle;
 use crate::tls::CertStore;
@@ -69,7 +70,7 @@ pub mod paths {
 
 /// Request limits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limits {
+pub struct RequestLimits {
     /// Largest accepted body; larger ones get 413.
     pub max_body_bytes: usize,
     /// Deadline of one request, body included; past it, 503.
@@ -80,7 +81,7 @@ pub struct Limits {
 #[derive(Debug)]
 pub struct Shared {
     /// The admission decisions.
-    pub admission: Admission,
+    pub admission: Reviewer,
     /// The organization policy.
     pub policy: PolicyStore,
     /// The serving certificate (readiness).
@@ -90,7 +91,7 @@ pub struct Shared {
     /// Draining or not (readiness).
     pub lifecycle: Lifecycle,
     /// Request limits.
-    pub limits: Limits,
+    pub limits: RequestLimits,
     /// The context cache, when on.
     pub context: Option<ClusterContext>,
 }
@@ -101,16 +102,16 @@ pub struct AppState(Arc<Shared>);
 
 impl AppState {
     /// The state of a server.
-    pub fn new(admission: Admission, policy: PolicyStore, certs: Arc<CertStore>, limits: Limits) -> Self {
+    pub fn new(admission: Reviewer, policy: PolicyStore, certs: Arc<CertStore>, limits: RequestLimits) -> Self {
         AppState::with_context(admission, policy, certs, limits, None)
     }
 
     /// The state of a server with a context cache (or none).
     pub fn with_context(
-        admission: Admission,
+        admission: Reviewer,
         policy: PolicyStore,
         certs: Arc<CertStore>,
-        limits: Limits,
+        limits: RequestLimits,
         context: Option<ClusterContext>,
     ) -> Self {
         AppState(Arc::new(Shared {
@@ -131,7 +132,7 @@ impl AppState {
 }
 
 /// The router: `POST /validate`, `POST /validate-workloads`, `POST /mutate`, `GET /healthz`,
-/// `/readyz` and `/metrics`, each request under the deadline of [`Limits::request_timeout`].
+/// `/readyz` and `/metrics`, each request under the deadline of [`RequestLimits::request_timeout`].
 pub fn app(state: AppState) -> Router {
     Router::new()
         .route(paths::VALIDATE, post(validate))
@@ -160,7 +161,7 @@ async fn admit(state: &AppState, endpoint: Endpoint, request: Request) -> Respon
     let shared = state.shared();
     let limit = shared.limits.max_body_bytes;
     let too_large = || {
-        shared.metrics.count(endpoint, Operation::Unknown, Outcome::TooLarge);
+        shared.metrics.count(endpoint, OperationLabel::Unknown, OutcomeLabel::TooLarge);
         text(StatusCode::PAYLOAD_TOO_LARGE, format!("request body larger than {limit} bytes"))
     };
     // A refused body is still read, up to twice the limit in all and for a short while, and
@@ -187,7 +188,7 @@ async fn admit(state: &AppState, endpoint: Endpoint, request: Request) -> Respon
             return too_large();
         }
         Err(e) => {
-            shared.metrics.count(endpoint, Operation::Unknown, Outcome::Invalid);
+            shared.metrics.count(endpoint, OperationLabel::Unknown, OutcomeLabel::Invalid);
             return text(StatusCode::BAD_REQUEST, format!("reading the request body: {e}"));
         }
     };
@@ -200,7 +201,7 @@ async fn admit(state: &AppState, endpoint: Endpoint, request: Request) -> Respon
         shared.admission.review_in(endpoint, &body, &shared.policy.current(), &view)
     };
     let Some(answer) = contained(review) else {
-        shared.metrics.observe(endpoint, Operation::Unknown, Outcome::Internal, start.elapsed());
+        shared.metrics.observe(endpoint, OperationLabel::Unknown, OutcomeLabel::Internal, start.elapsed());
         tracing::error!(?endpoint, "internal error while reviewing a request (a bug: please report it)");
         return text(
             StatusCode::INTERNAL_SERVER_ERROR,
@@ -279,7 +280,7 @@ async fn deadline(State(state): State<AppState>, request: Request, next: Next) -
         Ok(response) => response,
         Err(_) => {
             if let Some(endpoint) = endpoint {
-                state.shared().metrics.count(endpoint, Operation::Unknown, Outcome::Timeout);
+                state.shared().metrics.count(endpoint, OperationLabel::Unknown, OutcomeLabel::Timeout);
             }
             tracing::warn!(?timeout, "request deadline exceeded");
             text(StatusCode::SERVICE_UNAVAILABLE, format!("request deadline of {timeout:?} exceeded"))

@@ -61,7 +61,7 @@ label_enum! {
 
 label_enum! {
     /// The request's operation.
-    Operation {
+    OperationLabel {
         /// `CREATE`
         Create => "CREATE",
         /// `UPDATE`
@@ -77,7 +77,7 @@ label_enum! {
 
 label_enum! {
     /// How a request ended.
-    Outcome {
+    OutcomeLabel {
         /// Admitted unchanged.
         Allowed => "allowed",
         /// Admitted with a patch.
@@ -104,14 +104,16 @@ label_enum! {
         Certificate => "certificate",
         /// The organization policy.
         Policy => "policy",
+        /// The lint configuration (`--lint-config`).
+        LintConfig => "lint_config",
     }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
 struct RequestLabels {
     endpoint: Endpoint,
-    operation: Operation,
-    outcome: Outcome,
+    operation: OperationLabel,
+    outcome: OutcomeLabel,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
@@ -333,13 +335,13 @@ impl Metrics {
     }
 
     /// Counts one answered review and records how long answering took.
-    pub fn observe(&self, endpoint: Endpoint, operation: Operation, outcome: Outcome, elapsed: Duration) {
+    pub fn observe(&self, endpoint: Endpoint, operation: OperationLabel, outcome: OutcomeLabel, elapsed: Duration) {
         self.count(endpoint, operation, outcome);
         self.duration.get_or_create(&EndpointLabels { endpoint }).observe(elapsed.as_secs_f64());
     }
 
     /// Counts one request refused before it could be read (too large, too slow, unreadable).
-    pub fn count(&self, endpoint: Endpoint, operation: Operation, outcome: Outcome) {
+    pub fn count(&self, endpoint: Endpoint, operation: OperationLabel, outcome: OutcomeLabel) {
         self.requests.get_or_create(&RequestLabels { endpoint, operation, outcome }).inc();
     }
 
@@ -370,10 +372,10 @@ mod tests {
     #[test]
     fn renders_every_family() {
         let m = Metrics::new();
-        m.observe(Endpoint::Validate, Operation::Create, Outcome::Denied, Duration::from_micros(300));
-        m.observe(Endpoint::Validate, Operation::Create, Outcome::Denied, Duration::from_micros(30));
-        m.observe(Endpoint::Mutate, Operation::Create, Outcome::Patched, Duration::from_millis(2));
-        m.count(Endpoint::Mutate, Operation::Unknown, Outcome::TooLarge);
+        m.observe(Endpoint::Validate, OperationLabel::Create, OutcomeLabel::Denied, Duration::from_micros(300));
+        m.observe(Endpoint::Validate, OperationLabel::Create, OutcomeLabel::Denied, Duration::from_micros(30));
+        m.observe(Endpoint::Mutate, OperationLabel::Create, OutcomeLabel::Patched, Duration::from_millis(2));
+        m.count(Endpoint::Mutate, OperationLabel::Unknown, OutcomeLabel::TooLarge);
         m.set_certificate_expiry(1_900_000_000);
         m.reloaded(Reloaded::Certificate, true);
         let text = m.render();

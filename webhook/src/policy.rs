@@ -42,11 +42,11 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
 
-use arc_swap::ArcSwap;
 use hpa_core::api::decode::{Abort, Decode, Decoder, GoType, Kind, Source};
 use hpa_yaml::ReadError;
+
+use crate::files::FileValue;
 
 use hpa_core::api::v2::{HPAScalingPolicy, HPAScalingRules, HorizontalPodAutoscaler, HorizontalPodAutoscalerBehavior};
 use hpa_core::api::{CrossVersionObjectReference, LabelSelector, Quantity, VersionedHpa};
@@ -619,52 +619,15 @@ impl Layer {
 // === the file on disk ===
 
 /// The policy in force, reloaded from its file when the file changes.
-#[derive(Debug)]
-pub struct PolicyStore {
-    path: Option<PathBuf>,
-    current: ArcSwap<Policy>,
-    last_read: Mutex<Vec<u8>>,
-}
+pub type PolicyStore = FileValue<Policy, PolicyError>;
 
-impl PolicyStore {
+impl FileValue<Policy, PolicyError> {
     /// Reads the policy file (or none: an empty policy).
     pub fn load(path: Option<&Path>) -> Result<PolicyStore, PolicyError> {
-        let Some(path) = path else { return Ok(PolicyStore::fixed(Policy::default())) };
-        let bytes = std::fs::read(path).map_err(|source| PolicyError::Read { path: path.to_path_buf(), source })?;
-        let policy = parse_file(path, &bytes)?;
-        Ok(PolicyStore {
-            path: Some(path.to_path_buf()),
-            current: ArcSwap::from_pointee(policy),
-            last_read: Mutex::new(bytes),
-        })
-    }
-
-    /// A policy that never changes.
-    pub fn fixed(policy: Policy) -> PolicyStore {
-        PolicyStore { path: None, current: ArcSwap::from_pointee(policy), last_read: Mutex::new(Vec::new()) }
-    }
-
-    /// The policy in force.
-    pub fn current(&self) -> arc_swap::Guard<Arc<Policy>> {
-        self.current.load()
-    }
-
-    /// Reads the file again; installs the policy if the file changed and is valid. Returns
-    /// whether a new policy is in force. An invalid file leaves the current policy in force.
-    pub async fn reload(&self) -> Result<bool, PolicyError> {
-        let Some(path) = &self.path else { return Ok(false) };
-        let bytes = tokio::fs::read(path).await.map_err(|source| PolicyError::Read { path: path.clone(), source })?;
-        {
-            let mut last = self.last_read.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-            if *last == bytes {
-                return Ok(false);
-            }
-            // Remember the bytes even if they are invalid, so that a bad file is reported once.
-            last.clone_from(&bytes);
+        match path {
+            Some(path) => FileValue::open(path, parse_file, read_error),
+            None => Ok(PolicyStore::fixed(Policy::default(), read_error)),
         }
-        let policy = parse_file(path, &bytes)?;
-        self.current.store(Arc::new(policy));
-        Ok(true)
     }
 }
 
@@ -701,6 +664,10 @@ pub fn check(
     }
     writeln!(stdout, "{}: a valid policy ({} rules)", args.policy.display(), policy.rules.len())?;
     Ok(())
+}
+
+fn read_error(path: PathBuf, source: std::io::Error) -> PolicyError {
+    PolicyError::Read { path, source }
 }
 
 fn parse_file(path: &Path, bytes: &[u8]) -> Result<Policy, PolicyError> {

@@ -23,7 +23,7 @@ pub const PATCH_TYPE_JSON_PATCH: &str = "JSONPatch";
 /// `AdmissionRequest`, borrowed from the request body.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Request<'a> {
+pub struct AdmissionRequest<'a> {
     /// Identifies this admission call; echoed in the response.
     #[serde(borrow)]
     pub uid: Cow<'a, str>,
@@ -56,7 +56,7 @@ pub struct Request<'a> {
     pub dry_run: Option<bool>,
 }
 
-impl Request<'_> {
+impl AdmissionRequest<'_> {
     /// The namespace, empty for cluster-scoped requests.
     pub fn namespace(&self) -> &str {
         self.namespace.as_deref().unwrap_or("")
@@ -129,7 +129,7 @@ struct Review<'a> {
     #[serde(default, borrow)]
     kind: Option<Cow<'a, str>>,
     #[serde(default, borrow)]
-    request: Option<Request<'a>>,
+    request: Option<AdmissionRequest<'a>>,
 }
 
 /// The review with its request left raw, to say what is wrong with it.
@@ -150,7 +150,7 @@ struct UidOnly<'a> {
 }
 
 /// Reads an `admission.k8s.io/v1` AdmissionReview and returns its request.
-pub fn parse(body: &[u8]) -> Result<Request<'_>, Rejection> {
+pub fn parse(body: &[u8]) -> Result<AdmissionRequest<'_>, Rejection> {
     // One pass over the body when all is well; a second one only to explain a failure.
     if let Ok(Review { api_version: Some(v), kind: Some(k), request: Some(request) }) = serde_json::from_slice(body)
         && v == API_VERSION
@@ -176,7 +176,7 @@ pub fn parse(body: &[u8]) -> Result<Request<'_>, Rejection> {
     let Some(raw) = envelope.request.filter(|r| r.get() != "null") else {
         return Err(Rejection::BadRequest("the AdmissionReview has no request".into()));
     };
-    match serde_json::from_str::<Request<'_>>(raw.get()) {
+    match serde_json::from_str::<AdmissionRequest<'_>>(raw.get()) {
         Ok(request) if request.uid.is_empty() => {
             Err(Rejection::BadRequest("the AdmissionReview request has no uid".into()))
         }
@@ -243,12 +243,12 @@ pub struct ResponseReview<'a> {
     #[serde(rename = "apiVersion")]
     api_version: &'static str,
     kind: &'static str,
-    response: &'a Response,
+    response: &'a AdmissionResponse,
 }
 
 impl<'a> ResponseReview<'a> {
     /// Wraps a response.
-    pub fn new(response: &'a Response) -> Self {
+    pub fn new(response: &'a AdmissionResponse) -> Self {
         ResponseReview { api_version: API_VERSION, kind: KIND, response }
     }
 
@@ -262,7 +262,7 @@ impl<'a> ResponseReview<'a> {
 /// `AdmissionResponse`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Response {
+pub struct AdmissionResponse {
     /// The request's uid.
     pub uid: String,
     /// Whether the request is admitted.
@@ -281,10 +281,10 @@ pub struct Response {
     pub warnings: Vec<String>,
 }
 
-impl Response {
+impl AdmissionResponse {
     /// Admits the request unchanged.
     pub fn allow(uid: &str) -> Self {
-        Response {
+        AdmissionResponse {
             uid: uid.to_string(),
             allowed: true,
             status: None,
@@ -296,12 +296,12 @@ impl Response {
 
     /// Denies the request with a status.
     pub fn deny(uid: &str, status: Status) -> Self {
-        Response { allowed: false, status: Some(status), ..Response::allow(uid) }
+        AdmissionResponse { allowed: false, status: Some(status), ..AdmissionResponse::allow(uid) }
     }
 
     /// Denies a request that cannot be processed (400 BadRequest).
     pub fn invalid(uid: &str, message: impl Into<String>) -> Self {
-        Response::deny(uid, Status::bad_request(message))
+        AdmissionResponse::deny(uid, Status::bad_request(message))
     }
 
     /// Adds a JSON Patch (already serialized JSON).
@@ -412,7 +412,13 @@ mod tests {
 
     #[test]
     fn identical_warnings_are_sent_once_in_order() {
-        let r = Response::allow("u").with_warnings(vec!["b".into(), "a".into(), "b".into(), "c".into(), "a".into()]);
+        let r = AdmissionResponse::allow("u").with_warnings(vec![
+            "b".into(),
+            "a".into(),
+            "b".into(),
+            "c".into(),
+            "a".into(),
+        ]);
         assert_eq!(r.warnings, ["b", "a", "c"]);
     }
 
@@ -457,7 +463,7 @@ mod tests {
                 field: "f".into(),
             }],
         });
-        let r = Response::deny("u", status).with_warnings(vec!["w".into()]);
+        let r = AdmissionResponse::deny("u", status).with_warnings(vec!["w".into()]);
         let v: serde_json::Value = serde_json::from_slice(&ResponseReview::new(&r).to_vec()).unwrap();
         assert_eq!(
             v,
@@ -467,7 +473,7 @@ mod tests {
                     "details": {"name": "web", "group": "autoscaling", "kind": "HorizontalPodAutoscaler",
                         "causes": [{"reason": "FieldValueRequired", "message": "Required value", "field": "f"}]}}}})
         );
-        let r = Response::allow("u").with_patch(b"[]");
+        let r = AdmissionResponse::allow("u").with_patch(b"[]");
         let v: serde_json::Value = serde_json::from_slice(&ResponseReview::new(&r).to_vec()).unwrap();
         assert_eq!(v["response"], json!({"uid": "u", "allowed": true, "patch": "W10=", "patchType": "JSONPatch"}));
     }

@@ -11,14 +11,14 @@ use axum_server::tls_rustls::{RustlsAcceptor, RustlsConfig};
 use hpa_cluster::watch::{CacheOptions, ContextCache};
 use hpa_cluster::{ClientOptions, Cluster};
 
-use crate::admission::Admission;
+use crate::admission::Reviewer;
 use crate::cli::ServeArgs;
 use crate::context::{ClusterContext, ContextSettings};
 use crate::metrics::Reloaded;
 use crate::policy::{PolicyError, PolicyStore};
 use crate::shutdown::{self, Drain};
 use crate::tls::{self, CertStore, Reload, TlsError};
-use crate::{AppState, Limits};
+use crate::{AppState, RequestLimits};
 
 /// Longest time a client may take to send its request headers, or its TLS handshake.
 const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
@@ -33,6 +33,9 @@ pub enum ServeError {
     /// The policy file is missing or invalid.
     #[error(transparent)]
     Policy(#[from] PolicyError),
+    /// The lint configuration (`--lint-config`) is missing or invalid.
+    #[error("--lint-config: {0}")]
+    LintConfig(#[from] hpa_config::ConfigError),
     /// The TLS configuration was refused.
     #[error(transparent)]
     Tls(#[from] TlsError),
@@ -65,7 +68,7 @@ pub async fn context(args: &ServeArgs) -> Result<Option<ClusterContext>, ServeEr
     tracing::info!(server = cluster.server(), "context cache: watching the cluster");
     // Cached HPAs are admitted as /validate admits them (this release and these gates), once,
     // when their event arrives.
-    let admission = Admission::new(args.gates()?).cache_admission();
+    let admission = Reviewer::new(args.gates()?).cache_admission();
     let cache = ContextCache::start(
         cluster,
         CacheOptions {
@@ -86,8 +89,11 @@ pub fn state_with(args: &ServeArgs, context: Option<ClusterContext>) -> Result<A
         tracing::warn!("{warning}");
     }
     let certs = Arc::new(CertStore::new(&args.tls_cert, &args.tls_key));
-    let limits = Limits { max_body_bytes: args.max_body_bytes, request_timeout: args.request_timeout };
-    let admission = Admission::new(gates).with_lint_warnings(args.lint_warnings);
+    let limits = RequestLimits { max_body_bytes: args.max_body_bytes, request_timeout: args.request_timeout };
+    let mut admission = Reviewer::new(gates).with_lint_warnings(args.lint_warnings);
+    if let Some(path) = &args.lint_config {
+        admission = admission.with_lint_config(path)?;
+    }
     Ok(AppState::with_context(admission, policy, certs, limits, context))
 }
 
@@ -128,9 +134,9 @@ where
     Ok(())
 }
 
-/// Checks the certificate, key and policy files every `interval`. The CLI refuses a zero
-/// interval ([`crate::cli::parse_interval`]); a caller of the library that passes one gets the
-/// shortest period instead of `tokio::time::interval`'s panic.
+/// Checks the certificate, key, policy and lint configuration files every `interval`. The CLI
+/// refuses a zero interval ([`crate::cli::parse_interval`]); a caller of the library that passes
+/// one gets the shortest period instead of `tokio::time::interval`'s panic.
 async fn reload_loop(state: AppState, interval: Duration) {
     let mut ticker = tokio::time::interval(interval.max(Duration::from_millis(1)));
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -139,6 +145,7 @@ async fn reload_loop(state: AppState, interval: Duration) {
         ticker.tick().await;
         reload_certificate(&state).await;
         reload_policy(&state).await;
+        reload_lint_config(&state).await;
     }
 }
 
@@ -175,6 +182,21 @@ async fn reload_policy(state: &AppState) {
         Err(error) => {
             shared.metrics.reloaded(Reloaded::Policy, false);
             tracing::error!(%error, "policy not reloaded; the one in force stays");
+        }
+    }
+}
+
+async fn reload_lint_config(state: &AppState) {
+    let shared = state.shared();
+    match shared.admission.reload_lint_config().await {
+        Ok(false) => {}
+        Ok(true) => {
+            shared.metrics.reloaded(Reloaded::LintConfig, true);
+            tracing::info!("lint configuration reloaded");
+        }
+        Err(error) => {
+            shared.metrics.reloaded(Reloaded::LintConfig, false);
+            tracing::error!(%error, "lint configuration not reloaded; the one in force stays");
         }
     }
 }

@@ -29,10 +29,10 @@ use hpa_core::rules::objects::{Pdb, Vpa, Workload};
 use hpa_core::rules::{self, Finding, Ignore, Location, ObjectId, Objects, Severity};
 use serde_json::Value;
 
-use crate::admission::{Admission, ContextReport, short};
+use crate::admission::{ContextReport, Reviewer, short};
 use crate::context::View;
-use crate::metrics::{Operation, Outcome};
-use crate::review::{Request, Response};
+use crate::metrics::{OperationLabel, OutcomeLabel};
+use crate::review::{AdmissionRequest, AdmissionResponse};
 
 /// The most HPAs one write is checked against (a PodDisruptionBudget may cover many).
 pub const MAX_HPAS: usize = 20;
@@ -66,30 +66,30 @@ impl Changed {
 }
 
 pub(crate) fn decide(
-    admission: &Admission,
-    request: &Request<'_>,
-    op: Operation,
+    admission: &Reviewer,
+    request: &AdmissionRequest<'_>,
+    op: OperationLabel,
     view: &View<'_>,
     report: &mut ContextReport,
-) -> (Response, Outcome) {
+) -> (AdmissionResponse, OutcomeLabel) {
     let uid = request.uid.as_ref();
     let kind = KINDS
         .iter()
         .find(|k| k.group == request.resource.group && k.plural == request.resource.resource)
         .filter(|_| request.sub_resource.as_deref().unwrap_or("").is_empty());
-    let (Some(kind), Operation::Create | Operation::Update) = (kind, op) else {
-        return (Response::allow(uid), Outcome::Skipped);
+    let (Some(kind), OperationLabel::Create | OperationLabel::Update) = (kind, op) else {
+        return (AdmissionResponse::allow(uid), OutcomeLabel::Skipped);
     };
     if !admission.lint_warnings() {
-        return (Response::allow(uid), Outcome::Skipped);
+        return (AdmissionResponse::allow(uid), OutcomeLabel::Skipped);
     }
     let index = match view {
         View::Fresh(index) => &**index,
         View::Stale(_) => {
             report.stale = true;
-            return (Response::allow(uid), Outcome::Skipped);
+            return (AdmissionResponse::allow(uid), OutcomeLabel::Skipped);
         }
-        View::Off => return (Response::allow(uid), Outcome::Skipped),
+        View::Off => return (AdmissionResponse::allow(uid), OutcomeLabel::Skipped),
     };
     let parse = |raw: Option<&serde_json::value::RawValue>, keep: bool| -> Option<(Changed, Ignore, Option<Value>)> {
         // Read as Go reads it: a lone surrogate escape kube-apiserver passes through in
@@ -113,9 +113,9 @@ pub(crate) fn decide(
         Some((changed, ignore, kept))
     };
     // An UPDATE keeps both objects as trees, to tell which fields it changes.
-    let update = op == Operation::Update;
+    let update = op == OperationLabel::Update;
     let Some((new, ignore, new_tree)) = parse(request.object, update) else {
-        return (Response::invalid(uid, "request.object is missing or not an object"), Outcome::Invalid);
+        return (AdmissionResponse::invalid(uid, "request.object is missing or not an object"), OutcomeLabel::Invalid);
     };
     let old = if update { parse(request.old_object, true) } else { None };
     let (old, trees) = match (old, new_tree) {
@@ -124,7 +124,7 @@ pub(crate) fn decide(
     };
     let written = Written { changed: &new, ignore: &ignore, trees: trees.as_ref() };
     let warnings = warnings(admission, index, &written, old.as_ref(), report);
-    (Response::allow(uid).with_warnings(warnings), Outcome::Allowed)
+    (AdmissionResponse::allow(uid).with_warnings(warnings), OutcomeLabel::Allowed)
 }
 
 /// The object a write sends.
@@ -219,7 +219,7 @@ fn owners<'v>(object: &'v Value, segments: &[Segment<'_>]) -> Vec<&'v str> {
 /// stored object did not have, and those on a field of the written object the write changes,
 /// [`Written::changes`]), but those suppressed ([`suppressed`]); each text once.
 fn warnings(
-    admission: &Admission,
+    admission: &Reviewer,
     index: &Index,
     written: &Written<'_>,
     old: Option<&Changed>,
@@ -240,7 +240,7 @@ fn warnings(
         let admitted = &hpa.admitted;
         let found = |objects: &dyn Objects| -> Vec<Finding> {
             admitted
-                .check_world(Some(&hpa.id), objects, opts)
+                .check_world(Some(&hpa.id), objects, &opts)
                 .into_iter()
                 .filter(|f| f.severity >= Severity::Warning)
                 .collect()
@@ -425,7 +425,7 @@ mod tests {
             "kind": {"group": "autoscaling.k8s.io", "version": "v1", "kind": "VerticalPodAutoscaler"},
             "resource": {"group": "autoscaling.k8s.io", "version": "v1", "resource": "verticalpodautoscalers"},
             "namespace": "shop", "operation": "CREATE", "object": vpa}});
-        let answer = Admission::new(gates).review_in(
+        let answer = Reviewer::new(gates).review_in(
             crate::metrics::Endpoint::ValidateWorkloads,
             body.to_string().as_bytes(),
             &crate::policy::Policy::default(),

@@ -87,11 +87,19 @@ pub fn default_v2(hpa: &mut v2::HorizontalPodAutoscaler) {
         hpa.spec.metrics = vec![default_metric()];
     }
     if let Some(b) = &mut hpa.spec.behavior {
-        *b = HorizontalPodAutoscalerBehavior {
-            scale_up: Some(scale_up_rules(b.scale_up.as_ref())),
-            scale_down: Some(scale_down_rules(b.scale_down.as_ref())),
-        };
+        default_behavior(b);
     }
+}
+
+/// `SetDefaults_HorizontalPodAutoscalerBehavior` (`pkg/apis/autoscaling/v2/defaults.go`) for a
+/// behavior that is set: every rule the user left nil filled from the defaults, field by field
+/// ([`scale_up_rules`], [`scale_down_rules`]). Also what completes a behavior the webhook's
+/// policy gives an `autoscaling/v1` object's annotation, as v2 defaulting would.
+pub fn default_behavior(behavior: &mut HorizontalPodAutoscalerBehavior) {
+    *behavior = HorizontalPodAutoscalerBehavior {
+        scale_up: Some(scale_up_rules(behavior.scale_up.as_ref())),
+        scale_down: Some(scale_down_rules(behavior.scale_down.as_ref())),
+    };
 }
 
 /// autoscaling/v1 defaulting: only `minReplicas` (the 80 % CPU metric comes from conversion).

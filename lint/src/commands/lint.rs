@@ -252,7 +252,7 @@ pub fn settings(
             out.warning(&format!("--feature-gates: {w}"));
         }
     }
-    let from_file = cfg.file.controller.flags();
+    let from_file = ControllerFlags::from(&cfg.file.controller);
     let file_provenance = cfg.path.clone().map_or(Provenance::ControllerDefault, Provenance::ConfigurationFile);
     let mut all = vec![(&from_file, file_provenance)];
     all.extend(layers.iter().cloned());
@@ -264,18 +264,6 @@ pub fn settings(
                 SettingsError::ConfiguredController { at: cfg.at(&format!("controller.{}", source.key())), source }
             }
         })?;
-    let defaults = Settings::default();
-    let s = &cfg.file.settings;
-    let settings = Settings {
-        gates,
-        controller,
-        min_replicas: s.min_replicas.unwrap_or(defaults.min_replicas),
-        max_replicas_limit: s.max_replicas_limit.or(defaults.max_replicas_limit),
-        max_scale_up_seconds: s.max_scale_up_seconds.unwrap_or(defaults.max_scale_up_seconds),
-        min_scale_down_window_seconds: s
-            .min_scale_down_window_seconds
-            .unwrap_or(defaults.min_scale_down_window_seconds),
-        min_replica_spread: s.min_replica_spread.unwrap_or(defaults.min_replica_spread),
-    };
+    let settings = cfg.file.settings.apply(Settings { gates, controller, ..Settings::default() });
     Ok(Resolved { settings, config: cfg, controller: provenances })
 }

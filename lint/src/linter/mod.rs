@@ -2,7 +2,7 @@
 //! pipeline (rule HPA000) and the rules of `hpa_core::rules`, findings mapped to the line and
 //! column of the field they are about.
 
-pub mod config;
+pub use hpa_config as config;
 pub mod index;
 pub mod live;
 pub mod live_report;

@@ -197,6 +197,9 @@ fn check_consistency(name: &str, render: &Render) {
     // The policy ConfigMap is a policy the server accepts.
     let config_map = find(objects, "ConfigMap", &format!("{fullname}-policy"));
     Policy::parse(config_map["data"]["policy.yaml"].as_str().unwrap()).unwrap_or_else(|e| panic!("{name}: {e}"));
+    // So is its lint configuration, where the server reads it.
+    let lint_config = config_map["data"]["lint-config.yaml"].as_str().unwrap();
+    hpa_config::parse("lint-config.yaml", lint_config).unwrap_or_else(|e| panic!("{name}: {e}"));
     let volumes = spec["volumes"].as_array().unwrap();
     assert_eq!(volumes[1]["configMap"]["name"], config_map["metadata"]["name"]);
 
@@ -1154,4 +1157,37 @@ async fn the_certificate_helm_generates_is_served_and_trusted_by_the_ca_bundle()
     };
     assert_eq!(served, der);
     server.stop().await;
+}
+
+/// `lintConfig` is the lint configuration the server runs the rules with, in `.hpa-lint.yaml`'s
+/// format (YAML 1.1's `off` included); the schema refuses what the webhook does not use.
+#[test]
+fn the_lint_config_value_is_the_servers_lint_configuration() {
+    if !helm_engine() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("values.yaml");
+    std::fs::write(
+        &file,
+        "lintConfig:\n  rules:\n    min-replicas-equals-max: off\n    HPA102: warning\n  settings:\n    maxReplicasLimit: 50\n",
+    )
+    .unwrap();
+    let rendered = render(&[&file]);
+    let config_map = find(&rendered.objects, "ConfigMap", "hpa-webhook-policy");
+    let config =
+        hpa_config::parse("lint-config.yaml", config_map["data"]["lint-config.yaml"].as_str().unwrap()).unwrap();
+    assert_eq!(config.levels["HPA101"], hpa_core::check::RuleLevel::Off);
+    assert_eq!(config.levels["HPA102"], hpa_core::check::RuleLevel::At(hpa_core::rules::Severity::Warning));
+    assert_eq!(config.file.settings.max_replicas_limit, Some(50));
+    // The server reads it: the Deployment points at the file in the mounted ConfigMap.
+    let deployment = of_kind(&rendered.objects, "Deployment")[0];
+    let (settings, _) = pod_matches_the_binary("lintConfig", &deployment["spec"]["template"]["spec"]);
+    assert!(settings.lint_config.is_some());
+    // The release and the gates are the server's flags: the schema refuses them here, and a
+    // severity that is none.
+    for values in ["lintConfig: {kubernetesVersion: '1.34'}\n", "lintConfig: {rules: {HPA101: loud}}\n"] {
+        std::fs::write(&file, values).unwrap();
+        assert!(try_render(&[&file]).is_err(), "{values}");
+    }
 }

@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 use hpa_core::api::v2;
 use hpa_core::features::KubernetesVersion;
 use hpa_test_tools::tool;
-use hpa_webhook::admission::{Admission, mutate_v2, short};
+use hpa_webhook::admission::{Reviewer, mutate_v2, short};
 use hpa_webhook::export::{ExportOptions, export};
 use hpa_webhook::metrics::Endpoint;
 use hpa_webhook::policy::{Enforcement, Policy};
@@ -351,7 +351,7 @@ struct Verdict {
 }
 
 /// The webhook's /validate verdict; `None` when it denies without causes (not a valid object).
-fn webhook_verdict(admission: &Admission, policy: &Policy, review: &[u8]) -> Option<Verdict> {
+fn webhook_verdict(admission: &Reviewer, policy: &Policy, review: &[u8]) -> Option<Verdict> {
     let answer = admission.review(Endpoint::Validate, review, policy);
     let answer: Value = serde_json::from_slice(&answer.body).unwrap();
     let response = &answer["response"];
@@ -464,7 +464,7 @@ fn the_exported_policies_decide_and_default_as_the_webhook() {
         .collect();
     // The webhook of the newest release (tolerance defaults on or off are told to mutate_v2).
     let admission =
-        Admission::new(hpa_core::features::FeatureGates::new(KubernetesVersion::LATEST)).with_lint_warnings(false);
+        Reviewer::new(hpa_core::features::FeatureGates::new(KubernetesVersion::LATEST)).with_lint_warnings(false);
 
     // The corpus in one part per core (each HPA is checked on its own).
     let parts = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 4);
@@ -507,7 +507,7 @@ fn the_exported_policies_decide_and_default_as_the_webhook() {
 fn check_hpa(
     env: &Arc<Env>,
     cases: &[Case],
-    admission: &Admission,
+    admission: &Reviewer,
     origin: &str,
     hpa: &v2::HorizontalPodAutoscaler,
     counts: &mut Counts,

@@ -94,6 +94,7 @@ pub(crate) fn pod_matches_the_binary(name: &str, spec: &Value) -> (cli::ServeArg
     assert_eq!(Path::new(mounts["tls"]).join("tls.crt"), settings.tls_cert, "{name}");
     assert_eq!(Path::new(mounts["tls"]).join("tls.key"), settings.tls_key, "{name}");
     assert_eq!(Some(Path::new(mounts["policy"]).join("policy.yaml")), settings.policy, "{name}");
+    assert_eq!(Some(Path::new(mounts["policy"]).join("lint-config.yaml")), settings.lint_config, "{name}");
     let grace = spec["terminationGracePeriodSeconds"].as_u64().unwrap();
     assert!((settings.shutdown_delay + settings.shutdown_timeout).as_secs() < grace, "{name}: exits before SIGKILL");
     (settings, env)
@@ -124,8 +125,14 @@ fn manifests_match_the_binary() {
     let kustomization =
         &yaml_documents(&std::fs::read_to_string(manifests().join("base/kustomization.yaml")).unwrap())[0];
     assert_eq!(kustomization["namespace"], NAMESPACE);
-    assert_eq!(kustomization["configMapGenerator"][0], json!({"name": "hpa-webhook-policy", "files": ["policy.yaml"]}));
+    // The lint configuration beside the policy (added on purpose with `--lint-config`).
+    assert_eq!(
+        kustomization["configMapGenerator"][0],
+        json!({"name": "hpa-webhook-policy", "files": ["policy.yaml", "lint-config.yaml"]})
+    );
     Policy::parse(&std::fs::read_to_string(manifests().join("base/policy.yaml")).unwrap()).unwrap();
+    let lint_config = std::fs::read_to_string(manifests().join("base/lint-config.yaml")).unwrap();
+    hpa_config::parse("lint-config.yaml", &lint_config).unwrap();
 
     // A restricted security context.
     assert_eq!(spec["securityContext"]["runAsNonRoot"], true);

@@ -253,7 +253,7 @@ async fn removed_versions_are_left_alone_with_a_warning() {
 }
 
 /// Every HPA of the real-world corpus: the patch applies to the file's object as written and
-/// the result is exactly kube-apiserver's defaulting of it.
+/// the result is exactly kube-apiserver's defaulting of it, and what `hpa-lint default` prints.
 #[tokio::test]
 async fn every_patch_applies_and_yields_the_defaulted_object_for_the_real_world_corpus() {
     let h = Harness::default_config();
@@ -292,11 +292,17 @@ async fn every_patch_applies_and_yields_the_defaulted_object_for_the_real_world_
                     continue;
                 }
             };
-            if matches!(expected, VersionedHpa::V1(_) | VersionedHpa::V2(_)) {
+            let served = matches!(expected, VersionedHpa::V1(_) | VersionedHpa::V2(_));
+            if served {
                 hpa_core::defaults::default_versioned(&mut expected);
             }
             let patched = apply_patch(&object, &answer);
             assert_eq!(api::decode(&patched).unwrap(), expected, "{uid}");
+            if served {
+                // The same object as `hpa-lint default` prints: one decoder, one defaulting.
+                let run = hpa_tests::cli::hpa_lint(&["default", "--no-config", "-o", "json", "-"], &object.to_string());
+                assert_eq!(api::decode(&run.json()).unwrap(), expected, "{uid}: hpa-lint default");
+            }
             assert_eq!(response(&answer)["allowed"], true, "{uid}");
             if response(&validated)["allowed"] == false {
                 assert_eq!(response(&validated)["status"]["code"], 422, "{uid}");

@@ -1,6 +1,15 @@
-//! One behavior, both front ends: the same HPAs fed to `hpa-lint` (in-process, each HPA alone
-//! on standard input, default rules) and to the webhook's `/validate` (as kube-apiserver sends
-//! them: defaulted, in a CREATE review) give the same rule IDs.
+//! One behavior, both front ends: the same HPAs fed to `hpa-lint` and to the webhook's review
+//! function ([`Reviewer::review`] on `/validate`) give the same rule IDs, for every release
+//! (1.33 to 1.38) and for both operations:
+//!
+//! - CREATE: `hpa-lint --kubernetes-version X -` (in-process, each HPA alone on standard input,
+//!   default rules) against a CREATE review of the object as kube-apiserver X sends it (decoded
+//!   with X's types, strictly as kubectl asks, and defaulted).
+//! - UPDATE: the same objects stored by the test API server (converted to autoscaling/v2, with a
+//!   `resourceVersion`), linted live by `hpa-lint cluster --kubernetes-version X`, which checks
+//!   each stored HPA as kube-apiserver checks it again (an UPDATE onto itself, `old` given:
+//!   hpa-cluster's `LiveHpa::reapplied`), against an UPDATE review whose `object` and
+//!   `oldObject` are that stored object.
 //!
 //! - The HPAs: every rule's documentation examples (bad and good), every lint fixture
 //!   (`tests/data/lint/*/{bad,good}.yaml`) and the real-world manifests.
@@ -12,22 +21,47 @@
 //! - Objects kube-apiserver cannot decode, and versions the release no longer serves, never
 //!   reach a webhook: they are counted, not compared.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use clap::Parser as _;
-use hpa_core::api::{self, VersionedHpa};
-use hpa_core::features::KubernetesVersion;
+use hpa_core::api::{self, Strictness, VersionedHpa};
+use hpa_core::features::{FeatureGates, KubernetesVersion};
 use hpa_core::rules::{self, Severity};
-use serde_json::Value;
+use hpa_tests::apiserver::LiveCluster;
+use hpa_webhook::admission::Reviewer;
+use hpa_webhook::metrics::Endpoint;
+use hpa_webhook::policy::Policy;
+use serde_json::{Value, json};
 
-use crate::support::{Harness, response, review, workspace};
+use crate::support::{review, workspace};
 
-/// The IDs `hpa-lint` reports for one object (JSON text on standard input).
-fn lint_ids(object: &Value) -> BTreeSet<String> {
-    let args =
-        hpa_lint::cli::Args::try_parse_from(["hpa-lint", "--no-config", "-o", "json", "--fail-on", "never", "-"])
-            .unwrap();
+/// Whether the linter's diagnostic `d` (JSON output) is one the webhook can report: warning
+/// severity or above, of a rule that needs only the HPA.
+fn comparable(d: &Value) -> Option<String> {
+    if !matches!(d["severity"].as_str(), Some("error" | "warning")) {
+        return None;
+    }
+    let id = d["rule"].as_str()?;
+    rules::find(id).is_some_and(|r| !r.meta().needs_objects).then(|| id.to_string())
+}
+
+/// The IDs `hpa-lint --kubernetes-version release` reports for one object (JSON text on
+/// standard input).
+fn lint_ids(object: &Value, release: KubernetesVersion) -> BTreeSet<String> {
+    let release = release.to_string();
+    let args = hpa_lint::cli::Args::try_parse_from([
+        "hpa-lint",
+        "--no-config",
+        "--kubernetes-version",
+        &release,
+        "-o",
+        "json",
+        "--fail-on",
+        "never",
+        "-",
+    ])
+    .unwrap();
     let text = object.to_string();
     let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
     let mut stdin = text.as_bytes();
@@ -35,27 +69,42 @@ fn lint_ids(object: &Value) -> BTreeSet<String> {
     let code = hpa_lint::run(args, &mut io).code();
     assert_eq!(code, 0, "{text}: {}", String::from_utf8_lossy(&stderr));
     let report: Value = serde_json::from_slice(&stdout).unwrap();
-    report["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|d| matches!(d["severity"].as_str(), Some("error" | "warning")))
-        .map(|d| d["rule"].as_str().unwrap().to_string())
-        .filter(|id| rules::find(id).is_some_and(|r| !r.meta().needs_objects))
-        .collect()
+    report["diagnostics"].as_array().unwrap().iter().filter_map(comparable).collect()
 }
 
-/// The IDs the webhook reports for one object as kube-apiserver sends it.
-async fn webhook_ids(h: &Harness, object: &Value) -> BTreeSet<String> {
-    let answer = h.post("/validate", &review("parity", "CREATE", object, None)).await;
-    let r = response(&answer);
+/// The IDs `hpa-lint cluster --kubernetes-version release` reports for each HPA of `cluster`,
+/// by namespace (each HPA has a namespace of its own).
+fn cluster_lint_ids(cluster: &LiveCluster, release: KubernetesVersion) -> BTreeMap<String, BTreeSet<String>> {
+    let release = release.to_string();
+    let run = cluster.hpa_lint(
+        "cluster",
+        &["--no-config", "-A", "--kubernetes-version", &release, "-o", "json", "--fail-on", "never"],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let mut ids: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for d in run.json()["diagnostics"].as_array().unwrap() {
+        if d["object"]["kind"] != "HorizontalPodAutoscaler" {
+            continue;
+        }
+        if let Some(id) = comparable(d) {
+            ids.entry(d["object"]["namespace"].as_str().unwrap().to_string()).or_default().insert(id);
+        }
+    }
+    ids
+}
+
+/// The IDs the webhook's review function reports on `/validate` for one review.
+fn webhook_ids(reviewer: &Reviewer, review: &Value) -> BTreeSet<String> {
+    let answer = reviewer.review(Endpoint::Validate, review.to_string().as_bytes(), &Policy::default());
+    let answer: Value = serde_json::from_slice(&answer.body).unwrap();
+    let r = &answer["response"];
     let mut ids: BTreeSet<String> = r["warnings"]
         .as_array()
         .map(|w| w.iter().filter_map(|w| w.as_str()?.split(' ').next()).map(String::from).collect())
         .unwrap_or_default();
     ids.retain(|id| rules::find(id).is_some());
     if r["allowed"] == false {
-        assert_eq!(r["status"]["reason"], "Invalid", "{object}: {r}");
+        assert_eq!(r["status"]["reason"], "Invalid", "{review}: {r}");
         ids.insert(rules::INVALID.id.to_string());
     }
     ids
@@ -91,8 +140,9 @@ fn yaml_files(dir: &Path, out: &mut Vec<(String, String)>) {
     }
 }
 
-#[tokio::test]
-async fn the_linter_and_the_webhook_report_the_same_rules() {
+/// Every HPA of the rules' documentation examples, the lint fixtures and the real-world
+/// manifests, as written (JSON), with where it comes from.
+fn all_hpas() -> Vec<(String, Value)> {
     let mut inputs: Vec<(String, String)> = Vec::new();
     for rule in rules::ALL {
         for (i, example) in doc_examples(&rule.meta().docs()).into_iter().enumerate() {
@@ -102,53 +152,121 @@ async fn the_linter_and_the_webhook_report_the_same_rules() {
     let data = workspace().join("tests/data");
     yaml_files(&data.join("lint"), &mut inputs);
     yaml_files(&data.join("realworld"), &mut inputs);
-
-    let h = Harness::default_config();
-    let release = KubernetesVersion::LATEST;
-    let (mut compared, mut unreachable) = (0, 0);
-    let mut seen: BTreeSet<String> = BTreeSet::new();
-    let mut failures = Vec::new();
+    let mut hpas = Vec::new();
     for (name, text) in &inputs {
         let file = hpa_lint::input::from_bytes(name.clone(), text.clone().into_bytes());
         for obj in hpa_lint::input::objects(0, &file).iter().filter(|o| o.is_hpa()) {
-            let written = obj.node.to_json();
+            hpas.push((name.clone(), obj.node.to_json()));
+        }
+    }
+    hpas
+}
+
+/// The rules no HPA here can show under the defaults, whatever the release: HPA103 needs a
+/// `maxReplicasLimit`, HPA401 a version the release no longer serves (never sent to a
+/// webhook), HPA406 is about objects that are not HPAs, and HPA001 about a key a file writes
+/// twice (kubectl sends it once: no object a webhook is sent has one). HPA306 needs a release
+/// without `HPAConfigurableTolerance` on (1.33, where it is alpha).
+const UNREACHABLE: [&str; 4] = ["HPA001", "HPA103", "HPA401", "HPA406"];
+
+/// The single-object rules at warning severity or above, enabled by default, but `UNREACHABLE`.
+fn expected_rules() -> BTreeSet<String> {
+    rules::ALL
+        .iter()
+        .map(|r| r.meta())
+        .filter(|m| !m.needs_objects && m.enabled_by_default && m.severity >= Severity::Warning)
+        .filter(|m| !UNREACHABLE.contains(&m.id))
+        .map(|m| m.id.to_string())
+        .collect()
+}
+
+#[test]
+fn the_linter_and_the_webhook_report_the_same_rules_on_create_in_every_release() {
+    let hpas = all_hpas();
+    let mut seen: BTreeSet<String> = BTreeSet::new();
+    let mut failures = Vec::new();
+    for release in KubernetesVersion::ALL {
+        let reviewer = Reviewer::new(FeatureGates::new(release));
+        let (mut compared, mut unreachable) = (0, 0);
+        for (name, written) in &hpas {
             // What kube-apiserver would send the webhook: the object decoded (strictly, as kubectl
-            // asks) and defaulted; an object it refuses to decode, or of a version it no longer
-            // serves, never reaches a webhook.
-            let Ok(mut sent) = api::decode(&written) else {
+            // asks, with the release's types) and defaulted; an object it refuses to decode, or of
+            // a version it no longer serves, never reaches a webhook.
+            let Ok(decoded) = api::decode_json(&written.to_string(), Strictness::Strict, release) else {
                 unreachable += 1;
                 continue;
             };
+            let mut sent = decoded.value;
             if sent.api_version().removed_in().is_some_and(|minor| release.minor() >= minor) {
                 unreachable += 1;
                 continue;
             }
             hpa_core::defaults::default_versioned(&mut sent);
             let sent: Value = VersionedHpa::to_json(&sent);
-            let (lint, webhook) = (lint_ids(&written), webhook_ids(&h, &sent).await);
+            let (lint, webhook) =
+                (lint_ids(written, release), webhook_ids(&reviewer, &review("parity", "CREATE", &sent, None)));
             if lint != webhook {
-                failures.push(format!("{name}: hpa-lint {lint:?}, webhook {webhook:?}\n  {written}"));
+                failures.push(format!("{release} CREATE {name}: hpa-lint {lint:?}, webhook {webhook:?}\n  {written}"));
             }
             seen.extend(lint);
             compared += 1;
         }
+        assert!(compared > 100 && unreachable > 0, "{release}: {compared} compared, {unreachable} unreachable");
     }
-    assert!(failures.is_empty(), "{} of {compared} HPAs differ:\n{}", failures.len(), failures.join("\n"));
+    assert!(failures.is_empty(), "{} differ:\n{}", failures.len(), failures.join("\n"));
     // The comparison covers refused objects and every single-object rule at warning severity
-    // or above, not only clean ones, except those no HPA here can show under the defaults:
-    // HPA103 needs a `maxReplicasLimit`, HPA306 a release without `HPAConfigurableTolerance`,
-    // HPA401 a version the release no longer serves (never sent to a webhook), HPA406 is
-    // about objects that are not HPAs, and HPA001 about a key a file writes twice (kubectl sends
-    // it once: no object a webhook is sent has one).
-    const UNREACHABLE: [&str; 5] = ["HPA001", "HPA103", "HPA306", "HPA401", "HPA406"];
-    let expected: BTreeSet<String> = rules::ALL
-        .iter()
-        .map(|r| r.meta())
-        .filter(|m| !m.needs_objects && m.enabled_by_default && m.severity >= Severity::Warning)
-        .filter(|m| !UNREACHABLE.contains(&m.id))
-        .map(|m| m.id.to_string())
-        .collect();
+    // or above, not only clean ones.
+    let expected = expected_rules();
     let missing: Vec<&String> = expected.difference(&seen).collect();
-    assert!(missing.is_empty(), "no compared HPA has a finding of {missing:?} ({compared} compared)");
-    assert!(compared > 100 && unreachable > 0, "{compared} compared, {unreachable} unreachable");
+    assert!(missing.is_empty(), "no compared HPA has a finding of {missing:?}");
+}
+
+#[test]
+fn the_linter_and_the_webhook_report_the_same_rules_on_update_in_every_release() {
+    let hpas = all_hpas();
+    // Every HPA kube-apiserver would store, as it stores it: decoded (with the newest types),
+    // defaulted, and converted to autoscaling/v2 (the test API server converts), each in a
+    // namespace of its own.
+    let cluster = LiveCluster::start();
+    let mut stored: Vec<(String, String, Value)> = Vec::new();
+    for (i, (name, written)) in hpas.iter().enumerate() {
+        let Ok(decoded) = api::decode_json(&written.to_string(), Strictness::Strict, KubernetesVersion::PREVIEW) else {
+            continue;
+        };
+        let mut object = decoded.value;
+        hpa_core::defaults::default_versioned(&mut object);
+        let mut object = VersionedHpa::to_json(&object);
+        let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) else { continue };
+        let namespace = format!("p{i}");
+        meta.insert("namespace".into(), json!(namespace));
+        if meta.get("name").and_then(Value::as_str).is_none_or(str::is_empty) {
+            meta.insert("name".into(), json!("unnamed"));
+        }
+        if hpa_tests::apiserver::store::convert_hpa(&object, api::ApiVersion::V2).is_err() {
+            continue;
+        }
+        stored.push((name.clone(), namespace, cluster.server.put(object)));
+    }
+    assert!(stored.len() > 100, "{} stored", stored.len());
+    let mut seen: BTreeSet<String> = BTreeSet::new();
+    let mut failures = Vec::new();
+    for release in KubernetesVersion::ALL {
+        let reviewer = Reviewer::new(FeatureGates::new(release));
+        let mut linted = cluster_lint_ids(&cluster, release);
+        for (name, namespace, object) in &stored {
+            let lint = linted.remove(namespace).unwrap_or_default();
+            let webhook = webhook_ids(&reviewer, &review("parity", "UPDATE", object, Some(object)));
+            if lint != webhook {
+                failures.push(format!("{release} UPDATE {name}: hpa-lint {lint:?}, webhook {webhook:?}\n  {object}"));
+            }
+            seen.extend(lint);
+        }
+    }
+    assert!(failures.is_empty(), "{} differ:\n{}", failures.len(), failures.join("\n"));
+    // HPA411 is about autoscaling/v1's round-trip annotations, which a stored object (in
+    // autoscaling/v2) no longer has.
+    let mut expected = expected_rules();
+    expected.remove("HPA411");
+    let missing: Vec<&String> = expected.difference(&seen).collect();
+    assert!(missing.is_empty(), "no stored HPA has a finding of {missing:?}");
 }

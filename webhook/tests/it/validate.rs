@@ -265,3 +265,124 @@ async fn lint_findings_become_short_warnings() {
     let answer = quiet.post("/validate", &review("w4", "CREATE", &object, None)).await;
     assert_eq!(response(&answer), &json!({"uid": "w4", "allowed": true}));
 }
+
+/// `serve --lint-config FILE`: a harness whose lint configuration (`.hpa-lint.yaml`'s format)
+/// is `config`, and `policy` (YAML) if any.
+fn with_lint_config(dir: &tempfile::TempDir, config: &str, policy: Option<&str>) -> Harness {
+    let path = dir.path().join(".hpa-lint.yaml");
+    std::fs::write(&path, config).unwrap();
+    Harness::new(&["--lint-config", &path.display().to_string()], policy)
+}
+
+/// The rule IDs of an answer's warnings.
+fn warned_rules(answer: &Value) -> Vec<String> {
+    response(answer)["warnings"]
+        .as_array()
+        .map(|w| w.iter().map(|w| w.as_str().unwrap().split(' ').next().unwrap().to_string()).collect())
+        .unwrap_or_default()
+}
+
+/// An organization disables a rule, or changes a setting, at admission exactly as in CI: the
+/// same file, read by the same reader, gives the webhook the same rules as `hpa-lint --config`.
+#[tokio::test]
+async fn the_lint_configuration_turns_rules_off_and_sets_their_bounds() {
+    let dir = tempfile::tempdir().unwrap();
+    // minReplicas = maxReplicas = 10: HPA101 by default.
+    let mut equal = hpa_v2_defaulted("web", "shop");
+    equal["spec"]["minReplicas"] = json!(10);
+    let create = |object: &Value| review("lc", "CREATE", object, None);
+    let default = Harness::default_config().post("/validate", &create(&equal)).await;
+    assert!(warned_rules(&default).contains(&"HPA101".to_string()), "{default}");
+
+    // Turned off by ID or by name (YAML 1.1's `off` is a boolean, as for hpa-lint): no warning.
+    for config in ["rules:\n  HPA101: off\n", "rules: {min-replicas-equals-max: 'off'}\n"] {
+        let answer = with_lint_config(&dir, config, None).post("/validate", &create(&equal)).await;
+        assert_eq!(response(&answer)["allowed"], true);
+        assert!(!warned_rules(&answer).contains(&"HPA101".to_string()), "{config}: {answer}");
+    }
+    // A rule turned off is not there for the policy's denyRules either, as it is not in CI.
+    let deny = "apiVersion: hpa-toolkit.io/v1alpha1\nkind: WebhookPolicy\ndefaults: {denyRules: [HPA101]}\n";
+    let answer = Harness::new(&[], Some(deny)).post("/validate", &create(&equal)).await;
+    assert_eq!(response(&answer)["allowed"], false, "{answer}");
+    let answer = with_lint_config(&dir, "rules: {HPA101: off}\n", Some(deny)).post("/validate", &create(&equal)).await;
+    assert_eq!(response(&answer)["allowed"], true, "{answer}");
+    // Down to info: kubectl is not told (informational findings are no warnings).
+    let answer = with_lint_config(&dir, "rules: {HPA101: info}\n", None).post("/validate", &create(&equal)).await;
+    assert!(!warned_rules(&answer).contains(&"HPA101".to_string()), "{answer}");
+    // An opt-in rule turned on: HPA102 (info by default) at warning severity.
+    let answer = with_lint_config(&dir, "rules: {HPA102: warning}\n", None)
+        .post("/validate", &create(&hpa_v2_defaulted("web", "shop")))
+        .await;
+    assert!(warned_rules(&answer).contains(&"HPA102".to_string()), "{answer}");
+
+    // A setting changes the warning: maxReplicas 10 is over a limit of 5, not over one of 20.
+    let object = hpa_v2_defaulted("web", "shop");
+    let answer =
+        with_lint_config(&dir, "settings: {maxReplicasLimit: 5}\n", None).post("/validate", &create(&object)).await;
+    let warnings = response(&answer)["warnings"].to_string();
+    assert!(warned_rules(&answer).contains(&"HPA103".to_string()) && warnings.contains('5'), "{answer}");
+    let answer =
+        with_lint_config(&dir, "settings: {maxReplicasLimit: 20}\n", None).post("/validate", &create(&object)).await;
+    assert!(!warned_rules(&answer).contains(&"HPA103".to_string()), "{answer}");
+    // minReplicaSpread 3: minReplicas 8 and maxReplicas 10 are too close (HPA101), as in CI.
+    let mut close = hpa_v2_defaulted("web", "shop");
+    close["spec"]["minReplicas"] = json!(8);
+    let answer = Harness::default_config().post("/validate", &create(&close)).await;
+    assert!(!warned_rules(&answer).contains(&"HPA101".to_string()), "{answer}");
+    let answer =
+        with_lint_config(&dir, "settings: {minReplicaSpread: 3}\n", None).post("/validate", &create(&close)).await;
+    assert!(warned_rules(&answer).contains(&"HPA101".to_string()), "{answer}");
+    // The same file gives hpa-lint the same rule IDs for the same object.
+    let path = dir.path().join(".hpa-lint.yaml");
+    std::fs::write(&path, "settings: {minReplicaSpread: 3}\n").unwrap();
+    let lint =
+        hpa_tests::cli::hpa_lint(&["--config", &path.display().to_string(), "-o", "json", "-"], &close.to_string());
+    let lint_rules: Vec<String> = lint.json()["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["severity"] == "warning" || d["severity"] == "error")
+        .map(|d| d["rule"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(lint_rules, warned_rules(&answer));
+}
+
+/// A lint configuration that does not read stops the server at start, saying where; one that
+/// does is reloaded as the policy is, and a bad new version leaves the one in force.
+#[tokio::test]
+async fn the_lint_configuration_is_checked_at_start_and_reloaded() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("lint.yaml");
+    std::fs::write(&path, "rules:\n  HPA999: off\n").unwrap();
+    let flags = ["--lint-config", path.to_str().unwrap()];
+    let error = hpa_webhook::server::state(&crate::support::serve_args(&flags)).unwrap_err().to_string();
+    assert_eq!(error, format!("--lint-config: {}:2:3: unknown rule \"HPA999\" (see `hpa-lint rules`)", path.display()));
+
+    std::fs::write(&path, "rules: {HPA101: off}\n").unwrap();
+    let reviewer = hpa_webhook::admission::Reviewer::new(hpa_core::features::FeatureGates::default())
+        .with_lint_config(&path)
+        .unwrap();
+    assert_eq!(reviewer.lint_config(), Some(path.as_path()));
+    let mut equal = hpa_v2_defaulted("web", "shop");
+    equal["spec"]["minReplicas"] = json!(10);
+    let body = review("lr", "CREATE", &equal, None).to_string();
+    let rules_of = |reviewer: &hpa_webhook::admission::Reviewer| {
+        let answer = reviewer.review(
+            hpa_webhook::metrics::Endpoint::Validate,
+            body.as_bytes(),
+            &hpa_webhook::policy::Policy::default(),
+        );
+        warned_rules(&serde_json::from_slice(&answer.body).unwrap())
+    };
+    assert!(!rules_of(&reviewer).contains(&"HPA101".to_string()));
+    assert!(!reviewer.reload_lint_config().await.unwrap(), "unchanged file");
+    std::fs::write(&path, "rules: {HPA101: error}\n").unwrap();
+    assert!(reviewer.reload_lint_config().await.unwrap());
+    assert!(rules_of(&reviewer).contains(&"HPA101".to_string()));
+    // A bad version is refused (once) and the one in force stays.
+    std::fs::write(&path, "rules: {HPA101: loud}\n").unwrap();
+    let error = reviewer.reload_lint_config().await.unwrap_err();
+    assert_eq!(error.message, "rule HPA101: expected off, on, error, warning or info, found \"loud\"");
+    assert!(!reviewer.reload_lint_config().await.unwrap(), "a bad file is reported once");
+    assert!(rules_of(&reviewer).contains(&"HPA101".to_string()));
+}

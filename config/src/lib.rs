@@ -1,12 +1,19 @@
-//! `.hpa-lint.yaml`: rules on or off and their severities, the target Kubernetes version,
-//! feature gates, and the bounds of the numeric rules. Found upward from the working
-//! directory, or given with `--config`.
+//! `hpa-config`: `.hpa-lint.yaml`, the file format and its one reader, for every front end that
+//! takes it: `hpa-lint` (found upward from the working directory, or given with `--config`) and
+//! `hpa-webhook serve --lint-config` (so that admission runs the rules as CI does).
+//!
+//! The file sets rules on or off and their severities, the target Kubernetes version, feature
+//! gates, the bounds of the numeric rules, kube-controller-manager's flags and, for files, which
+//! objects form a set. It is read with hpa-yaml's reader (YAML as kubectl reads it, one
+//! document, unknown and duplicate fields refused) into types decoded by hpa-core's one decoder;
+//! what it means for the rules is hpa-core's ([`RuleLevel`], [`hpa_core::rules::Settings`]).
+//! This crate does no other IO than reading the file it is given (or found).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use hpa_core::api::decode::{Abort, Decode, Decoder, GoType, Kind, Source};
-use hpa_core::rules::{self, Severity};
+use hpa_core::rules::{self, Settings, Severity};
 
 /// The configuration file names looked for, in order.
 pub const FILE_NAMES: [&str; 2] = [".hpa-lint.yaml", ".hpa-lint.yml"];
@@ -105,14 +112,18 @@ pub struct ControllerFile {
     pub downscale_stabilization_seconds: Option<u64>,
 }
 
-impl ControllerFile {
-    /// The flags this section sets.
-    pub fn flags(&self) -> crate::controller_flags::ControllerFlags {
-        crate::controller_flags::ControllerFlags {
-            sync_period: self.sync_period_seconds.map(std::time::Duration::from_secs),
-            tolerance: self.tolerance,
-            downscale_stabilization: self.downscale_stabilization_seconds.map(std::time::Duration::from_secs),
-            ..Default::default()
+impl SettingsFile {
+    /// hpa-core's settings with the bounds this section sets over `settings`' (the others kept).
+    pub fn apply(&self, settings: Settings) -> Settings {
+        Settings {
+            min_replicas: self.min_replicas.unwrap_or(settings.min_replicas),
+            max_replicas_limit: self.max_replicas_limit.or(settings.max_replicas_limit),
+            max_scale_up_seconds: self.max_scale_up_seconds.unwrap_or(settings.max_scale_up_seconds),
+            min_scale_down_window_seconds: self
+                .min_scale_down_window_seconds
+                .unwrap_or(settings.min_scale_down_window_seconds),
+            min_replica_spread: self.min_replica_spread.unwrap_or(settings.min_replica_spread),
+            ..settings
         }
     }
 }
@@ -264,17 +275,17 @@ pub fn find_upward(start: &Path) -> Option<PathBuf> {
     None
 }
 
-/// Parses a configuration file's text (with hpa-yaml's reader, [`crate::source::read_document`]
-/// and [`crate::source::read::decode_node`]: YAML as kubectl reads it, one document, unknown and
+/// Parses a configuration file's text (with hpa-yaml's reader, [`hpa_yaml::read_document`]
+/// and [`hpa_yaml::read::decode_node`]: YAML as kubectl reads it, one document, unknown and
 /// duplicate fields refused).
 pub fn parse(name: &str, text: &str) -> Result<Config, ConfigError> {
-    let at = |mark: crate::source::Mark| format!("{name}:{}:{}", mark.line.max(1), mark.col + 1);
-    let doc = crate::source::read_document(text)
+    let at = |mark: hpa_yaml::Mark| format!("{name}:{}:{}", mark.line.max(1), mark.col + 1);
+    let doc = hpa_yaml::read_document(text)
         .map_err(|e| ConfigError { location: format!("{name}:{}:{}", e.line, e.column), message: e.message })?;
     let Some(doc) = doc else {
         return Ok(Config { path: Some(PathBuf::from(name)), ..Config::default() });
     };
-    let cfg: ConfigFile = crate::source::read::decode_node(doc.root(), "config").map_err(|errors| {
+    let cfg: ConfigFile = hpa_yaml::read::decode_node(doc.root(), "config").map_err(|errors| {
         let first = errors.into_iter().next();
         ConfigError {
             location: first.as_ref().map_or_else(|| name.to_string(), |e| format!("{name}:{}:{}", e.line, e.column)),
