@@ -6,7 +6,8 @@
 use hpa_cluster::{Cluster, Error, Scope, read_inventory};
 
 use crate::cli::{ClusterArgs, ClusterLintArgs, ColorChoice, LintArgs, LintFormat};
-use crate::commands::lint as lint_cmd;
+use crate::commands::common::LiveError;
+use crate::commands::settings;
 use crate::linter::live::{self, LiveOutcome};
 use crate::linter::live_report::{self, Origin};
 use crate::linter::report::HumanStyle;
@@ -23,7 +24,7 @@ impl ClusterLintArgs {
 /// Runs `hpa-lint cluster`: exit 0 clean, 1 with findings at or above `--fail-on`, 2 when
 /// nothing could be read.
 pub fn run(args: &ClusterLintArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> ExitStatus {
-    let (opts, fail_on, _) = match lint_cmd::options(&args.lint_args(), cluster, out) {
+    let (opts, fail_on, _) = match settings::options(&args.lint_args(), cluster, out) {
         Ok(o) => o,
         Err(e) => return out.fail(&e),
     };
@@ -89,29 +90,4 @@ fn read(args: &ClusterLintArgs) -> Result<(hpa_cluster::Inventory, Origin), Erro
         };
         Ok((inventory, Origin { server: cluster.server().to_string(), namespaces }))
     })
-}
-
-/// What to do about an error that stopped the read, beyond its sentence.
-fn advice(e: &Error) -> Option<&'static str> {
-    match e {
-        Error::Unreachable { .. } => Some(
-            "check that the cluster is up and reachable from here (VPN, proxy, port-forward), or choose another with --context or --kubeconfig",
-        ),
-        Error::Timeout { .. } => Some("the server or the network is slow: retry, or raise --timeout"),
-        Error::Kubeconfig { .. } => Some("fix the file, or choose another with --kubeconfig or --context"),
-        Error::Api { .. } | Error::Protocol { .. } => Some("retry; if it persists, check the API server's health"),
-        _ => None,
-    }
-}
-
-/// An error that stopped a live read (`cluster`, `diagnose`), shown as every command shows an
-/// error (`hpa-lint: error: ...`, then `  help: ...` with what to do beyond its sentence).
-#[derive(Debug, thiserror::Error)]
-#[error(transparent)]
-pub struct LiveError(#[from] pub Error);
-
-impl miette::Diagnostic for LiveError {
-    fn help<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
-        advice(&self.0).map(|h| Box::new(h) as Box<dyn std::fmt::Display>)
-    }
 }

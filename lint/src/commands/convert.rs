@@ -19,7 +19,7 @@ enum Piece {
 /// Runs `convert`, as the release of `--kubernetes-version` (or the configuration's
 /// `kubernetesVersion`) converts.
 pub fn run(args: &ConvertArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> ExitStatus {
-    let release = match super::lint::settings(&args.config, cluster, &[], out) {
+    let release = match crate::commands::settings::settings(&args.config, cluster, &[], out) {
         Ok(r) => r.settings.gates.version(),
         Err(e) => return out.fail(&e),
     };
@@ -129,7 +129,7 @@ fn render(pieces: &[Piece], format: ObjectFormat) -> String {
                     Piece::Converted(v) | Piece::Original { json: v, .. } => v.clone(),
                 })
                 .collect();
-            crate::commands::default::render_objects(&values, ObjectFormat::Json)
+            crate::commands::common::render_objects(&values, ObjectFormat::Json)
         }
         ObjectFormat::Yaml => {
             let docs: Vec<String> = pieces

@@ -23,12 +23,15 @@ use crate::{ExitStatus, Output};
 pub fn run(args: &ExplainArgs, cluster: &crate::cli::ClusterArgs, out: &mut Output<'_>) -> ExitStatus {
     // The configuration's release, gates and controller apply as they do to `lint`; the
     // controller flags given here override its `controller:`.
-    let resolved =
-        match super::lint::settings(&args.config, cluster, &[(&args.controller.flags(), Provenance::CommandLine)], out)
-        {
-            Ok(r) => r,
-            Err(e) => return out.fail(&e),
-        };
+    let resolved = match crate::commands::settings::settings(
+        &args.config,
+        cluster,
+        &[(&args.controller.flags(), Provenance::CommandLine)],
+        out,
+    ) {
+        Ok(r) => r,
+        Err(e) => return out.fail(&e),
+    };
     let controller = resolved.settings.controller;
     let provenances = resolved.controller;
     let opts = check::Options::verdict_only(resolved.settings.gates);

@@ -1,14 +1,18 @@
 //! The subcommands, one module each: each reads its input, takes every HPA through hpa-core's
 //! front door (`hpa::check`, or the linter for `lint`) and renders the result. They depend on
-//! `cli` for their arguments; `cli` depends on none of them.
+//! `cli` for their arguments; `cli` depends on none of them. No command module imports another:
+//! what several share is in [`settings`] (flags and the configuration file → options),
+//! [`common`] and [`each_file`].
 
 pub mod cluster;
+pub mod common;
 pub mod convert;
 pub mod default;
 pub mod diagnose;
 pub mod explain;
 pub mod lint;
 pub mod rules;
+pub mod settings;
 pub mod simulate;
 pub mod validate;
 
