@@ -1,16 +1,16 @@
 //! `hpa-lint cluster`: lints what a cluster runs, with the same rules and configuration as
 //! files. hpa-cluster reads the inventory (HPAs and everything the cross-object rules read,
 //! with notes for what it could not read); [`crate::linter::live`] checks it;
-//! [`crate::linter::live_report`] renders it.
+//! [`crate::linter::report`] renders it, as it renders files' diagnostics.
 
 use hpa_cluster::{Cluster, Error, Scope, read_inventory};
 
 use crate::cli::{ClusterArgs, ClusterLintArgs, ColorChoice, LintArgs, LintFormat};
 use crate::commands::common::LiveError;
 use crate::commands::settings;
-use crate::linter::live::{self, LiveOutcome};
-use crate::linter::live_report::{self, Origin};
-use crate::linter::report::HumanStyle;
+use crate::linter::LintResults;
+use crate::linter::live;
+use crate::linter::report::{self, HumanStyle, Inputs, Origin};
 use crate::{ExitStatus, Output};
 
 impl ClusterLintArgs {
@@ -33,29 +33,36 @@ pub fn run(args: &ClusterLintArgs, cluster: &ClusterArgs, out: &mut Output<'_>) 
             return out.usage_error(&format!("--namespace {ns:?}: {problem}"));
         }
     }
-    let (outcome, origin) = match read(args) {
+    let (mut outcome, origin) = match read(args) {
         Ok((inventory, origin)) => (live::lint_inventory(inventory, &opts), origin),
         Err(e) => return out.fail(&LiveError(e)),
     };
-    let text = match args.findings.output {
+    let inputs = Inputs::Cluster(&origin);
+    // The report is written as it is rendered; a closed pipe ends the output, not the run.
+    let mut writer = std::io::BufWriter::new(&mut *out.stdout);
+    let written = match args.findings.output {
         LintFormat::Human => {
             let color = match args.findings.color {
                 ColorChoice::Always => true,
                 ColorChoice::Never => false,
                 ColorChoice::Auto => out.terminal && !args.findings.no_color,
             };
-            let _ = out.stderr.write_all(live_report::human_notes(&outcome).as_bytes());
-            live_report::human(&outcome, HumanStyle { color, width: 100 })
+            // What was not read goes to standard error, ahead of the report.
+            for note in std::mem::take(&mut outcome.notes) {
+                let _ = writeln!(out.stderr, "hpa-lint: note: {note}");
+            }
+            report::human(&outcome, inputs, HumanStyle { color, width: 100 }, &mut writer)
         }
-        LintFormat::Json => live_report::json(&outcome, &origin),
-        LintFormat::Sarif => live_report::sarif(&outcome, &origin),
-        LintFormat::Github => live_report::github(&outcome),
+        LintFormat::Json => report::json(&outcome, inputs, &mut writer),
+        LintFormat::Sarif => report::sarif(&outcome, inputs, &mut writer),
+        LintFormat::Github => report::github(&outcome, inputs, &mut writer),
     };
-    out.write(&text);
+    let _ = written.and_then(|()| std::io::Write::flush(&mut writer));
+    drop(writer);
     status(&outcome, fail_on)
 }
 
-fn status(outcome: &LiveOutcome, fail_on: Option<hpa_core::rules::Severity>) -> ExitStatus {
+fn status(outcome: &LintResults, fail_on: Option<hpa_core::rules::Severity>) -> ExitStatus {
     if fail_on.is_some_and(|f| outcome.diagnostics.iter().any(|d| d.severity >= f)) {
         ExitStatus::Findings
     } else {

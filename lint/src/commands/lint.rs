@@ -3,7 +3,8 @@
 use crate::cli::{Args, ColorChoice, LintFormat};
 use crate::commands::settings::options;
 use crate::input;
-use crate::linter::{self, report};
+use crate::linter;
+use crate::linter::report::{self, Inputs};
 use crate::{ExitStatus, Output};
 
 /// Objects plus diagnostics above which a run's results are freed on another thread.
@@ -59,11 +60,11 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> ExitStatus {
                 ColorChoice::Never => false,
                 ColorChoice::Auto => out.terminal && !args.lint.findings.no_color,
             };
-            report::human(&outcome, &names, report::HumanStyle { color, width: 100 }, &mut writer)
+            report::human(&outcome, Inputs::Files(&names), report::HumanStyle { color, width: 100 }, &mut writer)
         }
-        LintFormat::Json => report::json(&outcome, &names, &mut writer),
-        LintFormat::Sarif => report::sarif(&outcome, &names, &mut writer),
-        LintFormat::Github => report::github(&outcome, &names, &mut writer),
+        LintFormat::Json => report::json(&outcome, Inputs::Files(&names), &mut writer),
+        LintFormat::Sarif => report::sarif(&outcome, Inputs::Files(&names), &mut writer),
+        LintFormat::Github => report::github(&outcome, Inputs::Files(&names), &mut writer),
     };
     let _ = written.and_then(|()| std::io::Write::flush(&mut writer));
     drop(writer);
