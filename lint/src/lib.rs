@@ -4,12 +4,12 @@
 //! renders.
 
 pub mod cli;
-pub mod commands;
+pub(crate) mod commands;
 pub mod controller_flags;
 pub mod hpa;
 pub mod input;
-pub mod linter;
-pub mod yaml_out;
+pub(crate) mod linter;
+pub(crate) mod yaml_out;
 
 pub use commands::simulate;
 

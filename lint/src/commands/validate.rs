@@ -2,7 +2,6 @@
 //! update against `--old`), reported kubectl-style or as JSON.
 
 use std::collections::HashMap;
-use std::io::Write;
 
 use hpa_core::check;
 use serde_json::Value;
@@ -233,9 +232,4 @@ pub fn render_human(entries: &[Entry], skipped: usize) -> String {
     }
     s.push_str(&format!("; {skipped} other {} skipped\n", plural(skipped, "object", "objects")));
     s
-}
-
-/// Writes to a `Write`, ignoring errors (a closed pipe is not worth a panic).
-pub fn write_all(w: &mut dyn Write, s: &str) {
-    let _ = w.write_all(s.as_bytes());
 }
