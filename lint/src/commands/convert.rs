@@ -28,7 +28,8 @@ pub fn run(args: &ConvertArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> E
         return out.usage_error(&format!("--to {:?} is not an HPA API version (one of {})", args.to, known.join(", ")));
     };
     let mut pieces = Vec::new();
-    let status = super::each_file(&args.paths, &args.input, out, |file, file_objects, refused, out| {
+    let status = super::each_file(&args.paths, &args.input, out, |file, contents, out| {
+        let (file_objects, refused) = (contents.objects.as_slice(), contents.refused.as_slice());
         let mut status = ExitStatus::Clean;
         let mut rest = file_objects;
         for (d, doc) in file.parsed.documents.iter().enumerate() {

@@ -18,7 +18,8 @@ pub fn run(args: &DefaultArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> E
         Err(e) => return out.fail(&e),
     };
     let mut objects: Vec<Value> = Vec::new();
-    let status = super::each_file(&args.paths, &args.input, out, |file, file_objects, refused, out| {
+    let status = super::each_file(&args.paths, &args.input, out, |file, contents, out| {
+        let (file_objects, refused) = (contents.objects.as_slice(), contents.refused.as_slice());
         let mut status = ExitStatus::Clean;
         for obj in file_objects {
             let value = obj.to_json();

@@ -36,7 +36,8 @@ pub fn run(args: &ExplainArgs, cluster: &crate::cli::ClusterArgs, out: &mut Outp
     let provenances = resolved.controller;
     let opts = check::Options::verdict_only(resolved.settings.gates);
     let mut reports = Vec::new();
-    let status = super::each_file(&args.paths, &args.input, out, |file, file_objects, refused, out| {
+    let status = super::each_file(&args.paths, &args.input, out, |file, contents, out| {
+        let (file_objects, refused) = (contents.objects.as_slice(), contents.refused.as_slice());
         let mut status = ExitStatus::Clean;
         for obj in file_objects {
             if !obj.is_hpa() || !input::counts_as_object(obj, refused) {

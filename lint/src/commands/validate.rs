@@ -84,36 +84,34 @@ fn index_old(files: &[SourceFile]) -> HashMap<(String, String), ObjectRef<'_>> {
     map
 }
 
-/// Validates every HPA of one file; returns the entries and the number of other objects.
+/// Validates every HPA of one file, in the one per-file loop ([`input::walk`]); returns the
+/// entries and the number of other objects.
 pub fn validate_file(
     index: usize,
     file: &SourceFile,
     old: &HashMap<(String, String), ObjectRef<'_>>,
     opts: &check::Options,
 ) -> (Vec<Entry>, usize) {
-    let mut entries = Vec::new();
-    if let Some(reason) = &file.unreadable {
-        entries.push(problem_entry(file, 0, 1, 1, "SyntaxError", reason));
-        return (entries, 0);
-    }
-    let mut skipped = 0;
-    let objects = input::objects(index, file);
-    let not_objects = input::not_objects(&file.parsed, &file.text, &objects);
-    for obj in &objects {
+    let ((mut entries, skipped), problems) = input::walk(index, file, &file.parsed, |contents| {
+        let mut entries = Vec::new();
+        let mut skipped = 0;
         // What kubectl refuses never reaches kube-apiserver: it is reported below, in kubectl's
         // words, when the file holds objects.
-        if !input::counts_as_object(obj, &not_objects) {
-            continue;
+        for obj in contents.counted() {
+            if obj.is_hpa() {
+                entries.push(validate_object(file, obj, old, opts));
+            } else {
+                skipped += 1;
+            }
         }
-        if obj.is_hpa() {
-            entries.push(validate_object(file, obj, old, opts));
-        } else {
-            skipped += 1;
-        }
+        (entries, skipped)
+    });
+    if let Some(reason) = &file.unreadable {
+        return (vec![problem_entry(file, 0, 1, 1, "SyntaxError", reason)], 0);
     }
     // What kubectl refuses, and an HPA it reads as a list (never sent: no answer to report, but
     // no silence).
-    let unsent = input::unsent(file, &not_objects);
+    let unsent = input::unsent(file, &problems);
     if !unsent.is_empty() {
         for u in unsent {
             let mut entry = problem_entry(file, u.document, u.line, u.column, u.error_type, &u.message);
@@ -124,7 +122,7 @@ pub fn validate_file(
         // In document order, as kubectl meets them, and in a List in the order of its lines.
         entries.sort_by_key(|e| (e.document, e.line, e.column));
     }
-    if let Some(e) = &file.parsed.error {
+    if let Some(input::Problem::Syntax(e)) = problems.last() {
         let (line, column) = file.line_col(e.mark);
         entries.push(problem_entry(file, e.document, line, column, "SyntaxError", &e.message));
     }

@@ -667,20 +667,30 @@ fn first_pass(
     deferring: bool,
     keys: &Keys,
 ) -> FileResult {
-    let objects = input::objects_in(i, parsed);
-    let refused = input::not_objects(parsed, &f.text, &objects);
-    let mut r = FileResult { diags: file_level_diagnostics(i, f, parsed, &refused), ..FileResult::default() };
+    let (mut r, problems) =
+        input::walk(i, f, parsed, |contents| first_pass_objects(i, contents, opts, deferring, keys));
+    // What the file holds that kubectl cannot read, refuses or never sends, ahead of the rest.
+    r.diags.splice(0..0, file_level_diagnostics(i, problems));
+    r
+}
+
+/// The objects of a file in the first pass: a scalar, a sequence or a document without a kind
+/// is no object (reported with the file when the file holds objects), nor counted as one.
+fn first_pass_objects(
+    i: usize,
+    contents: &input::FileObjects<'_>,
+    opts: &LintOptions,
+    deferring: bool,
+    keys: &Keys,
+) -> FileResult {
+    let mut r = FileResult::default();
+    let objects = &contents.objects;
     // The first definition of each object of the file, by kind, namespace as written and name.
     r.objects.reserve_exact(objects.len());
     r.keys.reserve_exact(objects.len());
     let mut first: ByKey<(usize, Node<'_>)> = ByKey::with_capacity_and_hasher(objects.len(), Default::default());
-    for obj in objects {
-        // A scalar, a sequence or a document without a kind is no object (reported with the
-        // file when the file holds objects), nor counted as one.
-        if !input::counts_as_object(&obj, &refused) {
-            continue;
-        }
-        let (id, namespace) = object_id(&obj);
+    for obj in contents.counted() {
+        let (id, namespace) = object_id(obj);
         let identifiable = !id.kind.is_empty() && !id.name.is_empty();
         let identity = IdentityKeys {
             name: if identifiable { keys.name(&id.kind, &id.name) } else { 0 },
@@ -715,7 +725,7 @@ fn first_pass(
         let position = r.objects.len();
         if obj.is_hpa() {
             r.hpas += 1;
-            first_pass_hpa(&obj, &info, position, opts, deferring, &mut r);
+            first_pass_hpa(obj, &info, position, opts, deferring, &mut r);
         } else {
             if obj.kind().is_some() {
                 r.indexed.extend(index::prepare(info.id.clone(), obj.node).map(|e| (position, e)));
@@ -1211,14 +1221,10 @@ fn duplicate_definition(per_file: &[FileResult], namespace_key: u64) -> Option<(
     None
 }
 
-/// Unreadable files, YAML syntax errors and documents kubectl reads but refuses (no object, no
-/// `kind`: [`input::not_objects`]), as HPA000.
-fn file_level_diagnostics(
-    i: usize,
-    f: &SourceFile,
-    parsed: &Parsed,
-    refused: &[input::NotAnObject<'_>],
-) -> Vec<Diagnostic> {
+/// What a file holds that kubectl cannot read, refuses or never sends ([`input::Problem`]:
+/// unreadable files, documents with items and no kind, mappings read as lists, documents kubectl
+/// reads but refuses, YAML syntax errors), as HPA000.
+fn file_level_diagnostics(i: usize, problems: Vec<input::Problem<'_>>) -> Vec<Diagnostic> {
     // An HPA000 error about the file (no object), with its help.
     let error = |span: Span, exact: bool, path: &str, message: String, help: &'static str| Diagnostic {
         rule: rules::INVALID,
@@ -1231,69 +1237,63 @@ fn file_level_diagnostics(
         fix: None,
         shown: None,
     };
-    let mut out = Vec::new();
-    if let Some(reason) = &f.unreadable {
-        out.push(error(
-            Span::default(),
-            true,
-            "",
-            format!("cannot read this file: {reason}"),
-            "lint YAML or JSON text files only (use --exclude to skip others)",
-        ));
-    }
-    for doc in parsed.documents.iter().filter(|d| input::is_kindless_list(d.root())) {
-        let span = doc.root().entry("items").map_or(doc.root().span(), |e| e.key.span());
-        out.push(error(
-            span,
-            false,
-            "kind",
-            "a document with items but no kind: kubectl refuses it (\"Object 'Kind' is missing\")".into(),
-            "add `kind: List` (its items are checked below as they are)",
-        ));
-    }
-    for stray in parsed.documents.iter().filter_map(|d| input::stray_items(d.root())) {
-        out.push(error(
-            stray.items.key.span(),
-            true,
-            "items",
-            stray.message(),
-            "remove `items` (no kind of object has it at the top level); to apply several objects, write each as a document of its own (after `---`) or under `kind: List`",
-        ));
-    }
-    for doc in refused {
-        let help = match (doc.why, doc.item) {
-            (input::Refusal::NotAnObject, _) => {
-                "kubectl cannot apply this document (`unable to decode`): remove it, or make it a Kubernetes object"
+    problems
+        .into_iter()
+        .map(|problem| match problem {
+            input::Problem::Unreadable(reason) => error(
+                Span::default(),
+                true,
+                "",
+                format!("cannot read this file: {reason}"),
+                "lint YAML or JSON text files only (use --exclude to skip others)",
+            ),
+            input::Problem::KindlessList(root) => error(
+                root.entry("items").map_or(root.span(), |e| e.key.span()),
+                false,
+                "kind",
+                "a document with items but no kind: kubectl refuses it (\"Object 'Kind' is missing\")".into(),
+                "add `kind: List` (its items are checked below as they are)",
+            ),
+            input::Problem::Stray { stray, .. } => error(
+                stray.items.key.span(),
+                true,
+                "items",
+                stray.message(),
+                "remove `items` (no kind of object has it at the top level); to apply several objects, write each as a document of its own (after `---`) or under `kind: List`",
+            ),
+            input::Problem::Refused(doc) => {
+                let help = match (doc.why, doc.item) {
+                    (input::Refusal::NotAnObject, _) => {
+                        "kubectl cannot apply this document (`unable to decode`): remove it, or make it a Kubernetes object"
+                    }
+                    (input::Refusal::MissingKind, None) => {
+                        "kubectl cannot apply this document (`unable to decode`): add its `kind`, or remove it"
+                    }
+                    (input::Refusal::MissingKind, Some(_)) => {
+                        "kubectl cannot apply this item (`unable to get type info`): add its `kind` (and `apiVersion`), or remove it"
+                    }
+                    (input::Refusal::NestedList, _) => {
+                        "kubectl cannot apply this list (a list inside a list): move the inner list's items into the outer one"
+                    }
+                    (input::Refusal::Metadata { field: "apiVersion" }, _) => {
+                        "kubectl cannot apply this document (`unable to decode`): write `apiVersion` as a string (`group/version`, or `v1`)"
+                    }
+                    (input::Refusal::Metadata { .. }, _) => {
+                        "kubectl cannot apply this document (`unable to decode`): give the field the type ObjectMeta has (quote label and annotation values: they are strings)"
+                    }
+                    (input::Refusal::MissingVersion, _) => {
+                        "kubectl cannot apply this item (`unable to get type info`): add its `apiVersion` (`group/version`, or `v1`), or remove it"
+                    }
+                };
+                error(doc.node.span(), true, "", doc.message.to_string(), help)
             }
-            (input::Refusal::MissingKind, None) => {
-                "kubectl cannot apply this document (`unable to decode`): add its `kind`, or remove it"
-            }
-            (input::Refusal::MissingKind, Some(_)) => {
-                "kubectl cannot apply this item (`unable to get type info`): add its `kind` (and `apiVersion`), or remove it"
-            }
-            (input::Refusal::NestedList, _) => {
-                "kubectl cannot apply this list (a list inside a list): move the inner list's items into the outer one"
-            }
-            (input::Refusal::Metadata { field: "apiVersion" }, _) => {
-                "kubectl cannot apply this document (`unable to decode`): write `apiVersion` as a string (`group/version`, or `v1`)"
-            }
-            (input::Refusal::Metadata { .. }, _) => {
-                "kubectl cannot apply this document (`unable to decode`): give the field the type ObjectMeta has (quote label and annotation values: they are strings)"
-            }
-            (input::Refusal::MissingVersion, _) => {
-                "kubectl cannot apply this item (`unable to get type info`): add its `apiVersion` (`group/version`, or `v1`), or remove it"
-            }
-        };
-        out.push(error(doc.node.span(), true, "", doc.message.to_string(), help));
-    }
-    if let Some(e) = &parsed.error {
-        out.push(error(
-            Span { start: e.mark, end: e.mark },
-            true,
-            "",
-            e.message.clone(),
-            "fix the syntax; nothing after this point in the file was checked",
-        ));
-    }
-    out
+            input::Problem::Syntax(e) => error(
+                Span { start: e.mark, end: e.mark },
+                true,
+                "",
+                e.message.clone(),
+                "fix the syntax; nothing after this point in the file was checked",
+            ),
+        })
+        .collect()
 }
