@@ -1113,9 +1113,9 @@ impl<'a> FileObjects<'a> {
 pub enum Problem<'a> {
     /// The file is no text (binary, not UTF-8): nothing of it was read.
     Unreadable(&'a str),
-    /// A document with `items` and no `kind` ([`is_kindless_list`]): kubectl refuses it; its
-    /// items are read as they are.
-    KindlessList(Node<'a>),
+    /// A document with `items` and no `kind` ([`is_kindless_list`]): kubectl refuses it
+    /// ([`missing_kind`]); its items are read as they are.
+    KindlessList(&'a Document),
     /// A mapping whose `kind` names no list, read by kubectl as a list ([`stray_items`]).
     Stray {
         /// 0-based document index in the file.
@@ -1131,7 +1131,8 @@ pub enum Problem<'a> {
 
 impl<'a> Problem<'a> {
     /// The problem as the commands that look at HPAs report it beside them ([`Unsent`]): the
-    /// documents kubectl refuses and the HPAs it reads as lists (`None` for the others).
+    /// documents kubectl refuses (a list without a kind among them, in kubectl's words) and the
+    /// HPAs it reads as lists (`None` for the others).
     pub fn unsent(&self, file: &SourceFile) -> Option<Unsent<'a>> {
         let at = |node: Node<'_>| file.line_col(node.span().start);
         match self {
@@ -1156,6 +1157,19 @@ impl<'a> Problem<'a> {
                     error_type,
                     field,
                     message: d.message.clone(),
+                })
+            }
+            Problem::KindlessList(doc) => {
+                let (line, column) = at(doc.root());
+                let message = Cow::Owned(missing_kind(doc, &file.text));
+                Some(Unsent {
+                    document: doc.index,
+                    item: None,
+                    line,
+                    column,
+                    error_type: "TypeMeta",
+                    field: "kind",
+                    message,
                 })
             }
             Problem::Stray { document, stray } if stray.kind == hpa_core::api::KIND => {
@@ -1195,9 +1209,7 @@ pub fn walk<'a, R>(
     if let Some(reason) = &file.unreadable {
         problems.push(Problem::Unreadable(reason));
     }
-    problems.extend(
-        parsed.documents.iter().filter(|d| is_kindless_list(d.root())).map(|d| Problem::KindlessList(d.root())),
-    );
+    problems.extend(parsed.documents.iter().filter(|d| is_kindless_list(d.root())).map(Problem::KindlessList));
     problems.extend(
         parsed
             .documents

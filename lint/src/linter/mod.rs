@@ -1247,8 +1247,8 @@ fn file_level_diagnostics(i: usize, problems: Vec<input::Problem<'_>>) -> Vec<Di
                 format!("cannot read this file: {reason}"),
                 "lint YAML or JSON text files only (use --exclude to skip others)",
             ),
-            input::Problem::KindlessList(root) => error(
-                root.entry("items").map_or(root.span(), |e| e.key.span()),
+            input::Problem::KindlessList(doc) => error(
+                doc.root().entry("items").map_or(doc.root().span(), |e| e.key.span()),
                 false,
                 "kind",
                 "a document with items but no kind: kubectl refuses it (\"Object 'Kind' is missing\")".into(),
