@@ -62,7 +62,7 @@ pub struct LintArgs {
 
 /// The findings flags of every command that lints (files and `hpa-lint cluster`): one
 /// definition, so both read alike in `--help` and resolve through the one
-/// [`options`](crate::commands::lint::options).
+/// `commands::settings::options`.
 #[derive(Debug, Clone, ClapArgs)]
 pub struct FindingsArgs {
     /// Output format.

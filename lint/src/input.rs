@@ -528,16 +528,6 @@ pub fn stray_items(root: Node<'_>) -> Option<StrayItems<'_>> {
     decodes.then_some(StrayItems { kind, items })
 }
 
-/// The documents of `parsed` that are HorizontalPodAutoscalers kubectl reads as lists
-/// ([`stray_items`]), with their document index: never sent, only their items are.
-pub fn hpa_strays(parsed: &Parsed) -> impl Iterator<Item = (usize, StrayItems<'_>)> {
-    parsed
-        .documents
-        .iter()
-        .filter_map(|d| stray_items(d.root()).map(|s| (d.index, s)))
-        .filter(|(_, s)| s.kind == hpa_core::api::KIND)
-}
-
 /// The node of the object [`objects_in`] lists at `document` and `item` (its
 /// [`ObjectRef::document`] and [`ObjectRef::item`]), found without reading the others.
 pub fn object_node(parsed: &Parsed, document: usize, item: Option<usize>) -> Option<Node<'_>> {
@@ -1078,7 +1068,7 @@ pub fn not_objects<'a>(parsed: &'a Parsed, text: &str, objects: &[ObjectRef<'a>]
 
 /// What kubectl reads in a file but refuses or never sends, as `validate` reports it beside the
 /// file's HPAs (and `default`, `convert` and `explain` on standard error): each of the file's
-/// refusals ([`not_objects`]) and each HPA kubectl reads as a list ([`hpa_strays`]).
+/// refusals ([`not_objects`]) and each HPA kubectl reads as a list ([`stray_items`]).
 #[derive(Debug, Clone)]
 pub struct Unsent<'a> {
     /// 0-based document index in the file.
@@ -1099,31 +1089,146 @@ pub struct Unsent<'a> {
     pub message: Cow<'a, str>,
 }
 
-/// The file's [`Unsent`], in line order; `refused` is its [`not_objects`].
-pub fn unsent<'a>(file: &SourceFile, refused: &[NotAnObject<'a>]) -> Vec<Unsent<'a>> {
-    let at = |node: Node<'_>| file.line_col(node.span().start);
-    let refusals = refused.iter().map(|d| {
-        let (line, column) = at(d.node);
-        let error_type = match d.why {
-            Refusal::NotAnObject => "NotAnObject",
-            Refusal::MissingKind | Refusal::MissingVersion => "TypeMeta",
-            Refusal::NestedList => "NestedList",
-            Refusal::Metadata { field: "apiVersion" } => "TypeMeta",
-            Refusal::Metadata { .. } => "ObjectMeta",
-        };
-        let field = match d.why {
-            Refusal::Metadata { field } => field,
-            _ => "",
-        };
-        Unsent { document: d.document, item: d.item, line, column, error_type, field, message: d.message.clone() }
-    });
-    let strays = hpa_strays(&file.parsed).map(|(document, s)| {
-        let (line, column) = at(s.items.key);
-        let message = Cow::Owned(s.message());
-        Unsent { document, item: None, line, column, error_type: "StrayItems", field: "items", message }
-    });
-    let mut out: Vec<Unsent<'a>> = refusals.chain(strays).collect();
-    out.sort_by_key(|u| (u.line, u.column));
+/// A file's objects, as the one per-file loop ([`walk`]) hands them to every front end.
+#[derive(Debug)]
+pub struct FileObjects<'a> {
+    /// Every object, lists expanded ([`objects_in`]), in order.
+    pub objects: Vec<ObjectRef<'a>>,
+    /// What kubectl reads in the file but refuses ([`not_objects`]).
+    pub refused: Vec<NotAnObject<'a>>,
+}
+
+impl<'a> FileObjects<'a> {
+    /// The objects kubectl decodes and sends ([`counts_as_object`]), in order.
+    pub fn counted(&self) -> impl Iterator<Item = &ObjectRef<'a>> {
+        self.objects.iter().filter(|o| counts_as_object(o, &self.refused))
+    }
+}
+
+/// What a file holds that kubectl cannot read, refuses or never sends, found by the one per-file
+/// loop ([`walk`]): `lint` reports each as HPA000, `validate` as an entry, `default`, `convert`
+/// and `explain` on standard error (those three and `validate`, which look at HPAs only, as
+/// [`Problem::unsent`] words them).
+#[derive(Debug, Clone)]
+pub enum Problem<'a> {
+    /// The file is no text (binary, not UTF-8): nothing of it was read.
+    Unreadable(&'a str),
+    /// A document with `items` and no `kind` ([`is_kindless_list`]): kubectl refuses it
+    /// ([`missing_kind`]); its items are read as they are.
+    KindlessList(&'a Document),
+    /// A mapping whose `kind` names no list, read by kubectl as a list ([`stray_items`]).
+    Stray {
+        /// 0-based document index in the file.
+        document: usize,
+        /// Its kind and `items`.
+        stray: StrayItems<'a>,
+    },
+    /// A document kubectl refuses, or an item it cannot type ([`not_objects`]).
+    Refused(NotAnObject<'a>),
+    /// The YAML syntax error that ended the file.
+    Syntax(&'a source::SyntaxError),
+}
+
+impl<'a> Problem<'a> {
+    /// The problem as the commands that look at HPAs report it beside them ([`Unsent`]): the
+    /// documents kubectl refuses (a list without a kind among them, in kubectl's words) and the
+    /// HPAs it reads as lists (`None` for the others).
+    pub fn unsent(&self, file: &SourceFile) -> Option<Unsent<'a>> {
+        let at = |node: Node<'_>| file.line_col(node.span().start);
+        match self {
+            Problem::Refused(d) => {
+                let (line, column) = at(d.node);
+                let error_type = match d.why {
+                    Refusal::NotAnObject => "NotAnObject",
+                    Refusal::MissingKind | Refusal::MissingVersion => "TypeMeta",
+                    Refusal::NestedList => "NestedList",
+                    Refusal::Metadata { field: "apiVersion" } => "TypeMeta",
+                    Refusal::Metadata { .. } => "ObjectMeta",
+                };
+                let field = match d.why {
+                    Refusal::Metadata { field } => field,
+                    _ => "",
+                };
+                Some(Unsent {
+                    document: d.document,
+                    item: d.item,
+                    line,
+                    column,
+                    error_type,
+                    field,
+                    message: d.message.clone(),
+                })
+            }
+            Problem::KindlessList(doc) => {
+                let (line, column) = at(doc.root());
+                let message = Cow::Owned(missing_kind(doc, &file.text));
+                Some(Unsent {
+                    document: doc.index,
+                    item: None,
+                    line,
+                    column,
+                    error_type: "TypeMeta",
+                    field: "kind",
+                    message,
+                })
+            }
+            Problem::Stray { document, stray } if stray.kind == hpa_core::api::KIND => {
+                let (line, column) = at(stray.items.key);
+                let message = Cow::Owned(stray.message());
+                Some(Unsent {
+                    document: *document,
+                    item: None,
+                    line,
+                    column,
+                    error_type: "StrayItems",
+                    field: "items",
+                    message,
+                })
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The one per-file loop of every front end: a file's objects (from `parsed`, its documents:
+/// the file's own, or the linter's pruned parse of its text) handed to `each`, then what it
+/// holds that kubectl cannot read, refuses or never sends ([`Problem`]: the file unreadable,
+/// documents with items and no kind, mappings read as lists, refusals, the syntax error that
+/// ended it), for the caller to report in its form.
+pub fn walk<'a, R>(
+    index: usize,
+    file: &'a SourceFile,
+    parsed: &'a Parsed,
+    each: impl FnOnce(&FileObjects<'a>) -> R,
+) -> (R, Vec<Problem<'a>>) {
+    let objects = objects_in(index, parsed);
+    let refused = not_objects(parsed, &file.text, &objects);
+    let contents = FileObjects { objects, refused };
+    let result = each(&contents);
+    let mut problems = Vec::new();
+    if let Some(reason) = &file.unreadable {
+        problems.push(Problem::Unreadable(reason));
+    }
+    problems.extend(parsed.documents.iter().filter(|d| is_kindless_list(d.root())).map(Problem::KindlessList));
+    problems.extend(
+        parsed
+            .documents
+            .iter()
+            .filter_map(|d| stray_items(d.root()).map(|stray| Problem::Stray { document: d.index, stray })),
+    );
+    problems.extend(contents.refused.into_iter().map(Problem::Refused));
+    if let Some(e) = &parsed.error {
+        problems.push(Problem::Syntax(e));
+    }
+    (result, problems)
+}
+
+/// The problems of a file kubectl refuses or never sends as the commands that look at HPAs
+/// report them ([`Problem::unsent`]), in line order.
+pub fn unsent<'a>(file: &SourceFile, problems: &[Problem<'a>]) -> Vec<Unsent<'a>> {
+    let mut out: Vec<Unsent<'a>> = problems.iter().filter_map(|p| p.unsent(file)).collect();
+    // A refusal before an HPA read as a list at the same place.
+    out.sort_by_key(|u| (u.line, u.column, u.error_type == "StrayItems"));
     out
 }
 

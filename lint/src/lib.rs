@@ -4,12 +4,12 @@
 //! renders.
 
 pub mod cli;
-pub mod commands;
+pub(crate) mod commands;
 pub mod controller_flags;
 pub mod hpa;
 pub mod input;
-pub mod linter;
-pub mod yaml_out;
+pub(crate) mod linter;
+pub(crate) mod yaml_out;
 
 pub use commands::simulate;
 
@@ -83,7 +83,7 @@ impl Output<'_> {
     }
 
     /// Reports an error that stops the run (a usage or I/O error: exit 2): the edge where the
-    /// commands' typed errors (`commands::lint::SettingsError`, `diagnose::ReadError`) become
+    /// commands' typed errors (`commands::settings::SettingsError`, `diagnose::ReadError`) become
     /// what the user reads, their message and, when they give one, their help.
     pub fn fail(&mut self, e: &dyn miette::Diagnostic) -> ExitStatus {
         self.error(&e.to_string());

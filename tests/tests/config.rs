@@ -1,4 +1,4 @@
-//! Every `hpa-lint` command reads `.hpa-lint.yaml` the same way (`commands::lint::settings`):
+//! Every `hpa-lint` command reads `.hpa-lint.yaml` the same way (`commands::settings::settings`):
 //! the configuration applies, `--no-config` ignores it, a flag wins over it, and a broken file
 //! is a usage error (exit 2) that names `file:line:column`. `lint`, `validate` and `explain`
 //! have theirs in lint_cli.rs and explain.rs; here are `default`, `convert`, `simulate` and

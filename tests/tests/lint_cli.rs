@@ -242,3 +242,45 @@ fn a_subcommand_after_an_option_is_a_usage_error_that_says_so() {
         run.stderr
     );
 }
+
+/// A document with `items` and no `kind`: kubectl refuses it (`Object 'Kind' is missing`), and
+/// every command says so, in kubectl's words (the linter as HPA000); under `kind: List` the
+/// same items are one list kubectl sends.
+#[test]
+fn a_list_without_a_kind_is_refused_by_every_command() {
+    let item: String = VALID.lines().map(|l| format!("  {l}\n")).collect::<String>().replacen("  ", "- ", 1);
+    let kindless = format!("items:\n{item}");
+    let listed = format!("apiVersion: v1\nkind: List\n{kindless}");
+
+    let run = hpa_lint(&["validate", "-o", "json", "-"], &kindless);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let all = entries(&run);
+    let refused: Vec<&Value> = all.iter().filter(|e| e["allowed"] == false).collect();
+    assert_eq!(refused.len(), 1, "{all:?}");
+    assert_eq!(refused[0]["errors"][0]["type"], "TypeMeta");
+    assert!(
+        refused[0]["message"].as_str().unwrap().starts_with("Object 'Kind' is missing in '{\"items\":["),
+        "{all:?}"
+    );
+    assert!(all.iter().any(|e| e["kind"] == "HorizontalPodAutoscaler" && e["allowed"] == true), "{all:?}");
+    for command in ["default", "convert", "explain"] {
+        let mut args = vec![command, "-"];
+        if command == "convert" {
+            args.extend(["--to", "autoscaling/v1"]);
+        }
+        let run = hpa_lint(&args, &kindless);
+        assert_eq!(run.code, 1, "{command}: {}", run.stderr);
+        assert!(run.stderr.contains("<stdin>:1:1: Object 'Kind' is missing in '"), "{command}: {}", run.stderr);
+    }
+    let run = hpa_lint(&["--no-config", "-o", "json", "-"], &kindless);
+    assert!(run.json()["diagnostics"].as_array().unwrap().iter().any(|d| d["rule"] == "HPA000" && d["path"] == "kind"));
+
+    let run = hpa_lint(&["validate", "-o", "json", "-"], &listed);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(entries(&run).iter().all(|e| e["allowed"] == true));
+    for command in ["default", "explain"] {
+        let run = hpa_lint(&[command, "-"], &listed);
+        assert_eq!(run.code, 0, "{command}: {}", run.stderr);
+        assert!(!run.stderr.contains("Object 'Kind'"), "{command}: {}", run.stderr);
+    }
+}

@@ -533,3 +533,20 @@ fn fields_the_selected_release_does_not_know_are_one_note_per_hpa() {
     let run = l.lint(&["--color", "never"]);
     assert!(!run.stderr.contains(" not in the types of "), "{}", run.stderr);
 }
+
+/// The four formats of `hpa-lint cluster`, byte for byte (the server's address aside): findings
+/// with help and related places in two namespaces, and notes for what was not read.
+#[test]
+fn the_four_formats_byte_for_byte() {
+    let l = live();
+    l.server.apply(&payments());
+    l.server.apply(&fixtures::in_namespace(fixtures::cluster_fixture("replicas-set"), "shop"));
+    l.server.refuse(Some("poddisruptionbudgets.policy"), None);
+    let url = l.server.url();
+    for format in ["human", "json", "sarif", "github"] {
+        let run = l.lint(&["-A", "-o", format, "--color", "never"]);
+        assert_eq!(run.code, 1, "{format}: {}", run.stderr);
+        let text = format!("--- stdout\n{}--- stderr\n{}", run.stdout, run.stderr).replace(&url, "https://SERVER");
+        insta::assert_snapshot!(format!("cluster_{format}"), text);
+    }
+}

@@ -593,13 +593,18 @@ fn documents_kubectl_cannot_decode_are_reported_in_its_words() {
             .map(|err| err["message"].as_str().unwrap_or_default().to_string())
             .collect();
         // A Kubernetes object: a mapping with `apiVersion` and `kind`, an HPA, a list of
-        // objects without a kind (the linter reports the last in its own words).
+        // objects without a kind (refused too, in kubectl's words, as the linter reports it).
         let holds_object = parsed.documents.iter().any(|d| hpa_lint::input::is_object(d.root()));
         let expected: Vec<String> = match holds_object {
             true => parsed
                 .documents
                 .iter()
-                .filter_map(|d| hpa_lint::input::refusal(d, &text).map(|r| r.message.into_owned()))
+                .filter_map(|d| match hpa_lint::input::refusal(d, &text) {
+                    Some(refused) => Some(refused.message.into_owned()),
+                    None => {
+                        hpa_lint::input::is_kindless_list(d.root()).then(|| hpa_lint::input::missing_kind(d, &text))
+                    }
+                })
                 .collect(),
             false => Vec::new(),
         };

@@ -156,7 +156,9 @@ fn validate_rejects_exactly_the_known_bad_objects() {
     assert!(run.stderr.is_empty(), "{}", run.stderr);
     let entries = run.json();
     let entries = entries.as_array().unwrap();
-    assert_eq!(entries.len(), 183, "every HorizontalPodAutoscaler object is checked");
+    // 183 HPA objects, and the document of 3siksfather's hpa.yaml with `items` and no `kind`,
+    // which kubectl refuses (`Object 'Kind' is missing`) as the linter says.
+    assert_eq!(entries.len(), 184, "every HorizontalPodAutoscaler object is checked");
     let invalid: BTreeSet<String> = entries
         .iter()
         .filter(|e| e["allowed"] == false)

@@ -1,15 +1,16 @@
 //! `hpa-lint cluster`: lints what a cluster runs, with the same rules and configuration as
 //! files. hpa-cluster reads the inventory (HPAs and everything the cross-object rules read,
 //! with notes for what it could not read); [`crate::linter::live`] checks it;
-//! [`crate::linter::live_report`] renders it.
+//! [`crate::linter::report`] renders it, as it renders files' diagnostics.
 
 use hpa_cluster::{Cluster, Error, Scope, read_inventory};
 
 use crate::cli::{ClusterArgs, ClusterLintArgs, ColorChoice, LintArgs, LintFormat};
-use crate::commands::lint as lint_cmd;
-use crate::linter::live::{self, LiveOutcome};
-use crate::linter::live_report::{self, Origin};
-use crate::linter::report::HumanStyle;
+use crate::commands::common::LiveError;
+use crate::commands::settings;
+use crate::linter::LintResults;
+use crate::linter::live;
+use crate::linter::report::{self, HumanStyle, Inputs, Origin};
 use crate::{ExitStatus, Output};
 
 impl ClusterLintArgs {
@@ -23,7 +24,7 @@ impl ClusterLintArgs {
 /// Runs `hpa-lint cluster`: exit 0 clean, 1 with findings at or above `--fail-on`, 2 when
 /// nothing could be read.
 pub fn run(args: &ClusterLintArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> ExitStatus {
-    let (opts, fail_on, _) = match lint_cmd::options(&args.lint_args(), cluster, out) {
+    let (opts, fail_on, _) = match settings::options(&args.lint_args(), cluster, out) {
         Ok(o) => o,
         Err(e) => return out.fail(&e),
     };
@@ -32,29 +33,36 @@ pub fn run(args: &ClusterLintArgs, cluster: &ClusterArgs, out: &mut Output<'_>) 
             return out.usage_error(&format!("--namespace {ns:?}: {problem}"));
         }
     }
-    let (outcome, origin) = match read(args) {
+    let (mut outcome, origin) = match read(args) {
         Ok((inventory, origin)) => (live::lint_inventory(inventory, &opts), origin),
         Err(e) => return out.fail(&LiveError(e)),
     };
-    let text = match args.findings.output {
+    let inputs = Inputs::Cluster(&origin);
+    // The report is written as it is rendered; a closed pipe ends the output, not the run.
+    let mut writer = std::io::BufWriter::new(&mut *out.stdout);
+    let written = match args.findings.output {
         LintFormat::Human => {
             let color = match args.findings.color {
                 ColorChoice::Always => true,
                 ColorChoice::Never => false,
                 ColorChoice::Auto => out.terminal && !args.findings.no_color,
             };
-            let _ = out.stderr.write_all(live_report::human_notes(&outcome).as_bytes());
-            live_report::human(&outcome, HumanStyle { color, width: 100 })
+            // What was not read goes to standard error, ahead of the report.
+            for note in std::mem::take(&mut outcome.notes) {
+                let _ = writeln!(out.stderr, "hpa-lint: note: {note}");
+            }
+            report::human(&outcome, inputs, HumanStyle { color, width: 100 }, &mut writer)
         }
-        LintFormat::Json => live_report::json(&outcome, &origin),
-        LintFormat::Sarif => live_report::sarif(&outcome, &origin),
-        LintFormat::Github => live_report::github(&outcome),
+        LintFormat::Json => report::json(&outcome, inputs, &mut writer),
+        LintFormat::Sarif => report::sarif(&outcome, inputs, &mut writer),
+        LintFormat::Github => report::github(&outcome, inputs, &mut writer),
     };
-    out.write(&text);
+    let _ = written.and_then(|()| std::io::Write::flush(&mut writer));
+    drop(writer);
     status(&outcome, fail_on)
 }
 
-fn status(outcome: &LiveOutcome, fail_on: Option<hpa_core::rules::Severity>) -> ExitStatus {
+fn status(outcome: &LintResults, fail_on: Option<hpa_core::rules::Severity>) -> ExitStatus {
     if fail_on.is_some_and(|f| outcome.diagnostics.iter().any(|d| d.severity >= f)) {
         ExitStatus::Findings
     } else {
@@ -89,29 +97,4 @@ fn read(args: &ClusterLintArgs) -> Result<(hpa_cluster::Inventory, Origin), Erro
         };
         Ok((inventory, Origin { server: cluster.server().to_string(), namespaces }))
     })
-}
-
-/// What to do about an error that stopped the read, beyond its sentence.
-fn advice(e: &Error) -> Option<&'static str> {
-    match e {
-        Error::Unreachable { .. } => Some(
-            "check that the cluster is up and reachable from here (VPN, proxy, port-forward), or choose another with --context or --kubeconfig",
-        ),
-        Error::Timeout { .. } => Some("the server or the network is slow: retry, or raise --timeout"),
-        Error::Kubeconfig { .. } => Some("fix the file, or choose another with --kubeconfig or --context"),
-        Error::Api { .. } | Error::Protocol { .. } => Some("retry; if it persists, check the API server's health"),
-        _ => None,
-    }
-}
-
-/// An error that stopped a live read (`cluster`, `diagnose`), shown as every command shows an
-/// error (`hpa-lint: error: ...`, then `  help: ...` with what to do beyond its sentence).
-#[derive(Debug, thiserror::Error)]
-#[error(transparent)]
-pub struct LiveError(#[from] pub Error);
-
-impl miette::Diagnostic for LiveError {
-    fn help<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
-        advice(&self.0).map(|h| Box::new(h) as Box<dyn std::fmt::Display>)
-    }
 }

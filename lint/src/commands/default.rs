@@ -5,19 +5,21 @@
 use hpa_core::api;
 use serde_json::Value;
 
-use crate::cli::{ClusterArgs, DefaultArgs, ObjectFormat};
+use crate::cli::{ClusterArgs, DefaultArgs};
+use crate::commands::common::render_objects;
 use crate::input;
 use crate::{ExitStatus, Output};
 
 /// Runs `default`, decoding as the release of `--kubernetes-version` (or the configuration's
 /// `kubernetesVersion`) decodes.
 pub fn run(args: &DefaultArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> ExitStatus {
-    let release = match super::lint::settings(&args.config, cluster, &[], out) {
+    let release = match crate::commands::settings::settings(&args.config, cluster, &[], out) {
         Ok(r) => r.settings.gates.version(),
         Err(e) => return out.fail(&e),
     };
     let mut objects: Vec<Value> = Vec::new();
-    let status = super::each_file(&args.paths, &args.input, out, |file, file_objects, refused, out| {
+    let status = super::each_file(&args.paths, &args.input, out, |file, contents, out| {
+        let (file_objects, refused) = (contents.objects.as_slice(), contents.refused.as_slice());
         let mut status = ExitStatus::Clean;
         for obj in file_objects {
             let value = obj.to_json();
@@ -49,21 +51,4 @@ pub fn run(args: &DefaultArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> E
     });
     out.write(&render_objects(&objects, args.output));
     status
-}
-
-/// Prints objects: YAML documents, or one JSON object (a `List` when there are several).
-pub fn render_objects(objects: &[Value], format: ObjectFormat) -> String {
-    match format {
-        ObjectFormat::Json => {
-            let value = match objects {
-                [one] => one.clone(),
-                many => serde_json::json!({"apiVersion": "v1", "kind": "List", "items": many}),
-            };
-            serde_json::to_string_pretty(&value).map(|s| s + "\n").unwrap_or_default()
-        }
-        ObjectFormat::Yaml => {
-            let docs: Vec<String> = objects.iter().map(crate::yaml_out::to_yaml).collect();
-            docs.join("---\n")
-        }
-    }
 }

@@ -23,17 +23,21 @@ use crate::{ExitStatus, Output};
 pub fn run(args: &ExplainArgs, cluster: &crate::cli::ClusterArgs, out: &mut Output<'_>) -> ExitStatus {
     // The configuration's release, gates and controller apply as they do to `lint`; the
     // controller flags given here override its `controller:`.
-    let resolved =
-        match super::lint::settings(&args.config, cluster, &[(&args.controller.flags(), Provenance::CommandLine)], out)
-        {
-            Ok(r) => r,
-            Err(e) => return out.fail(&e),
-        };
+    let resolved = match crate::commands::settings::settings(
+        &args.config,
+        cluster,
+        &[(&args.controller.flags(), Provenance::CommandLine)],
+        out,
+    ) {
+        Ok(r) => r,
+        Err(e) => return out.fail(&e),
+    };
     let controller = resolved.settings.controller;
     let provenances = resolved.controller;
     let opts = check::Options::verdict_only(resolved.settings.gates);
     let mut reports = Vec::new();
-    let status = super::each_file(&args.paths, &args.input, out, |file, file_objects, refused, out| {
+    let status = super::each_file(&args.paths, &args.input, out, |file, contents, out| {
+        let (file_objects, refused) = (contents.objects.as_slice(), contents.refused.as_slice());
         let mut status = ExitStatus::Clean;
         for obj in file_objects {
             if !obj.is_hpa() || !input::counts_as_object(obj, refused) {

@@ -2,80 +2,21 @@
 //! update against `--old`), reported kubectl-style or as JSON.
 
 use std::collections::HashMap;
-use std::io::Write;
 
-use hpa_core::admission::Operation;
-use hpa_core::api::ApiVersion;
-use hpa_core::check::{self, Admission, Admitted};
-use serde::Serialize;
+use hpa_core::check;
 use serde_json::Value;
 
 use crate::cli::{ClusterArgs, ReportFormat, ValidateArgs};
+use crate::commands::common::{Entry, ErrorEntry, entry_of, namespace_of};
+use crate::commands::settings;
 use crate::hpa;
 use crate::input::{self, ObjectRef, SourceFile};
-use crate::source::Span;
 use crate::{ExitStatus, Output};
-
-/// One HPA's result, in the stable JSON schema of `validate -o json`.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Entry {
-    /// The file the object is in.
-    pub file: String,
-    /// 0-based index of the YAML document in its file.
-    pub document: usize,
-    /// Index in a `List`'s `items`, when the object came from one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub item: Option<usize>,
-    /// 1-based line where the object starts.
-    pub line: u32,
-    /// 1-based column where the object starts.
-    pub column: u32,
-    /// The object's `apiVersion` (null for an unparsable document).
-    pub api_version: Option<String>,
-    /// The object's `kind` (null for an unparsable document).
-    pub kind: Option<String>,
-    /// The namespace (the default namespace when the object has none).
-    pub namespace: String,
-    /// The name (the generated one with `generateName`).
-    pub name: String,
-    /// CREATE or UPDATE.
-    pub operation: &'static str,
-    /// Whether kube-apiserver would accept it.
-    pub allowed: bool,
-    /// The whole rejection as kube-apiserver renders it (null when allowed).
-    pub message: Option<String>,
-    /// Each error, in kube-apiserver's order, duplicates included.
-    pub errors: Vec<ErrorEntry>,
-    /// Round-trip annotations kube-apiserver ignores (in whole or in part).
-    pub warnings: Vec<String>,
-}
-
-/// One error of an [`Entry`].
-#[derive(Debug, Clone, Serialize)]
-pub struct ErrorEntry {
-    /// `FieldValueInvalid`, ..., or a decoding problem (`UnknownField`, `DuplicateField`, `InvalidValue`,
-    /// `TypeMeta`, `NotAnObject`, `SyntaxError`).
-    #[serde(rename = "type")]
-    pub type_: String,
-    /// The field path (internal, v2-shaped paths for validation errors).
-    pub field: String,
-    /// The offending value (null when not shown).
-    pub value: Value,
-    /// The detail.
-    pub detail: String,
-    /// The whole error as kube-apiserver renders it.
-    pub message: String,
-    /// 1-based line in the file where the field is (or its nearest existing parent).
-    pub line: u32,
-    /// 1-based column.
-    pub column: u32,
-}
 
 /// Runs `validate`.
 pub fn run(args: &ValidateArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> ExitStatus {
     // The configuration's release and gates apply as they do to `lint`.
-    let settings = match super::lint::settings(&args.config, cluster, &[], out) {
+    let settings = match settings::settings(&args.config, cluster, &[], out) {
         Ok(r) => r.settings,
         Err(e) => return out.fail(&e),
     };
@@ -143,36 +84,34 @@ fn index_old(files: &[SourceFile]) -> HashMap<(String, String), ObjectRef<'_>> {
     map
 }
 
-/// Validates every HPA of one file; returns the entries and the number of other objects.
+/// Validates every HPA of one file, in the one per-file loop ([`input::walk`]); returns the
+/// entries and the number of other objects.
 pub fn validate_file(
     index: usize,
     file: &SourceFile,
     old: &HashMap<(String, String), ObjectRef<'_>>,
     opts: &check::Options,
 ) -> (Vec<Entry>, usize) {
-    let mut entries = Vec::new();
-    if let Some(reason) = &file.unreadable {
-        entries.push(problem_entry(file, 0, 1, 1, "SyntaxError", reason));
-        return (entries, 0);
-    }
-    let mut skipped = 0;
-    let objects = input::objects(index, file);
-    let not_objects = input::not_objects(&file.parsed, &file.text, &objects);
-    for obj in &objects {
+    let ((mut entries, skipped), problems) = input::walk(index, file, &file.parsed, |contents| {
+        let mut entries = Vec::new();
+        let mut skipped = 0;
         // What kubectl refuses never reaches kube-apiserver: it is reported below, in kubectl's
         // words, when the file holds objects.
-        if !input::counts_as_object(obj, &not_objects) {
-            continue;
+        for obj in contents.counted() {
+            if obj.is_hpa() {
+                entries.push(validate_object(file, obj, old, opts));
+            } else {
+                skipped += 1;
+            }
         }
-        if obj.is_hpa() {
-            entries.push(validate_object(file, obj, old, opts));
-        } else {
-            skipped += 1;
-        }
+        (entries, skipped)
+    });
+    if let Some(reason) = &file.unreadable {
+        return (vec![problem_entry(file, 0, 1, 1, "SyntaxError", reason)], 0);
     }
     // What kubectl refuses, and an HPA it reads as a list (never sent: no answer to report, but
     // no silence).
-    let unsent = input::unsent(file, &not_objects);
+    let unsent = input::unsent(file, &problems);
     if !unsent.is_empty() {
         for u in unsent {
             let mut entry = problem_entry(file, u.document, u.line, u.column, u.error_type, &u.message);
@@ -183,7 +122,7 @@ pub fn validate_file(
         // In document order, as kubectl meets them, and in a List in the order of its lines.
         entries.sort_by_key(|e| (e.document, e.line, e.column));
     }
-    if let Some(e) = &file.parsed.error {
+    if let Some(input::Problem::Syntax(e)) = problems.last() {
         let (line, column) = file.line_col(e.mark);
         entries.push(problem_entry(file, e.document, line, column, "SyntaxError", &e.message));
     }
@@ -227,92 +166,6 @@ pub fn validate_object(
     let key = (namespace_of(obj, opts), obj.name().unwrap_or_default().to_string());
     let checked = hpa::check_object(obj, old.get(&key), opts);
     entry_of(file, obj, &checked, opts)
-}
-
-/// The namespace an object lands in: its own, or the one of objects that name none.
-fn namespace_of(obj: &ObjectRef<'_>, opts: &check::Options) -> String {
-    obj.namespace().map_or_else(|| opts.request.default_namespace.clone().unwrap_or_default(), String::from)
-}
-
-/// The entry of an object the front door has `checked`: its verdict, and each error where
-/// `hpa-lint` points at it.
-pub fn entry_of(file: &SourceFile, obj: &ObjectRef<'_>, checked: &check::Report, opts: &check::Options) -> Entry {
-    let (line, column) = file.line_col(obj.node.span().start);
-    let ns = namespace_of(obj, opts);
-    let version = obj.api_version().and_then(ApiVersion::parse);
-    let position = |path: &str| -> (u32, u32) {
-        let l = hpa::locate(obj.node, version, path);
-        file.line_col(l.span.start)
-    };
-    let mut entry = Entry {
-        file: file.name.clone(),
-        document: obj.document,
-        item: obj.item,
-        line,
-        column,
-        api_version: obj.api_version().map(String::from),
-        kind: obj.kind().map(String::from),
-        namespace: ns,
-        name: obj.name().unwrap_or_default().to_string(),
-        operation: "CREATE",
-        allowed: checked.allowed(),
-        message: checked.message(),
-        errors: Vec::new(),
-        warnings: Vec::new(),
-    };
-    match &checked.admission {
-        Admission::Admitted(Admitted { outcome, operation, .. }) => {
-            entry.operation = if *operation == Operation::Update { "UPDATE" } else { "CREATE" };
-            entry.name.clone_from(&outcome.object.metadata.name);
-            entry.namespace.clone_from(&outcome.object.metadata.namespace);
-            for e in &outcome.errors {
-                let (line, column) = position(&e.field);
-                entry.errors.push(ErrorEntry {
-                    type_: e.kind.reason().to_string(),
-                    field: e.field.clone(),
-                    value: e.value.to_json(),
-                    detail: e.detail.clone(),
-                    message: e.to_string(),
-                    line,
-                    column,
-                });
-            }
-            entry.warnings = outcome.annotation_problems.iter().map(|p| p.message.clone()).collect();
-        }
-        Admission::Undecodable { errors, .. } => {
-            for e in errors {
-                // Where `hpa-lint` points at the same error.
-                let (span, _) = hpa::position(obj.node, version, &e.path, e.kind.is_strict());
-                let (line, column) = span_pos(file, span);
-                entry.errors.push(ErrorEntry {
-                    type_: e.kind.as_str().to_string(),
-                    field: e.path.clone(),
-                    value: Value::Null,
-                    detail: e.message.clone(),
-                    message: e.to_string(),
-                    line,
-                    column,
-                });
-            }
-        }
-        Admission::Unconvertible { error, .. } => {
-            let message = error.to_string();
-            entry.errors.push(ErrorEntry {
-                type_: "ConversionError".into(),
-                field: String::new(),
-                value: Value::Null,
-                detail: message.clone(),
-                message: message.clone(),
-                line,
-                column,
-            });
-        }
-    }
-    entry
-}
-
-fn span_pos(file: &SourceFile, span: Span) -> (u32, u32) {
-    file.line_col(span.start)
 }
 
 /// kubectl-style text.
@@ -377,9 +230,4 @@ pub fn render_human(entries: &[Entry], skipped: usize) -> String {
     }
     s.push_str(&format!("; {skipped} other {} skipped\n", plural(skipped, "object", "objects")));
     s
-}
-
-/// Writes to a `Write`, ignoring errors (a closed pipe is not worth a panic).
-pub fn write_all(w: &mut dyn Write, s: &str) {
-    let _ = w.write_all(s.as_bytes());
 }

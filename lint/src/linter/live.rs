@@ -14,11 +14,11 @@ use hpa_core::check;
 use hpa_core::features::KubernetesVersion;
 use hpa_core::rules::index::Entry;
 use hpa_core::rules::objects::{self, ObjectId};
-use hpa_core::rules::{self, Finding, Ignore, Location, ObjectIndex, Objects, RuleMeta, Severity};
+use hpa_core::rules::{self, Finding, Ignore, ObjectIndex, Objects};
 use rayon::prelude::*;
 use serde_json::Value;
 
-use super::LintOptions;
+use super::{Diagnostic, LintOptions, LintResults, Location, Note, Place, Related};
 
 /// An object a live diagnostic points at.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -54,73 +54,15 @@ impl LiveObject {
     }
 }
 
-/// Another place of a live diagnostic.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LiveRelated {
-    /// The object.
-    pub object: LiveObject,
-    /// The field path in it (empty: the object).
-    pub path: String,
-    /// A short label.
-    pub message: String,
-}
-
-/// One reported problem of a live object.
-#[derive(Debug, Clone)]
-pub struct LiveDiagnostic {
-    /// The rule.
-    pub rule: &'static RuleMeta,
-    /// The severity after configuration.
-    pub severity: Severity,
-    /// The object the finding is on.
-    pub object: LiveObject,
-    /// The field path in it (autoscaling/v2, the version the HPAs are read in; empty: the
-    /// object).
-    pub path: String,
-    /// What is wrong.
-    pub message: String,
-    /// What to do.
-    pub help: Option<String>,
-    /// Other relevant places.
-    pub related: Vec<LiveRelated>,
-}
-
-/// A note about what was read, from hpa-cluster's inventory.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LiveNote {
-    /// `absent`, `forbidden`, `failed`, `discovery` or `restarted` (what was not read), or
-    /// `ignored`: what the decode of an HPA ignored, fields the selected release's types do not
-    /// have (one note per HPA, worded by [`hpa_cluster::inventory::ignored_notes`]).
-    pub kind: &'static str,
-    /// The sentence.
-    pub message: String,
-}
-
-/// What linting a cluster found.
-#[derive(Debug, Default)]
-pub struct LiveOutcome {
-    /// Diagnostics, sorted by object (namespace, name, kind), path and rule.
-    pub diagnostics: Vec<LiveDiagnostic>,
-    /// How many objects were read.
-    pub objects: usize,
-    /// How many of them are HPAs.
-    pub hpas: usize,
-    /// Findings suppressed by `hpa-lint.dev/ignore` annotations on HPAs and on the objects
-    /// findings are about.
-    pub suppressed: usize,
-    /// What was not read, and why.
-    pub notes: Vec<LiveNote>,
-}
-
 /// Lints an inventory: every HPA, with every object read as the world of the cross-object
 /// rules.
-pub fn lint_inventory(inventory: Inventory, opts: &LintOptions) -> LiveOutcome {
+pub fn lint_inventory(inventory: Inventory, opts: &LintOptions) -> LintResults {
     let Inventory { hpas, workloads, replicas, pdbs, vpas, scaled_objects, limit_ranges, ignores, notes } = inventory;
-    let mut outcome = LiveOutcome {
+    let mut outcome = LintResults {
         objects: hpas.len() + workloads.len() + pdbs.len() + vpas.len() + scaled_objects.len() + limit_ranges.len(),
         hpas: hpas.len(),
-        notes: notes.into_iter().map(|n| LiveNote { kind: note_kind(&n.kind), message: n.message }).collect(),
-        ..LiveOutcome::default()
+        notes: notes.into_iter().map(|n| Note { kind: Some(note_kind(&n.kind)), message: n.message }).collect(),
+        ..LintResults::default()
     };
     // Who set spec.replicas, for the workloads where a user or a tool did (HPA410's help).
     let set_by: HashMap<ObjectId, SetBy> = workloads
@@ -151,7 +93,7 @@ pub fn lint_inventory(inventory: Inventory, opts: &LintOptions) -> LiveOutcome {
         outcome.notes.extend(
             ignored_notes(&r.hpa.key(), &r.ignored, release)
                 .into_iter()
-                .map(|message| LiveNote { kind: "ignored", message }),
+                .map(|message| Note { kind: Some("ignored"), message }),
         );
     }
     for r in &read {
@@ -168,7 +110,7 @@ pub fn lint_inventory(inventory: Inventory, opts: &LintOptions) -> LiveOutcome {
         }
     }
     let live = live_options(opts);
-    let checked: Vec<(Vec<LiveDiagnostic>, usize)> = read
+    let checked: Vec<(Vec<Diagnostic>, usize)> = read
         .into_par_iter()
         .map(|r| {
             let findings = check_hpa(r.hpa, r.decoded, &index, &live);
@@ -179,9 +121,15 @@ pub fn lint_inventory(inventory: Inventory, opts: &LintOptions) -> LiveOutcome {
         outcome.diagnostics.extend(diags);
         outcome.suppressed += suppressed;
     }
+    fn object(d: &Diagnostic) -> Option<&LiveObject> {
+        match &d.location {
+            Location::Object(o) => Some(o),
+            Location::File { .. } => None,
+        }
+    }
     outcome
         .diagnostics
-        .sort_by(|a, b| (&a.object, &a.path, a.rule.id, &a.message).cmp(&(&b.object, &b.path, b.rule.id, &b.message)));
+        .sort_by(|a, b| (object(a), &a.path, a.rule.id, &a.message).cmp(&(object(b), &b.path, b.rule.id, &b.message)));
     outcome
 }
 
@@ -266,10 +214,10 @@ fn diagnostics(
     findings: Vec<Finding>,
     set_by: &HashMap<ObjectId, SetBy>,
     ignores: &HashMap<ObjectId, Ignore>,
-) -> (Vec<LiveDiagnostic>, usize) {
-    let place = |location: &Location| match location {
-        Location::Hpa(path) => (LiveObject::of(&hpa.id), path.clone()),
-        Location::Object { id, path } => (LiveObject::of(id), path.clone()),
+) -> (Vec<Diagnostic>, usize) {
+    let place = |location: &rules::Location| match location {
+        rules::Location::Hpa(path) => (LiveObject::of(&hpa.id), path.clone()),
+        rules::Location::Object { id, path } => (LiveObject::of(id), path.clone()),
     };
     let mut suppressed = 0;
     let mut out = Vec::new();
@@ -281,26 +229,33 @@ fn diagnostics(
             continue;
         }
         let (object, path) = place(&f.location);
-        let mut help = f.help.clone().map(Cow::into_owned);
-        if let Location::Object { id, path } = &f.location
+        let mut help = f.help.clone();
+        if let rules::Location::Object { id, path } = &f.location
             && path == "spec.replicas"
             && let Some(who) = set_by.get(id)
         {
             let owner = owner_sentence(who);
-            help = Some(match help {
+            help = Some(Cow::Owned(match help {
                 Some(h) => format!("{owner}; {h}"),
                 None => owner,
-            });
+            }));
         }
         let related = f
             .related
             .iter()
-            .map(|(loc, message)| {
-                let (object, path) = place(loc);
-                LiveRelated { object, path, message: message.to_string() }
-            })
+            .map(|(loc, message)| Related { place: Place::Object(Box::new(place(loc))), message: message.clone() })
             .collect();
-        out.push(LiveDiagnostic { rule: f.rule, severity, object, path, message: f.message, help, related });
+        out.push(Diagnostic {
+            rule: f.rule,
+            severity,
+            location: Location::Object(Box::new(object)),
+            path,
+            message: f.message,
+            help,
+            related,
+            fix: f.fix.map(|x| Box::new(x.replacement)),
+            shown: None,
+        });
     }
     (out, suppressed)
 }

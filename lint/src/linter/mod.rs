@@ -5,7 +5,6 @@
 pub use hpa_config as config;
 pub mod index;
 pub mod live;
-pub mod live_report;
 pub mod report;
 pub mod suppress;
 
@@ -19,7 +18,7 @@ use hpa_core::api::ApiVersion;
 use hpa_core::check::{self, Admission, Admitted, Input};
 use hpa_core::rules::index::Entry;
 use hpa_core::rules::objects;
-use hpa_core::rules::{self, Finding, Ignore, Location, ObjectId, ObjectIndex, RuleMeta, Severity};
+use hpa_core::rules::{self, Finding, Ignore, ObjectId, ObjectIndex, RuleMeta, Severity};
 use rayon::prelude::*;
 use serde_json::Value;
 
@@ -48,22 +47,18 @@ pub struct LintOptions {
     pub excerpts: bool,
 }
 
-/// One reported problem, positioned.
+/// One reported problem, positioned: in a file (a span) or on a live object (`hpa-lint
+/// cluster`). Every output format renders both ([`report`]).
 #[derive(Debug, Clone)]
 pub struct Diagnostic {
     /// The rule.
     pub rule: &'static RuleMeta,
     /// The severity after configuration.
     pub severity: Severity,
-    /// The file (index into the loaded files).
-    pub file: usize,
-    /// The span in that file.
-    pub span: Span,
-    /// Whether the field exists (else the span is its nearest existing parent).
-    pub exact: bool,
-    /// The object the finding is on (`HorizontalPodAutoscaler shop/web`), if any.
-    pub object: Option<ObjectLabel>,
-    /// The field path (as written, where it could be mapped).
+    /// Where it is.
+    pub location: Location,
+    /// The field path (as written, where it could be mapped; a live object's in
+    /// autoscaling/v2, the version the HPAs are read in; empty: the object).
     pub path: String,
     /// What is wrong.
     pub message: String,
@@ -75,6 +70,25 @@ pub struct Diagnostic {
     pub fix: Option<Box<Value>>,
     /// What the human output shows of the source, when asked for ([`LintOptions::excerpts`]).
     pub shown: Option<Box<report::Shown>>,
+}
+
+/// Where a diagnostic is: a span of an input file, or an object of a cluster (no file, line
+/// or column; the field is the diagnostic's `path`).
+#[derive(Debug, Clone)]
+pub enum Location {
+    /// A span of an input file.
+    File {
+        /// The file (index into the loaded files).
+        file: usize,
+        /// The span in that file.
+        span: Span,
+        /// Whether the field exists (else the span is its nearest existing parent).
+        exact: bool,
+        /// The object the finding is on (`HorizontalPodAutoscaler shop/web`), if any.
+        object: Option<ObjectLabel>,
+    },
+    /// An object read from a cluster.
+    Object(Box<live::LiveObject>),
 }
 
 /// The object a diagnostic is about. Its strings are kept inline up to 24 bytes (most kinds,
@@ -97,18 +111,66 @@ pub struct ObjectLabel {
 /// A related place of a diagnostic.
 #[derive(Debug, Clone)]
 pub struct Related {
-    /// The file.
-    pub file: usize,
-    /// The span.
-    pub span: Span,
+    /// Where.
+    pub place: Place,
     /// A short label (a rule's fixed text is not copied).
     pub message: Cow<'static, str>,
+}
+
+/// A related place: a span of an input file, or a field of a live object.
+#[derive(Debug, Clone)]
+pub enum Place {
+    /// A span of an input file.
+    File {
+        /// The file (index into the loaded files).
+        file: usize,
+        /// The span.
+        span: Span,
+    },
+    /// A field of an object read from a cluster.
+    Object(Box<(live::LiveObject, String)>),
+}
+
+/// A remark on how the input was read: a directory split into per-file sets, a namespace
+/// assumed (files); a kind a cluster did not serve or refused, fields a release does not know
+/// (`hpa-lint cluster`, which says which with `kind`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Note {
+    /// `absent`, `forbidden`, `failed`, `discovery`, `restarted` or `ignored` for a cluster's
+    /// notes (see [`live::lint_inventory`]); none for files'.
+    pub kind: Option<&'static str>,
+    /// The sentence.
+    pub message: String,
+}
+
+impl Note {
+    /// A note of files (no kind).
+    pub fn text(message: String) -> Note {
+        Note { kind: None, message }
+    }
+}
+
+impl std::fmt::Display for Note {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl Diagnostic {
+    /// The file and span, for a diagnostic in a file.
+    pub fn file_span(&self) -> Option<(usize, Span)> {
+        match &self.location {
+            Location::File { file, span, .. } => Some((*file, *span)),
+            Location::Object(_) => None,
+        }
+    }
 }
 
 /// What a lint run found.
 #[derive(Debug, Default)]
 pub struct LintResults {
-    /// Diagnostics, sorted by file, position and rule.
+    /// Diagnostics, sorted by file, position and rule (a cluster's: by object, path and
+    /// rule).
     pub diagnostics: Vec<Diagnostic>,
     /// How many objects were read.
     pub objects: usize,
@@ -116,8 +178,8 @@ pub struct LintResults {
     pub hpas: usize,
     /// Findings suppressed by `hpa-lint.dev/ignore` annotations.
     pub suppressed: usize,
-    /// Remarks on how the input was read (directories split into per-file sets).
-    pub notes: Vec<String>,
+    /// Remarks on how the input was read.
+    pub notes: Vec<Note>,
 }
 
 impl ObjectLabel {
@@ -343,14 +405,9 @@ pub fn lint_inputs(
         outcome.suppressed += part.suppressed;
     }
     timer.lap("lint");
-    outcome.diagnostics.sort_by(|a, b| {
-        (a.file, a.span.start.line, a.span.start.col, a.rule.id).cmp(&(
-            b.file,
-            b.span.start.line,
-            b.span.start.col,
-            b.rule.id,
-        ))
-    });
+    // (Every diagnostic of files is in a file.)
+    let key = |d: &Diagnostic| d.file_span().map(|(file, span)| (file, span.start.line, span.start.col));
+    outcome.diagnostics.sort_by(|a, b| (key(a), a.rule.id).cmp(&(key(b), b.rule.id)));
     (outcome, names, errors)
 }
 
@@ -439,10 +496,10 @@ fn lint_group(origins: &[input::Origin], stdin: Option<&[u8]>, members: &[usize]
             // `a` and `b` are positions in the group, as `files` is.
             let dir = std::path::Path::new(&files[a].name).parent().map(|p| p.display().to_string());
             let shown = dir.filter(|d| !d.is_empty()).unwrap_or_else(|| ".".into());
-            outcome.notes.push(format!(
+            outcome.notes.push(Note::text(format!(
                 "{shown}: {what} is defined in both {} and {}, so the directory is not one set of objects applied together; each of its files is checked with its own objects only (use --scope all to match across them)",
                 files[a].name, files[b].name
-            ));
+            )));
             true
         }
         _ => false,
@@ -457,7 +514,11 @@ fn lint_group(origins: &[input::Origin], stdin: Option<&[u8]>, members: &[usize]
         vec![group_namespace]
     };
     for (k, r) in per_file.iter_mut().enumerate() {
-        for label in r.diags.iter_mut().filter_map(|d| d.object.as_mut()) {
+        let labels = r.diags.iter_mut().filter_map(|d| match &mut d.location {
+            Location::File { object, .. } => object.as_mut(),
+            Location::Object(_) => None,
+        });
+        for label in labels {
             if label.namespace.as_deref() == Some("") {
                 label.namespace = Some(namespaces[set_of(k)].name.as_str().into());
             }
@@ -492,7 +553,7 @@ fn lint_group(origins: &[input::Origin], stdin: Option<&[u8]>, members: &[usize]
     for (set, repeated) in again.repeats.iter().enumerate() {
         if !repeated.is_empty() {
             let name = set_name(files, &set_files(set), opts.scope);
-            outcome.notes.push(repeats_note(&name, repeated, &per_file, files));
+            outcome.notes.push(Note::text(repeats_note(&name, repeated, &per_file, files)));
         }
     }
     let mut indexes: Vec<ObjectIndex> = (0..sets).map(|_| ObjectIndex::default()).collect();
@@ -583,7 +644,7 @@ fn lint_group(origins: &[input::Origin], stdin: Option<&[u8]>, members: &[usize]
     }
     for (set, ns) in namespaces.iter().enumerate() {
         if depended[set] {
-            outcome.notes.push(ns.note(&set_name(files, &set_files(set), opts.scope)));
+            outcome.notes.push(Note::text(ns.note(&set_name(files, &set_files(set), opts.scope))));
         }
     }
     // What `-o human` shows of the files, taken while their text is here: the texts go with
@@ -606,20 +667,30 @@ fn first_pass(
     deferring: bool,
     keys: &Keys,
 ) -> FileResult {
-    let objects = input::objects_in(i, parsed);
-    let refused = input::not_objects(parsed, &f.text, &objects);
-    let mut r = FileResult { diags: file_level_diagnostics(i, f, parsed, &refused), ..FileResult::default() };
+    let (mut r, problems) =
+        input::walk(i, f, parsed, |contents| first_pass_objects(i, contents, opts, deferring, keys));
+    // What the file holds that kubectl cannot read, refuses or never sends, ahead of the rest.
+    r.diags.splice(0..0, file_level_diagnostics(i, problems));
+    r
+}
+
+/// The objects of a file in the first pass: a scalar, a sequence or a document without a kind
+/// is no object (reported with the file when the file holds objects), nor counted as one.
+fn first_pass_objects(
+    i: usize,
+    contents: &input::FileObjects<'_>,
+    opts: &LintOptions,
+    deferring: bool,
+    keys: &Keys,
+) -> FileResult {
+    let mut r = FileResult::default();
+    let objects = &contents.objects;
     // The first definition of each object of the file, by kind, namespace as written and name.
     r.objects.reserve_exact(objects.len());
     r.keys.reserve_exact(objects.len());
     let mut first: ByKey<(usize, Node<'_>)> = ByKey::with_capacity_and_hasher(objects.len(), Default::default());
-    for obj in objects {
-        // A scalar, a sequence or a document without a kind is no object (reported with the
-        // file when the file holds objects), nor counted as one.
-        if !input::counts_as_object(&obj, &refused) {
-            continue;
-        }
-        let (id, namespace) = object_id(&obj);
+    for obj in contents.counted() {
+        let (id, namespace) = object_id(obj);
         let identifiable = !id.kind.is_empty() && !id.name.is_empty();
         let identity = IdentityKeys {
             name: if identifiable { keys.name(&id.kind, &id.name) } else { 0 },
@@ -654,7 +725,7 @@ fn first_pass(
         let position = r.objects.len();
         if obj.is_hpa() {
             r.hpas += 1;
-            first_pass_hpa(&obj, &info, position, opts, deferring, &mut r);
+            first_pass_hpa(obj, &info, position, opts, deferring, &mut r);
         } else {
             if obj.kind().is_some() {
                 r.indexed.extend(index::prepare(info.id.clone(), obj.node).map(|e| (position, e)));
@@ -702,8 +773,7 @@ fn first_pass_hpa(
         let (mut diags, suppressed) = position_findings(findings, &subject, &|_| None);
         for (d, (_, dropped)) in diags.iter_mut().zip(&twice) {
             d.related.extend(dropped.iter().map(|span| Related {
-                file: obj.file,
-                span: *span,
+                place: Place::File { file: obj.file, span: *span },
                 message: "written first here: dropped".into(),
             }));
         }
@@ -755,8 +825,8 @@ fn position_findings<'a>(
     for (f, about_key) in findings {
         // The object the finding is located on, when not the HPA (an object not found: the HPA).
         let other = match &f.location {
-            Location::Hpa(_) => None,
-            Location::Object { id, .. } => find(id),
+            rules::Location::Hpa(_) => None,
+            rules::Location::Object { id, .. } => find(id),
         };
         let node = other.as_ref().map_or(h.node, |(_, node, _)| *node);
         let on_hpa = other.is_none();
@@ -772,9 +842,9 @@ fn position_findings<'a>(
             None => (h.file, h.label.clone()),
         };
         let path = match location {
-            Location::Hpa(path) => path,
-            Location::Object { path, .. } if !on_hpa => path,
-            Location::Object { .. } => String::new(),
+            rules::Location::Hpa(path) => path,
+            rules::Location::Object { path, .. } if !on_hpa => path,
+            rules::Location::Object { .. } => String::new(),
         };
         let version = if on_hpa { h.version } else { None };
         // The field as the user wrote it (an autoscaling/v1 CPU target, an annotation), not the
@@ -785,22 +855,19 @@ fn position_findings<'a>(
             .into_iter()
             .filter_map(|(loc, message)| {
                 let (fi, node, path, v) = match loc {
-                    Location::Hpa(p) => (h.file, h.node, p, h.version),
-                    Location::Object { id, path } => {
+                    rules::Location::Hpa(p) => (h.file, h.node, p, h.version),
+                    rules::Location::Object { id, path } => {
                         let (fi, node, _) = find(&id)?;
                         (fi, node, path, None)
                     }
                 };
-                Some(Related { file: fi, span: hpa::position(node, v, &path, false).0, message })
+                Some(Related { place: Place::File { file: fi, span: hpa::position(node, v, &path, false).0 }, message })
             })
             .collect();
         out.push(Diagnostic {
             rule,
             severity,
-            file,
-            span,
-            exact,
-            object: Some(label),
+            location: Location::File { file, span, exact, object: Some(label) },
             path,
             message,
             help,
@@ -977,7 +1044,7 @@ fn link_depends_on_namespace(
     findings
         .iter()
         .flat_map(|(f, _)| std::iter::once(&f.location).chain(f.related.iter().map(|(l, _)| l)))
-        .any(|location| matches!(location, Location::Object { id, .. } if apart(id)))
+        .any(|location| matches!(location, rules::Location::Object { id, .. } if apart(id)))
 }
 
 // === objects defined more than once ===
@@ -1154,22 +1221,15 @@ fn duplicate_definition(per_file: &[FileResult], namespace_key: u64) -> Option<(
     None
 }
 
-/// Unreadable files, YAML syntax errors and documents kubectl reads but refuses (no object, no
-/// `kind`: [`input::not_objects`]), as HPA000.
-fn file_level_diagnostics(
-    i: usize,
-    f: &SourceFile,
-    parsed: &Parsed,
-    refused: &[input::NotAnObject<'_>],
-) -> Vec<Diagnostic> {
+/// What a file holds that kubectl cannot read, refuses or never sends ([`input::Problem`]:
+/// unreadable files, documents with items and no kind, mappings read as lists, documents kubectl
+/// reads but refuses, YAML syntax errors), as HPA000.
+fn file_level_diagnostics(i: usize, problems: Vec<input::Problem<'_>>) -> Vec<Diagnostic> {
     // An HPA000 error about the file (no object), with its help.
     let error = |span: Span, exact: bool, path: &str, message: String, help: &'static str| Diagnostic {
         rule: rules::INVALID,
         severity: Severity::Error,
-        file: i,
-        span,
-        exact,
-        object: None,
+        location: Location::File { file: i, span, exact, object: None },
         path: path.to_string(),
         message,
         help: Some(help.into()),
@@ -1177,69 +1237,63 @@ fn file_level_diagnostics(
         fix: None,
         shown: None,
     };
-    let mut out = Vec::new();
-    if let Some(reason) = &f.unreadable {
-        out.push(error(
-            Span::default(),
-            true,
-            "",
-            format!("cannot read this file: {reason}"),
-            "lint YAML or JSON text files only (use --exclude to skip others)",
-        ));
-    }
-    for doc in parsed.documents.iter().filter(|d| input::is_kindless_list(d.root())) {
-        let span = doc.root().entry("items").map_or(doc.root().span(), |e| e.key.span());
-        out.push(error(
-            span,
-            false,
-            "kind",
-            "a document with items but no kind: kubectl refuses it (\"Object 'Kind' is missing\")".into(),
-            "add `kind: List` (its items are checked below as they are)",
-        ));
-    }
-    for stray in parsed.documents.iter().filter_map(|d| input::stray_items(d.root())) {
-        out.push(error(
-            stray.items.key.span(),
-            true,
-            "items",
-            stray.message(),
-            "remove `items` (no kind of object has it at the top level); to apply several objects, write each as a document of its own (after `---`) or under `kind: List`",
-        ));
-    }
-    for doc in refused {
-        let help = match (doc.why, doc.item) {
-            (input::Refusal::NotAnObject, _) => {
-                "kubectl cannot apply this document (`unable to decode`): remove it, or make it a Kubernetes object"
+    problems
+        .into_iter()
+        .map(|problem| match problem {
+            input::Problem::Unreadable(reason) => error(
+                Span::default(),
+                true,
+                "",
+                format!("cannot read this file: {reason}"),
+                "lint YAML or JSON text files only (use --exclude to skip others)",
+            ),
+            input::Problem::KindlessList(doc) => error(
+                doc.root().entry("items").map_or(doc.root().span(), |e| e.key.span()),
+                false,
+                "kind",
+                "a document with items but no kind: kubectl refuses it (\"Object 'Kind' is missing\")".into(),
+                "add `kind: List` (its items are checked below as they are)",
+            ),
+            input::Problem::Stray { stray, .. } => error(
+                stray.items.key.span(),
+                true,
+                "items",
+                stray.message(),
+                "remove `items` (no kind of object has it at the top level); to apply several objects, write each as a document of its own (after `---`) or under `kind: List`",
+            ),
+            input::Problem::Refused(doc) => {
+                let help = match (doc.why, doc.item) {
+                    (input::Refusal::NotAnObject, _) => {
+                        "kubectl cannot apply this document (`unable to decode`): remove it, or make it a Kubernetes object"
+                    }
+                    (input::Refusal::MissingKind, None) => {
+                        "kubectl cannot apply this document (`unable to decode`): add its `kind`, or remove it"
+                    }
+                    (input::Refusal::MissingKind, Some(_)) => {
+                        "kubectl cannot apply this item (`unable to get type info`): add its `kind` (and `apiVersion`), or remove it"
+                    }
+                    (input::Refusal::NestedList, _) => {
+                        "kubectl cannot apply this list (a list inside a list): move the inner list's items into the outer one"
+                    }
+                    (input::Refusal::Metadata { field: "apiVersion" }, _) => {
+                        "kubectl cannot apply this document (`unable to decode`): write `apiVersion` as a string (`group/version`, or `v1`)"
+                    }
+                    (input::Refusal::Metadata { .. }, _) => {
+                        "kubectl cannot apply this document (`unable to decode`): give the field the type ObjectMeta has (quote label and annotation values: they are strings)"
+                    }
+                    (input::Refusal::MissingVersion, _) => {
+                        "kubectl cannot apply this item (`unable to get type info`): add its `apiVersion` (`group/version`, or `v1`), or remove it"
+                    }
+                };
+                error(doc.node.span(), true, "", doc.message.to_string(), help)
             }
-            (input::Refusal::MissingKind, None) => {
-                "kubectl cannot apply this document (`unable to decode`): add its `kind`, or remove it"
-            }
-            (input::Refusal::MissingKind, Some(_)) => {
-                "kubectl cannot apply this item (`unable to get type info`): add its `kind` (and `apiVersion`), or remove it"
-            }
-            (input::Refusal::NestedList, _) => {
-                "kubectl cannot apply this list (a list inside a list): move the inner list's items into the outer one"
-            }
-            (input::Refusal::Metadata { field: "apiVersion" }, _) => {
-                "kubectl cannot apply this document (`unable to decode`): write `apiVersion` as a string (`group/version`, or `v1`)"
-            }
-            (input::Refusal::Metadata { .. }, _) => {
-                "kubectl cannot apply this document (`unable to decode`): give the field the type ObjectMeta has (quote label and annotation values: they are strings)"
-            }
-            (input::Refusal::MissingVersion, _) => {
-                "kubectl cannot apply this item (`unable to get type info`): add its `apiVersion` (`group/version`, or `v1`), or remove it"
-            }
-        };
-        out.push(error(doc.node.span(), true, "", doc.message.to_string(), help));
-    }
-    if let Some(e) = &parsed.error {
-        out.push(error(
-            Span { start: e.mark, end: e.mark },
-            true,
-            "",
-            e.message.clone(),
-            "fix the syntax; nothing after this point in the file was checked",
-        ));
-    }
-    out
+            input::Problem::Syntax(e) => error(
+                Span { start: e.mark, end: e.mark },
+                true,
+                "",
+                e.message.clone(),
+                "fix the syntax; nothing after this point in the file was checked",
+            ),
+        })
+        .collect()
 }

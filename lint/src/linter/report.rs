@@ -1,6 +1,10 @@
 //! Rendering lint results: `human` (miette: source snippet, label, help, rule ID and a link to
 //! its documentation), `json` (a stable schema), `sarif` (SARIF 2.1.0, for GitHub code
-//! scanning) and `github` (workflow-command annotations).
+//! scanning) and `github` (workflow-command annotations). One renderer per format, for files
+//! and for `hpa-lint cluster` alike: a diagnostic's [`Location`] is a span of a file (a source
+//! snippet; `file`, `line` and `column`; a SARIF physical location; `file=` in an annotation)
+//! or a live object and a field in it (`namespace/name (Kind) path` heading the message; the
+//! object in JSON; SARIF logical locations only; an annotation without a file).
 
 use std::fmt::Write as _;
 use std::io;
@@ -15,7 +19,8 @@ use serde::ser::Serializer;
 use serde_json::ser::{Formatter as _, PrettyFormatter};
 use serde_json::{Value, json};
 
-use super::{Diagnostic, LintResults};
+use super::live::LiveObject;
+use super::{Diagnostic, LintResults, Location, Note, Place};
 use crate::input::{self, SourceFile};
 
 /// Where rule documentation lives.
@@ -28,6 +33,39 @@ pub fn docs_url(rule: &RuleMeta) -> String {
 
 /// The version of the JSON output schema.
 pub const JSON_SCHEMA_VERSION: u32 = 1;
+
+/// What the diagnostics' locations refer to.
+#[derive(Debug, Clone, Copy)]
+pub enum Inputs<'a> {
+    /// Files: the name of every input, which a [`Location::File`]'s `file` indexes.
+    Files(&'a [String]),
+    /// A cluster (`hpa-lint cluster`): where its objects were read.
+    Cluster(&'a Origin),
+}
+
+impl<'a> Inputs<'a> {
+    /// The name of input `file` (empty for a cluster, which has none).
+    fn name(self, file: usize) -> &'a str {
+        match self {
+            Inputs::Files(names) => names.get(file).map_or("", String::as_str),
+            Inputs::Cluster(_) => "",
+        }
+    }
+}
+
+/// Where the objects of a cluster were read from.
+#[derive(Debug, Clone, Serialize)]
+pub struct Origin {
+    /// The API server's URL.
+    pub server: String,
+    /// The namespaces read (`None`: all).
+    pub namespaces: Option<Vec<String>>,
+}
+
+/// `shop/web (HorizontalPodAutoscaler) spec.minReplicas`: a live object and a field in it.
+fn object_place(object: &LiveObject, path: &str) -> String {
+    if path.is_empty() { object.describe() } else { format!("{} {path}", object.describe()) }
+}
 
 fn severity_word(s: Severity) -> &'static str {
     s.as_str()
@@ -64,11 +102,16 @@ const EXCERPT_LINES: usize = 2;
 /// What the human output will show of `d` ([`Shown`]), from its files' texts (`file_of`: an
 /// input by index; `None` when one is not at hand).
 pub(crate) fn shown<'f>(d: &Diagnostic, file_of: &dyn Fn(usize) -> Option<&'f SourceFile>) -> Option<Shown> {
-    let places = std::iter::once((d.file, d.span)).chain(d.related.iter().map(|r| (r.file, r.span)));
+    let related = d.related.iter().map(|r| match &r.place {
+        Place::File { file, span } => Some((*file, *span)),
+        Place::Object(_) => None,
+    });
+    let places = std::iter::once(d.file_span()).chain(related);
     let mut ranges = Vec::with_capacity(1 + d.related.len());
     // (file, first byte, end) of the lines each label needs, by file and position.
     let mut wanted: Vec<(usize, usize, usize)> = Vec::with_capacity(1 + d.related.len());
-    for (file, span) in places {
+    for place in places {
+        let (file, span) = place?;
         let f = file_of(file)?;
         let range = span_of(f, span);
         let b = f.text.as_bytes();
@@ -165,7 +208,8 @@ struct Rendered<'a> {
     severity: miette::Severity,
     help: Option<String>,
     url: Option<String>,
-    source: Source<'a>,
+    /// The file's excerpts (none for a live object).
+    source: Option<Source<'a>>,
     labels: Vec<LabeledSpan>,
     related: Vec<Rendered<'a>>,
 }
@@ -192,10 +236,10 @@ impl MietteDiagnostic for Rendered<'_> {
         self.url.as_ref().map(|u| Box::new(u) as Box<dyn std::fmt::Display>)
     }
     fn source_code(&self) -> Option<&dyn miette::SourceCode> {
-        Some(&self.source)
+        self.source.as_ref().map(|s| s as &dyn miette::SourceCode)
     }
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
-        Some(Box::new(self.labels.iter().cloned()))
+        if self.labels.is_empty() { None } else { Some(Box::new(self.labels.iter().cloned())) }
     }
     fn related<'a>(&'a self) -> Option<Box<dyn Iterator<Item = &'a dyn MietteDiagnostic> + 'a>> {
         if self.related.is_empty() {
@@ -267,24 +311,42 @@ fn span_of(file: &SourceFile, d_span: crate::source::Span) -> SourceSpan {
     SourceSpan::from((r.start, len))
 }
 
-/// Renders for people (`names`: the inputs, which the diagnostics' `file` indexes). The
-/// source lines come from each diagnostic's [`Shown`]; one without it is written on one line.
-pub fn human(outcome: &LintResults, names: &[String], style: HumanStyle, out: &mut dyn io::Write) -> io::Result<()> {
+/// Renders for people. A diagnostic in a file shows the source lines of its [`Shown`] (one
+/// without it is written on one line); one on a live object is headed by the object and field,
+/// its related places listed in its help. The notes follow the diagnostics (a command that
+/// prints them elsewhere, as `cluster` does on standard error, takes them out first), then the
+/// summary line.
+pub fn human(outcome: &LintResults, inputs: Inputs<'_>, style: HumanStyle, out: &mut dyn io::Write) -> io::Result<()> {
     let theme = if style.color { GraphicalTheme::unicode() } else { GraphicalTheme::unicode_nocolor() };
     let handler = GraphicalReportHandler::new_themed(theme).with_width(style.width).with_links(false);
     // Each diagnostic is rendered on its own: they are rendered on rayon's threads.
     let render = |d: &Diagnostic, buf: &mut String| {
-        let rendered = d.shown.as_deref().and_then(|shown| rendered(d, shown, names));
+        let rendered = match &d.location {
+            Location::File { .. } => d.shown.as_deref().and_then(|shown| rendered(d, shown, inputs)),
+            Location::Object(object) => Some(rendered_live(d, object)),
+        };
         if rendered.is_none_or(|r| handler.render_report(buf, &r).is_err()) {
-            let (l, c) = input::line_col(d.span.start);
-            let _ = writeln!(
-                buf,
-                "{}:{l}:{c}: {}: {} [{}]",
-                names[d.file],
-                severity_word(d.severity),
-                d.message,
-                d.rule.id
-            );
+            let _ = match &d.location {
+                Location::File { file, span, .. } => {
+                    let (l, c) = input::line_col(span.start);
+                    writeln!(
+                        buf,
+                        "{}:{l}:{c}: {}: {} [{}]",
+                        inputs.name(*file),
+                        severity_word(d.severity),
+                        d.message,
+                        d.rule.id
+                    )
+                }
+                Location::Object(object) => writeln!(
+                    buf,
+                    "{}: {}: {} [{}]",
+                    object_place(object, &d.path),
+                    severity_word(d.severity),
+                    d.message,
+                    d.rule.id
+                ),
+            };
         }
         buf.push('\n');
     };
@@ -305,14 +367,51 @@ pub fn human(outcome: &LintResults, names: &[String], style: HumanStyle, out: &m
     out.write_all(summary_line(outcome).as_bytes())
 }
 
+/// A diagnostic on a live object as miette renders it: no source, the object and field ahead
+/// of the message, and the related places (`see namespace/name (Kind) path: label`) after its
+/// help.
+fn rendered_live<'a>(d: &'a Diagnostic, object: &LiveObject) -> Rendered<'a> {
+    let mut help = d.help.as_deref().unwrap_or_default().to_string();
+    for r in &d.related {
+        if let Place::Object(place) = &r.place {
+            if !help.is_empty() {
+                help.push('\n');
+            }
+            let _ = write!(help, "see {}: {}", object_place(&place.0, &place.1), r.message);
+        }
+    }
+    Rendered {
+        message: format!("{}: {}", object_place(object, &d.path), d.message),
+        code: Some(format!("{} {}", d.rule.id, d.rule.name)),
+        severity: miette_severity(d.severity),
+        help: (!help.is_empty()).then_some(help),
+        url: Some(docs_url(d.rule)),
+        source: None,
+        labels: Vec::new(),
+        related: Vec::new(),
+    }
+}
+
+fn miette_severity(s: Severity) -> miette::Severity {
+    match s {
+        Severity::Error => miette::Severity::Error,
+        Severity::Warning => miette::Severity::Warning,
+        Severity::Info => miette::Severity::Advice,
+    }
+}
+
 /// A diagnostic as miette renders it, its source read from what was kept of it (`None` when
 /// an excerpt is missing).
-fn rendered<'a>(d: &'a Diagnostic, shown: &'a Shown, names: &'a [String]) -> Option<Rendered<'a>> {
+fn rendered<'a>(d: &'a Diagnostic, shown: &'a Shown, inputs: Inputs<'a>) -> Option<Rendered<'a>> {
+    let Location::File { file: d_file, exact, object, .. } = &d.location else { return None };
+    let names = match inputs {
+        Inputs::Files(names) => names,
+        Inputs::Cluster(_) => return None,
+    };
     let source = |file: usize| -> Option<Source<'a>> {
         Some(Source { name: names.get(file)?, file, excerpts: &shown.excerpts })
     };
-    let what = d
-        .object
+    let what = object
         .as_ref()
         .map(|o| match (o.kind.is_empty(), o.name.is_empty()) {
             (true, _) => String::new(),
@@ -322,7 +421,7 @@ fn rendered<'a>(d: &'a Diagnostic, shown: &'a Shown, names: &'a [String]) -> Opt
             (false, false) => format!(" ({})", o.describe()),
         })
         .unwrap_or_default();
-    let label_text = match (d.path.is_empty(), d.exact) {
+    let label_text = match (d.path.is_empty(), *exact) {
         (true, _) => d.rule.name.to_string(),
         (false, true) => d.path.clone(),
         (false, false) => format!("{} is missing here", d.path),
@@ -333,7 +432,8 @@ fn rendered<'a>(d: &'a Diagnostic, shown: &'a Shown, names: &'a [String]) -> Opt
     let mut labels = vec![LabeledSpan::new_primary_with_span(Some(label_text), *shown.ranges.first()?)];
     let mut related = Vec::new();
     for (r, span) in d.related.iter().zip(shown.ranges.iter().skip(1)) {
-        if r.file == d.file {
+        let Place::File { file: r_file, .. } = r.place else { return None };
+        if r_file == *d_file {
             labels.push(LabeledSpan::new_with_span(Some(r.message.to_string()), *span));
         } else {
             related.push(Rendered {
@@ -342,7 +442,7 @@ fn rendered<'a>(d: &'a Diagnostic, shown: &'a Shown, names: &'a [String]) -> Opt
                 severity: miette::Severity::Advice,
                 help: None,
                 url: None,
-                source: source(r.file)?,
+                source: Some(source(r_file)?),
                 labels: vec![LabeledSpan::new_with_span(Some(r.message.to_string()), *span)],
                 related: Vec::new(),
             });
@@ -351,14 +451,10 @@ fn rendered<'a>(d: &'a Diagnostic, shown: &'a Shown, names: &'a [String]) -> Opt
     Some(Rendered {
         message: format!("{}{what}", d.message),
         code: Some(format!("{} {}", d.rule.id, d.rule.name)),
-        severity: match d.severity {
-            Severity::Error => miette::Severity::Error,
-            Severity::Warning => miette::Severity::Warning,
-            Severity::Info => miette::Severity::Advice,
-        },
+        severity: miette_severity(d.severity),
         help: d.help.as_deref().map(str::to_string),
         url: Some(docs_url(d.rule)),
-        source: source(d.file)?,
+        source: Some(source(*d_file)?),
         labels,
         related,
     })
@@ -372,12 +468,7 @@ pub fn summary_line(outcome: &LintResults) -> String {
 
 /// The summary line of files and of a cluster: the count of each severity, HPAs and objects,
 /// and what `hpa-lint.dev/ignore` annotations suppressed.
-pub(crate) fn summary_text(
-    severities: impl Iterator<Item = Severity>,
-    hpas: usize,
-    objects: usize,
-    suppressed: usize,
-) -> String {
+fn summary_text(severities: impl Iterator<Item = Severity>, hpas: usize, objects: usize, suppressed: usize) -> String {
     let mut counts = [0usize; 3];
     for s in severities {
         counts[match s {
@@ -506,18 +597,38 @@ fn nested_at(depth: usize) -> io::Result<PrettyFormatter<'static>> {
     Ok(formatter)
 }
 
-/// The stable JSON schema (version 1).
+/// The stable JSON schema (version 1). A cluster's report says where it was read
+/// (`cluster`) and has no `files`.
 #[derive(Serialize)]
 struct JsonReport<'a, D> {
     version: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cluster: Option<&'a Origin>,
     summary: JsonSummary,
     diagnostics: D,
-    notes: &'a [String],
+    notes: &'a [Note],
+}
+
+/// A note of files is its sentence; one of a cluster says which kind of note it is.
+impl Serialize for Note {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct as _;
+        match self.kind {
+            None => serializer.serialize_str(&self.message),
+            Some(kind) => {
+                let mut s = serializer.serialize_struct("Note", 2)?;
+                s.serialize_field("kind", kind)?;
+                s.serialize_field("message", &self.message)?;
+                s.end()
+            }
+        }
+    }
 }
 
 #[derive(Serialize)]
 struct JsonSummary {
-    files: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    files: Option<usize>,
     objects: usize,
     hpas: usize,
     errors: usize,
@@ -526,17 +637,24 @@ struct JsonSummary {
     suppressed: usize,
 }
 
+/// A diagnostic: in a file (`file`, `line`, `column`, `endLine`, `endColumn`, and its object
+/// with its document), or on a live object (the object with its `apiVersion`).
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct JsonDiagnostic<'a, R> {
     rule: &'a str,
     name: &'a str,
     severity: &'a str,
-    file: &'a str,
-    line: u32,
-    column: u32,
-    end_line: u32,
-    end_column: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    file: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    line: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    column: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    end_line: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    end_column: Option<u32>,
     object: Option<JsonObject<'a>>,
     path: &'a str,
     message: &'a str,
@@ -547,40 +665,73 @@ struct JsonDiagnostic<'a, R> {
 }
 
 #[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 struct JsonObject<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    api_version: Option<&'a str>,
     kind: &'a str,
     namespace: Option<&'a str>,
     name: &'a str,
-    document: usize,
-    item: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    document: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    item: Option<Option<usize>>,
 }
 
+impl<'a> JsonObject<'a> {
+    fn live(o: &'a LiveObject) -> JsonObject<'a> {
+        JsonObject {
+            api_version: Some(&o.api_version),
+            kind: &o.kind,
+            namespace: o.namespace.as_deref(),
+            name: &o.name,
+            document: None,
+            item: None,
+        }
+    }
+}
+
+/// A related place: in a file (`file`, `line`, `column`) or a field of a live object (`object`,
+/// `path`).
 #[derive(Serialize)]
 struct JsonRelated<'a> {
-    file: &'a str,
-    line: u32,
-    column: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    file: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    line: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    column: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    object: Option<JsonObject<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    path: Option<&'a str>,
     message: &'a str,
 }
 
-/// The stable JSON schema (version 1), written to `out` (`names`: the inputs, which the
-/// diagnostics' `file` indexes).
-pub fn json(outcome: &LintResults, names: &[String], out: &mut dyn io::Write) -> io::Result<()> {
+/// The stable JSON schema (version 1), written to `out`.
+pub fn json(outcome: &LintResults, inputs: Inputs<'_>, out: &mut dyn io::Write) -> io::Result<()> {
     let report = JsonReport {
         version: JSON_SCHEMA_VERSION,
-        summary: json_summary(outcome, names),
+        cluster: match inputs {
+            Inputs::Files(_) => None,
+            Inputs::Cluster(origin) => Some(origin),
+        },
+        summary: json_summary(outcome, inputs),
         // Written by `write_json`.
         diagnostics: [(); 0],
         notes: &outcome.notes,
     };
-    write_json(out, &report, ("diagnostics", 2), &outcome.diagnostics, |d| json_diagnostic(d, names))
+    write_json(out, &report, ("diagnostics", 2), &outcome.diagnostics, |d| json_diagnostic(d, inputs))
 }
 
 /// The JSON report's summary: counts of inputs, objects and diagnostics by severity.
-fn json_summary(outcome: &LintResults, names: &[String]) -> JsonSummary {
+fn json_summary(outcome: &LintResults, inputs: Inputs<'_>) -> JsonSummary {
     let count = |s: Severity| outcome.diagnostics.iter().filter(|d| d.severity == s).count();
     JsonSummary {
-        files: names.len(),
+        files: match inputs {
+            Inputs::Files(names) => Some(names.len()),
+            Inputs::Cluster(_) => None,
+        },
         objects: outcome.objects,
         hpas: outcome.hpas,
         errors: count(Severity::Error),
@@ -591,31 +742,55 @@ fn json_summary(outcome: &LintResults, names: &[String]) -> JsonSummary {
 }
 
 /// A diagnostic in the JSON schema.
-fn json_diagnostic<'a>(d: &'a Diagnostic, names: &'a [String]) -> JsonDiagnostic<'a, impl Serialize + 'a> {
-    let (line, column, end_line, end_column) = position(d.span);
+fn json_diagnostic<'a>(d: &'a Diagnostic, inputs: Inputs<'a>) -> JsonDiagnostic<'a, impl Serialize + 'a> {
+    let (file, position, object) = match &d.location {
+        Location::File { file, span, object, .. } => {
+            let object = object.as_ref().map(|o| JsonObject {
+                api_version: None,
+                kind: &o.kind,
+                namespace: o.namespace.as_deref(),
+                name: &o.name,
+                document: Some(o.document),
+                item: Some(o.item),
+            });
+            (Some(inputs.name(*file)), Some(position(*span)), object)
+        }
+        Location::Object(o) => (None, None, Some(JsonObject::live(o))),
+    };
     JsonDiagnostic {
         rule: d.rule.id,
         name: d.rule.name,
         severity: d.severity.as_str(),
-        file: &names[d.file],
-        line,
-        column,
-        end_line,
-        end_column,
-        object: d.object.as_ref().map(|o| JsonObject {
-            kind: &o.kind,
-            namespace: o.namespace.as_deref(),
-            name: &o.name,
-            document: o.document,
-            item: o.item,
-        }),
+        file,
+        line: position.map(|p| p.0),
+        column: position.map(|p| p.1),
+        end_line: position.map(|p| p.2),
+        end_column: position.map(|p| p.3),
+        object,
         path: &d.path,
         message: &d.message,
         help: d.help.as_deref(),
-        related: Items(|| {
-            d.related.iter().map(|r| {
-                let (line, column) = input::line_col(r.span.start);
-                JsonRelated { file: &names[r.file], line, column, message: &r.message }
+        related: Items(move || {
+            d.related.iter().map(move |r| match &r.place {
+                Place::File { file, span } => {
+                    let (line, column) = input::line_col(span.start);
+                    JsonRelated {
+                        file: Some(inputs.name(*file)),
+                        line: Some(line),
+                        column: Some(column),
+                        object: None,
+                        path: None,
+                        message: &r.message,
+                    }
+                }
+                Place::Object(place) => JsonRelated {
+                    file: None,
+                    line: None,
+                    column: None,
+                    object: Some(JsonObject::live(&place.0)),
+                    path: Some(&place.1),
+                    message: &r.message,
+                },
             })
         }),
         fix: d.fix.as_deref(),
@@ -623,19 +798,24 @@ fn json_diagnostic<'a>(d: &'a Diagnostic, names: &'a [String]) -> JsonDiagnostic
     }
 }
 
-/// A diagnostic's SARIF logical locations: the object (`Kind/namespace/name`, or `Kind/name`
-/// for a kind without namespaces), and in it the field as the user wrote it (kind `property`:
-/// `spec.targetCPUUtilizationPercentage` for an autoscaling/v1 CPU target).
-fn logical_locations(d: &Diagnostic) -> Vec<SarifLogicalLocation<'_>> {
-    let Some(o) = &d.object else { return Vec::new() };
-    let object = match &o.namespace {
-        Some(ns) => format!("{}/{ns}/{}", o.kind, o.name),
-        None => format!("{}/{}", o.kind, o.name),
+/// SARIF logical locations of an object and a field in it: the object (`Kind/namespace/name`,
+/// or `Kind/name` for a kind without namespaces), and in it the field (kind `property`: as the
+/// user wrote it in a file, `spec.targetCPUUtilizationPercentage` for an autoscaling/v1 CPU
+/// target).
+fn logical_locations<'a>(
+    kind: &str,
+    namespace: Option<&str>,
+    name: &'a str,
+    path: &'a str,
+) -> Vec<SarifLogicalLocation<'a>> {
+    let object = match namespace {
+        Some(ns) => format!("{kind}/{ns}/{name}"),
+        None => format!("{kind}/{name}"),
     };
-    let field = (!d.path.is_empty()).then(|| format!("{object}/{}", d.path));
-    let mut out = vec![SarifLogicalLocation { name: &o.name, fully_qualified_name: object, kind: "object" }];
+    let field = (!path.is_empty()).then(|| format!("{object}/{path}"));
+    let mut out = vec![SarifLogicalLocation { name, fully_qualified_name: object, kind: "object" }];
     if let Some(field) = field {
-        out.push(SarifLogicalLocation { name: &d.path, fully_qualified_name: field, kind: "property" });
+        out.push(SarifLogicalLocation { name: path, fully_qualified_name: field, kind: "property" });
     }
     out
 }
@@ -648,7 +828,7 @@ struct SarifLogicalLocation<'a> {
     kind: &'static str,
 }
 
-pub(crate) fn sarif_level(s: Severity) -> &'static str {
+fn sarif_level(s: Severity) -> &'static str {
     match s {
         Severity::Error => "error",
         Severity::Warning => "warning",
@@ -680,7 +860,7 @@ fn artifact_uri(name: &str) -> String {
 
 /// The rules as SARIF `reportingDescriptor`s (the driver's `rules`), with the registry they
 /// index into (a result's `ruleIndex`).
-pub(crate) fn sarif_rules() -> (Vec<&'static RuleMeta>, Vec<Value>) {
+fn sarif_rules() -> (Vec<&'static RuleMeta>, Vec<Value>) {
     let rules_list: Vec<&'static RuleMeta> = rules::ALL.iter().map(|r| r.meta()).collect();
     let rule_objects: Vec<Value> = rules_list
         .iter()
@@ -712,8 +892,13 @@ struct SarifLog<'a, R> {
 #[serde(rename_all = "camelCase")]
 struct SarifRun<'a, R> {
     tool: SarifTool,
-    column_kind: &'static str,
+    /// Files' columns (a cluster's report has none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    column_kind: Option<&'static str>,
     invocations: [SarifInvocation<'a>; 1],
+    /// Where a cluster's objects were read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    properties: Option<&'a Origin>,
     results: R,
 }
 
@@ -764,7 +949,9 @@ struct SarifResult<'a> {
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct SarifLocation<'a> {
-    physical_location: SarifPhysical,
+    /// A span of a file (a live object is no artifact: none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    physical_location: Option<SarifPhysical>,
     logical_locations: Vec<SarifLogicalLocation<'a>>,
 }
 
@@ -773,7 +960,12 @@ struct SarifLocation<'a> {
 struct SarifRelated<'a> {
     id: usize,
     message: SarifMessage<'a>,
-    physical_location: SarifPhysical,
+    /// A span of a file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    physical_location: Option<SarifPhysical>,
+    /// A field of a live object.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    logical_locations: Option<Vec<SarifLogicalLocation<'a>>>,
 }
 
 #[derive(Serialize)]
@@ -808,9 +1000,13 @@ impl SarifPhysical {
     }
 }
 
-/// SARIF 2.1.0, written to `out` (`names`: the inputs, which the diagnostics' `file`
-/// indexes).
-pub fn sarif(outcome: &LintResults, names: &[String], out: &mut dyn io::Write) -> io::Result<()> {
+/// SARIF 2.1.0, written to `out`: physical and logical locations for files, logical locations
+/// only for a cluster (with where it was read as the run's `properties`).
+pub fn sarif(outcome: &LintResults, inputs: Inputs<'_>, out: &mut dyn io::Write) -> io::Result<()> {
+    let cluster = match inputs {
+        Inputs::Files(_) => None,
+        Inputs::Cluster(origin) => Some(origin),
+    };
     let (rules_list, rule_objects) = sarif_rules();
     let log = SarifLog {
         schema: "https://json.schemastore.org/sarif-2.1.0.json",
@@ -824,24 +1020,28 @@ pub fn sarif(outcome: &LintResults, names: &[String], out: &mut dyn io::Write) -
                     rules: rule_objects,
                 },
             },
-            column_kind: "unicodeCodePoints",
+            column_kind: cluster.is_none().then_some("unicodeCodePoints"),
             invocations: [SarifInvocation {
                 execution_successful: true,
                 tool_execution_notifications: outcome
                     .notes
                     .iter()
-                    .map(|n| SarifNotification { level: "note", message: SarifMessage { text: n.as_str().into() } })
+                    .map(|n| SarifNotification {
+                        level: "note",
+                        message: SarifMessage { text: n.message.as_str().into() },
+                    })
                     .collect(),
             }],
+            properties: cluster,
             // Written by `write_json`.
             results: [(); 0],
         }],
     };
-    write_json(out, &log, ("results", 4), &outcome.diagnostics, |d| sarif_result(d, names, &rules_list))
+    write_json(out, &log, ("results", 4), &outcome.diagnostics, |d| sarif_result(d, inputs, &rules_list))
 }
 
 /// A diagnostic as a SARIF result (`rules`: the driver's rules, which `ruleIndex` indexes).
-fn sarif_result<'a>(d: &'a Diagnostic, names: &[String], rules: &[&RuleMeta]) -> SarifResult<'a> {
+fn sarif_result<'a>(d: &'a Diagnostic, inputs: Inputs<'_>, rules: &[&RuleMeta]) -> SarifResult<'a> {
     SarifResult {
         rule_id: d.rule.id,
         rule_index: rules.iter().position(|m| m.id == d.rule.id).unwrap_or(0),
@@ -852,55 +1052,84 @@ fn sarif_result<'a>(d: &'a Diagnostic, names: &[String], rules: &[&RuleMeta]) ->
                 None => d.message.as_str().into(),
             },
         },
-        locations: [SarifLocation {
-            physical_location: SarifPhysical::new(&names[d.file], d.span),
-            logical_locations: logical_locations(d),
+        locations: [match &d.location {
+            Location::File { file, span, object, .. } => SarifLocation {
+                physical_location: Some(SarifPhysical::new(inputs.name(*file), *span)),
+                logical_locations: object
+                    .as_ref()
+                    .map_or_else(Vec::new, |o| logical_locations(&o.kind, o.namespace.as_deref(), &o.name, &d.path)),
+            },
+            Location::Object(o) => SarifLocation {
+                physical_location: None,
+                logical_locations: logical_locations(&o.kind, o.namespace.as_deref(), &o.name, &d.path),
+            },
         }],
         related_locations: d
             .related
             .iter()
             .enumerate()
-            .map(|(id, r)| SarifRelated {
-                id,
-                message: SarifMessage { text: r.message.as_ref().into() },
-                physical_location: SarifPhysical::new(&names[r.file], r.span),
+            .map(|(id, r)| {
+                let message = SarifMessage { text: r.message.as_ref().into() };
+                match &r.place {
+                    Place::File { file, span } => SarifRelated {
+                        id,
+                        message,
+                        physical_location: Some(SarifPhysical::new(inputs.name(*file), *span)),
+                        logical_locations: None,
+                    },
+                    Place::Object(place) => {
+                        let (o, path) = &**place;
+                        SarifRelated {
+                            id,
+                            message,
+                            physical_location: None,
+                            logical_locations: Some(logical_locations(&o.kind, o.namespace.as_deref(), &o.name, path)),
+                        }
+                    }
+                }
             })
             .collect(),
     }
 }
 
-pub(crate) fn escape_data(s: &str) -> String {
+fn escape_data(s: &str) -> String {
     s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
 }
 
-pub(crate) fn escape_property(s: &str) -> String {
+fn escape_property(s: &str) -> String {
     escape_data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
-/// GitHub Actions workflow commands (`::error file=...,line=...::message`), written to `out`
-/// (`names`: the inputs, which the diagnostics' `file` indexes).
-pub fn github(outcome: &LintResults, names: &[String], out: &mut dyn io::Write) -> io::Result<()> {
+/// GitHub Actions workflow commands, written to `out`: `::error file=...,line=...::message` for
+/// a file; for a live object no file, the object and field leading the message.
+pub fn github(outcome: &LintResults, inputs: Inputs<'_>, out: &mut dyn io::Write) -> io::Result<()> {
     for note in &outcome.notes {
-        writeln!(out, "::notice title=hpa-lint::{}", escape_data(note))?;
+        writeln!(out, "::notice title=hpa-lint::{}", escape_data(&note.message))?;
     }
     for d in &outcome.diagnostics {
-        let (line, column, end_line, end_column) = position(d.span);
         let cmd = match d.severity {
             Severity::Error => "error",
             Severity::Warning => "warning",
             Severity::Info => "notice",
         };
-        let message = match &d.help {
-            Some(h) => format!("{} ({h})", d.message),
-            None => d.message.clone(),
-        };
-        writeln!(
-            out,
-            "::{cmd} file={},line={line},col={column},endLine={end_line},endColumn={end_column},title={}::{}",
-            escape_property(&names[d.file]),
-            escape_property(&format!("{} {}", d.rule.id, d.rule.name)),
-            escape_data(&message)
-        )?;
+        let title = escape_property(&format!("{} {}", d.rule.id, d.rule.name));
+        let help = d.help.as_deref().map(|h| format!(" ({h})")).unwrap_or_default();
+        match &d.location {
+            Location::File { file, span, .. } => {
+                let (line, column, end_line, end_column) = position(*span);
+                writeln!(
+                    out,
+                    "::{cmd} file={},line={line},col={column},endLine={end_line},endColumn={end_column},title={title}::{}",
+                    escape_property(inputs.name(*file)),
+                    escape_data(&format!("{}{help}", d.message))
+                )?;
+            }
+            Location::Object(o) => writeln!(
+                out,
+                "::{cmd} title={title}::{}",
+                escape_data(&format!("{}: {}{help}", object_place(o, &d.path), d.message))
+            )?,
+        }
     }
     Ok(())
 }
@@ -957,38 +1186,55 @@ mod tests {
     }
 
     /// A report of `n` diagnostics of several shapes (with and without an object, help,
-    /// related places and a fix; strings with line breaks, quotes and non-ASCII text).
-    fn report_of(n: usize) -> (LintResults, Vec<String>) {
+    /// related places and a fix; strings with line breaks, quotes and non-ASCII text), in files
+    /// or (`live`) on a cluster's objects.
+    fn report_of(n: usize, live: bool) -> (LintResults, Vec<String>) {
         use crate::linter::{ObjectLabel, Related};
         use crate::source::{Mark, Span};
         let at = |line: u32, col: u32| Span {
             start: Mark { index: line * 10 + col, line, col },
             end: Mark { index: line * 10 + col + 4, line, col: col + 4 },
         };
+        let live_object = |i: usize| LiveObject {
+            namespace: (!i.is_multiple_of(3)).then(|| format!("ns-{i}")),
+            name: format!("web-{i}"),
+            kind: "Deployment".into(),
+            api_version: "apps/v1".into(),
+        };
         let diagnostics = (0..n)
             .map(|i| {
                 let line = u32::try_from(i).unwrap_or(0) + 1;
                 let shape = i % 4;
+                let location = if live {
+                    Location::Object(Box::new(live_object(i)))
+                } else {
+                    Location::File {
+                        file: i % 2,
+                        span: at(line, 2),
+                        exact: shape != 1,
+                        object: (shape != 0).then(|| ObjectLabel {
+                            kind: "HorizontalPodAutoscaler".into(),
+                            namespace: (shape != 2).then(|| format!("ns-{i}").into()),
+                            name: format!("web-{i}").into(),
+                            document: i,
+                            item: (shape == 3).then_some(i % 5),
+                        }),
+                    }
+                };
                 Diagnostic {
                     rule: if shape == 0 { rules::INVALID } else { rules::ALL[i % rules::ALL.len()].meta() },
                     severity: [Severity::Error, Severity::Warning, Severity::Info][i % 3],
-                    file: i % 2,
-                    span: at(line, 2),
-                    exact: shape != 1,
-                    object: (shape != 0).then(|| ObjectLabel {
-                        kind: "HorizontalPodAutoscaler".into(),
-                        namespace: (shape != 2).then(|| format!("ns-{i}").into()),
-                        name: format!("web-{i}").into(),
-                        document: i,
-                        item: (shape == 3).then_some(i % 5),
-                    }),
+                    location,
                     path: if shape == 0 { String::new() } else { format!("spec.metrics[{i}].resource") },
                     message: format!("finding {i}: \"quoted\"\nsecond line, ñandú ☃\t"),
                     help: (shape != 1).then(|| format!("help {i}").into()),
                     related: (0..shape)
                         .map(|r| Related {
-                            file: (i + r) % 2,
-                            span: at(line + 1, 0),
+                            place: if live {
+                                Place::Object(Box::new((live_object(i + r), format!("spec.replicas{r}"))))
+                            } else {
+                                Place::File { file: (i + r) % 2, span: at(line + 1, 0) }
+                            },
                             message: format!("related {r}").into(),
                         })
                         .collect(),
@@ -998,18 +1244,19 @@ mod tests {
                 }
             })
             .collect();
+        let note = "a note with \"diagnostics\": [] and \"results\": [] in it".to_string();
         let outcome = LintResults {
             diagnostics,
             objects: 2 * n,
             hpas: n,
             suppressed: 1,
-            notes: vec!["a note with \"diagnostics\": [] and \"results\": [] in it".into()],
+            notes: vec![Note { kind: live.then_some("forbidden"), message: note }],
         };
         (outcome, vec!["a.yaml".into(), "dir/b c.yaml".into()])
     }
 
     /// The JSON and SARIF reports, rendered in parallel batches, are what serde_json writes for
-    /// the whole report at once.
+    /// the whole report at once, for files and for a cluster.
     #[test]
     fn reports_are_the_plain_serde_json_render() {
         fn plain(v: &impl Serialize) -> Vec<u8> {
@@ -1017,30 +1264,35 @@ mod tests {
             text.push(b'\n');
             text
         }
-        for n in [0, 1, 2, CHUNK - 1, CHUNK, CHUNK + 1, BATCH + CHUNK + 3] {
-            let (outcome, names) = report_of(n);
-            let mut got = Vec::new();
-            json(&outcome, &names, &mut got).unwrap_or_else(|e| panic!("{e}"));
-            let want = JsonReport {
-                version: JSON_SCHEMA_VERSION,
-                summary: json_summary(&outcome, &names),
-                diagnostics: Items(|| outcome.diagnostics.iter().map(|d| json_diagnostic(d, &names))),
-                notes: &outcome.notes,
-            };
-            assert!(got == plain(&want), "json, {n} diagnostics:\n{}", String::from_utf8_lossy(&got));
+        let origin = Origin { server: "https://127.0.0.1:6443".into(), namespaces: Some(vec!["shop".into()]) };
+        for live in [false, true] {
+            for n in [0, 1, 2, CHUNK - 1, CHUNK, CHUNK + 1, BATCH + CHUNK + 3] {
+                let (outcome, names) = report_of(n, live);
+                let inputs = if live { Inputs::Cluster(&origin) } else { Inputs::Files(&names) };
+                let mut got = Vec::new();
+                json(&outcome, inputs, &mut got).unwrap_or_else(|e| panic!("{e}"));
+                let want = JsonReport {
+                    version: JSON_SCHEMA_VERSION,
+                    cluster: live.then_some(&origin),
+                    summary: json_summary(&outcome, inputs),
+                    diagnostics: Items(|| outcome.diagnostics.iter().map(|d| json_diagnostic(d, inputs))),
+                    notes: &outcome.notes,
+                };
+                assert!(got == plain(&want), "json, {n} diagnostics:\n{}", String::from_utf8_lossy(&got));
 
-            let mut got = Vec::new();
-            sarif(&outcome, &names, &mut got).unwrap_or_else(|e| panic!("{e}"));
-            let mut whole: Value = serde_json::from_slice(&got).unwrap_or_else(|e| panic!("{e}"));
-            let (rules_list, _) = sarif_rules();
-            let results: Vec<Value> = outcome
-                .diagnostics
-                .iter()
-                .map(|d| serde_json::to_value(sarif_result(d, &names, &rules_list)).unwrap_or_default())
-                .collect();
-            assert_eq!(whole["runs"][0]["results"].as_array().map(Vec::len), Some(n));
-            whole["runs"][0]["results"] = Value::Array(results);
-            assert!(got == plain(&whole), "sarif, {n} diagnostics:\n{}", String::from_utf8_lossy(&got));
+                let mut got = Vec::new();
+                sarif(&outcome, inputs, &mut got).unwrap_or_else(|e| panic!("{e}"));
+                let mut whole: Value = serde_json::from_slice(&got).unwrap_or_else(|e| panic!("{e}"));
+                let (rules_list, _) = sarif_rules();
+                let results: Vec<Value> = outcome
+                    .diagnostics
+                    .iter()
+                    .map(|d| serde_json::to_value(sarif_result(d, inputs, &rules_list)).unwrap_or_default())
+                    .collect();
+                assert_eq!(whole["runs"][0]["results"].as_array().map(Vec::len), Some(n));
+                whole["runs"][0]["results"] = Value::Array(results);
+                assert!(got == plain(&whole), "sarif, {n} diagnostics:\n{}", String::from_utf8_lossy(&got));
+            }
         }
     }
 

@@ -26,7 +26,7 @@ use hpa_core::features::KubernetesVersion;
 use serde_json::Value;
 
 use crate::cli::{ClusterArgs, DiagnoseArgs, ReportFormat};
-use crate::commands::cluster::LiveError;
+use crate::commands::common::LiveError;
 use crate::controller_flags::Provenance;
 use crate::input;
 use crate::{ExitStatus, Output};
@@ -118,12 +118,15 @@ pub fn run(args: &DiagnoseArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> 
     let args = &args;
     // The configuration's release, gates and controller apply as they do to `lint`; the
     // controller flags given here override its `controller:`.
-    let config =
-        match super::lint::settings(&args.config, cluster, &[(&args.controller.flags(), Provenance::CommandLine)], out)
-        {
-            Ok(r) => r.settings.controller,
-            Err(e) => return out.fail(&e),
-        };
+    let config = match crate::commands::settings::settings(
+        &args.config,
+        cluster,
+        &[(&args.controller.flags(), Provenance::CommandLine)],
+        out,
+    ) {
+        Ok(r) => r.settings.controller,
+        Err(e) => return out.fail(&e),
+    };
     let now = match args.now.as_deref().map(parse_now).transpose() {
         Ok(n) => n,
         Err(e) => return out.fail(&e),

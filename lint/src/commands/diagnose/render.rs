@@ -9,7 +9,7 @@ use hpa_core::evaluator::{HPAControllerConfiguration, NormalizationPath, Timesta
 use serde_json::{Value, json};
 
 use super::Source;
-use crate::simulate::render::{chart, observed_text, outcome_str, target_of, target_text};
+use crate::commands::common::{chart, observed_text, outcome_str, target_of, target_text};
 
 /// The schema name of the JSON document.
 pub const SCHEMA: &str = "hpa-lint.diagnose/v1";

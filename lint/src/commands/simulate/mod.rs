@@ -53,7 +53,7 @@ pub enum SimulateError {
     },
     /// The configuration (file, flags, the scenario's `controller:`) is wrong.
     #[error(transparent)]
-    Settings(#[from] super::lint::SettingsError),
+    Settings(#[from] crate::commands::settings::SettingsError),
 }
 
 impl From<SimulateError> for Failure {
@@ -130,7 +130,8 @@ fn prepare(
     // scenario's `controller:` overrides the configuration's, the command line both.
     let flags = args.controller.flags();
     let layers = [(&scenario.controller, Provenance::Scenario), (&flags, Provenance::CommandLine)];
-    let settings = super::lint::settings(&args.config, cluster, &layers, out).map_err(SimulateError::from)?.settings;
+    let settings =
+        crate::commands::settings::settings(&args.config, cluster, &layers, out).map_err(SimulateError::from)?.settings;
     let admission = check::Options::verdict_only(settings.gates);
     let (hpa, workload, hpa_span) = match &scenario.hpa {
         HpaSource::Inline(tree) => {
@@ -206,7 +207,7 @@ fn admit(file: &SourceFile, obj: &ObjectRef<'_>, opts: &check::Options) -> Resul
     {
         return Ok(admitted.outcome.object.clone());
     }
-    let entry = crate::commands::validate::entry_of(file, obj, &checked, opts);
+    let entry = crate::commands::common::entry_of(file, obj, &checked, opts);
     let mut messages: Vec<String> = entry
         .errors
         .iter()
@@ -319,9 +320,9 @@ mod tests {
         assert!(matches!(&e, SimulateError::Read { source, .. } if source.kind() == io::ErrorKind::NotFound));
         let e = SimulateError::Stdin(io::Error::other("closed"));
         assert_eq!(e.to_string(), "<stdin>: closed");
-        let e = SimulateError::from(super::super::lint::SettingsError::UnknownRule("HPA999".into()));
+        let e = SimulateError::from(crate::commands::settings::SettingsError::UnknownRule("HPA999".into()));
         assert!(matches!(e, SimulateError::Settings(_)));
-        assert_eq!(e.to_string(), super::super::lint::SettingsError::UnknownRule("HPA999".into()).to_string());
+        assert_eq!(e.to_string(), crate::commands::settings::SettingsError::UnknownRule("HPA999".into()).to_string());
         assert!(matches!(Failure::from(e), Failure::Error(SimulateError::Settings(_))));
     }
 }

@@ -1,13 +1,12 @@
 //! Rendering a simulation: the per-sync table and terminal chart for people, and the JSON
 //! document (`{"steps": [...]}`) for programs.
 
-use hpa_core::api::Quantity;
-use hpa_core::api::v2::{MetricSpec, MetricTarget, MetricValueStatus};
 use hpa_core::evaluator::SyncOutcome;
 use serde_json::{Map, Value, json};
 
 use super::engine::{Simulation, Step};
 use super::scenario::format_ms;
+use crate::commands::common::{chart, observed_text, outcome_str, ratio_to_target, target_of, target_text};
 
 /// What the header says about the run, besides the steps.
 #[derive(Debug, Clone)]
@@ -28,66 +27,6 @@ pub struct Header {
     pub sync_period_ms: i64,
     /// `podReadyAfter`, in ms.
     pub pod_ready_after_ms: i64,
-}
-
-/// The target of a metric.
-pub fn target_of(m: &MetricSpec) -> Option<&MetricTarget> {
-    m.resource
-        .as_ref()
-        .map(|r| &r.target)
-        .or_else(|| m.container_resource.as_ref().map(|r| &r.target))
-        .or_else(|| m.pods.as_ref().map(|r| &r.target))
-        .or_else(|| m.object.as_ref().map(|r| &r.target))
-        .or_else(|| m.external.as_ref().map(|r| &r.target))
-}
-
-/// The target in short: `20%`, `500m/pod`, `30`.
-pub fn target_text(t: &MetricTarget) -> String {
-    match t.type_.as_str() {
-        "Utilization" => format!("{}%", t.average_utilization.unwrap_or_default()),
-        "AverageValue" => format!("{}/pod", t.average_value.as_ref().map(ToString::to_string).unwrap_or_default()),
-        "Value" => t.value.as_ref().map(ToString::to_string).unwrap_or_default(),
-        other => other.to_string(),
-    }
-}
-
-/// The observed value in the target's terms: `2575%`, `515m`, `42`.
-pub fn observed_text(t: Option<&MetricTarget>, c: &MetricValueStatus) -> String {
-    let q = |q: &Option<Quantity>| q.as_ref().map(ToString::to_string);
-    match t.map(|t| t.type_.as_str()) {
-        Some("Utilization") => c.average_utilization.map(|u| format!("{u}%")),
-        Some("AverageValue") => q(&c.average_value),
-        Some("Value") => q(&c.value),
-        _ => None,
-    }
-    .or_else(|| c.average_utilization.map(|u| format!("{u}%")))
-    .or_else(|| q(&c.average_value))
-    .or_else(|| q(&c.value))
-    .unwrap_or_else(|| "?".into())
-}
-
-/// The observed value as a fraction of the target (1.0 = on target), for charts.
-pub fn ratio_to_target(t: &MetricTarget, c: &MetricValueStatus) -> Option<f64> {
-    let milli = |q: &Option<Quantity>| q.as_ref().map(|q| q.milli_value() as f64);
-    let (observed, target) = match t.type_.as_str() {
-        "Utilization" => (c.average_utilization.map(f64::from)?, f64::from(t.average_utilization?)),
-        "AverageValue" => (milli(&c.average_value)?, milli(&t.average_value)?),
-        "Value" => (milli(&c.value)?, milli(&t.value)?),
-        _ => return None,
-    };
-    (target > 0.0).then(|| observed / target)
-}
-
-/// A sync's outcome, as its JSON and reports name it.
-pub fn outcome_str(o: SyncOutcome) -> &'static str {
-    match o {
-        SyncOutcome::FailedGetScale => "FailedGetScale",
-        SyncOutcome::ScalingDisabled => "ScalingDisabled",
-        SyncOutcome::FailedComputeMetrics => "FailedComputeMetrics",
-        SyncOutcome::FailedUpdateScale => "FailedUpdateScale",
-        SyncOutcome::Rescaled => "Rescaled",
-        SyncOutcome::Unchanged => "Unchanged",
-    }
 }
 
 /// Seconds as a JSON number: an integer when whole.
@@ -335,59 +274,5 @@ pub fn human(h: &Header, sim: &Simulation) -> String {
     );
     out.push('\n');
     out.push_str(&chart(sim, h.sync_period_ms));
-    out
-}
-
-/// Block characters by eighths.
-const BLOCKS: [char; 9] = [' ', '▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
-/// Chart height in text rows.
-const CHART_ROWS: usize = 6;
-/// Chart width in columns (with the axis labels, at most 80 characters).
-const CHART_COLS: usize = 72;
-
-/// A compact chart of the replica count after each sync, at most 80 columns wide.
-pub fn chart(sim: &Simulation, sync_period_ms: i64) -> String {
-    let n = sim.steps.len();
-    if n == 0 {
-        return String::new();
-    }
-    let per_col = n.div_ceil(CHART_COLS);
-    // Short runs get up to three columns per sync.
-    let repeat = (CHART_COLS / n).clamp(1, 3);
-    let values: Vec<i32> = sim
-        .steps
-        .chunks(per_col)
-        .flat_map(|c| std::iter::repeat_n(c.iter().map(|s| s.desired).max().unwrap_or(0), repeat))
-        .collect();
-    let top = values.iter().copied().max().unwrap_or(0).max(1);
-    let levels = (CHART_ROWS * 8) as f64;
-    let heights: Vec<usize> =
-        values.iter().map(|&v| ((f64::from(v.max(0)) / f64::from(top)) * levels).round() as usize).collect();
-    let mut out = format!(
-        "  replicas after each sync ({} per {}{}):\n",
-        format_ms(sync_period_ms * i64::try_from(per_col).unwrap_or(1)),
-        if repeat > 1 { format!("{repeat} columns") } else { "column".to_string() },
-        if per_col > 1 { ", highest shown" } else { "" }
-    );
-    let mid_row = CHART_ROWS / 2;
-    for row in 0..CHART_ROWS {
-        let base = (CHART_ROWS - 1 - row) * 8;
-        let label = if row == 0 {
-            format!("{top:>5} ┤")
-        } else if row == mid_row {
-            let v = f64::from(top) * (CHART_ROWS - row) as f64 / CHART_ROWS as f64;
-            format!("{:>5} ┤", format!("{v:.0}"))
-        } else {
-            "      │".to_string()
-        };
-        let cells: String = heights.iter().map(|&hgt| BLOCKS[hgt.saturating_sub(base).min(8)]).collect();
-        out.push_str(format!("{label}{cells}").trim_end());
-        out.push('\n');
-    }
-    out.push_str(&format!("    0 └{}\n", "─".repeat(values.len())));
-    let first = "0s".to_string();
-    let last = sim.steps.last().map(|s| format_ms(s.at_ms)).unwrap_or_default();
-    let gap = values.len().saturating_sub(first.chars().count() + last.chars().count()).max(1);
-    out.push_str(&format!("       {first}{}{last}\n", " ".repeat(gap)));
     out
 }

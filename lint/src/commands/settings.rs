@@ -1,0 +1,191 @@
+//! The one place that turns flags and the configuration file into hpa-core's options
+//! ([`settings`], and the lint options of `lint` and `cluster`, [`options`]). Every command
+//! that reads the configuration calls it; no command module imports another.
+
+use hpa_core::check;
+use hpa_core::features::{FeatureGates, GateError, KubernetesVersion, UnknownVersion};
+use hpa_core::rules::{Settings, Severity};
+
+use crate::Output;
+use crate::cli::{ClusterArgs, ConfigArgs, FailOn, LintArgs, LintFormat};
+use crate::controller_flags::{self, ControllerFlags, FlagError, Provenance, Provenances};
+use crate::linter::{LintOptions, config};
+
+/// A command line or configuration file [`settings`] and [`options`] cannot use: a usage error
+/// (exit 2). A value of the configuration file names where it is written.
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+#[non_exhaustive]
+pub enum SettingsError {
+    /// The configuration file cannot be read or parsed.
+    #[error(transparent)]
+    Config(#[from] config::ConfigError),
+    /// `kubernetesVersion` is not a release this tool knows.
+    #[error("{at}: {source}")]
+    Version {
+        /// `file:line:column`.
+        at: String,
+        /// Why.
+        source: UnknownVersion,
+    },
+    /// `featureGates` is refused by the release.
+    #[error("{at}: featureGates: {source}")]
+    ConfiguredGates {
+        /// `file:line:column`.
+        at: String,
+        /// Why.
+        source: GateError,
+    },
+    /// `--feature-gates` is refused by the release.
+    #[error(transparent)]
+    Gates(GateError),
+    /// A value of the configuration's `controller:` the controller cannot work with.
+    #[error("{at}: controller.{source}")]
+    ConfiguredController {
+        /// `file:line:column`.
+        at: String,
+        /// Why.
+        source: FlagError,
+    },
+    /// A value of a scenario's `controller:` the controller cannot work with (the scenario's
+    /// reader refuses it first, with its position).
+    #[error("the scenario's controller.{0}")]
+    ScenarioController(FlagError),
+    /// A controller flag of the command line the controller cannot work with.
+    #[error("--{0}")]
+    ControllerFlag(FlagError),
+    /// `--select` or `--ignore` names no rule.
+    #[error("unknown rule {0:?} (see `hpa-lint rules`)")]
+    UnknownRule(String),
+    /// `failOn` is not a severity.
+    #[error("failOn: expected error, warning, info or never, found {0:?}")]
+    FailOn(String),
+    /// `--namespace` is not a namespace name.
+    #[error("--namespace {namespace:?}: {problem}")]
+    Namespace {
+        /// The name given.
+        namespace: String,
+        /// Why kube-apiserver would refuse it.
+        problem: String,
+    },
+}
+
+/// The lint options of a command line and its configuration file: the [`settings`], rule
+/// levels, `--select`/`--ignore`, and the severity that fails the run (`None`: never). Shared
+/// by the files mode and `hpa-lint cluster`. Errors are usage errors.
+pub fn options(
+    lint: &LintArgs,
+    cluster: &ClusterArgs,
+    out: &mut Output<'_>,
+) -> Result<(LintOptions, Option<Severity>, config::Config), SettingsError> {
+    let Resolved { settings, config: cfg, .. } = settings(&lint.config, cluster, &[], out)?;
+    for r in lint.findings.select.iter().chain(&lint.findings.ignore) {
+        if hpa_core::rules::find(r).is_none() && !r.eq_ignore_ascii_case("all") {
+            return Err(SettingsError::UnknownRule(r.clone()));
+        }
+    }
+    // `None`: findings never fail the run.
+    let fail_on = match (lint.findings.fail_on, cfg.file.fail_on.as_deref()) {
+        (Some(FailOn::Error), _) => Some(Severity::Error),
+        (Some(FailOn::Warning), _) => Some(Severity::Warning),
+        (Some(FailOn::Info), _) => Some(Severity::Info),
+        (Some(FailOn::Never), _) => None,
+        (None, Some("never")) => None,
+        (None, Some(s)) => match Severity::parse(s) {
+            Some(sev) => Some(sev),
+            None => return Err(SettingsError::FailOn(s.to_string())),
+        },
+        (None, None) => Some(Severity::Warning),
+    };
+    if let Some(ns) = &lint.namespace
+        && let Some(problem) = hpa_core::validation::names::dns1123_label(ns).first()
+    {
+        return Err(SettingsError::Namespace { namespace: ns.clone(), problem: problem.clone() });
+    }
+    let opts = LintOptions {
+        check: check::Options {
+            settings,
+            rules: check::RuleConfig {
+                levels: cfg.levels.clone(),
+                select: lint.findings.select.clone(),
+                ignore: lint.findings.ignore.clone(),
+            },
+            // An HPA that names no namespace is admitted in `default` (or `-n`'s) until its
+            // set's namespace is known: validation does not depend on it.
+            request: check::Request {
+                default_namespace: Some(lint.namespace.clone().unwrap_or_else(|| "default".into())),
+                ..check::Request::default()
+            },
+        },
+        namespace: lint.namespace.clone(),
+        scope: lint.scope.or(cfg.file.scope).unwrap_or_default(),
+        excerpts: lint.findings.output == LintFormat::Human,
+    };
+    Ok((opts, fail_on, cfg))
+}
+
+/// What [`settings`] resolves.
+#[derive(Debug, Clone)]
+pub struct Resolved {
+    /// hpa-core's settings.
+    pub settings: Settings,
+    /// The configuration read (the defaults, with no path, when there is none).
+    pub config: config::Config,
+    /// Where each of the controller's values comes from.
+    pub controller: Provenances,
+}
+
+/// The one place that turns flags and the configuration file into hpa-core's [`Settings`]:
+/// the configuration (`--config`, else `.hpa-lint.yaml` found upward from the working
+/// directory; none with `--no-config`), then the release and feature gates (the flags over
+/// `kubernetesVersion` and `featureGates`), the controller (the controller's defaults, then
+/// `controller:`, then each of `layers` in order: a scenario's `controller:`, a command line's
+/// controller flags; with where each value comes from) and the rules' bounds (`settings:`).
+/// Every command that reads the configuration calls it: lint, cluster, validate, default,
+/// convert, explain, simulate and diagnose. Errors are usage errors.
+pub fn settings(
+    config_args: &ConfigArgs,
+    cluster: &ClusterArgs,
+    layers: &[(&ControllerFlags, Provenance)],
+    out: &mut Output<'_>,
+) -> Result<Resolved, SettingsError> {
+    let cfg =
+        if config_args.no_config { config::Config::default() } else { config::load(config_args.config.as_deref())? };
+    let version = match cfg.file.kubernetes_version.as_deref().map(KubernetesVersion::parse).transpose() {
+        Ok(v) => v,
+        Err(source) => return Err(SettingsError::Version { at: cfg.at("kubernetesVersion"), source }),
+    };
+    // The flag's release, else the configuration's, else the newest; the configuration's gates,
+    // then the flags'.
+    let mut gates = FeatureGates::new(cluster.kubernetes_version.or(version).unwrap_or(KubernetesVersion::LATEST));
+    // Warnings (a GA gate set, a gate that concerns no HPA) go to standard error, those of the
+    // configuration with its position.
+    if let Some(base) = cfg.file.feature_gates.as_ref().map(config::FeatureGatesSetting::as_flag) {
+        match gates.apply(&base) {
+            Ok(warnings) => {
+                for w in warnings {
+                    out.warning(&format!("{}: featureGates: {w}", cfg.at("featureGates")));
+                }
+            }
+            Err(source) => return Err(SettingsError::ConfiguredGates { at: cfg.at("featureGates"), source }),
+        }
+    }
+    for spec in &cluster.feature_gates {
+        for w in gates.apply(spec).map_err(SettingsError::Gates)? {
+            out.warning(&format!("--feature-gates: {w}"));
+        }
+    }
+    let from_file = ControllerFlags::from(&cfg.file.controller);
+    let file_provenance = cfg.path.clone().map_or(Provenance::ControllerDefault, Provenance::ConfigurationFile);
+    let mut all = vec![(&from_file, file_provenance)];
+    all.extend(layers.iter().cloned());
+    let (controller, provenances) =
+        controller_flags::configuration(gates.clone(), &all).map_err(|(source, from)| match from {
+            Provenance::CommandLine => SettingsError::ControllerFlag(source),
+            Provenance::Scenario => SettingsError::ScenarioController(source),
+            Provenance::ConfigurationFile(_) | Provenance::ControllerDefault => {
+                SettingsError::ConfiguredController { at: cfg.at(&format!("controller.{}", source.key())), source }
+            }
+        })?;
+    let settings = cfg.file.settings.apply(Settings { gates, controller, ..Settings::default() });
+    Ok(Resolved { settings, config: cfg, controller: provenances })
+}
