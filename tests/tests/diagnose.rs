@@ -843,3 +843,22 @@ fn the_next_syncs_expected_conditions_are_explained() {
     assert_eq!((active["agrees"].clone(), active["explained"].clone()), (json!(false), Value::Null));
     assert!(human.contains("≠ the live status differs from the replayed sync"), "{human}");
 }
+
+/// An HPA deleted and created again keeps its predecessor's events until they expire: with
+/// both uids known they are left out (the controller forgets a deleted HPA's memory), said in
+/// a note. The good side: without the HPA's uid every event of its name is read.
+#[test]
+fn events_of_an_earlier_hpa_of_the_same_name_are_left_out() {
+    let (d, _) = replayed("recreated");
+    let sizes: Vec<i64> =
+        d["memory"]["rescales"].as_array().unwrap().iter().map(|r| r["size"].as_i64().unwrap()).collect();
+    assert_eq!(sizes, vec![2]);
+    assert!(texts(&d["notes"]).contains(&"1 event(s) of an earlier HorizontalPodAutoscaler default/web (another uid than 2b1c-new) left out: the HPA was deleted and created again, and the controller forgets a deleted HPA's memory".to_string()), "{d:#}");
+    assert_eq!((d["outcome"].clone(), d["desiredReplicas"].clone()), (json!("Unchanged"), json!(2)));
+
+    let (d, _) = replayed("recreated-no-uid");
+    let sizes: Vec<i64> =
+        d["memory"]["rescales"].as_array().unwrap().iter().map(|r| r["size"].as_i64().unwrap()).collect();
+    assert_eq!(sizes, vec![10, 2]);
+    assert!(!texts(&d["notes"]).iter().any(|n| n.contains("earlier HorizontalPodAutoscaler")), "{d:#}");
+}
