@@ -285,17 +285,33 @@ pub fn inputs_from_objects(
         None => Ok(external_metrics(&items, &hpa.spec.metrics, &mut notes)),
     };
 
+    // An HPA deleted and created again under the same name keeps its predecessor's events
+    // until they expire; the controller forgets the old one's memory (`reconcileKey` in
+    // `pkg/controller/podautoscaler/horizontal.go` deletes it when the HPA is gone). With both uids
+    // known, the events of another uid are left out (said).
+    let hpa_uid = str_at(hpa_json, &["metadata", "uid"]).filter(|u| !u.is_empty());
+    let mut predecessor = 0usize;
     let mut events: Vec<HpaEvent> = items
         .iter()
         .filter(in_ns)
         .filter(|v| kind_of(v) == "Event")
         .filter(|v| {
             let o = v.get("involvedObject").or_else(|| v.get("regarding"));
-            o.and_then(|o| o.get("kind")).and_then(Value::as_str) == Some("HorizontalPodAutoscaler")
-                && o.and_then(|o| o.get("name")).and_then(Value::as_str) == Some(name)
+            let ours = o.and_then(|o| o.get("kind")).and_then(Value::as_str) == Some("HorizontalPodAutoscaler")
+                && o.and_then(|o| o.get("name")).and_then(Value::as_str) == Some(name);
+            let uid = o.and_then(|o| o.get("uid")).and_then(Value::as_str).filter(|u| !u.is_empty());
+            let older = ours && hpa_uid.is_some() && uid.is_some() && uid != hpa_uid;
+            predecessor += usize::from(older);
+            ours && !older
         })
         .map(|v| event_from_json(v))
         .collect();
+    if predecessor > 0 {
+        notes.push(format!(
+            "{predecessor} event(s) of an earlier HorizontalPodAutoscaler {key} (another uid than {}) left out: the HPA was deleted and created again, and the controller forgets a deleted HPA's memory",
+            hpa_uid.unwrap_or_default()
+        ));
+    }
     events.sort_by_key(|e| e.last.or(e.first));
 
     Ok(DiagnoseInputs { hpa, key, sync, events, resizes, notes })

@@ -21,7 +21,9 @@ use std::time::Duration;
 
 use super::behavior::{TimestampedRecommendation, TimestampedScaleEvent};
 use super::config::HPAControllerConfiguration;
-use super::controller::{Autoscaler, ControllerState, NormalizationPath, SyncInput, SyncOutcome, SyncResult};
+use super::controller::{
+    Autoscaler, ControllerState, NormalizationPath, SyncInput, SyncOutcome, SyncResult, UpdateError,
+};
 use super::replicas::{CalcError, ConditionStatus, PodPhase, SetAsideReason};
 use super::simulation::{
     LoadPhase, LoadValue, MetricKey, Plan, PodTemplate, PodTimeline, Resume, Simulation, Simulator,
@@ -34,6 +36,17 @@ use crate::evaluator::replicas::Container;
 /// The event reason of a rescale (`SuccessfulRescale`, recorded by `reconcileAutoscaler`).
 pub const SUCCESSFUL_RESCALE: &str = "SuccessfulRescale";
 
+/// The event reason of a scale write that failed (`FailedRescale`, recorded by
+/// `reconcileAutoscaler` when `scaleNamespacer.Update` fails; the sync then writes AbleToScale
+/// False `FailedUpdateScale`).
+pub const FAILED_RESCALE: &str = "FailedRescale";
+
+/// What the event recorder's correlator puts before the newest message when it combines
+/// events that differ only in their message (`EventAggregate` in
+/// `staging/src/k8s.io/client-go/tools/record/events_cache.go`: from the 10th such event
+/// within 10 minutes, one event keyed without its message, counted by `eventObserve`).
+pub const COMBINED_PREFIX: &str = "(combined from similar events): ";
+
 /// One event recorded on the HPA, as the diagnosis reads it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RecordedEvent {
@@ -42,10 +55,12 @@ pub struct RecordedEvent {
     /// The message (`New size: 4; reason: cpu resource utilization (percentage of request)
     /// above target`).
     pub message: String,
-    /// How many times the recorder counted it (repeats are aggregated: only the last time is
-    /// kept).
+    /// How many times the recorder counted it (`eventObserve` counts repeats of one event and
+    /// keeps its `firstTimestamp`).
     pub count: i64,
-    /// `lastTimestamp` (or `eventTime`).
+    /// `firstTimestamp` (or `eventTime`): the first of the `count` occurrences.
+    pub first: Option<Timestamp>,
+    /// `lastTimestamp` (or `eventTime`): the last of them.
     pub last: Option<Timestamp>,
 }
 
@@ -80,18 +95,34 @@ pub struct DiagnosisInput<'a> {
     pub resizes: &'a [InPlaceResize],
 }
 
-/// A rescale the HPA's events record.
+/// A rescale (or a failed scale write) the HPA's events record.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rescale {
     /// When (the event's last time).
     pub at: Timestamp,
-    /// The new size.
+    /// The new size (of the last rescale the event counts).
     pub size: i32,
     /// The reason of the message (`cpu resource utilization (percentage of request) above
     /// target`).
     pub reason: String,
     /// How many rescales the event aggregates.
     pub count: i64,
+    /// When the first of them happened (`firstTimestamp`), when the event counts more than one.
+    pub first: Option<Timestamp>,
+    /// Whether the correlator combined events of different messages ([`COMBINED_PREFIX`]):
+    /// only the last one's size is recorded.
+    pub combined: bool,
+    /// The write's error, for a `FailedRescale` event (`...; error: E`).
+    pub error: Option<String>,
+}
+
+impl Rescale {
+    /// The rescales of known size and time this event records: the last, and for an event that
+    /// counts repeats of one message (not combined) the first too, to the same size.
+    fn known(&self) -> impl Iterator<Item = (Timestamp, i32)> + '_ {
+        let first = self.first.filter(|f| self.count > 1 && !self.combined && f.before(self.at));
+        first.into_iter().chain(std::iter::once(self.at)).map(|t| (t, self.size))
+    }
 }
 
 /// The controller's memory of the HPA, as reconstructed.
@@ -99,8 +130,10 @@ pub struct Rescale {
 pub struct Memory {
     /// The memory the replayed sync starts from.
     pub state: ControllerState,
-    /// The rescales the events record, oldest first.
+    /// The rescales the `SuccessfulRescale` events record, oldest first.
     pub rescales: Vec<Rescale>,
+    /// The scale writes the `FailedRescale` events record, oldest first.
+    pub failed_rescales: Vec<Rescale>,
     /// How far back the controller remembers, in seconds (the longest stabilization window
     /// and policy period, or the downscale stabilization window).
     pub window_seconds: i64,
@@ -120,6 +153,10 @@ pub struct ConditionCheck {
     /// Whether the live status has conditions at all (none before the controller's first
     /// sync: nothing to compare).
     pub compared: bool,
+    /// Why the two differ though the inputs explain it (the replayed sync is the one after
+    /// the sync that wrote the live status), in a sentence; `None` when they agree or nothing
+    /// explains the difference.
+    pub explained: Option<String>,
 }
 
 impl ConditionCheck {
@@ -133,6 +170,12 @@ impl ConditionCheck {
             (None, None) => true,
             _ => false,
         }
+    }
+
+    /// Whether they differ and nothing the inputs hold explains it: the live status shows
+    /// something they do not.
+    pub fn unexplained(&self) -> bool {
+        !self.agrees() && self.explained.is_none()
     }
 }
 
@@ -169,7 +212,7 @@ pub struct Finding {
     pub question: Question,
     /// A stable code (`missing-requests`, `no-metrics`, `unready-pods`, `tolerance`,
     /// `stabilization`, `rate-limit`, `max-replicas`, `min-replicas`, `scaling-disabled`,
-    /// `ambiguous-selector`, `invalid-selector`, `scale-unreadable`, `metric-failed`,
+    /// `ambiguous-selector`, `invalid-selector`, `scale-unreadable`, `scale-update-failed`, `metric-failed`,
     /// `in-place-resize`, `forecast`).
     pub cause: &'static str,
     /// The sentence.
@@ -194,9 +237,10 @@ pub struct Diagnosis {
 }
 
 impl Diagnosis {
-    /// Whether some replayed condition differs from the live one.
+    /// Whether some replayed condition differs from the live one and nothing the inputs hold
+    /// explains it ([`ConditionCheck::unexplained`]).
     pub fn conditions_differ(&self) -> bool {
-        self.conditions.iter().any(|c| !c.agrees())
+        self.conditions.iter().any(ConditionCheck::unexplained)
     }
 }
 
@@ -205,47 +249,170 @@ impl Diagnosis {
 /// explained.
 pub fn diagnose(input: &DiagnosisInput<'_>) -> Diagnosis {
     let now = input.sync.now;
-    let memory = reconstruct_memory(input);
-    let mut autoscaler = Autoscaler::new(input.hpa, input.config).with_state(memory.state.clone());
-    let sync = autoscaler.reconcile(input.sync).clone();
-    let state_after = autoscaler.into_state();
-
-    let conditions = compare_conditions(&sync.status.conditions, &input.hpa.status.conditions);
-    let forecast = match sync.outcome {
-        SyncOutcome::FailedGetScale | SyncOutcome::ScalingDisabled => None,
-        _ => Some(forecast(input, &sync, state_after)),
+    let mut memory = reconstruct_memory(input);
+    let replay = |sync: &SyncInput| {
+        let mut autoscaler = Autoscaler::new(input.hpa, input.config).with_state(memory.state.clone());
+        let result = autoscaler.reconcile(sync).clone();
+        (result, autoscaler.into_state())
     };
+    let (mut sync, mut state_after) = replay(input.sync);
+    // The live status says the last sync's write of the scale failed: this sync's is assumed
+    // to fail the same way (the API cannot be asked whether a write would be refused).
+    if sync.rescaled
+        && input.sync.scale_update_error.is_none()
+        && let Some(error) = failing_write(input)
+    {
+        let mut failing = input.sync.clone();
+        failing.scale_update_error = Some(UpdateError(error.clone()));
+        (sync, state_after) = replay(&failing);
+        memory.assumptions.push(format!(
+            "the live AbleToScale is False (FailedUpdateScale): the last sync's write of the scale failed{}; this sync's write (to {}) is assumed to fail the same way: {error}",
+            failed_events_text(&memory, now),
+            sync.rescale_to.unwrap_or(sync.desired_replicas)
+        ));
+    }
+
+    let conditions = compare_conditions(&sync, input.hpa, now);
+    let forecast = (!stops_whatever_the_load(&sync)).then(|| forecast(input, &sync, state_after));
     let mut diagnosis = Diagnosis { now, memory, sync, conditions, forecast, findings: Vec::new() };
     diagnosis.findings = findings(input, &diagnosis);
     diagnosis
 }
 
-// === The controller's memory ===
+/// The prefix of the AbleToScale message `reconcileAutoscaler` writes when the scale write
+/// fails (`FailedUpdateScale`), before the client's error.
+const UPDATE_SCALE_FAILED: &str = "the HPA controller was unable to update the target scale: ";
 
-/// `New size: N; reason: R` (`reconcileAutoscaler`'s `SuccessfulRescale` message).
-fn parse_rescale(message: &str) -> Option<(i32, String)> {
-    let rest = message.strip_prefix("New size: ")?;
-    let (size, reason) = rest.split_once("; reason: ").unwrap_or((rest, ""));
-    Some((size.trim().parse().ok()?, reason.to_string()))
+/// The error of the last sync's scale write, when the live AbleToScale is False
+/// `FailedUpdateScale`: its message's error, else the newest `FailedRescale` event's.
+fn failing_write(input: &DiagnosisInput<'_>) -> Option<String> {
+    let c = input.hpa.status.conditions.iter().find(|c| c.type_ == "AbleToScale")?;
+    if c.status != "False" || c.reason != "FailedUpdateScale" {
+        return None;
+    }
+    if let Some(error) = c.message.strip_prefix(UPDATE_SCALE_FAILED).filter(|e| !e.is_empty()) {
+        return Some(error.to_string());
+    }
+    let newest = rescales_of(input.events, FAILED_RESCALE).into_iter().next_back().and_then(|r| r.error);
+    Some(newest.unwrap_or_else(|| c.message.clone()))
 }
 
-/// The controller's memory of the HPA, from its status and `SuccessfulRescale` events.
+/// ` (FailedRescale: 40 events since 10m ago, the last 15s ago)`, from the newest
+/// `FailedRescale` event; empty without one.
+fn failed_events_text(memory: &Memory, now: Timestamp) -> String {
+    memory.failed_rescales.last().map_or_else(String::new, |r| {
+        let since = r.first.filter(|_| r.count > 1).map_or_else(String::new, |f| format!(" since {}", ago(now, f)));
+        format!(
+            " ({FAILED_RESCALE}: {} event{}{since}, the last {})",
+            r.count,
+            if r.count == 1 { "" } else { "s" },
+            ago(now, r.at)
+        )
+    })
+}
+
+/// Whether the sync stopped at an early return of `reconcileAutoscaler` that the next syncs
+/// take again whatever the load: the scale unreadable (`FailedGetScale`), the target at zero
+/// (`ScalingDisabled`), a selector `validateAndParseSelector` refuses (`computeReplicasForMetrics`:
+/// `SelectorRequired`/`InvalidSelector`, `AmbiguousSelector`, which return before any metric),
+/// or a scale write that fails (`FailedUpdateScale`). A forecast would replay syncs that scale
+/// (the simulation reads a scale, one HPA's selector and writes that succeed), so there is
+/// none. A failed metric is not one of these: the simulation keeps its answer unavailable, and
+/// pods that turn Ready can make it answer.
+fn stops_whatever_the_load(sync: &SyncResult) -> bool {
+    match sync.outcome {
+        SyncOutcome::FailedGetScale | SyncOutcome::ScalingDisabled | SyncOutcome::FailedUpdateScale => true,
+        SyncOutcome::FailedComputeMetrics => sync.status.conditions.iter().any(|c| {
+            c.type_ == "ScalingActive"
+                && c.status == "False"
+                && matches!(c.reason.as_str(), "InvalidSelector" | "AmbiguousSelector")
+        }),
+        SyncOutcome::Rescaled | SyncOutcome::Unchanged => false,
+    }
+}
+
+// === The controller's memory ===
+
+/// `New size: N; reason: R` (`reconcileAutoscaler`'s `SuccessfulRescale` message) and
+/// `New size: N; reason: R; error: E` (its `FailedRescale` message), perhaps after the
+/// correlator's [`COMBINED_PREFIX`]: the size, the reason, the error, and whether it was
+/// combined.
+fn parse_rescale(message: &str) -> Option<(i32, String, Option<String>, bool)> {
+    let (combined, message) = match message.strip_prefix(COMBINED_PREFIX) {
+        Some(rest) => (true, rest),
+        None => (false, message),
+    };
+    let rest = message.strip_prefix("New size: ")?;
+    let (size, reason) = rest.split_once("; reason: ").unwrap_or((rest, ""));
+    let (reason, error) = match reason.split_once("; error: ") {
+        Some((r, e)) => (r, Some(e.to_string())),
+        None => (reason, None),
+    };
+    Some((size.trim().parse().ok()?, reason.to_string(), error, combined))
+}
+
+/// The events of `reason` that record a rescale (or a failed write), oldest first.
+fn rescales_of(events: &[RecordedEvent], reason: &str) -> Vec<Rescale> {
+    let mut out: Vec<Rescale> = events
+        .iter()
+        .filter(|e| e.reason == reason)
+        .filter_map(|e| {
+            let (size, reason, error, combined) = parse_rescale(&e.message)?;
+            let at = e.last.or(e.first)?;
+            Some(Rescale { at, size, reason, count: e.count, first: e.first.filter(|_| e.count > 1), combined, error })
+        })
+        .collect();
+    out.sort_by_key(|r| r.at);
+    out
+}
+
+/// What the events aggregate (`count > 1`), in sentences: the rescales whose time or size is
+/// not recorded.
+fn aggregation_assumptions(what: &str, events: &[&Rescale], now: Timestamp) -> Vec<String> {
+    events
+        .iter()
+        .filter(|r| r.count > 1)
+        .map(|r| {
+            let since = r.first.map_or_else(String::new, |f| format!(" since {}", ago(now, f)));
+            if r.combined {
+                format!(
+                    "the {what} event of {} counts {} events{since} that the event recorder combined (\"(combined from similar events)\": their messages differ): only the last one's size ({}) is recorded; the others are left out",
+                    ago(now, r.at),
+                    r.count,
+                    r.size
+                )
+            } else {
+                format!(
+                    "the {what} event of {} counts {} identical ones{since}: the first and the last ({}) are taken, both to {}; {}",
+                    ago(now, r.at),
+                    r.count,
+                    ago(now, r.at),
+                    r.size,
+                    if r.count > 2 {
+                        format!("the times of the {} between them are not recorded", r.count - 2)
+                    } else {
+                        "what the count was between them is not recorded".to_string()
+                    }
+                )
+            }
+        })
+        .collect()
+}
+
+/// The controller's memory of the HPA, from its status and its `SuccessfulRescale` and
+/// `FailedRescale` events.
+///
+/// `reconcileAutoscaler` stores each sync's recommendation (`stabilizeRecommendation` /
+/// `stabilizeRecommendationWithBehaviors`) before it writes the scale, so a failed write's sync
+/// left one too; only a write that succeeded stores a scale event (`storeScaleEvent`).
 fn reconstruct_memory(input: &DiagnosisInput<'_>) -> Memory {
     let hpa = input.hpa;
     let now = input.sync.now;
     let behavior = input.config.effective_behavior(hpa);
     let window_seconds = memory_seconds(behavior.as_ref(), input.config);
-    let mut rescales: Vec<Rescale> = input
-        .events
-        .iter()
-        .filter(|e| e.reason == SUCCESSFUL_RESCALE)
-        .filter_map(|e| {
-            let (size, reason) = parse_rescale(&e.message)?;
-            Some(Rescale { at: e.last?, size, reason, count: e.count })
-        })
-        .collect();
-    rescales.sort_by_key(|r| r.at);
-    let mut memory = Memory { rescales, window_seconds, ..Memory::default() };
+    let rescales = rescales_of(input.events, SUCCESSFUL_RESCALE);
+    let failed_rescales = rescales_of(input.events, FAILED_RESCALE);
+    let mut memory = Memory { rescales, failed_rescales, window_seconds, ..Memory::default() };
 
     let status = &hpa.status;
     let synced =
@@ -259,13 +426,20 @@ fn reconstruct_memory(input: &DiagnosisInput<'_>) -> Memory {
     }
 
     let cutoff = now.plus_secs(-window_seconds);
-    let in_window: Vec<&Rescale> = memory.rescales.iter().filter(|r| !r.at.before(cutoff)).collect();
-    let mut recommendations: Vec<TimestampedRecommendation> =
-        in_window.iter().map(|r| TimestampedRecommendation { recommendation: r.size, timestamp: r.at }).collect();
+    let in_window = |r: &&Rescale| !r.at.before(cutoff) || r.known().any(|(t, _)| !t.before(cutoff));
+    let succeeded: Vec<(Timestamp, i32)> =
+        memory.rescales.iter().flat_map(Rescale::known).filter(|(t, _)| !t.before(cutoff)).collect();
+    let failed: Vec<(Timestamp, i32)> =
+        memory.failed_rescales.iter().flat_map(Rescale::known).filter(|(t, _)| !t.before(cutoff)).collect();
+    let mut recommendations: Vec<TimestampedRecommendation> = succeeded
+        .iter()
+        .chain(&failed)
+        .map(|&(timestamp, recommendation)| TimestampedRecommendation { recommendation, timestamp })
+        .collect();
+    recommendations.sort_by_key(|r| r.timestamp);
     let period = i64::try_from(input.config.sync_period.as_millis()).unwrap_or(15_000);
     let last_sync = Timestamp::from_millis(now.as_millis().saturating_sub(period));
-    let last = last_recommendation(&status.conditions);
-    let status_part = match last {
+    let status_part = match last_recommendation(&status.conditions) {
         LastRecommendation::Recorded(what) => {
             recommendations
                 .push(TimestampedRecommendation { recommendation: status.desired_replicas, timestamp: last_sync });
@@ -274,42 +448,66 @@ fn reconstruct_memory(input: &DiagnosisInput<'_>) -> Memory {
         LastRecommendation::NotOne(why) => {
             format!("only; the status's desiredReplicas ({}) is not taken: {why}", status.desired_replicas)
         }
+        LastRecommendation::NotStored(why) => match rebuilt_recommendation(input) {
+            Some(rebuilt) => {
+                recommendations
+                    .push(TimestampedRecommendation { recommendation: rebuilt.replicas, timestamp: last_sync });
+                format!(
+                    "and, one sync period ago, {} rebuilt from the status (the status's desiredReplicas ({}) is not the recommendation: {why}; the recommendation is reconstructed from status.currentMetrics and currentReplicas as the controller computes it: {}, assuming all {} pods were Ready with metrics then)",
+                    rebuilt.replicas,
+                    status.desired_replicas,
+                    rebuilt.how.join(", "),
+                    status.current_replicas
+                )
+            }
+            None => format!(
+                "only; the status's desiredReplicas ({}) is not taken: {why}; the recommendation it stored cannot be rebuilt from status.currentMetrics (absent, or a per-pod Object or External target), so the memory may lack the one that holds the count",
+                status.desired_replicas
+            ),
+        },
+    };
+    let failed_part = if failed.is_empty() {
+        String::new()
+    } else {
+        format!(
+            ", the sizes of the scale writes that failed in it ({}: FailedRescale events; the controller stores its recommendation before the write)",
+            failed.len()
+        )
     };
     memory.assumptions.push(format!(
-        "the controller's memory lives only in kube-controller-manager: its recommendations of the last {} are taken as the sizes of the rescales its events record in that window ({}) {status_part}; the pre-normalization counts it really stored are not in the API",
+        "the controller's memory lives only in kube-controller-manager: its recommendations of the last {} are taken as the sizes of the rescales its events record in that window ({}){failed_part} {status_part}; the pre-normalization counts it really stored are not in the API",
         format_ms(window_seconds.saturating_mul(1000)),
-        in_window.len(),
+        succeeded.len(),
     ));
+    let aggregated: Vec<&Rescale> = memory.rescales.iter().filter(in_window).collect();
+    memory.assumptions.extend(aggregation_assumptions(SUCCESSFUL_RESCALE, &aggregated, now));
+    let aggregated: Vec<&Rescale> = memory.failed_rescales.iter().filter(in_window).collect();
+    memory.assumptions.extend(aggregation_assumptions(FAILED_RESCALE, &aggregated, now));
 
     if behavior.is_some() {
-        for (i, r) in memory.rescales.iter().enumerate() {
-            if r.at.before(cutoff) {
+        // The sizes the target went through, oldest first: each change is a scale event.
+        let mut sizes: Vec<(Timestamp, i32)> = memory.rescales.iter().flat_map(Rescale::known).collect();
+        sizes.sort_by_key(|(t, _)| *t);
+        for (i, &(at, size)) in sizes.iter().enumerate() {
+            if at.before(cutoff) {
                 continue;
             }
-            let before = match i.checked_sub(1).and_then(|j| memory.rescales.get(j)) {
-                Some(prev) => prev.size,
+            let before = match i.checked_sub(1).and_then(|j| sizes.get(j)) {
+                Some(&(_, prev)) => prev,
                 None => {
                     memory.assumptions.push(format!(
-                        "the rescale to {} {} has no earlier size on record: it is left out of the scaling policies' periods",
-                        r.size,
-                        ago(now, r.at)
+                        "the rescale to {size} {} has no earlier size on record: it is left out of the scaling policies' periods",
+                        ago(now, at)
                     ));
                     continue;
                 }
             };
-            let event =
-                TimestampedScaleEvent { replica_change: (r.size - before).abs(), timestamp: r.at, outdated: false };
-            if r.size > before {
+            let event = TimestampedScaleEvent { replica_change: (size - before).abs(), timestamp: at, outdated: false };
+            if size > before {
                 memory.state.scale_up_events.push(event);
-            } else if r.size < before {
+            } else if size < before {
                 memory.state.scale_down_events.push(event);
             }
-        }
-        if in_window.iter().any(|r| r.count > 1) {
-            memory.assumptions.push(
-                "some SuccessfulRescale events aggregate several rescales (count > 1): only the last of each is known"
-                    .into(),
-            );
         }
     }
     memory
@@ -319,12 +517,98 @@ fn reconstruct_memory(input: &DiagnosisInput<'_>) -> Memory {
     memory
 }
 
+/// A recommendation rebuilt from the status.
+struct Rebuilt {
+    /// The count.
+    replicas: i32,
+    /// How each metric gave its count, in words.
+    how: Vec<String>,
+}
+
+/// The recommendation the last sync stored, rebuilt from the status it wrote, when its
+/// `desiredReplicas` is not that recommendation (ScalingLimited True, a failed write).
+///
+/// `setStatus` writes `currentReplicas` (the scale's `spec.replicas` the sync read) and
+/// `currentMetrics` (each metric's value, in spec order; a failed metric's is empty) even when
+/// the count was limited or the write failed. From them the metric's proposal is what the
+/// replica calculator computes with every one of those pods Ready and reporting
+/// (`GetResourceReplicas`, `GetRawResourceReplicas`, `GetMetricReplicas`,
+/// `GetObjectMetricReplicas`, `GetExternalMetricReplicas`): the usage ratio (a utilization is
+/// the integer percentage the status holds; a value is in milli-units), the current count
+/// within the tolerance, else `ceil(ratio × pods)`; the recommendation is the highest
+/// (`computeReplicasForMetrics`). Per-pod targets of Object and External metrics
+/// (`AverageValue`: the status holds a rounded average) cannot be rebuilt exactly: then `None`,
+/// as for a metric the status does not record.
+fn rebuilt_recommendation(input: &DiagnosisInput<'_>) -> Option<Rebuilt> {
+    let status = &input.hpa.status;
+    let current = status.current_replicas;
+    let statuses = status.current_metrics.as_ref().filter(|m| !m.is_empty())?;
+    let specs = super::controller::effective_metrics(input.hpa);
+    if statuses.len() != specs.len() {
+        return None;
+    }
+    let t = input.config.tolerances_for_hpa(input.hpa.spec.behavior.as_ref());
+    let tolerances = super::replicas::Tolerances { scale_down: t.scale_down.used, scale_up: t.scale_up.used };
+    let mut best: Option<i32> = None;
+    let mut how = Vec::new();
+    for (spec, st) in specs.iter().zip(statuses) {
+        let (target, value) = match spec.type_.as_str() {
+            "Resource" => (&spec.resource.as_ref()?.target, &st.resource.as_ref()?.current),
+            "ContainerResource" => {
+                (&spec.container_resource.as_ref()?.target, &st.container_resource.as_ref()?.current)
+            }
+            "Pods" => (&spec.pods.as_ref()?.target, &st.pods.as_ref()?.current),
+            "Object" => (&spec.object.as_ref()?.target, &st.object.as_ref()?.current),
+            "External" => (&spec.external.as_ref()?.target, &st.external.as_ref()?.current),
+            _ => return None,
+        };
+        let (ratio, words) = match target.type_.as_str() {
+            "Utilization" => {
+                let (u, of) = (value.average_utilization?, target.average_utilization?);
+                if of == 0 {
+                    return None;
+                }
+                (f64::from(u) / f64::from(of), format!("{u}% of {of}%"))
+            }
+            "AverageValue" if matches!(spec.type_.as_str(), "Resource" | "ContainerResource" | "Pods") => {
+                let (v, of) =
+                    (value.average_value.as_ref()?.milli_value(), target.average_value.as_ref()?.milli_value());
+                if of == 0 {
+                    return None;
+                }
+                (v as f64 / of as f64, format!("{}m per pod of {}m", v, of))
+            }
+            "Value" if matches!(spec.type_.as_str(), "Object" | "External") => {
+                let (v, of) = (value.value.as_ref()?.milli_value(), target.value.as_ref()?.milli_value());
+                if of == 0 {
+                    return None;
+                }
+                (v as f64 / of as f64, format!("{}m of {}m", v, of))
+            }
+            _ => return None,
+        };
+        let replicas = if current == 0 {
+            ratio.ceil() as i32
+        } else if tolerances.is_within(ratio) {
+            current
+        } else {
+            (ratio * f64::from(current)).ceil() as i32
+        };
+        how.push(format!("{} {words} on {current} → {replicas}", spec.type_));
+        best = Some(best.map_or(replicas, |b| b.max(replicas)));
+    }
+    Some(Rebuilt { replicas: best?, how })
+}
+
 /// What the live status's `desiredReplicas` is, as its conditions tell.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum LastRecommendation {
     /// A count the controller stored as a recommendation (what it was, in words).
     Recorded(String),
-    /// Not a stored recommendation (why, in words).
+    /// Not the recommendation the last sync stored, though it stored one (why, in words): it
+    /// can be rebuilt from the status's metrics ([`rebuilt_recommendation`]).
+    NotStored(String),
+    /// Not a stored recommendation, and the last sync stored none (why, in words).
     NotOne(String),
 }
 
@@ -339,12 +623,20 @@ enum LastRecommendation {
 /// `calculateScaleUpLimitWithScalingRules`/`calculateScaleDownLimitWithBehaviors`, min or
 /// max). `reconcileAutoscaler` writes the final count to `status.desiredReplicas` and, after a
 /// rescale, AbleToScale `SucceededRescale`. So the status's count is a recommendation only
-/// when ScalingLimited is not True and AbleToScale is one of those; after a failed metric
-/// (AbleToScale `SucceededGetScale`) or a failed scale update it is the current count.
+/// when ScalingLimited is not True and AbleToScale is one of those. When the scale write
+/// fails (AbleToScale False `FailedUpdateScale`) the sync has stored its recommendation (the
+/// write comes after normalization) but keeps the earlier `desiredReplicas`; after a failed
+/// metric (AbleToScale `SucceededGetScale`) the sync stopped before normalization and stored
+/// nothing.
 fn last_recommendation(conditions: &[HorizontalPodAutoscalerCondition]) -> LastRecommendation {
     let find = |t: &str| conditions.iter().find(|c| c.type_ == t);
+    if find("AbleToScale").is_some_and(|c| c.status == "False" && c.reason == "FailedUpdateScale") {
+        return LastRecommendation::NotStored(
+            "AbleToScale is False (FailedUpdateScale): the last sync stored its recommendation, then failed to write the scale and kept the earlier desiredReplicas".into(),
+        );
+    }
     if let Some(l) = find("ScalingLimited").filter(|c| c.status == "True") {
-        return LastRecommendation::NotOne(format!(
+        return LastRecommendation::NotStored(format!(
             "ScalingLimited is True ({}), so it is the count after the limit, not a recommendation",
             l.reason
         ));
@@ -378,11 +670,24 @@ fn ago(now: Timestamp, at: Timestamp) -> String {
 
 // === Conditions ===
 
-/// The condition types in the controller's order, each replayed and live.
-fn compare_conditions(
-    replayed: &[HorizontalPodAutoscalerCondition],
-    live: &[HorizontalPodAutoscalerCondition],
-) -> Vec<ConditionCheck> {
+/// The condition types in the controller's order, each replayed and live, with the
+/// differences the inputs explain.
+///
+/// The replayed sync is the one after the sync that wrote the live status, so some
+/// differences are the expected transition from one sync to the next:
+/// - AbleToScale: `reconcileAutoscaler` writes `SucceededRescale` after a rescale and the
+///   stabilization reason (`normalizeDesiredReplicas[WithBehaviors]`) otherwise, each sync
+///   anew: a live `SucceededRescale` (the last sync rescaled) next to a replayed stabilization
+///   reason, or the reverse (this sync rescales, the last did not), is that transition;
+/// - ScaledToZero (from 1.36, gate `HPAScaleToZero`): written only by a sync that rescales, so
+///   a live status without it next to a rescaling replay is expected.
+///
+/// Every other difference (ScalingActive, ScalingLimited, a status or a failure reason) is
+/// left unexplained: a metric that moved since, the controller's memory or flags, a newer
+/// sync.
+fn compare_conditions(sync: &SyncResult, hpa: &HorizontalPodAutoscaler, now: Timestamp) -> Vec<ConditionCheck> {
+    let replayed = &sync.status.conditions;
+    let live = &hpa.status.conditions;
     let mut types: Vec<&str> = ["AbleToScale", "ScalingActive", "ScalingLimited"].to_vec();
     for c in replayed.iter().chain(live) {
         if !types.contains(&c.type_.as_str()) {
@@ -391,14 +696,62 @@ fn compare_conditions(
     }
     types
         .into_iter()
-        .map(|t| ConditionCheck {
-            type_: t.to_string(),
-            replayed: replayed.iter().find(|c| c.type_ == t).cloned(),
-            live: live.iter().find(|c| c.type_ == t).cloned(),
-            compared: !live.is_empty(),
+        .map(|t| {
+            let mut check = ConditionCheck {
+                type_: t.to_string(),
+                replayed: replayed.iter().find(|c| c.type_ == t).cloned(),
+                live: live.iter().find(|c| c.type_ == t).cloned(),
+                compared: !live.is_empty(),
+                explained: None,
+            };
+            if !check.agrees() {
+                check.explained = explain_difference(&check, sync, hpa, now);
+            }
+            check
         })
         .filter(|c| c.replayed.is_some() || c.live.is_some())
         .collect()
+}
+
+/// Why `check`'s replayed and live conditions differ, when it is the transition from the sync
+/// that wrote the live status to the replayed one ([`compare_conditions`]).
+fn explain_difference(
+    check: &ConditionCheck,
+    sync: &SyncResult,
+    hpa: &HorizontalPodAutoscaler,
+    now: Timestamp,
+) -> Option<String> {
+    const STABILIZATION: [&str; 3] = ["ReadyForNewScale", "ScaleUpStabilized", "ScaleDownStabilized"];
+    match (check.type_.as_str(), &check.replayed, &check.live) {
+        ("AbleToScale", Some(r), Some(l)) if r.status == "True" && l.status == "True" => {
+            if l.reason == "SucceededRescale" && STABILIZATION.contains(&r.reason.as_str()) {
+                let when = hpa
+                    .status
+                    .last_scale_time
+                    .map_or_else(String::new, |t| format!(" ({})", ago(now, Timestamp::from(t))));
+                Some(format!(
+                    "the live status was written by the last sync, which rescaled{when}; this sync does not rescale, so it writes its stabilization reason"
+                ))
+            } else if r.reason == "SucceededRescale" && STABILIZATION.contains(&l.reason.as_str()) {
+                Some("this sync rescales; the last sync, which wrote the live status, did not".to_string())
+            } else {
+                None
+            }
+        }
+        // A live status whose last sync rescaled would hold it: its absence is then the
+        // controller's release or gate, which the inputs do not show.
+        ("ScaledToZero", Some(r), None)
+            if sync.rescaled
+                && r.status == "False"
+                && !hpa.status.conditions.iter().any(|c| c.type_ == "AbleToScale" && c.reason == "SucceededRescale") =>
+        {
+            Some(
+                "the controller writes ScaledToZero only when it rescales: the last sync, which wrote the live status, did not"
+                    .to_string(),
+            )
+        }
+        _ => None,
+    }
 }
 
 // === The forecast ===
@@ -668,7 +1021,37 @@ fn findings(input: &DiagnosisInput<'_>, d: &Diagnosis) -> Vec<Finding> {
             "scaling-disabled",
             "the target's spec.replicas is 0: autoscaling is disabled (ScalingActive=False, ScalingDisabled) until it is set above 0".into(),
         ),
+        // The write comes after normalization: the count was decided (and its recommendation
+        // stored), then `scaleNamespacer.Update` failed.
+        SyncOutcome::FailedUpdateScale => push(
+            not,
+            "scale-update-failed",
+            format!(
+                "{}: the controller wants {} replicas but every write of the scale fails, so the count stays at {current} until the write is allowed{}",
+                cond("AbleToScale").map_or_else(|| sync.error.clone().unwrap_or_default(), |c| c.message.clone()),
+                sync.rescale_to.unwrap_or(sync.desired_replicas),
+                failed_events_text(&d.memory, d.now)
+            ),
+        ),
         _ => {}
+    }
+    // The controller could not read the scale where this diagnosis could.
+    if sync.outcome != SyncOutcome::FailedGetScale
+        && let Some(c) = input
+            .hpa
+            .status
+            .conditions
+            .iter()
+            .find(|c| c.type_ == "AbleToScale" && c.status == "False" && c.reason == "FailedGetScale")
+    {
+        push(
+            not,
+            "scale-unreadable",
+            format!(
+                "the last sync could not read the target's scale ({}), this diagnosis could: the controller reads with its own credentials, or the error has passed",
+                c.message
+            ),
+        );
     }
     if let Some(c) = cond("ScalingActive").filter(|c| c.status == "False") {
         match c.reason.as_str() {
@@ -676,11 +1059,19 @@ fn findings(input: &DiagnosisInput<'_>, d: &Diagnosis) -> Vec<Finding> {
             "AmbiguousSelector" => push(
                 not,
                 "ambiguous-selector",
-                format!("{}: the controller refuses to scale pods that another HPA also selects", c.message),
+                format!(
+                    "{}: the controller refuses to scale pods that another HPA also selects; every sync stops there whatever the load, so the count stays at {current} until only one HPA selects them",
+                    c.message
+                ),
             ),
-            "InvalidSelector" => {
-                push(not, "invalid-selector", format!("the target's selector is unusable: {}", c.message))
-            }
+            "InvalidSelector" => push(
+                not,
+                "invalid-selector",
+                format!(
+                    "the target's selector is unusable: {}; every sync stops there whatever the load, so the count stays at {current} until the target's selector is fixed",
+                    c.message
+                ),
+            ),
             _ => {}
         }
     }
@@ -1145,6 +1536,7 @@ mod tests {
             reason: SUCCESSFUL_RESCALE.into(),
             message: "New size: 6; reason: cpu resource utilization (percentage of request) above target".into(),
             count: 1,
+            first: Some(now.plus_secs(-120)),
             last: Some(now.plus_secs(-120)),
         }];
         let d = diagnose(&DiagnosisInput { hpa: &hpa, config: &config, sync: &sync, events: &events, resizes: &[] });
@@ -1207,6 +1599,7 @@ mod tests {
             reason: SUCCESSFUL_RESCALE.into(),
             message: format!("New size: {size}; reason: cpu resource utilization (percentage of request) above target"),
             count: 1,
+            first: Some(now.plus_secs(-ago)),
             last: Some(now.plus_secs(-ago)),
         };
         let events = [rescale(2, 90), rescale(4, 30)];
@@ -1550,14 +1943,22 @@ mod tests {
 
     #[test]
     fn rescale_messages() {
-        assert_eq!(
-            parse_rescale("New size: 4; reason: cpu resource utilization (percentage of request) above target"),
-            Some((4, "cpu resource utilization (percentage of request) above target".into()))
-        );
+        let above = "cpu resource utilization (percentage of request) above target";
+        assert_eq!(parse_rescale(&format!("New size: 4; reason: {above}")), Some((4, above.into(), None, false)));
         assert_eq!(
             parse_rescale("New size: 10; reason: Current number of replicas above Spec.MaxReplicas"),
-            Some((10, "Current number of replicas above Spec.MaxReplicas".into()))
+            Some((10, "Current number of replicas above Spec.MaxReplicas".into(), None, false))
+        );
+        // The correlator's prefix (`EventAggregate`), and a failed write's error.
+        assert_eq!(
+            parse_rescale(&format!("(combined from similar events): New size: 6; reason: {above}")),
+            Some((6, above.into(), None, true))
+        );
+        assert_eq!(
+            parse_rescale(&format!("New size: 4; reason: {above}; error: admission webhook \"q\" denied the request")),
+            Some((4, above.into(), Some("admission webhook \"q\" denied the request".into()), false))
         );
         assert_eq!(parse_rescale("something else"), None);
+        assert_eq!(parse_rescale("(combined from similar events): something else"), None);
     }
 }

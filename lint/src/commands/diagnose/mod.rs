@@ -179,6 +179,7 @@ fn core_events(inputs: &DiagnoseInputs) -> Vec<RecordedEvent> {
             reason: e.reason.clone(),
             message: e.message.clone(),
             count: e.count,
+            first: e.first,
             last: e.last.or(e.first),
         })
         .collect()

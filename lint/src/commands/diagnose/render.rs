@@ -99,19 +99,27 @@ pub fn json(r: &Report<'_>) -> Value {
         .conditions
         .iter()
         .map(|c| {
-            json!({"type": c.type_, "replayed": condition_json(c.replayed.as_ref()), "live": condition_json(c.live.as_ref()), "agrees": c.compared.then(|| c.agrees())})
+            json!({"type": c.type_, "replayed": condition_json(c.replayed.as_ref()), "live": condition_json(c.live.as_ref()), "agrees": c.compared.then(|| c.agrees()), "explained": c.explained})
         })
         .collect();
     let m = &d.memory;
     let recs = |v: &[hpa_core::evaluator::TimestampedScaleEvent]| -> Vec<Value> {
         v.iter().map(|e| json!({"change": e.replica_change, "at": time(e.timestamp)})).collect()
     };
+    let rescale = |x: &hpa_core::evaluator::diagnosis::Rescale| {
+        let mut v = json!({"at": time(x.at), "size": x.size, "reason": x.reason, "count": x.count, "firstAt": x.first.map(time), "combined": x.combined});
+        if let Some(e) = &x.error {
+            v["error"] = json!(e);
+        }
+        v
+    };
     let memory = json!({
         "windowSeconds": m.window_seconds,
         "recommendations": m.state.recommendations.as_ref().map(|rs| rs.iter().map(|r| json!({"replicas": r.recommendation, "at": time(r.timestamp)})).collect::<Vec<_>>()),
         "scaleUpEvents": recs(&m.state.scale_up_events),
         "scaleDownEvents": recs(&m.state.scale_down_events),
-        "rescales": m.rescales.iter().map(|x| json!({"at": time(x.at), "size": x.size, "reason": x.reason, "count": x.count})).collect::<Vec<_>>(),
+        "rescales": m.rescales.iter().map(rescale).collect::<Vec<_>>(),
+        "failedRescales": m.failed_rescales.iter().map(rescale).collect::<Vec<_>>(),
         "assumptions": m.assumptions,
     });
     let forecast = d.forecast.as_ref().map(|f| {
@@ -263,8 +271,19 @@ pub fn human(r: &Report<'_>) -> String {
                 c.type_,
                 brief(c.replayed.as_ref()),
                 brief(c.live.as_ref()),
-                if c.agrees() { "" } else { "   ≠" }
+                if c.unexplained() {
+                    "   ≠"
+                } else if c.explained.is_some() {
+                    "   ≈"
+                } else {
+                    ""
+                }
             ));
+        }
+        for c in d.conditions.iter().filter(|c| !c.agrees()) {
+            if let Some(why) = &c.explained {
+                out.push_str(&format!("  ≈ {}: {why}\n", c.type_));
+            }
         }
         if d.conditions_differ() {
             out.push_str("  ≠ the live status differs from the replayed sync: something the inputs do not show (a metric that moved since, the controller's memory or flags, a newer sync)\n");
@@ -273,7 +292,9 @@ pub fn human(r: &Report<'_>) -> String {
 
     if let Some(f) = &d.forecast {
         out.push_str(&format!("\nNext syncs if the load stays as it is (every {})\n", format_ms(f.sync_period_ms)));
-        let mut from = s.desired_replicas;
+        // The count the first simulated sync reads: the rescale's, else the one this sync read
+        // (a sync that stops keeps `desiredReplicas` from the status, not the current count).
+        let mut from = if s.rescaled { s.desired_replicas } else { s.current_replicas.unwrap_or(s.desired_replicas) };
         for st in f.simulation.steps.iter().filter(|st| st.rescaled) {
             let why = f.simulation.normalization(st).map(|n| format!(" ({})", n.limited.reason)).unwrap_or_default();
             out.push_str(&format!("  +{}: {from} → {}{why}\n", format_ms(st.at_ms), st.desired));

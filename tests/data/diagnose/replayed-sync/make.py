@@ -1,0 +1,159 @@
+"""Writes the snapshots of tests/tests/diagnose.rs's replayed-sync tests (see README.md).
+
+Run from this directory: `python3 make.py`. Every scenario is namespace `default`, a Deployment
+`web` of pods labelled `app=web` requesting 100m cpu, and an HPA `web` (cpu 50 %, 1..10,
+no behavior unless said), replayed at 2026-03-02T10:00:00Z (the PodMetrics' timestamp).
+"""
+import json
+import os
+
+NOW = "2026-03-02T10:00:00Z"
+CPU = [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}]
+
+
+def pod(name, ready=True, start="2026-03-02T09:40:00Z", ready_at="2026-03-02T09:40:21Z"):
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": "default", "labels": {"app": "web"}, "creationTimestamp": start},
+            "spec": {"containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "100m"}}}]},
+            "status": {"phase": "Running", "startTime": start,
+                       "conditions": [{"type": "Ready", "status": "True" if ready else "False", "lastTransitionTime": ready_at}]}}
+
+
+def deploy(replicas):
+    labels = {"app": "web"}
+    return {"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "web", "namespace": "default", "creationTimestamp": "2026-03-02T09:00:00Z"},
+            "spec": {"replicas": replicas, "selector": {"matchLabels": labels},
+                     "template": {"metadata": {"labels": labels}, "spec": {"containers": [{"name": "c", "image": "x"}]}}},
+            "status": {"replicas": replicas}}
+
+
+def hpa(name="web", util=50, behavior=None, status=None, uid=None):
+    h = {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+         "metadata": {"name": name, "namespace": "default", "creationTimestamp": "2026-03-02T09:00:00Z", "generation": 1},
+         "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+                  "minReplicas": 1, "maxReplicas": 10,
+                  "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": util}}}]}}
+    if uid:
+        h["metadata"]["uid"] = uid
+    if behavior is not None:
+        h["spec"]["behavior"] = behavior
+    if status:
+        h["status"] = status
+    return h
+
+
+def cond(type_, status, reason, message, at="2026-03-02T09:50:00Z"):
+    return {"type": type_, "status": status, "reason": reason, "message": message, "lastTransitionTime": at}
+
+
+ACTIVE = cond("ScalingActive", "True", "ValidMetricFound",
+              "the HPA was able to successfully calculate a replica count from cpu resource utilization (percentage of request)")
+WITHIN = cond("ScalingLimited", "False", "DesiredWithinRange", "the desired count is within the acceptable range")
+
+
+def event(reason, message, last, count=1, first=None, type_="Normal", uid=None):
+    involved = {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "name": "web", "namespace": "default"}
+    if uid:
+        involved["uid"] = uid
+    return {"apiVersion": "v1", "kind": "Event", "metadata": {"name": f"web.{reason}.{last}", "namespace": "default"},
+            "involvedObject": involved, "reason": reason, "message": message, "type": type_, "count": count,
+            "firstTimestamp": first or last, "lastTimestamp": last, "source": {"component": "horizontal-pod-autoscaler"}}
+
+
+def pod_metrics(usage):
+    return {"kind": "PodMetricsList", "apiVersion": "metrics.k8s.io/v1beta1", "metadata": {},
+            "items": [{"metadata": {"name": n, "namespace": "default"}, "timestamp": NOW, "window": "15s",
+                       "containers": [{"name": "c", "usage": {"cpu": c}}]} for n, c in usage]}
+
+
+def write(name, objects, usage):
+    os.makedirs(name, exist_ok=True)
+    with open(f"{name}/objects.json", "w") as f:
+        json.dump({"apiVersion": "v1", "kind": "List", "metadata": {}, "items": objects}, f, indent=1)
+        f.write("\n")
+    with open(f"{name}/pod-metrics.json", "w") as f:
+        json.dump(pod_metrics(usage), f, indent=1)
+        f.write("\n")
+
+
+RESCALED = "cpu resource utilization (percentage of request) above target"
+TWO = [pod("p0"), pod("p1")]
+AT_90 = [("p0", "90m"), ("p1", "90m")]
+
+# Item 1: every write of the scale is denied (an admission webhook); the good side: an old
+# denial, the last sync wrote nothing.
+DENIED = 'admission webhook "policy.example.com" denied the request: replicas above quota'
+failed = event("FailedRescale", f"New size: 4; reason: {RESCALED}; error: {DENIED}", "2026-03-02T09:59:45Z",
+               count=40, first="2026-03-02T09:50:00Z", type_="Warning")
+metrics_90 = [{"type": "Resource", "resource": {"name": "cpu", "current": {"averageUtilization": 90, "averageValue": "90m"}}}]
+write("failed-write", [hpa(status={"currentReplicas": 2, "desiredReplicas": 2, "currentMetrics": metrics_90, "conditions": [
+    cond("AbleToScale", "False", "FailedUpdateScale", f"the HPA controller was unable to update the target scale: {DENIED}"),
+    ACTIVE, WITHIN]}), deploy(2)] + TWO + [failed], AT_90)
+old = event("FailedRescale", f"New size: 4; reason: {RESCALED}; error: {DENIED}", "2026-03-02T09:30:00Z", type_="Warning")
+write("write-recovered", [hpa(status={"currentReplicas": 2, "desiredReplicas": 2, "conditions": [
+    cond("AbleToScale", "True", "ReadyForNewScale", "recommended size matches current size"), ACTIVE, WITHIN]}),
+    deploy(2)] + TWO + [old], AT_90)
+
+# Item 2: the published run's first sync was 15 s ago (2 pods at 2575 % of 20 %: 258, limited
+# to 4); the load has dropped since, the 2 new pods are not Ready yet.
+LIMITED = [cond("AbleToScale", "True", "SucceededRescale", "the HPA controller was able to update the target scale to 4", "2026-03-02T09:59:45Z"),
+           ACTIVE,
+           cond("ScalingLimited", "True", "ScaleUpLimit", "the desired replica count is increasing faster than the maximum scale rate", "2026-03-02T09:59:45Z"),
+           cond("ScaledToZero", "False", "NotScaledToZero", "the HPA controller did not scale the workload to zero", "2026-03-02T09:59:45Z")]
+metrics_2575 = [{"type": "Resource", "resource": {"name": "cpu", "current": {"averageUtilization": 2575, "averageValue": "515m"}}}]
+starting = [pod("n0", ready=False, start="2026-03-02T09:59:46Z", ready_at="2026-03-02T09:59:46Z"),
+            pod("n1", ready=False, start="2026-03-02T09:59:46Z", ready_at="2026-03-02T09:59:46Z")]
+rescaled_4 = event("SuccessfulRescale", f"New size: 4; reason: {RESCALED}", "2026-03-02T09:59:45Z")
+write("limited-legacy", [hpa(util=20, status={"currentReplicas": 2, "desiredReplicas": 4, "lastScaleTime": "2026-03-02T09:59:45Z",
+                                               "currentMetrics": metrics_2575, "conditions": LIMITED}), deploy(4)]
+      + TWO + starting + [rescaled_4], [("p0", "3m"), ("p1", "3m")])
+within = [LIMITED[0], ACTIVE, cond("ScalingLimited", "False", "DesiredWithinRange", "the desired count is within the acceptable range", "2026-03-02T09:59:45Z"), LIMITED[3]]
+metrics_30 = [{"type": "Resource", "resource": {"name": "cpu", "current": {"averageUtilization": 30, "averageValue": "6m"}}}]
+write("within-legacy", [hpa(util=20, status={"currentReplicas": 2, "desiredReplicas": 4, "lastScaleTime": "2026-03-02T09:59:45Z",
+                                              "currentMetrics": metrics_30, "conditions": within}), deploy(4)]
+      + TWO + starting + [rescaled_4], [("p0", "3m"), ("p1", "3m")])
+
+# Item 3: two HPAs select the same pods (AmbiguousSelector); the good side: the first sync of
+# pods not Ready yet (a metric that fails now and answers once they are).
+write("ambiguous", [hpa(), hpa(name="web2"), deploy(2)] + TWO, AT_90)
+young = [pod("p0", ready=False, start="2026-03-02T09:59:40Z", ready_at="2026-03-02T09:59:40Z"),
+         pod("p1", ready=False, start="2026-03-02T09:59:40Z", ready_at="2026-03-02T09:59:40Z")]
+write("unready-first-sync", [hpa(), deploy(2)] + young, AT_90)
+
+# Item 7: rescales the event recorder aggregated: identical messages (count 2) and messages
+# the correlator combined ("(combined from similar events): ", count 3).
+write("aggregated-events", [hpa(status={"currentReplicas": 8, "desiredReplicas": 8, "lastScaleTime": "2026-03-02T09:58:00Z", "conditions": [
+    cond("AbleToScale", "True", "ReadyForNewScale", "recommended size matches current size"), ACTIVE, WITHIN]}), deploy(8)]
+    + [pod(f"p{i}") for i in range(8)] + [
+    event("SuccessfulRescale", f"New size: 2; reason: {RESCALED}", "2026-03-02T09:55:10Z"),
+    event("SuccessfulRescale", f"New size: 4; reason: {RESCALED}", "2026-03-02T09:57:00Z", count=2, first="2026-03-02T09:56:00Z"),
+    event("SuccessfulRescale", f"(combined from similar events): New size: 8; reason: {RESCALED}", "2026-03-02T09:58:00Z", count=3, first="2026-03-02T09:56:30Z")],
+    [(f"p{i}", "50m") for i in range(8)])
+
+# Item 9: the replayed sync is the next one: the last rescaled (SucceededRescale), this one is
+# held by a policy; and a sync that rescales where the live status has no ScaledToZero.
+write("after-rescale", [hpa(behavior={"scaleUp": {"policies": [{"type": "Pods", "value": 1, "periodSeconds": 60}]}},
+                            status={"currentReplicas": 3, "desiredReplicas": 4, "lastScaleTime": "2026-03-02T09:59:30Z", "conditions": [
+    cond("AbleToScale", "True", "SucceededRescale", "the HPA controller was able to update the target scale to 4", "2026-03-02T09:59:30Z"),
+    ACTIVE,
+    cond("ScalingLimited", "True", "ScaleUpLimit", "the desired replica count is increasing faster than the maximum scale rate", "2026-03-02T09:59:30Z")]}),
+    deploy(4)] + [pod(f"p{i}") for i in range(4)] + [
+    event("SuccessfulRescale", f"New size: 3; reason: {RESCALED}", "2026-03-02T09:58:00Z"),
+    event("SuccessfulRescale", f"New size: 4; reason: {RESCALED}", "2026-03-02T09:59:30Z")],
+    [(f"p{i}", "100m") for i in range(4)])
+write("moved-metric", [hpa(status={"currentReplicas": 2, "desiredReplicas": 2, "conditions": [
+    cond("AbleToScale", "True", "SucceededGetScale", "the HPA controller was able to get the target's current scale"),
+    cond("ScalingActive", "False", "FailedGetResourceMetric", "the HPA was unable to compute the replica count: failed to get cpu utilization"),
+    WITHIN]}), deploy(2)] + TWO, [("p0", "40m"), ("p1", "40m")])
+
+# Item 13: the HPA was deleted and created again (a new uid); the events of the first one are
+# still there. The good side: an HPA whose uid the snapshot does not hold keeps every event.
+write("recreated", [hpa(uid="2b1c-new", status={"currentReplicas": 2, "desiredReplicas": 2, "conditions": [
+    cond("AbleToScale", "True", "ReadyForNewScale", "recommended size matches current size"), ACTIVE, WITHIN]}), deploy(2)] + TWO + [
+    event("SuccessfulRescale", "New size: 10; reason: cpu resource utilization (percentage of request) above target", "2026-03-02T09:58:00Z", uid="9f0e-old"),
+    event("SuccessfulRescale", "New size: 2; reason: All metrics below target", "2026-03-02T09:59:00Z", uid="2b1c-new")],
+    [("p0", "40m"), ("p1", "40m")])
+no_uid = json.load(open("recreated/objects.json"))["items"]
+del no_uid[0]["metadata"]["uid"]
+write("recreated-no-uid", no_uid, [("p0", "40m"), ("p1", "40m")])
