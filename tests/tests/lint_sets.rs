@@ -220,7 +220,7 @@ fn an_object_redefined_differently_is_checked_and_still_one_object() {
     assert_eq!(
         notes(&report),
         [
-            "<stdin>: 2 objects are defined more than once (HorizontalPodAutoscaler shop/web in documents 1 and 3, with other content; Deployment shop/web in documents 2 and 4): each is one object, matched with the others by its first definition; an identical repeat in the same file is not checked again, the others are"
+            "<stdin>: 2 objects are defined more than once (HorizontalPodAutoscaler shop/web in documents 1 and 3, with other content; Deployment shop/web in documents 2 and 4): each is one object, matched with the others by its last definition (what kubectl apply leaves); a definition the same as the one before it is not checked again, the others are"
         ]
     );
 }
@@ -273,7 +273,8 @@ fn autoscaling_v1_findings_name_the_v1_field() {
 }
 
 /// Across files of one set (`--scope all`), an object that names no namespace and one that
-/// names the namespace it lands in are one object: no HPA conflicts with itself.
+/// names the namespace it lands in are one object, the same as kube-apiserver would store it:
+/// no HPA conflicts with itself, and the copy's findings are not repeated.
 #[test]
 fn one_object_across_files_of_a_set() {
     let dir = tempfile::tempdir().unwrap();
@@ -286,15 +287,128 @@ fn one_object_across_files_of_a_set() {
     let run = hpa_lint(&["--no-config", "-o", "json", "--fail-on", "never", "--scope", "all", &a, &b], "");
     assert_eq!(run.code, 0, "{}", run.stderr);
     let report = run.json();
-    let rules: Vec<String> = positions(&report).into_iter().map(|(_, _, rule)| rule).collect();
-    assert_eq!(rules, ["HPA201", "HPA201"], "{report}");
-    let notes = notes(&report);
+    assert_eq!(positions(&report), [(13, 55, "HPA201".to_string())], "{report}");
+    assert_eq!(report["diagnostics"][0]["file"], a.as_str());
+    assert_eq!(report["summary"]["hpas"], 1);
+    assert_eq!(report["summary"]["objects"], 2);
     assert_eq!(
-        notes[0],
+        notes(&report)[0],
         format!(
-            "the inputs: 2 objects are defined more than once (HorizontalPodAutoscaler shop/web in {a} (document 1) and {b} (document 1); Deployment shop/web in {a} (document 2) and {b} (document 2)): each is one object, matched with the others by its first definition (kubectl apply keeps the last); every definition is checked"
+            "the inputs: 2 objects are defined more than once (HorizontalPodAutoscaler shop/web in {a} (document 1) and {b} (document 1); Deployment shop/web in {a} (document 2) and {b} (document 2)): each is one object, checked once"
         )
     );
+    // Another content in the second file: both are checked, each with its own findings.
+    let changed = named.replacen("minReplicas: 2\n  maxReplicas: 10", "minReplicas: 4\n  maxReplicas: 4", 1);
+    std::fs::write(&b, &changed).unwrap();
+    let run = hpa_lint(&["--no-config", "-o", "json", "--fail-on", "never", "--scope", "all", &a, &b], "");
+    let report = run.json();
+    assert_eq!(
+        positions(&report),
+        [(13, 55, "HPA201".to_string()), (9, 16, "HPA101".to_string()), (14, 55, "HPA201".to_string())],
+        "{report}"
+    );
+    assert!(
+        notes(&report)[0].contains(&format!(
+            "HorizontalPodAutoscaler shop/web in {a} (document 1) and {b} (document 1), with other content;"
+        )),
+        "{report}"
+    );
+}
+
+/// An object defined twice with other content is stored as its last definition (`kubectl
+/// apply` applies the documents in order; Helm too): the cross-object rules see that one, in
+/// either order, and point at it.
+#[test]
+fn the_last_definition_is_the_one_matched() {
+    let requested =
+        RENDER.replacen("        resources: {}\n", "        resources: {requests: {cpu: 100m}}\n", 1).replacen(
+            "          limits: {memory: 128Mi}\n",
+            "          limits: {memory: 128Mi}\n          requests: {cpu: 10m}\n",
+            1,
+        );
+    let deployment = |text: &str| format!("---\n{}", text.split_once("---\n").unwrap().1);
+    // Without then with the requests: the Deployment applied has them.
+    let report = lint(&[], &format!("{RENDER}{}", deployment(&requested)));
+    assert_eq!(positions(&report), [], "{report}");
+    assert_eq!(
+        notes(&report)[..1],
+        [
+            "<stdin>: Deployment shop/web is defined more than once (in documents 2 and 3, with other content): each is one object, matched with the others by its last definition (what kubectl apply leaves); every definition is checked"
+        ]
+    );
+    // With then without: it has none, and the related places are in the last definition
+    // (document 3, lines 41-65: containers `app` on line 54 and `proxy` on line 61).
+    let report = lint(&[], &format!("{requested}{}", deployment(RENDER)));
+    assert_eq!(positions(&report), [(13, 55, "HPA201".to_string())], "{report}");
+    let related: Vec<u64> =
+        report["diagnostics"][0]["related"].as_array().unwrap().iter().map(|r| r["line"].as_u64().unwrap()).collect();
+    assert_eq!(related, [54, 61], "{report}");
+    // A, B, A: the last is A again (compared with the one before it, not the first).
+    let report = lint(&[], &format!("{RENDER}{}{}", deployment(&requested), deployment(RENDER)));
+    assert_eq!(positions(&report), [(13, 55, "HPA201".to_string())], "{report}");
+}
+
+/// One path named twice (`hpa-lint a.yaml ./a.yaml`, or a file and its directory) is read
+/// once: no finding twice, no note about a directory.
+#[test]
+fn a_file_named_twice_is_read_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.yaml");
+    std::fs::write(&a, RENDER).unwrap();
+    let once = hpa_lint(&["--no-config", "-o", "json", "--fail-on", "never", &a.display().to_string()], "").json();
+    let again = dir.path().join(".").join("a.yaml").display().to_string();
+    let root = dir.path().display().to_string();
+    for args in [
+        [a.display().to_string(), a.display().to_string()],
+        [a.display().to_string(), again],
+        [root, a.display().to_string()],
+    ] {
+        let mut all = vec!["--no-config", "-o", "json", "--fail-on", "never"];
+        all.extend(args.iter().map(String::as_str));
+        let run = hpa_lint(&all, "");
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let report = run.json();
+        assert_eq!(positions(&report), positions(&once), "{args:?}: {report}");
+        assert_eq!(report["summary"], once["summary"], "{args:?}");
+        assert_eq!(notes(&report), notes(&once), "{args:?}");
+    }
+}
+
+/// Two files beside each other that define one object are alternatives: the note names them,
+/// and no directory when the files were named one by one.
+#[test]
+fn two_files_defining_one_object_are_checked_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.yaml"), dir.path().join("b.yaml"));
+    std::fs::write(&a, RENDER).unwrap();
+    std::fs::write(&b, RENDER.replacen("averageUtilization: 70", "averageUtilization: 80", 1)).unwrap();
+    let (a, b) = (a.display().to_string(), b.display().to_string());
+    let run = hpa_lint(&["--no-config", "-o", "json", "--fail-on", "never", &a, &b], "");
+    let report = run.json();
+    assert_eq!(
+        notes(&report)[..1],
+        [format!(
+            "HorizontalPodAutoscaler shop/web is defined in both {a} and {b}, so they and the files beside them are not one set of objects applied together: each file is checked with its own objects only (use --scope all to match across them)"
+        )]
+    );
+    assert_eq!(report["summary"]["hpas"], 2);
+}
+
+/// With `-n shop`, or without it, an HPA that names no namespace and its copy that names the
+/// one it lands in are one object, in one stream: one finding, one note.
+#[test]
+fn a_copy_naming_the_resolved_namespace_is_the_same_object() {
+    let named = RENDER.replacen("  name: web\nspec:", "  name: web\n  namespace: shop\nspec:", 1);
+    let hpa = |text: &str| text.split_once("---\n").unwrap().0.to_string();
+    for args in [&[][..], &["-n", "shop"][..]] {
+        let report = lint(args, &format!("{RENDER}---\n{}", hpa(&named)));
+        assert_eq!(positions(&report), [(13, 55, "HPA201".to_string())], "{args:?}: {report}");
+        assert_eq!(report["summary"]["hpas"], 1);
+        assert_eq!(
+            notes(&report)[0],
+            "<stdin>: HorizontalPodAutoscaler shop/web is defined more than once (in documents 1 and 3): each is one object, checked once"
+        );
+    }
 }
 
 /// A clean result owes itself to the namespace assumed as much as a finding does: the HPA and

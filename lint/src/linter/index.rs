@@ -1,8 +1,8 @@
 //! What the linter puts in hpa-core's [`ObjectIndex`](hpa_core::rules::ObjectIndex), the one
 //! index of an HPA's world (the webhook's context cache keeps one too), read from its input
 //! trees: each object's entry ([`prepare`]) and what the first pass reads of an object to make
-//! it ([`first_pass_needs`]). The index keeps the first definition of each object
-//! (`ObjectIndex::insert_first`).
+//! it ([`first_pass_needs`]). Of an object defined more than once in a set, the linter gives
+//! the index its last definition (what `kubectl apply` leaves; `DefinedAgain` in the linter).
 
 use hpa_core::rules::index::Entry as Indexed;
 use hpa_core::rules::objects::{self, ObjectId};
