@@ -411,6 +411,12 @@ impl<'a> ObjectRef<'a> {
         self.identity[3]
     }
 
+    /// `metadata.generateName`, when it is a string (read when asked: only an object without a
+    /// name needs it).
+    pub fn generate_name(&self) -> Option<&'a str> {
+        self.node.get("metadata")?.get("generateName")?.as_str()
+    }
+
     /// Whether it is meant to be a HorizontalPodAutoscaler.
     pub fn is_hpa(&self) -> bool {
         self.kind() == Some(hpa_core::api::KIND)

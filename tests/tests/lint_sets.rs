@@ -507,3 +507,49 @@ fn repeats_are_compared_whole_and_with_their_namespace() {
     let text = format!("{}---\n{}---\n{}", role("get"), role("get"), hpa(""));
     assert!(note(&text).contains("(in documents 1 and 2): each is one object, checked once"), "{}", note(&text));
 }
+
+/// HPA407 names an HPA without a name in words, counts each HPA written with generateName as
+/// one of its own (`kubectl create` makes one per object), and leaves out an HPA kube-apiserver
+/// rejects (HPA000): it is never stored.
+#[test]
+fn nameless_hpas_in_conflicts() {
+    let hpa = |metadata: &str| {
+        format!(
+            "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {{{metadata}}}\nspec:\n  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  minReplicas: 2\n  maxReplicas: 10\n"
+        )
+    };
+    let messages = |text: &str| -> Vec<(u64, String)> {
+        let report = lint(&["--select", "HPA407,HPA000"], text);
+        report["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| {
+                (
+                    d["line"].as_u64().unwrap(),
+                    format!("{} {}", d["rule"].as_str().unwrap(), d["message"].as_str().unwrap()),
+                )
+            })
+            .collect()
+    };
+    const AMBIGUOUS: &str = ": the controller refuses to scale pods of several HPAs (AmbiguousSelector)";
+    let text = format!("{}---\n{}", hpa("generateName: web-"), hpa("name: web"));
+    assert_eq!(
+        messages(&text),
+        [
+            (5, format!("HPA407 Deployment default/web is also scaled by web{AMBIGUOUS}")),
+            (13, format!("HPA407 Deployment default/web is also scaled by an HPA with generateName web-{AMBIGUOUS}")),
+        ]
+    );
+    let report = lint(&[], &text);
+    assert_eq!(report["diagnostics"][0]["object"]["name"], "", "the name as written");
+    let text = format!("{}---\n{}", hpa("generateName: web-"), hpa("generateName: web-"));
+    let found = messages(&text);
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert!(found.iter().all(|(_, m)| m.contains("also scaled by an HPA with generateName web-:")), "{found:?}");
+    let text = format!("{}---\n{}", hpa("name: \"\""), hpa("name: web"));
+    assert_eq!(
+        messages(&text),
+        [(3, "HPA000 metadata.name: Required value: name or generateName is required".to_string())]
+    );
+}

@@ -27,17 +27,61 @@ pub struct ObjectId {
     pub name: String,
 }
 
+/// Separates the prefix of a [`ObjectId::generated`] name from what makes it one of its own: a
+/// character no object name has (names are DNS subdomains or path segments).
+const GENERATED: char = '\u{0}';
+
 impl ObjectId {
     /// Whether objects of this kind live in a namespace ([`is_cluster_scoped`]).
     pub fn namespaced(&self) -> bool {
         !is_cluster_scoped(&self.api_version, &self.kind)
     }
+
+    /// The identity of an object written with `metadata.generateName` and no name:
+    /// kube-apiserver names each one when it is created (`BeforeCreate` with
+    /// `names.SimpleNameGenerator`: the prefix and five random characters), so each is an object
+    /// of its own (`kubectl create` twice makes two), told apart by `nth` (its place in the
+    /// input). Its [`ObjectId::written_name`] is empty and [`ObjectId::describe_name`] speaks
+    /// of its prefix.
+    pub fn generated(api_version: &str, kind: &str, namespace: &str, generate_name: &str, nth: &str) -> ObjectId {
+        ObjectId {
+            api_version: api_version.to_string(),
+            kind: kind.to_string(),
+            namespace: namespace.to_string(),
+            name: format!("{generate_name}{GENERATED}{nth}"),
+        }
+    }
+
+    /// `metadata.generateName` of an object [`ObjectId::generated`] gave its identity.
+    pub fn generate_name(&self) -> Option<&str> {
+        self.name.split_once(GENERATED).map(|(prefix, _)| prefix)
+    }
+
+    /// `metadata.name` as written (empty for an object named by kube-apiserver at creation).
+    pub fn written_name(&self) -> &str {
+        if self.generate_name().is_some() { "" } else { &self.name }
+    }
+
+    /// The object as a message names one of its kind among others: its name (`web`), or in
+    /// words when it has none: `an HPA with generateName web-`, `an HPA without a name`
+    /// (`a_noun`: `an HPA`, `a Deployment`, ...).
+    pub fn describe_name(&self, a_noun: &str) -> String {
+        match self.generate_name() {
+            Some(prefix) => format!("{a_noun} with generateName {prefix}"),
+            None if self.name.is_empty() => format!("{a_noun} without a name"),
+            None => self.name.clone(),
+        }
+    }
 }
 
-/// `Deployment shop/web`, or `ClusterRole web` for an object without a namespace.
+/// `Deployment shop/web`, or `ClusterRole web` for an object without a namespace; `Deployment
+/// shop/web-*` for one [`ObjectId::generated`] (`generateName: web-`).
 impl std::fmt::Display for ObjectId {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write_object(f, &self.kind, &self.namespace, &self.name)
+        match self.generate_name() {
+            Some(prefix) => write_object(f, &self.kind, &self.namespace, &format!("{prefix}*")),
+            None => write_object(f, &self.kind, &self.namespace, &self.name),
+        }
     }
 }
 
@@ -835,6 +879,15 @@ mod tests {
     #[test]
     fn kinds_without_namespaces() {
         assert!(is_cluster_scoped("rbac.authorization.k8s.io/v1", "ClusterRole"));
+        let generated = ObjectId::generated("autoscaling/v2", "HorizontalPodAutoscaler", "shop", "web-", "0.1.0");
+        assert_eq!(generated.generate_name(), Some("web-"));
+        assert_eq!(generated.written_name(), "");
+        assert_eq!(generated.describe_name("an HPA"), "an HPA with generateName web-");
+        assert_eq!(generated.to_string(), "HorizontalPodAutoscaler shop/web-*");
+        let unnamed = ObjectId { name: String::new(), ..generated.clone() };
+        assert_eq!(unnamed.describe_name("an HPA"), "an HPA without a name");
+        let named = ObjectId { name: "web".into(), ..generated };
+        assert_eq!((named.generate_name(), named.describe_name("an HPA").as_str()), (None, "web"));
         assert!(is_cluster_scoped("v1", "Namespace"));
         assert!(is_cluster_scoped("constraints.gatekeeper.sh/v1beta1", "K8sRequiredLabels"));
         assert!(!is_cluster_scoped("rbac.authorization.k8s.io/v1", "Role"));

@@ -186,7 +186,7 @@ impl ObjectInfo {
         ObjectLabel {
             kind: self.id.kind.as_str().into(),
             namespace: (self.namespace != Namespace::None).then(|| self.id.namespace.as_str().into()),
-            name: self.id.name.as_str().into(),
+            name: self.id.written_name().into(),
             document: self.document,
             item: self.item,
         }
@@ -295,11 +295,19 @@ fn object_id(obj: &ObjectRef<'_>) -> (ObjectId, Namespace) {
             None => ("", Namespace::Unwritten),
         }
     };
-    let id = ObjectId {
-        api_version: api_version.to_string(),
-        kind: kind.to_string(),
-        namespace: namespace.to_string(),
-        name: obj.name().unwrap_or_default().to_string(),
+    let id = match (obj.name().filter(|n| !n.is_empty()), obj.generate_name().filter(|p| !p.is_empty())) {
+        // Named by kube-apiserver when created: an object of its own, whatever else has the
+        // prefix (`kubectl create` of two such objects makes two).
+        (None, Some(prefix)) => {
+            let nth = format!("{}.{}.{}", obj.file, obj.document, obj.item.map_or(0, |i| i + 1));
+            ObjectId::generated(api_version, kind, namespace, prefix, &nth)
+        }
+        (name, _) => ObjectId {
+            api_version: api_version.to_string(),
+            kind: kind.to_string(),
+            namespace: namespace.to_string(),
+            name: name.unwrap_or_default().to_string(),
+        },
     };
     (id, state)
 }
@@ -639,7 +647,9 @@ fn first_pass(
             continue;
         }
         let (id, namespace) = object_id(&obj);
-        let identifiable = !id.kind.is_empty() && !id.name.is_empty();
+        // An object without a name (or named by kube-apiserver from a prefix) cannot be defined
+        // twice.
+        let identifiable = !id.kind.is_empty() && !id.written_name().is_empty();
         let identity = IdentityKeys {
             name: if identifiable { keys.name(&id.kind, &id.name) } else { 0 },
             namespace: if namespace == Namespace::Written { keys.namespace(&id.namespace) } else { 0 },
@@ -732,10 +742,13 @@ fn first_pass_hpa(
         r.diags.extend(diags);
         r.suppressed += suppressed;
     }
-    if let Admission::Admitted(admitted) = admission {
+    // Only an HPA kube-apiserver accepts exists to conflict with another (HPA407).
+    if let Admission::Admitted(admitted) = admission
+        && admitted.allowed()
+    {
         let t = &admitted.effective().spec.scale_target_ref;
         r.targets.push((position, t.kind.clone(), t.name.clone()));
-        if deferring && admitted.allowed() {
+        if deferring {
             r.deferred.push(Deferred { file: obj.file, position, version, ignore, admitted });
         }
     }
