@@ -186,6 +186,20 @@ fn kinds_without_namespaces_take_no_part() {
     );
     let report = lint(&["--select", "HPA403"], &text);
     assert_eq!(report["diagnostics"][0]["message"], "no ClusterRole web among the checked manifests");
+    // ... and found in the set without one: a Namespace named `core/v1`, as an HPA must write
+    // the legacy group, in the stream.
+    let text = format!(
+        "{}---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: prod\n",
+        written.replacen(
+            "{apiVersion: apps/v1, kind: Deployment, name: web}",
+            "{apiVersion: core/v1, kind: Namespace, name: prod}",
+            1
+        )
+    );
+    let report = lint(&["--select", "HPA403"], &text);
+    assert_eq!(positions(&report), [], "{report}");
+    let report = lint(&["--select", "HPA403"], &text.replacen("name: prod\n", "name: staging\n", 1));
+    assert_eq!(report["diagnostics"][0]["message"], "no Namespace prod among the checked manifests");
 }
 
 /// `cat a.yaml a.yaml | hpa-lint -`: one object, one note; the copy's findings are not

@@ -138,8 +138,15 @@ const CLUSTER_SCOPED: &[(&str, &[&str])] = &[
 /// Whether objects of `kind` in `apiVersion` live outside namespaces (a Namespace, a
 /// ClusterRole, a CustomResourceDefinition, a PriorityClass, ...; see the list above). Every
 /// kind of Gatekeeper's `constraints.gatekeeper.sh` group is too.
+///
+/// The legacy group may be spelled `core` (`core/v1`, as RBAC and `kubectl explain` name it, and
+/// as an HPA must write it: a scale target's `apiVersion` needs a group): no other group has
+/// that name (an API group of an extension has a dot).
 pub fn is_cluster_scoped(api_version: &str, kind: &str) -> bool {
-    let group = parse_group_version(api_version).map_or("", |(group, _)| group);
+    let group = match parse_group_version(api_version).map_or("", |(group, _)| group) {
+        "core" => "",
+        group => group,
+    };
     group == "constraints.gatekeeper.sh" || CLUSTER_SCOPED.iter().any(|(g, kinds)| *g == group && kinds.contains(&kind))
 }
 
@@ -889,6 +896,8 @@ mod tests {
         let named = ObjectId { name: "web".into(), ..generated };
         assert_eq!((named.generate_name(), named.describe_name("an HPA").as_str()), (None, "web"));
         assert!(is_cluster_scoped("v1", "Namespace"));
+        assert!(is_cluster_scoped("core/v1", "Namespace"), "the legacy group, spelled core");
+        assert!(!is_cluster_scoped("core/v1", "ConfigMap"));
         assert!(is_cluster_scoped("constraints.gatekeeper.sh/v1beta1", "K8sRequiredLabels"));
         assert!(!is_cluster_scoped("rbac.authorization.k8s.io/v1", "Role"));
         assert!(!is_cluster_scoped("example.com/v1", "Namespace"), "another group's kind");

@@ -9,7 +9,10 @@ use hpa_core::rules::objects::{self, ObjectId};
 
 use crate::source::{Keep, Node};
 
-/// Kinds whose objects are indexed as potential scale targets.
+/// Kinds whose objects are indexed as potential scale targets: every kind but those the rules
+/// read otherwise and a few common ones no HPA can target. Kinds without namespaces are indexed
+/// (without one): an HPA that names a Namespace or a ClusterRole finds it (HPA402 says it cannot
+/// be scaled; HPA403 must not say it is missing).
 pub fn is_workload_kind(kind: &str) -> bool {
     !matches!(
         kind,
@@ -21,12 +24,9 @@ pub fn is_workload_kind(kind: &str) -> bool {
             | "Service"
             | "ConfigMap"
             | "Secret"
-            | "Namespace"
             | "ServiceAccount"
             | "Role"
             | "RoleBinding"
-            | "ClusterRole"
-            | "ClusterRoleBinding"
             | "Ingress"
             | "NetworkPolicy"
             | "List"

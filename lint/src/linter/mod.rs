@@ -980,7 +980,9 @@ fn link_depends_on_namespace(
     let apart = |id: &ObjectId| assumed.contains(id) != hpa_assumed;
     let t = &d.admitted.effective().spec.scale_target_ref;
     let namespace = &hpa.id.namespace;
-    match index.workload(&t.kind, namespace, &t.name) {
+    // A target without a namespace is found (or not) whatever namespace the HPA is in.
+    let namespaced_target = !rules::is_cluster_scoped(&t.api_version, &t.kind);
+    match index.workload(&t.kind, namespace, &t.name).filter(|_| namespaced_target) {
         Some(target) if apart(&target.id) => return true,
         Some(target) => {
             // What the cross-object rules read of the namespace for this target, whatever they
@@ -1003,11 +1005,12 @@ fn link_depends_on_namespace(
                 return true;
             }
         }
-        None => {
+        None if namespaced_target => {
             if index.workloads_named(&t.kind, &t.name).any(|w| hpa_assumed || assumed.contains(&w.id)) {
                 return true;
             }
         }
+        None => {}
     }
     findings
         .iter()
