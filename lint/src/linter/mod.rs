@@ -1005,10 +1005,10 @@ fn link_depends_on_namespace(
                 return true;
             }
         }
-        None if namespaced_target => {
-            if index.workloads_named(&t.kind, &t.name).any(|w| hpa_assumed || assumed.contains(&w.id)) {
-                return true;
-            }
+        None if namespaced_target
+            && index.workloads_named(&t.kind, &t.name).any(|w| hpa_assumed || assumed.contains(&w.id)) =>
+        {
+            return true;
         }
         None => {}
     }
