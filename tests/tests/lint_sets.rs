@@ -567,3 +567,34 @@ fn nameless_hpas_in_conflicts() {
         [(3, "HPA000 metadata.name: Required value: name or generateName is required".to_string())]
     );
 }
+
+/// A request written but not decodable is not "none": kube-apiserver rejects the Deployment,
+/// in its decoding's words; `null` decodes as 0.
+#[test]
+fn undecodable_requests_say_what_kube_apiserver_does() {
+    let with =
+        |resources: &str| RENDER.replacen("        resources: {}\n", &format!("        resources: {resources}\n"), 1);
+    let message = |text: &str| {
+        let report = lint(&[], text);
+        assert_eq!(positions(&report), [(13, 55, "HPA201".to_string())], "{report}");
+        let d = &report["diagnostics"][0];
+        let related: Vec<u64> = d["related"].as_array().unwrap().iter().map(|r| r["line"].as_u64().unwrap()).collect();
+        (d["message"].as_str().unwrap().to_string(), related)
+    };
+    let (m, related) = message(&with("{requests: {cpu: abc}}"));
+    assert_eq!(
+        m,
+        "the resources of container \"app\" of Deployment shop/web do not decode: kube-apiserver rejects the Deployment (Deployment in version \"v1\" cannot be handled as a Deployment: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'), so there are no pods to scale and no request to measure utilization against"
+    );
+    assert_eq!(related, [30], "at the container's resources");
+    let (m, _) = message(&with("[]"));
+    assert!(
+        m.contains("(Deployment in version \"v1\" cannot be handled as a Deployment: json: cannot unmarshal array into Go struct field Container.spec.template.spec.containers.resources of type v1.ResourceRequirements)"),
+        "{m}"
+    );
+    let (m, _) = message(&with("{requests: []}"));
+    assert!(m.contains("json: cannot unmarshal array into Go struct field ResourceRequirements.spec.template.spec.containers.resources.requests of type v1.ResourceList"), "{m}");
+    // `null` is a request of 0 for `app`; `proxy` still has none.
+    let (m, _) = message(&with("{requests: {cpu: null}}"));
+    assert!(m.contains("container \"proxy\" of Deployment shop/web has none"), "{m}");
+}

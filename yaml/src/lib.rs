@@ -120,6 +120,16 @@ impl<'a> hpa_core::rules::objects::Fields<'a> for Node<'a> {
     fn items(self) -> Option<impl Iterator<Item = Self>> {
         Node::items(self)
     }
+    fn json_type(self) -> &'static str {
+        match self.scalar() {
+            Some(Scalar::Null) => "null",
+            Some(Scalar::Bool(_)) => "bool",
+            Some(Scalar::Int(_) | Scalar::UInt(_) | Scalar::Float(_)) => "number",
+            Some(Scalar::Str(_)) => "string",
+            None if Node::items(self).is_some() => "array",
+            None => "object",
+        }
+    }
 }
 
 fn scalar_to_key(s: Scalar<'_>) -> String {
