@@ -136,8 +136,9 @@ fn the_namespace_flag_places_objects_that_name_none() {
     let report = lint(&["-n", "shop"], RENDER);
     assert_eq!(positions(&report), [(13, 55, "HPA201".to_string())]);
     assert!(notes(&report).is_empty(), "{:?}", notes(&report));
+    // (The Deployment names `shop`: `kubectl apply -n other` refuses it, HPA000.)
     let report = lint(&["--namespace", "other", "--select", "HPA201,HPA403"], RENDER);
-    assert_eq!(positions(&report), [(6, 65, "HPA403".to_string())]);
+    assert_eq!(positions(&report), [(6, 65, "HPA403".to_string()), (19, 14, "HPA000".to_string())]);
     assert_eq!(report["diagnostics"][0]["message"], "no Deployment other/web among the checked manifests");
     assert!(notes(&report).is_empty());
     let run = hpa_lint(&["--no-config", "-n", "Not_A_Namespace", "-"], RENDER);
@@ -597,4 +598,46 @@ fn undecodable_requests_say_what_kube_apiserver_does() {
     // `null` is a request of 0 for `app`; `proxy` still has none.
     let (m, _) = message(&with("{requests: {cpu: null}}"));
     assert!(m.contains("container \"proxy\" of Deployment shop/web has none"), "{m}");
+}
+
+/// `-n other` with an object that names `shop`: `kubectl apply -n other` refuses it
+/// (cli-runtime's `RequireNamespace`), in its words, at its `metadata.namespace`; objects that
+/// name none, or name `other`, and kinds without namespaces are fine.
+#[test]
+fn the_namespace_flag_refuses_objects_naming_another_one() {
+    let report = lint(&["-n", "other", "--select", "HPA000"], RENDER);
+    assert_eq!(positions(&report), [(19, 14, "HPA000".to_string())], "{report}");
+    let d = &report["diagnostics"][0];
+    assert_eq!(d["path"], "metadata.namespace");
+    assert_eq!(
+        d["message"],
+        "the namespace from the provided object \"shop\" does not match the namespace \"other\". You must pass '--namespace=shop' to perform this operation."
+    );
+    assert_eq!(d["object"]["kind"], "Deployment");
+    for args in [&["-n", "shop"][..], &[][..]] {
+        let report = lint(&[args, &["--select", "HPA000"][..]].concat(), RENDER);
+        assert_eq!(positions(&report), [], "{args:?}: {report}");
+    }
+    let role = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: r, namespace: shop}\n";
+    assert_eq!(positions(&lint(&["-n", "other"], role)), []);
+}
+
+/// kubectl's decoding of `metadata` names a Go field without keys: the JSON path names the
+/// field written (`metadata.annotations.a`, a dotted key in brackets).
+#[test]
+fn metadata_decode_errors_have_the_field_path() {
+    let path = |metadata: &str| {
+        let text = format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {metadata}\n");
+        let report = lint(&[], &text);
+        assert_eq!(report["diagnostics"].as_array().unwrap().len(), 1, "{report}");
+        let d = &report["diagnostics"][0];
+        (d["path"].as_str().unwrap().to_string(), d["column"].as_u64().unwrap())
+    };
+    assert_eq!(path("{name: c, annotations: {a: 1}}"), ("metadata.annotations.a".to_string(), 38));
+    assert_eq!(
+        path("{name: c, labels: {app.kubernetes.io/name: true}}"),
+        ("metadata.labels[app.kubernetes.io/name]".to_string(), 54)
+    );
+    assert_eq!(path("{name: c, creationTimestamp: 5}"), ("metadata.creationTimestamp".to_string(), 40));
+    assert_eq!(path("{name: c, finalizers: [a, 1]}"), ("metadata.finalizers[1]".to_string(), 37));
 }

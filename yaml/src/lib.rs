@@ -1344,16 +1344,18 @@ pub fn locate<'a>(root: Node<'a>, path: &str) -> Located<'a> {
     Located { span: node.span(), key_span, exact: true, node: Some(node) }
 }
 
-/// The field path of the mapping key at `key_span` (a duplicate key, say), written as
-/// [`parse_path`] reads it: `spec.metrics[0].type`, `metadata.labels[app.kubernetes.io/name]`.
-pub fn path_of_key(root: Node<'_>, key_span: Span) -> Option<String> {
+/// The field path of the mapping key or the value at `span` (a duplicate key, a value of the
+/// wrong type), written as [`parse_path`] reads it: `spec.metrics[0].type`,
+/// `metadata.labels[app.kubernetes.io/name]`.
+pub fn path_of(root: Node<'_>, span: Span) -> Option<String> {
     fn walk(node: Node<'_>, target: Span, path: &mut String) -> bool {
         match node.kind() {
             NodeKind::Scalar(_) => false,
             NodeKind::Seq(items) => items.enumerate().any(|(i, item)| {
                 let len = path.len();
                 path.push_str(&format!("[{i}]"));
-                let found = item.span().start.index <= target.start.index && walk(item, target, path);
+                let found =
+                    item.span() == target || item.span().start.index <= target.start.index && walk(item, target, path);
                 if !found {
                     path.truncate(len);
                 }
@@ -1370,7 +1372,7 @@ pub fn path_of_key(root: Node<'_>, key_span: Span) -> Option<String> {
                     }
                     path.push_str(&key);
                 }
-                let found = e.key.span() == target || walk(e.value, target, path);
+                let found = e.key.span() == target || e.value.span() == target || walk(e.value, target, path);
                 if !found {
                     path.truncate(len);
                 }
@@ -1379,7 +1381,7 @@ pub fn path_of_key(root: Node<'_>, key_span: Span) -> Option<String> {
         }
     }
     let mut path = String::new();
-    walk(root, key_span, &mut path).then_some(path)
+    walk(root, span, &mut path).then_some(path)
 }
 
 /// The node a field path names, if it exists.

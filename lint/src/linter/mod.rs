@@ -662,6 +662,12 @@ fn first_pass(
         }
         r.keys.push(identity);
         let mut info = ObjectInfo { id, namespace, document: obj.document, item: obj.item, repeat: false };
+        if let Some(given) = &opts.namespace
+            && namespace == Namespace::Written
+            && info.id.namespace != *given
+        {
+            r.diags.push(other_namespace(i, &obj, &info, given));
+        }
         if identifiable {
             let key = Keys::identity(identity.name, identity.namespace);
             match first.entry(key) {
@@ -704,6 +710,38 @@ fn first_pass(
         r.objects.push(info);
     }
     r
+}
+
+/// What `kubectl apply -n NAME` (or `create`, `delete`, ...) says of an object that names
+/// another namespace: it refuses it (cli-runtime's `RequireNamespace` visitor, used when `-n` is
+/// given, in `staging/src/k8s.io/cli-runtime/pkg/resource/visitor.go`), in its words, at the
+/// object's `metadata.namespace`. (`helm template -n` leaves it as written.)
+fn other_namespace(file: usize, obj: &ObjectRef<'_>, info: &ObjectInfo, given: &str) -> Diagnostic {
+    let written = &info.id.namespace;
+    let node = obj.node.get("metadata").and_then(|m| m.get("namespace")).unwrap_or(obj.node);
+    Diagnostic {
+        rule: rules::INVALID,
+        severity: Severity::Error,
+        file,
+        span: node.span(),
+        exact: true,
+        object: Some(info.label()),
+        path: "metadata.namespace".into(),
+        message: format!(
+            "the namespace from the provided object {} does not match the namespace {}. You must pass '--namespace={written}' to perform this operation.",
+            hpa_core::go::quote(written),
+            hpa_core::go::quote(given)
+        ),
+        help: Some(
+            format!(
+                "kubectl apply -n {given} refuses an object that names another namespace: remove its metadata.namespace (it then lands in {given:?}), or lint and apply it with -n {written}"
+            )
+            .into(),
+        ),
+        related: Vec::new(),
+        fix: None,
+        shown: None,
+    }
 }
 
 /// Decodes one HPA and takes it through the front door without the other objects (what needs
@@ -1293,7 +1331,17 @@ fn file_level_diagnostics(
                 "kubectl cannot apply this item (`unable to get type info`): add its `apiVersion` (`group/version`, or `v1`), or remove it"
             }
         };
-        out.push(error(doc.node.span(), true, "", doc.message.to_string(), help));
+        // kubectl's decoding of the metadata names a Go field path without keys or indices:
+        // the JSON path says which field (`metadata.annotations.a`).
+        let path = match doc.why {
+            input::Refusal::Metadata { .. } => parsed
+                .documents
+                .get(doc.document)
+                .and_then(|d| source::path_of(d.root(), doc.node.span()))
+                .unwrap_or_default(),
+            _ => String::new(),
+        };
+        out.push(error(doc.node.span(), true, &path, doc.message.to_string(), help));
     }
     if let Some(e) = &parsed.error {
         out.push(error(
