@@ -127,6 +127,11 @@ pub fn discover(paths: &[String], excludes: &[String]) -> Discovered {
     // The charts whose templates were left out.
     let mut charts: Vec<PathBuf> = Vec::new();
     let mut stdin_seen = false;
+    // A file is read once however often it is named (`a.yaml ./a.yaml`, or a file and its
+    // directory): by its canonical path, as the OS resolves it.
+    let mut seen_files = std::collections::HashSet::new();
+    let mut first_time =
+        |path: &Path| seen_files.insert(std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()));
     for p in paths {
         if p == "-" {
             if !stdin_seen {
@@ -167,14 +172,15 @@ pub fn discover(paths: &[String], excludes: &[String]) -> Discovered {
                         Err(e) => errors.push(InputError::Io { path: p.clone(), message: e.to_string() }),
                     }
                 }
-                out.extend(found.into_iter().map(Origin::File));
+                out.extend(found.into_iter().filter(|f| first_time(f)).map(Origin::File));
                 let skipped = std::mem::take(&mut *skipped.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
                 charts.extend(skipped.into_iter().filter(|chart| !exclude.is_match(chart.join("templates"))));
             }
             Ok(_) => match path.ancestors().skip(1).find_map(|a| helm_templates_of(a, true)) {
                 _ if exclude.is_match(path) => {}
                 Some(chart) => charts.push(chart.to_path_buf()),
-                None => out.push(Origin::File(path.to_path_buf())),
+                None if first_time(path) => out.push(Origin::File(path.to_path_buf())),
+                None => {}
             },
         }
     }
@@ -403,6 +409,12 @@ impl<'a> ObjectRef<'a> {
     /// `metadata.namespace`.
     pub fn namespace(&self) -> Option<&'a str> {
         self.identity[3]
+    }
+
+    /// `metadata.generateName`, when it is a string (read when asked: only an object without a
+    /// name needs it).
+    pub fn generate_name(&self) -> Option<&'a str> {
+        self.node.get("metadata")?.get("generateName")?.as_str()
     }
 
     /// Whether it is meant to be a HorizontalPodAutoscaler.

@@ -136,8 +136,9 @@ fn the_namespace_flag_places_objects_that_name_none() {
     let report = lint(&["-n", "shop"], RENDER);
     assert_eq!(positions(&report), [(13, 55, "HPA201".to_string())]);
     assert!(notes(&report).is_empty(), "{:?}", notes(&report));
+    // (The Deployment names `shop`: `kubectl apply -n other` refuses it, HPA000.)
     let report = lint(&["--namespace", "other", "--select", "HPA201,HPA403"], RENDER);
-    assert_eq!(positions(&report), [(6, 65, "HPA403".to_string())]);
+    assert_eq!(positions(&report), [(6, 65, "HPA403".to_string()), (19, 14, "HPA000".to_string())]);
     assert_eq!(report["diagnostics"][0]["message"], "no Deployment other/web among the checked manifests");
     assert!(notes(&report).is_empty());
     let run = hpa_lint(&["--no-config", "-n", "Not_A_Namespace", "-"], RENDER);
@@ -186,6 +187,20 @@ fn kinds_without_namespaces_take_no_part() {
     );
     let report = lint(&["--select", "HPA403"], &text);
     assert_eq!(report["diagnostics"][0]["message"], "no ClusterRole web among the checked manifests");
+    // ... and found in the set without one: a Namespace named `core/v1`, as an HPA must write
+    // the legacy group, in the stream.
+    let text = format!(
+        "{}---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: prod\n",
+        written.replacen(
+            "{apiVersion: apps/v1, kind: Deployment, name: web}",
+            "{apiVersion: core/v1, kind: Namespace, name: prod}",
+            1
+        )
+    );
+    let report = lint(&["--select", "HPA403"], &text);
+    assert_eq!(positions(&report), [], "{report}");
+    let report = lint(&["--select", "HPA403"], &text.replacen("name: prod\n", "name: staging\n", 1));
+    assert_eq!(report["diagnostics"][0]["message"], "no Namespace prod among the checked manifests");
 }
 
 /// `cat a.yaml a.yaml | hpa-lint -`: one object, one note; the copy's findings are not
@@ -220,7 +235,7 @@ fn an_object_redefined_differently_is_checked_and_still_one_object() {
     assert_eq!(
         notes(&report),
         [
-            "<stdin>: 2 objects are defined more than once (HorizontalPodAutoscaler shop/web in documents 1 and 3, with other content; Deployment shop/web in documents 2 and 4): each is one object, matched with the others by its first definition; an identical repeat in the same file is not checked again, the others are"
+            "<stdin>: 2 objects are defined more than once (HorizontalPodAutoscaler shop/web in documents 1 and 3, with other content; Deployment shop/web in documents 2 and 4): each is one object, matched with the others by its last definition (what kubectl apply leaves); a definition the same as the one before it is not checked again, the others are"
         ]
     );
 }
@@ -273,7 +288,8 @@ fn autoscaling_v1_findings_name_the_v1_field() {
 }
 
 /// Across files of one set (`--scope all`), an object that names no namespace and one that
-/// names the namespace it lands in are one object: no HPA conflicts with itself.
+/// names the namespace it lands in are one object, the same as kube-apiserver would store it:
+/// no HPA conflicts with itself, and the copy's findings are not repeated.
 #[test]
 fn one_object_across_files_of_a_set() {
     let dir = tempfile::tempdir().unwrap();
@@ -286,15 +302,128 @@ fn one_object_across_files_of_a_set() {
     let run = hpa_lint(&["--no-config", "-o", "json", "--fail-on", "never", "--scope", "all", &a, &b], "");
     assert_eq!(run.code, 0, "{}", run.stderr);
     let report = run.json();
-    let rules: Vec<String> = positions(&report).into_iter().map(|(_, _, rule)| rule).collect();
-    assert_eq!(rules, ["HPA201", "HPA201"], "{report}");
-    let notes = notes(&report);
+    assert_eq!(positions(&report), [(13, 55, "HPA201".to_string())], "{report}");
+    assert_eq!(report["diagnostics"][0]["file"], a.as_str());
+    assert_eq!(report["summary"]["hpas"], 1);
+    assert_eq!(report["summary"]["objects"], 2);
     assert_eq!(
-        notes[0],
+        notes(&report)[0],
         format!(
-            "the inputs: 2 objects are defined more than once (HorizontalPodAutoscaler shop/web in {a} (document 1) and {b} (document 1); Deployment shop/web in {a} (document 2) and {b} (document 2)): each is one object, matched with the others by its first definition (kubectl apply keeps the last); every definition is checked"
+            "the inputs: 2 objects are defined more than once (HorizontalPodAutoscaler shop/web in {a} (document 1) and {b} (document 1); Deployment shop/web in {a} (document 2) and {b} (document 2)): each is one object, checked once"
         )
     );
+    // Another content in the second file: both are checked, each with its own findings.
+    let changed = named.replacen("minReplicas: 2\n  maxReplicas: 10", "minReplicas: 4\n  maxReplicas: 4", 1);
+    std::fs::write(&b, &changed).unwrap();
+    let run = hpa_lint(&["--no-config", "-o", "json", "--fail-on", "never", "--scope", "all", &a, &b], "");
+    let report = run.json();
+    assert_eq!(
+        positions(&report),
+        [(13, 55, "HPA201".to_string()), (9, 16, "HPA101".to_string()), (14, 55, "HPA201".to_string())],
+        "{report}"
+    );
+    assert!(
+        notes(&report)[0].contains(&format!(
+            "HorizontalPodAutoscaler shop/web in {a} (document 1) and {b} (document 1), with other content;"
+        )),
+        "{report}"
+    );
+}
+
+/// An object defined twice with other content is stored as its last definition (`kubectl
+/// apply` applies the documents in order; Helm too): the cross-object rules see that one, in
+/// either order, and point at it.
+#[test]
+fn the_last_definition_is_the_one_matched() {
+    let requested =
+        RENDER.replacen("        resources: {}\n", "        resources: {requests: {cpu: 100m}}\n", 1).replacen(
+            "          limits: {memory: 128Mi}\n",
+            "          limits: {memory: 128Mi}\n          requests: {cpu: 10m}\n",
+            1,
+        );
+    let deployment = |text: &str| format!("---\n{}", text.split_once("---\n").unwrap().1);
+    // Without then with the requests: the Deployment applied has them.
+    let report = lint(&[], &format!("{RENDER}{}", deployment(&requested)));
+    assert_eq!(positions(&report), [], "{report}");
+    assert_eq!(
+        notes(&report)[..1],
+        [
+            "<stdin>: Deployment shop/web is defined more than once (in documents 2 and 3, with other content): each is one object, matched with the others by its last definition (what kubectl apply leaves); every definition is checked"
+        ]
+    );
+    // With then without: it has none, and the related places are in the last definition
+    // (document 3, lines 41-65: containers `app` on line 54 and `proxy` on line 61).
+    let report = lint(&[], &format!("{requested}{}", deployment(RENDER)));
+    assert_eq!(positions(&report), [(13, 55, "HPA201".to_string())], "{report}");
+    let related: Vec<u64> =
+        report["diagnostics"][0]["related"].as_array().unwrap().iter().map(|r| r["line"].as_u64().unwrap()).collect();
+    assert_eq!(related, [54, 61], "{report}");
+    // A, B, A: the last is A again (compared with the one before it, not the first).
+    let report = lint(&[], &format!("{RENDER}{}{}", deployment(&requested), deployment(RENDER)));
+    assert_eq!(positions(&report), [(13, 55, "HPA201".to_string())], "{report}");
+}
+
+/// One path named twice (`hpa-lint a.yaml ./a.yaml`, or a file and its directory) is read
+/// once: no finding twice, no note about a directory.
+#[test]
+fn a_file_named_twice_is_read_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.yaml");
+    std::fs::write(&a, RENDER).unwrap();
+    let once = hpa_lint(&["--no-config", "-o", "json", "--fail-on", "never", &a.display().to_string()], "").json();
+    let again = dir.path().join(".").join("a.yaml").display().to_string();
+    let root = dir.path().display().to_string();
+    for args in [
+        [a.display().to_string(), a.display().to_string()],
+        [a.display().to_string(), again],
+        [root, a.display().to_string()],
+    ] {
+        let mut all = vec!["--no-config", "-o", "json", "--fail-on", "never"];
+        all.extend(args.iter().map(String::as_str));
+        let run = hpa_lint(&all, "");
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let report = run.json();
+        assert_eq!(positions(&report), positions(&once), "{args:?}: {report}");
+        assert_eq!(report["summary"], once["summary"], "{args:?}");
+        assert_eq!(notes(&report), notes(&once), "{args:?}");
+    }
+}
+
+/// Two files beside each other that define one object are alternatives: the note names them,
+/// and no directory when the files were named one by one.
+#[test]
+fn two_files_defining_one_object_are_checked_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.yaml"), dir.path().join("b.yaml"));
+    std::fs::write(&a, RENDER).unwrap();
+    std::fs::write(&b, RENDER.replacen("averageUtilization: 70", "averageUtilization: 80", 1)).unwrap();
+    let (a, b) = (a.display().to_string(), b.display().to_string());
+    let run = hpa_lint(&["--no-config", "-o", "json", "--fail-on", "never", &a, &b], "");
+    let report = run.json();
+    assert_eq!(
+        notes(&report)[..1],
+        [format!(
+            "HorizontalPodAutoscaler shop/web is defined in both {a} and {b}, so they and the files beside them are not one set of objects applied together: each file is checked with its own objects only (use --scope all to match across them)"
+        )]
+    );
+    assert_eq!(report["summary"]["hpas"], 2);
+}
+
+/// With `-n shop`, or without it, an HPA that names no namespace and its copy that names the
+/// one it lands in are one object, in one stream: one finding, one note.
+#[test]
+fn a_copy_naming_the_resolved_namespace_is_the_same_object() {
+    let named = RENDER.replacen("  name: web\nspec:", "  name: web\n  namespace: shop\nspec:", 1);
+    let hpa = |text: &str| text.split_once("---\n").unwrap().0.to_string();
+    for args in [&[][..], &["-n", "shop"][..]] {
+        let report = lint(args, &format!("{RENDER}---\n{}", hpa(&named)));
+        assert_eq!(positions(&report), [(13, 55, "HPA201".to_string())], "{args:?}: {report}");
+        assert_eq!(report["summary"]["hpas"], 1);
+        assert_eq!(
+            notes(&report)[0],
+            "<stdin>: HorizontalPodAutoscaler shop/web is defined more than once (in documents 1 and 3): each is one object, checked once"
+        );
+    }
 }
 
 /// A clean result owes itself to the namespace assumed as much as a finding does: the HPA and
@@ -392,4 +521,123 @@ fn repeats_are_compared_whole_and_with_their_namespace() {
     assert!(n.contains("ClusterRole x is defined more than once (in documents 1 and 2, with other content)"), "{n}");
     let text = format!("{}---\n{}---\n{}", role("get"), role("get"), hpa(""));
     assert!(note(&text).contains("(in documents 1 and 2): each is one object, checked once"), "{}", note(&text));
+}
+
+/// HPA407 names an HPA without a name in words, counts each HPA written with generateName as
+/// one of its own (`kubectl create` makes one per object), and leaves out an HPA kube-apiserver
+/// rejects (HPA000): it is never stored.
+#[test]
+fn nameless_hpas_in_conflicts() {
+    let hpa = |metadata: &str| {
+        format!(
+            "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {{{metadata}}}\nspec:\n  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  minReplicas: 2\n  maxReplicas: 10\n"
+        )
+    };
+    let messages = |text: &str| -> Vec<(u64, String)> {
+        let report = lint(&["--select", "HPA407,HPA000"], text);
+        report["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| {
+                (
+                    d["line"].as_u64().unwrap(),
+                    format!("{} {}", d["rule"].as_str().unwrap(), d["message"].as_str().unwrap()),
+                )
+            })
+            .collect()
+    };
+    const AMBIGUOUS: &str = ": the controller refuses to scale pods of several HPAs (AmbiguousSelector)";
+    let text = format!("{}---\n{}", hpa("generateName: web-"), hpa("name: web"));
+    assert_eq!(
+        messages(&text),
+        [
+            (5, format!("HPA407 Deployment default/web is also scaled by web{AMBIGUOUS}")),
+            (13, format!("HPA407 Deployment default/web is also scaled by an HPA with generateName web-{AMBIGUOUS}")),
+        ]
+    );
+    let report = lint(&[], &text);
+    assert_eq!(report["diagnostics"][0]["object"]["name"], "", "the name as written");
+    let text = format!("{}---\n{}", hpa("generateName: web-"), hpa("generateName: web-"));
+    let found = messages(&text);
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert!(found.iter().all(|(_, m)| m.contains("also scaled by an HPA with generateName web-:")), "{found:?}");
+    let text = format!("{}---\n{}", hpa("name: \"\""), hpa("name: web"));
+    assert_eq!(
+        messages(&text),
+        [(3, "HPA000 metadata.name: Required value: name or generateName is required".to_string())]
+    );
+}
+
+/// A request written but not decodable is not "none": kube-apiserver rejects the Deployment,
+/// in its decoding's words; `null` decodes as 0.
+#[test]
+fn undecodable_requests_say_what_kube_apiserver_does() {
+    let with =
+        |resources: &str| RENDER.replacen("        resources: {}\n", &format!("        resources: {resources}\n"), 1);
+    let message = |text: &str| {
+        let report = lint(&[], text);
+        assert_eq!(positions(&report), [(13, 55, "HPA201".to_string())], "{report}");
+        let d = &report["diagnostics"][0];
+        let related: Vec<u64> = d["related"].as_array().unwrap().iter().map(|r| r["line"].as_u64().unwrap()).collect();
+        (d["message"].as_str().unwrap().to_string(), related)
+    };
+    let (m, related) = message(&with("{requests: {cpu: abc}}"));
+    assert_eq!(
+        m,
+        "the resources of container \"app\" of Deployment shop/web do not decode: kube-apiserver rejects the Deployment (Deployment in version \"v1\" cannot be handled as a Deployment: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'), so there are no pods to scale and no request to measure utilization against"
+    );
+    assert_eq!(related, [30], "at the container's resources");
+    let (m, _) = message(&with("[]"));
+    assert!(
+        m.contains("(Deployment in version \"v1\" cannot be handled as a Deployment: json: cannot unmarshal array into Go struct field Container.spec.template.spec.containers.resources of type v1.ResourceRequirements)"),
+        "{m}"
+    );
+    let (m, _) = message(&with("{requests: []}"));
+    assert!(m.contains("json: cannot unmarshal array into Go struct field ResourceRequirements.spec.template.spec.containers.resources.requests of type v1.ResourceList"), "{m}");
+    // `null` is a request of 0 for `app`; `proxy` still has none.
+    let (m, _) = message(&with("{requests: {cpu: null}}"));
+    assert!(m.contains("container \"proxy\" of Deployment shop/web has none"), "{m}");
+}
+
+/// `-n other` with an object that names `shop`: `kubectl apply -n other` refuses it
+/// (cli-runtime's `RequireNamespace`), in its words, at its `metadata.namespace`; objects that
+/// name none, or name `other`, and kinds without namespaces are fine.
+#[test]
+fn the_namespace_flag_refuses_objects_naming_another_one() {
+    let report = lint(&["-n", "other", "--select", "HPA000"], RENDER);
+    assert_eq!(positions(&report), [(19, 14, "HPA000".to_string())], "{report}");
+    let d = &report["diagnostics"][0];
+    assert_eq!(d["path"], "metadata.namespace");
+    assert_eq!(
+        d["message"],
+        "the namespace from the provided object \"shop\" does not match the namespace \"other\". You must pass '--namespace=shop' to perform this operation."
+    );
+    assert_eq!(d["object"]["kind"], "Deployment");
+    for args in [&["-n", "shop"][..], &[][..]] {
+        let report = lint(&[args, &["--select", "HPA000"][..]].concat(), RENDER);
+        assert_eq!(positions(&report), [], "{args:?}: {report}");
+    }
+    let role = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: r, namespace: shop}\n";
+    assert_eq!(positions(&lint(&["-n", "other"], role)), []);
+}
+
+/// kubectl's decoding of `metadata` names a Go field without keys: the JSON path names the
+/// field written (`metadata.annotations.a`, a dotted key in brackets).
+#[test]
+fn metadata_decode_errors_have_the_field_path() {
+    let path = |metadata: &str| {
+        let text = format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {metadata}\n");
+        let report = lint(&[], &text);
+        assert_eq!(report["diagnostics"].as_array().unwrap().len(), 1, "{report}");
+        let d = &report["diagnostics"][0];
+        (d["path"].as_str().unwrap().to_string(), d["column"].as_u64().unwrap())
+    };
+    assert_eq!(path("{name: c, annotations: {a: 1}}"), ("metadata.annotations.a".to_string(), 38));
+    assert_eq!(
+        path("{name: c, labels: {app.kubernetes.io/name: true}}"),
+        ("metadata.labels[app.kubernetes.io/name]".to_string(), 54)
+    );
+    assert_eq!(path("{name: c, creationTimestamp: 5}"), ("metadata.creationTimestamp".to_string(), 40));
+    assert_eq!(path("{name: c, finalizers: [a, 1]}"), ("metadata.finalizers[1]".to_string(), 37));
 }

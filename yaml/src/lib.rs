@@ -120,6 +120,16 @@ impl<'a> hpa_core::rules::objects::Fields<'a> for Node<'a> {
     fn items(self) -> Option<impl Iterator<Item = Self>> {
         Node::items(self)
     }
+    fn json_type(self) -> &'static str {
+        match self.scalar() {
+            Some(Scalar::Null) => "null",
+            Some(Scalar::Bool(_)) => "bool",
+            Some(Scalar::Int(_) | Scalar::UInt(_) | Scalar::Float(_)) => "number",
+            Some(Scalar::Str(_)) => "string",
+            None if Node::items(self).is_some() => "array",
+            None => "object",
+        }
+    }
 }
 
 fn scalar_to_key(s: Scalar<'_>) -> String {
@@ -1364,16 +1374,18 @@ pub fn locate<'a>(root: Node<'a>, path: &str) -> Located<'a> {
     Located { span: node.span(), key_span, exact: true, node: Some(node) }
 }
 
-/// The field path of the mapping key at `key_span` (a duplicate key, say), written as
-/// [`parse_path`] reads it: `spec.metrics[0].type`, `metadata.labels[app.kubernetes.io/name]`.
-pub fn path_of_key(root: Node<'_>, key_span: Span) -> Option<String> {
+/// The field path of the mapping key or the value at `span` (a duplicate key, a value of the
+/// wrong type), written as [`parse_path`] reads it: `spec.metrics[0].type`,
+/// `metadata.labels[app.kubernetes.io/name]`.
+pub fn path_of(root: Node<'_>, span: Span) -> Option<String> {
     fn walk(node: Node<'_>, target: Span, path: &mut String) -> bool {
         match node.kind() {
             NodeKind::Scalar(_) => false,
             NodeKind::Seq(items) => items.enumerate().any(|(i, item)| {
                 let len = path.len();
                 path.push_str(&format!("[{i}]"));
-                let found = item.span().start.index <= target.start.index && walk(item, target, path);
+                let found =
+                    item.span() == target || item.span().start.index <= target.start.index && walk(item, target, path);
                 if !found {
                     path.truncate(len);
                 }
@@ -1390,7 +1402,7 @@ pub fn path_of_key(root: Node<'_>, key_span: Span) -> Option<String> {
                     }
                     path.push_str(&key);
                 }
-                let found = e.key.span() == target || walk(e.value, target, path);
+                let found = e.key.span() == target || e.value.span() == target || walk(e.value, target, path);
                 if !found {
                     path.truncate(len);
                 }
@@ -1399,7 +1411,7 @@ pub fn path_of_key(root: Node<'_>, key_span: Span) -> Option<String> {
         }
     }
     let mut path = String::new();
-    walk(root, key_span, &mut path).then_some(path)
+    walk(root, span, &mut path).then_some(path)
 }
 
 /// The node a field path names, if it exists.

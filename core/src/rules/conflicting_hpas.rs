@@ -12,6 +12,13 @@ crate::declare_rule! {
     /// Two or more HPAs in the checked manifests whose `scaleTargetRef` names the same workload
     /// (same kind, name and namespace).
     ///
+    /// Each HPA written with `metadata.generateName` and no name is an HPA of its own:
+    /// kube-apiserver names each one when it is created (`kubectl create` of two makes two), and
+    /// the message speaks of it as `an HPA with generateName web-`. An object defined twice in
+    /// the set is one HPA (the linter matches its last definition). An HPA kube-apiserver would
+    /// reject (HPA000: no name, an invalid spec, ...) is not counted: it is never stored, so it
+    /// conflicts with nothing, and its own errors say what to fix.
+    ///
     /// ## Why it matters
     ///
     /// The controller refuses to scale pods that more than one HPA selects: each of the HPAs sets
@@ -108,7 +115,7 @@ impl Rule for ConflictingHpas {
         // Named and pointed at, up to a few: a thousand HPAs on one workload (generated
         // manifests, a copy-paste loop) must not make a thousand-squared report.
         let listed: Vec<&ObjectId> = all.iter().filter(|id| *id != me).take(MAX_LISTED).collect();
-        let mut names = listed.iter().map(|id| id.name.as_str()).collect::<Vec<_>>().join(", ");
+        let mut names = listed.iter().map(|id| id.describe_name("an HPA")).collect::<Vec<_>>().join(", ");
         if others > listed.len() {
             names.push_str(&format!(" and {} more", others - listed.len()));
         }

@@ -28,6 +28,13 @@ crate::declare_rule! {
     /// as it refuses no request (`no metrics returned matched known pods`): reported too, and so
     /// is a `ContainerResource` utilization metric whose container requests 0.
     ///
+    /// A request written but not decodable is not a missing one: a quantity that does not parse
+    /// (`cpu: abc`, `cpu: true`) or `resources`, `requests` or `limits` that are not mappings
+    /// (`resources: []`) make kube-apiserver reject the whole workload when it decodes it, and
+    /// the finding says so in its words (`Deployment in version "v1" cannot be handled as a
+    /// Deployment: quantities must match the regular expression ...`). A quantity written
+    /// `null` decodes as 0 (`Quantity.UnmarshalJSON`), a request of 0.
+    ///
     /// For an Argo Rollout with `spec.workloadRef`, the referenced workload's template is read
     /// (a Deployment's or ReplicaSet's `spec.template`, a core PodTemplate's `template`).
     /// The workload must be in the checked manifests.
@@ -194,6 +201,13 @@ impl Rule for MissingResourceRequest {
                     }
                     continue;
                 }
+                // A request written but not decodable: kube-apiserver rejects the workload.
+                let undecodable: Vec<&TemplateContainer> =
+                    missing.iter().copied().filter(|c| c.resources_error.is_some()).collect();
+                if !undecodable.is_empty() {
+                    out.push(rejected(&path, template, &undecodable));
+                    continue;
+                }
                 let named = describe(&missing);
                 let alternative = if v1 {
                     "or write the HPA in autoscaling/v2 and use an AverageValue target (autoscaling/v1 has only targetCPUUtilizationPercentage)"
@@ -235,6 +249,7 @@ impl Rule for MissingResourceRequest {
                     path: format!("{}.{}[{}]", template.pod_spec_path, c.list(), c.index),
                 };
                 match pod.container_request(c, &r.name) {
+                    None if c.resources_error.is_some() => out.push(rejected(&path, template, &[c])),
                     None => out.push(
                         Finding::new(
                             &Self::META,
@@ -295,6 +310,43 @@ fn zero_requests(resource: &str, path: &str, template: &super::objects::Workload
         Location::Object { id: template.id.clone(), path: format!("{}.containers", template.pod_spec_path) },
         format!("no {resource} requested here"),
     )
+}
+
+/// The finding for a utilization metric whose containers `undecodable` write their requests in a
+/// way kube-apiserver cannot decode (a quantity that does not parse, `resources: []`, ...): it
+/// rejects the whole workload, in the words of its decoding (`transformDecodeError`: `Deployment
+/// in version "v1" cannot be handled as a Deployment: quantities must match the regular
+/// expression ...`, for the built-in kinds, which it decodes into Go types), so there are no
+/// pods to scale and no request to measure against.
+fn rejected(path: &str, template: &super::objects::Workload, undecodable: &[&TemplateContainer]) -> Finding {
+    let id = &template.id;
+    let first = undecodable.iter().find_map(|c| c.resources_error.as_deref()).unwrap_or_default();
+    let (group, version) = crate::validation::spec::parse_group_version(&id.api_version).unwrap_or(("", ""));
+    let error = if matches!(group, "" | "apps" | "batch" | "extensions") {
+        format!("{} in version {} cannot be handled as a {}: {first}", id.kind, crate::go::quote(version), id.kind)
+    } else {
+        first.to_string()
+    };
+    let mut f = Finding::new(
+        &MissingResourceRequest::META,
+        path,
+        format!(
+            "the resources of {} of {id} do not decode: kube-apiserver rejects the {} ({error}), so there are no pods to scale and no request to measure utilization against",
+            describe(undecodable),
+            id.kind
+        ),
+    )
+    .help("write each request and limit as a quantity (`cpu: 250m`, `memory: 256Mi`) under resources.requests and resources.limits, each a mapping");
+    for c in undecodable {
+        f = f.related(
+            Location::Object {
+                id: id.clone(),
+                path: format!("{}.{}[{}].resources", template.pod_spec_path, c.list(), c.index),
+            },
+            "does not decode",
+        );
+    }
+    f
 }
 
 /// `container "app"`, `container "app" and sidecar "proxy"`, `containers "a", "b" and "c"`.

@@ -269,16 +269,22 @@ impl<'a> Context<'a> {
     /// namespaces.
     pub fn scale_target(&self) -> ObjectId {
         let t = &self.effective.spec.scale_target_ref;
-        let namespace =
-            if is_cluster_scoped(&t.api_version, &t.kind) { String::new() } else { self.namespace().to_string() };
+        let namespace = self.scale_target_namespace().to_string();
         ObjectId { api_version: t.api_version.clone(), kind: t.kind.clone(), namespace, name: t.name.clone() }
     }
 
+    /// The namespace the scale target is looked up in: the HPA's, or none for a kind without
+    /// namespaces ([`is_cluster_scoped`]), whose objects the set holds without one.
+    pub fn scale_target_namespace(&self) -> &str {
+        let t = &self.effective.spec.scale_target_ref;
+        if is_cluster_scoped(&t.api_version, &t.kind) { "" } else { self.namespace() }
+    }
+
     /// The scale target, when the caller has the rest of the set and the set holds it
-    /// (its kind compared exactly, in the HPA's namespace).
+    /// (its kind compared exactly, in the HPA's namespace or in none: [`Context::scale_target`]).
     pub fn target_workload(&self) -> Option<&'a objects::Workload> {
         let t = &self.effective.spec.scale_target_ref;
-        self.objects?.workload(&t.kind, self.namespace(), &t.name)
+        self.objects?.workload(&t.kind, self.scale_target_namespace(), &t.name)
     }
 
     /// The workload the target's pods are made from ([`Objects::pod_template_of`]): the target

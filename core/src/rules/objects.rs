@@ -27,17 +27,61 @@ pub struct ObjectId {
     pub name: String,
 }
 
+/// Separates the prefix of a [`ObjectId::generated`] name from what makes it one of its own: a
+/// character no object name has (names are DNS subdomains or path segments).
+const GENERATED: char = '\u{0}';
+
 impl ObjectId {
     /// Whether objects of this kind live in a namespace ([`is_cluster_scoped`]).
     pub fn namespaced(&self) -> bool {
         !is_cluster_scoped(&self.api_version, &self.kind)
     }
+
+    /// The identity of an object written with `metadata.generateName` and no name:
+    /// kube-apiserver names each one when it is created (`BeforeCreate` with
+    /// `names.SimpleNameGenerator`: the prefix and five random characters), so each is an object
+    /// of its own (`kubectl create` twice makes two), told apart by `nth` (its place in the
+    /// input). Its [`ObjectId::written_name`] is empty and [`ObjectId::describe_name`] speaks
+    /// of its prefix.
+    pub fn generated(api_version: &str, kind: &str, namespace: &str, generate_name: &str, nth: &str) -> ObjectId {
+        ObjectId {
+            api_version: api_version.to_string(),
+            kind: kind.to_string(),
+            namespace: namespace.to_string(),
+            name: format!("{generate_name}{GENERATED}{nth}"),
+        }
+    }
+
+    /// `metadata.generateName` of an object [`ObjectId::generated`] gave its identity.
+    pub fn generate_name(&self) -> Option<&str> {
+        self.name.split_once(GENERATED).map(|(prefix, _)| prefix)
+    }
+
+    /// `metadata.name` as written (empty for an object named by kube-apiserver at creation).
+    pub fn written_name(&self) -> &str {
+        if self.generate_name().is_some() { "" } else { &self.name }
+    }
+
+    /// The object as a message names one of its kind among others: its name (`web`), or in
+    /// words when it has none: `an HPA with generateName web-`, `an HPA without a name`
+    /// (`a_noun`: `an HPA`, `a Deployment`, ...).
+    pub fn describe_name(&self, a_noun: &str) -> String {
+        match self.generate_name() {
+            Some(prefix) => format!("{a_noun} with generateName {prefix}"),
+            None if self.name.is_empty() => format!("{a_noun} without a name"),
+            None => self.name.clone(),
+        }
+    }
 }
 
-/// `Deployment shop/web`, or `ClusterRole web` for an object without a namespace.
+/// `Deployment shop/web`, or `ClusterRole web` for an object without a namespace; `Deployment
+/// shop/web-*` for one [`ObjectId::generated`] (`generateName: web-`).
 impl std::fmt::Display for ObjectId {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write_object(f, &self.kind, &self.namespace, &self.name)
+        match self.generate_name() {
+            Some(prefix) => write_object(f, &self.kind, &self.namespace, &format!("{prefix}*")),
+            None => write_object(f, &self.kind, &self.namespace, &self.name),
+        }
     }
 }
 
@@ -94,8 +138,15 @@ const CLUSTER_SCOPED: &[(&str, &[&str])] = &[
 /// Whether objects of `kind` in `apiVersion` live outside namespaces (a Namespace, a
 /// ClusterRole, a CustomResourceDefinition, a PriorityClass, ...; see the list above). Every
 /// kind of Gatekeeper's `constraints.gatekeeper.sh` group is too.
+///
+/// The legacy group may be spelled `core` (`core/v1`, as RBAC and `kubectl explain` name it, and
+/// as an HPA must write it: a scale target's `apiVersion` needs a group): no other group has
+/// that name (an API group of an extension has a dot).
 pub fn is_cluster_scoped(api_version: &str, kind: &str) -> bool {
-    let group = parse_group_version(api_version).map_or("", |(group, _)| group);
+    let group = match parse_group_version(api_version).map_or("", |(group, _)| group) {
+        "core" => "",
+        group => group,
+    };
     group == "constraints.gatekeeper.sh" || CLUSTER_SCOPED.iter().any(|(g, kinds)| *g == group && kinds.contains(&kind))
 }
 
@@ -113,6 +164,9 @@ pub struct TemplateContainer {
     /// `resources.limits` of the resources it has no request for, parsed: the pod gets them as
     /// requests when it is created ([`AdmittedPod`]). (The other limits are not read.)
     pub limits_as_requests: BTreeMap<String, Quantity>,
+    /// Why kube-apiserver cannot decode its `resources`, in its words ([`resources_error`]):
+    /// it then rejects the whole object. (A quantity written `null` decodes, as 0.)
+    pub resources_error: Option<String>,
 }
 
 impl TemplateContainer {
@@ -342,6 +396,9 @@ pub trait Fields<'a>: Copy + 'a {
     fn entries(self) -> impl Iterator<Item = (Cow<'a, str>, Self)>;
     /// An array's items, `None` for anything else.
     fn items(self) -> Option<impl Iterator<Item = Self>>;
+    /// The JSON type as Go's `encoding/json` names it in a type error: `null`, `bool`,
+    /// `number`, `string`, `array` or `object`.
+    fn json_type(self) -> &'static str;
 }
 
 impl<'a> Fields<'a> for &'a Value {
@@ -366,6 +423,16 @@ impl<'a> Fields<'a> for &'a Value {
     }
     fn items(self) -> Option<impl Iterator<Item = Self>> {
         self.as_array().map(|a| a.iter())
+    }
+    fn json_type(self) -> &'static str {
+        match self {
+            Value::Null => "null",
+            Value::Bool(_) => "bool",
+            Value::Number(_) => "number",
+            Value::String(_) => "string",
+            Value::Array(_) => "array",
+            Value::Object(_) => "object",
+        }
     }
 }
 
@@ -395,14 +462,14 @@ pub fn workload_from<'a>(id: ObjectId, v: impl Fields<'a>) -> Workload {
     let mut containers = Vec::new();
     let mut init_containers = Vec::new();
     if let Some(cs) = pod_spec.and_then(|p| p.field("containers")).and_then(Fields::items) {
-        containers.extend(cs.enumerate().map(|(i, c)| template_container(c, i, false)));
+        containers.extend(cs.enumerate().map(|(i, c)| template_container(c, i, false, false, pod_template)));
     }
     if let Some(cs) = pod_spec.and_then(|p| p.field("initContainers")).and_then(Fields::items) {
         for (i, c) in cs.enumerate() {
             if c.field("restartPolicy").and_then(Fields::as_str) == Some("Always") {
-                containers.push(template_container(c, i, true));
+                containers.push(template_container(c, i, true, true, pod_template));
             } else {
-                init_containers.push(template_container(c, i, false));
+                init_containers.push(template_container(c, i, false, true, pod_template));
             }
         }
     }
@@ -428,8 +495,15 @@ fn is_pod_template(id: &ObjectId) -> bool {
     id.kind == "PodTemplate" && id.api_version == "v1"
 }
 
-/// A container of a pod template, at `index` in its list.
-fn template_container<'a>(c: impl Fields<'a>, index: usize, sidecar: bool) -> TemplateContainer {
+/// A container of a pod template, at `index` in its list (`init`: `initContainers`;
+/// `pod_template`: of a core `PodTemplate`, whose template is at the top level).
+fn template_container<'a>(
+    c: impl Fields<'a>,
+    index: usize,
+    sidecar: bool,
+    init: bool,
+    pod_template: bool,
+) -> TemplateContainer {
     let requests = resource_list(c, "requests");
     let limits_as_requests = c
         .field("resources")
@@ -448,6 +522,70 @@ fn template_container<'a>(c: impl Fields<'a>, index: usize, sidecar: bool) -> Te
         sidecar,
         requests,
         limits_as_requests,
+        resources_error: resources_error(
+            c,
+            if pod_template { "template.spec" } else { "spec.template.spec" },
+            if init { "initContainers" } else { "containers" },
+        ),
+    }
+}
+
+/// Why kube-apiserver's decoding of a built-in workload (`sigs.k8s.io/json` into
+/// `v1.Container`) fails on a container's `resources`, in its words; `None` when they decode.
+///
+/// - `resources`, `limits` or `requests` of another JSON type than an object (or null): Go's
+///   type error, `json: cannot unmarshal array into Go struct field
+///   Container.spec.template.spec.containers.resources of type v1.ResourceRequirements` (the
+///   field path without indices, as `encoding/json`'s error context writes it);
+/// - a quantity that does not parse: `Quantity.UnmarshalJSON` (apimachinery
+///   `pkg/api/resource/quantity.go`) hands `ParseQuantity` the string, or the JSON text of any
+///   other value, and returns its error as is (`quantities must match the regular expression
+///   ...`); decoding stops there, so it is reported before a type error. A `null` quantity is
+///   the zero `Quantity`: it decodes, as 0.
+pub fn resources_error<'a>(c: impl Fields<'a>, pod_spec_path: &str, list: &str) -> Option<String> {
+    let resources = c.field("resources")?;
+    let type_error = |value: &str, strukt: &str, field: &str, ty: &str| {
+        format!(
+            "json: cannot unmarshal {value} into Go struct field {strukt}.{pod_spec_path}.{list}.{field} of type {ty}"
+        )
+    };
+    match resources.json_type() {
+        "null" => return None,
+        "object" => {}
+        other => return Some(type_error(other, "Container", "resources", "v1.ResourceRequirements")),
+    }
+    let mut first_type_error = None;
+    for (key, value) in resources.entries() {
+        if key != "limits" && key != "requests" {
+            continue;
+        }
+        match value.json_type() {
+            "null" => {}
+            "object" => {
+                for (_, q) in value.entries() {
+                    if let Err(e) = parse_json_quantity(q) {
+                        return Some(e.to_string());
+                    }
+                }
+            }
+            other => {
+                first_type_error.get_or_insert_with(|| {
+                    type_error(other, "ResourceRequirements", &format!("resources.{key}"), "v1.ResourceList")
+                });
+            }
+        }
+    }
+    first_type_error
+}
+
+/// `Quantity.UnmarshalJSON`: `null` is the zero quantity; a string is parsed without its
+/// quotes, any other value from its JSON text (`true`, `{}`, `[1]` fail as `ParseQuantity`
+/// fails on them: not a quantity's form), trimmed.
+fn parse_json_quantity<'a>(q: impl Fields<'a>) -> Result<Quantity, crate::api::quantity::QuantityError> {
+    match q.json_type() {
+        "null" => Ok(Quantity::default()),
+        "string" | "number" => Quantity::parse(q.quantity_text().unwrap_or_default().trim()),
+        _ => Err(crate::api::quantity::QuantityError::FormatWrong),
     }
 }
 
@@ -461,9 +599,9 @@ fn quantities<'a>(list: impl Fields<'a>) -> BTreeMap<String, Quantity> {
     list.entries().filter_map(|(k, q)| quantity(q).map(|p| (k.into_owned(), p))).collect()
 }
 
-/// A quantity's value, when it parses.
+/// A quantity's value, when it decodes (`null`: 0, as kube-apiserver decodes it).
 fn quantity<'a>(q: impl Fields<'a>) -> Option<Quantity> {
-    q.quantity_text().and_then(|text| Quantity::parse(text.trim()).ok())
+    parse_json_quantity(q).ok()
 }
 
 /// Builds a [`LimitRange`] from JSON, each item defaulted as kube-apiserver stores it.
@@ -835,7 +973,18 @@ mod tests {
     #[test]
     fn kinds_without_namespaces() {
         assert!(is_cluster_scoped("rbac.authorization.k8s.io/v1", "ClusterRole"));
+        let generated = ObjectId::generated("autoscaling/v2", "HorizontalPodAutoscaler", "shop", "web-", "0.1.0");
+        assert_eq!(generated.generate_name(), Some("web-"));
+        assert_eq!(generated.written_name(), "");
+        assert_eq!(generated.describe_name("an HPA"), "an HPA with generateName web-");
+        assert_eq!(generated.to_string(), "HorizontalPodAutoscaler shop/web-*");
+        let unnamed = ObjectId { name: String::new(), ..generated.clone() };
+        assert_eq!(unnamed.describe_name("an HPA"), "an HPA without a name");
+        let named = ObjectId { name: "web".into(), ..generated };
+        assert_eq!((named.generate_name(), named.describe_name("an HPA").as_str()), (None, "web"));
         assert!(is_cluster_scoped("v1", "Namespace"));
+        assert!(is_cluster_scoped("core/v1", "Namespace"), "the legacy group, spelled core");
+        assert!(!is_cluster_scoped("core/v1", "ConfigMap"));
         assert!(is_cluster_scoped("constraints.gatekeeper.sh/v1beta1", "K8sRequiredLabels"));
         assert!(!is_cluster_scoped("rbac.authorization.k8s.io/v1", "Role"));
         assert!(!is_cluster_scoped("example.com/v1", "Namespace"), "another group's kind");

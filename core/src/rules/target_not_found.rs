@@ -5,8 +5,9 @@ use super::{Context, Finding, Rule, RuleMeta};
 crate::declare_rule! {
     /// ## What it checks
     ///
-    /// That the object named by `spec.scaleTargetRef` (kind, name, in the HPA's namespace) is among
-    /// the manifests being checked (kube-linter `dangling-hpa`, kube-score's HPA target check,
+    /// That the object named by `spec.scaleTargetRef` (kind, name, in the HPA's namespace, or in
+    /// none for a kind without namespaces: a Namespace, a ClusterRole, ...) is among the
+    /// manifests being checked (kube-linter `dangling-hpa`, kube-score's HPA target check,
     /// Gatekeeper's scale-target constraint). The rule is opt-in and informational: the target may
     /// well be deployed from elsewhere.
     ///
@@ -111,7 +112,8 @@ impl Rule for TargetNotFound {
         if t.kind.is_empty() || t.name.is_empty() {
             return;
         }
-        if cx.target_workload().is_some() || objects.workload_any_case(&t.kind, cx.namespace(), &t.name).is_some() {
+        let namespace = cx.scale_target_namespace();
+        if cx.target_workload().is_some() || objects.workload_any_case(&t.kind, namespace, &t.name).is_some() {
             return;
         }
         out.push(

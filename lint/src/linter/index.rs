@@ -1,15 +1,18 @@
 //! What the linter puts in hpa-core's [`ObjectIndex`](hpa_core::rules::ObjectIndex), the one
 //! index of an HPA's world (the webhook's context cache keeps one too), read from its input
 //! trees: each object's entry ([`prepare`]) and what the first pass reads of an object to make
-//! it ([`first_pass_needs`]). The index keeps the first definition of each object
-//! (`ObjectIndex::insert_first`).
+//! it ([`first_pass_needs`]). Of an object defined more than once in a set, the linter gives
+//! the index its last definition (what `kubectl apply` leaves; `DefinedAgain` in the linter).
 
 use hpa_core::rules::index::Entry as Indexed;
 use hpa_core::rules::objects::{self, ObjectId};
 
 use crate::source::{Keep, Node};
 
-/// Kinds whose objects are indexed as potential scale targets.
+/// Kinds whose objects are indexed as potential scale targets: every kind but those the rules
+/// read otherwise and a few common ones no HPA can target. Kinds without namespaces are indexed
+/// (without one): an HPA that names a Namespace or a ClusterRole finds it (HPA402 says it cannot
+/// be scaled; HPA403 must not say it is missing).
 pub fn is_workload_kind(kind: &str) -> bool {
     !matches!(
         kind,
@@ -21,12 +24,9 @@ pub fn is_workload_kind(kind: &str) -> bool {
             | "Service"
             | "ConfigMap"
             | "Secret"
-            | "Namespace"
             | "ServiceAccount"
             | "Role"
             | "RoleBinding"
-            | "ClusterRole"
-            | "ClusterRoleBinding"
             | "Ingress"
             | "NetworkPolicy"
             | "List"

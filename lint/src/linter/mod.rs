@@ -199,8 +199,9 @@ struct ObjectInfo {
     namespace: Namespace,
     document: usize,
     item: Option<usize>,
-    /// A later definition of an object the same file defined before, identical to it as far as
-    /// the linter reads: its findings would repeat the first one's, so it is not checked.
+    /// A later definition of an object identical to the one before it (in its file, as far as
+    /// the first pass reads; or in its set, as kube-apiserver would store it: `DefinedAgain`):
+    /// its findings would repeat that one's, so it is not checked.
     repeat: bool,
 }
 
@@ -247,7 +248,7 @@ impl ObjectInfo {
         ObjectLabel {
             kind: self.id.kind.as_str().into(),
             namespace: (self.namespace != Namespace::None).then(|| self.id.namespace.as_str().into()),
-            name: self.id.name.as_str().into(),
+            name: self.id.written_name().into(),
             document: self.document,
             item: self.item,
         }
@@ -356,11 +357,19 @@ fn object_id(obj: &ObjectRef<'_>) -> (ObjectId, Namespace) {
             None => ("", Namespace::Unwritten),
         }
     };
-    let id = ObjectId {
-        api_version: api_version.to_string(),
-        kind: kind.to_string(),
-        namespace: namespace.to_string(),
-        name: obj.name().unwrap_or_default().to_string(),
+    let id = match (obj.name().filter(|n| !n.is_empty()), obj.generate_name().filter(|p| !p.is_empty())) {
+        // Named by kube-apiserver when created: an object of its own, whatever else has the
+        // prefix (`kubectl create` of two such objects makes two).
+        (None, Some(prefix)) => {
+            let nth = format!("{}.{}.{}", obj.file, obj.document, obj.item.map_or(0, |i| i + 1));
+            ObjectId::generated(api_version, kind, namespace, prefix, &nth)
+        }
+        (name, _) => ObjectId {
+            api_version: api_version.to_string(),
+            kind: kind.to_string(),
+            namespace: namespace.to_string(),
+            name: name.unwrap_or_default().to_string(),
+        },
     };
     (id, state)
 }
@@ -493,11 +502,10 @@ fn lint_group(origins: &[input::Origin], stdin: Option<&[u8]>, members: &[usize]
     };
     let split = match duplicate {
         Some((what, a, b)) => {
-            // `a` and `b` are positions in the group, as `files` is.
-            let dir = std::path::Path::new(&files[a].name).parent().map(|p| p.display().to_string());
-            let shown = dir.filter(|d| !d.is_empty()).unwrap_or_else(|| ".".into());
+            // `a` and `b` are positions in the group, as `files` is. (The files may have been
+            // named one by one: the note speaks of them, not of their directory.)
             outcome.notes.push(Note::text(format!(
-                "{shown}: {what} is defined in both {} and {}, so the directory is not one set of objects applied together; each of its files is checked with its own objects only (use --scope all to match across them)",
+                "{what} is defined in both {} and {}, so they and the files beside them are not one set of objects applied together: each file is checked with its own objects only (use --scope all to match across them)",
                 files[a].name, files[b].name
             )));
             true
@@ -525,29 +533,49 @@ fn lint_group(origins: &[input::Origin], stdin: Option<&[u8]>, members: &[usize]
         }
     }
     // An object defined again in its set (a stream concatenated twice, a file given twice with
-    // `--scope all`) is one object: the index keeps its first definition, and a note says so.
+    // `--scope all`, a chart's object rendered by two templates) is one object, and what is
+    // stored is its last definition, as `kubectl apply` (and Helm) leaves it: the index keeps
+    // that one, and a note says so. A definition the same as the one before it, as
+    // kube-apiserver would store it, is not checked again. Two definitions are compared whole
+    // (the first pass keeps only some fields of most kinds: a file is read whole again for
+    // those, which only a file with repeats costs), with the namespace each lands in (written
+    // in one, taken from the set in the other, is no difference).
     let namespace_keys: Vec<u64> = namespaces.iter().map(|ns| keys.namespace(&ns.name)).collect();
-    let mut again = defined_again(&per_file, set_of, &namespace_keys);
-    // Whether a later definition in the same file is the same object as kube-apiserver would
-    // store it: compared whole (the first pass keeps only some fields of most kinds: the file
-    // is read whole again for those, which only a file with repeats costs), with the namespace
-    // it lands in (written in one, taken from the set in the other, is no difference).
     let mut whole: HashMap<usize, Parsed> = HashMap::new();
-    for r in again.repeats.iter_mut().flatten().filter(|r| r.first.0 == r.again.0) {
-        let k = r.first.0;
-        let kind = per_file[k].objects[r.first.1].id.kind.as_str();
-        let tree = if index::first_pass_needs(kind).is_none() {
-            &trees[k]
-        } else {
-            whole.entry(k).or_insert_with(|| source::parse(&files[k].text))
-        };
-        let object = |(k, position): (usize, usize)| {
+    let same_content = |a: (usize, usize), b: (usize, usize)| {
+        let mut object = |(k, position): (usize, usize)| {
             let o = &per_file[k].objects[position];
+            let tree = if index::first_pass_needs(&o.id.kind).is_none() {
+                &trees[k]
+            } else {
+                &*whole.entry(k).or_insert_with(|| source::parse(&files[k].text))
+            };
             input::object_node(tree, o.document, o.item).map(|node| stored(node, &o.id))
         };
-        r.same_content = matches!((object(r.first), object(r.again)), (Some(a), Some(b)) if a == b);
-        // The first pass compared what it kept of them only.
-        r.identical &= r.same_content;
+        let first = object(a);
+        matches!((first, object(b)), (Some(a), Some(b)) if a == b)
+    };
+    let again = defined_again(&per_file, set_of, &namespace_keys, same_content);
+    drop(whole);
+    // A copy the first pass could not tell from the definition before it (in another file, or
+    // with the namespace written in one only) was checked: its findings repeat the other's.
+    for &(k, position) in &again.copies {
+        let r = &mut per_file[k];
+        let o = &mut r.objects[position];
+        if o.repeat {
+            continue;
+        }
+        o.repeat = true;
+        r.repeats += 1;
+        let (document, item) = (o.document, o.item);
+        if o.id.kind == hpa_core::api::KIND {
+            r.hpas = r.hpas.saturating_sub(1);
+        }
+        r.diags.retain(|d| match &d.location {
+            Location::File { object: Some(l), .. } => (l.document, l.item) != (document, item),
+            _ => true,
+        });
+        r.deferred.retain(|d| d.position != position);
     }
     let set_files = |set: usize| -> Vec<usize> { (0..members.len()).filter(|&k| set_of(k) == set).collect() };
     for (set, repeated) in again.repeats.iter().enumerate() {
@@ -564,12 +592,12 @@ fn lint_group(origins: &[input::Origin], stdin: Option<&[u8]>, members: &[usize]
         outcome.suppressed += r.suppressed;
         outcome.diagnostics.append(&mut r.diags);
         for (position, entry) in r.indexed.drain(..) {
-            if !again.is_later(k, position) {
+            if !again.out_of_index(k, position) {
                 indexes[set_of(k)].insert_first(entry);
             }
         }
         for (position, kind, name) in r.targets.drain(..) {
-            if !again.is_later(k, position) {
+            if !again.out_of_index(k, position) {
                 indexes[set_of(k)].insert_hpa(r.objects[position].id.clone(), &kind, &name, ());
             }
         }
@@ -584,7 +612,8 @@ fn lint_group(origins: &[input::Origin], stdin: Option<&[u8]>, members: &[usize]
             let in_set = || per_file.iter().enumerate().filter(|(k, _)| set_of(*k) == set);
             let mut map = HashMap::with_capacity(in_set().map(|(_, r)| r.objects.len()).sum());
             for (k, r) in in_set() {
-                for o in &r.objects {
+                // An object defined more than once is found where the index's definition is.
+                for (_, o) in r.objects.iter().enumerate().filter(|(p, _)| !again.out_of_index(k, *p)) {
                     map.entry(&o.id).or_insert((k, o));
                 }
             }
@@ -670,7 +699,7 @@ fn first_pass(
     let (mut r, problems) =
         input::walk(i, f, parsed, |contents| first_pass_objects(i, contents, opts, deferring, keys));
     // What the file holds that kubectl cannot read, refuses or never sends, ahead of the rest.
-    r.diags.splice(0..0, file_level_diagnostics(i, problems));
+    r.diags.splice(0..0, file_level_diagnostics(i, parsed, problems));
     r
 }
 
@@ -685,13 +714,16 @@ fn first_pass_objects(
 ) -> FileResult {
     let mut r = FileResult::default();
     let objects = &contents.objects;
-    // The first definition of each object of the file, by kind, namespace as written and name.
+    // The latest definition of each object of the file, by kind, namespace as written and name:
+    // a definition identical to the one before it is a repeat (`A, B, A` applies A last).
     r.objects.reserve_exact(objects.len());
     r.keys.reserve_exact(objects.len());
     let mut first: ByKey<(usize, Node<'_>)> = ByKey::with_capacity_and_hasher(objects.len(), Default::default());
     for obj in contents.counted() {
         let (id, namespace) = object_id(obj);
-        let identifiable = !id.kind.is_empty() && !id.name.is_empty();
+        // An object without a name (or named by kube-apiserver from a prefix) cannot be defined
+        // twice.
+        let identifiable = !id.kind.is_empty() && !id.written_name().is_empty();
         let identity = IdentityKeys {
             name: if identifiable { keys.name(&id.kind, &id.name) } else { 0 },
             namespace: if namespace == Namespace::Written { keys.namespace(&id.namespace) } else { 0 },
@@ -704,12 +736,21 @@ fn first_pass_objects(
         }
         r.keys.push(identity);
         let mut info = ObjectInfo { id, namespace, document: obj.document, item: obj.item, repeat: false };
+        if let Some(given) = &opts.namespace
+            && namespace == Namespace::Written
+            && info.id.namespace != *given
+        {
+            r.diags.push(other_namespace(i, &obj, &info, given));
+        }
         if identifiable {
             let key = Keys::identity(identity.name, identity.namespace);
             match first.entry(key) {
-                std::collections::hash_map::Entry::Occupied(e) => {
+                std::collections::hash_map::Entry::Occupied(mut e) => {
                     let (earlier, node) = *e.get();
                     info.repeat = r.objects[earlier].id == info.id && same_object(node, obj.node);
+                    if !info.repeat {
+                        e.insert((r.objects.len(), obj.node));
+                    }
                 }
                 std::collections::hash_map::Entry::Vacant(e) => {
                     e.insert((r.objects.len(), obj.node));
@@ -717,7 +758,7 @@ fn first_pass_objects(
             }
         }
         if info.repeat {
-            // Checking it again would repeat every finding of its first definition.
+            // Checking it again would repeat every finding of the definition before it.
             r.repeats += 1;
             r.objects.push(info);
             continue;
@@ -743,6 +784,35 @@ fn first_pass_objects(
         r.objects.push(info);
     }
     r
+}
+
+/// What `kubectl apply -n NAME` (or `create`, `delete`, ...) says of an object that names
+/// another namespace: it refuses it (cli-runtime's `RequireNamespace` visitor, used when `-n` is
+/// given, in `staging/src/k8s.io/cli-runtime/pkg/resource/visitor.go`), in its words, at the
+/// object's `metadata.namespace`. (`helm template -n` leaves it as written.)
+fn other_namespace(file: usize, obj: &ObjectRef<'_>, info: &ObjectInfo, given: &str) -> Diagnostic {
+    let written = &info.id.namespace;
+    let node = obj.node.get("metadata").and_then(|m| m.get("namespace")).unwrap_or(obj.node);
+    Diagnostic {
+        rule: rules::INVALID,
+        severity: Severity::Error,
+        location: Location::File { file, span: node.span(), exact: true, object: Some(info.label()) },
+        path: "metadata.namespace".into(),
+        message: format!(
+            "the namespace from the provided object {} does not match the namespace {}. You must pass '--namespace={written}' to perform this operation.",
+            hpa_core::go::quote(written),
+            hpa_core::go::quote(given)
+        ),
+        help: Some(
+            format!(
+                "kubectl apply -n {given} refuses an object that names another namespace: remove its metadata.namespace (it then lands in {given:?}), or lint and apply it with -n {written}"
+            )
+            .into(),
+        ),
+        related: Vec::new(),
+        fix: None,
+        shown: None,
+    }
 }
 
 /// Decodes one HPA and takes it through the front door without the other objects (what needs
@@ -780,10 +850,13 @@ fn first_pass_hpa(
         r.diags.extend(diags);
         r.suppressed += suppressed;
     }
-    if let Admission::Admitted(admitted) = admission {
+    // Only an HPA kube-apiserver accepts exists to conflict with another (HPA407).
+    if let Admission::Admitted(admitted) = admission
+        && admitted.allowed()
+    {
         let t = &admitted.effective().spec.scale_target_ref;
         r.targets.push((position, t.kind.clone(), t.name.clone()));
-        if deferring && admitted.allowed() {
+        if deferring {
             r.deferred.push(Deferred { file: obj.file, position, version, ignore, admitted });
         }
     }
@@ -1012,7 +1085,9 @@ fn link_depends_on_namespace(
     let apart = |id: &ObjectId| assumed.contains(id) != hpa_assumed;
     let t = &d.admitted.effective().spec.scale_target_ref;
     let namespace = &hpa.id.namespace;
-    match index.workload(&t.kind, namespace, &t.name) {
+    // A target without a namespace is found (or not) whatever namespace the HPA is in.
+    let namespaced_target = !rules::is_cluster_scoped(&t.api_version, &t.kind);
+    match index.workload(&t.kind, namespace, &t.name).filter(|_| namespaced_target) {
         Some(target) if apart(&target.id) => return true,
         Some(target) => {
             // What the cross-object rules read of the namespace for this target, whatever they
@@ -1035,11 +1110,12 @@ fn link_depends_on_namespace(
                 return true;
             }
         }
-        None => {
-            if index.workloads_named(&t.kind, &t.name).any(|w| hpa_assumed || assumed.contains(&w.id)) {
-                return true;
-            }
+        None if namespaced_target
+            && index.workloads_named(&t.kind, &t.name).any(|w| hpa_assumed || assumed.contains(&w.id)) =>
+        {
+            return true;
         }
+        None => {}
     }
     findings
         .iter()
@@ -1056,21 +1132,23 @@ fn same_object(first: Node<'_>, again: Node<'_>) -> bool {
 
 /// The objects of each set defined more than once.
 struct DefinedAgain {
-    /// (file, object) of every object an earlier object of its set has the identity of (kind,
-    /// namespace and name), sorted: the index keeps the first definition only. Usually empty.
-    later: Vec<(usize, usize)>,
-    /// Per set, each object defined again: (file, object) of its first and of its later
-    /// definition, and whether the later one is identical (and therefore not checked).
+    /// (file, object) of every definition the index leaves out, sorted: one a later definition
+    /// with other content supersedes (what is stored is the last one, as `kubectl apply`
+    /// leaves it), and a copy of the definition before it. Usually empty.
+    out: Vec<(usize, usize)>,
+    /// (file, object) of each copy (a definition the same as the one before it, as
+    /// kube-apiserver would store it): not checked, not counted. Sorted.
+    copies: Vec<(usize, usize)>,
+    /// Per set, each object defined again: (file, object) of the definition before it and of
+    /// the later one, and whether they are the same.
     repeats: Vec<Vec<Repeat>>,
 }
 
-/// A later definition of an object: where it and the first one are.
+/// A later definition of an object: where it and the one before it are.
 struct Repeat {
     first: (usize, usize),
     again: (usize, usize),
     label: String,
-    /// Identical in the same file as the first pass read them: not checked again.
-    identical: bool,
     /// The same object as kube-apiserver would store it (identical, or differing only by a
     /// namespace written in one and taken from the set in the other).
     same_content: bool,
@@ -1089,16 +1167,26 @@ fn stored(node: Node<'_>, id: &ObjectId) -> Value {
 }
 
 /// Finds the objects of each set defined more than once (`namespace_keys`: each set's
-/// [`Keys::namespace`] of its namespace, for the objects that name none). Only the keys the
-/// first pass computed are read, and the identities of objects whose keys meet.
-fn defined_again(per_file: &[FileResult], set_of: impl Fn(usize) -> usize, namespace_keys: &[u64]) -> DefinedAgain {
+/// [`Keys::namespace`] of its namespace, for the objects that name none), and which definition
+/// of each the index keeps: the last one with other content than the one before it
+/// (`same_content` compares two definitions, by (file, object), as kube-apiserver would store
+/// them). Only the keys the first pass computed are read, and the identities of objects whose
+/// keys meet.
+fn defined_again(
+    per_file: &[FileResult],
+    set_of: impl Fn(usize) -> usize,
+    namespace_keys: &[u64],
+    mut same_content: impl FnMut((usize, usize), (usize, usize)) -> bool,
+) -> DefinedAgain {
     let mut sizes = vec![0; namespace_keys.len()];
     for (k, r) in per_file.iter().enumerate() {
         sizes[set_of(k)] += r.objects.len();
     }
-    let mut seen: Vec<ByKey<(usize, usize)>> =
+    // Per set, by identity: the definition the index keeps so far.
+    let mut kept: Vec<ByKey<(usize, usize)>> =
         sizes.iter().map(|&n| ByKey::with_capacity_and_hasher(n, Default::default())).collect();
-    let mut later = Vec::new();
+    let mut out = Vec::new();
+    let mut copies = Vec::new();
     let mut repeats: Vec<Vec<Repeat>> = namespace_keys.iter().map(|_| Vec::new()).collect();
     for (k, r) in per_file.iter().enumerate() {
         let set = set_of(k);
@@ -1106,21 +1194,33 @@ fn defined_again(per_file: &[FileResult], set_of: impl Fn(usize) -> usize, names
             if identity.name == 0 {
                 continue;
             }
-            match seen[set].entry(identity.key(namespace_keys[set])) {
-                std::collections::hash_map::Entry::Occupied(e) => {
-                    let first = *e.get();
+            match kept[set].entry(identity.key(namespace_keys[set])) {
+                std::collections::hash_map::Entry::Occupied(mut e) => {
+                    let before = *e.get();
                     let o = &r.objects[position];
                     // Equal keys of different identities (a chance of 2^-64) are not repeats.
-                    if per_file[first.0].objects[first.1].id == o.id {
-                        later.push((k, position));
-                        repeats[set].push(Repeat {
-                            first,
-                            again: (k, position),
-                            label: o.label().describe(),
-                            identical: o.repeat,
-                            same_content: o.repeat,
-                        });
+                    if per_file[before.0].objects[before.1].id != o.id {
+                        continue;
                     }
+                    let same = same_content(before, (k, position));
+                    // A repeat of the first pass is identical to the definition before it in
+                    // what the rules read (a field the first pass does not keep may differ):
+                    // the index keeps that one, and it is not checked again.
+                    if same || o.repeat {
+                        if same {
+                            copies.push((k, position));
+                        }
+                        out.push((k, position));
+                    } else {
+                        out.push(before);
+                        e.insert((k, position));
+                    }
+                    repeats[set].push(Repeat {
+                        first: before,
+                        again: (k, position),
+                        label: o.label().describe(),
+                        same_content: same,
+                    });
                 }
                 std::collections::hash_map::Entry::Vacant(e) => {
                     e.insert((k, position));
@@ -1128,13 +1228,16 @@ fn defined_again(per_file: &[FileResult], set_of: impl Fn(usize) -> usize, names
             }
         }
     }
-    DefinedAgain { later, repeats }
+    out.sort_unstable();
+    copies.sort_unstable();
+    DefinedAgain { out, copies, repeats }
 }
 
 impl DefinedAgain {
-    /// Whether object `position` of file `k` is a later definition.
-    fn is_later(&self, k: usize, position: usize) -> bool {
-        !self.later.is_empty() && self.later.binary_search(&(k, position)).is_ok()
+    /// Whether the index leaves out object `position` of file `k`: a definition superseded by
+    /// a later one with other content, or a copy.
+    fn out_of_index(&self, k: usize, position: usize) -> bool {
+        !self.out.is_empty() && self.out.binary_search(&(k, position)).is_ok()
     }
 }
 
@@ -1146,13 +1249,11 @@ fn repeats_note(set: &str, repeats: &[Repeat], per_file: &[FileResult], files: &
     let places = |r: &Repeat| {
         let ((fk, _), (ak, _)) = (r.first, r.again);
         let (first, again) = (document(r.first), document(r.again));
-        // Definitions in one file are compared (an identical repeat is not checked); those in
-        // two files are not (their trees are gone by then), and both are checked.
+        let other = if r.same_content { "" } else { ", with other content" };
         if fk == ak {
-            let other = if r.same_content { "" } else { ", with other content" };
             format!("documents {first} and {again}{other}")
         } else {
-            format!("{} (document {first}) and {} (document {again})", files[fk].name, files[ak].name)
+            format!("{} (document {first}) and {} (document {again}){other}", files[fk].name, files[ak].name)
         }
     };
     let what = match repeats {
@@ -1169,14 +1270,14 @@ fn repeats_note(set: &str, repeats: &[Repeat], per_file: &[FileResult], files: &
             )
         }
     };
-    let identical = repeats.iter().filter(|r| r.identical).count();
-    let treatment = match (identical, repeats.len() - identical) {
+    let same = repeats.iter().filter(|r| r.same_content).count();
+    let treatment = match (same, repeats.len() - same) {
         (_, 0) => "each is one object, checked once",
         (0, _) => {
-            "each is one object, matched with the others by its first definition (kubectl apply keeps the last); every definition is checked"
+            "each is one object, matched with the others by its last definition (what kubectl apply leaves); every definition is checked"
         }
         _ => {
-            "each is one object, matched with the others by its first definition; an identical repeat in the same file is not checked again, the others are"
+            "each is one object, matched with the others by its last definition (what kubectl apply leaves); a definition the same as the one before it is not checked again, the others are"
         }
     };
     format!("{set}: {what}: {treatment}")
@@ -1224,7 +1325,7 @@ fn duplicate_definition(per_file: &[FileResult], namespace_key: u64) -> Option<(
 /// What a file holds that kubectl cannot read, refuses or never sends ([`input::Problem`]:
 /// unreadable files, documents with items and no kind, mappings read as lists, documents kubectl
 /// reads but refuses, YAML syntax errors), as HPA000.
-fn file_level_diagnostics(i: usize, problems: Vec<input::Problem<'_>>) -> Vec<Diagnostic> {
+fn file_level_diagnostics(i: usize, parsed: &Parsed, problems: Vec<input::Problem<'_>>) -> Vec<Diagnostic> {
     // An HPA000 error about the file (no object), with its help.
     let error = |span: Span, exact: bool, path: &str, message: String, help: &'static str| Diagnostic {
         rule: rules::INVALID,
@@ -1285,7 +1386,17 @@ fn file_level_diagnostics(i: usize, problems: Vec<input::Problem<'_>>) -> Vec<Di
                         "kubectl cannot apply this item (`unable to get type info`): add its `apiVersion` (`group/version`, or `v1`), or remove it"
                     }
                 };
-                error(doc.node.span(), true, "", doc.message.to_string(), help)
+                // kubectl's decoding of the metadata names a Go field path without keys or
+                // indices: the JSON path says which field (`metadata.annotations.a`).
+                let path = match doc.why {
+                    input::Refusal::Metadata { .. } => parsed
+                        .documents
+                        .get(doc.document)
+                        .and_then(|d| source::path_of(d.root(), doc.node.span()))
+                        .unwrap_or_default(),
+                    _ => String::new(),
+                };
+                error(doc.node.span(), true, &path, doc.message.to_string(), help)
             }
             input::Problem::Syntax(e) => error(
                 Span { start: e.mark, end: e.mark },
