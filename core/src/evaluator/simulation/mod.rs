@@ -174,6 +174,11 @@ pub struct PodTemplate {
     pub init_containers: Vec<Container>,
     /// Pod-level `spec.resources.requests`, in milli-units.
     pub pod_requests_milli: BTreeMap<String, i64>,
+    /// `spec.overhead` (the RuntimeClass's, set by admission), in milli-units: the controller
+    /// adds it to pod-level requests in 1.34 to 1.37 ([`ControllerRelease::pod_overhead`]).
+    ///
+    /// [`ControllerRelease::pod_overhead`]: super::ControllerRelease::pod_overhead
+    pub overhead_milli: BTreeMap<String, i64>,
 }
 
 /// The load from `at_ms` until the next phase: one value per key slot (`None`: none given).
@@ -835,6 +840,7 @@ impl Split {
 mod tests {
     use super::*;
     use crate::api::v2::{MetricTarget, PodsMetricSource, ResourceMetricSource};
+    use crate::features::Gate;
 
     fn plan(metrics: Vec<MetricSpec>, keys: Vec<MetricKey>, load: Vec<LoadPhase>) -> Plan {
         let mut hpa = HorizontalPodAutoscaler::default();
@@ -928,6 +934,30 @@ mod tests {
         let later: Vec<_> = at_creation.iter().take(3).map(|&(at, from, to)| (at + 15_000, from, to)).collect();
         for v in [KubernetesVersion::V1_33, KubernetesVersion::V1_36] {
             assert_eq!(path(v), later, "{v}");
+        }
+    }
+
+    #[test]
+    fn pod_overhead_counts_with_pod_level_requests_in_1_34_to_1_37() {
+        use crate::features::{FeatureGates, KubernetesVersion::*};
+        // Pod-level cpu 500m, a RuntimeClass overhead of 400m, 450m used per pod, a 50 % target:
+        // 1.34-1.37 divide by 900m (50 %, 2 pods stay); 1.38 drops the overhead (#142154) and
+        // 1.33 reads the containers' 500m (90 %, 4 pods).
+        for (v, utilization, desired) in [(V1_33, 90, 4), (V1_34, 50, 2), (V1_37, 50, 2), (V1_38, 90, 4)] {
+            let mut p = plan(
+                vec![cpu(50)],
+                vec![MetricKey::Resource("cpu".into())],
+                vec![LoadPhase { at_ms: 0, values: vec![Some(LoadValue::PerPod(450))] }],
+            );
+            p.options =
+                HPAControllerConfiguration::new(FeatureGates::new(v).with(Gate::PodLevelResources, true).unwrap());
+            p.template.containers[0].requests_milli = BTreeMap::from([("cpu".into(), 500)]);
+            p.template.pod_requests_milli = BTreeMap::from([("cpu".into(), 500)]);
+            p.template.overhead_milli = BTreeMap::from([("cpu".into(), 400)]);
+            let sim = simulate(&p);
+            let first = &sim.steps[0];
+            let observed = sim.observations(first)[0].current.as_ref().and_then(|c| c.average_utilization);
+            assert_eq!((observed, first.desired), (Some(utilization), desired), "{v}");
         }
     }
 
