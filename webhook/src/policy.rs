@@ -67,12 +67,12 @@ pub const NAMESPACE_NAME_LABEL: &str = "kubernetes.io/metadata.name";
 #[non_exhaustive]
 pub enum PolicyError {
     /// The file could not be read.
-    #[error("reading policy {path}: {source}")]
+    #[error("reading policy {path}: {error}")]
     Read {
         /// The file.
         path: PathBuf,
-        /// Why.
-        source: std::io::Error,
+        /// Why (printed in the message, so not a `source()`).
+        error: std::io::Error,
     },
     /// The file does not read as a policy (not YAML, or a field unknown or of the wrong type).
     #[error("invalid policy{}: {}", .path.as_ref().map(|p| format!(" {}", p.display())).unwrap_or_default(), .errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
@@ -618,7 +618,7 @@ impl PolicyStore {
     /// Reads the policy file (or none: an empty policy).
     pub fn load(path: Option<&Path>) -> Result<PolicyStore, PolicyError> {
         let Some(path) = path else { return Ok(PolicyStore::fixed(Policy::default())) };
-        let bytes = std::fs::read(path).map_err(|source| PolicyError::Read { path: path.to_path_buf(), source })?;
+        let bytes = std::fs::read(path).map_err(|error| PolicyError::Read { path: path.to_path_buf(), error })?;
         let policy = parse_file(path, &bytes)?;
         Ok(PolicyStore {
             path: Some(path.to_path_buf()),
@@ -641,7 +641,7 @@ impl PolicyStore {
     /// whether a new policy is in force. An invalid file leaves the current policy in force.
     pub async fn reload(&self) -> Result<bool, PolicyError> {
         let Some(path) = &self.path else { return Ok(false) };
-        let bytes = tokio::fs::read(path).await.map_err(|source| PolicyError::Read { path: path.clone(), source })?;
+        let bytes = tokio::fs::read(path).await.map_err(|error| PolicyError::Read { path: path.clone(), error })?;
         {
             let mut last = self.last_read.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
             if *last == bytes {
