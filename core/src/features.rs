@@ -14,6 +14,7 @@
 //! | `DeclarativeValidation` | beta | beta | beta | GA, locked | GA, locked | GA, locked |
 //! | `DeclarativeValidationTakeover` | beta (off) | beta (off) | beta (off) | deprecated | deprecated, locked off | deprecated, locked off |
 //! | `DeclarativeValidationBeta` | — | — | — | beta | beta | beta |
+//! | `StaleControllerConsistencyHPA` | — | — | — | — | beta | beta |
 //!
 //! Alpha gates are off by default, beta and GA gates on (`DeclarativeValidationTakeover` is the
 //! exception: a beta gate that was off). "—" means the release does not know the gate, and
@@ -131,6 +132,15 @@ pub enum Gate {
     /// `HPAGeneration`: `metadata.generation` maintained by kube-apiserver and
     /// `status.observedGeneration` written by the controller (from 1.37).
     HPAGeneration,
+    /// `StaleControllerConsistencyHPA` (kube-controller-manager, from 1.37, #139025): the HPA
+    /// controller defers a sync (and requeues the HPA) while its informer's cache has not yet
+    /// observed the status the controller wrote at the previous sync (the consistency store's
+    /// `EnsureReady`, KEP-5647). It changes when a sync runs under cache lag, never what a sync
+    /// computes: the replica arithmetic, conditions and status are the same. This tool's
+    /// controller always reads what it wrote (`simulate`, `explain`, `diagnose`), so the gate
+    /// changes nothing it models; it is listed so that each release accepts or refuses it as
+    /// kube-apiserver does (every Kubernetes component registers every `kube` gate).
+    StaleControllerConsistencyHPA,
 }
 
 /// Maturity of a gate in a release.
@@ -159,7 +169,7 @@ pub struct GateSpec {
 
 impl Gate {
     /// Every gate, in name order.
-    pub const ALL: [Gate; 7] = [
+    pub const ALL: [Gate; 8] = [
         Gate::DeclarativeValidation,
         Gate::DeclarativeValidationBeta,
         Gate::DeclarativeValidationTakeover,
@@ -167,6 +177,7 @@ impl Gate {
         Gate::HPAGeneration,
         Gate::HPAScaleToZero,
         Gate::PodLevelResources,
+        Gate::StaleControllerConsistencyHPA,
     ];
 
     /// The gate's name as kube-apiserver's `--feature-gates` spells it.
@@ -179,6 +190,7 @@ impl Gate {
             Gate::DeclarativeValidationBeta => "DeclarativeValidationBeta",
             Gate::PodLevelResources => "PodLevelResources",
             Gate::HPAGeneration => "HPAGeneration",
+            Gate::StaleControllerConsistencyHPA => "StaleControllerConsistencyHPA",
         }
     }
 
@@ -215,6 +227,12 @@ impl Gate {
             // to enabled by default" before review, which would make it off in 1.37; the merged
             // code at f87817f5 says on, and #142386 (open for 1.38) takes it to GA and locked.
             Gate::HPAGeneration => (true, false, Beta),
+            Gate::StaleControllerConsistencyHPA if m <= 36 => return None,
+            // Beta, on, from 1.37: #139025 (merged for 1.37, listed in CHANGELOG-1.37
+            // v1.37.0-alpha.1) registers it in `pkg/features/kube_features.go` as
+            // `{Version: 1.37, Default: true, PreRelease: Beta}` (its review moved the version from
+            // 1.36, released by then, to 1.37). No change on the development branch was found.
+            Gate::StaleControllerConsistencyHPA => (true, false, Beta),
         };
         Some(GateSpec { default, locked, stage })
     }
@@ -545,6 +563,7 @@ mod tests {
                 ],
             ),
             (Gate::HPAGeneration, [None, None, None, None, Some((true, false)), Some((true, false))]),
+            (Gate::StaleControllerConsistencyHPA, [None, None, None, None, Some((true, false)), Some((true, false))]),
             (
                 Gate::PodLevelResources,
                 [
@@ -627,6 +646,29 @@ mod tests {
             g.apply("DeclarativeValidationTakeover=true").unwrap_err().to_string(),
             "cannot set feature gate DeclarativeValidationTakeover to true, feature is locked to false"
         );
+    }
+
+    #[test]
+    fn stale_controller_consistency_hpa_is_known_from_1_37() {
+        // 1.36's kube-apiserver refuses the name; 1.37 takes it, as the beta gate it is (no
+        // warning), in both directions; it was accepted as "not an HPA gate" before.
+        for v in [V1_33, V1_36] {
+            assert_eq!(
+                FeatureGates::new(v).apply("StaleControllerConsistencyHPA=false"),
+                Err(GateError::Unknown("StaleControllerConsistencyHPA".into())),
+                "{v}"
+            );
+        }
+        for v in [V1_37, V1_38] {
+            let mut g = FeatureGates::new(v);
+            assert!(g.enabled(Gate::StaleControllerConsistencyHPA), "{v}");
+            assert_eq!(g.apply("StaleControllerConsistencyHPA=false"), Ok(vec![]), "{v}");
+            assert!(!g.enabled(Gate::StaleControllerConsistencyHPA), "{v}");
+            assert_eq!(g.apply("kube:StaleControllerConsistencyHPA=true"), Ok(vec![]), "{v}");
+            // The stale-cache gates of other controllers are not HPA gates.
+            let w = g.apply("StaleControllerConsistencyJob=false").unwrap();
+            assert!(matches!(w.as_slice(), [GateWarning::NotHpa { .. }]), "{v}");
+        }
     }
 
     #[test]

@@ -78,3 +78,35 @@ spec:
         run.stderr
     );
 }
+
+/// spec/versions.md §2, "client-side `metadata.creationTimestamp: null`" (1.33 emitted it, 1.34
+/// omits it, #130989): the row concerns a Go client serializing an object that was never
+/// stored (`kubectl create --dry-run=client -o yaml`, `kubectl convert`), whose zero
+/// `metav1.Time` encoded as `null` until `omitzero`. `default` and `convert` print the object
+/// kube-apiserver's defaulting and conversion make, in this tool's printer (other documents keep
+/// their text; no field kube-apiserver sets when it stores the object, such as
+/// `creationTimestamp`, `uid` or `resourceVersion`, is invented), not a client's printout; and
+/// kube-apiserver's answer for that object, once stored, has a real `creationTimestamp`. So no
+/// release prints `null` here: a `creationTimestamp: null` read is the zero time, omitted on
+/// 1.33 as on 1.34, and a real one is kept.
+#[test]
+fn creation_timestamp_null_is_omitted_on_every_release() {
+    let hpa = |ts: &str| {
+        format!(
+            "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: web\n  creationTimestamp: {ts}\nspec:\n  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  maxReplicas: 5\n"
+        )
+    };
+    for release in ["1.33", "1.34", "1.37"] {
+        for command in [
+            &["default", "--kubernetes-version", release, "-o", "json", "-"][..],
+            &["convert", "--kubernetes-version", release, "--to", "autoscaling/v1", "-o", "json", "-"][..],
+        ] {
+            let run = hpa_lint(command, &hpa("null"));
+            assert_eq!(run.code, 0, "{command:?}: {}", run.stderr);
+            let metadata = &run.json()["metadata"];
+            assert_eq!(metadata, &serde_json::json!({"name": "web"}), "{command:?}: {}", run.stdout);
+            let run = hpa_lint(command, &hpa("\"2026-03-02T10:00:00Z\""));
+            assert_eq!(run.json()["metadata"]["creationTimestamp"], "2026-03-02T10:00:00Z", "{command:?}");
+        }
+    }
+}

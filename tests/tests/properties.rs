@@ -549,6 +549,7 @@ mod simulation {
                 containers,
                 init_containers,
                 pod_requests_milli: pod_cpu.map(|v| BTreeMap::from([("cpu".to_string(), v)])).unwrap_or_default(),
+                overhead_milli: BTreeMap::new(),
             })
     }
 

@@ -224,3 +224,39 @@ fn kubernetes_version_selects_the_release_of_the_controller() {
     assert_eq!(current("1.34"), "200Mi");
     assert_eq!(current("1.37"), "200Mi");
 }
+
+#[test]
+fn pod_overhead_counts_in_1_34_to_1_37() {
+    // podTemplate.overhead is the pod's spec.overhead, which the controller adds to pod-level
+    // requests in 1.34-1.37 (PodRequests), not in 1.33 (no pod-level requests) nor 1.38.
+    let first = |version: &str| {
+        let path = format!("{DATA}/pod-overhead.yaml");
+        let run = hpa_lint(&["simulate", "-o", "json", "--kubernetes-version", version, &path], "");
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let s = run.json()["steps"][0].clone();
+        (s["metrics"][0]["current"]["averageUtilization"].as_i64(), s["desired"].as_i64())
+    };
+    assert_eq!(first("1.33"), (Some(90), Some(4)));
+    assert_eq!(first("1.34"), (Some(50), Some(2)));
+    assert_eq!(first("1.37"), (Some(50), Some(2)));
+    assert_eq!(first("1.38"), (Some(90), Some(4)));
+}
+
+#[test]
+fn the_first_sync_is_one_period_after_creation_before_1_37() {
+    // enqueueHPA: queue.Add from 1.37 (#138294), AddRateLimited (one sync period) before.
+    let path_of = |version: &str| {
+        let run = hpa_lint(
+            &["simulate", "-o", "json", "--kubernetes-version", version, &format!("{EXAMPLES}/burst-legacy.yaml")],
+            "",
+        );
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        path(run.json()["steps"].as_array().unwrap())
+    };
+    assert_eq!(path_of("1.37")[..3], [(0, 2, 4), (15, 4, 8), (30, 8, 10)]);
+    // The burst of the first 15 s is over when 1.36 first looks: no scale-up at all.
+    let p36 = path_of("1.36");
+    assert_eq!(p36[0].0, 15);
+    assert!(p36.iter().all(|&(_, r, d)| (r, d) == (2, 2)), "{p36:?}");
+    assert_eq!(p36.len(), path_of("1.37").len() - 1);
+}

@@ -67,12 +67,12 @@ pub const NAMESPACE_NAME_LABEL: &str = "kubernetes.io/metadata.name";
 #[non_exhaustive]
 pub enum PolicyError {
     /// The file could not be read.
-    #[error("reading policy {path}: {source}")]
+    #[error("reading policy {path}: {error}")]
     Read {
         /// The file.
         path: PathBuf,
-        /// Why.
-        source: std::io::Error,
+        /// Why (printed in the message, so not a `source()`).
+        error: std::io::Error,
     },
     /// The file does not read as a policy (not YAML, or a field unknown or of the wrong type).
     #[error("invalid policy{}: {}", .path.as_ref().map(|p| format!(" {}", p.display())).unwrap_or_default(), .errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
@@ -666,8 +666,8 @@ pub fn check(
     Ok(())
 }
 
-fn read_error(path: PathBuf, source: std::io::Error) -> PolicyError {
-    PolicyError::Read { path, source }
+fn read_error(path: PathBuf, error: std::io::Error) -> PolicyError {
+    PolicyError::Read { path, error }
 }
 
 fn parse_file(path: &Path, bytes: &[u8]) -> Result<Policy, PolicyError> {

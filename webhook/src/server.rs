@@ -24,12 +24,17 @@ use crate::{AppState, RequestLimits};
 const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The server could not start or stopped with an error.
+///
+/// Each message says everything (the flag, then its cause), so a variant that prints its cause
+/// does not also return it as its `source()`: `hpa-webhook serve` logs the whole chain
+/// (`{error:#}`), and a cause returned there too would be printed twice
+/// (`--feature-gates: unrecognized feature gate: X: unrecognized feature gate: X`).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ServeError {
     /// `--feature-gates` is not valid for the release.
     #[error("--feature-gates: {0}")]
-    Gates(#[from] hpa_core::features::GateError),
+    Gates(hpa_core::features::GateError),
     /// The policy file is missing or invalid.
     #[error(transparent)]
     Policy(#[from] PolicyError),
@@ -41,15 +46,27 @@ pub enum ServeError {
     Tls(#[from] TlsError),
     /// The context cache could not connect to the cluster.
     #[error("--context-cache: {0}")]
-    Cluster(#[from] hpa_cluster::Error),
+    Cluster(hpa_cluster::Error),
     /// The listener failed.
-    #[error("serving on {addr}: {source}")]
+    #[error("serving on {addr}: {error}")]
     Io {
         /// The listening address.
         addr: String,
         /// Why.
-        source: std::io::Error,
+        error: std::io::Error,
     },
+}
+
+impl From<hpa_core::features::GateError> for ServeError {
+    fn from(e: hpa_core::features::GateError) -> Self {
+        ServeError::Gates(e)
+    }
+}
+
+impl From<hpa_cluster::Error> for ServeError {
+    fn from(e: hpa_cluster::Error) -> Self {
+        ServeError::Cluster(e)
+    }
 }
 
 /// Everything the server needs, built from the flags, without a context cache; see [`serve`].
@@ -108,7 +125,7 @@ where
     let state = state_with(args, context(args).await?)?;
     reload_certificate(&state).await;
     let addr = listener.local_addr().map_or_else(|_| args.addr.to_string(), |a| a.to_string());
-    let io_error = |source| ServeError::Io { addr: addr.clone(), source };
+    let io_error = |error| ServeError::Io { addr: addr.clone(), error };
     listener.set_nonblocking(true).map_err(io_error)?;
     let config = RustlsConfig::from_config(Arc::new(tls::server_config(state.shared().certs.clone())?));
 

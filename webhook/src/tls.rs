@@ -23,14 +23,14 @@ use rustls::sign::CertifiedKey;
 #[non_exhaustive]
 pub enum TlsError {
     /// A file could not be read.
-    #[error("reading {what} from {path}: {source}")]
+    #[error("reading {what} from {path}: {error}")]
     Read {
         /// `TLS certificate` or `TLS key`.
         what: &'static str,
         /// The file.
         path: PathBuf,
-        /// Why.
-        source: std::io::Error,
+        /// Why (printed in the message, so not a `source()`).
+        error: std::io::Error,
     },
     /// A file does not hold what it should.
     #[error("{what} in {path}: {message}")]
@@ -165,7 +165,7 @@ impl ResolvesServerCert for CertStore {
 }
 
 async fn read(path: &Path, what: &'static str) -> Result<Vec<u8>, TlsError> {
-    tokio::fs::read(path).await.map_err(|source| TlsError::Read { what, path: path.to_path_buf(), source })
+    tokio::fs::read(path).await.map_err(|error| TlsError::Read { what, path: path.to_path_buf(), error })
 }
 
 // === notAfter, for the expiry metric ===

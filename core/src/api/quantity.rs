@@ -379,13 +379,15 @@ impl Quantity {
     /// how kube-apiserver 1.33 renders a quantity in `Invalid value: ...` (`field.Error.ErrorBody`
     /// falls back to `%#v` for a value that is not a `fmt.Stringer`, and `Quantity.String` has a
     /// pointer receiver). `s` is the input when `ParseQuantity` kept it (already canonical),
-    /// else empty. A value Go holds as an `inf.Dec` prints a heap address there; a fixed one
-    /// stands in for it.
+    /// else empty. A value Go holds as an `inf.Dec` (`ParseQuantity`'s slow path, e.g. `1.5Gi`)
+    /// prints the heap address of its `*inf.Dec` there, which changes from one request to the
+    /// next: [`crate::go::POINTER_PLACEHOLDER`] stands in for it (`(*inf.Dec)(0xc000000000)`),
+    /// and a message comparing with kube-apiserver's must mask the address.
     pub fn go_syntax(&self) -> String {
         let (value, scale, dec) = if self.dec {
-            (0, 0, "(*inf.Dec)(0xc000000000)")
+            (0, 0, format!("(*inf.Dec)({})", crate::go::POINTER_PLACEHOLDER))
         } else {
-            (self.mantissa as i64, self.exp, "(*inf.Dec)(nil)")
+            (self.mantissa as i64, self.exp, "(*inf.Dec)(nil)".to_string())
         };
         let format = match self.format {
             Format::DecimalExponent => "DecimalExponent",
@@ -752,6 +754,8 @@ mod tests {
             dump("-1.5Gi"),
             r#"resource.Quantity{i:resource.int64Amount{value:0, scale:0}, d:resource.infDecAmount{Dec:(*inf.Dec)(0xc000000000)}, s:"", Format:"BinarySI"}"#
         );
+        // Go prints a live heap address there; the placeholder stands in for it.
+        assert!(dump("1.5Gi").contains(&format!("(*inf.Dec)({})", crate::go::POINTER_PLACEHOLDER)));
     }
 
     #[test]

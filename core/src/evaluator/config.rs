@@ -117,6 +117,20 @@ impl HPAControllerConfiguration {
         i64::try_from(self.sync_period.as_secs()).unwrap_or(i64::MAX).max(1)
     }
 
+    /// How long after its creation an HPA is first synced: at once from 1.37, one sync period
+    /// before (`enqueueHPA`'s `AddRateLimited`; [`ControllerRelease::first_sync_at_creation`]).
+    /// The later syncs are one sync period apart on every release.
+    pub fn first_sync_after_creation(&self) -> Duration {
+        if self.controller_release().first_sync_at_creation { Duration::ZERO } else { self.sync_period }
+    }
+
+    /// Whether an update of an HPA's spec is synced at once (1.37 and later, with
+    /// `HPAGeneration` on: `updateHPA` sees `metadata.generation` change), rather than at the
+    /// next periodic sync, at most one sync period later ([`ControllerRelease::spec_change_at_once`]).
+    pub fn syncs_spec_change_at_once(&self) -> bool {
+        self.controller_release().spec_change_at_once && self.gates.enabled(Gate::HPAGeneration)
+    }
+
     /// What this release's controller does differently ([`ControllerRelease::of`]).
     pub fn controller_release(&self) -> ControllerRelease {
         ControllerRelease::of(self.release())
@@ -245,6 +259,27 @@ mod tests {
         assert_eq!(c.initial_readiness_delay, Duration::from_secs(30));
         assert_eq!((c.scale_up_limit_factor, c.scale_up_limit_minimum), (2.0, 4.0));
         assert_eq!(c.release(), KubernetesVersion::LATEST);
+    }
+
+    #[test]
+    fn first_sync_one_period_after_creation_before_1_37() {
+        use KubernetesVersion::*;
+        let at = |v, gates: &str| {
+            let mut g = FeatureGates::new(v);
+            g.apply(gates).unwrap();
+            HPAControllerConfiguration { sync_period: Duration::from_secs(30), ..HPAControllerConfiguration::new(g) }
+        };
+        for v in [V1_33, V1_34, V1_35, V1_36] {
+            assert_eq!(at(v, "").first_sync_after_creation(), Duration::from_secs(30), "{v}");
+            assert!(!at(v, "").syncs_spec_change_at_once(), "{v}");
+        }
+        for v in [V1_37, V1_38] {
+            assert_eq!(at(v, "").first_sync_after_creation(), Duration::ZERO, "{v}");
+            assert!(at(v, "").syncs_spec_change_at_once(), "{v}");
+            // Without generations the update handler cannot tell a spec change: rate limited.
+            assert!(!at(v, "HPAGeneration=false").syncs_spec_change_at_once(), "{v}");
+            assert_eq!(at(v, "HPAGeneration=false").first_sync_after_creation(), Duration::ZERO, "{v}");
+        }
     }
 
     #[test]

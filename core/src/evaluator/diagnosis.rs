@@ -852,6 +852,7 @@ fn forecast(input: &DiagnosisInput<'_>, sync: &SyncResult, state: ControllerStat
             containers: p.containers.clone(),
             init_containers: p.init_containers.clone(),
             pod_requests_milli: p.pod_requests_milli.clone(),
+            overhead_milli: p.overhead_milli.clone(),
         })
         .unwrap_or_else(|| PodTemplate {
             containers: vec![Container { name: "app".into(), ..Container::default() }],

@@ -58,6 +58,26 @@ pub struct ControllerRelease {
     /// from 1.37 (#139029); before, Go's misordered arguments gave
     /// `unable to get metric <m>: <Kind> on <ns> <name>/<err>`.
     pub object_error_in_order: bool,
+    /// A newly created HPA is synced at once from 1.37 (#138294): the informer's `AddFunc`,
+    /// `enqueueHPA`, puts its key on the work queue with `queue.Add`. Before, `enqueueHPA` calls
+    /// `queue.AddRateLimited`, and the queue's rate limiter (`NewDefaultHPARateLimiter`, set up by
+    /// `NewHorizontalController`) is a `FixedItemIntervalRateLimiter` of the sync period: the
+    /// first sync comes one sync period after creation. Either way `processNextWorkItem` puts
+    /// the key back with `AddRateLimited` after each sync, so the later syncs are one period
+    /// apart ([`HPAControllerConfiguration::first_sync_after_creation`]).
+    ///
+    /// [`HPAControllerConfiguration::first_sync_after_creation`]: super::HPAControllerConfiguration::first_sync_after_creation
+    pub first_sync_at_creation: bool,
+    /// An update that changes the spec is synced at once from 1.37 when `HPAGeneration` is on
+    /// (#138294: `updateHPA` compares `metadata.generation`, bumped by kube-apiserver on a spec
+    /// change, and calls `queue.Add`; other updates, such as the controller's own status
+    /// writes, stay rate limited). Before, and with the gate off, `updateHPA` is `enqueueHPA`
+    /// with `AddRateLimited`: the delaying queue keeps the earlier ready time of a key already
+    /// waiting, so a spec change waits for the next periodic sync (at most one sync period)
+    /// ([`HPAControllerConfiguration::syncs_spec_change_at_once`]).
+    ///
+    /// [`HPAControllerConfiguration::syncs_spec_change_at_once`]: super::HPAControllerConfiguration::syncs_spec_change_at_once
+    pub spec_change_at_once: bool,
 }
 
 impl ControllerRelease {
@@ -86,6 +106,8 @@ impl ControllerRelease {
             retry_scale_update_on_conflict: m >= 34,
             scaled_to_zero_condition: m >= 36,
             object_error_in_order: m >= 37,
+            first_sync_at_creation: m >= 37,
+            spec_change_at_once: m >= 37,
         }
     }
 
@@ -181,6 +203,10 @@ mod tests {
         assert!(!at(V1_33).retry_scale_update_on_conflict && at(V1_34).retry_scale_update_on_conflict);
         assert!(!at(V1_35).scaled_to_zero_condition && at(V1_36).scaled_to_zero_condition);
         assert!(!at(V1_36).object_error_in_order && at(V1_37).object_error_in_order);
+        assert!(
+            !at(V1_36).first_sync_at_creation && at(V1_37).first_sync_at_creation && at(V1_38).first_sync_at_creation
+        );
+        assert!(!at(V1_36).spec_change_at_once && at(V1_37).spec_change_at_once);
         assert_eq!(ControllerRelease::default().version, KubernetesVersion::LATEST);
     }
 

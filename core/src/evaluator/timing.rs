@@ -35,8 +35,9 @@ pub struct Run {
     pub steps: Vec<Step>,
     /// Syncs run until the target was reached (or until giving up).
     pub syncs: usize,
-    /// Seconds from the first sync that saw the new demand to the sync that reached the
-    /// target; `None` when it was not reached within the limit.
+    /// Seconds from the change of demand to the sync that reached the target (for a new HPA,
+    /// from its creation: its first sync is one sync period later on 1.33 to 1.36); `None` when
+    /// it was not reached within the limit.
     pub seconds: Option<i64>,
     /// The sync period used.
     pub sync_period_seconds: i64,
@@ -63,8 +64,8 @@ pub const MAX_SYNCS: usize = 40_320;
 const SELECTOR: &str = "app=timing";
 
 /// Syncs `autoscaler` from `start` towards a demand of `target` (both within the HPA's bounds,
-/// at least 1), the first sync at `first_sync` seconds, until the count reaches the target or
-/// `max_syncs` have run.
+/// at least 1) that appeared at second 0, the first sync at `first_sync` seconds, until the count
+/// reaches the target or `max_syncs` have run.
 ///
 /// A run that has not moved for longer than the controller remembers anything (`memory`
 /// seconds: its longest stabilization window or policy period) stops early: with the demand
@@ -92,14 +93,14 @@ fn drive(autoscaler: &mut Autoscaler<'_>, start: i32, target: i32, first_sync: i
         run.syncs = k + 1;
         if result.rescaled {
             let to = result.desired_replicas;
-            run.steps.push(Step { at_seconds: at - first_sync, from: current, to });
+            run.steps.push(Step { at_seconds: at, from: current, to });
             current = to;
             quiet = 0;
         } else {
             quiet += 1;
         }
         if current == target {
-            run.seconds = Some(at - first_sync);
+            run.seconds = Some(at);
             break;
         }
         if quiet > quiet_limit {
@@ -128,14 +129,18 @@ pub(crate) fn memory_seconds(
     i64::from(longest(&b.scale_up).max(longest(&b.scale_down)).max(0))
 }
 
-/// The fastest scale-up from `minReplicas` to `maxReplicas`: demand jumps to the maximum at
-/// the first sync of a freshly created HPA.
+/// The fastest scale-up from `minReplicas` to `maxReplicas`: the demand is at the maximum from
+/// the creation of the HPA (second 0), whose first sync is the release's
+/// ([`HPAControllerConfiguration::first_sync_after_creation`]: at once from 1.37, one sync
+/// period later before).
 pub fn fastest_scale_up(hpa: &HorizontalPodAutoscaler, config: &HPAControllerConfiguration) -> Run {
     let min = hpa.spec.min_replicas.unwrap_or(1).max(1);
     let max = hpa.spec.max_replicas;
     let mut autoscaler = Autoscaler::new(hpa, config).with_status(Default::default());
     let memory = memory_seconds(autoscaler.behavior(), config);
-    drive(&mut autoscaler, min, max, 0, config.sync_period_seconds(), memory)
+    let period = config.sync_period_seconds();
+    let first_sync = if config.first_sync_after_creation().is_zero() { 0 } else { period };
+    drive(&mut autoscaler, min, max, first_sync, period, memory)
 }
 
 /// The fastest scale-down from `maxReplicas` back to `minReplicas`: the HPA has been at the
@@ -186,6 +191,27 @@ mod tests {
         let down = fastest_scale_down(&hpa(2, 10, None), &HPAControllerConfiguration::default());
         assert_eq!(down.path(), [10, 2]);
         assert_eq!(down.seconds, Some(300));
+    }
+
+    #[test]
+    fn a_new_hpa_starts_one_sync_period_late_before_1_37() {
+        use crate::features::{FeatureGates, KubernetesVersion::*};
+        let config = |v| HPAControllerConfiguration::new(FeatureGates::new(v));
+        let at = |run: &Run| run.steps.iter().map(|s| (s.at_seconds, s.to)).collect::<Vec<_>>();
+        let h = hpa(2, 10, None);
+        for v in [V1_37, V1_38] {
+            let run = fastest_scale_up(&h, &config(v));
+            assert_eq!((at(&run), run.seconds, run.syncs), (vec![(0, 4), (15, 8), (30, 10)], Some(30), 3), "{v}");
+        }
+        for v in [V1_33, V1_34, V1_35, V1_36] {
+            let run = fastest_scale_up(&h, &config(v));
+            assert_eq!((at(&run), run.seconds, run.syncs), (vec![(15, 4), (30, 8), (45, 10)], Some(45), 3), "{v}");
+        }
+        // A running HPA is synced every period whatever the release: the scale-down does not move.
+        for v in [V1_36, V1_37] {
+            let down = fastest_scale_down(&h, &config(v));
+            assert_eq!((down.path(), down.seconds), (vec![10, 2], Some(300)), "{v}");
+        }
     }
 
     #[test]

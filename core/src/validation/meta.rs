@@ -120,7 +120,7 @@ fn validate_annotations(meta: &ObjectMeta, path: &Path<'_>, release: KubernetesV
 
 /// An owner reference as a field error value: its JSON, and Go's `%#v` of the
 /// `metav1.OwnerReference` (a set `controller` or `blockOwnerDeletion` is a `*bool`, which Go
-/// prints as a heap address; a fixed one stands in for it).
+/// prints as a heap address; [`go::POINTER_PLACEHOLDER`] stands in for it).
 fn owner_reference_value(r: &OwnerReference) -> BadValue {
     BadValue::Composite {
         json: go::to_go_json(r).unwrap_or_else(|_| "{}".to_string()),
@@ -129,7 +129,9 @@ fn owner_reference_value(r: &OwnerReference) -> BadValue {
 }
 
 fn owner_reference_go(r: &OwnerReference) -> String {
-    let ptr = |b: Option<bool>| if b.is_some() { "(*bool)(0xc000000000)" } else { "(*bool)(nil)" };
+    let ptr = |b: Option<bool>| {
+        if b.is_some() { format!("(*bool)({})", go::POINTER_PLACEHOLDER) } else { "(*bool)(nil)".to_string() }
+    };
     format!(
         "v1.OwnerReference{{APIVersion:{}, Kind:{}, Name:{}, UID:{}, Controller:{}, BlockOwnerDeletion:{}}}",
         go::quote(&r.api_version),

@@ -12,5 +12,6 @@ mod manifests;
 mod mutate;
 mod parity;
 mod sigterm;
+mod startup;
 mod support;
 mod validate;

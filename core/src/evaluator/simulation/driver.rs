@@ -94,7 +94,7 @@ impl<'a> Driver<'a> {
             containers: t.containers.clone(),
             init_containers: t.init_containers.clone(),
             pod_requests_milli: t.pod_requests_milli.clone(),
-            overhead_milli: BTreeMap::new(),
+            overhead_milli: t.overhead_milli.clone(),
         });
     }
 

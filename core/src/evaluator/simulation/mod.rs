@@ -4,8 +4,11 @@
 //! Pure (no IO, no clock): the same [`Plan`] always gives the same [`Simulation`].
 //!
 //! Model:
-//! - Syncs run at `t = 0, p, 2p, …` while `t < duration` (`p` = the sync period): the
-//!   controller syncs a newly created HPA at once, and a 24 h run with 15 s syncs has 5760 syncs.
+//! - The HPA is created at `t = 0`. From 1.37 the controller syncs a newly created HPA at once
+//!   (#138294), and syncs run at `t = 0, p, 2p, …` while `t < duration` (`p` = the sync
+//!   period; a 24 h run with 15 s syncs has 5760 syncs). On 1.33 to 1.36 the first sync comes
+//!   one sync period after creation (`enqueueHPA`'s `AddRateLimited`), at `t = p, 2p, …`
+//!   ([`HPAControllerConfiguration::first_sync_after_creation`]).
 //! - The `replicas` pods at t = 0 have been running and Ready for long (past the CPU
 //!   initialization period). A pod created by a rescale at `t` has `startTime = t`, is
 //!   `Pending` until `t + podStartAfter`, then `Running` with `Ready=False`
@@ -171,6 +174,11 @@ pub struct PodTemplate {
     pub init_containers: Vec<Container>,
     /// Pod-level `spec.resources.requests`, in milli-units.
     pub pod_requests_milli: BTreeMap<String, i64>,
+    /// `spec.overhead` (the RuntimeClass's, set by admission), in milli-units: the controller
+    /// adds it to pod-level requests in 1.34 to 1.37 ([`ControllerRelease::pod_overhead`]).
+    ///
+    /// [`ControllerRelease::pod_overhead`]: super::ControllerRelease::pod_overhead
+    pub overhead_milli: BTreeMap<String, i64>,
 }
 
 /// The load from `at_ms` until the next phase: one value per key slot (`None`: none given).
@@ -529,10 +537,12 @@ fn lookup(values: &[Option<LoadValue>], slot: Option<usize>) -> Option<LoadValue
 impl<'a> World<'a> {
     fn new(plan: &'a Plan, resume: Option<&Resume>) -> World<'a> {
         let period_ms = i64::try_from(plan.options.sync_period.as_millis()).unwrap_or(15_000).max(1);
+        // A new HPA, created at t = 0, is first synced when its release's controller syncs it.
+        let created_sync_ms = i64::try_from(plan.options.first_sync_after_creation().as_millis()).unwrap_or(period_ms);
         let mut world = World {
             plan,
             period_ms,
-            start_ms: resume.map_or(0, |r| r.first_sync_ms),
+            start_ms: resume.map_or(created_sync_ms, |r| r.first_sync_ms),
             sync: 0,
             current: plan.initial_replicas,
             phase: None,
@@ -830,6 +840,7 @@ impl Split {
 mod tests {
     use super::*;
     use crate::api::v2::{MetricTarget, PodsMetricSource, ResourceMetricSource};
+    use crate::features::Gate;
 
     fn plan(metrics: Vec<MetricSpec>, keys: Vec<MetricKey>, load: Vec<LoadPhase>) -> Plan {
         let mut hpa = HorizontalPodAutoscaler::default();
@@ -901,6 +912,53 @@ mod tests {
         assert_eq!(first.proposal, Some(258));
         // At 15 s the two new pods are Ready but their samples are stale: 2 ready + 2 counted unready.
         assert_eq!(sim.steps[1].pods, PodCounts { ready: 4, unready: 0, pending: 0 });
+    }
+
+    #[test]
+    fn the_first_sync_is_one_period_after_creation_before_1_37() {
+        use crate::features::{FeatureGates, KubernetesVersion};
+        // The same load from creation on: the 1.33-1.36 run is the 1.37 run one sync period
+        // later (and one sync shorter, the run ending at the same instant).
+        let path = |v: KubernetesVersion| {
+            let mut p = plan(
+                vec![cpu(20)],
+                vec![MetricKey::Resource("cpu".into())],
+                vec![LoadPhase { at_ms: 0, values: vec![Some(LoadValue::Total(1030))] }],
+            );
+            p.options = HPAControllerConfiguration::new(FeatureGates::new(v));
+            simulate(&p).steps.iter().map(|s| (s.at_ms, s.replicas, s.desired)).collect::<Vec<_>>()
+        };
+        let at_creation = path(KubernetesVersion::V1_37);
+        assert_eq!(at_creation, [(0, 2, 4), (15_000, 4, 8), (30_000, 8, 10), (45_000, 10, 10)]);
+        assert_eq!(path(KubernetesVersion::V1_38), at_creation);
+        let later: Vec<_> = at_creation.iter().take(3).map(|&(at, from, to)| (at + 15_000, from, to)).collect();
+        for v in [KubernetesVersion::V1_33, KubernetesVersion::V1_36] {
+            assert_eq!(path(v), later, "{v}");
+        }
+    }
+
+    #[test]
+    fn pod_overhead_counts_with_pod_level_requests_in_1_34_to_1_37() {
+        use crate::features::{FeatureGates, KubernetesVersion::*};
+        // Pod-level cpu 500m, a RuntimeClass overhead of 400m, 450m used per pod, a 50 % target:
+        // 1.34-1.37 divide by 900m (50 %, 2 pods stay); 1.38 drops the overhead (#142154) and
+        // 1.33 reads the containers' 500m (90 %, 4 pods).
+        for (v, utilization, desired) in [(V1_33, 90, 4), (V1_34, 50, 2), (V1_37, 50, 2), (V1_38, 90, 4)] {
+            let mut p = plan(
+                vec![cpu(50)],
+                vec![MetricKey::Resource("cpu".into())],
+                vec![LoadPhase { at_ms: 0, values: vec![Some(LoadValue::PerPod(450))] }],
+            );
+            p.options =
+                HPAControllerConfiguration::new(FeatureGates::new(v).with(Gate::PodLevelResources, true).unwrap());
+            p.template.containers[0].requests_milli = BTreeMap::from([("cpu".into(), 500)]);
+            p.template.pod_requests_milli = BTreeMap::from([("cpu".into(), 500)]);
+            p.template.overhead_milli = BTreeMap::from([("cpu".into(), 400)]);
+            let sim = simulate(&p);
+            let first = &sim.steps[0];
+            let observed = sim.observations(first)[0].current.as_ref().and_then(|c| c.average_utilization);
+            assert_eq!((observed, first.desired), (Some(utilization), desired), "{v}");
+        }
     }
 
     #[test]

@@ -388,7 +388,7 @@ fn requests(node: Node<'_>, into: &mut BTreeMap<String, i64>, errs: &mut Errors)
     }
 }
 
-/// Reads a pod template: `{containers, initContainers, resources: {requests}}`, either
+/// Reads a pod template: `{containers, initContainers, resources: {requests}, overhead}`, either
 /// directly or under `spec` (as in a real pod template).
 pub fn pod_template(node: Node<'_>, errs_out: &mut Vec<ScenarioError>) -> Option<PodTemplate> {
     let mut errs = Errors::default();
@@ -404,6 +404,11 @@ pub fn pod_template(node: Node<'_>, errs_out: &mut Vec<ScenarioError>) -> Option
     }
     if let Some(r) = spec.get("resources").and_then(|r| r.get("requests")) {
         requests(r, &mut t.pod_requests_milli, &mut errs);
+    }
+    // `spec.overhead`, as admission sets it from the RuntimeClass: the controller adds it to
+    // pod-level requests in 1.34 to 1.37.
+    if let Some(o) = spec.get("overhead") {
+        requests(o, &mut t.overhead_milli, &mut errs);
     }
     if t.containers.is_empty() && errs.0.is_empty() {
         errs.push(spec.span(), "a pod template needs at least one container");
