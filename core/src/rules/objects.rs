@@ -8,10 +8,10 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
+use crate::api::GroupVersion;
 use crate::api::meta::LabelSelectorRequirement;
 use crate::api::{LabelSelector, Quantity};
 use crate::resources::{self, ContainerRole, is_supported_pod_level_resource};
-use crate::validation::spec::parse_group_version;
 
 /// Identifies an object of the manifest set.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -95,7 +95,7 @@ const CLUSTER_SCOPED: &[(&str, &[&str])] = &[
 /// ClusterRole, a CustomResourceDefinition, a PriorityClass, ...; see the list above). Every
 /// kind of Gatekeeper's `constraints.gatekeeper.sh` group is too.
 pub fn is_cluster_scoped(api_version: &str, kind: &str) -> bool {
-    let group = parse_group_version(api_version).map_or("", |(group, _)| group);
+    let group = GroupVersion::parse_or_empty(api_version).group();
     group == "constraints.gatekeeper.sh" || CLUSTER_SCOPED.iter().any(|(g, kinds)| *g == group && kinds.contains(&kind))
 }
 
