@@ -65,7 +65,7 @@ pub fn written_object(obj: &ObjectRef<'_>, opts: &check::Options) -> Written {
 /// decoded leniently, as what its release's types hold).
 pub fn check_object(obj: &ObjectRef<'_>, old: Option<&ObjectRef<'_>>, opts: &check::Options) -> check::Report {
     let object = written_object(obj, opts);
-    let old = old.and_then(|o| decode_as(o, Strictness::Lenient, opts.settings.gates.version()).ok());
+    let old = old.and_then(|o| decode_as(o, Strictness::Lenient, opts.settings.gates().version()).ok());
     check::check(Input { object, old, id: None, world: None }, opts)
 }
 

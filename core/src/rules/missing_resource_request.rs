@@ -137,14 +137,14 @@ impl Rule for MissingResourceRequest {
             return;
         }
         // What the controller reads are the pods, as kube-apiserver admitted them.
-        let gate = cx.settings.gates.enabled(Gate::PodLevelResources);
+        let gate = cx.settings.gates().enabled(Gate::PodLevelResources);
         let pod = AdmittedPod::new(template, objects.limit_ranges(&template.id.namespace), gate);
         // With pod-level requests (and no container named), the controller takes the pod's
         // aggregated requests instead (`calculatePodLevelRequests` in `replica_calculator.go`,
         // through component-helpers' `PodRequests`): the pod-level value, or else the
         // containers' aggregate; it fails only when neither has the resource. (The 1.33
         // controller ignores pod-level requests: `pod_level_requests` says from which release.)
-        let pod_level = cx.settings.gates.pod_level_requests() && pod.pod_level_requests_set();
+        let pod_level = cx.settings.gates().pod_level_requests() && pod.pod_level_requests_set();
         let v1 = cx.written_in_v1();
         for (i, m) in cx.effective.spec.metrics.iter().enumerate() {
             // The controller reads averageValue first: only then utilization needs requests.

@@ -257,7 +257,7 @@ pub fn settings(
     let mut all = vec![(&from_file, file_provenance)];
     all.extend(layers.iter().cloned());
     let (controller, provenances) =
-        controller_flags::configuration(gates.clone(), &all).map_err(|(source, from)| match from {
+        controller_flags::configuration(gates, &all).map_err(|(source, from)| match from {
             Provenance::CommandLine => SettingsError::ControllerFlag(source),
             Provenance::Scenario => SettingsError::ScenarioController(source),
             Provenance::ConfigurationFile(_) | Provenance::ControllerDefault => {
@@ -267,7 +267,6 @@ pub fn settings(
     let defaults = Settings::default();
     let s = &cfg.file.settings;
     let settings = Settings {
-        gates,
         controller,
         min_replicas: s.min_replicas.unwrap_or(defaults.min_replicas),
         max_replicas_limit: s.max_replicas_limit.or(defaults.max_replicas_limit),
