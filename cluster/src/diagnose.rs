@@ -19,6 +19,7 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::Duration;
 
+use hpa_core::api::GroupVersion;
 use hpa_core::api::LabelSelector;
 use hpa_core::api::Quantity;
 use hpa_core::api::Time;
@@ -30,7 +31,6 @@ use hpa_core::evaluator::{
 };
 use hpa_core::features::KubernetesVersion;
 use hpa_core::rules::objects::selector_from_json;
-use hpa_core::validation::spec::parse_group_version;
 use serde_json::Value;
 
 use crate::connect::Cluster;
@@ -321,7 +321,7 @@ pub fn inputs_from_objects(
 /// files hold them; `-n` chooses the namespace), and the namespace that has one of that name.
 /// A scale target the snapshot's files hold nothing of its kind of: say what to gather.
 fn target_not_gathered(namespace: &str, api_version: &str, kind: &str, name: &str) -> Error {
-    let group = parse_group_version(api_version).map_or("", |(g, _)| g);
+    let group = GroupVersion::parse_or_empty(api_version).group();
     // An unknown kind: its lowercase name, which kubectl resolves through discovery.
     let resource = kinds::WORKLOADS.iter().find(|k| k.kind == kind && k.group == group).map_or_else(
         || if group.is_empty() { kind.to_lowercase() } else { format!("{}.{group}", kind.to_lowercase()) },
@@ -699,7 +699,7 @@ fn scale_of(
     name: &str,
     notes: &mut Vec<String>,
 ) -> Result<Scale, Error> {
-    let group = parse_group_version(api_version).map_or("", |(g, _)| g);
+    let group = GroupVersion::parse_or_empty(api_version).group();
     let known = kinds::WORKLOADS.iter().find(|k| k.kind == kind && k.group == group);
     let resource = known.map_or_else(|| kind.to_lowercase(), Kind::resource);
     let not_found = || Error::NotFound { what: format!("{resource} \"{name}\"") };
@@ -921,7 +921,7 @@ async fn read_target(
     kind: &str,
     name: &str,
 ) -> Result<Vec<Value>, TargetError> {
-    let group = parse_group_version(api_version).map_or("", |(g, _)| g);
+    let group = GroupVersion::parse_or_empty(api_version).group();
     let mappings = discovery::mappings(cluster, group, kind).await.map_err(TargetError::Stop)?;
     if mappings.is_empty() {
         return Err(TargetError::Scale(discovery::no_kind_match(group, kind)));
@@ -1065,7 +1065,7 @@ async fn read_metrics(
                 } else if let Some(o) = &m.object {
                     let d = &o.described_object;
                     let base = format!("/apis/{}/{}/namespaces/{namespace}", custom.group, custom.version);
-                    let group = parse_group_version(&d.api_version).map_or("", |(g, _)| g);
+                    let group = GroupVersion::parse_or_empty(&d.api_version).group();
                     // `GetObjectMetric`: a Namespace's metrics are the namespace's own (root
                     // scoped); any other object's resource is mapped by discovery
                     // (`qualResourceForKind`: `GroupResource.String()`).
@@ -1285,7 +1285,7 @@ fn namespace_of(v: &Value) -> &str {
 }
 
 fn api_group(v: &Value) -> Option<&str> {
-    v.get("apiVersion").and_then(Value::as_str).map(|av| parse_group_version(av).map_or("", |(g, _)| g))
+    v.get("apiVersion").and_then(Value::as_str).map(|av| GroupVersion::parse_or_empty(av).group())
 }
 
 fn labels_of(v: &Value) -> BTreeMap<String, String> {

@@ -779,7 +779,7 @@ impl CachedHpa {
     /// ([`CachedHpa::ignored`]).
     pub fn admit(live: LiveHpa, opts: &check::Options) -> Result<CachedHpa, Box<LeftOut>> {
         let left_out = |reason: &'static str, error: String| Box::new(LeftOut { id: live.id.clone(), reason, error });
-        let release = opts.settings.gates.version();
+        let release = opts.settings.gates().version();
         let (decoded, ignored) = match live.decode(opts.request.strictness, release) {
             Ok(Decoded { value, ignored }) if ignored.is_empty() => (value, Vec::new()),
             Ok(Decoded { value, ignored }) => (value, ignored_notes(&live.key(), &ignored, release)),

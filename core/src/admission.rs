@@ -12,7 +12,7 @@ use crate::api::{self, VersionedHpa, v2};
 use crate::convert::{self, AnnotationProblem, ConvertError};
 use crate::features::{FeatureGates, Gate, KubernetesVersion};
 use crate::field::{self, BadValue, ErrorList, FieldError, Path, ValueRendering};
-use crate::validation::{self, RefOptions, SpecOptions, meta, spec};
+use crate::validation::{self, RefOptions, SpecOptions, meta};
 
 /// CREATE or UPDATE.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -236,7 +236,7 @@ pub fn spec_options(
             m.type_ == "Object"
                 && m.object
                     .as_ref()
-                    .is_some_and(|obj| spec::parse_group_version(&obj.described_object.api_version).is_err())
+                    .is_some_and(|obj| crate::api::GroupVersion::parse(&obj.described_object.api_version).is_err())
         })
     });
     let release = gates.version();

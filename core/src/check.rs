@@ -142,8 +142,7 @@ impl Options {
     pub fn for_gates(gates: FeatureGates) -> Options {
         Options {
             settings: Settings {
-                controller: crate::evaluator::HPAControllerConfiguration::new(gates.clone()),
-                gates,
+                controller: crate::evaluator::HPAControllerConfiguration::new(gates),
                 ..Settings::default()
             },
             ..Options::default()
@@ -159,7 +158,7 @@ impl Options {
     /// kube-apiserver's pipeline options, for a request in `namespace`.
     fn admission(&self, namespace: Option<&str>) -> admission::Options {
         admission::Options {
-            gates: self.settings.gates.clone(),
+            gates: self.settings.gates().clone(),
             apply_defaults: self.request.apply_defaults,
             default_namespace: namespace.map(str::to_string),
         }
@@ -185,7 +184,7 @@ impl Written {
     /// written, as the release of `opts` decodes a request body, with the request's
     /// strictness ([`api::decode_source`]).
     pub fn decode<'de, S: Source<'de>>(kind: &str, api_version: &str, source: S, opts: &Options) -> Written {
-        let (strictness, release) = (opts.request.strictness, opts.settings.gates.version());
+        let (strictness, release) = (opts.request.strictness, opts.settings.gates().version());
         Written::from_result(api_version, api::decode_source(kind, api_version, source, strictness, release))
     }
 

@@ -3,7 +3,7 @@
 
 use hpa_core::api::{self, ApiVersion, DecodeError, DecodeErrorKind, Strictness, VersionedHpa};
 use hpa_core::check::{self, Input, Written};
-use hpa_core::convert::annotations as ann;
+use hpa_core::convert::{self, annotations as ann};
 use hpa_core::features::KubernetesVersion;
 use serde_json::Value;
 
@@ -65,7 +65,7 @@ pub fn written_object(obj: &ObjectRef<'_>, opts: &check::Options) -> Written {
 /// decoded leniently, as what its release's types hold).
 pub fn check_object(obj: &ObjectRef<'_>, old: Option<&ObjectRef<'_>>, opts: &check::Options) -> check::Report {
     let object = written_object(obj, opts);
-    let old = old.and_then(|o| decode_as(o, Strictness::Lenient, opts.settings.gates.version()).ok());
+    let old = old.and_then(|o| decode_as(o, Strictness::Lenient, opts.settings.gates().version()).ok());
     check::check(Input { object, old, id: None, world: None }, opts)
 }
 
@@ -133,63 +133,26 @@ fn locate_and_resolve<'a>(node: Node<'a>, version: Option<ApiVersion>, path: &st
     (if l.exact || l.span != node.span() { l } else { direct }, Some(alt))
 }
 
-/// The path in the user's version for an internal path, when the two differ.
+/// The path in the user's version for an internal path, when the two differ: core's
+/// conversion says where each version writes a field ([`convert::written_path`]); for an
+/// `autoscaling/v1` object, what it writes of its metrics is read here.
 fn remap(node: Node<'_>, version: ApiVersion, path: &str) -> Option<String> {
-    let annotation = |key: &str| format!("metadata.annotations[{key}]");
-    match version {
-        ApiVersion::V2 => None,
-        ApiVersion::V2beta2 => path.contains(".tolerance").then(|| {
-            let key = if path.contains("scaleUp") { ann::SCALE_UP_TOLERANCE } else { ann::SCALE_DOWN_TOLERANCE };
-            annotation(key)
-        }),
-        ApiVersion::V1 => {
-            if path.starts_with("spec.behavior") {
-                return Some(annotation(ann::BEHAVIOR));
-            }
-            let rest = path.strip_prefix("spec.metrics")?;
-            let spec = node.get("spec");
-            let has_cpu = spec.and_then(|s| s.get("targetCPUUtilizationPercentage")).is_some();
-            let annotated = node
+    let v1 = if version == ApiVersion::V1 && path.starts_with("spec.metrics") {
+        let spec = node.get("spec");
+        convert::V1Metrics {
+            annotated: node
                 .get("metadata")
                 .and_then(|m| m.get("annotations"))
                 .and_then(|a| a.get(ann::METRICS))
                 .and_then(Node::as_str)
                 .and_then(|raw| serde_json::from_str::<Vec<Value>>(raw).ok())
-                .map_or(0, |v| v.len());
-            let index: Option<usize> =
-                rest.strip_prefix('[').and_then(|r| r.split(']').next()).and_then(|i| i.parse().ok());
-            // The metrics annotation's entries come first, then the CPU target: without one,
-            // the metric is kube-apiserver's default, which the absent field stands for.
-            match index {
-                Some(i) if i < annotated => Some(annotation(ann::METRICS)),
-                Some(_) => Some("spec.targetCPUUtilizationPercentage".into()),
-                None if has_cpu => Some("spec.targetCPUUtilizationPercentage".into()),
-                None => Some("spec".into()),
-            }
+                .map_or(0, |v| v.len()),
+            cpu_target: spec.and_then(|s| s.get("targetCPUUtilizationPercentage")).is_some(),
         }
-        ApiVersion::V2beta1 => {
-            if path.starts_with("spec.behavior") {
-                return Some(annotation(ann::BEHAVIOR));
-            }
-            let renames = [
-                ("resource.target.averageUtilization", "resource.targetAverageUtilization"),
-                ("resource.target.averageValue", "resource.targetAverageValue"),
-                ("containerResource.target.averageUtilization", "containerResource.targetAverageUtilization"),
-                ("containerResource.target.averageValue", "containerResource.targetAverageValue"),
-                ("pods.metric.name", "pods.metricName"),
-                ("pods.target.averageValue", "pods.targetAverageValue"),
-                ("object.describedObject", "object.target"),
-                ("object.metric.name", "object.metricName"),
-                ("object.target.value", "object.targetValue"),
-                ("object.target.averageValue", "object.averageValue"),
-                ("external.metric.name", "external.metricName"),
-                ("external.metric.selector", "external.metricSelector"),
-                ("external.target.value", "external.targetValue"),
-                ("external.target.averageValue", "external.targetAverageValue"),
-            ];
-            renames.iter().find(|(from, _)| path.contains(from)).map(|(from, to)| path.replacen(from, to, 1))
-        }
-    }
+    } else {
+        convert::V1Metrics::default()
+    };
+    convert::written_path(version, path, v1)
 }
 
 #[cfg(test)]
@@ -221,5 +184,19 @@ mod tests {
         let l = locate(n.root(), Some(ApiVersion::V2beta1), "spec.metrics[0].pods.target.averageValue");
         assert!(l.exact);
         assert_eq!(l.span.start.line, 6);
+    }
+
+    #[test]
+    fn v2beta1_metric_selectors_are_found_where_written() {
+        // `metric.selector` is written `selector` (Pods, Object) and `metricSelector` (External).
+        let n = node_of(
+            "spec:\n  metrics:\n  - type: Pods\n    pods:\n      metricName: x\n      selector: {matchLabels: {a: b}}\n  - type: External\n    external:\n      metricName: y\n      metricSelector: {matchLabels: {c: d}}\n",
+        );
+        let l = locate(n.root(), Some(ApiVersion::V2beta1), "spec.metrics[0].pods.metric.selector");
+        assert!(l.exact);
+        assert_eq!(l.span.start.line, 6);
+        let l = locate(n.root(), Some(ApiVersion::V2beta1), "spec.metrics[1].external.metric.selector");
+        assert!(l.exact);
+        assert_eq!(l.span.start.line, 10);
     }
 }

@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
+use hpa_core::api::GroupVersion;
 use rayon::prelude::*;
 use serde_json::Value;
 
@@ -619,10 +620,9 @@ pub fn untyped(obj: &ObjectRef<'_>) -> Option<(Refusal, &'static str)> {
         return None;
     }
     let api_version = obj.api_version().unwrap_or_default();
-    let (kind, version) = match api_version.split_once('/') {
-        None => (obj.kind().unwrap_or_default(), api_version),
-        Some((_, version)) if !version.contains('/') => (obj.kind().unwrap_or_default(), version),
-        Some(_) => ("", ""),
+    let (kind, version) = match GroupVersion::parse(api_version) {
+        Ok(gv) => (obj.kind().unwrap_or_default(), gv.version()),
+        Err(_) => ("", ""),
     };
     if kind.is_empty() {
         Some((Refusal::MissingKind, ITEM_MISSING_KIND))

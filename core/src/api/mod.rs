@@ -6,6 +6,7 @@
 
 pub mod de;
 pub mod decode;
+pub mod group_version;
 pub mod meta;
 pub mod quantity;
 pub mod release;
@@ -23,6 +24,7 @@ use crate::features::KubernetesVersion;
 use crate::go;
 
 pub use decode::{DecodeError, DecodeErrorKind, Decoded, Strictness};
+pub use group_version::{GroupVersion, GroupVersionError};
 pub use meta::{CrossVersionObjectReference, LabelSelector, ObjectMeta};
 pub use quantity::Quantity;
 pub use time::Time;

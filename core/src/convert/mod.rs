@@ -182,6 +182,67 @@ pub fn losses(hpa: &v2::HorizontalPodAutoscaler, to: ApiVersion) -> Vec<String> 
     notes
 }
 
+/// What an `autoscaling/v1` object holds of its internal form's metrics, in the order [`v1`]'s
+/// conversion lays them out: the entries of the `autoscaling.alpha.kubernetes.io/metrics`
+/// annotation first, then `spec.targetCPUUtilizationPercentage` (or, with neither,
+/// kube-apiserver's default CPU metric, which nothing written stands for).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct V1Metrics {
+    /// The metrics annotation's entries (0 when it is absent or does not parse).
+    pub annotated: usize,
+    /// Whether `spec.targetCPUUtilizationPercentage` is written.
+    pub cpu_target: bool,
+}
+
+/// Where a field of the internal form (a field path such as
+/// `spec.metrics[0].pods.target.averageValue`) is written in an object of `version`, when the
+/// conversion from that version moves it (`None`: at the same path, or nowhere): a renamed field
+/// of `autoscaling/v2beta1`'s metrics ([`v1::METRIC_FIELDS`]), a field `autoscaling/v1` or
+/// `v2beta1` keeps in a round-trip annotation (`metadata.annotations[KEY]`), `v1`'s CPU target,
+/// `autoscaling/v2beta2`'s tolerance annotations. `v1` says how an `autoscaling/v1` object
+/// lays out its metrics (ignored for the other versions). This is the one table of where
+/// each version writes the internal form's fields: diagnostics point at what the user wrote
+/// with it.
+pub fn written_path(version: ApiVersion, path: &str, v1: V1Metrics) -> Option<String> {
+    let annotation = |key: &str| format!("metadata.annotations[{key}]");
+    match version {
+        ApiVersion::V2 => None,
+        ApiVersion::V2beta2 => path.contains(".tolerance").then(|| {
+            let key = if path.contains("scaleUp") {
+                annotations::SCALE_UP_TOLERANCE
+            } else {
+                annotations::SCALE_DOWN_TOLERANCE
+            };
+            annotation(key)
+        }),
+        ApiVersion::V1 => {
+            if path.starts_with("spec.behavior") {
+                return Some(annotation(annotations::BEHAVIOR));
+            }
+            let rest = path.strip_prefix("spec.metrics")?;
+            let index: Option<usize> =
+                rest.strip_prefix('[').and_then(|r| r.split(']').next()).and_then(|i| i.parse().ok());
+            // Without the CPU target, the last metric is kube-apiserver's default, which the
+            // absent field stands for.
+            match index {
+                Some(i) if i < v1.annotated => Some(annotation(annotations::METRICS)),
+                Some(_) => Some("spec.targetCPUUtilizationPercentage".into()),
+                None if v1.cpu_target => Some("spec.targetCPUUtilizationPercentage".into()),
+                None => Some("spec".into()),
+            }
+        }
+        ApiVersion::V2beta1 => {
+            if path.starts_with("spec.behavior") {
+                return Some(annotation(annotations::BEHAVIOR));
+            }
+            v1::METRIC_FIELDS
+                .iter()
+                .find(|(internal, _)| path.contains(internal))
+                .map(|(internal, written)| path.replacen(internal, written, 1))
+        }
+    }
+}
+
 /// The JSON pointer inside one metric for a diff path `spec.metrics[i].a.b`.
 fn pointer_of(path: &str, i: usize) -> String {
     let prefix = format!("spec.metrics[{i}]");

@@ -248,6 +248,31 @@ fn resource_target(utilization: Option<i32>, average_value: Option<Quantity>) ->
     }
 }
 
+/// Where [`metric_spec_to_internal`] and [`metric_spec_from_internal`] move each field of a
+/// metric whose path differs between the internal form and the v1 annotation types
+/// (`autoscaling/v2beta1`'s metrics, `autoscaling/v1`'s metrics annotation): (path in the
+/// internal form, path as written), within one metric. Upstream spells the same moves in
+/// `Convert_autoscaling_*MetricSource_To_v2beta1_*MetricSource` and back
+/// (`pkg/apis/autoscaling/v2beta1/conversion.go`); [`super::written_path`] reads this table.
+pub const METRIC_FIELDS: &[(&str, &str)] = &[
+    ("object.describedObject", "object.target"),
+    ("object.metric.name", "object.metricName"),
+    ("object.metric.selector", "object.selector"),
+    ("object.target.value", "object.targetValue"),
+    ("object.target.averageValue", "object.averageValue"),
+    ("pods.metric.name", "pods.metricName"),
+    ("pods.metric.selector", "pods.selector"),
+    ("pods.target.averageValue", "pods.targetAverageValue"),
+    ("resource.target.averageUtilization", "resource.targetAverageUtilization"),
+    ("resource.target.averageValue", "resource.targetAverageValue"),
+    ("containerResource.target.averageUtilization", "containerResource.targetAverageUtilization"),
+    ("containerResource.target.averageValue", "containerResource.targetAverageValue"),
+    ("external.metric.name", "external.metricName"),
+    ("external.metric.selector", "external.metricSelector"),
+    ("external.target.value", "external.targetValue"),
+    ("external.target.averageValue", "external.targetAverageValue"),
+];
+
 /// internal → v1/v2beta1 `MetricSpec`.
 pub fn metric_spec_from_internal(m: &int::MetricSpec) -> ext::MetricSpec {
     ext::MetricSpec {
@@ -391,5 +416,90 @@ fn condition_from_internal(c: int::HorizontalPodAutoscalerCondition) -> ext::Hor
         reason: c.reason,
         message: c.message,
         observed_generation: c.observed_generation,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn metric_fields_say_where_the_conversion_moves_each_field() {
+        use crate::api::LabelSelector;
+        let q = |s: &str| Quantity::parse(s).unwrap();
+        let selector =
+            |v: &str| Some(LabelSelector { match_labels: [("k".into(), v.into())].into(), ..Default::default() });
+        let target = CrossVersionObjectReference { kind: "Service".into(), name: "s".into(), api_version: "v1".into() };
+        // Every field of every source set, each to a value of its own.
+        let written = [
+            ext::MetricSpec {
+                type_: "Object".into(),
+                object: Some(ext::ObjectMetricSource {
+                    target,
+                    metric_name: "o".into(),
+                    target_value: q("1"),
+                    selector: selector("o"),
+                    average_value: Some(q("2")),
+                }),
+                ..Default::default()
+            },
+            ext::MetricSpec {
+                type_: "Pods".into(),
+                pods: Some(ext::PodsMetricSource {
+                    metric_name: "p".into(),
+                    target_average_value: q("3"),
+                    selector: selector("p"),
+                }),
+                ..Default::default()
+            },
+            ext::MetricSpec {
+                type_: "Resource".into(),
+                resource: Some(ext::ResourceMetricSource {
+                    name: "cpu".into(),
+                    target_average_utilization: Some(50),
+                    target_average_value: Some(q("4")),
+                }),
+                ..Default::default()
+            },
+            ext::MetricSpec {
+                type_: "ContainerResource".into(),
+                container_resource: Some(ext::ContainerResourceMetricSource {
+                    name: "memory".into(),
+                    target_average_utilization: Some(60),
+                    target_average_value: Some(q("5")),
+                    container: "app".into(),
+                }),
+                ..Default::default()
+            },
+            ext::MetricSpec {
+                type_: "External".into(),
+                external: Some(ext::ExternalMetricSource {
+                    metric_name: "e".into(),
+                    metric_selector: selector("e"),
+                    target_value: Some(q("6")),
+                    target_average_value: Some(q("7")),
+                }),
+                ..Default::default()
+            },
+        ];
+        let at = |v: &serde_json::Value, path: &str| v.pointer(&format!("/{}", path.replace('.', "/"))).cloned();
+        for m in &written {
+            let external = serde_json::to_value(m).unwrap();
+            let internal = serde_json::to_value(metric_spec_to_internal(m, true)).unwrap();
+            // Each listed move holds: the value written at one path is the internal form's at
+            // the other.
+            let source = external.as_object().unwrap().keys().find(|k| *k != "type").unwrap().clone();
+            for (to, from) in METRIC_FIELDS.iter().filter(|(to, _)| to.starts_with(&format!("{source}."))) {
+                assert!(at(&external, from).is_some(), "{from} is not written");
+                assert_eq!(at(&internal, to), at(&external, from), "{from} -> {to}");
+            }
+            // And every field written elsewhere than the internal form holds it is listed.
+            for field in external[&source].as_object().unwrap().keys() {
+                let path = format!("{source}.{field}");
+                if at(&internal, &path) != at(&external, &path) {
+                    assert!(METRIC_FIELDS.iter().any(|(_, from)| *from == path), "{path} moves and is not listed");
+                }
+            }
+        }
     }
 }

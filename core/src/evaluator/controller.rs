@@ -40,10 +40,9 @@ use crate::api::v2::{
     HPAScalingRules, HorizontalPodAutoscaler, HorizontalPodAutoscalerBehavior, HorizontalPodAutoscalerCondition,
     HorizontalPodAutoscalerStatus, MetricIdentifier, MetricSpec, MetricStatus, MetricTarget, MetricValueStatus,
 };
-use crate::api::{CrossVersionObjectReference, Quantity};
+use crate::api::{CrossVersionObjectReference, GroupVersion, Quantity};
 use crate::defaults;
 use crate::features::Gate;
-use crate::validation::spec::parse_group_version;
 
 use super::config::HPAControllerConfiguration;
 
@@ -503,7 +502,7 @@ impl<'a> Prepared<'a> {
             max: spec.max_replicas,
             scale_to_zero: config.gates.enabled(Gate::HPAScaleToZero),
             generation: config.gates.enabled(Gate::HPAGeneration),
-            api_version_error: parse_group_version(&target.api_version).err().map(|e| e.to_string()),
+            api_version_error: GroupVersion::parse(&target.api_version).err().map(|e| e.to_string()),
         }
     }
 }
@@ -1463,7 +1462,7 @@ impl MetricsRun<'_, '_> {
     ) -> Result<ObjectSample, ObjectSampleError> {
         let values = self.input.object_metrics.as_ref().map_err(|e| ObjectSampleError::Read(e.clone()))?;
         fn group(api_version: &str) -> &str {
-            parse_group_version(api_version).map_or("", |(g, _)| g)
+            GroupVersion::parse_or_empty(api_version).group()
         }
         let wanted = group(&object.api_version);
         values

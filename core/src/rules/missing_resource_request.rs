@@ -145,14 +145,14 @@ impl Rule for MissingResourceRequest {
             return;
         }
         // What the controller reads are the pods, as kube-apiserver admitted them.
-        let gate = cx.settings.gates.enabled(Gate::PodLevelResources);
+        let gate = cx.settings.gates().enabled(Gate::PodLevelResources);
         let pod = AdmittedPod::new(template, objects.limit_ranges(&template.id.namespace), gate);
         // With pod-level requests (and no container named), the controller takes the pod's
         // aggregated requests instead (`calculatePodLevelRequests` in `replica_calculator.go`,
         // through component-helpers' `PodRequests`): the pod-level value, or else the
         // containers' aggregate; it fails only when neither has the resource. (The 1.33
         // controller ignores pod-level requests: `pod_level_requests` says from which release.)
-        let pod_level = cx.settings.gates.pod_level_requests() && pod.pod_level_requests_set();
+        let pod_level = cx.settings.gates().pod_level_requests() && pod.pod_level_requests_set();
         let v1 = cx.written_in_v1();
         for (i, m) in cx.effective.spec.metrics.iter().enumerate() {
             // The controller reads averageValue first: only then utilization needs requests.
@@ -321,7 +321,8 @@ fn zero_requests(resource: &str, path: &str, template: &super::objects::Workload
 fn rejected(path: &str, template: &super::objects::Workload, undecodable: &[&TemplateContainer]) -> Finding {
     let id = &template.id;
     let first = undecodable.iter().find_map(|c| c.resources_error.as_deref()).unwrap_or_default();
-    let (group, version) = crate::validation::spec::parse_group_version(&id.api_version).unwrap_or(("", ""));
+    let gv = crate::api::GroupVersion::parse_or_empty(&id.api_version);
+    let (group, version) = (gv.group(), gv.version());
     let error = if matches!(group, "" | "apps" | "batch" | "extensions") {
         format!("{} in version {} cannot be handled as a {}: {first}", id.kind, crate::go::quote(version), id.kind)
     } else {

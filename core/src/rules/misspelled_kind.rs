@@ -1,6 +1,7 @@
 //! HPA406 `misspelled-kind`: an object meant to be an HPA, with a misspelled kind.
 
 use super::{Context, Finding, Rule, RuleMeta};
+use crate::api::GroupVersion;
 
 crate::declare_rule! {
     /// ## What it checks
@@ -93,7 +94,7 @@ pub fn check_kind(api_version: &str, kind: &str) -> Option<Finding> {
     if kind == HPA {
         return None;
     }
-    let autoscaling = api_version.starts_with("autoscaling/");
+    let autoscaling = GroupVersion::parse_or_empty(api_version).group() == crate::api::GROUP;
     if autoscaling && let Some((_, right)) = ELSEWHERE.iter().find(|(k, _)| *k == kind) {
         return Some(
             Finding::new(

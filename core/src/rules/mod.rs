@@ -205,9 +205,8 @@ impl Finding {
 /// assume.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Settings {
-    /// Release and feature gates.
-    pub gates: FeatureGates,
-    /// kube-controller-manager's settings (sync period, tolerance, downscale stabilization).
+    /// kube-controller-manager's settings (sync period, tolerance, downscale stabilization)
+    /// and the cluster's release and feature gates, which it owns ([`Settings::gates`]).
     pub controller: HPAControllerConfiguration,
     /// `min-replicas-below-threshold`: the smallest acceptable `minReplicas`.
     pub min_replicas: i32,
@@ -222,10 +221,17 @@ pub struct Settings {
     pub min_replica_spread: i32,
 }
 
+impl Settings {
+    /// The cluster's release and feature gates: the controller's (`--feature-gates` is one
+    /// flag for kube-apiserver and kube-controller-manager alike), kept in one place.
+    pub fn gates(&self) -> &FeatureGates {
+        &self.controller.gates
+    }
+}
+
 impl Default for Settings {
     fn default() -> Self {
         Settings {
-            gates: FeatureGates::default(),
             controller: HPAControllerConfiguration::default(),
             min_replicas: 2,
             max_replicas_limit: None,

@@ -8,10 +8,10 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
+use crate::api::GroupVersion;
 use crate::api::meta::LabelSelectorRequirement;
 use crate::api::{LabelSelector, Quantity};
 use crate::resources::{self, ContainerRole, is_supported_pod_level_resource};
-use crate::validation::spec::parse_group_version;
 
 /// Identifies an object of the manifest set.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -143,7 +143,7 @@ const CLUSTER_SCOPED: &[(&str, &[&str])] = &[
 /// as an HPA must write it: a scale target's `apiVersion` needs a group): no other group has
 /// that name (an API group of an extension has a dot).
 pub fn is_cluster_scoped(api_version: &str, kind: &str) -> bool {
-    let group = match parse_group_version(api_version).map_or("", |(group, _)| group) {
+    let group = match GroupVersion::parse_or_empty(api_version).group() {
         "core" => "",
         group => group,
     };

@@ -92,7 +92,7 @@ impl Rule for RemovedApiVersion {
 /// the object decodes (the linter reports it next to the decoding errors too).
 pub fn check_version(version: ApiVersion, settings: &Settings) -> Option<Finding> {
     let removed = version.removed_in()?;
-    if settings.gates.version().minor() < removed {
+    if settings.gates().version().minor() < removed {
         return None;
     }
     Some(

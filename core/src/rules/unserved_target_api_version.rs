@@ -1,7 +1,7 @@
 //! HPA405 `unserved-target-api-version`: a scale target apiVersion that is not served.
 
 use super::{Context, Finding, Rule, RuleMeta, SCALABLE_KINDS, Severity};
-use crate::validation::spec::parse_group_version;
+use crate::api::GroupVersion;
 
 crate::declare_rule! {
     /// ## What it checks
@@ -80,8 +80,8 @@ impl Rule for UnservedTargetApiVersion {
         if t.api_version.is_empty() || served.contains(&t.api_version.as_str()) || retired(kind, &t.api_version) {
             return;
         }
-        let Ok((group, _)) = parse_group_version(&t.api_version) else { return };
-        let Ok((served_group, _)) = parse_group_version(served[0]) else { return };
+        let Ok(group) = GroupVersion::parse(&t.api_version).map(GroupVersion::group) else { return };
+        let Ok(served_group) = GroupVersion::parse(served[0]).map(GroupVersion::group) else { return };
         let mut f = Finding::new(&Self::META, "spec.scaleTargetRef.apiVersion", String::new())
             .help(format!("use `apiVersion: {}`", served[0]));
         if group != served_group {

@@ -166,7 +166,8 @@ fn validate_owner_references(refs: &[OwnerReference], path: &Path<'_>, release: 
     let mut first_controller: Option<String> = None;
     for r in refs {
         // schema.FromAPIVersionAndKind: an unparsable apiVersion gives an empty group/version.
-        let (group, version) = super::spec::parse_group_version(&r.api_version).unwrap_or_default();
+        let gv = crate::api::GroupVersion::parse_or_empty(&r.api_version);
+        let (group, version) = (gv.group(), gv.version());
         if version.is_empty() {
             errs.push(FieldError::invalid(
                 &path.child("apiVersion"),

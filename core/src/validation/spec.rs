@@ -6,13 +6,13 @@
 //! `validateMetricIdentifier`, `validateBehavior`, `validateScalingRules`,
 //! `validateScalingPolicy`), in the same order, with the same messages.
 
-use crate::api::Quantity;
 use crate::api::meta::CrossVersionObjectReference;
 use crate::api::v2::{
     ContainerResourceMetricSource, ExternalMetricSource, HPAScalingPolicy, HPAScalingRules,
     HorizontalPodAutoscalerBehavior, HorizontalPodAutoscalerSpec, METRIC_SOURCE_TYPES, MetricIdentifier, MetricSpec,
     MetricTarget, ObjectMetricSource, PodsMetricSource, ResourceMetricSource,
 };
+use crate::api::{GroupVersion, GroupVersionError, Quantity};
 use crate::features::KubernetesVersion;
 use crate::field::{BadValue, ErrorList, FieldError, Path};
 
@@ -151,7 +151,7 @@ pub fn validate_cross_version_object_reference(
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ApiVersionError {
-    /// It does not parse ([`parse_group_version`]).
+    /// It does not parse ([`GroupVersion::parse`]).
     #[error(transparent)]
     GroupVersion(#[from] GroupVersionError),
     /// It names no group where one is required.
@@ -159,33 +159,16 @@ pub enum ApiVersionError {
     NoGroup,
 }
 
-/// `schema.ParseGroupVersion`'s error: more than one `/`. Holds the text.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unexpected GroupVersion string: {0}")]
-pub struct GroupVersionError(pub String);
-
 /// `ValidateAPIVersion`.
 pub fn validate_api_version(api_version: &str, opts: &RefOptions) -> Result<(), ApiVersionError> {
     if opts.allow_invalid_api_version {
         return Ok(());
     }
-    let (group, _) = parse_group_version(api_version)?;
+    let group = GroupVersion::parse(api_version)?.group();
     if !opts.allow_empty_api_group && group.is_empty() {
         return Err(ApiVersionError::NoGroup);
     }
     Ok(())
-}
-
-/// `schema.ParseGroupVersion`: (group, version). The toolkit's one group/version parser.
-pub fn parse_group_version(gv: &str) -> Result<(&str, &str), GroupVersionError> {
-    if gv.is_empty() || gv == "/" {
-        return Ok(("", ""));
-    }
-    match gv.matches('/').count() {
-        0 => Ok(("", gv)),
-        1 => Ok(gv.split_once('/').unwrap_or((gv, ""))),
-        _ => Err(GroupVersionError(gv.to_string())),
-    }
 }
 
 /// `validateMetrics`.

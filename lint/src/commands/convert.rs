@@ -20,7 +20,7 @@ enum Piece {
 /// `kubernetesVersion`) converts.
 pub fn run(args: &ConvertArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> ExitStatus {
     let release = match crate::commands::settings::settings(&args.config, cluster, &[], out) {
-        Ok(r) => r.settings.gates.version(),
+        Ok(r) => r.settings.gates().version(),
         Err(e) => return out.fail(&e),
     };
     let Some(to) = ApiVersion::parse(&args.to) else {

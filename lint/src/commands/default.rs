@@ -14,7 +14,7 @@ use crate::{ExitStatus, Output};
 /// `kubernetesVersion`) decodes.
 pub fn run(args: &DefaultArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> ExitStatus {
     let release = match crate::commands::settings::settings(&args.config, cluster, &[], out) {
-        Ok(r) => r.settings.gates.version(),
+        Ok(r) => r.settings.gates().version(),
         Err(e) => return out.fail(&e),
     };
     let mut objects: Vec<Value> = Vec::new();

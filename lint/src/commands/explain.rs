@@ -34,7 +34,7 @@ pub fn run(args: &ExplainArgs, cluster: &crate::cli::ClusterArgs, out: &mut Outp
     };
     let controller = resolved.settings.controller;
     let provenances = resolved.controller;
-    let opts = check::Options::verdict_only(resolved.settings.gates);
+    let opts = check::Options::verdict_only(controller.gates.clone());
     let mut reports = Vec::new();
     let status = super::each_file(&args.paths, &args.input, out, |file, contents, out| {
         let (file_objects, refused) = (contents.objects.as_slice(), contents.refused.as_slice());

@@ -179,13 +179,13 @@ pub fn settings(
     let mut all = vec![(&from_file, file_provenance)];
     all.extend(layers.iter().cloned());
     let (controller, provenances) =
-        controller_flags::configuration(gates.clone(), &all).map_err(|(source, from)| match from {
+        controller_flags::configuration(gates, &all).map_err(|(source, from)| match from {
             Provenance::CommandLine => SettingsError::ControllerFlag(source),
             Provenance::Scenario => SettingsError::ScenarioController(source),
             Provenance::ConfigurationFile(_) | Provenance::ControllerDefault => {
                 SettingsError::ConfiguredController { at: cfg.at(&format!("controller.{}", source.key())), source }
             }
         })?;
-    let settings = cfg.file.settings.apply(Settings { gates, controller, ..Settings::default() });
+    let settings = cfg.file.settings.apply(Settings { controller, ..Settings::default() });
     Ok(Resolved { settings, config: cfg, controller: provenances })
 }

@@ -20,7 +20,7 @@ pub fn run(args: &ValidateArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> 
         Ok(r) => r.settings,
         Err(e) => return out.fail(&e),
     };
-    let mut opts = check::Options::verdict_only(settings.gates);
+    let mut opts = check::Options::verdict_only(settings.gates().clone());
     opts.request.apply_defaults = !args.no_defaults;
     let (origins, mut io_errors, notes) = input::discover(&args.paths, &args.input.exclude);
     notes.iter().for_each(|n| out.note(n));

@@ -4,6 +4,7 @@
 //! it ([`first_pass_needs`]). Of an object defined more than once in a set, the linter gives
 //! the index its last definition (what `kubectl apply` leaves; `DefinedAgain` in the linter).
 
+use hpa_core::api::GroupVersion;
 use hpa_core::rules::index::Entry as Indexed;
 use hpa_core::rules::objects::{self, ObjectId};
 
@@ -41,7 +42,7 @@ pub fn prepare(id: ObjectId, node: Node<'_>) -> Option<Indexed> {
         "LimitRange" if id.api_version == "v1" => {
             Indexed::LimitRange(objects::limit_range_from_json(id, &node.to_json()))
         }
-        "ScaledObject" if id.api_version.starts_with("keda.sh/") => {
+        "ScaledObject" if GroupVersion::parse_or_empty(&id.api_version).group() == "keda.sh" => {
             Indexed::ScaledObject(objects::scaled_object_from_json(id, &node.to_json()))
         }
         // Read straight from the tree: the rest of the object is never converted.

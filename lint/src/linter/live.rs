@@ -83,7 +83,7 @@ pub fn lint_inventory(inventory: Inventory, opts: &LintOptions) -> LintResults {
     }
     // Each HPA decoded once, from its text, by the one decoder (leniently: the API server stored
     // it, and may be newer than the selected release).
-    let release = opts.check.settings.gates.version();
+    let release = opts.check.settings.gates().version();
     let read: Vec<Read<'_>> = hpas.par_iter().map(|h| Read::of(h, release)).collect();
     // What each HPA's decode ignored (a cluster newer than the release): one note per HPA,
     // sorted by namespace and name, after what was not read.

@@ -132,7 +132,7 @@ fn prepare(
     let layers = [(&scenario.controller, Provenance::Scenario), (&flags, Provenance::CommandLine)];
     let settings =
         crate::commands::settings::settings(&args.config, cluster, &layers, out).map_err(SimulateError::from)?.settings;
-    let admission = check::Options::verdict_only(settings.gates);
+    let admission = check::Options::verdict_only(settings.gates().clone());
     let (hpa, workload, hpa_span) = match &scenario.hpa {
         HpaSource::Inline(tree) => {
             let node = tree.root();
