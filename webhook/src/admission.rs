@@ -38,12 +38,12 @@ use serde_json::value::RawValue;
 
 use hpa_core::admission as pipeline;
 use hpa_core::api::{self, ApiVersion, DecodeError, Strictness, VersionedHpa, v1, v2};
-use hpa_core::check::{self, Input, Written};
+use hpa_core::check::{self, Input, RuleLevel, Written};
 use hpa_core::convert::annotations;
 use hpa_core::defaults;
 use hpa_core::features::{FeatureGates, Gate, KubernetesVersion};
 use hpa_core::field::{self, FieldError};
-use hpa_core::rules::{self, Finding, Ignore, Location, Severity};
+use hpa_core::rules::{self, Finding, Ignore, Location, RuleMeta, Severity};
 
 use crate::context::{self, View};
 use crate::files::FileValue;
@@ -368,7 +368,34 @@ impl Reviewer {
             pipeline::Operation::Create => None,
         };
         let options = self.check.current();
-        let options: &check::Options = &options;
+        let effective = policy.effective(namespace);
+        // The rules the namespace's `denyRules` name run whether lint warnings are on and
+        // whether they run by default (opt-in rules): a denial the organization asked for is
+        // never skipped. A rule the lint configuration turns off stays off.
+        let denied_not_run: Vec<&'static RuleMeta> = effective
+            .denied_rules()
+            .iter()
+            .filter_map(|id| rules::find(id))
+            .filter(|r| options.rules.level(r).is_none() && options.rules.levels.get(r.id) != Some(&RuleLevel::Off))
+            .collect();
+        let widened;
+        let options: &check::Options = if denied_not_run.is_empty() {
+            &options
+        } else {
+            let mut o = check::Options::clone(&options);
+            for r in &denied_not_run {
+                if o.rules.select.is_empty() {
+                    o.rules.levels.insert(r.id, RuleLevel::At(r.severity));
+                } else {
+                    o.rules.select.push(r.id.to_string());
+                }
+            }
+            widened = o;
+            &widened
+        };
+        // The cross-object rules run for lint warnings, or for a `denyRules` that needs them.
+        let cross_object = self.lint_warnings()
+            || effective.denied_rules().iter().filter_map(|id| rules::find(id)).any(|r| r.needs_objects);
         let input =
             Input { object: Written::Decoded(Box::new(new.hpa)), old: old.map(|o| o.hpa), id: None, world: None };
         // The request's namespace is an input of the call: the options are shared.
@@ -385,8 +412,8 @@ impl Reviewer {
         };
         // With a fresh view of the cluster, the cross-object rules too: the report continued with
         // the cache as its world, this HPA in place of the cached one.
-        let stale_warning = if self.lint_warnings() { view.stale_warning() } else { None };
-        if self.lint_warnings()
+        let stale_warning = if cross_object { view.stale_warning() } else { None };
+        if cross_object
             && let Some(index) = view.index()
         {
             let t = &admitted.effective().spec.scale_target_ref;
@@ -426,7 +453,6 @@ impl Reviewer {
         };
 
         let mut warnings: Vec<String> = Vec::new();
-        let effective = policy.effective(namespace);
         let mut violations = effective.violations(&outcome.object, namespace);
         if operation == pipeline::Operation::Update && !violations.is_empty() {
             // Ratcheting, as declarative validation does it: a field whose value did not change
@@ -471,7 +497,7 @@ impl Reviewer {
         // lifts a denial: `denyRules` and kube-apiserver's errors are the organization's and the
         // API server's to waive.
         let ignore = Ignore::from_annotations(&outcome.object.metadata.annotations);
-        let index = if self.lint_warnings() { view.index() } else { None };
+        let index = if cross_object { view.index() } else { None };
         let mut denying: Vec<(&Finding, &str)> = Vec::new();
         for f in findings.iter().filter(|f| f.rule.id != rules::INVALID.id) {
             if let Some(origin) = effective.denies(f.rule.id) {
@@ -1129,6 +1155,41 @@ mod tests {
         let (allowed, _, message) = validate_update(&elsewhere, &old, deny, &view);
         assert!(!allowed);
         assert!(message.contains("HPA410"), "{message}");
+    }
+
+    /// The rules a namespace's `denyRules` name run whether lint warnings are on and whether
+    /// they run by default (an opt-in rule): the denial the organization asked for is never
+    /// skipped, and nothing else is added. A rule the lint configuration turns off stays off.
+    #[test]
+    fn deny_rules_run_their_rules_whatever_lint_warnings_and_defaults_say() {
+        let lock = std::sync::RwLock::new(gitops_index(Value::Null, &FeatureGates::default()));
+        let view = View::Fresh(lock.read().unwrap());
+        let review = |reviewer: &Reviewer, object: &Value, policy: &str| -> Value {
+            let body = review_of(object);
+            let answer = reviewer.review_in(Endpoint::Validate, body.to_string().as_bytes(), &test_policy(policy), &view);
+            let review: Value = serde_json::from_slice(&answer.body).unwrap();
+            review["response"].clone()
+        };
+        let quiet = Reviewer::new(FeatureGates::default()).with_lint_warnings(false);
+        // Lint warnings off: no warning, but a cross-object denyRules still denies.
+        let web = web_hpa(5, json!({}));
+        let r = review(&quiet, &web, "");
+        assert_eq!((r["allowed"].clone(), warnings_of(&r).len()), (json!(true), 0), "{r}");
+        let r = review(&quiet, &web, "defaults: {denyRules: [HPA410]}\n");
+        assert_eq!(r["allowed"], false, "{r}");
+        assert!(r["status"]["message"].as_str().unwrap().contains("HPA410"), "{r}");
+        // An opt-in rule (HPA403, off by default) named by denyRules runs, and only there.
+        let mut missing = web_hpa(5, json!({}));
+        missing["spec"]["scaleTargetRef"]["name"] = json!("nowhere");
+        let loud = Reviewer::new(FeatureGates::default());
+        let r = review(&loud, &missing, "");
+        assert_eq!(r["allowed"], true, "{r}");
+        assert!(!warnings_of(&r).iter().any(|w| w.starts_with("HPA403 ")), "{r}");
+        for reviewer in [&loud, &quiet] {
+            let r = review(reviewer, &missing, "defaults: {denyRules: [HPA403]}\n");
+            assert_eq!(r["allowed"], false, "{r}");
+            assert!(r["status"]["message"].as_str().unwrap().contains("HPA403"), "{r}");
+        }
     }
 
     /// A lone surrogate escape in `fieldsV1` (kube-apiserver keeps `FieldsV1.Raw` and sends it

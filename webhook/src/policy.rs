@@ -509,6 +509,12 @@ impl<'p> Effective<'p> {
         }
     }
 
+    /// The rules whose findings deny the request here (`denyRules` of the last layer that
+    /// set it).
+    pub fn denied_rules(&self) -> &'p [&'static str] {
+        self.deny_rules.map_or(&[], |(ids, _)| ids)
+    }
+
     /// Whether findings of the rule `id` deny the request, and the layer that says so.
     pub fn denies(&self, id: &str) -> Option<&'p str> {
         self.deny_rules.filter(|(ids, _)| ids.contains(&id)).map(|(_, origin)| origin)

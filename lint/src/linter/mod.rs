@@ -740,7 +740,7 @@ fn first_pass_objects(
             && namespace == Namespace::Written
             && info.id.namespace != *given
         {
-            r.diags.push(other_namespace(i, &obj, &info, given));
+            r.diags.push(other_namespace(i, obj, &info, given));
         }
         if identifiable {
             let key = Keys::identity(identity.name, identity.namespace);
