@@ -650,3 +650,50 @@ async fn cached_hpas_with_fields_the_release_lacks_are_counted() {
     }
     server.stop().await;
 }
+
+/// HPA409 at admission: the HPA KEDA creates for a ScaledObject (controlled by it, as KEDA's
+/// `newHPAForScaledObject` makes it) is that ScaledObject's own, admitted without a finding even
+/// where the policy denies HPA409; another HPA on the same workload is denied.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_hpa_keda_makes_for_a_scaled_object_is_no_keda_conflict() {
+    let (s, objects) = setup().await;
+    s.api.install("scaledobjects");
+    s.api.apply(&[json!({
+        "apiVersion": "keda.sh/v1alpha1", "kind": "ScaledObject",
+        "metadata": {"name": "kd", "namespace": "shop"},
+        "spec": {"scaleTargetRef": {"name": "web"}, "triggers": [{"type": "cron", "metadata": {
+            "timezone": "UTC", "start": "0 8 * * *", "end": "0 20 * * *", "desiredReplicas": "3"}}]},
+    })]);
+    let policy = s._dir.path().join("policy.yaml");
+    std::fs::write(
+        &policy,
+        "apiVersion: hpa-toolkit.io/v1alpha1\nkind: WebhookPolicy\nrules:\n  - name: shop\n    namespaces: [shop]\n    denyRules: [keda-conflict]\n",
+    )
+    .unwrap();
+    let policy = policy.display().to_string();
+    let (server, mut conn) = s.webhook(&["--policy", &policy]).await;
+    let mut keda = hpa(&objects, "web");
+    keda["metadata"]["name"] = json!("keda-hpa-kd");
+    keda["metadata"]["labels"] =
+        json!({"app.kubernetes.io/managed-by": "keda-operator", "app.kubernetes.io/part-of": "kd"});
+    keda["metadata"]["ownerReferences"] = json!([{
+        "apiVersion": "keda.sh/v1alpha1", "kind": "ScaledObject", "name": "kd",
+        "uid": "6b1c8f0e-0000-4000-8000-000000000001", "controller": true, "blockOwnerDeletion": true,
+    }]);
+    let answer = conn.review("/validate", &review("k1", "CREATE", &keda, None)).await.unwrap();
+    assert_eq!(response(&answer)["allowed"], true, "{answer}");
+    assert!(!warnings(&answer).iter().any(|w| w.starts_with("HPA409")), "{answer}");
+    // Owned by the ScaledObject but not as its controller: another HPA, denied.
+    let mut owned = keda.clone();
+    owned["metadata"]["ownerReferences"][0]["controller"] = json!(false);
+    let answer = conn.review("/validate", &review("k2", "CREATE", &owned, None)).await.unwrap();
+    let denied = response(&answer);
+    assert_eq!(denied["allowed"], false, "{answer}");
+    let message = denied["status"]["message"].as_str().unwrap();
+    assert!(message.contains("HPA409 keda-conflict: KEDA ScaledObject kd also scales Deployment web"), "{message}");
+    // A user's HPA on the same Deployment: denied.
+    let answer = conn.review("/validate", &review("k3", "CREATE", &hpa(&objects, "web"), None)).await.unwrap();
+    assert_eq!(response(&answer)["allowed"], false, "{answer}");
+    server.stop().await;
+}
+
