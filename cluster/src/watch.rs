@@ -971,7 +971,8 @@ impl Index {
                 self.remove_hpa(&hpa.id.namespace, &hpa.id.name);
                 let (kind, target) = hpa.target();
                 let (kind, target) = (kind.to_string(), target.to_string());
-                self.objects.insert_hpa(hpa.id.clone(), &kind, &target, hpa);
+                let min = hpa.admitted.effective().spec.min_replicas.unwrap_or(1);
+                self.objects.insert_hpa(hpa.id.clone(), &kind, &target, min, hpa);
             }
             Entry::LeftOut(l) => {
                 let LeftOut { id, reason, .. } = *l;
@@ -1144,6 +1145,20 @@ impl Objects for Overlay<'_> {
 
     fn scaled_objects(&self, namespace: &str) -> &[ScaledObject] {
         self.base.scaled_objects(namespace)
+    }
+
+    fn workloads_of(&self, namespace: &str) -> Vec<&Workload> {
+        let mut list = self.base.workloads_of(namespace);
+        if let Some(w) = self.workload.filter(|w| w.id.namespace == namespace) {
+            list.retain(|x| x.id.kind != w.id.kind || x.id.name != w.id.name);
+            list.push(w);
+        }
+        list
+    }
+
+    /// The cached HPAs' (the HPA under admission is the caller's own).
+    fn hpa_min_replicas(&self, namespace: &str, kind: &str, name: &str) -> Option<i32> {
+        self.base.hpa_min_replicas(namespace, kind, name)
     }
 
     fn hpas_targeting(&self, namespace: &str, kind: &str, name: &str) -> &[ObjectId] {

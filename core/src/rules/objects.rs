@@ -343,6 +343,11 @@ pub trait Objects: Sync {
     fn vpas(&self, namespace: &str) -> &[Vpa];
     /// KEDA ScaledObjects of a namespace.
     fn scaled_objects(&self, namespace: &str) -> &[ScaledObject];
+    /// Every workload of a namespace, of any kind, in no particular order.
+    fn workloads_of(&self, namespace: &str) -> Vec<&Workload>;
+    /// The smallest `minReplicas` (as stored: defaulted to 1) of the HPAs of the set that target
+    /// `kind/name` in `namespace`; `None` when no HPA does.
+    fn hpa_min_replicas(&self, namespace: &str, kind: &str, name: &str) -> Option<i32>;
     /// Every HPA of the set that targets `kind/name` in `namespace` (the one under check
     /// included), in input order (the linter) or by name (the context cache, which has no input
     /// order): [`HpaOrder`](super::index::HpaOrder).

@@ -697,3 +697,57 @@ async fn the_hpa_keda_makes_for_a_scaled_object_is_no_keda_conflict() {
     server.stop().await;
 }
 
+/// HPA104 on a PodDisruptionBudget write counts every pod the budget selects, as the
+/// disruption controller's `getExpectedPodCount` does: over the four HPA-scaled workloads of
+/// `shop` (9 pods at their minReplicas), `minAvailable: 2` blocks nothing; `minAvailable: 9`
+/// blocks at every HPA's minimum; a budget on `web` alone blocks at web's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_budget_over_several_workloads_counts_all_their_pods() {
+    let (s, objects) = setup().await;
+    let hpas: Vec<Value> = objects.iter().filter(|o| o["kind"] == "HorizontalPodAutoscaler").cloned().collect();
+    assert_eq!(hpas.len(), 4);
+    s.api.apply(&hpas);
+    let (server, mut conn) = s.webhook(&[]).await;
+    let pdbs = ("policy", "v1", "poddisruptionbudgets");
+    let pdb = |name: &str, min_available: i64, selector: Value| {
+        json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+               "metadata": {"name": name, "namespace": "shop"},
+               "spec": {"minAvailable": min_available, "selector": selector}})
+    };
+    let hpa104 = |answer: &Value| -> Vec<String> {
+        let mut found: Vec<String> = warnings(answer).into_iter().filter(|w| w.contains("HPA104")).collect();
+        found.sort();
+        found
+    };
+    let answer = conn
+        .review(
+            "/validate-workloads",
+            &workload_review("p1", "CREATE", pdbs, &pdb("web", 2, json!({"matchLabels": {"app": "web"}})), None),
+        )
+        .await
+        .unwrap();
+    assert_eq!(response(&answer)["allowed"], true);
+    assert_eq!(
+        hpa104(&answer),
+        [
+            "HPA web: HPA104 min-replicas-blocked-by-pdb: at minReplicas (2) the PodDisruptionBudget web allows no eviction (minAvailable 2 needs 2 of 2 pods)"
+        ],
+        "{answer}"
+    );
+    let answer = conn
+        .review("/validate-workloads", &workload_review("p2", "CREATE", pdbs, &pdb("all", 2, json!({})), None))
+        .await
+        .unwrap();
+    assert_eq!(response(&answer), &json!({"uid": "p2", "allowed": true}), "{answer}");
+    let answer = conn
+        .review("/validate-workloads", &workload_review("p3", "CREATE", pdbs, &pdb("all", 9, json!({})), None))
+        .await
+        .unwrap();
+    let found = hpa104(&answer);
+    assert_eq!(found.len(), 4, "{found:?}");
+    assert!(
+        found.contains(&"HPA web: HPA104 min-replicas-blocked-by-pdb: at minReplicas (2) the PodDisruptionBudget all allows no eviction (minAvailable 9 needs 9 of 9 pods: 2 of this HPA's target, 2 of Deployment batch, 2 of Deployment worker, 3 of StatefulSet db)".to_string()),
+        "{found:?}"
+    );
+    server.stop().await;
+}
