@@ -494,6 +494,32 @@ impl<H> ObjectIndex<H> {
         }
     }
 
+    /// The namespace and name of every object held in `table`, in no particular order (the
+    /// context cache, at the end of a relist, removes those the list no longer had).
+    pub fn names(&self, table: Table<'_>) -> Vec<(&str, &str)> {
+        fn of<T>(t: &ByNamespace<T>, id: impl Fn(&T) -> &ObjectId) -> Vec<(&str, &str)> {
+            t.values().flatten().map(|x| (id(x).namespace.as_str(), id(x).name.as_str())).collect()
+        }
+        match table {
+            Table::Hpas => self
+                .hpas
+                .iter()
+                .flat_map(|(ns, by_name)| by_name.keys().map(move |name| (ns.as_str(), name.as_str())))
+                .collect(),
+            Table::Workloads(kind) => self
+                .kind_table(kind)
+                .into_iter()
+                .flat_map(HashMap::values)
+                .flat_map(|s| &s.items)
+                .map(|w| (w.id.namespace.as_str(), w.id.name.as_str()))
+                .collect(),
+            Table::Pdbs => of(&self.pdbs, |x| &x.id),
+            Table::Vpas => of(&self.vpas, |x| &x.id),
+            Table::ScaledObjects => of(&self.scaled_objects, |x| &x.id),
+            Table::LimitRanges => of(&self.limit_ranges, |x| &x.id),
+        }
+    }
+
     /// Objects held in `table`.
     pub fn count(&self, table: Table<'_>) -> usize {
         fn lists<T>(t: &HashMap<String, Vec<T>>) -> usize {
