@@ -140,10 +140,14 @@ pub struct WatchStatus {
     pub synced: bool,
     /// Objects of the kind in the index.
     pub objects: usize,
-    /// Time since the watch was last heard from: an event, a bookmark, a new watch answered, or
-    /// the end of a list (a relist's items do not count: until it is done, the index holds the
-    /// previous list). What [`ContextCache::freshness`] bounds.
+    /// Time since the last change the watch delivered (an `ADDED`, `MODIFIED` or `DELETED`
+    /// event); `None` before the first. Bookmarks, renewed watches and lists do not count: a
+    /// quiet kind's grows without bound while its watch is well ([`since_heard`](Self::since_heard)).
     pub since_last_event: Option<Duration>,
+    /// Time since the watch was last heard from: an event, a bookmark, a new watch answered, or
+    /// the end of a list (a relist's items do not count: until it is done, the index may still
+    /// hold objects the list no longer has). What [`ContextCache::freshness`] bounds.
+    pub since_heard: Option<Duration>,
     /// How long the watch has been failing (unreachable server, errors), when it is.
     pub broken_for: Option<Duration>,
     /// The last error, while broken or refused.
@@ -203,7 +207,7 @@ impl WatchStatus {
             _ if self.broken_for.is_some() => State::Broken,
             Phase::Syncing => State::Syncing,
             _ if !self.synced => State::Syncing,
-            _ if self.since_last_event.is_some_and(|d| d > stale_after) => State::Stale,
+            _ if self.since_heard.is_some_and(|d| d > stale_after) => State::Stale,
             Phase::Synced => State::Synced,
         }
     }
@@ -249,8 +253,10 @@ struct WatchState {
     synced: bool,
     /// A list has started again after the kind had synced (`Init` .. `InitDone`).
     relisting: bool,
-    /// When the watch was last heard from ([`WatchStatus::since_last_event`]).
-    last_event: Option<Instant>,
+    /// When the watch was last heard from ([`WatchStatus::since_heard`]).
+    last_heard: Option<Instant>,
+    /// When it last delivered a change ([`WatchStatus::since_last_event`]).
+    last_change: Option<Instant>,
     broken_since: Option<Instant>,
     error: Option<String>,
 }
@@ -319,7 +325,8 @@ impl ContextCache {
                     phase: w.phase,
                     synced: w.synced,
                     objects: index.count(kind),
-                    since_last_event: w.last_event.map(|t| now.saturating_duration_since(t)),
+                    since_last_event: w.last_change.map(|t| now.saturating_duration_since(t)),
+                    since_heard: w.last_heard.map(|t| now.saturating_duration_since(t)),
                     broken_for: w.broken_since.map(|t| now.saturating_duration_since(t)),
                     error: w.error.clone(),
                     left_out: if *kind == kinds::HPA { index.left_out() } else { Vec::new() },
@@ -351,7 +358,7 @@ impl ContextCache {
 
     /// Whether the view may be trusted: every watch has listed, none has been broken for
     /// longer than `stale_after`, and each has been heard from within it (an event, a
-    /// bookmark, a new watch: [`WatchStatus::since_last_event`]). The last holds whatever way
+    /// bookmark, a new watch: [`WatchStatus::since_heard`]). The last holds whatever way
     /// the API server fails: one that hangs with its sockets open (stopped, overloaded) makes no
     /// request fail, it only stops talking. Each watch asks for a `timeoutSeconds` of half the
     /// bound ([`CacheOptions::watch_timeout`]), so that a quiet kind is heard from in time.
@@ -383,7 +390,7 @@ impl ContextCache {
                     ));
                 }
             }
-            if let Some(heard) = w.last_event {
+            if let Some(heard) = w.last_heard {
                 let silent = now.saturating_duration_since(heard);
                 if silent > stale_after {
                     return Freshness::Stale(format!(
@@ -433,7 +440,7 @@ impl CacheShared {
                 tracing::info!(kind = %kind.resource(), "watch recovered");
             }
             w.error = None;
-            w.last_event = Some(Instant::now());
+            w.last_heard = Some(Instant::now());
         });
     }
 
@@ -441,7 +448,7 @@ impl CacheShared {
     fn heard(&self, kind: Kind) {
         self.update(kind, |w| {
             if !w.relisting {
-                w.last_event = Some(Instant::now());
+                w.last_heard = Some(Instant::now());
             }
         });
     }
@@ -452,7 +459,8 @@ impl CacheShared {
             phase: Phase::Syncing,
             synced: false,
             relisting: false,
-            last_event: None,
+            last_heard: None,
+            last_change: None,
             broken_since: None,
             error: None,
         });
@@ -613,7 +621,10 @@ async fn watch_kind(shared: Arc<CacheShared>, client: Client, kind: Kind, watch_
                 w.error = None;
                 if !matches!(event, Event::InitApply(_)) {
                     w.relisting = false;
-                    w.last_event = Some(Instant::now());
+                    w.last_heard = Some(Instant::now());
+                }
+                if matches!(event, Event::Apply(_) | Event::Delete(_)) {
+                    w.last_change = w.last_heard;
                 }
             }
         });

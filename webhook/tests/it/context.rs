@@ -490,7 +490,7 @@ async fn a_hung_api_server_leaves_single_object_checks_within_the_bound() {
     assert!(!stale.is_empty(), "{text}");
     for resource in stale {
         let silent =
-            metric(&text, &format!("hpa_webhook_context_since_last_event_seconds{{resource=\"{resource}\"}}")).unwrap();
+            metric(&text, &format!("hpa_webhook_context_since_heard_seconds{{resource=\"{resource}\"}}")).unwrap();
         assert!(silent > 1.0, "{text}");
         assert_eq!(
             metric(&text, &format!("hpa_webhook_context_watch_broken_seconds{{resource=\"{resource}\"}}")),
@@ -749,5 +749,48 @@ async fn a_budget_over_several_workloads_counts_all_their_pods() {
         found.contains(&"HPA web: HPA104 min-replicas-blocked-by-pdb: at minReplicas (2) the PodDisruptionBudget all allows no eviction (minAvailable 9 needs 9 of 9 pods: 2 of this HPA's target, 2 of Deployment batch, 2 of Deployment worker, 3 of StatefulSet db)".to_string()),
         "{found:?}"
     );
+    server.stop().await;
+}
+
+/// /metrics as text.
+async fn scrape(conn: &mut Conn) -> String {
+    let (status, body) = conn.send("GET", "/metrics", Vec::new()).await.unwrap();
+    assert_eq!(status, 200);
+    String::from_utf8(body.to_vec()).unwrap()
+}
+
+/// `hpa_webhook_context_since_last_event_seconds` is the time since the last change a watch
+/// delivered (ADDED, MODIFIED, DELETED): bookmarks and renewed watches do not reset it, while
+/// they keep `hpa_webhook_context_since_heard_seconds` (liveness) near 0.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn since_last_event_counts_changes_and_since_heard_counts_bookmarks() {
+    let (s, _) = setup().await;
+    s.api.set_bookmark_interval(Duration::from_millis(50));
+    let (server, mut conn) = s.webhook(&[]).await;
+    let event = |text: &str, resource: &str| {
+        metric(text, &format!("hpa_webhook_context_since_last_event_seconds{{resource=\"{resource}\"}}"))
+    };
+    let heard = |text: &str, resource: &str| {
+        metric(text, &format!("hpa_webhook_context_since_heard_seconds{{resource=\"{resource}\"}}"))
+    };
+    // Listed, never changed since: no event yet, heard from.
+    let text = scrape(&mut conn).await;
+    assert_eq!(event(&text, "statefulsets.apps"), None, "{text}");
+    assert!(heard(&text, "statefulsets.apps").is_some(), "{text}");
+    // A change to a Deployment: seen as an event.
+    let fixed = in_namespace(fixtures::cluster_fixture("requests-set"), "shop");
+    s.api.apply(&[find(&fixed, "Deployment", "web").clone()]);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while event(&scrape(&mut conn).await, "deployments.apps").is_none() {
+        assert!(Instant::now() < deadline, "no event for deployments.apps");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // Then quiet, with bookmarks every 50 ms: the event ages, the watch is heard from.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let text = scrape(&mut conn).await;
+    let (since_event, since_heard) =
+        (event(&text, "deployments.apps").unwrap(), heard(&text, "deployments.apps").unwrap());
+    assert!(since_event > 1.4, "{text}");
+    assert!(since_heard < 1.0, "{text}");
     server.stop().await;
 }
