@@ -10,7 +10,7 @@
 //! kube-runtime's `DefaultBackoff`), whose events are applied to the index as they come: a
 //! list (the first or a relist after `410 Gone`) page by page, each object trimmed as it
 //! arrives and put in place of its previous state, and at `InitDone` the objects the list no
-//! longer had removed ([`Relist`]). kube-runtime's reflector buffers a whole relist and swaps it
+//! longer had removed (`Relist`). kube-runtime's reflector buffers a whole relist and swaps it
 //! in at `InitDone`: two copies of the kind at once, which for every kind relisting together
 //! (an API server restarted) was half the cache again on top of it. Here a reader sees each
 //! object in its previous or its listed state, never neither. The store is an index rather than a reflector `Store<K>`
@@ -907,7 +907,7 @@ enum Entry {
 /// as in files and in `hpa-lint cluster`). Objects without the annotation cost nothing there.
 ///
 /// A list goes in a page at a time, each object in place of its previous state, and removes at
-/// its end what it no longer had ([`Relist`]): one copy of each kind, relisting or not.
+/// its end what it no longer had (`Relist`): one copy of each kind, relisting or not.
 #[derive(Debug)]
 pub struct Index {
     objects: ObjectIndex<Arc<CachedHpa>>,
