@@ -7,9 +7,13 @@
 //!
 //! Each kind is followed by kube-runtime's `watcher` (list with `limit`/`continue`, then watch
 //! from the list's resourceVersion with bookmarks; a `410 Gone` relists, errors back off as
-//! kube-runtime's `DefaultBackoff`), whose events are applied to the index the way kube-runtime's
-//! reflector applies them to its store (`Init` starts a buffer, `InitDone` swaps it in, so a
-//! relist never shows half a kind). The store is an index rather than a reflector `Store<K>`
+//! kube-runtime's `DefaultBackoff`), whose events are applied to the index as they come: a
+//! list (the first or a relist after `410 Gone`) page by page, each object trimmed as it
+//! arrives and put in place of its previous state, and at `InitDone` the objects the list no
+//! longer had removed (`Relist`). kube-runtime's reflector buffers a whole relist and swaps it
+//! in at `InitDone`: two copies of the kind at once, which for every kind relisting together
+//! (an API server restarted) was half the cache again on top of it. Here a reader sees each
+//! object in its previous or its listed state, never neither. The store is an index rather than a reflector `Store<K>`
 //! because the rules ask by namespace and by target (`Objects`), never by key, and keep
 //! hpa-core's trimmed values rather than whole objects.
 //!
@@ -136,10 +140,14 @@ pub struct WatchStatus {
     pub synced: bool,
     /// Objects of the kind in the index.
     pub objects: usize,
-    /// Time since the watch was last heard from: an event, a bookmark, a new watch answered, or
-    /// the end of a list (a relist's items do not count: until it is done, the index holds the
-    /// previous list). What [`ContextCache::freshness`] bounds.
+    /// Time since the last change the watch delivered (an `ADDED`, `MODIFIED` or `DELETED`
+    /// event); `None` before the first. Bookmarks, renewed watches and lists do not count: a
+    /// quiet kind's grows without bound while its watch is well ([`since_heard`](Self::since_heard)).
     pub since_last_event: Option<Duration>,
+    /// Time since the watch was last heard from: an event, a bookmark, a new watch answered, or
+    /// the end of a list (a relist's items do not count: until it is done, the index may still
+    /// hold objects the list no longer has). What [`ContextCache::freshness`] bounds.
+    pub since_heard: Option<Duration>,
     /// How long the watch has been failing (unreachable server, errors), when it is.
     pub broken_for: Option<Duration>,
     /// The last error, while broken or refused.
@@ -199,7 +207,7 @@ impl WatchStatus {
             _ if self.broken_for.is_some() => State::Broken,
             Phase::Syncing => State::Syncing,
             _ if !self.synced => State::Syncing,
-            _ if self.since_last_event.is_some_and(|d| d > stale_after) => State::Stale,
+            _ if self.since_heard.is_some_and(|d| d > stale_after) => State::Stale,
             Phase::Synced => State::Synced,
         }
     }
@@ -245,8 +253,10 @@ struct WatchState {
     synced: bool,
     /// A list has started again after the kind had synced (`Init` .. `InitDone`).
     relisting: bool,
-    /// When the watch was last heard from ([`WatchStatus::since_last_event`]).
-    last_event: Option<Instant>,
+    /// When the watch was last heard from ([`WatchStatus::since_heard`]).
+    last_heard: Option<Instant>,
+    /// When it last delivered a change ([`WatchStatus::since_last_event`]).
+    last_change: Option<Instant>,
     broken_since: Option<Instant>,
     error: Option<String>,
 }
@@ -315,7 +325,8 @@ impl ContextCache {
                     phase: w.phase,
                     synced: w.synced,
                     objects: index.count(kind),
-                    since_last_event: w.last_event.map(|t| now.saturating_duration_since(t)),
+                    since_last_event: w.last_change.map(|t| now.saturating_duration_since(t)),
+                    since_heard: w.last_heard.map(|t| now.saturating_duration_since(t)),
                     broken_for: w.broken_since.map(|t| now.saturating_duration_since(t)),
                     error: w.error.clone(),
                     left_out: if *kind == kinds::HPA { index.left_out() } else { Vec::new() },
@@ -347,7 +358,7 @@ impl ContextCache {
 
     /// Whether the view may be trusted: every watch has listed, none has been broken for
     /// longer than `stale_after`, and each has been heard from within it (an event, a
-    /// bookmark, a new watch: [`WatchStatus::since_last_event`]). The last holds whatever way
+    /// bookmark, a new watch: [`WatchStatus::since_heard`]). The last holds whatever way
     /// the API server fails: one that hangs with its sockets open (stopped, overloaded) makes no
     /// request fail, it only stops talking. Each watch asks for a `timeoutSeconds` of half the
     /// bound ([`CacheOptions::watch_timeout`]), so that a quiet kind is heard from in time.
@@ -379,7 +390,7 @@ impl ContextCache {
                     ));
                 }
             }
-            if let Some(heard) = w.last_event {
+            if let Some(heard) = w.last_heard {
                 let silent = now.saturating_duration_since(heard);
                 if silent > stale_after {
                     return Freshness::Stale(format!(
@@ -429,7 +440,7 @@ impl CacheShared {
                 tracing::info!(kind = %kind.resource(), "watch recovered");
             }
             w.error = None;
-            w.last_event = Some(Instant::now());
+            w.last_heard = Some(Instant::now());
         });
     }
 
@@ -437,7 +448,7 @@ impl CacheShared {
     fn heard(&self, kind: Kind) {
         self.update(kind, |w| {
             if !w.relisting {
-                w.last_event = Some(Instant::now());
+                w.last_heard = Some(Instant::now());
             }
         });
     }
@@ -448,7 +459,8 @@ impl CacheShared {
             phase: Phase::Syncing,
             synced: false,
             relisting: false,
-            last_event: None,
+            last_heard: None,
+            last_change: None,
             broken_since: None,
             error: None,
         });
@@ -559,7 +571,7 @@ async fn watch_kind(shared: Arc<CacheShared>, client: Client, kind: Kind, watch_
     let config = watcher::Config::default().page_size(PAGE_SIZE).timeout(watch_timeout);
     debug_assert!(config.bookmarks, "the watches ask for bookmarks (allowWatchBookmarks)");
     let mut stream = std::pin::pin!(watcher::watcher(api, config).default_backoff());
-    let mut buffer: Vec<Entry> = Vec::new();
+    let mut relist = Relist::default();
     while let Some(event) = stream.next().await {
         let event = match event {
             Ok(event) => event,
@@ -609,27 +621,74 @@ async fn watch_kind(shared: Arc<CacheShared>, client: Client, kind: Kind, watch_
                 w.error = None;
                 if !matches!(event, Event::InitApply(_)) {
                     w.relisting = false;
-                    w.last_event = Some(Instant::now());
+                    w.last_heard = Some(Instant::now());
+                }
+                if matches!(event, Event::Apply(_) | Event::Delete(_)) {
+                    w.last_change = w.last_heard;
                 }
             }
         });
-        shared.apply(kind, event, &mut buffer);
+        shared.apply(kind, event, &mut relist);
     }
 }
 
+/// A list under way (`Init` .. `InitDone`) of one kind: the objects listed so far, by namespace
+/// and name, and those of the current page not yet put in the index.
+#[derive(Debug, Default)]
+pub(crate) struct Relist {
+    /// What the list has had so far: at `InitDone`, any other object of the kind is gone.
+    seen: HashMap<String, HashSet<String>>,
+    /// Listed objects not yet in the index, put there a page ([`PAGE_SIZE`]) at a time (one
+    /// write lock a page): an entry, or the name of an object not kept (what it replaces goes).
+    page: Vec<Result<Entry, (String, String)>>,
+}
+
 impl CacheShared {
-    /// Applies one watcher event of `kind` to the index, as kube-runtime's reflector applies
-    /// events to its store: a relist (`Init` .. `InitDone`) is buffered, then built into the
-    /// kind's new table outside the lock and swapped in under it.
-    fn apply(&self, kind: Kind, event: Event<LiveObject>, buffer: &mut Vec<Entry>) {
+    /// Applies one watcher event of `kind` to the index. A list (`Init` .. `InitDone`) goes in a
+    /// page at a time, each object in place of its previous state; at `InitDone` the objects
+    /// of the kind the list did not have are removed ([`Relist`]). No second copy of the kind is
+    /// ever held.
+    fn apply(&self, kind: Kind, event: Event<LiveObject>, relist: &mut Relist) {
         match event {
-            Event::Init => buffer.clear(),
-            Event::InitApply(object) => buffer.extend(self.entry(&kind, object)),
+            Event::Init => {
+                relist.seen.clear();
+                relist.page.clear();
+            }
+            Event::InitApply(object) => {
+                let namespace = object.metadata.namespace.clone().unwrap_or_else(|| "default".to_string());
+                let name = object.metadata.name.clone().unwrap_or_default();
+                relist.seen.entry(namespace.clone()).or_default().insert(name.clone());
+                relist.page.push(self.entry(&kind, object).ok_or((namespace, name)));
+                if relist.page.len() >= PAGE_SIZE as usize {
+                    self.put_page(&kind, &mut relist.page);
+                }
+            }
             Event::InitDone => {
-                let mut fresh = Index::of(std::mem::take(buffer));
-                self.write().swap_kind(&kind, &mut fresh);
-                // The old table is dropped here, after the lock is released.
-                drop(fresh);
+                self.put_page(&kind, &mut relist.page);
+                let seen = std::mem::take(&mut relist.seen);
+                let gone: Vec<(String, String)> = {
+                    let index = self.read();
+                    let listed = |ns: &str, name: &str| seen.get(ns).is_some_and(|names| names.contains(name));
+                    let mut gone: Vec<(String, String)> = index
+                        .objects
+                        .names(table(&kind))
+                        .into_iter()
+                        .filter(|(ns, name)| !listed(ns, name))
+                        .map(|(ns, name)| (ns.to_string(), name.to_string()))
+                        .collect();
+                    if kind == kinds::HPA {
+                        gone.extend(index.left_out.keys().filter(|(ns, name)| !listed(ns, name)).cloned());
+                    }
+                    gone
+                };
+                drop(seen);
+                if !gone.is_empty() {
+                    let mut index = self.write();
+                    for (namespace, name) in &gone {
+                        index.remove(&kind, namespace, name);
+                    }
+                }
+                relist.page = Vec::new();
                 self.update(kind, |w| {
                     if !w.synced {
                         tracing::info!(kind = %kind.resource(), "synced");
@@ -658,7 +717,21 @@ impl CacheShared {
         }
     }
 
-    /// Drops every object of `kind` (outside the lock, as a relist does).
+    /// Puts a list's page in the index, under one write lock.
+    fn put_page(&self, kind: &Kind, page: &mut Vec<Result<Entry, (String, String)>>) {
+        if page.is_empty() {
+            return;
+        }
+        let mut index = self.write();
+        for e in page.drain(..) {
+            match e {
+                Ok(e) => index.upsert(e),
+                Err((namespace, name)) => index.remove(kind, &namespace, &name),
+            }
+        }
+    }
+
+    /// Drops every object of `kind` (outside the lock).
     fn clear(&self, kind: &Kind) {
         let mut old = Index::default();
         self.write().swap_kind(kind, &mut old);
@@ -818,7 +891,7 @@ const NOTED_MAX: usize = 4096;
 #[derive(Debug, Clone)]
 #[expect(
     clippy::large_enum_variant,
-    reason = "a relist's short-lived buffer; boxing would add an allocation per object stored"
+    reason = "a list's page of short-lived entries; boxing would add an allocation per object stored"
 )]
 enum Entry {
     Hpa(Arc<CachedHpa>),
@@ -833,8 +906,8 @@ enum Entry {
 /// ([`Index::ignore`]: a finding located on an object is left out by that object's annotation,
 /// as in files and in `hpa-lint cluster`). Objects without the annotation cost nothing there.
 ///
-/// A relist builds the kind's new table in an index of its own, outside the lock, and swaps it
-/// in (`Index::swap_kind`): readers never wait for a relist and never see a kind half listed.
+/// A list goes in a page at a time, each object in place of its previous state, and removes at
+/// its end what it no longer had (`Relist`): one copy of each kind, relisting or not.
 #[derive(Debug)]
 pub struct Index {
     objects: ObjectIndex<Arc<CachedHpa>>,
@@ -971,7 +1044,8 @@ impl Index {
                 self.remove_hpa(&hpa.id.namespace, &hpa.id.name);
                 let (kind, target) = hpa.target();
                 let (kind, target) = (kind.to_string(), target.to_string());
-                self.objects.insert_hpa(hpa.id.clone(), &kind, &target, hpa);
+                let min = hpa.admitted.effective().spec.min_replicas.unwrap_or(1);
+                self.objects.insert_hpa(hpa.id.clone(), &kind, &target, min, hpa);
             }
             Entry::LeftOut(l) => {
                 let LeftOut { id, reason, .. } = *l;
@@ -1021,15 +1095,6 @@ impl Index {
             other.ignores.insert(kind.kind, mine);
         }
         self.objects.swap_table(table(kind), &mut other.objects);
-    }
-
-    /// An index of `entries` alone (all of one kind): a relist's replacement for that kind.
-    fn of(entries: Vec<Entry>) -> Index {
-        let mut index = Index::default();
-        for e in entries {
-            index.upsert(e);
-        }
-        index
     }
 }
 
@@ -1144,6 +1209,20 @@ impl Objects for Overlay<'_> {
 
     fn scaled_objects(&self, namespace: &str) -> &[ScaledObject] {
         self.base.scaled_objects(namespace)
+    }
+
+    fn workloads_of(&self, namespace: &str) -> Vec<&Workload> {
+        let mut list = self.base.workloads_of(namespace);
+        if let Some(w) = self.workload.filter(|w| w.id.namespace == namespace) {
+            list.retain(|x| x.id.kind != w.id.kind || x.id.name != w.id.name);
+            list.push(w);
+        }
+        list
+    }
+
+    /// The cached HPAs' (the HPA under admission is the caller's own).
+    fn hpa_min_replicas(&self, namespace: &str, kind: &str, name: &str) -> Option<i32> {
+        self.base.hpa_min_replicas(namespace, kind, name)
     }
 
     fn hpas_targeting(&self, namespace: &str, kind: &str, name: &str) -> &[ObjectId] {
@@ -1290,12 +1369,12 @@ mod tests {
             ))
             .unwrap()
         };
-        shared.apply(kinds::DEPLOYMENT, Event::Apply(deployment("2")), &mut Vec::new());
+        shared.apply(kinds::DEPLOYMENT, Event::Apply(deployment("2")), &mut Relist::default());
         assert!(shared.read().objects().workload("Deployment", "shop", "web").is_some());
         // A number past f64's range: valid JSON text, but no tree holds it.
         let odd = deployment("1e400");
         assert!(odd.tree().is_err());
-        shared.apply(kinds::DEPLOYMENT, Event::Apply(odd), &mut Vec::new());
+        shared.apply(kinds::DEPLOYMENT, Event::Apply(odd), &mut Relist::default());
         assert!(shared.read().objects().workload("Deployment", "shop", "web").is_none());
     }
 
@@ -1319,11 +1398,11 @@ mod tests {
             name: name.into(),
         };
         let (web, api) = (id("Deployment", "web"), id("Deployment", "api"));
-        let mut buffer = Vec::new();
+        let mut buffer = Relist::default();
         shared.apply(kinds::DEPLOYMENT, Event::Init, &mut buffer);
         shared.apply(kinds::DEPLOYMENT, Event::InitApply(deployment("web", Some("HPA410 -- argo"))), &mut buffer);
         shared.apply(kinds::DEPLOYMENT, Event::InitApply(deployment("api", None)), &mut buffer);
-        // Listed, not yet swapped in.
+        // Listed, in the page not yet put in the index.
         assert!(shared.read().ignore(&web).is_none());
         shared.apply(kinds::DEPLOYMENT, Event::InitDone, &mut buffer);
         assert_eq!(shared.read().ignore(&web), Some(&Ignore::parse("HPA410 -- argo")));
@@ -1405,19 +1484,19 @@ mod tests {
             .unwrap()
         };
         let relist = |shared: &CacheShared| {
-            let mut buffer = Vec::new();
+            let mut buffer = Relist::default();
             shared.apply(kinds::DEPLOYMENT, Event::Init, &mut buffer);
             for i in 0..N {
                 shared.apply(kinds::DEPLOYMENT, Event::InitApply(deployment(i)), &mut buffer);
                 if i == N / 2 {
-                    // Half listed: readers still see the whole previous list.
+                    // Half listed: readers see every object, listed or previous.
                     assert_eq!(shared.read().count(&kinds::DEPLOYMENT), N);
                 }
             }
             shared.apply(kinds::DEPLOYMENT, Event::InitDone, &mut buffer);
         };
         // The first list (nothing to show before it).
-        let mut buffer = Vec::new();
+        let mut buffer = Relist::default();
         shared.apply(kinds::DEPLOYMENT, Event::Init, &mut buffer);
         for i in 0..N {
             shared.apply(kinds::DEPLOYMENT, Event::InitApply(deployment(i)), &mut buffer);
@@ -1454,7 +1533,7 @@ mod tests {
             .write()
             .unwrap()
             .upsert(shared.entry(&kinds::HPA, serde_json::from_value(hpa("web", "web-1")).unwrap()).unwrap());
-        let mut buffer = Vec::new();
+        let mut buffer = Relist::default();
         shared.apply(kinds::DEPLOYMENT, Event::Init, &mut buffer);
         shared.apply(kinds::DEPLOYMENT, Event::InitApply(deployment(1)), &mut buffer);
         shared.apply(kinds::DEPLOYMENT, Event::InitDone, &mut buffer);
@@ -1462,6 +1541,69 @@ mod tests {
         assert_eq!(shared.read().count(&kinds::HPA), 1);
         shared.clear(&kinds::DEPLOYMENT);
         assert_eq!(shared.read().count(&kinds::DEPLOYMENT), 0);
+        assert_eq!(shared.read().count(&kinds::HPA), 1);
+    }
+
+    /// A relist puts each page in place (no second copy of the kind), and at `InitDone` removes
+    /// what the list no longer had: objects of the kind, an HPA left out, an object that cannot
+    /// be a tree now; other kinds are untouched.
+    #[test]
+    fn a_relist_goes_in_page_by_page_and_removes_what_is_gone() {
+        let n = PAGE_SIZE as usize + 10;
+        let shared = CacheShared::new(CacheOptions::default().admission);
+        let deployment = |i: usize, replicas: &str, container: &str| -> LiveObject {
+            LiveObject::from_text(&format!(
+                r#"{{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {{"name": "web-{i}", "namespace": "shop"}},
+                    "spec": {{"replicas": {replicas}, "template": {{"spec": {{"containers": [{{"name": "{container}"}}]}}}}}}}}"#
+            ))
+            .unwrap()
+        };
+        let container = |name: &str, index: &Index| {
+            index.objects().workload("Deployment", "shop", name).unwrap().containers[0].name.clone()
+        };
+        let mut relist = Relist::default();
+        shared.apply(kinds::DEPLOYMENT, Event::Init, &mut relist);
+        for i in 0..n {
+            shared.apply(kinds::DEPLOYMENT, Event::InitApply(deployment(i, "1", "v1")), &mut relist);
+        }
+        shared.apply(kinds::DEPLOYMENT, Event::InitDone, &mut relist);
+        assert_eq!(shared.read().count(&kinds::DEPLOYMENT), n);
+        let mut bad = hpa("bad", "web-0");
+        bad["spec"]["maxReplicas"] = json!("ten");
+        shared.apply(kinds::HPA, Event::Init, &mut relist);
+        shared.apply(kinds::HPA, Event::InitApply(serde_json::from_value(hpa("web", "web-0")).unwrap()), &mut relist);
+        shared.apply(kinds::HPA, Event::InitApply(serde_json::from_value(bad).unwrap()), &mut relist);
+        shared.apply(kinds::HPA, Event::InitDone, &mut relist);
+        assert_eq!(shared.read().left_out().len(), 1);
+
+        // The relist: web-0 can no longer be a tree, web-1 .. web-9 are gone, the rest change (their container).
+        shared.apply(kinds::DEPLOYMENT, Event::Init, &mut relist);
+        shared.apply(kinds::DEPLOYMENT, Event::InitApply(deployment(0, "1e400", "v2")), &mut relist);
+        for i in 10..n {
+            shared.apply(kinds::DEPLOYMENT, Event::InitApply(deployment(i, "1", "v2")), &mut relist);
+            if i == PAGE_SIZE as usize + 8 {
+                // A page (web-0, web-10 .. web-508) is in: listed objects in their new state, the others as they were.
+                let index = shared.read();
+                assert_eq!(index.count(&kinds::DEPLOYMENT), n - 1, "all but web-0");
+                assert_eq!(container("web-10", &index), "v2");
+                assert_eq!(container("web-1", &index), "v1");
+                assert!(index.objects().workload("Deployment", "shop", "web-0").is_none(), "left out: removed");
+            }
+        }
+        shared.apply(kinds::DEPLOYMENT, Event::InitDone, &mut relist);
+        let index = shared.read();
+        assert_eq!(index.count(&kinds::DEPLOYMENT), n - 10);
+        assert!(index.objects().workload("Deployment", "shop", "web-1").is_none());
+        assert_eq!(container("web-11", &index), "v2");
+        assert_eq!(index.count(&kinds::HPA), 1, "another kind");
+        drop(index);
+        assert!(relist.seen.is_empty() && relist.page.capacity() == 0, "nothing held between lists");
+
+        // An HPA relist without the HPA left out forgets it.
+        shared.apply(kinds::HPA, Event::Init, &mut relist);
+        shared.apply(kinds::HPA, Event::InitApply(serde_json::from_value(hpa("web", "web-0")).unwrap()), &mut relist);
+        shared.apply(kinds::HPA, Event::InitDone, &mut relist);
+        assert!(shared.read().left_out().is_empty());
         assert_eq!(shared.read().count(&kinds::HPA), 1);
     }
 }

@@ -495,6 +495,12 @@ mod tests {
         fn scaled_objects(&self, _: &str) -> &[rules::objects::ScaledObject] {
             &[]
         }
+        fn workloads_of(&self, _: &str) -> Vec<&rules::objects::Workload> {
+            Vec::new()
+        }
+        fn hpa_min_replicas(&self, _: &str, _: &str, _: &str) -> Option<i32> {
+            None
+        }
         fn hpas_targeting(&self, _: &str, _: &str, _: &str) -> &[ObjectId] {
             &[]
         }

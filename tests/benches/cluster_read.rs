@@ -4,7 +4,9 @@
 //! `serve DIR HPAS WORKLOADS` starts the test API server, loads HPAS HPAs and
 //! WORKLOADS workloads (Deployments, ReplicaSets and StatefulSets in 3:2:1, made from the
 //! HPA201 lint fixture's `web`, each with the managed fields a server-side apply leaves), writes
-//! `DIR/kubeconfig` and serves until its standard input closes (at most ten minutes). With a
+//! `DIR/kubeconfig` and serves until its standard input closes (at most ten minutes); a line
+//! `relist` on it makes every watch relist at once (frozen past the watches' timeout, history
+//! compacted, then `410 Gone`: a restarted kube-apiserver), and writes `DIR/relisted`. With a
 //! fifth argument CHURN, it then updates CHURN workloads a minute, round robin (a new image tag
 //! in the pod template: a MODIFIED event each, as a rollout makes), for `bench/soak/run.sh`'s
 //! context cache.
@@ -98,13 +100,49 @@ async fn serve(dir: PathBuf, hpas: usize, workloads: usize, churn_per_minute: u6
         server.kill();
         return;
     }
-    // Serve until stdin closes (the script holds it open), at most ten minutes.
-    let stdin_closed = tokio::task::spawn_blocking(|| {
-        let mut sink = Vec::new();
-        let _ = std::io::stdin().read_to_end(&mut sink);
+    // Serve until stdin closes (the script holds it open), at most ten minutes; each line
+    // `relist` read meanwhile makes every watch relist at once.
+    let (lines, mut commands) = tokio::sync::mpsc::unbounded_channel::<String>();
+    std::thread::spawn(move || {
+        for line in std::io::stdin().lines() {
+            let Ok(line) = line else { break };
+            if lines.send(line).is_err() {
+                break;
+            }
+        }
     });
-    let _ = tokio::time::timeout(Duration::from_secs(600), stdin_closed).await;
+    let deadline = tokio::time::sleep(Duration::from_secs(600));
+    tokio::pin!(deadline);
+    loop {
+        tokio::select! {
+            () = &mut deadline => break,
+            line = commands.recv() => match line.as_deref().map(str::trim) {
+                None => break,
+                Some("relist") => relist(&server, &deployment, &dir, workloads).await,
+                Some(_) => {}
+            },
+        }
+    }
     server.kill();
+}
+
+/// What a restarted kube-apiserver does to its clients' watches: every watch is silent for
+/// longer than its timeout (a webhook's default `--context-stale-after` of 30 s renews each
+/// every 15 s), the history is compacted meanwhile, and then every renewal gets `410 Gone` at
+/// once: each kind relists. Writes `DIR/relisted` when the server answers again.
+async fn relist(server: &TestApiServer, deployment: &Value, dir: &std::path::Path, workloads: usize) {
+    const SILENT: Duration = Duration::from_secs(20);
+    eprintln!("relist: freezing the server for {}s, then 410 Gone for every watch", SILENT.as_secs());
+    server.freeze();
+    if workloads > 0 {
+        let mut w = workload(deployment, 0, 50);
+        w["spec"]["template"]["spec"]["containers"][0]["image"] = json!("ghcr.io/example/web:relist");
+        server.apply_as(&[w], "argocd-controller", "Apply");
+    }
+    server.compact();
+    tokio::time::sleep(SILENT).await;
+    server.thaw();
+    std::fs::write(dir.join("relisted"), "").expect("writing the relisted file");
 }
 
 /// Workload `i`: a Deployment, ReplicaSet or StatefulSet (3:2:1) made from the fixture's `web`,

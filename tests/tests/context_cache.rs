@@ -91,7 +91,7 @@ fn a_hung_api_server_makes_the_view_stale_within_the_bound() {
             assert_eq!(w.broken_for, None, "{w:?}");
         }
         let deployments = cache.status().into_iter().find(|w| w.kind == kinds::DEPLOYMENT).unwrap();
-        assert!(deployments.since_last_event.unwrap() > bound / 2, "{deployments:?}");
+        assert!(deployments.since_heard.unwrap() > bound / 2, "{deployments:?}");
 
         s.server.thaw();
         until(&cache, bound, Duration::from_secs(10), |f| *f == Freshness::Fresh).await;
@@ -158,7 +158,7 @@ fn a_relist_that_keeps_failing_goes_stale_after_the_bound() {
         for w in cache.status().iter().filter(|w| w.kind != kinds::DEPLOYMENT && !w.kind.optional) {
             // Each gets its own 410 when its watch is renewed, and relists after kube-runtime's
             // backoff: broken for a moment at most, never silent past the bound.
-            assert!(w.broken_for.is_none_or(|b| b < bound) && w.since_last_event.unwrap() < bound, "{w:?}");
+            assert!(w.broken_for.is_none_or(|b| b < bound) && w.since_heard.unwrap() < bound, "{w:?}");
         }
         drop(cache);
     });

@@ -550,3 +550,40 @@ fn the_four_formats_byte_for_byte() {
         insta::assert_snapshot!(format!("cluster_{format}"), text);
     }
 }
+
+/// HPA409 on live objects: the HPA KEDA made for a ScaledObject (its controller reference) is
+/// not flagged; a second HPA on the same Deployment is.
+#[test]
+fn the_hpa_keda_made_for_a_scaled_object_is_no_keda_conflict() {
+    let l = live();
+    l.server.install("scaledobjects");
+    let deployment = json!({
+        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "worker", "namespace": "queue"},
+        "spec": {"selector": {"matchLabels": {"app": "worker"}}, "template": {
+            "metadata": {"labels": {"app": "worker"}},
+            "spec": {"containers": [{"name": "app", "image": "w:1", "resources": {"requests": {"cpu": "100m"}}}]}}},
+    });
+    let scaled_object = json!({
+        "apiVersion": "keda.sh/v1alpha1", "kind": "ScaledObject", "metadata": {"name": "worker", "namespace": "queue"},
+        "spec": {"scaleTargetRef": {"name": "worker"}, "triggers": [{"type": "cpu", "metricType": "Utilization", "metadata": {"value": "70"}}]},
+    });
+    let hpa = |name: &str, owners: Value| {
+        json!({
+            "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": name, "namespace": "queue", "ownerReferences": owners},
+            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "worker"},
+                     "minReplicas": 2, "maxReplicas": 10},
+        })
+    };
+    let owner = json!([{"apiVersion": "keda.sh/v1alpha1", "kind": "ScaledObject", "name": "worker",
+                        "uid": "6b1c8f0e-0000-4000-8000-000000000002", "controller": true, "blockOwnerDeletion": true}]);
+    l.server.apply(&[deployment, scaled_object, hpa("keda-hpa-worker", owner), hpa("worker", json!([]))]);
+    let run = l.lint(&["-n", "queue", "-o", "json", "--select", "HPA409"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(
+        located(&run.json(), "HPA409"),
+        ["queue/worker HorizontalPodAutoscaler spec.scaleTargetRef"],
+        "{}",
+        run.stdout
+    );
+}

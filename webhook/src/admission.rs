@@ -376,6 +376,7 @@ impl Reviewer {
             .denied_rules()
             .iter()
             .filter_map(|id| rules::find(id))
+            .map(|r| r.meta())
             .filter(|r| options.rules.level(r).is_none() && options.rules.levels.get(r.id) != Some(&RuleLevel::Off))
             .collect();
         let widened;
@@ -395,7 +396,7 @@ impl Reviewer {
         };
         // The cross-object rules run for lint warnings, or for a `denyRules` that needs them.
         let cross_object = self.lint_warnings()
-            || effective.denied_rules().iter().filter_map(|id| rules::find(id)).any(|r| r.needs_objects);
+            || effective.denied_rules().iter().filter_map(|id| rules::find(id)).any(|r| r.meta().needs_objects);
         let input =
             Input { object: Written::Decoded(Box::new(new.hpa)), old: old.map(|o| o.hpa), id: None, world: None };
         // The request's namespace is an input of the call: the options are shared.
@@ -413,9 +414,7 @@ impl Reviewer {
         // With a fresh view of the cluster, the cross-object rules too: the report continued with
         // the cache as its world, this HPA in place of the cached one.
         let stale_warning = if cross_object { view.stale_warning() } else { None };
-        if cross_object
-            && let Some(index) = view.index()
-        {
+        if cross_object && let Some(index) = view.index() {
             let t = &admitted.effective().spec.scale_target_ref;
             let id = context::hpa_id(admitted.effective());
             let overlay = hpa_cluster::Overlay::new(index).with_hpa(&id, &t.kind, &t.name);
@@ -1166,7 +1165,8 @@ mod tests {
         let view = View::Fresh(lock.read().unwrap());
         let review = |reviewer: &Reviewer, object: &Value, policy: &str| -> Value {
             let body = review_of(object);
-            let answer = reviewer.review_in(Endpoint::Validate, body.to_string().as_bytes(), &test_policy(policy), &view);
+            let answer =
+                reviewer.review_in(Endpoint::Validate, body.to_string().as_bytes(), &test_policy(policy), &view);
             let review: Value = serde_json::from_slice(&answer.body).unwrap();
             review["response"].clone()
         };

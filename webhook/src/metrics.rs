@@ -172,6 +172,7 @@ pub struct Metrics {
     context_refused: Family<ResourceLabels, Gauge>,
     context_state: Family<StateLabels, Gauge>,
     context_since_event: Family<ResourceLabels, Gauge<f64, AtomicU64>>,
+    context_since_heard: Family<ResourceLabels, Gauge<f64, AtomicU64>>,
     context_broken: Family<ResourceLabels, Gauge<f64, AtomicU64>>,
     stale_views: Family<EndpointLabels, Counter>,
     context_left_out: Family<LeftOutLabels, Gauge>,
@@ -239,9 +240,16 @@ impl Metrics {
         let context_since_event = Family::<ResourceLabels, Gauge<f64, AtomicU64>>::default();
         registry.register_with_unit(
             "context_since_last_event",
-            "Time since the watch of a resource was last heard from (an event, a bookmark, a new watch)",
+            "Time since the watch of a resource last delivered a change (an ADDED, MODIFIED or DELETED event)",
             Unit::Seconds,
             context_since_event.clone(),
+        );
+        let context_since_heard = Family::<ResourceLabels, Gauge<f64, AtomicU64>>::default();
+        registry.register_with_unit(
+            "context_since_heard",
+            "Time since the watch of a resource was last heard from (an event, a bookmark, a new watch): stale past --context-stale-after",
+            Unit::Seconds,
+            context_since_heard.clone(),
         );
         let context_broken = Family::<ResourceLabels, Gauge<f64, AtomicU64>>::default();
         registry.register_with_unit(
@@ -285,6 +293,7 @@ impl Metrics {
             context_refused,
             context_state,
             context_since_event,
+            context_since_heard,
             context_broken,
             stale_views,
             context_left_out,
@@ -329,6 +338,9 @@ impl Metrics {
             }
             if let Some(since) = w.since_last_event {
                 self.context_since_event.get_or_create(&labels).set(since.as_secs_f64());
+            }
+            if let Some(since) = w.since_heard {
+                self.context_since_heard.get_or_create(&labels).set(since.as_secs_f64());
             }
             self.context_broken.get_or_create(&labels).set(w.broken_for.map_or(0.0, |d| d.as_secs_f64()));
         }
@@ -403,6 +415,7 @@ mod tests {
             synced: true,
             objects: 3,
             since_last_event: None,
+            since_heard: None,
             broken_for: None,
             error: None,
             left_out,
@@ -434,7 +447,8 @@ mod tests {
             phase,
             synced,
             objects: 0,
-            since_last_event: Some(Duration::from_secs(since)),
+            since_last_event: None,
+            since_heard: Some(Duration::from_secs(since)),
             broken_for: broken.map(Duration::from_secs),
             error: None,
             left_out: Vec::new(),

@@ -160,6 +160,18 @@ impl VersionedHpa {
         }
     }
 
+    /// `spec.minReplicas`, which every autoscaling version has in the same place, as stored
+    /// (1 when absent: `SetDefaults_HorizontalPodAutoscaler`).
+    pub fn min_replicas(&self) -> i32 {
+        let min = match self {
+            VersionedHpa::V1(h) => h.spec.min_replicas,
+            VersionedHpa::V2(h) => h.spec.min_replicas,
+            VersionedHpa::V2beta2(h) => h.spec.min_replicas,
+            VersionedHpa::V2beta1(h) => h.spec.min_replicas,
+        };
+        min.unwrap_or(1)
+    }
+
     /// The object as JSON, in its own version, with `apiVersion` and `kind` set.
     ///
     /// `metadata.managedFields[].fieldsV1` is raw JSON text that may hold what a tree cannot (a

@@ -216,6 +216,8 @@ struct IndexedHpa<H> {
     api_version: String,
     target_kind: String,
     target_name: String,
+    /// `spec.minReplicas` as stored (defaulted to 1).
+    min_replicas: i32,
     value: H,
 }
 
@@ -375,9 +377,9 @@ impl<H> ObjectIndex<H> {
     }
 
     /// Adds the HPA `id` (after admission, in internal form) that targets
-    /// `target_kind/target_name` in its namespace, with the owner's `value`, in place of the
-    /// HPA of the same identity.
-    pub fn insert_hpa(&mut self, id: ObjectId, target_kind: &str, target_name: &str, value: H) {
+    /// `target_kind/target_name` in its namespace with `min_replicas` (as stored: defaulted), with
+    /// the owner's `value`, in place of the HPA of the same identity.
+    pub fn insert_hpa(&mut self, id: ObjectId, target_kind: &str, target_name: &str, min_replicas: i32, value: H) {
         let by_name = match self.hpas.get_mut(&id.namespace) {
             Some(by_name) => by_name,
             None => self.hpas.entry(id.namespace.clone()).or_default(),
@@ -386,6 +388,7 @@ impl<H> ObjectIndex<H> {
             api_version: id.api_version.clone(),
             target_kind: target_kind.to_string(),
             target_name: target_name.to_string(),
+            min_replicas,
             value,
         };
         // Lists are made with room for one: most hold one HPA, and a cluster keeps thousands.
@@ -491,6 +494,32 @@ impl<H> ObjectIndex<H> {
         }
     }
 
+    /// The namespace and name of every object held in `table`, in no particular order (the
+    /// context cache, at the end of a relist, removes those the list no longer had).
+    pub fn names(&self, table: Table<'_>) -> Vec<(&str, &str)> {
+        fn of<T>(t: &ByNamespace<T>, id: impl Fn(&T) -> &ObjectId) -> Vec<(&str, &str)> {
+            t.values().flatten().map(|x| (id(x).namespace.as_str(), id(x).name.as_str())).collect()
+        }
+        match table {
+            Table::Hpas => self
+                .hpas
+                .iter()
+                .flat_map(|(ns, by_name)| by_name.keys().map(move |name| (ns.as_str(), name.as_str())))
+                .collect(),
+            Table::Workloads(kind) => self
+                .kind_table(kind)
+                .into_iter()
+                .flat_map(HashMap::values)
+                .flat_map(|s| &s.items)
+                .map(|w| (w.id.namespace.as_str(), w.id.name.as_str()))
+                .collect(),
+            Table::Pdbs => of(&self.pdbs, |x| &x.id),
+            Table::Vpas => of(&self.vpas, |x| &x.id),
+            Table::ScaledObjects => of(&self.scaled_objects, |x| &x.id),
+            Table::LimitRanges => of(&self.limit_ranges, |x| &x.id),
+        }
+    }
+
     /// Objects held in `table`.
     pub fn count(&self, table: Table<'_>) -> usize {
         fn lists<T>(t: &HashMap<String, Vec<T>>) -> usize {
@@ -575,6 +604,24 @@ impl<H: Sync> Objects for ObjectIndex<H> {
         of_namespace(&self.scaled_objects, namespace)
     }
 
+    fn workloads_of(&self, namespace: &str) -> Vec<&Workload> {
+        self.workloads
+            .iter()
+            .flat_map(|(_, t)| t.values())
+            .flat_map(|s| &s.items)
+            .filter(|w| w.id.namespace == namespace)
+            .collect()
+    }
+
+    fn hpa_min_replicas(&self, namespace: &str, kind: &str, name: &str) -> Option<i32> {
+        let by_name = self.hpas.get(namespace)?;
+        self.hpas_targeting(namespace, kind, name)
+            .iter()
+            .filter_map(|id| by_name.get(&id.name)?.iter().find(|h| h.api_version == id.api_version))
+            .map(|h| h.min_replicas)
+            .min()
+    }
+
     fn hpas_targeting(&self, namespace: &str, kind: &str, name: &str) -> &[ObjectId] {
         self.hpas_by_target
             .get(name)
@@ -621,8 +668,8 @@ mod tests {
         let mut input: ObjectIndex = ObjectIndex::default();
         let mut by_name: ObjectIndex = ObjectIndex::new(HpaOrder::Name);
         for name in ["c", "a", "b"] {
-            input.insert_hpa(hpa("shop", name), "Deployment", "web", ());
-            by_name.insert_hpa(hpa("shop", name), "Deployment", "web", ());
+            input.insert_hpa(hpa("shop", name), "Deployment", "web", 1, ());
+            by_name.insert_hpa(hpa("shop", name), "Deployment", "web", 1, ());
         }
         assert_eq!(names(input.hpas_targeting("shop", "Deployment", "web")), ["c", "a", "b"]);
         assert_eq!(names(by_name.hpas_targeting("shop", "Deployment", "web")), ["a", "b", "c"]);
@@ -630,10 +677,10 @@ mod tests {
         assert!(input.hpas_targeting("other", "Deployment", "web").is_empty());
         assert!(input.hpas_targeting("shop", "StatefulSet", "web").is_empty());
         // Inserted again (same identity): replaced, at its new place in insertion order.
-        input.insert_hpa(hpa("shop", "c"), "Deployment", "web", ());
+        input.insert_hpa(hpa("shop", "c"), "Deployment", "web", 1, ());
         assert_eq!(names(input.hpas_targeting("shop", "Deployment", "web")), ["a", "b", "c"]);
         // Moved to another target: out of the first list.
-        input.insert_hpa(hpa("shop", "a"), "Deployment", "api", ());
+        input.insert_hpa(hpa("shop", "a"), "Deployment", "api", 1, ());
         assert_eq!(names(input.hpas_targeting("shop", "Deployment", "web")), ["b", "c"]);
         assert_eq!(names(input.hpas_targeting("shop", "Deployment", "api")), ["a"]);
         assert_eq!(input.hpa_target("shop", "a"), Some(("Deployment", "api")));
@@ -651,8 +698,8 @@ mod tests {
         for (n, ns) in namespaces.iter().enumerate() {
             let replicas = i64::try_from(n).unwrap();
             index.insert(workload("apps/v1", "Deployment", ns, "web", replicas));
-            index.insert_hpa(hpa(ns, "web"), "Deployment", "web", ());
-            index.insert_hpa(hpa(ns, "web-sts"), "StatefulSet", "web", ());
+            index.insert_hpa(hpa(ns, "web"), "Deployment", "web", 1, ());
+            index.insert_hpa(hpa(ns, "web-sts"), "StatefulSet", "web", 1, ());
         }
         let order = |index: &ObjectIndex| -> Vec<String> {
             index.workloads_named("Deployment", "web").map(|w| w.id.namespace.clone()).collect()
@@ -697,8 +744,8 @@ mod tests {
     #[test]
     fn an_hpa_in_two_api_versions_is_two_hpas() {
         let mut index: ObjectIndex<u8> = ObjectIndex::default();
-        index.insert_hpa(hpa("shop", "web"), "Deployment", "web", 2);
-        index.insert_hpa(id("autoscaling/v1", "HorizontalPodAutoscaler", "shop", "web"), "Deployment", "web", 1);
+        index.insert_hpa(hpa("shop", "web"), "Deployment", "web", 1, 2);
+        index.insert_hpa(id("autoscaling/v1", "HorizontalPodAutoscaler", "shop", "web"), "Deployment", "web", 1, 1);
         let listed: Vec<&str> =
             index.hpas_targeting("shop", "Deployment", "web").iter().map(|i| i.api_version.as_str()).collect();
         assert_eq!(listed, ["autoscaling/v2", "autoscaling/v1"]);
@@ -780,7 +827,7 @@ mod tests {
         index.insert(workload("apps/v1", "Deployment", "shop", "web", 1));
         index.insert(workload("apps/v1", "StatefulSet", "shop", "db", 1));
         index.insert(pdb("policy/v1", "shop", "web"));
-        index.insert_hpa(hpa("shop", "web"), "Deployment", "web", ());
+        index.insert_hpa(hpa("shop", "web"), "Deployment", "web", 1, ());
         let mut fresh: ObjectIndex = ObjectIndex::new(HpaOrder::Name);
         fresh.insert(workload("apps/v1", "Deployment", "shop", "api", 1));
         fresh.insert(workload("apps/v1", "Deployment", "shop", "web", 2));

@@ -6,7 +6,13 @@ crate::declare_rule! {
     /// ## What it checks
     ///
     /// A KEDA `ScaledObject` whose `scaleTargetRef` names the same workload as this HPA (KEDA
-    /// defaults its kind to Deployment).
+    /// defaults its kind to Deployment), unless this HPA is the one KEDA runs for that
+    /// ScaledObject: KEDA (`controllers/keda/hpa.go`, `newHPAForScaledObject`) names it
+    /// `keda-hpa-<ScaledObject name>` or `spec.advanced.horizontalPodAutoscalerConfig.name`, and
+    /// makes the ScaledObject its controller (an `ownerReference` with `apiVersion: keda.sh/…`,
+    /// `kind: ScaledObject`, `controller: true`); with the annotation
+    /// `scaledobject.keda.sh/transfer-hpa-ownership: "true"`, KEDA adopts the existing HPA of
+    /// that name instead. Either is the ScaledObject's own HPA, not a second one.
     ///
     /// ## Why it matters
     ///
@@ -84,7 +90,7 @@ impl Rule for KedaConflict {
         let Some(objects) = cx.objects else { return };
         let t = &cx.effective.spec.scale_target_ref;
         for so in objects.scaled_objects(cx.namespace()) {
-            if so.target_kind == t.kind && so.target_name == t.name {
+            if so.target_kind == t.kind && so.target_name == t.name && !so.controls(&cx.effective.metadata) {
                 out.push(
                     Finding::new(
                         &Self::META,

@@ -1,17 +1,29 @@
 //! HPA104 `min-replicas-blocked-by-pdb`: at the minimum, no pod can ever be evicted.
 
 use super::objects::IntOrPercent;
-use super::{Context, Finding, Location, Rule, RuleMeta};
+use super::objects::{Pdb, Workload};
+use super::{Context, Finding, Location, Objects, Rule, RuleMeta};
 
 crate::declare_rule! {
     /// ## What it checks
     ///
     /// A PodDisruptionBudget selecting the pods of the HPA's scale target that, with the HPA at
-    /// `minReplicas`, allows no disruption: `minAvailable` at least `minReplicas`, or
+    /// `minReplicas`, allows no disruption: `minAvailable` at least the pods it counts, or
     /// `maxUnavailable` of 0 (kube-linter `pdb-min-available`, Polaris
     /// `pdbMinAvailableGreaterThanHPAMinReplicas`). Percentages are rounded up, as the disruption
     /// controller does: `minAvailable: 80%` of 3 pods is 3, `maxUnavailable: 10%` of 2 pods is 1.
     /// The workload must be in the checked manifests, to know its pod labels.
+    ///
+    /// The budget counts every pod it selects, as the disruption controller's
+    /// `getExpectedPodCount` (`pkg/controller/disruption/disruption.go`) does: an integer
+    /// `minAvailable` against all the selected pods, a percentage or `maxUnavailable` against
+    /// the summed scale of their controllers. So a budget over several workloads counts them
+    /// all: each other workload it selects at the fewest pods it keeps by itself, its HPA's
+    /// `minReplicas` when an HPA scales it (a quiet night scales every HPA down together), else
+    /// its `replicas` (1 when unset; none for a kind without a replica count, such as a
+    /// DaemonSet or a Job, nor for the ReplicaSets a Deployment or a Rollout makes, whose pods
+    /// are that workload's). Those are the fewest pods the budget can count: it is flagged when
+    /// it blocks then.
     ///
     /// ## Why it matters
     ///
@@ -128,7 +140,8 @@ impl Rule for MinReplicasBlockedByPdb {
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Finding>) {
         let Some(objects) = cx.objects else { return };
         // The pods' labels: an Argo Rollout with `spec.workloadRef` makes them from that template.
-        let Some(workload) = cx.target_pod_template() else { return };
+        let Some(target) = cx.target_workload() else { return };
+        let Some(workload) = objects.pod_template_of(target) else { return };
         if workload.pod_labels.is_empty() {
             return;
         }
@@ -140,27 +153,35 @@ impl Rule for MinReplicasBlockedByPdb {
             if !pdb.selector.matches(&workload.pod_labels) {
                 continue;
             }
+            let others = others_selected(objects, pdb, target, workload);
+            let total = min + others.iter().map(|(_, n)| n).sum::<i64>();
             let (blocked, field, detail) = match (&pdb.min_available, &pdb.max_unavailable) {
                 (Some(m), _) => {
-                    let required = m.scaled(min, true);
+                    let required = m.scaled(total, true);
                     (
-                        required >= min,
+                        required >= total,
                         "spec.minAvailable",
-                        format!("minAvailable {} needs {required} of {min} pods", show(m)),
+                        format!("minAvailable {} needs {required} of {total} pods", show(m)),
                     )
                 }
                 (None, Some(m)) => {
                     // Rounded up too, as the disruption controller does (`getExpectedPodCount`).
-                    let allowed = m.scaled(min, true);
+                    let allowed = m.scaled(total, true);
                     (
                         allowed <= 0,
                         "spec.maxUnavailable",
-                        format!("maxUnavailable {} allows {allowed} of {min} pods", show(m)),
+                        format!("maxUnavailable {} allows {allowed} of {total} pods", show(m)),
                     )
                 }
                 (None, None) => continue,
             };
             if blocked {
+                let mut detail = detail;
+                if !others.is_empty() {
+                    let listed: Vec<String> =
+                        others.iter().map(|(w, n)| format!("{n} of {} {}", w.id.kind, w.id.name)).collect();
+                    detail = format!("{detail}: {min} of this HPA's target, {}", listed.join(", "));
+                }
                 out.push(
                     Finding::new(
                         &Self::META,
@@ -179,6 +200,48 @@ impl Rule for MinReplicasBlockedByPdb {
             }
         }
     }
+}
+
+/// The kinds whose pods a replica count sets, 1 when unset (their `SetDefaults_*`).
+const REPLICATED: &[&str] =
+    &["Deployment", "StatefulSet", "ReplicaSet", "ReplicationController", "Rollout", "DeploymentConfig"];
+
+/// The labels the Deployment controller (`DefaultDeploymentUniqueLabelKey`) and Argo Rollouts
+/// put on the pod template of each ReplicaSet they make: those pods are counted with their owner.
+const OWNED_TEMPLATE_LABELS: &[&str] = &["pod-template-hash", "rollouts-pod-template-hash"];
+
+/// The other workloads of the namespace whose pods `pdb` selects, with the fewest pods each
+/// keeps by itself: its HPAs' smallest `minReplicas`, else its `replicas` (1 when unset), none
+/// for a kind without a replica count; in a stable order (by kind, then name).
+fn others_selected<'a>(
+    objects: &'a dyn Objects,
+    pdb: &Pdb,
+    target: &Workload,
+    template: &Workload,
+) -> Vec<(&'a Workload, i64)> {
+    let same = |a: &Workload, b: &Workload| a.id.kind == b.id.kind && a.id.name == b.id.name;
+    let mut others: Vec<(&Workload, i64)> = objects
+        .workloads_of(&target.id.namespace)
+        .into_iter()
+        .filter(|w| !same(w, target) && !same(w, template))
+        .filter_map(|w| {
+            let labels = &objects.pod_template_of(w)?.pod_labels;
+            if labels.is_empty() || OWNED_TEMPLATE_LABELS.iter().any(|k| labels.contains_key(*k)) {
+                return None;
+            }
+            if !pdb.selector.matches(labels) {
+                return None;
+            }
+            let pods = match objects.hpa_min_replicas(&w.id.namespace, &w.id.kind, &w.id.name) {
+                Some(m) => i64::from(m.max(0)),
+                None if REPLICATED.contains(&w.id.kind.as_str()) => w.replicas.unwrap_or(1).max(0),
+                None => 0,
+            };
+            Some((w, pods))
+        })
+        .collect();
+    others.sort_by(|(a, _), (b, _)| (&a.id.kind, &a.id.name).cmp(&(&b.id.kind, &b.id.name)));
+    others
 }
 
 fn show(v: &IntOrPercent) -> String {

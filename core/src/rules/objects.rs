@@ -322,6 +322,29 @@ pub struct ScaledObject {
     pub target_kind: String,
     /// `spec.scaleTargetRef.name`
     pub target_name: String,
+    /// The name of the HPA KEDA makes for it (KEDA's `getHPAName`):
+    /// `spec.advanced.horizontalPodAutoscalerConfig.name`, else `keda-hpa-<name>` cut to 63
+    /// characters.
+    pub hpa_name: String,
+    /// Whether it is annotated `scaledobject.keda.sh/transfer-hpa-ownership: "true"`: KEDA then
+    /// adopts the existing HPA named [`hpa_name`](Self::hpa_name) instead of creating one.
+    pub adopts_hpa: bool,
+}
+
+impl ScaledObject {
+    /// Whether `hpa` is the HPA KEDA runs for this ScaledObject, not a second one: its
+    /// controller `ownerReference` is this ScaledObject (KEDA's `newHPAForScaledObject` sets it
+    /// with `controllerutil.SetControllerReference`), or the ScaledObject adopts the HPA of its
+    /// name ([`adopts_hpa`](Self::adopts_hpa)).
+    pub fn controls(&self, hpa: &crate::api::meta::ObjectMeta) -> bool {
+        let owned = hpa.owner_references.iter().any(|r| {
+            r.controller == Some(true)
+                && r.kind == "ScaledObject"
+                && r.name == self.id.name
+                && r.api_version.split_once('/').is_some_and(|(group, _)| group == "keda.sh")
+        });
+        owned || (self.adopts_hpa && hpa.name == self.hpa_name)
+    }
 }
 
 /// A LimitRange: the defaults LimitRanger gives the containers of every pod created in its
@@ -374,6 +397,11 @@ pub trait Objects: Sync {
     fn vpas(&self, namespace: &str) -> &[Vpa];
     /// KEDA ScaledObjects of a namespace.
     fn scaled_objects(&self, namespace: &str) -> &[ScaledObject];
+    /// Every workload of a namespace, of any kind, in no particular order.
+    fn workloads_of(&self, namespace: &str) -> Vec<&Workload>;
+    /// The smallest `minReplicas` (as stored: defaulted to 1) of the HPAs of the set that target
+    /// `kind/name` in `namespace`; `None` when no HPA does.
+    fn hpa_min_replicas(&self, namespace: &str, kind: &str, name: &str) -> Option<i32>;
     /// Every HPA of the set that targets `kind/name` in `namespace` (the one under check
     /// included), in input order (the linter) or by name (the context cache, which has no input
     /// order): [`HpaOrder`](super::index::HpaOrder).
@@ -837,7 +865,20 @@ pub fn scaled_object_from_json(id: ObjectId, v: &Value) -> ScaledObject {
     if kind.is_empty() {
         kind = "Deployment".into();
     }
-    ScaledObject { id, target_kind: kind, target_name: s("name") }
+    let configured = v
+        .pointer("/spec/advanced/horizontalPodAutoscalerConfig/name")
+        .and_then(Value::as_str)
+        .filter(|n| !n.is_empty());
+    let hpa_name = match configured {
+        Some(n) => n.to_string(),
+        // `kedacontrollerutil.Trim`: the first 63 bytes (names are ASCII).
+        None => format!("keda-hpa-{}", id.name).chars().take(63).collect(),
+    };
+    let adopts_hpa = v
+        .pointer("/metadata/annotations/scaledobject.keda.sh~1transfer-hpa-ownership")
+        .and_then(Value::as_str)
+        .is_some_and(|a| a == "true");
+    ScaledObject { id, target_kind: kind, target_name: s("name"), hpa_name, adopts_hpa }
 }
 
 impl Default for ObjectId {
@@ -968,6 +1009,44 @@ mod tests {
         assert_eq!(pod.pod_requests("cpu"), Some(3000), "the pod-level request wins");
         assert_eq!(pod.pod_requests("memory"), Some(1000 * (1 << 30)), "the containers' aggregate otherwise");
         assert_eq!(pod.pod_requests("ephemeral-storage"), None, "not a pod-level resource");
+    }
+
+    /// KEDA's `getHPAName` and `SetControllerReference`: the ScaledObject's own HPA is the one it
+    /// controls (keda.sh group, controller), or the one it adopts by name.
+    #[test]
+    fn a_scaled_object_controls_the_hpa_keda_makes_or_adopts() {
+        let id =
+            ObjectId { api_version: "keda.sh/v1alpha1".into(), kind: "ScaledObject".into(), ..ObjectId::default() };
+        let so = scaled_object_from_json(ObjectId { name: "w".repeat(60), ..id.clone() }, &json!({"spec": {}}));
+        assert_eq!(so.hpa_name, format!("keda-hpa-{}", "w".repeat(54)), "cut to 63");
+        assert!(!so.adopts_hpa);
+        let owner = |api_version: &str, name: &str, controller: Option<bool>| crate::api::meta::OwnerReference {
+            api_version: api_version.into(),
+            kind: "ScaledObject".into(),
+            name: name.into(),
+            uid: "u".into(),
+            controller,
+            block_owner_deletion: None,
+        };
+        let meta = |name: &str, refs: Vec<crate::api::meta::OwnerReference>| crate::api::meta::ObjectMeta {
+            name: name.into(),
+            owner_references: refs,
+            ..Default::default()
+        };
+        let so = scaled_object_from_json(ObjectId { name: "kd".into(), ..id.clone() }, &json!({"spec": {}}));
+        assert!(so.controls(&meta("anything", vec![owner("keda.sh/v1alpha1", "kd", Some(true))])));
+        assert!(!so.controls(&meta("keda-hpa-kd", vec![owner("keda.sh/v1alpha1", "kd", None)])), "not controller");
+        assert!(!so.controls(&meta("keda-hpa-kd", vec![owner("keda.sh/v1alpha1", "other", Some(true))])));
+        assert!(!so.controls(&meta("keda-hpa-kd", vec![owner("example.com/v1", "kd", Some(true))])), "another group");
+        assert!(!so.controls(&meta("keda-hpa-kd", vec![])), "the name alone is not enough");
+        let adopting = scaled_object_from_json(
+            ObjectId { name: "kd".into(), ..id },
+            &json!({"metadata": {"annotations": {"scaledobject.keda.sh/transfer-hpa-ownership": "true"}},
+                    "spec": {"advanced": {"horizontalPodAutoscalerConfig": {"name": "web"}}}}),
+        );
+        assert_eq!(adopting.hpa_name, "web");
+        assert!(adopting.controls(&meta("web", vec![])));
+        assert!(!adopting.controls(&meta("keda-hpa-kd", vec![])));
     }
 
     #[test]

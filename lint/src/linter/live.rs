@@ -97,8 +97,8 @@ pub fn lint_inventory(inventory: Inventory, opts: &LintOptions) -> LintResults {
         );
     }
     for r in &read {
-        if let Some((kind, name)) = &r.target {
-            index.insert_hpa(r.hpa.id.clone(), kind, name, ());
+        if let Some((kind, name, min)) = &r.target {
+            index.insert_hpa(r.hpa.id.clone(), kind, name, *min, ());
         }
     }
     // Each object's opt-outs, for findings about it (other HPAs' from their own annotations).
@@ -139,8 +139,8 @@ struct Read<'a> {
     decoded: Result<VersionedHpa, Vec<DecodeError>>,
     /// What the lenient decode ignored (fields the release's types do not have).
     ignored: Vec<DecodeError>,
-    /// `spec.scaleTargetRef` kind and name.
-    target: Option<(String, String)>,
+    /// `spec.scaleTargetRef` kind and name, and `spec.minReplicas` as stored.
+    target: Option<(String, String, i32)>,
     /// Its `hpa-lint.dev/ignore` annotation.
     ignore: Ignore,
 }
@@ -154,7 +154,8 @@ impl<'a> Read<'a> {
         let (target, ignore) = match &decoded {
             Ok(h) => {
                 let t = h.scale_target_ref();
-                let target = (!t.kind.is_empty() && !t.name.is_empty()).then(|| (t.kind.clone(), t.name.clone()));
+                let target = (!t.kind.is_empty() && !t.name.is_empty())
+                    .then(|| (t.kind.clone(), t.name.clone(), h.min_replicas()));
                 (target, Ignore::from_annotations(&h.metadata().annotations))
             }
             // What does not decode is still somebody's target, and may opt out: read as a tree.
@@ -162,7 +163,10 @@ impl<'a> Read<'a> {
                 let tree = hpa.tree().unwrap_or_default();
                 // `spec.scaleTargetRef` is where every autoscaling version has it.
                 let target = |key: &str| tree.pointer(&format!("/spec/scaleTargetRef/{key}")).and_then(Value::as_str);
-                let target = target("kind").zip(target("name")).map(|(k, n)| (k.to_string(), n.to_string()));
+                // Its minReplicas when it is a number (1, the default, else).
+                let min = tree.pointer("/spec/minReplicas").and_then(Value::as_i64).and_then(|m| i32::try_from(m).ok());
+                let target =
+                    target("kind").zip(target("name")).map(|(k, n)| (k.to_string(), n.to_string(), min.unwrap_or(1)));
                 (target, Ignore::from_json(&tree))
             }
         };

@@ -274,7 +274,7 @@ struct FileResult {
     objects: Vec<ObjectInfo>,
     hpas: usize,
     /// HPAs (place in `objects`, target kind and name) for the conflicting-HPA rule.
-    targets: Vec<(usize, String, String)>,
+    targets: Vec<(usize, String, String, i32)>,
     deferred: Vec<Deferred>,
     /// Index entries, with the place of their object in `objects`.
     indexed: Vec<(usize, Entry)>,
@@ -596,9 +596,9 @@ fn lint_group(origins: &[input::Origin], stdin: Option<&[u8]>, members: &[usize]
                 indexes[set_of(k)].insert_first(entry);
             }
         }
-        for (position, kind, name) in r.targets.drain(..) {
+        for (position, kind, name, min) in r.targets.drain(..) {
             if !again.out_of_index(k, position) {
-                indexes[set_of(k)].insert_hpa(r.objects[position].id.clone(), &kind, &name, ());
+                indexes[set_of(k)].insert_hpa(r.objects[position].id.clone(), &kind, &name, min, ());
             }
         }
     }
@@ -854,8 +854,9 @@ fn first_pass_hpa(
     if let Admission::Admitted(admitted) = admission
         && admitted.allowed()
     {
-        let t = &admitted.effective().spec.scale_target_ref;
-        r.targets.push((position, t.kind.clone(), t.name.clone()));
+        let spec = &admitted.effective().spec;
+        let t = &spec.scale_target_ref;
+        r.targets.push((position, t.kind.clone(), t.name.clone(), spec.min_replicas.unwrap_or(1)));
         if deferring {
             r.deferred.push(Deferred { file: obj.file, position, version, ignore, admitted });
         }

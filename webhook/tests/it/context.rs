@@ -490,7 +490,7 @@ async fn a_hung_api_server_leaves_single_object_checks_within_the_bound() {
     assert!(!stale.is_empty(), "{text}");
     for resource in stale {
         let silent =
-            metric(&text, &format!("hpa_webhook_context_since_last_event_seconds{{resource=\"{resource}\"}}")).unwrap();
+            metric(&text, &format!("hpa_webhook_context_since_heard_seconds{{resource=\"{resource}\"}}")).unwrap();
         assert!(silent > 1.0, "{text}");
         assert_eq!(
             metric(&text, &format!("hpa_webhook_context_watch_broken_seconds{{resource=\"{resource}\"}}")),
@@ -648,5 +648,149 @@ async fn cached_hpas_with_fields_the_release_lacks_are_counted() {
         assert!(Instant::now() < deadline, "still counted after 10 s");
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
+    server.stop().await;
+}
+
+/// HPA409 at admission: the HPA KEDA creates for a ScaledObject (controlled by it, as KEDA's
+/// `newHPAForScaledObject` makes it) is that ScaledObject's own, admitted without a finding even
+/// where the policy denies HPA409; another HPA on the same workload is denied.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_hpa_keda_makes_for_a_scaled_object_is_no_keda_conflict() {
+    let (s, objects) = setup().await;
+    s.api.install("scaledobjects");
+    s.api.apply(&[json!({
+        "apiVersion": "keda.sh/v1alpha1", "kind": "ScaledObject",
+        "metadata": {"name": "kd", "namespace": "shop"},
+        "spec": {"scaleTargetRef": {"name": "web"}, "triggers": [{"type": "cron", "metadata": {
+            "timezone": "UTC", "start": "0 8 * * *", "end": "0 20 * * *", "desiredReplicas": "3"}}]},
+    })]);
+    let policy = s._dir.path().join("policy.yaml");
+    std::fs::write(
+        &policy,
+        "apiVersion: hpa-toolkit.io/v1alpha1\nkind: WebhookPolicy\nrules:\n  - name: shop\n    namespaces: [shop]\n    denyRules: [keda-conflict]\n",
+    )
+    .unwrap();
+    let policy = policy.display().to_string();
+    let (server, mut conn) = s.webhook(&["--policy", &policy]).await;
+    let mut keda = hpa(&objects, "web");
+    keda["metadata"]["name"] = json!("keda-hpa-kd");
+    keda["metadata"]["labels"] =
+        json!({"app.kubernetes.io/managed-by": "keda-operator", "app.kubernetes.io/part-of": "kd"});
+    keda["metadata"]["ownerReferences"] = json!([{
+        "apiVersion": "keda.sh/v1alpha1", "kind": "ScaledObject", "name": "kd",
+        "uid": "6b1c8f0e-0000-4000-8000-000000000001", "controller": true, "blockOwnerDeletion": true,
+    }]);
+    let answer = conn.review("/validate", &review("k1", "CREATE", &keda, None)).await.unwrap();
+    assert_eq!(response(&answer)["allowed"], true, "{answer}");
+    assert!(!warnings(&answer).iter().any(|w| w.starts_with("HPA409")), "{answer}");
+    // Owned by the ScaledObject but not as its controller: another HPA, denied.
+    let mut owned = keda.clone();
+    owned["metadata"]["ownerReferences"][0]["controller"] = json!(false);
+    let answer = conn.review("/validate", &review("k2", "CREATE", &owned, None)).await.unwrap();
+    let denied = response(&answer);
+    assert_eq!(denied["allowed"], false, "{answer}");
+    let message = denied["status"]["message"].as_str().unwrap();
+    assert!(message.contains("HPA409 keda-conflict: KEDA ScaledObject kd also scales Deployment web"), "{message}");
+    // A user's HPA on the same Deployment: denied.
+    let answer = conn.review("/validate", &review("k3", "CREATE", &hpa(&objects, "web"), None)).await.unwrap();
+    assert_eq!(response(&answer)["allowed"], false, "{answer}");
+    server.stop().await;
+}
+
+/// HPA104 on a PodDisruptionBudget write counts every pod the budget selects, as the
+/// disruption controller's `getExpectedPodCount` does: over the four HPA-scaled workloads of
+/// `shop` (9 pods at their minReplicas), `minAvailable: 2` blocks nothing; `minAvailable: 9`
+/// blocks at every HPA's minimum; a budget on `web` alone blocks at web's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_budget_over_several_workloads_counts_all_their_pods() {
+    let (s, objects) = setup().await;
+    let hpas: Vec<Value> = objects.iter().filter(|o| o["kind"] == "HorizontalPodAutoscaler").cloned().collect();
+    assert_eq!(hpas.len(), 4);
+    s.api.apply(&hpas);
+    let (server, mut conn) = s.webhook(&[]).await;
+    let pdbs = ("policy", "v1", "poddisruptionbudgets");
+    let pdb = |name: &str, min_available: i64, selector: Value| {
+        json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+               "metadata": {"name": name, "namespace": "shop"},
+               "spec": {"minAvailable": min_available, "selector": selector}})
+    };
+    let hpa104 = |answer: &Value| -> Vec<String> {
+        let mut found: Vec<String> = warnings(answer).into_iter().filter(|w| w.contains("HPA104")).collect();
+        found.sort();
+        found
+    };
+    let answer = conn
+        .review(
+            "/validate-workloads",
+            &workload_review("p1", "CREATE", pdbs, &pdb("web", 2, json!({"matchLabels": {"app": "web"}})), None),
+        )
+        .await
+        .unwrap();
+    assert_eq!(response(&answer)["allowed"], true);
+    assert_eq!(
+        hpa104(&answer),
+        [
+            "HPA web: HPA104 min-replicas-blocked-by-pdb: at minReplicas (2) the PodDisruptionBudget web allows no eviction (minAvailable 2 needs 2 of 2 pods)"
+        ],
+        "{answer}"
+    );
+    let answer = conn
+        .review("/validate-workloads", &workload_review("p2", "CREATE", pdbs, &pdb("all", 2, json!({})), None))
+        .await
+        .unwrap();
+    assert_eq!(response(&answer), &json!({"uid": "p2", "allowed": true}), "{answer}");
+    let answer = conn
+        .review("/validate-workloads", &workload_review("p3", "CREATE", pdbs, &pdb("all", 9, json!({})), None))
+        .await
+        .unwrap();
+    let found = hpa104(&answer);
+    assert_eq!(found.len(), 4, "{found:?}");
+    assert!(
+        found.contains(&"HPA web: HPA104 min-replicas-blocked-by-pdb: at minReplicas (2) the PodDisruptionBudget all allows no eviction (minAvailable 9 needs 9 of 9 pods: 2 of this HPA's target, 2 of Deployment batch, 2 of Deployment worker, 3 of StatefulSet db)".to_string()),
+        "{found:?}"
+    );
+    server.stop().await;
+}
+
+/// /metrics as text.
+async fn scrape(conn: &mut Conn) -> String {
+    let (status, body) = conn.send("GET", "/metrics", Vec::new()).await.unwrap();
+    assert_eq!(status, 200);
+    String::from_utf8(body.to_vec()).unwrap()
+}
+
+/// `hpa_webhook_context_since_last_event_seconds` is the time since the last change a watch
+/// delivered (ADDED, MODIFIED, DELETED): bookmarks and renewed watches do not reset it, while
+/// they keep `hpa_webhook_context_since_heard_seconds` (liveness) near 0.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn since_last_event_counts_changes_and_since_heard_counts_bookmarks() {
+    let (s, _) = setup().await;
+    s.api.set_bookmark_interval(Duration::from_millis(50));
+    let (server, mut conn) = s.webhook(&[]).await;
+    let event = |text: &str, resource: &str| {
+        metric(text, &format!("hpa_webhook_context_since_last_event_seconds{{resource=\"{resource}\"}}"))
+    };
+    let heard = |text: &str, resource: &str| {
+        metric(text, &format!("hpa_webhook_context_since_heard_seconds{{resource=\"{resource}\"}}"))
+    };
+    // Listed, never changed since: no event yet, heard from.
+    let text = scrape(&mut conn).await;
+    assert_eq!(event(&text, "statefulsets.apps"), None, "{text}");
+    assert!(heard(&text, "statefulsets.apps").is_some(), "{text}");
+    // A change to a Deployment: seen as an event.
+    let fixed = in_namespace(fixtures::cluster_fixture("requests-set"), "shop");
+    s.api.apply(&[find(&fixed, "Deployment", "web").clone()]);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while event(&scrape(&mut conn).await, "deployments.apps").is_none() {
+        assert!(Instant::now() < deadline, "no event for deployments.apps");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // Then quiet, with bookmarks every 50 ms: the event ages, the watch is heard from.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let text = scrape(&mut conn).await;
+    let (since_event, since_heard) =
+        (event(&text, "deployments.apps").unwrap(), heard(&text, "deployments.apps").unwrap());
+    assert!(since_event > 1.4, "{text}");
+    assert!(since_heard < 1.0, "{text}");
     server.stop().await;
 }
