@@ -86,6 +86,20 @@ impl RuleConfig {
         }
     }
 
+    /// Makes `rule` run at its default severity if it does not run yet, unless the
+    /// configuration turns it off by name (`ignore`, or a level `off`): what a caller that
+    /// needs a rule's findings (the webhook's `denyRules`) adds to a configuration.
+    pub fn run_also(&mut self, rule: &'static RuleMeta) {
+        if self.level(rule).is_some() || self.levels.get(rule.id) == Some(&RuleLevel::Off) {
+            return;
+        }
+        if self.select.is_empty() {
+            self.levels.insert(rule.id, RuleLevel::At(rule.severity));
+        } else {
+            self.select.push(rule.id.to_string());
+        }
+    }
+
     /// A finding at its configured severity, or `None` when its rule does not run. A rule may
     /// give one finding another severity than its default; the configuration's level for the
     /// rule, when it names one, wins.

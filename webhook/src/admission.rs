@@ -38,7 +38,7 @@ use serde_json::value::RawValue;
 
 use hpa_core::admission as pipeline;
 use hpa_core::api::{self, ApiVersion, DecodeError, Strictness, VersionedHpa, v1, v2};
-use hpa_core::check::{self, Input, RuleLevel, Written};
+use hpa_core::check::{self, Input, Written};
 use hpa_core::convert::annotations;
 use hpa_core::defaults;
 use hpa_core::features::{FeatureGates, Gate, KubernetesVersion};
@@ -372,31 +372,21 @@ impl Reviewer {
         // The rules the namespace's `denyRules` name run whether lint warnings are on and
         // whether they run by default (opt-in rules): a denial the organization asked for is
         // never skipped. A rule the lint configuration turns off stays off.
-        let denied_not_run: Vec<&'static RuleMeta> = effective
-            .denied_rules()
-            .iter()
-            .filter_map(|id| rules::find(id))
-            .map(|r| r.meta())
-            .filter(|r| options.rules.level(r).is_none() && options.rules.levels.get(r.id) != Some(&RuleLevel::Off))
-            .collect();
+        let denied: Vec<&'static RuleMeta> =
+            effective.denied_rules().iter().filter_map(|id| rules::find(id)).map(|r| r.meta()).collect();
         let widened;
-        let options: &check::Options = if denied_not_run.is_empty() {
+        let options: &check::Options = if denied.iter().all(|r| options.rules.level(r).is_some()) {
             &options
         } else {
             let mut o = check::Options::clone(&options);
-            for r in &denied_not_run {
-                if o.rules.select.is_empty() {
-                    o.rules.levels.insert(r.id, RuleLevel::At(r.severity));
-                } else {
-                    o.rules.select.push(r.id.to_string());
-                }
+            for r in &denied {
+                o.rules.run_also(r);
             }
             widened = o;
             &widened
         };
         // The cross-object rules run for lint warnings, or for a `denyRules` that needs them.
-        let cross_object = self.lint_warnings()
-            || effective.denied_rules().iter().filter_map(|id| rules::find(id)).any(|r| r.meta().needs_objects);
+        let cross_object = self.lint_warnings() || denied.iter().any(|r| r.needs_objects);
         let input =
             Input { object: Written::Decoded(Box::new(new.hpa)), old: old.map(|o| o.hpa), id: None, world: None };
         // The request's namespace is an input of the call: the options are shared.
