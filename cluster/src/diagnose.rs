@@ -323,7 +323,7 @@ pub fn inputs_from_objects(
 fn target_not_gathered(namespace: &str, api_version: &str, kind: &str, name: &str) -> Error {
     let group = GroupVersion::parse_or_empty(api_version).group();
     // An unknown kind: its lowercase name, which kubectl resolves through discovery.
-    let resource = kinds::WORKLOADS.iter().find(|k| k.kind == kind && k.group == group).map_or_else(
+    let resource = kinds::workload(group, kind).map_or_else(
         || if group.is_empty() { kind.to_lowercase() } else { format!("{}.{group}", kind.to_lowercase()) },
         Kind::resource,
     );
@@ -700,7 +700,7 @@ fn scale_of(
     notes: &mut Vec<String>,
 ) -> Result<Scale, Error> {
     let group = GroupVersion::parse_or_empty(api_version).group();
-    let known = kinds::WORKLOADS.iter().find(|k| k.kind == kind && k.group == group);
+    let known = kinds::workload(group, kind);
     let resource = known.map_or_else(|| kind.to_lowercase(), Kind::resource);
     let not_found = || Error::NotFound { what: format!("{resource} \"{name}\"") };
     let target = items.iter().find(|v| {
@@ -814,7 +814,7 @@ fn resizes_of(pod: &Value) -> Vec<Resize> {
 /// metrics client does. An API that is not installed is recorded as its failed answer (the
 /// controller's own view) and noted; [`Error::MetricsApiMissing`] is not raised here, so the
 /// diagnosis can say what the controller would do without it. A metrics API that refuses these
-/// credentials (403) is [`Error::MetricsForbidden`]: the controller has its own RBAC, so the
+/// credentials (403) is [`Error::ControllerReadForbidden`]: the controller has its own RBAC, so the
 /// refusal is not what it saw.
 pub async fn read_objects(
     cluster: &Cluster,
@@ -937,11 +937,10 @@ async fn read_target(
             Err(e) if e.is_connection() => return Err(TargetError::Stop(e)),
             // Our credentials' refusal says nothing of what the controller's saw.
             Err(Error::Forbidden { message, .. }) => {
-                return Err(TargetError::Stop(Error::ScaleForbidden {
-                    kind: kind.to_string(),
+                return Err(TargetError::Stop(Error::ControllerReadForbidden {
+                    what: format!("the scale of {kind} {namespace}/{name}"),
+                    access: format!("get on {}/scale", m.group_resource()),
                     namespace: namespace.to_string(),
-                    name: name.to_string(),
-                    resource: m.group_resource(),
                     message,
                 }));
             }
@@ -1169,11 +1168,16 @@ async fn read_metric_list(
     }
 }
 
-/// A 403 on a metrics API: the diagnosis stops ([`Error::MetricsForbidden`]) rather than
+/// A 403 on a metrics API: the diagnosis stops ([`Error::ControllerReadForbidden`]) rather than
 /// replay the refusal as the controller's `FailedGet*Metric`: the controller reads with its
 /// own RBAC, and what it saw is unknown.
 fn metrics_forbidden(api: &str, namespace: &str, message: String) -> Error {
-    Error::MetricsForbidden { api: api.to_string(), namespace: namespace.to_string(), message }
+    Error::ControllerReadForbidden {
+        what: api.to_string(),
+        access: format!("get and list on {api}"),
+        namespace: namespace.to_string(),
+        message,
+    }
 }
 
 fn api_error_text(e: &Error) -> String {

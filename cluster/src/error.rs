@@ -93,35 +93,21 @@ pub enum Error {
         "the resource metrics API (metrics.k8s.io) is not installed, so the HPA controller gets no CPU or memory usage: install metrics-server"
     )]
     MetricsApiMissing,
-    /// 403 on a metrics API for the credentials used here. The HPA controller reads the
-    /// metrics APIs with its own RBAC (kube-controller-manager's account), so this says
-    /// nothing of what it saw, and its sync cannot be replayed without the answer.
+    /// 403, for the credentials used here, on something the HPA controller reads with its own
+    /// RBAC (kube-controller-manager's account: the metrics APIs, the scale subresource): the
+    /// refusal says nothing of what the controller saw, and its sync cannot be replayed
+    /// without the answer (it is not the controller's `FailedGet*`).
     #[error(
-        "your credentials cannot read {api} ({message}); the HPA controller reads it with its own RBAC, so what it saw cannot be replayed: ask for get and list on {api} in namespace {namespace}, or diagnose a snapshot gathered with that access (--snapshot)"
+        "your credentials cannot read {what} ({message}); the HPA controller reads it with its own RBAC, so what it saw cannot be replayed: ask for {access} in namespace {namespace}, or diagnose a snapshot gathered with that access (--snapshot)"
     )]
-    MetricsForbidden {
-        /// `metrics.k8s.io`, `custom.metrics.k8s.io` or `external.metrics.k8s.io`.
-        api: String,
+    ControllerReadForbidden {
+        /// What was refused: `metrics.k8s.io`, `the scale of Deployment shop/web`...
+        what: String,
+        /// The access to ask for: `get and list on metrics.k8s.io`, `get on
+        /// deployments.apps/scale`...
+        access: String,
         /// The namespace read.
         namespace: String,
-        /// The API server's message.
-        message: String,
-    },
-    /// 403 on a scale target's `/scale` subresource for the credentials used here. The HPA
-    /// controller reads and writes scales with its own RBAC (its service account may `get` and
-    /// `update` `*/scale`), so the refusal is not the controller's `FailedGetScale`.
-    #[error(
-        "your credentials cannot read the scale of {kind} {namespace}/{name} ({message}); the HPA controller reads it with its own RBAC, so what it saw cannot be replayed: ask for get on {resource}/scale in namespace {namespace}, or diagnose a snapshot gathered with that access (--snapshot)"
-    )]
-    ScaleForbidden {
-        /// The target's kind.
-        kind: String,
-        /// The target's namespace.
-        namespace: String,
-        /// The target's name.
-        name: String,
-        /// `deployments.apps`...
-        resource: String,
         /// The API server's message.
         message: String,
     },

@@ -125,6 +125,11 @@ pub const POD_METRICS_V1BETA1: Kind =
 /// The scale targets the rules know, in the order they are read.
 pub const WORKLOADS: [Kind; 5] = [DEPLOYMENT, STATEFUL_SET, REPLICA_SET, REPLICATION_CONTROLLER, ROLLOUT];
 
+/// The workload kind of `group` named `kind`, if it is one of [`WORKLOADS`].
+pub fn workload(group: &str, kind: &str) -> Option<&'static Kind> {
+    WORKLOADS.iter().find(|k| k.kind == kind && k.group == group)
+}
+
 /// The page size of lists: kubectl's default `--chunk-size`.
 pub const PAGE_SIZE: u32 = 500;
 
