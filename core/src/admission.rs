@@ -159,11 +159,13 @@ pub fn before_create(hpa: &mut v2::HorizontalPodAutoscaler, gates: &FeatureGates
     }
 }
 
-/// `rest.BeforeUpdate` and the strategy's `PrepareForUpdate`: status kept from the old object,
-/// `tolerance` dropped while the gate is off (unless the old object uses one), and with
-/// `HPAGeneration` on `generation` bumped past the old one when the spec changed
-/// (`apiequality.Semantic.DeepEqual`).
+/// `rest.BeforeUpdate` and the strategy's `PrepareForUpdate`: `generation` taken from the old
+/// object whatever the request says ("Ensure requests cannot update generation", in every
+/// release), status kept from the old object, `tolerance` dropped while the gate is off (unless
+/// the old object uses one), and with `HPAGeneration` on `generation` bumped past the old one
+/// when the spec changed (`apiequality.Semantic.DeepEqual`).
 pub fn before_update(new: &mut v2::HorizontalPodAutoscaler, old: &v2::HorizontalPodAutoscaler, gates: &FeatureGates) {
+    new.metadata.generation = old.metadata.generation;
     new.status = old.status.clone();
     if !gates.enabled(Gate::HPAConfigurableTolerance) && !uses_tolerance(old) {
         drop_tolerance(new);
