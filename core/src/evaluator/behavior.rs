@@ -13,7 +13,7 @@
 
 use std::time::Duration;
 
-use super::release::ControllerRelease;
+use super::release::{ControllerRelease, go_amd64_int32};
 use super::time::Timestamp;
 use crate::api::v2::{HPAScalingRules, HorizontalPodAutoscalerBehavior};
 
@@ -214,9 +214,11 @@ fn store_recommendation(
 }
 
 /// `calculateScaleUpLimit`: `int32(max(factor × current, minimum))` (production factor 2.0,
-/// minimum 4.0). The conversion truncates (and saturates on absurd counts).
+/// minimum 4.0). The conversion is Go's on amd64 ([`go_amd64_int32`]): it truncates, and a
+/// limit past `MaxInt32` (absurd counts) becomes `MinInt32`, in every release (the 1.38
+/// saturation fixes, #141397, left this site alone).
 pub fn calculate_scale_up_limit(current_replicas: i32, factor: f64, minimum: f64) -> i32 {
-    (factor * f64::from(current_replicas)).max(minimum) as i32
+    go_amd64_int32((factor * f64::from(current_replicas)).max(minimum))
 }
 
 /// `convertDesiredReplicasWithRules` (legacy path): clamps to `[min, ceiling]` where the
