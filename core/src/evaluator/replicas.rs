@@ -1075,15 +1075,15 @@ fn calculate_pod_requests_from_containers(
     missing_container_error: bool,
 ) -> Result<i64, CalcError> {
     if container.is_empty() && pod.init_containers.is_empty() {
-        // The usual pod: its containers' requests, summed (as below, up to a container whose
-        // name is the empty one asked for).
+        // The usual pod: its containers' requests, summed (as below: from 1.35 up to a
+        // container whose name is the empty one asked for).
         let mut request = 0i64;
         for c in &pod.containers {
             let Some(r) = quantity_of(&c.requests_milli, resource) else {
                 return Err(missing_request(resource, c, pod));
             };
             request = request.wrapping_add(r);
-            if c.name.is_empty() {
+            if missing_container_error && c.name.is_empty() {
                 break;
             }
         }
@@ -1098,8 +1098,10 @@ fn calculate_pod_requests_from_containers(
             };
             request = request.wrapping_add(r);
         }
-        // Container names are unique inside a pod.
-        if container == c.name {
+        // "container names are unique inside the pod": from 1.35 (#133415, with the error
+        // below) the sum stops at the container asked for; before, it goes on, which differs
+        // only when that name is the empty one (no container can have it once validated).
+        if missing_container_error && container == c.name {
             return Ok(request);
         }
     }
