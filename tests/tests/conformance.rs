@@ -21,3 +21,8 @@ fn api_conversion() {
 fn api_per_release() {
     check("api/versions.json");
 }
+
+#[test]
+fn api_number_literals_and_duplicate_keys() {
+    check("api/literals.json");
+}

@@ -8,11 +8,11 @@ use hpa_core::api::{self, ApiVersion};
 use hpa_core::convert;
 use hpa_core::features::{FeatureGates, Gate, KubernetesVersion};
 
-use super::{drop_nulls, project};
+use super::{Vector, drop_nulls, project};
 
 /// The release a vector runs against: `kubernetes_version` (`"1.33"` .. `"1.38"`), else the
 /// older `profile` key (`master-1.37`, or absent for 1.36).
-pub fn release_of(vector: &Value) -> Result<KubernetesVersion, String> {
+pub fn release_of(vector: &Vector<'_>) -> Result<KubernetesVersion, String> {
     if let Some(v) = vector.get("kubernetes_version") {
         let v = v.as_str().ok_or("kubernetes_version is not a string")?;
         return KubernetesVersion::parse(v).map_err(|e| e.to_string());
@@ -26,7 +26,7 @@ pub fn release_of(vector: &Value) -> Result<KubernetesVersion, String> {
 
 /// The gates a validation vector runs with: its release (see [`release_of`]), `featureGates`
 /// overrides.
-pub fn gates_for(vector: &Value) -> Result<FeatureGates, String> {
+pub fn gates_for(vector: &Vector<'_>) -> Result<FeatureGates, String> {
     let mut gates = FeatureGates::new(release_of(vector)?);
     if let Some(Value::Object(fg)) = vector.get("featureGates") {
         for (name, value) in fg {
@@ -38,23 +38,31 @@ pub fn gates_for(vector: &Value) -> Result<FeatureGates, String> {
     Ok(gates)
 }
 
-fn decode(v: &Value) -> Result<api::VersionedHpa, String> {
-    api::decode(v).map_err(|errs| api::decode_failure_message(None, &errs))
+/// Decodes the object at `key` of the vector from its text as written (see [`Vector`]).
+fn decode(vector: &Vector<'_>, key: &str) -> Result<api::VersionedHpa, String> {
+    api::decode_text(vector.raw(key).unwrap_or("null")).map_err(|errs| api::decode_failure_message(None, &errs))
 }
 
-/// Decodes an object as `release`'s kube-apiserver does: with `fieldValidation: Strict` (the
-/// default, kubectl's) a field the release does not know is an error, with `Ignore` it is
-/// dropped. The error is kube-apiserver's 400 message.
-fn decode_in(v: &Value, release: KubernetesVersion, strict: bool) -> Result<api::VersionedHpa, String> {
-    let version = v.get("apiVersion").and_then(Value::as_str).and_then(ApiVersion::parse);
+/// Decodes the object at `key` of the vector from its text as written (see [`Vector`]), as
+/// `release`'s kube-apiserver does: with `fieldValidation: Strict` (the default, kubectl's) a
+/// field the release does not know is an error, with `Ignore` it is dropped. The error is
+/// kube-apiserver's 400 message.
+fn decode_in(
+    vector: &Vector<'_>,
+    key: &str,
+    release: KubernetesVersion,
+    strict: bool,
+) -> Result<api::VersionedHpa, String> {
+    let text = vector.raw(key).unwrap_or("null");
+    let version = vector.get(key).and_then(|o| o.get("apiVersion")).and_then(Value::as_str).and_then(ApiVersion::parse);
     let strictness = if strict { api::Strictness::Strict } else { api::Strictness::Lenient };
-    api::decode_json(&v.to_string(), strictness, release)
+    api::decode_json(text, strictness, release)
         .map(|decoded| decoded.value)
         .map_err(|errs| api::decode_failure_message(version, &errs))
 }
 
 /// A validation vector: decode, convert, prepare, validate (no defaulting).
-pub fn run_validation(vector: &Value) -> (bool, Value) {
+pub fn run_validation(vector: &Vector<'_>) -> (bool, Value) {
     let expect = vector.get("expect").cloned().unwrap_or(Value::Null);
     let result = (|| -> Result<Value, String> {
         let gates = gates_for(vector)?;
@@ -68,12 +76,12 @@ pub fn run_validation(vector: &Value) -> (bool, Value) {
             Some("UPDATE") => Operation::Update,
             _ => Operation::Create,
         };
-        let object = match decode_in(vector.get("object").unwrap_or(&Value::Null), release, strict) {
+        let object = match decode_in(vector, "object", release, strict) {
             Ok(o) => o,
             Err(e) => return Ok(json!({"allowed": false, "decodeError": e})),
         };
-        let old = match vector.get("oldObject") {
-            Some(o) => Some(decode_in(o, release, false)?),
+        let old = match vector.raw("oldObject") {
+            Some(_) => Some(decode_in(vector, "oldObject", release, false)?),
             None => None,
         };
         let opts = Options { gates, apply_defaults: false, default_namespace: None };
@@ -129,10 +137,10 @@ fn compare_validation(got: &Value, expect: &Value) -> (bool, Value) {
 }
 
 /// A defaulting vector: the defaulting of `input.apiVersion`, nothing else.
-pub fn run_defaulting(vector: &Value) -> (bool, Value) {
+pub fn run_defaulting(vector: &Vector<'_>) -> (bool, Value) {
     let input = vector.get("input").cloned().unwrap_or(Value::Null);
     let expect = vector.get("expect").cloned().unwrap_or(Value::Null);
-    let got = match decode(&input) {
+    let got = match decode(vector, "input") {
         Ok(mut obj) => {
             hpa_core::defaults::default_versioned(&mut obj);
             let mut out = obj.to_json();
@@ -149,7 +157,7 @@ pub fn run_defaulting(vector: &Value) -> (bool, Value) {
 }
 
 /// A conversion vector: input → internal → toVersion, compared with the README's rules.
-pub fn run_conversion(vector: &Value) -> (bool, Value) {
+pub fn run_conversion(vector: &Vector<'_>) -> (bool, Value) {
     let input = vector.get("input").cloned().unwrap_or(Value::Null);
     let to = vector.get("toVersion").and_then(Value::as_str).and_then(ApiVersion::parse);
     let as_json: Vec<String> = vector
@@ -162,7 +170,8 @@ pub fn run_conversion(vector: &Value) -> (bool, Value) {
         Ok(r) => r,
         Err(e) => return (false, json!({"error": e})),
     };
-    let converted = decode(&input).and_then(|obj| convert::convert_in(&obj, to, release).map_err(|e| e.to_string()));
+    let converted =
+        decode(vector, "input").and_then(|obj| convert::convert_in(&obj, to, release).map_err(|e| e.to_string()));
     if let Some(prefix) = vector.get("expectError").and_then(Value::as_str) {
         return match converted {
             Err(e) => (e.starts_with(prefix), Value::String(e)),
@@ -177,7 +186,7 @@ pub fn run_conversion(vector: &Value) -> (bool, Value) {
     let mut pass = objects_equal(&got, &expect, &as_json);
     if pass && vector.get("roundTrip").and_then(Value::as_bool) == Some(true) {
         let back_to = input.get("apiVersion").and_then(Value::as_str).and_then(ApiVersion::parse);
-        let back = back_to.and_then(|v| decode(&got).ok().and_then(|o| convert::convert_in(&o, v, release).ok()));
+        let back = back_to.and_then(|v| api::decode(&got).ok().and_then(|o| convert::convert_in(&o, v, release).ok()));
         pass = match back {
             Some(b) => {
                 let mut original = input.clone();
