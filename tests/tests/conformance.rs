@@ -26,3 +26,8 @@ fn api_per_release() {
 fn api_number_literals_and_duplicate_keys() {
     check("api/literals.json");
 }
+
+#[test]
+fn api_field_validation() {
+    check("api/field_validation.json");
+}

@@ -43,22 +43,69 @@ fn decode(vector: &Vector<'_>, key: &str) -> Result<api::VersionedHpa, String> {
     api::decode_text(vector.raw(key).unwrap_or("null")).map_err(|errs| api::decode_failure_message(None, &errs))
 }
 
+/// A request's `fieldValidation` (`metav1.FieldValidation*`): what kube-apiserver does with an
+/// unknown or duplicate field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FieldValidation {
+    /// The request fails (the default of kubectl).
+    Strict,
+    /// The field is dropped and a warning says so (kube-apiserver's default).
+    Warn,
+    /// The field is dropped silently.
+    Ignore,
+}
+
+impl FieldValidation {
+    /// The vector's `fieldValidation` (`Strict` when absent).
+    fn of(vector: &Vector<'_>) -> Result<FieldValidation, String> {
+        match vector.get("fieldValidation") {
+            None => Ok(FieldValidation::Strict),
+            Some(v) => match v.as_str() {
+                Some("Strict") => Ok(FieldValidation::Strict),
+                Some("Warn") => Ok(FieldValidation::Warn),
+                Some("Ignore") => Ok(FieldValidation::Ignore),
+                _ => Err(format!("unknown fieldValidation {v}: expected \"Strict\", \"Warn\" or \"Ignore\"")),
+            },
+        }
+    }
+
+    fn strictness(self) -> api::Strictness {
+        match self {
+            FieldValidation::Strict => api::Strictness::Strict,
+            FieldValidation::Warn | FieldValidation::Ignore => api::Strictness::Lenient,
+        }
+    }
+}
+
 /// Decodes the object at `key` of the vector from its text as written (see [`Vector`]), as
-/// `release`'s kube-apiserver does: with `fieldValidation: Strict` (the default, kubectl's) a
-/// field the release does not know is an error, with `Ignore` it is dropped. The error is
-/// kube-apiserver's 400 message.
+/// `release`'s kube-apiserver does under `fields`: with `Strict` a field the release does not
+/// know (or a key given twice) is an error, with `Warn` and `Ignore` it is dropped and returned
+/// in `ignored`. The error is kube-apiserver's 400 message.
 fn decode_in(
     vector: &Vector<'_>,
     key: &str,
     release: KubernetesVersion,
-    strict: bool,
-) -> Result<api::VersionedHpa, String> {
+    fields: FieldValidation,
+) -> Result<api::Decoded<api::VersionedHpa>, String> {
     let text = vector.raw(key).unwrap_or("null");
     let version = vector.get(key).and_then(|o| o.get("apiVersion")).and_then(Value::as_str).and_then(ApiVersion::parse);
-    let strictness = if strict { api::Strictness::Strict } else { api::Strictness::Lenient };
-    api::decode_json(text, strictness, release)
-        .map(|decoded| decoded.value)
-        .map_err(|errs| api::decode_failure_message(version, &errs))
+    api::decode_json(text, fields.strictness(), release).map_err(|errs| api::decode_failure_message(version, &errs))
+}
+
+/// The warnings kube-apiserver answers for what decoding dropped under `fieldValidation: Warn`
+/// (`addStrictDecodingWarnings` in `apiserver/pkg/endpoints/handlers/rest.go`): one per strict
+/// decoding error, in its words (`unknown field "spec.foo"`, `duplicate field "spec.x"`), each
+/// text once (the request's warning recorder drops repeats). None under `Ignore`.
+fn field_warnings(fields: FieldValidation, ignored: &[api::DecodeError]) -> Vec<String> {
+    let mut warnings: Vec<String> = Vec::new();
+    if fields == FieldValidation::Warn {
+        for e in ignored.iter().filter(|e| e.kind.is_strict()) {
+            if !warnings.contains(&e.message) {
+                warnings.push(e.message.clone());
+            }
+        }
+    }
+    warnings
 }
 
 /// A validation vector: decode, convert, prepare, validate (no defaulting).
@@ -67,26 +114,27 @@ pub fn run_validation(vector: &Vector<'_>) -> (bool, Value) {
     let result = (|| -> Result<Value, String> {
         let gates = gates_for(vector)?;
         let release = gates.version();
-        let strict = match vector.get("fieldValidation").and_then(Value::as_str) {
-            None | Some("Strict") => true,
-            Some("Ignore") => false,
-            Some(other) => return Err(format!("unknown fieldValidation {other}")),
-        };
+        let fields = FieldValidation::of(vector)?;
         let operation = match vector.get("operation").and_then(Value::as_str) {
             Some("UPDATE") => Operation::Update,
             _ => Operation::Create,
         };
-        let object = match decode_in(vector, "object", release, strict) {
+        let decoded = match decode_in(vector, "object", release, fields) {
             Ok(o) => o,
-            Err(e) => return Ok(json!({"allowed": false, "decodeError": e})),
+            Err(e) => return Ok(json!({"allowed": false, "decodeError": e, "warnings": []})),
         };
+        // The stored object: what it holds that this release does not know is not the request's.
         let old = match vector.raw("oldObject") {
-            Some(_) => Some(decode_in(vector, "oldObject", release, false)?),
+            Some(_) => Some(decode_in(vector, "oldObject", release, FieldValidation::Ignore)?.value),
             None => None,
         };
         let opts = Options { gates, apply_defaults: false, default_namespace: None };
-        let outcome = admission::admit(&object, old.as_ref(), operation, &opts).map_err(|e| e.to_string())?;
-        Ok(outcome_json(&outcome))
+        let outcome = admission::admit(&decoded.value, old.as_ref(), operation, &opts).map_err(|e| e.to_string())?;
+        let mut got = outcome_json(&outcome);
+        if let Value::Object(m) = &mut got {
+            m.insert("warnings".into(), json!(field_warnings(fields, &decoded.ignored)));
+        }
+        Ok(got)
     })();
     let got = match result {
         Ok(v) => v,
@@ -117,7 +165,7 @@ pub fn outcome_json(outcome: &admission::Outcome) -> Value {
 
 fn compare_validation(got: &Value, expect: &Value) -> (bool, Value) {
     let mut pass = got.get("allowed") == expect.get("allowed");
-    for key in ["errors", "statusMessage", "decodeError", "generation"] {
+    for key in ["errors", "statusMessage", "decodeError", "generation", "warnings"] {
         if let Some(e) = expect.get(key) {
             pass &= got.get(key) == Some(e);
         }
