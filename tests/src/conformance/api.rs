@@ -116,8 +116,9 @@ pub fn run_validation(vector: &Vector<'_>) -> (bool, Value) {
         let release = gates.version();
         let fields = FieldValidation::of(vector)?;
         let operation = match vector.get("operation").and_then(Value::as_str) {
+            Some("CREATE") => Operation::Create,
             Some("UPDATE") => Operation::Update,
-            _ => Operation::Create,
+            _ => return Err(format!("operation is {:?}, not \"CREATE\" or \"UPDATE\"", vector.get("operation"))),
         };
         let decoded = match decode_in(vector, "object", release, fields) {
             Ok(o) => o,

@@ -4,6 +4,7 @@
 
 pub mod api;
 pub mod controller;
+mod keys;
 
 use std::collections::BTreeMap;
 
@@ -96,10 +97,14 @@ impl<'a> Vector<'a> {
     }
 }
 
-/// Runs one vector.
+/// Runs one vector; one with a key the runner does not read fails (see [`keys`]).
 pub fn run_vector(vector: &Vector<'_>, file: &str) -> VectorResult {
     let id = vector.id().to_string();
-    let (pass, got) = match kind_of(&vector.value, file) {
+    let kind = kind_of(&vector.value, file);
+    if let Some(Err(e)) = kind.map(|k| keys::check(k, &vector.value)) {
+        return VectorResult { id, pass: false, got: serde_json::json!({ "error": e }) };
+    }
+    let (pass, got) = match kind {
         Some(Kind::Validation) => api::run_validation(vector),
         Some(Kind::Defaulting) => api::run_defaulting(vector),
         Some(Kind::Conversion) => api::run_conversion(vector),
