@@ -31,16 +31,16 @@ const CONVERSION: &[&str] = &[
 ];
 
 const FUNCTION: &[&str] = &["function", "config", "inputs", "expect"];
-/// `config` of a `replica_calc.json` vector.
-const CALC_CONFIG: &[&str] = &[
+/// `config` of a function vector: a `normalize.json` function reads only the release
+/// (`kubernetes_version`, `feature_gates`), but the keys documented for `replica_calc.json` are
+/// accepted there too (they cannot change its result).
+const FUNCTION_CONFIG: &[&str] = &[
     "tolerance",
     "cpu_initialization_period_s",
     "delay_of_initial_readiness_status_s",
     "feature_gates",
     "kubernetes_version",
 ];
-/// `config` of a `normalize.json` vector (only the release matters).
-const NORMALIZE_CONFIG: &[&str] = &["kubernetes_version", "feature_gates"];
 const TOLERANCES: &[&str] = &["scale_down", "scale_up"];
 
 const POD: &[&str] = &[
@@ -111,44 +111,42 @@ const SYNC_EXPECT: &[&str] = &[
 /// The values of a sync's `fetch_errors`.
 const FETCH_ERRORS: &[&str] = &["resource", "pods", "object", "external"];
 
-/// What a function vector's `inputs` and `expect` may hold, and which file's `config` it takes.
+/// What a function vector's `inputs` and `expect` may hold.
 struct FunctionKeys {
     inputs: &'static [&'static str],
     expect: &'static [&'static str],
-    config: &'static [&'static str],
 }
 
 /// The keys of each function of `replica_calc.json` and `normalize.json` (the READMEs' tables).
 fn function_keys(function: &str) -> Option<FunctionKeys> {
     const PLAIN: &[&str] = &["replicas", "usage_milli", "error_contains"];
-    let calc = |inputs, expect| Some(FunctionKeys { inputs, expect, config: CALC_CONFIG });
-    let normalize = |inputs, expect| Some(FunctionKeys { inputs, expect, config: NORMALIZE_CONFIG });
+    let keys = |inputs, expect| Some(FunctionKeys { inputs, expect });
     match function {
-        "GetResourceReplicas" => calc(
+        "GetResourceReplicas" => keys(
             &["current_replicas", "resource", "container", "target_utilization", "pods", "resource_metrics"],
             &["replicas", "utilization", "raw_value_milli", "error_contains"],
         ),
         "GetRawResourceReplicas" => {
-            calc(&["current_replicas", "resource", "container", "target_milli", "pods", "resource_metrics"], PLAIN)
+            keys(&["current_replicas", "resource", "container", "target_milli", "pods", "resource_metrics"], PLAIN)
         }
-        "GetMetricReplicas" => calc(&["current_replicas", "target_milli", "pods", "pod_metrics"], PLAIN),
-        "GetObjectMetricReplicas" => calc(&["current_replicas", "target_milli", "object_value_milli", "pods"], PLAIN),
+        "GetMetricReplicas" => keys(&["current_replicas", "target_milli", "pods", "pod_metrics"], PLAIN),
+        "GetObjectMetricReplicas" => keys(&["current_replicas", "target_milli", "object_value_milli", "pods"], PLAIN),
         "GetObjectPerPodMetricReplicas" => {
-            calc(&["status_replicas", "target_average_milli", "object_value_milli"], PLAIN)
+            keys(&["status_replicas", "target_average_milli", "object_value_milli"], PLAIN)
         }
         "GetExternalMetricReplicas" => {
-            calc(&["current_replicas", "target_milli", "external_values_milli", "pods"], PLAIN)
+            keys(&["current_replicas", "target_milli", "external_values_milli", "pods"], PLAIN)
         }
         "GetExternalPerPodMetricReplicas" => {
-            calc(&["status_replicas", "target_average_milli", "external_values_milli"], PLAIN)
+            keys(&["status_replicas", "target_average_milli", "external_values_milli"], PLAIN)
         }
-        "groupPods" => calc(&["resource", "pods", "metrics"], &["ready_count", "unready", "missing", "ignored"]),
-        "calculateRequests" => calc(&["resource", "container", "pods"], &["requests_milli", "error_contains"]),
-        "stabilizeRecommendation" => normalize(
+        "groupPods" => keys(&["resource", "pods", "metrics"], &["ready_count", "unready", "missing", "ignored"]),
+        "calculateRequests" => keys(&["resource", "container", "pods"], &["requests_milli", "error_contains"]),
+        "stabilizeRecommendation" => keys(
             &["downscale_stabilization_window_s", "prenormalized_desired", "recommendations"],
             &["stabilized", "recommendations_len_after", "recommendation_values_after"],
         ),
-        "convertDesiredReplicasWithRules" => normalize(
+        "convertDesiredReplicasWithRules" => keys(
             &[
                 "current_replicas",
                 "desired_replicas",
@@ -159,7 +157,7 @@ fn function_keys(function: &str) -> Option<FunctionKeys> {
             ],
             &["replicas", "reason"],
         ),
-        "stabilizeRecommendationWithBehaviors" => normalize(
+        "stabilizeRecommendationWithBehaviors" => keys(
             &[
                 "current_replicas",
                 "prenormalized_desired",
@@ -169,7 +167,7 @@ fn function_keys(function: &str) -> Option<FunctionKeys> {
             ],
             &["stabilized", "recommendation_values_after", "reason"],
         ),
-        "convertDesiredReplicasWithBehaviorRate" => normalize(
+        "convertDesiredReplicasWithBehaviorRate" => keys(
             &[
                 "current_replicas",
                 "desired_replicas",
@@ -182,12 +180,12 @@ fn function_keys(function: &str) -> Option<FunctionKeys> {
             ],
             &["replicas", "reason"],
         ),
-        "storeScaleEvent" => normalize(
+        "storeScaleEvent" => keys(
             &["direction", "rules", "prev_replicas", "new_replicas", "events_before", "change_in_period_check_s"],
             &["change_in_period_before", "events_after"],
         ),
         "calculateScaleUpLimitWithScalingRules" | "calculateScaleDownLimitWithBehaviors" => {
-            normalize(&["current_replicas", "rules", "scale_up_events", "scale_down_events"], &["limit"])
+            keys(&["current_replicas", "rules", "scale_up_events", "scale_down_events"], &["limit"])
         }
         _ => None,
     }
@@ -281,7 +279,7 @@ impl Checker<'_> {
         let Some(keys) = function_keys(function) else {
             return Err(format!("vector {:?}: unknown function {function:?}", self.id));
         };
-        if let Some(config) = self.object(vector.get("config"), "config", keys.config)? {
+        if let Some(config) = self.object(vector.get("config"), "config", FUNCTION_CONFIG)? {
             self.object(config.get("tolerance"), "config.tolerance", TOLERANCES)?;
         }
         self.object(vector.get("expect"), "expect", keys.expect)?;
