@@ -213,8 +213,14 @@ pub fn decode_failure_message(version: Option<ApiVersion>, errors: &[DecodeError
 /// Decodes one object strictly from a JSON value (tests and tools that hold values; it is
 /// written out and read back as the JSON text kube-apiserver would receive).
 pub fn decode(value: &Value) -> Result<VersionedHpa, Vec<DecodeError>> {
-    let text = value.to_string();
-    decode_json_with(&text, Strictness::Strict, decode::Options::KUBE_APISERVER).map(|d| d.value)
+    decode_text(&value.to_string())
+}
+
+/// Decodes one object strictly from JSON text with this crate's schema (the newest types), as
+/// [`decode`] does from a value but reading the text as written: a number literal such as `-0`
+/// or `1e2` and a key given twice reach the decoder as kube-apiserver receives them.
+pub fn decode_text(text: &str) -> Result<VersionedHpa, Vec<DecodeError>> {
+    decode_json_with(text, Strictness::Strict, decode::Options::KUBE_APISERVER).map(|d| d.value)
 }
 
 /// Decodes one HPA from JSON text as kube-apiserver decodes a request body: its `kind` and

@@ -8,11 +8,11 @@ use hpa_core::api::{self, ApiVersion};
 use hpa_core::convert;
 use hpa_core::features::{FeatureGates, Gate, KubernetesVersion};
 
-use super::{drop_nulls, project};
+use super::{Vector, drop_nulls, project};
 
 /// The release a vector runs against: `kubernetes_version` (`"1.33"` .. `"1.38"`), else the
 /// older `profile` key (`master-1.37`, or absent for 1.36).
-pub fn release_of(vector: &Value) -> Result<KubernetesVersion, String> {
+pub fn release_of(vector: &Vector<'_>) -> Result<KubernetesVersion, String> {
     if let Some(v) = vector.get("kubernetes_version") {
         let v = v.as_str().ok_or("kubernetes_version is not a string")?;
         return KubernetesVersion::parse(v).map_err(|e| e.to_string());
@@ -26,7 +26,7 @@ pub fn release_of(vector: &Value) -> Result<KubernetesVersion, String> {
 
 /// The gates a validation vector runs with: its release (see [`release_of`]), `featureGates`
 /// overrides.
-pub fn gates_for(vector: &Value) -> Result<FeatureGates, String> {
+pub fn gates_for(vector: &Vector<'_>) -> Result<FeatureGates, String> {
     let mut gates = FeatureGates::new(release_of(vector)?);
     if let Some(Value::Object(fg)) = vector.get("featureGates") {
         for (name, value) in fg {
@@ -38,47 +38,104 @@ pub fn gates_for(vector: &Value) -> Result<FeatureGates, String> {
     Ok(gates)
 }
 
-fn decode(v: &Value) -> Result<api::VersionedHpa, String> {
-    api::decode(v).map_err(|errs| api::decode_failure_message(None, &errs))
+/// Decodes the object at `key` of the vector from its text as written (see [`Vector`]).
+fn decode(vector: &Vector<'_>, key: &str) -> Result<api::VersionedHpa, String> {
+    api::decode_text(vector.raw(key).unwrap_or("null")).map_err(|errs| api::decode_failure_message(None, &errs))
 }
 
-/// Decodes an object as `release`'s kube-apiserver does: with `fieldValidation: Strict` (the
-/// default, kubectl's) a field the release does not know is an error, with `Ignore` it is
-/// dropped. The error is kube-apiserver's 400 message.
-fn decode_in(v: &Value, release: KubernetesVersion, strict: bool) -> Result<api::VersionedHpa, String> {
-    let version = v.get("apiVersion").and_then(Value::as_str).and_then(ApiVersion::parse);
-    let strictness = if strict { api::Strictness::Strict } else { api::Strictness::Lenient };
-    api::decode_json(&v.to_string(), strictness, release)
-        .map(|decoded| decoded.value)
-        .map_err(|errs| api::decode_failure_message(version, &errs))
+/// A request's `fieldValidation` (`metav1.FieldValidation*`): what kube-apiserver does with an
+/// unknown or duplicate field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FieldValidation {
+    /// The request fails (the default of kubectl).
+    Strict,
+    /// The field is dropped and a warning says so (kube-apiserver's default).
+    Warn,
+    /// The field is dropped silently.
+    Ignore,
+}
+
+impl FieldValidation {
+    /// The vector's `fieldValidation` (`Strict` when absent).
+    fn of(vector: &Vector<'_>) -> Result<FieldValidation, String> {
+        match vector.get("fieldValidation") {
+            None => Ok(FieldValidation::Strict),
+            Some(v) => match v.as_str() {
+                Some("Strict") => Ok(FieldValidation::Strict),
+                Some("Warn") => Ok(FieldValidation::Warn),
+                Some("Ignore") => Ok(FieldValidation::Ignore),
+                _ => Err(format!("unknown fieldValidation {v}: expected \"Strict\", \"Warn\" or \"Ignore\"")),
+            },
+        }
+    }
+
+    fn strictness(self) -> api::Strictness {
+        match self {
+            FieldValidation::Strict => api::Strictness::Strict,
+            FieldValidation::Warn | FieldValidation::Ignore => api::Strictness::Lenient,
+        }
+    }
+}
+
+/// Decodes the object at `key` of the vector from its text as written (see [`Vector`]), as
+/// `release`'s kube-apiserver does under `fields`: with `Strict` a field the release does not
+/// know (or a key given twice) is an error, with `Warn` and `Ignore` it is dropped and returned
+/// in `ignored`. The error is kube-apiserver's 400 message.
+fn decode_in(
+    vector: &Vector<'_>,
+    key: &str,
+    release: KubernetesVersion,
+    fields: FieldValidation,
+) -> Result<api::Decoded<api::VersionedHpa>, String> {
+    let text = vector.raw(key).unwrap_or("null");
+    let version = vector.get(key).and_then(|o| o.get("apiVersion")).and_then(Value::as_str).and_then(ApiVersion::parse);
+    api::decode_json(text, fields.strictness(), release).map_err(|errs| api::decode_failure_message(version, &errs))
+}
+
+/// The warnings kube-apiserver answers for what decoding dropped under `fieldValidation: Warn`
+/// (`addStrictDecodingWarnings` in `apiserver/pkg/endpoints/handlers/rest.go`): one per strict
+/// decoding error, in its words (`unknown field "spec.foo"`, `duplicate field "spec.x"`), each
+/// text once (the request's warning recorder drops repeats). None under `Ignore`.
+fn field_warnings(fields: FieldValidation, ignored: &[api::DecodeError]) -> Vec<String> {
+    let mut warnings: Vec<String> = Vec::new();
+    if fields == FieldValidation::Warn {
+        for e in ignored.iter().filter(|e| e.kind.is_strict()) {
+            if !warnings.contains(&e.message) {
+                warnings.push(e.message.clone());
+            }
+        }
+    }
+    warnings
 }
 
 /// A validation vector: decode, convert, prepare, validate (no defaulting).
-pub fn run_validation(vector: &Value) -> (bool, Value) {
+pub fn run_validation(vector: &Vector<'_>) -> (bool, Value) {
     let expect = vector.get("expect").cloned().unwrap_or(Value::Null);
     let result = (|| -> Result<Value, String> {
         let gates = gates_for(vector)?;
         let release = gates.version();
-        let strict = match vector.get("fieldValidation").and_then(Value::as_str) {
-            None | Some("Strict") => true,
-            Some("Ignore") => false,
-            Some(other) => return Err(format!("unknown fieldValidation {other}")),
-        };
+        let fields = FieldValidation::of(vector)?;
         let operation = match vector.get("operation").and_then(Value::as_str) {
+            Some("CREATE") => Operation::Create,
             Some("UPDATE") => Operation::Update,
-            _ => Operation::Create,
+            _ => return Err(format!("operation is {:?}, not \"CREATE\" or \"UPDATE\"", vector.get("operation"))),
         };
-        let object = match decode_in(vector.get("object").unwrap_or(&Value::Null), release, strict) {
+        let decoded = match decode_in(vector, "object", release, fields) {
             Ok(o) => o,
-            Err(e) => return Ok(json!({"allowed": false, "decodeError": e})),
+            Err(e) => return Ok(json!({"allowed": false, "decodeError": e, "warnings": []})),
         };
-        let old = match vector.get("oldObject") {
-            Some(o) => Some(decode_in(o, release, false)?),
+        // The stored object: what it holds that this release does not know is not the request's.
+        let old = match vector.raw("oldObject") {
+            Some(_) => Some(decode_in(vector, "oldObject", release, FieldValidation::Ignore)?.value),
             None => None,
         };
         let opts = Options { gates, apply_defaults: false, default_namespace: None };
-        let outcome = admission::admit(&object, old.as_ref(), operation, &opts).map_err(|e| e.to_string())?;
-        Ok(outcome_json(&outcome))
+        let outcome = admission::admit(&decoded.value, old.as_ref(), operation, &opts).map_err(|e| e.to_string())?;
+        let mut got = outcome_json(&outcome);
+        if let Value::Object(m) = &mut got {
+            m.insert("warnings".into(), json!(field_warnings(fields, &decoded.ignored)));
+        }
+        Ok(got)
     })();
     let got = match result {
         Ok(v) => v,
@@ -109,7 +166,7 @@ pub fn outcome_json(outcome: &admission::Outcome) -> Value {
 
 fn compare_validation(got: &Value, expect: &Value) -> (bool, Value) {
     let mut pass = got.get("allowed") == expect.get("allowed");
-    for key in ["errors", "statusMessage", "decodeError", "generation"] {
+    for key in ["errors", "statusMessage", "decodeError", "generation", "warnings"] {
         if let Some(e) = expect.get(key) {
             pass &= got.get(key) == Some(e);
         }
@@ -129,10 +186,10 @@ fn compare_validation(got: &Value, expect: &Value) -> (bool, Value) {
 }
 
 /// A defaulting vector: the defaulting of `input.apiVersion`, nothing else.
-pub fn run_defaulting(vector: &Value) -> (bool, Value) {
+pub fn run_defaulting(vector: &Vector<'_>) -> (bool, Value) {
     let input = vector.get("input").cloned().unwrap_or(Value::Null);
     let expect = vector.get("expect").cloned().unwrap_or(Value::Null);
-    let got = match decode(&input) {
+    let got = match decode(vector, "input") {
         Ok(mut obj) => {
             hpa_core::defaults::default_versioned(&mut obj);
             let mut out = obj.to_json();
@@ -149,7 +206,7 @@ pub fn run_defaulting(vector: &Value) -> (bool, Value) {
 }
 
 /// A conversion vector: input → internal → toVersion, compared with the README's rules.
-pub fn run_conversion(vector: &Value) -> (bool, Value) {
+pub fn run_conversion(vector: &Vector<'_>) -> (bool, Value) {
     let input = vector.get("input").cloned().unwrap_or(Value::Null);
     let to = vector.get("toVersion").and_then(Value::as_str).and_then(ApiVersion::parse);
     let as_json: Vec<String> = vector
@@ -162,7 +219,8 @@ pub fn run_conversion(vector: &Value) -> (bool, Value) {
         Ok(r) => r,
         Err(e) => return (false, json!({"error": e})),
     };
-    let converted = decode(&input).and_then(|obj| convert::convert_in(&obj, to, release).map_err(|e| e.to_string()));
+    let converted =
+        decode(vector, "input").and_then(|obj| convert::convert_in(&obj, to, release).map_err(|e| e.to_string()));
     if let Some(prefix) = vector.get("expectError").and_then(Value::as_str) {
         return match converted {
             Err(e) => (e.starts_with(prefix), Value::String(e)),
@@ -177,7 +235,7 @@ pub fn run_conversion(vector: &Value) -> (bool, Value) {
     let mut pass = objects_equal(&got, &expect, &as_json);
     if pass && vector.get("roundTrip").and_then(Value::as_bool) == Some(true) {
         let back_to = input.get("apiVersion").and_then(Value::as_str).and_then(ApiVersion::parse);
-        let back = back_to.and_then(|v| decode(&got).ok().and_then(|o| convert::convert_in(&o, v, release).ok()));
+        let back = back_to.and_then(|v| api::decode(&got).ok().and_then(|o| convert::convert_in(&o, v, release).ok()));
         pass = match back {
             Some(b) => {
                 let mut original = input.clone();

@@ -4,8 +4,12 @@
 
 pub mod api;
 pub mod controller;
+mod keys;
+
+use std::collections::BTreeMap;
 
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 /// The outcome of one vector.
 #[derive(Debug, Clone, PartialEq)]
@@ -59,15 +63,53 @@ pub fn kind_of(vector: &Value, file: &str) -> Option<Kind> {
     }
 }
 
-/// Runs one vector.
-pub fn run_vector(vector: &Value, file: &str) -> VectorResult {
-    let id = vector.get("id").and_then(Value::as_str).unwrap_or("<no id>").to_string();
-    let (pass, got) = match kind_of(vector, file) {
+/// One vector as its file holds it: the parsed value, and the text of each top-level key as
+/// written, from which the API objects are decoded (re-serializing a parsed value would rewrite
+/// number literals, `-0` as `-0.0` and `1e2` as `100.0`, and merge keys given twice).
+#[derive(Debug)]
+pub struct Vector<'a> {
+    /// The vector, parsed.
+    pub value: Value,
+    raw: BTreeMap<String, &'a RawValue>,
+}
+
+impl<'a> Vector<'a> {
+    /// Reads one vector (a JSON object) from its text.
+    pub fn parse(raw: &'a RawValue) -> Result<Vector<'a>, String> {
+        let value: Value = serde_json::from_str(raw.get()).map_err(|e| format!("not JSON: {e}"))?;
+        let raw = serde_json::from_str(raw.get()).map_err(|e| format!("a vector is not a JSON object: {e}"))?;
+        Ok(Vector { value, raw })
+    }
+
+    /// The value of a top-level key.
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.value.get(key)
+    }
+
+    /// The text of a top-level key's value, exactly as the file writes it.
+    pub fn raw(&self, key: &str) -> Option<&'a str> {
+        self.raw.get(key).map(|r| r.get())
+    }
+
+    /// The vector's `id`.
+    pub fn id(&self) -> &str {
+        self.value.get("id").and_then(Value::as_str).unwrap_or("<no id>")
+    }
+}
+
+/// Runs one vector; one with a key the runner does not read fails (see [`keys`]).
+pub fn run_vector(vector: &Vector<'_>, file: &str) -> VectorResult {
+    let id = vector.id().to_string();
+    let kind = kind_of(&vector.value, file);
+    if let Some(Err(e)) = kind.map(|k| keys::check(k, &vector.value)) {
+        return VectorResult { id, pass: false, got: serde_json::json!({ "error": e }) };
+    }
+    let (pass, got) = match kind {
         Some(Kind::Validation) => api::run_validation(vector),
         Some(Kind::Defaulting) => api::run_defaulting(vector),
         Some(Kind::Conversion) => api::run_conversion(vector),
-        Some(Kind::Function) => controller::run_function(vector),
-        Some(Kind::Timeline) => controller::run_timeline(vector),
+        Some(Kind::Function) => controller::run_function(&vector.value),
+        Some(Kind::Timeline) => controller::run_timeline(&vector.value),
         None => (false, serde_json::json!({"error": "unrecognised vector"})),
     };
     VectorResult { id, pass, got }
@@ -86,9 +128,9 @@ pub fn assert_file_passes(file: &str) {
 
 /// Runs every vector of a file (a JSON array).
 pub fn run_file(text: &str, file: &str) -> Result<Vec<VectorResult>, String> {
-    let value: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
-    let vectors = value.as_array().ok_or("expected a JSON array of vectors")?;
-    Ok(vectors.iter().map(|v| run_vector(v, file)).collect())
+    let vectors: Vec<&RawValue> =
+        serde_json::from_str(text).map_err(|e| format!("expected a JSON array of vectors: {e}"))?;
+    vectors.into_iter().map(|raw| Ok(run_vector(&Vector::parse(raw)?, file))).collect()
 }
 
 /// Drops every object key whose value is `null`, recursively (the vectors' comparison rule).
