@@ -218,6 +218,36 @@ fn a_stream_concatenated_twice_is_one_set_of_objects() {
     );
 }
 
+/// `cat a.yaml a.yaml a.yaml | hpa-lint -`: the note counts objects, not definitions, and
+/// names each once with all its documents; across files, each file with its documents.
+#[test]
+fn an_object_defined_three_times_is_counted_and_listed_once() {
+    let thrice = lint(&[], &format!("{RENDER}---\n{RENDER}---\n{RENDER}"));
+    assert_eq!(thrice["summary"]["objects"], 2);
+    assert_eq!(
+        notes(&thrice)[0],
+        "<stdin>: 2 objects are defined more than once (HorizontalPodAutoscaler shop/web in documents 1, 3 and 5; Deployment shop/web in documents 2, 4 and 6): each is one object, checked once"
+    );
+    let changed = RENDER.replacen("maxReplicas: 10", "maxReplicas: 12", 1);
+    let report = lint(&[], &format!("{RENDER}---\n{RENDER}---\n{changed}"));
+    assert_eq!(
+        notes(&report)[0],
+        "<stdin>: 2 objects are defined more than once (HorizontalPodAutoscaler shop/web in documents 1, 3 and 5, with other content; Deployment shop/web in documents 2, 4 and 6): each is one object, matched with the others by its last definition (what kubectl apply leaves); a definition the same as the one before it is not checked again, the others are"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.yaml"), dir.path().join("b.yaml"));
+    std::fs::write(&a, RENDER).unwrap();
+    std::fs::write(&b, format!("{RENDER}---\n{RENDER}")).unwrap();
+    let (a, b) = (a.display().to_string(), b.display().to_string());
+    let run = hpa_lint(&["--no-config", "-o", "json", "--fail-on", "never", "--scope", "all", &a, &b], "");
+    assert_eq!(
+        notes(&run.json())[0],
+        format!(
+            "the inputs: 2 objects are defined more than once (HorizontalPodAutoscaler shop/web in {a} (document 1) and {b} (documents 1 and 3); Deployment shop/web in {a} (document 2) and {b} (documents 2 and 4)): each is one object, checked once"
+        )
+    );
+}
+
 /// A later definition with other content is checked too (its own findings), but it is still
 /// one object: no HPA conflicts with itself.
 #[test]
