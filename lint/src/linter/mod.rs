@@ -1193,7 +1193,8 @@ fn defined_again(
     }
     // Per set, by identity: the definition the index keeps so far, and the object's place in
     // the set's `repeats` once it has one.
-    let mut kept: Vec<ByKey<((usize, usize), Option<usize>)>> =
+    type Kept = ((usize, usize), Option<usize>);
+    let mut kept: Vec<ByKey<Kept>> =
         sizes.iter().map(|&n| ByKey::with_capacity_and_hasher(n, Default::default())).collect();
     let mut out = Vec::new();
     let mut copies = Vec::new();
