@@ -424,13 +424,11 @@ fn undecodable(api_version: &str, errors: Vec<DecodeError>, opts: &Options) -> R
     let version = ApiVersion::parse(api_version);
     let mut findings = Vec::new();
     let unknown_version = errors.iter().any(|e| e.kind == DecodeErrorKind::TypeMeta && e.path == "apiVersion");
-    if unknown_version && api_version.starts_with("autoscaling/v2alpha") {
-        let f = Finding::new(
-            rules::REMOVED_API_VERSION,
-            "apiVersion",
-            format!("{api_version} was removed in Kubernetes 1.9: use autoscaling/v2"),
-        )
-        .help("rewrite the HPA in autoscaling/v2 (its metric fields differ; see `hpa-lint rules HPA401`)");
+    let removed = api::served(api_version, opts.settings.gates().version()).err().and_then(|u| u.advice());
+    if let (true, Some(message)) = (unknown_version, removed) {
+        // `autoscaling/v2alpha*`, which no release of this toolkit decodes.
+        let f = Finding::new(rules::REMOVED_API_VERSION, "apiVersion", message)
+            .help("rewrite the HPA in autoscaling/v2 (its metric fields differ; see `hpa-lint rules HPA401`)");
         findings.extend(opts.rules.configure(f));
     } else {
         findings.extend(

@@ -226,6 +226,54 @@ fn validate_reads_the_release_and_gates_of_the_configuration() {
     assert!(run.stderr.contains("bad.yaml"), "the error names the file: {}", run.stderr);
 }
 
+/// An HPA in a version the release does not serve (autoscaling/v2beta2 since 1.26, v2beta1
+/// since 1.25) is refused as kubectl refuses it (its RESTMapper: `resource mapping not found`,
+/// never sent), with what HPA401 says to do; not "ok", and a decoding error in it is not worded
+/// as kube-apiserver's, which never sees it. Exit 1, as for every refusal.
+#[test]
+fn validate_refuses_an_unserved_version_in_kubectls_words() {
+    let v2beta2 = "apiVersion: autoscaling/v2beta2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: x\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: api}\n  minReplicas: 2\n  maxReplicas: five\n";
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(&dir, "hpa.yaml", v2beta2);
+    let run = hpa_lint(&["validate", "--kubernetes-version", "1.37", &file], "");
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        format!(
+            "{file}:1:13: error: resource mapping not found for name: \"x\" namespace: \"\" from \"{file}\": no matches for kind \"HorizontalPodAutoscaler\" in version \"autoscaling/v2beta2\"
+ensure CRDs are installed first
+  autoscaling/v2beta2 is not served since Kubernetes 1.26: use autoscaling/v2
+0 HorizontalPodAutoscalers: 0 valid, 0 invalid; 1 HorizontalPodAutoscaler in a version the release does not serve, never sent; 0 other objects skipped
+"
+        )
+    );
+    let v2beta1 = "apiVersion: autoscaling/v2beta1\nkind: HorizontalPodAutoscaler\nmetadata: {name: web, namespace: prod}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: api}\n  maxReplicas: 5\n";
+    let run = hpa_lint(&["validate", "-o", "json", "--kubernetes-version", "1.33", "-"], v2beta1);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let message = "resource mapping not found for name: \"web\" namespace: \"prod\" from \"STDIN\": no matches for kind \"HorizontalPodAutoscaler\" in version \"autoscaling/v2beta1\"\nensure CRDs are installed first";
+    assert_eq!(
+        run.json(),
+        serde_json::json!([{
+            "file": "<stdin>", "document": 0, "line": 1, "column": 1,
+            "apiVersion": "autoscaling/v2beta1", "kind": "HorizontalPodAutoscaler",
+            "namespace": "prod", "name": "web", "operation": "CREATE", "allowed": false,
+            "message": message,
+            "errors": [{
+                "type": "NoKindMatch", "field": "apiVersion", "value": "autoscaling/v2beta1",
+                "detail": "autoscaling/v2beta1 is not served since Kubernetes 1.25: use autoscaling/v2",
+                "message": message, "line": 1, "column": 13
+            }],
+            "warnings": []
+        }])
+    );
+    // `lint` says the same of the version (HPA401), as an error.
+    let run = hpa_lint(&["--no-config", "-o", "json", "-"], v2beta1);
+    assert_eq!(
+        run.json()["diagnostics"][0]["message"],
+        "autoscaling/v2beta1 is not served since Kubernetes 1.25: use autoscaling/v2"
+    );
+}
+
 /// An option before a subcommand (`hpa-lint -o json validate x`) makes the subcommand a path
 /// to lint: a usage error that says so (unless a file of that name exists: then it is linted).
 #[test]

@@ -218,6 +218,36 @@ fn a_stream_concatenated_twice_is_one_set_of_objects() {
     );
 }
 
+/// `cat a.yaml a.yaml a.yaml | hpa-lint -`: the note counts objects, not definitions, and
+/// names each once with all its documents; across files, each file with its documents.
+#[test]
+fn an_object_defined_three_times_is_counted_and_listed_once() {
+    let thrice = lint(&[], &format!("{RENDER}---\n{RENDER}---\n{RENDER}"));
+    assert_eq!(thrice["summary"]["objects"], 2);
+    assert_eq!(
+        notes(&thrice)[0],
+        "<stdin>: 2 objects are defined more than once (HorizontalPodAutoscaler shop/web in documents 1, 3 and 5; Deployment shop/web in documents 2, 4 and 6): each is one object, checked once"
+    );
+    let changed = RENDER.replacen("maxReplicas: 10", "maxReplicas: 12", 1);
+    let report = lint(&[], &format!("{RENDER}---\n{RENDER}---\n{changed}"));
+    assert_eq!(
+        notes(&report)[0],
+        "<stdin>: 2 objects are defined more than once (HorizontalPodAutoscaler shop/web in documents 1, 3 and 5, with other content; Deployment shop/web in documents 2, 4 and 6): each is one object, matched with the others by its last definition (what kubectl apply leaves); a definition the same as the one before it is not checked again, the others are"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.yaml"), dir.path().join("b.yaml"));
+    std::fs::write(&a, RENDER).unwrap();
+    std::fs::write(&b, format!("{RENDER}---\n{RENDER}")).unwrap();
+    let (a, b) = (a.display().to_string(), b.display().to_string());
+    let run = hpa_lint(&["--no-config", "-o", "json", "--fail-on", "never", "--scope", "all", &a, &b], "");
+    assert_eq!(
+        notes(&run.json())[0],
+        format!(
+            "the inputs: 2 objects are defined more than once (HorizontalPodAutoscaler shop/web in {a} (document 1) and {b} (documents 1 and 3); Deployment shop/web in {a} (document 2) and {b} (documents 2 and 4)): each is one object, checked once"
+        )
+    );
+}
+
 /// A later definition with other content is checked too (its own findings), but it is still
 /// one object: no HPA conflicts with itself.
 #[test]
@@ -250,6 +280,69 @@ fn related_places_in_the_same_file_are_labels_of_one_report() {
     assert!(!run.stdout.contains("Advice:"), "{}", run.stdout);
     assert_eq!(run.stdout.matches("╰── no cpu request here").count(), 2, "{}", run.stdout);
     assert!(run.stdout.contains("╭─[<stdin>:13:55]"), "{}", run.stdout);
+}
+
+/// Related places in another file than the finding's (a kustomize layout: the HPA in
+/// `hpa.yaml`, its Deployment in `deployment.yaml`) are labels of one "see also" report per
+/// file, not one report each; JSON keeps one related entry per place.
+#[test]
+fn related_places_in_another_file_are_labels_of_one_report_per_file() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("hpa.yaml"),
+        "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: app\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: app}\n  minReplicas: 2\n  maxReplicas: 5\n  metrics:\n    - type: Resource\n      resource:\n        name: cpu\n        target: {type: Utilization, averageUtilization: 80}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("deployment.yaml"),
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: app\nspec:\n  selector:\n    matchLabels: {app: x}\n  template:\n    metadata:\n      labels: {app: x}\n    spec:\n      containers:\n        - name: app\n          image: x\n        - name: side\n          image: x\n",
+    )
+    .unwrap();
+    let root = dir.path().display().to_string();
+    let run = hpa_lint(&["--no-config", "--color", "never", &root], "");
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let expected = format!(
+        "HPA201 missing-resource-request (https://github.com/hpa-toolkit/hpa-toolkit/blob/main/docs/rules.md#hpa201-missing-resource-request)
+
+  × cpu utilization needs a cpu request in every container, and containers \"app\" and \"side\" of
+  │ Deployment default/app have none: the controller will not scale on this metric
+  │ (HorizontalPodAutoscaler default/app)
+    ╭─[{root}/hpa.yaml:13:57]
+ 12 │         name: cpu
+ 13 │         target: {{type: Utilization, averageUtilization: 80}}
+    ·                                                         ─┬
+    ·                                                          ╰── spec.metrics[0].resource.target.averageUtilization
+    ╰────
+  help: add resources.requests.cpu to containers \"app\" and \"side\" (a cpu limit alone also sets
+        it), or use an AverageValue target
+
+Advice: see also
+
+  ☞ no cpu request here
+    ╭─[{root}/deployment.yaml:13:11]
+ 12 │       containers:
+ 13 │         - name: app
+    ·           ────┬────
+    ·               ╰── no cpu request here
+ 14 │           image: x
+ 15 │         - name: side
+    ·           ─────┬────
+    ·                ╰── no cpu request here
+ 16 │           image: x
+    ╰────
+
+1 error, 0 warnings, 0 infos in 1 HorizontalPodAutoscaler (2 objects)
+"
+    );
+    assert_eq!(run.stdout, expected);
+    let run = hpa_lint(&["--no-config", "-o", "json", &root], "");
+    let related: Vec<(u64, u64)> = run.json()["diagnostics"][0]["related"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["line"].as_u64().unwrap(), r["column"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(related, [(13, 11), (15, 11)]);
 }
 
 /// An autoscaling/v1 HPA: the path is the field written (its CPU target, or where the absent

@@ -159,16 +159,27 @@ fn validate_rejects_exactly_the_known_bad_objects() {
     // 183 HPA objects, and the document of 3siksfather's hpa.yaml with `items` and no `kind`,
     // which kubectl refuses (`Object 'Kind' is missing`) as the linter says.
     assert_eq!(entries.len(), 184, "every HorizontalPodAutoscaler object is checked");
-    let invalid: BTreeSet<String> = entries
+    let key = |e: &serde_json::Value| {
+        let file = e["file"].as_str().unwrap().rsplit('/').next().unwrap().to_string();
+        let name = e["name"].as_str().unwrap();
+        format!("{file} {} {}", e["document"], if name.is_empty() { "(no name)" } else { name })
+    };
+    // An HPA in a version 1.37 does not serve is refused by kubectl (its RESTMapper), never
+    // sent: exactly those, whatever else is wrong with them.
+    let unserved: BTreeSet<String> =
+        entries.iter().filter(|e| e["errors"][0]["type"] == "NoKindMatch").map(key).collect();
+    let written_unserved: BTreeSet<String> = entries
         .iter()
-        .filter(|e| e["allowed"] == false)
-        .map(|e| {
-            let file = e["file"].as_str().unwrap().rsplit('/').next().unwrap().to_string();
-            let name = e["name"].as_str().unwrap();
-            format!("{file} {} {}", e["document"], if name.is_empty() { "(no name)" } else { name })
-        })
+        .filter(|e| e["kind"] == "HorizontalPodAutoscaler")
+        .filter(|e| !["autoscaling/v1", "autoscaling/v2"].contains(&e["apiVersion"].as_str().unwrap()))
+        .map(key)
         .collect();
-    assert_eq!(invalid, expected_invalid());
+    assert_eq!(unserved, written_unserved);
+    assert_eq!(unserved.len(), 61, "{unserved:?}");
+    let invalid: BTreeSet<String> = entries.iter().filter(|e| e["allowed"] == false).map(key).collect();
+    let sent_invalid: BTreeSet<String> = invalid.difference(&unserved).cloned().collect();
+    let expected_sent: BTreeSet<String> = expected_invalid().difference(&unserved).cloned().collect();
+    assert_eq!(sent_invalid, expected_sent);
     for e in entries {
         for err in e["errors"].as_array().unwrap() {
             assert!(err["line"].as_u64().unwrap() >= 1, "every error is positioned: {err}");

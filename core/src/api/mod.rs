@@ -87,6 +87,41 @@ impl ApiVersion {
     }
 }
 
+/// An HPA `apiVersion` a release does not serve ([`served`]): kube-apiserver has no endpoint
+/// for it, so kubectl's RESTMapper finds no mapping for the object and never sends it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("no matches for kind {} in version {}", go::quote(KIND), go::quote(api_version))]
+pub struct Unserved {
+    /// The `apiVersion` as written.
+    pub api_version: String,
+}
+
+impl Unserved {
+    /// What to do, for a version Kubernetes once served (`HPA401 removed-api-version`'s
+    /// message): `autoscaling/v2beta2 is not served since Kubernetes 1.26: use
+    /// autoscaling/v2`; `None` for a version never served (`autoscaling/v3`, another group).
+    pub fn advice(&self) -> Option<String> {
+        let v = &self.api_version;
+        match ApiVersion::parse(v).and_then(ApiVersion::removed_in) {
+            Some(removed) => Some(format!("{v} is not served since Kubernetes 1.{removed}: use autoscaling/v2")),
+            None if v.starts_with("autoscaling/v2alpha") => {
+                Some(format!("{v} was removed in Kubernetes 1.9: use autoscaling/v2"))
+            }
+            None => None,
+        }
+    }
+}
+
+/// The version of an HPA written in `api_version` when `release` serves it (`autoscaling/v1`
+/// and `v2`; `v2beta2` before 1.26, `v2beta1` before 1.25), or kube-apiserver's discovery
+/// has no such version: what kubectl's RESTMapper answers (`meta.NoKindMatchError`).
+pub fn served(api_version: &str, release: KubernetesVersion) -> Result<ApiVersion, Unserved> {
+    match ApiVersion::parse(api_version) {
+        Some(v) if v.removed_in().is_none_or(|removed| release.minor() < removed) => Ok(v),
+        _ => Err(Unserved { api_version: api_version.to_string() }),
+    }
+}
+
 impl fmt::Display for ApiVersion {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
@@ -359,10 +394,7 @@ fn version_of(kind: &str, api_version: &str) -> Result<ApiVersion, Vec<DecodeErr
         )]);
     }
     ApiVersion::parse(api_version).ok_or_else(|| {
-        vec![DecodeError::type_meta(
-            "apiVersion",
-            format!("no matches for kind {} in version {}", crate::go::quote(KIND), crate::go::quote(api_version)),
-        )]
+        vec![DecodeError::type_meta("apiVersion", Unserved { api_version: api_version.to_string() }.to_string())]
     })
 }
 
@@ -468,6 +500,32 @@ mod tests {
         assert_eq!(hpa.spec.max_replicas, 0);
         assert_eq!(hpa.spec.min_replicas, None);
         assert_eq!(hpa.metadata.labels["a"], "");
+    }
+
+    #[test]
+    fn served_versions_are_v1_and_v2_in_every_release() {
+        for release in KubernetesVersion::ALL {
+            assert_eq!(served("autoscaling/v2", release), Ok(ApiVersion::V2));
+            assert_eq!(served("autoscaling/v1", release), Ok(ApiVersion::V1));
+            let unserved = served("autoscaling/v2beta2", release).unwrap_err();
+            assert_eq!(
+                unserved.to_string(),
+                r#"no matches for kind "HorizontalPodAutoscaler" in version "autoscaling/v2beta2""#
+            );
+            assert_eq!(
+                unserved.advice().as_deref(),
+                Some("autoscaling/v2beta2 is not served since Kubernetes 1.26: use autoscaling/v2")
+            );
+            assert_eq!(
+                served("autoscaling/v2beta1", release).unwrap_err().advice().as_deref(),
+                Some("autoscaling/v2beta1 is not served since Kubernetes 1.25: use autoscaling/v2")
+            );
+            assert_eq!(
+                served("autoscaling/v2alpha1", release).unwrap_err().advice().as_deref(),
+                Some("autoscaling/v2alpha1 was removed in Kubernetes 1.9: use autoscaling/v2")
+            );
+            assert_eq!(served("autoscaling/v3", release).unwrap_err().advice(), None);
+        }
     }
 
     #[test]

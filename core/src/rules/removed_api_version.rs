@@ -1,7 +1,7 @@
 //! HPA401 `removed-api-version`: an HPA in a version the cluster no longer serves.
 
 use super::{Context, Finding, Fix, Rule, RuleMeta, Settings};
-use crate::api::ApiVersion;
+use crate::api::{self, ApiVersion};
 use crate::convert;
 
 crate::declare_rule! {
@@ -91,16 +91,9 @@ impl Rule for RemovedApiVersion {
 /// The finding for an HPA of a version the target release no longer serves, whether or not
 /// the object decodes (the linter reports it next to the decoding errors too).
 pub fn check_version(version: ApiVersion, settings: &Settings) -> Option<Finding> {
-    let removed = version.removed_in()?;
-    if settings.gates().version().minor() < removed {
-        return None;
-    }
+    let unserved = api::served(version.as_str(), settings.gates().version()).err()?;
     Some(
-        Finding::new(
-            &RemovedApiVersion::META,
-            "apiVersion",
-            format!("{version} is not served since Kubernetes 1.{removed}: use autoscaling/v2"),
-        )
-        .help("rewrite it in autoscaling/v2 (`hpa-lint convert --to autoscaling/v2` once it decodes)"),
+        Finding::new(&RemovedApiVersion::META, "apiVersion", unserved.advice()?)
+            .help("rewrite it in autoscaling/v2 (`hpa-lint convert --to autoscaling/v2` once it decodes)"),
     )
 }

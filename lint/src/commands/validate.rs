@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use hpa_core::check;
+use hpa_core::{api, check, go};
 use serde_json::Value;
 
 use crate::cli::{ClusterArgs, ReportFormat, ValidateArgs};
@@ -99,7 +99,11 @@ pub fn validate_file(
         // words, when the file holds objects.
         for obj in contents.counted() {
             if obj.is_hpa() {
-                entries.push(validate_object(file, obj, old, opts));
+                let served = obj.api_version().map(|v| api::served(v, opts.settings.gates().version()));
+                entries.push(match served {
+                    Some(Err(unserved)) => unserved_entry(file, obj, &unserved, opts),
+                    _ => validate_object(file, obj, old, opts),
+                });
             } else {
                 skipped += 1;
             }
@@ -156,6 +160,56 @@ fn problem_entry(file: &SourceFile, document: usize, line: u32, column: u32, typ
     }
 }
 
+/// The error type of an HPA in a version the release does not serve: kubectl's RESTMapper
+/// refuses it (`meta.NoKindMatchError`) before anything is sent.
+const NO_KIND_MATCH: &str = "NoKindMatch";
+
+/// An HPA in a version the release does not serve ([`api::served`]): kubectl never sends it,
+/// so kube-apiserver never decodes it. `kubectl apply` says (cli-runtime's
+/// `mapper.infoForData`) `resource mapping not found for name: "x" namespace: "" from
+/// "hpa.yaml": no matches for kind "HorizontalPodAutoscaler" in version "autoscaling/v2beta2"`
+/// and `ensure CRDs are installed first` on a line of its own, with the name and namespace as
+/// written and the file as named (`STDIN` for standard input); the error's detail is what to
+/// do, as `HPA401 removed-api-version` says it.
+fn unserved_entry(file: &SourceFile, obj: &ObjectRef<'_>, unserved: &api::Unserved, opts: &check::Options) -> Entry {
+    let (line, column) = file.line_col(obj.node.span().start);
+    let (at_line, at_column) = match obj.node.get("apiVersion") {
+        Some(v) => file.line_col(v.span().start),
+        None => (line, column),
+    };
+    let source = if file.name == input::STDIN_NAME { "STDIN" } else { file.name.as_str() };
+    let message = format!(
+        "resource mapping not found for name: {} namespace: {} from {}: {unserved}\nensure CRDs are installed first",
+        go::quote(obj.name().unwrap_or_default()),
+        go::quote(obj.namespace().unwrap_or_default()),
+        go::quote(source),
+    );
+    Entry {
+        file: file.name.clone(),
+        document: obj.document,
+        item: obj.item,
+        line,
+        column,
+        api_version: Some(unserved.api_version.clone()),
+        kind: obj.kind().map(String::from),
+        namespace: namespace_of(obj, opts),
+        name: obj.name().unwrap_or_default().to_string(),
+        operation: "CREATE",
+        allowed: false,
+        message: Some(message.clone()),
+        errors: vec![ErrorEntry {
+            type_: NO_KIND_MATCH.into(),
+            field: "apiVersion".into(),
+            value: Value::from(unserved.api_version.as_str()),
+            detail: unserved.advice().unwrap_or_else(|| unserved.to_string()),
+            message,
+            line: at_line,
+            column: at_column,
+        }],
+        warnings: Vec::new(),
+    }
+}
+
 /// Validates one HPA object.
 pub fn validate_object(
     file: &SourceFile,
@@ -174,7 +228,7 @@ pub fn render_human(entries: &[Entry], skipped: usize) -> String {
     // Documents that are no HPA and did not decode: unreadable ones (a file that is not text, a
     // syntax error, which ends the file), ones kubectl reads but refuses (no object, no kind),
     // and HPAs it reads as lists (a top-level `items`), which it never sends.
-    let (mut valid, mut invalid, mut unparsable, mut refused, mut stray) = (0, 0, 0, 0, 0);
+    let (mut valid, mut invalid, mut unparsable, mut refused, mut stray, mut unserved) = (0, 0, 0, 0, 0, 0);
     for e in entries {
         let what = match (&e.kind, &e.api_version) {
             (Some(k), Some(v)) => format!("{k} {:?} (namespace {}, {v})", e.name, e.namespace),
@@ -186,6 +240,15 @@ pub fn render_human(entries: &[Entry], skipped: usize) -> String {
             s.push_str(&format!("{}:{}:{}: ok: {what}\n", e.file, e.line, e.column));
             for w in &e.warnings {
                 s.push_str(&format!("  warning: {w}\n"));
+            }
+            continue;
+        }
+        if let Some(err) = e.errors.first().filter(|err| err.type_ == NO_KIND_MATCH) {
+            // kubectl's refusal as it prints it, then what to do.
+            unserved += 1;
+            s.push_str(&format!("{}:{}:{}: error: {}\n", e.file, err.line, err.column, err.message));
+            if !err.message.contains(&err.detail) {
+                s.push_str(&format!("  {}\n", err.detail));
             }
             continue;
         }
@@ -227,6 +290,10 @@ pub fn render_human(entries: &[Entry], skipped: usize) -> String {
     if stray > 0 {
         let what = plural(stray, "HorizontalPodAutoscaler", "HorizontalPodAutoscalers");
         s.push_str(&format!("; {stray} {what} kubectl reads as a list, never sent"));
+    }
+    if unserved > 0 {
+        let what = plural(unserved, "HorizontalPodAutoscaler", "HorizontalPodAutoscalers");
+        s.push_str(&format!("; {unserved} {what} in a version the release does not serve, never sent"));
     }
     s.push_str(&format!("; {skipped} other {} skipped\n", plural(skipped, "object", "objects")));
     s

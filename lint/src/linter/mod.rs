@@ -1140,19 +1140,27 @@ struct DefinedAgain {
     /// (file, object) of each copy (a definition the same as the one before it, as
     /// kube-apiserver would store it): not checked, not counted. Sorted.
     copies: Vec<(usize, usize)>,
-    /// Per set, each object defined again: (file, object) of the definition before it and of
-    /// the later one, and whether they are the same.
+    /// Per set, each object defined more than once, once, in the order of its second
+    /// definition.
     repeats: Vec<Vec<Repeat>>,
 }
 
-/// A later definition of an object: where it and the one before it are.
+/// An object defined more than once in a set: where each of its definitions is.
 struct Repeat {
-    first: (usize, usize),
-    again: (usize, usize),
+    /// (file, object) of each definition, in input order.
+    definitions: Vec<(usize, usize)>,
     label: String,
-    /// The same object as kube-apiserver would store it (identical, or differing only by a
-    /// namespace written in one and taken from the set in the other).
-    same_content: bool,
+    /// How many of the later definitions are the same as the one the index kept before them,
+    /// as kube-apiserver would store it (identical, or differing only by a namespace written in
+    /// one and taken from the set in the other); the others have other content.
+    same: usize,
+}
+
+impl Repeat {
+    /// The later definitions with other content than the one kept before them.
+    fn changed(&self) -> usize {
+        self.definitions.len() - 1 - self.same
+    }
 }
 
 /// An object's JSON as kube-apiserver would store it, as far as the namespace goes: with the
@@ -1183,8 +1191,10 @@ fn defined_again(
     for (k, r) in per_file.iter().enumerate() {
         sizes[set_of(k)] += r.objects.len();
     }
-    // Per set, by identity: the definition the index keeps so far.
-    let mut kept: Vec<ByKey<(usize, usize)>> =
+    // Per set, by identity: the definition the index keeps so far, and the object's place in
+    // the set's `repeats` once it has one.
+    type Kept = ((usize, usize), Option<usize>);
+    let mut kept: Vec<ByKey<Kept>> =
         sizes.iter().map(|&n| ByKey::with_capacity_and_hasher(n, Default::default())).collect();
     let mut out = Vec::new();
     let mut copies = Vec::new();
@@ -1197,7 +1207,7 @@ fn defined_again(
             }
             match kept[set].entry(identity.key(namespace_keys[set])) {
                 std::collections::hash_map::Entry::Occupied(mut e) => {
-                    let before = *e.get();
+                    let (before, group) = *e.get();
                     let o = &r.objects[position];
                     // Equal keys of different identities (a chance of 2^-64) are not repeats.
                     if per_file[before.0].objects[before.1].id != o.id {
@@ -1207,24 +1217,26 @@ fn defined_again(
                     // A repeat of the first pass is identical to the definition before it in
                     // what the rules read (a field the first pass does not keep may differ):
                     // the index keeps that one, and it is not checked again.
+                    let group = group.unwrap_or_else(|| {
+                        repeats[set].push(Repeat { definitions: vec![before], label: o.label().describe(), same: 0 });
+                        repeats[set].len() - 1
+                    });
+                    let repeat = &mut repeats[set][group];
+                    repeat.definitions.push((k, position));
+                    repeat.same += usize::from(same);
                     if same || o.repeat {
                         if same {
                             copies.push((k, position));
                         }
                         out.push((k, position));
+                        e.insert((before, Some(group)));
                     } else {
                         out.push(before);
-                        e.insert((k, position));
+                        e.insert(((k, position), Some(group)));
                     }
-                    repeats[set].push(Repeat {
-                        first: before,
-                        again: (k, position),
-                        label: o.label().describe(),
-                        same_content: same,
-                    });
                 }
                 std::collections::hash_map::Entry::Vacant(e) => {
-                    e.insert((k, position));
+                    e.insert(((k, position), None));
                 }
             }
         }
@@ -1242,20 +1254,31 @@ impl DefinedAgain {
     }
 }
 
-/// The note about the objects a set defines more than once.
+/// The note about the objects a set defines more than once: each object once, with where
+/// its definitions are (`documents 1, 6 and 11`, or `a.yaml (documents 1 and 3) and b.yaml
+/// (document 1)`), the first few listed.
 fn repeats_note(set: &str, repeats: &[Repeat], per_file: &[FileResult], files: &[SourceFile]) -> String {
     const LISTED: usize = 3;
-    let document = |(k, position): (usize, usize)| per_file[k].objects[position].document + 1;
-    // Where the two definitions are: "documents 1 and 3", or "a.yaml (document 1) and ...".
     let places = |r: &Repeat| {
-        let ((fk, _), (ak, _)) = (r.first, r.again);
-        let (first, again) = (document(r.first), document(r.again));
-        let other = if r.same_content { "" } else { ", with other content" };
-        if fk == ak {
-            format!("documents {first} and {again}{other}")
-        } else {
-            format!("{} (document {first}) and {} (document {again}){other}", files[fk].name, files[ak].name)
+        // The documents of each file in turn (a set's files are read in order, so a file's
+        // definitions are together).
+        let mut by_file: Vec<(usize, Vec<String>)> = Vec::new();
+        for &(k, position) in &r.definitions {
+            let document = (per_file[k].objects[position].document + 1).to_string();
+            match by_file.last_mut() {
+                Some((file, documents)) if *file == k => documents.push(document),
+                _ => by_file.push((k, vec![document])),
+            }
         }
+        let documents =
+            |d: &[String]| format!("{} {}", if d.len() == 1 { "document" } else { "documents" }, and_list(d));
+        let text = match by_file.as_slice() {
+            [(_, only)] => documents(only),
+            _ => and_list(
+                &by_file.iter().map(|(k, d)| format!("{} ({})", files[*k].name, documents(d))).collect::<Vec<_>>(),
+            ),
+        };
+        if r.changed() > 0 { format!("{text}, with other content") } else { text }
     };
     let what = match repeats {
         [one] => format!("{} is defined more than once (in {})", one.label, places(one)),
@@ -1271,8 +1294,9 @@ fn repeats_note(set: &str, repeats: &[Repeat], per_file: &[FileResult], files: &
             )
         }
     };
-    let same = repeats.iter().filter(|r| r.same_content).count();
-    let treatment = match (same, repeats.len() - same) {
+    let same: usize = repeats.iter().map(|r| r.same).sum();
+    let changed: usize = repeats.iter().map(Repeat::changed).sum();
+    let treatment = match (same, changed) {
         (_, 0) => "each is one object, checked once",
         (0, _) => {
             "each is one object, matched with the others by its last definition (what kubectl apply leaves); every definition is checked"
@@ -1282,6 +1306,14 @@ fn repeats_note(set: &str, repeats: &[Repeat], per_file: &[FileResult], files: &
         }
     };
     format!("{set}: {what}: {treatment}")
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn and_list(items: &[String]) -> String {
+    match items.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => items.concat(),
+    }
 }
 
 /// How a set is named in notes: its file, its directory, or all the inputs.

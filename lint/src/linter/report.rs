@@ -427,26 +427,44 @@ fn rendered<'a>(d: &'a Diagnostic, shown: &'a Shown, inputs: Inputs<'a>) -> Opti
         (false, false) => format!("{} is missing here", d.path),
     };
     // Related places in the diagnostic's own file are labels of its snippet: one finding,
-    // one report. Those in other files (a workload defined elsewhere) follow as related
-    // reports of their own source, without a code of their own.
+    // one report. Those in another file (a workload defined elsewhere) are labels of one
+    // related report per file, of its own source, without a code of its own; its message is
+    // their labels' texts, each once.
     let mut labels = vec![LabeledSpan::new_primary_with_span(Some(label_text), *shown.ranges.first()?)];
-    let mut related = Vec::new();
+    // (file, messages, labels) of each other file, in the order of their first related place.
+    let mut elsewhere: Vec<(usize, Vec<&str>, Vec<LabeledSpan>)> = Vec::new();
     for (r, span) in d.related.iter().zip(shown.ranges.iter().skip(1)) {
         let Place::File { file: r_file, .. } = r.place else { return None };
+        let label = LabeledSpan::new_with_span(Some(r.message.to_string()), *span);
         if r_file == *d_file {
-            labels.push(LabeledSpan::new_with_span(Some(r.message.to_string()), *span));
-        } else {
-            related.push(Rendered {
-                message: r.message.to_string(),
-                code: Some("see also".into()),
-                severity: miette::Severity::Advice,
-                help: None,
-                url: None,
-                source: Some(source(r_file)?),
-                labels: vec![LabeledSpan::new_with_span(Some(r.message.to_string()), *span)],
-                related: Vec::new(),
-            });
+            labels.push(label);
+            continue;
         }
+        let at = match elsewhere.iter().position(|(file, ..)| *file == r_file) {
+            Some(at) => at,
+            None => {
+                elsewhere.push((r_file, Vec::new(), Vec::new()));
+                elsewhere.len() - 1
+            }
+        };
+        let (_, messages, labels) = &mut elsewhere[at];
+        if !messages.contains(&&*r.message) {
+            messages.push(&r.message);
+        }
+        labels.push(label);
+    }
+    let mut related = Vec::with_capacity(elsewhere.len());
+    for (file, messages, labels) in elsewhere {
+        related.push(Rendered {
+            message: messages.join("; "),
+            code: Some("see also".into()),
+            severity: miette::Severity::Advice,
+            help: None,
+            url: None,
+            source: Some(source(file)?),
+            labels,
+            related: Vec::new(),
+        });
     }
     Some(Rendered {
         message: format!("{}{what}", d.message),
