@@ -25,6 +25,7 @@ use hpa_core::api::Quantity;
 use hpa_core::api::Time;
 use hpa_core::api::v2::{HorizontalPodAutoscaler, MetricIdentifier, MetricSpec};
 use hpa_core::api::{DecodeError, Strictness};
+use hpa_core::evaluator::simulation::PodTemplate;
 use hpa_core::evaluator::{
     ConditionStatus, Container, ContainerUsage, ObjectMetricValue, Pod, PodMetricsItem, PodPhase, PodSample, ReadError,
     ReadyCondition, Scale, SelectorError, SyncInput, Timestamp,
@@ -85,6 +86,10 @@ pub struct DiagnoseInputs {
     pub events: Vec<HpaEvent>,
     /// Containers resized in place.
     pub resizes: Vec<Resize>,
+    /// The target's pod template (`spec.template`), the spec of the pods a scale-up creates;
+    /// `None` when the target is not among the objects or has none (a `Scale` only, a custom
+    /// resource).
+    pub template: Option<PodTemplate>,
     /// What the inputs had to assume, and what the decoder ignored of the HPA (fields the
     /// selected release's types do not have).
     pub notes: Vec<String>,
@@ -201,6 +206,10 @@ pub fn inputs_from_objects(
         (Err(_), Some(e)) => Err(ReadError(e.clone())),
         (Err(e), None) => Err(ReadError(e.to_string())),
     };
+    let template = target_object(&items, namespace, &target.api_version, &target.kind, &target.name)
+        .and_then(|t| t.get("spec")?.get("template"))
+        .filter(|t| t.get("spec").is_some())
+        .map(|t| PodTemplate::of(&pod_from_json(t)));
     let selector_text = scale.as_ref().map(|s| s.selector.clone()).unwrap_or_default();
     let pod_selector = match selector::parse(&selector_text) {
         Ok(s) => Some(s),
@@ -314,7 +323,7 @@ pub fn inputs_from_objects(
     }
     events.sort_by_key(|e| e.last.or(e.first));
 
-    Ok(DiagnoseInputs { hpa, key, sync, events, resizes, notes })
+    Ok(DiagnoseInputs { hpa, key, sync, events, resizes, template, notes })
 }
 
 /// No HPA `namespace/name` among the objects: the error names those there are (a snapshot's
@@ -688,6 +697,23 @@ fn metric_name(v: &Value) -> String {
         .to_string()
 }
 
+/// The scale target `kind` `namespace/name` of group `api_version`'s among the objects.
+fn target_object<'v>(
+    items: &[&'v Value],
+    namespace: &str,
+    api_version: &str,
+    kind: &str,
+    name: &str,
+) -> Option<&'v Value> {
+    let group = GroupVersion::parse_or_empty(api_version).group();
+    items.iter().copied().find(|v| {
+        kind_of(v) == kind
+            && namespace_of(v) == namespace
+            && name_of(v) == name
+            && api_group(v).is_none_or(|g| g == group)
+    })
+}
+
 /// The scale of the target: a `Scale` object among the inputs (read from the subresource),
 /// else the target object read the way its registry builds its scale (`scaleFromDeployment`
 /// and friends in `pkg/registry/apps/*/storage`, Argo Rollouts' CRD `scale` paths).
@@ -703,12 +729,7 @@ fn scale_of(
     let known = kinds::workload(group, kind);
     let resource = known.map_or_else(|| kind.to_lowercase(), Kind::resource);
     let not_found = || Error::NotFound { what: format!("{resource} \"{name}\"") };
-    let target = items.iter().find(|v| {
-        kind_of(v) == kind
-            && namespace_of(v) == namespace
-            && name_of(v) == name
-            && api_group(v).is_none_or(|g| g == group)
-    });
+    let target = target_object(items, namespace, api_version, kind, name);
     // A Scale read from the subresource carries its object's name and uid.
     let uid = |v: &Value| str_at(v, &["metadata", "uid"]).map(String::from);
     // Without the target among the objects, a Scale of that name is another object's when

@@ -855,6 +855,49 @@ fn aggregated_rescale_events_are_read_with_their_first_time() {
     assert_eq!(assumptions.iter().filter(|a| a.starts_with("the SuccessfulRescale event of")).count(), 2);
 }
 
+/// The forecast runs the pods as they are, each with its own requests and phase, and new pods
+/// from the target's template: mixed requests (50m/200m/200m at 100m each, template 100m)
+/// rescale 3 → 4 now and stay at 4 (300m of 550m, 55 %, within tolerance), where copies of
+/// the first pod (50m) went on to 10. A pod without a request fails every sync, a Failed one
+/// too (the controller lists it): no forecast, the answer says so.
+#[test]
+fn the_forecast_keeps_each_pods_requests_and_phase() {
+    let (d, human) = replayed("mixed-requests");
+    assert_eq!((d["currentReplicas"].clone(), d["desiredReplicas"].clone()), (json!(3), json!(4)));
+    assert_eq!(d["metrics"][0]["current"], "66%");
+    assert_eq!(d["forecast"]["steady"], json!({"afterSeconds": 0, "replicas": 4}));
+    let steps = d["forecast"]["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 1, "{steps:#?}");
+    assert_eq!(
+        (steps[0]["replicas"].clone(), steps[0]["rescaled"].clone(), steps[0]["reason"].clone()),
+        (json!(4), json!(false), json!("within tolerance"))
+    );
+    assert!(human.contains("  steady at 4 from +0s\n"), "{human}");
+    assert!(!human.contains("copies of pod"), "{human}");
+
+    for (scenario, current, tail) in [
+        ("missing-request", 3, "; set resources.requests on every container of the pods"),
+        (
+            "failed-no-request",
+            2,
+            "; Pod p2 is Failed, yet the controller reads the requests of every pod the selector lists: delete it, and set resources.requests on every container of the pods",
+        ),
+    ] {
+        let (d, human) = replayed(scenario);
+        assert_eq!(d["outcome"], "FailedComputeMetrics", "{scenario}");
+        assert_eq!(d["forecast"], Value::Null, "{scenario}");
+        assert!(!human.contains("Next syncs"), "{human}");
+        assert_eq!(causes(&d)[0], ("not-scaling".to_string(), "missing-requests".to_string()), "{scenario}");
+        assert_eq!(
+            d["findings"][0]["message"],
+            format!(
+                "metric 1 fails: failed to get cpu resource metric value: failed to get cpu utilization: missing request for cpu in container c of Pod p2{tail}; every sync fails there whatever the load, so the count stays at {current} until the pods have their requests"
+            ),
+            "{scenario}"
+        );
+    }
+}
+
 /// The replayed sync is the one after the sync that wrote the live status: its AbleToScale
 /// `SucceededRescale` next to this sync's stabilization reason, and a live status without
 /// ScaledToZero next to a rescaling replay, are explained, not flagged. The bad side: a live

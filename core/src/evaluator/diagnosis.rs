@@ -26,7 +26,7 @@ use super::controller::{
 };
 use super::replicas::{CalcError, ConditionStatus, PodPhase, SetAsideReason};
 use super::simulation::{
-    LoadPhase, LoadValue, MetricKey, Plan, PodTemplate, PodTimeline, Resume, Simulation, Simulator,
+    LoadPhase, LoadValue, MetricKey, Plan, PodTemplate, PodTimeline, Resume, ResumedPod, Simulation, Simulator,
 };
 use super::time::{Timestamp, format_ms};
 use super::timing::memory_seconds;
@@ -93,6 +93,9 @@ pub struct DiagnosisInput<'a> {
     pub events: &'a [RecordedEvent],
     /// Containers of the target's pods resized in place.
     pub resizes: &'a [InPlaceResize],
+    /// The target's pod template (`spec.template.spec` of the Deployment, StatefulSet, ...):
+    /// the spec of the pods a scale-up creates; `None` when the inputs lack it.
+    pub template: Option<&'a PodTemplate>,
 }
 
 /// A rescale (or a failed scale write) the HPA's events record.
@@ -315,19 +318,32 @@ fn failed_events_text(memory: &Memory, now: Timestamp) -> String {
 /// take again whatever the load: the scale unreadable (`FailedGetScale`), the target at zero
 /// (`ScalingDisabled`), a selector `validateAndParseSelector` refuses (`computeReplicasForMetrics`:
 /// `SelectorRequired`/`InvalidSelector`, `AmbiguousSelector`, which return before any metric),
-/// or a scale write that fails (`FailedUpdateScale`). A forecast would replay syncs that scale
-/// (the simulation reads a scale, one HPA's selector and writes that succeed), so there is
-/// none. A failed metric is not one of these: the simulation keeps its answer unavailable, and
-/// pods that turn Ready can make it answer.
+/// or a scale write that fails (`FailedUpdateScale`); and every metric failing on a pod's
+/// missing request (`calculatePodRequests` reads every listed pod, so until the pods change,
+/// which a sync that does not scale does not do, each sync fails the same way). A forecast
+/// would replay syncs that scale (the simulation reads a scale, one HPA's selector and writes
+/// that succeed), so there is none. Another failed metric is not one of these: the simulation
+/// keeps its answer unavailable, and pods that turn Ready can make it answer.
 fn stops_whatever_the_load(sync: &SyncResult) -> bool {
     match sync.outcome {
         SyncOutcome::FailedGetScale | SyncOutcome::ScalingDisabled | SyncOutcome::FailedUpdateScale => true,
-        SyncOutcome::FailedComputeMetrics => sync.status.conditions.iter().any(|c| {
-            c.type_ == "ScalingActive"
-                && c.status == "False"
-                && matches!(c.reason.as_str(), "InvalidSelector" | "AmbiguousSelector")
-        }),
+        SyncOutcome::FailedComputeMetrics => {
+            sync.status.conditions.iter().any(|c| {
+                c.type_ == "ScalingActive"
+                    && c.status == "False"
+                    && matches!(c.reason.as_str(), "InvalidSelector" | "AmbiguousSelector")
+            }) || (!sync.metrics().is_empty() && sync.metrics().iter().all(|e| missing_request(e).is_some()))
+        }
         SyncOutcome::Rescaled | SyncOutcome::Unchanged => false,
+    }
+}
+
+/// The pod whose missing request failed a metric (`CalcError::MissingRequest`,
+/// `MissingPodLevelRequest`).
+fn missing_request(e: &super::controller::MetricEvaluation) -> Option<&str> {
+    match e.cause.as_ref().map(CalcError::root) {
+        Some(CalcError::MissingRequest { pod, .. } | CalcError::MissingPodLevelRequest { pod, .. }) => Some(pod),
+        _ => None,
     }
 }
 
@@ -769,12 +785,12 @@ fn forecast(input: &DiagnosisInput<'_>, sync: &SyncResult, state: ControllerStat
     let memory_ms = memory_seconds(config.effective_behavior(input.hpa).as_ref(), config).saturating_mul(1000);
     let mut assumptions = Vec::new();
 
-    let pods: Vec<_> = input
-        .sync
-        .pods
-        .iter()
-        .filter(|p| !p.deleted && !matches!(p.phase, PodPhase::Failed | PodPhase::Succeeded))
-        .collect();
+    // Every pod the controller lists, each with its own spec and phase; the terminated ones
+    // (Failed, Succeeded) stay listed (`calculatePodRequests` reads their requests too), the
+    // deleted ones are taken as gone by the next sync.
+    let listed: Vec<_> = input.sync.pods.iter().filter(|p| !p.deleted).collect();
+    let terminated = |p: &super::replicas::Pod| matches!(p.phase, PodPhase::Failed | PodPhase::Succeeded);
+    let pods: Vec<_> = listed.iter().copied().filter(|p| !terminated(p)).collect();
     let rel = |t: Timestamp| t.as_millis().saturating_sub(now.as_millis());
     let init_ms = i64::try_from(config.cpu_initialization_period.as_millis()).unwrap_or(i64::MAX);
     // How long a new pod takes to turn Ready: as the Ready pods did (the longest), else 30 s.
@@ -817,7 +833,7 @@ fn forecast(input: &DiagnosisInput<'_>, sync: &SyncResult, state: ControllerStat
             30_000
         }
     };
-    let timelines: Vec<PodTimeline> = pods
+    let timelines: Vec<ResumedPod> = listed
         .iter()
         .map(|p| {
             let created = p.start_time.map_or(0, rel);
@@ -829,7 +845,11 @@ fn forecast(input: &DiagnosisInput<'_>, sync: &SyncResult, state: ControllerStat
                 _ if created.saturating_add(init_ms) > 0 => created.saturating_add(ready_after_ms).max(period_ms),
                 _ => PodTimeline::NEVER,
             };
-            PodTimeline { created_ms: created, running_ms: running, ready_ms: ready }
+            ResumedPod {
+                timeline: PodTimeline { created_ms: created, running_ms: running, ready_ms: ready },
+                spec: PodTemplate::of(p),
+                terminated: terminated(p).then_some(p.phase),
+            }
         })
         .collect();
     if pods.iter().any(|p| p.ready_condition.is_none_or(|c| c.status != ConditionStatus::True)) {
@@ -846,18 +866,21 @@ fn forecast(input: &DiagnosisInput<'_>, sync: &SyncResult, state: ControllerStat
     let specs = super::controller::effective_metrics(input.hpa);
     let (keys, bindings) = metric_keys(&specs);
     let values = keys.iter().map(|k| Some(current_load(input.sync, k))).collect();
-    let template = pods
-        .first()
-        .map(|p| PodTemplate {
-            containers: p.containers.clone(),
-            init_containers: p.init_containers.clone(),
-            pod_requests_milli: p.pod_requests_milli.clone(),
-            overhead_milli: p.overhead_milli.clone(),
-        })
-        .unwrap_or_else(|| PodTemplate {
+    // New pods: the target's pod template; without it, copies of the first pod (said).
+    let template = match (input.template, pods.first()) {
+        (Some(t), _) => t.clone(),
+        (None, Some(p)) => {
+            assumptions.push(format!(
+                "the target's pod template is not among the inputs: new pods are taken as copies of pod {}",
+                p.name
+            ));
+            PodTemplate::of(p)
+        }
+        (None, None) => PodTemplate {
             containers: vec![Container { name: "app".into(), ..Container::default() }],
             ..PodTemplate::default()
-        });
+        },
+    };
     let metric_window = match &input.sync.resource_metrics {
         Ok(items) => items.first().map_or(Duration::from_secs(15), |m| m.window),
         Err(_) => Duration::from_secs(15),
@@ -1079,10 +1102,29 @@ fn findings(input: &DiagnosisInput<'_>, d: &Diagnosis) -> Vec<Finding> {
     for e in sync.metrics() {
         let Some(error) = &e.error else { continue };
         let (cause, message) = match e.cause.as_ref().map(CalcError::root) {
-            Some(CalcError::MissingRequest { .. } | CalcError::MissingPodLevelRequest { .. }) => (
-                "missing-requests",
-                format!("metric {} fails: {error}; set resources.requests on every container of the pods", e.index + 1),
-            ),
+            Some(CalcError::MissingRequest { .. } | CalcError::MissingPodLevelRequest { .. }) => {
+                let pod = missing_request(e).unwrap_or_default();
+                // A terminated pod is still listed, and its requests read.
+                let terminated = input.sync.pods.iter().find(|p| &*p.name == pod).and_then(|p| match p.phase {
+                    PodPhase::Failed => Some("Failed"),
+                    PodPhase::Succeeded => Some("Succeeded"),
+                    _ => None,
+                });
+                let fix = match terminated {
+                    Some(phase) => format!(
+                        "; Pod {pod} is {phase}, yet the controller reads the requests of every pod the selector lists: delete it, and set resources.requests on every container of the pods"
+                    ),
+                    None => "; set resources.requests on every container of the pods".into(),
+                };
+                let stays = if d.forecast.is_none() && sync.outcome == SyncOutcome::FailedComputeMetrics {
+                    format!(
+                        "; every sync fails there whatever the load, so the count stays at {current} until the pods have their requests"
+                    )
+                } else {
+                    String::new()
+                };
+                ("missing-requests", format!("metric {} fails: {error}{fix}{stays}", e.index + 1))
+            }
             Some(
                 CalcError::NoReadySamples
                 | CalcError::NoMatchingSamples
@@ -1540,7 +1582,14 @@ mod tests {
             first: Some(now.plus_secs(-120)),
             last: Some(now.plus_secs(-120)),
         }];
-        let d = diagnose(&DiagnosisInput { hpa: &hpa, config: &config, sync: &sync, events: &events, resizes: &[] });
+        let d = diagnose(&DiagnosisInput {
+            hpa: &hpa,
+            config: &config,
+            sync: &sync,
+            events: &events,
+            resizes: &[],
+            template: None,
+        });
 
         // The memory: the rescale and the status's count, said to be reconstructed.
         let recs = d.memory.state.recommendations.clone().unwrap();
@@ -1611,7 +1660,14 @@ mod tests {
             status_requests_milli: BTreeMap::from([("cpu".to_string(), 250)]),
             condition: None,
         }];
-        diagnose(&DiagnosisInput { hpa: &hpa, config: &config, sync: &sync, events: &events, resizes: &resizes })
+        diagnose(&DiagnosisInput {
+            hpa: &hpa,
+            config: &config,
+            sync: &sync,
+            events: &events,
+            resizes: &resizes,
+            template: None,
+        })
     }
 
     #[test]
@@ -1685,7 +1741,7 @@ mod tests {
         let names = ["a", "b", "c", "d"];
         sync.pods = names.iter().map(|n| pod(n, now, 3600, true)).collect();
         sync.resource_metrics = Ok(cpu_usage(&names, now, 10));
-        diagnose(&DiagnosisInput { hpa: &hpa, config: &config, sync: &sync, events: &[], resizes: &[] })
+        diagnose(&DiagnosisInput { hpa: &hpa, config: &config, sync: &sync, events: &[], resizes: &[], template: None })
     }
 
     fn conditions(able: &str, limited: (&str, &str)) -> serde_json::Value {
@@ -1785,7 +1841,14 @@ mod tests {
             condition: Some(("PodResizeInProgress".into(), reason.into())),
         };
         let resizes = [resize("")];
-        let d = diagnose(&DiagnosisInput { hpa: &hpa, config: &config, sync: &sync, events: &[], resizes: &resizes });
+        let d = diagnose(&DiagnosisInput {
+            hpa: &hpa,
+            config: &config,
+            sync: &sync,
+            events: &[],
+            resizes: &resizes,
+            template: None,
+        });
         assert!(d.sync.rescaled);
         assert_eq!(d.sync.desired_replicas, 3);
         assert!(d.findings.is_empty(), "{:?}", d.findings);
@@ -1794,13 +1857,25 @@ mod tests {
         // left out of its words.
         let mut capped = hpa.clone();
         capped.spec.max_replicas = 2;
-        let d =
-            diagnose(&DiagnosisInput { hpa: &capped, config: &config, sync: &sync, events: &[], resizes: &resizes });
+        let d = diagnose(&DiagnosisInput {
+            hpa: &capped,
+            config: &config,
+            sync: &sync,
+            events: &[],
+            resizes: &resizes,
+            template: None,
+        });
         let r = d.findings.iter().find(|f| f.cause == "in-place-resize").unwrap();
         assert!(r.message.contains("applied by an in-place resize (PodResizeInProgress); "), "{}", r.message);
         let resizes = [resize("InProgress")];
-        let d =
-            diagnose(&DiagnosisInput { hpa: &capped, config: &config, sync: &sync, events: &[], resizes: &resizes });
+        let d = diagnose(&DiagnosisInput {
+            hpa: &capped,
+            config: &config,
+            sync: &sync,
+            events: &[],
+            resizes: &resizes,
+            template: None,
+        });
         let r = d.findings.iter().find(|f| f.cause == "in-place-resize").unwrap();
         assert!(r.message.contains("(PodResizeInProgress: InProgress); "), "{}", r.message);
     }
@@ -1886,7 +1961,14 @@ mod tests {
                 .collect();
             let refs: Vec<&str> = names.iter().map(String::as_str).collect();
             sync.resource_metrics = Ok(cpu_usage(&refs, now, 50));
-            let d = diagnose(&DiagnosisInput { hpa: &hpa, config: &config, sync: &sync, events: &[], resizes: &[] });
+            let d = diagnose(&DiagnosisInput {
+                hpa: &hpa,
+                config: &config,
+                sync: &sync,
+                events: &[],
+                resizes: &[],
+                template: None,
+            });
             let f = d.forecast.unwrap();
             f.assumptions.into_iter().find(|a| a.starts_with("new pods start at once")).unwrap()
         };
@@ -1912,7 +1994,14 @@ mod tests {
         let hpa = cpu_hpa("w", serde_json::json!({"maxReplicas": 20}), serde_json::Value::Null);
         let config = HPAControllerConfiguration::new(FeatureGates::new(KubernetesVersion::LATEST));
         let cause = |sync: &SyncInput| {
-            let d = diagnose(&DiagnosisInput { hpa: &hpa, config: &config, sync, events: &[], resizes: &[] });
+            let d = diagnose(&DiagnosisInput {
+                hpa: &hpa,
+                config: &config,
+                sync,
+                events: &[],
+                resizes: &[],
+                template: None,
+            });
             let e = &d.sync.metrics()[0];
             let f = d.findings.iter().find(|f| f.message.starts_with("metric 1 ")).unwrap();
             (e.cause.clone(), f.cause, f.message.clone())

@@ -149,7 +149,14 @@ pub fn run(args: &DiagnoseArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> 
     read.notes.extend(inputs.notes.iter().cloned());
     read.notes.extend(ignored_by_controller(hpa, &config));
     let events = core_events(&inputs);
-    let input = DiagnosisInput { hpa, config: &config, sync: &inputs.sync, events: &events, resizes: &inputs.resizes };
+    let input = DiagnosisInput {
+        hpa,
+        config: &config,
+        sync: &inputs.sync,
+        events: &events,
+        resizes: &inputs.resizes,
+        template: inputs.template.as_ref(),
+    };
     let diagnosis = diagnosis::diagnose(&input);
     let report = render::Report {
         source: read.source,

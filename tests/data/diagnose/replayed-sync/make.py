@@ -11,11 +11,12 @@ NOW = "2026-03-02T10:00:00Z"
 CPU = [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}]
 
 
-def pod(name, ready=True, start="2026-03-02T09:40:00Z", ready_at="2026-03-02T09:40:21Z"):
+def pod(name, ready=True, start="2026-03-02T09:40:00Z", ready_at="2026-03-02T09:40:21Z", cpu="100m", phase="Running"):
+    resources = {"requests": {"cpu": cpu}} if cpu else {}
     return {"apiVersion": "v1", "kind": "Pod",
             "metadata": {"name": name, "namespace": "default", "labels": {"app": "web"}, "creationTimestamp": start},
-            "spec": {"containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "100m"}}}]},
-            "status": {"phase": "Running", "startTime": start,
+            "spec": {"containers": [{"name": "c", "image": "x", "resources": resources}]},
+            "status": {"phase": phase, "startTime": start,
                        "conditions": [{"type": "Ready", "status": "True" if ready else "False", "lastTransitionTime": ready_at}]}}
 
 
@@ -24,7 +25,7 @@ def deploy(replicas):
     return {"apiVersion": "apps/v1", "kind": "Deployment",
             "metadata": {"name": "web", "namespace": "default", "creationTimestamp": "2026-03-02T09:00:00Z"},
             "spec": {"replicas": replicas, "selector": {"matchLabels": labels},
-                     "template": {"metadata": {"labels": labels}, "spec": {"containers": [{"name": "c", "image": "x"}]}}},
+                     "template": {"metadata": {"labels": labels}, "spec": {"containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "100m"}}}]}}},
             "status": {"replicas": replicas}}
 
 
@@ -157,3 +158,14 @@ write("recreated", [hpa(uid="2b1c-new", status={"currentReplicas": 2, "desiredRe
 no_uid = json.load(open("recreated/objects.json"))["items"]
 del no_uid[0]["metadata"]["uid"]
 write("recreated-no-uid", no_uid, [("p0", "40m"), ("p1", "40m")])
+
+# Item 14: the forecast keeps each pod's own spec and phase, new pods from the template
+# (100m). Requests 50m/200m/200m at 100m each: 300m of 450m, 67 % of 50 %, 3 → 4; the new pod
+# counts 0 while unready on scale-up, then 300m of 550m, 55 %: within tolerance, steady at 4.
+write("mixed-requests", [hpa(), deploy(3), pod("p0", cpu="50m"), pod("p1", cpu="200m"), pod("p2", cpu="200m")],
+      [("p0", "100m"), ("p1", "100m"), ("p2", "100m")])
+# A pod without a request fails every sync (no forecast); so does a Failed one, which the
+# controller still lists (calculatePodRequests reads every listed pod).
+write("missing-request", [hpa(), deploy(3), pod("p0"), pod("p1"), pod("p2", cpu=None)],
+      [("p0", "90m"), ("p1", "90m"), ("p2", "90m")])
+write("failed-no-request", [hpa(), deploy(2), pod("p0"), pod("p1"), pod("p2", cpu=None, ready=False, phase="Failed")], AT_90)
