@@ -25,6 +25,7 @@ use hpa_core::api::Quantity;
 use hpa_core::api::Time;
 use hpa_core::api::v2::{HorizontalPodAutoscaler, MetricIdentifier, MetricSpec};
 use hpa_core::api::{DecodeError, Strictness};
+use hpa_core::evaluator::diagnosis::SCALING_REPLICA_SET;
 use hpa_core::evaluator::simulation::PodTemplate;
 use hpa_core::evaluator::{
     ConditionStatus, Container, ContainerUsage, ObjectMetricValue, Pod, PodMetricsItem, PodPhase, PodSample, ReadError,
@@ -84,6 +85,9 @@ pub struct DiagnoseInputs {
     pub sync: SyncInput,
     /// The HPA's events, oldest first.
     pub events: Vec<HpaEvent>,
+    /// The scale target's `ScalingReplicaSet` events (the deployment controller's `Scaled up
+    /// replica set web-5d4 from 1 to 2`), oldest first: the earlier size of a rescale.
+    pub target_events: Vec<HpaEvent>,
     /// Containers resized in place.
     pub resizes: Vec<Resize>,
     /// The target's pod template (`spec.template`), the spec of the pods a scale-up creates;
@@ -322,8 +326,20 @@ pub fn inputs_from_objects(
         ));
     }
     events.sort_by_key(|e| e.last.or(e.first));
+    let mut target_events: Vec<HpaEvent> = items
+        .iter()
+        .filter(in_ns)
+        .filter(|v| kind_of(v) == "Event" && str_of(v, "reason") == SCALING_REPLICA_SET)
+        .filter(|v| {
+            let o = v.get("involvedObject").or_else(|| v.get("regarding"));
+            o.and_then(|o| o.get("kind")).and_then(Value::as_str) == Some(target.kind.as_str())
+                && o.and_then(|o| o.get("name")).and_then(Value::as_str) == Some(target.name.as_str())
+        })
+        .map(|v| event_from_json(v))
+        .collect();
+    target_events.sort_by_key(|e| e.last.or(e.first));
 
-    Ok(DiagnoseInputs { hpa, key, sync, events, resizes, template, notes })
+    Ok(DiagnoseInputs { hpa, key, sync, events, target_events, resizes, template, notes })
 }
 
 /// No HPA `namespace/name` among the objects: the error names those there are (a snapshot's
@@ -922,6 +938,19 @@ pub async fn read_objects(
         Ok(_) => {}
         Err(e) if e.is_connection() => return Err(e),
         Err(e) => out.notes.push(format!("the HPA's events were not read: {e}")),
+    }
+    // The target's ScalingReplicaSet events (the earlier size of a rescale).
+    let target = &decoded.spec.scale_target_ref;
+    let field_selector =
+        format!("involvedObject.kind={},involvedObject.name={},reason={SCALING_REPLICA_SET}", target.kind, target.name);
+    let query = [("fieldSelector", field_selector.as_str())];
+    match cluster
+        .list_each(&kinds::EVENT, Some(namespace), &query, PAGE_SIZE, |e| out.items.push(typed(e, &kinds::EVENT)))
+        .await
+    {
+        Ok(_) => {}
+        Err(e) if e.is_connection() => return Err(e),
+        Err(e) => out.notes.push(format!("the scale target's events were not read: {e}")),
     }
 
     read_metrics(cluster, namespace, &decoded, &selectors, &mut out).await?;

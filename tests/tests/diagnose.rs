@@ -898,6 +898,33 @@ fn the_forecast_keeps_each_pods_requests_and_phase() {
     }
 }
 
+/// A rescale whose earlier size no HPA event records still counts in the scaling policies'
+/// periods: its direction from its reason, at least one replica, or its earlier size from the
+/// Deployment's `ScalingReplicaSet` event.
+#[test]
+fn a_rescale_of_unknown_earlier_size_counts_in_the_policy_periods() {
+    let limited = |d: &Value| {
+        (
+            d["currentReplicas"].clone(),
+            d["rescaled"].clone(),
+            d["normalization"]["limited"].clone(),
+            d["normalization"]["limitReason"].clone(),
+        )
+    };
+    let assumption = "the rescale to 2 28s ago has no earlier size on record: its reason (cpu resource utilization (percentage of request) above target) says it scaled up, so it is counted as a change of 1 replica (from 1), the least it can be; the scaling policies' limit replayed is then the highest the controller can have";
+    for scenario in ["policy-up", "policy-up-evv1"] {
+        let (d, _) = replayed(scenario);
+        assert_eq!(limited(&d), (json!(2), json!(false), json!(2), json!("ScaleUpLimit")), "{scenario}");
+        assert!(texts(&d["memory"]["assumptions"]).iter().any(|a| a == assumption), "{scenario}: {d:#}");
+    }
+    let (d, _) = replayed("policy-up-rsevent");
+    assert_eq!(limited(&d), (json!(3), json!(false), json!(3), json!("ScaleUpLimit")));
+    assert!(texts(&d["memory"]["assumptions"]).iter().any(|a| a
+        == "the rescale to 3 28s ago has no earlier size among the HPA's events: 1 is read from the target's ScalingReplicaSet event (\"Scaled up replica set web-5d4 from 1 to 3\")"));
+    let (d, _) = replayed("policy-up-noevent");
+    assert_eq!(limited(&d), (json!(3), json!(true), json!(4), json!("ScaleUpLimit")));
+}
+
 /// The replayed sync is the one after the sync that wrote the live status: its AbleToScale
 /// `SucceededRescale` next to this sync's stabilization reason, and a live status without
 /// ScaledToZero next to a rescaling replay, are explained, not flagged. The bad side: a live

@@ -91,6 +91,9 @@ pub struct DiagnosisInput<'a> {
     pub sync: &'a SyncInput,
     /// The HPA's events, in any order.
     pub events: &'a [RecordedEvent],
+    /// The scale target's `ScalingReplicaSet` events (the deployment controller's), in any
+    /// order: the earlier size of a rescale whose events do not show it.
+    pub target_events: &'a [RecordedEvent],
     /// Containers of the target's pods resized in place.
     pub resizes: &'a [InPlaceResize],
     /// The target's pod template (`spec.template.spec` of the Deployment, StatefulSet, ...):
@@ -510,13 +513,19 @@ fn reconstruct_memory(input: &DiagnosisInput<'_>) -> Memory {
             }
             let before = match i.checked_sub(1).and_then(|j| sizes.get(j)) {
                 Some(&(_, prev)) => prev,
-                None => {
-                    memory.assumptions.push(format!(
-                        "the rescale to {size} {} has no earlier size on record: it is left out of the scaling policies' periods",
-                        ago(now, at)
-                    ));
-                    continue;
-                }
+                None => match earlier_size(input, &memory.rescales, at, size) {
+                    Some((before, assumption)) => {
+                        memory.assumptions.push(assumption);
+                        before
+                    }
+                    None => {
+                        memory.assumptions.push(format!(
+                            "the rescale to {size} {} has no earlier size on record and its reason does not say its direction: it is left out of the scaling policies' periods",
+                            ago(now, at)
+                        ));
+                        continue;
+                    }
+                },
             };
             let event = TimestampedScaleEvent { replica_change: (size - before).abs(), timestamp: at, outdated: false };
             if size > before {
@@ -531,6 +540,73 @@ fn reconstruct_memory(input: &DiagnosisInput<'_>) -> Memory {
         .push("a restart of kube-controller-manager empties this memory; the events cannot show one".into());
     memory.state.recommendations = Some(recommendations);
     memory
+}
+
+/// The size before the first rescale the events record (to `size` at `at`), with the
+/// assumption that says where it comes from: the scale target's `ScalingReplicaSet` event of
+/// that rescale (`Scaled up replica set web-5d4 from 1 to 2`, within a sync period of it), else
+/// one replica away in the direction its reason gives (`reconcileAutoscaler` writes `<metric>
+/// above target` when the metrics want more replicas, `All metrics below target` when fewer,
+/// and the min/max reasons when the count is outside them). `storeScaleEvent` records the
+/// change, so the policies' periods need it; one replica is the least a rescale changes, so
+/// the limit replayed is the loosest the controller can have.
+fn earlier_size(input: &DiagnosisInput<'_>, rescales: &[Rescale], at: Timestamp, size: i32) -> Option<(i32, String)> {
+    let now = input.sync.now;
+    let period = i64::try_from(input.config.sync_period.as_millis()).unwrap_or(15_000);
+    let from_target = input
+        .target_events
+        .iter()
+        .filter(|e| e.reason == SCALING_REPLICA_SET)
+        .filter_map(|e| {
+            let t = e.last.or(e.first)?;
+            let (from, to) = parse_scaled_replica_set(&e.message)?;
+            let gap = (t.as_millis() - at.as_millis()).abs();
+            (to == size && from != to && gap <= period).then_some((gap, from, e))
+        })
+        .min_by_key(|(gap, _, _)| *gap);
+    if let Some((_, from, e)) = from_target {
+        return Some((
+            from,
+            format!(
+                "the rescale to {size} {} has no earlier size among the HPA's events: {from} is read from the target's {SCALING_REPLICA_SET} event ({:?})",
+                ago(now, at),
+                e.message
+            ),
+        ));
+    }
+    let reason = rescales.iter().find(|r| r.at == at || r.known().any(|(t, _)| t == at)).map(|r| r.reason.as_str())?;
+    let up = if reason.ends_with(" above target")
+        || reason.ends_with("below Spec.MinReplicas")
+        || reason.ends_with("must be greater than 0")
+    {
+        true
+    } else if reason.ends_with(" below target") || reason.ends_with("above Spec.MaxReplicas") {
+        false
+    } else {
+        return None;
+    };
+    let (before, verb) = if up { (size.saturating_sub(1), "up") } else { (size.saturating_add(1), "down") };
+    Some((
+        before,
+        format!(
+            "the rescale to {size} {} has no earlier size on record: its reason ({reason}) says it scaled {verb}, so it is counted as a change of 1 replica (from {before}), the least it can be; the scaling policies' limit replayed is then the highest the controller can have",
+            ago(now, at)
+        ),
+    ))
+}
+
+/// The reason of the deployment controller's events on a Deployment as it scales a replica
+/// set (`scaleReplicaSet` in `pkg/controller/deployment/sync.go`).
+pub const SCALING_REPLICA_SET: &str = "ScalingReplicaSet";
+
+/// `Scaled up replica set web-5d4 from 1 to 2` / `Scaled down replica set web-5d4 from 3 to
+/// 2` (the deployment controller's `ScalingReplicaSet` message): the sizes from and to.
+fn parse_scaled_replica_set(message: &str) -> Option<(i32, i32)> {
+    let rest =
+        message.strip_prefix("Scaled up replica set ").or_else(|| message.strip_prefix("Scaled down replica set "))?;
+    let (_, sizes) = rest.rsplit_once(" from ")?;
+    let (from, to) = sizes.split_once(" to ")?;
+    Some((from.trim().parse().ok()?, to.trim().parse().ok()?))
 }
 
 /// A recommendation rebuilt from the status.
@@ -1587,6 +1663,7 @@ mod tests {
             config: &config,
             sync: &sync,
             events: &events,
+            target_events: &[],
             resizes: &[],
             template: None,
         });
@@ -1665,6 +1742,7 @@ mod tests {
             config: &config,
             sync: &sync,
             events: &events,
+            target_events: &[],
             resizes: &resizes,
             template: None,
         })
@@ -1678,13 +1756,14 @@ mod tests {
             {"type": "Percent", "value": 50, "periodSeconds": 60}
         ]}));
 
-        // 2 → 4, 30 s ago, is a scale-up event of 2; the first rescale has no earlier size.
+        // 2 → 4, 30 s ago, is a scale-up event of 2; the first rescale has no earlier size:
+        // above target, it added at least 1 (outside the policies' 60 s periods).
         assert_eq!(
             d.memory.state.scale_up_events.iter().map(|e| (e.replica_change, e.timestamp)).collect::<Vec<_>>(),
-            vec![(2, now.plus_secs(-30))]
+            vec![(1, now.plus_secs(-90)), (2, now.plus_secs(-30))]
         );
         assert!(
-            d.memory.assumptions.iter().any(|a| a.contains("has no earlier size on record")),
+            d.memory.assumptions.iter().any(|a| a.starts_with("the rescale to 2 1m30s ago has no earlier size on record: its reason (cpu resource utilization (percentage of request) above target) says it scaled up, so it is counted as a change of 1 replica (from 1)")),
             "{:?}",
             d.memory.assumptions
         );
@@ -1741,7 +1820,15 @@ mod tests {
         let names = ["a", "b", "c", "d"];
         sync.pods = names.iter().map(|n| pod(n, now, 3600, true)).collect();
         sync.resource_metrics = Ok(cpu_usage(&names, now, 10));
-        diagnose(&DiagnosisInput { hpa: &hpa, config: &config, sync: &sync, events: &[], resizes: &[], template: None })
+        diagnose(&DiagnosisInput {
+            hpa: &hpa,
+            config: &config,
+            sync: &sync,
+            events: &[],
+            target_events: &[],
+            resizes: &[],
+            template: None,
+        })
     }
 
     fn conditions(able: &str, limited: (&str, &str)) -> serde_json::Value {
@@ -1846,6 +1933,7 @@ mod tests {
             config: &config,
             sync: &sync,
             events: &[],
+            target_events: &[],
             resizes: &resizes,
             template: None,
         });
@@ -1862,6 +1950,7 @@ mod tests {
             config: &config,
             sync: &sync,
             events: &[],
+            target_events: &[],
             resizes: &resizes,
             template: None,
         });
@@ -1873,6 +1962,7 @@ mod tests {
             config: &config,
             sync: &sync,
             events: &[],
+            target_events: &[],
             resizes: &resizes,
             template: None,
         });
@@ -1966,6 +2056,7 @@ mod tests {
                 config: &config,
                 sync: &sync,
                 events: &[],
+                target_events: &[],
                 resizes: &[],
                 template: None,
             });
@@ -1999,6 +2090,7 @@ mod tests {
                 config: &config,
                 sync,
                 events: &[],
+                target_events: &[],
                 resizes: &[],
                 template: None,
             });
@@ -2050,5 +2142,15 @@ mod tests {
         );
         assert_eq!(parse_rescale("something else"), None);
         assert_eq!(parse_rescale("(combined from similar events): something else"), None);
+    }
+
+    /// The deployment controller's `ScalingReplicaSet` messages; the older form without the
+    /// earlier size says nothing.
+    #[test]
+    fn scaled_replica_set_messages() {
+        assert_eq!(parse_scaled_replica_set("Scaled up replica set web-5d4 from 1 to 2"), Some((1, 2)));
+        assert_eq!(parse_scaled_replica_set("Scaled down replica set web-from-5d4 from 10 to 3"), Some((10, 3)));
+        assert_eq!(parse_scaled_replica_set("Scaled up replica set web-5d4 to 2"), None);
+        assert_eq!(parse_scaled_replica_set("New size: 2"), None);
     }
 }

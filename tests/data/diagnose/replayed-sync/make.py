@@ -169,3 +169,34 @@ write("mixed-requests", [hpa(), deploy(3), pod("p0", cpu="50m"), pod("p1", cpu="
 write("missing-request", [hpa(), deploy(3), pod("p0"), pod("p1"), pod("p2", cpu=None)],
       [("p0", "90m"), ("p1", "90m"), ("p2", "90m")])
 write("failed-no-request", [hpa(), deploy(2), pod("p0"), pod("p1"), pod("p2", cpu=None, ready=False, phase="Failed")], AT_90)
+
+# Item 15: a rescale whose earlier size no HPA event records still counts in the scaling
+# policies' periods. Pods 1 per 60s, a rescale to 2 28 s ago, 2 pods at 150 % of 50 % (6):
+# the rescale added at least 1, so the period starts at 1 at most and the limit is 2 (no
+# rescale, ScaleUpLimit); the same with the event in events.k8s.io/v1. With the Deployment's
+# ScalingReplicaSet event the earlier size is read from it: Pods 2 per 60s, a rescale to 3
+# (from 1), 3 pods: start 1, limit 3 (no rescale), where one replica added would allow 4.
+POLICY_STATUS = {"currentReplicas": 2, "desiredReplicas": 2, "lastScaleTime": "2026-03-02T09:59:32Z", "conditions": [
+    cond("AbleToScale", "True", "ReadyForNewScale", "recommended size matches current size"), ACTIVE,
+    cond("ScalingLimited", "True", "ScaleUpLimit", "the desired replica count is increasing faster than the maximum scale rate")]}
+up_to_2 = event("SuccessfulRescale", f"New size: 2; reason: {RESCALED}", "2026-03-02T09:59:32Z")
+pods_per_minute = lambda n: {"scaleUp": {"policies": [{"type": "Pods", "value": n, "periodSeconds": 60}]}}
+write("policy-up", [hpa(behavior=pods_per_minute(1), status=POLICY_STATUS), deploy(2)] + TWO + [up_to_2],
+      [("p0", "150m"), ("p1", "150m")])
+v1 = {"apiVersion": "events.k8s.io/v1", "kind": "Event", "metadata": up_to_2["metadata"], "eventTime": None,
+      "regarding": up_to_2["involvedObject"], "reason": up_to_2["reason"], "note": up_to_2["message"], "type": "Normal",
+      "deprecatedCount": 1, "deprecatedFirstTimestamp": up_to_2["firstTimestamp"], "deprecatedLastTimestamp": up_to_2["lastTimestamp"],
+      "deprecatedSource": up_to_2["source"], "reportingController": "", "reportingInstance": ""}
+write("policy-up-evv1", [hpa(behavior=pods_per_minute(1), status=POLICY_STATUS), deploy(2)] + TWO + [v1],
+      [("p0", "150m"), ("p1", "150m")])
+up_to_3 = event("SuccessfulRescale", f"New size: 3; reason: {RESCALED}", "2026-03-02T09:59:32Z")
+rs = {"apiVersion": "v1", "kind": "Event", "metadata": {"name": "web.rs", "namespace": "default"},
+      "involvedObject": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web", "namespace": "default"},
+      "reason": "ScalingReplicaSet", "message": "Scaled up replica set web-5d4 from 1 to 3", "type": "Normal", "count": 1,
+      "firstTimestamp": "2026-03-02T09:59:32Z", "lastTimestamp": "2026-03-02T09:59:32Z", "source": {"component": "deployment-controller"}}
+status_3 = dict(POLICY_STATUS, currentReplicas=3, desiredReplicas=3)
+three = [pod(f"p{i}") for i in range(3)]
+write("policy-up-rsevent", [hpa(behavior=pods_per_minute(2), status=status_3), deploy(3)] + three + [up_to_3, rs],
+      [(f"p{i}", "150m") for i in range(3)])
+write("policy-up-noevent", [hpa(behavior=pods_per_minute(2), status=status_3), deploy(3)] + three + [up_to_3],
+      [(f"p{i}", "150m") for i in range(3)])
