@@ -116,6 +116,9 @@ pub struct Objects {
     /// The error of reading the HPA's scale live, in the controller's words (`no matches for
     /// kind ...`): the sync's `FailedGetScale` error when the scale is not among the items.
     pub target_error: Option<String>,
+    /// Whether the metrics APIs were asked for each metric (a live read): a metric without
+    /// items was answered with an empty list. From files it may just not have been gathered.
+    pub metrics_asked: bool,
 }
 
 impl Objects {
@@ -129,6 +132,7 @@ impl Objects {
             metrics_errors: MetricsErrors::default(),
             notes: Vec::new(),
             target_error: None,
+            metrics_asked: false,
         }
     }
 }
@@ -280,7 +284,9 @@ pub fn inputs_from_objects(
             let needs_resource =
                 hpa.spec.metrics.iter().any(|m| m.type_ == "Resource" || m.type_ == "ContainerResource");
             if metrics.is_empty() && needs_resource && !pod_objects.is_empty() {
-                notes.push("no PodMetrics for these pods among the inputs: every pod counts as missing metrics".into());
+                notes.push(format!(
+                    "no PodMetrics for these pods among the inputs: every pod counts as missing metrics (gather them with kubectl get --raw \"/apis/metrics.k8s.io/v1beta1/namespaces/{namespace}/pods\")"
+                ));
             }
             Ok(metrics)
         }
@@ -297,6 +303,9 @@ pub fn inputs_from_objects(
         Some(e) => Err(ReadError(e.clone())),
         None => Ok(external_metrics(&items, &hpa.spec.metrics, &mut notes)),
     };
+    if !objects.metrics_asked {
+        notes.extend(ungathered_metrics(&objects.items, namespace, &hpa.spec.metrics, &sync, &selector_text));
+    }
 
     // An HPA deleted and created again under the same name keeps its predecessor's events
     // until they expire; the controller forgets the old one's memory (`reconcileKey` in
@@ -704,6 +713,90 @@ fn external_metrics(items: &[&Value], metrics: &[MetricSpec], notes: &mut Vec<St
     out
 }
 
+/// The notes on the Pods, Object and External metrics of which a snapshot holds no answer
+/// (no item, and no empty list of their kind that could be it): they are replayed as an empty
+/// answer (the metric fails: `no metrics returned ...`), which the API may not give. Each names
+/// the `kubectl get --raw` command that gathers it, as the controller asks for it.
+fn ungathered_metrics(
+    objects: &[Value],
+    namespace: &str,
+    metrics: &[MetricSpec],
+    sync: &SyncInput,
+    pod_selector: &str,
+) -> Vec<String> {
+    // An empty list among the files may be the answer.
+    let empty_list = |kind: &str| {
+        objects.iter().any(|v| {
+            kind_of(v) == kind && v.get("items").and_then(Value::as_array).is_none_or(|items| items.is_empty())
+        })
+    };
+    let query = |mut path: String, params: Vec<(String, String)>| {
+        crate::kinds::push_query(&mut path, &params);
+        path
+    };
+    let note = |type_: &str, name: &str, path: String| {
+        format!(
+            "{type_} metric {name}: no answer among the inputs, replayed as an empty one (the metric fails); gather it with kubectl get --raw \"{path}\" and pass the file"
+        )
+    };
+    let mut out = Vec::new();
+    let custom = format!("/apis/custom.metrics.k8s.io/v1beta2/namespaces/{namespace}");
+    for m in metrics {
+        if let Some(p) = &m.pods {
+            let answered =
+                matches!(&sync.pods_metrics, Ok(map) if map.get(p.metric.name.as_str()).is_some_and(|s| !s.is_empty()));
+            if !answered && !empty_list("MetricValueList") {
+                let mut params = vec![("labelSelector".to_string(), pod_selector.to_string())];
+                if let Some(s) = &p.metric.selector {
+                    params.push(("metricLabelSelector".into(), selector::format(s)));
+                }
+                out.push(note("Pods", &p.metric.name, query(format!("{custom}/pods/*/{}", p.metric.name), params)));
+            }
+        } else if let Some(o) = &m.object {
+            let d = &o.described_object;
+            let answered = matches!(&sync.object_metrics, Ok(values) if values.iter().any(|v| v.metric == o.metric.name.as_str() && v.described_object.kind == d.kind && v.described_object.name == d.name));
+            if !answered && !empty_list("MetricValueList") {
+                let group = GroupVersion::parse_or_empty(&d.api_version).group();
+                let path = if d.kind == "Namespace" && group.is_empty() {
+                    format!("{custom}/metrics/{}", o.metric.name)
+                } else {
+                    let resource = kinds::workload(group, &d.kind).map_or_else(
+                        || {
+                            if group.is_empty() {
+                                plural_of(&d.kind)
+                            } else {
+                                format!("{}.{group}", plural_of(&d.kind))
+                            }
+                        },
+                        Kind::resource,
+                    );
+                    format!("{custom}/{resource}/{}/{}", d.name, o.metric.name)
+                };
+                let params = o
+                    .metric
+                    .selector
+                    .as_ref()
+                    .map(|s| vec![("metricLabelSelector".to_string(), selector::format(s))])
+                    .unwrap_or_default();
+                out.push(note("Object", &o.metric.name, query(path, params)));
+            }
+        } else if let Some(e) = &m.external {
+            let answered = matches!(&sync.external_metrics, Ok(map) if map.get(e.metric.name.as_str()).is_some_and(|v| !v.is_empty()));
+            if !answered && !empty_list("ExternalMetricValueList") {
+                let params = e
+                    .metric
+                    .selector
+                    .as_ref()
+                    .map(|s| vec![("labelSelector".to_string(), selector::format(s))])
+                    .unwrap_or_default();
+                let path = format!("/apis/external.metrics.k8s.io/v1beta1/namespaces/{namespace}/{}", e.metric.name);
+                out.push(note("External", &e.metric.name, query(path, params)));
+            }
+        }
+    }
+    out
+}
+
 fn metric_name(v: &Value) -> String {
     v.get("metric")
         .and_then(|m| m.get("name"))
@@ -860,6 +953,7 @@ pub async fn read_objects(
     release: KubernetesVersion,
 ) -> Result<Objects, Error> {
     let mut out = Objects::snapshot(Vec::new(), release);
+    out.metrics_asked = true;
     let hpa_path = kinds::HPA.object_path(namespace, name);
     let hpa = match cluster.get_json(&hpa_path, &format!("reading HorizontalPodAutoscaler {namespace}/{name}")).await {
         Ok(h) => crate::inventory::as_listed(h, &kinds::HPA),

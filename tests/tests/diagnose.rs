@@ -394,6 +394,32 @@ fn metric_answers_are_filtered_by_the_metric_and_pod_selectors() {
     assert!(notes(&d).iter().any(|n| n.starts_with("Pods metric http_requests: 3 sample(s) left out, of pods the HPA's selector does not match (other-0, other-1, other-2)")), "{:#?}", notes(&d));
 }
 
+/// A snapshot without a metric's answer is not an empty answer: it is replayed as one (the
+/// metric fails), and a note names the `kubectl get --raw` command that gathers it. An empty
+/// list among the files is the answer: no note.
+#[test]
+fn a_metric_answer_missing_from_a_snapshot_is_noted_with_its_command() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/diagnose/metric-selectors");
+    let file = |f: &str| dir.join(f).display().to_string();
+    let notes = |files: &[&str], name: &str| -> Vec<String> {
+        let paths: Vec<String> = files.iter().map(|f| file(f)).collect();
+        let mut args = vec!["diagnose", "--snapshot"];
+        args.extend(paths.iter().map(String::as_str));
+        args.extend([name, "-o", "json"]);
+        let run = hpa_lint(&args, "");
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let d = run.json();
+        assert!(d["metrics"][0]["error"].is_string(), "{d:#}");
+        d["notes"].as_array().unwrap().iter().map(|n| n.as_str().unwrap().to_string()).collect()
+    };
+    let external = "External metric queue_depth: no answer among the inputs, replayed as an empty one (the metric fails); gather it with kubectl get --raw \"/apis/external.metrics.k8s.io/v1beta1/namespaces/shop/queue_depth?labelSelector=queue%3Dorders\" and pass the file";
+    assert!(notes(&["objects.yaml"], "queue").contains(&external.to_string()));
+    let pods = "Pods metric http_requests: no answer among the inputs, replayed as an empty one (the metric fails); gather it with kubectl get --raw \"/apis/custom.metrics.k8s.io/v1beta2/namespaces/shop/pods/*/http_requests?labelSelector=app%3Dweb\" and pass the file";
+    assert!(notes(&["objects.yaml"], "web").contains(&pods.to_string()));
+    let answered = notes(&["objects.yaml", "external-empty.json"], "queue");
+    assert!(!answered.iter().any(|n| n.contains("no answer among the inputs")), "{answered:#?}");
+}
+
 /// A kubeconfig whose user's credentials cannot be had: the error names the exec plugin (or
 /// the token file) and says to log in again, in one sentence without Rust's debug text.
 #[test]
