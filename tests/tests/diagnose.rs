@@ -951,6 +951,23 @@ fn a_rescale_of_unknown_earlier_size_counts_in_the_policy_periods() {
     assert_eq!(limited(&d), (json!(3), json!(true), json!(4), json!("ScaleUpLimit")));
 }
 
+/// An in-place resize that does not hold the count is a note, not an answer to "why is it not
+/// scaling" of an HPA that scales.
+#[test]
+fn in_place_resizes_of_a_scaling_hpa_are_notes() {
+    let (d, human) = replayed("inplace");
+    assert_eq!((d["rescaled"].clone(), d["desiredReplicas"].clone()), (json!(true), json!(4)));
+    assert!(!causes(&d).iter().any(|(q, _)| q == "not-scaling"), "{d:#}");
+    assert!(!human.contains("Why is it not scaling?"), "{human}");
+    let note = |p: &str| {
+        format!(
+            "pod {p} container c: cpu request 100m in the spec, 200m applied by an in-place resize; the controller computes utilization from the spec's request"
+        )
+    };
+    let notes = texts(&d["notes"]);
+    assert_eq!(notes[..2], [note("p0"), note("p1")], "{notes:#?}");
+}
+
 /// The replayed sync is the one after the sync that wrote the live status: its AbleToScale
 /// `SucceededRescale` next to this sync's stabilization reason, and a live status without
 /// ScaledToZero next to a rescaling replay, are explained, not flagged. The bad side: a live

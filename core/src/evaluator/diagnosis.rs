@@ -240,6 +240,9 @@ pub struct Diagnosis {
     pub forecast: Option<Forecast>,
     /// The answers, "not scaling" first.
     pub findings: Vec<Finding>,
+    /// What is worth saying but answers neither question (an in-place resize that does not
+    /// hold the count).
+    pub notes: Vec<String>,
 }
 
 impl Diagnosis {
@@ -280,8 +283,8 @@ pub fn diagnose(input: &DiagnosisInput<'_>) -> Diagnosis {
 
     let conditions = compare_conditions(&sync, input.hpa, now);
     let forecast = (!stops_whatever_the_load(&sync)).then(|| forecast(input, &sync, state_after));
-    let mut diagnosis = Diagnosis { now, memory, sync, conditions, forecast, findings: Vec::new() };
-    diagnosis.findings = findings(input, &diagnosis);
+    let mut diagnosis = Diagnosis { now, memory, sync, conditions, forecast, findings: Vec::new(), notes: Vec::new() };
+    (diagnosis.findings, diagnosis.notes) = findings(input, &diagnosis);
     diagnosis
 }
 
@@ -1099,8 +1102,10 @@ fn current_load(sync: &SyncInput, key: &MetricKey) -> LoadValue {
 // === The answers ===
 
 /// Why it is not scaling, and why it is slow, from the replayed sync and the forecast.
-fn findings(input: &DiagnosisInput<'_>, d: &Diagnosis) -> Vec<Finding> {
+fn findings(input: &DiagnosisInput<'_>, d: &Diagnosis) -> (Vec<Finding>, Vec<String>) {
     let mut out = Vec::new();
+    let mut notes = Vec::new();
+    let holds = resizes_hold_the_count(input, d);
     let mut push = |question, cause, message: String| out.push(Finding { question, cause, message });
     let sync = &d.sync;
     let current = sync.current_replicas.unwrap_or(0);
@@ -1321,15 +1326,14 @@ fn findings(input: &DiagnosisInput<'_>, d: &Diagnosis) -> Vec<Finding> {
         }
     }
     let read = metric_resources(input.hpa);
+    let mut resized = Vec::new();
     for r in input.resizes {
         for (res, spec) in &r.spec_requests_milli {
             let status = r.status_requests_milli.get(res);
             if status == Some(spec) || !read.iter().any(|x| x == res) {
                 continue;
             }
-            push(
-                not,
-                "in-place-resize",
+            resized.push(
                 format!(
                     "pod {} container {}: {res} request {} in the spec, {} applied by an in-place resize{}; the controller computes utilization from the spec's request",
                     r.pod,
@@ -1343,6 +1347,14 @@ fn findings(input: &DiagnosisInput<'_>, d: &Diagnosis) -> Vec<Finding> {
                 ),
             );
         }
+    }
+    match holds {
+        Some(n) if !resized.is_empty() => {
+            for r in resized {
+                push(not, "in-place-resize", format!("{r}; with the applied requests it would scale to {n}"));
+            }
+        }
+        _ => notes.extend(resized),
     }
     if let Some(f) = &d.forecast {
         let rescales = f.simulation.steps.iter().filter(|s| s.rescaled).count();
@@ -1382,7 +1394,29 @@ fn findings(input: &DiagnosisInput<'_>, d: &Diagnosis) -> Vec<Finding> {
         });
     }
     out.sort_by_key(|f| f.question);
-    out
+    (out, notes)
+}
+
+/// Whether the in-place resizes hold the count: the sync does not rescale, and the same sync
+/// ([`Autoscaler::reconcile`], from the same memory) with the requests the kubelet applied in
+/// place of the spec's would; then the count it would scale to.
+fn resizes_hold_the_count(input: &DiagnosisInput<'_>, d: &Diagnosis) -> Option<i32> {
+    if d.sync.rescaled || input.resizes.is_empty() {
+        return None;
+    }
+    let mut applied = input.sync.clone();
+    for r in input.resizes {
+        let Some(pod) = applied.pods.iter_mut().find(|p| *p.name == *r.pod) else { continue };
+        let containers = pod.containers.iter_mut().chain(pod.init_containers.iter_mut());
+        for c in containers.filter(|c| c.name == r.container) {
+            for (res, v) in &r.status_requests_milli {
+                c.requests_milli.insert(res.clone(), *v);
+            }
+        }
+    }
+    let mut autoscaler = Autoscaler::new(input.hpa, input.config).with_state(d.memory.state.clone());
+    let result = autoscaler.reconcile(&applied);
+    result.rescaled.then(|| result.rescale_to.unwrap_or(result.desired_replicas))
 }
 
 /// Whether the rate limit of `selectPolicy: Disabled` is what limited the sync
@@ -1778,10 +1812,12 @@ mod tests {
             rate.message,
             "16 is limited to 4 by the scaleUp policy 1 (Pods 2 per 60s) (the count at its period's start: 2) (ScaleUpLimit)"
         );
-        let resize = d.findings.iter().find(|f| f.cause == "in-place-resize").unwrap();
+        // The policy holds the count, not the resize (with 250m applied it is limited to 4
+        // too): a note, not an answer.
+        assert!(!d.findings.iter().any(|f| f.cause == "in-place-resize"), "{:?}", d.findings);
         assert_eq!(
-            resize.message,
-            "pod a container app: cpu request 100m in the spec, 250m applied by an in-place resize; the controller computes utilization from the spec's request"
+            d.notes,
+            vec!["pod a container app: cpu request 100m in the spec, 250m applied by an in-place resize; the controller computes utilization from the spec's request".to_string()]
         );
     }
 
@@ -1941,8 +1977,14 @@ mod tests {
         assert_eq!(d.sync.desired_replicas, 3);
         assert!(d.findings.is_empty(), "{:?}", d.findings);
 
-        // Held at the count by maxReplicas, the same resize is an answer; an empty reason is
-        // left out of its words.
+        // The resize is a note (it does not hold the count); an empty reason is left out of its
+        // words.
+        assert_eq!(
+            d.notes,
+            vec!["pod a container app: cpu request 100m in the spec, 50m applied by an in-place resize (PodResizeInProgress); the controller computes utilization from the spec's request".to_string()]
+        );
+
+        // Held at the count by maxReplicas, whatever the requests: still a note.
         let mut capped = hpa.clone();
         capped.spec.max_replicas = 2;
         let d = diagnose(&DiagnosisInput {
@@ -1954,11 +1996,15 @@ mod tests {
             resizes: &resizes,
             template: None,
         });
-        let r = d.findings.iter().find(|f| f.cause == "in-place-resize").unwrap();
-        assert!(r.message.contains("applied by an in-place resize (PodResizeInProgress); "), "{}", r.message);
+        assert!(!d.findings.iter().any(|f| f.cause == "in-place-resize"), "{:?}", d.findings);
+        assert_eq!(d.notes.len(), 1);
+
+        // At 52m each: 52 % of 50 % is within tolerance with the spec's 100m, 69 % with the
+        // 50m applied to a would scale to 3: the resize holds the count, an answer.
+        sync.resource_metrics = Ok(cpu_usage(&["a", "b"], now, 52));
         let resizes = [resize("InProgress")];
         let d = diagnose(&DiagnosisInput {
-            hpa: &capped,
+            hpa: &hpa,
             config: &config,
             sync: &sync,
             events: &[],
@@ -1966,8 +2012,14 @@ mod tests {
             resizes: &resizes,
             template: None,
         });
+        assert!(!d.sync.rescaled);
+        assert!(d.notes.is_empty(), "{:?}", d.notes);
         let r = d.findings.iter().find(|f| f.cause == "in-place-resize").unwrap();
-        assert!(r.message.contains("(PodResizeInProgress: InProgress); "), "{}", r.message);
+        assert_eq!(r.question, Question::NotScaling);
+        assert_eq!(
+            r.message,
+            "pod a container app: cpu request 100m in the spec, 50m applied by an in-place resize (PodResizeInProgress: InProgress); the controller computes utilization from the spec's request; with the applied requests it would scale to 3"
+        );
     }
 
     /// What the calculator does with pods set aside depends on the direction of the first

@@ -200,3 +200,10 @@ write("policy-up-rsevent", [hpa(behavior=pods_per_minute(2), status=status_3), d
       [(f"p{i}", "150m") for i in range(3)])
 write("policy-up-noevent", [hpa(behavior=pods_per_minute(2), status=status_3), deploy(3)] + three + [up_to_3],
       [(f"p{i}", "150m") for i in range(3)])
+
+# Item 16: both pods resized in place to 200m (the spec says 100m) at 150m: 150 % of 50 % on
+# the spec's requests, 2 → 4 (the legacy limit); the resizes do not hold the count (a note).
+resized = [pod("p0"), pod("p1")]
+for p in resized:
+    p["status"]["containerStatuses"] = [{"name": "c", "ready": True, "resources": {"requests": {"cpu": "200m"}}}]
+write("inplace", [hpa(), deploy(2)] + resized, [("p0", "150m"), ("p1", "150m")])
