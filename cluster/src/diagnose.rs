@@ -739,6 +739,9 @@ fn ungathered_metrics(
             "{type_} metric {name}: no answer among the inputs, replayed as an empty one (the metric fails); gather it with kubectl get --raw \"{path}\" and pass the file"
         )
     };
+    let selector_param = |key: &str, s: Option<&LabelSelector>| -> Vec<(String, String)> {
+        s.map(|s| vec![(key.to_string(), selector::format(s))]).unwrap_or_default()
+    };
     let mut out = Vec::new();
     let custom = format!("/apis/custom.metrics.k8s.io/v1beta2/namespaces/{namespace}");
     for m in metrics {
@@ -747,9 +750,7 @@ fn ungathered_metrics(
                 matches!(&sync.pods_metrics, Ok(map) if map.get(p.metric.name.as_str()).is_some_and(|s| !s.is_empty()));
             if !answered && !empty_list("MetricValueList") {
                 let mut params = vec![("labelSelector".to_string(), pod_selector.to_string())];
-                if let Some(s) = &p.metric.selector {
-                    params.push(("metricLabelSelector".into(), selector::format(s)));
-                }
+                params.extend(selector_param("metricLabelSelector", p.metric.selector.as_ref()));
                 out.push(note("Pods", &p.metric.name, query(format!("{custom}/pods/*/{}", p.metric.name), params)));
             }
         } else if let Some(o) = &m.object {
@@ -772,23 +773,13 @@ fn ungathered_metrics(
                     );
                     format!("{custom}/{resource}/{}/{}", d.name, o.metric.name)
                 };
-                let params = o
-                    .metric
-                    .selector
-                    .as_ref()
-                    .map(|s| vec![("metricLabelSelector".to_string(), selector::format(s))])
-                    .unwrap_or_default();
+                let params = selector_param("metricLabelSelector", o.metric.selector.as_ref());
                 out.push(note("Object", &o.metric.name, query(path, params)));
             }
         } else if let Some(e) = &m.external {
             let answered = matches!(&sync.external_metrics, Ok(map) if map.get(e.metric.name.as_str()).is_some_and(|v| !v.is_empty()));
             if !answered && !empty_list("ExternalMetricValueList") {
-                let params = e
-                    .metric
-                    .selector
-                    .as_ref()
-                    .map(|s| vec![("labelSelector".to_string(), selector::format(s))])
-                    .unwrap_or_default();
+                let params = selector_param("labelSelector", e.metric.selector.as_ref());
                 let path = format!("/apis/external.metrics.k8s.io/v1beta1/namespaces/{namespace}/{}", e.metric.name);
                 out.push(note("External", &e.metric.name, query(path, params)));
             }
@@ -852,7 +843,7 @@ fn scale_of(
         kind_of(v) == "Scale"
             && namespace_of(v) == namespace
             && name_of(v) == name
-            && match (target.and_then(|t| uid(t)), uid(v)) {
+            && match (target.and_then(uid), uid(v)) {
                 (Some(a), Some(b)) => a == b,
                 (None, _) => !owned_by_other(v),
                 _ => true,
@@ -1022,29 +1013,29 @@ pub async fn read_objects(
         }
     }
 
-    // The HPA's events.
-    let field_selector = format!("involvedObject.kind=HorizontalPodAutoscaler,involvedObject.name={name}");
-    let query = [("fieldSelector", field_selector.as_str())];
-    match cluster
-        .list_each(&kinds::EVENT, Some(namespace), &query, PAGE_SIZE, |e| out.items.push(typed(e, &kinds::EVENT)))
-        .await
-    {
-        Ok(_) => {}
-        Err(e) if e.is_connection() => return Err(e),
-        Err(e) => out.notes.push(format!("the HPA's events were not read: {e}")),
-    }
-    // The target's ScalingReplicaSet events (the earlier size of a rescale).
+    // The HPA's events, and the target's ScalingReplicaSet events (the earlier size of a
+    // rescale).
     let target = &decoded.spec.scale_target_ref;
-    let field_selector =
-        format!("involvedObject.kind={},involvedObject.name={},reason={SCALING_REPLICA_SET}", target.kind, target.name);
-    let query = [("fieldSelector", field_selector.as_str())];
-    match cluster
-        .list_each(&kinds::EVENT, Some(namespace), &query, PAGE_SIZE, |e| out.items.push(typed(e, &kinds::EVENT)))
-        .await
-    {
-        Ok(_) => {}
-        Err(e) if e.is_connection() => return Err(e),
-        Err(e) => out.notes.push(format!("the scale target's events were not read: {e}")),
+    let event_lists = [
+        (format!("involvedObject.kind=HorizontalPodAutoscaler,involvedObject.name={name}"), "the HPA's events"),
+        (
+            format!(
+                "involvedObject.kind={},involvedObject.name={},reason={SCALING_REPLICA_SET}",
+                target.kind, target.name
+            ),
+            "the scale target's events",
+        ),
+    ];
+    for (field_selector, what) in event_lists {
+        let query = [("fieldSelector", field_selector.as_str())];
+        match cluster
+            .list_each(&kinds::EVENT, Some(namespace), &query, PAGE_SIZE, |e| out.items.push(typed(e, &kinds::EVENT)))
+            .await
+        {
+            Ok(_) => {}
+            Err(e) if e.is_connection() => return Err(e),
+            Err(e) => out.notes.push(format!("{what} were not read: {e}")),
+        }
     }
 
     read_metrics(cluster, namespace, &decoded, &selectors, &mut out).await?;

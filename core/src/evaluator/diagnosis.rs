@@ -1595,6 +1595,15 @@ mod tests {
     use crate::evaluator::{Scale, SyncInput};
     use crate::features::{FeatureGates, KubernetesVersion};
 
+    /// The diagnosis input of an HPA and a sync, without events, resizes or template.
+    fn input<'a>(
+        hpa: &'a HorizontalPodAutoscaler,
+        config: &'a HPAControllerConfiguration,
+        sync: &'a SyncInput,
+    ) -> DiagnosisInput<'a> {
+        DiagnosisInput { hpa, config, sync, events: &[], target_events: &[], resizes: &[], template: None }
+    }
+
     fn hpa(json: serde_json::Value) -> HorizontalPodAutoscaler {
         let decoded = crate::api::decode(&json).unwrap();
         crate::convert::to_internal(&decoded).unwrap().object
@@ -1856,15 +1865,7 @@ mod tests {
         let names = ["a", "b", "c", "d"];
         sync.pods = names.iter().map(|n| pod(n, now, 3600, true)).collect();
         sync.resource_metrics = Ok(cpu_usage(&names, now, 10));
-        diagnose(&DiagnosisInput {
-            hpa: &hpa,
-            config: &config,
-            sync: &sync,
-            events: &[],
-            target_events: &[],
-            resizes: &[],
-            template: None,
-        })
+        diagnose(&input(&hpa, &config, &sync))
     }
 
     fn conditions(able: &str, limited: (&str, &str)) -> serde_json::Value {
@@ -1963,16 +1964,11 @@ mod tests {
             status_requests_milli: BTreeMap::from([("cpu".to_string(), 50)]),
             condition: Some(("PodResizeInProgress".into(), reason.into())),
         };
+        let run = |hpa: &HorizontalPodAutoscaler, sync: &SyncInput, resizes: &[InPlaceResize]| {
+            diagnose(&DiagnosisInput { resizes, ..input(hpa, &config, sync) })
+        };
         let resizes = [resize("")];
-        let d = diagnose(&DiagnosisInput {
-            hpa: &hpa,
-            config: &config,
-            sync: &sync,
-            events: &[],
-            target_events: &[],
-            resizes: &resizes,
-            template: None,
-        });
+        let d = run(&hpa, &sync, &resizes);
         assert!(d.sync.rescaled);
         assert_eq!(d.sync.desired_replicas, 3);
         assert!(d.findings.is_empty(), "{:?}", d.findings);
@@ -1987,15 +1983,7 @@ mod tests {
         // Held at the count by maxReplicas, whatever the requests: still a note.
         let mut capped = hpa.clone();
         capped.spec.max_replicas = 2;
-        let d = diagnose(&DiagnosisInput {
-            hpa: &capped,
-            config: &config,
-            sync: &sync,
-            events: &[],
-            target_events: &[],
-            resizes: &resizes,
-            template: None,
-        });
+        let d = run(&capped, &sync, &resizes);
         assert!(!d.findings.iter().any(|f| f.cause == "in-place-resize"), "{:?}", d.findings);
         assert_eq!(d.notes.len(), 1);
 
@@ -2003,15 +1991,7 @@ mod tests {
         // 50m applied to a would scale to 3: the resize holds the count, an answer.
         sync.resource_metrics = Ok(cpu_usage(&["a", "b"], now, 52));
         let resizes = [resize("InProgress")];
-        let d = diagnose(&DiagnosisInput {
-            hpa: &hpa,
-            config: &config,
-            sync: &sync,
-            events: &[],
-            target_events: &[],
-            resizes: &resizes,
-            template: None,
-        });
+        let d = run(&hpa, &sync, &resizes);
         assert!(!d.sync.rescaled);
         assert!(d.notes.is_empty(), "{:?}", d.notes);
         let r = d.findings.iter().find(|f| f.cause == "in-place-resize").unwrap();
@@ -2103,15 +2083,7 @@ mod tests {
                 .collect();
             let refs: Vec<&str> = names.iter().map(String::as_str).collect();
             sync.resource_metrics = Ok(cpu_usage(&refs, now, 50));
-            let d = diagnose(&DiagnosisInput {
-                hpa: &hpa,
-                config: &config,
-                sync: &sync,
-                events: &[],
-                target_events: &[],
-                resizes: &[],
-                template: None,
-            });
+            let d = diagnose(&input(&hpa, &config, &sync));
             let f = d.forecast.unwrap();
             f.assumptions.into_iter().find(|a| a.starts_with("new pods start at once")).unwrap()
         };
