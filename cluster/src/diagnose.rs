@@ -25,6 +25,8 @@ use hpa_core::api::Quantity;
 use hpa_core::api::Time;
 use hpa_core::api::v2::{HorizontalPodAutoscaler, MetricIdentifier, MetricSpec};
 use hpa_core::api::{DecodeError, Strictness};
+use hpa_core::evaluator::diagnosis::SCALING_REPLICA_SET;
+use hpa_core::evaluator::simulation::PodTemplate;
 use hpa_core::evaluator::{
     ConditionStatus, Container, ContainerUsage, ObjectMetricValue, Pod, PodMetricsItem, PodPhase, PodSample, ReadError,
     ReadyCondition, Scale, SelectorError, SyncInput, Timestamp,
@@ -83,8 +85,15 @@ pub struct DiagnoseInputs {
     pub sync: SyncInput,
     /// The HPA's events, oldest first.
     pub events: Vec<HpaEvent>,
+    /// The scale target's `ScalingReplicaSet` events (the deployment controller's `Scaled up
+    /// replica set web-5d4 from 1 to 2`), oldest first: the earlier size of a rescale.
+    pub target_events: Vec<HpaEvent>,
     /// Containers resized in place.
     pub resizes: Vec<Resize>,
+    /// The target's pod template (`spec.template`), the spec of the pods a scale-up creates;
+    /// `None` when the target is not among the objects or has none (a `Scale` only, a custom
+    /// resource).
+    pub template: Option<PodTemplate>,
     /// What the inputs had to assume, and what the decoder ignored of the HPA (fields the
     /// selected release's types do not have).
     pub notes: Vec<String>,
@@ -107,6 +116,9 @@ pub struct Objects {
     /// The error of reading the HPA's scale live, in the controller's words (`no matches for
     /// kind ...`): the sync's `FailedGetScale` error when the scale is not among the items.
     pub target_error: Option<String>,
+    /// Whether the metrics APIs were asked for each metric (a live read): a metric without
+    /// items was answered with an empty list. From files it may just not have been gathered.
+    pub metrics_asked: bool,
 }
 
 impl Objects {
@@ -120,6 +132,7 @@ impl Objects {
             metrics_errors: MetricsErrors::default(),
             notes: Vec::new(),
             target_error: None,
+            metrics_asked: false,
         }
     }
 }
@@ -201,6 +214,10 @@ pub fn inputs_from_objects(
         (Err(_), Some(e)) => Err(ReadError(e.clone())),
         (Err(e), None) => Err(ReadError(e.to_string())),
     };
+    let template = target_object(&items, namespace, &target.api_version, &target.kind, &target.name)
+        .and_then(|t| t.get("spec")?.get("template"))
+        .filter(|t| t.get("spec").is_some())
+        .map(|t| PodTemplate::of(&pod_from_json(t)));
     let selector_text = scale.as_ref().map(|s| s.selector.clone()).unwrap_or_default();
     let pod_selector = match selector::parse(&selector_text) {
         Ok(s) => Some(s),
@@ -267,7 +284,9 @@ pub fn inputs_from_objects(
             let needs_resource =
                 hpa.spec.metrics.iter().any(|m| m.type_ == "Resource" || m.type_ == "ContainerResource");
             if metrics.is_empty() && needs_resource && !pod_objects.is_empty() {
-                notes.push("no PodMetrics for these pods among the inputs: every pod counts as missing metrics".into());
+                notes.push(format!(
+                    "no PodMetrics for these pods among the inputs: every pod counts as missing metrics (gather them with kubectl get --raw \"/apis/metrics.k8s.io/v1beta1/namespaces/{namespace}/pods\")"
+                ));
             }
             Ok(metrics)
         }
@@ -284,6 +303,9 @@ pub fn inputs_from_objects(
         Some(e) => Err(ReadError(e.clone())),
         None => Ok(external_metrics(&items, &hpa.spec.metrics, &mut notes)),
     };
+    if !objects.metrics_asked {
+        notes.extend(ungathered_metrics(&objects.items, namespace, &hpa.spec.metrics, &sync, &selector_text));
+    }
 
     // An HPA deleted and created again under the same name keeps its predecessor's events
     // until they expire; the controller forgets the old one's memory (`reconcileKey` in
@@ -313,8 +335,20 @@ pub fn inputs_from_objects(
         ));
     }
     events.sort_by_key(|e| e.last.or(e.first));
+    let mut target_events: Vec<HpaEvent> = items
+        .iter()
+        .filter(in_ns)
+        .filter(|v| kind_of(v) == "Event" && str_of(v, "reason") == SCALING_REPLICA_SET)
+        .filter(|v| {
+            let o = v.get("involvedObject").or_else(|| v.get("regarding"));
+            o.and_then(|o| o.get("kind")).and_then(Value::as_str) == Some(target.kind.as_str())
+                && o.and_then(|o| o.get("name")).and_then(Value::as_str) == Some(target.name.as_str())
+        })
+        .map(|v| event_from_json(v))
+        .collect();
+    target_events.sort_by_key(|e| e.last.or(e.first));
 
-    Ok(DiagnoseInputs { hpa, key, sync, events, resizes, notes })
+    Ok(DiagnoseInputs { hpa, key, sync, events, target_events, resizes, template, notes })
 }
 
 /// No HPA `namespace/name` among the objects: the error names those there are (a snapshot's
@@ -679,6 +713,81 @@ fn external_metrics(items: &[&Value], metrics: &[MetricSpec], notes: &mut Vec<St
     out
 }
 
+/// The notes on the Pods, Object and External metrics of which a snapshot holds no answer
+/// (no item, and no empty list of their kind that could be it): they are replayed as an empty
+/// answer (the metric fails: `no metrics returned ...`), which the API may not give. Each names
+/// the `kubectl get --raw` command that gathers it, as the controller asks for it.
+fn ungathered_metrics(
+    objects: &[Value],
+    namespace: &str,
+    metrics: &[MetricSpec],
+    sync: &SyncInput,
+    pod_selector: &str,
+) -> Vec<String> {
+    // An empty list among the files may be the answer.
+    let empty_list = |kind: &str| {
+        objects.iter().any(|v| {
+            kind_of(v) == kind && v.get("items").and_then(Value::as_array).is_none_or(|items| items.is_empty())
+        })
+    };
+    let query = |mut path: String, params: Vec<(String, String)>| {
+        crate::kinds::push_query(&mut path, &params);
+        path
+    };
+    let note = |type_: &str, name: &str, path: String| {
+        format!(
+            "{type_} metric {name}: no answer among the inputs, replayed as an empty one (the metric fails); gather it with kubectl get --raw \"{path}\" and pass the file"
+        )
+    };
+    let selector_param = |key: &str, s: Option<&LabelSelector>| -> Vec<(String, String)> {
+        s.map(|s| vec![(key.to_string(), selector::format(s))]).unwrap_or_default()
+    };
+    let mut out = Vec::new();
+    let custom = format!("/apis/custom.metrics.k8s.io/v1beta2/namespaces/{namespace}");
+    for m in metrics {
+        if let Some(p) = &m.pods {
+            let answered =
+                matches!(&sync.pods_metrics, Ok(map) if map.get(p.metric.name.as_str()).is_some_and(|s| !s.is_empty()));
+            if !answered && !empty_list("MetricValueList") {
+                let mut params = vec![("labelSelector".to_string(), pod_selector.to_string())];
+                params.extend(selector_param("metricLabelSelector", p.metric.selector.as_ref()));
+                out.push(note("Pods", &p.metric.name, query(format!("{custom}/pods/*/{}", p.metric.name), params)));
+            }
+        } else if let Some(o) = &m.object {
+            let d = &o.described_object;
+            let answered = matches!(&sync.object_metrics, Ok(values) if values.iter().any(|v| v.metric == o.metric.name.as_str() && v.described_object.kind == d.kind && v.described_object.name == d.name));
+            if !answered && !empty_list("MetricValueList") {
+                let group = GroupVersion::parse_or_empty(&d.api_version).group();
+                let path = if d.kind == "Namespace" && group.is_empty() {
+                    format!("{custom}/metrics/{}", o.metric.name)
+                } else {
+                    let resource = kinds::workload(group, &d.kind).map_or_else(
+                        || {
+                            if group.is_empty() {
+                                plural_of(&d.kind)
+                            } else {
+                                format!("{}.{group}", plural_of(&d.kind))
+                            }
+                        },
+                        Kind::resource,
+                    );
+                    format!("{custom}/{resource}/{}/{}", d.name, o.metric.name)
+                };
+                let params = selector_param("metricLabelSelector", o.metric.selector.as_ref());
+                out.push(note("Object", &o.metric.name, query(path, params)));
+            }
+        } else if let Some(e) = &m.external {
+            let answered = matches!(&sync.external_metrics, Ok(map) if map.get(e.metric.name.as_str()).is_some_and(|v| !v.is_empty()));
+            if !answered && !empty_list("ExternalMetricValueList") {
+                let params = selector_param("labelSelector", e.metric.selector.as_ref());
+                let path = format!("/apis/external.metrics.k8s.io/v1beta1/namespaces/{namespace}/{}", e.metric.name);
+                out.push(note("External", &e.metric.name, query(path, params)));
+            }
+        }
+    }
+    out
+}
+
 fn metric_name(v: &Value) -> String {
     v.get("metric")
         .and_then(|m| m.get("name"))
@@ -686,6 +795,23 @@ fn metric_name(v: &Value) -> String {
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_string()
+}
+
+/// The scale target `kind` `namespace/name` of group `api_version`'s among the objects.
+fn target_object<'v>(
+    items: &[&'v Value],
+    namespace: &str,
+    api_version: &str,
+    kind: &str,
+    name: &str,
+) -> Option<&'v Value> {
+    let group = GroupVersion::parse_or_empty(api_version).group();
+    items.iter().copied().find(|v| {
+        kind_of(v) == kind
+            && namespace_of(v) == namespace
+            && name_of(v) == name
+            && api_group(v).is_none_or(|g| g == group)
+    })
 }
 
 /// The scale of the target: a `Scale` object among the inputs (read from the subresource),
@@ -703,12 +829,7 @@ fn scale_of(
     let known = kinds::workload(group, kind);
     let resource = known.map_or_else(|| kind.to_lowercase(), Kind::resource);
     let not_found = || Error::NotFound { what: format!("{resource} \"{name}\"") };
-    let target = items.iter().find(|v| {
-        kind_of(v) == kind
-            && namespace_of(v) == namespace
-            && name_of(v) == name
-            && api_group(v).is_none_or(|g| g == group)
-    });
+    let target = target_object(items, namespace, api_version, kind, name);
     // A Scale read from the subresource carries its object's name and uid.
     let uid = |v: &Value| str_at(v, &["metadata", "uid"]).map(String::from);
     // Without the target among the objects, a Scale of that name is another object's when
@@ -722,7 +843,7 @@ fn scale_of(
         kind_of(v) == "Scale"
             && namespace_of(v) == namespace
             && name_of(v) == name
-            && match (target.and_then(|t| uid(t)), uid(v)) {
+            && match (target.and_then(uid), uid(v)) {
                 (Some(a), Some(b)) => a == b,
                 (None, _) => !owned_by_other(v),
                 _ => true,
@@ -823,6 +944,7 @@ pub async fn read_objects(
     release: KubernetesVersion,
 ) -> Result<Objects, Error> {
     let mut out = Objects::snapshot(Vec::new(), release);
+    out.metrics_asked = true;
     let hpa_path = kinds::HPA.object_path(namespace, name);
     let hpa = match cluster.get_json(&hpa_path, &format!("reading HorizontalPodAutoscaler {namespace}/{name}")).await {
         Ok(h) => crate::inventory::as_listed(h, &kinds::HPA),
@@ -891,16 +1013,29 @@ pub async fn read_objects(
         }
     }
 
-    // The HPA's events.
-    let field_selector = format!("involvedObject.kind=HorizontalPodAutoscaler,involvedObject.name={name}");
-    let query = [("fieldSelector", field_selector.as_str())];
-    match cluster
-        .list_each(&kinds::EVENT, Some(namespace), &query, PAGE_SIZE, |e| out.items.push(typed(e, &kinds::EVENT)))
-        .await
-    {
-        Ok(_) => {}
-        Err(e) if e.is_connection() => return Err(e),
-        Err(e) => out.notes.push(format!("the HPA's events were not read: {e}")),
+    // The HPA's events, and the target's ScalingReplicaSet events (the earlier size of a
+    // rescale).
+    let target = &decoded.spec.scale_target_ref;
+    let event_lists = [
+        (format!("involvedObject.kind=HorizontalPodAutoscaler,involvedObject.name={name}"), "the HPA's events"),
+        (
+            format!(
+                "involvedObject.kind={},involvedObject.name={},reason={SCALING_REPLICA_SET}",
+                target.kind, target.name
+            ),
+            "the scale target's events",
+        ),
+    ];
+    for (field_selector, what) in event_lists {
+        let query = [("fieldSelector", field_selector.as_str())];
+        match cluster
+            .list_each(&kinds::EVENT, Some(namespace), &query, PAGE_SIZE, |e| out.items.push(typed(e, &kinds::EVENT)))
+            .await
+        {
+            Ok(_) => {}
+            Err(e) if e.is_connection() => return Err(e),
+            Err(e) => out.notes.push(format!("{what} were not read: {e}")),
+        }
     }
 
     read_metrics(cluster, namespace, &decoded, &selectors, &mut out).await?;

@@ -394,6 +394,32 @@ fn metric_answers_are_filtered_by_the_metric_and_pod_selectors() {
     assert!(notes(&d).iter().any(|n| n.starts_with("Pods metric http_requests: 3 sample(s) left out, of pods the HPA's selector does not match (other-0, other-1, other-2)")), "{:#?}", notes(&d));
 }
 
+/// A snapshot without a metric's answer is not an empty answer: it is replayed as one (the
+/// metric fails), and a note names the `kubectl get --raw` command that gathers it. An empty
+/// list among the files is the answer: no note.
+#[test]
+fn a_metric_answer_missing_from_a_snapshot_is_noted_with_its_command() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/diagnose/metric-selectors");
+    let file = |f: &str| dir.join(f).display().to_string();
+    let notes = |files: &[&str], name: &str| -> Vec<String> {
+        let paths: Vec<String> = files.iter().map(|f| file(f)).collect();
+        let mut args = vec!["diagnose", "--snapshot"];
+        args.extend(paths.iter().map(String::as_str));
+        args.extend([name, "-o", "json"]);
+        let run = hpa_lint(&args, "");
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let d = run.json();
+        assert!(d["metrics"][0]["error"].is_string(), "{d:#}");
+        d["notes"].as_array().unwrap().iter().map(|n| n.as_str().unwrap().to_string()).collect()
+    };
+    let external = "External metric queue_depth: no answer among the inputs, replayed as an empty one (the metric fails); gather it with kubectl get --raw \"/apis/external.metrics.k8s.io/v1beta1/namespaces/shop/queue_depth?labelSelector=queue%3Dorders\" and pass the file";
+    assert!(notes(&["objects.yaml"], "queue").contains(&external.to_string()));
+    let pods = "Pods metric http_requests: no answer among the inputs, replayed as an empty one (the metric fails); gather it with kubectl get --raw \"/apis/custom.metrics.k8s.io/v1beta2/namespaces/shop/pods/*/http_requests?labelSelector=app%3Dweb\" and pass the file";
+    assert!(notes(&["objects.yaml"], "web").contains(&pods.to_string()));
+    let answered = notes(&["objects.yaml", "external-empty.json"], "queue");
+    assert!(!answered.iter().any(|n| n.contains("no answer among the inputs")), "{answered:#?}");
+}
+
 /// A kubeconfig whose user's credentials cannot be had: the error names the exec plugin (or
 /// the token file) and says to log in again, in one sentence without Rust's debug text.
 #[test]
@@ -853,6 +879,93 @@ fn aggregated_rescale_events_are_read_with_their_first_time() {
     assert!(assumptions.contains(&"the SuccessfulRescale event of 3m ago counts 2 identical ones since 4m ago: the first and the last (3m ago) are taken, both to 4; what the count was between them is not recorded".to_string()), "{assumptions:#?}");
     assert!(assumptions.contains(&"the SuccessfulRescale event of 2m ago counts 3 events since 3m30s ago that the event recorder combined (\"(combined from similar events)\": their messages differ): only the last one's size (8) is recorded; the others are left out".to_string()), "{assumptions:#?}");
     assert_eq!(assumptions.iter().filter(|a| a.starts_with("the SuccessfulRescale event of")).count(), 2);
+}
+
+/// The forecast runs the pods as they are, each with its own requests and phase, and new pods
+/// from the target's template: mixed requests (50m/200m/200m at 100m each, template 100m)
+/// rescale 3 → 4 now and stay at 4 (300m of 550m, 55 %, within tolerance), where copies of
+/// the first pod (50m) went on to 10. A pod without a request fails every sync, a Failed one
+/// too (the controller lists it): no forecast, the answer says so.
+#[test]
+fn the_forecast_keeps_each_pods_requests_and_phase() {
+    let (d, human) = replayed("mixed-requests");
+    assert_eq!((d["currentReplicas"].clone(), d["desiredReplicas"].clone()), (json!(3), json!(4)));
+    assert_eq!(d["metrics"][0]["current"], "66%");
+    assert_eq!(d["forecast"]["steady"], json!({"afterSeconds": 0, "replicas": 4}));
+    let steps = d["forecast"]["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 1, "{steps:#?}");
+    assert_eq!(
+        (steps[0]["replicas"].clone(), steps[0]["rescaled"].clone(), steps[0]["reason"].clone()),
+        (json!(4), json!(false), json!("within tolerance"))
+    );
+    assert!(human.contains("  steady at 4 from +0s\n"), "{human}");
+    assert!(!human.contains("copies of pod"), "{human}");
+
+    for (scenario, current, tail) in [
+        ("missing-request", 3, "; set resources.requests on every container of the pods"),
+        (
+            "failed-no-request",
+            2,
+            "; Pod p2 is Failed, yet the controller reads the requests of every pod the selector lists: delete it, and set resources.requests on every container of the pods",
+        ),
+    ] {
+        let (d, human) = replayed(scenario);
+        assert_eq!(d["outcome"], "FailedComputeMetrics", "{scenario}");
+        assert_eq!(d["forecast"], Value::Null, "{scenario}");
+        assert!(!human.contains("Next syncs"), "{human}");
+        assert_eq!(causes(&d)[0], ("not-scaling".to_string(), "missing-requests".to_string()), "{scenario}");
+        assert_eq!(
+            d["findings"][0]["message"],
+            format!(
+                "metric 1 fails: failed to get cpu resource metric value: failed to get cpu utilization: missing request for cpu in container c of Pod p2{tail}; every sync fails there whatever the load, so the count stays at {current} until the pods have their requests"
+            ),
+            "{scenario}"
+        );
+    }
+}
+
+/// A rescale whose earlier size no HPA event records still counts in the scaling policies'
+/// periods: its direction from its reason, at least one replica, or its earlier size from the
+/// Deployment's `ScalingReplicaSet` event.
+#[test]
+fn a_rescale_of_unknown_earlier_size_counts_in_the_policy_periods() {
+    let limited = |d: &Value| {
+        (
+            d["currentReplicas"].clone(),
+            d["rescaled"].clone(),
+            d["normalization"]["limited"].clone(),
+            d["normalization"]["limitReason"].clone(),
+        )
+    };
+    let assumption = "the rescale to 2 28s ago has no earlier size on record: its reason (cpu resource utilization (percentage of request) above target) says it scaled up, so it is counted as a change of 1 replica (from 1), the least it can be; the scaling policies' limit replayed is then the highest the controller can have";
+    for scenario in ["policy-up", "policy-up-evv1"] {
+        let (d, _) = replayed(scenario);
+        assert_eq!(limited(&d), (json!(2), json!(false), json!(2), json!("ScaleUpLimit")), "{scenario}");
+        assert!(texts(&d["memory"]["assumptions"]).iter().any(|a| a == assumption), "{scenario}: {d:#}");
+    }
+    let (d, _) = replayed("policy-up-rsevent");
+    assert_eq!(limited(&d), (json!(3), json!(false), json!(3), json!("ScaleUpLimit")));
+    assert!(texts(&d["memory"]["assumptions"]).iter().any(|a| a
+        == "the rescale to 3 28s ago has no earlier size among the HPA's events: 1 is read from the target's ScalingReplicaSet event (\"Scaled up replica set web-5d4 from 1 to 3\")"));
+    let (d, _) = replayed("policy-up-noevent");
+    assert_eq!(limited(&d), (json!(3), json!(true), json!(4), json!("ScaleUpLimit")));
+}
+
+/// An in-place resize that does not hold the count is a note, not an answer to "why is it not
+/// scaling" of an HPA that scales.
+#[test]
+fn in_place_resizes_of_a_scaling_hpa_are_notes() {
+    let (d, human) = replayed("inplace");
+    assert_eq!((d["rescaled"].clone(), d["desiredReplicas"].clone()), (json!(true), json!(4)));
+    assert!(!causes(&d).iter().any(|(q, _)| q == "not-scaling"), "{d:#}");
+    assert!(!human.contains("Why is it not scaling?"), "{human}");
+    let note = |p: &str| {
+        format!(
+            "pod {p} container c: cpu request 100m in the spec, 200m applied by an in-place resize; the controller computes utilization from the spec's request"
+        )
+    };
+    let notes = texts(&d["notes"]);
+    assert_eq!(notes[..2], [note("p0"), note("p1")], "{notes:#?}");
 }
 
 /// The replayed sync is the one after the sync that wrote the live status: its AbleToScale

@@ -26,7 +26,7 @@ use super::controller::{
 };
 use super::replicas::{CalcError, ConditionStatus, PodPhase, SetAsideReason};
 use super::simulation::{
-    LoadPhase, LoadValue, MetricKey, Plan, PodTemplate, PodTimeline, Resume, Simulation, Simulator,
+    LoadPhase, LoadValue, MetricKey, Plan, PodTemplate, PodTimeline, Resume, ResumedPod, Simulation, Simulator,
 };
 use super::time::{Timestamp, format_ms};
 use super::timing::memory_seconds;
@@ -91,8 +91,14 @@ pub struct DiagnosisInput<'a> {
     pub sync: &'a SyncInput,
     /// The HPA's events, in any order.
     pub events: &'a [RecordedEvent],
+    /// The scale target's `ScalingReplicaSet` events (the deployment controller's), in any
+    /// order: the earlier size of a rescale whose events do not show it.
+    pub target_events: &'a [RecordedEvent],
     /// Containers of the target's pods resized in place.
     pub resizes: &'a [InPlaceResize],
+    /// The target's pod template (`spec.template.spec` of the Deployment, StatefulSet, ...):
+    /// the spec of the pods a scale-up creates; `None` when the inputs lack it.
+    pub template: Option<&'a PodTemplate>,
 }
 
 /// A rescale (or a failed scale write) the HPA's events record.
@@ -234,6 +240,9 @@ pub struct Diagnosis {
     pub forecast: Option<Forecast>,
     /// The answers, "not scaling" first.
     pub findings: Vec<Finding>,
+    /// What is worth saying but answers neither question (an in-place resize that does not
+    /// hold the count).
+    pub notes: Vec<String>,
 }
 
 impl Diagnosis {
@@ -274,8 +283,8 @@ pub fn diagnose(input: &DiagnosisInput<'_>) -> Diagnosis {
 
     let conditions = compare_conditions(&sync, input.hpa, now);
     let forecast = (!stops_whatever_the_load(&sync)).then(|| forecast(input, &sync, state_after));
-    let mut diagnosis = Diagnosis { now, memory, sync, conditions, forecast, findings: Vec::new() };
-    diagnosis.findings = findings(input, &diagnosis);
+    let mut diagnosis = Diagnosis { now, memory, sync, conditions, forecast, findings: Vec::new(), notes: Vec::new() };
+    (diagnosis.findings, diagnosis.notes) = findings(input, &diagnosis);
     diagnosis
 }
 
@@ -315,19 +324,32 @@ fn failed_events_text(memory: &Memory, now: Timestamp) -> String {
 /// take again whatever the load: the scale unreadable (`FailedGetScale`), the target at zero
 /// (`ScalingDisabled`), a selector `validateAndParseSelector` refuses (`computeReplicasForMetrics`:
 /// `SelectorRequired`/`InvalidSelector`, `AmbiguousSelector`, which return before any metric),
-/// or a scale write that fails (`FailedUpdateScale`). A forecast would replay syncs that scale
-/// (the simulation reads a scale, one HPA's selector and writes that succeed), so there is
-/// none. A failed metric is not one of these: the simulation keeps its answer unavailable, and
-/// pods that turn Ready can make it answer.
+/// or a scale write that fails (`FailedUpdateScale`); and every metric failing on a pod's
+/// missing request (`calculatePodRequests` reads every listed pod, so until the pods change,
+/// which a sync that does not scale does not do, each sync fails the same way). A forecast
+/// would replay syncs that scale (the simulation reads a scale, one HPA's selector and writes
+/// that succeed), so there is none. Another failed metric is not one of these: the simulation
+/// keeps its answer unavailable, and pods that turn Ready can make it answer.
 fn stops_whatever_the_load(sync: &SyncResult) -> bool {
     match sync.outcome {
         SyncOutcome::FailedGetScale | SyncOutcome::ScalingDisabled | SyncOutcome::FailedUpdateScale => true,
-        SyncOutcome::FailedComputeMetrics => sync.status.conditions.iter().any(|c| {
-            c.type_ == "ScalingActive"
-                && c.status == "False"
-                && matches!(c.reason.as_str(), "InvalidSelector" | "AmbiguousSelector")
-        }),
+        SyncOutcome::FailedComputeMetrics => {
+            sync.status.conditions.iter().any(|c| {
+                c.type_ == "ScalingActive"
+                    && c.status == "False"
+                    && matches!(c.reason.as_str(), "InvalidSelector" | "AmbiguousSelector")
+            }) || (!sync.metrics().is_empty() && sync.metrics().iter().all(|e| missing_request(e).is_some()))
+        }
         SyncOutcome::Rescaled | SyncOutcome::Unchanged => false,
+    }
+}
+
+/// The pod whose missing request failed a metric (`CalcError::MissingRequest`,
+/// `MissingPodLevelRequest`).
+fn missing_request(e: &super::controller::MetricEvaluation) -> Option<&str> {
+    match e.cause.as_ref().map(CalcError::root) {
+        Some(CalcError::MissingRequest { pod, .. } | CalcError::MissingPodLevelRequest { pod, .. }) => Some(pod),
+        _ => None,
     }
 }
 
@@ -494,13 +516,19 @@ fn reconstruct_memory(input: &DiagnosisInput<'_>) -> Memory {
             }
             let before = match i.checked_sub(1).and_then(|j| sizes.get(j)) {
                 Some(&(_, prev)) => prev,
-                None => {
-                    memory.assumptions.push(format!(
-                        "the rescale to {size} {} has no earlier size on record: it is left out of the scaling policies' periods",
-                        ago(now, at)
-                    ));
-                    continue;
-                }
+                None => match earlier_size(input, &memory.rescales, at, size) {
+                    Some((before, assumption)) => {
+                        memory.assumptions.push(assumption);
+                        before
+                    }
+                    None => {
+                        memory.assumptions.push(format!(
+                            "the rescale to {size} {} has no earlier size on record and its reason does not say its direction: it is left out of the scaling policies' periods",
+                            ago(now, at)
+                        ));
+                        continue;
+                    }
+                },
             };
             let event = TimestampedScaleEvent { replica_change: (size - before).abs(), timestamp: at, outdated: false };
             if size > before {
@@ -515,6 +543,73 @@ fn reconstruct_memory(input: &DiagnosisInput<'_>) -> Memory {
         .push("a restart of kube-controller-manager empties this memory; the events cannot show one".into());
     memory.state.recommendations = Some(recommendations);
     memory
+}
+
+/// The size before the first rescale the events record (to `size` at `at`), with the
+/// assumption that says where it comes from: the scale target's `ScalingReplicaSet` event of
+/// that rescale (`Scaled up replica set web-5d4 from 1 to 2`, within a sync period of it), else
+/// one replica away in the direction its reason gives (`reconcileAutoscaler` writes `<metric>
+/// above target` when the metrics want more replicas, `All metrics below target` when fewer,
+/// and the min/max reasons when the count is outside them). `storeScaleEvent` records the
+/// change, so the policies' periods need it; one replica is the least a rescale changes, so
+/// the limit replayed is the loosest the controller can have.
+fn earlier_size(input: &DiagnosisInput<'_>, rescales: &[Rescale], at: Timestamp, size: i32) -> Option<(i32, String)> {
+    let now = input.sync.now;
+    let period = i64::try_from(input.config.sync_period.as_millis()).unwrap_or(15_000);
+    let from_target = input
+        .target_events
+        .iter()
+        .filter(|e| e.reason == SCALING_REPLICA_SET)
+        .filter_map(|e| {
+            let t = e.last.or(e.first)?;
+            let (from, to) = parse_scaled_replica_set(&e.message)?;
+            let gap = (t.as_millis() - at.as_millis()).abs();
+            (to == size && from != to && gap <= period).then_some((gap, from, e))
+        })
+        .min_by_key(|(gap, _, _)| *gap);
+    if let Some((_, from, e)) = from_target {
+        return Some((
+            from,
+            format!(
+                "the rescale to {size} {} has no earlier size among the HPA's events: {from} is read from the target's {SCALING_REPLICA_SET} event ({:?})",
+                ago(now, at),
+                e.message
+            ),
+        ));
+    }
+    let reason = rescales.iter().find(|r| r.at == at || r.known().any(|(t, _)| t == at)).map(|r| r.reason.as_str())?;
+    let up = if reason.ends_with(" above target")
+        || reason.ends_with("below Spec.MinReplicas")
+        || reason.ends_with("must be greater than 0")
+    {
+        true
+    } else if reason.ends_with(" below target") || reason.ends_with("above Spec.MaxReplicas") {
+        false
+    } else {
+        return None;
+    };
+    let (before, verb) = if up { (size.saturating_sub(1), "up") } else { (size.saturating_add(1), "down") };
+    Some((
+        before,
+        format!(
+            "the rescale to {size} {} has no earlier size on record: its reason ({reason}) says it scaled {verb}, so it is counted as a change of 1 replica (from {before}), the least it can be; the scaling policies' limit replayed is then the highest the controller can have",
+            ago(now, at)
+        ),
+    ))
+}
+
+/// The reason of the deployment controller's events on a Deployment as it scales a replica
+/// set (`scaleReplicaSet` in `pkg/controller/deployment/sync.go`).
+pub const SCALING_REPLICA_SET: &str = "ScalingReplicaSet";
+
+/// `Scaled up replica set web-5d4 from 1 to 2` / `Scaled down replica set web-5d4 from 3 to
+/// 2` (the deployment controller's `ScalingReplicaSet` message): the sizes from and to.
+fn parse_scaled_replica_set(message: &str) -> Option<(i32, i32)> {
+    let rest =
+        message.strip_prefix("Scaled up replica set ").or_else(|| message.strip_prefix("Scaled down replica set "))?;
+    let (_, sizes) = rest.rsplit_once(" from ")?;
+    let (from, to) = sizes.split_once(" to ")?;
+    Some((from.trim().parse().ok()?, to.trim().parse().ok()?))
 }
 
 /// A recommendation rebuilt from the status.
@@ -769,12 +864,12 @@ fn forecast(input: &DiagnosisInput<'_>, sync: &SyncResult, state: ControllerStat
     let memory_ms = memory_seconds(config.effective_behavior(input.hpa).as_ref(), config).saturating_mul(1000);
     let mut assumptions = Vec::new();
 
-    let pods: Vec<_> = input
-        .sync
-        .pods
-        .iter()
-        .filter(|p| !p.deleted && !matches!(p.phase, PodPhase::Failed | PodPhase::Succeeded))
-        .collect();
+    // Every pod the controller lists, each with its own spec and phase; the terminated ones
+    // (Failed, Succeeded) stay listed (`calculatePodRequests` reads their requests too), the
+    // deleted ones are taken as gone by the next sync.
+    let listed: Vec<_> = input.sync.pods.iter().filter(|p| !p.deleted).collect();
+    let terminated = |p: &super::replicas::Pod| matches!(p.phase, PodPhase::Failed | PodPhase::Succeeded);
+    let pods: Vec<_> = listed.iter().copied().filter(|p| !terminated(p)).collect();
     let rel = |t: Timestamp| t.as_millis().saturating_sub(now.as_millis());
     let init_ms = i64::try_from(config.cpu_initialization_period.as_millis()).unwrap_or(i64::MAX);
     // How long a new pod takes to turn Ready: as the Ready pods did (the longest), else 30 s.
@@ -817,7 +912,7 @@ fn forecast(input: &DiagnosisInput<'_>, sync: &SyncResult, state: ControllerStat
             30_000
         }
     };
-    let timelines: Vec<PodTimeline> = pods
+    let timelines: Vec<ResumedPod> = listed
         .iter()
         .map(|p| {
             let created = p.start_time.map_or(0, rel);
@@ -829,7 +924,11 @@ fn forecast(input: &DiagnosisInput<'_>, sync: &SyncResult, state: ControllerStat
                 _ if created.saturating_add(init_ms) > 0 => created.saturating_add(ready_after_ms).max(period_ms),
                 _ => PodTimeline::NEVER,
             };
-            PodTimeline { created_ms: created, running_ms: running, ready_ms: ready }
+            ResumedPod {
+                timeline: PodTimeline { created_ms: created, running_ms: running, ready_ms: ready },
+                spec: PodTemplate::of(p),
+                terminated: terminated(p).then_some(p.phase),
+            }
         })
         .collect();
     if pods.iter().any(|p| p.ready_condition.is_none_or(|c| c.status != ConditionStatus::True)) {
@@ -846,18 +945,21 @@ fn forecast(input: &DiagnosisInput<'_>, sync: &SyncResult, state: ControllerStat
     let specs = super::controller::effective_metrics(input.hpa);
     let (keys, bindings) = metric_keys(&specs);
     let values = keys.iter().map(|k| Some(current_load(input.sync, k))).collect();
-    let template = pods
-        .first()
-        .map(|p| PodTemplate {
-            containers: p.containers.clone(),
-            init_containers: p.init_containers.clone(),
-            pod_requests_milli: p.pod_requests_milli.clone(),
-            overhead_milli: p.overhead_milli.clone(),
-        })
-        .unwrap_or_else(|| PodTemplate {
+    // New pods: the target's pod template; without it, copies of the first pod (said).
+    let template = match (input.template, pods.first()) {
+        (Some(t), _) => t.clone(),
+        (None, Some(p)) => {
+            assumptions.push(format!(
+                "the target's pod template is not among the inputs: new pods are taken as copies of pod {}",
+                p.name
+            ));
+            PodTemplate::of(p)
+        }
+        (None, None) => PodTemplate {
             containers: vec![Container { name: "app".into(), ..Container::default() }],
             ..PodTemplate::default()
-        });
+        },
+    };
     let metric_window = match &input.sync.resource_metrics {
         Ok(items) => items.first().map_or(Duration::from_secs(15), |m| m.window),
         Err(_) => Duration::from_secs(15),
@@ -1000,8 +1102,10 @@ fn current_load(sync: &SyncInput, key: &MetricKey) -> LoadValue {
 // === The answers ===
 
 /// Why it is not scaling, and why it is slow, from the replayed sync and the forecast.
-fn findings(input: &DiagnosisInput<'_>, d: &Diagnosis) -> Vec<Finding> {
+fn findings(input: &DiagnosisInput<'_>, d: &Diagnosis) -> (Vec<Finding>, Vec<String>) {
     let mut out = Vec::new();
+    let mut notes = Vec::new();
+    let holds = resizes_hold_the_count(input, d);
     let mut push = |question, cause, message: String| out.push(Finding { question, cause, message });
     let sync = &d.sync;
     let current = sync.current_replicas.unwrap_or(0);
@@ -1079,10 +1183,29 @@ fn findings(input: &DiagnosisInput<'_>, d: &Diagnosis) -> Vec<Finding> {
     for e in sync.metrics() {
         let Some(error) = &e.error else { continue };
         let (cause, message) = match e.cause.as_ref().map(CalcError::root) {
-            Some(CalcError::MissingRequest { .. } | CalcError::MissingPodLevelRequest { .. }) => (
-                "missing-requests",
-                format!("metric {} fails: {error}; set resources.requests on every container of the pods", e.index + 1),
-            ),
+            Some(CalcError::MissingRequest { .. } | CalcError::MissingPodLevelRequest { .. }) => {
+                let pod = missing_request(e).unwrap_or_default();
+                // A terminated pod is still listed, and its requests read.
+                let terminated = input.sync.pods.iter().find(|p| &*p.name == pod).and_then(|p| match p.phase {
+                    PodPhase::Failed => Some("Failed"),
+                    PodPhase::Succeeded => Some("Succeeded"),
+                    _ => None,
+                });
+                let fix = match terminated {
+                    Some(phase) => format!(
+                        "; Pod {pod} is {phase}, yet the controller reads the requests of every pod the selector lists: delete it, and set resources.requests on every container of the pods"
+                    ),
+                    None => "; set resources.requests on every container of the pods".into(),
+                };
+                let stays = if d.forecast.is_none() && sync.outcome == SyncOutcome::FailedComputeMetrics {
+                    format!(
+                        "; every sync fails there whatever the load, so the count stays at {current} until the pods have their requests"
+                    )
+                } else {
+                    String::new()
+                };
+                ("missing-requests", format!("metric {} fails: {error}{fix}{stays}", e.index + 1))
+            }
             Some(
                 CalcError::NoReadySamples
                 | CalcError::NoMatchingSamples
@@ -1203,15 +1326,14 @@ fn findings(input: &DiagnosisInput<'_>, d: &Diagnosis) -> Vec<Finding> {
         }
     }
     let read = metric_resources(input.hpa);
+    let mut resized = Vec::new();
     for r in input.resizes {
         for (res, spec) in &r.spec_requests_milli {
             let status = r.status_requests_milli.get(res);
             if status == Some(spec) || !read.iter().any(|x| x == res) {
                 continue;
             }
-            push(
-                not,
-                "in-place-resize",
+            resized.push(
                 format!(
                     "pod {} container {}: {res} request {} in the spec, {} applied by an in-place resize{}; the controller computes utilization from the spec's request",
                     r.pod,
@@ -1225,6 +1347,14 @@ fn findings(input: &DiagnosisInput<'_>, d: &Diagnosis) -> Vec<Finding> {
                 ),
             );
         }
+    }
+    match holds {
+        Some(n) if !resized.is_empty() => {
+            for r in resized {
+                push(not, "in-place-resize", format!("{r}; with the applied requests it would scale to {n}"));
+            }
+        }
+        _ => notes.extend(resized),
     }
     if let Some(f) = &d.forecast {
         let rescales = f.simulation.steps.iter().filter(|s| s.rescaled).count();
@@ -1264,7 +1394,29 @@ fn findings(input: &DiagnosisInput<'_>, d: &Diagnosis) -> Vec<Finding> {
         });
     }
     out.sort_by_key(|f| f.question);
-    out
+    (out, notes)
+}
+
+/// Whether the in-place resizes hold the count: the sync does not rescale, and the same sync
+/// ([`Autoscaler::reconcile`], from the same memory) with the requests the kubelet applied in
+/// place of the spec's would; then the count it would scale to.
+fn resizes_hold_the_count(input: &DiagnosisInput<'_>, d: &Diagnosis) -> Option<i32> {
+    if d.sync.rescaled || input.resizes.is_empty() {
+        return None;
+    }
+    let mut applied = input.sync.clone();
+    for r in input.resizes {
+        let Some(pod) = applied.pods.iter_mut().find(|p| *p.name == *r.pod) else { continue };
+        let containers = pod.containers.iter_mut().chain(pod.init_containers.iter_mut());
+        for c in containers.filter(|c| c.name == r.container) {
+            for (res, v) in &r.status_requests_milli {
+                c.requests_milli.insert(res.clone(), *v);
+            }
+        }
+    }
+    let mut autoscaler = Autoscaler::new(input.hpa, input.config).with_state(d.memory.state.clone());
+    let result = autoscaler.reconcile(&applied);
+    result.rescaled.then(|| result.rescale_to.unwrap_or(result.desired_replicas))
 }
 
 /// Whether the rate limit of `selectPolicy: Disabled` is what limited the sync
@@ -1443,6 +1595,15 @@ mod tests {
     use crate::evaluator::{Scale, SyncInput};
     use crate::features::{FeatureGates, KubernetesVersion};
 
+    /// The diagnosis input of an HPA and a sync, without events, resizes or template.
+    fn input<'a>(
+        hpa: &'a HorizontalPodAutoscaler,
+        config: &'a HPAControllerConfiguration,
+        sync: &'a SyncInput,
+    ) -> DiagnosisInput<'a> {
+        DiagnosisInput { hpa, config, sync, events: &[], target_events: &[], resizes: &[], template: None }
+    }
+
     fn hpa(json: serde_json::Value) -> HorizontalPodAutoscaler {
         let decoded = crate::api::decode(&json).unwrap();
         crate::convert::to_internal(&decoded).unwrap().object
@@ -1540,7 +1701,15 @@ mod tests {
             first: Some(now.plus_secs(-120)),
             last: Some(now.plus_secs(-120)),
         }];
-        let d = diagnose(&DiagnosisInput { hpa: &hpa, config: &config, sync: &sync, events: &events, resizes: &[] });
+        let d = diagnose(&DiagnosisInput {
+            hpa: &hpa,
+            config: &config,
+            sync: &sync,
+            events: &events,
+            target_events: &[],
+            resizes: &[],
+            template: None,
+        });
 
         // The memory: the rescale and the status's count, said to be reconstructed.
         let recs = d.memory.state.recommendations.clone().unwrap();
@@ -1611,7 +1780,15 @@ mod tests {
             status_requests_milli: BTreeMap::from([("cpu".to_string(), 250)]),
             condition: None,
         }];
-        diagnose(&DiagnosisInput { hpa: &hpa, config: &config, sync: &sync, events: &events, resizes: &resizes })
+        diagnose(&DiagnosisInput {
+            hpa: &hpa,
+            config: &config,
+            sync: &sync,
+            events: &events,
+            target_events: &[],
+            resizes: &resizes,
+            template: None,
+        })
     }
 
     #[test]
@@ -1622,13 +1799,14 @@ mod tests {
             {"type": "Percent", "value": 50, "periodSeconds": 60}
         ]}));
 
-        // 2 → 4, 30 s ago, is a scale-up event of 2; the first rescale has no earlier size.
+        // 2 → 4, 30 s ago, is a scale-up event of 2; the first rescale has no earlier size:
+        // above target, it added at least 1 (outside the policies' 60 s periods).
         assert_eq!(
             d.memory.state.scale_up_events.iter().map(|e| (e.replica_change, e.timestamp)).collect::<Vec<_>>(),
-            vec![(2, now.plus_secs(-30))]
+            vec![(1, now.plus_secs(-90)), (2, now.plus_secs(-30))]
         );
         assert!(
-            d.memory.assumptions.iter().any(|a| a.contains("has no earlier size on record")),
+            d.memory.assumptions.iter().any(|a| a.starts_with("the rescale to 2 1m30s ago has no earlier size on record: its reason (cpu resource utilization (percentage of request) above target) says it scaled up, so it is counted as a change of 1 replica (from 1)")),
             "{:?}",
             d.memory.assumptions
         );
@@ -1643,10 +1821,12 @@ mod tests {
             rate.message,
             "16 is limited to 4 by the scaleUp policy 1 (Pods 2 per 60s) (the count at its period's start: 2) (ScaleUpLimit)"
         );
-        let resize = d.findings.iter().find(|f| f.cause == "in-place-resize").unwrap();
+        // The policy holds the count, not the resize (with 250m applied it is limited to 4
+        // too): a note, not an answer.
+        assert!(!d.findings.iter().any(|f| f.cause == "in-place-resize"), "{:?}", d.findings);
         assert_eq!(
-            resize.message,
-            "pod a container app: cpu request 100m in the spec, 250m applied by an in-place resize; the controller computes utilization from the spec's request"
+            d.notes,
+            vec!["pod a container app: cpu request 100m in the spec, 250m applied by an in-place resize; the controller computes utilization from the spec's request".to_string()]
         );
     }
 
@@ -1685,7 +1865,7 @@ mod tests {
         let names = ["a", "b", "c", "d"];
         sync.pods = names.iter().map(|n| pod(n, now, 3600, true)).collect();
         sync.resource_metrics = Ok(cpu_usage(&names, now, 10));
-        diagnose(&DiagnosisInput { hpa: &hpa, config: &config, sync: &sync, events: &[], resizes: &[] })
+        diagnose(&input(&hpa, &config, &sync))
     }
 
     fn conditions(able: &str, limited: (&str, &str)) -> serde_json::Value {
@@ -1784,25 +1964,42 @@ mod tests {
             status_requests_milli: BTreeMap::from([("cpu".to_string(), 50)]),
             condition: Some(("PodResizeInProgress".into(), reason.into())),
         };
+        let run = |hpa: &HorizontalPodAutoscaler, sync: &SyncInput, resizes: &[InPlaceResize]| {
+            diagnose(&DiagnosisInput { resizes, ..input(hpa, &config, sync) })
+        };
         let resizes = [resize("")];
-        let d = diagnose(&DiagnosisInput { hpa: &hpa, config: &config, sync: &sync, events: &[], resizes: &resizes });
+        let d = run(&hpa, &sync, &resizes);
         assert!(d.sync.rescaled);
         assert_eq!(d.sync.desired_replicas, 3);
         assert!(d.findings.is_empty(), "{:?}", d.findings);
 
-        // Held at the count by maxReplicas, the same resize is an answer; an empty reason is
-        // left out of its words.
+        // The resize is a note (it does not hold the count); an empty reason is left out of its
+        // words.
+        assert_eq!(
+            d.notes,
+            vec!["pod a container app: cpu request 100m in the spec, 50m applied by an in-place resize (PodResizeInProgress); the controller computes utilization from the spec's request".to_string()]
+        );
+
+        // Held at the count by maxReplicas, whatever the requests: still a note.
         let mut capped = hpa.clone();
         capped.spec.max_replicas = 2;
-        let d =
-            diagnose(&DiagnosisInput { hpa: &capped, config: &config, sync: &sync, events: &[], resizes: &resizes });
-        let r = d.findings.iter().find(|f| f.cause == "in-place-resize").unwrap();
-        assert!(r.message.contains("applied by an in-place resize (PodResizeInProgress); "), "{}", r.message);
+        let d = run(&capped, &sync, &resizes);
+        assert!(!d.findings.iter().any(|f| f.cause == "in-place-resize"), "{:?}", d.findings);
+        assert_eq!(d.notes.len(), 1);
+
+        // At 52m each: 52 % of 50 % is within tolerance with the spec's 100m, 69 % with the
+        // 50m applied to a would scale to 3: the resize holds the count, an answer.
+        sync.resource_metrics = Ok(cpu_usage(&["a", "b"], now, 52));
         let resizes = [resize("InProgress")];
-        let d =
-            diagnose(&DiagnosisInput { hpa: &capped, config: &config, sync: &sync, events: &[], resizes: &resizes });
+        let d = run(&hpa, &sync, &resizes);
+        assert!(!d.sync.rescaled);
+        assert!(d.notes.is_empty(), "{:?}", d.notes);
         let r = d.findings.iter().find(|f| f.cause == "in-place-resize").unwrap();
-        assert!(r.message.contains("(PodResizeInProgress: InProgress); "), "{}", r.message);
+        assert_eq!(r.question, Question::NotScaling);
+        assert_eq!(
+            r.message,
+            "pod a container app: cpu request 100m in the spec, 50m applied by an in-place resize (PodResizeInProgress: InProgress); the controller computes utilization from the spec's request; with the applied requests it would scale to 3"
+        );
     }
 
     /// What the calculator does with pods set aside depends on the direction of the first
@@ -1886,7 +2083,7 @@ mod tests {
                 .collect();
             let refs: Vec<&str> = names.iter().map(String::as_str).collect();
             sync.resource_metrics = Ok(cpu_usage(&refs, now, 50));
-            let d = diagnose(&DiagnosisInput { hpa: &hpa, config: &config, sync: &sync, events: &[], resizes: &[] });
+            let d = diagnose(&input(&hpa, &config, &sync));
             let f = d.forecast.unwrap();
             f.assumptions.into_iter().find(|a| a.starts_with("new pods start at once")).unwrap()
         };
@@ -1912,7 +2109,15 @@ mod tests {
         let hpa = cpu_hpa("w", serde_json::json!({"maxReplicas": 20}), serde_json::Value::Null);
         let config = HPAControllerConfiguration::new(FeatureGates::new(KubernetesVersion::LATEST));
         let cause = |sync: &SyncInput| {
-            let d = diagnose(&DiagnosisInput { hpa: &hpa, config: &config, sync, events: &[], resizes: &[] });
+            let d = diagnose(&DiagnosisInput {
+                hpa: &hpa,
+                config: &config,
+                sync,
+                events: &[],
+                target_events: &[],
+                resizes: &[],
+                template: None,
+            });
             let e = &d.sync.metrics()[0];
             let f = d.findings.iter().find(|f| f.message.starts_with("metric 1 ")).unwrap();
             (e.cause.clone(), f.cause, f.message.clone())
@@ -1961,5 +2166,15 @@ mod tests {
         );
         assert_eq!(parse_rescale("something else"), None);
         assert_eq!(parse_rescale("(combined from similar events): something else"), None);
+    }
+
+    /// The deployment controller's `ScalingReplicaSet` messages; the older form without the
+    /// earlier size says nothing.
+    #[test]
+    fn scaled_replica_set_messages() {
+        assert_eq!(parse_scaled_replica_set("Scaled up replica set web-5d4 from 1 to 2"), Some((1, 2)));
+        assert_eq!(parse_scaled_replica_set("Scaled down replica set web-from-5d4 from 10 to 3"), Some((10, 3)));
+        assert_eq!(parse_scaled_replica_set("Scaled up replica set web-5d4 to 2"), None);
+        assert_eq!(parse_scaled_replica_set("New size: 2"), None);
     }
 }

@@ -5,7 +5,10 @@
 use std::collections::BTreeMap;
 
 use super::record::{ReasonFacts, Tables};
-use super::{LoadValue, MetricKey, PodClock, PodLoad, ResourcePlan, Split, Step, World, lookup, metric_containers};
+use super::{
+    LoadValue, MetricKey, PodClock, PodLoad, ResourcePlan, Split, Step, World, lookup, metric_containers,
+    metric_containers_of,
+};
 use crate::api::v2::HorizontalPodAutoscalerStatus;
 use crate::api::v2::MetricSpec;
 use crate::evaluator::controller::{Autoscaler, ControllerState, ObjectMetricValue, Scale, SyncInput, SyncResult};
@@ -20,7 +23,8 @@ pub(super) struct Driver<'a> {
     /// The controller, with its memory of the HPA and the status it wrote.
     autoscaler: Autoscaler<'a>,
     input: SyncInput,
-    /// Regular containers and sidecars: the containers metrics-server reports.
+    /// Regular containers and sidecars of the plan's template: the containers metrics-server
+    /// reports (a resumed pod of another spec reports its own, valued by position).
     metric_containers: Vec<String>,
     resources: Vec<ResourcePlan>,
     /// The structure the metric answers were built for: running pods' indexes, availability.
@@ -84,10 +88,10 @@ impl<'a> Driver<'a> {
 
     /// A pod was created.
     pub(super) fn pod_added(&mut self, world: &World<'_>, clock: PodClock) {
-        let t = &world.plan.template;
+        let t = world.spec_of(&clock);
         self.input.pods.push(Pod {
             name: world.pod_name(&clock).into(),
-            phase: PodPhase::Pending,
+            phase: clock.terminated.unwrap_or(PodPhase::Pending),
             deleted: false,
             start_time: Some(Timestamp::from_millis(clock.created_ms)),
             ready_condition: None,
@@ -117,7 +121,7 @@ impl<'a> Driver<'a> {
         }
         if let Ok(scale) = &mut self.input.scale {
             scale.spec_replicas = world.current;
-            scale.status_replicas = i32::try_from(self.input.pods.len()).unwrap_or(i32::MAX);
+            scale.status_replicas = i32::try_from(world.active_pods()).unwrap_or(i32::MAX);
         }
 
         // The load in force.
@@ -140,6 +144,10 @@ impl<'a> Driver<'a> {
     fn update_pods(&mut self, world: &World<'_>) {
         self.running.clear();
         for (i, ((pod, clock), state)) in self.input.pods.iter_mut().zip(&world.pods).zip(&world.states).enumerate() {
+            if clock.terminated.is_some() {
+                // It keeps its phase and its last Ready condition.
+                continue;
+            }
             pod.phase = if state.running { PodPhase::Running } else { PodPhase::Pending };
             pod.ready_condition = Some(if state.ready {
                 ReadyCondition {
@@ -168,9 +176,15 @@ impl<'a> Driver<'a> {
         let mut items = Vec::with_capacity(self.running.len());
         for &i in &self.running {
             let Some(pod) = self.input.pods.get(i) else { continue };
-            let containers = self
-                .metric_containers
-                .iter()
+            let names: Vec<&str> = match world.pods.get(i).and_then(|clock| clock.spec) {
+                Some(_) => metric_containers_of(&pod.containers, &pod.init_containers)
+                    .into_iter()
+                    .map(|c| c.name.as_str())
+                    .collect(),
+                None => self.metric_containers.iter().map(String::as_str).collect(),
+            };
+            let containers = names
+                .into_iter()
                 .enumerate()
                 .map(|(c, name)| {
                     let usage_milli = self
@@ -179,7 +193,7 @@ impl<'a> Driver<'a> {
                         .filter(|r| r.reported_by(values, c))
                         .map(|r| (r.name.clone(), 0))
                         .collect();
-                    ContainerUsage { name: name.clone(), usage_milli }
+                    ContainerUsage { name: name.to_string(), usage_milli }
                 })
                 .collect();
             items.push(PodMetricsItem { pod: pod.name.clone(), timestamp: zero, window, containers });

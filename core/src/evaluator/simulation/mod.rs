@@ -51,7 +51,7 @@ use std::time::Duration;
 
 use super::config::HPAControllerConfiguration;
 use super::controller::{ControllerState, Normalization, SyncOutcome};
-use super::replicas::Container;
+use super::replicas::{Container, Pod, PodPhase};
 use crate::api::v2::{HorizontalPodAutoscaler, HorizontalPodAutoscalerStatus, MetricSpec, MetricValueStatus};
 
 use record::Tables;
@@ -181,6 +181,18 @@ pub struct PodTemplate {
     pub overhead_milli: BTreeMap<String, i64>,
 }
 
+impl PodTemplate {
+    /// A pod's spec as the controller reads it (its containers' and its pod-level requests).
+    pub fn of(pod: &Pod) -> PodTemplate {
+        PodTemplate {
+            containers: pod.containers.clone(),
+            init_containers: pod.init_containers.clone(),
+            pod_requests_milli: pod.pod_requests_milli.clone(),
+            overhead_milli: pod.overhead_milli.clone(),
+        }
+    }
+}
+
 /// The load from `at_ms` until the next phase: one value per key slot (`None`: none given).
 #[derive(Debug, Clone, PartialEq)]
 pub struct LoadPhase {
@@ -228,13 +240,29 @@ pub struct Resume {
     pub state: ControllerState,
     /// The HPA's status, as the next sync reads it.
     pub status: HorizontalPodAutoscalerStatus,
-    /// The target's pods (instead of the plan's `initial_replicas` pods, Ready for long).
-    pub pods: Vec<PodTimeline>,
+    /// The target's pods (instead of the plan's `initial_replicas` pods, Ready for long), each
+    /// with its own spec.
+    pub pods: Vec<ResumedPod>,
     /// The instant of the first sync, in ms.
     pub first_sync_ms: i64,
     /// A rescale the controller made just before (`(at_ms, from, to)`): its pods are created or
     /// deleted as after a simulated sync.
     pub rescaled: Option<(i64, i32, i32)>,
+}
+
+/// A pod the simulation resumes with: its timeline, its own spec (which may differ from the
+/// plan's template, the new pods' spec) and, for a pod that has terminated, its phase.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResumedPod {
+    /// When it was created, turned Running and Ready (ignored for a terminated pod but its
+    /// creation).
+    pub timeline: PodTimeline,
+    /// Its containers and requests, as the controller reads them (`calculatePodRequests`).
+    pub spec: PodTemplate,
+    /// `Failed` or `Succeeded`: the pod stays so, is never Running, never reports metrics,
+    /// is not one of the scale's replicas and is not deleted by a scale-down, but the
+    /// controller still lists it (its requests count, `groupPods` sets it aside).
+    pub terminated: Option<PodPhase>,
 }
 
 /// A pod's timeline, in ms: when it was created (its start time), turned Running and turned
@@ -422,6 +450,8 @@ impl<'a> Simulator<'a> {
                 running_ms: at.saturating_add(self.world.plan.pod_start_after_ms),
                 ready_ms: at.saturating_add(self.world.plan.pod_ready_after_ms),
                 serial: 0,
+                spec: None,
+                terminated: None,
             };
             for _ in before.max(0)..after {
                 let clock = self.world.add_pod(clock);
@@ -488,6 +518,10 @@ struct PodClock {
     ready_ms: i64,
     /// The pod is named `<target>-<serial>`.
     serial: u64,
+    /// The index of its own spec in [`World::specs`] (a resumed pod), else the plan's template.
+    spec: Option<usize>,
+    /// A resumed pod's terminal phase ([`ResumedPod::terminated`]).
+    terminated: Option<PodPhase>,
 }
 
 /// A pod's state at one sync.
@@ -516,6 +550,8 @@ struct World<'a> {
     start_ms: i64,
     /// The pods, in creation order (deleted ones removed).
     pods: Vec<PodClock>,
+    /// The specs of the resumed pods ([`PodClock::spec`]).
+    specs: Vec<PodTemplate>,
     next_serial: u64,
     /// Changes whenever a pod is created or deleted.
     generation: u64,
@@ -548,6 +584,7 @@ impl<'a> World<'a> {
             phase: None,
             values: vec![None; plan.keys.len()],
             pods: Vec::new(),
+            specs: Vec::new(),
             next_serial: 1,
             generation: 0,
             states: Vec::new(),
@@ -558,12 +595,17 @@ impl<'a> World<'a> {
         };
         if let Some(r) = resume {
             for p in &r.pods {
+                let t = p.timeline;
+                let never = p.terminated.is_some();
                 world.add_pod(PodClock {
-                    created_ms: p.created_ms,
-                    running_ms: p.running_ms,
-                    ready_ms: p.ready_ms,
+                    created_ms: t.created_ms,
+                    running_ms: if never { PodTimeline::NEVER } else { t.running_ms },
+                    ready_ms: if never { PodTimeline::NEVER } else { t.ready_ms },
                     serial: 0,
+                    spec: Some(world.specs.len()),
+                    terminated: p.terminated,
                 });
+                world.specs.push(p.spec.clone());
             }
             return world;
         }
@@ -576,6 +618,8 @@ impl<'a> World<'a> {
                 running_ms: old,
                 ready_ms: old + plan.pod_ready_after_ms,
                 serial: 0,
+                spec: None,
+                terminated: None,
             });
         }
         world
@@ -616,6 +660,7 @@ impl<'a> World<'a> {
             let running = at >= clock.running_ms;
             let ready = running && at >= clock.ready_ms;
             match (running, ready) {
+                _ if clock.terminated.is_some() => {}
                 (true, true) => self.counts.ready += 1,
                 (true, false) => self.counts.unready += 1,
                 _ => self.counts.pending += 1,
@@ -641,17 +686,29 @@ impl<'a> World<'a> {
     }
 
     /// Deletes one pod the way a ReplicaSet picks it: Pending first, then not Ready, then the
-    /// most recently created. Returns its index.
+    /// most recently created; never a terminated one (not among its active pods). Returns its
+    /// index.
     fn remove_pod(&mut self, now: i64) -> Option<usize> {
         let i = self
             .pods
             .iter()
             .enumerate()
+            .filter(|(_, c)| c.terminated.is_none())
             .min_by_key(|(_, c)| (now >= c.running_ms, now >= c.ready_ms, std::cmp::Reverse(c.created_ms)))
             .map(|(i, _)| i)?;
         self.pods.remove(i);
         self.generation = self.generation.wrapping_add(1);
         Some(i)
+    }
+
+    /// A pod's spec: its own (a resumed pod), else the plan's template.
+    fn spec_of(&self, clock: &PodClock) -> &PodTemplate {
+        clock.spec.and_then(|i| self.specs.get(i)).unwrap_or(&self.plan.template)
+    }
+
+    /// How many pods are the scale's replicas (the terminated ones are not).
+    fn active_pods(&self) -> usize {
+        self.pods.iter().filter(|c| c.terminated.is_none()).count()
     }
 
     /// A pod's name.
@@ -665,8 +722,13 @@ impl<'a> World<'a> {
 /// The containers metrics-server reports for a pod of the template: the regular containers,
 /// then the sidecars (init containers with `restartPolicy: Always`).
 fn metric_containers(t: &PodTemplate) -> Vec<&Container> {
-    let sidecars = t.init_containers.iter().filter(|c| c.restart_policy.as_deref() == Some("Always"));
-    t.containers.iter().chain(sidecars).collect()
+    metric_containers_of(&t.containers, &t.init_containers)
+}
+
+/// The containers metrics-server reports for a pod of these containers and init containers.
+fn metric_containers_of<'c>(containers: &'c [Container], init_containers: &'c [Container]) -> Vec<&'c Container> {
+    let sidecars = init_containers.iter().filter(|c| c.restart_policy.as_deref() == Some("Always"));
+    containers.iter().chain(sidecars).collect()
 }
 
 /// For one resource: which key slots give its usage.

@@ -16,7 +16,7 @@ pub mod render;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use hpa_cluster::Cluster;
-use hpa_cluster::diagnose::{DiagnoseInputs, Objects, inputs_from_objects, latest_instant, latest_write};
+use hpa_cluster::diagnose::{HpaEvent, Objects, inputs_from_objects, latest_instant, latest_write};
 use hpa_core::api::Time;
 use hpa_core::api::v2::HorizontalPodAutoscaler;
 use hpa_core::evaluator::config::TOLERANCE_FLAG;
@@ -148,8 +148,17 @@ pub fn run(args: &DiagnoseArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> 
     let hpa = &inputs.hpa;
     read.notes.extend(inputs.notes.iter().cloned());
     read.notes.extend(ignored_by_controller(hpa, &config));
-    let events = core_events(&inputs);
-    let input = DiagnosisInput { hpa, config: &config, sync: &inputs.sync, events: &events, resizes: &inputs.resizes };
+    let events = core_events(&inputs.events);
+    let target_events = core_events(&inputs.target_events);
+    let input = DiagnosisInput {
+        hpa,
+        config: &config,
+        sync: &inputs.sync,
+        events: &events,
+        target_events: &target_events,
+        resizes: &inputs.resizes,
+        template: inputs.template.as_ref(),
+    };
     let diagnosis = diagnosis::diagnose(&input);
     let report = render::Report {
         source: read.source,
@@ -171,9 +180,8 @@ pub fn run(args: &DiagnoseArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> 
 }
 
 /// hpa-cluster's events in hpa-core's terms.
-fn core_events(inputs: &DiagnoseInputs) -> Vec<RecordedEvent> {
-    inputs
-        .events
+fn core_events(events: &[HpaEvent]) -> Vec<RecordedEvent> {
+    events
         .iter()
         .map(|e| RecordedEvent {
             reason: e.reason.clone(),

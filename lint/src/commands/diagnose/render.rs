@@ -176,7 +176,7 @@ pub fn json(r: &Report<'_>) -> Value {
         "memory": memory,
         "forecast": forecast,
         "findings": d.findings.iter().map(|f| json!({"question": question(f.question), "cause": f.cause, "message": f.message})).collect::<Vec<_>>(),
-        "notes": r.notes,
+        "notes": d.notes.iter().chain(r.notes.iter()).collect::<Vec<_>>(),
     })
 }
 
@@ -324,8 +324,14 @@ pub fn human(r: &Report<'_>) -> String {
         }
     }
 
-    let assumptions: Vec<&String> =
-        d.memory.assumptions.iter().chain(d.forecast.iter().flat_map(|f| &f.assumptions)).chain(r.notes).collect();
+    let assumptions: Vec<&String> = d
+        .memory
+        .assumptions
+        .iter()
+        .chain(d.forecast.iter().flat_map(|f| &f.assumptions))
+        .chain(&d.notes)
+        .chain(r.notes)
+        .collect();
     if !assumptions.is_empty() {
         out.push_str("\nAssumptions and notes\n");
         for a in assumptions {

@@ -11,11 +11,12 @@ NOW = "2026-03-02T10:00:00Z"
 CPU = [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}]
 
 
-def pod(name, ready=True, start="2026-03-02T09:40:00Z", ready_at="2026-03-02T09:40:21Z"):
+def pod(name, ready=True, start="2026-03-02T09:40:00Z", ready_at="2026-03-02T09:40:21Z", cpu="100m", phase="Running"):
+    resources = {"requests": {"cpu": cpu}} if cpu else {}
     return {"apiVersion": "v1", "kind": "Pod",
             "metadata": {"name": name, "namespace": "default", "labels": {"app": "web"}, "creationTimestamp": start},
-            "spec": {"containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "100m"}}}]},
-            "status": {"phase": "Running", "startTime": start,
+            "spec": {"containers": [{"name": "c", "image": "x", "resources": resources}]},
+            "status": {"phase": phase, "startTime": start,
                        "conditions": [{"type": "Ready", "status": "True" if ready else "False", "lastTransitionTime": ready_at}]}}
 
 
@@ -24,7 +25,7 @@ def deploy(replicas):
     return {"apiVersion": "apps/v1", "kind": "Deployment",
             "metadata": {"name": "web", "namespace": "default", "creationTimestamp": "2026-03-02T09:00:00Z"},
             "spec": {"replicas": replicas, "selector": {"matchLabels": labels},
-                     "template": {"metadata": {"labels": labels}, "spec": {"containers": [{"name": "c", "image": "x"}]}}},
+                     "template": {"metadata": {"labels": labels}, "spec": {"containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "100m"}}}]}}},
             "status": {"replicas": replicas}}
 
 
@@ -157,3 +158,52 @@ write("recreated", [hpa(uid="2b1c-new", status={"currentReplicas": 2, "desiredRe
 no_uid = json.load(open("recreated/objects.json"))["items"]
 del no_uid[0]["metadata"]["uid"]
 write("recreated-no-uid", no_uid, [("p0", "40m"), ("p1", "40m")])
+
+# Item 14: the forecast keeps each pod's own spec and phase, new pods from the template
+# (100m). Requests 50m/200m/200m at 100m each: 300m of 450m, 67 % of 50 %, 3 → 4; the new pod
+# counts 0 while unready on scale-up, then 300m of 550m, 55 %: within tolerance, steady at 4.
+write("mixed-requests", [hpa(), deploy(3), pod("p0", cpu="50m"), pod("p1", cpu="200m"), pod("p2", cpu="200m")],
+      [("p0", "100m"), ("p1", "100m"), ("p2", "100m")])
+# A pod without a request fails every sync (no forecast); so does a Failed one, which the
+# controller still lists (calculatePodRequests reads every listed pod).
+write("missing-request", [hpa(), deploy(3), pod("p0"), pod("p1"), pod("p2", cpu=None)],
+      [("p0", "90m"), ("p1", "90m"), ("p2", "90m")])
+write("failed-no-request", [hpa(), deploy(2), pod("p0"), pod("p1"), pod("p2", cpu=None, ready=False, phase="Failed")], AT_90)
+
+# Item 15: a rescale whose earlier size no HPA event records still counts in the scaling
+# policies' periods. Pods 1 per 60s, a rescale to 2 28 s ago, 2 pods at 150 % of 50 % (6):
+# the rescale added at least 1, so the period starts at 1 at most and the limit is 2 (no
+# rescale, ScaleUpLimit); the same with the event in events.k8s.io/v1. With the Deployment's
+# ScalingReplicaSet event the earlier size is read from it: Pods 2 per 60s, a rescale to 3
+# (from 1), 3 pods: start 1, limit 3 (no rescale), where one replica added would allow 4.
+POLICY_STATUS = {"currentReplicas": 2, "desiredReplicas": 2, "lastScaleTime": "2026-03-02T09:59:32Z", "conditions": [
+    cond("AbleToScale", "True", "ReadyForNewScale", "recommended size matches current size"), ACTIVE,
+    cond("ScalingLimited", "True", "ScaleUpLimit", "the desired replica count is increasing faster than the maximum scale rate")]}
+up_to_2 = event("SuccessfulRescale", f"New size: 2; reason: {RESCALED}", "2026-03-02T09:59:32Z")
+pods_per_minute = lambda n: {"scaleUp": {"policies": [{"type": "Pods", "value": n, "periodSeconds": 60}]}}
+write("policy-up", [hpa(behavior=pods_per_minute(1), status=POLICY_STATUS), deploy(2)] + TWO + [up_to_2],
+      [("p0", "150m"), ("p1", "150m")])
+v1 = {"apiVersion": "events.k8s.io/v1", "kind": "Event", "metadata": up_to_2["metadata"], "eventTime": None,
+      "regarding": up_to_2["involvedObject"], "reason": up_to_2["reason"], "note": up_to_2["message"], "type": "Normal",
+      "deprecatedCount": 1, "deprecatedFirstTimestamp": up_to_2["firstTimestamp"], "deprecatedLastTimestamp": up_to_2["lastTimestamp"],
+      "deprecatedSource": up_to_2["source"], "reportingController": "", "reportingInstance": ""}
+write("policy-up-evv1", [hpa(behavior=pods_per_minute(1), status=POLICY_STATUS), deploy(2)] + TWO + [v1],
+      [("p0", "150m"), ("p1", "150m")])
+up_to_3 = event("SuccessfulRescale", f"New size: 3; reason: {RESCALED}", "2026-03-02T09:59:32Z")
+rs = {"apiVersion": "v1", "kind": "Event", "metadata": {"name": "web.rs", "namespace": "default"},
+      "involvedObject": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web", "namespace": "default"},
+      "reason": "ScalingReplicaSet", "message": "Scaled up replica set web-5d4 from 1 to 3", "type": "Normal", "count": 1,
+      "firstTimestamp": "2026-03-02T09:59:32Z", "lastTimestamp": "2026-03-02T09:59:32Z", "source": {"component": "deployment-controller"}}
+status_3 = dict(POLICY_STATUS, currentReplicas=3, desiredReplicas=3)
+three = [pod(f"p{i}") for i in range(3)]
+write("policy-up-rsevent", [hpa(behavior=pods_per_minute(2), status=status_3), deploy(3)] + three + [up_to_3, rs],
+      [(f"p{i}", "150m") for i in range(3)])
+write("policy-up-noevent", [hpa(behavior=pods_per_minute(2), status=status_3), deploy(3)] + three + [up_to_3],
+      [(f"p{i}", "150m") for i in range(3)])
+
+# Item 16: both pods resized in place to 200m (the spec says 100m) at 150m: 150 % of 50 % on
+# the spec's requests, 2 → 4 (the legacy limit); the resizes do not hold the count (a note).
+resized = [pod("p0"), pod("p1")]
+for p in resized:
+    p["status"]["containerStatuses"] = [{"name": "c", "ready": True, "resources": {"requests": {"cpu": "200m"}}}]
+write("inplace", [hpa(), deploy(2)] + resized, [("p0", "150m"), ("p1", "150m")])
