@@ -854,6 +854,12 @@ mod tests {
         parse(p.documents[0].root())
     }
 
+    /// The errors of a scenario that fails, as `line:column: message`.
+    fn errors_at(text: &str) -> Vec<String> {
+        let errs = parse_text(text).unwrap_err();
+        errs.into_iter().map(|e| format!("{}:{}: {}", e.span.start.line, e.span.start.col + 1, e.message)).collect()
+    }
+
     #[test]
     fn keys_written_twice_are_refused() {
         let e = parse_text("hpa: a.yaml\nduration: 1m\nduration: 2m\nhpaObject: {}\n").unwrap_err();
@@ -908,49 +914,27 @@ mod tests {
     /// the scenario's to refuse.
     #[test]
     fn pod_template_keys_are_checked() {
-        let errs = parse_text(
+        let got = errors_at(
             "hpa: x.yaml\nduration: 1m\npodTemplate:\n  containers:\n  - name: app\n    request: {cpu: 20m}\n    image: nginx\n    resources: {limits: {cpu: 1}}\n  overheads: {cpu: 1m}\n",
-        )
-        .unwrap_err();
-        let got: Vec<(u32, u32, &str)> =
-            errs.iter().map(|e| (e.span.start.line, e.span.start.col + 1, e.message.as_str())).collect();
+        );
         assert_eq!(
             got,
             [
-                (
-                    9,
-                    3,
-                    "unknown field `overheads` in podTemplate; expected one of: containers, initContainers, resources, overhead"
-                ),
-                (
-                    6,
-                    5,
-                    "unknown field `request` in a container of podTemplate; expected one of: name, requests, resources, restartPolicy"
-                ),
-                (
-                    7,
-                    5,
-                    "unknown field `image` in a container of podTemplate; expected one of: name, requests, resources, restartPolicy"
-                ),
-                (8, 17, "unknown field `limits` in a container's resources; expected one of: requests"),
+                "9:3: unknown field `overheads` in podTemplate; expected one of: containers, initContainers, resources, overhead",
+                "6:5: unknown field `request` in a container of podTemplate; expected one of: name, requests, resources, restartPolicy",
+                "7:5: unknown field `image` in a container of podTemplate; expected one of: name, requests, resources, restartPolicy",
+                "8:17: unknown field `limits` in a container's resources; expected one of: requests",
             ]
         );
-        let errs = parse_text(
+        let got = errors_at(
             "hpa: x.yaml\nduration: 1m\npodTemplate:\n  metadata: {labels: {app: web}}\n  spec:\n    containers: [{name: app, requests: {cpu: 20m}}]\n    volumes: []\n    resources: {requests: {cpu: 1}, claims: []}\n  template: {}\n",
-        )
-        .unwrap_err();
-        let got: Vec<(u32, u32, &str)> =
-            errs.iter().map(|e| (e.span.start.line, e.span.start.col + 1, e.message.as_str())).collect();
+        );
         assert_eq!(
             got,
             [
-                (9, 3, "unknown field `template` in podTemplate; expected one of: metadata, spec"),
-                (
-                    7,
-                    5,
-                    "unknown field `volumes` in podTemplate.spec; expected one of: containers, initContainers, resources, overhead"
-                ),
-                (8, 37, "unknown field `claims` in the pod's resources; expected one of: requests"),
+                "9:3: unknown field `template` in podTemplate; expected one of: metadata, spec",
+                "7:5: unknown field `volumes` in podTemplate.spec; expected one of: containers, initContainers, resources, overhead",
+                "8:37: unknown field `claims` in the pod's resources; expected one of: requests",
             ]
         );
 
