@@ -17,6 +17,10 @@ use serde_json::Value;
 
 use crate::error::Error;
 
+/// How many times a `GET` the API server asks to repeat (429 or 5xx with `Retry-After`) is sent
+/// again: client-go's `maxRetries` of a `rest.Request` (10, `rest/request.go`, `NewRequest`).
+pub const MAX_RETRIES: u32 = 10;
+
 /// The HTTP stack `ClientBuilder::try_from(Config)` builds (kube-client's own `GenericService`,
 /// which it does not export).
 pub(crate) type GenericService =
@@ -195,7 +199,13 @@ impl Cluster {
         config.read_timeout = None;
         let default_namespace = config.default_namespace.clone();
         let credentials = CredentialSource::of(&config);
-        let client = Client::try_from(config.clone()).map_err(|e| match auth_error(&e) {
+        // One-shot calls retry as client-go does (`get_text`), within their timeout; kube's own
+        // retry (429, 503 and 504 with a backoff up to 1000 s, 15 times) would spend the timeout
+        // on a throttling server and report it as slow. The watches' client (`client_builder`)
+        // keeps it.
+        let mut one_shot = config.clone();
+        one_shot.default_retry = false;
+        let client = Client::try_from(one_shot).map_err(|e| match auth_error(&e) {
             Some(auth) => Error::Credentials { server: server.clone(), reason: credentials.failure(auth) },
             None => unreachable(server.clone(), &e),
         })?;
@@ -241,11 +251,44 @@ impl Cluster {
     }
 
     /// `GET path` (with its query): the body's text; `doing` describes the call for errors.
+    ///
+    /// An answer that asks to be repeated (429 Too Many Requests or a 5xx, with `Retry-After`:
+    /// client-go's `checkWait`) is asked again after the wait it names, up to [`MAX_RETRIES`]
+    /// times, as client-go's `rest.Request` does (`withRetry.IsNextRetry`), as long as the wait
+    /// ends within the call's timeout, which bounds all the attempts together; past that, a
+    /// 429 is [`Error::Throttled`] at once rather than a timeout after a useless wait.
     pub(crate) async fn get_text(&self, path_and_query: &str, doing: &str) -> Result<String, Error> {
-        let request = http::Request::get(path_and_query)
-            .body(Vec::new())
-            .map_err(|e| Error::Protocol { doing: doing.to_string(), reason: e.to_string() })?;
-        self.bounded(doing, self.client.request_text(request)).await
+        let deadline = tokio::time::Instant::now() + self.timeout;
+        let mut retries = 0;
+        loop {
+            let request = http::Request::get(path_and_query)
+                .body(kube::client::Body::from(Vec::new()))
+                .map_err(|e| Error::Protocol { doing: doing.to_string(), reason: e.to_string() })?;
+            let answer = self.bounded_until(deadline, doing, Answer::get(&self.client, request)).await?;
+            if let Some(wait) = answer.retry_after
+                && retries < MAX_RETRIES
+                && tokio::time::Instant::now() + wait < deadline
+            {
+                retries += 1;
+                tokio::time::sleep(wait).await;
+                continue;
+            }
+            return answer.text.map_err(|status| match status.code {
+                429 => self.throttled(doing, retries, answer.retry_after),
+                _ => self.classify(kube::Error::Api(status), doing),
+            });
+        }
+    }
+
+    /// [`Error::Throttled`] for a call that got 429 after `retries` retries.
+    fn throttled(&self, doing: &str, retries: u32, retry_after: Option<Duration>) -> Error {
+        Error::Throttled {
+            server: self.server.clone(),
+            doing: doing.to_string(),
+            attempts: retries + 1,
+            retry_after: retry_after.map(|d| d.as_secs()),
+            timeout: self.timeout,
+        }
     }
 
     /// Runs one call under the timeout and classifies its error.
@@ -254,7 +297,17 @@ impl Cluster {
         doing: &str,
         call: impl Future<Output = Result<T, kube::Error>>,
     ) -> Result<T, Error> {
-        match tokio::time::timeout(self.timeout, call).await {
+        self.bounded_until(tokio::time::Instant::now() + self.timeout, doing, call).await
+    }
+
+    /// [`Self::bounded`], with the deadline of a call that began earlier (its retries).
+    async fn bounded_until<T>(
+        &self,
+        deadline: tokio::time::Instant,
+        doing: &str,
+        call: impl Future<Output = Result<T, kube::Error>>,
+    ) -> Result<T, Error> {
+        match tokio::time::timeout_at(deadline, call).await {
             Err(_) => {
                 Err(Error::Timeout { server: self.server.clone(), doing: doing.to_string(), after: self.timeout })
             }
@@ -274,6 +327,11 @@ impl Cluster {
                 let (verb, what) = split_doing(doing);
                 match code {
                     401 => Error::Unauthorized { server },
+                    429 => self.throttled(
+                        doing,
+                        0,
+                        status.details.as_ref().map(|d| Duration::from_secs(d.retry_after_seconds.into())),
+                    ),
                     403 => Error::Forbidden { verb: verb.into(), what: what.into(), message },
                     404 => Error::NotFound { what: what.into() },
                     _ => Error::Api { code, reason, message, doing: doing.to_string() },
@@ -292,6 +350,39 @@ impl Cluster {
                 }
             }
         }
+    }
+}
+
+/// One answer to a `GET`, read whole: the body's text, or the failure as kube-client's
+/// `handle_api_errors` reads it (a `Status`, or one made of a body that is not one); and the
+/// wait the server asked for before a retry (client-go's `checkWait`: `Retry-After` in whole
+/// seconds on a 429 or a 5xx).
+struct Answer {
+    /// The text, or the failure.
+    text: Result<String, Box<kube::core::Status>>,
+    /// `Retry-After`, when the answer may be retried.
+    retry_after: Option<Duration>,
+}
+
+impl Answer {
+    /// Sends `request` and reads the answer.
+    async fn get(client: &Client, request: http::Request<kube::client::Body>) -> Result<Answer, kube::Error> {
+        use http_body_util::BodyExt as _;
+        let response = client.send(request).await?;
+        let code = response.status();
+        let retry_after = (code == http::StatusCode::TOO_MANY_REQUESTS || code.is_server_error())
+            .then(|| response.headers().get(http::header::RETRY_AFTER)?.to_str().ok()?.trim().parse::<u64>().ok())
+            .flatten()
+            .map(Duration::from_secs);
+        let bytes = response.into_body().collect().await?.to_bytes();
+        let text = String::from_utf8(bytes.to_vec()).map_err(kube::Error::FromUtf8)?;
+        if !(code.is_client_error() || code.is_server_error()) {
+            return Ok(Answer { text: Ok(text), retry_after });
+        }
+        let status = serde_json::from_str::<kube::core::Status>(&text).unwrap_or_else(|_| {
+            kube::core::Status::failure(text.trim(), "Failed to parse error data").with_code(code.as_u16())
+        });
+        Ok(Answer { text: Err(Box::new(status)), retry_after })
     }
 }
 

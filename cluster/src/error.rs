@@ -56,6 +56,29 @@ pub enum Error {
         /// The timeout that expired.
         after: Duration,
     },
+    /// 429: the API server throttled the call (API Priority and Fairness, or max-in-flight) and
+    /// every retry it allowed within the timeout.
+    #[error(
+        "the API server at {server} throttled the requests (429 Too Many Requests) while {doing}: {attempts} attempt{s} within the {}s timeout{wait}",
+        .timeout.as_secs_f64(),
+        s = if *.attempts == 1 { "" } else { "s" },
+        wait = match .retry_after {
+            Some(n) => format!(", the last answered with Retry-After: {n}"),
+            None => String::new(),
+        }
+    )]
+    Throttled {
+        /// The server URL.
+        server: String,
+        /// What was being done.
+        doing: String,
+        /// How many times the call was sent.
+        attempts: u32,
+        /// The last `Retry-After`, in seconds.
+        retry_after: Option<u64>,
+        /// The timeout of the call, retries included.
+        timeout: Duration,
+    },
     /// 401: the credentials are missing, invalid or expired.
     #[error(
         "the API server at {server} rejected the credentials (401 Unauthorized): they are missing, invalid or expired; log in again or refresh the kubeconfig's token"

@@ -242,7 +242,7 @@ pub fn spec_options(
         })
     });
     let release = gates.version();
-    let checks_api_versions = release >= KubernetesVersion::V1_34;
+    let checks_api_versions = checks_api_versions(release);
     SpecOptions {
         min_replicas_lower_bound: lower,
         scale_target_ref: RefOptions {
@@ -293,6 +293,13 @@ pub fn validate_update(
     let hpa_errs = validation::validate_update(new, old, &opts);
     errs.extend(declarative_merge(hpa_errs, new, Some(old), gates));
     rendered(errs, gates)
+}
+
+/// Whether `release` checks that `scaleTargetRef.apiVersion` names an API group and that an
+/// Object metric's `describedObject.apiVersion` is well formed (1.34 and later, #130839's
+/// `ValidateCrossVersionObjectReference` options in `validation.go`).
+pub fn checks_api_versions(release: KubernetesVersion) -> bool {
+    release >= KubernetesVersion::V1_34
 }
 
 /// Whether declarative min/max replica rules are enforced (beta in 1.37 and later).

@@ -407,19 +407,30 @@ pub struct ConnectionArgs {
     #[arg(long, value_name = "FILE")]
     pub kubeconfig: Option<PathBuf>,
 
-    /// The timeout of each API call, in seconds.
-    #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_TIMEOUT.as_secs())]
+    /// The timeout of each API call, in seconds (at least 1).
+    #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_TIMEOUT.as_secs(), value_parser = timeout_seconds)]
     pub timeout: u64,
 }
 
+/// `--timeout`: whole seconds, at least 1. Every call to the API server is bounded here, so
+/// kubectl's `--request-timeout=0` (no timeout at all: a server that never answers hangs the
+/// command) has no counterpart, and 0 is refused rather than read as some other bound.
+fn timeout_seconds(s: &str) -> Result<u64, String> {
+    match s.parse::<u64>() {
+        Ok(0) => Err("must be at least 1 second: every API call has a timeout (there is no \"no timeout\", kubectl's --request-timeout=0)".into()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(format!("{e}: expected whole seconds, e.g. 30")),
+    }
+}
+
 impl ConnectionArgs {
-    /// The client options these flags give (a timeout of at least one second).
+    /// The client options these flags give.
     pub fn client_options(&self) -> hpa_cluster::ClientOptions {
         hpa_cluster::ClientOptions {
             kubeconfig: self.kubeconfig.clone(),
             context: self.context.clone(),
             in_cluster: false,
-            timeout: std::time::Duration::from_secs(self.timeout.max(1)),
+            timeout: std::time::Duration::from_secs(self.timeout),
         }
     }
 }
@@ -457,6 +468,37 @@ mod tests {
     #[test]
     fn verify_cli() {
         Args::command().debug_assert();
+    }
+
+    /// `--timeout 0` is refused when the flags are parsed, in clap's words with ours; it was read
+    /// as one second before.
+    #[test]
+    fn timeout_zero_is_refused() {
+        for command in ["cluster", "diagnose"] {
+            let mut args = vec!["hpa-lint", command];
+            if command == "diagnose" {
+                args.push("web");
+            }
+            let err = Args::try_parse_from(args.iter().copied().chain(["--timeout", "0"])).unwrap_err();
+            assert_eq!(err.kind(), clap::error::ErrorKind::ValueValidation);
+            assert_eq!(
+                err.to_string().lines().next(),
+                Some(
+                    "error: invalid value '0' for '--timeout <SECONDS>': must be at least 1 second: every API call has a timeout (there is no \"no timeout\", kubectl's --request-timeout=0)"
+                )
+            );
+            let ok = Args::try_parse_from(args.iter().copied().chain(["--timeout", "1"])).unwrap();
+            let Some(
+                Command::Cluster(ClusterLintArgs { connection, .. })
+                | Command::Diagnose(DiagnoseArgs { connection, .. }),
+            ) = ok.command
+            else {
+                panic!("{command}: parsed as another command");
+            };
+            assert_eq!(connection.client_options().timeout, std::time::Duration::from_secs(1));
+        }
+        let err = Args::try_parse_from(["hpa-lint", "cluster", "--timeout", "1s"]).unwrap_err();
+        assert!(err.to_string().contains("expected whole seconds, e.g. 30"), "{err}");
     }
 
     /// Every command's `--help`, as users read it, is a snapshot: a change to a flag, a default

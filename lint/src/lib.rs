@@ -107,7 +107,7 @@ pub fn run(args: cli::Args, out: &mut Output<'_>) -> ExitStatus {
         Some(cli::Command::Default(d)) => commands::default::run(d, &args.cluster, out),
         Some(cli::Command::Convert(c)) => commands::convert::run(c, &args.cluster, out),
         Some(cli::Command::Explain(e)) => commands::explain::run(e, &args.cluster, out),
-        Some(cli::Command::Rules(r)) => commands::rules::run(r, out),
+        Some(cli::Command::Rules(r)) => commands::rules::run(r, &args.cluster, out),
         Some(cli::Command::Simulate(s)) => commands::simulate::run(s, &args.cluster, out),
         Some(cli::Command::Cluster(c)) => commands::cluster::run(c, &args.cluster, out),
         Some(cli::Command::Diagnose(d)) => commands::diagnose::run(d, &args.cluster, out),

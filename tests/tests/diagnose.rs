@@ -203,6 +203,55 @@ fn live_servers_that_hang_or_are_gone_fail_in_time() {
     assert!(lines[1].starts_with("  help: check that the cluster is up"), "{}", run.stderr);
 }
 
+/// A throttling API server (429 with `Retry-After`, as API Priority and Fairness answers) is
+/// asked again after the wait it names, as client-go does, while the timeout allows; past
+/// that, the error says it throttled, at once, not that it was slow.
+#[test]
+fn live_servers_that_throttle_are_retried_then_named() {
+    let l = live();
+    serve_the_snapshot(&l.server);
+    let hpa = "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers/php-apache";
+    let asked = |server: &TestApiServer| server.requests().iter().filter(|r| r.path == hpa).count();
+
+    // Twice 429 with Retry-After: 1, then served: three requests, about two seconds.
+    l.server.fault(hpa, Fault::Throttle { retry_after: 1, times: 2 });
+    let started = Instant::now();
+    let run = l.diagnose(&["php-apache", "-o", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(asked(&l.server), 3);
+    assert!(started.elapsed() >= Duration::from_secs(2), "{:?}", started.elapsed());
+
+    // A wait the timeout cannot hold: named at once, after one attempt.
+    let l = live();
+    serve_the_snapshot(&l.server);
+    l.server.fault(hpa, Fault::Throttle { retry_after: 5, times: usize::MAX });
+    let started = Instant::now();
+    let run = l.diagnose(&["php-apache", "--timeout", "3"]);
+    assert_eq!(run.code, 2);
+    assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
+    assert_eq!(
+        run.stderr,
+        format!(
+            "hpa-lint: error: the API server at {} throttled the requests (429 Too Many Requests) while reading HorizontalPodAutoscaler default/php-apache: 1 attempt within the 3s timeout, the last answered with Retry-After: 5\n  help: the API server is overloaded or limits these credentials (API Priority and Fairness): retry later, or raise --timeout to wait out its Retry-After\n",
+            l.server.url()
+        )
+    );
+    assert_eq!(asked(&l.server), 1);
+
+    // Retry-After: 0 every time: client-go's 10 retries, then the error.
+    let l = live();
+    serve_the_snapshot(&l.server);
+    l.server.fault(hpa, Fault::Throttle { retry_after: 0, times: usize::MAX });
+    let run = l.diagnose(&["php-apache"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains(": 11 attempts within the 10s timeout, the last answered with Retry-After: 0\n"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(asked(&l.server), 11);
+}
+
 #[test]
 fn snapshot_errors_say_where() {
     let dir = tempfile::tempdir().unwrap();

@@ -128,3 +128,24 @@ spec:
         assert!(human.contains("tolerance             2%"), "{on}: {human}");
     }
 }
+
+/// An HPA written with `generateName` is named by its prefix, as the linter names it, not by
+/// the placeholder name admission gives it (`web-xxxxx`).
+#[test]
+fn explain_names_a_generate_name_hpa_by_its_prefix() {
+    let hpa = "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  generateName: web-\n  namespace: shop\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  maxReplicas: 3\n";
+    let run = hpa_lint(&["explain", "--no-config", "-"], hpa);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout.lines().next(), Some("<stdin>:1:1: HorizontalPodAutoscaler shop/web-* (autoscaling/v2)"));
+    let json: serde_json::Value =
+        serde_json::from_str(&hpa_lint(&["explain", "--no-config", "-o", "json", "-"], hpa).stdout).unwrap();
+    assert_eq!(
+        (&json[0]["namespace"], &json[0]["name"], &json[0]["generateName"]),
+        (&"shop".into(), &"".into(), &"web-".into())
+    );
+    let named =
+        hpa_lint(&["explain", "--no-config", "-o", "json", "-"], &hpa.replace("generateName: web-", "name: web"));
+    let named: serde_json::Value = serde_json::from_str(&named.stdout).unwrap();
+    assert_eq!(named[0]["name"], "web");
+    assert!(named[0].get("generateName").is_none());
+}

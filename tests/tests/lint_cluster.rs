@@ -2,8 +2,8 @@
 //! rules as files on live objects, locations as objects and field paths, notes for what was
 //! not read, the replicas decision for HPA410, scopes, and the report formats.
 
-use hpa_tests::apiserver::LiveCluster as Live;
 use hpa_tests::apiserver::fixtures;
+use hpa_tests::apiserver::{Fault, LiveCluster as Live};
 use hpa_tests::cli::{Run, hpa_lint};
 use serde_json::{Value, json};
 
@@ -388,6 +388,28 @@ fn a_server_that_cannot_be_reached_is_a_clear_error() {
     let run = hpa_lint(&["cluster", "--kubeconfig", "/nonexistent/kubeconfig"], "");
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("cannot use kubeconfig /nonexistent/kubeconfig: no such file"), "{}", run.stderr);
+}
+
+/// A list the API server throttles past the timeout is named as throttled (429), not as slow.
+#[test]
+fn a_throttling_server_is_named() {
+    let l = live();
+    l.server.fault("/apis/autoscaling/v2", Fault::Throttle { retry_after: 5, times: usize::MAX });
+    let run = l.lint(&["--timeout", "2"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.starts_with(&format!(
+            "hpa-lint: error: the API server at {} throttled the requests (429 Too Many Requests) while listing ",
+            l.server.url()
+        )),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains(": 1 attempt within the 2s timeout, the last answered with Retry-After: 5\n"),
+        "{}",
+        run.stderr
+    );
 }
 
 /// A live HPA is checked as kube-apiserver checks a stored object again: re-applied unchanged,

@@ -83,3 +83,31 @@ fn sarif_of_edge_cases_is_valid() {
     assert_valid_sarif(&sarif);
     assert_eq!(sarif["runs"][0]["invocations"][0]["toolExecutionNotifications"].as_array().unwrap().len(), 1);
 }
+
+/// An HPA written with `generateName` and no name is shown as `Display` shows such objects,
+/// `web-*` in its namespace as resolved, in every output: SARIF named it
+/// `HorizontalPodAutoscaler/default/` and the human label "without a name".
+#[test]
+fn generate_name_objects_are_shown_by_their_prefix() {
+    let hpa = "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  generateName: web-\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  minReplicas: 3\n  maxReplicas: 3\n  metrics:\n  - type: Resource\n    resource:\n      name: cpu\n      target: {type: Utilization, averageUtilization: 60}\n";
+    let sarif: serde_json::Value =
+        serde_json::from_str(&hpa_lint(&["--no-config", "-o", "sarif", "-"], hpa).stdout).unwrap();
+    let logical = &sarif["runs"][0]["results"][0]["locations"][0]["logicalLocations"];
+    assert_eq!(logical[0]["name"], "web-*");
+    assert_eq!(logical[0]["fullyQualifiedName"], "HorizontalPodAutoscaler/default/web-*");
+    assert_eq!(logical[1]["fullyQualifiedName"], "HorizontalPodAutoscaler/default/web-*/spec.maxReplicas");
+
+    let json: serde_json::Value =
+        serde_json::from_str(&hpa_lint(&["--no-config", "-o", "json", "-"], hpa).stdout).unwrap();
+    assert_eq!(
+        json["diagnostics"][0]["object"],
+        serde_json::json!({"kind": "HorizontalPodAutoscaler", "namespace": "default", "name": "", "generateName": "web-", "document": 0, "item": null})
+    );
+
+    // The namespace as resolved: the one the other objects of the set name.
+    let with_shop = format!("{hpa}---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c, namespace: shop}}\n");
+    let human = hpa_lint(&["--no-config", "-"], &with_shop).stdout;
+    assert!(human.contains("the HPA can never scale (HorizontalPodAutoscaler\n  │ shop/web-*)\n"), "{human}");
+    let named = hpa_lint(&["--no-config", "-o", "sarif", "-"], &hpa.replace("generateName: web-", "name: web")).stdout;
+    assert!(named.contains("\"fullyQualifiedName\": \"HorizontalPodAutoscaler/default/web\""), "{named}");
+}

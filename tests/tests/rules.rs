@@ -338,3 +338,72 @@ fn docs_rules_md_is_generated_from_the_registry() {
          UPDATE_DOCS=1 cargo test -p hpa-tests docs_rules_md\n"
     );
 }
+
+// === hpa-lint rules --kubernetes-version ===
+
+/// `hpa-lint rules --kubernetes-version` says, per rule that depends on the release, what it
+/// does there, from the release's gates (and `--feature-gates` over them); without the flag the
+/// list names no release.
+#[test]
+fn rules_say_what_differs_on_the_selected_release() {
+    let run = hpa_lint(&["rules", "--kubernetes-version", "1.33"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let section: Vec<&str> =
+        run.stdout.lines().skip_while(|l| !l.starts_with("On Kubernetes")).take_while(|l| !l.is_empty()).collect();
+    assert_eq!(
+        section,
+        [
+            "On Kubernetes 1.33, the rules that depend on the release:",
+            "HPA000  invalid: neither `scaleTargetRef.apiVersion` nor an Object metric's `describedObject.apiVersion` is checked for its group; `maxReplicas: 0` is `Invalid value: 0: must be greater than 0`; label messages say \"characters\" and \"a qualified name\"; values such as quantities are printed as Go structs; `status.conditions[].observedGeneration` is an unknown field; `minReplicas: 0` is refused (HPAScaleToZero off); `behavior` tolerances are dropped silently (HPAConfigurableTolerance off).",
+            "HPA201  missing-resource-request: the controller ignores pod-level requests, even with PodLevelResources on: every container needs its own request.",
+            "HPA202  unknown-container: while a rollout adds or removes the container, the pods without it count with a request of 0.",
+            "HPA306  tolerance-ignored: the rule reports every `behavior` tolerance (HPAConfigurableTolerance off).",
+        ]
+    );
+    assert!(!hpa_lint(&["rules"], "").stdout.contains("On Kubernetes"));
+
+    let one = hpa_lint(&["rules", "HPA306", "--kubernetes-version", "1.37"], "");
+    assert_eq!(
+        one.stdout.lines().nth(4),
+        Some("On Kubernetes 1.37: HPAConfigurableTolerance is GA and locked on: the rule never reports."),
+        "{}",
+        one.stdout
+    );
+    let same = hpa_lint(&["rules", "HPA101", "--kubernetes-version", "1.35"], "");
+    assert_eq!(same.stdout.lines().nth(4), Some("On Kubernetes 1.35: the same as on every supported release."));
+
+    // The gates given on the command line count, as in every other command.
+    let json = hpa_lint(
+        &[
+            "rules",
+            "HPA306",
+            "-o",
+            "json",
+            "--kubernetes-version",
+            "1.36",
+            "--feature-gates",
+            "HPAConfigurableTolerance=false",
+        ],
+        "",
+    );
+    let v: Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(v[0]["kubernetesVersion"], "1.36");
+    assert_eq!(v[0]["onRelease"], "the rule reports every `behavior` tolerance (HPAConfigurableTolerance off)");
+    let on = hpa_lint(&["rules", "HPA306", "-o", "json", "--kubernetes-version", "1.36"], "");
+    let v: Value = serde_json::from_str(&on.stdout).unwrap();
+    assert_eq!(
+        v[0]["onRelease"],
+        "HPAConfigurableTolerance is on: the rule reports nothing unless the gate is turned off"
+    );
+    assert!(hpa_lint(&["rules", "HPA306", "-o", "json"], "").stdout.find("onRelease").is_none());
+
+    let md = hpa_lint(&["rules", "-o", "markdown", "--kubernetes-version", "1.35"], "");
+    assert!(md.stdout.contains(
+        "\n**On Kubernetes 1.35:** while a rollout adds or removes the container, the pods without it make a `Utilization` metric fail (`container <name> not found in Pod <pod>`).\n"
+    ));
+
+    let refused =
+        hpa_lint(&["rules", "--kubernetes-version", "1.37", "--feature-gates", "HPAConfigurableTolerance=false"], "");
+    assert_eq!(refused.code, 2);
+    assert!(refused.stderr.starts_with("hpa-lint: error: "), "{}", refused.stderr);
+}

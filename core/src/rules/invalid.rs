@@ -1,6 +1,11 @@
 //! HPA000 `invalid`: every error kube-apiserver would answer with.
 
 use super::{Context, Finding, Rule, RuleMeta};
+use crate::admission::{checks_api_versions, declarative_enforced};
+use crate::api::release::has_condition_observed_generation;
+use crate::features::{FeatureGates, Gate, KubernetesVersion};
+use crate::field::ValueRendering;
+use crate::validation::names::content_wording;
 
 crate::declare_rule! {
     /// ## What it checks
@@ -86,5 +91,47 @@ impl Rule for Invalid {
         for e in cx.errors {
             out.push(Finding::new(&Self::META, e.field.clone(), e.to_string()));
         }
+    }
+
+    /// The release-dependent checks and wordings of the doc comment's second paragraph, each
+    /// from the predicate validation uses.
+    fn on_release(&self, gates: &FeatureGates) -> Option<String> {
+        let v = gates.version();
+        let mut facts = vec![
+            if checks_api_versions(v) {
+                "`scaleTargetRef.apiVersion` must name an API group and an Object metric's `describedObject.apiVersion` must be well formed"
+            } else {
+                "neither `scaleTargetRef.apiVersion` nor an Object metric's `describedObject.apiVersion` is checked for its group"
+            },
+            if v <= KubernetesVersion::V1_35 {
+                "`maxReplicas: 0` is `Invalid value: 0: must be greater than 0`"
+            } else if declarative_enforced(gates) {
+                "`maxReplicas: 0` is `Required value`, and the declarative error comes last"
+            } else {
+                "`maxReplicas: 0` is `Required value`"
+            },
+            if content_wording(v) {
+                "label messages say \"bytes\" and \"a valid label key\""
+            } else {
+                "label messages say \"characters\" and \"a qualified name\""
+            },
+        ];
+        if ValueRendering::of(v) == ValueRendering::GoReflect {
+            facts.push("values such as quantities are printed as Go structs");
+        }
+        if !has_condition_observed_generation(v) {
+            facts.push("`status.conditions[].observedGeneration` is an unknown field");
+        }
+        facts.push(if gates.enabled(Gate::HPAScaleToZero) {
+            "`minReplicas: 0` is allowed with an Object or External metric (HPAScaleToZero on)"
+        } else {
+            "`minReplicas: 0` is refused (HPAScaleToZero off)"
+        });
+        facts.push(if gates.enabled(Gate::HPAConfigurableTolerance) {
+            "`behavior` tolerances are kept (HPAConfigurableTolerance on)"
+        } else {
+            "`behavior` tolerances are dropped silently (HPAConfigurableTolerance off)"
+        });
+        Some(facts.join("; "))
     }
 }

@@ -2,7 +2,7 @@
 
 use super::objects::{AdmittedPod, TemplateContainer};
 use super::{Context, Finding, Location, Rule, RuleMeta};
-use crate::features::Gate;
+use crate::features::{FeatureGates, Gate, KubernetesVersion};
 
 crate::declare_rule! {
     /// ## What it checks
@@ -287,6 +287,17 @@ impl Rule for MissingResourceRequest {
                 }
             }
         }
+    }
+
+    /// Whether pod-level requests count ([`FeatureGates::pod_level_requests`]).
+    fn on_release(&self, gates: &FeatureGates) -> Option<String> {
+        Some(if gates.pod_level_requests() {
+            "pod-level requests (`spec.template.spec.resources`) count: only a pod with no request at all for the resource is reported".into()
+        } else if gates.version() == KubernetesVersion::V1_33 {
+            "the controller ignores pod-level requests, even with PodLevelResources on: every container needs its own request".into()
+        } else {
+            "PodLevelResources is off: the controller ignores pod-level requests, so every container needs its own request".into()
+        })
     }
 }
 

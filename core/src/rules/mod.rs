@@ -326,6 +326,13 @@ pub trait Rule: Sync {
     fn meta(&self) -> &'static RuleMeta;
     /// Adds its findings about one HPA.
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Finding>);
+    /// What the rule checks or reports on the release and feature gates of `gates`, for a rule
+    /// whose verdict depends on them (`hpa-lint rules --kubernetes-version`), in one sentence
+    /// without the release's name; `None` when it is the same on every supported release.
+    fn on_release(&self, gates: &FeatureGates) -> Option<String> {
+        let _ = gates;
+        None
+    }
 }
 
 /// Declares a rule: a unit struct whose doc comment is the rule's documentation.

@@ -4,6 +4,7 @@
 use super::{Context, Finding, Rule, RuleMeta};
 use crate::admission::Operation;
 use crate::evaluator::config::TOLERANCE_FLAG;
+use crate::features::{FeatureGates, Gate};
 
 crate::declare_rule! {
     /// ## What it checks
@@ -110,6 +111,19 @@ impl Rule for ToleranceIgnored {
                     .help("enable the HPAConfigurableTolerance feature gate, or remove the field"),
             );
         }
+    }
+
+    /// Whether `HPAConfigurableTolerance` is on, and why.
+    fn on_release(&self, gates: &FeatureGates) -> Option<String> {
+        let gate = Gate::HPAConfigurableTolerance;
+        let locked = gate.spec(gates.version()).is_some_and(|s| s.locked);
+        Some(if gates.enabled(gate) && locked {
+            "HPAConfigurableTolerance is GA and locked on: the rule never reports".into()
+        } else if gates.enabled(gate) {
+            "HPAConfigurableTolerance is on: the rule reports nothing unless the gate is turned off".into()
+        } else {
+            "the rule reports every `behavior` tolerance (HPAConfigurableTolerance off)".into()
+        })
     }
 }
 

@@ -1,6 +1,8 @@
 //! HPA202 `unknown-container`: a ContainerResource metric on a container that does not exist.
 
 use super::{Context, Finding, Location, Rule, RuleMeta};
+use crate::evaluator::ControllerRelease;
+use crate::features::FeatureGates;
 
 crate::declare_rule! {
     /// ## What it checks
@@ -144,5 +146,14 @@ impl Rule for UnknownContainer {
                 );
             }
         }
+    }
+
+    /// How a rollout's pods without the container count ([`ControllerRelease::missing_container_error`]).
+    fn on_release(&self, gates: &FeatureGates) -> Option<String> {
+        Some(if ControllerRelease::of(gates.version()).missing_container_error {
+            "while a rollout adds or removes the container, the pods without it make a `Utilization` metric fail (`container <name> not found in Pod <pod>`)".into()
+        } else {
+            "while a rollout adds or removes the container, the pods without it count with a request of 0".into()
+        })
     }
 }

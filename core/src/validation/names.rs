@@ -137,7 +137,7 @@ fn matches_label_key_name(s: &str) -> bool {
 
 /// Whether a release checks label keys and values with `content.IsLabelKey`/`IsLabelValue`
 /// (1.35 and later) rather than `util/validation`'s `IsQualifiedName`/`IsValidLabelValue`.
-fn content_wording(release: KubernetesVersion) -> bool {
+pub(crate) fn content_wording(release: KubernetesVersion) -> bool {
     release >= KubernetesVersion::V1_35
 }
 

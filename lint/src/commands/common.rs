@@ -26,6 +26,9 @@ fn advice(e: &Error) -> Option<&'static str> {
             "check that the cluster is up and reachable from here (VPN, proxy, port-forward), or choose another with --context or --kubeconfig",
         ),
         Error::Timeout { .. } => Some("the server or the network is slow: retry, or raise --timeout"),
+        Error::Throttled { .. } => Some(
+            "the API server is overloaded or limits these credentials (API Priority and Fairness): retry later, or raise --timeout to wait out its Retry-After",
+        ),
         Error::Kubeconfig { .. } => Some("fix the file, or choose another with --kubeconfig or --context"),
         Error::Api { .. } | Error::Protocol { .. } => Some("retry; if it persists, check the API server's health"),
         _ => None,

@@ -11,6 +11,7 @@ use hpa_core::check::{self, Admission};
 use hpa_core::effective::{self, EffectiveBehavior, EffectiveRules, Source, Valued};
 use hpa_core::evaluator::HPAControllerConfiguration;
 use hpa_core::evaluator::timing::{self, Run};
+use hpa_core::rules::ObjectId;
 use serde_json::{Value, json};
 
 use crate::cli::{ExplainArgs, ReportFormat};
@@ -54,8 +55,22 @@ pub fn run(args: &ExplainArgs, cluster: &crate::cli::ClusterArgs, out: &mut Outp
                     let notes = ignored_tolerances(user, &controller);
                     let up = timing::fastest_scale_up(admitted.effective(), &controller);
                     let down = timing::fastest_scale_down(admitted.effective(), &controller);
+                    // Named as the linter names it: by its prefix when kube-apiserver would name it
+                    // at creation (not by the placeholder admission gives it).
+                    let (written, stored) = (&admitted.written().metadata, &admitted.effective().metadata);
+                    let object = if written.name.is_empty() && !written.generate_name.is_empty() {
+                        ObjectId::generated(AUTOSCALING_V2, HPA_KIND, &stored.namespace, &written.generate_name, "")
+                    } else {
+                        ObjectId {
+                            api_version: AUTOSCALING_V2.into(),
+                            kind: HPA_KIND.into(),
+                            namespace: stored.namespace.clone(),
+                            name: stored.name.clone(),
+                        }
+                    };
                     reports.push(Report {
                         at,
+                        object,
                         version: admitted.original.api_version(),
                         hpa: admitted.effective().clone(),
                         effective: eff,
@@ -85,10 +100,17 @@ pub fn run(args: &ExplainArgs, cluster: &crate::cli::ClusterArgs, out: &mut Outp
     status
 }
 
+/// The kind and group/version [`Report::object`] names.
+const HPA_KIND: &str = "HorizontalPodAutoscaler";
+const AUTOSCALING_V2: &str = "autoscaling/v2";
+
 /// Everything explained about one HPA.
 pub struct Report {
     /// `file:line:col`.
     pub at: String,
+    /// The HPA, named as `hpa-lint` names objects (`HorizontalPodAutoscaler shop/web`, or
+    /// `shop/web-*` for one written with `generateName`).
+    pub object: ObjectId,
     /// The version it was written in.
     pub version: ApiVersion,
     /// The HPA as the controller sees it (defaulted, internal form).
@@ -308,10 +330,7 @@ impl Report {
         let h = &self.hpa;
         let p = &self.controller;
         let t = &h.spec.scale_target_ref;
-        let mut s = format!(
-            "{}: HorizontalPodAutoscaler {}/{} ({})\n",
-            self.at, h.metadata.namespace, h.metadata.name, self.version
-        );
+        let mut s = format!("{}: {} ({})\n", self.at, self.object, self.version);
         s.push_str(&format!(
             "  scales {}/{} ({}) between {} and {} replicas\n",
             t.kind,
@@ -409,11 +428,11 @@ impl Report {
             json!({"from": r.from, "to": r.target, "reached": r.reached(), "syncs": r.syncs, "seconds": r.seconds,
                    "path": r.path(), "syncPeriodSeconds": r.sync_period_seconds})
         };
-        json!({
+        let mut v = json!({
             "at": self.at,
             "apiVersion": self.version.as_str(),
             "namespace": h.metadata.namespace,
-            "name": h.metadata.name,
+            "name": self.object.written_name(),
             "scaleTargetRef": h.spec.scale_target_ref,
             "minReplicas": h.spec.min_replicas.unwrap_or(1),
             "maxReplicas": h.spec.max_replicas,
@@ -422,6 +441,11 @@ impl Report {
             "fastestScaleUp": run(&self.up),
             "fastestScaleDown": run(&self.down),
             "notes": self.notes,
-        })
+        });
+        // `generateName` after `name`, for an HPA written with it only.
+        if let (Some(prefix), Some(map)) = (self.object.generate_name(), v.as_object_mut()) {
+            map.shift_insert(4, "generateName".into(), json!(prefix));
+        }
+        v
     }
 }

@@ -1,52 +1,109 @@
 //! `hpa-lint rules [RULE]`: the rule list, one rule's documentation, or the Markdown reference
-//! (`docs/rules.md` is generated from it and checked by a test).
+//! (`docs/rules.md` is generated from it and checked by a test). With `--kubernetes-version` or
+//! `--feature-gates`, each rule whose verdict depends on the release also says what it does on
+//! the one selected (`Rule::on_release`).
 
-use hpa_core::rules::{self, RuleMeta};
+use hpa_core::features::FeatureGates;
+use hpa_core::rules::{self, Rule, RuleMeta};
 use serde_json::json;
 
-use crate::cli::{RulesArgs, RulesFormat};
+use super::settings::settings;
+use crate::cli::{ClusterArgs, ConfigArgs, RulesArgs, RulesFormat};
 use crate::linter::report::docs_url;
 use crate::{ExitStatus, Output};
 
-/// Runs `rules`.
-pub fn run(args: &RulesArgs, out: &mut Output<'_>) -> ExitStatus {
-    let metas: Vec<&'static RuleMeta> = match &args.rule {
+/// The release `rules` describes the rules on, with what each rule does differently there.
+struct Release {
+    /// The release and gates selected.
+    gates: FeatureGates,
+    /// `On Kubernetes 1.33` (and the gates given).
+    title: String,
+}
+
+impl Release {
+    /// The release of the flags.
+    fn new(gates: FeatureGates, cluster: &ClusterArgs) -> Release {
+        let mut title = format!("On Kubernetes {}", gates.version());
+        if !cluster.feature_gates.is_empty() {
+            title.push_str(&format!(" with --feature-gates {}", cluster.feature_gates.join(",")));
+        }
+        Release { gates, title }
+    }
+
+    /// What `rule` does on this release, or `None` when it is the same on every release.
+    fn of(&self, rule: &dyn Rule) -> Option<String> {
+        rule.on_release(&self.gates)
+    }
+}
+
+/// Runs `rules`. The release comes from `--kubernetes-version` and `--feature-gates` only (as
+/// `commands::settings::settings` turns them into gates, reading no configuration file), so
+/// that the reference reads the same in every directory.
+pub fn run(args: &RulesArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> ExitStatus {
+    let selected: Vec<&'static dyn Rule> = match &args.rule {
         Some(r) => match rules::find(r) {
-            Some(rule) => vec![rule.meta()],
+            Some(rule) => vec![rule],
             None => return out.usage_error(&format!("unknown rule {r:?} (see `hpa-lint rules`)")),
         },
-        None => rules::ALL.iter().map(|r| r.meta()).collect(),
+        None => rules::ALL.to_vec(),
     };
+    let release = if cluster.kubernetes_version.is_some() || !cluster.feature_gates.is_empty() {
+        let no_config = ConfigArgs { config: None, no_config: true };
+        match settings(&no_config, cluster, &[], out) {
+            Ok(resolved) => Some(Release::new(resolved.settings.gates().clone(), cluster)),
+            Err(e) => return out.fail(&e),
+        }
+    } else {
+        None
+    };
+    let release = release.as_ref();
     let text = match (args.output, &args.rule) {
         (RulesFormat::Json, _) => {
-            let v: Vec<_> = metas
+            let v: Vec<_> = selected
                 .iter()
-                .map(|m| {
-                    json!({"id": m.id, "name": m.name, "severity": m.severity.as_str(), "summary": m.summary,
+                .map(|r| {
+                    let m = r.meta();
+                    let mut v = json!({"id": m.id, "name": m.name, "severity": m.severity.as_str(), "summary": m.summary,
                            "needsObjects": m.needs_objects, "enabledByDefault": m.enabled_by_default,
-                           "documentation": m.docs(), "url": docs_url(m)})
+                           "documentation": m.docs(), "url": docs_url(m)});
+                    if let (Some(release), Some(obj)) = (release, v.as_object_mut()) {
+                        obj.insert("kubernetesVersion".into(), json!(release.gates.version().to_string()));
+                        obj.insert("onRelease".into(), json!(release.of(*r)));
+                    }
+                    v
                 })
                 .collect();
             serde_json::to_string_pretty(&v).map(|s| s + "\n").unwrap_or_default()
         }
-        (RulesFormat::Markdown, None) => markdown(),
-        (RulesFormat::Markdown, Some(_)) | (RulesFormat::Human, Some(_)) => metas.iter().map(|m| one(m)).collect(),
-        (RulesFormat::Human, None) => table(&metas),
+        (RulesFormat::Markdown, None) => markdown_on(release),
+        (RulesFormat::Markdown, Some(_)) | (RulesFormat::Human, Some(_)) => {
+            selected.iter().map(|r| one(*r, release)).collect()
+        }
+        (RulesFormat::Human, None) => table(&selected, release),
     };
     out.write(&text);
     ExitStatus::Clean
 }
 
-fn table(metas: &[&'static RuleMeta]) -> String {
-    let w = metas.iter().map(|m| m.name.len()).max().unwrap_or(0);
+fn table(selected: &[&'static dyn Rule], release: Option<&Release>) -> String {
+    let w = selected.iter().map(|r| r.meta().name.len()).max().unwrap_or(0);
     let mut s = String::new();
-    for m in metas {
+    for r in selected {
+        let m = r.meta();
         let opt_in = if m.enabled_by_default { "" } else { "opt-in" };
         s.push_str(&format!("{}  {:<w$}  {:<7}  {:<6}  {}\n", m.id, m.name, m.severity.as_str(), opt_in, m.summary));
     }
+    if let Some(release) = release {
+        s.push_str(&format!("\n{}, the rules that depend on the release:\n", release.title));
+        for r in selected {
+            if let Some(text) = release.of(*r) {
+                s.push_str(&format!("{}  {}: {text}.\n", r.meta().id, r.meta().name));
+            }
+        }
+    }
     s.push_str(
         "\nOpt-in rules run with `--select <ID>` (or `--select all`) or a level under `rules:` in .hpa-lint.yaml.\n\
-         `hpa-lint rules <ID>` prints a rule's documentation.\n",
+         `hpa-lint rules <ID>` prints a rule's documentation; `--kubernetes-version` says what differs on a release.\n",
     );
     s
 }
@@ -63,8 +120,19 @@ fn traits(m: &RuleMeta) -> String {
     s
 }
 
-fn one(m: &RuleMeta) -> String {
-    format!("{} {} ({})\n\n{}\n\n{}\n", m.id, m.name, traits(m), m.summary, m.docs().trim_end())
+fn one(rule: &dyn Rule, release: Option<&Release>) -> String {
+    let m = rule.meta();
+    let mut s = format!("{} {} ({})\n\n{}\n\n", m.id, m.name, traits(m), m.summary);
+    if let Some(release) = release {
+        let title = &release.title;
+        match release.of(rule) {
+            Some(text) => s.push_str(&format!("{title}: {text}.\n\n")),
+            None => s.push_str(&format!("{title}: the same as on every supported release.\n\n")),
+        }
+    }
+    s.push_str(m.docs().trim_end());
+    s.push('\n');
+    s
 }
 
 /// The anchor diagnostics link to (`report::docs_url`): GitHub's anchor of the rule's heading
@@ -97,8 +165,9 @@ fn demoted(docs: &str) -> String {
 }
 
 /// The rule reference as Markdown (the content of `docs/rules.md`): a table of contents, then
-/// every rule's documentation under a heading whose anchor the diagnostics link to.
-pub fn markdown() -> String {
+/// every rule's documentation under a heading whose anchor the diagnostics link to; with a
+/// release, also what each rule that depends on it does there, under its heading.
+fn markdown_on(release: Option<&Release>) -> String {
     let mut s = String::from(
         "# hpa-lint rules\n\n\
          <!-- Generated by `hpa-lint rules -o markdown` from the rules' doc comments. A test keeps it current; \
@@ -134,6 +203,10 @@ pub fn markdown() -> String {
             s.push_str("; cross-object");
         }
         s.push_str(".\n\n");
+        if let Some(text) = release.and_then(|release| Some(format!("**{}:** {}.\n\n", release.title, release.of(*r)?)))
+        {
+            s.push_str(&text);
+        }
         s.push_str(&demoted(&m.docs()));
     }
     s
@@ -162,7 +235,7 @@ mod tests {
         for r in rules::ALL {
             let m = r.meta();
             assert_eq!(github_anchor(&heading(m)), anchor(m));
-            assert!(markdown().contains(&format!("\n## {}\n", heading(m))));
+            assert!(markdown_on(None).contains(&format!("\n## {}\n", heading(m))));
         }
         assert_eq!(anchor(rules::ALL[2].meta()), "hpa101-min-replicas-equals-max");
     }

@@ -102,6 +102,9 @@ pub struct ObjectLabel {
     pub namespace: Option<CompactString>,
     /// `metadata.name`
     pub name: CompactString,
+    /// `metadata.generateName` of an object written with it and no name (kube-apiserver names
+    /// it when it is created).
+    pub generate_name: Option<CompactString>,
     /// 0-based document index.
     pub document: usize,
     /// Index in a `List`.
@@ -183,11 +186,22 @@ pub struct LintResults {
 }
 
 impl ObjectLabel {
-    /// `HorizontalPodAutoscaler shop/web`, `ClusterRole web` (as [`ObjectId`]'s `Display`).
+    /// `HorizontalPodAutoscaler shop/web`, `ClusterRole web`, `HorizontalPodAutoscaler
+    /// shop/web-*` for `generateName: web-` (as [`ObjectId`]'s `Display`).
     pub fn describe(&self) -> String {
         let mut out = String::new();
-        let _ = objects::write_object(&mut out, &self.kind, self.namespace.as_deref().unwrap_or(""), &self.name);
+        let _ =
+            objects::write_object(&mut out, &self.kind, self.namespace.as_deref().unwrap_or(""), &self.shown_name());
         out
+    }
+
+    /// The name as outputs show it: `metadata.name`, or `web-*` for `generateName: web-` (as
+    /// [`ObjectId`]'s `Display`); empty for an object with neither.
+    pub fn shown_name(&self) -> Cow<'_, str> {
+        match &self.generate_name {
+            Some(prefix) => format!("{prefix}*").into(),
+            None => self.name.as_str().into(),
+        }
     }
 }
 
@@ -249,6 +263,7 @@ impl ObjectInfo {
             kind: self.id.kind.as_str().into(),
             namespace: (self.namespace != Namespace::None).then(|| self.id.namespace.as_str().into()),
             name: self.id.written_name().into(),
+            generate_name: self.id.generate_name().map(CompactString::from),
             document: self.document,
             item: self.item,
         }

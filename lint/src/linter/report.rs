@@ -6,6 +6,7 @@
 //! or a live object and a field in it (`namespace/name (Kind) path` heading the message; the
 //! object in JSON; SARIF logical locations only; an annotation without a file).
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::io;
 
@@ -413,7 +414,7 @@ fn rendered<'a>(d: &'a Diagnostic, shown: &'a Shown, inputs: Inputs<'a>) -> Opti
     };
     let what = object
         .as_ref()
-        .map(|o| match (o.kind.is_empty(), o.name.is_empty()) {
+        .map(|o| match (o.kind.is_empty(), o.shown_name().is_empty()) {
             (true, _) => String::new(),
             (false, true) => format!(" ({} without a name)", o.kind),
             // Messages about other objects name them already.
@@ -690,6 +691,9 @@ struct JsonObject<'a> {
     kind: &'a str,
     namespace: Option<&'a str>,
     name: &'a str,
+    /// `metadata.generateName` of an object written with it and no name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    generate_name: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     document: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -703,6 +707,7 @@ impl<'a> JsonObject<'a> {
             kind: &o.kind,
             namespace: o.namespace.as_deref(),
             name: &o.name,
+            generate_name: None,
             document: None,
             item: None,
         }
@@ -768,6 +773,7 @@ fn json_diagnostic<'a>(d: &'a Diagnostic, inputs: Inputs<'a>) -> JsonDiagnostic<
                 kind: &o.kind,
                 namespace: o.namespace.as_deref(),
                 name: &o.name,
+                generate_name: o.generate_name.as_deref(),
                 document: Some(o.document),
                 item: Some(o.item),
             });
@@ -823,7 +829,7 @@ fn json_diagnostic<'a>(d: &'a Diagnostic, inputs: Inputs<'a>) -> JsonDiagnostic<
 fn logical_locations<'a>(
     kind: &str,
     namespace: Option<&str>,
-    name: &'a str,
+    name: Cow<'a, str>,
     path: &'a str,
 ) -> Vec<SarifLogicalLocation<'a>> {
     let object = match namespace {
@@ -833,7 +839,7 @@ fn logical_locations<'a>(
     let field = (!path.is_empty()).then(|| format!("{object}/{path}"));
     let mut out = vec![SarifLogicalLocation { name, fully_qualified_name: object, kind: "object" }];
     if let Some(field) = field {
-        out.push(SarifLogicalLocation { name: path, fully_qualified_name: field, kind: "property" });
+        out.push(SarifLogicalLocation { name: path.into(), fully_qualified_name: field, kind: "property" });
     }
     out
 }
@@ -841,7 +847,7 @@ fn logical_locations<'a>(
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct SarifLogicalLocation<'a> {
-    name: &'a str,
+    name: Cow<'a, str>,
     fully_qualified_name: String,
     kind: &'static str,
 }
@@ -1073,13 +1079,13 @@ fn sarif_result<'a>(d: &'a Diagnostic, inputs: Inputs<'_>, rules: &[&RuleMeta]) 
         locations: [match &d.location {
             Location::File { file, span, object, .. } => SarifLocation {
                 physical_location: Some(SarifPhysical::new(inputs.name(*file), *span)),
-                logical_locations: object
-                    .as_ref()
-                    .map_or_else(Vec::new, |o| logical_locations(&o.kind, o.namespace.as_deref(), &o.name, &d.path)),
+                logical_locations: object.as_ref().map_or_else(Vec::new, |o| {
+                    logical_locations(&o.kind, o.namespace.as_deref(), o.shown_name(), &d.path)
+                }),
             },
             Location::Object(o) => SarifLocation {
                 physical_location: None,
-                logical_locations: logical_locations(&o.kind, o.namespace.as_deref(), &o.name, &d.path),
+                logical_locations: logical_locations(&o.kind, o.namespace.as_deref(), o.name.as_str().into(), &d.path),
             },
         }],
         related_locations: d
@@ -1101,7 +1107,12 @@ fn sarif_result<'a>(d: &'a Diagnostic, inputs: Inputs<'_>, rules: &[&RuleMeta]) 
                             id,
                             message,
                             physical_location: None,
-                            logical_locations: Some(logical_locations(&o.kind, o.namespace.as_deref(), &o.name, path)),
+                            logical_locations: Some(logical_locations(
+                                &o.kind,
+                                o.namespace.as_deref(),
+                                o.name.as_str().into(),
+                                path,
+                            )),
                         }
                     }
                 }
@@ -1234,6 +1245,7 @@ mod tests {
                             kind: "HorizontalPodAutoscaler".into(),
                             namespace: (shape != 2).then(|| format!("ns-{i}").into()),
                             name: format!("web-{i}").into(),
+                            generate_name: None,
                             document: i,
                             item: (shape == 3).then_some(i % 5),
                         }),

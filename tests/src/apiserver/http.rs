@@ -124,8 +124,28 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
     if !authorized {
         return status(401, "Unauthorized", "Unauthorized", Value::Null);
     }
-    let fault = lock(&shared.faults).iter().find(|(p, _)| path.starts_with(p.as_str())).map(|(_, f)| f.clone());
+    let fault = {
+        let mut faults = lock(&shared.faults);
+        let found = faults.iter_mut().find(|(p, _)| path.starts_with(p.as_str())).map(|(_, f)| f);
+        // A throttle counts its answers down.
+        if let Some(Fault::Throttle { times, .. }) = found {
+            let throttled = *times > 0;
+            *times = times.saturating_sub(1);
+            found.filter(|_| throttled).map(|f| f.clone())
+        } else {
+            found.map(|f| f.clone())
+        }
+    };
     match fault {
+        Some(Fault::Throttle { retry_after, .. }) => {
+            return Response::builder()
+                .status(StatusCode::TOO_MANY_REQUESTS)
+                .header("content-type", "text/plain; charset=utf-8")
+                .header("x-content-type-options", "nosniff")
+                .header("retry-after", retry_after.to_string())
+                .body(Full::new(Bytes::from_static(b"Too many requests, please try again later.\n")).boxed())
+                .unwrap_or_else(|_| Response::new(Full::new(Bytes::new()).boxed()));
+        }
         Some(Fault::Status(code, message)) => {
             let reason = if code == 500 { "InternalError" } else { "ServiceUnavailable" };
             return status(code, reason, &message, Value::Null);

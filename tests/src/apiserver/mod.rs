@@ -42,6 +42,16 @@ pub enum Fault {
     /// Answer a request that is not a watch with this status code and message; watches are
     /// served (a relist that keeps failing while the watches work).
     ListStatus(u16, String),
+    /// Answer the next `times` requests with 429 and `Retry-After: retry_after`, as
+    /// kube-apiserver's max-in-flight and API Priority and Fairness filters throttle
+    /// (`tooManyRequests` in `apiserver/pkg/server/filters/maxinflight.go`: a plain-text body),
+    /// then serve as usual.
+    Throttle {
+        /// The `Retry-After` header, in seconds.
+        retry_after: u64,
+        /// How many answers are 429 (`usize::MAX`: all).
+        times: usize,
+    },
     /// Answer a request that is not a watch with 200 and this JSON text as it is: what a
     /// `Value` cannot hold (a lone surrogate escape kube-apiserver keeps in `fieldsV1`).
     Body(String),

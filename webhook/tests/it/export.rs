@@ -958,3 +958,43 @@ fn the_export_command_refuses_what_kube_apiserver_would() {
         assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
     }
 }
+
+/// The workload webhook's default `matchConditions` (the kustomize component's, which the chart
+/// test finds equal to the chart's with `workloadWebhook.enabled`) leave out exactly the
+/// ReplicaSets a Deployment owns, evaluated as kube-apiserver evaluates them (a CEL program over
+/// `request` and `object`; `object` is null on DELETE).
+#[test]
+fn the_workload_webhook_skips_the_replicasets_of_deployments() {
+    let text = std::fs::read_to_string(workspace().join("manifests/components/workload-webhook/webhook.yaml")).unwrap();
+    let configuration = yaml_documents(&text).into_iter().find(|o| o.is_object()).unwrap();
+    let conditions = configuration["webhooks"][0]["matchConditions"].as_array().unwrap();
+    assert_eq!(conditions.len(), 1);
+    assert_eq!(conditions[0]["name"], "not-a-deployments-replicaset");
+    let env = Env::stdlib();
+    let program = env.compile(conditions[0]["expression"].as_str().unwrap()).unwrap();
+    let sent = |kind: &str, operation: &str, object: Value| -> bool {
+        let mut ctx = Context::with_env(Arc::new(Env::stdlib()));
+        ctx.add_variable(
+            "request",
+            json!({"kind": {"group": "apps", "version": "v1", "kind": kind}, "operation": operation}),
+        )
+        .unwrap();
+        ctx.add_variable("object", object).unwrap();
+        match program.execute(&ctx).unwrap() {
+            cel::Value::Bool(b) => b,
+            other => panic!("{other:?}"),
+        }
+    };
+    let owned_by = |owner: &str| {
+        json!({"metadata": {"name": "web-5d4f", "ownerReferences": [
+            {"apiVersion": "apps/v1", "kind": owner, "name": "web", "uid": "u", "controller": true}]}})
+    };
+    assert!(!sent("ReplicaSet", "CREATE", owned_by("Deployment")));
+    assert!(!sent("ReplicaSet", "UPDATE", owned_by("Deployment")));
+    assert!(sent("ReplicaSet", "UPDATE", owned_by("Rollout")));
+    assert!(sent("ReplicaSet", "CREATE", json!({"metadata": {"name": "web"}})));
+    assert!(sent("ReplicaSet", "CREATE", json!({"metadata": {"name": "web", "ownerReferences": []}})));
+    assert!(sent("Deployment", "UPDATE", owned_by("Deployment")));
+    assert!(sent("StatefulSet", "UPDATE", json!({"metadata": {"name": "db"}})));
+    assert!(sent("ReplicaSet", "DELETE", Value::Null));
+}

@@ -293,7 +293,7 @@ fn from_manifests(
     if let Some(w) = found {
         if let Some(t) = w.node.get("spec").and_then(|s| s.get("template")) {
             let mut errs = Vec::new();
-            workload.template = scenario::pod_template(t, &mut errs);
+            workload.template = scenario::pod_template(t, scenario::TemplateSource::Manifest, &mut errs);
             if !errs.is_empty() && scenario.pod_template.is_none() {
                 return Err(Failure::Invalid(positioned(file, &errs)));
             }

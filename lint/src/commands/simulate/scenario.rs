@@ -130,6 +130,26 @@ const TOP_FIELDS: &[&str] = &[
 const CONTROLLER_FIELDS: &[&str] =
     &["syncPeriod", "tolerance", "downscaleStabilization", "cpuInitializationPeriod", "initialReadinessDelay"];
 const VALUE_FIELDS: &[&str] = &["perPod", "total", "utilization", "value"];
+/// A scenario's `podTemplate` written as a real pod template.
+const TEMPLATE_FIELDS: &[&str] = &["metadata", "spec"];
+/// A scenario's `podTemplate` (or its `spec`).
+const POD_FIELDS: &[&str] = &["containers", "initContainers", "resources", "overhead"];
+/// A container of a scenario's `podTemplate`.
+const CONTAINER_FIELDS: &[&str] = &["name", "requests", "resources", "restartPolicy"];
+/// `resources` of a scenario's pod or container.
+const RESOURCES_FIELDS: &[&str] = &["requests"];
+
+/// Where a pod template is read from, which decides whether a key it does not read is refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TemplateSource {
+    /// A scenario's `podTemplate`: the scenario's own format, whose unknown keys are refused
+    /// with their position, as at the top level (a misspelt `requests` would leave the pods
+    /// without requests).
+    Scenario,
+    /// The scale target's `spec.template` in the HPA's file: a real pod template, whose other
+    /// fields (image, ports, probes, ...) are irrelevant here.
+    Manifest,
+}
 
 /// Collects errors while parsing goes on.
 #[derive(Default)]
@@ -349,8 +369,14 @@ fn load_value(node: Node<'_>) -> Result<LoadValue, ScenarioError> {
 
 /// Reads `{name, requests: {...}}` or `{name, resources: {requests: {...}}}` (plus
 /// `restartPolicy` for init containers).
-fn container(node: Node<'_>, errs: &mut Errors) -> Option<Container> {
+fn container(node: Node<'_>, source: TemplateSource, errs: &mut Errors) -> Option<Container> {
     let entries = errs.keep(entries(node, "a container"))?;
+    if source == TemplateSource::Scenario {
+        check_fields(node, CONTAINER_FIELDS, "a container of podTemplate", errs);
+        if let Some(r) = node.get("resources") {
+            check_fields(r, RESOURCES_FIELDS, "a container's resources", errs);
+        }
+    }
     let mut c = Container::default();
     let mut named = false;
     for e in entries {
@@ -368,7 +394,8 @@ fn container(node: Node<'_>, errs: &mut Errors) -> Option<Container> {
                 }
             }
             "restartPolicy" => c.restart_policy = errs.keep(string(e.value, "restartPolicy")),
-            // Everything else of a real container spec (image, ports, ...) is irrelevant here.
+            // Everything else of a real container spec (image, ports, ...) is irrelevant here
+            // (refused above in a scenario).
             _ => {}
         }
     }
@@ -389,18 +416,30 @@ fn requests(node: Node<'_>, into: &mut BTreeMap<String, i64>, errs: &mut Errors)
 }
 
 /// Reads a pod template: `{containers, initContainers, resources: {requests}, overhead}`, either
-/// directly or under `spec` (as in a real pod template).
-pub fn pod_template(node: Node<'_>, errs_out: &mut Vec<ScenarioError>) -> Option<PodTemplate> {
+/// directly or under `spec` (as in a real pod template). From a scenario, keys it does not read
+/// are refused ([`TemplateSource`]).
+pub fn pod_template(node: Node<'_>, source: TemplateSource, errs_out: &mut Vec<ScenarioError>) -> Option<PodTemplate> {
     let mut errs = Errors::default();
     let spec = node.get("spec").unwrap_or(node);
+    if source == TemplateSource::Scenario {
+        if node.get("spec").is_some() {
+            check_fields(node, TEMPLATE_FIELDS, "podTemplate", &mut errs);
+            check_fields(spec, POD_FIELDS, "podTemplate.spec", &mut errs);
+        } else {
+            check_fields(node, POD_FIELDS, "podTemplate", &mut errs);
+        }
+        if let Some(r) = spec.get("resources") {
+            check_fields(r, RESOURCES_FIELDS, "the pod's resources", &mut errs);
+        }
+    }
     let mut t = PodTemplate::default();
     match spec.get("containers").map(|n| n.kind()) {
-        Some(NodeKind::Seq(items)) => t.containers = items.filter_map(|c| container(c, &mut errs)).collect(),
+        Some(NodeKind::Seq(items)) => t.containers = items.filter_map(|c| container(c, source, &mut errs)).collect(),
         Some(_) => errs.push(spec.get("containers").map_or(spec.span(), |n| n.span()), "containers must be a list"),
         None => errs.push(spec.span(), "a pod template needs `containers`"),
     }
     if let Some(NodeKind::Seq(items)) = spec.get("initContainers").map(|n| n.kind()) {
-        t.init_containers = items.filter_map(|c| container(c, &mut errs)).collect();
+        t.init_containers = items.filter_map(|c| container(c, source, &mut errs)).collect();
     }
     if let Some(r) = spec.get("resources").and_then(|r| r.get("requests")) {
         requests(r, &mut t.pod_requests_milli, &mut errs);
@@ -469,7 +508,7 @@ pub fn parse(root: Node<'_>) -> Result<Scenario, Vec<ScenarioError>> {
 
     let pod_template = root.get("podTemplate").and_then(|n| {
         let mut v = Vec::new();
-        let t = pod_template(n, &mut v);
+        let t = pod_template(n, TemplateSource::Scenario, &mut v);
         errs.0.extend(v);
         t.map(|value| Spanned { value, span: n.span() })
     });
@@ -815,6 +854,12 @@ mod tests {
         parse(p.documents[0].root())
     }
 
+    /// The errors of a scenario that fails, as `line:column: message`.
+    fn errors_at(text: &str) -> Vec<String> {
+        let errs = parse_text(text).unwrap_err();
+        errs.into_iter().map(|e| format!("{}:{}: {}", e.span.start.line, e.span.start.col + 1, e.message)).collect()
+    }
+
     #[test]
     fn keys_written_twice_are_refused() {
         let e = parse_text("hpa: a.yaml\nduration: 1m\nduration: 2m\nhpaObject: {}\n").unwrap_err();
@@ -862,6 +907,45 @@ mod tests {
         assert!(got.iter().any(|(l, c, m)| (*l, *c) == (6, 26) && m.contains("negative")), "{got:?}");
         assert!(got.iter().any(|(l, c, m)| (*l, *c) == (7, 7) && m.contains("out of order")), "{got:?}");
         assert!(got.iter().any(|(l, _, m)| *l == 8 && m.contains("exactly one")), "{got:?}");
+    }
+
+    /// Unknown keys of `podTemplate`, its `spec`, its containers and their `resources` are
+    /// refused with their position, as at the top level; a workload's real template is not
+    /// the scenario's to refuse.
+    #[test]
+    fn pod_template_keys_are_checked() {
+        let got = errors_at(
+            "hpa: x.yaml\nduration: 1m\npodTemplate:\n  containers:\n  - name: app\n    request: {cpu: 20m}\n    image: nginx\n    resources: {limits: {cpu: 1}}\n  overheads: {cpu: 1m}\n",
+        );
+        assert_eq!(
+            got,
+            [
+                "9:3: unknown field `overheads` in podTemplate; expected one of: containers, initContainers, resources, overhead",
+                "6:5: unknown field `request` in a container of podTemplate; expected one of: name, requests, resources, restartPolicy",
+                "7:5: unknown field `image` in a container of podTemplate; expected one of: name, requests, resources, restartPolicy",
+                "8:17: unknown field `limits` in a container's resources; expected one of: requests",
+            ]
+        );
+        let got = errors_at(
+            "hpa: x.yaml\nduration: 1m\npodTemplate:\n  metadata: {labels: {app: web}}\n  spec:\n    containers: [{name: app, requests: {cpu: 20m}}]\n    volumes: []\n    resources: {requests: {cpu: 1}, claims: []}\n  template: {}\n",
+        );
+        assert_eq!(
+            got,
+            [
+                "9:3: unknown field `template` in podTemplate; expected one of: metadata, spec",
+                "7:5: unknown field `volumes` in podTemplate.spec; expected one of: containers, initContainers, resources, overhead",
+                "8:37: unknown field `claims` in the pod's resources; expected one of: requests",
+            ]
+        );
+
+        // A Deployment's template: read leniently.
+        let p = crate::source::parse(
+            "spec:\n  containers:\n  - name: app\n    image: nginx\n    resources: {limits: {cpu: 1}, requests: {cpu: 20m}}\n  volumes: []\n",
+        );
+        let mut errs = Vec::new();
+        let t = pod_template(p.documents[0].root(), TemplateSource::Manifest, &mut errs).unwrap();
+        assert!(errs.is_empty());
+        assert_eq!(t.containers[0].requests_milli.get("cpu"), Some(&20));
     }
 
     #[test]
