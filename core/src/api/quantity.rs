@@ -7,16 +7,19 @@
 //! Go's `inf.Dec` is unbounded, and so is this: a mantissa of more than 38 significant digits
 //! (beyond `i128`) is kept as its decimal digits, as exact as Go keeps it.
 //!
-//! Release differences not mirrored (parsing is the same for every release here): 1.38 rejects a
-//! decimal exponent outside ±MaxInt32 (`interpret`, #141203: `unable to parse quantity's
-//! suffix`), where 1.33–1.37 wrap it with `int32()` as this does; 1.38 saturates `MilliValue`
-//! and `ScaledValue` of a value past int64 (#141305), as this does for every release, where
-//! 1.33–1.37 return the low 64 bits of the big integer.
+//! Parsing follows the release ([`Quantity::parse_in`]): 1.38 refuses a decimal exponent outside
+//! ±MaxInt32 (`suffixHandler.interpret`, #141203: `unable to parse quantity's suffix`), where
+//! 1.33–1.37 narrow it with `int32()`, wrapping (`1e4294967297` is `1e1`).
+//!
+//! Release difference not mirrored: 1.38 saturates `MilliValue` and `ScaledValue` of a value
+//! past int64 (#141305), as this does for every release, where 1.33–1.37 wrap or return 0.
 
 use std::cmp::Ordering;
 use std::fmt;
 
 use serde::{Serialize, Serializer};
+
+use crate::features::KubernetesVersion;
 
 /// The format a quantity is written back in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -66,8 +69,15 @@ const NANO: i32 = -9;
 const MAX_INT64_FACTORS: i32 = 18;
 
 impl Quantity {
-    /// Parses a quantity like `ParseQuantity`.
+    /// Parses a quantity like `ParseQuantity` of the newest generally available release
+    /// ([`KubernetesVersion::LATEST`]); [`Quantity::parse_in`] for another.
     pub fn parse(s: &str) -> Result<Quantity, QuantityError> {
+        Quantity::parse_in(s, KubernetesVersion::LATEST)
+    }
+
+    /// Parses a quantity like `ParseQuantity` of `release`'s apimachinery (the releases differ
+    /// on a decimal exponent past int32: [`rejects_exponent_past_int32`]).
+    pub fn parse_in(s: &str, release: KubernetesVersion) -> Result<Quantity, QuantityError> {
         if s.is_empty() {
             return Err(QuantityError::FormatWrong);
         }
@@ -82,7 +92,7 @@ impl Quantity {
             });
         }
         let parts = scan(s)?;
-        let (base, exponent, format) = interpret_suffix(parts.suffix).ok_or(QuantityError::Suffix)?;
+        let (base, exponent, format) = interpret_suffix(parts.suffix, release).ok_or(QuantityError::Suffix)?;
 
         // The fast path of ParseQuantity: int64Amount{value, scale}.
         let (mut scale, precision, multiplier): (i32, i32, i64) = match format {
@@ -547,8 +557,15 @@ fn scan(s: &str) -> Result<Parts<'_>, QuantityError> {
     Ok(Parts { positive, num, denom, suffix: &s[suffix_start..] })
 }
 
-/// `suffixHandler.interpret`: (base, exponent, format).
-fn interpret_suffix(suffix: &str) -> Option<(u32, i32, Format)> {
+/// Whether `release`'s `suffixHandler.interpret` refuses a decimal exponent outside
+/// [-MaxInt32, MaxInt32] (1.38, #141203), rather than narrowing it with `int32()`, wrapping
+/// (1.33–1.37).
+pub fn rejects_exponent_past_int32(release: KubernetesVersion) -> bool {
+    release >= KubernetesVersion::V1_38
+}
+
+/// `suffixHandler.interpret` of `release`: (base, exponent, format).
+fn interpret_suffix(suffix: &str, release: KubernetesVersion) -> Option<(u32, i32, Format)> {
     let dec = match suffix {
         "" => Some(0),
         "n" => Some(-9),
@@ -579,7 +596,10 @@ fn interpret_suffix(suffix: &str) -> Option<(u32, i32, Format)> {
     }
     if suffix.len() > 1 && (suffix.starts_with('e') || suffix.starts_with('E')) {
         let parsed: i64 = go_parse_int(&suffix[1..])?;
-        // Go converts with int32(parsed), wrapping.
+        if rejects_exponent_past_int32(release) && !(-i64::from(i32::MAX)..=i64::from(i32::MAX)).contains(&parsed) {
+            return None;
+        }
+        // Before 1.38 Go converts with int32(parsed), wrapping.
         return Some((10, parsed as i32, Format::DecimalExponent));
     }
     None
@@ -811,6 +831,31 @@ mod tests {
         assert_eq!(Quantity::parse("1m5"), Err(QuantityError::Suffix));
         assert_eq!(Quantity::parse("1 "), Err(QuantityError::FormatWrong));
         assert_eq!(Quantity::parse("ten"), Err(QuantityError::FormatWrong));
+    }
+
+    /// #141203: 1.38 refuses a decimal exponent outside ±MaxInt32 (`ErrSuffix`); before, Go
+    /// narrows it with `int32()`, so `1e4294967297` (2^32 + 1) is `1e1`.
+    #[test]
+    fn an_exponent_past_int32_wraps_before_1_38_and_is_refused_from_1_38() {
+        use KubernetesVersion::{V1_37, V1_38};
+        let parse = |s: &str, r| Quantity::parse_in(s, r).map(|q| q.canonical());
+        assert_eq!(parse("1e4294967297", V1_37), Ok("10".to_string()));
+        assert_eq!(parse("1e4294967297", V1_38), Err(QuantityError::Suffix));
+        assert_eq!(parse("5E-4294967293", V1_38), Err(QuantityError::Suffix));
+        // -4294967293 narrows to 3: 5000, written back as the input (canonical as Go sees it).
+        assert_eq!(parse("5E-4294967293", V1_37), Ok("5E-4294967293".to_string()));
+        assert_eq!(Quantity::parse_in("5E-4294967293", V1_37).map(|q| q.value()), Ok(5000));
+        // The bounds: ±MaxInt32 parse in both; MinInt32 only before 1.38.
+        assert_eq!(parse("1e2147483647", V1_38), parse("1e2147483647", V1_37));
+        assert!(parse("1e2147483647", V1_38).is_ok());
+        assert!(parse("1e-2147483647", V1_38).is_ok());
+        assert_eq!(parse("1e2147483648", V1_38), Err(QuantityError::Suffix));
+        assert_eq!(parse("1e-2147483648", V1_38), Err(QuantityError::Suffix));
+        assert!(parse("1e-2147483648", V1_37).is_ok());
+        // Past int64 the exponent is refused in every release (`strconv.ParseInt`).
+        assert_eq!(parse("1e9223372036854775808", V1_37), Err(QuantityError::Suffix));
+        // The newest generally available release is the default.
+        assert_eq!(Quantity::parse("1e4294967297").map(|q| q.canonical()), Ok("10".to_string()));
     }
 
     #[test]
