@@ -1376,7 +1376,9 @@ pub fn read_hpa(v: &Value, release: KubernetesVersion) -> ReadHpa {
     let name = name_of(v).to_string();
     match hpa_core::api::decode_json(&v.to_string(), Strictness::Lenient, release) {
         Ok(decoded) => {
-            let hpa = hpa_core::convert::to_internal(&decoded.value).map(|c| c.object).map_err(HpaReadError::from);
+            let hpa = hpa_core::convert::to_internal_in(&decoded.value, release)
+                .map(|c| c.object)
+                .map_err(HpaReadError::from);
             ReadHpa { namespace, name, hpa, ignored: decoded.ignored }
         }
         Err(errors) => ReadHpa { namespace, name, hpa: Err(HpaReadError::Decode(errors)), ignored: Vec::new() },

@@ -128,7 +128,7 @@ fn prepare_input(
     if opts.apply_defaults {
         crate::defaults::default_versioned(&mut obj);
     }
-    let conv = convert::into_internal(obj)?;
+    let conv = convert::into_internal_in(obj, opts.gates.version())?;
     let mut internal = conv.object;
     // The release's internal type holds only the fields the release has.
     crate::api::release::drop_unknown_internal(&mut internal, opts.gates.version());

@@ -379,7 +379,7 @@ pub fn check_in(input: Input<'_>, namespace: Option<&str>, opts: &Options) -> Re
     let operation = if old.is_some() { Operation::Update } else { Operation::Create };
     let converted = match convert::as_internal(&original) {
         Some(_) => None,
-        None => convert::to_internal(&original).ok().map(|c| Box::new(c.object)),
+        None => convert::to_internal_in(&original, opts.settings.gates().version()).ok().map(|c| Box::new(c.object)),
     };
     let namespace = namespace.filter(|n| !n.is_empty());
     let outcome = match admission::admit_owned((*original).clone(), old, operation, &opts.admission(namespace)) {

@@ -18,6 +18,7 @@ use hpa_core::api::decode::Decode;
 use hpa_core::api::v1::{HorizontalPodAutoscalerCondition, MetricSpec, MetricStatus};
 use hpa_core::api::{ApiVersion, Quantity, v1, v2, v2beta2};
 use hpa_core::convert::{self, annotations as ann};
+use hpa_core::features::KubernetesVersion;
 use hpa_core::go::to_go_json;
 use libfuzzer_sys::fuzz_target;
 use serde::Serialize;
@@ -26,10 +27,10 @@ fuzz_target!(|data: &[u8]| {
     let Ok(raw) = std::str::from_utf8(data) else { return };
 
     let mut problems = Vec::new();
-    if let Some(b) = ann::decode_behavior(raw, &mut problems) {
+    if let Some(b) = ann::decode_behavior(raw, KubernetesVersion::LATEST, &mut problems) {
         let encoded = ann::encode_behavior(&b);
         let mut again = Vec::new();
-        let decoded = ann::decode_behavior(&encoded, &mut again).expect("a behavior we wrote decodes");
+        let decoded = ann::decode_behavior(&encoded, KubernetesVersion::LATEST, &mut again).expect("a behavior we wrote decodes");
         assert_eq!(ann::encode_behavior(&decoded), encoded, "behavior {raw:?} re-encoded as {encoded}");
         assert!(again.is_empty(), "re-encoded behavior {encoded} has problems: {again:?}");
     }
@@ -53,10 +54,10 @@ fuzz_target!(|data: &[u8]| {
 /// One lenient decoder: accepted values survive encoding.
 fn lenient<T: Decode + Default + Serialize + PartialEq + std::fmt::Debug>(key: &'static str, raw: &str) {
     let mut problems = Vec::new();
-    let Some(value) = ann::decode_lenient::<T>(key, "v1", raw, &mut problems) else { return };
+    let Some(value) = ann::decode_lenient::<T>(key, "v1", raw, KubernetesVersion::LATEST, &mut problems) else { return };
     let encoded = to_go_json(&value).expect("annotation values serialize");
     let mut again = Vec::new();
-    let decoded = ann::decode_lenient::<T>(key, "v1", &encoded, &mut again)
+    let decoded = ann::decode_lenient::<T>(key, "v1", &encoded, KubernetesVersion::LATEST, &mut again)
         .unwrap_or_else(|| panic!("{key}: {encoded} (written by us) does not decode"));
     assert_eq!(to_go_json(&decoded).expect("serializes"), encoded, "{key}: {raw:?} re-encoded as {encoded}");
     assert!(again.is_empty(), "{key}: re-encoded {encoded} has problems: {again:?}");

@@ -226,6 +226,22 @@ fn kubernetes_version_selects_the_release_of_the_controller() {
 }
 
 #[test]
+fn a_target_past_int64_milli_units_wraps_before_1_38() {
+    // averageValue 18446744178567151616m (2^64 milli-bytes + 100Mi): MilliValue is 100Mi before
+    // 1.38 (the low 64 bits: 200Mi per pod is twice the target, 2 -> 4), MaxInt64 from 1.38
+    // (#141305: far below the target, no scale-up).
+    let first = |version: &str| {
+        let path = format!("{DATA}/huge-target.yaml");
+        let run = hpa_lint(&["simulate", "-o", "json", "--kubernetes-version", version, &path], "");
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run.json()["steps"][0]["desired"].as_i64()
+    };
+    assert_eq!(first("1.37"), Some(4));
+    assert_eq!(first("1.33"), Some(4));
+    assert_eq!(first("1.38"), Some(2));
+}
+
+#[test]
 fn pod_overhead_counts_in_1_34_to_1_37() {
     // podTemplate.overhead is the pod's spec.overhead, which the controller adds to pod-level
     // requests in 1.34-1.37 (PodRequests), not in 1.33 (no pod-level requests) nor 1.38.

@@ -421,7 +421,7 @@ impl Reviewer {
                     (operation == pipeline::Operation::Update)
                         .then(|| decode(request, "oldObject", request.old_object, self.gates.version()).ok())
                         .flatten()
-                        .and_then(|o| hpa_core::convert::into_internal(o.hpa).ok())
+                        .and_then(|o| hpa_core::convert::into_internal_in(o.hpa, self.gates.version()).ok())
                         .map(|c| c.object)
                 })
                 .as_ref()
@@ -570,7 +570,7 @@ impl Reviewer {
         let tolerance = self.gates.enabled(Gate::HPAConfigurableTolerance);
         let mutated = match &object.hpa {
             VersionedHpa::V2(hpa) => VersionedHpa::V2(mutate_v2(hpa, &effective, tolerance)),
-            VersionedHpa::V1(hpa) => VersionedHpa::V1(mutate_v1(hpa, &effective, tolerance)),
+            VersionedHpa::V1(hpa) => VersionedHpa::V1(mutate_v1(hpa, &effective, tolerance, self.gates.version())),
             other => {
                 let warning =
                     format!("hpa-webhook mutates autoscaling/v1 and v2 only; {} left as is", other.api_version());
@@ -619,13 +619,15 @@ pub fn mutate_v2(
 
 /// autoscaling/v1: kube-apiserver's v1 defaulting, and the policy's behavior defaults applied to
 /// the behavior the `autoscaling.alpha.kubernetes.io/behavior` annotation holds (read as
-/// kube-apiserver's conversion reads it: an annotation it would ignore counts as no behavior).
+/// `release`'s kube-apiserver conversion reads it: an annotation it would ignore counts as no
+/// behavior).
 /// A changed behavior is completed as v2 defaulting completes it and written back as
 /// kube-apiserver writes it; an unchanged annotation is left byte for byte.
 pub fn mutate_v1(
     hpa: &v1::HorizontalPodAutoscaler,
     policy: &Effective<'_>,
     tolerance: bool,
+    release: KubernetesVersion,
 ) -> v1::HorizontalPodAutoscaler {
     let mut out = hpa.clone();
     defaults::default_v1(&mut out);
@@ -636,7 +638,7 @@ pub fn mutate_v1(
         .metadata
         .annotations
         .get(annotations::BEHAVIOR)
-        .and_then(|raw| annotations::decode_behavior(raw, &mut Vec::new()));
+        .and_then(|raw| annotations::decode_behavior(raw, release, &mut Vec::new()));
     if policy.apply_behavior(&mut behavior, tolerance)
         && let Some(b) = &mut behavior
     {
@@ -1222,7 +1224,7 @@ mod tests {
         assert!(out.spec.behavior.is_none());
         assert_eq!(out.spec.min_replicas, Some(1));
         let v1hpa = v1::HorizontalPodAutoscaler::default();
-        let out = mutate_v1(&v1hpa, &Effective::default(), true);
+        let out = mutate_v1(&v1hpa, &Effective::default(), true, KubernetesVersion::LATEST);
         assert!(out.metadata.annotations.is_empty());
     }
 }

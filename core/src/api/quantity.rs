@@ -7,16 +7,20 @@
 //! Go's `inf.Dec` is unbounded, and so is this: a mantissa of more than 38 significant digits
 //! (beyond `i128`) is kept as its decimal digits, as exact as Go keeps it.
 //!
-//! Release differences not mirrored (parsing is the same for every release here): 1.38 rejects a
-//! decimal exponent outside ±MaxInt32 (`interpret`, #141203: `unable to parse quantity's
-//! suffix`), where 1.33–1.37 wrap it with `int32()` as this does; 1.38 saturates `MilliValue`
-//! and `ScaledValue` of a value past int64 (#141305), as this does for every release, where
-//! 1.33–1.37 return the low 64 bits of the big integer.
+//! Parsing follows the release ([`Quantity::parse_in`]): 1.38 refuses a decimal exponent outside
+//! ±MaxInt32 (`suffixHandler.interpret`, #141203: `unable to parse quantity's suffix`), where
+//! 1.33–1.37 narrow it with `int32()`, wrapping (`1e4294967297` is `1e1`).
+//!
+//! `MilliValue` past int64 differs too: 1.38 saturates it (#141305, [`Quantity::milli_value`]),
+//! 1.33–1.37 wrap or return 0, depending on how Go holds the value
+//! ([`Quantity::wrapping_milli_value`]); the controller picks the one of its release.
 
 use std::cmp::Ordering;
 use std::fmt;
 
 use serde::{Serialize, Serializer};
+
+use crate::features::KubernetesVersion;
 
 /// The format a quantity is written back in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -66,8 +70,15 @@ const NANO: i32 = -9;
 const MAX_INT64_FACTORS: i32 = 18;
 
 impl Quantity {
-    /// Parses a quantity like `ParseQuantity`.
+    /// Parses a quantity like `ParseQuantity` of the newest generally available release
+    /// ([`KubernetesVersion::LATEST`]); [`Quantity::parse_in`] for another.
     pub fn parse(s: &str) -> Result<Quantity, QuantityError> {
+        Quantity::parse_in(s, KubernetesVersion::LATEST)
+    }
+
+    /// Parses a quantity like `ParseQuantity` of `release`'s apimachinery (the releases differ
+    /// on a decimal exponent past int32: [`rejects_exponent_past_int32`]).
+    pub fn parse_in(s: &str, release: KubernetesVersion) -> Result<Quantity, QuantityError> {
         if s.is_empty() {
             return Err(QuantityError::FormatWrong);
         }
@@ -82,7 +93,7 @@ impl Quantity {
             });
         }
         let parts = scan(s)?;
-        let (base, exponent, format) = interpret_suffix(parts.suffix).ok_or(QuantityError::Suffix)?;
+        let (base, exponent, format) = interpret_suffix(parts.suffix, release).ok_or(QuantityError::Suffix)?;
 
         // The fast path of ParseQuantity: int64Amount{value, scale}.
         let (mut scale, precision, multiplier): (i32, i32, i64) = match format {
@@ -241,9 +252,63 @@ impl Quantity {
         base * crate::go::pow10(self.exp)
     }
 
-    /// `MilliValue()`: the value in milli-units, rounded up away from zero, saturating.
+    /// `MilliValue()` of 1.38: the value in milli-units, rounded up away from zero, saturating
+    /// at `MinInt64`/`MaxInt64` (#141305); [`Quantity::wrapping_milli_value`] for 1.33–1.37.
     pub fn milli_value(&self) -> i64 {
         self.scaled_value(-3)
+    }
+
+    /// `MilliValue()` of apimachinery 1.33–1.37 (`ScaledValue(Milli)` before #141305), which
+    /// does not saturate: what a value past int64 gives depends on how Go holds it.
+    /// - An `int64Amount{value, scale}` (the fast parse path, `NewQuantity`, `NewMilliQuantity`):
+    ///   `AsScaledInt64(Milli)` with its `ok` dropped. Scaling down, `negativeScaleInt64`
+    ///   rounds away from zero. Scaling up by 10^1, 10^2, 10^3, 10^6 or 10^9
+    ///   (`int64MultiplyScale*`), an overflowing product wraps (`MinInt64` gives 0); by any
+    ///   other power (the loop of `positiveScaleInt64`) it gives 0 (`1E`, 10^18: 0); a shift the
+    ///   `int32` scale arithmetic wraps negative runs no loop: the value itself (`1e2147483647`
+    ///   gives 1).
+    /// - An `inf.Dec` (the slow parse path: 19 digits or more, a BinarySI fraction or cap):
+    ///   `scaledValue`, the value in milli-units rounded away from zero, then `big.Int.Int64()`:
+    ///   its low 64 bits (`9223372036854775807` gives -1000).
+    ///
+    /// Negative values round away from zero as `scaledValue` does since #138510 (the
+    /// `resource` package's own overflow baseline, #141170, pins these values); before it, a
+    /// negative inf.Dec rounded toward +∞, which no HPA value reaches (targets must be
+    /// positive, requests are not negative).
+    pub fn wrapping_milli_value(&self) -> i64 {
+        const MILLI: i32 = -3;
+        let negative = self.mantissa < 0;
+        let low = if let Some(digits) = &self.wide {
+            // ±digits × 10^(exp + 3), rounded away from zero; no digit is a trailing zero, so
+            // dropping any leaves a fraction.
+            let k = i64::from(self.exp) - i64::from(MILLI);
+            if k >= 0 {
+                low_bits(digits).wrapping_mul(wrapping_pow10(k))
+            } else {
+                let keep = digits.len() as i64 + k;
+                let int = if keep > 0 { low_bits(&digits[..keep as usize]) } else { 0 };
+                int.wrapping_add(1)
+            }
+        } else if self.dec {
+            // |mantissa| × 10^(exp + 3); exp is at least -9 (nano), so a division is by at most
+            // 10^6.
+            let k = self.exp - MILLI;
+            let mag = self.mantissa.unsigned_abs();
+            if k >= 0 {
+                (mag as u64 as i64).wrapping_mul(wrapping_pow10(i64::from(k)))
+            } else {
+                pow10_u128(k.unsigned_abs()).map_or(i64::from(mag != 0), |p| mag.div_ceil(p) as u64 as i64)
+            }
+        } else {
+            // int64Amount: the mantissa fits i64, exp is its int32 scale.
+            let value = self.mantissa as i64;
+            return if self.exp < MILLI {
+                negative_scale_int64(value, MILLI - self.exp)
+            } else {
+                positive_scale_int64(value, self.exp.wrapping_sub(MILLI))
+            };
+        };
+        if negative { low.wrapping_neg() } else { low }
     }
 
     /// `Value()`: the value in units, rounded up away from zero, saturating.
@@ -251,29 +316,27 @@ impl Quantity {
         self.scaled_value(0)
     }
 
-    /// `ScaledValue(scale)`: ceil(|q| / 10^scale) with q's sign, saturating at the i64 range.
-    ///
-    /// A value of more than 38 significant digits (at least 10^29) saturates at any scale above
-    /// -10, as apimachinery 1.38 saturates (#141305); 1.33–1.37 return big.Int's `Int64()` of
-    /// it, its low 64 bits, which this does not mirror.
+    /// `ScaledValue(scale)` of 1.38: ceil(|q| / 10^scale) with q's sign, saturating at
+    /// `MinInt64` or `MaxInt64` (#141305); 1.33–1.37's `MilliValue` is
+    /// [`Quantity::wrapping_milli_value`].
     pub fn scaled_value(&self, scale: i32) -> i64 {
         if let Some(digits) = &self.wide {
             // |q| / 10^scale = digits × 10^shift, at least 10^(len - 1 + shift).
             let shift = i64::from(self.exp) - i64::from(scale);
             let len = digits.len() as i64;
-            let clamped = if len - 1 + shift >= 19 {
-                i64::MAX
+            let clamped: u128 = if len - 1 + shift >= 19 {
+                u128::MAX
             } else if len + shift <= 0 {
                 1
             } else {
                 // 1 to 19 integer digits (shift < 0 here, as len > 38), rounded up.
                 let split = (len + shift) as usize;
                 let (int, frac) = digits.split_at(split);
-                let int: i64 = int.parse().unwrap_or(i64::MAX);
-                let up = i64::from(frac.bytes().any(|d| d != b'0'));
+                let int: u128 = int.parse().unwrap_or(u128::MAX);
+                let up = u128::from(frac.bytes().any(|d| d != b'0'));
                 int.saturating_add(up)
             };
-            return if self.mantissa < 0 { -clamped } else { clamped };
+            return saturate(self.mantissa < 0, clamped);
         }
         let shift = self.exp - scale;
         let mag = self.mantissa.unsigned_abs();
@@ -285,8 +348,7 @@ impl Quantity {
                 None => u128::from(mag != 0),
             }
         };
-        let clamped = result.min(i64::MAX as u128) as i64;
-        if self.mantissa < 0 { -clamped } else { clamped }
+        saturate(self.mantissa < 0, result)
     }
 
     /// Compares two quantities by value.
@@ -547,8 +609,15 @@ fn scan(s: &str) -> Result<Parts<'_>, QuantityError> {
     Ok(Parts { positive, num, denom, suffix: &s[suffix_start..] })
 }
 
-/// `suffixHandler.interpret`: (base, exponent, format).
-fn interpret_suffix(suffix: &str) -> Option<(u32, i32, Format)> {
+/// Whether `release`'s `suffixHandler.interpret` refuses a decimal exponent outside
+/// [-MaxInt32, MaxInt32] (1.38, #141203), rather than narrowing it with `int32()`, wrapping
+/// (1.33–1.37).
+pub fn rejects_exponent_past_int32(release: KubernetesVersion) -> bool {
+    release >= KubernetesVersion::V1_38
+}
+
+/// `suffixHandler.interpret` of `release`: (base, exponent, format).
+fn interpret_suffix(suffix: &str, release: KubernetesVersion) -> Option<(u32, i32, Format)> {
     let dec = match suffix {
         "" => Some(0),
         "n" => Some(-9),
@@ -579,7 +648,10 @@ fn interpret_suffix(suffix: &str) -> Option<(u32, i32, Format)> {
     }
     if suffix.len() > 1 && (suffix.starts_with('e') || suffix.starts_with('E')) {
         let parsed: i64 = go_parse_int(&suffix[1..])?;
-        // Go converts with int32(parsed), wrapping.
+        if rejects_exponent_past_int32(release) && !(-i64::from(i32::MAX)..=i64::from(i32::MAX)).contains(&parsed) {
+            return None;
+        }
+        // Before 1.38 Go converts with int32(parsed), wrapping.
         return Some((10, parsed as i32, Format::DecimalExponent));
     }
     None
@@ -595,6 +667,82 @@ fn go_parse_int(s: &str) -> Option<i64> {
 }
 
 // === arithmetic helpers ===
+
+/// A magnitude with a sign, saturated at `MinInt64` or `MaxInt64` (the sign-correct rail of
+/// 1.38's `AsScaledInt64`).
+fn saturate(negative: bool, magnitude: u128) -> i64 {
+    if negative {
+        if magnitude >= 1u128 << 63 { i64::MIN } else { -(magnitude as i64) }
+    } else {
+        magnitude.min(i64::MAX as u128) as i64
+    }
+}
+
+/// The low 64 bits of a decimal number (its digits), as `big.Int.Int64()` gives them.
+fn low_bits(digits: &str) -> i64 {
+    digits.bytes().fold(0i64, |acc, d| acc.wrapping_mul(10).wrapping_add(i64::from(d - b'0')))
+}
+
+/// 10^k modulo 2^64 (0 from k = 64 on: 2^k divides it), for k ≥ 0.
+fn wrapping_pow10(k: i64) -> i64 {
+    if k >= 64 {
+        return 0;
+    }
+    (0..k).fold(1i64, |acc, _| acc.wrapping_mul(10))
+}
+
+/// `int64MultiplyScale(a, b)` (b > 1): the product, wrapped when it overflows, and whether it
+/// fits; `MinInt64` gives (0, false).
+fn int64_multiply_scale(a: i64, b: i64) -> (i64, bool) {
+    if a == 0 || a == 1 {
+        return (a * b, true);
+    }
+    if a == i64::MIN {
+        return (0, false);
+    }
+    let c = a.wrapping_mul(b);
+    (c, c / b == a)
+}
+
+/// `positiveScaleInt64` before 1.38 (its `ok` dropped, as `ScaledValue` drops it): base ×
+/// 10^scale. A negative scale (the `int32` difference wrapped) runs the loop zero times.
+fn positive_scale_int64(base: i64, scale: i32) -> i64 {
+    match scale {
+        0 => base,
+        1 | 2 | 3 | 6 | 9 => int64_multiply_scale(base, 10i64.pow(scale as u32)).0,
+        _ => {
+            let mut value = base;
+            for _ in 0..scale.max(0) {
+                let (c, ok) = int64_multiply_scale(value, 10);
+                if !ok {
+                    return 0;
+                }
+                value = c;
+            }
+            value
+        }
+    }
+}
+
+/// `negativeScaleInt64`: base / 10^scale (scale > 0), rounded away from zero.
+fn negative_scale_int64(base: i64, scale: i32) -> i64 {
+    let mut value = base;
+    let mut fraction = false;
+    for _ in 0..scale {
+        fraction |= value % 10 != 0;
+        value /= 10;
+        if value == 0 {
+            return if !fraction {
+                0
+            } else if base > 0 {
+                1
+            } else {
+                -1
+            };
+        }
+    }
+    if fraction { value + base.signum() } else { value }
+}
 
 fn pow10_i128(n: u32) -> Option<i128> {
     10i128.checked_pow(n)
@@ -813,6 +961,86 @@ mod tests {
         assert_eq!(Quantity::parse("ten"), Err(QuantityError::FormatWrong));
     }
 
+    /// #141203: 1.38 refuses a decimal exponent outside ±MaxInt32 (`ErrSuffix`); before, Go
+    /// narrows it with `int32()`, so `1e4294967297` (2^32 + 1) is `1e1`.
+    #[test]
+    fn an_exponent_past_int32_wraps_before_1_38_and_is_refused_from_1_38() {
+        use KubernetesVersion::{V1_37, V1_38};
+        let parse = |s: &str, r| Quantity::parse_in(s, r).map(|q| q.canonical());
+        assert_eq!(parse("1e4294967297", V1_37), Ok("10".to_string()));
+        assert_eq!(parse("1e4294967297", V1_38), Err(QuantityError::Suffix));
+        assert_eq!(parse("5E-4294967293", V1_38), Err(QuantityError::Suffix));
+        // -4294967293 narrows to 3: 5000, written back as the input (canonical as Go sees it).
+        assert_eq!(parse("5E-4294967293", V1_37), Ok("5E-4294967293".to_string()));
+        assert_eq!(Quantity::parse_in("5E-4294967293", V1_37).map(|q| q.value()), Ok(5000));
+        // The bounds: ±MaxInt32 parse in both; MinInt32 only before 1.38.
+        assert_eq!(parse("1e2147483647", V1_38), parse("1e2147483647", V1_37));
+        assert!(parse("1e2147483647", V1_38).is_ok());
+        assert!(parse("1e-2147483647", V1_38).is_ok());
+        assert_eq!(parse("1e2147483648", V1_38), Err(QuantityError::Suffix));
+        assert_eq!(parse("1e-2147483648", V1_38), Err(QuantityError::Suffix));
+        assert!(parse("1e-2147483648", V1_37).is_ok());
+        // Past int64 the exponent is refused in every release (`strconv.ParseInt`).
+        assert_eq!(parse("1e9223372036854775808", V1_37), Err(QuantityError::Suffix));
+        // The newest generally available release is the default.
+        assert_eq!(Quantity::parse("1e4294967297").map(|q| q.canonical()), Ok("10".to_string()));
+    }
+
+    /// `MilliValue` past int64, 1.33–1.37 against 1.38 (#141305): the values apimachinery's own
+    /// overflow tests pin before the fix (the #141170 baseline) and after it.
+    #[test]
+    fn milli_value_past_int64_wraps_before_1_38_and_saturates_from_1_38() {
+        const MAX: i64 = i64::MAX;
+        const MIN: i64 = i64::MIN;
+        let q = |s: &str| Quantity::parse(s).unwrap();
+        let cases: [(Quantity, i64, i64); 23] = [
+            // (quantity, 1.33–1.37, 1.38)
+            (q("9223372036854775807"), -1000, MAX),
+            (Quantity::from_i64(MAX), -1000, MAX),
+            (Quantity::from_i64(MIN), 0, MIN),
+            (q("1E"), 0, MAX),
+            (q("8Ei"), -1000, MAX),
+            (q("-8Ei"), 1000, MIN),
+            (q("20Ei"), -1000, MAX),
+            (q("-20Ei"), 1000, MIN),
+            (q("9223372036854775808"), 0, MAX),
+            (q("18446744073709551616"), 0, MAX),
+            (q("100E"), 0, MAX),
+            (q("1000E"), 0, MAX),
+            (q("5000E"), 0, MAX),
+            (q("1e100"), 0, MAX),
+            (q("-9223372036854775808"), 0, MIN),
+            (q("-9223372036854775807"), 1000, MIN),
+            (q("-1e30"), 0, MIN),
+            (q("-100E"), 0, MIN),
+            (q("-1000E"), 0, MIN),
+            (q("-9.5Gi"), -10200547328000, -10200547328000),
+            (q("-9.5000000001Gi"), -10200547328108, -10200547328108),
+            (Quantity::from_milli(MAX), MAX, MAX),
+            (Quantity::from_milli(MIN), MIN, MIN),
+        ];
+        for (quantity, before, from_1_38) in &cases {
+            assert_eq!(quantity.wrapping_milli_value(), *before, "{quantity} before 1.38");
+            assert_eq!(quantity.milli_value(), *from_1_38, "{quantity} from 1.38");
+        }
+        // int64Amount scaled by 10^3: the product wraps; 1e16 m is 10^19 mod 2^64.
+        assert_eq!(q("10000000000000000").wrapping_milli_value(), -8446744073709551616);
+        // A scale the int32 arithmetic wraps negative: no loop, the value itself.
+        assert_eq!(q("1e2147483647").wrapping_milli_value(), 1);
+        // More than 38 digits (past i128): the low 64 bits of the exact milli value.
+        let d43 = "1234567890123456789012345678901234567890123";
+        assert_eq!(q(d43).wrapping_milli_value(), 6454463733230778616);
+        assert_eq!(q(&format!("-{d43}")).wrapping_milli_value(), -6454463733230778616);
+        // In range, the two agree.
+        for s in ["500m", "1.5", "2Gi", "1.5Gi", "0.0001Ki", "1n", "-300m", "0"] {
+            assert_eq!(q(s).wrapping_milli_value(), q(s).milli_value(), "{s}");
+        }
+        // Value() saturates at the sign-correct rail from 1.38.
+        assert_eq!(q("-8Ei").value(), -MAX);
+        assert_eq!(q("-9223372036854775808").value(), MIN);
+        assert_eq!(q("-1e30").value(), MIN);
+    }
+
     #[test]
     fn values_and_signs() {
         let q = Quantity::parse("1500m").unwrap();
@@ -848,7 +1076,7 @@ mod tests {
         let q = Quantity::parse(d43).unwrap();
         assert_eq!((q.sign(), q.is_zero()), (1, false));
         assert_eq!((q.milli_value(), q.value()), (i64::MAX, i64::MAX));
-        assert_eq!(Quantity::parse(&format!("-{d43}")).unwrap().milli_value(), -i64::MAX);
+        assert_eq!(Quantity::parse(&format!("-{d43}")).unwrap().milli_value(), i64::MIN);
         assert_eq!(q.scaled_value(30), 1_234_567_890_124, "rounded up");
         assert_eq!(q.scaled_value(60), 1);
         let expected: f64 = format!("{d43}e9").parse::<f64>().unwrap() * crate::go::pow10(-9);

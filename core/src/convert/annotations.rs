@@ -14,6 +14,7 @@ use crate::api::Quantity;
 use crate::api::decode::json::JsonSource;
 use crate::api::decode::{self, Decode, Options, Source, Strictness};
 use crate::api::v2::{HPAScalingPolicy, HPAScalingRules, HorizontalPodAutoscalerBehavior};
+use crate::features::KubernetesVersion;
 
 /// Spec metrics that v1 cannot express.
 pub const METRICS: &str = "autoscaling.alpha.kubernetes.io/metrics";
@@ -50,19 +51,22 @@ pub struct AnnotationProblem {
     pub ignored: bool,
 }
 
-/// Decodes an annotation value as kube-apiserver does, with Go's plain `json.Unmarshal`
-/// (hpa-core's decoder with [`Options::ENCODING_JSON`]: keys also match case-insensitively,
-/// unknown fields are ignored), naming types as the `package` Go package does (`v1` for the
-/// annotation metric types, `autoscaling` for the internal behavior). `None` when
-/// kube-apiserver ignores the annotation; every problem is recorded.
+/// Decodes an annotation value as `release`'s kube-apiserver does, with Go's plain
+/// `json.Unmarshal` (hpa-core's decoder with [`Options::ENCODING_JSON`]: keys also match
+/// case-insensitively, unknown fields are ignored; quantities parse as the release's
+/// `ParseQuantity`), naming types as the `package` Go package does (`v1` for the annotation
+/// metric types, `autoscaling` for the internal behavior). `None` when kube-apiserver ignores
+/// the annotation; every problem is recorded.
 pub fn decode_lenient<T: Decode + Default>(
     annotation: &'static str,
     package: &'static str,
     raw: &str,
+    release: KubernetesVersion,
     problems: &mut Vec<AnnotationProblem>,
 ) -> Option<T> {
     let mut source = JsonSource::new(raw);
-    let result = decode::decode_from::<T, _>(&mut source, package, Options::ENCODING_JSON, Strictness::Lenient);
+    let options = Options::ENCODING_JSON.in_release(release);
+    let result = decode::decode_from::<T, _>(&mut source, package, options, Strictness::Lenient);
     let syntax = match &result {
         Ok(_) => source.finish().err(),
         Err(_) => {
@@ -211,10 +215,14 @@ pub fn encode_behavior(b: &HorizontalPodAutoscalerBehavior) -> String {
     crate::go::to_go_json(&InternalBehavior::from(b)).unwrap_or_default()
 }
 
-/// Reads a behavior annotation; `None` when kube-apiserver would ignore it (does not parse,
-/// or both directions are `null`).
-pub fn decode_behavior(raw: &str, problems: &mut Vec<AnnotationProblem>) -> Option<HorizontalPodAutoscalerBehavior> {
-    let b: InternalBehavior = decode_lenient(BEHAVIOR, "autoscaling", raw, problems)?;
+/// Reads a behavior annotation as `release`'s kube-apiserver does; `None` when it would ignore
+/// it (does not parse, or both directions are `null`).
+pub fn decode_behavior(
+    raw: &str,
+    release: KubernetesVersion,
+    problems: &mut Vec<AnnotationProblem>,
+) -> Option<HorizontalPodAutoscalerBehavior> {
+    let b: InternalBehavior = decode_lenient(BEHAVIOR, "autoscaling", raw, release, problems)?;
     if b.scale_up.is_none() && b.scale_down.is_none() {
         problems.push(AnnotationProblem {
             annotation: BEHAVIOR,
@@ -252,6 +260,7 @@ mod tests {
         let mut problems = Vec::new();
         let b = decode_behavior(
             r#"{"scaleUp":{"policies":[{"type":"Pods","value":1,"periodSeconds":60}]},"extra":1}"#,
+            KubernetesVersion::LATEST,
             &mut problems,
         )
         .unwrap();
@@ -264,10 +273,10 @@ mod tests {
     #[test]
     fn malformed_annotations_are_ignored_but_reported() {
         let mut problems = Vec::new();
-        assert!(decode_behavior("{not json", &mut problems).is_none());
-        assert!(decode_behavior("[]", &mut problems).is_none());
-        assert!(decode_behavior("{}", &mut problems).is_none());
-        assert!(decode_behavior(r#"{"ScaleUp":{"Policies":"x"}}"#, &mut problems).is_none());
+        assert!(decode_behavior("{not json", KubernetesVersion::LATEST, &mut problems).is_none());
+        assert!(decode_behavior("[]", KubernetesVersion::LATEST, &mut problems).is_none());
+        assert!(decode_behavior("{}", KubernetesVersion::LATEST, &mut problems).is_none());
+        assert!(decode_behavior(r#"{"ScaleUp":{"Policies":"x"}}"#, KubernetesVersion::LATEST, &mut problems).is_none());
         assert_eq!(problems.len(), 4);
         assert!(problems.iter().all(|p| p.ignored && p.message.contains(BEHAVIOR)));
     }

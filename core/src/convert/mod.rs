@@ -44,9 +44,18 @@ pub enum ConvertError {
     },
 }
 
-/// Converts any version to the internal form.
+/// Converts any version to the internal form, as [`KubernetesVersion::LATEST`] does.
 pub fn to_internal(obj: &VersionedHpa) -> Result<Conversion<v2::HorizontalPodAutoscaler>, ConvertError> {
     into_internal(obj.clone())
+}
+
+/// Converts any version to the internal form, as `release`'s kube-apiserver does (its
+/// `ParseQuantity` reads the quantities of the round-trip annotations).
+pub fn to_internal_in(
+    obj: &VersionedHpa,
+    release: KubernetesVersion,
+) -> Result<Conversion<v2::HorizontalPodAutoscaler>, ConvertError> {
+    into_internal_in(obj.clone(), release)
 }
 
 /// The object itself when it already is what [`to_internal`] would return (autoscaling/v2,
@@ -65,8 +74,17 @@ pub fn as_internal(obj: &VersionedHpa) -> Option<&v2::HorizontalPodAutoscaler> {
     }
 }
 
-/// Converts any version to the internal form, consuming it (no copy for autoscaling/v2).
+/// Converts any version to the internal form, consuming it (no copy for autoscaling/v2), as
+/// [`KubernetesVersion::LATEST`] does.
 pub fn into_internal(obj: VersionedHpa) -> Result<Conversion<v2::HorizontalPodAutoscaler>, ConvertError> {
+    into_internal_in(obj, KubernetesVersion::LATEST)
+}
+
+/// [`into_internal`] as `release`'s kube-apiserver converts.
+pub fn into_internal_in(
+    obj: VersionedHpa,
+    release: KubernetesVersion,
+) -> Result<Conversion<v2::HorizontalPodAutoscaler>, ConvertError> {
     Ok(match obj {
         VersionedHpa::V2(mut h) => {
             annotations::drop_round_trip(&mut h.metadata.annotations);
@@ -74,9 +92,9 @@ pub fn into_internal(obj: VersionedHpa) -> Result<Conversion<v2::HorizontalPodAu
             h.kind = crate::api::KIND.into();
             Conversion { object: h, annotation_problems: Vec::new(), lossy: Vec::new() }
         }
-        VersionedHpa::V1(h) => v1::to_internal(&h),
-        VersionedHpa::V2beta2(h) => v2beta2::to_internal(&h)?,
-        VersionedHpa::V2beta1(h) => v2beta1::to_internal(&h),
+        VersionedHpa::V1(h) => v1::to_internal_in(&h, release),
+        VersionedHpa::V2beta2(h) => v2beta2::to_internal_in(&h, release)?,
+        VersionedHpa::V2beta1(h) => v2beta1::to_internal_in(&h, release),
     })
 }
 
@@ -104,13 +122,14 @@ pub fn convert(obj: &VersionedHpa, to: ApiVersion) -> Result<Conversion<Versione
 
 /// [`convert`] as `release`'s kube-apiserver converts: its internal type lacks what the
 /// release does not have, so that is dropped on the way (before 1.37, a condition's
-/// `observedGeneration`, also inside the v1 conditions annotation).
+/// `observedGeneration`, also inside the v1 conditions annotation), and its `ParseQuantity`
+/// reads the annotations' quantities.
 pub fn convert_in(
     obj: &VersionedHpa,
     to: ApiVersion,
     release: KubernetesVersion,
 ) -> Result<Conversion<VersionedHpa>, ConvertError> {
-    let mut internal = to_internal(obj)?;
+    let mut internal = to_internal_in(obj, release)?;
     crate::api::release::drop_unknown_internal(&mut internal.object, release);
     let out = from_internal(&internal.object, to);
     let lossy = match to {

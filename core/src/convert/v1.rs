@@ -8,6 +8,7 @@ use crate::api::Quantity;
 use crate::api::meta::CrossVersionObjectReference;
 use crate::api::v1 as ext;
 use crate::api::v2 as int;
+use crate::features::KubernetesVersion;
 
 use super::Conversion;
 use super::annotations::{self as ann, AnnotationProblem};
@@ -38,8 +39,17 @@ fn is_cpu_utilization(m: &int::MetricSpec) -> Option<i32> {
     }
 }
 
-/// v1 → internal.
+/// v1 → internal, as [`KubernetesVersion::LATEST`] converts ([`to_internal_in`]).
 pub fn to_internal(input: &ext::HorizontalPodAutoscaler) -> Conversion<int::HorizontalPodAutoscaler> {
+    to_internal_in(input, KubernetesVersion::LATEST)
+}
+
+/// v1 → internal, as `release`'s kube-apiserver converts (its `ParseQuantity` reads the
+/// quantities of the annotations).
+pub fn to_internal_in(
+    input: &ext::HorizontalPodAutoscaler,
+    release: KubernetesVersion,
+) -> Conversion<int::HorizontalPodAutoscaler> {
     let mut problems: Vec<AnnotationProblem> = Vec::new();
     let mut metadata = input.metadata.clone();
     let annotations = input.metadata.annotations.clone();
@@ -75,7 +85,8 @@ pub fn to_internal(input: &ext::HorizontalPodAutoscaler) -> Conversion<int::Hori
     }
 
     if let Some(raw) = annotations.get(ann::METRICS)
-        && let Some(other) = ann::decode_lenient::<Vec<ext::MetricSpec>>(ann::METRICS, "v1", raw, &mut problems)
+        && let Some(other) =
+            ann::decode_lenient::<Vec<ext::MetricSpec>>(ann::METRICS, "v1", raw, release, &mut problems)
     {
         let mut metrics: Vec<int::MetricSpec> = other.iter().map(|m| metric_spec_to_internal(m, false)).collect();
         if let Some(cpu) = spec.metrics.first() {
@@ -84,11 +95,11 @@ pub fn to_internal(input: &ext::HorizontalPodAutoscaler) -> Conversion<int::Hori
         spec.metrics = metrics;
     }
     if let Some(raw) = annotations.get(ann::BEHAVIOR) {
-        spec.behavior = ann::decode_behavior(raw, &mut problems);
+        spec.behavior = ann::decode_behavior(raw, release, &mut problems);
     }
     if let Some(raw) = annotations.get(ann::CURRENT_METRICS)
         && let Some(current) =
-            ann::decode_lenient::<Vec<ext::MetricStatus>>(ann::CURRENT_METRICS, "v1", raw, &mut problems)
+            ann::decode_lenient::<Vec<ext::MetricStatus>>(ann::CURRENT_METRICS, "v1", raw, release, &mut problems)
     {
         status.current_metrics = Some(current.iter().map(metric_status_to_internal).collect());
     }
@@ -96,8 +107,13 @@ pub fn to_internal(input: &ext::HorizontalPodAutoscaler) -> Conversion<int::Hori
         spec.metrics = vec![cpu_utilization_metric(DEFAULT_CPU_UTILIZATION)];
     }
     if let Some(raw) = annotations.get(ann::CONDITIONS)
-        && let Some(conditions) =
-            ann::decode_lenient::<Vec<ext::HorizontalPodAutoscalerCondition>>(ann::CONDITIONS, "v1", raw, &mut problems)
+        && let Some(conditions) = ann::decode_lenient::<Vec<ext::HorizontalPodAutoscalerCondition>>(
+            ann::CONDITIONS,
+            "v1",
+            raw,
+            release,
+            &mut problems,
+        )
     {
         status.conditions = conditions.into_iter().map(condition_to_internal).collect();
     }

@@ -8,19 +8,30 @@
 use crate::api::v2 as int;
 use crate::api::v2beta1 as ext;
 
+use crate::features::KubernetesVersion;
+
 use super::Conversion;
 use super::annotations as ann;
 use super::v1::{
     metric_spec_from_internal, metric_spec_to_internal, metric_status_from_internal, metric_status_to_internal,
 };
 
-/// v2beta1 → internal.
+/// v2beta1 → internal, as [`KubernetesVersion::LATEST`] converts ([`to_internal_in`]).
 pub fn to_internal(input: &ext::HorizontalPodAutoscaler) -> Conversion<int::HorizontalPodAutoscaler> {
+    to_internal_in(input, KubernetesVersion::LATEST)
+}
+
+/// v2beta1 → internal, as `release`'s kube-apiserver converts (its `ParseQuantity` reads the
+/// behavior annotation's tolerances).
+pub fn to_internal_in(
+    input: &ext::HorizontalPodAutoscaler,
+    release: KubernetesVersion,
+) -> Conversion<int::HorizontalPodAutoscaler> {
     let mut problems = Vec::new();
     let mut metadata = input.metadata.clone();
     ann::drop_round_trip(&mut metadata.annotations);
     let behavior =
-        input.metadata.annotations.get(ann::BEHAVIOR).and_then(|raw| ann::decode_behavior(raw, &mut problems));
+        input.metadata.annotations.get(ann::BEHAVIOR).and_then(|raw| ann::decode_behavior(raw, release, &mut problems));
     Conversion {
         object: int::HorizontalPodAutoscaler {
             api_version: int::API_VERSION.into(),

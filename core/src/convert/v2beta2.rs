@@ -7,13 +7,23 @@
 use crate::api::Quantity;
 use crate::api::v2 as int;
 use crate::api::v2beta2 as ext;
+use crate::features::KubernetesVersion;
 
 use super::annotations as ann;
 use super::{Conversion, ConvertError};
 
-/// v2beta2 → internal; an unparsable tolerance annotation fails the conversion.
+/// v2beta2 → internal, as [`KubernetesVersion::LATEST`] converts ([`to_internal_in`]).
 pub fn to_internal(
     input: &ext::HorizontalPodAutoscaler,
+) -> Result<Conversion<int::HorizontalPodAutoscaler>, ConvertError> {
+    to_internal_in(input, KubernetesVersion::LATEST)
+}
+
+/// v2beta2 → internal, as `release`'s kube-apiserver converts; a tolerance annotation that
+/// its `ParseQuantity` refuses fails the conversion.
+pub fn to_internal_in(
+    input: &ext::HorizontalPodAutoscaler,
+    release: KubernetesVersion,
 ) -> Result<Conversion<int::HorizontalPodAutoscaler>, ConvertError> {
     let mut metadata = input.metadata.clone();
     let mut behavior = input.spec.behavior.as_ref().map(|b| int::HorizontalPodAutoscalerBehavior {
@@ -22,7 +32,7 @@ pub fn to_internal(
     });
     for (key, up) in [(ann::SCALE_UP_TOLERANCE, true), (ann::SCALE_DOWN_TOLERANCE, false)] {
         if let Some(raw) = input.metadata.annotations.get(key) {
-            let q = Quantity::parse(raw).map_err(|e| ConvertError::Annotation {
+            let q = Quantity::parse_in(raw, release).map_err(|e| ConvertError::Annotation {
                 annotation: key,
                 message: format!("failed to parse annotation {}: {e}", crate::go::quote(key)),
             })?;

@@ -1253,7 +1253,7 @@ impl MetricsRun<'_, '_> {
         {
             return match calc.get_object_metric_replicas(
                 self.scale.spec_replicas,
-                value.milli_value(),
+                calc.release.milli_value(value),
                 &obj.metric.name,
                 tolerances,
                 self.namespace(),
@@ -1270,7 +1270,7 @@ impl MetricsRun<'_, '_> {
         {
             return match calc.get_object_per_pod_metric_replicas(
                 self.scale.status_replicas,
-                average.milli_value(),
+                calc.release.milli_value(average),
                 &obj.metric.name,
                 tolerances,
                 self.namespace(),
@@ -1307,7 +1307,7 @@ impl MetricsRun<'_, '_> {
             self.workspace,
             self.input.now,
             spec_replicas,
-            target.milli_value(),
+            self.p.calc.release.milli_value(target),
             &pods.metric.name,
             self.p.tolerances,
             samples,
@@ -1338,7 +1338,7 @@ impl MetricsRun<'_, '_> {
                     self.workspace,
                     self.input.now,
                     spec_replicas,
-                    average.milli_value(),
+                    self.p.calc.release.milli_value(average),
                     resource,
                     container,
                     self.p.tolerances,
@@ -1418,7 +1418,7 @@ impl MetricsRun<'_, '_> {
         if let Some(average) = &ext.target.average_value {
             return match calc.get_external_per_pod_metric_replicas(
                 self.scale.status_replicas,
-                average.milli_value(),
+                calc.release.milli_value(average),
                 &ext.metric.name,
                 self.p.tolerances,
                 self.namespace(),
@@ -1435,7 +1435,7 @@ impl MetricsRun<'_, '_> {
         if let Some(value) = &ext.target.value {
             return match calc.get_external_metric_replicas(
                 self.scale.spec_replicas,
-                value.milli_value(),
+                calc.release.milli_value(value),
                 &ext.metric.name,
                 self.p.tolerances,
                 self.namespace(),

@@ -12,6 +12,7 @@
 //! instead; 1.38's `ceilToInt32` (#141397) saturates on every architecture.
 
 use super::replicas::PodPhase;
+use crate::api::Quantity;
 use crate::features::KubernetesVersion;
 
 /// The release-dependent parts of the HPA controller's arithmetic and status.
@@ -37,6 +38,9 @@ pub struct ControllerRelease {
     pub external_sum_cap: bool,
     /// Every `int32(math.Ceil(x))` saturates (`ceilToInt32`, #141397), 1.38.
     pub saturating_ceil: bool,
+    /// `Quantity.MilliValue()` of a target past int64 saturates (apimachinery #141305), 1.38;
+    /// before, it wraps or gives 0 ([`Self::milli_value`]).
+    pub saturating_milli_value: bool,
     /// The per-pod usage of an Object or External AverageValue target goes through
     /// `getPerPodUsage` (0 at zero replicas, `MaxInt64` for a saturated sum), 1.38 (#140958).
     pub per_pod_usage_guard: bool,
@@ -92,6 +96,7 @@ impl ControllerRelease {
             usage_ratio_cap: m >= 35,
             external_sum_cap: m >= 35,
             saturating_ceil: m >= 38,
+            saturating_milli_value: m >= 38,
             per_pod_usage_guard: m >= 38,
             ignored_phases: {
                 let mut t = [false; 5];
@@ -122,6 +127,12 @@ impl ControllerRelease {
         } else {
             go_amd64_int32(x.ceil())
         }
+    }
+
+    /// `q.MilliValue()` as this release's apimachinery computes it: saturating from 1.38
+    /// ([`Quantity::milli_value`]), wrapping or 0 before ([`Quantity::wrapping_milli_value`]).
+    pub fn milli_value(self, q: &Quantity) -> i64 {
+        if self.saturating_milli_value { q.milli_value() } else { q.wrapping_milli_value() }
     }
 
     /// The per-pod usage of an Object or External AverageValue target, `usage / status.replicas`
@@ -208,6 +219,22 @@ mod tests {
         );
         assert!(!at(V1_36).spec_change_at_once && at(V1_37).spec_change_at_once);
         assert_eq!(ControllerRelease::default().version, KubernetesVersion::LATEST);
+    }
+
+    /// A target of 2^64 + 1 milli-units: 1 milli (the low 64 bits) before 1.38, `MaxInt64` from
+    /// 1.38 (#141305); an ordinary one is the same in every release.
+    #[test]
+    fn target_milli_value_wraps_before_1_38_and_saturates_from_1_38() {
+        let huge = Quantity::parse("18446744073709551617m").unwrap();
+        let ordinary = Quantity::parse("200Mi").unwrap();
+        for v in [V1_33, V1_37] {
+            assert!(!ControllerRelease::of(v).saturating_milli_value);
+            assert_eq!(ControllerRelease::of(v).milli_value(&huge), 1);
+            assert_eq!(ControllerRelease::of(v).milli_value(&Quantity::parse("1E").unwrap()), 0);
+            assert_eq!(ControllerRelease::of(v).milli_value(&ordinary), 209_715_200_000);
+        }
+        assert_eq!(ControllerRelease::of(V1_38).milli_value(&huge), i64::MAX);
+        assert_eq!(ControllerRelease::of(V1_38).milli_value(&ordinary), 209_715_200_000);
     }
 
     #[test]

@@ -259,7 +259,8 @@ pub struct Options {
     pub duplicate_fields: bool,
     /// The release whose Go types decode (`None`: this crate's schema, the newest). A field
     /// added in a later release (`#[go(since = "1.37")]`) is an unknown field of the older
-    /// release's struct, as its kube-apiserver finds it.
+    /// release's struct, as its kube-apiserver finds it; a quantity parses as the release's
+    /// `ParseQuantity` does (`None`: [`KubernetesVersion::LATEST`]'s).
     pub release: Option<KubernetesVersion>,
 }
 
@@ -940,8 +941,9 @@ impl Decode for FieldsV1 {
 }
 
 /// `resource.Quantity.UnmarshalJSON`: `null` is the zero quantity; anything else is its
-/// JSON text without the quotes, trimmed, through `ParseQuantity` (a number parses; an
-/// object does not).
+/// JSON text without the quotes, trimmed, through `ParseQuantity` of the options' release
+/// ([`Quantity::parse_in`]; without one, [`KubernetesVersion::LATEST`]'s) (a number parses;
+/// an object does not).
 impl Decode for Quantity {
     fn go_type(_: &str) -> String {
         "resource.Quantity".into()
@@ -958,7 +960,7 @@ impl Decode for Quantity {
             l if l >= 2 && raw.starts_with('"') && raw.ends_with('"') => &raw[1..l - 1],
             _ => raw.as_ref(),
         };
-        match Quantity::parse(text.trim()) {
+        match Quantity::parse_in(text.trim(), d.options.release.unwrap_or(KubernetesVersion::LATEST)) {
             Ok(q) => {
                 *self = q;
                 Ok(())
