@@ -134,10 +134,78 @@ const VALUE_FIELDS: &[&str] = &["perPod", "total", "utilization", "value"];
 const TEMPLATE_FIELDS: &[&str] = &["metadata", "spec"];
 /// A scenario's `podTemplate` (or its `spec`).
 const POD_FIELDS: &[&str] = &["containers", "initContainers", "resources", "overhead"];
+/// The other fields of a Kubernetes `PodSpec` (core/v1, 1.33–1.38): a template pasted from a
+/// workload is taken, these fields ignored (they do not change what the controller computes).
+const K8S_POD_FIELDS: &[&str] = &[
+    "activeDeadlineSeconds",
+    "affinity",
+    "automountServiceAccountToken",
+    "dnsConfig",
+    "dnsPolicy",
+    "enableServiceLinks",
+    "ephemeralContainers",
+    "hostAliases",
+    "hostIPC",
+    "hostNetwork",
+    "hostPID",
+    "hostUsers",
+    "hostname",
+    "hostnameOverride",
+    "imagePullSecrets",
+    "nodeName",
+    "nodeSelector",
+    "os",
+    "preemptionPolicy",
+    "priority",
+    "priorityClassName",
+    "readinessGates",
+    "resourceClaims",
+    "restartPolicy",
+    "runtimeClassName",
+    "schedulerName",
+    "schedulingGates",
+    "securityContext",
+    "serviceAccount",
+    "serviceAccountName",
+    "setHostnameAsFQDN",
+    "shareProcessNamespace",
+    "subdomain",
+    "terminationGracePeriodSeconds",
+    "tolerations",
+    "topologySpreadConstraints",
+    "volumes",
+];
 /// A container of a scenario's `podTemplate`.
 const CONTAINER_FIELDS: &[&str] = &["name", "requests", "resources", "restartPolicy"];
+/// The other fields of a Kubernetes `Container` (core/v1, 1.33–1.38), ignored likewise.
+const K8S_CONTAINER_FIELDS: &[&str] = &[
+    "args",
+    "command",
+    "env",
+    "envFrom",
+    "image",
+    "imagePullPolicy",
+    "lifecycle",
+    "livenessProbe",
+    "ports",
+    "readinessProbe",
+    "resizePolicy",
+    "restartPolicyRules",
+    "securityContext",
+    "startupProbe",
+    "stdin",
+    "stdinOnce",
+    "terminationMessagePath",
+    "terminationMessagePolicy",
+    "tty",
+    "volumeDevices",
+    "volumeMounts",
+    "workingDir",
+];
 /// `resources` of a scenario's pod or container.
-const RESOURCES_FIELDS: &[&str] = &["requests"];
+const RESOURCES_FIELDS: &[&str] = &["requests", "limits"];
+/// The other fields of a Kubernetes `ResourceRequirements`, ignored likewise.
+const K8S_RESOURCES_FIELDS: &[&str] = &["claims"];
 
 /// Where a pod template is read from, which decides whether a key it does not read is refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -182,10 +250,16 @@ fn entries<'a>(node: Node<'a>, what: &str) -> Result<crate::source::Entries<'a>,
 
 /// Checks that every key of a mapping is one of `allowed`.
 fn check_fields(node: Node<'_>, allowed: &[&str], what: &str, errs: &mut Errors) {
+    check_fields_ignoring(node, allowed, &[], what, errs);
+}
+
+/// [`check_fields`], where the keys of `ignored` (the rest of a Kubernetes type the scenario
+/// reads part of) are taken without a word.
+fn check_fields_ignoring(node: Node<'_>, allowed: &[&str], ignored: &[&str], what: &str, errs: &mut Errors) {
     if let NodeKind::Map(entries) = node.kind() {
         for e in entries {
             let k = e.key.key_string();
-            if !allowed.contains(&k.as_str()) {
+            if !allowed.contains(&k.as_str()) && !ignored.contains(&k.as_str()) {
                 errs.push(
                     e.key.span(),
                     format!("unknown field `{k}` in {what}; expected one of: {}", allowed.join(", ")),
@@ -372,9 +446,9 @@ fn load_value(node: Node<'_>) -> Result<LoadValue, ScenarioError> {
 fn container(node: Node<'_>, source: TemplateSource, errs: &mut Errors) -> Option<Container> {
     let entries = errs.keep(entries(node, "a container"))?;
     if source == TemplateSource::Scenario {
-        check_fields(node, CONTAINER_FIELDS, "a container of podTemplate", errs);
+        check_fields_ignoring(node, CONTAINER_FIELDS, K8S_CONTAINER_FIELDS, "a container of podTemplate", errs);
         if let Some(r) = node.get("resources") {
-            check_fields(r, RESOURCES_FIELDS, "a container's resources", errs);
+            check_fields_ignoring(r, RESOURCES_FIELDS, K8S_RESOURCES_FIELDS, "a container's resources", errs);
         }
     }
     let mut c = Container::default();
@@ -388,11 +462,7 @@ fn container(node: Node<'_>, source: TemplateSource, errs: &mut Errors) -> Optio
                 }
             }
             "requests" => requests(e.value, &mut c.requests_milli, errs),
-            "resources" => {
-                if let Some(r) = e.value.get("requests") {
-                    requests(r, &mut c.requests_milli, errs);
-                }
-            }
+            "resources" => resources(e.value, &mut c.requests_milli, errs),
             "restartPolicy" => c.restart_policy = errs.keep(string(e.value, "restartPolicy")),
             // Everything else of a real container spec (image, ports, ...) is irrelevant here
             // (refused above in a scenario).
@@ -403,6 +473,22 @@ fn container(node: Node<'_>, source: TemplateSource, errs: &mut Errors) -> Optio
         errs.push(node.span(), "a container needs a `name`");
     }
     Some(c)
+}
+
+/// Reads `resources: {requests, limits}` into requests: a resource with a limit and no request
+/// gets the limit as its request, as the pod gets it when it is created (`SetDefaults_Container`
+/// for containers; for pod-level resources, `defaultPodRequests` does the same).
+fn resources(node: Node<'_>, into: &mut BTreeMap<String, i64>, errs: &mut Errors) {
+    if let Some(r) = node.get("requests") {
+        requests(r, into, errs);
+    }
+    if let Some(l) = node.get("limits") {
+        let mut limits = BTreeMap::new();
+        requests(l, &mut limits, errs);
+        for (name, limit) in limits {
+            into.entry(name).or_insert(limit);
+        }
+    }
 }
 
 fn requests(node: Node<'_>, into: &mut BTreeMap<String, i64>, errs: &mut Errors) {
@@ -424,12 +510,12 @@ pub fn pod_template(node: Node<'_>, source: TemplateSource, errs_out: &mut Vec<S
     if source == TemplateSource::Scenario {
         if node.get("spec").is_some() {
             check_fields(node, TEMPLATE_FIELDS, "podTemplate", &mut errs);
-            check_fields(spec, POD_FIELDS, "podTemplate.spec", &mut errs);
+            check_fields_ignoring(spec, POD_FIELDS, K8S_POD_FIELDS, "podTemplate.spec", &mut errs);
         } else {
-            check_fields(node, POD_FIELDS, "podTemplate", &mut errs);
+            check_fields_ignoring(node, POD_FIELDS, K8S_POD_FIELDS, "podTemplate", &mut errs);
         }
         if let Some(r) = spec.get("resources") {
-            check_fields(r, RESOURCES_FIELDS, "the pod's resources", &mut errs);
+            check_fields_ignoring(r, RESOURCES_FIELDS, K8S_RESOURCES_FIELDS, "the pod's resources", &mut errs);
         }
     }
     let mut t = PodTemplate::default();
@@ -441,8 +527,8 @@ pub fn pod_template(node: Node<'_>, source: TemplateSource, errs_out: &mut Vec<S
     if let Some(NodeKind::Seq(items)) = spec.get("initContainers").map(|n| n.kind()) {
         t.init_containers = items.filter_map(|c| container(c, source, &mut errs)).collect();
     }
-    if let Some(r) = spec.get("resources").and_then(|r| r.get("requests")) {
-        requests(r, &mut t.pod_requests_milli, &mut errs);
+    if let Some(r) = spec.get("resources") {
+        resources(r, &mut t.pod_requests_milli, &mut errs);
     }
     // `spec.overhead`, as admission sets it from the RuntimeClass: the controller adds it to
     // pod-level requests in 1.34 to 1.37.
@@ -922,21 +1008,29 @@ mod tests {
             [
                 "9:3: unknown field `overheads` in podTemplate; expected one of: containers, initContainers, resources, overhead",
                 "6:5: unknown field `request` in a container of podTemplate; expected one of: name, requests, resources, restartPolicy",
-                "7:5: unknown field `image` in a container of podTemplate; expected one of: name, requests, resources, restartPolicy",
-                "8:17: unknown field `limits` in a container's resources; expected one of: requests",
             ]
         );
         let got = errors_at(
-            "hpa: x.yaml\nduration: 1m\npodTemplate:\n  metadata: {labels: {app: web}}\n  spec:\n    containers: [{name: app, requests: {cpu: 20m}}]\n    volumes: []\n    resources: {requests: {cpu: 1}, claims: []}\n  template: {}\n",
+            "hpa: x.yaml\nduration: 1m\npodTemplate:\n  metadata: {labels: {app: web}}\n  spec:\n    containers: [{name: app, requests: {cpu: 20m}}]\n    volume: []\n    resources: {requests: {cpu: 1}, claim: []}\n  template: {}\n",
         );
         assert_eq!(
             got,
             [
                 "9:3: unknown field `template` in podTemplate; expected one of: metadata, spec",
-                "7:5: unknown field `volumes` in podTemplate.spec; expected one of: containers, initContainers, resources, overhead",
-                "8:37: unknown field `claims` in the pod's resources; expected one of: requests",
+                "7:5: unknown field `volume` in podTemplate.spec; expected one of: containers, initContainers, resources, overhead",
+                "8:37: unknown field `claim` in the pod's resources; expected one of: requests, limits",
             ]
         );
+
+        // A template pasted from a workload: its other Kubernetes fields are taken and ignored,
+        // and a limit without a request is the request, per resource, as at pod creation.
+        let p = crate::source::parse(
+            "hpa: x.yaml\nduration: 1m\npodTemplate:\n  spec:\n    volumes: []\n    containers:\n    - name: app\n      image: nginx\n      ports: [{containerPort: 80}]\n      resources: {limits: {cpu: 500m, memory: 1Gi}, requests: {memory: 256Mi}}\n",
+        );
+        let scenario = parse(p.documents[0].root()).unwrap();
+        let template = scenario.pod_template.unwrap().value;
+        assert_eq!(template.containers[0].requests_milli.get("cpu"), Some(&500));
+        assert_eq!(template.containers[0].requests_milli.get("memory"), Some(&(256 * 1024 * 1024 * 1000)));
 
         // A Deployment's template: read leniently.
         let p = crate::source::parse(
