@@ -308,9 +308,75 @@ pub struct Vpa {
     /// YAML 1.1's `false`, which kubectl sends as JSON `false`): the CRD's schema refuses the
     /// VPA, so it has no mode (`update_mode` is then empty).
     pub update_mode_not_a_string: Option<Value>,
-    /// Resources the VPA controls (from `resourcePolicy.containerPolicies[*].controlledResources`;
-    /// cpu and memory when not restricted). Containers with `mode: "Off"` are left out.
-    pub controlled_resources: Vec<String>,
+    /// `spec.resourcePolicy.containerPolicies`, in order: which containers it sizes, and which
+    /// of their resources ([`Vpa::sets_request`]).
+    pub container_policies: Vec<ContainerPolicy>,
+}
+
+/// One of a VPA's `resourcePolicy.containerPolicies` (`ContainerResourcePolicy` of
+/// `autoscaling.k8s.io/v1`), with what decides whether the VPA sets a container's requests.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ContainerPolicy {
+    /// `containerName`; `*` is the policy of every container no other policy names.
+    pub container_name: String,
+    /// `mode: "Off"`: the VPA never changes this container's resources.
+    pub off: bool,
+    /// `controlledResources`; `None` when not written (cpu and memory).
+    pub controlled_resources: Option<Vec<String>>,
+}
+
+impl ContainerPolicy {
+    /// Whether a container this policy applies to gets its `resource` request from the VPA:
+    /// not `mode: "Off"`, and `resource` among `controlledResources` (cpu and memory when not
+    /// written). `controlledValues` (`RequestsOnly` or `RequestsAndLimits`) sets requests
+    /// either way.
+    pub fn controls(&self, resource: &str) -> bool {
+        !self.off
+            && match &self.controlled_resources {
+                Some(rs) => rs.iter().any(|r| r == resource),
+                None => DEFAULT_CONTROLLED_RESOURCES.contains(&resource),
+            }
+    }
+}
+
+/// The resources a VPA controls in a container without a policy, or whose policy names none
+/// (`controlledResources` defaults to `[cpu, memory]`).
+const DEFAULT_CONTROLLED_RESOURCES: [&str; 2] = ["cpu", "memory"];
+
+impl Vpa {
+    /// The policy the VPA applies to `container`, as `GetContainerResourcePolicy`
+    /// (autoscaler `vertical-pod-autoscaler/pkg/utils/vpa/api.go`) resolves it: the first
+    /// policy naming it exactly, else the (last) `*` policy, else none (the defaults: cpu and
+    /// memory controlled, mode `Auto`).
+    pub fn policy_of(&self, container: &str) -> Option<&ContainerPolicy> {
+        self.container_policies.iter().find(|p| p.container_name == container).or_else(|| self.others_policy())
+    }
+
+    /// The policy of the containers no policy names: the last `*` policy (the one
+    /// `GetContainerResourcePolicy`'s loop keeps).
+    fn others_policy(&self) -> Option<&ContainerPolicy> {
+        self.container_policies.iter().rev().find(|p| p.container_name == "*")
+    }
+
+    /// Whether the VPA sets the `resource` request of `container` ([`Vpa::policy_of`],
+    /// [`ContainerPolicy::controls`]), whatever its update mode.
+    pub fn sets_request(&self, container: &str, resource: &str) -> bool {
+        self.policy_of(container).map_or(DEFAULT_CONTROLLED_RESOURCES.contains(&resource), |p| p.controls(resource))
+    }
+
+    /// Whether the VPA sets the `resource` request of some container when the containers are
+    /// not known (the pod template is not in the set): of a container one of its policies
+    /// names, or of the others, through its `*` policy or, when it has no policy at all, the
+    /// defaults. (A container no policy names, in a VPA with named policies and no `*`, also
+    /// gets the defaults; whether the pods have one is not known, so it is not assumed.)
+    pub fn may_set_request(&self, resource: &str) -> bool {
+        if self.container_policies.is_empty() {
+            return DEFAULT_CONTROLLED_RESOURCES.contains(&resource);
+        }
+        let named = self.container_policies.iter().filter(|p| p.container_name != "*");
+        let resolved = named.filter_map(|p| self.policy_of(&p.container_name));
+        resolved.chain(self.others_policy()).any(|p| p.controls(resource))
+    }
 }
 
 /// A KEDA ScaledObject.
@@ -830,30 +896,25 @@ pub fn vpa_from_json(id: ObjectId, v: &Value) -> Vpa {
     }
     let policies =
         spec.and_then(|s| s.get("resourcePolicy")).and_then(|r| r.get("containerPolicies")).and_then(Value::as_array);
-    let mut controlled: Vec<String> = Vec::new();
-    match policies {
-        Some(ps) if !ps.is_empty() => {
-            for p in ps {
-                if p.get("mode").and_then(Value::as_str) == Some("Off") {
-                    continue;
-                }
-                match p.get("controlledResources").and_then(Value::as_array) {
-                    Some(rs) => controlled.extend(rs.iter().filter_map(Value::as_str).map(String::from)),
-                    None => controlled.extend(["cpu".to_string(), "memory".to_string()]),
-                }
-            }
-        }
-        _ => controlled.extend(["cpu".to_string(), "memory".to_string()]),
-    }
-    controlled.sort();
-    controlled.dedup();
+    let container_policies = policies
+        .into_iter()
+        .flatten()
+        .map(|p| ContainerPolicy {
+            container_name: s(Some(p), "containerName"),
+            off: p.get("mode").and_then(Value::as_str) == Some("Off"),
+            controlled_resources: p
+                .get("controlledResources")
+                .and_then(Value::as_array)
+                .map(|rs| rs.iter().filter_map(Value::as_str).map(String::from).collect()),
+        })
+        .collect();
     Vpa {
         id,
         target_kind: s(target, "kind"),
         target_name: s(target, "name"),
         update_mode,
         update_mode_not_a_string,
-        controlled_resources: controlled,
+        container_policies,
     }
 }
 
@@ -1047,6 +1108,33 @@ mod tests {
         assert_eq!(adopting.hpa_name, "web");
         assert!(adopting.controls(&meta("web", vec![])));
         assert!(!adopting.controls(&meta("keda-hpa-kd", vec![])));
+    }
+
+    /// `GetContainerResourcePolicy`: the policy naming the container, else the last `*`, else
+    /// the defaults (cpu and memory); `mode: "Off"` sizes nothing.
+    #[test]
+    fn a_vpa_resolves_a_policy_per_container() {
+        let vpa = |policies: Value| {
+            vpa_from_json(ObjectId::default(), &json!({"spec": {"resourcePolicy": {"containerPolicies": policies}}}))
+        };
+        let v = vpa(json!([
+            {"containerName": "app", "controlledResources": ["memory"]},
+            {"containerName": "*", "controlledResources": ["cpu"]},
+            {"containerName": "app", "mode": "Off"},
+            {"containerName": "*", "mode": "Off"},
+        ]));
+        assert!(v.sets_request("app", "memory") && !v.sets_request("app", "cpu"), "the first exact match");
+        assert!(!v.sets_request("envoy", "cpu"), "the last * policy");
+        assert!(v.may_set_request("memory") && !v.may_set_request("cpu"));
+        let v = vpa(json!([{"containerName": "envoy", "mode": "Off"}]));
+        assert!(v.sets_request("app", "cpu") && v.sets_request("app", "memory") && !v.sets_request("envoy", "cpu"));
+        assert!(!v.may_set_request("cpu"), "unnamed containers are not assumed");
+        let v = vpa(json!([{"containerName": "*", "controlledResources": []}]));
+        assert!(!v.may_set_request("cpu") && !v.sets_request("app", "memory"));
+        let v = vpa_from_json(ObjectId::default(), &json!({"spec": {}}));
+        assert!(
+            v.may_set_request("cpu") && v.sets_request("any", "memory") && !v.sets_request("any", "nvidia.com/gpu")
+        );
     }
 
     #[test]
