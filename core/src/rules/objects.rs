@@ -122,8 +122,12 @@ const CLUSTER_SCOPED: &[(&str, &[&str])] = &[
     ("storagemigration.k8s.io", &["StorageVersionMigration"]),
     ("authentication.k8s.io", &["TokenReview", "SelfSubjectReview"]),
     ("authorization.k8s.io", &["SubjectAccessReview", "SelfSubjectAccessReview", "SelfSubjectRulesReview"]),
+    ("internal.apiserver.k8s.io", &["StorageVersion"]),
+    // Gateway API (a SIG Network project whose CRDs clusters install).
+    ("gateway.networking.k8s.io", &["GatewayClass"]),
     // Extensions whose charts are common inputs.
     ("cert-manager.io", &["ClusterIssuer"]),
+    ("trust.cert-manager.io", &["Bundle"]),
     ("snapshot.storage.k8s.io", &["VolumeSnapshotClass", "VolumeSnapshotContent"]),
     ("keda.sh", &["ClusterTriggerAuthentication"]),
     ("external-secrets.io", &["ClusterSecretStore", "ClusterExternalSecret"]),
@@ -133,6 +137,35 @@ const CLUSTER_SCOPED: &[(&str, &[&str])] = &[
     ("karpenter.sh", &["NodePool", "NodeClaim"]),
     ("karpenter.k8s.aws", &["EC2NodeClass"]),
     ("argoproj.io", &["ClusterWorkflowTemplate"]),
+    ("pkg.crossplane.io", &["Provider", "Configuration", "Function", "DeploymentRuntimeConfig"]),
+    ("apiextensions.crossplane.io", &["CompositeResourceDefinition", "Composition", "CompositionRevision"]),
+    ("crd.projectcalico.org", CALICO_CLUSTER_SCOPED),
+    ("projectcalico.org", CALICO_CLUSTER_SCOPED),
+    (
+        "cilium.io",
+        &[
+            "CiliumClusterwideNetworkPolicy",
+            "CiliumClusterwideEnvoyConfig",
+            "CiliumNode",
+            "CiliumIdentity",
+            "CiliumLoadBalancerIPPool",
+        ],
+    ),
+];
+
+/// Calico's kinds without namespaces, in both of its groups (`crd.projectcalico.org`, the CRDs;
+/// `projectcalico.org`, its API server): all but `NetworkPolicy` and `NetworkSet`.
+const CALICO_CLUSTER_SCOPED: &[&str] = &[
+    "GlobalNetworkPolicy",
+    "GlobalNetworkSet",
+    "IPPool",
+    "IPReservation",
+    "HostEndpoint",
+    "FelixConfiguration",
+    "BGPConfiguration",
+    "BGPPeer",
+    "ClusterInformation",
+    "KubeControllersConfiguration",
 ];
 
 /// Whether objects of `kind` in `apiVersion` live outside namespaces (a Namespace, a
@@ -1150,6 +1183,10 @@ mod tests {
         let named = ObjectId { name: "web".into(), ..generated };
         assert_eq!((named.generate_name(), named.describe_name("an HPA").as_str()), (None, "web"));
         assert!(is_cluster_scoped("v1", "Namespace"));
+        assert!(is_cluster_scoped("gateway.networking.k8s.io/v1", "GatewayClass"));
+        assert!(!is_cluster_scoped("gateway.networking.k8s.io/v1", "Gateway"), "a Gateway has a namespace");
+        assert!(is_cluster_scoped("crd.projectcalico.org/v1", "GlobalNetworkPolicy"));
+        assert!(!is_cluster_scoped("crd.projectcalico.org/v1", "NetworkPolicy"));
         assert!(is_cluster_scoped("core/v1", "Namespace"), "the legacy group, spelled core");
         assert!(!is_cluster_scoped("core/v1", "ConfigMap"));
         assert!(is_cluster_scoped("constraints.gatekeeper.sh/v1beta1", "K8sRequiredLabels"));
