@@ -245,34 +245,56 @@ pub struct Workload {
     /// An Argo Rollout's `spec.workloadRef`: its pods come from that workload's template.
     /// (Boxed: a set keeps thousands of workloads, almost none with one.)
     pub workload_ref: Option<Box<WorkloadRef>>,
+    /// The selector of its pods ([`workload_selector`]), when it has one.
+    pub selector: Option<LabelSelector>,
 }
 
 /// Reads a `metav1.LabelSelector` from JSON, leniently (a value of the wrong type is empty):
 /// the rules match it with [`LabelSelector::matches`], the one matcher.
 pub fn selector_from_json(v: &Value) -> LabelSelector {
-    let match_labels = v
-        .get("matchLabels")
-        .and_then(Value::as_object)
-        .map(|m| m.iter().map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string())).collect())
-        .unwrap_or_default();
-    let match_expressions = v
-        .get("matchExpressions")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .map(|e| {
-                    let s = |k: &str| e.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
-                    let values = e
-                        .get("values")
-                        .and_then(Value::as_array)
-                        .map(|vs| vs.iter().filter_map(Value::as_str).map(String::from).collect())
-                        .unwrap_or_default();
-                    LabelSelectorRequirement { key: s("key"), operator: s("operator"), values }
-                })
-                .collect()
+    selector_from(v)
+}
+
+/// Reads a `metav1.LabelSelector` from an object's fields ([`selector_from_json`]).
+pub fn selector_from<'a>(v: impl Fields<'a>) -> LabelSelector {
+    let s = |n: Option<_>| n.and_then(Fields::as_str).unwrap_or_default().to_string();
+    let match_labels = v.field("matchLabels").map(|m| m.entries().map(|(k, v)| (k.into_owned(), s(Some(v)))).collect());
+    let match_expressions = v.field("matchExpressions").and_then(Fields::items).map(|a| {
+        a.map(|e| {
+            let values = e.field("values").and_then(Fields::items);
+            let values = values.map(|vs| vs.filter_map(Fields::as_str).map(String::from).collect()).unwrap_or_default();
+            LabelSelectorRequirement { key: s(e.field("key")), operator: s(e.field("operator")), values }
         })
-        .unwrap_or_default();
-    LabelSelector { match_labels, match_expressions }
+        .collect()
+    });
+    LabelSelector {
+        match_labels: match_labels.unwrap_or_default(),
+        match_expressions: match_expressions.unwrap_or_default(),
+    }
+}
+
+/// The selector of a workload's pods, as its `/scale` subresource reports it (`status.selector`,
+/// which the HPA controller lists pods by): `spec.selector`, a `metav1.LabelSelector`, or for a
+/// ReplicationController or an OpenShift DeploymentConfig a map of labels (the pod template's
+/// labels when it is empty, as kube-apiserver defaults an RC's). `None` when there is none, or
+/// it is empty (kube-apiserver refuses an empty selector on the built-in kinds).
+fn workload_selector<'a>(
+    id: &ObjectId,
+    spec: Option<impl Fields<'a>>,
+    pod_labels: &BTreeMap<String, String>,
+) -> Option<LabelSelector> {
+    let written = spec.and_then(|s| s.field("selector"));
+    let map_form = matches!(id.kind.as_str(), "ReplicationController" | "DeploymentConfig");
+    let selector = if map_form {
+        let match_labels: BTreeMap<String, String> = written
+            .map(|m| m.entries().map(|(k, v)| (k.into_owned(), v.as_str().unwrap_or_default().to_string())).collect())
+            .unwrap_or_default();
+        let match_labels = if match_labels.is_empty() { pod_labels.clone() } else { match_labels };
+        LabelSelector { match_labels, match_expressions: Vec::new() }
+    } else {
+        written.map(selector_from).unwrap_or_default()
+    };
+    (!selector.match_labels.is_empty() || !selector.match_expressions.is_empty()).then_some(selector)
 }
 
 /// An `intstr.IntOrString` of a PodDisruptionBudget.
@@ -505,6 +527,30 @@ pub trait Objects: Sync {
     /// included), in input order (the linter) or by name (the context cache, which has no input
     /// order): [`HpaOrder`](super::index::HpaOrder).
     fn hpas_targeting(&self, namespace: &str, kind: &str, name: &str) -> &[ObjectId];
+    /// The other workloads of `w`'s namespace whose pods and `w`'s are selected together
+    /// ([`pods_overlap`]), sorted by kind and name. This scans the namespace: an index answers
+    /// it from its labels.
+    fn workloads_sharing_pods<'a>(&'a self, w: &'a Workload) -> Vec<&'a Workload> {
+        let mut found: Vec<&Workload> = self
+            .workloads_of(&w.id.namespace)
+            .into_iter()
+            .filter(|b| (&b.id.kind, &b.id.name) != (&w.id.kind, &w.id.name) && pods_overlap(self, w, b))
+            .collect();
+        found.sort_by(|a, b| (&a.id.kind, &a.id.name).cmp(&(&b.id.kind, &b.id.name)));
+        found
+    }
+}
+
+/// Whether one pod can be selected by the selectors of both `a` and `b` (workloads of one
+/// namespace), as far as their templates tell: `a`'s selector selects the labels of `b`'s pod
+/// template, or `b`'s selects `a`'s ([`Objects::pod_template_of`] for an Argo Rollout with a
+/// `workloadRef`). The HPA controller then finds the pods of each under the selector of the
+/// other's HPA too (`hpasControllingPodsUnderSelector`).
+pub fn pods_overlap<O: Objects + ?Sized>(objects: &O, a: &Workload, b: &Workload) -> bool {
+    let selects = |x: &Workload, y: &Workload| {
+        x.selector.as_ref().is_some_and(|s| objects.pod_template_of(y).is_some_and(|t| s.matches(&t.pod_labels)))
+    };
+    selects(a, b) || selects(b, a)
 }
 
 /// Read access to an object's fields, as JSON sees them: the linter builds index entries
@@ -604,9 +650,11 @@ pub fn workload_from<'a>(id: ObjectId, v: impl Fields<'a>) -> Workload {
         let s = |k: &str| r.field(k).and_then(Fields::as_str).unwrap_or_default().to_string();
         Box::new(WorkloadRef { api_version: s("apiVersion"), kind: s("kind"), name: s("name") })
     });
+    let selector = workload_selector(&id, spec, &pod_labels);
     Workload {
         id,
         replicas,
+        selector,
         pod_labels,
         containers,
         init_containers,

@@ -67,7 +67,8 @@ pub fn first_pass_needs(kind: &str) -> Option<&'static Keep> {
     const POD_SPEC: Keep =
         Keep(&[("resources", ALL), ("containers", Some(&CONTAINER)), ("initContainers", Some(&CONTAINER))]);
     const TEMPLATE: Keep = Keep(&[("metadata", Some(&Keep(&[("labels", ALL)]))), ("spec", Some(&POD_SPEC))]);
-    const SPEC: Keep = Keep(&[("replicas", ALL), ("template", Some(&TEMPLATE)), ("workloadRef", ALL)]);
+    const SPEC: Keep =
+        Keep(&[("replicas", ALL), ("selector", ALL), ("template", Some(&TEMPLATE)), ("workloadRef", ALL)]);
     const WORKLOAD: Keep = Keep(&[
         ("apiVersion", ALL),
         ("kind", ALL),
