@@ -219,6 +219,26 @@ pub struct WorkloadRef {
     pub kind: String,
     /// `name` (in the Rollout's namespace)
     pub name: String,
+    /// Why Argo Rollouts refuses the reference, in its words ([`workload_ref_refusal`]): the
+    /// Rollout then starts no pods, from this workload's template or any.
+    pub refused: Option<String>,
+}
+
+/// Why Argo Rollouts refuses a Rollout's `workloadRef`, in its words; `None` when it takes it.
+/// Its validation (`ValidateRolloutSpec`) says `template must be empty for workload reference
+/// rollout` when the Rollout also writes a template (`RolloutSpec.EmptyTemplate`: labels or
+/// annotations in `spec.template.metadata`), and its template resolver
+/// (`informerBasedTemplateResolver.Resolve`, rollout/templateref.go) `workload of type
+/// <group>/<kind> is not supported` for a kind other than a Deployment, a ReplicaSet (`apps`) or
+/// a core PodTemplate (`infoByGroupKind`).
+fn workload_ref_refusal(r: &WorkloadRef, template_written: bool) -> Option<String> {
+    if template_written {
+        return Some("template must be empty for workload reference rollout".into());
+    }
+    let group = GroupVersion::parse_or_empty(&r.api_version).group().to_string();
+    let supported =
+        matches!((group.as_str(), r.kind.as_str()), ("apps", "Deployment" | "ReplicaSet") | ("", "PodTemplate"));
+    (!supported).then(|| format!("workload of type {group}/{} is not supported", r.kind))
 }
 
 /// A scalable workload (or any object named as a scale target) of the manifest set.
@@ -502,9 +522,11 @@ pub trait Objects: Sync {
     /// The workload whose pod template the pods of `target` are made from: `target` itself,
     /// or, for an Argo Rollout with `spec.workloadRef`, the workload it names in its namespace
     /// (`None` when that one is not in the set).
+    /// A reference Argo refuses ([`WorkloadRef::refused`]) makes no pods: `None`.
     fn pod_template_of<'a>(&'a self, target: &'a Workload) -> Option<&'a Workload> {
         match &target.workload_ref {
             None => Some(target),
+            Some(r) if r.refused.is_some() => None,
             Some(r) => self.workload(&r.kind, &target.id.namespace, &r.name),
         }
     }
@@ -648,7 +670,11 @@ pub fn workload_from<'a>(id: ObjectId, v: impl Fields<'a>) -> Workload {
     }
     let workload_ref = spec.and_then(|s| s.field("workloadRef")).map(|r| {
         let s = |k: &str| r.field(k).and_then(Fields::as_str).unwrap_or_default().to_string();
-        Box::new(WorkloadRef { api_version: s("apiVersion"), kind: s("kind"), name: s("name") })
+        let mut r = WorkloadRef { api_version: s("apiVersion"), kind: s("kind"), name: s("name"), refused: None };
+        let metadata = template.and_then(|t| t.field("metadata"));
+        let written = |k: &str| metadata.and_then(|m| m.field(k)).is_some_and(|m| m.entries().next().is_some());
+        r.refused = workload_ref_refusal(&r, written("labels") || written("annotations"));
+        Box::new(r)
     });
     let selector = workload_selector(&id, spec, &pod_labels);
     Workload {
@@ -1261,6 +1287,21 @@ mod tests {
         );
         let r = w.workload_ref.unwrap_or_default();
         assert_eq!((r.api_version.as_str(), r.kind.as_str(), r.name.as_str()), ("apps/v1", "Deployment", "web"));
+        assert_eq!(r.refused, None);
+        let refused = |spec: Value| {
+            workload_from_json(ObjectId::default(), &json!({"spec": spec})).workload_ref.unwrap_or_default().refused
+        };
+        let sts = json!({"workloadRef": {"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "web"}});
+        assert_eq!(refused(sts).as_deref(), Some("workload of type apps/StatefulSet is not supported"));
+        let pod_template = json!({"workloadRef": {"apiVersion": "v1", "kind": "PodTemplate", "name": "web"}});
+        assert_eq!(refused(pod_template), None);
+        let both = json!({"template": {"metadata": {"labels": {"app": "web"}}},
+                          "workloadRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}});
+        assert_eq!(refused(both).as_deref(), Some("template must be empty for workload reference rollout"));
+        // `EmptyTemplate` reads the template's labels and annotations only.
+        let containers_only = json!({"template": {"spec": {"containers": [{"name": "web"}]}},
+                                     "workloadRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}});
+        assert_eq!(refused(containers_only), None);
     }
 
     /// A `v1` PodTemplate's template is at the top level; another kind's at `spec.template`.
