@@ -128,10 +128,7 @@ impl Rule for ConflictingHpas {
         // Named and pointed at, up to a few: a thousand HPAs on one workload (generated
         // manifests, a copy-paste loop) must not make a thousand-squared report.
         let listed: Vec<&ObjectId> = all.iter().filter(|id| *id != me).take(MAX_LISTED).collect();
-        let mut names = listed.iter().map(|id| id.describe_name("an HPA")).collect::<Vec<_>>().join(", ");
-        if others > listed.len() {
-            names.push_str(&format!(" and {} more", others - listed.len()));
-        }
+        let names = listed_names(listed.iter().map(|id| id.describe_name("an HPA")), others);
         let mut f = Finding::new(
             &Self::META,
             "spec.scaleTargetRef",
@@ -175,14 +172,10 @@ fn sharing_pods(cx: &Context<'_>, objects: &dyn super::objects::Objects, same_ta
     controlling.dedup();
     let count = sharing.len();
     let listed: Vec<_> = sharing.into_iter().take(MAX_LISTED).collect();
-    let mut names = listed
-        .iter()
-        .map(|(id, w)| format!("{} (of {} {})", id.describe_name("an HPA"), w.id.kind, w.id.name))
-        .collect::<Vec<_>>()
-        .join(", ");
-    if count > listed.len() {
-        names.push_str(&format!(" and {} more", count - listed.len()));
-    }
+    let names = listed_names(
+        listed.iter().map(|(id, w)| format!("{} (of {} {})", id.describe_name("an HPA"), w.id.kind, w.id.name)),
+        count,
+    );
     let mut f = Finding::new(
         &ConflictingHpas::META,
         "spec.scaleTargetRef",
@@ -198,4 +191,15 @@ fn sharing_pods(cx: &Context<'_>, objects: &dyn super::objects::Objects, same_ta
         f = f.related(Location::Object { id: id.clone(), path: "spec.scaleTargetRef".into() }, "selects the same pods");
     }
     Some(f)
+}
+
+/// The names of the HPAs listed, comma-separated, and `and N more` for those of `total` left
+/// out.
+fn listed_names(names: impl Iterator<Item = String>, total: usize) -> String {
+    let names: Vec<String> = names.collect();
+    let mut text = names.join(", ");
+    if total > names.len() {
+        text.push_str(&format!(" and {} more", total - names.len()));
+    }
+    text
 }
