@@ -58,30 +58,10 @@ pub fn parse(text: &str) -> Result<LabelSelector, SelectorError> {
     Ok(selector)
 }
 
-/// `metav1.LabelSelectorAsSelector(s).String()`: requirements sorted by key, `matchLabels`
-/// as `key=value`, values of `in`/`notin` sorted. What the API server writes in a scale's
-/// `status.selector`.
+/// `metav1.LabelSelectorAsSelector(s).String()` ([`LabelSelector::format`]): what the API
+/// server writes in a scale's `status.selector`.
 pub fn format(selector: &LabelSelector) -> String {
-    let mut parts: Vec<(String, String)> = Vec::new();
-    for (k, v) in &selector.match_labels {
-        parts.push((k.clone(), format!("{k}={v}")));
-    }
-    for LabelSelectorRequirement { key: k, operator: op, values } in &selector.match_expressions {
-        let mut values = values.clone();
-        values.sort();
-        values.dedup();
-        let text = match op.as_str() {
-            "In" => format!("{k} in ({})", values.join(",")),
-            "NotIn" => format!("{k} notin ({})", values.join(",")),
-            "Exists" => k.clone(),
-            "DoesNotExist" => format!("!{k}"),
-            other => format!("{k} {other} ({})", values.join(",")),
-        };
-        parts.push((k.clone(), text));
-    }
-    // `internalSelector.String` sorts by key (a stable sort: matchLabels, then expressions).
-    parts.sort_by(|a, b| a.0.cmp(&b.0));
-    parts.into_iter().map(|(_, t)| t).collect::<Vec<_>>().join(",")
+    selector.format()
 }
 
 /// Splits off one requirement: up to a comma outside parentheses.

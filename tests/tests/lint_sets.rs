@@ -713,6 +713,11 @@ fn the_namespace_flag_refuses_objects_naming_another_one() {
     }
     let role = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: r, namespace: shop}\n";
     assert_eq!(positions(&lint(&["-n", "other"], role)), []);
+    // An extension's kind without namespaces too, known by group and kind.
+    let class = "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: eg, namespace: shop}\nspec: {controllerName: x.io/gw}\n";
+    assert_eq!(positions(&lint(&["-n", "other"], class)), []);
+    let gateway = "apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: eg, namespace: shop}\n";
+    assert_eq!(positions(&lint(&["-n", "other"], gateway)), [(3, 33, "HPA000".to_string())]);
 }
 
 /// kubectl's decoding of `metadata` names a Go field without keys: the JSON path names the

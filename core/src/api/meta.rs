@@ -220,6 +220,32 @@ impl LabelSelector {
         self.matches_by(|key| labels.get(key).map(String::as_str))
     }
 
+    /// The selector as text: `metav1.LabelSelectorAsSelector(s).String()`, what the API server
+    /// writes in a scale's `status.selector` and the HPA controller in its messages. The
+    /// requirements sorted by key (a stable sort: `matchLabels`, then expressions), `matchLabels`
+    /// as `key=value`, values of `in`/`notin` sorted: `app=web,tier in (a,b)`; `!tier` for
+    /// `DoesNotExist`, `tier` for `Exists`. Empty for an empty selector.
+    pub fn format(&self) -> String {
+        let mut parts: Vec<(&str, String)> =
+            self.match_labels.iter().map(|(k, v)| (k.as_str(), format!("{k}={v}"))).collect();
+        for r in &self.match_expressions {
+            let mut values: Vec<&str> = r.values.iter().map(String::as_str).collect();
+            values.sort_unstable();
+            values.dedup();
+            let k = &r.key;
+            let text = match r.operator.as_str() {
+                "In" => format!("{k} in ({})", values.join(",")),
+                "NotIn" => format!("{k} notin ({})", values.join(",")),
+                "Exists" => k.clone(),
+                "DoesNotExist" => format!("!{k}"),
+                other => format!("{k} {other} ({})", values.join(",")),
+            };
+            parts.push((k, text));
+        }
+        parts.sort_by(|a, b| a.0.cmp(b.0));
+        parts.into_iter().map(|(_, t)| t).collect::<Vec<_>>().join(",")
+    }
+
     /// [`matches`](Self::matches) over labels looked up by key (the webhook's policy adds the
     /// `kubernetes.io/metadata.name` label of a namespace this way).
     ///
@@ -260,6 +286,22 @@ mod tests {
 
     fn labels(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
         pairs.iter().map(|(k, v)| ((*k).to_string(), (*v).to_string())).collect()
+    }
+
+    /// `LabelSelectorAsSelector(s).String()`: requirements sorted by key, set values sorted.
+    #[test]
+    fn selectors_format_as_kubernetes_writes_them() {
+        let s = LabelSelector {
+            match_labels: labels(&[("track", "canary"), ("app", "web")]),
+            match_expressions: vec![
+                requirement("tier", "In", &["b", "a"]),
+                requirement("env", "NotIn", &["dev"]),
+                requirement("zone", "Exists", &[]),
+                requirement("legacy", "DoesNotExist", &[]),
+            ],
+        };
+        assert_eq!(s.format(), "app=web,env notin (dev),!legacy,tier in (a,b),track=canary,zone");
+        assert_eq!(LabelSelector::default().format(), "");
     }
 
     fn requirement(key: &str, operator: &str, values: &[&str]) -> LabelSelectorRequirement {

@@ -12,6 +12,15 @@ crate::declare_rule! {
     /// Two or more HPAs in the checked manifests whose `scaleTargetRef` names the same workload
     /// (same kind, name and namespace).
     ///
+    /// Also HPAs of different workloads whose pods are selected together: the controller lists
+    /// the pods under the selector of the HPA's target (its `/scale` `status.selector`: the
+    /// workload's `spec.selector`) and counts every HPA whose target's selector selects one of
+    /// them (`validateAndParseSelector`, `hpasControllingPodsUnderSelector`). In the manifests:
+    /// one target's selector selects the labels of the other's pod template, or the other way
+    /// round, in one namespace. The common case is a canary: Deployment `web` selects
+    /// `app: web`, Deployment `web-canary` selects `{app: web, track: canary}` and its pods carry
+    /// both labels, so the pods of `web-canary` are under both selectors, and both HPAs stop.
+    ///
     /// Each HPA written with `metadata.generateName` and no name is an HPA of its own:
     /// kube-apiserver names each one when it is created (`kubectl create` of two makes two), and
     /// the message speaks of it as `an HPA with generateName web-`. An object defined twice in
@@ -85,12 +94,13 @@ crate::declare_rule! {
     /// ## How to fix
     ///
     /// Use one HPA with several metrics: the controller computes a proposal per metric and takes the
-    /// highest.
+    /// highest. For workloads whose pods overlap, give each selector a label the other's pods do
+    /// not carry (the stable Deployment of a canary selects `track: stable` too).
     pub struct ConflictingHpas {
         id: "HPA407",
         name: "conflicting-hpas",
         severity: Error,
-        summary: "another HPA targets the same workload",
+        summary: "another HPA targets the same workload, or a workload whose pods it selects",
         needs_objects: true,
     }
 }
@@ -108,6 +118,9 @@ impl Rule for ConflictingHpas {
         }
         // The index lists the HPA under check among them (`Objects::hpas_targeting`).
         let all = objects.hpas_targeting(cx.namespace(), &t.kind, &t.name);
+        if let Some(f) = sharing_pods(cx, objects, all) {
+            out.push(f);
+        }
         let others = all.len().saturating_sub(1);
         if others == 0 {
             return;
@@ -115,10 +128,7 @@ impl Rule for ConflictingHpas {
         // Named and pointed at, up to a few: a thousand HPAs on one workload (generated
         // manifests, a copy-paste loop) must not make a thousand-squared report.
         let listed: Vec<&ObjectId> = all.iter().filter(|id| *id != me).take(MAX_LISTED).collect();
-        let mut names = listed.iter().map(|id| id.describe_name("an HPA")).collect::<Vec<_>>().join(", ");
-        if others > listed.len() {
-            names.push_str(&format!(" and {} more", others - listed.len()));
-        }
+        let names = listed_names(listed.iter().map(|id| id.describe_name("an HPA")), others);
         let mut f = Finding::new(
             &Self::META,
             "spec.scaleTargetRef",
@@ -133,4 +143,63 @@ impl Rule for ConflictingHpas {
         }
         out.push(f);
     }
+}
+
+/// The finding for HPAs of other workloads whose pods this HPA's target shares
+/// ([`Objects::workloads_sharing_pods`]): the controller lists the pods under the target's
+/// selector, finds more than one HPA whose selector selects some of them
+/// (`validateAndParseSelector`, `hpasControllingPodsUnderSelector`) and sets
+/// `ScalingActive=False` with reason `AmbiguousSelector` on this HPA (and on the others, each
+/// seeing this one the same way). `same_target`: the HPAs of the target itself, this one among
+/// them, which the controller also counts.
+fn sharing_pods(cx: &Context<'_>, objects: &dyn super::objects::Objects, same_target: &[ObjectId]) -> Option<Finding> {
+    let target = cx.target_workload()?;
+    let selector = target.selector.as_ref()?;
+    let ns = target.id.namespace.as_str();
+    let mut sharing: Vec<(&ObjectId, &super::objects::Workload)> = Vec::new();
+    for w in objects.workloads_sharing_pods(target) {
+        sharing.extend(objects.hpas_targeting(ns, &w.id.kind, &w.id.name).iter().map(|id| (id, w)));
+    }
+    if sharing.is_empty() {
+        return None;
+    }
+    let mut controlling: Vec<String> = same_target
+        .iter()
+        .chain(sharing.iter().map(|(id, _)| *id))
+        .map(|id| format!("{}/{}", id.namespace, id.name))
+        .collect();
+    controlling.sort();
+    controlling.dedup();
+    let count = sharing.len();
+    let listed: Vec<_> = sharing.into_iter().take(MAX_LISTED).collect();
+    let names = listed_names(
+        listed.iter().map(|(id, w)| format!("{} (of {} {})", id.describe_name("an HPA"), w.id.kind, w.id.name)),
+        count,
+    );
+    let mut f = Finding::new(
+        &ConflictingHpas::META,
+        "spec.scaleTargetRef",
+        format!(
+            "pods by selector {} are controlled by multiple HPAs: [{}]: {} shares pods with the targets of {names}, and the controller refuses to scale pods of several HPAs (AmbiguousSelector)",
+            selector.format(),
+            controlling.join(" "),
+            cx.scale_target(),
+        ),
+    )
+    .help("give each workload's selector a label the other workloads' pods do not carry (a canary's pods must not match the stable selector), or scale them with one HPA");
+    for (id, _) in listed {
+        f = f.related(Location::Object { id: id.clone(), path: "spec.scaleTargetRef".into() }, "selects the same pods");
+    }
+    Some(f)
+}
+
+/// The names of the HPAs listed, comma-separated, and `and N more` for those of `total` left
+/// out.
+fn listed_names(names: impl Iterator<Item = String>, total: usize) -> String {
+    let names: Vec<String> = names.collect();
+    let mut text = names.join(", ");
+    if total > names.len() {
+        text.push_str(&format!(" and {} more", total - names.len()));
+    }
+    text
 }

@@ -9,8 +9,9 @@
 //! (`SameName`), in the order they came.
 
 use std::collections::{HashMap, hash_map};
+use std::sync::OnceLock;
 
-use super::objects::{LimitRange, ObjectId, Objects, Pdb, ScaledObject, Vpa, Workload};
+use super::objects::{LimitRange, ObjectId, Objects, Pdb, ScaledObject, Vpa, Workload, pods_overlap};
 
 /// The order in which [`Objects::hpas_targeting`] lists the HPAs of a target. Messages name
 /// the first others ("is also scaled by X and 1 more"), so the order is part of the output.
@@ -251,6 +252,62 @@ pub struct ObjectIndex<H = ()> {
     /// HPAs by target name, grouped by (namespace, target kind) ([`SameName`]), so that a
     /// lookup costs no scan of the HPAs, nor of the namespaces that share a target name.
     hpas_by_target: HashMap<String, SameName<TargetGroup>>,
+    /// The workloads by label, for [`Objects::workloads_sharing_pods`]: made at the first
+    /// question, dropped when a workload changes.
+    by_label: OnceLock<LabelIndex>,
+}
+
+/// Where a [`LabelIndex`] files a workload: its kind's place in [`ObjectIndex`]'s tables, and
+/// its name.
+type WorkloadAt = (usize, String);
+
+/// Workloads by namespace, label key and label value.
+type ByLabel = HashMap<String, HashMap<String, HashMap<String, Vec<WorkloadAt>>>>;
+
+/// The workloads of an [`ObjectIndex`] by the labels of their pods and of their selectors, so
+/// that the workloads whose pods overlap one's ([`pods_overlap`]) are found without a scan of
+/// the namespace: the linter asks for each HPA, and a namespace may hold thousands.
+#[derive(Debug, Clone, Default)]
+struct LabelIndex {
+    /// By each label of their pod template ([`Objects::pod_template_of`]).
+    pods: ByLabel,
+    /// By one `matchLabels` pair of their selector (the first): a selector that selects a pod
+    /// has all its pairs among the pod's labels, so the pod's labels find it.
+    selectors: ByLabel,
+    /// Those whose selector has no `matchLabels` (expressions only), by namespace.
+    unkeyed: HashMap<String, Vec<WorkloadAt>>,
+}
+
+impl LabelIndex {
+    fn build<H: Sync>(index: &ObjectIndex<H>) -> LabelIndex {
+        let mut built = LabelIndex::default();
+        let file = |table: &mut ByLabel, ns: &str, k: &str, v: &str, at: WorkloadAt| {
+            let by_key = table.entry(ns.to_string()).or_default();
+            by_key.entry(k.to_string()).or_default().entry(v.to_string()).or_default().push(at);
+        };
+        for (kind_at, (_, table)) in index.workloads.iter().enumerate() {
+            for w in table.values().flat_map(|s| &s.items) {
+                let ns = &w.id.namespace;
+                let at = || (kind_at, w.id.name.clone());
+                if let Some(t) = index.pod_template_of(w) {
+                    for (k, v) in &t.pod_labels {
+                        file(&mut built.pods, ns, k, v, at());
+                    }
+                }
+                let Some(selector) = &w.selector else { continue };
+                match selector.match_labels.iter().next() {
+                    Some((k, v)) => file(&mut built.selectors, ns, k, v, at()),
+                    None => built.unkeyed.entry(ns.clone()).or_default().push(at()),
+                }
+            }
+        }
+        built
+    }
+}
+
+/// The workloads filed under `k=v` in a namespace.
+fn filed<'a>(table: &'a ByLabel, namespace: &str, k: &str, v: &str) -> &'a [WorkloadAt] {
+    table.get(namespace).and_then(|t| t.get(k)).and_then(|t| t.get(v)).map_or(&[], Vec::as_slice)
 }
 
 impl<H> Default for ObjectIndex<H> {
@@ -311,6 +368,7 @@ impl<H> ObjectIndex<H> {
             limit_ranges: HashMap::new(),
             hpas: HashMap::new(),
             hpas_by_target: HashMap::new(),
+            by_label: OnceLock::new(),
         }
     }
 
@@ -351,6 +409,7 @@ impl<H> ObjectIndex<H> {
     fn put(&mut self, entry: Entry, replace: bool) -> bool {
         match entry {
             Entry::Workload(w) => {
+                self.by_label = OnceLock::new();
                 let same_name = match self.kind_table_mut(&w.id.kind).entry(w.id.name.clone()) {
                     hash_map::Entry::Occupied(e) => e.into_mut(),
                     hash_map::Entry::Vacant(e) => {
@@ -451,6 +510,7 @@ impl<H> ObjectIndex<H> {
         match table {
             Table::Hpas => self.remove_hpa(namespace, name),
             Table::Workloads(kind) => {
+                self.by_label = OnceLock::new();
                 if let Some((_, t)) = self.workloads.iter_mut().find(|(k, _)| k == kind)
                     && let Some(same_name) = t.get_mut(name)
                 {
@@ -490,6 +550,8 @@ impl<H> ObjectIndex<H> {
                     return;
                 }
                 swap(self.kind_table_mut(kind), other.kind_table_mut(kind));
+                self.by_label = OnceLock::new();
+                other.by_label = OnceLock::new();
             }
         }
     }
@@ -620,6 +682,39 @@ impl<H: Sync> Objects for ObjectIndex<H> {
             .filter_map(|id| by_name.get(&id.name)?.iter().find(|h| h.api_version == id.api_version))
             .map(|h| h.min_replicas)
             .min()
+    }
+
+    /// From the labels ([`LabelIndex`]): the workloads `w`'s selector may select (those with
+    /// the pod label of its rarest `matchLabels` pair; all of the namespace's when it has none),
+    /// and those whose selector may select `w`'s pods (filed under one of their labels), each
+    /// checked with [`pods_overlap`].
+    fn workloads_sharing_pods<'a>(&'a self, w: &'a Workload) -> Vec<&'a Workload> {
+        let index = self.by_label.get_or_init(|| LabelIndex::build(self));
+        let ns = w.id.namespace.as_str();
+        let mut candidates: Vec<&WorkloadAt> = Vec::new();
+        if let Some(selector) = &w.selector {
+            let rarest =
+                selector.match_labels.iter().map(|(k, v)| filed(&index.pods, ns, k, v)).min_by_key(|f| f.len());
+            match rarest {
+                Some(found) => candidates.extend(found),
+                None => candidates
+                    .extend(index.pods.get(ns).into_iter().flat_map(|t| t.values()).flat_map(|t| t.values()).flatten()),
+            }
+        }
+        if let Some(t) = self.pod_template_of(w) {
+            for (k, v) in &t.pod_labels {
+                candidates.extend(filed(&index.selectors, ns, k, v));
+            }
+            candidates.extend(index.unkeyed.get(ns).into_iter().flatten());
+        }
+        let mut found: Vec<&Workload> = candidates
+            .into_iter()
+            .filter_map(|(kind_at, name)| self.workloads.get(*kind_at)?.1.get(name)?.get(ns, |_| true))
+            .filter(|b| (&b.id.kind, &b.id.name) != (&w.id.kind, &w.id.name) && pods_overlap(self, w, b))
+            .collect();
+        found.sort_by(|a, b| (&a.id.kind, &a.id.name).cmp(&(&b.id.kind, &b.id.name)));
+        found.dedup_by(|a, b| (&a.id.kind, &a.id.name) == (&b.id.kind, &b.id.name));
+        found
     }
 
     fn hpas_targeting(&self, namespace: &str, kind: &str, name: &str) -> &[ObjectId] {
@@ -819,6 +914,74 @@ mod tests {
         assert!(index.pdbs("other").is_empty());
         index.remove(Table::Pdbs, "shop", "a");
         assert_eq!(index.count(Table::Pdbs), 1);
+    }
+
+    /// The labels index finds what a scan of the namespace with `pods_overlap` finds, and is
+    /// made again when a workload changes.
+    #[test]
+    fn workloads_sharing_pods_are_found_by_label() {
+        use crate::rules::objects::{pods_overlap, workload_from_json};
+        let deployment = |ns: &str, name: &str, selector: serde_json::Value, labels: serde_json::Value| {
+            let v = serde_json::json!({"spec": {"selector": selector, "template": {"metadata": {"labels": labels}}}});
+            Entry::Workload(workload_from_json(id("apps/v1", "Deployment", ns, name), &v))
+        };
+        let mut index: ObjectIndex = ObjectIndex::default();
+        index.insert(deployment(
+            "shop",
+            "web",
+            serde_json::json!({"matchLabels": {"app": "web"}}),
+            serde_json::json!({"app": "web", "track": "stable"}),
+        ));
+        index.insert(deployment(
+            "shop",
+            "canary",
+            serde_json::json!({"matchLabels": {"app": "web", "track": "canary"}}),
+            serde_json::json!({"app": "web", "track": "canary"}),
+        ));
+        index.insert(deployment(
+            "shop",
+            "any-web",
+            serde_json::json!({"matchExpressions": [{"key": "app", "operator": "In", "values": ["web"]}]}),
+            serde_json::json!({"app": "other"}),
+        ));
+        index.insert(deployment(
+            "shop",
+            "api",
+            serde_json::json!({"matchLabels": {"app": "api"}}),
+            serde_json::json!({"app": "api"}),
+        ));
+        index.insert(deployment(
+            "other",
+            "web2",
+            serde_json::json!({"matchLabels": {"app": "web"}}),
+            serde_json::json!({"app": "web"}),
+        ));
+        let sharing = |index: &ObjectIndex, name: &str| -> Vec<String> {
+            let w = index.workload("Deployment", "shop", name).unwrap();
+            let found: Vec<String> = index.workloads_sharing_pods(w).iter().map(|b| b.id.name.clone()).collect();
+            let mut scanned: Vec<String> = index
+                .workloads_of("shop")
+                .into_iter()
+                .filter(|b| b.id.name != name && pods_overlap(index, w, b))
+                .map(|b| b.id.name.clone())
+                .collect();
+            scanned.sort();
+            assert_eq!(found, scanned, "{name}");
+            found
+        };
+        assert_eq!(sharing(&index, "web"), ["any-web", "canary"]);
+        assert_eq!(sharing(&index, "canary"), ["any-web", "web"]);
+        assert_eq!(sharing(&index, "any-web"), ["canary", "web"]);
+        assert!(sharing(&index, "api").is_empty());
+        index.insert(deployment(
+            "shop",
+            "api",
+            serde_json::json!({"matchLabels": {"app": "api"}}),
+            serde_json::json!({"app": "web"}),
+        ));
+        assert_eq!(sharing(&index, "api"), ["any-web", "web"], "made again after a change");
+        index.remove(Table::Workloads("Deployment"), "shop", "web");
+        assert_eq!(sharing(&index, "canary"), ["any-web"]);
     }
 
     #[test]

@@ -122,8 +122,12 @@ const CLUSTER_SCOPED: &[(&str, &[&str])] = &[
     ("storagemigration.k8s.io", &["StorageVersionMigration"]),
     ("authentication.k8s.io", &["TokenReview", "SelfSubjectReview"]),
     ("authorization.k8s.io", &["SubjectAccessReview", "SelfSubjectAccessReview", "SelfSubjectRulesReview"]),
+    ("internal.apiserver.k8s.io", &["StorageVersion"]),
+    // Gateway API (a SIG Network project whose CRDs clusters install).
+    ("gateway.networking.k8s.io", &["GatewayClass"]),
     // Extensions whose charts are common inputs.
     ("cert-manager.io", &["ClusterIssuer"]),
+    ("trust.cert-manager.io", &["Bundle"]),
     ("snapshot.storage.k8s.io", &["VolumeSnapshotClass", "VolumeSnapshotContent"]),
     ("keda.sh", &["ClusterTriggerAuthentication"]),
     ("external-secrets.io", &["ClusterSecretStore", "ClusterExternalSecret"]),
@@ -133,6 +137,35 @@ const CLUSTER_SCOPED: &[(&str, &[&str])] = &[
     ("karpenter.sh", &["NodePool", "NodeClaim"]),
     ("karpenter.k8s.aws", &["EC2NodeClass"]),
     ("argoproj.io", &["ClusterWorkflowTemplate"]),
+    ("pkg.crossplane.io", &["Provider", "Configuration", "Function", "DeploymentRuntimeConfig"]),
+    ("apiextensions.crossplane.io", &["CompositeResourceDefinition", "Composition", "CompositionRevision"]),
+    ("crd.projectcalico.org", CALICO_CLUSTER_SCOPED),
+    ("projectcalico.org", CALICO_CLUSTER_SCOPED),
+    (
+        "cilium.io",
+        &[
+            "CiliumClusterwideNetworkPolicy",
+            "CiliumClusterwideEnvoyConfig",
+            "CiliumNode",
+            "CiliumIdentity",
+            "CiliumLoadBalancerIPPool",
+        ],
+    ),
+];
+
+/// Calico's kinds without namespaces, in both of its groups (`crd.projectcalico.org`, the CRDs;
+/// `projectcalico.org`, its API server): all but `NetworkPolicy` and `NetworkSet`.
+const CALICO_CLUSTER_SCOPED: &[&str] = &[
+    "GlobalNetworkPolicy",
+    "GlobalNetworkSet",
+    "IPPool",
+    "IPReservation",
+    "HostEndpoint",
+    "FelixConfiguration",
+    "BGPConfiguration",
+    "BGPPeer",
+    "ClusterInformation",
+    "KubeControllersConfiguration",
 ];
 
 /// Whether objects of `kind` in `apiVersion` live outside namespaces (a Namespace, a
@@ -186,6 +219,26 @@ pub struct WorkloadRef {
     pub kind: String,
     /// `name` (in the Rollout's namespace)
     pub name: String,
+    /// Why Argo Rollouts refuses the reference, in its words ([`workload_ref_refusal`]): the
+    /// Rollout then starts no pods, from this workload's template or any.
+    pub refused: Option<String>,
+}
+
+/// Why Argo Rollouts refuses a Rollout's `workloadRef`, in its words; `None` when it takes it.
+/// Its validation (`ValidateRolloutSpec`) says `template must be empty for workload reference
+/// rollout` when the Rollout also writes a template (`RolloutSpec.EmptyTemplate`: labels or
+/// annotations in `spec.template.metadata`), and its template resolver
+/// (`informerBasedTemplateResolver.Resolve`, rollout/templateref.go) `workload of type
+/// <group>/<kind> is not supported` for a kind other than a Deployment, a ReplicaSet (`apps`) or
+/// a core PodTemplate (`infoByGroupKind`).
+fn workload_ref_refusal(r: &WorkloadRef, template_written: bool) -> Option<String> {
+    if template_written {
+        return Some("template must be empty for workload reference rollout".into());
+    }
+    let group = GroupVersion::parse_or_empty(&r.api_version).group().to_string();
+    let supported =
+        matches!((group.as_str(), r.kind.as_str()), ("apps", "Deployment" | "ReplicaSet") | ("", "PodTemplate"));
+    (!supported).then(|| format!("workload of type {group}/{} is not supported", r.kind))
 }
 
 /// A scalable workload (or any object named as a scale target) of the manifest set.
@@ -212,34 +265,56 @@ pub struct Workload {
     /// An Argo Rollout's `spec.workloadRef`: its pods come from that workload's template.
     /// (Boxed: a set keeps thousands of workloads, almost none with one.)
     pub workload_ref: Option<Box<WorkloadRef>>,
+    /// The selector of its pods ([`workload_selector`]), when it has one.
+    pub selector: Option<LabelSelector>,
 }
 
 /// Reads a `metav1.LabelSelector` from JSON, leniently (a value of the wrong type is empty):
 /// the rules match it with [`LabelSelector::matches`], the one matcher.
 pub fn selector_from_json(v: &Value) -> LabelSelector {
-    let match_labels = v
-        .get("matchLabels")
-        .and_then(Value::as_object)
-        .map(|m| m.iter().map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string())).collect())
-        .unwrap_or_default();
-    let match_expressions = v
-        .get("matchExpressions")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .map(|e| {
-                    let s = |k: &str| e.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
-                    let values = e
-                        .get("values")
-                        .and_then(Value::as_array)
-                        .map(|vs| vs.iter().filter_map(Value::as_str).map(String::from).collect())
-                        .unwrap_or_default();
-                    LabelSelectorRequirement { key: s("key"), operator: s("operator"), values }
-                })
-                .collect()
+    selector_from(v)
+}
+
+/// Reads a `metav1.LabelSelector` from an object's fields ([`selector_from_json`]).
+pub fn selector_from<'a>(v: impl Fields<'a>) -> LabelSelector {
+    let s = |n: Option<_>| n.and_then(Fields::as_str).unwrap_or_default().to_string();
+    let match_labels = v.field("matchLabels").map(|m| m.entries().map(|(k, v)| (k.into_owned(), s(Some(v)))).collect());
+    let match_expressions = v.field("matchExpressions").and_then(Fields::items).map(|a| {
+        a.map(|e| {
+            let values = e.field("values").and_then(Fields::items);
+            let values = values.map(|vs| vs.filter_map(Fields::as_str).map(String::from).collect()).unwrap_or_default();
+            LabelSelectorRequirement { key: s(e.field("key")), operator: s(e.field("operator")), values }
         })
-        .unwrap_or_default();
-    LabelSelector { match_labels, match_expressions }
+        .collect()
+    });
+    LabelSelector {
+        match_labels: match_labels.unwrap_or_default(),
+        match_expressions: match_expressions.unwrap_or_default(),
+    }
+}
+
+/// The selector of a workload's pods, as its `/scale` subresource reports it (`status.selector`,
+/// which the HPA controller lists pods by): `spec.selector`, a `metav1.LabelSelector`, or for a
+/// ReplicationController or an OpenShift DeploymentConfig a map of labels (the pod template's
+/// labels when it is empty, as kube-apiserver defaults an RC's). `None` when there is none, or
+/// it is empty (kube-apiserver refuses an empty selector on the built-in kinds).
+fn workload_selector<'a>(
+    id: &ObjectId,
+    spec: Option<impl Fields<'a>>,
+    pod_labels: &BTreeMap<String, String>,
+) -> Option<LabelSelector> {
+    let written = spec.and_then(|s| s.field("selector"));
+    let map_form = matches!(id.kind.as_str(), "ReplicationController" | "DeploymentConfig");
+    let selector = if map_form {
+        let match_labels: BTreeMap<String, String> = written
+            .map(|m| m.entries().map(|(k, v)| (k.into_owned(), v.as_str().unwrap_or_default().to_string())).collect())
+            .unwrap_or_default();
+        let match_labels = if match_labels.is_empty() { pod_labels.clone() } else { match_labels };
+        LabelSelector { match_labels, match_expressions: Vec::new() }
+    } else {
+        written.map(selector_from).unwrap_or_default()
+    };
+    (!selector.match_labels.is_empty() || !selector.match_expressions.is_empty()).then_some(selector)
 }
 
 /// An `intstr.IntOrString` of a PodDisruptionBudget.
@@ -308,9 +383,75 @@ pub struct Vpa {
     /// YAML 1.1's `false`, which kubectl sends as JSON `false`): the CRD's schema refuses the
     /// VPA, so it has no mode (`update_mode` is then empty).
     pub update_mode_not_a_string: Option<Value>,
-    /// Resources the VPA controls (from `resourcePolicy.containerPolicies[*].controlledResources`;
-    /// cpu and memory when not restricted). Containers with `mode: "Off"` are left out.
-    pub controlled_resources: Vec<String>,
+    /// `spec.resourcePolicy.containerPolicies`, in order: which containers it sizes, and which
+    /// of their resources ([`Vpa::sets_request`]).
+    pub container_policies: Vec<ContainerPolicy>,
+}
+
+/// One of a VPA's `resourcePolicy.containerPolicies` (`ContainerResourcePolicy` of
+/// `autoscaling.k8s.io/v1`), with what decides whether the VPA sets a container's requests.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ContainerPolicy {
+    /// `containerName`; `*` is the policy of every container no other policy names.
+    pub container_name: String,
+    /// `mode: "Off"`: the VPA never changes this container's resources.
+    pub off: bool,
+    /// `controlledResources`; `None` when not written (cpu and memory).
+    pub controlled_resources: Option<Vec<String>>,
+}
+
+impl ContainerPolicy {
+    /// Whether a container this policy applies to gets its `resource` request from the VPA:
+    /// not `mode: "Off"`, and `resource` among `controlledResources` (cpu and memory when not
+    /// written). `controlledValues` (`RequestsOnly` or `RequestsAndLimits`) sets requests
+    /// either way.
+    pub fn controls(&self, resource: &str) -> bool {
+        !self.off
+            && match &self.controlled_resources {
+                Some(rs) => rs.iter().any(|r| r == resource),
+                None => DEFAULT_CONTROLLED_RESOURCES.contains(&resource),
+            }
+    }
+}
+
+/// The resources a VPA controls in a container without a policy, or whose policy names none
+/// (`controlledResources` defaults to `[cpu, memory]`).
+const DEFAULT_CONTROLLED_RESOURCES: [&str; 2] = ["cpu", "memory"];
+
+impl Vpa {
+    /// The policy the VPA applies to `container`, as `GetContainerResourcePolicy`
+    /// (autoscaler `vertical-pod-autoscaler/pkg/utils/vpa/api.go`) resolves it: the first
+    /// policy naming it exactly, else the (last) `*` policy, else none (the defaults: cpu and
+    /// memory controlled, mode `Auto`).
+    pub fn policy_of(&self, container: &str) -> Option<&ContainerPolicy> {
+        self.container_policies.iter().find(|p| p.container_name == container).or_else(|| self.others_policy())
+    }
+
+    /// The policy of the containers no policy names: the last `*` policy (the one
+    /// `GetContainerResourcePolicy`'s loop keeps).
+    fn others_policy(&self) -> Option<&ContainerPolicy> {
+        self.container_policies.iter().rev().find(|p| p.container_name == "*")
+    }
+
+    /// Whether the VPA sets the `resource` request of `container` ([`Vpa::policy_of`],
+    /// [`ContainerPolicy::controls`]), whatever its update mode.
+    pub fn sets_request(&self, container: &str, resource: &str) -> bool {
+        self.policy_of(container).map_or(DEFAULT_CONTROLLED_RESOURCES.contains(&resource), |p| p.controls(resource))
+    }
+
+    /// Whether the VPA sets the `resource` request of some container when the containers are
+    /// not known (the pod template is not in the set): of a container one of its policies
+    /// names, or of the others, through its `*` policy or, when it has no policy at all, the
+    /// defaults. (A container no policy names, in a VPA with named policies and no `*`, also
+    /// gets the defaults; whether the pods have one is not known, so it is not assumed.)
+    pub fn may_set_request(&self, resource: &str) -> bool {
+        if self.container_policies.is_empty() {
+            return DEFAULT_CONTROLLED_RESOURCES.contains(&resource);
+        }
+        let named = self.container_policies.iter().filter(|p| p.container_name != "*");
+        let resolved = named.filter_map(|p| self.policy_of(&p.container_name));
+        resolved.chain(self.others_policy()).any(|p| p.controls(resource))
+    }
 }
 
 /// A KEDA ScaledObject.
@@ -381,9 +522,11 @@ pub trait Objects: Sync {
     /// The workload whose pod template the pods of `target` are made from: `target` itself,
     /// or, for an Argo Rollout with `spec.workloadRef`, the workload it names in its namespace
     /// (`None` when that one is not in the set).
+    /// A reference Argo refuses ([`WorkloadRef::refused`]) makes no pods: `None`.
     fn pod_template_of<'a>(&'a self, target: &'a Workload) -> Option<&'a Workload> {
         match &target.workload_ref {
             None => Some(target),
+            Some(r) if r.refused.is_some() => None,
             Some(r) => self.workload(&r.kind, &target.id.namespace, &r.name),
         }
     }
@@ -406,6 +549,30 @@ pub trait Objects: Sync {
     /// included), in input order (the linter) or by name (the context cache, which has no input
     /// order): [`HpaOrder`](super::index::HpaOrder).
     fn hpas_targeting(&self, namespace: &str, kind: &str, name: &str) -> &[ObjectId];
+    /// The other workloads of `w`'s namespace whose pods and `w`'s are selected together
+    /// ([`pods_overlap`]), sorted by kind and name. This scans the namespace: an index answers
+    /// it from its labels.
+    fn workloads_sharing_pods<'a>(&'a self, w: &'a Workload) -> Vec<&'a Workload> {
+        let mut found: Vec<&Workload> = self
+            .workloads_of(&w.id.namespace)
+            .into_iter()
+            .filter(|b| (&b.id.kind, &b.id.name) != (&w.id.kind, &w.id.name) && pods_overlap(self, w, b))
+            .collect();
+        found.sort_by(|a, b| (&a.id.kind, &a.id.name).cmp(&(&b.id.kind, &b.id.name)));
+        found
+    }
+}
+
+/// Whether one pod can be selected by the selectors of both `a` and `b` (workloads of one
+/// namespace), as far as their templates tell: `a`'s selector selects the labels of `b`'s pod
+/// template, or `b`'s selects `a`'s ([`Objects::pod_template_of`] for an Argo Rollout with a
+/// `workloadRef`). The HPA controller then finds the pods of each under the selector of the
+/// other's HPA too (`hpasControllingPodsUnderSelector`).
+pub fn pods_overlap<O: Objects + ?Sized>(objects: &O, a: &Workload, b: &Workload) -> bool {
+    let selects = |x: &Workload, y: &Workload| {
+        x.selector.as_ref().is_some_and(|s| objects.pod_template_of(y).is_some_and(|t| s.matches(&t.pod_labels)))
+    };
+    selects(a, b) || selects(b, a)
 }
 
 /// Read access to an object's fields, as JSON sees them: the linter builds index entries
@@ -503,11 +670,17 @@ pub fn workload_from<'a>(id: ObjectId, v: impl Fields<'a>) -> Workload {
     }
     let workload_ref = spec.and_then(|s| s.field("workloadRef")).map(|r| {
         let s = |k: &str| r.field(k).and_then(Fields::as_str).unwrap_or_default().to_string();
-        Box::new(WorkloadRef { api_version: s("apiVersion"), kind: s("kind"), name: s("name") })
+        let mut r = WorkloadRef { api_version: s("apiVersion"), kind: s("kind"), name: s("name"), refused: None };
+        let metadata = template.and_then(|t| t.field("metadata"));
+        let written = |k: &str| metadata.and_then(|m| m.field(k)).is_some_and(|m| m.entries().next().is_some());
+        r.refused = workload_ref_refusal(&r, written("labels") || written("annotations"));
+        Box::new(r)
     });
+    let selector = workload_selector(&id, spec, &pod_labels);
     Workload {
         id,
         replicas,
+        selector,
         pod_labels,
         containers,
         init_containers,
@@ -830,30 +1003,25 @@ pub fn vpa_from_json(id: ObjectId, v: &Value) -> Vpa {
     }
     let policies =
         spec.and_then(|s| s.get("resourcePolicy")).and_then(|r| r.get("containerPolicies")).and_then(Value::as_array);
-    let mut controlled: Vec<String> = Vec::new();
-    match policies {
-        Some(ps) if !ps.is_empty() => {
-            for p in ps {
-                if p.get("mode").and_then(Value::as_str) == Some("Off") {
-                    continue;
-                }
-                match p.get("controlledResources").and_then(Value::as_array) {
-                    Some(rs) => controlled.extend(rs.iter().filter_map(Value::as_str).map(String::from)),
-                    None => controlled.extend(["cpu".to_string(), "memory".to_string()]),
-                }
-            }
-        }
-        _ => controlled.extend(["cpu".to_string(), "memory".to_string()]),
-    }
-    controlled.sort();
-    controlled.dedup();
+    let container_policies = policies
+        .into_iter()
+        .flatten()
+        .map(|p| ContainerPolicy {
+            container_name: s(Some(p), "containerName"),
+            off: p.get("mode").and_then(Value::as_str) == Some("Off"),
+            controlled_resources: p
+                .get("controlledResources")
+                .and_then(Value::as_array)
+                .map(|rs| rs.iter().filter_map(Value::as_str).map(String::from).collect()),
+        })
+        .collect();
     Vpa {
         id,
         target_kind: s(target, "kind"),
         target_name: s(target, "name"),
         update_mode,
         update_mode_not_a_string,
-        controlled_resources: controlled,
+        container_policies,
     }
 }
 
@@ -1049,6 +1217,33 @@ mod tests {
         assert!(!adopting.controls(&meta("keda-hpa-kd", vec![])));
     }
 
+    /// `GetContainerResourcePolicy`: the policy naming the container, else the last `*`, else
+    /// the defaults (cpu and memory); `mode: "Off"` sizes nothing.
+    #[test]
+    fn a_vpa_resolves_a_policy_per_container() {
+        let vpa = |policies: Value| {
+            vpa_from_json(ObjectId::default(), &json!({"spec": {"resourcePolicy": {"containerPolicies": policies}}}))
+        };
+        let v = vpa(json!([
+            {"containerName": "app", "controlledResources": ["memory"]},
+            {"containerName": "*", "controlledResources": ["cpu"]},
+            {"containerName": "app", "mode": "Off"},
+            {"containerName": "*", "mode": "Off"},
+        ]));
+        assert!(v.sets_request("app", "memory") && !v.sets_request("app", "cpu"), "the first exact match");
+        assert!(!v.sets_request("envoy", "cpu"), "the last * policy");
+        assert!(v.may_set_request("memory") && !v.may_set_request("cpu"));
+        let v = vpa(json!([{"containerName": "envoy", "mode": "Off"}]));
+        assert!(v.sets_request("app", "cpu") && v.sets_request("app", "memory") && !v.sets_request("envoy", "cpu"));
+        assert!(!v.may_set_request("cpu"), "unnamed containers are not assumed");
+        let v = vpa(json!([{"containerName": "*", "controlledResources": []}]));
+        assert!(!v.may_set_request("cpu") && !v.sets_request("app", "memory"));
+        let v = vpa_from_json(ObjectId::default(), &json!({"spec": {}}));
+        assert!(
+            v.may_set_request("cpu") && v.sets_request("any", "memory") && !v.sets_request("any", "nvidia.com/gpu")
+        );
+    }
+
     #[test]
     fn kinds_without_namespaces() {
         assert!(is_cluster_scoped("rbac.authorization.k8s.io/v1", "ClusterRole"));
@@ -1062,6 +1257,10 @@ mod tests {
         let named = ObjectId { name: "web".into(), ..generated };
         assert_eq!((named.generate_name(), named.describe_name("an HPA").as_str()), (None, "web"));
         assert!(is_cluster_scoped("v1", "Namespace"));
+        assert!(is_cluster_scoped("gateway.networking.k8s.io/v1", "GatewayClass"));
+        assert!(!is_cluster_scoped("gateway.networking.k8s.io/v1", "Gateway"), "a Gateway has a namespace");
+        assert!(is_cluster_scoped("crd.projectcalico.org/v1", "GlobalNetworkPolicy"));
+        assert!(!is_cluster_scoped("crd.projectcalico.org/v1", "NetworkPolicy"));
         assert!(is_cluster_scoped("core/v1", "Namespace"), "the legacy group, spelled core");
         assert!(!is_cluster_scoped("core/v1", "ConfigMap"));
         assert!(is_cluster_scoped("constraints.gatekeeper.sh/v1beta1", "K8sRequiredLabels"));
@@ -1088,6 +1287,21 @@ mod tests {
         );
         let r = w.workload_ref.unwrap_or_default();
         assert_eq!((r.api_version.as_str(), r.kind.as_str(), r.name.as_str()), ("apps/v1", "Deployment", "web"));
+        assert_eq!(r.refused, None);
+        let refused = |spec: Value| {
+            workload_from_json(ObjectId::default(), &json!({"spec": spec})).workload_ref.unwrap_or_default().refused
+        };
+        let sts = json!({"workloadRef": {"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "web"}});
+        assert_eq!(refused(sts).as_deref(), Some("workload of type apps/StatefulSet is not supported"));
+        let pod_template = json!({"workloadRef": {"apiVersion": "v1", "kind": "PodTemplate", "name": "web"}});
+        assert_eq!(refused(pod_template), None);
+        let both = json!({"template": {"metadata": {"labels": {"app": "web"}}},
+                          "workloadRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}});
+        assert_eq!(refused(both).as_deref(), Some("template must be empty for workload reference rollout"));
+        // `EmptyTemplate` reads the template's labels and annotations only.
+        let containers_only = json!({"template": {"spec": {"containers": [{"name": "web"}]}},
+                                     "workloadRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}});
+        assert_eq!(refused(containers_only), None);
     }
 
     /// A `v1` PodTemplate's template is at the top level; another kind's at `spec.template`.

@@ -9,7 +9,9 @@ crate::declare_rule! {
     ///
     /// A `ContainerResource` metric naming a container that the scale target's pod template does
     /// not have (neither a regular container nor a restartable init container, "sidecar"). The
-    /// workload must be in the checked manifests.
+    /// workload must be in the checked manifests. A plain init container (no `restartPolicy:
+    /// Always`) is named as one: it exists, but it has finished before the pod runs, so it is
+    /// never measured either.
     ///
     /// ## Why it matters
     ///
@@ -123,6 +125,27 @@ impl Rule for UnknownContainer {
                 && m.type_ == "ContainerResource"
                 && !workload.containers.iter().any(|c| c.name == r.container)
             {
+                if let Some(init) = workload.init_containers.iter().find(|c| c.name == r.container) {
+                    out.push(
+                        Finding::new(
+                            &Self::META,
+                            format!("spec.metrics[{i}].containerResource.container"),
+                            format!(
+                                "container {:?} of {} is an init container (no restartPolicy: Always): it runs to completion before the pod's containers start, so the controller never measures it; only regular containers and sidecars are",
+                                r.container, workload.id
+                            ),
+                        )
+                        .help("name a regular container, or a sidecar (an init container with restartPolicy: Always)")
+                        .related(
+                            Location::Object {
+                                id: workload.id.clone(),
+                                path: format!("{}.initContainers[{}]", workload.pod_spec_path, init.index),
+                            },
+                            "an init container",
+                        ),
+                    );
+                    continue;
+                }
                 let names: Vec<String> = workload.containers.iter().map(|c| format!("{:?}", c.name)).collect();
                 out.push(
                     Finding::new(

@@ -7,7 +7,17 @@ crate::declare_rule! {
     ///
     /// A VerticalPodAutoscaler that sets pod requests and targets the same workload as this HPA,
     /// when the HPA scales on a `Resource` (or `ContainerResource`) metric of cpu or memory that
-    /// the VPA controls (all containers' cpu and memory unless `resourcePolicy` restricts them).
+    /// the VPA controls. The VPA resolves a policy per container, as `GetContainerResourcePolicy`
+    /// does: the `containerPolicies` entry naming the container, else the `"*"` entry, else the
+    /// defaults; a container is sized unless its policy says `mode: "Off"`, in the resources of
+    /// its `controlledResources` (cpu and memory when not written), whatever its
+    /// `controlledValues`. A `Resource` metric reads every container of the pod, so any container
+    /// the VPA sizes conflicts; a `ContainerResource` metric only its own container. The message
+    /// names the containers. (Restartable init containers, "sidecars", are left out: the VPA
+    /// sizes them only behind its `NativeSidecar` feature gate. When the pod template is not in
+    /// the set, a `Resource` metric conflicts when a policy the VPA has, or its defaults when it
+    /// has none, controls the resource.)
+    ///
     /// The severity follows the VPA's `updatePolicy.updateMode` (the update modes of
     /// `autoscaling.k8s.io/v1`):
     ///
@@ -129,35 +139,62 @@ impl Rule for VpaConflict {
                 "Initial" => Severity::Info,
                 _ => continue,
             };
+            let template = cx.target_pod_template().filter(|w| !w.containers.is_empty());
             for (i, m) in cx.effective.spec.metrics.iter().enumerate() {
-                let (source, name) = match (&m.resource, &m.container_resource) {
-                    (Some(r), _) => ("resource", &r.name),
-                    (None, Some(r)) => ("containerResource", &r.name),
+                let (source, name, containers) = match (&m.resource, &m.container_resource) {
+                    (Some(r), _) => match template {
+                        // A Resource metric reads every container the VPA sizes.
+                        Some(w) => {
+                            let sized = w.containers.iter().filter(|c| !c.sidecar);
+                            let set: Vec<&str> =
+                                sized.filter(|c| vpa.sets_request(&c.name, &r.name)).map(|c| c.name.as_str()).collect();
+                            ("resource", &r.name, Some(set))
+                        }
+                        None if vpa.may_set_request(&r.name) => ("resource", &r.name, None),
+                        None => continue,
+                    },
+                    (None, Some(r)) => {
+                        // A sidecar is sized by the VPA only behind its `NativeSidecar` gate.
+                        let sidecar =
+                            template.is_some_and(|w| w.containers.iter().any(|c| c.sidecar && c.name == r.container));
+                        let set = (!sidecar && vpa.sets_request(&r.container, &r.name)).then_some(r.container.as_str());
+                        ("containerResource", &r.name, Some(set.into_iter().collect()))
+                    }
                     _ => continue,
                 };
-                if vpa.controlled_resources.iter().any(|c| c == name) {
-                    let message = if severity == Severity::Info {
-                        format!(
-                            "VerticalPodAutoscaler {} (Initial) sets the {name} requests of every new pod of {} {}: the utilization this HPA targets is measured against requests that follow usage",
-                            vpa.id.name, t.kind, t.name
-                        )
-                    } else {
-                        format!(
-                            "VerticalPodAutoscaler {} ({}) also sets the {name} requests of {} {}: the two autoscalers feed each other",
-                            vpa.id.name, vpa.update_mode, t.kind, t.name
-                        )
-                    };
-                    let help = if cx.written_in_v1() {
-                        "limit the VPA's controlledResources, use updateMode \"Off\", or write the HPA in autoscaling/v2 to scale on a custom or external metric"
-                    } else {
-                        "scale on a custom or external metric, limit the VPA's controlledResources, or use updateMode \"Off\""
-                    };
-                    let mut f = Finding::new(&Self::META, format!("spec.metrics[{i}].{source}"), message)
-                        .help(help)
-                        .related(Location::Object { id: vpa.id.clone(), path: "spec.updatePolicy".into() }, "this VPA");
-                    f.severity = severity;
-                    out.push(f);
+                if containers.as_ref().is_some_and(Vec::is_empty) {
+                    continue;
                 }
+                let (of, in_) = match &containers {
+                    Some(names) => {
+                        let quoted: Vec<String> = names.iter().map(|n| format!("{n:?}")).collect();
+                        let noun = if names.len() == 1 { "container" } else { "containers" };
+                        let names = format!("{noun} {}", quoted.join(", "));
+                        (format!("{names} of "), format!("{names} in "))
+                    }
+                    None => (String::new(), String::new()),
+                };
+                let message = if severity == Severity::Info {
+                    format!(
+                        "VerticalPodAutoscaler {} (Initial) sets the {name} requests of {in_}every new pod of {} {}: the utilization this HPA targets is measured against requests that follow usage",
+                        vpa.id.name, t.kind, t.name
+                    )
+                } else {
+                    format!(
+                        "VerticalPodAutoscaler {} ({}) also sets the {name} requests of {of}{} {}: the two autoscalers feed each other",
+                        vpa.id.name, vpa.update_mode, t.kind, t.name
+                    )
+                };
+                let help = if cx.written_in_v1() {
+                    "limit the VPA's controlledResources, use updateMode \"Off\", or write the HPA in autoscaling/v2 to scale on a custom or external metric"
+                } else {
+                    "scale on a custom or external metric, limit the VPA's controlledResources, or use updateMode \"Off\""
+                };
+                let mut f = Finding::new(&Self::META, format!("spec.metrics[{i}].{source}"), message)
+                    .help(help)
+                    .related(Location::Object { id: vpa.id.clone(), path: "spec.updatePolicy".into() }, "this VPA");
+                f.severity = severity;
+                out.push(f);
             }
         }
     }

@@ -66,8 +66,12 @@ pub fn first_pass_needs(kind: &str) -> Option<&'static Keep> {
     const CONTAINER: Keep = Keep(&[("name", ALL), ("restartPolicy", ALL), ("resources", ALL)]);
     const POD_SPEC: Keep =
         Keep(&[("resources", ALL), ("containers", Some(&CONTAINER)), ("initContainers", Some(&CONTAINER))]);
-    const TEMPLATE: Keep = Keep(&[("metadata", Some(&Keep(&[("labels", ALL)]))), ("spec", Some(&POD_SPEC))]);
-    const SPEC: Keep = Keep(&[("replicas", ALL), ("template", Some(&TEMPLATE)), ("workloadRef", ALL)]);
+    // `annotations`: Argo refuses a Rollout with a `workloadRef` whose template has labels or
+    // annotations (`workload_from`).
+    const TEMPLATE: Keep =
+        Keep(&[("metadata", Some(&Keep(&[("annotations", ALL), ("labels", ALL)]))), ("spec", Some(&POD_SPEC))]);
+    const SPEC: Keep =
+        Keep(&[("replicas", ALL), ("selector", ALL), ("template", Some(&TEMPLATE)), ("workloadRef", ALL)]);
     const WORKLOAD: Keep = Keep(&[
         ("apiVersion", ALL),
         ("kind", ALL),
