@@ -816,7 +816,10 @@ fn mark_at(piece: &str, byte: usize) -> Mark {
 
 /// Where go-yaml's reading of a piece ends.
 fn end_of(piece: &str) -> Mark {
-    mark_at(piece, piece.len())
+    let end = mark_at(piece, piece.len());
+    // kubectl's `YAMLReader` gives go-yaml each line with a line break, the last one too: a
+    // piece that ends without one ends, for go-yaml, at the start of the line after its last.
+    if end.col > 0 { Mark { line: end.line.saturating_add(1), col: 0, ..end } } else { end }
 }
 
 /// The first tab in the indentation of a line after `mark`'s: where go-yaml's plain scalar

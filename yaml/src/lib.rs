@@ -1081,7 +1081,11 @@ fn saphyr_error(
     builder: &Builder<'_>,
     retry: bool,
 ) -> Result<(Mark, String), Again> {
-    let at = end.clamp(Mark::from_saphyr(*e.marker()));
+    // A text without a final line break: saphyr reads one there, as go-yaml does (kubectl's
+    // `LineReader` ends every line with one), so a mark past the end names go-yaml's line; the
+    // place reported is the end of the text.
+    let past_end = Mark::from_saphyr(*e.marker());
+    let at = end.clamp(past_end);
     let info = e.info();
     if retry && (info.contains("tab") || info.starts_with("comments must") || info.starts_with("':' must")) {
         return Err(Again::Whitespace);
@@ -1096,7 +1100,7 @@ fn saphyr_error(
     }
     let go_yaml = kubectl::stale_required_key(piece.text, at, builder.block_start(piece))
         .or_else(|| kubectl::block_entry_in_flow(piece.text, at))
-        .or_else(|| kubectl::go_yaml_error(info, at, piece.text, builder.open(piece)));
+        .or_else(|| kubectl::go_yaml_error(info, past_end, piece.text, builder.open(piece)));
     let (mark, message) = match go_yaml {
         Some((mark, message)) => (mark, message),
         None => (at, scan_error_message(e)),
@@ -1624,6 +1628,11 @@ mod tests {
             ("a: {<<: 1}\n", "yaml: map merge requires map or sequence of maps as the value", (1, 5)),
             ("z: .nan\nb: .inf\n", "json: unsupported value: +Inf", (2, 4)),
             ("a: \u{7}\n", "yaml: control characters are not allowed", (1, 4)),
+            // Without a final line break, go-yaml's text still ends with one (kubectl's
+            // `LineReader` adds it): its end is the start of the line after the last.
+            ("a: 1\nb: [1,", "yaml: line 2: did not find expected node content", (2, 7)),
+            ("a: 1\nb: {c: d", "yaml: line 2: did not find expected ',' or '}'", (2, 9)),
+            ("a: 1\nb: 'c", "yaml: line 3: found unexpected end of stream", (2, 6)),
         ] {
             let e = parse(text).error.unwrap_or_else(|| panic!("{text:?} parses"));
             assert_eq!(e.message, format!("error converting YAML to JSON: {message}"), "{text:?}");
