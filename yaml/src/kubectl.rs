@@ -861,13 +861,69 @@ fn closes(piece: &str, mark: Mark) -> bool {
 }
 
 /// The name of the alias at `mark` (`*name`), as go-yaml scans it.
-fn anchor_name(piece: &str, mark: Mark) -> String {
+pub(crate) fn anchor_name(piece: &str, mark: Mark) -> String {
     let from = offset(piece, mark);
     piece[from..]
         .trim_start_matches('*')
         .chars()
         .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-')
         .collect()
+}
+
+/// Byte offsets of a text's character indices (saphyr's marks count characters), asked for in
+/// increasing order: each character is looked at once however many are asked for.
+#[derive(Debug, Default)]
+pub(crate) struct ByteCursor {
+    index: u32,
+    byte: usize,
+}
+
+impl ByteCursor {
+    /// The byte offset of the character `index` of `text` (its length past the end).
+    pub fn byte_of(&mut self, text: &str, index: u32) -> usize {
+        if index < self.index || self.byte > text.len() {
+            *self = ByteCursor::default();
+        }
+        let rest = text.get(self.byte..).unwrap_or_default();
+        let ahead = (index - self.index) as usize;
+        self.byte += rest.char_indices().nth(ahead).map_or(rest.len(), |(i, _)| i);
+        self.index = index;
+        self.byte
+    }
+}
+
+/// What go-yaml's scanner refuses in the name of an anchor that saphyr reads (YAML 1.2 names
+/// take any character but white space and `,[]{}`; `yaml_parser_scan_anchor` reads letters,
+/// digits, `_` and `-`, and then wants white space or one of `?:,]}%@` and a backtick).
+/// `node` is the text from the start of the anchored node (its tag, if the tag comes first,
+/// then the `&`); `value_on_key_line` says it is the value of a block mapping's key on the
+/// key's line, where go-yaml's scanner refuses a `:` that ends the name (a second value on the
+/// line). Returns the byte offset in `node` of the character go-yaml stops at and its words
+/// (scanner errors), or `None` when go-yaml reads the name as saphyr does, or reads on in a
+/// way not followed here.
+pub(crate) fn anchor_problem(node: &str, value_on_key_line: bool) -> Option<(usize, &'static str)> {
+    let mut at = 0;
+    if node.starts_with('!') {
+        at = node.find([' ', '\t', '\n', '\r']).unwrap_or(node.len());
+        at += node[at..].len() - node[at..].trim_start_matches([' ', '\t']).len();
+    }
+    let name = node[at..].strip_prefix('&')?;
+    at += 1;
+    let end = name.find([' ', '\t', '\n', '\r', ',', '[', ']', '{', '}']).unwrap_or(name.len());
+    let (stop, c) = name[..end].char_indices().find(|(_, c)| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'))?;
+    at += stop;
+    let problem = match c {
+        // The name ends, and the character starts the next token.
+        ':' if value_on_key_line
+            && name[stop + 1..].chars().next().is_none_or(|c| matches!(c, ' ' | '\t' | '\n' | '\r')) =>
+        {
+            "mapping values are not allowed in this context"
+        }
+        '%' | '@' | '`' => "found character that cannot start any token",
+        '?' | ':' | ',' | ']' | '}' => return None,
+        _ => "did not find expected alphabetic or numeric character",
+    };
+    (stop > 0).then_some((at, problem))
 }
 
 // === what go-yaml's decoder and json.Marshal refuse in a document that parses ===

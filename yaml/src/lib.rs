@@ -883,6 +883,8 @@ fn read_events(
     let mut piece_document = index;
     // The text of the last `!!binary` scalar, decoded.
     let mut binary = String::new();
+    // Where anchored nodes are in the piece's text (rare: looked for only at them).
+    let mut cursor = kubectl::ByteCursor::default();
     builder.reset();
     while let Some(next) = parser.next_event() {
         let (event, span) = match next {
@@ -916,6 +918,7 @@ fn read_events(
         }
         // Only what is built needs its place: an event left out (pruned) is not converted.
         let span = Span::from_saphyr(span);
+        let local_start = span.start;
         let span = if whole_text && end.0.is_none() {
             span
         } else if whole_text {
@@ -925,6 +928,13 @@ fn read_events(
         };
         if let Some((local, problem, count)) = go_refuses(&event, span, &piece, builder) {
             fatal = Some((span.start, kubectl::worded(local, problem, count)));
+            continue;
+        }
+        if let Event::Scalar(_, _, anchor, _) | Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _) = event
+            && anchor != 0
+            && let Some(refused) = anchor_refused(&piece, local_start, span.start.line, &mut cursor, builder)
+        {
+            fatal = Some(refused);
             continue;
         }
         match event {
@@ -1033,8 +1043,16 @@ fn read_events(
                     builder.nodes.extend(anchored.iter().map(|slot| Slot { kind: slot.kind, span }));
                     builder.finish_node(at, 0);
                 }
+                // saphyr knows the anchor (or it would have refused the alias): it is on a node
+                // still open, which go-yaml's parser takes and its decoder refuses
+                // (`decoder.alias`).
                 None => {
-                    fatal = Some((span.start, format!("{}yaml: unknown anchor referenced", kubectl::YAML_TO_JSON)));
+                    if builder.go_problem.is_none() {
+                        let name = kubectl::anchor_name(piece.text, local_start);
+                        let message = format!("{}yaml: anchor '{name}' value contains itself", kubectl::YAML_TO_JSON);
+                        builder.go_problem(span.start, message);
+                    }
+                    builder.scalar(Scalar::Null, span, 0);
                 }
             },
             Event::SequenceStart(anchor, _) => {
@@ -1143,6 +1161,38 @@ fn go_refuses(
     None
 }
 
+/// go-yaml's scanner error for the name of the anchor of a node that starts at `local` (a mark
+/// of the piece; `line` is its line in the file), at the place go-yaml stops
+/// ([`kubectl::anchor_problem`]): the place in the file and kubectl's words. Nodes in a flow
+/// collection opened on their line are left as saphyr reads them.
+#[cold]
+#[inline(never)]
+fn anchor_refused(
+    piece: &kubectl::Piece<'_>,
+    local: Mark,
+    line: u32,
+    cursor: &mut kubectl::ByteCursor,
+    builder: &Builder<'_>,
+) -> Option<(Mark, String)> {
+    let text = piece.text;
+    let at = cursor.byte_of(text, local.index).min(text.len());
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let depth = text[line_start..at].chars().fold(0i32, |d, c| match c {
+        '{' | '[' => d + 1,
+        '}' | ']' => d - 1,
+        _ => d,
+    });
+    if depth > 0 {
+        return None;
+    }
+    let value_on_key_line = matches!(builder.stack.last(),
+        Some(Frame::Map { key: Some(k), .. }) if builder.nodes.get(*k).is_some_and(|n| n.span.start.line == line));
+    let (offset, problem) = kubectl::anchor_problem(&text[at..], value_on_key_line)?;
+    let chars = u32::try_from(text[at..at + offset].chars().count()).unwrap_or(u32::MAX);
+    let mark = Mark { index: local.index.saturating_add(chars), col: local.col.saturating_add(chars), ..local };
+    Some((piece.absolute(mark), kubectl::worded(mark, problem, kubectl::Count::Scanner)))
+}
+
 /// `!<>`: a verbatim tag with nothing in it.
 fn empty_tag(tag: &saphyr_parser::Tag) -> bool {
     tag.handle.is_empty() && tag.suffix.is_empty()
@@ -1177,6 +1227,10 @@ fn skip(builder: &mut Builder<'_>, event: &Event<'_>, limits: Limits) -> Skip {
         // counts its whole size).
         (_, Event::Alias(_)) => Skip::Inexact,
         (None, _) => Skip::Built,
+        // An anchor's name may be one go-yaml refuses (see `anchor_refused`).
+        (Some(_), Event::Scalar(_, _, a, _) | Event::SequenceStart(a, _) | Event::MappingStart(a, _)) if *a != 0 => {
+            Skip::Inexact
+        }
         // What go-yaml refuses in a value left out must be seen (see `go_refuses`).
         (Some(_), Event::SequenceStart(_, Some(tag)) | Event::MappingStart(_, Some(tag))) if empty_tag(tag) => {
             Skip::Inexact
@@ -1633,6 +1687,11 @@ mod tests {
             ("a: 1\nb: [1,", "yaml: line 2: did not find expected node content", (2, 7)),
             ("a: 1\nb: {c: d", "yaml: line 2: did not find expected ',' or '}'", (2, 9)),
             ("a: 1\nb: 'c", "yaml: line 3: found unexpected end of stream", (2, 6)),
+            // Anchor names: go-yaml's scanner reads letters, digits, `_` and `-`.
+            ("a: 1\nb: &x.y 1\n", "yaml: line 2: did not find expected alphabetic or numeric character", (2, 6)),
+            ("a: 1\nb: &x: 1\n", "yaml: line 2: mapping values are not allowed in this context", (2, 6)),
+            ("a: 1\nb: !!str &x@ 1\n", "yaml: line 2: found character that cannot start any token", (2, 12)),
+            ("a: &x\n  b: *x\n", "yaml: anchor 'x' value contains itself", (2, 6)),
         ] {
             let e = parse(text).error.unwrap_or_else(|| panic!("{text:?} parses"));
             assert_eq!(e.message, format!("error converting YAML to JSON: {message}"), "{text:?}");
