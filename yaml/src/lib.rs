@@ -1127,7 +1127,8 @@ fn saphyr_error(
 }
 
 /// What go-yaml refuses in an event that saphyr reads (at `span`, of the file): a verbatim
-/// tag with no URI (`!<>`: `yaml_parser_scan_tag_uri`'s "did not find expected tag URI"), and
+/// tag with no URI (`!<>`: `yaml_parser_scan_tag_uri`'s "did not find expected tag URI"), a
+/// plain scalar starting with `:` in a flow collection, and
 /// an implicit empty key in a mapping (`: value`, which go-yaml's scanner reads as a value
 /// with no key before it: `yaml_parser_parse_block_mapping_key`'s "did not find expected
 /// key"), with the mark of the piece go-yaml's line is counted from.
@@ -1144,6 +1145,16 @@ fn go_refuses(
     };
     if tag.is_some_and(empty_tag) {
         return Some((local(), "did not find expected tag URI", kubectl::Count::Scanner));
+    }
+    // A plain scalar that starts with `:` in a flow collection (`[:x]`, `{a: :b}`): YAML 1.2
+    // lets it start one, go-yaml's scanner reads a value indicator there (any `:` in the flow
+    // context, `yaml_parser_fetch_next_token`), and its parser finds no node.
+    if let Event::Scalar(value, ScalarStyle::Plain, _, _) = event
+        && value.starts_with(':')
+        && matches!(builder.open(piece), kubectl::Open::FlowMapping | kubectl::Open::FlowSequence)
+        && piece.char_at(span.start.index) == Some(':')
+    {
+        return Some((local(), "did not find expected node content", kubectl::Count::Parser));
     }
     if let Event::Scalar(value, ScalarStyle::Plain, _, None) = event
         && value.is_empty()
@@ -1236,7 +1247,7 @@ fn skip(builder: &mut Builder<'_>, event: &Event<'_>, limits: Limits) -> Skip {
             Skip::Inexact
         }
         (Some(_), Event::Scalar(value, ScalarStyle::Plain, _, _))
-            if value.is_empty() && pruning.skipped_at_key.last() == Some(&Some(true)) =>
+            if (value.is_empty() && pruning.skipped_at_key.last() == Some(&Some(true))) || value.starts_with(':') =>
         {
             Skip::Inexact
         }
@@ -1692,6 +1703,9 @@ mod tests {
             ("a: 1\nb: &x: 1\n", "yaml: line 2: mapping values are not allowed in this context", (2, 6)),
             ("a: 1\nb: !!str &x@ 1\n", "yaml: line 2: found character that cannot start any token", (2, 12)),
             ("a: &x\n  b: *x\n", "yaml: anchor 'x' value contains itself", (2, 6)),
+            // In a flow collection, `:` where a token starts is a value indicator.
+            ("a: 1\nb: [c, :d]\n", "yaml: line 1: did not find expected node content", (2, 8)),
+            ("a: {b: :c}\n", "yaml: did not find expected node content", (1, 8)),
         ] {
             let e = parse(text).error.unwrap_or_else(|| panic!("{text:?} parses"));
             assert_eq!(e.message, format!("error converting YAML to JSON: {message}"), "{text:?}");
