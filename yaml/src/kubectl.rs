@@ -616,6 +616,15 @@ pub(crate) fn go_yaml_error(message: &str, mark: Mark, piece: &str, open: Open) 
         "invalid indentation in quoted scalar" if !closes(piece, mark) => {
             (end_of(piece), "found unexpected end of stream".to_string(), Count::Scanner)
         }
+        // A `:` after a quoted scalar that is no simple key (one that spans lines, or a second
+        // value on a key's line): go-yaml's scanner refuses the value indicator in the block
+        // context (`yaml_parser_fetch_value`; a required key went stale before, above).
+        m if m.starts_with("invalid trailing content after")
+            && matches!(open, Open::Document | Open::BlockMapping | Open::BlockSequence)
+            && value_indicator_at(piece, mark) =>
+        {
+            (mark, "mapping values are not allowed in this context".to_string(), Count::Scanner)
+        }
         "mapping values are not allowed in this context"
         | "mapping keys are not allowed in this context"
         | "block sequence entries are not allowed in this context"
@@ -705,7 +714,8 @@ pub(crate) fn go_yaml_error(message: &str, mark: Mark, piece: &str, open: Open) 
 /// token, a scanner error), before its parser meets what saphyr stopped at (`at`), on that
 /// line or later inside the collection. An unrendered Helm directive between two keys (`
 /// {{- if .Values.x }}`) is this. The collection's lines are read from its start to `at`:
-/// the first line at its column that starts so is the key.
+/// the first line at its column that starts so is the key (one that ends on its line with `:`
+/// resolves: a key, which go-yaml reads on from).
 pub(crate) fn stale_required_key(piece: &str, at: Mark, block: Option<Mark>) -> Option<(Mark, String)> {
     let block = block?;
     let column = block.col as usize;
@@ -719,8 +729,8 @@ pub(crate) fn stale_required_key(piece: &str, at: Mark, block: Option<Mark>) -> 
         let indent = text.chars().take_while(|c| *c == ' ').count();
         let content = &text[indent..];
         let blank = content.trim().is_empty() || content.starts_with('#');
-        if !blank && indent == column && content.starts_with(['{', '[', '"', '\'']) {
-            found = Some((line_start, text, indent));
+        if !blank && indent == column && content.starts_with(['{', '[', '"', '\'']) && !resolves(content) {
+            found = Some((line_start, text));
             break;
         }
         if !blank && indent < column {
@@ -728,16 +738,7 @@ pub(crate) fn stale_required_key(piece: &str, at: Mark, block: Option<Mark>) -> 
         }
         line_start += line.len() + 1;
     }
-    let (line_start, line, indent) = found?;
-    // A key that ends on its line with `:` resolves: go-yaml's error is elsewhere.
-    let rest = &line[indent..];
-    let resolves = rest.match_indices(['}', ']', '"', '\'']).any(|(i, _)| {
-        let after = rest[i + 1..].trim_start_matches(' ');
-        i > 0 && after.starts_with(':') && after[1..].chars().next().is_none_or(|c| c == ' ' || c == '\t')
-    });
-    if resolves {
-        return None;
-    }
+    let (line_start, line) = found?;
     // The next token: the first character of a later line that is neither blank nor a comment.
     let after_line = line_start + line.len();
     let mut next = None;
@@ -752,6 +753,22 @@ pub(crate) fn stale_required_key(piece: &str, at: Mark, block: Option<Mark>) -> 
     }
     let mark = next.unwrap_or_else(|| end_of(piece));
     Some((mark, worded(mark, "could not find expected ':'", Count::Scanner)))
+}
+
+/// Whether a value indicator (`:` and a blank or the end of the line) is at `mark`.
+fn value_indicator_at(piece: &str, mark: Mark) -> bool {
+    let rest = piece.get(offset(piece, mark)..).unwrap_or_default();
+    rest.strip_prefix(':')
+        .is_some_and(|after| after.chars().next().is_none_or(|c| matches!(c, ' ' | '\t' | '\n' | '\r')))
+}
+
+/// Whether the rest of a line that starts with a flow collection or a quoted scalar (`content`)
+/// closes it with a `:` on the line: a simple key that resolves.
+fn resolves(content: &str) -> bool {
+    content.match_indices(['}', ']', '"', '\'']).any(|(i, _)| {
+        let after = content[i + 1..].trim_start_matches(' ');
+        i > 0 && after.starts_with(':') && after[1..].chars().next().is_none_or(|c| c == ' ' || c == '\t')
+    })
 }
 
 /// Whether saphyr stopped at a `-` followed by a blank inside a flow collection opened on

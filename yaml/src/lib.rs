@@ -433,10 +433,11 @@ impl<'c> Builder<'c> {
         }
     }
 
-    /// Where the innermost open block collection starts (a mark of the piece): its column is
-    /// go-yaml's `parser.indent`, and a token there a required simple key.
-    fn block_start(&self, piece: &kubectl::Piece<'_>) -> Option<Mark> {
-        self.stack.iter().rev().find_map(|frame| {
+    /// Where the open block collections start (marks of the piece), the innermost first: the
+    /// column of one is go-yaml's `parser.indent` while it is open, and a token there a
+    /// required simple key.
+    fn block_starts<'p>(&'p self, piece: &'p kubectl::Piece<'_>) -> impl Iterator<Item = Mark> + 'p {
+        self.stack.iter().rev().filter_map(|frame| {
             let start = match frame {
                 Frame::Seq { start, .. } | Frame::Map { start, .. } => *start,
             };
@@ -1116,7 +1117,11 @@ fn saphyr_error(
             None => Err(Again::Cut(at)),
         };
     }
-    let go_yaml = kubectl::stale_required_key(piece.text, at, builder.block_start(piece))
+    // The innermost open block collection first: saphyr may stop before its parser closes
+    // the collections that a line less indented ends.
+    let go_yaml = builder
+        .block_starts(piece)
+        .find_map(|block| kubectl::stale_required_key(piece.text, at, Some(block)))
         .or_else(|| kubectl::block_entry_in_flow(piece.text, at))
         .or_else(|| kubectl::go_yaml_error(info, past_end, piece.text, builder.open(piece)));
     let (mark, message) = match go_yaml {
@@ -1703,6 +1708,10 @@ mod tests {
             ("a: 1\nb: &x: 1\n", "yaml: line 2: mapping values are not allowed in this context", (2, 6)),
             ("a: 1\nb: !!str &x@ 1\n", "yaml: line 2: found character that cannot start any token", (2, 12)),
             ("a: &x\n  b: *x\n", "yaml: anchor 'x' value contains itself", (2, 6)),
+            // A quoted key on two lines: a value go-yaml refuses, or, at the mapping's column
+            // (after a nested mapping too), a required key gone stale.
+            ("a:\n  \"b\n  c\": 1\n", "yaml: line 3: mapping values are not allowed in this context", (3, 5)),
+            ("a:\n  b:\n    c: 1\n  'd\n  e': 1\n", "yaml: line 5: could not find expected ':'", (5, 3)),
             // In a flow collection, `:` where a token starts is a value indicator.
             ("a: 1\nb: [c, :d]\n", "yaml: line 1: did not find expected node content", (2, 8)),
             ("a: {b: :c}\n", "yaml: did not find expected node content", (1, 8)),
