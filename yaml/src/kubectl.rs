@@ -596,6 +596,9 @@ pub(crate) fn go_yaml_error(message: &str, mark: Mark, piece: &str, open: Open) 
         _ => expected_here,
     };
     let strip = |m: &str| m.split_once(", ").map_or(m, |(_, problem)| problem).to_string();
+    let flow_key_colon = (message == "invalid indentation in quoted scalar" && open == Open::FlowMapping)
+        .then(|| quoted_then_colon(piece, mark))
+        .flatten();
     let (at, problem, count) = match message {
         m if m.starts_with("unexpected character:")
             || m.starts_with("tabs disallowed")
@@ -615,6 +618,12 @@ pub(crate) fn go_yaml_error(message: &str, mark: Mark, piece: &str, open: Open) 
         }
         "invalid indentation in quoted scalar" if !closes(piece, mark) => {
             (end_of(piece), "found unexpected end of stream".to_string(), Count::Scanner)
+        }
+        // go-yaml does not mind how a quoted scalar's lines are indented; one on more lines
+        // than one is no simple key, and its `:` a value where the flow mapping's parser wants
+        // the next entry (see `multi_line_flow_key` of lib.rs).
+        "invalid indentation in quoted scalar" if flow_key_colon.is_some() => {
+            (flow_key_colon.unwrap_or(mark), expected_here.to_string(), Count::Parser)
         }
         // A `:` after a quoted scalar that is no simple key (one that spans lines, or a second
         // value on a key's line): go-yaml's scanner refuses the value indicator in the block
@@ -862,19 +871,40 @@ fn indentation_tab(piece: &str, mark: Mark) -> Option<Mark> {
 /// does not mind how its lines are indented).
 fn closes(piece: &str, mark: Mark) -> bool {
     let from = offset(piece, mark);
-    let mut chars = piece[from..].chars();
-    match chars.next() {
-        Some('"') => {
+    !piece[from..].starts_with(['"', '\'']) || closing(piece, from).is_some()
+}
+
+/// The byte offset after the closing quote of the quoted scalar that starts at the byte
+/// offset `from`, if it is closed.
+fn closing(piece: &str, from: usize) -> Option<usize> {
+    let mut chars = piece[from..].char_indices().peekable();
+    let close = match chars.next()?.1 {
+        '"' => {
             let mut escaped = false;
-            chars.any(|c| {
-                let close = c == '"' && !escaped;
-                escaped = c == '\\' && !escaped;
+            chars.find(|(_, c)| {
+                let close = *c == '"' && !escaped;
+                escaped = *c == '\\' && !escaped;
                 close
             })
         }
-        Some('\'') => chars.any(|c| c == '\''),
-        _ => true,
-    }
+        '\'' => loop {
+            let (i, c) = chars.next()?;
+            // `''` is a quote inside the scalar.
+            if c == '\'' && chars.next_if(|(_, c)| *c == '\'').is_none() {
+                break Some((i, c));
+            }
+        },
+        _ => None,
+    };
+    close.map(|(i, _)| from + i + 1)
+}
+
+/// The `:` after the quoted scalar that starts at `mark`, if one follows it (white space
+/// and line breaks between).
+fn quoted_then_colon(piece: &str, mark: Mark) -> Option<Mark> {
+    let end = closing(piece, offset(piece, mark))?;
+    let colon = end + piece[end..].find(|c: char| !c.is_whitespace())?;
+    piece[colon..].starts_with(':').then(|| mark_at(piece, colon))
 }
 
 /// The name of the alias at `mark` (`*name`), as go-yaml scans it.

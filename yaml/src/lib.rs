@@ -905,7 +905,7 @@ fn read_events(
             }
         };
         if builder.pruning.kind.is_some() {
-            match skip(builder, &event, limits) {
+            match skip(builder, &event, span.start.line() != span.end.line(), limits) {
                 Skip::Built => {}
                 Skip::Skipped => continue,
                 Skip::Inexact => return Ok((Read::Inexact, started)),
@@ -919,7 +919,7 @@ fn read_events(
         }
         // Only what is built needs its place: an event left out (pruned) is not converted.
         let span = Span::from_saphyr(span);
-        let local_start = span.start;
+        let (local_start, local_end) = (span.start, span.end);
         let span = if whole_text && end.0.is_none() {
             span
         } else if whole_text {
@@ -929,6 +929,14 @@ fn read_events(
         };
         if let Some((local, problem, count)) = go_refuses(&event, span, &piece, builder) {
             fatal = Some((span.start, kubectl::worded(local, problem, count)));
+            continue;
+        }
+        if let Event::Scalar(..) = event
+            && local_start.line != local_end.line
+            && matches!(builder.stack.last(), Some(Frame::Map { key: None, .. }))
+            && let Some(refused) = multi_line_flow_key(&piece, local_end, &mut cursor, builder)
+        {
+            fatal = Some(refused);
             continue;
         }
         if let Event::Scalar(_, _, anchor, _) | Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _) = event
@@ -1209,6 +1217,40 @@ fn anchor_refused(
     Some((piece.absolute(mark), kubectl::worded(mark, problem, kubectl::Count::Scanner)))
 }
 
+/// go-yaml's parser error for a key of a flow mapping on more than one line, which ends at
+/// `end` (a mark of the piece): a simple key is on one line (`yaml_parser_stale_simple_keys`),
+/// so go-yaml scans the key as a node and its `:` as a value indicator with no key, where its
+/// parser wants the next entry (`yaml_parser_parse_flow_mapping_key`: "did not find expected
+/// ',' or '}'", at the `:`). The place in the file and kubectl's words.
+#[cold]
+#[inline(never)]
+fn multi_line_flow_key(
+    piece: &kubectl::Piece<'_>,
+    end: Mark,
+    cursor: &mut kubectl::ByteCursor,
+    builder: &Builder<'_>,
+) -> Option<(Mark, String)> {
+    if builder.open(piece) != kubectl::Open::FlowMapping {
+        return None;
+    }
+    let text = piece.text;
+    let at = cursor.byte_of(text, end.index).min(text.len());
+    let after = &text[at..];
+    let colon = after.find(|c: char| !c.is_whitespace())?;
+    if !after[colon..].starts_with(':') {
+        return None;
+    }
+    let skipped = &after[..colon];
+    let breaks = u32::try_from(skipped.matches('\n').count()).unwrap_or(u32::MAX);
+    let chars = u32::try_from(skipped.chars().count()).unwrap_or(u32::MAX);
+    let col = match skipped.rfind('\n') {
+        Some(i) => u32::try_from(skipped[i + 1..].chars().count()).unwrap_or(u32::MAX),
+        None => end.col.saturating_add(chars),
+    };
+    let mark = Mark { index: end.index.saturating_add(chars), line: end.line.saturating_add(breaks), col };
+    Some((piece.absolute(mark), kubectl::worded(mark, "did not find expected ',' or '}'", kubectl::Count::Parser)))
+}
+
 /// `!<>`: a verbatim tag with nothing in it.
 fn empty_tag(tag: &saphyr_parser::Tag) -> bool {
     tag.handle.is_empty() && tag.suffix.is_empty()
@@ -1226,7 +1268,7 @@ enum Skip {
 
 /// Once a document's kind has chosen what to keep: leaves out the events of values not
 /// needed, and tells when pruning would change the result.
-fn skip(builder: &mut Builder<'_>, event: &Event<'_>, limits: Limits) -> Skip {
+fn skip(builder: &mut Builder<'_>, event: &Event<'_>, multi_line: bool, limits: Limits) -> Skip {
     let open = builder.stack.len();
     let pruning = &mut builder.pruning;
     match (pruning.skipping, event) {
@@ -1249,6 +1291,11 @@ fn skip(builder: &mut Builder<'_>, event: &Event<'_>, limits: Limits) -> Skip {
         }
         // What go-yaml refuses in a value left out must be seen (see `go_refuses`).
         (Some(_), Event::SequenceStart(_, Some(tag)) | Event::MappingStart(_, Some(tag))) if empty_tag(tag) => {
+            Skip::Inexact
+        }
+        // A key on more than one line, which go-yaml refuses in a flow mapping (see
+        // `multi_line_flow_key`).
+        (Some(_), Event::Scalar(..)) if multi_line && pruning.skipped_at_key.last() == Some(&Some(true)) => {
             Skip::Inexact
         }
         (Some(_), Event::Scalar(value, ScalarStyle::Plain, _, _))
@@ -1712,6 +1759,10 @@ mod tests {
             // (after a nested mapping too), a required key gone stale.
             ("a:\n  \"b\n  c\": 1\n", "yaml: line 3: mapping values are not allowed in this context", (3, 5)),
             ("a:\n  b:\n    c: 1\n  'd\n  e': 1\n", "yaml: line 5: could not find expected ':'", (5, 3)),
+            // A key of a flow mapping on two lines: its `:` is where go-yaml wants `,` or `}`.
+            ("a: {b: 1, c\n  d: 2}\n", "yaml: line 1: did not find expected ',' or '}'", (2, 4)),
+            ("a: {\"b\n c\"\n  : 2}\n", "yaml: line 2: did not find expected ',' or '}'", (3, 3)),
+            ("a: {\"b\nc\": 2}\n", "yaml: line 1: did not find expected ',' or '}'", (2, 3)),
             // In a flow collection, `:` where a token starts is a value indicator.
             ("a: 1\nb: [c, :d]\n", "yaml: line 1: did not find expected node content", (2, 8)),
             ("a: {b: :c}\n", "yaml: did not find expected node content", (1, 8)),
