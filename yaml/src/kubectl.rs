@@ -596,6 +596,9 @@ pub(crate) fn go_yaml_error(message: &str, mark: Mark, piece: &str, open: Open) 
         _ => expected_here,
     };
     let strip = |m: &str| m.split_once(", ").map_or(m, |(_, problem)| problem).to_string();
+    let flow_key_colon = (message == "invalid indentation in quoted scalar" && open == Open::FlowMapping)
+        .then(|| quoted_then_colon(piece, mark))
+        .flatten();
     let (at, problem, count) = match message {
         m if m.starts_with("unexpected character:")
             || m.starts_with("tabs disallowed")
@@ -615,6 +618,21 @@ pub(crate) fn go_yaml_error(message: &str, mark: Mark, piece: &str, open: Open) 
         }
         "invalid indentation in quoted scalar" if !closes(piece, mark) => {
             (end_of(piece), "found unexpected end of stream".to_string(), Count::Scanner)
+        }
+        // go-yaml does not mind how a quoted scalar's lines are indented; one on more lines
+        // than one is no simple key, and its `:` a value where the flow mapping's parser wants
+        // the next entry (see `multi_line_flow_key` of lib.rs).
+        "invalid indentation in quoted scalar" if flow_key_colon.is_some() => {
+            (flow_key_colon.unwrap_or(mark), expected_here.to_string(), Count::Parser)
+        }
+        // A `:` after a quoted scalar that is no simple key (one that spans lines, or a second
+        // value on a key's line): go-yaml's scanner refuses the value indicator in the block
+        // context (`yaml_parser_fetch_value`; a required key went stale before, above).
+        m if m.starts_with("invalid trailing content after")
+            && matches!(open, Open::Document | Open::BlockMapping | Open::BlockSequence)
+            && value_indicator_at(piece, mark) =>
+        {
+            (mark, "mapping values are not allowed in this context".to_string(), Count::Scanner)
         }
         "mapping values are not allowed in this context"
         | "mapping keys are not allowed in this context"
@@ -705,7 +723,8 @@ pub(crate) fn go_yaml_error(message: &str, mark: Mark, piece: &str, open: Open) 
 /// token, a scanner error), before its parser meets what saphyr stopped at (`at`), on that
 /// line or later inside the collection. An unrendered Helm directive between two keys (`
 /// {{- if .Values.x }}`) is this. The collection's lines are read from its start to `at`:
-/// the first line at its column that starts so is the key.
+/// the first line at its column that starts so is the key (one that ends on its line with `:`
+/// resolves: a key, which go-yaml reads on from).
 pub(crate) fn stale_required_key(piece: &str, at: Mark, block: Option<Mark>) -> Option<(Mark, String)> {
     let block = block?;
     let column = block.col as usize;
@@ -719,8 +738,8 @@ pub(crate) fn stale_required_key(piece: &str, at: Mark, block: Option<Mark>) -> 
         let indent = text.chars().take_while(|c| *c == ' ').count();
         let content = &text[indent..];
         let blank = content.trim().is_empty() || content.starts_with('#');
-        if !blank && indent == column && content.starts_with(['{', '[', '"', '\'']) {
-            found = Some((line_start, text, indent));
+        if !blank && indent == column && content.starts_with(['{', '[', '"', '\'']) && !resolves(content) {
+            found = Some((line_start, text));
             break;
         }
         if !blank && indent < column {
@@ -728,16 +747,7 @@ pub(crate) fn stale_required_key(piece: &str, at: Mark, block: Option<Mark>) -> 
         }
         line_start += line.len() + 1;
     }
-    let (line_start, line, indent) = found?;
-    // A key that ends on its line with `:` resolves: go-yaml's error is elsewhere.
-    let rest = &line[indent..];
-    let resolves = rest.match_indices(['}', ']', '"', '\'']).any(|(i, _)| {
-        let after = rest[i + 1..].trim_start_matches(' ');
-        i > 0 && after.starts_with(':') && after[1..].chars().next().is_none_or(|c| c == ' ' || c == '\t')
-    });
-    if resolves {
-        return None;
-    }
+    let (line_start, line) = found?;
     // The next token: the first character of a later line that is neither blank nor a comment.
     let after_line = line_start + line.len();
     let mut next = None;
@@ -752,6 +762,22 @@ pub(crate) fn stale_required_key(piece: &str, at: Mark, block: Option<Mark>) -> 
     }
     let mark = next.unwrap_or_else(|| end_of(piece));
     Some((mark, worded(mark, "could not find expected ':'", Count::Scanner)))
+}
+
+/// Whether a value indicator (`:` and a blank or the end of the line) is at `mark`.
+fn value_indicator_at(piece: &str, mark: Mark) -> bool {
+    let rest = piece.get(offset(piece, mark)..).unwrap_or_default();
+    rest.strip_prefix(':')
+        .is_some_and(|after| after.chars().next().is_none_or(|c| matches!(c, ' ' | '\t' | '\n' | '\r')))
+}
+
+/// Whether the rest of a line that starts with a flow collection or a quoted scalar (`content`)
+/// closes it with a `:` on the line: a simple key that resolves.
+fn resolves(content: &str) -> bool {
+    content.match_indices(['}', ']', '"', '\'']).any(|(i, _)| {
+        let after = content[i + 1..].trim_start_matches(' ');
+        i > 0 && after.starts_with(':') && after[1..].chars().next().is_none_or(|c| c == ' ' || c == '\t')
+    })
 }
 
 /// Whether saphyr stopped at a `-` followed by a blank inside a flow collection opened on
@@ -816,7 +842,10 @@ fn mark_at(piece: &str, byte: usize) -> Mark {
 
 /// Where go-yaml's reading of a piece ends.
 fn end_of(piece: &str) -> Mark {
-    mark_at(piece, piece.len())
+    let end = mark_at(piece, piece.len());
+    // kubectl's `YAMLReader` gives go-yaml each line with a line break, the last one too: a
+    // piece that ends without one ends, for go-yaml, at the start of the line after its last.
+    if end.col > 0 { Mark { line: end.line.saturating_add(1), col: 0, ..end } } else { end }
 }
 
 /// The first tab in the indentation of a line after `mark`'s: where go-yaml's plain scalar
@@ -842,29 +871,106 @@ fn indentation_tab(piece: &str, mark: Mark) -> Option<Mark> {
 /// does not mind how its lines are indented).
 fn closes(piece: &str, mark: Mark) -> bool {
     let from = offset(piece, mark);
-    let mut chars = piece[from..].chars();
-    match chars.next() {
-        Some('"') => {
+    !piece[from..].starts_with(['"', '\'']) || closing(piece, from).is_some()
+}
+
+/// The byte offset after the closing quote of the quoted scalar that starts at the byte
+/// offset `from`, if it is closed.
+fn closing(piece: &str, from: usize) -> Option<usize> {
+    let mut chars = piece[from..].char_indices().peekable();
+    let close = match chars.next()?.1 {
+        '"' => {
             let mut escaped = false;
-            chars.any(|c| {
-                let close = c == '"' && !escaped;
-                escaped = c == '\\' && !escaped;
+            chars.find(|(_, c)| {
+                let close = *c == '"' && !escaped;
+                escaped = *c == '\\' && !escaped;
                 close
             })
         }
-        Some('\'') => chars.any(|c| c == '\''),
-        _ => true,
-    }
+        '\'' => loop {
+            let (i, c) = chars.next()?;
+            // `''` is a quote inside the scalar.
+            if c == '\'' && chars.next_if(|(_, c)| *c == '\'').is_none() {
+                break Some((i, c));
+            }
+        },
+        _ => None,
+    };
+    close.map(|(i, _)| from + i + 1)
+}
+
+/// The `:` after the quoted scalar that starts at `mark`, if one follows it (white space
+/// and line breaks between).
+fn quoted_then_colon(piece: &str, mark: Mark) -> Option<Mark> {
+    let end = closing(piece, offset(piece, mark))?;
+    let colon = end + piece[end..].find(|c: char| !c.is_whitespace())?;
+    piece[colon..].starts_with(':').then(|| mark_at(piece, colon))
 }
 
 /// The name of the alias at `mark` (`*name`), as go-yaml scans it.
-fn anchor_name(piece: &str, mark: Mark) -> String {
+pub(crate) fn anchor_name(piece: &str, mark: Mark) -> String {
     let from = offset(piece, mark);
     piece[from..]
         .trim_start_matches('*')
         .chars()
         .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-')
         .collect()
+}
+
+/// Byte offsets of a text's character indices (saphyr's marks count characters), asked for in
+/// increasing order: each character is looked at once however many are asked for.
+#[derive(Debug, Default)]
+pub(crate) struct ByteCursor {
+    index: u32,
+    byte: usize,
+}
+
+impl ByteCursor {
+    /// The byte offset of the character `index` of `text` (its length past the end).
+    pub fn byte_of(&mut self, text: &str, index: u32) -> usize {
+        if index < self.index || self.byte > text.len() {
+            *self = ByteCursor::default();
+        }
+        let rest = text.get(self.byte..).unwrap_or_default();
+        let ahead = (index - self.index) as usize;
+        self.byte += rest.char_indices().nth(ahead).map_or(rest.len(), |(i, _)| i);
+        self.index = index;
+        self.byte
+    }
+}
+
+/// What go-yaml's scanner refuses in the name of an anchor that saphyr reads (YAML 1.2 names
+/// take any character but white space and `,[]{}`; `yaml_parser_scan_anchor` reads letters,
+/// digits, `_` and `-`, and then wants white space or one of `?:,]}%@` and a backtick).
+/// `node` is the text from the start of the anchored node (its tag, if the tag comes first,
+/// then the `&`); `value_on_key_line` says it is the value of a block mapping's key on the
+/// key's line, where go-yaml's scanner refuses a `:` that ends the name (a second value on the
+/// line). Returns the byte offset in `node` of the character go-yaml stops at and its words
+/// (scanner errors), or `None` when go-yaml reads the name as saphyr does, or reads on in a
+/// way not followed here.
+pub(crate) fn anchor_problem(node: &str, value_on_key_line: bool) -> Option<(usize, &'static str)> {
+    let mut at = 0;
+    if node.starts_with('!') {
+        at = node.find([' ', '\t', '\n', '\r']).unwrap_or(node.len());
+        at += node[at..].len() - node[at..].trim_start_matches([' ', '\t']).len();
+    }
+    let name = node[at..].strip_prefix('&')?;
+    at += 1;
+    let end = name.find([' ', '\t', '\n', '\r', ',', '[', ']', '{', '}']).unwrap_or(name.len());
+    let (stop, c) = name[..end].char_indices().find(|(_, c)| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'))?;
+    at += stop;
+    let problem = match c {
+        // The name ends, and the character starts the next token.
+        ':' if value_on_key_line
+            && name[stop + 1..].chars().next().is_none_or(|c| matches!(c, ' ' | '\t' | '\n' | '\r')) =>
+        {
+            "mapping values are not allowed in this context"
+        }
+        '%' | '@' | '`' => "found character that cannot start any token",
+        '?' | ':' | ',' | ']' | '}' => return None,
+        _ => "did not find expected alphabetic or numeric character",
+    };
+    (stop > 0).then_some((at, problem))
 }
 
 // === what go-yaml's decoder and json.Marshal refuse in a document that parses ===

@@ -433,10 +433,11 @@ impl<'c> Builder<'c> {
         }
     }
 
-    /// Where the innermost open block collection starts (a mark of the piece): its column is
-    /// go-yaml's `parser.indent`, and a token there a required simple key.
-    fn block_start(&self, piece: &kubectl::Piece<'_>) -> Option<Mark> {
-        self.stack.iter().rev().find_map(|frame| {
+    /// Where the open block collections start (marks of the piece), the innermost first: the
+    /// column of one is go-yaml's `parser.indent` while it is open, and a token there a
+    /// required simple key.
+    fn block_starts<'p>(&'p self, piece: &'p kubectl::Piece<'_>) -> impl Iterator<Item = Mark> + 'p {
+        self.stack.iter().rev().filter_map(|frame| {
             let start = match frame {
                 Frame::Seq { start, .. } | Frame::Map { start, .. } => *start,
             };
@@ -883,6 +884,8 @@ fn read_events(
     let mut piece_document = index;
     // The text of the last `!!binary` scalar, decoded.
     let mut binary = String::new();
+    // Where anchored nodes are in the piece's text (rare: looked for only at them).
+    let mut cursor = kubectl::ByteCursor::default();
     builder.reset();
     while let Some(next) = parser.next_event() {
         let (event, span) = match next {
@@ -902,7 +905,7 @@ fn read_events(
             }
         };
         if builder.pruning.kind.is_some() {
-            match skip(builder, &event, limits) {
+            match skip(builder, &event, span.start.line() != span.end.line(), limits) {
                 Skip::Built => {}
                 Skip::Skipped => continue,
                 Skip::Inexact => return Ok((Read::Inexact, started)),
@@ -916,6 +919,7 @@ fn read_events(
         }
         // Only what is built needs its place: an event left out (pruned) is not converted.
         let span = Span::from_saphyr(span);
+        let (local_start, local_end) = (span.start, span.end);
         let span = if whole_text && end.0.is_none() {
             span
         } else if whole_text {
@@ -925,6 +929,21 @@ fn read_events(
         };
         if let Some((local, problem, count)) = go_refuses(&event, span, &piece, builder) {
             fatal = Some((span.start, kubectl::worded(local, problem, count)));
+            continue;
+        }
+        if let Event::Scalar(..) = event
+            && local_start.line != local_end.line
+            && matches!(builder.stack.last(), Some(Frame::Map { key: None, .. }))
+            && let Some(refused) = multi_line_flow_key(&piece, local_end, &mut cursor, builder)
+        {
+            fatal = Some(refused);
+            continue;
+        }
+        if let Event::Scalar(_, _, anchor, _) | Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _) = event
+            && anchor != 0
+            && let Some(refused) = anchor_refused(&piece, local_start, span.start.line, &mut cursor, builder)
+        {
+            fatal = Some(refused);
             continue;
         }
         match event {
@@ -1033,8 +1052,16 @@ fn read_events(
                     builder.nodes.extend(anchored.iter().map(|slot| Slot { kind: slot.kind, span }));
                     builder.finish_node(at, 0);
                 }
+                // saphyr knows the anchor (or it would have refused the alias): it is on a node
+                // still open, which go-yaml's parser takes and its decoder refuses
+                // (`decoder.alias`).
                 None => {
-                    fatal = Some((span.start, format!("{}yaml: unknown anchor referenced", kubectl::YAML_TO_JSON)));
+                    if builder.go_problem.is_none() {
+                        let name = kubectl::anchor_name(piece.text, local_start);
+                        let message = format!("{}yaml: anchor '{name}' value contains itself", kubectl::YAML_TO_JSON);
+                        builder.go_problem(span.start, message);
+                    }
+                    builder.scalar(Scalar::Null, span, 0);
                 }
             },
             Event::SequenceStart(anchor, _) => {
@@ -1081,7 +1108,11 @@ fn saphyr_error(
     builder: &Builder<'_>,
     retry: bool,
 ) -> Result<(Mark, String), Again> {
-    let at = end.clamp(Mark::from_saphyr(*e.marker()));
+    // A text without a final line break: saphyr reads one there, as go-yaml does (kubectl's
+    // `LineReader` ends every line with one), so a mark past the end names go-yaml's line; the
+    // place reported is the end of the text.
+    let past_end = Mark::from_saphyr(*e.marker());
+    let at = end.clamp(past_end);
     let info = e.info();
     if retry && (info.contains("tab") || info.starts_with("comments must") || info.starts_with("':' must")) {
         return Err(Again::Whitespace);
@@ -1094,9 +1125,13 @@ fn saphyr_error(
             None => Err(Again::Cut(at)),
         };
     }
-    let go_yaml = kubectl::stale_required_key(piece.text, at, builder.block_start(piece))
+    // The innermost open block collection first: saphyr may stop before its parser closes
+    // the collections that a line less indented ends.
+    let go_yaml = builder
+        .block_starts(piece)
+        .find_map(|block| kubectl::stale_required_key(piece.text, at, Some(block)))
         .or_else(|| kubectl::block_entry_in_flow(piece.text, at))
-        .or_else(|| kubectl::go_yaml_error(info, at, piece.text, builder.open(piece)));
+        .or_else(|| kubectl::go_yaml_error(info, past_end, piece.text, builder.open(piece)));
     let (mark, message) = match go_yaml {
         Some((mark, message)) => (mark, message),
         None => (at, scan_error_message(e)),
@@ -1105,7 +1140,8 @@ fn saphyr_error(
 }
 
 /// What go-yaml refuses in an event that saphyr reads (at `span`, of the file): a verbatim
-/// tag with no URI (`!<>`: `yaml_parser_scan_tag_uri`'s "did not find expected tag URI"), and
+/// tag with no URI (`!<>`: `yaml_parser_scan_tag_uri`'s "did not find expected tag URI"), a
+/// plain scalar starting with `:` in a flow collection, and
 /// an implicit empty key in a mapping (`: value`, which go-yaml's scanner reads as a value
 /// with no key before it: `yaml_parser_parse_block_mapping_key`'s "did not find expected
 /// key"), with the mark of the piece go-yaml's line is counted from.
@@ -1123,6 +1159,16 @@ fn go_refuses(
     if tag.is_some_and(empty_tag) {
         return Some((local(), "did not find expected tag URI", kubectl::Count::Scanner));
     }
+    // A plain scalar that starts with `:` in a flow collection (`[:x]`, `{a: :b}`): YAML 1.2
+    // lets it start one, go-yaml's scanner reads a value indicator there (any `:` in the flow
+    // context, `yaml_parser_fetch_next_token`), and its parser finds no node.
+    if let Event::Scalar(value, ScalarStyle::Plain, _, _) = event
+        && value.starts_with(':')
+        && matches!(builder.open(piece), kubectl::Open::FlowMapping | kubectl::Open::FlowSequence)
+        && piece.char_at(span.start.index) == Some(':')
+    {
+        return Some((local(), "did not find expected node content", kubectl::Count::Parser));
+    }
     if let Event::Scalar(value, ScalarStyle::Plain, _, None) = event
         && value.is_empty()
         && matches!(builder.stack.last(), Some(Frame::Map { key: None, .. }))
@@ -1137,6 +1183,72 @@ fn go_refuses(
         };
     }
     None
+}
+
+/// go-yaml's scanner error for the name of the anchor of a node that starts at `local` (a mark
+/// of the piece; `line` is its line in the file), at the place go-yaml stops
+/// ([`kubectl::anchor_problem`]): the place in the file and kubectl's words. Nodes in a flow
+/// collection opened on their line are left as saphyr reads them.
+#[cold]
+#[inline(never)]
+fn anchor_refused(
+    piece: &kubectl::Piece<'_>,
+    local: Mark,
+    line: u32,
+    cursor: &mut kubectl::ByteCursor,
+    builder: &Builder<'_>,
+) -> Option<(Mark, String)> {
+    let text = piece.text;
+    let at = cursor.byte_of(text, local.index).min(text.len());
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let depth = text[line_start..at].chars().fold(0i32, |d, c| match c {
+        '{' | '[' => d + 1,
+        '}' | ']' => d - 1,
+        _ => d,
+    });
+    if depth > 0 {
+        return None;
+    }
+    let value_on_key_line = matches!(builder.stack.last(),
+        Some(Frame::Map { key: Some(k), .. }) if builder.nodes.get(*k).is_some_and(|n| n.span.start.line == line));
+    let (offset, problem) = kubectl::anchor_problem(&text[at..], value_on_key_line)?;
+    let chars = u32::try_from(text[at..at + offset].chars().count()).unwrap_or(u32::MAX);
+    let mark = Mark { index: local.index.saturating_add(chars), col: local.col.saturating_add(chars), ..local };
+    Some((piece.absolute(mark), kubectl::worded(mark, problem, kubectl::Count::Scanner)))
+}
+
+/// go-yaml's parser error for a key of a flow mapping on more than one line, which ends at
+/// `end` (a mark of the piece): a simple key is on one line (`yaml_parser_stale_simple_keys`),
+/// so go-yaml scans the key as a node and its `:` as a value indicator with no key, where its
+/// parser wants the next entry (`yaml_parser_parse_flow_mapping_key`: "did not find expected
+/// ',' or '}'", at the `:`). The place in the file and kubectl's words.
+#[cold]
+#[inline(never)]
+fn multi_line_flow_key(
+    piece: &kubectl::Piece<'_>,
+    end: Mark,
+    cursor: &mut kubectl::ByteCursor,
+    builder: &Builder<'_>,
+) -> Option<(Mark, String)> {
+    if builder.open(piece) != kubectl::Open::FlowMapping {
+        return None;
+    }
+    let text = piece.text;
+    let at = cursor.byte_of(text, end.index).min(text.len());
+    let after = &text[at..];
+    let colon = after.find(|c: char| !c.is_whitespace())?;
+    if !after[colon..].starts_with(':') {
+        return None;
+    }
+    let skipped = &after[..colon];
+    let breaks = u32::try_from(skipped.matches('\n').count()).unwrap_or(u32::MAX);
+    let chars = u32::try_from(skipped.chars().count()).unwrap_or(u32::MAX);
+    let col = match skipped.rfind('\n') {
+        Some(i) => u32::try_from(skipped[i + 1..].chars().count()).unwrap_or(u32::MAX),
+        None => end.col.saturating_add(chars),
+    };
+    let mark = Mark { index: end.index.saturating_add(chars), line: end.line.saturating_add(breaks), col };
+    Some((piece.absolute(mark), kubectl::worded(mark, "did not find expected ',' or '}'", kubectl::Count::Parser)))
 }
 
 /// `!<>`: a verbatim tag with nothing in it.
@@ -1156,7 +1268,7 @@ enum Skip {
 
 /// Once a document's kind has chosen what to keep: leaves out the events of values not
 /// needed, and tells when pruning would change the result.
-fn skip(builder: &mut Builder<'_>, event: &Event<'_>, limits: Limits) -> Skip {
+fn skip(builder: &mut Builder<'_>, event: &Event<'_>, multi_line: bool, limits: Limits) -> Skip {
     let open = builder.stack.len();
     let pruning = &mut builder.pruning;
     match (pruning.skipping, event) {
@@ -1173,12 +1285,21 @@ fn skip(builder: &mut Builder<'_>, event: &Event<'_>, limits: Limits) -> Skip {
         // counts its whole size).
         (_, Event::Alias(_)) => Skip::Inexact,
         (None, _) => Skip::Built,
+        // An anchor's name may be one go-yaml refuses (see `anchor_refused`).
+        (Some(_), Event::Scalar(_, _, a, _) | Event::SequenceStart(a, _) | Event::MappingStart(a, _)) if *a != 0 => {
+            Skip::Inexact
+        }
         // What go-yaml refuses in a value left out must be seen (see `go_refuses`).
         (Some(_), Event::SequenceStart(_, Some(tag)) | Event::MappingStart(_, Some(tag))) if empty_tag(tag) => {
             Skip::Inexact
         }
+        // A key on more than one line, which go-yaml refuses in a flow mapping (see
+        // `multi_line_flow_key`).
+        (Some(_), Event::Scalar(..)) if multi_line && pruning.skipped_at_key.last() == Some(&Some(true)) => {
+            Skip::Inexact
+        }
         (Some(_), Event::Scalar(value, ScalarStyle::Plain, _, _))
-            if value.is_empty() && pruning.skipped_at_key.last() == Some(&Some(true)) =>
+            if (value.is_empty() && pruning.skipped_at_key.last() == Some(&Some(true))) || value.starts_with(':') =>
         {
             Skip::Inexact
         }
@@ -1624,6 +1745,27 @@ mod tests {
             ("a: {<<: 1}\n", "yaml: map merge requires map or sequence of maps as the value", (1, 5)),
             ("z: .nan\nb: .inf\n", "json: unsupported value: +Inf", (2, 4)),
             ("a: \u{7}\n", "yaml: control characters are not allowed", (1, 4)),
+            // Without a final line break, go-yaml's text still ends with one (kubectl's
+            // `LineReader` adds it): its end is the start of the line after the last.
+            ("a: 1\nb: [1,", "yaml: line 2: did not find expected node content", (2, 7)),
+            ("a: 1\nb: {c: d", "yaml: line 2: did not find expected ',' or '}'", (2, 9)),
+            ("a: 1\nb: 'c", "yaml: line 3: found unexpected end of stream", (2, 6)),
+            // Anchor names: go-yaml's scanner reads letters, digits, `_` and `-`.
+            ("a: 1\nb: &x.y 1\n", "yaml: line 2: did not find expected alphabetic or numeric character", (2, 6)),
+            ("a: 1\nb: &x: 1\n", "yaml: line 2: mapping values are not allowed in this context", (2, 6)),
+            ("a: 1\nb: !!str &x@ 1\n", "yaml: line 2: found character that cannot start any token", (2, 12)),
+            ("a: &x\n  b: *x\n", "yaml: anchor 'x' value contains itself", (2, 6)),
+            // A quoted key on two lines: a value go-yaml refuses, or, at the mapping's column
+            // (after a nested mapping too), a required key gone stale.
+            ("a:\n  \"b\n  c\": 1\n", "yaml: line 3: mapping values are not allowed in this context", (3, 5)),
+            ("a:\n  b:\n    c: 1\n  'd\n  e': 1\n", "yaml: line 5: could not find expected ':'", (5, 3)),
+            // A key of a flow mapping on two lines: its `:` is where go-yaml wants `,` or `}`.
+            ("a: {b: 1, c\n  d: 2}\n", "yaml: line 1: did not find expected ',' or '}'", (2, 4)),
+            ("a: {\"b\n c\"\n  : 2}\n", "yaml: line 2: did not find expected ',' or '}'", (3, 3)),
+            ("a: {\"b\nc\": 2}\n", "yaml: line 1: did not find expected ',' or '}'", (2, 3)),
+            // In a flow collection, `:` where a token starts is a value indicator.
+            ("a: 1\nb: [c, :d]\n", "yaml: line 1: did not find expected node content", (2, 8)),
+            ("a: {b: :c}\n", "yaml: did not find expected node content", (1, 8)),
         ] {
             let e = parse(text).error.unwrap_or_else(|| panic!("{text:?} parses"));
             assert_eq!(e.message, format!("error converting YAML to JSON: {message}"), "{text:?}");
