@@ -30,7 +30,8 @@ fuzz_target!(|data: &[u8]| {
     if let Some(b) = ann::decode_behavior(raw, KubernetesVersion::LATEST, &mut problems) {
         let encoded = ann::encode_behavior(&b);
         let mut again = Vec::new();
-        let decoded = ann::decode_behavior(&encoded, KubernetesVersion::LATEST, &mut again).expect("a behavior we wrote decodes");
+        let decoded =
+            ann::decode_behavior(&encoded, KubernetesVersion::LATEST, &mut again).expect("a behavior we wrote decodes");
         assert_eq!(ann::encode_behavior(&decoded), encoded, "behavior {raw:?} re-encoded as {encoded}");
         assert!(again.is_empty(), "re-encoded behavior {encoded} has problems: {again:?}");
     }
@@ -54,7 +55,9 @@ fuzz_target!(|data: &[u8]| {
 /// One lenient decoder: accepted values survive encoding.
 fn lenient<T: Decode + Default + Serialize + PartialEq + std::fmt::Debug>(key: &'static str, raw: &str) {
     let mut problems = Vec::new();
-    let Some(value) = ann::decode_lenient::<T>(key, "v1", raw, KubernetesVersion::LATEST, &mut problems) else { return };
+    let Some(value) = ann::decode_lenient::<T>(key, "v1", raw, KubernetesVersion::LATEST, &mut problems) else {
+        return;
+    };
     let encoded = to_go_json(&value).expect("annotation values serialize");
     let mut again = Vec::new();
     let decoded = ann::decode_lenient::<T>(key, "v1", &encoded, KubernetesVersion::LATEST, &mut again)

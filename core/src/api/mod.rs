@@ -252,7 +252,7 @@ pub fn decode(value: &Value) -> Result<VersionedHpa, Vec<DecodeError>> {
 }
 
 /// Decodes one object strictly from JSON text with this crate's schema (the newest types), as
-/// [`decode`] does from a value but reading the text as written: a number literal such as `-0`
+/// [`decode()`] does from a value but reading the text as written: a number literal such as `-0`
 /// or `1e2` and a key given twice reach the decoder as kube-apiserver receives them.
 pub fn decode_text(text: &str) -> Result<VersionedHpa, Vec<DecodeError>> {
     decode_json_with(text, Strictness::Strict, decode::Options::KUBE_APISERVER).map(|d| d.value)
