@@ -684,7 +684,7 @@ impl<H: Sync> Objects for ObjectIndex<H> {
             .min()
     }
 
-    /// From the labels ([`LabelIndex`]): the workloads `w`'s selector may select (those with
+    /// From the labels (`LabelIndex`): the workloads `w`'s selector may select (those with
     /// the pod label of its rarest `matchLabels` pair; all of the namespace's when it has none),
     /// and those whose selector may select `w`'s pods (filed under one of their labels), each
     /// checked with [`pods_overlap`].

@@ -219,7 +219,7 @@ pub struct WorkloadRef {
     pub kind: String,
     /// `name` (in the Rollout's namespace)
     pub name: String,
-    /// Why Argo Rollouts refuses the reference, in its words ([`workload_ref_refusal`]): the
+    /// Why Argo Rollouts refuses the reference, in its words (`workload_ref_refusal`): the
     /// Rollout then starts no pods, from this workload's template or any.
     pub refused: Option<String>,
 }
@@ -265,7 +265,7 @@ pub struct Workload {
     /// An Argo Rollout's `spec.workloadRef`: its pods come from that workload's template.
     /// (Boxed: a set keeps thousands of workloads, almost none with one.)
     pub workload_ref: Option<Box<WorkloadRef>>,
-    /// The selector of its pods ([`workload_selector`]), when it has one.
+    /// The selector of its pods (`workload_selector`), when it has one.
     pub selector: Option<LabelSelector>,
 }
 

@@ -97,7 +97,7 @@ impl<'a> Vector<'a> {
     }
 }
 
-/// Runs one vector; one with a key the runner does not read fails (see [`keys`]).
+/// Runs one vector; one with a key the runner does not read fails (the `keys` module).
 pub fn run_vector(vector: &Vector<'_>, file: &str) -> VectorResult {
     let id = vector.id().to_string();
     let kind = kind_of(&vector.value, file);
