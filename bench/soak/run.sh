@@ -19,7 +19,12 @@
 # With CONTEXT=1 (the default) the server runs with --context-cache, watching a test API server
 # (tests/benches/cluster_read.rs serve, its own process) of HPAS HPAs and WORKLOADS workloads
 # whose workloads change CHURN times a minute (a new image in the pod template, round robin):
-# the cache takes a steady stream of watch events while it answers, and must not grow.
+# the cache takes a steady stream of watch events while it answers, and must not grow. The
+# client then also sends, as valid requests with their answers checked, HPAs of those namespaces
+# whose warnings come from the cache (an HPA on a cached Deployment without requests: HPA201; a
+# second HPA on a cached Deployment: HPA407; an HPA on its Deployment with every request: none)
+# and Deployment UPDATEs to /validate-workloads under a cached HPA (spec.replicas set by a
+# GitOps apply: HPA410; the requests dropped: HPA201; a new image: no warning).
 #
 # Timeline (fractions of DURATION; the script announces each step to the client, which holds
 # every answer to what must be true at that moment):
@@ -172,6 +177,7 @@ EOF
 
 # --- the cluster the context cache watches, with churn ---
 CONTEXT_FLAGS=()
+CLIENT_CONTEXT=()
 if [ "$CONTEXT" = 1 ]; then
   API=$(CARGO_TARGET_DIR=$TARGET_DIR cargo bench -q -p hpa-tests --bench cluster_read --no-run --message-format=json 2>/dev/null |
     sed -n 's/.*"executable":"\([^"]*cluster_read[^"]*\)".*/\1/p' | tail -1)
@@ -184,6 +190,7 @@ if [ "$CONTEXT" = 1 ]; then
   for _ in $(seq 1 1200); do [ -f "$WORK/api/ready" ] && break; sleep 0.5; done
   [ -f "$WORK/api/ready" ] || die "the test API server did not get ready"
   CONTEXT_FLAGS=(--context-cache true --kubeconfig "$WORK/api/kubeconfig" --context-sync-timeout 5m)
+  CLIENT_CONTEXT=(--context-hpas "$HPAS" --context-workloads "$WORKLOADS")
 fi
 
 # --- the server ---
@@ -222,7 +229,7 @@ timeout $((DURATION_S + 120)) "$CLIENT" --addr "$ADDR" --server-name localhost \
   --generation "$WORK/mint/gen0/tls.crt" --generation "$WORK/mint/gen1/tls.crt" \
   --generation "$WORK/mint/gen2/tls.crt" --events "$EVENTS" --connections "$CONNECTIONS" --rate "$RATE" \
   --max-body-bytes "$MAX_BODY_BYTES" --reload-interval "$RELOAD_INTERVAL" --max-duration "$((DURATION_S + 60))s" \
-  >"$WORK/report.md" &
+  "${CLIENT_CONTEXT[@]}" >"$WORK/report.md" &
 CLIENT_PID=$!
 
 T0=$(date +%s.%N)

@@ -1,15 +1,16 @@
 //! Benchmark of a full cluster read (`hpa-lint cluster -A`'s reading half), driven by
 //! `bench/cluster/run.sh` (`cargo bench -p hpa-tests --bench cluster_read -- serve|read ...`).
 //!
-//! `serve DIR HPAS WORKLOADS` starts the test API server, loads HPAS HPAs and
-//! WORKLOADS workloads (Deployments, ReplicaSets and StatefulSets in 3:2:1, made from the
-//! HPA201 lint fixture's `web`, each with the managed fields a server-side apply leaves), writes
-//! `DIR/kubeconfig` and serves until its standard input closes (at most ten minutes); a line
-//! `relist` on it makes every watch relist at once (frozen past the watches' timeout, history
-//! compacted, then `410 Gone`: a restarted kube-apiserver), and writes `DIR/relisted`. With a
-//! fifth argument CHURN, it then updates CHURN workloads a minute, round robin (a new image tag
-//! in the pod template: a MODIFIED event each, as a rollout makes), for `bench/soak/run.sh`'s
-//! context cache.
+//! `serve DIR HPAS WORKLOADS` starts the test API server, loads HPAS HPAs and WORKLOADS
+//! workloads (Deployments, ReplicaSets and StatefulSets in 3:2:1, made from the HPA201 lint
+//! fixture's `web` by `fixtures::BenchCluster`, each with the managed fields a server-side apply
+//! leaves), writes `DIR/kubeconfig` and serves until its standard input closes (at most ten
+//! minutes); a line `relist` on it makes every watch relist at once (frozen past the watches'
+//! timeout, history compacted, then `410 Gone`: a restarted kube-apiserver), and writes
+//! `DIR/relisted`. With a fifth argument CHURN, it then updates CHURN workloads a minute, round
+//! robin (a new image tag in the pod template: a MODIFIED event each, as a rollout makes), for
+//! `bench/soak/run.sh`'s context cache; that cluster also holds one Deployment without requests
+//! per namespace (`BenchCluster::without_requests`), for the soak client's HPA201 checks.
 //!
 //! `read KUBECONFIG MODE` reads everything in all namespaces once and prints one
 //! line: `MODE seconds objects peak_rss_kib`. MODE `inventory` is `hpa_cluster::read_inventory`
@@ -25,7 +26,7 @@ use std::time::{Duration, Instant};
 
 use hpa_cluster::{ClientOptions, Cluster, Scope, kinds, read_inventory};
 use hpa_tests::apiserver::TestApiServer;
-use hpa_tests::apiserver::fixtures;
+use hpa_tests::apiserver::fixtures::BenchCluster;
 use serde_json::{Value, json};
 
 fn main() {
@@ -53,20 +54,19 @@ fn main() {
 
 async fn serve(dir: PathBuf, hpas: usize, workloads: usize, churn_per_minute: u64) {
     let server = TestApiServer::start().await;
-    let fixture = fixtures::cluster_fixture("requests-set");
-    let hpa = fixtures::find(&fixture, "HorizontalPodAutoscaler", "web").clone();
-    let deployment = fixtures::find(&fixture, "Deployment", "web").clone();
-    let namespaces = 50;
+    let cluster = BenchCluster::new();
     let started = Instant::now();
     for i in 0..workloads {
-        server.apply_as(&[workload(&deployment, i, namespaces)], "argocd-controller", "Apply");
+        server.apply_as(&[cluster.workload(i)], "argocd-controller", "Apply");
     }
     for i in 0..hpas {
-        let mut h = hpa.clone();
-        h["metadata"]["name"] = json!(format!("web-{}", i * 3));
-        h["metadata"]["namespace"] = json!(format!("team-{}", (i * 3) % namespaces));
-        h["spec"]["scaleTargetRef"]["name"] = json!(format!("web-{}", i * 3));
-        server.apply_as(&[h], "argocd-controller", "Apply");
+        server.apply_as(&[cluster.hpa(i)], "argocd-controller", "Apply");
+    }
+    if churn_per_minute > 0 {
+        // The soak test's HPA201 checks: one Deployment without requests per namespace.
+        for n in 0..BenchCluster::NAMESPACES {
+            server.apply_as(&[cluster.without_requests(n)], "argocd-controller", "Apply");
+        }
     }
     let kubeconfig = server.write_kubeconfig(&dir);
     eprintln!(
@@ -77,14 +77,14 @@ async fn serve(dir: PathBuf, hpas: usize, workloads: usize, churn_per_minute: u6
     );
     std::fs::write(dir.join("ready"), "").expect("writing the ready file");
     if churn_per_minute > 0 && workloads > 0 {
-        let server = &server;
+        let (server, cluster) = (&server, &cluster);
         let churn = async move {
             let mut ticker =
                 tokio::time::interval(Duration::from_secs(60) / u32::try_from(churn_per_minute).unwrap_or(u32::MAX));
             for n in 0usize.. {
                 ticker.tick().await;
                 let i = n % workloads;
-                let mut w = workload(&deployment, i, namespaces);
+                let mut w = cluster.workload(i);
                 w["spec"]["template"]["spec"]["containers"][0]["image"] = json!(format!("ghcr.io/example/web:1.4.{n}"));
                 server.apply_as(&[w], "argocd-controller", "Apply");
             }
@@ -118,7 +118,7 @@ async fn serve(dir: PathBuf, hpas: usize, workloads: usize, churn_per_minute: u6
             () = &mut deadline => break,
             line = commands.recv() => match line.as_deref().map(str::trim) {
                 None => break,
-                Some("relist") => relist(&server, &deployment, &dir, workloads).await,
+                Some("relist") => relist(&server, &cluster, &dir, workloads).await,
                 Some(_) => {}
             },
         }
@@ -130,12 +130,12 @@ async fn serve(dir: PathBuf, hpas: usize, workloads: usize, churn_per_minute: u6
 /// longer than its timeout (a webhook's default `--context-stale-after` of 30 s renews each
 /// every 15 s), the history is compacted meanwhile, and then every renewal gets `410 Gone` at
 /// once: each kind relists. Writes `DIR/relisted` when the server answers again.
-async fn relist(server: &TestApiServer, deployment: &Value, dir: &std::path::Path, workloads: usize) {
+async fn relist(server: &TestApiServer, cluster: &BenchCluster, dir: &std::path::Path, workloads: usize) {
     const SILENT: Duration = Duration::from_secs(20);
     eprintln!("relist: freezing the server for {}s, then 410 Gone for every watch", SILENT.as_secs());
     server.freeze();
     if workloads > 0 {
-        let mut w = workload(deployment, 0, 50);
+        let mut w = cluster.workload(0);
         w["spec"]["template"]["spec"]["containers"][0]["image"] = json!("ghcr.io/example/web:relist");
         server.apply_as(&[w], "argocd-controller", "Apply");
     }
@@ -143,29 +143,6 @@ async fn relist(server: &TestApiServer, deployment: &Value, dir: &std::path::Pat
     tokio::time::sleep(SILENT).await;
     server.thaw();
     std::fs::write(dir.join("relisted"), "").expect("writing the relisted file");
-}
-
-/// Workload `i`: a Deployment, ReplicaSet or StatefulSet (3:2:1) made from the fixture's `web`,
-/// in one of `namespaces` namespaces.
-fn workload(deployment: &Value, i: usize, namespaces: usize) -> Value {
-    let mut w = deployment.clone();
-    let (kind, group_version) = match i % 6 {
-        0..=2 => ("Deployment", "apps/v1"),
-        3 | 4 => ("ReplicaSet", "apps/v1"),
-        _ => ("StatefulSet", "apps/v1"),
-    };
-    w["kind"] = json!(kind);
-    w["apiVersion"] = json!(group_version);
-    w["metadata"]["name"] = json!(format!("web-{i}"));
-    w["metadata"]["namespace"] = json!(format!("team-{}", i % namespaces));
-    w["metadata"]["labels"] =
-        json!({"app.kubernetes.io/name": "web", "app.kubernetes.io/instance": format!("web-{i}")});
-    w["spec"]["selector"]["matchLabels"] = json!({"app": format!("web-{i}")});
-    w["spec"]["template"]["metadata"]["labels"] = json!({"app": format!("web-{i}")});
-    if kind == "StatefulSet" {
-        w["spec"]["serviceName"] = json!(format!("web-{i}"));
-    }
-    w
 }
 
 async fn read(kubeconfig: PathBuf, mode: &str) {

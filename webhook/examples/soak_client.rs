@@ -32,6 +32,15 @@
 //! a connection of their own, with and without a `Content-Length`. Two more tasks probe
 //! `/readyz` (4 per second, each on a new connection) and scrape `/metrics` (every second).
 //!
+//! With `--context-hpas` and `--context-workloads` (the server watches the benchmark cluster of
+//! `tests/benches/cluster_read.rs serve`, `fixtures::BenchCluster`, while its workloads churn),
+//! the mix also holds valid requests about that cluster's objects whose warnings come from the
+//! context cache ([`CONTEXT_CASES`]): HPAs in its namespaces (HPA201 on a Deployment without
+//! requests, HPA407 for a second HPA on a Deployment, none for an HPA on its Deployment with every
+//! request) and Deployment UPDATEs to `/validate-workloads` under one of its HPAs (HPA410 for
+//! `spec.replicas` set by a server-side apply, HPA201 for dropped requests, none for a new image),
+//! as kube-apiserver sends them (managed fields included). A stale view fails them.
+//!
 //! The report goes to stdout (markdown); the exit status is 1 when any check failed.
 //!
 //! A client of our own rather than wrk or hey: every answer is checked (uid, decision, status,
@@ -68,8 +77,10 @@ use serde_json::{Value, json};
 use tokio::net::TcpStream;
 use tokio_rustls::TlsConnector;
 
+use hpa_tests::apiserver::fixtures::BenchCluster;
+use hpa_tests::apiserver::store::Store;
 use hpa_webhook::cli::parse_duration;
-use hpa_webhook::review::hpa_review as review;
+use hpa_webhook::review::{hpa_review as review, workload_review};
 
 /// Steady mixed load on hpa-webhook with checks that follow a timeline of rotations.
 #[derive(Debug, Parser)]
@@ -110,6 +121,14 @@ struct Args {
     /// Client-side limit on one request.
     #[arg(long, default_value = "10s", value_parser = parse_duration)]
     request_timeout: Duration,
+    /// HPAs of the benchmark cluster the server's context cache watches (`cluster_read serve`,
+    /// `fixtures::BenchCluster`); with `--context-workloads`, adds requests about its objects
+    /// that hit cross-object rules to the mix. 0: no context cache.
+    #[arg(long, default_value_t = 0)]
+    context_hpas: usize,
+    /// Workloads of that cluster.
+    #[arg(long, default_value_t = 0)]
+    context_workloads: usize,
 }
 
 // === categories and expectations ===
@@ -186,7 +205,7 @@ enum Want {
     /// No patch at all.
     NoPatch,
     /// A warning contains this.
-    Warning(&'static str),
+    Warning(String),
     /// No warning contains this.
     NoWarning(&'static str),
 }
@@ -379,11 +398,27 @@ const CASES: &[(&str, u32, Category, &str)] = &[
     ("oversized, streamed", 1, Category::Oversized, EITHER),
 ];
 
+/// With a context cache: requests about the objects it holds, whose answers carry the warnings of
+/// the cross-object rules run against it (each case is checked in [`build_context`]).
+const CONTEXT_CASES: &[(&str, u32, Category, &str)] = &[
+    ("context HPA on its cached Deployment", 3, Category::Valid, "/validate"),
+    ("context HPA201 on a Deployment without requests", 3, Category::Valid, "/validate"),
+    ("context HPA407 second HPA on a Deployment", 3, Category::Valid, "/validate"),
+    ("workloads UPDATE new image", 3, Category::Valid, "/validate-workloads"),
+    ("workloads UPDATE sets replicas", 3, Category::Valid, "/validate-workloads"),
+    ("workloads UPDATE drops requests", 3, Category::Valid, "/validate-workloads"),
+];
+
+/// The cases in the mix: [`CONTEXT_CASES`] too when the server has a context cache.
+fn cases(context: bool) -> impl Iterator<Item = &'static (&'static str, u32, Category, &'static str)> {
+    CASES.iter().chain(if context { CONTEXT_CASES } else { &[] })
+}
+
 /// A case at random, by weight.
-fn pick(rng: &mut Rng) -> &'static str {
-    let total: u32 = CASES.iter().map(|c| c.1).sum();
+fn pick(rng: &mut Rng, context: bool) -> &'static str {
+    let total: u32 = cases(context).map(|c| c.1).sum();
     let mut at = rng.below(u64::from(total)) as u32;
-    for &(name, weight, _, _) in CASES {
+    for &(name, weight, _, _) in cases(context) {
         if at < weight {
             return name;
         }
@@ -400,13 +435,26 @@ const RATCHET_WARNING: &str = "(organization policy: defaults) (allowed:";
 const V1_BEHAVIOR: &str = "/metadata/annotations/autoscaling.alpha.kubernetes.io~1behavior";
 
 /// A request of this case, with what its answer must be.
-fn build(case: &'static str, rng: &mut Rng, uid: &str, max_body: usize, oversized: &Bytes) -> Prepared {
-    let (_, _, category, path) = CASES.iter().copied().find(|c| c.0 == case).unwrap_or(CASES[0]);
+fn build(
+    case: &'static str,
+    rng: &mut Rng,
+    uid: &str,
+    max_body: usize,
+    oversized: &Bytes,
+    cluster: Option<&ContextCluster>,
+) -> Prepared {
+    let (_, _, category, path) = cases(true).copied().find(|c| c.0 == case).unwrap_or(CASES[0]);
     let path = match path {
         EITHER if rng.below(2) == 0 => "/validate",
         EITHER => "/mutate",
         path => path,
     };
+    if let Some(cluster) = cluster
+        && let Some((review, expect)) = build_context(case, rng, uid, cluster)
+    {
+        let body = serde_json::to_vec(&review).map(Bytes::from).unwrap_or_default();
+        return Prepared { case, category, path, body, streamed: false, expect };
+    }
     let name = format!("web-{}", rng.below(1000));
     let max = 2 + rng.below(19) as i64; // 2..=20: within both policies
     let allow = |object: Option<Value>, wants: Vec<Want>| Expect::Allow { object, wants };
@@ -490,7 +538,7 @@ fn build(case: &'static str, rng: &mut Rng, uid: &str, max_body: usize, oversize
             object["metadata"]["labels"]["release"] = json!(format!("r{}", rng.below(100)));
             let expect = Expect::Policy {
                 old: Box::new(allow(None, vec![Want::NoWarning(RATCHET_WARNING)])),
-                new: Box::new(allow(None, vec![Want::Warning(RATCHET_WARNING)])),
+                new: Box::new(allow(None, vec![Want::Warning(RATCHET_WARNING.into())])),
             };
             (review(uid, "UPDATE", &object, Some(&old)), expect)
         }
@@ -585,6 +633,92 @@ fn build(case: &'static str, rng: &mut Rng, uid: &str, max_body: usize, oversize
     };
     let body = serde_json::to_vec(&review).map(Bytes::from).unwrap_or_default();
     Prepared { case, category, path, body, streamed: false, expect }
+}
+
+/// The benchmark cluster the server's context cache watches, as `cluster_read serve` made it.
+struct ContextCluster {
+    bench: BenchCluster,
+    hpas: usize,
+    workloads: usize,
+}
+
+/// What the stale view's warning says (`hpa_webhook::context`): then no cross-object check ran.
+const ALONE: &str = "checked this HPA alone";
+
+/// A request of a [`CONTEXT_CASES`] case about the cluster's objects, with its answer: the
+/// cross-object warnings the cache's objects bring, and none that they rule out. `None` for
+/// other cases.
+fn build_context(case: &str, rng: &mut Rng, uid: &str, cluster: &ContextCluster) -> Option<(Value, Expect)> {
+    if !CONTEXT_CASES.iter().any(|c| c.0 == case) {
+        return None;
+    }
+    // An HPA of the cluster on a Deployment: HPA `i` for an even `i` (`BenchCluster::hpa`).
+    let deployments = cluster.hpas.div_ceil(2).min(cluster.workloads.div_ceil(6)).max(1);
+    let i = 2 * rng.below(deployments as u64) as usize;
+    let hpa = cluster.bench.hpa(i);
+    let name = format!("web-{}", 3 * i);
+    let allow = |wants: Vec<Want>| Expect::Allow { object: None, wants };
+    let deployments = ("apps", "v1", "deployments");
+    Some(match case {
+        // Its own HPA, sent again: the Deployment in the cache has every request the metrics need.
+        "context HPA on its cached Deployment" => (
+            review(uid, "CREATE", &hpa, None),
+            allow(vec![Want::NoWarning("HPA201"), Want::NoWarning("HPA407"), Want::NoWarning(ALONE)]),
+        ),
+        "context HPA201 on a Deployment without requests" => {
+            let n = rng.below(BenchCluster::NAMESPACES as u64) as usize;
+            let bare = cluster.bench.without_requests(n);
+            let mut object = hpa;
+            object["metadata"] = bare["metadata"].clone();
+            object["spec"]["scaleTargetRef"]["name"] = bare["metadata"]["name"].clone();
+            let wants = vec![Want::Warning("HPA201 missing-resource-request:".into()), Want::NoWarning(ALONE)];
+            (review(uid, "CREATE", &object, None), allow(wants))
+        }
+        "context HPA407 second HPA on a Deployment" => {
+            let mut object = hpa;
+            object["metadata"]["name"] = json!(format!("second-{}", 3 * i));
+            let wants = vec![Want::Warning("HPA407 conflicting-hpas:".into()), Want::NoWarning(ALONE)];
+            (review(uid, "CREATE", &object, None), allow(wants))
+        }
+        "workloads UPDATE new image" | "workloads UPDATE sets replicas" | "workloads UPDATE drops requests" => {
+            // Both objects as kube-apiserver sends them: written by a server-side apply of Argo
+            // CD's, with the managed fields it records.
+            let mut store = Store::new();
+            let manifest = cluster.bench.workload(3 * i);
+            let mut write = |object: &Value| {
+                store.write_as(object, "argocd-controller", "Apply").map_err(|e| Expect::Http {
+                    status: 0,
+                    needle: format!("the test store refused the workload: {e}"),
+                })
+            };
+            let old = match write(&manifest) {
+                Ok(old) => old,
+                Err(expect) => return Some((Value::Null, expect)),
+            };
+            let mut changed = manifest;
+            changed["spec"]["template"]["spec"]["containers"][0]["image"] =
+                json!(format!("ghcr.io/example/web:2.{uid}"));
+            let want = match case {
+                "workloads UPDATE sets replicas" => {
+                    changed["spec"]["replicas"] = json!(3);
+                    Want::Warning(format!("HPA {name}: HPA410 workload-sets-replicas:"))
+                }
+                "workloads UPDATE drops requests" => {
+                    let spec = &mut changed["spec"]["template"]["spec"];
+                    spec["containers"][0]["resources"] = json!({});
+                    spec["initContainers"][1]["resources"] = json!({});
+                    Want::Warning(format!("HPA {name}: HPA201 missing-resource-request:"))
+                }
+                _ => Want::NoWarning("HPA "),
+            };
+            let new = match write(&changed) {
+                Ok(new) => new,
+                Err(expect) => return Some((Value::Null, expect)),
+            };
+            (workload_review(uid, "UPDATE", deployments, &new, Some(&old)), allow(vec![want]))
+        }
+        _ => return None,
+    })
 }
 
 /// A v2 HPA as a user writes it (before defaulting).
@@ -745,6 +879,8 @@ struct Ctx {
     generations: Vec<Vec<u8>>,
     handshakes: Mutex<Vec<Handshake>>,
     oversized: Bytes,
+    /// The cluster the server's context cache watches, if any.
+    cluster: Option<ContextCluster>,
     stop: AtomicBool,
     sent: AtomicU64,
     failed: AtomicU64,
@@ -890,7 +1026,8 @@ async fn worker(id: usize, ctx: Arc<Ctx>) -> Stats {
         }
         n += 1;
         let uid = format!("soak-{id}-{n}");
-        let prepared = build(pick(&mut rng), &mut rng, &uid, ctx.args.max_body_bytes, &ctx.oversized);
+        let case = pick(&mut rng, ctx.cluster.is_some());
+        let prepared = build(case, &mut rng, &uid, ctx.args.max_body_bytes, &ctx.oversized, ctx.cluster.as_ref());
         let c = prepared.category.index();
         stats.sent[c] += 1;
         stats.cases.entry(prepared.case).or_default().0 += 1;
@@ -1126,6 +1263,11 @@ async fn run(args: Args) -> Result<bool, String> {
         generations,
         handshakes: Mutex::new(Vec::new()),
         oversized: oversized_body(args.max_body_bytes),
+        cluster: (args.context_hpas > 0 && args.context_workloads > 0).then(|| ContextCluster {
+            bench: BenchCluster::new(),
+            hpas: args.context_hpas,
+            workloads: args.context_workloads,
+        }),
         stop: AtomicBool::new(false),
         sent: AtomicU64::new(0),
         failed: AtomicU64::new(0),

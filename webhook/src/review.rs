@@ -235,6 +235,28 @@ pub fn hpa_review(uid: &str, operation: &str, object: &Value, old: Option<&Value
     })
 }
 
+/// The same AdmissionReview ([`hpa_review`]) for a write of another kind, as
+/// `/validate-workloads` receives it: `resource` is its group, version and plural (`("apps",
+/// "v1", "deployments")`), in `resource` and `requestResource`; `kind` and `requestKind` carry
+/// the object's `kind`. Not used by the server either.
+pub fn workload_review(
+    uid: &str,
+    operation: &str,
+    resource: (&str, &str, &str),
+    object: &Value,
+    old: Option<&Value>,
+) -> Value {
+    let (group, version, plural) = resource;
+    let mut review = hpa_review(uid, operation, object, old);
+    let kind = if object.is_null() { old.unwrap_or(object) } else { object }["kind"].clone();
+    let request = &mut review["request"];
+    request["kind"] = json!({"group": group, "version": version, "kind": kind});
+    request["resource"] = json!({"group": group, "version": version, "resource": plural});
+    request["requestKind"] = request["kind"].clone();
+    request["requestResource"] = request["resource"].clone();
+    review
+}
+
 // === the response ===
 
 /// An AdmissionReview carrying a response, ready to serialize.

@@ -282,3 +282,87 @@ pub fn running_web(server: &super::TestApiServer) -> Value {
     ));
     hpa
 }
+
+/// The cluster of the benchmarks (`tests/benches/cluster_read.rs serve`, which
+/// `bench/cluster/run.sh`, `bench/webhook/run.sh` and `bench/soak/run.sh` start), made from the
+/// `requests-set` fixture's `web`: workload `i` is `team-{i % 50}/web-{i}`, a Deployment,
+/// ReplicaSet or StatefulSet (3:2:1); HPA `i` is `team-{3i % 50}/web-{3i}` on Deployment `web-{3i}`,
+/// which is workload `3i` for even `i` (for odd `i` that workload is a ReplicaSet, and the HPA's
+/// target is missing). Clients of the benchmarks (the soak client)
+/// rebuild from here the objects the server holds, to write reviews about them.
+pub struct BenchCluster {
+    deployment: Value,
+    hpa: Value,
+}
+
+impl BenchCluster {
+    /// Namespaces `team-0` to `team-49`.
+    pub const NAMESPACES: usize = 50;
+
+    /// The templates, read from the fixture.
+    pub fn new() -> BenchCluster {
+        let fixture = cluster_fixture("requests-set");
+        let deployment = find(&fixture, "Deployment", "web").clone();
+        let hpa = find(&fixture, "HorizontalPodAutoscaler", "web").clone();
+        BenchCluster { deployment, hpa }
+    }
+
+    /// Workload `i`, as applied.
+    pub fn workload(&self, i: usize) -> Value {
+        let mut w = self.deployment.clone();
+        let kind = match i % 6 {
+            0..=2 => "Deployment",
+            3 | 4 => "ReplicaSet",
+            _ => "StatefulSet",
+        };
+        w["kind"] = json!(kind);
+        w["apiVersion"] = json!("apps/v1");
+        w["metadata"]["name"] = json!(format!("web-{i}"));
+        w["metadata"]["namespace"] = json!(format!("team-{}", i % Self::NAMESPACES));
+        w["metadata"]["labels"] =
+            json!({"app.kubernetes.io/name": "web", "app.kubernetes.io/instance": format!("web-{i}")});
+        w["spec"]["selector"]["matchLabels"] = json!({"app": format!("web-{i}")});
+        w["spec"]["template"]["metadata"]["labels"] = json!({"app": format!("web-{i}")});
+        if kind == "StatefulSet" {
+            w["spec"]["serviceName"] = json!(format!("web-{i}"));
+        }
+        w
+    }
+
+    /// HPA `i`, as applied: the fixture's `web` (cpu utilization, and memory utilization of
+    /// container `app`) on Deployment `web-{3i}`.
+    pub fn hpa(&self, i: usize) -> Value {
+        let target = i * 3;
+        let mut h = self.hpa.clone();
+        h["metadata"]["name"] = json!(format!("web-{target}"));
+        h["metadata"]["namespace"] = json!(format!("team-{}", target % Self::NAMESPACES));
+        h["spec"]["scaleTargetRef"]["name"] = json!(format!("web-{target}"));
+        h
+    }
+
+    /// Deployment `team-{n}/bare-{n}`: workload 0's pod template without any request (HPA201
+    /// for a utilization HPA on it). Only the soak test's cluster holds these.
+    pub fn without_requests(&self, n: usize) -> Value {
+        let mut w = self.workload(0);
+        w["metadata"]["name"] = json!(format!("bare-{n}"));
+        w["metadata"]["namespace"] = json!(format!("team-{}", n % Self::NAMESPACES));
+        w["metadata"]["labels"]["app.kubernetes.io/instance"] = json!(format!("bare-{n}"));
+        w["spec"]["selector"]["matchLabels"] = json!({"app": format!("bare-{n}")});
+        w["spec"]["template"]["metadata"]["labels"] = json!({"app": format!("bare-{n}")});
+        let spec = &mut w["spec"]["template"]["spec"];
+        for list in ["containers", "initContainers"] {
+            for container in spec[list].as_array_mut().into_iter().flatten() {
+                if let Some(c) = container.as_object_mut() {
+                    c.remove("resources");
+                }
+            }
+        }
+        w
+    }
+}
+
+impl Default for BenchCluster {
+    fn default() -> BenchCluster {
+        BenchCluster::new()
+    }
+}

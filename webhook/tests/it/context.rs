@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use hpa_tests::apiserver::TestApiServer;
 use hpa_tests::apiserver::fixtures::{self, find, in_namespace};
 use hpa_tests::apiserver::store::fields_v1;
+use hpa_webhook::review::workload_review;
 use serde_json::{Value, json};
 
 use crate::support::{Certs, Conn, Server, response, review};
@@ -52,24 +53,6 @@ impl Setup {
         }
         (server, conn)
     }
-}
-
-/// An AdmissionReview of a workload (or VPA, PDB) write.
-fn workload_review(
-    uid: &str,
-    operation: &str,
-    resource: (&str, &str, &str),
-    object: &Value,
-    old: Option<&Value>,
-) -> Value {
-    let (group, version, plural) = resource;
-    let mut r = review(uid, operation, object, old);
-    let kind = object["kind"].clone();
-    r["request"]["kind"] = json!({"group": group, "version": version, "kind": kind});
-    r["request"]["resource"] = json!({"group": group, "version": version, "resource": plural});
-    r["request"]["requestKind"] = r["request"]["kind"].clone();
-    r["request"]["requestResource"] = r["request"]["resource"].clone();
-    r
 }
 
 /// The HPA as kube-apiserver sends it to /validate (this one needs no defaulting).
