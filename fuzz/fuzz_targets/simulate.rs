@@ -185,7 +185,7 @@ fn workload(
     let mut template = None;
     if let Some(t) = w.node.get("spec").and_then(|s| s.get("template")) {
         let mut errors = Vec::new();
-        template = scenario::pod_template(t, &mut errors);
+        template = scenario::pod_template(t, scenario::TemplateSource::Manifest, &mut errors);
         if !errors.is_empty() && scenario.pod_template.is_none() {
             return None;
         }
