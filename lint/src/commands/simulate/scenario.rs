@@ -202,8 +202,13 @@ const K8S_CONTAINER_FIELDS: &[&str] = &[
     "volumeMounts",
     "workingDir",
 ];
-/// `resources` of a scenario's pod or container.
+/// `resources` of a scenario's container (a limit without a request is the request).
 const RESOURCES_FIELDS: &[&str] = &["requests", "limits"];
+/// Pod-level `resources` of a scenario's pod: requests only. What `defaultPodRequests` makes of
+/// pod-level limits depends on the containers' requests and the `PodLevelResources` gate
+/// (`rules::objects::AdmittedPod::pod_level_request`), which the scenario's reader does not
+/// model: a scenario writes the pod-level requests the pod gets.
+const POD_RESOURCES_FIELDS: &[&str] = &["requests"];
 /// The other fields of a Kubernetes `ResourceRequirements`, ignored likewise.
 const K8S_RESOURCES_FIELDS: &[&str] = &["claims"];
 
@@ -475,9 +480,9 @@ fn container(node: Node<'_>, source: TemplateSource, errs: &mut Errors) -> Optio
     Some(c)
 }
 
-/// Reads `resources: {requests, limits}` into requests: a resource with a limit and no request
-/// gets the limit as its request, as the pod gets it when it is created (`SetDefaults_Container`
-/// for containers; for pod-level resources, `defaultPodRequests` does the same).
+/// Reads a container's `resources: {requests, limits}` into requests: a resource with a limit
+/// and no request gets the limit as its request, as the container gets it when its pod is
+/// created (`SetDefaults_Pod`, the rule `rules::objects::AdmittedPod` applies to templates).
 fn resources(node: Node<'_>, into: &mut BTreeMap<String, i64>, errs: &mut Errors) {
     if let Some(r) = node.get("requests") {
         requests(r, into, errs);
@@ -515,7 +520,7 @@ pub fn pod_template(node: Node<'_>, source: TemplateSource, errs_out: &mut Vec<S
             check_fields_ignoring(node, POD_FIELDS, K8S_POD_FIELDS, "podTemplate", &mut errs);
         }
         if let Some(r) = spec.get("resources") {
-            check_fields_ignoring(r, RESOURCES_FIELDS, K8S_RESOURCES_FIELDS, "the pod's resources", &mut errs);
+            check_fields_ignoring(r, POD_RESOURCES_FIELDS, K8S_RESOURCES_FIELDS, "the pod's resources", &mut errs);
         }
     }
     let mut t = PodTemplate::default();
@@ -527,8 +532,8 @@ pub fn pod_template(node: Node<'_>, source: TemplateSource, errs_out: &mut Vec<S
     if let Some(NodeKind::Seq(items)) = spec.get("initContainers").map(|n| n.kind()) {
         t.init_containers = items.filter_map(|c| container(c, source, &mut errs)).collect();
     }
-    if let Some(r) = spec.get("resources") {
-        resources(r, &mut t.pod_requests_milli, &mut errs);
+    if let Some(r) = spec.get("resources").and_then(|r| r.get("requests")) {
+        requests(r, &mut t.pod_requests_milli, &mut errs);
     }
     // `spec.overhead`, as admission sets it from the RuntimeClass: the controller adds it to
     // pod-level requests in 1.34 to 1.37.
@@ -1018,7 +1023,7 @@ mod tests {
             [
                 "9:3: unknown field `template` in podTemplate; expected one of: metadata, spec",
                 "7:5: unknown field `volume` in podTemplate.spec; expected one of: containers, initContainers, resources, overhead",
-                "8:37: unknown field `claim` in the pod's resources; expected one of: requests, limits",
+                "8:37: unknown field `claim` in the pod's resources; expected one of: requests",
             ]
         );
 
