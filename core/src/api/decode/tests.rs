@@ -7,6 +7,9 @@
 use super::*;
 use crate::api::{self, ApiVersion, VersionedHpa};
 
+/// What a test that reads its own inputs back returns: `?` fails it with the error's text.
+type TestResult = Result<(), Box<dyn std::error::Error>>;
+
 const V2: &str = r#""apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler""#;
 
 fn errors(version: &str, body: &str) -> Vec<DecodeError> {
@@ -124,7 +127,7 @@ fn type_errors_are_go_unmarshal_type_errors() {
 }
 
 #[test]
-fn unmarshaler_errors_are_theirs() {
+fn unmarshaler_errors_are_theirs() -> TestResult {
     for (body, expected, path) in [
         (
             r#""spec": {"metrics": [{"pods": {"target": {"averageValue": "1ki"}}}]}"#,
@@ -154,13 +157,15 @@ fn unmarshaler_errors_are_theirs() {
     let text = format!(
         r#"{{{V2}, "spec": {{"metrics": [{{"pods": {{"target": {{"averageValue": 1.5, "value": null}}}}}}]}}}}"#
     );
-    let VersionedHpa::V2(hpa) = api::decode_json(&text, Strictness::Strict, KubernetesVersion::LATEST).unwrap().value
+    let VersionedHpa::V2(hpa) =
+        api::decode_json(&text, Strictness::Strict, KubernetesVersion::LATEST).map_err(|e| format!("{e:?}"))?.value
     else {
-        panic!()
+        return Err("not an autoscaling/v2 object".into());
     };
-    let target = &hpa.spec.metrics[0].pods.as_ref().unwrap().target;
+    let target = &hpa.spec.metrics[0].pods.as_ref().ok_or("absent")?.target;
     assert_eq!(target.average_value.as_ref().map(ToString::to_string).as_deref(), Some("1500m"));
     assert_eq!(target.value, None);
+    Ok(())
 }
 
 #[test]
@@ -207,12 +212,13 @@ fn strict_errors_in_document_order_deduplicated() {
 }
 
 #[test]
-fn lenient_decoding_returns_what_it_ignored() {
+fn lenient_decoding_returns_what_it_ignored() -> TestResult {
     let text = format!(r#"{{{V2}, "spec": {{"maxReplicas": 3, "syncPeriodSeconds": 30}}}}"#);
-    let decoded = api::decode_json(&text, Strictness::Lenient, KubernetesVersion::LATEST).unwrap();
+    let decoded =
+        api::decode_json(&text, Strictness::Lenient, KubernetesVersion::LATEST).map_err(|e| format!("{e:?}"))?;
     assert_eq!(decoded.ignored.len(), 1);
     assert_eq!(decoded.ignored[0].path, "spec.syncPeriodSeconds");
-    let VersionedHpa::V2(hpa) = decoded.value else { panic!() };
+    let VersionedHpa::V2(hpa) = decoded.value else { return Err("not an autoscaling/v2 object".into()) };
     assert_eq!(hpa.spec.max_replicas, 3);
     // Type errors are errors either way.
     let text = format!(r#"{{{V2}, "spec": {{"maxReplicas": "3", "x": 1}}}}"#);
@@ -220,30 +226,33 @@ fn lenient_decoding_returns_what_it_ignored() {
         api::decode_json(&text, Strictness::Lenient, KubernetesVersion::LATEST).unwrap_err()[0].kind,
         DecodeErrorKind::InvalidValue
     );
+    Ok(())
 }
 
 #[test]
-fn null_and_duplicates_decode_as_in_go() {
+fn null_and_duplicates_decode_as_in_go() -> TestResult {
     let text = format!(
         r#"{{{V2}, "metadata": {{"name": null, "labels": {{"a": null}}}},
         "spec": {{"maxReplicas": null, "scaleTargetRef": null, "metrics": null, "minReplicas": null,
                  "behavior": {{"scaleUp": {{"stabilizationWindowSeconds": 5}}}},
                  "behavior": {{"scaleDown": {{"policies": []}}}}}}}}"#
     );
-    let decoded = api::decode_json(&text, Strictness::Lenient, KubernetesVersion::LATEST).unwrap();
-    let VersionedHpa::V2(hpa) = decoded.value else { panic!() };
+    let decoded =
+        api::decode_json(&text, Strictness::Lenient, KubernetesVersion::LATEST).map_err(|e| format!("{e:?}"))?;
+    let VersionedHpa::V2(hpa) = decoded.value else { return Err("not an autoscaling/v2 object".into()) };
     assert_eq!(hpa.spec.max_replicas, 0);
     assert_eq!(hpa.spec.min_replicas, None);
     assert_eq!(hpa.metadata.labels["a"], "");
     // A duplicate decodes into the value the first one made.
-    let behavior = hpa.spec.behavior.unwrap();
-    assert_eq!(behavior.scale_up.unwrap().stabilization_window_seconds, Some(5));
-    assert_eq!(behavior.scale_down.unwrap().policies, Some(Vec::new()));
+    let behavior = hpa.spec.behavior.ok_or("absent")?;
+    assert_eq!(behavior.scale_up.ok_or("absent")?.stabilization_window_seconds, Some(5));
+    assert_eq!(behavior.scale_down.ok_or("absent")?.policies, Some(Vec::new()));
     assert_eq!(decoded.ignored[0].message, "duplicate field \"spec.behavior\"");
+    Ok(())
 }
 
 #[test]
-fn encoding_json_matches_keys_case_insensitively() {
+fn encoding_json_matches_keys_case_insensitively() -> TestResult {
     let text = r#"{"scaleup": {"POLICIES": [{"type": "Pods", "value": 1, "periodseconds": 60}]}, "x": 1}"#;
     let d = decode_from::<crate::convert::annotations::InternalBehavior, _>(
         json::JsonSource::new(text),
@@ -251,8 +260,8 @@ fn encoding_json_matches_keys_case_insensitively() {
         Options::ENCODING_JSON,
         Strictness::Lenient,
     )
-    .unwrap();
-    assert_eq!(d.value.scale_up.unwrap().policies.unwrap()[0].period_seconds, 60);
+    .map_err(|e| format!("{e:?}"))?;
+    assert_eq!(d.value.scale_up.ok_or("absent")?.policies.ok_or("absent")?[0].period_seconds, 60);
     assert_eq!(d.ignored.len(), 1);
     let text = r#"{"ScaleUp": {"Policies": "x"}}"#;
     let e = decode_from::<crate::convert::annotations::InternalBehavior, _>(
@@ -266,6 +275,7 @@ fn encoding_json_matches_keys_case_insensitively() {
         e[0].message,
         "json: cannot unmarshal string into Go struct field HPAScalingRules.ScaleUp.Policies of type []autoscaling.HPAScalingPolicy"
     );
+    Ok(())
 }
 
 #[test]
@@ -287,30 +297,29 @@ fn numbers_from_other_sources_read_as_their_json() {
 }
 
 #[test]
-fn fields_v1_is_kept_raw_as_in_go() {
-    let fields = |value: &str| {
+fn fields_v1_is_kept_raw_as_in_go() -> TestResult {
+    let fields = |value: &str| -> Result<Option<_>, Box<dyn std::error::Error>> {
         let text = format!(
             r#"{{{V2}, "metadata": {{"managedFields": [{{"manager": "m", "operation": "Update", "fieldsV1": {value}}}]}}}}"#
         );
-        let decoded = api::decode_json(&text, Strictness::Strict, KubernetesVersion::LATEST).unwrap();
-        let VersionedHpa::V2(hpa) = decoded.value else { panic!() };
-        hpa.metadata.managed_fields[0].fields_v1.clone()
+        let decoded =
+            api::decode_json(&text, Strictness::Strict, KubernetesVersion::LATEST).map_err(|e| format!("{e:?}"))?;
+        let VersionedHpa::V2(hpa) = decoded.value else { return Err("not an autoscaling/v2 object".into()) };
+        Ok(hpa.metadata.managed_fields[0].fields_v1.clone())
     };
     // `FieldsV1.UnmarshalJSON` copies the text; `encoding/json` compacts what `MarshalJSON`
     // returns (HTML-safe): key order, duplicates, escapes and number spellings stay.
-    let f = fields(r#"{ "f:spec": {"f:b": {}, "f:a": {}, "f:a": {"x": 1e3}}, "f:<": "\u0041" }"#).unwrap();
+    let f = fields(r#"{ "f:spec": {"f:b": {}, "f:a": {}, "f:a": {"x": 1e3}}, "f:<": "\u0041" }"#)?.ok_or("absent")?;
     assert_eq!(f.raw(), r#"{ "f:spec": {"f:b": {}, "f:a": {}, "f:a": {"x": 1e3}}, "f:<": "\u0041" }"#);
-    assert_eq!(
-        crate::go::to_go_json(&f).unwrap(),
-        r#"{"f:spec":{"f:b":{},"f:a":{},"f:a":{"x":1e3}},"f:\u003c":"\u0041"}"#
-    );
+    assert_eq!(crate::go::to_go_json(&f)?, r#"{"f:spec":{"f:b":{},"f:a":{},"f:a":{"x":1e3}},"f:\u003c":"\u0041"}"#);
     // `null` leaves the `*FieldsV1` nil, and the field is omitted again.
-    assert_eq!(fields("null"), None);
+    assert_eq!(fields("null")?, None);
     // Any other JSON value is taken as it is (a lone surrogate too, which serde_json refuses):
     // neither decoding nor `ValidateManagedFields` looks inside.
-    assert_eq!(fields(r#""x""#).unwrap().raw(), r#""x""#);
-    assert_eq!(fields(r#"["\ud800"]"#).unwrap().raw(), r#"["\ud800"]"#);
-    assert_eq!(fields("[1, 2]").unwrap().to_json(), "[1,2]");
+    assert_eq!(fields(r#""x""#)?.ok_or("absent")?.raw(), r#""x""#);
+    assert_eq!(fields(r#"["\ud800"]"#)?.ok_or("absent")?.raw(), r#"["\ud800"]"#);
+    assert_eq!(fields("[1, 2]")?.ok_or("absent")?.to_json(), "[1,2]");
+    Ok(())
 }
 
 /// A lone surrogate escape in `fieldsV1` (Go accepts it, and `FieldsV1.Raw` keeps it): the
@@ -318,18 +327,19 @@ fn fields_v1_is_kept_raw_as_in_go() {
 /// as a tree it reads as `encoding/json` reads it into an `interface{}` (U+FFFD), where
 /// `serde_json::to_value` refuses the whole object.
 #[test]
-fn a_lone_surrogate_in_fields_v1_is_passed_through() {
+fn a_lone_surrogate_in_fields_v1_is_passed_through() -> TestResult {
     let text = format!(
         r#"{{{V2}, "metadata": {{"name": "web", "managedFields": [{{"manager": "m", "operation": "Update",
             "fieldsV1": {{"f:metadata": {{"f:labels": {{"f:a\ud800": {{}}}}}}}}}}]}}, "spec": {{"maxReplicas": 3}}}}"#
     );
-    let decoded = api::decode_json(&text, Strictness::Strict, KubernetesVersion::LATEST).unwrap();
-    let VersionedHpa::V2(hpa) = &decoded.value else { panic!() };
+    let decoded =
+        api::decode_json(&text, Strictness::Strict, KubernetesVersion::LATEST).map_err(|e| format!("{e:?}"))?;
+    let VersionedHpa::V2(hpa) = &decoded.value else { return Err("not an autoscaling/v2 object".into()) };
     assert!(serde_json::to_value(hpa).is_err(), "serde_json cannot hold the escape in a tree");
     // Written as text: the escape passes through unchanged.
-    let written = crate::go::to_go_json(hpa).unwrap();
+    let written = crate::go::to_go_json(hpa)?;
     assert!(written.contains(r#""fieldsV1":{"f:metadata":{"f:labels":{"f:a\ud800":{}}}}"#), "{written}");
-    assert!(serde_json::to_string(hpa).unwrap().contains(r#""f:a\ud800""#));
+    assert!(serde_json::to_string(hpa)?.contains(r#""f:a\ud800""#));
     // As a tree: the whole object, the escape read as Go reads it.
     let tree = decoded.value.to_json();
     assert_eq!(tree["spec"]["maxReplicas"], 3);
@@ -338,6 +348,7 @@ fn a_lone_surrogate_in_fields_v1_is_passed_through() {
         tree["metadata"]["managedFields"][0]["fieldsV1"],
         serde_json::json!({"f:metadata": {"f:labels": {"f:a\u{fffd}": {}}}})
     );
-    let fields = hpa.metadata.managed_fields[0].fields_v1.as_ref().unwrap();
+    let fields = hpa.metadata.managed_fields[0].fields_v1.as_ref().ok_or("absent")?;
     assert_eq!(fields.to_value(), Some(serde_json::json!({"f:metadata": {"f:labels": {"f:a\u{fffd}": {}}}})));
+    Ok(())
 }
