@@ -275,6 +275,24 @@ pub fn find_upward(start: &Path) -> Option<PathBuf> {
     None
 }
 
+/// `kubernetesVersion` written as a YAML number (`1.34`, not `"1.34"`) is refused with the way to
+/// write it: as a number `1.30` would be the release 1.3, so the text is never guessed from.
+fn check_version_is_text(text: &str, node: hpa_yaml::Node<'_>) -> Result<(), String> {
+    use hpa_yaml::Scalar;
+    if !matches!(node.scalar(), Some(Scalar::Int(_) | Scalar::UInt(_) | Scalar::Float(_))) {
+        return Ok(());
+    }
+    let span = node.span();
+    let written: String = text
+        .chars()
+        .skip(span.start.index as usize)
+        .take(span.end.index.saturating_sub(span.start.index) as usize)
+        .collect();
+    Err(format!(
+        "kubernetesVersion: {written} is a number in YAML; write the release as a string: kubernetesVersion: \"{written}\""
+    ))
+}
+
 /// Parses a configuration file's text (with hpa-yaml's reader, [`hpa_yaml::read_document`]
 /// and [`hpa_yaml::read::decode_node`]: YAML as kubectl reads it, one document, unknown and
 /// duplicate fields refused).
@@ -285,6 +303,10 @@ pub fn parse(name: &str, text: &str) -> Result<Config, ConfigError> {
     let Some(doc) = doc else {
         return Ok(Config { path: Some(PathBuf::from(name)), ..Config::default() });
     };
+    if let Some(version) = doc.root().get("kubernetesVersion") {
+        check_version_is_text(text, version)
+            .map_err(|message| ConfigError { location: at(version.span().start), message })?;
+    }
     let cfg: ConfigFile = hpa_yaml::read::decode_node(doc.root(), "config").map_err(|errors| {
         let first = errors.into_iter().next();
         ConfigError {
@@ -375,6 +397,25 @@ mod tests {
         let e = parse("c.yaml", "settings:\n  minReplica: 3\n").unwrap_err();
         assert!(e.to_string().starts_with("c.yaml:2:"), "{e}");
         assert!(parse("c.yaml", "rules: {HPA000: off}\n").is_err());
+    }
+
+    /// An unquoted release is a YAML number (`1.30` would be 1.3): refused with how to write it.
+    #[test]
+    fn an_unquoted_version_says_how_to_write_it() {
+        let e = parse("c.yaml", "rules: {}\nkubernetesVersion: 1.30\n").unwrap_err();
+        assert_eq!(e.location, "c.yaml:2:20");
+        assert_eq!(
+            e.message,
+            "kubernetesVersion: 1.30 is a number in YAML; write the release as a string: kubernetesVersion: \"1.30\""
+        );
+        assert_eq!(
+            parse("c.yaml", "kubernetesVersion: '1.34'\n").unwrap().file.kubernetes_version.as_deref(),
+            Some("1.34")
+        );
+        assert_eq!(
+            parse("c.yaml", "kubernetesVersion: v1.34.2\n").unwrap().file.kubernetes_version.as_deref(),
+            Some("v1.34.2")
+        );
     }
 
     /// One reader for every configuration file (hpa-yaml's `read_document`, as the webhook's

@@ -79,17 +79,28 @@ impl KubernetesVersion {
         self == KubernetesVersion::PREVIEW
     }
 
-    /// Parses `1.37`, `v1.37`, `1.37.2` or `v1.37.0-rc.1`.
+    /// Parses a release as `kubectl version` and the providers print it: `1.37`, `v1.37`,
+    /// `1.37.2`, `v1.37.0-rc.1` or `v1.37.4-eks-a737599` (a pre-release or build suffix only
+    /// after a patch number). A patch release reads as its minor release as shipped (x.y.0):
+    /// backports in patch releases are not modelled. Numbers are written without leading zeros
+    /// (`1.037` and `1.37.x` are refused).
     pub fn parse(s: &str) -> Result<KubernetesVersion, UnknownVersion> {
-        let t = s.trim().trim_start_matches('v');
-        let mut parts = t.split(['.', '-', '+']);
-        let major = parts.next().unwrap_or("");
-        let minor = parts.next().unwrap_or("");
-        let digits = !minor.is_empty() && minor.bytes().all(|b| b.is_ascii_digit());
-        KubernetesVersion::ALL
-            .into_iter()
-            .find(|v| major == "1" && digits && minor.parse::<u32>() == Ok(v.minor()))
-            .ok_or_else(|| UnknownVersion(s.to_string()))
+        let unknown = || UnknownVersion(s.to_string());
+        let t = s.trim();
+        let t = t.strip_prefix('v').unwrap_or(t);
+        let (release, suffix) = match t.find(['-', '+']) {
+            Some(i) => (&t[..i], Some(&t[i + 1..])),
+            None => (t, None),
+        };
+        let number =
+            |n: &str| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) && (n == "0" || !n.starts_with('0'));
+        let parts: Vec<&str> = release.split('.').collect();
+        let minor = match parts.as_slice() {
+            ["1", minor] if number(minor) && suffix.is_none() => minor,
+            ["1", minor, patch] if number(minor) && number(patch) && suffix != Some("") => minor,
+            _ => return Err(unknown()),
+        };
+        KubernetesVersion::ALL.into_iter().find(|v| minor.parse::<u32>() == Ok(v.minor())).ok_or_else(unknown)
     }
 }
 
@@ -803,7 +814,13 @@ mod tests {
         }
         assert_eq!(KubernetesVersion::parse("v1.36.3"), Ok(V1_36));
         assert_eq!(KubernetesVersion::parse("1.33.0-rc.1"), Ok(V1_33));
-        for bad in ["1.20", "1.32", "1.39", "2.37", "1.+37", "1", "", "1.3x"] {
+        assert_eq!(KubernetesVersion::parse("v1.34.4-eks-a737599"), Ok(V1_34));
+        assert_eq!(KubernetesVersion::parse("1.35.5-gke.1014001"), Ok(V1_35));
+        assert_eq!(KubernetesVersion::parse(" 1.37.0+k3s1 "), Ok(V1_37));
+        for bad in [
+            "1.20", "1.32", "1.39", "2.37", "1.+37", "1", "", "1.3x", "1.37.x", "1.037", "01.37", "1.37.02", "1.37-rc",
+            "1.37.", "1.37.1.2", "1.37.1-", "vv1.37", "1.37 .1",
+        ] {
             assert!(KubernetesVersion::parse(bad).is_err(), "{bad}");
         }
         assert_eq!(

@@ -180,8 +180,8 @@ pub struct InputArgs {
 #[derive(Debug, Clone, Default, ClapArgs)]
 pub struct ClusterArgs {
     /// Kubernetes release whose rules apply: 1.33, 1.34, 1.35, 1.36, 1.37, or 1.38 (a preview
-    /// of the development branch) [default: 1.37, or `kubernetesVersion` in the lint
-    /// configuration].
+    /// of the development branch); a patch release (`v1.34.4`) reads as its release as shipped,
+    /// x.y.0 [default: 1.37, or `kubernetesVersion` in the lint configuration].
     #[arg(long, value_name = "VERSION", global = true)]
     pub kubernetes_version: Option<KubernetesVersion>,
 

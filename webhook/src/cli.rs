@@ -155,7 +155,8 @@ pub struct ServeArgs {
     pub lint_config: Option<PathBuf>,
 
     /// Kubernetes release whose rules apply: 1.33 to 1.37, or 1.38 (a preview of the
-    /// development branch); the default is the newest generally available release.
+    /// development branch); a patch release (`v1.34.4`) reads as its release as shipped, x.y.0.
+    /// The default is the newest generally available release.
     #[arg(long, env = "HPA_WEBHOOK_KUBERNETES_VERSION", hide_env_values = true, value_name = "VERSION", default_value_t = KubernetesVersion::LATEST)]
     pub kubernetes_version: KubernetesVersion,
 
