@@ -129,18 +129,17 @@ pub(crate) fn memory_seconds(
     i64::from(longest(&b.scale_up).max(longest(&b.scale_down)).max(0))
 }
 
-/// The fastest scale-up from `minReplicas` to `maxReplicas`: the demand is at the maximum from
-/// the creation of the HPA (second 0), whose first sync is the release's
-/// ([`HPAControllerConfiguration::first_sync_after_creation`]: at once from 1.37, one sync
-/// period later before).
+/// The fastest scale-up from `minReplicas` to `maxReplicas` of a running HPA: demand jumps to
+/// the maximum at second 0, and at best a periodic sync sees it at once. (When a new HPA is
+/// first synced differs per release, [`HPAControllerConfiguration::first_sync_after_creation`],
+/// but a running HPA is synced every period on every release: the bound is the same.)
 pub fn fastest_scale_up(hpa: &HorizontalPodAutoscaler, config: &HPAControllerConfiguration) -> Run {
     let min = hpa.spec.min_replicas.unwrap_or(1).max(1);
     let max = hpa.spec.max_replicas;
     let mut autoscaler = Autoscaler::new(hpa, config).with_status(Default::default());
     let memory = memory_seconds(autoscaler.behavior(), config);
     let period = config.sync_period_seconds();
-    let first_sync = if config.first_sync_after_creation().is_zero() { 0 } else { period };
-    drive(&mut autoscaler, min, max, first_sync, period, memory)
+    drive(&mut autoscaler, min, max, 0, period, memory)
 }
 
 /// The fastest scale-down from `maxReplicas` back to `minReplicas`: the HPA has been at the
@@ -193,22 +192,17 @@ mod tests {
         assert_eq!(down.seconds, Some(300));
     }
 
+    /// A spike on a running HPA is seen at the next periodic sync on every release: the fastest
+    /// runs do not depend on when a new HPA is first synced (#138294, 1.37).
     #[test]
-    fn a_new_hpa_starts_one_sync_period_late_before_1_37() {
-        use crate::features::{FeatureGates, KubernetesVersion::*};
+    fn the_fastest_runs_are_the_same_on_every_release() {
+        use crate::features::{FeatureGates, KubernetesVersion};
         let config = |v| HPAControllerConfiguration::new(FeatureGates::new(v));
         let at = |run: &Run| run.steps.iter().map(|s| (s.at_seconds, s.to)).collect::<Vec<_>>();
         let h = hpa(2, 10, None);
-        for v in [V1_37, V1_38] {
+        for v in KubernetesVersion::ALL {
             let run = fastest_scale_up(&h, &config(v));
             assert_eq!((at(&run), run.seconds, run.syncs), (vec![(0, 4), (15, 8), (30, 10)], Some(30), 3), "{v}");
-        }
-        for v in [V1_33, V1_34, V1_35, V1_36] {
-            let run = fastest_scale_up(&h, &config(v));
-            assert_eq!((at(&run), run.seconds, run.syncs), (vec![(15, 4), (30, 8), (45, 10)], Some(45), 3), "{v}");
-        }
-        // A running HPA is synced every period whatever the release: the scale-down does not move.
-        for v in [V1_36, V1_37] {
             let down = fastest_scale_down(&h, &config(v));
             assert_eq!((down.path(), down.seconds), (vec![10, 2], Some(300)), "{v}");
         }

@@ -93,13 +93,10 @@ impl Rule for SlowScaleUp {
         }
         let bound = cx.settings.max_scale_up_seconds;
         // With the default scale-up rules (or the legacy doubling), the count at least doubles
-        // every sync: 31 syncs reach any int32 count, the first one sync period after creation
-        // before 1.37. Skip the simulation when that is in bounds.
-        let controller = &cx.settings.controller;
-        let period = controller.sync_period_seconds();
-        let first = if controller.first_sync_after_creation().is_zero() { 0 } else { period };
+        // every sync: 31 syncs reach any int32 count. Skip the simulation when that is in bounds.
+        let period = cx.settings.controller.sync_period_seconds();
         let default_rules = cx.written.spec.behavior.as_ref().is_none_or(|b| b.scale_up.is_none());
-        if default_rules && first + 31 * period <= bound {
+        if default_rules && 31 * period <= bound {
             return;
         }
         let run = timing::fastest_scale_up(cx.effective, &cx.settings.controller);
