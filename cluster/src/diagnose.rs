@@ -31,8 +31,10 @@ use hpa_core::evaluator::{
     ConditionStatus, Container, ContainerUsage, ObjectMetricValue, Pod, PodMetricsItem, PodPhase, PodSample, ReadError,
     ReadyCondition, Scale, SelectorError, SyncInput, Timestamp,
 };
-use hpa_core::features::KubernetesVersion;
-use hpa_core::rules::objects::selector_from_json;
+use hpa_core::features::{FeatureGates, Gate, KubernetesVersion};
+use hpa_core::rules::objects::{
+    AdmittedPod, LimitRange, ObjectId, limit_range_from_json, selector_from_json, workload_from_json,
+};
 use serde_json::Value;
 
 use crate::connect::Cluster;
@@ -215,9 +217,8 @@ pub fn inputs_from_objects(
         (Err(e), None) => Err(ReadError(e.to_string())),
     };
     let template = target_object(&items, namespace, &target.api_version, &target.kind, &target.name)
-        .and_then(|t| t.get("spec")?.get("template"))
-        .filter(|t| t.get("spec").is_some())
-        .map(|t| PodTemplate::of(&pod_from_json(t)));
+        .filter(|t| t.get("spec").and_then(|s| s.get("template")).and_then(|t| t.get("spec")).is_some())
+        .map(|t| admitted_template(t, &items, namespace, objects.release));
     let selector_text = scale.as_ref().map(|s| s.selector.clone()).unwrap_or_default();
     let pod_selector = match selector::parse(&selector_text) {
         Ok(s) => Some(s),
@@ -445,6 +446,26 @@ pub fn latest_write(objects: &[Value]) -> Option<Timestamp> {
         }
     }
     best
+}
+
+/// The spec of the pods the scale target's template makes, as kube-apiserver admits them
+/// ([`PodTemplate::admitted`]): a limit stands for a missing request, the namespace's
+/// LimitRanges among `items` fill defaults, with the release's `PodLevelResources` default.
+fn admitted_template(target: &Value, items: &[&Value], namespace: &str, release: KubernetesVersion) -> PodTemplate {
+    let id = |v: &Value| ObjectId {
+        api_version: str_of(v, "apiVersion").to_string(),
+        kind: kind_of(v).to_string(),
+        namespace: namespace.to_string(),
+        name: name_of(v).to_string(),
+    };
+    let workload = workload_from_json(id(target), target);
+    let limit_ranges: Vec<LimitRange> = items
+        .iter()
+        .filter(|v| kind_of(v) == "LimitRange" && namespace_of(v) == namespace)
+        .map(|v| limit_range_from_json(id(v), v))
+        .collect();
+    let gate = FeatureGates::new(release).enabled(Gate::PodLevelResources);
+    PodTemplate::admitted(&AdmittedPod::new(&workload, &limit_ranges, gate))
 }
 
 /// A `v1` Pod as the replica calculator reads it.
@@ -1543,6 +1564,47 @@ mod tests {
             &serde_json::json!({"metricName": "q", "selector": {"matchLabels": {"x": "y"}}}),
             None
         ));
+    }
+
+    /// New pods get what kube-apiserver admits from the target's template: a limit stands for
+    /// a missing request (`SetDefaults_Pod`), a LimitRange of the namespace fills the rest, a
+    /// sidecar counts among the init containers in their order.
+    #[test]
+    fn new_pods_are_made_from_the_admitted_template() {
+        let deployment = serde_json::json!({"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "web", "namespace": "shop"},
+            "spec": {"template": {"spec": {
+                "initContainers": [{"name": "init", "resources": {"requests": {"cpu": "1"}}},
+                                   {"name": "proxy", "restartPolicy": "Always", "resources": {"limits": {"cpu": "50m"}}}],
+                "containers": [{"name": "app", "resources": {"limits": {"cpu": "500m", "memory": "1Gi"}}},
+                               {"name": "log"}]}}}});
+        let range = serde_json::json!({"apiVersion": "v1", "kind": "LimitRange",
+            "metadata": {"name": "defaults", "namespace": "shop"},
+            "spec": {"limits": [{"type": "Container", "defaultRequest": {"cpu": "100m"}}]}});
+        let elsewhere = serde_json::json!({"apiVersion": "v1", "kind": "LimitRange",
+            "metadata": {"name": "defaults", "namespace": "other"},
+            "spec": {"limits": [{"type": "Container", "defaultRequest": {"memory": "1Mi"}}]}});
+        let items = [&deployment, &range, &elsewhere];
+        let t = admitted_template(&deployment, &items, "shop", KubernetesVersion::LATEST);
+        let requests = |cs: &[Container]| {
+            cs.iter().map(|c| (c.name.clone(), c.requests_milli.clone(), c.restart_policy.clone())).collect::<Vec<_>>()
+        };
+        let milli = |pairs: &[(&str, i64)]| pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect::<BTreeMap<_, _>>();
+        assert_eq!(
+            requests(&t.containers),
+            [
+                ("app".to_string(), milli(&[("cpu", 500), ("memory", 1_073_741_824_000)]), None),
+                ("log".to_string(), milli(&[("cpu", 100)]), None),
+            ]
+        );
+        assert_eq!(
+            requests(&t.init_containers),
+            [
+                ("init".to_string(), milli(&[("cpu", 1000)]), None),
+                ("proxy".to_string(), milli(&[("cpu", 50)]), Some("Always".to_string())),
+            ]
+        );
+        assert!(t.pod_requests_milli.is_empty() && t.overhead_milli.is_empty());
     }
 
     #[test]

@@ -889,6 +889,21 @@ impl<'a> AdmittedPod<'a> {
         defaulted_request(c, resource).or_else(|| self.limit_range_default(resource))
     }
 
+    /// Every request of one of the template's containers as the pod gets it
+    /// ([`AdmittedPod::container_request`] of each resource it requests, limits or a
+    /// LimitRange defaults), in milli-units.
+    pub fn container_requests(&self, c: &'a TemplateContainer) -> BTreeMap<String, i64> {
+        let defaults = self.limit_ranges.iter().flat_map(|range| {
+            range.limits.iter().filter(|i| i.type_ == "Container").flat_map(|i| i.default_request.keys())
+        });
+        c.requests
+            .keys()
+            .chain(c.limits_as_requests.keys())
+            .chain(defaults)
+            .filter_map(|r| self.container_request(c, r).map(|q| (r.clone(), q.milli_value())))
+            .collect()
+    }
+
     /// LimitRanger's default request for `resource`: the first LimitRange that has one; within
     /// a LimitRange, its last `Container` item that has one (`defaultContainerResourceRequirements`
     /// lets a later item override an earlier one).

@@ -53,6 +53,7 @@ use super::config::HPAControllerConfiguration;
 use super::controller::{ControllerState, Normalization, SyncOutcome};
 use super::replicas::{Container, Pod, PodPhase};
 use crate::api::v2::{HorizontalPodAutoscaler, HorizontalPodAutoscalerStatus, MetricSpec, MetricValueStatus};
+use crate::rules::objects::{AdmittedPod, TemplateContainer};
 
 use record::Tables;
 pub use record::{ConditionsId, NormalizationId, ObservationsId, ReasonId, StepView};
@@ -182,6 +183,32 @@ pub struct PodTemplate {
 }
 
 impl PodTemplate {
+    /// The spec of the pods a workload's template makes, as kube-apiserver admits them
+    /// ([`AdmittedPod`]: a container's limit stands for its missing request, a LimitRange's
+    /// default fills the rest, pod-level requests as `defaultPodRequests` sets them). A template
+    /// has no overhead: the RuntimeClass admission plugin sets it on each pod.
+    pub fn admitted(pod: &AdmittedPod<'_>) -> PodTemplate {
+        let t = pod.template;
+        let container = |c: &TemplateContainer| Container {
+            name: c.name.clone(),
+            requests_milli: pod.container_requests(c),
+            restart_policy: c.sidecar.then(|| "Always".to_string()),
+        };
+        // `initContainers` in their order: sidecars (kept among `containers`) and plain ones.
+        let mut init: Vec<&TemplateContainer> = t.containers.iter().filter(|c| c.sidecar).collect();
+        init.extend(&t.init_containers);
+        init.sort_by_key(|c| c.index);
+        let pod_level = t.pod_requests.keys().chain(t.pod_limits.keys()).map(String::as_str).chain(["cpu", "memory"]);
+        PodTemplate {
+            containers: t.containers.iter().filter(|c| !c.sidecar).map(container).collect(),
+            init_containers: init.into_iter().map(container).collect(),
+            pod_requests_milli: pod_level
+                .filter_map(|r| pod.pod_level_request(r).map(|m| (r.to_string(), m)))
+                .collect(),
+            overhead_milli: BTreeMap::new(),
+        }
+    }
+
     /// A pod's spec as the controller reads it (its containers' and its pod-level requests).
     pub fn of(pod: &Pod) -> PodTemplate {
         PodTemplate {
