@@ -51,7 +51,7 @@ use crate::files::FileValue;
 use hpa_core::api::v2::{HPAScalingPolicy, HPAScalingRules, HorizontalPodAutoscaler, HorizontalPodAutoscalerBehavior};
 use hpa_core::api::{CrossVersionObjectReference, LabelSelector, Quantity, VersionedHpa};
 use hpa_core::check;
-use hpa_core::features::FeatureGates;
+use hpa_core::features::{FeatureGates, KubernetesVersion};
 use hpa_core::field::{BadValue, FieldError, Path as FieldPath};
 
 /// `apiVersion` of a policy file.
@@ -386,25 +386,15 @@ fn behavior_problems(behavior: &HorizontalPodAutoscalerBehavior, at: &str) -> Ve
         .collect()
 }
 
-/// `metav1.LabelSelector` validation of the operators and values.
+/// `metav1.LabelSelector` validation, kube-apiserver's (`ValidateLabelSelector`,
+/// [`hpa_core::validation::meta::validate_label_selector`]): what kube-apiserver would refuse in
+/// a selector is refused here, in its words.
 fn selector_problems(selector: &LabelSelector, at: &str) -> Vec<String> {
-    let mut problems = Vec::new();
-    for (i, r) in selector.match_expressions.iter().enumerate() {
-        let at = format!("{at}.matchExpressions[{i}]");
-        match r.operator.as_str() {
-            "In" | "NotIn" if r.values.is_empty() => {
-                problems.push(format!("{at}.values: must be specified when operator is In or NotIn"))
-            }
-            "Exists" | "DoesNotExist" if !r.values.is_empty() => {
-                problems.push(format!("{at}.values: may not be specified when operator is Exists or DoesNotExist"))
-            }
-            "In" | "NotIn" | "Exists" | "DoesNotExist" => {}
-            other => problems.push(format!(
-                "{at}.operator: unsupported operator {other:?}: supported values: \"DoesNotExist\", \"Exists\", \"In\", \"NotIn\""
-            )),
-        }
-    }
-    problems
+    let path = FieldPath::new(at);
+    hpa_core::validation::meta::validate_label_selector(selector, &path, KubernetesVersion::LATEST)
+        .iter()
+        .map(ToString::to_string)
+        .collect()
 }
 
 // === what applies to one namespace ===
@@ -832,8 +822,21 @@ mod tests {
                 "rules[0]: set exactly one of namespaces (a non-empty list) and namespaceSelector",
                 "rules[1].name: duplicate rule name \"a\"",
                 "rules[2].name: required",
-                "rules[2].namespaceSelector.matchExpressions[0].values: must be specified when operator is In or NotIn",
-                "rules[2].namespaceSelector.matchExpressions[1].operator: unsupported operator \"Has\": supported values: \"DoesNotExist\", \"Exists\", \"In\", \"NotIn\"",
+                "rules[2].namespaceSelector.matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'",
+                "rules[2].namespaceSelector.matchExpressions[1].operator: Invalid value: \"Has\": not a valid selector operator",
+            ]
+        );
+        // Keys and values as kube-apiserver's `ValidateLabelSelector` checks them.
+        let p = problems(&format!(
+            "{HEADER}rules:\n  - {{name: a, namespaceSelector: {{matchLabels: {{\"bad key!\": \"x y\"}}, matchExpressions: [{{key: -k, operator: Exists, values: [v]}}]}}}}\n"
+        ));
+        assert_eq!(
+            p,
+            [
+                "rules[0].namespaceSelector.matchLabels: Invalid value: \"bad key!\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+                "rules[0].namespaceSelector.matchLabels: Invalid value: \"x y\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
+                "rules[0].namespaceSelector.matchExpressions[0].values: Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+                "rules[0].namespaceSelector.matchExpressions[0].key: Invalid value: \"-k\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
             ]
         );
         assert_eq!(

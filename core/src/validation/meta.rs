@@ -2,11 +2,13 @@
 //!
 //! Mirrors `k8s.io/apimachinery/pkg/api/validation/objectmeta.go`
 //! (`ValidateObjectMetaAccessor`, `ValidateObjectMetaAccessorUpdate`, annotations, owner
-//! references, finalizers), `pkg/apis/meta/v1/validation` (labels, managed fields) and the
-//! finalizer checks `k8s.io/kubernetes/pkg/apis/core/validation` adds on top.
+//! references, finalizers), `pkg/apis/meta/v1/validation` (labels, label selectors, managed
+//! fields) and the finalizer checks `k8s.io/kubernetes/pkg/apis/core/validation` adds on top.
 //! Go iterates label and annotation maps in random order; here they are sorted by key.
 
-use crate::api::meta::{ObjectMeta, OwnerReference};
+use std::collections::BTreeMap;
+
+use crate::api::meta::{LabelSelector, ObjectMeta, OwnerReference};
 use crate::features::KubernetesVersion;
 use crate::field::{BadValue, ErrorList, FieldError, Path};
 use crate::go;
@@ -87,16 +89,63 @@ fn validate_common(meta: &ObjectMeta, path: &Path<'_>, release: KubernetesVersio
     errs
 }
 
-/// `ValidateLabels`: one error per bad key or value, reported on `metadata.labels`.
+/// `ValidateLabels` of `metadata.labels`.
 fn validate_labels(meta: &ObjectMeta, path: &Path<'_>, release: KubernetesVersion) -> ErrorList {
+    validate_label_map(&meta.labels, &path.child("labels"), release)
+}
+
+/// `ValidateLabels` (apimachinery `pkg/apis/meta/v1/validation`): one error per bad key
+/// (`ValidateLabelName`) or value, each reported on the map's path.
+fn validate_label_map(labels: &BTreeMap<String, String>, p: &Path<'_>, release: KubernetesVersion) -> ErrorList {
     let mut errs = ErrorList::new();
-    let p = path.child("labels");
-    for (k, v) in &meta.labels {
-        for msg in names::qualified_name(k, release) {
-            errs.push(FieldError::invalid(&p, BadValue::Str(k.clone()), msg));
-        }
+    for (k, v) in labels {
+        errs.extend(validate_label_name(k, p, release));
         for msg in names::label_value(v, release) {
-            errs.push(FieldError::invalid(&p, BadValue::Str(v.clone()), msg));
+            errs.push(FieldError::invalid(p, BadValue::Str(v.clone()), msg));
+        }
+    }
+    errs
+}
+
+/// `ValidateLabelName`: a label key is a qualified name.
+fn validate_label_name(key: &str, p: &Path<'_>, release: KubernetesVersion) -> ErrorList {
+    names::qualified_name(key, release)
+        .into_iter()
+        .map(|msg| FieldError::invalid(p, BadValue::Str(key.into()), msg))
+        .collect()
+}
+
+/// `ValidateLabelSelector` (apimachinery `pkg/apis/meta/v1/validation`, with
+/// `AllowInvalidLabelValueInSelector` off): `matchLabels` as labels, and each requirement's
+/// operator, values (`ValidateLabelSelectorRequirement`) and key.
+pub fn validate_label_selector(selector: &LabelSelector, path: &Path<'_>, release: KubernetesVersion) -> ErrorList {
+    let mut errs = validate_label_map(&selector.match_labels, &path.child("matchLabels"), release);
+    let expressions = path.child("matchExpressions");
+    for (i, r) in selector.match_expressions.iter().enumerate() {
+        let at = expressions.index(i);
+        let values = at.child("values");
+        match r.operator.as_str() {
+            "In" | "NotIn" if r.values.is_empty() => {
+                errs.push(FieldError::required(&values, "must be specified when `operator` is 'In' or 'NotIn'"));
+            }
+            "Exists" | "DoesNotExist" if !r.values.is_empty() => {
+                errs.push(FieldError::forbidden(
+                    &values,
+                    "may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+                ));
+            }
+            "In" | "NotIn" | "Exists" | "DoesNotExist" => {}
+            other => errs.push(FieldError::invalid(
+                &at.child("operator"),
+                BadValue::Str(other.into()),
+                "not a valid selector operator",
+            )),
+        }
+        errs.extend(validate_label_name(&r.key, &at.child("key"), release));
+        for (j, v) in r.values.iter().enumerate() {
+            for msg in names::label_value(v, release) {
+                errs.push(FieldError::invalid(&values.index(j), BadValue::Str(v.clone()), msg));
+            }
         }
     }
     errs
