@@ -83,13 +83,49 @@ pub enum PolicyError {
         errors: Vec<ReadError>,
     },
     /// The file is not a valid policy.
-    #[error("invalid policy{}: {}", .path.as_ref().map(|p| format!(" {}", p.display())).unwrap_or_default(), .problems.join("; "))]
+    #[error("invalid policy{}: {}", .path.as_ref().map(|p| format!(" {}", p.display())).unwrap_or_default(), .problems.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
     Invalid {
         /// The file, when read from one.
         path: Option<PathBuf>,
         /// Every problem found.
-        problems: Vec<String>,
+        problems: Vec<Problem>,
     },
+}
+
+/// One problem of a valid YAML policy file: the field it is about, where that field is
+/// written, and what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// `(line, column)`, 1-based, of the field (or of its nearest written ancestor).
+    pub at: Option<(u32, u32)>,
+    /// The field path, as the file's keys spell it (`rules[2].namespaceSelector`); empty for
+    /// the file as a whole.
+    pub path: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl Problem {
+    fn new(path: impl Into<String>, message: impl Into<String>) -> Problem {
+        Problem { at: None, path: path.into(), message: message.into() }
+    }
+
+    /// Of a field error under `at` whose own field starts with `strip` (`spec.behavior`).
+    fn of_field_error(e: &FieldError, at: &str, strip: &str) -> Option<Problem> {
+        e.field.strip_prefix(strip).map(|rest| Problem::new(format!("{at}{rest}"), e.body()))
+    }
+}
+
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some((line, column)) = self.at {
+            write!(f, "{line}:{column}: ")?;
+        }
+        if !self.path.is_empty() {
+            write!(f, "{}: ", self.path)?;
+        }
+        f.write_str(&self.message)
+    }
 }
 
 /// What a broken constraint does to the request.
@@ -215,15 +251,21 @@ struct RuleFile {
 impl Policy {
     /// Parses and checks a policy file. Every problem is reported, with its place in the file.
     pub fn parse(yaml: &str) -> Result<Policy, PolicyError> {
-        let invalid = |problems: Vec<String>| PolicyError::Invalid { path: None, problems };
+        let decode = |errors| PolicyError::Decode { path: None, errors };
+        let document = hpa_yaml::read_document(yaml).map_err(|e| decode(vec![e]))?;
         // The behavior and selectors are autoscaling/v2's and metav1's types, named so in errors.
-        let file: PolicyFile =
-            hpa_yaml::read(yaml, "v2").map_err(|errors| PolicyError::Decode { path: None, errors })?;
+        let file: PolicyFile = match &document {
+            Some(d) => hpa_yaml::read::decode_node(d.root(), "v2").map_err(decode)?,
+            None => PolicyFile::default(),
+        };
         let mut problems = Vec::new();
         if file.api_version != API_VERSION || file.kind != KIND {
-            problems.push(format!(
-                "expected apiVersion {API_VERSION:?} and kind {KIND:?}, got {:?} and {:?}",
-                file.api_version, file.kind
+            problems.push(Problem::new(
+                "",
+                format!(
+                    "expected apiVersion {API_VERSION:?} and kind {KIND:?}, got {:?} and {:?}",
+                    file.api_version, file.kind
+                ),
             ));
         }
         let defaults = file.defaults.unwrap_or_default();
@@ -237,9 +279,9 @@ impl Policy {
         for (i, rule) in file.rules.into_iter().enumerate() {
             let at = format!("rules[{i}]");
             if rule.name.is_empty() {
-                problems.push(format!("{at}.name: required"));
+                problems.push(Problem::new(format!("{at}.name"), "required"));
             } else if !names.insert(rule.name.clone()) {
-                problems.push(format!("{at}.name: duplicate rule name {:?}", rule.name));
+                problems.push(Problem::new(format!("{at}.name"), format!("duplicate rule name {:?}", rule.name)));
             }
             let selector = match (rule.namespaces, rule.namespace_selector) {
                 (Some(names), None) if !names.is_empty() => Selector::Names(names),
@@ -248,8 +290,10 @@ impl Policy {
                     Selector::Labels(selector)
                 }
                 _ => {
-                    problems
-                        .push(format!("{at}: set exactly one of namespaces (a non-empty list) and namespaceSelector"));
+                    problems.push(Problem::new(
+                        at.as_str(),
+                        "set exactly one of namespaces (a non-empty list) and namespaceSelector",
+                    ));
                     Selector::Names(Vec::new())
                 }
             };
@@ -262,7 +306,13 @@ impl Policy {
             rules.push((selector, layer.enforced(rule.enforcement.unwrap_or(enforcement))));
         }
         if !problems.is_empty() {
-            return Err(invalid(problems));
+            if let Some(d) = &document {
+                for p in problems.iter_mut().filter(|p| !p.path.is_empty()) {
+                    let start = hpa_yaml::locate(d.root(), &p.path).span.start;
+                    p.at = Some((start.line.max(1), start.col + 1));
+                }
+            }
+            return Err(PolicyError::Invalid { path: None, problems });
         }
         Ok(Policy { defaults, namespace_labels: file.namespace_labels, rules })
     }
@@ -323,11 +373,12 @@ impl Layer {
         at: &str,
         behavior: Option<HorizontalPodAutoscalerBehavior>,
         constraints: Option<Constraints>,
-        problems: &mut Vec<String>,
+        problems: &mut Vec<Problem>,
     ) -> Layer {
         let constraints = constraints.unwrap_or_default();
         if let Some(max) = constraints.max_replicas.filter(|m| *m < 1) {
-            problems.push(format!("{at}.constraints.maxReplicas: must be at least 1, got {max}"));
+            problems
+                .push(Problem::new(format!("{at}.constraints.maxReplicas"), format!("must be at least 1, got {max}")));
         }
         if let Some(b) = &behavior {
             problems.extend(behavior_problems(b, &format!("{at}.behavior")));
@@ -345,15 +396,20 @@ impl Layer {
 }
 
 /// `denyRules` as rule IDs; an ID or name hpa-core does not know is a problem.
-fn deny_rules(list: Option<Vec<String>>, at: &str, problems: &mut Vec<String>) -> Option<Vec<&'static str>> {
+fn deny_rules(list: Option<Vec<String>>, at: &str, problems: &mut Vec<Problem>) -> Option<Vec<&'static str>> {
     let list = list?;
     let mut ids = Vec::with_capacity(list.len());
     for (i, entry) in list.iter().enumerate() {
         match hpa_core::rules::find(entry) {
-            Some(rule) if rule.meta().id == hpa_core::rules::INVALID.id => problems
-                .push(format!("{at}.denyRules[{i}]: HPA000 is kube-apiserver's own validation, which always denies")),
+            Some(rule) if rule.meta().id == hpa_core::rules::INVALID.id => problems.push(Problem::new(
+                format!("{at}.denyRules[{i}]"),
+                "HPA000 is kube-apiserver's own validation, which always denies",
+            )),
             Some(rule) => ids.push(rule.meta().id),
-            None => problems.push(format!("{at}.denyRules[{i}]: unknown rule {entry:?} (see `hpa-lint rules`)")),
+            None => problems.push(Problem::new(
+                format!("{at}.denyRules[{i}]"),
+                format!("unknown rule {entry:?} (see `hpa-lint rules`)"),
+            )),
         }
     }
     ids.sort_unstable();
@@ -364,7 +420,7 @@ fn deny_rules(list: Option<Vec<String>>, at: &str, problems: &mut Vec<String>) -
 /// kube-apiserver's validation of a behavior, as it would be once defaulted onto an HPA: an HPA
 /// that has it, created through hpa-core's front door ([`check::check`], kube-apiserver's
 /// verdict only), and the errors under `spec.behavior`.
-fn behavior_problems(behavior: &HorizontalPodAutoscalerBehavior, at: &str) -> Vec<String> {
+fn behavior_problems(behavior: &HorizontalPodAutoscalerBehavior, at: &str) -> Vec<Problem> {
     let mut hpa = HorizontalPodAutoscaler::default();
     hpa.metadata.name = "policy".into();
     hpa.metadata.namespace = "default".into();
@@ -378,22 +434,17 @@ fn behavior_problems(behavior: &HorizontalPodAutoscalerBehavior, at: &str) -> Ve
         // A v2 object in hand is neither undecodable nor unconvertible.
         return Vec::new();
     };
-    admitted
-        .outcome
-        .errors
-        .iter()
-        .filter_map(|e| e.field.strip_prefix("spec.behavior").map(|rest| format!("{at}{rest}: {}", e.body())))
-        .collect()
+    admitted.outcome.errors.iter().filter_map(|e| Problem::of_field_error(e, at, "spec.behavior")).collect()
 }
 
 /// `metav1.LabelSelector` validation, kube-apiserver's (`ValidateLabelSelector`,
 /// [`hpa_core::validation::meta::validate_label_selector`]): what kube-apiserver would refuse in
 /// a selector is refused here, in its words.
-fn selector_problems(selector: &LabelSelector, at: &str) -> Vec<String> {
+fn selector_problems(selector: &LabelSelector, at: &str) -> Vec<Problem> {
     let path = FieldPath::new(at);
     hpa_core::validation::meta::validate_label_selector(selector, &path, KubernetesVersion::LATEST)
         .iter()
-        .map(ToString::to_string)
+        .filter_map(|e| Problem::of_field_error(e, at, at))
         .collect()
 }
 
@@ -669,7 +720,7 @@ fn read_error(path: PathBuf, error: std::io::Error) -> PolicyError {
 fn parse_file(path: &Path, bytes: &[u8]) -> Result<Policy, PolicyError> {
     let text = std::str::from_utf8(bytes).map_err(|e| PolicyError::Invalid {
         path: Some(path.to_path_buf()),
-        problems: vec![format!("not UTF-8: {e}")],
+        problems: vec![Problem::new("", format!("not UTF-8: {e}"))],
     })?;
     Policy::parse(text).map_err(|e| match e {
         PolicyError::Invalid { problems, .. } => PolicyError::Invalid { path: Some(path.to_path_buf()), problems },
@@ -691,7 +742,7 @@ mod tests {
 
     fn problems(yaml: &str) -> Vec<String> {
         match Policy::parse(yaml) {
-            Err(PolicyError::Invalid { problems, .. }) => problems,
+            Err(PolicyError::Invalid { problems, .. }) => problems.iter().map(ToString::to_string).collect(),
             Err(PolicyError::Decode { errors, .. }) => errors.iter().map(ToString::to_string).collect(),
             other => panic!("{other:?}"),
         }
@@ -816,14 +867,14 @@ mod tests {
         assert_eq!(
             p,
             [
-                "defaults.constraints.maxReplicas: must be at least 1, got 0",
-                "defaults.behavior.scaleDown.stabilizationWindowSeconds: Invalid value: 4000: must be less than or equal to 3600",
-                "defaults.behavior.scaleDown.policies: Required value: must specify at least one Policy",
-                "rules[0]: set exactly one of namespaces (a non-empty list) and namespaceSelector",
-                "rules[1].name: duplicate rule name \"a\"",
-                "rules[2].name: required",
-                "rules[2].namespaceSelector.matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'",
-                "rules[2].namespaceSelector.matchExpressions[1].operator: Invalid value: \"Has\": not a valid selector operator",
+                "6:30: defaults.constraints.maxReplicas: must be at least 1, got 0",
+                "5:45: defaults.behavior.scaleDown.stabilizationWindowSeconds: Invalid value: 4000: must be less than or equal to 3600",
+                "5:61: defaults.behavior.scaleDown.policies: Required value: must specify at least one Policy",
+                "8:5: rules[0]: set exactly one of namespaces (a non-empty list) and namespaceSelector",
+                "9:12: rules[1].name: duplicate rule name \"a\"",
+                "10:5: rules[2].name: required",
+                "10:45: rules[2].namespaceSelector.matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'",
+                "10:88: rules[2].namespaceSelector.matchExpressions[1].operator: Invalid value: \"Has\": not a valid selector operator",
             ]
         );
         // Keys and values as kube-apiserver's `ValidateLabelSelector` checks them.
@@ -833,10 +884,10 @@ mod tests {
         assert_eq!(
             p,
             [
-                "rules[0].namespaceSelector.matchLabels: Invalid value: \"bad key!\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
-                "rules[0].namespaceSelector.matchLabels: Invalid value: \"x y\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
-                "rules[0].namespaceSelector.matchExpressions[0].values: Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
-                "rules[0].namespaceSelector.matchExpressions[0].key: Invalid value: \"-k\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+                "4:48: rules[0].namespaceSelector.matchLabels: Invalid value: \"bad key!\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+                "4:48: rules[0].namespaceSelector.matchLabels: Invalid value: \"x y\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
+                "4:124: rules[0].namespaceSelector.matchExpressions[0].values: Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+                "4:94: rules[0].namespaceSelector.matchExpressions[0].key: Invalid value: \"-k\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
             ]
         );
         assert_eq!(
@@ -872,8 +923,8 @@ mod tests {
         assert_eq!(
             problems(&format!("{HEADER}defaults: {{denyRules: [HPA999, HPA000]}}\n")),
             [
-                "defaults.denyRules[0]: unknown rule \"HPA999\" (see `hpa-lint rules`)",
-                "defaults.denyRules[1]: HPA000 is kube-apiserver's own validation, which always denies"
+                "3:24: defaults.denyRules[0]: unknown rule \"HPA999\" (see `hpa-lint rules`)",
+                "3:32: defaults.denyRules[1]: HPA000 is kube-apiserver's own validation, which always denies"
             ]
         );
     }
