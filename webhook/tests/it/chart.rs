@@ -17,6 +17,7 @@ use base64::Engine as _;
 use serde_json::{Value, json};
 
 use hpa_test_tools::tool;
+use hpa_webhook::admission::Reviewer;
 use hpa_webhook::paths;
 use hpa_webhook::policy::Policy;
 
@@ -95,7 +96,7 @@ fn the_binary_takes(values: &[&Path], render: &Render) {
     let deployment = of_kind(&render.objects, "Deployment")[0];
     let container = &deployment["spec"]["template"]["spec"]["containers"][0];
     let (settings, env) = deployment_settings(container);
-    settings.gates().unwrap_or_else(|e| panic!("{values:?}: the server refuses its gates: {e}"));
+    let gates = settings.gates().unwrap_or_else(|e| panic!("{values:?}: the server refuses its gates: {e}"));
 
     let fullname = deployment["metadata"]["name"].as_str().unwrap();
     let config_map = find(&render.objects, "ConfigMap", &format!("{fullname}-policy"));
@@ -114,6 +115,14 @@ fn the_binary_takes(values: &[&Path], render: &Render) {
         "{values:?}: the server refuses the policy it is given: {}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // The lint configuration through the server's own reader, as `serve --lint-config` reads
+    // it at start (`server::state_with`).
+    let lint_config = settings.lint_config.as_ref().unwrap();
+    let file = dir.path().join(lint_config.file_name().unwrap());
+    std::fs::write(&file, config_map["data"]["lint-config.yaml"].as_str().unwrap()).unwrap();
+    if let Err(e) = Reviewer::new(gates).with_lint_warnings(settings.lint_warnings).with_lint_config(&file) {
+        panic!("{values:?}: the server refuses the lint configuration it is given: {e}");
+    }
 }
 
 fn render(values: &[&Path]) -> Render {
@@ -194,12 +203,10 @@ fn check_consistency(name: &str, render: &Render) {
     assert_eq!((&sc["allowPrivilegeEscalation"], &sc["readOnlyRootFilesystem"]), (&json!(false), &json!(true)));
     assert_eq!(spec["securityContext"]["runAsNonRoot"], true);
 
-    // The policy ConfigMap is a policy the server accepts.
+    // The policy ConfigMap is a policy the server accepts (and its lint configuration one the
+    // server reads: `the_binary_takes`, on every render).
     let config_map = find(objects, "ConfigMap", &format!("{fullname}-policy"));
     Policy::parse(config_map["data"]["policy.yaml"].as_str().unwrap()).unwrap_or_else(|e| panic!("{name}: {e}"));
-    // So is its lint configuration, where the server reads it.
-    let lint_config = config_map["data"]["lint-config.yaml"].as_str().unwrap();
-    hpa_config::parse("lint-config.yaml", lint_config).unwrap_or_else(|e| panic!("{name}: {e}"));
     let volumes = spec["volumes"].as_array().unwrap();
     assert_eq!(volumes[1]["configMap"]["name"], config_map["metadata"]["name"]);
 
@@ -933,9 +940,9 @@ fn the_release_defaults_to_the_clusters() {
     assert!(!rendered.notes.contains(newer));
 }
 
-/// The `denyRules` pattern of values.schema.json: every rule hpa-core has but HPA000, by ID in
-/// any case (as `hpa_core::rules::find` matches it) or by name.
-fn deny_rules_pattern() -> String {
+/// The `rule` pattern of values.schema.json (`denyRules` and `lintConfig.rules`): every rule
+/// hpa-core has but HPA000, by ID in any case (as `hpa_core::rules::find` matches it) or by name.
+fn rule_pattern() -> String {
     let rules = || hpa_core::rules::ALL.iter().map(|r| r.meta()).filter(|m| m.id != hpa_core::rules::INVALID.id);
     let mut ids: Vec<&str> = rules().map(|m| m.id.trim_start_matches("HPA")).collect();
     let mut names: Vec<&str> = rules().map(|m| m.name).collect();
@@ -948,11 +955,8 @@ fn deny_rules_pattern() -> String {
 fn the_schema_accepts_every_policy_the_server_accepts() {
     let schema: Value =
         serde_json::from_str(&std::fs::read_to_string(chart().join("values.schema.json")).unwrap()).unwrap();
-    assert_eq!(
-        schema["definitions"]["denyRules"]["items"]["pattern"],
-        deny_rules_pattern(),
-        "values.schema.json lists hpa-core's rules for denyRules"
-    );
+    assert_eq!(schema["definitions"]["rule"]["pattern"], rule_pattern(), "values.schema.json lists hpa-core's rules");
+    assert_eq!(schema["definitions"]["denyRules"]["items"], json!({"$ref": "#/definitions/rule"}));
     if !helm_engine() {
         return;
     }
@@ -1189,5 +1193,75 @@ fn the_lint_config_value_is_the_servers_lint_configuration() {
     for values in ["lintConfig: {kubernetesVersion: '1.34'}\n", "lintConfig: {rules: {HPA101: loud}}\n"] {
         std::fs::write(&file, values).unwrap();
         assert!(try_render(&[&file]).is_err(), "{values}");
+    }
+}
+
+/// `lintConfig.rules` names hpa-core's rules as the server's reader (`hpa_config::parse`) finds
+/// them, and HPA000 never off: a typo or `HPA000: off` fails `helm install` instead of a server
+/// that refuses its configuration at start behind a webhook that fails closed. Every name, ID
+/// and level the schema takes, the server takes (`the_binary_takes`, on every render).
+#[test]
+fn the_schema_takes_the_lint_configs_the_server_takes() {
+    let schema: Value =
+        serde_json::from_str(&std::fs::read_to_string(chart().join("values.schema.json")).unwrap()).unwrap();
+    let rules = &schema["properties"]["lintConfig"]["properties"]["rules"];
+    let invalid = hpa_core::rules::INVALID;
+    let invalid_pattern = format!("^([Hh][Pp][Aa]{}|{})$", invalid.id.trim_start_matches("HPA"), invalid.name);
+    assert_eq!(
+        rules["propertyNames"],
+        json!({"anyOf": [{"$ref": "#/definitions/rule"}, {"pattern": invalid_pattern}]}),
+        "lintConfig.rules names hpa-core's rules"
+    );
+    assert_eq!(rules["patternProperties"][&invalid_pattern]["enum"], json!([true, "on", "error", "warning", "info"]));
+    if !helm_engine() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("values.yaml");
+    let with = |values: &str| {
+        std::fs::write(&file, values).unwrap();
+        try_render(&[&file])
+    };
+    // Every rule by name and by its ID in upper and in lower case, each level written as Helm
+    // users write it (YAML 1.1's on and off are booleans), HPA000 on or at a severity.
+    let levels = ["off", "on", "error", "warning", "info", "true", "false", "\"off\"", "\"on\""];
+    let mut keys: Vec<String> = vec![];
+    for meta in hpa_core::rules::ALL.iter().map(|r| r.meta()) {
+        if meta.id != invalid.id {
+            keys.extend([meta.id.to_string(), meta.id.to_lowercase(), meta.name.to_string()]);
+        }
+    }
+    for shift in 0..3 {
+        let mut values = String::from("lintConfig:\n  rules:\n");
+        for (i, key) in keys.iter().enumerate().filter(|(i, _)| i % 3 == shift) {
+            values.push_str(&format!("    {key}: {}\n", levels[(i / 3) % levels.len()]));
+        }
+        let rendered =
+            with(&values).unwrap_or_else(|e| panic!("the schema refuses what the server takes: {values}{e}"));
+        let config_map = find(&rendered.objects, "ConfigMap", "hpa-webhook-policy");
+        let text = config_map["data"]["lint-config.yaml"].as_str().unwrap();
+        let config = hpa_config::parse("lint-config.yaml", text).unwrap();
+        assert_eq!(config.levels.len(), keys.len() / 3, "{text}");
+    }
+    for values in ["HPA000: on", "hpa000: error", "invalid: warning", "Hpa000: \"info\""] {
+        let rendered =
+            with(&format!("lintConfig: {{rules: {{{values}}}}}\n")).unwrap_or_else(|e| panic!("{values}: {e}"));
+        let config_map = find(&rendered.objects, "ConfigMap", "hpa-webhook-policy");
+        let config = hpa_config::parse("c.yaml", config_map["data"]["lint-config.yaml"].as_str().unwrap()).unwrap();
+        assert_ne!(config.levels[invalid.id], hpa_core::check::RuleLevel::Off, "{values}");
+    }
+    // What the server refuses at start: an unknown rule, HPA000 off.
+    for (values, expected) in [
+        ("min-replica-equals-max: off", "invalid propertyName 'min-replica-equals-max'"),
+        ("HPA999: on", "invalid propertyName 'HPA999'"),
+        ("HPA-101: on", "invalid propertyName 'HPA-101'"),
+        ("Min-Replicas-Equals-Max: off", "invalid propertyName 'Min-Replicas-Equals-Max'"),
+        ("HPA000: off", "at '/lintConfig/rules/HPA000': value must be one of true, 'on', 'error', 'warning', 'info'"),
+        ("hpa000: \"off\"", "at '/lintConfig/rules/hpa000': value must be one of"),
+        ("invalid: false", "at '/lintConfig/rules/invalid': value must be one of"),
+    ] {
+        let values = format!("lintConfig: {{rules: {{{values}}}}}\n");
+        let error = with(&values).err().unwrap_or_else(|| panic!("{values} was accepted"));
+        assert!(error.contains(expected), "{values}: {error}");
     }
 }
