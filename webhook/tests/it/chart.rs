@@ -59,11 +59,16 @@ fn try_render(values: &[&Path]) -> Result<Render, String> {
 
 /// [`try_render`] for a cluster of release `kube_version` (`helm template --kube-version`).
 fn try_render_on(kube_version: &str, values: &[&Path]) -> Result<Render, String> {
+    try_render_as(RELEASE, kube_version, values)
+}
+
+/// [`try_render_on`] as Helm release `release`.
+fn try_render_as(release: &str, kube_version: &str, values: &[&Path]) -> Result<Render, String> {
     let out = Command::new("python3")
         .arg(workspace().join("webhook/tests/it/helm_render.py"))
         .args(["--kube-version", kube_version])
         .arg(chart())
-        .args([RELEASE, NAMESPACE])
+        .args([release, NAMESPACE])
         .args(values)
         .output()
         .unwrap();
@@ -1161,6 +1166,32 @@ async fn the_certificate_helm_generates_is_served_and_trusted_by_the_ca_bundle()
     };
     assert_eq!(served, der);
     server.stop().await;
+}
+
+/// The longest release name Helm takes (53 characters) in cert-manager mode: the fullname is
+/// cut at 63 characters, so the CA's `<fullname>-ca` would be 66, and cert-manager's
+/// ValidateCertificateSpec refuses a commonName over 64 (`internal/apis/certmanager/validation`).
+#[test]
+fn a_long_release_name_renders_certificates_cert_manager_takes() {
+    if !helm_engine() {
+        return;
+    }
+    let release = "payments-platform-admission-controller-prod-euwest1-x";
+    assert_eq!(release.len(), 53);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("values.yaml");
+    std::fs::write(&file, "certificates: {mode: certManager}\n").unwrap();
+    let rendered = try_render_as(release, "v1.37.0", &[&file]).unwrap_or_else(|e| panic!("{release}: {e}"));
+    check_consistency(release, &rendered);
+    kubernetes_validate(release, &rendered.text);
+    let fullname = "payments-platform-admission-controller-prod-euwest1-x-hpa-webho";
+    assert_eq!(of_kind(&rendered.objects, "Deployment")[0]["metadata"]["name"], fullname);
+    let ca = find(&rendered.objects, "Certificate", &format!("{fullname}-ca"));
+    assert_eq!(ca["spec"]["commonName"], "payments-platform-admission-controller-prod-euwest1-x-hpa-web-ca");
+    for certificate in of_kind(&rendered.objects, "Certificate") {
+        let common_name = certificate["spec"]["commonName"].as_str().unwrap_or_default();
+        assert!(common_name.len() <= 64, "{common_name:?} is {} characters", common_name.len());
+    }
 }
 
 /// `lintConfig` is the lint configuration the server runs the rules with, in `.hpa-lint.yaml`'s
