@@ -551,7 +551,13 @@ fn the_schema_refuses_what_the_chart_does_not_know() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let rows = [
+    // A name part of 64 characters, a prefix of 254, a label value of 64.
+    let name_64 = format!("x{}", "1234567890".repeat(7))[..64].to_string();
+    let prefix_254 = vec!["a".repeat(63); 4].join(".")[..254].to_string();
+    let long_key = format!("admission: {{namespaceSelector: {{matchLabels: {{a/{name_64}: x}}}}}}\n");
+    let long_prefix = format!("admission: {{namespaceSelector: {{matchLabels: {{{prefix_254}/x: x}}}}}}\n");
+    let long_value = format!("workloadWebhook: {{namespaceSelector: {{matchLabels: {{x: {}}}}}}}\n", "v".repeat(64));
+    let rows: &[(&str, &str)] = &[
         ("replicas: 3\n", "additional properties 'replicas' not allowed"),
         ("admission: {timeoutSeconds: 31}\n", "/admission/timeoutSeconds"),
         ("certificates: {mode: secret}\n", "/certificates/secret/name"),
@@ -678,6 +684,34 @@ fn the_schema_refuses_what_the_chart_does_not_know() {
             "workloadWebhook: {objectSelector: {matchExpressions: [{key: a, operator: In}]}}\n",
             "/workloadWebhook/objectSelector/matchExpressions/0",
         ),
+        // Keys as IsQualifiedName, values as IsValidLabelValue (ValidateLabels on matchLabels,
+        // and on matchExpressions' keys and values: LabelSelectorValidationOptions{}).
+        (
+            "admission: {objectSelector: {matchLabels: {team: \"platform team\"}}}\n",
+            "at '/admission/objectSelector/matchLabels/team': 'platform team' does not match pattern",
+        ),
+        ("admission: {namespaceSelector: {matchLabels: {\"bad key!\": x}}}\n", "invalid propertyName 'bad key!'"),
+        ("admission: {namespaceSelector: {matchLabels: {a/b/c: x}}}\n", "invalid propertyName 'a/b/c'"),
+        ("admission: {namespaceSelector: {matchLabels: {/x: x}}}\n", "invalid propertyName '/x'"),
+        ("admission: {namespaceSelector: {matchLabels: {x/: x}}}\n", "invalid propertyName 'x/'"),
+        ("admission: {namespaceSelector: {matchLabels: {Example.com/x: x}}}\n", "invalid propertyName 'Example.com/x'"),
+        (long_key.as_str(), "invalid propertyName 'a/x1234567890"),
+        (long_prefix.as_str(), "invalid propertyName 'aaaaaaaa"),
+        (long_value.as_str(), "at '/workloadWebhook/namespaceSelector/matchLabels/x'"),
+        (
+            "workloadWebhook: {objectSelector: {matchExpressions: [{key: \"bad key\", operator: Exists}]}}\n",
+            "at '/workloadWebhook/objectSelector/matchExpressions/0/key'",
+        ),
+        (
+            "admission: {objectSelector: {matchExpressions: [{key: a, operator: In, values: [\"-x\"]}]}}\n",
+            "at '/admission/objectSelector/matchExpressions/0/values/0'",
+        ),
+        (
+            "policy: {rules: [{name: a, namespaceSelector: {matchLabels: {team: \"a b\"}}}]}\n",
+            "at '/policy/rules/0/namespaceSelector/matchLabels/team'",
+        ),
+        // The excluded namespaces are the values of a NotIn expression.
+        ("admission: {excludedNamespaces: [\"Kube System\"]}\n", "at '/admission/excludedNamespaces/0'"),
         // The pods' selector labels are the chart's: the Deployment would not select its pods.
         ("podLabels: {app.kubernetes.io/name: other}\n", "invalid propertyName 'app.kubernetes.io/name'"),
         ("podLabels: {app.kubernetes.io/instance: other}\n", "invalid propertyName 'app.kubernetes.io/instance'"),
@@ -726,6 +760,28 @@ fn the_schema_refuses_what_the_chart_does_not_know() {
     let config_map = find(&rendered.objects, "ConfigMap", "hpa-webhook-policy");
     let policy = Policy::parse(config_map["data"]["policy.yaml"].as_str().unwrap()).unwrap();
     assert_eq!(policy.layers().count(), 3);
+    // Selectors at the bounds of IsQualifiedName and IsValidLabelValue reach the webhook
+    // configurations as written.
+    let name_63 = &name_64[..63];
+    let prefix_253 = &prefix_254[..253];
+    let value_63 = "v".repeat(63);
+    std::fs::write(
+        dir.path().join("values.yaml"),
+        format!(
+            "admission:\n  excludedNamespaces: [a-1, {value_63}]\n  namespaceSelector:\n    matchLabels: {{{prefix_253}/{name_63}: {value_63}, a_b.C-1: \"\", example.com/x: A-b_c.1}}\n    matchExpressions: [{{key: {prefix_253}/x, operator: NotIn, values: [\"\", {value_63}]}}]\n  objectSelector: {{matchLabels: {{X: \"0\"}}}}\n"
+        ),
+    )
+    .unwrap();
+    let rendered = render(&[&dir.path().join("values.yaml")]);
+    kubernetes_validate("selectors", &rendered.text);
+    for (_, webhook) in webhooks(&rendered.objects) {
+        let selector = &webhook["namespaceSelector"];
+        assert_eq!(selector["matchLabels"][format!("{prefix_253}/{name_63}")], json!(value_63));
+        assert_eq!(selector["matchLabels"]["a_b.C-1"], "");
+        assert_eq!(selector["matchExpressions"][0]["values"], json!(["a-1", value_63, NAMESPACE]));
+        assert_eq!(selector["matchExpressions"][1]["values"], json!(["", value_63]));
+        assert_eq!(webhook["objectSelector"]["matchLabels"], json!({"X": "0"}));
+    }
     // Durations, quantities and periods at their bounds.
     std::fs::write(
         dir.path().join("values.yaml"),
