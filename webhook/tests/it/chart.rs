@@ -18,13 +18,14 @@ use serde_json::{Value, json};
 
 use hpa_test_tools::tool;
 use hpa_webhook::admission::Reviewer;
+use hpa_webhook::certs::Authority;
 use hpa_webhook::paths;
 use hpa_webhook::policy::Policy;
 
 use crate::manifests::{
     deployment_settings, find, pod_matches_the_binary, render_self_signed_overlay, render_self_signed_overlay_with,
 };
-use crate::support::{Certs, Client, Server, workspace, yaml_documents};
+use crate::support::{Certs, Client, Server, workspace, write_atomically, yaml_documents};
 
 const RELEASE: &str = "hpa-webhook";
 const NAMESPACE: &str = "hpa-webhook";
@@ -1221,6 +1222,79 @@ async fn the_certificate_helm_generates_is_served_and_trusted_by_the_ca_bundle()
         }
     };
     assert_eq!(served, der);
+    server.stop().await;
+}
+
+/// Secret mode: moving to a certificate from another CA as NOTES.txt and the README say (a
+/// caBundle with both CAs, then the Secret swapped, then the new CA alone) keeps every handshake
+/// of a client trusting the rendered caBundle, as kube-apiserver does, succeeding; the new CA
+/// alone first fails it (and the validating webhook fails closed).
+#[tokio::test]
+async fn the_secret_mode_rotation_keeps_the_webhook_trusted() {
+    if !helm_engine() {
+        return;
+    }
+    let old = Certs::new();
+    old.write();
+    let server = Server::start(&old, &[]).await;
+    let new_ca = Authority::new(1).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("values.yaml");
+    // The caBundle the webhook configurations carry with these CAs in the values, and NOTES.
+    let render_with = |cas: &[String]| {
+        let bundle = base64::engine::general_purpose::STANDARD.encode(cas.concat());
+        std::fs::write(
+            &file,
+            format!("certificates: {{mode: secret, secret: {{name: my-tls, caBundle: {bundle}}}}}\n"),
+        )
+        .unwrap();
+        let rendered = render(&[&file]);
+        check_consistency("secret rotation", &rendered);
+        let webhook = &find(&rendered.objects, "ValidatingWebhookConfiguration", "hpa-webhook")["webhooks"][0];
+        let pem =
+            base64::engine::general_purpose::STANDARD.decode(webhook["clientConfig"]["caBundle"].as_str().unwrap());
+        (String::from_utf8(pem.unwrap()).unwrap(), rendered.notes)
+    };
+
+    // The order NOTES.txt gave before: the new CA alone while the pods serve the old certificate.
+    let (new_only, notes) = render_with(&[new_ca.ca_pem()]);
+    assert!(
+        Client::trusting(&new_only).tls(server.addr).await.is_err(),
+        "the old certificate is trusted by the new CA"
+    );
+    let steps = [
+        "1. helm upgrade with certificates.secret.caBundle holding both CAs",
+        "2. replace Secret my-tls with the new certificate and key",
+        "3. helm upgrade with the new CA alone.",
+    ];
+    let at: Vec<usize> =
+        steps.iter().map(|step| notes.find(step).unwrap_or_else(|| panic!("NOTES.txt: {step:?}\n{notes}"))).collect();
+    assert!(at.is_sorted(), "{notes}");
+
+    // 1. Both CAs: the old certificate is trusted.
+    let (both, _) = render_with(&[old.ca.ca_pem(), new_ca.ca_pem()]);
+    let client = Client::trusting(&both);
+    client.tls(server.addr).await.unwrap();
+    // 2. The Secret swapped: every handshake until the pods serve the new certificate succeeds.
+    let issued = new_ca.issue(&["127.0.0.1".into(), "localhost".into()], 1).unwrap();
+    write_atomically(&old.key_path(), issued.key_pem.as_bytes());
+    write_atomically(&old.cert_path(), issued.cert_pem.as_bytes());
+    let new_der = {
+        use rustls::pki_types::pem::PemObject as _;
+        rustls::pki_types::CertificateDer::from_pem_slice(issued.cert_pem.as_bytes()).unwrap().to_vec()
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let stream =
+            client.tls(server.addr).await.unwrap_or_else(|e| panic!("a handshake failed during the swap: {e}"));
+        if stream.get_ref().1.peer_certificates().unwrap()[0].as_ref() == new_der.as_slice() {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "the new certificate was never served");
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    // 3. The new CA alone trusts what is served now.
+    Client::trusting(&new_only).tls(server.addr).await.unwrap();
     server.stop().await;
 }
 
