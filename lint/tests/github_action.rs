@@ -183,6 +183,51 @@ fn the_action_lints_the_examples() {
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
 }
 
+/// With its default `paths: .`, the action lints a repository whose YAML and JSON files are
+/// mostly no manifests: JSON with comments (`tsconfig.json`) and YAML with Jinja templating do
+/// not parse and name neither apiVersion nor kind, so they are skipped with a notice, and the
+/// verdict is the manifests' alone.
+#[test]
+fn the_action_passes_files_that_are_no_manifests() {
+    if !tool("bash", "--version") {
+        return;
+    }
+    let repo = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    for (file, contents) in [
+        ("tsconfig.json", "{\n  // TypeScript allows comments\n  \"compilerOptions\": {\"strict\": true}\n}\n"),
+        (".devcontainer/devcontainer.json", "{\n  // a dev container\n  \"image\": \"rust\",\n}\n"),
+        ("ansible/vars.yaml", "name: {{ app_name }}\n{% if debug %}\ndebug: true\n{% endif %}\n"),
+    ] {
+        std::fs::create_dir_all(repo.path().join(file).parent().unwrap()).unwrap();
+        std::fs::write(repo.path().join(file), contents).unwrap();
+    }
+    std::fs::create_dir(repo.path().join("deploy")).unwrap();
+    std::fs::copy(workspace().join("examples/manifests/good/web.yaml"), repo.path().join("deploy/hpa.yaml")).unwrap();
+    let github_output = tmp.path().join("output");
+    let out = Command::new("bash")
+        .arg(workspace().join(".github/action/run.sh"))
+        .current_dir(repo.path())
+        .env("PATH", path_with_hpa_lint())
+        .env_remove("INPUT_PATHS")
+        .env("INPUT_SARIF", tmp.path().join("hpa-lint.sarif"))
+        .env("INPUT_ARGS", "--no-config")
+        .env("GITHUB_OUTPUT", &github_output)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(output(&outputs(&github_output), "exit-code"), Some("0"), "{}", text(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!stdout.contains("::error"), "{stdout}");
+    for file in ["./tsconfig.json", "./ansible/vars.yaml"] {
+        assert!(
+            stdout.contains(&format!("::notice title=hpa-lint::{file}: skipped: not YAML or JSON kubectl reads")),
+            "{file}: {stdout}"
+        );
+    }
+}
+
 /// The `args` input is split into words as a shell splits them (quotes, backslashes), so a
 /// quoted glob reaches hpa-lint as one argument without its quotes; nothing in it is run or
 /// expanded; an unmatched quote fails the step (exit 2) instead of passing a literal quote.
