@@ -48,6 +48,22 @@ fn output<'a>(outputs: &'a [(String, String)], key: &str) -> Option<&'a str> {
     outputs.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
 }
 
+/// `run.sh` as the action's step runs it in `dir`, with the hpa-lint under test, no
+/// configuration file, the SARIF file and `$GITHUB_OUTPUT` given; the other inputs unset.
+fn run_script(dir: &Path, sarif: &Path, github_output: &Path) -> Command {
+    let mut cmd = Command::new("bash");
+    cmd.arg(workspace().join(".github/action/run.sh"))
+        .current_dir(dir)
+        .env("PATH", path_with_hpa_lint())
+        .env_remove("INPUT_PATHS")
+        .env_remove("INPUT_FAIL_ON")
+        .env("INPUT_SARIF", sarif)
+        .env("INPUT_ARGS", "--no-config")
+        .env("GITHUB_OUTPUT", github_output)
+        .env("NO_COLOR", "1");
+    cmd
+}
+
 // === action.yml ===
 
 /// `action.yml` is read as YAML (hpa-lint's own reader, kubectl's YAML 1.1, which GitHub's
@@ -124,16 +140,9 @@ fn the_action_lints_the_examples() {
     let run = |paths: &str, fail_on: &str, name: &str| {
         let github_output = tmp.path().join(format!("{name}.output"));
         let sarif = tmp.path().join(format!("{name}.sarif"));
-        let out = Command::new("bash")
-            .arg(workspace().join(".github/action/run.sh"))
-            .current_dir(workspace())
-            .env("PATH", path_with_hpa_lint())
+        let out = run_script(&workspace(), &sarif, &github_output)
             .env("INPUT_PATHS", paths)
             .env("INPUT_FAIL_ON", fail_on)
-            .env("INPUT_SARIF", &sarif)
-            .env("INPUT_ARGS", "--no-config")
-            .env("GITHUB_OUTPUT", &github_output)
-            .env("NO_COLOR", "1")
             .output()
             .unwrap();
         assert!(out.status.success(), "{name}: {}", text(&out));
@@ -205,17 +214,7 @@ fn the_action_passes_files_that_are_no_manifests() {
     std::fs::create_dir(repo.path().join("deploy")).unwrap();
     std::fs::copy(workspace().join("examples/manifests/good/web.yaml"), repo.path().join("deploy/hpa.yaml")).unwrap();
     let github_output = tmp.path().join("output");
-    let out = Command::new("bash")
-        .arg(workspace().join(".github/action/run.sh"))
-        .current_dir(repo.path())
-        .env("PATH", path_with_hpa_lint())
-        .env_remove("INPUT_PATHS")
-        .env("INPUT_SARIF", tmp.path().join("hpa-lint.sarif"))
-        .env("INPUT_ARGS", "--no-config")
-        .env("GITHUB_OUTPUT", &github_output)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
+    let out = run_script(repo.path(), &tmp.path().join("hpa-lint.sarif"), &github_output).output().unwrap();
     assert!(out.status.success(), "{}", text(&out));
     assert_eq!(output(&outputs(&github_output), "exit-code"), Some("0"), "{}", text(&out));
     let stdout = String::from_utf8_lossy(&out.stdout);
