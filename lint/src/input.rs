@@ -1235,6 +1235,39 @@ pub fn walk<'a, R>(
     (result, problems)
 }
 
+/// Whether `text` may hold a Kubernetes object: it names `apiVersion` or `kind`, as every
+/// object does (both, as keys) in YAML or JSON.
+pub fn may_be_manifest(text: &str) -> bool {
+    text.contains("apiVersion") || text.contains("kind")
+}
+
+/// Takes the syntax error out of `problems` when `file`, read from `origin`, cannot be a
+/// manifest ([`may_be_manifest`]: its text names neither `apiVersion` nor `kind`), and returns
+/// the note that says it was skipped: a file that does not parse and holds no object is one of
+/// the files a repository scan meets that are not YAML or JSON kubectl reads (JSON with
+/// comments, a `tsconfig.json` or `.devcontainer/devcontainer.json`; YAML with Jinja
+/// templating), and stays as silent as the files that parse and hold no object
+/// ([`not_objects`]), with a note as a chart's templates ([`discover`]). Files only: standard
+/// input is what the user pipes in as manifests (`helm template ... | hpa-lint -`), and its
+/// error stays. For `lint` only: `validate` reads a file as kubectl does, and kubectl reports
+/// the error whatever the file holds.
+pub fn skip_unparsable_non_manifest(
+    origin: &Origin,
+    file: &SourceFile,
+    problems: &mut Vec<Problem<'_>>,
+) -> Option<String> {
+    let at = problems.iter().position(|p| matches!(p, Problem::Syntax(_)))?;
+    if *origin == Origin::Stdin || may_be_manifest(&file.text) {
+        return None;
+    }
+    let Problem::Syntax(e) = problems.remove(at) else { return None };
+    let (line, column) = line_col(e.mark);
+    Some(format!(
+        "{}: skipped: not YAML or JSON kubectl reads ({line}:{column}: {}), and it names neither apiVersion nor kind, so it holds no Kubernetes object",
+        file.name, e.message
+    ))
+}
+
 /// The problems of a file kubectl refuses or never sends as the commands that look at HPAs
 /// report them ([`Problem::unsent`]), in line order.
 pub fn unsent<'a>(file: &SourceFile, problems: &[Problem<'a>]) -> Vec<Unsent<'a>> {
@@ -1271,6 +1304,42 @@ pub fn counts_as_object(obj: &ObjectRef<'_>, refused: &[NotAnObject<'_>]) -> boo
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `lint` skips a file that does not parse only when it names neither apiVersion nor kind
+    /// (JSON with comments, YAML with Jinja), with a note saying where it stopped; one that
+    /// names either keeps its syntax error (HPA000).
+    #[test]
+    fn unparsable_files_without_apiversion_or_kind_are_skipped() {
+        let read = |origin: &Origin, name: &str, text: &str| {
+            let file = SourceFile::from_text(name, text.to_string());
+            let ((), mut problems) = walk(0, &file, &file.parsed, |_| ());
+            let note = skip_unparsable_non_manifest(origin, &file, &mut problems);
+            (note, problems.iter().filter(|p| matches!(p, Problem::Syntax(_))).count())
+        };
+        let skipped = |name: &str, text: &str| read(&Origin::File(PathBuf::from(name)), name, text);
+        assert_eq!(
+            skipped("tsconfig.json", "{\n  // comments\n  \"compilerOptions\": {}\n}\n"),
+            (
+                Some("tsconfig.json: skipped: not YAML or JSON kubectl reads (2:3: json: offset 5: invalid character '/' looking for beginning of object key string), and it names neither apiVersion nor kind, so it holds no Kubernetes object".to_string()),
+                0
+            )
+        );
+        assert_eq!(
+            skipped("vars.yaml", "name: {{ app }}\n{% if debug %}\ndebug: true\n{% endif %}\n"),
+            (
+                Some("vars.yaml: skipped: not YAML or JSON kubectl reads (3:1: error converting YAML to JSON: yaml: line 3: could not find expected ':'), and it names neither apiVersion nor kind, so it holds no Kubernetes object".to_string()),
+                0
+            )
+        );
+        // Naming either may be a manifest: the error stays.
+        for text in ["apiVersion: v1\nmetadata: {name: x\n", "{\n  // a\n  \"kind\": \"Pod\"\n}\n"] {
+            assert_eq!(skipped("m.yaml", text), (None, 1), "{text:?}");
+        }
+        // A file that parses keeps its problems, whatever it names.
+        assert_eq!(skipped("data.json", "[1, 2]\n"), (None, 0));
+        // Standard input is piped in as manifests: its error stays.
+        assert_eq!(read(&Origin::Stdin, STDIN_NAME, "{\n  // comments\n  \"compilerOptions\": {}\n}\n"), (None, 1));
+    }
 
     /// A directory walk skips the templates of every Helm chart (a subchart's too), with one note
     /// per chart; a `templates` directory outside a chart and a chart's other files are read.

@@ -48,6 +48,22 @@ fn output<'a>(outputs: &'a [(String, String)], key: &str) -> Option<&'a str> {
     outputs.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
 }
 
+/// `run.sh` as the action's step runs it in `dir`, with the hpa-lint under test, no
+/// configuration file, the SARIF file and `$GITHUB_OUTPUT` given; the other inputs unset.
+fn run_script(dir: &Path, sarif: &Path, github_output: &Path) -> Command {
+    let mut cmd = Command::new("bash");
+    cmd.arg(workspace().join(".github/action/run.sh"))
+        .current_dir(dir)
+        .env("PATH", path_with_hpa_lint())
+        .env_remove("INPUT_PATHS")
+        .env_remove("INPUT_FAIL_ON")
+        .env("INPUT_SARIF", sarif)
+        .env("INPUT_ARGS", "--no-config")
+        .env("GITHUB_OUTPUT", github_output)
+        .env("NO_COLOR", "1");
+    cmd
+}
+
 // === action.yml ===
 
 /// `action.yml` is read as YAML (hpa-lint's own reader, kubectl's YAML 1.1, which GitHub's
@@ -124,16 +140,9 @@ fn the_action_lints_the_examples() {
     let run = |paths: &str, fail_on: &str, name: &str| {
         let github_output = tmp.path().join(format!("{name}.output"));
         let sarif = tmp.path().join(format!("{name}.sarif"));
-        let out = Command::new("bash")
-            .arg(workspace().join(".github/action/run.sh"))
-            .current_dir(workspace())
-            .env("PATH", path_with_hpa_lint())
+        let out = run_script(&workspace(), &sarif, &github_output)
             .env("INPUT_PATHS", paths)
             .env("INPUT_FAIL_ON", fail_on)
-            .env("INPUT_SARIF", &sarif)
-            .env("INPUT_ARGS", "--no-config")
-            .env("GITHUB_OUTPUT", &github_output)
-            .env("NO_COLOR", "1")
             .output()
             .unwrap();
         assert!(out.status.success(), "{name}: {}", text(&out));
@@ -181,6 +190,41 @@ fn the_action_lints_the_examples() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+}
+
+/// With its default `paths: .`, the action lints a repository whose YAML and JSON files are
+/// mostly no manifests: JSON with comments (`tsconfig.json`) and YAML with Jinja templating do
+/// not parse and name neither apiVersion nor kind, so they are skipped with a notice, and the
+/// verdict is the manifests' alone.
+#[test]
+fn the_action_passes_files_that_are_no_manifests() {
+    if !tool("bash", "--version") {
+        return;
+    }
+    let repo = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    for (file, contents) in [
+        ("tsconfig.json", "{\n  // TypeScript allows comments\n  \"compilerOptions\": {\"strict\": true}\n}\n"),
+        (".devcontainer/devcontainer.json", "{\n  // a dev container\n  \"image\": \"rust\",\n}\n"),
+        ("ansible/vars.yaml", "name: {{ app_name }}\n{% if debug %}\ndebug: true\n{% endif %}\n"),
+    ] {
+        std::fs::create_dir_all(repo.path().join(file).parent().unwrap()).unwrap();
+        std::fs::write(repo.path().join(file), contents).unwrap();
+    }
+    std::fs::create_dir(repo.path().join("deploy")).unwrap();
+    std::fs::copy(workspace().join("examples/manifests/good/web.yaml"), repo.path().join("deploy/hpa.yaml")).unwrap();
+    let github_output = tmp.path().join("output");
+    let out = run_script(repo.path(), &tmp.path().join("hpa-lint.sarif"), &github_output).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(output(&outputs(&github_output), "exit-code"), Some("0"), "{}", text(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!stdout.contains("::error"), "{stdout}");
+    for file in ["./tsconfig.json", "./ansible/vars.yaml"] {
+        assert!(
+            stdout.contains(&format!("::notice title=hpa-lint::{file}: skipped: not YAML or JSON kubectl reads")),
+            "{file}: {stdout}"
+        );
+    }
 }
 
 /// The `args` input is split into words as a shell splits them (quotes, backslashes), so a

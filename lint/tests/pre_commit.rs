@@ -54,6 +54,13 @@ spec:
 {{- end }}
 ";
 
+/// JSON with comments and a trailing comma (`tsconfig.json`, `.vscode/settings.json`,
+/// `.devcontainer/devcontainer.json`): no JSON kubectl reads, and no manifest.
+const JSONC: &str = "{\n  // TypeScript allows comments\n  \"compilerOptions\": {\"strict\": true},\n}\n";
+
+/// YAML with Jinja templating (an Ansible variables template): no YAML, and no manifest.
+const JINJA: &str = "name: {{ app_name }}\n{% if debug %}\ndebug: true\n{% endif %}\n";
+
 #[test]
 fn the_hook_runs_under_pre_commit() {
     let (Some(pre_commit), Some(git)) = (tool("pre-commit"), tool("git")) else { return };
@@ -85,6 +92,16 @@ fn the_hook_runs_under_pre_commit() {
     std::fs::create_dir_all(repo.path().join("chart/templates")).unwrap();
     std::fs::write(repo.path().join("chart/Chart.yaml"), "apiVersion: v2\nname: chart\nversion: 0.1.0\n").unwrap();
     std::fs::write(repo.path().join("chart/templates/hpa.yaml"), HELM_TEMPLATE).unwrap();
+    // Files the hook's `files:` pattern matches that are no manifest and do not parse.
+    for (file, contents) in [
+        ("tsconfig.json", JSONC),
+        (".vscode/settings.json", JSONC),
+        (".devcontainer/devcontainer.json", JSONC),
+        ("ansible/vars.yaml", JINJA),
+    ] {
+        std::fs::create_dir_all(repo.path().join(file).parent().unwrap()).unwrap();
+        std::fs::write(repo.path().join(file), contents).unwrap();
+    }
     git_in(&["add", "."]);
     let try_repo = |files: &[&str]| {
         let mut cmd = Command::new(&pre_commit);
@@ -109,10 +126,29 @@ fn the_hook_runs_under_pre_commit() {
         text(&chart)
     );
 
+    // They pass, each skipped with a note (a file that names apiVersion or kind and does not
+    // parse is still an error: the malformed corpus tests).
+    let others = ["tsconfig.json", ".vscode/settings.json", ".devcontainer/devcontainer.json", "ansible/vars.yaml"];
+    let skipped = try_repo(&[&["--files", "k8s/good.yaml"][..], &others[..]].concat());
+    let out = text(&skipped);
+    assert!(skipped.status.success(), "{out}");
+    assert!(out.contains("0 errors, 0 warnings, 0 infos in 1 HorizontalPodAutoscaler (1 object)"), "{out}");
+    for file in others {
+        assert!(
+            out.contains(&format!("note: {file}: skipped: not YAML or JSON kubectl reads")),
+            "{file} is skipped with a note: {out}"
+        );
+    }
+    assert!(
+        out.contains("note: tsconfig.json: skipped: not YAML or JSON kubectl reads (2:3: json: offset 5: invalid character '/' looking for beginning of object key string), and it names neither apiVersion nor kind, so it holds no Kubernetes object"),
+        "{out}"
+    );
+
     let dirty = try_repo(&["--all-files"]);
     assert_eq!(dirty.status.code(), Some(1), "{}", text(&dirty));
     let out = text(&dirty);
     assert!(out.contains("HPA101") && out.contains("k8s/bad.yaml:7:16"), "{out}");
+    assert!(!out.contains("HPA000"), "{out}");
     assert!(!out.contains("README.md"), "only YAML and JSON files are passed: {out}");
     assert!(!out.contains("chart/templates/hpa.yaml"), "{out}");
 }

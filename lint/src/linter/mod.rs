@@ -303,6 +303,8 @@ struct FileResult {
     repeats: usize,
     diags: Vec<Diagnostic>,
     suppressed: usize,
+    /// Notes about the file (skipped: [`input::skip_unparsable_non_manifest`]).
+    notes: Vec<Note>,
 }
 
 /// The HPA a finding is about, for positions and suppression.
@@ -477,7 +479,7 @@ fn lint_group(origins: &[input::Origin], stdin: Option<&[u8]>, members: &[usize]
             Ok(f) => {
                 let result = input::contained(&f.name, || {
                     let parsed = source::parse_pruned(&f.text, &index::first_pass_needs);
-                    let r = first_pass(i, &f, &parsed, opts, deferring, &keys);
+                    let r = first_pass(i, &origins[i], &f, &parsed, opts, deferring, &keys);
                     (r, parsed)
                 });
                 (f, result)
@@ -606,6 +608,7 @@ fn lint_group(origins: &[input::Origin], stdin: Option<&[u8]>, members: &[usize]
         outcome.hpas += r.hpas;
         outcome.suppressed += r.suppressed;
         outcome.diagnostics.append(&mut r.diags);
+        outcome.notes.append(&mut r.notes);
         for (position, entry) in r.indexed.drain(..) {
             if !again.out_of_index(k, position) {
                 indexes[set_of(k)].insert_first(entry);
@@ -705,14 +708,16 @@ fn lint_group(origins: &[input::Origin], stdin: Option<&[u8]>, members: &[usize]
 /// The first pass over one file (see [`lint_inputs`]).
 fn first_pass(
     i: usize,
+    origin: &input::Origin,
     f: &SourceFile,
     parsed: &Parsed,
     opts: &LintOptions,
     deferring: bool,
     keys: &Keys,
 ) -> FileResult {
-    let (mut r, problems) =
+    let (mut r, mut problems) =
         input::walk(i, f, parsed, |contents| first_pass_objects(i, contents, opts, deferring, keys));
+    r.notes.extend(input::skip_unparsable_non_manifest(origin, f, &mut problems).map(Note::text));
     // What the file holds that kubectl cannot read, refuses or never sends, ahead of the rest.
     r.diags.splice(0..0, file_level_diagnostics(i, parsed, problems));
     r

@@ -17,13 +17,15 @@ use base64::Engine as _;
 use serde_json::{Value, json};
 
 use hpa_test_tools::tool;
+use hpa_webhook::admission::Reviewer;
+use hpa_webhook::certs::Authority;
 use hpa_webhook::paths;
 use hpa_webhook::policy::Policy;
 
 use crate::manifests::{
     deployment_settings, find, pod_matches_the_binary, render_self_signed_overlay, render_self_signed_overlay_with,
 };
-use crate::support::{Certs, Client, Server, workspace, yaml_documents};
+use crate::support::{Certs, Client, Server, workspace, write_atomically, yaml_documents};
 
 const RELEASE: &str = "hpa-webhook";
 const NAMESPACE: &str = "hpa-webhook";
@@ -58,11 +60,16 @@ fn try_render(values: &[&Path]) -> Result<Render, String> {
 
 /// [`try_render`] for a cluster of release `kube_version` (`helm template --kube-version`).
 fn try_render_on(kube_version: &str, values: &[&Path]) -> Result<Render, String> {
+    try_render_as(RELEASE, kube_version, values)
+}
+
+/// [`try_render_on`] as Helm release `release`.
+fn try_render_as(release: &str, kube_version: &str, values: &[&Path]) -> Result<Render, String> {
     let out = Command::new("python3")
         .arg(workspace().join("webhook/tests/it/helm_render.py"))
         .args(["--kube-version", kube_version])
         .arg(chart())
-        .args([RELEASE, NAMESPACE])
+        .args([release, NAMESPACE])
         .args(values)
         .output()
         .unwrap();
@@ -95,7 +102,7 @@ fn the_binary_takes(values: &[&Path], render: &Render) {
     let deployment = of_kind(&render.objects, "Deployment")[0];
     let container = &deployment["spec"]["template"]["spec"]["containers"][0];
     let (settings, env) = deployment_settings(container);
-    settings.gates().unwrap_or_else(|e| panic!("{values:?}: the server refuses its gates: {e}"));
+    let gates = settings.gates().unwrap_or_else(|e| panic!("{values:?}: the server refuses its gates: {e}"));
 
     let fullname = deployment["metadata"]["name"].as_str().unwrap();
     let config_map = find(&render.objects, "ConfigMap", &format!("{fullname}-policy"));
@@ -114,6 +121,14 @@ fn the_binary_takes(values: &[&Path], render: &Render) {
         "{values:?}: the server refuses the policy it is given: {}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // The lint configuration through the server's own reader, as `serve --lint-config` reads
+    // it at start (`server::state_with`).
+    let lint_config = settings.lint_config.as_ref().unwrap();
+    let file = dir.path().join(lint_config.file_name().unwrap());
+    std::fs::write(&file, config_map["data"]["lint-config.yaml"].as_str().unwrap()).unwrap();
+    if let Err(e) = Reviewer::new(gates).with_lint_warnings(settings.lint_warnings).with_lint_config(&file) {
+        panic!("{values:?}: the server refuses the lint configuration it is given: {e}");
+    }
 }
 
 fn render(values: &[&Path]) -> Render {
@@ -194,12 +209,10 @@ fn check_consistency(name: &str, render: &Render) {
     assert_eq!((&sc["allowPrivilegeEscalation"], &sc["readOnlyRootFilesystem"]), (&json!(false), &json!(true)));
     assert_eq!(spec["securityContext"]["runAsNonRoot"], true);
 
-    // The policy ConfigMap is a policy the server accepts.
+    // The policy ConfigMap is a policy the server accepts (and its lint configuration one the
+    // server reads: `the_binary_takes`, on every render).
     let config_map = find(objects, "ConfigMap", &format!("{fullname}-policy"));
     Policy::parse(config_map["data"]["policy.yaml"].as_str().unwrap()).unwrap_or_else(|e| panic!("{name}: {e}"));
-    // So is its lint configuration, where the server reads it.
-    let lint_config = config_map["data"]["lint-config.yaml"].as_str().unwrap();
-    hpa_config::parse("lint-config.yaml", lint_config).unwrap_or_else(|e| panic!("{name}: {e}"));
     let volumes = spec["volumes"].as_array().unwrap();
     assert_eq!(volumes[1]["configMap"]["name"], config_map["metadata"]["name"]);
 
@@ -539,7 +552,13 @@ fn the_schema_refuses_what_the_chart_does_not_know() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let rows = [
+    // A name part of 64 characters, a prefix of 254, a label value of 64.
+    let name_64 = format!("x{}", "1234567890".repeat(7))[..64].to_string();
+    let prefix_254 = vec!["a".repeat(63); 4].join(".")[..254].to_string();
+    let long_key = format!("admission: {{namespaceSelector: {{matchLabels: {{a/{name_64}: x}}}}}}\n");
+    let long_prefix = format!("admission: {{namespaceSelector: {{matchLabels: {{{prefix_254}/x: x}}}}}}\n");
+    let long_value = format!("workloadWebhook: {{namespaceSelector: {{matchLabels: {{x: {}}}}}}}\n", "v".repeat(64));
+    let rows: &[(&str, &str)] = &[
         ("replicas: 3\n", "additional properties 'replicas' not allowed"),
         ("admission: {timeoutSeconds: 31}\n", "/admission/timeoutSeconds"),
         ("certificates: {mode: secret}\n", "/certificates/secret/name"),
@@ -666,6 +685,34 @@ fn the_schema_refuses_what_the_chart_does_not_know() {
             "workloadWebhook: {objectSelector: {matchExpressions: [{key: a, operator: In}]}}\n",
             "/workloadWebhook/objectSelector/matchExpressions/0",
         ),
+        // Keys as IsQualifiedName, values as IsValidLabelValue (ValidateLabels on matchLabels,
+        // and on matchExpressions' keys and values: LabelSelectorValidationOptions{}).
+        (
+            "admission: {objectSelector: {matchLabels: {team: \"platform team\"}}}\n",
+            "at '/admission/objectSelector/matchLabels/team': 'platform team' does not match pattern",
+        ),
+        ("admission: {namespaceSelector: {matchLabels: {\"bad key!\": x}}}\n", "invalid propertyName 'bad key!'"),
+        ("admission: {namespaceSelector: {matchLabels: {a/b/c: x}}}\n", "invalid propertyName 'a/b/c'"),
+        ("admission: {namespaceSelector: {matchLabels: {/x: x}}}\n", "invalid propertyName '/x'"),
+        ("admission: {namespaceSelector: {matchLabels: {x/: x}}}\n", "invalid propertyName 'x/'"),
+        ("admission: {namespaceSelector: {matchLabels: {Example.com/x: x}}}\n", "invalid propertyName 'Example.com/x'"),
+        (long_key.as_str(), "invalid propertyName 'a/x1234567890"),
+        (long_prefix.as_str(), "invalid propertyName 'aaaaaaaa"),
+        (long_value.as_str(), "at '/workloadWebhook/namespaceSelector/matchLabels/x'"),
+        (
+            "workloadWebhook: {objectSelector: {matchExpressions: [{key: \"bad key\", operator: Exists}]}}\n",
+            "at '/workloadWebhook/objectSelector/matchExpressions/0/key'",
+        ),
+        (
+            "admission: {objectSelector: {matchExpressions: [{key: a, operator: In, values: [\"-x\"]}]}}\n",
+            "at '/admission/objectSelector/matchExpressions/0/values/0'",
+        ),
+        (
+            "policy: {rules: [{name: a, namespaceSelector: {matchLabels: {team: \"a b\"}}}]}\n",
+            "at '/policy/rules/0/namespaceSelector/matchLabels/team'",
+        ),
+        // The excluded namespaces are the values of a NotIn expression.
+        ("admission: {excludedNamespaces: [\"Kube System\"]}\n", "at '/admission/excludedNamespaces/0'"),
         // The pods' selector labels are the chart's: the Deployment would not select its pods.
         ("podLabels: {app.kubernetes.io/name: other}\n", "invalid propertyName 'app.kubernetes.io/name'"),
         ("podLabels: {app.kubernetes.io/instance: other}\n", "invalid propertyName 'app.kubernetes.io/instance'"),
@@ -714,6 +761,28 @@ fn the_schema_refuses_what_the_chart_does_not_know() {
     let config_map = find(&rendered.objects, "ConfigMap", "hpa-webhook-policy");
     let policy = Policy::parse(config_map["data"]["policy.yaml"].as_str().unwrap()).unwrap();
     assert_eq!(policy.layers().count(), 3);
+    // Selectors at the bounds of IsQualifiedName and IsValidLabelValue reach the webhook
+    // configurations as written.
+    let name_63 = &name_64[..63];
+    let prefix_253 = &prefix_254[..253];
+    let value_63 = "v".repeat(63);
+    std::fs::write(
+        dir.path().join("values.yaml"),
+        format!(
+            "admission:\n  excludedNamespaces: [a-1, {value_63}]\n  namespaceSelector:\n    matchLabels: {{{prefix_253}/{name_63}: {value_63}, a_b.C-1: \"\", example.com/x: A-b_c.1}}\n    matchExpressions: [{{key: {prefix_253}/x, operator: NotIn, values: [\"\", {value_63}]}}]\n  objectSelector: {{matchLabels: {{X: \"0\"}}}}\n"
+        ),
+    )
+    .unwrap();
+    let rendered = render(&[&dir.path().join("values.yaml")]);
+    kubernetes_validate("selectors", &rendered.text);
+    for (_, webhook) in webhooks(&rendered.objects) {
+        let selector = &webhook["namespaceSelector"];
+        assert_eq!(selector["matchLabels"][format!("{prefix_253}/{name_63}")], json!(value_63));
+        assert_eq!(selector["matchLabels"]["a_b.C-1"], "");
+        assert_eq!(selector["matchExpressions"][0]["values"], json!(["a-1", value_63, NAMESPACE]));
+        assert_eq!(selector["matchExpressions"][1]["values"], json!(["", value_63]));
+        assert_eq!(webhook["objectSelector"]["matchLabels"], json!({"X": "0"}));
+    }
     // Durations, quantities and periods at their bounds.
     std::fs::write(
         dir.path().join("values.yaml"),
@@ -933,9 +1002,9 @@ fn the_release_defaults_to_the_clusters() {
     assert!(!rendered.notes.contains(newer));
 }
 
-/// The `denyRules` pattern of values.schema.json: every rule hpa-core has but HPA000, by ID in
-/// any case (as `hpa_core::rules::find` matches it) or by name.
-fn deny_rules_pattern() -> String {
+/// The `rule` pattern of values.schema.json (`denyRules` and `lintConfig.rules`): every rule
+/// hpa-core has but HPA000, by ID in any case (as `hpa_core::rules::find` matches it) or by name.
+fn rule_pattern() -> String {
     let rules = || hpa_core::rules::ALL.iter().map(|r| r.meta()).filter(|m| m.id != hpa_core::rules::INVALID.id);
     let mut ids: Vec<&str> = rules().map(|m| m.id.trim_start_matches("HPA")).collect();
     let mut names: Vec<&str> = rules().map(|m| m.name).collect();
@@ -948,11 +1017,8 @@ fn deny_rules_pattern() -> String {
 fn the_schema_accepts_every_policy_the_server_accepts() {
     let schema: Value =
         serde_json::from_str(&std::fs::read_to_string(chart().join("values.schema.json")).unwrap()).unwrap();
-    assert_eq!(
-        schema["definitions"]["denyRules"]["items"]["pattern"],
-        deny_rules_pattern(),
-        "values.schema.json lists hpa-core's rules for denyRules"
-    );
+    assert_eq!(schema["definitions"]["rule"]["pattern"], rule_pattern(), "values.schema.json lists hpa-core's rules");
+    assert_eq!(schema["definitions"]["denyRules"]["items"], json!({"$ref": "#/definitions/rule"}));
     if !helm_engine() {
         return;
     }
@@ -1159,6 +1225,105 @@ async fn the_certificate_helm_generates_is_served_and_trusted_by_the_ca_bundle()
     server.stop().await;
 }
 
+/// Secret mode: moving to a certificate from another CA as NOTES.txt and the README say (a
+/// caBundle with both CAs, then the Secret swapped, then the new CA alone) keeps every handshake
+/// of a client trusting the rendered caBundle, as kube-apiserver does, succeeding; the new CA
+/// alone first fails it (and the validating webhook fails closed).
+#[tokio::test]
+async fn the_secret_mode_rotation_keeps_the_webhook_trusted() {
+    if !helm_engine() {
+        return;
+    }
+    let old = Certs::new();
+    old.write();
+    let server = Server::start(&old, &[]).await;
+    let new_ca = Authority::new(1).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("values.yaml");
+    // The caBundle the webhook configurations carry with these CAs in the values, and NOTES.
+    let render_with = |cas: &[String]| {
+        let bundle = base64::engine::general_purpose::STANDARD.encode(cas.concat());
+        std::fs::write(
+            &file,
+            format!("certificates: {{mode: secret, secret: {{name: my-tls, caBundle: {bundle}}}}}\n"),
+        )
+        .unwrap();
+        let rendered = render(&[&file]);
+        check_consistency("secret rotation", &rendered);
+        let webhook = &find(&rendered.objects, "ValidatingWebhookConfiguration", "hpa-webhook")["webhooks"][0];
+        let pem =
+            base64::engine::general_purpose::STANDARD.decode(webhook["clientConfig"]["caBundle"].as_str().unwrap());
+        (String::from_utf8(pem.unwrap()).unwrap(), rendered.notes)
+    };
+
+    // The order NOTES.txt gave before: the new CA alone while the pods serve the old certificate.
+    let (new_only, notes) = render_with(&[new_ca.ca_pem()]);
+    assert!(
+        Client::trusting(&new_only).tls(server.addr).await.is_err(),
+        "the old certificate is trusted by the new CA"
+    );
+    let steps = [
+        "1. helm upgrade with certificates.secret.caBundle holding both CAs",
+        "2. replace Secret my-tls with the new certificate and key",
+        "3. helm upgrade with the new CA alone.",
+    ];
+    let at: Vec<usize> =
+        steps.iter().map(|step| notes.find(step).unwrap_or_else(|| panic!("NOTES.txt: {step:?}\n{notes}"))).collect();
+    assert!(at.is_sorted(), "{notes}");
+
+    // 1. Both CAs: the old certificate is trusted.
+    let (both, _) = render_with(&[old.ca.ca_pem(), new_ca.ca_pem()]);
+    let client = Client::trusting(&both);
+    client.tls(server.addr).await.unwrap();
+    // 2. The Secret swapped: every handshake until the pods serve the new certificate succeeds.
+    let issued = new_ca.issue(&["127.0.0.1".into(), "localhost".into()], 1).unwrap();
+    write_atomically(&old.key_path(), issued.key_pem.as_bytes());
+    write_atomically(&old.cert_path(), issued.cert_pem.as_bytes());
+    let new_der = {
+        use rustls::pki_types::pem::PemObject as _;
+        rustls::pki_types::CertificateDer::from_pem_slice(issued.cert_pem.as_bytes()).unwrap().to_vec()
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let stream =
+            client.tls(server.addr).await.unwrap_or_else(|e| panic!("a handshake failed during the swap: {e}"));
+        if stream.get_ref().1.peer_certificates().unwrap()[0].as_ref() == new_der.as_slice() {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "the new certificate was never served");
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    // 3. The new CA alone trusts what is served now.
+    Client::trusting(&new_only).tls(server.addr).await.unwrap();
+    server.stop().await;
+}
+
+/// The longest release name Helm takes (53 characters) in cert-manager mode: the fullname is
+/// cut at 63 characters, so the CA's `<fullname>-ca` would be 66, and cert-manager's
+/// ValidateCertificateSpec refuses a commonName over 64 (`internal/apis/certmanager/validation`).
+#[test]
+fn a_long_release_name_renders_certificates_cert_manager_takes() {
+    if !helm_engine() {
+        return;
+    }
+    let release = "payments-platform-admission-controller-prod-euwest1-x";
+    assert_eq!(release.len(), 53);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("values.yaml");
+    std::fs::write(&file, "certificates: {mode: certManager}\n").unwrap();
+    let rendered = try_render_as(release, "v1.37.0", &[&file]).unwrap_or_else(|e| panic!("{release}: {e}"));
+    check_consistency(release, &rendered);
+    kubernetes_validate(release, &rendered.text);
+    let fullname = "payments-platform-admission-controller-prod-euwest1-x-hpa-webho";
+    assert_eq!(of_kind(&rendered.objects, "Deployment")[0]["metadata"]["name"], fullname);
+    let ca = find(&rendered.objects, "Certificate", &format!("{fullname}-ca"));
+    assert_eq!(ca["spec"]["commonName"], "payments-platform-admission-controller-prod-euwest1-x-hpa-web-ca");
+    for certificate in of_kind(&rendered.objects, "Certificate") {
+        let common_name = certificate["spec"]["commonName"].as_str().unwrap_or_default();
+        assert!(common_name.len() <= 64, "{common_name:?} is {} characters", common_name.len());
+    }
+}
+
 /// `lintConfig` is the lint configuration the server runs the rules with, in `.hpa-lint.yaml`'s
 /// format (YAML 1.1's `off` included); the schema refuses what the webhook does not use.
 #[test]
@@ -1189,5 +1354,75 @@ fn the_lint_config_value_is_the_servers_lint_configuration() {
     for values in ["lintConfig: {kubernetesVersion: '1.34'}\n", "lintConfig: {rules: {HPA101: loud}}\n"] {
         std::fs::write(&file, values).unwrap();
         assert!(try_render(&[&file]).is_err(), "{values}");
+    }
+}
+
+/// `lintConfig.rules` names hpa-core's rules as the server's reader (`hpa_config::parse`) finds
+/// them, and HPA000 never off: a typo or `HPA000: off` fails `helm install` instead of a server
+/// that refuses its configuration at start behind a webhook that fails closed. Every name, ID
+/// and level the schema takes, the server takes (`the_binary_takes`, on every render).
+#[test]
+fn the_schema_takes_the_lint_configs_the_server_takes() {
+    let schema: Value =
+        serde_json::from_str(&std::fs::read_to_string(chart().join("values.schema.json")).unwrap()).unwrap();
+    let rules = &schema["properties"]["lintConfig"]["properties"]["rules"];
+    let invalid = hpa_core::rules::INVALID;
+    let invalid_pattern = format!("^([Hh][Pp][Aa]{}|{})$", invalid.id.trim_start_matches("HPA"), invalid.name);
+    assert_eq!(
+        rules["propertyNames"],
+        json!({"anyOf": [{"$ref": "#/definitions/rule"}, {"pattern": invalid_pattern}]}),
+        "lintConfig.rules names hpa-core's rules"
+    );
+    assert_eq!(rules["patternProperties"][&invalid_pattern]["enum"], json!([true, "on", "error", "warning", "info"]));
+    if !helm_engine() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("values.yaml");
+    let with = |values: &str| {
+        std::fs::write(&file, values).unwrap();
+        try_render(&[&file])
+    };
+    // Every rule by name and by its ID in upper and in lower case, each level written as Helm
+    // users write it (YAML 1.1's on and off are booleans), HPA000 on or at a severity.
+    let levels = ["off", "on", "error", "warning", "info", "true", "false", "\"off\"", "\"on\""];
+    let mut keys: Vec<String> = vec![];
+    for meta in hpa_core::rules::ALL.iter().map(|r| r.meta()) {
+        if meta.id != invalid.id {
+            keys.extend([meta.id.to_string(), meta.id.to_lowercase(), meta.name.to_string()]);
+        }
+    }
+    for shift in 0..3 {
+        let mut values = String::from("lintConfig:\n  rules:\n");
+        for (i, key) in keys.iter().enumerate().filter(|(i, _)| i % 3 == shift) {
+            values.push_str(&format!("    {key}: {}\n", levels[(i / 3) % levels.len()]));
+        }
+        let rendered =
+            with(&values).unwrap_or_else(|e| panic!("the schema refuses what the server takes: {values}{e}"));
+        let config_map = find(&rendered.objects, "ConfigMap", "hpa-webhook-policy");
+        let text = config_map["data"]["lint-config.yaml"].as_str().unwrap();
+        let config = hpa_config::parse("lint-config.yaml", text).unwrap();
+        assert_eq!(config.levels.len(), keys.len() / 3, "{text}");
+    }
+    for values in ["HPA000: on", "hpa000: error", "invalid: warning", "Hpa000: \"info\""] {
+        let rendered =
+            with(&format!("lintConfig: {{rules: {{{values}}}}}\n")).unwrap_or_else(|e| panic!("{values}: {e}"));
+        let config_map = find(&rendered.objects, "ConfigMap", "hpa-webhook-policy");
+        let config = hpa_config::parse("c.yaml", config_map["data"]["lint-config.yaml"].as_str().unwrap()).unwrap();
+        assert_ne!(config.levels[invalid.id], hpa_core::check::RuleLevel::Off, "{values}");
+    }
+    // What the server refuses at start: an unknown rule, HPA000 off.
+    for (values, expected) in [
+        ("min-replica-equals-max: off", "invalid propertyName 'min-replica-equals-max'"),
+        ("HPA999: on", "invalid propertyName 'HPA999'"),
+        ("HPA-101: on", "invalid propertyName 'HPA-101'"),
+        ("Min-Replicas-Equals-Max: off", "invalid propertyName 'Min-Replicas-Equals-Max'"),
+        ("HPA000: off", "at '/lintConfig/rules/HPA000': value must be one of true, 'on', 'error', 'warning', 'info'"),
+        ("hpa000: \"off\"", "at '/lintConfig/rules/hpa000': value must be one of"),
+        ("invalid: false", "at '/lintConfig/rules/invalid': value must be one of"),
+    ] {
+        let values = format!("lintConfig: {{rules: {{{values}}}}}\n");
+        let error = with(&values).err().unwrap_or_else(|| panic!("{values} was accepted"));
+        assert!(error.contains(expected), "{values}: {error}");
     }
 }

@@ -275,19 +275,23 @@ pub struct Client {
 }
 
 impl Client {
-    /// Trusts only `ca_pem`; TLS 1.2 and 1.3.
+    /// Trusts only the CAs of `ca_pem`; TLS 1.2 and 1.3.
     pub fn trusting(ca_pem: &str) -> Client {
         Client::with_versions(ca_pem, &[&rustls::version::TLS13, &rustls::version::TLS12], &[b"http/1.1"])
     }
 
-    /// Trusts only `ca_pem`, with these TLS versions and ALPN protocols.
+    /// Trusts only the CAs of `ca_pem` (every certificate in it, as kube-apiserver reads a
+    /// webhook's caBundle), with these TLS versions and ALPN protocols.
     pub fn with_versions(
         ca_pem: &str,
         versions: &[&'static rustls::SupportedProtocolVersion],
         alpn: &[&[u8]],
     ) -> Client {
         let mut roots = rustls::RootCertStore::empty();
-        roots.add(CertificateDer::from_pem_slice(ca_pem.as_bytes()).unwrap()).unwrap();
+        for ca in CertificateDer::pem_slice_iter(ca_pem.as_bytes()) {
+            roots.add(ca.unwrap()).unwrap();
+        }
+        assert!(!roots.is_empty(), "no certificate in {ca_pem:?}");
         let mut config = rustls::ClientConfig::builder_with_provider(hpa_webhook::tls::provider())
             .with_protocol_versions(versions)
             .unwrap()
