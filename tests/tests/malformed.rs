@@ -362,9 +362,7 @@ fn each_file_in_parallel<T: Send>(files: &[PathBuf], per_file: impl Fn(&Path) ->
 /// it refuses the file (`error parsing FILE: ...`), `hpa-lint validate` refuses it with the
 /// same words, go-yaml's line number included; where it reads the file, so do we.
 ///
-/// Not compared: the files [`read_alike_by_kubectl`] leaves out (not UTF-8 text), and the double-quoted
-/// scalar whose continuation lines are not indented (go-yaml accepts it;
-/// saphyr, our parser, does not).
+/// Not compared: the files [`read_alike_by_kubectl`] leaves out (not UTF-8 text).
 #[test]
 fn yaml_errors_are_kubectls() {
     let Some(kubectl) = kubectl_1_33_or_later() else { return };
@@ -408,6 +406,41 @@ fn kubectl_label(kubectl: &Path, file: &Path, output: &str) -> std::process::Out
         .arg(file)
         .output()
         .unwrap()
+}
+
+/// The objects [`kubectl_label`] printed with `-o json`, without the label it added.
+fn labelled_objects(out: &std::process::Output) -> Vec<Value> {
+    serde_json::Deserializer::from_slice(&out.stdout)
+        .into_iter::<Value>()
+        .map(|object| {
+            let mut object = object.unwrap();
+            let labels = object["metadata"]["labels"].as_object_mut().unwrap();
+            assert_eq!(labels.remove("x"), Some("y".into()));
+            if labels.is_empty() {
+                object["metadata"].as_object_mut().unwrap().remove("labels");
+            }
+            object
+        })
+        .collect()
+}
+
+/// Odd but valid YAML (the `yaml-read-*` files: flow collections and quoted scalars with
+/// lines left of the block indentation, ...) read as kubectl reads it, value by value: what
+/// `kubectl label --local -o json` prints of each object is what hpa-lint's documents read as.
+#[test]
+fn odd_yaml_reads_as_kubectl_reads_it() {
+    let Some(kubectl) = kubectl_1_33_or_later() else { return };
+    let files: Vec<PathBuf> = corpus_files().into_iter().filter(|p| name_of(p).starts_with("yaml-read-")).collect();
+    assert!(files.len() >= 2, "{files:?}");
+    for path in files {
+        let name = name_of(&path);
+        let parsed = hpa_lint::source::parse(&fs::read_to_string(&path).unwrap());
+        assert!(parsed.error.is_none(), "{name}: {:?}", parsed.error);
+        let ours: Vec<Value> = parsed.documents.iter().map(|d| d.root().to_json()).collect();
+        let out = kubectl_label(&kubectl, &path, "json");
+        assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(ours, labelled_objects(&out), "{name}");
+    }
 }
 
 /// A kubectl of a release hpa-lint targets (1.33 or later), or `None` (the test skips, or
@@ -491,18 +524,7 @@ fn json_followed_by_more_is_read_as_kubectl_reads_it() {
             })
             .partition(Value::is_object);
         let out = kubectl_label(&kubectl, &path, "json");
-        let theirs: Vec<Value> = serde_json::Deserializer::from_slice(&out.stdout)
-            .into_iter::<Value>()
-            .map(|object| {
-                let mut object = object.unwrap();
-                let labels = object["metadata"]["labels"].as_object_mut().unwrap();
-                assert_eq!(labels.remove("x"), Some("y".into()));
-                if labels.is_empty() {
-                    object["metadata"].as_object_mut().unwrap().remove("labels");
-                }
-                object
-            })
-            .collect();
+        let theirs = labelled_objects(&out);
         assert_eq!(ours, theirs, "{name}: the objects read");
         let stderr = String::from_utf8_lossy(&out.stderr);
         let prefix = format!("error: error parsing {}: ", path.display());

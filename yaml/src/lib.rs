@@ -641,6 +641,7 @@ fn build_into(text: &str, limits: Limits, builder: &mut Builder<'_>, stream: boo
             separator: None,
             shorter: &[],
             line_starts: &[],
+            indented: &[],
         };
         match read_events(whole, Some(&pieces), 0, limits, false, builder, &mut out) {
             Ok((Read::Inexact, _)) => return (out, false),
@@ -692,7 +693,14 @@ fn build_json(text: &str, limits: Limits, builder: &mut Builder<'_>) -> (Parsed,
         }
         kubectl::AfterJson::Yaml { from, at, error } => (from, at, error),
     };
-    let rest = kubectl::Piece { text: &text[from..], start: at, separator: None, shorter: &[], line_starts: &[] };
+    let rest = kubectl::Piece {
+        text: &text[from..],
+        start: at,
+        separator: None,
+        shorter: &[],
+        line_starts: &[],
+        indented: &[],
+    };
     let kubectl::Pieces { pieces, error, .. } = kubectl::pieces(rest.text);
     let json_error = |document: usize| SyntaxError { mark: json_mark, message: json_message.clone(), document };
     let mut first = true;
@@ -814,8 +822,9 @@ fn build_piece(
         }
         let text = cut.map_or(text, |c| text.get(..c).unwrap_or(text));
         let retry = !json && scanned.is_none();
+        let indented = scanned.as_ref().map_or(&[][..], |w| w.indented.as_slice());
         match read_events(
-            kubectl::Piece { text, line_starts: &starts, ..piece },
+            kubectl::Piece { text, line_starts: &starts, indented, ..piece },
             None,
             index,
             limits,
@@ -870,8 +879,10 @@ fn read_events(
     let again = |piece: usize, document: usize| Err(Again::Pieces { piece, document });
     let mut parser = Parser::new_from_str(piece.text);
     // Marks of a piece that starts the text, read as written, are the text's own.
-    let whole_text =
-        piece.start == Mark { index: 0, line: 1, col: 0 } && piece.shorter.is_empty() && piece.line_starts.is_empty();
+    let whole_text = piece.start == Mark { index: 0, line: 1, col: 0 }
+        && piece.shorter.is_empty()
+        && piece.line_starts.is_empty()
+        && piece.indented.is_empty();
     let mut in_document = false;
     let mut started = false;
     let mut doc_index = index;
@@ -1114,7 +1125,14 @@ fn saphyr_error(
     let past_end = Mark::from_saphyr(*e.marker());
     let at = end.clamp(past_end);
     let info = e.info();
-    if retry && (info.contains("tab") || info.starts_with("comments must") || info.starts_with("':' must")) {
+    // go-yaml's white space, or lines of a flow collection or a quoted scalar indented less
+    // than saphyr wants them, which go-yaml reads ([`whitespace`]).
+    if retry
+        && (info.contains("tab")
+            || info.starts_with("comments must")
+            || info.starts_with("':' must")
+            || info.starts_with("invalid indentation"))
+    {
         return Err(Again::Whitespace);
     }
     if info == "missing explicit document end marker before directive" {
@@ -1617,6 +1635,26 @@ mod tests {
         assert!(!l.exact);
         assert_eq!(l.span.start.line, 7);
         assert_eq!(doc.root().to_json()["spec"]["metrics"][0]["type"], "Pods");
+    }
+
+    #[test]
+    fn lines_left_of_the_indentation_keep_their_places() {
+        // Read with spaces added at the start of lines 3, 4, 5 and 7 (`whitespace`), placed as
+        // written.
+        let text = "a:\n  b: [x,\nu, \"z\n\tw\"\n]\n  c: \"p\nq\"\n  d: e\n";
+        let p = parse(text);
+        assert!(p.error.is_none(), "{:?}", p.error);
+        let root = p.documents[0].root();
+        assert_eq!(root.to_json(), serde_json::json!({"a": {"b": ["x", "u", "z w"], "c": "p q", "d": "e"}}));
+        let place = |path: &str| {
+            let l = locate(root, path);
+            assert!(l.exact, "{path}");
+            (l.span.start.line, l.span.start.col, l.span.start.index, l.span.end.line, l.span.end.col)
+        };
+        assert_eq!(place("a.b[1]"), (3, 0, 12, 3, 1));
+        assert_eq!(place("a.b[2]"), (3, 3, 15, 4, 3));
+        assert_eq!(place("a.c"), (6, 5, 29, 7, 2));
+        assert_eq!(place("a.d"), (8, 5, 40, 8, 6));
     }
 
     #[test]
