@@ -588,11 +588,13 @@ pub fn parse_with_limits(text: &str, limits: Limits) -> Parsed {
 /// The result is what [`parse`] gives, minus the parts left out, with the same documents,
 /// errors and positions. Where leaving parts out could change that (an alias after the kind,
 /// which could expand a pruned node or one left out; nesting that reaches the depth limit in
-/// a part left out; a second `kind` that differs), the text is parsed whole instead.
+/// a part left out; a second `kind` that differs), the text is parsed whole instead, and so
+/// is a text with a syntax error: go-yaml's words for it depend on the collections open
+/// where it is, left out or not.
 pub fn parse_pruned(text: &str, choose: ChooseKeep<'_>) -> Parsed {
     match build(text, Limits::default(), Some(choose)) {
-        (parsed, true) => parsed,
-        (_, false) => parse(text),
+        (parsed, true) if parsed.error.is_none() => parsed,
+        _ => parse(text),
     }
 }
 
