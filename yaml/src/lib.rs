@@ -1774,6 +1774,8 @@ mod tests {
             ("---\n{a: 1]\n", "yaml: line 1: did not find expected ',' or '}'", (2, 6)),
             ("a: 'x\nb: 1\n", "yaml: line 3: found unexpected end of stream", (3, 1)),
             ("a: \"\\q\"\n", "yaml: found unknown escape character", (1, 4)),
+            // YAML 1.2's `\/` is none of go-yaml's escapes.
+            ("a: \"x\\/y\"\n", "yaml: found unknown escape character", (1, 4)),
             ("a: @x\n", "yaml: found character that cannot start any token", (1, 4)),
             ("a: *nope\n", "yaml: unknown anchor 'nope' referenced", (1, 4)),
             ("- a\nb: c\n", "yaml: line 1: did not find expected '-' indicator", (2, 1)),

@@ -19,6 +19,9 @@
 //! (`"a"#c`: a comment), and breaks lines at U+0085, U+2028 and U+2029 as at `\n` (inside a
 //! quoted scalar, U+0085 only: go-yaml keeps the others in the text).
 //!
+//! A `\/` in a double-quoted scalar, an escape of YAML 1.2 that go-yaml does not know, is given
+//! to saphyr as one it refuses too (`\q`).
+//!
 //! go-yaml looks at no indentation inside a flow collection or a quoted scalar; saphyr wants
 //! their lines right of the block indentation. Such a line is given to saphyr indented
 //! ([`crate::kubectl::Indented`]: spaces added at its start, which change no value).
@@ -45,15 +48,24 @@ pub(crate) struct Whitespace {
     pub indented: Vec<Indented>,
 }
 
-/// Whether a piece has what [`scan`] looks at: a tab, or a line break YAML 1.1 has and
-/// saphyr does not. Nearly every file has neither (one pass of `memchr`).
+/// Whether a piece has what [`scan`] looks at: a tab, a `\/` (an escape YAML 1.2 has and
+/// go-yaml does not), or a line break YAML 1.1 has and saphyr does not. Nearly every file has
+/// none (a pass of `memchr` or two, and one of `memmem` per break for a text that is not
+/// ASCII).
 pub(crate) fn worth_scanning(text: &str) -> bool {
     let bytes = text.as_bytes();
     memchr::memchr(b'\t', bytes).is_some()
+        || escaped_slash(bytes)
         || (!text.is_ascii()
             && (memchr::memmem::find(bytes, "\u{85}".as_bytes()).is_some()
                 || memchr::memmem::find(bytes, "\u{2028}".as_bytes()).is_some()
                 || memchr::memmem::find(bytes, "\u{2029}".as_bytes()).is_some()))
+}
+
+/// Whether a text has a `\/` (anywhere: [`scan`] tells whether it is in a double-quoted
+/// scalar). A backslash is rare in a manifest: nearly always one pass of `memchr`.
+pub(crate) fn escaped_slash(bytes: &[u8]) -> bool {
+    memchr::memchr(b'\\', bytes).is_some_and(|i| memchr::memmem::find(&bytes[i..], b"\\/").is_some())
 }
 
 /// go-yaml's reading of a piece's white space ([`Whitespace`]).
@@ -477,8 +489,14 @@ impl Scanner<'_> {
                         leading_blanks = true;
                         break;
                     }
-                    (Some('\\'), _) if !single => {
+                    (Some('\\'), next) if !single => {
                         self.skip();
+                        // `\/`: YAML 1.2's escape of `/`, not one of go-yaml's
+                        // (`yaml_parser_scan_flow_scalar`: "found unknown escape character"),
+                        // given to saphyr as an escape it refuses alike.
+                        if next == Some('/') {
+                            self.patch('q');
+                        }
                         self.skip();
                     }
                     _ => self.skip(),
@@ -625,6 +643,10 @@ mod tests {
         // In a quoted scalar, go-yaml folds U+0085 as a line break and keeps U+2028 as text.
         assert_eq!(text("a: \"b\u{85}c\"\n"), Some("a: \"b\n c\"\n".into()));
         assert_eq!(text("a: \"b\u{2028}c\"\n"), None);
+        // `\/` is no escape to go-yaml; in a plain or single-quoted scalar it is text.
+        assert_eq!(text("a: \"b\\/c\\\\/d\"\n"), Some("a: \"b\\qc\\\\/d\"\n".into()));
+        assert_eq!(text("a: b\\/c\nd: 'e\\/f'\n"), None);
+        assert!(worth_scanning("a: \"\\/\"\n") && !worth_scanning("a: \"\\\"\n"));
         // An anchor glued to a comment is go-yaml's error.
         assert_eq!(error("a: &b#c 1\n"), Some((1, 5, "did not find expected alphabetic or numeric character")));
         // A directive or `...` ends what go-yaml reads.
