@@ -325,7 +325,11 @@ fn from_bytes_unparsed(name: String, bytes: Vec<u8>) -> SourceFile {
         Some(text) => text.into_bytes(),
         None => bytes,
     };
-    if let Some(pos) = memchr::memchr(0, &bytes) {
+    // A NUL in UTF-8 text is go-yaml's to refuse, in its words (`control characters are not
+    // allowed`, in the document that has it).
+    if let Some(pos) = memchr::memchr(0, &bytes)
+        && std::str::from_utf8(&bytes).is_err()
+    {
         return refuse(format!("binary content (a NUL byte at offset {pos}); expected YAML or JSON text"));
     }
     match String::from_utf8(bytes) {
@@ -1311,8 +1315,13 @@ mod tests {
         // A lone surrogate and a last odd byte are U+FFFD.
         let file = from_bytes("f.yaml".into(), vec![0xFF, 0xFE, b'a', 0, 0x00, 0xD8, b'b', 0, b'c']);
         assert_eq!(file.text, "a\u{fffd}b\u{fffd}");
-        // Without the mark, NUL bytes are binary content.
-        assert!(from_bytes("f.yaml".into(), vec![b'a', 0]).unreadable.is_some());
+        // Without the mark, NUL bytes are binary content, unless the text is UTF-8: go-yaml's
+        // to refuse then.
+        assert!(from_bytes("f.yaml".into(), vec![b'a', 0, 0xFF]).unreadable.is_some());
+        let file = from_bytes("f.yaml".into(), b"a: b\0\n".to_vec());
+        assert_eq!(file.unreadable, None);
+        let error = file.parsed.error.map(|e| e.message);
+        assert_eq!(error.as_deref(), Some("error converting YAML to JSON: yaml: control characters are not allowed"));
     }
 
     /// A directory walk skips the templates of every Helm chart (a subchart's too), with one note
