@@ -591,10 +591,10 @@ fn documents_kubectl_cannot_decode_are_reported_in_its_words() {
         let ours: Vec<String> = parsed
             .documents
             .iter()
-            .filter_map(|d| match hpa_lint::input::refusal(d, &text) {
+            .filter_map(|d| match hpa_lint::input::refusal(d, text) {
                 Some(refused) => Some(refused.message.into_owned()),
                 // kubectl refuses a list of objects without a kind too; the linter words it.
-                None => hpa_lint::input::is_kindless_list(d.root()).then(|| hpa_lint::input::missing_kind(d, &text)),
+                None => hpa_lint::input::is_kindless_list(d.root()).then(|| hpa_lint::input::missing_kind(d, text)),
             })
             .collect();
         if ours != theirs {
@@ -621,11 +621,9 @@ fn documents_kubectl_cannot_decode_are_reported_in_its_words() {
             true => parsed
                 .documents
                 .iter()
-                .filter_map(|d| match hpa_lint::input::refusal(d, &text) {
+                .filter_map(|d| match hpa_lint::input::refusal(d, text) {
                     Some(refused) => Some(refused.message.into_owned()),
-                    None => {
-                        hpa_lint::input::is_kindless_list(d.root()).then(|| hpa_lint::input::missing_kind(d, &text))
-                    }
+                    None => hpa_lint::input::is_kindless_list(d.root()).then(|| hpa_lint::input::missing_kind(d, text)),
                 })
                 .collect(),
             false => Vec::new(),
