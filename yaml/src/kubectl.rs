@@ -1009,7 +1009,9 @@ pub(crate) fn anchor_problem(node: &str, value_on_key_line: bool) -> Option<(usi
     }
     let name = node[at..].strip_prefix('&')?;
     at += 1;
-    let end = name.find([' ', '\t', '\n', '\r', ',', '[', ']', '{', '}']).unwrap_or(name.len());
+    // saphyr's name ends at white space or a flow indicator; go-yaml's scanner refuses an
+    // opening bracket right after the name (`&a{`), so that one is looked at.
+    let end = name.find([' ', '\t', '\n', '\r', ',', ']', '}']).unwrap_or(name.len());
     let (stop, c) = name[..end].char_indices().find(|(_, c)| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'))?;
     at += stop;
     let problem = match c {

@@ -1827,6 +1827,8 @@ mod tests {
             ("---\n{a: 1]\n", "yaml: line 1: did not find expected ',' or '}'", (2, 6)),
             ("a: 'x\nb: 1\n", "yaml: line 3: found unexpected end of stream", (3, 1)),
             ("a: \"\\q\"\n", "yaml: found unknown escape character", (1, 4)),
+            // An anchor's name ends at a bracket glued to it, which go-yaml's scanner refuses.
+            ("a: 1\nb: &x{ 2\nc: 3\n", "yaml: line 2: did not find expected alphabetic or numeric character", (2, 6)),
             // YAML 1.2's `\/` is none of go-yaml's escapes.
             ("a: \"x\\/y\"\n", "yaml: found unknown escape character", (1, 4)),
             ("a: @x\n", "yaml: found character that cannot start any token", (1, 4)),
