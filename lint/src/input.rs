@@ -291,6 +291,27 @@ pub fn from_bytes(name: String, bytes: Vec<u8>) -> SourceFile {
     file
 }
 
+/// A text that starts with a UTF-16 byte order mark, as kubectl reads it: cli-runtime's file
+/// visitors decode every file through `unicode.BOMOverride` (golang.org/x/text), which drops
+/// the mark and decodes UTF-16LE or UTF-16BE after it, an invalid code unit (or a last odd
+/// byte) as U+FFFD. `None` for a text without that mark.
+fn utf16(bytes: &[u8]) -> Option<String> {
+    let little = match bytes {
+        [0xFF, 0xFE, ..] => true,
+        [0xFE, 0xFF, ..] => false,
+        _ => return None,
+    };
+    let units = bytes[2..].chunks_exact(2).map(|pair| {
+        let pair = [pair[0], pair[1]];
+        if little { u16::from_le_bytes(pair) } else { u16::from_be_bytes(pair) }
+    });
+    let mut text: String = char::decode_utf16(units).map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER)).collect();
+    if bytes.len() % 2 == 1 {
+        text.push(char::REPLACEMENT_CHARACTER);
+    }
+    Some(text)
+}
+
 /// [`from_bytes`] without parsing.
 fn from_bytes_unparsed(name: String, bytes: Vec<u8>) -> SourceFile {
     let refuse = |reason: String| SourceFile {
@@ -300,7 +321,15 @@ fn from_bytes_unparsed(name: String, bytes: Vec<u8>) -> SourceFile {
         parsed: Parsed::default(),
         unreadable: Some(reason),
     };
-    if let Some(pos) = memchr::memchr(0, &bytes) {
+    let bytes = match utf16(&bytes) {
+        Some(text) => text.into_bytes(),
+        None => bytes,
+    };
+    // A NUL in UTF-8 text is go-yaml's to refuse, in its words (`control characters are not
+    // allowed`, in the document that has it).
+    if let Some(pos) = memchr::memchr(0, &bytes)
+        && std::str::from_utf8(&bytes).is_err()
+    {
         return refuse(format!("binary content (a NUL byte at offset {pos}); expected YAML or JSON text"));
     }
     match String::from_utf8(bytes) {
@@ -1341,6 +1370,29 @@ mod tests {
         assert_eq!(read(&Origin::Stdin, STDIN_NAME, "{\n  // comments\n  \"compilerOptions\": {}\n}\n"), (None, 1));
     }
 
+    /// UTF-16 with its byte order mark is read as kubectl reads it (`unicode.BOMOverride`).
+    #[test]
+    fn utf16_with_a_byte_order_mark_is_decoded() {
+        let text = "a: \u{e9}\u{1f600}\n---\nb: 1\n";
+        let le: Vec<u8> = [0xFF, 0xFE].into_iter().chain(text.encode_utf16().flat_map(u16::to_le_bytes)).collect();
+        let be: Vec<u8> = [0xFE, 0xFF].into_iter().chain(text.encode_utf16().flat_map(u16::to_be_bytes)).collect();
+        for bytes in [le, be] {
+            let file = from_bytes("f.yaml".into(), bytes);
+            assert_eq!((file.unreadable, file.text.as_str()), (None, text));
+            assert_eq!(file.parsed.documents.len(), 2);
+        }
+        // A lone surrogate and a last odd byte are U+FFFD.
+        let file = from_bytes("f.yaml".into(), vec![0xFF, 0xFE, b'a', 0, 0x00, 0xD8, b'b', 0, b'c']);
+        assert_eq!(file.text, "a\u{fffd}b\u{fffd}");
+        // Without the mark, NUL bytes are binary content, unless the text is UTF-8: go-yaml's
+        // to refuse then.
+        assert!(from_bytes("f.yaml".into(), vec![b'a', 0, 0xFF]).unreadable.is_some());
+        let file = from_bytes("f.yaml".into(), b"a: b\0\n".to_vec());
+        assert_eq!(file.unreadable, None);
+        let error = file.parsed.error.map(|e| e.message);
+        assert_eq!(error.as_deref(), Some("error converting YAML to JSON: yaml: control characters are not allowed"));
+    }
+
     /// A directory walk skips the templates of every Helm chart (a subchart's too), with one note
     /// per chart; a `templates` directory outside a chart and a chart's other files are read.
     #[test]
@@ -1769,7 +1821,9 @@ mod tests {
 
     #[test]
     fn binary_and_non_utf8_are_refused() {
-        assert!(from_bytes("a".into(), vec![0, 1, 2]).unreadable.unwrap().contains("binary"));
+        // A NUL in bytes that are not UTF-8 (in UTF-8 text, go-yaml refuses it: see
+        // `utf16_with_a_byte_order_mark_is_decoded`).
+        assert!(from_bytes("a".into(), vec![0, 1, 0xff]).unreadable.unwrap().contains("binary"));
         assert!(from_bytes("a".into(), vec![b'a', 0xff]).unreadable.unwrap().contains("UTF-8"));
     }
 }

@@ -334,11 +334,10 @@ fn documents_that_are_not_objects_are_not_counted_as_objects() {
 }
 
 /// The files of the corpus kubectl and hpa-lint read alike: all but those our reader refuses
-/// before any YAML is read because they are not UTF-8 text (kubectl reads some of them: go-yaml
-/// decodes UTF-16 and passes invalid UTF-8 on).
+/// before any YAML is read because they are not text (kubectl reads some of them: go-yaml
+/// passes invalid UTF-8 on).
 fn read_alike_by_kubectl() -> Vec<PathBuf> {
-    const NOT_COMPARED: [&str; 4] =
-        ["binary-png.yaml", "bom-utf16le.yaml", "invalid-utf8-latin1.yaml", "invalid-utf8-surrogate.yaml"];
+    const NOT_COMPARED: [&str; 3] = ["binary-png.yaml", "invalid-utf8-latin1.yaml", "invalid-utf8-surrogate.yaml"];
     corpus_files().into_iter().filter(|p| !NOT_COMPARED.contains(&name_of(p).as_str())).collect()
 }
 
@@ -362,9 +361,7 @@ fn each_file_in_parallel<T: Send>(files: &[PathBuf], per_file: impl Fn(&Path) ->
 /// it refuses the file (`error parsing FILE: ...`), `hpa-lint validate` refuses it with the
 /// same words, go-yaml's line number included; where it reads the file, so do we.
 ///
-/// Not compared: the files [`read_alike_by_kubectl`] leaves out (not UTF-8 text), and the double-quoted
-/// scalar whose continuation lines are not indented (go-yaml accepts it;
-/// saphyr, our parser, does not).
+/// Not compared: the files [`read_alike_by_kubectl`] leaves out (not UTF-8 text).
 #[test]
 fn yaml_errors_are_kubectls() {
     let Some(kubectl) = kubectl_1_33_or_later() else { return };
@@ -408,6 +405,41 @@ fn kubectl_label(kubectl: &Path, file: &Path, output: &str) -> std::process::Out
         .arg(file)
         .output()
         .unwrap()
+}
+
+/// The objects [`kubectl_label`] printed with `-o json`, without the label it added.
+fn labelled_objects(out: &std::process::Output) -> Vec<Value> {
+    serde_json::Deserializer::from_slice(&out.stdout)
+        .into_iter::<Value>()
+        .map(|object| {
+            let mut object = object.unwrap();
+            let labels = object["metadata"]["labels"].as_object_mut().unwrap();
+            assert_eq!(labels.remove("x"), Some("y".into()));
+            if labels.is_empty() {
+                object["metadata"].as_object_mut().unwrap().remove("labels");
+            }
+            object
+        })
+        .collect()
+}
+
+/// Odd but valid YAML (the `yaml-read-*` files: flow collections and quoted scalars with
+/// lines left of the block indentation, UTF-16, ...) read as kubectl reads it, value by value: what
+/// `kubectl label --local -o json` prints of each object is what hpa-lint's documents read as.
+#[test]
+fn odd_yaml_reads_as_kubectl_reads_it() {
+    let Some(kubectl) = kubectl_1_33_or_later() else { return };
+    let files: Vec<PathBuf> = corpus_files().into_iter().filter(|p| name_of(p).starts_with("yaml-read-")).collect();
+    assert!(files.len() >= 2, "{files:?}");
+    for path in files {
+        let name = name_of(&path);
+        let file = hpa_lint::input::from_bytes(name.clone(), fs::read(&path).unwrap());
+        assert!(file.unreadable.is_none() && file.parsed.error.is_none(), "{name}: {:?}", file.parsed.error);
+        let ours: Vec<Value> = file.parsed.documents.iter().map(|d| d.root().to_json()).collect();
+        let out = kubectl_label(&kubectl, &path, "json");
+        assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(ours, labelled_objects(&out), "{name}");
+    }
 }
 
 /// A kubectl of a release hpa-lint targets (1.33 or later), or `None` (the test skips, or
@@ -491,18 +523,7 @@ fn json_followed_by_more_is_read_as_kubectl_reads_it() {
             })
             .partition(Value::is_object);
         let out = kubectl_label(&kubectl, &path, "json");
-        let theirs: Vec<Value> = serde_json::Deserializer::from_slice(&out.stdout)
-            .into_iter::<Value>()
-            .map(|object| {
-                let mut object = object.unwrap();
-                let labels = object["metadata"]["labels"].as_object_mut().unwrap();
-                assert_eq!(labels.remove("x"), Some("y".into()));
-                if labels.is_empty() {
-                    object["metadata"].as_object_mut().unwrap().remove("labels");
-                }
-                object
-            })
-            .collect();
+        let theirs = labelled_objects(&out);
         assert_eq!(ours, theirs, "{name}: the objects read");
         let stderr = String::from_utf8_lossy(&out.stderr);
         let prefix = format!("error: error parsing {}: ", path.display());
@@ -565,15 +586,15 @@ fn documents_kubectl_cannot_decode_are_reported_in_its_words() {
     let mut compared = 0;
     for (path, theirs) in files.iter().zip(theirs) {
         let name = name_of(path);
-        let text = fs::read_to_string(path).unwrap();
-        let parsed = hpa_lint::source::parse(&text);
+        let file = hpa_lint::input::from_bytes(name.clone(), fs::read(path).unwrap());
+        let (text, parsed) = (&file.text, &file.parsed);
         let ours: Vec<String> = parsed
             .documents
             .iter()
-            .filter_map(|d| match hpa_lint::input::refusal(d, &text) {
+            .filter_map(|d| match hpa_lint::input::refusal(d, text) {
                 Some(refused) => Some(refused.message.into_owned()),
                 // kubectl refuses a list of objects without a kind too; the linter words it.
-                None => hpa_lint::input::is_kindless_list(d.root()).then(|| hpa_lint::input::missing_kind(d, &text)),
+                None => hpa_lint::input::is_kindless_list(d.root()).then(|| hpa_lint::input::missing_kind(d, text)),
             })
             .collect();
         if ours != theirs {
@@ -600,11 +621,9 @@ fn documents_kubectl_cannot_decode_are_reported_in_its_words() {
             true => parsed
                 .documents
                 .iter()
-                .filter_map(|d| match hpa_lint::input::refusal(d, &text) {
+                .filter_map(|d| match hpa_lint::input::refusal(d, text) {
                     Some(refused) => Some(refused.message.into_owned()),
-                    None => {
-                        hpa_lint::input::is_kindless_list(d.root()).then(|| hpa_lint::input::missing_kind(d, &text))
-                    }
+                    None => hpa_lint::input::is_kindless_list(d.root()).then(|| hpa_lint::input::missing_kind(d, text)),
                 })
                 .collect(),
             false => Vec::new(),

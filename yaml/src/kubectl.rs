@@ -45,6 +45,8 @@ pub(crate) struct Piece<'a> {
     /// U+0085, U+2028 or U+2029, given to saphyr as `\n`: [`crate::whitespace`]), the index
     /// of the first character of each line of the piece as written; empty otherwise.
     pub line_starts: &'a [u32],
+    /// Lines `text` starts further right than the piece as written ([`Indented`]), in order.
+    pub indented: &'a [Indented],
 }
 
 impl Piece<'_> {
@@ -61,6 +63,7 @@ impl Piece<'_> {
     /// A mark of `text` as a mark of the piece as written (the same unless it is
     /// [`shorter`](Self::shorter)).
     fn as_written(&self, m: Mark) -> Mark {
+        let m = if self.indented.is_empty() { m } else { Indented::undo(self.indented, m) };
         if !self.line_starts.is_empty() {
             // Same characters, other line breaks: the line and column of the index as written.
             let line = self.line_starts.partition_point(|start| *start <= m.index).max(1);
@@ -80,6 +83,13 @@ impl Piece<'_> {
     /// The character of the piece as written at the file's character `index`, read in `text`.
     pub fn char_at(&self, index: u32) -> Option<char> {
         let mut at = index.saturating_sub(self.start.index);
+        // Spaces added before the index as written are in `text` too.
+        for i in self.indented {
+            if i.index > at {
+                break;
+            }
+            at = at.saturating_add(i.by);
+        }
         // A shortening at `s.index` of `text` was at `s.index + BY * (those before it)` as written.
         let mut k = 0u32;
         for s in self.shorter {
@@ -107,6 +117,39 @@ pub(crate) struct Shorter {
 impl Shorter {
     /// Characters fewer.
     const BY: u32 = 2;
+}
+
+/// A line of a piece that saphyr reads [`Indented::by`] spaces further right than written: a
+/// line inside a flow collection or a quoted scalar left of the block indentation, where
+/// go-yaml (`yaml_parser_scan_flow_scalar`, and `yaml_parser_unroll_indent`, which does nothing
+/// in a flow collection) looks at no indentation and saphyr, after YAML 1.2, wants the lines
+/// indented ([`crate::whitespace`] finds them). Leading white space there separates tokens or
+/// is folded away, so the spaces added change what is read nowhere; marks of the text read
+/// map back to the file through [`Piece::indented`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Indented {
+    /// Character index in the text as read where the spaces added start (the line's start).
+    pub index: u32,
+    /// Spaces added.
+    pub by: u32,
+}
+
+impl Indented {
+    /// A mark of a text with the spaces of `added` (in order) as a mark of the text without
+    /// them; a mark among added spaces is the start of its line.
+    fn undo(added: &[Indented], m: Mark) -> Mark {
+        let before = added.partition_point(|i| i.index <= m.index);
+        let mut index = m.index;
+        for i in &added[..before] {
+            index = index.saturating_sub(i.by.min(m.index - i.index));
+        }
+        // On the line of the last spaces added before it, a mark's column counts them.
+        let col = match before.checked_sub(1).map(|last| added[last]) {
+            Some(i) if m.index - i.index == m.col => m.col.saturating_sub(i.by),
+            _ => m.col,
+        };
+        Mark { index, line: m.line, col }
+    }
 }
 
 /// A JSON value's text rewritten so that saphyr, a YAML parser, reads the strings
@@ -207,7 +250,8 @@ pub(crate) struct Pieces<'a> {
 pub(crate) fn pieces(text: &str) -> Pieces<'_> {
     let bytes = text.as_bytes();
     // Nearly every file: the check for characters go-yaml refuses is then done, marks are
-    // found without looking at characters, and there is no tab to read as go-yaml does.
+    // found without looking at characters, and there is no tab to read as go-yaml does (nor,
+    // nearly always, a `\/`: see `whitespace`).
     let plain = clean_ascii(bytes, false, false);
     let mut counter = Counter { plain, ..Counter::default() };
     let mut out = Vec::new();
@@ -235,6 +279,7 @@ pub(crate) fn pieces(text: &str) -> Pieces<'_> {
                 separator,
                 shorter: &[],
                 line_starts: &[],
+                indented: &[],
             });
             separator = Some(here);
             start = line_end;
@@ -244,11 +289,18 @@ pub(crate) fn pieces(text: &str) -> Pieces<'_> {
         // the one dropped before it, if any, still started a document in the YAML stream).
     }
     if start < text.len() {
-        out.push(Piece { text: &text[start..], start: start_mark, separator, shorter: &[], line_starts: &[] });
+        out.push(Piece {
+            text: &text[start..],
+            start: start_mark,
+            separator,
+            shorter: &[],
+            line_starts: &[],
+            indented: &[],
+        });
     }
     let one_stream = !line_start(b"...")
         && !line_start(b"%")
-        && (plain
+        && ((plain && !crate::whitespace::escaped_slash(bytes))
             || (memchr::memchr(b'\r', bytes).is_none()
                 && control_character(text).is_none()
                 && !crate::whitespace::worth_scanning(text)));
@@ -313,6 +365,7 @@ pub(crate) fn json_stream(text: &str) -> JsonStream<'_> {
                 separator: None,
                 shorter: &[],
                 line_starts: &[],
+                indented: &[],
             });
             after = source.offset();
             continue;
@@ -956,7 +1009,9 @@ pub(crate) fn anchor_problem(node: &str, value_on_key_line: bool) -> Option<(usi
     }
     let name = node[at..].strip_prefix('&')?;
     at += 1;
-    let end = name.find([' ', '\t', '\n', '\r', ',', '[', ']', '{', '}']).unwrap_or(name.len());
+    // saphyr's name ends at white space or a flow indicator; go-yaml's scanner refuses an
+    // opening bracket right after the name (`&a{`), so that one is looked at.
+    let end = name.find([' ', '\t', '\n', '\r', ',', ']', '}']).unwrap_or(name.len());
     let (stop, c) = name[..end].char_indices().find(|(_, c)| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'))?;
     at += stop;
     let problem = match c {
@@ -1146,7 +1201,8 @@ mod tests {
         let json = "{\"a\": \"\\ud83d\\ude00\\ud83d\\ude00 x\",\n \"b\": \"\\ud83d\\ude00\", \"c\": 1}";
         let r = JsonForSaphyr::of(json).unwrap();
         let start = Mark { index: 100, line: 5, col: 3 };
-        let piece = Piece { text: &r.text, start, separator: None, shorter: &r.shorter, line_starts: &[] };
+        let piece =
+            Piece { text: &r.text, start, separator: None, shorter: &r.shorter, line_starts: &[], indented: &[] };
         // Every character of the text read that is not inside a rewritten escape is the same
         // character of the file.
         let read: Vec<char> = r.text.chars().collect();

@@ -265,6 +265,8 @@ enum Frame {
         key: Option<usize>,
         /// Whether it has a merge key (`<<`) to apply when it closes.
         merge: bool,
+        /// Whether it is a flow mapping (`{...}`) of YAML.
+        flow: bool,
         start: Mark,
         anchor: usize,
         keep: Option<&'static Keep>,
@@ -301,6 +303,8 @@ struct Pruning {
     skipping: Option<usize>,
     /// For each of them, whether it is a mapping waiting for a key (`None`: a sequence).
     skipped_at_key: Vec<Option<bool>>,
+    /// The first lines of the YAML flow mappings open inside the value being skipped.
+    flow_lines: Vec<u32>,
     /// Whether anything of the document was left out.
     skipped: bool,
     /// Whether something left out could change what go-yaml makes of the document (a merge
@@ -330,6 +334,10 @@ struct Builder<'c> {
     convert_problem: Option<(Mark, String)>,
     /// Whether the document has a NaN or an infinity (which json.Marshal may refuse).
     non_finite: bool,
+    /// Whether the piece is JSON (read as `encoding/json` reads it, not go-yaml).
+    json: bool,
+    /// Where the last key of a YAML flow mapping ended (a mark of the piece).
+    flow_key_end: Mark,
 }
 
 /// The builder's buffers, kept on each thread from file to file: a document's tree is moved
@@ -389,6 +397,8 @@ impl<'c> Builder<'c> {
             go_problem: None,
             convert_problem: None,
             non_finite: false,
+            json: false,
+            flow_key_end: Mark::default(),
         }
     }
 
@@ -462,13 +472,13 @@ impl<'c> Builder<'c> {
     }
 
     /// Opens a collection at `start`.
-    fn open_collection(&mut self, start: Mark, anchor: usize, map: bool) {
+    fn open_collection(&mut self, start: Mark, anchor: usize, map: bool, flow: bool) {
         let keep = self.child_keep();
         let at = self.nodes.len();
         let kind = if map { SlotKind::Map { size: 1, len: 0 } } else { SlotKind::Seq { size: 1, len: 0 } };
         self.nodes.push(Slot { kind, span: Span { start, end: start } });
         self.stack.push(if map {
-            Frame::Map { at, len: 0, key: None, merge: false, start, anchor, keep, value_keep: None }
+            Frame::Map { at, len: 0, key: None, merge: false, flow, start, anchor, keep, value_keep: None }
         } else {
             Frame::Seq { at, len: 0, start, anchor, keep }
         });
@@ -588,11 +598,13 @@ pub fn parse_with_limits(text: &str, limits: Limits) -> Parsed {
 /// The result is what [`parse`] gives, minus the parts left out, with the same documents,
 /// errors and positions. Where leaving parts out could change that (an alias after the kind,
 /// which could expand a pruned node or one left out; nesting that reaches the depth limit in
-/// a part left out; a second `kind` that differs), the text is parsed whole instead.
+/// a part left out; a second `kind` that differs), the text is parsed whole instead, and so
+/// is a text with a syntax error: go-yaml's words for it depend on the collections open
+/// where it is, left out or not.
 pub fn parse_pruned(text: &str, choose: ChooseKeep<'_>) -> Parsed {
     match build(text, Limits::default(), Some(choose)) {
-        (parsed, true) => parsed,
-        (_, false) => parse(text),
+        (parsed, true) if parsed.error.is_none() => parsed,
+        _ => parse(text),
     }
 }
 
@@ -641,6 +653,7 @@ fn build_into(text: &str, limits: Limits, builder: &mut Builder<'_>, stream: boo
             separator: None,
             shorter: &[],
             line_starts: &[],
+            indented: &[],
         };
         match read_events(whole, Some(&pieces), 0, limits, false, builder, &mut out) {
             Ok((Read::Inexact, _)) => return (out, false),
@@ -692,7 +705,14 @@ fn build_json(text: &str, limits: Limits, builder: &mut Builder<'_>) -> (Parsed,
         }
         kubectl::AfterJson::Yaml { from, at, error } => (from, at, error),
     };
-    let rest = kubectl::Piece { text: &text[from..], start: at, separator: None, shorter: &[], line_starts: &[] };
+    let rest = kubectl::Piece {
+        text: &text[from..],
+        start: at,
+        separator: None,
+        shorter: &[],
+        line_starts: &[],
+        indented: &[],
+    };
     let kubectl::Pieces { pieces, error, .. } = kubectl::pieces(rest.text);
     let json_error = |document: usize| SyntaxError { mark: json_mark, message: json_message.clone(), document };
     let mut first = true;
@@ -789,6 +809,7 @@ fn build_piece(
         out.error = Some(SyntaxError { mark, message, document: index });
         (Read::Stop, true)
     };
+    builder.json = json;
     if let Some(at) = kubectl::control_character(piece.text) {
         let message = format!("{}yaml: control characters are not allowed", kubectl::YAML_TO_JSON);
         return stop(out, piece.absolute(at), message);
@@ -814,8 +835,9 @@ fn build_piece(
         }
         let text = cut.map_or(text, |c| text.get(..c).unwrap_or(text));
         let retry = !json && scanned.is_none();
+        let indented = scanned.as_ref().map_or(&[][..], |w| w.indented.as_slice());
         match read_events(
-            kubectl::Piece { text, line_starts: &starts, ..piece },
+            kubectl::Piece { text, line_starts: &starts, indented, ..piece },
             None,
             index,
             limits,
@@ -870,8 +892,10 @@ fn read_events(
     let again = |piece: usize, document: usize| Err(Again::Pieces { piece, document });
     let mut parser = Parser::new_from_str(piece.text);
     // Marks of a piece that starts the text, read as written, are the text's own.
-    let whole_text =
-        piece.start == Mark { index: 0, line: 1, col: 0 } && piece.shorter.is_empty() && piece.line_starts.is_empty();
+    let whole_text = piece.start == Mark { index: 0, line: 1, col: 0 }
+        && piece.shorter.is_empty()
+        && piece.line_starts.is_empty()
+        && piece.indented.is_empty();
     let mut in_document = false;
     let mut started = false;
     let mut doc_index = index;
@@ -905,7 +929,7 @@ fn read_events(
             }
         };
         if builder.pruning.kind.is_some() {
-            match skip(builder, &event, span.start.line() != span.end.line(), limits) {
+            match skip(builder, &event, span, limits) {
                 Skip::Built => {}
                 Skip::Skipped => continue,
                 Skip::Inexact => return Ok((Read::Inexact, started)),
@@ -934,10 +958,25 @@ fn read_events(
         if let Event::Scalar(..) = event
             && local_start.line != local_end.line
             && matches!(builder.stack.last(), Some(Frame::Map { key: None, .. }))
-            && let Some(refused) = multi_line_flow_key(&piece, local_end, &mut cursor, builder)
+            && let Some(refused) = multi_line_flow_key(&piece, local_end, true, &mut cursor, builder)
         {
             fatal = Some(refused);
             continue;
+        }
+        // A YAML flow mapping's key, and its value when that starts on a later line: the `:`
+        // between them may be on a line after the key's (see `multi_line_flow_key`).
+        if let Some(Frame::Map { key, flow: true, .. }) = builder.stack.last()
+            && !matches!(event, Event::MappingEnd | Event::SequenceEnd)
+        {
+            if key.is_none() {
+                builder.flow_key_end =
+                    if let Event::Scalar(..) | Event::Alias(_) = event { local_end } else { local_start };
+            } else if builder.flow_key_end.line < local_start.line
+                && let Some(refused) = multi_line_flow_key(&piece, builder.flow_key_end, false, &mut cursor, builder)
+            {
+                fatal = Some(refused);
+                continue;
+            }
         }
         if let Event::Scalar(_, _, anchor, _) | Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _) = event
             && anchor != 0
@@ -1070,7 +1109,7 @@ fn read_events(
                         Some((span.start, format!("invalid YAML: nesting deeper than {} levels", limits.max_depth)));
                     continue;
                 }
-                builder.open_collection(span.start, anchor, false);
+                builder.open_collection(span.start, anchor, false, false);
             }
             Event::MappingStart(anchor, _) => {
                 if builder.stack.len() >= limits.max_depth {
@@ -1078,7 +1117,9 @@ fn read_events(
                         Some((span.start, format!("invalid YAML: nesting deeper than {} levels", limits.max_depth)));
                     continue;
                 }
-                builder.open_collection(span.start, anchor, true);
+                // saphyr's span of a flow mapping's start is its `{`; a block mapping's is empty.
+                let flow = !builder.json && local_end.index > local_start.index;
+                builder.open_collection(span.start, anchor, true, flow);
             }
             Event::SequenceEnd | Event::MappingEnd => {
                 if let Some((at, anchor)) = builder.close(span.end) {
@@ -1114,7 +1155,14 @@ fn saphyr_error(
     let past_end = Mark::from_saphyr(*e.marker());
     let at = end.clamp(past_end);
     let info = e.info();
-    if retry && (info.contains("tab") || info.starts_with("comments must") || info.starts_with("':' must")) {
+    // go-yaml's white space, or lines of a flow collection or a quoted scalar indented less
+    // than saphyr wants them, which go-yaml reads ([`whitespace`]).
+    if retry
+        && (info.contains("tab")
+            || info.starts_with("comments must")
+            || info.starts_with("':' must")
+            || info.starts_with("invalid indentation"))
+    {
         return Err(Again::Whitespace);
     }
     if info == "missing explicit document end marker before directive" {
@@ -1217,8 +1265,9 @@ fn anchor_refused(
     Some((piece.absolute(mark), kubectl::worded(mark, problem, kubectl::Count::Scanner)))
 }
 
-/// go-yaml's parser error for a key of a flow mapping on more than one line, which ends at
-/// `end` (a mark of the piece): a simple key is on one line (`yaml_parser_stale_simple_keys`),
+/// go-yaml's parser error for a key of a flow mapping on more than one line (`spans_lines`), or
+/// one whose `:` is on a later line, which ends at `end` (a mark of the piece): a simple key
+/// and its `:` are on one line (`yaml_parser_stale_simple_keys`),
 /// so go-yaml scans the key as a node and its `:` as a value indicator with no key, where its
 /// parser wants the next entry (`yaml_parser_parse_flow_mapping_key`: "did not find expected
 /// ',' or '}'", at the `:`). The place in the file and kubectl's words.
@@ -1227,6 +1276,7 @@ fn anchor_refused(
 fn multi_line_flow_key(
     piece: &kubectl::Piece<'_>,
     end: Mark,
+    spans_lines: bool,
     cursor: &mut kubectl::ByteCursor,
     builder: &Builder<'_>,
 ) -> Option<(Mark, String)> {
@@ -1242,6 +1292,9 @@ fn multi_line_flow_key(
     }
     let skipped = &after[..colon];
     let breaks = u32::try_from(skipped.matches('\n').count()).unwrap_or(u32::MAX);
+    if !spans_lines && breaks == 0 {
+        return None;
+    }
     let chars = u32::try_from(skipped.chars().count()).unwrap_or(u32::MAX);
     let col = match skipped.rfind('\n') {
         Some(i) => u32::try_from(skipped[i + 1..].chars().count()).unwrap_or(u32::MAX),
@@ -1268,7 +1321,10 @@ enum Skip {
 
 /// Once a document's kind has chosen what to keep: leaves out the events of values not
 /// needed, and tells when pruning would change the result.
-fn skip(builder: &mut Builder<'_>, event: &Event<'_>, multi_line: bool, limits: Limits) -> Skip {
+fn skip(builder: &mut Builder<'_>, event: &Event<'_>, span: YSpan, limits: Limits) -> Skip {
+    let multi_line = span.start.line() != span.end.line();
+    // saphyr's span of a flow mapping's `{` or `}` is that character; a block mapping's is empty.
+    let yaml_flow = !builder.json && span.end.index() > span.start.index();
     let open = builder.stack.len();
     let pruning = &mut builder.pruning;
     match (pruning.skipping, event) {
@@ -1312,7 +1368,21 @@ fn skip(builder: &mut Builder<'_>, event: &Event<'_>, multi_line: bool, limits: 
             }
             pruning.skipped_at_key.push(matches!(event, Event::MappingStart(..)).then_some(true));
             pruning.skipping = Some(depth + 1);
+            if yaml_flow && matches!(event, Event::MappingStart(..)) {
+                pruning.flow_lines.push(u32::try_from(span.start.line()).unwrap_or(u32::MAX));
+            }
             Skip::Skipped
+        }
+        // A YAML flow mapping on more than one line may have a key whose `:` is on a later
+        // line, which go-yaml refuses (see `multi_line_flow_key`).
+        (Some(_), Event::MappingEnd)
+            if yaml_flow
+                && pruning
+                    .flow_lines
+                    .pop()
+                    .is_some_and(|line| line != u32::try_from(span.end.line()).unwrap_or(u32::MAX)) =>
+        {
+            Skip::Inexact
         }
         (Some(depth), Event::SequenceEnd | Event::MappingEnd) => {
             pruning.skipping = depth.checked_sub(1).filter(|d| *d > 0);
@@ -1620,6 +1690,26 @@ mod tests {
     }
 
     #[test]
+    fn lines_left_of_the_indentation_keep_their_places() {
+        // Read with spaces added at the start of lines 3, 4, 5 and 7 (`whitespace`), placed as
+        // written.
+        let text = "a:\n  b: [x,\nu, \"z\n\tw\"\n]\n  c: \"p\nq\"\n  d: e\n";
+        let p = parse(text);
+        assert!(p.error.is_none(), "{:?}", p.error);
+        let root = p.documents[0].root();
+        assert_eq!(root.to_json(), serde_json::json!({"a": {"b": ["x", "u", "z w"], "c": "p q", "d": "e"}}));
+        let place = |path: &str| {
+            let l = locate(root, path);
+            assert!(l.exact, "{path}");
+            (l.span.start.line, l.span.start.col, l.span.start.index, l.span.end.line, l.span.end.col)
+        };
+        assert_eq!(place("a.b[1]"), (3, 0, 12, 3, 1));
+        assert_eq!(place("a.b[2]"), (3, 3, 15, 4, 3));
+        assert_eq!(place("a.c"), (6, 5, 29, 7, 2));
+        assert_eq!(place("a.d"), (8, 5, 40, 8, 6));
+    }
+
+    #[test]
     fn duplicate_keys_are_kept_and_the_last_one_counts() {
         let p = parse("a: 1\nb: 2\na: 3\n");
         let d = &p.documents[0];
@@ -1731,9 +1821,16 @@ mod tests {
             ("a: b: c\n", "yaml: mapping values are not allowed in this context", (1, 5)),
             ("a: [1, 2\nb: 3\n", "yaml: line 1: did not find expected ',' or ']'", (2, 2)),
             ("a: {x: 1\nb: 3\n", "yaml: line 1: did not find expected ',' or '}'", (2, 2)),
+            // A flow mapping's key and its `:` are on one line; its value may be on the next.
+            ("a: {x\n : 1}\n", "yaml: line 1: did not find expected ',' or '}'", (2, 2)),
+            ("a: {x: 1, \"y\"\n\n: 1}\n", "yaml: line 2: did not find expected ',' or '}'", (3, 1)),
             ("---\n{a: 1]\n", "yaml: line 1: did not find expected ',' or '}'", (2, 6)),
             ("a: 'x\nb: 1\n", "yaml: line 3: found unexpected end of stream", (3, 1)),
             ("a: \"\\q\"\n", "yaml: found unknown escape character", (1, 4)),
+            // An anchor's name ends at a bracket glued to it, which go-yaml's scanner refuses.
+            ("a: 1\nb: &x{ 2\nc: 3\n", "yaml: line 2: did not find expected alphabetic or numeric character", (2, 6)),
+            // YAML 1.2's `\/` is none of go-yaml's escapes.
+            ("a: \"x\\/y\"\n", "yaml: found unknown escape character", (1, 4)),
             ("a: @x\n", "yaml: found character that cannot start any token", (1, 4)),
             ("a: *nope\n", "yaml: unknown anchor 'nope' referenced", (1, 4)),
             ("- a\nb: c\n", "yaml: line 1: did not find expected '-' indicator", (2, 1)),

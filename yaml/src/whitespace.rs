@@ -17,16 +17,24 @@
 //!
 //! It also ends a comment-free token before `#` after a quoted scalar or a flow collection
 //! (`"a"#c`: a comment), and breaks lines at U+0085, U+2028 and U+2029 as at `\n` (inside a
-//! quoted scalar too, where they are left as written, below).
+//! quoted scalar, U+0085 only: go-yaml keeps the others in the text).
+//!
+//! A `\/` in a double-quoted scalar, an escape of YAML 1.2 that go-yaml does not know, is given
+//! to saphyr as one it refuses too (`\q`).
+//!
+//! go-yaml looks at no indentation inside a flow collection or a quoted scalar; saphyr wants
+//! their lines right of the block indentation. Such a line is given to saphyr indented
+//! ([`crate::kubectl::Indented`]: spaces added at its start, which change no value).
 //!
 //! [`scan`] follows a piece as that scanner does, as far as the tokens it models go (it stops,
 //! saying nothing more, where go-yaml's scanner would refuse something else: saphyr's error
 //! is then the one reported), and gives the piece rewritten so that saphyr reads what go-yaml
 //! reads (a tab go-yaml reads as a separating space is a space, such a comment is blanked,
-//! such a line break is `\n`: one character for one, so no position moves), and go-yaml's
-//! tab error, if any.
+//! such a line break is `\n`: one character for one, so no position moves, but for the
+//! indented lines), and go-yaml's tab error, if any.
 
 use crate::Mark;
+use crate::kubectl::Indented;
 
 /// What go-yaml's scanner makes of a piece's white space.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -36,17 +44,28 @@ pub(crate) struct Whitespace {
     /// go-yaml's error about a tab: where (a mark of the piece) and its words (without
     /// kubectl's prefix and the line).
     pub error: Option<(Mark, &'static str)>,
+    /// The lines `text` indents further than written, in order (see [`Indented`]).
+    pub indented: Vec<Indented>,
 }
 
-/// Whether a piece has what [`scan`] looks at: a tab, or a line break YAML 1.1 has and
-/// saphyr does not. Nearly every file has neither (one pass of `memchr`).
+/// Whether a piece has what [`scan`] looks at: a tab, a `\/` (an escape YAML 1.2 has and
+/// go-yaml does not), or a line break YAML 1.1 has and saphyr does not. Nearly every file has
+/// none (a pass of `memchr` or two, and one of `memmem` per break for a text that is not
+/// ASCII).
 pub(crate) fn worth_scanning(text: &str) -> bool {
     let bytes = text.as_bytes();
     memchr::memchr(b'\t', bytes).is_some()
+        || escaped_slash(bytes)
         || (!text.is_ascii()
             && (memchr::memmem::find(bytes, "\u{85}".as_bytes()).is_some()
                 || memchr::memmem::find(bytes, "\u{2028}".as_bytes()).is_some()
                 || memchr::memmem::find(bytes, "\u{2029}".as_bytes()).is_some()))
+}
+
+/// Whether a text has a `\/` (anywhere: [`scan`] tells whether it is in a double-quoted
+/// scalar). A backslash is rare in a manifest: nearly always one pass of `memchr`.
+pub(crate) fn escaped_slash(bytes: &[u8]) -> bool {
+    memchr::memchr(b'\\', bytes).is_some_and(|i| memchr::memmem::find(&bytes[i..], b"\\/").is_some())
 }
 
 /// go-yaml's reading of a piece's white space ([`Whitespace`]).
@@ -64,10 +83,27 @@ pub(crate) fn scan(text: &str) -> Whitespace {
         allowed: true,
         key: None,
         changed: false,
+        pads: Vec::new(),
     };
     let error = s.run().err().flatten();
-    let text = s.changed.then(|| s.out.iter().collect());
-    Whitespace { text, error }
+    let mut indented = Vec::with_capacity(s.pads.len());
+    let text = if s.pads.is_empty() {
+        s.changed.then(|| s.out.iter().collect())
+    } else {
+        let mut text = String::with_capacity(s.out.len() + s.pads.len() * 4);
+        let mut from = 0;
+        for &(pos, by) in &s.pads {
+            text.extend(&s.out[from..pos]);
+            let added: u32 = indented.iter().map(|i: &Indented| i.by).sum();
+            let index = u32::try_from(pos).unwrap_or(u32::MAX).saturating_add(added);
+            indented.push(Indented { index, by });
+            text.extend(std::iter::repeat_n(' ', by as usize));
+            from = pos;
+        }
+        text.extend(&s.out[from..]);
+        Some(text)
+    };
+    Whitespace { text, error, indented }
 }
 
 /// go-yaml's line breaks (`is_break`).
@@ -100,6 +136,9 @@ struct Scanner<'a> {
     /// The possible simple key of the block context: its line and column.
     key: Option<(u32, u32)>,
     changed: bool,
+    /// Lines to indent for saphyr ([`Scanner::indent_line`]): character index of the line's
+    /// start, spaces to add.
+    pads: Vec<(usize, u32)>,
 }
 
 impl Scanner<'_> {
@@ -152,16 +191,23 @@ impl Scanner<'_> {
         self.col = 0;
     }
 
-    /// A line break inside a quoted scalar, left as written: saphyr, which wants a quoted
-    /// scalar's next lines indented, would refuse the line after it, and reads the character
-    /// into the text, where go-yaml folds it.
-    fn skip_break_as_is(&mut self) {
+    /// A line break inside a quoted scalar (`\r\n` is one), and the next line indented for
+    /// saphyr where it needs to be ([`Scanner::indent_line`]). go-yaml's `read_line` makes
+    /// U+0085 a `\n`, which it folds as any, and keeps U+2028 and U+2029 in the text: the first
+    /// is given to saphyr as `\n`, the others left as written (saphyr reads them as text).
+    fn quoted_break(&mut self) {
+        let kept = matches!(self.at(0), Some('\u{2028}' | '\u{2029}'));
         if self.at(0) == Some('\r') && self.at(1) == Some('\n') {
             self.pos += 1;
+        } else if self.at(0) == Some('\u{85}') {
+            self.patch('\n');
         }
         self.pos += 1;
         self.line += 1;
         self.col = 0;
+        if !kept {
+            self.indent_line();
+        }
     }
 
     fn roll(&mut self, col: u32) {
@@ -177,6 +223,26 @@ impl Scanner<'_> {
         }
         while self.indent > col {
             self.indent = self.indents.pop().unwrap_or(-1);
+        }
+    }
+
+    /// At the start of a line inside a flow collection or a quoted scalar, where go-yaml looks
+    /// at no indentation: a line whose first character is left of the block indentation
+    /// (`indent + 1`, the column saphyr wants there) is indented for saphyr
+    /// ([`Indented`]). Blank lines need nothing, and a `---`, `...` or `%` at column 0 is
+    /// what it is to go-yaml wherever it is.
+    fn indent_line(&mut self) {
+        let mut col = 0u32;
+        while self.at(col as usize).is_some_and(is_blank) {
+            col += 1;
+        }
+        let first = self.at(col as usize);
+        if first.is_none_or(is_break) || (col == 0 && (first == Some('%') || self.document_indicator(None))) {
+            return;
+        }
+        let need = u32::try_from(self.indent + 1).unwrap_or(0);
+        if col < need {
+            self.pads.push((self.pos, need - col));
         }
     }
 
@@ -342,6 +408,8 @@ impl Scanner<'_> {
                 self.skip_break();
                 if self.flow == 0 {
                     self.allowed = true;
+                } else {
+                    self.indent_line();
                 }
             } else {
                 return;
@@ -382,6 +450,9 @@ impl Scanner<'_> {
                     self.skip();
                 } else {
                     self.skip_break();
+                    if self.flow > 0 {
+                        self.indent_line();
+                    }
                     leading_blanks = true;
                 }
             }
@@ -414,12 +485,18 @@ impl Scanner<'_> {
                     (Some('"'), _) if !single => break,
                     (Some('\\'), Some(n)) if !single && is_break(n) => {
                         self.skip();
-                        self.skip_break_as_is();
+                        self.quoted_break();
                         leading_blanks = true;
                         break;
                     }
-                    (Some('\\'), _) if !single => {
+                    (Some('\\'), next) if !single => {
                         self.skip();
+                        // `\/`: YAML 1.2's escape of `/`, not one of go-yaml's
+                        // (`yaml_parser_scan_flow_scalar`: "found unknown escape character"),
+                        // given to saphyr as an escape it refuses alike.
+                        if next == Some('/') {
+                            self.patch('q');
+                        }
                         self.skip();
                     }
                     _ => self.skip(),
@@ -436,7 +513,7 @@ impl Scanner<'_> {
                     }
                     self.skip();
                 } else {
-                    self.skip_break_as_is();
+                    self.quoted_break();
                     leading_blanks = true;
                 }
             }
@@ -563,10 +640,35 @@ mod tests {
         // A comment glued to a quoted scalar; the YAML 1.1 line breaks.
         assert_eq!(text("a: \"b\"#c\n"), Some("a: \"b\"  \n".into()));
         assert_eq!(text("a: b\u{2028}c: d\u{85}"), Some("a: b\nc: d\n".into()));
-        assert_eq!(text("a: \"b\u{85}c\"\n"), None);
+        // In a quoted scalar, go-yaml folds U+0085 as a line break and keeps U+2028 as text.
+        assert_eq!(text("a: \"b\u{85}c\"\n"), Some("a: \"b\n c\"\n".into()));
+        assert_eq!(text("a: \"b\u{2028}c\"\n"), None);
+        // `\/` is no escape to go-yaml; in a plain or single-quoted scalar it is text.
+        assert_eq!(text("a: \"b\\/c\\\\/d\"\n"), Some("a: \"b\\qc\\\\/d\"\n".into()));
+        assert_eq!(text("a: b\\/c\nd: 'e\\/f'\n"), None);
+        assert!(worth_scanning("a: \"\\/\"\n") && !worth_scanning("a: \"\\\"\n"));
         // An anchor glued to a comment is go-yaml's error.
         assert_eq!(error("a: &b#c 1\n"), Some((1, 5, "did not find expected alphabetic or numeric character")));
         // A directive or `...` ends what go-yaml reads.
         assert_eq!(scan("a: b\n...\n\tc\n"), Whitespace::default());
+    }
+
+    #[test]
+    fn lines_left_of_the_block_indentation_are_indented_for_saphyr() {
+        let read = |t: &str| {
+            let w = scan(t);
+            (w.text, w.indented.iter().map(|i| (i.index, i.by)).collect::<Vec<_>>())
+        };
+        // A flow collection's lines (its closing bracket too), a quoted scalar's.
+        assert_eq!(read("  a: [b,\nc\n]\n"), (Some("  a: [b,\n   c\n   ]\n".into()), vec![(9, 3), (14, 3)]));
+        assert_eq!(read("  a: \"b\n c\"\n"), (Some("  a: \"b\n   c\"\n".into()), vec![(8, 2)]));
+        assert_eq!(read("  a: 'b\\\nc'\n"), (Some("  a: 'b\\\n   c'\n".into()), vec![(9, 3)]));
+        // A tab go-yaml reads as white space is a space first.
+        assert_eq!(read("  a: [b,\n\tc]\n"), (Some("  a: [b,\n   c]\n".into()), vec![(9, 2)]));
+        // Far enough right, blank, a document marker, or in the block context: as written.
+        assert_eq!(read("  a: [b,\n   c]\n"), (None, vec![]));
+        assert_eq!(read("  a: [b,\n\n   c]\n"), (None, vec![]));
+        assert_eq!(read("  a: [b,\n...\n]\n"), (None, vec![]));
+        assert_eq!(read("a:\n  b: c\nd: e\n"), (None, vec![]));
     }
 }
