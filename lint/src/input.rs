@@ -881,7 +881,7 @@ const METADATA_ONLY_OBJECT: GoStruct = GoStruct {
 /// the decoded items).
 pub fn metadata_refusal(root: Node<'_>, json: bool) -> Option<(Node<'_>, &'static str, String)> {
     let mut walk = MetaWalk { json, saved: None, top: "" };
-    match walk.structure(root, &METADATA_ONLY_OBJECT, "") {
+    match walk.structure(root, &METADATA_ONLY_OBJECT, None) {
         Err(abort) => Some(abort),
         Ok(()) => walk.saved,
     }
@@ -903,7 +903,7 @@ impl<'a> MetaWalk<'a> {
         node: Node<'a>,
         value: &str,
         within: &str,
-        path: &str,
+        path: &GoPath<'_>,
         ty: &str,
     ) -> (Node<'a>, &'static str, String) {
         let message = format!("json: cannot unmarshal {value} into Go struct field {within}.{path} of type {ty}");
@@ -915,28 +915,34 @@ impl<'a> MetaWalk<'a> {
         self.saved.get_or_insert(error);
     }
 
-    /// The entries of a mapping in the order the decoder meets them.
-    fn entries(&self, node: Node<'a>) -> Vec<source::Entry<'a>> {
-        let mut entries: Vec<source::Entry<'a>> = node.entries().into_iter().flatten().collect();
+    /// The entries of a mapping in the order the decoder meets them, each with its key (read
+    /// once, not at each comparison of the sort).
+    fn entries(&self, node: Node<'a>) -> Vec<(Cow<'a, str>, source::Entry<'a>)> {
+        let mut entries: Vec<(Cow<'a, str>, source::Entry<'a>)> =
+            node.entries().into_iter().flatten().map(|e| (e.key.key_str(), e)).collect();
         if !self.json {
             // `json.Marshal` of a map: one entry per key, the last value, keys sorted.
             entries.reverse();
-            entries.sort_by(|a, b| a.key.key_str().cmp(&b.key.key_str()));
-            entries.dedup_by(|later, first| later.key.key_str() == first.key.key_str());
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            entries.dedup_by(|later, first| later.0 == first.0);
         }
         entries
     }
 
-    /// The fields of struct `s` in `node`, a mapping; `path` is the struct's own path.
-    fn structure(&mut self, node: Node<'a>, s: &GoStruct, path: &str) -> Result<(), (Node<'a>, &'static str, String)> {
-        for e in self.entries(node) {
-            let key = e.key.key_str();
+    /// The fields of struct `s` in `node`, a mapping; `path` is the struct's own path (`None`:
+    /// the object).
+    fn structure(
+        &mut self,
+        node: Node<'a>,
+        s: &GoStruct,
+        path: Option<&GoPath<'_>>,
+    ) -> Result<(), (Node<'a>, &'static str, String)> {
+        for (key, e) in self.entries(node) {
             let Some((name, ty)) = s.fields.iter().find(|(name, _)| *name == key) else { continue };
-            if path.is_empty() {
+            if path.is_none() {
                 self.top = name;
             }
-            let field = if path.is_empty() { (*name).to_string() } else { format!("{path}.{name}") };
-            self.value(e.value, *ty, s.name, &field)?;
+            self.value(e.value, *ty, s.name, &GoPath { parent: path, name })?;
         }
         Ok(())
     }
@@ -947,7 +953,7 @@ impl<'a> MetaWalk<'a> {
         node: Node<'a>,
         ty: GoType,
         within: &str,
-        path: &str,
+        path: &GoPath<'_>,
     ) -> Result<(), (Node<'a>, &'static str, String)> {
         let kind = node.kind();
         if matches!(kind, NodeKind::Scalar(Scalar::Null)) {
@@ -983,9 +989,16 @@ impl<'a> MetaWalk<'a> {
                 }
             }
             GoType::StringMap => match kind {
-                NodeKind::Map(_) => {
-                    for e in self.entries(node) {
-                        if !matches!(e.value.kind(), NodeKind::Scalar(Scalar::Null | Scalar::Str(_))) {
+                NodeKind::Map(entries) => {
+                    let is_string =
+                        |value: Node<'_>| matches!(value.kind(), NodeKind::Scalar(Scalar::Null | Scalar::Str(_)));
+                    // Nearly every map holds strings only: checked before its entries are put in
+                    // the decoder's order (which says which error is met first).
+                    if entries.clone().all(|e| is_string(e.value)) {
+                        return Ok(());
+                    }
+                    for (_, e) in self.entries(node) {
+                        if !is_string(e.value) {
                             let t = json_type(e.value).unwrap_or("object");
                             self.save(self.error(e.value, t, within, path, "string"));
                         }
@@ -1002,14 +1015,14 @@ impl<'a> MetaWalk<'a> {
                 _ => self.save(self.error(node, found, within, path, "[]string")),
             },
             GoType::Struct(s) => match kind {
-                NodeKind::Map(_) => self.structure(node, s, path)?,
+                NodeKind::Map(_) => self.structure(node, s, Some(path))?,
                 _ => self.save(self.error(node, found, within, path, s.ty)),
             },
             GoType::Slice(s) => match kind {
                 NodeKind::Seq(items) => {
                     for item in items {
                         match item.kind() {
-                            NodeKind::Map(_) => self.structure(item, s, path)?,
+                            NodeKind::Map(_) => self.structure(item, s, Some(path))?,
                             NodeKind::Scalar(Scalar::Null) => {}
                             _ => {
                                 let t = json_type(item).unwrap_or("object");
@@ -1025,6 +1038,25 @@ impl<'a> MetaWalk<'a> {
             },
         }
         Ok(())
+    }
+}
+
+/// The path of a field of [`metadata_refusal`]'s walk as `addErrorContext` words it
+/// (`metadata.ownerReferences.uid`: map keys and list indexes left out), written out only for an
+/// error.
+#[derive(Debug, Clone, Copy)]
+struct GoPath<'p> {
+    /// The struct field it is in (`None`: a field of the object).
+    parent: Option<&'p GoPath<'p>>,
+    name: &'static str,
+}
+
+impl std::fmt::Display for GoPath<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(parent) = self.parent {
+            write!(f, "{parent}.")?;
+        }
+        f.write_str(self.name)
     }
 }
 

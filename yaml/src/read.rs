@@ -143,13 +143,21 @@ pub fn written_twice(node: Node<'_>) -> Vec<(String, Vec<crate::Span>)> {
     out
 }
 
-/// Whether a mapping gives a key more than once: pairwise and in place for a mapping of at
-/// most 16 entries (`SMALL_MAPPING`, nearly every one), through a set for a longer one.
+/// Whether a mapping gives a key more than once: pairwise for a mapping of at most 16 entries
+/// (`SMALL_MAPPING`, nearly every one), each key read once into an array on the stack (this
+/// runs for every mapping an HPA's decoding meets), through a set for a longer one.
 pub fn repeats_a_key(entries: &crate::Entries<'_>) -> bool {
     if entries.len() <= SMALL_MAPPING {
-        let mut rest = entries.clone();
-        return std::iter::from_fn(|| rest.next().map(|e| (e.key.key_str(), rest.clone())))
-            .any(|(key, later)| later.into_iter().any(|e| e.key.key_str() == key));
+        let mut keys: [std::borrow::Cow<'_, str>; SMALL_MAPPING] = Default::default();
+        for (i, e) in entries.clone().enumerate() {
+            let key = e.key.key_str();
+            let Some((earlier, [slot, ..])) = keys.split_at_mut_checked(i) else { break };
+            if earlier.contains(&key) {
+                return true;
+            }
+            *slot = key;
+        }
+        return false;
     }
     let mut seen = HashSet::with_capacity(entries.len());
     !entries.clone().all(|e| seen.insert(e.key.key_str()))

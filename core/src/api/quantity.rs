@@ -112,13 +112,20 @@ impl Quantity {
         if precision >= 0 {
             scale -= parts.denom.len() as i32;
             if scale >= NANO {
-                let shifted = format!("{}{}", parts.num, parts.denom);
-                let value: i64 = shifted.parse().map_err(|_| QuantityError::Numeric)?;
+                // The digits of the number without its point (`strconv.ParseInt` of them, read
+                // in place: this runs for every quantity of every HPA).
+                let shifted = || parts.num.bytes().chain(parts.denom.bytes());
+                let value = shifted().try_fold(0i64, |value, digit| {
+                    let digit = char::from(digit).to_digit(10)?;
+                    value.checked_mul(10)?.checked_add(i64::from(digit))
+                });
+                let value = value.filter(|_| shifted().next().is_some()).ok_or(QuantityError::Numeric)?;
                 if let Some(result) = value.checked_mul(multiplier) {
                     let result = if parts.positive { result } else { -result };
+                    let ends_in_000 = shifted().rev().take(3).filter(|d| *d == b'0').count() == 3;
                     let canonical_input = match format {
                         Format::BinarySI => exponent % 10 == 0 && (value & 0x07) != 0,
-                        _ => scale % 3 == 0 && !shifted.ends_with("000") && !shifted.starts_with('0'),
+                        _ => scale % 3 == 0 && !ends_in_000 && shifted().next() != Some(b'0'),
                     };
                     return Ok(Quantity {
                         mantissa: i128::from(result),
