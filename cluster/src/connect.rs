@@ -155,7 +155,9 @@ impl Cluster {
     pub async fn connect(options: &ClientOptions) -> Result<Cluster, Error> {
         let kube_options = KubeConfigOptions { context: options.context.clone(), ..KubeConfigOptions::default() };
         let config = if options.in_cluster {
-            in_cluster()?
+            let mut config = in_cluster()?;
+            config.proxy_url = environment_proxy(&config.cluster_url)?;
+            config
         } else {
             let (kubeconfig, path) = match &options.kubeconfig {
                 Some(path) => match Kubeconfig::read_from(path) {
@@ -174,7 +176,8 @@ impl Cluster {
                 },
             };
             let contexts: Vec<String> = kubeconfig.contexts.iter().map(|c| c.name.clone()).collect();
-            Config::from_custom_kubeconfig(kubeconfig, &kube_options).await.map_err(|e| match e {
+            let proxy_url = kubeconfig_proxy(&kubeconfig, options.context.as_deref());
+            let mut config = Config::from_custom_kubeconfig(kubeconfig, &kube_options).await.map_err(|e| match e {
                 // kubectl's words, and the names to choose from.
                 KubeconfigError::LoadContext(name) => Error::Kubeconfig {
                     path,
@@ -184,7 +187,12 @@ impl Cluster {
                     ),
                 },
                 e => kubeconfig_error(path, &e),
-            })?
+            })?;
+            // kube reads `proxy-url` itself; without one, the environment as client-go reads it.
+            if proxy_url.is_none() {
+                config.proxy_url = environment_proxy(&config.cluster_url)?;
+            }
+            config
         };
         Cluster::from_config(config, options.timeout)
     }
@@ -205,9 +213,10 @@ impl Cluster {
         // keeps it.
         let mut one_shot = config.clone();
         one_shot.default_retry = false;
+        let one_shot_proxy = config.proxy_url.clone();
         let client = Client::try_from(one_shot).map_err(|e| match auth_error(&e) {
             Some(auth) => Error::Credentials { server: server.clone(), reason: credentials.failure(auth) },
-            None => unreachable(server.clone(), &e),
+            None => unreachable(server.clone(), one_shot_proxy.as_ref(), &e),
         })?;
         Ok(Cluster { client, config, server, default_namespace, timeout, credentials })
     }
@@ -218,7 +227,7 @@ impl Cluster {
     pub(crate) fn client_builder(&self) -> Result<ClientBuilder<GenericService>, Error> {
         ClientBuilder::try_from(self.config.clone()).map_err(|e| match auth_error(&e) {
             Some(auth) => Error::Credentials { server: self.server.clone(), reason: self.credentials.failure(auth) },
-            None => unreachable(self.server.clone(), &e),
+            None => unreachable(self.server.clone(), self.config.proxy_url.as_ref(), &e),
         })
     }
 
@@ -346,7 +355,7 @@ impl Cluster {
                 } else if chain_has_timeout(&other) {
                     Error::Timeout { server, doing: doing.to_string(), after: self.timeout }
                 } else {
-                    unreachable(server, &other)
+                    unreachable(server, self.config.proxy_url.as_ref(), &other)
                 }
             }
         }
@@ -410,7 +419,9 @@ fn in_cluster_or_none(options: &ClientOptions) -> Result<Config, Error> {
     if options.context.is_some() {
         return Err(none());
     }
-    Config::incluster().map_err(|_| none())
+    let mut config = Config::incluster().map_err(|_| none())?;
+    config.proxy_url = environment_proxy(&config.cluster_url)?;
+    Ok(config)
 }
 
 fn kubeconfig_error(path: PathBuf, e: &KubeconfigError) -> Error {
@@ -444,11 +455,147 @@ pub(crate) fn chain(e: &(dyn std::error::Error + 'static)) -> String {
 /// 111)", "invalid peer certificate: UnknownIssuer"), after the outermost message when that
 /// adds something.
 /// A connection that failed: [`Error::UntrustedCertificate`] when the TLS handshake refused
-/// the server's certificate, [`Error::Unreachable`] otherwise.
-fn unreachable(server: String, e: &(dyn std::error::Error + 'static)) -> Error {
-    match untrusted_certificate(e) {
-        Some(reason) => Error::UntrustedCertificate { server, reason },
-        None => Error::Unreachable { server, reason: innermost(e) },
+/// the server's certificate, [`Error::Proxy`] when the proxy could not be reached or would not
+/// open the tunnel (hyper-util's `tunnel error: ...` and `SOCKS error: ...`),
+/// [`Error::Unreachable`] otherwise.
+fn unreachable(server: String, proxy: Option<&http::Uri>, e: &(dyn std::error::Error + 'static)) -> Error {
+    if let Some(reason) = untrusted_certificate(e) {
+        return Error::UntrustedCertificate { server, reason };
+    }
+    match (proxy, proxy_failure(e)) {
+        (Some(proxy), Some(failure)) => Error::Proxy { server, proxy: without_userinfo(proxy), reason: chain(failure) },
+        _ => Error::Unreachable { server, reason: innermost(e) },
+    }
+}
+
+/// The error of the chain that says the connection failed at the proxy: hyper-util's tunnel
+/// (`tunnel error: ...`) or SOCKS (`SOCKS error: ...`) connector's, or one that wraps its text.
+fn proxy_failure<'a>(e: &'a (dyn std::error::Error + 'static)) -> Option<&'a (dyn std::error::Error + 'static)> {
+    let mut current = Some(e);
+    while let Some(err) = current {
+        let text = err.to_string();
+        if text.starts_with("tunnel error: ") || text.starts_with("SOCKS error: ") {
+            return Some(err);
+        }
+        current = err.source();
+    }
+    None
+}
+
+/// A proxy URL without its credentials (`user:password@`), to show.
+fn without_userinfo(proxy: &http::Uri) -> String {
+    let text = proxy.to_string();
+    match proxy.authority().map(|a| a.as_str()).and_then(|a| a.rsplit_once('@')) {
+        Some((userinfo, _)) => text.replacen(&format!("{userinfo}@"), "", 1),
+        None => text,
+    }
+}
+
+/// The `proxy-url` of the cluster the kubeconfig's context (`context`, else its current one)
+/// names, when it sets one: client-go uses it for every request, whatever the environment says.
+fn kubeconfig_proxy(kubeconfig: &Kubeconfig, context: Option<&str>) -> Option<String> {
+    let context = context.or(kubeconfig.current_context.as_deref())?;
+    let cluster = kubeconfig.contexts.iter().find(|c| c.name == context)?.context.as_ref()?.cluster.as_str();
+    let named = kubeconfig.clusters.iter().find(|c| c.name == cluster)?;
+    named.cluster.as_ref()?.proxy_url.clone().filter(|p| !p.is_empty())
+}
+
+/// The proxy of the environment for `server` ([`proxy_for`] with the process's variables).
+fn environment_proxy(server: &http::Uri) -> Result<Option<http::Uri>, Error> {
+    proxy_for(server, |name| std::env::var(name).ok()).map_err(|(proxy, reason)| Error::Proxy {
+        server: server.to_string().trim_end_matches('/').to_string(),
+        proxy,
+        reason,
+    })
+}
+
+/// The proxy client-go's default transport uses for `server` when the kubeconfig sets no
+/// `proxy-url`: Go's `http.ProxyFromEnvironment` (`golang.org/x/net/http/httpproxy`,
+/// `Config.ProxyFunc`), with `var` reading the environment. `HTTPS_PROXY` (else `https_proxy`)
+/// for an `https` server, `HTTP_PROXY` (else `http_proxy`) for an `http` one; none for
+/// `localhost` and loopback addresses, nor for a server `NO_PROXY` (else `no_proxy`) names.
+/// A proxy without a scheme is `http://`. The error: the proxy text and why it is unusable.
+fn proxy_for(server: &http::Uri, var: impl Fn(&str) -> Option<String>) -> Result<Option<http::Uri>, (String, String)> {
+    let any = |names: [&str; 2]| names.into_iter().find_map(|n| var(n).filter(|v| !v.is_empty()));
+    let proxy = match server.scheme_str() {
+        Some("https") => any(["HTTPS_PROXY", "https_proxy"]),
+        Some("http") => any(["HTTP_PROXY", "http_proxy"]),
+        _ => None,
+    };
+    let Some(proxy) = proxy else { return Ok(None) };
+    let host = server.host().unwrap_or_default().trim_start_matches('[').trim_end_matches(']').to_ascii_lowercase();
+    let port = server.port_u16().unwrap_or(if server.scheme_str() == Some("https") { 443 } else { 80 });
+    if !use_proxy(&host, port, &any(["NO_PROXY", "no_proxy"]).unwrap_or_default()) {
+        return Ok(None);
+    }
+    // `parseProxy`: a proxy without a scheme or host is tried with `http://`.
+    let parsed =
+        proxy.parse::<http::Uri>().ok().filter(|u| u.scheme().is_some() && u.host().is_some_and(|h| !h.is_empty()));
+    match parsed.or_else(|| format!("http://{proxy}").parse::<http::Uri>().ok()) {
+        Some(uri) => Ok(Some(uri)),
+        None => Err((proxy.clone(), "it is not a URL".to_string())),
+    }
+}
+
+/// Whether a request to `host:port` goes through the proxy: httpproxy's `useProxy`. Never for
+/// `localhost` or a loopback address; not for a host `no_proxy` names: `*`, an IP address or
+/// CIDR range, a domain (`example.com` also matches its subdomains; `.example.com` and
+/// `*.example.com` only those), each with an optional `:port`.
+fn use_proxy(host: &str, port: u16, no_proxy: &str) -> bool {
+    let ip = host.parse::<std::net::IpAddr>().ok();
+    if host == "localhost" || ip.is_some_and(|ip| ip.is_loopback()) {
+        return false;
+    }
+    let port = port.to_string();
+    for entry in no_proxy.split(',').map(|e| e.trim().to_ascii_lowercase()).filter(|e| !e.is_empty()) {
+        if entry == "*" {
+            return false;
+        }
+        if let Some((network, bits)) = entry.split_once('/') {
+            if let (Ok(network), Ok(bits), Some(ip)) = (network.parse::<std::net::IpAddr>(), bits.parse::<u32>(), ip)
+                && cidr_contains(network, bits, ip)
+            {
+                return false;
+            }
+            continue;
+        }
+        // `host:port` and `[v6]:port`; a bare IPv6 address has colons but no port.
+        let (entry_host, entry_port) = match entry.rsplit_once(':') {
+            Some((h, p)) if entry.parse::<std::net::IpAddr>().is_err() && p.parse::<u16>().is_ok() => {
+                (h.trim_start_matches('[').trim_end_matches(']'), Some(p))
+            }
+            _ => (entry.as_str(), None),
+        };
+        let port_matches = entry_port.is_none_or(|p| p == port);
+        if let Ok(entry_ip) = entry_host.parse::<std::net::IpAddr>() {
+            if ip == Some(entry_ip) && port_matches {
+                return false;
+            }
+            continue;
+        }
+        if entry_host.is_empty() {
+            continue;
+        }
+        let suffix = entry_host.strip_prefix('*').unwrap_or(entry_host);
+        let (suffix, exact) = match suffix.strip_prefix('.') {
+            Some(_) => (suffix.to_string(), false),
+            None => (format!(".{suffix}"), true),
+        };
+        if (host.ends_with(&suffix) || (exact && host == &suffix[1..])) && port_matches {
+            return false;
+        }
+    }
+    true
+}
+
+/// Whether `ip` is in the network `network/bits` (both of one family).
+fn cidr_contains(network: std::net::IpAddr, bits: u32, ip: std::net::IpAddr) -> bool {
+    use std::net::IpAddr::{V4, V6};
+    let masked = |a: u128, width: u32| if bits == 0 { 0 } else { a >> (width - bits.min(width)) };
+    match (network, ip) {
+        (V4(n), V4(i)) if bits <= 32 => masked(u32::from(n).into(), 32) == masked(u32::from(i).into(), 32),
+        (V6(n), V6(i)) if bits <= 128 => masked(u128::from(n), 128) == masked(u128::from(i), 128),
+        _ => false,
     }
 }
 
@@ -508,4 +655,58 @@ fn chain_has_timeout(e: &(dyn std::error::Error + 'static)) -> bool {
         current = err.source();
     }
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `http.ProxyFromEnvironment`: the variable of the server's scheme, uppercase first; none
+    /// for loopback or a `NO_PROXY` match; `http://` when the proxy has no scheme.
+    #[test]
+    fn proxies_from_the_environment() {
+        let env = |vars: &'static [(&'static str, &'static str)]| {
+            move |name: &str| vars.iter().find(|(k, _)| *k == name).map(|(_, v)| v.to_string())
+        };
+        let proxy = |server: &str, vars: &'static [(&'static str, &'static str)]| {
+            proxy_for(&server.parse().unwrap(), env(vars)).map(|p| p.map(|u| u.to_string()))
+        };
+        let corp: &[(&str, &str)] = &[("HTTPS_PROXY", "http://proxy.corp:3128"), ("https_proxy", "http://lower:1")];
+        assert_eq!(proxy("https://10.0.0.1:6443", corp), Ok(Some("http://proxy.corp:3128/".into())));
+        // An http server reads HTTP_PROXY only; loopback and localhost are never proxied.
+        assert_eq!(proxy("http://10.0.0.1:8080", corp), Ok(None));
+        assert_eq!(proxy("https://127.0.0.1:6443", corp), Ok(None));
+        assert_eq!(proxy("https://localhost:6443", corp), Ok(None));
+        assert_eq!(proxy("https://[::1]:6443", corp), Ok(None));
+        assert_eq!(
+            proxy("https://10.0.0.1", &[("https_proxy", "socks5://s:1080")]),
+            Ok(Some("socks5://s:1080/".into()))
+        );
+        assert_eq!(
+            proxy("https://10.0.0.1", &[("HTTPS_PROXY", "proxy.corp:3128")]),
+            Ok(Some("http://proxy.corp:3128/".into()))
+        );
+        assert_eq!(
+            proxy("https://10.0.0.1", &[("HTTPS_PROXY", "http://a b")]),
+            Err(("http://a b".into(), "it is not a URL".into()))
+        );
+        let with_no_proxy = |no_proxy: &'static str, server: &str| {
+            let vars: &'static [(&str, &str)] =
+                Box::leak(Box::new([("HTTPS_PROXY", "http://proxy.corp:3128"), ("NO_PROXY", no_proxy)]));
+            proxy(server, vars).unwrap().is_none()
+        };
+        assert!(with_no_proxy("*", "https://api.example.com"));
+        assert!(with_no_proxy("10.0.0.0/8", "https://10.1.2.3:6443"));
+        assert!(!with_no_proxy("10.0.0.0/8", "https://11.1.2.3:6443"));
+        assert!(with_no_proxy("10.1.2.3", "https://10.1.2.3:6443"));
+        assert!(with_no_proxy("10.1.2.3:6443", "https://10.1.2.3:6443"));
+        assert!(!with_no_proxy("10.1.2.3:443", "https://10.1.2.3:6443"));
+        assert!(with_no_proxy(" other.org , example.com", "https://api.example.com"));
+        assert!(with_no_proxy("example.com", "https://example.com"));
+        assert!(!with_no_proxy(".example.com", "https://example.com"));
+        assert!(with_no_proxy("*.example.com", "https://api.example.com"));
+        assert!(!with_no_proxy("ample.com", "https://api.example.com"));
+        assert!(with_no_proxy("fd00::/8", "https://[fd00::1]:6443"));
+        assert!(with_no_proxy("[fd00::1]:6443", "https://[fd00::1]:6443"));
+    }
 }
