@@ -207,6 +207,7 @@ impl Cluster {
         config.read_timeout = None;
         let default_namespace = config.default_namespace.clone();
         let credentials = CredentialSource::of(&config);
+        trim_token_file(&mut config).map_err(|reason| Error::Credentials { server: server.clone(), reason })?;
         // One-shot calls retry as client-go does (`get_text`), within their timeout; kube's own
         // retry (429, 503 and 504 with a backoff up to 1000 s, 15 times) would spend the timeout
         // on a throttling server and report it as slow. The watches' client (`client_builder`)
@@ -405,6 +406,30 @@ fn split_doing(doing: &str) -> (&str, &str) {
     } else {
         ("read", doing)
     }
+}
+
+/// The token of a `tokenFile` (a kubeconfig user's, the in-cluster service account's) as
+/// client-go reads it (`fileTokenSource.Token` in `transport/token_source.go`): the file's text
+/// with the white space around it trimmed (`strings.TrimSpace`; a token written with `echo`
+/// ends with a newline, which kube would put in the header and refuse), and an empty one
+/// refused. kube reads the file itself when it needs no trimming (and reads it again every
+/// minute); a token that needed trimming is given to kube as the user's token, read once. An
+/// inline token has precedence, as in client-go and kube; a file that cannot be read is left to
+/// kube, whose error names it.
+fn trim_token_file(config: &mut Config) -> Result<(), String> {
+    let user = &mut config.auth_info;
+    let Some(path) = user.token_file.clone().filter(|_| user.token.is_none()) else { return Ok(()) };
+    let Ok(text) = std::fs::read_to_string(&path) else { return Ok(()) };
+    let token = text.trim_matches(|c: char| c.is_whitespace());
+    if token.is_empty() {
+        return Err(format!(
+            "the kubeconfig user's token file {path} is empty (read empty token from file \"{path}\"): log in again, or fix users[].user.tokenFile"
+        ));
+    }
+    if token.len() != text.len() {
+        user.token = Some(token.to_string().into());
+    }
+    Ok(())
 }
 
 /// The in-cluster configuration (`rest.InClusterConfig`).

@@ -461,6 +461,39 @@ fn the_kubeconfig_proxy_url_is_used_and_its_failure_named() {
     });
 }
 
+/// A `tokenFile` is read as client-go reads it (`strings.TrimSpace`): a token written with
+/// `echo` (a trailing newline) is the token; an empty file is refused, naming it.
+#[test]
+fn a_token_file_is_trimmed_as_client_go_trims_it() {
+    runtime().block_on(async {
+        let s = setup().await;
+        s.server.apply(&shop());
+        let text = std::fs::read_to_string(&s.kubeconfig).unwrap();
+        let token_file = s.kubeconfig.with_file_name("token");
+        let kubeconfig = s.kubeconfig.with_file_name("kubeconfig-token-file");
+        let user = format!("    token: {}\n", hpa_tests::apiserver::TOKEN);
+        assert!(text.contains(&user));
+        std::fs::write(&kubeconfig, text.replacen(&user, &format!("    tokenFile: {}\n", token_file.display()), 1)).unwrap();
+        let options =
+            ClientOptions { kubeconfig: Some(kubeconfig.clone()), timeout: Duration::from_secs(5), ..ClientOptions::default() };
+        let connect = || Cluster::connect(&options);
+        std::fs::write(&token_file, format!(" {}\r\n\n", hpa_tests::apiserver::TOKEN)).unwrap();
+        let inventory = read_inventory(&connect().await.unwrap(), &Scope::All).await.unwrap();
+        assert!(!inventory.hpas.is_empty());
+
+        std::fs::write(&token_file, "\n").unwrap();
+        let e = connect().await.unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "cannot get credentials for the API server at {}: the kubeconfig user's token file {path} is empty (read empty token from file \"{path}\"): log in again, or fix users[].user.tokenFile",
+                s.server.url(),
+                path = token_file.display()
+            )
+        );
+    });
+}
+
 #[test]
 fn a_server_that_hangs_or_is_gone_fails_within_the_timeout() {
     runtime().block_on(async {
