@@ -164,15 +164,19 @@ impl Cluster {
                     Ok(k) => (k, path.clone()),
                     Err(e) => return Err(kubeconfig_error(path.clone(), &e)),
                 },
-                None => match Kubeconfig::read() {
-                    Ok(k) => (k, PathBuf::from("$KUBECONFIG or ~/.kube/config")),
-                    Err(KubeconfigError::FindPath) => {
-                        return Cluster::from_config(in_cluster_or_none(options)?, options.timeout);
-                    }
-                    Err(KubeconfigError::ReadConfig(e, _)) if e.kind() == std::io::ErrorKind::NotFound => {
-                        return Cluster::from_config(in_cluster_or_none(options)?, options.timeout);
-                    }
-                    Err(e) => return Err(kubeconfig_error(PathBuf::from("$KUBECONFIG or ~/.kube/config"), &e)),
+                None => match kubeconfig_from_list(std::env::var_os("KUBECONFIG"))? {
+                    Some(k) => (k, PathBuf::from("$KUBECONFIG")),
+                    // Unset, or no file it lists exists: `~/.kube/config`, else in-cluster.
+                    None => match Kubeconfig::read() {
+                        Ok(k) => (k, PathBuf::from("$KUBECONFIG or ~/.kube/config")),
+                        Err(KubeconfigError::FindPath) => {
+                            return Cluster::from_config(in_cluster_or_none(options)?, options.timeout);
+                        }
+                        Err(KubeconfigError::ReadConfig(e, _)) if e.kind() == std::io::ErrorKind::NotFound => {
+                            return Cluster::from_config(in_cluster_or_none(options)?, options.timeout);
+                        }
+                        Err(e) => return Err(kubeconfig_error(PathBuf::from("$KUBECONFIG or ~/.kube/config"), &e)),
+                    },
                 },
             };
             let contexts: Vec<String> = kubeconfig.contexts.iter().map(|c| c.name.clone()).collect();
@@ -430,6 +434,28 @@ fn trim_token_file(config: &mut Config) -> Result<(), String> {
         user.token = Some(token.to_string().into());
     }
     Ok(())
+}
+
+/// A `$KUBECONFIG` list of files read as kubectl's loading rules read it
+/// (`ClientConfigLoadingRules.Load` in client-go's `tools/clientcmd/loader.go`): each file in
+/// order, one that does not exist skipped, the others merged (the first file to set a map key
+/// wins, `Kubeconfig::merge`); `None` when the list is unset, empty, or names no file that
+/// exists (kube's own reader stops at the first missing file and loses the whole list).
+fn kubeconfig_from_list(list: Option<std::ffi::OsString>) -> Result<Option<Kubeconfig>, Error> {
+    let Some(list) = list else { return Ok(None) };
+    let mut merged: Option<Kubeconfig> = None;
+    for path in std::env::split_paths(&list).filter(|p| !p.as_os_str().is_empty()) {
+        let next = match Kubeconfig::read_from(&path) {
+            Ok(k) => k,
+            Err(KubeconfigError::ReadConfig(io, _)) if io.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(kubeconfig_error(path, &e)),
+        };
+        merged = Some(match merged {
+            Some(m) => m.merge(next).map_err(|e| kubeconfig_error(path, &e))?,
+            None => next,
+        });
+    }
+    Ok(merged)
 }
 
 /// The in-cluster configuration (`rest.InClusterConfig`).
@@ -733,5 +759,39 @@ mod tests {
         assert!(!with_no_proxy("ample.com", "https://api.example.com"));
         assert!(with_no_proxy("fd00::/8", "https://[fd00::1]:6443"));
         assert!(with_no_proxy("[fd00::1]:6443", "https://[fd00::1]:6443"));
+    }
+
+    /// `KUBECONFIG=missing.yaml:a.yaml:b.yaml`: the missing file skipped, the others merged
+    /// (the first to name a context wins); a list of missing files is no kubeconfig.
+    #[test]
+    fn a_kubeconfig_list_skips_missing_files() {
+        let dir = std::env::temp_dir().join(format!("hpa-cluster-kubeconfig-list-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = |name: &str, context: &str, namespace: &str| {
+            let path = dir.join(name);
+            std::fs::write(
+                &path,
+                format!(
+                    "apiVersion: v1\nkind: Config\ncurrent-context: {context}\nclusters:\n- name: {context}\n  cluster: {{server: \"https://{context}.example:6443\"}}\ncontexts:\n- name: {context}\n  context: {{cluster: {context}, user: u, namespace: {namespace}}}\n- name: shared\n  context: {{cluster: {context}, user: u, namespace: {namespace}}}\nusers:\n- name: u\n  user: {{token: t}}\n"
+                ),
+            )
+            .unwrap();
+            path
+        };
+        let (a, b) = (file("a.yaml", "a", "from-a"), file("b.yaml", "b", "from-b"));
+        let missing = dir.join("missing.yaml");
+        let list = std::env::join_paths([&missing, &a, &b]).unwrap();
+        let merged = kubeconfig_from_list(Some(list)).unwrap().unwrap();
+        assert_eq!(merged.current_context.as_deref(), Some("a"));
+        let contexts: Vec<&str> = merged.contexts.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(contexts, ["a", "shared", "b"]);
+        let shared = merged.contexts.iter().find(|c| c.name == "shared").unwrap();
+        assert_eq!(shared.context.as_ref().unwrap().namespace.as_deref(), Some("from-a"));
+        assert!(kubeconfig_from_list(Some(std::env::join_paths([&missing]).unwrap())).unwrap().is_none());
+        assert!(kubeconfig_from_list(None).unwrap().is_none());
+        std::fs::write(&b, "clusters: [").unwrap();
+        let e = kubeconfig_from_list(Some(std::env::join_paths([&missing, &a, &b]).unwrap())).unwrap_err();
+        assert!(e.to_string().starts_with(&format!("cannot use kubeconfig {}: ", b.display())), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
