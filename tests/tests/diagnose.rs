@@ -1148,6 +1148,40 @@ fn the_next_syncs_expected_conditions_are_explained() {
     assert!(human.contains("≠ the live status differs from the replayed sync"), "{human}");
 }
 
+/// A sync that rescales to or from zero writes ScaledToZero anew: the live condition of the
+/// other value (the last rescale's) is that transition, explained, not flagged.
+#[test]
+fn scaled_to_zero_flipping_on_a_rescale_is_explained() {
+    for (scenario, from, to, explained) in [
+        (
+            "scale-to-zero",
+            2,
+            0,
+            "this sync rescales to 0, so it sets ScaledToZero True; the live condition is the last rescale's, which was not to 0",
+        ),
+        (
+            "scale-from-zero",
+            0,
+            3,
+            "this sync rescales from 0 to 3, so it sets ScaledToZero False; the live condition is the last rescale's, to 0",
+        ),
+    ] {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/diagnose").join(scenario);
+        let (objects, metric) =
+            (dir.join("objects.json").display().to_string(), dir.join("object-backlog.json").display().to_string());
+        let run = hpa_lint(
+            &["diagnose", "--snapshot", &objects, &metric, "-n", "shop", "web", "--now", NOW, "-o", "json"],
+            "",
+        );
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let d = run.json();
+        assert_eq!((d["currentReplicas"].clone(), d["desiredReplicas"].clone()), (json!(from), json!(to)), "{d:#}");
+        let zero = d["conditions"].as_array().unwrap().iter().find(|c| c["type"] == "ScaledToZero").unwrap();
+        assert_eq!((zero["agrees"].clone(), zero["explained"].clone()), (json!(false), json!(explained)), "{d:#}");
+        assert_eq!(d["conditionsDiffer"], false, "{d:#}");
+    }
+}
+
 /// An HPA deleted and created again keeps its predecessor's events until they expire: with
 /// both uids known they are left out (the controller forgets a deleted HPA's memory), said in
 /// a note. The good side: without the HPA's uid every event of its name is read.
