@@ -116,6 +116,9 @@ pub struct Objects {
     /// The error of reading the HPA's scale live, in the controller's words (`no matches for
     /// kind ...`): the sync's `FailedGetScale` error when the scale is not among the items.
     pub target_error: Option<String>,
+    /// Whether [`Self::target_error`] is the RESTMapper's: discovery maps the target's group
+    /// and kind to no resource ([`SyncInput::scale_unmapped`]).
+    pub target_unmapped: bool,
     /// Whether the metrics APIs were asked for each metric (a live read): a metric without
     /// items was answered with an empty list. From files it may just not have been gathered.
     pub metrics_asked: bool,
@@ -132,6 +135,7 @@ impl Objects {
             metrics_errors: MetricsErrors::default(),
             notes: Vec::new(),
             target_error: None,
+            target_unmapped: false,
             metrics_asked: false,
         }
     }
@@ -214,6 +218,7 @@ pub fn inputs_from_objects(
         (Err(_), Some(e)) => Err(ReadError(e.clone())),
         (Err(e), None) => Err(ReadError(e.to_string())),
     };
+    sync.scale_unmapped = scale.is_err() && objects.target_error.is_some() && objects.target_unmapped;
     let template = target_object(&items, namespace, &target.api_version, &target.kind, &target.name)
         .and_then(|t| t.get("spec")?.get("template"))
         .filter(|t| t.get("spec").is_some())
@@ -1073,11 +1078,14 @@ pub async fn read_objects(
                 }
             }
             Err(TargetError::Stop(e)) => return Err(e),
-            Err(TargetError::Scale(e)) if is_this => {
-                out.notes.push(format!("the scale target was not read: {e}"));
-                out.target_error = Some(e);
+            Err(error @ (TargetError::Scale(_) | TargetError::Unmapped(_))) if is_this => {
+                out.target_unmapped = matches!(error, TargetError::Unmapped(_));
+                if let TargetError::Scale(e) | TargetError::Unmapped(e) = error {
+                    out.notes.push(format!("the scale target was not read: {e}"));
+                    out.target_error = Some(e);
+                }
             }
-            Err(TargetError::Scale(_)) => {}
+            Err(TargetError::Scale(_) | TargetError::Unmapped(_)) => {}
         }
     }
 
@@ -1143,7 +1151,7 @@ async fn read_target(
     let group = GroupVersion::parse_or_empty(api_version).group();
     let mappings = discovery::mappings(cluster, group, kind).await.map_err(TargetError::Stop)?;
     if mappings.is_empty() {
-        return Err(TargetError::Scale(discovery::no_kind_match(group, kind)));
+        return Err(TargetError::Unmapped(discovery::no_kind_match(group, kind)));
     }
     let mut first_error = None;
     for m in &mappings {
@@ -1199,6 +1207,9 @@ enum TargetError {
     Stop(Error),
     /// The controller's error getting the scale (`FailedGetScale`).
     Scale(String),
+    /// The RESTMapper's error: discovery maps the target's kind to no resource
+    /// (`FailedGetScale` too, with another sync error).
+    Unmapped(String),
 }
 
 async fn read_metrics(
