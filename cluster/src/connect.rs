@@ -7,7 +7,7 @@
 //! to hpa-core's builders, which read trees (`serde_json::Value`).
 
 use std::future::Future;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use kube::client::{ClientBuilder, DynBody};
@@ -154,10 +154,11 @@ impl Cluster {
     /// in-cluster configuration (`rest.InClusterConfig`).
     pub async fn connect(options: &ClientOptions) -> Result<Cluster, Error> {
         let kube_options = KubeConfigOptions { context: options.context.clone(), ..KubeConfigOptions::default() };
-        let config = if options.in_cluster {
+        let in_cluster_origin = PathBuf::from("in-cluster configuration");
+        let (config, origin) = if options.in_cluster {
             let mut config = in_cluster()?;
             config.proxy_url = environment_proxy(&config.cluster_url)?;
-            config
+            (config, in_cluster_origin)
         } else {
             let (kubeconfig, path) = match &options.kubeconfig {
                 Some(path) => match Kubeconfig::read_from(path) {
@@ -170,10 +171,10 @@ impl Cluster {
                     None => match Kubeconfig::read() {
                         Ok(k) => (k, PathBuf::from("$KUBECONFIG or ~/.kube/config")),
                         Err(KubeconfigError::FindPath) => {
-                            return Cluster::from_config(in_cluster_or_none(options)?, options.timeout);
+                            return Cluster::build(in_cluster_or_none(options)?, options.timeout, &in_cluster_origin);
                         }
                         Err(KubeconfigError::ReadConfig(e, _)) if e.kind() == std::io::ErrorKind::NotFound => {
-                            return Cluster::from_config(in_cluster_or_none(options)?, options.timeout);
+                            return Cluster::build(in_cluster_or_none(options)?, options.timeout, &in_cluster_origin);
                         }
                         Err(e) => return Err(kubeconfig_error(PathBuf::from("$KUBECONFIG or ~/.kube/config"), &e)),
                     },
@@ -181,6 +182,7 @@ impl Cluster {
             };
             let contexts: Vec<String> = kubeconfig.contexts.iter().map(|c| c.name.clone()).collect();
             let proxy_url = kubeconfig_proxy(&kubeconfig, options.context.as_deref());
+            let origin = path.clone();
             let mut config = Config::from_custom_kubeconfig(kubeconfig, &kube_options).await.map_err(|e| match e {
                 // kubectl's words, and the names to choose from.
                 KubeconfigError::LoadContext(name) => Error::Kubeconfig {
@@ -196,13 +198,20 @@ impl Cluster {
             if proxy_url.is_none() {
                 config.proxy_url = environment_proxy(&config.cluster_url)?;
             }
-            config
+            (config, origin)
         };
-        Cluster::from_config(config, options.timeout)
+        Cluster::build(config, options.timeout, &origin)
     }
 
     /// Builds the client from a kube `Config`, with `timeout` on connecting and on every call.
-    pub fn from_config(mut config: Config, timeout: Duration) -> Result<Cluster, Error> {
+    pub fn from_config(config: Config, timeout: Duration) -> Result<Cluster, Error> {
+        Cluster::build(config, timeout, Path::new("(the configuration given)"))
+    }
+
+    /// [`Cluster::from_config`], naming `origin` (the kubeconfig file, `in-cluster
+    /// configuration`) when what the configuration points to cannot be loaded (a client
+    /// certificate, key or certificate authority file that is missing or invalid).
+    fn build(mut config: Config, timeout: Duration, origin: &Path) -> Result<Cluster, Error> {
         let server = config.cluster_url.to_string().trim_end_matches('/').to_string();
         config.connect_timeout = Some(timeout);
         config.write_timeout = Some(timeout);
@@ -219,9 +228,12 @@ impl Cluster {
         let mut one_shot = config.clone();
         one_shot.default_retry = false;
         let one_shot_proxy = config.proxy_url.clone();
-        let client = Client::try_from(one_shot).map_err(|e| match auth_error(&e) {
-            Some(auth) => Error::Credentials { server: server.clone(), reason: credentials.failure(auth) },
-            None => unreachable(server.clone(), one_shot_proxy.as_ref(), &e),
+        let client = Client::try_from(one_shot).map_err(|e| match (&e, auth_error(&e)) {
+            (kube::Error::InferKubeconfig(k), _) => {
+                Error::Kubeconfig { path: origin.to_path_buf(), reason: unloadable_file(k) }
+            }
+            (_, Some(auth)) => Error::Credentials { server: server.clone(), reason: credentials.failure(auth) },
+            (_, None) => unreachable(server.clone(), one_shot_proxy.as_ref(), &e),
         })?;
         Ok(Cluster { client, config, server, default_namespace, timeout, credentials })
     }
@@ -400,12 +412,38 @@ impl Answer {
     }
 }
 
+/// What the kubeconfig points to that cannot be loaded, naming its field and file (kube's text
+/// shows the path in Rust's debug form).
+fn unloadable_file(e: &KubeconfigError) -> String {
+    use kube::config::LoadDataError;
+    let (what, field, data) = match e {
+        KubeconfigError::LoadClientCertificate(d) => {
+            ("the user's client certificate", "users[].user.client-certificate", d)
+        }
+        KubeconfigError::LoadClientKey(d) => ("the user's client key", "users[].user.client-key", d),
+        KubeconfigError::LoadCertificateAuthority(d) => {
+            ("the cluster's certificate authority", "clusters[].cluster.certificate-authority", d)
+        }
+        other => return chain(other),
+    };
+    match data {
+        LoadDataError::ReadFile(io, path) => {
+            format!("cannot read {what} {} ({io}): fix {field}, or log in again to write it", path.display())
+        }
+        other => format!("cannot load {what} ({}): fix {field}", chain(other)),
+    }
+}
+
 /// `("list", "deployments.apps in namespace shop")` from `"listing deployments.apps in
-/// namespace shop"`: the verb RBAC speaks of and the object of a call's description.
+/// namespace shop"` (`"discovering the API groups"`: `("get", "the API groups")`): the verb
+/// RBAC speaks of and the object of a call's description.
 fn split_doing(doing: &str) -> (&str, &str) {
     if let Some(what) = doing.strip_prefix("listing ") {
         ("list", what)
     } else if let Some(what) = doing.strip_prefix("reading ") {
+        ("get", what)
+    } else if let Some(what) = doing.strip_prefix("discovering ") {
+        // Discovery reads `/api`, `/apis` and each group's version (non-resource URLs).
         ("get", what)
     } else {
         ("read", doing)
@@ -793,5 +831,25 @@ mod tests {
         let e = kubeconfig_from_list(Some(std::env::join_paths([&missing, &a, &b]).unwrap())).unwrap_err();
         assert!(e.to_string().starts_with(&format!("cannot use kubeconfig {}: ", b.display())), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A refusal of discovery reads as a sentence: RBAC refused to get the API groups.
+    #[test]
+    fn discovery_refusals_are_worded() {
+        assert_eq!(split_doing("discovering the API groups"), ("get", "the API groups"));
+        assert_eq!(
+            split_doing("listing deployments.apps in namespace shop"),
+            ("list", "deployments.apps in namespace shop")
+        );
+        let (verb, what) = split_doing("discovering the API groups");
+        let e = Error::Forbidden {
+            verb: verb.into(),
+            what: what.into(),
+            message: "forbidden: User \"u\" cannot get path \"/apis\"".into(),
+        };
+        assert_eq!(
+            e.to_string(),
+            "RBAC refused to get the API groups: forbidden: User \"u\" cannot get path \"/apis\"; ask for read access (get, list) to it"
+        );
     }
 }

@@ -494,6 +494,36 @@ fn a_token_file_is_trimmed_as_client_go_trims_it() {
     });
 }
 
+/// A client certificate file the kubeconfig names but that is missing is the kubeconfig's
+/// problem, named with its field, not an unreachable server.
+#[test]
+fn a_missing_client_certificate_is_a_kubeconfig_error() {
+    runtime().block_on(async {
+        let s = setup().await;
+        let text = std::fs::read_to_string(&s.kubeconfig).unwrap();
+        let user = format!("    token: {}\n", hpa_tests::apiserver::TOKEN);
+        let missing = s.kubeconfig.with_file_name("missing.crt");
+        let kubeconfig = s.kubeconfig.with_file_name("kubeconfig-client-cert");
+        std::fs::write(
+            &kubeconfig,
+            text.replacen(&user, &format!("    client-certificate: {0}\n    client-key: {0}\n", missing.display()), 1),
+        )
+        .unwrap();
+        let e = Cluster::connect(&ClientOptions { kubeconfig: Some(kubeconfig.clone()), ..ClientOptions::default() })
+            .await
+            .unwrap_err();
+        assert!(matches!(e, Error::Kubeconfig { .. }), "{e}");
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "cannot use kubeconfig {}: cannot read the user's client certificate {} (No such file or directory (os error 2)): fix users[].user.client-certificate, or log in again to write it",
+                kubeconfig.display(),
+                missing.display()
+            )
+        );
+    });
+}
+
 #[test]
 fn a_server_that_hangs_or_is_gone_fails_within_the_timeout() {
     runtime().block_on(async {
