@@ -1019,8 +1019,8 @@ fn resizes_of(pod: &Value) -> Vec<Resize> {
 ///
 /// The resource metrics API is read at `metrics.k8s.io/v1` when served, else `v1beta1` (never
 /// `v1alpha1`); the custom metrics API at the version its client chooses by discovery
-/// ([`custom_metrics_version`]: `v1beta2` or `v1beta1`) and the external one at
-/// `external.metrics.k8s.io/v1beta1`, one request per metric, as the controller's REST
+/// (`v1beta2` or `v1beta1`: `custom_metrics.NewAvailableAPIsGetter`) and the external one
+/// at `external.metrics.k8s.io/v1beta1`, one request per metric, as the controller's REST
 /// metrics client does. An API that is not installed is recorded as its failed answer (the
 /// controller's own view) and noted; [`Error::MetricsApiMissing`] is not raised here, so the
 /// diagnosis can say what the controller would do without it. A metrics API that refuses these
