@@ -7,7 +7,7 @@
 //! to hpa-core's builders, which read trees (`serde_json::Value`).
 
 use std::future::Future;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use kube::client::{ClientBuilder, DynBody};
@@ -154,27 +154,36 @@ impl Cluster {
     /// in-cluster configuration (`rest.InClusterConfig`).
     pub async fn connect(options: &ClientOptions) -> Result<Cluster, Error> {
         let kube_options = KubeConfigOptions { context: options.context.clone(), ..KubeConfigOptions::default() };
-        let config = if options.in_cluster {
-            in_cluster()?
+        let in_cluster_origin = PathBuf::from("in-cluster configuration");
+        let (config, origin) = if options.in_cluster {
+            let mut config = in_cluster()?;
+            config.proxy_url = environment_proxy(&config.cluster_url)?;
+            (config, in_cluster_origin)
         } else {
             let (kubeconfig, path) = match &options.kubeconfig {
                 Some(path) => match Kubeconfig::read_from(path) {
                     Ok(k) => (k, path.clone()),
                     Err(e) => return Err(kubeconfig_error(path.clone(), &e)),
                 },
-                None => match Kubeconfig::read() {
-                    Ok(k) => (k, PathBuf::from("$KUBECONFIG or ~/.kube/config")),
-                    Err(KubeconfigError::FindPath) => {
-                        return Cluster::from_config(in_cluster_or_none(options)?, options.timeout);
-                    }
-                    Err(KubeconfigError::ReadConfig(e, _)) if e.kind() == std::io::ErrorKind::NotFound => {
-                        return Cluster::from_config(in_cluster_or_none(options)?, options.timeout);
-                    }
-                    Err(e) => return Err(kubeconfig_error(PathBuf::from("$KUBECONFIG or ~/.kube/config"), &e)),
+                None => match kubeconfig_from_list(std::env::var_os("KUBECONFIG"))? {
+                    Some(k) => (k, PathBuf::from("$KUBECONFIG")),
+                    // Unset, or no file it lists exists: `~/.kube/config`, else in-cluster.
+                    None => match Kubeconfig::read() {
+                        Ok(k) => (k, PathBuf::from("$KUBECONFIG or ~/.kube/config")),
+                        Err(KubeconfigError::FindPath) => {
+                            return Cluster::build(in_cluster_or_none(options)?, options.timeout, &in_cluster_origin);
+                        }
+                        Err(KubeconfigError::ReadConfig(e, _)) if e.kind() == std::io::ErrorKind::NotFound => {
+                            return Cluster::build(in_cluster_or_none(options)?, options.timeout, &in_cluster_origin);
+                        }
+                        Err(e) => return Err(kubeconfig_error(PathBuf::from("$KUBECONFIG or ~/.kube/config"), &e)),
+                    },
                 },
             };
             let contexts: Vec<String> = kubeconfig.contexts.iter().map(|c| c.name.clone()).collect();
-            Config::from_custom_kubeconfig(kubeconfig, &kube_options).await.map_err(|e| match e {
+            let proxy_url = kubeconfig_proxy(&kubeconfig, options.context.as_deref());
+            let origin = path.clone();
+            let mut config = Config::from_custom_kubeconfig(kubeconfig, &kube_options).await.map_err(|e| match e {
                 // kubectl's words, and the names to choose from.
                 KubeconfigError::LoadContext(name) => Error::Kubeconfig {
                     path,
@@ -184,13 +193,25 @@ impl Cluster {
                     ),
                 },
                 e => kubeconfig_error(path, &e),
-            })?
+            })?;
+            // kube reads `proxy-url` itself; without one, the environment as client-go reads it.
+            if proxy_url.is_none() {
+                config.proxy_url = environment_proxy(&config.cluster_url)?;
+            }
+            (config, origin)
         };
-        Cluster::from_config(config, options.timeout)
+        Cluster::build(config, options.timeout, &origin)
     }
 
     /// Builds the client from a kube `Config`, with `timeout` on connecting and on every call.
-    pub fn from_config(mut config: Config, timeout: Duration) -> Result<Cluster, Error> {
+    pub fn from_config(config: Config, timeout: Duration) -> Result<Cluster, Error> {
+        Cluster::build(config, timeout, Path::new("(the configuration given)"))
+    }
+
+    /// [`Cluster::from_config`], naming `origin` (the kubeconfig file, `in-cluster
+    /// configuration`) when what the configuration points to cannot be loaded (a client
+    /// certificate, key or certificate authority file that is missing or invalid).
+    fn build(mut config: Config, timeout: Duration, origin: &Path) -> Result<Cluster, Error> {
         let server = config.cluster_url.to_string().trim_end_matches('/').to_string();
         config.connect_timeout = Some(timeout);
         config.write_timeout = Some(timeout);
@@ -199,15 +220,20 @@ impl Cluster {
         config.read_timeout = None;
         let default_namespace = config.default_namespace.clone();
         let credentials = CredentialSource::of(&config);
+        trim_token_file(&mut config).map_err(|reason| Error::Credentials { server: server.clone(), reason })?;
         // One-shot calls retry as client-go does (`get_text`), within their timeout; kube's own
         // retry (429, 503 and 504 with a backoff up to 1000 s, 15 times) would spend the timeout
         // on a throttling server and report it as slow. The watches' client (`client_builder`)
         // keeps it.
         let mut one_shot = config.clone();
         one_shot.default_retry = false;
-        let client = Client::try_from(one_shot).map_err(|e| match auth_error(&e) {
-            Some(auth) => Error::Credentials { server: server.clone(), reason: credentials.failure(auth) },
-            None => unreachable(server.clone(), &e),
+        let one_shot_proxy = config.proxy_url.clone();
+        let client = Client::try_from(one_shot).map_err(|e| match (&e, auth_error(&e)) {
+            (kube::Error::InferKubeconfig(k), _) => {
+                Error::Kubeconfig { path: origin.to_path_buf(), reason: unloadable_file(k) }
+            }
+            (_, Some(auth)) => Error::Credentials { server: server.clone(), reason: credentials.failure(auth) },
+            (_, None) => unreachable(server.clone(), one_shot_proxy.as_ref(), &e),
         })?;
         Ok(Cluster { client, config, server, default_namespace, timeout, credentials })
     }
@@ -218,7 +244,7 @@ impl Cluster {
     pub(crate) fn client_builder(&self) -> Result<ClientBuilder<GenericService>, Error> {
         ClientBuilder::try_from(self.config.clone()).map_err(|e| match auth_error(&e) {
             Some(auth) => Error::Credentials { server: self.server.clone(), reason: self.credentials.failure(auth) },
-            None => unreachable(self.server.clone(), &e),
+            None => unreachable(self.server.clone(), self.config.proxy_url.as_ref(), &e),
         })
     }
 
@@ -346,7 +372,7 @@ impl Cluster {
                 } else if chain_has_timeout(&other) {
                     Error::Timeout { server, doing: doing.to_string(), after: self.timeout }
                 } else {
-                    unreachable(server, &other)
+                    unreachable(server, self.config.proxy_url.as_ref(), &other)
                 }
             }
         }
@@ -386,16 +412,88 @@ impl Answer {
     }
 }
 
+/// What the kubeconfig points to that cannot be loaded, naming its field and file (kube's text
+/// shows the path in Rust's debug form).
+fn unloadable_file(e: &KubeconfigError) -> String {
+    use kube::config::LoadDataError;
+    let (what, field, data) = match e {
+        KubeconfigError::LoadClientCertificate(d) => {
+            ("the user's client certificate", "users[].user.client-certificate", d)
+        }
+        KubeconfigError::LoadClientKey(d) => ("the user's client key", "users[].user.client-key", d),
+        KubeconfigError::LoadCertificateAuthority(d) => {
+            ("the cluster's certificate authority", "clusters[].cluster.certificate-authority", d)
+        }
+        other => return chain(other),
+    };
+    match data {
+        LoadDataError::ReadFile(io, path) => {
+            format!("cannot read {what} {} ({io}): fix {field}, or log in again to write it", path.display())
+        }
+        other => format!("cannot load {what} ({}): fix {field}", chain(other)),
+    }
+}
+
 /// `("list", "deployments.apps in namespace shop")` from `"listing deployments.apps in
-/// namespace shop"`: the verb RBAC speaks of and the object of a call's description.
+/// namespace shop"` (`"discovering the API groups"`: `("get", "the API groups")`): the verb
+/// RBAC speaks of and the object of a call's description.
 fn split_doing(doing: &str) -> (&str, &str) {
     if let Some(what) = doing.strip_prefix("listing ") {
         ("list", what)
     } else if let Some(what) = doing.strip_prefix("reading ") {
         ("get", what)
+    } else if let Some(what) = doing.strip_prefix("discovering ") {
+        // Discovery reads `/api`, `/apis` and each group's version (non-resource URLs).
+        ("get", what)
     } else {
         ("read", doing)
     }
+}
+
+/// The token of a `tokenFile` (a kubeconfig user's, the in-cluster service account's) as
+/// client-go reads it (`fileTokenSource.Token` in `transport/token_source.go`): the file's text
+/// with the white space around it trimmed (`strings.TrimSpace`; a token written with `echo`
+/// ends with a newline, which kube would put in the header and refuse), and an empty one
+/// refused. kube reads the file itself when it needs no trimming (and reads it again every
+/// minute); a token that needed trimming is given to kube as the user's token, read once. An
+/// inline token has precedence, as in client-go and kube; a file that cannot be read is left to
+/// kube, whose error names it.
+fn trim_token_file(config: &mut Config) -> Result<(), String> {
+    let user = &mut config.auth_info;
+    let Some(path) = user.token_file.clone().filter(|_| user.token.is_none()) else { return Ok(()) };
+    let Ok(text) = std::fs::read_to_string(&path) else { return Ok(()) };
+    let token = text.trim_matches(|c: char| c.is_whitespace());
+    if token.is_empty() {
+        return Err(format!(
+            "the kubeconfig user's token file {path} is empty (read empty token from file \"{path}\"): log in again, or fix users[].user.tokenFile"
+        ));
+    }
+    if token.len() != text.len() {
+        user.token = Some(token.to_string().into());
+    }
+    Ok(())
+}
+
+/// A `$KUBECONFIG` list of files read as kubectl's loading rules read it
+/// (`ClientConfigLoadingRules.Load` in client-go's `tools/clientcmd/loader.go`): each file in
+/// order, one that does not exist skipped, the others merged (the first file to set a map key
+/// wins, `Kubeconfig::merge`); `None` when the list is unset, empty, or names no file that
+/// exists (kube's own reader stops at the first missing file and loses the whole list).
+fn kubeconfig_from_list(list: Option<std::ffi::OsString>) -> Result<Option<Kubeconfig>, Error> {
+    let Some(list) = list else { return Ok(None) };
+    let mut merged: Option<Kubeconfig> = None;
+    for path in std::env::split_paths(&list).filter(|p| !p.as_os_str().is_empty()) {
+        let next = match Kubeconfig::read_from(&path) {
+            Ok(k) => k,
+            Err(KubeconfigError::ReadConfig(io, _)) if io.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(kubeconfig_error(path, &e)),
+        };
+        merged = Some(match merged {
+            Some(m) => m.merge(next).map_err(|e| kubeconfig_error(path, &e))?,
+            None => next,
+        });
+    }
+    Ok(merged)
 }
 
 /// The in-cluster configuration (`rest.InClusterConfig`).
@@ -410,7 +508,9 @@ fn in_cluster_or_none(options: &ClientOptions) -> Result<Config, Error> {
     if options.context.is_some() {
         return Err(none());
     }
-    Config::incluster().map_err(|_| none())
+    let mut config = Config::incluster().map_err(|_| none())?;
+    config.proxy_url = environment_proxy(&config.cluster_url)?;
+    Ok(config)
 }
 
 fn kubeconfig_error(path: PathBuf, e: &KubeconfigError) -> Error {
@@ -444,11 +544,147 @@ pub(crate) fn chain(e: &(dyn std::error::Error + 'static)) -> String {
 /// 111)", "invalid peer certificate: UnknownIssuer"), after the outermost message when that
 /// adds something.
 /// A connection that failed: [`Error::UntrustedCertificate`] when the TLS handshake refused
-/// the server's certificate, [`Error::Unreachable`] otherwise.
-fn unreachable(server: String, e: &(dyn std::error::Error + 'static)) -> Error {
-    match untrusted_certificate(e) {
-        Some(reason) => Error::UntrustedCertificate { server, reason },
-        None => Error::Unreachable { server, reason: innermost(e) },
+/// the server's certificate, [`Error::Proxy`] when the proxy could not be reached or would not
+/// open the tunnel (hyper-util's `tunnel error: ...` and `SOCKS error: ...`),
+/// [`Error::Unreachable`] otherwise.
+fn unreachable(server: String, proxy: Option<&http::Uri>, e: &(dyn std::error::Error + 'static)) -> Error {
+    if let Some(reason) = untrusted_certificate(e) {
+        return Error::UntrustedCertificate { server, reason };
+    }
+    match (proxy, proxy_failure(e)) {
+        (Some(proxy), Some(failure)) => Error::Proxy { server, proxy: without_userinfo(proxy), reason: chain(failure) },
+        _ => Error::Unreachable { server, reason: innermost(e) },
+    }
+}
+
+/// The error of the chain that says the connection failed at the proxy: hyper-util's tunnel
+/// (`tunnel error: ...`) or SOCKS (`SOCKS error: ...`) connector's, or one that wraps its text.
+fn proxy_failure<'a>(e: &'a (dyn std::error::Error + 'static)) -> Option<&'a (dyn std::error::Error + 'static)> {
+    let mut current = Some(e);
+    while let Some(err) = current {
+        let text = err.to_string();
+        if text.starts_with("tunnel error: ") || text.starts_with("SOCKS error: ") {
+            return Some(err);
+        }
+        current = err.source();
+    }
+    None
+}
+
+/// A proxy URL without its credentials (`user:password@`), to show.
+fn without_userinfo(proxy: &http::Uri) -> String {
+    let text = proxy.to_string();
+    match proxy.authority().map(|a| a.as_str()).and_then(|a| a.rsplit_once('@')) {
+        Some((userinfo, _)) => text.replacen(&format!("{userinfo}@"), "", 1),
+        None => text,
+    }
+}
+
+/// The `proxy-url` of the cluster the kubeconfig's context (`context`, else its current one)
+/// names, when it sets one: client-go uses it for every request, whatever the environment says.
+fn kubeconfig_proxy(kubeconfig: &Kubeconfig, context: Option<&str>) -> Option<String> {
+    let context = context.or(kubeconfig.current_context.as_deref())?;
+    let cluster = kubeconfig.contexts.iter().find(|c| c.name == context)?.context.as_ref()?.cluster.as_str();
+    let named = kubeconfig.clusters.iter().find(|c| c.name == cluster)?;
+    named.cluster.as_ref()?.proxy_url.clone().filter(|p| !p.is_empty())
+}
+
+/// The proxy of the environment for `server` ([`proxy_for`] with the process's variables).
+fn environment_proxy(server: &http::Uri) -> Result<Option<http::Uri>, Error> {
+    proxy_for(server, |name| std::env::var(name).ok()).map_err(|(proxy, reason)| Error::Proxy {
+        server: server.to_string().trim_end_matches('/').to_string(),
+        proxy,
+        reason,
+    })
+}
+
+/// The proxy client-go's default transport uses for `server` when the kubeconfig sets no
+/// `proxy-url`: Go's `http.ProxyFromEnvironment` (`golang.org/x/net/http/httpproxy`,
+/// `Config.ProxyFunc`), with `var` reading the environment. `HTTPS_PROXY` (else `https_proxy`)
+/// for an `https` server, `HTTP_PROXY` (else `http_proxy`) for an `http` one; none for
+/// `localhost` and loopback addresses, nor for a server `NO_PROXY` (else `no_proxy`) names.
+/// A proxy without a scheme is `http://`. The error: the proxy text and why it is unusable.
+fn proxy_for(server: &http::Uri, var: impl Fn(&str) -> Option<String>) -> Result<Option<http::Uri>, (String, String)> {
+    let any = |names: [&str; 2]| names.into_iter().find_map(|n| var(n).filter(|v| !v.is_empty()));
+    let proxy = match server.scheme_str() {
+        Some("https") => any(["HTTPS_PROXY", "https_proxy"]),
+        Some("http") => any(["HTTP_PROXY", "http_proxy"]),
+        _ => None,
+    };
+    let Some(proxy) = proxy else { return Ok(None) };
+    let host = server.host().unwrap_or_default().trim_start_matches('[').trim_end_matches(']').to_ascii_lowercase();
+    let port = server.port_u16().unwrap_or(if server.scheme_str() == Some("https") { 443 } else { 80 });
+    if !use_proxy(&host, port, &any(["NO_PROXY", "no_proxy"]).unwrap_or_default()) {
+        return Ok(None);
+    }
+    // `parseProxy`: a proxy without a scheme or host is tried with `http://`.
+    let parsed =
+        proxy.parse::<http::Uri>().ok().filter(|u| u.scheme().is_some() && u.host().is_some_and(|h| !h.is_empty()));
+    match parsed.or_else(|| format!("http://{proxy}").parse::<http::Uri>().ok()) {
+        Some(uri) => Ok(Some(uri)),
+        None => Err((proxy.clone(), "it is not a URL".to_string())),
+    }
+}
+
+/// Whether a request to `host:port` goes through the proxy: httpproxy's `useProxy`. Never for
+/// `localhost` or a loopback address; not for a host `no_proxy` names: `*`, an IP address or
+/// CIDR range, a domain (`example.com` also matches its subdomains; `.example.com` and
+/// `*.example.com` only those), each with an optional `:port`.
+fn use_proxy(host: &str, port: u16, no_proxy: &str) -> bool {
+    let ip = host.parse::<std::net::IpAddr>().ok();
+    if host == "localhost" || ip.is_some_and(|ip| ip.is_loopback()) {
+        return false;
+    }
+    let port = port.to_string();
+    for entry in no_proxy.split(',').map(|e| e.trim().to_ascii_lowercase()).filter(|e| !e.is_empty()) {
+        if entry == "*" {
+            return false;
+        }
+        if let Some((network, bits)) = entry.split_once('/') {
+            if let (Ok(network), Ok(bits), Some(ip)) = (network.parse::<std::net::IpAddr>(), bits.parse::<u32>(), ip)
+                && cidr_contains(network, bits, ip)
+            {
+                return false;
+            }
+            continue;
+        }
+        // `host:port` and `[v6]:port`; a bare IPv6 address has colons but no port.
+        let (entry_host, entry_port) = match entry.rsplit_once(':') {
+            Some((h, p)) if entry.parse::<std::net::IpAddr>().is_err() && p.parse::<u16>().is_ok() => {
+                (h.trim_start_matches('[').trim_end_matches(']'), Some(p))
+            }
+            _ => (entry.as_str(), None),
+        };
+        let port_matches = entry_port.is_none_or(|p| p == port);
+        if let Ok(entry_ip) = entry_host.parse::<std::net::IpAddr>() {
+            if ip == Some(entry_ip) && port_matches {
+                return false;
+            }
+            continue;
+        }
+        if entry_host.is_empty() {
+            continue;
+        }
+        let suffix = entry_host.strip_prefix('*').unwrap_or(entry_host);
+        let (suffix, exact) = match suffix.strip_prefix('.') {
+            Some(_) => (suffix.to_string(), false),
+            None => (format!(".{suffix}"), true),
+        };
+        if (host.ends_with(&suffix) || (exact && host == &suffix[1..])) && port_matches {
+            return false;
+        }
+    }
+    true
+}
+
+/// Whether `ip` is in the network `network/bits` (both of one family).
+fn cidr_contains(network: std::net::IpAddr, bits: u32, ip: std::net::IpAddr) -> bool {
+    use std::net::IpAddr::{V4, V6};
+    let masked = |a: u128, width: u32| if bits == 0 { 0 } else { a >> (width - bits.min(width)) };
+    match (network, ip) {
+        (V4(n), V4(i)) if bits <= 32 => masked(u32::from(n).into(), 32) == masked(u32::from(i).into(), 32),
+        (V6(n), V6(i)) if bits <= 128 => masked(u128::from(n), 128) == masked(u128::from(i), 128),
+        _ => false,
     }
 }
 
@@ -508,4 +744,112 @@ fn chain_has_timeout(e: &(dyn std::error::Error + 'static)) -> bool {
         current = err.source();
     }
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `http.ProxyFromEnvironment`: the variable of the server's scheme, uppercase first; none
+    /// for loopback or a `NO_PROXY` match; `http://` when the proxy has no scheme.
+    #[test]
+    fn proxies_from_the_environment() {
+        let env = |vars: &'static [(&'static str, &'static str)]| {
+            move |name: &str| vars.iter().find(|(k, _)| *k == name).map(|(_, v)| v.to_string())
+        };
+        let proxy = |server: &str, vars: &'static [(&'static str, &'static str)]| {
+            proxy_for(&server.parse().unwrap(), env(vars)).map(|p| p.map(|u| u.to_string()))
+        };
+        let corp: &[(&str, &str)] = &[("HTTPS_PROXY", "http://proxy.corp:3128"), ("https_proxy", "http://lower:1")];
+        assert_eq!(proxy("https://10.0.0.1:6443", corp), Ok(Some("http://proxy.corp:3128/".into())));
+        // An http server reads HTTP_PROXY only; loopback and localhost are never proxied.
+        assert_eq!(proxy("http://10.0.0.1:8080", corp), Ok(None));
+        assert_eq!(proxy("https://127.0.0.1:6443", corp), Ok(None));
+        assert_eq!(proxy("https://localhost:6443", corp), Ok(None));
+        assert_eq!(proxy("https://[::1]:6443", corp), Ok(None));
+        assert_eq!(
+            proxy("https://10.0.0.1", &[("https_proxy", "socks5://s:1080")]),
+            Ok(Some("socks5://s:1080/".into()))
+        );
+        assert_eq!(
+            proxy("https://10.0.0.1", &[("HTTPS_PROXY", "proxy.corp:3128")]),
+            Ok(Some("http://proxy.corp:3128/".into()))
+        );
+        assert_eq!(
+            proxy("https://10.0.0.1", &[("HTTPS_PROXY", "http://a b")]),
+            Err(("http://a b".into(), "it is not a URL".into()))
+        );
+        let with_no_proxy = |no_proxy: &'static str, server: &str| {
+            let vars: &'static [(&str, &str)] =
+                Box::leak(Box::new([("HTTPS_PROXY", "http://proxy.corp:3128"), ("NO_PROXY", no_proxy)]));
+            proxy(server, vars).unwrap().is_none()
+        };
+        assert!(with_no_proxy("*", "https://api.example.com"));
+        assert!(with_no_proxy("10.0.0.0/8", "https://10.1.2.3:6443"));
+        assert!(!with_no_proxy("10.0.0.0/8", "https://11.1.2.3:6443"));
+        assert!(with_no_proxy("10.1.2.3", "https://10.1.2.3:6443"));
+        assert!(with_no_proxy("10.1.2.3:6443", "https://10.1.2.3:6443"));
+        assert!(!with_no_proxy("10.1.2.3:443", "https://10.1.2.3:6443"));
+        assert!(with_no_proxy(" other.org , example.com", "https://api.example.com"));
+        assert!(with_no_proxy("example.com", "https://example.com"));
+        assert!(!with_no_proxy(".example.com", "https://example.com"));
+        assert!(with_no_proxy("*.example.com", "https://api.example.com"));
+        assert!(!with_no_proxy("ample.com", "https://api.example.com"));
+        assert!(with_no_proxy("fd00::/8", "https://[fd00::1]:6443"));
+        assert!(with_no_proxy("[fd00::1]:6443", "https://[fd00::1]:6443"));
+    }
+
+    /// `KUBECONFIG=missing.yaml:a.yaml:b.yaml`: the missing file skipped, the others merged
+    /// (the first to name a context wins); a list of missing files is no kubeconfig.
+    #[test]
+    fn a_kubeconfig_list_skips_missing_files() {
+        let dir = std::env::temp_dir().join(format!("hpa-cluster-kubeconfig-list-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = |name: &str, context: &str, namespace: &str| {
+            let path = dir.join(name);
+            std::fs::write(
+                &path,
+                format!(
+                    "apiVersion: v1\nkind: Config\ncurrent-context: {context}\nclusters:\n- name: {context}\n  cluster: {{server: \"https://{context}.example:6443\"}}\ncontexts:\n- name: {context}\n  context: {{cluster: {context}, user: u, namespace: {namespace}}}\n- name: shared\n  context: {{cluster: {context}, user: u, namespace: {namespace}}}\nusers:\n- name: u\n  user: {{token: t}}\n"
+                ),
+            )
+            .unwrap();
+            path
+        };
+        let (a, b) = (file("a.yaml", "a", "from-a"), file("b.yaml", "b", "from-b"));
+        let missing = dir.join("missing.yaml");
+        let list = std::env::join_paths([&missing, &a, &b]).unwrap();
+        let merged = kubeconfig_from_list(Some(list)).unwrap().unwrap();
+        assert_eq!(merged.current_context.as_deref(), Some("a"));
+        let contexts: Vec<&str> = merged.contexts.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(contexts, ["a", "shared", "b"]);
+        let shared = merged.contexts.iter().find(|c| c.name == "shared").unwrap();
+        assert_eq!(shared.context.as_ref().unwrap().namespace.as_deref(), Some("from-a"));
+        assert!(kubeconfig_from_list(Some(std::env::join_paths([&missing]).unwrap())).unwrap().is_none());
+        assert!(kubeconfig_from_list(None).unwrap().is_none());
+        std::fs::write(&b, "clusters: [").unwrap();
+        let e = kubeconfig_from_list(Some(std::env::join_paths([&missing, &a, &b]).unwrap())).unwrap_err();
+        assert!(e.to_string().starts_with(&format!("cannot use kubeconfig {}: ", b.display())), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A refusal of discovery reads as a sentence: RBAC refused to get the API groups.
+    #[test]
+    fn discovery_refusals_are_worded() {
+        assert_eq!(split_doing("discovering the API groups"), ("get", "the API groups"));
+        assert_eq!(
+            split_doing("listing deployments.apps in namespace shop"),
+            ("list", "deployments.apps in namespace shop")
+        );
+        let (verb, what) = split_doing("discovering the API groups");
+        let e = Error::Forbidden {
+            verb: verb.into(),
+            what: what.into(),
+            message: "forbidden: User \"u\" cannot get path \"/apis\"".into(),
+        };
+        assert_eq!(
+            e.to_string(),
+            "RBAC refused to get the API groups: forbidden: User \"u\" cannot get path \"/apis\"; ask for read access (get, list) to it"
+        );
+    }
 }

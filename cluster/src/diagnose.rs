@@ -118,6 +118,9 @@ pub struct Objects {
     /// The error of reading the HPA's scale live, in the controller's words (`no matches for
     /// kind ...`): the sync's `FailedGetScale` error when the scale is not among the items.
     pub target_error: Option<String>,
+    /// Whether [`Self::target_error`] is the RESTMapper's: discovery maps the target's group
+    /// and kind to no resource ([`SyncInput::scale_unmapped`]).
+    pub target_unmapped: bool,
     /// Whether the metrics APIs were asked for each metric (a live read): a metric without
     /// items was answered with an empty list. From files it may just not have been gathered.
     pub metrics_asked: bool,
@@ -134,6 +137,7 @@ impl Objects {
             metrics_errors: MetricsErrors::default(),
             notes: Vec::new(),
             target_error: None,
+            target_unmapped: false,
             metrics_asked: false,
         }
     }
@@ -216,6 +220,7 @@ pub fn inputs_from_objects(
         (Err(_), Some(e)) => Err(ReadError(e.clone())),
         (Err(e), None) => Err(ReadError(e.to_string())),
     };
+    sync.scale_unmapped = scale.is_err() && objects.target_error.is_some() && objects.target_unmapped;
     let template = target_object(&items, namespace, &target.api_version, &target.kind, &target.name)
         .filter(|t| t.get("spec").and_then(|s| s.get("template")).and_then(|t| t.get("spec")).is_some())
         .map(|t| admitted_template(t, &items, namespace, objects.release));
@@ -272,16 +277,31 @@ pub fn inputs_from_objects(
     }
 
     // The metrics APIs' answers.
-    let selected: BTreeSet<&str> = pod_objects.iter().map(|p| name_of(p)).collect();
+    let answered = AnsweredPods {
+        selector: pod_selector.as_ref().filter(|_| !selector_text.is_empty()),
+        pods: items.iter().filter(in_ns).filter(|v| kind_of(v) == "Pod").map(|v| (name_of(v), labels_of(v))).collect(),
+    };
     sync.resource_metrics = match &metrics_errors.resource {
         Some(e) => Err(ReadError(e.clone())),
         None => {
+            let mut without_pod = BTreeSet::new();
             let metrics: Vec<PodMetricsItem> = items
                 .iter()
                 .filter(in_ns)
-                .filter(|v| kind_of(v) == "PodMetrics" && selected.contains(name_of(v)))
+                .filter(|v| kind_of(v) == "PodMetrics")
+                .filter(|v| {
+                    let own = v.get("metadata").and_then(|m| m.get("labels")).map(labels_map);
+                    match answered.answered(name_of(v), own) {
+                        Answered::Yes => true,
+                        Answered::WithoutPod => without_pod.insert(name_of(v)),
+                        Answered::No => false,
+                    }
+                })
                 .filter_map(|v| pod_metrics_from_json(v))
                 .collect();
+            if !without_pod.is_empty() {
+                notes.push(answered.without_pod_note("PodMetrics:", &without_pod));
+            }
             let needs_resource =
                 hpa.spec.metrics.iter().any(|m| m.type_ == "Resource" || m.type_ == "ContainerResource");
             if metrics.is_empty() && needs_resource && !pod_objects.is_empty() {
@@ -294,7 +314,7 @@ pub fn inputs_from_objects(
     };
     sync.pods_metrics = match &metrics_errors.custom {
         Some(e) => Err(ReadError(e.clone())),
-        None => Ok(pods_metrics(&items, namespace, &hpa.spec.metrics, &selected, &mut notes)),
+        None => Ok(pods_metrics(&items, namespace, &hpa.spec.metrics, &answered, &mut notes)),
     };
     sync.object_metrics = match &metrics_errors.custom {
         Some(e) => Err(ReadError(e.clone())),
@@ -600,21 +620,22 @@ fn first_spec_of_name<'a>(
 /// which asks the custom metrics API for the metric of the pods that the HPA's selector
 /// matches (`labelSelector`) and of the series the metric's selector matches
 /// (`metricLabelSelector`). A snapshot's list may hold more (`pods/*/METRIC` without
-/// `labelSelector` answers for every pod of the namespace): samples of pods the selector does
-/// not match (`selected`), and items recording another metric selector, are left out, and
-/// the leaving out is noted.
+/// `labelSelector` answers for every pod of the namespace): samples of pods among the objects
+/// that the selector does not match, and items recording another metric selector, are left
+/// out, and the leaving out is noted. Samples of pods the objects lack are kept, as the
+/// controller keeps them ([`AnsweredPods`]), and noted.
 fn pods_metrics(
     items: &[&Value],
     namespace: &str,
     metrics: &[MetricSpec],
-    selected: &BTreeSet<&str>,
+    answered: &AnsweredPods<'_>,
     notes: &mut Vec<String>,
 ) -> BTreeMap<String, Vec<PodSample>> {
     let mut out: BTreeMap<String, Vec<PodSample>> = BTreeMap::new();
     let specs = first_spec_of_name(metrics.iter().filter_map(|m| m.pods.as_ref()).map(|p| &p.metric), "Pods", notes);
     for spec in specs {
         let samples = out.entry(spec.name.to_string()).or_default();
-        let (mut other_pods, mut other_selector) = (BTreeSet::new(), 0);
+        let (mut other_pods, mut without_pod, mut other_selector) = (BTreeSet::new(), BTreeSet::new(), 0);
         for v in items.iter().filter(|v| kind_of(v) == "MetricValue" && metric_name(v) == spec.name.as_str()) {
             let described = v.get("describedObject");
             if described.and_then(|d| d.get("kind")).and_then(Value::as_str) != Some("Pod") {
@@ -628,16 +649,27 @@ fn pods_metrics(
                 other_selector += 1;
                 continue;
             }
-            if !selected.contains(pod) {
-                other_pods.insert(pod);
-                continue;
+            match answered.answered(pod, None) {
+                Answered::Yes => {}
+                Answered::WithoutPod => {
+                    without_pod.insert(pod);
+                }
+                Answered::No => {
+                    other_pods.insert(pod);
+                    continue;
+                }
             }
             let Some(value) = quantity_milli(v.get("value")) else { continue };
             samples.push(PodSample {
                 pod: pod.into(),
                 value_milli: value,
                 timestamp: time_at(v, "timestamp").unwrap_or(Timestamp::ZERO),
-                window: v.get("windowSeconds").and_then(Value::as_u64).map(Duration::from_secs),
+                // `windowSeconds` in v1beta2, `window` in v1beta1 (both seconds).
+                window: v
+                    .get("windowSeconds")
+                    .or_else(|| v.get("window"))
+                    .and_then(Value::as_u64)
+                    .map(Duration::from_secs),
             });
         }
         if !other_pods.is_empty() {
@@ -649,6 +681,9 @@ fn pods_metrics(
                 pods.join(", ")
             ));
         }
+        if !without_pod.is_empty() {
+            notes.push(answered.without_pod_note(&format!("Pods metric {}:", spec.name), &without_pod));
+        }
         if other_selector > 0 {
             notes.push(format!(
                 "Pods metric {}: {other_selector} sample(s) left out, recorded for another metric selector than the HPA's ({})",
@@ -658,6 +693,59 @@ fn pods_metrics(
         }
     }
     out
+}
+
+/// Whether the metrics APIs' answer to the controller holds a pod's sample. The controller asks
+/// for the samples of the pods its selector matches (`labelSelector`) and keeps every sample
+/// it is answered, those of pods missing from its pod list included: they count in
+/// `GetResourceReplicas`' `ceil(newUsageRatio * len(metrics))` and in a Pods metric's average
+/// (`pkg/controller/podautoscaler/replica_calculator.go`). A snapshot's list read without the
+/// selector holds more: a sample is the answer's when the selector matches its labels (a
+/// `PodMetrics` carries its pod's) or, without labels, its pod's among the objects; the sample
+/// of a pod the objects lack, without labels, is kept as the live answer's is.
+struct AnsweredPods<'a> {
+    /// The HPA's pod selector (`None`: no pods are selected, the sync stops before metrics).
+    selector: Option<&'a LabelSelector>,
+    /// The pods of the namespace among the objects, by name, with their labels.
+    pods: HashMap<&'a str, BTreeMap<String, String>>,
+}
+
+/// Whether a sample is part of the controller's answer ([`AnsweredPods::answered`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Answered {
+    /// Its pod is among the objects, and the selector matches.
+    Yes,
+    /// Its pod is not among the objects: kept (the controller keeps it).
+    WithoutPod,
+    /// The selector does not match: left out.
+    No,
+}
+
+impl AnsweredPods<'_> {
+    /// Whether the sample of `pod` (with the sample's own `labels`, when it records them) is
+    /// part of the answer.
+    fn answered(&self, pod: &str, labels: Option<BTreeMap<String, String>>) -> Answered {
+        let Some(selector) = self.selector else { return Answered::No };
+        let known = self.pods.get(pod);
+        let matches = match (labels.as_ref(), known) {
+            (Some(labels), _) | (None, Some(labels)) => selector.matches(labels),
+            (None, None) => true,
+        };
+        match (matches, known) {
+            (false, _) => Answered::No,
+            (true, Some(_)) => Answered::Yes,
+            (true, None) => Answered::WithoutPod,
+        }
+    }
+
+    /// The note on the samples of pods the objects lack, kept.
+    fn without_pod_note(&self, what: &str, pods: &BTreeSet<&str>) -> String {
+        format!(
+            "{what} {} sample(s) of pods not among the pods read ({}) counted: the controller keeps the samples the metrics API answers for pods missing from its pod list (a deleted pod's, one created since)",
+            pods.len(),
+            pods.iter().copied().collect::<Vec<_>>().join(", ")
+        )
+    }
 }
 
 /// Object metric values: `MetricValue` items describing anything but pods, of a metric and
@@ -951,7 +1039,8 @@ fn resizes_of(pod: &Value) -> Vec<Resize> {
 /// [`inputs_from_objects`].
 ///
 /// The resource metrics API is read at `metrics.k8s.io/v1` when served, else `v1beta1` (never
-/// `v1alpha1`); the custom metrics API at `custom.metrics.k8s.io/v1beta2` and the external one
+/// `v1alpha1`); the custom metrics API at the version its client chooses by discovery
+/// (`v1beta2` or `v1beta1`: `custom_metrics.NewAvailableAPIsGetter`) and the external one
 /// at `external.metrics.k8s.io/v1beta1`, one request per metric, as the controller's REST
 /// metrics client does. An API that is not installed is recorded as its failed answer (the
 /// controller's own view) and noted; [`Error::MetricsApiMissing`] is not raised here, so the
@@ -1010,11 +1099,14 @@ pub async fn read_objects(
                 }
             }
             Err(TargetError::Stop(e)) => return Err(e),
-            Err(TargetError::Scale(e)) if is_this => {
-                out.notes.push(format!("the scale target was not read: {e}"));
-                out.target_error = Some(e);
+            Err(error @ (TargetError::Scale(_) | TargetError::Unmapped(_))) if is_this => {
+                out.target_unmapped = matches!(error, TargetError::Unmapped(_));
+                if let TargetError::Scale(e) | TargetError::Unmapped(e) = error {
+                    out.notes.push(format!("the scale target was not read: {e}"));
+                    out.target_error = Some(e);
+                }
             }
-            Err(TargetError::Scale(_)) => {}
+            Err(TargetError::Scale(_) | TargetError::Unmapped(_)) => {}
         }
     }
 
@@ -1080,7 +1172,7 @@ async fn read_target(
     let group = GroupVersion::parse_or_empty(api_version).group();
     let mappings = discovery::mappings(cluster, group, kind).await.map_err(TargetError::Stop)?;
     if mappings.is_empty() {
-        return Err(TargetError::Scale(discovery::no_kind_match(group, kind)));
+        return Err(TargetError::Unmapped(discovery::no_kind_match(group, kind)));
     }
     let mut first_error = None;
     for m in &mappings {
@@ -1136,6 +1228,9 @@ enum TargetError {
     Stop(Error),
     /// The controller's error getting the scale (`FailedGetScale`).
     Scale(String),
+    /// The RESTMapper's error: discovery maps the target's kind to no resource
+    /// (`FailedGetScale` too, with another sync error).
+    Unmapped(String),
 }
 
 async fn read_metrics(
@@ -1149,13 +1244,6 @@ async fn read_metrics(
     let wants_resource = metrics.iter().any(|m| m.resource.is_some() || m.container_resource.is_some());
     let wants_custom = metrics.iter().any(|m| m.pods.is_some() || m.object.is_some());
     let wants_external = metrics.iter().any(|m| m.external.is_some());
-    let custom = Kind {
-        group: "custom.metrics.k8s.io",
-        version: "v1beta2",
-        kind: "MetricValueList",
-        plural: "*",
-        optional: true,
-    };
     let external = Kind {
         group: "external.metrics.k8s.io",
         version: "v1beta1",
@@ -1165,7 +1253,9 @@ async fn read_metrics(
     };
     let wanted = [kinds::POD_METRICS_V1, kinds::POD_METRICS_V1BETA1];
     let served = discovery::served(cluster, &wanted).await?;
-    let groups = served_groups(cluster, &["custom.metrics.k8s.io", "external.metrics.k8s.io"]).await?;
+    let groups = served_groups(cluster).await?;
+    let served_group =
+        |name: &str| groups.as_ref().map_or(Some(None), |gs| gs.iter().find(|g| g.name == name).map(Some));
     let selector = selectors.iter().find(|(this, _)| *this).map(|(_, s)| s.as_str()).unwrap_or_default();
 
     if wants_resource {
@@ -1200,16 +1290,31 @@ async fn read_metrics(
         }
     }
     if wants_custom {
-        if !groups.contains(&"custom.metrics.k8s.io") {
-            out.notes.push("the custom metrics API (custom.metrics.k8s.io) is not installed".into());
-            out.metrics_errors.custom =
-                Some("the server could not find the requested resource (get pods.custom.metrics.k8s.io)".into());
-        } else {
+        // The client's errors (`fetchVersions`, `chooseVersion`), as the controller records them.
+        let version = match served_group(CUSTOM_METRICS_GROUP) {
+            None => {
+                out.notes.push(format!("the custom metrics API ({CUSTOM_METRICS_GROUP}) is not installed"));
+                Err(format!("no custom metrics API ({CUSTOM_METRICS_GROUP}) registered"))
+            }
+            // Discovery failed: the newest version is tried.
+            Some(None) => Ok(CUSTOM_METRICS_VERSIONS[0]),
+            Some(Some(group)) => custom_metrics_version(group).inspect_err(|_| {
+                out.notes.push(format!(
+                    "the custom metrics API ({CUSTOM_METRICS_GROUP}) serves {}, none of the versions the controller reads ({})",
+                    group.versions.join(", "),
+                    CUSTOM_METRICS_VERSIONS.join(", ")
+                ))
+            }),
+        };
+        if let Err(e) = &version {
+            out.metrics_errors.custom = Some(e.clone());
+        }
+        if let Ok(version) = version {
             for m in metrics {
                 let path = if let Some(p) = &m.pods {
                     let mut path = format!(
-                        "/apis/{}/{}/namespaces/{namespace}/pods/*/{}",
-                        custom.group, custom.version, p.metric.name
+                        "/apis/{CUSTOM_METRICS_GROUP}/{version}/namespaces/{namespace}/pods/*/{}",
+                        p.metric.name
                     );
                     let mut params = vec![("labelSelector".to_string(), selector.to_string())];
                     if let Some(s) = &p.metric.selector {
@@ -1219,7 +1324,7 @@ async fn read_metrics(
                     path
                 } else if let Some(o) = &m.object {
                     let d = &o.described_object;
-                    let base = format!("/apis/{}/{}/namespaces/{namespace}", custom.group, custom.version);
+                    let base = format!("/apis/{CUSTOM_METRICS_GROUP}/{version}/namespaces/{namespace}");
                     let group = GroupVersion::parse_or_empty(&d.api_version).group();
                     // `GetObjectMetric`: a Namespace's metrics are the namespace's own (root
                     // scoped); any other object's resource is mapped by discovery
@@ -1260,7 +1365,7 @@ async fn read_metrics(
         }
     }
     if wants_external {
-        if !groups.contains(&"external.metrics.k8s.io") {
+        if served_group(external.group).is_none() {
             out.notes.push("the external metrics API (external.metrics.k8s.io) is not installed".into());
             out.metrics_errors.external =
                 Some("the server could not find the requested resource (get *.external.metrics.k8s.io)".into());
@@ -1279,19 +1384,59 @@ async fn read_metrics(
     Ok(())
 }
 
-/// Which of these API groups `/apis` lists.
-async fn served_groups<'a>(cluster: &Cluster, groups: &[&'a str]) -> Result<Vec<&'a str>, Error> {
+/// The custom metrics API's group.
+const CUSTOM_METRICS_GROUP: &str = "custom.metrics.k8s.io";
+
+/// The custom metrics API versions the controller's client speaks, newest first
+/// (`custom_metrics.MetricVersions` in `k8s.io/metrics/pkg/client/custom_metrics`).
+const CUSTOM_METRICS_VERSIONS: [&str; 2] = ["v1beta2", "v1beta1"];
+
+/// An API group as `/apis` lists it (`metav1.APIGroup`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct ApiGroup {
+    /// `name`.
+    name: String,
+    /// `preferredVersion.version` (empty when absent).
+    preferred: String,
+    /// `versions[].version`, in the listed order.
+    versions: Vec<String>,
+}
+
+/// The API groups `/apis` lists (the plain `APIGroupList`, as client-go's `ServerGroups`
+/// reads it); `None` when the list cannot be read (a refusal or another failure that leaves
+/// the server usable).
+async fn served_groups(cluster: &Cluster) -> Result<Option<Vec<ApiGroup>>, Error> {
     let list = match cluster.get_json("/apis", "listing the API groups").await {
         Ok(l) => l,
         Err(e) if e.is_connection() => return Err(e),
-        Err(_) => return Ok(groups.to_vec()),
+        Err(_) => return Ok(None),
     };
-    let names: Vec<&str> = list
+    let version = |v: &Value| str_of(v, "version").to_string();
+    let groups = list
         .get("groups")
         .and_then(Value::as_array)
-        .map(|gs| gs.iter().filter_map(|g| g.get("name").and_then(Value::as_str)).collect())
+        .map(|gs| {
+            gs.iter()
+                .map(|g| ApiGroup {
+                    name: str_of(g, "name").to_string(),
+                    preferred: g.get("preferredVersion").map(version).unwrap_or_default(),
+                    versions: g.get("versions").and_then(Value::as_array).into_iter().flatten().map(version).collect(),
+                })
+                .collect()
+        })
         .unwrap_or_default();
-    Ok(groups.iter().copied().filter(|g| names.contains(g)).collect())
+    Ok(Some(groups))
+}
+
+/// The custom metrics API version the HPA controller's client reads, by discovery
+/// (`apiVersionsFromDiscovery.chooseVersion` in `k8s.io/metrics/pkg/client/custom_metrics/discovery.go`,
+/// behind `NewAvailableAPIsGetter`): the group's preferred version when the client speaks it,
+/// else the first listed version it speaks; its error text otherwise.
+fn custom_metrics_version(group: &ApiGroup) -> Result<&'static str, String> {
+    let known = |v: &str| CUSTOM_METRICS_VERSIONS.into_iter().find(|k| *k == v);
+    known(&group.preferred)
+        .or_else(|| group.versions.iter().find_map(|v| known(v)))
+        .ok_or_else(|| "no known available metric versions found".to_string())
 }
 
 async fn read_metric_list(
@@ -1605,6 +1750,25 @@ mod tests {
             ]
         );
         assert!(t.pod_requests_milli.is_empty() && t.overhead_milli.is_empty());
+    }
+
+    /// `chooseVersion`: the preferred version when the client speaks it, else the first
+    /// listed one it speaks, else its error.
+    #[test]
+    fn custom_metrics_versions() {
+        let group = |preferred: &str, versions: &[&str]| ApiGroup {
+            name: CUSTOM_METRICS_GROUP.into(),
+            preferred: preferred.into(),
+            versions: versions.iter().map(|v| v.to_string()).collect(),
+        };
+        assert_eq!(custom_metrics_version(&group("v1beta2", &["v1beta2", "v1beta1"])), Ok("v1beta2"));
+        assert_eq!(custom_metrics_version(&group("v1beta1", &["v1beta2", "v1beta1"])), Ok("v1beta1"));
+        assert_eq!(custom_metrics_version(&group("v1beta3", &["v1beta3", "v1beta1", "v1beta2"])), Ok("v1beta1"));
+        assert_eq!(custom_metrics_version(&group("", &["v1beta2"])), Ok("v1beta2"));
+        assert_eq!(
+            custom_metrics_version(&group("v1alpha1", &["v1alpha1"])),
+            Err("no known available metric versions found".to_string())
+        );
     }
 
     #[test]

@@ -35,6 +35,19 @@ pub enum Error {
         /// Why (the innermost cause).
         reason: String,
     },
+    /// The proxy (the kubeconfig's `proxy-url`, else `HTTPS_PROXY`/`HTTP_PROXY`) could not be
+    /// reached, refused the tunnel, or is not a URL.
+    #[error(
+        "cannot reach the API server at {server} through the proxy {proxy}: {reason}; check the kubeconfig's proxy-url, or HTTPS_PROXY and NO_PROXY"
+    )]
+    Proxy {
+        /// The server URL.
+        server: String,
+        /// The proxy URL, without credentials.
+        proxy: String,
+        /// Why (the connector's chain of errors).
+        reason: String,
+    },
     /// The TLS handshake failed on the server's certificate: the kubeconfig's
     /// certificate-authority does not vouch for it (another cluster, a rotated CA, a proxy).
     #[error(
@@ -168,6 +181,7 @@ impl Error {
             Error::NoKubeconfig { .. }
                 | Error::Kubeconfig { .. }
                 | Error::Unreachable { .. }
+                | Error::Proxy { .. }
                 | Error::Timeout { .. }
                 | Error::Unauthorized { .. }
                 | Error::Credentials { .. }

@@ -392,6 +392,138 @@ fn errors_are_one_clear_sentence() {
     });
 }
 
+/// A CONNECT proxy on loopback (threads, blocking IO): each tunnel's `CONNECT` target is
+/// recorded, then bytes are copied both ways. Returns its address and the targets seen.
+fn connect_proxy() -> (std::net::SocketAddr, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    use std::io::{Read as _, Write as _};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = seen.clone();
+    std::thread::spawn(move || {
+        for client in listener.incoming() {
+            let Ok(mut client) = client else { continue };
+            let log = log.clone();
+            std::thread::spawn(move || {
+                let mut head = Vec::new();
+                let mut byte = [0u8; 1];
+                while !head.ends_with(b"\r\n\r\n") && client.read(&mut byte).unwrap_or(0) == 1 {
+                    head.push(byte[0]);
+                }
+                let head = String::from_utf8_lossy(&head).into_owned();
+                let Some(target) = head.strip_prefix("CONNECT ").and_then(|r| r.split(' ').next()) else { return };
+                log.lock().unwrap().push(target.to_string());
+                let Ok(upstream) = std::net::TcpStream::connect(target) else { return };
+                client.write_all(b"HTTP/1.1 200 Connection established\r\n\r\n").unwrap();
+                let (mut client_in, mut upstream_out) = (client.try_clone().unwrap(), upstream.try_clone().unwrap());
+                std::thread::spawn(move || std::io::copy(&mut client_in, &mut upstream_out));
+                let (mut upstream_in, mut client_out) = (upstream, client);
+                let _ = std::io::copy(&mut upstream_in, &mut client_out);
+            });
+        }
+    });
+    (addr, seen)
+}
+
+/// A kubeconfig's `proxy-url` is used as client-go uses it (for every request, loopback
+/// included): the calls go through the proxy's tunnel. A proxy that cannot be reached is said
+/// to be the proxy's failure, naming it.
+#[test]
+fn the_kubeconfig_proxy_url_is_used_and_its_failure_named() {
+    runtime().block_on(async {
+        let s = setup().await;
+        s.server.apply(&shop());
+        let (proxy, seen) = connect_proxy();
+        let text = std::fs::read_to_string(&s.kubeconfig).unwrap();
+        let with_proxy = |url: &str| {
+            let path = s.kubeconfig.with_file_name(format!("kubeconfig-{}", url.len()));
+            let text = text.replacen("    certificate-authority-data:", &format!("    proxy-url: {url}\n    certificate-authority-data:"), 1);
+            std::fs::write(&path, text).unwrap();
+            path
+        };
+        let connect = |kubeconfig: PathBuf| async move {
+            Cluster::connect(&ClientOptions { kubeconfig: Some(kubeconfig), timeout: Duration::from_secs(5), ..ClientOptions::default() }).await
+        };
+        let cluster = connect(with_proxy(&format!("http://{proxy}"))).await.unwrap();
+        let inventory = read_inventory(&cluster, &Scope::All).await.unwrap();
+        assert!(!inventory.hpas.is_empty());
+        let server = s.server.addr().to_string();
+        assert!(!seen.lock().unwrap().is_empty() && seen.lock().unwrap().iter().all(|t| *t == server), "{:?}", seen.lock().unwrap());
+
+        // Nothing listens there.
+        let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+        let cluster = connect(with_proxy(&format!("http://user:secret@{closed}"))).await.unwrap();
+        let e = read_inventory(&cluster, &Scope::All).await.unwrap_err();
+        assert!(matches!(e, Error::Proxy { .. }), "{e}");
+        let text = e.to_string();
+        assert!(text.starts_with(&format!("cannot reach the API server at {} through the proxy http://{closed}/: tunnel error: failed to create underlying connection: tcp connect error: ", s.server.url())), "{text}");
+        assert!(text.ends_with("; check the kubeconfig's proxy-url, or HTTPS_PROXY and NO_PROXY") && !text.contains("secret"), "{text}");
+    });
+}
+
+/// A `tokenFile` is read as client-go reads it (`strings.TrimSpace`): a token written with
+/// `echo` (a trailing newline) is the token; an empty file is refused, naming it.
+#[test]
+fn a_token_file_is_trimmed_as_client_go_trims_it() {
+    runtime().block_on(async {
+        let s = setup().await;
+        s.server.apply(&shop());
+        let text = std::fs::read_to_string(&s.kubeconfig).unwrap();
+        let token_file = s.kubeconfig.with_file_name("token");
+        let kubeconfig = s.kubeconfig.with_file_name("kubeconfig-token-file");
+        let user = format!("    token: {}\n", hpa_tests::apiserver::TOKEN);
+        assert!(text.contains(&user));
+        std::fs::write(&kubeconfig, text.replacen(&user, &format!("    tokenFile: {}\n", token_file.display()), 1)).unwrap();
+        let options =
+            ClientOptions { kubeconfig: Some(kubeconfig.clone()), timeout: Duration::from_secs(5), ..ClientOptions::default() };
+        let connect = || Cluster::connect(&options);
+        std::fs::write(&token_file, format!(" {}\r\n\n", hpa_tests::apiserver::TOKEN)).unwrap();
+        let inventory = read_inventory(&connect().await.unwrap(), &Scope::All).await.unwrap();
+        assert!(!inventory.hpas.is_empty());
+
+        std::fs::write(&token_file, "\n").unwrap();
+        let e = connect().await.unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "cannot get credentials for the API server at {}: the kubeconfig user's token file {path} is empty (read empty token from file \"{path}\"): log in again, or fix users[].user.tokenFile",
+                s.server.url(),
+                path = token_file.display()
+            )
+        );
+    });
+}
+
+/// A client certificate file the kubeconfig names but that is missing is the kubeconfig's
+/// problem, named with its field, not an unreachable server.
+#[test]
+fn a_missing_client_certificate_is_a_kubeconfig_error() {
+    runtime().block_on(async {
+        let s = setup().await;
+        let text = std::fs::read_to_string(&s.kubeconfig).unwrap();
+        let user = format!("    token: {}\n", hpa_tests::apiserver::TOKEN);
+        let missing = s.kubeconfig.with_file_name("missing.crt");
+        let kubeconfig = s.kubeconfig.with_file_name("kubeconfig-client-cert");
+        std::fs::write(
+            &kubeconfig,
+            text.replacen(&user, &format!("    client-certificate: {0}\n    client-key: {0}\n", missing.display()), 1),
+        )
+        .unwrap();
+        let e = Cluster::connect(&ClientOptions { kubeconfig: Some(kubeconfig.clone()), ..ClientOptions::default() })
+            .await
+            .unwrap_err();
+        assert!(matches!(e, Error::Kubeconfig { .. }), "{e}");
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "cannot use kubeconfig {}: cannot read the user's client certificate {} (No such file or directory (os error 2)): fix users[].user.client-certificate, or log in again to write it",
+                kubeconfig.display(),
+                missing.display()
+            )
+        );
+    });
+}
+
 #[test]
 fn a_server_that_hangs_or_is_gone_fails_within_the_timeout() {
     runtime().block_on(async {

@@ -575,7 +575,12 @@ fn live_reads_the_scale_of_any_resource_through_discovery() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     let d = run.json();
     assert_eq!(d["outcome"], "FailedGetScale", "{d:#}");
-    assert!(d["error"].as_str().unwrap().contains(r#"no matches for kind "Gadget" in group "example.com""#), "{d:#}");
+    // `reconcileAutoscaler`'s error for a failed RESTMappings, not the scale query's.
+    assert_eq!(
+        d["error"],
+        r#"unable to determine resource for scale target reference: no matches for kind "Gadget" in group "example.com""#,
+        "{d:#}"
+    );
 }
 
 /// A metrics API refusing the user (403) is not the controller's answer (it reads with its own
@@ -684,8 +689,10 @@ spec: {{replicas: 0, selector: {{matchLabels: {{app: w}}}}}}
 
 /// Live, each Custom and External metric is asked for with its selectors, as the controller
 /// asks (`labelSelector`: the HPA's pods for a Pods metric, the metric's selector for an
-/// External one); an adapter that answers with more (here: every series, every pod) is
-/// filtered as a snapshot is.
+/// External one); an external adapter that answers with more (here: every series) is
+/// filtered as a snapshot is. The custom adapter answers for the pods asked for (those of
+/// `other` are no pods read live: their samples would be counted, as the controller counts
+/// what it is answered).
 #[test]
 fn live_metric_queries_carry_the_selectors() {
     let l = live();
@@ -702,6 +709,10 @@ fn live_metric_queries_carry_the_selectors() {
         read("external-queue_depth.json"),
     );
     let mut custom = read("custom-http_requests.json");
+    custom["items"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|item| item["describedObject"]["name"].as_str().unwrap().starts_with("web-"));
     for item in custom["items"].as_array_mut().unwrap() {
         item["describedObject"]["namespace"] = json!("default");
     }
@@ -730,6 +741,99 @@ fn live_metric_queries_carry_the_selectors() {
         queries.iter().any(|(p, q)| p.ends_with("/http_requests") && q == "labelSelector=app%3Dweb"),
         "{queries:#?}"
     );
+}
+
+/// A custom metrics adapter that serves only `custom.metrics.k8s.io/v1beta1` is read at that
+/// version, as the controller's client chooses it by discovery
+/// (`custom_metrics.NewAvailableAPIsGetter`), its items' `metricName` and `window` read; one
+/// that serves no version the client speaks fails the metric with the client's error.
+#[test]
+fn live_custom_metrics_are_read_at_the_version_discovery_offers() {
+    let l = live();
+    l.server.install("custommetrics-v1beta1");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/diagnose/metric-selectors");
+    for mut object in fixtures::load(&dir.join("objects.yaml")) {
+        object["metadata"]["namespace"] = json!("default");
+        l.server.put(object);
+    }
+    let v1beta2: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("custom-http_requests.json")).unwrap()).unwrap();
+    // The answer for web's pods as v1beta1 writes it.
+    let items: Vec<Value> = v1beta2["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|item| item["describedObject"]["name"].as_str().unwrap().starts_with("web-"))
+        .map(|item| {
+            let mut described = item["describedObject"].clone();
+            described["namespace"] = json!("default");
+            json!({
+                "describedObject": described,
+                "metricName": item["metric"]["name"],
+                "timestamp": item["timestamp"],
+                "window": item["windowSeconds"],
+                "value": item["value"],
+                "selector": null,
+            })
+        })
+        .collect();
+    let v1beta1 = json!({"kind": "MetricValueList", "apiVersion": "custom.metrics.k8s.io/v1beta1", "metadata": {}, "items": items});
+    l.server.serve_raw("/apis/custom.metrics.k8s.io/v1beta1/namespaces/default/pods/*/http_requests", v1beta1);
+    let run = l.diagnose(&["web", "-o", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let d = run.json();
+    assert_eq!((d["desiredReplicas"].clone(), d["metrics"][0]["current"].clone()), (json!(3), json!("10")), "{d:#}");
+    let asked: Vec<String> =
+        l.server.requests().into_iter().filter(|r| r.path.contains("/http_requests")).map(|r| r.path).collect();
+    assert_eq!(asked, ["/apis/custom.metrics.k8s.io/v1beta1/namespaces/default/pods/*/http_requests"]);
+}
+
+/// A PodMetrics sample of a pod the pod list lacks (`p4`, `tests/data/diagnose/orphan-podmetrics`)
+/// counts as the controller counts it (`GetResourceReplicas`: `ceil(newUsageRatio *
+/// len(metrics))`), from files and live alike, and is noted.
+#[test]
+fn a_sample_of_a_pod_missing_from_the_pod_list_counts() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/diagnose/orphan-podmetrics");
+    let note = "PodMetrics: 1 sample(s) of pods not among the pods read (p4) counted: the controller keeps the samples the metrics API answers for pods missing from its pod list (a deleted pod's, one created since)";
+    let check = |d: &Value| {
+        assert_eq!(d["desiredReplicas"], 6, "{d:#}");
+        assert_eq!(d["metrics"][0]["current"], "200%", "{d:#}");
+        assert!(texts(&d["notes"]).contains(&note.to_string()), "{d:#}");
+        // ceil(2.66 × 4): p4 counts (ceil(2.66 × 3) = 8 without it).
+        assert_eq!(
+            (d["metrics"][0]["correctedRatio"].clone(), d["metrics"][0]["proposal"].clone()),
+            (json!(2.66), json!(11)),
+            "{d:#}"
+        );
+    };
+    let (objects, metrics) =
+        (dir.join("objects.json").display().to_string(), dir.join("pod-metrics.json").display().to_string());
+    let run =
+        hpa_lint(&["diagnose", "--snapshot", &objects, &metrics, "-n", "shop", "web", "--now", NOW, "-o", "json"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    check(&run.json());
+
+    let l = live();
+    l.server.install("podmetrics");
+    let read = |f: &str| -> Value { serde_json::from_str(&std::fs::read_to_string(dir.join(f)).unwrap()).unwrap() };
+    let metrics = read("pod-metrics.json");
+    for (mut item, kind) in read("objects.json")["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| (o.clone(), None))
+        .chain(metrics["items"].as_array().unwrap().iter().map(|m| (m.clone(), Some("PodMetrics"))))
+    {
+        item["metadata"]["namespace"] = json!("default");
+        if let Some(kind) = kind {
+            item["kind"] = json!(kind);
+            item["apiVersion"] = json!("metrics.k8s.io/v1beta1");
+        }
+        l.server.put(item);
+    }
+    let run = l.diagnose(&["web", "-o", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    check(&run.json());
 }
 
 /// `hpa-lint diagnose` of HPA `web` in one of the replayed-sync snapshots
@@ -1047,6 +1151,40 @@ fn the_next_syncs_expected_conditions_are_explained() {
     let active = &d["conditions"][1];
     assert_eq!((active["agrees"].clone(), active["explained"].clone()), (json!(false), Value::Null));
     assert!(human.contains("≠ the live status differs from the replayed sync"), "{human}");
+}
+
+/// A sync that rescales to or from zero writes ScaledToZero anew: the live condition of the
+/// other value (the last rescale's) is that transition, explained, not flagged.
+#[test]
+fn scaled_to_zero_flipping_on_a_rescale_is_explained() {
+    for (scenario, from, to, explained) in [
+        (
+            "scale-to-zero",
+            2,
+            0,
+            "this sync rescales to 0, so it sets ScaledToZero True; the live condition is the last rescale's, which was not to 0",
+        ),
+        (
+            "scale-from-zero",
+            0,
+            3,
+            "this sync rescales from 0 to 3, so it sets ScaledToZero False; the live condition is the last rescale's, to 0",
+        ),
+    ] {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/diagnose").join(scenario);
+        let (objects, metric) =
+            (dir.join("objects.json").display().to_string(), dir.join("object-backlog.json").display().to_string());
+        let run = hpa_lint(
+            &["diagnose", "--snapshot", &objects, &metric, "-n", "shop", "web", "--now", NOW, "-o", "json"],
+            "",
+        );
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let d = run.json();
+        assert_eq!((d["currentReplicas"].clone(), d["desiredReplicas"].clone()), (json!(from), json!(to)), "{d:#}");
+        let zero = d["conditions"].as_array().unwrap().iter().find(|c| c["type"] == "ScaledToZero").unwrap();
+        assert_eq!((zero["agrees"].clone(), zero["explained"].clone()), (json!(false), json!(explained)), "{d:#}");
+        assert_eq!(d["conditionsDiffer"], false, "{d:#}");
+    }
 }
 
 /// An HPA deleted and created again keeps its predecessor's events until they expire: with

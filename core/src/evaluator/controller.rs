@@ -158,6 +158,11 @@ pub struct SyncInput {
     pub now: Timestamp,
     /// The scale subresource, or the error of reading it.
     pub scale: Result<Scale, ReadError>,
+    /// Whether the `scale` error is the RESTMapper's: the target's group and kind map to no
+    /// resource (`RESTMappings` failed, `no matches for kind ...`), so the scale was never asked
+    /// for. The sync's error then reads `unable to determine resource for scale target
+    /// reference: ...` rather than `failed to query scale subresource for ...`.
+    pub scale_unmapped: bool,
     /// The error of writing the scale (after the conflict retries), if it fails.
     pub scale_update_error: Option<UpdateError>,
     /// The conflict error of the first scale update, if it conflicts: from 1.34 the controller
@@ -188,6 +193,7 @@ impl SyncInput {
         SyncInput {
             now,
             scale: Ok(scale),
+            scale_unmapped: false,
             scale_update_error: None,
             scale_update_conflict: None,
             selector_parse_error: None,
@@ -749,6 +755,10 @@ impl<'a> Autoscaler<'a> {
         let scale = match (&p.api_version_error, &input.scale) {
             (Some(e), _) => Err((e, format!("invalid API version in scale target reference: {e}"))),
             (None, Ok(s)) => Ok(s),
+            // `reconcileAutoscaler`: the RESTMappings failure, then the scale's.
+            (None, Err(e)) if input.scale_unmapped => {
+                Err((&e.0, format!("unable to determine resource for scale target reference: {e}")))
+            }
             (None, Err(e)) => Err((&e.0, format!("failed to query scale subresource for {}: {e}", reference(hpa)))),
         };
         let scale = match scale {
@@ -1989,6 +1999,21 @@ mod tests {
         let r = run(&mut hpa, &mut ControllerState::default(), &i, &opts);
         assert_eq!((r.outcome, r.desired_replicas), (SyncOutcome::FailedGetScale, 3));
         assert_eq!(r.conditions()[0].message, "the HPA controller was unable to get the target's current scale: boom");
+        assert_eq!(r.error.as_deref(), Some("failed to query scale subresource for Deployment//demo: boom"));
+        // A kind the RESTMapper cannot map: the same event and condition, the mapper's words.
+        let no_kind = "no matches for kind \"Web\" in group \"example.com\"";
+        i.scale = Err(no_kind.into());
+        i.scale_unmapped = true;
+        let r = run(&mut hpa, &mut ControllerState::default(), &i, &opts);
+        assert_eq!((r.outcome, r.desired_replicas), (SyncOutcome::FailedGetScale, 3));
+        assert_eq!(
+            r.conditions()[0].message,
+            format!("the HPA controller was unable to get the target's current scale: {no_kind}")
+        );
+        assert_eq!(
+            r.error.as_deref(),
+            Some(format!("unable to determine resource for scale target reference: {no_kind}").as_str())
+        );
     }
 
     #[test]

@@ -775,7 +775,8 @@ fn ago(now: Timestamp, at: Timestamp) -> String {
 ///   anew: a live `SucceededRescale` (the last sync rescaled) next to a replayed stabilization
 ///   reason, or the reverse (this sync rescales, the last did not), is that transition;
 /// - ScaledToZero (from 1.36, gate `HPAScaleToZero`): written only by a sync that rescales, so
-///   a live status without it next to a rescaling replay is expected.
+///   a live status without it next to a rescaling replay is expected, and so is a live status
+///   of the other value next to a replay that rescales to 0 (True) or from 0 (False).
 ///
 /// Every other difference (ScalingActive, ScalingLimited, a status or a failure reason) is
 /// left unexplained: a metric that moved since, the controller's memory or flags, a newer
@@ -831,6 +832,21 @@ fn explain_difference(
                 Some("this sync rescales; the last sync, which wrote the live status, did not".to_string())
             } else {
                 None
+            }
+        }
+        // A rescale writes ScaledToZero anew, True when it scales to zero and False otherwise
+        // (`reconcileAutoscaler`): a live condition of the other status is the last rescale's.
+        ("ScaledToZero", Some(r), Some(l)) if sync.rescaled && r.status != l.status => {
+            let to = sync.rescale_to.unwrap_or(sync.desired_replicas);
+            match (r.status.as_str(), l.status.as_str()) {
+                ("True", "False") if to == 0 => Some(
+                    "this sync rescales to 0, so it sets ScaledToZero True; the live condition is the last rescale's, which was not to 0"
+                        .to_string(),
+                ),
+                ("False", "True") if to > 0 => Some(format!(
+                    "this sync rescales from 0 to {to}, so it sets ScaledToZero False; the live condition is the last rescale's, to 0"
+                )),
+                _ => None,
             }
         }
         // A live status whose last sync rescaled would hold it: its absence is then the

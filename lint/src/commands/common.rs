@@ -25,6 +25,9 @@ fn advice(e: &Error) -> Option<&'static str> {
         Error::Unreachable { .. } => Some(
             "check that the cluster is up and reachable from here (VPN, proxy, port-forward), or choose another with --context or --kubeconfig",
         ),
+        Error::Proxy { .. } => Some(
+            "check that the proxy is up and lets this machine CONNECT to the API server; a kubeconfig's proxy-url serves every request, HTTPS_PROXY all but the hosts NO_PROXY names",
+        ),
         Error::Timeout { .. } => Some("the server or the network is slow: retry, or raise --timeout"),
         Error::Throttled { .. } => Some(
             "the API server is overloaded or limits these credentials (API Priority and Fairness): retry later, or raise --timeout to wait out its Retry-After",

@@ -125,6 +125,14 @@ pub fn optional(name: &str) -> Option<Resource> {
             r.read_only = true;
             r
         }
+        // An adapter that serves only the older custom metrics version (`metricName`,
+        // `window`, `selector` in its items).
+        "custommetrics-v1beta1" => {
+            let mut r =
+                Resource::new("custom.metrics.k8s.io", &["v1beta1"], "MetricValueList", "pods/http_requests", true);
+            r.read_only = true;
+            r
+        }
         "verticalpodautoscalers" => crd("autoscaling.k8s.io", "v1", "VerticalPodAutoscaler", "verticalpodautoscalers"),
         "scaledobjects" => crd("keda.sh", "v1alpha1", "ScaledObject", "scaledobjects"),
         "podmetrics" => {
