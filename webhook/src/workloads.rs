@@ -321,7 +321,7 @@ fn concerned<'a>(index: &'a Index, after: &Overlay<'_>, changed: &Changed) -> Ve
                     after
                         .workload(kind, &p.id.namespace, name)
                         .and_then(|t| after.pod_template_of(t))
-                        .is_some_and(|t| p.selector.matches(&t.pod_labels))
+                        .is_some_and(|t| p.selects(&t.pod_labels))
                 })
                 .collect();
             hpas.sort_by(|a, b| a.id.name.cmp(&b.id.name));
