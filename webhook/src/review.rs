@@ -514,7 +514,7 @@ mod tests {
                 headers.push(text);
                 continue;
             }
-            (truncating, written) = (true, 0);
+            truncating = true;
             headers = ordered.iter().map(|t| cut(t)).collect();
             written = headers.iter().map(|t| t.chars().count()).sum();
         }
