@@ -6,8 +6,8 @@
 //! (each HPA as admitted, the HPAs left out).
 //!
 //! Each kind is followed by kube-runtime's `watcher` (list with `limit`/`continue`, then watch
-//! from the list's resourceVersion with bookmarks; a `410 Gone` relists, errors back off as
-//! kube-runtime's `DefaultBackoff`), whose events are applied to the index as they come: a
+//! from the list's resourceVersion with bookmarks; a `410 Gone` relists, errors back off for
+//! at most 2.5 s, `WatchBackoff`), whose events are applied to the index as they come: a
 //! list (the first or a relist after `410 Gone`) page by page, each object trimmed as it
 //! arrives and put in place of its previous state, and at `InitDone` the objects the list no
 //! longer had removed (`Relist`). kube-runtime's reflector buffers a whole relist and swaps it
@@ -570,7 +570,7 @@ async fn watch_kind(shared: Arc<CacheShared>, client: Client, kind: Kind, watch_
     }
     let config = watcher::Config::default().page_size(PAGE_SIZE).timeout(watch_timeout);
     debug_assert!(config.bookmarks, "the watches ask for bookmarks (allowWatchBookmarks)");
-    let mut stream = std::pin::pin!(watcher::watcher(api, config).default_backoff());
+    let mut stream = std::pin::pin!(watcher::watcher(api, config).backoff(WatchBackoff::default()));
     let mut relist = Relist::default();
     while let Some(event) = stream.next().await {
         let event = match event {
@@ -629,6 +629,55 @@ async fn watch_kind(shared: Arc<CacheShared>, client: Client, kind: Kind, watch_
             }
         });
         shared.apply(kind, event, &mut relist);
+    }
+}
+
+/// The first delay of [`WatchBackoff`].
+const FIRST_BACKOFF: Duration = Duration::from_millis(500);
+/// The longest delay of [`WatchBackoff`] before its jitter.
+const MAX_BACKOFF: Duration = Duration::from_secs(2);
+
+/// How long a watch waits after an error before it asks again: 0.5 s, doubled at each error in a
+/// row up to 2 s, each delay plus a jitter of up to a quarter of it (so that the kinds and the
+/// replicas of an API server that restarts do not all ask at once); back to 0.5 s at any event
+/// (kube-runtime's `StreamBackoff` resets it on every `Ok`, `Init` included).
+///
+/// kube-runtime's `DefaultBackoff` (client-go's reflector: 0.8 s doubling to 30 s) kept what an
+/// outage had grown: kube-apiserver back after 20 s, each watch's first answer is `410 Gone` (an
+/// error event: nothing was `Ok` since the outage began), and the relist waited up to 30 s more,
+/// the view stale all along. Bounded at 2.5 s, the relist starts within that of the 410.
+#[derive(Debug)]
+struct WatchBackoff {
+    /// The next delay before its jitter.
+    next: Duration,
+    /// Hashes a counter into the jitter: a random key per backoff (`RandomState`).
+    jitter: std::hash::RandomState,
+    /// Errors so far, the jitter's input.
+    errors: u64,
+}
+
+impl Default for WatchBackoff {
+    fn default() -> Self {
+        WatchBackoff { next: FIRST_BACKOFF, jitter: std::hash::RandomState::new(), errors: 0 }
+    }
+}
+
+impl Iterator for WatchBackoff {
+    type Item = Duration;
+
+    fn next(&mut self) -> Option<Duration> {
+        use std::hash::BuildHasher as _;
+        let delay = self.next;
+        self.next = (delay * 2).min(MAX_BACKOFF);
+        self.errors += 1;
+        let share = u32::try_from(self.jitter.hash_one(self.errors) % 1024).unwrap_or(0);
+        Some(delay + delay * share / 4096)
+    }
+}
+
+impl kube::runtime::utils::Backoff for WatchBackoff {
+    fn reset(&mut self) {
+        self.next = FIRST_BACKOFF;
     }
 }
 
@@ -1240,6 +1289,21 @@ impl Objects for Overlay<'_> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// 0.5 s, 1 s, then 2 s at most (each up to a quarter more), and 0.5 s again after an event.
+    #[test]
+    fn the_watch_backoff_stays_short() {
+        use kube::runtime::utils::Backoff as _;
+        let mut backoff = WatchBackoff::default();
+        let mut delays: Vec<Duration> = (0..8).filter_map(|_| backoff.next()).collect();
+        backoff.reset();
+        delays.extend(backoff.next());
+        let bases = [500, 1000, 2000, 2000, 2000, 2000, 2000, 2000, 500].map(Duration::from_millis);
+        assert_eq!(delays.len(), bases.len());
+        for (delay, base) in delays.iter().zip(bases) {
+            assert!(*delay >= base && *delay < base + base / 4, "{delays:?}");
+        }
+    }
 
     fn put(index: &mut Index, kind: Kind, object: serde_json::Value) {
         let object: LiveObject = serde_json::from_value(object).unwrap();

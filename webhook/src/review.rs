@@ -13,12 +13,19 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
+use crate::admission::short;
+
 /// `apiVersion` of the reviews this server answers.
 pub const API_VERSION: &str = "admission.k8s.io/v1";
 /// `kind` of the reviews this server answers.
 pub const KIND: &str = "AdmissionReview";
 /// The only `patchType` of admission v1.
 pub const PATCH_TYPE_JSON_PATCH: &str = "JSONPatch";
+/// The most characters (runes) of warnings one response carries: kube-apiserver's
+/// `truncateAtTotalRunes` (`recorder.AddWarning`, `k8s.io/apiserver/pkg/endpoints/filters/warning.go`).
+/// Past it the recorder cuts every warning of the request to `truncateItemRunes`
+/// ([`MAX_WARNING_CHARS`](crate::admission::MAX_WARNING_CHARS)) and, once the cut ones reach it again, drops the rest.
+pub const MAX_TOTAL_WARNING_CHARS: usize = 4096;
 
 /// `AdmissionRequest`, borrowed from the request body.
 #[derive(Debug, Deserialize)]
@@ -337,10 +344,54 @@ impl AdmissionResponse {
     /// Sets the warnings, each text once, in order: kube-apiserver's warning recorder
     /// (`recorder.AddWarning` in `k8s.io/apiserver/pkg/endpoints/filters/warning.go`) drops a
     /// text it already recorded, and so does this response (two metrics of one HPA can find
-    /// the same thing about one object).
-    pub fn with_warnings(mut self, mut warnings: Vec<String>) -> Self {
+    /// the same thing about one object). At most [`MAX_TOTAL_WARNING_CHARS`] characters in all,
+    /// as [`AdmissionResponse::with_warnings_summarized`] keeps them, the last one then saying
+    /// how many were left out.
+    pub fn with_warnings(self, warnings: Vec<String>) -> Self {
+        self.with_warnings_summarized(warnings, |kept, all| {
+            let more = all - kept;
+            let noun = if more == 1 { "warning" } else { "warnings" };
+            format!(
+                "… and {more} more {noun} from hpa-webhook (kube-apiserver passes on {MAX_TOTAL_WARNING_CHARS} characters of warnings at most)"
+            )
+        })
+    }
+
+    /// Sets the warnings, each text once, in order ([`AdmissionResponse::with_warnings`]),
+    /// keeping their total within [`MAX_TOTAL_WARNING_CHARS`] characters as kube-apiserver's
+    /// warning recorder counts them: when they would pass it, the first ones that leave room for
+    /// a closing warning, `closing(kept, all)` (the first `kept` of the `all` distinct warnings
+    /// sent; cut to [`MAX_WARNING_CHARS`](crate::admission::MAX_WARNING_CHARS)), which says what was left out. Past the total, the
+    /// recorder would drop every later warning silently, and cut those it already holds.
+    pub fn with_warnings_summarized(
+        mut self,
+        mut warnings: Vec<String>,
+        closing: impl Fn(usize, usize) -> String,
+    ) -> Self {
         let mut seen = std::collections::HashSet::with_capacity(warnings.len());
         warnings.retain(|w| seen.insert(w.clone()));
+        let runes: Vec<usize> = warnings.iter().map(|w| w.chars().count()).collect();
+        if runes.iter().sum::<usize>() > MAX_TOTAL_WARNING_CHARS {
+            let all = warnings.len();
+            // The longest run of first warnings that fits: each fewer leaves more room, and the
+            // closing alone (at most `MAX_WARNING_CHARS`) always fits.
+            let mut kept = 0;
+            let mut total = 0;
+            while kept < all && total + runes[kept] <= MAX_TOTAL_WARNING_CHARS {
+                total += runes[kept];
+                kept += 1;
+            }
+            loop {
+                let last = short(&closing(kept, all));
+                if kept == 0 || total + last.chars().count() <= MAX_TOTAL_WARNING_CHARS {
+                    warnings.truncate(kept);
+                    warnings.push(last);
+                    break;
+                }
+                kept -= 1;
+                total -= runes[kept];
+            }
+        }
         self.warnings = warnings;
         self
     }
@@ -442,6 +493,57 @@ mod tests {
             "a".into(),
         ]);
         assert_eq!(r.warnings, ["b", "a", "c"]);
+    }
+
+    /// kube-apiserver's warning recorder (`recorder.AddWarning`,
+    /// `k8s.io/apiserver/pkg/endpoints/filters/warning.go`): the warnings a client receives.
+    fn recorded(warnings: &[String]) -> Vec<String> {
+        let (total, item) = (MAX_TOTAL_WARNING_CHARS, crate::admission::MAX_WARNING_CHARS);
+        let cut = |t: &str| t.chars().take(item).collect::<String>();
+        let (mut written, mut truncating) = (0, false);
+        let (mut ordered, mut headers): (Vec<&String>, Vec<String>) = (Vec::new(), Vec::new());
+        for text in warnings {
+            if written >= total && truncating {
+                continue;
+            }
+            ordered.push(text);
+            let text = if truncating { cut(text) } else { text.clone() };
+            let runes = text.chars().count();
+            if written + runes <= total || truncating {
+                written += runes;
+                headers.push(text);
+                continue;
+            }
+            truncating = true;
+            headers = ordered.iter().map(|t| cut(t)).collect();
+            written = headers.iter().map(|t| t.chars().count()).sum();
+        }
+        headers
+    }
+
+    /// 20 warnings of 256 characters (`é` counts one, as a rune): 15 pass whole and the 16th
+    /// says what was left out, 4,096 characters in all, which the recorder passes on untouched;
+    /// sent as they were, it would have passed on 17 and dropped the last 3 without a word.
+    #[test]
+    fn warnings_stay_within_what_kube_apiserver_passes_on() {
+        let sent: Vec<String> = (0..20).map(|i| format!("{i:02} {}", "é".repeat(253))).collect();
+        assert_eq!(recorded(&sent)[..], sent[..17]);
+        let r = AdmissionResponse::allow("u").with_warnings(sent.clone());
+        assert_eq!(r.warnings.len(), 16);
+        assert_eq!(r.warnings[..15], sent[..15]);
+        assert_eq!(
+            r.warnings[15],
+            "… and 5 more warnings from hpa-webhook (kube-apiserver passes on 4096 characters of warnings at most)"
+        );
+        assert!(r.warnings.iter().map(|w| w.chars().count()).sum::<usize>() <= MAX_TOTAL_WARNING_CHARS);
+        assert_eq!(recorded(&r.warnings), r.warnings);
+        // A closing that needs more room leaves out one more; exactly 4,096 is kept whole.
+        let r = AdmissionResponse::allow("u")
+            .with_warnings_summarized(sent.clone(), |kept, all| format!("{kept} of {all} {}", "x".repeat(300)));
+        assert_eq!(r.warnings.len(), 16);
+        assert!(r.warnings[15].starts_with("15 of 20 xxx") && r.warnings[15].chars().count() == 256);
+        let exact: Vec<String> = sent[..16].to_vec();
+        assert_eq!(AdmissionResponse::allow("u").with_warnings(exact.clone()).warnings, exact);
     }
 
     #[test]

@@ -123,8 +123,10 @@ pub(crate) fn decide(
         (old, _) => (old.map(|(o, _, _)| o), None),
     };
     let written = Written { changed: &new, ignore: &ignore, trees: trees.as_ref() };
-    let warnings = warnings(admission, index, &written, old.as_ref(), report);
-    (AdmissionResponse::allow(uid).with_warnings(warnings), OutcomeLabel::Allowed)
+    let (warnings, hpas): (Vec<String>, Vec<&str>) =
+        warnings(admission, index, &written, old.as_ref(), report).into_iter().unzip();
+    let response = AdmissionResponse::allow(uid).with_warnings_summarized(warnings, |kept, _| left_out(&hpas[kept..]));
+    (response, OutcomeLabel::Allowed)
 }
 
 /// The object a write sends.
@@ -215,16 +217,32 @@ fn owners<'v>(object: &'v Value, segments: &[Segment<'_>]) -> Vec<&'v str> {
     out
 }
 
-/// The warnings for one write: per HPA concerned, the cross-object findings it brings (those the
-/// stored object did not have, and those on a field of the written object the write changes,
-/// [`Written::changes`]), but those suppressed ([`suppressed`]); each text once.
-fn warnings(
+/// The closing warning of a write whose warnings would pass kube-apiserver's total
+/// ([`AdmissionResponse::with_warnings_summarized`]): how many were left out, and the HPAs they
+/// name (`hpas`: one per warning left out), each once, in order.
+fn left_out(hpas: &[&str]) -> String {
+    let mut names: Vec<&str> = Vec::new();
+    for name in hpas {
+        if !names.contains(name) {
+            names.push(name);
+        }
+    }
+    let warnings = if hpas.len() == 1 { "warning" } else { "warnings" };
+    let noun = if names.len() == 1 { "HPA" } else { "HPAs" };
+    format!("… and {} more {warnings}, for {noun} {}", hpas.len(), names.join(", "))
+}
+
+/// The warnings for one write, each with the name of the HPA it names: per HPA concerned, the
+/// cross-object findings it brings (those the stored object did not have, and those on a field of
+/// the written object the write changes, [`Written::changes`]), but those suppressed
+/// ([`suppressed`]); each text once.
+fn warnings<'a>(
     admission: &Reviewer,
-    index: &Index,
+    index: &'a Index,
     written: &Written<'_>,
     old: Option<&Changed>,
     report: &mut ContextReport,
-) -> Vec<String> {
+) -> Vec<(String, &'a str)> {
     let (new, ignore) = (written.changed, written.ignore);
     let after = overlay(index, new);
     let before = match old {
@@ -254,9 +272,9 @@ fn warnings(
                 continue;
             }
             let text = short(&format!("HPA {}: {} {}: {}", hpa.id.name, f.rule.id, f.rule.name, f.message));
-            if !out.contains(&text) {
+            if !out.iter().any(|(t, _)| *t == text) {
                 report.findings.push(f.rule.id);
-                out.push(text);
+                out.push((text, hpa.id.name.as_str()));
             }
         }
     }
@@ -321,7 +339,7 @@ fn concerned<'a>(index: &'a Index, after: &Overlay<'_>, changed: &Changed) -> Ve
                     after
                         .workload(kind, &p.id.namespace, name)
                         .and_then(|t| after.pod_template_of(t))
-                        .is_some_and(|t| p.selector.matches(&t.pod_labels))
+                        .is_some_and(|t| p.selects(&t.pod_labels))
                 })
                 .collect();
             hpas.sort_by(|a, b| a.id.name.cmp(&b.id.name));
@@ -348,6 +366,12 @@ mod tests {
     fn finding(rule: &str) -> Finding {
         let Some(rule) = find(rule) else { panic!("{rule} is registered") };
         Finding::new(rule.meta(), "spec.metrics[0]", "message")
+    }
+
+    #[test]
+    fn the_closing_warning_names_each_hpa_left_out_once() {
+        assert_eq!(left_out(&["web", "web", "api", "web"]), "… and 4 more warnings, for HPAs web, api");
+        assert_eq!(left_out(&["web"]), "… and 1 more warning, for HPA web");
     }
 
     #[test]

@@ -744,7 +744,7 @@ mod tests {
     fn pdb(api_version: &str, namespace: &str, name: &str) -> Entry {
         Entry::Pdb(Pdb {
             id: id(api_version, "PodDisruptionBudget", namespace, name),
-            selector: Default::default(),
+            selector: Some(Default::default()),
             min_available: None,
             max_unavailable: None,
         })

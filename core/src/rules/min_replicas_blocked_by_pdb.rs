@@ -12,7 +12,10 @@ crate::declare_rule! {
     /// `maxUnavailable` of 0 (kube-linter `pdb-min-available`, Polaris
     /// `pdbMinAvailableGreaterThanHPAMinReplicas`). Percentages are rounded up, as the disruption
     /// controller does: `minAvailable: 80%` of 3 pods is 3, `maxUnavailable: 10%` of 2 pods is 1.
-    /// The workload must be in the checked manifests, to know its pod labels.
+    /// The workload must be in the checked manifests, to know its pod labels. A budget without a
+    /// selector (absent or null) selects no pod, as the disruption controller reads it
+    /// (`LabelSelectorAsSelector(nil)` is `labels.Nothing()`); `selector: {}` selects every pod of
+    /// its namespace (in `policy/v1beta1`, removed in 1.25, it selected none).
     ///
     /// The budget counts every pod it selects, as the disruption controller's
     /// `getExpectedPodCount` (`pkg/controller/disruption/disruption.go`) does: an integer
@@ -150,7 +153,7 @@ impl Rule for MinReplicasBlockedByPdb {
             return;
         }
         for pdb in objects.pdbs(cx.namespace()) {
-            if !pdb.selector.matches(&workload.pod_labels) {
+            if !pdb.selects(&workload.pod_labels) {
                 continue;
             }
             let others = others_selected(objects, pdb, target, workload);
@@ -229,7 +232,7 @@ fn others_selected<'a>(
             if labels.is_empty() || OWNED_TEMPLATE_LABELS.iter().any(|k| labels.contains_key(*k)) {
                 return None;
             }
-            if !pdb.selector.matches(labels) {
+            if !pdb.selects(labels) {
                 return None;
             }
             let pods = match objects.hpa_min_replicas(&w.id.namespace, &w.id.kind, &w.id.name) {

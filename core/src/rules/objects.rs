@@ -359,8 +359,9 @@ impl IntOrPercent {
 pub struct Pdb {
     /// Which object.
     pub id: ObjectId,
-    /// `spec.selector`
-    pub selector: LabelSelector,
+    /// `spec.selector`; `None` when it selects no pod ([`pdb_from_json`]). Read it through
+    /// [`Pdb::selects`].
+    pub selector: Option<LabelSelector>,
     /// `spec.minAvailable`
     pub min_available: Option<IntOrPercent>,
     /// `spec.maxUnavailable`
@@ -417,6 +418,16 @@ impl ContainerPolicy {
 /// The resources a VPA controls in a container without a policy, or whose policy names none
 /// (`controlledResources` defaults to `[cpu, memory]`).
 const DEFAULT_CONTROLLED_RESOURCES: [&str; 2] = ["cpu", "memory"];
+
+impl Pdb {
+    /// Whether the budget selects a pod with these labels: `metav1.LabelSelectorAsSelector` of
+    /// its selector then `Selector.Matches`, as the disruption controller's `getPodsForPdb`
+    /// (`pkg/controller/disruption/disruption.go`) lists them; a budget with no selector
+    /// selects none.
+    pub fn selects(&self, labels: &BTreeMap<String, String>) -> bool {
+        self.selector.as_ref().is_some_and(|s| s.matches(labels))
+    }
+}
 
 impl Vpa {
     /// The policy the VPA applies to `container`, as `GetContainerResourcePolicy`
@@ -993,12 +1004,19 @@ fn defaulted_request<'a>(c: &'a TemplateContainer, resource: &str) -> Option<&'a
     c.requests.get(resource).or_else(|| c.limits_as_requests.get(resource))
 }
 
-/// Builds a [`Pdb`] from JSON.
+/// Builds a [`Pdb`] from JSON. Its selector selects no pod when it is null or absent
+/// (`metav1.LabelSelectorAsSelector(nil)` is `labels.Nothing()`, the `PodDisruptionBudgetSpec.selector`
+/// doc of policy/v1) and, for a `policy/v1beta1` budget (served until 1.25), when it is empty
+/// too: there `{}` selected nothing, where policy/v1's selects every pod of the namespace.
 pub fn pdb_from_json(id: ObjectId, v: &Value) -> Pdb {
     let spec = v.get("spec");
+    let selector = spec.and_then(|s| s.get("selector")).filter(|s| s.is_object()).map(selector_from_json);
+    let selector = selector.filter(|s| {
+        id.api_version != "policy/v1beta1" || !s.match_labels.is_empty() || !s.match_expressions.is_empty()
+    });
     Pdb {
         id,
-        selector: spec.and_then(|s| s.get("selector")).map(selector_from_json).unwrap_or_default(),
+        selector,
         min_available: spec.and_then(|s| s.get("minAvailable")).and_then(IntOrPercent::from_json),
         max_unavailable: spec.and_then(|s| s.get("maxUnavailable")).and_then(IntOrPercent::from_json),
     }
@@ -1085,6 +1103,24 @@ mod tests {
         assert!(!s.matches(&labels));
         labels.insert("tier".to_string(), "b".to_string());
         assert!(s.matches(&labels));
+    }
+
+    /// A null or absent selector selects no pod; `{}` every pod in policy/v1, none in v1beta1.
+    #[test]
+    fn pdb_selectors_as_the_disruption_controller_reads_them() {
+        let labels = BTreeMap::from([("app".to_string(), "web".to_string())]);
+        let selects = |api_version: &str, spec: Value| {
+            let id = ObjectId { api_version: api_version.into(), ..ObjectId::default() };
+            pdb_from_json(id, &json!({"spec": spec})).selects(&labels)
+        };
+        assert!(!selects("policy/v1", json!({"maxUnavailable": 0})));
+        assert!(!selects("policy/v1", json!({"maxUnavailable": 0, "selector": null})));
+        assert!(selects("policy/v1", json!({"selector": {}})));
+        assert!(selects("policy/v1", json!({"selector": {"matchLabels": {"app": "web"}}})));
+        assert!(!selects("policy/v1", json!({"selector": {"matchLabels": {"app": "api"}}})));
+        assert!(!selects("policy/v1beta1", json!({"selector": {}})));
+        assert!(!selects("policy/v1beta1", json!({})));
+        assert!(selects("policy/v1beta1", json!({"selector": {"matchLabels": {"app": "web"}}})));
     }
 
     #[test]

@@ -291,6 +291,11 @@ preferences: {{}}
         lock(&self.shared.faults).push((prefix.to_string(), fault));
     }
 
+    /// Ends every fault [`TestApiServer::fault`] injected: the server answers as usual again.
+    pub fn clear_faults(&self) {
+        lock(&self.shared.faults).clear();
+    }
+
     /// Serves `body` at `path` (any query), for the custom and external metrics APIs.
     pub fn serve_raw(&self, path: &str, body: Value) {
         lock(&self.shared.raw).push((path.to_string(), body));

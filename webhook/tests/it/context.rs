@@ -732,6 +732,36 @@ async fn a_budget_over_several_workloads_counts_all_their_pods() {
         found.contains(&"HPA web: HPA104 min-replicas-blocked-by-pdb: at minReplicas (2) the PodDisruptionBudget all allows no eviction (minAvailable 9 needs 9 of 9 pods: 2 of this HPA's target, 2 of Deployment batch, 2 of Deployment worker, 3 of StatefulSet db)".to_string()),
         "{found:?}"
     );
+    // A budget without a selector, absent or null, selects no pod (policy/v1's
+    // `LabelSelectorAsSelector(nil)` is `labels.Nothing()`), however strict: nothing to warn on.
+    let mut absent = pdb("absent", 9, Value::Null);
+    absent["spec"].as_object_mut().unwrap().remove("selector");
+    let null = pdb("null-selector", 9, Value::Null);
+    for (uid, budget) in [("p4", &absent), ("p5", &null)] {
+        let answer =
+            conn.review("/validate-workloads", &workload_review(uid, "CREATE", pdbs, budget, None)).await.unwrap();
+        assert_eq!(response(&answer), &json!({"uid": uid, "allowed": true}), "{answer}");
+    }
+    // Cached, next to one selecting everything: /validate finds that one only.
+    s.api.apply(&[absent, null, pdb("all", 9, json!({}))]);
+    let web = hpa(&objects, "web");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let found = loop {
+        let answer = conn.review("/validate", &review("p6", "CREATE", &web, None)).await.unwrap();
+        let found = hpa104(&answer);
+        if !found.is_empty() {
+            break found;
+        }
+        assert!(Instant::now() < deadline, "the budgets were not seen within 10 s: {answer}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    assert_eq!(
+        found,
+        [
+            "HPA104 min-replicas-blocked-by-pdb: at minReplicas (2) the PodDisruptionBudget all allows no eviction (minAvailable 9 needs 9 of 9 pods: 2 of this HPA's target, 2 of Deployment batch, 2 of Deployment worker, 3 of StatefulSet db)"
+        ],
+        "{found:?}"
+    );
     server.stop().await;
 }
 
