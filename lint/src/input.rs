@@ -888,14 +888,7 @@ impl<'a> MetaWalk<'a> {
 
     /// The entries of a mapping in the order the decoder meets them.
     fn entries(&self, node: Node<'a>) -> Vec<source::Entry<'a>> {
-        let mut entries: Vec<source::Entry<'a>> = node.entries().into_iter().flatten().collect();
-        if !self.json {
-            // `json.Marshal` of a map: one entry per key, the last value, keys sorted.
-            entries.reverse();
-            entries.sort_by(|a, b| a.key.key_str().cmp(&b.key.key_str()));
-            entries.dedup_by(|later, first| later.key.key_str() == first.key.key_str());
-        }
-        entries
+        if self.json { node.entries().into_iter().flatten().collect() } else { node.entries_in_key_order() }
     }
 
     /// The fields of struct `s` in `node`, a mapping; `path` is the struct's own path.
@@ -1009,7 +1002,7 @@ pub fn missing_kind(document: &Document, text: &str) -> String {
     let written = if document.json { as_written_json(root, text) } else { None };
     let data = match written {
         Some(raw) => raw.to_string(),
-        None => hpa_core::go::to_go_json(&sorted_keys(root.to_json())).unwrap_or_default(),
+        None => hpa_core::go::to_go_json(&root.to_json_in_key_order()).unwrap_or_default(),
     };
     format!("Object 'Kind' is missing in '{data}'")
 }
@@ -1025,19 +1018,6 @@ fn as_written_json<'t>(node: Node<'_>, text: &'t str) -> Option<&'t str> {
     };
     let raw = text.get(byte(span.start.index)?..byte(span.end.index)?)?;
     (raw.starts_with('{') && raw.ends_with('}')).then_some(raw)
-}
-
-/// A JSON value with the keys of every object in Go's order for a map (sorted by bytes).
-fn sorted_keys(value: Value) -> Value {
-    match value {
-        Value::Object(map) => {
-            let mut entries: Vec<(String, Value)> = map.into_iter().map(|(k, v)| (k, sorted_keys(v))).collect();
-            entries.sort_by(|a, b| a.0.cmp(&b.0));
-            Value::Object(entries.into_iter().collect())
-        }
-        Value::Array(items) => Value::Array(items.into_iter().map(sorted_keys).collect()),
-        other => other,
-    }
 }
 
 /// The documents kubectl reads but refuses ([`refusal`]) in a file of Kubernetes objects, one

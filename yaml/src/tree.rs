@@ -296,6 +296,34 @@ impl<'a> Node<'a> {
         found
     }
 
+    /// The entries of a mapping as kubectl sends them (empty for anything else): one per key,
+    /// the last value of a key given twice, the keys in byte order, as Go's `json.Marshal`
+    /// writes the `map[string]interface{}` that `sigs.k8s.io/yaml.YAMLToJSON` (and kubectl's
+    /// unstructured decoding of every object) reads a mapping into.
+    pub fn entries_in_key_order(self) -> Vec<Entry<'a>> {
+        let mut entries: Vec<Entry<'a>> = self.entries().into_iter().flatten().collect();
+        // Reversed, so that the stable sort puts the last of a key first and `dedup` keeps it.
+        entries.reverse();
+        entries.sort_by(|a, b| a.key.key_str().cmp(&b.key.key_str()));
+        entries.dedup_by(|later, first| later.key.key_str() == first.key.key_str());
+        entries
+    }
+
+    /// Converts to JSON as kubectl sends it ([`Node::to_json`] with every mapping's entries
+    /// [`Node::entries_in_key_order`]): the keys sorted, each once.
+    pub fn to_json_in_key_order(self) -> Value {
+        match self.kind() {
+            NodeKind::Scalar(s) => scalar_to_json(s),
+            NodeKind::Seq(items) => Value::Array(items.map(Node::to_json_in_key_order).collect()),
+            NodeKind::Map(_) => Value::Object(
+                self.entries_in_key_order()
+                    .into_iter()
+                    .map(|e| (e.key.key_string(), e.value.to_json_in_key_order()))
+                    .collect(),
+            ),
+        }
+    }
+
     /// The string value of a scalar.
     pub fn as_str(self) -> Option<&'a str> {
         match self.scalar() {

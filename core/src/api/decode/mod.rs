@@ -210,6 +210,22 @@ pub trait Source<'de> {
     fn begin_array(&mut self) -> Result<(), SourceError>;
     /// Whether the array entered last has another item (if not, the array is left).
     fn next_item(&mut self) -> Result<bool, SourceError>;
+
+    /// The same value read in the order kube-apiserver reads what kubectl sends, when this
+    /// source reads it in another: every object's keys in byte order, a key given twice once
+    /// with its last value (kubectl decodes each object into a `map[string]interface{}` and
+    /// sends `json.Marshal`'s text of it, which sorts the keys). `None` (the default) when the
+    /// source's own order is kube-apiserver's already (JSON text as kube-apiserver sent it).
+    ///
+    /// Only the errors depend on the order (which type error is the first, the order of the
+    /// strict errors), so [`decode_from`] reads a source in its own order and reads this one
+    /// only when that yields errors: a clean object is never sorted.
+    fn in_key_order(&self) -> Option<Self>
+    where
+        Self: Sized,
+    {
+        None
+    }
 }
 
 impl<'de, S: Source<'de> + ?Sized> Source<'de> for &mut S {
@@ -656,13 +672,25 @@ fn equal_fold(name: &str, key: &str) -> bool {
 
 /// Decodes `source` as a `T` with kube-apiserver's decoding; `package` names the Go version
 /// package of the types in errors (`v2`).
+///
+/// The errors are those of the order kube-apiserver reads the value in: when the source's own
+/// order yields errors (or ignored fields) and the source can be read in kube-apiserver's
+/// order ([`Source::in_key_order`]), the value is decoded again in that order and its errors
+/// are returned (which type error is the first, which strict errors are kept and in what
+/// order: `sigs.k8s.io/json`'s `saveError` and `saveStrictError`).
 pub fn decode_from<'de, T: Decode + Default, S: Source<'de>>(
     source: S,
     package: &'static str,
     options: Options,
     strictness: Strictness,
 ) -> Result<Decoded<T>, Vec<DecodeError>> {
-    Decoder::new(source, package, options).decode_value(strictness)
+    let sorted = source.in_key_order();
+    let decoded = Decoder::new(source, package, options).decode_value(strictness);
+    match (decoded, sorted) {
+        (Ok(d), _) if d.ignored.is_empty() => Ok(d),
+        (_, Some(sorted)) => Decoder::new(sorted, package, options).decode_value(strictness),
+        (decoded, None) => decoded,
+    }
 }
 
 // === the impls for Go's builtin types ===
