@@ -106,6 +106,15 @@ fn mismatch(node: Node<'_>, wanted: &str) -> SourceError {
     SourceError { message: format!("expected {wanted}, found {}", kind_of(node).go_name()), offset: None }
 }
 
+/// An integer past `int64` as kubectl sends it: a float64. kubectl decodes each object into an
+/// `Unstructured` before sending it, and apimachinery's `util/json.Unmarshal` keeps a number as
+/// an `int64` only when it fits one (`convertNumber`), so `9999999999999999999` is sent as
+/// `10000000000000000000` (kubectl 1.33 `create`), the number kube-apiserver's error shows.
+#[expect(clippy::cast_precision_loss, reason = "as Go's json.Number.Float64 rounds the literal")]
+fn sent_uint(u: u64) -> f64 {
+    u as f64
+}
+
 /// The JSON text `encoding/json` writes for a node (`sigs.k8s.io/yaml`'s conversion).
 fn json_text(node: Node<'_>) -> String {
     match node.kind() {
@@ -139,7 +148,8 @@ impl<'a> Source<'a> for NodeSource<'a> {
         let node = self.take()?;
         match node.scalar() {
             Some(Scalar::Int(i)) => Ok(Number::Int(i)),
-            Some(Scalar::UInt(u)) => Ok(Number::UInt(u)),
+            Some(Scalar::UInt(u)) if self.every_key => Ok(Number::UInt(u)),
+            Some(Scalar::UInt(u)) => Ok(Number::Float(sent_uint(u))),
             Some(Scalar::Float(f)) if f.is_finite() => Ok(Number::Float(f)),
             _ => Err(mismatch(node, "a number")),
         }
@@ -154,7 +164,11 @@ impl<'a> Source<'a> for NodeSource<'a> {
     }
 
     fn raw(&mut self) -> Result<Cow<'a, str>, SourceError> {
-        Ok(Cow::Owned(json_text(self.take()?)))
+        let node = self.take()?;
+        match node.scalar() {
+            Some(Scalar::UInt(u)) if !self.every_key => Ok(Cow::Owned(hpa_core::go::json_float(sent_uint(u)))),
+            _ => Ok(Cow::Owned(json_text(node))),
+        }
     }
 
     fn skip(&mut self) -> Result<(), SourceError> {
@@ -386,6 +400,31 @@ mod tests {
         let paths: Vec<String> = errors.into_iter().map(|(path, _)| path).collect();
         let expected: Vec<String> = (1..=100).map(|i| format!("spec.u{i:03}")).collect();
         assert_eq!(paths, expected);
+    }
+
+    /// An integer past `int64` reaches kube-apiserver as the float64 kubectl's unstructured
+    /// round trip makes of it (kubectl 1.33 `create` of `maxReplicas: 9999999999999999999`
+    /// sends `"maxReplicas":10000000000000000000`, and `9223372036854775808` as
+    /// `9223372036854776000`); hpa-lint's own files keep it exact.
+    #[test]
+    fn an_integer_past_int64_is_sent_as_a_float64() {
+        let head = "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\n";
+        let type_error = |number: &str| {
+            format!(
+                "json: cannot unmarshal number {number} into Go struct field HorizontalPodAutoscalerSpec.spec.maxReplicas of type int32"
+            )
+        };
+        assert_eq!(
+            errors_of(&format!("{head}spec: {{maxReplicas: 9999999999999999999}}\n")),
+            [("spec.maxReplicas".to_string(), type_error("10000000000000000000"))]
+        );
+        assert_eq!(
+            errors_of(&format!("{head}spec: {{maxReplicas: 9223372036854775808}}\n")),
+            [("spec.maxReplicas".to_string(), type_error("9223372036854776000"))]
+        );
+        let parsed = parse("9999999999999999999");
+        let mut own = NodeSource::every_key(parsed.documents[0].root());
+        assert_eq!(own.number().unwrap(), Number::UInt(9_999_999_999_999_999_999));
     }
 
     /// hpa-lint's own files (`every_key`) are read as written: no kubectl re-encodes them.
