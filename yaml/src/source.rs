@@ -27,6 +27,10 @@ pub struct NodeSource<'a> {
     every_key: bool,
     /// Whether each mapping's keys are read in byte order ([`Source::in_key_order`]).
     sorted: bool,
+    /// Whether numbers are read as written, not as kubectl's unstructured round trip leaves
+    /// them ([`sent_uint`]): a file hpa-lint reads itself, or what kubectl decodes before that
+    /// round trip ([`NodeSource::yaml_to_json`]).
+    exact: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -60,14 +64,29 @@ impl<'a> NodeSource<'a> {
     /// A key given more than once in a mapping is read once, with its last value, as
     /// `sigs.k8s.io/yaml.YAMLToJSON` writes it in the JSON kubectl sends.
     pub fn new(node: Node<'a>) -> Self {
-        NodeSource { current: Some(node), stack: Vec::new(), retyped: false, every_key: false, sorted: false }
+        NodeSource {
+            current: Some(node),
+            stack: Vec::new(),
+            retyped: false,
+            every_key: false,
+            sorted: false,
+            exact: false,
+        }
     }
 
     /// A source whose one value is `node`, each entry of a key given twice read in turn (a
     /// strict decoder reports the duplicate field): for a file hpa-lint reads itself (its
     /// configuration), which no kubectl turns into JSON first.
     pub fn every_key(node: Node<'a>) -> Self {
-        NodeSource { every_key: true, ..NodeSource::new(node) }
+        NodeSource { every_key: true, exact: true, ..NodeSource::new(node) }
+    }
+
+    /// A source whose one value is `node`, read as the JSON `sigs.k8s.io/yaml.YAMLToJSON`
+    /// writes of it (each mapping's keys sorted, each once with its last value; numbers as
+    /// written): what kubectl's own decoders read a YAML document as, before any unstructured
+    /// round trip (cli-runtime's `metadataValidatingDecoder`).
+    pub fn yaml_to_json(node: Node<'a>) -> Self {
+        NodeSource { sorted: true, exact: true, ..NodeSource::new(node) }
     }
 
     /// A source whose one value is `node`, an object whose `apiVersion` and `kind` were
@@ -148,7 +167,7 @@ impl<'a> Source<'a> for NodeSource<'a> {
         let node = self.take()?;
         match node.scalar() {
             Some(Scalar::Int(i)) => Ok(Number::Int(i)),
-            Some(Scalar::UInt(u)) if self.every_key => Ok(Number::UInt(u)),
+            Some(Scalar::UInt(u)) if self.exact => Ok(Number::UInt(u)),
             Some(Scalar::UInt(u)) => Ok(Number::Float(sent_uint(u))),
             Some(Scalar::Float(f)) if f.is_finite() => Ok(Number::Float(f)),
             _ => Err(mismatch(node, "a number")),
@@ -166,7 +185,7 @@ impl<'a> Source<'a> for NodeSource<'a> {
     fn raw(&mut self) -> Result<Cow<'a, str>, SourceError> {
         let node = self.take()?;
         match node.scalar() {
-            Some(Scalar::UInt(u)) if !self.every_key => Ok(Cow::Owned(hpa_core::go::json_float(sent_uint(u)))),
+            Some(Scalar::UInt(u)) if !self.exact => Ok(Cow::Owned(hpa_core::go::json_float(sent_uint(u)))),
             _ => Ok(Cow::Owned(json_text(node))),
         }
     }
@@ -353,6 +372,14 @@ mod tests {
         decoded.err().unwrap_or_default().into_iter().map(|e| (e.path, e.message)).collect()
     }
 
+    /// The type error of `value` (`string`, `number 5.5`) at `spec.{field}`, an `int32`.
+    fn spec_int32_error(value: &str, field: &str) -> (String, String) {
+        let message = format!(
+            "json: cannot unmarshal {value} into Go struct field HorizontalPodAutoscalerSpec.spec.{field} of type int32"
+        );
+        (format!("spec.{field}"), message)
+    }
+
     /// kube-apiserver reads what kubectl sends: every object re-encoded from a map, its keys
     /// sorted at every level (kubectl 1.33 `create` of tests/data/malformed/order-*.yaml sends
     /// `{"spec":{"maxReplicas":"10","minReplicas":"2",...}}`). So the first type error is the
@@ -360,19 +387,14 @@ mod tests {
     #[test]
     fn errors_come_in_the_order_kubectl_sends_the_keys() {
         let head = "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\n";
-        let type_error = |field: &str| {
-            format!(
-                "json: cannot unmarshal string into Go struct field HorizontalPodAutoscalerSpec.spec.{field} of type int32"
-            )
-        };
         assert_eq!(
             errors_of(&format!("{head}spec: {{minReplicas: '2', maxReplicas: '10'}}\n")),
-            [("spec.maxReplicas".to_string(), type_error("maxReplicas"))]
+            [spec_int32_error("string", "maxReplicas")]
         );
         // A key given twice is sent once, with its last value, in its sorted place.
         assert_eq!(
             errors_of(&format!("{head}spec: {{maxReplicas: x, minReplicas: '2', maxReplicas: 3}}\n")),
-            [("spec.minReplicas".to_string(), type_error("minReplicas"))]
+            [spec_int32_error("string", "minReplicas")]
         );
         let unknown = |path: &str| (path.to_string(), format!("unknown field \"{path}\""));
         assert_eq!(
@@ -409,18 +431,13 @@ mod tests {
     #[test]
     fn an_integer_past_int64_is_sent_as_a_float64() {
         let head = "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\n";
-        let type_error = |number: &str| {
-            format!(
-                "json: cannot unmarshal number {number} into Go struct field HorizontalPodAutoscalerSpec.spec.maxReplicas of type int32"
-            )
-        };
         assert_eq!(
             errors_of(&format!("{head}spec: {{maxReplicas: 9999999999999999999}}\n")),
-            [("spec.maxReplicas".to_string(), type_error("10000000000000000000"))]
+            [spec_int32_error("number 10000000000000000000", "maxReplicas")]
         );
         assert_eq!(
             errors_of(&format!("{head}spec: {{maxReplicas: 9223372036854775808}}\n")),
-            [("spec.maxReplicas".to_string(), type_error("9223372036854776000"))]
+            [spec_int32_error("number 9223372036854776000", "maxReplicas")]
         );
         let parsed = parse("9999999999999999999");
         let mut own = NodeSource::every_key(parsed.documents[0].root());
