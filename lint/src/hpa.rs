@@ -69,6 +69,14 @@ pub fn check_object(obj: &ObjectRef<'_>, old: Option<&ObjectRef<'_>>, opts: &che
     check::check(Input { object, old, id: None, world: None }, opts)
 }
 
+/// Where a decoding error of an object is pointed at ([`position`] of its field; the key of an
+/// unknown or duplicate field): the one place `hpa-lint`, `validate`, `default`, `convert` and
+/// `explain` give it.
+pub fn decode_error_span(obj: &ObjectRef<'_>, error: &DecodeError) -> Span {
+    let version = obj.api_version().and_then(ApiVersion::parse);
+    position(obj.node, version, &error.path, error.kind.is_strict()).0
+}
+
 /// The span to point at for a field path of an object: the value (or the key when the
 /// finding is about the key, as for unknown and duplicate fields), or the key of the nearest
 /// existing parent; a whole mapping or list by its key, an item of a list of mappings by its

@@ -720,9 +720,9 @@ pub fn is_object(root: Node<'_>) -> bool {
 /// `runtime.NewMissingKindErr` (`Object 'Kind' is missing in '<the document's JSON>'`,
 /// `unstructuredJSONScheme.Decode`), except a list of objects without a `kind`, which the
 /// linter reports in its own words ([`is_kindless_list`]); then, for a list, its first item
-/// that is a list itself ([`NESTED_LIST`]). `text` is the file's text: a document read as
+/// that is a list itself ([`NESTED_LIST`]). `text` is the file's text (`lines` its index): a document read as
 /// JSON is shown as written ([`missing_kind`]).
-pub fn refusal<'a>(document: &'a Document, text: &str) -> Option<NotAnObject<'a>> {
+pub fn refusal<'a>(document: &'a Document, text: &str, lines: &LineIndex) -> Option<NotAnObject<'a>> {
     let root = document.root();
     let refused = |item: Option<usize>, node: Node<'a>, why: Refusal, message: Cow<'static, str>| {
         Some(NotAnObject { document: document.index, item, node, why, message })
@@ -756,7 +756,7 @@ pub fn refusal<'a>(document: &'a Document, text: &str) -> Option<NotAnObject<'a>
         return refused(None, root, Refusal::MissingKind, Cow::Owned(missing_kind(document, text)));
     }
     // Decoded, the document's `apiVersion` and `metadata` must decode into Go's types.
-    if let Some((node, field, message)) = metadata_refusal(root, document.json) {
+    if let Some((node, field, message)) = metadata_refusal(root, document.json, text, lines) {
         return refused(None, node, Refusal::Metadata { field }, Cow::Owned(message));
     }
     // Decoded and typed, a list is flattened: an item that is a list itself stops it.
@@ -768,296 +768,59 @@ pub fn refusal<'a>(document: &'a Document, text: &str) -> Option<NotAnObject<'a>
     refused(Some(at), item, Refusal::NestedList, Cow::Borrowed(NESTED_LIST))
 }
 
-/// The Go type a field of `metadataOnlyObject` decodes into ([`metadata_refusal`]).
-#[derive(Debug, Clone, Copy)]
-enum GoType {
-    /// A string, or a string type (`types.UID`), named as errors name it.
-    Str(&'static str),
-    /// `int64` (and `*int64`).
-    Int64,
-    /// `*bool`.
-    Bool,
-    /// `metav1.Time`, whose `UnmarshalJSON` reads a string (its error ends the decoding).
-    Time,
-    /// `map[string]string` (labels, annotations).
-    StringMap,
-    /// `[]string` (finalizers).
-    Strings,
-    /// A struct.
-    Struct(&'static GoStruct),
-    /// A slice of structs.
-    Slice(&'static GoStruct),
-    /// Anything (`FieldsV1`, whose `UnmarshalJSON` keeps any JSON).
-    Any,
-}
-
-/// A Go struct: its type as errors name it (`v1.ObjectMeta`), its name (`ObjectMeta`), and its
-/// fields by JSON name.
-#[derive(Debug)]
-struct GoStruct {
-    ty: &'static str,
-    name: &'static str,
-    fields: &'static [(&'static str, GoType)],
-}
-
-/// apimachinery's `metav1.OwnerReference`.
-const OWNER_REFERENCE: GoStruct = GoStruct {
-    ty: "v1.OwnerReference",
-    name: "OwnerReference",
-    fields: &[
-        ("apiVersion", GoType::Str("string")),
-        ("kind", GoType::Str("string")),
-        ("name", GoType::Str("string")),
-        ("uid", GoType::Str("types.UID")),
-        ("controller", GoType::Bool),
-        ("blockOwnerDeletion", GoType::Bool),
-    ],
-};
-
-/// apimachinery's `metav1.ManagedFieldsEntry`.
-const MANAGED_FIELDS_ENTRY: GoStruct = GoStruct {
-    ty: "v1.ManagedFieldsEntry",
-    name: "ManagedFieldsEntry",
-    fields: &[
-        ("manager", GoType::Str("string")),
-        ("operation", GoType::Str("v1.ManagedFieldsOperationType")),
-        ("apiVersion", GoType::Str("string")),
-        ("time", GoType::Time),
-        ("fieldsType", GoType::Str("string")),
-        ("fieldsV1", GoType::Any),
-        ("subresource", GoType::Str("string")),
-    ],
-};
-
-/// apimachinery's `metav1.ObjectMeta`.
-const OBJECT_META: GoStruct = GoStruct {
-    ty: "v1.ObjectMeta",
-    name: "ObjectMeta",
-    fields: &[
-        ("name", GoType::Str("string")),
-        ("generateName", GoType::Str("string")),
-        ("namespace", GoType::Str("string")),
-        ("selfLink", GoType::Str("string")),
-        ("uid", GoType::Str("types.UID")),
-        ("resourceVersion", GoType::Str("string")),
-        ("generation", GoType::Int64),
-        ("creationTimestamp", GoType::Time),
-        ("deletionTimestamp", GoType::Time),
-        ("deletionGracePeriodSeconds", GoType::Int64),
-        ("labels", GoType::StringMap),
-        ("annotations", GoType::StringMap),
-        ("ownerReferences", GoType::Slice(&OWNER_REFERENCE)),
-        ("finalizers", GoType::Strings),
-        ("managedFields", GoType::Slice(&MANAGED_FIELDS_ENTRY)),
-    ],
-};
-
-/// cli-runtime's `metadataOnlyObject`: `metav1.TypeMeta` inline (its `kind` is a string
-/// already, or the document was refused before) and `metav1.ObjectMeta` as `metadata`.
-const METADATA_ONLY_OBJECT: GoStruct = GoStruct {
-    ty: "resource.metadataOnlyObject",
-    name: "metadataOnlyObject",
-    fields: &[("apiVersion", GoType::Str("string")), ("metadata", GoType::Struct(&OBJECT_META))],
-};
-
-/// Where and why a document's `apiVersion` or `metadata` does not decode into Go's types, in
-/// kubectl's words (after `unable to decode "FILE": `): the node to point at, the top-level
-/// field (`apiVersion` or `metadata`), and `encoding/json`'s `UnmarshalTypeError`
-/// (`json: cannot unmarshal number into Go struct field ObjectMeta.metadata.name of type
-/// string`). `json`: the document was read as JSON ([`Document::json`]), its fields met as
-/// written; a YAML document's are met in the order `sigs.k8s.io/yaml.YAMLToJSON` writes them
-/// (sorted, a key given twice once, with its last value).
+/// Where and why a document's `apiVersion`, `kind` or `metadata` does not decode into Go's
+/// types, in kubectl's words (after `unable to decode "FILE": `): the node to point at, the
+/// top-level field (`apiVersion`, `kind` or `metadata`), and the decoder's error (`json: cannot
+/// unmarshal number into Go struct field ObjectMeta.metadata.name of type string`, `parsing
+/// time ...`). `json`: the document was read as JSON ([`Document::json`]) and is decoded from its
+/// text as written (`text` is the file's), number literals included (`generation: 1.0` is no
+/// `int64`); a YAML document is read as `sigs.k8s.io/yaml.YAMLToJSON` writes it
+/// ([`NodeSource::yaml_to_json`](crate::source::NodeSource::yaml_to_json): keys sorted, a key
+/// given twice once, with its last value).
 ///
 /// Mirrors cli-runtime's `metadataValidatingDecoder.Decode` (`pkg/resource/metadata_decoder.go`):
 /// once a document decodes as an `Unstructured` object with a kind, kubectl unmarshals it
-/// again into `metadataOnlyObject` (`TypeMeta` inline, `ObjectMeta` as `metadata`) with
-/// apimachinery's case-sensitive `json.Unmarshal` (sigs.k8s.io/json, a copy of
-/// `encoding/json`), and refuses the document on an error: the first value of the wrong type
-/// (`decodeState.saveError`: decoding goes on, the first error is kept), named by the struct
-/// it is in and its path (`addErrorContext`, map keys and list indexes left out); a number
-/// that is no `int64` is named with its text (`number 1.5`); `metav1.Time.UnmarshalJSON`'s
-/// error for a timestamp that is no string ends the decoding at once. Unknown fields and
-/// `null` values are no error. An item of a list is not checked (`FlattenListVisitor` types
-/// the decoded items).
-pub fn metadata_refusal(root: Node<'_>, json: bool) -> Option<(Node<'_>, &'static str, String)> {
-    let mut walk = MetaWalk { json, saved: None, top: "" };
-    match walk.structure(root, &METADATA_ONLY_OBJECT, None) {
-        Err(abort) => Some(abort),
-        Ok(()) => walk.saved,
-    }
-}
-
-/// The state of [`metadata_refusal`]'s walk.
-struct MetaWalk<'a> {
+/// again into `metadataOnlyObject` (`TypeMeta` inline, `ObjectMeta` as `metadata`) and refuses
+/// the document on an error. It is hpa-core's one decoder on `api::meta::MetadataOnlyObject`,
+/// leniently (unknown fields are no error) with
+/// [`Options::KUBECTL_METADATA`](hpa_core::api::decode::Options::KUBECTL_METADATA): the first value of the wrong type, or
+/// `metav1.Time`'s error, which ends the decoding. An item of a list is not checked
+/// (`FlattenListVisitor` types the decoded items).
+pub fn metadata_refusal<'a>(
+    root: Node<'a>,
     json: bool,
-    /// The first error met.
-    saved: Option<(Node<'a>, &'static str, String)>,
-    /// The top-level field being read.
-    top: &'static str,
-}
-
-impl<'a> MetaWalk<'a> {
-    /// `UnmarshalTypeError`'s words for `node` in field `path` of struct `within`.
-    fn error(
-        &self,
-        node: Node<'a>,
-        value: &str,
-        within: &str,
-        path: &GoPath<'_>,
-        ty: &str,
-    ) -> (Node<'a>, &'static str, String) {
-        let message = format!("json: cannot unmarshal {value} into Go struct field {within}.{path} of type {ty}");
-        (node, self.top, message)
-    }
-
-    /// Records an error unless one was met first (`saveError`).
-    fn save(&mut self, error: (Node<'a>, &'static str, String)) {
-        self.saved.get_or_insert(error);
-    }
-
-    /// The entries of a mapping in the order the decoder meets them, each with its key (read
-    /// once, not at each comparison of the sort).
-    fn entries(&self, node: Node<'a>) -> Vec<(Cow<'a, str>, source::Entry<'a>)> {
-        let mut entries: Vec<(Cow<'a, str>, source::Entry<'a>)> =
-            node.entries().into_iter().flatten().map(|e| (e.key.key_str(), e)).collect();
-        if !self.json {
-            // `json.Marshal` of a map: one entry per key, the last value, keys sorted.
-            entries.reverse();
-            entries.sort_by(|a, b| a.0.cmp(&b.0));
-            entries.dedup_by(|later, first| later.0 == first.0);
+    text: &str,
+    lines: &LineIndex,
+) -> Option<(Node<'a>, &'static str, String)> {
+    use hpa_core::api::decode::{self, Options, Strictness, json::JsonSource};
+    use hpa_core::api::meta::MetadataOnlyObject;
+    let options = Options::KUBECTL_METADATA;
+    let decoded = match (json, json.then(|| as_written_json(root, text, lines)).flatten()) {
+        (true, Some(raw)) => {
+            decode::decode_from::<MetadataOnlyObject, _>(JsonSource::new(raw), "v1", options, Strictness::Lenient)
         }
-        entries
-    }
-
-    /// The fields of struct `s` in `node`, a mapping; `path` is the struct's own path (`None`:
-    /// the object).
-    fn structure(
-        &mut self,
-        node: Node<'a>,
-        s: &GoStruct,
-        path: Option<&GoPath<'_>>,
-    ) -> Result<(), (Node<'a>, &'static str, String)> {
-        for (key, e) in self.entries(node) {
-            let Some((name, ty)) = s.fields.iter().find(|(name, _)| *name == key) else { continue };
-            if path.is_none() {
-                self.top = name;
-            }
-            self.value(e.value, *ty, s.name, &GoPath { parent: path, name })?;
-        }
-        Ok(())
-    }
-
-    /// A value of Go type `ty`, field `path` of struct `within`.
-    fn value(
-        &mut self,
-        node: Node<'a>,
-        ty: GoType,
-        within: &str,
-        path: &GoPath<'_>,
-    ) -> Result<(), (Node<'a>, &'static str, String)> {
-        let kind = node.kind();
-        if matches!(kind, NodeKind::Scalar(Scalar::Null)) {
-            return Ok(());
-        }
-        let found = json_type(node).unwrap_or("object");
-        match ty {
-            GoType::Any => {}
-            GoType::Str(name) => {
-                if found != "string" {
-                    self.save(self.error(node, found, within, path, name));
-                }
-            }
-            GoType::Bool => {
-                if found != "bool" {
-                    self.save(self.error(node, found, within, path, "bool"));
-                }
-            }
-            GoType::Int64 => {
-                if found == "number" {
-                    let text = hpa_core::go::to_go_json(&node.to_json()).unwrap_or_default();
-                    if text.parse::<i64>().is_err() {
-                        self.save(self.error(node, &format!("number {text}"), within, path, "int64"));
-                    }
-                } else {
-                    self.save(self.error(node, found, within, path, "int64"));
-                }
-            }
-            // `Time.UnmarshalJSON` unmarshals a string: its error is returned, not saved.
-            GoType::Time => {
-                if found != "string" {
-                    return Err(self.error(node, found, within, path, "string"));
-                }
-            }
-            GoType::StringMap => match kind {
-                NodeKind::Map(entries) => {
-                    let is_string =
-                        |value: Node<'_>| matches!(value.kind(), NodeKind::Scalar(Scalar::Null | Scalar::Str(_)));
-                    // Nearly every map holds strings only: checked before its entries are put in
-                    // the decoder's order (which says which error is met first).
-                    if entries.clone().all(|e| is_string(e.value)) {
-                        return Ok(());
-                    }
-                    for (_, e) in self.entries(node) {
-                        if !is_string(e.value) {
-                            let t = json_type(e.value).unwrap_or("object");
-                            self.save(self.error(e.value, t, within, path, "string"));
-                        }
-                    }
-                }
-                _ => self.save(self.error(node, found, within, path, "map[string]string")),
-            },
-            GoType::Strings => match kind {
-                NodeKind::Seq(items) => {
-                    for item in items {
-                        self.value(item, GoType::Str("string"), within, path)?;
-                    }
-                }
-                _ => self.save(self.error(node, found, within, path, "[]string")),
-            },
-            GoType::Struct(s) => match kind {
-                NodeKind::Map(_) => self.structure(node, s, Some(path))?,
-                _ => self.save(self.error(node, found, within, path, s.ty)),
-            },
-            GoType::Slice(s) => match kind {
-                NodeKind::Seq(items) => {
-                    for item in items {
-                        match item.kind() {
-                            NodeKind::Map(_) => self.structure(item, s, Some(path))?,
-                            NodeKind::Scalar(Scalar::Null) => {}
-                            _ => {
-                                let t = json_type(item).unwrap_or("object");
-                                self.save(self.error(item, t, within, path, s.ty));
-                            }
-                        }
-                    }
-                }
-                _ => {
-                    let slice = format!("[]{}", s.ty);
-                    self.save(self.error(node, found, within, path, &slice));
-                }
-            },
-        }
-        Ok(())
-    }
-}
-
-/// The path of a field of [`metadata_refusal`]'s walk as `addErrorContext` words it
-/// (`metadata.ownerReferences.uid`: map keys and list indexes left out), written out only for an
-/// error.
-#[derive(Debug, Clone, Copy)]
-struct GoPath<'p> {
-    /// The struct field it is in (`None`: a field of the object).
-    parent: Option<&'p GoPath<'p>>,
-    name: &'static str,
-}
-
-impl std::fmt::Display for GoPath<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if let Some(parent) = self.parent {
-            write!(f, "{parent}.")?;
-        }
-        f.write_str(self.name)
-    }
+        // As written, each entry of a key given twice in turn, as Go reads JSON text.
+        (true, None) => decode::decode_from::<MetadataOnlyObject, _>(
+            source::NodeSource::every_key(root),
+            "v1",
+            options,
+            Strictness::Lenient,
+        ),
+        (false, _) => decode::decode_from::<MetadataOnlyObject, _>(
+            source::NodeSource::yaml_to_json(root),
+            "v1",
+            options,
+            Strictness::Lenient,
+        ),
+    };
+    let error = decoded.err()?.into_iter().next()?;
+    let node = source::locate_node(root, &error.path).unwrap_or(root);
+    let field = match error.path.split(['.', '[']).next() {
+        Some("metadata") => "metadata",
+        Some("kind") => "kind",
+        _ => "apiVersion",
+    };
+    Some((node, field, error.message))
 }
 
 /// `runtime.NewMissingKindErr`'s words for a document without a `kind`, with the bytes
@@ -1067,38 +830,19 @@ impl std::fmt::Display for GoPath<'_> {
 /// `>` and `&` escaped).
 pub fn missing_kind(document: &Document, text: &str) -> String {
     let root = document.root();
-    let written = if document.json { as_written_json(root, text) } else { None };
+    let written = if document.json { as_written_json(root, text, &LineIndex::new(text)) } else { None };
     let data = match written {
         Some(raw) => raw.to_string(),
-        None => hpa_core::go::to_go_json(&sorted_keys(root.to_json())).unwrap_or_default(),
+        None => hpa_core::go::to_go_json(&root.to_json_in_key_order()).unwrap_or_default(),
     };
     format!("Object 'Kind' is missing in '{data}'")
 }
 
-/// The text of a mapping of a document read as JSON, as written (`{...}`).
-fn as_written_json<'t>(node: Node<'_>, text: &'t str) -> Option<&'t str> {
-    // Marks count characters of the text after a byte order mark (the reader drops it).
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let span = node.span();
-    let byte = |chars: u32| {
-        let chars = usize::try_from(chars).ok()?;
-        text.char_indices().map(|(b, _)| b).chain(std::iter::once(text.len())).nth(chars)
-    };
-    let raw = text.get(byte(span.start.index)?..byte(span.end.index)?)?;
+/// The text of a mapping of a document read as JSON, as written (`{...}`); `lines` is the
+/// text's index.
+fn as_written_json<'t>(node: Node<'_>, text: &'t str, lines: &LineIndex) -> Option<&'t str> {
+    let raw = text.get(lines.range(text, node.span()))?;
     (raw.starts_with('{') && raw.ends_with('}')).then_some(raw)
-}
-
-/// A JSON value with the keys of every object in Go's order for a map (sorted by bytes).
-fn sorted_keys(value: Value) -> Value {
-    match value {
-        Value::Object(map) => {
-            let mut entries: Vec<(String, Value)> = map.into_iter().map(|(k, v)| (k, sorted_keys(v))).collect();
-            entries.sort_by(|a, b| a.0.cmp(&b.0));
-            Value::Object(entries.into_iter().collect())
-        }
-        Value::Array(items) => Value::Array(items.into_iter().map(sorted_keys).collect()),
-        other => other,
-    }
 }
 
 /// The documents kubectl reads but refuses ([`refusal`]) in a file of Kubernetes objects, one
@@ -1118,11 +862,12 @@ pub fn not_objects<'a>(parsed: &'a Parsed, text: &str, objects: &[ObjectRef<'a>]
     if !parsed.documents.iter().any(|d| is_object(d.root())) {
         return Vec::new();
     }
+    let lines = LineIndex::new(text);
     let mut out = Vec::new();
     let mut rest = objects;
     for d in &parsed.documents {
         let of_document = take_document(&mut rest, d.index);
-        if let Some(refused) = refusal(d, text) {
+        if let Some(refused) = refusal(d, text, &lines) {
             out.push(refused);
             continue;
         }

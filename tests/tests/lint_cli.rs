@@ -71,6 +71,54 @@ fn wrong_types_and_unknown_fields_are_decode_errors() {
     );
 }
 
+/// `default`, `convert` and `explain` place a decoding error where `validate` and `hpa-lint`
+/// do: at the field kube-apiserver names (the first in the order kubectl sends the keys), and
+/// an unknown field at its key.
+#[test]
+fn every_command_places_a_decoding_error_at_its_field() {
+    let head = "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n";
+    let prefix = "HorizontalPodAutoscaler in version \"v2\" cannot be handled as a HorizontalPodAutoscaler: ";
+    let cases = [
+        (
+            format!("{head}  minReplicas: \"2\"\n  maxReplicas: \"10\"\n"),
+            (7, 16),
+            "json: cannot unmarshal string into Go struct field HorizontalPodAutoscalerSpec.spec.maxReplicas of type int32",
+        ),
+        (
+            format!("{head}  maxReplicas: 3\n  zeta: 1\n  alpha: 1\n"),
+            (8, 3),
+            "strict decoding error: unknown field \"spec.alpha\", unknown field \"spec.zeta\"",
+        ),
+    ];
+    for (text, (line, column), detail) in cases {
+        let run = hpa_lint(&["validate", "--no-config", "-o", "json", "-"], &text);
+        let first = &entries(&run)[0]["errors"][0];
+        assert_eq!((first["line"].as_u64(), first["column"].as_u64()), (Some(line), Some(column)), "{text}");
+        let run = hpa_lint(&["--no-config", "-o", "json", "-"], &text);
+        let placed: Vec<(u64, u64)> = run.json()["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| (d["line"].as_u64().unwrap(), d["column"].as_u64().unwrap()))
+            .collect();
+        assert!(placed.contains(&(line, column)), "{placed:?}");
+        let message = format!("<stdin>:{line}:{column}: {prefix}{detail}");
+        for command in
+            [&["default", "--no-config", "-"][..], &["convert", "--no-config", "--to", "autoscaling/v1", "-"]]
+        {
+            let run = hpa_lint(command, &text);
+            assert_eq!(run.code, 1, "{command:?}");
+            assert_eq!(run.stderr.trim_end(), format!("hpa-lint: error: {message}"), "{command:?}");
+        }
+        let run = hpa_lint(&["explain", "--no-config", "-"], &text);
+        assert_eq!(run.code, 1);
+        let explained = format!(
+            "hpa-lint: error: <stdin>:{line}:{column}: cannot explain an object kube-apiserver rejects: {prefix}{detail}"
+        );
+        assert_eq!(run.stderr.trim_end(), explained);
+    }
+}
+
 #[test]
 fn an_array_where_an_object_is_expected() {
     let text = VALID.replace("  maxReplicas: 5\n", "  maxReplicas: 5\n  behavior: [1, 2]\n");

@@ -571,11 +571,13 @@ fn documents_kubectl_cannot_decode_are_reported_in_its_words() {
             }
         }
         // What the input layer mirrors: the untyped decode, and the decode of each document's
-        // `apiVersion` and `metadata` into `metadataOnlyObject` (`Go struct field ...`).
+        // `apiVersion` and `metadata` into `metadataOnlyObject` (`Go struct field ...`, and
+        // `metav1.Time`'s `parsing time ...`).
         messages.retain(|m| {
             m == hpa_lint::input::NESTED_LIST
                 || m.starts_with("Object 'Kind' is missing in '")
                 || m.starts_with("json: cannot unmarshal ") && m.contains(" into Go struct field ")
+                || m.starts_with("parsing time ")
                 || ["unstructured.detector", "map[string]interface {}", "decodeList.items of type []json.RawMessage"]
                     .iter()
                     .any(|end| m.ends_with(end))
@@ -588,10 +590,11 @@ fn documents_kubectl_cannot_decode_are_reported_in_its_words() {
         let name = name_of(path);
         let file = hpa_lint::input::from_bytes(name.clone(), fs::read(path).unwrap());
         let (text, parsed) = (&file.text, &file.parsed);
+        let lines = hpa_lint::source::LineIndex::new(text);
         let ours: Vec<String> = parsed
             .documents
             .iter()
-            .filter_map(|d| match hpa_lint::input::refusal(d, text) {
+            .filter_map(|d| match hpa_lint::input::refusal(d, text, &lines) {
                 Some(refused) => Some(refused.message.into_owned()),
                 // kubectl refuses a list of objects without a kind too; the linter words it.
                 None => hpa_lint::input::is_kindless_list(d.root()).then(|| hpa_lint::input::missing_kind(d, text)),
@@ -621,7 +624,7 @@ fn documents_kubectl_cannot_decode_are_reported_in_its_words() {
             true => parsed
                 .documents
                 .iter()
-                .filter_map(|d| match hpa_lint::input::refusal(d, text) {
+                .filter_map(|d| match hpa_lint::input::refusal(d, text, &lines) {
                     Some(refused) => Some(refused.message.into_owned()),
                     None => hpa_lint::input::is_kindless_list(d.root()).then(|| hpa_lint::input::missing_kind(d, text)),
                 })

@@ -222,7 +222,7 @@ fn yaml_nodes_read_as_the_json_kubectl_sends() {
             if !hpa_lint::source::read::duplicate_keys(obj.node).is_empty() {
                 continue;
             }
-            let json = hpa_core::go::to_go_json(&obj.to_json()).unwrap();
+            let json = hpa_core::go::to_go_json(&obj.node.to_json_in_key_order()).unwrap();
             let via_json = api::decode_json(&json, Strictness::Strict, KubernetesVersion::LATEST);
             assert_eq!(format!("{via_node:?}"), format!("{via_json:?}"));
             checked += 1;

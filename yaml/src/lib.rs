@@ -8,7 +8,7 @@
 //! Plain scalars are resolved as kubectl resolves them (YAML 1.1 rules of go-yaml v2, which
 //! `sigs.k8s.io/yaml` uses: `yes`/`no`/`on`/`off` are booleans, `010` is octal, `1e3` is a
 //! number), aliases are expanded within a budget (alias bombs are refused), merge keys
-//! (`<<`) are honoured, and a key given twice stays twice (decoding reports it). A field path such
+//! (`<<`) are applied as go-yaml v2 applies them (in the order written), and a key given twice stays twice (decoding reports it). A field path such
 //! as `spec.metrics[1].resource.target` is mapped back to its node, or to the nearest existing
 //! parent when the field is missing.
 //!

@@ -25,6 +25,12 @@ pub struct NodeSource<'a> {
     /// Whether every entry of a key given twice is read ([`NodeSource::every_key`]), not the
     /// last only.
     every_key: bool,
+    /// Whether each mapping's keys are read in byte order ([`Source::in_key_order`]).
+    sorted: bool,
+    /// Whether numbers are read as written, not as kubectl's unstructured round trip leaves
+    /// them ([`sent_uint`]): a file hpa-lint reads itself, or what kubectl decodes before that
+    /// round trip ([`NodeSource::yaml_to_json`]).
+    exact: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -32,6 +38,8 @@ enum Frame<'a> {
     /// A mapping's entries left, and, when it gives a key more than once, which of its entries
     /// (by index) a later one of the same key replaces, with the index of the next entry.
     Map(Entries<'a>, Option<(Vec<bool>, usize)>),
+    /// A mapping's entries left, in the order kubectl sends them ([`Node::entries_in_key_order`]).
+    Sorted(std::vec::IntoIter<crate::Entry<'a>>),
     Seq(Items<'a>),
 }
 
@@ -56,14 +64,29 @@ impl<'a> NodeSource<'a> {
     /// A key given more than once in a mapping is read once, with its last value, as
     /// `sigs.k8s.io/yaml.YAMLToJSON` writes it in the JSON kubectl sends.
     pub fn new(node: Node<'a>) -> Self {
-        NodeSource { current: Some(node), stack: Vec::new(), retyped: false, every_key: false }
+        NodeSource {
+            current: Some(node),
+            stack: Vec::new(),
+            retyped: false,
+            every_key: false,
+            sorted: false,
+            exact: false,
+        }
     }
 
     /// A source whose one value is `node`, each entry of a key given twice read in turn (a
     /// strict decoder reports the duplicate field): for a file hpa-lint reads itself (its
     /// configuration), which no kubectl turns into JSON first.
     pub fn every_key(node: Node<'a>) -> Self {
-        NodeSource { every_key: true, ..NodeSource::new(node) }
+        NodeSource { every_key: true, exact: true, ..NodeSource::new(node) }
+    }
+
+    /// A source whose one value is `node`, read as the JSON `sigs.k8s.io/yaml.YAMLToJSON`
+    /// writes of it (each mapping's keys sorted, each once with its last value; numbers as
+    /// written): what kubectl's own decoders read a YAML document as, before any unstructured
+    /// round trip (cli-runtime's `metadataValidatingDecoder`).
+    pub fn yaml_to_json(node: Node<'a>) -> Self {
+        NodeSource { sorted: true, exact: true, ..NodeSource::new(node) }
     }
 
     /// A source whose one value is `node`, an object whose `apiVersion` and `kind` were
@@ -102,6 +125,15 @@ fn mismatch(node: Node<'_>, wanted: &str) -> SourceError {
     SourceError { message: format!("expected {wanted}, found {}", kind_of(node).go_name()), offset: None }
 }
 
+/// An integer past `int64` as kubectl sends it: a float64. kubectl decodes each object into an
+/// `Unstructured` before sending it, and apimachinery's `util/json.Unmarshal` keeps a number as
+/// an `int64` only when it fits one (`convertNumber`), so `9999999999999999999` is sent as
+/// `10000000000000000000` (kubectl 1.33 `create`), the number kube-apiserver's error shows.
+#[expect(clippy::cast_precision_loss, reason = "as Go's json.Number.Float64 rounds the literal")]
+fn sent_uint(u: u64) -> f64 {
+    u as f64
+}
+
 /// The JSON text `encoding/json` writes for a node (`sigs.k8s.io/yaml`'s conversion).
 fn json_text(node: Node<'_>) -> String {
     match node.kind() {
@@ -135,7 +167,8 @@ impl<'a> Source<'a> for NodeSource<'a> {
         let node = self.take()?;
         match node.scalar() {
             Some(Scalar::Int(i)) => Ok(Number::Int(i)),
-            Some(Scalar::UInt(u)) => Ok(Number::UInt(u)),
+            Some(Scalar::UInt(u)) if self.exact => Ok(Number::UInt(u)),
+            Some(Scalar::UInt(u)) => Ok(Number::Float(sent_uint(u))),
             Some(Scalar::Float(f)) if f.is_finite() => Ok(Number::Float(f)),
             _ => Err(mismatch(node, "a number")),
         }
@@ -150,7 +183,11 @@ impl<'a> Source<'a> for NodeSource<'a> {
     }
 
     fn raw(&mut self) -> Result<Cow<'a, str>, SourceError> {
-        Ok(Cow::Owned(json_text(self.take()?)))
+        let node = self.take()?;
+        match node.scalar() {
+            Some(Scalar::UInt(u)) if !self.exact => Ok(Cow::Owned(hpa_core::go::json_float(sent_uint(u)))),
+            _ => Ok(Cow::Owned(json_text(node))),
+        }
     }
 
     fn skip(&mut self) -> Result<(), SourceError> {
@@ -160,6 +197,10 @@ impl<'a> Source<'a> for NodeSource<'a> {
     fn begin_object(&mut self) -> Result<(), SourceError> {
         let node = self.take()?;
         match node.entries() {
+            Some(_) if self.sorted => {
+                self.stack.push(Frame::Sorted(node.entries_in_key_order().into_iter()));
+                Ok(())
+            }
             Some(entries) => {
                 let replaced = if self.every_key { None } else { replaced(&entries).map(|r| (r, 0)) };
                 self.stack.push(Frame::Map(entries, replaced));
@@ -171,17 +212,26 @@ impl<'a> Source<'a> for NodeSource<'a> {
 
     fn next_key(&mut self) -> Result<Option<Cow<'a, str>>, SourceError> {
         let root = self.retyped && self.stack.len() == 1;
-        let Some(Frame::Map(entries, replaced)) = self.stack.last_mut() else { return Ok(None) };
         loop {
-            match entries.next() {
-                Some(entry) => {
-                    if let Some((replaced, at)) = replaced {
+            let entry = match self.stack.last_mut() {
+                Some(Frame::Map(entries, replaced)) => {
+                    let entry = entries.next();
+                    if entry.is_some()
+                        && let Some((replaced, at)) = replaced
+                    {
                         let gone = replaced.get(*at).copied().unwrap_or(false);
                         *at += 1;
                         if gone {
                             continue;
                         }
                     }
+                    entry
+                }
+                Some(Frame::Sorted(entries)) => entries.next(),
+                Some(Frame::Seq(_)) | None => return Ok(None),
+            };
+            match entry {
+                Some(entry) => {
                     let key = entry.key.key_str();
                     if root && (key == "apiVersion" || key == "kind") {
                         continue;
@@ -221,6 +271,12 @@ impl<'a> Source<'a> for NodeSource<'a> {
             }
         }
     }
+
+    /// The node with each mapping's keys in byte order, as kubectl sends the object; `None` for
+    /// a file hpa-lint reads itself ([`NodeSource::every_key`]), which no kubectl re-encodes.
+    fn in_key_order(&self) -> Option<Self> {
+        (!self.every_key && !self.sorted).then(|| NodeSource { sorted: true, ..self.clone() })
+    }
 }
 
 #[cfg(test)]
@@ -231,8 +287,9 @@ mod tests {
     use super::*;
     use crate::parse;
 
-    /// Decoding a node and decoding the JSON `sigs.k8s.io/yaml` makes of it give the same
-    /// object or the same errors: the node is only another source.
+    /// Decoding a node and decoding the JSON kubectl sends of it (`sigs.k8s.io/yaml` and
+    /// `json.Marshal`: keys sorted) give the same object or the same errors: the node is only
+    /// another source.
     fn same(yaml: &str) {
         let parsed = parse(yaml);
         let root = parsed.documents[0].root();
@@ -244,7 +301,7 @@ mod tests {
             Strictness::Strict,
             KubernetesVersion::LATEST,
         );
-        let json = hpa_core::go::to_go_json(&root.to_json()).unwrap();
+        let json = hpa_core::go::to_go_json(&root.to_json_in_key_order()).unwrap();
         let via_json = api::decode_json(&json, Strictness::Strict, KubernetesVersion::LATEST);
         assert_eq!(format!("{via_node:?}"), format!("{via_json:?}"), "{yaml}");
     }
@@ -301,6 +358,107 @@ mod tests {
         same(yaml);
     }
 
+    /// The errors of a decode: each one's path and message.
+    fn errors_of(yaml: &str) -> Vec<(String, String)> {
+        let parsed = parse(yaml);
+        let root = parsed.documents[0].root();
+        let decoded = api::decode_source(
+            "HorizontalPodAutoscaler",
+            "autoscaling/v2",
+            NodeSource::new(root),
+            Strictness::Strict,
+            KubernetesVersion::LATEST,
+        );
+        decoded.err().unwrap_or_default().into_iter().map(|e| (e.path, e.message)).collect()
+    }
+
+    /// The type error of `value` (`string`, `number 5.5`) at `spec.{field}`, an `int32`.
+    fn spec_int32_error(value: &str, field: &str) -> (String, String) {
+        let message = format!(
+            "json: cannot unmarshal {value} into Go struct field HorizontalPodAutoscalerSpec.spec.{field} of type int32"
+        );
+        (format!("spec.{field}"), message)
+    }
+
+    /// kube-apiserver reads what kubectl sends: every object re-encoded from a map, its keys
+    /// sorted at every level (kubectl 1.33 `create` of tests/data/malformed/order-*.yaml sends
+    /// `{"spec":{"maxReplicas":"10","minReplicas":"2",...}}`). So the first type error is the
+    /// first in key order, and the strict errors come in key order.
+    #[test]
+    fn errors_come_in_the_order_kubectl_sends_the_keys() {
+        let head = "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\n";
+        assert_eq!(
+            errors_of(&format!("{head}spec: {{minReplicas: '2', maxReplicas: '10'}}\n")),
+            [spec_int32_error("string", "maxReplicas")]
+        );
+        // A key given twice is sent once, with its last value, in its sorted place.
+        assert_eq!(
+            errors_of(&format!("{head}spec: {{maxReplicas: x, minReplicas: '2', maxReplicas: 3}}\n")),
+            [spec_int32_error("string", "minReplicas")]
+        );
+        let unknown = |path: &str| (path.to_string(), format!("unknown field \"{path}\""));
+        assert_eq!(
+            errors_of(&format!(
+                "{head}spec: {{z: 1, metrics: [{{type: Pods, w: 1, b: 2}}], behavior: {{x: 1}}, a: 1}}\nmetadata: {{q: 1}}\n"
+            )),
+            [
+                unknown("metadata.q"),
+                unknown("spec.a"),
+                unknown("spec.behavior.x"),
+                unknown("spec.metrics[0].b"),
+                unknown("spec.metrics[0].w"),
+                unknown("spec.z"),
+            ]
+        );
+    }
+
+    /// `sigs.k8s.io/json` keeps the first 100 strict errors it meets (`saveStrictError`): the
+    /// first 100 keys in sorted order, whatever order they are written in.
+    #[test]
+    fn the_first_hundred_unknown_fields_in_key_order_are_kept() {
+        let keys: String = (1..=120).rev().map(|i| format!("u{i:03}: 1, ")).collect();
+        let errors =
+            errors_of(&format!("apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nspec: {{{keys}}}\n"));
+        let paths: Vec<String> = errors.into_iter().map(|(path, _)| path).collect();
+        let expected: Vec<String> = (1..=100).map(|i| format!("spec.u{i:03}")).collect();
+        assert_eq!(paths, expected);
+    }
+
+    /// An integer past `int64` reaches kube-apiserver as the float64 kubectl's unstructured
+    /// round trip makes of it (kubectl 1.33 `create` of `maxReplicas: 9999999999999999999`
+    /// sends `"maxReplicas":10000000000000000000`, and `9223372036854775808` as
+    /// `9223372036854776000`); hpa-lint's own files keep it exact.
+    #[test]
+    fn an_integer_past_int64_is_sent_as_a_float64() {
+        let head = "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\n";
+        assert_eq!(
+            errors_of(&format!("{head}spec: {{maxReplicas: 9999999999999999999}}\n")),
+            [spec_int32_error("number 10000000000000000000", "maxReplicas")]
+        );
+        assert_eq!(
+            errors_of(&format!("{head}spec: {{maxReplicas: 9223372036854775808}}\n")),
+            [spec_int32_error("number 9223372036854776000", "maxReplicas")]
+        );
+        let parsed = parse("9999999999999999999");
+        let mut own = NodeSource::every_key(parsed.documents[0].root());
+        assert_eq!(own.number().unwrap(), Number::UInt(9_999_999_999_999_999_999));
+    }
+
+    /// hpa-lint's own files (`every_key`) are read as written: no kubectl re-encodes them.
+    #[test]
+    fn only_what_kubectl_sends_is_read_in_key_order() {
+        let parsed = parse("b: 1\na: 2\n");
+        let root = parsed.documents[0].root();
+        assert!(NodeSource::new(root).in_key_order().is_some());
+        assert!(NodeSource::every_key(root).in_key_order().is_none());
+        let mut sorted = NodeSource::new(root).in_key_order().unwrap();
+        assert!(sorted.in_key_order().is_none());
+        sorted.begin_object().unwrap();
+        assert_eq!(sorted.next_key().unwrap().as_deref(), Some("a"));
+        sorted.skip().unwrap();
+        assert_eq!(sorted.next_key().unwrap().as_deref(), Some("b"));
+    }
+
     /// A retyped object is read without its own `apiVersion` and `kind` (any values), and
     /// only those: a nested `kind` (the scale target's) is read, and so are its other fields.
     #[test]
@@ -320,7 +478,8 @@ mod tests {
         let paths = |r: Result<_, Vec<hpa_core::api::DecodeError>>| -> Vec<String> {
             r.err().unwrap_or_default().into_iter().map(|e| e.path).collect()
         };
-        assert_eq!(paths(decode(NodeSource::new(root))), ["kind"]);
+        // Sent sorted: `apiVersion`'s type error is met before `kind`'s.
+        assert_eq!(paths(decode(NodeSource::new(root))), ["apiVersion"]);
         assert_eq!(paths(decode(NodeSource::retyped(root))), ["spec.minReplicas"]);
     }
 }

@@ -14,7 +14,6 @@
 //! [`Node::span`], [`Node::to_json`].
 
 use std::borrow::Cow;
-use std::collections::HashSet;
 use std::fmt;
 
 use serde_json::{Map, Value};
@@ -296,6 +295,34 @@ impl<'a> Node<'a> {
         found
     }
 
+    /// The entries of a mapping as kubectl sends them (empty for anything else): one per key,
+    /// the last value of a key given twice, the keys in byte order, as Go's `json.Marshal`
+    /// writes the `map[string]interface{}` that `sigs.k8s.io/yaml.YAMLToJSON` (and kubectl's
+    /// unstructured decoding of every object) reads a mapping into.
+    pub fn entries_in_key_order(self) -> Vec<Entry<'a>> {
+        let mut entries: Vec<Entry<'a>> = self.entries().into_iter().flatten().collect();
+        // Reversed, so that the stable sort puts the last of a key first and `dedup` keeps it.
+        entries.reverse();
+        entries.sort_by(|a, b| a.key.key_str().cmp(&b.key.key_str()));
+        entries.dedup_by(|later, first| later.key.key_str() == first.key.key_str());
+        entries
+    }
+
+    /// Converts to JSON as kubectl sends it ([`Node::to_json`] with every mapping's entries
+    /// [`Node::entries_in_key_order`]): the keys sorted, each once.
+    pub fn to_json_in_key_order(self) -> Value {
+        match self.kind() {
+            NodeKind::Scalar(s) => scalar_to_json(s),
+            NodeKind::Seq(items) => Value::Array(items.map(Node::to_json_in_key_order).collect()),
+            NodeKind::Map(_) => Value::Object(
+                self.entries_in_key_order()
+                    .into_iter()
+                    .map(|e| (e.key.key_string(), e.value.to_json_in_key_order()))
+                    .collect(),
+            ),
+        }
+    }
+
     /// The string value of a scalar.
     pub fn as_str(self) -> Option<&'a str> {
         match self.scalar() {
@@ -384,27 +411,43 @@ impl fmt::Debug for Entries<'_> {
 }
 
 /// Applies YAML merge keys (`<<: *base` or `<<: [*a, *b]`) to the mapping at slot `at` of
-/// `nodes` (its `len` entries end the list): explicit keys win, earlier sources win over later
-/// ones, merged entries come first. Returns the number of entries.
+/// `nodes` (its `len` entries end the list) as go-yaml v2 applies them (`decoder.mapping` and
+/// `decoder.merge`, which kubectl's `sigs.k8s.io/yaml` reads with): the entries are set in the
+/// order written, a merge sets each entry of its mapping (replacing a key set before it; a key
+/// after it replaces the merged one), two merges apply in turn, and a sequence of mappings is
+/// merged from its last item to its first (earlier items win). Each merged entry takes the
+/// merge's place; a key written twice keeps both entries unless a merge sets it between them (the
+/// linter reports it; the decoder reads the last). Returns the number of entries.
 pub(crate) fn apply_merges(nodes: &mut Vec<Slot>, text: &str, at: usize, len: u32) -> u32 {
     let Some(from) = at.checked_add(1).filter(|from| *from <= nodes.len()) else { return len };
     let region = nodes.split_off(from);
-    let entries: Vec<Entry<'_>> = Entries::new(&region, text, len as usize).collect();
     let is_merge = |e: &Entry<'_>| matches!(e.key.scalar(), Some(Scalar::Str(s)) if s == "<<");
-    let mut sources = Vec::new();
-    for e in entries.iter().filter(|e| is_merge(e)) {
-        match e.value.kind() {
-            NodeKind::Map(m) => sources.push(m),
-            NodeKind::Seq(items) => sources.extend(items.filter_map(Node::entries)),
-            NodeKind::Scalar(_) => {}
+    // Each entry set, and whether a merge set it.
+    let mut out: Vec<(Entry<'_>, bool)> = Vec::with_capacity(len as usize);
+    for e in Entries::new(&region, text, len as usize) {
+        if !is_merge(&e) {
+            let key = e.key.key_str();
+            out.retain(|(o, merged)| !*merged || o.key.key_str() != key);
+            out.push((e, false));
+            continue;
+        }
+        let sources: Vec<Entries<'_>> = match e.value.kind() {
+            NodeKind::Map(m) => vec![m],
+            NodeKind::Seq(items) => {
+                let mut maps: Vec<Entries<'_>> = items.filter_map(Node::entries).collect();
+                maps.reverse();
+                maps
+            }
+            NodeKind::Scalar(_) => Vec::new(),
+        };
+        for merged in sources.into_iter().flatten() {
+            let key = merged.key.key_str();
+            out.retain(|(o, _)| o.key.key_str() != key);
+            out.push((merged, true));
         }
     }
-    let explicit = entries.iter().filter(|e| !is_merge(e));
-    // Keys borrowed from the text (an owned one only for a key that is not a string).
-    let mut seen: HashSet<Cow<'_, str>> = explicit.clone().map(|e| e.key.key_str()).collect();
-    let merged: Vec<Entry<'_>> = sources.into_iter().flatten().filter(|e| seen.insert(e.key.key_str())).collect();
     let mut count = 0u32;
-    for e in merged.iter().chain(explicit) {
+    for (e, _) in &out {
         nodes.extend_from_slice(e.key.slots);
         nodes.extend_from_slice(e.value.slots);
         count = count.saturating_add(1);
@@ -452,6 +495,35 @@ mod tests {
         let copy = root.get("a").unwrap().to_tree();
         assert_eq!(copy.root(), root.get("a").unwrap());
         assert_ne!(copy.root(), root.get("l").unwrap());
+    }
+
+    /// Merge keys as go-yaml v2 applies them (`decoder.mapping`, `decoder.merge`), checked
+    /// against kubectl 1.33 `create`'s bodies: in the order written, a merge replacing a key set
+    /// before it, a key after it replacing the merged one, the items of a merged sequence from
+    /// the last to the first.
+    #[test]
+    fn merge_keys_apply_in_the_order_written() {
+        let json = |yaml: &str| crate::parse(yaml).documents[0].root().to_json();
+        // mg1: `minReplicas: 2` then `<<: {minReplicas: "3"}` sends "minReplicas":"3".
+        assert_eq!(json("a: 2\n<<: {a: '3'}\nb: 1\n"), serde_json::json!({"b": 1, "a": "3"}));
+        assert_eq!(json("<<: {a: 1, b: 2}\na: 3\n"), serde_json::json!({"b": 2, "a": 3}));
+        // mg3: two merges apply in turn, the second wins.
+        assert_eq!(json("<<: {a: x}\n<<: {a: 10}\n"), serde_json::json!({"a": 10}));
+        // A sequence: its earlier mappings win, and all of it replaces what was set before.
+        assert_eq!(json("a: 0\nc: 0\n<<: [{a: 1}, {a: 2, b: 2}]\nc: 3\n"), serde_json::json!({"a": 1, "b": 2, "c": 3}));
+        // A merged entry is where the merge is; a key given twice with no merge between is kept
+        // twice (the decoder reads the last).
+        assert_eq!(json("<<: {a: 1}\na: 2\n"), serde_json::json!({"a": 2}));
+        let p = crate::parse("<<: {a: 1}\na: 2\n");
+        assert_eq!(
+            p.documents[0].root().entries().map(|e| e.len()),
+            Some(1),
+            "a merged key set again is not a duplicate"
+        );
+        let p = crate::parse("a: 1\n<<: {b: 2}\na: 3\n");
+        let keys: Vec<(String, u32)> =
+            p.documents[0].root().entries().unwrap().map(|e| (e.key.key_string(), e.key.span().start.line)).collect();
+        assert_eq!(keys, [("a".to_string(), 1), ("b".to_string(), 2), ("a".to_string(), 3)]);
     }
 
     #[test]

@@ -66,6 +66,21 @@ pub struct ObjectMeta {
     pub managed_fields: Vec<ManagedFieldsEntry>,
 }
 
+/// cli-runtime's `metadataOnlyObject` (`pkg/resource/metadata_decoder.go`): `metav1.TypeMeta`
+/// inline and `metav1.ObjectMeta` as `metadata`, what kubectl decodes each object of a file
+/// into before it sends anything (`metadataValidatingDecoder`), refusing the file when that
+/// fails.
+#[derive(Debug, Clone, PartialEq, Default, Decode)]
+#[go(package = "resource", name = "metadataOnlyObject", rename_all = "camelCase")]
+pub struct MetadataOnlyObject {
+    /// `apiVersion`
+    pub api_version: String,
+    /// `kind`
+    pub kind: String,
+    /// `metadata`
+    pub metadata: ObjectMeta,
+}
+
 /// `metav1.OwnerReference`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Decode)]
 #[go(package = "v1")]

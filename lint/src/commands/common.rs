@@ -6,7 +6,7 @@
 use hpa_cluster::Error;
 use hpa_core::admission::Operation;
 use hpa_core::api::v2::{MetricSpec, MetricTarget, MetricValueStatus};
-use hpa_core::api::{ApiVersion, Quantity};
+use hpa_core::api::{self, ApiVersion, DecodeError, Quantity};
 use hpa_core::check::{self, Admission, Admitted};
 use hpa_core::evaluator::SyncOutcome;
 use hpa_core::evaluator::simulation::Simulation;
@@ -176,8 +176,7 @@ pub fn entry_of(file: &SourceFile, obj: &ObjectRef<'_>, checked: &check::Report,
         Admission::Undecodable { errors, .. } => {
             for e in errors {
                 // Where `hpa-lint` points at the same error.
-                let (span, _) = hpa::position(obj.node, version, &e.path, e.kind.is_strict());
-                let (line, column) = span_pos(file, span);
+                let (line, column) = span_pos(file, hpa::decode_error_span(obj, e));
                 entry.errors.push(ErrorEntry {
                     type_: e.kind.as_str().to_string(),
                     field: e.path.clone(),
@@ -203,6 +202,24 @@ pub fn entry_of(file: &SourceFile, obj: &ObjectRef<'_>, checked: &check::Report,
         }
     }
     entry
+}
+
+/// `FILE:LINE:COLUMN: MESSAGE` for an HPA of a file kube-apiserver cannot decode (`default`,
+/// `convert`): kube-apiserver's message, at its first error, where `validate` and `hpa-lint`
+/// point at it.
+pub fn undecodable(file: &SourceFile, obj: &ObjectRef<'_>, errors: &[DecodeError]) -> String {
+    let at = errors.first().map_or_else(|| obj.node.span(), |e| hpa::decode_error_span(obj, e));
+    let (line, column) = span_pos(file, at);
+    let message = api::decode_failure_message(obj.api_version().and_then(ApiVersion::parse), errors);
+    format!("{}:{line}:{column}: {message}", file.name)
+}
+
+/// `FILE:LINE:COLUMN` of an HPA the front door has `checked` (`explain`): at its first error,
+/// where `validate` points at it ([`entry_of`]), or at the object when it has none.
+pub fn checked_at(file: &SourceFile, obj: &ObjectRef<'_>, checked: &check::Report, opts: &check::Options) -> String {
+    let entry = entry_of(file, obj, checked, opts);
+    let (line, column) = entry.errors.first().map_or((entry.line, entry.column), |e| (e.line, e.column));
+    format!("{}:{line}:{column}", file.name)
 }
 
 fn span_pos(file: &SourceFile, span: Span) -> (u32, u32) {

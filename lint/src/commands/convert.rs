@@ -2,7 +2,7 @@
 //! kube-apiserver converts them (like `kubectl convert`); other objects pass through with their
 //! original text, comments and key order.
 
-use hpa_core::api::{self, ApiVersion};
+use hpa_core::api::ApiVersion;
 use hpa_core::convert;
 use serde_json::Value;
 
@@ -50,11 +50,9 @@ pub fn run(args: &ConvertArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> E
                 }
                 let (line, col) = file.line_col(obj.node.span().start);
                 let at = format!("{}:{line}:{col}", file.name);
-                match crate::hpa::decode_object(obj, release)
-                    .map_err(|e| api::decode_failure_message(obj.api_version().and_then(ApiVersion::parse), &e))
-                {
-                    Err(msg) => {
-                        out.error(&format!("{at}: {msg}"));
+                match crate::hpa::decode_object(obj, release) {
+                    Err(errs) => {
+                        out.error(&crate::commands::common::undecodable(file, obj, &errs));
                         status = status.max(ExitStatus::Findings);
                     }
                     Ok(hpa) => match convert::convert_in(&hpa, to, release) {

@@ -2,11 +2,10 @@
 //! objects pass through unchanged, and what kubectl refuses or never sends is also reported
 //! (as `validate` reports it).
 
-use hpa_core::api;
 use serde_json::Value;
 
 use crate::cli::{ClusterArgs, DefaultArgs};
-use crate::commands::common::render_objects;
+use crate::commands::common::{render_objects, undecodable};
 use crate::input;
 use crate::{ExitStatus, Output};
 
@@ -40,9 +39,7 @@ pub fn run(args: &DefaultArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> E
                     objects.push(json);
                 }
                 Err(errs) => {
-                    let (line, col) = file.line_col(obj.node.span().start);
-                    let version = obj.api_version().and_then(api::ApiVersion::parse);
-                    out.error(&format!("{}:{line}:{col}: {}", file.name, api::decode_failure_message(version, &errs)));
+                    out.error(&undecodable(file, obj, &errs));
                     status = status.max(ExitStatus::Findings);
                 }
             }

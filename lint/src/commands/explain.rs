@@ -15,6 +15,7 @@ use hpa_core::rules::ObjectId;
 use serde_json::{Value, json};
 
 use crate::cli::{ExplainArgs, ReportFormat};
+use crate::commands::common;
 use crate::controller_flags::{ControllerArgs, Provenance, Provenances};
 use crate::hpa;
 use crate::input;
@@ -82,6 +83,7 @@ pub fn run(args: &ExplainArgs, cluster: &crate::cli::ClusterArgs, out: &mut Outp
                 }
                 _ => {
                     let msg = report.message().unwrap_or_default();
+                    let at = common::checked_at(file, obj, &report, &opts);
                     out.error(&format!("{at}: cannot explain an object kube-apiserver rejects: {msg}"));
                     status = status.max(ExitStatus::Findings);
                 }

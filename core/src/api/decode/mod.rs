@@ -210,6 +210,22 @@ pub trait Source<'de> {
     fn begin_array(&mut self) -> Result<(), SourceError>;
     /// Whether the array entered last has another item (if not, the array is left).
     fn next_item(&mut self) -> Result<bool, SourceError>;
+
+    /// The same value read in the order kube-apiserver reads what kubectl sends, when this
+    /// source reads it in another: every object's keys in byte order, a key given twice once
+    /// with its last value (kubectl decodes each object into a `map[string]interface{}` and
+    /// sends `json.Marshal`'s text of it, which sorts the keys). `None` (the default) when the
+    /// source's own order is kube-apiserver's already (JSON text as kube-apiserver sent it).
+    ///
+    /// Only the errors depend on the order (which type error is the first, the order of the
+    /// strict errors), so [`decode_from`] reads a source in its own order and reads this one
+    /// only when that yields errors: a clean object is never sorted.
+    fn in_key_order(&self) -> Option<Self>
+    where
+        Self: Sized,
+    {
+        None
+    }
 }
 
 impl<'de, S: Source<'de> + ?Sized> Source<'de> for &mut S {
@@ -262,14 +278,28 @@ pub struct Options {
     /// release's struct, as its kube-apiserver finds it; a quantity parses as the release's
     /// `ParseQuantity` does (`None`: [`KubernetesVersion::LATEST`]'s).
     pub release: Option<KubernetesVersion>,
+    /// An `UnmarshalJSON`'s own type error (`metav1.Time`'s, which unmarshals a string with
+    /// the standard library) is named by the field it is in (`addErrorContext` of the standard
+    /// library's `encoding/json`, whose `UnmarshalTypeError` it is), not left as it is
+    /// (`sigs.k8s.io/json`, a fork with its own error type: kube-apiserver).
+    pub unmarshaler_error_context: bool,
 }
 
 impl Options {
     /// `sigs.k8s.io/json.UnmarshalStrict`, as kube-apiserver decodes a request body.
-    pub const KUBE_APISERVER: Options = Options { case_sensitive: true, duplicate_fields: true, release: None };
+    pub const KUBE_APISERVER: Options =
+        Options { case_sensitive: true, duplicate_fields: true, release: None, unmarshaler_error_context: false };
     /// Go's plain `json.Unmarshal` (the round-trip annotations are read with it): keys also
     /// match case-insensitively, duplicates are not noticed.
-    pub const ENCODING_JSON: Options = Options { case_sensitive: false, duplicate_fields: false, release: None };
+    pub const ENCODING_JSON: Options =
+        Options { case_sensitive: false, duplicate_fields: false, release: None, unmarshaler_error_context: true };
+    /// kubectl's own decoding of each object of a file into `metadataOnlyObject` before it sends
+    /// anything (cli-runtime's `metadataValidatingDecoder`): keys match exactly, duplicates are
+    /// not noticed, and `metav1.Time`'s error is named by its field (kubectl 1.33: `json: cannot
+    /// unmarshal number into Go struct field ObjectMeta.metadata.creationTimestamp of type
+    /// string`).
+    pub const KUBECTL_METADATA: Options =
+        Options { case_sensitive: true, duplicate_fields: false, release: None, unmarshaler_error_context: true };
 
     /// These options with the Go types of `release`.
     pub const fn in_release(self, release: KubernetesVersion) -> Options {
@@ -493,14 +523,34 @@ impl<'de, S: Source<'de>> Decoder<'de, S> {
         self.skip()
     }
 
+    /// Stops decoding with the type error of a value an `UnmarshalJSON` unmarshals into a Go
+    /// `T` with the standard library (`metav1.Time`'s into a `string`), named by the field being
+    /// decoded when the options say so ([`Options::unmarshaler_error_context`]: `json: cannot
+    /// unmarshal number into Go struct field ObjectMeta.metadata.creationTimestamp of type
+    /// string`), as it is otherwise (`json: cannot unmarshal number into Go value of type string`).
+    pub fn fail_mismatch<T: Decode + ?Sized>(&mut self, value: &str) -> Abort {
+        let message = if self.options.unmarshaler_error_context {
+            self.type_error_message::<T>(value, GoType::Default)
+        } else {
+            format!("json: cannot unmarshal {value} into Go value of type {}", T::go_type(self.package))
+        };
+        self.fail(message)
+    }
+
     fn save_type_error<T: Decode + ?Sized>(&mut self, value: &str, ty: GoType) {
         if self.type_error.is_some() {
             return;
         }
+        let message = self.type_error_message::<T>(value, ty);
+        self.type_error = Some(self.error_here(DecodeErrorKind::InvalidValue, message));
+    }
+
+    /// `UnmarshalTypeError`'s words for the current value, with the field it is in.
+    fn type_error_message<T: Decode + ?Sized>(&self, value: &str, ty: GoType) -> String {
         let type_name = ty.render::<T>(self.package);
         let fields: Vec<&str> =
             self.path.iter().filter_map(|s| if let Segment::Field(f) = s { Some(*f) } else { None }).collect();
-        let message = if fields.is_empty() && self.go_struct.is_empty() {
+        if fields.is_empty() && self.go_struct.is_empty() {
             format!("json: cannot unmarshal {value} into Go value of type {type_name}")
         } else {
             format!(
@@ -508,8 +558,7 @@ impl<'de, S: Source<'de>> Decoder<'de, S> {
                 self.go_struct,
                 fields.join(".")
             )
-        };
-        self.type_error = Some(self.error_here(DecodeErrorKind::InvalidValue, message));
+        }
     }
 
     /// An error at the current path.
@@ -656,13 +705,25 @@ fn equal_fold(name: &str, key: &str) -> bool {
 
 /// Decodes `source` as a `T` with kube-apiserver's decoding; `package` names the Go version
 /// package of the types in errors (`v2`).
+///
+/// The errors are those of the order kube-apiserver reads the value in: when the source's own
+/// order yields errors (or ignored fields) and the source can be read in kube-apiserver's
+/// order ([`Source::in_key_order`]), the value is decoded again in that order and its errors
+/// are returned (which type error is the first, which strict errors are kept and in what
+/// order: `sigs.k8s.io/json`'s `saveError` and `saveStrictError`).
 pub fn decode_from<'de, T: Decode + Default, S: Source<'de>>(
     source: S,
     package: &'static str,
     options: Options,
     strictness: Strictness,
 ) -> Result<Decoded<T>, Vec<DecodeError>> {
-    Decoder::new(source, package, options).decode_value(strictness)
+    let sorted = source.in_key_order();
+    let decoded = Decoder::new(source, package, options).decode_value(strictness);
+    match (decoded, sorted) {
+        (Ok(d), _) if d.ignored.is_empty() => Ok(d),
+        (_, Some(sorted)) => Decoder::new(sorted, package, options).decode_value(strictness),
+        (decoded, None) => decoded,
+    }
 }
 
 // === the impls for Go's builtin types ===
@@ -971,7 +1032,8 @@ impl Decode for Quantity {
 }
 
 /// `metav1.Time.UnmarshalJSON`: `null` is the zero time; a string is parsed with
-/// `time.Parse(time.RFC3339, s)`; anything else fails `json.Unmarshal(b, &str)`.
+/// `time.Parse(time.RFC3339, s)`; anything else fails `json.Unmarshal(b, &str)`
+/// ([`Decoder::fail_mismatch`]).
 impl Decode for Time {
     fn go_type(_: &str) -> String {
         "v1.Time".into()
@@ -996,7 +1058,7 @@ impl Decode for Time {
             }
             other => {
                 d.skip()?;
-                Err(d.fail(format!("json: cannot unmarshal {} into Go value of type string", other.go_name())))
+                Err(d.fail_mismatch::<String>(other.go_name()))
             }
         }
     }
