@@ -15,6 +15,7 @@ use hpa_core::rules::ObjectId;
 use serde_json::{Value, json};
 
 use crate::cli::{ExplainArgs, ReportFormat};
+use crate::commands::common;
 use crate::controller_flags::{ControllerArgs, Provenance, Provenances};
 use crate::hpa;
 use crate::input;
@@ -93,7 +94,7 @@ pub fn run(args: &ExplainArgs, cluster: &crate::cli::ClusterArgs, out: &mut Outp
         ReportFormat::Human => reports.iter().map(Report::human).collect::<Vec<_>>().join("\n"),
         ReportFormat::Json => {
             let v: Vec<Value> = reports.iter().map(Report::json).collect();
-            serde_json::to_string_pretty(&v).map(|s| s + "\n").unwrap_or_default()
+            common::json_text(&v)
         }
     };
     out.write(&text);

@@ -18,6 +18,7 @@ use hpa_core::api::v2::HorizontalPodAutoscaler;
 use hpa_core::check;
 
 use crate::cli::{ClusterArgs, ReportFormat, SimulateArgs};
+use crate::commands::common;
 use crate::controller_flags::Provenance;
 use crate::hpa;
 use crate::input::{self, ObjectRef, SourceFile};
@@ -92,9 +93,7 @@ pub fn run(args: &SimulateArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> 
             let sim = engine::simulate(&plan);
             let text = match args.output {
                 ReportFormat::Human => render::human(&header, &sim),
-                ReportFormat::Json => {
-                    serde_json::to_string_pretty(&render::json(&sim)).map(|s| s + "\n").unwrap_or_default()
-                }
+                ReportFormat::Json => common::json_text(&render::json(&sim)),
             };
             out.write(&text);
             if let Some(path) = &args.plot
@@ -207,7 +206,7 @@ fn admit(file: &SourceFile, obj: &ObjectRef<'_>, opts: &check::Options) -> Resul
     {
         return Ok(admitted.outcome.object.clone());
     }
-    let entry = crate::commands::common::entry_of(file, obj, &checked, opts);
+    let entry = common::entry_of(file, obj, &checked, opts);
     let mut messages: Vec<String> = entry
         .errors
         .iter()
