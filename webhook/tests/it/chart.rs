@@ -916,7 +916,11 @@ fn the_release_defaults_to_the_clusters() {
         assert_eq!(release_of(&rendered), expected, "{cluster}");
         let clamped = format!("{expected}") != cluster[1..].rsplit_once('.').unwrap().0;
         assert_eq!(rendered.notes.contains(newer), clamped, "{cluster}: {}", rendered.notes);
-        assert_eq!(rendered.notes.contains("modelled as a preview"), expected.is_preview(), "{cluster}");
+        assert_eq!(
+            rendered.notes.contains("modelled as a preview"),
+            expected == KubernetesVersion::PREVIEW,
+            "{cluster}"
+        );
     }
     let older = format!("v1.{}.0", oldest.minor() - 1);
     let error = try_render_on(&older, &[]).err().unwrap_or_else(|| panic!("{older} was accepted"));
