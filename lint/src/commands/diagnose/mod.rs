@@ -301,7 +301,7 @@ fn snapshot_namespace(objects: &[Value], name: &str) -> Option<String> {
     objects.iter().for_each(|o| walk(o, &mut all));
     let namespaces: Vec<&str> = all
         .iter()
-        .filter(|v| v.get("kind").and_then(Value::as_str) == Some("HorizontalPodAutoscaler"))
+        .filter(|v| v.get("kind").and_then(Value::as_str) == Some(hpa_core::api::KIND))
         .filter(|v| v.pointer("/metadata/name").and_then(Value::as_str) == Some(name))
         .filter_map(|v| v.pointer("/metadata/namespace").and_then(Value::as_str))
         .collect();
