@@ -162,7 +162,7 @@ fn prepare(
         min: hpa.spec.min_replicas.unwrap_or(1),
         max: hpa.spec.max_replicas,
         behavior: hpa.spec.behavior.is_some(),
-        sync_period_ms: i64::try_from(options.sync_period.as_millis()).unwrap_or(15_000),
+        sync_period_ms: options.sync_period_millis(),
         pod_ready_after_ms: scenario.pod_ready_after_ms.max(scenario.pod_start_after_ms),
     };
     let ctx = PlanInputs {
