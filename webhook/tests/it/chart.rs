@@ -703,7 +703,7 @@ fn the_schema_refuses_what_the_chart_does_not_know() {
     let container = &find(&rendered.objects, "Deployment", "hpa-webhook")["spec"]["template"]["spec"]["containers"][0];
     let (settings, _) = deployment_settings(container);
     assert_eq!(settings.reload_interval, std::time::Duration::from_millis(500));
-    assert_eq!(settings.log_level, "hpa_webhook=debug,INFO,hyper=,");
+    assert_eq!(settings.log_level.to_string(), "hpa_webhook=debug,INFO,hyper=,");
     assert!(settings.gates().is_ok());
     std::fs::write(
         dir.path().join("values.yaml"),
