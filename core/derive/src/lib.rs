@@ -89,10 +89,6 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
     let container = container_attributes(input)?;
     let go_name = container.name.clone().unwrap_or_else(|| ident.to_string());
     let krate = quote!(::hpa_core::api::decode);
-    let package = match &container.package {
-        Some(p) => quote!(#krate::Package::Fixed(#p)),
-        None => quote!(#krate::Package::Object),
-    };
 
     let mut names = Vec::new();
     let mut since = Vec::new();
@@ -128,8 +124,32 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
         });
     }
 
+    Ok(decode_impl(
+        input,
+        &container,
+        &go_name,
+        quote! {
+            const FIELDS: &[&str] = &[#(#names),*];
+            const SINCE: &[u32] = &[#(#since),*];
+            d.decode_struct(self, ty, #go_name, FIELDS, SINCE, |this: &mut Self, d, index| match index {
+                #(#arms)*
+                _ => ::std::result::Result::Ok(()),
+            })
+        },
+    ))
+}
+
+/// The `Decode` impl around the body of its `decode` (which sees `self`, `d` and `ty`):
+/// `go_type` is the container's Go package and `go_name`.
+fn decode_impl(input: &DeriveInput, container: &Container, go_name: &str, body: TokenStream2) -> TokenStream2 {
+    let ident = &input.ident;
+    let krate = quote!(::hpa_core::api::decode);
+    let package = match &container.package {
+        Some(p) => quote!(#krate::Package::Fixed(#p)),
+        None => quote!(#krate::Package::Object),
+    };
     let (impl_generics, type_generics, where_clause) = input.generics.split_for_impl();
-    Ok(quote! {
+    quote! {
         impl #impl_generics #krate::Decode for #ident #type_generics #where_clause {
             fn go_type(package: &str) -> ::std::string::String {
                 #krate::Package::name(#package, package, #go_name)
@@ -140,15 +160,10 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
                 d: &mut #krate::Decoder<'de, S>,
                 ty: #krate::GoType,
             ) -> ::std::result::Result<(), #krate::Abort> {
-                const FIELDS: &[&str] = &[#(#names),*];
-                const SINCE: &[u32] = &[#(#since),*];
-                d.decode_struct(self, ty, #go_name, FIELDS, SINCE, |this: &mut Self, d, index| match index {
-                    #(#arms)*
-                    _ => ::std::result::Result::Ok(()),
-                })
+                #body
             }
         }
-    })
+    }
 }
 
 /// An enum of unit variants: a string, one of the variants' names.
@@ -157,10 +172,6 @@ fn expand_enum(input: &DeriveInput, data: &syn::DataEnum) -> syn::Result<TokenSt
     let container = container_attributes(input)?;
     let go_name = container.name.clone().unwrap_or_else(|| ident.to_string());
     let krate = quote!(::hpa_core::api::decode);
-    let package = match &container.package {
-        Some(p) => quote!(#krate::Package::Fixed(#p)),
-        None => quote!(#krate::Package::Object),
-    };
     let mut names = Vec::new();
     let mut arms = Vec::new();
     for variant in &data.variants {
@@ -189,31 +200,23 @@ fn expand_enum(input: &DeriveInput, data: &syn::DataEnum) -> syn::Result<TokenSt
         None => return Err(syn::Error::new_spanned(ident, "Decode needs at least one variant")),
     };
     let message = format!("unknown {what} {{other:?}}: expected {expected}");
-    let (impl_generics, type_generics, where_clause) = input.generics.split_for_impl();
-    Ok(quote! {
-        impl #impl_generics #krate::Decode for #ident #type_generics #where_clause {
-            fn go_type(package: &str) -> ::std::string::String {
-                #krate::Package::name(#package, package, #go_name)
+    Ok(decode_impl(
+        input,
+        &container,
+        &go_name,
+        quote! {
+            let mut name = ::std::string::String::new();
+            if d.peek()? != #krate::Kind::String {
+                return #krate::Decode::decode(&mut name, d, ty);
             }
-
-            fn decode<'de, S: #krate::Source<'de>>(
-                &mut self,
-                d: &mut #krate::Decoder<'de, S>,
-                ty: #krate::GoType,
-            ) -> ::std::result::Result<(), #krate::Abort> {
-                let mut name = ::std::string::String::new();
-                if d.peek()? != #krate::Kind::String {
-                    return #krate::Decode::decode(&mut name, d, ty);
-                }
-                #krate::Decode::decode(&mut name, d, ty)?;
-                *self = match name.as_str() {
-                    #(#arms)*
-                    other => return ::std::result::Result::Err(d.fail(::std::format!(#message))),
-                };
-                ::std::result::Result::Ok(())
-            }
-        }
-    })
+            #krate::Decode::decode(&mut name, d, ty)?;
+            *self = match name.as_str() {
+                #(#arms)*
+                other => return ::std::result::Result::Err(d.fail(::std::format!(#message))),
+            };
+            ::std::result::Result::Ok(())
+        },
+    ))
 }
 
 /// `LogFormat` → `log format`.
