@@ -70,7 +70,8 @@ pub enum LevelSetting {
 
 /// Which objects form a manifest set: the objects the cross-object rules (missing requests,
 /// conflicting HPAs, PDBs, VPAs, ...) look at for an HPA.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, Decode)]
+#[go(package = "config", rename_all = "lowercase")]
 pub enum Scope {
     /// Only the objects of the HPA's own file.
     File,
@@ -189,27 +190,6 @@ impl Decode for LevelSetting {
             Kind::Null => d.skip(),
             other => d.mismatch::<Self>(other.go_name(), ty),
         }
-    }
-}
-
-impl Decode for Scope {
-    fn go_type(_: &str) -> String {
-        "config.Scope".into()
-    }
-
-    fn decode<'de, S: Source<'de>>(&mut self, d: &mut Decoder<'de, S>, ty: GoType) -> Result<(), Abort> {
-        let mut name = String::new();
-        if d.peek()? != Kind::String {
-            return name.decode(d, ty);
-        }
-        name.decode(d, ty)?;
-        *self = match name.as_str() {
-            "file" => Scope::File,
-            "directory" => Scope::Directory,
-            "all" => Scope::All,
-            other => return Err(d.fail(format!("unknown scope {other:?}: expected file, directory or all"))),
-        };
-        Ok(())
     }
 }
 
@@ -397,6 +377,16 @@ mod tests {
         let e = parse("c.yaml", "settings:\n  minReplica: 3\n").unwrap_err();
         assert!(e.to_string().starts_with("c.yaml:2:"), "{e}");
         assert!(parse("c.yaml", "rules: {HPA000: off}\n").is_err());
+    }
+
+    /// `scope` is one of its three words (the derived string enum), each read as written.
+    #[test]
+    fn scope_is_one_of_its_words() {
+        for (word, scope) in [("file", Scope::File), ("directory", Scope::Directory), ("all", Scope::All)] {
+            assert_eq!(parse("c.yaml", &format!("scope: {word}\n")).unwrap().file.scope, Some(scope));
+        }
+        let e = parse("c.yaml", "rules: {}\nscope: File\n").unwrap_err();
+        assert_eq!(e.to_string(), "c.yaml:2:8: unknown scope \"File\": expected file, directory or all");
     }
 
     /// An unquoted release is a YAML number (`1.30` would be 1.3): refused with how to write it.

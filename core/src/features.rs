@@ -74,11 +74,6 @@ impl KubernetesVersion {
         }
     }
 
-    /// Whether this is the development branch rather than a shipped release.
-    pub fn is_preview(self) -> bool {
-        self == KubernetesVersion::PREVIEW
-    }
-
     /// Parses a release as `kubectl version` and the providers print it: `1.37`, `v1.37`,
     /// `1.37.2`, `v1.37.0-rc.1` or `v1.37.4-eks-a737599` (a pre-release or build suffix only
     /// after a patch number). A patch release reads as its minor release as shipped (x.y.0):
@@ -827,7 +822,7 @@ mod tests {
             KubernetesVersion::parse("1.32").unwrap_err().to_string(),
             "unsupported Kubernetes version \"1.32\": supported versions are 1.33 to 1.37, and 1.38 as a preview"
         );
-        assert!(V1_38.is_preview() && !KubernetesVersion::LATEST.is_preview());
+        assert!(V1_38 == KubernetesVersion::PREVIEW && KubernetesVersion::LATEST != KubernetesVersion::PREVIEW);
         assert_eq!(KubernetesVersion::LATEST, V1_37);
     }
 }

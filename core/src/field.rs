@@ -315,12 +315,6 @@ impl FieldError {
         self
     }
 
-    /// Prints the value as a given release does.
-    pub fn rendered_as(mut self, rendering: ValueRendering) -> Self {
-        self.rendering = rendering;
-        self
-    }
-
     /// Marks the error as covered by a declarative rule (`MarkCoveredByDeclarative`).
     pub fn covered_by_declarative(mut self) -> Self {
         self.covered_by_declarative = true;
@@ -443,8 +437,9 @@ mod tests {
         let value = p.child("value");
         let e = FieldError::invalid(&value, BadValue::Quantity(Quantity::parse("-50m").unwrap()), "must be positive");
         assert_eq!(e.to_string(), "spec.value: Invalid value: \"-50m\": must be positive");
+        let e = FieldError { rendering: ValueRendering::GoReflect, ..e };
         assert_eq!(
-            e.rendered_as(ValueRendering::GoReflect).to_string(),
+            e.to_string(),
             "spec.value: Invalid value: resource.Quantity{i:resource.int64Amount{value:-50, scale:-3}, d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:\"-50m\", Format:\"DecimalSI\"}: must be positive"
         );
     }

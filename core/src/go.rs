@@ -326,13 +326,13 @@ pub fn pow10(n: i32) -> f64 {
 #[non_exhaustive]
 pub enum DurationError {
     /// Not the grammar `[-+]?([0-9]*(\.[0-9]*)?[a-z]+)+`, or beyond ±2⁶³-1 nanoseconds.
-    #[error("time: invalid duration {}", duration_quote(.0))]
+    #[error("time: invalid duration {}", time_quote(.0.as_bytes()))]
     Invalid(String),
     /// A number without a unit after it (`5m3`).
-    #[error("time: missing unit in duration {}", duration_quote(.0))]
+    #[error("time: missing unit in duration {}", time_quote(.0.as_bytes()))]
     MissingUnit(String),
     /// A unit other than `ns`, `us` (`µs`, `μs`), `ms`, `s`, `m` and `h`.
-    #[error("time: unknown unit {} in duration {}", duration_quote(.unit), duration_quote(.text))]
+    #[error("time: unknown unit {} in duration {}", time_quote(.unit.as_bytes()), time_quote(.text.as_bytes()))]
     UnknownUnit {
         /// The unit as written.
         unit: String,
@@ -452,22 +452,20 @@ pub fn parse_duration(text: &str) -> Result<i64, DurationError> {
     i64::try_from(total).map_err(|_| invalid())
 }
 
-/// The `time` package's own `quote` (not `strconv.Quote`): `"` and `\` escaped, bytes of
-/// non-ASCII and control characters as `\xNN`.
-fn duration_quote(s: &str) -> String {
+/// Go's `time.quote` (`src/time/format.go`; not `strconv.Quote`), which `time.ParseDuration`
+/// and `time.Parse` put in their errors: `"` and `\` escaped, each byte of a non-ASCII or
+/// control character as `\xNN`. It takes bytes because Go's strings may hold invalid UTF-8.
+pub(crate) fn time_quote(s: &[u8]) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
-    for c in s.chars() {
-        if c < ' ' || !c.is_ascii() {
-            let mut buf = [0u8; 4];
-            for b in c.encode_utf8(&mut buf).bytes() {
-                let _ = write!(out, "\\x{b:02x}");
-            }
+    for &b in s {
+        if !(b' '..0x80).contains(&b) {
+            let _ = write!(out, "\\x{b:02x}");
         } else {
-            if c == '"' || c == '\\' {
+            if b == b'"' || b == b'\\' {
                 out.push('\\');
             }
-            out.push(c);
+            out.push(char::from(b));
         }
     }
     out.push('"');
@@ -476,6 +474,14 @@ fn duration_quote(s: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn time_quote_escapes_bytes_as_go_time_quote_does() {
+        // `time.ParseDuration("1µs\"\\\t\x7f")`'s quote: non-ASCII and control bytes as
+        // `\xNN`, DEL kept, a byte of invalid UTF-8 escaped alone.
+        assert_eq!(super::time_quote("1µs\"\\\t\x7f".as_bytes()), "\"1\\xc2\\xb5s\\\"\\\\\\x09\x7f\"");
+        assert_eq!(super::time_quote(b"a\xffb"), r#""a\xffb""#);
+    }
 
     #[test]
     fn lone_surrogates_read_as_go_reads_them() {

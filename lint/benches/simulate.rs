@@ -16,8 +16,8 @@ use hpa_core::api::Quantity;
 use hpa_core::api::v2::{
     HorizontalPodAutoscaler, MetricIdentifier, MetricSpec, MetricTarget, PodsMetricSource, ResourceMetricSource,
 };
+use hpa_core::evaluator::simulation::{self, LoadPhase, LoadValue, MetricKey, Plan, PodTemplate};
 use hpa_core::evaluator::{Container, HPAControllerConfiguration};
-use hpa_lint::simulate::engine::{self, LoadPhase, LoadValue, MetricKey, Plan, PodTemplate};
 
 fn main() {
     divan::main();
@@ -121,7 +121,7 @@ fn plan(max: i32) -> Plan {
 fn day_of_syncs(bencher: divan::Bencher, max: i32) {
     let plan = plan(max);
     bencher.bench(|| {
-        let sim = engine::simulate(divan::black_box(&plan));
+        let sim = simulation::simulate(divan::black_box(&plan));
         assert_eq!(sim.steps.len(), 5760);
         sim
     });
@@ -132,7 +132,7 @@ fn day_of_syncs(bencher: divan::Bencher, max: i32) {
 fn day_of_syncs_unrecorded(bencher: divan::Bencher, max: i32) {
     let plan = plan(max);
     bencher.bench(|| {
-        let mut sim = engine::Simulator::new(divan::black_box(&plan));
+        let mut sim = simulation::Simulator::new(divan::black_box(&plan));
         let mut n = 0usize;
         while let Some(step) = sim.step() {
             n += usize::from(step.rescaled);

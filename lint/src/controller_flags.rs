@@ -1,9 +1,10 @@
 //! The one place where `hpa-lint` turns kube-controller-manager's HPA flags into hpa-core's
 //! [`HPAControllerConfiguration`].
 //!
-//! The flags come from three sources: the command line (`explain`, `simulate`), the
-//! `controller:` section of `.hpa-lint.yaml` (the linter) and the `controller:` section of a
-//! `simulate` scenario. Each source reads its own syntax into a [`ControllerFlags`] layer;
+//! The flags come from three sources: the command line (`explain`, `simulate`, `diagnose`), the
+//! `controller:` section of `.hpa-lint.yaml` (read by `explain`, `simulate` and `diagnose`, and
+//! by `lint` and `cluster` for the rules that look at the controller) and the `controller:`
+//! section of a `simulate` scenario. Each source reads its own syntax into a [`ControllerFlags`] layer;
 //! [`configuration`] lays them over the controller's defaults (hpa-core's, written once there),
 //! later layers winning, and checks the result the same way whatever the source.
 
@@ -161,8 +162,9 @@ pub fn configuration(
     Ok((c, p))
 }
 
-/// kube-controller-manager's HPA flags on the command line (`explain`, `simulate`); a flag not
-/// given keeps the value below it (a scenario's, or the controller's default).
+/// kube-controller-manager's HPA flags on the command line (`explain`, `simulate`, `diagnose`); a
+/// flag not given keeps the value below it (a scenario's, the configuration file's, or the
+/// controller's default).
 #[derive(Debug, Clone, Default, ClapArgs)]
 pub struct ControllerArgs {
     /// --horizontal-pod-autoscaler-sync-period, in seconds.

@@ -228,7 +228,7 @@ pub struct ServeArgs {
 
     /// Log filter, as tracing's EnvFilter: `info`, `hpa_webhook=debug,info`, ...
     #[arg(long, env = "HPA_WEBHOOK_LOG_LEVEL", hide_env_values = true, value_name = "FILTER", default_value = "info", value_parser = parse_log_filter)]
-    pub log_level: String,
+    pub log_level: LogFilter,
 
     /// Log format: `json` in clusters, `plain` in a terminal.
     #[arg(long, env = "HPA_WEBHOOK_LOG_FORMAT", hide_env_values = true, value_enum, default_value_t = LogFormat::Plain)]
@@ -295,8 +295,27 @@ fn default_addr() -> SocketAddr {
 /// A log filter `tracing_subscriber::EnvFilter` takes (checked when the flags are parsed, so a
 /// bad one is a usage error like any other flag's, and a chart's values are checked by the same
 /// parser).
-pub fn parse_log_filter(s: &str) -> Result<String, String> {
-    tracing_subscriber::EnvFilter::try_new(s).map(|_| s.to_string()).map_err(|e| e.to_string())
+pub fn parse_log_filter(s: &str) -> Result<LogFilter, tracing_subscriber::filter::ParseError> {
+    tracing_subscriber::EnvFilter::try_new(s).map(|_| LogFilter(s.to_string()))
+}
+
+/// `--log-level`: a filter text [`parse_log_filter`] accepted, so that building the filter from
+/// it cannot fail.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogFilter(String);
+
+impl LogFilter {
+    /// The filter, built as `EnvFilter::try_new` builds it (`parse_lossy` drops nothing from a
+    /// text `try_new` accepted, and adds no default directive, unlike `EnvFilter::new`).
+    pub fn env_filter(&self) -> tracing_subscriber::EnvFilter {
+        tracing_subscriber::EnvFilter::builder().parse_lossy(&self.0)
+    }
+}
+
+impl std::fmt::Display for LogFilter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
 }
 
 /// Why a flag's duration does not parse.

@@ -81,11 +81,6 @@ impl View<'_> {
         }
     }
 
-    /// Whether the view is stale (a context cache runs but cannot be trusted).
-    pub fn is_stale(&self) -> bool {
-        matches!(self, View::Stale(_))
-    }
-
     /// The warning a stale view adds to an HPA's review.
     pub fn stale_warning(&self) -> Option<String> {
         match self {

@@ -1,5 +1,5 @@
-//! The `hpa-webhook` binary: parses arguments, sets up logging, and serves (or writes
-//! development certificates).
+//! The `hpa-webhook` binary: parses arguments, sets up logging, and serves (or runs `certs`,
+//! `policy export` or `policy check`).
 
 use std::io::Write;
 use std::net::TcpListener;
@@ -7,52 +7,25 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::Parser;
-use tracing_subscriber::EnvFilter;
+use tracing_subscriber::util::SubscriberInitExt as _;
 
 use hpa_webhook::cli::{Args, Command, LogFormat, PolicyCommand, ServeArgs};
+use hpa_webhook::{certs, export, policy, server, shutdown};
 
 /// mimalloc rather than glibc's malloc: with the context cache the heap holds tens of thousands
 /// of small long-lived objects, and glibc's malloc then spends a fifth of a request's CPU time
 /// in `_int_malloc`, `unlink_chunk` and `malloc_consolidate` (perf, 25,000 cached objects).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-use hpa_webhook::{certs, export, policy, server, shutdown};
 
 fn main() -> ExitCode {
     match Args::parse().into_command() {
-        Command::Certs(args) => {
-            let (stdout, stderr) = (std::io::stdout(), std::io::stderr());
-            match certs::run(&args, &mut stdout.lock(), &mut stderr.lock()) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(error) => {
-                    let _ = writeln!(stderr.lock(), "error: {error}");
-                    ExitCode::FAILURE
-                }
-            }
-        }
-        Command::Policy(PolicyCommand::Export(args)) => {
-            let (stdout, stderr) = (std::io::stdout(), std::io::stderr());
-            match export::run(&args, &mut stdout.lock(), &mut stderr.lock()) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(error) => {
-                    let _ = writeln!(stderr.lock(), "error: {error}");
-                    ExitCode::FAILURE
-                }
-            }
-        }
-        Command::Policy(PolicyCommand::Check(args)) => {
-            let (stdout, stderr) = (std::io::stdout(), std::io::stderr());
-            match policy::check(&args, &mut stdout.lock(), &mut stderr.lock()) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(error) => {
-                    let _ = writeln!(stderr.lock(), "error: {error}");
-                    ExitCode::FAILURE
-                }
-            }
-        }
+        Command::Certs(args) => report(|stdout, stderr| certs::run(&args, stdout, stderr)),
+        Command::Policy(PolicyCommand::Export(args)) => report(|stdout, stderr| export::run(&args, stdout, stderr)),
+        Command::Policy(PolicyCommand::Check(args)) => report(|stdout, stderr| policy::check(&args, stdout, stderr)),
         Command::Serve(args) => {
             if let Err(error) = init_logging(&args) {
-                let _ = writeln!(std::io::stderr(), "error: --log-level: {error}");
+                let _ = writeln!(std::io::stderr(), "error: setting up logging: {error}");
                 return ExitCode::from(2);
             }
             match run(args) {
@@ -66,44 +39,36 @@ fn main() -> ExitCode {
     }
 }
 
+/// Runs a command that writes to standard output and error; its error is printed as
+/// `error: ...` (exit status 1).
+fn report<E: std::fmt::Display>(command: impl FnOnce(&mut dyn Write, &mut dyn Write) -> Result<(), E>) -> ExitCode {
+    let (stdout, stderr) = (std::io::stdout(), std::io::stderr());
+    match command(&mut stdout.lock(), &mut stderr.lock()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            let _ = writeln!(stderr.lock(), "error: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 fn run(args: ServeArgs) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the runtime")?;
     runtime.block_on(async {
         let listener = TcpListener::bind(args.addr).with_context(|| format!("listening on {}", args.addr))?;
-        let (first, second) = stop_signals();
+        let (first, second) = shutdown::stop_signals();
         server::serve(&args, listener, first, second).await.context("serving")
     })
 }
 
-/// Two futures: the first stop signal, and a second one (which ends the drain at once).
-fn stop_signals() -> (impl Future<Output = ()> + Send, impl Future<Output = ()> + Send) {
-    let (first_tx, first_rx) = tokio::sync::oneshot::channel::<()>();
-    let (second_tx, second_rx) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(async move {
-        for tx in [first_tx, second_tx] {
-            match shutdown::signal().await {
-                Ok(signal) => tracing::info!(signal = signal.name(), "stop requested"),
-                Err(error) => tracing::error!(%error, "cannot listen for signals; stopping"),
-            }
-            let _ = tx.send(());
-        }
-    });
-    (
-        async move {
-            let _ = first_rx.await;
-        },
-        async move {
-            let _ = second_rx.await;
-        },
-    )
-}
-
-fn init_logging(args: &ServeArgs) -> Result<(), String> {
-    let filter = EnvFilter::try_new(&args.log_level).map_err(|e| e.to_string())?;
-    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+/// Logging as `--log-level` (checked when the flags were parsed) and `--log-format` say; it
+/// fails only if a global subscriber is already set.
+fn init_logging(args: &ServeArgs) -> Result<(), tracing_subscriber::util::TryInitError> {
+    let builder = tracing_subscriber::fmt().with_env_filter(args.log_level.env_filter()).with_writer(std::io::stderr);
     match args.log_format {
-        LogFormat::Json => builder.json().flatten_event(true).with_current_span(true).with_span_list(false).try_init(),
-        LogFormat::Plain => builder.try_init(),
+        LogFormat::Json => {
+            builder.json().flatten_event(true).with_current_span(true).with_span_list(false).finish().try_init()
+        }
+        LogFormat::Plain => builder.finish().try_init(),
     }
-    .map_err(|e| e.to_string())
 }

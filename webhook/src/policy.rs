@@ -43,7 +43,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use hpa_core::api::decode::{Abort, Decode, Decoder, GoType, Kind, Source};
+use hpa_core::api::decode::Decode;
 use hpa_yaml::ReadError;
 
 use crate::files::FileValue;
@@ -129,7 +129,8 @@ impl std::fmt::Display for Problem {
 }
 
 /// What a broken constraint does to the request.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Decode)]
+#[go(package = "policy")]
 #[non_exhaustive]
 pub enum Enforcement {
     /// The request is refused (422 `Invalid`), as kube-apiserver refuses an invalid object.
@@ -147,26 +148,6 @@ impl Enforcement {
             Enforcement::Deny => "Deny",
             Enforcement::Warn => "Warn",
         }
-    }
-}
-
-impl Decode for Enforcement {
-    fn go_type(_: &str) -> String {
-        "policy.Enforcement".into()
-    }
-
-    fn decode<'de, S: Source<'de>>(&mut self, d: &mut Decoder<'de, S>, ty: GoType) -> Result<(), Abort> {
-        let mut name = String::new();
-        if d.peek()? != Kind::String {
-            return name.decode(d, ty);
-        }
-        name.decode(d, ty)?;
-        *self = match name.as_str() {
-            "Deny" => Enforcement::Deny,
-            "Warn" => Enforcement::Warn,
-            other => return Err(d.fail(format!("unknown enforcement {other:?}: expected Deny or Warn"))),
-        };
-        Ok(())
     }
 }
 

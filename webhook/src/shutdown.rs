@@ -31,7 +31,7 @@ impl Signal {
 }
 
 /// Waits for SIGTERM or SIGINT.
-pub async fn signal() -> std::io::Result<Signal> {
+async fn signal() -> std::io::Result<Signal> {
     use tokio::signal::unix::{SignalKind, signal};
     let mut term = signal(SignalKind::terminate())?;
     let mut int = signal(SignalKind::interrupt())?;
@@ -39,6 +39,30 @@ pub async fn signal() -> std::io::Result<Signal> {
         _ = term.recv() => Ok(Signal::Terminate),
         _ = int.recv() => Ok(Signal::Interrupt),
     }
+}
+
+/// Two futures: the first stop signal, and a second one (which ends the drain at once). Call it
+/// inside the runtime: a task listens for both.
+pub fn stop_signals() -> (impl Future<Output = ()> + Send, impl Future<Output = ()> + Send) {
+    let (first_tx, first_rx) = tokio::sync::oneshot::channel::<()>();
+    let (second_tx, second_rx) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(async move {
+        for tx in [first_tx, second_tx] {
+            match signal().await {
+                Ok(signal) => tracing::info!(signal = signal.name(), "stop requested"),
+                Err(error) => tracing::error!(%error, "cannot listen for signals; stopping"),
+            }
+            let _ = tx.send(());
+        }
+    });
+    (
+        async move {
+            let _ = first_rx.await;
+        },
+        async move {
+            let _ = second_rx.await;
+        },
+    )
 }
 
 /// Whether the server is draining (and so not ready).

@@ -28,13 +28,24 @@
 //! #[go(since = "1.37")]
 //! pub observed_generation: Option<i64>,
 //! ```
+//!
+//! An enum of unit variants is a Go string type with a fixed set of values: each variant is its
+//! name (or its `rename_all = "lowercase"` form), and any other string is an error naming the
+//! type and the values (`unknown scope "x": expected file, directory or all`).
+//!
+//! ```ignore
+//! #[derive(Decode)]
+//! #[go(package = "config", rename_all = "lowercase")]
+//! pub enum Scope { File, Directory, All }
+//! ```
 
 use proc_macro::TokenStream;
 use proc_macro2::TokenStream as TokenStream2;
 use quote::quote;
 use syn::{Data, DeriveInput, Fields, LitStr, parse_macro_input};
 
-/// Derives `hpa_core::api::decode::Decode` for a struct with named fields.
+/// Derives `hpa_core::api::decode::Decode` for a struct with named fields or an enum of unit
+/// variants.
 #[proc_macro_derive(Decode, attributes(go))]
 pub fn derive_decode(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
@@ -63,8 +74,14 @@ struct Field {
 
 fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
     let ident = &input.ident;
+    if let Data::Enum(data) = &input.data {
+        return expand_enum(input, data);
+    }
     let Data::Struct(data) = &input.data else {
-        return Err(syn::Error::new_spanned(ident, "Decode can be derived for structs only; write the impl by hand"));
+        return Err(syn::Error::new_spanned(
+            ident,
+            "Decode can be derived for structs and enums only; write the impl by hand",
+        ));
     };
     let Fields::Named(named) = &data.fields else {
         return Err(syn::Error::new_spanned(ident, "Decode can be derived for structs with named fields only"));
@@ -72,10 +89,6 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
     let container = container_attributes(input)?;
     let go_name = container.name.clone().unwrap_or_else(|| ident.to_string());
     let krate = quote!(::hpa_core::api::decode);
-    let package = match &container.package {
-        Some(p) => quote!(#krate::Package::Fixed(#p)),
-        None => quote!(#krate::Package::Object),
-    };
 
     let mut names = Vec::new();
     let mut since = Vec::new();
@@ -111,8 +124,32 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
         });
     }
 
+    Ok(decode_impl(
+        input,
+        &container,
+        &go_name,
+        quote! {
+            const FIELDS: &[&str] = &[#(#names),*];
+            const SINCE: &[u32] = &[#(#since),*];
+            d.decode_struct(self, ty, #go_name, FIELDS, SINCE, |this: &mut Self, d, index| match index {
+                #(#arms)*
+                _ => ::std::result::Result::Ok(()),
+            })
+        },
+    ))
+}
+
+/// The `Decode` impl around the body of its `decode` (which sees `self`, `d` and `ty`):
+/// `go_type` is the container's Go package and `go_name`.
+fn decode_impl(input: &DeriveInput, container: &Container, go_name: &str, body: TokenStream2) -> TokenStream2 {
+    let ident = &input.ident;
+    let krate = quote!(::hpa_core::api::decode);
+    let package = match &container.package {
+        Some(p) => quote!(#krate::Package::Fixed(#p)),
+        None => quote!(#krate::Package::Object),
+    };
     let (impl_generics, type_generics, where_clause) = input.generics.split_for_impl();
-    Ok(quote! {
+    quote! {
         impl #impl_generics #krate::Decode for #ident #type_generics #where_clause {
             fn go_type(package: &str) -> ::std::string::String {
                 #krate::Package::name(#package, package, #go_name)
@@ -123,15 +160,75 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
                 d: &mut #krate::Decoder<'de, S>,
                 ty: #krate::GoType,
             ) -> ::std::result::Result<(), #krate::Abort> {
-                const FIELDS: &[&str] = &[#(#names),*];
-                const SINCE: &[u32] = &[#(#since),*];
-                d.decode_struct(self, ty, #go_name, FIELDS, SINCE, |this: &mut Self, d, index| match index {
-                    #(#arms)*
-                    _ => ::std::result::Result::Ok(()),
-                })
+                #body
             }
         }
-    })
+    }
+}
+
+/// An enum of unit variants: a string, one of the variants' names.
+fn expand_enum(input: &DeriveInput, data: &syn::DataEnum) -> syn::Result<TokenStream2> {
+    let ident = &input.ident;
+    let container = container_attributes(input)?;
+    let go_name = container.name.clone().unwrap_or_else(|| ident.to_string());
+    let krate = quote!(::hpa_core::api::decode);
+    let mut names = Vec::new();
+    let mut arms = Vec::new();
+    for variant in &data.variants {
+        if !matches!(variant.fields, Fields::Unit) {
+            return Err(syn::Error::new_spanned(variant, "Decode can be derived for enums of unit variants only"));
+        }
+        let member = &variant.ident;
+        let name = match container.rename_all.as_deref() {
+            None => member.to_string(),
+            Some("lowercase") => member.to_string().to_lowercase(),
+            Some(other) => {
+                return Err(syn::Error::new_spanned(
+                    ident,
+                    format!("rename_all = {other:?} is not supported by Decode on an enum"),
+                ));
+            }
+        };
+        arms.push(quote!(#name => #ident::#member,));
+        names.push(name);
+    }
+    // `unknown scope "x": expected file, directory or all`: the type's name in lower-case words.
+    let what = words(&ident.to_string());
+    let expected = match names.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => return Err(syn::Error::new_spanned(ident, "Decode needs at least one variant")),
+    };
+    let message = format!("unknown {what} {{other:?}}: expected {expected}");
+    Ok(decode_impl(
+        input,
+        &container,
+        &go_name,
+        quote! {
+            let mut name = ::std::string::String::new();
+            if d.peek()? != #krate::Kind::String {
+                return #krate::Decode::decode(&mut name, d, ty);
+            }
+            #krate::Decode::decode(&mut name, d, ty)?;
+            *self = match name.as_str() {
+                #(#arms)*
+                other => return ::std::result::Result::Err(d.fail(::std::format!(#message))),
+            };
+            ::std::result::Result::Ok(())
+        },
+    ))
+}
+
+/// `LogFormat` → `log format`.
+fn words(name: &str) -> String {
+    let mut out = String::new();
+    for c in name.chars() {
+        if c.is_uppercase() && !out.is_empty() {
+            out.push(' ');
+        }
+        out.extend(c.to_lowercase());
+    }
+    out
 }
 
 fn container_attributes(input: &DeriveInput) -> syn::Result<Container> {

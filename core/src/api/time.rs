@@ -9,6 +9,8 @@ use std::fmt;
 
 use serde::{Serialize, Serializer};
 
+use crate::go::time_quote;
+
 /// Seconds since the Unix epoch; Go's zero time (0001-01-01T00:00:00Z) is [`Time::ZERO`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Time(pub i64);
@@ -147,24 +149,6 @@ impl ParseError<'_> {
             ),
         }
     }
-}
-
-/// The `time` package's own `quote`: bytes outside printable ASCII as `\xNN`.
-fn time_quote(s: &[u8]) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for &b in s {
-        if !(b' '..0x80).contains(&b) {
-            out.push_str(&format!("\\x{b:02x}"));
-        } else {
-            if b == b'"' || b == b'\\' {
-                out.push('\\');
-            }
-            out.push(char::from(b));
-        }
-    }
-    out.push('"');
-    out
 }
 
 /// `getnum`: one or two digits (exactly two when `fixed`).

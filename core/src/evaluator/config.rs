@@ -117,6 +117,13 @@ impl HPAControllerConfiguration {
         i64::try_from(self.sync_period.as_secs()).unwrap_or(i64::MAX).max(1)
     }
 
+    /// The sync period in whole milliseconds, saturating at `i64::MAX` as
+    /// [`sync_period_seconds`](Self::sync_period_seconds) does (Go's `time.Duration` cannot be
+    /// longer; a longer one is no reason to assume the 15 s default).
+    pub fn sync_period_millis(&self) -> i64 {
+        super::time::duration_millis(self.sync_period)
+    }
+
     /// How long after its creation an HPA is first synced: at once from 1.37, one sync period
     /// before (`enqueueHPA`'s `AddRateLimited`; [`ControllerRelease::first_sync_at_creation`]).
     /// The later syncs are one sync period apart on every release.
@@ -290,6 +297,11 @@ mod tests {
             ..Default::default()
         };
         assert_eq!((c.sync_period_seconds(), c.downscale_stabilization_seconds()), (1, 90));
+        assert_eq!(c.sync_period_millis(), 500);
+        // Beyond i64 milliseconds (`--sync-period` takes any u64 of seconds): saturated, as the
+        // seconds are, never the 15 s default.
+        let c = HPAControllerConfiguration { sync_period: Duration::from_secs(u64::MAX), ..Default::default() };
+        assert_eq!((c.sync_period_seconds(), c.sync_period_millis()), (i64::MAX, i64::MAX));
     }
 
     #[test]

@@ -459,7 +459,7 @@ fn reconstruct_memory(input: &DiagnosisInput<'_>) -> Memory {
         .map(|&(timestamp, recommendation)| TimestampedRecommendation { recommendation, timestamp })
         .collect();
     recommendations.sort_by_key(|r| r.timestamp);
-    let period = i64::try_from(input.config.sync_period.as_millis()).unwrap_or(15_000);
+    let period = input.config.sync_period_millis();
     let last_sync = Timestamp::from_millis(now.as_millis().saturating_sub(period));
     let status_part = match last_recommendation(&status.conditions) {
         LastRecommendation::Recorded(what) => {
@@ -555,7 +555,7 @@ fn reconstruct_memory(input: &DiagnosisInput<'_>) -> Memory {
 /// the limit replayed is the loosest the controller can have.
 fn earlier_size(input: &DiagnosisInput<'_>, rescales: &[Rescale], at: Timestamp, size: i32) -> Option<(i32, String)> {
     let now = input.sync.now;
-    let period = i64::try_from(input.config.sync_period.as_millis()).unwrap_or(15_000);
+    let period = input.config.sync_period_millis();
     let from_target = input
         .target_events
         .iter()
@@ -876,7 +876,7 @@ const FORECAST_HORIZON_MS: i64 = 3_600_000;
 fn forecast(input: &DiagnosisInput<'_>, sync: &SyncResult, state: ControllerState) -> Forecast {
     let config = input.config;
     let now = input.sync.now;
-    let period_ms = i64::try_from(config.sync_period.as_millis()).unwrap_or(15_000).max(1);
+    let period_ms = config.sync_period_millis().max(1);
     let memory_ms = memory_seconds(config.effective_behavior(input.hpa).as_ref(), config).saturating_mul(1000);
     let mut assumptions = Vec::new();
 

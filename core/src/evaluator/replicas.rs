@@ -168,17 +168,6 @@ impl CalcError {
             other => other,
         }
     }
-
-    /// The metrics client's failure, when the calculator got no samples from its API.
-    pub fn metrics_api(&self) -> Option<&MetricsApiError> {
-        match self.root() {
-            CalcError::ResourceMetrics { error, .. }
-            | CalcError::PodsMetric { error, .. }
-            | CalcError::ExternalMetric { error, .. } => Some(error),
-            CalcError::ObjectMetric { error, .. } => Some(error),
-            _ => None,
-        }
-    }
 }
 
 /// `Tolerances`: how far the usage ratio may stray from 1.0 before the count changes.

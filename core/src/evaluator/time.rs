@@ -33,12 +33,6 @@ impl Timestamp {
         Timestamp(secs.saturating_mul(1000))
     }
 
-    /// An instant `secs` (fractional) seconds after the Unix epoch, rounded to the millisecond.
-    pub fn from_secs_f64(secs: f64) -> Timestamp {
-        // `as` saturates (and maps NaN to 0), which is the only sensible reading of such input.
-        Timestamp((secs * 1000.0).round() as i64)
-    }
-
     /// Milliseconds since the Unix epoch.
     pub const fn as_millis(self) -> i64 {
         self.0
@@ -162,7 +156,6 @@ mod tests {
     #[test]
     fn conversions() {
         assert_eq!(Timestamp::from_api_time(Time::ZERO), Timestamp::ZERO);
-        assert_eq!(Timestamp::from_secs_f64(1.5).as_millis(), 1500);
         assert_eq!(Timestamp::from_millis(-1).to_api_time(), Time(-1));
         assert_eq!(Timestamp::from_secs(15).plus_secs(-15), Timestamp::from_secs(0));
         assert_eq!(Timestamp::from_millis(1500).to_string(), "1970-01-01T00:00:01.500Z");

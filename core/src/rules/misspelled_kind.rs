@@ -1,7 +1,7 @@
 //! HPA406 `misspelled-kind`: an object meant to be an HPA, with a misspelled kind.
 
 use super::{Context, Finding, Rule, RuleMeta};
-use crate::api::GroupVersion;
+use crate::api::{GroupVersion, KIND as HPA};
 
 crate::declare_rule! {
     /// ## What it checks
@@ -75,8 +75,6 @@ impl Rule for MisspelledKind {
     /// This rule is about objects that are not HPAs; see [`check_kind`].
     fn check(&self, _cx: &Context<'_>, _out: &mut Vec<Finding>) {}
 }
-
-const HPA: &str = "HorizontalPodAutoscaler";
 
 /// Autoscaler kinds of other API groups, sometimes written with `apiVersion: autoscaling/...`.
 const ELSEWHERE: &[(&str, &str)] = &[

@@ -80,7 +80,7 @@ impl Rule for PolicyPeriodBelowSyncPeriod {
     }
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Finding>) {
-        let sync = i64::try_from(cx.settings.controller.sync_period.as_secs()).unwrap_or(15);
+        let sync = cx.settings.controller.sync_period_seconds();
         let Some(b) = &cx.written.spec.behavior else { return };
         for (dir, rules) in [("scaleUp", &b.scale_up), ("scaleDown", &b.scale_down)] {
             let Some(policies) = rules.as_ref().and_then(|r| r.policies.as_ref()) else { continue };

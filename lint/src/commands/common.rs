@@ -1,5 +1,6 @@
 //! What several commands share, so that no command module imports another: the error of a
-//! live read (`cluster`, `diagnose`), objects printed as YAML or JSON (`default`, `convert`),
+//! live read (`cluster`, `diagnose`), the `-o json` text of `validate`, `explain`, `simulate`,
+//! `diagnose` and `rules` (`json_text`), objects printed as YAML or JSON (`default`, `convert`),
 //! an HPA's admission verdict with positions (`validate`, `simulate`), and the text of metrics,
 //! sync outcomes and the replica chart (`simulate`, `diagnose`).
 
@@ -50,6 +51,13 @@ impl miette::Diagnostic for LiveError {
     }
 }
 
+/// A value as the commands' `-o json` prints it (not `lint`'s, `report::write_json`): serde_json's
+/// pretty form and a newline (nothing if it cannot be serialized, which a tree of JSON values and
+/// plain structs never is).
+pub fn json_text<T: Serialize + ?Sized>(value: &T) -> String {
+    serde_json::to_string_pretty(value).map(|s| s + "\n").unwrap_or_default()
+}
+
 /// Prints objects: YAML documents, or one JSON object (a `List` when there are several).
 pub fn render_objects(objects: &[Value], format: ObjectFormat) -> String {
     match format {
@@ -58,7 +66,7 @@ pub fn render_objects(objects: &[Value], format: ObjectFormat) -> String {
                 [one] => one.clone(),
                 many => serde_json::json!({"apiVersion": "v1", "kind": "List", "items": many}),
             };
-            serde_json::to_string_pretty(&value).map(|s| s + "\n").unwrap_or_default()
+            json_text(&value)
         }
         ObjectFormat::Yaml => {
             let docs: Vec<String> = objects.iter().map(crate::yaml_out::to_yaml).collect();

@@ -3,10 +3,10 @@
 //! and what that means in time (the fastest scale-up and scale-down, computed by driving the
 //! controller's own algorithm sync by sync).
 
-use hpa_core::api::ApiVersion;
 use hpa_core::api::v2::{
-    HPAScalingPolicy, HorizontalPodAutoscaler, HorizontalPodAutoscalerBehavior, MetricSpec, MetricTarget,
+    self, HPAScalingPolicy, HorizontalPodAutoscaler, HorizontalPodAutoscalerBehavior, MetricSpec, MetricTarget,
 };
+use hpa_core::api::{self, ApiVersion};
 use hpa_core::check::{self, Admission};
 use hpa_core::effective::{self, EffectiveBehavior, EffectiveRules, Source, Valued};
 use hpa_core::evaluator::HPAControllerConfiguration;
@@ -60,11 +60,11 @@ pub fn run(args: &ExplainArgs, cluster: &crate::cli::ClusterArgs, out: &mut Outp
                     // at creation (not by the placeholder admission gives it).
                     let (written, stored) = (&admitted.written().metadata, &admitted.effective().metadata);
                     let object = if written.name.is_empty() && !written.generate_name.is_empty() {
-                        ObjectId::generated(AUTOSCALING_V2, HPA_KIND, &stored.namespace, &written.generate_name, "")
+                        ObjectId::generated(v2::API_VERSION, api::KIND, &stored.namespace, &written.generate_name, "")
                     } else {
                         ObjectId {
-                            api_version: AUTOSCALING_V2.into(),
-                            kind: HPA_KIND.into(),
+                            api_version: v2::API_VERSION.into(),
+                            kind: api::KIND.into(),
                             namespace: stored.namespace.clone(),
                             name: stored.name.clone(),
                         }
@@ -95,16 +95,12 @@ pub fn run(args: &ExplainArgs, cluster: &crate::cli::ClusterArgs, out: &mut Outp
         ReportFormat::Human => reports.iter().map(Report::human).collect::<Vec<_>>().join("\n"),
         ReportFormat::Json => {
             let v: Vec<Value> = reports.iter().map(Report::json).collect();
-            serde_json::to_string_pretty(&v).map(|s| s + "\n").unwrap_or_default()
+            common::json_text(&v)
         }
     };
     out.write(&text);
     status
 }
-
-/// The kind and group/version [`Report::object`] names.
-const HPA_KIND: &str = "HorizontalPodAutoscaler";
-const AUTOSCALING_V2: &str = "autoscaling/v2";
 
 /// Everything explained about one HPA.
 pub struct Report {

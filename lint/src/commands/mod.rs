@@ -1,5 +1,5 @@
 //! The subcommands, one module each: each reads its input, takes every HPA through hpa-core's
-//! front door (`hpa::check`, or the linter for `lint`) and renders the result. They depend on
+//! front door (`hpa::check_object`, or the linter for `lint`) and renders the result. They depend on
 //! `cli` for their arguments; `cli` depends on none of them. No command module imports another:
 //! what several share is in [`settings`] (flags and the configuration file → options),
 //! [`common`] and [`each_file`].

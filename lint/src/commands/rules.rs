@@ -7,6 +7,7 @@ use hpa_core::features::FeatureGates;
 use hpa_core::rules::{self, Rule, RuleMeta};
 use serde_json::json;
 
+use super::common;
 use super::settings::settings;
 use crate::cli::{ClusterArgs, ConfigArgs, RulesArgs, RulesFormat};
 use crate::linter::report::docs_url;
@@ -73,7 +74,7 @@ pub fn run(args: &RulesArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> Exi
                     v
                 })
                 .collect();
-            serde_json::to_string_pretty(&v).map(|s| s + "\n").unwrap_or_default()
+            common::json_text(&v)
         }
         (RulesFormat::Markdown, None) => markdown_on(release),
         (RulesFormat::Markdown, Some(_)) | (RulesFormat::Human, Some(_)) => {

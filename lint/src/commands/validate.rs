@@ -7,7 +7,7 @@ use hpa_core::{api, check, go};
 use serde_json::Value;
 
 use crate::cli::{ClusterArgs, ReportFormat, ValidateArgs};
-use crate::commands::common::{Entry, ErrorEntry, entry_of, namespace_of};
+use crate::commands::common::{Entry, ErrorEntry, entry_of, json_text, namespace_of};
 use crate::commands::settings;
 use crate::hpa;
 use crate::input::{self, ObjectRef, SourceFile};
@@ -56,7 +56,7 @@ pub fn run(args: &ValidateArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> 
         out.error(&e.to_string());
     }
     let rendered = match args.output {
-        ReportFormat::Json => serde_json::to_string_pretty(&entries).map(|s| s + "\n").unwrap_or_default(),
+        ReportFormat::Json => json_text(&entries),
         ReportFormat::Human => render_human(&entries, skipped),
     };
     out.write(&rendered);

@@ -17,7 +17,7 @@ use crate::source::{Keep, Node};
 pub fn is_workload_kind(kind: &str) -> bool {
     !matches!(
         kind,
-        "HorizontalPodAutoscaler"
+        hpa_core::api::KIND
             | "PodDisruptionBudget"
             | "VerticalPodAutoscaler"
             | "ScaledObject"
@@ -89,9 +89,7 @@ pub fn first_pass_needs(kind: &str) -> Option<&'static Keep> {
         "" => None,
         // Lists hold objects of their own kinds; HPAs and the other indexed kinds are read whole.
         _ if kind.ends_with("List") => None,
-        "HorizontalPodAutoscaler" | "PodDisruptionBudget" | "VerticalPodAutoscaler" | "ScaledObject" | "LimitRange" => {
-            None
-        }
+        hpa_core::api::KIND | "PodDisruptionBudget" | "VerticalPodAutoscaler" | "ScaledObject" | "LimitRange" => None,
         _ if is_workload_kind(kind) => Some(&WORKLOAD),
         _ => Some(&IDENTITY),
     }

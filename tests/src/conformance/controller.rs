@@ -113,12 +113,15 @@ fn secs(v: &Value, key: &str) -> R<Duration> {
     Duration::try_from_secs_f64(s).map_err(|e| format!("{key}: {e}"))
 }
 
-/// `"zero"`, a number of seconds, or `null`.
+/// `"zero"`, a number of seconds (rounded to the millisecond; `as` saturates), or `null`.
 fn instant(v: &Value) -> R<Option<Timestamp>> {
     match v {
         Value::Null => Ok(None),
         Value::String(s) if s == "zero" => Ok(Some(Timestamp::ZERO)),
-        Value::Number(n) => n.as_f64().map(|s| Some(Timestamp::from_secs_f64(s))).ok_or_else(|| "bad time".into()),
+        Value::Number(n) => n
+            .as_f64()
+            .map(|s| Some(Timestamp::from_millis((s * 1000.0).round() as i64)))
+            .ok_or_else(|| "bad time".into()),
         other => Err(format!("not a time: {other}")),
     }
 }

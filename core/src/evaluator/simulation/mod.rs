@@ -599,7 +599,7 @@ fn lookup(values: &[Option<LoadValue>], slot: Option<usize>) -> Option<LoadValue
 
 impl<'a> World<'a> {
     fn new(plan: &'a Plan, resume: Option<&Resume>) -> World<'a> {
-        let period_ms = i64::try_from(plan.options.sync_period.as_millis()).unwrap_or(15_000).max(1);
+        let period_ms = plan.options.sync_period_millis().max(1);
         // A new HPA, created at t = 0, is first synced when its release's controller syncs it.
         let created_sync_ms = i64::try_from(plan.options.first_sync_after_creation().as_millis()).unwrap_or(period_ms);
         let mut world = World {

@@ -26,7 +26,7 @@ use hpa_core::features::KubernetesVersion;
 use serde_json::Value;
 
 use crate::cli::{ClusterArgs, DiagnoseArgs, ReportFormat};
-use crate::commands::common::LiveError;
+use crate::commands::common::{self, LiveError};
 use crate::controller_flags::Provenance;
 use crate::input;
 use crate::{ExitStatus, Output};
@@ -171,9 +171,7 @@ pub fn run(args: &DiagnoseArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> 
     };
     let text = match args.output {
         ReportFormat::Human => render::human(&report),
-        ReportFormat::Json => {
-            serde_json::to_string_pretty(&render::json(&report)).map(|s| s + "\n").unwrap_or_default()
-        }
+        ReportFormat::Json => common::json_text(&render::json(&report)),
     };
     out.write(&text);
     ExitStatus::Clean
@@ -303,7 +301,7 @@ fn snapshot_namespace(objects: &[Value], name: &str) -> Option<String> {
     objects.iter().for_each(|o| walk(o, &mut all));
     let namespaces: Vec<&str> = all
         .iter()
-        .filter(|v| v.get("kind").and_then(Value::as_str) == Some("HorizontalPodAutoscaler"))
+        .filter(|v| v.get("kind").and_then(Value::as_str) == Some(hpa_core::api::KIND))
         .filter(|v| v.pointer("/metadata/name").and_then(Value::as_str) == Some(name))
         .filter_map(|v| v.pointer("/metadata/namespace").and_then(Value::as_str))
         .collect();

@@ -2,12 +2,11 @@
 //! scenario file and shows every sync (a table and a terminal chart, JSON, or an SVG plot).
 //!
 //! - [`scenario`]: the file format, parsed with positions so every error is `file:line:col`.
-//! - [`engine`]: the pure simulation (pods, samples, the controller at every sync), from
-//!   hpa-core.
+//! - the pure simulation (pods, samples, the controller at every sync) is hpa-core's
+//!   [`hpa_core::evaluator::simulation`], next to the controller it drives.
 //! - [`render`]: the table, the terminal chart and the JSON document.
 //! - [`svg`]: the SVG chart.
 
-pub mod engine;
 pub mod render;
 pub mod scenario;
 pub mod svg;
@@ -16,8 +15,10 @@ use std::path::{Path, PathBuf};
 
 use hpa_core::api::v2::HorizontalPodAutoscaler;
 use hpa_core::check;
+use hpa_core::evaluator::simulation::{self, Plan, PodTemplate};
 
 use crate::cli::{ClusterArgs, ReportFormat, SimulateArgs};
+use crate::commands::common;
 use crate::controller_flags::Provenance;
 use crate::hpa;
 use crate::input::{self, ObjectRef, SourceFile};
@@ -89,12 +90,10 @@ pub fn run(args: &SimulateArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> 
             ExitStatus::Findings
         }
         Ok((plan, header)) => {
-            let sim = engine::simulate(&plan);
+            let sim = simulation::simulate(&plan);
             let text = match args.output {
                 ReportFormat::Human => render::human(&header, &sim),
-                ReportFormat::Json => {
-                    serde_json::to_string_pretty(&render::json(&sim)).map(|s| s + "\n").unwrap_or_default()
-                }
+                ReportFormat::Json => common::json_text(&render::json(&sim)),
             };
             out.write(&text);
             if let Some(path) = &args.plot
@@ -112,7 +111,7 @@ fn prepare(
     args: &SimulateArgs,
     cluster: &ClusterArgs,
     out: &mut Output<'_>,
-) -> Result<(engine::Plan, render::Header), Failure> {
+) -> Result<(Plan, render::Header), Failure> {
     let (file, base) = if args.scenario == "-" {
         let bytes = out.read_stdin().map_err(SimulateError::Stdin)?;
         (input::from_bytes("<stdin>".into(), bytes), PathBuf::from("."))
@@ -163,7 +162,7 @@ fn prepare(
         min: hpa.spec.min_replicas.unwrap_or(1),
         max: hpa.spec.max_replicas,
         behavior: hpa.spec.behavior.is_some(),
-        sync_period_ms: i64::try_from(options.sync_period.as_millis()).unwrap_or(15_000),
+        sync_period_ms: options.sync_period_millis(),
         pod_ready_after_ms: scenario.pod_ready_after_ms.max(scenario.pod_start_after_ms),
     };
     let ctx = PlanInputs {
@@ -207,7 +206,7 @@ fn admit(file: &SourceFile, obj: &ObjectRef<'_>, opts: &check::Options) -> Resul
     {
         return Ok(admitted.outcome.object.clone());
     }
-    let entry = crate::commands::common::entry_of(file, obj, &checked, opts);
+    let entry = common::entry_of(file, obj, &checked, opts);
     let mut messages: Vec<String> = entry
         .errors
         .iter()
@@ -226,7 +225,7 @@ fn admit(file: &SourceFile, obj: &ObjectRef<'_>, opts: &check::Options) -> Resul
 /// The scale target found next to the HPA.
 #[derive(Debug, Default)]
 struct Workload {
-    template: Option<engine::PodTemplate>,
+    template: Option<PodTemplate>,
     replicas: Option<i32>,
 }
 

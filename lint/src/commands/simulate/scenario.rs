@@ -28,9 +28,9 @@ use hpa_core::api::v2::{HorizontalPodAutoscaler, MetricSpec};
 use hpa_core::evaluator::Container;
 use hpa_core::evaluator::controller::effective_metrics;
 
-use super::engine::{LoadPhase, LoadValue, MetricKey, Plan, PodTemplate};
 use crate::controller_flags::{ControllerFlags, MIN_SYNC_PERIOD};
 use crate::source::{Node, NodeKind, Scalar, Span, Tree};
+use hpa_core::evaluator::simulation::{LoadPhase, LoadValue, MetricKey, Plan, PodTemplate};
 
 /// A problem in a scenario (or in a file it refers to), at a position of that file.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -3,10 +3,10 @@
 
 use std::fmt::Write as _;
 
-use super::engine::Simulation;
 use super::render::Header;
 use super::scenario::format_ms;
 use crate::commands::common::{ratio_to_target, target_of, target_text};
+use hpa_core::evaluator::simulation::Simulation;
 
 const WIDTH: f64 = 960.0;
 const HEIGHT: f64 = 460.0;
