@@ -136,9 +136,9 @@ fn the_namespace_flag_places_objects_that_name_none() {
     let report = lint(&["-n", "shop"], RENDER);
     assert_eq!(positions(&report), [(13, 55, "HPA201".to_string())]);
     assert!(notes(&report).is_empty(), "{:?}", notes(&report));
-    // (The Deployment names `shop`: `kubectl apply -n other` refuses it, HPA000.)
+    // (The Deployment names `shop` and stays there, as Helm applies it: no HPA000.)
     let report = lint(&["--namespace", "other", "--select", "HPA201,HPA403"], RENDER);
-    assert_eq!(positions(&report), [(6, 65, "HPA403".to_string()), (19, 14, "HPA000".to_string())]);
+    assert_eq!(positions(&report), [(6, 65, "HPA403".to_string())]);
     assert_eq!(report["diagnostics"][0]["message"], "no Deployment other/web among the checked manifests");
     assert!(notes(&report).is_empty());
     let run = hpa_lint(&["--no-config", "-n", "Not_A_Namespace", "-"], RENDER);
@@ -693,31 +693,28 @@ fn undecodable_requests_say_what_kube_apiserver_does() {
     assert!(m.contains("container \"proxy\" of Deployment shop/web has none"), "{m}");
 }
 
-/// `-n other` with an object that names `shop`: `kubectl apply -n other` refuses it
-/// (cli-runtime's `RequireNamespace`), in its words, at its `metadata.namespace`; objects that
-/// name none, or name `other`, and kinds without namespaces are fine.
+/// `-n other` with an object that names `shop`: no error (Helm, which `helm template | hpa-lint
+/// -n NS -` stands for, fills only empty namespaces, and kube-apiserver admits it); the object
+/// stays in `shop`, the HPA that names none lands in `other` and does not find it there.
 #[test]
-fn the_namespace_flag_refuses_objects_naming_another_one() {
-    let report = lint(&["-n", "other", "--select", "HPA000"], RENDER);
-    assert_eq!(positions(&report), [(19, 14, "HPA000".to_string())], "{report}");
-    let d = &report["diagnostics"][0];
-    assert_eq!(d["path"], "metadata.namespace");
-    assert_eq!(
-        d["message"],
-        "the namespace from the provided object \"shop\" does not match the namespace \"other\". You must pass '--namespace=shop' to perform this operation."
-    );
-    assert_eq!(d["object"]["kind"], "Deployment");
-    for args in [&["-n", "shop"][..], &[][..]] {
-        let report = lint(&[args, &["--select", "HPA000"][..]].concat(), RENDER);
-        assert_eq!(positions(&report), [], "{args:?}: {report}");
+fn the_namespace_flag_leaves_objects_naming_another_one_in_it() {
+    let found = |args: &[&str], text: &str| -> Vec<(String, String)> {
+        let report = lint(args, text);
+        report["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| (d["rule"].as_str().unwrap().to_string(), d["object"]["namespace"].as_str().unwrap().to_string()))
+            .collect()
+    };
+    let hpa403 = [("HPA403".to_string(), "other".to_string())];
+    assert_eq!(found(&["-n", "other", "--select", "HPA000,HPA201,HPA403"], RENDER), hpa403);
+    // The HPA named into `shop` finds its Deployment there, with -n other as with -n shop.
+    let named = RENDER.replacen("  name: web\nspec:", "  name: web\n  namespace: shop\nspec:", 1);
+    for n in ["other", "shop"] {
+        let rules = found(&["-n", n, "--select", "HPA000,HPA201,HPA403"], &named);
+        assert_eq!(rules, [("HPA201".to_string(), "shop".to_string())], "-n {n}");
     }
-    let role = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: r, namespace: shop}\n";
-    assert_eq!(positions(&lint(&["-n", "other"], role)), []);
-    // An extension's kind without namespaces too, known by group and kind.
-    let class = "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: eg, namespace: shop}\nspec: {controllerName: x.io/gw}\n";
-    assert_eq!(positions(&lint(&["-n", "other"], class)), []);
-    let gateway = "apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: eg, namespace: shop}\n";
-    assert_eq!(positions(&lint(&["-n", "other"], gateway)), [(3, 33, "HPA000".to_string())]);
 }
 
 /// kubectl's decoding of `metadata` names a Go field without keys: the JSON path names the
