@@ -1,6 +1,7 @@
 //! HPA201 `missing-resource-request`: a utilization target the controller cannot compute.
 
 use super::objects::{AdmittedPod, TemplateContainer};
+use super::unsupported_resource_metric::served;
 use super::{Context, Finding, Location, Rule, RuleMeta};
 use crate::features::{FeatureGates, Gate, KubernetesVersion};
 
@@ -12,7 +13,9 @@ crate::declare_rule! {
     /// containers) has no request for that resource; or a `ContainerResource` utilization metric
     /// whose container has none. This includes the CPU metric that kube-apiserver adds when
     /// `metrics` is omitted (and every `autoscaling/v1` HPA's). One finding per metric names
-    /// every container without the request.
+    /// every container without the request. Only `cpu` and `memory` are judged: the resource
+    /// metrics API serves no other resource, so a utilization of `ephemeral-storage`,
+    /// `storage`, `hugepages-*` or `pods` never works whatever the requests (HPA204 reports it).
     ///
     /// Requests are those of the pods as kube-apiserver admits them, not only as written in the
     /// template: a container with a limit and no request for a resource gets the limit as its
@@ -156,8 +159,11 @@ impl Rule for MissingResourceRequest {
         let v1 = cx.written_in_v1();
         for (i, m) in cx.effective.spec.metrics.iter().enumerate() {
             // The controller reads averageValue first: only then utilization needs requests.
+            // A resource the metrics API never serves has no utilization whatever the requests:
+            // HPA204 reports it, once.
             if let Some(r) = &m.resource
                 && m.type_ == "Resource"
+                && served(&r.name)
                 && r.target.average_value.is_none()
                 && r.target.average_utilization.is_some()
             {
@@ -239,6 +245,7 @@ impl Rule for MissingResourceRequest {
             }
             if let Some(r) = &m.container_resource
                 && m.type_ == "ContainerResource"
+                && served(&r.name)
                 && r.target.average_value.is_none()
                 && r.target.average_utilization.is_some()
                 && let Some(c) = template.containers.iter().find(|c| c.name == r.container)
