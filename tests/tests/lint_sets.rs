@@ -736,3 +736,109 @@ fn metadata_decode_errors_have_the_field_path() {
     assert_eq!(path("{name: c, creationTimestamp: 5}"), ("metadata.creationTimestamp".to_string(), 40));
     assert_eq!(path("{name: c, finalizers: [a, 1]}"), ("metadata.finalizers[1]".to_string(), 37));
 }
+
+/// The diagnostics of `rule` as (path, message, help).
+fn said(report: &Value, rule: &str) -> Vec<(String, String, String)> {
+    report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["rule"] == rule)
+        .map(|d| {
+            let text = |k: &str| d[k].as_str().unwrap_or_default().to_string();
+            (text("path"), text("message"), text("help"))
+        })
+        .collect()
+}
+
+const WEB_DEPLOYMENT: &str = "apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: shop}
+spec:
+  REPLICAS
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+      - name: app
+        image: ghcr.io/example/web:1.4.2
+        resources: {}
+";
+
+/// HPA410 on `replicas: 0` says that the controller disables the HPA (`ScalingDisabled`);
+/// other counts are only reset.
+#[test]
+fn replicas_zero_says_the_controller_disables_the_hpa() {
+    let hpa = "---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web, namespace: shop}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  maxReplicas: 5\n  metrics:\n  - type: Pods\n    pods: {metric: {name: rps}, target: {type: AverageValue, averageValue: \"10\"}}\n";
+    let report = lint(&["--select", "HPA410"], &(WEB_DEPLOYMENT.replace("REPLICAS", "replicas: 0") + hpa));
+    assert_eq!(
+        said(&report, "HPA410"),
+        [(
+            "spec.replicas".to_string(),
+            "Deployment shop/web sets spec.replicas: 0 while HorizontalPodAutoscaler shop/web scales it: every apply scales it to 0, and the controller then disables the HPA (ScalingDisabled: \"scaling is disabled since the replica count of the target is zero\") until something scales the workload up".to_string(),
+            "remove spec.replicas from the workload; the HPA owns it".to_string()
+        )]
+    );
+    let report = lint(&["--select", "HPA410"], &(WEB_DEPLOYMENT.replace("REPLICAS", "replicas: 3") + hpa));
+    assert_eq!(
+        said(&report, "HPA410")[0].1,
+        "Deployment shop/web sets spec.replicas: 3 while HorizontalPodAutoscaler shop/web scales it: every apply resets the count"
+    );
+}
+
+/// HPA201 on the cpu metric kube-apiserver adds when none is written says so, points at
+/// `spec.metrics` (at `spec` when it is not written; `spec.targetCPUUtilizationPercentage` in
+/// autoscaling/v1) and suggests no
+/// target nobody wrote.
+#[test]
+fn the_default_cpu_metric_is_named_as_such() {
+    let workload = WEB_DEPLOYMENT.replace("REPLICAS", "minReadySeconds: 0");
+    let v2 = "---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web, namespace: shop}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  maxReplicas: 5\n";
+    let report = lint(&["--select", "HPA201"], &(workload.clone() + v2));
+    let message = "the default cpu metric (80% utilization, which kube-apiserver adds when spec.metrics is empty) needs a cpu request in every container, and container \"app\" of Deployment shop/web has none: the controller will not scale on this metric";
+    let help = "add resources.requests.cpu to container \"app\" (a cpu limit alone also sets it), or write metrics of your own in spec.metrics (an AverageValue target needs no request)";
+    assert_eq!(said(&report, "HPA201"), [("spec.metrics".to_string(), message.to_string(), help.to_string())]);
+    // Where it points: `spec` (after the Deployment's 15 lines, `---` and 3 lines), or the
+    // empty `metrics` written.
+    assert_eq!(positions(&report), [(20, 1, "HPA201".to_string())]);
+    let report = lint(&["--select", "HPA201"], &(workload.clone() + v2 + "  metrics: []\n"));
+    assert_eq!(positions(&report), [(23, 3, "HPA201".to_string())]);
+    let v1 = v2.replace("autoscaling/v2", "autoscaling/v1");
+    let report = lint(&["--select", "HPA201"], &(workload + &v1));
+    let found = said(&report, "HPA201");
+    // The field not written, shown missing at `spec`.
+    assert_eq!(found[0].0, "spec.targetCPUUtilizationPercentage");
+    assert_eq!(positions(&report), [(20, 1, "HPA201".to_string())]);
+    assert!(found[0].1.starts_with("the default cpu metric (80% utilization, which kube-apiserver adds to an HPA without spec.targetCPUUtilizationPercentage) needs"), "{}", found[0].1);
+    assert!(
+        found[0].2.ends_with(
+            "or write the HPA in autoscaling/v2 with metrics of your own (an AverageValue target needs no request)"
+        ),
+        "{}",
+        found[0].2
+    );
+}
+
+/// HPA104's help for a budget that blocks at every count (`maxUnavailable: 0`,
+/// `minAvailable: 100%`) says only changing it helps; for a count, raising minReplicas helps.
+#[test]
+fn a_budget_that_blocks_at_every_count_is_not_fixed_by_more_replicas() {
+    let hpa = "---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web, namespace: shop}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  minReplicas: 3\n  maxReplicas: 5\n  metrics:\n  - type: Pods\n    pods: {metric: {name: rps}, target: {type: AverageValue, averageValue: \"10\"}}\n";
+    let help = |budget: &str| {
+        let pdb = format!(
+            "---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {{name: web, namespace: shop}}\nspec:\n  {budget}\n  selector:\n    matchLabels: {{app: web}}\n"
+        );
+        let report =
+            lint(&["--select", "HPA104"], &(WEB_DEPLOYMENT.replace("REPLICAS", "minReadySeconds: 0") + hpa + &pdb));
+        said(&report, "HPA104").into_iter().map(|(_, _, help)| help).collect::<Vec<_>>()
+    };
+    let never = "web allows no eviction at any replica count, so no minReplicas helps: change the budget (maxUnavailable: 1, or a minAvailable below 100%)";
+    assert_eq!(help("maxUnavailable: 0"), [never]);
+    assert_eq!(help("maxUnavailable: 0%"), [never]);
+    assert_eq!(help("minAvailable: 100%"), [never]);
+    assert_eq!(help("minAvailable: 3"), ["raise spec.minReplicas above what web requires, or use maxUnavailable: 1"]);
+    assert_eq!(help("minAvailable: 90%"), ["raise spec.minReplicas above what web requires, or use maxUnavailable: 1"]);
+}

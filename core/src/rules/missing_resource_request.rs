@@ -3,6 +3,7 @@
 use super::objects::{AdmittedPod, TemplateContainer};
 use super::unsupported_resource_metric::served;
 use super::{Context, Finding, Location, Rule, RuleMeta};
+use crate::api::VersionedHpa;
 use crate::features::{FeatureGates, Gate, KubernetesVersion};
 
 crate::declare_rule! {
@@ -157,6 +158,17 @@ impl Rule for MissingResourceRequest {
         // controller ignores pod-level requests: `pod_level_requests` says from which release.)
         let pod_level = cx.settings.gates().pod_level_requests() && pod.pod_level_requests_set();
         let v1 = cx.written_in_v1();
+        // No metric written: the one metric is kube-apiserver's default, 80% cpu utilization
+        // (`SetDefaults_HorizontalPodAutoscaler`; autoscaling/v1's conversion adds it to an HPA
+        // without `targetCPUUtilizationPercentage` nor metrics annotation), which nothing written
+        // stands for: findings point at where the metrics would be written.
+        let defaulted = match cx.original {
+            VersionedHpa::V1(h) => {
+                h.spec.target_cpu_utilization_percentage.is_none()
+                    && !h.metadata.annotations.contains_key(crate::convert::annotations::METRICS)
+            }
+            _ => cx.written.spec.metrics.is_empty(),
+        };
         for (i, m) in cx.effective.spec.metrics.iter().enumerate() {
             // The controller reads averageValue first: only then utilization needs requests.
             // A resource the metrics API never serves has no utilization whatever the requests:
@@ -168,7 +180,11 @@ impl Rule for MissingResourceRequest {
                 && r.target.average_utilization.is_some()
             {
                 let resource = r.name.as_str();
-                let path = format!("spec.metrics[{i}].resource.target.averageUtilization");
+                let path = if defaulted {
+                    if v1 { "spec.targetCPUUtilizationPercentage" } else { "spec.metrics" }.to_string()
+                } else {
+                    format!("spec.metrics[{i}].resource.target.averageUtilization")
+                };
                 if pod_level {
                     if pod.pod_requests(resource) == Some(0) {
                         out.push(zero_requests(resource, &path, template));
@@ -215,16 +231,28 @@ impl Rule for MissingResourceRequest {
                     continue;
                 }
                 let named = describe(&missing);
-                let alternative = if v1 {
-                    "or write the HPA in autoscaling/v2 and use an AverageValue target (autoscaling/v1 has only targetCPUUtilizationPercentage)"
-                } else {
-                    "or use an AverageValue target"
+                let alternative = match (v1, defaulted) {
+                    (true, false) => {
+                        "or write the HPA in autoscaling/v2 and use an AverageValue target (autoscaling/v1 has only targetCPUUtilizationPercentage)"
+                    }
+                    (true, true) => {
+                        "or write the HPA in autoscaling/v2 with metrics of your own (an AverageValue target needs no request)"
+                    }
+                    (false, false) => "or use an AverageValue target",
+                    (false, true) => {
+                        "or write metrics of your own in spec.metrics (an AverageValue target needs no request)"
+                    }
+                };
+                let subject = match (v1, defaulted) {
+                    (_, false) => format!("{resource} utilization"),
+                    (true, true) => "the default cpu metric (80% utilization, which kube-apiserver adds to an HPA without spec.targetCPUUtilizationPercentage)".to_string(),
+                    (false, true) => "the default cpu metric (80% utilization, which kube-apiserver adds when spec.metrics is empty)".to_string(),
                 };
                 let mut f = Finding::new(
                     &Self::META,
                     path,
                     format!(
-                        "{resource} utilization needs a {resource} request in every container, and {named} of {} {} none: the controller will not scale on this metric",
+                        "{subject} needs a {resource} request in every container, and {named} of {} {} none: the controller will not scale on this metric",
                         template.id,
                         if missing.len() == 1 { "has" } else { "have" },
                     ),

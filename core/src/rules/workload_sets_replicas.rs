@@ -111,13 +111,20 @@ impl Rule for WorkloadSetsReplicas {
         // Named as the workload is, with its namespace (`ObjectId`'s display).
         let mut hpa = String::new();
         let _ = super::objects::write_object(&mut hpa, crate::api::KIND, cx.namespace(), &cx.effective.metadata.name);
-        let mut f = Finding::new(
-            &Self::META,
-            "spec.replicas",
-            format!("{} sets spec.replicas: {replicas} while {hpa} scales it: every apply resets the count", w.id),
-        )
-        .help("remove spec.replicas from the workload; the HPA owns it")
-        .on_object(w.id.clone(), "spec.replicas");
+        // At 0 replicas the controller does not scale an HPA whose minReplicas is not 0: it sets
+        // ScalingActive False, ScalingDisabled (`reconcileAutoscaler` in
+        // `horizontal.go`), so every apply switches the HPA off.
+        let message = if replicas == 0 && cx.effective.spec.min_replicas != Some(0) {
+            format!(
+                "{} sets spec.replicas: 0 while {hpa} scales it: every apply scales it to 0, and the controller then disables the HPA (ScalingDisabled: \"scaling is disabled since the replica count of the target is zero\") until something scales the workload up",
+                w.id
+            )
+        } else {
+            format!("{} sets spec.replicas: {replicas} while {hpa} scales it: every apply resets the count", w.id)
+        };
+        let mut f = Finding::new(&Self::META, "spec.replicas", message)
+            .help("remove spec.replicas from the workload; the HPA owns it")
+            .on_object(w.id.clone(), "spec.replicas");
         f = f.related(Location::Hpa("spec.scaleTargetRef".into()), "this HPA scales it");
         out.push(f);
     }
