@@ -842,3 +842,28 @@ fn a_budget_that_blocks_at_every_count_is_not_fixed_by_more_replicas() {
     assert_eq!(help("minAvailable: 3"), ["raise spec.minReplicas above what web requires, or use maxUnavailable: 1"]);
     assert_eq!(help("minAvailable: 90%"), ["raise spec.minReplicas above what web requires, or use maxUnavailable: 1"]);
 }
+
+/// HPA201 reads the requests of every pod the target's selector selects: the `helm create`
+/// scaffold's test Pod (the selector's labels, no request) is named, at its container.
+#[test]
+fn a_selected_test_pod_without_requests_is_named() {
+    let test_pod = "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: web-test-connection\n  namespace: shop\n  labels: {app: web, helm.sh/chart: web-0.1.0}\nspec:\n  containers:\n  - name: wget\n    image: busybox\n  restartPolicy: Never\n";
+    let deployment = WEB_DEPLOYMENT
+        .replace("REPLICAS", "minReadySeconds: 0")
+        .replace("resources: {}", "resources: {requests: {cpu: 100m}}");
+    let hpa = "---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web, namespace: shop}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  maxReplicas: 5\n  metrics:\n  - type: Resource\n    resource: {name: cpu, target: {type: Utilization, averageUtilization: 70}}\n";
+    let report = lint(&["--select", "HPA201"], &(deployment.clone() + hpa + test_pod));
+    assert_eq!(
+        said(&report, "HPA201"),
+        [(
+            "spec.metrics[0].resource.target.averageUtilization".to_string(),
+            "cpu utilization is measured against the requests of every pod the selector of Deployment shop/web (app=web) selects, and it selects the pods of Pod shop/web-test-connection, whose container \"wget\" has no cpu request: the controller will not scale on this metric while one runs or is kept".to_string(),
+            "give container \"wget\" of Pod shop/web-test-connection a cpu request, or give its pods labels the selector of Deployment shop/web does not match".to_string()
+        )]
+    );
+    let related = &report["diagnostics"][0]["related"][0];
+    assert_eq!((related["line"].as_u64(), related["column"].as_u64()), (Some(35), Some(5)), "{related}");
+    // Without the selector's labels it is not selected.
+    let other = test_pod.replace("app: web,", "app: web-test,");
+    assert_eq!(said(&lint(&["--select", "HPA201"], &(deployment + hpa + &other)), "HPA201"), []);
+}

@@ -39,6 +39,13 @@ crate::declare_rule! {
     /// Deployment: quantities must match the regular expression ...`). A quantity written
     /// `null` decodes as 0 (`Quantity.UnmarshalJSON`), a request of 0.
     ///
+    /// The controller reads the requests of every pod the scale target's selector selects, not
+    /// only the target's own: the other objects of the namespace whose pods it selects (a bare
+    /// Pod such as the `helm create` scaffold's test Pod, a Job, a CronJob's jobs, another
+    /// workload with more labels) need the request too, and each that lacks it is reported,
+    /// named. A finished pod still counts while it is kept (`calculatePodRequests` reads the
+    /// whole pod list on every release, Succeeded and Failed pods included).
+    ///
     /// For an Argo Rollout with `spec.workloadRef`, the referenced workload's template is read
     /// (a Deployment's or ReplicaSet's `spec.template`, a core PodTemplate's `template`).
     /// The workload must be in the checked manifests.
@@ -322,6 +329,7 @@ impl Rule for MissingResourceRequest {
                 }
             }
         }
+        other_selected_pods(cx, objects, template, defaulted, out);
     }
 
     /// Whether pod-level requests count ([`FeatureGates::pod_level_requests`]).
@@ -333,6 +341,92 @@ impl Rule for MissingResourceRequest {
         } else {
             "PodLevelResources is off: the controller ignores pod-level requests, so every container needs its own request".into()
         })
+    }
+}
+
+/// The findings for the other objects of the namespace (bare Pods, Jobs, CronJobs, other
+/// workloads: [`Objects::workloads_sharing_pods`]) whose pods the scale target's selector
+/// selects and which lack the request of a `Resource` utilization metric: the controller lists
+/// every pod under the target's selector and reads the requests of each
+/// (`calculatePodRequests` over the pod list in `GetResourceReplicas`, `replica_calculator.go`,
+/// every release), so one such pod fails the metric (`missing request for cpu`), as the
+/// `helm create` scaffold's test Pod does after `helm test`. `own`: the target's pod template,
+/// checked already.
+///
+/// [`Objects::workloads_sharing_pods`]: super::objects::Objects::workloads_sharing_pods
+fn other_selected_pods(
+    cx: &Context<'_>,
+    objects: &dyn super::objects::Objects,
+    own: &super::objects::Workload,
+    defaulted: bool,
+    out: &mut Vec<Finding>,
+) {
+    let Some(target) = cx.target_workload() else { return };
+    let Some(selector) = &target.selector else { return };
+    let metrics: Vec<(usize, &str)> = cx
+        .effective
+        .spec
+        .metrics
+        .iter()
+        .enumerate()
+        .filter_map(|(i, m)| {
+            let r = m.resource.as_deref().filter(|_| m.type_ == "Resource")?;
+            (served(&r.name) && r.target.average_value.is_none() && r.target.average_utilization.is_some())
+                .then_some((i, r.name.as_str()))
+        })
+        .collect();
+    if metrics.is_empty() {
+        return;
+    }
+    let gate = cx.settings.gates().enabled(Gate::PodLevelResources);
+    let pod_level = cx.settings.gates().pod_level_requests();
+    for w in objects.workloads_sharing_pods(target) {
+        let Some(t) = objects.pod_template_of(w) else { continue };
+        if t.id == own.id || t.containers.is_empty() || !selector.matches(&t.pod_labels) {
+            continue;
+        }
+        let pod = AdmittedPod::new(t, objects.limit_ranges(&t.id.namespace), gate);
+        for &(i, resource) in &metrics {
+            let missing: Vec<&TemplateContainer> = if pod_level && pod.pod_level_requests_set() {
+                if pod.pod_requests(resource).is_some() { Vec::new() } else { t.containers.iter().collect() }
+            } else {
+                t.containers.iter().filter(|c| pod.container_request(c, resource).is_none()).collect()
+            };
+            if missing.is_empty() {
+                continue;
+            }
+            let path = if defaulted {
+                if cx.written_in_v1() { "spec.targetCPUUtilizationPercentage" } else { "spec.metrics" }.to_string()
+            } else {
+                format!("spec.metrics[{i}].resource.target.averageUtilization")
+            };
+            let named = describe(&missing);
+            let mut f = Finding::new(
+                &MissingResourceRequest::META,
+                path,
+                format!(
+                    "{resource} utilization is measured against the requests of every pod the selector of {} ({}) selects, and it selects the pods of {}, whose {named} {} no {resource} request: the controller will not scale on this metric while one runs or is kept",
+                    target.id,
+                    selector.format(),
+                    t.id,
+                    if missing.len() == 1 { "has" } else { "have" },
+                ),
+            )
+            .help(format!(
+                "give {named} of {} a {resource} request, or give its pods labels the selector of {} does not match",
+                t.id, target.id
+            ));
+            for c in missing {
+                f = f.related(
+                    Location::Object {
+                        id: t.id.clone(),
+                        path: format!("{}.{}[{}]", t.pod_spec_path, c.list(), c.index),
+                    },
+                    format!("no {resource} request here"),
+                );
+            }
+            out.push(f);
+        }
     }
 }
 
