@@ -255,7 +255,7 @@ impl Rule for MissingResourceRequest {
                     (true, true) => "the default cpu metric (80% utilization, which kube-apiserver adds to an HPA without spec.targetCPUUtilizationPercentage)".to_string(),
                     (false, true) => "the default cpu metric (80% utilization, which kube-apiserver adds when spec.metrics is empty)".to_string(),
                 };
-                let mut f = Finding::new(
+                let f = Finding::new(
                     &Self::META,
                     path,
                     format!(
@@ -267,16 +267,7 @@ impl Rule for MissingResourceRequest {
                 .help(format!(
                     "add resources.requests.{resource} to {named} (a {resource} limit alone also sets it), {alternative}"
                 ));
-                for c in missing {
-                    f = f.related(
-                        Location::Object {
-                            id: template.id.clone(),
-                            path: format!("{}.{}[{}]", template.pod_spec_path, c.list(), c.index),
-                        },
-                        format!("no {resource} request here"),
-                    );
-                }
-                out.push(f);
+                out.push(without_request_here(f, template, &missing, resource));
             }
             if let Some(r) = &m.container_resource
                 && m.type_ == "ContainerResource"
@@ -401,7 +392,7 @@ fn other_selected_pods(
                 format!("spec.metrics[{i}].resource.target.averageUtilization")
             };
             let named = describe(&missing);
-            let mut f = Finding::new(
+            let f = Finding::new(
                 &MissingResourceRequest::META,
                 path,
                 format!(
@@ -416,18 +407,29 @@ fn other_selected_pods(
                 "give {named} of {} a {resource} request, or give its pods labels the selector of {} does not match",
                 t.id, target.id
             ));
-            for c in missing {
-                f = f.related(
-                    Location::Object {
-                        id: t.id.clone(),
-                        path: format!("{}.{}[{}]", t.pod_spec_path, c.list(), c.index),
-                    },
-                    format!("no {resource} request here"),
-                );
-            }
-            out.push(f);
+            out.push(without_request_here(f, t, &missing, resource));
         }
     }
+}
+
+/// `f` with each container of `missing` (of `template`) as a related place without a request
+/// for `resource`.
+fn without_request_here(
+    mut f: Finding,
+    template: &super::objects::Workload,
+    missing: &[&TemplateContainer],
+    resource: &str,
+) -> Finding {
+    for c in missing {
+        f = f.related(
+            Location::Object {
+                id: template.id.clone(),
+                path: format!("{}.{}[{}]", template.pod_spec_path, c.list(), c.index),
+            },
+            format!("no {resource} request here"),
+        );
+    }
+    f
 }
 
 /// The finding for a utilization metric of `resource` whose pods request 0 of it in all: the
