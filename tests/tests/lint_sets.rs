@@ -782,6 +782,13 @@ fn replicas_zero_says_the_controller_disables_the_hpa() {
             "remove spec.replicas from the workload; the HPA owns it".to_string()
         )]
     );
+    // A quoted count: kube-apiserver refuses the Deployment, in its words (an error).
+    let report = lint(&["--select", "HPA410"], &(WEB_DEPLOYMENT.replace("REPLICAS", "replicas: \"3\"") + hpa));
+    assert_eq!(
+        said(&report, "HPA410")[0].1,
+        "kube-apiserver rejects Deployment shop/web (Deployment in version \"v1\" cannot be handled as a Deployment: json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32), so there is nothing to scale"
+    );
+    assert_eq!(report["diagnostics"][0]["severity"], "error");
     let report = lint(&["--select", "HPA410"], &(WEB_DEPLOYMENT.replace("REPLICAS", "replicas: 3") + hpa));
     assert_eq!(
         said(&report, "HPA410")[0].1,

@@ -248,6 +248,9 @@ pub struct Workload {
     pub id: ObjectId,
     /// `spec.replicas`, when written.
     pub replicas: Option<i64>,
+    /// Why kube-apiserver cannot decode a built-in workload's `spec.replicas` (`replicas: "3"`),
+    /// in its words ([`replicas_error`]); `None` when it decodes.
+    pub replicas_error: Option<String>,
     /// The pod template's labels.
     pub pod_labels: BTreeMap<String, String>,
     /// Regular containers, then restartable init containers (sidecars): the containers whose
@@ -676,9 +679,11 @@ pub fn workload_from<'a, F: Fields<'a>>(id: ObjectId, v: F) -> Workload {
         Box::new(r)
     });
     let selector = workload_selector(&id, spec, &pod_labels);
+    let replicas_error = replicas_error(&id, spec);
     Workload {
         id,
         replicas,
+        replicas_error,
         selector,
         pod_labels,
         containers,
@@ -688,6 +693,27 @@ pub fn workload_from<'a, F: Fields<'a>>(id: ObjectId, v: F) -> Workload {
         pod_spec_path: pod_spec_path.into(),
         workload_ref,
     }
+}
+
+/// Why kube-apiserver's decoding of a built-in workload (Deployment, StatefulSet, ReplicaSet of
+/// `apps`, ReplicationController of the core group) fails on `spec.replicas`, a Go `*int32`: a
+/// value of another JSON type than a number (or null) is Go's type error, `json: cannot
+/// unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32`, as
+/// `resources_error` words those of a container's resources.
+pub fn replicas_error<'a>(id: &ObjectId, spec: Option<impl Fields<'a>>) -> Option<String> {
+    let group = GroupVersion::parse_or_empty(&id.api_version).group();
+    let built_in = match id.kind.as_str() {
+        "Deployment" | "StatefulSet" | "ReplicaSet" => group == "apps",
+        "ReplicationController" => group.is_empty(),
+        _ => false,
+    };
+    if !built_in {
+        return None;
+    }
+    let ty = spec?.field("replicas")?.json_type();
+    (!matches!(ty, "number" | "null")).then(|| {
+        format!("json: cannot unmarshal {ty} into Go struct field {}Spec.spec.replicas of type int32", id.kind)
+    })
 }
 
 /// Where an object holds the template of the pods it makes, and the path of its pod spec: at
