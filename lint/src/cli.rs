@@ -49,9 +49,9 @@ pub struct LintArgs {
     #[arg(long, value_enum)]
     pub scope: Option<crate::linter::config::Scope>,
 
-    /// The namespace of objects that name none, as `kubectl apply -n` and `helm template -n`
-    /// give it [default: the one namespace the other objects of their set name, else
-    /// `default`].
+    /// The namespace of objects that name none, as `kubectl apply -n` and `helm install -n`
+    /// give it; objects that name one stay in it [default: the one namespace the other objects
+    /// of their set name, else `default`].
     #[arg(short = 'n', long, value_name = "NAMESPACE")]
     pub namespace: Option<String>,
 

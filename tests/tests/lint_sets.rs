@@ -136,9 +136,9 @@ fn the_namespace_flag_places_objects_that_name_none() {
     let report = lint(&["-n", "shop"], RENDER);
     assert_eq!(positions(&report), [(13, 55, "HPA201".to_string())]);
     assert!(notes(&report).is_empty(), "{:?}", notes(&report));
-    // (The Deployment names `shop`: `kubectl apply -n other` refuses it, HPA000.)
+    // (The Deployment names `shop` and stays there, as Helm applies it: no HPA000.)
     let report = lint(&["--namespace", "other", "--select", "HPA201,HPA403"], RENDER);
-    assert_eq!(positions(&report), [(6, 65, "HPA403".to_string()), (19, 14, "HPA000".to_string())]);
+    assert_eq!(positions(&report), [(6, 65, "HPA403".to_string())]);
     assert_eq!(report["diagnostics"][0]["message"], "no Deployment other/web among the checked manifests");
     assert!(notes(&report).is_empty());
     let run = hpa_lint(&["--no-config", "-n", "Not_A_Namespace", "-"], RENDER);
@@ -693,31 +693,28 @@ fn undecodable_requests_say_what_kube_apiserver_does() {
     assert!(m.contains("container \"proxy\" of Deployment shop/web has none"), "{m}");
 }
 
-/// `-n other` with an object that names `shop`: `kubectl apply -n other` refuses it
-/// (cli-runtime's `RequireNamespace`), in its words, at its `metadata.namespace`; objects that
-/// name none, or name `other`, and kinds without namespaces are fine.
+/// `-n other` with an object that names `shop`: no error (Helm, which `helm template | hpa-lint
+/// -n NS -` stands for, fills only empty namespaces, and kube-apiserver admits it); the object
+/// stays in `shop`, the HPA that names none lands in `other` and does not find it there.
 #[test]
-fn the_namespace_flag_refuses_objects_naming_another_one() {
-    let report = lint(&["-n", "other", "--select", "HPA000"], RENDER);
-    assert_eq!(positions(&report), [(19, 14, "HPA000".to_string())], "{report}");
-    let d = &report["diagnostics"][0];
-    assert_eq!(d["path"], "metadata.namespace");
-    assert_eq!(
-        d["message"],
-        "the namespace from the provided object \"shop\" does not match the namespace \"other\". You must pass '--namespace=shop' to perform this operation."
-    );
-    assert_eq!(d["object"]["kind"], "Deployment");
-    for args in [&["-n", "shop"][..], &[][..]] {
-        let report = lint(&[args, &["--select", "HPA000"][..]].concat(), RENDER);
-        assert_eq!(positions(&report), [], "{args:?}: {report}");
+fn the_namespace_flag_leaves_objects_naming_another_one_in_it() {
+    let found = |args: &[&str], text: &str| -> Vec<(String, String)> {
+        let report = lint(args, text);
+        report["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| (d["rule"].as_str().unwrap().to_string(), d["object"]["namespace"].as_str().unwrap().to_string()))
+            .collect()
+    };
+    let hpa403 = [("HPA403".to_string(), "other".to_string())];
+    assert_eq!(found(&["-n", "other", "--select", "HPA000,HPA201,HPA403"], RENDER), hpa403);
+    // The HPA named into `shop` finds its Deployment there, with -n other as with -n shop.
+    let named = RENDER.replacen("  name: web\nspec:", "  name: web\n  namespace: shop\nspec:", 1);
+    for n in ["other", "shop"] {
+        let rules = found(&["-n", n, "--select", "HPA000,HPA201,HPA403"], &named);
+        assert_eq!(rules, [("HPA201".to_string(), "shop".to_string())], "-n {n}");
     }
-    let role = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: r, namespace: shop}\n";
-    assert_eq!(positions(&lint(&["-n", "other"], role)), []);
-    // An extension's kind without namespaces too, known by group and kind.
-    let class = "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: eg, namespace: shop}\nspec: {controllerName: x.io/gw}\n";
-    assert_eq!(positions(&lint(&["-n", "other"], class)), []);
-    let gateway = "apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: eg, namespace: shop}\n";
-    assert_eq!(positions(&lint(&["-n", "other"], gateway)), [(3, 33, "HPA000".to_string())]);
 }
 
 /// kubectl's decoding of `metadata` names a Go field without keys: the JSON path names the
@@ -738,4 +735,142 @@ fn metadata_decode_errors_have_the_field_path() {
     );
     assert_eq!(path("{name: c, creationTimestamp: 5}"), ("metadata.creationTimestamp".to_string(), 40));
     assert_eq!(path("{name: c, finalizers: [a, 1]}"), ("metadata.finalizers[1]".to_string(), 37));
+}
+
+/// The diagnostics of `rule` as (path, message, help).
+fn said(report: &Value, rule: &str) -> Vec<(String, String, String)> {
+    report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["rule"] == rule)
+        .map(|d| {
+            let text = |k: &str| d[k].as_str().unwrap_or_default().to_string();
+            (text("path"), text("message"), text("help"))
+        })
+        .collect()
+}
+
+const WEB_DEPLOYMENT: &str = "apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: shop}
+spec:
+  REPLICAS
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+      - name: app
+        image: ghcr.io/example/web:1.4.2
+        resources: {}
+";
+
+/// HPA410 on `replicas: 0` says that the controller disables the HPA (`ScalingDisabled`);
+/// other counts are only reset.
+#[test]
+fn replicas_zero_says_the_controller_disables_the_hpa() {
+    let hpa = "---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web, namespace: shop}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  maxReplicas: 5\n  metrics:\n  - type: Pods\n    pods: {metric: {name: rps}, target: {type: AverageValue, averageValue: \"10\"}}\n";
+    let report = lint(&["--select", "HPA410"], &(WEB_DEPLOYMENT.replace("REPLICAS", "replicas: 0") + hpa));
+    assert_eq!(
+        said(&report, "HPA410"),
+        [(
+            "spec.replicas".to_string(),
+            "Deployment shop/web sets spec.replicas: 0 while HorizontalPodAutoscaler shop/web scales it: every apply scales it to 0, and the controller then disables the HPA (ScalingDisabled: \"scaling is disabled since the replica count of the target is zero\") until something scales the workload up".to_string(),
+            "remove spec.replicas from the workload; the HPA owns it".to_string()
+        )]
+    );
+    // A quoted count: kube-apiserver refuses the Deployment, in its words (an error).
+    let report = lint(&["--select", "HPA410"], &(WEB_DEPLOYMENT.replace("REPLICAS", "replicas: \"3\"") + hpa));
+    assert_eq!(
+        said(&report, "HPA410")[0].1,
+        "kube-apiserver rejects Deployment shop/web (Deployment in version \"v1\" cannot be handled as a Deployment: json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32), so there is nothing to scale"
+    );
+    assert_eq!(report["diagnostics"][0]["severity"], "error");
+    let report = lint(&["--select", "HPA410"], &(WEB_DEPLOYMENT.replace("REPLICAS", "replicas: 3") + hpa));
+    assert_eq!(
+        said(&report, "HPA410")[0].1,
+        "Deployment shop/web sets spec.replicas: 3 while HorizontalPodAutoscaler shop/web scales it: every apply resets the count"
+    );
+}
+
+/// HPA201 on the cpu metric kube-apiserver adds when none is written says so, points at
+/// `spec.metrics` (at `spec` when it is not written; `spec.targetCPUUtilizationPercentage` in
+/// autoscaling/v1) and suggests no
+/// target nobody wrote.
+#[test]
+fn the_default_cpu_metric_is_named_as_such() {
+    let workload = WEB_DEPLOYMENT.replace("REPLICAS", "minReadySeconds: 0");
+    let v2 = "---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web, namespace: shop}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  maxReplicas: 5\n";
+    let report = lint(&["--select", "HPA201"], &(workload.clone() + v2));
+    let message = "the default cpu metric (80% utilization, which kube-apiserver adds when spec.metrics is empty) needs a cpu request in every container, and container \"app\" of Deployment shop/web has none: the controller will not scale on this metric";
+    let help = "add resources.requests.cpu to container \"app\" (a cpu limit alone also sets it), or write metrics of your own in spec.metrics (an AverageValue target needs no request)";
+    assert_eq!(said(&report, "HPA201"), [("spec.metrics".to_string(), message.to_string(), help.to_string())]);
+    // Where it points: `spec` (after the Deployment's 15 lines, `---` and 3 lines), or the
+    // empty `metrics` written.
+    assert_eq!(positions(&report), [(20, 1, "HPA201".to_string())]);
+    let report = lint(&["--select", "HPA201"], &(workload.clone() + v2 + "  metrics: []\n"));
+    assert_eq!(positions(&report), [(23, 3, "HPA201".to_string())]);
+    let v1 = v2.replace("autoscaling/v2", "autoscaling/v1");
+    let report = lint(&["--select", "HPA201"], &(workload + &v1));
+    let found = said(&report, "HPA201");
+    // The field not written, shown missing at `spec`.
+    assert_eq!(found[0].0, "spec.targetCPUUtilizationPercentage");
+    assert_eq!(positions(&report), [(20, 1, "HPA201".to_string())]);
+    assert!(found[0].1.starts_with("the default cpu metric (80% utilization, which kube-apiserver adds to an HPA without spec.targetCPUUtilizationPercentage) needs"), "{}", found[0].1);
+    assert!(
+        found[0].2.ends_with(
+            "or write the HPA in autoscaling/v2 with metrics of your own (an AverageValue target needs no request)"
+        ),
+        "{}",
+        found[0].2
+    );
+}
+
+/// HPA104's help for a budget that blocks at every count (`maxUnavailable: 0`,
+/// `minAvailable: 100%`) says only changing it helps; for a count, raising minReplicas helps.
+#[test]
+fn a_budget_that_blocks_at_every_count_is_not_fixed_by_more_replicas() {
+    let hpa = "---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web, namespace: shop}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  minReplicas: 3\n  maxReplicas: 5\n  metrics:\n  - type: Pods\n    pods: {metric: {name: rps}, target: {type: AverageValue, averageValue: \"10\"}}\n";
+    let help = |budget: &str| {
+        let pdb = format!(
+            "---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {{name: web, namespace: shop}}\nspec:\n  {budget}\n  selector:\n    matchLabels: {{app: web}}\n"
+        );
+        let report =
+            lint(&["--select", "HPA104"], &(WEB_DEPLOYMENT.replace("REPLICAS", "minReadySeconds: 0") + hpa + &pdb));
+        said(&report, "HPA104").into_iter().map(|(_, _, help)| help).collect::<Vec<_>>()
+    };
+    let never = "web allows no eviction at any replica count, so no minReplicas helps: change the budget (maxUnavailable: 1, or a minAvailable below 100%)";
+    assert_eq!(help("maxUnavailable: 0"), [never]);
+    assert_eq!(help("maxUnavailable: 0%"), [never]);
+    assert_eq!(help("minAvailable: 100%"), [never]);
+    assert_eq!(help("minAvailable: 3"), ["raise spec.minReplicas above what web requires, or use maxUnavailable: 1"]);
+    assert_eq!(help("minAvailable: 90%"), ["raise spec.minReplicas above what web requires, or use maxUnavailable: 1"]);
+}
+
+/// HPA201 reads the requests of every pod the target's selector selects: the `helm create`
+/// scaffold's test Pod (the selector's labels, no request) is named, at its container.
+#[test]
+fn a_selected_test_pod_without_requests_is_named() {
+    let test_pod = "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: web-test-connection\n  namespace: shop\n  labels: {app: web, helm.sh/chart: web-0.1.0}\nspec:\n  containers:\n  - name: wget\n    image: busybox\n  restartPolicy: Never\n";
+    let deployment = WEB_DEPLOYMENT
+        .replace("REPLICAS", "minReadySeconds: 0")
+        .replace("resources: {}", "resources: {requests: {cpu: 100m}}");
+    let hpa = "---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web, namespace: shop}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  maxReplicas: 5\n  metrics:\n  - type: Resource\n    resource: {name: cpu, target: {type: Utilization, averageUtilization: 70}}\n";
+    let report = lint(&["--select", "HPA201"], &(deployment.clone() + hpa + test_pod));
+    assert_eq!(
+        said(&report, "HPA201"),
+        [(
+            "spec.metrics[0].resource.target.averageUtilization".to_string(),
+            "cpu utilization is measured against the requests of every pod the selector of Deployment shop/web (app=web) selects, and it selects the pods of Pod shop/web-test-connection, whose container \"wget\" has no cpu request: the controller will not scale on this metric while one runs or is kept".to_string(),
+            "give container \"wget\" of Pod shop/web-test-connection a cpu request, or give its pods labels the selector of Deployment shop/web does not match".to_string()
+        )]
+    );
+    let related = &report["diagnostics"][0]["related"][0];
+    assert_eq!((related["line"].as_u64(), related["column"].as_u64()), (Some(35), Some(5)), "{related}");
+    // Without the selector's labels it is not selected.
+    let other = test_pod.replace("app: web,", "app: web-test,");
+    assert_eq!(said(&lint(&["--select", "HPA201"], &(deployment + hpa + &other)), "HPA201"), []);
 }

@@ -261,6 +261,78 @@ impl LabelSelector {
         parts.into_iter().map(|(_, t)| t).collect::<Vec<_>>().join(",")
     }
 
+    /// Why `metav1.LabelSelectorAsSelector` refuses the selector, in its words as `release`
+    /// writes them (`k8s.io/apimachinery/pkg/apis/meta/v1/helpers.go`, each requirement through
+    /// `labels.NewRequirement`: the key a label key, each value a label value, `In`/`NotIn` with
+    /// values, `Exists`/`DoesNotExist` without; an operator that is none of the four), the
+    /// requirement's errors aggregated; `None` when it converts. `matchLabels` come first, in
+    /// key order (Go ranges over a map, so with several bad pairs its first is any of them), then
+    /// the expressions in order; the first bad requirement is the error.
+    pub fn as_selector_error(&self, release: crate::features::KubernetesVersion) -> Option<String> {
+        use crate::field::{BadValue, FieldError, Path, ValueRendering, aggregate_message};
+        use crate::validation::names;
+        let rendering = ValueRendering::of(release);
+        let requirement = |key: &str, operator: &str, values: &[String]| -> Vec<FieldError> {
+            let mut errs = Vec::new();
+            let key_errors = names::qualified_name(key, release);
+            if !key_errors.is_empty() {
+                errs.push(FieldError::invalid(
+                    &Path::new("key"),
+                    BadValue::Str(key.to_string()),
+                    key_errors.join("; "),
+                ));
+            }
+            let values_path = Path::new("values");
+            let list = || BadValue::Composite {
+                json: serde_json::to_string(values).unwrap_or_default(),
+                go_syntax: if values.is_empty() {
+                    "[]string(nil)".to_string()
+                } else {
+                    let quoted: Vec<String> = values.iter().map(|v| go::quote(v)).collect();
+                    format!("[]string{{{}}}", quoted.join(", "))
+                },
+            };
+            let json_null = || BadValue::Composite { json: "null".into(), go_syntax: "[]string(nil)".into() };
+            match operator {
+                "In" | "NotIn" if values.is_empty() => errs.push(FieldError::invalid(
+                    &values_path,
+                    json_null(),
+                    "for 'in', 'notin' operators, values set can't be empty",
+                )),
+                "Exists" | "DoesNotExist" if !values.is_empty() => errs.push(FieldError::invalid(
+                    &values_path,
+                    list(),
+                    "values set must be empty for exists and does not exist",
+                )),
+                _ => {}
+            }
+            for (i, v) in values.iter().enumerate() {
+                let value_errors = names::label_value(v, release);
+                if !value_errors.is_empty() {
+                    let at = values_path.index(i);
+                    errs.push(FieldError::invalid(&at.key(key), BadValue::Str(v.clone()), value_errors.join("; ")));
+                }
+            }
+            errs.into_iter().map(|e| FieldError { rendering, ..e }).collect()
+        };
+        for (k, v) in &self.match_labels {
+            let errs = requirement(k, "Equals", std::slice::from_ref(v));
+            if !errs.is_empty() {
+                return Some(aggregate_message(&errs));
+            }
+        }
+        for r in &self.match_expressions {
+            if !matches!(r.operator.as_str(), "In" | "NotIn" | "Exists" | "DoesNotExist") {
+                return Some(format!("{} is not a valid label selector operator", go::quote(&r.operator)));
+            }
+            let errs = requirement(&r.key, &r.operator, &r.values);
+            if !errs.is_empty() {
+                return Some(aggregate_message(&errs));
+            }
+        }
+        None
+    }
+
     /// [`matches`](Self::matches) over labels looked up by key (the webhook's policy adds the
     /// `kubernetes.io/metadata.name` label of a namespace this way).
     ///
@@ -317,6 +389,36 @@ mod tests {
         };
         assert_eq!(s.format(), "app=web,env notin (dev),!legacy,tier in (a,b),track=canary,zone");
         assert_eq!(LabelSelector::default().format(), "");
+    }
+
+    /// `LabelSelectorAsSelector`'s errors, as `NewRequirement` words them.
+    #[test]
+    fn selectors_that_do_not_convert_say_why() {
+        use crate::features::KubernetesVersion;
+        let one =
+            |r: LabelSelectorRequirement| LabelSelector { match_labels: BTreeMap::new(), match_expressions: vec![r] };
+        let latest = KubernetesVersion::LATEST;
+        assert_eq!(
+            one(requirement("env", "Exists", &["prod"])).as_selector_error(latest).as_deref(),
+            Some("values: Invalid value: [\"prod\"]: values set must be empty for exists and does not exist")
+        );
+        assert_eq!(
+            one(requirement("env", "Exists", &["prod"])).as_selector_error(KubernetesVersion::V1_33).as_deref(),
+            Some("values: Invalid value: []string{\"prod\"}: values set must be empty for exists and does not exist")
+        );
+        assert_eq!(
+            one(requirement("tier", "In", &[])).as_selector_error(latest).as_deref(),
+            Some("values: Invalid value: null: for 'in', 'notin' operators, values set can't be empty")
+        );
+        assert_eq!(
+            one(requirement("tier", "Gt", &["1"])).as_selector_error(latest).as_deref(),
+            Some("\"Gt\" is not a valid label selector operator")
+        );
+        let spaced = LabelSelector { match_labels: labels(&[("queue", "my queue")]), match_expressions: Vec::new() };
+        let error = spaced.as_selector_error(latest).unwrap_or_default();
+        assert!(error.starts_with("values[0][queue]: Invalid value: \"my queue\": a valid label must be"), "{error}");
+        assert_eq!(LabelSelector::default().as_selector_error(latest), None);
+        assert_eq!(one(requirement("tier", "NotIn", &["a"])).as_selector_error(latest), None);
     }
 
     fn requirement(key: &str, operator: &str, values: &[&str]) -> LabelSelectorRequirement {

@@ -125,7 +125,9 @@ crate::declare_rule! {
     /// ## How to fix
     ///
     /// Express the budget as `maxUnavailable: 1`, which always allows one eviction, or raise
-    /// `minReplicas` above the budget's `minAvailable` (3 in the example).
+    /// `minReplicas` above the budget's `minAvailable` (3 in the example). A budget of
+    /// `maxUnavailable: 0` or `minAvailable: 100%` allows no eviction at any replica count: only
+    /// changing the budget helps, and the finding's help says so.
     pub struct MinReplicasBlockedByPdb {
         id: "HPA104",
         name: "min-replicas-blocked-by-pdb",
@@ -194,14 +196,30 @@ impl Rule for MinReplicasBlockedByPdb {
                             pdb.id.name
                         ),
                     )
-                    .help(format!(
-                        "raise spec.minReplicas above what {} requires, or use maxUnavailable: 1",
-                        pdb.id.name
-                    ))
+                    .help(help(pdb))
                     .related(Location::Object { id: pdb.id.clone(), path: field.into() }, "this budget"),
                 );
             }
         }
+    }
+}
+
+/// What to do about `pdb`: when it allows no eviction at any pod count (`maxUnavailable: 0`,
+/// `minAvailable: 100%`), only changing it helps; otherwise more replicas do too.
+fn help(pdb: &super::objects::Pdb) -> String {
+    const MANY: i64 = i32::MAX as i64;
+    let never = match (&pdb.min_available, &pdb.max_unavailable) {
+        (Some(m), _) => m.scaled(MANY, true) >= MANY,
+        (None, Some(m)) => m.scaled(MANY, true) <= 0,
+        (None, None) => false,
+    };
+    if never {
+        format!(
+            "{} allows no eviction at any replica count, so no minReplicas helps: change the budget (maxUnavailable: 1, or a minAvailable below 100%)",
+            pdb.id.name
+        )
+    } else {
+        format!("raise spec.minReplicas above what {} requires, or use maxUnavailable: 1", pdb.id.name)
     }
 }
 

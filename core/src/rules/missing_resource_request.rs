@@ -1,7 +1,9 @@
 //! HPA201 `missing-resource-request`: a utilization target the controller cannot compute.
 
 use super::objects::{AdmittedPod, TemplateContainer};
+use super::unsupported_resource_metric::served;
 use super::{Context, Finding, Location, Rule, RuleMeta};
+use crate::api::VersionedHpa;
 use crate::features::{FeatureGates, Gate, KubernetesVersion};
 
 crate::declare_rule! {
@@ -12,7 +14,9 @@ crate::declare_rule! {
     /// containers) has no request for that resource; or a `ContainerResource` utilization metric
     /// whose container has none. This includes the CPU metric that kube-apiserver adds when
     /// `metrics` is omitted (and every `autoscaling/v1` HPA's). One finding per metric names
-    /// every container without the request.
+    /// every container without the request. Only `cpu` and `memory` are judged: the resource
+    /// metrics API serves no other resource, so a utilization of `ephemeral-storage`,
+    /// `storage`, `hugepages-*` or `pods` never works whatever the requests (HPA204 reports it).
     ///
     /// Requests are those of the pods as kube-apiserver admits them, not only as written in the
     /// template: a container with a limit and no request for a resource gets the limit as its
@@ -34,6 +38,13 @@ crate::declare_rule! {
     /// the finding says so in its words (`Deployment in version "v1" cannot be handled as a
     /// Deployment: quantities must match the regular expression ...`). A quantity written
     /// `null` decodes as 0 (`Quantity.UnmarshalJSON`), a request of 0.
+    ///
+    /// The controller reads the requests of every pod the scale target's selector selects, not
+    /// only the target's own: the other objects of the namespace whose pods it selects (a bare
+    /// Pod such as the `helm create` scaffold's test Pod, a Job, a CronJob's jobs, another
+    /// workload with more labels) need the request too, and each that lacks it is reported,
+    /// named. A finished pod still counts while it is kept (`calculatePodRequests` reads the
+    /// whole pod list on every release, Succeeded and Failed pods included).
     ///
     /// For an Argo Rollout with `spec.workloadRef`, the referenced workload's template is read
     /// (a Deployment's or ReplicaSet's `spec.template`, a core PodTemplate's `template`).
@@ -154,15 +165,33 @@ impl Rule for MissingResourceRequest {
         // controller ignores pod-level requests: `pod_level_requests` says from which release.)
         let pod_level = cx.settings.gates().pod_level_requests() && pod.pod_level_requests_set();
         let v1 = cx.written_in_v1();
+        // No metric written: the one metric is kube-apiserver's default, 80% cpu utilization
+        // (`SetDefaults_HorizontalPodAutoscaler`; autoscaling/v1's conversion adds it to an HPA
+        // without `targetCPUUtilizationPercentage` nor metrics annotation), which nothing written
+        // stands for: findings point at where the metrics would be written.
+        let defaulted = match cx.original {
+            VersionedHpa::V1(h) => {
+                h.spec.target_cpu_utilization_percentage.is_none()
+                    && !h.metadata.annotations.contains_key(crate::convert::annotations::METRICS)
+            }
+            _ => cx.written.spec.metrics.is_empty(),
+        };
         for (i, m) in cx.effective.spec.metrics.iter().enumerate() {
             // The controller reads averageValue first: only then utilization needs requests.
+            // A resource the metrics API never serves has no utilization whatever the requests:
+            // HPA204 reports it, once.
             if let Some(r) = &m.resource
                 && m.type_ == "Resource"
+                && served(&r.name)
                 && r.target.average_value.is_none()
                 && r.target.average_utilization.is_some()
             {
                 let resource = r.name.as_str();
-                let path = format!("spec.metrics[{i}].resource.target.averageUtilization");
+                let path = if defaulted {
+                    if v1 { "spec.targetCPUUtilizationPercentage" } else { "spec.metrics" }.to_string()
+                } else {
+                    format!("spec.metrics[{i}].resource.target.averageUtilization")
+                };
                 if pod_level {
                     if pod.pod_requests(resource) == Some(0) {
                         out.push(zero_requests(resource, &path, template));
@@ -209,16 +238,28 @@ impl Rule for MissingResourceRequest {
                     continue;
                 }
                 let named = describe(&missing);
-                let alternative = if v1 {
-                    "or write the HPA in autoscaling/v2 and use an AverageValue target (autoscaling/v1 has only targetCPUUtilizationPercentage)"
-                } else {
-                    "or use an AverageValue target"
+                let alternative = match (v1, defaulted) {
+                    (true, false) => {
+                        "or write the HPA in autoscaling/v2 and use an AverageValue target (autoscaling/v1 has only targetCPUUtilizationPercentage)"
+                    }
+                    (true, true) => {
+                        "or write the HPA in autoscaling/v2 with metrics of your own (an AverageValue target needs no request)"
+                    }
+                    (false, false) => "or use an AverageValue target",
+                    (false, true) => {
+                        "or write metrics of your own in spec.metrics (an AverageValue target needs no request)"
+                    }
                 };
-                let mut f = Finding::new(
+                let subject = match (v1, defaulted) {
+                    (_, false) => format!("{resource} utilization"),
+                    (true, true) => "the default cpu metric (80% utilization, which kube-apiserver adds to an HPA without spec.targetCPUUtilizationPercentage)".to_string(),
+                    (false, true) => "the default cpu metric (80% utilization, which kube-apiserver adds when spec.metrics is empty)".to_string(),
+                };
+                let f = Finding::new(
                     &Self::META,
                     path,
                     format!(
-                        "{resource} utilization needs a {resource} request in every container, and {named} of {} {} none: the controller will not scale on this metric",
+                        "{subject} needs a {resource} request in every container, and {named} of {} {} none: the controller will not scale on this metric",
                         template.id,
                         if missing.len() == 1 { "has" } else { "have" },
                     ),
@@ -226,19 +267,11 @@ impl Rule for MissingResourceRequest {
                 .help(format!(
                     "add resources.requests.{resource} to {named} (a {resource} limit alone also sets it), {alternative}"
                 ));
-                for c in missing {
-                    f = f.related(
-                        Location::Object {
-                            id: template.id.clone(),
-                            path: format!("{}.{}[{}]", template.pod_spec_path, c.list(), c.index),
-                        },
-                        format!("no {resource} request here"),
-                    );
-                }
-                out.push(f);
+                out.push(without_request_here(f, template, &missing, resource));
             }
             if let Some(r) = &m.container_resource
                 && m.type_ == "ContainerResource"
+                && served(&r.name)
                 && r.target.average_value.is_none()
                 && r.target.average_utilization.is_some()
                 && let Some(c) = template.containers.iter().find(|c| c.name == r.container)
@@ -287,6 +320,7 @@ impl Rule for MissingResourceRequest {
                 }
             }
         }
+        other_selected_pods(cx, objects, template, defaulted, out);
     }
 
     /// Whether pod-level requests count ([`FeatureGates::pod_level_requests`]).
@@ -299,6 +333,103 @@ impl Rule for MissingResourceRequest {
             "PodLevelResources is off: the controller ignores pod-level requests, so every container needs its own request".into()
         })
     }
+}
+
+/// The findings for the other objects of the namespace (bare Pods, Jobs, CronJobs, other
+/// workloads: [`Objects::workloads_sharing_pods`]) whose pods the scale target's selector
+/// selects and which lack the request of a `Resource` utilization metric: the controller lists
+/// every pod under the target's selector and reads the requests of each
+/// (`calculatePodRequests` over the pod list in `GetResourceReplicas`, `replica_calculator.go`,
+/// every release), so one such pod fails the metric (`missing request for cpu`), as the
+/// `helm create` scaffold's test Pod does after `helm test`. `own`: the target's pod template,
+/// checked already.
+///
+/// [`Objects::workloads_sharing_pods`]: super::objects::Objects::workloads_sharing_pods
+fn other_selected_pods(
+    cx: &Context<'_>,
+    objects: &dyn super::objects::Objects,
+    own: &super::objects::Workload,
+    defaulted: bool,
+    out: &mut Vec<Finding>,
+) {
+    let Some(target) = cx.target_workload() else { return };
+    let Some(selector) = &target.selector else { return };
+    let metrics: Vec<(usize, &str)> = cx
+        .effective
+        .spec
+        .metrics
+        .iter()
+        .enumerate()
+        .filter_map(|(i, m)| {
+            let r = m.resource.as_deref().filter(|_| m.type_ == "Resource")?;
+            (served(&r.name) && r.target.average_value.is_none() && r.target.average_utilization.is_some())
+                .then_some((i, r.name.as_str()))
+        })
+        .collect();
+    if metrics.is_empty() {
+        return;
+    }
+    let gate = cx.settings.gates().enabled(Gate::PodLevelResources);
+    let pod_level = cx.settings.gates().pod_level_requests();
+    for w in objects.workloads_sharing_pods(target) {
+        let Some(t) = objects.pod_template_of(w) else { continue };
+        if t.id == own.id || t.containers.is_empty() || !selector.matches(&t.pod_labels) {
+            continue;
+        }
+        let pod = AdmittedPod::new(t, objects.limit_ranges(&t.id.namespace), gate);
+        for &(i, resource) in &metrics {
+            let missing: Vec<&TemplateContainer> = if pod_level && pod.pod_level_requests_set() {
+                if pod.pod_requests(resource).is_some() { Vec::new() } else { t.containers.iter().collect() }
+            } else {
+                t.containers.iter().filter(|c| pod.container_request(c, resource).is_none()).collect()
+            };
+            if missing.is_empty() {
+                continue;
+            }
+            let path = if defaulted {
+                if cx.written_in_v1() { "spec.targetCPUUtilizationPercentage" } else { "spec.metrics" }.to_string()
+            } else {
+                format!("spec.metrics[{i}].resource.target.averageUtilization")
+            };
+            let named = describe(&missing);
+            let f = Finding::new(
+                &MissingResourceRequest::META,
+                path,
+                format!(
+                    "{resource} utilization is measured against the requests of every pod the selector of {} ({}) selects, and it selects the pods of {}, whose {named} {} no {resource} request: the controller will not scale on this metric while one runs or is kept",
+                    target.id,
+                    selector.format(),
+                    t.id,
+                    if missing.len() == 1 { "has" } else { "have" },
+                ),
+            )
+            .help(format!(
+                "give {named} of {} a {resource} request, or give its pods labels the selector of {} does not match",
+                t.id, target.id
+            ));
+            out.push(without_request_here(f, t, &missing, resource));
+        }
+    }
+}
+
+/// `f` with each container of `missing` (of `template`) as a related place without a request
+/// for `resource`.
+fn without_request_here(
+    mut f: Finding,
+    template: &super::objects::Workload,
+    missing: &[&TemplateContainer],
+    resource: &str,
+) -> Finding {
+    for c in missing {
+        f = f.related(
+            Location::Object {
+                id: template.id.clone(),
+                path: format!("{}.{}[{}]", template.pod_spec_path, c.list(), c.index),
+            },
+            format!("no {resource} request here"),
+        );
+    }
+    f
 }
 
 /// The finding for a utilization metric of `resource` whose pods request 0 of it in all: the

@@ -22,6 +22,7 @@ mod duplicate_metric;
 mod ignore;
 mod ignored_alpha_annotation;
 mod invalid;
+mod invalid_metric_selector;
 mod keda_conflict;
 mod legacy_behavior;
 mod max_replicas_above_limit;
@@ -395,6 +396,7 @@ pub static ALL: &[&dyn Rule] = &[
     &target_type_mismatch::TargetTypeMismatch,
     &unsupported_resource_metric::UnsupportedResourceMetric,
     &duplicate_metric::DuplicateMetric,
+    &invalid_metric_selector::InvalidMetricSelector,
     &scale_down_disabled::ScaleDownDisabled,
     &slow_scale_up::SlowScaleUp,
     &short_scale_down_window::ShortScaleDownWindow,

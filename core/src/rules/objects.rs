@@ -248,6 +248,9 @@ pub struct Workload {
     pub id: ObjectId,
     /// `spec.replicas`, when written.
     pub replicas: Option<i64>,
+    /// Why kube-apiserver cannot decode a built-in workload's `spec.replicas` (`replicas: "3"`),
+    /// in its words ([`replicas_error`]); `None` when it decodes.
+    pub replicas_error: Option<String>,
     /// The pod template's labels.
     pub pod_labels: BTreeMap<String, String>,
     /// Regular containers, then restartable init containers (sidecars): the containers whose
@@ -654,11 +657,10 @@ pub fn workload_from_json(id: ObjectId, v: &Value) -> Workload {
 /// Rollout's `workloadRef` may name one, as Argo's `informerBasedTemplateResolver.Resolve`
 /// (rollout/templateref.go) reads the template at each kind's path (`infoByGroupKind`:
 /// `template` for a PodTemplate, `spec.template` for a Deployment or a ReplicaSet).
-pub fn workload_from<'a>(id: ObjectId, v: impl Fields<'a>) -> Workload {
+pub fn workload_from<'a, F: Fields<'a>>(id: ObjectId, v: F) -> Workload {
     let spec = v.field("spec");
     let replicas = spec.and_then(|s| s.field("replicas")).and_then(Fields::as_i64);
-    let pod_template = is_pod_template(&id);
-    let template = if pod_template { v.field("template") } else { spec.and_then(|s| s.field("template")) };
+    let (template, pod_spec_path) = pod_template_at(&id, v);
     let pod_labels = template
         .and_then(|t| t.field("metadata"))
         .and_then(|m| m.field("labels"))
@@ -668,14 +670,14 @@ pub fn workload_from<'a>(id: ObjectId, v: impl Fields<'a>) -> Workload {
     let mut containers = Vec::new();
     let mut init_containers = Vec::new();
     if let Some(cs) = pod_spec.and_then(|p| p.field("containers")).and_then(Fields::items) {
-        containers.extend(cs.enumerate().map(|(i, c)| template_container(c, i, false, false, pod_template)));
+        containers.extend(cs.enumerate().map(|(i, c)| template_container(c, i, false, false, pod_spec_path)));
     }
     if let Some(cs) = pod_spec.and_then(|p| p.field("initContainers")).and_then(Fields::items) {
         for (i, c) in cs.enumerate() {
             if c.field("restartPolicy").and_then(Fields::as_str) == Some("Always") {
-                containers.push(template_container(c, i, true, true, pod_template));
+                containers.push(template_container(c, i, true, true, pod_spec_path));
             } else {
-                init_containers.push(template_container(c, i, false, true, pod_template));
+                init_containers.push(template_container(c, i, false, true, pod_spec_path));
             }
         }
     }
@@ -688,33 +690,68 @@ pub fn workload_from<'a>(id: ObjectId, v: impl Fields<'a>) -> Workload {
         Box::new(r)
     });
     let selector = workload_selector(&id, spec, &pod_labels);
+    let replicas_error = replicas_error(&id, spec);
     Workload {
         id,
         replicas,
+        replicas_error,
         selector,
         pod_labels,
         containers,
         init_containers,
         pod_requests: pod_spec.map(|p| resource_list(p, "requests")).unwrap_or_default(),
         pod_limits: pod_spec.map(|p| resource_list(p, "limits")).unwrap_or_default(),
-        pod_spec_path: if pod_template { "template.spec" } else { "spec.template.spec" }.into(),
+        pod_spec_path: pod_spec_path.into(),
         workload_ref,
     }
 }
 
-/// Whether an object is a core `PodTemplate` (`v1`), whose template is at the top level.
-fn is_pod_template(id: &ObjectId) -> bool {
-    id.kind == "PodTemplate" && id.api_version == "v1"
+/// Why kube-apiserver's decoding of a built-in workload (Deployment, StatefulSet, ReplicaSet of
+/// `apps`, ReplicationController of the core group) fails on `spec.replicas`, a Go `*int32`: a
+/// value of another JSON type than a number (or null) is Go's type error, `json: cannot
+/// unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32`, as
+/// `resources_error` words those of a container's resources.
+pub fn replicas_error<'a>(id: &ObjectId, spec: Option<impl Fields<'a>>) -> Option<String> {
+    let group = GroupVersion::parse_or_empty(&id.api_version).group();
+    let built_in = match id.kind.as_str() {
+        "Deployment" | "StatefulSet" | "ReplicaSet" => group == "apps",
+        "ReplicationController" => group.is_empty(),
+        _ => false,
+    };
+    if !built_in {
+        return None;
+    }
+    let ty = spec?.field("replicas")?.json_type();
+    (!matches!(ty, "number" | "null")).then(|| {
+        format!("json: cannot unmarshal {ty} into Go struct field {}Spec.spec.replicas of type int32", id.kind)
+    })
 }
 
-/// A container of a pod template, at `index` in its list (`init`: `initContainers`;
-/// `pod_template`: of a core `PodTemplate`, whose template is at the top level).
+/// Where an object holds the template of the pods it makes, and the path of its pod spec: at
+/// the top level for a core `PodTemplate` (`template`) and a core `Pod` (the object itself: its
+/// `metadata` and `spec`), under `spec.jobTemplate.spec.template` for a `CronJob` of `batch`,
+/// else under `spec.template`.
+fn pod_template_at<'a, F: Fields<'a>>(id: &ObjectId, v: F) -> (Option<F>, &'static str) {
+    let spec = v.field("spec");
+    match (id.kind.as_str(), id.api_version.as_str()) {
+        ("PodTemplate", "v1") => (v.field("template"), "template.spec"),
+        ("Pod", "v1") => (Some(v), "spec"),
+        ("CronJob", api_version) if GroupVersion::parse_or_empty(api_version).group() == "batch" => (
+            spec.and_then(|s| s.field("jobTemplate")).and_then(|j| j.field("spec")).and_then(|s| s.field("template")),
+            "spec.jobTemplate.spec.template.spec",
+        ),
+        _ => (spec.and_then(|s| s.field("template")), "spec.template.spec"),
+    }
+}
+
+/// A container of a pod template, at `index` in its list (`init`: `initContainers`), in the pod
+/// spec at `pod_spec_path`.
 fn template_container<'a>(
     c: impl Fields<'a>,
     index: usize,
     sidecar: bool,
     init: bool,
-    pod_template: bool,
+    pod_spec_path: &str,
 ) -> TemplateContainer {
     let requests = resource_list(c, "requests");
     let limits_as_requests = c
@@ -734,11 +771,7 @@ fn template_container<'a>(
         sidecar,
         requests,
         limits_as_requests,
-        resources_error: resources_error(
-            c,
-            if pod_template { "template.spec" } else { "spec.template.spec" },
-            if init { "initContainers" } else { "containers" },
-        ),
+        resources_error: resources_error(c, pod_spec_path, if init { "initContainers" } else { "containers" }),
     }
 }
 

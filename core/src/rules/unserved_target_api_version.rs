@@ -1,4 +1,5 @@
-//! HPA405 `unserved-target-api-version`: a scale target apiVersion that is not served.
+//! HPA405 `unserved-target-api-version`: a scale target (or described object) apiVersion that is
+//! not served.
 
 use super::{Context, Finding, Rule, RuleMeta, SCALABLE_KINDS, Severity};
 use crate::api::GroupVersion;
@@ -8,7 +9,11 @@ crate::declare_rule! {
     ///
     /// `spec.scaleTargetRef.apiVersion` of a built-in workload kind against the versions Kubernetes
     /// serves: `apps/v1` for Deployment, StatefulSet and ReplicaSet, `v1` for
-    /// ReplicationController.
+    /// ReplicationController. And the `describedObject.apiVersion` of each `Object` metric of a
+    /// built-in kind (those, and Ingress in `networking.k8s.io/v1`; Service, Pod and Namespace in
+    /// `v1`; DaemonSet in `apps/v1`; Job and CronJob in `batch/v1`): an Ingress written
+    /// `extensions/v1beta1`, as older charts do. Every release from 1.33 to 1.38 judges alike:
+    /// these groups went away before 1.33.
     ///
     /// ## Why it matters
     ///
@@ -18,6 +23,11 @@ crate::declare_rule! {
     /// does not exist (`apps/v1beta3`, `apps/v2`) still works, but it misleads readers and other
     /// tools (a warning). Versions the kind was once served in (`apps/v1beta1`, `apps/v1beta2`) are
     /// not reported: they name the right group.
+    ///
+    /// The custom metrics client maps a described object to its resource the same way, by group
+    /// and kind (`qualResourceForKind` in `k8s.io/metrics/pkg/client/custom_metrics`): in a group
+    /// that does not serve the kind it fails with `unable to map kind Ingress.extensions to
+    /// resource`, and the metric never has a value (`FailedGetObjectMetric`), an error.
     ///
     /// ## Example
     ///
@@ -57,12 +67,13 @@ crate::declare_rule! {
     ///
     /// ## How to fix
     ///
-    /// Use `apiVersion: apps/v1` (`v1` for a ReplicationController).
+    /// Use `apiVersion: apps/v1` (`v1` for a ReplicationController); for a described object, the
+    /// version its kind is served in (`networking.k8s.io/v1` for an Ingress).
     pub struct UnservedTargetApiVersion {
         id: "HPA405",
         name: "unserved-target-api-version",
         severity: Warning,
-        summary: "the scale target's apiVersion is not served for its kind",
+        summary: "the scale target's or a described object's apiVersion is not served for its kind",
         needs_objects: false,
     }
 }
@@ -74,37 +85,82 @@ impl Rule for UnservedTargetApiVersion {
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Finding>) {
         let t = &cx.effective.spec.scale_target_ref;
-        let Some((kind, served)) = SCALABLE_KINDS.iter().find(|(k, _)| *k == t.kind) else { return };
-        // An empty apiVersion is a validation error already (HPA000). A version the kind was
-        // once served in still names the right group, and the controller uses only the group.
-        if t.api_version.is_empty() || served.contains(&t.api_version.as_str()) || retired(kind, &t.api_version) {
-            return;
+        // An empty apiVersion is a validation error already (HPA000).
+        if !t.api_version.is_empty()
+            && let Some((kind, served)) = SCALABLE_KINDS.iter().find(|(k, _)| *k == t.kind)
+            && let Some(mut f) = judge(kind, served, &t.api_version, "spec.scaleTargetRef.apiVersion")
+        {
+            if f.severity == Severity::Error {
+                f.message.push_str(": the controller cannot find the target");
+            }
+            out.push(f);
         }
-        let Ok(group) = GroupVersion::parse(&t.api_version).map(GroupVersion::group) else { return };
-        let Ok(served_group) = GroupVersion::parse(served[0]).map(GroupVersion::group) else { return };
-        let mut f = Finding::new(&Self::META, "spec.scaleTargetRef.apiVersion", String::new())
-            .help(format!("use `apiVersion: {}`", served[0]));
-        if group != served_group {
-            f.severity = Severity::Error;
-            f.message = format!(
-                "{kind} is not served in group {:?} ({}): the controller cannot find the target",
-                group, t.api_version
-            );
-        } else {
-            f.message = format!(
-                "{} is not a version of {kind} (a typo?); the controller only uses the group, so it works, but write {}",
-                t.api_version, served[0]
-            );
+        for (i, m) in cx.effective.spec.metrics.iter().enumerate() {
+            let Some(o) = m.object.as_deref().filter(|_| m.type_ == "Object") else { continue };
+            let d = &o.described_object;
+            // An empty apiVersion is allowed here and names the core group.
+            let Some((kind, served)) = SCALABLE_KINDS.iter().chain(DESCRIBED_KINDS).find(|(k, _)| *k == d.kind) else {
+                continue;
+            };
+            let path = format!("spec.metrics[{i}].object.describedObject.apiVersion");
+            let Some(mut f) = judge(kind, served, &d.api_version, &path) else { continue };
+            if f.severity == Severity::Error {
+                let group = GroupVersion::parse_or_empty(&d.api_version).group().to_string();
+                let group_kind = if group.is_empty() { d.kind.to_string() } else { format!("{}.{group}", d.kind) };
+                f.message.push_str(&format!(
+                    ": the controller cannot read metric {:?} (FailedGetObjectMetric: \"unable to map kind {group_kind} to resource\")",
+                    o.metric.name
+                ));
+            }
+            out.push(f);
         }
-        out.push(f);
     }
+}
+
+/// The built-in kinds an `Object` metric commonly describes, besides [`SCALABLE_KINDS`], with
+/// the versions they are served in (the first is the one to write).
+const DESCRIBED_KINDS: &[(&str, &[&str])] = &[
+    ("Ingress", &["networking.k8s.io/v1"]),
+    ("Service", &["v1", ""]),
+    ("Pod", &["v1", ""]),
+    ("Namespace", &["v1", ""]),
+    ("DaemonSet", &["apps/v1"]),
+    ("Job", &["batch/v1"]),
+    ("CronJob", &["batch/v1"]),
+];
+
+/// The finding for `api_version` of `kind` at `path`, if it is not one of the `served` versions
+/// (nor one the kind was once served in): an error when the group differs, since the controller
+/// maps group and kind to a resource and ignores the version (the message then says what fails
+/// after its colon), a warning for a version of the right group that never existed.
+fn judge(kind: &str, served: &[&str], api_version: &str, path: &str) -> Option<Finding> {
+    if served.contains(&api_version) || retired(kind, api_version) {
+        return None;
+    }
+    let group = GroupVersion::parse(api_version).map(GroupVersion::group).ok()?;
+    let served_group = GroupVersion::parse(served.first()?).map(GroupVersion::group).ok()?;
+    let mut f = Finding::new(&UnservedTargetApiVersion::META, path, String::new())
+        .help(format!("use `apiVersion: {}`", served[0]));
+    if group != served_group {
+        f.severity = Severity::Error;
+        let written = if api_version.is_empty() { "no apiVersion" } else { api_version };
+        f.message = format!("{kind} is not served in group {group:?} ({written})");
+    } else {
+        f.message = format!(
+            "{api_version} is not a version of {kind} (a typo?); the controller only uses the group, so it works, but write {}",
+            served[0]
+        );
+    }
+    Some(f)
 }
 
 /// Versions a kind was served in by earlier releases, in its current group.
 fn retired(kind: &str, api_version: &str) -> bool {
     match kind {
         "Deployment" | "StatefulSet" => matches!(api_version, "apps/v1beta1" | "apps/v1beta2"),
-        "ReplicaSet" => api_version == "apps/v1beta2",
+        "ReplicaSet" | "DaemonSet" => api_version == "apps/v1beta2",
+        "Ingress" => api_version == "networking.k8s.io/v1beta1",
+        "CronJob" => matches!(api_version, "batch/v1beta1" | "batch/v2alpha1"),
         _ => false,
     }
 }

@@ -80,7 +80,7 @@ impl Rule for UnsupportedResourceMetric {
             } else {
                 continue;
             };
-            if !name.is_empty() && name != "cpu" && name != "memory" {
+            if !name.is_empty() && !served(name) {
                 out.push(
                     Finding::new(
                         &Self::META,
@@ -94,4 +94,12 @@ impl Rule for UnsupportedResourceMetric {
             }
         }
     }
+}
+
+/// Whether the resource metrics API (`metrics.k8s.io`, metrics-server) reports `resource`:
+/// cpu and memory only (`PodMetrics` containers' `usage`, read by `GetResourceMetric` in
+/// `pkg/controller/podautoscaler/metrics/client.go`). The other rules on `Resource` metrics
+/// judge only these and leave the rest to HPA204.
+pub(crate) fn served(resource: &str) -> bool {
+    matches!(resource, "cpu" | "memory")
 }

@@ -6,7 +6,10 @@ crate::declare_rule! {
     /// ## What it checks
     ///
     /// The HPA's scale target (a Deployment, StatefulSet, ...) in the checked manifests sets
-    /// `spec.replicas` (kube-score, Polaris). The finding is on the workload.
+    /// `spec.replicas` (kube-score, Polaris). The finding is on the workload. A count at 0 is
+    /// worse: the controller then disables the HPA (`ScalingDisabled`). A count that is not a
+    /// number (`replicas: "3"`) makes kube-apiserver refuse a built-in workload, in its decoding
+    /// words: an error.
     ///
     /// ## Why it matters
     ///
@@ -107,17 +110,44 @@ impl Rule for WorkloadSetsReplicas {
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Finding>) {
         let Some(w) = cx.target_workload() else { return };
+        if let Some(error) = &w.replicas_error {
+            // Written, but not decodable: kube-apiserver refuses the whole workload.
+            let version = crate::api::GroupVersion::parse_or_empty(&w.id.api_version).version();
+            let mut f = Finding::new(
+                &Self::META,
+                "spec.replicas",
+                format!(
+                    "kube-apiserver rejects {} ({} in version {} cannot be handled as a {}: {error}), so there is nothing to scale",
+                    w.id,
+                    w.id.kind,
+                    crate::go::quote(version),
+                    w.id.kind
+                ),
+            )
+            .help("remove spec.replicas from the workload (the HPA owns it), or write it as an integer")
+            .on_object(w.id.clone(), "spec.replicas");
+            f.severity = super::Severity::Error;
+            out.push(f.related(Location::Hpa("spec.scaleTargetRef".into()), "this HPA scales it"));
+            return;
+        }
         let Some(replicas) = w.replicas else { return };
         // Named as the workload is, with its namespace (`ObjectId`'s display).
         let mut hpa = String::new();
         let _ = super::objects::write_object(&mut hpa, crate::api::KIND, cx.namespace(), &cx.effective.metadata.name);
-        let mut f = Finding::new(
-            &Self::META,
-            "spec.replicas",
-            format!("{} sets spec.replicas: {replicas} while {hpa} scales it: every apply resets the count", w.id),
-        )
-        .help("remove spec.replicas from the workload; the HPA owns it")
-        .on_object(w.id.clone(), "spec.replicas");
+        // At 0 replicas the controller does not scale an HPA whose minReplicas is not 0: it sets
+        // ScalingActive False, ScalingDisabled (`reconcileAutoscaler` in
+        // `horizontal.go`), so every apply switches the HPA off.
+        let message = if replicas == 0 && cx.effective.spec.min_replicas != Some(0) {
+            format!(
+                "{} sets spec.replicas: 0 while {hpa} scales it: every apply scales it to 0, and the controller then disables the HPA (ScalingDisabled: \"scaling is disabled since the replica count of the target is zero\") until something scales the workload up",
+                w.id
+            )
+        } else {
+            format!("{} sets spec.replicas: {replicas} while {hpa} scales it: every apply resets the count", w.id)
+        };
+        let mut f = Finding::new(&Self::META, "spec.replicas", message)
+            .help("remove spec.replicas from the workload; the HPA owns it")
+            .on_object(w.id.clone(), "spec.replicas");
         f = f.related(Location::Hpa("spec.scaleTargetRef".into()), "this HPA scales it");
         out.push(f);
     }

@@ -70,8 +70,20 @@ pub fn first_pass_needs(kind: &str) -> Option<&'static Keep> {
     // annotations (`workload_from`).
     const TEMPLATE: Keep =
         Keep(&[("metadata", Some(&Keep(&[("annotations", ALL), ("labels", ALL)]))), ("spec", Some(&POD_SPEC))]);
-    const SPEC: Keep =
-        Keep(&[("replicas", ALL), ("selector", ALL), ("template", Some(&TEMPLATE)), ("workloadRef", ALL)]);
+    // A CronJob's template is under `spec.jobTemplate.spec.template`.
+    const JOB_SPEC: Keep = Keep(&[("template", Some(&TEMPLATE))]);
+    const JOB_TEMPLATE: Keep = Keep(&[("spec", Some(&JOB_SPEC))]);
+    // A Pod's spec is its pod spec (`resources`, `containers`, `initContainers`).
+    const SPEC: Keep = Keep(&[
+        ("replicas", ALL),
+        ("selector", ALL),
+        ("template", Some(&TEMPLATE)),
+        ("workloadRef", ALL),
+        ("jobTemplate", Some(&JOB_TEMPLATE)),
+        ("resources", ALL),
+        ("containers", Some(&CONTAINER)),
+        ("initContainers", Some(&CONTAINER)),
+    ]);
     const WORKLOAD: Keep = Keep(&[
         ("apiVersion", ALL),
         ("kind", ALL),

@@ -38,7 +38,9 @@ pub struct LintOptions {
     pub check: check::Options,
     /// `-n/--namespace`: the namespace of objects that name none. Without it, they join the
     /// namespace the other objects of their set name when those all name the same one, and
-    /// `default` otherwise, as kubectl does.
+    /// `default` otherwise, as kubectl does. An object that names a namespace stays in it, as
+    /// Helm applies it (`pkg/kube/client.go` `newBuilder`: `DefaultNamespace()` fills only empty
+    /// namespaces; `kubectl apply -n` alone refuses such an object, and kube-apiserver does not).
     pub namespace: Option<String>,
     /// Which objects form a manifest set.
     pub scope: Scope,
@@ -756,12 +758,6 @@ fn first_pass_objects(
         }
         r.keys.push(identity);
         let mut info = ObjectInfo { id, namespace, document: obj.document, item: obj.item, repeat: false };
-        if let Some(given) = &opts.namespace
-            && namespace == Namespace::Written
-            && info.id.namespace != *given
-        {
-            r.diags.push(other_namespace(i, obj, &info, given));
-        }
         if identifiable {
             let key = Keys::identity(identity.name, identity.namespace);
             match first.entry(key) {
@@ -804,35 +800,6 @@ fn first_pass_objects(
         r.objects.push(info);
     }
     r
-}
-
-/// What `kubectl apply -n NAME` (or `create`, `delete`, ...) says of an object that names
-/// another namespace: it refuses it (cli-runtime's `RequireNamespace` visitor, used when `-n` is
-/// given, in `staging/src/k8s.io/cli-runtime/pkg/resource/visitor.go`), in its words, at the
-/// object's `metadata.namespace`. (`helm template -n` leaves it as written.)
-fn other_namespace(file: usize, obj: &ObjectRef<'_>, info: &ObjectInfo, given: &str) -> Diagnostic {
-    let written = &info.id.namespace;
-    let node = obj.node.get("metadata").and_then(|m| m.get("namespace")).unwrap_or(obj.node);
-    Diagnostic {
-        rule: rules::INVALID,
-        severity: Severity::Error,
-        location: Location::File { file, span: node.span(), exact: true, object: Some(info.label()) },
-        path: "metadata.namespace".into(),
-        message: format!(
-            "the namespace from the provided object {} does not match the namespace {}. You must pass '--namespace={written}' to perform this operation.",
-            hpa_core::go::quote(written),
-            hpa_core::go::quote(given)
-        ),
-        help: Some(
-            format!(
-                "kubectl apply -n {given} refuses an object that names another namespace: remove its metadata.namespace (it then lands in {given:?}), or lint and apply it with -n {written}"
-            )
-            .into(),
-        ),
-        related: Vec::new(),
-        fix: None,
-        shown: None,
-    }
 }
 
 /// Decodes one HPA and takes it through the front door without the other objects (what needs
