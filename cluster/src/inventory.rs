@@ -165,7 +165,7 @@ impl LiveHpa {
             Ok(hpa) => (check::Written::Decoded(Box::new(hpa.clone())), Some(hpa)),
             Err(errors) => (check::Written::Undecodable { api_version: self.id.api_version.clone(), errors }, None),
         };
-        check::Input { object, old, id: Some(&self.id), world }
+        check::Input { object, old, id: Some(&self.id), world, duplicate_keys: &[] }
     }
 }
 
