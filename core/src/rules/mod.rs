@@ -16,6 +16,7 @@
 
 pub mod index;
 pub mod objects;
+pub mod replicas_owner;
 
 mod conflicting_hpas;
 mod duplicate_key;
