@@ -14,6 +14,7 @@ use hpa_core::rules::objects::Objects;
 use hpa_core::rules::objects::{
     ObjectId, Pdb, ScaledObject, Vpa, Workload, pdb_from_json, scaled_object_from_json, vpa_from_json, workload_from,
 };
+use hpa_core::rules::replicas_owner::{self, ReplicasDecision};
 use serde_json::{Map, Value};
 
 use crate::connect::Cluster;
@@ -21,7 +22,6 @@ use crate::discovery::{self, Served};
 use crate::error::Error;
 use crate::kinds::{self, Kind, PAGE_SIZE};
 use crate::object::LiveObject;
-use crate::replicas::{self, ReplicasDecision};
 
 /// Which namespaces to read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -165,7 +165,7 @@ impl LiveHpa {
             Ok(hpa) => (check::Written::Decoded(Box::new(hpa.clone())), Some(hpa)),
             Err(errors) => (check::Written::Undecodable { api_version: self.id.api_version.clone(), errors }, None),
         };
-        check::Input { object, old, id: Some(&self.id), world }
+        check::Input { object, old, id: Some(&self.id), world, duplicate_keys: &[] }
     }
 }
 
@@ -213,7 +213,7 @@ pub struct Inventory {
     /// HPAs.
     pub hpas: Vec<LiveHpa>,
     /// Scale targets (Deployments, StatefulSets, ReplicaSets, ReplicationControllers, Argo
-    /// Rollouts), with `replicas` set only where a user or tool set it ([`replicas::decide`]).
+    /// Rollouts), with `replicas` set only where a user or tool set it ([`replicas_owner::decide`]).
     pub workloads: Vec<Workload>,
     /// Who set each workload's `spec.replicas`, in the order of `workloads`.
     pub replicas: Vec<ReplicasDecision>,
@@ -446,7 +446,7 @@ pub fn trim(kind: &Kind, item: Value) -> Trimmed {
         kinds::SCALED_OBJECT => Trimmed::ScaledObject(scaled_object_from_json(id, &item)),
         kinds::LIMIT_RANGE => Trimmed::LimitRange(LiveLimitRange { object: trim_limit_range(&item, kind), id }),
         _ => {
-            let decision = replicas::decide(&item, replicas::defaulted_replicas(kind));
+            let decision = replicas_owner::decide(&item, replicas_owner::defaulted_replicas(kind.group, kind.kind));
             let mut workload = workload_from(id, &item);
             workload.replicas = decision.replicas;
             Trimmed::Workload(workload, decision)

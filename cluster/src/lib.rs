@@ -26,7 +26,6 @@ pub mod error;
 pub mod inventory;
 pub mod kinds;
 pub mod object;
-pub mod replicas;
 pub mod selector;
 pub mod watch;
 

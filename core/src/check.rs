@@ -19,8 +19,14 @@
 //! hot, cross-object rules once the set is indexed) checks without a world first and continues
 //! the report later with [`Admitted::check_world`]: the HPA is admitted once.
 //!
-//! Objects of the set that are not HPAs go through [`check_other`] (`HPA406 misspelled-kind`:
-//! an HPA that kube-apiserver would not recognize as one), so no front end names a rule.
+//! Every rule runs through [`Rule::check`](rules::Rule::check) (the admitted HPA) or
+//! [`Rule::check_written`](rules::Rule::check_written) (the object as written, before
+//! decoding: the keys a file writes twice, [`Input::duplicate_keys`], for `HPA001
+//! duplicate-key`, reported whatever kube-apiserver makes of the object, since kubectl drops the
+//! first value before it sends anything). An object of the set that is not an HPA cannot go
+//! through this door by nature (it is never decoded nor admitted as an HPA): its one entry point
+//! is [`check_other`], which runs the rules' `check_written` on it (`HPA406 misspelled-kind`: an
+//! HPA that kube-apiserver would not recognize as one). So no front end names a rule.
 
 use std::collections::BTreeMap;
 
@@ -29,7 +35,7 @@ use crate::api::decode::Source;
 use crate::api::{self, ApiVersion, DecodeError, DecodeErrorKind, Strictness, VersionedHpa, v2};
 use crate::convert;
 use crate::features::FeatureGates;
-use crate::rules::{self, Context, Finding, ObjectId, Objects, RuleMeta, Settings, Severity};
+use crate::rules::{self, AsWritten, Context, Finding, ObjectId, Objects, RuleMeta, Settings, Severity};
 
 /// A rule's configured fate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -225,12 +231,16 @@ pub struct Input<'a> {
     /// The other objects of its set, when the caller has them: the rules that need them run
     /// only then.
     pub world: Option<&'a dyn Objects>,
+    /// The keys its text writes more than once in one mapping ([`AsWritten::duplicate_keys`]):
+    /// a front end that reads files finds them, since the object decoded has each key once;
+    /// empty for JSON already read into a map (an AdmissionReview, a live object).
+    pub duplicate_keys: &'a [&'a str],
 }
 
 impl Input<'_> {
     /// A CREATE of `object`, alone.
     pub fn create(object: Written) -> Input<'static> {
-        Input { object, old: None, id: None, world: None }
+        Input { object, old: None, id: None, world: None, duplicate_keys: &[] }
     }
 }
 
@@ -331,7 +341,9 @@ impl Admitted {
 pub struct Report {
     /// What kube-apiserver does with it.
     pub admission: Admission,
-    /// The findings of every enabled rule, at their configured severity, in rule order.
+    /// The findings of every enabled rule, at their configured severity: about the object, in
+    /// rule order, then about its text ([`Rule::check_written`](rules::Rule::check_written)),
+    /// in rule order.
     pub findings: Vec<Finding>,
 }
 
@@ -371,10 +383,20 @@ pub fn check(input: Input<'_>, opts: &Options) -> Report {
 /// that has none, in place of [`Request::default_namespace`], so that the options are built
 /// once and shared by every request. An empty `namespace` leaves it empty.
 pub fn check_in(input: Input<'_>, namespace: Option<&str>, opts: &Options) -> Report {
-    let Input { object, old, id, world } = input;
+    let Input { object, old, id, world, duplicate_keys } = input;
+    let api_version = match &object {
+        Written::Decoded(o) => o.api_version().as_str(),
+        Written::Undecodable { api_version, .. } => api_version.as_str(),
+    };
+    // What the text says, whatever kube-apiserver makes of the object.
+    let as_written = run_written(&AsWritten { api_version, kind: api::KIND, duplicate_keys }, opts);
     let original = match object {
         Written::Decoded(o) => o,
-        Written::Undecodable { api_version, errors } => return undecodable(&api_version, errors, opts),
+        Written::Undecodable { api_version, errors } => {
+            let mut report = undecodable(&api_version, errors, opts);
+            report.findings.extend(as_written);
+            return report;
+        }
     };
     let operation = if old.is_some() { Operation::Update } else { Operation::Create };
     let converted = match convert::as_internal(&original) {
@@ -391,17 +413,19 @@ pub fn check_in(input: Input<'_>, namespace: Option<&str>, opts: &Options) -> Re
                 .extend(rules::check_removed_version(version, &opts.settings).and_then(|f| opts.rules.configure(f)));
             let f = Finding::new(rules::INVALID, "metadata.annotations", error.to_string());
             findings.extend(opts.rules.configure(f));
+            findings.extend(as_written);
             return Report { admission: Admission::Unconvertible { version, error }, findings };
         }
     };
     let admitted = Admitted { original, converted, outcome: Box::new(outcome), operation };
     let cx = admitted.context(id, world, &opts.settings);
     let allowed = admitted.allowed();
-    let findings = run(&cx, opts, |m| {
+    let mut findings = run(&cx, opts, |m| {
         // For an object kube-apiserver refuses, only its errors and its version matter.
         (allowed || m.id == rules::INVALID.id || m.id == rules::REMOVED_API_VERSION.id)
             && (!m.needs_objects || world.is_some())
     });
+    findings.extend(as_written);
     Report { admission: Admission::Admitted(admitted), findings }
 }
 
@@ -412,6 +436,18 @@ fn run(cx: &Context<'_>, opts: &Options, which: impl Fn(&RuleMeta) -> bool) -> V
         let meta = rule.meta();
         if which(meta) && opts.rules.level(meta).is_some() {
             rule.check(cx, &mut out);
+        }
+    }
+    out.into_iter().filter_map(|f| opts.rules.configure(f)).collect()
+}
+
+/// Runs every enabled rule's [`Rule::check_written`](rules::Rule::check_written) on an object as
+/// written.
+fn run_written(object: &AsWritten<'_>, opts: &Options) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for rule in rules::ALL {
+        if opts.rules.level(rule.meta()).is_some() {
+            rule.check_written(object, &mut out);
         }
     }
     out.into_iter().filter_map(|f| opts.rules.configure(f)).collect()
@@ -452,16 +488,11 @@ fn undecodable(api_version: &str, errors: Vec<DecodeError>, opts: &Options) -> R
 }
 
 /// Checks an object of the set that is not an HPA, from its `apiVersion` and `kind` as
-/// written: the findings of the enabled rules about such objects (`HPA406 misspelled-kind`).
+/// written: the findings of the enabled rules about such objects (`HPA406 misspelled-kind`),
+/// every rule's [`Rule::check_written`](rules::Rule::check_written). The one entry point for
+/// such an object: it cannot go through [`check`], which decodes and admits an HPA.
 pub fn check_other(api_version: &str, kind: &str, opts: &Options) -> Vec<Finding> {
-    rules::check_misspelled_kind(api_version, kind).and_then(|f| opts.rules.configure(f)).into_iter().collect()
-}
-
-/// The findings of `HPA001 duplicate-key` for the keys an HPA's file writes twice (each the
-/// path of the field, as [`rules::duplicate_key`] takes it), when the rule runs: a front end that
-/// reads files finds them, since the object decoded has each key once.
-pub fn check_duplicate_keys<'p>(paths: impl IntoIterator<Item = &'p str>, opts: &Options) -> Vec<Finding> {
-    paths.into_iter().filter_map(|p| opts.rules.configure(rules::duplicate_key(p))).collect()
+    run_written(&AsWritten { api_version, kind, duplicate_keys: &[] }, opts)
 }
 
 #[cfg(test)]
@@ -563,5 +594,36 @@ mod tests {
         // Objects that are not HPAs.
         assert_eq!(check_other("autoscaling/v2", "HorizontalPodAutoscalar", &Options::default()).len(), 1);
         assert!(check_other("apps/v1", "Deployment", &Options::default()).is_empty());
+        let mut opts = Options::default();
+        opts.rules.ignore = vec!["misspelled-kind".into()];
+        assert!(check_other("autoscaling/v2", "HorizontalPodAutoscalar", &opts).is_empty());
+    }
+
+    #[test]
+    fn keys_written_twice_are_reported_whatever_kube_apiserver_makes_of_the_object() {
+        let keys = ["spec.maxReplicas", "metadata.name"];
+        let with_keys = |object| Input { duplicate_keys: &keys, ..Input::create(written(object)) };
+        let opts = Options::default();
+        // Accepted: after the findings about the object, one per key, in order.
+        let report = check(with_keys(hpa(3, 3)), &opts);
+        assert_eq!(ids(&report)[ids(&report).len() - 2..], ["HPA001", "HPA001"], "{:?}", ids(&report));
+        let f = &report.findings[report.findings.len() - 2];
+        assert_eq!(f.location, rules::Location::Hpa("spec.maxReplicas".into()));
+        assert_eq!(
+            f.message,
+            "spec.maxReplicas is written twice: kubectl keeps this last value and drops the first without a word"
+        );
+        // Refused by validation, and undecodable: still reported, after kube-apiserver's errors.
+        let report = check(with_keys(hpa(5, 3)), &opts);
+        assert!(!report.allowed());
+        assert_eq!(ids(&report).last(), Some(&"HPA001"));
+        let mut old = hpa(1, 3);
+        old["apiVersion"] = json!("autoscaling/v2alpha1");
+        assert_eq!(ids(&check(with_keys(old), &opts)), ["HPA401", "HPA001", "HPA001"]);
+        // Not when the rule is off, nor without keys.
+        let mut off = Options::default();
+        off.rules.ignore = vec!["duplicate-key".into()];
+        assert!(!ids(&check(with_keys(hpa(3, 3)), &off)).contains(&"HPA001"));
+        assert!(!ids(&check(Input::create(written(hpa(3, 3))), &opts)).contains(&"HPA001"));
     }
 }

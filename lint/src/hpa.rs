@@ -66,7 +66,7 @@ pub fn written_object(obj: &ObjectRef<'_>, opts: &check::Options) -> Written {
 pub fn check_object(obj: &ObjectRef<'_>, old: Option<&ObjectRef<'_>>, opts: &check::Options) -> check::Report {
     let object = written_object(obj, opts);
     let old = old.and_then(|o| decode_as(o, Strictness::Lenient, opts.settings.gates().version()).ok());
-    check::check(Input { object, old, id: None, world: None }, opts)
+    check::check(Input { object, old, id: None, world: None, duplicate_keys: &[] }, opts)
 }
 
 /// Where a decoding error of an object is pointed at ([`position`] of its field; the key of an

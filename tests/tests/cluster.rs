@@ -7,12 +7,12 @@ use std::time::{Duration, Instant};
 
 use hpa_cluster::diagnose::{self, MetricsErrors};
 use hpa_cluster::kinds;
-use hpa_cluster::replicas::SetBy;
 use hpa_cluster::{CacheOptions, ClientOptions, Cluster, ContextCache, Error, NoteKind, Scope, read_inventory};
 use hpa_core::api::Strictness;
 use hpa_core::evaluator::{ConditionStatus, PodPhase, Timestamp};
 use hpa_core::features::{FeatureGates, KubernetesVersion};
 use hpa_core::rules::Objects as _;
+use hpa_core::rules::replicas_owner::SetBy;
 use hpa_tests::apiserver::fixtures::{self, PodState};
 use hpa_tests::apiserver::{Fault, TestApiServer};
 use serde_json::{Value, json};

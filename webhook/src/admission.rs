@@ -387,8 +387,13 @@ impl Reviewer {
         };
         // The cross-object rules run for lint warnings, or for a `denyRules` that needs them.
         let cross_object = self.lint_warnings() || denied.iter().any(|r| r.needs_objects);
-        let input =
-            Input { object: Written::Decoded(Box::new(new.hpa)), old: old.map(|o| o.hpa), id: None, world: None };
+        let input = Input {
+            object: Written::Decoded(Box::new(new.hpa)),
+            old: old.map(|o| o.hpa),
+            id: None,
+            world: None,
+            duplicate_keys: &[],
+        };
         // The request's namespace is an input of the call: the options are shared.
         let check::Report { admission, mut findings } = check::check_in(input, Some(namespace), options);
         let admitted = match admission {
@@ -544,7 +549,13 @@ impl Reviewer {
         let Ok(old) = decode(request, "oldObject", request.old_object, self.gates.version()) else {
             return HashSet::new();
         };
-        let input = Input { object: Written::Decoded(Box::new(old.hpa)), old: None, id: None, world: None };
+        let input = Input {
+            object: Written::Decoded(Box::new(old.hpa)),
+            old: None,
+            id: None,
+            world: None,
+            duplicate_keys: &[],
+        };
         let check::Report { admission, mut findings } = check::check_in(input, Some(namespace), options);
         if let check::Admission::Admitted(admitted) = admission
             && let Some(index) = view.index()

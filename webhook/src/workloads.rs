@@ -6,7 +6,7 @@
 //! second run finds is what this write breaks; so is a finding of both runs located on a field of
 //! the written object the write changes (its value, or the field managers owning it). No check
 //! is written here: a dropped request a utilization metric needs is HPA201, `spec.replicas` set
-//! on an HPA-managed workload is HPA410 (with hpa-cluster's decision of who set it, from the
+//! on an HPA-managed workload is HPA410 (with hpa-core's decision of who set it, from the
 //! managed fields kube-apiserver has already updated), a `ContainerResource` container removed
 //! is HPA202, a VPA conflict HPA408 and a PodDisruptionBudget blocking every eviction at
 //! `minReplicas` HPA104.
@@ -25,6 +25,7 @@ use std::collections::HashSet;
 use hpa_cluster::inventory::{Trimmed, object_id, trim};
 use hpa_cluster::kinds::{self, Kind};
 use hpa_cluster::watch::{CachedHpa, Index, Overlay};
+use hpa_core::api::meta::field_owners;
 use hpa_core::rules::objects::{Pdb, Vpa, Workload};
 use hpa_core::rules::{self, Finding, Ignore, Location, ObjectId, Objects, Severity};
 use serde_json::Value;
@@ -191,27 +192,18 @@ fn value_at<'v>(object: &'v Value, segments: &[Segment<'_>]) -> Option<&'v Value
     })
 }
 
-/// The field managers owning a field path (`fieldsV1` `f:` keys; none for a path through a list
+/// The field managers owning a field path ([`field_owners`]; none for a path through a list
 /// item, whose key this reading does not know), sorted.
 fn owners<'v>(object: &'v Value, segments: &[Segment<'_>]) -> Vec<&'v str> {
-    let Some(entries) = object.pointer("/metadata/managedFields").and_then(Value::as_array) else {
-        return Vec::new();
-    };
-    let mut out: Vec<&str> = entries
+    let names: Option<Vec<&str>> = segments
         .iter()
-        .filter(|e| e.get("subresource").and_then(Value::as_str) != Some("status"))
-        .filter(|e| {
-            segments
-                .iter()
-                .try_fold(e.get("fieldsV1"), |v, s| match s {
-                    Segment::Field(name) => Some(v.and_then(|v| v.get(format!("f:{name}")))),
-                    Segment::Index(_) => None,
-                })
-                .flatten()
-                .is_some()
+        .map(|s| match s {
+            Segment::Field(name) => Some(*name),
+            Segment::Index(_) => None,
         })
-        .filter_map(|e| e.get("manager").and_then(Value::as_str))
         .collect();
+    let Some(names) = names else { return Vec::new() };
+    let mut out: Vec<&str> = field_owners(object, &names).filter_map(|o| o.manager).collect();
     out.sort_unstable();
     out.dedup();
     out

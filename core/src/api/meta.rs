@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use serde::Serialize;
+use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::de::is_zero_i64;
@@ -367,9 +368,79 @@ impl LabelSelector {
     }
 }
 
+/// One entry of an object's `metadata.managedFields` (`metav1.ManagedFieldsEntry`, read in place
+/// from the object's JSON) that owns a field: [`field_owners`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FieldOwner<'v> {
+    /// `manager` (`helm`, `kube-controller-manager`, `argocd-controller`).
+    pub manager: Option<&'v str>,
+    /// `operation`: `Apply` or `Update`.
+    pub operation: Option<&'v str>,
+    /// `subresource` (`scale` for `kubectl scale` and the HPA controller); `None` or empty for
+    /// the main resource.
+    pub subresource: Option<&'v str>,
+    /// `time`, RFC 3339 in UTC as the API server writes it (so that times order as strings).
+    pub time: Option<&'v str>,
+}
+
+/// The entries of `object`'s `metadata.managedFields` whose field set (`fieldsV1`, the JSON a
+/// [`FieldsV1`] keeps as text) owns the field at `path`, given by its field names
+/// (`["spec", "replicas"]`: `{"f:spec": {"f:replicas": {}}}`), in the order of the list. Entries
+/// of the `status` subresource are left out: they own status only (kube-apiserver's status
+/// strategies reset whatever else a status write sends). The one reading of field ownership:
+/// HPA410's [`decide`](crate::rules::replicas_owner::decide) and the webhook's
+/// `/validate-workloads`. Read in place, without a copy of the entries' sets: it runs for every
+/// live workload.
+pub fn field_owners<'v>(object: &'v Value, path: &[&str]) -> impl Iterator<Item = FieldOwner<'v>> {
+    fn text<'v>(entry: &'v Value, key: &str) -> Option<&'v str> {
+        entry.get(key).and_then(Value::as_str)
+    }
+    let keys: Vec<String> = path.iter().map(|name| format!("f:{name}")).collect();
+    let entries = object.pointer("/metadata/managedFields").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+    entries
+        .iter()
+        .filter(|e| text(e, "subresource") != Some("status"))
+        .filter(move |e| e.get("fieldsV1").and_then(|set| keys.iter().try_fold(set, |set, key| set.get(key))).is_some())
+        .map(|e| FieldOwner {
+            manager: text(e, "manager"),
+            operation: text(e, "operation"),
+            subresource: text(e, "subresource"),
+            time: text(e, "time"),
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn field_owners_reads_the_sets_in_place() {
+        let object = serde_json::json!({"metadata": {"managedFields": [
+            {"manager": "helm", "operation": "Update", "time": "2026-03-02T09:14:05Z",
+             "fieldsV1": {"f:spec": {"f:replicas": {}, "f:selector": {}}}},
+            {"manager": "kube-controller-manager", "operation": "Update", "subresource": "status",
+             "fieldsV1": {"f:spec": {"f:replicas": {}}}},
+            {"manager": "kubectl", "operation": "Update", "subresource": "scale",
+             "fieldsV1": {"f:spec": {"f:replicas": {}}}},
+            {"manager": "argocd-controller", "operation": "Apply", "fieldsV1": {"f:spec": {"f:template": {}}}}
+        ]}});
+        let managers =
+            |path: &[&str]| field_owners(&object, path).map(|o| o.manager.unwrap_or_default()).collect::<Vec<_>>();
+        assert_eq!(managers(&["spec", "replicas"]), ["helm", "kubectl"]);
+        assert_eq!(managers(&["spec", "template"]), ["argocd-controller"]);
+        assert_eq!(managers(&["spec"]), ["helm", "kubectl", "argocd-controller"]);
+        assert!(managers(&["spec", "paused"]).is_empty());
+        assert_eq!(
+            field_owners(&object, &["spec", "selector"]).collect::<Vec<_>>(),
+            [FieldOwner {
+                manager: Some("helm"),
+                operation: Some("Update"),
+                subresource: None,
+                time: Some("2026-03-02T09:14:05Z")
+            }]
+        );
+        assert_eq!(field_owners(&serde_json::json!({"spec": {}}), &["spec"]).count(), 0);
+    }
 
     fn labels(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
         pairs.iter().map(|(k, v)| ((*k).to_string(), (*v).to_string())).collect()

@@ -1,7 +1,7 @@
 //! HPA001 `duplicate-key`: a key written twice in one mapping of an HPA, of which kubectl keeps
 //! the last value without a word.
 
-use super::{Context, Finding, Rule, RuleMeta};
+use super::{AsWritten, Finding, Rule, RuleMeta};
 
 crate::declare_rule! {
     /// ## What it checks
@@ -74,18 +74,17 @@ impl Rule for DuplicateKey {
         &Self::META
     }
 
-    /// Keys are read from the file, which a decoded object no longer shows: the front ends
-    /// that read files report them ([`duplicate_key`]).
-    fn check(&self, _cx: &Context<'_>, _out: &mut Vec<Finding>) {}
-}
-
-/// The finding for key `path` (the field it names, as the decoder words it: `spec.maxReplicas`)
-/// written again in its mapping: kubectl keeps the last value, the one of this occurrence.
-pub fn duplicate_key(path: &str) -> Finding {
-    Finding::new(
-        &DuplicateKey::META,
-        path,
-        format!("{path} is written twice: kubectl keeps this last value and drops the first without a word"),
-    )
-    .help("keep one of the two, with the value you mean")
+    /// Keys are read from the text, which a decoded object no longer shows: one finding per key
+    /// the front end found written again in its mapping ([`AsWritten::duplicate_keys`]), on
+    /// the occurrence kubectl keeps, the last.
+    fn check_written(&self, object: &AsWritten<'_>, out: &mut Vec<Finding>) {
+        out.extend(object.duplicate_keys.iter().map(|path| {
+            Finding::new(
+                &Self::META,
+                *path,
+                format!("{path} is written twice: kubectl keeps this last value and drops the first without a word"),
+            )
+            .help("keep one of the two, with the value you mean")
+        }));
+    }
 }

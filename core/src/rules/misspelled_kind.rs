@@ -1,6 +1,6 @@
 //! HPA406 `misspelled-kind`: an object meant to be an HPA, with a misspelled kind.
 
-use super::{Context, Finding, Rule, RuleMeta};
+use super::{AsWritten, Finding, Rule, RuleMeta};
 use crate::api::{GroupVersion, KIND as HPA};
 
 crate::declare_rule! {
@@ -72,8 +72,10 @@ impl Rule for MisspelledKind {
         &Self::META
     }
 
-    /// This rule is about objects that are not HPAs; see [`check_kind`].
-    fn check(&self, _cx: &Context<'_>, _out: &mut Vec<Finding>) {}
+    /// This rule is about objects that are not HPAs, as written ([`check_kind`]).
+    fn check_written(&self, object: &AsWritten<'_>, out: &mut Vec<Finding>) {
+        out.extend(check_kind(object.api_version, object.kind));
+    }
 }
 
 /// Autoscaler kinds of other API groups, sometimes written with `apiVersion: autoscaling/...`.
@@ -88,7 +90,7 @@ const ELSEWHERE: &[(&str, &str)] = &[
 ];
 
 /// Checks an object that is not an HPA: returns a finding (on `kind`) when it looks like one.
-pub fn check_kind(api_version: &str, kind: &str) -> Option<Finding> {
+fn check_kind(api_version: &str, kind: &str) -> Option<Finding> {
     if kind == HPA {
         return None;
     }

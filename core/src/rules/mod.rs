@@ -3,8 +3,9 @@
 //!
 //! Rules live here, not in the linter, because both the linter and the admission webhook (as
 //! warnings) use them. A rule sees one HPA ([`Context`]) and, when the caller has them, the
-//! other objects of the same manifest set ([`objects::Objects`]); it reports [`Finding`]s with
-//! field paths, never positions.
+//! other objects of the same manifest set ([`objects::Objects`]), or an object as written before
+//! it is decoded ([`AsWritten`]: the keys its text writes twice, the kind of an object that is
+//! not an HPA); it reports [`Finding`]s with field paths, never positions.
 //!
 //! Adding a rule: one file under `rules/` declaring it with
 //! [`declare_rule!`](crate::declare_rule) (its doc comment is its documentation, with the
@@ -15,6 +16,7 @@
 
 pub mod index;
 pub mod objects;
+pub mod replicas_owner;
 
 mod conflicting_hpas;
 mod duplicate_key;
@@ -58,7 +60,6 @@ use crate::field::FieldError;
 
 pub use ignore::{IGNORE_ANNOTATION, Ignore, suppressed};
 pub use index::ObjectIndex;
-pub use misspelled_kind::check_kind as check_misspelled_kind;
 pub use objects::{ObjectId, Objects, is_cluster_scoped};
 pub use removed_api_version::check_version as check_removed_version;
 
@@ -321,12 +322,36 @@ impl<'a> Context<'a> {
     }
 }
 
-/// One rule.
+/// An object as a front end read it, before it was decoded: what the decoded object no longer
+/// shows. [`crate::check::check`] gives the rules this for the HPA under check (its `kind` is
+/// `HorizontalPodAutoscaler`), whether kube-apiserver admits it or not;
+/// [`crate::check::check_other`] for each other object of a set.
+#[derive(Debug, Clone, Copy)]
+pub struct AsWritten<'a> {
+    /// Its `apiVersion` as written.
+    pub api_version: &'a str,
+    /// Its `kind` as written.
+    pub kind: &'a str,
+    /// The keys written more than once in one mapping, each the path of its field as the
+    /// decoder words it (`spec.maxReplicas`), in the order of the text; empty for a source that
+    /// cannot hold one (JSON kubectl or kube-apiserver already read into a map).
+    pub duplicate_keys: &'a [&'a str],
+}
+
+/// One rule. A rule implements [`Rule::check`] (the HPA, decoded and admitted), or
+/// [`Rule::check_written`] (the object as written, before decoding), or both.
 pub trait Rule: Sync {
     /// Its identity and documentation.
     fn meta(&self) -> &'static RuleMeta;
-    /// Adds its findings about one HPA.
-    fn check(&self, cx: &Context<'_>, out: &mut Vec<Finding>);
+    /// Adds its findings about one HPA that went through kube-apiserver's pipeline.
+    fn check(&self, cx: &Context<'_>, out: &mut Vec<Finding>) {
+        let _ = (cx, out);
+    }
+    /// Adds its findings about an object as written ([`AsWritten`]): the HPA under check, even
+    /// one kube-apiserver refuses, or another object of the set.
+    fn check_written(&self, object: &AsWritten<'_>, out: &mut Vec<Finding>) {
+        let _ = (object, out);
+    }
     /// What the rule checks or reports on the release and feature gates of `gates`, for a rule
     /// whose verdict depends on them (`hpa-lint rules --kubernetes-version`), in one sentence
     /// without the release's name; `None` when it is the same on every supported release.
@@ -381,9 +406,12 @@ macro_rules! __rule_enabled {
     };
 }
 
-/// Every rule, sorted by ID: the table of contents. Front ends run them through the front door,
-/// [`crate::check`] (HPA406 `misspelled-kind`, about objects that are not HPAs, through
-/// [`crate::check::check_other`]).
+/// Every rule, sorted by ID: the table of contents. Front ends run them only through the front
+/// door, [`crate::check`]: [`crate::check::check`] runs every rule on an HPA (with the keys its
+/// text writes twice, for `HPA001 duplicate-key`). An object that is not an HPA cannot go
+/// through the HPA's door, by nature (it is never decoded nor admitted as one): its one entry
+/// point is [`crate::check::check_other`], which runs every rule's [`Rule::check_written`] on it
+/// (`HPA406 misspelled-kind`).
 pub static ALL: &[&dyn Rule] = &[
     &invalid::Invalid,
     &duplicate_key::DuplicateKey,
@@ -419,8 +447,8 @@ pub static ALL: &[&dyn Rule] = &[
 /// `HPA000 invalid`: kube-apiserver's errors (decoding, conversion, validation) as findings.
 pub const INVALID: &RuleMeta = &invalid::Invalid::META;
 
-/// `HPA001 duplicate-key`'s finding, for the front ends that read files.
-pub use duplicate_key::duplicate_key;
+/// `HPA001 duplicate-key`: its findings point at a key (the one kubectl keeps), not at a value.
+pub const DUPLICATE_KEY: &RuleMeta = &duplicate_key::DuplicateKey::META;
 
 /// `HPA401 removed-api-version`: reported on an object kube-apiserver refuses too.
 pub const REMOVED_API_VERSION: &RuleMeta = &removed_api_version::RemovedApiVersion::META;

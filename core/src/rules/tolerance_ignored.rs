@@ -139,7 +139,8 @@ mod tests {
     /// UPDATE onto `old`.
     fn messages(object: VersionedHpa, old: Option<VersionedHpa>) -> Vec<(String, String)> {
         let opts = Options::for_gates(FeatureGates::new(KubernetesVersion::V1_33));
-        let input = Input { object: Written::Decoded(Box::new(object)), old, id: None, world: None };
+        let input =
+            Input { object: Written::Decoded(Box::new(object)), old, id: None, world: None, duplicate_keys: &[] };
         let report = check::check(input, &opts);
         assert!(report.allowed(), "{:?}", report.message());
         report

@@ -8,12 +8,12 @@ use std::collections::HashMap;
 
 use hpa_cluster::Inventory;
 use hpa_cluster::inventory::{LiveHpa, NoteKind, ignored_notes};
-use hpa_cluster::replicas::SetBy;
 use hpa_core::api::{DecodeError, Strictness, VersionedHpa};
 use hpa_core::check;
 use hpa_core::features::KubernetesVersion;
 use hpa_core::rules::index::Entry;
 use hpa_core::rules::objects::{self, ObjectId};
+use hpa_core::rules::replicas_owner::SetBy;
 use hpa_core::rules::{self, Finding, Ignore, ObjectIndex, Objects};
 use rayon::prelude::*;
 use serde_json::Value;

@@ -814,29 +814,26 @@ fn first_pass_hpa(
 ) {
     let version = obj.api_version().and_then(ApiVersion::parse);
     let written = hpa::written_object(obj, &opts.check);
-    let report = check::check(Input { object: written, old: None, id: Some(&info.id), world: None }, &opts.check);
+    // Keys written twice, which kubectl collapses before kube-apiserver sees them.
+    let twice = source::read::written_twice(obj.node);
+    let duplicate_keys: Vec<&str> = twice.iter().map(|t| t.0.as_str()).collect();
+    let input = Input { object: written, old: None, id: Some(&info.id), world: None, duplicate_keys: &duplicate_keys };
+    let report = check::check(input, &opts.check);
     let ignore = suppress::from_node(obj.node);
     let check::Report { admission, findings } = report;
     let findings = about_keys(&admission, findings);
     let subject = Subject { file: obj.file, node: obj.node, version, label: info.label(), ignore: &ignore };
-    let (diags, suppressed) = position_findings(findings, &subject, &|_| None);
+    let (mut diags, suppressed) = position_findings(findings, &subject, &|_| None);
+    // Beside each key kubectl keeps, the ones it drops (one finding per key, in order).
+    let kept = diags.iter_mut().filter(|d| d.rule.id == rules::DUPLICATE_KEY.id);
+    for (d, (_, dropped)) in kept.zip(&twice) {
+        d.related.extend(dropped.iter().map(|span| Related {
+            place: Place::File { file: obj.file, span: *span },
+            message: "written first here: dropped".into(),
+        }));
+    }
     r.diags.extend(diags);
     r.suppressed += suppressed;
-    // Keys written twice, which kubectl collapses before kube-apiserver sees them.
-    let twice = source::read::written_twice(obj.node);
-    if !twice.is_empty() {
-        let findings = check::check_duplicate_keys(twice.iter().map(|t| t.0.as_str()), &opts.check);
-        let findings = findings.into_iter().map(|f| (f, true)).collect();
-        let (mut diags, suppressed) = position_findings(findings, &subject, &|_| None);
-        for (d, (_, dropped)) in diags.iter_mut().zip(&twice) {
-            d.related.extend(dropped.iter().map(|span| Related {
-                place: Place::File { file: obj.file, span: *span },
-                message: "written first here: dropped".into(),
-            }));
-        }
-        r.diags.extend(diags);
-        r.suppressed += suppressed;
-    }
     // Only an HPA kube-apiserver accepts exists to conflict with another (HPA407).
     if let Admission::Admitted(admitted) = admission
         && admitted.allowed()
@@ -851,8 +848,8 @@ fn first_pass_hpa(
 }
 
 /// A report's findings, each with whether it is about a key (an unknown or duplicate field
-/// the decoder refused: pointed at by its key). The report holds one `HPA000` finding per
-/// decode error, in order.
+/// the decoder refused, or a key the text writes twice: pointed at by its key). The report
+/// holds one `HPA000` finding per decode error, in order.
 fn about_keys(admission: &Admission, findings: Vec<Finding>) -> Vec<(Finding, bool)> {
     let mut strict = match admission {
         Admission::Undecodable { errors, .. } => errors.iter().map(|e| e.kind.is_strict()).collect(),
@@ -862,7 +859,8 @@ fn about_keys(admission: &Admission, findings: Vec<Finding>) -> Vec<(Finding, bo
     findings
         .into_iter()
         .map(|f| {
-            let key = f.rule.id == rules::INVALID.id && strict.next().unwrap_or(false);
+            let key = (f.rule.id == rules::INVALID.id && strict.next().unwrap_or(false))
+                || f.rule.id == rules::DUPLICATE_KEY.id;
             (f, key)
         })
         .collect()

@@ -1,4 +1,6 @@
-//! Who set a live workload's `spec.replicas`: live objects are not manifests.
+//! Who set a live workload's `spec.replicas`: live objects are not manifests. HPA410
+//! (`workload-sets-replicas`) reads a live workload's `replicas` only where [`decide`] says a
+//! user or a tool set them; hpa-cluster hands it the objects it reads.
 //!
 //! Every workload read from an API server has `spec.replicas`: the API server defaults it to 1
 //! (`SetDefaults_Deployment` and friends) and the HPA controller writes it through the scale
@@ -12,7 +14,8 @@
 //!   (`helm`, `kubectl-client-side-apply`, `kubectl edit`) owns `f:spec.f:replicas` when its
 //!   manifest sets it. An update that changes a field takes it from its other owners
 //!   (structured-merge-diff `Updater.update` with `force`), so the evidence is the current owner
-//!   set: who wrote the value last, or applied the same value since.
+//!   set: who wrote the value last, or applied the same value since ([`field_owners`], the one
+//!   reading of managed fields).
 //! - the `kubectl.kubernetes.io/last-applied-configuration` annotation of client-side
 //!   `kubectl apply` (and Argo CD's default sync): the manifest as last applied. When it holds
 //!   `spec.replicas`, every apply resets the count, even after the HPA took the field over.
@@ -43,11 +46,14 @@
 //! default records, and is read as the default. A server-side apply or the last-applied
 //! configuration of `replicas: 1` is still reported.
 //!
-//! [`decide`] hands hpa-core `Some(n)` only when a user or a GitOps tool set the field.
+//! [`decide`] gives a workload `replicas` (`Some(n)`) only when a user or a GitOps tool set the
+//! field.
 
 use serde_json::Value;
 
-use crate::kinds::{self, Kind};
+use super::SCALABLE_KINDS;
+use crate::api::GroupVersion;
+use crate::api::meta::{FieldOwner, field_owners};
 
 /// The field manager of kube-controller-manager, whose HPA controller writes `/scale` (and
 /// whose deployment controller writes the replicas of a Deployment's ReplicaSets).
@@ -85,20 +91,21 @@ pub enum SetBy {
 pub struct ReplicasDecision {
     /// Who set it.
     pub set_by: SetBy,
-    /// What to hand hpa-core as the manifest's `spec.replicas`: the live value when a manager
+    /// What the rules read as the manifest's `spec.replicas`: the live value when a manager
     /// owns it, the applied value for the last-applied configuration, `None` otherwise.
     pub replicas: Option<i64>,
 }
 
-/// The `spec.replicas` kube-apiserver defaults a workload of `kind` to when it is left out:
-/// 1 for Deployments, StatefulSets, ReplicaSets (`SetDefaults_Deployment`,
+/// The `spec.replicas` kube-apiserver defaults a workload of `kind` in API group `group` to when
+/// it is left out: 1 for Deployments, StatefulSets, ReplicaSets (`SetDefaults_Deployment`,
 /// `SetDefaults_StatefulSet`, `SetDefaults_ReplicaSet`) and ReplicationControllers
-/// (`SetDefaults_ReplicationController`); `None` for custom resources (an Argo Rollout's CRD
-/// declares no default: the field stays unset until someone writes it).
-pub fn defaulted_replicas(kind: &Kind) -> Option<i64> {
-    [kinds::DEPLOYMENT, kinds::STATEFUL_SET, kinds::REPLICA_SET, kinds::REPLICATION_CONTROLLER]
+/// (`SetDefaults_ReplicationController`), the built-in kinds with a scale subresource
+/// ([`SCALABLE_KINDS`]); `None` for custom resources (an Argo Rollout's CRD declares no default:
+/// the field stays unset until someone writes it).
+pub fn defaulted_replicas(group: &str, kind: &str) -> Option<i64> {
+    SCALABLE_KINDS
         .iter()
-        .any(|k| k.group == kind.group && k.kind == kind.kind)
+        .any(|(k, versions)| *k == kind && versions.iter().any(|v| GroupVersion::parse_or_empty(v).group() == group))
         .then_some(1)
 }
 
@@ -113,37 +120,29 @@ pub fn decide(object: &Value, default: Option<i64>) -> ReplicasDecision {
         .and_then(Value::as_str)
         .and_then(|text| serde_json::from_str::<Value>(text).ok())
         .map(|applied| applied.get("spec").and_then(|s| s.get("replicas")).and_then(Value::as_i64));
-    // Read in place (no copy of the entries' field sets: this runs for every live workload).
-    let entries: &[Value] =
-        metadata.and_then(|m| m.get("managedFields")).and_then(Value::as_array).map_or(&[], Vec::as_slice);
-    fn text<'a>(e: &'a Value, key: &str) -> Option<&'a str> {
-        e.get(key).and_then(Value::as_str)
-    }
+    let no_entries = metadata.and_then(|m| m.get("managedFields")).and_then(Value::as_array).is_none_or(Vec::is_empty);
     // An `Update` of the main resource owns what it added, the API server's defaults included:
     // at the default value, and with no last-applied configuration setting the field, that
     // ownership says nothing of a user's intent.
     let applied_sets_it = matches!(last_applied, Some(Some(_)));
-    let defaulted = |e: &Value| {
-        text(e, "operation") == Some("Update")
-            && text(e, "subresource").is_none_or(str::is_empty)
+    let defaulted = |o: &FieldOwner<'_>| {
+        o.operation == Some("Update")
+            && o.subresource.is_none_or(str::is_empty)
             && live.is_some()
             && live == default
             && !applied_sets_it
     };
-    let owner = entries
-        .iter()
-        .filter(|e| text(e, "subresource") != Some("status"))
-        .filter(|e| text(e, "manager") != Some(CONTROLLER_MANAGER))
-        .filter(|e| owns_replicas(e))
-        .filter(|e| !defaulted(e))
+    let owner = field_owners(object, &["spec", "replicas"])
+        .filter(|o| o.manager != Some(CONTROLLER_MANAGER))
+        .filter(|o| !defaulted(o))
         // RFC 3339 times in UTC (as the API server writes them) order as strings.
-        .max_by(|a, b| text(a, "time").cmp(&text(b, "time")));
-    if let Some(e) = owner {
+        .max_by(|a, b| a.time.cmp(&b.time));
+    if let Some(o) = owner {
         return ReplicasDecision {
             set_by: SetBy::Manager {
-                manager: text(e, "manager").unwrap_or_default().to_string(),
-                operation: text(e, "operation").unwrap_or_default().to_string(),
-                subresource: text(e, "subresource").map(String::from),
+                manager: o.manager.unwrap_or_default().to_string(),
+                operation: o.operation.unwrap_or_default().to_string(),
+                subresource: o.subresource.map(String::from),
             },
             replicas: live,
         };
@@ -151,15 +150,9 @@ pub fn decide(object: &Value, default: Option<i64>) -> ReplicasDecision {
     match last_applied {
         Some(Some(n)) => ReplicasDecision { set_by: SetBy::LastApplied, replicas: Some(n) },
         Some(None) => ReplicasDecision { set_by: SetBy::Controllers, replicas: None },
-        None if entries.is_empty() => ReplicasDecision { set_by: SetBy::Unknown, replicas: None },
+        None if no_entries => ReplicasDecision { set_by: SetBy::Unknown, replicas: None },
         None => ReplicasDecision { set_by: SetBy::Controllers, replicas: None },
     }
-}
-
-/// Whether a managed-fields entry (`metav1.ManagedFieldsEntry`) owns `spec.replicas`
-/// (`fieldsV1: {"f:spec": {"f:replicas": {}}}`).
-fn owns_replicas(entry: &Value) -> bool {
-    entry.get("fieldsV1").and_then(|f| f.get("f:spec")).and_then(|s| s.get("f:replicas")).is_some()
 }
 
 #[cfg(test)]
@@ -326,12 +319,14 @@ mod tests {
 
     #[test]
     fn the_default_is_the_kinds() {
-        assert_eq!(defaulted_replicas(&kinds::DEPLOYMENT), Some(1));
-        assert_eq!(defaulted_replicas(&kinds::STATEFUL_SET), Some(1));
-        assert_eq!(defaulted_replicas(&kinds::REPLICA_SET), Some(1));
-        assert_eq!(defaulted_replicas(&kinds::REPLICATION_CONTROLLER), Some(1));
+        assert_eq!(defaulted_replicas("apps", "Deployment"), Some(1));
+        assert_eq!(defaulted_replicas("apps", "StatefulSet"), Some(1));
+        assert_eq!(defaulted_replicas("apps", "ReplicaSet"), Some(1));
+        assert_eq!(defaulted_replicas("", "ReplicationController"), Some(1));
+        // A kind of the same name in another group is not kube-apiserver's to default.
+        assert_eq!(defaulted_replicas("example.com", "Deployment"), None);
         // The Rollout CRD defaults nothing: a 1 an `Update` owns was written.
-        assert_eq!(defaulted_replicas(&kinds::ROLLOUT), None);
+        assert_eq!(defaulted_replicas("argoproj.io", "Rollout"), None);
         let rollout = helm_created(Some(1));
         assert_eq!(
             decide(&rollout, None).set_by,
