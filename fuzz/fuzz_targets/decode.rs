@@ -54,7 +54,8 @@ fn decode_node(node: Node<'_>) -> Option<VersionedHpa> {
     if !source::read::duplicate_keys(node).is_empty() {
         return from_nodes.ok();
     }
-    let json = hpa_core::go::to_go_json(&node.to_json()).expect("a node converts to JSON");
+    // kubectl sends the object re-encoded from a map: keys sorted, so errors come in that order.
+    let json = hpa_core::go::to_go_json(&node.to_json_in_key_order()).expect("a node converts to JSON");
     let from_json = api::decode_json(&json, Strictness::Strict, KubernetesVersion::LATEST).map(|d| d.value);
     match (&from_nodes, &from_json) {
         (Ok(a), Ok(b)) => assert_eq!(a, b, "the YAML source reads differently from its JSON"),

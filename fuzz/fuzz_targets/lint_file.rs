@@ -90,8 +90,27 @@ struct Lines(Vec<u64>);
 
 impl Lines {
     fn of(data: &[u8]) -> Lines {
-        let Ok(text) = std::str::from_utf8(data) else { return Lines(vec![0]) };
-        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        // UTF-16 with its byte order mark is read as text (as kubectl reads it).
+        // A lone surrogate and a last odd byte are U+FFFD.
+        let utf16 = |bytes: &[u8], unit: fn([u8; 2]) -> u16| {
+            let pairs = bytes.chunks_exact(2);
+            let odd = !pairs.remainder().is_empty();
+            let mut text: String =
+                char::decode_utf16(pairs.map(|c| unit([c[0], c[1]]))).map(|c| c.unwrap_or('\u{fffd}')).collect();
+            if odd {
+                text.push('\u{fffd}');
+            }
+            text
+        };
+        let decoded = match data {
+            [0xFF, 0xFE, rest @ ..] => utf16(rest, u16::from_le_bytes),
+            [0xFE, 0xFF, rest @ ..] => utf16(rest, u16::from_be_bytes),
+            _ => match std::str::from_utf8(data) {
+                Ok(text) => text.to_string(),
+                Err(_) => return Lines(vec![0]),
+            },
+        };
+        let text = decoded.strip_prefix('\u{feff}').unwrap_or(&decoded);
         let mut lengths = vec![0u64];
         let mut chars = text.chars().peekable();
         while let Some(c) = chars.next() {
