@@ -862,7 +862,9 @@ pub fn not_objects<'a>(parsed: &'a Parsed, text: &str, objects: &[ObjectRef<'a>]
     if !parsed.documents.iter().any(|d| is_object(d.root())) {
         return Vec::new();
     }
-    let lines = LineIndex::new(text);
+    // Only a document read as JSON is decoded from its text as written ([`metadata_refusal`]):
+    // the index of the text's lines is built for those alone.
+    let lines = LineIndex::new(if parsed.documents.iter().any(|d| d.json) { text } else { "" });
     let mut out = Vec::new();
     let mut rest = objects;
     for d in &parsed.documents {
