@@ -9,7 +9,7 @@
 //! | --- | --- | --- | --- | --- | --- | --- |
 //! | `HPAConfigurableTolerance` | alpha | alpha | beta | beta | GA, locked | GA, locked |
 //! | `HPAScaleToZero` | alpha | alpha | alpha | alpha | beta | beta |
-//! | `HPAGeneration` | — | — | — | — | beta | beta |
+//! | `HPAGeneration` | — | — | — | — | beta | GA, locked |
 //! | `PodLevelResources` | alpha | beta | beta | beta | beta | beta |
 //! | `DeclarativeValidation` | beta | beta | beta | GA, locked | GA, locked | GA, locked |
 //! | `DeclarativeValidationTakeover` | beta (off) | beta (off) | beta (off) | deprecated | deprecated, locked off | deprecated, locked off |
@@ -226,13 +226,17 @@ impl Gate {
             Gate::PodLevelResources if version == V1_33 => (false, false, Alpha),
             Gate::PodLevelResources => (true, false, Beta),
             Gate::HPAGeneration if m <= 36 => return None,
-            // Beta, on, from 1.37: `kube_features.go` @ f87817f5 (2026-07-03, the 1.37
+            // Beta, on, in 1.37: `kube_features.go` @ f87817f5 (2026-07-03, the 1.37
             // development branch, as read for spec/versions.md §1). The 1.37 release branch's
             // copy is not in the index (it stores one old commit of kube_features.go, and a 2016
             // strategy.go), so the cell stays inferred. #138228's description planned "n+1: set
             // to enabled by default" before review, which would make it off in 1.37; the merged
-            // code at f87817f5 says on, and #142386 (open for 1.38) takes it to GA and locked.
-            Gate::HPAGeneration => (true, false, Beta),
+            // code at f87817f5 says on.
+            Gate::HPAGeneration if m == 37 => (true, false, Beta),
+            // GA and locked on in 1.38: #142386 ("Graduate HPA observedGeneration to GA. The
+            // HPAGeneration feature gate is now locked to enabled."), merged for
+            // v1.38.0-alpha.2 (CHANGELOG-1.38).
+            Gate::HPAGeneration => (true, true, GA),
             Gate::StaleControllerConsistencyHPA if m <= 36 => return None,
             // Beta, on, from 1.37: #139025 (merged for 1.37, listed in CHANGELOG-1.37
             // v1.37.0-alpha.1) registers it in `pkg/features/kube_features.go` as
@@ -568,7 +572,7 @@ mod tests {
                     Some((true, false)),
                 ],
             ),
-            (Gate::HPAGeneration, [None, None, None, None, Some((true, false)), Some((true, false))]),
+            (Gate::HPAGeneration, [None, None, None, None, Some((true, false)), Some((true, true))]),
             (Gate::StaleControllerConsistencyHPA, [None, None, None, None, Some((true, false)), Some((true, false))]),
             (
                 Gate::PodLevelResources,
@@ -652,6 +656,27 @@ mod tests {
             g.apply("DeclarativeValidationTakeover=true").unwrap_err().to_string(),
             "cannot set feature gate DeclarativeValidationTakeover to true, feature is locked to false"
         );
+    }
+
+    /// #142386 (v1.38.0-alpha.2): `HPAGeneration` is GA and locked on in 1.38, beta in 1.37.
+    #[test]
+    fn hpa_generation_is_locked_on_from_1_38() {
+        let mut g = FeatureGates::new(V1_38);
+        assert_eq!(
+            g.apply("HPAGeneration=false").unwrap_err().to_string(),
+            "cannot set feature gate HPAGeneration to false, feature is locked to true"
+        );
+        assert_eq!(
+            g.apply("HPAGeneration=true").unwrap().iter().map(ToString::to_string).collect::<Vec<_>>(),
+            ["Setting GA feature gate HPAGeneration=true. It will be removed in a future release."]
+        );
+        // AllBeta no longer reaches it; 1.37's beta gate still follows AllBeta.
+        g.apply("AllBeta=false").unwrap();
+        assert!(g.enabled(Gate::HPAGeneration) && !g.enabled(Gate::HPAScaleToZero));
+        let mut g = FeatureGates::new(V1_37);
+        assert!(g.apply("HPAGeneration=true").unwrap().is_empty());
+        g.apply("AllBeta=false,HPAGeneration=false").unwrap();
+        assert!(!g.enabled(Gate::HPAGeneration));
     }
 
     #[test]
