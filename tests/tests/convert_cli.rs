@@ -110,3 +110,21 @@ fn creation_timestamp_null_is_omitted_on_every_release() {
         }
     }
 }
+
+/// apimachinery #140459 (1.38): `String()` writes a DecimalSI value past the `E` suffix in its
+/// decimal exponent form; before, `CanonicalizeBytes` dropped the exponent, so the object
+/// kube-apiserver 1.37 defaults, converts and stores holds `1` where `1000E` was sent.
+#[test]
+fn a_decimal_si_value_past_e_is_written_as_the_release_writes_it() {
+    let hpa = "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: web\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  maxReplicas: 5\n  metrics:\n  - type: Pods\n    pods:\n      metric: {name: qps}\n      target: {type: AverageValue, averageValue: 1000E}\n";
+    for (release, written) in [("1.33", "1"), ("1.37", "1"), ("1.38", "1e21")] {
+        for command in [
+            &["default", "--kubernetes-version", release, "-o", "json", "-"][..],
+            &["convert", "--kubernetes-version", release, "--to", "autoscaling/v2", "-o", "json", "-"][..],
+        ] {
+            let run = hpa_lint(command, hpa);
+            assert_eq!(run.code, 0, "{command:?}: {}", run.stderr);
+            assert_eq!(run.json()["spec"]["metrics"][0]["pods"]["target"]["averageValue"], written, "{command:?}");
+        }
+    }
+}

@@ -11,6 +11,9 @@
 //! ±MaxInt32 (`suffixHandler.interpret`, #141203: `unable to parse quantity's suffix`), where
 //! 1.33–1.37 narrow it with `int32()`, wrapping (`1e4294967297` is `1e1`).
 //!
+//! So does the text of a DecimalSI value past the `E` suffix: 1.38 writes its decimal exponent
+//! form (`1000E` is `1e21`, #140459), 1.33–1.37 drop the exponent (`1000E` is `1`).
+//!
 //! `MilliValue` past int64 differs too: 1.38 saturates it (#141305, [`Quantity::milli_value`]),
 //! 1.33–1.37 wrap or return 0, depending on how Go holds the value
 //! ([`Quantity::wrapping_milli_value`]); the controller picks the one of its release.
@@ -64,6 +67,13 @@ pub struct Quantity {
     /// Whether Go holds the value as an `inf.Dec` (the slow parse path) rather than an
     /// `int64Amount`; only [`Quantity::go_syntax`] tells the two apart.
     dec: bool,
+    /// Whether `String()` writes a DecimalSI value whose canonical exponent is past the `E`
+    /// suffix (10^18) in its decimal exponent form (`1000E` is `1e21`), as 1.38's
+    /// `CanonicalizeBytes` does (#140459); 1.33–1.37 drop the exponent and write the digits
+    /// alone (`1000E` is `1`, a value 10^21 times smaller). Set by [`Quantity::parse_in`] for
+    /// its release ([`writes_exponent_past_e`]); a quantity the controller builds
+    /// (`NewMilliQuantity`) never reaches 10^21.
+    exponent_past_e: bool,
 }
 
 const NANO: i32 = -9;
@@ -82,6 +92,7 @@ impl Quantity {
         if s.is_empty() {
             return Err(QuantityError::FormatWrong);
         }
+        let exponent_past_e = writes_exponent_past_e(release);
         if s == "0" {
             return Ok(Quantity {
                 mantissa: 0,
@@ -90,6 +101,7 @@ impl Quantity {
                 format: Format::DecimalSI,
                 cached: Some("0".into()),
                 dec: false,
+                exponent_past_e,
             });
         }
         let parts = scan(s)?;
@@ -134,6 +146,7 @@ impl Quantity {
                         format,
                         cached: canonical_input.then(|| s.into()),
                         dec: false,
+                        exponent_past_e,
                     });
                 }
             }
@@ -170,7 +183,15 @@ impl Quantity {
             // digits or more is far above it, so this is DecimalSI or DecimalExponent).
             Parts128::Wide(digits, e) if format != Format::BinarySI => {
                 let sign = if parts.positive { 1 } else { -1 };
-                return Ok(Quantity { mantissa: sign, exp: e, wide: Some(digits), format, cached: None, dec: true });
+                return Ok(Quantity {
+                    mantissa: sign,
+                    exp: e,
+                    wide: Some(digits),
+                    format,
+                    cached: None,
+                    dec: true,
+                    exponent_past_e,
+                });
             }
             Parts128::Wide(..) => (i128::from(i64::MAX), 0),
         };
@@ -183,12 +204,12 @@ impl Quantity {
             exp = NANO;
         }
         if format == Format::BinarySI {
-            let probe = Quantity { mantissa, exp, wide: None, format, cached: None, dec: true };
+            let probe = Quantity { mantissa, exp, wide: None, format, cached: None, dec: true, exponent_past_e: false };
             if probe.cmp_value(&Quantity::from_i64(i64::MAX)) == Ordering::Greater {
                 mantissa = i128::from(i64::MAX);
                 exp = 0;
             }
-            let probe = Quantity { mantissa, exp, wide: None, format, cached: None, dec: true };
+            let probe = Quantity { mantissa, exp, wide: None, format, cached: None, dec: true, exponent_past_e: false };
             if mantissa != 0 && probe.cmp_value(&Quantity::from_i64(1)) == Ordering::Less {
                 format = Format::DecimalSI;
             }
@@ -196,7 +217,7 @@ impl Quantity {
         if !parts.positive {
             mantissa = -mantissa;
         }
-        Ok(Quantity { mantissa, exp, wide: None, format, cached: None, dec: true })
+        Ok(Quantity { mantissa, exp, wide: None, format, cached: None, dec: true, exponent_past_e })
     }
 
     /// A quantity from an integer, formatted as DecimalSI (`resource.NewQuantity`).
@@ -208,6 +229,7 @@ impl Quantity {
             format: Format::DecimalSI,
             cached: None,
             dec: false,
+            exponent_past_e: false,
         }
     }
 
@@ -220,12 +242,21 @@ impl Quantity {
             format: Format::DecimalSI,
             cached: None,
             dec: false,
+            exponent_past_e: false,
         }
     }
 
     /// A quantity from milli-units in a given format (`resource.NewMilliQuantity(v, format)`).
     pub fn from_milli_with_format(value: i64, format: Format) -> Self {
-        Quantity { mantissa: i128::from(value), exp: -3, wide: None, format, cached: None, dec: false }
+        Quantity {
+            mantissa: i128::from(value),
+            exp: -3,
+            wide: None,
+            format,
+            cached: None,
+            dec: false,
+            exponent_past_e: false,
+        }
     }
 
     /// The format (DecimalSI, BinarySI or DecimalExponent).
@@ -415,28 +446,25 @@ impl Quantity {
                     digits.push('0');
                     exp -= 1;
                 }
+                let exponent_form = || if exp == 0 { String::new() } else { format!("e{exp}") };
                 let suffix = match format {
-                    Format::DecimalExponent => {
-                        if exp == 0 {
-                            String::new()
-                        } else {
-                            format!("e{exp}")
-                        }
-                    }
+                    Format::DecimalExponent => exponent_form(),
                     _ => match exp {
-                        -9 => "n",
-                        -6 => "u",
-                        -3 => "m",
-                        3 => "k",
-                        6 => "M",
-                        9 => "G",
-                        12 => "T",
-                        15 => "P",
-                        18 => "E",
-                        // Go finds no suffix and writes none (suffix.go constructBytes).
-                        _ => "",
-                    }
-                    .to_string(),
+                        -9 => "n".to_string(),
+                        -6 => "u".to_string(),
+                        -3 => "m".to_string(),
+                        3 => "k".to_string(),
+                        6 => "M".to_string(),
+                        9 => "G".to_string(),
+                        12 => "T".to_string(),
+                        15 => "P".to_string(),
+                        18 => "E".to_string(),
+                        // No DecimalSI suffix names the exponent (past 10^18): 1.38 falls back to
+                        // the decimal exponent form (#140459); before, Go finds no suffix and
+                        // writes none (`CanonicalizeBytes` drops `constructBytes`' ok), losing it.
+                        _ if self.exponent_past_e => exponent_form(),
+                        _ => String::new(),
+                    },
                 };
                 format!("{}{digits}{suffix}", if negative { "-" } else { "" })
             }
@@ -514,7 +542,15 @@ fn cmp_digits((a, ea): &(String, i64), (b, eb): &(String, i64)) -> Ordering {
 impl Default for Quantity {
     /// Go's zero `Quantity`, written as `"0"`.
     fn default() -> Self {
-        Quantity { mantissa: 0, exp: 0, wide: None, format: Format::DecimalSI, cached: None, dec: false }
+        Quantity {
+            mantissa: 0,
+            exp: 0,
+            wide: None,
+            format: Format::DecimalSI,
+            cached: None,
+            dec: false,
+            exponent_past_e: false,
+        }
     }
 }
 
@@ -620,6 +656,13 @@ fn scan(s: &str) -> Result<Parts<'_>, QuantityError> {
 /// [-MaxInt32, MaxInt32] (1.38, #141203), rather than narrowing it with `int32()`, wrapping
 /// (1.33–1.37).
 pub fn rejects_exponent_past_int32(release: KubernetesVersion) -> bool {
+    release >= KubernetesVersion::V1_38
+}
+
+/// Whether `release`'s `CanonicalizeBytes` writes a DecimalSI value past the `E` suffix in its
+/// decimal exponent form (1.38, #140459: `1000E` is `1e21`), rather than dropping the exponent
+/// (1.33–1.37: `1000E` is `1`).
+pub fn writes_exponent_past_e(release: KubernetesVersion) -> bool {
     release >= KubernetesVersion::V1_38
 }
 
@@ -966,6 +1009,33 @@ mod tests {
         assert_eq!(Quantity::parse("1m5"), Err(QuantityError::Suffix));
         assert_eq!(Quantity::parse("1 "), Err(QuantityError::FormatWrong));
         assert_eq!(Quantity::parse("ten"), Err(QuantityError::FormatWrong));
+    }
+
+    /// #140459: a DecimalSI value past the `E` suffix is written in its decimal exponent form
+    /// from 1.38 (`1000E` is `1e21`); 1.33–1.37 write the digits alone (`1000E` is `1`).
+    #[test]
+    fn a_decimal_si_value_past_e_keeps_its_exponent_from_1_38() {
+        use KubernetesVersion::{V1_33, V1_37, V1_38};
+        let canonical = |s: &str, r| Quantity::parse_in(s, r).map(|q| q.canonical());
+        for (input, before, from_1_38) in [
+            ("1000E", "1", "1e21"),
+            ("-5000E", "-5", "-5e21"),
+            ("1000000E", "1", "1e24"),
+            ("1000000000000000000000", "1", "1e21"),
+            ("0500000000000000000000000000000000000000000", "500", "500e39"),
+            // Within the suffixes, or kept as written: every release alike.
+            ("1500E", "1500E", "1500E"),
+            ("100E", "100E", "100E"),
+            ("1234E", "1234E", "1234E"),
+            // DecimalExponent already wrote its exponent.
+            ("1e21", "1e21", "1e21"),
+        ] {
+            assert_eq!(canonical(input, V1_33).as_deref(), Ok(before), "{input} in 1.33");
+            assert_eq!(canonical(input, V1_37).as_deref(), Ok(before), "{input} in 1.37");
+            assert_eq!(canonical(input, V1_38).as_deref(), Ok(from_1_38), "{input} in 1.38");
+        }
+        // The value is the same: only its text differs.
+        assert_eq!(Quantity::parse_in("1000E", V1_37), Quantity::parse_in("1000E", V1_38));
     }
 
     /// #141203: 1.38 refuses a decimal exponent outside ±MaxInt32 (`ErrSuffix`); before, Go
