@@ -41,6 +41,12 @@ pub struct ControllerRelease {
     /// `Quantity.MilliValue()` of a target past int64 saturates (apimachinery #141305), 1.38;
     /// before, it wraps or gives 0 ([`Self::milli_value`]).
     pub saturating_milli_value: bool,
+    /// `GetResourceUtilizationRatio` sums the samples and requests and takes the percentage
+    /// exactly (`math/big`), saturating only its int32 narrowing, 1.38 (#142192, v1.38.0-alpha.2);
+    /// before, every step wraps ([`ReplicaCalculator`]'s utilization ratio).
+    ///
+    /// [`ReplicaCalculator`]: super::replicas::ReplicaCalculator
+    pub exact_utilization: bool,
     /// The per-pod usage of an Object or External AverageValue target goes through
     /// `getPerPodUsage` (0 at zero replicas, `MaxInt64` for a saturated sum), 1.38 (#140958).
     pub per_pod_usage_guard: bool,
@@ -97,6 +103,7 @@ impl ControllerRelease {
             external_sum_cap: m >= 35,
             saturating_ceil: m >= 38,
             saturating_milli_value: m >= 38,
+            exact_utilization: m >= 38,
             per_pod_usage_guard: m >= 38,
             ignored_phases: {
                 let mut t = [false; 5];
@@ -206,6 +213,7 @@ mod tests {
         let (r37, r38) = (at(V1_37), at(V1_38));
         assert!(!r37.saturating_ceil && !r37.per_pod_usage_guard && !r37.ignores_phase(PodPhase::Succeeded));
         assert!(r38.saturating_ceil && r38.per_pod_usage_guard && r38.ignores_phase(PodPhase::Succeeded));
+        assert!(!r37.exact_utilization && r38.exact_utilization);
         for r in [r37, r38] {
             assert!(r.ignores_phase(PodPhase::Failed));
             assert!(!r.ignores_phase(PodPhase::Running) && !r.ignores_phase(PodPhase::Pending));

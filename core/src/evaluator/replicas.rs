@@ -863,28 +863,48 @@ impl Workspace {
     }
 
     /// `GetResourceUtilizationRatio` (`metrics/utilization.go`): over the samples of pods with a
-    /// request, `utilization = Σusage × 100 / Σrequest` (int64, truncated, stored as int32),
-    /// `ratio = utilization / target` in float64, and the raw average `Σusage / n` (int64).
-    fn utilization_ratio(&self, target_utilization: i32) -> Result<(f64, i32, i64), CalcError> {
-        let mut metrics_total = 0i64;
-        let mut requests_total = 0i64;
+    /// request, `utilization = Σusage × 100 / Σrequest` stored as int32, `ratio = utilization /
+    /// target` in float64, and the raw average `Σusage / n`. Before 1.38 the sums, the `× 100`
+    /// and the int32 narrowing wrap (int64 arithmetic, truncation); with `exact` (1.38, #142192)
+    /// the sums and the percentage are exact (`math/big`) and only the int32 narrowing
+    /// saturates, at `MinInt32`/`MaxInt32`, and the raw average is the exact one, which always
+    /// fits an int64.
+    fn utilization_ratio(&self, target_utilization: i32, exact: bool) -> Result<(f64, i32, i64), CalcError> {
+        let mut metrics_total = 0i128;
+        let mut requests_total = 0i128;
+        let mut wrapped = (0i64, 0i64);
         let mut entries = 0i64;
         for (value, request) in self.values.iter().zip(&self.requests) {
             // Samples of pods without a request are extraneous: missing requests are checked
             // elsewhere.
             if let (Some(metric), Some(request)) = (value, request) {
-                metrics_total = metrics_total.wrapping_add(metric.value);
-                requests_total = requests_total.wrapping_add(*request);
+                // i128 holds the sum of any number of int64 values a pod list can have.
+                metrics_total += i128::from(metric.value);
+                requests_total += i128::from(*request);
+                wrapped = (wrapped.0.wrapping_add(metric.value), wrapped.1.wrapping_add(*request));
                 entries += 1;
             }
+        }
+        if !exact {
+            let (metrics_total, requests_total) = wrapped;
+            if requests_total == 0 {
+                return Err(CalcError::NoMatchingSamples);
+            }
+            // Go converts int64 to int32 by truncation, as `as` does.
+            let utilization = metrics_total.wrapping_mul(100).wrapping_div(requests_total) as i32;
+            let ratio = f64::from(utilization) / f64::from(target_utilization);
+            return Ok((ratio, utilization, metrics_total.wrapping_div(entries)));
         }
         if requests_total == 0 {
             return Err(CalcError::NoMatchingSamples);
         }
-        // Go converts int64 to int32 by truncation, as `as` does.
-        let utilization = metrics_total.wrapping_mul(100).wrapping_div(requests_total) as i32;
+        // `big.Int.Quo` truncates toward zero, as i128 division does; Σusage × 100 cannot leave
+        // i128 (it would take 2^57 pods).
+        let percentage = metrics_total.saturating_mul(100) / requests_total;
+        let utilization = percentage.clamp(i128::from(i32::MIN), i128::from(i32::MAX)) as i32;
         let ratio = f64::from(utilization) / f64::from(target_utilization);
-        Ok((ratio, utilization, metrics_total.wrapping_div(entries)))
+        let raw_average = (metrics_total / i128::from(entries)) as i64;
+        Ok((ratio, utilization, raw_average))
     }
 
     /// `GetMetricUsageRatio` (formerly `GetMetricUtilizationRatio`): `usage = Σvalues / count`
@@ -1168,7 +1188,8 @@ impl ReplicaCalculator {
             return Err(CalcError::NoReadySamples);
         }
         ws.requests(pods, container, resource, self)?;
-        let (ratio, utilization, raw_value_milli) = ws.utilization_ratio(target_utilization)?;
+        let (ratio, utilization, raw_value_milli) =
+            ws.utilization_ratio(target_utilization, self.release.exact_utilization)?;
         let done = |replicas: i32, corrected_ratio: Option<f64>| ResourceReplicas {
             replicas,
             utilization,
@@ -1199,7 +1220,7 @@ impl ReplicaCalculator {
             ws.fill(UNREADY, |_| 0);
         }
 
-        let (new_ratio, _, _) = ws.utilization_ratio(target_utilization)?;
+        let (new_ratio, _, _) = ws.utilization_ratio(target_utilization, self.release.exact_utilization)?;
         Ok(done(
             corrected_replicas(current_replicas, ratio, new_ratio, ws.len(), tolerances, self.release),
             Some(new_ratio),
@@ -1882,6 +1903,36 @@ mod tests {
         assert!(g(KubernetesVersion::V1_37, &PodMetricsInfo::new()).missing.contains("done"));
         assert!(g(KubernetesVersion::V1_38, &metrics).ignored.contains("done"));
         assert!(g(KubernetesVersion::V1_38, &PodMetricsInfo::new()).ignored.contains("done"));
+    }
+
+    /// #142192 (1.38): `GetResourceUtilizationRatio` sums exactly and saturates only the int32
+    /// utilization; before, two pods at 5×10^18 milli-cores wrap the sum negative.
+    #[test]
+    fn resource_utilization_past_int64_per_release() {
+        use KubernetesVersion::*;
+        let pods: Vec<Pod> = (0..2).map(|i| pod_with_cpu(&format!("p{i}"), 1000)).collect();
+        let metrics: Vec<PodMetricsItem> = (0..2).map(|i| usage(&format!("p{i}"), 5_000_000_000_000_000_000)).collect();
+        let at = |v| {
+            let got = calc_at(v)
+                .get_resource_replicas(
+                    &mut Workspace::default(),
+                    Timestamp::from_secs(0),
+                    2,
+                    50,
+                    "cpu",
+                    "",
+                    Tolerances::default(),
+                    Ok(PodIndex::default().index(&pods).matched(&metrics, &mut Vec::new())),
+                )
+                .unwrap();
+            (got.replicas, got.utilization, got.raw_value_milli)
+        };
+        // Σ = 10^19 wraps to -8446744073709551616; × 100 / 2000 wraps, narrowed to int32.
+        for v in [V1_33, V1_37] {
+            assert_eq!(at(v), (-28_357_982, -708_949_574, -4_223_372_036_854_775_808), "{v}");
+        }
+        // Exact: 5×10^17 % saturates at MaxInt32; the raw average is the true 5×10^18.
+        assert_eq!(at(V1_38), (85_899_346, i32::MAX, 5_000_000_000_000_000_000));
     }
 
     #[test]
