@@ -371,6 +371,12 @@ fn rules_say_what_differs_on_the_selected_release() {
     );
     let same = hpa_lint(&["rules", "HPA101", "--kubernetes-version", "1.35"], "");
     assert_eq!(same.stdout.lines().nth(4), Some("On Kubernetes 1.35: the same as on every supported release."));
+    // 1.38 is the development branch: said wherever the release is named.
+    let preview = hpa_lint(&["rules", "HPA101", "--kubernetes-version", "1.38"], "");
+    assert_eq!(
+        preview.stdout.lines().nth(4),
+        Some("On Kubernetes 1.38 (a preview of the development branch): the same as on every supported release.")
+    );
 
     // The gates given on the command line count, as in every other command.
     let json = hpa_lint(

@@ -3,7 +3,7 @@
 //! `--feature-gates`, each rule whose verdict depends on the release also says what it does on
 //! the one selected (`Rule::on_release`).
 
-use hpa_core::features::FeatureGates;
+use hpa_core::features::{FeatureGates, KubernetesVersion};
 use hpa_core::rules::{self, Rule, RuleMeta};
 use serde_json::json;
 
@@ -25,6 +25,9 @@ impl Release {
     /// The release of the flags.
     fn new(gates: FeatureGates, cluster: &ClusterArgs) -> Release {
         let mut title = format!("On Kubernetes {}", gates.version());
+        if gates.version() == KubernetesVersion::PREVIEW {
+            title.push_str(" (a preview of the development branch)");
+        }
         if !cluster.feature_gates.is_empty() {
             title.push_str(&format!(" with --feature-gates {}", cluster.feature_gates.join(",")));
         }
