@@ -163,9 +163,10 @@ impl HPAControllerConfiguration {
     /// `hpa-lint diagnose` all ask it.
     pub fn tolerances_for_hpa<'a>(&self, behavior: Option<&'a HorizontalPodAutoscalerBehavior>) -> HpaTolerances<'a> {
         let gate = self.gates.enabled(Gate::HPAConfigurableTolerance);
+        let release = self.controller_release();
         let direction = |field: &'static str, rules: Option<&'a HPAScalingRules>| {
             let written = rules.and_then(|r| r.tolerance.as_ref());
-            let used = written.filter(|_| gate).map_or(self.tolerance, Quantity::as_approximate_f64);
+            let used = written.filter(|_| gate).map_or(self.tolerance, |q| release.approximate_f64(q));
             DirectionTolerance { field, written, used, honored: gate }
         };
         HpaTolerances {
@@ -327,5 +328,11 @@ mod tests {
             let t = c.tolerances_for_hpa(None);
             assert_eq!((t.tolerances(), t.ignored().count()), (Tolerances::uniform(0.2), 0));
         }
+        // A zero written with a large exponent: NaN before 1.38 (never within: every ratio
+        // scales), 0 in 1.38 (#141937).
+        let zero = HorizontalPodAutoscalerBehavior { scale_up: Some(rules("0e400")), scale_down: None };
+        let at = |v| HPAControllerConfiguration { gates: FeatureGates::new(v), ..on.clone() };
+        assert!(at(KubernetesVersion::V1_37).tolerances_for_hpa(Some(&zero)).tolerances().scale_up.is_nan());
+        assert_eq!(at(KubernetesVersion::V1_38).tolerances_for_hpa(Some(&zero)).tolerances().scale_up, 0.0);
     }
 }

@@ -47,6 +47,9 @@ pub struct ControllerRelease {
     ///
     /// [`ReplicaCalculator`]: super::replicas::ReplicaCalculator
     pub exact_utilization: bool,
+    /// `Quantity.AsApproximateFloat64` of a zero with a large scale (`0e400`) is 0 in 1.38
+    /// (#141937); before, `0 × Pow10(scale)` is `0 × +Inf`, NaN ([`Self::approximate_f64`]).
+    pub zero_float_is_zero: bool,
     /// The per-pod usage of an Object or External AverageValue target goes through
     /// `getPerPodUsage` (0 at zero replicas, `MaxInt64` for a saturated sum), 1.38 (#140958).
     pub per_pod_usage_guard: bool,
@@ -104,6 +107,7 @@ impl ControllerRelease {
             saturating_ceil: m >= 38,
             saturating_milli_value: m >= 38,
             exact_utilization: m >= 38,
+            zero_float_is_zero: m >= 38,
             per_pod_usage_guard: m >= 38,
             ignored_phases: {
                 let mut t = [false; 5];
@@ -140,6 +144,13 @@ impl ControllerRelease {
     /// ([`Quantity::milli_value`]), wrapping or 0 before ([`Quantity::wrapping_milli_value`]).
     pub fn milli_value(self, q: &Quantity) -> i64 {
         if self.saturating_milli_value { q.milli_value() } else { q.wrapping_milli_value() }
+    }
+
+    /// `q.AsApproximateFloat64()` as this release's apimachinery computes it (the per-HPA
+    /// tolerance, `tolerancesForHpa`): 1.38 answers 0 for any zero (#141937); before, a zero
+    /// written with a large exponent (`0e400`) is NaN, as [`Quantity::as_approximate_f64`] is.
+    pub fn approximate_f64(self, q: &Quantity) -> f64 {
+        if self.zero_float_is_zero && q.is_zero() { 0.0 } else { q.as_approximate_f64() }
     }
 
     /// The per-pod usage of an Object or External AverageValue target, `usage / status.replicas`
@@ -214,6 +225,9 @@ mod tests {
         assert!(!r37.saturating_ceil && !r37.per_pod_usage_guard && !r37.ignores_phase(PodPhase::Succeeded));
         assert!(r38.saturating_ceil && r38.per_pod_usage_guard && r38.ignores_phase(PodPhase::Succeeded));
         assert!(!r37.exact_utilization && r38.exact_utilization);
+        let zero = Quantity::parse_in("0e400", V1_38).unwrap();
+        assert!(r37.approximate_f64(&zero).is_nan());
+        assert_eq!(r38.approximate_f64(&zero), 0.0);
         for r in [r37, r38] {
             assert!(r.ignores_phase(PodPhase::Failed));
             assert!(!r.ignores_phase(PodPhase::Running) && !r.ignores_phase(PodPhase::Pending));
