@@ -235,15 +235,7 @@ impl Quantity {
 
     /// A quantity from milli-units (`resource.NewMilliQuantity(v, DecimalSI)`).
     pub fn from_milli(value: i64) -> Self {
-        Quantity {
-            mantissa: i128::from(value),
-            exp: -3,
-            wide: None,
-            format: Format::DecimalSI,
-            cached: None,
-            dec: false,
-            exponent_past_e: false,
-        }
+        Quantity::from_milli_with_format(value, Format::DecimalSI)
     }
 
     /// A quantity from milli-units in a given format (`resource.NewMilliQuantity(v, format)`).
@@ -542,15 +534,7 @@ fn cmp_digits((a, ea): &(String, i64), (b, eb): &(String, i64)) -> Ordering {
 impl Default for Quantity {
     /// Go's zero `Quantity`, written as `"0"`.
     fn default() -> Self {
-        Quantity {
-            mantissa: 0,
-            exp: 0,
-            wide: None,
-            format: Format::DecimalSI,
-            cached: None,
-            dec: false,
-            exponent_past_e: false,
-        }
+        Quantity::from_i64(0)
     }
 }
 

@@ -1611,6 +1611,26 @@ mod tests {
         }
     }
 
+    /// `GetResourceReplicas` for a Utilization target over `pods` and their `metrics`.
+    fn resource_replicas(
+        calc: &ReplicaCalculator,
+        pods: &[Pod],
+        metrics: &[PodMetricsItem],
+        current: i32,
+        target: i32,
+    ) -> Result<ResourceReplicas, CalcError> {
+        calc.get_resource_replicas(
+            &mut Workspace::default(),
+            Timestamp::from_secs(0),
+            current,
+            target,
+            "cpu",
+            "",
+            Tolerances::default(),
+            Ok(PodIndex::default().index(pods).matched(metrics, &mut Vec::new())),
+        )
+    }
+
     #[test]
     fn tolerance_bounds_are_inclusive() {
         let t = Tolerances::default();
@@ -1634,18 +1654,7 @@ mod tests {
             let pods: Vec<Pod> = (0..usages.len()).map(|i| pod_with_cpu(&format!("p{i}"), request)).collect();
             let metrics: Vec<PodMetricsItem> =
                 usages.iter().enumerate().map(|(i, u)| usage(&format!("p{i}"), *u)).collect();
-            let got = calc()
-                .get_resource_replicas(
-                    &mut Workspace::default(),
-                    Timestamp::from_secs(0),
-                    current,
-                    target,
-                    "cpu",
-                    "",
-                    Tolerances::default(),
-                    Ok(PodIndex::default().index(&pods).matched(&metrics, &mut Vec::new())),
-                )
-                .unwrap();
+            let got = resource_replicas(&calc(), &pods, &metrics, current, target).unwrap();
             assert_eq!((got.replicas, got.utilization), (replicas, utilization), "{usages:?}");
         }
     }
@@ -1708,18 +1717,7 @@ mod tests {
     fn missing_pods_backfill_at_request_on_scale_down() {
         let pods: Vec<Pod> = (0..4).map(|i| pod_with_cpu(&format!("p{i}"), 1000)).collect();
         let metrics = vec![usage("p0", 400), usage("p1", 95), usage("p2", 800)];
-        let got = calc()
-            .get_resource_replicas(
-                &mut Workspace::default(),
-                Timestamp::from_secs(0),
-                4,
-                50,
-                "cpu",
-                "",
-                Tolerances::default(),
-                Ok(PodIndex::default().index(&pods).matched(&metrics, &mut Vec::new())),
-            )
-            .unwrap();
+        let got = resource_replicas(&calc(), &pods, &metrics, 4, 50).unwrap();
         assert_eq!(got.replicas, 4);
         assert_eq!(got.utilization, 43);
     }
@@ -1913,18 +1911,7 @@ mod tests {
         let pods: Vec<Pod> = (0..2).map(|i| pod_with_cpu(&format!("p{i}"), 1000)).collect();
         let metrics: Vec<PodMetricsItem> = (0..2).map(|i| usage(&format!("p{i}"), 5_000_000_000_000_000_000)).collect();
         let at = |v| {
-            let got = calc_at(v)
-                .get_resource_replicas(
-                    &mut Workspace::default(),
-                    Timestamp::from_secs(0),
-                    2,
-                    50,
-                    "cpu",
-                    "",
-                    Tolerances::default(),
-                    Ok(PodIndex::default().index(&pods).matched(&metrics, &mut Vec::new())),
-                )
-                .unwrap();
+            let got = resource_replicas(&calc_at(v), &pods, &metrics, 2, 50).unwrap();
             (got.replicas, got.utilization, got.raw_value_milli)
         };
         // Σ = 10^19 wraps to -8446744073709551616; × 100 / 2000 wraps, narrowed to int32.
