@@ -377,6 +377,14 @@ fn rules_say_what_differs_on_the_selected_release() {
         preview.stdout.lines().nth(4),
         Some("On Kubernetes 1.38 (a preview of the development branch): the same as on every supported release.")
     );
+    // HPA000 on the preview: its quantity rules (#141203, #140459), not 1.37's.
+    let invalid = |v: &str| {
+        let run = hpa_lint(&["rules", "HPA000", "--kubernetes-version", v], "");
+        run.stdout.lines().find(|l| l.starts_with("On Kubernetes")).unwrap_or_default().to_string()
+    };
+    let quantity_facts = "; a quantity's decimal exponent past ±2147483647 is refused; a quantity past the `E` suffix is written with its exponent (`1e21`);";
+    assert!(invalid("1.38").contains(quantity_facts), "{}", invalid("1.38"));
+    assert!(!invalid("1.37").contains("decimal exponent"), "{}", invalid("1.37"));
 
     // The gates given on the command line count, as in every other command.
     let json = hpa_lint(

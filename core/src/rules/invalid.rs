@@ -2,6 +2,7 @@
 
 use super::{Context, Finding, Rule, RuleMeta};
 use crate::admission::{checks_api_versions, declarative_enforced};
+use crate::api::quantity::{rejects_exponent_past_int32, writes_exponent_past_e};
 use crate::api::release::has_condition_observed_generation;
 use crate::features::{FeatureGates, Gate, KubernetesVersion};
 use crate::field::ValueRendering;
@@ -25,7 +26,11 @@ crate::declare_rule! {
     /// declarative error comes last; up to 1.34 label messages say "characters" and "a qualified
     /// name" (from 1.35 "bytes" and "a valid label key"); 1.33 prints values such as quantities as
     /// Go structs; before 1.37 a condition's `status.conditions[].observedGeneration` is an unknown
-    /// field; the feature-gate defaults of each release decide `minReplicas: 0` and `tolerance`.
+    /// field; the feature-gate defaults of each release decide `minReplicas: 0` and `tolerance`;
+    /// the 1.38 preview refuses a quantity whose decimal exponent is past ±2147483647
+    /// (`unable to parse quantity's suffix`; before, Go narrows it to int32: `1e4294967297` is
+    /// `10`) and writes a quantity past the `E` suffix with its exponent (`-1000E` is `"-1e21"`,
+    /// before `"-1"`).
     ///
     /// ## Why it matters
     ///
@@ -121,6 +126,12 @@ impl Rule for Invalid {
         }
         if !has_condition_observed_generation(v) {
             facts.push("`status.conditions[].observedGeneration` is an unknown field");
+        }
+        if rejects_exponent_past_int32(v) {
+            facts.push("a quantity's decimal exponent past ±2147483647 is refused");
+        }
+        if writes_exponent_past_e(v) {
+            facts.push("a quantity past the `E` suffix is written with its exponent (`1e21`)");
         }
         facts.push(if gates.enabled(Gate::HPAScaleToZero) {
             "`minReplicas: 0` is allowed with an Object or External metric (HPAScaleToZero on)"
