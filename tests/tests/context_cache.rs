@@ -209,3 +209,43 @@ fn after_an_outage_every_kind_relists_within_seconds() {
         drop(cache);
     });
 }
+
+/// An outage answered 503 without `Retry-After` (a load balancer with no kube-apiserver behind it)
+/// breaks every watch as soon as it is renewed, as a 500 does: client-go repeats only an answer
+/// that names its wait, and so do the watches (`RetryAfterPolicy`); the view is fresh again within
+/// seconds of the server's return. Under kube-client's default retry (429, 503 and 504 repeated
+/// with a backoff doubling from 5 ms to 1000 s, 15 times) the request kept retrying out of sight:
+/// no watch was ever broken, only silent, and each slept on after the server was back (the view
+/// stale 31 s after a 60 s outage, 22 s after 60 s of 429 with `Retry-After: 1`).
+#[test]
+fn an_outage_answered_503_breaks_the_watches_and_they_recover_within_seconds() {
+    runtime().block_on(async {
+        let s = setup().await;
+        let bound = Duration::from_secs(4);
+        let cache = s.cache(bound).await;
+        assert!(cache.wait_synced(Duration::from_secs(10)).await, "{:#?}", cache.status());
+        s.server.fault("/", Fault::Status(503, "no endpoints available for service \"kubernetes\"".into()));
+        // Each watch ends after half the bound; its renewal fails at once.
+        let down = Instant::now();
+        until(&cache, bound, Duration::from_secs(6), |_| {
+            cache.status().iter().filter(|w| !w.kind.optional).all(|w| w.broken_for.is_some())
+        })
+        .await;
+        let broken = down.elapsed();
+        let deployments = cache.status().into_iter().find(|w| w.kind == kinds::DEPLOYMENT).unwrap();
+        assert!(deployments.error.as_deref().is_some_and(|e| e.contains("no endpoints available")), "{deployments:?}");
+        tokio::time::sleep(Duration::from_secs(8).saturating_sub(down.elapsed())).await;
+        s.server.compact();
+        s.server.clear_faults();
+        let back = Instant::now();
+        until(&cache, bound, Duration::from_secs(30), |f| {
+            *f == Freshness::Fresh
+                && cache.status().iter().filter(|w| !w.kind.optional).all(|w| w.broken_for.is_none() && w.synced)
+        })
+        .await;
+        let relisted = back.elapsed();
+        eprintln!("every watch broken {broken:?} into the outage; every kind relisted {relisted:?} after it");
+        assert!(relisted < Duration::from_secs(8), "relisted after {relisted:?}: {:#?}", cache.status());
+        drop(cache);
+    });
+}
