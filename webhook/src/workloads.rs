@@ -445,13 +445,6 @@ mod tests {
         let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment",
             "metadata": {"name": "web", "namespace": "shop"},
             "spec": {"template": {"spec": {"containers": [{"name": "app", "resources": {"requests": {"cpu": "100m"}}}]}}}});
-        let gates = hpa_core::features::FeatureGates::default();
-        let index = Index::of_objects(
-            [(kinds::HPA, hpa), (kinds::DEPLOYMENT, deployment)],
-            &hpa_cluster::watch::CacheOptions::admission_for(gates.clone()),
-        );
-        let lock = std::sync::RwLock::new(index);
-        let view = View::Fresh(lock.read().unwrap());
         let vpa = json!({"apiVersion": "autoscaling.k8s.io/v1", "kind": "VerticalPodAutoscaler",
             "metadata": {"name": "web", "namespace": "shop"},
             "spec": {"targetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
@@ -460,6 +453,22 @@ mod tests {
             "kind": {"group": "autoscaling.k8s.io", "version": "v1", "kind": "VerticalPodAutoscaler"},
             "resource": {"group": "autoscaling.k8s.io", "version": "v1", "resource": "verticalpodautoscalers"},
             "namespace": "shop", "operation": "CREATE", "object": vpa}});
+        let (warnings, findings) = review_with_cache([(kinds::HPA, hpa), (kinds::DEPLOYMENT, deployment)], &body);
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].starts_with("HPA web: HPA408 vpa-conflict: "), "{warnings:?}");
+        assert_eq!(findings, ["HPA408"]);
+    }
+
+    /// `/validate-workloads`' answer to `body` with a fresh cache of `objects`: its warnings, and
+    /// the cross-object findings it reports.
+    fn review_with_cache(
+        objects: impl IntoIterator<Item = (Kind, Value)>,
+        body: &Value,
+    ) -> (Vec<String>, Vec<&'static str>) {
+        let gates = hpa_core::features::FeatureGates::default();
+        let index = Index::of_objects(objects, &hpa_cluster::watch::CacheOptions::admission_for(gates.clone()));
+        let lock = std::sync::RwLock::new(index);
+        let view = View::Fresh(lock.read().unwrap());
         let answer = Reviewer::new(gates).review_in(
             crate::metrics::Endpoint::ValidateWorkloads,
             body.to_string().as_bytes(),
@@ -467,11 +476,10 @@ mod tests {
             &view,
         );
         let review: Value = serde_json::from_slice(&answer.body).unwrap();
-        let warnings: Vec<&str> =
-            review["response"]["warnings"].as_array().unwrap().iter().map(|w| w.as_str().unwrap()).collect();
-        assert_eq!(warnings.len(), 1, "{warnings:?}");
-        assert!(warnings[0].starts_with("HPA web: HPA408 vpa-conflict: "), "{warnings:?}");
-        assert_eq!(answer.context.findings, ["HPA408"]);
+        let warnings = review["response"]["warnings"]
+            .as_array()
+            .map_or(Vec::new(), |w| w.iter().map(|w| w.as_str().unwrap().to_string()).collect());
+        (warnings, answer.context.findings)
     }
 
     /// The warnings of a Deployment CREATE without cpu requests, in a cache holding `hpas` HPAs
@@ -490,27 +498,13 @@ mod tests {
                     "minReplicas": 2, "maxReplicas": 8, "metrics": [{"type": "Resource", "resource": {"name": "cpu",
                         "target": {"type": "Utilization", "averageUtilization": 60}}}]}})
         };
-        let gates = hpa_core::features::FeatureGates::default();
         // Inserted in reverse: the cache orders a target's HPAs by name.
         let objects = (0..hpas).rev().map(|i| (kinds::HPA, hpa(i)));
-        let index = Index::of_objects(
-            objects.chain([(kinds::DEPLOYMENT, deployment(json!({"cpu": "100m"})))]),
-            &hpa_cluster::watch::CacheOptions::admission_for(gates.clone()),
-        );
-        let lock = std::sync::RwLock::new(index);
-        let view = View::Fresh(lock.read().unwrap());
         let body = json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": {"uid": "d",
             "kind": {"group": "apps", "version": "v1", "kind": "Deployment"},
             "resource": {"group": "apps", "version": "v1", "resource": "deployments"},
             "namespace": "shop", "operation": "CREATE", "object": deployment(json!({"memory": "1Gi"}))}});
-        let answer = Reviewer::new(gates).review_in(
-            crate::metrics::Endpoint::ValidateWorkloads,
-            body.to_string().as_bytes(),
-            &crate::policy::Policy::default(),
-            &view,
-        );
-        let review: Value = serde_json::from_slice(&answer.body).unwrap();
-        review["response"]["warnings"].as_array().unwrap().iter().map(|w| w.as_str().unwrap().to_string()).collect()
+        review_with_cache(objects.chain([(kinds::DEPLOYMENT, deployment(json!({"cpu": "100m"})))]), &body).0
     }
 
     /// A write that concerns more HPAs than it is checked against names those it was not checked
