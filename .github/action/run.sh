@@ -7,7 +7,8 @@
 # Environment (the action's inputs):
 #   INPUT_PATHS     files and directories, one per line or separated by spaces (default: .);
 #                   each line split into words as INPUT_ARGS is: quote a path holding spaces
-#                   ('my dir/'); globs and $VAR stay as written
+#                   ('my dir/'); globs and $VAR stay as written; paths, never options (after
+#                   `--`: a file named `-x.yaml` is linted)
 #   INPUT_FAIL_ON   error | warning | info | never (default: warning)
 #   INPUT_SARIF     the SARIF file to write (default: hpa-lint.sarif; empty: none)
 #   INPUT_ARGS      more hpa-lint arguments, e.g. `--config .hpa-lint.yaml --select all`, split
@@ -50,7 +51,7 @@ output() {
 
 if [ -n "$sarif" ]; then
   status=0
-  hpa-lint -o sarif --fail-on never ${args[@]+"${args[@]}"} "${paths[@]}" >"$sarif" || status=$?
+  hpa-lint -o sarif --fail-on never ${args[@]+"${args[@]}"} -- "${paths[@]}" >"$sarif" || status=$?
   if [ "$status" -ne 0 ]; then
     echo "::error title=hpa-lint::hpa-lint exited with $status while writing $sarif" >&2
     exit 2
@@ -59,7 +60,7 @@ if [ -n "$sarif" ]; then
 fi
 
 status=0
-hpa-lint -o github --fail-on "$fail_on" ${args[@]+"${args[@]}"} "${paths[@]}" || status=$?
+hpa-lint -o github --fail-on "$fail_on" ${args[@]+"${args[@]}"} -- "${paths[@]}" || status=$?
 if [ "$status" -ge 2 ]; then
   exit 2
 fi

@@ -221,12 +221,11 @@ impl Cluster {
         let default_namespace = config.default_namespace.clone();
         let credentials = CredentialSource::of(&config);
         trim_token_file(&mut config).map_err(|reason| Error::Credentials { server: server.clone(), reason })?;
-        // One-shot calls retry as client-go does (`get_text`), within their timeout; kube's own
-        // retry (429, 503 and 504 with a backoff up to 1000 s, 15 times) would spend the timeout
-        // on a throttling server and report it as slow. The watches' client (`client_builder`)
-        // keeps it.
-        let mut one_shot = config.clone();
-        one_shot.default_retry = false;
+        // No client of ours keeps kube's own retry (429, 503 and 504 with a backoff from 5 ms up
+        // to 1000 s, 15 times): one-shot calls retry as client-go does (`get_text`), within their
+        // timeout, and the watches' client (`client_builder`) through `RetryAfterPolicy`.
+        config.default_retry = false;
+        let one_shot = config.clone();
         let one_shot_proxy = config.proxy_url.clone();
         let client = Client::try_from(one_shot).map_err(|e| match (&e, auth_error(&e)) {
             (kube::Error::InferKubeconfig(k), _) => {
@@ -240,12 +239,19 @@ impl Cluster {
 
     /// A builder of another client like [`Cluster::client`] (same server, credentials and
     /// timeouts), to which a layer can be added: the context cache observes its watches'
-    /// responses this way (`watch::heartbeat`).
+    /// responses this way (`watch::heartbeat`). An answer that asks to be repeated is repeated as
+    /// client-go's `rest.Request` repeats it ([`RetryAfterPolicy`]). Call it within a tokio
+    /// runtime: the client's requests are dispatched by a task spawned on it.
     pub(crate) fn client_builder(&self) -> Result<ClientBuilder<GenericService>, Error> {
-        ClientBuilder::try_from(self.config.clone()).map_err(|e| match auth_error(&e) {
+        let builder = ClientBuilder::try_from(self.config.clone()).map_err(|e| match auth_error(&e) {
             Some(auth) => Error::Credentials { server: self.server.clone(), reason: self.credentials.failure(auth) },
             None => unreachable(self.server.clone(), self.config.proxy_url.as_ref(), &e),
-        })
+        })?;
+        // The retry sends a request again through the same stack: the buffer makes it shareable.
+        Ok(builder
+            .with_layer(&tower::buffer::BufferLayer::new(RETRY_BUFFER))
+            .with_layer(&tower::retry::RetryLayer::new(RetryAfterPolicy::default()))
+            .with_layer(&tower::util::BoxService::layer()))
     }
 
     /// The underlying kube client (watchers and reflectors use it).
@@ -396,10 +402,7 @@ impl Answer {
         use http_body_util::BodyExt as _;
         let response = client.send(request).await?;
         let code = response.status();
-        let retry_after = (code == http::StatusCode::TOO_MANY_REQUESTS || code.is_server_error())
-            .then(|| response.headers().get(http::header::RETRY_AFTER)?.to_str().ok()?.trim().parse::<u64>().ok())
-            .flatten()
-            .map(Duration::from_secs);
+        let retry_after = retry_after(&response);
         let bytes = response.into_body().collect().await?.to_bytes();
         let text = String::from_utf8(bytes.to_vec()).map_err(kube::Error::FromUtf8)?;
         if !(code.is_client_error() || code.is_server_error()) {
@@ -409,6 +412,67 @@ impl Answer {
             kube::core::Status::failure(text.trim(), "Failed to parse error data").with_code(code.as_u16())
         });
         Ok(Answer { text: Err(Box::new(status)), retry_after })
+    }
+}
+
+/// The wait an answer asks for before its request is sent again: `Retry-After` in whole seconds
+/// on a 429 or a 5xx (client-go's `checkWait`); `None` when it is not to be repeated.
+fn retry_after<B>(response: &http::Response<B>) -> Option<Duration> {
+    let code = response.status();
+    if code != http::StatusCode::TOO_MANY_REQUESTS && !code.is_server_error() {
+        return None;
+    }
+    let seconds = response.headers().get(http::header::RETRY_AFTER)?.to_str().ok()?.trim().parse::<u64>().ok()?;
+    Some(Duration::from_secs(seconds))
+}
+
+/// How many requests of the watches' client wait for the stack at once ([`Cluster::client_builder`]).
+const RETRY_BUFFER: usize = 64;
+
+/// The watches' retry, as client-go's `rest.Request` retries a list or a watch
+/// (`withRetry.IsNextRetry`, `rest/with_retry.go`): an answer that names its wait ([`retry_after`]:
+/// kube-apiserver's API Priority and Fairness and max-in-flight filters answer 429 with
+/// `Retry-After: 1`, a shutting-down kube-apiserver 429 with `Retry-After: 5`) is asked again after
+/// exactly that wait, at most [`MAX_RETRIES`] times; any other answer goes to the caller, whose own
+/// backoff decides (the cache's watch backoff: at most 2.5 s). kube-client's default retry (429,
+/// 503 and 504, the server's wait only as a floor under a backoff doubling from 5 ms to 1000 s,
+/// 15 times) kept a watch asleep long after the server answered again: the view stayed stale for
+/// 22 s after a 60 s throttle, 31 s after 60 s of 503s.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct RetryAfterPolicy {
+    /// Retries of this request so far.
+    retries: u32,
+}
+
+impl<B> tower::retry::Policy<http::Request<kube::client::Body>, http::Response<B>, tower::BoxError>
+    for RetryAfterPolicy
+{
+    type Future = tokio::time::Sleep;
+
+    fn retry(
+        &mut self,
+        _request: &mut http::Request<kube::client::Body>,
+        result: &mut Result<http::Response<B>, tower::BoxError>,
+    ) -> Option<Self::Future> {
+        let wait = retry_after(result.as_ref().ok()?)?;
+        if self.retries >= MAX_RETRIES {
+            return None;
+        }
+        self.retries += 1;
+        Some(tokio::time::sleep(wait))
+    }
+
+    fn clone_request(
+        &mut self,
+        request: &http::Request<kube::client::Body>,
+    ) -> Option<http::Request<kube::client::Body>> {
+        let mut copy = http::Request::new(request.body().try_clone()?);
+        *copy.method_mut() = request.method().clone();
+        *copy.uri_mut() = request.uri().clone();
+        *copy.version_mut() = request.version();
+        *copy.headers_mut() = request.headers().clone();
+        *copy.extensions_mut() = request.extensions().clone();
+        Some(copy)
     }
 }
 
@@ -851,5 +915,53 @@ mod tests {
             e.to_string(),
             "RBAC refused to get the API groups: forbidden: User \"u\" cannot get path \"/apis\"; ask for read access (get, list) to it"
         );
+    }
+
+    /// The watches' retry repeats what client-go's `rest.Request` repeats: a 429 or a 5xx that
+    /// names its wait, after exactly that wait, at most `MAX_RETRIES` times; a 503 that names
+    /// none (kube-client's default retry repeated it, and any 429 or 504, with its own backoff)
+    /// and any other answer go to the watcher.
+    #[test]
+    fn the_watches_retry_only_what_names_its_wait() {
+        use tower::retry::Policy as _;
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap();
+        let _entered = runtime.enter();
+        let answer = |code: u16, retry_after: Option<&str>| {
+            let mut response = http::Response::builder().status(code);
+            if let Some(wait) = retry_after {
+                response = response.header("Retry-After", wait);
+            }
+            Ok::<_, tower::BoxError>(response.body(()).unwrap())
+        };
+        let request =
+            || http::Request::get("/apis/apps/v1/deployments?watch=true").body(kube::client::Body::empty()).unwrap();
+        let waits = |policy: &mut RetryAfterPolicy, code: u16, retry_after: Option<&str>| {
+            let start = tokio::time::Instant::now();
+            policy.retry(&mut request(), &mut answer(code, retry_after)).map(|sleep| sleep.deadline() - start)
+        };
+        let mut policy = RetryAfterPolicy::default();
+        for (code, retry_after) in [(429, Some("1")), (503, Some(" 5 ")), (500, Some("2"))] {
+            let wait = waits(&mut policy, code, retry_after).unwrap();
+            let named = Duration::from_secs(retry_after.unwrap().trim().parse().unwrap());
+            assert!(wait >= named && wait < named + Duration::from_millis(100), "{code}: {wait:?}");
+        }
+        let mut fresh = RetryAfterPolicy::default();
+        for (code, retry_after) in
+            [(503, None), (504, None), (429, None), (429, Some("soon")), (404, Some("1")), (200, Some("1"))]
+        {
+            assert!(waits(&mut fresh, code, retry_after).is_none(), "{code} {retry_after:?}");
+        }
+        assert!(fresh.retry(&mut request(), &mut Err::<http::Response<()>, _>("refused".into())).is_none());
+        // Ten retries, then the answer goes to the watcher.
+        let mut policy = RetryAfterPolicy::default();
+        for _ in 0..MAX_RETRIES {
+            assert!(waits(&mut policy, 429, Some("1")).is_some());
+        }
+        assert!(waits(&mut policy, 429, Some("1")).is_none());
+        // The request is sent again as it was.
+        let sent = request();
+        let copy =
+            tower::retry::Policy::<_, http::Response<()>, tower::BoxError>::clone_request(&mut policy, &sent).unwrap();
+        assert_eq!((copy.method(), copy.uri()), (sent.method(), sent.uri()));
     }
 }

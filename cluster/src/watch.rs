@@ -7,7 +7,9 @@
 //!
 //! Each kind is followed by kube-runtime's `watcher` (list with `limit`/`continue`, then watch
 //! from the list's resourceVersion with bookmarks; a `410 Gone` relists, errors back off for
-//! at most 2.5 s, `WatchBackoff`), whose events are applied to the index as they come: a
+//! at most 2.5 s, `WatchBackoff`; an answer that names its wait, a 429 or 5xx with
+//! `Retry-After`, is first asked again after it, as client-go does: `RetryAfterPolicy` in
+//! `connect`), whose events are applied to the index as they come: a
 //! list (the first or a relist after `410 Gone`) page by page, each object trimmed as it
 //! arrives and put in place of its previous state, and at `InitDone` the objects the list no
 //! longer had removed (`Relist`). kube-runtime's reflector buffers a whole relist and swaps it

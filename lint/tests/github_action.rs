@@ -308,6 +308,11 @@ fn the_paths_input_keeps_spaces_and_globs_literal() {
         assert_eq!((status, verdict.as_deref()), (Some(0), Some("1")), "{name}: {paths}: {log}");
         assert!(log.contains("::error file=a dir/"), "{name}: {log}");
     }
+    // A path that starts with `-` is a path, not an option of hpa-lint.
+    std::fs::copy(workspace().join("examples/manifests/bad/targets.yaml"), tmp.path().join("-x.yaml")).unwrap();
+    let (status, verdict, log) = run("-x.yaml", "dash");
+    assert_eq!((status, verdict.as_deref()), (Some(0), Some("1")), "{log}");
+    assert!(log.contains("::error file=-x.yaml,"), "{log}");
     // Unquoted, the path is two words, neither of which exists.
     for (name, paths) in [("split", "a dir"), ("glob", "a*"), ("variable", "$HOME")] {
         let (status, _, log) = run(paths, name);

@@ -164,48 +164,86 @@ fn a_relist_that_keeps_failing_goes_stale_after_the_bound() {
     });
 }
 
-/// kube-apiserver down for 8 s (every request answered 500), then back without its watch cache
-/// (every watch from before gets `410 Gone`): every kind has relisted and the view is fresh within
-/// 8 s of the server answering again (about 5 s: at most 2.5 s to ask again, 2.5 s after the
-/// 410). Under kube-runtime's `DefaultBackoff` (0.8 s doubling to 30 s, not reset by the
-/// outage's errors) the first watch after the outage came seconds late and its 410 waited the
-/// grown delay again before the relist: 16 s here, 64 s after a 20 s outage.
+/// What an outage of kube-apiserver did to the cache ([`outage`]).
+struct Outage {
+    /// From the outage's start until every watch was broken.
+    broken: Duration,
+    /// The error of the watch of Deployments then.
+    error: Option<String>,
+    /// From the server's return until every kind had relisted and the view was fresh.
+    relisted: Duration,
+    /// The lists of Deployments the server answered (not watches).
+    lists: usize,
+}
+
+/// kube-apiserver down for 8 s (every request answered `code` with `message`), then back without
+/// its watch cache (written meanwhile, and the history gone: every watch from before gets `410
+/// Gone`).
+async fn outage(code: u16, message: &str) -> Outage {
+    let s = setup().await;
+    let bound = Duration::from_secs(4);
+    let cache = s.cache(bound).await;
+    assert!(cache.wait_synced(Duration::from_secs(10)).await, "{:#?}", cache.status());
+    s.server.fault("/", Fault::Status(code, message.into()));
+    // Each watch ends after half the bound and fails to start again.
+    let down = Instant::now();
+    until(&cache, bound, Duration::from_secs(10), |_| {
+        cache.status().iter().filter(|w| !w.kind.optional).all(|w| w.broken_for.is_some())
+    })
+    .await;
+    let broken = down.elapsed();
+    let error = cache.status().into_iter().find(|w| w.kind == kinds::DEPLOYMENT).and_then(|w| w.error);
+    tokio::time::sleep(Duration::from_secs(8).saturating_sub(down.elapsed())).await;
+    s.server.apply(&fixtures::in_namespace(fixtures::cluster_fixture("replicas-set"), "shop"));
+    s.server.compact();
+    s.server.clear_faults();
+    let back = Instant::now();
+    until(&cache, bound, Duration::from_secs(30), |f| {
+        *f == Freshness::Fresh
+            && cache.status().iter().filter(|w| !w.kind.optional).all(|w| w.broken_for.is_none() && w.synced)
+    })
+    .await;
+    let relisted = back.elapsed();
+    let lists = s
+        .server
+        .requests()
+        .iter()
+        .filter(|r| r.path == "/apis/apps/v1/deployments" && !r.query.contains("watch=true"))
+        .count();
+    drop(cache);
+    Outage { broken, error, relisted, lists }
+}
+
+/// kube-apiserver down for 8 s (every request answered 500), then back without its watch cache:
+/// every kind has relisted and the view is fresh within 8 s of the server answering again (about
+/// 5 s: at most 2.5 s to ask again, 2.5 s after the 410). Under kube-runtime's `DefaultBackoff`
+/// (0.8 s doubling to 30 s, not reset by the outage's errors) the first watch after the outage
+/// came seconds late and its 410 waited the grown delay again before the relist: 16 s here, 64 s
+/// after a 20 s outage.
 #[test]
 fn after_an_outage_every_kind_relists_within_seconds() {
     runtime().block_on(async {
-        let s = setup().await;
-        let bound = Duration::from_secs(4);
-        let cache = s.cache(bound).await;
-        assert!(cache.wait_synced(Duration::from_secs(10)).await, "{:#?}", cache.status());
-        s.server.fault("/", Fault::Status(500, "etcd is down".into()));
-        // Each watch ends after half the bound and fails to start again.
-        let down = Instant::now();
-        until(&cache, bound, Duration::from_secs(10), |_| {
-            cache.status().iter().filter(|w| !w.kind.optional).all(|w| w.broken_for.is_some())
-        })
-        .await;
-        tokio::time::sleep(Duration::from_secs(8).saturating_sub(down.elapsed())).await;
-        // Written meanwhile, and the history gone: every watch resumed from before gets 410.
-        s.server.apply(&fixtures::in_namespace(fixtures::cluster_fixture("replicas-set"), "shop"));
-        s.server.compact();
-        s.server.clear_faults();
-        let back = Instant::now();
-        until(&cache, bound, Duration::from_secs(30), |f| {
-            *f == Freshness::Fresh
-                && cache.status().iter().filter(|w| !w.kind.optional).all(|w| w.broken_for.is_none() && w.synced)
-        })
-        .await;
-        let relisted = back.elapsed();
-        eprintln!("every kind relisted {relisted:?} after the API server came back");
-        assert!(relisted < Duration::from_secs(8), "relisted after {relisted:?}: {:#?}", cache.status());
+        let o = outage(500, "etcd is down").await;
+        eprintln!("every kind relisted {:?} after the API server came back", o.relisted);
+        assert!(o.relisted < Duration::from_secs(8), "relisted after {:?}", o.relisted);
         // Each kind listed again after the 410 (the first list and the relist).
-        let lists = s
-            .server
-            .requests()
-            .iter()
-            .filter(|r| r.path == "/apis/apps/v1/deployments" && !r.query.contains("watch=true"))
-            .count();
-        assert!(lists >= 2, "{lists} lists of deployments");
-        drop(cache);
+        assert!(o.lists >= 2, "{} lists of deployments", o.lists);
+    });
+}
+
+/// An outage answered 503 without `Retry-After` (a load balancer with no kube-apiserver behind it)
+/// breaks every watch as soon as it is renewed, as a 500 does: client-go repeats only an answer
+/// that names its wait, and so do the watches (`RetryAfterPolicy`); the view is fresh again within
+/// seconds of the server's return. Under kube-client's default retry (429, 503 and 504 repeated
+/// with a backoff doubling from 5 ms to 1000 s, 15 times) the request kept retrying out of sight:
+/// no watch was ever broken, only silent, and each slept on after the server was back (the view
+/// stale 31 s after a 60 s outage, 22 s after 60 s of 429 with `Retry-After: 1`).
+#[test]
+fn an_outage_answered_503_breaks_the_watches_and_they_recover_within_seconds() {
+    runtime().block_on(async {
+        let o = outage(503, "no endpoints available for service \"kubernetes\"").await;
+        eprintln!("every watch broken {:?} into the outage; every kind relisted {:?} after it", o.broken, o.relisted);
+        assert!(o.error.as_deref().is_some_and(|e| e.contains("no endpoints available")), "{:?}", o.error);
+        assert!(o.relisted < Duration::from_secs(8), "relisted after {:?}", o.relisted);
     });
 }

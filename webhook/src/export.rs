@@ -182,20 +182,23 @@ pub enum ExportError {
     #[error("MutatingAdmissionPolicy is GA (admissionregistration.k8s.io/v1) from Kubernetes 1.36; got {0}")]
     TooOld(hpa_core::features::KubernetesVersion),
     /// kube-apiserver would refuse objects built from these flags (`--name`,
-    /// `--validation-actions`): its 422 messages, one per object.
-    #[error("kube-apiserver would refuse the exported objects (check --name and --validation-actions):\n  {}", .0.join("\n  "))]
+    /// `--validation-actions`, `--exclude-namespace`): its 422 messages, one per object.
+    #[error("kube-apiserver would refuse the exported objects (check --name, --validation-actions and --exclude-namespace):\n  {}", .0.join("\n  "))]
     Refused(Vec<String>),
     /// Writing the output failed.
     #[error("writing the objects: {0}")]
     Write(#[from] std::io::Error),
 }
 
-/// What kube-apiserver refuses in the exported objects, as its 422 `Invalid` messages: an
-/// object name that is no DNS subdomain (`ValidateObjectMeta` with `NameIsDNSSubdomain`, as the
-/// admissionregistration.k8s.io strategies call it) and a binding's `spec.validationActions`
-/// that repeat an action or hold both Deny and Warn (`validateValidationActions`). The flags
-/// are checked through the objects they end up in, so the messages name those objects.
-pub fn refusals(objects: &[Value]) -> Vec<String> {
+/// What kube-apiserver of `release` refuses in the exported objects, as its 422 `Invalid`
+/// messages: an object name that is no DNS subdomain (`ValidateObjectMeta` with
+/// `NameIsDNSSubdomain`, as the admissionregistration.k8s.io strategies call it), a binding's
+/// `spec.validationActions` that repeat an action or hold both Deny and Warn
+/// (`validateValidationActions`), and a binding's namespace selector that is no label selector
+/// (`validateMatchResources`: `ValidateLabelSelector`, whose values are label values: an
+/// `--exclude-namespace` such as `"Bad NS"`). The flags are checked through the objects they end
+/// up in, so the messages name those objects.
+pub fn refusals(objects: &[Value], release: hpa_core::features::KubernetesVersion) -> Vec<String> {
     use hpa_core::field::{self, BadValue, ErrorType, FieldError, Path};
     let mut out = Vec::new();
     for object in objects {
@@ -225,6 +228,7 @@ pub fn refusals(objects: &[Value]) -> Vec<String> {
                     errors.push(duplicate);
                 }
             }
+            errors.extend(namespace_selector_errors(object, release));
             if seen.contains("Deny") && seen.contains("Warn") {
                 let value = BadValue::Composite {
                     json: serde_json::to_string(&actions).unwrap_or_default(),
@@ -241,11 +245,51 @@ pub fn refusals(objects: &[Value]) -> Vec<String> {
                 ));
             }
         }
+        if kind == "MutatingAdmissionPolicyBinding" {
+            errors.extend(namespace_selector_errors(object, release));
+        }
         if !errors.is_empty() {
             out.push(field::invalid_message(kind, "admissionregistration.k8s.io", name, &errors));
         }
     }
     out
+}
+
+/// kube-apiserver's errors on a binding's `spec.matchResources.namespaceSelector`, as
+/// `validateMatchResources` finds them (`ValidateLabelSelector` with default options:
+/// hpa-core's [`validate_label_selector`](hpa_core::validation::meta::validate_label_selector)).
+fn namespace_selector_errors(
+    binding: &Value,
+    release: hpa_core::features::KubernetesVersion,
+) -> Vec<hpa_core::field::FieldError> {
+    let at = &binding["spec"]["matchResources"]["namespaceSelector"];
+    if !at.is_object() {
+        return Vec::new();
+    }
+    let strings = |v: &Value| -> Vec<String> {
+        v.as_array().into_iter().flatten().filter_map(Value::as_str).map(String::from).collect()
+    };
+    let selector = LabelSelector {
+        match_labels: at["matchLabels"]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
+            .collect(),
+        match_expressions: at["matchExpressions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|r| LabelSelectorRequirement {
+                key: r["key"].as_str().unwrap_or_default().to_string(),
+                operator: r["operator"].as_str().unwrap_or_default().to_string(),
+                values: strings(&r["values"]),
+            })
+            .collect(),
+    };
+    let spec = hpa_core::field::Path::new("spec");
+    let match_resources = spec.child("matchResources");
+    hpa_core::validation::meta::validate_label_selector(&selector, &match_resources.child("namespaceSelector"), release)
 }
 
 /// `hpa-webhook policy export`: reads the policy, prints the objects as a JSON `List` (JSON is
@@ -270,7 +314,7 @@ pub fn run(
         tolerance: gates.enabled(hpa_core::features::Gate::HPAConfigurableTolerance),
     };
     let exported = export(&store.current(), &options);
-    let refused = refusals(&exported.objects);
+    let refused = refusals(&exported.objects, gates.version());
     if !refused.is_empty() {
         return Err(ExportError::Refused(refused));
     }

@@ -690,7 +690,9 @@ pub fn check(
     if let Some(warning) = policy.ignored_tolerance(&gates) {
         writeln!(stderr, "warning: {warning}")?;
     }
-    writeln!(stdout, "{}: a valid policy ({} rules)", args.policy.display(), policy.rules.len())?;
+    let rules = policy.rules.len();
+    let noun = if rules == 1 { "rule" } else { "rules" };
+    writeln!(stdout, "{}: a valid policy ({rules} {noun})", args.policy.display())?;
     Ok(())
 }
 
@@ -944,5 +946,25 @@ mod tests {
         assert!(matches!(store.reload().await, Err(PolicyError::Read { .. })));
         assert!(matches!(PolicyStore::load(Some(&path)), Err(PolicyError::Read { .. })));
         assert_eq!(*PolicyStore::load(None).unwrap().current().as_ref(), Policy::default());
+    }
+
+    /// `policy check` counts the rules in words: `(1 rule)`, `(0 rules)`.
+    #[test]
+    fn check_counts_the_rules() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("policy.yaml");
+        let head = "apiVersion: hpa-toolkit.io/v1alpha1\nkind: WebhookPolicy\n";
+        for (rules, said) in [("", "(0 rules)"), ("rules:\n  - {name: a, namespaces: [x]}\n", "(1 rule)")] {
+            std::fs::write(&path, format!("{head}{rules}")).unwrap();
+            let args = crate::cli::CheckArgs {
+                policy: path.clone(),
+                kubernetes_version: hpa_core::features::KubernetesVersion::LATEST,
+                feature_gates: String::new(),
+            };
+            let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
+            check(&args, &mut stdout, &mut stderr).unwrap();
+            assert_eq!(String::from_utf8(stdout).unwrap(), format!("{}: a valid policy {said}\n", path.display()));
+            assert!(stderr.is_empty());
+        }
     }
 }

@@ -124,9 +124,15 @@ pub(crate) fn decide(
         (old, _) => (old.map(|(o, _, _)| o), None),
     };
     let written = Written { changed: &new, ignore: &ignore, trees: trees.as_ref() };
-    let (warnings, hpas): (Vec<String>, Vec<&str>) =
-        warnings(admission, index, &written, old.as_ref(), report).into_iter().unzip();
-    let response = AdmissionResponse::allow(uid).with_warnings_summarized(warnings, |kept, _| left_out(&hpas[kept..]));
+    let (found, unchecked) = warnings(admission, index, &written, old.as_ref(), report);
+    // HPAs past the limit are named first, in a warning the total never leaves out.
+    let first = usize::from(!unchecked.is_empty());
+    let (mut warnings, hpas): (Vec<String>, Vec<&str>) = found.into_iter().unzip();
+    if first == 1 {
+        warnings.insert(0, not_checked(&unchecked));
+    }
+    let response = AdmissionResponse::allow(uid)
+        .with_warnings_summarized(warnings, |kept, _| left_out(&hpas[kept.saturating_sub(first)..]));
     (response, OutcomeLabel::Allowed)
 }
 
@@ -224,17 +230,29 @@ fn left_out(hpas: &[&str]) -> String {
     format!("… and {} more {warnings}, for {noun} {}", hpas.len(), names.join(", "))
 }
 
+/// The warning that names the HPAs a write concerns past [`MAX_HPAS`], which were not checked
+/// (`unchecked`, in order; cut to [`MAX_WARNING_CHARS`](crate::admission::MAX_WARNING_CHARS)).
+fn not_checked(unchecked: &[&str]) -> String {
+    let noun = if unchecked.len() == 1 { "HPA" } else { "HPAs" };
+    short(&format!(
+        "hpa-webhook checked this write against {MAX_HPAS} of the {} HPAs it concerns (at most {MAX_HPAS} per write); not checked: {noun} {}",
+        MAX_HPAS + unchecked.len(),
+        unchecked.join(", ")
+    ))
+}
+
 /// The warnings for one write, each with the name of the HPA it names: per HPA concerned, the
 /// cross-object findings it brings (those the stored object did not have, and those on a field of
 /// the written object the write changes, [`Written::changes`]), but those suppressed
-/// ([`suppressed`]); each text once.
+/// ([`suppressed`]); each text once. Then the names of the HPAs it concerns past [`MAX_HPAS`],
+/// which were not checked.
 fn warnings<'a>(
     admission: &Reviewer,
     index: &'a Index,
     written: &Written<'_>,
     old: Option<&Changed>,
     report: &mut ContextReport,
-) -> Vec<(String, &'a str)> {
+) -> (Vec<(String, &'a str)>, Vec<&'a str>) {
     let (new, ignore) = (written.changed, written.ignore);
     let after = overlay(index, new);
     let before = match old {
@@ -243,7 +261,8 @@ fn warnings<'a>(
     };
     let mut out = Vec::new();
     let opts = admission.check_options();
-    for hpa in concerned(index, &after, new) {
+    let (checked, unchecked) = concerned(index, &after, new);
+    for hpa in checked {
         // The cached HPA was admitted once through hpa-core's front door when its event arrived
         // (hpa-cluster's `CachedHpa`); its report is continued with the cache before and after
         // the write.
@@ -270,7 +289,7 @@ fn warnings<'a>(
             }
         }
     }
-    out
+    (out, unchecked.iter().map(|h| h.id.name.as_str()).collect())
 }
 
 /// Whether a finding of an HPA's cross-object rules is left out at a write, as the linter leaves
@@ -296,20 +315,20 @@ fn overlay<'a>(index: &'a Index, changed: &'a Changed) -> Overlay<'a> {
     }
 }
 
-/// The HPAs a write concerns: those scaling the workload, or an Argo Rollout whose
-/// `spec.workloadRef` names it; those scaling the VPA's target; those whose pods the
-/// PodDisruptionBudget selects. At most [`MAX_HPAS`], by name.
-fn concerned<'a>(index: &'a Index, after: &Overlay<'_>, changed: &Changed) -> Vec<&'a CachedHpa> {
+/// The HPAs a write concerns: those scaling the workload (by name), then those of each Argo
+/// Rollout whose `spec.workloadRef` names it; those scaling the VPA's target; those whose pods
+/// the PodDisruptionBudget selects, by name. The first [`MAX_HPAS`] are checked, the others
+/// (second) are not.
+fn concerned<'a>(index: &'a Index, after: &Overlay<'_>, changed: &Changed) -> (Vec<&'a CachedHpa>, Vec<&'a CachedHpa>) {
     let by_target = |namespace: &str, kind: &str, name: &str| -> Vec<&'a CachedHpa> {
         index
             .objects()
             .hpas_targeting(namespace, kind, name)
             .iter()
             .filter_map(|id| index.hpa(namespace, &id.name).map(|h| &**h))
-            .take(MAX_HPAS)
             .collect()
     };
-    match changed {
+    let mut hpas = match changed {
         Changed::Workload(w) => {
             // Its own HPAs, then those of the Argo Rollouts whose `spec.workloadRef` names it (their
             // pods are made from its template: the rules read it through `pod_template_of`).
@@ -318,7 +337,6 @@ fn concerned<'a>(index: &'a Index, after: &Overlay<'_>, changed: &Changed) -> Ve
             for rollout in index.rollouts_using(ns, &w.id.kind, &w.id.name) {
                 hpas.extend(by_target(ns, &rollout.id.kind, &rollout.id.name));
             }
-            hpas.truncate(MAX_HPAS);
             hpas
         }
         Changed::Vpa(v) => by_target(&v.id.namespace, &v.target_kind, &v.target_name),
@@ -335,10 +353,11 @@ fn concerned<'a>(index: &'a Index, after: &Overlay<'_>, changed: &Changed) -> Ve
                 })
                 .collect();
             hpas.sort_by(|a, b| a.id.name.cmp(&b.id.name));
-            hpas.truncate(MAX_HPAS);
             hpas
         }
-    }
+    };
+    let unchecked = hpas.split_off(hpas.len().min(MAX_HPAS));
+    (hpas, unchecked)
 }
 
 #[cfg(test)]
@@ -426,13 +445,6 @@ mod tests {
         let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment",
             "metadata": {"name": "web", "namespace": "shop"},
             "spec": {"template": {"spec": {"containers": [{"name": "app", "resources": {"requests": {"cpu": "100m"}}}]}}}});
-        let gates = hpa_core::features::FeatureGates::default();
-        let index = Index::of_objects(
-            [(kinds::HPA, hpa), (kinds::DEPLOYMENT, deployment)],
-            &hpa_cluster::watch::CacheOptions::admission_for(gates.clone()),
-        );
-        let lock = std::sync::RwLock::new(index);
-        let view = View::Fresh(lock.read().unwrap());
         let vpa = json!({"apiVersion": "autoscaling.k8s.io/v1", "kind": "VerticalPodAutoscaler",
             "metadata": {"name": "web", "namespace": "shop"},
             "spec": {"targetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
@@ -441,6 +453,22 @@ mod tests {
             "kind": {"group": "autoscaling.k8s.io", "version": "v1", "kind": "VerticalPodAutoscaler"},
             "resource": {"group": "autoscaling.k8s.io", "version": "v1", "resource": "verticalpodautoscalers"},
             "namespace": "shop", "operation": "CREATE", "object": vpa}});
+        let (warnings, findings) = review_with_cache([(kinds::HPA, hpa), (kinds::DEPLOYMENT, deployment)], &body);
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].starts_with("HPA web: HPA408 vpa-conflict: "), "{warnings:?}");
+        assert_eq!(findings, ["HPA408"]);
+    }
+
+    /// `/validate-workloads`' answer to `body` with a fresh cache of `objects`: its warnings, and
+    /// the cross-object findings it reports.
+    fn review_with_cache(
+        objects: impl IntoIterator<Item = (Kind, Value)>,
+        body: &Value,
+    ) -> (Vec<String>, Vec<&'static str>) {
+        let gates = hpa_core::features::FeatureGates::default();
+        let index = Index::of_objects(objects, &hpa_cluster::watch::CacheOptions::admission_for(gates.clone()));
+        let lock = std::sync::RwLock::new(index);
+        let view = View::Fresh(lock.read().unwrap());
         let answer = Reviewer::new(gates).review_in(
             crate::metrics::Endpoint::ValidateWorkloads,
             body.to_string().as_bytes(),
@@ -448,11 +476,81 @@ mod tests {
             &view,
         );
         let review: Value = serde_json::from_slice(&answer.body).unwrap();
-        let warnings: Vec<&str> =
-            review["response"]["warnings"].as_array().unwrap().iter().map(|w| w.as_str().unwrap()).collect();
-        assert_eq!(warnings.len(), 1, "{warnings:?}");
-        assert!(warnings[0].starts_with("HPA web: HPA408 vpa-conflict: "), "{warnings:?}");
-        assert_eq!(answer.context.findings, ["HPA408"]);
+        let warnings = review["response"]["warnings"]
+            .as_array()
+            .map_or(Vec::new(), |w| w.iter().map(|w| w.as_str().unwrap().to_string()).collect());
+        (warnings, answer.context.findings)
+    }
+
+    /// The warnings of a Deployment CREATE without cpu requests, in a cache holding `hpas` HPAs
+    /// named `{prefix}00`, `{prefix}01`, ... that scale it on cpu utilization, and the same
+    /// Deployment with its requests.
+    fn warnings_of_a_write_under(hpas: usize, prefix: &str) -> Vec<String> {
+        use serde_json::json;
+        let deployment = |requests: Value| {
+            json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "shop"},
+                "spec": {"template": {"spec": {"containers": [{"name": "app", "resources": {"requests": requests}}]}}}})
+        };
+        let hpa = |i: usize| {
+            json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+                "metadata": {"name": format!("{prefix}{i:02}"), "namespace": "shop", "resourceVersion": "1"},
+                "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+                    "minReplicas": 2, "maxReplicas": 8, "metrics": [{"type": "Resource", "resource": {"name": "cpu",
+                        "target": {"type": "Utilization", "averageUtilization": 60}}}]}})
+        };
+        // Inserted in reverse: the cache orders a target's HPAs by name.
+        let objects = (0..hpas).rev().map(|i| (kinds::HPA, hpa(i)));
+        let body = json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": {"uid": "d",
+            "kind": {"group": "apps", "version": "v1", "kind": "Deployment"},
+            "resource": {"group": "apps", "version": "v1", "resource": "deployments"},
+            "namespace": "shop", "operation": "CREATE", "object": deployment(json!({"memory": "1Gi"}))}});
+        review_with_cache(objects.chain([(kinds::DEPLOYMENT, deployment(json!({"cpu": "100m"})))]), &body).0
+    }
+
+    /// A write that concerns more HPAs than it is checked against names those it was not checked
+    /// against, in a first warning the total never leaves out (it said nothing of them).
+    #[test]
+    fn the_hpas_past_the_limit_are_named_as_not_checked() {
+        let hpa201 = |name: &str| {
+            format!(
+                "HPA {name}: HPA201 missing-resource-request: cpu utilization needs a cpu request in every container, \
+                 and container \"app\" of Deployment shop/web has none: the controller will not scale on this metric"
+            )
+        };
+        // Twenty: each checked, nothing more said.
+        let warnings = warnings_of_a_write_under(MAX_HPAS, "web-");
+        let expected: Vec<String> = (0..MAX_HPAS).map(|i| hpa201(&format!("web-{i:02}"))).collect();
+        assert_eq!(warnings, expected);
+        // Twenty-three: the first twenty by name checked, the other three named.
+        let warnings = warnings_of_a_write_under(23, "web-");
+        assert_eq!(
+            warnings[0],
+            "hpa-webhook checked this write against 20 of the 23 HPAs it concerns (at most 20 per write); \
+             not checked: HPAs web-20, web-21, web-22"
+        );
+        assert_eq!(warnings[1..], expected[..]);
+        // Twenty-one with long names: the warnings pass kube-apiserver's total; the note stays
+        // first, and the closing names the HPAs whose warnings were left out.
+        let long = "checkout-frontend-canary-eu-west-";
+        let warnings = warnings_of_a_write_under(21, long);
+        assert_eq!(
+            warnings[0],
+            format!(
+                "hpa-webhook checked this write against 20 of the 21 HPAs it concerns (at most 20 per write); \
+                 not checked: HPA {long}20"
+            )
+        );
+        let total: usize = warnings.iter().map(|w| w.chars().count()).sum();
+        assert!(total <= crate::review::MAX_TOTAL_WARNING_CHARS, "{total}");
+        let kept = warnings.len() - 2;
+        for (i, w) in warnings[1..=kept].iter().enumerate() {
+            assert_eq!(*w, hpa201(&format!("{long}{i:02}")));
+        }
+        let left: Vec<String> = (kept..MAX_HPAS).map(|i| format!("{long}{i:02}")).collect();
+        assert_eq!(
+            warnings[kept + 1],
+            short(&format!("… and {} more warnings, for HPAs {}", left.len(), left.join(", ")))
+        );
     }
 
     #[test]

@@ -231,6 +231,12 @@ Values the schema cannot compare with each other, refused as what they would bre
 - serviceMonitor.scrapeTimeout no longer than interval (Prometheus refuses the scrape config).
 */}}
 {{- define "hpa-webhook.checkValues" -}}
+{{- /* The objects are named after the release, which Helm lets start with a digit or hold a dot:
+kube-apiserver refuses such a Service name (ValidateServiceName: a DNS-1035 label). */}}
+{{- $fullname := include "hpa-webhook.fullname" . }}
+{{- if not (regexMatch "^[a-z]([-a-z0-9]*[a-z0-9])?$" $fullname) }}
+{{- fail (printf "Service %q is invalid: metadata.name: Invalid value: %q: a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?'): the objects are named after the release %q; set fullnameOverride" $fullname $fullname .Release.Name) }}
+{{- end }}
 {{- $server := .Values.server }}
 {{- $shutdown := add (include "hpa-webhook.milliseconds" $server.shutdownDelay | int64) (include "hpa-webhook.milliseconds" $server.shutdownTimeout | int64) }}
 {{- if ge $shutdown (mul (int64 .Values.terminationGracePeriodSeconds) 1000) }}

@@ -717,6 +717,11 @@ fn the_schema_refuses_what_the_chart_does_not_know() {
         ("podLabels: {app.kubernetes.io/name: other}\n", "invalid propertyName 'app.kubernetes.io/name'"),
         ("podLabels: {app.kubernetes.io/instance: other}\n", "invalid propertyName 'app.kubernetes.io/instance'"),
         ("admission: {mutating: {failurePolicy: Retry}}\n", "/admission/mutating/failurePolicy"),
+        // Names kube-apiserver refuses: every object is named after them, the Service (a DNS-1035
+        // label) too.
+        ("nameOverride: Web_Hook\n", "at '/nameOverride': 'Web_Hook' does not match pattern"),
+        ("fullnameOverride: 1webhook\n", "at '/fullnameOverride': '1webhook' does not match pattern"),
+        ("fullnameOverride: hpa.webhook\n", "at '/fullnameOverride': 'hpa.webhook' does not match pattern"),
     ];
     // Four renders at a time (each is a Helm process that mostly waits).
     std::thread::scope(|scope| {
@@ -739,6 +744,22 @@ fn the_schema_refuses_what_the_chart_does_not_know() {
             worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         }
     });
+    // A release name Helm takes (a DNS-1123 subdomain) that makes no Service name.
+    for release in ["1abc", "a.b"] {
+        let error = try_render_as(release, "v1.37.0", &[]).err().unwrap_or_else(|| panic!("{release} was accepted"));
+        let service = format!("{release}-hpa-webhook");
+        assert!(
+            error.contains(&format!(
+                "Service \"{service}\" is invalid: metadata.name: Invalid value: \"{service}\": a DNS-1035 label must \
+                 consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with \
+                 an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is \
+                 '[a-z]([-a-z0-9]*[a-z0-9])?'): the objects are named after the release \"{release}\"; set fullnameOverride"
+            )),
+            "{error}"
+        );
+    }
+    std::fs::write(dir.path().join("values.yaml"), "fullnameOverride: hpa-webhook\n").unwrap();
+    assert!(try_render_as("1abc", "v1.37.0", &[&dir.path().join("values.yaml")]).is_ok());
     // Their good sides render, and the binary takes what the Deployment passes it (every render
     // goes through `the_binary_takes`: its CLI and `hpa-webhook policy check`).
     std::fs::write(

@@ -935,6 +935,25 @@ fn the_export_command_refuses_what_kube_apiserver_would() {
             vec!["--name", &long],
             format!("metadata.name: Invalid value: \"{long}-constraints\": must be no more than 253 characters"),
         ),
+        // The excluded namespaces are the values of the bindings' namespace selector.
+        (
+            vec!["--exclude-namespace", "kube-system,Bad NS"],
+            format!(
+                "{binding}: spec.matchResources.namespaceSelector.matchExpressions[0].values[1]: Invalid value: \
+                 \"Bad NS\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or \
+                 '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or \
+                 '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
+            ),
+        ),
+        (
+            vec!["--exclude-namespace", &long[..64]],
+            format!(
+                "MutatingAdmissionPolicyBinding.admissionregistration.k8s.io \"hpa-toolkit-policy-defaults\" is invalid: \
+                 spec.matchResources.namespaceSelector.matchExpressions[0].values[0]: Invalid value: \"{}\": must be no \
+                 more than 63 bytes",
+                &long[..64]
+            ),
+        ),
     ] {
         let out = export_with(&args);
         let stderr = String::from_utf8_lossy(&out.stderr);
@@ -953,6 +972,8 @@ fn the_export_command_refuses_what_kube_apiserver_would() {
         vec!["--validation-actions", "Audit"],
         vec!["--name", "team-a.hpa-policy"],
         vec!["--name", &long[..241]],
+        vec!["--exclude-namespace", &long[..63]],
+        vec!["--exclude-namespace", "kube-system,Not_A.Namespace"],
     ] {
         let out = export_with(&args);
         assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
