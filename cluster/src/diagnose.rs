@@ -1066,7 +1066,7 @@ pub async fn read_objects(
     // Every HPA of the namespace, and each one's target and scale (AmbiguousSelector). This
     // HPA is the one read above (not decoded again); the others are decoded once each.
     let mut listed = Vec::new();
-    match cluster.list_each(&kinds::HPA, Some(namespace), &[], PAGE_SIZE, |h| listed.push(h)).await {
+    match cluster.list_each(&kinds::HPA, Some(namespace), &[], PAGE_SIZE, |h| h.collect_into(&mut listed)).await {
         Ok(_) => {}
         Err(e) if e.is_connection() => return Err(e),
         Err(e) => out.notes.push(format!("the other HPAs of the namespace were not read: {e}")),
@@ -1118,7 +1118,7 @@ pub async fn read_objects(
         }
         let mut pods = Vec::new();
         let query = [("labelSelector", sel.as_str())];
-        cluster.list_each(&kinds::POD, Some(namespace), &query, PAGE_SIZE, |p| pods.push(p)).await?;
+        cluster.list_each(&kinds::POD, Some(namespace), &query, PAGE_SIZE, |p| p.collect_into(&mut pods)).await?;
         for p in pods {
             if pod_names.insert(name_of(&p).to_string()) {
                 out.items.push(typed(p, &kinds::POD));
@@ -1141,11 +1141,12 @@ pub async fn read_objects(
     ];
     for (field_selector, what) in event_lists {
         let query = [("fieldSelector", field_selector.as_str())];
+        let mut events = Vec::new();
         match cluster
-            .list_each(&kinds::EVENT, Some(namespace), &query, PAGE_SIZE, |e| out.items.push(typed(e, &kinds::EVENT)))
+            .list_each(&kinds::EVENT, Some(namespace), &query, PAGE_SIZE, |e| e.collect_into(&mut events))
             .await
         {
-            Ok(_) => {}
+            Ok(_) => out.items.extend(events.into_iter().map(|e| typed(e, &kinds::EVENT))),
             Err(e) if e.is_connection() => return Err(e),
             Err(e) => out.notes.push(format!("{what} were not read: {e}")),
         }
@@ -1272,7 +1273,7 @@ async fn read_metrics(
             Some(k) if !selector.is_empty() => {
                 let query = [("labelSelector", selector)];
                 let mut items = Vec::new();
-                match cluster.list_each(&k, Some(namespace), &query, 0, |m| items.push(m)).await {
+                match cluster.list_each(&k, Some(namespace), &query, 0, |m| m.collect_into(&mut items)).await {
                     Ok(_) => out.items.extend(items.into_iter().map(|mut m| {
                         if let Some(o) = m.as_object_mut() {
                             o.entry("kind").or_insert_with(|| Value::String("PodMetrics".into()));
