@@ -8,6 +8,7 @@
 
 use std::future::Future;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use kube::client::{ClientBuilder, DynBody};
@@ -16,6 +17,7 @@ use kube::{Client, Config};
 use serde_json::Value;
 
 use crate::error::Error;
+use crate::token::{BearerLayer, TokenFile};
 
 /// How many times a `GET` the API server asks to repeat (429 or 5xx with `Retry-After`) is sent
 /// again: client-go's `maxRetries` of a `rest.Request` (10, `rest/request.go`, `NewRequest`).
@@ -59,6 +61,8 @@ pub struct Cluster {
     default_namespace: String,
     timeout: Duration,
     credentials: CredentialSource,
+    /// The user's token file, read again as it rotates (taken out of `config`).
+    token: Option<Arc<TokenFile>>,
 }
 
 /// Where the kubeconfig's user gets its credentials, to say which failed.
@@ -220,7 +224,9 @@ impl Cluster {
         config.read_timeout = None;
         let default_namespace = config.default_namespace.clone();
         let credentials = CredentialSource::of(&config);
-        trim_token_file(&mut config).map_err(|reason| Error::Credentials { server: server.clone(), reason })?;
+        let token = TokenFile::take(&mut config)
+            .map_err(|reason| Error::Credentials { server: server.clone(), reason })?
+            .map(Arc::new);
         // One-shot calls retry as client-go does (`get_text`), within their timeout; kube's own
         // retry (429, 503 and 504 with a backoff up to 1000 s, 15 times) would spend the timeout
         // on a throttling server and report it as slow. The watches' client (`client_builder`)
@@ -228,21 +234,22 @@ impl Cluster {
         let mut one_shot = config.clone();
         one_shot.default_retry = false;
         let one_shot_proxy = config.proxy_url.clone();
-        let client = Client::try_from(one_shot).map_err(|e| match (&e, auth_error(&e)) {
-            (kube::Error::InferKubeconfig(k), _) => {
-                Error::Kubeconfig { path: origin.to_path_buf(), reason: unloadable_file(k) }
-            }
-            (_, Some(auth)) => Error::Credentials { server: server.clone(), reason: credentials.failure(auth) },
-            (_, None) => unreachable(server.clone(), one_shot_proxy.as_ref(), &e),
-        })?;
-        Ok(Cluster { client, config, server, default_namespace, timeout, credentials })
+        let client =
+            layered(one_shot, token.as_ref()).map(ClientBuilder::build).map_err(|e| match (&e, auth_error(&e)) {
+                (kube::Error::InferKubeconfig(k), _) => {
+                    Error::Kubeconfig { path: origin.to_path_buf(), reason: unloadable_file(k) }
+                }
+                (_, Some(auth)) => Error::Credentials { server: server.clone(), reason: credentials.failure(auth) },
+                (_, None) => unreachable(server.clone(), one_shot_proxy.as_ref(), &e),
+            })?;
+        Ok(Cluster { client, config, token, server, default_namespace, timeout, credentials })
     }
 
     /// A builder of another client like [`Cluster::client`] (same server, credentials and
     /// timeouts), to which a layer can be added: the context cache observes its watches'
     /// responses this way (`watch::heartbeat`).
     pub(crate) fn client_builder(&self) -> Result<ClientBuilder<GenericService>, Error> {
-        ClientBuilder::try_from(self.config.clone()).map_err(|e| match auth_error(&e) {
+        layered(self.config.clone(), self.token.as_ref()).map_err(|e| match auth_error(&e) {
             Some(auth) => Error::Credentials { server: self.server.clone(), reason: self.credentials.failure(auth) },
             None => unreachable(self.server.clone(), self.config.proxy_url.as_ref(), &e),
         })
@@ -450,28 +457,14 @@ fn split_doing(doing: &str) -> (&str, &str) {
     }
 }
 
-/// The token of a `tokenFile` (a kubeconfig user's, the in-cluster service account's) as
-/// client-go reads it (`fileTokenSource.Token` in `transport/token_source.go`): the file's text
-/// with the white space around it trimmed (`strings.TrimSpace`; a token written with `echo`
-/// ends with a newline, which kube would put in the header and refuse), and an empty one
-/// refused. kube reads the file itself when it needs no trimming (and reads it again every
-/// minute); a token that needed trimming is given to kube as the user's token, read once. An
-/// inline token has precedence, as in client-go and kube; a file that cannot be read is left to
-/// kube, whose error names it.
-fn trim_token_file(config: &mut Config) -> Result<(), String> {
-    let user = &mut config.auth_info;
-    let Some(path) = user.token_file.clone().filter(|_| user.token.is_none()) else { return Ok(()) };
-    let Ok(text) = std::fs::read_to_string(&path) else { return Ok(()) };
-    let token = text.trim_matches(|c: char| c.is_whitespace());
-    if token.is_empty() {
-        return Err(format!(
-            "the kubeconfig user's token file {path} is empty (read empty token from file \"{path}\"): log in again, or fix users[].user.tokenFile"
-        ));
-    }
-    if token.len() != text.len() {
-        user.token = Some(token.to_string().into());
-    }
-    Ok(())
+/// kube's client stack for `config`, with the token file's token set on each request when the
+/// user has one ([`TokenFile`], taken out of `config`, read again as it rotates).
+fn layered(config: Config, token: Option<&Arc<TokenFile>>) -> Result<ClientBuilder<GenericService>, kube::Error> {
+    let builder = ClientBuilder::try_from(config)?;
+    Ok(match token {
+        Some(token) => builder.with_layer(&BearerLayer(token.clone())).with_layer(&tower::util::BoxService::layer()),
+        None => builder,
+    })
 }
 
 /// A `$KUBECONFIG` list of files read as kubectl's loading rules read it

@@ -27,6 +27,7 @@ pub mod inventory;
 pub mod kinds;
 pub mod object;
 pub mod selector;
+mod token;
 pub mod watch;
 
 pub use connect::{ClientOptions, Cluster, DEFAULT_TIMEOUT};

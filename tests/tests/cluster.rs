@@ -507,6 +507,20 @@ fn a_token_file_is_trimmed_as_client_go_trims_it() {
         let inventory = read_inventory(&connect().await.unwrap(), &Scope::All).await.unwrap();
         assert!(!inventory.hpas.is_empty());
 
+        // With an inline token too, client-go sends the file's (`BearerTokenFile` over
+        // `BearerToken`, `NewBearerAuthWithRefreshRoundTripper`): a stale inline token does not
+        // matter while the file is readable.
+        let both = s.kubeconfig.with_file_name("kubeconfig-token-and-file");
+        std::fs::write(
+            &both,
+            text.replacen(&user, &format!("    token: stale-0000\n    tokenFile: {}\n", token_file.display()), 1),
+        )
+        .unwrap();
+        let options_both =
+            ClientOptions { kubeconfig: Some(both.clone()), timeout: Duration::from_secs(5), ..ClientOptions::default() };
+        let inventory = read_inventory(&Cluster::connect(&options_both).await.unwrap(), &Scope::All).await.unwrap();
+        assert!(!inventory.hpas.is_empty());
+
         std::fs::write(&token_file, "\n").unwrap();
         let e = connect().await.unwrap_err();
         assert_eq!(
