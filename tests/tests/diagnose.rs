@@ -59,6 +59,26 @@ fn the_published_1_23_run_from_a_snapshot() {
     insta::assert_snapshot!("published-1.23.human", human.stdout);
 }
 
+/// A snapshot's lists are read as kubectl reads them, the same way as `hpa-lint` reads files: a
+/// list without `kind` (a hand-edited `kubectl get -o yaml`) still holds its objects, and the
+/// items of a `kind: List` of `kubectl get --raw` lists without their own kind take it from the
+/// list they are in (`PodMetricsList` → `PodMetrics`).
+#[test]
+fn snapshot_lists_are_read_as_kubectl_reads_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let kindless = dir.path().join("kindless.yaml");
+    let objects = std::fs::read_to_string(data("objects.yaml")).unwrap();
+    assert!(objects.contains("\nkind: List\n"));
+    std::fs::write(&kindless, objects.replace("\nkind: List\n", "\n")).unwrap();
+    let kindless = kindless.display().to_string();
+    let metrics = data("pod-metrics.json");
+    let run = hpa_lint(&["diagnose", "--snapshot", &kindless, &metrics, "php-apache", "-o", "json"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let d = run.json();
+    assert_eq!((d["metrics"][0]["proposal"].clone(), d["desiredReplicas"].clone()), (json!(258), json!(4)));
+    assert_eq!(d, snapshot("json").json());
+}
+
 /// The snapshot's objects as the API server would store them, with the metrics API serving the
 /// PodMetrics.
 fn serve_the_snapshot(server: &TestApiServer) {
