@@ -217,6 +217,9 @@ impl Cluster {
     /// certificate, key or certificate authority file that is missing or invalid).
     fn build(mut config: Config, timeout: Duration, origin: &Path) -> Result<Cluster, Error> {
         let server = config.cluster_url.to_string().trim_end_matches('/').to_string();
+        if let Some(reason) = unusable_tls(&config) {
+            return Err(Error::Kubeconfig { path: origin.to_path_buf(), reason });
+        }
         config.connect_timeout = Some(timeout);
         config.write_timeout = Some(timeout);
         // No read timeout on the connection: watches (the webhook's caches) stay open for minutes
@@ -506,7 +509,32 @@ fn in_cluster_or_none(options: &ClientOptions) -> Result<Config, Error> {
     Ok(config)
 }
 
+/// What client-go refuses in a cluster's TLS settings before any request (`TLSConfigFor` and
+/// `rootCertPool` in `transport/transport.go`), which kube takes: a certificate authority with
+/// `insecure-skip-tls-verify` (kube would skip verification), and a certificate authority that
+/// holds no PEM certificate (kube would trust nothing, and every server's certificate would
+/// read as signed by another authority).
+fn unusable_tls(config: &Config) -> Option<String> {
+    match &config.root_cert {
+        Some(_) if config.accept_invalid_certs => Some(
+            "specifying a root certificates file with the insecure flag is not allowed: remove clusters[].cluster.insecure-skip-tls-verify, or its certificate-authority and certificate-authority-data".to_string(),
+        ),
+        Some(certificates) if certificates.is_empty() => Some(
+            "cannot load the cluster's certificate authority (unable to load root certificates: unable to parse bytes as PEM block): fix clusters[].cluster.certificate-authority or certificate-authority-data".to_string(),
+        ),
+        _ => None,
+    }
+}
+
 fn kubeconfig_error(path: PathBuf, e: &KubeconfigError) -> Error {
+    if matches!(
+        e,
+        KubeconfigError::LoadClientCertificate(_)
+            | KubeconfigError::LoadClientKey(_)
+            | KubeconfigError::LoadCertificateAuthority(_)
+    ) {
+        return Error::Kubeconfig { path, reason: unloadable_file(e) };
+    }
     if let KubeconfigError::ReadConfig(io, _) = e
         && io.kind() == std::io::ErrorKind::NotFound
     {

@@ -564,6 +564,57 @@ fn a_missing_client_certificate_is_a_kubeconfig_error() {
     });
 }
 
+/// A cluster's TLS settings that client-go refuses before any request (`TLSConfigFor`,
+/// `rootCertPool`) are refused here too, in its words, rather than taken as kube takes them: a
+/// certificate authority with `insecure-skip-tls-verify` (kube skipped verification), one
+/// without a PEM certificate (kube trusted nothing and blamed the server's certificate); a
+/// certificate authority file that is missing is named plainly.
+#[test]
+fn tls_settings_client_go_refuses_are_kubeconfig_errors() {
+    runtime().block_on(async {
+        let s = setup().await;
+        let text = std::fs::read_to_string(&s.kubeconfig).unwrap();
+        let ca_line = text.lines().find(|l| l.contains("certificate-authority-data:")).unwrap().to_string();
+        let variant = |name: &str, replacement: String| {
+            let path = s.kubeconfig.with_file_name(name);
+            std::fs::write(&path, text.replacen(&ca_line, &replacement, 1)).unwrap();
+            path
+        };
+        let error = |path: std::path::PathBuf| async move {
+            let options = ClientOptions { kubeconfig: Some(path.clone()), ..ClientOptions::default() };
+            let e = Cluster::connect(&options).await.unwrap_err();
+            assert!(matches!(e, Error::Kubeconfig { .. }), "{e}");
+            e.to_string().strip_prefix(&format!("cannot use kubeconfig {}: ", path.display())).unwrap().to_string()
+        };
+        let insecure = variant("insecure", format!("{ca_line}\n    insecure-skip-tls-verify: true"));
+        assert_eq!(
+            error(insecure).await,
+            "specifying a root certificates file with the insecure flag is not allowed: remove clusters[].cluster.insecure-skip-tls-verify, or its certificate-authority and certificate-authority-data"
+        );
+        // "garbage", base64.
+        let not_pem = variant("not-pem", "    certificate-authority-data: Z2FyYmFnZQ==".to_string());
+        assert_eq!(
+            error(not_pem).await,
+            "cannot load the cluster's certificate authority (unable to load root certificates: unable to parse bytes as PEM block): fix clusters[].cluster.certificate-authority or certificate-authority-data"
+        );
+        let missing = s.kubeconfig.with_file_name("missing-ca.crt");
+        let missing_file = variant("missing-ca", format!("    certificate-authority: {}", missing.display()));
+        assert_eq!(
+            error(missing_file).await,
+            format!(
+                "cannot read the cluster's certificate authority {} (No such file or directory (os error 2)): fix clusters[].cluster.certificate-authority, or log in again to write it",
+                missing.display()
+            )
+        );
+        // Without a certificate authority, insecure-skip-tls-verify reaches the server.
+        let insecure_only = variant("insecure-only", "    insecure-skip-tls-verify: true".to_string());
+        let options = ClientOptions { kubeconfig: Some(insecure_only), ..ClientOptions::default() };
+        s.server.apply(&shop());
+        let inventory = read_inventory(&Cluster::connect(&options).await.unwrap(), &Scope::All).await.unwrap();
+        assert!(!inventory.hpas.is_empty());
+    });
+}
+
 #[test]
 fn a_server_that_hangs_or_is_gone_fails_within_the_timeout() {
     runtime().block_on(async {
