@@ -34,8 +34,8 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 /// How to reach the cluster.
 #[derive(Debug, Clone)]
 pub struct ClientOptions {
-    /// A kubeconfig file (`--kubeconfig`). `None`: `$KUBECONFIG` or `~/.kube/config`, then the
-    /// in-cluster service account.
+    /// A kubeconfig file (`--kubeconfig`). `None`: the files of `KUBECONFIG`
+    /// ([`Environment::kubeconfig`]), else `~/.kube/config`, then the in-cluster service account.
     pub kubeconfig: Option<PathBuf>,
     /// The context to use (`--context`); `None`: the kubeconfig's current context.
     pub context: Option<String>,
@@ -43,11 +43,77 @@ pub struct ClientOptions {
     pub in_cluster: bool,
     /// The timeout of every call (connect, send, whole answer).
     pub timeout: Duration,
+    /// The environment variables kubectl's loading rules and client-go's transport read
+    /// (`KUBECONFIG`, the proxy variables), as the binary's arguments got them.
+    pub environment: Environment,
 }
 
 impl Default for ClientOptions {
     fn default() -> Self {
-        ClientOptions { kubeconfig: None, context: None, in_cluster: false, timeout: DEFAULT_TIMEOUT }
+        ClientOptions {
+            kubeconfig: None,
+            context: None,
+            in_cluster: false,
+            timeout: DEFAULT_TIMEOUT,
+            environment: Environment::default(),
+        }
+    }
+}
+
+/// The environment variables a connection reads as kubectl reads them, declared as hidden
+/// arguments: a binary flattens this into its `Args` (`#[command(flatten)]`), so that clap
+/// reads them with every other variable the binary declares, and hpa-cluster reads none itself
+/// (`Environment::default()`: none set). What kube reads of the environment on its own (`HOME`
+/// for `~/.kube/config`, the in-cluster `KUBERNETES_SERVICE_HOST` and `_PORT`) stays with it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, clap::Args)]
+pub struct Environment {
+    /// `KUBECONFIG`: the kubeconfig files to merge when no file is given (the platform's path
+    /// list: `a:b` on Unix).
+    #[arg(id = "env-kubeconfig", long = "env-kubeconfig", env = "KUBECONFIG", hide = true, hide_env_values = true)]
+    pub kubeconfig: Option<std::ffi::OsString>,
+    /// `HTTPS_PROXY`: the proxy of an `https` server.
+    #[arg(id = "env-https-proxy", long = "env-https-proxy", env = "HTTPS_PROXY", hide = true, hide_env_values = true)]
+    pub https_proxy: Option<String>,
+    /// `https_proxy`, read when `HTTPS_PROXY` is unset or empty.
+    #[arg(
+        id = "env-https-proxy-lowercase",
+        long = "env-https-proxy-lowercase",
+        env = "https_proxy",
+        hide = true,
+        hide_env_values = true
+    )]
+    pub https_proxy_lowercase: Option<String>,
+    /// `HTTP_PROXY`: the proxy of an `http` server.
+    #[arg(id = "env-http-proxy", long = "env-http-proxy", env = "HTTP_PROXY", hide = true, hide_env_values = true)]
+    pub http_proxy: Option<String>,
+    /// `http_proxy`, read when `HTTP_PROXY` is unset or empty.
+    #[arg(
+        id = "env-http-proxy-lowercase",
+        long = "env-http-proxy-lowercase",
+        env = "http_proxy",
+        hide = true,
+        hide_env_values = true
+    )]
+    pub http_proxy_lowercase: Option<String>,
+    /// `NO_PROXY`: the hosts no proxy is used for.
+    #[arg(id = "env-no-proxy", long = "env-no-proxy", env = "NO_PROXY", hide = true, hide_env_values = true)]
+    pub no_proxy: Option<String>,
+    /// `no_proxy`, read when `NO_PROXY` is unset or empty.
+    #[arg(
+        id = "env-no-proxy-lowercase",
+        long = "env-no-proxy-lowercase",
+        env = "no_proxy",
+        hide = true,
+        hide_env_values = true
+    )]
+    pub no_proxy_lowercase: Option<String>,
+}
+
+impl Environment {
+    /// The value of a variable as httpproxy's `getEnvAny` reads it: the first of its spellings
+    /// that is set and not empty.
+    fn any(spellings: [&Option<String>; 2]) -> Option<&str> {
+        spellings.into_iter().find_map(|v| v.as_deref().filter(|v| !v.is_empty()))
     }
 }
 
@@ -159,9 +225,10 @@ impl Cluster {
     pub async fn connect(options: &ClientOptions) -> Result<Cluster, Error> {
         let kube_options = KubeConfigOptions { context: options.context.clone(), ..KubeConfigOptions::default() };
         let in_cluster_origin = PathBuf::from("in-cluster configuration");
+        let environment = &options.environment;
         let (config, origin) = if options.in_cluster {
             let mut config = in_cluster()?;
-            config.proxy_url = environment_proxy(&config.cluster_url)?;
+            config.proxy_url = environment_proxy(&config.cluster_url, environment)?;
             (config, in_cluster_origin)
         } else {
             let (kubeconfig, path) = match &options.kubeconfig {
@@ -169,9 +236,14 @@ impl Cluster {
                     Ok(k) => (k, path.clone()),
                     Err(e) => return Err(kubeconfig_error(path.clone(), &e)),
                 },
-                None => match kubeconfig_from_list(std::env::var_os("KUBECONFIG"))? {
+                None => match kubeconfig_from_list(environment.kubeconfig.clone())? {
                     Some(k) => (k, PathBuf::from("$KUBECONFIG")),
-                    // Unset, or no file it lists exists: `~/.kube/config`, else in-cluster.
+                    // A list none of whose files exists: client-go's loading rules read no
+                    // `~/.kube/config` then (`NewDefaultClientConfigLoadingRules`), in-cluster.
+                    None if environment.kubeconfig.as_ref().is_some_and(|list| !list.is_empty()) => {
+                        return Cluster::build(in_cluster_or_none(options)?, options.timeout, &in_cluster_origin);
+                    }
+                    // Unset: `~/.kube/config`, else in-cluster.
                     None => match Kubeconfig::read() {
                         Ok(k) => (k, PathBuf::from("$KUBECONFIG or ~/.kube/config")),
                         Err(KubeconfigError::FindPath) => {
@@ -200,7 +272,7 @@ impl Cluster {
             })?;
             // kube reads `proxy-url` itself; without one, the environment as client-go reads it.
             if proxy_url.is_none() {
-                config.proxy_url = environment_proxy(&config.cluster_url)?;
+                config.proxy_url = environment_proxy(&config.cluster_url, environment)?;
             }
             (config, origin)
         };
@@ -505,7 +577,7 @@ fn in_cluster_or_none(options: &ClientOptions) -> Result<Config, Error> {
         return Err(none());
     }
     let mut config = Config::incluster().map_err(|_| none())?;
-    config.proxy_url = environment_proxy(&config.cluster_url)?;
+    config.proxy_url = environment_proxy(&config.cluster_url, &options.environment)?;
     Ok(config)
 }
 
@@ -610,9 +682,9 @@ fn kubeconfig_proxy(kubeconfig: &Kubeconfig, context: Option<&str>) -> Option<St
     named.cluster.as_ref()?.proxy_url.clone().filter(|p| !p.is_empty())
 }
 
-/// The proxy of the environment for `server` ([`proxy_for`] with the process's variables).
-fn environment_proxy(server: &http::Uri) -> Result<Option<http::Uri>, Error> {
-    proxy_for(server, |name| std::env::var(name).ok()).map_err(|(proxy, reason)| Error::Proxy {
+/// The proxy of the environment for `server` ([`proxy_for`]).
+fn environment_proxy(server: &http::Uri, environment: &Environment) -> Result<Option<http::Uri>, Error> {
+    proxy_for(server, environment).map_err(|(proxy, reason)| Error::Proxy {
         server: server.to_string().trim_end_matches('/').to_string(),
         proxy,
         reason,
@@ -621,21 +693,21 @@ fn environment_proxy(server: &http::Uri) -> Result<Option<http::Uri>, Error> {
 
 /// The proxy client-go's default transport uses for `server` when the kubeconfig sets no
 /// `proxy-url`: Go's `http.ProxyFromEnvironment` (`golang.org/x/net/http/httpproxy`,
-/// `Config.ProxyFunc`), with `var` reading the environment. `HTTPS_PROXY` (else `https_proxy`)
-/// for an `https` server, `HTTP_PROXY` (else `http_proxy`) for an `http` one; none for
-/// `localhost` and loopback addresses, nor for a server `NO_PROXY` (else `no_proxy`) names.
-/// A proxy without a scheme is `http://`. The error: the proxy text and why it is unusable.
-fn proxy_for(server: &http::Uri, var: impl Fn(&str) -> Option<String>) -> Result<Option<http::Uri>, (String, String)> {
-    let any = |names: [&str; 2]| names.into_iter().find_map(|n| var(n).filter(|v| !v.is_empty()));
+/// `Config.ProxyFunc`, `FromEnvironment`). `HTTPS_PROXY` (else `https_proxy`) for an `https`
+/// server, `HTTP_PROXY` (else `http_proxy`) for an `http` one; none for `localhost` and
+/// loopback addresses, nor for a server `NO_PROXY` (else `no_proxy`) names. A proxy without a
+/// scheme is `http://`. The error: the proxy text and why it is unusable.
+fn proxy_for(server: &http::Uri, environment: &Environment) -> Result<Option<http::Uri>, (String, String)> {
+    let e = environment;
     let proxy = match server.scheme_str() {
-        Some("https") => any(["HTTPS_PROXY", "https_proxy"]),
-        Some("http") => any(["HTTP_PROXY", "http_proxy"]),
+        Some("https") => Environment::any([&e.https_proxy, &e.https_proxy_lowercase]),
+        Some("http") => Environment::any([&e.http_proxy, &e.http_proxy_lowercase]),
         _ => None,
     };
     let Some(proxy) = proxy else { return Ok(None) };
     let host = server.host().unwrap_or_default().trim_start_matches('[').trim_end_matches(']').to_ascii_lowercase();
     let port = server.port_u16().unwrap_or(if server.scheme_str() == Some("https") { 443 } else { 80 });
-    if !use_proxy(&host, port, &any(["NO_PROXY", "no_proxy"]).unwrap_or_default()) {
+    if !use_proxy(&host, port, Environment::any([&e.no_proxy, &e.no_proxy_lowercase]).unwrap_or_default()) {
         return Ok(None);
     }
     // `parseProxy`: a proxy without a scheme or host is tried with `http://`.
@@ -643,7 +715,7 @@ fn proxy_for(server: &http::Uri, var: impl Fn(&str) -> Option<String>) -> Result
         proxy.parse::<http::Uri>().ok().filter(|u| u.scheme().is_some() && u.host().is_some_and(|h| !h.is_empty()));
     match parsed.or_else(|| format!("http://{proxy}").parse::<http::Uri>().ok()) {
         Some(uri) => Ok(Some(uri)),
-        None => Err((proxy.clone(), "it is not a URL".to_string())),
+        None => Err((proxy.to_string(), "it is not a URL".to_string())),
     }
 }
 
@@ -776,10 +848,19 @@ mod tests {
     #[test]
     fn proxies_from_the_environment() {
         let env = |vars: &'static [(&'static str, &'static str)]| {
-            move |name: &str| vars.iter().find(|(k, _)| *k == name).map(|(_, v)| v.to_string())
+            let var = |name: &str| vars.iter().find(|(k, _)| *k == name).map(|(_, v)| v.to_string());
+            Environment {
+                kubeconfig: None,
+                https_proxy: var("HTTPS_PROXY"),
+                https_proxy_lowercase: var("https_proxy"),
+                http_proxy: var("HTTP_PROXY"),
+                http_proxy_lowercase: var("http_proxy"),
+                no_proxy: var("NO_PROXY"),
+                no_proxy_lowercase: var("no_proxy"),
+            }
         };
         let proxy = |server: &str, vars: &'static [(&'static str, &'static str)]| {
-            proxy_for(&server.parse().unwrap(), env(vars)).map(|p| p.map(|u| u.to_string()))
+            proxy_for(&server.parse().unwrap(), &env(vars)).map(|p| p.map(|u| u.to_string()))
         };
         let corp: &[(&str, &str)] = &[("HTTPS_PROXY", "http://proxy.corp:3128"), ("https_proxy", "http://lower:1")];
         assert_eq!(proxy("https://10.0.0.1:6443", corp), Ok(Some("http://proxy.corp:3128/".into())));
@@ -799,6 +880,11 @@ mod tests {
         assert_eq!(
             proxy("https://10.0.0.1", &[("HTTPS_PROXY", "http://a b")]),
             Err(("http://a b".into(), "it is not a URL".into()))
+        );
+        // An empty variable is unset (`getEnvAny`): the lowercase spelling is read.
+        assert_eq!(
+            proxy("https://10.0.0.1", &[("HTTPS_PROXY", ""), ("https_proxy", "http://lower:1")]),
+            Ok(Some("http://lower:1/".into()))
         );
         let with_no_proxy = |no_proxy: &'static str, server: &str| {
             let vars: &'static [(&str, &str)] =

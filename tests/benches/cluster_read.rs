@@ -151,6 +151,7 @@ async fn read(kubeconfig: PathBuf, mode: &str) {
         context: None,
         in_cluster: false,
         timeout: Duration::from_secs(60),
+        environment: hpa_cluster::Environment::default(),
     };
     let started = Instant::now();
     let cluster = Cluster::connect(&options).await.unwrap_or_else(|e| panic!("{e}"));

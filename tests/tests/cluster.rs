@@ -38,6 +38,7 @@ impl Setup {
             context: context.map(String::from),
             in_cluster: false,
             timeout,
+            environment: hpa_cluster::Environment::default(),
         })
         .await
     }
@@ -612,6 +613,23 @@ fn tls_settings_client_go_refuses_are_kubeconfig_errors() {
         s.server.apply(&shop());
         let inventory = read_inventory(&Cluster::connect(&options).await.unwrap(), &Scope::All).await.unwrap();
         assert!(!inventory.hpas.is_empty());
+    });
+}
+
+/// `KUBECONFIG` comes from the options (the binary's arguments declare it), as a list merged as
+/// kubectl merges it: a missing file skipped, the first file's current context.
+#[test]
+fn kubeconfig_lists_come_from_the_options() {
+    runtime().block_on(async {
+        let s = setup().await;
+        s.server.apply(&shop());
+        let missing = s.kubeconfig.with_file_name("missing");
+        let list = std::env::join_paths([&missing, &s.kubeconfig]).unwrap();
+        let environment = hpa_cluster::Environment { kubeconfig: Some(list), ..hpa_cluster::Environment::default() };
+        let options = ClientOptions { environment, ..ClientOptions::default() };
+        let cluster = Cluster::connect(&options).await.unwrap();
+        assert_eq!((cluster.server(), cluster.default_namespace()), (s.server.url().as_str(), "shop"));
+        assert!(!read_inventory(&cluster, &Scope::All).await.unwrap().hpas.is_empty());
     });
 }
 

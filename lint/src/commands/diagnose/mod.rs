@@ -225,7 +225,7 @@ fn read_live(
     release: KubernetesVersion,
 ) -> Result<Read, ReadError> {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(ReadError::Runtime)?;
-    let options = args.connection.client_options();
+    let options = args.connection.client_options(&args.environment);
     runtime.block_on(async {
         let cluster = Cluster::connect(&options).await?;
         let namespace = args.namespace.clone().unwrap_or_else(|| cluster.default_namespace().to_string());
