@@ -259,14 +259,17 @@ impl Cluster {
             let contexts: Vec<String> = kubeconfig.contexts.iter().map(|c| c.name.clone()).collect();
             let proxy_url = kubeconfig_proxy(&kubeconfig, options.context.as_deref());
             let origin = path.clone();
+            let listed = if contexts.is_empty() { "none".to_string() } else { contexts.join(", ") };
             let mut config = Config::from_custom_kubeconfig(kubeconfig, &kube_options).await.map_err(|e| match e {
                 // kubectl's words, and the names to choose from.
                 KubeconfigError::LoadContext(name) => Error::Kubeconfig {
                     path,
-                    reason: format!(
-                        "no context exists with the name \"{name}\" (its contexts: {})",
-                        if contexts.is_empty() { "none".to_string() } else { contexts.join(", ") }
-                    ),
+                    reason: format!("no context exists with the name \"{name}\" (its contexts: {listed})"),
+                },
+                // kubectl then talks to no cluster at all (`localhost:8080`): say which to choose.
+                KubeconfigError::CurrentContextNotSet => Error::Kubeconfig {
+                    path,
+                    reason: format!("it sets no current-context: pass --context (its contexts: {listed})"),
                 },
                 e => kubeconfig_error(path, &e),
             })?;

@@ -616,6 +616,28 @@ fn tls_settings_client_go_refuses_are_kubeconfig_errors() {
     });
 }
 
+/// A kubeconfig without `current-context` names the contexts to choose from with `--context`.
+#[test]
+fn a_kubeconfig_without_current_context_names_its_contexts() {
+    runtime().block_on(async {
+        let s = setup().await;
+        let text = std::fs::read_to_string(&s.kubeconfig).unwrap();
+        let path = s.kubeconfig.with_file_name("no-current-context");
+        std::fs::write(&path, text.replace("current-context: hpa-test\n", "")).unwrap();
+        let options = ClientOptions { kubeconfig: Some(path.clone()), ..ClientOptions::default() };
+        let e = Cluster::connect(&options).await.unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "cannot use kubeconfig {}: it sets no current-context: pass --context (its contexts: hpa-test, hpa-test-expired, hpa-test-untrusted)",
+                path.display()
+            )
+        );
+        let options = ClientOptions { context: Some("hpa-test".into()), ..options };
+        assert_eq!(Cluster::connect(&options).await.unwrap().default_namespace(), "shop");
+    });
+}
+
 /// `KUBECONFIG` comes from the options (the binary's arguments declare it), as a list merged as
 /// kubectl merges it: a missing file skipped, the first file's current context.
 #[test]
