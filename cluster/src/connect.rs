@@ -479,8 +479,14 @@ impl Answer {
     /// Sends `request` and reads the answer.
     async fn get(client: &Client, request: http::Request<kube::client::Body>) -> Result<Answer, kube::Error> {
         use http_body_util::BodyExt as _;
+        let path = request.uri().path().to_string();
         let response = client.send(request).await?;
         let code = response.status();
+        let is_text = response
+            .headers()
+            .get(http::header::CONTENT_TYPE)
+            .and_then(|t| t.to_str().ok())
+            .is_some_and(|t| t.starts_with("text/"));
         let retry_after = (code == http::StatusCode::TOO_MANY_REQUESTS || code.is_server_error())
             .then(|| response.headers().get(http::header::RETRY_AFTER)?.to_str().ok()?.trim().parse::<u64>().ok())
             .flatten()
@@ -490,11 +496,88 @@ impl Answer {
         if !(code.is_client_error() || code.is_server_error()) {
             return Ok(Answer { text: Ok(text), retry_after });
         }
-        let status = serde_json::from_str::<kube::core::Status>(&text).unwrap_or_else(|_| {
-            kube::core::Status::failure(text.trim(), "Failed to parse error data").with_code(code.as_u16())
-        });
+        let status = serde_json::from_str::<kube::core::Status>(&text)
+            .unwrap_or_else(|_| generic_server_response(code.as_u16(), &path, is_text.then_some(text.trim())));
         Ok(Answer { text: Err(Box::new(status)), retry_after })
     }
+}
+
+/// The failure of a `GET` of `path` whose answer is not a `Status` (a proxy's or an aggregated
+/// API's plain text: kube-aggregator answers `service unavailable` for an APIService that is
+/// down), as client-go makes it: `NewGenericServerResponse` (apimachinery
+/// `pkg/api/errors/errors.go`), called by `Request.newUnstructuredResponseError` with the
+/// request's verb, resource and name, the body as the server's message when it is text
+/// (`unknown` otherwise). Its message is what the HPA controller records: `the server is
+/// currently unable to handle the request (get pods.metrics.k8s.io)`.
+fn generic_server_response(code: u16, path: &str, text: Option<&str>) -> kube::core::Status {
+    let server_message = text.unwrap_or("unknown");
+    let (reason, message) = match code {
+        409 => ("Conflict", "the server reported a conflict".to_string()),
+        404 => ("NotFound", "the server could not find the requested resource".to_string()),
+        400 => ("BadRequest", "the server rejected our request for an unknown reason".to_string()),
+        401 => ("Unauthorized", "the server has asked for the client to provide credentials".to_string()),
+        403 => ("Forbidden", server_message.to_string()),
+        406 if server_message.is_empty() || server_message == "unknown" => (
+            "NotAcceptable",
+            "the server was unable to respond with a content type that the client supports".to_string(),
+        ),
+        406 => ("NotAcceptable", server_message.to_string()),
+        415 => ("UnsupportedMediaType", server_message.to_string()),
+        405 => ("MethodNotAllowed", "the server does not allow this method on the requested resource".to_string()),
+        422 => ("Invalid", "the server rejected our request due to an error in our request".to_string()),
+        503 => ("ServiceUnavailable", "the server is currently unable to handle the request".to_string()),
+        504 => (
+            "Timeout",
+            "the server was unable to return a response in the time allotted, but may still be processing the request"
+                .to_string(),
+        ),
+        429 => (
+            "TooManyRequests",
+            "the server has received too many requests and has asked us to try again later".to_string(),
+        ),
+        500.. => (
+            "InternalError",
+            format!(
+                "an error on the server ({}) has prevented the request from succeeding",
+                hpa_core::go::quote(server_message)
+            ),
+        ),
+        _ => ("", format!("the server responded with the status code {code} but did not return more information")),
+    };
+    let message = match request_resource(path) {
+        Some((resource, Some(name))) => format!("{message} (get {resource} {name})"),
+        Some((resource, None)) => format!("{message} (get {resource})"),
+        None => message,
+    };
+    kube::core::Status::failure(&message, reason).with_code(code)
+}
+
+/// The resource (`pods.metrics.k8s.io`, `deployments.apps`, `pods`) and name a request's path
+/// names, as client-go's `Request` holds them (`resource`, `resourceName`; a subresource is
+/// not part of it); `None` for a path of no resource (discovery).
+fn request_resource(path: &str) -> Option<(String, Option<&str>)> {
+    let segments: Vec<&str> = path.trim_matches('/').split('/').collect();
+    let (group, rest) = match segments.as_slice() {
+        ["api", _version, rest @ ..] => ("", rest),
+        ["apis", group, _version, rest @ ..] => (*group, rest),
+        _ => return None,
+    };
+    let rest = match rest {
+        ["namespaces", namespace] => return Some((qualified("namespaces", group), Some(namespace))),
+        ["namespaces", _namespace, rest @ ..] => rest,
+        rest => rest,
+    };
+    let (resource, name) = match rest {
+        [resource, name, ..] => (*resource, Some(*name)),
+        [resource] => (*resource, None),
+        [] => return None,
+    };
+    Some((qualified(resource, group), name))
+}
+
+/// `GroupResource.String()`: `resource.group`, or `resource` in the core group.
+fn qualified(resource: &str, group: &str) -> String {
+    if group.is_empty() { resource.to_string() } else { format!("{resource}.{group}") }
 }
 
 /// What the kubeconfig points to that cannot be loaded, naming its field and file (kube's text
@@ -941,6 +1024,45 @@ mod tests {
         let e = kubeconfig_from_list(Some(std::env::join_paths([&missing, &a, &b]).unwrap())).unwrap_err();
         assert!(e.to_string().starts_with(&format!("cannot use kubeconfig {}: ", b.display())), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// An answer that is no `Status` is worded as client-go words it (`NewGenericServerResponse`),
+    /// with the resource and name of the request.
+    #[test]
+    fn plain_failures_read_as_client_go_words_them() {
+        let failure = |code, path, text| {
+            let s = generic_server_response(code, path, text);
+            (s.code, s.reason, s.message)
+        };
+        assert_eq!(
+            failure(503, "/apis/metrics.k8s.io/v1beta1/namespaces/shop/pods", Some("service unavailable")),
+            (
+                503,
+                "ServiceUnavailable".into(),
+                "the server is currently unable to handle the request (get pods.metrics.k8s.io)".into()
+            )
+        );
+        assert_eq!(
+            failure(502, "/apis/custom.metrics.k8s.io/v1beta2/namespaces/shop/pods/*/rps", Some("bad \"gateway\"")),
+            (
+                502,
+                "InternalError".into(),
+                "an error on the server (\"bad \\\"gateway\\\"\") has prevented the request from succeeding (get pods.custom.metrics.k8s.io *)".into()
+            )
+        );
+        assert_eq!(
+            failure(500, "/apis/apps/v1/namespaces/shop/deployments/web/scale", None).2,
+            "an error on the server (\"unknown\") has prevented the request from succeeding (get deployments.apps web)"
+        );
+        assert_eq!(
+            failure(404, "/api/v1/namespaces/shop", None).2,
+            "the server could not find the requested resource (get namespaces shop)"
+        );
+        assert_eq!(
+            failure(418, "/apis", None).2,
+            "the server responded with the status code 418 but did not return more information"
+        );
+        assert_eq!(failure(403, "/api/v1/pods", Some("no")).2, "no (get pods)");
     }
 
     /// A refusal of discovery reads as a sentence: RBAC refused to get the API groups.

@@ -181,6 +181,26 @@ fn live_errors_are_one_sentence_and_exit_2() {
     assert_eq!(run.stderr.lines().count(), 1);
 }
 
+/// metrics-server installed but down: kube-aggregator answers its APIService's requests with a
+/// plain-text `service unavailable` (503), which the controller records in client-go's words
+/// (`NewGenericServerResponse`), and so does the replay.
+#[test]
+fn a_metrics_api_that_is_down_fails_in_the_controllers_words() {
+    let l = live();
+    serve_the_snapshot(&l.server);
+    l.server.fault("/apis/metrics.k8s.io/v1beta1/namespaces", Fault::Text(503, "service unavailable".into()));
+    let run = l.diagnose(&["php-apache", "-o", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let d = run.json();
+    assert_eq!(d["outcome"], "FailedComputeMetrics");
+    let active = d["conditions"].as_array().unwrap().iter().find(|c| c["type"] == "ScalingActive").unwrap();
+    assert_eq!(active["replayed"]["reason"], "FailedGetResourceMetric");
+    assert_eq!(
+        active["replayed"]["message"],
+        "the HPA was unable to compute the replica count: failed to get cpu utilization: unable to get metrics for resource cpu: unable to fetch metrics from resource metrics API: the server is currently unable to handle the request (get pods.metrics.k8s.io)"
+    );
+}
+
 #[test]
 fn live_without_metrics_server_still_diagnoses_and_says_so() {
     let l = live();
