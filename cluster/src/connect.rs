@@ -8,6 +8,7 @@
 
 use std::future::Future;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use kube::client::{ClientBuilder, DynBody};
@@ -16,6 +17,7 @@ use kube::{Client, Config};
 use serde_json::Value;
 
 use crate::error::Error;
+use crate::token::{BearerLayer, TokenFile};
 
 /// How many times a `GET` the API server asks to repeat (429 or 5xx with `Retry-After`) is sent
 /// again: client-go's `maxRetries` of a `rest.Request` (10, `rest/request.go`, `NewRequest`).
@@ -32,8 +34,8 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 /// How to reach the cluster.
 #[derive(Debug, Clone)]
 pub struct ClientOptions {
-    /// A kubeconfig file (`--kubeconfig`). `None`: `$KUBECONFIG` or `~/.kube/config`, then the
-    /// in-cluster service account.
+    /// A kubeconfig file (`--kubeconfig`). `None`: the files of `KUBECONFIG`
+    /// ([`Environment::kubeconfig`]), else `~/.kube/config`, then the in-cluster service account.
     pub kubeconfig: Option<PathBuf>,
     /// The context to use (`--context`); `None`: the kubeconfig's current context.
     pub context: Option<String>,
@@ -41,11 +43,77 @@ pub struct ClientOptions {
     pub in_cluster: bool,
     /// The timeout of every call (connect, send, whole answer).
     pub timeout: Duration,
+    /// The environment variables kubectl's loading rules and client-go's transport read
+    /// (`KUBECONFIG`, the proxy variables), as the binary's arguments got them.
+    pub environment: Environment,
 }
 
 impl Default for ClientOptions {
     fn default() -> Self {
-        ClientOptions { kubeconfig: None, context: None, in_cluster: false, timeout: DEFAULT_TIMEOUT }
+        ClientOptions {
+            kubeconfig: None,
+            context: None,
+            in_cluster: false,
+            timeout: DEFAULT_TIMEOUT,
+            environment: Environment::default(),
+        }
+    }
+}
+
+/// The environment variables a connection reads as kubectl reads them, declared as hidden
+/// arguments: a binary flattens this into its `Args` (`#[command(flatten)]`), so that clap
+/// reads them with every other variable the binary declares, and hpa-cluster reads none itself
+/// (`Environment::default()`: none set). What kube reads of the environment on its own (`HOME`
+/// for `~/.kube/config`, the in-cluster `KUBERNETES_SERVICE_HOST` and `_PORT`) stays with it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, clap::Args)]
+pub struct Environment {
+    /// `KUBECONFIG`: the kubeconfig files to merge when no file is given (the platform's path
+    /// list: `a:b` on Unix).
+    #[arg(id = "env-kubeconfig", long = "env-kubeconfig", env = "KUBECONFIG", hide = true, hide_env_values = true)]
+    pub kubeconfig: Option<std::ffi::OsString>,
+    /// `HTTPS_PROXY`: the proxy of an `https` server.
+    #[arg(id = "env-https-proxy", long = "env-https-proxy", env = "HTTPS_PROXY", hide = true, hide_env_values = true)]
+    pub https_proxy: Option<String>,
+    /// `https_proxy`, read when `HTTPS_PROXY` is unset or empty.
+    #[arg(
+        id = "env-https-proxy-lowercase",
+        long = "env-https-proxy-lowercase",
+        env = "https_proxy",
+        hide = true,
+        hide_env_values = true
+    )]
+    pub https_proxy_lowercase: Option<String>,
+    /// `HTTP_PROXY`: the proxy of an `http` server.
+    #[arg(id = "env-http-proxy", long = "env-http-proxy", env = "HTTP_PROXY", hide = true, hide_env_values = true)]
+    pub http_proxy: Option<String>,
+    /// `http_proxy`, read when `HTTP_PROXY` is unset or empty.
+    #[arg(
+        id = "env-http-proxy-lowercase",
+        long = "env-http-proxy-lowercase",
+        env = "http_proxy",
+        hide = true,
+        hide_env_values = true
+    )]
+    pub http_proxy_lowercase: Option<String>,
+    /// `NO_PROXY`: the hosts no proxy is used for.
+    #[arg(id = "env-no-proxy", long = "env-no-proxy", env = "NO_PROXY", hide = true, hide_env_values = true)]
+    pub no_proxy: Option<String>,
+    /// `no_proxy`, read when `NO_PROXY` is unset or empty.
+    #[arg(
+        id = "env-no-proxy-lowercase",
+        long = "env-no-proxy-lowercase",
+        env = "no_proxy",
+        hide = true,
+        hide_env_values = true
+    )]
+    pub no_proxy_lowercase: Option<String>,
+}
+
+impl Environment {
+    /// The value of a variable as httpproxy's `getEnvAny` reads it: the first of its spellings
+    /// that is set and not empty.
+    fn any(spellings: [&Option<String>; 2]) -> Option<&str> {
+        spellings.into_iter().find_map(|v| v.as_deref().filter(|v| !v.is_empty()))
     }
 }
 
@@ -59,6 +127,8 @@ pub struct Cluster {
     default_namespace: String,
     timeout: Duration,
     credentials: CredentialSource,
+    /// The user's token file, read again as it rotates (taken out of `config`).
+    token: Option<Arc<TokenFile>>,
 }
 
 /// Where the kubeconfig's user gets its credentials, to say which failed.
@@ -155,9 +225,10 @@ impl Cluster {
     pub async fn connect(options: &ClientOptions) -> Result<Cluster, Error> {
         let kube_options = KubeConfigOptions { context: options.context.clone(), ..KubeConfigOptions::default() };
         let in_cluster_origin = PathBuf::from("in-cluster configuration");
+        let environment = &options.environment;
         let (config, origin) = if options.in_cluster {
             let mut config = in_cluster()?;
-            config.proxy_url = environment_proxy(&config.cluster_url)?;
+            config.proxy_url = environment_proxy(&config.cluster_url, environment)?;
             (config, in_cluster_origin)
         } else {
             let (kubeconfig, path) = match &options.kubeconfig {
@@ -165,9 +236,14 @@ impl Cluster {
                     Ok(k) => (k, path.clone()),
                     Err(e) => return Err(kubeconfig_error(path.clone(), &e)),
                 },
-                None => match kubeconfig_from_list(std::env::var_os("KUBECONFIG"))? {
+                None => match kubeconfig_from_list(environment.kubeconfig.clone())? {
                     Some(k) => (k, PathBuf::from("$KUBECONFIG")),
-                    // Unset, or no file it lists exists: `~/.kube/config`, else in-cluster.
+                    // A list none of whose files exists: client-go's loading rules read no
+                    // `~/.kube/config` then (`NewDefaultClientConfigLoadingRules`), in-cluster.
+                    None if environment.kubeconfig.as_ref().is_some_and(|list| !list.is_empty()) => {
+                        return Cluster::build(in_cluster_or_none(options)?, options.timeout, &in_cluster_origin);
+                    }
+                    // Unset: `~/.kube/config`, else in-cluster.
                     None => match Kubeconfig::read() {
                         Ok(k) => (k, PathBuf::from("$KUBECONFIG or ~/.kube/config")),
                         Err(KubeconfigError::FindPath) => {
@@ -183,20 +259,23 @@ impl Cluster {
             let contexts: Vec<String> = kubeconfig.contexts.iter().map(|c| c.name.clone()).collect();
             let proxy_url = kubeconfig_proxy(&kubeconfig, options.context.as_deref());
             let origin = path.clone();
+            let listed = if contexts.is_empty() { "none".to_string() } else { contexts.join(", ") };
             let mut config = Config::from_custom_kubeconfig(kubeconfig, &kube_options).await.map_err(|e| match e {
                 // kubectl's words, and the names to choose from.
                 KubeconfigError::LoadContext(name) => Error::Kubeconfig {
                     path,
-                    reason: format!(
-                        "no context exists with the name \"{name}\" (its contexts: {})",
-                        if contexts.is_empty() { "none".to_string() } else { contexts.join(", ") }
-                    ),
+                    reason: format!("no context exists with the name \"{name}\" (its contexts: {listed})"),
+                },
+                // kubectl then talks to no cluster at all (`localhost:8080`): say which to choose.
+                KubeconfigError::CurrentContextNotSet => Error::Kubeconfig {
+                    path,
+                    reason: format!("it sets no current-context: pass --context (its contexts: {listed})"),
                 },
                 e => kubeconfig_error(path, &e),
             })?;
             // kube reads `proxy-url` itself; without one, the environment as client-go reads it.
             if proxy_url.is_none() {
-                config.proxy_url = environment_proxy(&config.cluster_url)?;
+                config.proxy_url = environment_proxy(&config.cluster_url, environment)?;
             }
             (config, origin)
         };
@@ -213,6 +292,9 @@ impl Cluster {
     /// certificate, key or certificate authority file that is missing or invalid).
     fn build(mut config: Config, timeout: Duration, origin: &Path) -> Result<Cluster, Error> {
         let server = config.cluster_url.to_string().trim_end_matches('/').to_string();
+        if let Some(reason) = unusable_tls(&config) {
+            return Err(Error::Kubeconfig { path: origin.to_path_buf(), reason });
+        }
         config.connect_timeout = Some(timeout);
         config.write_timeout = Some(timeout);
         // No read timeout on the connection: watches (the webhook's caches) stay open for minutes
@@ -220,21 +302,24 @@ impl Cluster {
         config.read_timeout = None;
         let default_namespace = config.default_namespace.clone();
         let credentials = CredentialSource::of(&config);
-        trim_token_file(&mut config).map_err(|reason| Error::Credentials { server: server.clone(), reason })?;
+        let token = TokenFile::take(&mut config)
+            .map_err(|reason| Error::Credentials { server: server.clone(), reason })?
+            .map(Arc::new);
         // No client of ours keeps kube's own retry (429, 503 and 504 with a backoff from 5 ms up
         // to 1000 s, 15 times): one-shot calls retry as client-go does (`get_text`), within their
         // timeout, and the watches' client (`client_builder`) through `RetryAfterPolicy`.
         config.default_retry = false;
         let one_shot = config.clone();
         let one_shot_proxy = config.proxy_url.clone();
-        let client = Client::try_from(one_shot).map_err(|e| match (&e, auth_error(&e)) {
-            (kube::Error::InferKubeconfig(k), _) => {
-                Error::Kubeconfig { path: origin.to_path_buf(), reason: unloadable_file(k) }
-            }
-            (_, Some(auth)) => Error::Credentials { server: server.clone(), reason: credentials.failure(auth) },
-            (_, None) => unreachable(server.clone(), one_shot_proxy.as_ref(), &e),
-        })?;
-        Ok(Cluster { client, config, server, default_namespace, timeout, credentials })
+        let client =
+            layered(one_shot, token.as_ref()).map(ClientBuilder::build).map_err(|e| match (&e, auth_error(&e)) {
+                (kube::Error::InferKubeconfig(k), _) => {
+                    Error::Kubeconfig { path: origin.to_path_buf(), reason: unloadable_file(k) }
+                }
+                (_, Some(auth)) => Error::Credentials { server: server.clone(), reason: credentials.failure(auth) },
+                (_, None) => unreachable(server.clone(), one_shot_proxy.as_ref(), &e),
+            })?;
+        Ok(Cluster { client, config, token, server, default_namespace, timeout, credentials })
     }
 
     /// A builder of another client like [`Cluster::client`] (same server, credentials and
@@ -243,7 +328,7 @@ impl Cluster {
     /// client-go's `rest.Request` repeats it ([`RetryAfterPolicy`]). Call it within a tokio
     /// runtime: the client's requests are dispatched by a task spawned on it.
     pub(crate) fn client_builder(&self) -> Result<ClientBuilder<GenericService>, Error> {
-        let builder = ClientBuilder::try_from(self.config.clone()).map_err(|e| match auth_error(&e) {
+        let builder = layered(self.config.clone(), self.token.as_ref()).map_err(|e| match auth_error(&e) {
             Some(auth) => Error::Credentials { server: self.server.clone(), reason: self.credentials.failure(auth) },
             None => unreachable(self.server.clone(), self.config.proxy_url.as_ref(), &e),
         })?;
@@ -400,17 +485,22 @@ impl Answer {
     /// Sends `request` and reads the answer.
     async fn get(client: &Client, request: http::Request<kube::client::Body>) -> Result<Answer, kube::Error> {
         use http_body_util::BodyExt as _;
+        let path = request.uri().path().to_string();
         let response = client.send(request).await?;
         let code = response.status();
+        let is_text = response
+            .headers()
+            .get(http::header::CONTENT_TYPE)
+            .and_then(|t| t.to_str().ok())
+            .is_some_and(|t| t.starts_with("text/"));
         let retry_after = retry_after(&response);
         let bytes = response.into_body().collect().await?.to_bytes();
         let text = String::from_utf8(bytes.to_vec()).map_err(kube::Error::FromUtf8)?;
         if !(code.is_client_error() || code.is_server_error()) {
             return Ok(Answer { text: Ok(text), retry_after });
         }
-        let status = serde_json::from_str::<kube::core::Status>(&text).unwrap_or_else(|_| {
-            kube::core::Status::failure(text.trim(), "Failed to parse error data").with_code(code.as_u16())
-        });
+        let status = serde_json::from_str::<kube::core::Status>(&text)
+            .unwrap_or_else(|_| generic_server_response(code.as_u16(), &path, is_text.then_some(text.trim())));
         Ok(Answer { text: Err(Box::new(status)), retry_after })
     }
 }
@@ -476,6 +566,84 @@ impl<B> tower::retry::Policy<http::Request<kube::client::Body>, http::Response<B
     }
 }
 
+/// The failure of a `GET` of `path` whose answer is not a `Status` (a proxy's or an aggregated
+/// API's plain text: kube-aggregator answers `service unavailable` for an APIService that is
+/// down), as client-go makes it: `NewGenericServerResponse` (apimachinery
+/// `pkg/api/errors/errors.go`), called by `Request.newUnstructuredResponseError` with the
+/// request's verb, resource and name, the body as the server's message when it is text
+/// (`unknown` otherwise). Its message is what the HPA controller records: `the server is
+/// currently unable to handle the request (get pods.metrics.k8s.io)`.
+fn generic_server_response(code: u16, path: &str, text: Option<&str>) -> kube::core::Status {
+    let server_message = text.unwrap_or("unknown");
+    let (reason, message) = match code {
+        409 => ("Conflict", "the server reported a conflict".to_string()),
+        404 => ("NotFound", "the server could not find the requested resource".to_string()),
+        400 => ("BadRequest", "the server rejected our request for an unknown reason".to_string()),
+        401 => ("Unauthorized", "the server has asked for the client to provide credentials".to_string()),
+        403 => ("Forbidden", server_message.to_string()),
+        406 if server_message.is_empty() || server_message == "unknown" => (
+            "NotAcceptable",
+            "the server was unable to respond with a content type that the client supports".to_string(),
+        ),
+        406 => ("NotAcceptable", server_message.to_string()),
+        415 => ("UnsupportedMediaType", server_message.to_string()),
+        405 => ("MethodNotAllowed", "the server does not allow this method on the requested resource".to_string()),
+        422 => ("Invalid", "the server rejected our request due to an error in our request".to_string()),
+        503 => ("ServiceUnavailable", "the server is currently unable to handle the request".to_string()),
+        504 => (
+            "Timeout",
+            "the server was unable to return a response in the time allotted, but may still be processing the request"
+                .to_string(),
+        ),
+        429 => (
+            "TooManyRequests",
+            "the server has received too many requests and has asked us to try again later".to_string(),
+        ),
+        500.. => (
+            "InternalError",
+            format!(
+                "an error on the server ({}) has prevented the request from succeeding",
+                hpa_core::go::quote(server_message)
+            ),
+        ),
+        _ => ("", format!("the server responded with the status code {code} but did not return more information")),
+    };
+    let message = match request_resource(path) {
+        Some((resource, Some(name))) => format!("{message} (get {resource} {name})"),
+        Some((resource, None)) => format!("{message} (get {resource})"),
+        None => message,
+    };
+    kube::core::Status::failure(&message, reason).with_code(code)
+}
+
+/// The resource (`pods.metrics.k8s.io`, `deployments.apps`, `pods`) and name a request's path
+/// names, as client-go's `Request` holds them (`resource`, `resourceName`; a subresource is
+/// not part of it); `None` for a path of no resource (discovery).
+fn request_resource(path: &str) -> Option<(String, Option<&str>)> {
+    let segments: Vec<&str> = path.trim_matches('/').split('/').collect();
+    let (group, rest) = match segments.as_slice() {
+        ["api", _version, rest @ ..] => ("", rest),
+        ["apis", group, _version, rest @ ..] => (*group, rest),
+        _ => return None,
+    };
+    let rest = match rest {
+        ["namespaces", namespace] => return Some((qualified("namespaces", group), Some(namespace))),
+        ["namespaces", _namespace, rest @ ..] => rest,
+        rest => rest,
+    };
+    let (resource, name) = match rest {
+        [resource, name, ..] => (*resource, Some(*name)),
+        [resource] => (*resource, None),
+        [] => return None,
+    };
+    Some((qualified(resource, group), name))
+}
+
+/// `GroupResource.String()`: `resource.group`, or `resource` in the core group.
+fn qualified(resource: &str, group: &str) -> String {
+    if group.is_empty() { resource.to_string() } else { format!("{resource}.{group}") }
+}
+
 /// What the kubeconfig points to that cannot be loaded, naming its field and file (kube's text
 /// shows the path in Rust's debug form).
 fn unloadable_file(e: &KubeconfigError) -> String {
@@ -514,28 +682,14 @@ fn split_doing(doing: &str) -> (&str, &str) {
     }
 }
 
-/// The token of a `tokenFile` (a kubeconfig user's, the in-cluster service account's) as
-/// client-go reads it (`fileTokenSource.Token` in `transport/token_source.go`): the file's text
-/// with the white space around it trimmed (`strings.TrimSpace`; a token written with `echo`
-/// ends with a newline, which kube would put in the header and refuse), and an empty one
-/// refused. kube reads the file itself when it needs no trimming (and reads it again every
-/// minute); a token that needed trimming is given to kube as the user's token, read once. An
-/// inline token has precedence, as in client-go and kube; a file that cannot be read is left to
-/// kube, whose error names it.
-fn trim_token_file(config: &mut Config) -> Result<(), String> {
-    let user = &mut config.auth_info;
-    let Some(path) = user.token_file.clone().filter(|_| user.token.is_none()) else { return Ok(()) };
-    let Ok(text) = std::fs::read_to_string(&path) else { return Ok(()) };
-    let token = text.trim_matches(|c: char| c.is_whitespace());
-    if token.is_empty() {
-        return Err(format!(
-            "the kubeconfig user's token file {path} is empty (read empty token from file \"{path}\"): log in again, or fix users[].user.tokenFile"
-        ));
-    }
-    if token.len() != text.len() {
-        user.token = Some(token.to_string().into());
-    }
-    Ok(())
+/// kube's client stack for `config`, with the token file's token set on each request when the
+/// user has one ([`TokenFile`], taken out of `config`, read again as it rotates).
+fn layered(config: Config, token: Option<&Arc<TokenFile>>) -> Result<ClientBuilder<GenericService>, kube::Error> {
+    let builder = ClientBuilder::try_from(config)?;
+    Ok(match token {
+        Some(token) => builder.with_layer(&BearerLayer(token.clone())).with_layer(&tower::util::BoxService::layer()),
+        None => builder,
+    })
 }
 
 /// A `$KUBECONFIG` list of files read as kubectl's loading rules read it
@@ -573,11 +727,36 @@ fn in_cluster_or_none(options: &ClientOptions) -> Result<Config, Error> {
         return Err(none());
     }
     let mut config = Config::incluster().map_err(|_| none())?;
-    config.proxy_url = environment_proxy(&config.cluster_url)?;
+    config.proxy_url = environment_proxy(&config.cluster_url, &options.environment)?;
     Ok(config)
 }
 
+/// What client-go refuses in a cluster's TLS settings before any request (`TLSConfigFor` and
+/// `rootCertPool` in `transport/transport.go`), which kube takes: a certificate authority with
+/// `insecure-skip-tls-verify` (kube would skip verification), and a certificate authority that
+/// holds no PEM certificate (kube would trust nothing, and every server's certificate would
+/// read as signed by another authority).
+fn unusable_tls(config: &Config) -> Option<String> {
+    match &config.root_cert {
+        Some(_) if config.accept_invalid_certs => Some(
+            "specifying a root certificates file with the insecure flag is not allowed: remove clusters[].cluster.insecure-skip-tls-verify, or its certificate-authority and certificate-authority-data".to_string(),
+        ),
+        Some(certificates) if certificates.is_empty() => Some(
+            "cannot load the cluster's certificate authority (unable to load root certificates: unable to parse bytes as PEM block): fix clusters[].cluster.certificate-authority or certificate-authority-data".to_string(),
+        ),
+        _ => None,
+    }
+}
+
 fn kubeconfig_error(path: PathBuf, e: &KubeconfigError) -> Error {
+    if matches!(
+        e,
+        KubeconfigError::LoadClientCertificate(_)
+            | KubeconfigError::LoadClientKey(_)
+            | KubeconfigError::LoadCertificateAuthority(_)
+    ) {
+        return Error::Kubeconfig { path, reason: unloadable_file(e) };
+    }
     if let KubeconfigError::ReadConfig(io, _) = e
         && io.kind() == std::io::ErrorKind::NotFound
     {
@@ -653,9 +832,9 @@ fn kubeconfig_proxy(kubeconfig: &Kubeconfig, context: Option<&str>) -> Option<St
     named.cluster.as_ref()?.proxy_url.clone().filter(|p| !p.is_empty())
 }
 
-/// The proxy of the environment for `server` ([`proxy_for`] with the process's variables).
-fn environment_proxy(server: &http::Uri) -> Result<Option<http::Uri>, Error> {
-    proxy_for(server, |name| std::env::var(name).ok()).map_err(|(proxy, reason)| Error::Proxy {
+/// The proxy of the environment for `server` ([`proxy_for`]).
+fn environment_proxy(server: &http::Uri, environment: &Environment) -> Result<Option<http::Uri>, Error> {
+    proxy_for(server, environment).map_err(|(proxy, reason)| Error::Proxy {
         server: server.to_string().trim_end_matches('/').to_string(),
         proxy,
         reason,
@@ -664,21 +843,21 @@ fn environment_proxy(server: &http::Uri) -> Result<Option<http::Uri>, Error> {
 
 /// The proxy client-go's default transport uses for `server` when the kubeconfig sets no
 /// `proxy-url`: Go's `http.ProxyFromEnvironment` (`golang.org/x/net/http/httpproxy`,
-/// `Config.ProxyFunc`), with `var` reading the environment. `HTTPS_PROXY` (else `https_proxy`)
-/// for an `https` server, `HTTP_PROXY` (else `http_proxy`) for an `http` one; none for
-/// `localhost` and loopback addresses, nor for a server `NO_PROXY` (else `no_proxy`) names.
-/// A proxy without a scheme is `http://`. The error: the proxy text and why it is unusable.
-fn proxy_for(server: &http::Uri, var: impl Fn(&str) -> Option<String>) -> Result<Option<http::Uri>, (String, String)> {
-    let any = |names: [&str; 2]| names.into_iter().find_map(|n| var(n).filter(|v| !v.is_empty()));
+/// `Config.ProxyFunc`, `FromEnvironment`). `HTTPS_PROXY` (else `https_proxy`) for an `https`
+/// server, `HTTP_PROXY` (else `http_proxy`) for an `http` one; none for `localhost` and
+/// loopback addresses, nor for a server `NO_PROXY` (else `no_proxy`) names. A proxy without a
+/// scheme is `http://`. The error: the proxy text and why it is unusable.
+fn proxy_for(server: &http::Uri, environment: &Environment) -> Result<Option<http::Uri>, (String, String)> {
+    let e = environment;
     let proxy = match server.scheme_str() {
-        Some("https") => any(["HTTPS_PROXY", "https_proxy"]),
-        Some("http") => any(["HTTP_PROXY", "http_proxy"]),
+        Some("https") => Environment::any([&e.https_proxy, &e.https_proxy_lowercase]),
+        Some("http") => Environment::any([&e.http_proxy, &e.http_proxy_lowercase]),
         _ => None,
     };
     let Some(proxy) = proxy else { return Ok(None) };
     let host = server.host().unwrap_or_default().trim_start_matches('[').trim_end_matches(']').to_ascii_lowercase();
     let port = server.port_u16().unwrap_or(if server.scheme_str() == Some("https") { 443 } else { 80 });
-    if !use_proxy(&host, port, &any(["NO_PROXY", "no_proxy"]).unwrap_or_default()) {
+    if !use_proxy(&host, port, Environment::any([&e.no_proxy, &e.no_proxy_lowercase]).unwrap_or_default()) {
         return Ok(None);
     }
     // `parseProxy`: a proxy without a scheme or host is tried with `http://`.
@@ -686,7 +865,7 @@ fn proxy_for(server: &http::Uri, var: impl Fn(&str) -> Option<String>) -> Result
         proxy.parse::<http::Uri>().ok().filter(|u| u.scheme().is_some() && u.host().is_some_and(|h| !h.is_empty()));
     match parsed.or_else(|| format!("http://{proxy}").parse::<http::Uri>().ok()) {
         Some(uri) => Ok(Some(uri)),
-        None => Err((proxy.clone(), "it is not a URL".to_string())),
+        None => Err((proxy.to_string(), "it is not a URL".to_string())),
     }
 }
 
@@ -819,10 +998,19 @@ mod tests {
     #[test]
     fn proxies_from_the_environment() {
         let env = |vars: &'static [(&'static str, &'static str)]| {
-            move |name: &str| vars.iter().find(|(k, _)| *k == name).map(|(_, v)| v.to_string())
+            let var = |name: &str| vars.iter().find(|(k, _)| *k == name).map(|(_, v)| v.to_string());
+            Environment {
+                kubeconfig: None,
+                https_proxy: var("HTTPS_PROXY"),
+                https_proxy_lowercase: var("https_proxy"),
+                http_proxy: var("HTTP_PROXY"),
+                http_proxy_lowercase: var("http_proxy"),
+                no_proxy: var("NO_PROXY"),
+                no_proxy_lowercase: var("no_proxy"),
+            }
         };
         let proxy = |server: &str, vars: &'static [(&'static str, &'static str)]| {
-            proxy_for(&server.parse().unwrap(), env(vars)).map(|p| p.map(|u| u.to_string()))
+            proxy_for(&server.parse().unwrap(), &env(vars)).map(|p| p.map(|u| u.to_string()))
         };
         let corp: &[(&str, &str)] = &[("HTTPS_PROXY", "http://proxy.corp:3128"), ("https_proxy", "http://lower:1")];
         assert_eq!(proxy("https://10.0.0.1:6443", corp), Ok(Some("http://proxy.corp:3128/".into())));
@@ -842,6 +1030,11 @@ mod tests {
         assert_eq!(
             proxy("https://10.0.0.1", &[("HTTPS_PROXY", "http://a b")]),
             Err(("http://a b".into(), "it is not a URL".into()))
+        );
+        // An empty variable is unset (`getEnvAny`): the lowercase spelling is read.
+        assert_eq!(
+            proxy("https://10.0.0.1", &[("HTTPS_PROXY", ""), ("https_proxy", "http://lower:1")]),
+            Ok(Some("http://lower:1/".into()))
         );
         let with_no_proxy = |no_proxy: &'static str, server: &str| {
             let vars: &'static [(&str, &str)] =
@@ -895,6 +1088,45 @@ mod tests {
         let e = kubeconfig_from_list(Some(std::env::join_paths([&missing, &a, &b]).unwrap())).unwrap_err();
         assert!(e.to_string().starts_with(&format!("cannot use kubeconfig {}: ", b.display())), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// An answer that is no `Status` is worded as client-go words it (`NewGenericServerResponse`),
+    /// with the resource and name of the request.
+    #[test]
+    fn plain_failures_read_as_client_go_words_them() {
+        let failure = |code, path, text| {
+            let s = generic_server_response(code, path, text);
+            (s.code, s.reason, s.message)
+        };
+        assert_eq!(
+            failure(503, "/apis/metrics.k8s.io/v1beta1/namespaces/shop/pods", Some("service unavailable")),
+            (
+                503,
+                "ServiceUnavailable".into(),
+                "the server is currently unable to handle the request (get pods.metrics.k8s.io)".into()
+            )
+        );
+        assert_eq!(
+            failure(502, "/apis/custom.metrics.k8s.io/v1beta2/namespaces/shop/pods/*/rps", Some("bad \"gateway\"")),
+            (
+                502,
+                "InternalError".into(),
+                "an error on the server (\"bad \\\"gateway\\\"\") has prevented the request from succeeding (get pods.custom.metrics.k8s.io *)".into()
+            )
+        );
+        assert_eq!(
+            failure(500, "/apis/apps/v1/namespaces/shop/deployments/web/scale", None).2,
+            "an error on the server (\"unknown\") has prevented the request from succeeding (get deployments.apps web)"
+        );
+        assert_eq!(
+            failure(404, "/api/v1/namespaces/shop", None).2,
+            "the server could not find the requested resource (get namespaces shop)"
+        );
+        assert_eq!(
+            failure(418, "/apis", None).2,
+            "the server responded with the status code 418 but did not return more information"
+        );
+        assert_eq!(failure(403, "/api/v1/pods", Some("no")).2, "no (get pods)");
     }
 
     /// A refusal of discovery reads as a sentence: RBAC refused to get the API groups.

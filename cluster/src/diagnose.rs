@@ -6,7 +6,8 @@
 //! answers) and collects what they return as JSON objects. [`inputs_from_objects`] turns a set
 //! of such objects into hpa-core's plain evaluator inputs; it does no IO, so the same function
 //! serves a snapshot read from files (`kubectl get hpa,deploy,sts,rs,pods,pdb,events -o yaml`
-//! plus `kubectl get --raw` of the metrics APIs, [`Objects::snapshot`]).
+//! plus `kubectl get --raw` of the metrics APIs, [`Objects::snapshot`]), whose lists the
+//! reader expands (hpa-lint reads them as kubectl does): the objects here are never lists.
 //!
 //! Each HPA is decoded once per diagnosis ([`read_hpa`]), as the other live paths decode a
 //! stored HPA: by hpa-core's one decoder, leniently (the API server stored it, and may be
@@ -104,7 +105,8 @@ pub struct DiagnoseInputs {
 /// The objects of a diagnosis, the HPAs among them already decoded, and the live reads' notes.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Objects {
-    /// Every object read (lists flattened), the HPAs included: the snapshot format.
+    /// Every object read, the HPAs included: objects, not lists (a snapshot's reader expands
+    /// its files' lists as kubectl reads them).
     pub items: Vec<Value>,
     /// HPAs of `items` already decoded with `release` ([`read_objects`] decodes each HPA it
     /// reads once); [`inputs_from_objects`] decodes those of `items` that are not here.
@@ -124,6 +126,9 @@ pub struct Objects {
     /// Whether the metrics APIs were asked for each metric (a live read): a metric without
     /// items was answered with an empty list. From files it may just not have been gathered.
     pub metrics_asked: bool,
+    /// The kinds of the lists among a snapshot's files that hold no item (`MetricValueList`,
+    /// `ExternalMetricValueList`): a metric answer gathered, and empty.
+    pub empty_lists: Vec<String>,
 }
 
 impl Objects {
@@ -139,6 +144,7 @@ impl Objects {
             target_error: None,
             target_unmapped: false,
             metrics_asked: false,
+            empty_lists: Vec::new(),
         }
     }
 }
@@ -170,8 +176,8 @@ impl ReadHpa {
 
 // === the shared half: objects → inputs ===
 
-/// Turns a set of objects (HPAs, workloads, `Scale`s, pods, events, `PodMetrics`,
-/// `MetricValueList`/`ExternalMetricValueList` items; `*List` objects are flattened) into the
+/// Turns a set of objects (HPAs, workloads, `Scale`s, pods, events, `PodMetrics`, `MetricValue`
+/// and `ExternalMetricValue` items, each with its kind) into the
 /// inputs of the sync of HPA `namespace/name` at `now`, as the HPA controller
 /// (`pkg/controller/podautoscaler/horizontal.go`, `reconcileAutoscaler`) would read them.
 /// Each HPA is decoded at most once: those of [`Objects::hpas`] not again, the others of
@@ -183,8 +189,7 @@ pub fn inputs_from_objects(
     now: Timestamp,
 ) -> Result<DiagnoseInputs, Error> {
     let metrics_errors = &objects.metrics_errors;
-    let flat = flatten(&objects.items);
-    let items: Vec<&Value> = flat.iter().map(|v| &**v).collect();
+    let items: Vec<&Value> = objects.items.iter().collect();
     let in_ns = |v: &&&Value| namespace_of(v) == namespace;
     let decoded: HashMap<(&str, &str), &ReadHpa> =
         objects.hpas.iter().map(|h| ((h.namespace.as_str(), h.name.as_str()), h)).collect();
@@ -325,7 +330,7 @@ pub fn inputs_from_objects(
         None => Ok(external_metrics(&items, &hpa.spec.metrics, &mut notes)),
     };
     if !objects.metrics_asked {
-        notes.extend(ungathered_metrics(&objects.items, namespace, &hpa.spec.metrics, &sync, &selector_text));
+        notes.extend(ungathered_metrics(&objects.empty_lists, namespace, &hpa.spec.metrics, &sync, &selector_text));
     }
 
     // An HPA deleted and created again under the same name keeps its predecessor's events
@@ -445,10 +450,10 @@ pub fn latest_instant(objects: &[Value]) -> Option<Timestamp> {
     best
 }
 
-/// The newest `metadata.creationTimestamp` or `metadata.managedFields[].time` of the objects
-/// (lists included): the fallback "now" of a snapshot that records no sample, event or
-/// condition time ([`latest_instant`]). The snapshot was taken after every object in it was
-/// created or last written, so the sync replayed is no earlier than that.
+/// The newest `metadata.creationTimestamp` or `metadata.managedFields[].time` of the objects:
+/// the fallback "now" of a snapshot that records no sample, event or condition time
+/// ([`latest_instant`]). The snapshot was taken after every object in it was created or last
+/// written, so the sync replayed is no earlier than that.
 pub fn latest_write(objects: &[Value]) -> Option<Timestamp> {
     let mut best: Option<Timestamp> = None;
     let mut consider = |t: Option<&str>| {
@@ -458,7 +463,7 @@ pub fn latest_write(objects: &[Value]) -> Option<Timestamp> {
             best = Some(t);
         }
     };
-    for v in flatten(objects) {
+    for v in objects {
         let Some(meta) = v.get("metadata") else { continue };
         consider(meta.get("creationTimestamp").and_then(Value::as_str));
         for entry in meta.get("managedFields").and_then(Value::as_array).into_iter().flatten() {
@@ -827,18 +832,14 @@ fn external_metrics(items: &[&Value], metrics: &[MetricSpec], notes: &mut Vec<St
 /// answer (the metric fails: `no metrics returned ...`), which the API may not give. Each names
 /// the `kubectl get --raw` command that gathers it, as the controller asks for it.
 fn ungathered_metrics(
-    objects: &[Value],
+    empty_lists: &[String],
     namespace: &str,
     metrics: &[MetricSpec],
     sync: &SyncInput,
     pod_selector: &str,
 ) -> Vec<String> {
     // An empty list among the files may be the answer.
-    let empty_list = |kind: &str| {
-        objects.iter().any(|v| {
-            kind_of(v) == kind && v.get("items").and_then(Value::as_array).is_none_or(|items| items.is_empty())
-        })
-    };
+    let empty_list = |kind: &str| empty_lists.iter().any(|k| k == kind);
     let query = |mut path: String, params: Vec<(String, String)>| {
         crate::kinds::push_query(&mut path, &params);
         path
@@ -1066,7 +1067,7 @@ pub async fn read_objects(
     // Every HPA of the namespace, and each one's target and scale (AmbiguousSelector). This
     // HPA is the one read above (not decoded again); the others are decoded once each.
     let mut listed = Vec::new();
-    match cluster.list_each(&kinds::HPA, Some(namespace), &[], PAGE_SIZE, |h| listed.push(h)).await {
+    match cluster.list_each(&kinds::HPA, Some(namespace), &[], PAGE_SIZE, |h| h.collect_into(&mut listed)).await {
         Ok(_) => {}
         Err(e) if e.is_connection() => return Err(e),
         Err(e) => out.notes.push(format!("the other HPAs of the namespace were not read: {e}")),
@@ -1118,7 +1119,7 @@ pub async fn read_objects(
         }
         let mut pods = Vec::new();
         let query = [("labelSelector", sel.as_str())];
-        cluster.list_each(&kinds::POD, Some(namespace), &query, PAGE_SIZE, |p| pods.push(p)).await?;
+        cluster.list_each(&kinds::POD, Some(namespace), &query, PAGE_SIZE, |p| p.collect_into(&mut pods)).await?;
         for p in pods {
             if pod_names.insert(name_of(&p).to_string()) {
                 out.items.push(typed(p, &kinds::POD));
@@ -1141,11 +1142,12 @@ pub async fn read_objects(
     ];
     for (field_selector, what) in event_lists {
         let query = [("fieldSelector", field_selector.as_str())];
+        let mut events = Vec::new();
         match cluster
-            .list_each(&kinds::EVENT, Some(namespace), &query, PAGE_SIZE, |e| out.items.push(typed(e, &kinds::EVENT)))
+            .list_each(&kinds::EVENT, Some(namespace), &query, PAGE_SIZE, |e| e.collect_into(&mut events))
             .await
         {
-            Ok(_) => {}
+            Ok(_) => out.items.extend(events.into_iter().map(|e| typed(e, &kinds::EVENT))),
             Err(e) if e.is_connection() => return Err(e),
             Err(e) => out.notes.push(format!("{what} were not read: {e}")),
         }
@@ -1272,7 +1274,7 @@ async fn read_metrics(
             Some(k) if !selector.is_empty() => {
                 let query = [("labelSelector", selector)];
                 let mut items = Vec::new();
-                match cluster.list_each(&k, Some(namespace), &query, 0, |m| items.push(m)).await {
+                match cluster.list_each(&k, Some(namespace), &query, 0, |m| m.collect_into(&mut items)).await {
                     Ok(_) => out.items.extend(items.into_iter().map(|mut m| {
                         if let Some(o) = m.as_object_mut() {
                             o.entry("kind").or_insert_with(|| Value::String("PodMetrics".into()));
@@ -1549,34 +1551,6 @@ pub fn read_hpa(v: &Value, release: KubernetesVersion) -> ReadHpa {
         }
         Err(errors) => ReadHpa { namespace, name, hpa: Err(HpaReadError::Decode(errors)), ignored: Vec::new() },
     }
-}
-
-/// Lists flattened: `kind: List`, `PodMetricsList`, `MetricValueList`... become their items,
-/// each given the item kind its list implies when it has none (`kubectl get --raw` lists
-/// carry no kind on their items).
-fn flatten(objects: &[Value]) -> Vec<Cow<'_, Value>> {
-    fn walk<'a>(v: &'a Value, implied: Option<&str>, out: &mut Vec<Cow<'a, Value>>) {
-        let kind = kind_of(v);
-        match v.get("items").and_then(Value::as_array) {
-            Some(items) if kind.ends_with("List") => {
-                let item_kind = kind.strip_suffix("List").filter(|k| !k.is_empty());
-                items.iter().for_each(|i| walk(i, item_kind, out));
-            }
-            _ => match implied {
-                Some(k) if kind.is_empty() && v.is_object() => {
-                    let mut owned = v.clone();
-                    if let Some(o) = owned.as_object_mut() {
-                        o.insert("kind".into(), Value::String(k.to_string()));
-                    }
-                    out.push(Cow::Owned(owned));
-                }
-                _ => out.push(Cow::Borrowed(v)),
-            },
-        }
-    }
-    let mut out = Vec::new();
-    objects.iter().for_each(|o| walk(o, None, &mut out));
-    out
 }
 
 fn kind_of(v: &Value) -> &str {

@@ -20,7 +20,7 @@ use serde_json::{Map, Value};
 use crate::connect::Cluster;
 use crate::discovery::{self, Served};
 use crate::error::Error;
-use crate::kinds::{self, Kind, PAGE_SIZE};
+use crate::kinds::{self, Kind, Listed, PAGE_SIZE};
 use crate::object::LiveObject;
 
 /// Which namespaces to read.
@@ -242,6 +242,20 @@ enum Batch {
     LimitRanges(Vec<LiveLimitRange>),
 }
 
+impl Batch {
+    /// Drops what was collected: the list is read again whole ([`Listed::Restart`]).
+    fn clear(&mut self) {
+        match self {
+            Batch::Hpas(v) => v.clear(),
+            Batch::Workloads(v) => v.clear(),
+            Batch::Pdbs(v) => v.clear(),
+            Batch::Vpas(v) => v.clear(),
+            Batch::ScaledObjects(v) => v.clear(),
+            Batch::LimitRanges(v) => v.clear(),
+        }
+    }
+}
+
 /// The kinds `hpa-lint cluster` reads besides HPAs.
 pub const CONTEXT_KINDS: [Kind; 9] = [
     kinds::DEPLOYMENT,
@@ -302,7 +316,7 @@ pub async fn read_inventory(cluster: &Cluster, scope: &Scope) -> Result<Inventor
                     inventory.notes.push(Note {
                         kind: NoteKind::Restarted,
                         message: format!(
-                            "the list of {} was restarted: its continue token expired",
+                            "the list of {} was read again whole: its continue token expired (410 Gone)",
                             kind.describe(*ns)
                         ),
                     });
@@ -369,7 +383,10 @@ async fn read_kind(
     if kind == kinds::HPA {
         let mut hpas = Vec::new();
         let summary = cluster
-            .list_objects(&kind, namespace, &[], PAGE_SIZE, |object| hpas.push(LiveHpa::new(&kind, object)))
+            .list_objects(&kind, namespace, &[], PAGE_SIZE, |listed| match listed {
+                Listed::Item(object) => hpas.push(LiveHpa::new(&kind, object)),
+                Listed::Restart => hpas.clear(),
+            })
             .await?;
         return Ok((Batch::Hpas(hpas), Vec::new(), summary.restarted));
     }
@@ -382,7 +399,15 @@ async fn read_kind(
     };
     let mut ignores = Vec::new();
     let summary = cluster
-        .list_each(&kind, namespace, &[], PAGE_SIZE, |item| {
+        .list_each(&kind, namespace, &[], PAGE_SIZE, |listed| {
+            let item = match listed {
+                Listed::Item(item) => item,
+                Listed::Restart => {
+                    batch.clear();
+                    ignores.clear();
+                    return;
+                }
+            };
             if let Some(ignore) = ignore_annotation(&item) {
                 ignores.push((object_id(&kind, &item), ignore.to_string()));
             }

@@ -142,8 +142,29 @@ pub struct ListSummary {
     pub pages: usize,
     /// The list's `resourceVersion`.
     pub resource_version: String,
-    /// The list was restarted because its continue token expired (410 Gone).
+    /// The list was read again whole because its continue token expired (410 Gone): the
+    /// callback got [`Listed::Restart`] before the whole list's items.
     pub restarted: bool,
+}
+
+/// What a paginated list hands its callback, page by page.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Listed<T> {
+    /// One item of the list.
+    Item(T),
+    /// The items handed so far are void: the continue token expired (410 Gone) and the list is
+    /// read again whole, from its first item. A caller that keeps the items drops those it has.
+    Restart,
+}
+
+impl<T> Listed<T> {
+    /// Applies it to the items collected so far: an item is pushed, a restart clears them.
+    pub fn collect_into(self, items: &mut Vec<T>) {
+        match self {
+            Listed::Item(item) => items.push(item),
+            Listed::Restart => items.clear(),
+        }
+    }
 }
 
 /// One page of a list: its `metadata` and its items, each read as `T`.
@@ -168,16 +189,20 @@ impl Cluster {
     /// Lists a kind in one namespace or all of them, `page_size` items per request (`limit`
     /// and `continue`, as the API server's `ListOptions` define them, like kubectl's
     /// `--chunk-size`), handing each item to `each` as the page arrives, so that no more than
-    /// one page is held as JSON. `query` adds selectors (`labelSelector=...`). A continue token
-    /// that expired (410 Gone, after an etcd compaction) restarts the list once from the start,
-    /// as kubectl does.
+    /// one page is held as JSON. `query` adds selectors (`labelSelector=...`).
+    ///
+    /// A continue token that expired (410 Gone, after an etcd compaction) is followed by one
+    /// list of the whole collection, unpaged, as client-go's pager falls back to
+    /// (`ListPager.List` in `tools/pager/pager.go` with `FullListIfExpired`: `limit` and
+    /// `continue` dropped); `each` is told first ([`Listed::Restart`]), since the items of the
+    /// earlier pages come again.
     pub async fn list_each(
         &self,
         kind: &Kind,
         namespace: Option<&str>,
         query: &[(&str, &str)],
         page_size: u32,
-        each: impl FnMut(Value),
+        each: impl FnMut(Listed<Value>),
     ) -> Result<ListSummary, Error> {
         self.list_as(kind, namespace, query, page_size, each).await
     }
@@ -190,7 +215,7 @@ impl Cluster {
         namespace: Option<&str>,
         query: &[(&str, &str)],
         page_size: u32,
-        each: impl FnMut(LiveObject),
+        each: impl FnMut(Listed<LiveObject>),
     ) -> Result<ListSummary, Error> {
         self.list_as(kind, namespace, query, page_size, each).await
     }
@@ -201,7 +226,7 @@ impl Cluster {
         namespace: Option<&str>,
         query: &[(&str, &str)],
         page_size: u32,
-        mut each: impl FnMut(T),
+        mut each: impl FnMut(Listed<T>),
     ) -> Result<ListSummary, Error> {
         let doing = format!("listing {}", kind.describe(namespace));
         let mut summary = ListSummary::default();
@@ -210,7 +235,7 @@ impl Cluster {
             let mut path = kind.collection_path(namespace);
             let mut params: Vec<(String, String)> =
                 query.iter().map(|(k, v)| ((*k).to_string(), (*v).to_string())).collect();
-            if page_size > 0 {
+            if page_size > 0 && !summary.restarted {
                 params.push(("limit".into(), page_size.to_string()));
             }
             if let Some(t) = &token {
@@ -220,9 +245,10 @@ impl Cluster {
             let text = match self.get_text(&path, &doing).await {
                 Ok(text) => text,
                 Err(Error::Api { code: 410, .. }) if token.is_some() && !summary.restarted => {
-                    // The continue token outlived the compaction window; start over.
+                    // The continue token outlived the compaction window: the whole list, once.
                     summary = ListSummary { restarted: true, ..ListSummary::default() };
                     token = None;
+                    each(Listed::Restart);
                     continue;
                 }
                 Err(e) => return Err(e),
@@ -235,7 +261,7 @@ impl Cluster {
             summary.resource_version = metadata.resource_version.unwrap_or_default();
             if let Some(items) = page.items {
                 summary.items += items.len();
-                items.into_iter().for_each(&mut each);
+                items.into_iter().for_each(|item| each(Listed::Item(item)));
             }
             match metadata.continue_token {
                 Some(t) if !t.is_empty() => token = Some(t),

@@ -27,9 +27,10 @@ pub mod inventory;
 pub mod kinds;
 pub mod object;
 pub mod selector;
+mod token;
 pub mod watch;
 
-pub use connect::{ClientOptions, Cluster, DEFAULT_TIMEOUT};
+pub use connect::{ClientOptions, Cluster, DEFAULT_TIMEOUT, Environment};
 pub use error::Error;
 pub use inventory::{Inventory, LiveHpa, Note, NoteKind, Scope, Trimmed, read_inventory, trim};
 pub use watch::{CacheOptions, ContextCache, Freshness, Index, Overlay, WatchStatus};

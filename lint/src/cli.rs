@@ -394,6 +394,11 @@ pub struct DiagnoseArgs {
     /// The configuration file (`kubernetesVersion`, `featureGates`, `controller`).
     #[command(flatten)]
     pub config: ConfigArgs,
+
+    /// `KUBECONFIG` and the proxy variables, read as kubectl reads them (hidden; last, so that
+    /// the help's order of the other flags stays).
+    #[command(flatten)]
+    pub environment: hpa_cluster::Environment,
 }
 
 /// How the live commands (`cluster`, `diagnose`) reach the API server.
@@ -424,13 +429,14 @@ fn timeout_seconds(s: &str) -> Result<u64, String> {
 }
 
 impl ConnectionArgs {
-    /// The client options these flags give.
-    pub fn client_options(&self) -> hpa_cluster::ClientOptions {
+    /// The client options these flags give, with the environment's variables.
+    pub fn client_options(&self, environment: &hpa_cluster::Environment) -> hpa_cluster::ClientOptions {
         hpa_cluster::ClientOptions {
             kubeconfig: self.kubeconfig.clone(),
             context: self.context.clone(),
             in_cluster: false,
             timeout: std::time::Duration::from_secs(self.timeout),
+            environment: environment.clone(),
         }
     }
 }
@@ -458,6 +464,11 @@ pub struct ClusterLintArgs {
     /// The configuration file.
     #[command(flatten)]
     pub config: ConfigArgs,
+
+    /// `KUBECONFIG` and the proxy variables, read as kubectl reads them (hidden; last, so that
+    /// the help's order of the other flags stays).
+    #[command(flatten)]
+    pub environment: hpa_cluster::Environment,
 }
 
 #[cfg(test)]
@@ -495,7 +506,10 @@ mod tests {
             else {
                 panic!("{command}: parsed as another command");
             };
-            assert_eq!(connection.client_options().timeout, std::time::Duration::from_secs(1));
+            assert_eq!(
+                connection.client_options(&hpa_cluster::Environment::default()).timeout,
+                std::time::Duration::from_secs(1)
+            );
         }
         let err = Args::try_parse_from(["hpa-lint", "cluster", "--timeout", "1s"]).unwrap_err();
         assert!(err.to_string().contains("expected whole seconds, e.g. 30"), "{err}");

@@ -525,6 +525,19 @@ pub fn objects_in(file_index: usize, parsed: &Parsed) -> Vec<ObjectRef<'_>> {
     out
 }
 
+/// The kind of a document [`objects_in`] reads as a list that holds no item (`items: []` or
+/// `items: null` under a kind: an empty `MetricValueList` from `kubectl get --raw`), which gives
+/// no object but says that an answer was gathered, and was empty.
+pub fn empty_list_kind(root: Node<'_>) -> Option<&str> {
+    let [kind, items] = root.get_each(["kind", "items"]);
+    let kind = kind?.as_str().filter(|k| !k.is_empty())?;
+    match items?.kind() {
+        NodeKind::Seq(items) => (items.len() == 0).then_some(kind),
+        NodeKind::Scalar(Scalar::Null) => Some(kind),
+        _ => None,
+    }
+}
+
 /// A document that kubectl reads as a list though its `kind` names none (a
 /// `HorizontalPodAutoscaler` with a stray top-level `items`): kubectl applies the objects under
 /// `items`, if any, and nothing else of the document, without a word ([`stray_items`]).

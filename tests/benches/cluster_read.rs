@@ -151,6 +151,7 @@ async fn read(kubeconfig: PathBuf, mode: &str) {
         context: None,
         in_cluster: false,
         timeout: Duration::from_secs(60),
+        environment: hpa_cluster::Environment::default(),
     };
     let started = Instant::now();
     let cluster = Cluster::connect(&options).await.unwrap_or_else(|e| panic!("{e}"));
@@ -170,8 +171,9 @@ async fn read(kubeconfig: PathBuf, mode: &str) {
         "lists" => {
             // The same lists, concurrently as read_inventory does, each page parsed and dropped.
             let kinds = [kinds::HPA, kinds::DEPLOYMENT, kinds::STATEFUL_SET, kinds::REPLICA_SET];
-            let lists =
-                kinds.iter().map(|kind| cluster.list_each(kind, None, &[], kinds::PAGE_SIZE, |item: Value| drop(item)));
+            let lists = kinds.iter().map(|kind| {
+                cluster.list_each(kind, None, &[], kinds::PAGE_SIZE, |item: kinds::Listed<Value>| drop(item))
+            });
             futures_util::future::join_all(lists)
                 .await
                 .into_iter()

@@ -38,6 +38,7 @@ impl Setup {
             context: context.map(String::from),
             in_cluster: false,
             timeout,
+            environment: hpa_cluster::Environment::default(),
         })
         .await
     }
@@ -72,7 +73,8 @@ fn pages_follow_continue_tokens() {
         let cluster = s.connect().await;
         let mut names = Vec::new();
         let summary = cluster
-            .list_each(&kinds::HPA, None, &[], 2, |item| {
+            .list_each(&kinds::HPA, None, &[], 2, |listed| {
+                let kinds::Listed::Item(item) = listed else { panic!("no restart expected") };
                 // Built-in list items come without apiVersion and kind, as from kube-apiserver.
                 assert!(item.get("kind").is_none());
                 let meta = &item["metadata"];
@@ -102,12 +104,15 @@ fn an_expired_continue_token_restarts_the_list() {
         s.server.apply(&hpas);
         let cluster = s.connect().await;
         let mut first_page = true;
-        let mut count = 0;
+        let mut handed = Vec::new();
         let first = hpas[0].clone();
         let server = &s.server;
         let summary = cluster
-            .list_each(&kinds::HPA, None, &[], 2, |_| {
-                count += 1;
+            .list_each(&kinds::HPA, None, &[], 2, |listed| {
+                handed.push(match &listed {
+                    kinds::Listed::Item(item) => item["metadata"]["name"].as_str().unwrap().to_string(),
+                    kinds::Listed::Restart => "(restart)".to_string(),
+                });
                 if std::mem::take(&mut first_page) {
                     // An HPA changes and etcd compacts between two pages: the token is now
                     // too old (410).
@@ -118,9 +123,31 @@ fn an_expired_continue_token_restarts_the_list() {
             .await
             .unwrap();
         assert!(summary.restarted);
-        // Six manifests, five HPAs (HPA410's web replaces HPA201's); the restarted list is whole.
-        assert_eq!(summary.items, 5);
-        assert!(count > 5);
+        // Six manifests, five HPAs (HPA410's web replaces HPA201's): the first page's two, then,
+        // told to drop them, the whole list in one unpaged request, as client-go's pager does.
+        assert_eq!(handed.len(), 2 + 1 + 5, "{handed:?}");
+        assert_eq!(handed[2], "(restart)");
+        assert_eq!((summary.items, summary.pages), (5, 1));
+        let lists: Vec<_> =
+            s.server.requests().into_iter().filter(|r| r.path.ends_with("/horizontalpodautoscalers")).collect();
+        assert_eq!(lists.len(), 3);
+        assert!(lists[1].query.contains("continue="));
+        assert!(!lists[2].query.contains("limit") && !lists[2].query.contains("continue"), "{:?}", lists[2].query);
+
+        // What a caller keeps has each HPA once: `hpa-lint cluster` reads five.
+        let mut first_page = true;
+        let mut kept = Vec::new();
+        cluster
+            .list_each(&kinds::HPA, None, &[], 2, |listed| {
+                listed.collect_into(&mut kept);
+                if std::mem::take(&mut first_page) {
+                    server.put(first.clone());
+                    server.compact();
+                }
+            })
+            .await
+            .unwrap();
+        assert_eq!(kept.len(), 5);
     });
 }
 
@@ -481,6 +508,20 @@ fn a_token_file_is_trimmed_as_client_go_trims_it() {
         let inventory = read_inventory(&connect().await.unwrap(), &Scope::All).await.unwrap();
         assert!(!inventory.hpas.is_empty());
 
+        // With an inline token too, client-go sends the file's (`BearerTokenFile` over
+        // `BearerToken`, `NewBearerAuthWithRefreshRoundTripper`): a stale inline token does not
+        // matter while the file is readable.
+        let both = s.kubeconfig.with_file_name("kubeconfig-token-and-file");
+        std::fs::write(
+            &both,
+            text.replacen(&user, &format!("    token: stale-0000\n    tokenFile: {}\n", token_file.display()), 1),
+        )
+        .unwrap();
+        let options_both =
+            ClientOptions { kubeconfig: Some(both.clone()), timeout: Duration::from_secs(5), ..ClientOptions::default() };
+        let inventory = read_inventory(&Cluster::connect(&options_both).await.unwrap(), &Scope::All).await.unwrap();
+        assert!(!inventory.hpas.is_empty());
+
         std::fs::write(&token_file, "\n").unwrap();
         let e = connect().await.unwrap_err();
         assert_eq!(
@@ -521,6 +562,96 @@ fn a_missing_client_certificate_is_a_kubeconfig_error() {
                 missing.display()
             )
         );
+    });
+}
+
+/// A cluster's TLS settings that client-go refuses before any request (`TLSConfigFor`,
+/// `rootCertPool`) are refused here too, in its words, rather than taken as kube takes them: a
+/// certificate authority with `insecure-skip-tls-verify` (kube skipped verification), one
+/// without a PEM certificate (kube trusted nothing and blamed the server's certificate); a
+/// certificate authority file that is missing is named plainly.
+#[test]
+fn tls_settings_client_go_refuses_are_kubeconfig_errors() {
+    runtime().block_on(async {
+        let s = setup().await;
+        let text = std::fs::read_to_string(&s.kubeconfig).unwrap();
+        let ca_line = text.lines().find(|l| l.contains("certificate-authority-data:")).unwrap().to_string();
+        let variant = |name: &str, replacement: String| {
+            let path = s.kubeconfig.with_file_name(name);
+            std::fs::write(&path, text.replacen(&ca_line, &replacement, 1)).unwrap();
+            path
+        };
+        let error = |path: std::path::PathBuf| async move {
+            let options = ClientOptions { kubeconfig: Some(path.clone()), ..ClientOptions::default() };
+            let e = Cluster::connect(&options).await.unwrap_err();
+            assert!(matches!(e, Error::Kubeconfig { .. }), "{e}");
+            e.to_string().strip_prefix(&format!("cannot use kubeconfig {}: ", path.display())).unwrap().to_string()
+        };
+        let insecure = variant("insecure", format!("{ca_line}\n    insecure-skip-tls-verify: true"));
+        assert_eq!(
+            error(insecure).await,
+            "specifying a root certificates file with the insecure flag is not allowed: remove clusters[].cluster.insecure-skip-tls-verify, or its certificate-authority and certificate-authority-data"
+        );
+        // "garbage", base64.
+        let not_pem = variant("not-pem", "    certificate-authority-data: Z2FyYmFnZQ==".to_string());
+        assert_eq!(
+            error(not_pem).await,
+            "cannot load the cluster's certificate authority (unable to load root certificates: unable to parse bytes as PEM block): fix clusters[].cluster.certificate-authority or certificate-authority-data"
+        );
+        let missing = s.kubeconfig.with_file_name("missing-ca.crt");
+        let missing_file = variant("missing-ca", format!("    certificate-authority: {}", missing.display()));
+        assert_eq!(
+            error(missing_file).await,
+            format!(
+                "cannot read the cluster's certificate authority {} (No such file or directory (os error 2)): fix clusters[].cluster.certificate-authority, or log in again to write it",
+                missing.display()
+            )
+        );
+        // Without a certificate authority, insecure-skip-tls-verify reaches the server.
+        let insecure_only = variant("insecure-only", "    insecure-skip-tls-verify: true".to_string());
+        let options = ClientOptions { kubeconfig: Some(insecure_only), ..ClientOptions::default() };
+        s.server.apply(&shop());
+        let inventory = read_inventory(&Cluster::connect(&options).await.unwrap(), &Scope::All).await.unwrap();
+        assert!(!inventory.hpas.is_empty());
+    });
+}
+
+/// A kubeconfig without `current-context` names the contexts to choose from with `--context`.
+#[test]
+fn a_kubeconfig_without_current_context_names_its_contexts() {
+    runtime().block_on(async {
+        let s = setup().await;
+        let text = std::fs::read_to_string(&s.kubeconfig).unwrap();
+        let path = s.kubeconfig.with_file_name("no-current-context");
+        std::fs::write(&path, text.replace("current-context: hpa-test\n", "")).unwrap();
+        let options = ClientOptions { kubeconfig: Some(path.clone()), ..ClientOptions::default() };
+        let e = Cluster::connect(&options).await.unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "cannot use kubeconfig {}: it sets no current-context: pass --context (its contexts: hpa-test, hpa-test-expired, hpa-test-untrusted)",
+                path.display()
+            )
+        );
+        let options = ClientOptions { context: Some("hpa-test".into()), ..options };
+        assert_eq!(Cluster::connect(&options).await.unwrap().default_namespace(), "shop");
+    });
+}
+
+/// `KUBECONFIG` comes from the options (the binary's arguments declare it), as a list merged as
+/// kubectl merges it: a missing file skipped, the first file's current context.
+#[test]
+fn kubeconfig_lists_come_from_the_options() {
+    runtime().block_on(async {
+        let s = setup().await;
+        s.server.apply(&shop());
+        let missing = s.kubeconfig.with_file_name("missing");
+        let list = std::env::join_paths([&missing, &s.kubeconfig]).unwrap();
+        let environment = hpa_cluster::Environment { kubeconfig: Some(list), ..hpa_cluster::Environment::default() };
+        let options = ClientOptions { environment, ..ClientOptions::default() };
+        let cluster = Cluster::connect(&options).await.unwrap();
+        assert_eq!((cluster.server(), cluster.default_namespace()), (s.server.url().as_str(), "shop"));
+        assert!(!read_inventory(&cluster, &Scope::All).await.unwrap().hpas.is_empty());
     });
 }
 

@@ -59,6 +59,26 @@ fn the_published_1_23_run_from_a_snapshot() {
     insta::assert_snapshot!("published-1.23.human", human.stdout);
 }
 
+/// A snapshot's lists are read as kubectl reads them, the same way as `hpa-lint` reads files: a
+/// list without `kind` (a hand-edited `kubectl get -o yaml`) still holds its objects, and the
+/// items of a `kind: List` of `kubectl get --raw` lists without their own kind take it from the
+/// list they are in (`PodMetricsList` → `PodMetrics`).
+#[test]
+fn snapshot_lists_are_read_as_kubectl_reads_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let kindless = dir.path().join("kindless.yaml");
+    let objects = std::fs::read_to_string(data("objects.yaml")).unwrap();
+    assert!(objects.contains("\nkind: List\n"));
+    std::fs::write(&kindless, objects.replace("\nkind: List\n", "\n")).unwrap();
+    let kindless = kindless.display().to_string();
+    let metrics = data("pod-metrics.json");
+    let run = hpa_lint(&["diagnose", "--snapshot", &kindless, &metrics, "php-apache", "-o", "json"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let d = run.json();
+    assert_eq!((d["metrics"][0]["proposal"].clone(), d["desiredReplicas"].clone()), (json!(258), json!(4)));
+    assert_eq!(d, snapshot("json").json());
+}
+
 /// The snapshot's objects as the API server would store them, with the metrics API serving the
 /// PodMetrics.
 fn serve_the_snapshot(server: &TestApiServer) {
@@ -159,6 +179,26 @@ fn live_errors_are_one_sentence_and_exit_2() {
     assert!(run.stderr.starts_with("hpa-lint: error: RBAC refused to get "), "{}", run.stderr);
     assert!(run.stderr.ends_with("; ask for read access (get, list) to it\n"), "{}", run.stderr);
     assert_eq!(run.stderr.lines().count(), 1);
+}
+
+/// metrics-server installed but down: kube-aggregator answers its APIService's requests with a
+/// plain-text `service unavailable` (503), which the controller records in client-go's words
+/// (`NewGenericServerResponse`), and so does the replay.
+#[test]
+fn a_metrics_api_that_is_down_fails_in_the_controllers_words() {
+    let l = live();
+    serve_the_snapshot(&l.server);
+    l.server.fault("/apis/metrics.k8s.io/v1beta1/namespaces", Fault::Text(503, "service unavailable".into()));
+    let run = l.diagnose(&["php-apache", "-o", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let d = run.json();
+    assert_eq!(d["outcome"], "FailedComputeMetrics");
+    let active = d["conditions"].as_array().unwrap().iter().find(|c| c["type"] == "ScalingActive").unwrap();
+    assert_eq!(active["replayed"]["reason"], "FailedGetResourceMetric");
+    assert_eq!(
+        active["replayed"]["message"],
+        "the HPA was unable to compute the replica count: failed to get cpu utilization: unable to get metrics for resource cpu: unable to fetch metrics from resource metrics API: the server is currently unable to handle the request (get pods.metrics.k8s.io)"
+    );
 }
 
 #[test]

@@ -1,7 +1,8 @@
 //! Command-line interface: every flag, subcommand and environment variable of `hpa-webhook`.
 //!
 //! Nothing else in the crate reads the environment: each variable is declared here, next to
-//! the flag it sets, so `--help` lists them all.
+//! the flag it sets, so `--help` lists them all; those of the context cache's connection
+//! (`KUBECONFIG`, the proxy variables) are hpa-cluster's `Environment`, flattened in (hidden).
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -37,7 +38,7 @@ pub struct Args {
 impl Args {
     /// The command to run: `serve` unless another subcommand was given.
     pub fn into_command(self) -> Command {
-        self.command.unwrap_or(Command::Serve(self.serve))
+        self.command.unwrap_or_else(|| Command::Serve(Box::new(self.serve)))
     }
 }
 
@@ -45,7 +46,7 @@ impl Args {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Serve AdmissionReviews over HTTPS (the default).
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Write a development CA and a serving certificate for the webhook's Service, and print
     /// the caBundle.
     Certs(CertsArgs),
@@ -185,6 +186,11 @@ pub struct ServeArgs {
     /// `~/.kube/config`, else the pod's service account.
     #[arg(long, env = "HPA_WEBHOOK_KUBECONFIG", hide_env_values = true, value_name = "PATH")]
     pub kubeconfig: Option<PathBuf>,
+
+    /// `KUBECONFIG` and the proxy variables (`HTTPS_PROXY`, `NO_PROXY`...) the context cache's
+    /// connection reads, as kubectl reads them.
+    #[command(flatten)]
+    pub environment: hpa_cluster::Environment,
 
     /// /readyz waits at most this long for the context cache's first sync; past it the server
     /// is ready and checks each HPA alone (saying so in a warning) until the cache has synced.
@@ -413,7 +419,7 @@ mod tests {
         assert_eq!(serve.tls_cert, PathBuf::from(DEFAULT_TLS_CERT));
         assert_eq!(serve.request_timeout, Duration::from_secs(4));
         let args = Args::try_parse_from(["hpa-webhook", "serve", "--log-format", "json"]).unwrap();
-        assert!(matches!(args.into_command(), Command::Serve(ServeArgs { log_format: LogFormat::Json, .. })));
+        assert!(matches!(args.into_command(), Command::Serve(s) if s.log_format == LogFormat::Json));
     }
 
     #[test]

@@ -28,7 +28,7 @@ fn main() -> ExitCode {
                 let _ = writeln!(std::io::stderr(), "error: setting up logging: {error}");
                 return ExitCode::from(2);
             }
-            match run(args) {
+            match run(*args) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(error) => {
                     tracing::error!(error = format!("{error:#}"), "hpa-webhook failed");

@@ -80,7 +80,11 @@ pub async fn context(args: &ServeArgs) -> Result<Option<ClusterContext>, ServeEr
     if !args.context_cache {
         return Ok(None);
     }
-    let options = ClientOptions { kubeconfig: args.kubeconfig.clone(), ..ClientOptions::default() };
+    let options = ClientOptions {
+        kubeconfig: args.kubeconfig.clone(),
+        environment: args.environment.clone(),
+        ..ClientOptions::default()
+    };
     let cluster = Cluster::connect(&options).await?;
     tracing::info!(server = cluster.server(), "context cache: watching the cluster");
     // Cached HPAs are admitted as /validate admits them (this release and these gates), once,

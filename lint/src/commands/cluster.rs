@@ -77,7 +77,7 @@ fn read(args: &ClusterLintArgs) -> Result<(hpa_cluster::Inventory, Origin), Erro
         .enable_all()
         .build()
         .map_err(|e| Error::Protocol { doing: "starting the async runtime".into(), reason: e.to_string() })?;
-    let options = args.connection.client_options();
+    let options = args.connection.client_options(&args.environment);
     runtime.block_on(async {
         let cluster = Cluster::connect(&options).await?;
         let scope = if args.all_namespaces {

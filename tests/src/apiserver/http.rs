@@ -150,6 +150,14 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
             let reason = if code == 500 { "InternalError" } else { "ServiceUnavailable" };
             return status(code, reason, &message, Value::Null);
         }
+        Some(Fault::Text(code, text)) => {
+            return Response::builder()
+                .status(StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR))
+                .header("content-type", "text/plain; charset=utf-8")
+                .header("x-content-type-options", "nosniff")
+                .body(Full::new(Bytes::from(format!("{text}\n"))).boxed())
+                .unwrap_or_else(|e| panic!("a plain text answer: {e}"));
+        }
         Some(Fault::Delay(d)) => tokio::time::sleep(d).await,
         Some(Fault::ListStatus(code, message)) if !query.split('&').any(|p| p == "watch=true" || p == "watch=1") => {
             let reason = if code == 500 { "InternalError" } else { "ServiceUnavailable" };

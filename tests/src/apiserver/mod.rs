@@ -52,6 +52,10 @@ pub enum Fault {
         /// How many answers are 429 (`usize::MAX`: all).
         times: usize,
     },
+    /// Answer with this status code and this plain text (`text/plain`), not a `Status`: what
+    /// kube-aggregator answers for an APIService that is down (`service unavailable`, 503), or a
+    /// proxy in front of the API server.
+    Text(u16, String),
     /// Answer a request that is not a watch with 200 and this JSON text as it is: what a
     /// `Value` cannot hold (a lone surrogate escape kube-apiserver keeps in `fieldsV1`).
     Body(String),

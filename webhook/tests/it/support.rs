@@ -112,7 +112,7 @@ pub fn patch_ops(answer: &Value) -> Value {
 pub fn serve_args(flags: &[&str]) -> ServeArgs {
     let argv = std::iter::once("hpa-webhook").chain(flags.iter().copied());
     match Args::try_parse_from(argv).unwrap().into_command() {
-        Command::Serve(args) => args,
+        Command::Serve(args) => *args,
         Command::Certs(_) | Command::Policy(_) => panic!("expected serve"),
     }
 }

@@ -225,7 +225,7 @@ fn read_live(
     release: KubernetesVersion,
 ) -> Result<Read, ReadError> {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(ReadError::Runtime)?;
-    let options = args.connection.client_options();
+    let options = args.connection.client_options(&args.environment);
     runtime.block_on(async {
         let cluster = Cluster::connect(&options).await?;
         let namespace = args.namespace.clone().unwrap_or_else(|| cluster.default_namespace().to_string());
@@ -239,7 +239,10 @@ fn read_live(
     })
 }
 
-/// Reads snapshot files (YAML or JSON, one or more documents each, `List`s flattened later).
+/// Reads snapshot files (YAML or JSON, one or more documents each): their objects as kubectl
+/// reads them, lists expanded ([`input::objects_in`]: an item without `kind` and `apiVersion`
+/// takes the list's, as the items of `kubectl get --raw` lists need), and the kinds of the lists
+/// that hold no item (an answer gathered empty).
 fn read_snapshot(
     args: &DiagnoseArgs,
     name: &str,
@@ -247,6 +250,7 @@ fn read_snapshot(
     release: KubernetesVersion,
 ) -> Result<Read, ReadError> {
     let mut objects = Vec::new();
+    let mut empty_lists = Vec::new();
     for path in &args.snapshot {
         let name = path.display().to_string();
         let bytes = std::fs::read(path).map_err(|source| ReadError::File { file: name.clone(), source })?;
@@ -258,7 +262,10 @@ fn read_snapshot(
             let (line, column) = file.line_col(e.mark);
             return Err(ReadError::Yaml { file: name, line, column, message: e.message.clone() });
         }
-        objects.extend(file.parsed.documents.iter().map(|d| d.root().to_json()).filter(|v| !v.is_null()));
+        objects
+            .extend(input::objects_in(0, &file.parsed).iter().map(input::ObjectRef::to_json).filter(|v| !v.is_null()));
+        empty_lists
+            .extend(file.parsed.documents.iter().filter_map(|d| input::empty_list_kind(d.root())).map(String::from));
     }
     let mut notes = Vec::new();
     let namespace = match &args.namespace {
@@ -285,21 +292,14 @@ fn read_snapshot(
             }
         },
     };
-    let objects = Objects::snapshot(objects, release);
+    let mut objects = Objects::snapshot(objects, release);
+    objects.empty_lists = empty_lists;
     Ok(Read { source: Source::Snapshot, objects, namespace, now, notes })
 }
 
-/// The namespace of the one HPA named `name` among the objects (lists included).
+/// The namespace of the one HPA named `name` among the objects.
 fn snapshot_namespace(objects: &[Value], name: &str) -> Option<String> {
-    fn walk<'a>(v: &'a Value, out: &mut Vec<&'a Value>) {
-        match v.get("items").and_then(Value::as_array) {
-            Some(items) => items.iter().for_each(|i| walk(i, out)),
-            None => out.push(v),
-        }
-    }
-    let mut all = Vec::new();
-    objects.iter().for_each(|o| walk(o, &mut all));
-    let namespaces: Vec<&str> = all
+    let namespaces: Vec<&str> = objects
         .iter()
         .filter(|v| v.get("kind").and_then(Value::as_str) == Some(hpa_core::api::KIND))
         .filter(|v| v.pointer("/metadata/name").and_then(Value::as_str) == Some(name))
