@@ -796,6 +796,43 @@ fn replicas_zero_says_the_controller_disables_the_hpa() {
     );
 }
 
+/// HPA410 on a custom resource whose CustomResourceDefinition is in the set reads the count
+/// where the CRD's scale subresource puts it: with `specReplicasPath: .spec.size`, the
+/// resource's `spec.replicas` is no count the HPA sets, and a kind without the subresource is
+/// not scaled at all; with `.spec.replicas` (or no CRD in the set) the field is reported.
+#[test]
+fn a_custom_resource_sets_replicas_where_its_crd_says() {
+    let crd = |scale: &str| {
+        format!(
+            "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {{name: workers.example.com}}\nspec:\n  group: example.com\n  names: {{kind: Worker, plural: workers}}\n  scope: Namespaced\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema: {{openAPIV3Schema: {{type: object, x-kubernetes-preserve-unknown-fields: true}}}}\n{scale}---\n"
+        )
+    };
+    let objects = "apiVersion: example.com/v1\nkind: Worker\nmetadata: {name: w, namespace: shop}\nspec:\n  size: 3\n  replicas: 2\n---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: w, namespace: shop}\nspec:\n  scaleTargetRef: {apiVersion: example.com/v1, kind: Worker, name: w}\n  maxReplicas: 5\n  metrics:\n  - type: Pods\n    pods: {metric: {name: rps}, target: {type: AverageValue, averageValue: \"10\"}}\n";
+    let scale = |path: &str| {
+        format!(
+            "    subresources:\n      scale: {{specReplicasPath: {path}, statusReplicasPath: .status.size, labelSelectorPath: .status.selector}}\n"
+        )
+    };
+    let reported = "Worker shop/w sets spec.replicas: 2 while HorizontalPodAutoscaler shop/w scales it: every apply resets the count";
+    for (crd, expected) in [
+        (crd(&scale(".spec.size")), None),
+        (crd(""), None),
+        (crd(&scale(".spec.replicas")), Some((21, 13))),
+        (String::new(), Some((6, 13))),
+    ] {
+        let report = lint(&["--select", "HPA410"], &(crd.clone() + objects));
+        let found: Vec<(u64, u64, String)> =
+            positions(&report).into_iter().filter(|(_, _, rule)| rule == "HPA410").collect();
+        match expected {
+            None => assert!(found.is_empty(), "{crd}: {report}"),
+            Some((line, column)) => {
+                assert_eq!(found, [(line, column, "HPA410".to_string())], "{crd}");
+                assert_eq!(said(&report, "HPA410")[0].1, reported);
+            }
+        }
+    }
+}
+
 /// HPA201 on the cpu metric kube-apiserver adds when none is written says so, points at
 /// `spec.metrics` (at `spec` when it is not written; `spec.targetCPUUtilizationPercentage` in
 /// autoscaling/v1) and suggests no
