@@ -27,7 +27,7 @@ pub struct ConfigFile {
     /// `featureGates: {HPAScaleToZero: true}` or `"HPAScaleToZero=true,..."`.
     pub feature_gates: Option<FeatureGatesSetting>,
     /// `failOn: warning`
-    pub fail_on: Option<String>,
+    pub fail_on: Option<FailOn>,
     /// Globs of paths to skip.
     pub exclude: Vec<String>,
     /// Rule ID or name → `off`, `on` (its default severity) or a severity.
@@ -83,6 +83,34 @@ pub enum Scope {
     /// Every object checked (standard input, rendered with `kustomize build` or `helm
     /// template`, is always one set).
     All,
+}
+
+/// The lowest severity of a finding that fails the run (exit status 1): `failOn`, and
+/// `hpa-lint --fail-on`; `warning` when neither is given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, Decode)]
+#[go(package = "config", rename_all = "lowercase")]
+pub enum FailOn {
+    /// Errors only.
+    Error,
+    /// Warnings and errors.
+    #[default]
+    Warning,
+    /// Any finding.
+    Info,
+    /// Never (findings are reported, the exit status is 0 unless an input cannot be read).
+    Never,
+}
+
+impl FailOn {
+    /// The severity that fails the run, `None` for [`FailOn::Never`].
+    pub fn severity(self) -> Option<Severity> {
+        match self {
+            FailOn::Error => Some(Severity::Error),
+            FailOn::Warning => Some(Severity::Warning),
+            FailOn::Info => Some(Severity::Info),
+            FailOn::Never => None,
+        }
+    }
 }
 
 /// `settings:`
@@ -387,6 +415,20 @@ mod tests {
         }
         let e = parse("c.yaml", "rules: {}\nscope: File\n").unwrap_err();
         assert_eq!(e.to_string(), "c.yaml:2:8: unknown scope \"File\": expected file, directory or all");
+    }
+
+    /// `failOn` is one of its four words, and any other value is refused where it is written,
+    /// as `scope`'s are (it was refused later, without its place, and not at all when
+    /// `--fail-on` was given).
+    #[test]
+    fn fail_on_is_one_of_its_words() {
+        for (word, fail_on) in
+            [("error", FailOn::Error), ("warning", FailOn::Warning), ("info", FailOn::Info), ("never", FailOn::Never)]
+        {
+            assert_eq!(parse("c.yaml", &format!("failOn: {word}\n")).unwrap().file.fail_on, Some(fail_on));
+        }
+        let e = parse("c.yaml", "rules: {}\nfailOn: Warning\n").unwrap_err();
+        assert_eq!(e.to_string(), "c.yaml:2:9: unknown fail on \"Warning\": expected error, warning, info or never");
     }
 
     /// An unquoted release is a YAML number (`1.30` would be 1.3): refused with how to write it.

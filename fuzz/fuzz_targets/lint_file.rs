@@ -107,7 +107,10 @@ impl Lines {
             [0xFE, 0xFF, rest @ ..] => utf16(rest, u16::from_be_bytes),
             _ => match std::str::from_utf8(data) {
                 Ok(text) => text.to_string(),
-                Err(_) => return Lines(vec![0]),
+                // Binary content (a NUL in bytes that are not UTF-8) is refused at 1:1.
+                Err(_) if data.contains(&0) => return Lines(vec![0]),
+                // Other bytes that are not UTF-8 are U+FFFD, as kubectl reads them.
+                Err(_) => String::from_utf8_lossy(data).into_owned(),
             },
         };
         let text = decoded.strip_prefix('\u{feff}').unwrap_or(&decoded);

@@ -128,18 +128,8 @@ pub enum ColorChoice {
     Never,
 }
 
-/// The lowest severity that fails the run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum FailOn {
-    /// Errors only.
-    Error,
-    /// Warnings and errors.
-    Warning,
-    /// Any finding.
-    Info,
-    /// Never (findings are reported, the exit status is 0 unless an input cannot be read).
-    Never,
-}
+/// The lowest severity that fails the run (`--fail-on`, the configuration's `failOn`).
+pub use crate::linter::config::FailOn;
 
 /// The subcommands.
 #[derive(Debug, Subcommand)]

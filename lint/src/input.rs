@@ -78,7 +78,7 @@ pub struct SourceFile {
     lines: std::sync::OnceLock<LineIndex>,
     /// The documents.
     pub parsed: Parsed,
-    /// A content problem that kept the file from being parsed (binary, not UTF-8).
+    /// A content problem that kept the file from being parsed (binary content).
     pub unreadable: Option<String>,
 }
 
@@ -284,7 +284,9 @@ fn load_one(origin: &Origin, stdin: Option<&[u8]>, parse: bool) -> Result<Source
     Ok(file)
 }
 
-/// Builds a source file from raw bytes, refusing binary and non-UTF-8 content with a reason.
+/// Builds a source file from raw bytes, refusing binary content (a NUL byte in bytes that are
+/// not UTF-8) with a reason; other bytes that are not UTF-8 are read as kubectl reads them
+/// ([`utf8_lossy`]).
 pub fn from_bytes(name: String, bytes: Vec<u8>) -> SourceFile {
     let mut file = from_bytes_unparsed(name, bytes);
     file.parsed = source::parse(&file.text);
@@ -332,15 +334,21 @@ fn from_bytes_unparsed(name: String, bytes: Vec<u8>) -> SourceFile {
     {
         return refuse(format!("binary content (a NUL byte at offset {pos}); expected YAML or JSON text"));
     }
-    match String::from_utf8(bytes) {
-        Ok(text) => {
-            SourceFile { name, lines: std::sync::OnceLock::new(), text, parsed: Parsed::default(), unreadable: None }
-        }
-        Err(e) => refuse(format!(
-            "not UTF-8 text (invalid byte at offset {}); expected YAML or JSON text",
-            e.utf8_error().valid_up_to()
-        )),
-    }
+    let text = match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => utf8_lossy(e.as_bytes()),
+    };
+    SourceFile { name, lines: std::sync::OnceLock::new(), text, parsed: Parsed::default(), unreadable: None }
+}
+
+/// Text that is not valid UTF-8 (Windows-1252 or Latin-1 bytes in a comment or a value), as
+/// kubectl reads it: cli-runtime's file visitors (`FileVisitor.Visit`, for files and standard
+/// input alike) decode every file through `unicode.BOMOverride(unicode.UTF8.NewDecoder())`
+/// (golang.org/x/text), whose `utf8Decoder.Transform` replaces each maximal subpart of an
+/// ill-formed sequence with one U+FFFD and goes on: the same replacement as
+/// `String::from_utf8_lossy` (both follow Unicode's "substitution of maximal subparts").
+fn utf8_lossy(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
 }
 
 /// One Kubernetes object of a file: a document, or an item of a `kind: List` document.
@@ -944,7 +952,7 @@ impl<'a> FileObjects<'a> {
 /// [`Problem::unsent`] words them).
 #[derive(Debug, Clone)]
 pub enum Problem<'a> {
-    /// The file is no text (binary, not UTF-8): nothing of it was read.
+    /// The file is no text (binary content): nothing of it was read.
     Unreadable(&'a str),
     /// A document with `items` and no `kind` ([`is_kindless_list`]): kubectl refuses it
     /// ([`missing_kind`]); its items are read as they are.
@@ -1612,10 +1620,23 @@ mod tests {
     }
 
     #[test]
-    fn binary_and_non_utf8_are_refused() {
+    fn binary_is_refused() {
         // A NUL in bytes that are not UTF-8 (in UTF-8 text, go-yaml refuses it: see
         // `utf16_with_a_byte_order_mark_is_decoded`).
         assert!(from_bytes("a".into(), vec![0, 1, 0xff]).unreadable.unwrap().contains("binary"));
-        assert!(from_bytes("a".into(), vec![b'a', 0xff]).unreadable.unwrap().contains("UTF-8"));
+    }
+
+    /// Bytes that are not UTF-8 (Windows-1252, a UTF-8-encoded surrogate, a sequence cut short)
+    /// are read as kubectl reads them: each maximal subpart of an ill-formed sequence is one
+    /// U+FFFD (`kubectl label --local -o json` prints `caf\u{fffd}` and three U+FFFD for
+    /// `ED A0 80`), and the file's objects are linted.
+    #[test]
+    fn bytes_that_are_not_utf8_are_replaced_as_kubectl_replaces_them() {
+        let file = from_bytes("a".into(), b"name: caf\xe9 # \xed\xa0\x80\nnote: \xe2\x82".to_vec());
+        assert_eq!(file.unreadable, None);
+        assert_eq!(file.text, "name: caf\u{fffd} # \u{fffd}\u{fffd}\u{fffd}\nnote: \u{fffd}");
+        assert!(file.parsed.error.is_none(), "{:?}", file.parsed.error);
+        let names: Vec<_> = file.parsed.documents.iter().map(|d| d.root().to_json()).collect();
+        assert_eq!(names, [serde_json::json!({"name": "caf\u{fffd}", "note": "\u{fffd}"})]);
     }
 }

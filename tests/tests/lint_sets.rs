@@ -3,7 +3,7 @@
 //! without namespaces, and the related locations of a finding about several containers.
 
 use hpa_tests::cli::hpa_lint;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 /// An HPA that names no namespace, as `helm template` renders many (document 0, lines 1-13),
 /// and its Deployment, which names the release namespace: neither container requests cpu
@@ -794,6 +794,102 @@ fn replicas_zero_says_the_controller_disables_the_hpa() {
         said(&report, "HPA410")[0].1,
         "Deployment shop/web sets spec.replicas: 3 while HorizontalPodAutoscaler shop/web scales it: every apply resets the count"
     );
+}
+
+/// HPA410 on a custom resource whose CustomResourceDefinition is in the set reads the count
+/// where the CRD's scale subresource puts it: with `specReplicasPath: .spec.size`, the
+/// resource's `spec.replicas` is no count the HPA sets, and a kind without the subresource is
+/// not scaled at all; with `.spec.replicas` (or no CRD in the set) the field is reported.
+#[test]
+fn a_custom_resource_sets_replicas_where_its_crd_says() {
+    let crd = |scale: &str| {
+        format!(
+            "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {{name: workers.example.com}}\nspec:\n  group: example.com\n  names: {{kind: Worker, plural: workers}}\n  scope: Namespaced\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema: {{openAPIV3Schema: {{type: object, x-kubernetes-preserve-unknown-fields: true}}}}\n{scale}---\n"
+        )
+    };
+    let objects = "apiVersion: example.com/v1\nkind: Worker\nmetadata: {name: w, namespace: shop}\nspec:\n  size: 3\n  replicas: 2\n---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: w, namespace: shop}\nspec:\n  scaleTargetRef: {apiVersion: example.com/v1, kind: Worker, name: w}\n  maxReplicas: 5\n  metrics:\n  - type: Pods\n    pods: {metric: {name: rps}, target: {type: AverageValue, averageValue: \"10\"}}\n";
+    let scale = |path: &str| {
+        format!(
+            "    subresources:\n      scale: {{specReplicasPath: {path}, statusReplicasPath: .status.size, labelSelectorPath: .status.selector}}\n"
+        )
+    };
+    let reported = "Worker shop/w sets spec.replicas: 2 while HorizontalPodAutoscaler shop/w scales it: every apply resets the count";
+    for (crd, expected) in [
+        (crd(&scale(".spec.size")), None),
+        (crd(""), None),
+        (crd(&scale(".spec.replicas")), Some((21, 13))),
+        (String::new(), Some((6, 13))),
+    ] {
+        let report = lint(&["--select", "HPA410"], &(crd.clone() + objects));
+        let found: Vec<(u64, u64, String)> =
+            positions(&report).into_iter().filter(|(_, _, rule)| rule == "HPA410").collect();
+        match expected {
+            None => assert!(found.is_empty(), "{crd}: {report}"),
+            Some((line, column)) => {
+                assert_eq!(found, [(line, column, "HPA410".to_string())], "{crd}");
+                assert_eq!(said(&report, "HPA410")[0].1, reported);
+            }
+        }
+    }
+}
+
+/// HPA412 on a custom resource whose CustomResourceDefinition is in the set: no scale
+/// subresource (`FailedGetScale`), or one without `labelSelectorPath` (`InvalidSelector`), on
+/// the HPA's `scaleTargetRef.kind` with the CRD's version as related location; nothing when
+/// the served versions differ (the controller's version is the cluster's discovery's choice),
+/// when a version that lacks it is not served, or without the CRD.
+#[test]
+fn a_custom_resource_the_controller_cannot_scale() {
+    let crd = |versions: &str| {
+        format!(
+            "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {{name: workers.example.com}}\nspec:\n  group: example.com\n  names: {{kind: Worker, plural: workers}}\n  scope: Namespaced\n  versions:\n{versions}---\n"
+        )
+    };
+    let version = |name: &str, served: bool, scale: &str| {
+        format!("  - name: {name}\n    served: {served}\n    storage: {served}\n{scale}")
+    };
+    let no_selector =
+        "    subresources: {scale: {specReplicasPath: .spec.replicas, statusReplicasPath: .status.replicas}}\n";
+    let selector = "    subresources: {scale: {specReplicasPath: .spec.replicas, statusReplicasPath: .status.replicas, labelSelectorPath: .status.selector}}\n";
+    let hpa = "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: w, namespace: shop}\nspec:\n  scaleTargetRef: {apiVersion: example.com/v1, kind: Worker, name: w}\n  maxReplicas: 5\n  metrics:\n  - type: External\n    external: {metric: {name: q}, target: {type: AverageValue, averageValue: \"10\"}}\n";
+    let run = |input: String| {
+        let report = lint(&[], &input);
+        let found: Vec<Value> =
+            report["diagnostics"].as_array().unwrap().iter().filter(|d| d["rule"] == "HPA412").cloned().collect();
+        assert!(notes(&report).is_empty(), "{report}");
+        found
+    };
+    let found = run(crd(&version("v1", true, "")) + hpa);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(
+        (&found[0]["line"], &found[0]["column"], &found[0]["path"]),
+        (&json!(17), &json!(54), &json!("spec.scaleTargetRef.kind"))
+    );
+    assert_eq!(
+        found[0]["message"],
+        "CustomResourceDefinition workers.example.com gives Worker no scale subresource: the controller cannot read the target's scale and never scales it (AbleToScale False, FailedGetScale)"
+    );
+    assert_eq!(
+        found[0]["related"],
+        json!([{"file": "<stdin>", "line": 9, "column": 5, "message": "no scale subresource"}])
+    );
+    let found = run(crd(&(version("v1beta1", false, "") + &version("v1", true, no_selector))) + hpa);
+    assert_eq!(
+        found[0]["message"],
+        "CustomResourceDefinition workers.example.com gives Worker a scale subresource without labelSelectorPath, so the scale has no selector: the controller never scales it (ScalingActive False, InvalidSelector: \"the HPA target's scale is missing a selector\")"
+    );
+    assert_eq!(
+        found[0]["related"],
+        json!([{"file": "<stdin>", "line": 15, "column": 20, "message": "no labelSelectorPath"}])
+    );
+    for quiet in [
+        crd(&version("v1", true, selector)),
+        crd(&(version("v1beta1", false, "") + &version("v1", true, selector))),
+        crd(&(version("v1beta1", true, "") + &version("v1", true, selector))),
+        String::new(),
+    ] {
+        assert_eq!(run(quiet.clone() + hpa), Vec::<Value>::new(), "{quiet}");
+    }
 }
 
 /// HPA201 on the cpu metric kube-apiserver adds when none is written says so, points at

@@ -105,6 +105,12 @@ impl<'a> hpa_core::rules::objects::Fields<'a> for Node<'a> {
             _ => None,
         }
     }
+    fn as_bool(self) -> Option<bool> {
+        match self.scalar() {
+            Some(Scalar::Bool(b)) => Some(b),
+            _ => None,
+        }
+    }
     fn quantity_text(self) -> Option<Cow<'a, str>> {
         match self.scalar()? {
             Scalar::Str(s) => Some(Cow::Borrowed(s)),

@@ -11,7 +11,9 @@
 use std::collections::{HashMap, hash_map};
 use std::sync::OnceLock;
 
-use super::objects::{LimitRange, ObjectId, Objects, Pdb, ScaledObject, Vpa, Workload, pods_overlap};
+use super::objects::{
+    CustomResourceDefinition, LimitRange, ObjectId, Objects, Pdb, ScaledObject, Vpa, Workload, pods_overlap,
+};
 
 /// The order in which [`Objects::hpas_targeting`] lists the HPAs of a target. Messages name
 /// the first others ("is also scaled by X and 1 more"), so the order is part of the output.
@@ -51,6 +53,8 @@ pub enum Entry {
     ScaledObject(ScaledObject),
     /// A LimitRange.
     LimitRange(LimitRange),
+    /// A CustomResourceDefinition.
+    CustomResourceDefinition(CustomResourceDefinition),
 }
 
 impl Entry {
@@ -62,6 +66,7 @@ impl Entry {
             Entry::Vpa(v) => &v.id,
             Entry::ScaledObject(o) => &o.id,
             Entry::LimitRange(l) => &l.id,
+            Entry::CustomResourceDefinition(c) => &c.id,
         }
     }
 
@@ -74,6 +79,7 @@ impl Entry {
             Entry::Vpa(v) => &mut v.id,
             Entry::ScaledObject(o) => &mut o.id,
             Entry::LimitRange(l) => &mut l.id,
+            Entry::CustomResourceDefinition(c) => &mut c.id,
         }
     }
 }
@@ -94,6 +100,8 @@ pub enum Table<'a> {
     ScaledObjects,
     /// LimitRanges.
     LimitRanges,
+    /// CustomResourceDefinitions (no namespace).
+    CustomResourceDefinitions,
 }
 
 /// Objects by namespace (a few per namespace: a lookup reads them all).
@@ -247,6 +255,8 @@ pub struct ObjectIndex<H = ()> {
     vpas: ByNamespace<Vpa>,
     scaled_objects: ByNamespace<ScaledObject>,
     limit_ranges: ByNamespace<LimitRange>,
+    /// CustomResourceDefinitions, under the empty namespace (a few: a lookup reads them all).
+    crds: ByNamespace<CustomResourceDefinition>,
     /// HPAs by namespace and name: one, or one per `apiVersion` written in a manifest set.
     hpas: HashMap<String, HashMap<String, Vec<IndexedHpa<H>>>>,
     /// HPAs by target name, grouped by (namespace, target kind) ([`SameName`]), so that a
@@ -366,6 +376,7 @@ impl<H> ObjectIndex<H> {
             vpas: HashMap::new(),
             scaled_objects: HashMap::new(),
             limit_ranges: HashMap::new(),
+            crds: HashMap::new(),
             hpas: HashMap::new(),
             hpas_by_target: HashMap::new(),
             by_label: OnceLock::new(),
@@ -432,6 +443,7 @@ impl<H> ObjectIndex<H> {
             Entry::Vpa(v) => put_in(&mut self.vpas, v, replace, |x| &x.id),
             Entry::ScaledObject(o) => put_in(&mut self.scaled_objects, o, replace, |x| &x.id),
             Entry::LimitRange(l) => put_in(&mut self.limit_ranges, l, replace, |x| &x.id),
+            Entry::CustomResourceDefinition(c) => put_in(&mut self.crds, c, replace, |x| &x.id),
         }
     }
 
@@ -526,6 +538,7 @@ impl<H> ObjectIndex<H> {
             Table::Vpas => drop_from(&mut self.vpas, namespace, name, |x| &x.id),
             Table::ScaledObjects => drop_from(&mut self.scaled_objects, namespace, name, |x| &x.id),
             Table::LimitRanges => drop_from(&mut self.limit_ranges, namespace, name, |x| &x.id),
+            Table::CustomResourceDefinitions => drop_from(&mut self.crds, namespace, name, |x| &x.id),
         }
     }
 
@@ -544,6 +557,7 @@ impl<H> ObjectIndex<H> {
             Table::Vpas => swap(&mut self.vpas, &mut other.vpas),
             Table::ScaledObjects => swap(&mut self.scaled_objects, &mut other.scaled_objects),
             Table::LimitRanges => swap(&mut self.limit_ranges, &mut other.limit_ranges),
+            Table::CustomResourceDefinitions => swap(&mut self.crds, &mut other.crds),
             Table::Workloads(kind) => {
                 // A kind with no objects on either side gets no table.
                 if self.kind_table(kind).is_none() && other.kind_table(kind).is_none() {
@@ -579,6 +593,7 @@ impl<H> ObjectIndex<H> {
             Table::Vpas => of(&self.vpas, |x| &x.id),
             Table::ScaledObjects => of(&self.scaled_objects, |x| &x.id),
             Table::LimitRanges => of(&self.limit_ranges, |x| &x.id),
+            Table::CustomResourceDefinitions => of(&self.crds, |x| &x.id),
         }
     }
 
@@ -594,6 +609,7 @@ impl<H> ObjectIndex<H> {
             Table::Vpas => lists(&self.vpas),
             Table::ScaledObjects => lists(&self.scaled_objects),
             Table::LimitRanges => lists(&self.limit_ranges),
+            Table::CustomResourceDefinitions => lists(&self.crds),
         }
     }
 
@@ -645,6 +661,10 @@ impl<H: Sync> Objects for ObjectIndex<H> {
 
     fn limit_ranges(&self, namespace: &str) -> &[LimitRange] {
         of_namespace(&self.limit_ranges, namespace)
+    }
+
+    fn custom_resource_definition(&self, group: &str, kind: &str) -> Option<&CustomResourceDefinition> {
+        of_namespace(&self.crds, "").iter().rev().find(|c| c.group == group && c.kind == kind)
     }
 
     fn workload_any_case(&self, kind: &str, namespace: &str, name: &str) -> Option<&Workload> {

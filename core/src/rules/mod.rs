@@ -43,6 +43,7 @@ mod target_not_found;
 mod target_type_mismatch;
 mod tolerance_ignored;
 mod unknown_container;
+mod unscalable_custom_resource;
 mod unscalable_target_kind;
 mod unserved_target_api_version;
 mod unsupported_resource_metric;
@@ -442,6 +443,7 @@ pub static ALL: &[&dyn Rule] = &[
     &keda_conflict::KedaConflict,
     &workload_sets_replicas::WorkloadSetsReplicas,
     &ignored_alpha_annotation::IgnoredAlphaAnnotation,
+    &unscalable_custom_resource::UnscalableCustomResource,
 ];
 
 /// `HPA000 invalid`: kube-apiserver's errors (decoding, conversion, validation) as findings.

@@ -512,6 +512,90 @@ pub struct LimitRange {
     pub limits: Vec<LimitRangeItem>,
 }
 
+/// A CustomResourceDefinition (`apiextensions.k8s.io/v1`) of the set: the kind it defines and,
+/// per version, its `scale` subresource, which is all the HPA controller reaches a custom
+/// resource through (`scaleForResourceMappings` reads `/scale`; `computeReplicasForMetrics`
+/// needs its `status.selector`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CustomResourceDefinition {
+    /// Which object (cluster-scoped: no namespace).
+    pub id: ObjectId,
+    /// `spec.group`.
+    pub group: String,
+    /// `spec.names.kind`.
+    pub kind: String,
+    /// `spec.versions`, in their order.
+    pub versions: Vec<CrdVersion>,
+}
+
+/// One entry of a CustomResourceDefinition's `spec.versions`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CrdVersion {
+    /// `name`.
+    pub name: String,
+    /// `served`.
+    pub served: bool,
+    /// `subresources.scale`, when the version has one.
+    pub scale: Option<CrdScale>,
+}
+
+/// A version's `subresources.scale` (`CustomResourceSubresourceScale`).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CrdScale {
+    /// `specReplicasPath` (`.spec.replicas` for most): the field the scale's `spec.replicas`
+    /// reads and writes, the one the HPA sets.
+    pub spec_replicas_path: String,
+    /// `labelSelectorPath`: where the scale's `status.selector` is read from; without it the
+    /// scale has no selector.
+    pub label_selector_path: Option<String>,
+}
+
+impl CustomResourceDefinition {
+    /// The scale subresource of every served version, or `None` when the versions differ in
+    /// what matters here (the HPA controller reads `/scale` at the version discovery prefers,
+    /// which a manifest set does not tell): then no conclusion is drawn.
+    pub fn served_scale(&self) -> Option<Option<&CrdScale>> {
+        let mut served = self.versions.iter().filter(|v| v.served).map(|v| v.scale.as_ref());
+        let first = served.next()?;
+        served.all(|s| s == first).then_some(first)
+    }
+}
+
+/// Builds a [`CustomResourceDefinition`] from a CustomResourceDefinition's fields; `None` for one
+/// of another version than `apiextensions.k8s.io/v1` (`v1beta1`, not served since 1.22, had
+/// its subresources elsewhere).
+pub fn custom_resource_definition_from<'a, F: Fields<'a>>(id: ObjectId, v: F) -> Option<CustomResourceDefinition> {
+    if id.api_version != "apiextensions.k8s.io/v1" {
+        return None;
+    }
+    let spec = v.field("spec");
+    let text = |f: Option<F>| f.and_then(Fields::as_str).unwrap_or_default().to_string();
+    let versions = spec
+        .and_then(|s| s.field("versions"))
+        .and_then(Fields::items)
+        .into_iter()
+        .flatten()
+        .map(|version| {
+            let scale =
+                version.field("subresources").and_then(|s| s.field("scale")).filter(|s| s.json_type() == "object");
+            CrdVersion {
+                name: text(version.field("name")),
+                served: version.field("served").and_then(Fields::as_bool).unwrap_or(false),
+                scale: scale.map(|s| CrdScale {
+                    spec_replicas_path: text(s.field("specReplicasPath")),
+                    label_selector_path: s.field("labelSelectorPath").and_then(Fields::as_str).map(str::to_string),
+                }),
+            }
+        })
+        .collect();
+    Some(CustomResourceDefinition {
+        group: text(spec.and_then(|s| s.field("group"))),
+        kind: text(spec.and_then(|s| s.field("names")).and_then(|n| n.field("kind"))),
+        versions,
+        id,
+    })
+}
+
 /// One item of a LimitRange's `spec.limits`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct LimitRangeItem {
@@ -546,6 +630,13 @@ pub trait Objects: Sync {
     }
     /// LimitRanges of a namespace.
     fn limit_ranges(&self, namespace: &str) -> &[LimitRange];
+    /// The CustomResourceDefinition of the set that defines `kind` in API group `group`, if
+    /// any (the last one, should two define it; none where the world has no CRDs: a live
+    /// cluster's inventory, the webhook's context cache).
+    fn custom_resource_definition(&self, group: &str, kind: &str) -> Option<&CustomResourceDefinition> {
+        let _ = (group, kind);
+        None
+    }
     /// Any object with this name in the namespace whose kind matches case-insensitively.
     fn workload_any_case(&self, kind: &str, namespace: &str, name: &str) -> Option<&Workload>;
     /// PodDisruptionBudgets of a namespace.
@@ -599,6 +690,8 @@ pub trait Fields<'a>: Copy + 'a {
     fn as_str(self) -> Option<&'a str>;
     /// An integer's value (`Value::as_i64`).
     fn as_i64(self) -> Option<i64>;
+    /// A boolean's value (`Value::as_bool`).
+    fn as_bool(self) -> Option<bool>;
     /// A string, or a number as JSON writes it: the text of a quantity.
     fn quantity_text(self) -> Option<Cow<'a, str>>;
     /// An object's entries (none for anything else).
@@ -619,6 +712,9 @@ impl<'a> Fields<'a> for &'a Value {
     }
     fn as_i64(self) -> Option<i64> {
         Value::as_i64(self)
+    }
+    fn as_bool(self) -> Option<bool> {
+        Value::as_bool(self)
     }
     fn quantity_text(self) -> Option<Cow<'a, str>> {
         match self {

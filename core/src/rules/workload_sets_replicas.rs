@@ -6,7 +6,9 @@ crate::declare_rule! {
     /// ## What it checks
     ///
     /// The HPA's scale target (a Deployment, StatefulSet, ...) in the checked manifests sets
-    /// `spec.replicas` (kube-score, Polaris). The finding is on the workload. A count at 0 is
+    /// `spec.replicas` (kube-score, Polaris); for a custom resource whose
+    /// CustomResourceDefinition is among the manifests, only when its scale subresource's
+    /// `specReplicasPath` is `.spec.replicas`. The finding is on the workload. A count at 0 is
     /// worse: the controller then disables the HPA (`ScalingDisabled`). A count that is not a
     /// number (`replicas: "3"`) makes kube-apiserver refuse a built-in workload, in its decoding
     /// words: an error.
@@ -110,6 +112,18 @@ impl Rule for WorkloadSetsReplicas {
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Finding>) {
         let Some(w) = cx.target_workload() else { return };
+        // A custom resource's replica count is where its CustomResourceDefinition's scale
+        // subresource puts it (`specReplicasPath`): a `spec.replicas` elsewhere is no count the
+        // HPA sets, and a kind without the subresource is not scaled at all.
+        let group = crate::api::GroupVersion::parse_or_empty(&w.id.api_version);
+        if let Some(scale) = cx
+            .objects
+            .and_then(|o| o.custom_resource_definition(group.group(), &w.id.kind))
+            .and_then(|crd| crd.served_scale())
+            && scale.is_none_or(|s| s.spec_replicas_path != ".spec.replicas")
+        {
+            return;
+        }
         if let Some(error) = &w.replicas_error {
             // Written, but not decodable: kube-apiserver refuses the whole workload.
             let version = crate::api::GroupVersion::parse_or_empty(&w.id.api_version).version();

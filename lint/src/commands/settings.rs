@@ -7,7 +7,7 @@ use hpa_core::features::{FeatureGates, GateError, KubernetesVersion, UnknownVers
 use hpa_core::rules::{Settings, Severity};
 
 use crate::Output;
-use crate::cli::{ClusterArgs, ConfigArgs, FailOn, LintArgs, LintFormat};
+use crate::cli::{ClusterArgs, ConfigArgs, LintArgs, LintFormat};
 use crate::controller_flags::{self, ControllerFlags, FlagError, Provenance, Provenances};
 use crate::linter::{LintOptions, config};
 
@@ -56,9 +56,6 @@ pub enum SettingsError {
     /// `--select` or `--ignore` names no rule.
     #[error("unknown rule {0:?} (see `hpa-lint rules`)")]
     UnknownRule(String),
-    /// `failOn` is not a severity.
-    #[error("failOn: expected error, warning, info or never, found {0:?}")]
-    FailOn(String),
     /// `--namespace` is not a namespace name.
     #[error("--namespace {namespace:?}: {problem}")]
     Namespace {
@@ -84,18 +81,7 @@ pub fn options(
         }
     }
     // `None`: findings never fail the run.
-    let fail_on = match (lint.findings.fail_on, cfg.file.fail_on.as_deref()) {
-        (Some(FailOn::Error), _) => Some(Severity::Error),
-        (Some(FailOn::Warning), _) => Some(Severity::Warning),
-        (Some(FailOn::Info), _) => Some(Severity::Info),
-        (Some(FailOn::Never), _) => None,
-        (None, Some("never")) => None,
-        (None, Some(s)) => match Severity::parse(s) {
-            Some(sev) => Some(sev),
-            None => return Err(SettingsError::FailOn(s.to_string())),
-        },
-        (None, None) => Some(Severity::Warning),
-    };
+    let fail_on = lint.findings.fail_on.or(cfg.file.fail_on).unwrap_or_default().severity();
     if let Some(ns) = &lint.namespace
         && let Some(problem) = hpa_core::validation::names::dns1123_label(ns).first()
     {

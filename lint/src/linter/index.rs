@@ -34,6 +34,9 @@ pub fn is_workload_kind(kind: &str) -> bool {
     )
 }
 
+/// The API group of CustomResourceDefinitions.
+const CRD_GROUP: &str = "apiextensions.k8s.io";
+
 /// The index entry of an object that is not an HPA, if its kind matters to the rules.
 pub fn prepare(id: ObjectId, node: Node<'_>) -> Option<Indexed> {
     Some(match id.kind.as_str() {
@@ -41,6 +44,9 @@ pub fn prepare(id: ObjectId, node: Node<'_>) -> Option<Indexed> {
         "VerticalPodAutoscaler" => Indexed::Vpa(objects::vpa_from_json(id, &node.to_json())),
         "LimitRange" if id.api_version == "v1" => {
             Indexed::LimitRange(objects::limit_range_from_json(id, &node.to_json()))
+        }
+        "CustomResourceDefinition" if GroupVersion::parse_or_empty(&id.api_version).group() == CRD_GROUP => {
+            Indexed::CustomResourceDefinition(objects::custom_resource_definition_from(id, node)?)
         }
         "ScaledObject" if GroupVersion::parse_or_empty(&id.api_version).group() == "keda.sh" => {
             Indexed::ScaledObject(objects::scaled_object_from_json(id, &node.to_json()))
@@ -96,12 +102,19 @@ pub fn first_pass_needs(kind: &str) -> Option<&'static Keep> {
     // `items`: a mapping with `items` is decoded as a list by kubectl, whatever its kind
     // (`input::refusal` reads them).
     const IDENTITY: Keep = Keep(&[("apiVersion", ALL), ("kind", ALL), ("metadata", METADATA), ("items", ALL)]);
+    // A CustomResourceDefinition's kind and the scale subresource of each version
+    // (`objects::custom_resource_definition_from`), not its schemas.
+    const CRD_VERSION: Keep = Keep(&[("name", ALL), ("served", ALL), ("subresources", ALL)]);
+    const CRD_SPEC: Keep = Keep(&[("group", ALL), ("names", ALL), ("versions", Some(&CRD_VERSION))]);
+    const CRD: Keep =
+        Keep(&[("apiVersion", ALL), ("kind", ALL), ("metadata", METADATA), ("spec", Some(&CRD_SPEC)), ("items", ALL)]);
     match kind {
         // No kind: kubectl refuses it, and says so with the whole document (`input::refusal`).
         "" => None,
         // Lists hold objects of their own kinds; HPAs and the other indexed kinds are read whole.
         _ if kind.ends_with("List") => None,
         hpa_core::api::KIND | "PodDisruptionBudget" | "VerticalPodAutoscaler" | "ScaledObject" | "LimitRange" => None,
+        "CustomResourceDefinition" => Some(&CRD),
         _ if is_workload_kind(kind) => Some(&WORKLOAD),
         _ => Some(&IDENTITY),
     }

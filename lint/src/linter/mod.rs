@@ -1067,8 +1067,10 @@ fn link_depends_on_namespace(
 ) -> bool {
     use hpa_core::rules::Objects as _;
     let hpa_assumed = hpa.namespace == Namespace::Unwritten;
-    // One of the HPA's namespace placed there by assumption and the HPA not, or the reverse.
-    let apart = |id: &ObjectId| assumed.contains(id) != hpa_assumed;
+    // One of the HPA's namespace placed there by assumption and the HPA not, or the reverse. An
+    // object of a kind without namespaces (a CustomResourceDefinition, HPA412's) is linked
+    // whatever namespace the HPA is in.
+    let apart = |id: &ObjectId| id.namespaced() && assumed.contains(id) != hpa_assumed;
     let t = &d.admitted.effective().spec.scale_target_ref;
     let namespace = &hpa.id.namespace;
     // A target without a namespace is found (or not) whatever namespace the HPA is in.

@@ -1,0 +1,161 @@
+//! HPA412 `unscalable-custom-resource`: a custom resource whose CustomResourceDefinition gives
+//! the HPA controller no scale to read, or a scale without a selector.
+
+use super::objects::{CrdVersion, CustomResourceDefinition};
+use super::{Context, Finding, Location, Rule, RuleMeta};
+use crate::api::GroupVersion;
+
+crate::declare_rule! {
+    /// ## What it checks
+    ///
+    /// The scale target is a custom resource whose CustomResourceDefinition is among the checked
+    /// manifests (a chart's CRDs rendered with `helm template --include-crds`, an operator's
+    /// bundle), and the CRD's served versions either have no `subresources.scale`, or have one
+    /// without `labelSelectorPath`. (When the served versions differ in this, the version the
+    /// controller reads depends on the cluster's discovery, and nothing is reported.)
+    ///
+    /// ## Why it matters
+    ///
+    /// The HPA controller reaches any target through its `scale` subresource
+    /// (`scaleForResourceMappings`): without one it fails at every sync (`AbleToScale` False,
+    /// `FailedGetScale`) and never acts. With one, it finds the pods to measure by the scale's
+    /// `status.selector`, which a CRD fills only from `labelSelectorPath`; without it every sync
+    /// stops there (`ScalingActive` False, `InvalidSelector`: "the HPA target's scale is missing
+    /// a selector"), whatever the metric type. kube-apiserver accepts both HPAs.
+    ///
+    /// ## Example
+    ///
+    /// ```yaml
+    /// apiVersion: autoscaling/v2
+    /// kind: HorizontalPodAutoscaler
+    /// metadata:
+    ///   name: workers
+    /// spec:
+    ///   scaleTargetRef: {apiVersion: example.com/v1, kind: WorkerPool, name: workers}
+    ///   minReplicas: 2
+    ///   maxReplicas: 10
+    ///   metrics:
+    ///   - type: External
+    ///     external:
+    ///       metric: {name: queue_depth}
+    ///       target: {type: AverageValue, averageValue: "30"}
+    /// ---
+    /// apiVersion: apiextensions.k8s.io/v1
+    /// kind: CustomResourceDefinition
+    /// metadata:
+    ///   name: workerpools.example.com
+    /// spec:
+    ///   group: example.com
+    ///   names: {kind: WorkerPool, plural: workerpools}
+    ///   scope: Namespaced
+    ///   versions:
+    ///   - name: v1
+    ///     served: true
+    ///     storage: true
+    ///     schema:
+    ///       openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
+    ///     subresources:
+    ///       scale: {specReplicasPath: .spec.replicas, statusReplicasPath: .status.replicas}
+    /// ```
+    ///
+    /// Instead:
+    ///
+    /// ```yaml
+    /// apiVersion: autoscaling/v2
+    /// kind: HorizontalPodAutoscaler
+    /// metadata:
+    ///   name: workers
+    /// spec:
+    ///   scaleTargetRef: {apiVersion: example.com/v1, kind: WorkerPool, name: workers}
+    ///   minReplicas: 2
+    ///   maxReplicas: 10
+    ///   metrics:
+    ///   - type: External
+    ///     external:
+    ///       metric: {name: queue_depth}
+    ///       target: {type: AverageValue, averageValue: "30"}
+    /// ---
+    /// apiVersion: apiextensions.k8s.io/v1
+    /// kind: CustomResourceDefinition
+    /// metadata:
+    ///   name: workerpools.example.com
+    /// spec:
+    ///   group: example.com
+    ///   names: {kind: WorkerPool, plural: workerpools}
+    ///   scope: Namespaced
+    ///   versions:
+    ///   - name: v1
+    ///     served: true
+    ///     storage: true
+    ///     schema:
+    ///       openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
+    ///     subresources:
+    ///       scale:
+    ///         specReplicasPath: .spec.replicas
+    ///         statusReplicasPath: .status.replicas
+    ///         labelSelectorPath: .status.selector
+    /// ```
+    ///
+    /// ## How to fix
+    ///
+    /// Give each served version of the CRD a `subresources.scale` with a `labelSelectorPath`
+    /// (a string field of the resource's status, `.status.selector`, that its controller fills
+    /// with the label selector of its pods in text form, `app=workers`), or point the HPA at
+    /// the workload that runs the pods.
+    pub struct UnscalableCustomResource {
+        id: "HPA412",
+        name: "unscalable-custom-resource",
+        severity: Error,
+        summary: "the scale target's CustomResourceDefinition has no scale subresource, or one without a selector",
+        needs_objects: true,
+    }
+}
+
+impl Rule for UnscalableCustomResource {
+    fn meta(&self) -> &'static RuleMeta {
+        &Self::META
+    }
+
+    fn check(&self, cx: &Context<'_>, out: &mut Vec<Finding>) {
+        let Some(objects) = cx.objects else { return };
+        let t = &cx.effective.spec.scale_target_ref;
+        let Ok(group_version) = GroupVersion::parse(&t.api_version) else { return };
+        let Some(crd) = objects.custom_resource_definition(group_version.group(), &t.kind) else { return };
+        let Some(scale) = crd.served_scale() else { return };
+        let (path, message) = match scale {
+            None => (
+                "",
+                format!(
+                    "CustomResourceDefinition {} gives {} no scale subresource: the controller cannot read the target's scale and never scales it (AbleToScale False, FailedGetScale)",
+                    crd.id.name, t.kind
+                ),
+            ),
+            Some(s) if s.label_selector_path.is_none() => (
+                ".subresources.scale",
+                format!(
+                    "CustomResourceDefinition {} gives {} a scale subresource without labelSelectorPath, so the scale has no selector: the controller never scales it (ScalingActive False, InvalidSelector: \"the HPA target's scale is missing a selector\")",
+                    crd.id.name, t.kind
+                ),
+            ),
+            Some(_) => return,
+        };
+        let Some(at) = first_served(crd) else { return };
+        out.push(
+            Finding::new(&Self::META, "spec.scaleTargetRef.kind", message)
+                .help(if path.is_empty() {
+                    "add subresources.scale with specReplicasPath, statusReplicasPath and labelSelectorPath to each served version of the CRD, or target the workload that runs the pods"
+                } else {
+                    "add labelSelectorPath (a status field the resource's controller fills with its pods' label selector) to the scale subresource of each served version of the CRD"
+                })
+                .related(
+                    Location::Object { id: crd.id.clone(), path: format!("spec.versions[{at}]{path}") },
+                    if path.is_empty() { "no scale subresource" } else { "no labelSelectorPath" },
+                ),
+        );
+    }
+}
+
+/// The index of the first served version of `crd` in `spec.versions`.
+fn first_served(crd: &CustomResourceDefinition) -> Option<usize> {
+    crd.versions.iter().position(|v: &CrdVersion| v.served)
+}
