@@ -53,23 +53,74 @@ impl From<&hpa_config::ControllerFile> for ControllerFlags {
     }
 }
 
-/// A flag value the controller cannot work with.
+/// The longest duration kube-controller-manager's duration flags hold: a Go `time.Duration`
+/// is an `int64` of nanoseconds, and pflag's `DurationVar` reads a flag with
+/// `time.ParseDuration`, which refuses a longer one (`time: invalid duration`).
+pub const MAX_FLAG_DURATION: Duration = Duration::from_nanos(i64::MAX as u64);
+
+/// A flag value the controller cannot work with. Its `Display` is the value and why; the
+/// caller names the value as its source writes it ([`FlagError::key`], `--tolerance`).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum FlagError {
-    /// A tolerance that is negative or not a number (callers name the source: `--tolerance`,
-    /// `controller.tolerance`).
-    #[error("tolerance {0}: must be a number, 0 or more")]
+    /// A tolerance that is negative or not a number.
+    #[error("{0}: must be a number, 0 or more")]
     Tolerance(f64),
+    /// A duration longer than a Go `time.Duration` holds ([`MAX_FLAG_DURATION`]):
+    /// kube-controller-manager refuses such a flag when it starts.
+    #[error(
+        "{}s: longer than kube-controller-manager's flag holds (a Go time.Duration: at most {}s)",
+        .value.as_secs(),
+        MAX_FLAG_DURATION.as_secs()
+    )]
+    TooLong {
+        /// kube-controller-manager's flag (hpa-core's `*_FLAG` names).
+        flag: &'static str,
+        /// The value given.
+        value: Duration,
+    },
 }
 
 impl FlagError {
-    /// The key of the refused value in a `controller:` section (`tolerance`).
+    /// The key of the refused value in `.hpa-lint.yaml`'s `controller:` section
+    /// (`tolerance`, `syncPeriodSeconds`).
     pub fn key(&self) -> &'static str {
         match self {
             FlagError::Tolerance(_) => "tolerance",
+            FlagError::TooLong { flag, .. } => match *flag {
+                SYNC_PERIOD_FLAG => "syncPeriodSeconds",
+                DOWNSCALE_STABILIZATION_FLAG => "downscaleStabilizationSeconds",
+                CPU_INITIALIZATION_PERIOD_FLAG => "cpuInitializationPeriod",
+                _ => "initialReadinessDelay",
+            },
         }
     }
+
+    /// The key of the refused value in a `simulate` scenario's `controller:` section
+    /// (`tolerance`, `syncPeriod`).
+    pub fn scenario_key(&self) -> &'static str {
+        match self {
+            FlagError::TooLong { flag: SYNC_PERIOD_FLAG, .. } => "syncPeriod",
+            FlagError::TooLong { flag: DOWNSCALE_STABILIZATION_FLAG, .. } => "downscaleStabilization",
+            other => other.key(),
+        }
+    }
+
+    /// The command line's name of the refused flag (`--tolerance`, `--sync-period`), else
+    /// kube-controller-manager's.
+    pub fn flag_name(&self) -> &'static str {
+        let flag = match self {
+            FlagError::Tolerance(_) => TOLERANCE_FLAG,
+            FlagError::TooLong { flag, .. } => flag,
+        };
+        ControllerArgs::name_of(flag).unwrap_or(flag)
+    }
+}
+
+/// `value` of kube-controller-manager's duration flag `flag`, refused when a Go
+/// `time.Duration` cannot hold it ([`MAX_FLAG_DURATION`]).
+fn flag_duration(flag: &'static str, value: Duration) -> Result<Duration, FlagError> {
+    if value > MAX_FLAG_DURATION { Err(FlagError::TooLong { flag, value }) } else { Ok(value) }
 }
 
 /// Where a controller value in effect comes from: the layer that set it last.
@@ -135,8 +186,9 @@ pub fn configuration(
             cpu_initialization_period,
             initial_readiness_delay,
         } = layer;
+        let duration = |flag, v: &Duration| flag_duration(flag, *v).map_err(|e| (e, from.clone()));
         if let Some(v) = sync_period {
-            c.sync_period = (*v).max(MIN_SYNC_PERIOD);
+            c.sync_period = duration(SYNC_PERIOD_FLAG, v)?.max(MIN_SYNC_PERIOD);
             p.sync_period = from.clone();
         }
         if let Some(v) = tolerance {
@@ -147,15 +199,15 @@ pub fn configuration(
             p.tolerance = from.clone();
         }
         if let Some(v) = downscale_stabilization {
-            c.downscale_stabilization_window = *v;
+            c.downscale_stabilization_window = duration(DOWNSCALE_STABILIZATION_FLAG, v)?;
             p.downscale_stabilization = from.clone();
         }
         if let Some(v) = cpu_initialization_period {
-            c.cpu_initialization_period = *v;
+            c.cpu_initialization_period = duration(CPU_INITIALIZATION_PERIOD_FLAG, v)?;
             p.cpu_initialization_period = from.clone();
         }
         if let Some(v) = initial_readiness_delay {
-            c.initial_readiness_delay = *v;
+            c.initial_readiness_delay = duration(INITIAL_READINESS_DELAY_FLAG, v)?;
             p.initial_readiness_delay = from.clone();
         }
     }
@@ -274,8 +326,54 @@ mod tests {
             let bad = ControllerFlags { tolerance: Some(t), ..Default::default() };
             let layers = [(&fine, Provenance::CommandLine), (&bad, Provenance::Scenario)];
             let (err, from) = configuration(FeatureGates::default(), &layers).unwrap_err();
-            assert!(err.to_string().starts_with("tolerance "), "{err}");
+            assert!(err.to_string().ends_with(": must be a number, 0 or more"), "{err}");
+            assert_eq!(err.key(), "tolerance");
             assert_eq!(from, Provenance::Scenario, "the refused layer is named");
         }
+    }
+
+    /// A duration past what a Go `time.Duration` holds (2^63-1 ns) is refused, from any layer,
+    /// as kube-controller-manager refuses the flag; the longest one it holds is taken.
+    #[test]
+    fn durations_past_go_time_duration_are_refused() {
+        let longest = Duration::from_secs(9_223_372_036);
+        let ok = ControllerFlags { sync_period: Some(longest), ..Default::default() };
+        let (c, _) = configuration(FeatureGates::default(), &[(&ok, Provenance::CommandLine)]).unwrap();
+        assert_eq!(c.sync_period, longest);
+        let cases: [(ControllerFlags, &str, &str); 4] = [
+            (
+                ControllerFlags { sync_period: Some(longest + Duration::from_secs(1)), ..Default::default() },
+                "--sync-period",
+                "syncPeriodSeconds",
+            ),
+            (
+                ControllerFlags { downscale_stabilization: Some(Duration::from_secs(u64::MAX)), ..Default::default() },
+                "--downscale-stabilization",
+                "downscaleStabilizationSeconds",
+            ),
+            (
+                ControllerFlags {
+                    cpu_initialization_period: Some(Duration::from_secs(u64::MAX)),
+                    ..Default::default()
+                },
+                CPU_INITIALIZATION_PERIOD_FLAG,
+                "cpuInitializationPeriod",
+            ),
+            (
+                ControllerFlags { initial_readiness_delay: Some(Duration::from_secs(u64::MAX)), ..Default::default() },
+                INITIAL_READINESS_DELAY_FLAG,
+                "initialReadinessDelay",
+            ),
+        ];
+        for (flags, name, key) in cases {
+            let (err, from) = configuration(FeatureGates::default(), &[(&flags, Provenance::Scenario)]).unwrap_err();
+            assert_eq!((err.flag_name(), err.key(), from), (name, key, Provenance::Scenario));
+        }
+        let past = ControllerFlags { sync_period: Some(Duration::from_secs(9_223_372_037)), ..Default::default() };
+        let (err, _) = configuration(FeatureGates::default(), &[(&past, Provenance::CommandLine)]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "9223372037s: longer than kube-controller-manager's flag holds (a Go time.Duration: at most 9223372036s)"
+        );
     }
 }

@@ -163,3 +163,42 @@ fn diagnose_reads_the_release_and_controller_of_the_configuration() {
     assert_eq!(r.code, 2, "{}", r.stderr);
     assert!(r.stderr.contains(&format!("{tolerance}:1:25: controller.tolerance -1")), "{}", r.stderr);
 }
+
+/// A controller duration longer than a Go `time.Duration` holds (2^63-1 ns, 9,223,372,036 s)
+/// is a usage error from every source, as kube-controller-manager refuses such a flag
+/// (`time: invalid duration`): it was taken, and `explain` printed syncs of 2^63-1 seconds.
+#[test]
+fn controller_durations_past_go_time_duration_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let hpa = write(&dir, "hpa.yaml", &with_1_37_field());
+    let too_long = "longer than kube-controller-manager's flag holds (a Go time.Duration: at most 9223372036s)";
+
+    let r = hpa_lint(&["explain", "--no-config", "--sync-period", "9223372036", &hpa], "");
+    assert_eq!(r.code, 0, "the longest it holds is taken: {}", r.stderr);
+    let r = hpa_lint(&["explain", "--no-config", "--sync-period", "9223372037", &hpa], "");
+    assert_eq!(
+        (r.code, r.stderr.trim_end()),
+        (2, format!("hpa-lint: error: --sync-period 9223372037s: {too_long}").as_str())
+    );
+    let r = hpa_lint(&["explain", "--no-config", "--downscale-stabilization", "18446744073709551615", &hpa], "");
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains(&format!("--downscale-stabilization 18446744073709551615s: {too_long}")), "{}", r.stderr);
+
+    let config = write(&dir, "long.yaml", "controller: {syncPeriodSeconds: 18446744073709551615}\n");
+    let r = hpa_lint(&["explain", "--config", &config, &hpa], "");
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr.contains(&format!("{config}:1:33: controller.syncPeriodSeconds 18446744073709551615s: {too_long}")),
+        "{}",
+        r.stderr
+    );
+
+    let scenario = write(&dir, "scenario.yaml", &format!("{SCALE_TO_ZERO_SCENARIO}controller: {{syncPeriod: 1e12}}\n"));
+    let r = hpa_lint(&["simulate", "--no-config", &scenario], "");
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr.contains(&format!("the scenario's controller.syncPeriod 1000000000000s: {too_long}")),
+        "{}",
+        r.stderr
+    );
+}
