@@ -101,7 +101,8 @@ pub struct SettingsFile {
     pub min_replica_spread: Option<i32>,
 }
 
-/// `controller:`
+/// `controller:`: kube-controller-manager's HPA flags, in `.hpa-lint.yaml` and in an
+/// `hpa-lint simulate` scenario alike (one syntax, durations in whole seconds).
 #[derive(Debug, Clone, Default, Decode)]
 #[go(package = "config", rename_all = "camelCase")]
 pub struct ControllerFile {
@@ -111,6 +112,10 @@ pub struct ControllerFile {
     pub tolerance: Option<f64>,
     /// `--horizontal-pod-autoscaler-downscale-stabilization`, seconds.
     pub downscale_stabilization_seconds: Option<u64>,
+    /// `--horizontal-pod-autoscaler-cpu-initialization-period`, seconds.
+    pub cpu_initialization_period_seconds: Option<u64>,
+    /// `--horizontal-pod-autoscaler-initial-readiness-delay`, seconds.
+    pub initial_readiness_delay_seconds: Option<u64>,
 }
 
 impl SettingsFile {
@@ -221,12 +226,14 @@ pub struct Config {
 
 /// The fields whose values are checked after reading (the release, the gates, the
 /// controller's flags), by their name in [`Config::at`].
-pub const LOCATED: [&str; 5] = [
+pub const LOCATED: [&str; 7] = [
     "kubernetesVersion",
     "featureGates",
     "controller.syncPeriodSeconds",
     "controller.tolerance",
     "controller.downscaleStabilizationSeconds",
+    "controller.cpuInitializationPeriodSeconds",
+    "controller.initialReadinessDelaySeconds",
 ];
 
 impl Config {

@@ -4,9 +4,11 @@
 //! The flags come from three sources: the command line (`explain`, `simulate`, `diagnose`), the
 //! `controller:` section of `.hpa-lint.yaml` (read by `explain`, `simulate` and `diagnose`, and
 //! by `lint` and `cluster` for the rules that look at the controller) and the `controller:`
-//! section of a `simulate` scenario. Each source reads its own syntax into a [`ControllerFlags`] layer;
+//! section of a `simulate` scenario. The two sections are one type, hpa-config's
+//! [`ControllerFile`](hpa_config::ControllerFile), read by one reader; each source becomes a
+//! [`ControllerFlags`] layer, [`check`]ed the same way whatever the source, and
 //! [`configuration`] lays them over the controller's defaults (hpa-core's, written once there),
-//! later layers winning, and checks the result the same way whatever the source.
+//! later layers winning.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -42,13 +44,14 @@ pub struct ControllerFlags {
 }
 
 impl From<&hpa_config::ControllerFile> for ControllerFlags {
-    /// The flags the `controller:` section of `.hpa-lint.yaml` sets.
+    /// The flags a `controller:` section (of `.hpa-lint.yaml` or of a scenario) sets.
     fn from(file: &hpa_config::ControllerFile) -> Self {
         ControllerFlags {
             sync_period: file.sync_period_seconds.map(Duration::from_secs),
             tolerance: file.tolerance,
             downscale_stabilization: file.downscale_stabilization_seconds.map(Duration::from_secs),
-            ..ControllerFlags::default()
+            cpu_initialization_period: file.cpu_initialization_period_seconds.map(Duration::from_secs),
+            initial_readiness_delay: file.initial_readiness_delay_seconds.map(Duration::from_secs),
         }
     }
 }
@@ -82,27 +85,17 @@ pub enum FlagError {
 }
 
 impl FlagError {
-    /// The key of the refused value in `.hpa-lint.yaml`'s `controller:` section
-    /// (`tolerance`, `syncPeriodSeconds`).
+    /// The key of the refused value in a `controller:` section (`tolerance`,
+    /// `syncPeriodSeconds`).
     pub fn key(&self) -> &'static str {
         match self {
             FlagError::Tolerance(_) => "tolerance",
             FlagError::TooLong { flag, .. } => match *flag {
                 SYNC_PERIOD_FLAG => "syncPeriodSeconds",
                 DOWNSCALE_STABILIZATION_FLAG => "downscaleStabilizationSeconds",
-                CPU_INITIALIZATION_PERIOD_FLAG => "cpuInitializationPeriod",
-                _ => "initialReadinessDelay",
+                CPU_INITIALIZATION_PERIOD_FLAG => "cpuInitializationPeriodSeconds",
+                _ => "initialReadinessDelaySeconds",
             },
-        }
-    }
-
-    /// The key of the refused value in a `simulate` scenario's `controller:` section
-    /// (`tolerance`, `syncPeriod`).
-    pub fn scenario_key(&self) -> &'static str {
-        match self {
-            FlagError::TooLong { flag: SYNC_PERIOD_FLAG, .. } => "syncPeriod",
-            FlagError::TooLong { flag: DOWNSCALE_STABILIZATION_FLAG, .. } => "downscaleStabilization",
-            other => other.key(),
         }
     }
 
@@ -117,10 +110,26 @@ impl FlagError {
     }
 }
 
-/// `value` of kube-controller-manager's duration flag `flag`, refused when a Go
-/// `time.Duration` cannot hold it ([`MAX_FLAG_DURATION`]).
-fn flag_duration(flag: &'static str, value: Duration) -> Result<Duration, FlagError> {
-    if value > MAX_FLAG_DURATION { Err(FlagError::TooLong { flag, value }) } else { Ok(value) }
+/// Refuses a layer's value the controller cannot work with: a tolerance that is negative or
+/// not a number, a duration a Go `time.Duration` cannot hold ([`MAX_FLAG_DURATION`]). The one
+/// check of every source ([`configuration`] runs it on each layer; a scenario's reader runs it
+/// first, to point at the value).
+pub fn check(layer: &ControllerFlags) -> Result<(), FlagError> {
+    if let Some(t) = layer.tolerance
+        && !(t.is_finite() && t >= 0.0)
+    {
+        return Err(FlagError::Tolerance(t));
+    }
+    let durations = [
+        (SYNC_PERIOD_FLAG, layer.sync_period),
+        (DOWNSCALE_STABILIZATION_FLAG, layer.downscale_stabilization),
+        (CPU_INITIALIZATION_PERIOD_FLAG, layer.cpu_initialization_period),
+        (INITIAL_READINESS_DELAY_FLAG, layer.initial_readiness_delay),
+    ];
+    match durations.into_iter().find(|(_, v)| v.is_some_and(|v| v > MAX_FLAG_DURATION)) {
+        Some((flag, Some(value))) => Err(FlagError::TooLong { flag, value }),
+        _ => Ok(()),
+    }
 }
 
 /// Where a controller value in effect comes from: the layer that set it last.
@@ -179,6 +188,7 @@ pub fn configuration(
     let mut c = HPAControllerConfiguration::new(gates);
     let mut p = Provenances::default();
     for (layer, from) in layers {
+        check(layer).map_err(|e| (e, from.clone()))?;
         let ControllerFlags {
             sync_period,
             tolerance,
@@ -186,28 +196,24 @@ pub fn configuration(
             cpu_initialization_period,
             initial_readiness_delay,
         } = layer;
-        let duration = |flag, v: &Duration| flag_duration(flag, *v).map_err(|e| (e, from.clone()));
         if let Some(v) = sync_period {
-            c.sync_period = duration(SYNC_PERIOD_FLAG, v)?.max(MIN_SYNC_PERIOD);
+            c.sync_period = (*v).max(MIN_SYNC_PERIOD);
             p.sync_period = from.clone();
         }
         if let Some(v) = tolerance {
-            if !(v.is_finite() && *v >= 0.0) {
-                return Err((FlagError::Tolerance(*v), from.clone()));
-            }
             c.tolerance = *v;
             p.tolerance = from.clone();
         }
         if let Some(v) = downscale_stabilization {
-            c.downscale_stabilization_window = duration(DOWNSCALE_STABILIZATION_FLAG, v)?;
+            c.downscale_stabilization_window = *v;
             p.downscale_stabilization = from.clone();
         }
         if let Some(v) = cpu_initialization_period {
-            c.cpu_initialization_period = duration(CPU_INITIALIZATION_PERIOD_FLAG, v)?;
+            c.cpu_initialization_period = *v;
             p.cpu_initialization_period = from.clone();
         }
         if let Some(v) = initial_readiness_delay {
-            c.initial_readiness_delay = duration(INITIAL_READINESS_DELAY_FLAG, v)?;
+            c.initial_readiness_delay = *v;
             p.initial_readiness_delay = from.clone();
         }
     }
@@ -357,12 +363,12 @@ mod tests {
                     ..Default::default()
                 },
                 CPU_INITIALIZATION_PERIOD_FLAG,
-                "cpuInitializationPeriod",
+                "cpuInitializationPeriodSeconds",
             ),
             (
                 ControllerFlags { initial_readiness_delay: Some(Duration::from_secs(u64::MAX)), ..Default::default() },
                 INITIAL_READINESS_DELAY_FLAG,
-                "initialReadinessDelay",
+                "initialReadinessDelaySeconds",
             ),
         ];
         for (flags, name, key) in cases {

@@ -107,7 +107,7 @@ fn sync_period(run: &Run) -> Value {
 fn simulate_reads_the_release_gates_and_controller_of_the_configuration() {
     let dir = tempfile::tempdir().unwrap();
     let scenario = write(&dir, "scenario.yaml", SCALE_TO_ZERO_SCENARIO);
-    let with_own = write(&dir, "own.yaml", &format!("{SCALE_TO_ZERO_SCENARIO}controller: {{syncPeriod: 20s}}\n"));
+    let with_own = write(&dir, "own.yaml", &format!("{SCALE_TO_ZERO_SCENARIO}controller: {{syncPeriodSeconds: 20}}\n"));
     let old = write(&dir, "old.yaml", "kubernetesVersion: \"1.36\"\n");
     let gate_off = write(&dir, "gate.yaml", "featureGates: {HPAScaleToZero: false}\n");
     let slow = write(&dir, "slow.yaml", "controller:\n  syncPeriodSeconds: 30\n");
@@ -193,12 +193,14 @@ fn controller_durations_past_go_time_duration_are_refused() {
         r.stderr
     );
 
-    let scenario = write(&dir, "scenario.yaml", &format!("{SCALE_TO_ZERO_SCENARIO}controller: {{syncPeriod: 1e12}}\n"));
-    let r = hpa_lint(&["simulate", "--no-config", &scenario], "");
-    assert_eq!(r.code, 2, "{}", r.stderr);
-    assert!(
-        r.stderr.contains(&format!("the scenario's controller.syncPeriod 1000000000000s: {too_long}")),
-        "{}",
-        r.stderr
+    // A scenario's `controller:` is the same section, refused where the value is written.
+    let scenario = write(
+        &dir,
+        "scenario.yaml",
+        &format!("{SCALE_TO_ZERO_SCENARIO}controller: {{syncPeriodSeconds: 9223372037}}\n"),
     );
+    let r = hpa_lint(&["simulate", "--no-config", &scenario], "");
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let at = format!("{scenario}:19:33: controller.syncPeriodSeconds 9223372037s: {too_long}");
+    assert!(r.stderr.contains(&at), "{}", r.stderr);
 }

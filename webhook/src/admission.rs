@@ -700,7 +700,9 @@ fn unused_lint_config_keys(config: &hpa_config::Config) -> Vec<&'static str> {
             "controller",
             controller.sync_period_seconds.is_some()
                 || controller.tolerance.is_some()
-                || controller.downscale_stabilization_seconds.is_some(),
+                || controller.downscale_stabilization_seconds.is_some()
+                || controller.cpu_initialization_period_seconds.is_some()
+                || controller.initial_readiness_delay_seconds.is_some(),
         ),
     ]
     .into_iter()

@@ -48,7 +48,7 @@ pub enum SettingsError {
     },
     /// A value of a scenario's `controller:` the controller cannot work with (the scenario's
     /// reader refuses what it can first, with its position).
-    #[error("the scenario's controller.{key} {0}", key = .0.scenario_key())]
+    #[error("the scenario's controller.{key} {0}", key = .0.key())]
     ScenarioController(FlagError),
     /// A controller flag of the command line the controller cannot work with.
     #[error("{name} {0}", name = .0.flag_name())]

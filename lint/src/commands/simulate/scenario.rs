@@ -8,7 +8,7 @@
 //!   containers: [{name: app, requests: {cpu: 20m}}]
 //! podReadyAfter: 10s
 //! duration: 5m
-//! controller: {syncPeriod: 15s, tolerance: 0.1}
+//! controller: {syncPeriodSeconds: 15, tolerance: 0.1}   # as in .hpa-lint.yaml
 //! load:
 //!   - at: 0s
 //!     metrics: {cpu: {total: 1030m}}
@@ -20,7 +20,6 @@
 //! metrics happens in [`bind`], once the HPA is known.
 
 use std::collections::BTreeMap;
-use std::time::Duration;
 
 use hpa_core::api::Quantity;
 use hpa_core::api::quantity::QuantityError;
@@ -30,7 +29,8 @@ use hpa_core::evaluator::controller::effective_metrics;
 use hpa_core::features::Gate;
 use hpa_core::rules::objects::{AdmittedPod, TemplateContainer, Workload};
 
-use crate::controller_flags::{ControllerFlags, MIN_SYNC_PERIOD};
+use crate::controller_flags::{self, ControllerFlags};
+use crate::linter::config::ControllerFile;
 use crate::source::{Node, NodeKind, Scalar, Span, Tree};
 use hpa_core::evaluator::simulation::{LoadPhase, LoadValue, MetricKey, Plan, PodTemplate};
 
@@ -129,8 +129,6 @@ const TOP_FIELDS: &[&str] = &[
     "controller",
     "load",
 ];
-const CONTROLLER_FIELDS: &[&str] =
-    &["syncPeriod", "tolerance", "downscaleStabilization", "cpuInitializationPeriod", "initialReadinessDelay"];
 const VALUE_FIELDS: &[&str] = &["perPod", "total", "utilization", "value"];
 /// A scenario's `podTemplate` written as a real pod template.
 const TEMPLATE_FIELDS: &[&str] = &["metadata", "spec"];
@@ -661,32 +659,26 @@ pub fn parse(root: Node<'_>) -> Result<Scenario, Vec<ScenarioError>> {
         }
     };
 
-    let mut controller = ControllerFlags::default();
-    if let Some(c) = root.get("controller")
-        && errs.keep(entries(c, "controller")).is_some()
-    {
-        check_fields(c, CONTROLLER_FIELDS, "controller", &mut errs);
-        let d = |key: &str, errs: &mut Errors| {
-            c.get(key).and_then(|n| errs.keep(duration(n, key))).map(|ms| Duration::from_millis(ms.unsigned_abs()))
-        };
-        controller.sync_period = d("syncPeriod", &mut errs);
-        if let (Some(p), Some(n)) = (controller.sync_period, c.get("syncPeriod"))
-            && p < MIN_SYNC_PERIOD
-        {
-            errs.push(n.span(), "syncPeriod must be at least 1s");
-            controller.sync_period = None;
-        }
-        controller.downscale_stabilization = d("downscaleStabilization", &mut errs);
-        controller.cpu_initialization_period = d("cpuInitializationPeriod", &mut errs);
-        controller.initial_readiness_delay = d("initialReadinessDelay", &mut errs);
-        if let Some(n) = c.get("tolerance") {
-            match n.kind() {
-                NodeKind::Scalar(Scalar::Int(i)) if i >= 0 => controller.tolerance = Some(i as f64),
-                NodeKind::Scalar(Scalar::Float(f)) if f >= 0.0 && f.is_finite() => controller.tolerance = Some(f),
-                _ => errs.push(n.span(), "tolerance must be a number, 0 or more (e.g. 0.1)"),
+    // `controller:` is `.hpa-lint.yaml`'s section, read by the same reader into the same type
+    // and checked by the same function.
+    let controller =
+        root.get("controller").map_or_else(ControllerFlags::default, |c| {
+            match hpa_yaml::read::decode_node::<ControllerFile>(c, "config") {
+                Ok(file) => {
+                    let flags = ControllerFlags::from(&file);
+                    if let Err(e) = controller_flags::check(&flags) {
+                        errs.push(hpa_yaml::locate(c, e.key()).span, format!("controller.{} {e}", e.key()));
+                    }
+                    flags
+                }
+                Err(read) => {
+                    for e in read {
+                        errs.push(e.span, format!("controller: {}", e.message));
+                    }
+                    ControllerFlags::default()
+                }
             }
-        }
-    }
+        });
 
     let load = root.get("load").map(|n| load(n, &mut errs)).unwrap_or_default();
 
@@ -905,6 +897,8 @@ pub fn bind(s: &Scenario, ctx: PlanInputs) -> Result<Plan, Vec<ScenarioError>> {
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
 
     #[test]
@@ -993,7 +987,7 @@ mod tests {
     #[test]
     fn parses_the_issue_example() {
         let s = parse_text(
-            "hpa: web-hpa.yaml\nreplicas: 2\npodTemplate:\n  containers: [{name: app, requests: {cpu: 20m}}]\npodReadyAfter: 10s\nduration: 5m\ncontroller: {syncPeriod: 15s, tolerance: 0.1}\nload:\n  - at: 0s\n    metrics: {cpu: {total: 1030m}}\n  - at: 15s\n    metrics: {cpu: {perPod: 0}}\n",
+            "hpa: web-hpa.yaml\nreplicas: 2\npodTemplate:\n  containers: [{name: app, requests: {cpu: 20m}}]\npodReadyAfter: 10s\nduration: 5m\ncontroller: {syncPeriodSeconds: 15, tolerance: 0.1}\nload:\n  - at: 0s\n    metrics: {cpu: {total: 1030m}}\n  - at: 15s\n    metrics: {cpu: {perPod: 0}}\n",
         )
         .unwrap();
         assert!(matches!(&s.hpa, HpaSource::File(p) if p.value == "web-hpa.yaml"));
@@ -1093,6 +1087,55 @@ mod tests {
         assert_eq!(init, [("setup", Some(&1000)), ("proxy", Some(&100))]);
         assert_eq!(on.init_containers[1].restart_policy.as_deref(), Some("Always"));
         assert!(t.admitted(false).pod_requests_milli.is_empty());
+    }
+
+    /// `controller:` is `.hpa-lint.yaml`'s section (`syncPeriodSeconds`, ...), read by the one
+    /// reader and checked by the one check: its errors point at the value.
+    #[test]
+    fn the_controller_section_is_the_configuration_files() {
+        let s = parse_text(
+            "hpa: x.yaml\nduration: 1m\ncontroller:\n  syncPeriodSeconds: 30\n  tolerance: 0.2\n  downscaleStabilizationSeconds: 60\n  cpuInitializationPeriodSeconds: 120\n  initialReadinessDelaySeconds: 10\n",
+        )
+        .unwrap();
+        let c = s.controller;
+        assert_eq!(
+            (
+                c.sync_period,
+                c.tolerance,
+                c.downscale_stabilization,
+                c.cpu_initialization_period,
+                c.initial_readiness_delay
+            ),
+            (
+                Some(Duration::from_secs(30)),
+                Some(0.2),
+                Some(Duration::from_secs(60)),
+                Some(Duration::from_secs(120)),
+                Some(Duration::from_secs(10))
+            )
+        );
+        // The old duration syntax is an unknown field; a type error wins over it, as in every
+        // decoding.
+        assert_eq!(
+            errors_at("hpa: x.yaml\nduration: 1m\ncontroller: {syncPeriod: 15s}\n"),
+            ["3:14: controller: unknown field \"syncPeriod\""]
+        );
+        assert_eq!(
+            errors_at("hpa: x.yaml\nduration: 1m\ncontroller: {syncPeriod: 15s, tolerance: x}\n"),
+            [
+                "3:42: controller: json: cannot unmarshal string into Go struct field ControllerFile.tolerance of type float64"
+            ]
+        );
+        assert_eq!(
+            errors_at("hpa: x.yaml\nduration: 1m\ncontroller:\n  tolerance: -0.5\n"),
+            ["4:14: controller.tolerance -0.5: must be a number, 0 or more"]
+        );
+        assert_eq!(
+            errors_at("hpa: x.yaml\nduration: 1m\ncontroller:\n  syncPeriodSeconds: 9223372037\n"),
+            [
+                "4:22: controller.syncPeriodSeconds 9223372037s: longer than kube-controller-manager's flag holds (a Go time.Duration: at most 9223372036s)"
+            ]
+        );
     }
 
     #[test]
