@@ -204,3 +204,19 @@ fn controller_durations_past_go_time_duration_are_refused() {
     let at = format!("{scenario}:19:33: controller.syncPeriodSeconds 9223372037s: {too_long}");
     assert!(r.stderr.contains(&at), "{}", r.stderr);
 }
+
+/// A configuration file that is not UTF-8 is refused in the words the webhook's `--lint-config`
+/// uses for it (one `ConfigError::NotUtf8`), where `hpa-lint` said the file could not be read.
+#[test]
+fn a_configuration_that_is_not_utf8_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("latin1.yaml");
+    std::fs::write(&config, b"rules: {HPA101: off} # \xe9\n").unwrap();
+    let config = config.display().to_string();
+    let r = hpa_lint(&["--config", &config, "-"], hpa_tests::VALID_HPA);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert_eq!(
+        r.stderr.trim_end(),
+        format!("hpa-lint: error: {config}: not UTF-8: invalid utf-8 sequence of 1 bytes from index 23")
+    );
+}
