@@ -1,5 +1,7 @@
 //! The scenario file format: a hand-written YAML file read from a [`Node`] tree, so that every
-//! problem carries the position of the text that caused it.
+//! problem carries the position of the text that caused it. Its `controller:` section is
+//! `.hpa-lint.yaml`'s (hpa-config's `ControllerFile`, read by hpa-yaml's `decode_node`); its
+//! pod templates become pods by hpa-core's admission rules ([`TemplateSpec::admitted`]).
 //!
 //! ```yaml
 //! hpa: web-hpa.yaml          # or an inline object under `hpaObject`
