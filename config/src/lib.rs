@@ -129,7 +129,8 @@ pub struct SettingsFile {
     pub min_replica_spread: Option<i32>,
 }
 
-/// `controller:`
+/// `controller:`: kube-controller-manager's HPA flags, in `.hpa-lint.yaml` and in an
+/// `hpa-lint simulate` scenario alike (one syntax, durations in whole seconds).
 #[derive(Debug, Clone, Default, Decode)]
 #[go(package = "config", rename_all = "camelCase")]
 pub struct ControllerFile {
@@ -139,6 +140,10 @@ pub struct ControllerFile {
     pub tolerance: Option<f64>,
     /// `--horizontal-pod-autoscaler-downscale-stabilization`, seconds.
     pub downscale_stabilization_seconds: Option<u64>,
+    /// `--horizontal-pod-autoscaler-cpu-initialization-period`, seconds.
+    pub cpu_initialization_period_seconds: Option<u64>,
+    /// `--horizontal-pod-autoscaler-initial-readiness-delay`, seconds.
+    pub initial_readiness_delay_seconds: Option<u64>,
 }
 
 impl SettingsFile {
@@ -223,14 +228,87 @@ impl Decode for LevelSetting {
 
 pub use hpa_core::check::RuleLevel;
 
-/// A configuration problem, with where it is.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{location}: {message}")]
-pub struct ConfigError {
-    /// `file:line:column`.
-    pub location: String,
-    /// What is wrong.
-    pub message: String,
+/// Where a value of a configuration file is written: `file:line:column`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Position {
+    /// The file's name as given.
+    pub file: String,
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column.
+    pub column: u32,
+}
+
+impl std::fmt::Display for Position {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}:{}", self.file, self.line, self.column)
+    }
+}
+
+/// A configuration the tools cannot use, with where the problem is (the file, or the
+/// `file:line:column` of the value).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// The file cannot be read.
+    #[error("{file}: cannot read the configuration: {source}")]
+    Read {
+        /// The file's name as given.
+        file: String,
+        /// What the OS said.
+        source: std::io::Error,
+    },
+    /// The file is not UTF-8 text.
+    #[error("{file}: not UTF-8: {source}")]
+    NotUtf8 {
+        /// The file's name as given.
+        file: String,
+        /// Where the text stops being UTF-8.
+        source: std::str::Utf8Error,
+    },
+    /// hpa-yaml's reader refuses it: not YAML as kubectl reads it, more than one document, an
+    /// unknown or duplicate field, a value of the wrong type (its first problem).
+    #[error("{file}:{error}")]
+    Yaml {
+        /// The file's name as given.
+        file: String,
+        /// The problem, at its line and column.
+        error: hpa_yaml::read::ReadError,
+    },
+    /// `kubernetesVersion` written as a YAML number (`1.30` would be the release 1.3).
+    #[error(
+        "{at}: kubernetesVersion: {written} is a number in YAML; write the release as a string: kubernetesVersion: \"{written}\""
+    )]
+    VersionIsANumber {
+        /// Where the value is.
+        at: Position,
+        /// The number as written.
+        written: String,
+    },
+    /// `rules:` names no rule.
+    #[error("{at}: unknown rule {rule:?} (see `hpa-lint rules`)")]
+    UnknownRule {
+        /// Where the key is.
+        at: Position,
+        /// The key as written.
+        rule: String,
+    },
+    /// A rule's level is none of `off`, `on`, `error`, `warning`, `info`.
+    #[error("{at}: rule {rule}: expected off, on, error, warning or info, found {level:?}")]
+    UnknownLevel {
+        /// Where the rule's key is.
+        at: Position,
+        /// The rule as written.
+        rule: String,
+        /// The level as written.
+        level: String,
+    },
+    /// `HPA000: off`: kube-apiserver's validation always runs.
+    #[error("{at}: HPA000 (kube-apiserver's validation) cannot be turned off")]
+    InvalidOff {
+        /// Where the rule's key is.
+        at: Position,
+    },
 }
 
 /// A loaded configuration.
@@ -249,12 +327,14 @@ pub struct Config {
 
 /// The fields whose values are checked after reading (the release, the gates, the
 /// controller's flags), by their name in [`Config::at`].
-pub const LOCATED: [&str; 5] = [
+pub const LOCATED: [&str; 7] = [
     "kubernetesVersion",
     "featureGates",
     "controller.syncPeriodSeconds",
     "controller.tolerance",
     "controller.downscaleStabilizationSeconds",
+    "controller.cpuInitializationPeriodSeconds",
+    "controller.initialReadinessDelaySeconds",
 ];
 
 impl Config {
@@ -283,54 +363,51 @@ pub fn find_upward(start: &Path) -> Option<PathBuf> {
     None
 }
 
-/// `kubernetesVersion` written as a YAML number (`1.34`, not `"1.34"`) is refused with the way to
-/// write it: as a number `1.30` would be the release 1.3, so the text is never guessed from.
-fn check_version_is_text(text: &str, node: hpa_yaml::Node<'_>) -> Result<(), String> {
+/// `kubernetesVersion` written as a YAML number (`1.34`, not `"1.34"`): the number as written,
+/// which is refused with the way to write it ([`ConfigError::VersionIsANumber`]); as a number
+/// `1.30` would be the release 1.3, so the text is never guessed from.
+fn version_written_as_number(text: &str, node: hpa_yaml::Node<'_>) -> Option<String> {
     use hpa_yaml::Scalar;
     if !matches!(node.scalar(), Some(Scalar::Int(_) | Scalar::UInt(_) | Scalar::Float(_))) {
-        return Ok(());
+        return None;
     }
     let span = node.span();
-    let written: String = text
-        .chars()
-        .skip(span.start.index as usize)
-        .take(span.end.index.saturating_sub(span.start.index) as usize)
-        .collect();
-    Err(format!(
-        "kubernetesVersion: {written} is a number in YAML; write the release as a string: kubernetesVersion: \"{written}\""
-    ))
+    Some(
+        text.chars()
+            .skip(span.start.index as usize)
+            .take(span.end.index.saturating_sub(span.start.index) as usize)
+            .collect(),
+    )
 }
 
 /// Parses a configuration file's text (with hpa-yaml's reader, [`hpa_yaml::read_document`]
 /// and [`hpa_yaml::read::decode_node`]: YAML as kubectl reads it, one document, unknown and
 /// duplicate fields refused).
 pub fn parse(name: &str, text: &str) -> Result<Config, ConfigError> {
-    let at = |mark: hpa_yaml::Mark| format!("{name}:{}:{}", mark.line.max(1), mark.col + 1);
-    let doc = hpa_yaml::read_document(text)
-        .map_err(|e| ConfigError { location: format!("{name}:{}:{}", e.line, e.column), message: e.message })?;
-    let Some(doc) = doc else {
+    let at = |mark: hpa_yaml::Mark| Position { file: name.to_string(), line: mark.line.max(1), column: mark.col + 1 };
+    let yaml = |error| ConfigError::Yaml { file: name.to_string(), error };
+    let Some(doc) = hpa_yaml::read_document(text).map_err(yaml)? else {
         return Ok(Config { path: Some(PathBuf::from(name)), ..Config::default() });
     };
-    if let Some(version) = doc.root().get("kubernetesVersion") {
-        check_version_is_text(text, version)
-            .map_err(|message| ConfigError { location: at(version.span().start), message })?;
+    if let Some(version) = doc.root().get("kubernetesVersion")
+        && let Some(written) = version_written_as_number(text, version)
+    {
+        return Err(ConfigError::VersionIsANumber { at: at(version.span().start), written });
     }
-    let cfg: ConfigFile = hpa_yaml::read::decode_node(doc.root(), "config").map_err(|errors| {
-        let first = errors.into_iter().next();
-        ConfigError {
-            location: first.as_ref().map_or_else(|| name.to_string(), |e| format!("{name}:{}:{}", e.line, e.column)),
-            message: first.map(|e| e.message).unwrap_or_default(),
-        }
-    })?;
+    // Its first problem: a decoding that fails says why at least once.
+    let cfg: ConfigFile = match hpa_yaml::read::decode_node(doc.root(), "config") {
+        Ok(cfg) => cfg,
+        Err(errors) => match errors.into_iter().next() {
+            Some(first) => return Err(yaml(first)),
+            None => ConfigFile::default(),
+        },
+    };
     let mut levels = BTreeMap::new();
     for (key, level) in &cfg.rules {
         let entry = doc.root().get("rules").and_then(|r| r.entry(key));
         let pos = entry.map_or(doc.root().span().start, |e| e.key.span().start);
         let Some(rule) = rules::find(key) else {
-            return Err(ConfigError {
-                location: at(pos),
-                message: format!("unknown rule {key:?} (see `hpa-lint rules`)"),
-            });
+            return Err(ConfigError::UnknownRule { at: at(pos), rule: key.clone() });
         };
         let level = match level {
             LevelSetting::Switch(false) => RuleLevel::Off,
@@ -340,18 +417,12 @@ pub fn parse(name: &str, text: &str) -> Result<Config, ConfigError> {
             LevelSetting::Named(s) => match Severity::parse(s) {
                 Some(sev) => RuleLevel::At(sev),
                 None => {
-                    return Err(ConfigError {
-                        location: at(pos),
-                        message: format!("rule {key}: expected off, on, error, warning or info, found {s:?}"),
-                    });
+                    return Err(ConfigError::UnknownLevel { at: at(pos), rule: key.clone(), level: s.clone() });
                 }
             },
         };
         if rule.meta().id == hpa_core::rules::INVALID.id && level == RuleLevel::Off {
-            return Err(ConfigError {
-                location: at(pos),
-                message: "HPA000 (kube-apiserver's validation) cannot be turned off".into(),
-            });
+            return Err(ConfigError::InvalidOff { at: at(pos) });
         }
         levels.insert(rule.meta().id, level);
     }
@@ -359,7 +430,7 @@ pub fn parse(name: &str, text: &str) -> Result<Config, ConfigError> {
     for field in LOCATED {
         let node = field.split('.').try_fold(doc.root(), |node, key| node.get(key));
         if let Some(node) = node {
-            locations.insert(field, at(node.span().start));
+            locations.insert(field, at(node.span().start).to_string());
         }
     }
     Ok(Config { path: Some(PathBuf::from(name)), file: cfg, levels, locations })
@@ -374,9 +445,9 @@ pub fn load(explicit: Option<&Path>) -> Result<Config, ConfigError> {
     };
     let Some(path) = path else { return Ok(Config::default()) };
     let name = path.display().to_string();
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| ConfigError { location: name.clone(), message: format!("cannot read the configuration: {e}") })?;
-    parse(&name, &text)
+    let bytes = std::fs::read(&path).map_err(|source| ConfigError::Read { file: name.clone(), source })?;
+    let text = std::str::from_utf8(&bytes).map_err(|source| ConfigError::NotUtf8 { file: name.clone(), source })?;
+    parse(&name, text)
 }
 
 #[cfg(test)]
@@ -401,10 +472,18 @@ mod tests {
     #[test]
     fn errors_have_positions() {
         let e = parse("c.yaml", "rules:\n  HPA999: off\n").unwrap_err();
-        assert_eq!(e.location, "c.yaml:2:3");
+        assert!(
+            matches!(&e, ConfigError::UnknownRule { at, rule } if at.to_string() == "c.yaml:2:3" && rule == "HPA999")
+        );
+        assert_eq!(e.to_string(), "c.yaml:2:3: unknown rule \"HPA999\" (see `hpa-lint rules`)");
         let e = parse("c.yaml", "settings:\n  minReplica: 3\n").unwrap_err();
-        assert!(e.to_string().starts_with("c.yaml:2:"), "{e}");
-        assert!(parse("c.yaml", "rules: {HPA000: off}\n").is_err());
+        assert_eq!(e.to_string(), "c.yaml:2:3: unknown field \"settings.minReplica\"");
+        assert!(matches!(e, ConfigError::Yaml { error, .. } if error.path == "settings.minReplica"));
+        let e = parse("c.yaml", "rules: {HPA000: off}\n").unwrap_err();
+        assert_eq!(e.to_string(), "c.yaml:1:9: HPA000 (kube-apiserver's validation) cannot be turned off");
+        let e = parse("c.yaml", "rules: {HPA101: loud}\n").unwrap_err();
+        assert!(matches!(&e, ConfigError::UnknownLevel { level, .. } if level == "loud"));
+        assert_eq!(e.to_string(), "c.yaml:1:9: rule HPA101: expected off, on, error, warning or info, found \"loud\"");
     }
 
     /// `scope` is one of its three words (the derived string enum), each read as written.
@@ -435,10 +514,12 @@ mod tests {
     #[test]
     fn an_unquoted_version_says_how_to_write_it() {
         let e = parse("c.yaml", "rules: {}\nkubernetesVersion: 1.30\n").unwrap_err();
-        assert_eq!(e.location, "c.yaml:2:20");
+        assert!(
+            matches!(&e, ConfigError::VersionIsANumber { at, written } if at.line == 2 && at.column == 20 && written == "1.30")
+        );
         assert_eq!(
-            e.message,
-            "kubernetesVersion: 1.30 is a number in YAML; write the release as a string: kubernetesVersion: \"1.30\""
+            e.to_string(),
+            "c.yaml:2:20: kubernetesVersion: 1.30 is a number in YAML; write the release as a string: kubernetesVersion: \"1.30\""
         );
         assert_eq!(
             parse("c.yaml", "kubernetesVersion: '1.34'\n").unwrap().file.kubernetes_version.as_deref(),
@@ -455,11 +536,14 @@ mod tests {
     #[test]
     fn a_second_document_is_refused() {
         let e = parse("c.yaml", "rules: {HPA101: off}\n---\nrules: {HPA101: error}\n").unwrap_err();
-        assert_eq!((e.location.as_str(), e.message.as_str()), ("c.yaml:2:1", "expected one YAML document"));
+        assert_eq!(e.to_string(), "c.yaml:2:1: expected one YAML document");
         // One document, with or without its `---`, and none at all, are read.
         assert_eq!(parse("c.yaml", "---\nrules: {HPA101: off}\n").unwrap().levels["HPA101"], RuleLevel::Off);
         assert!(parse("c.yaml", "# nothing\n").unwrap().levels.is_empty());
         let e = parse("c.yaml", "rules: [\n").unwrap_err();
-        assert!(e.location.starts_with("c.yaml:") && e.message.contains("did not find expected"), "{e}");
+        assert!(
+            matches!(&e, ConfigError::Yaml { error, .. } if error.message.contains("did not find expected")),
+            "{e}"
+        );
     }
 }

@@ -54,7 +54,8 @@ pub struct RuleConfig {
     /// Per-rule levels, by rule ID.
     pub levels: BTreeMap<&'static str, RuleLevel>,
     /// Only these rules (IDs or names; `all`: every rule, opt-in ones included); empty means
-    /// all that are enabled.
+    /// all that are enabled. `HPA000` runs whether it is named or not: an object kube-apiserver
+    /// refuses cannot exist, whichever rules are asked for.
     pub select: Vec<String>,
     /// Not these rules (`HPA000` cannot be ignored).
     pub ignore: Vec<String>,
@@ -500,6 +501,33 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    /// `HPA000` runs whatever `select` and `ignore` name (`--select HPA101` still reports what
+    /// kube-apiserver refuses), at error severity; the rules named run, the others do not.
+    #[test]
+    fn hpa000_runs_whatever_select_and_ignore_name() {
+        let hpa101 = rules::find("HPA101").unwrap().meta();
+        let hpa102 = rules::find("HPA102").unwrap().meta();
+        let selected = RuleConfig { select: vec!["HPA101".into()], ..RuleConfig::default() };
+        let ignored = RuleConfig { ignore: vec!["HPA000".into(), "all".into()], ..RuleConfig::default() };
+        for config in [&selected, &ignored] {
+            assert_eq!(config.level(rules::INVALID), Some(Severity::Error));
+        }
+        assert_eq!((selected.level(hpa101), selected.level(hpa102)), (Some(hpa101.severity), None));
+        assert_eq!(ignored.level(hpa101), None);
+        let found = |max_replicas: i32| {
+            let hpa = json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "web"},
+                "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+                    "minReplicas": 3, "maxReplicas": max_replicas}});
+            let report = check(Input::create(written(hpa)), &Options { rules: selected.clone(), ..Options::default() });
+            report.findings.iter().map(|f| format!("{} {}", f.rule.id, f.message)).collect::<Vec<_>>()
+        };
+        assert_eq!(found(3), ["HPA101 spec.minReplicas equals spec.maxReplicas (3): the HPA can never scale"]);
+        assert_eq!(
+            found(2),
+            ["HPA000 spec.maxReplicas: Invalid value: 2: must be greater than or equal to `minReplicas`"]
+        );
+    }
 
     fn written(value: serde_json::Value) -> Written {
         let api_version = value["apiVersion"].as_str().unwrap_or_default().to_string();

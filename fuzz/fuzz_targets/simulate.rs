@@ -19,12 +19,11 @@ use clap::Parser;
 use hpa_core::api::v2::HorizontalPodAutoscaler;
 use hpa_core::check;
 use hpa_core::evaluator::controller::SyncOutcome;
-use hpa_core::evaluator::simulation::{Plan, PodTemplate, Simulation, simulate};
+use hpa_core::evaluator::simulation::{Plan, Simulation, simulate};
 use hpa_core::features::FeatureGates;
 use hpa_lint::hpa;
 use hpa_lint::input::{self, ObjectRef, SourceFile};
 use hpa_lint::simulate::scenario::{self, HpaSource, PlanInputs, Scenario};
-use hpa_lint::source::{NodeKind, Scalar};
 use libfuzzer_sys::fuzz_target;
 
 /// At most this many syncs per run.
@@ -149,8 +148,8 @@ fn plan(scenario: &Scenario) -> Option<Plan> {
                 objects.iter().filter(|o| o.is_hpa() && wanted.is_none_or(|w| o.name() == Some(w))).collect();
             let [obj] = chosen.as_slice() else { return None };
             let hpa = admit(obj, &admission)?;
-            let (template, replicas) = workload(&objects, &hpa, scenario)?;
-            (hpa, template, replicas, path.span)
+            let target = hpa_lint::simulate::target_in(&objects, &hpa, &gates);
+            (hpa, target.template, target.replicas, path.span)
         }
     };
     let layers = [(&scenario.controller, hpa_lint::controller_flags::Provenance::Scenario)];
@@ -164,34 +163,4 @@ fn admit(obj: &ObjectRef<'_>, opts: &check::Options) -> Option<HorizontalPodAuto
         check::Admission::Admitted(admitted) if admitted.allowed() => Some(admitted.outcome.object),
         _ => None,
     }
-}
-
-/// The target workload's pod template and replicas, when the manifest holds it.
-#[allow(clippy::type_complexity)]
-fn workload(
-    objects: &[input::ObjectRef<'_>],
-    hpa: &HorizontalPodAutoscaler,
-    scenario: &Scenario,
-) -> Option<(Option<PodTemplate>, Option<i32>)> {
-    let target = &hpa.spec.scale_target_ref;
-    let Some(w) = objects.iter().find(|o| {
-        o.kind() == Some(target.kind.as_str())
-            && o.name() == Some(target.name.as_str())
-            && o.namespace().is_none_or(|ns| ns == hpa.metadata.namespace)
-    }) else {
-        return Some((None, None));
-    };
-    let mut template = None;
-    if let Some(t) = w.node.get("spec").and_then(|s| s.get("template")) {
-        let mut errors = Vec::new();
-        template = scenario::pod_template(t, scenario::TemplateSource::Manifest, &mut errors);
-        if !errors.is_empty() && scenario.pod_template.is_none() {
-            return None;
-        }
-    }
-    let replicas = match w.node.get("spec").and_then(|s| s.get("replicas")).map(|n| n.kind()) {
-        Some(NodeKind::Scalar(Scalar::Int(r))) => i32::try_from(r).ok().filter(|r| *r >= 0),
-        _ => None,
-    };
-    Some((template, replicas))
 }

@@ -74,7 +74,7 @@ pub struct FindingsArgs {
     pub color: ColorChoice,
 
     /// Only these rules (IDs or names, comma-separated or repeated; `all` also runs the opt-in
-    /// rules).
+    /// rules). HPA000, what kube-apiserver refuses, always runs.
     #[arg(long, value_name = "RULE", value_delimiter = ',')]
     pub select: Vec<String>,
 

@@ -4,9 +4,11 @@
 //! The flags come from three sources: the command line (`explain`, `simulate`, `diagnose`), the
 //! `controller:` section of `.hpa-lint.yaml` (read by `explain`, `simulate` and `diagnose`, and
 //! by `lint` and `cluster` for the rules that look at the controller) and the `controller:`
-//! section of a `simulate` scenario. Each source reads its own syntax into a [`ControllerFlags`] layer;
+//! section of a `simulate` scenario. The two sections are one type, hpa-config's
+//! [`ControllerFile`](hpa_config::ControllerFile), read by one reader; each source becomes a
+//! [`ControllerFlags`] layer, [`check`]ed the same way whatever the source, and
 //! [`configuration`] lays them over the controller's defaults (hpa-core's, written once there),
-//! later layers winning, and checks the result the same way whatever the source.
+//! later layers winning.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -42,33 +44,91 @@ pub struct ControllerFlags {
 }
 
 impl From<&hpa_config::ControllerFile> for ControllerFlags {
-    /// The flags the `controller:` section of `.hpa-lint.yaml` sets.
+    /// The flags a `controller:` section (of `.hpa-lint.yaml` or of a scenario) sets.
     fn from(file: &hpa_config::ControllerFile) -> Self {
         ControllerFlags {
             sync_period: file.sync_period_seconds.map(Duration::from_secs),
             tolerance: file.tolerance,
             downscale_stabilization: file.downscale_stabilization_seconds.map(Duration::from_secs),
-            ..ControllerFlags::default()
+            cpu_initialization_period: file.cpu_initialization_period_seconds.map(Duration::from_secs),
+            initial_readiness_delay: file.initial_readiness_delay_seconds.map(Duration::from_secs),
         }
     }
 }
 
-/// A flag value the controller cannot work with.
+/// The longest duration kube-controller-manager's duration flags hold: a Go `time.Duration`
+/// is an `int64` of nanoseconds, and pflag's `DurationVar` reads a flag with
+/// `time.ParseDuration`, which refuses a longer one (`time: invalid duration`).
+pub const MAX_FLAG_DURATION: Duration = Duration::from_nanos(i64::MAX as u64);
+
+/// A flag value the controller cannot work with. Its `Display` is the value and why; the
+/// caller names the value as its source writes it ([`FlagError::key`], `--tolerance`).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum FlagError {
-    /// A tolerance that is negative or not a number (callers name the source: `--tolerance`,
-    /// `controller.tolerance`).
-    #[error("tolerance {0}: must be a number, 0 or more")]
+    /// A tolerance that is negative or not a number.
+    #[error("{0}: must be a number, 0 or more")]
     Tolerance(f64),
+    /// A duration longer than a Go `time.Duration` holds ([`MAX_FLAG_DURATION`]):
+    /// kube-controller-manager refuses such a flag when it starts.
+    #[error(
+        "{}s: longer than kube-controller-manager's flag holds (a Go time.Duration: at most {}s)",
+        .value.as_secs(),
+        MAX_FLAG_DURATION.as_secs()
+    )]
+    TooLong {
+        /// kube-controller-manager's flag (hpa-core's `*_FLAG` names).
+        flag: &'static str,
+        /// The value given.
+        value: Duration,
+    },
 }
 
 impl FlagError {
-    /// The key of the refused value in a `controller:` section (`tolerance`).
+    /// The key of the refused value in a `controller:` section (`tolerance`,
+    /// `syncPeriodSeconds`).
     pub fn key(&self) -> &'static str {
         match self {
             FlagError::Tolerance(_) => "tolerance",
+            FlagError::TooLong { flag, .. } => match *flag {
+                SYNC_PERIOD_FLAG => "syncPeriodSeconds",
+                DOWNSCALE_STABILIZATION_FLAG => "downscaleStabilizationSeconds",
+                CPU_INITIALIZATION_PERIOD_FLAG => "cpuInitializationPeriodSeconds",
+                _ => "initialReadinessDelaySeconds",
+            },
         }
+    }
+
+    /// The command line's name of the refused flag (`--tolerance`, `--sync-period`), else
+    /// kube-controller-manager's.
+    pub fn flag_name(&self) -> &'static str {
+        let flag = match self {
+            FlagError::Tolerance(_) => TOLERANCE_FLAG,
+            FlagError::TooLong { flag, .. } => flag,
+        };
+        ControllerArgs::name_of(flag).unwrap_or(flag)
+    }
+}
+
+/// Refuses a layer's value the controller cannot work with: a tolerance that is negative or
+/// not a number, a duration a Go `time.Duration` cannot hold ([`MAX_FLAG_DURATION`]). The one
+/// check of every source ([`configuration`] runs it on each layer; a scenario's reader runs it
+/// first, to point at the value).
+pub fn check(layer: &ControllerFlags) -> Result<(), FlagError> {
+    if let Some(t) = layer.tolerance
+        && !(t.is_finite() && t >= 0.0)
+    {
+        return Err(FlagError::Tolerance(t));
+    }
+    let durations = [
+        (SYNC_PERIOD_FLAG, layer.sync_period),
+        (DOWNSCALE_STABILIZATION_FLAG, layer.downscale_stabilization),
+        (CPU_INITIALIZATION_PERIOD_FLAG, layer.cpu_initialization_period),
+        (INITIAL_READINESS_DELAY_FLAG, layer.initial_readiness_delay),
+    ];
+    match durations.into_iter().find(|(_, v)| v.is_some_and(|v| v > MAX_FLAG_DURATION)) {
+        Some((flag, Some(value))) => Err(FlagError::TooLong { flag, value }),
+        _ => Ok(()),
     }
 }
 
@@ -128,6 +188,7 @@ pub fn configuration(
     let mut c = HPAControllerConfiguration::new(gates);
     let mut p = Provenances::default();
     for (layer, from) in layers {
+        check(layer).map_err(|e| (e, from.clone()))?;
         let ControllerFlags {
             sync_period,
             tolerance,
@@ -140,9 +201,6 @@ pub fn configuration(
             p.sync_period = from.clone();
         }
         if let Some(v) = tolerance {
-            if !(v.is_finite() && *v >= 0.0) {
-                return Err((FlagError::Tolerance(*v), from.clone()));
-            }
             c.tolerance = *v;
             p.tolerance = from.clone();
         }
@@ -274,8 +332,54 @@ mod tests {
             let bad = ControllerFlags { tolerance: Some(t), ..Default::default() };
             let layers = [(&fine, Provenance::CommandLine), (&bad, Provenance::Scenario)];
             let (err, from) = configuration(FeatureGates::default(), &layers).unwrap_err();
-            assert!(err.to_string().starts_with("tolerance "), "{err}");
+            assert!(err.to_string().ends_with(": must be a number, 0 or more"), "{err}");
+            assert_eq!(err.key(), "tolerance");
             assert_eq!(from, Provenance::Scenario, "the refused layer is named");
         }
+    }
+
+    /// A duration past what a Go `time.Duration` holds (2^63-1 ns) is refused, from any layer,
+    /// as kube-controller-manager refuses the flag; the longest one it holds is taken.
+    #[test]
+    fn durations_past_go_time_duration_are_refused() {
+        let longest = Duration::from_secs(9_223_372_036);
+        let ok = ControllerFlags { sync_period: Some(longest), ..Default::default() };
+        let (c, _) = configuration(FeatureGates::default(), &[(&ok, Provenance::CommandLine)]).unwrap();
+        assert_eq!(c.sync_period, longest);
+        let cases: [(ControllerFlags, &str, &str); 4] = [
+            (
+                ControllerFlags { sync_period: Some(longest + Duration::from_secs(1)), ..Default::default() },
+                "--sync-period",
+                "syncPeriodSeconds",
+            ),
+            (
+                ControllerFlags { downscale_stabilization: Some(Duration::from_secs(u64::MAX)), ..Default::default() },
+                "--downscale-stabilization",
+                "downscaleStabilizationSeconds",
+            ),
+            (
+                ControllerFlags {
+                    cpu_initialization_period: Some(Duration::from_secs(u64::MAX)),
+                    ..Default::default()
+                },
+                CPU_INITIALIZATION_PERIOD_FLAG,
+                "cpuInitializationPeriodSeconds",
+            ),
+            (
+                ControllerFlags { initial_readiness_delay: Some(Duration::from_secs(u64::MAX)), ..Default::default() },
+                INITIAL_READINESS_DELAY_FLAG,
+                "initialReadinessDelaySeconds",
+            ),
+        ];
+        for (flags, name, key) in cases {
+            let (err, from) = configuration(FeatureGates::default(), &[(&flags, Provenance::Scenario)]).unwrap_err();
+            assert_eq!((err.flag_name(), err.key(), from), (name, key, Provenance::Scenario));
+        }
+        let past = ControllerFlags { sync_period: Some(Duration::from_secs(9_223_372_037)), ..Default::default() };
+        let (err, _) = configuration(FeatureGates::default(), &[(&past, Provenance::CommandLine)]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "9223372037s: longer than kube-controller-manager's flag holds (a Go time.Duration: at most 9223372036s)"
+        );
     }
 }

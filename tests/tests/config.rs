@@ -107,7 +107,7 @@ fn sync_period(run: &Run) -> Value {
 fn simulate_reads_the_release_gates_and_controller_of_the_configuration() {
     let dir = tempfile::tempdir().unwrap();
     let scenario = write(&dir, "scenario.yaml", SCALE_TO_ZERO_SCENARIO);
-    let with_own = write(&dir, "own.yaml", &format!("{SCALE_TO_ZERO_SCENARIO}controller: {{syncPeriod: 20s}}\n"));
+    let with_own = write(&dir, "own.yaml", &format!("{SCALE_TO_ZERO_SCENARIO}controller: {{syncPeriodSeconds: 20}}\n"));
     let old = write(&dir, "old.yaml", "kubernetesVersion: \"1.36\"\n");
     let gate_off = write(&dir, "gate.yaml", "featureGates: {HPAScaleToZero: false}\n");
     let slow = write(&dir, "slow.yaml", "controller:\n  syncPeriodSeconds: 30\n");
@@ -162,4 +162,61 @@ fn diagnose_reads_the_release_and_controller_of_the_configuration() {
     let r = diagnose(&["--config", &tolerance]);
     assert_eq!(r.code, 2, "{}", r.stderr);
     assert!(r.stderr.contains(&format!("{tolerance}:1:25: controller.tolerance -1")), "{}", r.stderr);
+}
+
+/// A controller duration longer than a Go `time.Duration` holds (2^63-1 ns, 9,223,372,036 s)
+/// is a usage error from every source, as kube-controller-manager refuses such a flag
+/// (`time: invalid duration`): it was taken, and `explain` printed syncs of 2^63-1 seconds.
+#[test]
+fn controller_durations_past_go_time_duration_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let hpa = write(&dir, "hpa.yaml", &with_1_37_field());
+    let too_long = "longer than kube-controller-manager's flag holds (a Go time.Duration: at most 9223372036s)";
+
+    let r = hpa_lint(&["explain", "--no-config", "--sync-period", "9223372036", &hpa], "");
+    assert_eq!(r.code, 0, "the longest it holds is taken: {}", r.stderr);
+    let r = hpa_lint(&["explain", "--no-config", "--sync-period", "9223372037", &hpa], "");
+    assert_eq!(
+        (r.code, r.stderr.trim_end()),
+        (2, format!("hpa-lint: error: --sync-period 9223372037s: {too_long}").as_str())
+    );
+    let r = hpa_lint(&["explain", "--no-config", "--downscale-stabilization", "18446744073709551615", &hpa], "");
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains(&format!("--downscale-stabilization 18446744073709551615s: {too_long}")), "{}", r.stderr);
+
+    let config = write(&dir, "long.yaml", "controller: {syncPeriodSeconds: 18446744073709551615}\n");
+    let r = hpa_lint(&["explain", "--config", &config, &hpa], "");
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr.contains(&format!("{config}:1:33: controller.syncPeriodSeconds 18446744073709551615s: {too_long}")),
+        "{}",
+        r.stderr
+    );
+
+    // A scenario's `controller:` is the same section, refused where the value is written.
+    let scenario = write(
+        &dir,
+        "scenario.yaml",
+        &format!("{SCALE_TO_ZERO_SCENARIO}controller: {{syncPeriodSeconds: 9223372037}}\n"),
+    );
+    let r = hpa_lint(&["simulate", "--no-config", &scenario], "");
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let at = format!("{scenario}:19:33: controller.syncPeriodSeconds 9223372037s: {too_long}");
+    assert!(r.stderr.contains(&at), "{}", r.stderr);
+}
+
+/// A configuration file that is not UTF-8 is refused in the words the webhook's `--lint-config`
+/// uses for it (one `ConfigError::NotUtf8`), where `hpa-lint` said the file could not be read.
+#[test]
+fn a_configuration_that_is_not_utf8_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("latin1.yaml");
+    std::fs::write(&config, b"rules: {HPA101: off} # \xe9\n").unwrap();
+    let config = config.display().to_string();
+    let r = hpa_lint(&["--config", &config, "-"], hpa_tests::VALID_HPA);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert_eq!(
+        r.stderr.trim_end(),
+        format!("hpa-lint: error: {config}: not UTF-8: invalid utf-8 sequence of 1 bytes from index 23")
+    );
 }

@@ -276,3 +276,23 @@ fn the_first_sync_is_one_period_after_creation_before_1_37() {
     assert!(p36.iter().all(|&(_, r, d)| (r, d) == (2, 2)), "{p36:?}");
     assert_eq!(p36.len(), path_of("1.37").len() - 1);
 }
+
+/// The target's template in the HPA's file makes pods as kube-apiserver admits them (hpa-core's
+/// `PodTemplate::admitted`, as `diagnose` makes them): the namespace's LimitRange gives a
+/// container without a request its default (LimitRanger), and pod-level limits become the
+/// pod-level requests with `PodLevelResources` (beta from 1.34; alpha, off, in 1.33). Both were
+/// read as no request at all: the metric failed at every sync and nothing scaled.
+#[test]
+fn the_targets_pods_are_admitted_as_kube_apiserver_admits_them() {
+    let first = |scenario: &str, version: &str| {
+        let path = format!("{DATA}/{scenario}");
+        let run = hpa_lint(&["simulate", "-o", "json", "--kubernetes-version", version, &path], "");
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let s = run.json()["steps"][0].clone();
+        (s["metrics"][0]["current"]["averageUtilization"].as_i64(), s["desired"].as_i64())
+    };
+    assert_eq!(first("limit-range.yaml", "1.33"), (Some(90), Some(4)));
+    assert_eq!(first("limit-range.yaml", "1.38"), (Some(90), Some(4)));
+    assert_eq!(first("pod-limits.yaml", "1.35"), (Some(90), Some(4)));
+    assert_eq!(first("pod-limits.yaml", "1.33"), (None, Some(2)));
+}

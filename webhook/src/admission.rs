@@ -204,8 +204,8 @@ impl Reviewer {
         let (gates, lint_warnings) = (self.gates.clone(), self.lint_warnings);
         let parse = move |path: &Path, bytes: &[u8]| -> Result<check::Options, ConfigError> {
             let name = path.display().to_string();
-            let text = std::str::from_utf8(bytes)
-                .map_err(|e| ConfigError { location: name.clone(), message: format!("not UTF-8: {e}") })?;
+            let text =
+                std::str::from_utf8(bytes).map_err(|source| ConfigError::NotUtf8 { file: name.clone(), source })?;
             let config = hpa_config::parse(&name, text)?;
             for key in unused_lint_config_keys(&config) {
                 tracing::warn!(
@@ -700,7 +700,9 @@ fn unused_lint_config_keys(config: &hpa_config::Config) -> Vec<&'static str> {
             "controller",
             controller.sync_period_seconds.is_some()
                 || controller.tolerance.is_some()
-                || controller.downscale_stabilization_seconds.is_some(),
+                || controller.downscale_stabilization_seconds.is_some()
+                || controller.cpu_initialization_period_seconds.is_some()
+                || controller.initial_readiness_delay_seconds.is_some(),
         ),
     ]
     .into_iter()
@@ -710,7 +712,7 @@ fn unused_lint_config_keys(config: &hpa_config::Config) -> Vec<&'static str> {
 
 /// An unreadable lint configuration, worded as `hpa-lint` words it.
 fn config_read_error(path: std::path::PathBuf, e: std::io::Error) -> ConfigError {
-    ConfigError { location: path.display().to_string(), message: format!("cannot read the configuration: {e}") }
+    ConfigError::Read { file: path.display().to_string(), source: e }
 }
 
 /// A lint finding as a warning: `HPA101 min-replicas-equals-max: <message>`, at most

@@ -2,15 +2,16 @@
 //! one document decoded by hpa-core's decoder (unknown and duplicate fields refused), every
 //! problem with the line and column it is at. The webhook's policy file is read with [`read`],
 //! `.hpa-lint.yaml` with its two halves ([`read_document`], then [`decode_node`], as it also
-//! needs where its fields are written). `hpa-lint simulate`'s scenarios are not: they are
-//! parsed with [`crate::parse`] and walked by their own reader (`scenario.rs` of hpa-lint,
-//! whose fields and words are its own), which takes only [`duplicate_keys`] from here.
+//! needs where its fields are written), and the `controller:` section of an `hpa-lint simulate`
+//! scenario with [`decode_node`] into the same type as `.hpa-lint.yaml`'s. The rest of a
+//! scenario is still walked by its own reader (`scenario.rs` of hpa-lint, whose fields and words
+//! are its own), which takes [`duplicate_keys`] from here.
 
 use hpa_core::api::decode::{self, Decode, DecodeErrorKind, Options, Strictness};
 
 use std::collections::HashSet;
 
-use crate::{Document, Mark, Node, NodeSource, locate, parse};
+use crate::{Document, Node, NodeSource, Span, locate, parse};
 
 /// The most entries a mapping may have for [`duplicate_keys`] to compare its keys pairwise
 /// rather than keep a set of them.
@@ -38,6 +39,9 @@ pub struct ReadError {
     pub line: u32,
     /// 1-based column.
     pub column: u32,
+    /// The text it points at (where `line` and `column` are), for a reader that positions
+    /// errors by span.
+    pub span: Span,
     /// The field path it is about (empty for the file as a whole).
     pub path: String,
     /// What is wrong.
@@ -45,8 +49,8 @@ pub struct ReadError {
 }
 
 impl ReadError {
-    fn at(kind: ReadErrorKind, mark: Mark, path: String, message: String) -> ReadError {
-        ReadError { kind, line: mark.line.max(1), column: mark.col + 1, path, message }
+    fn at(kind: ReadErrorKind, span: Span, path: String, message: String) -> ReadError {
+        ReadError { kind, line: span.start.line.max(1), column: span.start.col + 1, span, path, message }
     }
 }
 
@@ -65,14 +69,15 @@ pub fn read<T: Decode + Default>(text: &str, package: &'static str) -> Result<T,
 pub fn read_document(text: &str) -> Result<Option<Document>, ReadError> {
     let parsed = parse(text);
     if let Some(e) = parsed.error {
-        return Err(ReadError::at(ReadErrorKind::Syntax, e.mark, String::new(), e.message));
+        let at = Span { start: e.mark, end: e.mark };
+        return Err(ReadError::at(ReadErrorKind::Syntax, at, String::new(), e.message));
     }
     let mut documents = parsed.documents.into_iter();
     let document = documents.next();
     if let Some(second) = documents.next() {
         return Err(ReadError::at(
             ReadErrorKind::MultipleDocuments,
-            second.start,
+            Span { start: second.start, end: second.start },
             String::new(),
             "expected one YAML document".into(),
         ));
@@ -90,7 +95,7 @@ pub fn decode_node<T: Decode + Default>(node: Node<'_>, package: &'static str) -
                 .map(|e| {
                     let l = locate(node, &e.path);
                     let span = if e.kind.is_strict() { l.key_span.unwrap_or(l.span) } else { l.span };
-                    ReadError::at(ReadErrorKind::Decode(e.kind), span.start, e.path, e.message)
+                    ReadError::at(ReadErrorKind::Decode(e.kind), span, e.path, e.message)
                 })
                 .collect()
         })

@@ -14,7 +14,7 @@
 //! - the conditions it writes compared with the live ones ([`ConditionCheck`]);
 //! - the next syncs if the load stays as it is ([`Forecast`], the simulation driver resumed
 //!   from the sync's memory and status);
-//! - plain answers to "why is it not scaling" and "why is it slow" ([`Finding`]).
+//! - plain answers to "why is it not scaling" and "why is it slow" ([`Answer`]).
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -213,7 +213,7 @@ pub enum Question {
 
 /// A plain answer: a stable cause code and a sentence.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Finding {
+pub struct Answer {
     /// The question.
     pub question: Question,
     /// A stable code (`missing-requests`, `no-metrics`, `unready-pods`, `tolerance`,
@@ -239,7 +239,7 @@ pub struct Diagnosis {
     /// The next syncs; `None` when the sync stops before metrics (no scale, scaling disabled).
     pub forecast: Option<Forecast>,
     /// The answers, "not scaling" first.
-    pub findings: Vec<Finding>,
+    pub findings: Vec<Answer>,
     /// What is worth saying but answers neither question (an in-place resize that does not
     /// hold the count).
     pub notes: Vec<String>,
@@ -1118,11 +1118,11 @@ fn current_load(sync: &SyncInput, key: &MetricKey) -> LoadValue {
 // === The answers ===
 
 /// Why it is not scaling, and why it is slow, from the replayed sync and the forecast.
-fn findings(input: &DiagnosisInput<'_>, d: &Diagnosis) -> (Vec<Finding>, Vec<String>) {
+fn findings(input: &DiagnosisInput<'_>, d: &Diagnosis) -> (Vec<Answer>, Vec<String>) {
     let mut out = Vec::new();
     let mut notes = Vec::new();
     let holds = resizes_hold_the_count(input, d);
-    let mut push = |question, cause, message: String| out.push(Finding { question, cause, message });
+    let mut push = |question, cause, message: String| out.push(Answer { question, cause, message });
     let sync = &d.sync;
     let current = sync.current_replicas.unwrap_or(0);
     let not = Question::NotScaling;

@@ -39,7 +39,7 @@ pub enum SettingsError {
     #[error(transparent)]
     Gates(GateError),
     /// A value of the configuration's `controller:` the controller cannot work with.
-    #[error("{at}: controller.{source}")]
+    #[error("{at}: controller.{} {source}", .source.key())]
     ConfiguredController {
         /// `file:line:column`.
         at: String,
@@ -47,11 +47,11 @@ pub enum SettingsError {
         source: FlagError,
     },
     /// A value of a scenario's `controller:` the controller cannot work with (the scenario's
-    /// reader refuses it first, with its position).
-    #[error("the scenario's controller.{0}")]
+    /// reader refuses what it can first, with its position).
+    #[error("the scenario's controller.{key} {0}", key = .0.key())]
     ScenarioController(FlagError),
     /// A controller flag of the command line the controller cannot work with.
-    #[error("--{0}")]
+    #[error("{name} {0}", name = .0.flag_name())]
     ControllerFlag(FlagError),
     /// `--select` or `--ignore` names no rule.
     #[error("unknown rule {0:?} (see `hpa-lint rules`)")]

@@ -20,9 +20,10 @@ use serde_json::Value;
 
 use super::{Diagnostic, LintOptions, LintResults, Location, Note, Place, Related};
 
-/// An object a live diagnostic points at.
+/// An object of the cluster a live diagnostic points at (its identity only; not hpa-cluster's
+/// `LiveObject`, the object as a list or watch received it).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub struct LiveObject {
+pub struct ClusterObject {
     /// `namespace`, `None` for kinds without namespaces.
     pub namespace: Option<String>,
     /// `metadata.name`
@@ -33,10 +34,10 @@ pub struct LiveObject {
     pub api_version: String,
 }
 
-impl LiveObject {
-    fn of(id: &ObjectId) -> LiveObject {
+impl ClusterObject {
+    fn of(id: &ObjectId) -> ClusterObject {
         let cluster_scoped = rules::is_cluster_scoped(&id.api_version, &id.kind);
-        LiveObject {
+        ClusterObject {
             namespace: (!cluster_scoped).then(|| id.namespace.clone()),
             name: id.name.clone(),
             kind: id.kind.clone(),
@@ -121,7 +122,7 @@ pub fn lint_inventory(inventory: Inventory, opts: &LintOptions) -> LintResults {
         outcome.diagnostics.extend(diags);
         outcome.suppressed += suppressed;
     }
-    fn object(d: &Diagnostic) -> Option<&LiveObject> {
+    fn object(d: &Diagnostic) -> Option<&ClusterObject> {
         match &d.location {
             Location::Object(o) => Some(o),
             Location::File { .. } => None,
@@ -220,8 +221,8 @@ fn diagnostics(
     ignores: &HashMap<ObjectId, Ignore>,
 ) -> (Vec<Diagnostic>, usize) {
     let place = |location: &rules::Location| match location {
-        rules::Location::Hpa(path) => (LiveObject::of(&hpa.id), path.clone()),
-        rules::Location::Object { id, path } => (LiveObject::of(id), path.clone()),
+        rules::Location::Hpa(path) => (ClusterObject::of(&hpa.id), path.clone()),
+        rules::Location::Object { id, path } => (ClusterObject::of(id), path.clone()),
     };
     let mut suppressed = 0;
     let mut out = Vec::new();

@@ -90,7 +90,7 @@ pub enum Location {
         object: Option<ObjectLabel>,
     },
     /// An object read from a cluster.
-    Object(Box<live::LiveObject>),
+    Object(Box<live::ClusterObject>),
 }
 
 /// The object a diagnostic is about. Its strings are kept inline up to 24 bytes (most kinds,
@@ -133,7 +133,7 @@ pub enum Place {
         span: Span,
     },
     /// A field of an object read from a cluster.
-    Object(Box<(live::LiveObject, String)>),
+    Object(Box<(live::ClusterObject, String)>),
 }
 
 /// A remark on how the input was read: a directory split into per-file sets, a namespace

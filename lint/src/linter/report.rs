@@ -20,7 +20,7 @@ use serde::ser::Serializer;
 use serde_json::ser::{Formatter as _, PrettyFormatter};
 use serde_json::{Value, json};
 
-use super::live::LiveObject;
+use super::live::ClusterObject;
 use super::{Diagnostic, LintResults, Location, Note, Place};
 use crate::input::{self, SourceFile};
 
@@ -64,7 +64,7 @@ pub struct Origin {
 }
 
 /// `shop/web (HorizontalPodAutoscaler) spec.minReplicas`: a live object and a field in it.
-fn object_place(object: &LiveObject, path: &str) -> String {
+fn object_place(object: &ClusterObject, path: &str) -> String {
     if path.is_empty() { object.describe() } else { format!("{} {path}", object.describe()) }
 }
 
@@ -371,7 +371,7 @@ pub fn human(outcome: &LintResults, inputs: Inputs<'_>, style: HumanStyle, out: 
 /// A diagnostic on a live object as miette renders it: no source, the object and field ahead
 /// of the message, and the related places (`see namespace/name (Kind) path: label`) after its
 /// help.
-fn rendered_live<'a>(d: &'a Diagnostic, object: &LiveObject) -> Rendered<'a> {
+fn rendered_live<'a>(d: &'a Diagnostic, object: &ClusterObject) -> Rendered<'a> {
     let mut help = d.help.as_deref().unwrap_or_default().to_string();
     for r in &d.related {
         if let Place::Object(place) = &r.place {
@@ -701,7 +701,7 @@ struct JsonObject<'a> {
 }
 
 impl<'a> JsonObject<'a> {
-    fn live(o: &'a LiveObject) -> JsonObject<'a> {
+    fn live(o: &'a ClusterObject) -> JsonObject<'a> {
         JsonObject {
             api_version: Some(&o.api_version),
             kind: &o.kind,
@@ -1224,7 +1224,7 @@ mod tests {
             start: Mark { index: line * 10 + col, line, col },
             end: Mark { index: line * 10 + col + 4, line, col: col + 4 },
         };
-        let live_object = |i: usize| LiveObject {
+        let live_object = |i: usize| ClusterObject {
             namespace: (!i.is_multiple_of(3)).then(|| format!("ns-{i}")),
             name: format!("web-{i}"),
             kind: "Deployment".into(),

@@ -16,13 +16,15 @@ use std::path::{Path, PathBuf};
 use hpa_core::api::v2::HorizontalPodAutoscaler;
 use hpa_core::check;
 use hpa_core::evaluator::simulation::{self, Plan, PodTemplate};
+use hpa_core::features::{FeatureGates, Gate};
+use hpa_core::rules::objects::{AdmittedPod, LimitRange, ObjectId, limit_range_from_json, workload_from};
 
 use crate::cli::{ClusterArgs, ReportFormat, SimulateArgs};
 use crate::commands::common;
 use crate::controller_flags::Provenance;
 use crate::hpa;
 use crate::input::{self, ObjectRef, SourceFile};
-use crate::source::{Node, NodeKind, Scalar, Span};
+use crate::source::{Node, Span};
 use crate::{ExitStatus, Output};
 
 use scenario::{HpaSource, PlanInputs, Scenario, ScenarioError};
@@ -136,7 +138,7 @@ fn prepare(
         HpaSource::Inline(tree) => {
             let node = tree.root();
             let hpa = admit(&file, &ObjectRef::new(0, 0, None, node), &admission)?;
-            (hpa, Workload::default(), node.span())
+            (hpa, Target::default(), node.span())
         }
         HpaSource::File(path) => {
             let resolved = base.join(&path.value);
@@ -222,11 +224,13 @@ fn admit(file: &SourceFile, obj: &ObjectRef<'_>, opts: &check::Options) -> Resul
     Err(Failure::Invalid(messages))
 }
 
-/// The scale target found next to the HPA.
+/// The scale target found next to the HPA ([`target_in`]).
 #[derive(Debug, Default)]
-struct Workload {
-    template: Option<PodTemplate>,
-    replicas: Option<i32>,
+pub struct Target {
+    /// The spec of its pods, as admitted; `None` when it has no pod template.
+    pub template: Option<PodTemplate>,
+    /// Its `spec.replicas`, when written (and not negative).
+    pub replicas: Option<i32>,
 }
 
 /// Picks the HPA from a manifest file, and its target workload when the file holds it.
@@ -236,7 +240,7 @@ fn from_manifests(
     scenario: &Scenario,
     hpa_span: Span,
     opts: &check::Options,
-) -> Result<(HorizontalPodAutoscaler, Workload), Failure> {
+) -> Result<(HorizontalPodAutoscaler, Target), Failure> {
     if let Some(reason) = &file.unreadable {
         return Err(Failure::Invalid(vec![at(scenario_file, hpa_span, format!("{}: {reason}", file.name))]));
     }
@@ -281,29 +285,47 @@ fn from_manifests(
     };
     let hpa = admit(file, obj, opts)?;
 
-    // The target workload, when it is in the same file.
+    let target = target_in(&objects, &hpa, opts.settings.gates());
+    Ok((hpa, target))
+}
+
+/// The scale target of `hpa` among the objects of its file, when the file holds it (in the
+/// HPA's namespace): its pods as kube-apiserver admits them (hpa-core's `workload_from` and
+/// [`PodTemplate::admitted`], with the file's LimitRanges of that namespace and the
+/// `PodLevelResources` gate of `gates`), as `diagnose` makes them, and its `spec.replicas`.
+pub fn target_in(objects: &[ObjectRef<'_>], hpa: &HorizontalPodAutoscaler, gates: &FeatureGates) -> Target {
+    let namespace = hpa.metadata.namespace.as_str();
+    let in_namespace = |o: &&ObjectRef<'_>| o.namespace().is_none_or(|ns| ns == namespace);
+    let id = |o: &ObjectRef<'_>| ObjectId {
+        api_version: o.api_version().unwrap_or_default().to_string(),
+        kind: o.kind().unwrap_or_default().to_string(),
+        namespace: namespace.to_string(),
+        name: o.name().unwrap_or_default().to_string(),
+    };
     let target = &hpa.spec.scale_target_ref;
-    let mut workload = Workload::default();
-    let found = objects.iter().find(|o| {
-        o.kind() == Some(target.kind.as_str())
-            && o.name() == Some(target.name.as_str())
-            && o.namespace().is_none_or(|ns| ns == hpa.metadata.namespace)
-    });
-    if let Some(w) = found {
-        if let Some(t) = w.node.get("spec").and_then(|s| s.get("template")) {
-            let mut errs = Vec::new();
-            workload.template = scenario::pod_template(t, scenario::TemplateSource::Manifest, &mut errs);
-            if !errs.is_empty() && scenario.pod_template.is_none() {
-                return Err(Failure::Invalid(positioned(file, &errs)));
+    let found = objects
+        .iter()
+        .filter(in_namespace)
+        .find(|o| o.kind() == Some(target.kind.as_str()) && o.name() == Some(target.name.as_str()));
+    match found {
+        Some(w) => {
+            let target = workload_from(id(w), w.node);
+            let limit_ranges: Vec<LimitRange> = objects
+                .iter()
+                .filter(in_namespace)
+                .filter(|o| o.kind() == Some("LimitRange"))
+                .map(|o| limit_range_from_json(id(o), &o.node.to_json()))
+                .collect();
+            let pod_level_resources = gates.enabled(Gate::PodLevelResources);
+            let has_template = !target.containers.is_empty() || !target.init_containers.is_empty();
+            Target {
+                template: has_template
+                    .then(|| PodTemplate::admitted(&AdmittedPod::new(&target, &limit_ranges, pod_level_resources))),
+                replicas: target.replicas.and_then(|r| i32::try_from(r).ok()).filter(|r| *r >= 0),
             }
         }
-        if let Some(NodeKind::Scalar(Scalar::Int(r))) =
-            w.node.get("spec").and_then(|s| s.get("replicas")).map(|n| n.kind())
-        {
-            workload.replicas = i32::try_from(r).ok().filter(|r| *r >= 0);
-        }
+        None => Target::default(),
     }
-    Ok((hpa, workload))
 }
 
 #[cfg(test)]

@@ -1,5 +1,7 @@
 //! The scenario file format: a hand-written YAML file read from a [`Node`] tree, so that every
-//! problem carries the position of the text that caused it.
+//! problem carries the position of the text that caused it. Its `controller:` section is
+//! `.hpa-lint.yaml`'s (hpa-config's `ControllerFile`, read by hpa-yaml's `decode_node`); its
+//! pod templates become pods by hpa-core's admission rules ([`TemplateSpec::admitted`]).
 //!
 //! ```yaml
 //! hpa: web-hpa.yaml          # or an inline object under `hpaObject`
@@ -8,7 +10,7 @@
 //!   containers: [{name: app, requests: {cpu: 20m}}]
 //! podReadyAfter: 10s
 //! duration: 5m
-//! controller: {syncPeriod: 15s, tolerance: 0.1}
+//! controller: {syncPeriodSeconds: 15, tolerance: 0.1}   # as in .hpa-lint.yaml
 //! load:
 //!   - at: 0s
 //!     metrics: {cpu: {total: 1030m}}
@@ -20,15 +22,17 @@
 //! metrics happens in [`bind`], once the HPA is known.
 
 use std::collections::BTreeMap;
-use std::time::Duration;
 
 use hpa_core::api::Quantity;
 use hpa_core::api::quantity::QuantityError;
 use hpa_core::api::v2::{HorizontalPodAutoscaler, MetricSpec};
 use hpa_core::evaluator::Container;
 use hpa_core::evaluator::controller::effective_metrics;
+use hpa_core::features::Gate;
+use hpa_core::rules::objects::{AdmittedPod, TemplateContainer, Workload};
 
-use crate::controller_flags::{ControllerFlags, MIN_SYNC_PERIOD};
+use crate::controller_flags::{self, ControllerFlags};
+use crate::linter::config::ControllerFile;
 use crate::source::{Node, NodeKind, Scalar, Span, Tree};
 use hpa_core::evaluator::simulation::{LoadPhase, LoadValue, MetricKey, Plan, PodTemplate};
 
@@ -95,7 +99,7 @@ pub struct Scenario {
     /// `replicas` at t = 0.
     pub replicas: Option<Spanned<i32>>,
     /// `podTemplate`.
-    pub pod_template: Option<Spanned<PodTemplate>>,
+    pub pod_template: Option<Spanned<TemplateSpec>>,
     /// `podStartAfter` (ms): how long a new pod stays Pending.
     pub pod_start_after_ms: i64,
     /// `podReadyAfter` (ms): how long after its creation a new pod becomes Ready.
@@ -127,8 +131,6 @@ const TOP_FIELDS: &[&str] = &[
     "controller",
     "load",
 ];
-const CONTROLLER_FIELDS: &[&str] =
-    &["syncPeriod", "tolerance", "downscaleStabilization", "cpuInitializationPeriod", "initialReadinessDelay"];
 const VALUE_FIELDS: &[&str] = &["perPod", "total", "utilization", "value"];
 /// A scenario's `podTemplate` written as a real pod template.
 const TEMPLATE_FIELDS: &[&str] = &["metadata", "spec"];
@@ -202,26 +204,33 @@ const K8S_CONTAINER_FIELDS: &[&str] = &[
     "volumeMounts",
     "workingDir",
 ];
-/// `resources` of a scenario's container (a limit without a request is the request).
+/// `resources` of a scenario's container and pod: what kube-apiserver admits the pod with
+/// ([`TemplateSpec::admitted`]: a limit without a request is the request, pod-level requests
+/// as `defaultPodRequests` sets them).
 const RESOURCES_FIELDS: &[&str] = &["requests", "limits"];
-/// Pod-level `resources` of a scenario's pod: requests only. What `defaultPodRequests` makes of
-/// pod-level limits depends on the containers' requests and the `PodLevelResources` gate
-/// (`rules::objects::AdmittedPod::pod_level_request`), which the scenario's reader does not
-/// model: a scenario writes the pod-level requests the pod gets.
-const POD_RESOURCES_FIELDS: &[&str] = &["requests"];
 /// The other fields of a Kubernetes `ResourceRequirements`, ignored likewise.
 const K8S_RESOURCES_FIELDS: &[&str] = &["claims"];
 
-/// Where a pod template is read from, which decides whether a key it does not read is refused.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TemplateSource {
-    /// A scenario's `podTemplate`: the scenario's own format, whose unknown keys are refused
-    /// with their position, as at the top level (a misspelt `requests` would leave the pods
-    /// without requests).
-    Scenario,
-    /// The scale target's `spec.template` in the HPA's file: a real pod template, whose other
-    /// fields (image, ports, probes, ...) are irrelevant here.
-    Manifest,
+/// A scenario's `podTemplate` as written: hpa-core's [`Workload`] (its containers and
+/// pod-level resources), which the pods are made from as kube-apiserver admits them
+/// ([`TemplateSpec::admitted`]), and the RuntimeClass's overhead admission adds to each pod.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct TemplateSpec {
+    /// The template's containers and pod-level `resources`.
+    pub workload: Workload,
+    /// `spec.overhead`, in milli-units.
+    pub overhead_milli: BTreeMap<String, i64>,
+}
+
+impl TemplateSpec {
+    /// The pods' spec as kube-apiserver admits them (hpa-core's [`PodTemplate::admitted`], the
+    /// rules' [`AdmittedPod`]; `pod_level_resources`: the `PodLevelResources` gate), with the
+    /// overhead.
+    pub fn admitted(&self, pod_level_resources: bool) -> PodTemplate {
+        let mut template = PodTemplate::admitted(&AdmittedPod::new(&self.workload, &[], pod_level_resources));
+        template.overhead_milli = self.overhead_milli.clone();
+        template
+    }
 }
 
 /// Collects errors while parsing goes on.
@@ -375,11 +384,16 @@ fn duration(node: Node<'_>, what: &str) -> Result<i64, ScenarioError> {
 
 /// Parses a non-negative quantity (`500m`, `2Gi`, `10`, `0.5`) into milli-units.
 pub fn parse_quantity_milli(text: &str) -> Result<i64, ValueError> {
+    non_negative_quantity(text).map(|q| q.milli_value())
+}
+
+/// A Kubernetes quantity that is not negative (a load, a request).
+fn non_negative_quantity(text: &str) -> Result<Quantity, ValueError> {
     let q = Quantity::parse(text.trim()).map_err(|source| ValueError::Quantity { text: text.to_string(), source })?;
     if q.sign() < 0 {
         return Err(ValueError::NegativeLoad(text.to_string()));
     }
-    Ok(q.milli_value())
+    Ok(q)
 }
 
 fn quantity(node: Node<'_>, what: &str) -> Result<i64, ScenarioError> {
@@ -446,17 +460,16 @@ fn load_value(node: Node<'_>) -> Result<LoadValue, ScenarioError> {
     found.ok_or_else(|| ScenarioError::new(node.span(), "give one of perPod, total, utilization or value"))
 }
 
-/// Reads `{name, requests: {...}}` or `{name, resources: {requests: {...}}}` (plus
-/// `restartPolicy` for init containers).
-fn container(node: Node<'_>, source: TemplateSource, errs: &mut Errors) -> Option<Container> {
+/// Reads `{name, requests: {...}}` or `{name, resources: {requests, limits}}` (plus
+/// `restartPolicy` for init containers), at `index` of its list.
+fn container(node: Node<'_>, index: usize, init: bool, errs: &mut Errors) -> Option<TemplateContainer> {
     let entries = errs.keep(entries(node, "a container"))?;
-    if source == TemplateSource::Scenario {
-        check_fields_ignoring(node, CONTAINER_FIELDS, K8S_CONTAINER_FIELDS, "a container of podTemplate", errs);
-        if let Some(r) = node.get("resources") {
-            check_fields_ignoring(r, RESOURCES_FIELDS, K8S_RESOURCES_FIELDS, "a container's resources", errs);
-        }
+    check_fields_ignoring(node, CONTAINER_FIELDS, K8S_CONTAINER_FIELDS, "a container of podTemplate", errs);
+    if let Some(r) = node.get("resources") {
+        check_fields_ignoring(r, RESOURCES_FIELDS, K8S_RESOURCES_FIELDS, "a container's resources", errs);
     }
-    let mut c = Container::default();
+    let mut c = TemplateContainer { index, ..TemplateContainer::default() };
+    let mut limits = BTreeMap::new();
     let mut named = false;
     for e in entries {
         match e.key.key_string().as_str() {
@@ -466,81 +479,101 @@ fn container(node: Node<'_>, source: TemplateSource, errs: &mut Errors) -> Optio
                     named = true;
                 }
             }
-            "requests" => requests(e.value, &mut c.requests_milli, errs),
-            "resources" => resources(e.value, &mut c.requests_milli, errs),
-            "restartPolicy" => c.restart_policy = errs.keep(string(e.value, "restartPolicy")),
+            "requests" => requests(e.value, &mut c.requests, errs),
+            "resources" => resources(e.value, &mut c.requests, &mut limits, errs),
+            "restartPolicy" => {
+                c.sidecar = init && errs.keep(string(e.value, "restartPolicy")).as_deref() == Some("Always");
+            }
             // Everything else of a real container spec (image, ports, ...) is irrelevant here
-            // (refused above in a scenario).
+            // (refused above when it is not a Kubernetes field).
             _ => {}
         }
     }
+    // What hpa-core's `TemplateContainer` keeps of the limits: those without a request.
+    c.limits_as_requests = limits.into_iter().filter(|(name, _)| !c.requests.contains_key(name)).collect();
     if !named {
         errs.push(node.span(), "a container needs a `name`");
     }
     Some(c)
 }
 
-/// Reads a container's `resources: {requests, limits}` into requests: a resource with a limit
-/// and no request gets the limit as its request, as the container gets it when its pod is
-/// created (`SetDefaults_Pod`, the rule `rules::objects::AdmittedPod` applies to templates).
-fn resources(node: Node<'_>, into: &mut BTreeMap<String, i64>, errs: &mut Errors) {
+/// Reads `resources: {requests, limits}`.
+fn resources(
+    node: Node<'_>,
+    requests_into: &mut BTreeMap<String, Quantity>,
+    limits_into: &mut BTreeMap<String, Quantity>,
+    errs: &mut Errors,
+) {
     if let Some(r) = node.get("requests") {
-        requests(r, into, errs);
+        requests(r, requests_into, errs);
     }
     if let Some(l) = node.get("limits") {
-        let mut limits = BTreeMap::new();
-        requests(l, &mut limits, errs);
-        for (name, limit) in limits {
-            into.entry(name).or_insert(limit);
-        }
+        requests(l, limits_into, errs);
     }
 }
 
-fn requests(node: Node<'_>, into: &mut BTreeMap<String, i64>, errs: &mut Errors) {
+/// Reads a resource list (`{cpu: 500m, memory: 1Gi}`): non-negative quantities.
+fn requests(node: Node<'_>, into: &mut BTreeMap<String, Quantity>, errs: &mut Errors) {
     let Some(entries) = errs.keep(entries(node, "requests")) else { return };
     for e in entries {
         let name = e.key.key_string();
-        if let Some(v) = errs.keep(quantity(e.value, &format!("request {name}"))) {
-            into.insert(name, v);
+        if let Some(q) = errs.keep(resource_quantity(e.value, &format!("request {name}"))) {
+            into.insert(name, q);
         }
     }
 }
 
-/// Reads a pod template: `{containers, initContainers, resources: {requests}, overhead}`, either
-/// directly or under `spec` (as in a real pod template). From a scenario, keys it does not read
-/// are refused ([`TemplateSource`]).
-pub fn pod_template(node: Node<'_>, source: TemplateSource, errs_out: &mut Vec<ScenarioError>) -> Option<PodTemplate> {
+/// A resource quantity of a template: a Kubernetes quantity, not negative.
+fn resource_quantity(node: Node<'_>, what: &str) -> Result<Quantity, ScenarioError> {
+    let text = scalar_text(node)
+        .ok_or_else(|| ScenarioError::new(node.span(), format!("{what} must be a quantity such as 250m, 2Gi or 10")))?;
+    non_negative_quantity(&text).map_err(|m| ScenarioError::new(node.span(), format!("{what}: {m}")))
+}
+
+/// Reads a scenario's `podTemplate`: `{containers, initContainers, resources: {requests,
+/// limits}, overhead}`, either directly or under `spec` (as in a real pod template); keys it
+/// does not read are refused with their position, as at the top level (a misspelt `requests`
+/// would leave the pods without requests), but for the other fields of a Kubernetes pod spec
+/// (a template pasted from a workload), which are taken and ignored.
+pub fn pod_template(node: Node<'_>, errs_out: &mut Vec<ScenarioError>) -> Option<TemplateSpec> {
     let mut errs = Errors::default();
     let spec = node.get("spec").unwrap_or(node);
-    if source == TemplateSource::Scenario {
-        if node.get("spec").is_some() {
-            check_fields(node, TEMPLATE_FIELDS, "podTemplate", &mut errs);
-            check_fields_ignoring(spec, POD_FIELDS, K8S_POD_FIELDS, "podTemplate.spec", &mut errs);
-        } else {
-            check_fields_ignoring(node, POD_FIELDS, K8S_POD_FIELDS, "podTemplate", &mut errs);
-        }
-        if let Some(r) = spec.get("resources") {
-            check_fields_ignoring(r, POD_RESOURCES_FIELDS, K8S_RESOURCES_FIELDS, "the pod's resources", &mut errs);
-        }
+    if node.get("spec").is_some() {
+        check_fields(node, TEMPLATE_FIELDS, "podTemplate", &mut errs);
+        check_fields_ignoring(spec, POD_FIELDS, K8S_POD_FIELDS, "podTemplate.spec", &mut errs);
+    } else {
+        check_fields_ignoring(node, POD_FIELDS, K8S_POD_FIELDS, "podTemplate", &mut errs);
     }
-    let mut t = PodTemplate::default();
+    if let Some(r) = spec.get("resources") {
+        check_fields_ignoring(r, RESOURCES_FIELDS, K8S_RESOURCES_FIELDS, "the pod's resources", &mut errs);
+    }
+    let mut t = TemplateSpec::default();
+    let w = &mut t.workload;
     match spec.get("containers").map(|n| n.kind()) {
-        Some(NodeKind::Seq(items)) => t.containers = items.filter_map(|c| container(c, source, &mut errs)).collect(),
+        Some(NodeKind::Seq(items)) => {
+            w.containers = items.enumerate().filter_map(|(i, c)| container(c, i, false, &mut errs)).collect();
+        }
         Some(_) => errs.push(spec.get("containers").map_or(spec.span(), |n| n.span()), "containers must be a list"),
         None => errs.push(spec.span(), "a pod template needs `containers`"),
     }
+    // Restartable init containers (sidecars) count with the containers, as in hpa-core's
+    // `workload_from`; the others only in the pod's aggregate requests.
     if let Some(NodeKind::Seq(items)) = spec.get("initContainers").map(|n| n.kind()) {
-        t.init_containers = items.filter_map(|c| container(c, source, &mut errs)).collect();
+        for c in items.enumerate().filter_map(|(i, c)| container(c, i, true, &mut errs)) {
+            if c.sidecar { w.containers.push(c) } else { w.init_containers.push(c) }
+        }
     }
-    if let Some(r) = spec.get("resources").and_then(|r| r.get("requests")) {
-        requests(r, &mut t.pod_requests_milli, &mut errs);
+    if let Some(r) = spec.get("resources") {
+        resources(r, &mut w.pod_requests, &mut w.pod_limits, &mut errs);
     }
     // `spec.overhead`, as admission sets it from the RuntimeClass: the controller adds it to
     // pod-level requests in 1.34 to 1.37.
     if let Some(o) = spec.get("overhead") {
-        requests(o, &mut t.overhead_milli, &mut errs);
+        let mut overhead = BTreeMap::new();
+        requests(o, &mut overhead, &mut errs);
+        t.overhead_milli = overhead.into_iter().map(|(name, q)| (name, q.milli_value())).collect();
     }
-    if t.containers.is_empty() && errs.0.is_empty() {
+    if t.workload.containers.iter().all(|c| c.sidecar) && errs.0.is_empty() {
         errs.push(spec.span(), "a pod template needs at least one container");
     }
     let ok = errs.0.is_empty();
@@ -599,7 +632,7 @@ pub fn parse(root: Node<'_>) -> Result<Scenario, Vec<ScenarioError>> {
 
     let pod_template = root.get("podTemplate").and_then(|n| {
         let mut v = Vec::new();
-        let t = pod_template(n, TemplateSource::Scenario, &mut v);
+        let t = pod_template(n, &mut v);
         errs.0.extend(v);
         t.map(|value| Spanned { value, span: n.span() })
     });
@@ -628,32 +661,26 @@ pub fn parse(root: Node<'_>) -> Result<Scenario, Vec<ScenarioError>> {
         }
     };
 
-    let mut controller = ControllerFlags::default();
-    if let Some(c) = root.get("controller")
-        && errs.keep(entries(c, "controller")).is_some()
-    {
-        check_fields(c, CONTROLLER_FIELDS, "controller", &mut errs);
-        let d = |key: &str, errs: &mut Errors| {
-            c.get(key).and_then(|n| errs.keep(duration(n, key))).map(|ms| Duration::from_millis(ms.unsigned_abs()))
-        };
-        controller.sync_period = d("syncPeriod", &mut errs);
-        if let (Some(p), Some(n)) = (controller.sync_period, c.get("syncPeriod"))
-            && p < MIN_SYNC_PERIOD
-        {
-            errs.push(n.span(), "syncPeriod must be at least 1s");
-            controller.sync_period = None;
-        }
-        controller.downscale_stabilization = d("downscaleStabilization", &mut errs);
-        controller.cpu_initialization_period = d("cpuInitializationPeriod", &mut errs);
-        controller.initial_readiness_delay = d("initialReadinessDelay", &mut errs);
-        if let Some(n) = c.get("tolerance") {
-            match n.kind() {
-                NodeKind::Scalar(Scalar::Int(i)) if i >= 0 => controller.tolerance = Some(i as f64),
-                NodeKind::Scalar(Scalar::Float(f)) if f >= 0.0 && f.is_finite() => controller.tolerance = Some(f),
-                _ => errs.push(n.span(), "tolerance must be a number, 0 or more (e.g. 0.1)"),
+    // `controller:` is `.hpa-lint.yaml`'s section, read by the same reader into the same type
+    // and checked by the same function.
+    let controller =
+        root.get("controller").map_or_else(ControllerFlags::default, |c| {
+            match hpa_yaml::read::decode_node::<ControllerFile>(c, "config") {
+                Ok(file) => {
+                    let flags = ControllerFlags::from(&file);
+                    if let Err(e) = controller_flags::check(&flags) {
+                        errs.push(hpa_yaml::locate(c, e.key()).span, format!("controller.{} {e}", e.key()));
+                    }
+                    flags
+                }
+                Err(read) => {
+                    for e in read {
+                        errs.push(e.span, format!("controller: {}", e.message));
+                    }
+                    ControllerFlags::default()
+                }
             }
-        }
-    }
+        });
 
     let load = root.get("load").map(|n| load(n, &mut errs)).unwrap_or_default();
 
@@ -782,7 +809,7 @@ pub fn bind(s: &Scenario, ctx: PlanInputs) -> Result<Plan, Vec<ScenarioError>> {
         bindings.push(slot);
     }
     let template = match (&s.pod_template, &ctx.workload_template) {
-        (Some(t), _) => Some(t.value.clone()),
+        (Some(t), _) => Some(t.value.admitted(ctx.options.gates.enabled(Gate::PodLevelResources))),
         (None, Some(t)) => Some(t.clone()),
         (None, None) => None,
     };
@@ -872,6 +899,8 @@ pub fn bind(s: &Scenario, ctx: PlanInputs) -> Result<Plan, Vec<ScenarioError>> {
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
 
     #[test]
@@ -960,7 +989,7 @@ mod tests {
     #[test]
     fn parses_the_issue_example() {
         let s = parse_text(
-            "hpa: web-hpa.yaml\nreplicas: 2\npodTemplate:\n  containers: [{name: app, requests: {cpu: 20m}}]\npodReadyAfter: 10s\nduration: 5m\ncontroller: {syncPeriod: 15s, tolerance: 0.1}\nload:\n  - at: 0s\n    metrics: {cpu: {total: 1030m}}\n  - at: 15s\n    metrics: {cpu: {perPod: 0}}\n",
+            "hpa: web-hpa.yaml\nreplicas: 2\npodTemplate:\n  containers: [{name: app, requests: {cpu: 20m}}]\npodReadyAfter: 10s\nduration: 5m\ncontroller: {syncPeriodSeconds: 15, tolerance: 0.1}\nload:\n  - at: 0s\n    metrics: {cpu: {total: 1030m}}\n  - at: 15s\n    metrics: {cpu: {perPod: 0}}\n",
         )
         .unwrap();
         assert!(matches!(&s.hpa, HpaSource::File(p) if p.value == "web-hpa.yaml"));
@@ -969,7 +998,7 @@ mod tests {
         assert_eq!(s.duration_ms.value, 300_000);
         assert_eq!(s.controller.sync_period, Some(Duration::from_secs(15)));
         assert_eq!(s.controller.tolerance, Some(0.1));
-        let t = s.pod_template.unwrap().value;
+        let t = s.pod_template.unwrap().value.admitted(true);
         assert_eq!(t.containers[0].requests_milli.get("cpu"), Some(&20));
         assert_eq!(s.load.len(), 2);
         assert_eq!(s.load[0].metrics[0].value.value, LoadValue::Total(1030));
@@ -1023,7 +1052,7 @@ mod tests {
             [
                 "9:3: unknown field `template` in podTemplate; expected one of: metadata, spec",
                 "7:5: unknown field `volume` in podTemplate.spec; expected one of: containers, initContainers, resources, overhead",
-                "8:37: unknown field `claim` in the pod's resources; expected one of: requests",
+                "8:37: unknown field `claim` in the pod's resources; expected one of: requests, limits",
             ]
         );
 
@@ -1033,18 +1062,82 @@ mod tests {
             "hpa: x.yaml\nduration: 1m\npodTemplate:\n  spec:\n    volumes: []\n    containers:\n    - name: app\n      image: nginx\n      ports: [{containerPort: 80}]\n      resources: {limits: {cpu: 500m, memory: 1Gi}, requests: {memory: 256Mi}}\n",
         );
         let scenario = parse(p.documents[0].root()).unwrap();
-        let template = scenario.pod_template.unwrap().value;
+        let template = scenario.pod_template.unwrap().value.admitted(true);
         assert_eq!(template.containers[0].requests_milli.get("cpu"), Some(&500));
         assert_eq!(template.containers[0].requests_milli.get("memory"), Some(&(256 * 1024 * 1024 * 1000)));
+    }
 
-        // A Deployment's template: read leniently.
+    /// A template's pods are made as kube-apiserver admits them (hpa-core's
+    /// `PodTemplate::admitted`): pod-level limits set pod-level requests with the
+    /// `PodLevelResources` gate (`defaultPodRequests`), not without; a sidecar counts among the
+    /// init containers in its place.
+    #[test]
+    fn templates_are_admitted_by_core_rules() {
         let p = crate::source::parse(
-            "spec:\n  containers:\n  - name: app\n    image: nginx\n    resources: {limits: {cpu: 1}, requests: {cpu: 20m}}\n  volumes: []\n",
+            "containers: [{name: app}]\ninitContainers: [{name: setup, requests: {cpu: 1}}, {name: proxy, restartPolicy: Always, resources: {limits: {cpu: 100m}}}]\nresources: {limits: {cpu: 2, memory: 1Gi}}\n",
         );
         let mut errs = Vec::new();
-        let t = pod_template(p.documents[0].root(), TemplateSource::Manifest, &mut errs).unwrap();
-        assert!(errs.is_empty());
-        assert_eq!(t.containers[0].requests_milli.get("cpu"), Some(&20));
+        let t = pod_template(p.documents[0].root(), &mut errs).unwrap();
+        assert!(errs.is_empty(), "{errs:?}");
+        let on = t.admitted(true);
+        // cpu from the containers' aggregate request (the init container's 1 outweighs the
+        // sidecar's 100m), memory, which no container requests, from the pod-level limit.
+        assert_eq!(on.pod_requests_milli.get("cpu"), Some(&1000));
+        assert_eq!(on.pod_requests_milli.get("memory"), Some(&(1024 * 1024 * 1024 * 1000)));
+        let init: Vec<(&str, Option<&i64>)> =
+            on.init_containers.iter().map(|c| (c.name.as_str(), c.requests_milli.get("cpu"))).collect();
+        assert_eq!(init, [("setup", Some(&1000)), ("proxy", Some(&100))]);
+        assert_eq!(on.init_containers[1].restart_policy.as_deref(), Some("Always"));
+        assert!(t.admitted(false).pod_requests_milli.is_empty());
+    }
+
+    /// `controller:` is `.hpa-lint.yaml`'s section (`syncPeriodSeconds`, ...), read by the one
+    /// reader and checked by the one check: its errors point at the value.
+    #[test]
+    fn the_controller_section_is_the_configuration_files() {
+        let s = parse_text(
+            "hpa: x.yaml\nduration: 1m\ncontroller:\n  syncPeriodSeconds: 30\n  tolerance: 0.2\n  downscaleStabilizationSeconds: 60\n  cpuInitializationPeriodSeconds: 120\n  initialReadinessDelaySeconds: 10\n",
+        )
+        .unwrap();
+        let c = s.controller;
+        assert_eq!(
+            (
+                c.sync_period,
+                c.tolerance,
+                c.downscale_stabilization,
+                c.cpu_initialization_period,
+                c.initial_readiness_delay
+            ),
+            (
+                Some(Duration::from_secs(30)),
+                Some(0.2),
+                Some(Duration::from_secs(60)),
+                Some(Duration::from_secs(120)),
+                Some(Duration::from_secs(10))
+            )
+        );
+        // The old duration syntax is an unknown field; a type error wins over it, as in every
+        // decoding.
+        assert_eq!(
+            errors_at("hpa: x.yaml\nduration: 1m\ncontroller: {syncPeriod: 15s}\n"),
+            ["3:14: controller: unknown field \"syncPeriod\""]
+        );
+        assert_eq!(
+            errors_at("hpa: x.yaml\nduration: 1m\ncontroller: {syncPeriod: 15s, tolerance: x}\n"),
+            [
+                "3:42: controller: json: cannot unmarshal string into Go struct field ControllerFile.tolerance of type float64"
+            ]
+        );
+        assert_eq!(
+            errors_at("hpa: x.yaml\nduration: 1m\ncontroller:\n  tolerance: -0.5\n"),
+            ["4:14: controller.tolerance -0.5: must be a number, 0 or more"]
+        );
+        assert_eq!(
+            errors_at("hpa: x.yaml\nduration: 1m\ncontroller:\n  syncPeriodSeconds: 9223372037\n"),
+            [
+                "4:22: controller.syncPeriodSeconds 9223372037s: longer than kube-controller-manager's flag holds (a Go time.Duration: at most 9223372036s)"
+            ]
+        );
     }
 
     #[test]
