@@ -173,7 +173,7 @@ The matchConditions of a webhook, refused by name as kube-apiserver refuses them
   "DeclarativeValidationBeta": {"33": "absent", "34": "absent", "35": "absent", "36": "open", "37": "open", "38": "open"},
   "DeclarativeValidationTakeover": {"33": "open", "34": "open", "35": "open", "36": "open", "37": "locked:false", "38": "locked:false"},
   "HPAConfigurableTolerance": {"33": "open", "34": "open", "35": "open", "36": "open", "37": "locked:true", "38": "locked:true"},
-  "HPAGeneration": {"33": "absent", "34": "absent", "35": "absent", "36": "absent", "37": "open", "38": "open"},
+  "HPAGeneration": {"33": "absent", "34": "absent", "35": "absent", "36": "absent", "37": "open", "38": "locked:true"},
   "HPAScaleToZero": {"33": "open", "34": "open", "35": "open", "36": "open", "37": "open", "38": "open"},
   "PodLevelResources": {"33": "open", "34": "open", "35": "open", "36": "open", "37": "open", "38": "open"},
   "StaleControllerConsistencyHPA": {"33": "absent", "34": "absent", "35": "absent", "36": "absent", "37": "open", "38": "open"}
