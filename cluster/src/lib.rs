@@ -12,6 +12,9 @@
 //! cross-object rules read, trimmed the same way, in hpa-core's `ObjectIndex` (the
 //! `Objects` the rules read).
 //!
+//! It reads the release the API server runs ([`version::server_release`]) and picks the
+//! release profile a live command reproduces ([`version::resolve`]).
+//!
 //! What it does not do: lint, render, or decide anything about HPAs (hpa-core does).
 //!
 //! Objects are read as JSON rather than as k8s-openapi structs, so that what the front ends
@@ -28,9 +31,11 @@ pub mod kinds;
 pub mod object;
 pub mod selector;
 mod token;
+pub mod version;
 pub mod watch;
 
 pub use connect::{ClientOptions, Cluster, DEFAULT_TIMEOUT, Environment};
 pub use error::Error;
 pub use inventory::{Inventory, LiveHpa, Note, NoteKind, Scope, Trimmed, read_inventory, trim};
+pub use version::{Resolution, ServerRelease, resolve, server_release};
 pub use watch::{CacheOptions, ContextCache, Freshness, Index, Overlay, WatchStatus};

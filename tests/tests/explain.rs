@@ -121,7 +121,32 @@ spec:
     let json =
         explain(&["--kubernetes-version", "1.36", "--feature-gates", "HPAConfigurableTolerance=false", "-o", "json"])
             .json();
-    assert_eq!(json[0]["notes"][0], note("scaleUp", "20m", "2%", "1.36").as_str());
+    // 1.36 has the gate on by default: the note names what switched it off.
+    let by_flag = note("scaleUp", "20m", "2%", "1.36")
+        .replace("is off in Kubernetes 1.36", "is off by --feature-gates (Kubernetes 1.36 has it on by default)");
+    assert_eq!(json[0]["notes"][0], by_flag.as_str());
+    let json =
+        explain(&["--kubernetes-version", "1.35", "--feature-gates", "HPAConfigurableTolerance=false", "-o", "json"])
+            .json();
+    assert_eq!(
+        json[0]["notes"][1],
+        "spec.behavior.scaleDown.tolerance 50m (5%) is not used: HPAConfigurableTolerance is off by --feature-gates (Kubernetes 1.35 has it on by default): kube-apiserver drops this tolerance silently and the controller's global tolerance (0.1) applies (HPA306)"
+    );
+    // Switched off by the configuration's featureGates.
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("hpa-lint.yaml");
+    std::fs::write(&config, "kubernetesVersion: \"1.35\"\nfeatureGates: {HPAConfigurableTolerance: false}\n").unwrap();
+    let run = hpa_lint(&["explain", "--config", &config.display().to_string(), "-o", "json", "-"], text);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.json()[0]["notes"][0],
+        note("scaleUp", "20m", "2%", "1.35")
+            .replace(
+                "is off in Kubernetes 1.35",
+                "is off by the configuration's featureGates (Kubernetes 1.35 has it on by default)"
+            )
+            .as_str()
+    );
     for on in ["1.35", "1.37"] {
         let human = explain(&["--kubernetes-version", on]).stdout;
         assert!(!human.contains("note:"), "{on}: {human}");

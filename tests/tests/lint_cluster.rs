@@ -609,3 +609,82 @@ fn the_hpa_keda_made_for_a_scaled_object_is_no_keda_conflict() {
         run.stdout
     );
 }
+
+/// The messages of a JSON report's `version` notes.
+fn version_notes(report: &Value) -> Vec<&str> {
+    let notes = report["notes"].as_array().unwrap();
+    notes.iter().filter(|n| n["kind"] == "version").map(|n| n["message"].as_str().unwrap()).collect()
+}
+
+/// The release of the API server (`/version`'s gitVersion, with a provider's suffix) is the
+/// one `cluster` and `diagnose` reproduce when none is named: on a 1.34 server, the live
+/// per-HPA tolerances are HPA306 and diagnose's "off in this Kubernetes 1.34 controller", as
+/// with `--kubernetes-version 1.34`, and no note is written.
+#[test]
+fn without_a_release_named_the_cluster_s_own_applies() {
+    let l = live();
+    l.server.apply(&[fixtures::web_with_tolerances()]);
+    l.server.set_git_version(Some("v1.34.4-eks-a737599"));
+    let report = l.lint(&["-o", "json"]).json();
+    assert_eq!(located(&report, "HPA306").len(), 2, "{report:#}");
+    assert!(version_notes(&report).is_empty(), "{report:#}");
+    let run = l.hpa_lint("diagnose", &["-n", "shop", "--now", "2026-03-02T10:00:00Z", "web", "-o", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let notes: Vec<String> =
+        run.json()["notes"].as_array().unwrap().iter().map(|n| n.as_str().unwrap().to_string()).collect();
+    assert!(
+        notes.contains(&"spec.behavior.scaleUp.tolerance 50m is ignored: HPAConfigurableTolerance is off in this Kubernetes 1.34 controller, which uses --horizontal-pod-autoscaler-tolerance=0.1 both ways".to_string()),
+        "{notes:#?}"
+    );
+    assert!(!notes.iter().any(|n| n.contains("API server")), "{notes:#?}");
+}
+
+/// A release named that is not the server's wins, with a `version` note (human: on standard
+/// error with the other notes; JSON: `notes`; diagnose: its notes).
+#[test]
+fn a_named_release_other_than_the_cluster_s_wins_with_a_note() {
+    let l = live();
+    l.server.apply(&[fixtures::web_with_tolerances()]);
+    l.server.set_git_version(Some("v1.34.4-eks-a737599"));
+    let note = "--kubernetes-version selects Kubernetes 1.35, but the API server runs v1.34.4-eks-a737599: 1.35's validation and controller apply";
+    let report = l.lint(&["--kubernetes-version", "1.35", "-o", "json"]).json();
+    assert!(located(&report, "HPA306").is_empty(), "{report:#}");
+    assert_eq!(version_notes(&report), [note]);
+    let run = l.lint(&["--kubernetes-version", "1.35", "--color", "never"]);
+    assert!(run.stderr.lines().any(|line| line == format!("hpa-lint: note: {note}")), "{}", run.stderr);
+    let run = l.hpa_lint(
+        "diagnose",
+        &["-n", "shop", "--now", "2026-03-02T10:00:00Z", "--kubernetes-version", "1.35", "web", "-o", "json"],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.json()["notes"][0], note);
+    // The same release as the server's: no note.
+    let report = l.lint(&["--kubernetes-version", "1.34", "-o", "json"]).json();
+    assert!(version_notes(&report).is_empty(), "{report:#}");
+}
+
+/// A server older than the oldest profile is read as the nearest (1.33), and one whose
+/// `/version` is refused as the default release, each with a note.
+#[test]
+fn an_old_or_unknown_cluster_release_is_a_note() {
+    let l = live();
+    l.server.apply(&[fixtures::web_with_tolerances()]);
+    l.server.set_git_version(Some("v1.31.2-gke.1"));
+    let report = l.lint(&["-o", "json"]).json();
+    assert_eq!(located(&report, "HPA306").len(), 2, "{report:#}");
+    assert_eq!(
+        version_notes(&report),
+        [
+            "the API server runs v1.31.2-gke.1, which has no profile here: Kubernetes 1.33's, the nearest, apply (pass --kubernetes-version to choose another)"
+        ]
+    );
+    l.server.set_git_version(None);
+    let report = l.lint(&["-o", "json"]).json();
+    assert!(located(&report, "HPA306").is_empty(), "{report:#}");
+    assert_eq!(
+        version_notes(&report),
+        [
+            "the API server's release is unknown (RBAC refused to get /version: forbidden: User \"system:serviceaccount:hpa-system:hpa-reader\" cannot get path \"/version\"; ask for read access (get, list) to it): Kubernetes 1.37's validation and controller apply (pass --kubernetes-version to choose another)"
+        ]
+    );
+}

@@ -1,16 +1,18 @@
 //! `hpa-lint cluster`: lints what a cluster runs, with the same rules and configuration as
 //! files. hpa-cluster reads the inventory (HPAs and everything the cross-object rules read,
 //! with notes for what it could not read); [`crate::linter::live`] checks it;
-//! [`crate::linter::report`] renders it, as it renders files' diagnostics.
+//! [`crate::linter::report`] renders it, as it renders files' diagnostics. The release whose
+//! rules apply is the one named, else the API server's ([`hpa_cluster::resolve`]), with a
+//! `version` note when they differ or the server's is not one of the profiles.
 
 use hpa_cluster::{Cluster, Error, Scope, read_inventory};
 
 use crate::cli::{ClusterArgs, ClusterLintArgs, ColorChoice, LintArgs, LintFormat};
 use crate::commands::common::LiveError;
 use crate::commands::settings;
-use crate::linter::LintResults;
 use crate::linter::live;
 use crate::linter::report::{self, HumanStyle, Inputs, Origin};
+use crate::linter::{LintResults, Note};
 use crate::{ExitStatus, Output};
 
 impl ClusterLintArgs {
@@ -24,8 +26,9 @@ impl ClusterLintArgs {
 /// Runs `hpa-lint cluster`: exit 0 clean, 1 with findings at or above `--fail-on`, 2 when
 /// nothing could be read.
 pub fn run(args: &ClusterLintArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> ExitStatus {
-    let (opts, fail_on, _) = match settings::options(&args.lint_args(), cluster, out) {
-        Ok(o) => o,
+    let lint_args = args.lint_args();
+    let configured = match settings::configured(&lint_args.config, cluster) {
+        Ok(c) => c,
         Err(e) => return out.fail(&e),
     };
     for ns in &args.namespace {
@@ -33,10 +36,35 @@ pub fn run(args: &ClusterLintArgs, cluster: &ClusterArgs, out: &mut Output<'_>) 
             return out.usage_error(&format!("--namespace {ns:?}: {problem}"));
         }
     }
-    let (mut outcome, origin) = match read(args) {
+    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+        Ok(r) => r,
+        Err(e) => {
+            let e = Error::Protocol { doing: "starting the async runtime".into(), reason: e.to_string() };
+            return out.fail(&LiveError(e));
+        }
+    };
+    let options = args.connection.client_options(&args.environment);
+    let connected = runtime.block_on(async {
+        let cluster = Cluster::connect(&options).await?;
+        let server = hpa_cluster::server_release(&cluster).await?;
+        Ok::<_, Error>((cluster, server))
+    });
+    let (live_cluster, server) = match connected {
+        Ok(c) => c,
+        Err(e) => return out.fail(&LiveError(e)),
+    };
+    // The release: the one named, else the API server's (see `resolve`).
+    let resolution = hpa_cluster::resolve(configured.release.as_ref().map(|(r, from)| (*r, from.as_str())), &server);
+    let (opts, fail_on, _) = match settings::options_for(&lint_args, cluster, configured, resolution.release, out) {
+        Ok(o) => o,
+        Err(e) => return out.fail(&e),
+    };
+    let (mut outcome, origin) = match runtime.block_on(read(args, &live_cluster)) {
         Ok((inventory, origin)) => (live::lint_inventory(inventory, &opts), origin),
         Err(e) => return out.fail(&LiveError(e)),
     };
+    let version_notes = resolution.notes.into_iter().map(|message| Note { kind: Some("version"), message });
+    outcome.notes.splice(0..0, version_notes);
     let inputs = Inputs::Cluster(&origin);
     // The report is written as it is rendered; a closed pipe ends the output, not the run.
     let mut writer = std::io::BufWriter::new(&mut *out.stdout);
@@ -70,31 +98,22 @@ fn status(outcome: &LintResults, fail_on: Option<hpa_core::rules::Severity>) -> 
     }
 }
 
-/// Connects and reads the inventory (one current-thread runtime: the lists run concurrently
-/// on it).
-fn read(args: &ClusterLintArgs) -> Result<(hpa_cluster::Inventory, Origin), Error> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| Error::Protocol { doing: "starting the async runtime".into(), reason: e.to_string() })?;
-    let options = args.connection.client_options(&args.environment);
-    runtime.block_on(async {
-        let cluster = Cluster::connect(&options).await?;
-        let scope = if args.all_namespaces {
-            Scope::All
-        } else if args.namespace.is_empty() {
-            Scope::Namespaces(vec![cluster.default_namespace().to_string()])
-        } else {
-            let mut namespaces = args.namespace.clone();
-            namespaces.sort();
-            namespaces.dedup();
-            Scope::Namespaces(namespaces)
-        };
-        let inventory = read_inventory(&cluster, &scope).await?;
-        let namespaces = match scope {
-            Scope::All => None,
-            Scope::Namespaces(list) => Some(list),
-        };
-        Ok((inventory, Origin { server: cluster.server().to_string(), namespaces }))
-    })
+/// Reads the inventory (the lists run concurrently on the current-thread runtime).
+async fn read(args: &ClusterLintArgs, cluster: &Cluster) -> Result<(hpa_cluster::Inventory, Origin), Error> {
+    let scope = if args.all_namespaces {
+        Scope::All
+    } else if args.namespace.is_empty() {
+        Scope::Namespaces(vec![cluster.default_namespace().to_string()])
+    } else {
+        let mut namespaces = args.namespace.clone();
+        namespaces.sort();
+        namespaces.dedup();
+        Scope::Namespaces(namespaces)
+    };
+    let inventory = read_inventory(cluster, &scope).await?;
+    let namespaces = match scope {
+        Scope::All => None,
+        Scope::Namespaces(list) => Some(list),
+    };
+    Ok((inventory, Origin { server: cluster.server().to_string(), namespaces }))
 }

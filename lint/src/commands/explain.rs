@@ -11,6 +11,7 @@ use hpa_core::check::{self, Admission};
 use hpa_core::effective::{self, EffectiveBehavior, EffectiveRules, Source, Valued};
 use hpa_core::evaluator::HPAControllerConfiguration;
 use hpa_core::evaluator::timing::{self, Run};
+use hpa_core::features::{FeatureGates, Gate};
 use hpa_core::rules::ObjectId;
 use serde_json::{Value, json};
 
@@ -53,7 +54,7 @@ pub fn run(args: &ExplainArgs, cluster: &crate::cli::ClusterArgs, out: &mut Outp
                     // The behavior as written (not defaulted), in the internal form.
                     let user = admitted.written().spec.behavior.as_ref();
                     let eff = effective::effective_behavior(user, None, &controller);
-                    let notes = ignored_tolerances(user, &controller);
+                    let notes = ignored_tolerances(user, &controller, &cluster.feature_gates);
                     let up = timing::fastest_scale_up(admitted.effective(), &controller);
                     let down = timing::fastest_scale_down(admitted.effective(), &controller);
                     // Named as the linter names it: by its prefix when kube-apiserver would name it
@@ -130,24 +131,41 @@ pub struct Report {
 /// The per-direction tolerances the HPA sets that the release drops and its controller ignores
 /// (`HPAConfigurableTolerance` off: `dropDisabledFields` on create, `tolerancesForHpa`), decided
 /// by [`HPAControllerConfiguration::tolerances_for_hpa`] as for rule HPA306 and `diagnose`.
+/// `feature_gates` are the command line's `--feature-gates`, to say what switched the gate off.
 fn ignored_tolerances(
     written: Option<&HorizontalPodAutoscalerBehavior>,
     controller: &HPAControllerConfiguration,
+    feature_gates: &[String],
 ) -> Vec<String> {
+    let off = tolerance_gate_off(controller, feature_gates);
     controller
         .tolerances_for_hpa(written)
         .ignored()
         .filter_map(|d| {
             Some(format!(
-                "spec.behavior.{}.tolerance {} ({}) is not used: HPAConfigurableTolerance is off in Kubernetes {}: kube-apiserver drops this tolerance silently and the controller's global tolerance ({}) applies (HPA306)",
+                "spec.behavior.{}.tolerance {} ({}) is not used: HPAConfigurableTolerance is {off}: kube-apiserver drops this tolerance silently and the controller's global tolerance ({}) applies (HPA306)",
                 d.field,
                 d.ignored()?,
                 pct(d.ignored()?.as_approximate_f64()),
-                controller.release(),
                 d.used
             ))
         })
         .collect()
+}
+
+/// Why gate `HPAConfigurableTolerance` is off for `controller`: `off in Kubernetes 1.33` where
+/// that is the release's default, else the override that switched it off (`--feature-gates`
+/// when the command line's gates alone do, else the configuration's `featureGates`).
+fn tolerance_gate_off(controller: &HPAControllerConfiguration, feature_gates: &[String]) -> String {
+    let release = controller.release();
+    if Gate::HPAConfigurableTolerance.spec(release).is_none_or(|spec| !spec.default) {
+        return format!("off in Kubernetes {release}");
+    }
+    let mut from_flags = FeatureGates::new(release);
+    let by_flags = feature_gates.iter().all(|spec| from_flags.apply(spec).is_ok())
+        && !from_flags.enabled(Gate::HPAConfigurableTolerance);
+    let by = if by_flags { "--feature-gates" } else { "the configuration's featureGates" };
+    format!("off by {by} (Kubernetes {release} has it on by default)")
 }
 
 fn pct(f: f64) -> String {

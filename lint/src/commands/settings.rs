@@ -74,7 +74,21 @@ pub fn options(
     cluster: &ClusterArgs,
     out: &mut Output<'_>,
 ) -> Result<(LintOptions, Option<Severity>, config::Config), SettingsError> {
-    let Resolved { settings, config: cfg, .. } = settings(&lint.config, cluster, &[], out)?;
+    let configured = configured(&lint.config, cluster)?;
+    let release = configured.release_or_default();
+    options_for(lint, cluster, configured, release, out)
+}
+
+/// [`options`] with the configuration already read ([`configured`]) and the release chosen
+/// (`hpa-lint cluster`: the API server's, see [`hpa_cluster::resolve`]).
+pub fn options_for(
+    lint: &LintArgs,
+    cluster: &ClusterArgs,
+    configured: Configured,
+    release: KubernetesVersion,
+    out: &mut Output<'_>,
+) -> Result<(LintOptions, Option<Severity>, config::Config), SettingsError> {
+    let Resolved { settings, config: cfg, .. } = settings_for(configured, release, cluster, &[], out)?;
     for r in lint.findings.select.iter().chain(&lint.findings.ignore) {
         if hpa_core::rules::find(r).is_none() && !r.eq_ignore_ascii_case("all") {
             return Err(SettingsError::UnknownRule(r.clone()));
@@ -134,15 +148,59 @@ pub fn settings(
     layers: &[(&ControllerFlags, Provenance)],
     out: &mut Output<'_>,
 ) -> Result<Resolved, SettingsError> {
+    let configured = configured(config_args, cluster)?;
+    let release = configured.release_or_default();
+    settings_for(configured, release, cluster, layers, out)
+}
+
+/// The configuration read, and the release the command line or the configuration names.
+#[derive(Debug, Clone)]
+pub struct Configured {
+    /// The configuration read (the defaults, with no path, when there is none).
+    pub config: config::Config,
+    /// `--kubernetes-version`'s release, else `kubernetesVersion`'s, with where it is named
+    /// (`--kubernetes-version`, or `file:line:column: kubernetesVersion`); `None`: neither.
+    pub release: Option<(KubernetesVersion, String)>,
+}
+
+impl Configured {
+    /// The release named, else the newest generally available one.
+    pub fn release_or_default(&self) -> KubernetesVersion {
+        self.release.as_ref().map_or(KubernetesVersion::LATEST, |(r, _)| *r)
+    }
+}
+
+/// Reads the configuration (`--config`, else `.hpa-lint.yaml` found upward from the working
+/// directory; none with `--no-config`) and the release it or the command line names: the
+/// first half of [`settings`], which a live command runs before it asks the API server its
+/// release. Errors are usage errors.
+pub fn configured(config_args: &ConfigArgs, cluster: &ClusterArgs) -> Result<Configured, SettingsError> {
     let cfg =
         if config_args.no_config { config::Config::default() } else { config::load(config_args.config.as_deref())? };
     let version = match cfg.file.kubernetes_version.as_deref().map(KubernetesVersion::parse).transpose() {
         Ok(v) => v,
         Err(source) => return Err(SettingsError::Version { at: cfg.at("kubernetesVersion"), source }),
     };
-    // The flag's release, else the configuration's, else the newest; the configuration's gates,
-    // then the flags'.
-    let mut gates = FeatureGates::new(cluster.kubernetes_version.or(version).unwrap_or(KubernetesVersion::LATEST));
+    // The flag's release, else the configuration's.
+    let release = match (cluster.kubernetes_version, version) {
+        (Some(flag), _) => Some((flag, "--kubernetes-version".to_string())),
+        (None, Some(file)) => Some((file, format!("{}: kubernetesVersion", cfg.at("kubernetesVersion")))),
+        (None, None) => None,
+    };
+    Ok(Configured { config: cfg, release })
+}
+
+/// The second half of [`settings`]: the gates, controller and bounds of `release` (the
+/// configuration's gates, then the flags').
+pub fn settings_for(
+    configured: Configured,
+    release: KubernetesVersion,
+    cluster: &ClusterArgs,
+    layers: &[(&ControllerFlags, Provenance)],
+    out: &mut Output<'_>,
+) -> Result<Resolved, SettingsError> {
+    let cfg = configured.config;
+    let mut gates = FeatureGates::new(release);
     // Warnings (a GA gate set, a gate that concerns no HPA) go to standard error, those of the
     // configuration with its position.
     if let Some(base) = cfg.file.feature_gates.as_ref().map(config::FeatureGatesSetting::as_flag) {

@@ -188,11 +188,7 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
 
     let segments: Vec<&str> = path.trim_matches('/').split('/').filter(|s| !s.is_empty()).collect();
     match segments.as_slice() {
-        ["version"] => ok(&json!({
-            "major": "1", "minor": "37", "gitVersion": "v1.37.0", "gitCommit": "0000000000000000000000000000000000000000",
-            "gitTreeState": "clean", "buildDate": "2026-04-01T00:00:00Z", "goVersion": "go1.26.1",
-            "compiler": "gc", "platform": "linux/amd64",
-        })),
+        ["version"] => version(lock(&shared.git_version).as_deref()),
         ["api"] if aggregated => aggregated_discovery(&shared.store(), true),
         ["api"] => ok(&json!({
             "kind": "APIVersions", "versions": ["v1"],
@@ -424,6 +420,25 @@ async fn objects(shared: &Arc<Shared>, group: &str, version: &str, rest: &[&str]
         }
         _ => not_found(),
     }
+}
+
+/// `/version`'s `version.Info` for `git_version` (`minor` as kube-apiserver fills it: the
+/// minor number, `+` after it for a build with a suffix); `None`: the 403 of a non-resource
+/// URL RBAC does not grant.
+fn version(git_version: Option<&str>) -> Response<Body> {
+    let Some(git_version) = git_version else {
+        let message = "forbidden: User \"system:serviceaccount:hpa-system:hpa-reader\" cannot get path \"/version\"";
+        return status(403, "Forbidden", message, Value::Null);
+    };
+    let mut parts = git_version.trim_start_matches('v').splitn(3, '.');
+    let major = parts.next().unwrap_or_default();
+    let minor = parts.next().unwrap_or_default();
+    let suffix = if git_version.contains('-') { "+" } else { "" };
+    ok(&json!({
+        "major": major, "minor": format!("{minor}{suffix}"), "gitVersion": git_version,
+        "gitCommit": "0000000000000000000000000000000000000000", "gitTreeState": "clean",
+        "buildDate": "2026-04-01T00:00:00Z", "goVersion": "go1.26.1", "compiler": "gc", "platform": "linux/amd64",
+    }))
 }
 
 /// A 403 in kube-apiserver's words, when a test refused this resource or namespace.

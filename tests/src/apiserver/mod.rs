@@ -84,6 +84,8 @@ pub(crate) struct Shared {
     /// While true, `/api` and `/apis` answer the classic way whatever the client accepts:
     /// [`TestApiServer::classic_discovery_only`].
     pub(crate) classic_discovery: AtomicBool,
+    /// The `gitVersion` `/version` answers; `None`: `/version` is refused (403).
+    pub(crate) git_version: Mutex<Option<String>>,
 }
 
 impl Shared {
@@ -121,6 +123,7 @@ impl TestApiServer {
             port: Mutex::new(0),
             frozen: watch::channel(false).0,
             classic_discovery: AtomicBool::new(false),
+            git_version: Mutex::new(Some("v1.37.0".to_string())),
         });
         let (stop, stopped) = watch::channel(false);
         let (addr, ca_pem) = http::serve(shared.clone(), stopped).await;
@@ -288,6 +291,12 @@ preferences: {{}}
     /// (`None`: everywhere, including cluster-wide lists).
     pub fn refuse(&self, resource: Option<&str>, namespace: Option<&str>) {
         lock(&self.shared.refusals).push((resource.map(String::from), namespace.map(String::from)));
+    }
+
+    /// The `gitVersion` `/version` answers (`v1.37.0` unless set); `None` refuses `/version`
+    /// (403), as an API server whose RBAC does not grant `get` on that path does.
+    pub fn set_git_version(&self, git_version: Option<&str>) {
+        *lock(&self.shared.git_version) = git_version.map(String::from);
     }
 
     /// Injects a fault on every request whose path starts with `prefix`.

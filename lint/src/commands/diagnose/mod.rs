@@ -5,8 +5,8 @@
 //! - [`run`]: reads the objects (live: [`hpa_cluster::diagnose::read_objects`]; snapshot: the
 //!   files through the project's YAML reader), then shares everything after reading: hpa-cluster's
 //!   [`inputs_from_objects`] builds the sync's inputs, each HPA decoded once, leniently, with the
-//!   Go types of the release `--kubernetes-version` selects (the release of the controller that
-//!   is replayed), and hpa-core's [`diagnose`](hpa_core::evaluator::diagnosis::diagnose) replays
+//!   Go types of the release `--kubernetes-version` selects, else (live) the API server's (the
+//!   release of the controller that is replayed), and hpa-core's [`diagnose`](hpa_core::evaluator::diagnosis::diagnose) replays
 //!   and explains it.
 //! - [`render`]: the human report (with the `simulate` chart of the next syncs) and the JSON
 //!   document (schema in docs/diagnose.md).
@@ -15,8 +15,8 @@ pub mod render;
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use hpa_cluster::Cluster;
 use hpa_cluster::diagnose::{HpaEvent, Objects, inputs_from_objects, latest_instant, latest_write};
+use hpa_cluster::{Cluster, ServerRelease};
 use hpa_core::api::Time;
 use hpa_core::api::v2::HorizontalPodAutoscaler;
 use hpa_core::evaluator::config::TOLERANCE_FLAG;
@@ -27,6 +27,7 @@ use serde_json::Value;
 
 use crate::cli::{ClusterArgs, DiagnoseArgs, ReportFormat};
 use crate::commands::common::{self, LiveError};
+use crate::commands::settings;
 use crate::controller_flags::Provenance;
 use crate::input;
 use crate::{ExitStatus, Output};
@@ -117,30 +118,41 @@ pub fn run(args: &DiagnoseArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> 
     };
     let args = &args;
     // The configuration's release, gates and controller apply as they do to `lint`; the
-    // controller flags given here override its `controller:`.
-    let config = match crate::commands::settings::settings(
-        &args.config,
-        cluster,
-        &[(&args.controller.flags(), Provenance::CommandLine)],
-        out,
-    ) {
-        Ok(r) => r.settings.controller,
+    // controller flags given here override its `controller:`. Live, the release is the one
+    // named, else the API server's (`hpa_cluster::resolve`, with its notes).
+    let configured = match settings::configured(&args.config, cluster) {
+        Ok(c) => c,
         Err(e) => return out.fail(&e),
     };
     let now = match args.now.as_deref().map(parse_now).transpose() {
         Ok(n) => n,
         Err(e) => return out.fail(&e),
     };
-    let release = config.release();
-    let read = if args.snapshot.is_empty() {
-        read_live(args, &name, now, release)
+    let (live, release, version_notes) = if args.snapshot.is_empty() {
+        let (runtime, live_cluster, server) = match connect_live(args) {
+            Ok(c) => c,
+            Err(e) => return out.fail(&e),
+        };
+        let resolution =
+            hpa_cluster::resolve(configured.release.as_ref().map(|(r, from)| (*r, from.as_str())), &server);
+        (Some((runtime, live_cluster)), resolution.release, resolution.notes)
     } else {
-        read_snapshot(args, &name, now, release)
+        (None, configured.release_or_default(), Vec::new())
+    };
+    let flags = args.controller.flags();
+    let config = match settings::settings_for(configured, release, cluster, &[(&flags, Provenance::CommandLine)], out) {
+        Ok(r) => r.settings.controller,
+        Err(e) => return out.fail(&e),
+    };
+    let read = match &live {
+        Some((runtime, live_cluster)) => read_live(runtime, live_cluster, args, &name, now, release),
+        None => read_snapshot(args, &name, now, release),
     };
     let mut read = match read {
         Ok(r) => r,
         Err(e) => return out.fail(&e),
     };
+    read.notes.splice(0..0, version_notes);
     let inputs = match inputs_from_objects(&read.objects, &read.namespace, &name, read.now) {
         Ok(i) => i,
         Err(e) => return out.fail(&ReadError::from(e)),
@@ -217,19 +229,30 @@ fn parse_now(text: &str) -> Result<Timestamp, ReadError> {
     Time::parse_rfc3339(text).map(Timestamp::from_api_time).ok_or_else(|| ReadError::Now(text.to_string()))
 }
 
+/// Connects to the API server and asks it its release.
+fn connect_live(args: &DiagnoseArgs) -> Result<(tokio::runtime::Runtime, Cluster, ServerRelease), ReadError> {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(ReadError::Runtime)?;
+    let options = args.connection.client_options(&args.environment);
+    let (cluster, server) = runtime.block_on(async {
+        let cluster = Cluster::connect(&options).await?;
+        let server = hpa_cluster::server_release(&cluster).await?;
+        Ok::<_, ReadError>((cluster, server))
+    })?;
+    Ok((runtime, cluster, server))
+}
+
 /// Reads the HPA's objects from the API server.
 fn read_live(
+    runtime: &tokio::runtime::Runtime,
+    cluster: &Cluster,
     args: &DiagnoseArgs,
     name: &str,
     now: Option<Timestamp>,
     release: KubernetesVersion,
 ) -> Result<Read, ReadError> {
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(ReadError::Runtime)?;
-    let options = args.connection.client_options(&args.environment);
     runtime.block_on(async {
-        let cluster = Cluster::connect(&options).await?;
         let namespace = args.namespace.clone().unwrap_or_else(|| cluster.default_namespace().to_string());
-        let mut objects = hpa_cluster::diagnose::read_objects(&cluster, &namespace, name, release).await?;
+        let mut objects = hpa_cluster::diagnose::read_objects(cluster, &namespace, name, release).await?;
         let now = now.unwrap_or_else(|| {
             let ms = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis());
             Timestamp::from_millis(i64::try_from(ms).unwrap_or(i64::MAX))
