@@ -450,7 +450,7 @@ impl Cluster {
                         status.details.as_ref().map(|d| Duration::from_secs(d.retry_after_seconds.into())),
                     ),
                     403 => Error::Forbidden { verb: verb.into(), what: what.into(), message },
-                    404 => Error::NotFound { what: what.into() },
+                    404 => Error::NotFound { what: what.into(), message },
                     _ => Error::Api { code, reason, message, doing: doing.to_string() },
                 }
             }

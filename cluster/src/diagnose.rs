@@ -29,8 +29,8 @@ use hpa_core::api::{DecodeError, Strictness};
 use hpa_core::evaluator::diagnosis::SCALING_REPLICA_SET;
 use hpa_core::evaluator::simulation::PodTemplate;
 use hpa_core::evaluator::{
-    ConditionStatus, Container, ContainerUsage, ObjectMetricValue, Pod, PodMetricsItem, PodPhase, PodSample, ReadError,
-    ReadyCondition, Scale, SelectorError, SyncInput, Timestamp,
+    ConditionStatus, Container, ContainerUsage, MetricQuery, ObjectMetricValue, Pod, PodMetricsItem, PodPhase,
+    PodSample, ReadError, ReadyCondition, Scale, SelectorError, SyncInput, Timestamp,
 };
 use hpa_core::features::{FeatureGates, Gate, KubernetesVersion};
 use hpa_core::rules::objects::{
@@ -44,10 +44,14 @@ use crate::error::Error;
 use crate::kinds::{self, Kind, PAGE_SIZE};
 use crate::selector;
 
-/// The answers of the metrics APIs that failed (the whole API, not one metric): the live
-/// path sets them; a snapshot has none (a missing list is an empty answer, with a note).
+/// The answers of the metrics APIs that failed, as a whole or for one metric: the live path
+/// sets them; a snapshot has none (a missing list is an empty answer, with a note).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct MetricsErrors {
+    /// The requests of one Pods, Object or External metric that failed while the API answered
+    /// (an adapter's 404 or 5xx for that metric): client-go's error text, which the
+    /// controller records for that metric ([`SyncInput::metric_errors`]).
+    pub metrics: BTreeMap<MetricQuery, ReadError>,
     /// The resource metrics API (`metrics.k8s.io`).
     pub resource: Option<String>,
     /// The custom metrics API (`custom.metrics.k8s.io`).
@@ -329,6 +333,7 @@ pub fn inputs_from_objects(
         Some(e) => Err(ReadError(e.clone())),
         None => Ok(external_metrics(&items, &hpa.spec.metrics, &mut notes)),
     };
+    sync.metric_errors.clone_from(&metrics_errors.metrics);
     if !objects.metrics_asked {
         notes.extend(ungathered_metrics(&objects.empty_lists, namespace, &hpa.spec.metrics, &sync, &selector_text));
     }
@@ -938,7 +943,7 @@ fn scale_of(
     let group = GroupVersion::parse_or_empty(api_version).group();
     let known = kinds::workload(group, kind);
     let resource = known.map_or_else(|| kind.to_lowercase(), Kind::resource);
-    let not_found = || Error::NotFound { what: format!("{resource} \"{name}\"") };
+    let not_found = || Error::NotFound { what: format!("{resource} \"{name}\""), message: String::new() };
     let target = target_object(items, namespace, api_version, kind, name);
     // A Scale read from the subresource carries its object's name and uid.
     let uid = |v: &Value| str_at(v, &["metadata", "uid"]).map(String::from);
@@ -1313,7 +1318,7 @@ async fn read_metrics(
         }
         if let Ok(version) = version {
             for m in metrics {
-                let path = if let Some(p) = &m.pods {
+                let (path, query) = if let Some(p) = &m.pods {
                     let mut path = format!(
                         "/apis/{CUSTOM_METRICS_GROUP}/{version}/namespaces/{namespace}/pods/*/{}",
                         p.metric.name
@@ -1323,7 +1328,7 @@ async fn read_metrics(
                         params.push(("metricLabelSelector".into(), selector::format(s)));
                     }
                     crate::kinds::push_query(&mut path, &params);
-                    path
+                    (path, MetricQuery::Pods { metric: p.metric.name.to_string() })
                 } else if let Some(o) = &m.object {
                     let d = &o.described_object;
                     let base = format!("/apis/{CUSTOM_METRICS_GROUP}/{version}/namespaces/{namespace}");
@@ -1358,11 +1363,16 @@ async fn read_metrics(
                     if let Some(s) = &o.metric.selector {
                         crate::kinds::push_query(&mut path, &[("metricLabelSelector".into(), selector::format(s))]);
                     }
-                    path
+                    let query = MetricQuery::Object {
+                        metric: o.metric.name.to_string(),
+                        kind: d.kind.to_string(),
+                        name: d.name.to_string(),
+                    };
+                    (path, query)
                 } else {
                     continue;
                 };
-                read_metric_list(cluster, namespace, &path, "MetricValue", &mut out.items, &mut out.notes).await?;
+                read_metric_list(cluster, namespace, &path, "MetricValue", query, out).await?;
             }
         }
     }
@@ -1378,8 +1388,8 @@ async fn read_metrics(
                 if let Some(s) = &e.metric.selector {
                     crate::kinds::push_query(&mut path, &[("labelSelector".into(), selector::format(s))]);
                 }
-                read_metric_list(cluster, namespace, &path, "ExternalMetricValue", &mut out.items, &mut out.notes)
-                    .await?;
+                let query = MetricQuery::External { metric: e.metric.name.to_string() };
+                read_metric_list(cluster, namespace, &path, "ExternalMetricValue", query, out).await?;
             }
         }
     }
@@ -1441,13 +1451,18 @@ fn custom_metrics_version(group: &ApiGroup) -> Result<&'static str, String> {
         .ok_or_else(|| "no known available metric versions found".to_string())
 }
 
+/// Reads the answer of the custom or external metrics API for one metric (`query`, at `path`)
+/// into `out`'s items, each with `item_kind`. A failure of that request alone (the adapter's
+/// 404 or 5xx) is the metric's error, in client-go's words as the controller records it
+/// (`unable to fetch metrics from custom metrics API: <this>`); a refusal or a server that
+/// cannot be used stops the diagnosis; anything else is noted and the answer left empty.
 async fn read_metric_list(
     cluster: &Cluster,
     namespace: &str,
     path: &str,
     item_kind: &str,
-    items: &mut Vec<Value>,
-    notes: &mut Vec<String>,
+    query: MetricQuery,
+    out: &mut Objects,
 ) -> Result<(), Error> {
     match cluster.get_json(path, &format!("reading {path}")).await {
         Ok(list) => {
@@ -1455,7 +1470,7 @@ async fn read_metric_list(
                 if let Some(o) = item.as_object_mut() {
                     o.insert("kind".into(), Value::String(item_kind.into()));
                 }
-                items.push(item);
+                out.items.push(item);
             }
             Ok(())
         }
@@ -1464,8 +1479,12 @@ async fn read_metric_list(
             let api = path.trim_start_matches("/apis/").split('/').next().unwrap_or_default();
             Err(metrics_forbidden(api, namespace, message))
         }
+        Err(e @ (Error::NotFound { .. } | Error::Api { .. })) => {
+            out.metrics_errors.metrics.insert(query, ReadError(api_error_text(&e)));
+            Ok(())
+        }
         Err(e) => {
-            notes.push(format!("metric values not read: {e}"));
+            out.notes.push(format!("metric values not read: {e}"));
             Ok(())
         }
     }
@@ -1485,7 +1504,9 @@ fn metrics_forbidden(api: &str, namespace: &str, message: String) -> Error {
 
 fn api_error_text(e: &Error) -> String {
     match e {
-        Error::Api { message, .. } | Error::Forbidden { message, .. } => message.clone(),
+        Error::Api { message, .. } | Error::Forbidden { message, .. } | Error::NotFound { message, .. } => {
+            message.clone()
+        }
         other => other.to_string(),
     }
 }

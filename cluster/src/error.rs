@@ -123,6 +123,9 @@ pub enum Error {
     NotFound {
         /// `HorizontalPodAutoscaler shop/web`...
         what: String,
+        /// The `message` of the server's `Status` (client-go's error text for the 404, which
+        /// a controller records as is); empty when no server answered.
+        message: String,
     },
     /// The resource metrics API is not served: no metrics-server (or equivalent).
     #[error(

@@ -783,6 +783,63 @@ fn live_metric_queries_carry_the_selectors() {
     );
 }
 
+/// An adapter that fails one metric's request (a `Status` 404 for a Pods metric, a plain-text
+/// 503 for an External one) while its API answers: the replay records that metric's error as
+/// the controller does (`GetRawMetric`, `GetExternalMetric`: `unable to fetch metrics from ...
+/// metrics API: <client-go's error>`), not an empty answer.
+#[test]
+fn a_metric_the_adapter_fails_is_replayed_with_the_adapters_error() {
+    let l = live();
+    l.server.install("externalmetrics");
+    l.server.install("custommetrics");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/diagnose/metric-selectors");
+    for mut object in fixtures::load(&dir.join("objects.yaml")) {
+        object["metadata"]["namespace"] = json!("default");
+        l.server.put(object);
+    }
+    let not_found = "the server could not find the metric http_requests for pods";
+    l.server.fault(
+        "/apis/custom.metrics.k8s.io/v1beta2/namespaces/default/pods/*/http_requests",
+        Fault::Status(404, not_found.into()),
+    );
+    l.server.fault(
+        "/apis/external.metrics.k8s.io/v1beta1/namespaces/default/queue_depth",
+        Fault::Text(503, "service unavailable".into()),
+    );
+    let active = |hpa: &str| {
+        let run = l.diagnose(&[hpa, "-o", "json"]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let d = run.json();
+        assert_eq!(d["outcome"], "FailedComputeMetrics", "{d:#}");
+        let active = d["conditions"].as_array().unwrap().iter().find(|c| c["type"] == "ScalingActive").unwrap().clone();
+        (
+            active["replayed"]["status"].clone(),
+            active["replayed"]["reason"].clone(),
+            active["replayed"]["message"].clone(),
+        )
+    };
+    assert_eq!(
+        active("web"),
+        (
+            json!("False"),
+            json!("FailedGetPodsMetric"),
+            json!(format!(
+                "the HPA was unable to compute the replica count: unable to get metric http_requests: unable to fetch metrics from custom metrics API: {not_found}"
+            ))
+        )
+    );
+    assert_eq!(
+        active("queue"),
+        (
+            json!("False"),
+            json!("FailedGetExternalMetric"),
+            json!(
+                "the HPA was unable to compute the replica count: unable to get external metric default/queue_depth/&LabelSelector{MatchLabels:map[string]string{queue: orders,},MatchExpressions:[]LabelSelectorRequirement{},}: unable to fetch metrics from external metrics API: the server is currently unable to handle the request (get queue_depth.external.metrics.k8s.io)"
+            )
+        )
+    );
+}
+
 /// A custom metrics adapter that serves only `custom.metrics.k8s.io/v1beta1` is read at that
 /// version, as the controller's client chooses it by discovery
 /// (`custom_metrics.NewAvailableAPIsGetter`), its items' `metricName` and `window` read; one

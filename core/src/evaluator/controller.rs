@@ -147,6 +147,32 @@ client_error!(
     SelectorError
 );
 
+/// One request of the custom or external metrics API: the metric of one HPA metric spec, as
+/// the controller's metrics client asks for it (`GetRawMetric`, `GetObjectMetric`,
+/// `GetExternalMetric` in `pkg/controller/podautoscaler/metrics/rest_metrics_client.go`).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum MetricQuery {
+    /// A Pods metric, by name (`pods/*/<metric>`).
+    Pods {
+        /// `metric.name`.
+        metric: String,
+    },
+    /// An Object metric of one described object.
+    Object {
+        /// `metric.name`.
+        metric: String,
+        /// `describedObject.kind`.
+        kind: String,
+        /// `describedObject.name`.
+        name: String,
+    },
+    /// An External metric, by name.
+    External {
+        /// `metric.name`.
+        metric: String,
+    },
+}
+
 /// Everything one sync reads from the cluster, and the instant it runs at.
 ///
 /// Each metrics field is the answer of one metrics API: `Err` is a failed request
@@ -182,6 +208,12 @@ pub struct SyncInput {
     pub object_metrics: Result<Vec<ObjectMetricValue>, ReadError>,
     /// The external metrics API answers, by metric name: every series' value in milli-units.
     pub external_metrics: Result<BTreeMap<String, Vec<i64>>, ReadError>,
+    /// The requests of one metric that failed while its API answered (an adapter's 404 or 5xx
+    /// for that metric only): the client's error, which the controller records for that metric
+    /// as it records a failed API (`unable to fetch metrics from custom metrics API: ...`). An
+    /// entry here overrides the metric's answer in `pods_metrics`, `object_metrics` or
+    /// `external_metrics`.
+    pub metric_errors: BTreeMap<MetricQuery, ReadError>,
     /// Skips metric evaluation and uses this count as `computeReplicasForMetrics`' successful
     /// answer (what-if runs).
     pub prenormalized_desired: Option<i32>,
@@ -203,8 +235,15 @@ impl SyncInput {
             pods_metrics: Ok(BTreeMap::new()),
             object_metrics: Ok(Vec::new()),
             external_metrics: Ok(BTreeMap::new()),
+            metric_errors: BTreeMap::new(),
             prenormalized_desired: None,
         }
+    }
+
+    /// The error of the request `query` names ([`Self::metric_errors`]); `query` is built only
+    /// when some request failed.
+    pub fn metric_error(&self, query: impl FnOnce() -> MetricQuery) -> Option<&ReadError> {
+        if self.metric_errors.is_empty() { None } else { self.metric_errors.get(&query()) }
     }
 }
 
@@ -1306,12 +1345,13 @@ impl MetricsRun<'_, '_> {
             let err = "invalid pods metric source: no average value target was set";
             return Err(Failure::same(REASON, err.to_string()));
         };
-        let samples = match &self.input.pods_metrics {
-            Ok(m) => {
+        let failed = self.input.metric_error(|| MetricQuery::Pods { metric: pods.metric.name.to_string() });
+        let samples = match (&self.input.pods_metrics, failed) {
+            (_, Some(e)) | (Err(e), None) => Err(e),
+            (Ok(m), None) => {
                 let samples = m.get(pods.metric.name.as_str()).map_or(&[][..], Vec::as_slice);
                 Ok(self.pods.matched(samples, self.sample_entries))
             }
-            Err(e) => Err(e),
         };
         match self.p.calc.get_metric_replicas(
             self.workspace,
@@ -1419,9 +1459,10 @@ impl MetricsRun<'_, '_> {
     fn compute_status_for_external_metric(&mut self, spec: &MetricSpec) -> Result<Proposal, Failure> {
         const REASON: &str = "FailedGetExternalMetric";
         let Some(ext) = &spec.external else { return Err(Self::missing_source(REASON, "external")) };
-        let values = match &self.input.external_metrics {
-            Ok(m) => Ok(m.get(ext.metric.name.as_str()).map_or(&[][..], Vec::as_slice)),
-            Err(e) => Err(e),
+        let failed = self.input.metric_error(|| MetricQuery::External { metric: ext.metric.name.to_string() });
+        let values = match (&self.input.external_metrics, failed) {
+            (_, Some(e)) | (Err(e), None) => Err(e),
+            (Ok(m), None) => Ok(m.get(ext.metric.name.as_str()).map_or(&[][..], Vec::as_slice)),
         };
         let selector = ext.metric.selector.as_ref();
         let calc = &self.p.calc;
@@ -1470,6 +1511,14 @@ impl MetricsRun<'_, '_> {
         object: &CrossVersionObjectReference,
         metric: &str,
     ) -> Result<ObjectSample, ObjectSampleError> {
+        let query = || MetricQuery::Object {
+            metric: metric.to_string(),
+            kind: object.kind.to_string(),
+            name: object.name.to_string(),
+        };
+        if let Some(e) = self.input.metric_error(query) {
+            return Err(ObjectSampleError::Read(e.clone()));
+        }
         let values = self.input.object_metrics.as_ref().map_err(|e| ObjectSampleError::Read(e.clone()))?;
         fn group(api_version: &str) -> &str {
             GroupVersion::parse_or_empty(api_version).group()
@@ -2061,6 +2110,58 @@ mod tests {
         let r = run(&mut hpa, &mut state, &up, &opts);
         assert_eq!(r.desired_replicas, 2);
         assert!(!scaled_to_zero_condition(r.conditions()));
+    }
+
+    /// A failed request of one metric (the adapter's 404) fails that metric as the controller
+    /// records it, though its API answered: the error wins over a value the answers hold.
+    #[test]
+    fn a_failed_metric_request_is_recorded_as_the_controller_records_it() {
+        let opts = HPAControllerConfiguration::default();
+        let mut hpa = cpu_hpa(1, 10, 50, None);
+        hpa.metadata.namespace = "ns".into();
+        let described =
+            CrossVersionObjectReference { kind: "Deployment".into(), name: "d".into(), api_version: "apps/v1".into() };
+        hpa.spec.metrics = vec![MetricSpec {
+            type_: "Object".into(),
+            object: Some(Box::new(ObjectMetricSource {
+                described_object: described.clone(),
+                metric: MetricIdentifier { name: "qps".into(), selector: None },
+                target: MetricTarget {
+                    type_: "Value".into(),
+                    value: Some(Quantity::from_milli(15_000)),
+                    ..Default::default()
+                },
+            })),
+            ..Default::default()
+        }];
+        let mut i = input(0, 2, 0);
+        i.object_metrics = Ok(vec![ObjectMetricValue {
+            described_object: described,
+            metric: "qps".into(),
+            value_milli: 1_000,
+            timestamp: Timestamp::ZERO,
+        }]);
+        let query = MetricQuery::Object { metric: "qps".into(), kind: "Deployment".into(), name: "d".into() };
+        let not_found = "the server could not find the metric qps for deployments.apps d";
+        i.metric_errors.insert(query, ReadError::from(not_found));
+        let r = run(&mut hpa, &mut ControllerState::default(), &i, &opts);
+        let active = r.conditions().iter().find(|c| c.type_ == SCALING_ACTIVE).cloned().unwrap();
+        assert_eq!(
+            (active.status.as_str(), active.reason.as_str(), active.message.as_str()),
+            (
+                "False",
+                "FailedGetObjectMetric",
+                "the HPA was unable to compute the replica count: unable to get metric qps on Deployment ns/d: unable to fetch metrics from custom metrics API: the server could not find the metric qps for deployments.apps d"
+            )
+        );
+        // Another object's error leaves this one answered.
+        i.metric_errors = BTreeMap::from([(
+            MetricQuery::Object { metric: "qps".into(), kind: "Deployment".into(), name: "e".into() },
+            ReadError::from(not_found),
+        )]);
+        let r = run(&mut hpa, &mut ControllerState::default(), &i, &opts);
+        let active = r.conditions().iter().find(|c| c.type_ == SCALING_ACTIVE).map(|c| c.reason.clone());
+        assert_eq!(active.as_deref(), Some("ValidMetricFound"));
     }
 
     #[test]

@@ -22,7 +22,7 @@ use std::time::Duration;
 use super::behavior::{TimestampedRecommendation, TimestampedScaleEvent};
 use super::config::HPAControllerConfiguration;
 use super::controller::{
-    Autoscaler, ControllerState, NormalizationPath, SyncInput, SyncOutcome, SyncResult, UpdateError,
+    Autoscaler, ControllerState, MetricQuery, NormalizationPath, SyncInput, SyncOutcome, SyncResult, UpdateError,
 };
 use super::replicas::{CalcError, ConditionStatus, PodPhase, SetAsideReason};
 use super::simulation::{
@@ -1092,6 +1092,19 @@ fn current_load(sync: &SyncInput, key: &MetricKey) -> LoadValue {
             ),
             Err(_) => LoadValue::Unavailable,
         },
+        MetricKey::Pods(name) if sync.metric_error(|| MetricQuery::Pods { metric: name.to_string() }).is_some() => {
+            LoadValue::Unavailable
+        }
+        MetricKey::Object(name)
+            if sync.metric_errors.keys().any(|q| matches!(q, MetricQuery::Object { metric, .. } if metric == name)) =>
+        {
+            LoadValue::Unavailable
+        }
+        MetricKey::External(name)
+            if sync.metric_error(|| MetricQuery::External { metric: name.to_string() }).is_some() =>
+        {
+            LoadValue::Unavailable
+        }
         MetricKey::Pods(name) => match &sync.pods_metrics {
             Ok(map) => {
                 total(map.get(name.as_str()).map(|s| s.iter().map(|s| s.value_milli).collect()).unwrap_or_default())

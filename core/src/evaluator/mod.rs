@@ -49,7 +49,7 @@ pub mod timing;
 pub use behavior::{Limited, TimestampedRecommendation, TimestampedScaleEvent};
 pub use config::HPAControllerConfiguration;
 pub use controller::{
-    Autoscaler, ControllerState, Event, EventType, MetricEvaluation, Normalization, NormalizationPath,
+    Autoscaler, ControllerState, Event, EventType, MetricEvaluation, MetricQuery, Normalization, NormalizationPath,
     ObjectMetricValue, ReadError, Scale, SelectorError, SyncInput, SyncOutcome, SyncResult, UpdateError,
     reconcile_autoscaler,
 };
