@@ -32,4 +32,4 @@ pub mod watch;
 pub use connect::{ClientOptions, Cluster, DEFAULT_TIMEOUT};
 pub use error::Error;
 pub use inventory::{Inventory, LiveHpa, Note, NoteKind, Scope, Trimmed, read_inventory, trim};
-pub use watch::{CacheOptions, ContextCache, Freshness, Index, Overlay, WatchStatus};
+pub use watch::{CacheOptions, ContextCache, Freshness, Index, Overlay, Reads, WatchStatus};
