@@ -24,7 +24,7 @@
 //! logged once (until the answer changes), skipped (asked again at the next re-check with one
 //! small list, before its watcher starts) and reported in [`WatchStatus`].
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::{Duration, Instant};
 
@@ -404,6 +404,15 @@ impl ContextCache {
             }
         }
         Freshness::Fresh
+    }
+
+    /// The kinds RBAC refuses to list or watch (each skipped until the next re-check), in
+    /// [`WATCHED`] order. The view stays fresh without them but LimitRanges
+    /// ([`ContextCache::freshness`]); a rule that reads one sees none of its objects ([`Reads`]).
+    /// An optional CRD that is not installed is not refused: it has no objects to miss.
+    pub fn refused(&self) -> Vec<Kind> {
+        let watches = self.shared.watches();
+        WATCHED.iter().filter(|k| watches.get(k).is_some_and(|w| w.phase == Phase::Forbidden)).copied().collect()
     }
 }
 
@@ -1287,10 +1296,119 @@ impl Objects for Overlay<'_> {
     }
 }
 
+// === what the rules of one review read ===
+
+/// A world as the rules of one review read it, noting each read of a kind the cache does not
+/// hold because RBAC refuses to watch it ([`ContextCache::refused`]): the rules that asked saw
+/// none of its objects, so their check was partial ([`Reads::unseen`]). Kinds are matched the
+/// way the index keeps them ([`table`]): a workload by its exact kind (any case for
+/// [`Objects::workload_any_case`]), every workload kind for a namespace's workloads.
+pub struct Reads<'a> {
+    world: &'a dyn Objects,
+    refused: &'a [Kind],
+    unseen: Mutex<BTreeSet<Kind>>,
+}
+
+impl<'a> Reads<'a> {
+    /// `world` read by the rules, with the kinds RBAC refuses.
+    pub fn new(world: &'a dyn Objects, refused: &'a [Kind]) -> Reads<'a> {
+        Reads { world, refused, unseen: Mutex::new(BTreeSet::new()) }
+    }
+
+    /// The refused kinds the rules read so far, in [`WATCHED`] order.
+    pub fn unseen(&self) -> Vec<Kind> {
+        let unseen = lock(&self.unseen);
+        WATCHED.iter().filter(|k| unseen.contains(k)).copied().collect()
+    }
+
+    /// Notes the refused kinds a read touches.
+    fn note(&self, read: impl Fn(&Kind) -> bool) {
+        if self.refused.iter().any(&read) {
+            lock(&self.unseen).extend(self.refused.iter().filter(|k| read(k)));
+        }
+    }
+}
+
+/// Whether the index keeps `kind` among the workloads.
+fn is_workload(kind: &Kind) -> bool {
+    matches!(table(kind), Table::Workloads(_))
+}
+
+impl Objects for Reads<'_> {
+    fn workload(&self, kind: &str, namespace: &str, name: &str) -> Option<&Workload> {
+        self.note(|k| is_workload(k) && k.kind == kind);
+        self.world.workload(kind, namespace, name)
+    }
+
+    fn limit_ranges(&self, namespace: &str) -> &[LimitRange] {
+        self.note(|k| *k == kinds::LIMIT_RANGE);
+        self.world.limit_ranges(namespace)
+    }
+
+    fn workload_any_case(&self, kind: &str, namespace: &str, name: &str) -> Option<&Workload> {
+        self.note(|k| is_workload(k) && k.kind.eq_ignore_ascii_case(kind));
+        self.world.workload_any_case(kind, namespace, name)
+    }
+
+    fn pdbs(&self, namespace: &str) -> &[Pdb] {
+        self.note(|k| *k == kinds::PDB);
+        self.world.pdbs(namespace)
+    }
+
+    fn vpas(&self, namespace: &str) -> &[Vpa] {
+        self.note(|k| *k == kinds::VPA);
+        self.world.vpas(namespace)
+    }
+
+    fn scaled_objects(&self, namespace: &str) -> &[ScaledObject] {
+        self.note(|k| *k == kinds::SCALED_OBJECT);
+        self.world.scaled_objects(namespace)
+    }
+
+    fn workloads_of(&self, namespace: &str) -> Vec<&Workload> {
+        self.note(is_workload);
+        self.world.workloads_of(namespace)
+    }
+
+    fn hpa_min_replicas(&self, namespace: &str, kind: &str, name: &str) -> Option<i32> {
+        self.note(|k| *k == kinds::HPA);
+        self.world.hpa_min_replicas(namespace, kind, name)
+    }
+
+    fn hpas_targeting(&self, namespace: &str, kind: &str, name: &str) -> &[ObjectId] {
+        self.note(|k| *k == kinds::HPA);
+        self.world.hpas_targeting(namespace, kind, name)
+    }
+
+    /// The world's own answer (an index answers it from its labels): every workload kind read.
+    fn workloads_sharing_pods<'b>(&'b self, w: &'b Workload) -> Vec<&'b Workload> {
+        self.note(is_workload);
+        self.world.workloads_sharing_pods(w)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Only the refused kinds a read touches are noted: a workload by its exact kind (any case
+    /// for `workload_any_case`), every workload kind for a namespace's workloads.
+    #[test]
+    fn reads_note_the_refused_kinds_the_rules_read() {
+        let index = Index::default();
+        let overlay = Overlay::new(&index);
+        let refused = [kinds::DEPLOYMENT, kinds::ROLLOUT, kinds::PDB];
+        let reads = Reads::new(&overlay, &refused);
+        assert_eq!(reads.workload("StatefulSet", "shop", "db"), None);
+        assert_eq!(reads.vpas("shop"), &[]);
+        assert_eq!(reads.unseen(), []);
+        assert_eq!(reads.workload_any_case("deployment", "shop", "web"), None);
+        assert_eq!(reads.unseen(), [kinds::DEPLOYMENT]);
+        assert!(reads.pdbs("shop").is_empty());
+        assert!(reads.workloads_of("shop").is_empty());
+        assert_eq!(reads.unseen(), [kinds::DEPLOYMENT, kinds::ROLLOUT, kinds::PDB]);
+    }
 
     /// 0.5 s, 1 s, then 2 s at most (each up to a quarter more), and 0.5 s again after an event.
     #[test]

@@ -408,12 +408,17 @@ impl Reviewer {
         };
         // With a fresh view of the cluster, the cross-object rules too: the report continued with
         // the cache as its world, this HPA in place of the cached one.
+        // A fresh view may lack kinds RBAC refuses to watch: the rules that read one ran in part,
+        // and the answer says so (a `denyRules` on them could not deny).
         let stale_warning = if cross_object { view.stale_warning() } else { None };
+        let mut partial_warning = None;
         if cross_object && let Some(index) = view.index() {
             let t = &admitted.effective().spec.scale_target_ref;
             let id = context::hpa_id(admitted.effective());
             let overlay = hpa_cluster::Overlay::new(index).with_hpa(&id, &t.kind, &t.name);
-            findings.extend(admitted.check_world(Some(&id), &overlay, options));
+            let world = hpa_cluster::Reads::new(&overlay, view.refused());
+            findings.extend(admitted.check_world(Some(&id), &world, options));
+            partial_warning = context::partial_warning(&world.unseen());
         }
         let outcome = *admitted.outcome;
 
@@ -485,6 +490,7 @@ impl Reviewer {
             report.stale = true;
             warnings.push(short(&warning));
         }
+        warnings.extend(partial_warning.map(|w| short(&w)));
         // The HPA's own `hpa-lint.dev/ignore` annotation leaves out the warnings of the rules it
         // lists (they are not counted in /metrics either), and so does, for a finding located on
         // another object, that object's annotation as the cache keeps it (as in files); neither
@@ -1018,7 +1024,7 @@ mod tests {
         let policy = test_policy(policy);
         let gates = FeatureGates::default();
         let lock = std::sync::RwLock::new(gitops_index(deployment_annotations, &gates));
-        let view = View::Fresh(lock.read().unwrap());
+        let view = View::Fresh(lock.read().unwrap(), Vec::new());
         let object = json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
             "metadata": {"name": "web", "namespace": "shop"},
             "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
@@ -1133,7 +1139,7 @@ mod tests {
     fn cross_object_deny_rules_ratchet_on_update() {
         // The Deployment pins its replicas (HPA410), and the policy denies HPA410.
         let lock = std::sync::RwLock::new(gitops_index(Value::Null, &FeatureGates::default()));
-        let view = View::Fresh(lock.read().unwrap());
+        let view = View::Fresh(lock.read().unwrap(), Vec::new());
         let deny = "defaults: {denyRules: [HPA410]}\n";
         // A CREATE is denied.
         let body = review_of(&web_hpa(5, json!({})));
@@ -1167,7 +1173,7 @@ mod tests {
     #[test]
     fn deny_rules_run_their_rules_whatever_lint_warnings_and_defaults_say() {
         let lock = std::sync::RwLock::new(gitops_index(Value::Null, &FeatureGates::default()));
-        let view = View::Fresh(lock.read().unwrap());
+        let view = View::Fresh(lock.read().unwrap(), Vec::new());
         let review = |reviewer: &Reviewer, object: &Value, policy: &str| -> Value {
             let body = review_of(object);
             let answer =

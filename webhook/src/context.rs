@@ -7,6 +7,7 @@
 use std::sync::RwLockReadGuard;
 use std::time::{Duration, Instant};
 
+use hpa_cluster::kinds::Kind;
 use hpa_cluster::watch::{ContextCache, Freshness, Index};
 use hpa_core::api::v2;
 use hpa_core::rules::ObjectId;
@@ -35,8 +36,10 @@ pub struct ClusterContext {
 pub enum View<'a> {
     /// The server runs without a context cache: single-object checks, as always.
     Off,
-    /// The cache, fresh: cross-object checks run against it.
-    Fresh(RwLockReadGuard<'a, Index>),
+    /// The cache, fresh: cross-object checks run against it. With it, the kinds RBAC refuses to
+    /// watch ([`ContextCache::refused`]): fresh all the same, but a rule reading one sees none of
+    /// its objects ([`partial_warning`]).
+    Fresh(RwLockReadGuard<'a, Index>, Vec<Kind>),
     /// The cache cannot be trusted (the reason): single-object checks only, said in a warning.
     Stale(String),
 }
@@ -66,7 +69,11 @@ impl ClusterContext {
     /// The view for one request.
     pub fn view(&self) -> View<'_> {
         match self.cache.freshness(self.settings.stale_after) {
-            Freshness::Fresh => View::Fresh(self.cache.read()),
+            Freshness::Fresh => {
+                // The watches' lock is not taken with the index's read lock held.
+                let refused = self.cache.refused();
+                View::Fresh(self.cache.read(), refused)
+            }
             Freshness::Stale(reason) => View::Stale(reason),
         }
     }
@@ -76,8 +83,16 @@ impl View<'_> {
     /// The index, when fresh.
     pub fn index(&self) -> Option<&Index> {
         match self {
-            View::Fresh(index) => Some(index),
+            View::Fresh(index, _) => Some(index),
             View::Off | View::Stale(_) => None,
+        }
+    }
+
+    /// The kinds RBAC refuses to watch, when fresh (none otherwise).
+    pub fn refused(&self) -> &[Kind] {
+        match self {
+            View::Fresh(_, refused) => refused,
+            View::Off | View::Stale(_) => &[],
         }
     }
 
@@ -87,9 +102,24 @@ impl View<'_> {
             View::Stale(reason) => {
                 Some(format!("hpa-webhook checked this HPA alone (cross-object checks skipped): {reason}"))
             }
-            View::Off | View::Fresh(_) => None,
+            View::Off | View::Fresh(..) => None,
         }
     }
+}
+
+/// The warning a fresh view adds to an HPA's review when its cross-object rules read kinds RBAC
+/// refuses to watch (`unseen`, [`Reads::unseen`](hpa_cluster::Reads::unseen)): they ran, but saw
+/// none of those objects, so a finding (and a `denyRules` denial) about them cannot show. `None`
+/// when they read none.
+pub fn partial_warning(unseen: &[Kind]) -> Option<String> {
+    if unseen.is_empty() {
+        return None;
+    }
+    let kinds: Vec<String> = unseen.iter().map(Kind::resource).collect();
+    Some(format!(
+        "hpa-webhook checked the cross-object rules of this HPA in part: RBAC refuses to watch {} (not read)",
+        kinds.join(", ")
+    ))
 }
 
 /// The identity of an HPA under admission, as the cache and the rules name it.

@@ -85,7 +85,7 @@ pub(crate) fn decide(
         return (AdmissionResponse::allow(uid), OutcomeLabel::Skipped);
     }
     let index = match view {
-        View::Fresh(index) => &**index,
+        View::Fresh(index, _) => &**index,
         View::Stale(_) => {
             report.stale = true;
             return (AdmissionResponse::allow(uid), OutcomeLabel::Skipped);
@@ -468,7 +468,7 @@ mod tests {
         let gates = hpa_core::features::FeatureGates::default();
         let index = Index::of_objects(objects, &hpa_cluster::watch::CacheOptions::admission_for(gates.clone()));
         let lock = std::sync::RwLock::new(index);
-        let view = View::Fresh(lock.read().unwrap());
+        let view = View::Fresh(lock.read().unwrap(), Vec::new());
         let answer = Reviewer::new(gates).review_in(
             crate::metrics::Endpoint::ValidateWorkloads,
             body.to_string().as_bytes(),

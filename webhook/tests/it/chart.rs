@@ -657,6 +657,52 @@ fn the_schema_refuses_what_the_chart_does_not_know() {
             "admission.matchConditions[1].name: Duplicate value: \"a\"",
         ),
         ("podDisruptionBudget: {minAvailable: \"1\"}\n", "/podDisruptionBudget/minAvailable"),
+        // The NetworkPolicy's peers as kube-apiserver's ValidateNetworkPolicyPeer and
+        // ValidateIPBlock take them (netutils.ParseCIDRSloppy), which kubernetes-validate does not
+        // check: the chart would render a NetworkPolicy `helm install` fails on.
+        ("networkPolicy: {egress: {apiServerCIDRs: [not-a-cidr]}}\n", "at '/networkPolicy/egress/apiServerCIDRs/0'"),
+        ("networkPolicy: {egress: {apiServerCIDRs: [10.0.0.0]}}\n", "at '/networkPolicy/egress/apiServerCIDRs/0'"),
+        ("networkPolicy: {egress: {apiServerCIDRs: [10.0.0.0/33]}}\n", "at '/networkPolicy/egress/apiServerCIDRs/0'"),
+        ("networkPolicy: {egress: {apiServerCIDRs: [256.0.0.0/8]}}\n", "at '/networkPolicy/egress/apiServerCIDRs/0'"),
+        ("networkPolicy: {egress: {apiServerCIDRs: [\"::/129\"]}}\n", "at '/networkPolicy/egress/apiServerCIDRs/0'"),
+        (
+            "networkPolicy: {egress: {apiServerCIDRs: [\"1::2::3/64\"]}}\n",
+            "at '/networkPolicy/egress/apiServerCIDRs/0'",
+        ),
+        (
+            "networkPolicy: {egress: {apiServerCIDRs: [\"fe80::1%eth0/64\"]}}\n",
+            "at '/networkPolicy/egress/apiServerCIDRs/0'",
+        ),
+        (
+            "networkPolicy: {egress: {apiServerCIDRs: [\"12345::/16\"]}}\n",
+            "at '/networkPolicy/egress/apiServerCIDRs/0'",
+        ),
+        (
+            "networkPolicy: {egress: {apiServerCIDRs: [\" 10.0.0.0/8\"]}}\n",
+            "at '/networkPolicy/egress/apiServerCIDRs/0'",
+        ),
+        ("networkPolicy: {ingressFrom: [{}]}\n", "at '/networkPolicy/ingressFrom/0'"),
+        (
+            "networkPolicy: {ingressFrom: [{ipBlock: {cidr: 10.0.0.0/8}, podSelector: {}}]}\n",
+            "at '/networkPolicy/ingressFrom/0'",
+        ),
+        (
+            "networkPolicy: {ingressFrom: [{ipBlock: {except: [10.1.0.0/16]}}]}\n",
+            "at '/networkPolicy/ingressFrom/0/ipBlock'",
+        ),
+        (
+            "networkPolicy: {ingressFrom: [{ipBlock: {cidr: 10.0.0.0/8, except: [10.1.0.0/33]}}]}\n",
+            "at '/networkPolicy/ingressFrom/0/ipBlock/except/0'",
+        ),
+        ("networkPolicy: {ingressFrom: [{podSelektor: {}}]}\n", "additional properties 'podSelektor' not allowed"),
+        (
+            "networkPolicy: {ingressFrom: [{namespaceSelector: {matchExpressions: [{key: a, operator: In}]}}]}\n",
+            "/networkPolicy/ingressFrom/0/namespaceSelector/matchExpressions/0",
+        ),
+        (
+            "networkPolicy: {ingressFrom: [{podSelector: {matchLabels: {app: \"a b\"}}}]}\n",
+            "at '/networkPolicy/ingressFrom/0/podSelector/matchLabels/app'",
+        ),
         // Gates as the release applied takes them (FeatureGates::apply's words).
         (
             "server: {kubernetesVersion: \"1.36\", featureGates: \"HPAGeneration=true\"}\n",
@@ -804,6 +850,28 @@ fn the_schema_refuses_what_the_chart_does_not_know() {
         assert_eq!(selector["matchExpressions"][1]["values"], json!(["", value_63]));
         assert_eq!(webhook["objectSelector"]["matchLabels"], json!({"X": "0"}));
     }
+    // CIDRs kube-apiserver takes for an ipBlock (leading zeros, bits past the prefix, IPv6 with
+    // an embedded IPv4 address, upper case) and peers it takes reach the NetworkPolicy as written.
+    let cidrs = ["010.0.0.1/08", "2001:DB8::/32", "::ffff:10.0.0.0/104", "::/0", "1:2:3:4:5:6:1.2.3.4/128"];
+    std::fs::write(
+        dir.path().join("values.yaml"),
+        format!(
+            "contextCache: {{enabled: true}}\nnetworkPolicy:\n  enabled: true\n  ingressFrom: [{{ipBlock: {{cidr: 10.0.0.0/8, except: [10.1.0.0/16]}}}}, {{namespaceSelector: {{matchLabels: {{kubernetes.io/metadata.name: kube-system}}}}, podSelector: {{}}}}]\n  egress: {{enabled: true, apiServerCIDRs: {}}}\n",
+            serde_json::to_string(&cidrs).unwrap()
+        ),
+    )
+    .unwrap();
+    let rendered = render(&[&dir.path().join("values.yaml")]);
+    kubernetes_validate("network policy", &rendered.text);
+    let policy = find(&rendered.objects, "NetworkPolicy", "hpa-webhook");
+    let to: Vec<&str> = policy["spec"]["egress"][0]["to"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["ipBlock"]["cidr"].as_str().unwrap())
+        .collect();
+    assert_eq!(to, cidrs);
+    assert_eq!(policy["spec"]["ingress"][0]["from"][0]["ipBlock"]["except"], json!(["10.1.0.0/16"]));
     // Durations, quantities and periods at their bounds.
     std::fs::write(
         dir.path().join("values.yaml"),
@@ -901,6 +969,8 @@ fn every_selector_is_the_label_selector_definition() {
     assert_eq!(
         selectors,
         [
+            "/definitions/networkPolicyPeer/properties/namespaceSelector",
+            "/definitions/networkPolicyPeer/properties/podSelector",
             "/properties/admission/properties/namespaceSelector",
             "/properties/admission/properties/objectSelector",
             "/properties/policy/properties/rules/items/properties/namespaceSelector",

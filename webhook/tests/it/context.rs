@@ -418,6 +418,43 @@ fn deny_hpa201(s: &Setup) -> String {
     policy.display().to_string()
 }
 
+/// The warning of an HPA whose cross-object rules read Deployments, which RBAC refuses.
+const PARTIAL: &str =
+    "hpa-webhook checked the cross-object rules of this HPA in part: RBAC refuses to watch deployments.apps (not read)";
+
+/// RBAC refuses Deployments: the view is fresh all the same, and a `denyRules` on HPA201 cannot
+/// deny for lack of the target. The answer says which kind the rules could not read (once, and
+/// not the optional CRDs that are not installed, which have nothing to miss); an answer whose
+/// cross-object rules do not run says nothing of it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_kind_the_rules_read_is_named_in_the_answer() {
+    let (s, objects) = setup().await;
+    s.api.refuse(Some("deployments.apps"), None);
+    let policy = deny_hpa201(&s);
+    let web = hpa(&objects, "web");
+    let (server, mut conn) = s.webhook(&["--policy", &policy]).await;
+    let answer = conn.review("/validate", &review("p1", "CREATE", &web, None)).await.unwrap();
+    assert_eq!(response(&answer)["allowed"], true, "{answer}");
+    let found = warnings(&answer);
+    assert_eq!(found.iter().filter(|w| w.starts_with("hpa-webhook checked")).collect::<Vec<_>>(), [PARTIAL]);
+    assert!(!found.iter().any(|w| w.starts_with("HPA201")), "{found:?}");
+    server.stop().await;
+
+    // Lint warnings off: the cross-object rule runs for `denyRules` alone, and says so.
+    let (server, mut conn) = s.webhook(&["--policy", &policy, "--lint-warnings", "false"]).await;
+    let answer = conn.review("/validate", &review("p2", "CREATE", &web, None)).await.unwrap();
+    assert_eq!(response(&answer)["allowed"], true, "{answer}");
+    assert_eq!(warnings(&answer), [PARTIAL]);
+    server.stop().await;
+
+    // Neither lint warnings nor a cross-object `denyRules`: no cross-object rule runs.
+    let (server, mut conn) = s.webhook(&["--lint-warnings", "false"]).await;
+    let answer = conn.review("/validate", &review("p3", "CREATE", &web, None)).await.unwrap();
+    assert_eq!(response(&answer)["allowed"], true, "{answer}");
+    assert_eq!(warnings(&answer), Vec::<String>::new());
+    server.stop().await;
+}
+
 /// A metric's value in /metrics.
 fn metric(text: &str, name_and_labels: &str) -> Option<f64> {
     text.lines().find_map(|l| l.strip_prefix(name_and_labels)?.strip_prefix(' ')?.trim().parse().ok())
