@@ -82,11 +82,16 @@ impl<'a> NodeSource<'a> {
     }
 
     /// A source whose one value is `node`, read as the JSON `sigs.k8s.io/yaml.YAMLToJSON`
-    /// writes of it (each mapping's keys sorted, each once with its last value; numbers as
-    /// written): what kubectl's own decoders read a YAML document as, before any unstructured
-    /// round trip (cli-runtime's `metadataValidatingDecoder`).
+    /// writes of it (each mapping's keys once with its last value; numbers as written): what
+    /// kubectl's own decoders read a YAML document as, before any unstructured round trip
+    /// (cli-runtime's `metadataValidatingDecoder`). It reads the keys in document order and,
+    /// [`Source::in_key_order`], sorted as that JSON has them: [`decode::decode_from`] and
+    /// [`decode::lenient_error_from`] sort only a document with an error.
+    ///
+    /// [`decode::decode_from`]: hpa_core::api::decode::decode_from
+    /// [`decode::lenient_error_from`]: hpa_core::api::decode::lenient_error_from
     pub fn yaml_to_json(node: Node<'a>) -> Self {
-        NodeSource { sorted: true, exact: true, ..NodeSource::new(node) }
+        NodeSource { exact: true, ..NodeSource::new(node) }
     }
 
     /// A source whose one value is `node`, an object whose `apiVersion` and `kind` were
