@@ -33,7 +33,28 @@ pub mod validation;
 mod test_support {
     use serde_json::json;
 
+    use crate::api::v2::{HorizontalPodAutoscaler, HorizontalPodAutoscalerBehavior};
     use crate::api::{self, VersionedHpa};
+
+    /// An HPA in the internal form, `default/web` scaling Deployment `web` from `min` to `max`
+    /// replicas on the default metric, with `behavior`: what the controller's timing runs.
+    pub(crate) fn hpa_scaling(
+        min: i32,
+        max: i32,
+        behavior: Option<HorizontalPodAutoscalerBehavior>,
+    ) -> HorizontalPodAutoscaler {
+        let mut h = HorizontalPodAutoscaler::default();
+        h.metadata.name = "web".into();
+        h.metadata.namespace = "default".into();
+        h.spec.scale_target_ref.kind = "Deployment".into();
+        h.spec.scale_target_ref.name = "web".into();
+        h.spec.scale_target_ref.api_version = "apps/v1".into();
+        h.spec.min_replicas = Some(min);
+        h.spec.max_replicas = max;
+        h.spec.metrics = vec![crate::defaults::default_metric()];
+        h.spec.behavior = behavior;
+        h
+    }
 
     /// HPA `shop/web` as stored (`resourceVersion` 7: an UPDATE may be made onto it), scaling
     /// Deployment `web` 2..10 with a scale-down window, and, when given, a per-HPA scale-up

@@ -51,12 +51,16 @@ fn not_an_object() -> Vec<DecodeError> {
 /// release and strictness of `opts` ([`check::Written::decode`]; [`decode_object`] is the same
 /// with kubectl's strictness), with the `kind` and `apiVersion` kubectl reads (an item of a
 /// list may inherit the list's: [`ObjectRef::inherited`]).
-pub fn written_object(obj: &ObjectRef<'_>, opts: &check::Options) -> Written {
+///
+/// `keys_once`: the caller has checked that no mapping of the object gives a key twice
+/// ([`NodeSource::keys_once`]; `false` when it has not: the decoder checks).
+pub fn written_object(obj: &ObjectRef<'_>, opts: &check::Options, keys_once: bool) -> Written {
     let (kind, api_version) = type_meta(obj);
     if !matches!(obj.node.kind(), NodeKind::Map(_)) {
         return Written::Undecodable { api_version: api_version.to_string(), errors: not_an_object() };
     }
-    Written::decode(kind, api_version, source_of(obj), opts)
+    let source = source_of(obj);
+    Written::decode(kind, api_version, if keys_once { source.keys_once() } else { source }, opts)
 }
 
 /// Takes an object of a file through hpa-core's front door ([`check::check`]), with the `kind`
@@ -64,7 +68,7 @@ pub fn written_object(obj: &ObjectRef<'_>, opts: &check::Options) -> Written {
 /// [`ObjectRef::inherited`]), as an UPDATE of `old` when there is one (the stored object:
 /// decoded leniently, as what its release's types hold).
 pub fn check_object(obj: &ObjectRef<'_>, old: Option<&ObjectRef<'_>>, opts: &check::Options) -> check::Report {
-    let object = written_object(obj, opts);
+    let object = written_object(obj, opts, false);
     let old = old.and_then(|o| decode_as(o, Strictness::Lenient, opts.settings.gates().version()).ok());
     check::check(Input { object, old, id: None, world: None, duplicate_keys: &[] }, opts)
 }

@@ -813,28 +813,19 @@ pub fn metadata_refusal<'a>(
     text: &str,
     lines: &LineIndex,
 ) -> Option<(Node<'a>, &'static str, String)> {
-    use hpa_core::api::decode::{self, Options, Strictness, json::JsonSource};
+    use hpa_core::api::decode::{self, Options, json::JsonSource};
     use hpa_core::api::meta::MetadataOnlyObject;
     let options = Options::KUBECTL_METADATA;
-    let decoded = match (json, json.then(|| as_written_json(root, text, lines)).flatten()) {
-        (true, Some(raw)) => {
-            decode::decode_from::<MetadataOnlyObject, _>(JsonSource::new(raw), "v1", options, Strictness::Lenient)
-        }
+    let error = match (json, json.then(|| as_written_json(root, text, lines)).flatten()) {
+        (true, Some(raw)) => decode::lenient_error_from::<MetadataOnlyObject, _>(JsonSource::new(raw), "v1", options),
         // As written, each entry of a key given twice in turn, as Go reads JSON text.
-        (true, None) => decode::decode_from::<MetadataOnlyObject, _>(
-            source::NodeSource::every_key(root),
-            "v1",
-            options,
-            Strictness::Lenient,
-        ),
-        (false, _) => decode::decode_from::<MetadataOnlyObject, _>(
-            source::NodeSource::yaml_to_json(root),
-            "v1",
-            options,
-            Strictness::Lenient,
-        ),
-    };
-    let error = decoded.err()?.into_iter().next()?;
+        (true, None) => {
+            decode::lenient_error_from::<MetadataOnlyObject, _>(source::NodeSource::every_key(root), "v1", options)
+        }
+        (false, _) => {
+            decode::lenient_error_from::<MetadataOnlyObject, _>(source::NodeSource::yaml_to_json(root), "v1", options)
+        }
+    }?;
     let node = source::locate_node(root, &error.path).unwrap_or(root);
     let field = match error.path.split(['.', '[']).next() {
         Some("metadata") => "metadata",

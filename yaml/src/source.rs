@@ -31,6 +31,9 @@ pub struct NodeSource<'a> {
     /// them ([`sent_uint`]): a file hpa-lint reads itself, or what kubectl decodes before that
     /// round trip ([`NodeSource::yaml_to_json`]).
     exact: bool,
+    /// Whether the caller knows that no mapping gives a key twice ([`NodeSource::keys_once`]):
+    /// no mapping is checked for one.
+    keys_once: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -71,6 +74,7 @@ impl<'a> NodeSource<'a> {
             every_key: false,
             sorted: false,
             exact: false,
+            keys_once: false,
         }
     }
 
@@ -82,11 +86,16 @@ impl<'a> NodeSource<'a> {
     }
 
     /// A source whose one value is `node`, read as the JSON `sigs.k8s.io/yaml.YAMLToJSON`
-    /// writes of it (each mapping's keys sorted, each once with its last value; numbers as
-    /// written): what kubectl's own decoders read a YAML document as, before any unstructured
-    /// round trip (cli-runtime's `metadataValidatingDecoder`).
+    /// writes of it (each mapping's keys once with its last value; numbers as written): what
+    /// kubectl's own decoders read a YAML document as, before any unstructured round trip
+    /// (cli-runtime's `metadataValidatingDecoder`). It reads the keys in document order and,
+    /// [`Source::in_key_order`], sorted as that JSON has them: [`decode::decode_from`] and
+    /// [`decode::lenient_error_from`] sort only a document with an error.
+    ///
+    /// [`decode::decode_from`]: hpa_core::api::decode::decode_from
+    /// [`decode::lenient_error_from`]: hpa_core::api::decode::lenient_error_from
     pub fn yaml_to_json(node: Node<'a>) -> Self {
-        NodeSource { sorted: true, exact: true, ..NodeSource::new(node) }
+        NodeSource { exact: true, ..NodeSource::new(node) }
     }
 
     /// A source whose one value is `node`, an object whose `apiVersion` and `kind` were
@@ -95,6 +104,15 @@ impl<'a> NodeSource<'a> {
     /// `SetKind` and `SetAPIVersion` when the item's are empty or not strings).
     pub fn retyped(node: Node<'a>) -> Self {
         NodeSource { retyped: true, ..NodeSource::new(node) }
+    }
+
+    /// This source, for a node whose mappings the caller has checked to give each key once
+    /// ([`read::has_duplicate_keys`](crate::read::has_duplicate_keys) is false, or
+    /// [`read::written_twice`](crate::read::written_twice) found none): entering a mapping skips
+    /// the check for a key given twice (it would find none), so the walk the caller made is not
+    /// made again by the decoding. Anything else reads as without it.
+    pub fn keys_once(self) -> Self {
+        NodeSource { keys_once: true, ..self }
     }
 
     fn take(&mut self) -> Result<Node<'a>, SourceError> {
@@ -202,7 +220,7 @@ impl<'a> Source<'a> for NodeSource<'a> {
                 Ok(())
             }
             Some(entries) => {
-                let replaced = if self.every_key { None } else { replaced(&entries).map(|r| (r, 0)) };
+                let replaced = if self.every_key || self.keys_once { None } else { replaced(&entries).map(|r| (r, 0)) };
                 self.stack.push(Frame::Map(entries, replaced));
                 Ok(())
             }
@@ -304,6 +322,18 @@ mod tests {
         let json = hpa_core::go::to_go_json(&root.to_json_in_key_order()).unwrap();
         let via_json = api::decode_json(&json, Strictness::Strict, KubernetesVersion::LATEST);
         assert_eq!(format!("{via_node:?}"), format!("{via_json:?}"), "{yaml}");
+        // A node without a key given twice reads the same when the caller says so.
+        if crate::read::has_duplicate_keys(root) {
+            return;
+        }
+        let keys_once = api::decode_source(
+            &s("kind"),
+            &s("apiVersion"),
+            NodeSource::new(root).keys_once(),
+            Strictness::Strict,
+            KubernetesVersion::LATEST,
+        );
+        assert_eq!(format!("{keys_once:?}"), format!("{via_node:?}"), "{yaml}");
     }
 
     #[test]

@@ -167,20 +167,7 @@ pub fn fastest_scale_down(hpa: &HorizontalPodAutoscaler, config: &HPAControllerC
 mod tests {
     use super::*;
     use crate::api::v2::{HPAScalingPolicy, HPAScalingRules, HorizontalPodAutoscalerBehavior};
-
-    fn hpa(min: i32, max: i32, behavior: Option<HorizontalPodAutoscalerBehavior>) -> HorizontalPodAutoscaler {
-        let mut h = HorizontalPodAutoscaler::default();
-        h.metadata.name = "web".into();
-        h.metadata.namespace = "default".into();
-        h.spec.scale_target_ref.kind = "Deployment".into();
-        h.spec.scale_target_ref.name = "web".into();
-        h.spec.scale_target_ref.api_version = "apps/v1".into();
-        h.spec.min_replicas = Some(min);
-        h.spec.max_replicas = max;
-        h.spec.metrics = vec![crate::defaults::default_metric()];
-        h.spec.behavior = behavior;
-        h
-    }
+    use crate::test_support::hpa_scaling as hpa;
 
     #[test]
     fn legacy_path_doubles_per_sync() {

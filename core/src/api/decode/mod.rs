@@ -726,6 +726,27 @@ pub fn decode_from<'de, T: Decode + Default, S: Source<'de>>(
     }
 }
 
+/// The first error of decoding `source` leniently as a `T` (`None` when it decodes): the
+/// first of [`decode_from`]'s errors, for a caller that needs neither the value nor the fields
+/// it ignores (kubectl's `metadataValidatingDecoder`). Whether there is an error does not depend
+/// on the order the keys are read in (each value is decoded once in either), which one does: the
+/// source is read again in key order ([`Source::in_key_order`]) only when its own order yields
+/// one, and the unknown fields every object has (`spec` of a metadata-only object) never cause
+/// a second reading.
+pub fn lenient_error_from<'de, T: Decode + Default, S: Source<'de>>(
+    source: S,
+    package: &'static str,
+    options: Options,
+) -> Option<DecodeError> {
+    let sorted = source.in_key_order();
+    let errors = Decoder::new(source, package, options).decode_value::<T>(Strictness::Lenient).err()?;
+    let errors = match sorted {
+        Some(sorted) => Decoder::new(sorted, package, options).decode_value::<T>(Strictness::Lenient).err()?,
+        None => errors,
+    };
+    errors.into_iter().next()
+}
+
 // === the impls for Go's builtin types ===
 
 impl Decode for String {
