@@ -438,6 +438,10 @@ pub struct Decoder<'de, S> {
     failure: Option<DecodeError>,
     /// Strict errors, deduplicated by message (`savedStrictErrors`).
     strict: Vec<DecodeError>,
+    /// Whether strict errors are kept (`false` when only a type error matters to the caller:
+    /// [`lenient_error_from`], which would build and drop the `unknown field "spec"` of every
+    /// metadata-only object).
+    keep_strict: bool,
 }
 
 /// `saveStrictError` keeps at most this many.
@@ -455,7 +459,15 @@ impl<'de, S: Source<'de>> Decoder<'de, S> {
             type_error: None,
             failure: None,
             strict: Vec::new(),
+            keep_strict: true,
         }
+    }
+
+    /// This decoder, keeping no strict error: unknown and duplicate fields are skipped as
+    /// [`Strictness::Lenient`] skips them, without their messages being written.
+    fn dropping_strict_errors(mut self) -> Self {
+        self.keep_strict = false;
+        self
     }
 
     /// Decodes the whole source as a `T`.
@@ -634,7 +646,7 @@ impl<'de, S: Source<'de>> Decoder<'de, S> {
     /// `saveStrictError` for an unknown or duplicate `field` of the current object (a key
     /// of the current map with `map_key`).
     fn save_strict_error(&mut self, kind: DecodeErrorKind, field: &str, map_key: bool) {
-        if self.strict.len() >= MAX_STRICT_ERRORS {
+        if !self.keep_strict || self.strict.len() >= MAX_STRICT_ERRORS {
             return;
         }
         let what = if kind == DecodeErrorKind::DuplicateField { "duplicate" } else { "unknown" };
@@ -739,9 +751,13 @@ pub fn lenient_error_from<'de, T: Decode + Default, S: Source<'de>>(
     options: Options,
 ) -> Option<DecodeError> {
     let sorted = source.in_key_order();
-    let errors = Decoder::new(source, package, options).decode_value::<T>(Strictness::Lenient).err()?;
+    let errors =
+        Decoder::new(source, package, options).dropping_strict_errors().decode_value::<T>(Strictness::Lenient).err()?;
     let errors = match sorted {
-        Some(sorted) => Decoder::new(sorted, package, options).decode_value::<T>(Strictness::Lenient).err()?,
+        Some(sorted) => Decoder::new(sorted, package, options)
+            .dropping_strict_errors()
+            .decode_value::<T>(Strictness::Lenient)
+            .err()?,
         None => errors,
     };
     errors.into_iter().next()
