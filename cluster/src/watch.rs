@@ -1301,7 +1301,7 @@ impl Objects for Overlay<'_> {
 /// A world as the rules of one review read it, noting each read of a kind the cache does not
 /// hold because RBAC refuses to watch it ([`ContextCache::refused`]): the rules that asked saw
 /// none of its objects, so their check was partial ([`Reads::unseen`]). Kinds are matched the
-/// way the index keeps them ([`table`]): a workload by its exact kind (any case for
+/// way the index keeps them (`table`): a workload by its exact kind (any case for
 /// [`Objects::workload_any_case`]), every workload kind for a namespace's workloads.
 pub struct Reads<'a> {
     world: &'a dyn Objects,

@@ -286,7 +286,7 @@ fn load_one(origin: &Origin, stdin: Option<&[u8]>, parse: bool) -> Result<Source
 
 /// Builds a source file from raw bytes, refusing binary content (a NUL byte in bytes that are
 /// not UTF-8) with a reason; other bytes that are not UTF-8 are read as kubectl reads them
-/// ([`utf8_lossy`]).
+/// (`utf8_lossy`).
 pub fn from_bytes(name: String, bytes: Vec<u8>) -> SourceFile {
     let mut file = from_bytes_unparsed(name, bytes);
     file.parsed = source::parse(&file.text);

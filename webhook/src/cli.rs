@@ -320,7 +320,7 @@ const KUBE_CLIENT_REQUESTS_OFF: &str = "kube_client::client::builder=off";
 impl LogFilter {
     /// The filter, built as `EnvFilter::try_new` builds it (`parse_lossy` drops nothing from a
     /// text `try_new` accepted, and adds no default directive, unlike `EnvFilter::new`), with
-    /// kube-client's line per failed request off ([`KUBE_CLIENT_REQUESTS_OFF`]) unless the filter
+    /// kube-client's line per failed request off (`KUBE_CLIENT_REQUESTS_OFF`) unless the filter
     /// names `kube_client`.
     pub fn env_filter(&self) -> tracing_subscriber::EnvFilter {
         let builder = tracing_subscriber::EnvFilter::builder();
