@@ -45,6 +45,9 @@ pub fn prepare(id: ObjectId, node: Node<'_>) -> Option<Indexed> {
         "LimitRange" if id.api_version == "v1" => {
             Indexed::LimitRange(objects::limit_range_from_json(id, &node.to_json()))
         }
+        "RuntimeClass" if GroupVersion::parse_or_empty(&id.api_version).group() == "node.k8s.io" => {
+            Indexed::RuntimeClass(objects::runtime_class_from(id, node)?)
+        }
         "CustomResourceDefinition" if GroupVersion::parse_or_empty(&id.api_version).group() == CRD_GROUP => {
             Indexed::CustomResourceDefinition(objects::custom_resource_definition_from(id, node)?)
         }
@@ -70,8 +73,12 @@ pub fn first_pass_needs(kind: &str) -> Option<&'static Keep> {
     // (`input::metadata_refusal` reads it).
     const METADATA: Option<&Keep> = ALL;
     const CONTAINER: Keep = Keep(&[("name", ALL), ("restartPolicy", ALL), ("resources", ALL)]);
-    const POD_SPEC: Keep =
-        Keep(&[("resources", ALL), ("containers", Some(&CONTAINER)), ("initContainers", Some(&CONTAINER))]);
+    const POD_SPEC: Keep = Keep(&[
+        ("resources", ALL),
+        ("runtimeClassName", ALL),
+        ("containers", Some(&CONTAINER)),
+        ("initContainers", Some(&CONTAINER)),
+    ]);
     // `annotations`: Argo refuses a Rollout with a `workloadRef` whose template has labels or
     // annotations (`workload_from`).
     const TEMPLATE: Keep =
@@ -87,6 +94,7 @@ pub fn first_pass_needs(kind: &str) -> Option<&'static Keep> {
         ("workloadRef", ALL),
         ("jobTemplate", Some(&JOB_TEMPLATE)),
         ("resources", ALL),
+        ("runtimeClassName", ALL),
         ("containers", Some(&CONTAINER)),
         ("initContainers", Some(&CONTAINER)),
     ]);
@@ -115,6 +123,8 @@ pub fn first_pass_needs(kind: &str) -> Option<&'static Keep> {
         _ if kind.ends_with("List") => None,
         hpa_core::api::KIND | "PodDisruptionBudget" | "VerticalPodAutoscaler" | "ScaledObject" | "LimitRange" => None,
         "CustomResourceDefinition" => Some(&CRD),
+        // A RuntimeClass is small: its `overhead` (`objects::runtime_class_from`) and the rest.
+        "RuntimeClass" => None,
         _ if is_workload_kind(kind) => Some(&WORKLOAD),
         _ => Some(&IDENTITY),
     }
