@@ -263,6 +263,11 @@ pub struct Workload {
     pub pod_requests: BTreeMap<String, Quantity>,
     /// Pod-level `spec.template.spec.resources.limits`, when written.
     pub pod_limits: BTreeMap<String, Quantity>,
+    /// A custom resource's integers under `spec` (group with a dot, as every CRD's), outside
+    /// its pod template, by dotted path (`spec.size`): where its CustomResourceDefinition's
+    /// `specReplicasPath` may put the count the HPA sets ([`Workload::spec_integer`]). Empty for
+    /// the built-in kinds. (Boxed: a set keeps thousands of workloads, few of them custom.)
+    pub spec_integers: Option<Box<Vec<(String, i64)>>>,
     /// The pod spec's `runtimeClassName`, when written: the RuntimeClass whose overhead
     /// admission sets on each pod ([`Objects::pod_overhead`]).
     pub runtime_class_name: Option<String>,
@@ -824,6 +829,12 @@ pub fn workload_from<'a, F: Fields<'a>>(id: ObjectId, v: F) -> Workload {
     });
     let selector = workload_selector(&id, spec, &pod_labels);
     let replicas_error = replicas_error(&id, spec);
+    let mut spec_integers = Vec::new();
+    if GroupVersion::parse_or_empty(&id.api_version).group().contains('.')
+        && let Some(spec) = spec
+    {
+        integers_under(spec, "spec", SPEC_INTEGER_DEPTH, &mut spec_integers);
+    }
     Workload {
         id,
         replicas,
@@ -834,6 +845,7 @@ pub fn workload_from<'a, F: Fields<'a>>(id: ObjectId, v: F) -> Workload {
         init_containers,
         pod_requests: pod_spec.map(|p| resource_list(p, "requests")).unwrap_or_default(),
         pod_limits: pod_spec.map(|p| resource_list(p, "limits")).unwrap_or_default(),
+        spec_integers: (!spec_integers.is_empty()).then(|| Box::new(spec_integers)),
         runtime_class_name: pod_spec
             .and_then(|p| p.field("runtimeClassName"))
             .and_then(Fields::as_str)
@@ -841,6 +853,36 @@ pub fn workload_from<'a, F: Fields<'a>>(id: ObjectId, v: F) -> Workload {
             .map(str::to_string),
         pod_spec_path: pod_spec_path.into(),
         workload_ref,
+    }
+}
+
+/// How deep under `spec` [`Workload::spec_integers`] looks (`spec.a.b.c`).
+const SPEC_INTEGER_DEPTH: usize = 3;
+
+/// The integers of an object's fields, by dotted path from `path`, `depth` levels down, past
+/// pod templates (`template`, `jobTemplate`).
+fn integers_under<'a, F: Fields<'a>>(v: F, path: &str, depth: usize, out: &mut Vec<(String, i64)>) {
+    if let Some(n) = v.as_i64() {
+        out.push((path.to_string(), n));
+        return;
+    }
+    if depth == 0 {
+        return;
+    }
+    for (k, child) in v.entries() {
+        if k != "template" && k != "jobTemplate" {
+            integers_under(child, &format!("{path}.{k}"), depth - 1, out);
+        }
+    }
+}
+
+impl Workload {
+    /// The integer at `spec_replicas_path` (a CRD scale subresource's `specReplicasPath`,
+    /// `.spec.size`), when the custom resource writes one ([`Workload::spec_integers`]): the
+    /// path as the object's fields name it (`spec.size`), and the value.
+    pub fn spec_integer(&self, spec_replicas_path: &str) -> Option<(&str, i64)> {
+        let path = spec_replicas_path.strip_prefix('.').unwrap_or(spec_replicas_path);
+        self.spec_integers.iter().flat_map(|v| v.iter()).find(|(p, _)| p == path).map(|(p, n)| (p.as_str(), *n))
     }
 }
 

@@ -34,6 +34,20 @@ pub fn is_workload_kind(kind: &str) -> bool {
     )
 }
 
+/// The kinds of Kubernetes' own workloads, whose `spec` the first pass prunes to what
+/// [`objects::workload_from`] reads (any other kind may be a custom resource).
+const BUILT_IN_WORKLOADS: &[&str] = &[
+    "Deployment",
+    "StatefulSet",
+    "ReplicaSet",
+    "ReplicationController",
+    "DaemonSet",
+    "Pod",
+    "Job",
+    "CronJob",
+    "PodTemplate",
+];
+
 /// The API group of CustomResourceDefinitions.
 const CRD_GROUP: &str = "apiextensions.k8s.io";
 
@@ -107,6 +121,14 @@ pub fn first_pass_needs(kind: &str) -> Option<&'static Keep> {
         ("template", Some(&TEMPLATE)),
         ("items", ALL),
     ]);
+    const CUSTOM: Keep = Keep(&[
+        ("apiVersion", ALL),
+        ("kind", ALL),
+        ("metadata", METADATA),
+        ("spec", ALL),
+        ("template", Some(&TEMPLATE)),
+        ("items", ALL),
+    ]);
     // `items`: a mapping with `items` is decoded as a list by kubectl, whatever its kind
     // (`input::refusal` reads them).
     const IDENTITY: Keep = Keep(&[("apiVersion", ALL), ("kind", ALL), ("metadata", METADATA), ("items", ALL)]);
@@ -125,6 +147,9 @@ pub fn first_pass_needs(kind: &str) -> Option<&'static Keep> {
         "CustomResourceDefinition" => Some(&CRD),
         // A RuntimeClass is small: its `overhead` (`objects::runtime_class_from`) and the rest.
         "RuntimeClass" => None,
+        // A custom resource's whole `spec`: its CRD's `specReplicasPath` (HPA410) may name any
+        // field of it, and the CRD may come later in the set.
+        _ if is_workload_kind(kind) && !BUILT_IN_WORKLOADS.contains(&kind) => Some(&CUSTOM),
         _ if is_workload_kind(kind) => Some(&WORKLOAD),
         _ => Some(&IDENTITY),
     }
