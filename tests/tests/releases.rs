@@ -137,27 +137,17 @@ spec:
     }
 }
 
+/// An HPA on its default cpu metric and its Deployment `default/web`, whose pod spec has
+/// `pod_spec` (lines at six spaces) before its one container without requests.
+fn web_with_hpa(pod_spec: &str) -> String {
+    format!(
+        "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {{name: web, namespace: default}}\nspec:\n  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  maxReplicas: 5\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: web, namespace: default}}\nspec:\n  selector: {{matchLabels: {{app: web}}}}\n  template:\n    metadata: {{labels: {{app: web}}}}\n    spec:\n{pod_spec}      containers:\n      - {{name: app, image: app}}\n"
+    )
+}
+
 #[test]
 fn pod_level_requests_count_from_1_34() {
-    let manifests = "apiVersion: autoscaling/v2
-kind: HorizontalPodAutoscaler
-metadata: {name: web, namespace: default}
-spec:
-  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
-  maxReplicas: 5
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web, namespace: default}
-spec:
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      resources: {requests: {cpu: 500m}}
-      containers:
-      - {name: app, image: app}
-";
+    let manifests = &web_with_hpa("      resources: {requests: {cpu: 500m}}\n");
     // 1.33's controller reads container requests only, whatever the gate says.
     let run33 = lint("1.33", manifests, "HPA201");
     assert_eq!(run33.len(), 1, "{run33:?}");
@@ -187,33 +177,9 @@ spec:
 /// (#142154).
 #[test]
 fn pod_overhead_counts_from_1_34_to_1_37() {
-    let manifests = "apiVersion: node.k8s.io/v1
-kind: RuntimeClass
-metadata: {name: kata}
-handler: kata
-overhead:
-  podFixed: {cpu: 250m, memory: 120Mi}
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web, namespace: default}
-spec:
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      runtimeClassName: kata
-      resources: {requests: {memory: 1Gi}}
-      containers:
-      - {name: app, image: app}
----
-apiVersion: autoscaling/v2
-kind: HorizontalPodAutoscaler
-metadata: {name: web, namespace: default}
-spec:
-  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
-  maxReplicas: 5
-";
+    let runtime_class = "apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata: {name: kata}\nhandler: kata\noverhead:\n  podFixed: {cpu: 250m, memory: 120Mi}\n---\n";
+    let without = &web_with_hpa("      runtimeClassName: kata\n      resources: {requests: {memory: 1Gi}}\n");
+    let manifests = &format!("{runtime_class}{without}");
     assert_eq!(
         lint("1.33", manifests, "HPA201"),
         [
@@ -230,6 +196,5 @@ spec:
         ]
     );
     // Without the RuntimeClass in the set there is no overhead to add.
-    let without = manifests.split_once("---\n").map_or("", |(_, rest)| rest);
     assert_eq!(lint("1.37", without, "HPA201").len(), 1);
 }
