@@ -387,6 +387,14 @@ impl FeatureGates {
         self.version >= KubernetesVersion::V1_34 && self.enabled(Gate::PodLevelResources)
     }
 
+    /// Whether the HPA controller adds a pod's `spec.overhead` to its pod-level requests
+    /// (`calculatePodLevelRequests` through `PodRequests(pod, {})`): where it counts pod-level
+    /// requests ([`FeatureGates::pod_level_requests`]), 1.34 to 1.37; 1.38 excludes it
+    /// (#142154), as `ControllerRelease::pod_overhead` says.
+    pub fn pod_overhead(&self) -> bool {
+        self.pod_level_requests() && self.version < KubernetesVersion::V1_38
+    }
+
     /// Sets a gate, refusing one the release does not have and a change to a locked one
     /// (`featuregate.Set` in `k8s.io/component-base/featuregate`).
     pub fn set(&mut self, gate: Gate, value: bool) -> Result<(), GateError> {

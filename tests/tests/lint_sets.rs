@@ -814,12 +814,9 @@ fn a_custom_resource_sets_replicas_where_its_crd_says() {
         )
     };
     let reported = "Worker shop/w sets spec.replicas: 2 while HorizontalPodAutoscaler shop/w scales it: every apply resets the count";
-    for (crd, expected) in [
-        (crd(&scale(".spec.size")), None),
-        (crd(""), None),
-        (crd(&scale(".spec.replicas")), Some((21, 13))),
-        (String::new(), Some((6, 13))),
-    ] {
+    for (crd, expected) in
+        [(crd(&scale(".spec.replicas")), Some((21, 13))), (crd(""), None), (String::new(), Some((6, 13)))]
+    {
         let report = lint(&["--select", "HPA410"], &(crd.clone() + objects));
         let found: Vec<(u64, u64, String)> =
             positions(&report).into_iter().filter(|(_, _, rule)| rule == "HPA410").collect();
@@ -969,4 +966,36 @@ fn a_selected_test_pod_without_requests_is_named() {
     // Without the selector's labels it is not selected.
     let other = test_pod.replace("app: web,", "app: web-test,");
     assert_eq!(said(&lint(&["--select", "HPA201"], &(deployment + hpa + &other)), "HPA201"), []);
+}
+
+/// HPA410 on a custom resource whose CRD's scale subresource says `specReplicasPath:
+/// .spec.size` reports `spec.size`, the field the controller writes through `/scale`, at its
+/// position; nothing when the resource does not write it.
+#[test]
+fn a_custom_resource_sets_the_field_its_crd_names() {
+    let crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: workers.example.com}\nspec:\n  group: example.com\n  names: {kind: Worker, plural: workers}\n  scope: Namespaced\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}\n    subresources:\n      scale: {specReplicasPath: .spec.size, statusReplicasPath: .status.size, labelSelectorPath: .status.selector}\n---\n";
+    let hpa = "---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: w, namespace: shop}\nspec:\n  scaleTargetRef: {apiVersion: example.com/v1, kind: Worker, name: w}\n  maxReplicas: 5\n  metrics:\n  - type: Pods\n    pods: {metric: {name: rps}, target: {type: AverageValue, averageValue: \"10\"}}\n";
+    let worker = |spec: &str| {
+        format!("apiVersion: example.com/v1\nkind: Worker\nmetadata: {{name: w, namespace: shop}}\nspec:\n{spec}")
+    };
+    let run = |spec: &str| {
+        let report = lint(&["--select", "HPA410"], &format!("{crd}{}{hpa}", worker(spec)));
+        let found: Vec<(u64, u64, String)> =
+            positions(&report).into_iter().filter(|(_, _, rule)| rule == "HPA410").collect();
+        (found, report)
+    };
+    let (found, report) = run("  replicas: 2\n  size: 3\n");
+    assert_eq!(found, [(21, 9, "HPA410".to_string())]);
+    assert_eq!(
+        said(&report, "HPA410")[0].1,
+        "Worker shop/w sets spec.size: 3 while HorizontalPodAutoscaler shop/w scales it: every apply resets the count"
+    );
+    // The CRD after the resource: the same.
+    let after = lint(
+        &["--select", "HPA410"],
+        &format!("{}---\n{crd}{}", worker("  size: 3\n"), hpa.trim_start_matches("---\n")),
+    );
+    let at: Vec<(u64, u64, String)> = positions(&after).into_iter().filter(|(_, _, rule)| rule == "HPA410").collect();
+    assert_eq!(at, [(5, 9, "HPA410".to_string())]);
+    assert!(run("  replicas: 2\n").0.is_empty());
 }

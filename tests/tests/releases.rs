@@ -137,27 +137,17 @@ spec:
     }
 }
 
+/// An HPA on its default cpu metric and its Deployment `default/web`, whose pod spec has
+/// `pod_spec` (lines at six spaces) before its one container without requests.
+fn web_with_hpa(pod_spec: &str) -> String {
+    format!(
+        "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {{name: web, namespace: default}}\nspec:\n  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  maxReplicas: 5\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: web, namespace: default}}\nspec:\n  selector: {{matchLabels: {{app: web}}}}\n  template:\n    metadata: {{labels: {{app: web}}}}\n    spec:\n{pod_spec}      containers:\n      - {{name: app, image: app}}\n"
+    )
+}
+
 #[test]
 fn pod_level_requests_count_from_1_34() {
-    let manifests = "apiVersion: autoscaling/v2
-kind: HorizontalPodAutoscaler
-metadata: {name: web, namespace: default}
-spec:
-  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
-  maxReplicas: 5
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web, namespace: default}
-spec:
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      resources: {requests: {cpu: 500m}}
-      containers:
-      - {name: app, image: app}
-";
+    let manifests = &web_with_hpa("      resources: {requests: {cpu: 500m}}\n");
     // 1.33's controller reads container requests only, whatever the gate says.
     let run33 = lint("1.33", manifests, "HPA201");
     assert_eq!(run33.len(), 1, "{run33:?}");
@@ -178,4 +168,33 @@ spec:
     );
     assert_eq!(gate_on.json()["diagnostics"].as_array().unwrap().len(), 1);
     assert!(lint("1.34", manifests, "HPA201").is_empty());
+}
+
+/// HPA201 with a RuntimeClass's overhead: pod-level requests name memory only, the RuntimeClass
+/// the template names has a cpu overhead (admission copies it into each pod's `spec.overhead`).
+/// The controller adds it to the pod's requests from 1.34 to 1.37 (`calculatePodLevelRequests`
+/// through `PodRequests`); 1.33 reads container requests only, and 1.38 excludes the overhead
+/// (#142154).
+#[test]
+fn pod_overhead_counts_from_1_34_to_1_37() {
+    let runtime_class = "apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata: {name: kata}\nhandler: kata\noverhead:\n  podFixed: {cpu: 250m, memory: 120Mi}\n---\n";
+    let without = &web_with_hpa("      runtimeClassName: kata\n      resources: {requests: {memory: 1Gi}}\n");
+    let manifests = &format!("{runtime_class}{without}");
+    assert_eq!(
+        lint("1.33", manifests, "HPA201"),
+        [
+            "HPA201 the default cpu metric (80% utilization, which kube-apiserver adds when spec.metrics is empty) needs a cpu request in every container, and container \"app\" of Deployment default/web has none: the controller will not scale on this metric"
+        ]
+    );
+    for release in ["1.34", "1.35", "1.36", "1.37"] {
+        assert_eq!(lint(release, manifests, "HPA201"), Vec::<String>::new(), "{release}");
+    }
+    assert_eq!(
+        lint("1.38", manifests, "HPA201"),
+        [
+            "HPA201 cpu utilization is measured against the pod-level requests of Deployment default/web, and neither they nor any container request cpu: the controller will not scale on this metric"
+        ]
+    );
+    // Without the RuntimeClass in the set there is no overhead to add.
+    assert_eq!(lint("1.37", without, "HPA201").len(), 1);
 }

@@ -295,4 +295,8 @@ fn the_targets_pods_are_admitted_as_kube_apiserver_admits_them() {
     assert_eq!(first("limit-range.yaml", "1.38"), (Some(90), Some(4)));
     assert_eq!(first("pod-limits.yaml", "1.35"), (Some(90), Some(4)));
     assert_eq!(first("pod-limits.yaml", "1.33"), (None, Some(2)));
+    // The RuntimeClass the template names gives each pod its overhead, as admission does.
+    assert_eq!(first("runtime-class.yaml", "1.33"), (Some(90), Some(4)));
+    assert_eq!(first("runtime-class.yaml", "1.37"), (Some(50), Some(2)));
+    assert_eq!(first("runtime-class.yaml", "1.38"), (Some(90), Some(4)));
 }

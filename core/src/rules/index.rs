@@ -12,7 +12,8 @@ use std::collections::{HashMap, hash_map};
 use std::sync::OnceLock;
 
 use super::objects::{
-    CustomResourceDefinition, LimitRange, ObjectId, Objects, Pdb, ScaledObject, Vpa, Workload, pods_overlap,
+    CustomResourceDefinition, LimitRange, ObjectId, Objects, Pdb, RuntimeClass, ScaledObject, Vpa, Workload,
+    pods_overlap,
 };
 
 /// The order in which [`Objects::hpas_targeting`] lists the HPAs of a target. Messages name
@@ -55,6 +56,8 @@ pub enum Entry {
     LimitRange(LimitRange),
     /// A CustomResourceDefinition.
     CustomResourceDefinition(CustomResourceDefinition),
+    /// A RuntimeClass.
+    RuntimeClass(RuntimeClass),
 }
 
 impl Entry {
@@ -67,6 +70,7 @@ impl Entry {
             Entry::ScaledObject(o) => &o.id,
             Entry::LimitRange(l) => &l.id,
             Entry::CustomResourceDefinition(c) => &c.id,
+            Entry::RuntimeClass(r) => &r.id,
         }
     }
 
@@ -80,6 +84,7 @@ impl Entry {
             Entry::ScaledObject(o) => &mut o.id,
             Entry::LimitRange(l) => &mut l.id,
             Entry::CustomResourceDefinition(c) => &mut c.id,
+            Entry::RuntimeClass(r) => &mut r.id,
         }
     }
 }
@@ -102,6 +107,8 @@ pub enum Table<'a> {
     LimitRanges,
     /// CustomResourceDefinitions (no namespace).
     CustomResourceDefinitions,
+    /// RuntimeClasses (no namespace).
+    RuntimeClasses,
 }
 
 /// Objects by namespace (a few per namespace: a lookup reads them all).
@@ -257,6 +264,8 @@ pub struct ObjectIndex<H = ()> {
     limit_ranges: ByNamespace<LimitRange>,
     /// CustomResourceDefinitions, under the empty namespace (a few: a lookup reads them all).
     crds: ByNamespace<CustomResourceDefinition>,
+    /// RuntimeClasses, under the empty namespace (a few: a lookup reads them all).
+    runtime_classes: ByNamespace<RuntimeClass>,
     /// HPAs by namespace and name: one, or one per `apiVersion` written in a manifest set.
     hpas: HashMap<String, HashMap<String, Vec<IndexedHpa<H>>>>,
     /// HPAs by target name, grouped by (namespace, target kind) ([`SameName`]), so that a
@@ -377,6 +386,7 @@ impl<H> ObjectIndex<H> {
             scaled_objects: HashMap::new(),
             limit_ranges: HashMap::new(),
             crds: HashMap::new(),
+            runtime_classes: HashMap::new(),
             hpas: HashMap::new(),
             hpas_by_target: HashMap::new(),
             by_label: OnceLock::new(),
@@ -444,6 +454,7 @@ impl<H> ObjectIndex<H> {
             Entry::ScaledObject(o) => put_in(&mut self.scaled_objects, o, replace, |x| &x.id),
             Entry::LimitRange(l) => put_in(&mut self.limit_ranges, l, replace, |x| &x.id),
             Entry::CustomResourceDefinition(c) => put_in(&mut self.crds, c, replace, |x| &x.id),
+            Entry::RuntimeClass(r) => put_in(&mut self.runtime_classes, r, replace, |x| &x.id),
         }
     }
 
@@ -539,6 +550,7 @@ impl<H> ObjectIndex<H> {
             Table::ScaledObjects => drop_from(&mut self.scaled_objects, namespace, name, |x| &x.id),
             Table::LimitRanges => drop_from(&mut self.limit_ranges, namespace, name, |x| &x.id),
             Table::CustomResourceDefinitions => drop_from(&mut self.crds, namespace, name, |x| &x.id),
+            Table::RuntimeClasses => drop_from(&mut self.runtime_classes, namespace, name, |x| &x.id),
         }
     }
 
@@ -558,6 +570,7 @@ impl<H> ObjectIndex<H> {
             Table::ScaledObjects => swap(&mut self.scaled_objects, &mut other.scaled_objects),
             Table::LimitRanges => swap(&mut self.limit_ranges, &mut other.limit_ranges),
             Table::CustomResourceDefinitions => swap(&mut self.crds, &mut other.crds),
+            Table::RuntimeClasses => swap(&mut self.runtime_classes, &mut other.runtime_classes),
             Table::Workloads(kind) => {
                 // A kind with no objects on either side gets no table.
                 if self.kind_table(kind).is_none() && other.kind_table(kind).is_none() {
@@ -594,6 +607,7 @@ impl<H> ObjectIndex<H> {
             Table::ScaledObjects => of(&self.scaled_objects, |x| &x.id),
             Table::LimitRanges => of(&self.limit_ranges, |x| &x.id),
             Table::CustomResourceDefinitions => of(&self.crds, |x| &x.id),
+            Table::RuntimeClasses => of(&self.runtime_classes, |x| &x.id),
         }
     }
 
@@ -610,6 +624,7 @@ impl<H> ObjectIndex<H> {
             Table::ScaledObjects => lists(&self.scaled_objects),
             Table::LimitRanges => lists(&self.limit_ranges),
             Table::CustomResourceDefinitions => lists(&self.crds),
+            Table::RuntimeClasses => lists(&self.runtime_classes),
         }
     }
 
@@ -665,6 +680,10 @@ impl<H: Sync> Objects for ObjectIndex<H> {
 
     fn custom_resource_definition(&self, group: &str, kind: &str) -> Option<&CustomResourceDefinition> {
         of_namespace(&self.crds, "").iter().rev().find(|c| c.group == group && c.kind == kind)
+    }
+
+    fn runtime_class(&self, name: &str) -> Option<&RuntimeClass> {
+        of_namespace(&self.runtime_classes, "").iter().find(|r| r.id.name == name)
     }
 
     fn workload_any_case(&self, kind: &str, namespace: &str, name: &str) -> Option<&Workload> {

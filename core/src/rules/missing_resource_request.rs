@@ -26,7 +26,10 @@ crate::declare_rule! {
     /// With pod-level requests (`spec.template.spec.resources`, feature gate `PodLevelResources`,
     /// on by default from Kubernetes 1.34), the controller uses the pod's total instead (the
     /// pod-level request, or else the containers' aggregate), and only a pod without any request
-    /// for the resource is reported. The 1.33 controller ignores pod-level requests even with the
+    /// for the resource is reported. From 1.34 to 1.37 that total includes the pod's overhead:
+    /// the `overhead.podFixed` of the `RuntimeClass` (among the checked manifests) that the
+    /// template's `runtimeClassName` names, which the RuntimeClass admission plugin sets on each
+    /// pod; 1.38 leaves the overhead out. The 1.33 controller ignores pod-level requests even with the
     /// alpha gate on, so for `kubernetesVersion: "1.33"` every container needs its own request.
     /// Requests of 0 in every container (or pod-level) add up to 0, which the controller refuses
     /// as it refuses no request (`no metrics returned matched known pods`): reported too, and so
@@ -157,12 +160,13 @@ impl Rule for MissingResourceRequest {
         }
         // What the controller reads are the pods, as kube-apiserver admitted them.
         let gate = cx.settings.gates().enabled(Gate::PodLevelResources);
-        let pod = AdmittedPod::new(template, objects.limit_ranges(&template.id.namespace), gate);
         // With pod-level requests (and no container named), the controller takes the pod's
         // aggregated requests instead (`calculatePodLevelRequests` in `replica_calculator.go`,
         // through component-helpers' `PodRequests`): the pod-level value, or else the
-        // containers' aggregate; it fails only when neither has the resource. (The 1.33
-        // controller ignores pod-level requests: `pod_level_requests` says from which release.)
+        // containers' aggregate, plus the pod's overhead (its RuntimeClass's) from 1.34 to 1.37;
+        // it fails only when none has the resource. (The 1.33 controller ignores pod-level
+        // requests: `pod_level_requests` says from which release.)
+        let pod = admitted(cx, objects, template, gate);
         let pod_level = cx.settings.gates().pod_level_requests() && pod.pod_level_requests_set();
         let v1 = cx.written_in_v1();
         // No metric written: the one metric is kube-apiserver's default, 80% cpu utilization
@@ -376,7 +380,7 @@ fn other_selected_pods(
         if t.id == own.id || t.containers.is_empty() || !selector.matches(&t.pod_labels) {
             continue;
         }
-        let pod = AdmittedPod::new(t, objects.limit_ranges(&t.id.namespace), gate);
+        let pod = admitted(cx, objects, t, gate);
         for &(i, resource) in &metrics {
             let missing: Vec<&TemplateContainer> = if pod_level && pod.pod_level_requests_set() {
                 if pod.pod_requests(resource).is_some() { Vec::new() } else { t.containers.iter().collect() }
@@ -410,6 +414,19 @@ fn other_selected_pods(
             out.push(without_request_here(f, t, &missing, resource));
         }
     }
+}
+
+/// The pods of `template` as the controller reads their requests: admitted with the LimitRanges
+/// of their namespace (`gate`: `PodLevelResources`), with the overhead of their RuntimeClass
+/// where the release adds it ([`FeatureGates::pod_overhead`]).
+fn admitted<'a>(
+    cx: &Context<'_>,
+    objects: &'a dyn super::objects::Objects,
+    template: &'a super::objects::Workload,
+    gate: bool,
+) -> AdmittedPod<'a> {
+    let overhead = cx.settings.gates().pod_overhead().then(|| objects.pod_overhead(template)).flatten();
+    AdmittedPod::new(template, objects.limit_ranges(&template.id.namespace), gate).with_overhead(overhead)
 }
 
 /// `f` with each container of `missing` (of `template`) as a related place without a request

@@ -263,6 +263,14 @@ pub struct Workload {
     pub pod_requests: BTreeMap<String, Quantity>,
     /// Pod-level `spec.template.spec.resources.limits`, when written.
     pub pod_limits: BTreeMap<String, Quantity>,
+    /// A custom resource's integers under `spec` (group with a dot, as every CRD's), outside
+    /// its pod template, by dotted path (`spec.size`): where its CustomResourceDefinition's
+    /// `specReplicasPath` may put the count the HPA sets ([`Workload::spec_integer`]). Empty for
+    /// the built-in kinds. (Boxed: a set keeps thousands of workloads, few of them custom.)
+    pub spec_integers: Option<Box<Vec<(String, i64)>>>,
+    /// The pod spec's `runtimeClassName`, when written: the RuntimeClass whose overhead
+    /// admission sets on each pod ([`Objects::pod_overhead`]).
+    pub runtime_class_name: Option<String>,
     /// The path of the pod spec inside the object (`spec.template.spec`, `spec.jobTemplate...`).
     pub pod_spec_path: String,
     /// An Argo Rollout's `spec.workloadRef`: its pods come from that workload's template.
@@ -596,6 +604,27 @@ pub fn custom_resource_definition_from<'a, F: Fields<'a>>(id: ObjectId, v: F) ->
     })
 }
 
+/// A RuntimeClass (`node.k8s.io/v1`, cluster-scoped) of the set: the overhead the RuntimeClass
+/// admission plugin (`plugin/pkg/admission/runtimeclass/admission.go`, `setOverhead`) copies
+/// into `spec.overhead` of each pod whose `runtimeClassName` names it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RuntimeClass {
+    /// Which object (no namespace).
+    pub id: ObjectId,
+    /// `overhead.podFixed`: the quantities that parse.
+    pub pod_fixed: BTreeMap<String, Quantity>,
+}
+
+/// Builds a [`RuntimeClass`] from a RuntimeClass's fields; `None` for one of another version
+/// than `node.k8s.io/v1` (`v1beta1`, gone since 1.25, had no pod overhead at this path).
+pub fn runtime_class_from<'a, F: Fields<'a>>(id: ObjectId, v: F) -> Option<RuntimeClass> {
+    if id.api_version != "node.k8s.io/v1" {
+        return None;
+    }
+    let pod_fixed = v.field("overhead").and_then(|o| o.field("podFixed")).map(quantities).unwrap_or_default();
+    Some(RuntimeClass { id, pod_fixed })
+}
+
 /// One item of a LimitRange's `spec.limits`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct LimitRangeItem {
@@ -636,6 +665,19 @@ pub trait Objects: Sync {
     fn custom_resource_definition(&self, group: &str, kind: &str) -> Option<&CustomResourceDefinition> {
         let _ = (group, kind);
         None
+    }
+    /// The RuntimeClass of the set named `name`, if any (none where the world has no
+    /// RuntimeClasses: a live cluster's inventory, the webhook's context cache).
+    fn runtime_class(&self, name: &str) -> Option<&RuntimeClass> {
+        let _ = name;
+        None
+    }
+    /// The overhead admission sets on the pods of `template` (`spec.overhead`): the
+    /// `overhead.podFixed` of the RuntimeClass its `runtimeClassName` names, when that one is
+    /// in the set.
+    fn pod_overhead(&self, template: &Workload) -> Option<&BTreeMap<String, Quantity>> {
+        let rc = self.runtime_class(template.runtime_class_name.as_deref()?)?;
+        (!rc.pod_fixed.is_empty()).then_some(&rc.pod_fixed)
     }
     /// Any object with this name in the namespace whose kind matches case-insensitively.
     fn workload_any_case(&self, kind: &str, namespace: &str, name: &str) -> Option<&Workload>;
@@ -787,6 +829,12 @@ pub fn workload_from<'a, F: Fields<'a>>(id: ObjectId, v: F) -> Workload {
     });
     let selector = workload_selector(&id, spec, &pod_labels);
     let replicas_error = replicas_error(&id, spec);
+    let mut spec_integers = Vec::new();
+    if GroupVersion::parse_or_empty(&id.api_version).group().contains('.')
+        && let Some(spec) = spec
+    {
+        integers_under(spec, "spec", SPEC_INTEGER_DEPTH, &mut spec_integers);
+    }
     Workload {
         id,
         replicas,
@@ -797,8 +845,44 @@ pub fn workload_from<'a, F: Fields<'a>>(id: ObjectId, v: F) -> Workload {
         init_containers,
         pod_requests: pod_spec.map(|p| resource_list(p, "requests")).unwrap_or_default(),
         pod_limits: pod_spec.map(|p| resource_list(p, "limits")).unwrap_or_default(),
+        spec_integers: (!spec_integers.is_empty()).then(|| Box::new(spec_integers)),
+        runtime_class_name: pod_spec
+            .and_then(|p| p.field("runtimeClassName"))
+            .and_then(Fields::as_str)
+            .filter(|n| !n.is_empty())
+            .map(str::to_string),
         pod_spec_path: pod_spec_path.into(),
         workload_ref,
+    }
+}
+
+/// How deep under `spec` [`Workload::spec_integers`] looks (`spec.a.b.c`).
+const SPEC_INTEGER_DEPTH: usize = 3;
+
+/// The integers of an object's fields, by dotted path from `path`, `depth` levels down, past
+/// pod templates (`template`, `jobTemplate`).
+fn integers_under<'a, F: Fields<'a>>(v: F, path: &str, depth: usize, out: &mut Vec<(String, i64)>) {
+    if let Some(n) = v.as_i64() {
+        out.push((path.to_string(), n));
+        return;
+    }
+    if depth == 0 {
+        return;
+    }
+    for (k, child) in v.entries() {
+        if k != "template" && k != "jobTemplate" {
+            integers_under(child, &format!("{path}.{k}"), depth - 1, out);
+        }
+    }
+}
+
+impl Workload {
+    /// The integer at `spec_replicas_path` (a CRD scale subresource's `specReplicasPath`,
+    /// `.spec.size`), when the custom resource writes one ([`Workload::spec_integers`]): the
+    /// path as the object's fields name it (`spec.size`), and the value.
+    pub fn spec_integer(&self, spec_replicas_path: &str) -> Option<(&str, i64)> {
+        let path = spec_replicas_path.strip_prefix('.').unwrap_or(spec_replicas_path);
+        self.spec_integers.iter().flat_map(|v| v.iter()).find(|(p, _)| p == path).map(|(p, n)| (p.as_str(), *n))
     }
 }
 
@@ -1013,13 +1097,24 @@ pub struct AdmittedPod<'a> {
     pub template: &'a Workload,
     limit_ranges: &'a [LimitRange],
     pod_level_resources: bool,
+    /// `spec.overhead`, when the controller adds it ([`AdmittedPod::with_overhead`]).
+    overhead: Option<&'a BTreeMap<String, Quantity>>,
 }
 
 impl<'a> AdmittedPod<'a> {
     /// A pod made from `template` in a namespace with `limit_ranges`; `pod_level_resources` is
     /// the `PodLevelResources` feature gate.
     pub fn new(template: &'a Workload, limit_ranges: &'a [LimitRange], pod_level_resources: bool) -> Self {
-        AdmittedPod { template, limit_ranges, pod_level_resources }
+        AdmittedPod { template, limit_ranges, pod_level_resources, overhead: None }
+    }
+
+    /// The same pod with `overhead` as its `spec.overhead` ([`Objects::pod_overhead`]), which
+    /// [`AdmittedPod::pod_requests`] adds: pass it only where the HPA controller of the release
+    /// adds it ([`FeatureGates::pod_overhead`]).
+    ///
+    /// [`FeatureGates::pod_overhead`]: crate::features::FeatureGates::pod_overhead
+    pub fn with_overhead(self, overhead: Option<&'a BTreeMap<String, Quantity>>) -> Self {
+        AdmittedPod { overhead, ..self }
     }
 
     /// The request of one of the template's containers (of [`Workload::containers`] or
@@ -1093,15 +1188,16 @@ impl<'a> AdmittedPod<'a> {
     }
 
     /// `PodRequests` (component-helpers `resource/helpers.go`, [`resources::pod_requests`]) for
-    /// `resource`, in milli-units, without pod overhead: the pod-level request when pod-level
-    /// requests are set and the resource is a pod-level one, else the containers' aggregate
-    /// (`AggregateContainerRequests`); `None` when neither has the resource. (The HPA controller
-    /// adds the RuntimeClass's overhead in Kubernetes 1.34 to 1.37; a manifest set has no
-    /// overhead to add.)
+    /// `resource`, in milli-units: the pod-level request when pod-level requests are set and
+    /// the resource is a pod-level one, else the containers' aggregate
+    /// (`AggregateContainerRequests`), plus the pod's overhead when it has one
+    /// ([`AdmittedPod::with_overhead`]: the HPA controller adds the RuntimeClass's in
+    /// Kubernetes 1.34 to 1.37); `None` when none of them has the resource.
     pub fn pod_requests(&self, resource: &str) -> Option<i64> {
         let aggregate = self.aggregate(|c| self.container_request(c, resource));
         let pod_level = if is_supported_pod_level_resource(resource) { self.pod_level_request(resource) } else { None };
-        resources::pod_requests(resource, aggregate, self.pod_level_requests_set(), pod_level, None)
+        let overhead = self.overhead.and_then(|o| o.get(resource)).map(Quantity::milli_value);
+        resources::pod_requests(resource, aggregate, self.pod_level_requests_set(), pod_level, overhead)
     }
 
     /// `AggregateContainerRequests` ([`resources::aggregate_container_requests`]) for one

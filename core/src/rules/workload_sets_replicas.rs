@@ -7,8 +7,10 @@ crate::declare_rule! {
     ///
     /// The HPA's scale target (a Deployment, StatefulSet, ...) in the checked manifests sets
     /// `spec.replicas` (kube-score, Polaris); for a custom resource whose
-    /// CustomResourceDefinition is among the manifests, only when its scale subresource's
-    /// `specReplicasPath` is `.spec.replicas`. The finding is on the workload. A count at 0 is
+    /// CustomResourceDefinition is among the manifests, the field its scale subresource's
+    /// `specReplicasPath` names instead (`.spec.size`: `spec.size`, which the controller
+    /// writes through `/scale`), and nothing for a kind without the subresource. The finding is
+    /// on the workload, at that field. A count at 0 is
     /// worse: the controller then disables the HPA (`ScalingDisabled`). A count that is not a
     /// number (`replicas: "3"`) makes kube-apiserver refuse a built-in workload, in its decoding
     /// words: an error.
@@ -93,7 +95,8 @@ crate::declare_rule! {
     ///
     /// ## How to fix
     ///
-    /// Remove `spec.replicas` from the workload manifest: the HPA owns it. When the workload is
+    /// Remove `spec.replicas` (or a custom resource's `specReplicasPath` field) from the
+    /// workload manifest: the HPA owns it. When the workload is
     /// created, its replica count defaults to 1 and the HPA raises it to `minReplicas` at its first
     /// sync.
     pub struct WorkloadSetsReplicas {
@@ -113,8 +116,9 @@ impl Rule for WorkloadSetsReplicas {
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Finding>) {
         let Some(w) = cx.target_workload() else { return };
         // A custom resource's replica count is where its CustomResourceDefinition's scale
-        // subresource puts it (`specReplicasPath`): a `spec.replicas` elsewhere is no count the
-        // HPA sets, and a kind without the subresource is not scaled at all.
+        // subresource puts it (`specReplicasPath`, the field the controller writes through
+        // `/scale`): a `spec.replicas` elsewhere is no count the HPA sets, and a kind without
+        // the subresource is not scaled at all.
         let group = crate::api::GroupVersion::parse_or_empty(&w.id.api_version);
         if let Some(scale) = cx
             .objects
@@ -122,6 +126,9 @@ impl Rule for WorkloadSetsReplicas {
             .and_then(|crd| crd.served_scale())
             && scale.is_none_or(|s| s.spec_replicas_path != ".spec.replicas")
         {
+            if let Some((field, count)) = scale.and_then(|s| w.spec_integer(&s.spec_replicas_path)) {
+                out.push(pinned(cx, w, field, count));
+            }
             return;
         }
         if let Some(error) = &w.replicas_error {
@@ -145,24 +152,29 @@ impl Rule for WorkloadSetsReplicas {
             return;
         }
         let Some(replicas) = w.replicas else { return };
-        // Named as the workload is, with its namespace (`ObjectId`'s display).
-        let mut hpa = String::new();
-        let _ = super::objects::write_object(&mut hpa, crate::api::KIND, cx.namespace(), &cx.effective.metadata.name);
-        // At 0 replicas the controller does not scale an HPA whose minReplicas is not 0: it sets
-        // ScalingActive False, ScalingDisabled (`reconcileAutoscaler` in
-        // `horizontal.go`), so every apply switches the HPA off.
-        let message = if replicas == 0 && cx.effective.spec.min_replicas != Some(0) {
-            format!(
-                "{} sets spec.replicas: 0 while {hpa} scales it: every apply scales it to 0, and the controller then disables the HPA (ScalingDisabled: \"scaling is disabled since the replica count of the target is zero\") until something scales the workload up",
-                w.id
-            )
-        } else {
-            format!("{} sets spec.replicas: {replicas} while {hpa} scales it: every apply resets the count", w.id)
-        };
-        let mut f = Finding::new(&Self::META, "spec.replicas", message)
-            .help("remove spec.replicas from the workload; the HPA owns it")
-            .on_object(w.id.clone(), "spec.replicas");
-        f = f.related(Location::Hpa("spec.scaleTargetRef".into()), "this HPA scales it");
-        out.push(f);
+        out.push(pinned(cx, w, "spec.replicas", replicas));
     }
+}
+
+/// The finding on `w`, which writes `count` at `field` (`spec.replicas`, or the
+/// `specReplicasPath` of a custom resource's CRD) while the HPA scales it.
+fn pinned(cx: &Context<'_>, w: &super::objects::Workload, field: &str, count: i64) -> Finding {
+    // Named as the workload is, with its namespace (`ObjectId`'s display).
+    let mut hpa = String::new();
+    let _ = super::objects::write_object(&mut hpa, crate::api::KIND, cx.namespace(), &cx.effective.metadata.name);
+    // At 0 replicas the controller does not scale an HPA whose minReplicas is not 0: it sets
+    // ScalingActive False, ScalingDisabled (`reconcileAutoscaler` in
+    // `horizontal.go`), so every apply switches the HPA off.
+    let message = if count == 0 && cx.effective.spec.min_replicas != Some(0) {
+        format!(
+            "{} sets {field}: 0 while {hpa} scales it: every apply scales it to 0, and the controller then disables the HPA (ScalingDisabled: \"scaling is disabled since the replica count of the target is zero\") until something scales the workload up",
+            w.id
+        )
+    } else {
+        format!("{} sets {field}: {count} while {hpa} scales it: every apply resets the count", w.id)
+    };
+    Finding::new(&WorkloadSetsReplicas::META, field, message)
+        .help(format!("remove {field} from the workload; the HPA owns it"))
+        .on_object(w.id.clone(), field)
+        .related(Location::Hpa("spec.scaleTargetRef".into()), "this HPA scales it")
 }

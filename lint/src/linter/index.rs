@@ -34,6 +34,20 @@ pub fn is_workload_kind(kind: &str) -> bool {
     )
 }
 
+/// The kinds of Kubernetes' own workloads, whose `spec` the first pass prunes to what
+/// [`objects::workload_from`] reads (any other kind may be a custom resource).
+const BUILT_IN_WORKLOADS: &[&str] = &[
+    "Deployment",
+    "StatefulSet",
+    "ReplicaSet",
+    "ReplicationController",
+    "DaemonSet",
+    "Pod",
+    "Job",
+    "CronJob",
+    "PodTemplate",
+];
+
 /// The API group of CustomResourceDefinitions.
 const CRD_GROUP: &str = "apiextensions.k8s.io";
 
@@ -44,6 +58,9 @@ pub fn prepare(id: ObjectId, node: Node<'_>) -> Option<Indexed> {
         "VerticalPodAutoscaler" => Indexed::Vpa(objects::vpa_from_json(id, &node.to_json())),
         "LimitRange" if id.api_version == "v1" => {
             Indexed::LimitRange(objects::limit_range_from_json(id, &node.to_json()))
+        }
+        "RuntimeClass" if GroupVersion::parse_or_empty(&id.api_version).group() == "node.k8s.io" => {
+            Indexed::RuntimeClass(objects::runtime_class_from(id, node)?)
         }
         "CustomResourceDefinition" if GroupVersion::parse_or_empty(&id.api_version).group() == CRD_GROUP => {
             Indexed::CustomResourceDefinition(objects::custom_resource_definition_from(id, node)?)
@@ -70,8 +87,12 @@ pub fn first_pass_needs(kind: &str) -> Option<&'static Keep> {
     // (`input::metadata_refusal` reads it).
     const METADATA: Option<&Keep> = ALL;
     const CONTAINER: Keep = Keep(&[("name", ALL), ("restartPolicy", ALL), ("resources", ALL)]);
-    const POD_SPEC: Keep =
-        Keep(&[("resources", ALL), ("containers", Some(&CONTAINER)), ("initContainers", Some(&CONTAINER))]);
+    const POD_SPEC: Keep = Keep(&[
+        ("resources", ALL),
+        ("runtimeClassName", ALL),
+        ("containers", Some(&CONTAINER)),
+        ("initContainers", Some(&CONTAINER)),
+    ]);
     // `annotations`: Argo refuses a Rollout with a `workloadRef` whose template has labels or
     // annotations (`workload_from`).
     const TEMPLATE: Keep =
@@ -87,6 +108,7 @@ pub fn first_pass_needs(kind: &str) -> Option<&'static Keep> {
         ("workloadRef", ALL),
         ("jobTemplate", Some(&JOB_TEMPLATE)),
         ("resources", ALL),
+        ("runtimeClassName", ALL),
         ("containers", Some(&CONTAINER)),
         ("initContainers", Some(&CONTAINER)),
     ]);
@@ -96,6 +118,14 @@ pub fn first_pass_needs(kind: &str) -> Option<&'static Keep> {
         ("metadata", METADATA),
         ("spec", Some(&SPEC)),
         // A PodTemplate's (`workload_from`).
+        ("template", Some(&TEMPLATE)),
+        ("items", ALL),
+    ]);
+    const CUSTOM: Keep = Keep(&[
+        ("apiVersion", ALL),
+        ("kind", ALL),
+        ("metadata", METADATA),
+        ("spec", ALL),
         ("template", Some(&TEMPLATE)),
         ("items", ALL),
     ]);
@@ -115,6 +145,11 @@ pub fn first_pass_needs(kind: &str) -> Option<&'static Keep> {
         _ if kind.ends_with("List") => None,
         hpa_core::api::KIND | "PodDisruptionBudget" | "VerticalPodAutoscaler" | "ScaledObject" | "LimitRange" => None,
         "CustomResourceDefinition" => Some(&CRD),
+        // A RuntimeClass is small: its `overhead` (`objects::runtime_class_from`) and the rest.
+        "RuntimeClass" => None,
+        // A custom resource's whole `spec`: its CRD's `specReplicasPath` (HPA410) may name any
+        // field of it, and the CRD may come later in the set.
+        _ if is_workload_kind(kind) && !BUILT_IN_WORKLOADS.contains(&kind) => Some(&CUSTOM),
         _ if is_workload_kind(kind) => Some(&WORKLOAD),
         _ => Some(&IDENTITY),
     }

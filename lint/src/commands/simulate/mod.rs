@@ -17,7 +17,9 @@ use hpa_core::api::v2::HorizontalPodAutoscaler;
 use hpa_core::check;
 use hpa_core::evaluator::simulation::{self, Plan, PodTemplate};
 use hpa_core::features::{FeatureGates, Gate};
-use hpa_core::rules::objects::{AdmittedPod, LimitRange, ObjectId, limit_range_from_json, workload_from};
+use hpa_core::rules::objects::{
+    AdmittedPod, LimitRange, ObjectId, limit_range_from_json, runtime_class_from, workload_from,
+};
 
 use crate::cli::{ClusterArgs, ReportFormat, SimulateArgs};
 use crate::commands::common;
@@ -292,7 +294,9 @@ fn from_manifests(
 /// The scale target of `hpa` among the objects of its file, when the file holds it (in the
 /// HPA's namespace): its pods as kube-apiserver admits them (hpa-core's `workload_from` and
 /// [`PodTemplate::admitted`], with the file's LimitRanges of that namespace and the
-/// `PodLevelResources` gate of `gates`), as `diagnose` makes them, and its `spec.replicas`.
+/// `PodLevelResources` gate of `gates`, and the overhead of the file's RuntimeClass its
+/// template names, as `spec.overhead` of a live pod), as `diagnose` makes them, and its
+/// `spec.replicas`.
 pub fn target_in(objects: &[ObjectRef<'_>], hpa: &HorizontalPodAutoscaler, gates: &FeatureGates) -> Target {
     let namespace = hpa.metadata.namespace.as_str();
     let in_namespace = |o: &&ObjectRef<'_>| o.namespace().is_none_or(|ns| ns == namespace);
@@ -318,9 +322,24 @@ pub fn target_in(objects: &[ObjectRef<'_>], hpa: &HorizontalPodAutoscaler, gates
                 .collect();
             let pod_level_resources = gates.enabled(Gate::PodLevelResources);
             let has_template = !target.containers.is_empty() || !target.init_containers.is_empty();
+            // The overhead the RuntimeClass admission plugin sets on each pod (`spec.overhead`):
+            // that of the file's RuntimeClass the template names (the controller's release
+            // decides whether it counts, `ControllerRelease::pod_overhead`).
+            let runtime_class = target.runtime_class_name.as_deref().and_then(|name| {
+                objects
+                    .iter()
+                    .filter(|o| o.kind() == Some("RuntimeClass") && o.name() == Some(name))
+                    .find_map(|o| runtime_class_from(id(o), o.node))
+            });
+            let admitted = |pod: AdmittedPod<'_>| {
+                let mut t = PodTemplate::admitted(&pod);
+                if let Some(rc) = &runtime_class {
+                    t.overhead_milli = rc.pod_fixed.iter().map(|(r, q)| (r.clone(), q.milli_value())).collect();
+                }
+                t
+            };
             Target {
-                template: has_template
-                    .then(|| PodTemplate::admitted(&AdmittedPod::new(&target, &limit_ranges, pod_level_resources))),
+                template: has_template.then(|| admitted(AdmittedPod::new(&target, &limit_ranges, pod_level_resources))),
                 replicas: target.replicas.and_then(|r| i32::try_from(r).ok()).filter(|r| *r >= 0),
             }
         }
