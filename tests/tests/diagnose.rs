@@ -1,7 +1,7 @@
 //! `hpa-lint diagnose`: the published 1.23 run from a snapshot, the same namespace served live
 //! over TLS by the test API server (the same diagnosis), and the errors of a live read.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use hpa_tests::apiserver::{Fault, LiveCluster as Live, TestApiServer, fixtures};
@@ -96,6 +96,20 @@ fn serve_the_snapshot(server: &TestApiServer) {
 
 fn live() -> Live {
     Live::start()
+}
+
+/// A live cluster with both metric adapters installed and the objects of
+/// `data/diagnose/metric-selectors` in `default`; the fixture directory beside it.
+fn live_with_metric_adapters() -> (Live, PathBuf) {
+    let l = live();
+    l.server.install("externalmetrics");
+    l.server.install("custommetrics");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/diagnose/metric-selectors");
+    for mut object in fixtures::load(&dir.join("objects.yaml")) {
+        object["metadata"]["namespace"] = json!("default");
+        l.server.put(object);
+    }
+    (l, dir)
 }
 
 /// `hpa-lint diagnose` on a [`Live`] cluster.
@@ -735,14 +749,7 @@ spec: {{replicas: 0, selector: {{matchLabels: {{app: w}}}}}}
 /// what it is answered).
 #[test]
 fn live_metric_queries_carry_the_selectors() {
-    let l = live();
-    l.server.install("externalmetrics");
-    l.server.install("custommetrics");
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/diagnose/metric-selectors");
-    for mut object in fixtures::load(&dir.join("objects.yaml")) {
-        object["metadata"]["namespace"] = json!("default");
-        l.server.put(object);
-    }
+    let (l, dir) = live_with_metric_adapters();
     let read = |f: &str| -> Value { serde_json::from_str(&std::fs::read_to_string(dir.join(f)).unwrap()).unwrap() };
     l.server.serve_raw(
         "/apis/external.metrics.k8s.io/v1beta1/namespaces/default/queue_depth",
@@ -789,14 +796,7 @@ fn live_metric_queries_carry_the_selectors() {
 /// metrics API: <client-go's error>`), not an empty answer.
 #[test]
 fn a_metric_the_adapter_fails_is_replayed_with_the_adapters_error() {
-    let l = live();
-    l.server.install("externalmetrics");
-    l.server.install("custommetrics");
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/diagnose/metric-selectors");
-    for mut object in fixtures::load(&dir.join("objects.yaml")) {
-        object["metadata"]["namespace"] = json!("default");
-        l.server.put(object);
-    }
+    let (l, _) = live_with_metric_adapters();
     let not_found = "the server could not find the metric http_requests for pods";
     l.server.fault(
         "/apis/custom.metrics.k8s.io/v1beta2/namespaces/default/pods/*/http_requests",
