@@ -103,10 +103,22 @@ pub fn resolve(explicit: Option<(KubernetesVersion, &str)>, server: &ServerRelea
             release
         }
         (Some((release, _)), _) => release,
-        (None, ServerRelease::Supported { release, .. }) => *release,
+        (None, ServerRelease::Supported { git_version, release }) => {
+            if *release == KubernetesVersion::PREVIEW {
+                notes.push(format!(
+                    "the API server runs {git_version}: Kubernetes {release}'s profile here is a preview, what its development branch had merged, not the release as it shipped (pass --kubernetes-version to choose another)"
+                ));
+            }
+            *release
+        }
         (None, ServerRelease::Nearest { git_version, release }) => {
+            let preview = if *release == KubernetesVersion::PREVIEW {
+                ", a preview of what its development branch had merged, not a release as it shipped,"
+            } else {
+                ","
+            };
             notes.push(format!(
-                "the API server runs {git_version}, which has no profile here: Kubernetes {release}'s, the nearest, apply (pass --kubernetes-version to choose another)"
+                "the API server runs {git_version}, which has no profile here: Kubernetes {release}'s{preview} the nearest, apply (pass --kubernetes-version to choose another)"
             ));
             *release
         }
@@ -160,6 +172,31 @@ mod tests {
                         .into()
                 ]
             }
+        );
+        // A server of the release in development, or newer than it: the preview, said so.
+        assert_eq!(
+            resolve(None, &ServerRelease::from_git_version("v1.38.0-alpha.3")),
+            Resolution {
+                release: V::V1_38,
+                notes: vec![
+                    "the API server runs v1.38.0-alpha.3: Kubernetes 1.38's profile here is a preview, what its development branch had merged, not the release as it shipped (pass --kubernetes-version to choose another)"
+                        .into()
+                ]
+            }
+        );
+        assert_eq!(
+            resolve(None, &ServerRelease::from_git_version("v1.40.1")),
+            Resolution {
+                release: V::V1_38,
+                notes: vec![
+                    "the API server runs v1.40.1, which has no profile here: Kubernetes 1.38's, a preview of what its development branch had merged, not a release as it shipped, the nearest, apply (pass --kubernetes-version to choose another)"
+                        .into()
+                ]
+            }
+        );
+        assert_eq!(
+            resolve(Some((V::V1_38, "--kubernetes-version")), &ServerRelease::from_git_version("v1.38.2")).notes,
+            Vec::<String>::new()
         );
         let unknown = ServerRelease::Unknown { reason: "refused".into() };
         assert_eq!(resolve(None, &unknown).release, V::LATEST);
