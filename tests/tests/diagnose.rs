@@ -1302,3 +1302,46 @@ fn events_of_an_earlier_hpa_of_the_same_name_are_left_out() {
     assert_eq!(sizes, vec![10, 2]);
     assert!(!texts(&d["notes"]).iter().any(|n| n.contains("earlier HorizontalPodAutoscaler")), "{d:#}");
 }
+
+/// Usage errors are told before any network call: an unknown rule (`cluster`), feature gates
+/// or controller values no release takes (`cluster`, `diagnose`); the server here would not
+/// answer (TEST-NET-1), so a run that connected first would fail on it, or only after its
+/// timeout.
+#[test]
+fn usage_errors_come_before_connecting() {
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = dir.path().join("kubeconfig");
+    std::fs::write(
+        &kubeconfig,
+        "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: 'https://192.0.2.1:6443', insecure-skip-tls-verify: true}\nusers:\n- name: u\n  user: {token: t}\ncontexts:\n- name: x\n  context: {cluster: c, user: u}\ncurrent-context: x\n",
+    )
+    .unwrap();
+    let kubeconfig = kubeconfig.display().to_string();
+    let cases: [(&[&str], &str); 6] = [
+        (&["cluster", "--select", "HPA999"], "hpa-lint: error: unknown rule \"HPA999\" (see `hpa-lint rules`)\n"),
+        (
+            &["cluster", "--ignore", "no-such-rule"],
+            "hpa-lint: error: unknown rule \"no-such-rule\" (see `hpa-lint rules`)\n",
+        ),
+        (
+            &["cluster", "--feature-gates", "HPAConfigurableTolerance"],
+            "hpa-lint: error: missing bool value for HPAConfigurableTolerance\n",
+        ),
+        (
+            &["diagnose", "--feature-gates", "HPAConfigurableTolerance=yes", "web"],
+            "hpa-lint: error: invalid value of HPAConfigurableTolerance=yes, err: strconv.ParseBool: parsing \"yes\": invalid syntax\n",
+        ),
+        (&["diagnose", "--tolerance=-1", "web"], "hpa-lint: error: --tolerance -1: must be a number, 0 or more\n"),
+        (
+            &["cluster", "--feature-gates", "kubelet:HPAConfigurableTolerance=true"],
+            "hpa-lint: error: component not registered: kubelet\n",
+        ),
+    ];
+    for (args, stderr) in cases {
+        let started = Instant::now();
+        let run = hpa_lint(&[args, &["--kubeconfig", &kubeconfig, "--timeout", "30"]].concat(), "");
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        assert!(started.elapsed() < Duration::from_secs(5), "{args:?}: {:?}", started.elapsed());
+        assert_eq!(run.stderr, stderr, "{args:?}");
+    }
+}

@@ -36,6 +36,13 @@ pub fn run(args: &ClusterLintArgs, cluster: &ClusterArgs, out: &mut Output<'_>) 
             return out.usage_error(&format!("--namespace {ns:?}: {problem}"));
         }
     }
+    // Usage errors before any network call: an unknown rule, gates or a configuration no
+    // release takes.
+    if let Err(e) =
+        settings::known_rules(&lint_args).and_then(|()| settings::check_before_connecting(&configured, cluster, &[]))
+    {
+        return out.fail(&e);
+    }
     let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
         Ok(r) => r,
         Err(e) => {

@@ -89,11 +89,7 @@ pub fn options_for(
     out: &mut Output<'_>,
 ) -> Result<(LintOptions, Option<Severity>, config::Config), SettingsError> {
     let Resolved { settings, config: cfg, .. } = settings_for(configured, release, cluster, &[], out)?;
-    for r in lint.findings.select.iter().chain(&lint.findings.ignore) {
-        if hpa_core::rules::find(r).is_none() && !r.eq_ignore_ascii_case("all") {
-            return Err(SettingsError::UnknownRule(r.clone()));
-        }
-    }
+    known_rules(lint)?;
     // `None`: findings never fail the run.
     let fail_on = lint.findings.fail_on.or(cfg.file.fail_on).unwrap_or_default().severity();
     if let Some(ns) = &lint.namespace
@@ -121,6 +117,50 @@ pub fn options_for(
         excerpts: lint.findings.output == LintFormat::Human,
     };
     Ok((opts, fail_on, cfg))
+}
+
+/// Refuses a `--select` or `--ignore` that names no rule (`all` names them all).
+pub fn known_rules(lint: &LintArgs) -> Result<(), SettingsError> {
+    match lint
+        .findings
+        .select
+        .iter()
+        .chain(&lint.findings.ignore)
+        .find(|r| hpa_core::rules::find(r).is_none() && !r.eq_ignore_ascii_case("all"))
+    {
+        Some(r) => Err(SettingsError::UnknownRule(r.clone())),
+        None => Ok(()),
+    }
+}
+
+/// The usage errors a live command can tell before it connects: [`settings_for`] of the release
+/// the command line or the configuration names, else of each release a server may run (the
+/// default one first, whose error is the one returned when every release refuses): a feature
+/// gate or controller value that no release takes is refused before any network call, one that
+/// only some releases take waits for the server's. Warnings are left to the real run.
+pub fn check_before_connecting(
+    configured: &Configured,
+    cluster: &ClusterArgs,
+    layers: &[(&ControllerFlags, Provenance)],
+) -> Result<(), SettingsError> {
+    let releases: Vec<KubernetesVersion> = match &configured.release {
+        Some((release, _)) => vec![*release],
+        None => std::iter::once(KubernetesVersion::LATEST)
+            .chain(KubernetesVersion::ALL.iter().copied().filter(|r| *r != KubernetesVersion::LATEST))
+            .collect(),
+    };
+    let (mut stdin, mut stdout, mut stderr) = (std::io::empty(), std::io::sink(), std::io::sink());
+    let mut quiet = Output { stdin: &mut stdin, stdout: &mut stdout, stderr: &mut stderr, terminal: false };
+    let mut first = None;
+    for release in releases {
+        match settings_for(configured.clone(), release, cluster, layers, &mut quiet) {
+            Ok(_) => return Ok(()),
+            Err(e) => {
+                first.get_or_insert(e);
+            }
+        }
+    }
+    first.map_or(Ok(()), Err)
 }
 
 /// What [`settings`] resolves.

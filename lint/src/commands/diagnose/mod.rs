@@ -128,6 +128,11 @@ pub fn run(args: &DiagnoseArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> 
         Ok(n) => n,
         Err(e) => return out.fail(&e),
     };
+    let flags = args.controller.flags();
+    // Usage errors before any network call: gates or controller values no release takes.
+    if let Err(e) = settings::check_before_connecting(&configured, cluster, &[(&flags, Provenance::CommandLine)]) {
+        return out.fail(&e);
+    }
     let (live, release, version_notes) = if args.snapshot.is_empty() {
         let (runtime, live_cluster, server) = match connect_live(args) {
             Ok(c) => c,
@@ -139,7 +144,6 @@ pub fn run(args: &DiagnoseArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> 
     } else {
         (None, configured.release_or_default(), Vec::new())
     };
-    let flags = args.controller.flags();
     let config = match settings::settings_for(configured, release, cluster, &[(&flags, Provenance::CommandLine)], out) {
         Ok(r) => r.settings.controller,
         Err(e) => return out.fail(&e),
