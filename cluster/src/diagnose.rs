@@ -294,7 +294,9 @@ pub fn inputs_from_objects(
         Some(e) => Err(ReadError(e.clone())),
         None => {
             let mut without_pod = BTreeSet::new();
-            let metrics: Vec<PodMetricsItem> = items
+            // One item the client cannot decode fails the whole list, as it fails the
+            // controller's.
+            let decoded: Result<Vec<PodMetricsItem>, String> = items
                 .iter()
                 .filter(in_ns)
                 .filter(|v| kind_of(v) == "PodMetrics")
@@ -306,19 +308,33 @@ pub fn inputs_from_objects(
                         Answered::No => false,
                     }
                 })
-                .filter_map(|v| pod_metrics_from_json(v))
+                .map(|v| {
+                    pod_metrics_from_json(v).map_err(|e| {
+                        notes.push(format!(
+                            "PodMetrics {namespace}/{}: window {}: {e}; the resource metrics client cannot decode the list, so the controller gets none of its samples",
+                            name_of(v),
+                            v.get("window").map(Value::to_string).unwrap_or_default()
+                        ));
+                        e
+                    })
+                })
                 .collect();
             if !without_pod.is_empty() {
                 notes.push(answered.without_pod_note("PodMetrics:", &without_pod));
             }
-            let needs_resource =
-                hpa.spec.metrics.iter().any(|m| m.type_ == "Resource" || m.type_ == "ContainerResource");
-            if metrics.is_empty() && needs_resource && !pod_objects.is_empty() {
-                notes.push(format!(
-                    "no PodMetrics for these pods among the inputs: every pod counts as missing metrics (gather them with kubectl get --raw \"/apis/metrics.k8s.io/v1beta1/namespaces/{namespace}/pods\")"
-                ));
+            match decoded {
+                Err(e) => Err(ReadError(e)),
+                Ok(metrics) => {
+                    let needs_resource =
+                        hpa.spec.metrics.iter().any(|m| m.type_ == "Resource" || m.type_ == "ContainerResource");
+                    if metrics.is_empty() && needs_resource && !pod_objects.is_empty() {
+                        notes.push(format!(
+                            "no PodMetrics for these pods among the inputs: every pod counts as missing metrics (gather them with kubectl get --raw \"/apis/metrics.k8s.io/v1beta1/namespaces/{namespace}/pods\")"
+                        ));
+                    }
+                    Ok(metrics)
+                }
             }
-            Ok(metrics)
         }
     };
     sync.pods_metrics = match &metrics_errors.custom {
@@ -537,11 +553,29 @@ pub fn pod_from_json(v: &Value) -> Pod {
     }
 }
 
-/// A `metrics.k8s.io` `PodMetrics` item.
-pub fn pod_metrics_from_json(v: &Value) -> Option<PodMetricsItem> {
-    let window = match v.get("window").and_then(Value::as_str) {
-        Some(w) => parse_go_duration(w)?,
+/// A `metrics.k8s.io` `PodMetrics` item; `Err` is the error of decoding its `window` in Go's
+/// words (`metav1.Duration.UnmarshalJSON`: `encoding/json` into a string, then
+/// `time.ParseDuration`; `null` reads as `""`), which fails the decoding of the whole list the
+/// item came in, and so the controller's `PodMetricses(ns).List` (`GetResourceMetric` in
+/// `pkg/controller/podautoscaler/metrics/client.go`). An absent `window` is zero.
+pub fn pod_metrics_from_json(v: &Value) -> Result<PodMetricsItem, String> {
+    let window = match v.get("window") {
         None => Duration::ZERO,
+        Some(Value::String(w)) => match hpa_core::go::parse_duration(w) {
+            // A negative window decodes; the sample's window is taken as zero.
+            Ok(nanos) => Duration::from_nanos(u64::try_from(nanos).unwrap_or(0)),
+            Err(e) => return Err(e.to_string()),
+        },
+        Some(Value::Null) => return Err(hpa_core::go::DurationError::Invalid(String::new()).to_string()),
+        Some(other) => {
+            let found = match other {
+                Value::Bool(_) => "bool",
+                Value::Number(_) => "number",
+                Value::Array(_) => "array",
+                _ => "object",
+            };
+            return Err(format!("json: cannot unmarshal {found} into Go value of type string"));
+        }
     };
     let containers = v
         .get("containers")
@@ -552,7 +586,7 @@ pub fn pod_metrics_from_json(v: &Value) -> Option<PodMetricsItem> {
                 .collect()
         })
         .unwrap_or_default();
-    Some(PodMetricsItem {
+    Ok(PodMetricsItem {
         pod: name_of(v).into(),
         timestamp: time_at(v, "timestamp").unwrap_or(Timestamp::ZERO),
         window,
@@ -1632,12 +1666,6 @@ fn milli_map(v: Option<&Value>) -> BTreeMap<String, i64> {
         .unwrap_or_default()
 }
 
-/// A Go `time.Duration` string as `metav1.Duration` writes it (`30s`, `1m0.5s`, `500ms`),
-/// read with Go's `time.ParseDuration`; `None` when it is not one or is negative.
-fn parse_go_duration(s: &str) -> Option<Duration> {
-    hpa_core::go::parse_duration(s).ok().and_then(|nanos| u64::try_from(nanos).ok()).map(Duration::from_nanos)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1664,13 +1692,30 @@ mod tests {
         assert!(series.first < series.last);
     }
 
+    /// `window` as the resource metrics client decodes it (`metav1.Duration`): Go durations,
+    /// absent as zero; anything else is the error that fails the whole list, in Go's words.
     #[test]
-    fn go_durations() {
-        assert_eq!(parse_go_duration("30s"), Some(Duration::from_secs(30)));
-        assert_eq!(parse_go_duration("1m0.5s"), Some(Duration::from_millis(60_500)));
-        assert_eq!(parse_go_duration("500ms"), Some(Duration::from_millis(500)));
-        assert_eq!(parse_go_duration("0"), Some(Duration::ZERO));
-        assert_eq!(parse_go_duration("x"), None);
+    fn pod_metrics_windows() {
+        let window = |w: Option<Value>| {
+            let mut v =
+                serde_json::json!({"metadata": {"name": "p"}, "timestamp": "2026-03-02T10:00:00Z", "containers": []});
+            if let Some(w) = w {
+                v["window"] = w;
+            }
+            pod_metrics_from_json(&v).map(|m| m.window)
+        };
+        use serde_json::json;
+        assert_eq!(window(Some(json!("30s"))), Ok(Duration::from_secs(30)));
+        assert_eq!(window(Some(json!("1m0.5s"))), Ok(Duration::from_millis(60_500)));
+        assert_eq!(window(Some(json!("500ms"))), Ok(Duration::from_millis(500)));
+        assert_eq!(window(None), Ok(Duration::ZERO));
+        assert_eq!(window(Some(json!("30"))), Err("time: missing unit in duration \"30\"".to_string()));
+        assert_eq!(window(Some(json!("x"))), Err("time: invalid duration \"x\"".to_string()));
+        assert_eq!(window(Some(Value::Null)), Err("time: invalid duration \"\"".to_string()));
+        assert_eq!(
+            window(Some(json!(30))),
+            Err("json: cannot unmarshal number into Go value of type string".to_string())
+        );
     }
 
     /// Two External metrics of one name: hpa-core's answers are keyed by name, so the second's

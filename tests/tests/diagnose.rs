@@ -1345,3 +1345,33 @@ fn usage_errors_come_before_connecting() {
         assert_eq!(run.stderr, stderr, "{args:?}");
     }
 }
+
+/// One PodMetrics item whose `window` the resource metrics client cannot decode fails the
+/// whole list, as `PodMetricses(ns).List` fails for the controller: the cpu metric fails,
+/// no pod is set aside for missing metrics.
+#[test]
+fn an_undecodable_pod_metrics_window_fails_the_whole_list() {
+    let objects = data("objects.yaml");
+    let metrics =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("data/diagnose/bad-window/pod-metrics.json").display().to_string();
+    let run = hpa_lint(&["diagnose", "--snapshot", &objects, &metrics, "php-apache", "-o", "json"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let d = run.json();
+    assert_eq!(d["outcome"], "FailedComputeMetrics", "{d:#}");
+    let active = d["conditions"].as_array().unwrap().iter().find(|c| c["type"] == "ScalingActive").unwrap();
+    assert_eq!(
+        active["replayed"],
+        json!({"status": "False", "reason": "FailedGetResourceMetric", "message": "the HPA was unable to compute the replica count: failed to get cpu utilization: unable to get metrics for resource cpu: unable to fetch metrics from resource metrics API: time: missing unit in duration \"15.012\""}),
+    );
+    assert_eq!(d["metrics"][0]["setAside"], json!([]), "{d:#}");
+    let note = r#"PodMetrics default/php-apache-5b56f9df94-m4r8t: window "15.012": time: missing unit in duration "15.012"; the resource metrics client cannot decode the list, so the controller gets none of its samples"#;
+    assert_eq!(d["notes"][1], note, "{d:#}");
+    let run = hpa_lint(&["diagnose", "--snapshot", &objects, &metrics, "php-apache"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.contains(r#"  1. Resource cpu: failed: failed to get cpu resource metric value: failed to get cpu utilization: unable to get metrics for resource cpu: unable to fetch metrics from resource metrics API: time: missing unit in duration "15.012""#),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains(&format!("  - {note}\n")), "{}", run.stdout);
+}
