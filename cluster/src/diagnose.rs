@@ -1320,6 +1320,9 @@ async fn read_metrics(
                         }
                         m
                     })),
+                    Err(e @ Error::Timeout { .. }) => {
+                        out.metrics_errors.resource = Some(timed_out_metric(&e, &mut out.notes));
+                    }
                     Err(e) if e.is_connection() => return Err(e),
                     Err(Error::Forbidden { message, .. }) => {
                         return Err(metrics_forbidden("metrics.k8s.io", namespace, message));
@@ -1508,6 +1511,11 @@ async fn read_metric_list(
             }
             Ok(())
         }
+        Err(e @ Error::Timeout { .. }) => {
+            let text = timed_out_metric(&e, &mut out.notes);
+            out.metrics_errors.metrics.insert(query, ReadError(text));
+            Ok(())
+        }
         Err(e) if e.is_connection() => Err(e),
         Err(Error::Forbidden { message, .. }) => {
             let api = path.trim_start_matches("/apis/").split('/').next().unwrap_or_default();
@@ -1522,6 +1530,23 @@ async fn read_metric_list(
             Ok(())
         }
     }
+}
+
+/// The `Status` message kube-apiserver answers a request to an aggregated metrics API that
+/// does not complete in time with (504, `WithTimeoutForNonLongRunningRequests` in
+/// `apiserver/pkg/server/filters/timeout.go` through `apierrors.NewTimeoutError`).
+const APISERVER_TIMEOUT_MESSAGE: &str = "Timeout: request did not complete within the allotted timeout";
+
+/// A metrics request that did not answer within our timeout, once the API server has answered
+/// everything else: the metrics API (its adapter) hangs. The HPA controller's client sets no
+/// timeout of its own, so its request ends at kube-apiserver's (`--request-timeout`, 1m0s by
+/// default) with [`APISERVER_TIMEOUT_MESSAGE`], which fails that metric alone (`FailedGet...Metric`)
+/// while the others are computed; the diagnosis replays that, and says it assumed so.
+fn timed_out_metric(e: &Error, notes: &mut Vec<String>) -> String {
+    notes.push(format!(
+        "{e}: replayed as the answer the HPA controller gets when kube-apiserver's request timeout (--request-timeout, 1m0s by default) ends the same request, 504 \"{APISERVER_TIMEOUT_MESSAGE}\""
+    ));
+    APISERVER_TIMEOUT_MESSAGE.to_string()
 }
 
 /// A 403 on a metrics API: the diagnosis stops ([`Error::ControllerReadForbidden`]) rather than

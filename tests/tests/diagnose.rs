@@ -1346,6 +1346,78 @@ fn usage_errors_come_before_connecting() {
     }
 }
 
+/// A Widget of two pods at 100 % of their cpu request (target 50 %: 4), with custom and
+/// external metrics APIs installed, and an HPA `name` on it with the cpu metric and `extra`.
+fn widget_with(name: &str, extra: Value) -> Live {
+    let l = live();
+    l.server.install("widgets");
+    l.server.install("podmetrics");
+    l.server.install("externalmetrics");
+    l.server.install("custommetrics");
+    l.server.put(json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": name, "namespace": "default", "creationTimestamp": "2026-03-02T09:00:00Z"},
+        "spec": {"scaleTargetRef": {"apiVersion": "example.com/v1", "kind": "Widget", "name": "w"},
+            "minReplicas": 1, "maxReplicas": 10,
+            "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}, extra]}}));
+    l.server.put(json!({"apiVersion": "example.com/v1", "kind": "Widget",
+        "metadata": {"name": "w", "namespace": "default"},
+        "spec": {"replicas": 2}, "status": {"replicas": 2, "selector": "app=w"}}));
+    for i in 0..2 {
+        let pod = json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": format!("w-{i}"), "namespace": "default", "labels": {"app": "w"}},
+            "spec": {"containers": [{"name": "app", "image": "x", "resources": {"requests": {"cpu": "100m"}}}]},
+            "status": {"phase": "Running", "startTime": "2026-03-02T09:00:00Z",
+                "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": "2026-03-02T09:00:30Z"}]}});
+        l.server.put(fixtures::pod_metrics(&pod, "2026-03-02T10:00:00Z", &[("app", "100m", "10Mi")]));
+        l.server.put(pod);
+    }
+    l
+}
+
+/// An external metrics API that does not answer fails its metric alone, as the controller's
+/// sync records it (its request ends at kube-apiserver's timeout): the cpu metric is computed
+/// and the sync scales on it (`computeReplicasForMetrics`: an invalid metric stops a scale-up
+/// only when every metric is invalid).
+#[test]
+fn a_metrics_api_that_times_out_fails_that_metric_only() {
+    let l = widget_with(
+        "mixed",
+        json!({"type": "External", "external": {"metric": {"name": "queue_depth"}, "target": {"type": "AverageValue", "averageValue": "30"}}}),
+    );
+    l.server.fault(
+        "/apis/external.metrics.k8s.io/v1beta1/namespaces/default/queue_depth",
+        Fault::Delay(Duration::from_secs(30)),
+    );
+    let started = Instant::now();
+    let run = l.diagnose(&["mixed", "--timeout", "1", "-o", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+    let d = run.json();
+    assert_eq!((d["outcome"].clone(), d["desiredReplicas"].clone()), (json!("Rescaled"), json!(4)), "{d:#}");
+    assert_eq!(d["metrics"][0]["proposal"], 4, "{d:#}");
+    assert_eq!(d["metrics"][1]["proposal"], Value::Null, "{d:#}");
+    let failed = "unable to get external metric default/queue_depth/nil: unable to fetch metrics from external metrics API: Timeout: request did not complete within the allotted timeout";
+    assert_eq!(
+        d["metrics"][1]["error"],
+        format!("failed to get queue_depth external metric value: failed to get queue_depth external metric: {failed}"),
+        "{d:#}"
+    );
+    let active = d["conditions"].as_array().unwrap().iter().find(|c| c["type"] == "ScalingActive").unwrap();
+    assert_eq!(active["replayed"]["reason"], "ValidMetricFound", "{d:#}");
+    assert_eq!(
+        d["events"],
+        json!([{"reason": "FailedGetExternalMetric", "message": failed},
+            {"reason": "SuccessfulRescale", "message": "New size: 4; reason: cpu resource utilization (percentage of request) above target"}]),
+    );
+    assert_eq!(
+        d["notes"],
+        json!([format!(
+            "the API server at {} did not answer within 1s while reading /apis/external.metrics.k8s.io/v1beta1/namespaces/default/queue_depth: replayed as the answer the HPA controller gets when kube-apiserver's request timeout (--request-timeout, 1m0s by default) ends the same request, 504 \"Timeout: request did not complete within the allotted timeout\"",
+            l.server.url()
+        )])
+    );
+}
+
 /// One PodMetrics item whose `window` the resource metrics client cannot decode fails the
 /// whole list, as `PodMetricses(ns).List` fails for the controller: the cpu metric fails,
 /// no pod is set aside for missing metrics.
