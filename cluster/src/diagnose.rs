@@ -1379,14 +1379,26 @@ async fn read_metrics(
                         let resource = match discovery::mappings(cluster, group, &d.kind).await {
                             Ok(found) => match found.first() {
                                 Some(mapping) => mapping.group_resource(),
+                                // The client fails the metric before any request
+                                // (`qualResourceForKind` in
+                                // `k8s.io/metrics/pkg/client/custom_metrics/versioned_client.go`,
+                                // with `GroupKind.String()`).
                                 None => {
-                                    out.notes.push(format!(
-                                        "Object metric {} of {} {} not read: unable to map kind to resource: {}",
-                                        o.metric.name,
-                                        d.kind,
-                                        d.name,
+                                    let group_kind = if group.is_empty() {
+                                        d.kind.to_string()
+                                    } else {
+                                        format!("{}.{group}", d.kind)
+                                    };
+                                    let query = MetricQuery::Object {
+                                        metric: o.metric.name.to_string(),
+                                        kind: d.kind.to_string(),
+                                        name: d.name.to_string(),
+                                    };
+                                    let error = format!(
+                                        "unable to map kind {group_kind} to resource: {}",
                                         discovery::no_kind_match(group, &d.kind)
-                                    ));
+                                    );
+                                    out.metrics_errors.metrics.insert(query, ReadError(error));
                                     continue;
                                 }
                             },

@@ -1418,6 +1418,43 @@ fn a_metrics_api_that_times_out_fails_that_metric_only() {
     );
 }
 
+/// An Object metric whose described object's kind discovery maps to no resource fails in
+/// the custom metrics client before any request (`qualResourceForKind`), with its words.
+#[test]
+fn an_object_metric_of_an_unmapped_kind_fails_as_the_controllers() {
+    let l = widget_with(
+        "gizmo",
+        json!({"type": "Object", "object": {"describedObject": {"apiVersion": "example.com/v1", "kind": "Gizmo", "name": "g"},
+            "metric": {"name": "depth"}, "target": {"type": "Value", "value": "10"}}}),
+    );
+    let run = l.diagnose(&["gizmo", "-o", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let d = run.json();
+    assert_eq!((d["outcome"].clone(), d["desiredReplicas"].clone()), (json!("Rescaled"), json!(4)), "{d:#}");
+    let failed = r#"unable to get metric depth on Gizmo default/g: unable to fetch metrics from custom metrics API: unable to map kind Gizmo.example.com to resource: no matches for kind "Gizmo" in group "example.com""#;
+    assert_eq!(d["metrics"][1]["error"], format!("failed to get object metric value: {failed}"), "{d:#}");
+    assert_eq!(
+        d["events"],
+        json!([{"reason": "FailedGetObjectMetric", "message": failed},
+            {"reason": "SuccessfulRescale", "message": "New size: 4; reason: cpu resource utilization (percentage of request) above target"}]),
+    );
+    assert_eq!(d["notes"], json!([]), "{d:#}");
+    assert!(
+        !l.server.requests().iter().any(|r| r.path.starts_with("/apis/custom.metrics.k8s.io/")),
+        "{:?}",
+        l.server.requests()
+    );
+    let run = l.diagnose(&["gizmo"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.contains(&format!(
+            "\nMetrics\n  1. Resource cpu: 100% (target 50%): usage ratio 2.000 → 4 replicas (2 ready pods)\n  2. Object depth: failed: failed to get object metric value: {failed}\n\n"
+        )),
+        "{}",
+        run.stdout
+    );
+}
+
 /// One PodMetrics item whose `window` the resource metrics client cannot decode fails the
 /// whole list, as `PodMetricses(ns).List` fails for the controller: the cpu metric fails,
 /// no pod is set aside for missing metrics.
