@@ -351,6 +351,21 @@ pub fn inputs_from_objects(
     };
     sync.metric_errors.clone_from(&metrics_errors.metrics);
     if !objects.metrics_asked {
+        // A snapshot's failed answers (`Status` objects naming their request), replayed as
+        // the live failures are.
+        let failures = snapshot_failures(&items);
+        if !failures.is_empty() {
+            for m in &hpa.spec.metrics {
+                let Some(request) = metric_request(namespace, m, &selector_text) else { continue };
+                if let Some(message) = failures.get(&request_key(&request.path)) {
+                    sync.metric_errors.entry(request.query).or_insert_with(|| ReadError(message.clone()));
+                }
+            }
+            let pods = request_key(&format!("/apis/metrics.k8s.io/v1beta1/namespaces/{namespace}/pods"));
+            if let (Some(message), None) = (failures.get(&pods), &metrics_errors.resource) {
+                sync.resource_metrics = Err(ReadError(message.clone()));
+            }
+        }
         notes.extend(ungathered_metrics(&objects.empty_lists, namespace, &hpa.spec.metrics, &sync, &selector_text));
     }
 
@@ -866,10 +881,92 @@ fn external_metrics(items: &[&Value], metrics: &[MetricSpec], notes: &mut Vec<St
     out
 }
 
+/// The request the HPA controller's metrics clients send for a Pods, Object or External metric
+/// (as `read_metrics` sends it live), with the query string, and the answer it stands for.
+struct MetricRequest<'m> {
+    /// `Pods`, `Object` or `External`.
+    type_: &'static str,
+    /// `metric.name`.
+    name: &'m str,
+    /// `/apis/...?...`
+    path: String,
+    /// Whose answer it is.
+    query: MetricQuery,
+}
+
+/// [`MetricRequest`] of metric `m` (`None` for Resource and ContainerResource metrics), at the
+/// versions the gathering commands use (`custom.metrics.k8s.io/v1beta2`,
+/// `external.metrics.k8s.io/v1beta1`).
+fn metric_request<'m>(namespace: &str, m: &'m MetricSpec, pod_selector: &str) -> Option<MetricRequest<'m>> {
+    let selector_param = |key: &str, s: Option<&LabelSelector>| -> Vec<(String, String)> {
+        s.map(|s| vec![(key.to_string(), selector::format(s))]).unwrap_or_default()
+    };
+    let custom = format!("/apis/custom.metrics.k8s.io/v1beta2/namespaces/{namespace}");
+    let (type_, name, mut path, params, query) = if let Some(p) = &m.pods {
+        let mut params = vec![("labelSelector".to_string(), pod_selector.to_string())];
+        params.extend(selector_param("metricLabelSelector", p.metric.selector.as_ref()));
+        let query = MetricQuery::Pods { metric: p.metric.name.to_string() };
+        ("Pods", p.metric.name.as_str(), format!("{custom}/pods/*/{}", p.metric.name), params, query)
+    } else if let Some(o) = &m.object {
+        let d = &o.described_object;
+        let group = GroupVersion::parse_or_empty(&d.api_version).group();
+        let path = if d.kind == "Namespace" && group.is_empty() {
+            format!("{custom}/metrics/{}", o.metric.name)
+        } else {
+            let resource = kinds::workload(group, &d.kind).map_or_else(
+                || if group.is_empty() { plural_of(&d.kind) } else { format!("{}.{group}", plural_of(&d.kind)) },
+                Kind::resource,
+            );
+            format!("{custom}/{resource}/{}/{}", d.name, o.metric.name)
+        };
+        let query = MetricQuery::Object {
+            metric: o.metric.name.to_string(),
+            kind: d.kind.to_string(),
+            name: d.name.to_string(),
+        };
+        let params = selector_param("metricLabelSelector", o.metric.selector.as_ref());
+        ("Object", o.metric.name.as_str(), path, params, query)
+    } else if let Some(e) = &m.external {
+        let path = format!("/apis/external.metrics.k8s.io/v1beta1/namespaces/{namespace}/{}", e.metric.name);
+        let params = selector_param("labelSelector", e.metric.selector.as_ref());
+        ("External", e.metric.name.as_str(), path, params, MetricQuery::External { metric: e.metric.name.to_string() })
+    } else {
+        return None;
+    };
+    crate::kinds::push_query(&mut path, &params);
+    Some(MetricRequest { type_, name, path, query })
+}
+
+/// The failed answers among a snapshot's objects: each `Status` of `status: Failure` whose
+/// `metadata.selfLink` is the metrics request it answers (the README's gathering commands write
+/// it so when `kubectl get --raw` fails), keyed by that path without its query string and API
+/// version (`custom.metrics.k8s.io` at v1beta1 or v1beta2 alike), with its `message`.
+fn snapshot_failures(items: &[&Value]) -> BTreeMap<String, String> {
+    items
+        .iter()
+        .filter(|v| kind_of(v) == "Status" && str_of(v, "status") == "Failure")
+        .filter_map(|v| {
+            let link = str_at(v, &["metadata", "selfLink"])?;
+            Some((request_key(link), str_of(v, "message").to_string()))
+        })
+        .collect()
+}
+
+/// A request path without its query string and, under `/apis/`, its API version.
+fn request_key(path: &str) -> String {
+    let path = path.split('?').next().unwrap_or_default();
+    let mut parts: Vec<&str> = path.split('/').collect();
+    if parts.get(1) == Some(&"apis") && parts.len() > 3 {
+        parts.remove(3);
+    }
+    parts.join("/")
+}
+
 /// The notes on the Pods, Object and External metrics of which a snapshot holds no answer
-/// (no item, and no empty list of their kind that could be it): they are replayed as an empty
-/// answer (the metric fails: `no metrics returned ...`), which the API may not give. Each names
-/// the `kubectl get --raw` command that gathers it, as the controller asks for it.
+/// (no item, no failed answer, and no empty list of their kind that could be it): they are
+/// replayed as an empty answer (the metric fails: `no metrics returned ...`), which the API may
+/// not give. Each names the `kubectl get --raw` command that gathers it, as the controller asks
+/// for it.
 fn ungathered_metrics(
     empty_lists: &[String],
     namespace: &str,
@@ -879,59 +976,30 @@ fn ungathered_metrics(
 ) -> Vec<String> {
     // An empty list among the files may be the answer.
     let empty_list = |kind: &str| empty_lists.iter().any(|k| k == kind);
-    let query = |mut path: String, params: Vec<(String, String)>| {
-        crate::kinds::push_query(&mut path, &params);
-        path
-    };
-    let note = |type_: &str, name: &str, path: String| {
-        format!(
-            "{type_} metric {name}: no answer among the inputs, replayed as an empty one (the metric fails); gather it with kubectl get --raw \"{path}\" and pass the file"
-        )
-    };
-    let selector_param = |key: &str, s: Option<&LabelSelector>| -> Vec<(String, String)> {
-        s.map(|s| vec![(key.to_string(), selector::format(s))]).unwrap_or_default()
-    };
     let mut out = Vec::new();
-    let custom = format!("/apis/custom.metrics.k8s.io/v1beta2/namespaces/{namespace}");
     for m in metrics {
-        if let Some(p) = &m.pods {
-            let answered =
-                matches!(&sync.pods_metrics, Ok(map) if map.get(p.metric.name.as_str()).is_some_and(|s| !s.is_empty()));
-            if !answered && !empty_list("MetricValueList") {
-                let mut params = vec![("labelSelector".to_string(), pod_selector.to_string())];
-                params.extend(selector_param("metricLabelSelector", p.metric.selector.as_ref()));
-                out.push(note("Pods", &p.metric.name, query(format!("{custom}/pods/*/{}", p.metric.name), params)));
-            }
+        let Some(request) = metric_request(namespace, m, pod_selector) else { continue };
+        if sync.metric_errors.contains_key(&request.query) {
+            continue;
+        }
+        let answered = if let Some(p) = &m.pods {
+            matches!(&sync.pods_metrics, Ok(map) if map.get(p.metric.name.as_str()).is_some_and(|s| !s.is_empty()))
+                || empty_list("MetricValueList")
         } else if let Some(o) = &m.object {
             let d = &o.described_object;
-            let answered = matches!(&sync.object_metrics, Ok(values) if values.iter().any(|v| v.metric == o.metric.name.as_str() && v.described_object.kind == d.kind && v.described_object.name == d.name));
-            if !answered && !empty_list("MetricValueList") {
-                let group = GroupVersion::parse_or_empty(&d.api_version).group();
-                let path = if d.kind == "Namespace" && group.is_empty() {
-                    format!("{custom}/metrics/{}", o.metric.name)
-                } else {
-                    let resource = kinds::workload(group, &d.kind).map_or_else(
-                        || {
-                            if group.is_empty() {
-                                plural_of(&d.kind)
-                            } else {
-                                format!("{}.{group}", plural_of(&d.kind))
-                            }
-                        },
-                        Kind::resource,
-                    );
-                    format!("{custom}/{resource}/{}/{}", d.name, o.metric.name)
-                };
-                let params = selector_param("metricLabelSelector", o.metric.selector.as_ref());
-                out.push(note("Object", &o.metric.name, query(path, params)));
-            }
+            matches!(&sync.object_metrics, Ok(values) if values.iter().any(|v| v.metric == o.metric.name.as_str() && v.described_object.kind == d.kind && v.described_object.name == d.name))
+                || empty_list("MetricValueList")
         } else if let Some(e) = &m.external {
-            let answered = matches!(&sync.external_metrics, Ok(map) if map.get(e.metric.name.as_str()).is_some_and(|v| !v.is_empty()));
-            if !answered && !empty_list("ExternalMetricValueList") {
-                let params = selector_param("labelSelector", e.metric.selector.as_ref());
-                let path = format!("/apis/external.metrics.k8s.io/v1beta1/namespaces/{namespace}/{}", e.metric.name);
-                out.push(note("External", &e.metric.name, query(path, params)));
-            }
+            matches!(&sync.external_metrics, Ok(map) if map.get(e.metric.name.as_str()).is_some_and(|v| !v.is_empty()))
+                || empty_list("ExternalMetricValueList")
+        } else {
+            true
+        };
+        if !answered {
+            out.push(format!(
+                "{} metric {}: no answer among the inputs, replayed as an empty one (the metric fails); gather it with kubectl get --raw \"{}\" and pass the file",
+                request.type_, request.name, request.path
+            ));
         }
     }
     out

@@ -1484,3 +1484,47 @@ fn an_undecodable_pod_metrics_window_fails_the_whole_list() {
     );
     assert!(run.stdout.contains(&format!("  - {note}\n")), "{}", run.stdout);
 }
+
+/// A snapshot keeps a metric request that failed as a `Status` naming its request
+/// (`metadata.selfLink`, the README's gathering commands): the metric fails with its message,
+/// as a live diagnosis replays the adapter's error, and no note asks to gather it.
+#[test]
+fn a_failed_metric_answer_in_a_snapshot_fails_that_metric_as_live() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/diagnose/metric-selectors");
+    let file = |f: &str| dir.join(f).display().to_string();
+    let diagnose = |failed: &str, name: &str, output: &str| {
+        let run = hpa_lint(
+            &["diagnose", "--snapshot", &file("objects.yaml"), &file(failed), name, "-o", output, "--now", NOW],
+            "",
+        );
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run
+    };
+    let d = diagnose("custom-http_requests-failed.json", "web", "json").json();
+    assert_eq!(d["outcome"], "FailedComputeMetrics", "{d:#}");
+    let active = d["conditions"].as_array().unwrap().iter().find(|c| c["type"] == "ScalingActive").unwrap();
+    assert_eq!(
+        active["replayed"],
+        json!({"status": "False", "reason": "FailedGetPodsMetric", "message": "the HPA was unable to compute the replica count: unable to get metric http_requests: unable to fetch metrics from custom metrics API: the server could not find the metric http_requests for pods"})
+    );
+    assert_eq!(d["notes"], json!([]), "{d:#}");
+    let d = diagnose("external-queue_depth-failed.json", "queue", "json").json();
+    let failed = "unable to get external metric shop/queue_depth/&LabelSelector{MatchLabels:map[string]string{queue: orders,},MatchExpressions:[]LabelSelectorRequirement{},}: unable to fetch metrics from external metrics API: the server is currently unable to handle the request";
+    assert_eq!(
+        d["events"],
+        json!([{"reason": "FailedGetExternalMetric", "message": failed},
+            {"reason": "FailedComputeMetricsReplicas", "message": format!("invalid metrics (1 invalid out of 1), first error is: failed to get queue_depth external metric value: failed to get queue_depth external metric: {failed}")}]),
+    );
+    // Another request's failure is not this metric's answer.
+    let d = diagnose("external-queue_depth-failed.json", "web", "json").json();
+    assert!(
+        d["notes"][0].as_str().unwrap().starts_with("Pods metric http_requests: no answer among the inputs"),
+        "{d:#}"
+    );
+    let run = diagnose("custom-http_requests-failed.json", "web", "human");
+    assert!(
+        run.stdout.contains("\n  1. Pods http_requests: failed: failed to get pods metric value: unable to get metric http_requests: unable to fetch metrics from custom metrics API: the server could not find the metric http_requests for pods\n"),
+        "{}",
+        run.stdout
+    );
+}
