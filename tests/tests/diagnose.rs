@@ -1404,6 +1404,12 @@ fn a_metrics_api_that_times_out_fails_that_metric_only() {
     );
     let active = d["conditions"].as_array().unwrap().iter().find(|c| c["type"] == "ScalingActive").unwrap();
     assert_eq!(active["replayed"]["reason"], "ValidMetricFound", "{d:#}");
+    // The next syncs get the same failure, not an empty answer.
+    assert_eq!(
+        d["forecast"]["steps"][0]["reason"],
+        format!("within tolerance; some metrics failed: invalid metrics (1 invalid out of 2), first error is: failed to get queue_depth external metric value: failed to get queue_depth external metric: {failed}"),
+        "{d:#}"
+    );
     assert_eq!(
         d["events"],
         json!([{"reason": "FailedGetExternalMetric", "message": failed},

@@ -26,7 +26,8 @@ use super::controller::{
 };
 use super::replicas::{CalcError, ConditionStatus, PodPhase, SetAsideReason};
 use super::simulation::{
-    LoadPhase, LoadValue, MetricKey, Plan, PodTemplate, PodTimeline, Resume, ResumedPod, Simulation, Simulator,
+    FailedAnswers, LoadPhase, LoadValue, MetricKey, Plan, PodTemplate, PodTimeline, Resume, ResumedPod, Simulation,
+    Simulator,
 };
 use super::time::{Timestamp, format_ms};
 use super::timing::memory_seconds;
@@ -1000,6 +1001,7 @@ fn forecast(input: &DiagnosisInput<'_>, sync: &SyncResult, state: ControllerStat
         pods: timelines,
         first_sync_ms: period_ms,
         rescaled: sync.rescaled.then_some((0, current, sync.desired_replicas)),
+        failed: FailedAnswers::of(input.sync),
     };
     let mut sim = Simulator::resume(&plan, resume);
     let mut steps = Vec::new();

@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 
 use super::record::{ReasonFacts, Tables};
 use super::{
-    LoadValue, MetricKey, PodClock, PodLoad, ResourcePlan, Split, Step, World, lookup, metric_containers,
-    metric_containers_of,
+    FailedAnswers, LoadValue, MetricKey, PodClock, PodLoad, ResourcePlan, Split, Step, World, lookup,
+    metric_containers, metric_containers_of,
 };
 use crate::api::v2::HorizontalPodAutoscalerStatus;
 use crate::api::v2::MetricSpec;
@@ -40,6 +40,8 @@ pub(super) struct Driver<'a> {
     reported: Vec<Vec<usize>>,
     /// The world's version the pods and the answers' values were last written for.
     filled: Option<u64>,
+    /// Answers that fail at every sync (a resumed sync's), written over the built ones.
+    pub(super) failed: FailedAnswers,
 }
 
 impl<'a> Driver<'a> {
@@ -74,6 +76,7 @@ impl<'a> Driver<'a> {
             shares: Vec::new(),
             reported: Vec::new(),
             filled: None,
+            failed: FailedAnswers::default(),
         };
         for clock in &world.pods {
             r.pod_added(world, *clock);
@@ -242,6 +245,7 @@ impl<'a> Driver<'a> {
             }
         }
         self.input.object_metrics = Ok(objects);
+        self.failed.apply(&mut self.input);
 
         self.built_running.clone_from(&self.running);
         self.built_available.clone_from(&self.available);

@@ -50,7 +50,7 @@ use std::fmt;
 use std::time::Duration;
 
 use super::config::HPAControllerConfiguration;
-use super::controller::{ControllerState, Normalization, SyncOutcome};
+use super::controller::{ControllerState, MetricQuery, Normalization, ReadError, SyncInput, SyncOutcome};
 use super::replicas::{Container, Pod, PodPhase};
 use crate::api::v2::{HorizontalPodAutoscaler, HorizontalPodAutoscalerStatus, MetricSpec, MetricValueStatus};
 use crate::rules::objects::{AdmittedPod, TemplateContainer};
@@ -275,6 +275,56 @@ pub struct Resume {
     /// A rescale the controller made just before (`(at_ms, from, to)`): its pods are created or
     /// deleted as after a simulated sync.
     pub rescaled: Option<(i64, i32, i32)>,
+    /// The metrics answers that failed in the sync resumed from: each later sync gets the same
+    /// failures (the load of a failed answer stays failed), not an empty answer.
+    pub failed: FailedAnswers,
+}
+
+/// Metrics answers that fail at every sync: a whole metrics API's ([`SyncInput`]'s
+/// `resource_metrics`, `pods_metrics`, `object_metrics`, `external_metrics` as `Err`) and one
+/// metric's request ([`SyncInput::metric_errors`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FailedAnswers {
+    /// The resource metrics API (`metrics.k8s.io`).
+    pub resource: Option<ReadError>,
+    /// The custom metrics API, for Pods metrics.
+    pub pods: Option<ReadError>,
+    /// The custom metrics API, for Object metrics.
+    pub objects: Option<ReadError>,
+    /// The external metrics API.
+    pub external: Option<ReadError>,
+    /// One metric's request.
+    pub metrics: BTreeMap<MetricQuery, ReadError>,
+}
+
+impl FailedAnswers {
+    /// The failed answers of a sync's inputs.
+    pub fn of(input: &SyncInput) -> FailedAnswers {
+        FailedAnswers {
+            resource: input.resource_metrics.as_ref().err().cloned(),
+            pods: input.pods_metrics.as_ref().err().cloned(),
+            objects: input.object_metrics.as_ref().err().cloned(),
+            external: input.external_metrics.as_ref().err().cloned(),
+            metrics: input.metric_errors.clone(),
+        }
+    }
+
+    /// Writes these failures over the answers of `input`.
+    pub(super) fn apply(&self, input: &mut SyncInput) {
+        if let Some(e) = &self.resource {
+            input.resource_metrics = Err(e.clone());
+        }
+        if let Some(e) = &self.pods {
+            input.pods_metrics = Err(e.clone());
+        }
+        if let Some(e) = &self.objects {
+            input.object_metrics = Err(e.clone());
+        }
+        if let Some(e) = &self.external {
+            input.external_metrics = Err(e.clone());
+        }
+        input.metric_errors.clone_from(&self.metrics);
+    }
 }
 
 /// A pod the simulation resumes with: its timeline, its own spec (which may differ from the
@@ -436,7 +486,8 @@ impl<'a> Simulator<'a> {
     /// `initial_replicas` is the target's count then).
     pub fn resume(plan: &'a Plan, resume: Resume) -> Simulator<'a> {
         let world = World::new(plan, Some(&resume));
-        let driver = Box::new(driver::Driver::new(&world, Some((resume.state, resume.status))));
+        let mut driver = Box::new(driver::Driver::new(&world, Some((resume.state, resume.status))));
+        driver.failed = resume.failed;
         let mut sim = Simulator { world, driver, tables: Tables::new() };
         if let Some((at, from, to)) = resume.rescaled {
             sim.rescale(at, from, to);
