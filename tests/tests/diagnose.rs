@@ -1304,7 +1304,8 @@ fn events_of_an_earlier_hpa_of_the_same_name_are_left_out() {
 }
 
 /// Usage errors are told before any network call: an unknown rule (`cluster`), feature gates
-/// or controller values no release takes (`cluster`, `diagnose`); the server here would not
+/// or controller values no release takes (`cluster`, `diagnose`), a namespace or HPA name no
+/// request can carry (`diagnose`: `web/scale` would read a subresource); the server here would not
 /// answer (TEST-NET-1), so a run that connected first would fail on it, or only after its
 /// timeout.
 #[test]
@@ -1317,7 +1318,12 @@ fn usage_errors_come_before_connecting() {
     )
     .unwrap();
     let kubeconfig = kubeconfig.display().to_string();
-    let cases: [(&[&str], &str); 6] = [
+    let cases: [(&[&str], &str); 8] = [
+        (
+            &["diagnose", "-n", "Bad_NS", "web"],
+            "hpa-lint: error: --namespace \"Bad_NS\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')\n",
+        ),
+        (&["diagnose", "web/scale"], "hpa-lint: error: invalid resource name \"web/scale\": [may not contain '/']\n"),
         (&["cluster", "--select", "HPA999"], "hpa-lint: error: unknown rule \"HPA999\" (see `hpa-lint rules`)\n"),
         (
             &["cluster", "--ignore", "no-such-rule"],
@@ -1407,7 +1413,9 @@ fn a_metrics_api_that_times_out_fails_that_metric_only() {
     // The next syncs get the same failure, not an empty answer.
     assert_eq!(
         d["forecast"]["steps"][0]["reason"],
-        format!("within tolerance; some metrics failed: invalid metrics (1 invalid out of 2), first error is: failed to get queue_depth external metric value: failed to get queue_depth external metric: {failed}"),
+        format!(
+            "within tolerance; some metrics failed: invalid metrics (1 invalid out of 2), first error is: failed to get queue_depth external metric value: failed to get queue_depth external metric: {failed}"
+        ),
         "{d:#}"
     );
     assert_eq!(

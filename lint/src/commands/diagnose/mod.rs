@@ -117,6 +117,17 @@ pub fn run(args: &DiagnoseArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> 
         return out.usage_error("diagnose needs the HorizontalPodAutoscaler's NAME");
     };
     let args = &args;
+    // A namespace or name no request can carry, refused before any network call: the
+    // namespace as `hpa-lint cluster` refuses it, the name as client-go's `Request.Name` does.
+    if let Some(ns) = &args.namespace
+        && let Some(problem) = hpa_core::validation::names::dns1123_label(ns).first()
+    {
+        return out.usage_error(&format!("--namespace {ns:?}: {problem}"));
+    }
+    let problems = hpa_core::validation::names::path_segment_name(&name);
+    if !problems.is_empty() {
+        return out.usage_error(&format!("invalid resource name {name:?}: [{}]", problems.join(" ")));
+    }
     // The configuration's release, gates and controller apply as they do to `lint`; the
     // controller flags given here override its `controller:`. Live, the release is the one
     // named, else the API server's (`hpa_cluster::resolve`, with its notes).
