@@ -311,11 +311,13 @@ pub fn inputs_from_objects(
                 .map(|v| {
                     pod_metrics_from_json(v).map_err(|e| {
                         notes.push(format!(
-                            "PodMetrics {namespace}/{}: window {}: {e}; the resource metrics client cannot decode the list, so the controller gets none of its samples",
+                            "PodMetrics {namespace}/{}: {} {}: {}; the resource metrics client cannot decode the list, so the controller gets none of its samples",
                             name_of(v),
-                            v.get("window").map(Value::to_string).unwrap_or_default()
+                            e.field,
+                            e.written,
+                            e.error
                         ));
-                        e
+                        e.error
                     })
                 })
                 .collect();
@@ -568,45 +570,85 @@ pub fn pod_from_json(v: &Value) -> Pod {
     }
 }
 
-/// A `metrics.k8s.io` `PodMetrics` item; `Err` is the error of decoding its `window` in Go's
-/// words (`metav1.Duration.UnmarshalJSON`: `encoding/json` into a string, then
-/// `time.ParseDuration`; `null` reads as `""`), which fails the decoding of the whole list the
-/// item came in, and so the controller's `PodMetricses(ns).List` (`GetResourceMetric` in
-/// `pkg/controller/podautoscaler/metrics/client.go`). An absent `window` is zero.
-pub fn pod_metrics_from_json(v: &Value) -> Result<PodMetricsItem, String> {
+/// A `metrics.k8s.io` `PodMetrics` item; `Err` is the first error of decoding it as the
+/// resource metrics client decodes the list it came in (Go's `encoding/json`: `timestamp` a
+/// `metav1.Time`, `time.Parse(time.RFC3339)`; `window` a `metav1.Duration`,
+/// `time.ParseDuration`, `null` read as `""`; each `usage` a `resource.Quantity`,
+/// `ParseQuantity`), which fails the whole list, and so the controller's
+/// `PodMetricses(ns).List` (`GetResourceMetric` in
+/// `pkg/controller/podautoscaler/metrics/client.go`). An absent `timestamp` or `window` is zero.
+pub fn pod_metrics_from_json(v: &Value) -> Result<PodMetricsItem, PodMetricsError> {
+    let fail =
+        |field: String, written: &Value, error: String| PodMetricsError { field, written: written.to_string(), error };
+    let timestamp = match v.get("timestamp") {
+        None | Some(Value::Null) => Timestamp::ZERO,
+        Some(Value::String(t)) => match Time::parse_go(t) {
+            Ok(t) => Timestamp::from_api_time(t),
+            Err(e) => return Err(fail("timestamp".into(), &Value::String(t.clone()), e.to_string())),
+        },
+        Some(other) => return Err(fail("timestamp".into(), other, not_a_go_string(other))),
+    };
     let window = match v.get("window") {
         None => Duration::ZERO,
         Some(Value::String(w)) => match hpa_core::go::parse_duration(w) {
             // A negative window decodes; the sample's window is taken as zero.
             Ok(nanos) => Duration::from_nanos(u64::try_from(nanos).unwrap_or(0)),
-            Err(e) => return Err(e.to_string()),
+            Err(e) => return Err(fail("window".into(), &Value::String(w.clone()), e.to_string())),
         },
-        Some(Value::Null) => return Err(hpa_core::go::DurationError::Invalid(String::new()).to_string()),
-        Some(other) => {
-            let found = match other {
-                Value::Bool(_) => "bool",
-                Value::Number(_) => "number",
-                Value::Array(_) => "array",
-                _ => "object",
-            };
-            return Err(format!("json: cannot unmarshal {found} into Go value of type string"));
+        Some(Value::Null) => {
+            return Err(fail(
+                "window".into(),
+                &Value::Null,
+                hpa_core::go::DurationError::Invalid(String::new()).to_string(),
+            ));
         }
+        Some(other) => return Err(fail("window".into(), other, not_a_go_string(other))),
     };
-    let containers = v
-        .get("containers")
-        .and_then(Value::as_array)
-        .map(|cs| {
-            cs.iter()
-                .map(|c| ContainerUsage { name: str_of(c, "name").to_string(), usage_milli: milli_map(c.get("usage")) })
-                .collect()
-        })
-        .unwrap_or_default();
-    Ok(PodMetricsItem {
-        pod: name_of(v).into(),
-        timestamp: time_at(v, "timestamp").unwrap_or(Timestamp::ZERO),
-        window,
-        containers,
-    })
+    let mut containers = Vec::new();
+    for (i, c) in v.get("containers").and_then(Value::as_array).into_iter().flatten().enumerate() {
+        let mut usage_milli = BTreeMap::new();
+        for (resource, q) in c.get("usage").and_then(Value::as_object).into_iter().flatten() {
+            // `Quantity.UnmarshalJSON`: `null` is zero; the text between quotes, or the raw
+            // JSON, trimmed, is parsed.
+            let text = match q {
+                Value::Null => {
+                    usage_milli.insert(resource.clone(), 0);
+                    continue;
+                }
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            match Quantity::parse(text.trim()) {
+                Ok(parsed) => usage_milli.insert(resource.clone(), parsed.milli_value()),
+                Err(e) => return Err(fail(format!("containers[{i}].usage.{resource}"), q, e.to_string())),
+            };
+        }
+        containers.push(ContainerUsage { name: str_of(c, "name").to_string(), usage_milli });
+    }
+    Ok(PodMetricsItem { pod: name_of(v).into(), timestamp, window, containers })
+}
+
+/// Why the resource metrics client cannot decode a `PodMetrics` item ([`pod_metrics_from_json`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PodMetricsError {
+    /// The field (`window`, `containers[0].usage.cpu`).
+    pub field: String,
+    /// Its value as written (JSON).
+    pub written: String,
+    /// The decoder's error, in Go's words: the metric's error.
+    pub error: String,
+}
+
+/// `encoding/json`'s error for a JSON value that is not a string, decoded into one (what
+/// `metav1.Time` and `metav1.Duration` decode first).
+fn not_a_go_string(v: &Value) -> String {
+    let found = match v {
+        Value::Bool(_) => "bool",
+        Value::Number(_) => "number",
+        Value::Array(_) => "array",
+        _ => "object",
+    };
+    format!("json: cannot unmarshal {found} into Go value of type string")
 }
 
 /// An event in either API: core/v1 (`firstTimestamp`, `lastTimestamp`, `count`, `message`) or
@@ -1807,7 +1849,7 @@ mod tests {
             if let Some(w) = w {
                 v["window"] = w;
             }
-            pod_metrics_from_json(&v).map(|m| m.window)
+            pod_metrics_from_json(&v).map(|m| m.window).map_err(|e| e.error)
         };
         use serde_json::json;
         assert_eq!(window(Some(json!("30s"))), Ok(Duration::from_secs(30)));
@@ -1820,6 +1862,40 @@ mod tests {
         assert_eq!(
             window(Some(json!(30))),
             Err("json: cannot unmarshal number into Go value of type string".to_string())
+        );
+    }
+
+    /// `timestamp` and the usage quantities as the client decodes them: the first error of the
+    /// item, with its field, fails the list; `null` usage is a zero sample.
+    #[test]
+    fn pod_metrics_timestamps_and_usage() {
+        use serde_json::json;
+        let item = |timestamp: Value, cpu: Value| {
+            pod_metrics_from_json(&json!({"metadata": {"name": "p"}, "timestamp": timestamp, "window": "30s",
+                "containers": [{"name": "c", "usage": {"cpu": cpu}}]}))
+        };
+        let ok = item(json!("2026-03-02T10:00:00Z"), json!(5)).unwrap();
+        assert_eq!(ok.containers[0].usage_milli.get("cpu"), Some(&5000));
+        assert_eq!(
+            item(json!("2026-03-02T10:00:00Z"), Value::Null).unwrap().containers[0].usage_milli.get("cpu"),
+            Some(&0)
+        );
+        assert_eq!(
+            item(json!("yesterday"), json!("1")).unwrap_err(),
+            PodMetricsError {
+                field: "timestamp".into(),
+                written: "\"yesterday\"".into(),
+                error: "parsing time \"yesterday\" as \"2006-01-02T15:04:05Z07:00\": cannot parse \"yesterday\" as \"2006\"".into()
+            }
+        );
+        assert_eq!(
+            item(json!("2026-03-02T10:00:00Z"), json!("5 cores")).unwrap_err(),
+            PodMetricsError {
+                field: "containers[0].usage.cpu".into(),
+                written: "\"5 cores\"".into(),
+                error: "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+                    .into()
+            }
         );
     }
 
