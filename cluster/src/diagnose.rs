@@ -339,19 +339,25 @@ pub fn inputs_from_objects(
             }
         }
     };
+    // Answers the metrics clients cannot decode, or an Object answer of more than one value:
+    // that metric fails (a request's own failure, read live, wins).
+    let mut undecodable = BTreeMap::new();
     sync.pods_metrics = match &metrics_errors.custom {
         Some(e) => Err(ReadError(e.clone())),
-        None => Ok(pods_metrics(&items, namespace, &hpa.spec.metrics, &answered, &mut notes)),
+        None => Ok(pods_metrics(&items, namespace, &hpa.spec.metrics, &answered, &mut notes, &mut undecodable)),
     };
     sync.object_metrics = match &metrics_errors.custom {
         Some(e) => Err(ReadError(e.clone())),
-        None => Ok(object_metrics(&items, namespace, &hpa.spec.metrics)),
+        None => Ok(object_metrics(&items, namespace, &hpa.spec.metrics, &mut notes, &mut undecodable)),
     };
     sync.external_metrics = match &metrics_errors.external {
         Some(e) => Err(ReadError(e.clone())),
-        None => Ok(external_metrics(&items, &hpa.spec.metrics, &mut notes)),
+        None => Ok(external_metrics(&items, &hpa.spec.metrics, &mut notes, &mut undecodable)),
     };
     sync.metric_errors.clone_from(&metrics_errors.metrics);
+    for (query, error) in undecodable {
+        sync.metric_errors.entry(query).or_insert(error);
+    }
     if !objects.metrics_asked {
         // A snapshot's failed answers (`Status` objects naming their request), replayed as
         // the live failures are.
@@ -580,14 +586,7 @@ pub fn pod_from_json(v: &Value) -> Pod {
 pub fn pod_metrics_from_json(v: &Value) -> Result<PodMetricsItem, PodMetricsError> {
     let fail =
         |field: String, written: &Value, error: String| PodMetricsError { field, written: written.to_string(), error };
-    let timestamp = match v.get("timestamp") {
-        None | Some(Value::Null) => Timestamp::ZERO,
-        Some(Value::String(t)) => match Time::parse_go(t) {
-            Ok(t) => Timestamp::from_api_time(t),
-            Err(e) => return Err(fail("timestamp".into(), &Value::String(t.clone()), e.to_string())),
-        },
-        Some(other) => return Err(fail("timestamp".into(), other, not_a_go_string(other))),
-    };
+    let timestamp = decode_time(v, "timestamp")?;
     let window = match v.get("window") {
         None => Duration::ZERO,
         Some(Value::String(w)) => match hpa_core::go::parse_duration(w) {
@@ -608,19 +607,9 @@ pub fn pod_metrics_from_json(v: &Value) -> Result<PodMetricsItem, PodMetricsErro
     for (i, c) in v.get("containers").and_then(Value::as_array).into_iter().flatten().enumerate() {
         let mut usage_milli = BTreeMap::new();
         for (resource, q) in c.get("usage").and_then(Value::as_object).into_iter().flatten() {
-            // `Quantity.UnmarshalJSON`: `null` is zero; the text between quotes, or the raw
-            // JSON, trimmed, is parsed.
-            let text = match q {
-                Value::Null => {
-                    usage_milli.insert(resource.clone(), 0);
-                    continue;
-                }
-                Value::String(s) => s.clone(),
-                other => other.to_string(),
-            };
-            match Quantity::parse(text.trim()) {
-                Ok(parsed) => usage_milli.insert(resource.clone(), parsed.milli_value()),
-                Err(e) => return Err(fail(format!("containers[{i}].usage.{resource}"), q, e.to_string())),
+            match decode_quantity(q) {
+                Ok(milli) => usage_milli.insert(resource.clone(), milli),
+                Err(e) => return Err(fail(format!("containers[{i}].usage.{resource}"), q, e)),
             };
         }
         containers.push(ContainerUsage { name: str_of(c, "name").to_string(), usage_milli });
@@ -637,6 +626,31 @@ pub struct PodMetricsError {
     pub written: String,
     /// The decoder's error, in Go's words: the metric's error.
     pub error: String,
+}
+
+/// A `metav1.Time` field as `encoding/json` decodes it (`time.Parse(time.RFC3339)`; absent or
+/// `null`: zero).
+fn decode_time(v: &Value, key: &str) -> Result<Timestamp, PodMetricsError> {
+    let fail =
+        |written: &Value, error: String| PodMetricsError { field: key.into(), written: written.to_string(), error };
+    match v.get(key) {
+        None | Some(Value::Null) => Ok(Timestamp::ZERO),
+        Some(w @ Value::String(t)) => {
+            Time::parse_go(t).map(Timestamp::from_api_time).map_err(|e| fail(w, e.to_string()))
+        }
+        Some(other) => Err(fail(other, not_a_go_string(other))),
+    }
+}
+
+/// A `resource.Quantity` as its `UnmarshalJSON` reads it, in milli-units: `null` is zero; the
+/// text between quotes, or the raw JSON, trimmed, is parsed (`ParseQuantity`'s error otherwise).
+fn decode_quantity(q: &Value) -> Result<i64, String> {
+    let text = match q {
+        Value::Null => return Ok(0),
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    Quantity::parse(text.trim()).map(|parsed| parsed.milli_value()).map_err(|e| e.to_string())
 }
 
 /// `encoding/json`'s error for a JSON value that is not a string, decoded into one (what
@@ -731,6 +745,7 @@ fn pods_metrics(
     metrics: &[MetricSpec],
     answered: &AnsweredPods<'_>,
     notes: &mut Vec<String>,
+    undecodable: &mut BTreeMap<MetricQuery, ReadError>,
 ) -> BTreeMap<String, Vec<PodSample>> {
     let mut out: BTreeMap<String, Vec<PodSample>> = BTreeMap::new();
     let specs = first_spec_of_name(metrics.iter().filter_map(|m| m.pods.as_ref()).map(|p| &p.metric), "Pods", notes);
@@ -760,11 +775,18 @@ fn pods_metrics(
                     continue;
                 }
             }
-            let Some(value) = quantity_milli(v.get("value")) else { continue };
+            let (value, timestamp) = match metric_value_of(v) {
+                Ok(decoded) => decoded,
+                Err(e) => {
+                    let query = MetricQuery::Pods { metric: spec.name.to_string() };
+                    failed_decoding(&format!("Pods metric {}", spec.name), &e, query, notes, undecodable);
+                    continue;
+                }
+            };
             samples.push(PodSample {
                 pod: pod.into(),
                 value_milli: value,
-                timestamp: time_at(v, "timestamp").unwrap_or(Timestamp::ZERO),
+                timestamp,
                 // `windowSeconds` in v1beta2, `window` in v1beta1 (both seconds).
                 window: v
                     .get("windowSeconds")
@@ -852,9 +874,16 @@ impl AnsweredPods<'_> {
 /// Object metric values: `MetricValue` items describing anything but pods, of a metric and
 /// object an Object metric names (`GetObjectMetric`), and not recording another metric
 /// selector than that metric's.
-fn object_metrics(items: &[&Value], namespace: &str, metrics: &[MetricSpec]) -> Vec<ObjectMetricValue> {
+fn object_metrics(
+    items: &[&Value],
+    namespace: &str,
+    metrics: &[MetricSpec],
+    notes: &mut Vec<String>,
+    undecodable: &mut BTreeMap<MetricQuery, ReadError>,
+) -> Vec<ObjectMetricValue> {
     let specs: Vec<_> = metrics.iter().filter_map(|m| m.object.as_ref()).collect();
-    let mut out = Vec::new();
+    let mut out: Vec<ObjectMetricValue> = Vec::new();
+    let mut answers: BTreeMap<MetricQuery, usize> = BTreeMap::new();
     for v in items.iter().filter(|v| kind_of(v) == "MetricValue") {
         let Some(d) = v.get("describedObject") else { continue };
         let kind = d.get("kind").and_then(Value::as_str).unwrap_or_default();
@@ -871,7 +900,16 @@ fn object_metrics(items: &[&Value], namespace: &str, metrics: &[MetricSpec]) -> 
         if !wanted {
             continue;
         }
-        let Some(value) = quantity_milli(v.get("value")) else { continue };
+        let query =
+            MetricQuery::Object { metric: name.clone(), kind: kind.to_string(), name: str_of(d, "name").to_string() };
+        *answers.entry(query.clone()).or_default() += 1;
+        let (value, timestamp) = match metric_value_of(v) {
+            Ok(decoded) => decoded,
+            Err(e) => {
+                failed_decoding(&format!("Object metric {name}"), &e, query, notes, undecodable);
+                continue;
+            }
+        };
         out.push(ObjectMetricValue {
             described_object: hpa_core::api::CrossVersionObjectReference {
                 kind: kind.to_string(),
@@ -880,10 +918,51 @@ fn object_metrics(items: &[&Value], namespace: &str, metrics: &[MetricSpec]) -> 
             },
             metric: name,
             value_milli: value,
-            timestamp: time_at(v, "timestamp").unwrap_or(Timestamp::ZERO),
+            timestamp,
+        });
+    }
+    // `GetForObject` asks for one object's value and refuses any other count
+    // (`k8s.io/metrics/pkg/client/custom_metrics/versioned_client.go`).
+    for (query, n) in answers.into_iter().filter(|(_, n)| *n > 1) {
+        undecodable.entry(query).or_insert_with(|| {
+            ReadError(format!("the custom metrics API server returned {n} results when we asked for exactly one"))
         });
     }
     out
+}
+
+/// The `value` (milli-units) and `timestamp` of a `MetricValue` or `ExternalMetricValue` item
+/// as the metrics clients decode them (`resource.Quantity`, `metav1.Time`); `Err` is the first
+/// error, which fails the decoding of the whole answer.
+fn metric_value_of(v: &Value) -> Result<(i64, Timestamp), PodMetricsError> {
+    let timestamp = decode_time(v, "timestamp")?;
+    let value = match v.get("value") {
+        None | Some(Value::Null) => 0,
+        Some(q) => decode_quantity(q).map_err(|error| PodMetricsError {
+            field: "value".into(),
+            written: q.to_string(),
+            error,
+        })?,
+    };
+    Ok((value, timestamp))
+}
+
+/// A metric answer the client cannot decode: the metric's error, and a note on the item.
+fn failed_decoding(
+    what: &str,
+    e: &PodMetricsError,
+    query: MetricQuery,
+    notes: &mut Vec<String>,
+    undecodable: &mut BTreeMap<MetricQuery, ReadError>,
+) {
+    if undecodable.contains_key(&query) {
+        return;
+    }
+    notes.push(format!(
+        "{what}: {} {}: {}; the metrics client cannot decode the answer, so the controller gets none of it",
+        e.field, e.written, e.error
+    ));
+    undecodable.insert(query, ReadError(e.error.clone()));
 }
 
 /// External metric values, by metric name: the `ExternalMetricValue` items of each External
@@ -892,7 +971,12 @@ fn object_metrics(items: &[&Value], namespace: &str, metrics: &[MetricSpec]) -> 
 /// external metrics API with `labelSelector` (the controller then sums them). A snapshot's
 /// list read without the selector holds every series of the name: the others are left out,
 /// and the leaving out is noted.
-fn external_metrics(items: &[&Value], metrics: &[MetricSpec], notes: &mut Vec<String>) -> BTreeMap<String, Vec<i64>> {
+fn external_metrics(
+    items: &[&Value],
+    metrics: &[MetricSpec],
+    notes: &mut Vec<String>,
+    undecodable: &mut BTreeMap<MetricQuery, ReadError>,
+) -> BTreeMap<String, Vec<i64>> {
     let mut out: BTreeMap<String, Vec<i64>> = BTreeMap::new();
     let specs =
         first_spec_of_name(metrics.iter().filter_map(|m| m.external.as_ref()).map(|e| &e.metric), "External", notes);
@@ -908,8 +992,12 @@ fn external_metrics(items: &[&Value], metrics: &[MetricSpec], notes: &mut Vec<St
                 left_out += 1;
                 continue;
             }
-            if let Some(value) = quantity_milli(v.get("value")) {
-                values.push(value);
+            match metric_value_of(v) {
+                Ok((value, _)) => values.push(value),
+                Err(e) => {
+                    let query = MetricQuery::External { metric: spec.name.to_string() };
+                    failed_decoding(&format!("External metric {}", spec.name), &e, query, notes, undecodable);
+                }
             }
         }
         if left_out > 0 {
@@ -1624,6 +1712,16 @@ async fn read_metric_list(
     out: &mut Objects,
 ) -> Result<(), Error> {
     match cluster.get_json(path, &format!("reading {path}")).await {
+        // `GetForObject` refuses an answer without the object's value (more than one is
+        // refused where the items are read, `object_metrics`).
+        Ok(list)
+            if matches!(query, MetricQuery::Object { .. })
+                && list.get("items").and_then(Value::as_array).is_none_or(Vec::is_empty) =>
+        {
+            let error = "the custom metrics API server returned 0 results when we asked for exactly one";
+            out.metrics_errors.metrics.insert(query, ReadError(error.into()));
+            Ok(())
+        }
         Ok(list) => {
             for mut item in list.get("items").and_then(Value::as_array).cloned().unwrap_or_default() {
                 if let Some(o) = item.as_object_mut() {

@@ -1542,3 +1542,95 @@ fn a_failed_metric_answer_in_a_snapshot_fails_that_metric_as_live() {
         run.stdout
     );
 }
+
+/// Metric answers the metrics clients refuse fail the metric, in their words: a value
+/// `resource.Quantity` cannot parse fails the whole list (not one pod's sample); an Object
+/// answer of two values, or live of none, is refused by `GetForObject`.
+#[test]
+fn metric_answers_the_clients_refuse_fail_the_metric() {
+    let file = |d: &str, f: &str| {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("data/diagnose").join(d).join(f).display().to_string()
+    };
+    let failed = |d: &Value| {
+        let active = d["conditions"].as_array().unwrap().iter().find(|c| c["type"] == "ScalingActive").unwrap();
+        (active["replayed"]["reason"].clone(), active["replayed"]["message"].clone())
+    };
+    let run = hpa_lint(
+        &[
+            "diagnose",
+            "--snapshot",
+            &file("metric-selectors", "objects.yaml"),
+            &file("metric-selectors", "custom-http_requests-undecodable.json"),
+            "web",
+            "-o",
+            "json",
+        ],
+        "",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let d = run.json();
+    assert_eq!(
+        failed(&d),
+        (
+            json!("FailedGetPodsMetric"),
+            json!(
+                "the HPA was unable to compute the replica count: unable to get metric http_requests: unable to fetch metrics from custom metrics API: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+            )
+        ),
+        "{d:#}"
+    );
+    assert!(
+        d["notes"].as_array().unwrap().contains(&json!("Pods metric http_requests: value \"10 rps\": quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'; the metrics client cannot decode the answer, so the controller gets none of it")),
+        "{d:#}"
+    );
+
+    let run = hpa_lint(
+        &[
+            "diagnose",
+            "--snapshot",
+            &file("scale-from-zero", "objects.json"),
+            &file("scale-from-zero", "object-backlog-twice.json"),
+            "web",
+            "-o",
+            "json",
+        ],
+        "",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let d = run.json();
+    assert_eq!(d["outcome"], "FailedComputeMetrics", "{d:#}");
+    assert_eq!(
+        failed(&d),
+        (
+            json!("FailedGetObjectMetric"),
+            json!(
+                "the HPA was unable to compute the replica count: unable to get metric backlog on Service shop/q: unable to fetch metrics from custom metrics API: the custom metrics API server returned 2 results when we asked for exactly one"
+            )
+        ),
+        "{d:#}"
+    );
+
+    let l = widget_with(
+        "depth",
+        json!({"type": "Object", "object": {"describedObject": {"apiVersion": "example.com/v1", "kind": "Widget", "name": "w"},
+            "metric": {"name": "depth"}, "target": {"type": "Value", "value": "10"}}}),
+    );
+    l.server.serve_raw(
+        "/apis/custom.metrics.k8s.io/v1beta2/namespaces/default/widgets.example.com/w/depth",
+        json!({"kind": "MetricValueList", "apiVersion": "custom.metrics.k8s.io/v1beta2", "metadata": {}, "items": []}),
+    );
+    let run = l.diagnose(&["depth", "-o", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let d = run.json();
+    assert_eq!(
+        d["metrics"][1]["error"],
+        "failed to get object metric value: unable to get metric depth on Widget default/w: unable to fetch metrics from custom metrics API: the custom metrics API server returned 0 results when we asked for exactly one",
+        "{d:#}"
+    );
+    assert!(
+        l.server
+            .requests()
+            .iter()
+            .any(|r| r.path == "/apis/custom.metrics.k8s.io/v1beta2/namespaces/default/widgets.example.com/w/depth")
+    );
+}
