@@ -1318,7 +1318,19 @@ fn usage_errors_come_before_connecting() {
     )
     .unwrap();
     let kubeconfig = kubeconfig.display().to_string();
-    let cases: [(&[&str], &str); 8] = [
+    let config = dir.path().join("hpa-lint.yaml");
+    std::fs::write(&config, "kubernetesVersion: \"1.20\"\n").unwrap();
+    let config = config.display().to_string();
+    let unsupported =
+        "unsupported Kubernetes version \"1.20\": supported versions are 1.33 to 1.37, and 1.38 as a preview";
+    let from_file = format!("hpa-lint: error: {config}:1:20: {unsupported}\n");
+    let flag = format!(
+        "error: invalid value '1.20' for '--kubernetes-version <VERSION>': {unsupported}\n\nFor more information, try '--help'.\n"
+    );
+    let cases: [(&[&str], &str); 11] = [
+        (&["cluster", "--config", &config], &from_file),
+        (&["diagnose", "--config", &config, "web"], &from_file),
+        (&["diagnose", "--kubernetes-version", "1.20", "web"], &flag),
         (
             &["diagnose", "-n", "Bad_NS", "web"],
             "hpa-lint: error: --namespace \"Bad_NS\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')\n",
