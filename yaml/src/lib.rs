@@ -144,7 +144,7 @@ fn scalar_to_key(s: Scalar<'_>) -> String {
         Scalar::Bool(b) => b.to_string(),
         Scalar::Int(i) => i.to_string(),
         Scalar::UInt(u) => u.to_string(),
-        Scalar::Float(f) => format_go_float(f),
+        Scalar::Float(f) => float_key(f),
         Scalar::Str(s) => s.to_string(),
     }
 }
@@ -168,14 +168,15 @@ fn scalar_to_json(s: Scalar<'_>) -> Value {
     }
 }
 
-/// Go's `strconv.FormatFloat(f, 'g', -1, 64)`-like rendering for keys.
-fn format_go_float(f: f64) -> String {
-    if f.is_nan() {
-        "NaN".into()
-    } else if f.is_infinite() {
-        if f > 0.0 { "+Inf".into() } else { "-Inf".into() }
-    } else {
-        format!("{f}")
+/// A float key as `sigs.k8s.io/yaml` turns it into a JSON object key (`yamlMapKeyToString`):
+/// `strconv.FormatFloat(f, 'g', -1, 32)`, a float32's shortest digits (`685.230_15e+03` is
+/// `685230.1`, `1.5e10` is `1.5e+10`), the infinities and NaN spelt as YAML spells them.
+fn float_key(f: f64) -> String {
+    match hpa_core::go::format_float_g(f, 32).as_str() {
+        "+Inf" => ".inf".into(),
+        "-Inf" => "-.inf".into(),
+        "NaN" => ".nan".into(),
+        other => other.into(),
     }
 }
 
@@ -1723,6 +1724,13 @@ mod tests {
         assert_eq!(entries.len(), 3);
         assert_eq!(d.root().entry("a").unwrap().key.span().start.line, 3);
         assert_eq!(d.root().to_json()["a"], 3);
+    }
+
+    #[test]
+    fn float_keys_are_written_as_a_float32s_shortest_digits() {
+        let p = parse("685.230_15e+03: a\n1.5e10: b\n123456789.0: c\n.inf: d\n-.Inf: e\n.NaN: f\n1e3: g\n0.5: h\n");
+        let keys: Vec<String> = p.documents[0].root().entries().unwrap().map(|e| e.key.key_string()).collect();
+        assert_eq!(keys, ["685230.1", "1.5e+10", "1.2345679e+08", ".inf", "-.inf", ".nan", "1000", "0.5"]);
     }
 
     #[test]
