@@ -509,8 +509,13 @@ impl<'c> Builder<'c> {
 
     /// Adds a scalar.
     fn scalar(&mut self, scalar: Scalar<'_>, span: Span, anchor: usize) {
-        let at = self.nodes.len();
         let kind = SlotKind::scalar(scalar, &mut self.text);
+        self.slot(kind, span, anchor);
+    }
+
+    /// Adds a scalar of that kind.
+    fn slot(&mut self, kind: SlotKind, span: Span, anchor: usize) {
+        let at = self.nodes.len();
         self.nodes.push(Slot { kind, span });
         self.finish_node(at, anchor);
     }
@@ -523,7 +528,7 @@ impl<'c> Builder<'c> {
         }
         let at_root = self.stack.len() == 1;
         let nodes = &mut self.nodes;
-        let is_plain_key = |node: Node<'_>| matches!(node.scalar(), Some(Scalar::Str(s)) if s != "<<");
+        let is_plain_key = |node: Node<'_>| matches!(node.scalar(), Some(Scalar::Str(_))) && !node.is_merge_key();
         let mut problem = None;
         match self.stack.last_mut() {
             None => self.root = true,
@@ -569,7 +574,7 @@ impl<'c> Builder<'c> {
                         *keep = choose(kind);
                         self.pruning.kind = Some(kind.into());
                     }
-                    let is_merge = matches!(k_node.scalar(), Some(Scalar::Str(s)) if s == "<<");
+                    let is_merge = k_node.is_merge_key();
                     if let Some(message) = kubectl::key_problem(k_node, node, is_merge) {
                         problem = Some((k_node.span().start, message));
                     } else if self.convert_problem.is_none()
@@ -1072,6 +1077,9 @@ fn read_events(
                 }
             }
             Event::Scalar(value, style, anchor, tag) => match resolve(&value, style, tag.as_deref(), &mut binary) {
+                Ok(_) if resolve::is_merge_key(&value, style, tag.as_deref()) => {
+                    builder.slot(SlotKind::MergeKey, span, anchor);
+                }
                 Ok(scalar) => {
                     builder.non_finite |= matches!(scalar, Scalar::Float(f) if !f.is_finite());
                     builder.scalar(scalar, span, anchor);
@@ -1403,7 +1411,7 @@ fn skip(builder: &mut Builder<'_>, event: &Event<'_>, span: YSpan, limits: Limit
             // What go-yaml's decoder or json.Marshal refuse must be seen: a merge key, a NaN.
             let at_key = pruning.skipped_at_key.last_mut();
             let is_key = matches!(at_key, Some(Some(true)));
-            if is_key && value == "<<" && *style == ScalarStyle::Plain {
+            if is_key && resolve::is_merge_key(value, *style, tag.as_deref()) {
                 return Skip::Inexact;
             }
             // Only `.inf`, `.nan` and their signed spellings resolve to what json.Marshal refuses
@@ -1731,6 +1739,15 @@ mod tests {
         let p = parse("685.230_15e+03: a\n1.5e10: b\n123456789.0: c\n.inf: d\n-.Inf: e\n.NaN: f\n1e3: g\n0.5: h\n");
         let keys: Vec<String> = p.documents[0].root().entries().unwrap().map(|e| e.key.key_string()).collect();
         assert_eq!(keys, ["685230.1", "1.5e+10", "1.2345679e+08", ".inf", "-.inf", ".nan", "1000", "0.5"]);
+    }
+
+    #[test]
+    fn only_an_implicit_or_merge_tagged_key_merges() {
+        let text = "a:\n  <<: {k: 1}\nb:\n  ! \"<<\": {k: 1}\nc:\n  !!merge '<<': {k: 1}\nd:\n  \"<<\": {k: 1}\ne:\n  !!str <<: {k: 1}\n";
+        let v = parse(text).documents[0].root().to_json();
+        let merged = serde_json::json!({"k": 1});
+        let kept = serde_json::json!({"<<": {"k": 1}});
+        assert_eq!([&v["a"], &v["b"], &v["c"], &v["d"], &v["e"]], [&merged, &merged, &merged, &kept, &kept]);
     }
 
     #[test]
