@@ -692,7 +692,6 @@ pub(crate) fn go_yaml_error(message: &str, mark: Mark, piece: &str, open: Open) 
         | "block sequence entries are not allowed in this context"
         | "while parsing a quoted scalar, found unknown escape character"
         | "while parsing a quoted scalar, found invalid Unicode character escape code"
-        | "while scanning a quoted scalar, found unexpected document indicator"
         | "while scanning an anchor or alias, did not find expected alphabetic or numeric character"
         | "while scanning a verbatim tag, did not find the expected '>'"
         | "while scanning a tag, did not find expected whitespace or line break"
@@ -709,6 +708,10 @@ pub(crate) fn go_yaml_error(message: &str, mark: Mark, piece: &str, open: Open) 
         | "while scanning a YAML directive, did not find expected version number"
         | "while scanning a YAML directive, did not find expected digit or '.' character" => {
             (mark, strip(message), Count::Scanner)
+        }
+        // go-yaml points at the indicator (the scanner's mark), saphyr at the scalar's start.
+        "while scanning a quoted scalar, found unexpected document indicator" => {
+            (document_indicator(piece, mark).unwrap_or(mark), strip(message), Count::Scanner)
         }
         "while parsing a quoted scalar, did not find expected hexadecimal number" => {
             // libyaml's spelling, which go-yaml keeps.
@@ -899,6 +902,22 @@ fn end_of(piece: &str) -> Mark {
     // kubectl's `YAMLReader` gives go-yaml each line with a line break, the last one too: a
     // piece that ends without one ends, for go-yaml, at the start of the line after its last.
     if end.col > 0 { Mark { line: end.line.saturating_add(1), col: 0, ..end } } else { end }
+}
+
+/// The first line after `mark`'s that starts with a document indicator (`---` or `...` before
+/// a blank or the end): where go-yaml's quoted scalar scanner finds "unexpected document
+/// indicator".
+fn document_indicator(piece: &str, mark: Mark) -> Option<Mark> {
+    let from = offset(piece, mark);
+    let mut at = from + piece[from..].find('\n')? + 1;
+    for line in piece[at..].split_inclusive('\n') {
+        let indicator = line.starts_with("---") || line.starts_with("...");
+        if indicator && line[3..].chars().next().is_none_or(|c| matches!(c, ' ' | '\t' | '\r' | '\n')) {
+            return Some(mark_at(piece, at));
+        }
+        at += line.len();
+    }
+    None
 }
 
 /// The first tab in the indentation of a line after `mark`'s: where go-yaml's plain scalar
