@@ -1084,18 +1084,17 @@ fn invalid_key_within(node: Node<'_>) -> Option<Node<'_>> {
 /// A key go-yaml decodes but `sigs.k8s.io/yaml` cannot make a JSON key of
 /// (`convertToJSONableObject` takes strings, ints, floats and bools): null, and an integer
 /// only a uint64 holds; in its words (`unsupported map key of type: %s, key: %+#v, value:
-/// %+#v`, where `%s` of the nil type is `%!s(<nil>)`).
-pub(crate) fn unsupported_key(key: Node<'_>, value: Node<'_>) -> Option<String> {
+/// %+#v`, where `%s` of the nil type is `%!s(<nil>)`), with the key's `%#v`.
+pub(crate) fn unsupported_key(key: Node<'_>, value: Node<'_>) -> Option<(String, String)> {
     let type_ = match key.scalar()? {
         Scalar::Null => "%!s(<nil>)",
         Scalar::UInt(_) => "uint64",
         _ => return None,
     };
-    Some(format!(
-        "{YAML_TO_JSON}unsupported map key of type: {type_}, key: {}, value: {}",
-        go_sharp_v(key, true),
-        go_sharp_v(value, true)
-    ))
+    let key = go_sharp_v(key, true);
+    let message =
+        format!("{YAML_TO_JSON}unsupported map key of type: {type_}, key: {key}, value: {}", go_sharp_v(value, true));
+    Some((key, message))
 }
 
 /// Go's `%#v` of what go-yaml decodes a node into (an `interface{}`).

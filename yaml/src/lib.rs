@@ -281,6 +281,19 @@ enum Frame {
     },
 }
 
+/// A key `sigs.k8s.io/yaml` cannot turn into a JSON key (`kubectl::unsupported_key`).
+struct ConvertProblem {
+    /// Where the key is (the last time it is written in its mapping).
+    mark: Mark,
+    /// kubectl's words, with the key's value: the last one written, which go-yaml's
+    /// `map[interface{}]interface{}` keeps of a key given twice.
+    message: String,
+    /// The slot of the mapping.
+    map: usize,
+    /// The key, as Go's `%#v` writes it.
+    key: String,
+}
+
 /// What a caller needs of an object (see [`parse_pruned`]): the listed keys of a mapping (of
 /// each item, for a sequence), each with what it needs of the key's value (`None`: all of it).
 /// A pruned mapping also keeps its first entry (of a mapping value, again only its first
@@ -337,8 +350,8 @@ struct Builder<'c> {
     /// of something else than mappings), with the key's position.
     go_problem: Option<(Mark, String)>,
     /// The first key `sigs.k8s.io/yaml` cannot turn into a JSON key (null, a uint64), which
-    /// it meets after go-yaml's decoder is done, with the key's position.
-    convert_problem: Option<(Mark, String)>,
+    /// it meets after go-yaml's decoder is done.
+    convert_problem: Option<ConvertProblem>,
     /// Whether the document has a NaN or an infinity (which json.Marshal may refuse).
     non_finite: bool,
     /// Whether the piece is JSON (read as `encoding/json` reads it, not go-yaml).
@@ -533,7 +546,7 @@ impl<'c> Builder<'c> {
         match self.stack.last_mut() {
             None => self.root = true,
             Some(Frame::Seq { len, .. }) => *len = len.saturating_add(1),
-            Some(Frame::Map { len, key, merge, keep, value_keep, .. }) => match *key {
+            Some(Frame::Map { at: map, len, key, merge, keep, value_keep, .. }) => match *key {
                 None => {
                     let node = Node::of(nodes.get(at..).unwrap_or_default(), &self.text);
                     let needed = match keep {
@@ -577,10 +590,11 @@ impl<'c> Builder<'c> {
                     let is_merge = k_node.is_merge_key();
                     if let Some(message) = kubectl::key_problem(k_node, node, is_merge) {
                         problem = Some((k_node.span().start, message));
-                    } else if self.convert_problem.is_none()
-                        && let Some(message) = kubectl::unsupported_key(k_node, node)
+                    } else if let Some((key, message)) = kubectl::unsupported_key(k_node, node)
+                        && self.convert_problem.as_ref().is_none_or(|p| p.map == *map && p.key == key)
                     {
-                        self.convert_problem = Some((k_node.span().start, message));
+                        let (mark, map) = (k_node.span().start, *map);
+                        self.convert_problem = Some(ConvertProblem { mark, message, map, key });
                     }
                     // A key given twice stays twice, as written: the decoder reports it
                     // (`duplicate field`), and lookups take the last one, as Go does.
@@ -1050,7 +1064,7 @@ fn read_events(
                     if builder.convert_problem.is_some() && pieces.is_some() {
                         return again(next_piece, piece_document);
                     }
-                    if let Some((mark, message)) = builder.convert_problem.take() {
+                    if let Some(ConvertProblem { mark, message, .. }) = builder.convert_problem.take() {
                         return stop(out, mark, message, doc_index);
                     }
                     if let Some(root) = builder.root() {
