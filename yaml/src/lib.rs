@@ -1190,7 +1190,8 @@ fn saphyr_error(
         && (info.contains("tab")
             || info.starts_with("comments must")
             || info.starts_with("':' must")
-            || info.starts_with("invalid indentation"))
+            || info.starts_with("invalid indentation")
+            || info == "while scanning a block scalar, did not find expected comment or line break")
     {
         return Err(Again::Whitespace);
     }
