@@ -752,9 +752,14 @@ pub(crate) fn go_yaml_error(message: &str, mark: Mark, piece: &str, open: Open) 
             (mark, "found duplicate %TAG directive".to_string(), Count::Parser)
         }
         "misplaced bracket" => (mark, misplaced.to_string(), Count::Parser),
+        // go-yaml's scanner may refuse the alias's name before its parser looks for it.
         "while parsing node, found unknown anchor" => {
-            let name = anchor_name(piece, mark);
-            (mark, format!("unknown anchor '{name}' referenced"), Count::None)
+            let from = offset(piece, mark);
+            let name = piece[from..].strip_prefix('*').unwrap_or_default();
+            match name_problem(name, false) {
+                Some((stop, problem)) => (mark_at(piece, from + 1 + stop), problem.to_string(), Count::Scanner),
+                None => (mark, format!("unknown anchor '{}' referenced", anchor_name(piece, mark)), Count::None),
+            }
         }
         "unexpected eof" => (end_of(piece), expected_here.to_string(), Count::Parser),
         // saphyr's limit (flow collections nested past 255): ours, worded by the caller.
@@ -1027,12 +1032,23 @@ pub(crate) fn anchor_problem(node: &str, value_on_key_line: bool) -> Option<(usi
         at += node[at..].len() - node[at..].trim_start_matches([' ', '\t']).len();
     }
     let name = node[at..].strip_prefix('&')?;
-    at += 1;
+    let (stop, problem) = name_problem(name, value_on_key_line)?;
+    Some((at + 1 + stop, problem))
+}
+
+/// What go-yaml's scanner refuses in `name`, the text after an anchor's `&` or an alias's `*`
+/// that saphyr reads as the name (`yaml_parser_scan_anchor`, for both: an empty name, or one
+/// that ends at a character it does not allow there); see [`anchor_problem`].
+pub(crate) fn name_problem(name: &str, value_on_key_line: bool) -> Option<(usize, &'static str)> {
+    const NOT_ALPHANUMERIC: &str = "did not find expected alphabetic or numeric character";
     // saphyr's name ends at white space or a flow indicator; go-yaml's scanner refuses an
     // opening bracket right after the name (`&a{`), so that one is looked at.
     let end = name.find([' ', '\t', '\n', '\r', ',', ']', '}']).unwrap_or(name.len());
     let (stop, c) = name[..end].char_indices().find(|(_, c)| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'))?;
-    at += stop;
+    // A name of nothing (`&"a"`, `*'b'`) is refused whatever follows.
+    if stop == 0 {
+        return Some((0, NOT_ALPHANUMERIC));
+    }
     let problem = match c {
         // The name ends, and the character starts the next token.
         ':' if value_on_key_line
@@ -1042,9 +1058,9 @@ pub(crate) fn anchor_problem(node: &str, value_on_key_line: bool) -> Option<(usi
         }
         '%' | '@' | '`' => "found character that cannot start any token",
         '?' | ':' | ',' | ']' | '}' => return None,
-        _ => "did not find expected alphabetic or numeric character",
+        _ => NOT_ALPHANUMERIC,
     };
-    (stop > 0).then_some((at, problem))
+    Some((stop, problem))
 }
 
 // === what go-yaml's decoder and json.Marshal refuse in a document that parses ===
