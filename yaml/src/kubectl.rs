@@ -678,6 +678,11 @@ pub(crate) fn go_yaml_error(message: &str, mark: Mark, piece: &str, open: Open) 
         "invalid indentation in quoted scalar" if flow_key_colon.is_some() => {
             (flow_key_colon.unwrap_or(mark), expected_here.to_string(), Count::Parser)
         }
+        // A quote right after a quoted scalar (`"a""`) opens the next token for go-yaml's
+        // scanner, which reads it to the end of the piece when nothing closes it.
+        m if m.starts_with("invalid trailing content after") && !closes(piece, mark) => {
+            (end_of(piece), "found unexpected end of stream".to_string(), Count::Scanner)
+        }
         // A `:` after a quoted scalar that is no simple key (one that spans lines, or a second
         // value on a key's line): go-yaml's scanner refuses the value indicator in the block
         // context (`yaml_parser_fetch_value`; a required key went stale before, above).
