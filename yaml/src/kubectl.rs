@@ -533,6 +533,10 @@ pub(crate) fn directive_problem(text: &str) -> Option<(Mark, &'static str, Count
             if let Some(problem) = directive_name_problem(rest) {
                 return Some((at, problem, Count::Scanner));
             }
+            if let Some((byte, problem)) = directive_value_problem(rest) {
+                let col = u32::try_from(rest[..byte].chars().count()).map_or(u32::MAX, |c| c.saturating_add(1));
+                return Some((Mark { index: index.saturating_add(col), col, ..at }, problem, Count::Scanner));
+            }
             if let Some(version) = rest.strip_prefix("YAML")
                 && version.split_whitespace().next() != Some("1.1")
             {
@@ -562,6 +566,48 @@ fn directive_name_problem(rest: &str) -> Option<&'static str> {
     } else {
         None
     }
+}
+
+/// What go-yaml's scanner refuses in the value of the `%YAML` or `%TAG` directive `rest`
+/// follows `%` of (a name it knows): a version that is not digits, `.`, digits, each number of
+/// at most 2 digits (`yaml_parser_scan_version_directive_value`), or a tag handle not followed by white space
+/// (`yaml_parser_scan_tag_directive_value`); the byte offset in `rest` where it stops, and its
+/// words.
+fn directive_value_problem(rest: &str) -> Option<(usize, &'static str)> {
+    let skip_blanks = |from: usize| from + rest[from..].len() - rest[from..].trim_start_matches([' ', '\t']).len();
+    let digits = |from: usize| rest[from..].bytes().take_while(u8::is_ascii_digit).count();
+    if let Some(value) = rest.strip_prefix("YAML") {
+        let major = skip_blanks(rest.len() - value.len());
+        let n = digits(major);
+        if n == 0 {
+            return Some((major, "did not find expected version number"));
+        }
+        // go-yaml's `max_number_length` is 2.
+        if n > 2 {
+            return Some((major + 3, "found extremely long version number"));
+        }
+        if !rest[major + n..].starts_with('.') {
+            return Some((major + n, "did not find expected digit or '.' character"));
+        }
+        let minor = major + n + 1;
+        return match digits(minor) {
+            0 => Some((minor, "did not find expected version number")),
+            3.. => Some((minor + 3, "found extremely long version number")),
+            _ => None,
+        };
+    }
+    let value = rest.strip_prefix("TAG")?;
+    let handle = skip_blanks(rest.len() - value.len());
+    // `!`, or `!` letters, digits, `_`, `-` and `!` (a handle go-yaml refuses otherwise is
+    // left to saphyr's words).
+    let name = rest[handle..].strip_prefix('!')?;
+    let word = name.bytes().take_while(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'-').count();
+    let end = match name.as_bytes().get(word) {
+        Some(b'!') => handle + 1 + word + 1,
+        _ if word == 0 => handle + 1,
+        _ => return None,
+    };
+    (!rest[end..].starts_with([' ', '\t'])).then_some((end, "did not find expected whitespace"))
 }
 
 /// A directive after a document's content (saphyr's "missing explicit document end marker
