@@ -982,9 +982,9 @@ fn read_events(
             continue;
         }
         if let Event::Scalar(..) = event
-            && local_start.line != local_end.line
+            && (local_start.line != local_end.line || local_end.index.saturating_sub(local_start.index) >= 1024)
             && matches!(builder.stack.last(), Some(Frame::Map { key: None, .. }))
-            && let Some(refused) = multi_line_flow_key(&piece, local_end, true, &mut cursor, builder)
+            && let Some(refused) = multi_line_flow_key(&piece, Some(local_start), local_end, &mut cursor, builder)
         {
             fatal = Some(refused);
             continue;
@@ -998,7 +998,7 @@ fn read_events(
                 builder.flow_key_end =
                     if let Event::Scalar(..) | Event::Alias(_) = event { local_end } else { local_start };
             } else if builder.flow_key_end.line < local_start.line
-                && let Some(refused) = multi_line_flow_key(&piece, builder.flow_key_end, false, &mut cursor, builder)
+                && let Some(refused) = multi_line_flow_key(&piece, None, builder.flow_key_end, &mut cursor, builder)
             {
                 fatal = Some(refused);
                 continue;
@@ -1295,18 +1295,20 @@ fn anchor_refused(
     Some((piece.absolute(mark), kubectl::worded(mark, problem, kubectl::Count::Scanner)))
 }
 
-/// go-yaml's parser error for a key of a flow mapping on more than one line (`spans_lines`), or
-/// one whose `:` is on a later line, which ends at `end` (a mark of the piece): a simple key
-/// and its `:` are on one line (`yaml_parser_stale_simple_keys`),
-/// so go-yaml scans the key as a node and its `:` as a value indicator with no key, where its
-/// parser wants the next entry (`yaml_parser_parse_flow_mapping_key`: "did not find expected
-/// ',' or '}'", at the `:`). The place in the file and kubectl's words.
+/// go-yaml's parser error for a key of a flow mapping on more than one line, or one whose `:`
+/// is on a later line or more than 1024 characters after its start, which ends at `end` (a
+/// mark of the piece; `scalar`: the start of a scalar key, which the caller read): a simple
+/// key and its `:` are on one line and at most 1024 characters apart
+/// (`yaml_parser_stale_simple_keys`), so go-yaml scans the key as a node and its `:` as a value
+/// indicator with no key, where its parser wants the next entry
+/// (`yaml_parser_parse_flow_mapping_key`: "did not find expected ',' or '}'", at the `:`). The
+/// place in the file and kubectl's words.
 #[cold]
 #[inline(never)]
 fn multi_line_flow_key(
     piece: &kubectl::Piece<'_>,
+    scalar: Option<Mark>,
     end: Mark,
-    spans_lines: bool,
     cursor: &mut kubectl::ByteCursor,
     builder: &Builder<'_>,
 ) -> Option<(Mark, String)> {
@@ -1322,10 +1324,12 @@ fn multi_line_flow_key(
     }
     let skipped = &after[..colon];
     let breaks = u32::try_from(skipped.matches('\n').count()).unwrap_or(u32::MAX);
-    if !spans_lines && breaks == 0 {
+    let chars = u32::try_from(skipped.chars().count()).unwrap_or(u32::MAX);
+    let spans_lines = scalar.is_some_and(|start| start.line != end.line);
+    let too_far = scalar.is_some_and(|start| end.index.saturating_add(chars) > start.index.saturating_add(1024));
+    if !spans_lines && !too_far && breaks == 0 {
         return None;
     }
-    let chars = u32::try_from(skipped.chars().count()).unwrap_or(u32::MAX);
     let col = match skipped.rfind('\n') {
         Some(i) => u32::try_from(skipped[i + 1..].chars().count()).unwrap_or(u32::MAX),
         None => end.col.saturating_add(chars),
