@@ -1247,6 +1247,16 @@ fn go_refuses(
     {
         return Some((local(), "did not find expected node content", kubectl::Count::Parser));
     }
+    // A plain scalar that starts with `|` or `>` in a flow collection (`[|]`, `{a: >}`): go-yaml's
+    // scanner starts a block scalar there in the block context only, and no other token
+    // (`yaml_parser_fetch_next_token`).
+    if let Event::Scalar(value, ScalarStyle::Plain, _, _) = event
+        && let Some(first @ ('|' | '>')) = value.chars().next()
+        && matches!(builder.open(piece), kubectl::Open::FlowMapping | kubectl::Open::FlowSequence)
+        && piece.char_at(span.start.index) == Some(first)
+    {
+        return Some((local(), "found character that cannot start any token", kubectl::Count::Scanner));
+    }
     if let Event::Scalar(value, ScalarStyle::Plain, _, None) = event
         && value.is_empty()
         && matches!(builder.stack.last(), Some(Frame::Map { key: None, .. }))
