@@ -1195,6 +1195,11 @@ fn saphyr_error(
     {
         return Err(Again::Whitespace);
     }
+    // `... x`: go-yaml's document ends at the marker, past which kubectl reads nothing of the
+    // piece (its parser never asks its scanner for the text after it).
+    if info == "invalid content after document end marker" {
+        return Err(Again::Cut(at));
+    }
     if info == "missing explicit document end marker before directive" {
         return match kubectl::directive_after_content(piece.text, at) {
             Some((mark, problem)) => {
