@@ -273,11 +273,7 @@ pub fn json_float(f: f64) -> String {
     if f == 0.0 {
         return if f.is_sign_negative() { "-0".into() } else { "0".into() };
     }
-    // Rust's `{:e}` gives the shortest round-trip digits: `d.ddde<exp>`.
-    let e = format!("{:e}", f.abs());
-    let (mantissa, exp) = e.split_once('e').unwrap_or((&e, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let (digits, exp) = shortest_digits(format!("{:e}", f.abs()));
     let sign = if f < 0.0 { "-" } else { "" };
     let abs = f.abs();
     if !(1e-6..1e21).contains(&abs) {
@@ -290,16 +286,60 @@ pub fn json_float(f: f64) -> String {
         let exp_text = if exp < 0 || exp_digits >= 10 { exp_digits.to_string() } else { format!("0{exp_digits}") };
         return format!("{sign}{first}{fraction}e{exp_sign}{exp_text}");
     }
+    format!("{sign}{}", fixed(&digits, exp))
+}
+
+/// The digits and decimal exponent of Rust's `{:e}` rendering (`d.ddde<exp>`: the shortest
+/// digits that read back as the same float, of the type rendered).
+fn shortest_digits(e: String) -> (String, i32) {
+    let (mantissa, exp) = e.split_once('e').unwrap_or((&e, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    (mantissa.chars().filter(char::is_ascii_digit).collect(), exp)
+}
+
+/// Shortest digits with their decimal exponent in `%f` form: `0.00ddd`, `ddd00`, `dd.d`.
+fn fixed(digits: &str, exp: i32) -> String {
     let point = exp + 1;
-    let body = if point <= 0 {
+    if point <= 0 {
         format!("0.{}{digits}", "0".repeat(point.unsigned_abs() as usize))
     } else if point as usize >= digits.len() {
         format!("{digits}{}", "0".repeat(point as usize - digits.len()))
     } else {
         let (int, frac) = digits.split_at(point as usize);
         format!("{int}.{frac}")
+    }
+}
+
+/// Go's `strconv.FormatFloat(f, 'g', -1, bits)` (`bits` 32: `f` rounded to a float32 first):
+/// the shortest digits that read back as the same float, in `%e` form (`1.5e+10`, at least
+/// two exponent digits) when the exponent is below -4 or at least 6 (`%g`'s precision for the
+/// shortest digits), else in `%f` form; `+Inf`, `-Inf`, `NaN`.
+pub fn format_float_g(f: f64, bits: u8) -> String {
+    let (digits, exp) = if bits == 32 {
+        #[allow(clippy::cast_possible_truncation)] // Go's float32(f): rounded to nearest.
+        let narrow = f as f32;
+        if !narrow.is_finite() {
+            return json_float(f64::from(narrow));
+        }
+        shortest_digits(format!("{:e}", narrow.abs()))
+    } else {
+        if !f.is_finite() {
+            return json_float(f);
+        }
+        shortest_digits(format!("{:e}", f.abs()))
     };
-    format!("{sign}{body}")
+    let sign = if f.is_sign_negative() { "-" } else { "" };
+    // Go's shortest decimal of zero has no digits: `%f` of it is `0`.
+    if digits.bytes().all(|d| d == b'0') {
+        return format!("{sign}0");
+    }
+    if !(-4..6).contains(&exp) {
+        let (first, rest) = digits.split_at(1);
+        let fraction = if rest.is_empty() { String::new() } else { format!(".{rest}") };
+        let exp_sign = if exp < 0 { '-' } else { '+' };
+        return format!("{sign}{first}{fraction}e{exp_sign}{:02}", exp.unsigned_abs());
+    }
+    format!("{sign}{}", fixed(&digits, exp))
 }
 
 /// Go's `math.Pow10`, reproduced table for table so that float results are bit-identical.
@@ -567,6 +607,36 @@ mod tests {
         ] {
             assert_eq!(json_float(f), go, "{f}");
         }
+    }
+
+    #[test]
+    fn format_float_g_like_go() {
+        // strconv.FormatFloat(f, 'g', -1, 32): what kubectl (sigs.k8s.io/yaml) makes of a float
+        // map key, each one read back from `kubectl label --local -o json`.
+        for (f, go) in [
+            (685_230.15, "685230.1"),
+            (1000.0, "1000"),
+            (1.0, "1"),
+            (0.1, "0.1"),
+            (123_456_789.0, "1.2345679e+08"),
+            (1.5e10, "1.5e+10"),
+            (1e30, "1e+30"),
+            (1.844_674_407_370_955_2e19, "1.8446744e+19"),
+            (-9.223_372_036_854_776e18, "-9.223372e+18"),
+            (f64::MAX, "+Inf"),
+            (f64::NEG_INFINITY, "-Inf"),
+            (f64::NAN, "NaN"),
+            (5e-324, "0"),
+            (-0.0, "-0"),
+            (0.0001, "0.0001"),
+            (0.00001, "1e-05"),
+        ] {
+            assert_eq!(format_float_g(f, 32), go, "{f}");
+        }
+        // And of a float64 (bits 64): the digits of the float itself.
+        assert_eq!(format_float_g(685_230.15, 64), "685230.15");
+        assert_eq!(format_float_g(123_456_789.0, 64), "1.23456789e+08");
+        assert_eq!(format_float_g(1e100, 64), "1e+100");
     }
 
     #[test]

@@ -533,6 +533,10 @@ pub(crate) fn directive_problem(text: &str) -> Option<(Mark, &'static str, Count
             if let Some(problem) = directive_name_problem(rest) {
                 return Some((at, problem, Count::Scanner));
             }
+            if let Some((byte, problem)) = directive_value_problem(rest) {
+                let col = u32::try_from(rest[..byte].chars().count()).map_or(u32::MAX, |c| c.saturating_add(1));
+                return Some((Mark { index: index.saturating_add(col), col, ..at }, problem, Count::Scanner));
+            }
             if let Some(version) = rest.strip_prefix("YAML")
                 && version.split_whitespace().next() != Some("1.1")
             {
@@ -562,6 +566,48 @@ fn directive_name_problem(rest: &str) -> Option<&'static str> {
     } else {
         None
     }
+}
+
+/// What go-yaml's scanner refuses in the value of the `%YAML` or `%TAG` directive `rest`
+/// follows `%` of (a name it knows): a version that is not digits, `.`, digits, each number of
+/// at most 2 digits (`yaml_parser_scan_version_directive_value`), or a tag handle not followed by white space
+/// (`yaml_parser_scan_tag_directive_value`); the byte offset in `rest` where it stops, and its
+/// words.
+fn directive_value_problem(rest: &str) -> Option<(usize, &'static str)> {
+    let skip_blanks = |from: usize| from + rest[from..].len() - rest[from..].trim_start_matches([' ', '\t']).len();
+    let digits = |from: usize| rest[from..].bytes().take_while(u8::is_ascii_digit).count();
+    if let Some(value) = rest.strip_prefix("YAML") {
+        let major = skip_blanks(rest.len() - value.len());
+        let n = digits(major);
+        if n == 0 {
+            return Some((major, "did not find expected version number"));
+        }
+        // go-yaml's `max_number_length` is 2.
+        if n > 2 {
+            return Some((major + 3, "found extremely long version number"));
+        }
+        if !rest[major + n..].starts_with('.') {
+            return Some((major + n, "did not find expected digit or '.' character"));
+        }
+        let minor = major + n + 1;
+        return match digits(minor) {
+            0 => Some((minor, "did not find expected version number")),
+            3.. => Some((minor + 3, "found extremely long version number")),
+            _ => None,
+        };
+    }
+    let value = rest.strip_prefix("TAG")?;
+    let handle = skip_blanks(rest.len() - value.len());
+    // `!`, or `!` letters, digits, `_`, `-` and `!` (a handle go-yaml refuses otherwise is
+    // left to saphyr's words).
+    let name = rest[handle..].strip_prefix('!')?;
+    let word = name.bytes().take_while(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'-').count();
+    let end = match name.as_bytes().get(word) {
+        Some(b'!') => handle + 1 + word + 1,
+        _ if word == 0 => handle + 1,
+        _ => return None,
+    };
+    (!rest[end..].starts_with([' ', '\t'])).then_some((end, "did not find expected whitespace"))
 }
 
 /// A directive after a document's content (saphyr's "missing explicit document end marker
@@ -678,6 +724,11 @@ pub(crate) fn go_yaml_error(message: &str, mark: Mark, piece: &str, open: Open) 
         "invalid indentation in quoted scalar" if flow_key_colon.is_some() => {
             (flow_key_colon.unwrap_or(mark), expected_here.to_string(), Count::Parser)
         }
+        // A quote right after a quoted scalar (`"a""`) opens the next token for go-yaml's
+        // scanner, which reads it to the end of the piece when nothing closes it.
+        m if m.starts_with("invalid trailing content after") && !closes(piece, mark) => {
+            (end_of(piece), "found unexpected end of stream".to_string(), Count::Scanner)
+        }
         // A `:` after a quoted scalar that is no simple key (one that spans lines, or a second
         // value on a key's line): go-yaml's scanner refuses the value indicator in the block
         // context (`yaml_parser_fetch_value`; a required key went stale before, above).
@@ -692,7 +743,6 @@ pub(crate) fn go_yaml_error(message: &str, mark: Mark, piece: &str, open: Open) 
         | "block sequence entries are not allowed in this context"
         | "while parsing a quoted scalar, found unknown escape character"
         | "while parsing a quoted scalar, found invalid Unicode character escape code"
-        | "while scanning a quoted scalar, found unexpected document indicator"
         | "while scanning an anchor or alias, did not find expected alphabetic or numeric character"
         | "while scanning a verbatim tag, did not find the expected '>'"
         | "while scanning a tag, did not find expected whitespace or line break"
@@ -709,6 +759,10 @@ pub(crate) fn go_yaml_error(message: &str, mark: Mark, piece: &str, open: Open) 
         | "while scanning a YAML directive, did not find expected version number"
         | "while scanning a YAML directive, did not find expected digit or '.' character" => {
             (mark, strip(message), Count::Scanner)
+        }
+        // go-yaml points at the indicator (the scanner's mark), saphyr at the scalar's start.
+        "while scanning a quoted scalar, found unexpected document indicator" => {
+            (document_indicator(piece, mark).unwrap_or(mark), strip(message), Count::Scanner)
         }
         "while parsing a quoted scalar, did not find expected hexadecimal number" => {
             // libyaml's spelling, which go-yaml keeps.
@@ -749,9 +803,14 @@ pub(crate) fn go_yaml_error(message: &str, mark: Mark, piece: &str, open: Open) 
             (mark, "found duplicate %TAG directive".to_string(), Count::Parser)
         }
         "misplaced bracket" => (mark, misplaced.to_string(), Count::Parser),
+        // go-yaml's scanner may refuse the alias's name before its parser looks for it.
         "while parsing node, found unknown anchor" => {
-            let name = anchor_name(piece, mark);
-            (mark, format!("unknown anchor '{name}' referenced"), Count::None)
+            let from = offset(piece, mark);
+            let name = piece[from..].strip_prefix('*').unwrap_or_default();
+            match name_problem(name, false) {
+                Some((stop, problem)) => (mark_at(piece, from + 1 + stop), problem.to_string(), Count::Scanner),
+                None => (mark, format!("unknown anchor '{}' referenced", anchor_name(piece, mark)), Count::None),
+            }
         }
         "unexpected eof" => (end_of(piece), expected_here.to_string(), Count::Parser),
         // saphyr's limit (flow collections nested past 255): ours, worded by the caller.
@@ -901,6 +960,22 @@ fn end_of(piece: &str) -> Mark {
     if end.col > 0 { Mark { line: end.line.saturating_add(1), col: 0, ..end } } else { end }
 }
 
+/// The first line after `mark`'s that starts with a document indicator (`---` or `...` before
+/// a blank or the end): where go-yaml's quoted scalar scanner finds "unexpected document
+/// indicator".
+fn document_indicator(piece: &str, mark: Mark) -> Option<Mark> {
+    let from = offset(piece, mark);
+    let mut at = from + piece[from..].find('\n')? + 1;
+    for line in piece[at..].split_inclusive('\n') {
+        let indicator = line.starts_with("---") || line.starts_with("...");
+        if indicator && line[3..].chars().next().is_none_or(|c| matches!(c, ' ' | '\t' | '\r' | '\n')) {
+            return Some(mark_at(piece, at));
+        }
+        at += line.len();
+    }
+    None
+}
+
 /// The first tab in the indentation of a line after `mark`'s: where go-yaml's plain scalar
 /// scanner finds "a tab character that violates indentation".
 fn indentation_tab(piece: &str, mark: Mark) -> Option<Mark> {
@@ -1008,12 +1083,23 @@ pub(crate) fn anchor_problem(node: &str, value_on_key_line: bool) -> Option<(usi
         at += node[at..].len() - node[at..].trim_start_matches([' ', '\t']).len();
     }
     let name = node[at..].strip_prefix('&')?;
-    at += 1;
+    let (stop, problem) = name_problem(name, value_on_key_line)?;
+    Some((at + 1 + stop, problem))
+}
+
+/// What go-yaml's scanner refuses in `name`, the text after an anchor's `&` or an alias's `*`
+/// that saphyr reads as the name (`yaml_parser_scan_anchor`, for both: an empty name, or one
+/// that ends at a character it does not allow there); see [`anchor_problem`].
+pub(crate) fn name_problem(name: &str, value_on_key_line: bool) -> Option<(usize, &'static str)> {
+    const NOT_ALPHANUMERIC: &str = "did not find expected alphabetic or numeric character";
     // saphyr's name ends at white space or a flow indicator; go-yaml's scanner refuses an
     // opening bracket right after the name (`&a{`), so that one is looked at.
     let end = name.find([' ', '\t', '\n', '\r', ',', ']', '}']).unwrap_or(name.len());
     let (stop, c) = name[..end].char_indices().find(|(_, c)| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'))?;
-    at += stop;
+    // A name of nothing (`&"a"`, `*'b'`) is refused whatever follows.
+    if stop == 0 {
+        return Some((0, NOT_ALPHANUMERIC));
+    }
     let problem = match c {
         // The name ends, and the character starts the next token.
         ':' if value_on_key_line
@@ -1023,9 +1109,9 @@ pub(crate) fn anchor_problem(node: &str, value_on_key_line: bool) -> Option<(usi
         }
         '%' | '@' | '`' => "found character that cannot start any token",
         '?' | ':' | ',' | ']' | '}' => return None,
-        _ => "did not find expected alphabetic or numeric character",
+        _ => NOT_ALPHANUMERIC,
     };
-    (stop > 0).then_some((at, problem))
+    Some((stop, problem))
 }
 
 // === what go-yaml's decoder and json.Marshal refuse in a document that parses ===
@@ -1065,18 +1151,17 @@ fn invalid_key_within(node: Node<'_>) -> Option<Node<'_>> {
 /// A key go-yaml decodes but `sigs.k8s.io/yaml` cannot make a JSON key of
 /// (`convertToJSONableObject` takes strings, ints, floats and bools): null, and an integer
 /// only a uint64 holds; in its words (`unsupported map key of type: %s, key: %+#v, value:
-/// %+#v`, where `%s` of the nil type is `%!s(<nil>)`).
-pub(crate) fn unsupported_key(key: Node<'_>, value: Node<'_>) -> Option<String> {
+/// %+#v`, where `%s` of the nil type is `%!s(<nil>)`), with the key's `%#v`.
+pub(crate) fn unsupported_key(key: Node<'_>, value: Node<'_>) -> Option<(String, String)> {
     let type_ = match key.scalar()? {
         Scalar::Null => "%!s(<nil>)",
         Scalar::UInt(_) => "uint64",
         _ => return None,
     };
-    Some(format!(
-        "{YAML_TO_JSON}unsupported map key of type: {type_}, key: {}, value: {}",
-        go_sharp_v(key, true),
-        go_sharp_v(value, true)
-    ))
+    let key = go_sharp_v(key, true);
+    let message =
+        format!("{YAML_TO_JSON}unsupported map key of type: {type_}, key: {key}, value: {}", go_sharp_v(value, true));
+    Some((key, message))
 }
 
 /// Go's `%#v` of what go-yaml decodes a node into (an `interface{}`).

@@ -144,7 +144,7 @@ fn scalar_to_key(s: Scalar<'_>) -> String {
         Scalar::Bool(b) => b.to_string(),
         Scalar::Int(i) => i.to_string(),
         Scalar::UInt(u) => u.to_string(),
-        Scalar::Float(f) => format_go_float(f),
+        Scalar::Float(f) => float_key(f),
         Scalar::Str(s) => s.to_string(),
     }
 }
@@ -168,14 +168,15 @@ fn scalar_to_json(s: Scalar<'_>) -> Value {
     }
 }
 
-/// Go's `strconv.FormatFloat(f, 'g', -1, 64)`-like rendering for keys.
-fn format_go_float(f: f64) -> String {
-    if f.is_nan() {
-        "NaN".into()
-    } else if f.is_infinite() {
-        if f > 0.0 { "+Inf".into() } else { "-Inf".into() }
-    } else {
-        format!("{f}")
+/// A float key as `sigs.k8s.io/yaml` turns it into a JSON object key (`yamlMapKeyToString`):
+/// `strconv.FormatFloat(f, 'g', -1, 32)`, a float32's shortest digits (`685.230_15e+03` is
+/// `685230.1`, `1.5e10` is `1.5e+10`), the infinities and NaN spelt as YAML spells them.
+fn float_key(f: f64) -> String {
+    match hpa_core::go::format_float_g(f, 32).as_str() {
+        "+Inf" => ".inf".into(),
+        "-Inf" => "-.inf".into(),
+        "NaN" => ".nan".into(),
+        other => other.into(),
     }
 }
 
@@ -280,6 +281,19 @@ enum Frame {
     },
 }
 
+/// A key `sigs.k8s.io/yaml` cannot turn into a JSON key (`kubectl::unsupported_key`).
+struct ConvertProblem {
+    /// Where the key is (the last time it is written in its mapping).
+    mark: Mark,
+    /// kubectl's words, with the key's value: the last one written, which go-yaml's
+    /// `map[interface{}]interface{}` keeps of a key given twice.
+    message: String,
+    /// The slot of the mapping.
+    map: usize,
+    /// The key, as Go's `%#v` writes it.
+    key: String,
+}
+
 /// What a caller needs of an object (see [`parse_pruned`]): the listed keys of a mapping (of
 /// each item, for a sequence), each with what it needs of the key's value (`None`: all of it).
 /// A pruned mapping also keeps its first entry (of a mapping value, again only its first
@@ -336,8 +350,8 @@ struct Builder<'c> {
     /// of something else than mappings), with the key's position.
     go_problem: Option<(Mark, String)>,
     /// The first key `sigs.k8s.io/yaml` cannot turn into a JSON key (null, a uint64), which
-    /// it meets after go-yaml's decoder is done, with the key's position.
-    convert_problem: Option<(Mark, String)>,
+    /// it meets after go-yaml's decoder is done.
+    convert_problem: Option<ConvertProblem>,
     /// Whether the document has a NaN or an infinity (which json.Marshal may refuse).
     non_finite: bool,
     /// Whether the piece is JSON (read as `encoding/json` reads it, not go-yaml).
@@ -508,8 +522,13 @@ impl<'c> Builder<'c> {
 
     /// Adds a scalar.
     fn scalar(&mut self, scalar: Scalar<'_>, span: Span, anchor: usize) {
-        let at = self.nodes.len();
         let kind = SlotKind::scalar(scalar, &mut self.text);
+        self.slot(kind, span, anchor);
+    }
+
+    /// Adds a scalar of that kind.
+    fn slot(&mut self, kind: SlotKind, span: Span, anchor: usize) {
+        let at = self.nodes.len();
         self.nodes.push(Slot { kind, span });
         self.finish_node(at, anchor);
     }
@@ -522,12 +541,12 @@ impl<'c> Builder<'c> {
         }
         let at_root = self.stack.len() == 1;
         let nodes = &mut self.nodes;
-        let is_plain_key = |node: Node<'_>| matches!(node.scalar(), Some(Scalar::Str(s)) if s != "<<");
+        let is_plain_key = |node: Node<'_>| matches!(node.scalar(), Some(Scalar::Str(_))) && !node.is_merge_key();
         let mut problem = None;
         match self.stack.last_mut() {
             None => self.root = true,
             Some(Frame::Seq { len, .. }) => *len = len.saturating_add(1),
-            Some(Frame::Map { len, key, merge, keep, value_keep, .. }) => match *key {
+            Some(Frame::Map { at: map, len, key, merge, keep, value_keep, .. }) => match *key {
                 None => {
                     let node = Node::of(nodes.get(at..).unwrap_or_default(), &self.text);
                     let needed = match keep {
@@ -568,13 +587,14 @@ impl<'c> Builder<'c> {
                         *keep = choose(kind);
                         self.pruning.kind = Some(kind.into());
                     }
-                    let is_merge = matches!(k_node.scalar(), Some(Scalar::Str(s)) if s == "<<");
+                    let is_merge = k_node.is_merge_key();
                     if let Some(message) = kubectl::key_problem(k_node, node, is_merge) {
                         problem = Some((k_node.span().start, message));
-                    } else if self.convert_problem.is_none()
-                        && let Some(message) = kubectl::unsupported_key(k_node, node)
+                    } else if let Some((key, message)) = kubectl::unsupported_key(k_node, node)
+                        && self.convert_problem.as_ref().is_none_or(|p| p.map == *map && p.key == key)
                     {
-                        self.convert_problem = Some((k_node.span().start, message));
+                        let (mark, map) = (k_node.span().start, *map);
+                        self.convert_problem = Some(ConvertProblem { mark, message, map, key });
                     }
                     // A key given twice stays twice, as written: the decoder reports it
                     // (`duplicate field`), and lookups take the last one, as Go does.
@@ -962,9 +982,9 @@ fn read_events(
             continue;
         }
         if let Event::Scalar(..) = event
-            && local_start.line != local_end.line
+            && (local_start.line != local_end.line || local_end.index.saturating_sub(local_start.index) >= 1024)
             && matches!(builder.stack.last(), Some(Frame::Map { key: None, .. }))
-            && let Some(refused) = multi_line_flow_key(&piece, local_end, true, &mut cursor, builder)
+            && let Some(refused) = multi_line_flow_key(&piece, Some(local_start), local_end, &mut cursor, builder)
         {
             fatal = Some(refused);
             continue;
@@ -978,7 +998,7 @@ fn read_events(
                 builder.flow_key_end =
                     if let Event::Scalar(..) | Event::Alias(_) = event { local_end } else { local_start };
             } else if builder.flow_key_end.line < local_start.line
-                && let Some(refused) = multi_line_flow_key(&piece, builder.flow_key_end, false, &mut cursor, builder)
+                && let Some(refused) = multi_line_flow_key(&piece, None, builder.flow_key_end, &mut cursor, builder)
             {
                 fatal = Some(refused);
                 continue;
@@ -1044,7 +1064,7 @@ fn read_events(
                     if builder.convert_problem.is_some() && pieces.is_some() {
                         return again(next_piece, piece_document);
                     }
-                    if let Some((mark, message)) = builder.convert_problem.take() {
+                    if let Some(ConvertProblem { mark, message, .. }) = builder.convert_problem.take() {
                         return stop(out, mark, message, doc_index);
                     }
                     if let Some(root) = builder.root() {
@@ -1071,6 +1091,9 @@ fn read_events(
                 }
             }
             Event::Scalar(value, style, anchor, tag) => match resolve(&value, style, tag.as_deref(), &mut binary) {
+                Ok(_) if resolve::is_merge_key(&value, style, tag.as_deref()) => {
+                    builder.slot(SlotKind::MergeKey, span, anchor);
+                }
                 Ok(scalar) => {
                     builder.non_finite |= matches!(scalar, Scalar::Float(f) if !f.is_finite());
                     builder.scalar(scalar, span, anchor);
@@ -1167,9 +1190,15 @@ fn saphyr_error(
         && (info.contains("tab")
             || info.starts_with("comments must")
             || info.starts_with("':' must")
-            || info.starts_with("invalid indentation"))
+            || info.starts_with("invalid indentation")
+            || info == "while scanning a block scalar, did not find expected comment or line break")
     {
         return Err(Again::Whitespace);
+    }
+    // `... x`: go-yaml's document ends at the marker, past which kubectl reads nothing of the
+    // piece (its parser never asks its scanner for the text after it).
+    if info == "invalid content after document end marker" {
+        return Err(Again::Cut(at));
     }
     if info == "missing explicit document end marker before directive" {
         return match kubectl::directive_after_content(piece.text, at) {
@@ -1223,6 +1252,16 @@ fn go_refuses(
     {
         return Some((local(), "did not find expected node content", kubectl::Count::Parser));
     }
+    // A plain scalar that starts with `|` or `>` in a flow collection (`[|]`, `{a: >}`): go-yaml's
+    // scanner starts a block scalar there in the block context only, and no other token
+    // (`yaml_parser_fetch_next_token`).
+    if let Event::Scalar(value, ScalarStyle::Plain, _, _) = event
+        && let Some(first @ ('|' | '>')) = value.chars().next()
+        && matches!(builder.open(piece), kubectl::Open::FlowMapping | kubectl::Open::FlowSequence)
+        && piece.char_at(span.start.index) == Some(first)
+    {
+        return Some((local(), "found character that cannot start any token", kubectl::Count::Scanner));
+    }
     if let Event::Scalar(value, ScalarStyle::Plain, _, None) = event
         && value.is_empty()
         && matches!(builder.stack.last(), Some(Frame::Map { key: None, .. }))
@@ -1271,18 +1310,20 @@ fn anchor_refused(
     Some((piece.absolute(mark), kubectl::worded(mark, problem, kubectl::Count::Scanner)))
 }
 
-/// go-yaml's parser error for a key of a flow mapping on more than one line (`spans_lines`), or
-/// one whose `:` is on a later line, which ends at `end` (a mark of the piece): a simple key
-/// and its `:` are on one line (`yaml_parser_stale_simple_keys`),
-/// so go-yaml scans the key as a node and its `:` as a value indicator with no key, where its
-/// parser wants the next entry (`yaml_parser_parse_flow_mapping_key`: "did not find expected
-/// ',' or '}'", at the `:`). The place in the file and kubectl's words.
+/// go-yaml's parser error for a key of a flow mapping on more than one line, or one whose `:`
+/// is on a later line or more than 1024 characters after its start, which ends at `end` (a
+/// mark of the piece; `scalar`: the start of a scalar key, which the caller read): a simple
+/// key and its `:` are on one line and at most 1024 characters apart
+/// (`yaml_parser_stale_simple_keys`), so go-yaml scans the key as a node and its `:` as a value
+/// indicator with no key, where its parser wants the next entry
+/// (`yaml_parser_parse_flow_mapping_key`: "did not find expected ',' or '}'", at the `:`). The
+/// place in the file and kubectl's words.
 #[cold]
 #[inline(never)]
 fn multi_line_flow_key(
     piece: &kubectl::Piece<'_>,
+    scalar: Option<Mark>,
     end: Mark,
-    spans_lines: bool,
     cursor: &mut kubectl::ByteCursor,
     builder: &Builder<'_>,
 ) -> Option<(Mark, String)> {
@@ -1298,10 +1339,12 @@ fn multi_line_flow_key(
     }
     let skipped = &after[..colon];
     let breaks = u32::try_from(skipped.matches('\n').count()).unwrap_or(u32::MAX);
-    if !spans_lines && breaks == 0 {
+    let chars = u32::try_from(skipped.chars().count()).unwrap_or(u32::MAX);
+    let spans_lines = scalar.is_some_and(|start| start.line != end.line);
+    let too_far = scalar.is_some_and(|start| end.index.saturating_add(chars) > start.index.saturating_add(1024));
+    if !spans_lines && !too_far && breaks == 0 {
         return None;
     }
-    let chars = u32::try_from(skipped.chars().count()).unwrap_or(u32::MAX);
     let col = match skipped.rfind('\n') {
         Some(i) => u32::try_from(skipped[i + 1..].chars().count()).unwrap_or(u32::MAX),
         None => end.col.saturating_add(chars),
@@ -1402,7 +1445,7 @@ fn skip(builder: &mut Builder<'_>, event: &Event<'_>, span: YSpan, limits: Limit
             // What go-yaml's decoder or json.Marshal refuse must be seen: a merge key, a NaN.
             let at_key = pruning.skipped_at_key.last_mut();
             let is_key = matches!(at_key, Some(Some(true)));
-            if is_key && value == "<<" && *style == ScalarStyle::Plain {
+            if is_key && resolve::is_merge_key(value, *style, tag.as_deref()) {
                 return Skip::Inexact;
             }
             // Only `.inf`, `.nan` and their signed spellings resolve to what json.Marshal refuses
@@ -1723,6 +1766,22 @@ mod tests {
         assert_eq!(entries.len(), 3);
         assert_eq!(d.root().entry("a").unwrap().key.span().start.line, 3);
         assert_eq!(d.root().to_json()["a"], 3);
+    }
+
+    #[test]
+    fn float_keys_are_written_as_a_float32s_shortest_digits() {
+        let p = parse("685.230_15e+03: a\n1.5e10: b\n123456789.0: c\n.inf: d\n-.Inf: e\n.NaN: f\n1e3: g\n0.5: h\n");
+        let keys: Vec<String> = p.documents[0].root().entries().unwrap().map(|e| e.key.key_string()).collect();
+        assert_eq!(keys, ["685230.1", "1.5e+10", "1.2345679e+08", ".inf", "-.inf", ".nan", "1000", "0.5"]);
+    }
+
+    #[test]
+    fn only_an_implicit_or_merge_tagged_key_merges() {
+        let text = "a:\n  <<: {k: 1}\nb:\n  ! \"<<\": {k: 1}\nc:\n  !!merge '<<': {k: 1}\nd:\n  \"<<\": {k: 1}\ne:\n  !!str <<: {k: 1}\n";
+        let v = parse(text).documents[0].root().to_json();
+        let merged = serde_json::json!({"k": 1});
+        let kept = serde_json::json!({"<<": {"k": 1}});
+        assert_eq!([&v["a"], &v["b"], &v["c"], &v["d"], &v["e"]], [&merged, &merged, &merged, &kept, &kept]);
     }
 
     #[test]

@@ -56,16 +56,7 @@ pub(crate) fn resolve<'v>(
 #[cold]
 #[inline(never)]
 fn resolve_tagged<'v>(value: &'v str, tag: &Tag, binary: &'v mut String) -> Result<Scalar<'v>, TagError> {
-    // `!!x` and its long forms (`!<tag:yaml.org,2002:x>`); any other tag is none go-yaml
-    // resolves.
-    let long;
-    let core = if tag.handle == "!!" {
-        Some(tag.suffix.as_str())
-    } else {
-        long = format!("{}{}", tag.handle, tag.suffix);
-        long.strip_prefix("tag:yaml.org,2002:")
-    };
-    match core.unwrap_or_default() {
+    match core_type(tag).as_deref().unwrap_or_default() {
         "binary" => match decode_binary(value) {
             Some(text) => {
                 *binary = text;
@@ -80,6 +71,31 @@ fn resolve_tagged<'v>(value: &'v str, tag: &Tag, binary: &'v mut String) -> Resu
         "timestamp" => resolve_as(value, "timestamp"),
         _ => Ok(Scalar::Str(value)),
     }
+}
+
+/// The type `x` of a tag `!!x` or of its long form (`!<tag:yaml.org,2002:x>`); `None` for any
+/// other tag (none go-yaml resolves).
+fn core_type(tag: &Tag) -> Option<Cow<'_, str>> {
+    if tag.handle == "!!" {
+        return Some(Cow::Borrowed(tag.suffix.as_str()));
+    }
+    let long = format!("{}{}", tag.handle, tag.suffix);
+    long.strip_prefix("tag:yaml.org,2002:").map(|core| Cow::Owned(core.to_string()))
+}
+
+/// Whether a scalar `<<` is a merge key to go-yaml v2's decoder (`isMerge`: the scalar is
+/// implicit, that is plain and untagged, or tagged with the non-specific `!` whatever its style
+/// (`yaml_parser_parse_node`'s `plain_implicit`), or it is tagged `!!merge`); a quoted `'<<'`
+/// or a `!!str <<` is a key like any other.
+pub(crate) fn is_merge_key(value: &str, style: ScalarStyle, tag: Option<&Tag>) -> bool {
+    value == "<<"
+        && match tag {
+            None => style == ScalarStyle::Plain,
+            Some(tag) => {
+                let non_specific = format!("{}{}", tag.handle, tag.suffix) == "!";
+                non_specific || core_type(tag).as_deref() == Some("merge")
+            }
+        }
 }
 
 /// `resolve` for a text tagged `!!wanted` (a tag go-yaml resolves): what the text resolves to

@@ -40,6 +40,9 @@ pub(crate) enum SlotKind {
         at: u32,
         len: u32,
     },
+    /// `<<` as go-yaml's decoder merges it where it is a key ([`crate::resolve::is_merge_key`]);
+    /// it reads as the string `<<`.
+    MergeKey,
     /// `size`: the slots of its subtree, itself included; `len`: its items.
     Seq {
         size: u32,
@@ -97,6 +100,7 @@ impl SlotKind {
                 let at = at as usize;
                 Scalar::Str(text.get(at..at.saturating_add(len as usize)).unwrap_or_default())
             }
+            SlotKind::MergeKey => Scalar::Str("<<"),
             SlotKind::Seq { .. } | SlotKind::Map { .. } => return None,
         })
     }
@@ -252,6 +256,11 @@ impl<'a> Node<'a> {
     /// Whether it is a sequence.
     pub fn is_seq(self) -> bool {
         matches!(self.slots.first().map(|s| &s.kind), Some(SlotKind::Seq { .. }))
+    }
+
+    /// Whether it is a `<<` go-yaml's decoder merges where it is a key.
+    pub(crate) fn is_merge_key(self) -> bool {
+        matches!(self.slots.first().map(|s| &s.kind), Some(SlotKind::MergeKey))
     }
 
     /// The key as a string, as sigs.k8s.io/yaml turns keys into JSON object keys.
@@ -421,7 +430,7 @@ impl fmt::Debug for Entries<'_> {
 pub(crate) fn apply_merges(nodes: &mut Vec<Slot>, text: &str, at: usize, len: u32) -> u32 {
     let Some(from) = at.checked_add(1).filter(|from| *from <= nodes.len()) else { return len };
     let region = nodes.split_off(from);
-    let is_merge = |e: &Entry<'_>| matches!(e.key.scalar(), Some(Scalar::Str(s)) if s == "<<");
+    let is_merge = |e: &Entry<'_>| e.key.is_merge_key();
     // Each entry set, and whether a merge set it.
     let mut out: Vec<(Entry<'_>, bool)> = Vec::with_capacity(len as usize);
     for e in Entries::new(&region, text, len as usize) {

@@ -539,7 +539,13 @@ impl Scanner<'_> {
             self.skip();
         }
         if self.at(0) == Some('#') {
+            // go-yaml takes a comment glued to the header (`|#c`), blanked for saphyr, which
+            // wants a space before it.
+            let glued = !self.c.get(self.pos.wrapping_sub(1)).is_some_and(|&c| is_blank(c));
             while self.at(0).is_some_and(|c| !is_break(c)) {
+                if glued {
+                    self.patch(' ');
+                }
                 self.skip();
             }
         }
@@ -639,6 +645,9 @@ mod tests {
         assert_eq!(text("a: \"b\tc\"\nd: e\tf\n"), None);
         // A comment glued to a quoted scalar; the YAML 1.1 line breaks.
         assert_eq!(text("a: \"b\"#c\n"), Some("a: \"b\"  \n".into()));
+        // A comment glued to a block scalar's header.
+        assert_eq!(text("a: |-#c\n  b\n"), Some("a: |-  \n  b\n".into()));
+        assert_eq!(text("a: | #c\n  b\n"), None);
         assert_eq!(text("a: b\u{2028}c: d\u{85}"), Some("a: b\nc: d\n".into()));
         // In a quoted scalar, go-yaml folds U+0085 as a line break and keeps U+2028 as text.
         assert_eq!(text("a: \"b\u{85}c\"\n"), Some("a: \"b\n c\"\n".into()));
