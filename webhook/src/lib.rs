@@ -209,7 +209,7 @@ async fn admit(state: &AppState, endpoint: Endpoint, request: Request) -> Respon
         );
     };
     shared.metrics.observe(endpoint, answer.operation, answer.outcome, start.elapsed());
-    shared.metrics.context(endpoint, answer.context.stale, &answer.context.findings);
+    shared.metrics.context(endpoint, &answer.context);
     let content_type = if answer.status == 200 { "application/json" } else { "text/plain; charset=utf-8" };
     let status = StatusCode::from_u16(answer.status).unwrap_or(StatusCode::BAD_REQUEST);
     let mut response = Response::new(Body::from(answer.body));

@@ -15,6 +15,8 @@ use hpa_cluster::watch::{Phase, State, WatchStatus};
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::{Registry, Unit};
 
+use crate::admission::ContextReport;
+
 /// `Content-Type` of [`Metrics::render`].
 pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
@@ -122,6 +124,12 @@ struct EndpointLabels {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
+struct EndpointResourceLabels {
+    endpoint: Endpoint,
+    resource: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
 struct ResourceLabels {
     resource: String,
 }
@@ -175,6 +183,7 @@ pub struct Metrics {
     context_since_heard: Family<ResourceLabels, Gauge<f64, AtomicU64>>,
     context_broken: Family<ResourceLabels, Gauge<f64, AtomicU64>>,
     stale_views: Family<EndpointLabels, Counter>,
+    partial_views: Family<EndpointResourceLabels, Counter>,
     context_left_out: Family<LeftOutLabels, Gauge>,
     context_ignored_fields: Family<ResourceLabels, Gauge>,
     findings: Family<RuleLabels, Counter>,
@@ -276,6 +285,12 @@ impl Metrics {
             "Reviews answered without cross-object checks because the context cache was stale",
             stale_views.clone(),
         );
+        let partial_views = Family::<EndpointResourceLabels, Counter>::default();
+        registry.register(
+            "context_partial_views",
+            "Reviews whose cross-object rules read a resource RBAC refuses to watch (checked in part, said in a warning), by resource",
+            partial_views.clone(),
+        );
         let findings = Family::<RuleLabels, Counter>::default();
         registry.register(
             "cross_object_findings",
@@ -296,18 +311,23 @@ impl Metrics {
             context_since_heard,
             context_broken,
             stale_views,
+            partial_views,
             context_left_out,
             context_ignored_fields,
             findings,
         }
     }
 
-    /// Records what the cluster context did for one review.
-    pub fn context(&self, endpoint: Endpoint, stale: bool, findings: &[&'static str]) {
-        if stale {
+    /// Records what the cluster context did for one review: a stale view, the refused kinds its
+    /// cross-object rules read, its cross-object findings.
+    pub fn context(&self, endpoint: Endpoint, report: &ContextReport) {
+        if report.stale {
             self.stale_views.get_or_create(&EndpointLabels { endpoint }).inc();
         }
-        for rule in findings {
+        for kind in &report.partial {
+            self.partial_views.get_or_create(&EndpointResourceLabels { endpoint, resource: kind.resource() }).inc();
+        }
+        for rule in &report.findings {
             self.findings.get_or_create(&RuleLabels { rule }).inc();
         }
     }
