@@ -92,8 +92,9 @@ pub(crate) fn decide(
         View::Fresh(index, refused) => (&**index, refused.as_slice()),
         View::Stale(_) => {
             report.stale = true;
+            // Ours, admitted with the warning (as `/validate` counts a stale review).
             let warnings = view.stale_warning(Subject::Write).map(|w| short(&w)).into_iter().collect();
-            return (AdmissionResponse::allow(uid).with_warnings(warnings), OutcomeLabel::Skipped);
+            return (AdmissionResponse::allow(uid).with_warnings(warnings), OutcomeLabel::Allowed);
         }
         View::Off => return (AdmissionResponse::allow(uid), OutcomeLabel::Skipped),
     };
@@ -497,11 +498,13 @@ mod tests {
         let gates = hpa_core::features::FeatureGates::default();
         let index = Index::of_objects(objects, &hpa_cluster::watch::CacheOptions::admission_for(gates.clone()));
         let lock = std::sync::RwLock::new(index);
-        review_in_view(&View::Fresh(lock.read().unwrap(), refused), body)
+        let (warnings, report, _) = review_in_view(&View::Fresh(lock.read().unwrap(), refused), body);
+        (warnings, report)
     }
 
-    /// `/validate-workloads`' answer to `body` with `view`: its warnings, and what the context did.
-    fn review_in_view(view: &View<'_>, body: &Value) -> (Vec<String>, ContextReport) {
+    /// `/validate-workloads`' answer to `body` with `view`: its warnings, what the context did,
+    /// and the outcome.
+    fn review_in_view(view: &View<'_>, body: &Value) -> (Vec<String>, ContextReport, OutcomeLabel) {
         let gates = hpa_core::features::FeatureGates::default();
         let answer = Reviewer::new(gates).review_in(
             crate::metrics::Endpoint::ValidateWorkloads,
@@ -513,7 +516,7 @@ mod tests {
         let warnings = review["response"]["warnings"]
             .as_array()
             .map_or(Vec::new(), |w| w.iter().map(|w| w.as_str().unwrap().to_string()).collect());
-        (warnings, answer.context)
+        (warnings, answer.context, answer.outcome)
     }
 
     /// A Deployment `web` in `shop` whose container `app` requests `requests`, an HPA `web`
@@ -545,7 +548,9 @@ mod tests {
     fn a_stale_view_is_named_in_the_answer() {
         let (_, body) = deployment_under_an_hpa();
         let view = View::Stale("the watch of deployments.apps has been broken for 31s".into());
-        let (warnings, report) = review_in_view(&view, &body);
+        let (warnings, report, outcome) = review_in_view(&view, &body);
+        // Ours, admitted with the warning: not a request of another kind ("skipped").
+        assert_eq!(outcome, OutcomeLabel::Allowed);
         assert_eq!(
             warnings,
             ["hpa-webhook checked this write against no HPA (cross-object checks skipped): \
@@ -553,7 +558,8 @@ mod tests {
         );
         assert_eq!(report, ContextReport { stale: true, ..ContextReport::default() });
         // Without a context cache: nothing to say.
-        assert_eq!(review_in_view(&View::Off, &body).0, Vec::<String>::new());
+        let (warnings, _, outcome) = review_in_view(&View::Off, &body);
+        assert_eq!((warnings, outcome), (Vec::<String>::new(), OutcomeLabel::Skipped));
     }
 
     /// RBAC refuses kinds: those the checks read are named first (the HPAs always: they are how
