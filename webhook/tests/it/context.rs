@@ -468,8 +468,10 @@ async fn the_workload_side_names_a_partial_or_stale_view() {
     let web = hpa(&objects, "web");
     s.api.apply(std::slice::from_ref(&web));
     let stored = s.api.apply(&[find(&objects, "Deployment", "web").clone()]).remove(0);
+    // A bound of 1 s, heard from every 50 ms while the server is up: fresh until it is killed,
+    // even on a loaded machine.
     s.api.set_bookmark_interval(Duration::from_millis(50));
-    let (server, mut conn) = s.webhook(&["--context-stale-after", "200ms"]).await;
+    let (server, mut conn) = s.webhook(&["--context-stale-after", "1s"]).await;
     let deployments = ("apps", "v1", "deployments");
     let write = |uid: &str| workload_review(uid, "UPDATE", deployments, &stored, Some(&stored));
     let answer = conn.review("/validate-workloads", &write("s1")).await.unwrap();
