@@ -1307,12 +1307,26 @@ pub struct Reads<'a> {
     world: &'a dyn Objects,
     refused: &'a [Kind],
     unseen: Mutex<BTreeSet<Kind>>,
+    written: Option<&'a ObjectId>,
 }
 
 impl<'a> Reads<'a> {
     /// `world` read by the rules, with the kinds RBAC refuses.
     pub fn new(world: &'a dyn Objects, refused: &'a [Kind]) -> Reads<'a> {
-        Reads { world, refused, unseen: Mutex::new(BTreeSet::new()) }
+        Reads { world, refused, unseen: Mutex::new(BTreeSet::new()), written: None }
+    }
+
+    /// The same, for a world that holds `written` (a workload under admission, the overlay's
+    /// object in place of the cached one): a read of that workload is answered whether or not
+    /// its kind is watched, so it is not noted.
+    pub fn with_written(self, written: &'a ObjectId) -> Reads<'a> {
+        Reads { written: Some(written), ..self }
+    }
+
+    /// Whether a read of one workload is of the written object (`same_kind`: how the read
+    /// matches kinds).
+    fn is_written(&self, same_kind: impl Fn(&str) -> bool, namespace: &str, name: &str) -> bool {
+        self.written.is_some_and(|w| same_kind(&w.kind) && w.namespace == namespace && w.name == name)
     }
 
     /// The refused kinds the rules read so far, in [`WATCHED`] order.
@@ -1336,7 +1350,9 @@ fn is_workload(kind: &Kind) -> bool {
 
 impl Objects for Reads<'_> {
     fn workload(&self, kind: &str, namespace: &str, name: &str) -> Option<&Workload> {
-        self.note(|k| is_workload(k) && k.kind == kind);
+        if !self.is_written(|k| k == kind, namespace, name) {
+            self.note(|k| is_workload(k) && k.kind == kind);
+        }
         self.world.workload(kind, namespace, name)
     }
 
@@ -1346,7 +1362,9 @@ impl Objects for Reads<'_> {
     }
 
     fn workload_any_case(&self, kind: &str, namespace: &str, name: &str) -> Option<&Workload> {
-        self.note(|k| is_workload(k) && k.kind.eq_ignore_ascii_case(kind));
+        if !self.is_written(|k| k.eq_ignore_ascii_case(kind), namespace, name) {
+            self.note(|k| is_workload(k) && k.kind.eq_ignore_ascii_case(kind));
+        }
         self.world.workload_any_case(kind, namespace, name)
     }
 
@@ -1408,6 +1426,18 @@ mod tests {
         assert!(reads.pdbs("shop").is_empty());
         assert!(reads.workloads_of("shop").is_empty());
         assert_eq!(reads.unseen(), [kinds::DEPLOYMENT, kinds::ROLLOUT, kinds::PDB]);
+        // A read of the written workload is not noted; one of another of its kind is.
+        let web = ObjectId {
+            api_version: "apps/v1".into(),
+            kind: "Deployment".into(),
+            namespace: "shop".into(),
+            name: "web".into(),
+        };
+        let reads = Reads::new(&overlay, &refused).with_written(&web);
+        assert_eq!(reads.workload("Deployment", "shop", "web"), None);
+        assert_eq!(reads.workload_any_case("deployment", "shop", "web"), None);
+        assert_eq!(reads.workload("Deployment", "prod", "web"), None);
+        assert_eq!(reads.unseen(), [kinds::DEPLOYMENT]);
     }
 
     /// 0.5 s, 1 s, then 2 s at most (each up to a quarter more), and 0.5 s again after an event.

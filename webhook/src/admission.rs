@@ -45,7 +45,7 @@ use hpa_core::features::{FeatureGates, Gate, KubernetesVersion};
 use hpa_core::field::{self, FieldError};
 use hpa_core::rules::{self, Finding, Ignore, Location, RuleMeta, Severity};
 
-use crate::context::{self, View};
+use crate::context::{self, Subject, View};
 use crate::files::FileValue;
 use crate::metrics::{Endpoint, OperationLabel, OutcomeLabel};
 use crate::patch;
@@ -96,6 +96,9 @@ pub struct Answer {
 pub struct ContextReport {
     /// The view was stale: only single-object checks ran.
     pub stale: bool,
+    /// The kinds RBAC refuses to watch that the cross-object rules read (fresh view): they ran
+    /// in part, and the answer says so.
+    pub partial: Vec<hpa_cluster::kinds::Kind>,
     /// The rule of each cross-object finding reported (as a warning or a denial).
     pub findings: Vec<&'static str>,
 }
@@ -410,7 +413,7 @@ impl Reviewer {
         // the cache as its world, this HPA in place of the cached one.
         // A fresh view may lack kinds RBAC refuses to watch: the rules that read one ran in part,
         // and the answer says so (a `denyRules` on them could not deny).
-        let stale_warning = if cross_object { view.stale_warning() } else { None };
+        let stale_warning = if cross_object { view.stale_warning(Subject::Hpa) } else { None };
         let mut partial_warning = None;
         if cross_object && let Some(index) = view.index() {
             let t = &admitted.effective().spec.scale_target_ref;
@@ -418,7 +421,8 @@ impl Reviewer {
             let overlay = hpa_cluster::Overlay::new(index).with_hpa(&id, &t.kind, &t.name);
             let world = hpa_cluster::Reads::new(&overlay, view.refused());
             findings.extend(admitted.check_world(Some(&id), &world, options));
-            partial_warning = context::partial_warning(&world.unseen());
+            report.partial = world.unseen();
+            partial_warning = context::partial_warning(Subject::Hpa, &report.partial);
         }
         let outcome = *admitted.outcome;
 

@@ -96,30 +96,45 @@ impl View<'_> {
         }
     }
 
-    /// The warning a stale view adds to an HPA's review.
-    pub fn stale_warning(&self) -> Option<String> {
+    /// The warning a stale view adds to a review of `subject`.
+    pub fn stale_warning(&self, subject: Subject) -> Option<String> {
         match self {
             View::Stale(reason) => {
-                Some(format!("hpa-webhook checked this HPA alone (cross-object checks skipped): {reason}"))
+                let checked = match subject {
+                    Subject::Hpa => "this HPA alone",
+                    Subject::Write => "this write against no HPA",
+                };
+                Some(format!("hpa-webhook checked {checked} (cross-object checks skipped): {reason}"))
             }
             View::Off | View::Fresh(..) => None,
         }
     }
 }
 
-/// The warning a fresh view adds to an HPA's review when its cross-object rules read kinds RBAC
-/// refuses to watch (`unseen`, [`Reads::unseen`](hpa_cluster::Reads::unseen)): they ran, but saw
-/// none of those objects, so a finding (and a `denyRules` denial) about them cannot show. `None`
-/// when they read none.
-pub fn partial_warning(unseen: &[Kind]) -> Option<String> {
+/// What a review checks, as its context warnings name it ([`View::stale_warning`],
+/// [`partial_warning`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Subject {
+    /// `/validate`: an HPA, against the cluster.
+    Hpa,
+    /// `/validate-workloads`: a write of an object HPAs depend on, against those HPAs.
+    Write,
+}
+
+/// The warning a fresh view adds to a review of `subject` when the cross-object rules it ran read
+/// kinds RBAC refuses to watch (`unseen`, [`Reads::unseen`](hpa_cluster::Reads::unseen)): they
+/// ran, but saw none of those objects, so a finding (and a `denyRules` denial) about them cannot
+/// show. `None` when they read none.
+pub fn partial_warning(subject: Subject, unseen: &[Kind]) -> Option<String> {
     if unseen.is_empty() {
         return None;
     }
+    let checked = match subject {
+        Subject::Hpa => "the cross-object rules of this HPA",
+        Subject::Write => "this write against its HPAs",
+    };
     let kinds: Vec<String> = unseen.iter().map(Kind::resource).collect();
-    Some(format!(
-        "hpa-webhook checked the cross-object rules of this HPA in part: RBAC refuses to watch {} (not read)",
-        kinds.join(", ")
-    ))
+    Some(format!("hpa-webhook checked {checked} in part: RBAC refuses to watch {} (not read)", kinds.join(", ")))
 }
 
 /// The identity of an HPA under admission, as the cache and the rules name it.

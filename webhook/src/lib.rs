@@ -38,7 +38,7 @@ use std::time::{Duration, Instant};
 use axum::Router;
 use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -209,7 +209,7 @@ async fn admit(state: &AppState, endpoint: Endpoint, request: Request) -> Respon
         );
     };
     shared.metrics.observe(endpoint, answer.operation, answer.outcome, start.elapsed());
-    shared.metrics.context(endpoint, answer.context.stale, &answer.context.findings);
+    shared.metrics.context(endpoint, &answer.context);
     let content_type = if answer.status == 200 { "application/json" } else { "text/plain; charset=utf-8" };
     let status = StatusCode::from_u16(answer.status).unwrap_or(StatusCode::BAD_REQUEST);
     let mut response = Response::new(Body::from(answer.body));
@@ -258,12 +258,15 @@ async fn readyz(State(state): State<AppState>) -> Response {
     }
 }
 
-async fn metrics(State(state): State<AppState>) -> Response {
+/// The metrics in the format the scraper's `Accept` header asks for ([`metrics::Format::negotiate`]:
+/// OpenMetrics for Prometheus, the classic text format otherwise).
+async fn metrics(State(state): State<AppState>, headers: HeaderMap) -> Response {
     let shared = state.shared();
     if let Some(context) = &shared.context {
         shared.metrics.set_watches(&context.cache().status(), context.stale_after());
     }
-    ([(header::CONTENT_TYPE, metrics::CONTENT_TYPE)], shared.metrics.render()).into_response()
+    let format = metrics::Format::negotiate(headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()));
+    ([(header::CONTENT_TYPE, format.content_type())], shared.metrics.render(format)).into_response()
 }
 
 /// The per-request deadline: past it the request is dropped and answered with 503, so that

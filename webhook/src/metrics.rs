@@ -1,6 +1,7 @@
-//! Prometheus metrics: requests by endpoint, operation and outcome, their latency, the
-//! serving certificate's expiry, reloads, and the context cache (objects, sync state and time
-//! since the last event per watch, stale views, cross-object findings by rule).
+//! Prometheus metrics: requests by endpoint, operation and outcome, their latency, the serving
+//! certificate's expiry, reloads, and the context cache (objects, sync state and time since the
+//! last event per watch, stale and partial views, cross-object findings by rule); in OpenMetrics
+//! or the classic text format, as the scraper asks ([`Format::negotiate`]).
 
 use std::fmt;
 use std::time::Duration;
@@ -15,8 +16,65 @@ use hpa_cluster::watch::{Phase, State, WatchStatus};
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::{Registry, Unit};
 
-/// `Content-Type` of [`Metrics::render`].
-pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+use crate::admission::ContextReport;
+
+/// An exposition format of /metrics, chosen by the scraper's `Accept` header
+/// ([`Format::negotiate`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// OpenMetrics 1.0.0 text, for a scraper that asks for it (Prometheus does).
+    OpenMetrics,
+    /// The classic Prometheus text format 0.0.4, for any other scraper (`curl`, older agents).
+    Text,
+}
+
+impl Format {
+    /// The format an `Accept` header asks for, as client_golang's promhttp negotiates it with
+    /// OpenMetrics enabled (`expfmt.NegotiateIncludingOpenMetrics`): the media ranges in order
+    /// of preference (highest `q` first, ties in the order written; `q=0` refuses one), the first
+    /// that is `application/openmetrics-text` (`version` 1.0.0, 0.0.1 or none: both are answered
+    /// as 1.0.0) or `text/plain` (`version` 0.0.4 or none) decides; anything else, or no header,
+    /// is the text format.
+    pub fn negotiate(accept: Option<&str>) -> Format {
+        let mut ranges: Vec<(f64, Format)> = Vec::new();
+        for range in accept.unwrap_or("").split(',') {
+            let mut parts = range.split(';').map(str::trim);
+            let media = parts.next().unwrap_or("");
+            let (mut q, mut version) = (1.0, "");
+            for param in parts {
+                let Some((key, value)) = param.split_once('=') else { break };
+                match key.trim() {
+                    "q" => q = value.trim().parse().unwrap_or(0.0),
+                    "version" => version = value.trim(),
+                    _ => {}
+                }
+            }
+            let format = if media.eq_ignore_ascii_case("application/openmetrics-text")
+                && matches!(version, "1.0.0" | "0.0.1" | "")
+            {
+                Format::OpenMetrics
+            } else if media.eq_ignore_ascii_case("text/plain") && matches!(version, "0.0.4" | "") {
+                Format::Text
+            } else {
+                continue;
+            };
+            if q > 0.0 {
+                ranges.push((q, format));
+            }
+        }
+        // Stable: equal preferences keep the order written.
+        ranges.sort_by(|a, b| b.0.total_cmp(&a.0));
+        ranges.first().map_or(Format::Text, |(_, f)| *f)
+    }
+
+    /// The `Content-Type` of an exposition in this format.
+    pub fn content_type(self) -> &'static str {
+        match self {
+            Format::OpenMetrics => "application/openmetrics-text; version=1.0.0; charset=utf-8",
+            Format::Text => "text/plain; version=0.0.4; charset=utf-8",
+        }
+    }
+}
 
 /// Upper bounds of the latency buckets, in seconds (100 µs to 5 s).
 const LATENCY_BUCKETS: [f64; 15] =
@@ -122,6 +180,12 @@ struct EndpointLabels {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
+struct EndpointResourceLabels {
+    endpoint: Endpoint,
+    resource: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
 struct ResourceLabels {
     resource: String,
 }
@@ -175,6 +239,7 @@ pub struct Metrics {
     context_since_heard: Family<ResourceLabels, Gauge<f64, AtomicU64>>,
     context_broken: Family<ResourceLabels, Gauge<f64, AtomicU64>>,
     stale_views: Family<EndpointLabels, Counter>,
+    partial_views: Family<EndpointResourceLabels, Counter>,
     context_left_out: Family<LeftOutLabels, Gauge>,
     context_ignored_fields: Family<ResourceLabels, Gauge>,
     findings: Family<RuleLabels, Counter>,
@@ -276,6 +341,12 @@ impl Metrics {
             "Reviews answered without cross-object checks because the context cache was stale",
             stale_views.clone(),
         );
+        let partial_views = Family::<EndpointResourceLabels, Counter>::default();
+        registry.register(
+            "context_partial_views",
+            "Reviews whose cross-object rules read a resource RBAC refuses to watch (checked in part, said in a warning), by resource",
+            partial_views.clone(),
+        );
         let findings = Family::<RuleLabels, Counter>::default();
         registry.register(
             "cross_object_findings",
@@ -296,18 +367,23 @@ impl Metrics {
             context_since_heard,
             context_broken,
             stale_views,
+            partial_views,
             context_left_out,
             context_ignored_fields,
             findings,
         }
     }
 
-    /// Records what the cluster context did for one review.
-    pub fn context(&self, endpoint: Endpoint, stale: bool, findings: &[&'static str]) {
-        if stale {
+    /// Records what the cluster context did for one review: a stale view, the refused kinds its
+    /// cross-object rules read, its cross-object findings.
+    pub fn context(&self, endpoint: Endpoint, report: &ContextReport) {
+        if report.stale {
             self.stale_views.get_or_create(&EndpointLabels { endpoint }).inc();
         }
-        for rule in findings {
+        for kind in &report.partial {
+            self.partial_views.get_or_create(&EndpointResourceLabels { endpoint, resource: kind.resource() }).inc();
+        }
+        for rule in &report.findings {
             self.findings.get_or_create(&RuleLabels { rule }).inc();
         }
     }
@@ -368,13 +444,39 @@ impl Metrics {
         self.reloads.get_or_create(&ReloadLabels { what, result }).inc();
     }
 
-    /// The OpenMetrics text exposition.
-    pub fn render(&self) -> String {
+    /// The exposition in `format`.
+    pub fn render(&self, format: Format) -> String {
         let mut out = String::new();
         // Writing to a String cannot fail.
         let _ = prometheus_client::encoding::text::encode(&mut out, &self.registry);
-        out
+        match format {
+            Format::OpenMetrics => out,
+            Format::Text => openmetrics_to_text(&out),
+        }
     }
+}
+
+/// The classic Prometheus text format (0.0.4) of an OpenMetrics exposition of counters, gauges
+/// and histograms, as client_golang's `expfmt.MetricFamilyToText` writes the same families: a
+/// counter's family is named with its `_total` suffix in `# HELP` and `# TYPE` (OpenMetrics
+/// names the family without it; its samples have it in both), and there is no `# UNIT` line and
+/// no `# EOF`. Samples, labels and their escaping are the same in both formats.
+fn openmetrics_to_text(openmetrics: &str) -> String {
+    let counters: std::collections::HashSet<&str> =
+        openmetrics.lines().filter_map(|l| l.strip_prefix("# TYPE ")?.strip_suffix(" counter")).collect();
+    let mut out = String::with_capacity(openmetrics.len());
+    for line in openmetrics.lines() {
+        if line.starts_with("# UNIT ") || line == "# EOF" {
+            continue;
+        }
+        let counter = ["# HELP ", "# TYPE "].into_iter().find_map(|comment| {
+            let (name, rest) = line.strip_prefix(comment)?.split_once(' ')?;
+            counters.contains(name).then(|| format!("{comment}{name}_total {rest}"))
+        });
+        out.push_str(counter.as_deref().unwrap_or(line));
+        out.push('\n');
+    }
+    out
 }
 
 #[cfg(test)]
@@ -390,7 +492,7 @@ mod tests {
         m.count(Endpoint::Mutate, OperationLabel::Unknown, OutcomeLabel::TooLarge);
         m.set_certificate_expiry(1_900_000_000);
         m.reloaded(Reloaded::Certificate, true);
-        let text = m.render();
+        let text = m.render(Format::OpenMetrics);
         for line in [
             "hpa_webhook_requests_total{endpoint=\"validate\",operation=\"CREATE\",outcome=\"denied\"} 2",
             "hpa_webhook_requests_total{endpoint=\"mutate\",operation=\"unknown\",outcome=\"too_large\"} 1",
@@ -404,6 +506,64 @@ mod tests {
         ] {
             assert!(text.lines().any(|l| l == line), "missing {line:?} in\n{text}");
         }
+    }
+
+    /// The classic text format, for a scraper that does not ask for OpenMetrics: the same samples,
+    /// a counter's family named with `_total`, no `# UNIT`, no `# EOF`.
+    #[test]
+    fn renders_the_classic_text_format() {
+        let m = Metrics::new();
+        m.observe(Endpoint::Validate, OperationLabel::Create, OutcomeLabel::Denied, Duration::from_micros(300));
+        m.set_certificate_expiry(1_900_000_000);
+        let text = m.render(Format::Text);
+        let open = m.render(Format::OpenMetrics);
+        let samples = |t: &str| t.lines().filter(|l| !l.starts_with('#')).map(str::to_string).collect::<Vec<_>>();
+        assert_eq!(samples(&text), samples(&open));
+        for line in [
+            "# HELP hpa_webhook_requests_total AdmissionReview requests by endpoint, operation and outcome.",
+            "# TYPE hpa_webhook_requests_total counter",
+            "hpa_webhook_requests_total{endpoint=\"validate\",operation=\"CREATE\",outcome=\"denied\"} 1",
+            "# TYPE hpa_webhook_request_duration_seconds histogram",
+            "# TYPE hpa_webhook_certificate_expiry_timestamp_seconds gauge",
+            "hpa_webhook_certificate_expiry_timestamp_seconds 1900000000",
+            "# TYPE hpa_webhook_context_stale_views_total counter",
+        ] {
+            assert!(text.lines().any(|l| l == line), "missing {line:?} in\n{text}");
+        }
+        assert!(!text.contains("# UNIT") && !text.contains("# EOF"), "{text}");
+        assert!(open.lines().any(|l| l == "# TYPE hpa_webhook_requests counter"), "{open}");
+        assert!(open.lines().any(|l| l == "# UNIT hpa_webhook_request_duration_seconds seconds"), "{open}");
+        assert_eq!(open.lines().last(), Some("# EOF"));
+    }
+
+    /// As promhttp negotiates with OpenMetrics enabled.
+    #[test]
+    fn the_format_follows_the_accept_header() {
+        use Format::{OpenMetrics, Text};
+        for (accept, format) in [
+            (None, Text),
+            (Some("*/*"), Text),
+            (Some("text/plain"), Text),
+            (Some("application/json"), Text),
+            // Prometheus 3's scrape request.
+            (
+                Some(
+                    "application/openmetrics-text;version=1.0.0;escaping=allow-utf-8,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=1.0.0;escaping=allow-utf-8;q=0.5,text/plain;version=0.0.4;q=0.4,*/*;q=0.1",
+                ),
+                OpenMetrics,
+            ),
+            (Some("application/openmetrics-text"), OpenMetrics),
+            (Some("application/openmetrics-text; version=0.0.1"), OpenMetrics),
+            (Some("application/openmetrics-text; version=2.0.0"), Text),
+            (Some("text/plain;version=0.0.4;q=0.9, application/openmetrics-text;q=0.5"), Text),
+            (Some("text/plain;q=0.5, application/openmetrics-text"), OpenMetrics),
+            (Some("application/openmetrics-text;q=0, text/plain;q=0.1"), Text),
+            (Some("text/plain;version=1.0.0, application/openmetrics-text;q=0.2"), OpenMetrics),
+        ] {
+            assert_eq!(Format::negotiate(accept), format, "{accept:?}");
+        }
+        assert_eq!(Text.content_type(), "text/plain; version=0.0.4; charset=utf-8");
+        assert_eq!(OpenMetrics.content_type(), "application/openmetrics-text; version=1.0.0; charset=utf-8");
     }
 
     #[test]
@@ -422,7 +582,7 @@ mod tests {
             ignored_fields,
         };
         m.set_watches(&[hpas(vec![("InvalidValue", 2), ("Unconvertible", 1)], 4)], Duration::from_secs(30));
-        let text = m.render();
+        let text = m.render(Format::OpenMetrics);
         for line in [
             "hpa_webhook_context_left_out{resource=\"horizontalpodautoscalers.autoscaling\",reason=\"InvalidValue\"} 2",
             "hpa_webhook_context_left_out{resource=\"horizontalpodautoscalers.autoscaling\",reason=\"Unconvertible\"} 1",
@@ -432,7 +592,7 @@ mod tests {
         }
         // Fixed: the reason is no longer reported.
         m.set_watches(&[hpas(vec![("InvalidValue", 1)], 0)], Duration::from_secs(30));
-        let text = m.render();
+        let text = m.render(Format::OpenMetrics);
         assert!(text.lines().any(|l| l == "hpa_webhook_context_ignored_fields{resource=\"horizontalpodautoscalers.autoscaling\"} 0"), "{text}");
         assert!(!text.contains("Unconvertible"), "{text}");
         assert!(text.lines().any(|l| l.ends_with("reason=\"InvalidValue\"} 1")), "{text}");
@@ -468,7 +628,7 @@ mod tests {
             ],
             bound,
         );
-        let text = m.render();
+        let text = m.render(Format::OpenMetrics);
         for (resource, state) in [
             ("verticalpodautoscalers.autoscaling.k8s.io", "absent"),
             ("scaledobjects.keda.sh", "syncing"),

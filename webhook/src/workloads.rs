@@ -18,20 +18,24 @@
 //! (HPA410 on a workload's `spec.replicas`), any other object's as the cache keeps it.
 //!
 //! Warnings only: this endpoint never denies (its webhook runs with `failurePolicy: Ignore`).
-//! Without a fresh view of the cluster it admits without checking.
+//! Without a fresh view of the cluster it admits without checking, and says so as `/validate`
+//! does (`hpa-webhook checked this write against no HPA (cross-object checks skipped): <why>`);
+//! with a fresh view in which RBAC refuses kinds the checks read (the HPAs themselves among
+//! them), it names them (`hpa-webhook checked this write against its HPAs in part: RBAC refuses
+//! to watch <resources> (not read)`). Both are counted in /metrics as `/validate`'s are.
 
 use std::collections::HashSet;
 
 use hpa_cluster::inventory::{Trimmed, object_id, trim};
 use hpa_cluster::kinds::{self, Kind};
-use hpa_cluster::watch::{CachedHpa, Index, Overlay};
+use hpa_cluster::watch::{CachedHpa, Index, Overlay, Reads};
 use hpa_core::api::meta::field_owners;
 use hpa_core::rules::objects::{Pdb, Vpa, Workload};
 use hpa_core::rules::{self, Finding, Ignore, Location, ObjectId, Objects, Severity};
 use serde_json::Value;
 
 use crate::admission::{ContextReport, Reviewer, short};
-use crate::context::View;
+use crate::context::{self, Subject, View};
 use crate::metrics::{OperationLabel, OutcomeLabel};
 use crate::review::{AdmissionRequest, AdmissionResponse};
 
@@ -84,11 +88,13 @@ pub(crate) fn decide(
     if !admission.lint_warnings() {
         return (AdmissionResponse::allow(uid), OutcomeLabel::Skipped);
     }
-    let index = match view {
-        View::Fresh(index, _) => &**index,
+    let (index, refused) = match view {
+        View::Fresh(index, refused) => (&**index, refused.as_slice()),
         View::Stale(_) => {
             report.stale = true;
-            return (AdmissionResponse::allow(uid), OutcomeLabel::Skipped);
+            // Ours, admitted with the warning (as `/validate` counts a stale review).
+            let warnings = view.stale_warning(Subject::Write).map(|w| short(&w)).into_iter().collect();
+            return (AdmissionResponse::allow(uid).with_warnings(warnings), OutcomeLabel::Allowed);
         }
         View::Off => return (AdmissionResponse::allow(uid), OutcomeLabel::Skipped),
     };
@@ -124,13 +130,17 @@ pub(crate) fn decide(
         (old, _) => (old.map(|(o, _, _)| o), None),
     };
     let written = Written { changed: &new, ignore: &ignore, trees: trees.as_ref() };
-    let (found, unchecked) = warnings(admission, index, &written, old.as_ref(), report);
-    // HPAs past the limit are named first, in a warning the total never leaves out.
-    let first = usize::from(!unchecked.is_empty());
-    let (mut warnings, hpas): (Vec<String>, Vec<&str>) = found.into_iter().unzip();
-    if first == 1 {
-        warnings.insert(0, not_checked(&unchecked));
-    }
+    let (found, unchecked) = warnings(admission, (index, refused), &written, old.as_ref(), report);
+    // What was not checked comes first, in warnings the total never leaves out: the kinds RBAC
+    // refuses that the checks read, the HPAs past the limit.
+    let notes: Vec<String> = context::partial_warning(Subject::Write, &report.partial)
+        .into_iter()
+        .chain((!unchecked.is_empty()).then(|| not_checked(&unchecked)))
+        .map(|w| short(&w))
+        .collect();
+    let first = notes.len();
+    let (found, hpas): (Vec<String>, Vec<&str>) = found.into_iter().unzip();
+    let warnings: Vec<String> = notes.into_iter().chain(found).collect();
     let response = AdmissionResponse::allow(uid)
         .with_warnings_summarized(warnings, |kept, _| left_out(&hpas[kept.saturating_sub(first)..]));
     (response, OutcomeLabel::Allowed)
@@ -245,16 +255,20 @@ fn not_checked(unchecked: &[&str]) -> String {
 /// cross-object findings it brings (those the stored object did not have, and those on a field of
 /// the written object the write changes, [`Written::changes`]), but those suppressed
 /// ([`suppressed`]); each text once. Then the names of the HPAs it concerns past [`MAX_HPAS`],
-/// which were not checked.
+/// which were not checked. The kinds RBAC refuses (`refused`, from the view) that finding the
+/// HPAs and their checks with the written object read go to `report.partial`: the HPAs always
+/// (they are how a write finds its HPAs), the others as [`Reads`] notes them (a read of the
+/// written object itself is answered with it).
 fn warnings<'a>(
     admission: &Reviewer,
-    index: &'a Index,
+    (index, refused): (&'a Index, &[Kind]),
     written: &Written<'_>,
     old: Option<&Changed>,
     report: &mut ContextReport,
 ) -> (Vec<(String, &'a str)>, Vec<&'a str>) {
     let (new, ignore) = (written.changed, written.ignore);
-    let after = overlay(index, new);
+    let overlaid = overlay(index, new);
+    let after = Reads::new(&overlaid, refused).with_written(new.id());
     let before = match old {
         Some(old) => overlay(index, old),
         None => Overlay::new(index),
@@ -289,6 +303,11 @@ fn warnings<'a>(
             }
         }
     }
+    report.partial = after.unseen();
+    if refused.contains(&kinds::HPA) && !report.partial.contains(&kinds::HPA) {
+        // First, as in the cache's order of kinds.
+        report.partial.insert(0, kinds::HPA);
+    }
     (out, unchecked.iter().map(|h| h.id.name.as_str()).collect())
 }
 
@@ -319,7 +338,7 @@ fn overlay<'a>(index: &'a Index, changed: &'a Changed) -> Overlay<'a> {
 /// Rollout whose `spec.workloadRef` names it; those scaling the VPA's target; those whose pods
 /// the PodDisruptionBudget selects, by name. The first [`MAX_HPAS`] are checked, the others
 /// (second) are not.
-fn concerned<'a>(index: &'a Index, after: &Overlay<'_>, changed: &Changed) -> (Vec<&'a CachedHpa>, Vec<&'a CachedHpa>) {
+fn concerned<'a>(index: &'a Index, after: &dyn Objects, changed: &Changed) -> (Vec<&'a CachedHpa>, Vec<&'a CachedHpa>) {
     let by_target = |namespace: &str, kind: &str, name: &str| -> Vec<&'a CachedHpa> {
         index
             .objects()
@@ -465,21 +484,109 @@ mod tests {
         objects: impl IntoIterator<Item = (Kind, Value)>,
         body: &Value,
     ) -> (Vec<String>, Vec<&'static str>) {
+        let (warnings, report) = review_refused(objects, Vec::new(), body);
+        (warnings, report.findings)
+    }
+
+    /// `/validate-workloads`' answer to `body` with a fresh cache of `objects` in which RBAC
+    /// refuses `refused`: its warnings, and what the context did.
+    fn review_refused(
+        objects: impl IntoIterator<Item = (Kind, Value)>,
+        refused: Vec<Kind>,
+        body: &Value,
+    ) -> (Vec<String>, ContextReport) {
         let gates = hpa_core::features::FeatureGates::default();
         let index = Index::of_objects(objects, &hpa_cluster::watch::CacheOptions::admission_for(gates.clone()));
         let lock = std::sync::RwLock::new(index);
-        let view = View::Fresh(lock.read().unwrap(), Vec::new());
+        let (warnings, report, _) = review_in_view(&View::Fresh(lock.read().unwrap(), refused), body);
+        (warnings, report)
+    }
+
+    /// `/validate-workloads`' answer to `body` with `view`: its warnings, what the context did,
+    /// and the outcome.
+    fn review_in_view(view: &View<'_>, body: &Value) -> (Vec<String>, ContextReport, OutcomeLabel) {
+        let gates = hpa_core::features::FeatureGates::default();
         let answer = Reviewer::new(gates).review_in(
             crate::metrics::Endpoint::ValidateWorkloads,
             body.to_string().as_bytes(),
             &crate::policy::Policy::default(),
-            &view,
+            view,
         );
         let review: Value = serde_json::from_slice(&answer.body).unwrap();
         let warnings = review["response"]["warnings"]
             .as_array()
             .map_or(Vec::new(), |w| w.iter().map(|w| w.as_str().unwrap().to_string()).collect());
-        (warnings, answer.context.findings)
+        (warnings, answer.context, answer.outcome)
+    }
+
+    /// A Deployment `web` in `shop` whose container `app` requests `requests`, an HPA `web`
+    /// scaling it on cpu utilization, and the review of the Deployment's CREATE without requests.
+    fn deployment_under_an_hpa() -> (Vec<(Kind, Value)>, Value) {
+        use serde_json::json;
+        let deployment = |requests: Value| {
+            json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "shop"},
+                "spec": {"selector": {"matchLabels": {"app": "web"}}, "template": {"metadata": {"labels": {"app": "web"}},
+                    "spec": {"containers": [{"name": "app", "resources": {"requests": requests}}]}}}})
+        };
+        let hpa = json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": "web", "namespace": "shop", "resourceVersion": "1"},
+            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+                "minReplicas": 2, "maxReplicas": 8, "metrics": [{"type": "Resource", "resource": {"name": "cpu",
+                    "target": {"type": "Utilization", "averageUtilization": 60}}}]}});
+        let body = json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": {"uid": "d",
+            "kind": {"group": "apps", "version": "v1", "kind": "Deployment"},
+            "resource": {"group": "apps", "version": "v1", "resource": "deployments"},
+            "namespace": "shop", "operation": "CREATE", "object": deployment(json!({"memory": "1Gi"}))}});
+        (vec![(kinds::HPA, hpa), (kinds::DEPLOYMENT, deployment(json!({"cpu": "100m"})))], body)
+    }
+
+    const HPA201_WEB: &str = "HPA web: HPA201 missing-resource-request: cpu utilization needs a cpu request in every \
+        container, and container \"app\" of Deployment shop/web has none: the controller will not scale on this metric";
+
+    /// A stale view: nothing checked, and the answer says so as `/validate`'s does.
+    #[test]
+    fn a_stale_view_is_named_in_the_answer() {
+        let (_, body) = deployment_under_an_hpa();
+        let view = View::Stale("the watch of deployments.apps has been broken for 31s".into());
+        let (warnings, report, outcome) = review_in_view(&view, &body);
+        // Ours, admitted with the warning: not a request of another kind ("skipped").
+        assert_eq!(outcome, OutcomeLabel::Allowed);
+        assert_eq!(
+            warnings,
+            ["hpa-webhook checked this write against no HPA (cross-object checks skipped): \
+              the watch of deployments.apps has been broken for 31s"]
+        );
+        assert_eq!(report, ContextReport { stale: true, ..ContextReport::default() });
+        // Without a context cache: nothing to say.
+        let (warnings, _, outcome) = review_in_view(&View::Off, &body);
+        assert_eq!((warnings, outcome), (Vec::<String>::new(), OutcomeLabel::Skipped));
+    }
+
+    /// RBAC refuses kinds: those the checks read are named first (the HPAs always: they are how
+    /// a write finds its HPAs), and reported for /metrics; the written kind's own object is no
+    /// read of the cache, the kinds read by no check are not named.
+    #[test]
+    fn the_refused_kinds_the_checks_read_are_named_in_the_answer() {
+        let (objects, body) = deployment_under_an_hpa();
+        let partial = |kinds: &str| {
+            format!("hpa-webhook checked this write against its HPAs in part: RBAC refuses to watch {kinds} (not read)")
+        };
+        let (warnings, report) = review_refused(objects.clone(), vec![kinds::VPA, kinds::SCALED_OBJECT], &body);
+        assert_eq!(
+            warnings,
+            [partial("verticalpodautoscalers.autoscaling.k8s.io, scaledobjects.keda.sh"), HPA201_WEB.to_string()]
+        );
+        assert_eq!(report.partial, [kinds::VPA, kinds::SCALED_OBJECT]);
+        assert_eq!(report.findings, ["HPA201"]);
+        // The HPAs refused: the cache has none, and the answer says why nothing was found.
+        let no_hpas: Vec<(Kind, Value)> = objects.iter().filter(|(k, _)| *k != kinds::HPA).cloned().collect();
+        let (warnings, report) = review_refused(no_hpas, vec![kinds::HPA], &body);
+        assert_eq!(warnings, [partial("horizontalpodautoscalers.autoscaling")]);
+        assert_eq!(report.partial, [kinds::HPA]);
+        // Nothing refused: nothing said.
+        let (warnings, report) = review_refused(objects, Vec::new(), &body);
+        assert_eq!(warnings, [HPA201_WEB]);
+        assert_eq!(report.partial, []);
     }
 
     /// The warnings of a Deployment CREATE without cpu requests, in a cache holding `hpas` HPAs

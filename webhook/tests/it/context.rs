@@ -163,13 +163,13 @@ async fn cross_object_checks_at_admission_on_both_sides() {
         .review("/validate-workloads", &workload_review("w1i", "UPDATE", deployments, &waived, Some(&old)))
         .await
         .unwrap();
-    assert_eq!(response(&answer), &json!({"uid": "w1i", "allowed": true}));
+    assert_eq!(warnings(&answer), [PARTIAL_WRITE], "{answer}");
     // The same update without replicas: nothing to say.
     let answer = conn
         .review("/validate-workloads", &workload_review("w2", "UPDATE", deployments, &old, Some(&old)))
         .await
         .unwrap();
-    assert_eq!(response(&answer), &json!({"uid": "w2", "allowed": true}));
+    assert_eq!(warnings(&answer), [PARTIAL_WRITE], "{answer}");
     // Dropping the cpu request the HPA's utilization metric needs: HPA201, naming the HPA.
     let mut dropped = old.clone();
     dropped["spec"]["template"]["spec"]["containers"][0]["resources"] = json!({});
@@ -452,6 +452,65 @@ async fn a_refused_kind_the_rules_read_is_named_in_the_answer() {
     let answer = conn.review("/validate", &review("p3", "CREATE", &web, None)).await.unwrap();
     assert_eq!(response(&answer)["allowed"], true, "{answer}");
     assert_eq!(warnings(&answer), Vec::<String>::new());
+    server.stop().await;
+}
+
+/// The warning of a write whose checks read PodDisruptionBudgets, which RBAC refuses.
+const PARTIAL_WRITE: &str = "hpa-webhook checked this write against its HPAs in part: RBAC refuses to watch poddisruptionbudgets.policy (not read)";
+
+/// The workload side says what `/validate` says of a view it cannot fully trust, and counts it:
+/// RBAC refusing a kind its checks read (PodDisruptionBudgets, read for HPA104: the write is
+/// checked in part), then a stale view (not checked). /validate's refusal is counted too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_workload_side_names_a_partial_or_stale_view() {
+    let (s, objects) = setup().await;
+    s.api.refuse(Some("poddisruptionbudgets.policy"), None);
+    let web = hpa(&objects, "web");
+    s.api.apply(std::slice::from_ref(&web));
+    let stored = s.api.apply(&[find(&objects, "Deployment", "web").clone()]).remove(0);
+    // A bound of 1 s, heard from every 50 ms while the server is up: fresh until it is killed,
+    // even on a loaded machine.
+    s.api.set_bookmark_interval(Duration::from_millis(50));
+    let (server, mut conn) = s.webhook(&["--context-stale-after", "1s"]).await;
+    let deployments = ("apps", "v1", "deployments");
+    let write = |uid: &str| workload_review(uid, "UPDATE", deployments, &stored, Some(&stored));
+    let answer = conn.review("/validate-workloads", &write("s1")).await.unwrap();
+    assert_eq!(response(&answer)["allowed"], true);
+    assert_eq!(warnings(&answer), [PARTIAL_WRITE], "{answer}");
+    let answer = conn.review("/validate", &review("s2", "CREATE", &web, None)).await.unwrap();
+    let hpa_partial = "hpa-webhook checked the cross-object rules of this HPA in part: RBAC refuses to watch poddisruptionbudgets.policy (not read)";
+    assert!(warnings(&answer).iter().any(|w| w == hpa_partial), "{answer}");
+    let text = scrape(&mut conn).await;
+    for endpoint in ["validate_workloads", "validate"] {
+        let name = format!(
+            "hpa_webhook_context_partial_views_total{{endpoint=\"{endpoint}\",resource=\"poddisruptionbudgets.policy\"}}"
+        );
+        assert_eq!(metric(&text, &name), Some(1.0), "{name} in\n{text}");
+    }
+
+    s.api.kill();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut n = 0;
+    loop {
+        n += 1;
+        let answer = conn.review("/validate-workloads", &write(&format!("s{n}"))).await.unwrap();
+        assert_eq!(response(&answer)["allowed"], true);
+        let found = warnings(&answer);
+        if found == [PARTIAL_WRITE] {
+            assert!(Instant::now() < deadline, "the view never became stale");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            continue;
+        }
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0].starts_with("hpa-webhook checked this write against no HPA (cross-object checks skipped): "),
+            "{found:?}"
+        );
+        break;
+    }
+    let text = scrape(&mut conn).await;
+    let stale = metric(&text, "hpa_webhook_context_stale_views_total{endpoint=\"validate_workloads\"}");
+    assert!(stale.is_some_and(|n| n >= 1.0), "{text}");
     server.stop().await;
 }
 

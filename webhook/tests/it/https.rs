@@ -117,6 +117,22 @@ async fn health_readiness_and_metrics() {
         .unwrap();
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64;
     assert!((expiry - now - 86_400).abs() < 600, "expires in a day: {expiry} vs {now}");
+    // The format follows the Accept header, as promhttp's: the classic text format unless the
+    // scraper asks for OpenMetrics (Prometheus does).
+    async fn scrape(conn: &mut crate::support::Conn, accept: &[(&str, &str)]) -> (String, String) {
+        let (status, headers, body) = conn.exchange("GET", "/metrics", accept, vec![]).await.unwrap();
+        assert_eq!(status, StatusCode::OK);
+        (headers["content-type"].to_str().unwrap().to_string(), String::from_utf8(body.to_vec()).unwrap())
+    }
+    let (content_type, text) = scrape(&mut conn, &[]).await;
+    assert_eq!(content_type, "text/plain; version=0.0.4; charset=utf-8");
+    assert!(text.lines().any(|l| l == "# TYPE hpa_webhook_requests_total counter"), "{text}");
+    assert!(!text.contains("# EOF"), "{text}");
+    let prometheus = "application/openmetrics-text;version=1.0.0;escaping=allow-utf-8,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=1.0.0;escaping=allow-utf-8;q=0.5,text/plain;version=0.0.4;q=0.4,*/*;q=0.1";
+    let (content_type, open) = scrape(&mut conn, &[("accept", prometheus)]).await;
+    assert_eq!(content_type, "application/openmetrics-text; version=1.0.0; charset=utf-8");
+    assert!(open.lines().any(|l| l == "# TYPE hpa_webhook_requests counter"), "{open}");
+    assert_eq!(open.lines().last(), Some("# EOF"));
     // Unknown paths and methods are HTTP errors, not admission answers.
     assert_eq!(conn.send("GET", "/validate", vec![]).await.unwrap().0, StatusCode::METHOD_NOT_ALLOWED);
     assert_eq!(conn.send("POST", "/nope", vec![]).await.unwrap().0, StatusCode::NOT_FOUND);

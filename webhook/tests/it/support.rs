@@ -370,13 +370,26 @@ pub struct Conn {
 impl Conn {
     /// Sends a request; returns the status and body.
     pub async fn send(&mut self, method: &str, path: &str, body: Vec<u8>) -> std::io::Result<(StatusCode, Bytes)> {
-        let request = axum::http::Request::builder()
+        let (status, _, body) = self.exchange(method, path, &[("content-type", "application/json")], body).await?;
+        Ok((status, body))
+    }
+
+    /// Sends a request with `headers` (and `host`); returns the status, the headers and the body.
+    pub async fn exchange(
+        &mut self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: Vec<u8>,
+    ) -> std::io::Result<(StatusCode, axum::http::HeaderMap, Bytes)> {
+        let mut request = axum::http::Request::builder()
             .method(method)
             .uri(format!("https://127.0.0.1{path}"))
-            .header("host", "127.0.0.1")
-            .header("content-type", "application/json")
-            .body(Full::new(Bytes::from(body)))
-            .unwrap();
+            .header("host", "127.0.0.1");
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        let request = request.body(Full::new(Bytes::from(body))).unwrap();
         // Wait until the connection can take the next request (the previous one may still be
         // finishing), then send.
         let response = match &mut self.sender {
@@ -391,8 +404,9 @@ impl Conn {
         }
         .map_err(std::io::Error::other)?;
         let status = response.status();
+        let headers = response.headers().clone();
         let body = response.into_body().collect().await.map_err(std::io::Error::other)?.to_bytes();
-        Ok((status, body))
+        Ok((status, headers, body))
     }
 
     /// POSTs a review; the answer must be HTTP 200 JSON.
