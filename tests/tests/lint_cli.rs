@@ -380,3 +380,36 @@ fn a_list_without_a_kind_is_refused_by_every_command() {
         assert!(!run.stderr.contains("Object 'Kind'"), "{command}: {}", run.stderr);
     }
 }
+
+/// `validate` points at each error where `hpa-lint` points at it: a whole list by its key
+/// (`metrics:`), as the linter's HPA000 does, not at its first item.
+#[test]
+fn validate_and_lint_point_at_the_same_place() {
+    let text = VALID.replace(
+        "maxReplicas: 5",
+        "minReplicas: 0\n  maxReplicas: 5\n  metrics:\n  - type: Resource\n    resource: {name: cpu, target: {type: Utilization, averageUtilization: 0}}",
+    );
+    let validated = hpa_lint(&["validate", "--no-config", "-o", "json", "-"], &text).json();
+    let validate: Vec<(String, u64, u64)> = validated[0]["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["field"].as_str().unwrap().to_string(), e["line"].as_u64().unwrap(), e["column"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(
+        validate,
+        [
+            ("spec.metrics[0].resource.target.averageUtilization".to_string(), 11, 75),
+            ("spec.metrics".to_string(), 9, 3)
+        ]
+    );
+    let linted = hpa_lint(&["--no-config", "--select", "HPA000", "-o", "json", "-"], &text).json();
+    let mut lint: Vec<(String, u64, u64)> = linted["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["path"].as_str().unwrap().to_string(), d["line"].as_u64().unwrap(), d["column"].as_u64().unwrap()))
+        .collect();
+    lint.sort_by_key(|(path, ..)| std::cmp::Reverse(path.len()));
+    assert_eq!(lint, validate);
+}
