@@ -413,3 +413,40 @@ fn validate_and_lint_point_at_the_same_place() {
     lint.sort_by_key(|(path, ..)| std::cmp::Reverse(path.len()));
     assert_eq!(lint, validate);
 }
+
+/// An HPA without `apiVersion` (or with `null`) is version `""` to kubectl's RESTMapper,
+/// which refuses it before anything is sent (kubectl 1.32: `resource mapping not found for
+/// name: "web" namespace: "" from "hpa.yaml": no matches for kind "HorizontalPodAutoscaler" in
+/// version ""`): not an answer of kube-apiserver, which never sees it.
+#[test]
+fn an_hpa_without_api_version_is_refused_in_kubectls_words() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text, column) in [
+        ("missing.yaml", VALID.replace("apiVersion: autoscaling/v2\n", ""), 1),
+        ("null.yaml", VALID.replace("apiVersion: autoscaling/v2", "apiVersion: null"), 13),
+    ] {
+        let file = write(&dir, name, text);
+        let run = hpa_lint(&["validate", "--no-config", &file], "");
+        assert_eq!(run.code, 1, "{}", run.stderr);
+        assert_eq!(
+            run.stdout,
+            format!(
+                "{file}:1:{column}: error: resource mapping not found for name: \"web\" namespace: \"\" from \"{file}\": no matches for kind \"HorizontalPodAutoscaler\" in version \"\"
+ensure CRDs are installed first
+0 HorizontalPodAutoscalers: 0 valid, 0 invalid; 1 HorizontalPodAutoscaler in a version the release does not serve, never sent; 0 other objects skipped
+"
+            )
+        );
+        let linted = hpa_lint(&["--no-config", "-o", "json", &file], "").json();
+        let d = &linted["diagnostics"][0];
+        assert_eq!(
+            (d["rule"].as_str(), d["message"].as_str(), d["line"].as_u64(), d["column"].as_u64()),
+            (
+                Some("HPA000"),
+                Some("no matches for kind \"HorizontalPodAutoscaler\" in version \"\""),
+                Some(1),
+                Some(column)
+            )
+        );
+    }
+}

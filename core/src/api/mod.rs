@@ -384,8 +384,11 @@ fn version_of(kind: &str, api_version: &str) -> Result<ApiVersion, Vec<DecodeErr
     if kind.is_empty() {
         return Err(vec![DecodeError::type_meta("kind", "Object 'Kind' is missing")]);
     }
+    // No `apiVersion` (or `null`, or `""`): kubectl's RESTMapper finds no mapping for version
+    // `""` and never sends the object (`no matches for kind "HorizontalPodAutoscaler" in version
+    // ""`), as for a version no release serves.
     if api_version.is_empty() {
-        return Err(vec![DecodeError::type_meta("apiVersion", "Object 'apiVersion' is missing")]);
+        return Err(vec![DecodeError::type_meta("apiVersion", Unserved { api_version: String::new() }.to_string())]);
     }
     if kind != KIND {
         return Err(vec![DecodeError::type_meta(
@@ -531,7 +534,11 @@ mod tests {
     #[test]
     fn type_meta_problems() {
         assert_eq!(decode(&json!([])).unwrap_err()[0].kind, DecodeErrorKind::NotAnObject);
-        assert_eq!(decode(&json!({"kind": "HorizontalPodAutoscaler"})).unwrap_err()[0].path, "apiVersion");
+        let e = decode(&json!({"kind": "HorizontalPodAutoscaler"})).unwrap_err();
+        assert_eq!(
+            (e[0].path.as_str(), e[0].message.as_str()),
+            ("apiVersion", "no matches for kind \"HorizontalPodAutoscaler\" in version \"\"")
+        );
         let e = decode(&json!({"kind": "HorizontalPodAutoscaler", "apiVersion": "autoscaling/v2alpha1"})).unwrap_err();
         assert!(e[0].message.contains("no matches for kind"));
     }
