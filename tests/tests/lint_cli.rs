@@ -450,3 +450,45 @@ ensure CRDs are installed first
         );
     }
 }
+
+/// A list with an item that is no mapping is refused whole by kubectl (`unable to decode`):
+/// `validate` reports no verdict for its HPAs, which are never sent. Each item kubectl refuses
+/// is named in `-o json` by its document and index, with what it writes of its identity.
+#[test]
+fn refused_list_items_are_named_and_their_list_is_not_sent() {
+    let list = "apiVersion: v1\nkind: List\nitems:\n\
+                - {apiVersion: autoscaling/v2, kind: HorizontalPodAutoscaler, metadata: {name: a}, spec: {maxReplicas: 1}}\n\
+                - 42\n";
+    let run = hpa_lint(&["validate", "--no-config", "-"], list);
+    assert_eq!(
+        run.stdout,
+        "<stdin>:5:3: error: json: cannot unmarshal number into Go value of type map[string]interface {}\n\
+         0 HorizontalPodAutoscalers: 0 valid, 0 invalid; 1 document kubectl cannot decode; 0 other objects skipped\n"
+    );
+    let linted = hpa_lint(&["--no-config", "-o", "json", "-"], list).json();
+    let objects: Vec<&Value> = linted["diagnostics"].as_array().unwrap().iter().map(|d| &d["object"]).collect();
+    assert_eq!(objects, [&serde_json::json!({"kind": "", "namespace": null, "name": "", "document": 0, "item": 1})]);
+    let untyped = "apiVersion: v1\nkind: List\nitems:\n- {metadata: {name: a, namespace: shop}}\n- {kind: HorizontalPodAutoscaler, metadata: {generateName: b-}}\n";
+    let linted = hpa_lint(&["--no-config", "-o", "json", "-"], untyped).json();
+    let found: Vec<(&Value, &Value)> =
+        linted["diagnostics"].as_array().unwrap().iter().map(|d| (&d["line"], &d["object"])).collect();
+    assert_eq!(
+        found,
+        [
+            (
+                &Value::from(4),
+                &serde_json::json!({"kind": "", "namespace": "shop", "name": "a", "document": 0, "item": 0})
+            ),
+            (
+                &Value::from(5),
+                &serde_json::json!({"kind": "HorizontalPodAutoscaler", "namespace": null, "name": "", "generateName": "b-", "document": 0, "item": 1})
+            ),
+        ]
+    );
+    // SARIF names an item by what it writes; one that writes nothing has no logical location.
+    let sarif = hpa_lint(&["--no-config", "-o", "sarif", "-"], untyped).json();
+    let logical = &sarif["runs"][0]["results"][0]["locations"][0]["logicalLocations"];
+    assert_eq!(logical[0]["fullyQualifiedName"], "/shop/a");
+    let sarif = hpa_lint(&["--no-config", "-o", "sarif", "-"], list).json();
+    assert_eq!(sarif["runs"][0]["results"][0]["locations"][0]["logicalLocations"], serde_json::json!([]));
+}
