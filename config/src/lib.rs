@@ -303,6 +303,21 @@ pub enum ConfigError {
         /// The level as written.
         level: String,
     },
+    /// A bound of `settings:` below what its rule can use (`minReplicas: -1` would turn
+    /// `min-replicas-below-threshold` off without a word).
+    #[error("{at}: settings.{field}: {value} is below {min}: {advice}")]
+    SettingBelowMinimum {
+        /// Where the value is.
+        at: Position,
+        /// The field (`minReplicas`).
+        field: &'static str,
+        /// The value as read.
+        value: i64,
+        /// The smallest value the rule can use.
+        min: i64,
+        /// What the bound means and what to write instead.
+        advice: &'static str,
+    },
     /// `HPA000: off`: kube-apiserver's validation always runs.
     #[error("{at}: HPA000 (kube-apiserver's validation) cannot be turned off")]
     InvalidOff {
@@ -426,6 +441,10 @@ pub fn parse(name: &str, text: &str) -> Result<Config, ConfigError> {
         }
         levels.insert(rule.meta().id, level);
     }
+    if let Some((field, value, min, advice)) = setting_below_minimum(&cfg.settings) {
+        let written = doc.root().get("settings").and_then(|n| n.get(field)).map_or(doc.root().span(), |n| n.span());
+        return Err(ConfigError::SettingBelowMinimum { at: at(written.start), field, value, min, advice });
+    }
     let mut locations = BTreeMap::new();
     for field in LOCATED {
         let node = field.split('.').try_fold(doc.root(), |node, key| node.get(key));
@@ -434,6 +453,49 @@ pub fn parse(name: &str, text: &str) -> Result<Config, ConfigError> {
         }
     }
     Ok(Config { path: Some(PathBuf::from(name)), file: cfg, levels, locations })
+}
+
+/// The first bound of `settings:` (in the order of [`SettingsFile`]'s fields) below the smallest
+/// value its rule can use: its field, value, that minimum and what to write instead. A count
+/// of replicas is at least 1 (kube-apiserver's smallest `minReplicas` and `maxReplicas`; a
+/// threshold or spread below it would silence its rule or be read as 1), a time at least 0.
+fn setting_below_minimum(settings: &SettingsFile) -> Option<(&'static str, i64, i64, &'static str)> {
+    let bounds: [(&'static str, Option<i64>, i64, &'static str); 5] = [
+        (
+            "minReplicas",
+            settings.min_replicas.map(i64::from),
+            1,
+            "it is the smallest minReplicas min-replicas-below-threshold accepts, and kube-apiserver's own lower bound is 1; to turn the rule off, write `rules: {min-replicas-below-threshold: off}`",
+        ),
+        (
+            "maxReplicasLimit",
+            settings.max_replicas_limit.map(i64::from),
+            1,
+            "every HPA has maxReplicas of 1 or more, so max-replicas-above-limit would flag them all; to turn the rule off, leave maxReplicasLimit out",
+        ),
+        (
+            "maxScaleUpSeconds",
+            settings.max_scale_up_seconds,
+            0,
+            "it is the longest time slow-scale-up accepts from minReplicas to maxReplicas, in seconds",
+        ),
+        (
+            "minScaleDownWindowSeconds",
+            settings.min_scale_down_window_seconds.map(i64::from),
+            0,
+            "it is the shortest scale-down stabilization window short-scale-down-window accepts, in seconds",
+        ),
+        (
+            "minReplicaSpread",
+            settings.min_replica_spread.map(i64::from),
+            1,
+            "it is the smallest maxReplicas - minReplicas min-replicas-equals-max accepts (1 flags equal bounds only)",
+        ),
+    ];
+    bounds.into_iter().find_map(|(field, value, min, advice)| {
+        let value = value.filter(|v| *v < min)?;
+        Some((field, value, min, advice))
+    })
 }
 
 /// Loads the configuration: `explicit` if given, else the first file found upward from the
@@ -453,6 +515,35 @@ pub fn load(explicit: Option<&Path>) -> Result<Config, ConfigError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A bound below what its rule can use is refused where it is written, with what it means;
+    /// the smallest values are accepted.
+    #[test]
+    fn settings_below_their_minimum_are_refused_with_their_place() {
+        let refused = |text: &str| parse(".hpa-lint.yaml", text).map(|_| ()).unwrap_err().to_string();
+        assert_eq!(
+            refused("rules: {HPA101: off}\nsettings:\n  minReplicas: -1\n"),
+            ".hpa-lint.yaml:3:16: settings.minReplicas: -1 is below 1: it is the smallest minReplicas min-replicas-below-threshold accepts, and kube-apiserver's own lower bound is 1; to turn the rule off, write `rules: {min-replicas-below-threshold: off}`"
+        );
+        assert_eq!(
+            refused("settings: {maxReplicasLimit: 0}\n"),
+            ".hpa-lint.yaml:1:30: settings.maxReplicasLimit: 0 is below 1: every HPA has maxReplicas of 1 or more, so max-replicas-above-limit would flag them all; to turn the rule off, leave maxReplicasLimit out"
+        );
+        assert_eq!(
+            refused("settings:\n  minReplicas: 2\n  maxScaleUpSeconds: -3\n"),
+            ".hpa-lint.yaml:3:22: settings.maxScaleUpSeconds: -3 is below 0: it is the longest time slow-scale-up accepts from minReplicas to maxReplicas, in seconds"
+        );
+        assert!(
+            refused("settings:\n  minScaleDownWindowSeconds: -1\n")
+                .starts_with(".hpa-lint.yaml:2:30: settings.minScaleDownWindowSeconds: -1 is below 0: ")
+        );
+        assert!(
+            refused("settings:\n  minReplicaSpread: 0\n")
+                .starts_with(".hpa-lint.yaml:2:21: settings.minReplicaSpread: 0 is below 1: ")
+        );
+        let lowest = "settings: {minReplicas: 1, maxReplicasLimit: 1, maxScaleUpSeconds: 0, minScaleDownWindowSeconds: 0, minReplicaSpread: 1}\n";
+        assert!(parse(".hpa-lint.yaml", lowest).is_ok());
+    }
 
     #[test]
     fn parses_levels_and_settings() {
