@@ -12,7 +12,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use hpa_core::api::decode::{Abort, Decode, Decoder, GoType, Kind, Source};
+use hpa_core::api::decode::{Abort, Decode, Decoder, GoType, Kind, Shape, Source};
 use hpa_core::rules::{self, Settings, Severity};
 
 /// The configuration file names looked for, in order.
@@ -175,6 +175,10 @@ impl Decode for FeatureGatesSetting {
         "config.FeatureGates".into()
     }
 
+    fn shape() -> Shape {
+        Shape::Described("a mapping of feature gates to true or false, or a string Name=true,Other=false")
+    }
+
     fn decode<'de, S: Source<'de>>(&mut self, d: &mut Decoder<'de, S>, ty: GoType) -> Result<(), Abort> {
         match d.peek()? {
             Kind::Object => {
@@ -204,6 +208,10 @@ impl Default for LevelSetting {
 impl Decode for LevelSetting {
     fn go_type(_: &str) -> String {
         "config.Level".into()
+    }
+
+    fn shape() -> Shape {
+        Shape::Described("off, on, error, warning or info")
     }
 
     fn decode<'de, S: Source<'de>>(&mut self, d: &mut Decoder<'de, S>, ty: GoType) -> Result<(), Abort> {
@@ -516,6 +524,38 @@ pub fn load(explicit: Option<&Path>) -> Result<Config, ConfigError> {
 mod tests {
     use super::*;
 
+    /// The file is ours, not kube-apiserver's: a value of the wrong type is worded plainly, with
+    /// the field (a gate's name included), what it takes and what was found.
+    #[test]
+    fn wrong_types_are_worded_plainly() {
+        let refused = |text: &str| parse(".hpa-lint.yaml", text).map(|_| ()).unwrap_err().to_string();
+        assert_eq!(
+            refused("settings:\n  minReplicas: \"2\"\n"),
+            ".hpa-lint.yaml:2:16: settings.minReplicas: expected a whole number, found the string \"2\": write it without quotes"
+        );
+        assert_eq!(
+            refused("featureGates: {HPAScaleToZero: yes please}\n"),
+            ".hpa-lint.yaml:1:32: featureGates.HPAScaleToZero: expected true or false, found the string \"yes please\""
+        );
+        assert_eq!(
+            refused("featureGates: 5\n"),
+            ".hpa-lint.yaml:1:15: featureGates: expected a mapping of feature gates to true or false, or a string Name=true,Other=false, found 5"
+        );
+        assert_eq!(
+            refused("rules: {HPA101: 5}\n"),
+            ".hpa-lint.yaml:1:17: rules.HPA101: expected off, on, error, warning or info, found 5"
+        );
+        assert_eq!(refused("rules: [HPA101]\n"), ".hpa-lint.yaml:1:8: rules: expected a mapping, found a list");
+        assert_eq!(
+            refused("controller: {syncPeriodSeconds: -5}\n"),
+            ".hpa-lint.yaml:1:33: controller.syncPeriodSeconds: expected a whole number of 0 or more, found -5"
+        );
+        assert_eq!(
+            refused("exclude: vendor/\n"),
+            ".hpa-lint.yaml:1:10: exclude: expected a list, found the string \"vendor/\""
+        );
+    }
+
     /// A bound below what its rule can use is refused where it is written, with what it means;
     /// the smallest values are accepted.
     #[test]
@@ -568,7 +608,10 @@ mod tests {
         );
         assert_eq!(e.to_string(), "c.yaml:2:3: unknown rule \"HPA999\" (see `hpa-lint rules`)");
         let e = parse("c.yaml", "settings:\n  minReplica: 3\n").unwrap_err();
-        assert_eq!(e.to_string(), "c.yaml:2:3: unknown field \"settings.minReplica\"");
+        assert_eq!(
+            e.to_string(),
+            "c.yaml:2:3: unknown field `minReplica` in settings; expected one of: minReplicas, maxReplicasLimit, maxScaleUpSeconds, minScaleDownWindowSeconds, minReplicaSpread"
+        );
         assert!(matches!(e, ConfigError::Yaml { error, .. } if error.path == "settings.minReplica"));
         let e = parse("c.yaml", "rules: {HPA000: off}\n").unwrap_err();
         assert_eq!(e.to_string(), "c.yaml:1:9: HPA000 (kube-apiserver's validation) cannot be turned off");

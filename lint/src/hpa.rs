@@ -44,7 +44,7 @@ fn source_of<'a>(obj: &ObjectRef<'a>) -> NodeSource<'a> {
 
 /// The decoder's error for a node that is not a mapping.
 fn not_an_object() -> Vec<DecodeError> {
-    vec![DecodeError { kind: DecodeErrorKind::NotAnObject, path: String::new(), message: "expected an object".into() }]
+    vec![DecodeError::new(DecodeErrorKind::NotAnObject, "", "expected an object")]
 }
 
 /// An object of a file as the front door takes it: decoded by the door's decoder with the

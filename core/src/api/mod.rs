@@ -316,7 +316,7 @@ fn decode_json_version(
     };
     match valid {
         Ok(()) => decoded,
-        Err(e) => Err(vec![DecodeError { kind: DecodeErrorKind::Syntax, path: String::new(), message: e.message }]),
+        Err(e) => Err(vec![DecodeError::new(DecodeErrorKind::Syntax, "", e.message)]),
     }
 }
 
@@ -324,16 +324,12 @@ fn decode_json_version(
 fn json_type_meta(text: &str) -> Result<(String, String), DecodeError> {
     use decode::{Kind, Source};
     let mut source = decode::json::JsonSource::new(text);
-    let syntax =
-        |e: decode::SourceError| DecodeError { kind: DecodeErrorKind::Syntax, path: String::new(), message: e.message };
+    let syntax = |e: decode::SourceError| DecodeError::new(DecodeErrorKind::Syntax, "", e.message);
     match source.peek().map_err(syntax)? {
         Kind::Object => {}
         other => {
-            return Err(DecodeError {
-                kind: DecodeErrorKind::NotAnObject,
-                path: String::new(),
-                message: format!("expected an object, found {}", json_kind_name(other)),
-            });
+            let message = format!("expected an object, found {}", json_kind_name(other));
+            return Err(DecodeError::new(DecodeErrorKind::NotAnObject, "", message));
         }
     }
     let (mut kind, mut api_version) = (String::new(), String::new());
