@@ -621,11 +621,11 @@ mod tests {
         assert!(ignored_notes("shop/web", &[], release).is_empty());
         assert!(newer.decode(Strictness::Strict, release).is_err());
         // Another problem than an unknown field: its own sentence.
-        let duplicate = DecodeError {
-            kind: DecodeErrorKind::DuplicateField,
-            path: "spec.maxReplicas".into(),
-            message: "duplicate field \"spec.maxReplicas\"".into(),
-        };
+        let duplicate = DecodeError::new(
+            DecodeErrorKind::DuplicateField,
+            "spec.maxReplicas",
+            "duplicate field \"spec.maxReplicas\"",
+        );
         assert_eq!(
             ignored_notes("shop/web", &[duplicate], release),
             ["HorizontalPodAutoscaler shop/web: duplicate field \"spec.maxReplicas\": ignored"]

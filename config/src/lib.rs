@@ -12,7 +12,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use hpa_core::api::decode::{Abort, Decode, Decoder, GoType, Kind, Source};
+use hpa_core::api::decode::{Abort, Decode, Decoder, GoType, Kind, Shape, Source};
 use hpa_core::rules::{self, Settings, Severity};
 
 /// The configuration file names looked for, in order.
@@ -175,6 +175,10 @@ impl Decode for FeatureGatesSetting {
         "config.FeatureGates".into()
     }
 
+    fn shape() -> Shape {
+        Shape::Described("a mapping of feature gates to true or false, or a string Name=true,Other=false")
+    }
+
     fn decode<'de, S: Source<'de>>(&mut self, d: &mut Decoder<'de, S>, ty: GoType) -> Result<(), Abort> {
         match d.peek()? {
             Kind::Object => {
@@ -204,6 +208,10 @@ impl Default for LevelSetting {
 impl Decode for LevelSetting {
     fn go_type(_: &str) -> String {
         "config.Level".into()
+    }
+
+    fn shape() -> Shape {
+        Shape::Described("off, on, error, warning or info")
     }
 
     fn decode<'de, S: Source<'de>>(&mut self, d: &mut Decoder<'de, S>, ty: GoType) -> Result<(), Abort> {
@@ -302,6 +310,21 @@ pub enum ConfigError {
         rule: String,
         /// The level as written.
         level: String,
+    },
+    /// A bound of `settings:` below what its rule can use (`minReplicas: -1` would turn
+    /// `min-replicas-below-threshold` off without a word).
+    #[error("{at}: settings.{field}: {value} is below {min}: {advice}")]
+    SettingBelowMinimum {
+        /// Where the value is.
+        at: Position,
+        /// The field (`minReplicas`).
+        field: &'static str,
+        /// The value as read.
+        value: i64,
+        /// The smallest value the rule can use.
+        min: i64,
+        /// What the bound means and what to write instead.
+        advice: &'static str,
     },
     /// `HPA000: off`: kube-apiserver's validation always runs.
     #[error("{at}: HPA000 (kube-apiserver's validation) cannot be turned off")]
@@ -426,6 +449,10 @@ pub fn parse(name: &str, text: &str) -> Result<Config, ConfigError> {
         }
         levels.insert(rule.meta().id, level);
     }
+    if let Some((field, value, min, advice)) = setting_below_minimum(&cfg.settings) {
+        let written = doc.root().get("settings").and_then(|n| n.get(field)).map_or(doc.root().span(), |n| n.span());
+        return Err(ConfigError::SettingBelowMinimum { at: at(written.start), field, value, min, advice });
+    }
     let mut locations = BTreeMap::new();
     for field in LOCATED {
         let node = field.split('.').try_fold(doc.root(), |node, key| node.get(key));
@@ -434,6 +461,49 @@ pub fn parse(name: &str, text: &str) -> Result<Config, ConfigError> {
         }
     }
     Ok(Config { path: Some(PathBuf::from(name)), file: cfg, levels, locations })
+}
+
+/// The first bound of `settings:` (in the order of [`SettingsFile`]'s fields) below the smallest
+/// value its rule can use: its field, value, that minimum and what to write instead. A count
+/// of replicas is at least 1 (kube-apiserver's smallest `minReplicas` and `maxReplicas`; a
+/// threshold or spread below it would silence its rule or be read as 1), a time at least 0.
+fn setting_below_minimum(settings: &SettingsFile) -> Option<(&'static str, i64, i64, &'static str)> {
+    let bounds: [(&'static str, Option<i64>, i64, &'static str); 5] = [
+        (
+            "minReplicas",
+            settings.min_replicas.map(i64::from),
+            1,
+            "it is the smallest minReplicas min-replicas-below-threshold accepts, and kube-apiserver's own lower bound is 1; to turn the rule off, write `rules: {min-replicas-below-threshold: off}`",
+        ),
+        (
+            "maxReplicasLimit",
+            settings.max_replicas_limit.map(i64::from),
+            1,
+            "every HPA has maxReplicas of 1 or more, so max-replicas-above-limit would flag them all; to turn the rule off, leave maxReplicasLimit out",
+        ),
+        (
+            "maxScaleUpSeconds",
+            settings.max_scale_up_seconds,
+            0,
+            "it is the longest time slow-scale-up accepts from minReplicas to maxReplicas, in seconds",
+        ),
+        (
+            "minScaleDownWindowSeconds",
+            settings.min_scale_down_window_seconds.map(i64::from),
+            0,
+            "it is the shortest scale-down stabilization window short-scale-down-window accepts, in seconds",
+        ),
+        (
+            "minReplicaSpread",
+            settings.min_replica_spread.map(i64::from),
+            1,
+            "it is the smallest maxReplicas - minReplicas min-replicas-equals-max accepts (1 flags equal bounds only)",
+        ),
+    ];
+    bounds.into_iter().find_map(|(field, value, min, advice)| {
+        let value = value.filter(|v| *v < min)?;
+        Some((field, value, min, advice))
+    })
 }
 
 /// Loads the configuration: `explicit` if given, else the first file found upward from the
@@ -453,6 +523,67 @@ pub fn load(explicit: Option<&Path>) -> Result<Config, ConfigError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The file is ours, not kube-apiserver's: a value of the wrong type is worded plainly, with
+    /// the field (a gate's name included), what it takes and what was found.
+    #[test]
+    fn wrong_types_are_worded_plainly() {
+        let refused = |text: &str| parse(".hpa-lint.yaml", text).map(|_| ()).unwrap_err().to_string();
+        assert_eq!(
+            refused("settings:\n  minReplicas: \"2\"\n"),
+            ".hpa-lint.yaml:2:16: settings.minReplicas: expected a whole number, found the string \"2\": write it without quotes"
+        );
+        assert_eq!(
+            refused("featureGates: {HPAScaleToZero: yes please}\n"),
+            ".hpa-lint.yaml:1:32: featureGates.HPAScaleToZero: expected true or false, found the string \"yes please\""
+        );
+        assert_eq!(
+            refused("featureGates: 5\n"),
+            ".hpa-lint.yaml:1:15: featureGates: expected a mapping of feature gates to true or false, or a string Name=true,Other=false, found 5"
+        );
+        assert_eq!(
+            refused("rules: {HPA101: 5}\n"),
+            ".hpa-lint.yaml:1:17: rules.HPA101: expected off, on, error, warning or info, found 5"
+        );
+        assert_eq!(refused("rules: [HPA101]\n"), ".hpa-lint.yaml:1:8: rules: expected a mapping, found a list");
+        assert_eq!(
+            refused("controller: {syncPeriodSeconds: -5}\n"),
+            ".hpa-lint.yaml:1:33: controller.syncPeriodSeconds: expected a whole number of 0 or more, found -5"
+        );
+        assert_eq!(
+            refused("exclude: vendor/\n"),
+            ".hpa-lint.yaml:1:10: exclude: expected a list, found the string \"vendor/\""
+        );
+    }
+
+    /// A bound below what its rule can use is refused where it is written, with what it means;
+    /// the smallest values are accepted.
+    #[test]
+    fn settings_below_their_minimum_are_refused_with_their_place() {
+        let refused = |text: &str| parse(".hpa-lint.yaml", text).map(|_| ()).unwrap_err().to_string();
+        assert_eq!(
+            refused("rules: {HPA101: off}\nsettings:\n  minReplicas: -1\n"),
+            ".hpa-lint.yaml:3:16: settings.minReplicas: -1 is below 1: it is the smallest minReplicas min-replicas-below-threshold accepts, and kube-apiserver's own lower bound is 1; to turn the rule off, write `rules: {min-replicas-below-threshold: off}`"
+        );
+        assert_eq!(
+            refused("settings: {maxReplicasLimit: 0}\n"),
+            ".hpa-lint.yaml:1:30: settings.maxReplicasLimit: 0 is below 1: every HPA has maxReplicas of 1 or more, so max-replicas-above-limit would flag them all; to turn the rule off, leave maxReplicasLimit out"
+        );
+        assert_eq!(
+            refused("settings:\n  minReplicas: 2\n  maxScaleUpSeconds: -3\n"),
+            ".hpa-lint.yaml:3:22: settings.maxScaleUpSeconds: -3 is below 0: it is the longest time slow-scale-up accepts from minReplicas to maxReplicas, in seconds"
+        );
+        assert!(
+            refused("settings:\n  minScaleDownWindowSeconds: -1\n")
+                .starts_with(".hpa-lint.yaml:2:30: settings.minScaleDownWindowSeconds: -1 is below 0: ")
+        );
+        assert!(
+            refused("settings:\n  minReplicaSpread: 0\n")
+                .starts_with(".hpa-lint.yaml:2:21: settings.minReplicaSpread: 0 is below 1: ")
+        );
+        let lowest = "settings: {minReplicas: 1, maxReplicasLimit: 1, maxScaleUpSeconds: 0, minScaleDownWindowSeconds: 0, minReplicaSpread: 1}\n";
+        assert!(parse(".hpa-lint.yaml", lowest).is_ok());
+    }
 
     #[test]
     fn parses_levels_and_settings() {
@@ -477,7 +608,10 @@ mod tests {
         );
         assert_eq!(e.to_string(), "c.yaml:2:3: unknown rule \"HPA999\" (see `hpa-lint rules`)");
         let e = parse("c.yaml", "settings:\n  minReplica: 3\n").unwrap_err();
-        assert_eq!(e.to_string(), "c.yaml:2:3: unknown field \"settings.minReplica\"");
+        assert_eq!(
+            e.to_string(),
+            "c.yaml:2:3: unknown field `minReplica` in settings; expected one of: minReplicas, maxReplicasLimit, maxScaleUpSeconds, minScaleDownWindowSeconds, minReplicaSpread"
+        );
         assert!(matches!(e, ConfigError::Yaml { error, .. } if error.path == "settings.minReplica"));
         let e = parse("c.yaml", "rules: {HPA000: off}\n").unwrap_err();
         assert_eq!(e.to_string(), "c.yaml:1:9: HPA000 (kube-apiserver's validation) cannot be turned off");

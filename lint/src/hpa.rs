@@ -44,7 +44,7 @@ fn source_of<'a>(obj: &ObjectRef<'a>) -> NodeSource<'a> {
 
 /// The decoder's error for a node that is not a mapping.
 fn not_an_object() -> Vec<DecodeError> {
-    vec![DecodeError { kind: DecodeErrorKind::NotAnObject, path: String::new(), message: "expected an object".into() }]
+    vec![DecodeError::new(DecodeErrorKind::NotAnObject, "", "expected an object")]
 }
 
 /// An object of a file as the front door takes it: decoded by the door's decoder with the
@@ -92,7 +92,7 @@ pub fn position(node: Node<'_>, version: Option<ApiVersion>, path: &str, about_k
 }
 
 /// [`position`], and the field as the user wrote it when it is not `path` (an autoscaling/v1
-/// CPU target, an annotation: the path [`locate`] lands on), the path looked up once for both.
+/// CPU target, an annotation: the path it lands on), the path looked up once for both.
 pub fn position_and_path(
     node: Node<'_>,
     version: Option<ApiVersion>,
@@ -124,14 +124,9 @@ pub fn position_and_path(
     }
 }
 
-/// Where an error at `path` (an internal, v2-shaped path for validation errors) should point
-/// in an object written in `version`.
-pub fn locate<'a>(node: Node<'a>, version: Option<ApiVersion>, path: &str) -> Located<'a> {
-    locate_and_resolve(node, version, path).0
-}
-
-/// [`locate`], and the path it lands on when that is not `path` itself: the internal path
-/// when it exists, else the version-specific one.
+/// Where an error at `path` (an internal, v2-shaped path for validation errors) lands in an
+/// object written in `version`, and the path it lands on when that is not `path` itself (the
+/// version's own, when the internal path is not written).
 fn locate_and_resolve<'a>(node: Node<'a>, version: Option<ApiVersion>, path: &str) -> (Located<'a>, Option<String>) {
     let direct = source::locate(node, path);
     if direct.exact {
@@ -183,7 +178,8 @@ mod tests {
         let n = node_of(
             "apiVersion: autoscaling/v1\nkind: HorizontalPodAutoscaler\nspec:\n  maxReplicas: 3\n  targetCPUUtilizationPercentage: -5\n",
         );
-        let l = locate(n.root(), Some(ApiVersion::V1), "spec.metrics[0].resource.target.averageUtilization");
+        let (l, _) =
+            locate_and_resolve(n.root(), Some(ApiVersion::V1), "spec.metrics[0].resource.target.averageUtilization");
         assert!(l.exact);
         assert_eq!(l.span.start.line, 5);
     }
@@ -193,7 +189,8 @@ mod tests {
         let n = node_of(
             "spec:\n  metrics:\n  - type: Pods\n    pods:\n      metricName: x\n      targetAverageValue: -1\n",
         );
-        let l = locate(n.root(), Some(ApiVersion::V2beta1), "spec.metrics[0].pods.target.averageValue");
+        let (l, _) =
+            locate_and_resolve(n.root(), Some(ApiVersion::V2beta1), "spec.metrics[0].pods.target.averageValue");
         assert!(l.exact);
         assert_eq!(l.span.start.line, 6);
     }
@@ -204,10 +201,11 @@ mod tests {
         let n = node_of(
             "spec:\n  metrics:\n  - type: Pods\n    pods:\n      metricName: x\n      selector: {matchLabels: {a: b}}\n  - type: External\n    external:\n      metricName: y\n      metricSelector: {matchLabels: {c: d}}\n",
         );
-        let l = locate(n.root(), Some(ApiVersion::V2beta1), "spec.metrics[0].pods.metric.selector");
+        let (l, _) = locate_and_resolve(n.root(), Some(ApiVersion::V2beta1), "spec.metrics[0].pods.metric.selector");
         assert!(l.exact);
         assert_eq!(l.span.start.line, 6);
-        let l = locate(n.root(), Some(ApiVersion::V2beta1), "spec.metrics[1].external.metric.selector");
+        let (l, _) =
+            locate_and_resolve(n.root(), Some(ApiVersion::V2beta1), "spec.metrics[1].external.metric.selector");
         assert!(l.exact);
         assert_eq!(l.span.start.line, 10);
     }

@@ -1111,13 +1111,15 @@ pub fn take_document<'r, 'a>(rest: &mut &'r [ObjectRef<'a>], document: usize) ->
 /// the file when it holds objects.
 ///
 /// A document whose metadata kubectl refuses ([`Refusal::Metadata`]) is refused whole, a
-/// list's items with it.
+/// list's items with it; so is a list with an item that is no mapping ([`Refusal::NotAnObject`]
+/// of an item: `unstructuredJSONScheme.decodeToList` fails, and none of its items is sent).
 pub fn counts_as_object(obj: &ObjectRef<'_>, refused: &[NotAnObject<'_>]) -> bool {
     undecodable(obj.node).is_none()
         && !refused.iter().any(|d| {
             d.document == obj.document
                 && (d.item == obj.item && d.why != Refusal::NotAnObject
-                    || d.item.is_none() && matches!(d.why, Refusal::Metadata { .. }))
+                    || d.item.is_none() && matches!(d.why, Refusal::Metadata { .. })
+                    || d.item.is_some() && d.why == Refusal::NotAnObject)
         })
 }
 
@@ -1537,6 +1539,34 @@ mod tests {
             refused,
             [(2, Some(1), Refusal::NestedList), (3, Some(1), Refusal::NotAnObject), (5, Some(0), Refusal::NotAnObject)]
         );
+    }
+
+    /// A list with an item that is no mapping fails to decode whole (kubectl 1.33: `unable to
+    /// decode "x.yaml": json: cannot unmarshal number into Go value of type map[string]interface
+    /// {}`, and nothing of the list is sent): none of its items counts, not even the HPA before
+    /// the number; a list beside it is sent.
+    #[test]
+    fn a_list_with_an_item_that_is_no_mapping_sends_no_item() {
+        let text = "apiVersion: v1\nkind: List\nitems:\n\
+                    - {apiVersion: autoscaling/v2, kind: HorizontalPodAutoscaler, metadata: {name: a}}\n- 42\n\
+                    - {kind: HorizontalPodAutoscaler, metadata: {name: b}}\n\
+                    ---\napiVersion: v1\nkind: List\nitems:\n\
+                    - {apiVersion: autoscaling/v2, kind: HorizontalPodAutoscaler, metadata: {name: c}}\n";
+        let f = SourceFile::from_text("x.yaml", text.into());
+        let objs = objects(0, &f);
+        let refused = not_objects(&f.parsed, &f.text, &objs);
+        let found: Vec<_> = refused.iter().map(|d| (d.document, d.item, d.why, d.message.as_ref())).collect();
+        assert_eq!(
+            found,
+            [(
+                0,
+                Some(1),
+                Refusal::NotAnObject,
+                "json: cannot unmarshal number into Go value of type map[string]interface {}"
+            )]
+        );
+        let counted: Vec<_> = objs.iter().map(|o| (o.document, o.item, counts_as_object(o, &refused))).collect();
+        assert_eq!(counted, [(0, Some(0), false), (0, Some(1), false), (0, Some(2), false), (1, Some(0), true)]);
     }
 
     /// An item is typed as `Unstructured.GroupVersionKind` reads it (`ParseGroupVersion`): a

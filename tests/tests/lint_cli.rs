@@ -380,3 +380,115 @@ fn a_list_without_a_kind_is_refused_by_every_command() {
         assert!(!run.stderr.contains("Object 'Kind'"), "{command}: {}", run.stderr);
     }
 }
+
+/// `validate` points at each error where `hpa-lint` points at it: a whole list by its key
+/// (`metrics:`), as the linter's HPA000 does, not at its first item.
+#[test]
+fn validate_and_lint_point_at_the_same_place() {
+    let text = VALID.replace(
+        "maxReplicas: 5",
+        "minReplicas: 0\n  maxReplicas: 5\n  metrics:\n  - type: Resource\n    resource: {name: cpu, target: {type: Utilization, averageUtilization: 0}}",
+    );
+    let validated = hpa_lint(&["validate", "--no-config", "-o", "json", "-"], &text).json();
+    let validate: Vec<(String, u64, u64)> = validated[0]["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["field"].as_str().unwrap().to_string(), e["line"].as_u64().unwrap(), e["column"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(
+        validate,
+        [
+            ("spec.metrics[0].resource.target.averageUtilization".to_string(), 11, 75),
+            ("spec.metrics".to_string(), 9, 3)
+        ]
+    );
+    let linted = hpa_lint(&["--no-config", "--select", "HPA000", "-o", "json", "-"], &text).json();
+    let mut lint: Vec<(String, u64, u64)> = linted["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["path"].as_str().unwrap().to_string(), d["line"].as_u64().unwrap(), d["column"].as_u64().unwrap()))
+        .collect();
+    lint.sort_by_key(|(path, ..)| std::cmp::Reverse(path.len()));
+    assert_eq!(lint, validate);
+}
+
+/// An HPA without `apiVersion` (or with `null`) is version `""` to kubectl's RESTMapper,
+/// which refuses it before anything is sent (kubectl 1.32: `resource mapping not found for
+/// name: "web" namespace: "" from "hpa.yaml": no matches for kind "HorizontalPodAutoscaler" in
+/// version ""`): not an answer of kube-apiserver, which never sees it.
+#[test]
+fn an_hpa_without_api_version_is_refused_in_kubectls_words() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text, column) in [
+        ("missing.yaml", VALID.replace("apiVersion: autoscaling/v2\n", ""), 1),
+        ("null.yaml", VALID.replace("apiVersion: autoscaling/v2", "apiVersion: null"), 13),
+    ] {
+        let file = write(&dir, name, text);
+        let run = hpa_lint(&["validate", "--no-config", &file], "");
+        assert_eq!(run.code, 1, "{}", run.stderr);
+        assert_eq!(
+            run.stdout,
+            format!(
+                "{file}:1:{column}: error: resource mapping not found for name: \"web\" namespace: \"\" from \"{file}\": no matches for kind \"HorizontalPodAutoscaler\" in version \"\"
+ensure CRDs are installed first
+0 HorizontalPodAutoscalers: 0 valid, 0 invalid; 1 HorizontalPodAutoscaler in a version the release does not serve, never sent; 0 other objects skipped
+"
+            )
+        );
+        let linted = hpa_lint(&["--no-config", "-o", "json", &file], "").json();
+        let d = &linted["diagnostics"][0];
+        assert_eq!(
+            (d["rule"].as_str(), d["message"].as_str(), d["line"].as_u64(), d["column"].as_u64()),
+            (
+                Some("HPA000"),
+                Some("no matches for kind \"HorizontalPodAutoscaler\" in version \"\""),
+                Some(1),
+                Some(column)
+            )
+        );
+    }
+}
+
+/// A list with an item that is no mapping is refused whole by kubectl (`unable to decode`):
+/// `validate` reports no verdict for its HPAs, which are never sent. Each item kubectl refuses
+/// is named in `-o json` by its document and index, with what it writes of its identity.
+#[test]
+fn refused_list_items_are_named_and_their_list_is_not_sent() {
+    let list = "apiVersion: v1\nkind: List\nitems:\n\
+                - {apiVersion: autoscaling/v2, kind: HorizontalPodAutoscaler, metadata: {name: a}, spec: {maxReplicas: 1}}\n\
+                - 42\n";
+    let run = hpa_lint(&["validate", "--no-config", "-"], list);
+    assert_eq!(
+        run.stdout,
+        "<stdin>:5:3: error: json: cannot unmarshal number into Go value of type map[string]interface {}\n\
+         0 HorizontalPodAutoscalers: 0 valid, 0 invalid; 1 document kubectl cannot decode; 0 other objects skipped\n"
+    );
+    let linted = hpa_lint(&["--no-config", "-o", "json", "-"], list).json();
+    let objects: Vec<&Value> = linted["diagnostics"].as_array().unwrap().iter().map(|d| &d["object"]).collect();
+    assert_eq!(objects, [&serde_json::json!({"kind": "", "namespace": null, "name": "", "document": 0, "item": 1})]);
+    let untyped = "apiVersion: v1\nkind: List\nitems:\n- {metadata: {name: a, namespace: shop}}\n- {kind: HorizontalPodAutoscaler, metadata: {generateName: b-}}\n";
+    let linted = hpa_lint(&["--no-config", "-o", "json", "-"], untyped).json();
+    let found: Vec<(&Value, &Value)> =
+        linted["diagnostics"].as_array().unwrap().iter().map(|d| (&d["line"], &d["object"])).collect();
+    assert_eq!(
+        found,
+        [
+            (
+                &Value::from(4),
+                &serde_json::json!({"kind": "", "namespace": "shop", "name": "a", "document": 0, "item": 0})
+            ),
+            (
+                &Value::from(5),
+                &serde_json::json!({"kind": "HorizontalPodAutoscaler", "namespace": null, "name": "", "generateName": "b-", "document": 0, "item": 1})
+            ),
+        ]
+    );
+    // SARIF names an item by what it writes; one that writes nothing has no logical location.
+    let sarif = hpa_lint(&["--no-config", "-o", "sarif", "-"], untyped).json();
+    let logical = &sarif["runs"][0]["results"][0]["locations"][0]["logicalLocations"];
+    assert_eq!(logical[0]["fullyQualifiedName"], "/shop/a");
+    let sarif = hpa_lint(&["--no-config", "-o", "sarif", "-"], list).json();
+    assert_eq!(sarif["runs"][0]["results"][0]["locations"][0]["logicalLocations"], serde_json::json!([]));
+}

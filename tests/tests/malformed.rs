@@ -177,7 +177,7 @@ fn a_50_mb_file() {
     assert_eq!(
         errors,
         [
-            ("metadata.annotations: Too long: may not be more than 262144 bytes", 14, 5),
+            ("metadata.annotations: Too long: may not be more than 262144 bytes", 13, 3),
             ("spec.maxReplicas: Invalid value: 0: must be greater than or equal to `minReplicas`", 17, 16),
             ("spec.maxReplicas: Required value", 17, 16),
         ]

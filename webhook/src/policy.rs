@@ -875,13 +875,13 @@ mod tests {
         );
         assert_eq!(
             problems(&format!("{HEADER}rules:\n  - name: a\n    namespace: [x]\n")),
-            ["5:5: unknown field \"rules[0].namespace\""]
+            [
+                "5:5: unknown field `namespace` in rules[0]; expected one of: name, namespaces, namespaceSelector, behavior, constraints, enforcement, denyRules"
+            ]
         );
         assert_eq!(
             problems(&format!("{HEADER}defaults: {{constraints: {{maxReplicas: many}}}}\n")),
-            [
-                "3:39: json: cannot unmarshal string into Go struct field Constraints.defaults.constraints.maxReplicas of type int32"
-            ]
+            ["3:39: defaults.constraints.maxReplicas: expected a whole number, found the string \"many\""]
         );
         assert_eq!(
             problems(&format!("{HEADER}defaults: {{behavior: {{scaleUp: {{tolerance: 5%}}}}}}\n")),
@@ -923,7 +923,7 @@ mod tests {
         // A key given twice is refused, not silently overwritten.
         assert_eq!(
             problems(&format!("{HEADER}defaults: {{constraints: {{maxReplicas: 1, maxReplicas: 2}}}}\n")),
-            ["3:42: duplicate field \"defaults.constraints.maxReplicas\""]
+            ["3:42: defaults.constraints.maxReplicas is written twice: keep one"]
         );
     }
 

@@ -7,11 +7,11 @@
 //! scenario is still walked by its own reader (`scenario.rs` of hpa-lint, whose fields and words
 //! are its own), which takes [`duplicate_keys`] from here.
 
-use hpa_core::api::decode::{self, Decode, DecodeErrorKind, Options, Strictness};
+use hpa_core::api::decode::{self, Decode, DecodeError, DecodeErrorKind, Detail, Options, Shape, Strictness};
 
 use std::collections::HashSet;
 
-use crate::{Document, Node, NodeSource, Span, locate, parse};
+use crate::{Document, Node, NodeKind, NodeSource, Scalar, Span, locate, parse};
 
 /// The most entries a mapping may have for [`duplicate_keys`] to compare its keys pairwise
 /// rather than keep a set of them.
@@ -85,7 +85,9 @@ pub fn read_document(text: &str) -> Result<Option<Document>, ReadError> {
     Ok(document)
 }
 
-/// Decodes a node into a `T` as [`read`] does.
+/// Decodes a node into a `T` as [`read`] does. The files read so are the tools' own, not
+/// kube-apiserver's objects: their problems are worded plainly ([`plain_message`]), not as Go's
+/// decoder words them.
 pub fn decode_node<T: Decode + Default>(node: Node<'_>, package: &'static str) -> Result<T, Vec<ReadError>> {
     decode::decode_from::<T, _>(NodeSource::every_key(node), package, Options::KUBE_APISERVER, Strictness::Strict)
         .map(|decoded| decoded.value)
@@ -95,10 +97,84 @@ pub fn decode_node<T: Decode + Default>(node: Node<'_>, package: &'static str) -
                 .map(|e| {
                     let l = locate(node, &e.path);
                     let span = if e.kind.is_strict() { l.key_span.unwrap_or(l.span) } else { l.span };
-                    ReadError::at(ReadErrorKind::Decode(e.kind), span, e.path, e.message)
+                    let message = plain_message(&e, l.node.filter(|_| l.exact));
+                    ReadError::at(ReadErrorKind::Decode(e.kind), span, e.path, message)
                 })
                 .collect()
         })
+}
+
+/// A decoding problem of a file of the tools' own in plain words, with the field it is about
+/// (`found`: its value as written, when it is): for a value of the wrong type what the field
+/// takes, what was found and, for the two usual slips, what to write (`settings.minReplicas:
+/// expected a whole number, found the string "2": write it without quotes`); for an unknown
+/// field the fields there are, as `hpa-lint simulate` words its own (`unknown field
+/// `minReplica` in settings; expected one of: minReplicas, ...`); for a field given twice that
+/// it is; for any other problem (an enumeration's value, a quantity) the decoder's words.
+pub fn plain_message(e: &DecodeError, found: Option<Node<'_>>) -> String {
+    match (e.kind, e.detail) {
+        (DecodeErrorKind::UnknownField, Some(Detail::UnknownField(known))) => {
+            let (parent, field) = match e.path.rsplit_once('.') {
+                Some((parent, field)) => (format!(" in {parent}"), field),
+                None => (String::new(), e.path.as_str()),
+            };
+            format!("unknown field `{field}`{parent}; expected one of: {}", known.join(", "))
+        }
+        (DecodeErrorKind::DuplicateField, _) => format!("{} is written twice: keep one", e.path),
+        (_, Some(Detail::Mismatch(shape))) => {
+            let field = if e.path.is_empty() { "the file" } else { e.path.as_str() };
+            let (found, advice) = describe(found, shape);
+            format!("{field}: expected {}, found {found}{advice}", takes(shape))
+        }
+        // Their own words, which name what they are about (`unknown scope "dir": expected
+        // file, directory or all`), at its place.
+        _ => e.message.clone(),
+    }
+}
+
+/// What a field of this shape takes, in words.
+fn takes(shape: Shape) -> &'static str {
+    match shape {
+        Shape::String => "a string",
+        Shape::Integer => "a whole number",
+        Shape::Unsigned => "a whole number of 0 or more",
+        Shape::Number => "a number",
+        Shape::Bool => "true or false",
+        Shape::List => "a list",
+        Shape::Quantity => "a quantity (a number, or a string such as 500m or 2Gi)",
+        Shape::Time => "a time (an RFC 3339 string)",
+        Shape::Described(words) => words,
+        Shape::Mapping => "a mapping",
+        // `Any` takes whatever is written (no type error); a shape added later is an object's.
+        _ => "a mapping",
+    }
+}
+
+/// A value found where a field of `shape` was expected, in words, and what to write instead
+/// when the slip is a usual one: a number in quotes, or YAML 1.1's unquoted `yes`/`no`/`on`/`off`
+/// read as a boolean where a string is expected.
+fn describe(found: Option<Node<'_>>, shape: Shape) -> (String, &'static str) {
+    let numeric = matches!(shape, Shape::Integer | Shape::Unsigned | Shape::Number);
+    match found.map(Node::kind) {
+        Some(NodeKind::Scalar(Scalar::Str(s))) => {
+            let advice = if numeric && s.trim().parse::<f64>().is_ok() { ": write it without quotes" } else { "" };
+            (format!("the string {s:?}"), advice)
+        }
+        Some(NodeKind::Scalar(Scalar::Bool(b))) => {
+            let advice = if shape == Shape::String {
+                ": YAML reads an unquoted yes, no, on or off as true or false; quote it"
+            } else {
+                ""
+            };
+            (b.to_string(), advice)
+        }
+        Some(NodeKind::Scalar(Scalar::Int(i))) => (i.to_string(), ""),
+        Some(NodeKind::Scalar(Scalar::UInt(u))) => (u.to_string(), ""),
+        Some(NodeKind::Scalar(Scalar::Float(f))) => (hpa_core::go::json_float(f), ""),
+        Some(NodeKind::Seq(_)) => ("a list".into(), ""),
+        Some(NodeKind::Map(_)) => ("a mapping".into(), ""),
+        Some(NodeKind::Scalar(Scalar::Null)) | None => ("nothing".into(), ""),
+    }
 }
 
 /// Every key written more than once in a mapping of `node`, in document order of its last
@@ -241,7 +317,10 @@ mod tests {
         assert_eq!(read::<Settings>("", "test").unwrap(), Settings::default());
         // YAML 1.1, as kubectl reads it: an unquoted `yes` is a boolean.
         let e = read::<Settings>("names: [x, yes]\n", "test").unwrap_err();
-        assert_eq!(e[0].message, "json: cannot unmarshal bool into Go struct field Settings.names of type string");
+        assert_eq!(
+            e[0].message,
+            "names[1]: expected a string, found true: YAML reads an unquoted yes, no, on or off as true or false; quote it"
+        );
         assert_eq!((e[0].line, e[0].column, e[0].path.as_str()), (1, 12, "names[1]"));
     }
 
@@ -275,16 +354,36 @@ mod tests {
         }
     }
 
+    /// A file of the tools' own is not kube-apiserver's: its problems are worded plainly, with
+    /// the field, what it takes and what was found (a map's key in the field, which Go's words
+    /// lose), and what to write for a number in quotes.
+    #[test]
+    fn problems_are_worded_plainly() {
+        let message = |text: &str| read::<Settings>(text, "test").unwrap_err()[0].to_string();
+        assert_eq!(
+            message("maxReplicas: \"2\"\n"),
+            "1:14: maxReplicas: expected a whole number, found the string \"2\": write it without quotes"
+        );
+        assert_eq!(message("maxReplicas: 1.5\n"), "1:14: maxReplicas: expected a whole number, found 1.5");
+        assert_eq!(message("maxReplicas: [1]\n"), "1:14: maxReplicas: expected a whole number, found a list");
+        assert_eq!(message("labels: {a: {b: c}}\n"), "1:13: labels.a: expected a string, found a mapping");
+        assert_eq!(message("labels: x\n"), "1:9: labels: expected a mapping, found the string \"x\"");
+        assert_eq!(message("42\n"), "1:1: the file: expected a mapping, found 42");
+    }
+
     #[test]
     fn every_problem_has_a_position() {
         let e = read::<Settings>("maxReplicas: 1\nmaxReplica: 2\nmaxReplicas: 3\n", "test").unwrap_err();
         let shown: Vec<String> = e.iter().map(ToString::to_string).collect();
-        assert_eq!(shown, ["2:1: unknown field \"maxReplica\"", "3:1: duplicate field \"maxReplicas\"",]);
-        let e = read::<Settings>("names: {a: 1}\n", "test").unwrap_err();
         assert_eq!(
-            e[0].to_string(),
-            "1:8: json: cannot unmarshal object into Go struct field Settings.names of type []string"
+            shown,
+            [
+                "2:1: unknown field `maxReplica`; expected one of: maxReplicas, labels, names",
+                "3:1: maxReplicas is written twice: keep one",
+            ]
         );
+        let e = read::<Settings>("names: {a: 1}\n", "test").unwrap_err();
+        assert_eq!(e[0].to_string(), "1:8: names: expected a list, found a mapping");
         let doc = crate::parse("a: 1\nb: [{c: 1, c: 2}]\na: 3\n");
         let dups: Vec<(u32, String)> =
             duplicate_keys(doc.documents[0].root()).into_iter().map(|(s, p)| (s.start.line, p)).collect();

@@ -316,7 +316,7 @@ fn decode_json_version(
     };
     match valid {
         Ok(()) => decoded,
-        Err(e) => Err(vec![DecodeError { kind: DecodeErrorKind::Syntax, path: String::new(), message: e.message }]),
+        Err(e) => Err(vec![DecodeError::new(DecodeErrorKind::Syntax, "", e.message)]),
     }
 }
 
@@ -324,16 +324,12 @@ fn decode_json_version(
 fn json_type_meta(text: &str) -> Result<(String, String), DecodeError> {
     use decode::{Kind, Source};
     let mut source = decode::json::JsonSource::new(text);
-    let syntax =
-        |e: decode::SourceError| DecodeError { kind: DecodeErrorKind::Syntax, path: String::new(), message: e.message };
+    let syntax = |e: decode::SourceError| DecodeError::new(DecodeErrorKind::Syntax, "", e.message);
     match source.peek().map_err(syntax)? {
         Kind::Object => {}
         other => {
-            return Err(DecodeError {
-                kind: DecodeErrorKind::NotAnObject,
-                path: String::new(),
-                message: format!("expected an object, found {}", json_kind_name(other)),
-            });
+            let message = format!("expected an object, found {}", json_kind_name(other));
+            return Err(DecodeError::new(DecodeErrorKind::NotAnObject, "", message));
         }
     }
     let (mut kind, mut api_version) = (String::new(), String::new());
@@ -384,8 +380,11 @@ fn version_of(kind: &str, api_version: &str) -> Result<ApiVersion, Vec<DecodeErr
     if kind.is_empty() {
         return Err(vec![DecodeError::type_meta("kind", "Object 'Kind' is missing")]);
     }
+    // No `apiVersion` (or `null`, or `""`): kubectl's RESTMapper finds no mapping for version
+    // `""` and never sends the object (`no matches for kind "HorizontalPodAutoscaler" in version
+    // ""`), as for a version no release serves.
     if api_version.is_empty() {
-        return Err(vec![DecodeError::type_meta("apiVersion", "Object 'apiVersion' is missing")]);
+        return Err(vec![DecodeError::type_meta("apiVersion", Unserved { api_version: String::new() }.to_string())]);
     }
     if kind != KIND {
         return Err(vec![DecodeError::type_meta(
@@ -531,7 +530,11 @@ mod tests {
     #[test]
     fn type_meta_problems() {
         assert_eq!(decode(&json!([])).unwrap_err()[0].kind, DecodeErrorKind::NotAnObject);
-        assert_eq!(decode(&json!({"kind": "HorizontalPodAutoscaler"})).unwrap_err()[0].path, "apiVersion");
+        let e = decode(&json!({"kind": "HorizontalPodAutoscaler"})).unwrap_err();
+        assert_eq!(
+            (e[0].path.as_str(), e[0].message.as_str()),
+            ("apiVersion", "no matches for kind \"HorizontalPodAutoscaler\" in version \"\"")
+        );
         let e = decode(&json!({"kind": "HorizontalPodAutoscaler", "apiVersion": "autoscaling/v2alpha1"})).unwrap_err();
         assert!(e[0].message.contains("no matches for kind"));
     }

@@ -142,10 +142,9 @@ pub fn entry_of(file: &SourceFile, obj: &ObjectRef<'_>, checked: &check::Report,
     let (line, column) = file.line_col(obj.node.span().start);
     let ns = namespace_of(obj, opts);
     let version = obj.api_version().and_then(ApiVersion::parse);
-    let position = |path: &str| -> (u32, u32) {
-        let l = hpa::locate(obj.node, version, path);
-        file.line_col(l.span.start)
-    };
+    // Where `hpa-lint` points at the same error (`hpa::position`: a whole mapping or list by
+    // its key, an item of a list of mappings by its first line).
+    let position = |path: &str| -> (u32, u32) { span_pos(file, hpa::position(obj.node, version, path, false).0) };
     let mut entry = Entry {
         file: file.name.clone(),
         document: obj.document,

@@ -99,10 +99,11 @@ pub fn validate_file(
         // words, when the file holds objects.
         for obj in contents.counted() {
             if obj.is_hpa() {
-                let served = obj.api_version().map(|v| api::served(v, opts.settings.gates().version()));
+                // No `apiVersion` is version `""` to kubectl's RESTMapper: never sent either.
+                let served = api::served(obj.api_version().unwrap_or_default(), opts.settings.gates().version());
                 entries.push(match served {
-                    Some(Err(unserved)) => unserved_entry(file, obj, &unserved, opts),
-                    _ => validate_object(file, obj, old, opts),
+                    Err(unserved) => unserved_entry(file, obj, &unserved, opts),
+                    Ok(_) => validate_object(file, obj, old, opts),
                 });
             } else {
                 skipped += 1;
@@ -190,7 +191,7 @@ fn unserved_entry(file: &SourceFile, obj: &ObjectRef<'_>, unserved: &api::Unserv
         item: obj.item,
         line,
         column,
-        api_version: Some(unserved.api_version.clone()),
+        api_version: obj.api_version().map(String::from),
         kind: obj.kind().map(String::from),
         namespace: namespace_of(obj, opts),
         name: obj.name().unwrap_or_default().to_string(),
@@ -200,7 +201,7 @@ fn unserved_entry(file: &SourceFile, obj: &ObjectRef<'_>, unserved: &api::Unserv
         errors: vec![ErrorEntry {
             type_: NO_KIND_MATCH.into(),
             field: "apiVersion".into(),
-            value: Value::from(unserved.api_version.as_str()),
+            value: obj.api_version().map_or(Value::Null, Value::from),
             detail: unserved.advice().unwrap_or_else(|| unserved.to_string()),
             message,
             line: at_line,

@@ -1347,17 +1347,23 @@ fn duplicate_definition(per_file: &[FileResult], namespace_key: u64) -> Option<(
 /// unreadable files, documents with items and no kind, mappings read as lists, documents kubectl
 /// reads but refuses, YAML syntax errors), as HPA000.
 fn file_level_diagnostics(i: usize, parsed: &Parsed, problems: Vec<input::Problem<'_>>) -> Vec<Diagnostic> {
-    // An HPA000 error about the file (no object), with its help.
-    let error = |span: Span, exact: bool, path: &str, message: String, help: &'static str| Diagnostic {
-        rule: rules::INVALID,
-        severity: Severity::Error,
-        location: Location::File { file: i, span, exact, object: None },
-        path: path.to_string(),
-        message,
-        help: Some(help.into()),
-        related: Vec::new(),
-        fix: None,
-        shown: None,
+    // An HPA000 error about the file (no object but an item of a list), with its help.
+    let located =
+        |span: Span, exact: bool, object: Option<ObjectLabel>, path: &str, message: String, help: &'static str| {
+            Diagnostic {
+                rule: rules::INVALID,
+                severity: Severity::Error,
+                location: Location::File { file: i, span, exact, object },
+                path: path.to_string(),
+                message,
+                help: Some(help.into()),
+                related: Vec::new(),
+                fix: None,
+                shown: None,
+            }
+        };
+    let error = |span: Span, exact: bool, path: &str, message: String, help: &'static str| {
+        located(span, exact, None, path, message, help)
     };
     problems
         .into_iter()
@@ -1417,7 +1423,9 @@ fn file_level_diagnostics(i: usize, parsed: &Parsed, problems: Vec<input::Proble
                         .unwrap_or_default(),
                     _ => String::new(),
                 };
-                error(doc.node.span(), true, &path, doc.message.to_string(), help)
+                // An item of a list is found by its document and index.
+                let object = doc.item.map(|item| item_label(doc.node, doc.document, item));
+                located(doc.node.span(), true, object, &path, doc.message.to_string(), help)
             }
             input::Problem::Syntax(e) => error(
                 Span { start: e.mark, end: e.mark },
@@ -1428,4 +1436,22 @@ fn file_level_diagnostics(i: usize, parsed: &Parsed, problems: Vec<input::Proble
             ),
         })
         .collect()
+}
+
+/// The label of an item of a list kubectl refuses (it cannot type it, or it is no mapping):
+/// its document and index in the list, which find it, and its kind, namespace and name as far
+/// as it writes them (empty, or `None` for the namespace, when it does not).
+fn item_label<'a>(node: Node<'a>, document: usize, item: usize) -> ObjectLabel {
+    let text = |n: Option<Node<'a>>| n.and_then(Node::as_str);
+    let [name, namespace, generate_name] =
+        node.get("metadata").map_or([None; 3], |m| m.get_each(["name", "namespace", "generateName"]));
+    let name = text(name).unwrap_or_default();
+    ObjectLabel {
+        kind: text(node.get("kind")).unwrap_or_default().into(),
+        namespace: text(namespace).filter(|n| !n.is_empty()).map(CompactString::from),
+        name: name.into(),
+        generate_name: text(generate_name).filter(|_| name.is_empty()).map(CompactString::from),
+        document,
+        item: Some(item),
+    }
 }

@@ -1079,9 +1079,13 @@ fn sarif_result<'a>(d: &'a Diagnostic, inputs: Inputs<'_>, rules: &[&RuleMeta]) 
         locations: [match &d.location {
             Location::File { file, span, object, .. } => SarifLocation {
                 physical_location: Some(SarifPhysical::new(inputs.name(*file), *span)),
-                logical_locations: object.as_ref().map_or_else(Vec::new, |o| {
-                    logical_locations(&o.kind, o.namespace.as_deref(), o.shown_name(), &d.path)
-                }),
+                // An item of a list that writes neither kind nor name has no logical name.
+                logical_locations: object
+                    .as_ref()
+                    .filter(|o| !o.kind.is_empty() || !o.shown_name().is_empty())
+                    .map_or_else(Vec::new, |o| {
+                        logical_locations(&o.kind, o.namespace.as_deref(), o.shown_name(), &d.path)
+                    }),
             },
             Location::Object(o) => SarifLocation {
                 physical_location: None,

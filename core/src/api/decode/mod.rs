@@ -50,6 +50,12 @@ pub trait Decode {
     /// `[]v2.MetricSpec`); `package` is the version package of the object being decoded.
     fn go_type(package: &str) -> String;
 
+    /// What a value of this type is written as ([`Shape`]), for a reader that words type
+    /// errors itself; structs, the default, are mappings.
+    fn shape() -> Shape {
+        Shape::Mapping
+    }
+
     /// Decodes the source's current value into `self` (consuming it), as `encoding/json`
     /// decodes into an existing value. `ty` is the Go type of the field when it is a named
     /// type Rust does not have (`v2.MetricSourceType` for a `CompactString`).
@@ -96,6 +102,47 @@ impl GoType {
             GoType::InObjectPackage(name) => format!("{package}.{name}"),
         }
     }
+}
+
+/// What a field takes, as JSON: the shape of the Rust type that mirrors its Go type, for a
+/// reader that words a type error in plain words rather than Go's (hpa-yaml's reader of the
+/// tools' own files: `settings.minReplicas: expected a whole number, found "2"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Shape {
+    /// A string (Go's `string` and its named string types).
+    String,
+    /// An integer (`int32`, `int64`).
+    Integer,
+    /// An integer of 0 or more (`uint64`).
+    Unsigned,
+    /// Any number (`float64`).
+    Number,
+    /// `true` or `false`.
+    Bool,
+    /// An array (a slice).
+    List,
+    /// An object (a struct or a map).
+    Mapping,
+    /// A `resource.Quantity` (a string or a number: `500m`, `2Gi`, `1.5`).
+    Quantity,
+    /// A `metav1.Time` (an RFC 3339 string).
+    Time,
+    /// Any value (`metav1.FieldsV1`).
+    Any,
+    /// A type of its own, in words (`off, on, error, warning or info`).
+    Described(&'static str),
+}
+
+/// What a type error or an unknown field is about, beyond its message: for a reader that
+/// words it itself ([`Shape`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Detail {
+    /// A value of the wrong JSON type, or a number the field cannot hold: what the field takes.
+    Mismatch(Shape),
+    /// An unknown field: the fields of its object (JSON names, in declaration order).
+    UnknownField(&'static [&'static str]),
 }
 
 /// What the source's current value is.
@@ -383,12 +430,19 @@ pub struct DecodeError {
     /// field HorizontalPodAutoscalerSpec.spec.maxReplicas of type int32`, `unknown field
     /// "spec.x"`, `quantities must match the regular expression ...`).
     pub message: String,
+    /// What a type error or an unknown field is about, when it is one.
+    pub detail: Option<Detail>,
 }
 
 impl DecodeError {
+    /// An error of `kind` at `path` (no [`Detail`]).
+    pub fn new(kind: DecodeErrorKind, path: impl Into<String>, message: impl Into<String>) -> DecodeError {
+        DecodeError { kind, path: path.into(), message: message.into(), detail: None }
+    }
+
     /// An error about the object's `apiVersion` or `kind`.
     pub fn type_meta(path: &str, message: impl Into<String>) -> DecodeError {
-        DecodeError { kind: DecodeErrorKind::TypeMeta, path: path.to_string(), message: message.into() }
+        DecodeError::new(DecodeErrorKind::TypeMeta, path, message)
     }
 }
 
@@ -554,7 +608,8 @@ impl<'de, S: Source<'de>> Decoder<'de, S> {
             return;
         }
         let message = self.type_error_message::<T>(value, ty);
-        self.type_error = Some(self.error_here(DecodeErrorKind::InvalidValue, message));
+        let error = self.error_here(DecodeErrorKind::InvalidValue, message);
+        self.type_error = Some(DecodeError { detail: Some(Detail::Mismatch(T::shape())), ..error });
     }
 
     /// `UnmarshalTypeError`'s words for the current value, with the field it is in.
@@ -575,7 +630,7 @@ impl<'de, S: Source<'de>> Decoder<'de, S> {
 
     /// An error at the current path.
     fn error_here(&self, kind: DecodeErrorKind, message: String) -> DecodeError {
-        DecodeError { kind, path: self.location(None), message }
+        DecodeError::new(kind, self.location(None), message)
     }
 
     /// The current path with indices, as [`DecodeError::path`] writes it, plus `last` (a
@@ -644,8 +699,14 @@ impl<'de, S: Source<'de>> Decoder<'de, S> {
     }
 
     /// `saveStrictError` for an unknown or duplicate `field` of the current object (a key
-    /// of the current map with `map_key`).
-    fn save_strict_error(&mut self, kind: DecodeErrorKind, field: &str, map_key: bool) {
+    /// of the current map with `map_key`); `known` are the object's fields, for an unknown one.
+    fn save_strict_error(
+        &mut self,
+        kind: DecodeErrorKind,
+        field: &str,
+        map_key: bool,
+        known: Option<&'static [&'static str]>,
+    ) {
         if !self.keep_strict || self.strict.len() >= MAX_STRICT_ERRORS {
             return;
         }
@@ -655,7 +716,7 @@ impl<'de, S: Source<'de>> Decoder<'de, S> {
             return;
         }
         let path = self.location(Some((field, map_key)));
-        self.strict.push(DecodeError { kind, path, message });
+        self.strict.push(DecodeError { kind, path, message, detail: known.map(Detail::UnknownField) });
     }
 
     /// Decodes an object into the struct `target` (`decodeState.object` for a struct):
@@ -689,13 +750,13 @@ impl<'de, S: Source<'de>> Decoder<'de, S> {
             // A field of a later release than the types' is not one of their fields.
             let index = index.filter(|&i| self.options.knows(since.get(i).copied().unwrap_or(0)));
             let Some(index) = index else {
-                self.save_strict_error(DecodeErrorKind::UnknownField, &key, false);
+                self.save_strict_error(DecodeErrorKind::UnknownField, &key, false, Some(fields));
                 self.skip()?;
                 continue;
             };
             let bit = 1u64 << (index % 64);
             if self.options.duplicate_fields && seen & bit != 0 {
-                self.save_strict_error(DecodeErrorKind::DuplicateField, fields[index], false);
+                self.save_strict_error(DecodeErrorKind::DuplicateField, fields[index], false, None);
             }
             seen |= bit;
             let outer = std::mem::replace(&mut self.go_struct, name);
@@ -770,6 +831,10 @@ impl Decode for String {
         "string".into()
     }
 
+    fn shape() -> Shape {
+        Shape::String
+    }
+
     fn decode<'de, S: Source<'de>>(&mut self, d: &mut Decoder<'de, S>, ty: GoType) -> Result<(), Abort> {
         match d.peek()? {
             Kind::String => {
@@ -790,6 +855,10 @@ impl Decode for CompactString {
         "string".into()
     }
 
+    fn shape() -> Shape {
+        Shape::String
+    }
+
     fn decode<'de, S: Source<'de>>(&mut self, d: &mut Decoder<'de, S>, ty: GoType) -> Result<(), Abort> {
         match d.peek()? {
             Kind::String => {
@@ -806,6 +875,10 @@ impl Decode for CompactString {
 impl Decode for bool {
     fn go_type(_: &str) -> String {
         "bool".into()
+    }
+
+    fn shape() -> Shape {
+        Shape::Bool
     }
 
     fn decode<'de, S: Source<'de>>(&mut self, d: &mut Decoder<'de, S>, ty: GoType) -> Result<(), Abort> {
@@ -859,6 +932,10 @@ impl Decode for i32 {
         "int32".into()
     }
 
+    fn shape() -> Shape {
+        Shape::Integer
+    }
+
     fn decode<'de, S: Source<'de>>(&mut self, d: &mut Decoder<'de, S>, ty: GoType) -> Result<(), Abort> {
         decode_int(self, d, ty)
     }
@@ -869,6 +946,10 @@ impl Decode for i64 {
         "int64".into()
     }
 
+    fn shape() -> Shape {
+        Shape::Integer
+    }
+
     fn decode<'de, S: Source<'de>>(&mut self, d: &mut Decoder<'de, S>, ty: GoType) -> Result<(), Abort> {
         decode_int(self, d, ty)
     }
@@ -877,6 +958,10 @@ impl Decode for i64 {
 impl Decode for u64 {
     fn go_type(_: &str) -> String {
         "uint64".into()
+    }
+
+    fn shape() -> Shape {
+        Shape::Unsigned
     }
 
     /// `strconv.ParseUint(s, 10, 64)`.
@@ -897,6 +982,10 @@ impl Decode for f64 {
         "float64".into()
     }
 
+    fn shape() -> Shape {
+        Shape::Number
+    }
+
     /// `strconv.ParseFloat(s, 64)`; out of range is an error.
     fn decode<'de, S: Source<'de>>(&mut self, d: &mut Decoder<'de, S>, ty: GoType) -> Result<(), Abort> {
         decode_number(self, d, ty, |number| match number {
@@ -915,6 +1004,10 @@ impl<T: Decode + Default> Decode for Option<T> {
         T::go_type(package)
     }
 
+    fn shape() -> Shape {
+        T::shape()
+    }
+
     fn decode<'de, S: Source<'de>>(&mut self, d: &mut Decoder<'de, S>, ty: GoType) -> Result<(), Abort> {
         if d.peek()? == Kind::Null {
             *self = None;
@@ -929,6 +1022,10 @@ impl<T: Decode> Decode for Box<T> {
         T::go_type(package)
     }
 
+    fn shape() -> Shape {
+        T::shape()
+    }
+
     fn decode<'de, S: Source<'de>>(&mut self, d: &mut Decoder<'de, S>, ty: GoType) -> Result<(), Abort> {
         (**self).decode(d, ty)
     }
@@ -939,6 +1036,10 @@ impl<T: Decode> Decode for Box<T> {
 impl<T: Decode + Default> Decode for Vec<T> {
     fn go_type(package: &str) -> String {
         format!("[]{}", T::go_type(package))
+    }
+
+    fn shape() -> Shape {
+        Shape::List
     }
 
     fn decode<'de, S: Source<'de>>(&mut self, d: &mut Decoder<'de, S>, ty: GoType) -> Result<(), Abort> {
@@ -979,6 +1080,10 @@ impl<T: Decode + Default> Decode for BTreeMap<String, T> {
         format!("map[string]{}", T::go_type(package))
     }
 
+    fn shape() -> Shape {
+        Shape::Mapping
+    }
+
     fn decode<'de, S: Source<'de>>(&mut self, d: &mut Decoder<'de, S>, ty: GoType) -> Result<(), Abort> {
         match d.peek()? {
             Kind::Object => {}
@@ -1006,7 +1111,7 @@ impl<T: Decode + Default> Decode for BTreeMap<String, T> {
                     None => self.contains_key(key.as_ref()),
                 };
                 if duplicate {
-                    d.save_strict_error(DecodeErrorKind::DuplicateField, &key, true);
+                    d.save_strict_error(DecodeErrorKind::DuplicateField, &key, true, None);
                 }
             }
             let mut value = T::default();
@@ -1027,6 +1132,10 @@ impl Decode for FieldsV1 {
         "v1.FieldsV1".into()
     }
 
+    fn shape() -> Shape {
+        Shape::Any
+    }
+
     fn decode<'de, S: Source<'de>>(&mut self, d: &mut Decoder<'de, S>, _: GoType) -> Result<(), Abort> {
         if d.peek()? == Kind::Null {
             return d.skip();
@@ -1045,6 +1154,10 @@ impl Decode for FieldsV1 {
 impl Decode for Quantity {
     fn go_type(_: &str) -> String {
         "resource.Quantity".into()
+    }
+
+    fn shape() -> Shape {
+        Shape::Quantity
     }
 
     fn decode<'de, S: Source<'de>>(&mut self, d: &mut Decoder<'de, S>, _: GoType) -> Result<(), Abort> {
@@ -1074,6 +1187,10 @@ impl Decode for Quantity {
 impl Decode for Time {
     fn go_type(_: &str) -> String {
         "v1.Time".into()
+    }
+
+    fn shape() -> Shape {
+        Shape::Time
     }
 
     fn decode<'de, S: Source<'de>>(&mut self, d: &mut Decoder<'de, S>, _: GoType) -> Result<(), Abort> {

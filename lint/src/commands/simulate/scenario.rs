@@ -1120,13 +1120,13 @@ mod tests {
         // decoding.
         assert_eq!(
             errors_at("hpa: x.yaml\nduration: 1m\ncontroller: {syncPeriod: 15s}\n"),
-            ["3:14: controller: unknown field \"syncPeriod\""]
+            [
+                "3:14: controller: unknown field `syncPeriod`; expected one of: syncPeriodSeconds, tolerance, downscaleStabilizationSeconds, cpuInitializationPeriodSeconds, initialReadinessDelaySeconds"
+            ]
         );
         assert_eq!(
             errors_at("hpa: x.yaml\nduration: 1m\ncontroller: {syncPeriod: 15s, tolerance: x}\n"),
-            [
-                "3:42: controller: json: cannot unmarshal string into Go struct field ControllerFile.tolerance of type float64"
-            ]
+            ["3:42: controller: tolerance: expected a number, found the string \"x\""]
         );
         assert_eq!(
             errors_at("hpa: x.yaml\nduration: 1m\ncontroller:\n  tolerance: -0.5\n"),
