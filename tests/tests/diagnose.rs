@@ -592,30 +592,9 @@ fn failing_credentials_name_the_plugin_or_token_file() {
 /// the controller's `FailedGetScale`, with client-go's `no matches for kind` text.
 #[test]
 fn live_reads_the_scale_of_any_resource_through_discovery() {
-    let l = live();
-    l.server.install("widgets");
-    l.server.install("podmetrics");
-    let hpa = |name: &str, kind: &str| {
-        json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
-            "metadata": {"name": name, "namespace": "default", "creationTimestamp": "2026-03-02T09:00:00Z"},
-            "spec": {"scaleTargetRef": {"apiVersion": "example.com/v1", "kind": kind, "name": "w"},
-                "minReplicas": 1, "maxReplicas": 10,
-                "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}]}})
-    };
-    l.server.put(hpa("widget", "Widget"));
-    l.server.put(hpa("gadget", "Gadget"));
-    l.server.put(json!({"apiVersion": "example.com/v1", "kind": "Widget",
-        "metadata": {"name": "w", "namespace": "default"},
-        "spec": {"replicas": 2}, "status": {"replicas": 2, "selector": "app=w"}}));
-    for i in 0..2 {
-        let pod = json!({"apiVersion": "v1", "kind": "Pod",
-            "metadata": {"name": format!("w-{i}"), "namespace": "default", "labels": {"app": "w"}},
-            "spec": {"containers": [{"name": "app", "image": "x", "resources": {"requests": {"cpu": "100m"}}}]},
-            "status": {"phase": "Running", "startTime": "2026-03-02T09:00:00Z",
-                "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": "2026-03-02T09:00:30Z"}]}});
-        l.server.put(fixtures::pod_metrics(&pod, "2026-03-02T10:00:00Z", &[("app", "100m", "10Mi")]));
-        l.server.put(pod);
-    }
+    let l = widgets();
+    l.server.put(widget_hpa("widget", "Widget", None));
+    l.server.put(widget_hpa("gadget", "Gadget", None));
     // 2 pods at 100 % of their request, target 50 %: 4.
     let run = l.diagnose(&["widget", "-o", "json"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
@@ -1364,19 +1343,13 @@ fn usage_errors_come_before_connecting() {
     }
 }
 
-/// A Widget of two pods at 100 % of their cpu request (target 50 %: 4), with custom and
-/// external metrics APIs installed, and an HPA `name` on it with the cpu metric and `extra`.
-fn widget_with(name: &str, extra: Value) -> Live {
+/// A Widget (`example.com/v1`, served with a scale subresource) `w` of two pods at 100 % of
+/// their 100m cpu request, with the resource, custom and external metrics APIs installed.
+fn widgets() -> Live {
     let l = live();
-    l.server.install("widgets");
-    l.server.install("podmetrics");
-    l.server.install("externalmetrics");
-    l.server.install("custommetrics");
-    l.server.put(json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
-        "metadata": {"name": name, "namespace": "default", "creationTimestamp": "2026-03-02T09:00:00Z"},
-        "spec": {"scaleTargetRef": {"apiVersion": "example.com/v1", "kind": "Widget", "name": "w"},
-            "minReplicas": 1, "maxReplicas": 10,
-            "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}, extra]}}));
+    for api in ["widgets", "podmetrics", "externalmetrics", "custommetrics"] {
+        l.server.install(api);
+    }
     l.server.put(json!({"apiVersion": "example.com/v1", "kind": "Widget",
         "metadata": {"name": "w", "namespace": "default"},
         "spec": {"replicas": 2}, "status": {"replicas": 2, "selector": "app=w"}}));
@@ -1389,6 +1362,24 @@ fn widget_with(name: &str, extra: Value) -> Live {
         l.server.put(fixtures::pod_metrics(&pod, "2026-03-02T10:00:00Z", &[("app", "100m", "10Mi")]));
         l.server.put(pod);
     }
+    l
+}
+
+/// An HPA `name` on `kind` `w` (`example.com/v1`), 1..10, with a cpu utilization metric at
+/// 50 % (the Widget's pods want 4), then `extra`.
+fn widget_hpa(name: &str, kind: &str, extra: Option<Value>) -> Value {
+    let cpu = json!({"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}});
+    let metrics: Vec<Value> = std::iter::once(cpu).chain(extra).collect();
+    json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": name, "namespace": "default", "creationTimestamp": "2026-03-02T09:00:00Z"},
+        "spec": {"scaleTargetRef": {"apiVersion": "example.com/v1", "kind": kind, "name": "w"},
+            "minReplicas": 1, "maxReplicas": 10, "metrics": metrics}})
+}
+
+/// [`widgets`] with an HPA `name` on the Widget: the cpu metric and `extra`.
+fn widget_with(name: &str, extra: Value) -> Live {
+    let l = widgets();
+    l.server.put(widget_hpa(name, "Widget", Some(extra)));
     l
 }
 
@@ -1567,20 +1558,14 @@ fn metric_answers_the_clients_refuse_fail_the_metric() {
         let active = d["conditions"].as_array().unwrap().iter().find(|c| c["type"] == "ScalingActive").unwrap();
         (active["replayed"]["reason"].clone(), active["replayed"]["message"].clone())
     };
-    let run = hpa_lint(
-        &[
-            "diagnose",
-            "--snapshot",
-            &file("metric-selectors", "objects.yaml"),
-            &file("metric-selectors", "custom-http_requests-undecodable.json"),
-            "web",
-            "-o",
-            "json",
-        ],
-        "",
-    );
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    let d = run.json();
+    // The JSON diagnosis of HPA `web` from `dir`'s `objects` and `answer`.
+    let web = |dir: &str, objects: &str, answer: &str| {
+        let run =
+            hpa_lint(&["diagnose", "--snapshot", &file(dir, objects), &file(dir, answer), "web", "-o", "json"], "");
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run.json()
+    };
+    let d = web("metric-selectors", "objects.yaml", "custom-http_requests-undecodable.json");
     assert_eq!(
         failed(&d),
         (
@@ -1596,20 +1581,7 @@ fn metric_answers_the_clients_refuse_fail_the_metric() {
         "{d:#}"
     );
 
-    let run = hpa_lint(
-        &[
-            "diagnose",
-            "--snapshot",
-            &file("scale-from-zero", "objects.json"),
-            &file("scale-from-zero", "object-backlog-twice.json"),
-            "web",
-            "-o",
-            "json",
-        ],
-        "",
-    );
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    let d = run.json();
+    let d = web("scale-from-zero", "objects.json", "object-backlog-twice.json");
     assert_eq!(d["outcome"], "FailedComputeMetrics", "{d:#}");
     assert_eq!(
         failed(&d),
