@@ -1538,6 +1538,34 @@ fn a_failed_metric_answer_in_a_snapshot_fails_that_metric_as_live() {
         d["notes"][0].as_str().unwrap().starts_with("Pods metric http_requests: no answer among the inputs"),
         "{d:#}"
     );
+    // The resource metrics API's failure, and an Object metric's gathered at another version.
+    let failure = |dir: &str, objects: &str, answer: &str, name: &str| {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/diagnose").join(dir);
+        let file = |f: &str| dir.join(f).display().to_string();
+        let run = hpa_lint(&["diagnose", "--snapshot", &file(objects), &file(answer), name, "-o", "json"], "");
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let d = run.json();
+        let active = d["conditions"].as_array().unwrap().iter().find(|c| c["type"] == "ScalingActive").unwrap().clone();
+        (active["replayed"]["reason"].clone(), active["replayed"]["message"].clone())
+    };
+    assert_eq!(
+        failure("published-1.23", "objects.yaml", "pod-metrics-failed.json", "php-apache"),
+        (
+            json!("FailedGetResourceMetric"),
+            json!(
+                "the HPA was unable to compute the replica count: failed to get cpu utilization: unable to get metrics for resource cpu: unable to fetch metrics from resource metrics API: the server is currently unable to handle the request"
+            )
+        )
+    );
+    assert_eq!(
+        failure("scale-from-zero", "objects.json", "object-backlog-failed.json", "web"),
+        (
+            json!("FailedGetObjectMetric"),
+            json!(
+                "the HPA was unable to compute the replica count: unable to get metric backlog on Service shop/q: unable to fetch metrics from custom metrics API: the server could not find the metric backlog for services q"
+            )
+        )
+    );
     let run = diagnose("custom-http_requests-failed.json", "web", "human");
     assert!(
         run.stdout.contains("\n  1. Pods http_requests: failed: failed to get pods metric value: unable to get metric http_requests: unable to fetch metrics from custom metrics API: the server could not find the metric http_requests for pods\n"),
