@@ -1413,6 +1413,10 @@ fn a_metrics_api_that_times_out_fails_that_metric_only() {
     );
     let active = d["conditions"].as_array().unwrap().iter().find(|c| c["type"] == "ScalingActive").unwrap();
     assert_eq!(active["replayed"]["reason"], "ValidMetricFound", "{d:#}");
+    assert_eq!(
+        d["findings"],
+        json!([{"question": "not-scaling", "cause": "no-metrics", "message": format!("metric 2 cannot be read: failed to get queue_depth external metric value: failed to get queue_depth external metric: {failed}")}]),
+    );
     // The next syncs get the same failure, not an empty answer.
     assert_eq!(
         d["forecast"]["steps"][0]["reason"],
