@@ -1650,3 +1650,25 @@ fn metric_answers_the_clients_refuse_fail_the_metric() {
             .any(|r| r.path == "/apis/custom.metrics.k8s.io/v1beta2/namespaces/default/widgets.example.com/w/depth")
     );
 }
+
+/// The events only rebuild the controller's memory: a list of them that does not answer in time
+/// is a note, and the sync is replayed (from the memory the status alone gives).
+#[test]
+fn events_that_time_out_are_a_note() {
+    let l = live();
+    serve_the_snapshot(&l.server);
+    l.server.fault("/api/v1/namespaces/default/events", Fault::Delay(Duration::from_secs(30)));
+    let run = l.diagnose(&["php-apache", "--timeout", "1", "-o", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let d = run.json();
+    assert_eq!(d["desiredReplicas"], 4, "{d:#}");
+    let slow = format!(
+        "were not read: the API server at {} did not answer within 1s while listing events in namespace default",
+        l.server.url()
+    );
+    assert_eq!(
+        d["notes"],
+        json!([format!("the HPA's events {slow}"), format!("the scale target's events {slow}")]),
+        "{d:#}"
+    );
+}
