@@ -1385,6 +1385,9 @@ pub async fn read_objects(
             .await
         {
             Ok(_) => out.items.extend(events.into_iter().map(|e| typed(e, &kinds::EVENT))),
+            // The events only rebuild the controller's memory: a list too slow to answer (a
+            // namespace of many events) is said, and the sync replayed without them.
+            Err(e @ Error::Timeout { .. }) => out.notes.push(format!("{what} were not read: {e}")),
             Err(e) if e.is_connection() => return Err(e),
             Err(e) => out.notes.push(format!("{what} were not read: {e}")),
         }

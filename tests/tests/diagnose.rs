@@ -592,30 +592,9 @@ fn failing_credentials_name_the_plugin_or_token_file() {
 /// the controller's `FailedGetScale`, with client-go's `no matches for kind` text.
 #[test]
 fn live_reads_the_scale_of_any_resource_through_discovery() {
-    let l = live();
-    l.server.install("widgets");
-    l.server.install("podmetrics");
-    let hpa = |name: &str, kind: &str| {
-        json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
-            "metadata": {"name": name, "namespace": "default", "creationTimestamp": "2026-03-02T09:00:00Z"},
-            "spec": {"scaleTargetRef": {"apiVersion": "example.com/v1", "kind": kind, "name": "w"},
-                "minReplicas": 1, "maxReplicas": 10,
-                "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}]}})
-    };
-    l.server.put(hpa("widget", "Widget"));
-    l.server.put(hpa("gadget", "Gadget"));
-    l.server.put(json!({"apiVersion": "example.com/v1", "kind": "Widget",
-        "metadata": {"name": "w", "namespace": "default"},
-        "spec": {"replicas": 2}, "status": {"replicas": 2, "selector": "app=w"}}));
-    for i in 0..2 {
-        let pod = json!({"apiVersion": "v1", "kind": "Pod",
-            "metadata": {"name": format!("w-{i}"), "namespace": "default", "labels": {"app": "w"}},
-            "spec": {"containers": [{"name": "app", "image": "x", "resources": {"requests": {"cpu": "100m"}}}]},
-            "status": {"phase": "Running", "startTime": "2026-03-02T09:00:00Z",
-                "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": "2026-03-02T09:00:30Z"}]}});
-        l.server.put(fixtures::pod_metrics(&pod, "2026-03-02T10:00:00Z", &[("app", "100m", "10Mi")]));
-        l.server.put(pod);
-    }
+    let l = widgets();
+    l.server.put(widget_hpa("widget", "Widget", None));
+    l.server.put(widget_hpa("gadget", "Gadget", None));
     // 2 pods at 100 % of their request, target 50 %: 4.
     let run = l.diagnose(&["widget", "-o", "json"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
@@ -1364,19 +1343,13 @@ fn usage_errors_come_before_connecting() {
     }
 }
 
-/// A Widget of two pods at 100 % of their cpu request (target 50 %: 4), with custom and
-/// external metrics APIs installed, and an HPA `name` on it with the cpu metric and `extra`.
-fn widget_with(name: &str, extra: Value) -> Live {
+/// A Widget (`example.com/v1`, served with a scale subresource) `w` of two pods at 100 % of
+/// their 100m cpu request, with the resource, custom and external metrics APIs installed.
+fn widgets() -> Live {
     let l = live();
-    l.server.install("widgets");
-    l.server.install("podmetrics");
-    l.server.install("externalmetrics");
-    l.server.install("custommetrics");
-    l.server.put(json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
-        "metadata": {"name": name, "namespace": "default", "creationTimestamp": "2026-03-02T09:00:00Z"},
-        "spec": {"scaleTargetRef": {"apiVersion": "example.com/v1", "kind": "Widget", "name": "w"},
-            "minReplicas": 1, "maxReplicas": 10,
-            "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}, extra]}}));
+    for api in ["widgets", "podmetrics", "externalmetrics", "custommetrics"] {
+        l.server.install(api);
+    }
     l.server.put(json!({"apiVersion": "example.com/v1", "kind": "Widget",
         "metadata": {"name": "w", "namespace": "default"},
         "spec": {"replicas": 2}, "status": {"replicas": 2, "selector": "app=w"}}));
@@ -1389,6 +1362,24 @@ fn widget_with(name: &str, extra: Value) -> Live {
         l.server.put(fixtures::pod_metrics(&pod, "2026-03-02T10:00:00Z", &[("app", "100m", "10Mi")]));
         l.server.put(pod);
     }
+    l
+}
+
+/// An HPA `name` on `kind` `w` (`example.com/v1`), 1..10, with a cpu utilization metric at
+/// 50 % (the Widget's pods want 4), then `extra`.
+fn widget_hpa(name: &str, kind: &str, extra: Option<Value>) -> Value {
+    let cpu = json!({"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}});
+    let metrics: Vec<Value> = std::iter::once(cpu).chain(extra).collect();
+    json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": name, "namespace": "default", "creationTimestamp": "2026-03-02T09:00:00Z"},
+        "spec": {"scaleTargetRef": {"apiVersion": "example.com/v1", "kind": kind, "name": "w"},
+            "minReplicas": 1, "maxReplicas": 10, "metrics": metrics}})
+}
+
+/// [`widgets`] with an HPA `name` on the Widget: the cpu metric and `extra`.
+fn widget_with(name: &str, extra: Value) -> Live {
+    let l = widgets();
+    l.server.put(widget_hpa(name, "Widget", Some(extra)));
     l
 }
 
@@ -1422,6 +1413,10 @@ fn a_metrics_api_that_times_out_fails_that_metric_only() {
     );
     let active = d["conditions"].as_array().unwrap().iter().find(|c| c["type"] == "ScalingActive").unwrap();
     assert_eq!(active["replayed"]["reason"], "ValidMetricFound", "{d:#}");
+    assert_eq!(
+        d["findings"],
+        json!([{"question": "not-scaling", "cause": "no-metrics", "message": format!("metric 2 cannot be read: failed to get queue_depth external metric value: failed to get queue_depth external metric: {failed}")}]),
+    );
     // The next syncs get the same failure, not an empty answer.
     assert_eq!(
         d["forecast"]["steps"][0]["reason"],
@@ -1547,6 +1542,34 @@ fn a_failed_metric_answer_in_a_snapshot_fails_that_metric_as_live() {
         d["notes"][0].as_str().unwrap().starts_with("Pods metric http_requests: no answer among the inputs"),
         "{d:#}"
     );
+    // The resource metrics API's failure, and an Object metric's gathered at another version.
+    let failure = |dir: &str, objects: &str, answer: &str, name: &str| {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/diagnose").join(dir);
+        let file = |f: &str| dir.join(f).display().to_string();
+        let run = hpa_lint(&["diagnose", "--snapshot", &file(objects), &file(answer), name, "-o", "json"], "");
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let d = run.json();
+        let active = d["conditions"].as_array().unwrap().iter().find(|c| c["type"] == "ScalingActive").unwrap().clone();
+        (active["replayed"]["reason"].clone(), active["replayed"]["message"].clone())
+    };
+    assert_eq!(
+        failure("published-1.23", "objects.yaml", "pod-metrics-failed.json", "php-apache"),
+        (
+            json!("FailedGetResourceMetric"),
+            json!(
+                "the HPA was unable to compute the replica count: failed to get cpu utilization: unable to get metrics for resource cpu: unable to fetch metrics from resource metrics API: the server is currently unable to handle the request"
+            )
+        )
+    );
+    assert_eq!(
+        failure("scale-from-zero", "objects.json", "object-backlog-failed.json", "web"),
+        (
+            json!("FailedGetObjectMetric"),
+            json!(
+                "the HPA was unable to compute the replica count: unable to get metric backlog on Service shop/q: unable to fetch metrics from custom metrics API: the server could not find the metric backlog for services q"
+            )
+        )
+    );
     let run = diagnose("custom-http_requests-failed.json", "web", "human");
     assert!(
         run.stdout.contains("\n  1. Pods http_requests: failed: failed to get pods metric value: unable to get metric http_requests: unable to fetch metrics from custom metrics API: the server could not find the metric http_requests for pods\n"),
@@ -1567,20 +1590,14 @@ fn metric_answers_the_clients_refuse_fail_the_metric() {
         let active = d["conditions"].as_array().unwrap().iter().find(|c| c["type"] == "ScalingActive").unwrap();
         (active["replayed"]["reason"].clone(), active["replayed"]["message"].clone())
     };
-    let run = hpa_lint(
-        &[
-            "diagnose",
-            "--snapshot",
-            &file("metric-selectors", "objects.yaml"),
-            &file("metric-selectors", "custom-http_requests-undecodable.json"),
-            "web",
-            "-o",
-            "json",
-        ],
-        "",
-    );
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    let d = run.json();
+    // The JSON diagnosis of HPA `web` from `dir`'s `objects` and `answer`.
+    let web = |dir: &str, objects: &str, answer: &str| {
+        let run =
+            hpa_lint(&["diagnose", "--snapshot", &file(dir, objects), &file(dir, answer), "web", "-o", "json"], "");
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run.json()
+    };
+    let d = web("metric-selectors", "objects.yaml", "custom-http_requests-undecodable.json");
     assert_eq!(
         failed(&d),
         (
@@ -1596,20 +1613,7 @@ fn metric_answers_the_clients_refuse_fail_the_metric() {
         "{d:#}"
     );
 
-    let run = hpa_lint(
-        &[
-            "diagnose",
-            "--snapshot",
-            &file("scale-from-zero", "objects.json"),
-            &file("scale-from-zero", "object-backlog-twice.json"),
-            "web",
-            "-o",
-            "json",
-        ],
-        "",
-    );
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    let d = run.json();
+    let d = web("scale-from-zero", "objects.json", "object-backlog-twice.json");
     assert_eq!(d["outcome"], "FailedComputeMetrics", "{d:#}");
     assert_eq!(
         failed(&d),
@@ -1644,5 +1648,27 @@ fn metric_answers_the_clients_refuse_fail_the_metric() {
             .requests()
             .iter()
             .any(|r| r.path == "/apis/custom.metrics.k8s.io/v1beta2/namespaces/default/widgets.example.com/w/depth")
+    );
+}
+
+/// The events only rebuild the controller's memory: a list of them that does not answer in time
+/// is a note, and the sync is replayed (from the memory the status alone gives).
+#[test]
+fn events_that_time_out_are_a_note() {
+    let l = live();
+    serve_the_snapshot(&l.server);
+    l.server.fault("/api/v1/namespaces/default/events", Fault::Delay(Duration::from_secs(30)));
+    let run = l.diagnose(&["php-apache", "--timeout", "1", "-o", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let d = run.json();
+    assert_eq!(d["desiredReplicas"], 4, "{d:#}");
+    let slow = format!(
+        "were not read: the API server at {} did not answer within 1s while listing events in namespace default",
+        l.server.url()
+    );
+    assert_eq!(
+        d["notes"],
+        json!([format!("the HPA's events {slow}"), format!("the scale target's events {slow}")]),
+        "{d:#}"
     );
 }

@@ -24,7 +24,7 @@ use super::config::HPAControllerConfiguration;
 use super::controller::{
     Autoscaler, ControllerState, MetricQuery, NormalizationPath, SyncInput, SyncOutcome, SyncResult, UpdateError,
 };
-use super::replicas::{CalcError, ConditionStatus, PodPhase, SetAsideReason};
+use super::replicas::{CalcError, ConditionStatus, MetricsApiError, PodPhase, SetAsideReason};
 use super::simulation::{
     FailedAnswers, LoadPhase, LoadValue, MetricKey, Plan, PodTemplate, PodTimeline, Resume, ResumedPod, Simulation,
     Simulator,
@@ -1132,6 +1132,18 @@ fn current_load(sync: &SyncInput, key: &MetricKey) -> LoadValue {
 
 // === The answers ===
 
+/// The metrics client's failure a calculator error carries (`GetResourceMetric`,
+/// `GetRawMetric`, `GetObjectMetric`, `GetExternalMetric`), if any.
+fn metrics_api_error(c: &CalcError) -> Option<&MetricsApiError> {
+    match c {
+        CalcError::ResourceMetrics { error, .. }
+        | CalcError::PodsMetric { error, .. }
+        | CalcError::ExternalMetric { error, .. } => Some(error),
+        CalcError::ObjectMetric { error, .. } => Some(error),
+        _ => None,
+    }
+}
+
 /// Why it is not scaling, and why it is slow, from the replayed sync and the forecast.
 fn findings(input: &DiagnosisInput<'_>, d: &Diagnosis) -> (Vec<Answer>, Vec<String>) {
     let mut out = Vec::new();
@@ -1236,6 +1248,10 @@ fn findings(input: &DiagnosisInput<'_>, d: &Diagnosis) -> (Vec<Answer>, Vec<Stri
                     String::new()
                 };
                 ("missing-requests", format!("metric {} fails: {error}{fix}{stays}", e.index + 1))
+            }
+            // The request failed (the API, or this metric's answer): no sample was read.
+            Some(c) if matches!(metrics_api_error(c), Some(MetricsApiError::Fetch { .. })) => {
+                ("no-metrics", format!("metric {} cannot be read: {error}", e.index + 1))
             }
             Some(
                 CalcError::NoReadySamples
