@@ -833,7 +833,7 @@ pub fn workload_from<'a, F: Fields<'a>>(id: ObjectId, v: F) -> Workload {
     if GroupVersion::parse_or_empty(&id.api_version).group().contains('.')
         && let Some(spec) = spec
     {
-        integers_under(spec, "spec", SPEC_INTEGER_DEPTH, &mut spec_integers);
+        integers_under(spec, "spec", &mut spec_integers);
     }
     Workload {
         id,
@@ -856,22 +856,20 @@ pub fn workload_from<'a, F: Fields<'a>>(id: ObjectId, v: F) -> Workload {
     }
 }
 
-/// How deep under `spec` [`Workload::spec_integers`] looks (`spec.a.b.c`).
-const SPEC_INTEGER_DEPTH: usize = 3;
-
-/// The integers of an object's fields, by dotted path from `path`, `depth` levels down, past
-/// pod templates (`template`, `jobTemplate`).
-fn integers_under<'a, F: Fields<'a>>(v: F, path: &str, depth: usize, out: &mut Vec<(String, i64)>) {
+/// The integers of an object's fields, by dotted path from `path`, at any depth (a CRD's
+/// `specReplicasPath` is any JSON path under `.spec` without array indices:
+/// `validateCustomResourceDefinitionSubresources` in apiextensions-apiserver's
+/// `pkg/apis/apiextensions/validation/validation.go`), past arrays (no such path enters one) and
+/// pod templates (an object whose `spec` has `containers`: a pod's fields are no replica count).
+fn integers_under<'a, F: Fields<'a>>(v: F, path: &str, out: &mut Vec<(String, i64)>) {
     if let Some(n) = v.as_i64() {
         out.push((path.to_string(), n));
         return;
     }
-    if depth == 0 {
-        return;
-    }
     for (k, child) in v.entries() {
-        if k != "template" && k != "jobTemplate" {
-            integers_under(child, &format!("{path}.{k}"), depth - 1, out);
+        let pod_template = child.field("spec").is_some_and(|s| s.field("containers").is_some());
+        if !pod_template {
+            integers_under(child, &format!("{path}.{k}"), out);
         }
     }
 }
