@@ -35,7 +35,8 @@ use hpa_core::features::FeatureGates;
 use hpa_core::rules::Ignore;
 use hpa_core::rules::index::{self, HpaOrder, ObjectIndex, Table};
 use hpa_core::rules::objects::{
-    LimitRange, ObjectId, Objects, Pdb, ScaledObject, Vpa, Workload, limit_range_from_json,
+    CustomResourceDefinition, LimitRange, ObjectId, Objects, Pdb, RuntimeClass, ScaledObject, Vpa, Workload,
+    limit_range_from_json,
 };
 use kube::Client;
 use kube::api::{Api, ApiResource, ListParams};
@@ -45,7 +46,7 @@ use tokio::task::{AbortHandle, JoinSet};
 
 use crate::connect::Cluster;
 use crate::discovery::{self, Served};
-use crate::inventory::{LiveHpa, Trimmed, ignored_notes, trim_live};
+use crate::inventory::{LiveHpa, Trimmed, ignored_notes, live_namespace, trim_live};
 use crate::kinds::{self, Kind, PAGE_SIZE};
 use crate::object::LiveObject;
 
@@ -53,7 +54,7 @@ mod heartbeat;
 
 /// The kinds the cache watches: what `hpa-lint cluster` reads (HPAs and every kind the
 /// cross-object rules read).
-pub const WATCHED: [Kind; 10] = crate::inventory::READ_KINDS;
+pub const WATCHED: [Kind; 12] = crate::inventory::READ_KINDS;
 
 /// How the cache runs.
 #[derive(Debug, Clone, PartialEq)]
@@ -715,7 +716,7 @@ impl CacheShared {
                 relist.page.clear();
             }
             Event::InitApply(object) => {
-                let namespace = object.metadata.namespace.clone().unwrap_or_else(|| "default".to_string());
+                let namespace = live_namespace(&kind, object.metadata.namespace.as_deref()).to_string();
                 let name = object.metadata.name.clone().unwrap_or_default();
                 relist.seen.entry(namespace.clone()).or_default().insert(name.clone());
                 relist.page.push(self.entry(&kind, object).ok_or((namespace, name)));
@@ -764,13 +765,13 @@ impl CacheShared {
                     // Not kept: nor is what it replaces.
                     None => self.write().remove(
                         &kind,
-                        namespace.as_deref().unwrap_or("default"),
+                        live_namespace(&kind, namespace.as_deref()),
                         name.as_deref().unwrap_or_default(),
                     ),
                 }
             }
             Event::Delete(object) => {
-                let namespace = object.metadata.namespace.as_deref().unwrap_or("default");
+                let namespace = live_namespace(&kind, object.metadata.namespace.as_deref());
                 let name = object.metadata.name.as_deref().unwrap_or_default();
                 self.write().remove(&kind, namespace, name);
             }
@@ -852,6 +853,8 @@ impl CacheShared {
             Trimmed::Vpa(v) => index::Entry::Vpa(v),
             Trimmed::ScaledObject(s) => index::Entry::ScaledObject(s),
             Trimmed::LimitRange(l) => index::Entry::LimitRange(limit_range_from_json(l.id, &l.object)),
+            Trimmed::RuntimeClass(r) => index::Entry::RuntimeClass(r),
+            Trimmed::Crd(c) => index::Entry::CustomResourceDefinition(c),
         };
         Some(Entry::Object(object, ignore))
     }
@@ -992,6 +995,8 @@ fn table(kind: &Kind) -> Table<'static> {
         kinds::VPA => Table::Vpas,
         kinds::SCALED_OBJECT => Table::ScaledObjects,
         kinds::LIMIT_RANGE => Table::LimitRanges,
+        kinds::RUNTIME_CLASS => Table::RuntimeClasses,
+        kinds::CRD => Table::CustomResourceDefinitions,
         _ => Table::Workloads(kind.kind),
     }
 }
@@ -1244,6 +1249,14 @@ impl Objects for Overlay<'_> {
         self.base.limit_ranges(namespace)
     }
 
+    fn custom_resource_definition(&self, group: &str, kind: &str) -> Option<&CustomResourceDefinition> {
+        self.base.custom_resource_definition(group, kind)
+    }
+
+    fn runtime_class(&self, name: &str) -> Option<&RuntimeClass> {
+        self.base.runtime_class(name)
+    }
+
     fn workload_any_case(&self, kind: &str, namespace: &str, name: &str) -> Option<&Workload> {
         match self.workload {
             Some(w) if w.id.kind.eq_ignore_ascii_case(kind) && w.id.namespace == namespace && w.id.name == name => {
@@ -1343,6 +1356,16 @@ impl Objects for Reads<'_> {
     fn limit_ranges(&self, namespace: &str) -> &[LimitRange] {
         self.note(|k| *k == kinds::LIMIT_RANGE);
         self.world.limit_ranges(namespace)
+    }
+
+    fn custom_resource_definition(&self, group: &str, kind: &str) -> Option<&CustomResourceDefinition> {
+        self.note(|k| *k == kinds::CRD);
+        self.world.custom_resource_definition(group, kind)
+    }
+
+    fn runtime_class(&self, name: &str) -> Option<&RuntimeClass> {
+        self.note(|k| *k == kinds::RUNTIME_CLASS);
+        self.world.runtime_class(name)
     }
 
     fn workload_any_case(&self, kind: &str, namespace: &str, name: &str) -> Option<&Workload> {

@@ -532,6 +532,9 @@ pub struct CustomResourceDefinition {
     pub group: String,
     /// `spec.names.kind`.
     pub kind: String,
+    /// `spec.names.plural`: the resource's name in its REST paths (a live cluster's custom
+    /// resources are read at `/apis/<group>/<version>/namespaces/<ns>/<plural>`).
+    pub plural: String,
     /// `spec.versions`, in their order.
     pub versions: Vec<CrdVersion>,
 }
@@ -599,6 +602,7 @@ pub fn custom_resource_definition_from<'a, F: Fields<'a>>(id: ObjectId, v: F) ->
     Some(CustomResourceDefinition {
         group: text(spec.and_then(|s| s.field("group"))),
         kind: text(spec.and_then(|s| s.field("names")).and_then(|n| n.field("kind"))),
+        plural: text(spec.and_then(|s| s.field("names")).and_then(|n| n.field("plural"))),
         versions,
         id,
     })
