@@ -215,9 +215,11 @@ pub struct Inventory {
     /// HPAs.
     pub hpas: Vec<LiveHpa>,
     /// Scale targets (Deployments, StatefulSets, ReplicaSets, ReplicationControllers, Argo
-    /// Rollouts), with `replicas` set only where a user or tool set it ([`replicas_owner::decide`]).
+    /// Rollouts, then the custom resources HPAs target whose CRD was read), with `replicas` set
+    /// only where a user or tool set it ([`trim_workload`]).
     pub workloads: Vec<Workload>,
-    /// Who set each workload's `spec.replicas`, in the order of `workloads`.
+    /// Who set each workload's count (`spec.replicas`; for a custom resource, the field its
+    /// CRD's `specReplicasPath` names), in the order of `workloads`.
     pub replicas: Vec<ReplicasDecision>,
     /// PodDisruptionBudgets.
     pub pdbs: Vec<Pdb>,
