@@ -1119,6 +1119,11 @@ impl<'a> AdmittedPod<'a> {
         AdmittedPod { overhead, ..self }
     }
 
+    /// The pod's `spec.overhead` ([`AdmittedPod::with_overhead`]), if it was given one.
+    pub fn overhead(&self) -> Option<&'a BTreeMap<String, Quantity>> {
+        self.overhead
+    }
+
     /// The request of one of the template's containers (of [`Workload::containers`] or
     /// [`Workload::init_containers`]) for `resource`: as written, else its limit
     /// (`SetDefaults_Pod`), else a LimitRange's default (LimitRanger).
