@@ -365,8 +365,10 @@ impl ContextCache {
     /// the API server fails: one that hangs with its sockets open (stopped, overloaded) makes no
     /// request fail, it only stops talking. Each watch asks for a `timeoutSeconds` of half the
     /// bound ([`CacheOptions::watch_timeout`]), so that a quiet kind is heard from in time.
-    /// LimitRanges RBAC refuses make it incomplete too: without them a container's defaulted
-    /// request looks missing (a false HPA201); other refused kinds only hide findings.
+    /// LimitRanges or RuntimeClasses RBAC refuses make it incomplete too: without them a
+    /// container's defaulted request, or the overhead the 1.34-1.37 controller adds to a pod's
+    /// requests, looks missing (a false HPA201, which a `denyRules` would turn into a false
+    /// denial); other refused kinds only hide findings.
     pub fn freshness(&self, stale_after: Duration) -> Freshness {
         if !*lock(&self.shared.discovered) {
             return Freshness::Stale("the cluster cache has not synced yet".into());
@@ -374,7 +376,7 @@ impl ContextCache {
         let now = Instant::now();
         let watches = self.shared.watches();
         for (kind, w) in watches.iter() {
-            if w.phase == Phase::Forbidden && *kind == kinds::LIMIT_RANGE {
+            if w.phase == Phase::Forbidden && (*kind == kinds::LIMIT_RANGE || *kind == kinds::RUNTIME_CLASS) {
                 return Freshness::Stale(format!("RBAC refuses to watch {}", kind.resource()));
             }
             if matches!(w.phase, Phase::Forbidden | Phase::Absent) {
@@ -408,7 +410,7 @@ impl ContextCache {
     }
 
     /// The kinds RBAC refuses to list or watch (each skipped until the next re-check), in
-    /// [`WATCHED`] order. The view stays fresh without them but LimitRanges
+    /// [`WATCHED`] order. The view stays fresh without them but LimitRanges and RuntimeClasses
     /// ([`ContextCache::freshness`]); a rule that reads one sees none of its objects ([`Reads`]).
     /// An optional CRD that is not installed is not refused: it has no objects to miss.
     pub fn refused(&self) -> Vec<Kind> {

@@ -878,4 +878,17 @@ async fn runtime_classes_and_crds_are_watched() {
         );
         server.stop().await;
     }
+    // RuntimeClasses refused: their overhead would look missing (a false HPA201, which a
+    // `denyRules` would deny on), so the view is incomplete, as without LimitRanges.
+    s.api.refuse(Some("runtimeclasses.node.k8s.io"), None);
+    let (server, mut conn) = s.webhook(&["--kubernetes-version", "1.37"]).await;
+    let answer = conn.review("/validate", &review("k3", "CREATE", &web, None)).await.unwrap();
+    assert_eq!(response(&answer)["allowed"], true, "{answer}");
+    assert_eq!(
+        warnings(&answer),
+        [
+            "hpa-webhook checked this HPA alone (cross-object checks skipped): RBAC refuses to watch runtimeclasses.node.k8s.io"
+        ]
+    );
+    server.stop().await;
 }
