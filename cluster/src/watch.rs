@@ -1360,8 +1360,12 @@ impl Objects for Reads<'_> {
         self.world.limit_ranges(namespace)
     }
 
+    /// A built-in group (no dot: a CRD's group must have one, `ValidateCustomResourceDefinition`)
+    /// reads no CRD: HPA410 asks for every target, a Deployment's included.
     fn custom_resource_definition(&self, group: &str, kind: &str) -> Option<&CustomResourceDefinition> {
-        self.note(|k| *k == kinds::CRD);
+        if group.contains('.') {
+            self.note(|k| *k == kinds::CRD);
+        }
         self.world.custom_resource_definition(group, kind)
     }
 
@@ -1433,6 +1437,13 @@ mod tests {
         assert!(reads.pdbs("shop").is_empty());
         assert!(reads.workloads_of("shop").is_empty());
         assert_eq!(reads.unseen(), [kinds::DEPLOYMENT, kinds::ROLLOUT, kinds::PDB]);
+        // CRDs refused: a lookup in a built-in group is no read of them, one in a CRD's group is.
+        let refused = [kinds::CRD];
+        let reads = Reads::new(&overlay, &refused);
+        assert!(reads.custom_resource_definition("apps", "Deployment").is_none());
+        assert_eq!(reads.unseen(), []);
+        assert!(reads.custom_resource_definition("example.com", "WorkerPool").is_none());
+        assert_eq!(reads.unseen(), [kinds::CRD]);
     }
 
     /// 0.5 s, 1 s, then 2 s at most (each up to a quarter more), and 0.5 s again after an event.
