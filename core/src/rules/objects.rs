@@ -664,14 +664,16 @@ pub trait Objects: Sync {
     /// LimitRanges of a namespace.
     fn limit_ranges(&self, namespace: &str) -> &[LimitRange];
     /// The CustomResourceDefinition of the set that defines `kind` in API group `group`, if
-    /// any (the last one, should two define it; none where the world has no CRDs: a live
-    /// cluster's inventory, the webhook's context cache).
+    /// any (the last one, should two define it; a live cluster's inventory and the webhook's
+    /// context cache hold the cluster's). None by default: a world that wraps another forwards
+    /// it.
     fn custom_resource_definition(&self, group: &str, kind: &str) -> Option<&CustomResourceDefinition> {
         let _ = (group, kind);
         None
     }
-    /// The RuntimeClass of the set named `name`, if any (none where the world has no
-    /// RuntimeClasses: a live cluster's inventory, the webhook's context cache).
+    /// The RuntimeClass of the set named `name`, if any (a live cluster's inventory and the
+    /// webhook's context cache hold the cluster's). None by default: a world that wraps another
+    /// forwards it.
     fn runtime_class(&self, name: &str) -> Option<&RuntimeClass> {
         let _ = name;
         None
