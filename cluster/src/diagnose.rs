@@ -34,7 +34,8 @@ use hpa_core::evaluator::{
 };
 use hpa_core::features::{FeatureGates, Gate, KubernetesVersion};
 use hpa_core::rules::objects::{
-    AdmittedPod, LimitRange, ObjectId, limit_range_from_json, selector_from_json, workload_from_json,
+    AdmittedPod, LimitRange, ObjectId, limit_range_from_json, runtime_class_from, selector_from_json,
+    workload_from_json,
 };
 use serde_json::Value;
 
@@ -519,7 +520,9 @@ pub fn latest_write(objects: &[Value]) -> Option<Timestamp> {
 
 /// The spec of the pods the scale target's template makes, as kube-apiserver admits them
 /// ([`PodTemplate::admitted`]): a limit stands for a missing request, the namespace's
-/// LimitRanges among `items` fill defaults, with the release's `PodLevelResources` default.
+/// LimitRanges among `items` fill defaults, with the release's `PodLevelResources` default, and
+/// the overhead of the RuntimeClass among `items` the template names (`spec.overhead`, which
+/// the RuntimeClass admission plugin sets; the release decides whether the controller adds it).
 fn admitted_template(target: &Value, items: &[&Value], namespace: &str, release: KubernetesVersion) -> PodTemplate {
     let id = |v: &Value| ObjectId {
         api_version: str_of(v, "apiVersion").to_string(),
@@ -533,8 +536,16 @@ fn admitted_template(target: &Value, items: &[&Value], namespace: &str, release:
         .filter(|v| kind_of(v) == "LimitRange" && namespace_of(v) == namespace)
         .map(|v| limit_range_from_json(id(v), v))
         .collect();
+    let runtime_class = workload.runtime_class_name.as_deref().and_then(|name| {
+        items.iter().filter(|v| kind_of(v) == "RuntimeClass" && name_of(v) == name).find_map(|v| {
+            let id = ObjectId { namespace: String::new(), ..id(v) };
+            runtime_class_from(id, *v)
+        })
+    });
     let gate = FeatureGates::new(release).enabled(Gate::PodLevelResources);
-    PodTemplate::admitted(&AdmittedPod::new(&workload, &limit_ranges, gate))
+    let pod =
+        AdmittedPod::new(&workload, &limit_ranges, gate).with_overhead(runtime_class.as_ref().map(|rc| &rc.pod_fixed));
+    PodTemplate::admitted(&pod)
 }
 
 /// A `v1` Pod as the replica calculator reads it.
@@ -1348,6 +1359,23 @@ pub async fn read_objects(
         }
     }
 
+    // The RuntimeClass the target's pods name (cluster-scoped): its overhead is part of each pod
+    // a forecast adds (`admitted_template`), as admission sets it on the pods that run.
+    let target = &decoded.spec.scale_target_ref;
+    let runtime_class = out
+        .items
+        .iter()
+        .find(|o| kind_of(o) == target.kind && name_of(o) == target.name)
+        .and_then(|o| workload_from_json(ObjectId::default(), o).runtime_class_name);
+    if let Some(rc) = runtime_class {
+        let path = format!("{}/{rc}", kinds::RUNTIME_CLASS.collection_path(None));
+        match cluster.get_json(&path, &format!("reading RuntimeClass {rc}")).await {
+            Ok(object) => out.items.push(typed(object, &kinds::RUNTIME_CLASS)),
+            Err(e) if e.is_connection() => return Err(e),
+            Err(e) => out.notes.push(format!("the RuntimeClass {rc} the target's pods name was not read: {e}")),
+        }
+    }
+
     // The pods of this HPA's selector and of the others' (only these can be ambiguous).
     let mut pod_names = std::collections::BTreeSet::new();
     for (_, sel) in &selectors {
@@ -1366,7 +1394,6 @@ pub async fn read_objects(
 
     // The HPA's events, and the target's ScalingReplicaSet events (the earlier size of a
     // rescale).
-    let target = &decoded.spec.scale_target_ref;
     let event_lists = [
         (format!("involvedObject.kind=HorizontalPodAutoscaler,involvedObject.name={name}"), "the HPA's events"),
         (
@@ -2072,6 +2099,27 @@ mod tests {
             ]
         );
         assert!(t.pod_requests_milli.is_empty() && t.overhead_milli.is_empty());
+    }
+
+    /// New pods get the overhead of the RuntimeClass their template names (admission's
+    /// `spec.overhead`), read from the items like the rest; another RuntimeClass gives none.
+    #[test]
+    fn new_pods_get_their_runtime_class_overhead() {
+        let deployment = serde_json::json!({"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "web", "namespace": "shop"},
+            "spec": {"template": {"spec": {"runtimeClassName": "kata", "resources": {"requests": {"memory": "1Gi"}},
+                "containers": [{"name": "app"}]}}}});
+        let kata = serde_json::json!({"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass",
+            "metadata": {"name": "kata"}, "handler": "kata", "overhead": {"podFixed": {"cpu": "250m", "memory": "120Mi"}}});
+        let gvisor = serde_json::json!({"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass",
+            "metadata": {"name": "gvisor"}, "handler": "runsc", "overhead": {"podFixed": {"cpu": "1"}}});
+        let t = admitted_template(&deployment, &[&deployment, &gvisor, &kata], "shop", KubernetesVersion::LATEST);
+        assert_eq!(
+            t.overhead_milli,
+            BTreeMap::from([("cpu".to_string(), 250), ("memory".to_string(), 125_829_120_000)])
+        );
+        let t = admitted_template(&deployment, &[&deployment, &gvisor], "shop", KubernetesVersion::LATEST);
+        assert!(t.overhead_milli.is_empty());
     }
 
     /// `chooseVersion`: the preferred version when the client speaks it, else the first

@@ -12,7 +12,9 @@ use hpa_core::features::KubernetesVersion;
 use hpa_core::rules::IGNORE_ANNOTATION;
 use hpa_core::rules::objects::Objects;
 use hpa_core::rules::objects::{
-    ObjectId, Pdb, ScaledObject, Vpa, Workload, pdb_from_json, scaled_object_from_json, vpa_from_json, workload_from,
+    CustomResourceDefinition, ObjectId, Pdb, RuntimeClass, ScaledObject, Vpa, Workload,
+    custom_resource_definition_from, pdb_from_json, runtime_class_from, scaled_object_from_json, vpa_from_json,
+    workload_from,
 };
 use hpa_core::rules::replicas_owner::{self, ReplicasDecision};
 use serde_json::{Map, Value};
@@ -213,9 +215,11 @@ pub struct Inventory {
     /// HPAs.
     pub hpas: Vec<LiveHpa>,
     /// Scale targets (Deployments, StatefulSets, ReplicaSets, ReplicationControllers, Argo
-    /// Rollouts), with `replicas` set only where a user or tool set it ([`replicas_owner::decide`]).
+    /// Rollouts, then the custom resources HPAs target whose CRD was read), with `replicas` set
+    /// only where a user or tool set it ([`trim_workload`]).
     pub workloads: Vec<Workload>,
-    /// Who set each workload's `spec.replicas`, in the order of `workloads`.
+    /// Who set each workload's count (`spec.replicas`; for a custom resource, the field its
+    /// CRD's `specReplicasPath` names), in the order of `workloads`.
     pub replicas: Vec<ReplicasDecision>,
     /// PodDisruptionBudgets.
     pub pdbs: Vec<Pdb>,
@@ -225,6 +229,11 @@ pub struct Inventory {
     pub scaled_objects: Vec<ScaledObject>,
     /// LimitRanges.
     pub limit_ranges: Vec<LiveLimitRange>,
+    /// RuntimeClasses (cluster-scoped): the overhead admission adds to a pod's requests.
+    pub runtime_classes: Vec<RuntimeClass>,
+    /// CustomResourceDefinitions (cluster-scoped), trimmed to the scale subresource of each
+    /// version.
+    pub crds: Vec<CustomResourceDefinition>,
     /// The `hpa-lint.dev/ignore` annotation ([`IGNORE_ANNOTATION`]) of every object above but
     /// the HPAs (whose JSON is whole) that has one: trimming drops every other annotation.
     pub ignores: HashMap<ObjectId, String>,
@@ -240,6 +249,8 @@ enum Batch {
     Vpas(Vec<Vpa>),
     ScaledObjects(Vec<ScaledObject>),
     LimitRanges(Vec<LiveLimitRange>),
+    RuntimeClasses(Vec<RuntimeClass>),
+    Crds(Vec<CustomResourceDefinition>),
 }
 
 impl Batch {
@@ -252,12 +263,16 @@ impl Batch {
             Batch::Vpas(v) => v.clear(),
             Batch::ScaledObjects(v) => v.clear(),
             Batch::LimitRanges(v) => v.clear(),
+            Batch::RuntimeClasses(v) => v.clear(),
+            Batch::Crds(v) => v.clear(),
         }
     }
 }
 
-/// The kinds `hpa-lint cluster` reads besides HPAs.
-pub const CONTEXT_KINDS: [Kind; 9] = [
+/// The kinds `hpa-lint cluster` reads besides HPAs (and the webhook's context cache watches): the
+/// one table of them. RuntimeClasses and CRDs have no namespace: read across the cluster,
+/// whatever the scope ([`Kind::namespaced`]).
+pub const CONTEXT_KINDS: [Kind; 11] = [
     kinds::DEPLOYMENT,
     kinds::STATEFUL_SET,
     kinds::REPLICA_SET,
@@ -267,12 +282,14 @@ pub const CONTEXT_KINDS: [Kind; 9] = [
     kinds::VPA,
     kinds::SCALED_OBJECT,
     kinds::LIMIT_RANGE,
+    kinds::RUNTIME_CLASS,
+    kinds::CRD,
 ];
 
 /// HPAs, then [`CONTEXT_KINDS`]: every kind `hpa-lint cluster` reads (and the webhook's context
 /// cache watches).
-pub const READ_KINDS: [Kind; 10] = {
-    let mut all = [kinds::HPA; 10];
+pub const READ_KINDS: [Kind; 12] = {
+    let mut all = [kinds::HPA; 12];
     let mut i = 0;
     while i < CONTEXT_KINDS.len() {
         all[i + 1] = CONTEXT_KINDS[i];
@@ -298,6 +315,10 @@ pub async fn read_inventory(cluster: &Cluster, scope: &Scope) -> Result<Inventor
     let mut jobs = Vec::new();
     for kind in READ_KINDS {
         if kind.optional && served.kinds.get(&kind) == Some(&Served::No) {
+            continue;
+        }
+        if !kind.namespaced() {
+            jobs.push((kind, None));
             continue;
         }
         for ns in &namespaces {
@@ -336,6 +357,8 @@ pub async fn read_inventory(cluster: &Cluster, scope: &Scope) -> Result<Inventor
                     Batch::Vpas(v) => inventory.vpas.extend(v),
                     Batch::ScaledObjects(s) => inventory.scaled_objects.extend(s),
                     Batch::LimitRanges(l) => inventory.limit_ranges.extend(l),
+                    Batch::RuntimeClasses(r) => inventory.runtime_classes.extend(r),
+                    Batch::Crds(c) => inventory.crds.extend(c),
                 }
             }
             Err(e) if e.is_connection() => return Err(e),
@@ -353,7 +376,143 @@ pub async fn read_inventory(cluster: &Cluster, scope: &Scope) -> Result<Inventor
     {
         return Err(e);
     }
+    read_custom_targets(cluster, &mut inventory).await?;
     Ok(inventory)
+}
+
+/// A custom resource an HPA scales that no listed kind holds: where to `GET` it.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct CustomTarget {
+    namespace: String,
+    group: String,
+    version: String,
+    plural: String,
+    kind: String,
+    name: String,
+}
+
+/// The part of an HPA [`read_custom_targets`] reads (`spec.scaleTargetRef`), from its text.
+#[derive(serde::Deserialize)]
+struct TargetOf {
+    #[serde(default)]
+    spec: TargetSpec,
+}
+
+#[derive(serde::Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct TargetSpec {
+    #[serde(default)]
+    scale_target_ref: Option<TargetRef>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct TargetRef {
+    #[serde(default)]
+    api_version: String,
+    #[serde(default)]
+    kind: String,
+    #[serde(default)]
+    name: String,
+}
+
+/// Reads the scale targets of the HPAs read that are custom resources of a CRD read but of no
+/// kind [`CONTEXT_KINDS`] lists (a `WorkerPool` whose CRD gives it a scale subresource): one
+/// `GET` each, at the version the HPA names when the CRD serves it (else its first served
+/// version), trimmed as a workload ([`trim_workload`]) with, beside it, who set the count its
+/// CRD's `specReplicasPath` names ([`replicas_owner::decide_at`]): HPA410 on live custom
+/// resources. A target that does not exist is left to the rules (HPA404); a refusal or a
+/// failure is a note; what makes the server unusable stops the read, as for the lists.
+async fn read_custom_targets(cluster: &Cluster, inventory: &mut Inventory) -> Result<(), Error> {
+    if inventory.crds.iter().all(|c| kinds::workload(&c.group, &c.kind).is_some()) {
+        return Ok(());
+    }
+    let mut targets: Vec<(CustomTarget, &CustomResourceDefinition)> = Vec::new();
+    for hpa in &inventory.hpas {
+        let Ok(read) = hpa_core::go::from_str::<TargetOf>(&hpa.text) else { continue };
+        let Some(t) = read.spec.scale_target_ref else { continue };
+        let Ok(gv) = hpa_core::api::GroupVersion::parse(&t.api_version) else { continue };
+        let Some(crd) = inventory
+            .crds
+            .iter()
+            .rev()
+            .find(|c| c.group == gv.group() && c.kind == t.kind && kinds::workload(&c.group, &c.kind).is_none())
+        else {
+            continue;
+        };
+        let served = |v: &&hpa_core::rules::objects::CrdVersion| v.served;
+        let Some(version) = crd
+            .versions
+            .iter()
+            .filter(served)
+            .find(|v| v.name == gv.version())
+            .or_else(|| crd.versions.iter().find(served))
+        else {
+            continue;
+        };
+        if t.name.is_empty() {
+            continue;
+        }
+        let target = CustomTarget {
+            namespace: hpa.id.namespace.clone(),
+            group: crd.group.clone(),
+            version: version.name.clone(),
+            plural: crd.plural.clone(),
+            kind: crd.kind.clone(),
+            name: t.name,
+        };
+        if !targets.iter().any(|(x, _)| *x == target) {
+            targets.push((target, crd));
+        }
+    }
+    let reads = join_all(targets.iter().map(|(t, _)| {
+        let path = format!("/apis/{}/{}/namespaces/{}/{}/{}", t.group, t.version, t.namespace, t.plural, t.name);
+        let doing = format!("reading {}.{} {}/{}", t.plural, t.group, t.namespace, t.name);
+        async move { (cluster.get_text(&path, &doing).await, doing) }
+    }))
+    .await;
+    let mut found = Vec::new();
+    for ((t, crd), (answer, doing)) in targets.iter().zip(reads) {
+        let item = match answer.and_then(|text| {
+            hpa_core::go::parse_tree(&text).map_err(|e| Error::Protocol { doing: doing.clone(), reason: e.to_string() })
+        }) {
+            Ok(item) => item,
+            Err(e) if e.is_connection() => return Err(e),
+            Err(Error::NotFound { .. }) => continue,
+            Err(Error::Forbidden { message, .. }) => {
+                let what = format!("{}.{} {}/{}", t.plural, t.group, t.namespace, t.name);
+                inventory.notes.push(Note {
+                    kind: NoteKind::Forbidden,
+                    message: format!("not read: RBAC refused to get {what} ({message})"),
+                });
+                continue;
+            }
+            Err(other) => {
+                inventory.notes.push(Note { kind: NoteKind::Failed, message: format!("not read: {other}") });
+                continue;
+            }
+        };
+        let id = ObjectId {
+            api_version: format!("{}/{}", t.group, t.version),
+            kind: t.kind.clone(),
+            namespace: t.namespace.clone(),
+            name: t.name.clone(),
+        };
+        if let Some(ignore) = ignore_annotation(&item) {
+            inventory.ignores.insert(id.clone(), ignore.to_string());
+        }
+        let (workload, mut decision) = trim_workload(id, &item, None);
+        if let Some(Some(scale)) = crd.served_scale() {
+            let path: Vec<&str> = scale.spec_replicas_path.trim_start_matches('.').split('.').collect();
+            decision = replicas_owner::decide_at(&item, &path, None);
+        }
+        found.push((workload, decision));
+    }
+    for (workload, decision) in found {
+        inventory.workloads.push(workload);
+        inventory.replicas.push(decision);
+    }
+    Ok(())
 }
 
 /// The note for a failed list (a 404 of an optional kind, or of any kind when discovery could
@@ -395,6 +554,8 @@ async fn read_kind(
         kinds::VPA => Batch::Vpas(Vec::new()),
         kinds::SCALED_OBJECT => Batch::ScaledObjects(Vec::new()),
         kinds::LIMIT_RANGE => Batch::LimitRanges(Vec::new()),
+        kinds::RUNTIME_CLASS => Batch::RuntimeClasses(Vec::new()),
+        kinds::CRD => Batch::Crds(Vec::new()),
         _ => Batch::Workloads(Vec::new()),
     };
     let mut ignores = Vec::new();
@@ -417,6 +578,8 @@ async fn read_kind(
                 (Batch::Vpas(out), Trimmed::Vpa(v)) => out.push(v),
                 (Batch::ScaledObjects(out), Trimmed::ScaledObject(s)) => out.push(s),
                 (Batch::LimitRanges(out), Trimmed::LimitRange(l)) => out.push(l),
+                (Batch::RuntimeClasses(out), Trimmed::RuntimeClass(r)) => out.push(r),
+                (Batch::Crds(out), Trimmed::Crd(c)) => out.push(c),
                 // `trim` answers in the kind it is given (HPAs are read above, as text).
                 _ => {}
             }
@@ -441,6 +604,11 @@ pub enum Trimmed {
     ScaledObject(ScaledObject),
     /// A LimitRange.
     LimitRange(LiveLimitRange),
+    /// A RuntimeClass, trimmed to its `overhead.podFixed`.
+    RuntimeClass(RuntimeClass),
+    /// A CustomResourceDefinition, trimmed to its group, names and each version's `served` and
+    /// `subresources.scale`.
+    Crd(CustomResourceDefinition),
 }
 
 /// Trims an object of `kind` as the API server returned it (a list item or a watch event's
@@ -470,13 +638,48 @@ pub fn trim(kind: &Kind, item: Value) -> Trimmed {
         kinds::VPA => Trimmed::Vpa(vpa_from_json(id, &item)),
         kinds::SCALED_OBJECT => Trimmed::ScaledObject(scaled_object_from_json(id, &item)),
         kinds::LIMIT_RANGE => Trimmed::LimitRange(LiveLimitRange { object: trim_limit_range(&item, kind), id }),
+        // The kinds' own versions (`node.k8s.io/v1`, `apiextensions.k8s.io/v1`): the builders
+        // always answer; an empty object otherwise, which nothing matches.
+        kinds::RUNTIME_CLASS => Trimmed::RuntimeClass(
+            runtime_class_from(id.clone(), &item).unwrap_or(RuntimeClass { id, pod_fixed: Default::default() }),
+        ),
+        kinds::CRD => {
+            Trimmed::Crd(custom_resource_definition_from(id.clone(), &item).unwrap_or(CustomResourceDefinition {
+                id,
+                group: String::new(),
+                kind: String::new(),
+                plural: String::new(),
+                versions: Vec::new(),
+            }))
+        }
         _ => {
-            let decision = replicas_owner::decide(&item, replicas_owner::defaulted_replicas(kind.group, kind.kind));
-            let mut workload = workload_from(id, &item);
-            workload.replicas = decision.replicas;
+            let (workload, decision) =
+                trim_workload(id, &item, replicas_owner::defaulted_replicas(kind.group, kind.kind));
             Trimmed::Workload(workload, decision)
         }
     }
+}
+
+/// A live scale target as the rules read it: live objects are not manifests, so its
+/// `spec.replicas` is kept only where a user or a tool set it ([`replicas_owner::decide`],
+/// with `default`, the kind's defaulted count), and likewise each integer a custom resource
+/// keeps under `spec` ([`Workload::spec_integers`]: its CRD's `specReplicasPath` may name any),
+/// each decided at its own path ([`replicas_owner::decide_at`]). Returns the decision on
+/// `spec.replicas`.
+pub fn trim_workload(id: ObjectId, item: &Value, default: Option<i64>) -> (Workload, ReplicasDecision) {
+    let decision = replicas_owner::decide(item, default);
+    let mut workload = workload_from(id, item);
+    workload.replicas = decision.replicas;
+    if let Some(integers) = workload.spec_integers.as_mut() {
+        integers.retain_mut(|(path, n)| {
+            let path: Vec<&str> = path.split('.').collect();
+            replicas_owner::decide_at(item, &path, None).replicas.map(|set| *n = set).is_some()
+        });
+        if integers.is_empty() {
+            workload.spec_integers = None;
+        }
+    }
+    (workload, decision)
 }
 
 /// An object's [`IGNORE_ANNOTATION`].
@@ -484,23 +687,29 @@ fn ignore_annotation(item: &Value) -> Option<&str> {
     item.pointer("/metadata/annotations").and_then(|a| a.get(IGNORE_ANNOTATION)).and_then(Value::as_str)
 }
 
-/// The identity of a live object of `kind` (namespace `default` when it names none), as
-/// [`object_id`] reads it from a tree.
+/// The identity of a live object of `kind`, as [`object_id`] reads it from a tree.
 fn live_id(kind: &Kind, object: &LiveObject) -> ObjectId {
     ObjectId {
         api_version: kind.api_version(),
         kind: kind.kind.to_string(),
-        namespace: object.metadata.namespace.clone().unwrap_or_else(|| "default".to_string()),
+        namespace: live_namespace(kind, object.metadata.namespace.as_deref()).to_string(),
         name: object.metadata.name.clone().unwrap_or_default(),
     }
 }
 
-/// The identity of an object of `kind` (namespace `default` when it names none).
+/// The namespace hpa-core's values give an object of `kind` whose `metadata.namespace` is
+/// `namespace`: none (`""`) for a cluster-scoped kind, as hpa-core keeps them; `default` for a
+/// namespaced one that names none.
+pub fn live_namespace<'a>(kind: &Kind, namespace: Option<&'a str>) -> &'a str {
+    if kind.namespaced() { namespace.unwrap_or("default") } else { "" }
+}
+
+/// The identity of an object of `kind` ([`live_namespace`]).
 pub fn object_id(kind: &Kind, item: &Value) -> ObjectId {
     ObjectId {
         api_version: kind.api_version(),
         kind: kind.kind.to_string(),
-        namespace: str_at(item, &["metadata", "namespace"]).unwrap_or("default").to_string(),
+        namespace: live_namespace(kind, str_at(item, &["metadata", "namespace"])).to_string(),
         name: str_at(item, &["metadata", "name"]).unwrap_or_default().to_string(),
     }
 }

@@ -56,9 +56,20 @@ impl Kind {
         format!("{}/{}", self.collection_path(Some(namespace)), name)
     }
 
+    /// Whether its objects live in namespaces (`false` for RuntimeClasses, CRDs: one list
+    /// across the cluster, whatever the scope asked). Read from hpa-core's one table of
+    /// cluster-scoped kinds ([`hpa_core::rules::is_cluster_scoped`]).
+    pub fn namespaced(&self) -> bool {
+        !hpa_core::rules::is_cluster_scoped(&self.api_version(), self.kind)
+    }
+
     /// What a list of it reads, for messages: `deployments.apps in namespace shop`,
-    /// `deployments.apps in all namespaces`.
+    /// `deployments.apps in all namespaces`; a cluster-scoped kind by its name alone
+    /// (`runtimeclasses.node.k8s.io`).
     pub fn describe(&self, namespace: Option<&str>) -> String {
+        if !self.namespaced() {
+            return self.resource();
+        }
         match namespace {
             Some(ns) => format!("{} in namespace {ns}", self.resource()),
             None => format!("{} in all namespaces", self.resource()),
@@ -111,6 +122,19 @@ pub const SCALED_OBJECT: Kind =
 /// `v1` LimitRanges.
 pub const LIMIT_RANGE: Kind =
     Kind { group: "", version: "v1", kind: "LimitRange", plural: "limitranges", optional: false };
+/// `node.k8s.io/v1` RuntimeClasses (cluster-scoped): their `overhead.podFixed`, which admission
+/// adds to the pods that name them.
+pub const RUNTIME_CLASS: Kind =
+    Kind { group: "node.k8s.io", version: "v1", kind: "RuntimeClass", plural: "runtimeclasses", optional: false };
+/// `apiextensions.k8s.io/v1` CustomResourceDefinitions (cluster-scoped): the scale subresource
+/// of the custom resources an HPA may target.
+pub const CRD: Kind = Kind {
+    group: "apiextensions.k8s.io",
+    version: "v1",
+    kind: "CustomResourceDefinition",
+    plural: "customresourcedefinitions",
+    optional: false,
+};
 /// `v1` Pods.
 pub const POD: Kind = Kind { group: "", version: "v1", kind: "Pod", plural: "pods", optional: false };
 /// `v1` Events.
@@ -298,6 +322,10 @@ mod tests {
         assert_eq!(HPA.object_path("a", "b"), "/apis/autoscaling/v2/namespaces/a/horizontalpodautoscalers/b");
         assert_eq!(DEPLOYMENT.resource(), "deployments.apps");
         assert_eq!(LIMIT_RANGE.resource(), "limitranges");
+        assert_eq!(CRD.resource(), "customresourcedefinitions.apiextensions.k8s.io");
+        assert_eq!(RUNTIME_CLASS.collection_path(None), "/apis/node.k8s.io/v1/runtimeclasses");
+        assert!(!CRD.namespaced() && !RUNTIME_CLASS.namespaced());
+        assert!(LIMIT_RANGE.namespaced() && ROLLOUT.namespaced());
         let mut p = String::from("/x");
         push_query(&mut p, &[("fieldSelector".into(), "involvedObject.name=web,a=b".into())]);
         assert_eq!(p, "/x?fieldSelector=involvedObject.name%3Dweb%2Ca%3Db");

@@ -35,7 +35,8 @@ use hpa_core::features::FeatureGates;
 use hpa_core::rules::Ignore;
 use hpa_core::rules::index::{self, HpaOrder, ObjectIndex, Table};
 use hpa_core::rules::objects::{
-    LimitRange, ObjectId, Objects, Pdb, ScaledObject, Vpa, Workload, limit_range_from_json,
+    CustomResourceDefinition, LimitRange, ObjectId, Objects, Pdb, RuntimeClass, ScaledObject, Vpa, Workload,
+    limit_range_from_json,
 };
 use kube::Client;
 use kube::api::{Api, ApiResource, ListParams};
@@ -45,7 +46,7 @@ use tokio::task::{AbortHandle, JoinSet};
 
 use crate::connect::Cluster;
 use crate::discovery::{self, Served};
-use crate::inventory::{LiveHpa, Trimmed, ignored_notes, trim_live};
+use crate::inventory::{LiveHpa, Trimmed, ignored_notes, live_namespace, trim_live};
 use crate::kinds::{self, Kind, PAGE_SIZE};
 use crate::object::LiveObject;
 
@@ -53,7 +54,7 @@ mod heartbeat;
 
 /// The kinds the cache watches: what `hpa-lint cluster` reads (HPAs and every kind the
 /// cross-object rules read).
-pub const WATCHED: [Kind; 10] = crate::inventory::READ_KINDS;
+pub const WATCHED: [Kind; 12] = crate::inventory::READ_KINDS;
 
 /// How the cache runs.
 #[derive(Debug, Clone, PartialEq)]
@@ -364,8 +365,10 @@ impl ContextCache {
     /// the API server fails: one that hangs with its sockets open (stopped, overloaded) makes no
     /// request fail, it only stops talking. Each watch asks for a `timeoutSeconds` of half the
     /// bound ([`CacheOptions::watch_timeout`]), so that a quiet kind is heard from in time.
-    /// LimitRanges RBAC refuses make it incomplete too: without them a container's defaulted
-    /// request looks missing (a false HPA201); other refused kinds only hide findings.
+    /// LimitRanges or RuntimeClasses RBAC refuses make it incomplete too: without them a
+    /// container's defaulted request, or the overhead the 1.34-1.37 controller adds to a pod's
+    /// requests, looks missing (a false HPA201, which a `denyRules` would turn into a false
+    /// denial); other refused kinds only hide findings.
     pub fn freshness(&self, stale_after: Duration) -> Freshness {
         if !*lock(&self.shared.discovered) {
             return Freshness::Stale("the cluster cache has not synced yet".into());
@@ -373,7 +376,7 @@ impl ContextCache {
         let now = Instant::now();
         let watches = self.shared.watches();
         for (kind, w) in watches.iter() {
-            if w.phase == Phase::Forbidden && *kind == kinds::LIMIT_RANGE {
+            if w.phase == Phase::Forbidden && (*kind == kinds::LIMIT_RANGE || *kind == kinds::RUNTIME_CLASS) {
                 return Freshness::Stale(format!("RBAC refuses to watch {}", kind.resource()));
             }
             if matches!(w.phase, Phase::Forbidden | Phase::Absent) {
@@ -407,7 +410,7 @@ impl ContextCache {
     }
 
     /// The kinds RBAC refuses to list or watch (each skipped until the next re-check), in
-    /// [`WATCHED`] order. The view stays fresh without them but LimitRanges
+    /// [`WATCHED`] order. The view stays fresh without them but LimitRanges and RuntimeClasses
     /// ([`ContextCache::freshness`]); a rule that reads one sees none of its objects ([`Reads`]).
     /// An optional CRD that is not installed is not refused: it has no objects to miss.
     pub fn refused(&self) -> Vec<Kind> {
@@ -715,7 +718,7 @@ impl CacheShared {
                 relist.page.clear();
             }
             Event::InitApply(object) => {
-                let namespace = object.metadata.namespace.clone().unwrap_or_else(|| "default".to_string());
+                let namespace = live_namespace(&kind, object.metadata.namespace.as_deref()).to_string();
                 let name = object.metadata.name.clone().unwrap_or_default();
                 relist.seen.entry(namespace.clone()).or_default().insert(name.clone());
                 relist.page.push(self.entry(&kind, object).ok_or((namespace, name)));
@@ -764,13 +767,13 @@ impl CacheShared {
                     // Not kept: nor is what it replaces.
                     None => self.write().remove(
                         &kind,
-                        namespace.as_deref().unwrap_or("default"),
+                        live_namespace(&kind, namespace.as_deref()),
                         name.as_deref().unwrap_or_default(),
                     ),
                 }
             }
             Event::Delete(object) => {
-                let namespace = object.metadata.namespace.as_deref().unwrap_or("default");
+                let namespace = live_namespace(&kind, object.metadata.namespace.as_deref());
                 let name = object.metadata.name.as_deref().unwrap_or_default();
                 self.write().remove(&kind, namespace, name);
             }
@@ -852,6 +855,8 @@ impl CacheShared {
             Trimmed::Vpa(v) => index::Entry::Vpa(v),
             Trimmed::ScaledObject(s) => index::Entry::ScaledObject(s),
             Trimmed::LimitRange(l) => index::Entry::LimitRange(limit_range_from_json(l.id, &l.object)),
+            Trimmed::RuntimeClass(r) => index::Entry::RuntimeClass(r),
+            Trimmed::Crd(c) => index::Entry::CustomResourceDefinition(c),
         };
         Some(Entry::Object(object, ignore))
     }
@@ -992,6 +997,8 @@ fn table(kind: &Kind) -> Table<'static> {
         kinds::VPA => Table::Vpas,
         kinds::SCALED_OBJECT => Table::ScaledObjects,
         kinds::LIMIT_RANGE => Table::LimitRanges,
+        kinds::RUNTIME_CLASS => Table::RuntimeClasses,
+        kinds::CRD => Table::CustomResourceDefinitions,
         _ => Table::Workloads(kind.kind),
     }
 }
@@ -1244,6 +1251,14 @@ impl Objects for Overlay<'_> {
         self.base.limit_ranges(namespace)
     }
 
+    fn custom_resource_definition(&self, group: &str, kind: &str) -> Option<&CustomResourceDefinition> {
+        self.base.custom_resource_definition(group, kind)
+    }
+
+    fn runtime_class(&self, name: &str) -> Option<&RuntimeClass> {
+        self.base.runtime_class(name)
+    }
+
     fn workload_any_case(&self, kind: &str, namespace: &str, name: &str) -> Option<&Workload> {
         match self.workload {
             Some(w) if w.id.kind.eq_ignore_ascii_case(kind) && w.id.namespace == namespace && w.id.name == name => {
@@ -1361,6 +1376,20 @@ impl Objects for Reads<'_> {
         self.world.limit_ranges(namespace)
     }
 
+    /// A built-in group (no dot: a CRD's group must have one, `ValidateCustomResourceDefinition`)
+    /// reads no CRD: HPA410 asks for every target, a Deployment's included.
+    fn custom_resource_definition(&self, group: &str, kind: &str) -> Option<&CustomResourceDefinition> {
+        if group.contains('.') {
+            self.note(|k| *k == kinds::CRD);
+        }
+        self.world.custom_resource_definition(group, kind)
+    }
+
+    fn runtime_class(&self, name: &str) -> Option<&RuntimeClass> {
+        self.note(|k| *k == kinds::RUNTIME_CLASS);
+        self.world.runtime_class(name)
+    }
+
     fn workload_any_case(&self, kind: &str, namespace: &str, name: &str) -> Option<&Workload> {
         if !self.is_written(|k| k.eq_ignore_ascii_case(kind), namespace, name) {
             self.note(|k| is_workload(k) && k.kind.eq_ignore_ascii_case(kind));
@@ -1438,6 +1467,13 @@ mod tests {
         assert_eq!(reads.workload_any_case("deployment", "shop", "web"), None);
         assert_eq!(reads.workload("Deployment", "prod", "web"), None);
         assert_eq!(reads.unseen(), [kinds::DEPLOYMENT]);
+        // CRDs refused: a lookup in a built-in group is no read of them, one in a CRD's group is.
+        let refused = [kinds::CRD];
+        let reads = Reads::new(&overlay, &refused);
+        assert!(reads.custom_resource_definition("apps", "Deployment").is_none());
+        assert_eq!(reads.unseen(), []);
+        assert!(reads.custom_resource_definition("example.com", "WorkerPool").is_none());
+        assert_eq!(reads.unseen(), [kinds::CRD]);
     }
 
     /// 0.5 s, 1 s, then 2 s at most (each up to a quarter more), and 0.5 s again after an event.

@@ -167,6 +167,8 @@ async fn read(kubeconfig: PathBuf, mode: &str) {
                 + inventory.vpas.len()
                 + inventory.scaled_objects.len()
                 + inventory.limit_ranges.len()
+                + inventory.runtime_classes.len()
+                + inventory.crds.len()
         }
         "lists" => {
             // The same lists, concurrently as read_inventory does, each page parsed and dropped.

@@ -688,3 +688,74 @@ fn an_old_or_unknown_cluster_release_is_a_note() {
         ]
     );
 }
+
+/// HPA201 reads the cluster's RuntimeClasses: their overhead is part of a pod's requests for the
+/// controller from 1.34 to 1.37 (silent), not in 1.38 (reported); without RBAC on them, a note.
+#[test]
+fn a_runtime_class_overhead_in_the_cluster_supplies_the_cpu_request_until_1_38() {
+    let l = live();
+    l.server.apply(&fixtures::in_namespace(fixtures::cluster_fixture("runtime-class"), "kata"));
+    let report = l.lint(&["-n", "kata", "-o", "json"]).json();
+    assert_eq!(located(&report, "HPA201"), Vec::<String>::new(), "{report:#}");
+    assert_eq!(report["summary"]["objects"], 3, "{report:#}");
+    l.server.set_git_version(Some("v1.38.0"));
+    let report = l.lint(&["-n", "kata", "-o", "json"]).json();
+    assert_eq!(
+        located(&report, "HPA201"),
+        ["kata/web HorizontalPodAutoscaler spec.metrics[0].resource.target.averageUtilization"],
+        "{report:#}"
+    );
+    // RuntimeClasses refused on 1.37: the rest is linted, the refusal is a note.
+    l.server.set_git_version(Some("v1.37.0"));
+    l.server.refuse(Some("runtimeclasses.node.k8s.io"), None);
+    let report = l.lint(&["-n", "kata", "-o", "json"]).json();
+    let notes: Vec<&str> = report["notes"].as_array().unwrap().iter().filter_map(|n| n["message"].as_str()).collect();
+    assert!(
+        notes.iter().any(|n| n.starts_with("not read: RBAC refused to list runtimeclasses.node.k8s.io (")),
+        "{notes:?}"
+    );
+    assert_eq!(located(&report, "HPA201").len(), 1, "{report:#}");
+}
+
+/// HPA410 on a live custom resource asks who set the field its CRD's `specReplicasPath` names
+/// (`.spec.size`): reported where a manager other than the HPA controller owns it, not where
+/// the controller wrote it through `/scale`. HPA412 on a CRD without a scale subresource.
+#[test]
+fn custom_resources_are_judged_by_their_crd_read_from_the_cluster() {
+    let l = live();
+    l.server.install("workerpools");
+    let objects = fixtures::in_namespace(fixtures::cluster_fixture("custom-resources"), "batch");
+    let (pinned, rest): (Vec<Value>, Vec<Value>) = objects.into_iter().partition(|o| o["kind"] == "WorkerPool");
+    l.server.apply(&rest);
+    // Argo CD applies `size: 3`.
+    l.server.apply_as(&pinned, "argocd-controller", "Apply");
+    // Applied without it; the HPA controller wrote `size` through `/scale`.
+    l.server.put(json!({"apiVersion": "example.com/v1", "kind": "WorkerPool",
+        "metadata": {"name": "scaled", "namespace": "batch", "managedFields": [
+            {"manager": "argocd-controller", "operation": "Apply", "apiVersion": "example.com/v1",
+             "time": "2026-03-02T09:14:05Z", "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:replicas": {}}}},
+            {"manager": "kube-controller-manager", "operation": "Update", "apiVersion": "autoscaling/v1",
+             "time": "2026-03-02T09:20:35Z", "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:size": {}}},
+             "subresource": "scale"}]},
+        "spec": {"size": 7, "replicas": 2}}));
+    let report = l.lint(&["-n", "batch", "-o", "json"]).json();
+    assert_eq!(located(&report, "HPA410"), ["batch/pinned WorkerPool spec.size"], "{report:#}");
+    let d = report["diagnostics"].as_array().unwrap().iter().find(|d| d["rule"] == "HPA410").unwrap();
+    assert_eq!(
+        d["message"],
+        "WorkerPool batch/pinned sets spec.size: 3 while HorizontalPodAutoscaler batch/pinned scales it: every apply resets the count"
+    );
+    assert_eq!(
+        d["help"],
+        "in the cluster, spec.size is owned by field manager \"argocd-controller\" (Apply), not by the HPA controller; remove spec.size from the workload; the HPA owns it"
+    );
+    assert_eq!(located(&report, "HPA412"), ["batch/g HorizontalPodAutoscaler spec.scaleTargetRef.kind"], "{report:#}");
+    let d = report["diagnostics"].as_array().unwrap().iter().find(|d| d["rule"] == "HPA412").unwrap();
+    assert_eq!(
+        d["message"],
+        "CustomResourceDefinition gadgets.example.com gives Gadget no scale subresource: the controller cannot read the target's scale and never scales it (AbleToScale False, FailedGetScale)"
+    );
+    // The custom resources were read one by one, at the version the HPAs name.
+    let paths: Vec<String> = l.server.requests().iter().map(|r| r.path.clone()).collect();
+    assert!(paths.iter().any(|p| p == "/apis/example.com/v1/namespaces/batch/workerpools/pinned"), "{paths:?}");
+}

@@ -999,3 +999,27 @@ fn a_custom_resource_sets_the_field_its_crd_names() {
     assert_eq!(at, [(5, 9, "HPA410".to_string())]);
     assert!(run("  replicas: 2\n").0.is_empty());
 }
+
+/// A `specReplicasPath` of any depth (`.spec.a.b.c.replicas`, as a CRD may name it) is found,
+/// at its position, and only outside the pod template.
+#[test]
+fn a_custom_resource_count_deep_under_spec_is_found() {
+    let crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: workers.example.com}\nspec:\n  group: example.com\n  names: {kind: Worker, plural: workers}\n  scope: Namespaced\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}\n    subresources:\n      scale: {specReplicasPath: .spec.a.b.c.replicas, statusReplicasPath: .status.replicas, labelSelectorPath: .status.selector}\n---\n";
+    let worker = "apiVersion: example.com/v1\nkind: Worker\nmetadata: {name: w, namespace: shop}\nspec:\n  replicas: 2\n  a:\n    b:\n      c:\n        replicas: 4\n  template:\n    spec:\n      containers: [{name: app, image: x}]\n";
+    let hpa = "---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: w, namespace: shop}\nspec:\n  scaleTargetRef: {apiVersion: example.com/v1, kind: Worker, name: w}\n  maxReplicas: 5\n  metrics:\n  - type: Pods\n    pods: {metric: {name: rps}, target: {type: AverageValue, averageValue: \"10\"}}\n";
+    let report = lint(&["--select", "HPA410"], &format!("{crd}{worker}{hpa}"));
+    let found: Vec<(u64, u64, String)> =
+        positions(&report).into_iter().filter(|(_, _, rule)| rule == "HPA410").collect();
+    assert_eq!(found, [(24, 19, "HPA410".to_string())]);
+    assert_eq!(
+        said(&report, "HPA410")[0].1,
+        "Worker shop/w sets spec.a.b.c.replicas: 4 while HorizontalPodAutoscaler shop/w scales it: every apply resets the count"
+    );
+    // A path into the pod template is no count: nothing.
+    let into_template = crd.replace(".spec.a.b.c.replicas", ".spec.template.spec.replicas");
+    let quiet = lint(
+        &["--select", "HPA410"],
+        &format!("{into_template}{}{hpa}", worker.replace("containers:", "replicas: 3\n      containers:")),
+    );
+    assert!(said(&quiet, "HPA410").is_empty(), "{quiet}");
+}

@@ -532,6 +532,9 @@ pub struct CustomResourceDefinition {
     pub group: String,
     /// `spec.names.kind`.
     pub kind: String,
+    /// `spec.names.plural`: the resource's name in its REST paths (a live cluster's custom
+    /// resources are read at `/apis/<group>/<version>/namespaces/<ns>/<plural>`).
+    pub plural: String,
     /// `spec.versions`, in their order.
     pub versions: Vec<CrdVersion>,
 }
@@ -599,6 +602,7 @@ pub fn custom_resource_definition_from<'a, F: Fields<'a>>(id: ObjectId, v: F) ->
     Some(CustomResourceDefinition {
         group: text(spec.and_then(|s| s.field("group"))),
         kind: text(spec.and_then(|s| s.field("names")).and_then(|n| n.field("kind"))),
+        plural: text(spec.and_then(|s| s.field("names")).and_then(|n| n.field("plural"))),
         versions,
         id,
     })
@@ -660,14 +664,16 @@ pub trait Objects: Sync {
     /// LimitRanges of a namespace.
     fn limit_ranges(&self, namespace: &str) -> &[LimitRange];
     /// The CustomResourceDefinition of the set that defines `kind` in API group `group`, if
-    /// any (the last one, should two define it; none where the world has no CRDs: a live
-    /// cluster's inventory, the webhook's context cache).
+    /// any (the last one, should two define it; a live cluster's inventory and the webhook's
+    /// context cache hold the cluster's). None by default: a world that wraps another forwards
+    /// it.
     fn custom_resource_definition(&self, group: &str, kind: &str) -> Option<&CustomResourceDefinition> {
         let _ = (group, kind);
         None
     }
-    /// The RuntimeClass of the set named `name`, if any (none where the world has no
-    /// RuntimeClasses: a live cluster's inventory, the webhook's context cache).
+    /// The RuntimeClass of the set named `name`, if any (a live cluster's inventory and the
+    /// webhook's context cache hold the cluster's). None by default: a world that wraps another
+    /// forwards it.
     fn runtime_class(&self, name: &str) -> Option<&RuntimeClass> {
         let _ = name;
         None
@@ -833,7 +839,7 @@ pub fn workload_from<'a, F: Fields<'a>>(id: ObjectId, v: F) -> Workload {
     if GroupVersion::parse_or_empty(&id.api_version).group().contains('.')
         && let Some(spec) = spec
     {
-        integers_under(spec, "spec", SPEC_INTEGER_DEPTH, &mut spec_integers);
+        integers_under(spec, "spec", &mut spec_integers);
     }
     Workload {
         id,
@@ -856,22 +862,20 @@ pub fn workload_from<'a, F: Fields<'a>>(id: ObjectId, v: F) -> Workload {
     }
 }
 
-/// How deep under `spec` [`Workload::spec_integers`] looks (`spec.a.b.c`).
-const SPEC_INTEGER_DEPTH: usize = 3;
-
-/// The integers of an object's fields, by dotted path from `path`, `depth` levels down, past
-/// pod templates (`template`, `jobTemplate`).
-fn integers_under<'a, F: Fields<'a>>(v: F, path: &str, depth: usize, out: &mut Vec<(String, i64)>) {
+/// The integers of an object's fields, by dotted path from `path`, at any depth (a CRD's
+/// `specReplicasPath` is any JSON path under `.spec` without array indices:
+/// `validateCustomResourceDefinitionSubresources` in apiextensions-apiserver's
+/// `pkg/apis/apiextensions/validation/validation.go`), past arrays (no such path enters one) and
+/// pod templates (an object whose `spec` has `containers`: a pod's fields are no replica count).
+fn integers_under<'a, F: Fields<'a>>(v: F, path: &str, out: &mut Vec<(String, i64)>) {
     if let Some(n) = v.as_i64() {
         out.push((path.to_string(), n));
         return;
     }
-    if depth == 0 {
-        return;
-    }
     for (k, child) in v.entries() {
-        if k != "template" && k != "jobTemplate" {
-            integers_under(child, &format!("{path}.{k}"), depth - 1, out);
+        let pod_template = child.field("spec").is_some_and(|s| s.field("containers").is_some());
+        if !pod_template {
+            integers_under(child, &format!("{path}.{k}"), out);
         }
     }
 }
@@ -1115,6 +1119,11 @@ impl<'a> AdmittedPod<'a> {
     /// [`FeatureGates::pod_overhead`]: crate::features::FeatureGates::pod_overhead
     pub fn with_overhead(self, overhead: Option<&'a BTreeMap<String, Quantity>>) -> Self {
         AdmittedPod { overhead, ..self }
+    }
+
+    /// The pod's `spec.overhead` ([`AdmittedPod::with_overhead`]), if it was given one.
+    pub fn overhead(&self) -> Option<&'a BTreeMap<String, Quantity>> {
+        self.overhead
     }
 
     /// The request of one of the template's containers (of [`Workload::containers`] or

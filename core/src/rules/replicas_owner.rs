@@ -112,14 +112,24 @@ pub fn defaulted_replicas(group: &str, kind: &str) -> Option<i64> {
 /// Decides who set a live workload's `spec.replicas` (see the module documentation); `default`
 /// is what the API server defaults it to for the object's kind ([`defaulted_replicas`]).
 pub fn decide(object: &Value, default: Option<i64>) -> ReplicasDecision {
-    let live = object.get("spec").and_then(|s| s.get("replicas")).and_then(Value::as_i64);
+    decide_at(object, &["spec", "replicas"], default)
+}
+
+/// [`decide`] for the count at `path` (a custom resource's: the `specReplicasPath` of its CRD's
+/// scale subresource, `.spec.size` as `["spec", "size"]`), which kube-apiserver's scale handler
+/// records in the managed fields as it records `spec.replicas` of the built-in kinds
+/// (`NewScaleHandler` with the replicas path mappings in `customresource_handler.go` of
+/// apiextensions-apiserver); `default` as [`decide`]'s (`None` for a custom resource).
+pub fn decide_at(object: &Value, path: &[&str], default: Option<i64>) -> ReplicasDecision {
+    let at = |v: &Value| path.iter().try_fold(v, |v, k| v.get(*k)).and_then(Value::as_i64);
+    let live = at(object);
     let metadata = object.get("metadata");
     let last_applied = metadata
         .and_then(|m| m.get("annotations"))
         .and_then(|a| a.get(LAST_APPLIED))
         .and_then(Value::as_str)
         .and_then(|text| serde_json::from_str::<Value>(text).ok())
-        .map(|applied| applied.get("spec").and_then(|s| s.get("replicas")).and_then(Value::as_i64));
+        .map(|applied| at(&applied));
     let no_entries = metadata.and_then(|m| m.get("managedFields")).and_then(Value::as_array).is_none_or(Vec::is_empty);
     // An `Update` of the main resource owns what it added, the API server's defaults included:
     // at the default value, and with no last-applied configuration setting the field, that
@@ -132,7 +142,7 @@ pub fn decide(object: &Value, default: Option<i64>) -> ReplicasDecision {
             && live == default
             && !applied_sets_it
     };
-    let owner = field_owners(object, &["spec", "replicas"])
+    let owner = field_owners(object, path)
         .filter(|o| o.manager != Some(CONTROLLER_MANAGER))
         .filter(|o| !defaulted(o))
         // RFC 3339 times in UTC (as the API server writes them) order as strings.
@@ -361,6 +371,40 @@ mod tests {
             r#"{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"annotations":{},"name":"web"},"spec":{}}"#
         );
         assert_eq!(decide(&created, Some(1)), ReplicasDecision { set_by: SetBy::Controllers, replicas: None });
+    }
+
+    #[test]
+    fn a_custom_resource_count_elsewhere_is_decided_at_its_path() {
+        // A WorkerPool whose CRD says `specReplicasPath: .spec.size`: the HPA's write through
+        // `/scale` is recorded at `f:spec.f:size`.
+        let scaled = json!({"metadata": {"managedFields": [
+            {"manager": "helm", "operation": "Update", "apiVersion": "example.com/v1", "time": "2026-03-02T09:14:05Z",
+             "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:replicas": {}, "f:image": {}}}},
+            {"manager": "kube-controller-manager", "operation": "Update", "apiVersion": "autoscaling/v1",
+             "time": "2026-03-02T09:20:35Z", "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:size": {}}},
+             "subresource": "scale"}]},
+            "spec": {"replicas": 2, "size": 6}});
+        assert_eq!(
+            decide_at(&scaled, &["spec", "size"], None),
+            ReplicasDecision { set_by: SetBy::Controllers, replicas: None }
+        );
+        // Argo CD applied `size: 3` after it: its.
+        let mut applied = scaled.clone();
+        applied["spec"]["size"] = json!(3);
+        applied["metadata"]["managedFields"][1] = json!({"manager": "argocd-controller", "operation": "Apply",
+            "apiVersion": "example.com/v1", "time": "2026-03-02T09:25:00Z", "fieldsType": "FieldsV1",
+            "fieldsV1": {"f:spec": {"f:size": {}}}});
+        let argo = SetBy::Manager { manager: "argocd-controller".into(), operation: "Apply".into(), subresource: None };
+        assert_eq!(decide_at(&applied, &["spec", "size"], None), ReplicasDecision { set_by: argo, replicas: Some(3) });
+        // The last-applied configuration at the same path; Helm's `spec.replicas` is no count here.
+        let mut last =
+            json!({"metadata": {"annotations": {LAST_APPLIED: r#"{"spec":{"size":4}}"#}}, "spec": {"size": 9}});
+        assert_eq!(
+            decide_at(&last, &["spec", "size"], None),
+            ReplicasDecision { set_by: SetBy::LastApplied, replicas: Some(4) }
+        );
+        last["metadata"]["annotations"][LAST_APPLIED] = json!(r#"{"spec":{"replicas":4}}"#);
+        assert_eq!(decide_at(&last, &["spec", "size"], None).replicas, None);
     }
 
     #[test]

@@ -58,21 +58,43 @@ impl ClusterObject {
 /// Lints an inventory: every HPA, with every object read as the world of the cross-object
 /// rules.
 pub fn lint_inventory(inventory: Inventory, opts: &LintOptions) -> LintResults {
-    let Inventory { hpas, workloads, replicas, pdbs, vpas, scaled_objects, limit_ranges, ignores, notes } = inventory;
+    let Inventory {
+        hpas,
+        workloads,
+        replicas,
+        pdbs,
+        vpas,
+        scaled_objects,
+        limit_ranges,
+        runtime_classes,
+        crds,
+        ignores,
+        notes,
+    } = inventory;
     let mut outcome = LintResults {
-        objects: hpas.len() + workloads.len() + pdbs.len() + vpas.len() + scaled_objects.len() + limit_ranges.len(),
+        objects: hpas.len()
+            + workloads.len()
+            + pdbs.len()
+            + vpas.len()
+            + scaled_objects.len()
+            + limit_ranges.len()
+            + runtime_classes.len()
+            + crds.len(),
         hpas: hpas.len(),
         notes: notes.into_iter().map(|n| Note { kind: Some(note_kind(&n.kind)), message: n.message }).collect(),
         ..LintResults::default()
     };
-    // Who set spec.replicas, for the workloads where a user or a tool did (HPA410's help).
-    let set_by: HashMap<ObjectId, SetBy> = workloads
+    let mut index = ObjectIndex::default();
+    runtime_classes.into_iter().for_each(|r| index.insert(Entry::RuntimeClass(r)));
+    crds.into_iter().for_each(|c| index.insert(Entry::CustomResourceDefinition(c)));
+    // Who set the replica count, for the workloads where a user or a tool did (HPA410's help),
+    // and its field: `spec.replicas`, or the `specReplicasPath` of a custom resource's CRD.
+    let set_by: HashMap<ObjectId, (String, SetBy)> = workloads
         .iter()
         .zip(&replicas)
-        .filter(|(w, _)| w.replicas.is_some())
-        .map(|(w, d)| (w.id.clone(), d.set_by.clone()))
+        .filter(|(_, d)| d.replicas.is_some())
+        .map(|(w, d)| (w.id.clone(), (replicas_field(&index, w), d.set_by.clone())))
         .collect();
-    let mut index = ObjectIndex::default();
     for w in workloads {
         index.insert(Entry::Workload(w));
     }
@@ -217,7 +239,7 @@ fn diagnostics(
     hpa: &LiveHpa,
     ignore: &Ignore,
     findings: Vec<Finding>,
-    set_by: &HashMap<ObjectId, SetBy>,
+    set_by: &HashMap<ObjectId, (String, SetBy)>,
     ignores: &HashMap<ObjectId, Ignore>,
 ) -> (Vec<Diagnostic>, usize) {
     let place = |location: &rules::Location| match location {
@@ -236,10 +258,10 @@ fn diagnostics(
         let (object, path) = place(&f.location);
         let mut help = f.help.clone();
         if let rules::Location::Object { id, path } = &f.location
-            && path == "spec.replicas"
-            && let Some(who) = set_by.get(id)
+            && let Some((field, who)) = set_by.get(id)
+            && path == field
         {
-            let owner = owner_sentence(who);
+            let owner = owner_sentence(who, field);
             help = Some(Cow::Owned(match help {
                 Some(h) => format!("{owner}; {h}"),
                 None => owner,
@@ -265,18 +287,31 @@ fn diagnostics(
     (out, suppressed)
 }
 
-/// Who set a live workload's `spec.replicas`, in a sentence.
-fn owner_sentence(who: &SetBy) -> String {
+/// The field of `w` that holds the count the HPA sets: `spec.replicas`, or, for a custom
+/// resource whose CRD the world holds, its scale subresource's `specReplicasPath` (as HPA410
+/// reads it).
+fn replicas_field(world: &dyn Objects, w: &objects::Workload) -> String {
+    let group = hpa_core::api::GroupVersion::parse_or_empty(&w.id.api_version);
+    world
+        .custom_resource_definition(group.group(), &w.id.kind)
+        .and_then(|crd| crd.served_scale().flatten())
+        .map_or_else(|| "spec.replicas".to_string(), |s| s.spec_replicas_path.trim_start_matches('.').to_string())
+}
+
+/// Who set a live workload's count at `field` (`spec.replicas`), in a sentence.
+fn owner_sentence(who: &SetBy, field: &str) -> String {
     match who {
         SetBy::Manager { manager, operation, subresource } => {
             let through = subresource.as_deref().map(|s| format!(" through /{s}")).unwrap_or_default();
             format!(
-                "in the cluster, spec.replicas is owned by field manager {manager:?} ({operation}{through}), not by the HPA controller"
+                "in the cluster, {field} is owned by field manager {manager:?} ({operation}{through}), not by the HPA controller"
             )
         }
         SetBy::LastApplied => {
-            "in the cluster, the last `kubectl apply` (kubectl.kubernetes.io/last-applied-configuration) sets spec.replicas".into()
+            format!(
+                "in the cluster, the last `kubectl apply` (kubectl.kubernetes.io/last-applied-configuration) sets {field}"
+            )
         }
-        SetBy::Controllers | SetBy::Unknown => "in the cluster, spec.replicas was set by a user or a tool".into(),
+        SetBy::Controllers | SetBy::Unknown => format!("in the cluster, {field} was set by a user or a tool"),
     }
 }

@@ -39,12 +39,16 @@ pub fn realworld(file: &str) -> Vec<Value> {
     load(&crate::data_dir().join("realworld").join("hpa").join(file))
 }
 
-/// The objects moved into `namespace`.
+/// The objects moved into `namespace` (those of cluster-scoped kinds, RuntimeClasses and CRDs,
+/// stay without one).
 pub fn in_namespace(objects: Vec<Value>, namespace: &str) -> Vec<Value> {
     objects
         .into_iter()
         .map(|mut o| {
-            set(&mut o, &["metadata", "namespace"], json!(namespace));
+            let text = |k: &str| o.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
+            if !hpa_core::rules::is_cluster_scoped(&text("apiVersion"), &text("kind")) {
+                set(&mut o, &["metadata", "namespace"], json!(namespace));
+            }
             o
         })
         .collect()

@@ -195,8 +195,9 @@ preferences: {{}}
     }
 
     /// Serves an optional CRD or aggregated API (`rollouts`, `verticalpodautoscalers`,
-    /// `scaledobjects`, `podmetrics`, `widgets`: a CRD with a scale subresource,
-    /// `externalmetrics` and `custommetrics`: those APIs' groups, answered by [`Self::serve_raw`]).
+    /// `scaledobjects`, `podmetrics`, `widgets`: a CRD with a scale subresource, `workerpools`:
+    /// one whose count is `spec.size`, `externalmetrics` and `custommetrics`: those APIs'
+    /// groups, answered by [`Self::serve_raw`]).
     pub fn install(&self, name: &str) {
         let resource = store::optional(name).unwrap_or_else(|| panic!("unknown optional resource {name}"));
         self.shared.store().install(resource);

@@ -80,6 +80,8 @@ pub fn builtin() -> Vec<Resource> {
         Resource::new("apps", &["v1"], "ReplicaSet", "replicasets", true).with_scale(),
         Resource::new("autoscaling", &["v2", "v1"], "HorizontalPodAutoscaler", "horizontalpodautoscalers", true),
         Resource::new("policy", &["v1"], "PodDisruptionBudget", "poddisruptionbudgets", true),
+        Resource::new("node.k8s.io", &["v1"], "RuntimeClass", "runtimeclasses", false),
+        Resource::new("apiextensions.k8s.io", &["v1"], "CustomResourceDefinition", "customresourcedefinitions", false),
     ]
 }
 
@@ -111,6 +113,9 @@ pub fn optional(name: &str) -> Option<Resource> {
             });
             r
         }
+        // A CRD whose scale subresource keeps the count elsewhere (`specReplicasPath
+        // .spec.size`): read with GET, as `hpa-lint cluster` reads a target no table holds.
+        "workerpools" => crd("example.com", "v1", "WorkerPool", "workerpools"),
         // The custom and external metrics APIs' groups, for discovery (adapters list their
         // metrics as resources); answers are served with `TestApiServer::serve_raw`.
         "externalmetrics" => {

@@ -543,6 +543,8 @@ fn context_cache_rules() -> Value {
         rule("autoscaling.k8s.io", &["verticalpodautoscalers"]),
         rule("keda.sh", &["scaledobjects"]),
         rule("autoscaling", &["horizontalpodautoscalers"]),
+        rule("node.k8s.io", &["runtimeclasses"]),
+        rule("apiextensions.k8s.io", &["customresourcedefinitions"]),
     ])
 }
 

@@ -903,3 +903,51 @@ async fn since_last_event_counts_changes_and_since_heard_counts_bookmarks() {
     assert!(since_heard < 1.0, "{text}");
     server.stop().await;
 }
+
+/// The cache watches RuntimeClasses and CustomResourceDefinitions (cluster-scoped): HPA201 on
+/// pods whose RuntimeClass's overhead supplies the cpu is silent on 1.37 and a warning on 1.38
+/// (which leaves the overhead out); HPA412 on a custom resource whose CRD has no scale
+/// subresource.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn runtime_classes_and_crds_are_watched() {
+    let (s, _) = setup().await;
+    let kata = in_namespace(fixtures::cluster_fixture("runtime-class"), "kata");
+    let custom = in_namespace(fixtures::cluster_fixture("custom-resources"), "batch");
+    s.api.apply(&kata.iter().filter(|o| o["kind"] != "HorizontalPodAutoscaler").cloned().collect::<Vec<_>>());
+    s.api.apply(&custom.iter().filter(|o| o["kind"] == "CustomResourceDefinition").cloned().collect::<Vec<_>>());
+    let web = find(&kata, "HorizontalPodAutoscaler", "web").clone();
+    let gadget = find(&custom, "HorizontalPodAutoscaler", "g").clone();
+    for (release, hpa201) in [("1.37", false), ("1.38", true)] {
+        let (server, mut conn) = s.webhook(&["--kubernetes-version", release]).await;
+        let answer = conn.review("/validate", &review("k1", "CREATE", &web, None)).await.unwrap();
+        assert_eq!(response(&answer)["allowed"], true, "{answer}");
+        let found = warnings(&answer);
+        assert_eq!(
+            found.iter().any(|w| w.starts_with("HPA201 missing-resource-request:")),
+            hpa201,
+            "{release}: {found:?}"
+        );
+        let answer = conn.review("/validate", &review("k2", "CREATE", &gadget, None)).await.unwrap();
+        assert_eq!(
+            warnings(&answer).iter().filter(|w| w.starts_with("HPA412 ")).collect::<Vec<_>>(),
+            [
+                "HPA412 unscalable-custom-resource: CustomResourceDefinition gadgets.example.com gives Gadget no scale subresource: the controller cannot read the target's scale and never scales it (AbleToScale False, FailedGetScale)"
+            ],
+            "{release}: {answer}"
+        );
+        server.stop().await;
+    }
+    // RuntimeClasses refused: their overhead would look missing (a false HPA201, which a
+    // `denyRules` would deny on), so the view is incomplete, as without LimitRanges.
+    s.api.refuse(Some("runtimeclasses.node.k8s.io"), None);
+    let (server, mut conn) = s.webhook(&["--kubernetes-version", "1.37"]).await;
+    let answer = conn.review("/validate", &review("k3", "CREATE", &web, None)).await.unwrap();
+    assert_eq!(response(&answer)["allowed"], true, "{answer}");
+    assert_eq!(
+        warnings(&answer),
+        [
+            "hpa-webhook checked this HPA alone (cross-object checks skipped): RBAC refuses to watch runtimeclasses.node.k8s.io"
+        ]
+    );
+    server.stop().await;
+}

@@ -185,8 +185,13 @@ pub struct PodTemplate {
 impl PodTemplate {
     /// The spec of the pods a workload's template makes, as kube-apiserver admits them
     /// ([`AdmittedPod`]: a container's limit stands for its missing request, a LimitRange's
-    /// default fills the rest, pod-level requests as `defaultPodRequests` sets them). A template
-    /// has no overhead: the RuntimeClass admission plugin sets it on each pod.
+    /// default fills the rest, pod-level requests as `defaultPodRequests` sets them), with the
+    /// `spec.overhead` the RuntimeClass admission plugin sets on each pod, the overhead `pod`
+    /// was given ([`AdmittedPod::with_overhead`]: give it the RuntimeClass's whatever the
+    /// release; the controller's release decides whether it counts,
+    /// [`ControllerRelease::pod_overhead`]).
+    ///
+    /// [`ControllerRelease::pod_overhead`]: super::ControllerRelease::pod_overhead
     pub fn admitted(pod: &AdmittedPod<'_>) -> PodTemplate {
         let t = pod.template;
         let container = |c: &TemplateContainer| Container {
@@ -205,7 +210,10 @@ impl PodTemplate {
             pod_requests_milli: pod_level
                 .filter_map(|r| pod.pod_level_request(r).map(|m| (r.to_string(), m)))
                 .collect(),
-            overhead_milli: BTreeMap::new(),
+            overhead_milli: pod
+                .overhead()
+                .map(|o| o.iter().map(|(r, q)| (r.clone(), q.milli_value())).collect())
+                .unwrap_or_default(),
         }
     }
 

@@ -331,15 +331,10 @@ pub fn target_in(objects: &[ObjectRef<'_>], hpa: &HorizontalPodAutoscaler, gates
                     .filter(|o| o.kind() == Some("RuntimeClass") && o.name() == Some(name))
                     .find_map(|o| runtime_class_from(id(o), o.node))
             });
-            let admitted = |pod: AdmittedPod<'_>| {
-                let mut t = PodTemplate::admitted(&pod);
-                if let Some(rc) = &runtime_class {
-                    t.overhead_milli = rc.pod_fixed.iter().map(|(r, q)| (r.clone(), q.milli_value())).collect();
-                }
-                t
-            };
+            let pod = AdmittedPod::new(&target, &limit_ranges, pod_level_resources)
+                .with_overhead(runtime_class.as_ref().map(|rc| &rc.pod_fixed));
             Target {
-                template: has_template.then(|| admitted(AdmittedPod::new(&target, &limit_ranges, pod_level_resources))),
+                template: has_template.then(|| PodTemplate::admitted(&pod)),
                 replicas: target.replicas.and_then(|r| i32::try_from(r).ok()).filter(|r| *r >= 0),
             }
         }
