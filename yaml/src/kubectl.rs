@@ -860,6 +860,13 @@ pub(crate) fn stale_required_key(piece: &str, at: Mark, block: Option<Mark>) -> 
         line_start += line.len() + 1;
     }
     let (line_start, line) = found?;
+    // A quoted scalar is one token: one that nothing closes ends the stream before the key can
+    // go stale (`yaml_parser_scan_flow_scalar`).
+    let indent = line.len() - line.trim_start_matches(' ').len();
+    if line[indent..].starts_with(['"', '\'']) && closing(piece, line_start + indent).is_none() {
+        let end = end_of(piece);
+        return Some((end, worded(end, "found unexpected end of stream", Count::Scanner)));
+    }
     // The next token: the first character of a later line that is neither blank nor a comment.
     let after_line = line_start + line.len();
     let mut next = None;
