@@ -784,6 +784,12 @@ pub(crate) fn go_yaml_error(message: &str, mark: Mark, piece: &str, open: Open) 
             (mark, "could not find expected ':'".to_string(), Count::Scanner)
         }
         "found unprintable character" => (mark, "control characters are not allowed".to_string(), Count::None),
+        // The single pair of a flow sequence's item (`[a: b c: d]`, a mapping that opens at its
+        // key, not at `{`): go-yaml's parser is back in the sequence after the pair
+        // (`yaml_parser_parse_flow_sequence_entry`), saphyr says the pair's mapping.
+        "while parsing a flow mapping, did not find expected ',' or '}'" if open == Open::BlockMapping => {
+            (mark, "did not find expected ',' or ']'".to_string(), Count::Parser)
+        }
         "while parsing a block mapping, did not find expected key"
         | "while parsing a block collection, did not find expected '-' indicator"
         | "while parsing a flow mapping, did not find expected ',' or '}'"
