@@ -784,6 +784,12 @@ pub(crate) fn go_yaml_error(message: &str, mark: Mark, piece: &str, open: Open) 
             (mark, "could not find expected ':'".to_string(), Count::Scanner)
         }
         "found unprintable character" => (mark, "control characters are not allowed".to_string(), Count::None),
+        // The single pair of a flow sequence's item (`[a: b c: d]`, a mapping that opens at its
+        // key, not at `{`): go-yaml's parser is back in the sequence after the pair
+        // (`yaml_parser_parse_flow_sequence_entry`), saphyr says the pair's mapping.
+        "while parsing a flow mapping, did not find expected ',' or '}'" if open == Open::BlockMapping => {
+            (mark, "did not find expected ',' or ']'".to_string(), Count::Parser)
+        }
         "while parsing a block mapping, did not find expected key"
         | "while parsing a block collection, did not find expected '-' indicator"
         | "while parsing a flow mapping, did not find expected ',' or '}'"
@@ -860,6 +866,13 @@ pub(crate) fn stale_required_key(piece: &str, at: Mark, block: Option<Mark>) -> 
         line_start += line.len() + 1;
     }
     let (line_start, line) = found?;
+    // A quoted scalar is one token: one that nothing closes ends the stream before the key can
+    // go stale (`yaml_parser_scan_flow_scalar`).
+    let indent = line.len() - line.trim_start_matches(' ').len();
+    if line[indent..].starts_with(['"', '\'']) && closing(piece, line_start + indent).is_none() {
+        let end = end_of(piece);
+        return Some((end, worded(end, "found unexpected end of stream", Count::Scanner)));
+    }
     // The next token: the first character of a later line that is neither blank nor a comment.
     let after_line = line_start + line.len();
     let mut next = None;

@@ -1208,6 +1208,12 @@ fn saphyr_error(
             None => Err(Again::Cut(at)),
         };
     }
+    if info == "misplaced bracket"
+        && let Some(problem) = misplaced_bracket(builder, piece, past_end.col)
+    {
+        let message = kubectl::worded(past_end, problem, kubectl::Count::Parser);
+        return Ok((piece.absolute(end.clamp(past_end)), message));
+    }
     // The innermost open block collection first: saphyr may stop before its parser closes
     // the collections that a line less indented ends.
     let go_yaml = builder
@@ -1220,6 +1226,44 @@ fn saphyr_error(
         None => (at, scan_error_message(e)),
     };
     Ok((piece.absolute(end.clamp(mark)), message))
+}
+
+/// What go-yaml's parser wants where a bracket that closes nothing starts a line's token at
+/// column `col` of the block context, where saphyr's words would name another collection:
+/// go-yaml first closes the block collections right of the column
+/// (`yaml_parser_unroll_indent`), then the innermost one left open wants its next key
+/// ("did not find expected key"; an indentless sequence, at its mapping's column, ends there)
+/// or `-` ("did not find expected '-' indicator"); a block mapping whose value is due, at or
+/// right of its column, wants the value's node ("did not find expected node content"). `None`
+/// where saphyr's collection is go-yaml's.
+fn misplaced_bracket(builder: &Builder<'_>, piece: &kubectl::Piece<'_>, col: u32) -> Option<&'static str> {
+    if !matches!(builder.open(piece), kubectl::Open::BlockMapping | kubectl::Open::BlockSequence) {
+        return None;
+    }
+    let mut frames = builder.stack.iter().rev().peekable();
+    let mut closed = false;
+    while let Some(frame) = frames.next() {
+        let (start, map_key) = match frame {
+            Frame::Map { start, key, .. } => (*start, Some(key.is_some())),
+            Frame::Seq { start, .. } => (*start, None),
+        };
+        if matches!(piece.char_at(start.index), Some('{' | '[')) {
+            return None;
+        }
+        if start.col > col {
+            closed = true;
+            continue;
+        }
+        let indentless = matches!(frames.peek(), Some(Frame::Map { start: parent, .. }) if parent.col == start.col);
+        return match map_key {
+            Some(true) if !closed => Some("did not find expected node content"),
+            Some(_) if closed => Some("did not find expected key"),
+            None if start.col == col && indentless => Some("did not find expected key"),
+            None if closed => Some("did not find expected '-' indicator"),
+            _ => None,
+        };
+    }
+    None
 }
 
 /// What go-yaml refuses in an event that saphyr reads (at `span`, of the file): a verbatim
