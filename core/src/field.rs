@@ -265,7 +265,11 @@ pub struct FieldError {
     pub rendering: ValueRendering,
 }
 
+// The constructors are `#[cold]`: validation runs them only for what it refuses, and every
+// object of a run goes through their callers; out of line, their code (and the arguments built
+// for them) stays off the path that valid objects take (bench/lint/instructions.sh).
 impl FieldError {
+    #[cold]
     fn new(kind: ErrorType, path: &Path<'_>, value: BadValue, detail: impl Into<String>) -> Self {
         FieldError {
             kind,
@@ -279,21 +283,25 @@ impl FieldError {
     }
 
     /// `field.Required`
+    #[cold]
     pub fn required(path: &Path<'_>, detail: impl Into<String>) -> Self {
         Self::new(ErrorType::Required, path, BadValue::Omitted, detail)
     }
 
     /// `field.Invalid`
+    #[cold]
     pub fn invalid(path: &Path<'_>, value: BadValue, detail: impl Into<String>) -> Self {
         Self::new(ErrorType::Invalid, path, value, detail)
     }
 
     /// `field.Forbidden`
+    #[cold]
     pub fn forbidden(path: &Path<'_>, detail: impl Into<String>) -> Self {
         Self::new(ErrorType::Forbidden, path, BadValue::Omitted, detail)
     }
 
     /// `field.NotSupported`: the detail lists the quoted valid values.
+    #[cold]
     pub fn not_supported(path: &Path<'_>, value: BadValue, valid: &[&str]) -> Self {
         let detail = if valid.is_empty() {
             String::new()
@@ -305,6 +313,7 @@ impl FieldError {
     }
 
     /// `field.TooLong` with a byte limit.
+    #[cold]
     pub fn too_long(path: &Path<'_>, max_bytes: usize) -> Self {
         Self::new(ErrorType::TooLong, path, BadValue::Omitted, format!("may not be more than {max_bytes} bytes"))
     }

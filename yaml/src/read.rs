@@ -15,7 +15,7 @@ use crate::{Document, Node, NodeKind, NodeSource, Scalar, Span, locate, parse};
 
 /// The most entries a mapping may have for [`duplicate_keys`] to compare its keys pairwise
 /// rather than keep a set of them.
-const SMALL_MAPPING: usize = 16;
+pub(crate) const SMALL_MAPPING: usize = 16;
 
 /// What kind of problem a [`ReadError`] is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -246,12 +246,19 @@ pub fn repeats_a_key(entries: &crate::Entries<'_>) -> bool {
 
 /// Whether any mapping in `node` gives a key more than once ([`repeats_a_key`]), without a
 /// field path or an allocation: the check before [`duplicate_keys`]-like walks that build them.
+/// Where every key is a string, the keys are compared in place (`Node::repeats_a_string_key`).
 pub fn has_duplicate_keys(node: Node<'_>) -> bool {
+    node.repeats_a_string_key().unwrap_or_else(|| any_mapping_repeats_a_key(node))
+}
+
+/// [`has_duplicate_keys`] by walking the node: each mapping's keys compared as
+/// [`Node::key_str`](crate::Node::key_str) words them (`1` and `"1"` are one JSON key).
+fn any_mapping_repeats_a_key(node: Node<'_>) -> bool {
     match node.kind() {
         crate::NodeKind::Scalar(_) => false,
-        crate::NodeKind::Seq(mut items) => items.any(has_duplicate_keys),
+        crate::NodeKind::Seq(mut items) => items.any(any_mapping_repeats_a_key),
         crate::NodeKind::Map(entries) => {
-            repeats_a_key(&entries) || entries.clone().any(|e| has_duplicate_keys(e.value))
+            repeats_a_key(&entries) || entries.clone().any(|e| any_mapping_repeats_a_key(e.value))
         }
     }
 }
@@ -369,6 +376,34 @@ mod tests {
         assert_eq!(message("labels: {a: {b: c}}\n"), "1:13: labels.a: expected a string, found a mapping");
         assert_eq!(message("labels: x\n"), "1:9: labels: expected a mapping, found the string \"x\"");
         assert_eq!(message("42\n"), "1:1: the file: expected a mapping, found 42");
+    }
+
+    /// The fast path (string keys compared in place) and the walk agree, and both say whether
+    /// a mapping reached through values and items gives a key twice; the fast path gives way
+    /// where a key is no string or a mapping is long.
+    #[test]
+    fn keys_given_twice_are_found_in_place_as_by_the_walk() {
+        let long: String = (0..=SMALL_MAPPING).map(|i| format!("k{i}: x\n")).collect();
+        let cases = [
+            ("a: 1\nb: {c: 1, d: [{e: 1, f: 2}]}\n", Some(false), false),
+            ("a: 1\nb: {c: 1, d: [{e: 1, e: 2}]}\n", Some(true), true),
+            ("a: 1\nb: 2\na: 3\n", Some(true), true),
+            ("- {a: 1}\n- {a: 2, b: 3, a: 4}\n", Some(true), true),
+            ("a: {b: 1}\nc: {b: 2}\n", Some(false), false),
+            // `1` and `'1'` are one JSON key: a key that is no string leaves it to the walk.
+            ("1: x\n'1': y\n", None, true),
+            ("1: x\n'2': y\n", None, false),
+            (long.as_str(), None, false),
+        ];
+        for (text, fast, expected) in cases {
+            let parsed = parse(text);
+            let root = parsed.documents[0].root();
+            assert_eq!(root.repeats_a_string_key(), fast, "{text:?}");
+            assert_eq!(any_mapping_repeats_a_key(root), expected, "{text:?}");
+            assert_eq!(has_duplicate_keys(root), expected, "{text:?}");
+        }
+        let twice = format!("{long}k0: y\n");
+        assert!(has_duplicate_keys(parse(&twice).documents[0].root()));
     }
 
     #[test]

@@ -567,15 +567,28 @@ impl<'de, S: Source<'de>> Decoder<'de, S> {
 
     /// Turns a source error into the error that stops decoding.
     pub fn check<T>(&mut self, result: Result<T, SourceError>) -> Result<T, Abort> {
-        result.map_err(|e| {
-            let error = self.error_here(DecodeErrorKind::Syntax, e.message);
-            self.failure.get_or_insert(error);
-            Abort(())
-        })
+        match result {
+            Ok(value) => Ok(value),
+            Err(e) => Err(self.fail_syntax(e)),
+        }
+    }
+
+    /// [`Decoder::check`]'s error path, out of line (see [`Decoder::fail`]).
+    #[cold]
+    fn fail_syntax(&mut self, e: SourceError) -> Abort {
+        let error = self.error_here(DecodeErrorKind::Syntax, e.message);
+        self.failure.get_or_insert(error);
+        Abort(())
     }
 
     /// Stops decoding with an error of the value being decoded, as an `UnmarshalJSON`
     /// returns it (`quantities must match ...`).
+    ///
+    /// This and the other builders of errors are `#[cold]`: every object of a run decodes
+    /// through the code that calls them and nearly none fails, so their code (and what their
+    /// callers compute for them) is kept out of the path that every object takes, which is
+    /// then shorter in the instruction cache (bench/lint/instructions.sh).
+    #[cold]
     pub fn fail(&mut self, message: String) -> Abort {
         let error = self.error_here(DecodeErrorKind::InvalidValue, message);
         self.failure.get_or_insert(error);
@@ -584,6 +597,7 @@ impl<'de, S: Source<'de>> Decoder<'de, S> {
 
     /// Records a type error for the current value (of kind `found`, or described by
     /// `value`, e.g. `number 1.5`) and skips it: `d.saveError(&UnmarshalTypeError{...})`.
+    #[cold]
     pub fn mismatch<T: Decode + ?Sized>(&mut self, value: &str, ty: GoType) -> Result<(), Abort> {
         self.save_type_error::<T>(value, ty);
         self.skip()
@@ -594,6 +608,7 @@ impl<'de, S: Source<'de>> Decoder<'de, S> {
     /// decoded when the options say so ([`Options::unmarshaler_error_context`]: `json: cannot
     /// unmarshal number into Go struct field ObjectMeta.metadata.creationTimestamp of type
     /// string`), as it is otherwise (`json: cannot unmarshal number into Go value of type string`).
+    #[cold]
     pub fn fail_mismatch<T: Decode + ?Sized>(&mut self, value: &str) -> Abort {
         let message = if self.options.unmarshaler_error_context {
             self.type_error_message::<T>(value, GoType::Default)
@@ -603,6 +618,7 @@ impl<'de, S: Source<'de>> Decoder<'de, S> {
         self.fail(message)
     }
 
+    #[cold]
     fn save_type_error<T: Decode + ?Sized>(&mut self, value: &str, ty: GoType) {
         if self.type_error.is_some() {
             return;
@@ -613,6 +629,7 @@ impl<'de, S: Source<'de>> Decoder<'de, S> {
     }
 
     /// `UnmarshalTypeError`'s words for the current value, with the field it is in.
+    #[cold]
     fn type_error_message<T: Decode + ?Sized>(&self, value: &str, ty: GoType) -> String {
         let type_name = ty.render::<T>(self.package);
         let fields: Vec<&str> =
@@ -629,6 +646,7 @@ impl<'de, S: Source<'de>> Decoder<'de, S> {
     }
 
     /// An error at the current path.
+    #[cold]
     fn error_here(&self, kind: DecodeErrorKind, message: String) -> DecodeError {
         DecodeError::new(kind, self.location(None), message)
     }
@@ -700,6 +718,7 @@ impl<'de, S: Source<'de>> Decoder<'de, S> {
 
     /// `saveStrictError` for an unknown or duplicate `field` of the current object (a key
     /// of the current map with `map_key`); `known` are the object's fields, for an unknown one.
+    #[cold]
     fn save_strict_error(
         &mut self,
         kind: DecodeErrorKind,
