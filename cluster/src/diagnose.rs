@@ -598,11 +598,11 @@ pub fn pod_metrics_from_json(v: &Value) -> Result<PodMetricsItem, PodMetricsErro
     let fail =
         |field: String, written: &Value, error: String| PodMetricsError { field, written: written.to_string(), error };
     let timestamp = decode_time(v, "timestamp")?;
-    let window = match v.get("window") {
-        None => Duration::ZERO,
+    let window_nanos = match v.get("window") {
+        None => 0,
         Some(Value::String(w)) => match hpa_core::go::parse_duration(w) {
-            // A negative window decodes; the sample's window is taken as zero.
-            Ok(nanos) => Duration::from_nanos(u64::try_from(nanos).unwrap_or(0)),
+            // A negative window decodes, and is kept (`groupPods` adds it as it is).
+            Ok(nanos) => nanos,
             Err(e) => return Err(fail("window".into(), &Value::String(w.clone()), e.to_string())),
         },
         Some(Value::Null) => {
@@ -625,7 +625,7 @@ pub fn pod_metrics_from_json(v: &Value) -> Result<PodMetricsItem, PodMetricsErro
         }
         containers.push(ContainerUsage { name: str_of(c, "name").to_string(), usage_milli });
     }
-    Ok(PodMetricsItem { pod: name_of(v).into(), timestamp, window, containers })
+    Ok(PodMetricsItem { pod: name_of(v).into(), timestamp, window_nanos, containers })
 }
 
 /// Why the resource metrics client cannot decode a `PodMetrics` item ([`pod_metrics_from_json`]).
@@ -1977,13 +1977,14 @@ mod tests {
             if let Some(w) = w {
                 v["window"] = w;
             }
-            pod_metrics_from_json(&v).map(|m| m.window).map_err(|e| e.error)
+            pod_metrics_from_json(&v).map(|m| m.window_nanos).map_err(|e| e.error)
         };
         use serde_json::json;
-        assert_eq!(window(Some(json!("30s"))), Ok(Duration::from_secs(30)));
-        assert_eq!(window(Some(json!("1m0.5s"))), Ok(Duration::from_millis(60_500)));
-        assert_eq!(window(Some(json!("500ms"))), Ok(Duration::from_millis(500)));
-        assert_eq!(window(None), Ok(Duration::ZERO));
+        assert_eq!(window(Some(json!("30s"))), Ok(30_000_000_000));
+        assert_eq!(window(Some(json!("1m0.5s"))), Ok(60_500_000_000));
+        assert_eq!(window(Some(json!("500ms"))), Ok(500_000_000));
+        assert_eq!(window(Some(json!("-30s"))), Ok(-30_000_000_000));
+        assert_eq!(window(None), Ok(0));
         assert_eq!(window(Some(json!("30"))), Err("time: missing unit in duration \"30\"".to_string()));
         assert_eq!(window(Some(json!("x"))), Err("time: invalid duration \"x\"".to_string()));
         assert_eq!(window(Some(Value::Null)), Err("time: invalid duration \"\"".to_string()));

@@ -1672,3 +1672,37 @@ fn events_that_time_out_are_a_note() {
         "{d:#}"
     );
 }
+
+/// A negative PodMetrics `window` decodes (`metav1.Duration` is signed) and moves `groupPods`'
+/// cutoff inside the cpu initialization period: samples taken before the pods turned Ready,
+/// with a window of -30 s, count (tests/data/diagnose/negative-window/README.md).
+#[test]
+fn a_negative_pod_metrics_window_moves_the_readiness_cutoff() {
+    let metrics = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("data/diagnose/negative-window/pod-metrics.json")
+        .display()
+        .to_string();
+    let run = hpa_lint(
+        &[
+            "diagnose",
+            "--snapshot",
+            &data("objects.yaml"),
+            &metrics,
+            "php-apache",
+            "-o",
+            "json",
+            "--now",
+            "2026-03-02T09:42:00Z",
+        ],
+        "",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let d = run.json();
+    assert_eq!(d["outcome"], "Rescaled", "{d:#}");
+    assert_eq!(
+        d["metrics"][0],
+        json!({"index": 0, "type": "Resource", "name": "cpu resource utilization (percentage of request)", "target": "20%",
+            "current": "2575%", "usageRatio": 128.75, "correctedRatio": null, "proposal": 258, "readyPods": 2,
+            "setAside": [], "error": null}),
+    );
+}

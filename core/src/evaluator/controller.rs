@@ -1903,7 +1903,6 @@ mod tests {
     use crate::api::v2::{HPAScalingPolicy, HorizontalPodAutoscalerSpec, ObjectMetricSource, ResourceMetricSource};
     use crate::evaluator::replicas::{Container, ContainerUsage};
     use crate::features::{FeatureGates, KubernetesVersion};
-    use std::time::Duration;
 
     fn cpu_hpa(
         min: i32,
@@ -1957,7 +1956,7 @@ mod tests {
             items.push(PodMetricsItem {
                 pod: format!("p{i}").into(),
                 timestamp: Timestamp::from_secs(t - 10),
-                window: Duration::from_secs(15),
+                window_nanos: 15_000_000_000,
                 containers: vec![ContainerUsage {
                     name: "app".into(),
                     usage_milli: BTreeMap::from([("cpu".to_string(), usage)]),

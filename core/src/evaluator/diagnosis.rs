@@ -978,7 +978,10 @@ fn forecast(input: &DiagnosisInput<'_>, sync: &SyncResult, state: ControllerStat
         },
     };
     let metric_window = match &input.sync.resource_metrics {
-        Ok(items) => items.first().map_or(Duration::from_secs(15), |m| m.window),
+        // The forecast's pods sample over the live window; a negative one is taken as none.
+        Ok(items) => items
+            .first()
+            .map_or(Duration::from_secs(15), |m| Duration::from_nanos(u64::try_from(m.window_nanos).unwrap_or(0))),
         Err(_) => Duration::from_secs(15),
     };
     let plan = Plan {
@@ -1684,7 +1687,7 @@ mod tests {
             .map(|n| PodMetricsItem {
                 pod: (*n).into(),
                 timestamp: now.plus_secs(-5),
-                window: Duration::from_secs(15),
+                window_nanos: 15_000_000_000,
                 containers: vec![ContainerUsage {
                     name: "app".into(),
                     usage_milli: BTreeMap::from([("cpu".to_string(), milli)]),

@@ -355,8 +355,9 @@ pub struct PodMetricsItem {
     pub pod: Arc<str>,
     /// `timestamp`
     pub timestamp: Timestamp,
-    /// `window`
-    pub window: Duration,
+    /// `window`, a `metav1.Duration`: Go's signed `time.Duration` in nanoseconds (a negative
+    /// window decodes, and moves the readiness cutoff of [`group_pods`] earlier).
+    pub window_nanos: i64,
     /// `containers`
     pub containers: Vec<ContainerUsage>,
 }
@@ -388,8 +389,8 @@ pub struct ObjectSample {
 pub struct PodMetric {
     /// When the sample was taken.
     pub timestamp: Timestamp,
-    /// The window it covers.
-    pub window: Duration,
+    /// The window it covers: Go's signed `time.Duration`, in nanoseconds.
+    pub window_nanos: i64,
     /// The value in milli-units.
     pub value: i64,
 }
@@ -397,7 +398,7 @@ pub struct PodMetric {
 impl PodMetric {
     /// A synthetic sample (Go's `PodMetric{Value: v}`: zero time, zero window).
     pub fn value(value: i64) -> PodMetric {
-        PodMetric { timestamp: Timestamp::ZERO, window: Duration::ZERO, value }
+        PodMetric { timestamp: Timestamp::ZERO, window_nanos: 0, value }
     }
 }
 
@@ -788,7 +789,10 @@ impl Workspace {
                         if start.plus(calc.cpu_initialization_period).after(now) {
                             if cond.status == ConditionStatus::False {
                                 WHY_INITIALIZING
-                            } else if metric.timestamp.before(cond.last_transition_time.plus(metric.window)) {
+                            } else if metric
+                                .timestamp
+                                .before(cond.last_transition_time.plus_nanos_ceil(metric.window_nanos))
+                            {
                                 WHY_STALE_SAMPLE
                             } else {
                                 0
@@ -926,7 +930,7 @@ impl Workspace {
 /// lacking the resource gets no sample. With a container, the sample is that container's usage
 /// (none when it is absent).
 fn resource_sample(m: &PodMetricsItem, resource: &str, container: &str) -> Option<PodMetric> {
-    let sample = |value| Some(PodMetric { timestamp: m.timestamp, window: m.window, value });
+    let sample = |value| Some(PodMetric { timestamp: m.timestamp, window_nanos: m.window_nanos, value });
     if !container.is_empty() {
         let c = m.containers.iter().find(|c| c.name == container)?;
         return sample(quantity_of(&c.usage_milli, resource)?);
@@ -1276,7 +1280,8 @@ impl ReplicaCalculator {
         let timestamp = first.timestamp;
         ws.collect(&samples, |m| {
             let window = m.window.unwrap_or(DEFAULT_CUSTOM_METRIC_WINDOW);
-            Some(PodMetric { timestamp: m.timestamp, window, value: m.value_milli })
+            let window_nanos = i64::try_from(window.as_nanos()).unwrap_or(i64::MAX);
+            Some(PodMetric { timestamp: m.timestamp, window_nanos, value: m.value_milli })
         });
         let plain = self.calc_plain_metric_replicas(
             ws,
@@ -1590,7 +1595,7 @@ mod tests {
         PodMetricsItem {
             pod: pod.into(),
             timestamp: Timestamp::ZERO,
-            window: Duration::from_secs(60),
+            window_nanos: 60_000_000_000,
             containers: vec![ContainerUsage {
                 name: "c".into(),
                 usage_milli: BTreeMap::from([("cpu".to_string(), cpu)]),
@@ -1752,9 +1757,9 @@ mod tests {
     #[test]
     fn group_pods_table() {
         let now = Timestamp::from_secs(0);
-        let sample = |ts: i64, window: u64| PodMetric {
+        let sample = |ts: i64, window: i64| PodMetric {
             timestamp: Timestamp::from_secs(ts),
-            window: Duration::from_secs(window),
+            window_nanos: window * 1_000_000_000,
             value: 1,
         };
         let ready = |status, at: i64| Some(ReadyCondition { status, last_transition_time: Timestamp::from_secs(at) });
@@ -1762,6 +1767,10 @@ mod tests {
         let cases = [
             (Some(-60), ready(ConditionStatus::True, -30), sample(0, 30), "cpu", "ready"),
             (Some(-60), ready(ConditionStatus::True, -30), sample(0, 60), "cpu", "unready"),
+            // A negative window moves the cutoff before the transition: a sample taken 10 s
+            // before it counts when the window is -30 s, not when it is -5 s.
+            (Some(-60), ready(ConditionStatus::True, -30), sample(-40, -30), "cpu", "ready"),
+            (Some(-60), ready(ConditionStatus::True, -30), sample(-40, -5), "cpu", "unready"),
             (Some(-600), ready(ConditionStatus::False, -594), sample(0, 0), "cpu", "unready"),
             (Some(-600), ready(ConditionStatus::False, -590), sample(0, 0), "cpu", "ready"),
             (None, None, sample(0, 0), "cpu", "unready"),

@@ -48,6 +48,14 @@ impl Timestamp {
         Timestamp(self.0.saturating_add(duration_millis(d)))
     }
 
+    /// `t.Add(d)` for Go's signed `time.Duration` of `nanos` nanoseconds, rounded up to the
+    /// millisecond: for any instant `u` of whole milliseconds (every [`Timestamp`]),
+    /// `u.before(t.plus_nanos_ceil(d))` is Go's `u.Before(t.Add(d))` exactly.
+    pub fn plus_nanos_ceil(self, nanos: i64) -> Timestamp {
+        let ms = nanos.div_euclid(1_000_000) + i64::from(nanos.rem_euclid(1_000_000) != 0);
+        Timestamp(self.0.saturating_add(ms))
+    }
+
     /// `t.Add(-d)`.
     pub fn minus(self, d: Duration) -> Timestamp {
         Timestamp(self.0.saturating_sub(duration_millis(d)))
@@ -160,5 +168,28 @@ mod tests {
         assert_eq!(Timestamp::from_secs(15).plus_secs(-15), Timestamp::from_secs(0));
         assert_eq!(Timestamp::from_millis(1500).to_string(), "1970-01-01T00:00:01.500Z");
         assert_eq!(Timestamp::ZERO.to_string(), "zero");
+    }
+
+    /// `u.Before(t.Add(d))` for signed, sub-millisecond `d`.
+    #[test]
+    fn plus_nanos_ceil_keeps_before_exact() {
+        let t = Timestamp::from_secs(10);
+        let cases = [
+            (1_500_000, 10_001, true),
+            (1_500_000, 10_002, false),
+            (-1_500_000, 9_998, true),
+            (-1_500_000, 9_999, false),
+            (-30_000_000_000, 9_999, false),
+            (0, 9_999, true),
+            (0, 10_000, false),
+        ];
+        for (nanos, u, before) in cases {
+            assert_eq!(
+                Timestamp::from_millis(u).before(t.plus_nanos_ceil(nanos)),
+                before,
+                "{u} before {t} + {nanos}ns"
+            );
+        }
+        assert_eq!(Timestamp::from_millis(i64::MAX).plus_nanos_ceil(1), Timestamp::from_millis(i64::MAX));
     }
 }

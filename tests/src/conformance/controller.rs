@@ -113,6 +113,12 @@ fn secs(v: &Value, key: &str) -> R<Duration> {
     Duration::try_from_secs_f64(s).map_err(|e| format!("{key}: {e}"))
 }
 
+/// A number of seconds, possibly negative, as Go's `time.Duration` (nanoseconds; `as`
+/// saturates).
+fn nanos(v: &Value, key: &str) -> R<i64> {
+    Ok((f64_of(v, key)? * 1e9).round() as i64)
+}
+
 /// `"zero"`, a number of seconds (rounded to the millisecond; `as` saturates), or `null`.
 fn instant(v: &Value) -> R<Option<Timestamp>> {
     match v {
@@ -183,7 +189,7 @@ fn pod_metrics_item(v: &Value) -> R<PodMetricsItem> {
     Ok(PodMetricsItem {
         pod: str_of(v, "pod")?.into(),
         timestamp: instant_of(v, "timestamp")?,
-        window: secs(v, "window_s")?,
+        window_nanos: nanos(v, "window_s")?,
         containers,
     })
 }
@@ -378,7 +384,7 @@ fn run_replica_calc(function: &str, inputs: &Value, config: &Value) -> R<Value> 
                 for (name, s) in m {
                     let metric = PodMetric {
                         timestamp: instant_of(s, "timestamp")?,
-                        window: secs(s, "window_s")?,
+                        window_nanos: nanos(s, "window_s")?,
                         value: i64_of(s, "value")?,
                     };
                     metrics.insert(name.clone(), metric);

@@ -174,7 +174,7 @@ impl<'a> Driver<'a> {
     fn build_answers(&mut self, world: &World<'_>) {
         let plan = world.plan;
         let values = &world.values;
-        let window = plan.metric_window;
+        let window_nanos = i64::try_from(plan.metric_window.as_nanos()).unwrap_or(i64::MAX);
         let zero = Timestamp::from_millis(0);
         let mut items = Vec::with_capacity(self.running.len());
         for &i in &self.running {
@@ -199,7 +199,7 @@ impl<'a> Driver<'a> {
                     ContainerUsage { name: name.to_string(), usage_milli }
                 })
                 .collect();
-            items.push(PodMetricsItem { pod: pod.name.clone(), timestamp: zero, window, containers });
+            items.push(PodMetricsItem { pod: pod.name.clone(), timestamp: zero, window_nanos, containers });
         }
         // A pod whose containers report nothing is not listed at all.
         items.retain(|item| item.containers.iter().any(|c| !c.usage_milli.is_empty()));
