@@ -18,7 +18,6 @@
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::time::Duration;
 
 use hpa_core::api::GroupVersion;
 use hpa_core::api::LabelSelector;
@@ -667,13 +666,19 @@ fn decode_quantity(q: &Value) -> Result<i64, String> {
 /// `encoding/json`'s error for a JSON value that is not a string, decoded into one (what
 /// `metav1.Time` and `metav1.Duration` decode first).
 fn not_a_go_string(v: &Value) -> String {
-    let found = match v {
+    format!("json: cannot unmarshal {} into Go value of type string", go_json_kind(v))
+}
+
+/// How `encoding/json`'s `UnmarshalTypeError` names a JSON value (its `Value`).
+fn go_json_kind(v: &Value) -> &'static str {
+    match v {
         Value::Bool(_) => "bool",
         Value::Number(_) => "number",
+        Value::String(_) => "string",
         Value::Array(_) => "array",
-        _ => "object",
-    };
-    format!("json: cannot unmarshal {found} into Go value of type string")
+        Value::Null => "null",
+        Value::Object(_) => "object",
+    }
 }
 
 /// An event in either API: core/v1 (`firstTimestamp`, `lastTimestamp`, `count`, `message`) or
@@ -786,7 +791,7 @@ fn pods_metrics(
                     continue;
                 }
             }
-            let (value, timestamp) = match metric_value_of(v) {
+            let decoded = match metric_value_of(v, "MetricValue") {
                 Ok(decoded) => decoded,
                 Err(e) => {
                     let query = MetricQuery::Pods { metric: spec.name.to_string() };
@@ -796,14 +801,9 @@ fn pods_metrics(
             };
             samples.push(PodSample {
                 pod: pod.into(),
-                value_milli: value,
-                timestamp,
-                // `windowSeconds` in v1beta2, `window` in v1beta1 (both seconds).
-                window: v
-                    .get("windowSeconds")
-                    .or_else(|| v.get("window"))
-                    .and_then(Value::as_u64)
-                    .map(Duration::from_secs),
+                value_milli: decoded.value_milli,
+                timestamp: decoded.timestamp,
+                window_seconds: decoded.window_seconds,
             });
         }
         if !other_pods.is_empty() {
@@ -914,7 +914,7 @@ fn object_metrics(
         let query =
             MetricQuery::Object { metric: name.clone(), kind: kind.to_string(), name: str_of(d, "name").to_string() };
         *answers.entry(query.clone()).or_default() += 1;
-        let (value, timestamp) = match metric_value_of(v) {
+        let MetricValueOf { value_milli: value, timestamp, .. } = match metric_value_of(v, "MetricValue") {
             Ok(decoded) => decoded,
             Err(e) => {
                 failed_decoding(&format!("Object metric {name}"), &e, query, notes, undecodable);
@@ -942,12 +942,28 @@ fn object_metrics(
     out
 }
 
-/// The `value` (milli-units) and `timestamp` of a `MetricValue` or `ExternalMetricValue` item
-/// as the metrics clients decode them (`resource.Quantity`, `metav1.Time`); `Err` is the first
-/// error, which fails the decoding of the whole answer.
-fn metric_value_of(v: &Value) -> Result<(i64, Timestamp), PodMetricsError> {
+/// A `MetricValue` or `ExternalMetricValue` item as the metrics clients decode it
+/// ([`metric_value_of`]).
+struct MetricValueOf {
+    /// `value`, in milli-units.
+    value_milli: i64,
+    /// `timestamp`
+    timestamp: Timestamp,
+    /// `windowSeconds` (custom metrics v1beta2) or `window` (custom metrics v1beta1, external
+    /// metrics): Go's `*int64`, `None` when absent or `null`.
+    window_seconds: Option<i64>,
+}
+
+/// The `value` (milli-units), `timestamp` and window of a `MetricValue` or
+/// `ExternalMetricValue` (`go_struct`) item as the metrics clients decode them
+/// (`resource.Quantity`, `metav1.Time`, `*int64`); `Err` is the first error, which fails the
+/// decoding of the whole answer. The `value` and `timestamp` errors come first: their decoders
+/// return theirs at once, where `encoding/json` only saves a window of the wrong type
+/// (`UnmarshalTypeError`, `json: cannot unmarshal string into Go struct field
+/// MetricValue.items.windowSeconds of type int64`) and goes on.
+fn metric_value_of(v: &Value, go_struct: &str) -> Result<MetricValueOf, PodMetricsError> {
     let timestamp = decode_time(v, "timestamp")?;
-    let value = match v.get("value") {
+    let value_milli = match v.get("value") {
         None | Some(Value::Null) => 0,
         Some(q) => decode_quantity(q).map_err(|error| PodMetricsError {
             field: "value".into(),
@@ -955,7 +971,28 @@ fn metric_value_of(v: &Value) -> Result<(i64, Timestamp), PodMetricsError> {
             error,
         })?,
     };
-    Ok((value, timestamp))
+    let key = if v.get("windowSeconds").is_some() { "windowSeconds" } else { "window" };
+    let window_seconds = match v.get(key) {
+        None | Some(Value::Null) => None,
+        Some(w) => match w.as_i64() {
+            Some(secs) => Some(secs),
+            None => {
+                // A number that is no int64 is named with its text (`number 30.5`).
+                let found = match w {
+                    Value::Number(n) => format!("number {n}"),
+                    other => go_json_kind(other).to_string(),
+                };
+                return Err(PodMetricsError {
+                    field: key.into(),
+                    written: w.to_string(),
+                    error: format!(
+                        "json: cannot unmarshal {found} into Go struct field {go_struct}.items.{key} of type int64"
+                    ),
+                });
+            }
+        },
+    };
+    Ok(MetricValueOf { value_milli, timestamp, window_seconds })
 }
 
 /// A metric answer the client cannot decode: the metric's error, and a note on the item.
@@ -1003,8 +1040,8 @@ fn external_metrics(
                 left_out += 1;
                 continue;
             }
-            match metric_value_of(v) {
-                Ok((value, _)) => values.push(value),
+            match metric_value_of(v, "ExternalMetricValue") {
+                Ok(decoded) => values.push(decoded.value_milli),
                 Err(e) => {
                     let query = MetricQuery::External { metric: spec.name.to_string() };
                     failed_decoding(&format!("External metric {}", spec.name), &e, query, notes, undecodable);

@@ -1706,3 +1706,61 @@ fn a_negative_pod_metrics_window_moves_the_readiness_cutoff() {
             "setAside": [], "error": null}),
     );
 }
+
+/// A Pods, Object or External metric answer whose window (`windowSeconds`, or `window` in the
+/// external metrics API) is no JSON integer fails the whole list, as `encoding/json` fails the
+/// clients' decoding into `*int64`: the metric fails in Go's words, with a note on the item.
+#[test]
+fn a_metric_window_of_the_wrong_type_fails_the_metric() {
+    let diagnose = |dir: &str, objects: &str, answer: &str, name: &str| {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/diagnose").join(dir);
+        let file = |f: &str| dir.join(f).display().to_string();
+        let run = hpa_lint(&["diagnose", "--snapshot", &file(objects), &file(answer), name, "-o", "json"], "");
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let d = run.json();
+        assert_eq!(d["outcome"], "FailedComputeMetrics", "{d:#}");
+        let active = d["conditions"].as_array().unwrap().iter().find(|c| c["type"] == "ScalingActive").unwrap().clone();
+        (active["replayed"]["reason"].clone(), active["replayed"]["message"].clone(), d["notes"][1].clone())
+    };
+    let replay = "the HPA was unable to compute the replica count";
+    let error = "json: cannot unmarshal string into Go struct field MetricValue.items.windowSeconds of type int64";
+    assert_eq!(
+        diagnose("metric-selectors", "objects.yaml", "custom-http_requests-bad-window.json", "web"),
+        (
+            json!("FailedGetPodsMetric"),
+            json!(format!(
+                "{replay}: unable to get metric http_requests: unable to fetch metrics from custom metrics API: {error}"
+            )),
+            json!(format!(
+                "Pods metric http_requests: windowSeconds \"60\": {error}; the metrics client cannot decode the answer, so the controller gets none of it"
+            )),
+        )
+    );
+    let error =
+        "json: cannot unmarshal number 60.5 into Go struct field ExternalMetricValue.items.window of type int64";
+    assert_eq!(
+        diagnose("metric-selectors", "objects.yaml", "external-queue_depth-bad-window.json", "queue"),
+        (
+            json!("FailedGetExternalMetric"),
+            json!(format!(
+                "{replay}: unable to get external metric shop/queue_depth/&LabelSelector{{MatchLabels:map[string]string{{queue: orders,}},MatchExpressions:[]LabelSelectorRequirement{{}},}}: unable to fetch metrics from external metrics API: {error}"
+            )),
+            json!(format!(
+                "External metric queue_depth: window 60.5: {error}; the metrics client cannot decode the answer, so the controller gets none of it"
+            )),
+        )
+    );
+    let error = "json: cannot unmarshal bool into Go struct field MetricValue.items.windowSeconds of type int64";
+    assert_eq!(
+        diagnose("scale-from-zero", "objects.json", "object-backlog-bad-window.json", "web"),
+        (
+            json!("FailedGetObjectMetric"),
+            json!(format!(
+                "{replay}: unable to get metric backlog on Service shop/q: unable to fetch metrics from custom metrics API: {error}"
+            )),
+            json!(format!(
+                "Object metric backlog: windowSeconds true: {error}; the metrics client cannot decode the answer, so the controller gets none of it"
+            )),
+        )
+    );
+}

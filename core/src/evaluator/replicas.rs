@@ -371,8 +371,8 @@ pub struct PodSample {
     pub value_milli: i64,
     /// `timestamp`
     pub timestamp: Timestamp,
-    /// `windowSeconds` (`None`: [`DEFAULT_CUSTOM_METRIC_WINDOW`]).
-    pub window: Option<Duration>,
+    /// `windowSeconds`, signed as Go's `*int64` (`None`: [`DEFAULT_CUSTOM_METRIC_WINDOW`]).
+    pub window_seconds: Option<i64>,
 }
 
 /// The value of an Object metric (`custom.metrics.k8s.io` `MetricValue` of one object).
@@ -1279,8 +1279,11 @@ impl ReplicaCalculator {
         let first = samples.samples.first().ok_or_else(|| wrap(MetricsApiError::Empty { api }))?;
         let timestamp = first.timestamp;
         ws.collect(&samples, |m| {
-            let window = m.window.unwrap_or(DEFAULT_CUSTOM_METRIC_WINDOW);
-            let window_nanos = i64::try_from(window.as_nanos()).unwrap_or(i64::MAX);
+            // `time.Duration(*m.WindowSeconds) * time.Second`, which wraps as Go's does.
+            let window_nanos = match m.window_seconds {
+                Some(secs) => secs.wrapping_mul(1_000_000_000),
+                None => i64::try_from(DEFAULT_CUSTOM_METRIC_WINDOW.as_nanos()).unwrap_or(i64::MAX),
+            };
             Some(PodMetric { timestamp: m.timestamp, window_nanos, value: m.value_milli })
         });
         let plain = self.calc_plain_metric_replicas(
@@ -1685,7 +1688,7 @@ mod tests {
                     pod: format!("p{i}").into(),
                     value_milli: *v,
                     timestamp: Timestamp::ZERO,
-                    window: None,
+                    window_seconds: None,
                 })
                 .collect();
             let got = calc()

@@ -195,15 +195,15 @@ fn pod_metrics_item(v: &Value) -> R<PodMetricsItem> {
 }
 
 fn pod_sample(v: &Value) -> R<PodSample> {
-    let window = match v.get("window_s") {
+    let window_seconds = match v.get("window_s") {
         None | Some(Value::Null) => None,
-        Some(_) => Some(secs(v, "window_s")?),
+        Some(_) => Some(i64_of(v, "window_s")?),
     };
     Ok(PodSample {
         pod: str_of(v, "pod")?.into(),
         value_milli: i64_of(v, "value_milli")?,
         timestamp: instant_of(v, "timestamp")?,
-        window,
+        window_seconds,
     })
 }
 

@@ -217,7 +217,12 @@ impl<'a> Driver<'a> {
                         .running
                         .iter()
                         .filter_map(|&i| self.input.pods.get(i))
-                        .map(|p| PodSample { pod: p.name.clone(), value_milli: 0, timestamp: zero, window: None })
+                        .map(|p| PodSample {
+                            pod: p.name.clone(),
+                            value_milli: 0,
+                            timestamp: zero,
+                            window_seconds: None,
+                        })
                         .collect::<Vec<_>>();
                     pods_metrics.insert(name.clone(), samples);
                 }
