@@ -1494,6 +1494,8 @@ fn an_undecodable_pod_metrics_window_fails_the_whole_list() {
         json!({"status": "False", "reason": "FailedGetResourceMetric", "message": "the HPA was unable to compute the replica count: failed to get cpu utilization: unable to get metrics for resource cpu: unable to fetch metrics from resource metrics API: time: missing unit in duration \"15.012\""}),
     );
     assert_eq!(d["metrics"][0]["setAside"], json!([]), "{d:#}");
+    // A failed metric has the controller's empty name (docs/diagnose.md).
+    assert_eq!((&d["metrics"][0]["type"], &d["metrics"][0]["name"]), (&json!("Resource"), &json!("")), "{d:#}");
     let note = r#"PodMetrics default/php-apache-5b56f9df94-m4r8t: window "15.012": time: missing unit in duration "15.012"; the resource metrics client cannot decode the list, so the controller gets none of its samples"#;
     assert_eq!(d["notes"][1], note, "{d:#}");
     let run = hpa_lint(&["diagnose", "--snapshot", &objects, &metrics, "php-apache"], "");
