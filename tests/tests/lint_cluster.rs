@@ -759,3 +759,30 @@ fn custom_resources_are_judged_by_their_crd_read_from_the_cluster() {
     let paths: Vec<String> = l.server.requests().iter().map(|r| r.path.clone()).collect();
     assert!(paths.iter().any(|p| p == "/apis/example.com/v1/namespaces/batch/workerpools/pinned"), "{paths:?}");
 }
+
+/// HPA403 on a live HPA whose custom-resource target does not exist (its `GET` answered 404),
+/// as on files: the CRD is known, the object is not there.
+#[test]
+fn a_missing_custom_resource_target_is_hpa403_as_in_files() {
+    let l = live();
+    l.server.install("workerpools");
+    let objects = fixtures::in_namespace(fixtures::cluster_fixture("custom-resources"), "batch");
+    l.server.apply(&objects);
+    l.server.apply(&[json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": "ghost", "namespace": "batch"},
+        "spec": {"scaleTargetRef": {"apiVersion": "example.com/v1", "kind": "WorkerPool", "name": "ghost"},
+            "maxReplicas": 5, "metrics": [{"type": "External", "external": {"metric": {"name": "queue_depth"},
+                "target": {"type": "AverageValue", "averageValue": "30"}}}]}})]);
+    let report = l.lint(&["-n", "batch", "-o", "json", "--select", "HPA403"]).json();
+    assert_eq!(
+        located(&report, "HPA403"),
+        [
+            "batch/g HorizontalPodAutoscaler spec.scaleTargetRef.name",
+            "batch/ghost HorizontalPodAutoscaler spec.scaleTargetRef.name",
+            "batch/scaled HorizontalPodAutoscaler spec.scaleTargetRef.name"
+        ],
+        "{report:#}"
+    );
+    let paths: Vec<String> = l.server.requests().iter().map(|r| r.path.clone()).collect();
+    assert!(paths.iter().any(|p| p == "/apis/example.com/v1/namespaces/batch/workerpools/ghost"), "{paths:?}");
+}
