@@ -33,8 +33,8 @@ use hpa_core::evaluator::{
 };
 use hpa_core::features::{FeatureGates, Gate, KubernetesVersion};
 use hpa_core::rules::objects::{
-    AdmittedPod, LimitRange, ObjectId, limit_range_from_json, runtime_class_from, selector_from_json,
-    workload_from_json,
+    AdmittedPod, LimitRange, ObjectId, custom_resource_definition_from, limit_range_from_json, runtime_class_from,
+    selector_from_json, workload_from_json,
 };
 use serde_json::Value;
 
@@ -364,7 +364,7 @@ pub fn inputs_from_objects(
         let failures = snapshot_failures(&items);
         if !failures.is_empty() {
             for m in &hpa.spec.metrics {
-                let Some(request) = metric_request(namespace, m, &selector_text) else { continue };
+                let Some(request) = metric_request(&items, namespace, m, &selector_text) else { continue };
                 if let Some(message) = failures.get(&request_key(&request.path)) {
                     sync.metric_errors.entry(request.query).or_insert_with(|| ReadError(message.clone()));
                 }
@@ -374,7 +374,14 @@ pub fn inputs_from_objects(
                 sync.resource_metrics = Err(ReadError(message.clone()));
             }
         }
-        notes.extend(ungathered_metrics(&objects.empty_lists, namespace, &hpa.spec.metrics, &sync, &selector_text));
+        notes.extend(ungathered_metrics(
+            &items,
+            &objects.empty_lists,
+            namespace,
+            &hpa.spec.metrics,
+            &sync,
+            &selector_text,
+        ));
     }
 
     // An HPA deleted and created again under the same name keeps its predecessor's events
@@ -1075,7 +1082,13 @@ struct MetricRequest<'m> {
 /// [`MetricRequest`] of metric `m` (`None` for Resource and ContainerResource metrics), at the
 /// versions the gathering commands use (`custom.metrics.k8s.io/v1beta2`,
 /// `external.metrics.k8s.io/v1beta1`).
-fn metric_request<'m>(namespace: &str, m: &'m MetricSpec, pod_selector: &str) -> Option<MetricRequest<'m>> {
+/// The resource of an Object metric's object is [`snapshot_resource`]'s.
+fn metric_request<'m>(
+    items: &[&Value],
+    namespace: &str,
+    m: &'m MetricSpec,
+    pod_selector: &str,
+) -> Option<MetricRequest<'m>> {
     let selector_param = |key: &str, s: Option<&LabelSelector>| -> Vec<(String, String)> {
         s.map(|s| vec![(key.to_string(), selector::format(s))]).unwrap_or_default()
     };
@@ -1091,11 +1104,7 @@ fn metric_request<'m>(namespace: &str, m: &'m MetricSpec, pod_selector: &str) ->
         let path = if d.kind == "Namespace" && group.is_empty() {
             format!("{custom}/metrics/{}", o.metric.name)
         } else {
-            let resource = kinds::workload(group, &d.kind).map_or_else(
-                || if group.is_empty() { plural_of(&d.kind) } else { format!("{}.{group}", plural_of(&d.kind)) },
-                Kind::resource,
-            );
-            format!("{custom}/{resource}/{}/{}", d.name, o.metric.name)
+            format!("{custom}/{}/{}/{}", snapshot_resource(items, group, &d.kind), d.name, o.metric.name)
         };
         let query = MetricQuery::Object {
             metric: o.metric.name.to_string(),
@@ -1146,6 +1155,7 @@ fn request_key(path: &str) -> String {
 /// not give. Each names the `kubectl get --raw` command that gathers it, as the controller asks
 /// for it.
 fn ungathered_metrics(
+    items: &[&Value],
     empty_lists: &[String],
     namespace: &str,
     metrics: &[MetricSpec],
@@ -1156,7 +1166,7 @@ fn ungathered_metrics(
     let empty_list = |kind: &str| empty_lists.iter().any(|k| k == kind);
     let mut out = Vec::new();
     for m in metrics {
-        let Some(request) = metric_request(namespace, m, pod_selector) else { continue };
+        let Some(request) = metric_request(items, namespace, m, pod_selector) else { continue };
         if sync.metric_errors.contains_key(&request.query) {
             continue;
         }
@@ -1857,6 +1867,28 @@ fn api_error_text(e: &Error) -> String {
     }
 }
 
+/// The resource (`plural.group`, `GroupResource.String()`) of a kind of a group in a snapshot,
+/// where live diagnose asks discovery ([`discovery::mappings`], as the custom metrics client's
+/// `qualResourceForKind` asks its RESTMapper): a built-in kind's ([`kinds::workload`]), else the
+/// `names.plural` of the snapshot's CustomResourceDefinition of that group and kind (what
+/// discovery serves it as: `mice` for `Mouse`), else the English plural ([`plural_of`]).
+fn snapshot_resource(items: &[&Value], group: &str, kind: &str) -> String {
+    if let Some(k) = kinds::workload(group, kind) {
+        return k.resource();
+    }
+    let crd = items.iter().filter(|v| kind_of(v) == "CustomResourceDefinition").find_map(|v| {
+        let id = ObjectId {
+            api_version: str_of(v, "apiVersion").to_string(),
+            kind: kind_of(v).to_string(),
+            namespace: String::new(),
+            name: name_of(v).to_string(),
+        };
+        custom_resource_definition_from(id, *v).filter(|c| c.group == group && c.kind == kind && !c.plural.is_empty())
+    });
+    let plural = crd.map_or_else(|| plural_of(kind), |c| c.plural);
+    if group.is_empty() { plural } else { format!("{plural}.{group}") }
+}
+
 /// The resource of a kind for the custom metrics API's object paths when discovery cannot say
 /// (the controller asks its RESTMapper; these are the English plurals the API uses).
 fn plural_of(kind: &str) -> String {
@@ -2181,6 +2213,14 @@ mod tests {
 
     #[test]
     fn plurals() {
+        let mice = serde_json::json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": "mice.example.com"},
+            "spec": {"group": "example.com", "names": {"kind": "Mouse", "plural": "mice"}, "versions": []}});
+        assert_eq!(snapshot_resource(&[&mice], "example.com", "Mouse"), "mice.example.com");
+        assert_eq!(snapshot_resource(&[&mice], "other.example.com", "Mouse"), "mouses.other.example.com");
+        assert_eq!(snapshot_resource(&[], "example.com", "Mouse"), "mouses.example.com");
+        assert_eq!(snapshot_resource(&[&mice], "apps", "Deployment"), "deployments.apps");
+        assert_eq!(snapshot_resource(&[], "", "Service"), "services");
         assert_eq!(plural_of("Service"), "services");
         assert_eq!(plural_of("Ingress"), "ingresses");
         assert_eq!(plural_of("Gateway"), "gateways");

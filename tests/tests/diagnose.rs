@@ -1766,3 +1766,30 @@ fn a_metric_window_of_the_wrong_type_fails_the_metric() {
         )
     );
 }
+
+/// A snapshot's Object metric request names a custom resource as discovery would, from the
+/// snapshot's CustomResourceDefinition (`Mouse`: `mice`, not `mouses`): the failed answer
+/// gathered at that path is the metric's (tests/data/diagnose/irregular-plural/README.md).
+#[test]
+fn a_snapshot_finds_a_custom_resource_by_its_crds_plural() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/diagnose/irregular-plural");
+    let file = |f: &str| dir.join(f).display().to_string();
+    let run = hpa_lint(
+        &["diagnose", "--snapshot", &file("objects.json"), &file("object-backlog-failed.json"), "web", "-o", "json"],
+        "",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let d = run.json();
+    let active = d["conditions"].as_array().unwrap().iter().find(|c| c["type"] == "ScalingActive").unwrap();
+    assert_eq!(
+        active["replayed"],
+        json!({"status": "False", "reason": "FailedGetObjectMetric", "message": "the HPA was unable to compute the replica count: unable to get metric backlog on Mouse shop/m: unable to fetch metrics from custom metrics API: the server could not find the metric backlog for mice.example.com m"}),
+        "{d:#}"
+    );
+    assert_eq!(
+        d["notes"],
+        json!([
+            "the sync is replayed at 2026-03-02T09:30:00Z, the latest instant the snapshot records; pass --now to choose another"
+        ]),
+    );
+}
