@@ -259,14 +259,24 @@ async fn readyz(State(state): State<AppState>) -> Response {
 }
 
 /// The metrics in the format the scraper's `Accept` header asks for ([`metrics::Format::negotiate`]:
-/// OpenMetrics for Prometheus, the classic text format otherwise).
+/// OpenMetrics for Prometheus, the classic text format otherwise), gzipped when its
+/// `Accept-Encoding` asks for gzip ([`metrics::Encoding::negotiate`]; Prometheus does), with
+/// `Content-Encoding: gzip` and, as promhttp's `HandlerForTransactional`, no `Vary`.
 async fn metrics(State(state): State<AppState>, headers: HeaderMap) -> Response {
     let shared = state.shared();
     if let Some(context) = &shared.context {
         shared.metrics.set_watches(&context.cache().status(), context.stale_after());
     }
     let format = metrics::Format::negotiate(headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()));
-    ([(header::CONTENT_TYPE, format.content_type())], shared.metrics.render(format)).into_response()
+    let body = shared.metrics.render(format);
+    let encoding = metrics::Encoding::negotiate(headers.get_all(header::ACCEPT_ENCODING).iter().map(|v| v.as_bytes()));
+    match encoding.encode(body.as_bytes()) {
+        Some(encoded) => {
+            ([(header::CONTENT_TYPE, format.content_type()), (header::CONTENT_ENCODING, encoding.token())], encoded)
+                .into_response()
+        }
+        None => ([(header::CONTENT_TYPE, format.content_type())], body).into_response(),
+    }
 }
 
 /// The per-request deadline: past it the request is dropped and answered with 503, so that

@@ -76,6 +76,122 @@ impl Format {
     }
 }
 
+/// A content coding of /metrics, chosen by the scraper's `Accept-Encoding` header
+/// ([`Encoding::negotiate`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Encoding {
+    /// The body as it is (no `Content-Encoding`).
+    Identity,
+    /// gzip (`Content-Encoding: gzip`), for a scraper that asks for it (Prometheus does).
+    Gzip,
+}
+
+impl Encoding {
+    /// The coding the `Accept-Encoding` header values ask for, as client_golang's promhttp
+    /// chooses among its default offers, `identity` then `gzip` (`negotiateEncodingWriter` over
+    /// gddo's `httputil.NegotiateContentEncoding` and `header.ParseAccept`): every coding of
+    /// every value is read with its `q` (1 without one); for each offer in that order, a coding
+    /// equal to it (case-sensitive) or `*` whose `q` is above the best so far becomes the best.
+    /// So `gzip` is chosen only when written with a `q` above that of `identity` and `*`
+    /// (`gzip, identity` stays identity); a best `q` of 0 is no agreement, which promhttp
+    /// answers without compression. A value is read up to the first thing ParseAccept does not
+    /// take (a parameter other than `q`, a malformed `q`): the codings before it count.
+    pub fn negotiate<'a>(values: impl IntoIterator<Item = &'a [u8]>) -> Encoding {
+        let mut specs = Vec::new();
+        for value in values {
+            accept_specs(value, &mut specs);
+        }
+        let (mut best, mut best_q) = (Encoding::Identity, -1.0);
+        for offer in [Encoding::Identity, Encoding::Gzip] {
+            for (coding, q) in &specs {
+                if *q > best_q && (*coding == b"*" || *coding == offer.token().as_bytes()) {
+                    best_q = *q;
+                    best = offer;
+                }
+            }
+        }
+        if best_q == 0.0 { Encoding::Identity } else { best }
+    }
+
+    /// Its name in `Accept-Encoding` and `Content-Encoding`.
+    pub fn token(self) -> &'static str {
+        match self {
+            Encoding::Identity => "identity",
+            Encoding::Gzip => "gzip",
+        }
+    }
+
+    /// `body` in this coding, at the default level, as promhttp's `gzip.NewWriter` writes it;
+    /// `None` for identity, or should the encoder fail (promhttp then answers uncompressed).
+    pub fn encode(self, body: &[u8]) -> Option<Vec<u8>> {
+        use std::io::Write;
+        match self {
+            Encoding::Identity => None,
+            Encoding::Gzip => {
+                let mut encoder =
+                    flate2::write::GzEncoder::new(Vec::with_capacity(body.len() / 4), flate2::Compression::default());
+                encoder.write_all(body).ok()?;
+                encoder.finish().ok()
+            }
+        }
+    }
+}
+
+/// Appends the codings of one `Accept-Encoding` value and their `q`, as gddo's
+/// `header.ParseAccept` reads them: a token (slashes allowed), then optionally `;q=` and a
+/// quality; anything else ends the value, and a coding whose parameter is not a valid `q` is
+/// dropped with the rest.
+fn accept_specs<'a>(value: &'a [u8], specs: &mut Vec<(&'a [u8], f64)>) {
+    let mut s = value;
+    loop {
+        let end = s.iter().position(|b| !is_token(*b) && *b != b'/').unwrap_or(s.len());
+        let (coding, rest) = s.split_at(end);
+        if coding.is_empty() {
+            return;
+        }
+        let mut q = 1.0;
+        s = skip_space(rest);
+        if let Some(rest) = s.strip_prefix(b";") {
+            let Some(rest) = skip_space(rest).strip_prefix(b"q=") else { return };
+            let Some((quality, rest)) = quality(rest) else { return };
+            q = quality;
+            s = rest;
+        }
+        specs.push((coding, q));
+        let Some(rest) = skip_space(s).strip_prefix(b",") else { return };
+        s = skip_space(rest);
+    }
+}
+
+/// gddo's `expectQuality`: `0` or `1`, then optionally `.` and digits (read as a fraction,
+/// with Go's wrapping integers); `None` for anything else.
+fn quality(s: &[u8]) -> Option<(f64, &[u8])> {
+    let q = match s.first()? {
+        b'0' => 0.0,
+        b'1' => 1.0,
+        _ => return None,
+    };
+    let Some(s) = s[1..].strip_prefix(b".") else { return Some((q, &s[1..])) };
+    let digits = s.iter().take_while(|b| b.is_ascii_digit()).count();
+    let (mut n, mut d) = (0i64, 1i64);
+    for b in &s[..digits] {
+        n = n.wrapping_mul(10).wrapping_add(i64::from(b - b'0'));
+        d = d.wrapping_mul(10);
+    }
+    Some((q + n as f64 / d as f64, &s[digits..]))
+}
+
+/// An RFC 2616 token character (gddo's `isToken`): US-ASCII, no control, no separator.
+fn is_token(b: u8) -> bool {
+    b.is_ascii() && !b.is_ascii_control() && !b" \t\"(),/:;<=>?@[]\\{}".contains(&b)
+}
+
+/// `s` after its leading spaces, tabs, carriage returns and line feeds (gddo's `skipSpace`).
+fn skip_space(s: &[u8]) -> &[u8] {
+    let start = s.iter().position(|b| !b" \t\r\n".contains(b)).unwrap_or(s.len());
+    &s[start..]
+}
+
 /// Upper bounds of the latency buckets, in seconds (100 µs to 5 s).
 const LATENCY_BUCKETS: [f64; 15] =
     [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0];
@@ -564,6 +680,44 @@ mod tests {
         }
         assert_eq!(Text.content_type(), "text/plain; version=0.0.4; charset=utf-8");
         assert_eq!(OpenMetrics.content_type(), "application/openmetrics-text; version=1.0.0; charset=utf-8");
+    }
+
+    /// As promhttp chooses between its default offers, identity and gzip (gddo's
+    /// `NegotiateContentEncoding` over `ParseAccept`).
+    #[test]
+    fn the_encoding_follows_the_accept_encoding_header() {
+        use Encoding::{Gzip, Identity};
+        for (values, encoding) in [
+            (&[][..], Identity),
+            // Prometheus's scrape request.
+            (&["gzip"][..], Gzip),
+            // curl --compressed.
+            (&["deflate, gzip, br, zstd"][..], Gzip),
+            (&["br"][..], Identity),
+            // `*` matches identity first, at the same q.
+            (&["*"][..], Identity),
+            (&["gzip, identity"][..], Identity),
+            (&["identity;q=0.5, gzip"][..], Gzip),
+            (&["gzip;q=0.8, *;q=0.5"][..], Gzip),
+            (&["*;q=0.5, gzip;q=0.5"][..], Identity),
+            (&["gzip;q=0"][..], Identity),
+            (&["gzip;q=0, identity;q=0"][..], Identity),
+            // Codings are compared as written; `q=` is lower case.
+            (&["GZIP"][..], Identity),
+            (&["gzip;Q=1"][..], Identity),
+            // A parameter that is not q ends the value, the coding before it with it.
+            (&["gzip;level=1"][..], Identity),
+            (&["gzip ; q=1"][..], Gzip),
+            (&["br, gzip;q=0.9 x"][..], Gzip),
+            (&["identity;q=0.91, gzip;q=0.9"][..], Identity),
+            (&["identity;q=0.9, gzip;q=0.91"][..], Gzip),
+            (&["identity;q=.5, gzip"][..], Identity),
+            // Every value of the header counts.
+            (&["identity;q=0.2", "gzip;q=0.3"][..], Gzip),
+        ] {
+            assert_eq!(Encoding::negotiate(values.iter().map(|v| v.as_bytes())), encoding, "{values:?}");
+        }
+        assert_eq!(Identity.encode(b"x"), None);
     }
 
     #[test]

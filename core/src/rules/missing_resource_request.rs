@@ -21,15 +21,15 @@ crate::declare_rule! {
     /// Requests are those of the pods as kube-apiserver admits them, not only as written in the
     /// template: a container with a limit and no request for a resource gets the limit as its
     /// request (`SetDefaults_Pod`; per resource: a memory limit says nothing about cpu), and a
-    /// `LimitRange` of the namespace among the checked manifests gives the containers its
-    /// `defaultRequest` (or `default`, or `max`) of each resource they still lack (LimitRanger).
+    /// `LimitRange` of the namespace gives the containers its `defaultRequest` (or `default`, or
+    /// `max`) of each resource they still lack (LimitRanger).
     /// With pod-level requests (`spec.template.spec.resources`, feature gate `PodLevelResources`,
     /// on by default from Kubernetes 1.34), the controller uses the pod's total instead (the
     /// pod-level request, or else the containers' aggregate), and only a pod without any request
     /// for the resource is reported. From 1.34 to 1.37 that total includes the pod's overhead:
-    /// the `overhead.podFixed` of the `RuntimeClass` (among the checked manifests) that the
-    /// template's `runtimeClassName` names, which the RuntimeClass admission plugin sets on each
-    /// pod; 1.38 leaves the overhead out. The 1.33 controller ignores pod-level requests even with the
+    /// the `overhead.podFixed` of the `RuntimeClass` that the template's `runtimeClassName`
+    /// names, which the RuntimeClass admission plugin sets on each pod; 1.38 leaves the overhead
+    /// out. The 1.33 controller ignores pod-level requests even with the
     /// alpha gate on, so for `kubernetesVersion: "1.33"` every container needs its own request.
     /// Requests of 0 in every container (or pod-level) add up to 0, which the controller refuses
     /// as it refuses no request (`no metrics returned matched known pods`): reported too, and so
@@ -51,7 +51,16 @@ crate::declare_rule! {
     ///
     /// For an Argo Rollout with `spec.workloadRef`, the referenced workload's template is read
     /// (a Deployment's or ReplicaSet's `spec.template`, a core PodTemplate's `template`).
-    /// The workload must be in the checked manifests.
+    ///
+    /// Where the workload, its LimitRanges and its RuntimeClass are read from: in files, the
+    /// HPA's manifest set (a workload not in it is not judged); with `hpa-lint cluster`, the
+    /// cluster (its workloads and LimitRanges in the namespaces read, its RuntimeClasses across
+    /// the cluster); in `hpa-webhook`, its context cache (`--context-cache`), which watches the
+    /// same kinds. Live, only the templates of the workloads read are judged (the target's and
+    /// those of the other workloads its selector selects): bare Pods, Jobs, CronJobs and
+    /// PodTemplates are not read. A list of LimitRanges or RuntimeClasses that RBAC refuses is a
+    /// note of `hpa-lint cluster` (a request they would give then looks missing), and makes the
+    /// webhook check the HPA alone, saying why.
     ///
     /// ## Why it matters
     ///

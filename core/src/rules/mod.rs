@@ -506,6 +506,28 @@ mod tests {
         }
     }
 
+    /// A rule that reads LimitRanges, RuntimeClasses or CustomResourceDefinitions says where
+    /// each front end reads them from: files, `hpa-lint cluster` and `hpa-webhook`'s context
+    /// cache read them all, and "among the checked manifests" alone would say the live ones do
+    /// not.
+    #[test]
+    fn rules_reading_cluster_kinds_say_where_each_front_end_reads_them() {
+        let mut found = Vec::new();
+        for r in ALL {
+            let m = r.meta();
+            let docs = m.docs();
+            let checks = docs.split("## Why it matters").next().unwrap_or_default();
+            if !["LimitRange", "RuntimeClass", "CustomResourceDefinition"].iter().any(|k| checks.contains(k)) {
+                continue;
+            }
+            found.push(m.id);
+            for front_end in ["in files", "`hpa-lint cluster`", "`hpa-webhook`", "context cache"] {
+                assert!(checks.contains(front_end), "{}: `## What it checks` does not name {front_end}", m.id);
+            }
+        }
+        assert_eq!(found, ["HPA201", "HPA410", "HPA412"]);
+    }
+
     /// The number of ```yaml blocks in the `## Example` section, and whether a line `Instead:`
     /// stands between the first and the second.
     fn example_shape(docs: &str) -> (usize, bool) {

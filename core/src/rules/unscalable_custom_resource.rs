@@ -8,11 +8,16 @@ use crate::api::GroupVersion;
 crate::declare_rule! {
     /// ## What it checks
     ///
-    /// The scale target is a custom resource whose CustomResourceDefinition is among the checked
-    /// manifests (a chart's CRDs rendered with `helm template --include-crds`, an operator's
-    /// bundle), and the CRD's served versions either have no `subresources.scale`, or have one
-    /// without `labelSelectorPath`. (When the served versions differ in this, the version the
-    /// controller reads depends on the cluster's discovery, and nothing is reported.)
+    /// The scale target is a custom resource whose CustomResourceDefinition is known, and the
+    /// CRD's served versions either have no `subresources.scale`, or have one without
+    /// `labelSelectorPath`. (When the served versions differ in this, the version the controller
+    /// reads depends on the cluster's discovery, and nothing is reported.)
+    ///
+    /// Where the CRD is read from: in files, the HPA's manifest set (a chart's CRDs rendered
+    /// with `helm template --include-crds`, an operator's bundle); with `hpa-lint cluster`, the
+    /// cluster's CRDs; in `hpa-webhook`, its context cache (`--context-cache`), which watches
+    /// them. A CRD that is not there (not in the set, or a list RBAC refuses: a note of
+    /// `hpa-lint cluster`, a warning of the webhook that it checked in part) reports nothing.
     ///
     /// ## Why it matters
     ///

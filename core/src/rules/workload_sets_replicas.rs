@@ -5,15 +5,23 @@ use super::{Context, Finding, Location, Rule, RuleMeta};
 crate::declare_rule! {
     /// ## What it checks
     ///
-    /// The HPA's scale target (a Deployment, StatefulSet, ...) in the checked manifests sets
-    /// `spec.replicas` (kube-score, Polaris); for a custom resource whose
-    /// CustomResourceDefinition is among the manifests, the field its scale subresource's
-    /// `specReplicasPath` names instead (`.spec.size`: `spec.size`, which the controller
-    /// writes through `/scale`), and nothing for a kind without the subresource. The finding is
-    /// on the workload, at that field. A count at 0 is
-    /// worse: the controller then disables the HPA (`ScalingDisabled`). A count that is not a
-    /// number (`replicas: "3"`) makes kube-apiserver refuse a built-in workload, in its decoding
-    /// words: an error.
+    /// The HPA's scale target (a Deployment, StatefulSet, ...) sets `spec.replicas` (kube-score,
+    /// Polaris); for a custom resource whose CustomResourceDefinition is known, the field its
+    /// scale subresource's `specReplicasPath` names instead (`.spec.size`: `spec.size`, which the
+    /// controller writes through `/scale`), and nothing for a kind without the subresource. The finding is on the workload, at that
+    /// field. A count at 0 is worse: the controller then disables the HPA (`ScalingDisabled`). A
+    /// count that is not a number (`replicas: "3"`) makes kube-apiserver refuse a built-in
+    /// workload, in its decoding words: an error.
+    ///
+    /// Where the workload and the CRD are read from: in files, the HPA's manifest set; with
+    /// `hpa-lint cluster`, the cluster (the workloads of the namespaces read, every CRD, and one
+    /// `GET` of each custom resource an HPA targets whose CRD it read); in `hpa-webhook`, its
+    /// context cache (`--context-cache`), which watches the workloads and the CRDs but no custom
+    /// resource: the webhook does not report HPA410 on a custom resource. A live workload always
+    /// has the field, so live it is reported only when a user or a tool set it: a field manager
+    /// other than the HPA controller (`kube-controller-manager`) owns it in
+    /// `metadata.managedFields`, or client-side `kubectl apply`'s last-applied configuration
+    /// holds it; the kind's default that its creator owns without writing it is not reported.
     ///
     /// ## Why it matters
     ///

@@ -119,7 +119,7 @@ fn traits(m: &RuleMeta) -> String {
         s.push_str(&format!("; opt-in: runs with `--select {}` or a level in .hpa-lint.yaml", m.id));
     }
     if m.needs_objects {
-        s.push_str("; looks at the other objects of the manifest set");
+        s.push_str("; looks at other objects: the manifest set's, or live the cluster's");
     }
     s
 }
@@ -180,8 +180,10 @@ fn markdown_on(release: Option<&Release>) -> String {
          off, and the annotation `hpa-lint.dev/ignore: \"HPA101,HPA102 -- reason\"` silences rules for one object. \
          HPA000 (what kube-apiserver rejects) cannot be turned off. Opt-in rules run only when selected: \
          `--select <ID>`, `--select all`, or a level under `rules:` in `.hpa-lint.yaml`. Rules marked \
-         *cross-object* look at the other objects of the manifest set (the workload, PodDisruptionBudgets, \
-         VerticalPodAutoscalers, KEDA ScaledObjects, the other HPAs).\n\n\
+         *cross-object* look at other objects (the workload, PodDisruptionBudgets, VerticalPodAutoscalers, KEDA \
+         ScaledObjects, LimitRanges, RuntimeClasses, CustomResourceDefinitions, the other HPAs): in files, those of \
+         the HPA's manifest set; with `hpa-lint cluster`, the cluster's; in `hpa-webhook`, those of its context cache \
+         (`--context-cache`), which watches the same kinds but no custom resource.\n\n\
          | ID | name | severity | opt-in | summary |\n| --- | --- | --- | --- | --- |\n",
     );
     for r in rules::ALL {

@@ -139,6 +139,45 @@ async fn health_readiness_and_metrics() {
     server.stop().await;
 }
 
+/// `/metrics` is gzipped for a scraper whose `Accept-Encoding` asks for gzip (Prometheus sends
+/// `gzip`), as promhttp answers: `Content-Encoding: gzip`, no `Vary`, and the decoded body is
+/// the uncompressed one, byte for byte, in either format; `*` or no header gets it as is.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn metrics_are_gzipped_when_the_scraper_accepts_gzip() {
+    use std::io::Read;
+    let certs = Certs::new();
+    certs.write();
+    let server = Server::start(&certs, &[]).await;
+    let mut conn = certs.client().connect(server.addr).await.unwrap();
+    conn.review("/validate", &review("m", "CREATE", &hpa_v2_defaulted("web", "shop"), None)).await.unwrap();
+    let prometheus = "application/openmetrics-text;version=1.0.0;escaping=allow-utf-8,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=1.0.0;escaping=allow-utf-8;q=0.5,text/plain;version=0.0.4;q=0.4,*/*;q=0.1";
+    for accept in [prometheus, "text/plain"] {
+        let (status, plain_headers, plain) =
+            conn.exchange("GET", "/metrics", &[("accept", accept)], vec![]).await.unwrap();
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(plain_headers.get("content-encoding"), None);
+        let (status, headers, gzipped) =
+            conn.exchange("GET", "/metrics", &[("accept", accept), ("accept-encoding", "gzip")], vec![]).await.unwrap();
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(headers["content-encoding"], "gzip");
+        assert_eq!(headers["content-type"], plain_headers["content-type"]);
+        assert_eq!(headers.get("vary"), None);
+        assert_eq!(&gzipped[..2], [0x1f, 0x8b], "a gzip member");
+        let mut decoded = String::new();
+        flate2::read::GzDecoder::new(&gzipped[..]).read_to_string(&mut decoded).unwrap();
+        assert_eq!(decoded, String::from_utf8(plain.to_vec()).unwrap(), "{accept}");
+        assert!(gzipped.len() * 3 < plain.len(), "{} bytes gzipped, {} plain", gzipped.len(), plain.len());
+        assert!(
+            decoded.contains(
+                "hpa_webhook_requests_total{endpoint=\"validate\",operation=\"CREATE\",outcome=\"allowed\"} 1"
+            )
+        );
+    }
+    let (_, headers, _) = conn.exchange("GET", "/metrics", &[("accept-encoding", "*")], vec![]).await.unwrap();
+    assert_eq!(headers.get("content-encoding"), None);
+    server.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_certificates_the_server_waits_for_them() {
     let certs = Certs::new();
