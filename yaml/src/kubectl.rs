@@ -251,7 +251,7 @@ pub(crate) fn pieces(text: &str) -> Pieces<'_> {
     let bytes = text.as_bytes();
     // Nearly every file: the check for characters go-yaml refuses is then done, marks are
     // found without looking at characters, and there is no tab to read as go-yaml does (nor,
-    // nearly always, a `\/`: see `whitespace`).
+    // nearly always, a `\/` or a tag taking a `,`: see `whitespace`).
     let plain = clean_ascii(bytes, false, false);
     let mut counter = Counter { plain, ..Counter::default() };
     let mut out = Vec::new();
@@ -300,7 +300,7 @@ pub(crate) fn pieces(text: &str) -> Pieces<'_> {
     }
     let one_stream = !line_start(b"...")
         && !line_start(b"%")
-        && ((plain && !crate::whitespace::escaped_slash(bytes))
+        && ((plain && !crate::whitespace::escaped_slash(bytes) && !crate::whitespace::glued_tag(bytes))
             || (memchr::memchr(b'\r', bytes).is_none()
                 && control_character(text).is_none()
                 && !crate::whitespace::worth_scanning(text)));

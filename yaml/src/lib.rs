@@ -1933,6 +1933,15 @@ mod tests {
     /// go-yaml's words and line numbers, as kubectl 1.32 prints them after `error parsing
     /// FILE: ` for these texts (tests/tests/malformed.rs compares with kubectl itself).
     #[test]
+    fn a_tag_takes_flow_indicators_as_go_yamls_does() {
+        // go-yaml's tag is `!!null,`, which it does not know: `b` is its string.
+        let text = "a: [!!null, b]\nc: {k: !!int, v}\nd: !!str,x y\n";
+        let p = parse(text);
+        assert_eq!(p.error, None);
+        assert_eq!(p.documents[0].root().to_json(), serde_json::json!({"a": ["b"], "c": {"k": "v"}, "d": "y"}));
+    }
+
+    #[test]
     fn byte_order_marks_past_a_pieces_start_are_text() {
         let text = "a: \u{feff}b\nc: d\u{feff}\n\u{feff}  e: [\u{feff}f]\n---\n\u{feff}g: \u{e000}\n";
         let p = parse(text);
