@@ -251,7 +251,7 @@ pub(crate) fn pieces(text: &str) -> Pieces<'_> {
     let bytes = text.as_bytes();
     // Nearly every file: the check for characters go-yaml refuses is then done, marks are
     // found without looking at characters, and there is no tab to read as go-yaml does (nor,
-    // nearly always, a `\/`: see `whitespace`).
+    // nearly always, a `\/` or a tag taking a `,`: see `whitespace`).
     let plain = clean_ascii(bytes, false, false);
     let mut counter = Counter { plain, ..Counter::default() };
     let mut out = Vec::new();
@@ -300,7 +300,7 @@ pub(crate) fn pieces(text: &str) -> Pieces<'_> {
     }
     let one_stream = !line_start(b"...")
         && !line_start(b"%")
-        && ((plain && !crate::whitespace::escaped_slash(bytes))
+        && ((plain && !crate::whitespace::escaped_slash(bytes) && !crate::whitespace::glued_tag(bytes))
             || (memchr::memchr(b'\r', bytes).is_none()
                 && control_character(text).is_none()
                 && !crate::whitespace::worth_scanning(text)));
@@ -478,6 +478,28 @@ pub(crate) fn end_before_document(text: &str) -> Option<Mark> {
 /// go-yaml's reader refuses characters outside these ranges (`yaml_parser_update_buffer`).
 fn allowed(c: char) -> bool {
     matches!(c as u32, 0x9 | 0xA | 0xD | 0x20..=0x7E | 0x85 | 0xA0..=0xD7FF | 0xE000..=0xFFFD | 0x10000..=0x10FFFF)
+}
+
+/// A text whose byte order marks go-yaml reads as text (all but one starting a piece: go-yaml's
+/// `yaml_parser_determine_encoding` drops that one, and its scanner keeps any other in a
+/// plain scalar, where saphyr refuses it), each replaced with a character of the Private Use
+/// Area the text lacks, which saphyr reads as text too (three bytes, one character, as the
+/// mark: no position moves); and that character. `None`: no such mark, or no such character.
+pub(crate) fn text_boms(text: &str) -> Option<(String, char)> {
+    memchr::memmem::find(text.as_bytes(), "\u{feff}".as_bytes())?;
+    let starts: Vec<u32> = pieces(text).pieces.iter().map(|p| p.start.index).collect();
+    let stand_in = ('\u{e000}'..='\u{f8ff}').find(|c| !text.contains(*c))?;
+    let mut out = String::with_capacity(text.len());
+    let mut replaced = false;
+    for (index, c) in (0u32..).zip(text.chars()) {
+        if c == '\u{feff}' && starts.binary_search(&index).is_err() {
+            out.push(stand_in);
+            replaced = true;
+        } else {
+            out.push(c);
+        }
+    }
+    replaced.then_some((out, stand_in))
 }
 
 /// The first character go-yaml's reader refuses, as a mark of the piece.

@@ -358,6 +358,9 @@ struct Builder<'c> {
     json: bool,
     /// Where the last key of a YAML flow mapping ended (a mark of the piece).
     flow_key_end: Mark,
+    /// The character saphyr is given for a byte order mark go-yaml reads as text
+    /// ([`kubectl::text_boms`]): a string is given back its marks.
+    bom: Option<char>,
 }
 
 /// The builder's buffers, kept on each thread from file to file: a document's tree is moved
@@ -419,6 +422,7 @@ impl<'c> Builder<'c> {
             non_finite: false,
             json: false,
             flow_key_end: Mark::default(),
+            bom: None,
         }
     }
 
@@ -522,7 +526,12 @@ impl<'c> Builder<'c> {
 
     /// Adds a scalar.
     fn scalar(&mut self, scalar: Scalar<'_>, span: Span, anchor: usize) {
-        let kind = SlotKind::scalar(scalar, &mut self.text);
+        let kind = match (scalar, self.bom) {
+            (Scalar::Str(s), Some(bom)) if s.contains(bom) => {
+                SlotKind::scalar(Scalar::Str(&s.replace(bom, "\u{feff}")), &mut self.text)
+            }
+            _ => SlotKind::scalar(scalar, &mut self.text),
+        };
         self.slot(kind, span, anchor);
     }
 
@@ -665,6 +674,10 @@ fn build_into(text: &str, limits: Limits, builder: &mut Builder<'_>, stream: boo
     if space < 4096 && text[space..].starts_with('{') {
         return build_json(text, limits, builder);
     }
+    // A byte order mark go-yaml reads as text is given to saphyr as a character it reads so.
+    let boms = kubectl::text_boms(text);
+    builder.bom = boms.as_ref().map(|(_, c)| *c);
+    let text = boms.as_ref().map_or(text, |(t, _)| t.as_str());
     let mut out = Parsed::default();
     let kubectl::Pieces { pieces, one_stream, error } = kubectl::pieces(text);
     let mut from = 0;
@@ -1919,6 +1932,37 @@ mod tests {
 
     /// go-yaml's words and line numbers, as kubectl 1.32 prints them after `error parsing
     /// FILE: ` for these texts (tests/tests/malformed.rs compares with kubectl itself).
+    #[test]
+    fn a_tag_takes_flow_indicators_as_go_yamls_does() {
+        // go-yaml's tag is `!!null,`, which it does not know: `b` is its string.
+        let text = "a: [!!null, b]\nc: {k: !!int, v}\nd: !!str,x y\n";
+        let p = parse(text);
+        assert_eq!(p.error, None);
+        assert_eq!(p.documents[0].root().to_json(), serde_json::json!({"a": ["b"], "c": {"k": "v"}, "d": "y"}));
+    }
+
+    #[test]
+    fn byte_order_marks_past_a_pieces_start_are_text() {
+        let text = "a: \u{feff}b\nc: d\u{feff}\n\u{feff}  e: [\u{feff}f]\n---\n\u{feff}g: \u{e000}\n";
+        let p = parse(text);
+        assert_eq!(p.error, None);
+        let docs: Vec<_> = p.documents.iter().map(|d| d.root().to_json()).collect();
+        assert_eq!(
+            docs,
+            [
+                serde_json::json!({"a": "\u{feff}b", "c": "d\u{feff}", "\u{feff}  e": ["\u{feff}f"]}),
+                serde_json::json!({"g": "\u{e000}"}),
+            ]
+        );
+        // Where go-yaml refuses it, in its words and place.
+        let p = parse("a: 1\n \u{feff}b: 2\n");
+        let e = p.error.unwrap();
+        assert_eq!(
+            (e.message.as_str(), e.mark.line, e.mark.col),
+            ("error converting YAML to JSON: yaml: line 2: mapping values are not allowed in this context", 2, 3)
+        );
+    }
+
     #[test]
     fn errors_are_go_yamls() {
         for (text, message, (line, col)) in [

@@ -49,13 +49,14 @@ pub(crate) struct Whitespace {
 }
 
 /// Whether a piece has what [`scan`] looks at: a tab, a `\/` (an escape YAML 1.2 has and
-/// go-yaml does not), or a line break YAML 1.1 has and saphyr does not. Nearly every file has
-/// none (a pass of `memchr` or two, and one of `memmem` per break for a text that is not
+/// go-yaml does not), a tag taking a flow indicator ([`glued_tag`]), or a line break YAML 1.1
+/// has and saphyr does not. Nearly every file has none (a pass of `memchr` or two, and one of `memmem` per break for a text that is not
 /// ASCII).
 pub(crate) fn worth_scanning(text: &str) -> bool {
     let bytes = text.as_bytes();
     memchr::memchr(b'\t', bytes).is_some()
         || escaped_slash(bytes)
+        || glued_tag(bytes)
         || (!text.is_ascii()
             && (memchr::memmem::find(bytes, "\u{85}".as_bytes()).is_some()
                 || memchr::memmem::find(bytes, "\u{2028}".as_bytes()).is_some()
@@ -66,6 +67,16 @@ pub(crate) fn worth_scanning(text: &str) -> bool {
 /// scalar). A backslash is rare in a manifest: nearly always one pass of `memchr`.
 pub(crate) fn escaped_slash(bytes: &[u8]) -> bool {
     memchr::memchr(b'\\', bytes).is_some_and(|i| memchr::memmem::find(&bytes[i..], b"\\/").is_some())
+}
+
+/// Whether a text may have a tag with a `,`, `[` or `]` in it (`[!!null, b]`), which go-yaml's
+/// `yaml_parser_scan_tag_uri` takes into the tag and saphyr does not. A tag is rare in a
+/// manifest: nearly always one pass of `memchr`.
+pub(crate) fn glued_tag(bytes: &[u8]) -> bool {
+    memchr::memchr_iter(b'!', bytes).any(|i| {
+        let rest = bytes.get(i..).unwrap_or_default();
+        rest.iter().take_while(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r')).any(|b| matches!(b, b',' | b'[' | b']'))
+    })
 }
 
 /// go-yaml's reading of a piece's white space ([`Whitespace`]).
@@ -319,7 +330,15 @@ impl Scanner<'_> {
                 '!' => {
                     self.save_key();
                     self.allowed = false;
+                    // go-yaml's tag takes a `,`, `[` or `]` (URI characters), which end
+                    // saphyr's: saphyr is given a `.` there, which leaves the tag one go-yaml
+                    // does not know either (its scalar is a string). A verbatim tag (`!<..>`)
+                    // is read alike.
+                    let verbatim = self.at(1) == Some('<');
                     while !self.blankz(0) {
+                        if !verbatim && matches!(self.at(0), Some(',' | '[' | ']')) {
+                            self.patch('.');
+                        }
                         self.skip();
                     }
                 }
