@@ -1259,6 +1259,10 @@ impl Objects for Overlay<'_> {
         self.base.runtime_class(name)
     }
 
+    fn holds_kind(&self, group: &str, kind: &str) -> bool {
+        self.base.holds_kind(group, kind)
+    }
+
     fn workload_any_case(&self, kind: &str, namespace: &str, name: &str) -> Option<&Workload> {
         match self.workload {
             Some(w) if w.id.kind.eq_ignore_ascii_case(kind) && w.id.namespace == namespace && w.id.name == name => {
@@ -1390,6 +1394,15 @@ impl Objects for Reads<'_> {
         self.world.runtime_class(name)
     }
 
+    /// Only the workload kinds the cache watches, and RBAC does not refuse: the cache holds no
+    /// custom resource but an Argo Rollout.
+    fn holds_kind(&self, group: &str, kind: &str) -> bool {
+        let same = |k: &Kind| k.group == group && k.kind.eq_ignore_ascii_case(kind);
+        WATCHED.iter().any(|k| is_workload(k) && same(k))
+            && !self.refused.iter().any(same)
+            && self.world.holds_kind(group, kind)
+    }
+
     fn workload_any_case(&self, kind: &str, namespace: &str, name: &str) -> Option<&Workload> {
         if !self.is_written(|k| k.eq_ignore_ascii_case(kind), namespace, name) {
             self.note(|k| is_workload(k) && k.kind.eq_ignore_ascii_case(kind));
@@ -1474,6 +1487,14 @@ mod tests {
         assert_eq!(reads.unseen(), []);
         assert!(reads.custom_resource_definition("example.com", "WorkerPool").is_none());
         assert_eq!(reads.unseen(), [kinds::CRD]);
+        // Only the workload kinds the cache watches, unrefused, are held whole (HPA403).
+        let reads = Reads::new(&overlay, &[kinds::ROLLOUT]);
+        assert!(reads.holds_kind("apps", "Deployment"));
+        assert!(reads.holds_kind("apps", "deployment"));
+        assert!(reads.holds_kind("", "ReplicationController"));
+        assert!(!reads.holds_kind("argoproj.io", "Rollout"));
+        assert!(!reads.holds_kind("example.com", "WorkerPool"));
+        assert!(!reads.holds_kind("", "Deployment"));
     }
 
     /// 0.5 s, 1 s, then 2 s at most (each up to a quarter more), and 0.5 s again after an event.

@@ -685,6 +685,15 @@ pub trait Objects: Sync {
         let rc = self.runtime_class(template.runtime_class_name.as_deref()?)?;
         (!rc.pod_fixed.is_empty()).then_some(&rc.pod_fixed)
     }
+    /// Whether the world holds every object of `kind` in API group `group` (kinds compared
+    /// case-insensitively, as [`Objects::workload_any_case`] does) that exists, so that an
+    /// absence is one. True by default: a manifest set is what is checked. A live view answers
+    /// for the kinds it reads (`hpa_cluster::Reads`: the webhook's context cache watches no
+    /// custom resources, and a kind RBAC refuses is unread). A rule that concludes from an
+    /// absence (HPA403) asks first.
+    fn holds_kind(&self, _group: &str, _kind: &str) -> bool {
+        true
+    }
     /// Any object with this name in the namespace whose kind matches case-insensitively.
     fn workload_any_case(&self, kind: &str, namespace: &str, name: &str) -> Option<&Workload>;
     /// PodDisruptionBudgets of a namespace.

@@ -9,7 +9,9 @@ crate::declare_rule! {
     /// none for a kind without namespaces: a Namespace, a ClusterRole, ...) is among the
     /// manifests being checked (kube-linter `dangling-hpa`, kube-score's HPA target check,
     /// Gatekeeper's scale-target constraint). The rule is opt-in and informational: the target may
-    /// well be deployed from elsewhere.
+    /// well be deployed from elsewhere. Live (`hpa-webhook`, where `denyRules` names it), only
+    /// targets of the kinds the context cache watches and RBAC lets it read are looked for: it
+    /// holds no custom resource but Argo Rollouts.
     ///
     /// ## Why it matters
     ///
@@ -114,6 +116,12 @@ impl Rule for TargetNotFound {
         }
         let namespace = cx.scale_target_namespace();
         if cx.target_workload().is_some() || objects.workload_any_case(&t.kind, namespace, &t.name).is_some() {
+            return;
+        }
+        // A world that does not hold every object of the kind (a live view that watches no
+        // custom resources, or that RBAC refused the kind) cannot tell a missing target.
+        let group = crate::api::GroupVersion::parse_or_empty(&t.api_version).group();
+        if !objects.holds_kind(group, &t.kind) {
             return;
         }
         out.push(

@@ -917,8 +917,17 @@ async fn runtime_classes_and_crds_are_watched() {
     s.api.apply(&custom.iter().filter(|o| o["kind"] == "CustomResourceDefinition").cloned().collect::<Vec<_>>());
     let web = find(&kata, "HorizontalPodAutoscaler", "web").clone();
     let gadget = find(&custom, "HorizontalPodAutoscaler", "g").clone();
+    let pinned = find(&custom, "HorizontalPodAutoscaler", "pinned").clone();
+    // HPA403 runs where denyRules names it: on a target the cache cannot hold, it must not deny.
+    let policy = s._dir.path().join("deny-missing.yaml");
+    std::fs::write(
+        &policy,
+        "apiVersion: hpa-toolkit.io/v1alpha1\nkind: WebhookPolicy\ndefaults: {denyRules: [HPA403]}\n",
+    )
+    .unwrap();
+    let policy = policy.display().to_string();
     for (release, hpa201) in [("1.37", false), ("1.38", true)] {
-        let (server, mut conn) = s.webhook(&["--kubernetes-version", release]).await;
+        let (server, mut conn) = s.webhook(&["--kubernetes-version", release, "--policy", &policy]).await;
         let answer = conn.review("/validate", &review("k1", "CREATE", &web, None)).await.unwrap();
         assert_eq!(response(&answer)["allowed"], true, "{answer}");
         let found = warnings(&answer);
@@ -935,6 +944,14 @@ async fn runtime_classes_and_crds_are_watched() {
             ],
             "{release}: {answer}"
         );
+        // The cache watches no custom resource: a WorkerPool's absence from it says nothing
+        // (HPA403 neither denies nor warns), nor does a Gadget's.
+        for (id, hpa) in [("k4", &pinned), ("k5", &gadget)] {
+            let answer = conn.review("/validate", &review(id, "CREATE", hpa, None)).await.unwrap();
+            assert_eq!(response(&answer)["allowed"], true, "{release}: {answer}");
+            let found = warnings(&answer);
+            assert!(!found.iter().any(|w| w.starts_with("HPA403")), "{release}: {found:?}");
+        }
         server.stop().await;
     }
     // RuntimeClasses refused: their overhead would look missing (a false HPA201, which a
