@@ -15,7 +15,7 @@ use crate::{Document, Node, NodeKind, NodeSource, Scalar, Span, locate, parse};
 
 /// The most entries a mapping may have for [`duplicate_keys`] to compare its keys pairwise
 /// rather than keep a set of them.
-pub(crate) const SMALL_MAPPING: usize = 16;
+const SMALL_MAPPING: usize = 16;
 
 /// What kind of problem a [`ReadError`] is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -246,19 +246,12 @@ pub fn repeats_a_key(entries: &crate::Entries<'_>) -> bool {
 
 /// Whether any mapping in `node` gives a key more than once ([`repeats_a_key`]), without a
 /// field path or an allocation: the check before [`duplicate_keys`]-like walks that build them.
-/// Where every key is a string, the keys are compared in place (`Node::repeats_a_string_key`).
 pub fn has_duplicate_keys(node: Node<'_>) -> bool {
-    node.repeats_a_string_key().unwrap_or_else(|| any_mapping_repeats_a_key(node))
-}
-
-/// [`has_duplicate_keys`] by walking the node: each mapping's keys compared as
-/// [`Node::key_str`](crate::Node::key_str) words them (`1` and `"1"` are one JSON key).
-fn any_mapping_repeats_a_key(node: Node<'_>) -> bool {
     match node.kind() {
         crate::NodeKind::Scalar(_) => false,
-        crate::NodeKind::Seq(mut items) => items.any(any_mapping_repeats_a_key),
+        crate::NodeKind::Seq(mut items) => items.any(has_duplicate_keys),
         crate::NodeKind::Map(entries) => {
-            repeats_a_key(&entries) || entries.clone().any(|e| any_mapping_repeats_a_key(e.value))
+            repeats_a_key(&entries) || entries.clone().any(|e| has_duplicate_keys(e.value))
         }
     }
 }
@@ -378,28 +371,25 @@ mod tests {
         assert_eq!(message("42\n"), "1:1: the file: expected a mapping, found 42");
     }
 
-    /// The fast path (string keys compared in place) and the walk agree, and both say whether
-    /// a mapping reached through values and items gives a key twice; the fast path gives way
-    /// where a key is no string or a mapping is long.
+    /// Whether a mapping reached through values and items gives a key twice, short mappings
+    /// and long, keys compared as JSON keys.
     #[test]
-    fn keys_given_twice_are_found_in_place_as_by_the_walk() {
+    fn keys_given_twice_are_found_at_any_depth() {
         let long: String = (0..=SMALL_MAPPING).map(|i| format!("k{i}: x\n")).collect();
         let cases = [
-            ("a: 1\nb: {c: 1, d: [{e: 1, f: 2}]}\n", Some(false), false),
-            ("a: 1\nb: {c: 1, d: [{e: 1, e: 2}]}\n", Some(true), true),
-            ("a: 1\nb: 2\na: 3\n", Some(true), true),
-            ("- {a: 1}\n- {a: 2, b: 3, a: 4}\n", Some(true), true),
-            ("a: {b: 1}\nc: {b: 2}\n", Some(false), false),
-            // `1` and `'1'` are one JSON key: a key that is no string leaves it to the walk.
-            ("1: x\n'1': y\n", None, true),
-            ("1: x\n'2': y\n", None, false),
-            (long.as_str(), None, false),
+            ("a: 1\nb: {c: 1, d: [{e: 1, f: 2}]}\n", false),
+            ("a: 1\nb: {c: 1, d: [{e: 1, e: 2}]}\n", true),
+            ("a: 1\nb: 2\na: 3\n", true),
+            ("- {a: 1}\n- {a: 2, b: 3, a: 4}\n", true),
+            ("a: {b: 1}\nc: {b: 2}\n", false),
+            // `1` and `'1'` are one JSON key.
+            ("1: x\n'1': y\n", true),
+            ("1: x\n'2': y\n", false),
+            (long.as_str(), false),
         ];
-        for (text, fast, expected) in cases {
+        for (text, expected) in cases {
             let parsed = parse(text);
             let root = parsed.documents[0].root();
-            assert_eq!(root.repeats_a_string_key(), fast, "{text:?}");
-            assert_eq!(any_mapping_repeats_a_key(root), expected, "{text:?}");
             assert_eq!(has_duplicate_keys(root), expected, "{text:?}");
         }
         let twice = format!("{long}k0: y\n");

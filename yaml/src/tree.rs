@@ -243,42 +243,6 @@ impl<'a> Node<'a> {
         }
     }
 
-    /// Whether a mapping of the node gives a key twice, when every key of its mappings is a
-    /// string: the keys compared in place, each mapping found by reading the node's list once
-    /// (no iterator per mapping, no key turned into a `Cow`). `None` when a mapping has a key
-    /// that is not a string (a number, `null`, a collection: the caller compares keys as
-    /// [`Node::key_str`] words them) or more than [`read::SMALL_MAPPING`](crate::read) entries
-    /// (the caller keeps a set). The fast path of
-    /// [`read::has_duplicate_keys`](crate::read::has_duplicate_keys), which runs on every HPA
-    /// the linter reads: the same answer, since with string keys only, the mappings the list
-    /// holds are those reached through values and items.
-    pub(crate) fn repeats_a_string_key(self) -> Option<bool> {
-        const SMALL: usize = crate::read::SMALL_MAPPING;
-        let mut keys: [&str; SMALL] = [""; SMALL];
-        for (i, slot) in self.slots.iter().enumerate() {
-            let SlotKind::Map { len, .. } = slot.kind else { continue };
-            let len = len as usize;
-            if len > SMALL {
-                return None;
-            }
-            // The entries follow the mapping's slot: a key (a string: one slot), its value.
-            let mut k = i + 1;
-            for n in 0..len {
-                let SlotKind::Str { at, len } = self.slots.get(k)?.kind else { return None };
-                let at = at as usize;
-                let key = self.text.get(at..at.saturating_add(len as usize)).unwrap_or_default();
-                let (earlier, rest) = keys.split_at_mut(n);
-                if earlier.contains(&key) {
-                    return Some(true);
-                }
-                *rest.first_mut()? = key;
-                k += 1;
-                k += self.slots.get(k)?.size();
-            }
-        }
-        Some(false)
-    }
-
     /// A tree of its own holding a copy of the node and everything under it.
     pub fn to_tree(self) -> Tree {
         Tree { slots: self.slots.into(), text: self.text.into() }
