@@ -1904,6 +1904,28 @@ mod tests {
     use crate::evaluator::replicas::{Container, ContainerUsage};
     use crate::features::{FeatureGates, KubernetesVersion};
 
+    /// The Deployment `d` an Object metric describes.
+    fn deployment_d() -> CrossVersionObjectReference {
+        CrossVersionObjectReference { kind: "Deployment".into(), name: "d".into(), api_version: "apps/v1".into() }
+    }
+
+    /// An Object metric `qps` of `described` with a `Value` target of 15.
+    fn qps_of(described: CrossVersionObjectReference) -> MetricSpec {
+        MetricSpec {
+            type_: "Object".into(),
+            object: Some(Box::new(ObjectMetricSource {
+                described_object: described,
+                metric: MetricIdentifier { name: "qps".into(), selector: None },
+                target: MetricTarget {
+                    type_: "Value".into(),
+                    value: Some(Quantity::from_milli(15_000)),
+                    ..Default::default()
+                },
+            })),
+            ..Default::default()
+        }
+    }
+
     fn cpu_hpa(
         min: i32,
         max: i32,
@@ -2069,30 +2091,10 @@ mod tests {
         let mut opts = HPAControllerConfiguration::new(FeatureGates::new(KubernetesVersion::V1_37));
         opts.scale_up_limit_factor = 2.0;
         let mut hpa = cpu_hpa(0, 6, 50, None);
-        hpa.spec.metrics = vec![MetricSpec {
-            type_: "Object".into(),
-            object: Some(Box::new(ObjectMetricSource {
-                described_object: CrossVersionObjectReference {
-                    kind: "Deployment".into(),
-                    name: "d".into(),
-                    api_version: "apps/v1".into(),
-                },
-                metric: MetricIdentifier { name: "qps".into(), selector: None },
-                target: MetricTarget {
-                    type_: "Value".into(),
-                    value: Some(Quantity::from_milli(15_000)),
-                    ..Default::default()
-                },
-            })),
-            ..Default::default()
-        }];
+        hpa.spec.metrics = vec![qps_of(deployment_d())];
         let object = |v: i64| {
             Ok(vec![ObjectMetricValue {
-                described_object: CrossVersionObjectReference {
-                    kind: "Deployment".into(),
-                    name: "d".into(),
-                    api_version: "apps/v1".into(),
-                },
+                described_object: deployment_d(),
                 metric: "qps".into(),
                 value_milli: v,
                 timestamp: Timestamp::ZERO,
@@ -2118,21 +2120,8 @@ mod tests {
         let opts = HPAControllerConfiguration::default();
         let mut hpa = cpu_hpa(1, 10, 50, None);
         hpa.metadata.namespace = "ns".into();
-        let described =
-            CrossVersionObjectReference { kind: "Deployment".into(), name: "d".into(), api_version: "apps/v1".into() };
-        hpa.spec.metrics = vec![MetricSpec {
-            type_: "Object".into(),
-            object: Some(Box::new(ObjectMetricSource {
-                described_object: described.clone(),
-                metric: MetricIdentifier { name: "qps".into(), selector: None },
-                target: MetricTarget {
-                    type_: "Value".into(),
-                    value: Some(Quantity::from_milli(15_000)),
-                    ..Default::default()
-                },
-            })),
-            ..Default::default()
-        }];
+        let described = deployment_d();
+        hpa.spec.metrics = vec![qps_of(described.clone())];
         let mut i = input(0, 2, 0);
         i.object_metrics = Ok(vec![ObjectMetricValue {
             described_object: described,
