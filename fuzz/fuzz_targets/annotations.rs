@@ -81,7 +81,7 @@ fn v1_object(key: &str, raw: &str) -> v1::HorizontalPodAutoscaler {
 fn through_v1(key: &str, raw: &str) {
     let h = v1_object(key, raw);
     let first = convert::v1::to_internal(&h).object;
-    if !convert::losses(&first, ApiVersion::V1).is_empty() {
+    if !convert::losses(&first, ApiVersion::V1, KubernetesVersion::LATEST).is_empty() {
         return;
     }
     let out = convert::v1::from_internal(&first).object;

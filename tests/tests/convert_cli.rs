@@ -128,3 +128,30 @@ fn a_decimal_si_value_past_e_is_written_as_the_release_writes_it() {
         }
     }
 }
+
+/// #137856 (1.36): an `AverageValue` Object target is written to the v1 metrics annotation with
+/// the `"targetValue":"0"` the v1 type cannot omit. Before 1.36, reading it back makes that zero
+/// `target.value` (refused: `must be positive`, kubernetes#87733), so the conversion to v1 is
+/// lossy there and says so; from 1.36 the zero is dropped and nothing is lost. `validate` of the
+/// v1 form refuses it before 1.36 only.
+#[test]
+fn an_average_value_object_target_comes_back_from_v1_with_a_zero_value_before_1_36() {
+    let hpa = "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: web\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  maxReplicas: 5\n  metrics:\n  - type: Object\n    object:\n      describedObject: {apiVersion: v1, kind: Service, name: q}\n      metric: {name: backlog}\n      target: {type: AverageValue, averageValue: \"10\"}\n";
+    let lost = "lossy conversion: spec.metrics[0].object.target.value: autoscaling/v1 cannot hold it as written; it comes back as \"0\"";
+    for (release, lossy) in [("1.33", true), ("1.35", true), ("1.36", false), ("1.37", false)] {
+        let run = hpa_lint(&["convert", "--kubernetes-version", release, "--to", "autoscaling/v1", "-"], hpa);
+        assert_eq!(run.code, 0, "{release}: {}", run.stderr);
+        assert_eq!(run.stderr.contains(lost), lossy, "{release}: {}", run.stderr);
+        assert!(run.stdout.contains(r#""targetValue":"0","averageValue":"10""#), "{release}: {}", run.stdout);
+        let v1 = run.stdout;
+        let valid = hpa_lint(&["validate", "--kubernetes-version", release, "-"], &v1);
+        assert_eq!(valid.code, u8::from(lossy), "{release}: {}", valid.stdout);
+        if release == "1.35" {
+            assert!(
+                valid.stdout.contains("spec.metrics[0].object.target.value: Invalid value: \"0\": must be positive"),
+                "{}",
+                valid.stdout
+            );
+        }
+    }
+}

@@ -354,7 +354,7 @@ fn rules_say_what_differs_on_the_selected_release() {
         section,
         [
             "On Kubernetes 1.33, the rules that depend on the release:",
-            "HPA000  invalid: neither `scaleTargetRef.apiVersion` nor an Object metric's `describedObject.apiVersion` is checked for its group; `maxReplicas: 0` is `Invalid value: 0: must be greater than 0`; label messages say \"characters\" and \"a qualified name\"; values such as quantities are printed as Go structs; `status.conditions[].observedGeneration` is an unknown field; `minReplicas: 0` is refused (HPAScaleToZero off); `behavior` tolerances are dropped silently (HPAConfigurableTolerance off).",
+            "HPA000  invalid: neither `scaleTargetRef.apiVersion` nor an Object metric's `describedObject.apiVersion` is checked for its group; `maxReplicas: 0` is `Invalid value: 0: must be greater than 0`; label messages say \"characters\" and \"a qualified name\"; values such as quantities are printed as Go structs; `status.conditions[].observedGeneration` is an unknown field; an `autoscaling/v1` Object metric's `\"targetValue\":\"0\"` next to an `averageValue` is refused (`must be positive`); `minReplicas: 0` is refused (HPAScaleToZero off); `behavior` tolerances are dropped silently (HPAConfigurableTolerance off).",
             "HPA201  missing-resource-request: the controller ignores pod-level requests, even with PodLevelResources on: every container needs its own request.",
             "HPA202  unknown-container: while a rollout adds or removes the container, the pods without it count with a request of 0.",
             "HPA306  tolerance-ignored: the rule reports every `behavior` tolerance (HPAConfigurableTolerance off).",
@@ -385,6 +385,13 @@ fn rules_say_what_differs_on_the_selected_release() {
     let quantity_facts = "; a quantity's decimal exponent past ±2147483647 is refused; a quantity past the `E` suffix is written with its exponent (`1e21`);";
     assert!(invalid("1.38").contains(quantity_facts), "{}", invalid("1.38"));
     assert!(!invalid("1.37").contains("decimal exponent"), "{}", invalid("1.37"));
+    // #137856 (1.36): a v1 Object metric's zero targetValue next to an averageValue.
+    assert!(
+        invalid("1.35").contains("`\"targetValue\":\"0\"` next to an `averageValue` is refused"),
+        "{}",
+        invalid("1.35")
+    );
+    assert!(!invalid("1.36").contains("targetValue"), "{}", invalid("1.36"));
 
     // The gates given on the command line count, as in every other command.
     let json = hpa_lint(

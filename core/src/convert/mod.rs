@@ -134,13 +134,15 @@ pub fn convert_in(
     let out = from_internal(&internal.object, to);
     let lossy = match to {
         ApiVersion::V2 | ApiVersion::V2beta2 => Vec::new(),
-        ApiVersion::V1 | ApiVersion::V2beta1 => losses(&internal.object, to),
+        ApiVersion::V1 | ApiVersion::V2beta1 => losses(&internal.object, to, release),
     };
     Ok(Conversion { object: out, annotation_problems: internal.annotation_problems, lossy })
 }
 
-/// What an internal object loses in `autoscaling/v1` or `autoscaling/v2beta1`, field by field.
-pub fn losses(hpa: &v2::HorizontalPodAutoscaler, to: ApiVersion) -> Vec<String> {
+/// What an internal object loses in `autoscaling/v1` or `autoscaling/v2beta1`, field by field,
+/// when `release`'s kube-apiserver reads it back (before 1.36, an `AverageValue` Object target
+/// comes back from v1 with `value: "0"`, #137856).
+pub fn losses(hpa: &v2::HorizontalPodAutoscaler, to: ApiVersion, release: KubernetesVersion) -> Vec<String> {
     let mut notes = Vec::new();
     if hpa.spec.behavior.as_ref().is_some_and(|b| b.scale_up.is_none() && b.scale_down.is_none()) {
         notes.push(
@@ -186,7 +188,8 @@ pub fn losses(hpa: &v2::HorizontalPodAutoscaler, to: ApiVersion) -> Vec<String> 
         if is_v1_cpu {
             continue;
         }
-        let back = v1::metric_spec_to_internal(&v1::metric_spec_from_internal(m), to == ApiVersion::V2beta1);
+        let keep_zero = to == ApiVersion::V2beta1 || v1::keeps_zero_object_value(release);
+        let back = v1::metric_spec_to_internal(&v1::metric_spec_from_internal(m), keep_zero);
         if &back != m {
             let before = serde_json::to_value(m).unwrap_or(Value::Null);
             let after = serde_json::to_value(&back).unwrap_or(Value::Null);

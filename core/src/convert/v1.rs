@@ -88,7 +88,8 @@ pub fn to_internal_in(
         && let Some(other) =
             ann::decode_lenient::<Vec<ext::MetricSpec>>(ann::METRICS, "v1", raw, release, &mut problems)
     {
-        let mut metrics: Vec<int::MetricSpec> = other.iter().map(|m| metric_spec_to_internal(m, false)).collect();
+        let keep_zero = keeps_zero_object_value(release);
+        let mut metrics: Vec<int::MetricSpec> = other.iter().map(|m| metric_spec_to_internal(m, keep_zero)).collect();
         if let Some(cpu) = spec.metrics.first() {
             metrics.push(cpu.clone());
         }
@@ -195,9 +196,22 @@ pub fn from_internal(input: &int::HorizontalPodAutoscaler) -> Conversion<ext::Ho
 
 // === per-metric conversions (shared with v2beta1) ===
 
-/// v1/v2beta1 `MetricSpec` → internal. `object_value_always` is the v2beta1 behavior of
-/// always keeping `targetValue` as `target.value`, even `"0"`; v1 drops a zero `targetValue`
-/// when `averageValue` is set (kubernetes#87733).
+/// Whether `release`'s v1 conversion keeps an Object metric's zero `targetValue` as the
+/// internal `target.value` when `averageValue` is set
+/// (`Convert_v1_ObjectMetricSource_To_autoscaling_ObjectMetricSource`). 1.33 to 1.35 always take
+/// `&in.TargetValue`, and the v1 type cannot omit it, so a v2 HPA with an `AverageValue` Object
+/// target read through `autoscaling/v1` comes back with `target.value: "0"`, which validation
+/// refuses (`must be positive`, kubernetes#87733). 1.36 keeps only a non-zero `targetValue` there
+/// (#137856, CHANGELOG-1.36 v1.36.0-beta.0: "Fix bug where users can't update HPAv2 resources
+/// that use object metrics with averageValue via the v1 HPA API").
+pub(crate) fn keeps_zero_object_value(release: KubernetesVersion) -> bool {
+    release < KubernetesVersion::V1_36
+}
+
+/// v1/v2beta1 `MetricSpec` → internal. `object_value_always` keeps `targetValue` as
+/// `target.value`, even `"0"` next to an `averageValue`: v2beta1 always, and v1 before 1.36
+/// ([`keeps_zero_object_value`]); v1 from 1.36 drops a zero `targetValue` when `averageValue` is
+/// set (#137856).
 pub fn metric_spec_to_internal(m: &ext::MetricSpec, object_value_always: bool) -> int::MetricSpec {
     int::MetricSpec {
         type_: m.type_.as_str().into(),

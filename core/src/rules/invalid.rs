@@ -26,11 +26,13 @@ crate::declare_rule! {
     /// declarative error comes last; up to 1.34 label messages say "characters" and "a qualified
     /// name" (from 1.35 "bytes" and "a valid label key"); 1.33 prints values such as quantities as
     /// Go structs; before 1.37 a condition's `status.conditions[].observedGeneration` is an unknown
-    /// field; the feature-gate defaults of each release decide `minReplicas: 0` and `tolerance`;
-    /// the 1.38 preview refuses a quantity whose decimal exponent is past ±2147483647
-    /// (`unable to parse quantity's suffix`; before, Go narrows it to int32: `1e4294967297` is
-    /// `10`) and writes a quantity past the `E` suffix with its exponent (`-1000E` is `"-1e21"`,
-    /// before `"-1"`).
+    /// field; before 1.36 an `autoscaling/v1` Object metric written with `"targetValue":"0"` next to
+    /// an `averageValue` (the form a v2 `AverageValue` target takes in v1) converts to a
+    /// `target.value` of 0 and is refused (`must be positive`, #137856); the feature-gate defaults
+    /// of each release decide `minReplicas: 0` and `tolerance`; the 1.38 preview refuses a quantity
+    /// whose decimal exponent is past ±2147483647 (`unable to parse quantity's suffix`; before, Go
+    /// narrows it to int32: `1e4294967297` is `10`) and writes a quantity past the `E` suffix with
+    /// its exponent (`-1000E` is `"-1e21"`, before `"-1"`).
     ///
     /// ## Why it matters
     ///
@@ -126,6 +128,9 @@ impl Rule for Invalid {
         }
         if !has_condition_observed_generation(v) {
             facts.push("`status.conditions[].observedGeneration` is an unknown field");
+        }
+        if crate::convert::v1::keeps_zero_object_value(v) {
+            facts.push("an `autoscaling/v1` Object metric's `\"targetValue\":\"0\"` next to an `averageValue` is refused (`must be positive`)");
         }
         if rejects_exponent_past_int32(v) {
             facts.push("a quantity's decimal exponent past ±2147483647 is refused");
