@@ -392,6 +392,26 @@ fn rules_say_what_differs_on_the_selected_release() {
         invalid("1.35")
     );
     assert!(!invalid("1.36").contains("targetValue"), "{}", invalid("1.36"));
+    // HPA201: the pod's overhead counts with its pod-level requests from 1.34 to 1.37, not on
+    // 1.38 (#142154), so a pod whose only cpu request is its overhead is reported on 1.38 only.
+    let requests = |v: &str| {
+        let run = hpa_lint(&["rules", "HPA201", "--kubernetes-version", v], "");
+        run.stdout.lines().find(|l| l.starts_with("On Kubernetes")).unwrap_or_default().to_string()
+    };
+    let pod_level = "pod-level requests (`spec.template.spec.resources`) count: only a pod with no request at all for the resource is reported; ";
+    assert_eq!(
+        requests("1.37"),
+        format!(
+            "On Kubernetes 1.37: {pod_level}the pod's overhead (its RuntimeClass's `overhead.podFixed`) counts with them: a pod whose only request for the resource is its overhead is not reported."
+        )
+    );
+    assert_eq!(requests("1.34"), requests("1.37").replace("1.37", "1.34"));
+    assert_eq!(
+        requests("1.38"),
+        format!(
+            "On Kubernetes 1.38 (a preview of the development branch): {pod_level}the pod's overhead does not count with them (#142154): a pod whose only request for the resource is its overhead is reported."
+        )
+    );
 
     // The gates given on the command line count, as in every other command.
     let json = hpa_lint(

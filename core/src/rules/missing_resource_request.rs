@@ -336,10 +336,19 @@ impl Rule for MissingResourceRequest {
         other_selected_pods(cx, objects, template, defaulted, out);
     }
 
-    /// Whether pod-level requests count ([`FeatureGates::pod_level_requests`]).
+    /// Whether pod-level requests count ([`FeatureGates::pod_level_requests`]), and whether the
+    /// pod's overhead counts with them ([`FeatureGates::pod_overhead`]): from 1.34 to 1.37 a
+    /// RuntimeClass overhead gives the pod a request for its resources, which 1.38 leaves out.
     fn on_release(&self, gates: &FeatureGates) -> Option<String> {
         Some(if gates.pod_level_requests() {
-            "pod-level requests (`spec.template.spec.resources`) count: only a pod with no request at all for the resource is reported".into()
+            let overhead = if gates.pod_overhead() {
+                "the pod's overhead (its RuntimeClass's `overhead.podFixed`) counts with them: a pod whose only request for the resource is its overhead is not reported"
+            } else {
+                "the pod's overhead does not count with them (#142154): a pod whose only request for the resource is its overhead is reported"
+            };
+            format!(
+                "pod-level requests (`spec.template.spec.resources`) count: only a pod with no request at all for the resource is reported; {overhead}"
+            )
         } else if gates.version() == KubernetesVersion::V1_33 {
             "the controller ignores pod-level requests, even with PodLevelResources on: every container needs its own request".into()
         } else {
