@@ -1555,15 +1555,17 @@ async fn read_metrics(
                     Some("the server could not find the requested resource (get pods.metrics.k8s.io)".into());
             }
             Some(k) if !selector.is_empty() => {
-                let query = [("labelSelector", selector)];
-                let mut items = Vec::new();
-                match cluster.list_each(&k, Some(namespace), &query, 0, |m| m.collect_into(&mut items)).await {
-                    Ok(_) => out.items.extend(items.into_iter().map(|mut m| {
-                        if let Some(o) = m.as_object_mut() {
-                            o.entry("kind").or_insert_with(|| Value::String("PodMetrics".into()));
-                        }
-                        m
-                    })),
+                // One request, as `PodMetricses(ns).List` sends it (no `limit`): the answer's
+                // text is what the client decodes.
+                let mut path = k.collection_path(Some(namespace));
+                crate::kinds::push_query(&mut path, &[("labelSelector".into(), selector.into())]);
+                let doing = format!("listing {}", k.describe(Some(namespace)));
+                match cluster.get_text(&path, &doing).await.and_then(|text| {
+                    let list = hpa_core::go::parse_tree(&text)
+                        .map_err(|e| Error::Protocol { doing: doing.clone(), reason: e.to_string() })?;
+                    Ok((text, list))
+                }) {
+                    Ok((text, list)) => push_answer(out, &text, &list, "PodMetrics"),
                     Err(e @ Error::Timeout { .. }) => {
                         out.metrics_errors.resource = Some(timed_out_metric(&e, &mut out.notes));
                     }
@@ -1757,10 +1759,16 @@ async fn read_metric_list(
     query: MetricQuery,
     out: &mut Objects,
 ) -> Result<(), Error> {
-    match cluster.get_json(path, &format!("reading {path}")).await {
+    let doing = format!("reading {path}");
+    let answer = cluster.get_text(path, &doing).await.and_then(|text| {
+        let list = hpa_core::go::parse_tree(&text)
+            .map_err(|e| Error::Protocol { doing: doing.clone(), reason: e.to_string() })?;
+        Ok((text, list))
+    });
+    match answer {
         // `GetForObject` refuses an answer without the object's value (more than one is
         // refused where the items are read, `object_metrics`).
-        Ok(list)
+        Ok((_, list))
             if matches!(query, MetricQuery::Object { .. })
                 && list.get("items").and_then(Value::as_array).is_none_or(Vec::is_empty) =>
         {
@@ -1768,13 +1776,8 @@ async fn read_metric_list(
             out.metrics_errors.metrics.insert(query, ReadError(error.into()));
             Ok(())
         }
-        Ok(list) => {
-            for mut item in list.get("items").and_then(Value::as_array).cloned().unwrap_or_default() {
-                if let Some(o) = item.as_object_mut() {
-                    o.insert("kind".into(), Value::String(item_kind.into()));
-                }
-                out.items.push(item);
-            }
+        Ok((text, list)) => {
+            push_answer(out, &text, &list, item_kind);
             Ok(())
         }
         Err(e @ Error::Timeout { .. }) => {
@@ -1795,6 +1798,27 @@ async fn read_metric_list(
             out.notes.push(format!("metric values not read: {e}"));
             Ok(())
         }
+    }
+}
+
+/// Adds a metrics API's answer read live (`text`, read as `list`) to `out`: its items, each
+/// with `kind` `item_kind` and the list's `apiVersion` when it names none (the version its client
+/// decodes it as), and each item's text as sent ([`Objects::sent`]), which its client decodes.
+fn push_answer(out: &mut Objects, text: &str, list: &Value, item_kind: &str) {
+    let api_version = list.get("apiVersion").cloned();
+    let items = list.get("items").and_then(Value::as_array).cloned().unwrap_or_default();
+    let texts = metrics::item_texts(text).filter(|t| t.len() == items.len()).unwrap_or_default();
+    for (i, mut item) in items.into_iter().enumerate() {
+        if let Some(o) = item.as_object_mut() {
+            o.insert("kind".into(), Value::String(item_kind.into()));
+            if let Some(v) = &api_version {
+                o.entry("apiVersion").or_insert_with(|| v.clone());
+            }
+        }
+        if let Some(t) = texts.get(i) {
+            out.sent.insert(out.items.len(), (*t).into());
+        }
+        out.items.push(item);
     }
 }
 

@@ -261,7 +261,8 @@ pub struct AnswerError {
     /// The field within the item, with indices (`window`, `containers[0].usage.cpu`; empty
     /// for the item itself).
     pub field: String,
-    /// The field's value as written (JSON text), when the error is about one.
+    /// The field's value as written (JSON text; an object or an array on one line), when the
+    /// error is about one.
     pub written: Option<String>,
     /// The client's error, in Go's words (`time: missing unit in duration "15"`, `json: cannot
     /// unmarshal string into Go struct field MetricValue.items.windowSeconds of type int64`).
@@ -303,12 +304,45 @@ pub fn decode_list<L: Decode + Default>(items: &[Item<'_>], release: KubernetesV
     };
     let within: Vec<Step> = steps.collect();
     let field = error.path.split_once(']').map(|(_, rest)| rest.trim_start_matches('.')).unwrap_or_default();
-    let written = texts
-        .get(item)
-        .filter(|_| !within.is_empty())
-        .and_then(|t| raw_at(JsonSource::new(t), &within))
-        .map(std::borrow::Cow::into_owned);
+    let written =
+        texts.get(item).filter(|_| !within.is_empty()).and_then(|t| raw_at(JsonSource::new(t), &within)).map(|raw| {
+            match serde_json::from_str::<Value>(&raw) {
+                // An object or an array on one line; a scalar as written (`6e1`).
+                Ok(tree @ (Value::Object(_) | Value::Array(_))) => tree.to_string(),
+                _ => raw.into_owned(),
+            }
+        });
     Err(AnswerError { item, field: field.to_string(), written, message: error.message })
+}
+
+/// The JSON text of each item of a list's text (its `items`), as sent: what [`Item::Text`]
+/// holds for an answer read live. `None` when the text is not an object whose `items` is an
+/// array of well-formed values.
+pub fn item_texts(list: &str) -> Option<Vec<&str>> {
+    let mut source = JsonSource::new(list);
+    if source.peek().ok()? != Kind::Object {
+        return None;
+    }
+    source.begin_object().ok()?;
+    while let Some(key) = source.next_key().ok()? {
+        if key != "items" {
+            source.skip().ok()?;
+            continue;
+        }
+        if source.peek().ok()? != Kind::Array {
+            return None;
+        }
+        source.begin_array().ok()?;
+        let mut items = Vec::new();
+        while source.next_item().ok()? {
+            match source.raw().ok()? {
+                std::borrow::Cow::Borrowed(text) => items.push(text),
+                std::borrow::Cow::Owned(_) => return None,
+            }
+        }
+        return Some(items);
+    }
+    None
 }
 
 #[cfg(test)]
@@ -390,6 +424,14 @@ mod tests {
                 "json: cannot unmarshal number into Go struct field ObjectReference.items.describedObject.name of type string".into()
             )
         );
+    }
+
+    #[test]
+    fn items_as_sent() {
+        let list = r#"{"kind": "ExternalMetricValueList", "items": [{"window": 1e3}, {"value": "1"}], "metadata": {}}"#;
+        assert_eq!(item_texts(list), Some(vec![r#"{"window": 1e3}"#, r#"{"value": "1"}"#]));
+        assert_eq!(item_texts(r#"{"items": null}"#), None);
+        assert_eq!(item_texts(r#"{"metadata": {}}"#), None);
     }
 
     /// A number is named by its text as sent (`number 1e3`), which only the item's text keeps.
