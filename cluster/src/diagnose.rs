@@ -292,7 +292,7 @@ pub fn inputs_from_objects(
     }
 
     // The metrics APIs' answers.
-    let sent = Sent::new(objects);
+    let answers = Answers::new(objects);
     let answered = AnsweredPods {
         selector: pod_selector.as_ref().filter(|_| !selector_text.is_empty()),
         pods: items.iter().filter(in_ns).filter(|v| kind_of(v) == "Pod").map(|v| (name_of(v), labels_of(v))).collect(),
@@ -317,7 +317,7 @@ pub fn inputs_from_objects(
                 })
                 .copied()
                 .collect();
-            let decoded = decode_list::<metrics::PodMetricsList>(&sent.items(&answer), objects.release)
+            let decoded = answers.decode::<metrics::PodMetricsList>(&answer)
                 .map(|list| list.items.into_iter().map(pod_metrics_item).collect::<Vec<_>>())
                 .map_err(|e| {
                     notes.push(format!(
@@ -351,32 +351,17 @@ pub fn inputs_from_objects(
     let mut undecodable = BTreeMap::new();
     sync.pods_metrics = match &metrics_errors.custom {
         Some(e) => Err(ReadError(e.clone())),
-        None => Ok(pods_metrics(
-            &items,
-            namespace,
-            &hpa.spec.metrics,
-            &answered,
-            &sent,
-            objects.release,
-            &mut notes,
-            &mut undecodable,
-        )),
+        None => {
+            Ok(pods_metrics(&items, namespace, &hpa.spec.metrics, &answered, &answers, &mut notes, &mut undecodable))
+        }
     };
     sync.object_metrics = match &metrics_errors.custom {
         Some(e) => Err(ReadError(e.clone())),
-        None => Ok(object_metrics(
-            &items,
-            namespace,
-            &hpa.spec.metrics,
-            &sent,
-            objects.release,
-            &mut notes,
-            &mut undecodable,
-        )),
+        None => Ok(object_metrics(&items, namespace, &hpa.spec.metrics, &answers, &mut notes, &mut undecodable)),
     };
     sync.external_metrics = match &metrics_errors.external {
         Some(e) => Err(ReadError(e.clone())),
-        None => Ok(external_metrics(&items, &hpa.spec.metrics, &sent, objects.release, &mut notes, &mut undecodable)),
+        None => Ok(external_metrics(&items, &hpa.spec.metrics, &answers, &mut notes, &mut undecodable)),
     };
     sync.metric_errors.clone_from(&metrics_errors.metrics);
     for (query, error) in undecodable {
@@ -635,47 +620,46 @@ fn pod_metrics_item(m: metrics::PodMetrics) -> PodMetricsItem {
     }
 }
 
-/// The items of the metrics APIs' answers as their clients receive them: the text the API
-/// server sent ([`Objects::sent`]), else the tree (a snapshot's).
-struct Sent<'a>(HashMap<*const Value, &'a str>);
+/// The metrics APIs' answers as their clients decode them: each item from the text the API
+/// server sent ([`Objects::sent`]), else from its tree (a snapshot's), with the Go types and
+/// `ParseQuantity` of the release.
+struct Answers<'a> {
+    sent: HashMap<*const Value, &'a str>,
+    release: KubernetesVersion,
+}
 
-impl<'a> Sent<'a> {
-    fn new(objects: &'a Objects) -> Sent<'a> {
-        Sent(
-            objects
-                .sent
-                .iter()
-                .filter_map(|(i, text)| objects.items.get(*i).map(|v| (std::ptr::from_ref(v), &**text)))
-                .collect(),
-        )
+impl<'a> Answers<'a> {
+    fn new(objects: &'a Objects) -> Answers<'a> {
+        let sent = objects
+            .sent
+            .iter()
+            .filter_map(|(i, text)| objects.items.get(*i).map(|v| (std::ptr::from_ref(v), &**text)))
+            .collect();
+        Answers { sent, release: objects.release }
     }
 
-    /// Each item, as the client receives it.
-    fn items(&self, items: &[&'a Value]) -> Vec<Item<'a>> {
-        items
+    /// The answer made of `items` decoded as the list `L` ([`decode_list`]).
+    fn decode<L: hpa_core::api::decode::Decode + Default>(&self, items: &[&'a Value]) -> Result<L, AnswerError> {
+        let items: Vec<Item<'_>> = items
             .iter()
-            .map(|v| match self.0.get(&std::ptr::from_ref(*v)) {
+            .map(|v| match self.sent.get(&std::ptr::from_ref(*v)) {
                 Some(text) => Item::Text(text),
                 None => Item::Value(v),
             })
-            .collect()
+            .collect();
+        decode_list(&items, self.release)
     }
-}
 
-/// The custom metrics answer of `items` as the client decodes it: as the version it is in
-/// (`custom.metrics.k8s.io/v1beta1` items converted to v1beta2, as `ConvertResultToVersion`
-/// does), else v1beta2.
-fn metric_values(
-    items: &[&Value],
-    sent: &Sent<'_>,
-    release: KubernetesVersion,
-) -> Result<Vec<metrics::MetricValue>, AnswerError> {
-    let answer = sent.items(items);
-    if items.first().is_some_and(|v| str_of(v, "apiVersion") == "custom.metrics.k8s.io/v1beta1") {
-        let list: metrics::MetricValueListV1beta1 = decode_list(&answer, release)?;
-        Ok(list.items.into_iter().map(metrics::MetricValue::from).collect())
-    } else {
-        decode_list::<metrics::MetricValueList>(&answer, release).map(|l| l.items)
+    /// A custom metrics answer as the client decodes it: as the version it is in
+    /// (`custom.metrics.k8s.io/v1beta1` items converted to v1beta2, as `ConvertResultToVersion`
+    /// does), else v1beta2.
+    fn metric_values(&self, items: &[&'a Value]) -> Result<Vec<metrics::MetricValue>, AnswerError> {
+        if items.first().is_some_and(|v| str_of(v, "apiVersion") == "custom.metrics.k8s.io/v1beta1") {
+            let list: metrics::MetricValueListV1beta1 = self.decode(items)?;
+            Ok(list.items.into_iter().map(metrics::MetricValue::from).collect())
+        } else {
+            self.decode::<metrics::MetricValueList>(items).map(|l| l.items)
+        }
     }
 }
 
@@ -768,8 +752,7 @@ fn pods_metrics(
     namespace: &str,
     metrics: &[MetricSpec],
     answered: &AnsweredPods<'_>,
-    sent: &Sent<'_>,
-    release: KubernetesVersion,
+    answers: &Answers<'_>,
     notes: &mut Vec<String>,
     undecodable: &mut BTreeMap<MetricQuery, ReadError>,
 ) -> BTreeMap<String, Vec<PodSample>> {
@@ -803,7 +786,7 @@ fn pods_metrics(
             }
             answer.push(*v);
         }
-        let samples = match metric_values(&answer, sent, release) {
+        let samples = match answers.metric_values(&answer) {
             Ok(values) => values
                 .into_iter()
                 .map(|m| PodSample {
@@ -903,13 +886,12 @@ fn object_metrics(
     items: &[&Value],
     namespace: &str,
     metrics: &[MetricSpec],
-    sent: &Sent<'_>,
-    release: KubernetesVersion,
+    answers: &Answers<'_>,
     notes: &mut Vec<String>,
     undecodable: &mut BTreeMap<MetricQuery, ReadError>,
 ) -> Vec<ObjectMetricValue> {
     let specs: Vec<_> = metrics.iter().filter_map(|m| m.object.as_ref()).collect();
-    let mut answers: BTreeMap<MetricQuery, Vec<&Value>> = BTreeMap::new();
+    let mut by_query: BTreeMap<MetricQuery, Vec<&Value>> = BTreeMap::new();
     for v in items.iter().filter(|v| kind_of(v) == "MetricValue") {
         let Some(d) = v.get("describedObject") else { continue };
         let kind = d.get("kind").and_then(Value::as_str).unwrap_or_default();
@@ -926,13 +908,13 @@ fn object_metrics(
         if wanted {
             let query =
                 MetricQuery::Object { metric: name, kind: kind.to_string(), name: str_of(d, "name").to_string() };
-            answers.entry(query).or_default().push(*v);
+            by_query.entry(query).or_default().push(*v);
         }
     }
     let mut out: Vec<ObjectMetricValue> = Vec::new();
-    for (query, answer) in answers {
+    for (query, answer) in by_query {
         let MetricQuery::Object { metric, .. } = &query else { continue };
-        let values = match metric_values(&answer, sent, release) {
+        let values = match answers.metric_values(&answer) {
             Ok(values) => values,
             Err(e) => {
                 failed_decoding(&format!("Object metric {metric}"), &e, query.clone(), notes, undecodable);
@@ -993,8 +975,7 @@ fn failed_decoding(
 fn external_metrics(
     items: &[&Value],
     metrics: &[MetricSpec],
-    sent: &Sent<'_>,
-    release: KubernetesVersion,
+    answers: &Answers<'_>,
     notes: &mut Vec<String>,
     undecodable: &mut BTreeMap<MetricQuery, ReadError>,
 ) -> BTreeMap<String, Vec<i64>> {
@@ -1015,7 +996,7 @@ fn external_metrics(
                 left_out += 1;
             }
         }
-        let values = match decode_list::<metrics::ExternalMetricValueList>(&sent.items(&answer), release) {
+        let values = match answers.decode::<metrics::ExternalMetricValueList>(&answer) {
             Ok(list) => list.items.into_iter().map(|m| m.value.milli_value()).collect(),
             Err(e) => {
                 let query = MetricQuery::External { metric: spec.name.to_string() };

@@ -1794,15 +1794,17 @@ fn undecodable_metric_answers_fail_with_the_clients_error() {
     };
     let quantity = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
     let replay = "the HPA was unable to compute the replica count";
+    // The replayed reason, its message after `replay` and the note, as `diagnose` returns them.
+    let failed = |reason: &str, message: String, note: String| {
+        (json!(reason), json!(format!("{replay}: {message}")), vec![json!(note)])
+    };
     let pods = |error: &str, note: &str| {
-        (
-            json!("FailedGetPodsMetric"),
-            json!(format!(
-                "{replay}: unable to get metric http_requests: unable to fetch metrics from custom metrics API: {error}"
-            )),
-            vec![json!(format!(
+        failed(
+            "FailedGetPodsMetric",
+            format!("unable to get metric http_requests: unable to fetch metrics from custom metrics API: {error}"),
+            format!(
                 "Pods metric http_requests: {note}: {error}; the metrics client cannot decode the answer, so the controller gets none of it"
-            ))],
+            ),
         )
     };
     let web = |answer: &str| diagnose("metric-selectors/objects.yaml", answer, "web");
@@ -1825,27 +1827,27 @@ fn undecodable_metric_answers_fail_with_the_clients_error() {
     let time = r#"parsing time "2026-03-02 10:00:00" as "2006-01-02T15:04:05Z07:00": cannot parse " 10:00:00" as "T""#;
     assert_eq!(
         diagnose("metric-selectors/objects.yaml", "external-queue_depth-bad-timestamp.json", "queue"),
-        (
-            json!("FailedGetExternalMetric"),
-            json!(format!(
-                "{replay}: unable to get external metric shop/queue_depth/&LabelSelector{{MatchLabels:map[string]string{{queue: orders,}},MatchExpressions:[]LabelSelectorRequirement{{}},}}: unable to fetch metrics from external metrics API: {time}"
-            )),
-            vec![json!(format!(
+        failed(
+            "FailedGetExternalMetric",
+            format!(
+                "unable to get external metric shop/queue_depth/&LabelSelector{{MatchLabels:map[string]string{{queue: orders,}},MatchExpressions:[]LabelSelectorRequirement{{}},}}: unable to fetch metrics from external metrics API: {time}"
+            ),
+            format!(
                 "External metric queue_depth: timestamp \"2026-03-02 10:00:00\": {time}; the metrics client cannot decode the answer, so the controller gets none of it"
-            ))],
+            ),
         )
     );
     let containers = "json: cannot unmarshal object into Go struct field PodMetrics.items.containers of type []v1beta1.ContainerMetrics";
     assert_eq!(
         diagnose("published-1.23/objects.yaml", "pod-metrics-containers.json", "php-apache"),
-        (
-            json!("FailedGetResourceMetric"),
-            json!(format!(
-                "{replay}: failed to get cpu utilization: unable to get metrics for resource cpu: unable to fetch metrics from resource metrics API: {containers}"
-            )),
-            vec![json!(format!(
+        failed(
+            "FailedGetResourceMetric",
+            format!(
+                "failed to get cpu utilization: unable to get metrics for resource cpu: unable to fetch metrics from resource metrics API: {containers}"
+            ),
+            format!(
                 r#"PodMetrics default/php-apache-5b56f9df94-m4r8t: containers {{"name":"php-apache","usage":{{"cpu":"515m"}}}}: {containers}; the resource metrics client cannot decode the list, so the controller gets none of its samples"#
-            ))],
+            ),
         )
     );
 }
