@@ -23,6 +23,7 @@ use hpa_core::api::GroupVersion;
 use hpa_core::api::LabelSelector;
 use hpa_core::api::Quantity;
 use hpa_core::api::Time;
+use hpa_core::api::metrics::{self, AnswerError, Item, decode_list};
 use hpa_core::api::v2::{HorizontalPodAutoscaler, MetricIdentifier, MetricSpec};
 use hpa_core::api::{DecodeError, Strictness};
 use hpa_core::evaluator::diagnosis::SCALING_REPLICA_SET;
@@ -133,6 +134,10 @@ pub struct Objects {
     /// The kinds of the lists among a snapshot's files that hold no item (`MetricValueList`,
     /// `ExternalMetricValueList`): a metric answer gathered, and empty.
     pub empty_lists: Vec<String>,
+    /// The JSON text the API server sent for metrics answers' items, by index in
+    /// [`Self::items`]: their clients decode that text, whose number literals (`1e3`) a tree
+    /// does not keep. An item without one is decoded from its tree.
+    pub sent: BTreeMap<usize, Box<str>>,
 }
 
 impl Objects {
@@ -149,6 +154,7 @@ impl Objects {
             target_unmapped: false,
             metrics_asked: false,
             empty_lists: Vec::new(),
+            sent: BTreeMap::new(),
         }
     }
 }
@@ -286,6 +292,7 @@ pub fn inputs_from_objects(
     }
 
     // The metrics APIs' answers.
+    let answers = Answers::new(objects);
     let answered = AnsweredPods {
         selector: pod_selector.as_ref().filter(|_| !selector_text.is_empty()),
         pods: items.iter().filter(in_ns).filter(|v| kind_of(v) == "Pod").map(|v| (name_of(v), labels_of(v))).collect(),
@@ -294,9 +301,9 @@ pub fn inputs_from_objects(
         Some(e) => Err(ReadError(e.clone())),
         None => {
             let mut without_pod = BTreeSet::new();
-            // One item the client cannot decode fails the whole list, as it fails the
-            // controller's.
-            let decoded: Result<Vec<PodMetricsItem>, String> = items
+            // The answer: the PodMetrics of the pods the selector matches. One item the client
+            // cannot decode fails the whole list, as it fails the controller's.
+            let answer: Vec<&Value> = items
                 .iter()
                 .filter(in_ns)
                 .filter(|v| kind_of(v) == "PodMetrics")
@@ -308,19 +315,19 @@ pub fn inputs_from_objects(
                         Answered::No => false,
                     }
                 })
-                .map(|v| {
-                    pod_metrics_from_json(v).map_err(|e| {
-                        notes.push(format!(
-                            "PodMetrics {namespace}/{}: {} {}: {}; the resource metrics client cannot decode the list, so the controller gets none of its samples",
-                            name_of(v),
-                            e.field,
-                            e.written,
-                            e.error
-                        ));
-                        e.error
-                    })
-                })
+                .copied()
                 .collect();
+            let decoded = answers.decode::<metrics::PodMetricsList>(&answer)
+                .map(|list| list.items.into_iter().map(pod_metrics_item).collect::<Vec<_>>())
+                .map_err(|e| {
+                    notes.push(format!(
+                        "PodMetrics {namespace}/{}: {}: {}; the resource metrics client cannot decode the list, so the controller gets none of its samples",
+                        answer.get(e.item).map(|v| name_of(v)).unwrap_or_default(),
+                        located(&e),
+                        e.message
+                    ));
+                    e.message
+                });
             if !without_pod.is_empty() {
                 notes.push(answered.without_pod_note("PodMetrics:", &without_pod));
             }
@@ -344,15 +351,17 @@ pub fn inputs_from_objects(
     let mut undecodable = BTreeMap::new();
     sync.pods_metrics = match &metrics_errors.custom {
         Some(e) => Err(ReadError(e.clone())),
-        None => Ok(pods_metrics(&items, namespace, &hpa.spec.metrics, &answered, &mut notes, &mut undecodable)),
+        None => {
+            Ok(pods_metrics(&items, namespace, &hpa.spec.metrics, &answered, &answers, &mut notes, &mut undecodable))
+        }
     };
     sync.object_metrics = match &metrics_errors.custom {
         Some(e) => Err(ReadError(e.clone())),
-        None => Ok(object_metrics(&items, namespace, &hpa.spec.metrics, &mut notes, &mut undecodable)),
+        None => Ok(object_metrics(&items, namespace, &hpa.spec.metrics, &answers, &mut notes, &mut undecodable)),
     };
     sync.external_metrics = match &metrics_errors.external {
         Some(e) => Err(ReadError(e.clone())),
-        None => Ok(external_metrics(&items, &hpa.spec.metrics, &mut notes, &mut undecodable)),
+        None => Ok(external_metrics(&items, &hpa.spec.metrics, &answers, &mut notes, &mut undecodable)),
     };
     sync.metric_errors.clone_from(&metrics_errors.metrics);
     for (query, error) in undecodable {
@@ -593,98 +602,74 @@ pub fn pod_from_json(v: &Value) -> Pod {
     }
 }
 
-/// A `metrics.k8s.io` `PodMetrics` item; `Err` is the first error of decoding it as the
-/// resource metrics client decodes the list it came in (Go's `encoding/json`: `timestamp` a
-/// `metav1.Time`, `time.Parse(time.RFC3339)`; `window` a `metav1.Duration`,
-/// `time.ParseDuration`, `null` read as `""`; each `usage` a `resource.Quantity`,
-/// `ParseQuantity`), which fails the whole list, and so the controller's
-/// `PodMetricses(ns).List` (`GetResourceMetric` in
-/// `pkg/controller/podautoscaler/metrics/client.go`). An absent `timestamp` or `window` is zero.
-pub fn pod_metrics_from_json(v: &Value) -> Result<PodMetricsItem, PodMetricsError> {
-    let fail =
-        |field: String, written: &Value, error: String| PodMetricsError { field, written: written.to_string(), error };
-    let timestamp = decode_time(v, "timestamp")?;
-    let window_nanos = match v.get("window") {
-        None => 0,
-        Some(Value::String(w)) => match hpa_core::go::parse_duration(w) {
-            // A negative window decodes, and is kept (`groupPods` adds it as it is).
-            Ok(nanos) => nanos,
-            Err(e) => return Err(fail("window".into(), &Value::String(w.clone()), e.to_string())),
-        },
-        Some(Value::Null) => {
-            return Err(fail(
-                "window".into(),
-                &Value::Null,
-                hpa_core::go::DurationError::Invalid(String::new()).to_string(),
-            ));
-        }
-        Some(other) => return Err(fail("window".into(), other, not_a_go_string(other))),
-    };
-    let mut containers = Vec::new();
-    for (i, c) in v.get("containers").and_then(Value::as_array).into_iter().flatten().enumerate() {
-        let mut usage_milli = BTreeMap::new();
-        for (resource, q) in c.get("usage").and_then(Value::as_object).into_iter().flatten() {
-            match decode_quantity(q) {
-                Ok(milli) => usage_milli.insert(resource.clone(), milli),
-                Err(e) => return Err(fail(format!("containers[{i}].usage.{resource}"), q, e)),
-            };
-        }
-        containers.push(ContainerUsage { name: str_of(c, "name").to_string(), usage_milli });
-    }
-    Ok(PodMetricsItem { pod: name_of(v).into(), timestamp, window_nanos, containers })
-}
-
-/// Why the resource metrics client cannot decode a `PodMetrics` item ([`pod_metrics_from_json`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PodMetricsError {
-    /// The field (`window`, `containers[0].usage.cpu`).
-    pub field: String,
-    /// Its value as written (JSON).
-    pub written: String,
-    /// The decoder's error, in Go's words: the metric's error.
-    pub error: String,
-}
-
-/// A `metav1.Time` field as `encoding/json` decodes it (`time.Parse(time.RFC3339)`; absent or
-/// `null`: zero).
-fn decode_time(v: &Value, key: &str) -> Result<Timestamp, PodMetricsError> {
-    let fail =
-        |written: &Value, error: String| PodMetricsError { field: key.into(), written: written.to_string(), error };
-    match v.get(key) {
-        None | Some(Value::Null) => Ok(Timestamp::ZERO),
-        Some(w @ Value::String(t)) => {
-            Time::parse_go(t).map(Timestamp::from_api_time).map_err(|e| fail(w, e.to_string()))
-        }
-        Some(other) => Err(fail(other, not_a_go_string(other))),
+/// A `PodMetrics` item as the HPA controller reads it (`getPodMetrics` in
+/// `pkg/controller/podautoscaler/metrics/client.go`): usage in milli-units (`MilliValue`).
+fn pod_metrics_item(m: metrics::PodMetrics) -> PodMetricsItem {
+    PodMetricsItem {
+        pod: m.metadata.name.into(),
+        timestamp: Timestamp::from_api_time(m.timestamp),
+        window_nanos: m.window.0,
+        containers: m
+            .containers
+            .into_iter()
+            .map(|c| ContainerUsage {
+                name: c.name,
+                usage_milli: c.usage.into_iter().map(|(k, q)| (k, q.milli_value())).collect(),
+            })
+            .collect(),
     }
 }
 
-/// A `resource.Quantity` as its `UnmarshalJSON` reads it, in milli-units: `null` is zero; the
-/// text between quotes, or the raw JSON, trimmed, is parsed (`ParseQuantity`'s error otherwise).
-fn decode_quantity(q: &Value) -> Result<i64, String> {
-    let text = match q {
-        Value::Null => return Ok(0),
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    };
-    Quantity::parse(text.trim()).map(|parsed| parsed.milli_value()).map_err(|e| e.to_string())
+/// The metrics APIs' answers as their clients decode them: each item from the text the API
+/// server sent ([`Objects::sent`]), else from its tree (a snapshot's), with the Go types and
+/// `ParseQuantity` of the release.
+struct Answers<'a> {
+    sent: HashMap<*const Value, &'a str>,
+    release: KubernetesVersion,
 }
 
-/// `encoding/json`'s error for a JSON value that is not a string, decoded into one (what
-/// `metav1.Time` and `metav1.Duration` decode first).
-fn not_a_go_string(v: &Value) -> String {
-    format!("json: cannot unmarshal {} into Go value of type string", go_json_kind(v))
+impl<'a> Answers<'a> {
+    fn new(objects: &'a Objects) -> Answers<'a> {
+        let sent = objects
+            .sent
+            .iter()
+            .filter_map(|(i, text)| objects.items.get(*i).map(|v| (std::ptr::from_ref(v), &**text)))
+            .collect();
+        Answers { sent, release: objects.release }
+    }
+
+    /// The answer made of `items` decoded as the list `L` ([`decode_list`]).
+    fn decode<L: hpa_core::api::decode::Decode + Default>(&self, items: &[&'a Value]) -> Result<L, AnswerError> {
+        let items: Vec<Item<'_>> = items
+            .iter()
+            .map(|v| match self.sent.get(&std::ptr::from_ref(*v)) {
+                Some(text) => Item::Text(text),
+                None => Item::Value(v),
+            })
+            .collect();
+        decode_list(&items, self.release)
+    }
+
+    /// A custom metrics answer as the client decodes it: as the version it is in
+    /// (`custom.metrics.k8s.io/v1beta1` items converted to v1beta2, as `ConvertResultToVersion`
+    /// does), else v1beta2.
+    fn metric_values(&self, items: &[&'a Value]) -> Result<Vec<metrics::MetricValue>, AnswerError> {
+        if items.first().is_some_and(|v| str_of(v, "apiVersion") == "custom.metrics.k8s.io/v1beta1") {
+            let list: metrics::MetricValueListV1beta1 = self.decode(items)?;
+            Ok(list.items.into_iter().map(metrics::MetricValue::from).collect())
+        } else {
+            self.decode::<metrics::MetricValueList>(items).map(|l| l.items)
+        }
+    }
 }
 
-/// How `encoding/json`'s `UnmarshalTypeError` names a JSON value (its `Value`).
-fn go_json_kind(v: &Value) -> &'static str {
-    match v {
-        Value::Bool(_) => "bool",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Null => "null",
-        Value::Object(_) => "object",
+/// Where an answer's error is, for a note: the field and its value as written
+/// (`window "15.012"`).
+fn located(e: &AnswerError) -> String {
+    match (e.field.as_str(), &e.written) {
+        ("", _) => "the item".to_string(),
+        (field, Some(written)) => format!("{field} {written}"),
+        (field, None) => field.to_string(),
     }
 }
 
@@ -767,14 +752,15 @@ fn pods_metrics(
     namespace: &str,
     metrics: &[MetricSpec],
     answered: &AnsweredPods<'_>,
+    answers: &Answers<'_>,
     notes: &mut Vec<String>,
     undecodable: &mut BTreeMap<MetricQuery, ReadError>,
 ) -> BTreeMap<String, Vec<PodSample>> {
     let mut out: BTreeMap<String, Vec<PodSample>> = BTreeMap::new();
     let specs = first_spec_of_name(metrics.iter().filter_map(|m| m.pods.as_ref()).map(|p| &p.metric), "Pods", notes);
     for spec in specs {
-        let samples = out.entry(spec.name.to_string()).or_default();
         let (mut other_pods, mut without_pod, mut other_selector) = (BTreeSet::new(), BTreeSet::new(), 0);
+        let mut answer = Vec::new();
         for v in items.iter().filter(|v| kind_of(v) == "MetricValue" && metric_name(v) == spec.name.as_str()) {
             let described = v.get("describedObject");
             if described.and_then(|d| d.get("kind")).and_then(Value::as_str) != Some("Pod") {
@@ -798,21 +784,25 @@ fn pods_metrics(
                     continue;
                 }
             }
-            let decoded = match metric_value_of(v, "MetricValue") {
-                Ok(decoded) => decoded,
-                Err(e) => {
-                    let query = MetricQuery::Pods { metric: spec.name.to_string() };
-                    failed_decoding(&format!("Pods metric {}", spec.name), &e, query, notes, undecodable);
-                    continue;
-                }
-            };
-            samples.push(PodSample {
-                pod: pod.into(),
-                value_milli: decoded.value_milli,
-                timestamp: decoded.timestamp,
-                window_seconds: decoded.window_seconds,
-            });
+            answer.push(*v);
         }
+        let samples = match answers.metric_values(&answer) {
+            Ok(values) => values
+                .into_iter()
+                .map(|m| PodSample {
+                    pod: m.described_object.name.into(),
+                    value_milli: m.value.milli_value(),
+                    timestamp: Timestamp::from_api_time(m.timestamp),
+                    window_seconds: m.window_seconds,
+                })
+                .collect(),
+            Err(e) => {
+                let query = MetricQuery::Pods { metric: spec.name.to_string() };
+                failed_decoding(&format!("Pods metric {}", spec.name), &e, query, notes, undecodable);
+                Vec::new()
+            }
+        };
+        out.insert(spec.name.to_string(), samples);
         if !other_pods.is_empty() {
             let pods: Vec<&str> = other_pods.into_iter().collect();
             notes.push(format!(
@@ -896,12 +886,12 @@ fn object_metrics(
     items: &[&Value],
     namespace: &str,
     metrics: &[MetricSpec],
+    answers: &Answers<'_>,
     notes: &mut Vec<String>,
     undecodable: &mut BTreeMap<MetricQuery, ReadError>,
 ) -> Vec<ObjectMetricValue> {
     let specs: Vec<_> = metrics.iter().filter_map(|m| m.object.as_ref()).collect();
-    let mut out: Vec<ObjectMetricValue> = Vec::new();
-    let mut answers: BTreeMap<MetricQuery, usize> = BTreeMap::new();
+    let mut by_query: BTreeMap<MetricQuery, Vec<&Value>> = BTreeMap::new();
     for v in items.iter().filter(|v| kind_of(v) == "MetricValue") {
         let Some(d) = v.get("describedObject") else { continue };
         let kind = d.get("kind").and_then(Value::as_str).unwrap_or_default();
@@ -915,97 +905,52 @@ fn object_metrics(
                 && o.described_object.name == str_of(d, "name")
                 && same_metric_selector(v, o.metric.selector.as_ref())
         });
-        if !wanted {
-            continue;
+        if wanted {
+            let query =
+                MetricQuery::Object { metric: name, kind: kind.to_string(), name: str_of(d, "name").to_string() };
+            by_query.entry(query).or_default().push(*v);
         }
-        let query =
-            MetricQuery::Object { metric: name.clone(), kind: kind.to_string(), name: str_of(d, "name").to_string() };
-        *answers.entry(query.clone()).or_default() += 1;
-        let MetricValueOf { value_milli: value, timestamp, .. } = match metric_value_of(v, "MetricValue") {
-            Ok(decoded) => decoded,
+    }
+    let mut out: Vec<ObjectMetricValue> = Vec::new();
+    for (query, answer) in by_query {
+        let MetricQuery::Object { metric, .. } = &query else { continue };
+        let values = match answers.metric_values(&answer) {
+            Ok(values) => values,
             Err(e) => {
-                failed_decoding(&format!("Object metric {name}"), &e, query, notes, undecodable);
+                failed_decoding(&format!("Object metric {metric}"), &e, query.clone(), notes, undecodable);
                 continue;
             }
         };
-        out.push(ObjectMetricValue {
-            described_object: hpa_core::api::CrossVersionObjectReference {
-                kind: kind.to_string(),
-                name: str_of(d, "name").to_string(),
-                api_version: str_of(d, "apiVersion").to_string(),
-            },
-            metric: name,
-            value_milli: value,
-            timestamp,
-        });
-    }
-    // `GetForObject` asks for one object's value and refuses any other count
-    // (`k8s.io/metrics/pkg/client/custom_metrics/versioned_client.go`).
-    for (query, n) in answers.into_iter().filter(|(_, n)| *n > 1) {
-        undecodable.entry(query).or_insert_with(|| {
-            ReadError(format!("the custom metrics API server returned {n} results when we asked for exactly one"))
-        });
+        // `GetForObject` asks for one object's value and refuses any other count
+        // (`k8s.io/metrics/pkg/client/custom_metrics/versioned_client.go`), once decoded.
+        if values.len() > 1 {
+            undecodable.entry(query.clone()).or_insert_with(|| {
+                ReadError(format!(
+                    "the custom metrics API server returned {} results when we asked for exactly one",
+                    values.len()
+                ))
+            });
+        }
+        for m in values {
+            out.push(ObjectMetricValue {
+                described_object: hpa_core::api::CrossVersionObjectReference {
+                    kind: m.described_object.kind,
+                    name: m.described_object.name,
+                    api_version: m.described_object.api_version,
+                },
+                metric: metric.clone(),
+                value_milli: m.value.milli_value(),
+                timestamp: Timestamp::from_api_time(m.timestamp),
+            });
+        }
     }
     out
-}
-
-/// A `MetricValue` or `ExternalMetricValue` item as the metrics clients decode it
-/// ([`metric_value_of`]).
-struct MetricValueOf {
-    /// `value`, in milli-units.
-    value_milli: i64,
-    /// `timestamp`
-    timestamp: Timestamp,
-    /// `windowSeconds` (custom metrics v1beta2) or `window` (custom metrics v1beta1, external
-    /// metrics): Go's `*int64`, `None` when absent or `null`.
-    window_seconds: Option<i64>,
-}
-
-/// The `value` (milli-units), `timestamp` and window of a `MetricValue` or
-/// `ExternalMetricValue` (`go_struct`) item as the metrics clients decode them
-/// (`resource.Quantity`, `metav1.Time`, `*int64`); `Err` is the first error, which fails the
-/// decoding of the whole answer. The `value` and `timestamp` errors come first: their decoders
-/// return theirs at once, where `encoding/json` only saves a window of the wrong type
-/// (`UnmarshalTypeError`, `json: cannot unmarshal string into Go struct field
-/// MetricValue.items.windowSeconds of type int64`) and goes on.
-fn metric_value_of(v: &Value, go_struct: &str) -> Result<MetricValueOf, PodMetricsError> {
-    let timestamp = decode_time(v, "timestamp")?;
-    let value_milli = match v.get("value") {
-        None | Some(Value::Null) => 0,
-        Some(q) => decode_quantity(q).map_err(|error| PodMetricsError {
-            field: "value".into(),
-            written: q.to_string(),
-            error,
-        })?,
-    };
-    let key = if v.get("windowSeconds").is_some() { "windowSeconds" } else { "window" };
-    let window_seconds = match v.get(key) {
-        None | Some(Value::Null) => None,
-        Some(w) => match w.as_i64() {
-            Some(secs) => Some(secs),
-            None => {
-                // A number that is no int64 is named with its text (`number 30.5`).
-                let found = match w {
-                    Value::Number(n) => format!("number {n}"),
-                    other => go_json_kind(other).to_string(),
-                };
-                return Err(PodMetricsError {
-                    field: key.into(),
-                    written: w.to_string(),
-                    error: format!(
-                        "json: cannot unmarshal {found} into Go struct field {go_struct}.items.{key} of type int64"
-                    ),
-                });
-            }
-        },
-    };
-    Ok(MetricValueOf { value_milli, timestamp, window_seconds })
 }
 
 /// A metric answer the client cannot decode: the metric's error, and a note on the item.
 fn failed_decoding(
     what: &str,
-    e: &PodMetricsError,
+    e: &AnswerError,
     query: MetricQuery,
     notes: &mut Vec<String>,
     undecodable: &mut BTreeMap<MetricQuery, ReadError>,
@@ -1014,10 +959,11 @@ fn failed_decoding(
         return;
     }
     notes.push(format!(
-        "{what}: {} {}: {}; the metrics client cannot decode the answer, so the controller gets none of it",
-        e.field, e.written, e.error
+        "{what}: {}: {}; the metrics client cannot decode the answer, so the controller gets none of it",
+        located(e),
+        e.message
     ));
-    undecodable.insert(query, ReadError(e.error.clone()));
+    undecodable.insert(query, ReadError(e.message.clone()));
 }
 
 /// External metric values, by metric name: the `ExternalMetricValue` items of each External
@@ -1029,6 +975,7 @@ fn failed_decoding(
 fn external_metrics(
     items: &[&Value],
     metrics: &[MetricSpec],
+    answers: &Answers<'_>,
     notes: &mut Vec<String>,
     undecodable: &mut BTreeMap<MetricQuery, ReadError>,
 ) -> BTreeMap<String, Vec<i64>> {
@@ -1036,25 +983,28 @@ fn external_metrics(
     let specs =
         first_spec_of_name(metrics.iter().filter_map(|m| m.external.as_ref()).map(|e| &e.metric), "External", notes);
     for spec in specs {
-        let values = out.entry(spec.name.to_string()).or_default();
         let mut left_out = 0;
+        let mut answer = Vec::new();
         for v in items
             .iter()
             .filter(|v| kind_of(v) == "ExternalMetricValue" && str_of(v, "metricName") == spec.name.as_str())
         {
             let labels = v.get("metricLabels").map(labels_map).unwrap_or_default();
-            if !spec.selector.as_ref().is_none_or(|s| s.matches(&labels)) {
+            if spec.selector.as_ref().is_none_or(|s| s.matches(&labels)) {
+                answer.push(*v);
+            } else {
                 left_out += 1;
-                continue;
-            }
-            match metric_value_of(v, "ExternalMetricValue") {
-                Ok(decoded) => values.push(decoded.value_milli),
-                Err(e) => {
-                    let query = MetricQuery::External { metric: spec.name.to_string() };
-                    failed_decoding(&format!("External metric {}", spec.name), &e, query, notes, undecodable);
-                }
             }
         }
+        let values = match answers.decode::<metrics::ExternalMetricValueList>(&answer) {
+            Ok(list) => list.items.into_iter().map(|m| m.value.milli_value()).collect(),
+            Err(e) => {
+                let query = MetricQuery::External { metric: spec.name.to_string() };
+                failed_decoding(&format!("External metric {}", spec.name), &e, query, notes, undecodable);
+                Vec::new()
+            }
+        };
+        out.insert(spec.name.to_string(), values);
         if left_out > 0 {
             notes.push(format!(
                 "External metric {}: {left_out} series left out, whose metricLabels the metric's selector ({}) does not match: the controller asks only for those it matches (labelSelector)",
@@ -1586,15 +1536,17 @@ async fn read_metrics(
                     Some("the server could not find the requested resource (get pods.metrics.k8s.io)".into());
             }
             Some(k) if !selector.is_empty() => {
-                let query = [("labelSelector", selector)];
-                let mut items = Vec::new();
-                match cluster.list_each(&k, Some(namespace), &query, 0, |m| m.collect_into(&mut items)).await {
-                    Ok(_) => out.items.extend(items.into_iter().map(|mut m| {
-                        if let Some(o) = m.as_object_mut() {
-                            o.entry("kind").or_insert_with(|| Value::String("PodMetrics".into()));
-                        }
-                        m
-                    })),
+                // One request, as `PodMetricses(ns).List` sends it (no `limit`): the answer's
+                // text is what the client decodes.
+                let mut path = k.collection_path(Some(namespace));
+                crate::kinds::push_query(&mut path, &[("labelSelector".into(), selector.into())]);
+                let doing = format!("listing {}", k.describe(Some(namespace)));
+                match cluster.get_text(&path, &doing).await.and_then(|text| {
+                    let list = hpa_core::go::parse_tree(&text)
+                        .map_err(|e| Error::Protocol { doing: doing.clone(), reason: e.to_string() })?;
+                    Ok((text, list))
+                }) {
+                    Ok((text, list)) => push_answer(out, &text, &list, "PodMetrics"),
                     Err(e @ Error::Timeout { .. }) => {
                         out.metrics_errors.resource = Some(timed_out_metric(&e, &mut out.notes));
                     }
@@ -1788,10 +1740,16 @@ async fn read_metric_list(
     query: MetricQuery,
     out: &mut Objects,
 ) -> Result<(), Error> {
-    match cluster.get_json(path, &format!("reading {path}")).await {
+    let doing = format!("reading {path}");
+    let answer = cluster.get_text(path, &doing).await.and_then(|text| {
+        let list = hpa_core::go::parse_tree(&text)
+            .map_err(|e| Error::Protocol { doing: doing.clone(), reason: e.to_string() })?;
+        Ok((text, list))
+    });
+    match answer {
         // `GetForObject` refuses an answer without the object's value (more than one is
         // refused where the items are read, `object_metrics`).
-        Ok(list)
+        Ok((_, list))
             if matches!(query, MetricQuery::Object { .. })
                 && list.get("items").and_then(Value::as_array).is_none_or(Vec::is_empty) =>
         {
@@ -1799,13 +1757,8 @@ async fn read_metric_list(
             out.metrics_errors.metrics.insert(query, ReadError(error.into()));
             Ok(())
         }
-        Ok(list) => {
-            for mut item in list.get("items").and_then(Value::as_array).cloned().unwrap_or_default() {
-                if let Some(o) = item.as_object_mut() {
-                    o.insert("kind".into(), Value::String(item_kind.into()));
-                }
-                out.items.push(item);
-            }
+        Ok((text, list)) => {
+            push_answer(out, &text, &list, item_kind);
             Ok(())
         }
         Err(e @ Error::Timeout { .. }) => {
@@ -1826,6 +1779,27 @@ async fn read_metric_list(
             out.notes.push(format!("metric values not read: {e}"));
             Ok(())
         }
+    }
+}
+
+/// Adds a metrics API's answer read live (`text`, read as `list`) to `out`: its items, each
+/// with `kind` `item_kind` and the list's `apiVersion` when it names none (the version its client
+/// decodes it as), and each item's text as sent ([`Objects::sent`]), which its client decodes.
+fn push_answer(out: &mut Objects, text: &str, list: &Value, item_kind: &str) {
+    let api_version = list.get("apiVersion").cloned();
+    let items = list.get("items").and_then(Value::as_array).cloned().unwrap_or_default();
+    let texts = metrics::item_texts(text).filter(|t| t.len() == items.len()).unwrap_or_default();
+    for (i, mut item) in items.into_iter().enumerate() {
+        if let Some(o) = item.as_object_mut() {
+            o.insert("kind".into(), Value::String(item_kind.into()));
+            if let Some(v) = &api_version {
+                o.entry("apiVersion").or_insert_with(|| v.clone());
+            }
+        }
+        if let Some(t) = texts.get(i) {
+            out.sent.insert(out.items.len(), (*t).into());
+        }
+        out.items.push(item);
     }
 }
 
@@ -2036,6 +2010,14 @@ mod tests {
         assert!(series.first < series.last);
     }
 
+    /// One `PodMetrics` item decoded as the resource metrics client decodes its list: the
+    /// item, or the error's field, value as written and message.
+    fn pod_metrics(v: &Value) -> Result<PodMetricsItem, (String, Option<String>, String)> {
+        decode_list::<metrics::PodMetricsList>(&[Item::Value(v)], KubernetesVersion::LATEST)
+            .map(|mut l| pod_metrics_item(l.items.remove(0)))
+            .map_err(|e| (e.field, e.written, e.message))
+    }
+
     /// `window` as the resource metrics client decodes it (`metav1.Duration`): Go durations,
     /// absent as zero; anything else is the error that fails the whole list, in Go's words.
     #[test]
@@ -2046,7 +2028,7 @@ mod tests {
             if let Some(w) = w {
                 v["window"] = w;
             }
-            pod_metrics_from_json(&v).map(|m| m.window_nanos).map_err(|e| e.error)
+            pod_metrics(&v).map(|m| m.window_nanos).map_err(|e| e.2)
         };
         use serde_json::json;
         assert_eq!(window(Some(json!("30s"))), Ok(30_000_000_000));
@@ -2063,13 +2045,13 @@ mod tests {
         );
     }
 
-    /// `timestamp` and the usage quantities as the client decodes them: the first error of the
-    /// item, with its field, fails the list; `null` usage is a zero sample.
+    /// `timestamp` and the usage quantities as the client decodes them: the error, with its
+    /// field, fails the list; `null` usage is a zero sample.
     #[test]
     fn pod_metrics_timestamps_and_usage() {
         use serde_json::json;
         let item = |timestamp: Value, cpu: Value| {
-            pod_metrics_from_json(&json!({"metadata": {"name": "p"}, "timestamp": timestamp, "window": "30s",
+            pod_metrics(&json!({"metadata": {"name": "p"}, "timestamp": timestamp, "window": "30s",
                 "containers": [{"name": "c", "usage": {"cpu": cpu}}]}))
         };
         let ok = item(json!("2026-03-02T10:00:00Z"), json!(5)).unwrap();
@@ -2080,20 +2062,20 @@ mod tests {
         );
         assert_eq!(
             item(json!("yesterday"), json!("1")).unwrap_err(),
-            PodMetricsError {
-                field: "timestamp".into(),
-                written: "\"yesterday\"".into(),
-                error: "parsing time \"yesterday\" as \"2006-01-02T15:04:05Z07:00\": cannot parse \"yesterday\" as \"2006\"".into()
-            }
+            (
+                "timestamp".into(),
+                Some("\"yesterday\"".into()),
+                "parsing time \"yesterday\" as \"2006-01-02T15:04:05Z07:00\": cannot parse \"yesterday\" as \"2006\""
+                    .into()
+            )
         );
         assert_eq!(
             item(json!("2026-03-02T10:00:00Z"), json!("5 cores")).unwrap_err(),
-            PodMetricsError {
-                field: "containers[0].usage.cpu".into(),
-                written: "\"5 cores\"".into(),
-                error: "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
-                    .into()
-            }
+            (
+                "containers[0].usage.cpu".into(),
+                Some("\"5 cores\"".into()),
+                "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'".into()
+            )
         );
     }
 

@@ -1767,6 +1767,142 @@ fn a_metric_window_of_the_wrong_type_fails_the_metric() {
     );
 }
 
+/// Each class of answer the metrics clients cannot decode, from snapshot files
+/// (tests/data/diagnose/undecodable-answers/README.md): the metric fails with the error Go's
+/// `encoding/json` returns for the whole list (an `UnmarshalJSON` error wins over an earlier
+/// type error, in another item too; document order within an item; a type error anywhere;
+/// a number named as written), and a note says where.
+#[test]
+fn undecodable_metric_answers_fail_with_the_clients_error() {
+    let diagnose = |objects: &str, answer: &str, name: &str| {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/diagnose");
+        let objects = dir.join(objects).display().to_string();
+        let answer = dir.join("undecodable-answers").join(answer).display().to_string();
+        let run = hpa_lint(&["diagnose", "--snapshot", &objects, &answer, name, "-o", "json"], "");
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let d = run.json();
+        assert_eq!(d["outcome"], "FailedComputeMetrics", "{d:#}");
+        let active = d["conditions"].as_array().unwrap().iter().find(|c| c["type"] == "ScalingActive").unwrap().clone();
+        let notes: Vec<Value> = d["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|n| n.as_str().unwrap().contains("cannot decode"))
+            .cloned()
+            .collect();
+        (active["replayed"]["reason"].clone(), active["replayed"]["message"].clone(), notes)
+    };
+    let quantity = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+    let replay = "the HPA was unable to compute the replica count";
+    // The replayed reason, its message after `replay` and the note, as `diagnose` returns them.
+    let failed = |reason: &str, message: String, note: String| {
+        (json!(reason), json!(format!("{replay}: {message}")), vec![json!(note)])
+    };
+    let pods = |error: &str, note: &str| {
+        failed(
+            "FailedGetPodsMetric",
+            format!("unable to get metric http_requests: unable to fetch metrics from custom metrics API: {error}"),
+            format!(
+                "Pods metric http_requests: {note}: {error}; the metrics client cannot decode the answer, so the controller gets none of it"
+            ),
+        )
+    };
+    let web = |answer: &str| diagnose("metric-selectors/objects.yaml", answer, "web");
+    assert_eq!(web("custom-http_requests-type-then-quantity.json"), pods(quantity, r#"value "10 rps""#));
+    assert_eq!(web("custom-http_requests-value-before-timestamp.json"), pods(quantity, r#"value "10 rps""#));
+    assert_eq!(
+        web("custom-http_requests-described-uid.json"),
+        pods(
+            "json: cannot unmarshal number into Go struct field ObjectReference.items.describedObject.uid of type types.UID",
+            "describedObject.uid 5"
+        )
+    );
+    assert_eq!(
+        web("custom-http_requests-window-exponent.json"),
+        pods(
+            "json: cannot unmarshal number 6e1 into Go struct field MetricValue.items.windowSeconds of type int64",
+            "windowSeconds 6e1"
+        )
+    );
+    let time = r#"parsing time "2026-03-02 10:00:00" as "2006-01-02T15:04:05Z07:00": cannot parse " 10:00:00" as "T""#;
+    assert_eq!(
+        diagnose("metric-selectors/objects.yaml", "external-queue_depth-bad-timestamp.json", "queue"),
+        failed(
+            "FailedGetExternalMetric",
+            format!(
+                "unable to get external metric shop/queue_depth/&LabelSelector{{MatchLabels:map[string]string{{queue: orders,}},MatchExpressions:[]LabelSelectorRequirement{{}},}}: unable to fetch metrics from external metrics API: {time}"
+            ),
+            format!(
+                "External metric queue_depth: timestamp \"2026-03-02 10:00:00\": {time}; the metrics client cannot decode the answer, so the controller gets none of it"
+            ),
+        )
+    );
+    let containers = "json: cannot unmarshal object into Go struct field PodMetrics.items.containers of type []v1beta1.ContainerMetrics";
+    assert_eq!(
+        diagnose("published-1.23/objects.yaml", "pod-metrics-containers.json", "php-apache"),
+        failed(
+            "FailedGetResourceMetric",
+            format!(
+                "failed to get cpu utilization: unable to get metrics for resource cpu: unable to fetch metrics from resource metrics API: {containers}"
+            ),
+            format!(
+                r#"PodMetrics default/php-apache-5b56f9df94-m4r8t: containers {{"name":"php-apache","usage":{{"cpu":"515m"}}}}: {containers}; the resource metrics client cannot decode the list, so the controller gets none of its samples"#
+            ),
+        )
+    );
+}
+
+/// Live, the metrics clients decode the text the adapters sent: a number is named as written
+/// (`number 6e1`, which a JSON tree would print `60.0`), and an `UnmarshalJSON` error in a later
+/// item wins over a type error in an earlier one.
+#[test]
+fn live_metric_answers_are_decoded_as_sent() {
+    let (l, dir) = live_with_metric_adapters();
+    let external = std::fs::read_to_string(dir.join("external-queue_depth.json")).unwrap().replacen(
+        r#""value": "90""#,
+        r#""value": "90", "window": 6e1"#,
+        1,
+    );
+    assert!(external.contains("6e1"));
+    l.server.fault("/apis/external.metrics.k8s.io/v1beta1/namespaces/default/queue_depth", Fault::Body(external));
+    let run = l.diagnose(&["queue", "-o", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let d = run.json();
+    let error = "json: cannot unmarshal number 6e1 into Go struct field ExternalMetricValue.items.window of type int64";
+    assert_eq!(
+        d["metrics"][0]["error"],
+        format!(
+            "failed to get queue_depth external metric value: failed to get queue_depth external metric: unable to get external metric default/queue_depth/&LabelSelector{{MatchLabels:map[string]string{{queue: orders,}},MatchExpressions:[]LabelSelectorRequirement{{}},}}: unable to fetch metrics from external metrics API: {error}"
+        ),
+        "{d:#}"
+    );
+    assert!(
+        d["notes"].as_array().unwrap().contains(&json!(format!(
+            "External metric queue_depth: window 6e1: {error}; the metrics client cannot decode the answer, so the controller gets none of it"
+        ))),
+        "{d:#}"
+    );
+
+    let mut custom: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("custom-http_requests.json")).unwrap()).unwrap();
+    let items = custom["items"].as_array_mut().unwrap();
+    items.retain(|item| item["describedObject"]["name"].as_str().unwrap().starts_with("web-"));
+    for item in items.iter_mut() {
+        item["describedObject"]["namespace"] = json!("default");
+    }
+    items[0]["windowSeconds"] = json!("60");
+    items[1]["value"] = json!("10 rps");
+    l.server.serve_raw("/apis/custom.metrics.k8s.io/v1beta2/namespaces/default/pods/*/http_requests", custom);
+    let run = l.diagnose(&["web", "-o", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let d = run.json();
+    assert_eq!(
+        d["metrics"][0]["error"],
+        "failed to get pods metric value: unable to get metric http_requests: unable to fetch metrics from custom metrics API: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
+        "{d:#}"
+    );
+}
+
 /// A snapshot's Object metric request names a custom resource as discovery would, from the
 /// snapshot's CustomResourceDefinition (`Mouse`: `mice`, not `mouses`): the failed answer
 /// gathered at that path is the metric's (tests/data/diagnose/irregular-plural/README.md).

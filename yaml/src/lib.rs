@@ -23,6 +23,7 @@ pub mod source;
 mod tree;
 mod whitespace;
 
+pub use hpa_core::api::decode::{Step, parse_path};
 pub use read::{ReadError, ReadErrorKind, read, read_document};
 pub use resolve::resolve_plain;
 pub use source::NodeSource;
@@ -1583,54 +1584,6 @@ fn scan_error_message(e: &ScanError) -> String {
 }
 
 // === field paths back to nodes ===
-
-/// One step of a field path.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Step {
-    /// `.name`
-    Field(String),
-    /// `[3]`
-    Index(usize),
-    /// `[key]` (map keys such as annotation names)
-    Key(String),
-}
-
-/// Parses `spec.metrics[0].resource` or `metadata.annotations[a/b]`.
-pub fn parse_path(path: &str) -> Vec<Step> {
-    let mut steps = Vec::new();
-    let mut cur = String::new();
-    let mut chars = path.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '.' => {
-                if !cur.is_empty() {
-                    steps.push(Step::Field(std::mem::take(&mut cur)));
-                }
-            }
-            '[' => {
-                if !cur.is_empty() {
-                    steps.push(Step::Field(std::mem::take(&mut cur)));
-                }
-                let mut inner = String::new();
-                for c in chars.by_ref() {
-                    if c == ']' {
-                        break;
-                    }
-                    inner.push(c);
-                }
-                match inner.parse::<usize>() {
-                    Ok(i) => steps.push(Step::Index(i)),
-                    Err(_) => steps.push(Step::Key(inner)),
-                }
-            }
-            c => cur.push(c),
-        }
-    }
-    if !cur.is_empty() {
-        steps.push(Step::Field(cur));
-    }
-    steps
-}
 
 /// Where a field path lands in a document.
 #[derive(Debug, Clone, Copy)]

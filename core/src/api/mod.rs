@@ -8,6 +8,7 @@ pub mod de;
 pub mod decode;
 pub mod group_version;
 pub mod meta;
+pub mod metrics;
 pub mod quantity;
 pub mod release;
 pub mod time;

@@ -463,6 +463,88 @@ pub fn failure_message(kind: &str, version: Option<&str>, errors: &[DecodeError]
     }
 }
 
+/// One step of a field path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    /// `.name`
+    Field(String),
+    /// `[3]`
+    Index(usize),
+    /// `[key]` (map keys such as annotation names)
+    Key(String),
+}
+
+/// Reads back a path as [`DecodeError::path`] writes it: `spec.metrics[0].resource`,
+/// `metadata.annotations[a.b/c]` (hpa-yaml finds the node it names; hpa-cluster the value).
+pub fn parse_path(path: &str) -> Vec<Step> {
+    let mut steps = Vec::new();
+    let mut cur = String::new();
+    let mut chars = path.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '.' => {
+                if !cur.is_empty() {
+                    steps.push(Step::Field(std::mem::take(&mut cur)));
+                }
+            }
+            '[' => {
+                if !cur.is_empty() {
+                    steps.push(Step::Field(std::mem::take(&mut cur)));
+                }
+                let mut inner = String::new();
+                for c in chars.by_ref() {
+                    if c == ']' {
+                        break;
+                    }
+                    inner.push(c);
+                }
+                match inner.parse::<usize>() {
+                    Ok(i) => steps.push(Step::Index(i)),
+                    Err(_) => steps.push(Step::Key(inner)),
+                }
+            }
+            c => cur.push(c),
+        }
+    }
+    if !cur.is_empty() {
+        steps.push(Step::Field(cur));
+    }
+    steps
+}
+
+/// The JSON text of the value `steps` names in `source` (an object's key for [`Step::Field`]
+/// and [`Step::Key`], an array's item for [`Step::Index`]), as a Go `UnmarshalJSON` receives
+/// it: what a value that fails to decode was written as. `None` when the path names nothing.
+pub fn raw_at<'de, S: Source<'de>>(mut source: S, steps: &[Step]) -> Option<Cow<'de, str>> {
+    for step in steps {
+        match (step, source.peek().ok()?) {
+            (Step::Field(name) | Step::Key(name), Kind::Object) => {
+                source.begin_object().ok()?;
+                loop {
+                    if source.next_key().ok()?? == name.as_str() {
+                        break;
+                    }
+                    source.skip().ok()?;
+                }
+            }
+            (Step::Index(i), Kind::Array) => {
+                source.begin_array().ok()?;
+                for _ in 0..*i {
+                    if !source.next_item().ok()? {
+                        return None;
+                    }
+                    source.skip().ok()?;
+                }
+                if !source.next_item().ok()? {
+                    return None;
+                }
+            }
+            _ => return None,
+        }
+    }
+    source.raw().ok()
+}
+
 // === the decoder ===
 
 /// One step of the path to the current value.

@@ -13,6 +13,7 @@
 
 pub mod render;
 
+use std::collections::BTreeMap;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use hpa_cluster::diagnose::{HpaEvent, Objects, inputs_from_objects, latest_instant, latest_write};
@@ -289,6 +290,7 @@ fn read_snapshot(
 ) -> Result<Read, ReadError> {
     let mut objects = Vec::new();
     let mut empty_lists = Vec::new();
+    let mut sent = BTreeMap::new();
     for path in &args.snapshot {
         let name = path.display().to_string();
         let bytes = std::fs::read(path).map_err(|source| ReadError::File { file: name.clone(), source })?;
@@ -300,8 +302,17 @@ fn read_snapshot(
             let (line, column) = file.line_col(e.mark);
             return Err(ReadError::Yaml { file: name, line, column, message: e.message.clone() });
         }
-        objects
-            .extend(input::objects_in(0, &file.parsed).iter().map(input::ObjectRef::to_json).filter(|v| !v.is_null()));
+        let texts = answer_texts(&file);
+        for o in input::objects_in(0, &file.parsed) {
+            let v = o.to_json();
+            if v.is_null() {
+                continue;
+            }
+            if let Some(text) = o.item.and_then(|i| texts.get(i)) {
+                sent.insert(objects.len(), Box::from(*text));
+            }
+            objects.push(v);
+        }
         empty_lists
             .extend(file.parsed.documents.iter().filter_map(|d| input::empty_list_kind(d.root())).map(String::from));
     }
@@ -332,7 +343,25 @@ fn read_snapshot(
     };
     let mut objects = Objects::snapshot(objects, release);
     objects.empty_lists = empty_lists;
+    objects.sent = sent;
     Ok(Read { source: Source::Snapshot, objects, namespace, now, notes })
+}
+
+/// The text of each item of a metrics answer written as JSON (`kubectl get --raw`, the README's
+/// gathering commands): the text the metrics client decodes ([`Objects::sent`]), its number
+/// literals as written (`1e3`), which the YAML reader's tree does not keep. Empty for any other
+/// file.
+fn answer_texts(file: &input::SourceFile) -> Vec<&str> {
+    let answers = ["PodMetricsList", "MetricValueList", "ExternalMetricValueList"];
+    let text = file.text.trim_start_matches('\u{feff}');
+    let is_answer =
+        |d: &&hpa_yaml::Document| d.root().get("kind").and_then(|k| k.as_str()).is_some_and(|k| answers.contains(&k));
+    match file.parsed.documents.as_slice() {
+        [one] if is_answer(&one) && text.trim_start().starts_with('{') => {
+            hpa_core::api::metrics::item_texts(text).unwrap_or_default()
+        }
+        _ => Vec::new(),
+    }
 }
 
 /// The namespace of the one HPA named `name` among the objects.
