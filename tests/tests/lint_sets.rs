@@ -1023,3 +1023,72 @@ fn a_custom_resource_count_deep_under_spec_is_found() {
     );
     assert!(said(&quiet, "HPA410").is_empty(), "{quiet}");
 }
+
+/// Two HPAs name Deployment `web`, one in a group that does not serve it: the controller maps
+/// the target by group and kind, so that HPA finds nothing (`FailedGetScale`, HPA405), never
+/// reads a selector, and conflicts with no other. The version is no part of the target
+/// (`apps/v1beta2` names the same Deployment), and a kind in another case names none (HPA404).
+#[test]
+fn an_hpa_whose_target_cannot_be_mapped_conflicts_with_none() {
+    let hpa = |name: &str, api_version: &str, kind: &str| {
+        format!(
+            "---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {{name: {name}, namespace: shop}}\nspec:\n  scaleTargetRef: {{apiVersion: {api_version}, kind: {kind}, name: web}}\n  maxReplicas: 5\n  metrics:\n  - type: Pods\n    pods: {{metric: {{name: rps}}, target: {{type: AverageValue, averageValue: \"10\"}}}}\n"
+        )
+    };
+    let deployment = WEB_DEPLOYMENT.replace("  REPLICAS\n", "");
+    let run = |second: &str| {
+        let report = lint(&[], &format!("{deployment}{}{second}", hpa("a", "apps/v1", "Deployment")));
+        let said: Vec<(u64, u64, String, String)> = report["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| {
+                let text = |k: &str| d[k].as_str().unwrap().to_string();
+                (d["line"].as_u64().unwrap(), d["column"].as_u64().unwrap(), text("rule"), text("message"))
+            })
+            .collect();
+        said
+    };
+    assert_eq!(
+        run(&hpa("b", "extensions/v1beta1", "Deployment")),
+        [(
+            30,
+            32,
+            "HPA405".to_string(),
+            "Deployment is not served in group \"extensions\" (extensions/v1beta1): the controller cannot find the target"
+                .to_string()
+        )]
+    );
+    assert_eq!(
+        run(&hpa("b", "apps/v1", "deployment")),
+        [(
+            30,
+            47,
+            "HPA404".to_string(),
+            "kinds are case-sensitive: \"deployment\" matches no resource, the controller cannot find the target"
+                .to_string()
+        )]
+    );
+    // The right group in a version it no longer serves: the same Deployment, two HPAs.
+    let both = run(&hpa("b", "apps/v1beta2", "Deployment"));
+    assert_eq!(
+        both,
+        [
+            (
+                20,
+                3,
+                "HPA407".to_string(),
+                "Deployment shop/web is also scaled by b: the controller refuses to scale pods of several HPAs (AmbiguousSelector)"
+                    .to_string()
+            ),
+            (
+                30,
+                3,
+                "HPA407".to_string(),
+                "Deployment shop/web is also scaled by a: the controller refuses to scale pods of several HPAs (AmbiguousSelector)"
+                    .to_string()
+            ),
+        ]
+    );
+}
+

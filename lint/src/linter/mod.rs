@@ -835,13 +835,16 @@ fn first_pass_hpa(
     }
     r.diags.extend(diags);
     r.suppressed += suppressed;
-    // Only an HPA kube-apiserver accepts exists to conflict with another (HPA407).
+    // Only an HPA kube-apiserver accepts exists to conflict with another (HPA407), and only
+    // one whose target the controller can map scales it.
     if let Admission::Admitted(admitted) = admission
         && admitted.allowed()
     {
         let spec = &admitted.effective().spec;
         let t = &spec.scale_target_ref;
-        r.targets.push((position, t.kind.clone(), t.name.clone(), spec.min_replicas.unwrap_or(1)));
+        if !rules::unmapped_scale_target(&t.api_version, &t.kind) {
+            r.targets.push((position, t.kind.clone(), t.name.clone(), spec.min_replicas.unwrap_or(1)));
+        }
         if deferring {
             r.deferred.push(Deferred { file: obj.file, position, version, ignore, admitted });
         }
