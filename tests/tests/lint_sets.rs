@@ -1092,3 +1092,41 @@ fn an_hpa_whose_target_cannot_be_mapped_conflicts_with_none() {
     );
 }
 
+/// HPA410 on a count kube-apiserver does not take: a number that is no `int32` (a fraction, one
+/// past 2147483647), in Go's decoder's words with the number as kubectl sends it, and a
+/// negative one, in validation's words; each an error, on the count.
+#[test]
+fn replicas_kube_apiserver_refuses_are_errors_in_its_words() {
+    let hpa = "---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web, namespace: shop}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  maxReplicas: 5\n  metrics:\n  - type: Pods\n    pods: {metric: {name: rps}, target: {type: AverageValue, averageValue: \"10\"}}\n";
+    let run = |replicas: &str| {
+        let report = lint(&["--select", "HPA410"], &(WEB_DEPLOYMENT.replace("REPLICAS", replicas) + hpa));
+        assert_eq!(positions(&report), [(5, 13, "HPA410".to_string())], "{report}");
+        assert_eq!(report["diagnostics"][0]["severity"], "error");
+        said(&report, "HPA410").remove(0)
+    };
+    let undecodable = |number: &str| {
+        format!(
+            "kube-apiserver rejects Deployment shop/web (Deployment in version \"v1\" cannot be handled as a Deployment: json: cannot unmarshal number {number} into Go struct field DeploymentSpec.spec.replicas of type int32), so there is nothing to scale"
+        )
+    };
+    let help = "remove spec.replicas from the workload (the HPA owns it), or write it as an integer up to 2147483647";
+    assert_eq!(run("replicas: 1.5"), ("spec.replicas".to_string(), undecodable("1.5"), help.to_string()));
+    // YAML reads `1.50` and `1e30` as floats; kubectl sends them as Go writes floats.
+    assert_eq!(run("replicas: 1.50").1, undecodable("1.5"));
+    assert_eq!(run("replicas: 1e30").1, undecodable("1e+30"));
+    assert_eq!(run("replicas: 2147483648").1, undecodable("2147483648"));
+    assert_eq!(
+        run("replicas: -1"),
+        (
+            "spec.replicas".to_string(),
+            "kube-apiserver rejects Deployment shop/web (Deployment.apps \"web\" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0), so there is nothing to scale".to_string(),
+            "remove spec.replicas from the workload (the HPA owns it), or write a count of 0 or more".to_string()
+        )
+    );
+    // The largest int32, and a float YAML reads as a whole number (kubectl sends `2`): counts.
+    let report = lint(&["--select", "HPA410"], &(WEB_DEPLOYMENT.replace("REPLICAS", "replicas: 2.0") + hpa));
+    assert_eq!(report["diagnostics"][0]["severity"], "warning");
+    let report = lint(&["--select", "HPA410"], &(WEB_DEPLOYMENT.replace("REPLICAS", "replicas: 2147483647") + hpa));
+    assert_eq!(report["diagnostics"][0]["severity"], "warning");
+}
+

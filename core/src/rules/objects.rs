@@ -248,8 +248,8 @@ pub struct Workload {
     pub id: ObjectId,
     /// `spec.replicas`, when written.
     pub replicas: Option<i64>,
-    /// Why kube-apiserver cannot decode a built-in workload's `spec.replicas` (`replicas: "3"`),
-    /// in its words ([`replicas_error`]); `None` when it decodes.
+    /// Why kube-apiserver refuses a built-in workload for its `spec.replicas` (`replicas: "3"`,
+    /// `1.5`, `-1`), in its words ([`replicas_error`]); `None` when it accepts the count.
     pub replicas_error: Option<String>,
     /// The pod template's labels.
     pub pod_labels: BTreeMap<String, String>,
@@ -899,25 +899,67 @@ impl Workload {
     }
 }
 
-/// Why kube-apiserver's decoding of a built-in workload (Deployment, StatefulSet, ReplicaSet of
-/// `apps`, ReplicationController of the core group) fails on `spec.replicas`, a Go `*int32`: a
-/// value of another JSON type than a number (or null) is Go's type error, `json: cannot
-/// unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32`, as
-/// `resources_error` words those of a container's resources.
+/// Why kube-apiserver refuses a built-in workload (Deployment, StatefulSet, ReplicaSet of
+/// `apps`, ReplicationController of the core group) for its `spec.replicas`, a Go `*int32`, in
+/// its words; `None` when the count is accepted (or not written, or `null`).
+///
+/// Decoding fails on a value of another JSON type than a number (`json: cannot unmarshal string
+/// into Go struct field DeploymentSpec.spec.replicas of type int32`, as `resources_error` words
+/// those of a container's resources) and on a number that is no `int32`: a fraction or one out
+/// of range, named by the JSON text kubectl sends (`literalStore` in `encoding/json`: `json:
+/// cannot unmarshal number 1.5 into ...`), the error wrapped as the apiserver's serializer
+/// wraps it (`Deployment in version "v1" cannot be handled as a Deployment: ...`). A negative
+/// count decodes, and validation refuses it (`ValidateNonnegativeField` in
+/// `ValidateDeploymentSpec` and its kin): `Deployment.apps "web" is invalid: spec.replicas:
+/// Invalid value: -1: must be greater than or equal to 0`.
 pub fn replicas_error<'a>(id: &ObjectId, spec: Option<impl Fields<'a>>) -> Option<String> {
-    let group = GroupVersion::parse_or_empty(&id.api_version).group();
+    let gv = GroupVersion::parse_or_empty(&id.api_version);
     let built_in = match id.kind.as_str() {
-        "Deployment" | "StatefulSet" | "ReplicaSet" => group == "apps",
-        "ReplicationController" => group.is_empty(),
+        "Deployment" | "StatefulSet" | "ReplicaSet" => gv.group() == "apps",
+        "ReplicationController" => gv.group().is_empty(),
         _ => false,
     };
     if !built_in {
         return None;
     }
-    let ty = spec?.field("replicas")?.json_type();
-    (!matches!(ty, "number" | "null")).then(|| {
-        format!("json: cannot unmarshal {ty} into Go struct field {}Spec.spec.replicas of type int32", id.kind)
-    })
+    let replicas = spec?.field("replicas")?;
+    let undecodable = |value: &str| {
+        format!(
+            "{kind} in version {version} cannot be handled as a {kind}: json: cannot unmarshal {value} into Go struct field {kind}Spec.spec.replicas of type int32",
+            kind = id.kind,
+            version = crate::go::quote(gv.version()),
+        )
+    };
+    match replicas.json_type() {
+        "null" => None,
+        "number" => {
+            let text = replicas.quantity_text()?;
+            let count = text.parse::<i64>().ok().and_then(|n| i32::try_from(n).ok());
+            match count {
+                // An integer that is an int32, negative ones for validation to refuse.
+                Some(n) if n < 0 => {
+                    let group = if gv.group().is_empty() { String::new() } else { format!(".{}", gv.group()) };
+                    Some(format!(
+                        "{}{group} {} is invalid: spec.replicas: Invalid value: {n}: must be greater than or equal to 0",
+                        id.kind,
+                        crate::go::quote(&id.name)
+                    ))
+                }
+                Some(_) => None,
+                // An integer's digits as they are; a fraction as Go's encoder writes the float
+                // kubectl read (`1.50` is `1.5`, `1e30` is `1e+30`).
+                None => {
+                    let go = if text.parse::<i64>().is_ok() || text.parse::<u64>().is_ok() {
+                        text.into_owned()
+                    } else {
+                        text.parse::<f64>().map_or_else(|_| text.into_owned(), crate::go::json_float)
+                    };
+                    Some(undecodable(&format!("number {go}")))
+                }
+            }
+        }
+        ty => Some(undecodable(ty)),
+    }
 }
 
 /// Where an object holds the template of the pods it makes, and the path of its pod spec: at
