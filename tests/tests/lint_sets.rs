@@ -1130,3 +1130,29 @@ fn replicas_kube_apiserver_refuses_are_errors_in_its_words() {
     assert_eq!(report["diagnostics"][0]["severity"], "warning");
 }
 
+/// A VPA in `Initial` mode sets requests as pods are created: it moves a `Utilization` target
+/// (info), and not an `AverageValue` one, which reads usage alone. `Auto` is reported on both.
+#[test]
+fn a_vpa_setting_requests_at_creation_only_concerns_a_utilization_target() {
+    let set = |target: &str, mode: &str| {
+        format!(
+            "{}---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {{name: web, namespace: shop}}\nspec:\n  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  maxReplicas: 5\n  metrics:\n  - type: Resource\n    resource: {{name: cpu, target: {target}}}\n---\napiVersion: autoscaling.k8s.io/v1\nkind: VerticalPodAutoscaler\nmetadata: {{name: web, namespace: shop}}\nspec:\n  targetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  updatePolicy: {{updateMode: {mode}}}\n",
+            WEB_DEPLOYMENT.replace("  REPLICAS\n", "").replace("resources: {}", "resources: {requests: {cpu: 100m}}")
+        )
+    };
+    let utilization = "{type: Utilization, averageUtilization: 70}";
+    let average = "{type: AverageValue, averageValue: 100m}";
+    let found = |target: &str, mode: &str| {
+        let report = lint(&["--select", "HPA408"], &set(target, mode));
+        report["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| (d["line"].as_u64().unwrap(), d["severity"].as_str().unwrap().to_string()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(found(utilization, "Initial"), [(24, "info".to_string())]);
+    assert_eq!(found(average, "Initial"), []);
+    assert_eq!(found(average, "Auto"), [(24, "warning".to_string())]);
+    assert_eq!(found(utilization, "Auto"), [(24, "warning".to_string())]);
+}

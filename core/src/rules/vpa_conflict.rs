@@ -24,12 +24,15 @@ crate::declare_rule! {
     /// - `Recreate` (the default), `Auto` (the same, deprecated) and `InPlaceOrRecreate`: a
     ///   warning. The VPA changes the requests of running pods, by eviction or in place, while
     ///   the HPA is scaling on them.
-    /// - `Initial`: informational. The VPA sets requests only when a pod is created, and never
-    ///   touches a running one; but every pod the HPA adds, and every pod of a rollout, gets the
-    ///   VPA's current recommendation as its requests, so the denominator of the utilization the
-    ///   HPA targets moves with each new pod. The two are coupled through pod creation, not by a
-    ///   loop within one scaling event: over pod generations the target's meaning drifts (70 % of
-    ///   a request that itself follows usage), which is worth knowing rather than certainly wrong.
+    /// - `Initial`: informational, and only for a `Utilization` target. The VPA sets requests
+    ///   only when a pod is created, and never touches a running one; but every pod the HPA
+    ///   adds, and every pod of a rollout, gets the VPA's current recommendation as its requests,
+    ///   so the denominator of the utilization the HPA targets moves with each new pod. The two
+    ///   are coupled through pod creation, not by a loop within one scaling event: over pod
+    ///   generations the target's meaning drifts (70 % of a request that itself follows usage),
+    ///   which is worth knowing rather than certainly wrong. An `AverageValue` target (which the
+    ///   controller uses whenever `averageValue` is written) reads usage alone, which requests set
+    ///   at creation do not move: nothing is reported.
     /// - `Off`: nothing is reported (recommendations only).
     ///
     /// A VPA whose `updateMode` is no string (an unquoted `Off` is YAML 1.1's `false`, sent as
@@ -162,6 +165,15 @@ impl Rule for VpaConflict {
                     }
                     _ => continue,
                 };
+                // Requests set at pod creation only move a utilization, the ratio to them: an
+                // AverageValue target (which the controller uses whenever it is written) reads
+                // usage alone.
+                let target =
+                    m.resource.as_ref().map(|r| &r.target).or(m.container_resource.as_ref().map(|r| &r.target));
+                let utilization = target.is_some_and(|t| t.average_value.is_none() && t.average_utilization.is_some());
+                if severity == Severity::Info && !utilization {
+                    continue;
+                }
                 if containers.as_ref().is_some_and(Vec::is_empty) {
                     continue;
                 }
