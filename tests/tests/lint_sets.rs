@@ -1156,3 +1156,27 @@ fn a_vpa_setting_requests_at_creation_only_concerns_a_utilization_target() {
     assert_eq!(found(average, "Auto"), [(24, "warning".to_string())]);
     assert_eq!(found(utilization, "Auto"), [(24, "warning".to_string())]);
 }
+
+/// An object given twice among the items of a `List` is one object too, and the note names the
+/// items (1-based, as the documents), not the one document twice.
+#[test]
+fn an_object_repeated_in_a_list_is_named_by_its_items() {
+    let hpa = "- apiVersion: autoscaling/v2\n  kind: HorizontalPodAutoscaler\n  metadata: {name: web, namespace: shop}\n  spec:\n    scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n    maxReplicas: 3\n";
+    let list = format!("apiVersion: v1\nkind: List\nitems:\n{hpa}{hpa}");
+    let report = lint(&[], &list);
+    assert_eq!(report["summary"]["objects"], 1);
+    assert_eq!(
+        notes(&report),
+        [
+            "<stdin>: HorizontalPodAutoscaler shop/web is defined more than once (in document 1 (items 1 and 2)): each is one object, checked once"
+        ]
+    );
+    // With the same HPA as a document of its own after the List.
+    let report = lint(&[], &format!("{list}---\n{}", hpa.replace("\n  ", "\n").trim_start_matches("- ")));
+    assert_eq!(
+        notes(&report),
+        [
+            "<stdin>: HorizontalPodAutoscaler shop/web is defined more than once (in document 1 (items 1 and 2) and document 2): each is one object, checked once"
+        ]
+    );
+}
