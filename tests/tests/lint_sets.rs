@@ -1180,3 +1180,40 @@ fn an_object_repeated_in_a_list_is_named_by_its_items() {
         ]
     );
 }
+
+/// An HPA in a version the release does not serve (`autoscaling/v2beta2`, HPA401) is never
+/// stored: the HPA of the same Deployment in `autoscaling/v2` is alone, and neither is told of
+/// a conflict.
+#[test]
+fn an_hpa_in_an_unserved_version_conflicts_with_none() {
+    let hpa = |name: &str, api_version: &str| {
+        format!(
+            "---\napiVersion: {api_version}\nkind: HorizontalPodAutoscaler\nmetadata: {{name: {name}, namespace: shop}}\nspec:\n  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  maxReplicas: 5\n  metrics:\n  - type: Pods\n    pods: {{metric: {{name: rps}}, target: {{type: AverageValue, averageValue: \"10\"}}}}\n"
+        )
+    };
+    let set = format!(
+        "{}{}{}",
+        WEB_DEPLOYMENT.replace("  REPLICAS\n", ""),
+        hpa("web", "autoscaling/v2"),
+        hpa("web-old", "autoscaling/v2beta2")
+    );
+    let report = lint(&[], &set);
+    let found: Vec<(u64, u64, String, String)> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            let text = |k: &str| d[k].as_str().unwrap().to_string();
+            (d["line"].as_u64().unwrap(), d["column"].as_u64().unwrap(), text("rule"), text("message"))
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [(
+            26,
+            13,
+            "HPA401".to_string(),
+            "autoscaling/v2beta2 is not served since Kubernetes 1.26: use autoscaling/v2".to_string()
+        )]
+    );
+}

@@ -835,14 +835,16 @@ fn first_pass_hpa(
     }
     r.diags.extend(diags);
     r.suppressed += suppressed;
-    // Only an HPA kube-apiserver accepts exists to conflict with another (HPA407), and only
-    // one whose target the controller can map scales it.
+    // Only an HPA kube-apiserver accepts, in a version the release serves, exists to conflict
+    // with another (HPA407), and only one whose target the controller can map scales it.
     if let Admission::Admitted(admitted) = admission
         && admitted.allowed()
     {
         let spec = &admitted.effective().spec;
         let t = &spec.scale_target_ref;
-        if !rules::unmapped_scale_target(&t.api_version, &t.kind) {
+        let release = opts.check.settings.gates().version();
+        let served = version.is_some_and(|v| hpa_core::api::served(v.as_str(), release).is_ok());
+        if served && !rules::unmapped_scale_target(&t.api_version, &t.kind) {
             r.targets.push((position, t.kind.clone(), t.name.clone(), spec.min_replicas.unwrap_or(1)));
         }
         if deferring {
