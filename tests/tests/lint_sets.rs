@@ -1217,3 +1217,57 @@ fn an_hpa_in_an_unserved_version_conflicts_with_none() {
         )]
     );
 }
+
+/// A budget over the HPA's pods that kube-apiserver refuses is never stored: HPA104 says so, an
+/// error on the budget's field in kube-apiserver's words (the `IntOrString` printed as the
+/// release prints it), instead of counting with a budget that does not exist.
+#[test]
+fn a_budget_kube_apiserver_refuses_is_reported_in_its_words() {
+    let hpa = "---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web, namespace: shop}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  minReplicas: 3\n  maxReplicas: 5\n  metrics:\n  - type: Pods\n    pods: {metric: {name: rps}, target: {type: AverageValue, averageValue: \"10\"}}\n";
+    let run = |budget: &str, release: &str| {
+        let pdb = format!(
+            "---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {{name: web, namespace: shop}}\nspec:\n  {budget}\n  selector:\n    matchLabels: {{app: web}}\n"
+        );
+        let set = WEB_DEPLOYMENT.replace("REPLICAS", "minReadySeconds: 0") + hpa + &pdb;
+        let report = lint(&["--select", "HPA104", "--kubernetes-version", release], &set);
+        assert_eq!(report["diagnostics"].as_array().unwrap().len(), 1, "{report}");
+        let d = &report["diagnostics"][0];
+        assert_eq!(
+            (d["line"].as_u64(), d["column"].as_u64(), d["severity"].as_str()),
+            (Some(32), Some(17), Some("error"))
+        );
+        assert_eq!(d["object"]["kind"], "PodDisruptionBudget");
+        said(&report, "HPA104").remove(0)
+    };
+    let words = |error: &str| {
+        format!(
+            "kube-apiserver rejects PodDisruptionBudget shop/web (PodDisruptionBudget.policy \"web\" is invalid: {error}), so it budgets none of the pods of Deployment shop/web"
+        )
+    };
+    assert_eq!(
+        run("minAvailable: 150%", "1.37"),
+        (
+            "spec.minAvailable".to_string(),
+            words("spec.minAvailable: Invalid value: \"150%\": must not be greater than 100%"),
+            "write minAvailable or maxUnavailable as a count of 0 or more, or a percentage from 0% to 100% (\"50%\")"
+                .to_string()
+        )
+    );
+    assert_eq!(
+        run("minAvailable: 150%", "1.33").1,
+        words(
+            "spec.minAvailable: Invalid value: intstr.IntOrString{Type:1, IntVal:0, StrVal:\"150%\"}: must not be greater than 100%"
+        )
+    );
+    // A count written as a string is no percentage.
+    assert_eq!(
+        run("minAvailable: \"2\"", "1.37").1,
+        words(
+            "spec.minAvailable: Invalid value: \"2\": a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')"
+        )
+    );
+    assert_eq!(
+        run("minAvailable: -1", "1.37").1,
+        words("spec.minAvailable: Invalid value: -1: must be greater than or equal to 0")
+    );
+}

@@ -377,6 +377,9 @@ pub struct Pdb {
     pub min_available: Option<IntOrPercent>,
     /// `spec.maxUnavailable`
     pub max_unavailable: Option<IntOrPercent>,
+    /// What kube-apiserver's validation refuses in `minAvailable` and `maxUnavailable`
+    /// ([`pdb_budget_errors`]): the budget is then never stored.
+    pub invalid: Vec<crate::field::FieldError>,
 }
 
 /// A VerticalPodAutoscaler.
@@ -938,12 +941,14 @@ pub fn replicas_error<'a>(id: &ObjectId, spec: Option<impl Fields<'a>>) -> Optio
             match count {
                 // An integer that is an int32, negative ones for validation to refuse.
                 Some(n) if n < 0 => {
-                    let group = if gv.group().is_empty() { String::new() } else { format!(".{}", gv.group()) };
-                    Some(format!(
-                        "{}{group} {} is invalid: spec.replicas: Invalid value: {n}: must be greater than or equal to 0",
-                        id.kind,
-                        crate::go::quote(&id.name)
-                    ))
+                    use crate::field::{BadValue, FieldError, Path};
+                    let path = Path::new("spec");
+                    let error = FieldError::invalid(
+                        &path.child("replicas"),
+                        BadValue::Int(i64::from(n)),
+                        "must be greater than or equal to 0",
+                    );
+                    Some(crate::field::invalid_message(&id.kind, gv.group(), &id.name, &[error]))
                 }
                 Some(_) => None,
                 // An integer's digits as they are; a fraction as Go's encoder writes the float
@@ -1304,7 +1309,42 @@ pub fn pdb_from_json(id: ObjectId, v: &Value) -> Pdb {
         selector,
         min_available: spec.and_then(|s| s.get("minAvailable")).and_then(IntOrPercent::from_json),
         max_unavailable: spec.and_then(|s| s.get("maxUnavailable")).and_then(IntOrPercent::from_json),
+        invalid: spec.map(pdb_budget_errors).unwrap_or_default(),
     }
+}
+
+/// What `ValidatePodDisruptionBudgetSpec` (`pkg/apis/policy/validation`) refuses in a budget's
+/// `minAvailable` and `maxUnavailable`, each an `intstr.IntOrString`: a string that is no
+/// percentage (`"2"`: `IsValidPercent`) or one above 100% (`IsNotMoreThan100Percent`), a
+/// negative integer (`ValidateNonnegativeField`). A string is printed as the `IntOrString` it
+/// is (JSON from 1.34, a Go struct dump in 1.33), an integer plainly.
+pub fn pdb_budget_errors(spec: &Value) -> Vec<crate::field::FieldError> {
+    use crate::field::{BadValue, FieldError, Path};
+    let mut errors = Vec::new();
+    let spec_path = Path::new("spec");
+    for key in ["minAvailable", "maxUnavailable"] {
+        let path = spec_path.child(key);
+        match spec.get(key) {
+            Some(Value::String(s)) => {
+                let value = || BadValue::Composite {
+                    json: crate::go::json_string(s),
+                    go_syntax: format!("intstr.IntOrString{{Type:1, IntVal:0, StrVal:{}}}", crate::go::quote(s)),
+                };
+                if let Some(message) = crate::validation::names::percent_error(s) {
+                    errors.push(FieldError::invalid(&path, value(), message));
+                } else if s.trim_end_matches('%').parse::<u64>().map_or(true, |p| p > 100) {
+                    errors.push(FieldError::invalid(&path, value(), "must not be greater than 100%"));
+                }
+            }
+            Some(v) => {
+                if let Some(n) = v.as_i64().filter(|n| *n < 0 && i32::try_from(*n).is_ok()) {
+                    errors.push(FieldError::invalid(&path, BadValue::Int(n), "must be greater than or equal to 0"));
+                }
+            }
+            None => {}
+        }
+    }
+    errors
 }
 
 /// Builds a [`Vpa`] from JSON.
