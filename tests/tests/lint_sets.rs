@@ -1271,3 +1271,28 @@ fn a_budget_kube_apiserver_refuses_is_reported_in_its_words() {
         words("spec.minAvailable: Invalid value: -1: must be greater than or equal to 0")
     );
 }
+
+/// A container policy's `mode: Off` written unquoted is YAML 1.1's `false`: the VPA CRD's
+/// schema refuses the VPA, as it does an unquoted `updateMode: Off`, so it sizes nothing; the
+/// finding says so instead of a conflict with a VPA that does not exist.
+#[test]
+fn an_unquoted_off_in_a_container_policy_refuses_the_vpa() {
+    let set = format!(
+        "{}---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {{name: web, namespace: shop}}\nspec:\n  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  maxReplicas: 5\n  metrics:\n  - type: Resource\n    resource: {{name: cpu, target: {{type: Utilization, averageUtilization: 70}}}}\n---\napiVersion: autoscaling.k8s.io/v1\nkind: VerticalPodAutoscaler\nmetadata: {{name: web, namespace: shop}}\nspec:\n  targetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  resourcePolicy:\n    containerPolicies:\n    - {{containerName: app, mode: Off}}\n",
+        WEB_DEPLOYMENT.replace("  REPLICAS\n", "").replace("resources: {}", "resources: {requests: {cpu: 100m}}")
+    );
+    let report = lint(&["--select", "HPA408"], &set);
+    assert_eq!(
+        said(&report, "HPA408"),
+        [(
+            "spec.scaleTargetRef".to_string(),
+            "VerticalPodAutoscaler web: containerPolicies[0].mode is the boolean false (YAML reads an unquoted Off as false), which the VPA's schema refuses (spec.resourcePolicy.containerPolicies[0].mode: Invalid value: \"boolean\": spec.resourcePolicy.containerPolicies[0].mode in body must be of type string: \"boolean\"): the VPA is not created".to_string(),
+            "quote the mode: mode: \"Off\"".to_string()
+        )]
+    );
+    let related = &report["diagnostics"][0]["related"][0];
+    assert_eq!((related["line"].as_u64(), related["column"].as_u64()), (Some(33), Some(34)), "{related}");
+    // Quoted, the policy is off and the VPA sizes no container the HPA reads: nothing.
+    let quoted = lint(&["--select", "HPA408"], &set.replace("mode: Off", "mode: \"Off\""));
+    assert!(said(&quoted, "HPA408").is_empty(), "{quoted}");
+}

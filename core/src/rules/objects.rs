@@ -394,10 +394,11 @@ pub struct Vpa {
     /// `spec.updatePolicy.updateMode` (`Recreate` when absent, as the VPA defaults it; `Auto`,
     /// the former default, is the same mode).
     pub update_mode: String,
-    /// `spec.updatePolicy.updateMode` when it is set to what is no string (an unquoted `Off` is
-    /// YAML 1.1's `false`, which kubectl sends as JSON `false`): the CRD's schema refuses the
-    /// VPA, so it has no mode (`update_mode` is then empty).
-    pub update_mode_not_a_string: Option<Value>,
+    /// The first mode set to what is no string, with its path: `spec.updatePolicy.updateMode`
+    /// (`update_mode` is then empty), else a container policy's `mode`
+    /// (`spec.resourcePolicy.containerPolicies[0].mode`). An unquoted `Off` is YAML 1.1's
+    /// `false`, which kubectl sends as JSON `false`: the CRD's schema refuses the VPA.
+    pub mode_not_a_string: Option<(String, Value)>,
     /// `spec.resourcePolicy.containerPolicies`, in order: which containers it sizes, and which
     /// of their resources ([`Vpa::sets_request`]).
     pub container_policies: Vec<ContainerPolicy>,
@@ -1354,13 +1355,21 @@ pub fn vpa_from_json(id: ObjectId, v: &Value) -> Vpa {
     let s =
         |n: Option<&Value>, k: &str| n.and_then(|n| n.get(k)).and_then(Value::as_str).unwrap_or_default().to_string();
     let written = spec.and_then(|s| s.get("updatePolicy")).and_then(|p| p.get("updateMode"));
-    let update_mode_not_a_string = written.filter(|v| !v.is_string() && !v.is_null()).cloned();
+    let not_a_string = |v: &&Value| !v.is_string() && !v.is_null();
+    let update_mode_not_a_string = written.filter(not_a_string);
     let mut update_mode = written.and_then(Value::as_str).unwrap_or_default().to_string();
     if update_mode.is_empty() && update_mode_not_a_string.is_none() {
         update_mode = "Recreate".into();
     }
     let policies =
         spec.and_then(|s| s.get("resourcePolicy")).and_then(|r| r.get("containerPolicies")).and_then(Value::as_array);
+    let mode_not_a_string =
+        update_mode_not_a_string.map(|v| ("spec.updatePolicy.updateMode".to_string(), v.clone())).or_else(|| {
+            policies.into_iter().flatten().enumerate().find_map(|(i, p)| {
+                let mode = p.get("mode").filter(not_a_string)?;
+                Some((format!("spec.resourcePolicy.containerPolicies[{i}].mode"), mode.clone()))
+            })
+        });
     let container_policies = policies
         .into_iter()
         .flatten()
@@ -1378,7 +1387,7 @@ pub fn vpa_from_json(id: ObjectId, v: &Value) -> Vpa {
         target_kind: s(target, "kind"),
         target_name: s(target, "name"),
         update_mode,
-        update_mode_not_a_string,
+        mode_not_a_string,
         container_policies,
     }
 }
