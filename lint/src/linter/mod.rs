@@ -1247,6 +1247,10 @@ impl DefinedAgain {
     }
 }
 
+/// A document (0-based) and the 1-based numbers of the `List` items it holds a definition in
+/// (none: the document is the definition).
+type DocumentItems = (usize, Vec<String>);
+
 /// The note about the objects a set defines more than once: each object once, with where
 /// its definitions are (`documents 1, 6 and 11`, or `a.yaml (documents 1 and 3) and b.yaml
 /// (document 1)`; the items of a `List`, `document 1 (items 2 and 3)`), the first few listed.
@@ -1255,7 +1259,7 @@ fn repeats_note(set: &str, repeats: &[Repeat], per_file: &[FileResult], files: &
     let places = |r: &Repeat| {
         // The documents of each file in turn (a set's files are read in order, so a file's
         // definitions are together), each with the items of a `List` it holds them in.
-        let mut by_file: Vec<(usize, Vec<(usize, Vec<String>)>)> = Vec::new();
+        let mut by_file: Vec<(usize, Vec<DocumentItems>)> = Vec::new();
         for &(k, position) in &r.definitions {
             let o = &per_file[k].objects[position];
             let item = o.item.map(|i| (i + 1).to_string());
@@ -1268,7 +1272,7 @@ fn repeats_note(set: &str, repeats: &[Repeat], per_file: &[FileResult], files: &
             }
         }
         // `documents 1 and 3`; with items, `document 1 (items 2 and 3)`.
-        let documents = |d: &[(usize, Vec<String>)]| {
+        let documents = |d: &[DocumentItems]| {
             if d.iter().all(|(_, items)| items.is_empty()) {
                 let numbers: Vec<String> = d.iter().map(|(n, _)| (n + 1).to_string()).collect();
                 let noun = if numbers.len() == 1 { "document" } else { "documents" };
