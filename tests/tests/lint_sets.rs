@@ -751,6 +751,25 @@ fn said(report: &Value, rule: &str) -> Vec<(String, String, String)> {
         .collect()
 }
 
+/// (line, column, rule, message) of every diagnostic.
+fn placed_messages(report: &Value) -> Vec<(u64, u64, String, String)> {
+    report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            let text = |k: &str| d[k].as_str().unwrap().to_string();
+            (d["line"].as_u64().unwrap(), d["column"].as_u64().unwrap(), text("rule"), text("message"))
+        })
+        .collect()
+}
+
+/// (line, column) of the first related location of the first diagnostic.
+fn first_related_at(report: &Value) -> (u64, u64) {
+    let related = &report["diagnostics"][0]["related"][0];
+    (related["line"].as_u64().unwrap(), related["column"].as_u64().unwrap())
+}
+
 const WEB_DEPLOYMENT: &str = "apiVersion: apps/v1
 kind: Deployment
 metadata: {name: web, namespace: shop}
@@ -961,8 +980,7 @@ fn a_selected_test_pod_without_requests_is_named() {
             "give container \"wget\" of Pod shop/web-test-connection a cpu request, or give its pods labels the selector of Deployment shop/web does not match".to_string()
         )]
     );
-    let related = &report["diagnostics"][0]["related"][0];
-    assert_eq!((related["line"].as_u64(), related["column"].as_u64()), (Some(35), Some(5)), "{related}");
+    assert_eq!(first_related_at(&report), (35, 5), "{report}");
     // Without the selector's labels it is not selected.
     let other = test_pod.replace("app: web,", "app: web-test,");
     assert_eq!(said(&lint(&["--select", "HPA201"], &(deployment + hpa + &other)), "HPA201"), []);
@@ -1038,16 +1056,7 @@ fn an_hpa_whose_target_cannot_be_mapped_conflicts_with_none() {
     let deployment = WEB_DEPLOYMENT.replace("  REPLICAS\n", "");
     let run = |second: &str| {
         let report = lint(&[], &format!("{deployment}{}{second}", hpa("a", "apps/v1", "Deployment")));
-        let said: Vec<(u64, u64, String, String)> = report["diagnostics"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|d| {
-                let text = |k: &str| d[k].as_str().unwrap().to_string();
-                (d["line"].as_u64().unwrap(), d["column"].as_u64().unwrap(), text("rule"), text("message"))
-            })
-            .collect();
-        said
+        placed_messages(&report)
     };
     assert_eq!(
         run(&hpa("b", "extensions/v1beta1", "Deployment")),
@@ -1198,17 +1207,8 @@ fn an_hpa_in_an_unserved_version_conflicts_with_none() {
         hpa("web-old", "autoscaling/v2beta2")
     );
     let report = lint(&[], &set);
-    let found: Vec<(u64, u64, String, String)> = report["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| {
-            let text = |k: &str| d[k].as_str().unwrap().to_string();
-            (d["line"].as_u64().unwrap(), d["column"].as_u64().unwrap(), text("rule"), text("message"))
-        })
-        .collect();
     assert_eq!(
-        found,
+        placed_messages(&report),
         [(
             26,
             13,
@@ -1290,8 +1290,7 @@ fn an_unquoted_off_in_a_container_policy_refuses_the_vpa() {
             "quote the mode: mode: \"Off\"".to_string()
         )]
     );
-    let related = &report["diagnostics"][0]["related"][0];
-    assert_eq!((related["line"].as_u64(), related["column"].as_u64()), (Some(33), Some(34)), "{related}");
+    assert_eq!(first_related_at(&report), (33, 34), "{report}");
     // Quoted, the policy is off and the VPA sizes no container the HPA reads: nothing.
     let quoted = lint(&["--select", "HPA408"], &set.replace("mode: Off", "mode: \"Off\""));
     assert!(said(&quoted, "HPA408").is_empty(), "{quoted}");
