@@ -786,3 +786,42 @@ fn a_missing_custom_resource_target_is_hpa403_as_in_files() {
     let paths: Vec<String> = l.server.requests().iter().map(|r| r.path.clone()).collect();
     assert!(paths.iter().any(|p| p == "/apis/example.com/v1/namespaces/batch/workerpools/ghost"), "{paths:?}");
 }
+
+/// A stored HPA whose Deployment is written `extensions/v1beta1` maps to nothing for the
+/// controller (HPA405): live as in files, it conflicts with no HPA of the `apps/v1` Deployment,
+/// while two HPAs of the right group do.
+#[test]
+fn a_live_hpa_whose_target_group_does_not_serve_it_conflicts_with_none() {
+    let l = live();
+    let deployment = json!({
+        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "shop"},
+        "spec": {"selector": {"matchLabels": {"app": "web"}}, "template": {
+            "metadata": {"labels": {"app": "web"}},
+            "spec": {"containers": [{"name": "app", "image": "w:1", "resources": {"requests": {"cpu": "100m"}}}]}}},
+    });
+    let hpa = |name: &str, api_version: &str| {
+        json!({
+            "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": name, "namespace": "shop"},
+            "spec": {"scaleTargetRef": {"apiVersion": api_version, "kind": "Deployment", "name": "web"},
+                     "minReplicas": 2, "maxReplicas": 10},
+        })
+    };
+    l.server.apply(&[deployment, hpa("web", "apps/v1"), hpa("old", "extensions/v1beta1")]);
+    let run = l.lint(&["-n", "shop", "-o", "json", "--select", "HPA405,HPA407"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let report = run.json();
+    assert!(located(&report, "HPA407").is_empty(), "{}", run.stdout);
+    assert_eq!(located(&report, "HPA405"), ["shop/old HorizontalPodAutoscaler spec.scaleTargetRef.apiVersion"]);
+    l.server.apply(&[hpa("old", "apps/v1beta2")]);
+    let run = l.lint(&["-n", "shop", "-o", "json", "--select", "HPA405,HPA407"]);
+    assert_eq!(
+        located(&run.json(), "HPA407"),
+        [
+            "shop/old HorizontalPodAutoscaler spec.scaleTargetRef",
+            "shop/web HorizontalPodAutoscaler spec.scaleTargetRef"
+        ],
+        "{}",
+        run.stdout
+    );
+}

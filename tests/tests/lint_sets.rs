@@ -751,6 +751,25 @@ fn said(report: &Value, rule: &str) -> Vec<(String, String, String)> {
         .collect()
 }
 
+/// (line, column, rule, message) of every diagnostic.
+fn placed_messages(report: &Value) -> Vec<(u64, u64, String, String)> {
+    report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            let text = |k: &str| d[k].as_str().unwrap().to_string();
+            (d["line"].as_u64().unwrap(), d["column"].as_u64().unwrap(), text("rule"), text("message"))
+        })
+        .collect()
+}
+
+/// (line, column) of the first related location of the first diagnostic.
+fn first_related_at(report: &Value) -> (u64, u64) {
+    let related = &report["diagnostics"][0]["related"][0];
+    (related["line"].as_u64().unwrap(), related["column"].as_u64().unwrap())
+}
+
 const WEB_DEPLOYMENT: &str = "apiVersion: apps/v1
 kind: Deployment
 metadata: {name: web, namespace: shop}
@@ -961,8 +980,7 @@ fn a_selected_test_pod_without_requests_is_named() {
             "give container \"wget\" of Pod shop/web-test-connection a cpu request, or give its pods labels the selector of Deployment shop/web does not match".to_string()
         )]
     );
-    let related = &report["diagnostics"][0]["related"][0];
-    assert_eq!((related["line"].as_u64(), related["column"].as_u64()), (Some(35), Some(5)), "{related}");
+    assert_eq!(first_related_at(&report), (35, 5), "{report}");
     // Without the selector's labels it is not selected.
     let other = test_pod.replace("app: web,", "app: web-test,");
     assert_eq!(said(&lint(&["--select", "HPA201"], &(deployment + hpa + &other)), "HPA201"), []);
@@ -1022,4 +1040,258 @@ fn a_custom_resource_count_deep_under_spec_is_found() {
         &format!("{into_template}{}{hpa}", worker.replace("containers:", "replicas: 3\n      containers:")),
     );
     assert!(said(&quiet, "HPA410").is_empty(), "{quiet}");
+}
+
+/// Two HPAs name Deployment `web`, one in a group that does not serve it: the controller maps
+/// the target by group and kind, so that HPA finds nothing (`FailedGetScale`, HPA405), never
+/// reads a selector, and conflicts with no other. The version is no part of the target
+/// (`apps/v1beta2` names the same Deployment), and a kind in another case names none (HPA404).
+#[test]
+fn an_hpa_whose_target_cannot_be_mapped_conflicts_with_none() {
+    let hpa = |name: &str, api_version: &str, kind: &str| {
+        format!(
+            "---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {{name: {name}, namespace: shop}}\nspec:\n  scaleTargetRef: {{apiVersion: {api_version}, kind: {kind}, name: web}}\n  maxReplicas: 5\n  metrics:\n  - type: Pods\n    pods: {{metric: {{name: rps}}, target: {{type: AverageValue, averageValue: \"10\"}}}}\n"
+        )
+    };
+    let deployment = WEB_DEPLOYMENT.replace("  REPLICAS\n", "");
+    let run = |second: &str| {
+        let report = lint(&[], &format!("{deployment}{}{second}", hpa("a", "apps/v1", "Deployment")));
+        placed_messages(&report)
+    };
+    assert_eq!(
+        run(&hpa("b", "extensions/v1beta1", "Deployment")),
+        [(
+            30,
+            32,
+            "HPA405".to_string(),
+            "Deployment is not served in group \"extensions\" (extensions/v1beta1): the controller cannot find the target"
+                .to_string()
+        )]
+    );
+    assert_eq!(
+        run(&hpa("b", "apps/v1", "deployment")),
+        [(
+            30,
+            47,
+            "HPA404".to_string(),
+            "kinds are case-sensitive: \"deployment\" matches no resource, the controller cannot find the target"
+                .to_string()
+        )]
+    );
+    // The right group in a version it no longer serves: the same Deployment, two HPAs.
+    let both = run(&hpa("b", "apps/v1beta2", "Deployment"));
+    assert_eq!(
+        both,
+        [
+            (
+                20,
+                3,
+                "HPA407".to_string(),
+                "Deployment shop/web is also scaled by b: the controller refuses to scale pods of several HPAs (AmbiguousSelector)"
+                    .to_string()
+            ),
+            (
+                30,
+                3,
+                "HPA407".to_string(),
+                "Deployment shop/web is also scaled by a: the controller refuses to scale pods of several HPAs (AmbiguousSelector)"
+                    .to_string()
+            ),
+        ]
+    );
+}
+
+/// HPA410 on a count kube-apiserver does not take: a number that is no `int32` (a fraction, one
+/// past 2147483647), in Go's decoder's words with the number as kubectl sends it, and a
+/// negative one, in validation's words; each an error, on the count.
+#[test]
+fn replicas_kube_apiserver_refuses_are_errors_in_its_words() {
+    let hpa = "---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web, namespace: shop}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  maxReplicas: 5\n  metrics:\n  - type: Pods\n    pods: {metric: {name: rps}, target: {type: AverageValue, averageValue: \"10\"}}\n";
+    let run = |replicas: &str| {
+        let report = lint(&["--select", "HPA410"], &(WEB_DEPLOYMENT.replace("REPLICAS", replicas) + hpa));
+        assert_eq!(positions(&report), [(5, 13, "HPA410".to_string())], "{report}");
+        assert_eq!(report["diagnostics"][0]["severity"], "error");
+        said(&report, "HPA410").remove(0)
+    };
+    let undecodable = |number: &str| {
+        format!(
+            "kube-apiserver rejects Deployment shop/web (Deployment in version \"v1\" cannot be handled as a Deployment: json: cannot unmarshal number {number} into Go struct field DeploymentSpec.spec.replicas of type int32), so there is nothing to scale"
+        )
+    };
+    let help = "remove spec.replicas from the workload (the HPA owns it), or write it as an integer up to 2147483647";
+    assert_eq!(run("replicas: 1.5"), ("spec.replicas".to_string(), undecodable("1.5"), help.to_string()));
+    // YAML reads `1.50` and `1e30` as floats; kubectl sends them as Go writes floats.
+    assert_eq!(run("replicas: 1.50").1, undecodable("1.5"));
+    assert_eq!(run("replicas: 1e30").1, undecodable("1e+30"));
+    assert_eq!(run("replicas: 2147483648").1, undecodable("2147483648"));
+    assert_eq!(
+        run("replicas: -1"),
+        (
+            "spec.replicas".to_string(),
+            "kube-apiserver rejects Deployment shop/web (Deployment.apps \"web\" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0), so there is nothing to scale".to_string(),
+            "remove spec.replicas from the workload (the HPA owns it), or write a count of 0 or more".to_string()
+        )
+    );
+    // The largest int32, and a float YAML reads as a whole number (kubectl sends `2`): counts.
+    let report = lint(&["--select", "HPA410"], &(WEB_DEPLOYMENT.replace("REPLICAS", "replicas: 2.0") + hpa));
+    assert_eq!(report["diagnostics"][0]["severity"], "warning");
+    let report = lint(&["--select", "HPA410"], &(WEB_DEPLOYMENT.replace("REPLICAS", "replicas: 2147483647") + hpa));
+    assert_eq!(report["diagnostics"][0]["severity"], "warning");
+}
+
+/// A VPA in `Initial` mode sets requests as pods are created: it moves a `Utilization` target
+/// (info), and not an `AverageValue` one, which reads usage alone. `Auto` is reported on both.
+#[test]
+fn a_vpa_setting_requests_at_creation_only_concerns_a_utilization_target() {
+    let set = |target: &str, mode: &str| {
+        format!(
+            "{}---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {{name: web, namespace: shop}}\nspec:\n  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  maxReplicas: 5\n  metrics:\n  - type: Resource\n    resource: {{name: cpu, target: {target}}}\n---\napiVersion: autoscaling.k8s.io/v1\nkind: VerticalPodAutoscaler\nmetadata: {{name: web, namespace: shop}}\nspec:\n  targetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  updatePolicy: {{updateMode: {mode}}}\n",
+            WEB_DEPLOYMENT.replace("  REPLICAS\n", "").replace("resources: {}", "resources: {requests: {cpu: 100m}}")
+        )
+    };
+    let utilization = "{type: Utilization, averageUtilization: 70}";
+    let average = "{type: AverageValue, averageValue: 100m}";
+    let found = |target: &str, mode: &str| {
+        let report = lint(&["--select", "HPA408"], &set(target, mode));
+        report["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| (d["line"].as_u64().unwrap(), d["severity"].as_str().unwrap().to_string()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(found(utilization, "Initial"), [(24, "info".to_string())]);
+    assert_eq!(found(average, "Initial"), []);
+    assert_eq!(found(average, "Auto"), [(24, "warning".to_string())]);
+    assert_eq!(found(utilization, "Auto"), [(24, "warning".to_string())]);
+}
+
+/// An object given twice among the items of a `List` is one object too, and the note names the
+/// items (1-based, as the documents), not the one document twice.
+#[test]
+fn an_object_repeated_in_a_list_is_named_by_its_items() {
+    let hpa = "- apiVersion: autoscaling/v2\n  kind: HorizontalPodAutoscaler\n  metadata: {name: web, namespace: shop}\n  spec:\n    scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n    maxReplicas: 3\n";
+    let list = format!("apiVersion: v1\nkind: List\nitems:\n{hpa}{hpa}");
+    let report = lint(&[], &list);
+    assert_eq!(report["summary"]["objects"], 1);
+    assert_eq!(
+        notes(&report),
+        [
+            "<stdin>: HorizontalPodAutoscaler shop/web is defined more than once (in document 1 (items 1 and 2)): each is one object, checked once"
+        ]
+    );
+    // With the same HPA as a document of its own after the List.
+    let report = lint(&[], &format!("{list}---\n{}", hpa.replace("\n  ", "\n").trim_start_matches("- ")));
+    assert_eq!(
+        notes(&report),
+        [
+            "<stdin>: HorizontalPodAutoscaler shop/web is defined more than once (in document 1 (items 1 and 2) and document 2): each is one object, checked once"
+        ]
+    );
+}
+
+/// An HPA in a version the release does not serve (`autoscaling/v2beta2`, HPA401) is never
+/// stored: the HPA of the same Deployment in `autoscaling/v2` is alone, and neither is told of
+/// a conflict.
+#[test]
+fn an_hpa_in_an_unserved_version_conflicts_with_none() {
+    let hpa = |name: &str, api_version: &str| {
+        format!(
+            "---\napiVersion: {api_version}\nkind: HorizontalPodAutoscaler\nmetadata: {{name: {name}, namespace: shop}}\nspec:\n  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  maxReplicas: 5\n  metrics:\n  - type: Pods\n    pods: {{metric: {{name: rps}}, target: {{type: AverageValue, averageValue: \"10\"}}}}\n"
+        )
+    };
+    let set = format!(
+        "{}{}{}",
+        WEB_DEPLOYMENT.replace("  REPLICAS\n", ""),
+        hpa("web", "autoscaling/v2"),
+        hpa("web-old", "autoscaling/v2beta2")
+    );
+    let report = lint(&[], &set);
+    assert_eq!(
+        placed_messages(&report),
+        [(
+            26,
+            13,
+            "HPA401".to_string(),
+            "autoscaling/v2beta2 is not served since Kubernetes 1.26: use autoscaling/v2".to_string()
+        )]
+    );
+}
+
+/// A budget over the HPA's pods that kube-apiserver refuses is never stored: HPA104 says so, an
+/// error on the budget's field in kube-apiserver's words (the `IntOrString` printed as the
+/// release prints it), instead of counting with a budget that does not exist.
+#[test]
+fn a_budget_kube_apiserver_refuses_is_reported_in_its_words() {
+    let hpa = "---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web, namespace: shop}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  minReplicas: 3\n  maxReplicas: 5\n  metrics:\n  - type: Pods\n    pods: {metric: {name: rps}, target: {type: AverageValue, averageValue: \"10\"}}\n";
+    let run = |budget: &str, release: &str| {
+        let pdb = format!(
+            "---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {{name: web, namespace: shop}}\nspec:\n  {budget}\n  selector:\n    matchLabels: {{app: web}}\n"
+        );
+        let set = WEB_DEPLOYMENT.replace("REPLICAS", "minReadySeconds: 0") + hpa + &pdb;
+        let report = lint(&["--select", "HPA104", "--kubernetes-version", release], &set);
+        assert_eq!(report["diagnostics"].as_array().unwrap().len(), 1, "{report}");
+        let d = &report["diagnostics"][0];
+        assert_eq!(
+            (d["line"].as_u64(), d["column"].as_u64(), d["severity"].as_str()),
+            (Some(32), Some(17), Some("error"))
+        );
+        assert_eq!(d["object"]["kind"], "PodDisruptionBudget");
+        said(&report, "HPA104").remove(0)
+    };
+    let words = |error: &str| {
+        format!(
+            "kube-apiserver rejects PodDisruptionBudget shop/web (PodDisruptionBudget.policy \"web\" is invalid: {error}), so it budgets none of the pods of Deployment shop/web"
+        )
+    };
+    assert_eq!(
+        run("minAvailable: 150%", "1.37"),
+        (
+            "spec.minAvailable".to_string(),
+            words("spec.minAvailable: Invalid value: \"150%\": must not be greater than 100%"),
+            "write minAvailable or maxUnavailable as a count of 0 or more, or a percentage from 0% to 100% (\"50%\")"
+                .to_string()
+        )
+    );
+    assert_eq!(
+        run("minAvailable: 150%", "1.33").1,
+        words(
+            "spec.minAvailable: Invalid value: intstr.IntOrString{Type:1, IntVal:0, StrVal:\"150%\"}: must not be greater than 100%"
+        )
+    );
+    // A count written as a string is no percentage.
+    assert_eq!(
+        run("minAvailable: \"2\"", "1.37").1,
+        words(
+            "spec.minAvailable: Invalid value: \"2\": a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')"
+        )
+    );
+    assert_eq!(
+        run("minAvailable: -1", "1.37").1,
+        words("spec.minAvailable: Invalid value: -1: must be greater than or equal to 0")
+    );
+}
+
+/// A container policy's `mode: Off` written unquoted is YAML 1.1's `false`: the VPA CRD's
+/// schema refuses the VPA, as it does an unquoted `updateMode: Off`, so it sizes nothing; the
+/// finding says so instead of a conflict with a VPA that does not exist.
+#[test]
+fn an_unquoted_off_in_a_container_policy_refuses_the_vpa() {
+    let set = format!(
+        "{}---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {{name: web, namespace: shop}}\nspec:\n  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  maxReplicas: 5\n  metrics:\n  - type: Resource\n    resource: {{name: cpu, target: {{type: Utilization, averageUtilization: 70}}}}\n---\napiVersion: autoscaling.k8s.io/v1\nkind: VerticalPodAutoscaler\nmetadata: {{name: web, namespace: shop}}\nspec:\n  targetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  resourcePolicy:\n    containerPolicies:\n    - {{containerName: app, mode: Off}}\n",
+        WEB_DEPLOYMENT.replace("  REPLICAS\n", "").replace("resources: {}", "resources: {requests: {cpu: 100m}}")
+    );
+    let report = lint(&["--select", "HPA408"], &set);
+    assert_eq!(
+        said(&report, "HPA408"),
+        [(
+            "spec.scaleTargetRef".to_string(),
+            "VerticalPodAutoscaler web: containerPolicies[0].mode is the boolean false (YAML reads an unquoted Off as false), which the VPA's schema refuses (spec.resourcePolicy.containerPolicies[0].mode: Invalid value: \"boolean\": spec.resourcePolicy.containerPolicies[0].mode in body must be of type string: \"boolean\"): the VPA is not created".to_string(),
+            "quote the mode: mode: \"Off\"".to_string()
+        )]
+    );
+    assert_eq!(first_related_at(&report), (33, 34), "{report}");
+    // Quoted, the policy is off and the VPA sizes no container the HPA reads: nothing.
+    let quoted = lint(&["--select", "HPA408"], &set.replace("mode: Off", "mode: \"Off\""));
+    assert!(said(&quoted, "HPA408").is_empty(), "{quoted}");
 }

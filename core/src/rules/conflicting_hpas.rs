@@ -26,7 +26,14 @@ crate::declare_rule! {
     /// the message speaks of it as `an HPA with generateName web-`. An object defined twice in
     /// the set is one HPA (the linter matches its last definition). An HPA kube-apiserver would
     /// reject (HPA000: no name, an invalid spec, ...) is not counted: it is never stored, so it
-    /// conflicts with nothing, and its own errors say what to fix.
+    /// conflicts with nothing, and its own errors say what to fix. Nor is an HPA in a version the
+    /// release does not serve (`autoscaling/v2beta2`, HPA401), which kubectl cannot even send.
+    /// Nor is an HPA whose built-in
+    /// target kind is written in a group that does not serve it (a Deployment of
+    /// `extensions/v1beta1`, HPA405): the controller maps the target by group and kind, finds no
+    /// resource (`FailedGetScale`) and stops before it reads a selector, so it selects no pods.
+    /// Only the group counts, as for the controller: `apps/v1beta2` names the same Deployment as
+    /// `apps/v1`, and a kind spelled in another case (`deployment`, HPA404) names none.
     ///
     /// ## Why it matters
     ///
@@ -113,7 +120,11 @@ impl Rule for ConflictingHpas {
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Finding>) {
         let (Some(objects), Some(me)) = (cx.objects, cx.id) else { return };
         let t = &cx.effective.spec.scale_target_ref;
-        if t.kind.is_empty() || t.name.is_empty() {
+        // An HPA whose target the controller cannot map stops before it reads a selector: it
+        // selects no pods, and the linter does not count it among another's (HPA405 says why).
+        // One in a version the release does not serve is never stored (HPA401 says so).
+        let served = crate::api::served(cx.original.api_version().as_str(), cx.settings.gates().version()).is_ok();
+        if t.kind.is_empty() || t.name.is_empty() || !served || super::unmapped_scale_target(&t.api_version, &t.kind) {
             return;
         }
         // The index lists the HPA under check among them (`Objects::hpas_targeting`).

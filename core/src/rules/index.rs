@@ -786,6 +786,7 @@ mod tests {
             selector: Some(Default::default()),
             min_available: None,
             max_unavailable: None,
+            invalid: Vec::new(),
         })
     }
 

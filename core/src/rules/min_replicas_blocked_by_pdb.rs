@@ -17,6 +17,10 @@ crate::declare_rule! {
     /// (`LabelSelectorAsSelector(nil)` is `labels.Nothing()`); `selector: {}` selects every pod of
     /// its namespace (in `policy/v1beta1`, removed in 1.25, it selected none).
     ///
+    /// A budget kube-apiserver refuses (a `minAvailable` or `maxUnavailable` string that is no
+    /// percentage, such as `"2"`, one above `100%`, a negative count) is never stored: it is
+    /// reported instead, as an error on the budget in kube-apiserver's words.
+    ///
     /// The budget counts every pod it selects, as the disruption controller's
     /// `getExpectedPodCount` (`pkg/controller/disruption/disruption.go`) does: an integer
     /// `minAvailable` against all the selected pods, a percentage or `maxUnavailable` against
@@ -158,6 +162,10 @@ impl Rule for MinReplicasBlockedByPdb {
             if !pdb.selects(&workload.pod_labels) {
                 continue;
             }
+            if !pdb.invalid.is_empty() {
+                out.push(refused(cx, pdb));
+                continue;
+            }
             let others = others_selected(objects, pdb, target, workload);
             let total = min + others.iter().map(|(_, n)| n).sum::<i64>();
             let (blocked, field, detail) = match (&pdb.min_available, &pdb.max_unavailable) {
@@ -202,6 +210,30 @@ impl Rule for MinReplicasBlockedByPdb {
             }
         }
     }
+}
+
+/// The finding on a budget over the HPA's pods that kube-apiserver refuses ([`Pdb::invalid`]),
+/// in its words (`errors.NewInvalid`, values printed as the release prints them): it is never
+/// stored, so it budgets nothing, and applying it fails.
+fn refused(cx: &Context<'_>, pdb: &Pdb) -> Finding {
+    let rendering = crate::field::ValueRendering::of(cx.settings.gates().version());
+    let mut errors = pdb.invalid.clone();
+    for e in &mut errors {
+        e.rendering = rendering;
+    }
+    let group = crate::api::GroupVersion::parse_or_empty(&pdb.id.api_version).group();
+    let words = crate::field::invalid_message(&pdb.id.kind, group, &pdb.id.name, &errors);
+    let field = errors.first().map_or_else(|| "spec".to_string(), |e| e.field.clone());
+    let mut f = Finding::new(
+        &MinReplicasBlockedByPdb::META,
+        field.clone(),
+        format!("kube-apiserver rejects {} ({words}), so it budgets none of the pods of {}", pdb.id, cx.scale_target()),
+    )
+    .help("write minAvailable or maxUnavailable as a count of 0 or more, or a percentage from 0% to 100% (\"50%\")")
+    .on_object(pdb.id.clone(), field);
+    f.severity = super::Severity::Error;
+    let at = if cx.written.spec.min_replicas.is_some() { "spec.minReplicas" } else { "spec" };
+    f.related(Location::Hpa(at.into()), "this HPA's pods")
 }
 
 /// What to do about `pdb`: when it allows no eviction at any pod count (`maxUnavailable: 0`,

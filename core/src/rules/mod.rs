@@ -468,6 +468,19 @@ pub const SCALABLE_KINDS: &[(&str, &[&str])] = &[
     ("ReplicationController", &["v1", ""]),
 ];
 
+/// Whether the HPA controller cannot map the scale target `kind` of `api_version` to a resource:
+/// a kind of [`SCALABLE_KINDS`] written in a group that does not serve it (a Deployment of
+/// `extensions/v1beta1`). `reconcileAutoscaler` asks its RESTMapper for the group and kind
+/// (`RESTMappings`, the version aside) and stops there with `FailedGetScale`: the HPA never
+/// reads its target's selector, so it selects no pods and conflicts with no other HPA (HPA405
+/// reports the group).
+pub fn unmapped_scale_target(api_version: &str, kind: &str) -> bool {
+    let Some((_, served)) = SCALABLE_KINDS.iter().find(|(k, _)| *k == kind) else { return false };
+    let group = |v: &'static str| crate::api::GroupVersion::parse(v).ok().map(crate::api::GroupVersion::group);
+    let written = crate::api::GroupVersion::parse(api_version).ok().map(crate::api::GroupVersion::group);
+    matches!((written, served.first().and_then(|v| group(v))), (Some(w), Some(s)) if w != s)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

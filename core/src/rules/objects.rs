@@ -248,8 +248,8 @@ pub struct Workload {
     pub id: ObjectId,
     /// `spec.replicas`, when written.
     pub replicas: Option<i64>,
-    /// Why kube-apiserver cannot decode a built-in workload's `spec.replicas` (`replicas: "3"`),
-    /// in its words ([`replicas_error`]); `None` when it decodes.
+    /// Why kube-apiserver refuses a built-in workload for its `spec.replicas` (`replicas: "3"`,
+    /// `1.5`, `-1`), in its words ([`replicas_error`]); `None` when it accepts the count.
     pub replicas_error: Option<String>,
     /// The pod template's labels.
     pub pod_labels: BTreeMap<String, String>,
@@ -377,6 +377,9 @@ pub struct Pdb {
     pub min_available: Option<IntOrPercent>,
     /// `spec.maxUnavailable`
     pub max_unavailable: Option<IntOrPercent>,
+    /// What kube-apiserver's validation refuses in `minAvailable` and `maxUnavailable`
+    /// ([`pdb_budget_errors`]): the budget is then never stored.
+    pub invalid: Vec<crate::field::FieldError>,
 }
 
 /// A VerticalPodAutoscaler.
@@ -391,10 +394,11 @@ pub struct Vpa {
     /// `spec.updatePolicy.updateMode` (`Recreate` when absent, as the VPA defaults it; `Auto`,
     /// the former default, is the same mode).
     pub update_mode: String,
-    /// `spec.updatePolicy.updateMode` when it is set to what is no string (an unquoted `Off` is
-    /// YAML 1.1's `false`, which kubectl sends as JSON `false`): the CRD's schema refuses the
-    /// VPA, so it has no mode (`update_mode` is then empty).
-    pub update_mode_not_a_string: Option<Value>,
+    /// The first mode set to what is no string, with its path: `spec.updatePolicy.updateMode`
+    /// (`update_mode` is then empty), else a container policy's `mode`
+    /// (`spec.resourcePolicy.containerPolicies[0].mode`). An unquoted `Off` is YAML 1.1's
+    /// `false`, which kubectl sends as JSON `false`: the CRD's schema refuses the VPA.
+    pub mode_not_a_string: Option<(String, Value)>,
     /// `spec.resourcePolicy.containerPolicies`, in order: which containers it sizes, and which
     /// of their resources ([`Vpa::sets_request`]).
     pub container_policies: Vec<ContainerPolicy>,
@@ -899,25 +903,69 @@ impl Workload {
     }
 }
 
-/// Why kube-apiserver's decoding of a built-in workload (Deployment, StatefulSet, ReplicaSet of
-/// `apps`, ReplicationController of the core group) fails on `spec.replicas`, a Go `*int32`: a
-/// value of another JSON type than a number (or null) is Go's type error, `json: cannot
-/// unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32`, as
-/// `resources_error` words those of a container's resources.
+/// Why kube-apiserver refuses a built-in workload (Deployment, StatefulSet, ReplicaSet of
+/// `apps`, ReplicationController of the core group) for its `spec.replicas`, a Go `*int32`, in
+/// its words; `None` when the count is accepted (or not written, or `null`).
+///
+/// Decoding fails on a value of another JSON type than a number (`json: cannot unmarshal string
+/// into Go struct field DeploymentSpec.spec.replicas of type int32`, as `resources_error` words
+/// those of a container's resources) and on a number that is no `int32`: a fraction or one out
+/// of range, named by the JSON text kubectl sends (`literalStore` in `encoding/json`: `json:
+/// cannot unmarshal number 1.5 into ...`), the error wrapped as the apiserver's serializer
+/// wraps it (`Deployment in version "v1" cannot be handled as a Deployment: ...`). A negative
+/// count decodes, and validation refuses it (`ValidateNonnegativeField` in
+/// `ValidateDeploymentSpec` and its kin): `Deployment.apps "web" is invalid: spec.replicas:
+/// Invalid value: -1: must be greater than or equal to 0`.
 pub fn replicas_error<'a>(id: &ObjectId, spec: Option<impl Fields<'a>>) -> Option<String> {
-    let group = GroupVersion::parse_or_empty(&id.api_version).group();
+    let gv = GroupVersion::parse_or_empty(&id.api_version);
     let built_in = match id.kind.as_str() {
-        "Deployment" | "StatefulSet" | "ReplicaSet" => group == "apps",
-        "ReplicationController" => group.is_empty(),
+        "Deployment" | "StatefulSet" | "ReplicaSet" => gv.group() == "apps",
+        "ReplicationController" => gv.group().is_empty(),
         _ => false,
     };
     if !built_in {
         return None;
     }
-    let ty = spec?.field("replicas")?.json_type();
-    (!matches!(ty, "number" | "null")).then(|| {
-        format!("json: cannot unmarshal {ty} into Go struct field {}Spec.spec.replicas of type int32", id.kind)
-    })
+    let replicas = spec?.field("replicas")?;
+    let undecodable = |value: &str| {
+        format!(
+            "{kind} in version {version} cannot be handled as a {kind}: json: cannot unmarshal {value} into Go struct field {kind}Spec.spec.replicas of type int32",
+            kind = id.kind,
+            version = crate::go::quote(gv.version()),
+        )
+    };
+    match replicas.json_type() {
+        "null" => None,
+        "number" => {
+            let text = replicas.quantity_text()?;
+            let count = text.parse::<i64>().ok().and_then(|n| i32::try_from(n).ok());
+            match count {
+                // An integer that is an int32, negative ones for validation to refuse.
+                Some(n) if n < 0 => {
+                    use crate::field::{BadValue, FieldError, Path};
+                    let path = Path::new("spec");
+                    let error = FieldError::invalid(
+                        &path.child("replicas"),
+                        BadValue::Int(i64::from(n)),
+                        "must be greater than or equal to 0",
+                    );
+                    Some(crate::field::invalid_message(&id.kind, gv.group(), &id.name, &[error]))
+                }
+                Some(_) => None,
+                // An integer's digits as they are; a fraction as Go's encoder writes the float
+                // kubectl read (`1.50` is `1.5`, `1e30` is `1e+30`).
+                None => {
+                    let go = if text.parse::<i64>().is_ok() || text.parse::<u64>().is_ok() {
+                        text.into_owned()
+                    } else {
+                        text.parse::<f64>().map_or_else(|_| text.into_owned(), crate::go::json_float)
+                    };
+                    Some(undecodable(&format!("number {go}")))
+                }
+            }
+        }
+        ty => Some(undecodable(ty)),
+    }
 }
 
 /// Where an object holds the template of the pods it makes, and the path of its pod spec: at
@@ -1262,7 +1310,42 @@ pub fn pdb_from_json(id: ObjectId, v: &Value) -> Pdb {
         selector,
         min_available: spec.and_then(|s| s.get("minAvailable")).and_then(IntOrPercent::from_json),
         max_unavailable: spec.and_then(|s| s.get("maxUnavailable")).and_then(IntOrPercent::from_json),
+        invalid: spec.map(pdb_budget_errors).unwrap_or_default(),
     }
+}
+
+/// What `ValidatePodDisruptionBudgetSpec` (`pkg/apis/policy/validation`) refuses in a budget's
+/// `minAvailable` and `maxUnavailable`, each an `intstr.IntOrString`: a string that is no
+/// percentage (`"2"`: `IsValidPercent`) or one above 100% (`IsNotMoreThan100Percent`), a
+/// negative integer (`ValidateNonnegativeField`). A string is printed as the `IntOrString` it
+/// is (JSON from 1.34, a Go struct dump in 1.33), an integer plainly.
+pub fn pdb_budget_errors(spec: &Value) -> Vec<crate::field::FieldError> {
+    use crate::field::{BadValue, FieldError, Path};
+    let mut errors = Vec::new();
+    let spec_path = Path::new("spec");
+    for key in ["minAvailable", "maxUnavailable"] {
+        let path = spec_path.child(key);
+        match spec.get(key) {
+            Some(Value::String(s)) => {
+                let value = || BadValue::Composite {
+                    json: crate::go::json_string(s),
+                    go_syntax: format!("intstr.IntOrString{{Type:1, IntVal:0, StrVal:{}}}", crate::go::quote(s)),
+                };
+                if let Some(message) = crate::validation::names::percent_error(s) {
+                    errors.push(FieldError::invalid(&path, value(), message));
+                } else if s.trim_end_matches('%').parse::<u64>().map_or(true, |p| p > 100) {
+                    errors.push(FieldError::invalid(&path, value(), "must not be greater than 100%"));
+                }
+            }
+            Some(v) => {
+                if let Some(n) = v.as_i64().filter(|n| *n < 0 && i32::try_from(*n).is_ok()) {
+                    errors.push(FieldError::invalid(&path, BadValue::Int(n), "must be greater than or equal to 0"));
+                }
+            }
+            None => {}
+        }
+    }
+    errors
 }
 
 /// Builds a [`Vpa`] from JSON.
@@ -1272,13 +1355,21 @@ pub fn vpa_from_json(id: ObjectId, v: &Value) -> Vpa {
     let s =
         |n: Option<&Value>, k: &str| n.and_then(|n| n.get(k)).and_then(Value::as_str).unwrap_or_default().to_string();
     let written = spec.and_then(|s| s.get("updatePolicy")).and_then(|p| p.get("updateMode"));
-    let update_mode_not_a_string = written.filter(|v| !v.is_string() && !v.is_null()).cloned();
+    let not_a_string = |v: &&Value| !v.is_string() && !v.is_null();
+    let update_mode_not_a_string = written.filter(not_a_string);
     let mut update_mode = written.and_then(Value::as_str).unwrap_or_default().to_string();
     if update_mode.is_empty() && update_mode_not_a_string.is_none() {
         update_mode = "Recreate".into();
     }
     let policies =
         spec.and_then(|s| s.get("resourcePolicy")).and_then(|r| r.get("containerPolicies")).and_then(Value::as_array);
+    let mode_not_a_string =
+        update_mode_not_a_string.map(|v| ("spec.updatePolicy.updateMode".to_string(), v.clone())).or_else(|| {
+            policies.into_iter().flatten().enumerate().find_map(|(i, p)| {
+                let mode = p.get("mode").filter(not_a_string)?;
+                Some((format!("spec.resourcePolicy.containerPolicies[{i}].mode"), mode.clone()))
+            })
+        });
     let container_policies = policies
         .into_iter()
         .flatten()
@@ -1296,7 +1387,7 @@ pub fn vpa_from_json(id: ObjectId, v: &Value) -> Vpa {
         target_kind: s(target, "kind"),
         target_name: s(target, "name"),
         update_mode,
-        update_mode_not_a_string,
+        mode_not_a_string,
         container_policies,
     }
 }

@@ -24,18 +24,21 @@ crate::declare_rule! {
     /// - `Recreate` (the default), `Auto` (the same, deprecated) and `InPlaceOrRecreate`: a
     ///   warning. The VPA changes the requests of running pods, by eviction or in place, while
     ///   the HPA is scaling on them.
-    /// - `Initial`: informational. The VPA sets requests only when a pod is created, and never
-    ///   touches a running one; but every pod the HPA adds, and every pod of a rollout, gets the
-    ///   VPA's current recommendation as its requests, so the denominator of the utilization the
-    ///   HPA targets moves with each new pod. The two are coupled through pod creation, not by a
-    ///   loop within one scaling event: over pod generations the target's meaning drifts (70 % of
-    ///   a request that itself follows usage), which is worth knowing rather than certainly wrong.
+    /// - `Initial`: informational, and only for a `Utilization` target. The VPA sets requests
+    ///   only when a pod is created, and never touches a running one; but every pod the HPA
+    ///   adds, and every pod of a rollout, gets the VPA's current recommendation as its requests,
+    ///   so the denominator of the utilization the HPA targets moves with each new pod. The two
+    ///   are coupled through pod creation, not by a loop within one scaling event: over pod
+    ///   generations the target's meaning drifts (70 % of a request that itself follows usage),
+    ///   which is worth knowing rather than certainly wrong. An `AverageValue` target (which the
+    ///   controller uses whenever `averageValue` is written) reads usage alone, which requests set
+    ///   at creation do not move: nothing is reported.
     /// - `Off`: nothing is reported (recommendations only).
     ///
-    /// A VPA whose `updateMode` is no string (an unquoted `Off` is YAML 1.1's `false`, sent as
-    /// a JSON boolean) is reported instead: the VPA CRD's schema refuses it (`Invalid value:
-    /// "boolean": ... must be of type string`), so the VPA never exists, and the mode meant is
-    /// not known; quote it.
+    /// A VPA whose `updateMode`, or a container policy's `mode`, is no string (an unquoted `Off`
+    /// is YAML 1.1's `false`, sent as a JSON boolean) is reported instead: the VPA CRD's schema
+    /// refuses it (`Invalid value: "boolean": ... must be of type string`), so the VPA never
+    /// exists, and the mode meant is not known; quote it.
     ///
     /// ## Why it matters
     ///
@@ -128,8 +131,8 @@ impl Rule for VpaConflict {
             if vpa.target_kind != t.kind || vpa.target_name != t.name {
                 continue;
             }
-            if let Some(value) = &vpa.update_mode_not_a_string {
-                out.push(refused_update_mode(vpa, value));
+            if let Some((path, value)) = &vpa.mode_not_a_string {
+                out.push(refused_mode(vpa, path, value));
                 continue;
             }
             // Modes that change running pods fight the HPA; `Initial` sets requests of new pods
@@ -162,6 +165,15 @@ impl Rule for VpaConflict {
                     }
                     _ => continue,
                 };
+                // Requests set at pod creation only move a utilization, the ratio to them: an
+                // AverageValue target (which the controller uses whenever it is written) reads
+                // usage alone.
+                let target =
+                    m.resource.as_ref().map(|r| &r.target).or(m.container_resource.as_ref().map(|r| &r.target));
+                let utilization = target.is_some_and(|t| t.average_value.is_none() && t.average_utilization.is_some());
+                if severity == Severity::Info && !utilization {
+                    continue;
+                }
                 if containers.as_ref().is_some_and(Vec::is_empty) {
                     continue;
                 }
@@ -200,12 +212,13 @@ impl Rule for VpaConflict {
     }
 }
 
-/// The finding for a VPA whose `updateMode` is no string: the VPA CRD's structural schema
-/// (`type: string`) refuses it, in apiextensions-apiserver's words (kube-openapi's
-/// `errors.InvalidType`, reported as `field.Invalid` with the JSON type's name), so there is no
-/// VPA to conflict with, and the mode meant is unknown. An unquoted `Off` (or `No`, `N`) is
-/// YAML 1.1's `false` (`On`, `Yes`, `Y` are `true`), which kubectl sends as a JSON boolean.
-fn refused_update_mode(vpa: &super::objects::Vpa, value: &serde_json::Value) -> Finding {
+/// The finding for a VPA whose `updateMode`, or a container policy's `mode`, at `path`, is no
+/// string: the VPA CRD's structural schema (`type: string`) refuses it, in
+/// apiextensions-apiserver's words (kube-openapi's `errors.InvalidType`, reported as
+/// `field.Invalid` with the JSON type's name), so there is no VPA to conflict with, and the mode
+/// meant is unknown. An unquoted `Off` (or `No`, `N`) is YAML 1.1's `false` (`On`, `Yes`, `Y`
+/// are `true`), which kubectl sends as a JSON boolean.
+fn refused_mode(vpa: &super::objects::Vpa, path: &str, value: &serde_json::Value) -> Finding {
     use serde_json::Value;
     let ty = match value {
         Value::Bool(_) => "boolean",
@@ -215,32 +228,36 @@ fn refused_update_mode(vpa: &super::objects::Vpa, value: &serde_json::Value) -> 
         Value::Object(_) => "object",
         Value::String(_) | Value::Null => "string",
     };
-    let path = "spec.updatePolicy.updateMode";
     let refusal = format!("{path}: Invalid value: \"{ty}\": {path} in body must be of type string: \"{ty}\"");
+    // `updateMode`, or `containerPolicies[0].mode`, as the message names it.
+    let (field, key, modes) = match path.strip_prefix("spec.resourcePolicy.") {
+        Some(policy) => (policy, "mode", "\"Auto\" or \"Off\""),
+        None => ("updateMode", "updateMode", "\"Off\", \"Initial\", \"Recreate\" or \"InPlaceOrRecreate\""),
+    };
     let (message, help) = match value {
         Value::Bool(false) => (
             format!(
-                "VerticalPodAutoscaler {}: updateMode is the boolean false (YAML reads an unquoted Off as false), which the VPA's schema refuses ({refusal}): the VPA is not created",
+                "VerticalPodAutoscaler {}: {field} is the boolean false (YAML reads an unquoted Off as false), which the VPA's schema refuses ({refusal}): the VPA is not created",
                 vpa.id.name
             ),
-            "quote the mode: updateMode: \"Off\"",
+            format!("quote the mode: {key}: \"Off\""),
         ),
         Value::Bool(true) => (
             format!(
-                "VerticalPodAutoscaler {}: updateMode is the boolean true (YAML reads an unquoted On or Yes as true), which the VPA's schema refuses ({refusal}): the VPA is not created",
+                "VerticalPodAutoscaler {}: {field} is the boolean true (YAML reads an unquoted On or Yes as true), which the VPA's schema refuses ({refusal}): the VPA is not created",
                 vpa.id.name
             ),
-            "write the mode as a quoted string: \"Off\", \"Initial\", \"Recreate\" or \"InPlaceOrRecreate\"",
+            format!("write the mode as a quoted string: {modes}"),
         ),
         _ => (
             format!(
-                "VerticalPodAutoscaler {}: updateMode is no string, which the VPA's schema refuses ({refusal}): the VPA is not created",
+                "VerticalPodAutoscaler {}: {field} is no string, which the VPA's schema refuses ({refusal}): the VPA is not created",
                 vpa.id.name
             ),
-            "write the mode as a quoted string: \"Off\", \"Initial\", \"Recreate\" or \"InPlaceOrRecreate\"",
+            format!("write the mode as a quoted string: {modes}"),
         ),
     };
     Finding::new(&VpaConflict::META, "spec.scaleTargetRef", message)
         .help(help)
-        .related(Location::Object { id: vpa.id.clone(), path: "spec.updatePolicy.updateMode".into() }, "not a string")
+        .related(Location::Object { id: vpa.id.clone(), path: path.to_string() }, "not a string")
 }

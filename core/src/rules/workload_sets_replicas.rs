@@ -10,8 +10,9 @@ crate::declare_rule! {
     /// scale subresource's `specReplicasPath` names instead (`.spec.size`: `spec.size`, which the
     /// controller writes through `/scale`), and nothing for a kind without the subresource. The finding is on the workload, at that
     /// field. A count at 0 is worse: the controller then disables the HPA (`ScalingDisabled`). A
-    /// count that is not a number (`replicas: "3"`) makes kube-apiserver refuse a built-in
-    /// workload, in its decoding words: an error.
+    /// count kube-apiserver does not take makes it refuse a built-in workload, in its words: an
+    /// error. That is a count that is not a number (`replicas: "3"`) or not an `int32` (`1.5`,
+    /// `3000000000`), which decoding refuses, and a negative one, which validation refuses.
     ///
     /// Where the workload and the CRD are read from: in files, the HPA's manifest set; with
     /// `hpa-lint cluster`, the cluster (the workloads of the namespaces read, every CRD, and one
@@ -140,20 +141,18 @@ impl Rule for WorkloadSetsReplicas {
             return;
         }
         if let Some(error) = &w.replicas_error {
-            // Written, but not decodable: kube-apiserver refuses the whole workload.
-            let version = crate::api::GroupVersion::parse_or_empty(&w.id.api_version).version();
+            // Written, but not a count kube-apiserver takes: it refuses the whole workload.
+            let help = if w.replicas.is_some_and(|n| n < 0) {
+                "remove spec.replicas from the workload (the HPA owns it), or write a count of 0 or more"
+            } else {
+                "remove spec.replicas from the workload (the HPA owns it), or write it as an integer up to 2147483647"
+            };
             let mut f = Finding::new(
                 &Self::META,
                 "spec.replicas",
-                format!(
-                    "kube-apiserver rejects {} ({} in version {} cannot be handled as a {}: {error}), so there is nothing to scale",
-                    w.id,
-                    w.id.kind,
-                    crate::go::quote(version),
-                    w.id.kind
-                ),
+                format!("kube-apiserver rejects {} ({error}), so there is nothing to scale", w.id),
             )
-            .help("remove spec.replicas from the workload (the HPA owns it), or write it as an integer")
+            .help(help)
             .on_object(w.id.clone(), "spec.replicas");
             f.severity = super::Severity::Error;
             out.push(f.related(Location::Hpa("spec.scaleTargetRef".into()), "this HPA scales it"));

@@ -32,6 +32,18 @@ fn regex_error(msg: &str, re: &str, examples: &[&str]) -> String {
     out
 }
 
+/// `IsValidPercent`: the message for a string that is not digits followed by `%`.
+pub fn percent_error(percent: &str) -> Option<String> {
+    let valid = percent.strip_suffix('%').is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    (!valid).then(|| {
+        regex_error(
+            "a valid percent string must be a numeric string followed by an ending '%'",
+            "[0-9]+%",
+            &["1%", "93%"],
+        )
+    })
+}
+
 fn is_dns_label_bytes(s: &[u8]) -> bool {
     match (s.first(), s.last()) {
         (Some(f), Some(l)) => {

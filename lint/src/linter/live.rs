@@ -177,8 +177,11 @@ impl<'a> Read<'a> {
         let (target, ignore) = match &decoded {
             Ok(h) => {
                 let t = h.scale_target_ref();
-                let target = (!t.kind.is_empty() && !t.name.is_empty())
-                    .then(|| (t.kind.clone(), t.name.clone(), h.min_replicas()));
+                // A target the controller cannot map is scaled by no one (HPA407).
+                let target = (!t.kind.is_empty()
+                    && !t.name.is_empty()
+                    && !hpa_core::rules::unmapped_scale_target(&t.api_version, &t.kind))
+                .then(|| (t.kind.clone(), t.name.clone(), h.min_replicas()));
                 (target, Ignore::from_annotations(&h.metadata().annotations))
             }
             // What does not decode is still somebody's target, and may opt out: read as a tree.
@@ -188,8 +191,14 @@ impl<'a> Read<'a> {
                 let target = |key: &str| tree.pointer(&format!("/spec/scaleTargetRef/{key}")).and_then(Value::as_str);
                 // Its minReplicas when it is a number (1, the default, else).
                 let min = tree.pointer("/spec/minReplicas").and_then(Value::as_i64).and_then(|m| i32::try_from(m).ok());
-                let target =
-                    target("kind").zip(target("name")).map(|(k, n)| (k.to_string(), n.to_string(), min.unwrap_or(1)));
+                let mapped = !hpa_core::rules::unmapped_scale_target(
+                    target("apiVersion").unwrap_or_default(),
+                    target("kind").unwrap_or_default(),
+                );
+                let target = target("kind")
+                    .zip(target("name"))
+                    .filter(|_| mapped)
+                    .map(|(k, n)| (k.to_string(), n.to_string(), min.unwrap_or(1)));
                 (target, Ignore::from_json(&tree))
             }
         };

@@ -835,13 +835,18 @@ fn first_pass_hpa(
     }
     r.diags.extend(diags);
     r.suppressed += suppressed;
-    // Only an HPA kube-apiserver accepts exists to conflict with another (HPA407).
+    // Only an HPA kube-apiserver accepts, in a version the release serves, exists to conflict
+    // with another (HPA407), and only one whose target the controller can map scales it.
     if let Admission::Admitted(admitted) = admission
         && admitted.allowed()
     {
         let spec = &admitted.effective().spec;
         let t = &spec.scale_target_ref;
-        r.targets.push((position, t.kind.clone(), t.name.clone(), spec.min_replicas.unwrap_or(1)));
+        let release = opts.check.settings.gates().version();
+        let served = version.is_some_and(|v| hpa_core::api::served(v.as_str(), release).is_ok());
+        if served && !rules::unmapped_scale_target(&t.api_version, &t.kind) {
+            r.targets.push((position, t.kind.clone(), t.name.clone(), spec.min_replicas.unwrap_or(1)));
+        }
         if deferring {
             r.deferred.push(Deferred { file: obj.file, position, version, ignore, admitted });
         }
@@ -1242,24 +1247,47 @@ impl DefinedAgain {
     }
 }
 
+/// A document (0-based) and the 1-based numbers of the `List` items it holds a definition in
+/// (none: the document is the definition).
+type DocumentItems = (usize, Vec<String>);
+
 /// The note about the objects a set defines more than once: each object once, with where
 /// its definitions are (`documents 1, 6 and 11`, or `a.yaml (documents 1 and 3) and b.yaml
-/// (document 1)`), the first few listed.
+/// (document 1)`; the items of a `List`, `document 1 (items 2 and 3)`), the first few listed.
 fn repeats_note(set: &str, repeats: &[Repeat], per_file: &[FileResult], files: &[SourceFile]) -> String {
     const LISTED: usize = 3;
     let places = |r: &Repeat| {
         // The documents of each file in turn (a set's files are read in order, so a file's
-        // definitions are together).
-        let mut by_file: Vec<(usize, Vec<String>)> = Vec::new();
+        // definitions are together), each with the items of a `List` it holds them in.
+        let mut by_file: Vec<(usize, Vec<DocumentItems>)> = Vec::new();
         for &(k, position) in &r.definitions {
-            let document = (per_file[k].objects[position].document + 1).to_string();
+            let o = &per_file[k].objects[position];
+            let item = o.item.map(|i| (i + 1).to_string());
             match by_file.last_mut() {
-                Some((file, documents)) if *file == k => documents.push(document),
-                _ => by_file.push((k, vec![document])),
+                Some((file, documents)) if *file == k => match documents.last_mut() {
+                    Some((document, items)) if *document == o.document => items.extend(item),
+                    _ => documents.push((o.document, item.into_iter().collect())),
+                },
+                _ => by_file.push((k, vec![(o.document, item.into_iter().collect())])),
             }
         }
-        let documents =
-            |d: &[String]| format!("{} {}", if d.len() == 1 { "document" } else { "documents" }, and_list(d));
+        // `documents 1 and 3`; with items, `document 1 (items 2 and 3)`.
+        let documents = |d: &[DocumentItems]| {
+            if d.iter().all(|(_, items)| items.is_empty()) {
+                let numbers: Vec<String> = d.iter().map(|(n, _)| (n + 1).to_string()).collect();
+                let noun = if numbers.len() == 1 { "document" } else { "documents" };
+                return format!("{noun} {}", and_list(&numbers));
+            }
+            let each: Vec<String> = d
+                .iter()
+                .map(|(n, items)| match items.as_slice() {
+                    [] => format!("document {}", n + 1),
+                    [one] => format!("document {} (item {one})", n + 1),
+                    many => format!("document {} (items {})", n + 1, and_list(many)),
+                })
+                .collect();
+            and_list(&each)
+        };
         let text = match by_file.as_slice() {
             [(_, only)] => documents(only),
             _ => and_list(
