@@ -8,7 +8,7 @@
 //! metric and it comes last, metric statuses with their current values set. The cases outside
 //! that set are the documented lossy conversions, checked in `lossy_cases_are_reported`.
 
-use hpa_core::admission::{self, Operation, Options};
+use hpa_core::admission::{self, AdmissionOptions, Operation};
 use hpa_core::api::meta::{CrossVersionObjectReference, LabelSelector, ObjectMeta};
 use hpa_core::api::v2::*;
 use hpa_core::api::{ApiVersion, Quantity, Time, VersionedHpa};
@@ -236,7 +236,7 @@ fn round_trip(h: &HorizontalPodAutoscaler, via: ApiVersion) -> HorizontalPodAuto
 }
 
 fn errors(h: &HorizontalPodAutoscaler, defaults: bool) -> Vec<String> {
-    let opts = Options {
+    let opts = AdmissionOptions {
         gates: FeatureGates::new(KubernetesVersion::V1_37),
         apply_defaults: defaults,
         default_namespace: None,
