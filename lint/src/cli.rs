@@ -87,9 +87,26 @@ pub struct FindingsArgs {
     #[arg(long, value_enum)]
     pub fail_on: Option<FailOn>,
 
-    /// Disables colors (set by the NO_COLOR environment variable).
-    #[arg(long = "no-color", env = "NO_COLOR", hide = true, value_parser = clap::builder::FalseyValueParser::new())]
+    /// Disables colors (set by the NO_COLOR environment variable, whatever its value).
+    #[arg(
+        long = "no-color",
+        env = "NO_COLOR",
+        hide = true,
+        action = clap::ArgAction::Set,
+        num_args = 0..=1,
+        require_equals = true,
+        default_value = "",
+        default_missing_value = "1",
+        value_parser = no_color
+    )]
     pub no_color: bool,
+}
+
+/// `NO_COLOR` as no-color.org defines it: present and not empty disables colors, whatever the
+/// value (`NO_COLOR=0` and `NO_COLOR=false` too, which clap's `FalseyValueParser` read as
+/// colors on); absent or empty, it does not. `--no-color` alone reads as set.
+fn no_color(value: &str) -> Result<bool, std::convert::Infallible> {
+    Ok(!value.is_empty())
 }
 
 /// Where the configuration comes from: every command that reads `.hpa-lint.yaml`.
