@@ -379,7 +379,6 @@ mod simulation {
     use hpa_core::evaluator::simulation::{LoadPhase, LoadValue, MetricKey, Plan, PodTemplate, simulate};
     use hpa_core::evaluator::{Container, HPAControllerConfiguration};
     use hpa_core::features::{FeatureGates, Gate, KubernetesVersion};
-    use hpa_lint::simulate::scenario::metric_key;
     use proptest::collection::vec;
     use proptest::option;
     use proptest::prelude::*;
@@ -664,7 +663,7 @@ mod simulation {
                     let bindings: Vec<Option<usize>> = specs
                         .iter()
                         .map(|spec| {
-                            metric_key(spec).map(|k| match keys.iter().position(|kk| *kk == k) {
+                            MetricKey::of(spec).map(|k| match keys.iter().position(|kk| *kk == k) {
                                 Some(i) => i,
                                 None => {
                                     keys.push(k);
