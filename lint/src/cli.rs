@@ -58,6 +58,21 @@ pub struct LintArgs {
     /// The configuration file.
     #[command(flatten)]
     pub config: ConfigArgs,
+
+    /// Prints the time each phase took on standard error, for profiling (set by the
+    /// HPA_LINT_TIMINGS environment variable, whatever its value).
+    #[arg(
+        long = "timings",
+        env = "HPA_LINT_TIMINGS",
+        hide = true,
+        action = clap::ArgAction::Set,
+        num_args = 0..=1,
+        require_equals = true,
+        default_value = "",
+        default_missing_value = "1",
+        value_parser = environment_switch
+    )]
+    pub timings: bool,
 }
 
 /// The findings flags of every command that lints (files and `hpa-lint cluster`): one
@@ -97,15 +112,15 @@ pub struct FindingsArgs {
         require_equals = true,
         default_value = "",
         default_missing_value = "1",
-        value_parser = no_color
+        value_parser = environment_switch
     )]
     pub no_color: bool,
 }
 
-/// `NO_COLOR` as no-color.org defines it: present and not empty disables colors, whatever the
-/// value (`NO_COLOR=0` and `NO_COLOR=false` too, which clap's `FalseyValueParser` read as
-/// colors on); absent or empty, it does not. `--no-color` alone reads as set.
-fn no_color(value: &str) -> Result<bool, std::convert::Infallible> {
+/// A switch set by an environment variable as no-color.org defines `NO_COLOR`: present and not
+/// empty turns it on, whatever the value (`NO_COLOR=0` and `NO_COLOR=false` too, which clap's
+/// `FalseyValueParser` read as off); absent or empty, it stays off. Its flag alone reads as set.
+fn environment_switch(value: &str) -> Result<bool, std::convert::Infallible> {
     Ok(!value.is_empty())
 }
 
