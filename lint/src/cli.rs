@@ -61,17 +61,7 @@ pub struct LintArgs {
 
     /// Prints the time each phase took on standard error, for profiling (set by the
     /// HPA_LINT_TIMINGS environment variable, whatever its value).
-    #[arg(
-        long = "timings",
-        env = "HPA_LINT_TIMINGS",
-        hide = true,
-        action = clap::ArgAction::Set,
-        num_args = 0..=1,
-        require_equals = true,
-        default_value = "",
-        default_missing_value = "1",
-        value_parser = environment_switch
-    )]
+    #[arg(long, env = "HPA_LINT_TIMINGS", hide = true, default_value = "", value_parser = environment_switch)]
     pub timings: bool,
 }
 
@@ -103,23 +93,14 @@ pub struct FindingsArgs {
     pub fail_on: Option<FailOn>,
 
     /// Disables colors (set by the NO_COLOR environment variable, whatever its value).
-    #[arg(
-        long = "no-color",
-        env = "NO_COLOR",
-        hide = true,
-        action = clap::ArgAction::Set,
-        num_args = 0..=1,
-        require_equals = true,
-        default_value = "",
-        default_missing_value = "1",
-        value_parser = environment_switch
-    )]
+    #[arg(long = "no-color", env = "NO_COLOR", hide = true, default_value = "", value_parser = environment_switch)]
     pub no_color: bool,
 }
 
 /// A switch set by an environment variable as no-color.org defines `NO_COLOR`: present and not
 /// empty turns it on, whatever the value (`NO_COLOR=0` and `NO_COLOR=false` too, which clap's
-/// `FalseyValueParser` read as off); absent or empty, it stays off. Its flag alone reads as set.
+/// `FalseyValueParser` read as off); absent or empty, it stays off (the flag's default is the
+/// empty value, not clap's `false`). The flag itself reads as `true`.
 fn environment_switch(value: &str) -> Result<bool, std::convert::Infallible> {
     Ok(!value.is_empty())
 }
