@@ -5,7 +5,7 @@
 //!
 //! Run: `cargo bench -p hpa-core --bench validate`.
 
-use hpa_core::admission::{self, Operation, Options};
+use hpa_core::admission::{self, AdmissionOptions, Operation};
 use hpa_core::api;
 use hpa_core::check;
 use hpa_core::features::{FeatureGates, KubernetesVersion};
@@ -51,7 +51,7 @@ fn decode(bencher: divan::Bencher) {
 #[divan::bench]
 fn decode_and_validate(bencher: divan::Bencher) {
     let text = typical().to_string();
-    let opts = Options::default();
+    let opts = AdmissionOptions::default();
     bencher.bench_local(|| {
         let hpa =
             api::decode_json(divan::black_box(&text), api::Strictness::Strict, KubernetesVersion::LATEST).ok()?.value;
@@ -64,7 +64,7 @@ fn decode_and_validate(bencher: divan::Bencher) {
 fn validate_only(bencher: divan::Bencher) {
     let value = typical();
     let hpa = api::decode(&value).ok();
-    let opts = Options { apply_defaults: false, ..Options::default() };
+    let opts = AdmissionOptions { apply_defaults: false, ..AdmissionOptions::default() };
     bencher.bench_local(|| {
         let hpa = hpa.as_ref()?;
         admission::admit(divan::black_box(hpa), None, Operation::Create, &opts).ok()

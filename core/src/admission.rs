@@ -23,9 +23,10 @@ pub enum Operation {
     Update,
 }
 
-/// What the pipeline needs to know about the cluster.
+/// What the pipeline needs to know about the cluster and the request; the front door
+/// ([`crate::check::check`]) makes it from its own [`crate::check::Options`].
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Options {
+pub struct AdmissionOptions {
     /// Release and feature gates.
     pub gates: FeatureGates,
     /// Apply the version's defaulting first (off for objects an admission webhook receives,
@@ -36,9 +37,13 @@ pub struct Options {
     pub default_namespace: Option<String>,
 }
 
-impl Default for Options {
+impl Default for AdmissionOptions {
     fn default() -> Self {
-        Options { gates: FeatureGates::default(), apply_defaults: true, default_namespace: Some("default".into()) }
+        AdmissionOptions {
+            gates: FeatureGates::default(),
+            apply_defaults: true,
+            default_namespace: Some("default".into()),
+        }
     }
 }
 
@@ -91,7 +96,7 @@ pub fn admit(
     object: &VersionedHpa,
     old: Option<&VersionedHpa>,
     operation: Operation,
-    opts: &Options,
+    opts: &AdmissionOptions,
 ) -> Result<Outcome, AdmitError> {
     admit_owned(object.clone(), old.cloned(), operation, opts)
 }
@@ -101,7 +106,7 @@ pub fn admit_owned(
     object: VersionedHpa,
     old: Option<VersionedHpa>,
     operation: Operation,
-    opts: &Options,
+    opts: &AdmissionOptions,
 ) -> Result<Outcome, AdmitError> {
     let (mut new, problems) = prepare_input(object, opts)?;
     match operation {
@@ -123,7 +128,7 @@ pub fn admit_owned(
 /// Steps 1–3: defaulting in the object's version, conversion, namespace from the request.
 fn prepare_input(
     mut obj: VersionedHpa,
-    opts: &Options,
+    opts: &AdmissionOptions,
 ) -> Result<(v2::HorizontalPodAutoscaler, Vec<AnnotationProblem>), ConvertError> {
     if opts.apply_defaults {
         crate::defaults::default_versioned(&mut obj);
@@ -390,7 +395,8 @@ mod tests {
     /// is nothing to refuse.
     #[test]
     fn a_negative_tolerance_kept_with_the_gate_off_is_refused() {
-        let opts = Options { gates: FeatureGates::new(KubernetesVersion::V1_33), ..Options::default() };
+        let opts =
+            AdmissionOptions { gates: FeatureGates::new(KubernetesVersion::V1_33), ..AdmissionOptions::default() };
         let messages = |outcome: Outcome| outcome.errors.iter().map(ToString::to_string).collect::<Vec<_>>();
         let update = admit(&hpa(Some("-0.05")), Some(&hpa(Some("0.1"))), Operation::Update, &opts).unwrap();
         assert_eq!(

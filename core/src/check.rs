@@ -177,8 +177,8 @@ impl Options {
     }
 
     /// kube-apiserver's pipeline options, for a request in `namespace`.
-    fn admission(&self, namespace: Option<&str>) -> admission::Options {
-        admission::Options {
+    fn admission(&self, namespace: Option<&str>) -> admission::AdmissionOptions {
+        admission::AdmissionOptions {
             gates: self.settings.gates().clone(),
             apply_defaults: self.request.apply_defaults,
             default_namespace: namespace.map(str::to_string),

@@ -14,7 +14,7 @@
 //!   statements of `tests/tests/properties.rs`, on objects the fuzzer writes).
 #![no_main]
 
-use hpa_core::admission::{self, Operation, Options};
+use hpa_core::admission::{self, AdmissionOptions, Operation};
 use hpa_core::api::{self, ApiVersion, Strictness, VersionedHpa, v2};
 use hpa_core::convert;
 use hpa_core::defaults;
@@ -68,8 +68,8 @@ fn decode_node(node: Node<'_>) -> Option<VersionedHpa> {
     from_nodes.ok()
 }
 
-fn options(apply_defaults: bool) -> Options {
-    Options { apply_defaults, ..Options::default() }
+fn options(apply_defaults: bool) -> AdmissionOptions {
+    AdmissionOptions { apply_defaults, ..AdmissionOptions::default() }
 }
 
 fn check(hpa: VersionedHpa) {

@@ -58,6 +58,11 @@ pub struct LintArgs {
     /// The configuration file.
     #[command(flatten)]
     pub config: ConfigArgs,
+
+    /// Prints the time each phase took on standard error, for profiling (set by the
+    /// HPA_LINT_TIMINGS environment variable, whatever its value).
+    #[arg(long, env = "HPA_LINT_TIMINGS", hide = true, default_value = "", value_parser = environment_switch)]
+    pub timings: bool,
 }
 
 /// The findings flags of every command that lints (files and `hpa-lint cluster`): one
@@ -87,9 +92,17 @@ pub struct FindingsArgs {
     #[arg(long, value_enum)]
     pub fail_on: Option<FailOn>,
 
-    /// Disables colors (set by the NO_COLOR environment variable).
-    #[arg(long = "no-color", env = "NO_COLOR", hide = true, value_parser = clap::builder::FalseyValueParser::new())]
+    /// Disables colors (set by the NO_COLOR environment variable, whatever its value).
+    #[arg(long = "no-color", env = "NO_COLOR", hide = true, default_value = "", value_parser = environment_switch)]
     pub no_color: bool,
+}
+
+/// A switch set by an environment variable as no-color.org defines `NO_COLOR`: present and not
+/// empty turns it on, whatever the value (`NO_COLOR=0` and `NO_COLOR=false` too, which clap's
+/// `FalseyValueParser` read as off); absent or empty, it stays off (the flag's default is the
+/// empty value, not clap's `false`). The flag itself reads as `true`.
+fn environment_switch(value: &str) -> Result<bool, std::convert::Infallible> {
+    Ok(!value.is_empty())
 }
 
 /// Where the configuration comes from: every command that reads `.hpa-lint.yaml`.

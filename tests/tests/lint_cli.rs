@@ -492,3 +492,17 @@ fn refused_list_items_are_named_and_their_list_is_not_sent() {
     let sarif = hpa_lint(&["--no-config", "-o", "sarif", "-"], list).json();
     assert_eq!(sarif["runs"][0]["results"][0]["locations"][0]["logicalLocations"], serde_json::json!([]));
 }
+
+/// `--timings` (`HPA_LINT_TIMINGS`) writes each phase's time through the run's standard error,
+/// and nothing else changes; without it, standard error stays empty (the library prints
+/// nothing of its own).
+#[test]
+fn timings_go_to_the_runs_standard_error() {
+    let plain = hpa_lint(&["-o", "json", "-"], VALID);
+    let timed = hpa_lint(&["--timings", "-o", "json", "-"], VALID);
+    assert_eq!(timed.code, plain.code);
+    assert_eq!(timed.stdout, plain.stdout);
+    assert_eq!(plain.stderr, "");
+    let phases: Vec<&str> = timed.stderr.lines().map(|l| l.split_once(" ms  ").map_or(l, |(_, phase)| phase)).collect();
+    assert_eq!(phases, ["lint", "lint, report"]);
+}

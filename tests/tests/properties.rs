@@ -8,7 +8,7 @@
 //! metric and it comes last, metric statuses with their current values set. The cases outside
 //! that set are the documented lossy conversions, checked in `lossy_cases_are_reported`.
 
-use hpa_core::admission::{self, Operation, Options};
+use hpa_core::admission::{self, AdmissionOptions, Operation};
 use hpa_core::api::meta::{CrossVersionObjectReference, LabelSelector, ObjectMeta};
 use hpa_core::api::v2::*;
 use hpa_core::api::{ApiVersion, Quantity, Time, VersionedHpa};
@@ -236,7 +236,7 @@ fn round_trip(h: &HorizontalPodAutoscaler, via: ApiVersion) -> HorizontalPodAuto
 }
 
 fn errors(h: &HorizontalPodAutoscaler, defaults: bool) -> Vec<String> {
-    let opts = Options {
+    let opts = AdmissionOptions {
         gates: FeatureGates::new(KubernetesVersion::V1_37),
         apply_defaults: defaults,
         default_namespace: None,
@@ -379,7 +379,6 @@ mod simulation {
     use hpa_core::evaluator::simulation::{LoadPhase, LoadValue, MetricKey, Plan, PodTemplate, simulate};
     use hpa_core::evaluator::{Container, HPAControllerConfiguration};
     use hpa_core::features::{FeatureGates, Gate, KubernetesVersion};
-    use hpa_lint::simulate::scenario::metric_key;
     use proptest::collection::vec;
     use proptest::option;
     use proptest::prelude::*;
@@ -664,7 +663,7 @@ mod simulation {
                     let bindings: Vec<Option<usize>> = specs
                         .iter()
                         .map(|spec| {
-                            metric_key(spec).map(|k| match keys.iter().position(|kk| *kk == k) {
+                            MetricKey::of(spec).map(|k| match keys.iter().position(|kk| *kk == k) {
                                 Some(i) => i,
                                 None => {
                                     keys.push(k);

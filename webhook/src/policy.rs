@@ -203,14 +203,15 @@ enum Selector {
 struct PolicyFile {
     api_version: String,
     kind: String,
-    defaults: Option<SettingsFile>,
+    defaults: Option<DefaultsFile>,
     namespace_labels: BTreeMap<String, BTreeMap<String, String>>,
     rules: Vec<RuleFile>,
 }
 
+/// `defaults:`, for every namespace: a rule's fields without its selection.
 #[derive(Debug, Default, Decode)]
 #[go(package = "policy", rename_all = "camelCase")]
-struct SettingsFile {
+struct DefaultsFile {
     behavior: Option<HorizontalPodAutoscalerBehavior>,
     constraints: Option<Constraints>,
     enforcement: Option<Enforcement>,

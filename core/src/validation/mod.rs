@@ -39,7 +39,7 @@ pub fn validate_update(new: &HorizontalPodAutoscaler, old: &HorizontalPodAutosca
 mod tests {
     use serde_json::{Value, json};
 
-    use crate::admission::{self, Operation, Options};
+    use crate::admission::{self, AdmissionOptions, Operation};
     use crate::api;
     use crate::features::{FeatureGates, Gate, KubernetesVersion};
 
@@ -82,7 +82,7 @@ mod tests {
 
     fn errors_with(obj: &Value, gates: FeatureGates) -> Vec<String> {
         let hpa = api::decode(obj).unwrap();
-        let opts = Options { gates, apply_defaults: false, default_namespace: None };
+        let opts = AdmissionOptions { gates, apply_defaults: false, default_namespace: None };
         let out = admission::admit(&hpa, None, Operation::Create, &opts).unwrap();
         out.errors.iter().map(ToString::to_string).collect()
     }
@@ -307,7 +307,7 @@ mod tests {
         let mut new = old.clone();
         new["spec"]["minReplicas"] = json!(0);
         let gates = FeatureGates::new(KubernetesVersion::V1_36);
-        let opts = Options { gates: gates.clone(), apply_defaults: false, default_namespace: None };
+        let opts = AdmissionOptions { gates: gates.clone(), apply_defaults: false, default_namespace: None };
         let run = |new: &Value, old: &Value| -> Vec<String> {
             let out = admission::admit(
                 &api::decode(new).unwrap(),

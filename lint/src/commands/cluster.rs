@@ -17,9 +17,15 @@ use crate::{ExitStatus, Output};
 
 impl ClusterLintArgs {
     /// The options the files mode shares (no `-n` for unnamed objects, no `--scope`: live
-    /// objects have namespaces, and the cluster is one set).
+    /// objects have namespaces, and the cluster is one set; no `--timings`, the files' phases).
     fn lint_args(&self) -> LintArgs {
-        LintArgs { findings: self.findings.clone(), scope: None, namespace: None, config: self.config.clone() }
+        LintArgs {
+            findings: self.findings.clone(),
+            scope: None,
+            namespace: None,
+            config: self.config.clone(),
+            timings: false,
+        }
     }
 }
 

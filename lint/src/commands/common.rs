@@ -110,6 +110,36 @@ pub struct Entry {
     pub warnings: Vec<String>,
 }
 
+impl Entry {
+    /// The entry of an object of a file as written (where it starts, its `apiVersion`, `kind`,
+    /// namespace and name), a CREATE with this verdict and no errors yet.
+    pub fn of_object(
+        file: &SourceFile,
+        obj: &ObjectRef<'_>,
+        opts: &check::Options,
+        allowed: bool,
+        message: Option<String>,
+    ) -> Entry {
+        let (line, column) = file.line_col(obj.node.span().start);
+        Entry {
+            file: file.name.clone(),
+            document: obj.document,
+            item: obj.item,
+            line,
+            column,
+            api_version: obj.api_version().map(String::from),
+            kind: obj.kind().map(String::from),
+            namespace: namespace_of(obj, opts),
+            name: obj.name().unwrap_or_default().to_string(),
+            operation: "CREATE",
+            allowed,
+            message,
+            errors: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
+}
+
 /// One error of an [`Entry`].
 #[derive(Debug, Clone, Serialize)]
 pub struct ErrorEntry {
@@ -139,28 +169,11 @@ pub(crate) fn namespace_of(obj: &ObjectRef<'_>, opts: &check::Options) -> String
 /// The entry of an object the front door has `checked`: its verdict, and each error where
 /// `hpa-lint` points at it.
 pub fn entry_of(file: &SourceFile, obj: &ObjectRef<'_>, checked: &check::Report, opts: &check::Options) -> Entry {
-    let (line, column) = file.line_col(obj.node.span().start);
-    let ns = namespace_of(obj, opts);
     let version = obj.api_version().and_then(ApiVersion::parse);
     // Where `hpa-lint` points at the same error (`hpa::position`: a whole mapping or list by
     // its key, an item of a list of mappings by its first line).
     let position = |path: &str| -> (u32, u32) { span_pos(file, hpa::position(obj.node, version, path, false).0) };
-    let mut entry = Entry {
-        file: file.name.clone(),
-        document: obj.document,
-        item: obj.item,
-        line,
-        column,
-        api_version: obj.api_version().map(String::from),
-        kind: obj.kind().map(String::from),
-        namespace: ns,
-        name: obj.name().unwrap_or_default().to_string(),
-        operation: "CREATE",
-        allowed: checked.allowed(),
-        message: checked.message(),
-        errors: Vec::new(),
-        warnings: Vec::new(),
-    };
+    let mut entry = Entry::of_object(file, obj, opts, checked.allowed(), checked.message());
     match &checked.admission {
         Admission::Admitted(Admitted { outcome, operation, .. }) => {
             entry.operation = if *operation == Operation::Update { "UPDATE" } else { "CREATE" };
@@ -203,8 +216,8 @@ pub fn entry_of(file: &SourceFile, obj: &ObjectRef<'_>, checked: &check::Report,
                 value: Value::Null,
                 detail: message.clone(),
                 message: message.clone(),
-                line,
-                column,
+                line: entry.line,
+                column: entry.column,
             });
         }
     }

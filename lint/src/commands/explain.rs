@@ -38,7 +38,7 @@ pub fn run(args: &ExplainArgs, cluster: &crate::cli::ClusterArgs, out: &mut Outp
     let controller = resolved.settings.controller;
     let provenances = resolved.controller;
     let opts = check::Options::verdict_only(controller.gates.clone());
-    let mut reports = Vec::new();
+    let mut explanations = Vec::new();
     let status = super::each_file(&args.paths, &args.input, out, |file, contents, out| {
         let (file_objects, refused) = (contents.objects.as_slice(), contents.refused.as_slice());
         let mut status = ExitStatus::Clean;
@@ -70,7 +70,7 @@ pub fn run(args: &ExplainArgs, cluster: &crate::cli::ClusterArgs, out: &mut Outp
                             name: stored.name.clone(),
                         }
                     };
-                    reports.push(Report {
+                    explanations.push(Explanation {
                         at,
                         object,
                         version: admitted.original.api_version(),
@@ -93,9 +93,9 @@ pub fn run(args: &ExplainArgs, cluster: &crate::cli::ClusterArgs, out: &mut Outp
         status
     });
     let text = match args.output {
-        ReportFormat::Human => reports.iter().map(Report::human).collect::<Vec<_>>().join("\n"),
+        ReportFormat::Human => explanations.iter().map(Explanation::human).collect::<Vec<_>>().join("\n"),
         ReportFormat::Json => {
-            let v: Vec<Value> = reports.iter().map(Report::json).collect();
+            let v: Vec<Value> = explanations.iter().map(Explanation::json).collect();
             common::json_text(&v)
         }
     };
@@ -104,7 +104,7 @@ pub fn run(args: &ExplainArgs, cluster: &crate::cli::ClusterArgs, out: &mut Outp
 }
 
 /// Everything explained about one HPA.
-pub struct Report {
+pub struct Explanation {
     /// `file:line:col`.
     pub at: String,
     /// The HPA, named as `hpa-lint` names objects (`HorizontalPodAutoscaler shop/web`, or
@@ -340,7 +340,7 @@ fn rules_rows(label: &str, r: &EffectiveRules, p: &Provenances) -> Vec<(String, 
     rows
 }
 
-impl Report {
+impl Explanation {
     /// The human-readable explanation.
     pub fn human(&self) -> String {
         let h = &self.hpa;

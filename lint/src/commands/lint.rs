@@ -37,7 +37,7 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> ExitStatus {
     excludes.extend(cfg.file.exclude.iter().cloned());
     let (origins, mut errors, notes) = input::discover(&args.paths, &excludes);
     notes.iter().for_each(|n| out.note(n));
-    let timer = linter::Timer::start();
+    let timer = Timer::start(args.lint.timings);
     let stdin = if origins.contains(&input::Origin::Stdin) {
         match out.read_stdin() {
             Ok(bytes) => Some(bytes),
@@ -47,6 +47,7 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> ExitStatus {
         None
     };
     let (outcome, names, read_errors) = linter::lint_inputs(&origins, stdin.as_deref(), &opts);
+    timer.lap("lint", out);
     errors.extend(read_errors);
     for e in &errors {
         out.error(&e.to_string());
@@ -68,7 +69,7 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> ExitStatus {
     };
     let _ = written.and_then(|()| std::io::Write::flush(&mut writer));
     drop(writer);
-    timer.lap("lint, report");
+    timer.lap("lint, report", out);
     let status = if !errors.is_empty() {
         ExitStatus::Error
     } else if fail_on.is_some_and(|f| outcome.diagnostics.iter().any(|d| d.severity >= f)) {
@@ -84,4 +85,22 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> ExitStatus {
         std::thread::spawn(move || drop(outcome));
     }
     status
+}
+
+/// Phase timings (`--timings`, `HPA_LINT_TIMINGS`): the time since the start at each lap, on
+/// standard error.
+struct Timer(Option<std::time::Instant>);
+
+impl Timer {
+    /// Starts timing when `on`.
+    fn start(on: bool) -> Timer {
+        Timer(on.then(std::time::Instant::now))
+    }
+
+    /// Writes the time since the start, naming the phase that just ended.
+    fn lap(&self, phase: &str, out: &mut Output<'_>) {
+        if let Some(t) = self.0 {
+            let _ = writeln!(out.stderr, "{:>9.3} ms  {phase}", t.elapsed().as_secs_f64() * 1e3);
+        }
+    }
 }

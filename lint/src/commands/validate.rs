@@ -173,11 +173,7 @@ const NO_KIND_MATCH: &str = "NoKindMatch";
 /// written and the file as named (`STDIN` for standard input); the error's detail is what to
 /// do, as `HPA401 removed-api-version` says it.
 fn unserved_entry(file: &SourceFile, obj: &ObjectRef<'_>, unserved: &api::Unserved, opts: &check::Options) -> Entry {
-    let (line, column) = file.line_col(obj.node.span().start);
-    let (at_line, at_column) = match obj.node.get("apiVersion") {
-        Some(v) => file.line_col(v.span().start),
-        None => (line, column),
-    };
+    let (at_line, at_column) = file.line_col(obj.node.get("apiVersion").unwrap_or(obj.node).span().start);
     let source = if file.name == input::STDIN_NAME { "STDIN" } else { file.name.as_str() };
     let message = format!(
         "resource mapping not found for name: {} namespace: {} from {}: {unserved}\nensure CRDs are installed first",
@@ -185,30 +181,17 @@ fn unserved_entry(file: &SourceFile, obj: &ObjectRef<'_>, unserved: &api::Unserv
         go::quote(obj.namespace().unwrap_or_default()),
         go::quote(source),
     );
-    Entry {
-        file: file.name.clone(),
-        document: obj.document,
-        item: obj.item,
-        line,
-        column,
-        api_version: obj.api_version().map(String::from),
-        kind: obj.kind().map(String::from),
-        namespace: namespace_of(obj, opts),
-        name: obj.name().unwrap_or_default().to_string(),
-        operation: "CREATE",
-        allowed: false,
-        message: Some(message.clone()),
-        errors: vec![ErrorEntry {
-            type_: NO_KIND_MATCH.into(),
-            field: "apiVersion".into(),
-            value: obj.api_version().map_or(Value::Null, Value::from),
-            detail: unserved.advice().unwrap_or_else(|| unserved.to_string()),
-            message,
-            line: at_line,
-            column: at_column,
-        }],
-        warnings: Vec::new(),
-    }
+    let mut entry = Entry::of_object(file, obj, opts, false, Some(message.clone()));
+    entry.errors.push(ErrorEntry {
+        type_: NO_KIND_MATCH.into(),
+        field: "apiVersion".into(),
+        value: obj.api_version().map_or(Value::Null, Value::from),
+        detail: unserved.advice().unwrap_or_else(|| unserved.to_string()),
+        message,
+        line: at_line,
+        column: at_column,
+    });
+    entry
 }
 
 /// Validates one HPA object.

@@ -416,7 +416,6 @@ pub fn lint_inputs(
     opts: &LintOptions,
 ) -> (LintResults, Vec<String>, Vec<input::InputError>) {
     let names: Vec<String> = origins.iter().map(input::origin_name).collect();
-    let timer = Timer::start();
     let parts: Vec<GroupResult> =
         groups(&names, opts.scope).par_iter().map(|g| lint_group(origins, stdin, g, opts)).collect();
     let mut outcome = LintResults {
@@ -432,7 +431,6 @@ pub fn lint_inputs(
         outcome.hpas += part.hpas;
         outcome.suppressed += part.suppressed;
     }
-    timer.lap("lint");
     // (Every diagnostic of files is in a file.)
     let key = |d: &Diagnostic| d.file_span().map(|(file, span)| (file, span.start.line, span.start.col));
     outcome.diagnostics.sort_by(|a, b| (key(a), a.rule.id).cmp(&(key(b), b.rule.id)));
@@ -942,24 +940,6 @@ fn position_findings<'a>(
         });
     }
     (out, suppressed)
-}
-
-/// Phase timings on standard error when `HPA_LINT_TIMINGS` is set (for profiling).
-pub struct Timer(Option<std::time::Instant>);
-
-impl Timer {
-    /// Starts timing if `HPA_LINT_TIMINGS` is set.
-    pub fn start() -> Timer {
-        Timer(std::env::var_os("HPA_LINT_TIMINGS").map(|_| std::time::Instant::now()))
-    }
-
-    /// Prints the time since the start.
-    #[expect(clippy::print_stderr, reason = "profiling output, asked for with HPA_LINT_TIMINGS")]
-    pub fn lap(&self, phase: &str) {
-        if let Some(t) = self.0 {
-            eprintln!("{:>9.3} ms  {phase}", t.elapsed().as_secs_f64() * 1e3);
-        }
-    }
 }
 
 // === namespaces ===

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use hpa_core::admission::{self, Operation, Options};
+use hpa_core::admission::{self, AdmissionOptions, Operation};
 use hpa_core::api::{self, ApiVersion};
 use hpa_core::convert;
 use hpa_core::features::{FeatureGates, Gate, KubernetesVersion};
@@ -129,7 +129,7 @@ pub fn run_validation(vector: &Vector<'_>) -> (bool, Value) {
             Some(_) => Some(decode_in(vector, "oldObject", release, FieldValidation::Ignore)?.value),
             None => None,
         };
-        let opts = Options { gates, apply_defaults: false, default_namespace: None };
+        let opts = AdmissionOptions { gates, apply_defaults: false, default_namespace: None };
         let outcome = admission::admit(&decoded.value, old.as_ref(), operation, &opts).map_err(|e| e.to_string())?;
         let mut got = outcome_json(&outcome);
         if let Value::Object(m) = &mut got {

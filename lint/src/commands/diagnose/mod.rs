@@ -188,7 +188,7 @@ pub fn run(args: &DiagnoseArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> 
         template: inputs.template.as_ref(),
     };
     let diagnosis = diagnosis::diagnose(&input);
-    let report = render::Report {
+    let view = render::DiagnosisView {
         source: read.source,
         key: &inputs.key,
         hpa,
@@ -198,8 +198,8 @@ pub fn run(args: &DiagnoseArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> 
         notes: &read.notes,
     };
     let text = match args.output {
-        ReportFormat::Human => render::human(&report),
-        ReportFormat::Json => common::json_text(&render::json(&report)),
+        ReportFormat::Human => render::human(&view),
+        ReportFormat::Json => common::json_text(&render::json(&view)),
     };
     out.write(&text);
     ExitStatus::Clean

@@ -14,8 +14,8 @@ use crate::commands::common::{chart, observed_text, outcome_str, target_of, targ
 /// The schema name of the JSON document.
 pub const SCHEMA: &str = "hpa-lint.diagnose/v1";
 
-/// Everything a report shows.
-pub struct Report<'a> {
+/// Everything `hpa-lint diagnose` shows of one HPA: its diagnosis and what it was made from.
+pub struct DiagnosisView<'a> {
     /// Live or snapshot.
     pub source: Source,
     /// `namespace/name`.
@@ -52,7 +52,7 @@ fn condition_json(c: Option<&HorizontalPodAutoscalerCondition>) -> Value {
 }
 
 /// The JSON document.
-pub fn json(r: &Report<'_>) -> Value {
+pub fn json(r: &DiagnosisView<'_>) -> Value {
     let d = r.diagnosis;
     let s = &d.sync;
     let specs = hpa_core::evaluator::controller::effective_metrics(r.hpa);
@@ -181,7 +181,7 @@ pub fn json(r: &Report<'_>) -> Value {
 }
 
 /// The report for people.
-pub fn human(r: &Report<'_>) -> String {
+pub fn human(r: &DiagnosisView<'_>) -> String {
     let d = r.diagnosis;
     let s = &d.sync;
     let mut out = String::new();

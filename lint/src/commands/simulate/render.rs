@@ -4,9 +4,9 @@
 use hpa_core::evaluator::SyncOutcome;
 use serde_json::{Map, Value, json};
 
-use super::scenario::format_ms;
 use crate::commands::common::{chart, observed_text, outcome_str, ratio_to_target, target_of, target_text};
 use hpa_core::evaluator::simulation::{Simulation, Step};
+use hpa_core::evaluator::time::format_ms;
 
 /// What the header says about the run, besides the steps.
 #[derive(Debug, Clone)]

@@ -25,9 +25,10 @@ use std::collections::BTreeMap;
 
 use hpa_core::api::Quantity;
 use hpa_core::api::quantity::QuantityError;
-use hpa_core::api::v2::{HorizontalPodAutoscaler, MetricSpec};
+use hpa_core::api::v2::HorizontalPodAutoscaler;
 use hpa_core::evaluator::Container;
 use hpa_core::evaluator::controller::effective_metrics;
+use hpa_core::evaluator::time::format_ms;
 use hpa_core::features::Gate;
 use hpa_core::rules::objects::{AdmittedPod, TemplateContainer, Workload};
 
@@ -761,16 +762,6 @@ fn load(node: Node<'_>, errs: &mut Errors) -> Vec<LoadEntry> {
     out
 }
 
-/// `90s`, `5m`, `1h30m`, `1.5s`: the shortest reading of a duration in ms (hpa-core's, which
-/// `diagnose` also uses).
-pub use hpa_core::evaluator::time::format_ms;
-
-/// The load key naming one of the HPA's metrics (`cpu`, `container/app/cpu`, or the metric
-/// name of a Pods, Object or External metric); `None` for a metric of an unknown type.
-pub fn metric_key(m: &MetricSpec) -> Option<MetricKey> {
-    MetricKey::of(m)
-}
-
 /// What the scenario needs besides itself to become a [`Plan`].
 #[derive(Debug, Clone)]
 pub struct PlanInputs {
@@ -796,7 +787,7 @@ pub fn bind(s: &Scenario, ctx: PlanInputs) -> Result<Plan, Vec<ScenarioError>> {
     let mut keys: Vec<(String, MetricKey)> = Vec::new();
     let mut bindings = Vec::with_capacity(specs.len());
     for spec in specs.iter() {
-        let slot = metric_key(spec).map(|k| {
+        let slot = MetricKey::of(spec).map(|k| {
             let text = k.to_string();
             match keys.iter().position(|(t, kk)| *t == text && *kk == k) {
                 Some(i) => i,

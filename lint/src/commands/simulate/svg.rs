@@ -4,9 +4,9 @@
 use std::fmt::Write as _;
 
 use super::render::Header;
-use super::scenario::format_ms;
 use crate::commands::common::{ratio_to_target, target_of, target_text};
 use hpa_core::evaluator::simulation::Simulation;
+use hpa_core::evaluator::time::format_ms;
 
 const WIDTH: f64 = 960.0;
 const HEIGHT: f64 = 460.0;
