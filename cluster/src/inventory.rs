@@ -517,29 +517,37 @@ pub async fn read_custom_target(
     }
 }
 
-/// The part of an HPA [`read_custom_targets`] reads (`spec.scaleTargetRef`), from its text.
+/// The part of an HPA that [`read_custom_targets`] reads (`spec.scaleTargetRef`, where every
+/// autoscaling version has it), from its text (or an admission request's object).
 #[derive(serde::Deserialize)]
-struct TargetOf {
+pub struct TargetOf {
+    /// `spec`
     #[serde(default)]
-    spec: TargetSpec,
+    pub spec: TargetSpec,
 }
 
+/// [`TargetOf`]'s `spec`.
 #[derive(serde::Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
-struct TargetSpec {
+pub struct TargetSpec {
+    /// `spec.scaleTargetRef`
     #[serde(default)]
-    scale_target_ref: Option<TargetRef>,
+    pub scale_target_ref: Option<TargetRef>,
 }
 
+/// `spec.scaleTargetRef`, each field empty when absent.
 #[derive(serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct TargetRef {
+pub struct TargetRef {
+    /// `apiVersion`
     #[serde(default)]
-    api_version: String,
+    pub api_version: String,
+    /// `kind`
     #[serde(default)]
-    kind: String,
+    pub kind: String,
+    /// `name`
     #[serde(default)]
-    name: String,
+    pub name: String,
 }
 
 /// Reads the scale targets of the HPAs read that are custom resources of a CRD read but of no

@@ -8,7 +8,7 @@ use std::sync::RwLockReadGuard;
 use std::time::{Duration, Instant};
 
 use hpa_cluster::Cluster;
-use hpa_cluster::inventory::{CustomTarget, TargetRead, custom_target_crd, read_custom_target};
+use hpa_cluster::inventory::{CustomTarget, TargetOf, TargetRead, custom_target_crd, read_custom_target};
 use hpa_cluster::kinds::Kind;
 use hpa_cluster::watch::{ContextCache, Freshness, Index};
 use hpa_core::api::v2;
@@ -85,7 +85,7 @@ impl ClusterContext {
         let cluster = self.targets.as_ref()?;
         let review: Peek = serde_json::from_slice(body).ok()?;
         let request = review.request?;
-        let t = request.object?.spec?.scale_target_ref?;
+        let t = request.object?.spec.scale_target_ref?;
         if self.cache.freshness(self.settings.stale_after) != Freshness::Fresh {
             return None;
         }
@@ -244,29 +244,5 @@ struct PeekRequest {
     #[serde(default)]
     namespace: String,
     #[serde(default)]
-    object: Option<PeekObject>,
-}
-
-#[derive(serde::Deserialize)]
-struct PeekObject {
-    #[serde(default)]
-    spec: Option<PeekSpec>,
-}
-
-#[derive(serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct PeekSpec {
-    #[serde(default)]
-    scale_target_ref: Option<PeekTarget>,
-}
-
-#[derive(serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct PeekTarget {
-    #[serde(default)]
-    api_version: String,
-    #[serde(default)]
-    kind: String,
-    #[serde(default)]
-    name: String,
+    object: Option<TargetOf>,
 }

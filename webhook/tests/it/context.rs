@@ -409,12 +409,17 @@ async fn a_stopped_api_server_leaves_single_object_checks_and_a_warning() {
 
 /// The policy that denies HPA201 in `shop` (with a fresh view; never on a stale one).
 fn deny_hpa201(s: &Setup) -> String {
-    let policy = s._dir.path().join("policy.yaml");
-    std::fs::write(
-        &policy,
-        "apiVersion: hpa-toolkit.io/v1alpha1\nkind: WebhookPolicy\nrules:\n  - name: shop\n    namespaces: [shop]\n    denyRules: [missing-resource-request]\n",
+    write_policy(
+        s,
+        "policy.yaml",
+        "rules:\n  - name: shop\n    namespaces: [shop]\n    denyRules: [missing-resource-request]\n",
     )
-    .unwrap();
+}
+
+/// A WebhookPolicy file `file` of `s`'s directory whose body (after `kind`) is `body`: its path.
+fn write_policy(s: &Setup, file: &str, body: &str) -> String {
+    let policy = s._dir.path().join(file);
+    std::fs::write(&policy, format!("apiVersion: hpa-toolkit.io/v1alpha1\nkind: WebhookPolicy\n{body}")).unwrap();
     policy.display().to_string()
 }
 
@@ -918,14 +923,8 @@ async fn runtime_classes_and_crds_are_watched() {
     let web = find(&kata, "HorizontalPodAutoscaler", "web").clone();
     let gadget = find(&custom, "HorizontalPodAutoscaler", "g").clone();
     let pinned = find(&custom, "HorizontalPodAutoscaler", "pinned").clone();
-    // HPA403 runs where denyRules names it: on a target the cache cannot hold, it must not deny.
-    let policy = s._dir.path().join("deny-missing.yaml");
-    std::fs::write(
-        &policy,
-        "apiVersion: hpa-toolkit.io/v1alpha1\nkind: WebhookPolicy\ndefaults: {denyRules: [HPA403]}\n",
-    )
-    .unwrap();
-    let policy = policy.display().to_string();
+    // HPA403 runs where denyRules names it.
+    let policy = write_policy(&s, "deny-missing.yaml", "defaults: {denyRules: [HPA403]}\n");
     for (release, hpa201) in [("1.37", false), ("1.38", true)] {
         let (server, mut conn) = s.webhook(&["--kubernetes-version", release, "--policy", &policy]).await;
         let answer = conn.review("/validate", &review("k1", "CREATE", &web, None)).await.unwrap();
@@ -995,13 +994,7 @@ async fn a_custom_resource_target_is_read_at_admission() {
     s.api.apply_as(&pools, "argocd-controller", "Apply");
     let pinned = find(&rest, "HorizontalPodAutoscaler", "pinned").clone();
     let scaled = find(&rest, "HorizontalPodAutoscaler", "scaled").clone();
-    let policy = s._dir.path().join("deny-missing.yaml");
-    std::fs::write(
-        &policy,
-        "apiVersion: hpa-toolkit.io/v1alpha1\nkind: WebhookPolicy\ndefaults: {denyRules: [HPA403]}\n",
-    )
-    .unwrap();
-    let policy = policy.display().to_string();
+    let policy = write_policy(&s, "deny-missing.yaml", "defaults: {denyRules: [HPA403]}\n");
     let (server, mut conn) = s.webhook(&["--policy", &policy]).await;
     let answer = conn.review("/validate", &review("t1", "CREATE", &pinned, None)).await.unwrap();
     assert_eq!(response(&answer)["allowed"], true, "{answer}");
