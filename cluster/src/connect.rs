@@ -359,6 +359,12 @@ impl Cluster {
         self.timeout
     }
 
+    /// The same client (one connection pool) with another timeout for every call: the webhook's
+    /// reads at admission are bounded well below kube-apiserver's wait for its answer.
+    pub fn with_timeout(&self, timeout: Duration) -> Cluster {
+        Cluster { timeout, ..self.clone() }
+    }
+
     /// `GET path` (with its query), parsed as JSON; `doing` describes the call for errors.
     pub async fn get_json(&self, path_and_query: &str, doing: &str) -> Result<Value, Error> {
         let text = self.get_text(path_and_query, doing).await?;

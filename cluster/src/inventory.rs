@@ -12,7 +12,7 @@ use hpa_core::features::KubernetesVersion;
 use hpa_core::rules::IGNORE_ANNOTATION;
 use hpa_core::rules::objects::Objects;
 use hpa_core::rules::objects::{
-    CustomResourceDefinition, ObjectId, Pdb, RuntimeClass, ScaledObject, Vpa, Workload,
+    Coverage, CustomResourceDefinition, ObjectId, Pdb, RuntimeClass, ScaledObject, Vpa, Workload,
     custom_resource_definition_from, pdb_from_json, runtime_class_from, scaled_object_from_json, vpa_from_json,
     workload_from,
 };
@@ -239,6 +239,9 @@ pub struct Inventory {
     pub ignores: HashMap<ObjectId, String>,
     /// What was not read, and why.
     pub notes: Vec<Note>,
+    /// What was read whole: the lists that answered, where, and the custom-resource targets whose
+    /// `GET` answered. Only there is an absence one (HPA403, [`Objects::would_hold`]).
+    pub coverage: Coverage,
 }
 
 /// What one list produced.
@@ -332,6 +335,7 @@ pub async fn read_inventory(cluster: &Cluster, scope: &Scope) -> Result<Inventor
     for ((kind, ns), result) in jobs.iter().zip(results) {
         match result {
             Ok((batch, ignores, restarted)) => {
+                inventory.coverage.listed(kind.group, kind.kind, *ns);
                 inventory.ignores.extend(ignores);
                 if restarted {
                     inventory.notes.push(Note {
@@ -382,7 +386,7 @@ pub async fn read_inventory(cluster: &Cluster, scope: &Scope) -> Result<Inventor
 
 /// A custom resource an HPA scales that no listed kind holds: where to `GET` it.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-struct CustomTarget {
+pub struct CustomTarget {
     namespace: String,
     group: String,
     version: String,
@@ -391,29 +395,159 @@ struct CustomTarget {
     name: String,
 }
 
-/// The part of an HPA [`read_custom_targets`] reads (`spec.scaleTargetRef`), from its text.
-#[derive(serde::Deserialize)]
-struct TargetOf {
-    #[serde(default)]
-    spec: TargetSpec,
+impl CustomTarget {
+    /// The custom resource `name` in `namespace` that an HPA's `scaleTargetRef` of `api_version`
+    /// names, of the kind `crd` defines ([`custom_target_crd`]): read at the version the HPA
+    /// names when the CRD serves it, else at its first served version. `None` without a name or
+    /// a served version.
+    pub fn of(crd: &CustomResourceDefinition, api_version: &str, namespace: &str, name: &str) -> Option<CustomTarget> {
+        let wanted = hpa_core::api::GroupVersion::parse_or_empty(api_version);
+        let served = |v: &&hpa_core::rules::objects::CrdVersion| v.served;
+        let version = crd
+            .versions
+            .iter()
+            .filter(served)
+            .find(|v| v.name == wanted.version())
+            .or_else(|| crd.versions.iter().find(served))?;
+        (!name.is_empty()).then(|| CustomTarget {
+            namespace: namespace.to_string(),
+            group: crd.group.clone(),
+            version: version.name.clone(),
+            plural: crd.plural.clone(),
+            kind: crd.kind.clone(),
+            name: name.to_string(),
+        })
+    }
+
+    /// Its path on the API server.
+    fn path(&self) -> String {
+        let CustomTarget { namespace, group, version, plural, name, .. } = self;
+        format!("/apis/{group}/{version}/namespaces/{namespace}/{plural}/{name}")
+    }
+
+    /// `workerpools.example.com batch/pinned`, as notes and warnings name it.
+    pub fn describe(&self) -> String {
+        format!("{}.{} {}/{}", self.plural, self.group, self.namespace, self.name)
+    }
+
+    /// Why it was not read when RBAC refused it (`message`: the API server's).
+    fn refused(&self, message: &str) -> String {
+        format!("RBAC refused to get {} ({message})", self.describe())
+    }
+
+    /// The call, for errors.
+    fn doing(&self) -> String {
+        format!("reading {}", self.describe())
+    }
+
+    /// Its identity, as the rules name it.
+    pub fn id(&self) -> ObjectId {
+        ObjectId {
+            api_version: format!("{}/{}", self.group, self.version),
+            kind: self.kind.clone(),
+            namespace: self.namespace.clone(),
+            name: self.name.clone(),
+        }
+    }
+
+    /// The object a `GET` of it returned (`item`), trimmed as a workload ([`trim_workload`]),
+    /// with who set the count its CRD's `specReplicasPath` names ([`replicas_owner::decide_at`]).
+    fn trimmed(&self, crd: &CustomResourceDefinition, item: &Value) -> (Workload, ReplicasDecision) {
+        let (workload, mut decision) = trim_workload(self.id(), item, None);
+        if let Some(Some(scale)) = crd.served_scale() {
+            let path: Vec<&str> = scale.spec_replicas_path.trim_start_matches('.').split('.').collect();
+            decision = replicas_owner::decide_at(item, &path, None);
+        }
+        (workload, decision)
+    }
 }
 
+/// The CustomResourceDefinition (from `find`: group and kind to the CRD that defines them) of
+/// the custom resource an HPA's `scaleTargetRef` (`api_version`, `kind`) names, when that kind
+/// is none [`CONTEXT_KINDS`] lists (those are read by lists or watches).
+pub fn custom_target_crd<'a>(
+    api_version: &str,
+    kind: &str,
+    find: impl FnOnce(&str, &str) -> Option<&'a CustomResourceDefinition>,
+) -> Option<&'a CustomResourceDefinition> {
+    let group = hpa_core::api::GroupVersion::parse(api_version).ok()?;
+    let group = group.group();
+    if kinds::workload(group, kind).is_some() {
+        return None;
+    }
+    find(group, kind)
+}
+
+/// What the webhook's `GET` of an HPA's custom-resource target at admission answered
+/// ([`read_custom_target`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum TargetRead {
+    /// It exists: trimmed as a workload, with who set its count and its
+    /// [`IGNORE_ANNOTATION`].
+    Found(Box<Workload>, ReplicasDecision, Option<String>),
+    /// It does not exist (404).
+    Absent(ObjectId),
+    /// RBAC refused to get it: which, and its name as notes say it
+    /// (`workerpools.example.com batch/pinned`).
+    Refused(ObjectId, String),
+    /// It could not be read (the API server failed, the call timed out): which, and why, in a
+    /// sentence naming it.
+    Failed(ObjectId, String),
+}
+
+/// One `GET` of custom-resource target `target` (of `crd`), as `hpa-lint cluster` reads each
+/// ([`read_inventory`]), for the webhook at admission, bounded by `cluster`'s timeout.
+pub async fn read_custom_target(
+    cluster: &Cluster,
+    crd: &CustomResourceDefinition,
+    target: &CustomTarget,
+) -> TargetRead {
+    let doing = target.doing();
+    let answer = cluster.get_text(&target.path(), &doing).await.and_then(|text| {
+        hpa_core::go::parse_tree(&text).map_err(|e| Error::Protocol { doing: doing.clone(), reason: e.to_string() })
+    });
+    match answer {
+        Ok(item) => {
+            let (workload, decision) = target.trimmed(crd, &item);
+            TargetRead::Found(Box::new(workload), decision, ignore_annotation(&item).map(String::from))
+        }
+        Err(Error::NotFound { .. }) => TargetRead::Absent(target.id()),
+        Err(Error::Forbidden { .. }) => TargetRead::Refused(target.id(), target.describe()),
+        Err(other) => TargetRead::Failed(target.id(), other.to_string()),
+    }
+}
+
+/// The part of an HPA that [`read_custom_targets`] reads (`spec.scaleTargetRef`, where every
+/// autoscaling version has it), from its text (or an admission request's object).
+#[derive(serde::Deserialize)]
+pub struct TargetOf {
+    /// `spec`
+    #[serde(default)]
+    pub spec: TargetSpec,
+}
+
+/// [`TargetOf`]'s `spec`.
 #[derive(serde::Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
-struct TargetSpec {
+pub struct TargetSpec {
+    /// `spec.scaleTargetRef`
     #[serde(default)]
-    scale_target_ref: Option<TargetRef>,
+    pub scale_target_ref: Option<TargetRef>,
 }
 
+/// `spec.scaleTargetRef`, each field empty when absent.
 #[derive(serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct TargetRef {
+pub struct TargetRef {
+    /// `apiVersion`
     #[serde(default)]
-    api_version: String,
+    pub api_version: String,
+    /// `kind`
     #[serde(default)]
-    kind: String,
+    pub kind: String,
+    /// `name`
     #[serde(default)]
-    name: String,
+    pub name: String,
 }
 
 /// Reads the scale targets of the HPAs read that are custom resources of a CRD read but of no
@@ -421,8 +555,9 @@ struct TargetRef {
 /// `GET` each, at the version the HPA names when the CRD serves it (else its first served
 /// version), trimmed as a workload ([`trim_workload`]) with, beside it, who set the count its
 /// CRD's `specReplicasPath` names ([`replicas_owner::decide_at`]): HPA410 on live custom
-/// resources. A target that does not exist is left to the rules (HPA404); a refusal or a
-/// failure is a note; what makes the server unusable stops the read, as for the lists.
+/// resources. A target that does not exist is left to the rules (HPA403: each `GET` that
+/// answered, found or not, is in [`Inventory::coverage`]); a refusal or a failure is a note;
+/// what makes the server unusable stops the read, as for the lists.
 async fn read_custom_targets(cluster: &Cluster, inventory: &mut Inventory) -> Result<(), Error> {
     if inventory.crds.iter().all(|c| kinds::workload(&c.group, &c.kind).is_some()) {
         return Ok(());
@@ -431,44 +566,19 @@ async fn read_custom_targets(cluster: &Cluster, inventory: &mut Inventory) -> Re
     for hpa in &inventory.hpas {
         let Ok(read) = hpa_core::go::from_str::<TargetOf>(&hpa.text) else { continue };
         let Some(t) = read.spec.scale_target_ref else { continue };
-        let Ok(gv) = hpa_core::api::GroupVersion::parse(&t.api_version) else { continue };
-        let Some(crd) = inventory
-            .crds
-            .iter()
-            .rev()
-            .find(|c| c.group == gv.group() && c.kind == t.kind && kinds::workload(&c.group, &c.kind).is_none())
-        else {
+        let Some(crd) = custom_target_crd(&t.api_version, &t.kind, |group, kind| {
+            inventory.crds.iter().rev().find(|c| c.group == group && c.kind == kind)
+        }) else {
             continue;
         };
-        let served = |v: &&hpa_core::rules::objects::CrdVersion| v.served;
-        let Some(version) = crd
-            .versions
-            .iter()
-            .filter(served)
-            .find(|v| v.name == gv.version())
-            .or_else(|| crd.versions.iter().find(served))
-        else {
-            continue;
-        };
-        if t.name.is_empty() {
-            continue;
-        }
-        let target = CustomTarget {
-            namespace: hpa.id.namespace.clone(),
-            group: crd.group.clone(),
-            version: version.name.clone(),
-            plural: crd.plural.clone(),
-            kind: crd.kind.clone(),
-            name: t.name,
-        };
+        let Some(target) = CustomTarget::of(crd, &t.api_version, &hpa.id.namespace, &t.name) else { continue };
         if !targets.iter().any(|(x, _)| *x == target) {
             targets.push((target, crd));
         }
     }
     let reads = join_all(targets.iter().map(|(t, _)| {
-        let path = format!("/apis/{}/{}/namespaces/{}/{}/{}", t.group, t.version, t.namespace, t.plural, t.name);
-        let doing = format!("reading {}.{} {}/{}", t.plural, t.group, t.namespace, t.name);
-        async move { (cluster.get_text(&path, &doing).await, doing) }
+        let doing = t.doing();
+        async move { (cluster.get_text(&t.path(), &doing).await, doing) }
     }))
     .await;
     let mut found = Vec::new();
@@ -478,13 +588,14 @@ async fn read_custom_targets(cluster: &Cluster, inventory: &mut Inventory) -> Re
         }) {
             Ok(item) => item,
             Err(e) if e.is_connection() => return Err(e),
-            Err(Error::NotFound { .. }) => continue,
+            Err(Error::NotFound { .. }) => {
+                inventory.coverage.fetched(&t.group, &t.kind, &t.namespace, &t.name);
+                continue;
+            }
             Err(Error::Forbidden { message, .. }) => {
-                let what = format!("{}.{} {}/{}", t.plural, t.group, t.namespace, t.name);
-                inventory.notes.push(Note {
-                    kind: NoteKind::Forbidden,
-                    message: format!("not read: RBAC refused to get {what} ({message})"),
-                });
+                inventory
+                    .notes
+                    .push(Note { kind: NoteKind::Forbidden, message: format!("not read: {}", t.refused(&message)) });
                 continue;
             }
             Err(other) => {
@@ -492,21 +603,11 @@ async fn read_custom_targets(cluster: &Cluster, inventory: &mut Inventory) -> Re
                 continue;
             }
         };
-        let id = ObjectId {
-            api_version: format!("{}/{}", t.group, t.version),
-            kind: t.kind.clone(),
-            namespace: t.namespace.clone(),
-            name: t.name.clone(),
-        };
+        inventory.coverage.fetched(&t.group, &t.kind, &t.namespace, &t.name);
         if let Some(ignore) = ignore_annotation(&item) {
-            inventory.ignores.insert(id.clone(), ignore.to_string());
+            inventory.ignores.insert(t.id(), ignore.to_string());
         }
-        let (workload, mut decision) = trim_workload(id, &item, None);
-        if let Some(Some(scale)) = crd.served_scale() {
-            let path: Vec<&str> = scale.spec_replicas_path.trim_start_matches('.').split('.').collect();
-            decision = replicas_owner::decide_at(&item, &path, None);
-        }
-        found.push((workload, decision));
+        found.push(t.trimmed(crd, &item));
     }
     for (workload, decision) in found {
         inventory.workloads.push(workload);

@@ -35,7 +35,7 @@ use hpa_core::features::FeatureGates;
 use hpa_core::rules::Ignore;
 use hpa_core::rules::index::{self, HpaOrder, ObjectIndex, Table};
 use hpa_core::rules::objects::{
-    CustomResourceDefinition, LimitRange, ObjectId, Objects, Pdb, RuntimeClass, ScaledObject, Vpa, Workload,
+    CustomResourceDefinition, LimitRange, ObjectId, Objects, Pdb, RuntimeClass, ScaledObject, Source, Vpa, Workload,
     limit_range_from_json,
 };
 use kube::Client;
@@ -365,10 +365,10 @@ impl ContextCache {
     /// the API server fails: one that hangs with its sockets open (stopped, overloaded) makes no
     /// request fail, it only stops talking. Each watch asks for a `timeoutSeconds` of half the
     /// bound ([`CacheOptions::watch_timeout`]), so that a quiet kind is heard from in time.
-    /// LimitRanges or RuntimeClasses RBAC refuses make it incomplete too: without them a
-    /// container's defaulted request, or the overhead the 1.34-1.37 controller adds to a pod's
-    /// requests, looks missing (a false HPA201, which a `denyRules` would turn into a false
-    /// denial); other refused kinds only hide findings.
+    /// A kind RBAC refuses leaves it fresh ([`ContextCache::refused`]): a rule that would
+    /// conclude from its absence asks whether the view holds it ([`Reads`]: HPA201 concludes
+    /// nothing from a LimitRange or RuntimeClass it cannot see), and the answer says the check
+    /// was partial.
     pub fn freshness(&self, stale_after: Duration) -> Freshness {
         if !*lock(&self.shared.discovered) {
             return Freshness::Stale("the cluster cache has not synced yet".into());
@@ -376,9 +376,6 @@ impl ContextCache {
         let now = Instant::now();
         let watches = self.shared.watches();
         for (kind, w) in watches.iter() {
-            if w.phase == Phase::Forbidden && (*kind == kinds::LIMIT_RANGE || *kind == kinds::RUNTIME_CLASS) {
-                return Freshness::Stale(format!("RBAC refuses to watch {}", kind.resource()));
-            }
             if matches!(w.phase, Phase::Forbidden | Phase::Absent) {
                 continue;
             }
@@ -410,8 +407,9 @@ impl ContextCache {
     }
 
     /// The kinds RBAC refuses to list or watch (each skipped until the next re-check), in
-    /// [`WATCHED`] order. The view stays fresh without them but LimitRanges and RuntimeClasses
-    /// ([`ContextCache::freshness`]); a rule that reads one sees none of its objects ([`Reads`]).
+    /// [`WATCHED`] order. The view stays fresh without them ([`ContextCache::freshness`]); a rule
+    /// that reads one sees none of its objects, and one that would conclude from their absence
+    /// does not ([`Reads`]).
     /// An optional CRD that is not installed is not refused: it has no objects to miss.
     pub fn refused(&self) -> Vec<Kind> {
         let watches = self.shared.watches();
@@ -1259,8 +1257,12 @@ impl Objects for Overlay<'_> {
         self.base.runtime_class(name)
     }
 
-    fn holds_kind(&self, group: &str, kind: &str) -> bool {
-        self.base.holds_kind(group, kind)
+    fn would_hold(&self, group: &str, kind: &str, namespace: &str, name: &str) -> bool {
+        self.base.would_hold(group, kind, namespace, name)
+    }
+
+    fn source(&self) -> Source {
+        self.base.source()
     }
 
     fn workload_any_case(&self, kind: &str, namespace: &str, name: &str) -> Option<&Workload> {
@@ -1327,12 +1329,20 @@ pub struct Reads<'a> {
     refused: &'a [Kind],
     unseen: Mutex<BTreeSet<Kind>>,
     written: Option<&'a ObjectId>,
+    fetched: Option<&'a ObjectId>,
 }
 
 impl<'a> Reads<'a> {
     /// `world` read by the rules, with the kinds RBAC refuses.
     pub fn new(world: &'a dyn Objects, refused: &'a [Kind]) -> Reads<'a> {
-        Reads { world, refused, unseen: Mutex::new(BTreeSet::new()), written: None }
+        Reads { world, refused, unseen: Mutex::new(BTreeSet::new()), written: None, fetched: None }
+    }
+
+    /// The same, knowing whether the object `fetched` exists whatever its kind (an HPA's
+    /// custom-resource target read at admission, found or not found: the world holds it when
+    /// it exists): [`Objects::would_hold`] answers yes for it.
+    pub fn with_fetched(self, fetched: &'a ObjectId) -> Reads<'a> {
+        Reads { fetched: Some(fetched), ..self }
     }
 
     /// The same, for a world that holds `written` (a workload under admission, the overlay's
@@ -1394,13 +1404,26 @@ impl Objects for Reads<'_> {
         self.world.runtime_class(name)
     }
 
-    /// Only the workload kinds the cache watches, and RBAC does not refuse: the cache holds no
-    /// custom resource but an Argo Rollout.
-    fn holds_kind(&self, group: &str, kind: &str) -> bool {
+    /// Only the kinds the cache watches, and RBAC does not refuse: the cache holds no custom
+    /// resource but an Argo Rollout.
+    fn would_hold(&self, group: &str, kind: &str, namespace: &str, name: &str) -> bool {
+        if self.fetched.is_some_and(|f| {
+            hpa_core::api::GroupVersion::parse_or_empty(&f.api_version).group() == group
+                && f.kind.eq_ignore_ascii_case(kind)
+                && f.namespace == namespace
+                && f.name == name
+        }) {
+            return true;
+        }
         let same = |k: &Kind| k.group == group && k.kind.eq_ignore_ascii_case(kind);
-        WATCHED.iter().any(|k| is_workload(k) && same(k))
+        WATCHED.iter().any(same)
             && !self.refused.iter().any(same)
-            && self.world.holds_kind(group, kind)
+            && self.world.would_hold(group, kind, namespace, name)
+    }
+
+    /// The context cache, whatever the world it wraps says.
+    fn source(&self) -> Source {
+        Source::ContextCache
     }
 
     fn workload_any_case(&self, kind: &str, namespace: &str, name: &str) -> Option<&Workload> {
@@ -1487,14 +1510,27 @@ mod tests {
         assert_eq!(reads.unseen(), []);
         assert!(reads.custom_resource_definition("example.com", "WorkerPool").is_none());
         assert_eq!(reads.unseen(), [kinds::CRD]);
-        // Only the workload kinds the cache watches, unrefused, are held whole (HPA403).
+        // Only the kinds the cache watches, unrefused, are held whole (HPA403, HPA201).
         let reads = Reads::new(&overlay, &[kinds::ROLLOUT]);
-        assert!(reads.holds_kind("apps", "Deployment"));
-        assert!(reads.holds_kind("apps", "deployment"));
-        assert!(reads.holds_kind("", "ReplicationController"));
-        assert!(!reads.holds_kind("argoproj.io", "Rollout"));
-        assert!(!reads.holds_kind("example.com", "WorkerPool"));
-        assert!(!reads.holds_kind("", "Deployment"));
+        assert!(reads.would_hold("apps", "Deployment", "shop", "web"));
+        assert!(reads.would_hold("apps", "deployment", "shop", "web"));
+        assert!(reads.would_hold("", "ReplicationController", "shop", "web"));
+        assert!(reads.would_hold("node.k8s.io", "RuntimeClass", "", "kata"));
+        assert!(!reads.would_hold("argoproj.io", "Rollout", "shop", "web"));
+        assert!(!reads.would_hold("example.com", "WorkerPool", "shop", "web"));
+        assert!(!reads.would_hold("", "Deployment", "shop", "web"));
+        assert!(!Reads::new(&overlay, &[kinds::RUNTIME_CLASS]).would_hold("node.k8s.io", "RuntimeClass", "", "kata"));
+        assert_eq!(reads.source(), Source::ContextCache);
+        // A custom resource read at admission is held, that one only.
+        let pool = ObjectId {
+            api_version: "example.com/v1".into(),
+            kind: "WorkerPool".into(),
+            namespace: "shop".into(),
+            name: "pool".into(),
+        };
+        let reads = Reads::new(&overlay, &[]).with_fetched(&pool);
+        assert!(reads.would_hold("example.com", "WorkerPool", "shop", "pool"));
+        assert!(!reads.would_hold("example.com", "WorkerPool", "shop", "other"));
     }
 
     /// 0.5 s, 1 s, then 2 s at most (each up to a quarter more), and 0.5 s again after an event.

@@ -698,14 +698,19 @@ fn a_runtime_class_overhead_in_the_cluster_supplies_the_cpu_request_until_1_38()
     let report = l.lint(&["-n", "kata", "-o", "json"]).json();
     assert_eq!(located(&report, "HPA201"), Vec::<String>::new(), "{report:#}");
     assert_eq!(report["summary"]["objects"], 3, "{report:#}");
-    l.server.set_git_version(Some("v1.38.0"));
-    let report = l.lint(&["-n", "kata", "-o", "json"]).json();
-    assert_eq!(
-        located(&report, "HPA201"),
-        ["kata/web HorizontalPodAutoscaler spec.metrics[0].resource.target.averageUtilization"],
-        "{report:#}"
-    );
-    // RuntimeClasses refused on 1.37: the rest is linted, the refusal is a note.
+    let reported_on_1_38 = || {
+        l.server.set_git_version(Some("v1.38.0"));
+        let report = l.lint(&["-n", "kata", "-o", "json"]).json();
+        assert_eq!(
+            located(&report, "HPA201"),
+            ["kata/web HorizontalPodAutoscaler spec.metrics[0].resource.target.averageUtilization"],
+            "{report:#}"
+        );
+    };
+    reported_on_1_38();
+    // RuntimeClasses refused on 1.37: the overhead that would give the cpu request is unknown,
+    // so HPA201 concludes nothing; the refusal is a note. On 1.38 the overhead does not count:
+    // the request is missing whatever the RuntimeClass.
     l.server.set_git_version(Some("v1.37.0"));
     l.server.refuse(Some("runtimeclasses.node.k8s.io"), None);
     let report = l.lint(&["-n", "kata", "-o", "json"]).json();
@@ -714,7 +719,28 @@ fn a_runtime_class_overhead_in_the_cluster_supplies_the_cpu_request_until_1_38()
         notes.iter().any(|n| n.starts_with("not read: RBAC refused to list runtimeclasses.node.k8s.io (")),
         "{notes:?}"
     );
-    assert_eq!(located(&report, "HPA201").len(), 1, "{report:#}");
+    assert_eq!(located(&report, "HPA201"), Vec::<String>::new(), "{report:#}");
+    reported_on_1_38();
+}
+
+/// HPA201 on a workload without requests: reported where the LimitRanges of its namespace were
+/// read (none gives a default), not where RBAC refused them (a `defaultRequest` may give the
+/// request): the refusal is a note.
+#[test]
+fn a_request_a_refused_limit_range_may_give_is_not_concluded_missing() {
+    let l = live();
+    l.server.apply(&payments());
+    let report = l.lint(&["-n", "payments", "-o", "json", "--select", "HPA201"]).json();
+    let found = located(&report, "HPA201");
+    assert_eq!(found.len(), 4, "{report:#}");
+    l.server.refuse(Some("limitranges"), Some("payments"));
+    let report = l.lint(&["-n", "payments", "-o", "json", "--select", "HPA201"]).json();
+    assert_eq!(located(&report, "HPA201"), Vec::<String>::new(), "{report:#}");
+    let notes: Vec<&str> = report["notes"].as_array().unwrap().iter().filter_map(|n| n["message"].as_str()).collect();
+    assert!(
+        notes.iter().any(|n| n.starts_with("not read: RBAC refused to list limitranges in namespace payments (")),
+        "{notes:?}"
+    );
 }
 
 /// HPA410 on a live custom resource asks who set the field its CRD's `specReplicasPath` names
@@ -760,6 +786,15 @@ fn custom_resources_are_judged_by_their_crd_read_from_the_cluster() {
     assert!(paths.iter().any(|p| p == "/apis/example.com/v1/namespaces/batch/workerpools/pinned"), "{paths:?}");
 }
 
+/// HPA `batch/NAME` scaling `KIND` `NAME` of `api_version` on an External metric (the target
+/// need not exist).
+fn batch_hpa(name: &str, api_version: &str, kind: &str) -> Value {
+    let mut hpa = fixtures::external_hpa(name, 1, 5);
+    hpa["metadata"]["namespace"] = json!("batch");
+    hpa["spec"]["scaleTargetRef"] = json!({"apiVersion": api_version, "kind": kind, "name": name});
+    hpa
+}
+
 /// HPA403 on a live HPA whose custom-resource target does not exist (its `GET` answered 404),
 /// as on files: the CRD is known, the object is not there.
 #[test]
@@ -768,11 +803,7 @@ fn a_missing_custom_resource_target_is_hpa403_as_in_files() {
     l.server.install("workerpools");
     let objects = fixtures::in_namespace(fixtures::cluster_fixture("custom-resources"), "batch");
     l.server.apply(&objects);
-    l.server.apply(&[json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
-        "metadata": {"name": "ghost", "namespace": "batch"},
-        "spec": {"scaleTargetRef": {"apiVersion": "example.com/v1", "kind": "WorkerPool", "name": "ghost"},
-            "maxReplicas": 5, "metrics": [{"type": "External", "external": {"metric": {"name": "queue_depth"},
-                "target": {"type": "AverageValue", "averageValue": "30"}}}]}})]);
+    l.server.apply(&[batch_hpa("ghost", "example.com/v1", "WorkerPool")]);
     let report = l.lint(&["-n", "batch", "-o", "json", "--select", "HPA403"]).json();
     assert_eq!(
         located(&report, "HPA403"),
@@ -823,5 +854,94 @@ fn a_live_hpa_whose_target_group_does_not_serve_it_conflicts_with_none() {
         ],
         "{}",
         run.stdout
+    );
+}
+
+/// The `custom-resources` fixture in `batch` (its CRDs installed and served) and `batch/web`, an
+/// HPA on a Deployment `web` that does not exist.
+fn batch_cluster() -> Live {
+    let l = live();
+    l.server.install("workerpools");
+    l.server.apply(&fixtures::in_namespace(fixtures::cluster_fixture("custom-resources"), "batch"));
+    l.server.apply(&[batch_hpa("web", "apps/v1", "Deployment")]);
+    l
+}
+
+/// HPA403 concludes from an absence only where the target's kind was read whole: not when RBAC
+/// refused the list of its kind in its namespace, the list of CRDs (so no custom-resource target
+/// was read), or the `GET` of a custom-resource target, nor when that `GET` failed. Each of those
+/// is a note saying what was not read; the targets read whole are still looked for.
+#[test]
+fn hpa403_concludes_only_from_what_was_read_whole() {
+    let l = batch_cluster();
+    let hpa403 = |l: &Live| {
+        let report = l.lint(&["-n", "batch", "-o", "json", "--select", "HPA403"]).json();
+        let notes: Vec<String> = report["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n["message"].as_str().unwrap().to_string())
+            .filter(|n| n.starts_with("not read: "))
+            .collect();
+        (located(&report, "HPA403"), notes)
+    };
+    let at = |names: &[&str]| -> Vec<String> {
+        names.iter().map(|n| format!("batch/{n} HorizontalPodAutoscaler spec.scaleTargetRef.name")).collect()
+    };
+    assert_eq!(hpa403(&l), (at(&["g", "scaled", "web"]), vec![]));
+    // Where the target was looked for: in the cluster.
+    let report = l.lint(&["-n", "batch", "-o", "json", "--select", "HPA403"]).json();
+    let messages: Vec<&str> =
+        report["diagnostics"].as_array().unwrap().iter().filter_map(|d| d["message"].as_str()).collect();
+    assert_eq!(
+        messages,
+        [
+            "no Gadget batch/g in the cluster",
+            "no WorkerPool batch/scaled in the cluster",
+            "no Deployment batch/web in the cluster"
+        ]
+    );
+
+    // The GET of one custom-resource target refused, then failing: that target is not judged.
+    l.server.refuse(Some("workerpools.example.com"), Some("batch"));
+    assert_eq!(
+        hpa403(&l),
+        (
+            at(&["g", "web"]),
+            vec![
+                "not read: RBAC refused to get workerpools.example.com batch/pinned (workerpools.example.com is forbidden: User \"system:serviceaccount:hpa-system:hpa-reader\" cannot get resource \"workerpools\" in API group \"example.com\" in the namespace \"batch\")".to_string(),
+                "not read: RBAC refused to get workerpools.example.com batch/scaled (workerpools.example.com is forbidden: User \"system:serviceaccount:hpa-system:hpa-reader\" cannot get resource \"workerpools\" in API group \"example.com\" in the namespace \"batch\")".to_string(),
+            ]
+        )
+    );
+    let l = batch_cluster();
+    l.server
+        .fault("/apis/example.com/v1/namespaces/batch/workerpools/scaled", Fault::Status(500, "etcd is down".into()));
+    let (found, notes) = hpa403(&l);
+    assert_eq!(found, at(&["g", "web"]));
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(notes[0].starts_with("not read: "), "{notes:?}");
+
+    // The CRDs refused: no custom-resource target is read, none is judged.
+    let l = batch_cluster();
+    l.server.refuse(Some("customresourcedefinitions.apiextensions.k8s.io"), None);
+    let (found, notes) = hpa403(&l);
+    assert_eq!(found, at(&["web"]));
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(
+        notes[0].starts_with("not read: RBAC refused to list customresourcedefinitions.apiextensions.k8s.io ("),
+        "{notes:?}"
+    );
+
+    // The Deployments of the namespace refused: the Deployment target is not judged.
+    let l = batch_cluster();
+    l.server.refuse(Some("deployments.apps"), Some("batch"));
+    let (found, notes) = hpa403(&l);
+    assert_eq!(found, at(&["g", "scaled"]));
+    assert_eq!(
+        notes,
+        [
+            "not read: RBAC refused to list deployments.apps in namespace batch (deployments.apps is forbidden: User \"system:serviceaccount:hpa-system:hpa-reader\" cannot list resource \"deployments\" in API group \"apps\" in the namespace \"batch\")"
+        ]
     );
 }

@@ -45,6 +45,8 @@ use hpa_core::features::{FeatureGates, Gate, KubernetesVersion};
 use hpa_core::field::{self, FieldError};
 use hpa_core::rules::{self, Finding, Ignore, Location, RuleMeta, Severity};
 
+use hpa_cluster::inventory::TargetRead;
+
 use crate::context::{self, Subject, View};
 use crate::files::FileValue;
 use crate::metrics::{Endpoint, OperationLabel, OutcomeLabel};
@@ -415,11 +417,25 @@ impl Reviewer {
         // and the answer says so (a `denyRules` on them could not deny).
         let stale_warning = if cross_object { view.stale_warning(Subject::Hpa) } else { None };
         let mut partial_warning = None;
+        // The HPA's custom-resource target as its `GET` answered (the cache watches none): in
+        // the world when it exists, known absent when not, named in a warning when not read.
+        let target = view.target().filter(|read| context::is_target_of(read, admitted.effective()));
+        let mut target_warning = None;
         if cross_object && let Some(index) = view.index() {
             let t = &admitted.effective().spec.scale_target_ref;
             let id = context::hpa_id(admitted.effective());
             let overlay = hpa_cluster::Overlay::new(index).with_hpa(&id, &t.kind, &t.name);
-            let world = hpa_cluster::Reads::new(&overlay, view.refused());
+            let overlay = match target {
+                Some(TargetRead::Found(w, ..)) => overlay.with_workload(w),
+                _ => overlay,
+            };
+            let mut world = hpa_cluster::Reads::new(&overlay, view.refused());
+            match target {
+                Some(TargetRead::Found(w, ..)) => world = world.with_fetched(&w.id),
+                Some(TargetRead::Absent(absent)) => world = world.with_fetched(absent),
+                Some(other) => target_warning = context::target_warning(other),
+                None => {}
+            }
             findings.extend(admitted.check_world(Some(&id), &world, options));
             report.partial = world.unseen();
             partial_warning = context::partial_warning(Subject::Hpa, &report.partial);
@@ -495,6 +511,7 @@ impl Reviewer {
             warnings.push(short(&warning));
         }
         warnings.extend(partial_warning.map(|w| short(&w)));
+        warnings.extend(target_warning.map(|w| short(&w)));
         // The HPA's own `hpa-lint.dev/ignore` annotation leaves out the warnings of the rules it
         // lists (they are not counted in /metrics either), and so does, for a finding located on
         // another object, that object's annotation as the cache keeps it (as in files); neither
@@ -502,13 +519,24 @@ impl Reviewer {
         // API server's to waive.
         let ignore = Ignore::from_annotations(&outcome.object.metadata.annotations);
         let index = if cross_object { view.index() } else { None };
+        // The custom-resource target read at admission is in no index: its own opt-outs.
+        let target_ignore = match target {
+            Some(TargetRead::Found(w, _, Some(annotation))) if cross_object => Some((&w.id, Ignore::parse(annotation))),
+            _ => None,
+        };
         let mut denying: Vec<(&Finding, &str)> = Vec::new();
         for f in findings.iter().filter(|f| f.rule.id != rules::INVALID.id) {
             if let Some(origin) = effective.denies(f.rule.id) {
                 denying.push((f, origin));
                 report.findings.extend(f.rule.needs_objects.then_some(f.rule.id));
             } else if f.severity >= Severity::Warning
-                && !rules::suppressed(f, &ignore, |id| index.and_then(|i| i.ignore(id)))
+                && !rules::suppressed(f, &ignore, |id| {
+                    target_ignore
+                        .as_ref()
+                        .filter(|(target, _)| *target == id)
+                        .map(|(_, ignore)| ignore)
+                        .or_else(|| index.and_then(|i| i.ignore(id)))
+                })
             {
                 warnings.push(finding_warning(f));
                 report.findings.extend(f.rule.needs_objects.then_some(f.rule.id));
@@ -1028,7 +1056,7 @@ mod tests {
         let policy = test_policy(policy);
         let gates = FeatureGates::default();
         let lock = std::sync::RwLock::new(gitops_index(deployment_annotations, &gates));
-        let view = View::Fresh(lock.read().unwrap(), Vec::new());
+        let view = View::Fresh(lock.read().unwrap(), Vec::new(), None);
         let object = json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
             "metadata": {"name": "web", "namespace": "shop"},
             "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
@@ -1143,7 +1171,7 @@ mod tests {
     fn cross_object_deny_rules_ratchet_on_update() {
         // The Deployment pins its replicas (HPA410), and the policy denies HPA410.
         let lock = std::sync::RwLock::new(gitops_index(Value::Null, &FeatureGates::default()));
-        let view = View::Fresh(lock.read().unwrap(), Vec::new());
+        let view = View::Fresh(lock.read().unwrap(), Vec::new(), None);
         let deny = "defaults: {denyRules: [HPA410]}\n";
         // A CREATE is denied.
         let body = review_of(&web_hpa(5, json!({})));
@@ -1177,7 +1205,7 @@ mod tests {
     #[test]
     fn deny_rules_run_their_rules_whatever_lint_warnings_and_defaults_say() {
         let lock = std::sync::RwLock::new(gitops_index(Value::Null, &FeatureGates::default()));
-        let view = View::Fresh(lock.read().unwrap(), Vec::new());
+        let view = View::Fresh(lock.read().unwrap(), Vec::new(), None);
         let review = |reviewer: &Reviewer, object: &Value, policy: &str| -> Value {
             let body = review_of(object);
             let answer =
@@ -1203,7 +1231,13 @@ mod tests {
         for reviewer in [&loud, &quiet] {
             let r = review(reviewer, &missing, "defaults: {denyRules: [HPA403]}\n");
             assert_eq!(r["allowed"], false, "{r}");
-            assert!(r["status"]["message"].as_str().unwrap().contains("HPA403"), "{r}");
+            // Where the target was looked for: the cluster as the cache sees it.
+            assert!(
+                r["status"]["message"].as_str().unwrap().contains(
+                    "HPA403 target-not-found: no Deployment shop/nowhere in the cluster (as hpa-webhook's context cache sees it)"
+                ),
+                "{r}"
+            );
         }
     }
 

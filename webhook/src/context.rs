@@ -7,6 +7,8 @@
 use std::sync::RwLockReadGuard;
 use std::time::{Duration, Instant};
 
+use hpa_cluster::Cluster;
+use hpa_cluster::inventory::{CustomTarget, TargetOf, TargetRead, custom_target_crd, read_custom_target};
 use hpa_cluster::kinds::Kind;
 use hpa_cluster::watch::{ContextCache, Freshness, Index};
 use hpa_core::api::v2;
@@ -23,12 +25,29 @@ pub struct ContextSettings {
     pub sync_timeout: Duration,
 }
 
+/// How long `/validate` waits for the `GET` of an HPA's custom-resource target
+/// ([`ClusterContext::read_target`]): well below kube-apiserver's wait for the webhook (the
+/// manifests' `timeoutSeconds: 5`, the server's own deadline one second less).
+pub const TARGET_READ_TIMEOUT: Duration = Duration::from_secs(1);
+
 /// The context cache of a running server.
-#[derive(Debug)]
 pub struct ClusterContext {
     cache: ContextCache,
     settings: ContextSettings,
     started: Instant,
+    /// The client that reads an HPA's custom-resource target at admission (the cache watches
+    /// none), bounded by [`TARGET_READ_TIMEOUT`]; `None`: not read.
+    targets: Option<Cluster>,
+}
+
+impl std::fmt::Debug for ClusterContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClusterContext")
+            .field("cache", &self.cache)
+            .field("settings", &self.settings)
+            .field("reads_targets", &self.targets.is_some())
+            .finish_non_exhaustive()
+    }
 }
 
 /// What a request may read of the cluster.
@@ -38,8 +57,9 @@ pub enum View<'a> {
     Off,
     /// The cache, fresh: cross-object checks run against it. With it, the kinds RBAC refuses to
     /// watch ([`ContextCache::refused`]): fresh all the same, but a rule reading one sees none of
-    /// its objects ([`partial_warning`]).
-    Fresh(RwLockReadGuard<'a, Index>, Vec<Kind>),
+    /// its objects ([`partial_warning`]); and what the `GET` of the HPA's custom-resource target
+    /// answered, when it was read ([`ClusterContext::read_target`]).
+    Fresh(RwLockReadGuard<'a, Index>, Vec<Kind>, Option<TargetRead>),
     /// The cache cannot be trusted (the reason): single-object checks only, said in a warning.
     Stale(String),
 }
@@ -47,7 +67,37 @@ pub enum View<'a> {
 impl ClusterContext {
     /// Wraps a started cache.
     pub fn new(cache: ContextCache, settings: ContextSettings) -> ClusterContext {
-        ClusterContext { cache, settings, started: Instant::now() }
+        ClusterContext { cache, settings, started: Instant::now(), targets: None }
+    }
+
+    /// The same, reading the custom-resource target of each HPA under review through `cluster`
+    /// ([`ClusterContext::read_target`]), each call bounded by [`TARGET_READ_TIMEOUT`].
+    pub fn reading_targets(self, cluster: &Cluster) -> ClusterContext {
+        ClusterContext { targets: Some(cluster.with_timeout(TARGET_READ_TIMEOUT)), ..self }
+    }
+
+    /// The HPA under review in `body` (an AdmissionReview) targets a custom resource (not an Argo
+    /// Rollout: the cache watches those) whose CRD the cache holds: one `GET` of it, as
+    /// `hpa-lint cluster` reads each, for the rules that read the target (HPA410 on the field
+    /// its CRD's `specReplicasPath` names, HPA403). `None` when there is nothing to read, the
+    /// view is not fresh (the review then checks the HPA alone), or targets are not read.
+    pub async fn read_target(&self, body: &[u8]) -> Option<TargetRead> {
+        let cluster = self.targets.as_ref()?;
+        let review: Peek = serde_json::from_slice(body).ok()?;
+        let request = review.request?;
+        let t = request.object?.spec.scale_target_ref?;
+        if self.cache.freshness(self.settings.stale_after) != Freshness::Fresh {
+            return None;
+        }
+        let (crd, target) = {
+            let index = self.cache.read();
+            let crd = custom_target_crd(&t.api_version, &t.kind, |group, kind| {
+                hpa_core::rules::Objects::custom_resource_definition(index.objects(), group, kind)
+            })?;
+            let target = CustomTarget::of(crd, &t.api_version, &request.namespace, &t.name)?;
+            (crd.clone(), target)
+        };
+        Some(read_custom_target(cluster, &crd, &target).await)
     }
 
     /// The cache.
@@ -66,13 +116,14 @@ impl ClusterContext {
         self.cache.synced() || self.started.elapsed() >= self.settings.sync_timeout
     }
 
-    /// The view for one request.
-    pub fn view(&self) -> View<'_> {
+    /// The view for one request, with what the `GET` of its HPA's custom-resource target
+    /// answered ([`ClusterContext::read_target`]).
+    pub fn view(&self, target: Option<TargetRead>) -> View<'_> {
         match self.cache.freshness(self.settings.stale_after) {
             Freshness::Fresh => {
                 // The watches' lock is not taken with the index's read lock held.
                 let refused = self.cache.refused();
-                View::Fresh(self.cache.read(), refused)
+                View::Fresh(self.cache.read(), refused, target)
             }
             Freshness::Stale(reason) => View::Stale(reason),
         }
@@ -83,7 +134,7 @@ impl View<'_> {
     /// The index, when fresh.
     pub fn index(&self) -> Option<&Index> {
         match self {
-            View::Fresh(index, _) => Some(index),
+            View::Fresh(index, ..) => Some(index),
             View::Off | View::Stale(_) => None,
         }
     }
@@ -91,8 +142,16 @@ impl View<'_> {
     /// The kinds RBAC refuses to watch, when fresh (none otherwise).
     pub fn refused(&self) -> &[Kind] {
         match self {
-            View::Fresh(_, refused) => refused,
+            View::Fresh(_, refused, _) => refused,
             View::Off | View::Stale(_) => &[],
+        }
+    }
+
+    /// What the `GET` of the HPA's custom-resource target answered, when fresh and read.
+    pub fn target(&self) -> Option<&TargetRead> {
+        match self {
+            View::Fresh(_, _, target) => target.as_ref(),
+            View::Off | View::Stale(_) => None,
         }
     }
 
@@ -137,6 +196,31 @@ pub fn partial_warning(subject: Subject, unseen: &[Kind]) -> Option<String> {
     Some(format!("hpa-webhook checked {checked} in part: RBAC refuses to watch {} (not read)", kinds.join(", ")))
 }
 
+/// Whether `read` is of the scale target of `hpa` (the object the server read before decoding the
+/// review is the one the rules look for).
+pub fn is_target_of(read: &TargetRead, hpa: &v2::HorizontalPodAutoscaler) -> bool {
+    let id = match read {
+        TargetRead::Found(w, ..) => &w.id,
+        TargetRead::Absent(id) | TargetRead::Refused(id, _) | TargetRead::Failed(id, _) => id,
+    };
+    let t = &hpa.spec.scale_target_ref;
+    id.kind == t.kind && id.name == t.name && id.namespace == hpa.metadata.namespace
+}
+
+/// The warning of a review whose HPA's custom-resource target could not be read (RBAC refused
+/// it, the API server failed, the `GET` timed out): the rules that read the target (HPA410,
+/// HPA403) did not see it. `None` when it was read, found or not.
+pub fn target_warning(read: &TargetRead) -> Option<String> {
+    let checked = "hpa-webhook checked the cross-object rules of this HPA in part";
+    match read {
+        TargetRead::Refused(_, target) => {
+            Some(format!("{checked}: RBAC refuses to get its scale target {target} (not read)"))
+        }
+        TargetRead::Failed(_, why) => Some(format!("{checked}: its scale target was not read: {why}")),
+        TargetRead::Found(..) | TargetRead::Absent(_) => None,
+    }
+}
+
 /// The identity of an HPA under admission, as the cache and the rules name it.
 pub fn hpa_id(hpa: &v2::HorizontalPodAutoscaler) -> ObjectId {
     ObjectId {
@@ -145,4 +229,20 @@ pub fn hpa_id(hpa: &v2::HorizontalPodAutoscaler) -> ObjectId {
         namespace: hpa.metadata.namespace.clone(),
         name: hpa.metadata.name.clone(),
     }
+}
+
+/// The part of an AdmissionReview [`ClusterContext::read_target`] reads: the HPA's namespace and
+/// `spec.scaleTargetRef` (the same in every autoscaling version).
+#[derive(serde::Deserialize)]
+struct Peek {
+    #[serde(default)]
+    request: Option<PeekRequest>,
+}
+
+#[derive(serde::Deserialize)]
+struct PeekRequest {
+    #[serde(default)]
+    namespace: String,
+    #[serde(default)]
+    object: Option<TargetOf>,
 }

@@ -193,11 +193,16 @@ async fn admit(state: &AppState, endpoint: Endpoint, request: Request) -> Respon
         }
     };
     let start = Instant::now();
+    // An HPA's custom-resource target is read first (the cache watches none; one bounded `GET`).
+    let target = match (&shared.context, endpoint) {
+        (Some(context), Endpoint::Validate) => context.read_target(&body).await,
+        _ => None,
+    };
     // A bug met while reviewing one request answers that request with 500 (kube-apiserver then
     // applies the webhook's failure policy); the connection and the server carry on.
     // The view is taken here (it reads the clock) and dropped before any await.
     let review = || {
-        let view = shared.context.as_ref().map_or(View::Off, ClusterContext::view);
+        let view = shared.context.as_ref().map_or(View::Off, |context| context.view(target));
         shared.admission.review_in(endpoint, &body, &shared.policy.current(), &view)
     };
     let Some(answer) = contained(review) else {

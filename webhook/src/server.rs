@@ -90,6 +90,7 @@ pub async fn context(args: &ServeArgs) -> Result<Option<ClusterContext>, ServeEr
     // Cached HPAs are admitted as /validate admits them (this release and these gates), once,
     // when their event arrives.
     let admission = Reviewer::new(args.gates()?).cache_admission();
+    let targets = cluster.clone();
     let cache = ContextCache::start(
         cluster,
         CacheOptions {
@@ -99,7 +100,7 @@ pub async fn context(args: &ServeArgs) -> Result<Option<ClusterContext>, ServeEr
         },
     );
     let settings = ContextSettings { stale_after: args.context_stale_after, sync_timeout: args.context_sync_timeout };
-    Ok(Some(ClusterContext::new(cache, settings)))
+    Ok(Some(ClusterContext::new(cache, settings).reading_targets(&targets)))
 }
 
 /// Everything the server needs, with this context cache.

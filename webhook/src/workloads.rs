@@ -89,7 +89,7 @@ pub(crate) fn decide(
         return (AdmissionResponse::allow(uid), OutcomeLabel::Skipped);
     }
     let (index, refused) = match view {
-        View::Fresh(index, refused) => (&**index, refused.as_slice()),
+        View::Fresh(index, refused, _) => (&**index, refused.as_slice()),
         View::Stale(_) => {
             report.stale = true;
             // Ours, admitted with the warning (as `/validate` counts a stale review).
@@ -498,7 +498,7 @@ mod tests {
         let gates = hpa_core::features::FeatureGates::default();
         let index = Index::of_objects(objects, &hpa_cluster::watch::CacheOptions::admission_for(gates.clone()));
         let lock = std::sync::RwLock::new(index);
-        let (warnings, report, _) = review_in_view(&View::Fresh(lock.read().unwrap(), refused), body);
+        let (warnings, report, _) = review_in_view(&View::Fresh(lock.read().unwrap(), refused, None), body);
         (warnings, report)
     }
 

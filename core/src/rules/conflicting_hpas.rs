@@ -9,8 +9,9 @@ const MAX_LISTED: usize = 5;
 crate::declare_rule! {
     /// ## What it checks
     ///
-    /// Two or more HPAs in the checked manifests whose `scaleTargetRef` names the same workload
-    /// (same kind, name and namespace).
+    /// Two or more HPAs whose `scaleTargetRef` names the same workload (same kind, name and
+    /// namespace): in files, among the checked manifests; with `hpa-lint cluster`, in the
+    /// namespaces read; in `hpa-webhook`, the HPA under admission and those of its context cache.
     ///
     /// Also HPAs of different workloads whose pods are selected together: the controller lists
     /// the pods under the selector of the HPA's target (its `/scale` `status.selector`: the

@@ -12,8 +12,8 @@ use std::collections::{HashMap, hash_map};
 use std::sync::OnceLock;
 
 use super::objects::{
-    CustomResourceDefinition, LimitRange, ObjectId, Objects, Pdb, RuntimeClass, ScaledObject, Vpa, Workload,
-    pods_overlap,
+    Coverage, CustomResourceDefinition, LimitRange, ObjectId, Objects, Pdb, RuntimeClass, ScaledObject, Source, Vpa,
+    Workload, pods_overlap,
 };
 
 /// The order in which [`Objects::hpas_targeting`] lists the HPAs of a target. Messages name
@@ -274,6 +274,9 @@ pub struct ObjectIndex<H = ()> {
     /// The workloads by label, for [`Objects::workloads_sharing_pods`]: made at the first
     /// question, dropped when a workload changes.
     by_label: OnceLock<LabelIndex>,
+    /// What a live read covered, for an index read from a cluster ([`ObjectIndex::read_from`]);
+    /// `None` for a manifest set, which holds what is checked.
+    coverage: Option<Coverage>,
 }
 
 /// Where a [`LabelIndex`] files a workload: its kind's place in [`ObjectIndex`]'s tables, and
@@ -390,7 +393,15 @@ impl<H> ObjectIndex<H> {
             hpas: HashMap::new(),
             hpas_by_target: HashMap::new(),
             by_label: OnceLock::new(),
+            coverage: None,
         }
+    }
+
+    /// Says the index holds a cluster's objects as a one-shot read covered them (`hpa-lint
+    /// cluster`): it would hold only what `coverage` says ([`Objects::would_hold`]), and its
+    /// source is the cluster ([`Objects::source`]).
+    pub fn read_from(&mut self, coverage: Coverage) {
+        self.coverage = Some(coverage);
     }
 
     /// The order the index lists a target's HPAs in.
@@ -684,6 +695,14 @@ impl<H: Sync> Objects for ObjectIndex<H> {
 
     fn runtime_class(&self, name: &str) -> Option<&RuntimeClass> {
         of_namespace(&self.runtime_classes, "").iter().find(|r| r.id.name == name)
+    }
+
+    fn would_hold(&self, group: &str, kind: &str, namespace: &str, name: &str) -> bool {
+        self.coverage.as_ref().is_none_or(|c| c.holds(group, kind, namespace, name))
+    }
+
+    fn source(&self) -> Source {
+        if self.coverage.is_some() { Source::Cluster } else { Source::Manifests }
     }
 
     fn workload_any_case(&self, kind: &str, namespace: &str, name: &str) -> Option<&Workload> {

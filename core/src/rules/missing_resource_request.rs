@@ -58,9 +58,11 @@ crate::declare_rule! {
     /// the cluster); in `hpa-webhook`, its context cache (`--context-cache`), which watches the
     /// same kinds. Live, only the templates of the workloads read are judged (the target's and
     /// those of the other workloads its selector selects): bare Pods, Jobs, CronJobs and
-    /// PodTemplates are not read. A list of LimitRanges or RuntimeClasses that RBAC refuses is a
-    /// note of `hpa-lint cluster` (a request they would give then looks missing), and makes the
-    /// webhook check the HPA alone, saying why.
+    /// PodTemplates are not read. Where RBAC refused the LimitRanges of the workload's namespace,
+    /// or the RuntimeClasses while the controller adds a pod's overhead (1.34 to 1.37, a
+    /// template with `runtimeClassName`), a request they could give is not concluded missing:
+    /// `hpa-lint cluster` reports nothing for it and notes what it could not read, and the
+    /// webhook's answer says it checked the HPA in part (`RBAC refuses to watch limitranges`).
     ///
     /// ## Why it matters
     ///
@@ -177,6 +179,7 @@ impl Rule for MissingResourceRequest {
         // requests: `pod_level_requests` says from which release.)
         let pod = admitted(cx, objects, template, gate);
         let pod_level = cx.settings.gates().pod_level_requests() && pod.pod_level_requests_set();
+        let unseen = Unseen::of(cx, objects, template);
         let v1 = cx.written_in_v1();
         // No metric written: the one metric is kube-apiserver's default, 80% cpu utilization
         // (`SetDefaults_HorizontalPodAutoscaler`; autoscaling/v1's conversion adds it to an HPA
@@ -206,9 +209,13 @@ impl Rule for MissingResourceRequest {
                     format!("spec.metrics[{i}].resource.target.averageUtilization")
                 };
                 if pod_level {
-                    if pod.pod_requests(resource) == Some(0) {
+                    let total = pod.pod_requests(resource);
+                    if unseen.may_raise(total) {
+                        continue;
+                    }
+                    if total == Some(0) {
                         out.push(zero_requests(resource, &path, template));
-                    } else if pod.pod_requests(resource).is_none() {
+                    } else if total.is_none() {
                         out.push(
                             Finding::new(
                                 &Self::META,
@@ -248,6 +255,9 @@ impl Rule for MissingResourceRequest {
                     missing.iter().copied().filter(|c| c.resources_error.is_some()).collect();
                 if !undecodable.is_empty() {
                     out.push(rejected(&path, template, &undecodable));
+                    continue;
+                }
+                if unseen.limit_ranges {
                     continue;
                 }
                 let named = describe(&missing);
@@ -296,6 +306,7 @@ impl Rule for MissingResourceRequest {
                 };
                 match pod.container_request(c, &r.name) {
                     None if c.resources_error.is_some() => out.push(rejected(&path, template, &[c])),
+                    None if unseen.limit_ranges => {}
                     None => out.push(
                         Finding::new(
                             &Self::META,
@@ -399,9 +410,13 @@ fn other_selected_pods(
             continue;
         }
         let pod = admitted(cx, objects, t, gate);
+        let unseen = Unseen::of(cx, objects, t);
         for &(i, resource) in &metrics {
             let missing: Vec<&TemplateContainer> = if pod_level && pod.pod_level_requests_set() {
-                if pod.pod_requests(resource).is_some() { Vec::new() } else { t.containers.iter().collect() }
+                let total = pod.pod_requests(resource);
+                if total.is_some() || unseen.may_raise(total) { Vec::new() } else { t.containers.iter().collect() }
+            } else if unseen.limit_ranges {
+                Vec::new()
             } else {
                 t.containers.iter().filter(|c| pod.container_request(c, resource).is_none()).collect()
             };
@@ -445,6 +460,45 @@ fn admitted<'a>(
 ) -> AdmittedPod<'a> {
     let overhead = cx.settings.gates().pod_overhead().then(|| objects.pod_overhead(template)).flatten();
     AdmittedPod::new(template, objects.limit_ranges(&template.id.namespace), gate).with_overhead(overhead)
+}
+
+/// What a live world could not show of the pods of a template ([`Objects::would_hold`]): the
+/// LimitRanges of its namespace (RBAC refused their list: a `defaultRequest` may give a request
+/// that looks missing), or the RuntimeClass its `runtimeClassName` names where the controller
+/// adds the pod's overhead to its pod-level requests (1.34 to 1.37: a total that looks missing
+/// or 0 may not be). HPA201 then concludes nothing from the absence; the front end's note says
+/// what was not read (`hpa-lint cluster`), or its warning that the check was partial
+/// (`hpa-webhook`).
+///
+/// [`Objects::would_hold`]: super::objects::Objects::would_hold
+#[derive(Debug, Clone, Copy)]
+struct Unseen {
+    /// The LimitRanges of the template's namespace are not all seen.
+    limit_ranges: bool,
+    /// The overhead the controller adds to the pod's requests is not seen.
+    overhead: bool,
+}
+
+impl Unseen {
+    fn of(cx: &Context<'_>, objects: &dyn super::objects::Objects, template: &super::objects::Workload) -> Unseen {
+        let limit_ranges = !objects.would_hold("", "LimitRange", &template.id.namespace, "");
+        let overhead = cx.settings.gates().pod_overhead()
+            && template
+                .runtime_class_name
+                .as_deref()
+                .is_some_and(|name| !objects.would_hold("node.k8s.io", "RuntimeClass", "", name));
+        Unseen { limit_ranges, overhead }
+    }
+
+    /// Whether what is unseen may make a pod-level total of `total` (none, or 0) more: an
+    /// overhead adds to any, a LimitRange's defaults give one where there is none.
+    fn may_raise(self, total: Option<i64>) -> bool {
+        match total {
+            None => self.overhead || self.limit_ranges,
+            Some(0) => self.overhead,
+            Some(_) => false,
+        }
+    }
 }
 
 /// `f` with each container of `missing` (of `template`) as a related place without a request

@@ -538,7 +538,7 @@ mod tests {
                 assert!(checks.contains(front_end), "{}: `## What it checks` does not name {front_end}", m.id);
             }
         }
-        assert_eq!(found, ["HPA201", "HPA410", "HPA412"]);
+        assert_eq!(found, ["HPA201", "HPA403", "HPA410", "HPA412"]);
     }
 
     /// The number of ```yaml blocks in the `## Example` section, and whether a line `Instead:`

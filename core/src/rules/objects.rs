@@ -4,7 +4,7 @@
 //! its watches, both into the one [`ObjectIndex`](super::index::ObjectIndex).
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
@@ -650,6 +650,82 @@ pub struct LimitRangeItem {
     pub default_request: BTreeMap<String, Quantity>,
 }
 
+/// Where a world's objects were read from ([`Objects::source`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Source {
+    /// A manifest set: files, standard input, rendered charts.
+    #[default]
+    Manifests,
+    /// A live cluster, read once (`hpa-lint cluster`).
+    Cluster,
+    /// The webhook's context cache, at admission (`hpa-webhook`).
+    ContextCache,
+}
+
+impl Source {
+    /// The one wording of an absence, `what` (`Deployment shop/web`) not found where the world
+    /// was read: `no Deployment shop/web among the checked manifests`, `... in the cluster`, or
+    /// `... in the cluster (as hpa-webhook's context cache sees it)`.
+    pub fn absent(self, what: impl std::fmt::Display) -> String {
+        match self {
+            Source::Manifests => format!("no {what} among the checked manifests"),
+            Source::Cluster => format!("no {what} in the cluster"),
+            Source::ContextCache => format!("no {what} in the cluster (as hpa-webhook's context cache sees it)"),
+        }
+    }
+}
+
+/// What a one-shot read of a cluster covered (`hpa-lint cluster`): the kinds whose lists
+/// answered, and where, and the objects read one by one whose `GET` answered (found or not
+/// found). A world read so would hold an object only there ([`Objects::would_hold`]): a list
+/// RBAC refused or the API server failed on, or a `GET` that did not answer, tells nothing of
+/// what exists.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Coverage {
+    /// (API group, kind, namespaces): `None` when the list was read across the cluster (or the
+    /// kind has no namespace).
+    listed: Vec<(String, String, Option<BTreeSet<String>>)>,
+    /// (API group, kind, namespace, name) of each object whose `GET` answered.
+    fetched: BTreeSet<(String, String, String, String)>,
+}
+
+impl Coverage {
+    /// A list of `kind` (API group `group`) that answered whole, in `namespace` (`None`: across
+    /// the cluster).
+    pub fn listed(&mut self, group: &str, kind: &str, namespace: Option<&str>) {
+        let at = self.listed.iter().position(|(g, k, _)| g == group && k == kind);
+        let at = at.unwrap_or_else(|| {
+            self.listed.push((group.to_string(), kind.to_string(), Some(BTreeSet::new())));
+            self.listed.len() - 1
+        });
+        match (namespace, &mut self.listed[at].2) {
+            (None, all) => *all = None,
+            (Some(ns), Some(some)) => {
+                some.insert(ns.to_string());
+            }
+            (Some(_), None) => {}
+        }
+    }
+
+    /// A `GET` of one object that answered: it exists, or it does not (404).
+    pub fn fetched(&mut self, group: &str, kind: &str, namespace: &str, name: &str) {
+        self.fetched.insert((group.to_string(), kind.to_string(), namespace.to_string(), name.to_string()));
+    }
+
+    /// Whether the read would have found `namespace/name` ([`Objects::would_hold`]).
+    pub fn holds(&self, group: &str, kind: &str, namespace: &str, name: &str) -> bool {
+        let listed = self.listed.iter().any(|(g, k, namespaces)| {
+            g == group && k.eq_ignore_ascii_case(kind) && namespaces.as_ref().is_none_or(|n| n.contains(namespace))
+        });
+        listed
+            || (!name.is_empty()
+                && self
+                    .fetched
+                    .iter()
+                    .any(|(g, k, ns, n)| g == group && k.eq_ignore_ascii_case(kind) && ns == namespace && n == name))
+    }
+}
+
 /// What a rule may ask about the rest of the manifest set.
 pub trait Objects: Sync {
     /// Workloads with this kind (compared exactly) and name in a namespace.
@@ -689,14 +765,23 @@ pub trait Objects: Sync {
         let rc = self.runtime_class(template.runtime_class_name.as_deref()?)?;
         (!rc.pod_fixed.is_empty()).then_some(&rc.pod_fixed)
     }
-    /// Whether the world holds every object of `kind` in API group `group` (kinds compared
-    /// case-insensitively, as [`Objects::workload_any_case`] does) that exists, so that an
-    /// absence is one. True by default: a manifest set is what is checked. A live view answers
-    /// for the kinds it reads (`hpa_cluster::Reads`: the webhook's context cache watches no
-    /// custom resources, and a kind RBAC refuses is unread). A rule that concludes from an
-    /// absence (HPA403) asks first.
-    fn holds_kind(&self, _group: &str, _kind: &str) -> bool {
+    /// Whether the world would hold the object `namespace/name` of `kind` in API group `group`
+    /// if it existed (kinds compared case-insensitively, as [`Objects::workload_any_case`]
+    /// does; `namespace` empty for a cluster-scoped kind, `name` empty for every object of the
+    /// kind in the namespace), so that its absence is one. True by default: a manifest set is
+    /// what is checked. A live view answers for what it read whole: `hpa-lint cluster` the
+    /// lists that answered and the custom-resource targets whose `GET` answered ([`Coverage`]),
+    /// the webhook's context cache the kinds it watches and RBAC does not refuse
+    /// (`hpa_cluster::Reads`). A rule that concludes from an absence (HPA403; HPA201 from a
+    /// LimitRange or RuntimeClass it does not see) asks first.
+    fn would_hold(&self, _group: &str, _kind: &str, _namespace: &str, _name: &str) -> bool {
         true
+    }
+    /// Where the world's objects were read from, as a finding that concludes from an absence
+    /// words it ([`Source::absent`]). Manifests by default: a world that wraps another forwards
+    /// it.
+    fn source(&self) -> Source {
+        Source::Manifests
     }
     /// Any object with this name in the namespace whose kind matches case-insensitively.
     fn workload_any_case(&self, kind: &str, namespace: &str, name: &str) -> Option<&Workload>;

@@ -1,4 +1,4 @@
-//! HPA403 `target-not-found`: the scale target is not among the checked manifests.
+//! HPA403 `target-not-found`: the scale target is not where the HPA is checked against.
 
 use super::{Context, Finding, Rule, RuleMeta};
 
@@ -6,12 +6,23 @@ crate::declare_rule! {
     /// ## What it checks
     ///
     /// That the object named by `spec.scaleTargetRef` (kind, name, in the HPA's namespace, or in
-    /// none for a kind without namespaces: a Namespace, a ClusterRole, ...) is among the
-    /// manifests being checked (kube-linter `dangling-hpa`, kube-score's HPA target check,
-    /// Gatekeeper's scale-target constraint). The rule is opt-in and informational: the target may
-    /// well be deployed from elsewhere. Live (`hpa-webhook`, where `denyRules` names it), only
-    /// targets of the kinds the context cache watches and RBAC lets it read are looked for: it
-    /// holds no custom resource but Argo Rollouts.
+    /// none for a kind without namespaces: a Namespace, a ClusterRole, ...) exists where the HPA
+    /// is checked (kube-linter `dangling-hpa`, kube-score's HPA target check, Gatekeeper's
+    /// scale-target constraint), and the message says where it was looked for:
+    ///
+    /// - in files, among the manifests being checked (`no Deployment shop/web among the checked
+    ///   manifests`);
+    /// - with `hpa-lint cluster`, in the cluster (`no Deployment shop/web in the cluster`), only
+    ///   where the target's kind was read whole: a list of its kind in its namespace that RBAC
+    ///   refused or the API server failed on, the CustomResourceDefinitions unread (no
+    ///   custom-resource target is then read), or a custom-resource target whose `GET` was
+    ///   refused or failed is a note saying what was not read, not a finding;
+    /// - in `hpa-webhook` (where `denyRules` names it), in its context cache (`no Deployment
+    ///   shop/web in the cluster (as hpa-webhook's context cache sees it)`), only for the kinds
+    ///   it watches and RBAC lets it read (no custom resource but Argo Rollouts), and a
+    ///   custom-resource target whose `GET` at admission answered (found, or 404).
+    ///
+    /// The rule is opt-in and informational: the target may well be deployed from elsewhere.
     ///
     /// ## Why it matters
     ///
@@ -97,7 +108,7 @@ crate::declare_rule! {
         id: "HPA403",
         name: "target-not-found",
         severity: Info,
-        summary: "the scale target is not among the checked manifests",
+        summary: "the scale target is not among the checked manifests or in the cluster",
         needs_objects: true,
         enabled_by_default: false,
     }
@@ -118,19 +129,17 @@ impl Rule for TargetNotFound {
         if cx.target_workload().is_some() || objects.workload_any_case(&t.kind, namespace, &t.name).is_some() {
             return;
         }
-        // A world that does not hold every object of the kind (a live view that watches no
-        // custom resources, or that RBAC refused the kind) cannot tell a missing target.
+        // A world that would not hold the target (a live view that watches no custom
+        // resources, a list RBAC refused or the API server failed on, a `GET` that did not
+        // answer) cannot tell a missing target.
         let group = crate::api::GroupVersion::parse_or_empty(&t.api_version).group();
-        if !objects.holds_kind(group, &t.kind) {
+        if !objects.would_hold(group, &t.kind, namespace, &t.name) {
             return;
         }
         out.push(
-            Finding::new(
-                &Self::META,
-                "spec.scaleTargetRef.name",
-                format!("no {} among the checked manifests", cx.scale_target()),
-            )
-            .help("check the name and namespace of the target, or ignore this when the workload is deployed elsewhere"),
+            Finding::new(&Self::META, "spec.scaleTargetRef.name", objects.source().absent(cx.scale_target())).help(
+                "check the name and namespace of the target, or ignore this when the workload is deployed elsewhere",
+            ),
         );
     }
 }

@@ -9,7 +9,9 @@ crate::declare_rule! {
     ///
     /// A `ContainerResource` metric naming a container that the scale target's pod template does
     /// not have (neither a regular container nor a restartable init container, "sidecar"). The
-    /// workload must be in the checked manifests. A plain init container (no `restartPolicy:
+    /// workload must be read with the HPA: in files, among the checked manifests; with `hpa-lint
+    /// cluster`, in the namespaces read; in `hpa-webhook`, in its context cache (Argo Rollouts
+    /// included, no other custom resource). A plain init container (no `restartPolicy:
     /// Always`) is named as one: it exists, but it has finished before the pod runs, so it is
     /// never measured either.
     ///

@@ -18,7 +18,9 @@ crate::declare_rule! {
     /// `hpa-lint cluster`, the cluster (the workloads of the namespaces read, every CRD, and one
     /// `GET` of each custom resource an HPA targets whose CRD it read); in `hpa-webhook`, its
     /// context cache (`--context-cache`), which watches the workloads and the CRDs but no custom
-    /// resource: the webhook does not report HPA410 on a custom resource. A live workload always
+    /// resource, and, for an HPA under review whose target is a custom resource, one `GET` of it
+    /// (allowed by the chart's `contextCache.scaleTargets`; a refusal is a warning, no finding).
+    /// The webhook's workload side does not see writes of custom resources. A live workload always
     /// has the field, so live it is reported only when a user or a tool set it: a field manager
     /// other than the HPA controller (`kube-controller-manager`) owns it in
     /// `metadata.managedFields`, or client-side `kubectl apply`'s last-applied configuration

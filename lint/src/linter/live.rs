@@ -70,6 +70,7 @@ pub fn lint_inventory(inventory: Inventory, opts: &LintOptions) -> LintResults {
         crds,
         ignores,
         notes,
+        coverage,
     } = inventory;
     let mut outcome = LintResults {
         objects: hpas.len()
@@ -85,6 +86,8 @@ pub fn lint_inventory(inventory: Inventory, opts: &LintOptions) -> LintResults {
         ..LintResults::default()
     };
     let mut index = ObjectIndex::default();
+    // Only what was read whole tells an absence (HPA403), and findings say it is the cluster's.
+    index.read_from(coverage);
     runtime_classes.into_iter().for_each(|r| index.insert(Entry::RuntimeClass(r)));
     crds.into_iter().for_each(|c| index.insert(Entry::CustomResourceDefinition(c)));
     // Who set the replica count, for the workloads where a user or a tool did (HPA410's help),

@@ -5,9 +5,9 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use hpa_tests::apiserver::TestApiServer;
 use hpa_tests::apiserver::fixtures::{self, find, in_namespace};
 use hpa_tests::apiserver::store::fields_v1;
+use hpa_tests::apiserver::{Fault, TestApiServer};
 use hpa_webhook::review::workload_review;
 use serde_json::{Value, json};
 
@@ -409,12 +409,17 @@ async fn a_stopped_api_server_leaves_single_object_checks_and_a_warning() {
 
 /// The policy that denies HPA201 in `shop` (with a fresh view; never on a stale one).
 fn deny_hpa201(s: &Setup) -> String {
-    let policy = s._dir.path().join("policy.yaml");
-    std::fs::write(
-        &policy,
-        "apiVersion: hpa-toolkit.io/v1alpha1\nkind: WebhookPolicy\nrules:\n  - name: shop\n    namespaces: [shop]\n    denyRules: [missing-resource-request]\n",
+    write_policy(
+        s,
+        "policy.yaml",
+        "rules:\n  - name: shop\n    namespaces: [shop]\n    denyRules: [missing-resource-request]\n",
     )
-    .unwrap();
+}
+
+/// A WebhookPolicy file `file` of `s`'s directory whose body (after `kind`) is `body`: its path.
+fn write_policy(s: &Setup, file: &str, body: &str) -> String {
+    let policy = s._dir.path().join(file);
+    std::fs::write(&policy, format!("apiVersion: hpa-toolkit.io/v1alpha1\nkind: WebhookPolicy\n{body}")).unwrap();
     policy.display().to_string()
 }
 
@@ -918,14 +923,8 @@ async fn runtime_classes_and_crds_are_watched() {
     let web = find(&kata, "HorizontalPodAutoscaler", "web").clone();
     let gadget = find(&custom, "HorizontalPodAutoscaler", "g").clone();
     let pinned = find(&custom, "HorizontalPodAutoscaler", "pinned").clone();
-    // HPA403 runs where denyRules names it: on a target the cache cannot hold, it must not deny.
-    let policy = s._dir.path().join("deny-missing.yaml");
-    std::fs::write(
-        &policy,
-        "apiVersion: hpa-toolkit.io/v1alpha1\nkind: WebhookPolicy\ndefaults: {denyRules: [HPA403]}\n",
-    )
-    .unwrap();
-    let policy = policy.display().to_string();
+    // HPA403 runs where denyRules names it.
+    let policy = write_policy(&s, "deny-missing.yaml", "defaults: {denyRules: [HPA403]}\n");
     for (release, hpa201) in [("1.37", false), ("1.38", true)] {
         let (server, mut conn) = s.webhook(&["--kubernetes-version", release, "--policy", &policy]).await;
         let answer = conn.review("/validate", &review("k1", "CREATE", &web, None)).await.unwrap();
@@ -944,27 +943,107 @@ async fn runtime_classes_and_crds_are_watched() {
             ],
             "{release}: {answer}"
         );
-        // The cache watches no custom resource: a WorkerPool's absence from it says nothing
-        // (HPA403 neither denies nor warns), nor does a Gadget's.
-        for (id, hpa) in [("k4", &pinned), ("k5", &gadget)] {
+        // The cache watches no custom resource, but `/validate` reads the target of each: a
+        // WorkerPool or a Gadget whose `GET` answers 404 is known absent (HPA403 denies).
+        for (id, hpa, target) in [("k4", &pinned, "WorkerPool batch/pinned"), ("k5", &gadget, "Gadget batch/g")] {
             let answer = conn.review("/validate", &review(id, "CREATE", hpa, None)).await.unwrap();
-            assert_eq!(response(&answer)["allowed"], true, "{release}: {answer}");
-            let found = warnings(&answer);
-            assert!(!found.iter().any(|w| w.starts_with("HPA403")), "{release}: {found:?}");
+            assert_eq!(response(&answer)["allowed"], false, "{release}: {answer}");
+            let message = response(&answer)["status"]["message"].as_str().unwrap();
+            assert!(
+                message.contains(&format!(
+                    "HPA403 target-not-found: no {target} in the cluster (as hpa-webhook's context cache sees it)"
+                )),
+                "{release}: {message}"
+            );
         }
         server.stop().await;
     }
-    // RuntimeClasses refused: their overhead would look missing (a false HPA201, which a
-    // `denyRules` would deny on), so the view is incomplete, as without LimitRanges.
+    // RuntimeClasses refused: the overhead is unknown, so HPA201 concludes nothing on 1.37 (no
+    // false warning, nor a denial with `denyRules`); the other rules still run, and the answer
+    // says the check was partial. On 1.38 the overhead does not count: the request is missing.
     s.api.refuse(Some("runtimeclasses.node.k8s.io"), None);
-    let (server, mut conn) = s.webhook(&["--kubernetes-version", "1.37"]).await;
+    let partial = "hpa-webhook checked the cross-object rules of this HPA in part: RBAC refuses to watch runtimeclasses.node.k8s.io (not read)";
+    let (server, mut conn) = s.webhook(&["--kubernetes-version", "1.37", "--policy", &policy]).await;
     let answer = conn.review("/validate", &review("k3", "CREATE", &web, None)).await.unwrap();
+    assert_eq!(response(&answer)["allowed"], true, "{answer}");
+    assert_eq!(warnings(&answer), [partial]);
+    let answer = conn.review("/validate", &review("k3g", "CREATE", &gadget, None)).await.unwrap();
+    assert!(warnings(&answer).iter().any(|w| w.starts_with("HPA412 ")), "{answer}");
+    server.stop().await;
+    let (server, mut conn) = s.webhook(&["--kubernetes-version", "1.38"]).await;
+    let answer = conn.review("/validate", &review("k3n", "CREATE", &web, None)).await.unwrap();
+    let found = warnings(&answer);
+    assert!(found.iter().any(|w| w.starts_with("HPA201 missing-resource-request:")), "{found:?}");
+    assert!(!found.iter().any(|w| w.starts_with("hpa-webhook checked")), "{found:?}");
+    server.stop().await;
+}
+
+/// HPA410 on a custom-resource target at admission: the cache watches no custom resource, so
+/// `/validate` reads the HPA's target with one `GET` (bounded: `TARGET_READ_TIMEOUT`), as
+/// `hpa-lint cluster` does, and judges the field its CRD's `specReplicasPath` names by who set
+/// it. A target that answers 404 is absent (HPA403, where `denyRules` names it); one RBAC refuses
+/// is named in a warning, and nothing is concluded from it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_custom_resource_target_is_read_at_admission() {
+    let (s, _) = setup().await;
+    s.api.install("workerpools");
+    let custom = in_namespace(fixtures::cluster_fixture("custom-resources"), "batch");
+    let (pools, rest): (Vec<Value>, Vec<Value>) = custom.into_iter().partition(|o| o["kind"] == "WorkerPool");
+    s.api.apply(&rest.iter().filter(|o| o["kind"] == "CustomResourceDefinition").cloned().collect::<Vec<_>>());
+    // Argo CD applies `size: 3`.
+    s.api.apply_as(&pools, "argocd-controller", "Apply");
+    let pinned = find(&rest, "HorizontalPodAutoscaler", "pinned").clone();
+    let scaled = find(&rest, "HorizontalPodAutoscaler", "scaled").clone();
+    let policy = write_policy(&s, "deny-missing.yaml", "defaults: {denyRules: [HPA403]}\n");
+    let (server, mut conn) = s.webhook(&["--policy", &policy]).await;
+    let answer = conn.review("/validate", &review("t1", "CREATE", &pinned, None)).await.unwrap();
     assert_eq!(response(&answer)["allowed"], true, "{answer}");
     assert_eq!(
         warnings(&answer),
         [
-            "hpa-webhook checked this HPA alone (cross-object checks skipped): RBAC refuses to watch runtimeclasses.node.k8s.io"
+            "HPA410 workload-sets-replicas: WorkerPool batch/pinned sets spec.size: 3 while HorizontalPodAutoscaler batch/pinned scales it: every apply resets the count"
         ]
     );
+    let paths: Vec<String> = s.api.requests().iter().map(|r| r.path.clone()).collect();
+    assert!(paths.iter().any(|p| p == "/apis/example.com/v1/namespaces/batch/workerpools/pinned"), "{paths:?}");
+    // Its target does not exist: HPA403 denies.
+    let answer = conn.review("/validate", &review("t2", "CREATE", &scaled, None)).await.unwrap();
+    assert_eq!(response(&answer)["allowed"], false, "{answer}");
+    let message = response(&answer)["status"]["message"].as_str().unwrap();
+    assert!(
+        message.contains(
+            "HPA403 target-not-found: no WorkerPool batch/scaled in the cluster (as hpa-webhook's context cache sees it)"
+        ),
+        "{message}"
+    );
+    // An API server slow to answer: the `GET` gives up after `TARGET_READ_TIMEOUT` (1 s), the
+    // review answers without it, and says so.
+    s.api.fault("/apis/example.com/v1/namespaces/batch/workerpools/pinned", Fault::Delay(Duration::from_secs(4)));
+    let asked = Instant::now();
+    let answer = conn.review("/validate", &review("t2s", "CREATE", &pinned, None)).await.unwrap();
+    let waited = asked.elapsed();
+    assert!(waited >= Duration::from_secs(1) && waited < Duration::from_secs(3), "{waited:?}");
+    assert_eq!(response(&answer)["allowed"], true, "{answer}");
+    let found = warnings(&answer);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].starts_with(
+            "hpa-webhook checked the cross-object rules of this HPA in part: its scale target was not read: "
+        ),
+        "{found:?}"
+    );
+    s.api.clear_faults();
+    // RBAC refuses the WorkerPools: neither HPA410 nor HPA403 concludes, the warning says why.
+    s.api.refuse(Some("workerpools.example.com"), Some("batch"));
+    let refused = |name: &str| {
+        format!(
+            "hpa-webhook checked the cross-object rules of this HPA in part: RBAC refuses to get its scale target workerpools.example.com batch/{name} (not read)"
+        )
+    };
+    for (uid, hpa, name) in [("t3", &pinned, "pinned"), ("t4", &scaled, "scaled")] {
+        let answer = conn.review("/validate", &review(uid, "CREATE", hpa, None)).await.unwrap();
+        assert_eq!(response(&answer)["allowed"], true, "{answer}");
+        assert_eq!(warnings(&answer), [refused(name)]);
+    }
     server.stop().await;
 }
