@@ -7,8 +7,9 @@
 //! [`Node`], a borrowed view ([`Node::kind`], [`Node::get`], [`Node::span`], [`Node::to_json`]).
 //! Plain scalars are resolved as kubectl resolves them (YAML 1.1 rules of go-yaml v2, which
 //! `sigs.k8s.io/yaml` uses: `yes`/`no`/`on`/`off` are booleans, `010` is octal, `1e3` is a
-//! number), aliases are expanded within a budget (alias bombs are refused), merge keys
-//! (`<<`) are applied as go-yaml v2 applies them (in the order written), and a key given twice stays twice (decoding reports it). A field path such
+//! number), aliases are expanded within go-yaml's budget (alias bombs are refused where kubectl
+//! refuses them), merge keys (`<<`) are applied as go-yaml v2 applies them (in the order
+//! written), and a key given twice stays twice (decoding reports it). A field path such
 //! as `spec.metrics[1].resource.target` is mapped back to its node, or to the nearest existing
 //! parent when the field is missing.
 //!
@@ -237,13 +238,65 @@ pub struct Parsed {
 pub struct Limits {
     /// Maximum nesting of collections.
     pub max_depth: usize,
-    /// Maximum number of nodes created by expanding aliases, per document.
+    /// Maximum number of nodes created by expanding aliases, per document, on top of go-yaml's
+    /// own guard against alias bombs ([`AliasBudget`]), which kubectl applies and the default
+    /// leaves alone: that guard already bounds an expansion by the document's size.
     pub max_alias_nodes: usize,
 }
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { max_depth: 512, max_alias_nodes: 100_000 }
+        Limits { max_depth: 512, max_alias_nodes: usize::MAX }
+    }
+}
+
+/// go-yaml v2's guard against alias bombs, as its decoder counts (`decoder.unmarshal` of
+/// `gopkg.in/yaml.v2` `decode.go`, which `sigs.k8s.io/yaml` decodes with): every node it
+/// unmarshals counts once (the document, each collection, key, value and alias; not a merge
+/// key `<<`, nor the sequence of maps it merges), the nodes an alias brings in count as aliased
+/// too, and a document is refused (`document contains excessive aliasing`) as soon as more
+/// than 100 are aliased, more than 1000 are counted and the aliased share is above
+/// `allowedAliasRatio`.
+#[derive(Debug, Clone, Copy, Default)]
+struct AliasBudget {
+    /// `decodeCount`.
+    decodes: usize,
+    /// `aliasCount`.
+    aliased: usize,
+}
+
+impl AliasBudget {
+    /// A document starts: its document node counts.
+    fn new_document() -> AliasBudget {
+        AliasBudget { decodes: 1, aliased: 0 }
+    }
+
+    /// Counts `nodes` unmarshalled (through an alias when `aliased`); says whether go-yaml refuses
+    /// the document there. Within one alias both counts grow together, so the share only rises
+    /// and the limit only falls: counting its nodes at once decides as go-yaml's node by node.
+    fn count(&mut self, nodes: usize, aliased: bool) -> bool {
+        self.decodes = self.decodes.saturating_add(nodes);
+        if aliased {
+            self.aliased = self.aliased.saturating_add(nodes);
+        }
+        // Precision: the counts stay far below 2^52 (each is a node of the document).
+        #[allow(clippy::cast_precision_loss)]
+        let share = self.aliased as f64 / self.decodes as f64;
+        self.aliased > 100 && self.decodes > 1000 && share > allowed_alias_ratio(self.decodes)
+    }
+}
+
+/// go-yaml v2's `allowedAliasRatio`: 99% of the nodes of a document of up to 400,000 may come
+/// from aliases, 10% from 4,000,000 on, falling in a straight line between.
+fn allowed_alias_ratio(decodes: usize) -> f64 {
+    const LOW: usize = 400_000;
+    const HIGH: usize = 4_000_000;
+    match decodes {
+        ..=LOW => 0.99,
+        HIGH.. => 0.10,
+        // Precision: both are below 2^22.
+        #[allow(clippy::cast_precision_loss)]
+        _ => 0.99 - 0.89 * ((decodes - LOW) as f64 / (HIGH - LOW) as f64),
     }
 }
 
@@ -265,6 +318,8 @@ enum Frame {
         start: Mark,
         anchor: usize,
         keep: Option<&'static Keep>,
+        /// go-yaml's count of nodes unmarshalled before it ([`AliasBudget`]).
+        counted: usize,
     },
     Map {
         at: usize,
@@ -278,6 +333,8 @@ enum Frame {
         anchor: usize,
         keep: Option<&'static Keep>,
         value_keep: Option<&'static Keep>,
+        /// go-yaml's count of nodes unmarshalled before it ([`AliasBudget`]).
+        counted: usize,
     },
 }
 
@@ -341,9 +398,14 @@ struct Builder<'c> {
     nodes: Vec<Slot>,
     /// The text of the document's string scalars, one after the other (see [`Tree`]).
     text: String,
-    /// The subtree of each anchor, as it was when it closed.
-    anchors: HashMap<usize, Box<[Slot]>>,
+    /// The subtree of each anchor, as it was when it closed, and how many nodes go-yaml's
+    /// decoder unmarshals to decode it ([`AliasBudget`]).
+    anchors: HashMap<usize, (Box<[Slot]>, usize)>,
     alias_nodes: usize,
+    /// go-yaml's count of the document's nodes, against alias bombs.
+    budget: AliasBudget,
+    /// Whether go-yaml refuses the document for its aliases: no alias is expanded after that.
+    alias_bomb: bool,
     /// Whether the root is complete (it is then all of `nodes`).
     root: bool,
     /// The first thing go-yaml's decoder refuses in the document (an unhashable key, a merge
@@ -416,6 +478,8 @@ impl<'c> Builder<'c> {
             text,
             anchors: HashMap::new(),
             alias_nodes: 0,
+            budget: AliasBudget::new_document(),
+            alias_bomb: false,
             root: false,
             go_problem: None,
             convert_problem: None,
@@ -437,6 +501,8 @@ impl<'c> Builder<'c> {
         self.text.clear();
         self.anchors.clear();
         self.alias_nodes = 0;
+        self.budget = AliasBudget::new_document();
+        self.alias_bomb = false;
         self.root = false;
         self.go_problem = None;
         self.convert_problem = None;
@@ -499,29 +565,48 @@ impl<'c> Builder<'c> {
     fn open_collection(&mut self, start: Mark, anchor: usize, map: bool, flow: bool) {
         let keep = self.child_keep();
         let at = self.nodes.len();
+        let counted = self.budget.decodes;
+        // go-yaml merges the maps of a merge key's sequence one by one, never unmarshalling
+        // the sequence itself (`decoder.merge`).
+        let merged = !map
+            && matches!(self.stack.last(), Some(Frame::Map { key: Some(k), .. })
+                if self.nodes.get(*k).is_some_and(|n| matches!(n.kind, SlotKind::MergeKey)));
+        if !merged {
+            self.count_decoded(1, false, start);
+        }
         let kind = if map { SlotKind::Map { size: 1, len: 0 } } else { SlotKind::Seq { size: 1, len: 0 } };
         self.nodes.push(Slot { kind, span: Span { start, end: start } });
         self.stack.push(if map {
-            Frame::Map { at, len: 0, key: None, merge: false, flow, start, anchor, keep, value_keep: None }
+            Frame::Map { at, len: 0, key: None, merge: false, flow, start, anchor, keep, value_keep: None, counted }
         } else {
-            Frame::Seq { at, len: 0, start, anchor, keep }
+            Frame::Seq { at, len: 0, start, anchor, keep, counted }
         });
     }
 
-    /// Closes the innermost collection: its slot, and its anchor.
-    fn close(&mut self, end: Mark) -> Option<(usize, usize)> {
-        let (at, len, anchor, map) = match self.stack.pop()? {
-            Frame::Seq { at, len, anchor, .. } => (at, len, anchor, false),
-            Frame::Map { at, len, merge, anchor, .. } => {
+    /// Closes the innermost collection: its slot, its anchor, and how many nodes go-yaml
+    /// unmarshals to decode it.
+    fn close(&mut self, end: Mark) -> Option<(usize, usize, usize)> {
+        let (at, len, anchor, map, counted) = match self.stack.pop()? {
+            Frame::Seq { at, len, anchor, counted, .. } => (at, len, anchor, false, counted),
+            Frame::Map { at, len, merge, anchor, counted, .. } => {
                 let len = if merge { tree::apply_merges(&mut self.nodes, &self.text, at, len) } else { len };
-                (at, len, anchor, true)
+                (at, len, anchor, true, counted)
             }
         };
         let size = u32::try_from(self.nodes.len().saturating_sub(at)).unwrap_or(u32::MAX);
         let slot = self.nodes.get_mut(at)?;
         slot.kind = if map { SlotKind::Map { size, len } } else { SlotKind::Seq { size, len } };
         slot.span.end = end;
-        Some((at, anchor))
+        Some((at, anchor, self.budget.decodes.saturating_sub(counted)))
+    }
+
+    /// Counts nodes go-yaml's decoder unmarshals ([`AliasBudget`]), and refuses the document
+    /// where it does.
+    fn count_decoded(&mut self, nodes: usize, aliased: bool, at: Mark) {
+        if self.budget.count(nodes, aliased) && !self.alias_bomb {
+            self.alias_bomb = true;
+            self.go_problem(at, format!("{}yaml: document contains excessive aliasing", kubectl::YAML_TO_JSON));
+        }
     }
 
     /// Adds a scalar.
@@ -538,15 +623,18 @@ impl<'c> Builder<'c> {
     /// Adds a scalar of that kind.
     fn slot(&mut self, kind: SlotKind, span: Span, anchor: usize) {
         let at = self.nodes.len();
+        // go-yaml's decoder applies a merge key without unmarshalling it (`decoder.mapping`).
+        let counted = usize::from(!matches!(kind, SlotKind::MergeKey));
+        self.count_decoded(counted, false, span.start);
         self.nodes.push(Slot { kind, span });
-        self.finish_node(at, anchor);
+        self.finish_node(at, anchor, counted);
     }
 
     /// The node from slot `at` on is complete: it is an item, a key or a value of the innermost
-    /// open collection, or the root.
-    fn finish_node(&mut self, at: usize, anchor: usize) {
+    /// open collection, or the root; go-yaml unmarshals `decoded` nodes to decode it.
+    fn finish_node(&mut self, at: usize, anchor: usize, decoded: usize) {
         if anchor != 0 {
-            self.anchors.insert(anchor, self.nodes.get(at..).unwrap_or_default().into());
+            self.anchors.insert(anchor, (self.nodes.get(at..).unwrap_or_default().into(), decoded));
         }
         let at_root = self.stack.len() == 1;
         let nodes = &mut self.nodes;
@@ -1119,19 +1207,32 @@ fn read_events(
                 }
             },
             Event::Alias(id) => match builder.anchors.get(&id) {
-                Some(anchored) => {
-                    builder.alias_nodes = builder.alias_nodes.saturating_add(anchored.len());
+                Some((anchored, decoded)) => {
+                    let (size, decoded) = (anchored.len(), *decoded);
+                    // The alias node, then what it brings in.
+                    builder.count_decoded(1, false, span.start);
+                    builder.count_decoded(decoded, true, span.start);
+                    builder.alias_nodes = builder.alias_nodes.saturating_add(size);
                     if builder.alias_nodes > limits.max_alias_nodes {
-                        // go-yaml's words; its limit is a ratio of aliases to nodes decoded.
                         let message = format!("{}yaml: document contains excessive aliasing", kubectl::YAML_TO_JSON);
                         fatal = Some((span.start, message));
+                        continue;
+                    }
+                    // go-yaml refuses the document (reported at its end, unless the parser
+                    // refuses something first): nothing more is copied.
+                    if builder.alias_bomb {
+                        let at = builder.nodes.len();
+                        builder.nodes.push(Slot { kind: SlotKind::scalar(Scalar::Null, &mut builder.text), span });
+                        builder.finish_node(at, 0, 0);
                         continue;
                     }
                     // Every node of the copy is where the alias is: a finding inside it is
                     // about the object that uses the alias, not the one that defines it.
                     let at = builder.nodes.len();
-                    builder.nodes.extend(anchored.iter().map(|slot| Slot { kind: slot.kind, span }));
-                    builder.finish_node(at, 0);
+                    if let Some((anchored, _)) = builder.anchors.get(&id) {
+                        builder.nodes.extend(anchored.iter().map(|slot| Slot { kind: slot.kind, span }));
+                    }
+                    builder.finish_node(at, 0, decoded);
                 }
                 // saphyr knows the anchor (or it would have refused the alias): it is on a node
                 // still open, which go-yaml's parser takes and its decoder refuses
@@ -1164,8 +1265,8 @@ fn read_events(
                 builder.open_collection(span.start, anchor, true, flow);
             }
             Event::SequenceEnd | Event::MappingEnd => {
-                if let Some((at, anchor)) = builder.close(span.end) {
-                    builder.finish_node(at, anchor);
+                if let Some((at, anchor, decoded)) = builder.close(span.end) {
+                    builder.finish_node(at, anchor, decoded);
                 }
             }
         }
@@ -1862,6 +1963,30 @@ mod tests {
             p.error.unwrap().message,
             "error converting YAML to JSON: yaml: document contains excessive aliasing"
         );
+    }
+
+    /// go-yaml's alias budget is a share of the nodes its decoder unmarshals, not a count: a
+    /// thousand-fold expansion is refused next to 39 labels and read next to 40 (kubectl 1.33
+    /// agrees on both), and the nodes after the aliases do not save it (go-yaml stops at once).
+    #[test]
+    fn alias_budget_is_go_yamls_share_of_nodes() {
+        let aliases = |labels: usize, after: usize| {
+            let pad = |n: usize| (0..n).map(|i| format!("l{i}: v")).collect::<Vec<_>>().join(", ");
+            let mut text = format!("kind: A\nmetadata:\n  labels: {{{}}}\nspec:\n", pad(labels));
+            text.push_str("  a: &a [x, x, x, x, x, x, x, x, x, x]\n");
+            for (name, of) in [("b", "a"), ("c", "b")] {
+                text.push_str(&format!("  {name}: &{name} [{}]\n", vec![format!("*{of}"); 10].join(", ")));
+            }
+            text.push_str(&format!("  d: [{}]\n  z: {{{}}}\n", ["*c"; 10].join(", "), pad(after)));
+            text
+        };
+        let refused = |text: &str| parse(text).error.map(|e| (e.mark.line, e.message));
+        let bomb = Some((8, "error converting YAML to JSON: yaml: document contains excessive aliasing".to_string()));
+        assert_eq!(refused(&aliases(39, 0)), bomb);
+        assert_eq!(refused(&aliases(39, 500)), bomb);
+        assert_eq!(refused(&aliases(40, 0)), None);
+        let read = parse(&aliases(40, 0));
+        assert_eq!(read.documents[0].root().get("spec").unwrap().to_json()["d"][9][9][9][9], "x");
     }
 
     /// What the pruning tests keep of a `Thing`: its name, and the `a` of each item of `list`.
