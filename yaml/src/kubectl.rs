@@ -300,7 +300,7 @@ pub(crate) fn pieces(text: &str) -> Pieces<'_> {
     }
     let one_stream = !line_start(b"...")
         && !line_start(b"%")
-        && ((plain && !crate::whitespace::escaped_slash(bytes) && !crate::whitespace::glued_tag(bytes))
+        && ((plain && !crate::whitespace::foreign_escape(bytes) && !crate::whitespace::glued_tag(bytes))
             || (memchr::memchr(b'\r', bytes).is_none()
                 && control_character(text).is_none()
                 && !crate::whitespace::worth_scanning(text)));

@@ -423,6 +423,9 @@ struct Builder<'c> {
     /// The character saphyr is given for a byte order mark go-yaml reads as text
     /// ([`kubectl::text_boms`]): a string is given back its marks.
     bom: Option<char>,
+    /// The character saphyr reads for go-yaml's `\'` escape in the piece being read
+    /// ([`whitespace::Whitespace::apostrophe`]): a string is given back its `'`.
+    apostrophe: Option<char>,
 }
 
 /// The builder's buffers, kept on each thread from file to file: a document's tree is moved
@@ -487,6 +490,7 @@ impl<'c> Builder<'c> {
             json: false,
             flow_key_end: Mark::default(),
             bom: None,
+            apostrophe: None,
         }
     }
 
@@ -611,9 +615,16 @@ impl<'c> Builder<'c> {
 
     /// Adds a scalar.
     fn scalar(&mut self, scalar: Scalar<'_>, span: Span, anchor: usize) {
-        let kind = match (scalar, self.bom) {
-            (Scalar::Str(s), Some(bom)) if s.contains(bom) => {
-                SlotKind::scalar(Scalar::Str(&s.replace(bom, "\u{feff}")), &mut self.text)
+        let stand_ins = [(self.bom, "\u{feff}"), (self.apostrophe, "'")];
+        let kind = match scalar {
+            Scalar::Str(s) if stand_ins.iter().any(|(c, _)| c.is_some_and(|c| s.contains(c))) => {
+                let mut s = s.to_string();
+                for (c, written) in stand_ins {
+                    if let Some(c) = c.filter(|c| s.contains(*c)) {
+                        s = s.replace(c, written);
+                    }
+                }
+                SlotKind::scalar(Scalar::Str(&s), &mut self.text)
             }
             _ => SlotKind::scalar(scalar, &mut self.text),
         };
@@ -963,6 +974,7 @@ fn build_piece(
         let text = cut.map_or(text, |c| text.get(..c).unwrap_or(text));
         let retry = !json && scanned.is_none();
         let indented = scanned.as_ref().map_or(&[][..], |w| w.indented.as_slice());
+        builder.apostrophe = scanned.as_ref().and_then(|w| w.apostrophe);
         match read_events(
             kubectl::Piece { text, line_starts: &starts, indented, ..piece },
             None,
@@ -2166,6 +2178,29 @@ mod tests {
         ] {
             assert_eq!(parse(text).error.unwrap().message, message, "{text}");
         }
+    }
+
+    /// go-yaml reads `\'` in a double-quoted scalar as `'` (`yaml_parser_scan_flow_scalar`),
+    /// an escape YAML and saphyr do not have: in keys, values, flow collections and folded
+    /// lines alike, beside the escapes saphyr is given for it, and as text elsewhere; kubectl
+    /// 1.33 reads each of these so.
+    #[test]
+    fn an_escaped_apostrophe_is_an_apostrophe() {
+        let json = |text: &str| {
+            let parsed = parse(text);
+            assert_eq!(parsed.error, None, "{text}");
+            parsed.documents[0].root().to_json()
+        };
+        assert_eq!(json("a: \"x\\'y\"\n"), serde_json::json!({"a": "x'y"}));
+        assert_eq!(
+            json("\"k\\'\": {b: \"\\'\", c: [\"\\'\\_\"]}\n"),
+            serde_json::json!({"k'": {"b": "'", "c": ["'\u{a0}"]}})
+        );
+        assert_eq!(
+            json("a: \"x\\'\n  y \\'\n\n  z\"\r\nb: \"\\_\\N\\L\\P\\x1b\\'\"\n"),
+            serde_json::json!({"a": "x' y '\nz", "b": "\u{a0}\u{85}\u{2028}\u{2029}\u{1b}'"})
+        );
+        assert_eq!(json("a: x\\'y\nb: 'x\\'\n"), serde_json::json!({"a": "x\\'y", "b": "x\\"}));
     }
 
     /// Which documents are read as JSON ([`Document::json`]): the values of a JSON stream, one
