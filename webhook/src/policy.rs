@@ -887,6 +887,10 @@ mod tests {
             problems(&format!("{HEADER}defaults: {{behavior: {{scaleUp: {{tolerance: 5%}}}}}}\n")),
             ["3:44: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"]
         );
+        assert_eq!(
+            problems(&format!("{HEADER}rules:\n  - name: a\n    enforcement: 1\n")),
+            ["5:18: rules[0].enforcement: expected Deny or Warn, found 1"]
+        );
         assert_eq!(problems("a: [").len(), 1);
         assert_eq!(problems("a: 1\n---\nb: 2\n"), ["2:1: expected one YAML document"]);
     }
