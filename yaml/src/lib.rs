@@ -815,7 +815,11 @@ fn build_into(text: &str, limits: Limits, builder: &mut Builder<'_>, stream: boo
             Read::Inexact => return (out, false),
         }
     }
-    if let Some((mark, message)) = error {
+    if let Some((mark, mut message)) = error {
+        // The separator line is quoted: with its byte order marks, not their stand-in.
+        if let Some(stand_in) = builder.bom {
+            message = message.replace(stand_in, "\u{feff}");
+        }
         out.error = Some(SyntaxError { mark, message, document });
     }
     (out, true)
@@ -2160,6 +2164,9 @@ mod tests {
         }
         let e = parse("a: 1\n--- b\n").error.unwrap();
         assert_eq!(e.message, "invalid Yaml document separator: b");
+        // A byte order mark after `---` is text to kubectl's reader (Go's TrimSpace keeps it).
+        let e = parse("a: 1\n---\u{feff}\nb: 2\n").error.unwrap();
+        assert_eq!((e.mark.line, e.message.as_str()), (2, "invalid Yaml document separator: \u{feff}"));
         // What go-yaml reads and saphyr would not: a tab after a colon, and what follows `...`.
         assert_eq!(parse("a:\t1\n").documents[0].root().to_json(), serde_json::json!({"a": 1}));
         assert!(parse("a: 1\n...\nb: [\n").error.is_none());
