@@ -1507,7 +1507,15 @@ fn multi_line_flow_key(
     let text = piece.text;
     let at = cursor.byte_of(text, end.index).min(text.len());
     let after = &text[at..];
-    let colon = after.find(|c: char| !c.is_whitespace())?;
+    // White space and comments (`{b # c` then `: d` on the next line) up to the `:`.
+    let mut colon = 0;
+    loop {
+        colon += after[colon..].find(|c: char| !c.is_whitespace())?;
+        if !after[colon..].starts_with('#') {
+            break;
+        }
+        colon += after[colon..].find(['\n', '\r'])?;
+    }
     if !after[colon..].starts_with(':') {
         return None;
     }
@@ -2154,6 +2162,9 @@ mod tests {
             ("a: {b: 1, c\n  d: 2}\n", "yaml: line 1: did not find expected ',' or '}'", (2, 4)),
             ("a: {\"b\n c\"\n  : 2}\n", "yaml: line 2: did not find expected ',' or '}'", (3, 3)),
             ("a: {\"b\nc\": 2}\n", "yaml: line 1: did not find expected ',' or '}'", (2, 3)),
+            // A comment between them changes nothing.
+            ("a: {b # c\n  : 2}\n", "yaml: line 1: did not find expected ',' or '}'", (2, 3)),
+            ("a: {x: 1, b #c\n\n # d\n : 2}\n", "yaml: line 3: did not find expected ',' or '}'", (4, 2)),
             // In a flow collection, `:` where a token starts is a value indicator.
             ("a: 1\nb: [c, :d]\n", "yaml: line 1: did not find expected node content", (2, 8)),
             ("a: {b: :c}\n", "yaml: did not find expected node content", (1, 8)),
