@@ -689,6 +689,33 @@ pub(crate) fn worded(at: Mark, problem: &str, count: Count) -> String {
     }
 }
 
+/// The line a piece's error names (`yaml: line N: ...`) as go-yaml counts it in the text
+/// kubectl gives it: `LineReader` reads the file with `bufio.Reader.ReadLine`, which drops the
+/// `\r\n` or `\n` ending each line, and ends each with `\n`, so a line ending `\r\r\n` reaches
+/// go-yaml ending `\r\n`: one line break where the file (and saphyr) has two. Every such
+/// ending before the error takes one off the line named.
+pub(crate) fn line_as_line_reader_counts(piece: Piece<'_>, error: &mut crate::SyntaxError) {
+    const LINE: &str = "yaml: line ";
+    if memchr::memmem::find(piece.text.as_bytes(), b"\r\r\n").is_none() {
+        return;
+    }
+    let Some(at) = error.message.find(LINE).map(|i| i + LINE.len()) else {
+        return;
+    };
+    let digits = error.message[at..].bytes().take_while(u8::is_ascii_digit).count();
+    let Ok(line) = error.message[at..at + digits].parse::<u32>() else {
+        return;
+    };
+    // The error's place in the piece, in characters (marks count characters).
+    let chars = error.mark.index.saturating_sub(piece.start.index) as usize;
+    let end = piece.text.char_indices().nth(chars).map_or(piece.text.len(), |(i, _)| i);
+    let doubled =
+        u32::try_from(memchr::memmem::find_iter(&piece.text.as_bytes()[..end], b"\r\r\n").count()).unwrap_or(u32::MAX);
+    // Past the first line: each such ending is before the error, on an earlier line.
+    let fixed = line.saturating_sub(doubled).max(1);
+    error.message.replace_range(at..at + digits, &fixed.to_string());
+}
+
 /// go-yaml's error for saphyr's `message` at `mark` (a mark of `piece`): kubectl's words, and
 /// the place go-yaml points at when it is not saphyr's (the tab of a bad indentation, the end
 /// of the document). Every message of saphyr's scanner and parser is mapped to go-yaml's

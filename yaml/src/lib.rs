@@ -903,9 +903,16 @@ fn read_piece(
         None => piece,
     };
     let before = out.documents.len();
+    let had_error = out.error.is_some();
     let (read, started) = build_piece(piece, json, index, limits, builder, out);
     if json {
         out.documents.iter_mut().skip(before).for_each(|d| d.json = true);
+    }
+    if !json
+        && !had_error
+        && let Some(error) = out.error.as_mut()
+    {
+        kubectl::line_as_line_reader_counts(piece, error);
     }
     *document = index + usize::from(piece.separator.is_some() || own || started);
     read
@@ -2175,6 +2182,14 @@ mod tests {
         }
         let e = parse("a: 1\n--- b\n").error.unwrap();
         assert_eq!(e.message, "invalid Yaml document separator: b");
+        // kubectl's line reader gives go-yaml a line ending `\r\r\n` as `\r\n`: one break.
+        for (text, line) in [
+            ("a: 1\r\r\nb:\r\r\n  c: 1\r\r\n d: 2\r\r\n", "line 3: did not find expected key"),
+            ("a: 1\r\r\r\nb: [1\r\r\r\nc: 2\r\r\r\n", "line 4: did not find expected ',' or ']'"),
+            ("a: 1\r\r\n---\r\r\nb: 2\r\r\nc: [\r\r\n", "line 2: did not find expected node content"),
+        ] {
+            assert_eq!(parse(text).error.unwrap().message, format!("error converting YAML to JSON: yaml: {line}"));
+        }
         // A byte order mark after `---` is text to kubectl's reader (Go's TrimSpace keeps it).
         let e = parse("a: 1\n---\u{feff}\nb: 2\n").error.unwrap();
         assert_eq!((e.mark.line, e.message.as_str()), (2, "invalid Yaml document separator: \u{feff}"));
