@@ -279,10 +279,14 @@ impl AliasBudget {
         if aliased {
             self.aliased = self.aliased.saturating_add(nodes);
         }
+        if self.aliased <= 100 || self.decodes <= 1000 {
+            // Every node of nearly every document: no division.
+            return false;
+        }
         // Precision: the counts stay far below 2^52 (each is a node of the document).
         #[allow(clippy::cast_precision_loss)]
         let share = self.aliased as f64 / self.decodes as f64;
-        self.aliased > 100 && self.decodes > 1000 && share > allowed_alias_ratio(self.decodes)
+        share > allowed_alias_ratio(self.decodes)
     }
 }
 
