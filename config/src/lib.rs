@@ -628,6 +628,12 @@ mod tests {
         }
         let e = parse("c.yaml", "rules: {}\nscope: File\n").unwrap_err();
         assert_eq!(e.to_string(), "c.yaml:2:8: unknown scope \"File\": expected file, directory or all");
+        // A value of another type is worded as the other problems of the file are.
+        let e = parse("c.yaml", "scope: 5\n").unwrap_err();
+        assert_eq!(e.to_string(), "c.yaml:1:8: scope: expected file, directory or all, found 5");
+        let e = parse("c.yaml", "failOn: [error]\n").unwrap_err();
+        assert_eq!(e.to_string(), "c.yaml:1:9: failOn: expected error, warning, info or never, found a list");
+        assert_eq!(parse("c.yaml", "scope: ~\n").unwrap().file.scope, None);
     }
 
     /// `failOn` is one of its four words, and any other value is refused where it is written,

@@ -886,7 +886,19 @@ mod tests {
         );
         assert_eq!(
             problems(&format!("{HEADER}defaults: {{behavior: {{scaleUp: {{tolerance: 5%}}}}}}\n")),
-            ["3:44: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"]
+            [
+                "3:44: defaults.behavior.scaleUp.tolerance: expected a quantity (a number, or a string such as 500m or 2Gi), found the string \"5%\""
+            ]
+        );
+        assert_eq!(
+            problems(&format!("{HEADER}defaults: {{behavior: {{scaleDown: {{tolerance: [1]}}}}}}\n")),
+            [
+                "3:46: defaults.behavior.scaleDown.tolerance: expected a quantity (a number, or a string such as 500m or 2Gi), found a list"
+            ]
+        );
+        assert_eq!(
+            problems(&format!("{HEADER}rules:\n  - name: a\n    enforcement: 1\n")),
+            ["5:18: rules[0].enforcement: expected Deny or Warn, found 1"]
         );
         assert_eq!(problems("a: [").len(), 1);
         assert_eq!(problems("a: 1\n---\nb: 2\n"), ["2:1: expected one YAML document"]);

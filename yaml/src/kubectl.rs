@@ -300,7 +300,7 @@ pub(crate) fn pieces(text: &str) -> Pieces<'_> {
     }
     let one_stream = !line_start(b"...")
         && !line_start(b"%")
-        && ((plain && !crate::whitespace::escaped_slash(bytes) && !crate::whitespace::glued_tag(bytes))
+        && ((plain && !crate::whitespace::foreign_escape(bytes) && !crate::whitespace::glued_tag(bytes))
             || (memchr::memchr(b'\r', bytes).is_none()
                 && control_character(text).is_none()
                 && !crate::whitespace::worth_scanning(text)));
@@ -687,6 +687,33 @@ pub(crate) fn worded(at: Mark, problem: &str, count: Count) -> String {
         Some(l) => format!("{YAML_TO_JSON}yaml: line {l}: {problem}"),
         None => format!("{YAML_TO_JSON}yaml: {problem}"),
     }
+}
+
+/// The line a piece's error names (`yaml: line N: ...`) as go-yaml counts it in the text
+/// kubectl gives it: `LineReader` reads the file with `bufio.Reader.ReadLine`, which drops the
+/// `\r\n` or `\n` ending each line, and ends each with `\n`, so a line ending `\r\r\n` reaches
+/// go-yaml ending `\r\n`: one line break where the file (and saphyr) has two. Every such
+/// ending before the error takes one off the line named.
+pub(crate) fn line_as_line_reader_counts(piece: Piece<'_>, error: &mut crate::SyntaxError) {
+    const LINE: &str = "yaml: line ";
+    if memchr::memmem::find(piece.text.as_bytes(), b"\r\r\n").is_none() {
+        return;
+    }
+    let Some(at) = error.message.find(LINE).map(|i| i + LINE.len()) else {
+        return;
+    };
+    let digits = error.message[at..].bytes().take_while(u8::is_ascii_digit).count();
+    let Ok(line) = error.message[at..at + digits].parse::<u32>() else {
+        return;
+    };
+    // The error's place in the piece, in characters (marks count characters).
+    let chars = error.mark.index.saturating_sub(piece.start.index) as usize;
+    let end = piece.text.char_indices().nth(chars).map_or(piece.text.len(), |(i, _)| i);
+    let doubled =
+        u32::try_from(memchr::memmem::find_iter(&piece.text.as_bytes()[..end], b"\r\r\n").count()).unwrap_or(u32::MAX);
+    // Past the first line: each such ending is before the error, on an earlier line.
+    let fixed = line.saturating_sub(doubled).max(1);
+    error.message.replace_range(at..at + digits, &fixed.to_string());
 }
 
 /// go-yaml's error for saphyr's `message` at `mark` (a mark of `piece`): kubectl's words, and

@@ -20,7 +20,9 @@
 //! quoted scalar, U+0085 only: go-yaml keeps the others in the text).
 //!
 //! A `\/` in a double-quoted scalar, an escape of YAML 1.2 that go-yaml does not know, is given
-//! to saphyr as one it refuses too (`\q`).
+//! to saphyr as one it refuses too (`\q`). A `\'`, an escape go-yaml knows (`'`) and YAML and
+//! saphyr do not, is given to saphyr as an escape of a character the text cannot otherwise hold
+//! ([`apostrophe_stand_in`]), which the builder reads back as `'`.
 //!
 //! go-yaml looks at no indentation inside a flow collection or a quoted scalar; saphyr wants
 //! their lines right of the block indentation. Such a line is given to saphyr indented
@@ -46,16 +48,18 @@ pub(crate) struct Whitespace {
     pub error: Option<(Mark, &'static str)>,
     /// The lines `text` indents further than written, in order (see [`Indented`]).
     pub indented: Vec<Indented>,
+    /// The character saphyr reads where go-yaml reads a `\'` of a double-quoted scalar as `'`,
+    /// when `text` has one ([`apostrophe_stand_in`]).
+    pub apostrophe: Option<char>,
 }
 
-/// Whether a piece has what [`scan`] looks at: a tab, a `\/` (an escape YAML 1.2 has and
-/// go-yaml does not), a tag taking a flow indicator ([`glued_tag`]), or a line break YAML 1.1
+/// Whether a piece has what [`scan`] looks at: a tab, a `\/` or `\'` ([`foreign_escape`]), a tag taking a flow indicator ([`glued_tag`]), or a line break YAML 1.1
 /// has and saphyr does not. Nearly every file has none (a pass of `memchr` or two, and one of `memmem` per break for a text that is not
 /// ASCII).
 pub(crate) fn worth_scanning(text: &str) -> bool {
     let bytes = text.as_bytes();
     memchr::memchr(b'\t', bytes).is_some()
-        || escaped_slash(bytes)
+        || foreign_escape(bytes)
         || glued_tag(bytes)
         || (!text.is_ascii()
             && (memchr::memmem::find(bytes, "\u{85}".as_bytes()).is_some()
@@ -63,10 +67,52 @@ pub(crate) fn worth_scanning(text: &str) -> bool {
                 || memchr::memmem::find(bytes, "\u{2029}".as_bytes()).is_some()))
 }
 
-/// Whether a text has a `\/` (anywhere: [`scan`] tells whether it is in a double-quoted
-/// scalar). A backslash is rare in a manifest: nearly always one pass of `memchr`.
-pub(crate) fn escaped_slash(bytes: &[u8]) -> bool {
-    memchr::memchr(b'\\', bytes).is_some_and(|i| memchr::memmem::find(&bytes[i..], b"\\/").is_some())
+/// Whether a text has a `\/` (an escape YAML 1.2 has and go-yaml does not) or a `\'` (one
+/// go-yaml has and YAML does not), anywhere: [`scan`] tells whether it is in a double-quoted
+/// scalar. A backslash is rare in a manifest: nearly always one pass of `memchr`.
+pub(crate) fn foreign_escape(bytes: &[u8]) -> bool {
+    memchr::memchr(b'\\', bytes).is_some_and(|i| {
+        memchr::memmem::find(&bytes[i..], b"\\/").is_some() || memchr::memmem::find(&bytes[i..], b"\\'").is_some()
+    })
+}
+
+/// The escape saphyr is given for go-yaml's `\'` (`yaml_parser_scan_flow_scalar` of
+/// `scannerc.go` reads it as `'`; saphyr refuses it), and the character saphyr reads it as:
+/// the first of `\_`, `\N`, `\L`, `\P`, `\e`, `\a`, `\b`, `\v` and `\f` whose character the
+/// text holds neither as itself nor as an escape, so that every one in what saphyr reads is a
+/// `\'`. `None` when each is written (the `\'` is then given as an escape saphyr refuses: the
+/// file is refused).
+fn apostrophe_stand_in(text: &str) -> Option<(char, char)> {
+    // Every character a `\x`, `\u` or `\U` escape of the text may stand for.
+    let bytes = text.as_bytes();
+    let escaped: Vec<u32> = memchr::memchr_iter(b'\\', bytes)
+        .filter_map(|i| {
+            let digits = match bytes.get(i + 1)? {
+                b'x' => 2,
+                b'u' => 4,
+                b'U' => 8,
+                _ => return None,
+            };
+            let hex = std::str::from_utf8(bytes.get(i + 2..i + 2 + digits)?).ok()?;
+            u32::from_str_radix(hex, 16).ok()
+        })
+        .collect();
+    // The characters of the escapes that follow, but for U+00A0, are ones go-yaml refuses
+    // written as themselves in a quoted scalar (`control characters are not allowed`).
+    const ESCAPES: [(char, char); 9] = [
+        ('_', '\u{a0}'),
+        ('N', '\u{85}'),
+        ('L', '\u{2028}'),
+        ('P', '\u{2029}'),
+        ('e', '\u{1b}'),
+        ('a', '\u{7}'),
+        ('b', '\u{8}'),
+        ('v', '\u{b}'),
+        ('f', '\u{c}'),
+    ];
+    ESCAPES.into_iter().find(|&(letter, c)| {
+        !text.contains(c) && !text.contains(&format!("\\{letter}")) && !escaped.contains(&(c as u32))
+    })
 }
 
 /// Whether a text may have a tag with a `,`, `[` or `]` in it (`[!!null, b]`), which go-yaml's
@@ -95,6 +141,8 @@ pub(crate) fn scan(text: &str) -> Whitespace {
         key: None,
         changed: false,
         pads: Vec::new(),
+        apostrophe: None,
+        stand_in: None,
     };
     let error = s.run().err().flatten();
     let mut indented = Vec::with_capacity(s.pads.len());
@@ -114,7 +162,7 @@ pub(crate) fn scan(text: &str) -> Whitespace {
         text.extend(&s.out[from..]);
         Some(text)
     };
-    Whitespace { text, error, indented }
+    Whitespace { text, error, indented, apostrophe: s.apostrophe }
 }
 
 /// go-yaml's line breaks (`is_break`).
@@ -150,6 +198,10 @@ struct Scanner<'a> {
     /// Lines to indent for saphyr ([`Scanner::indent_line`]): character index of the line's
     /// start, spaces to add.
     pads: Vec<(usize, u32)>,
+    /// The character saphyr reads for a `\'`, once one is given to it ([`apostrophe_stand_in`]).
+    apostrophe: Option<char>,
+    /// The escape for a `\'` and its character, once looked for: `Some(None)` when there is none.
+    stand_in: Option<Option<(char, char)>>,
 }
 
 impl Scanner<'_> {
@@ -515,6 +567,21 @@ impl Scanner<'_> {
                         // given to saphyr as an escape it refuses alike.
                         if next == Some('/') {
                             self.patch('q');
+                        }
+                        // `\'`: go-yaml's escape of `'`, given as one saphyr reads as a
+                        // character the builder turns back into `'`.
+                        if next == Some('\'') {
+                            let text = self.c;
+                            match *self
+                                .stand_in
+                                .get_or_insert_with(|| apostrophe_stand_in(&text.iter().collect::<String>()))
+                            {
+                                Some((letter, c)) => {
+                                    self.patch(letter);
+                                    self.apostrophe = Some(c);
+                                }
+                                None => self.patch('q'),
+                            }
                         }
                         self.skip();
                     }

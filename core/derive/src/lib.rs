@@ -128,6 +128,7 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
         input,
         &container,
         &go_name,
+        quote!(),
         quote! {
             const FIELDS: &[&str] = &[#(#names),*];
             const SINCE: &[u32] = &[#(#since),*];
@@ -140,8 +141,15 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
 }
 
 /// The `Decode` impl around the body of its `decode` (which sees `self`, `d` and `ty`):
-/// `go_type` is the container's Go package and `go_name`.
-fn decode_impl(input: &DeriveInput, container: &Container, go_name: &str, body: TokenStream2) -> TokenStream2 {
+/// `go_type` is the container's Go package and `go_name`; `methods` are further methods of the
+/// impl (a `shape`).
+fn decode_impl(
+    input: &DeriveInput,
+    container: &Container,
+    go_name: &str,
+    methods: TokenStream2,
+    body: TokenStream2,
+) -> TokenStream2 {
     let ident = &input.ident;
     let krate = quote!(::hpa_core::api::decode);
     let package = match &container.package {
@@ -154,6 +162,8 @@ fn decode_impl(input: &DeriveInput, container: &Container, go_name: &str, body: 
             fn go_type(package: &str) -> ::std::string::String {
                 #krate::Package::name(#package, package, #go_name)
             }
+
+            #methods
 
             fn decode<'de, S: #krate::Source<'de>>(
                 &mut self,
@@ -204,10 +214,19 @@ fn expand_enum(input: &DeriveInput, data: &syn::DataEnum) -> syn::Result<TokenSt
         input,
         &container,
         &go_name,
+        // A value of another type is worded as one of another value: `scope: expected file,
+        // directory or all, found 5` (hpa-yaml's `plain_message`), not "expected a string".
+        quote! {
+            fn shape() -> #krate::Shape {
+                #krate::Shape::Described(#expected)
+            }
+        },
         quote! {
             let mut name = ::std::string::String::new();
-            if d.peek()? != #krate::Kind::String {
-                return #krate::Decode::decode(&mut name, d, ty);
+            match d.peek()? {
+                #krate::Kind::String => {}
+                #krate::Kind::Null => return d.skip(),
+                other => return d.mismatch::<Self>(other.go_name(), ty),
             }
             #krate::Decode::decode(&mut name, d, ty)?;
             *self = match name.as_str() {

@@ -139,7 +139,8 @@ pub enum Shape {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Detail {
-    /// A value of the wrong JSON type, or a number the field cannot hold: what the field takes.
+    /// A value of the wrong JSON type, a number the field cannot hold, or a value its type
+    /// cannot read (a quantity that does not parse): what the field takes.
     Mismatch(Shape),
     /// An unknown field: the fields of its object (JSON names, in declaration order).
     UnknownField(&'static [&'static str]),
@@ -674,6 +675,16 @@ impl<'de, S: Source<'de>> Decoder<'de, S> {
     pub fn fail(&mut self, message: String) -> Abort {
         let error = self.error_here(DecodeErrorKind::InvalidValue, message);
         self.failure.get_or_insert(error);
+        Abort(())
+    }
+
+    /// [`Decoder::fail`] for a value that `T`'s `UnmarshalJSON` cannot read (`quantities must
+    /// match ...`), telling a reader that words errors itself what the field takes
+    /// ([`Detail::Mismatch`]).
+    #[cold]
+    pub fn fail_unreadable<T: Decode + ?Sized>(&mut self, message: String) -> Abort {
+        let error = self.error_here(DecodeErrorKind::InvalidValue, message);
+        self.failure.get_or_insert(DecodeError { detail: Some(Detail::Mismatch(T::shape())), ..error });
         Abort(())
     }
 
@@ -1277,7 +1288,7 @@ impl Decode for Quantity {
                 *self = q;
                 Ok(())
             }
-            Err(e) => Err(d.fail(e.to_string())),
+            Err(e) => Err(d.fail_unreadable::<Self>(e.to_string())),
         }
     }
 }
