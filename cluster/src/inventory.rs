@@ -517,7 +517,7 @@ pub async fn read_custom_target(
     }
 }
 
-/// The part of an HPA that [`read_custom_targets`] reads (`spec.scaleTargetRef`, where every
+/// The part of an HPA that `read_custom_targets` reads (`spec.scaleTargetRef`, where every
 /// autoscaling version has it), from its text (or an admission request's object).
 #[derive(serde::Deserialize)]
 pub struct TargetOf {
