@@ -240,7 +240,7 @@ pub struct Limits {
     /// Maximum nesting of collections.
     pub max_depth: usize,
     /// Maximum number of nodes created by expanding aliases, per document, on top of go-yaml's
-    /// own guard against alias bombs ([`AliasBudget`]), which kubectl applies and the default
+    /// own guard against alias bombs (`AliasBudget`), which kubectl applies and the default
     /// leaves alone: that guard already bounds an expansion by the document's size.
     pub max_alias_nodes: usize,
 }

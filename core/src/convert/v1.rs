@@ -210,7 +210,7 @@ pub(crate) fn keeps_zero_object_value(release: KubernetesVersion) -> bool {
 
 /// v1/v2beta1 `MetricSpec` → internal. `object_value_always` keeps `targetValue` as
 /// `target.value`, even `"0"` next to an `averageValue`: v2beta1 always, and v1 before 1.36
-/// ([`keeps_zero_object_value`]); v1 from 1.36 drops a zero `targetValue` when `averageValue` is
+/// (`keeps_zero_object_value`); v1 from 1.36 drops a zero `targetValue` when `averageValue` is
 /// set (#137856).
 pub fn metric_spec_to_internal(m: &ext::MetricSpec, object_value_always: bool) -> int::MetricSpec {
     int::MetricSpec {
