@@ -458,6 +458,11 @@ fn groups(names: &[String], scope: Scope) -> Vec<Vec<usize>> {
     }
 }
 
+/// How many files a thread parses before it checks them ([`lint_group`]), at most: enough
+/// that the parser's code stays in the instruction cache from file to file, few enough that
+/// their texts and trees are still in the data caches when they are checked.
+const PARSE_BATCH: usize = 8;
+
 /// What linting a group gives: the outcome and the inputs that could not be read.
 type GroupResult = (LintResults, Vec<input::InputError>);
 
@@ -466,28 +471,43 @@ type GroupResult = (LintResults, Vec<input::InputError>);
 fn lint_group(origins: &[input::Origin], stdin: Option<&[u8]>, members: &[usize], opts: &LintOptions) -> GroupResult {
     let deferring = opts.check.rules.needs_world();
     let keys = Keys(std::collections::hash_map::RandomState::new());
-    // Each file is read, parsed and checked in one go, while its text and tree are in the
-    // cache. Of objects other than HPAs, only what the first pass reads is built; the trees stay
-    // until the group is done, for the positions of cross-object findings (a file is never
-    // parsed twice: what those findings point at is what the first pass reads, see
-    // `index::first_pass_needs`).
+    // Files are read and parsed a few at a time ([`PARSE_BATCH`]), then checked, while their
+    // texts and trees are in the cache: the parser's code and the checks' are each larger than
+    // the first-level instruction cache holds beside the other, and alternating them file by
+    // file evicts one with the other. Of objects other than HPAs, only what the first pass
+    // reads is built; the trees stay until the group is done, for the positions of
+    // cross-object findings (a file is never parsed twice: what those findings point at is
+    // what the first pass reads, see `index::first_pass_needs`).
     let mut errors = Vec::new();
+    // (Never fewer batches than threads: a group of a few large files keeps every thread busy.)
+    let batch = PARSE_BATCH.min(members.len().div_ceil(rayon::current_num_threads())).max(1);
     type FirstPass = (SourceFile, Result<(FileResult, Parsed), input::InputError>);
     let checked: Vec<FirstPass> = members
-        .par_iter()
-        .map(|&i| match input::read_unparsed(&origins[i], stdin) {
-            Ok(f) => {
-                let result = input::contained(&f.name, || {
-                    let parsed = source::parse_pruned(&f.text, &index::first_pass_needs);
-                    let r = first_pass(i, &origins[i], &f, &parsed, opts, deferring, &keys);
-                    (r, parsed)
+        .par_chunks(batch)
+        .flat_map_iter(|batch| {
+            let parsed: Vec<(usize, SourceFile, Result<Parsed, input::InputError>)> = batch
+                .iter()
+                .map(|&i| match input::read_unparsed(&origins[i], stdin) {
+                    Ok(f) => {
+                        let parsed =
+                            input::contained(&f.name, || source::parse_pruned(&f.text, &index::first_pass_needs));
+                        (i, f, parsed)
+                    }
+                    Err(e) => {
+                        let name = input::origin_name(&origins[i]);
+                        (i, SourceFile::from_text(name, String::new()), Err(e))
+                    }
+                })
+                .collect();
+            parsed.into_iter().map(|(i, f, parsed)| {
+                let result = parsed.and_then(|parsed| {
+                    input::contained(&f.name, || {
+                        let r = first_pass(i, &origins[i], &f, &parsed, opts, deferring, &keys);
+                        (r, parsed)
+                    })
                 });
                 (f, result)
-            }
-            Err(e) => {
-                let name = input::origin_name(&origins[i]);
-                (SourceFile::from_text(name, String::new()), Err(e))
-            }
+            })
         })
         .collect();
     let mut owned_files: Vec<SourceFile> = Vec::with_capacity(members.len());
