@@ -1901,23 +1901,31 @@ fn api_error_text(e: &Error) -> String {
 /// The resource (`plural.group`, `GroupResource.String()`) of a kind of a group in a snapshot,
 /// where live diagnose asks discovery ([`discovery::mappings`], as the custom metrics client's
 /// `qualResourceForKind` asks its RESTMapper): a built-in kind's ([`kinds::workload`]), else the
-/// `names.plural` of the snapshot's CustomResourceDefinition of that group and kind (what
-/// discovery serves it as: `mice` for `Mouse`), else the English plural ([`plural_of`]).
+/// `names.plural` of the snapshot's CustomResourceDefinition of that group and kind, mapped by
+/// the same resolver ([`discovery::Resolver::Crds`]: what discovery serves it as, `mice` for
+/// `Mouse`), else the English plural ([`plural_of`]).
 fn snapshot_resource(items: &[&Value], group: &str, kind: &str) -> String {
     if let Some(k) = kinds::workload(group, kind) {
         return k.resource();
     }
-    let crd = items.iter().filter(|v| kind_of(v) == "CustomResourceDefinition").find_map(|v| {
-        let id = ObjectId {
-            api_version: str_of(v, "apiVersion").to_string(),
-            kind: kind_of(v).to_string(),
-            namespace: String::new(),
-            name: name_of(v).to_string(),
-        };
-        custom_resource_definition_from(id, *v).filter(|c| c.group == group && c.kind == kind && !c.plural.is_empty())
-    });
-    let plural = crd.map_or_else(|| plural_of(kind), |c| c.plural);
-    if group.is_empty() { plural } else { format!("{plural}.{group}") }
+    let crds = items
+        .iter()
+        .filter(|v| kind_of(v) == "CustomResourceDefinition")
+        .filter_map(|v| {
+            let id = ObjectId {
+                api_version: str_of(v, "apiVersion").to_string(),
+                kind: kind_of(v).to_string(),
+                namespace: String::new(),
+                name: name_of(v).to_string(),
+            };
+            custom_resource_definition_from(id, *v).filter(|c| !c.plural.is_empty())
+        })
+        .collect();
+    match discovery::Resolver::Crds(crds).mappings(group, kind).first() {
+        Some(mapping) => mapping.group_resource(),
+        None if group.is_empty() => plural_of(kind),
+        None => format!("{}.{group}", plural_of(kind)),
+    }
 }
 
 /// The resource of a kind for the custom metrics API's object paths when discovery cannot say
@@ -2254,7 +2262,8 @@ mod tests {
     fn plurals() {
         let mice = serde_json::json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
             "metadata": {"name": "mice.example.com"},
-            "spec": {"group": "example.com", "names": {"kind": "Mouse", "plural": "mice"}, "versions": []}});
+            "spec": {"group": "example.com", "names": {"kind": "Mouse", "plural": "mice"},
+                "versions": [{"name": "v1", "served": true, "storage": true}]}});
         assert_eq!(snapshot_resource(&[&mice], "example.com", "Mouse"), "mice.example.com");
         assert_eq!(snapshot_resource(&[&mice], "other.example.com", "Mouse"), "mouses.other.example.com");
         assert_eq!(snapshot_resource(&[], "example.com", "Mouse"), "mouses.example.com");
