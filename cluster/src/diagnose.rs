@@ -24,7 +24,7 @@ use hpa_core::api::LabelSelector;
 use hpa_core::api::Quantity;
 use hpa_core::api::Time;
 use hpa_core::api::metrics::{self, AnswerError, Item, decode_list};
-use hpa_core::api::v2::{HorizontalPodAutoscaler, MetricIdentifier, MetricSpec};
+use hpa_core::api::v2::{HorizontalPodAutoscaler, MetricIdentifier, MetricSpec, ObjectMetricSource};
 use hpa_core::api::{DecodeError, Strictness};
 use hpa_core::evaluator::diagnosis::SCALING_REPLICA_SET;
 use hpa_core::evaluator::simulation::PodTemplate;
@@ -940,8 +940,22 @@ fn object_metrics(
     undecodable: &mut BTreeMap<MetricQuery, ReadError>,
 ) -> Vec<ObjectMetricValue> {
     let specs: Vec<_> = metrics.iter().filter_map(|m| m.object.as_ref()).collect();
+    let query_of = |o: &ObjectMetricSource| MetricQuery::Object {
+        metric: o.metric.name.to_string(),
+        kind: o.described_object.kind.to_string(),
+        name: o.described_object.name.to_string(),
+    };
     let mut by_query: BTreeMap<MetricQuery, Vec<&Value>> = BTreeMap::new();
-    for v in items.iter().filter(|v| kind_of(v) == "MetricValue") {
+    // Live, each request's answer as sent ([`Answers::live`]): `GetObjectMetric` takes the one
+    // value answered as the metric's, whatever object the item describes.
+    for o in specs.iter().filter(|_| answers.asked) {
+        let query = query_of(o);
+        if let Some(answer) = answers.live(items, &query).filter(|a| !a.is_empty()) {
+            by_query.entry(query).or_insert(answer);
+        }
+    }
+    let snapshot = if answers.asked { &[][..] } else { items };
+    for v in snapshot.iter().filter(|v| kind_of(v) == "MetricValue") {
         let Some(d) = v.get("describedObject") else { continue };
         let kind = d.get("kind").and_then(Value::as_str).unwrap_or_default();
         if kind == "Pod" || d.get("namespace").and_then(Value::as_str).is_some_and(|ns| ns != namespace) {
@@ -980,12 +994,17 @@ fn object_metrics(
                 ))
             });
         }
+        // Live, the value is the spec's object's, as the controller takes it.
+        let asked = specs.iter().find(|o| answers.asked && query_of(o) == query);
         for m in values {
             out.push(ObjectMetricValue {
-                described_object: hpa_core::api::CrossVersionObjectReference {
-                    kind: m.described_object.kind,
-                    name: m.described_object.name,
-                    api_version: m.described_object.api_version,
+                described_object: match asked {
+                    Some(o) => o.described_object.clone(),
+                    None => hpa_core::api::CrossVersionObjectReference {
+                        kind: m.described_object.kind,
+                        name: m.described_object.name,
+                        api_version: m.described_object.api_version,
+                    },
                 },
                 metric: metric.clone(),
                 value_milli: m.value.milli_value(),

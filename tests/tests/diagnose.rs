@@ -1687,15 +1687,7 @@ fn metric_answers_the_clients_refuse_fail_the_metric() {
         "{d:#}"
     );
 
-    let l = widget_with(
-        "depth",
-        json!({"type": "Object", "object": {"describedObject": {"apiVersion": "example.com/v1", "kind": "Widget", "name": "w"},
-            "metric": {"name": "depth"}, "target": {"type": "Value", "value": "10"}}}),
-    );
-    l.server.serve_raw(
-        "/apis/custom.metrics.k8s.io/v1beta2/namespaces/default/widgets.example.com/w/depth",
-        json!({"kind": "MetricValueList", "apiVersion": "custom.metrics.k8s.io/v1beta2", "metadata": {}, "items": []}),
-    );
+    let l = depth_of_widget(json!([]));
     let run = l.diagnose(&["depth", "-o", "json"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let d = run.json();
@@ -1709,6 +1701,40 @@ fn metric_answers_the_clients_refuse_fail_the_metric() {
             .requests()
             .iter()
             .any(|r| r.path == "/apis/custom.metrics.k8s.io/v1beta2/namespaces/default/widgets.example.com/w/depth")
+    );
+}
+
+/// HPA `depth` of Widget `w` with an Object metric `depth` of `w` (target value 10), whose
+/// adapter answers `items`.
+fn depth_of_widget(items: Value) -> Live {
+    let l = widget_with(
+        "depth",
+        json!({"type": "Object", "object": {"describedObject": {"apiVersion": "example.com/v1", "kind": "Widget", "name": "w"},
+            "metric": {"name": "depth"}, "target": {"type": "Value", "value": "10"}}}),
+    );
+    l.server.serve_raw(
+        "/apis/custom.metrics.k8s.io/v1beta2/namespaces/default/widgets.example.com/w/depth",
+        json!({"kind": "MetricValueList", "apiVersion": "custom.metrics.k8s.io/v1beta2", "metadata": {}, "items": items}),
+    );
+    l
+}
+
+/// Live, an Object metric's one value is the metric's whatever object the adapter's item
+/// describes (`GetObjectMetric` takes `Items[0]`'s value; `GetForObject` checks only the
+/// count): an item describing Widget `other` answers the request for `w`.
+#[test]
+fn a_live_object_metric_answer_is_the_metrics_whatever_it_describes() {
+    let l = depth_of_widget(json!([
+        {"describedObject": {"kind": "Widget", "namespace": "default", "name": "other", "apiVersion": "example.com/v1"},
+         "metric": {"name": "depth", "selector": null}, "timestamp": "2026-03-02T10:00:00Z", "value": "30"}]));
+    let run = l.diagnose(&["depth", "-o", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let d = run.json();
+    assert_eq!(
+        (d["metrics"][1]["current"].clone(), d["metrics"][1]["proposal"].clone(), d["metrics"][1]["error"].clone()),
+        // 30 / 10 = 3 times the 2 ready pods.
+        (json!("30"), json!(6), Value::Null),
+        "{d:#}"
     );
 }
 
