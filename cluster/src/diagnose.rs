@@ -24,7 +24,7 @@ use hpa_core::api::LabelSelector;
 use hpa_core::api::Quantity;
 use hpa_core::api::Time;
 use hpa_core::api::metrics::{self, AnswerError, Item, decode_list};
-use hpa_core::api::v2::{HorizontalPodAutoscaler, MetricIdentifier, MetricSpec};
+use hpa_core::api::v2::{HorizontalPodAutoscaler, MetricIdentifier, MetricSpec, ObjectMetricSource};
 use hpa_core::api::{DecodeError, Strictness};
 use hpa_core::evaluator::diagnosis::SCALING_REPLICA_SET;
 use hpa_core::evaluator::simulation::PodTemplate;
@@ -138,6 +138,10 @@ pub struct Objects {
     /// [`Self::items`]: their clients decode that text, whose number literals (`1e3`) a tree
     /// does not keep. An item without one is decoded from its tree.
     pub sent: BTreeMap<usize, Box<str>>,
+    /// The request each custom or external metrics item read live answers, by index in
+    /// [`Self::items`]: the controller takes its request's answer whole, so a live answer is
+    /// replayed as sent, never filtered again ([`Answers::live`]).
+    pub answering: BTreeMap<usize, MetricQuery>,
 }
 
 impl Objects {
@@ -155,6 +159,7 @@ impl Objects {
             metrics_asked: false,
             empty_lists: Vec::new(),
             sent: BTreeMap::new(),
+            answering: BTreeMap::new(),
         }
     }
 }
@@ -309,7 +314,14 @@ pub fn inputs_from_objects(
                 .filter(|v| kind_of(v) == "PodMetrics")
                 .filter(|v| {
                     let own = v.get("metadata").and_then(|m| m.get("labels")).map(labels_map);
-                    match answered.answered(name_of(v), own) {
+                    // Live, the list answered to the controller's request, whole: its
+                    // client does not filter it again (`GetResourceMetric`).
+                    let answer = if objects.metrics_asked {
+                        answered.live(name_of(v))
+                    } else {
+                        answered.answered(name_of(v), own)
+                    };
+                    match answer {
                         Answered::Yes => true,
                         Answered::WithoutPod => without_pod.insert(name_of(v)),
                         Answered::No => false,
@@ -626,6 +638,10 @@ fn pod_metrics_item(m: metrics::PodMetrics) -> PodMetricsItem {
 struct Answers<'a> {
     sent: HashMap<*const Value, &'a str>,
     release: KubernetesVersion,
+    /// Whether the metrics APIs were asked live ([`Objects::metrics_asked`]).
+    asked: bool,
+    /// The request each item read live answers ([`Objects::answering`]).
+    answering: HashMap<*const Value, &'a MetricQuery>,
 }
 
 impl<'a> Answers<'a> {
@@ -635,7 +651,24 @@ impl<'a> Answers<'a> {
             .iter()
             .filter_map(|(i, text)| objects.items.get(*i).map(|v| (std::ptr::from_ref(v), &**text)))
             .collect();
-        Answers { sent, release: objects.release }
+        let answering = objects
+            .answering
+            .iter()
+            .filter_map(|(i, query)| objects.items.get(*i).map(|v| (std::ptr::from_ref(v), query)))
+            .collect();
+        Answers { sent, release: objects.release, asked: objects.metrics_asked, answering }
+    }
+
+    /// Read live, the items of `query`'s answer, in the order sent, all of them: the
+    /// controller's clients keep every item an adapter answers (`GetRawMetric` and
+    /// `GetExternalMetric` in `pkg/controller/podautoscaler/metrics/client.go` check neither
+    /// the pod, the metric's labels nor its name), so an adapter that ignores `labelSelector`
+    /// is replayed as the controller sees it. `None` from files, whose lists may hold more
+    /// than the request's answer: the callers keep what the request would have been answered.
+    fn live(&self, items: &[&'a Value], query: &MetricQuery) -> Option<Vec<&'a Value>> {
+        self.asked.then(|| {
+            items.iter().filter(|v| self.answering.get(&std::ptr::from_ref(**v)) == Some(&query)).copied().collect()
+        })
     }
 
     /// The answer made of `items` decoded as the list `L` ([`decode_list`]).
@@ -742,7 +775,8 @@ fn first_spec_of_name<'a>(
 /// gets them from `GetRawMetric` (`pkg/controller/podautoscaler/metrics/rest_metrics_client.go`),
 /// which asks the custom metrics API for the metric of the pods that the HPA's selector
 /// matches (`labelSelector`) and of the series the metric's selector matches
-/// (`metricLabelSelector`). A snapshot's list may hold more (`pods/*/METRIC` without
+/// (`metricLabelSelector`). Live, the answer is replayed whole, as the client keeps it
+/// ([`Answers::live`]). A snapshot's list may hold more (`pods/*/METRIC` without
 /// `labelSelector` answers for every pod of the namespace): samples of pods among the objects
 /// that the selector does not match, and items recording another metric selector, are left
 /// out, and the leaving out is noted. Samples of pods the objects lack are kept, as the
@@ -760,8 +794,17 @@ fn pods_metrics(
     let specs = first_spec_of_name(metrics.iter().filter_map(|m| m.pods.as_ref()).map(|p| &p.metric), "Pods", notes);
     for spec in specs {
         let (mut other_pods, mut without_pod, mut other_selector) = (BTreeSet::new(), BTreeSet::new(), 0);
-        let mut answer = Vec::new();
-        for v in items.iter().filter(|v| kind_of(v) == "MetricValue" && metric_name(v) == spec.name.as_str()) {
+        let query = MetricQuery::Pods { metric: spec.name.to_string() };
+        let live = answers.live(items, &query);
+        for v in live.iter().flatten() {
+            let pod = v.get("describedObject").and_then(|d| d.get("name")).and_then(Value::as_str).unwrap_or_default();
+            if answered.live(pod) == Answered::WithoutPod {
+                without_pod.insert(pod);
+            }
+        }
+        let mut answer = live.clone().unwrap_or_default();
+        let snapshot = if live.is_some() { &[][..] } else { items };
+        for v in snapshot.iter().filter(|v| kind_of(v) == "MetricValue" && metric_name(v) == spec.name.as_str()) {
             let described = v.get("describedObject");
             if described.and_then(|d| d.get("kind")).and_then(Value::as_str) != Some("Pod") {
                 continue;
@@ -797,7 +840,6 @@ fn pods_metrics(
                 })
                 .collect(),
             Err(e) => {
-                let query = MetricQuery::Pods { metric: spec.name.to_string() };
                 failed_decoding(&format!("Pods metric {}", spec.name), &e, query, notes, undecodable);
                 Vec::new()
             }
@@ -869,6 +911,13 @@ impl AnsweredPods<'_> {
         }
     }
 
+    /// Whether the sample of `pod` in a live answer is of a pod read ([`Answered::Yes`]) or
+    /// not ([`Answered::WithoutPod`]): live, the answer is the controller's whole
+    /// ([`Answers::live`]); the replica calculator joins it with the pods it lists by name.
+    fn live(&self, pod: &str) -> Answered {
+        if self.pods.contains_key(pod) { Answered::Yes } else { Answered::WithoutPod }
+    }
+
     /// The note on the samples of pods the objects lack, kept.
     fn without_pod_note(&self, what: &str, pods: &BTreeSet<&str>) -> String {
         format!(
@@ -891,8 +940,22 @@ fn object_metrics(
     undecodable: &mut BTreeMap<MetricQuery, ReadError>,
 ) -> Vec<ObjectMetricValue> {
     let specs: Vec<_> = metrics.iter().filter_map(|m| m.object.as_ref()).collect();
+    let query_of = |o: &ObjectMetricSource| MetricQuery::Object {
+        metric: o.metric.name.to_string(),
+        kind: o.described_object.kind.to_string(),
+        name: o.described_object.name.to_string(),
+    };
     let mut by_query: BTreeMap<MetricQuery, Vec<&Value>> = BTreeMap::new();
-    for v in items.iter().filter(|v| kind_of(v) == "MetricValue") {
+    // Live, each request's answer as sent ([`Answers::live`]): `GetObjectMetric` takes the one
+    // value answered as the metric's, whatever object the item describes.
+    for o in specs.iter().filter(|_| answers.asked) {
+        let query = query_of(o);
+        if let Some(answer) = answers.live(items, &query).filter(|a| !a.is_empty()) {
+            by_query.entry(query).or_insert(answer);
+        }
+    }
+    let snapshot = if answers.asked { &[][..] } else { items };
+    for v in snapshot.iter().filter(|v| kind_of(v) == "MetricValue") {
         let Some(d) = v.get("describedObject") else { continue };
         let kind = d.get("kind").and_then(Value::as_str).unwrap_or_default();
         if kind == "Pod" || d.get("namespace").and_then(Value::as_str).is_some_and(|ns| ns != namespace) {
@@ -931,12 +994,17 @@ fn object_metrics(
                 ))
             });
         }
+        // Live, the value is the spec's object's, as the controller takes it.
+        let asked = specs.iter().find(|o| answers.asked && query_of(o) == query);
         for m in values {
             out.push(ObjectMetricValue {
-                described_object: hpa_core::api::CrossVersionObjectReference {
-                    kind: m.described_object.kind,
-                    name: m.described_object.name,
-                    api_version: m.described_object.api_version,
+                described_object: match asked {
+                    Some(o) => o.described_object.clone(),
+                    None => hpa_core::api::CrossVersionObjectReference {
+                        kind: m.described_object.kind,
+                        name: m.described_object.name,
+                        api_version: m.described_object.api_version,
+                    },
                 },
                 metric: metric.clone(),
                 value_milli: m.value.milli_value(),
@@ -969,9 +1037,10 @@ fn failed_decoding(
 /// External metric values, by metric name: the `ExternalMetricValue` items of each External
 /// metric's name whose `metricLabels` its selector matches, as `GetExternalMetric`
 /// (`pkg/controller/podautoscaler/metrics/rest_metrics_client.go`) gets them from the
-/// external metrics API with `labelSelector` (the controller then sums them). A snapshot's
-/// list read without the selector holds every series of the name: the others are left out,
-/// and the leaving out is noted.
+/// external metrics API with `labelSelector` (the controller then sums them). Live, the answer
+/// is summed whole, as the client keeps it ([`Answers::live`]). A snapshot's list read
+/// without the selector holds every series of the name: the others are left out, and the
+/// leaving out is noted.
 fn external_metrics(
     items: &[&Value],
     metrics: &[MetricSpec],
@@ -984,8 +1053,11 @@ fn external_metrics(
         first_spec_of_name(metrics.iter().filter_map(|m| m.external.as_ref()).map(|e| &e.metric), "External", notes);
     for spec in specs {
         let mut left_out = 0;
-        let mut answer = Vec::new();
-        for v in items
+        let query = MetricQuery::External { metric: spec.name.to_string() };
+        let live = answers.live(items, &query);
+        let mut answer = live.clone().unwrap_or_default();
+        let snapshot = if live.is_some() { &[][..] } else { items };
+        for v in snapshot
             .iter()
             .filter(|v| kind_of(v) == "ExternalMetricValue" && str_of(v, "metricName") == spec.name.as_str())
         {
@@ -999,7 +1071,6 @@ fn external_metrics(
         let values = match answers.decode::<metrics::ExternalMetricValueList>(&answer) {
             Ok(list) => list.items.into_iter().map(|m| m.value.milli_value()).collect(),
             Err(e) => {
-                let query = MetricQuery::External { metric: spec.name.to_string() };
                 failed_decoding(&format!("External metric {}", spec.name), &e, query, notes, undecodable);
                 Vec::new()
             }
@@ -1546,7 +1617,7 @@ async fn read_metrics(
                         .map_err(|e| Error::Protocol { doing: doing.clone(), reason: e.to_string() })?;
                     Ok((text, list))
                 }) {
-                    Ok((text, list)) => push_answer(out, &text, &list, "PodMetrics"),
+                    Ok((text, list)) => push_answer(out, &text, &list, "PodMetrics", None),
                     Err(e @ Error::Timeout { .. }) => {
                         out.metrics_errors.resource = Some(timed_out_metric(&e, &mut out.notes));
                     }
@@ -1758,7 +1829,7 @@ async fn read_metric_list(
             Ok(())
         }
         Ok((text, list)) => {
-            push_answer(out, &text, &list, item_kind);
+            push_answer(out, &text, &list, item_kind, Some(&query));
             Ok(())
         }
         Err(e @ Error::Timeout { .. }) => {
@@ -1784,8 +1855,10 @@ async fn read_metric_list(
 
 /// Adds a metrics API's answer read live (`text`, read as `list`) to `out`: its items, each
 /// with `kind` `item_kind` and the list's `apiVersion` when it names none (the version its client
-/// decodes it as), and each item's text as sent ([`Objects::sent`]), which its client decodes.
-fn push_answer(out: &mut Objects, text: &str, list: &Value, item_kind: &str) {
+/// decodes it as), and each item's text as sent ([`Objects::sent`]), which its client decodes;
+/// the items of a custom or external metric's answer with the `query` they answer
+/// ([`Objects::answering`]).
+fn push_answer(out: &mut Objects, text: &str, list: &Value, item_kind: &str, query: Option<&MetricQuery>) {
     let api_version = list.get("apiVersion").cloned();
     let items = list.get("items").and_then(Value::as_array).cloned().unwrap_or_default();
     let texts = metrics::item_texts(text).filter(|t| t.len() == items.len()).unwrap_or_default();
@@ -1798,6 +1871,9 @@ fn push_answer(out: &mut Objects, text: &str, list: &Value, item_kind: &str) {
         }
         if let Some(t) = texts.get(i) {
             out.sent.insert(out.items.len(), (*t).into());
+        }
+        if let Some(q) = query {
+            out.answering.insert(out.items.len(), q.clone());
         }
         out.items.push(item);
     }
@@ -1844,23 +1920,31 @@ fn api_error_text(e: &Error) -> String {
 /// The resource (`plural.group`, `GroupResource.String()`) of a kind of a group in a snapshot,
 /// where live diagnose asks discovery ([`discovery::mappings`], as the custom metrics client's
 /// `qualResourceForKind` asks its RESTMapper): a built-in kind's ([`kinds::workload`]), else the
-/// `names.plural` of the snapshot's CustomResourceDefinition of that group and kind (what
-/// discovery serves it as: `mice` for `Mouse`), else the English plural ([`plural_of`]).
+/// `names.plural` of the snapshot's CustomResourceDefinition of that group and kind, mapped by
+/// the same resolver ([`discovery::Resolver::Crds`]: what discovery serves it as, `mice` for
+/// `Mouse`), else the English plural ([`plural_of`]).
 fn snapshot_resource(items: &[&Value], group: &str, kind: &str) -> String {
     if let Some(k) = kinds::workload(group, kind) {
         return k.resource();
     }
-    let crd = items.iter().filter(|v| kind_of(v) == "CustomResourceDefinition").find_map(|v| {
-        let id = ObjectId {
-            api_version: str_of(v, "apiVersion").to_string(),
-            kind: kind_of(v).to_string(),
-            namespace: String::new(),
-            name: name_of(v).to_string(),
-        };
-        custom_resource_definition_from(id, *v).filter(|c| c.group == group && c.kind == kind && !c.plural.is_empty())
-    });
-    let plural = crd.map_or_else(|| plural_of(kind), |c| c.plural);
-    if group.is_empty() { plural } else { format!("{plural}.{group}") }
+    let crds = items
+        .iter()
+        .filter(|v| kind_of(v) == "CustomResourceDefinition")
+        .filter_map(|v| {
+            let id = ObjectId {
+                api_version: str_of(v, "apiVersion").to_string(),
+                kind: kind_of(v).to_string(),
+                namespace: String::new(),
+                name: name_of(v).to_string(),
+            };
+            custom_resource_definition_from(id, *v).filter(|c| !c.plural.is_empty())
+        })
+        .collect();
+    match discovery::Resolver::Crds(crds).mappings(group, kind).first() {
+        Some(mapping) => mapping.group_resource(),
+        None if group.is_empty() => plural_of(kind),
+        None => format!("{}.{group}", plural_of(kind)),
+    }
 }
 
 /// The resource of a kind for the custom metrics API's object paths when discovery cannot say
@@ -2197,7 +2281,8 @@ mod tests {
     fn plurals() {
         let mice = serde_json::json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
             "metadata": {"name": "mice.example.com"},
-            "spec": {"group": "example.com", "names": {"kind": "Mouse", "plural": "mice"}, "versions": []}});
+            "spec": {"group": "example.com", "names": {"kind": "Mouse", "plural": "mice"},
+                "versions": [{"name": "v1", "served": true, "storage": true}]}});
         assert_eq!(snapshot_resource(&[&mice], "example.com", "Mouse"), "mice.example.com");
         assert_eq!(snapshot_resource(&[&mice], "other.example.com", "Mouse"), "mouses.other.example.com");
         assert_eq!(snapshot_resource(&[], "example.com", "Mouse"), "mouses.example.com");

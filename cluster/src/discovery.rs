@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 
+use hpa_core::rules::objects::CustomResourceDefinition;
 use kube::discovery::Discovery;
 
 use crate::connect::Cluster;
@@ -147,26 +148,108 @@ impl Mapping {
 /// `pkg/controller/podautoscaler/horizontal.go` maps the scale target's group and kind, not
 /// its version, this way; the custom metrics client maps an Object metric's object the same
 /// way, `qualResourceForKind`). Empty when discovery lists no resource of that kind:
-/// client-go's `no matches for kind "K" in group "G"`.
+/// client-go's `no matches for kind "K" in group "G"`. One discovery of that group
+/// ([`Resolver::discover`]).
 pub async fn mappings(cluster: &Cluster, group: &str, kind: &str) -> Result<Vec<Mapping>, Error> {
-    let discovery = discover(cluster, &[group]).await?;
-    let Some(g) = discovery.get(group) else { return Ok(Vec::new()) };
-    let mut versions: Vec<&str> = g.preferred_version().into_iter().collect();
-    versions.extend(g.versions().filter(|v| Some(*v) != g.preferred_version()));
-    let mut out = Vec::new();
-    for version in versions {
-        for (resource, capabilities) in g.versioned_resources(version) {
-            if resource.kind == kind && !resource.plural.contains('/') {
-                out.push(Mapping {
-                    group: group.to_string(),
-                    version: version.to_string(),
-                    plural: resource.plural,
-                    namespaced: capabilities.scope == kube::discovery::Scope::Namespaced,
-                });
+    Ok(Resolver::discover(cluster, &[group]).await?.mappings(group, kind))
+}
+
+/// The one place a kind is mapped to its resource and versions, as the HPA controller's
+/// RESTMapper maps it (`NewDiscoveryRESTMapper` in `client-go/restmapper/discovery.go`: a
+/// group's preferred version first, then its other versions in the order discovery lists
+/// them): from a live discovery, or, where discovery cannot say (a snapshot, a failed
+/// discovery), from the CustomResourceDefinitions read, whose versions the apiextensions
+/// server lists and prefers in Kubernetes-aware order ([`kube_aware_order`]).
+pub enum Resolver {
+    /// What discovery lists.
+    Discovery(Discovery),
+    /// The CustomResourceDefinitions read.
+    Crds(Vec<CustomResourceDefinition>),
+}
+
+impl Resolver {
+    /// One discovery of `groups` ([`discover`]): aggregated when the server offers it.
+    pub async fn discover(cluster: &Cluster, groups: &[&str]) -> Result<Resolver, Error> {
+        discover(cluster, groups).await.map(Resolver::Discovery)
+    }
+
+    /// The mappings of `kind` of `group`, the preferred version first; empty when the kind is
+    /// not served (`no matches for kind`, [`no_kind_match`]).
+    pub fn mappings(&self, group: &str, kind: &str) -> Vec<Mapping> {
+        match self {
+            Resolver::Discovery(discovery) => {
+                let Some(g) = discovery.get(group) else { return Vec::new() };
+                let mut versions: Vec<&str> = g.preferred_version().into_iter().collect();
+                versions.extend(g.versions().filter(|v| Some(*v) != g.preferred_version()));
+                let mut out = Vec::new();
+                for version in versions {
+                    for (resource, capabilities) in g.versioned_resources(version) {
+                        if resource.kind == kind && !resource.plural.contains('/') {
+                            out.push(Mapping {
+                                group: group.to_string(),
+                                version: version.to_string(),
+                                plural: resource.plural,
+                                namespaced: capabilities.scope == kube::discovery::Scope::Namespaced,
+                            });
+                        }
+                    }
+                }
+                out
+            }
+            Resolver::Crds(crds) => {
+                // The group's versions as the apiextensions server lists them
+                // (`customresource_discovery_controller.go` sorts every served version of the
+                // group's CRDs, `sortGroupDiscoveryByKubeAwareVersion`): the first is preferred.
+                let in_group = || crds.iter().filter(|c| c.group == group);
+                let mut versions: Vec<&str> =
+                    in_group().flat_map(|c| c.versions.iter().filter(|v| v.served).map(|v| v.name.as_str())).collect();
+                versions.sort_by(|a, b| kube_aware_order(a, b));
+                versions.dedup();
+                let Some(crd) = in_group().rev().find(|c| c.kind == kind) else { return Vec::new() };
+                versions
+                    .into_iter()
+                    .filter(|v| crd.versions.iter().any(|cv| cv.served && cv.name == *v))
+                    .map(|v| Mapping {
+                        group: group.to_string(),
+                        version: v.to_string(),
+                        plural: crd.plural.clone(),
+                        // An HPA's target is namespaced: the trimmed CRD keeps no scope.
+                        namespaced: true,
+                    })
+                    .collect()
             }
         }
     }
-    Ok(out)
+}
+
+/// The order of `version.CompareKubeAwareVersionStrings` (`apimachinery/pkg/version/helpers.go`),
+/// highest priority first: GA (`v2` before `v1`), then beta, then alpha (higher major, then
+/// higher minor first), then versions of no Kubernetes form, alphabetically.
+pub fn kube_aware_order(a: &str, b: &str) -> std::cmp::Ordering {
+    /// `(major, stage, minor)`: stage 2 GA, 1 beta, 0 alpha.
+    fn parse(v: &str) -> Option<(u64, u8, u64)> {
+        let rest = v.strip_prefix('v')?;
+        let digits = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+        let major: u64 = rest[..digits].parse().ok()?;
+        let tail = &rest[digits..];
+        if tail.is_empty() {
+            return Some((major, 2, 0));
+        }
+        let (stage, minor) = match tail.strip_prefix("beta") {
+            Some(n) => (1, n),
+            None => (0, tail.strip_prefix("alpha")?),
+        };
+        if minor.is_empty() || !minor.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        Some((major, stage, minor.parse().ok()?))
+    }
+    match (parse(a), parse(b)) {
+        (Some(x), Some(y)) => y.1.cmp(&x.1).then(y.0.cmp(&x.0)).then(y.2.cmp(&x.2)),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => a.cmp(b),
+    }
 }
 
 /// client-go's `NoKindMatchError` text, for a kind discovery does not list.
@@ -184,5 +267,84 @@ fn product(kind: &Kind) -> &'static str {
         "custom.metrics.k8s.io" => "a custom metrics adapter",
         "external.metrics.k8s.io" => "an external metrics adapter",
         _ => "its CRD",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use hpa_core::rules::ObjectId;
+    use hpa_core::rules::objects::CrdVersion;
+
+    use super::*;
+
+    fn crd(group: &str, kind: &str, plural: &str, versions: &[(&str, bool)]) -> CustomResourceDefinition {
+        CustomResourceDefinition {
+            id: ObjectId::default(),
+            group: group.into(),
+            kind: kind.into(),
+            plural: plural.into(),
+            versions: versions
+                .iter()
+                .map(|(name, served)| CrdVersion { name: (*name).into(), served: *served, scale: None })
+                .collect(),
+        }
+    }
+
+    /// `CompareKubeAwareVersionStrings`' documented order.
+    #[test]
+    fn versions_sort_as_kubernetes_sorts_them() {
+        let mut v = vec![
+            "foo10",
+            "v1alpha1",
+            "v11alpha2",
+            "v1",
+            "v3beta1",
+            "v10beta3",
+            "foo1",
+            "v2",
+            "v11beta2",
+            "v10",
+            "v12alpha1",
+        ];
+        v.sort_by(|a, b| kube_aware_order(a, b));
+        assert_eq!(
+            v,
+            [
+                "v10",
+                "v2",
+                "v1",
+                "v11beta2",
+                "v10beta3",
+                "v3beta1",
+                "v12alpha1",
+                "v11alpha2",
+                "v1alpha1",
+                "foo1",
+                "foo10"
+            ]
+        );
+    }
+
+    /// From the CRDs read: the group's highest served version first (preferred across the
+    /// group's CRDs), then the kind's others; a version the kind does not serve is no mapping.
+    #[test]
+    fn crds_map_a_kind_preferred_version_first() {
+        let resolver = Resolver::Crds(vec![
+            crd("example.com", "Mouse", "mice", &[("v1", true), ("v1beta1", true), ("v2", false)]),
+            crd("example.com", "Cat", "cats", &[("v1alpha1", true), ("v3", true)]),
+        ]);
+        let got: Vec<(String, String)> = resolver
+            .mappings("example.com", "Mouse")
+            .into_iter()
+            .map(|m| (m.version.clone(), m.group_resource()))
+            .collect();
+        assert_eq!(
+            got,
+            [("v1".to_string(), "mice.example.com".to_string()), ("v1beta1".into(), "mice.example.com".into())]
+        );
+        let cat: Vec<String> = resolver.mappings("example.com", "Cat").into_iter().map(|m| m.version).collect();
+        assert_eq!(cat, ["v3", "v1alpha1"]);
+        assert!(resolver.mappings("example.com", "Dog").is_empty());
+        assert!(resolver.mappings("other.example.com", "Mouse").is_empty());
     }
 }

@@ -20,7 +20,7 @@ use hpa_core::rules::replicas_owner::{self, ReplicasDecision};
 use serde_json::{Map, Value};
 
 use crate::connect::Cluster;
-use crate::discovery::{self, Served};
+use crate::discovery::{self, Resolver, Served};
 use crate::error::Error;
 use crate::kinds::{self, Kind, Listed, PAGE_SIZE};
 use crate::object::LiveObject;
@@ -396,24 +396,18 @@ pub struct CustomTarget {
 }
 
 impl CustomTarget {
-    /// The custom resource `name` in `namespace` that an HPA's `scaleTargetRef` of `api_version`
-    /// names, of the kind `crd` defines ([`custom_target_crd`]): read at the version the HPA
-    /// names when the CRD serves it, else at its first served version. `None` without a name or
-    /// a served version.
-    pub fn of(crd: &CustomResourceDefinition, api_version: &str, namespace: &str, name: &str) -> Option<CustomTarget> {
-        let wanted = hpa_core::api::GroupVersion::parse_or_empty(api_version);
-        let served = |v: &&hpa_core::rules::objects::CrdVersion| v.served;
-        let version = crd
-            .versions
-            .iter()
-            .filter(served)
-            .find(|v| v.name == wanted.version())
-            .or_else(|| crd.versions.iter().find(served))?;
+    /// The custom resource `name` in `namespace` of the kind `crd` defines
+    /// ([`custom_target_crd`]), read at the version the HPA controller's RESTMapper maps that
+    /// kind to ([`Resolver::Crds`]: the CRD's served versions in Kubernetes-aware order, the
+    /// first preferred, whatever version the HPA names; the group's order restricted to one
+    /// CRD's versions is that CRD's own). `None` without a name or a served version.
+    pub fn of(crd: &CustomResourceDefinition, namespace: &str, name: &str) -> Option<CustomTarget> {
+        let mapping = Resolver::Crds(vec![crd.clone()]).mappings(&crd.group, &crd.kind).into_iter().next()?;
         (!name.is_empty()).then(|| CustomTarget {
             namespace: namespace.to_string(),
-            group: crd.group.clone(),
-            version: version.name.clone(),
-            plural: crd.plural.clone(),
+            group: mapping.group,
+            version: mapping.version,
+            plural: mapping.plural,
             kind: crd.kind.clone(),
             name: name.to_string(),
         })
@@ -517,8 +511,8 @@ pub async fn read_custom_target(
     }
 }
 
-/// The part of an HPA that `read_custom_targets` reads (`spec.scaleTargetRef`, where every
-/// autoscaling version has it), from its text (or an admission request's object).
+/// The part of an admission request's HPA the webhook reads to find a custom-resource target
+/// (`spec.scaleTargetRef`, where every autoscaling version has it) before the review decodes it.
 #[derive(serde::Deserialize)]
 pub struct TargetOf {
     /// `spec`
@@ -552,29 +546,56 @@ pub struct TargetRef {
 
 /// Reads the scale targets of the HPAs read that are custom resources of a CRD read but of no
 /// kind [`CONTEXT_KINDS`] lists (a `WorkerPool` whose CRD gives it a scale subresource): one
-/// `GET` each, at the version the HPA names when the CRD serves it (else its first served
-/// version), trimmed as a workload ([`trim_workload`]) with, beside it, who set the count its
-/// CRD's `specReplicasPath` names ([`replicas_owner::decide_at`]): HPA410 on live custom
-/// resources. A target that does not exist is left to the rules (HPA403: each `GET` that
-/// answered, found or not, is in [`Inventory::coverage`]); a refusal or a failure is a note;
-/// what makes the server unusable stops the read, as for the lists.
+/// `GET` each, at the version the HPA controller's RESTMapper maps the target's group and kind
+/// to ([`Resolver`]: discovery's preferred version first, whatever version the HPA names; the
+/// CRDs read when discovery fails), trimmed as a workload ([`trim_workload`]) with, beside it,
+/// who set the count its CRD's `specReplicasPath` names ([`replicas_owner::decide_at`]): HPA410
+/// on live custom resources. Each HPA's `scaleTargetRef` is hpa-core's decoder's
+/// ([`LiveHpa::decode`], lenient: any release's HPA names its target there). A target that
+/// does not exist is left to the rules (HPA403: each `GET` that answered, found or not, is in
+/// [`Inventory::coverage`]); a refusal or a failure is a note; what makes
+/// the server unusable stops the read, as for the lists.
 async fn read_custom_targets(cluster: &Cluster, inventory: &mut Inventory) -> Result<(), Error> {
     if inventory.crds.iter().all(|c| kinds::workload(&c.group, &c.kind).is_some()) {
         return Ok(());
     }
-    let mut targets: Vec<(CustomTarget, &CustomResourceDefinition)> = Vec::new();
+    // (namespace, group, kind, name) of each custom target, with its CRD.
+    let mut wanted: Vec<(String, String, String, String, &CustomResourceDefinition)> = Vec::new();
     for hpa in &inventory.hpas {
-        let Ok(read) = hpa_core::go::from_str::<TargetOf>(&hpa.text) else { continue };
-        let Some(t) = read.spec.scale_target_ref else { continue };
+        let Ok(decoded) = hpa.decode(Strictness::Lenient, KubernetesVersion::LATEST) else { continue };
+        let t = decoded.value.scale_target_ref();
         let Some(crd) = custom_target_crd(&t.api_version, &t.kind, |group, kind| {
             inventory.crds.iter().rev().find(|c| c.group == group && c.kind == kind)
         }) else {
             continue;
         };
-        let Some(target) = CustomTarget::of(crd, &t.api_version, &hpa.id.namespace, &t.name) else { continue };
-        if !targets.iter().any(|(x, _)| *x == target) {
-            targets.push((target, crd));
+        if t.name.is_empty() {
+            continue;
         }
+        let target = (hpa.id.namespace.clone(), crd.group.clone(), crd.kind.clone(), t.name.clone(), crd);
+        if !wanted.iter().any(|w| (&w.0, &w.1, &w.2, &w.3) == (&target.0, &target.1, &target.2, &target.3)) {
+            wanted.push(target);
+        }
+    }
+    if wanted.is_empty() {
+        return Ok(());
+    }
+    let mut groups: Vec<&str> = wanted.iter().map(|w| w.1.as_str()).collect();
+    groups.sort_unstable();
+    groups.dedup();
+    let resolver = match Resolver::discover(cluster, &groups).await {
+        Ok(r) => r,
+        Err(e) if e.is_connection() => return Err(e),
+        Err(_) => Resolver::Crds(inventory.crds.clone()),
+    };
+    let mut targets: Vec<(CustomTarget, &CustomResourceDefinition)> = Vec::new();
+    for (namespace, group, kind, name, crd) in wanted {
+        // The first mapping is the one the controller reads the scale at.
+        let Some(mapping) = resolver.mappings(&group, &kind).into_iter().next() else { continue };
+        targets.push((
+            CustomTarget { namespace, group, version: mapping.version, plural: mapping.plural, kind, name },
+            crd,
+        ));
     }
     let reads = join_all(targets.iter().map(|(t, _)| {
         let doing = t.doing();

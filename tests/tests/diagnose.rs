@@ -722,18 +722,15 @@ spec: {{replicas: 0, selector: {{matchLabels: {{app: w}}}}}}
 
 /// Live, each Custom and External metric is asked for with its selectors, as the controller
 /// asks (`labelSelector`: the HPA's pods for a Pods metric, the metric's selector for an
-/// External one); an external adapter that answers with more (here: every series) is
-/// filtered as a snapshot is. The custom adapter answers for the pods asked for (those of
-/// `other` are no pods read live: their samples would be counted, as the controller counts
-/// what it is answered).
+/// External one); the adapters answer what was asked (the series of `queue=orders`, the
+/// pods of `app=web`).
 #[test]
 fn live_metric_queries_carry_the_selectors() {
     let (l, dir) = live_with_metric_adapters();
     let read = |f: &str| -> Value { serde_json::from_str(&std::fs::read_to_string(dir.join(f)).unwrap()).unwrap() };
-    l.server.serve_raw(
-        "/apis/external.metrics.k8s.io/v1beta1/namespaces/default/queue_depth",
-        read("external-queue_depth.json"),
-    );
+    let mut external = read("external-queue_depth.json");
+    external["items"].as_array_mut().unwrap().retain(|item| item["metricLabels"]["queue"] == "orders");
+    l.server.serve_raw("/apis/external.metrics.k8s.io/v1beta1/namespaces/default/queue_depth", external);
     let mut custom = read("custom-http_requests.json");
     custom["items"]
         .as_array_mut()
@@ -766,6 +763,53 @@ fn live_metric_queries_carry_the_selectors() {
     assert!(
         queries.iter().any(|(p, q)| p.ends_with("/http_requests") && q == "labelSelector=app%3Dweb"),
         "{queries:#?}"
+    );
+}
+
+/// Live, an adapter that ignores `labelSelector` is replayed as the controller sees it: the
+/// clients keep every item answered (`GetExternalMetric`, `GetRawMetric` in
+/// `pkg/controller/podautoscaler/metrics/client.go`). `queues` sums all three series of
+/// `queue_depth` (2990 / 330: 10 replicas, not the 3 of `orders` and `payments`); `web`
+/// averages the seven samples, `queue-0`'s (a pod read live, of another HPA) included:
+/// 430000m / 7 = 61428m, ceil(6.1428 * 3 ready pods) = 19 (17 without it). No note says
+/// anything was left out; the samples of pods not read (`other-*`) are said to count.
+#[test]
+fn a_live_answer_that_ignores_the_selector_is_replayed_whole() {
+    let (l, dir) = live_with_metric_adapters();
+    let read = |f: &str| -> Value { serde_json::from_str(&std::fs::read_to_string(dir.join(f)).unwrap()).unwrap() };
+    l.server.serve_raw(
+        "/apis/external.metrics.k8s.io/v1beta1/namespaces/default/queue_depth",
+        read("external-queue_depth.json"),
+    );
+    let mut custom = read("custom-http_requests.json");
+    let mut queue = custom["items"][3].clone();
+    queue["describedObject"]["name"] = json!("queue-0");
+    custom["items"].as_array_mut().unwrap().push(queue);
+    for item in custom["items"].as_array_mut().unwrap() {
+        item["describedObject"]["namespace"] = json!("default");
+    }
+    l.server.serve_raw("/apis/custom.metrics.k8s.io/v1beta2/namespaces/default/pods/*/http_requests", custom);
+    let mut got = Vec::new();
+    for hpa in ["queues", "web"] {
+        let run = l.diagnose(&[hpa, "-o", "json"]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let d = run.json();
+        got.push((
+            hpa,
+            d["desiredReplicas"].clone(),
+            d["metrics"][0]["current"].clone(),
+            d["metrics"][0]["proposal"].clone(),
+            d["notes"].clone(),
+        ));
+    }
+    let pods_note = "Pods metric http_requests: 3 sample(s) of pods not among the pods read (other-0, other-1, other-2) counted: the controller keeps the samples the metrics API answers for pods missing from its pod list (a deleted pod's, one created since)";
+    // Both proposals are limited by the default scale-up policy (100% of 3 pods per 15 s): 6.
+    assert_eq!(
+        got,
+        vec![
+            ("queues", json!(6), json!("996667m"), json!(10), json!([])),
+            ("web", json!(6), json!("61428m"), json!(19), json!([pods_note])),
+        ]
     );
 }
 
@@ -866,7 +910,8 @@ fn live_custom_metrics_are_read_at_the_version_discovery_offers() {
 
 /// A PodMetrics sample of a pod the pod list lacks (`p4`, `tests/data/diagnose/orphan-podmetrics`)
 /// counts as the controller counts it (`GetResourceReplicas`: `ceil(newUsageRatio *
-/// len(metrics))`), from files and live alike, and is noted.
+/// len(metrics))`), from files and live alike, and is noted; live, whatever its labels (the
+/// controller does not filter the metrics server's answer by the selector again).
 #[test]
 fn a_sample_of_a_pod_missing_from_the_pod_list_counts() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/diagnose/orphan-podmetrics");
@@ -907,6 +952,20 @@ fn a_sample_of_a_pod_missing_from_the_pod_list_counts() {
         }
         l.server.put(item);
     }
+    let run = l.diagnose(&["web", "-o", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    check(&run.json());
+
+    // A metrics server that ignores `labelSelector` answers `p4` labelled `app=other`: the
+    // controller keeps it all the same (`GetResourceMetric` does not filter its answer again).
+    let mut whole = metrics.clone();
+    for item in whole["items"].as_array_mut().unwrap() {
+        item["metadata"]["namespace"] = json!("default");
+        if item["metadata"]["name"] == "p4" {
+            item["metadata"]["labels"] = json!({"app": "other"});
+        }
+    }
+    l.server.serve_raw("/apis/metrics.k8s.io/v1beta1/namespaces/default/pods", whole);
     let run = l.diagnose(&["web", "-o", "json"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     check(&run.json());
@@ -1628,15 +1687,7 @@ fn metric_answers_the_clients_refuse_fail_the_metric() {
         "{d:#}"
     );
 
-    let l = widget_with(
-        "depth",
-        json!({"type": "Object", "object": {"describedObject": {"apiVersion": "example.com/v1", "kind": "Widget", "name": "w"},
-            "metric": {"name": "depth"}, "target": {"type": "Value", "value": "10"}}}),
-    );
-    l.server.serve_raw(
-        "/apis/custom.metrics.k8s.io/v1beta2/namespaces/default/widgets.example.com/w/depth",
-        json!({"kind": "MetricValueList", "apiVersion": "custom.metrics.k8s.io/v1beta2", "metadata": {}, "items": []}),
-    );
+    let l = depth_of_widget(json!([]));
     let run = l.diagnose(&["depth", "-o", "json"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let d = run.json();
@@ -1650,6 +1701,40 @@ fn metric_answers_the_clients_refuse_fail_the_metric() {
             .requests()
             .iter()
             .any(|r| r.path == "/apis/custom.metrics.k8s.io/v1beta2/namespaces/default/widgets.example.com/w/depth")
+    );
+}
+
+/// HPA `depth` of Widget `w` with an Object metric `depth` of `w` (target value 10), whose
+/// adapter answers `items`.
+fn depth_of_widget(items: Value) -> Live {
+    let l = widget_with(
+        "depth",
+        json!({"type": "Object", "object": {"describedObject": {"apiVersion": "example.com/v1", "kind": "Widget", "name": "w"},
+            "metric": {"name": "depth"}, "target": {"type": "Value", "value": "10"}}}),
+    );
+    l.server.serve_raw(
+        "/apis/custom.metrics.k8s.io/v1beta2/namespaces/default/widgets.example.com/w/depth",
+        json!({"kind": "MetricValueList", "apiVersion": "custom.metrics.k8s.io/v1beta2", "metadata": {}, "items": items}),
+    );
+    l
+}
+
+/// Live, an Object metric's one value is the metric's whatever object the adapter's item
+/// describes (`GetObjectMetric` takes `Items[0]`'s value; `GetForObject` checks only the
+/// count): an item describing Widget `other` answers the request for `w`.
+#[test]
+fn a_live_object_metric_answer_is_the_metrics_whatever_it_describes() {
+    let l = depth_of_widget(json!([
+        {"describedObject": {"kind": "Widget", "namespace": "default", "name": "other", "apiVersion": "example.com/v1"},
+         "metric": {"name": "depth", "selector": null}, "timestamp": "2026-03-02T10:00:00Z", "value": "30"}]));
+    let run = l.diagnose(&["depth", "-o", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let d = run.json();
+    assert_eq!(
+        (d["metrics"][1]["current"].clone(), d["metrics"][1]["proposal"].clone(), d["metrics"][1]["error"].clone()),
+        // 30 / 10 = 3 times the 2 ready pods.
+        (json!("30"), json!(6), Value::Null),
+        "{d:#}"
     );
 }
 

@@ -743,18 +743,25 @@ fn a_request_a_refused_limit_range_may_give_is_not_concluded_missing() {
     );
 }
 
+/// A live cluster serving `install` (`workerpools` or `workerpools-v2`) with
+/// `tests/data/cluster/custom-resources.yaml` in `batch`, its WorkerPools applied by Argo CD
+/// (`size: 3`).
+fn live_custom_resources(install: &str) -> Live {
+    let l = live();
+    l.server.install(install);
+    let objects = fixtures::in_namespace(fixtures::cluster_fixture("custom-resources"), "batch");
+    let (pinned, rest): (Vec<Value>, Vec<Value>) = objects.into_iter().partition(|o| o["kind"] == "WorkerPool");
+    l.server.apply(&rest);
+    l.server.apply_as(&pinned, "argocd-controller", "Apply");
+    l
+}
+
 /// HPA410 on a live custom resource asks who set the field its CRD's `specReplicasPath` names
 /// (`.spec.size`): reported where a manager other than the HPA controller owns it, not where
 /// the controller wrote it through `/scale`. HPA412 on a CRD without a scale subresource.
 #[test]
 fn custom_resources_are_judged_by_their_crd_read_from_the_cluster() {
-    let l = live();
-    l.server.install("workerpools");
-    let objects = fixtures::in_namespace(fixtures::cluster_fixture("custom-resources"), "batch");
-    let (pinned, rest): (Vec<Value>, Vec<Value>) = objects.into_iter().partition(|o| o["kind"] == "WorkerPool");
-    l.server.apply(&rest);
-    // Argo CD applies `size: 3`.
-    l.server.apply_as(&pinned, "argocd-controller", "Apply");
+    let l = live_custom_resources("workerpools");
     // Applied without it; the HPA controller wrote `size` through `/scale`.
     l.server.put(json!({"apiVersion": "example.com/v1", "kind": "WorkerPool",
         "metadata": {"name": "scaled", "namespace": "batch", "managedFields": [
@@ -781,7 +788,7 @@ fn custom_resources_are_judged_by_their_crd_read_from_the_cluster() {
         d["message"],
         "CustomResourceDefinition gadgets.example.com gives Gadget no scale subresource: the controller cannot read the target's scale and never scales it (AbleToScale False, FailedGetScale)"
     );
-    // The custom resources were read one by one, at the version the HPAs name.
+    // The custom resources were read one by one, at the version discovery maps them to.
     let paths: Vec<String> = l.server.requests().iter().map(|r| r.path.clone()).collect();
     assert!(paths.iter().any(|p| p == "/apis/example.com/v1/namespaces/batch/workerpools/pinned"), "{paths:?}");
 }
@@ -793,6 +800,27 @@ fn batch_hpa(name: &str, api_version: &str, kind: &str) -> Value {
     hpa["metadata"]["namespace"] = json!("batch");
     hpa["spec"]["scaleTargetRef"] = json!({"apiVersion": api_version, "kind": kind, "name": name});
     hpa
+}
+
+/// A custom resource target is read at the version the HPA controller's RESTMapper maps its
+/// group and kind to (discovery's preferred version, `v2`), not at the version the HPA names
+/// (`example.com/v1`): one resolver for `cluster` and `diagnose` (`discovery::Resolver`).
+#[test]
+fn custom_resource_targets_are_read_at_the_preferred_version() {
+    let l = live_custom_resources("workerpools-v2");
+    let report = l.lint(&["-n", "batch", "-o", "json"]).json();
+    assert_eq!(located(&report, "HPA410"), ["batch/pinned WorkerPool spec.size"], "{report:#}");
+    // Read concurrently: in any order.
+    let mut read: Vec<String> =
+        l.server.requests().into_iter().filter(|r| r.path.contains("/workerpools/")).map(|r| r.path).collect();
+    read.sort();
+    assert_eq!(
+        read,
+        [
+            "/apis/example.com/v2/namespaces/batch/workerpools/pinned",
+            "/apis/example.com/v2/namespaces/batch/workerpools/scaled"
+        ]
+    );
 }
 
 /// HPA403 on a live HPA whose custom-resource target does not exist (its `GET` answered 404),

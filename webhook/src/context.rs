@@ -94,7 +94,7 @@ impl ClusterContext {
             let crd = custom_target_crd(&t.api_version, &t.kind, |group, kind| {
                 hpa_core::rules::Objects::custom_resource_definition(index.objects(), group, kind)
             })?;
-            let target = CustomTarget::of(crd, &t.api_version, &request.namespace, &t.name)?;
+            let target = CustomTarget::of(crd, &request.namespace, &t.name)?;
             (crd.clone(), target)
         };
         Some(read_custom_target(cluster, &crd, &target).await)

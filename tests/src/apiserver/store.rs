@@ -116,6 +116,13 @@ pub fn optional(name: &str) -> Option<Resource> {
         // A CRD whose scale subresource keeps the count elsewhere (`specReplicasPath
         // .spec.size`): read with GET, as `hpa-lint cluster` reads a target no table holds.
         "workerpools" => crd("example.com", "v1", "WorkerPool", "workerpools"),
+        // The same served at v2 too, v2 preferred: the HPA controller's RESTMapper reads it there,
+        // whatever version an HPA names.
+        "workerpools-v2" => {
+            let mut r = Resource::new("example.com", &["v2", "v1"], "WorkerPool", "workerpools", true);
+            r.custom = true;
+            r
+        }
         // The custom and external metrics APIs' groups, for discovery (adapters list their
         // metrics as resources); answers are served with `TestApiServer::serve_raw`.
         "externalmetrics" => {
