@@ -749,6 +749,7 @@ fn a_request_a_refused_limit_range_may_give_is_not_concluded_missing() {
 fn live_custom_resources(install: &str) -> Live {
     let l = live();
     l.server.install(install);
+    l.server.install("gadgets");
     let objects = fixtures::in_namespace(fixtures::cluster_fixture("custom-resources"), "batch");
     let (pinned, rest): (Vec<Value>, Vec<Value>) = objects.into_iter().partition(|o| o["kind"] == "WorkerPool");
     l.server.apply(&rest);
@@ -829,6 +830,7 @@ fn custom_resource_targets_are_read_at_the_preferred_version() {
 fn a_missing_custom_resource_target_is_hpa403_as_in_files() {
     let l = live();
     l.server.install("workerpools");
+    l.server.install("gadgets");
     let objects = fixtures::in_namespace(fixtures::cluster_fixture("custom-resources"), "batch");
     l.server.apply(&objects);
     l.server.apply(&[batch_hpa("ghost", "example.com/v1", "WorkerPool")]);
@@ -890,6 +892,7 @@ fn a_live_hpa_whose_target_group_does_not_serve_it_conflicts_with_none() {
 fn batch_cluster() -> Live {
     let l = live();
     l.server.install("workerpools");
+    l.server.install("gadgets");
     l.server.apply(&fixtures::in_namespace(fixtures::cluster_fixture("custom-resources"), "batch"));
     l.server.apply(&[batch_hpa("web", "apps/v1", "Deployment")]);
     l

@@ -116,6 +116,9 @@ pub fn optional(name: &str) -> Option<Resource> {
         // A CRD whose scale subresource keeps the count elsewhere (`specReplicasPath
         // .spec.size`): read with GET, as `hpa-lint cluster` reads a target no table holds.
         "workerpools" => crd("example.com", "v1", "WorkerPool", "workerpools"),
+        // The fixtures' CRD without a scale subresource: served, as kube-apiserver serves every
+        // installed CRD, so discovery maps its kind and a `GET` of a missing one answers 404.
+        "gadgets" => crd("example.com", "v1", "Gadget", "gadgets"),
         // The same served at v2 too, v2 preferred: the HPA controller's RESTMapper reads it there,
         // whatever version an HPA names.
         "workerpools-v2" => {
