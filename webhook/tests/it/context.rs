@@ -251,6 +251,50 @@ async fn cross_object_checks_at_admission_on_both_sides() {
     server.stop().await;
 }
 
+/// `kubectl apply -f dir/` creating a Deployment and its HPA: the HPA's review can come before
+/// the Deployment's watch event reaches the cache. With `denyRules: [HPA403]` that absence,
+/// seen only in the cache, warns and never denies; once the cache has the Deployment, no HPA403.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hpa403_never_denies_a_target_the_cache_has_not_seen_yet() {
+    let (s, _) = setup().await;
+    let policy = write_policy(&s, "deny-missing.yaml", "defaults: {denyRules: [HPA403]}\n");
+    let (server, mut conn) = s.webhook(&["--policy", &policy]).await;
+    let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "fresh", "namespace": "shop"},
+        "spec": {"selector": {"matchLabels": {"app": "fresh"}}, "template": {"metadata": {"labels": {"app": "fresh"}},
+            "spec": {"containers": [{"name": "app", "image": "ghcr.io/example/cart:1.0.0",
+                "resources": {"requests": {"cpu": "100m"}}}]}}}});
+    let hpa = json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": "fresh", "namespace": "shop"},
+        "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "fresh"},
+            "minReplicas": 2, "maxReplicas": 8,
+            "metrics": [{"type": "Resource", "resource": {"name": "cpu",
+                "target": {"type": "Utilization", "averageUtilization": 60}}}]}});
+    let hpa403 = |answer: &Value| warnings(answer).into_iter().filter(|w| w.starts_with("HPA403")).collect::<Vec<_>>();
+    // The Deployment is on the server, its watch event held back: the cache does not have it.
+    s.api.freeze();
+    s.api.apply(std::slice::from_ref(&deployment));
+    let answer = conn.review("/validate", &review("r1", "CREATE", &hpa, None)).await.unwrap();
+    s.api.thaw();
+    assert_eq!(response(&answer)["allowed"], true, "{answer}");
+    assert_eq!(
+        hpa403(&answer),
+        ["HPA403 target-not-found: no Deployment shop/fresh in the cluster (as hpa-webhook's context cache sees it) \
+          (allowed: absent from the context cache only, whose watch may lag a target written with this HPA)"]
+    );
+    // The event arrives: the target is found.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let answer = conn.review("/validate", &review("r2", "CREATE", &hpa, None)).await.unwrap();
+        assert_eq!(response(&answer)["allowed"], true, "{answer}");
+        if hpa403(&answer).is_empty() {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the Deployment was not seen within 10 s: {answer}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    server.stop().await;
+}
+
 /// Who set `spec.replicas`, at admission: a workload Helm created without replicas owns the
 /// defaulted 1 (not a user's: the HPA of the chart is not refused by `denyRules: [HPA410]`), and a
 /// client-side `kubectl apply` that resets the HPA's count to its last-applied 3 is warned on,
