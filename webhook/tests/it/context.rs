@@ -1089,5 +1089,20 @@ async fn a_custom_resource_target_is_read_at_admission() {
         assert_eq!(response(&answer)["allowed"], true, "{answer}");
         assert_eq!(warnings(&answer), [refused(name)]);
     }
+    // Each `GET` counted in /metrics by what it answered.
+    let (status, body) = conn.send("GET", "/metrics", Vec::new()).await.unwrap();
+    assert_eq!(status, 200);
+    let text = String::from_utf8(body.to_vec()).unwrap();
+    let mut reads: Vec<&str> = text.lines().filter(|l| l.starts_with("hpa_webhook_target_reads_total{")).collect();
+    reads.sort_unstable();
+    assert_eq!(
+        reads,
+        [
+            "hpa_webhook_target_reads_total{result=\"found\"} 1",
+            "hpa_webhook_target_reads_total{result=\"not_found\"} 1",
+            "hpa_webhook_target_reads_total{result=\"refused\"} 2",
+            "hpa_webhook_target_reads_total{result=\"timeout\"} 1",
+        ]
+    );
     server.stop().await;
 }
