@@ -295,6 +295,46 @@ async fn hpa403_never_denies_a_target_the_cache_has_not_seen_yet() {
     server.stop().await;
 }
 
+/// An HPA on a Deployment of `extensions/v1beta1` (a group that does not serve it: the HPA
+/// controller cannot map it, and scales nothing) is cached but targets nothing: an HPA on the
+/// `apps/v1` Deployment of that name is not reported as conflicting with it (HPA407), while one
+/// on the same `apps/v1` Deployment is.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_hpa_whose_target_cannot_be_mapped_conflicts_with_none() {
+    let (s, objects) = setup().await;
+    let web = hpa(&objects, "web");
+    let mut legacy = web.clone();
+    legacy["metadata"]["name"] = json!("legacy");
+    legacy["spec"]["scaleTargetRef"]["apiVersion"] = json!("extensions/v1beta1");
+    s.api.apply(&[legacy]);
+    let (server, mut conn) = s.webhook(&[]).await;
+    let (_, body) = conn.send("GET", "/metrics", Vec::new()).await.unwrap();
+    let text = String::from_utf8(body.to_vec()).unwrap();
+    assert!(
+        text.lines().any(|l| l == "hpa_webhook_context_objects{resource=\"horizontalpodautoscalers.autoscaling\"} 1"),
+        "{text}"
+    );
+    let hpa407 = |answer: &Value| warnings(answer).into_iter().filter(|w| w.starts_with("HPA407")).collect::<Vec<_>>();
+    let answer = conn.review("/validate", &review("u1", "CREATE", &web, None)).await.unwrap();
+    assert_eq!(hpa407(&answer), Vec::<String>::new(), "{answer}");
+    // A second HPA on the `apps/v1` Deployment: that one conflicts.
+    let mut twin = web.clone();
+    twin["metadata"]["name"] = json!("twin");
+    s.api.apply(&[twin]);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let answer = conn.review("/validate", &review("u2", "CREATE", &web, None)).await.unwrap();
+        let found = hpa407(&answer);
+        if !found.is_empty() {
+            assert!(found.iter().all(|w| w.contains("twin") && !w.contains("legacy")), "{found:?}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "HPA407 was not reported within 10 s: {answer}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    server.stop().await;
+}
+
 /// Who set `spec.replicas`, at admission: a workload Helm created without replicas owns the
 /// defaulted 1 (not a user's: the HPA of the chart is not refused by `denyRules: [HPA410]`), and a
 /// client-side `kubectl apply` that resets the HPA's count to its last-applied 3 is warned on,
