@@ -1107,8 +1107,16 @@ impl Index {
         match entry {
             Entry::Hpa(hpa) => {
                 self.remove_hpa(&hpa.id.namespace, &hpa.id.name);
-                let (kind, target) = hpa.target();
-                let (kind, target) = (kind.to_string(), target.to_string());
+                // A target the HPA controller cannot map (a Deployment of `extensions/v1beta1`,
+                // `rules::unmapped_scale_target`) is scaled by no one: the HPA is kept but lists
+                // under no target, as `hpa-lint` files and `hpa-lint cluster` index it, so the
+                // rules asking which HPAs scale a workload (HPA407) do not count it.
+                let t = &hpa.admitted.effective().spec.scale_target_ref;
+                let (kind, target) = if hpa_core::rules::unmapped_scale_target(&t.api_version, &t.kind) {
+                    (String::new(), String::new())
+                } else {
+                    (t.kind.clone(), t.name.clone())
+                };
                 let min = hpa.admitted.effective().spec.min_replicas.unwrap_or(1);
                 self.objects.insert_hpa(hpa.id.clone(), &kind, &target, min, hpa);
             }
@@ -1608,6 +1616,28 @@ mod tests {
         index.swap_kind(&kinds::HPA, &mut Index::default());
         assert_eq!(index.count(&kinds::HPA), 0);
         assert!(index.objects().hpas_targeting("shop", "Deployment", "api").is_empty());
+    }
+
+    /// An HPA whose target group does not serve its kind is cached, but scales no workload: it
+    /// is not among the HPAs of that name's Deployment (no false HPA407 at admission).
+    #[test]
+    fn an_hpa_whose_target_cannot_be_mapped_targets_nothing() {
+        let mut index = Index::default();
+        put(&mut index, kinds::HPA, hpa("a", "web"));
+        let mut unmapped = hpa("old", "web");
+        unmapped["spec"]["scaleTargetRef"]["apiVersion"] = json!("extensions/v1beta1");
+        put(&mut index, kinds::HPA, unmapped);
+        let names = |ids: &[ObjectId]| ids.iter().map(|i| i.name.clone()).collect::<Vec<_>>();
+        assert_eq!(names(index.objects().hpas_targeting("shop", "Deployment", "web")), ["a"]);
+        assert!(index.hpa("shop", "old").is_some());
+        assert_eq!(index.count(&kinds::HPA), 2);
+        // Moved to `apps/v1`: it joins the Deployment's HPAs; back, it leaves them.
+        put(&mut index, kinds::HPA, hpa("old", "web"));
+        assert_eq!(names(index.objects().hpas_targeting("shop", "Deployment", "web")), ["a", "old"]);
+        let mut unmapped = hpa("old", "web");
+        unmapped["spec"]["scaleTargetRef"]["apiVersion"] = json!("extensions/v1beta1");
+        put(&mut index, kinds::HPA, unmapped);
+        assert_eq!(names(index.objects().hpas_targeting("shop", "Deployment", "web")), ["a"]);
     }
 
     #[test]

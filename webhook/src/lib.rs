@@ -46,7 +46,7 @@ use http_body_util::{BodyExt, LengthLimitError, Limited};
 
 use crate::admission::Reviewer;
 use crate::context::{ClusterContext, View};
-use crate::metrics::{Endpoint, Metrics, OperationLabel, OutcomeLabel};
+use crate::metrics::{Endpoint, Metrics, OperationLabel, OutcomeLabel, TargetReadResult};
 use crate::policy::PolicyStore;
 use crate::shutdown::Lifecycle;
 use crate::tls::CertStore;
@@ -198,6 +198,9 @@ async fn admit(state: &AppState, endpoint: Endpoint, request: Request) -> Respon
         (Some(context), Endpoint::Validate) => context.read_target(&body).await,
         _ => None,
     };
+    if let Some(read) = &target {
+        shared.metrics.target_read(TargetReadResult::of(read, start.elapsed()));
+    }
     // A bug met while reviewing one request answers that request with 500 (kube-apiserver then
     // applies the webhook's failure policy); the connection and the server carry on.
     // The view is taken here (it reads the clock) and dropped before any await.

@@ -12,6 +12,7 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use std::sync::atomic::AtomicU64;
 
+use hpa_cluster::inventory::TargetRead;
 use hpa_cluster::watch::{Phase, State, WatchStatus};
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::{Registry, Unit};
@@ -323,6 +324,43 @@ struct RuleLabels {
     rule: &'static str,
 }
 
+label_enum! {
+    /// What the `GET` of an HPA's scale target at admission answered
+    /// ([`ClusterContext::read_target`](crate::context::ClusterContext::read_target)).
+    TargetReadResult {
+        /// It exists.
+        Found => "found",
+        /// 404: it does not exist.
+        NotFound => "not_found",
+        /// 403: RBAC refuses to get it.
+        Refused => "refused",
+        /// No answer within [`TARGET_READ_TIMEOUT`](crate::context::TARGET_READ_TIMEOUT).
+        Timeout => "timeout",
+        /// The API server answered with another error.
+        Error => "error",
+    }
+}
+
+impl TargetReadResult {
+    /// The result of `read`, which took `took`: a failure that used up
+    /// [`TARGET_READ_TIMEOUT`](crate::context::TARGET_READ_TIMEOUT) (the client's bound on the
+    /// call, retries included) is a timeout.
+    pub fn of(read: &TargetRead, took: Duration) -> TargetReadResult {
+        match read {
+            TargetRead::Found(..) => TargetReadResult::Found,
+            TargetRead::Absent(_) => TargetReadResult::NotFound,
+            TargetRead::Refused(..) => TargetReadResult::Refused,
+            TargetRead::Failed(..) if took >= crate::context::TARGET_READ_TIMEOUT => TargetReadResult::Timeout,
+            TargetRead::Failed(..) => TargetReadResult::Error,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
+struct TargetReadLabels {
+    result: TargetReadResult,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
 struct ReloadLabels {
     what: Reloaded,
@@ -359,6 +397,7 @@ pub struct Metrics {
     context_left_out: Family<LeftOutLabels, Gauge>,
     context_ignored_fields: Family<ResourceLabels, Gauge>,
     findings: Family<RuleLabels, Counter>,
+    target_reads: Family<TargetReadLabels, Counter>,
 }
 
 impl Default for Metrics {
@@ -469,6 +508,12 @@ impl Metrics {
             "Findings of cross-object rules reported at admission (warnings and denials), by rule",
             findings.clone(),
         );
+        let target_reads = Family::<TargetReadLabels, Counter>::default();
+        registry.register(
+            "target_reads",
+            "GETs of an HPA's custom-resource scale target at admission (the cache watches none), by result",
+            target_reads.clone(),
+        );
         Metrics {
             registry,
             requests,
@@ -487,7 +532,13 @@ impl Metrics {
             context_left_out,
             context_ignored_fields,
             findings,
+            target_reads,
         }
+    }
+
+    /// Counts one `GET` of an HPA's scale target at admission.
+    pub fn target_read(&self, result: TargetReadResult) {
+        self.target_reads.get_or_create(&TargetReadLabels { result }).inc();
     }
 
     /// Records what the cluster context did for one review: a stale view, the refused kinds its
@@ -622,6 +673,45 @@ mod tests {
         ] {
             assert!(text.lines().any(|l| l == line), "missing {line:?} in\n{text}");
         }
+    }
+
+    /// The `GET`s of scale targets at admission, by result: a failure that used up the bound is
+    /// a timeout, one answered sooner an error.
+    #[test]
+    fn counts_target_reads_by_result() {
+        let id = hpa_core::rules::ObjectId {
+            api_version: "example.com/v1".into(),
+            kind: "WorkerPool".into(),
+            namespace: "batch".into(),
+            name: "pinned".into(),
+        };
+        let bound = crate::context::TARGET_READ_TIMEOUT;
+        let failed = TargetRead::Failed(id.clone(), "the API server failed".into());
+        let m = Metrics::new();
+        for (read, took) in [
+            (TargetRead::Absent(id.clone()), Duration::from_millis(3)),
+            (TargetRead::Absent(id.clone()), Duration::from_millis(3)),
+            (TargetRead::Refused(id.clone(), "workerpools.example.com batch/pinned".into()), Duration::ZERO),
+            (failed.clone(), bound),
+            (failed, Duration::from_millis(5)),
+        ] {
+            m.target_read(TargetReadResult::of(&read, took));
+        }
+        let text = m.render(Format::Text);
+        // Samples in the family's order (a hash map's): sorted.
+        let mut reads: Vec<&str> = text.lines().filter(|l| l.contains("hpa_webhook_target_reads")).collect();
+        reads.sort_unstable();
+        assert_eq!(
+            reads,
+            [
+                "# HELP hpa_webhook_target_reads_total GETs of an HPA's custom-resource scale target at admission (the cache watches none), by result.",
+                "# TYPE hpa_webhook_target_reads_total counter",
+                "hpa_webhook_target_reads_total{result=\"error\"} 1",
+                "hpa_webhook_target_reads_total{result=\"not_found\"} 2",
+                "hpa_webhook_target_reads_total{result=\"refused\"} 1",
+                "hpa_webhook_target_reads_total{result=\"timeout\"} 1",
+            ]
+        );
     }
 
     /// The classic text format, for a scraper that does not ask for OpenMetrics: the same samples,

@@ -455,6 +455,10 @@ pub const DUPLICATE_KEY: &RuleMeta = &duplicate_key::DuplicateKey::META;
 /// `HPA401 removed-api-version`: reported on an object kube-apiserver refuses too.
 pub const REMOVED_API_VERSION: &RuleMeta = &removed_api_version::RemovedApiVersion::META;
 
+/// `HPA403 target-not-found`: concludes from an absence, so the webhook denies on it only where
+/// the target was read from the API server at admission (a watch cache may lag a write).
+pub const TARGET_NOT_FOUND: &RuleMeta = &target_not_found::TargetNotFound::META;
+
 /// Looks a rule up by ID or name.
 pub fn find(id_or_name: &str) -> Option<&'static dyn Rule> {
     ALL.iter().copied().find(|r| r.meta().id.eq_ignore_ascii_case(id_or_name) || r.meta().name == id_or_name)

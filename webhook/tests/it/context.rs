@@ -251,6 +251,90 @@ async fn cross_object_checks_at_admission_on_both_sides() {
     server.stop().await;
 }
 
+/// `kubectl apply -f dir/` creating a Deployment and its HPA: the HPA's review can come before
+/// the Deployment's watch event reaches the cache. With `denyRules: [HPA403]` that absence,
+/// seen only in the cache, warns and never denies; once the cache has the Deployment, no HPA403.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hpa403_never_denies_a_target_the_cache_has_not_seen_yet() {
+    let (s, _) = setup().await;
+    let policy = write_policy(&s, "deny-missing.yaml", "defaults: {denyRules: [HPA403]}\n");
+    let (server, mut conn) = s.webhook(&["--policy", &policy]).await;
+    let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "fresh", "namespace": "shop"},
+        "spec": {"selector": {"matchLabels": {"app": "fresh"}}, "template": {"metadata": {"labels": {"app": "fresh"}},
+            "spec": {"containers": [{"name": "app", "image": "ghcr.io/example/cart:1.0.0",
+                "resources": {"requests": {"cpu": "100m"}}}]}}}});
+    let hpa = json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": "fresh", "namespace": "shop"},
+        "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "fresh"},
+            "minReplicas": 2, "maxReplicas": 8,
+            "metrics": [{"type": "Resource", "resource": {"name": "cpu",
+                "target": {"type": "Utilization", "averageUtilization": 60}}}]}});
+    let hpa403 = |answer: &Value| warnings(answer).into_iter().filter(|w| w.starts_with("HPA403")).collect::<Vec<_>>();
+    // The Deployment is on the server, its watch event held back: the cache does not have it.
+    s.api.freeze();
+    s.api.apply(std::slice::from_ref(&deployment));
+    let answer = conn.review("/validate", &review("r1", "CREATE", &hpa, None)).await.unwrap();
+    s.api.thaw();
+    assert_eq!(response(&answer)["allowed"], true, "{answer}");
+    assert_eq!(
+        hpa403(&answer),
+        ["HPA403 target-not-found: no Deployment shop/fresh in the cluster (as hpa-webhook's context cache sees it) \
+          (allowed: absent from the context cache only, whose watch may lag a target written with this HPA)"]
+    );
+    // The event arrives: the target is found.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let answer = conn.review("/validate", &review("r2", "CREATE", &hpa, None)).await.unwrap();
+        assert_eq!(response(&answer)["allowed"], true, "{answer}");
+        if hpa403(&answer).is_empty() {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the Deployment was not seen within 10 s: {answer}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    server.stop().await;
+}
+
+/// An HPA on a Deployment of `extensions/v1beta1` (a group that does not serve it: the HPA
+/// controller cannot map it, and scales nothing) is cached but targets nothing: an HPA on the
+/// `apps/v1` Deployment of that name is not reported as conflicting with it (HPA407), while one
+/// on the same `apps/v1` Deployment is.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_hpa_whose_target_cannot_be_mapped_conflicts_with_none() {
+    let (s, objects) = setup().await;
+    let web = hpa(&objects, "web");
+    let mut legacy = web.clone();
+    legacy["metadata"]["name"] = json!("legacy");
+    legacy["spec"]["scaleTargetRef"]["apiVersion"] = json!("extensions/v1beta1");
+    s.api.apply(&[legacy]);
+    let (server, mut conn) = s.webhook(&[]).await;
+    let (_, body) = conn.send("GET", "/metrics", Vec::new()).await.unwrap();
+    let text = String::from_utf8(body.to_vec()).unwrap();
+    assert!(
+        text.lines().any(|l| l == "hpa_webhook_context_objects{resource=\"horizontalpodautoscalers.autoscaling\"} 1"),
+        "{text}"
+    );
+    let hpa407 = |answer: &Value| warnings(answer).into_iter().filter(|w| w.starts_with("HPA407")).collect::<Vec<_>>();
+    let answer = conn.review("/validate", &review("u1", "CREATE", &web, None)).await.unwrap();
+    assert_eq!(hpa407(&answer), Vec::<String>::new(), "{answer}");
+    // A second HPA on the `apps/v1` Deployment: that one conflicts.
+    let mut twin = web.clone();
+    twin["metadata"]["name"] = json!("twin");
+    s.api.apply(&[twin]);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let answer = conn.review("/validate", &review("u2", "CREATE", &web, None)).await.unwrap();
+        let found = hpa407(&answer);
+        if !found.is_empty() {
+            assert!(found.iter().all(|w| w.contains("twin") && !w.contains("legacy")), "{found:?}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "HPA407 was not reported within 10 s: {answer}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    server.stop().await;
+}
+
 /// Who set `spec.replicas`, at admission: a workload Helm created without replicas owns the
 /// defaulted 1 (not a user's: the HPA of the chart is not refused by `denyRules: [HPA410]`), and a
 /// client-side `kubectl apply` that resets the HPA's count to its last-applied 3 is warned on,
@@ -1045,5 +1129,20 @@ async fn a_custom_resource_target_is_read_at_admission() {
         assert_eq!(response(&answer)["allowed"], true, "{answer}");
         assert_eq!(warnings(&answer), [refused(name)]);
     }
+    // Each `GET` counted in /metrics by what it answered.
+    let (status, body) = conn.send("GET", "/metrics", Vec::new()).await.unwrap();
+    assert_eq!(status, 200);
+    let text = String::from_utf8(body.to_vec()).unwrap();
+    let mut reads: Vec<&str> = text.lines().filter(|l| l.starts_with("hpa_webhook_target_reads_total{")).collect();
+    reads.sort_unstable();
+    assert_eq!(
+        reads,
+        [
+            "hpa_webhook_target_reads_total{result=\"found\"} 1",
+            "hpa_webhook_target_reads_total{result=\"not_found\"} 1",
+            "hpa_webhook_target_reads_total{result=\"refused\"} 2",
+            "hpa_webhook_target_reads_total{result=\"timeout\"} 1",
+        ]
+    );
     server.stop().await;
 }
