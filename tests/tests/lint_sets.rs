@@ -1272,6 +1272,58 @@ fn a_budget_kube_apiserver_refuses_is_reported_in_its_words() {
     );
 }
 
+/// A budget with both `minAvailable` and `maxUnavailable` is refused (`ValidatePodDisruptionBudgetSpec`,
+/// an error on `spec` printed with the whole internal spec): HPA104 says so in kube-apiserver's
+/// words instead of computing with `minAvailable`, with the release's rendering (JSON from 1.34,
+/// `%#v` with heap addresses in 1.33), the other errors of the list after it.
+#[test]
+fn a_budget_with_both_min_available_and_max_unavailable_is_refused() {
+    let hpa = "---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web, namespace: shop}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  minReplicas: 3\n  maxReplicas: 5\n  metrics:\n  - type: Pods\n    pods: {metric: {name: rps}, target: {type: AverageValue, averageValue: \"10\"}}\n";
+    let run = |budget: &str, release: &str| {
+        let pdb = format!(
+            "---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {{name: web, namespace: shop}}\nspec:\n  {budget}\n  selector:\n    matchLabels: {{app: web}}\n"
+        );
+        let set = WEB_DEPLOYMENT.replace("REPLICAS", "minReadySeconds: 0") + hpa + &pdb;
+        let report = lint(&["--select", "HPA104", "--kubernetes-version", release], &set);
+        assert_eq!(report["diagnostics"].as_array().unwrap().len(), 1, "{report}");
+        let d = &report["diagnostics"][0];
+        assert_eq!(
+            (d["line"].as_u64(), d["column"].as_u64(), d["severity"].as_str()),
+            (Some(31), Some(1), Some("error"))
+        );
+        said(&report, "HPA104").remove(0)
+    };
+    let words = |error: &str| {
+        format!(
+            "kube-apiserver rejects PodDisruptionBudget shop/web (PodDisruptionBudget.policy \"web\" is invalid: {error}), so it budgets none of the pods of Deployment shop/web"
+        )
+    };
+    assert_eq!(
+        run("minAvailable: 2\n  maxUnavailable: 1", "1.37"),
+        (
+            "spec".to_string(),
+            words(
+                "spec: Invalid value: {\"MinAvailable\":2,\"Selector\":{\"matchLabels\":{\"app\":\"web\"}},\"MaxUnavailable\":1,\"UnhealthyPodEvictionPolicy\":null}: minAvailable and maxUnavailable cannot be both set"
+            ),
+            "set only one of minAvailable and maxUnavailable (maxUnavailable: 1 allows one eviction at any replica count)"
+                .to_string()
+        )
+    );
+    assert_eq!(
+        run("minAvailable: 2\n  maxUnavailable: 1", "1.33").1,
+        words(
+            "spec: Invalid value: policy.PodDisruptionBudgetSpec{MinAvailable:(*intstr.IntOrString)(0xc000000000), Selector:(*v1.LabelSelector)(0xc000000000), MaxUnavailable:(*intstr.IntOrString)(0xc000000000), UnhealthyPodEvictionPolicy:(*policy.UnhealthyPodEvictionPolicyType)(nil)}: minAvailable and maxUnavailable cannot be both set"
+        )
+    );
+    // Every error of the list, in ValidatePodDisruptionBudgetSpec's order.
+    assert_eq!(
+        run("minAvailable: 150%\n  maxUnavailable: 0\n  unhealthyPodEvictionPolicy: AlwaysAllow", "1.37").1,
+        words(
+            "[spec: Invalid value: {\"MinAvailable\":\"150%\",\"Selector\":{\"matchLabels\":{\"app\":\"web\"}},\"MaxUnavailable\":0,\"UnhealthyPodEvictionPolicy\":\"AlwaysAllow\"}: minAvailable and maxUnavailable cannot be both set, spec.minAvailable: Invalid value: \"150%\": must not be greater than 100%]"
+        )
+    );
+}
+
 /// A container policy's `mode: Off` written unquoted is YAML 1.1's `false`: the VPA CRD's
 /// schema refuses the VPA, as it does an unquoted `updateMode: Off`, so it sizes nothing; the
 /// finding says so instead of a conflict with a VPA that does not exist.

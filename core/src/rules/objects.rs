@@ -1400,14 +1400,23 @@ pub fn pdb_from_json(id: ObjectId, v: &Value) -> Pdb {
 }
 
 /// What `ValidatePodDisruptionBudgetSpec` (`pkg/apis/policy/validation`) refuses in a budget's
-/// `minAvailable` and `maxUnavailable`, each an `intstr.IntOrString`: a string that is no
-/// percentage (`"2"`: `IsValidPercent`) or one above 100% (`IsNotMoreThan100Percent`), a
-/// negative integer (`ValidateNonnegativeField`). A string is printed as the `IntOrString` it
+/// `minAvailable` and `maxUnavailable`, each an `intstr.IntOrString`, in its order: both set
+/// (an error on `spec`, printed with the whole spec: [`pdb_spec_value`]), then for each a string
+/// that is no percentage (`"2"`: `IsValidPercent`) or one above 100% (`IsNotMoreThan100Percent`),
+/// a negative integer (`ValidateNonnegativeField`). A string is printed as the `IntOrString` it
 /// is (JSON from 1.34, a Go struct dump in 1.33), an integer plainly.
 pub fn pdb_budget_errors(spec: &Value) -> Vec<crate::field::FieldError> {
     use crate::field::{BadValue, FieldError, Path};
     let mut errors = Vec::new();
     let spec_path = Path::new("spec");
+    let set = |key: &str| spec.get(key).is_some_and(|v| !v.is_null());
+    if set("minAvailable") && set("maxUnavailable") {
+        errors.push(FieldError::invalid(
+            &spec_path,
+            pdb_spec_value(spec),
+            "minAvailable and maxUnavailable cannot be both set",
+        ));
+    }
     for key in ["minAvailable", "maxUnavailable"] {
         let path = spec_path.child(key);
         match spec.get(key) {
@@ -1431,6 +1440,38 @@ pub fn pdb_budget_errors(spec: &Value) -> Vec<crate::field::FieldError> {
         }
     }
     errors
+}
+
+/// A budget's spec as the value of a field error: the internal `policy.PodDisruptionBudgetSpec`
+/// (no JSON tags: Go's field names, in Go's field order) as `json.Marshal` writes it from 1.34,
+/// and as `%#v` prints it in 1.33, where each set pointer is a heap address
+/// ([`crate::go::POINTER_PLACEHOLDER`] stands in for it).
+fn pdb_spec_value(spec: &Value) -> crate::field::BadValue {
+    let present = |key: &str| spec.get(key).filter(|v| !v.is_null());
+    let json_of = |key: &str| present(key).and_then(|v| crate::go::to_go_json(v).ok()).unwrap_or_else(|| "null".into());
+    let selector = spec
+        .get("selector")
+        .filter(|s| s.is_object())
+        .and_then(|s| crate::go::to_go_json(&selector_from_json(s)).ok())
+        .unwrap_or_else(|| "null".into());
+    let policy = present("unhealthyPodEvictionPolicy")
+        .and_then(Value::as_str)
+        .map_or_else(|| "null".to_string(), crate::go::json_string);
+    let json = format!(
+        "{{\"MinAvailable\":{},\"Selector\":{selector},\"MaxUnavailable\":{},\"UnhealthyPodEvictionPolicy\":{policy}}}",
+        json_of("minAvailable"),
+        json_of("maxUnavailable"),
+    );
+    let pointer =
+        |ty: &str, set: bool| format!("(*{ty})({})", if set { crate::go::POINTER_PLACEHOLDER } else { "nil" });
+    let go_syntax = format!(
+        "policy.PodDisruptionBudgetSpec{{MinAvailable:{}, Selector:{}, MaxUnavailable:{}, UnhealthyPodEvictionPolicy:{}}}",
+        pointer("intstr.IntOrString", present("minAvailable").is_some()),
+        pointer("v1.LabelSelector", spec.get("selector").is_some_and(Value::is_object)),
+        pointer("intstr.IntOrString", present("maxUnavailable").is_some()),
+        pointer("policy.UnhealthyPodEvictionPolicyType", present("unhealthyPodEvictionPolicy").is_some()),
+    );
+    crate::field::BadValue::Composite { json, go_syntax }
 }
 
 /// Builds a [`Vpa`] from JSON.
