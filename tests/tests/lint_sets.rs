@@ -1347,3 +1347,44 @@ fn an_unquoted_off_in_a_container_policy_refuses_the_vpa() {
     let quoted = lint(&["--select", "HPA408"], &set.replace("mode: Off", "mode: \"Off\""));
     assert!(said(&quoted, "HPA408").is_empty(), "{quoted}");
 }
+
+/// A mode outside the VPA CRD's enum (`updateMode: auto`, a container policy's `mode: off`) is
+/// refused by its schema as an unquoted `Off` is: the finding says so, in
+/// apiextensions-apiserver's words (`field.NotSupported` with the enum, in its order), instead
+/// of staying silent about a VPA that does not exist.
+#[test]
+fn a_mode_outside_the_vpa_enum_refuses_the_vpa() {
+    let set = |policy: &str| {
+        format!(
+            "{}---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {{name: web, namespace: shop}}\nspec:\n  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  maxReplicas: 5\n  metrics:\n  - type: Resource\n    resource: {{name: cpu, target: {{type: Utilization, averageUtilization: 70}}}}\n---\napiVersion: autoscaling.k8s.io/v1\nkind: VerticalPodAutoscaler\nmetadata: {{name: web, namespace: shop}}\nspec:\n  targetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n{policy}",
+            WEB_DEPLOYMENT.replace("  REPLICAS\n", "").replace("resources: {}", "resources: {requests: {cpu: 100m}}")
+        )
+    };
+    let report = lint(&["--select", "HPA408"], &set("  updatePolicy: {updateMode: auto}\n"));
+    assert_eq!(
+        said(&report, "HPA408"),
+        [(
+            "spec.scaleTargetRef".to_string(),
+            "VerticalPodAutoscaler web: updateMode \"auto\" is no mode the VPA's schema allows (spec.updatePolicy.updateMode: Unsupported value: \"auto\": supported values: \"Off\", \"Initial\", \"Recreate\", \"InPlaceOrRecreate\", \"Auto\"): the VPA is not created".to_string(),
+            "write the mode as the schema spells it: updateMode: \"Auto\"".to_string()
+        )]
+    );
+    assert_eq!(first_related_at(&report), (31, 30), "{report}");
+    let report = lint(&["--select", "HPA408"], &set("  updatePolicy: {updateMode: Always}\n"));
+    assert_eq!(
+        said(&report, "HPA408")[0].2,
+        "write one of the modes: \"Off\", \"Initial\", \"Recreate\" or \"InPlaceOrRecreate\""
+    );
+    let report = lint(
+        &["--select", "HPA408"],
+        &set("  resourcePolicy:\n    containerPolicies:\n    - {containerName: app, mode: \"off\"}\n"),
+    );
+    assert_eq!(
+        said(&report, "HPA408"),
+        [(
+            "spec.scaleTargetRef".to_string(),
+            "VerticalPodAutoscaler web: containerPolicies[0].mode \"off\" is no mode the VPA's schema allows (spec.resourcePolicy.containerPolicies[0].mode: Unsupported value: \"off\": supported values: \"Auto\", \"Off\"): the VPA is not created".to_string(),
+            "write the mode as the schema spells it: mode: \"Off\"".to_string()
+        )]
+    );
+}

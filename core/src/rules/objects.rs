@@ -394,11 +394,12 @@ pub struct Vpa {
     /// `spec.updatePolicy.updateMode` (`Recreate` when absent, as the VPA defaults it; `Auto`,
     /// the former default, is the same mode).
     pub update_mode: String,
-    /// The first mode set to what is no string, with its path: `spec.updatePolicy.updateMode`
-    /// (`update_mode` is then empty), else a container policy's `mode`
-    /// (`spec.resourcePolicy.containerPolicies[0].mode`). An unquoted `Off` is YAML 1.1's
-    /// `false`, which kubectl sends as JSON `false`: the CRD's schema refuses the VPA.
-    pub mode_not_a_string: Option<(String, Value)>,
+    /// The first mode the VPA CRD's schema refuses, with its path: `spec.updatePolicy.updateMode`,
+    /// else a container policy's `mode` (`spec.resourcePolicy.containerPolicies[0].mode`). One
+    /// that is no string (an unquoted `Off` is YAML 1.1's `false`, which kubectl sends as JSON
+    /// `false`), or a string outside the schema's enum ([`VPA_UPDATE_MODES`],
+    /// [`VPA_CONTAINER_MODES`]: `auto` is no mode): the VPA is never created.
+    pub refused_mode: Option<(String, Value)>,
     /// `spec.resourcePolicy.containerPolicies`, in order: which containers it sizes, and which
     /// of their resources ([`Vpa::sets_request`]).
     pub container_policies: Vec<ContainerPolicy>,
@@ -1474,6 +1475,13 @@ fn pdb_spec_value(spec: &Value) -> crate::field::BadValue {
     crate::field::BadValue::Composite { json, go_syntax }
 }
 
+/// The VPA CRD's enum of `spec.updatePolicy.updateMode` (`UpdateMode` of
+/// `autoscaling.k8s.io/v1`, `+kubebuilder:validation:Enum`), in its order.
+pub const VPA_UPDATE_MODES: &[&str] = &["Off", "Initial", "Recreate", "InPlaceOrRecreate", "Auto"];
+
+/// The VPA CRD's enum of a container policy's `mode` (`ContainerScalingMode`), in its order.
+pub const VPA_CONTAINER_MODES: &[&str] = &["Auto", "Off"];
+
 /// Builds a [`Vpa`] from JSON.
 pub fn vpa_from_json(id: ObjectId, v: &Value) -> Vpa {
     let spec = v.get("spec");
@@ -1481,18 +1489,20 @@ pub fn vpa_from_json(id: ObjectId, v: &Value) -> Vpa {
     let s =
         |n: Option<&Value>, k: &str| n.and_then(|n| n.get(k)).and_then(Value::as_str).unwrap_or_default().to_string();
     let written = spec.and_then(|s| s.get("updatePolicy")).and_then(|p| p.get("updateMode"));
-    let not_a_string = |v: &&Value| !v.is_string() && !v.is_null();
-    let update_mode_not_a_string = written.filter(not_a_string);
+    // Null is no value (the field unset); a string must be one of the enum's.
+    let refused = |v: &Value, modes: &[&str]| !v.is_null() && v.as_str().is_none_or(|m| !modes.contains(&m));
     let mut update_mode = written.and_then(Value::as_str).unwrap_or_default().to_string();
-    if update_mode.is_empty() && update_mode_not_a_string.is_none() {
+    if written.is_none_or(Value::is_null) {
         update_mode = "Recreate".into();
     }
     let policies =
         spec.and_then(|s| s.get("resourcePolicy")).and_then(|r| r.get("containerPolicies")).and_then(Value::as_array);
-    let mode_not_a_string =
-        update_mode_not_a_string.map(|v| ("spec.updatePolicy.updateMode".to_string(), v.clone())).or_else(|| {
+    let refused_mode = written
+        .filter(|v| refused(v, VPA_UPDATE_MODES))
+        .map(|v| ("spec.updatePolicy.updateMode".to_string(), v.clone()))
+        .or_else(|| {
             policies.into_iter().flatten().enumerate().find_map(|(i, p)| {
-                let mode = p.get("mode").filter(not_a_string)?;
+                let mode = p.get("mode").filter(|v| refused(v, VPA_CONTAINER_MODES))?;
                 Some((format!("spec.resourcePolicy.containerPolicies[{i}].mode"), mode.clone()))
             })
         });
@@ -1513,7 +1523,7 @@ pub fn vpa_from_json(id: ObjectId, v: &Value) -> Vpa {
         target_kind: s(target, "kind"),
         target_name: s(target, "name"),
         update_mode,
-        mode_not_a_string,
+        refused_mode,
         container_policies,
     }
 }

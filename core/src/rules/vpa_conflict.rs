@@ -36,9 +36,10 @@ crate::declare_rule! {
     /// - `Off`: nothing is reported (recommendations only).
     ///
     /// A VPA whose `updateMode`, or a container policy's `mode`, is no string (an unquoted `Off`
-    /// is YAML 1.1's `false`, sent as a JSON boolean) is reported instead: the VPA CRD's schema
-    /// refuses it (`Invalid value: "boolean": ... must be of type string`), so the VPA never
-    /// exists, and the mode meant is not known; quote it.
+    /// is YAML 1.1's `false`, sent as a JSON boolean) or no mode of the CRD's enum (`auto`,
+    /// `off`) is reported instead: the VPA CRD's schema refuses it (`Invalid value: "boolean":
+    /// ... must be of type string`, `Unsupported value: "auto": supported values: ...`), so the
+    /// VPA never exists, and the mode meant is not known.
     ///
     /// ## Why it matters
     ///
@@ -131,7 +132,7 @@ impl Rule for VpaConflict {
             if vpa.target_kind != t.kind || vpa.target_name != t.name {
                 continue;
             }
-            if let Some((path, value)) = &vpa.mode_not_a_string {
+            if let Some((path, value)) = &vpa.refused_mode {
                 out.push(refused_mode(vpa, path, value));
                 continue;
             }
@@ -212,14 +213,46 @@ impl Rule for VpaConflict {
     }
 }
 
-/// The finding for a VPA whose `updateMode`, or a container policy's `mode`, at `path`, is no
-/// string: the VPA CRD's structural schema (`type: string`) refuses it, in
-/// apiextensions-apiserver's words (kube-openapi's `errors.InvalidType`, reported as
-/// `field.Invalid` with the JSON type's name), so there is no VPA to conflict with, and the mode
-/// meant is unknown. An unquoted `Off` (or `No`, `N`) is YAML 1.1's `false` (`On`, `Yes`, `Y`
-/// are `true`), which kubectl sends as a JSON boolean.
+/// The finding for a VPA whose `updateMode`, or a container policy's `mode`, at `path`, the VPA
+/// CRD's structural schema refuses, in apiextensions-apiserver's words, so there is no VPA to
+/// conflict with, and the mode meant is unknown: one that is no string (`type: string`:
+/// kube-openapi's `errors.InvalidType`, reported as `field.Invalid` with the JSON type's name;
+/// an unquoted `Off`, or `No`, `N`, is YAML 1.1's `false`, `On`, `Yes`, `Y` are `true`, which
+/// kubectl sends as a JSON boolean), or a string outside the enum (`errors.EnumFail`, reported
+/// as `field.NotSupported` with the enum's values).
 fn refused_mode(vpa: &super::objects::Vpa, path: &str, value: &serde_json::Value) -> Finding {
+    use super::objects::{VPA_CONTAINER_MODES, VPA_UPDATE_MODES};
     use serde_json::Value;
+    // `updateMode`, or `containerPolicies[0].mode`, as the message names it.
+    let (field, key, modes, allowed) = match path.strip_prefix("spec.resourcePolicy.") {
+        Some(policy) => (policy, "mode", "\"Auto\" or \"Off\"", VPA_CONTAINER_MODES),
+        None => (
+            "updateMode",
+            "updateMode",
+            "\"Off\", \"Initial\", \"Recreate\" or \"InPlaceOrRecreate\"",
+            VPA_UPDATE_MODES,
+        ),
+    };
+    if let Value::String(mode) = value {
+        let supported: Vec<String> = allowed.iter().map(|m| crate::go::quote(m)).collect();
+        let refusal = format!(
+            "{path}: Unsupported value: {}: supported values: {}",
+            crate::go::quote(mode),
+            supported.join(", ")
+        );
+        let help = match allowed.iter().find(|m| m.eq_ignore_ascii_case(mode)) {
+            Some(meant) => format!("write the mode as the schema spells it: {key}: \"{meant}\""),
+            None => format!("write one of the modes: {modes}"),
+        };
+        let message = format!(
+            "VerticalPodAutoscaler {}: {field} {} is no mode the VPA's schema allows ({refusal}): the VPA is not created",
+            vpa.id.name,
+            crate::go::quote(mode)
+        );
+        return Finding::new(&VpaConflict::META, "spec.scaleTargetRef", message)
+            .help(help)
+            .related(Location::Object { id: vpa.id.clone(), path: path.to_string() }, "not a mode");
+    }
     let ty = match value {
         Value::Bool(_) => "boolean",
         Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
@@ -229,11 +262,6 @@ fn refused_mode(vpa: &super::objects::Vpa, path: &str, value: &serde_json::Value
         Value::String(_) | Value::Null => "string",
     };
     let refusal = format!("{path}: Invalid value: \"{ty}\": {path} in body must be of type string: \"{ty}\"");
-    // `updateMode`, or `containerPolicies[0].mode`, as the message names it.
-    let (field, key, modes) = match path.strip_prefix("spec.resourcePolicy.") {
-        Some(policy) => (policy, "mode", "\"Auto\" or \"Off\""),
-        None => ("updateMode", "updateMode", "\"Off\", \"Initial\", \"Recreate\" or \"InPlaceOrRecreate\""),
-    };
     let (message, help) = match value {
         Value::Bool(false) => (
             format!(
