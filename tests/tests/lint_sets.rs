@@ -1338,7 +1338,7 @@ fn an_unquoted_off_in_a_container_policy_refuses_the_vpa() {
         said(&report, "HPA408"),
         [(
             "spec.scaleTargetRef".to_string(),
-            "VerticalPodAutoscaler web: containerPolicies[0].mode is the boolean false (YAML reads an unquoted Off as false), which the VPA's schema refuses (spec.resourcePolicy.containerPolicies[0].mode: Invalid value: \"boolean\": spec.resourcePolicy.containerPolicies[0].mode in body must be of type string: \"boolean\"): the VPA is not created".to_string(),
+            "VerticalPodAutoscaler shop/web: containerPolicies[0].mode is the boolean false (YAML reads an unquoted Off as false), which the VPA's schema refuses (spec.resourcePolicy.containerPolicies[0].mode: Invalid value: \"boolean\": spec.resourcePolicy.containerPolicies[0].mode in body must be of type string: \"boolean\"): the VPA is not created".to_string(),
             "quote the mode: mode: \"Off\"".to_string()
         )]
     );
@@ -1365,7 +1365,7 @@ fn a_mode_outside_the_vpa_enum_refuses_the_vpa() {
         said(&report, "HPA408"),
         [(
             "spec.scaleTargetRef".to_string(),
-            "VerticalPodAutoscaler web: updateMode \"auto\" is no mode the VPA's schema allows (spec.updatePolicy.updateMode: Unsupported value: \"auto\": supported values: \"Off\", \"Initial\", \"Recreate\", \"InPlaceOrRecreate\", \"Auto\"): the VPA is not created".to_string(),
+            "VerticalPodAutoscaler shop/web: updateMode \"auto\" is no mode the VPA's schema allows (spec.updatePolicy.updateMode: Unsupported value: \"auto\": supported values: \"Off\", \"Initial\", \"Recreate\", \"InPlaceOrRecreate\", \"Auto\"): the VPA is not created".to_string(),
             "write the mode as the schema spells it: updateMode: \"Auto\"".to_string()
         )]
     );
@@ -1383,8 +1383,43 @@ fn a_mode_outside_the_vpa_enum_refuses_the_vpa() {
         said(&report, "HPA408"),
         [(
             "spec.scaleTargetRef".to_string(),
-            "VerticalPodAutoscaler web: containerPolicies[0].mode \"off\" is no mode the VPA's schema allows (spec.resourcePolicy.containerPolicies[0].mode: Unsupported value: \"off\": supported values: \"Auto\", \"Off\"): the VPA is not created".to_string(),
+            "VerticalPodAutoscaler shop/web: containerPolicies[0].mode \"off\" is no mode the VPA's schema allows (spec.resourcePolicy.containerPolicies[0].mode: Unsupported value: \"off\": supported values: \"Auto\", \"Off\"): the VPA is not created".to_string(),
             "write the mode as the schema spells it: mode: \"Off\"".to_string()
+        )]
+    );
+}
+
+/// HPA408 names the VPA and the workload with their namespace and lists the containers as the
+/// other rules do (`containers "app" and "side"`); HPA201 calls a restartable init container a
+/// sidecar in a `ContainerResource` finding, as in its `Resource` ones.
+#[test]
+fn vpa_and_sidecar_findings_name_objects_and_lists_as_the_other_rules() {
+    let deployment = WEB_DEPLOYMENT.replace("  REPLICAS\n", "").replace(
+        "        resources: {}\n",
+        "        resources: {requests: {cpu: 100m}}\n      - name: side\n        image: ghcr.io/example/side:1.0\n        resources: {requests: {cpu: 50m}}\n      initContainers:\n      - name: proxy\n        image: ghcr.io/example/proxy:1.0\n        restartPolicy: Always\n",
+    );
+    let hpa = |metric: &str| {
+        format!(
+            "---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {{name: web, namespace: shop}}\nspec:\n  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  maxReplicas: 5\n  metrics:\n  - {metric}\n"
+        )
+    };
+    let vpa = "---\napiVersion: autoscaling.k8s.io/v1\nkind: VerticalPodAutoscaler\nmetadata: {name: web, namespace: shop}\nspec:\n  targetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n";
+    let resource = hpa("{type: Resource, resource: {name: cpu, target: {type: Utilization, averageUtilization: 70}}}");
+    let report = lint(&["--select", "HPA408"], &(deployment.clone() + &resource + vpa));
+    assert_eq!(
+        said(&report, "HPA408")[0].1,
+        "VerticalPodAutoscaler shop/web (Recreate) also sets the cpu requests of containers \"app\" and \"side\" of Deployment shop/web: the two autoscalers feed each other"
+    );
+    let sidecar = hpa(
+        "{type: ContainerResource, containerResource: {name: cpu, container: proxy, target: {type: Utilization, averageUtilization: 70}}}",
+    );
+    let report = lint(&["--select", "HPA201"], &(deployment + &sidecar));
+    assert_eq!(
+        said(&report, "HPA201"),
+        [(
+            "spec.metrics[0].containerResource.target.averageUtilization".to_string(),
+            "cpu utilization of sidecar \"proxy\" needs a cpu request, and it has none: the controller will not scale on this metric".to_string(),
+            "add resources.requests.cpu to sidecar \"proxy\" (a cpu limit alone also sets it)".to_string()
         )]
     );
 }

@@ -268,6 +268,15 @@ pub struct Context<'a> {
     pub operation: Operation,
 }
 
+/// Items as a sentence lists them: `a`, `a and b`, `a, b and c` (how every finding and note
+/// lists names).
+pub fn and_list(items: &[String]) -> String {
+    match items.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => items.concat(),
+    }
+}
+
 impl<'a> Context<'a> {
     /// The namespace of the HPA.
     pub fn namespace(&self) -> &str {

@@ -209,6 +209,24 @@ impl TemplateContainer {
     }
 }
 
+/// Containers as findings name them: `container "app"`, `container "app" and sidecar "proxy"`,
+/// `containers "a", "b" and "c"` (a restartable init container is a sidecar).
+pub fn describe_containers(containers: &[&TemplateContainer]) -> String {
+    let noun = |c: &TemplateContainer| if c.sidecar { "sidecar" } else { "container" };
+    let Some(first) = containers.first() else { return String::new() };
+    let all_same = containers.iter().all(|c| c.sidecar == first.sidecar);
+    let names: Vec<String> = containers
+        .iter()
+        .map(|c| if all_same { format!("{:?}", c.name) } else { format!("{} {:?}", noun(c), c.name) })
+        .collect();
+    let list = super::and_list(&names);
+    match (all_same, containers.len()) {
+        (true, 1) => format!("{} {list}", noun(first)),
+        (true, _) => format!("{}s {list}", noun(first)),
+        (false, _) => list,
+    }
+}
+
 /// `spec.workloadRef` of an Argo Rollout: the workload whose pod template the Rollout's pods
 /// are made from (the Rollout then owns the replicas; the workload usually has `replicas: 0`).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
