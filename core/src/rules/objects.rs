@@ -1022,12 +1022,7 @@ impl Workload {
 /// Invalid value: -1: must be greater than or equal to 0`.
 pub fn replicas_error<'a>(id: &ObjectId, spec: Option<impl Fields<'a>>) -> Option<String> {
     let gv = GroupVersion::parse_or_empty(&id.api_version);
-    let built_in = match id.kind.as_str() {
-        "Deployment" | "StatefulSet" | "ReplicaSet" => gv.group() == "apps",
-        "ReplicationController" => gv.group().is_empty(),
-        _ => false,
-    };
-    if !built_in {
+    if super::scalable_group(&id.kind) != Some(gv.group()) {
         return None;
     }
     let replicas = spec?.field("replicas")?;
