@@ -1272,6 +1272,58 @@ fn a_budget_kube_apiserver_refuses_is_reported_in_its_words() {
     );
 }
 
+/// A budget with both `minAvailable` and `maxUnavailable` is refused (`ValidatePodDisruptionBudgetSpec`,
+/// an error on `spec` printed with the whole internal spec): HPA104 says so in kube-apiserver's
+/// words instead of computing with `minAvailable`, with the release's rendering (JSON from 1.34,
+/// `%#v` with heap addresses in 1.33), the other errors of the list after it.
+#[test]
+fn a_budget_with_both_min_available_and_max_unavailable_is_refused() {
+    let hpa = "---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web, namespace: shop}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  minReplicas: 3\n  maxReplicas: 5\n  metrics:\n  - type: Pods\n    pods: {metric: {name: rps}, target: {type: AverageValue, averageValue: \"10\"}}\n";
+    let run = |budget: &str, release: &str| {
+        let pdb = format!(
+            "---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {{name: web, namespace: shop}}\nspec:\n  {budget}\n  selector:\n    matchLabels: {{app: web}}\n"
+        );
+        let set = WEB_DEPLOYMENT.replace("REPLICAS", "minReadySeconds: 0") + hpa + &pdb;
+        let report = lint(&["--select", "HPA104", "--kubernetes-version", release], &set);
+        assert_eq!(report["diagnostics"].as_array().unwrap().len(), 1, "{report}");
+        let d = &report["diagnostics"][0];
+        assert_eq!(
+            (d["line"].as_u64(), d["column"].as_u64(), d["severity"].as_str()),
+            (Some(31), Some(1), Some("error"))
+        );
+        said(&report, "HPA104").remove(0)
+    };
+    let words = |error: &str| {
+        format!(
+            "kube-apiserver rejects PodDisruptionBudget shop/web (PodDisruptionBudget.policy \"web\" is invalid: {error}), so it budgets none of the pods of Deployment shop/web"
+        )
+    };
+    assert_eq!(
+        run("minAvailable: 2\n  maxUnavailable: 1", "1.37"),
+        (
+            "spec".to_string(),
+            words(
+                "spec: Invalid value: {\"MinAvailable\":2,\"Selector\":{\"matchLabels\":{\"app\":\"web\"}},\"MaxUnavailable\":1,\"UnhealthyPodEvictionPolicy\":null}: minAvailable and maxUnavailable cannot be both set"
+            ),
+            "set only one of minAvailable and maxUnavailable (maxUnavailable: 1 allows one eviction at any replica count)"
+                .to_string()
+        )
+    );
+    assert_eq!(
+        run("minAvailable: 2\n  maxUnavailable: 1", "1.33").1,
+        words(
+            "spec: Invalid value: policy.PodDisruptionBudgetSpec{MinAvailable:(*intstr.IntOrString)(0xc000000000), Selector:(*v1.LabelSelector)(0xc000000000), MaxUnavailable:(*intstr.IntOrString)(0xc000000000), UnhealthyPodEvictionPolicy:(*policy.UnhealthyPodEvictionPolicyType)(nil)}: minAvailable and maxUnavailable cannot be both set"
+        )
+    );
+    // Every error of the list, in ValidatePodDisruptionBudgetSpec's order.
+    assert_eq!(
+        run("minAvailable: 150%\n  maxUnavailable: 0\n  unhealthyPodEvictionPolicy: AlwaysAllow", "1.37").1,
+        words(
+            "[spec: Invalid value: {\"MinAvailable\":\"150%\",\"Selector\":{\"matchLabels\":{\"app\":\"web\"}},\"MaxUnavailable\":0,\"UnhealthyPodEvictionPolicy\":\"AlwaysAllow\"}: minAvailable and maxUnavailable cannot be both set, spec.minAvailable: Invalid value: \"150%\": must not be greater than 100%]"
+        )
+    );
+}
+
 /// A container policy's `mode: Off` written unquoted is YAML 1.1's `false`: the VPA CRD's
 /// schema refuses the VPA, as it does an unquoted `updateMode: Off`, so it sizes nothing; the
 /// finding says so instead of a conflict with a VPA that does not exist.
@@ -1286,7 +1338,7 @@ fn an_unquoted_off_in_a_container_policy_refuses_the_vpa() {
         said(&report, "HPA408"),
         [(
             "spec.scaleTargetRef".to_string(),
-            "VerticalPodAutoscaler web: containerPolicies[0].mode is the boolean false (YAML reads an unquoted Off as false), which the VPA's schema refuses (spec.resourcePolicy.containerPolicies[0].mode: Invalid value: \"boolean\": spec.resourcePolicy.containerPolicies[0].mode in body must be of type string: \"boolean\"): the VPA is not created".to_string(),
+            "VerticalPodAutoscaler shop/web: containerPolicies[0].mode is the boolean false (YAML reads an unquoted Off as false), which the VPA's schema refuses (spec.resourcePolicy.containerPolicies[0].mode: Invalid value: \"boolean\": spec.resourcePolicy.containerPolicies[0].mode in body must be of type string: \"boolean\"): the VPA is not created".to_string(),
             "quote the mode: mode: \"Off\"".to_string()
         )]
     );
@@ -1294,4 +1346,80 @@ fn an_unquoted_off_in_a_container_policy_refuses_the_vpa() {
     // Quoted, the policy is off and the VPA sizes no container the HPA reads: nothing.
     let quoted = lint(&["--select", "HPA408"], &set.replace("mode: Off", "mode: \"Off\""));
     assert!(said(&quoted, "HPA408").is_empty(), "{quoted}");
+}
+
+/// A mode outside the VPA CRD's enum (`updateMode: auto`, a container policy's `mode: off`) is
+/// refused by its schema as an unquoted `Off` is: the finding says so, in
+/// apiextensions-apiserver's words (`field.NotSupported` with the enum, in its order), instead
+/// of staying silent about a VPA that does not exist.
+#[test]
+fn a_mode_outside_the_vpa_enum_refuses_the_vpa() {
+    let set = |policy: &str| {
+        format!(
+            "{}---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {{name: web, namespace: shop}}\nspec:\n  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  maxReplicas: 5\n  metrics:\n  - type: Resource\n    resource: {{name: cpu, target: {{type: Utilization, averageUtilization: 70}}}}\n---\napiVersion: autoscaling.k8s.io/v1\nkind: VerticalPodAutoscaler\nmetadata: {{name: web, namespace: shop}}\nspec:\n  targetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n{policy}",
+            WEB_DEPLOYMENT.replace("  REPLICAS\n", "").replace("resources: {}", "resources: {requests: {cpu: 100m}}")
+        )
+    };
+    let report = lint(&["--select", "HPA408"], &set("  updatePolicy: {updateMode: auto}\n"));
+    assert_eq!(
+        said(&report, "HPA408"),
+        [(
+            "spec.scaleTargetRef".to_string(),
+            "VerticalPodAutoscaler shop/web: updateMode \"auto\" is no mode the VPA's schema allows (spec.updatePolicy.updateMode: Unsupported value: \"auto\": supported values: \"Off\", \"Initial\", \"Recreate\", \"InPlaceOrRecreate\", \"Auto\"): the VPA is not created".to_string(),
+            "write the mode as the schema spells it: updateMode: \"Auto\"".to_string()
+        )]
+    );
+    assert_eq!(first_related_at(&report), (31, 30), "{report}");
+    let report = lint(&["--select", "HPA408"], &set("  updatePolicy: {updateMode: Always}\n"));
+    assert_eq!(
+        said(&report, "HPA408")[0].2,
+        "write one of the modes: \"Off\", \"Initial\", \"Recreate\" or \"InPlaceOrRecreate\""
+    );
+    let report = lint(
+        &["--select", "HPA408"],
+        &set("  resourcePolicy:\n    containerPolicies:\n    - {containerName: app, mode: \"off\"}\n"),
+    );
+    assert_eq!(
+        said(&report, "HPA408"),
+        [(
+            "spec.scaleTargetRef".to_string(),
+            "VerticalPodAutoscaler shop/web: containerPolicies[0].mode \"off\" is no mode the VPA's schema allows (spec.resourcePolicy.containerPolicies[0].mode: Unsupported value: \"off\": supported values: \"Auto\", \"Off\"): the VPA is not created".to_string(),
+            "write the mode as the schema spells it: mode: \"Off\"".to_string()
+        )]
+    );
+}
+
+/// HPA408 names the VPA and the workload with their namespace and lists the containers as the
+/// other rules do (`containers "app" and "side"`); HPA201 calls a restartable init container a
+/// sidecar in a `ContainerResource` finding, as in its `Resource` ones.
+#[test]
+fn vpa_and_sidecar_findings_name_objects_and_lists_as_the_other_rules() {
+    let deployment = WEB_DEPLOYMENT.replace("  REPLICAS\n", "").replace(
+        "        resources: {}\n",
+        "        resources: {requests: {cpu: 100m}}\n      - name: side\n        image: ghcr.io/example/side:1.0\n        resources: {requests: {cpu: 50m}}\n      initContainers:\n      - name: proxy\n        image: ghcr.io/example/proxy:1.0\n        restartPolicy: Always\n",
+    );
+    let hpa = |metric: &str| {
+        format!(
+            "---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {{name: web, namespace: shop}}\nspec:\n  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  maxReplicas: 5\n  metrics:\n  - {metric}\n"
+        )
+    };
+    let vpa = "---\napiVersion: autoscaling.k8s.io/v1\nkind: VerticalPodAutoscaler\nmetadata: {name: web, namespace: shop}\nspec:\n  targetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n";
+    let resource = hpa("{type: Resource, resource: {name: cpu, target: {type: Utilization, averageUtilization: 70}}}");
+    let report = lint(&["--select", "HPA408"], &(deployment.clone() + &resource + vpa));
+    assert_eq!(
+        said(&report, "HPA408")[0].1,
+        "VerticalPodAutoscaler shop/web (Recreate) also sets the cpu requests of containers \"app\" and \"side\" of Deployment shop/web: the two autoscalers feed each other"
+    );
+    let sidecar = hpa(
+        "{type: ContainerResource, containerResource: {name: cpu, container: proxy, target: {type: Utilization, averageUtilization: 70}}}",
+    );
+    let report = lint(&["--select", "HPA201"], &(deployment + &sidecar));
+    assert_eq!(
+        said(&report, "HPA201"),
+        [(
+            "spec.metrics[0].containerResource.target.averageUtilization".to_string(),
+            "cpu utilization of sidecar \"proxy\" needs a cpu request, and it has none: the controller will not scale on this metric".to_string(),
+            "add resources.requests.cpu to sidecar \"proxy\" (a cpu limit alone also sets it)".to_string()
+        )]
+    );
 }

@@ -19,9 +19,10 @@ crate::declare_rule! {
     /// (`LabelSelectorAsSelector(nil)` is `labels.Nothing()`); `selector: {}` selects every pod of
     /// its namespace (in `policy/v1beta1`, removed in 1.25, it selected none).
     ///
-    /// A budget kube-apiserver refuses (a `minAvailable` or `maxUnavailable` string that is no
-    /// percentage, such as `"2"`, one above `100%`, a negative count) is never stored: it is
-    /// reported instead, as an error on the budget in kube-apiserver's words.
+    /// A budget kube-apiserver refuses (both `minAvailable` and `maxUnavailable` set, a
+    /// `minAvailable` or `maxUnavailable` string that is no percentage, such as `"2"`, one above
+    /// `100%`, a negative count) is never stored: it is reported instead, as an error on the
+    /// budget in kube-apiserver's words.
     ///
     /// The budget counts every pod it selects, as the disruption controller's
     /// `getExpectedPodCount` (`pkg/controller/disruption/disruption.go`) does: an integer
@@ -231,7 +232,11 @@ fn refused(cx: &Context<'_>, pdb: &Pdb) -> Finding {
         field.clone(),
         format!("kube-apiserver rejects {} ({words}), so it budgets none of the pods of {}", pdb.id, cx.scale_target()),
     )
-    .help("write minAvailable or maxUnavailable as a count of 0 or more, or a percentage from 0% to 100% (\"50%\")")
+    .help(if field == "spec" {
+        "set only one of minAvailable and maxUnavailable (maxUnavailable: 1 allows one eviction at any replica count)"
+    } else {
+        "write minAvailable or maxUnavailable as a count of 0 or more, or a percentage from 0% to 100% (\"50%\")"
+    })
     .on_object(pdb.id.clone(), field);
     f.severity = super::Severity::Error;
     let at = if cx.written.spec.min_replicas.is_some() { "spec.minReplicas" } else { "spec" };

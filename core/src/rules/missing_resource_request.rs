@@ -1,6 +1,6 @@
 //! HPA201 `missing-resource-request`: a utilization target the controller cannot compute.
 
-use super::objects::{AdmittedPod, TemplateContainer};
+use super::objects::{AdmittedPod, TemplateContainer, describe_containers};
 use super::unsupported_resource_metric::served;
 use super::{Context, Finding, Location, Rule, RuleMeta};
 use crate::api::VersionedHpa;
@@ -260,7 +260,7 @@ impl Rule for MissingResourceRequest {
                 if unseen.limit_ranges {
                     continue;
                 }
-                let named = describe(&missing);
+                let named = describe_containers(&missing);
                 let alternative = match (v1, defaulted) {
                     (true, false) => {
                         "or write the HPA in autoscaling/v2 and use an AverageValue target (autoscaling/v1 has only targetCPUUtilizationPercentage)"
@@ -304,6 +304,8 @@ impl Rule for MissingResourceRequest {
                     id: template.id.clone(),
                     path: format!("{}.{}[{}]", template.pod_spec_path, c.list(), c.index),
                 };
+                // A restartable init container is named a sidecar, as everywhere else.
+                let named = describe_containers(&[c]);
                 match pod.container_request(c, &r.name) {
                     None if c.resources_error.is_some() => out.push(rejected(&path, template, &[c])),
                     None if unseen.limit_ranges => {}
@@ -312,13 +314,13 @@ impl Rule for MissingResourceRequest {
                             &Self::META,
                             path,
                             format!(
-                                "{} utilization of container {:?} needs a {} request, and it has none: the controller will not scale on this metric",
-                                r.name, r.container, r.name
+                                "{} utilization of {named} needs a {} request, and it has none: the controller will not scale on this metric",
+                                r.name, r.name
                             ),
                         )
                         .help(format!(
-                            "add resources.requests.{} to container {:?} (a {} limit alone also sets it)",
-                            r.name, r.container, r.name
+                            "add resources.requests.{} to {named} (a {} limit alone also sets it)",
+                            r.name, r.name
                         ))
                         .related(here, format!("no {} request here", r.name)),
                     ),
@@ -330,13 +332,13 @@ impl Rule for MissingResourceRequest {
                             &Self::META,
                             path,
                             format!(
-                                "{} utilization of container {:?} is measured against its {} request, which is 0: the controller will not scale on this metric (\"the HPA was unable to compute the replica count: failed to get {} utilization: no metrics returned matched known pods\")",
-                                r.name, r.container, r.name, r.name
+                                "{} utilization of {named} is measured against its {} request, which is 0: the controller will not scale on this metric (\"the HPA was unable to compute the replica count: failed to get {} utilization: no metrics returned matched known pods\")",
+                                r.name, r.name, r.name
                             ),
                         )
                         .help(format!(
-                            "request some {} in container {:?} (a request of 0 makes every utilization undefined), or use an AverageValue target",
-                            r.name, r.container
+                            "request some {} in {named} (a request of 0 makes every utilization undefined), or use an AverageValue target",
+                            r.name
                         ))
                         .related(here, format!("{} request of 0 here", r.name)),
                     ),
@@ -428,7 +430,7 @@ fn other_selected_pods(
             } else {
                 format!("spec.metrics[{i}].resource.target.averageUtilization")
             };
-            let named = describe(&missing);
+            let named = describe_containers(&missing);
             let f = Finding::new(
                 &MissingResourceRequest::META,
                 path,
@@ -564,7 +566,7 @@ fn rejected(path: &str, template: &super::objects::Workload, undecodable: &[&Tem
         path,
         format!(
             "the resources of {} of {id} do not decode: kube-apiserver rejects the {} ({error}), so there are no pods to scale and no request to measure utilization against",
-            describe(undecodable),
+            describe_containers(undecodable),
             id.kind
         ),
     )
@@ -579,23 +581,4 @@ fn rejected(path: &str, template: &super::objects::Workload, undecodable: &[&Tem
         );
     }
     f
-}
-
-/// `container "app"`, `container "app" and sidecar "proxy"`, `containers "a", "b" and "c"`.
-fn describe(containers: &[&TemplateContainer]) -> String {
-    let noun = |c: &TemplateContainer| if c.sidecar { "sidecar" } else { "container" };
-    let all_same = containers.iter().all(|c| c.sidecar == containers[0].sidecar);
-    let names: Vec<String> = containers
-        .iter()
-        .map(|c| if all_same { format!("{:?}", c.name) } else { format!("{} {:?}", noun(c), c.name) })
-        .collect();
-    let list = match names.split_last() {
-        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
-        _ => names.concat(),
-    };
-    match (all_same, containers.len()) {
-        (true, 1) => format!("{} {list}", noun(containers[0])),
-        (true, _) => format!("{}s {list}", noun(containers[0])),
-        (false, _) => list,
-    }
 }

@@ -268,6 +268,15 @@ pub struct Context<'a> {
     pub operation: Operation,
 }
 
+/// Items as a sentence lists them: `a`, `a and b`, `a, b and c` (how every finding and note
+/// lists names).
+pub fn and_list(items: &[String]) -> String {
+    match items.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => items.concat(),
+    }
+}
+
 impl<'a> Context<'a> {
     /// The namespace of the HPA.
     pub fn namespace(&self) -> &str {
@@ -479,15 +488,43 @@ pub const SCALABLE_KINDS: &[(&str, &[&str])] = &[
 /// reads its target's selector, so it selects no pods and conflicts with no other HPA (HPA405
 /// reports the group).
 pub fn unmapped_scale_target(api_version: &str, kind: &str) -> bool {
-    let Some((_, served)) = SCALABLE_KINDS.iter().find(|(k, _)| *k == kind) else { return false };
-    let group = |v: &'static str| crate::api::GroupVersion::parse(v).ok().map(crate::api::GroupVersion::group);
+    let Some(served) = scalable_group(kind) else { return false };
     let written = crate::api::GroupVersion::parse(api_version).ok().map(crate::api::GroupVersion::group);
-    matches!((written, served.first().and_then(|v| group(v))), (Some(w), Some(s)) if w != s)
+    written.is_some_and(|w| w != served)
+}
+
+/// The API group of a built-in scalable kind ([`SCALABLE_KINDS`]: `apps` for a Deployment, the
+/// core group `""` for a ReplicationController), in any of its versions; `None` for another kind.
+pub fn scalable_group(kind: &str) -> Option<&'static str> {
+    let (_, served) = SCALABLE_KINDS.iter().find(|(k, _)| *k == kind)?;
+    crate::api::GroupVersion::parse(served.first()?).ok().map(crate::api::GroupVersion::group)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One table ([`SCALABLE_KINDS`]) gives the group of each built-in scalable kind, which
+    /// both the unmapped-target check and `replicas_error` read.
+    #[test]
+    fn scalable_groups_come_from_the_one_table() {
+        assert_eq!(scalable_group("Deployment"), Some("apps"));
+        assert_eq!(scalable_group("ReplicationController"), Some(""));
+        assert_eq!(scalable_group("Rollout"), None);
+        assert!(unmapped_scale_target("extensions/v1beta1", "Deployment"));
+        assert!(!unmapped_scale_target("apps/v1beta2", "Deployment"));
+        let id = |api_version: &str, kind: &str| objects::ObjectId {
+            api_version: api_version.into(),
+            kind: kind.into(),
+            namespace: "shop".into(),
+            name: "web".into(),
+        };
+        let spec = serde_json::json!({"replicas": -1});
+        assert!(objects::replicas_error(&id("apps/v1beta2", "StatefulSet"), Some(&spec)).is_some());
+        assert!(objects::replicas_error(&id("v1", "ReplicationController"), Some(&spec)).is_some());
+        assert_eq!(objects::replicas_error(&id("extensions/v1beta1", "Deployment"), Some(&spec)), None);
+        assert_eq!(objects::replicas_error(&id("argoproj.io/v1alpha1", "Rollout"), Some(&spec)), None);
+    }
 
     #[test]
     fn registry_is_sorted_unique_and_documented() {

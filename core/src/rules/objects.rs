@@ -209,6 +209,24 @@ impl TemplateContainer {
     }
 }
 
+/// Containers as findings name them: `container "app"`, `container "app" and sidecar "proxy"`,
+/// `containers "a", "b" and "c"` (a restartable init container is a sidecar).
+pub fn describe_containers(containers: &[&TemplateContainer]) -> String {
+    let noun = |c: &TemplateContainer| if c.sidecar { "sidecar" } else { "container" };
+    let Some(first) = containers.first() else { return String::new() };
+    let all_same = containers.iter().all(|c| c.sidecar == first.sidecar);
+    let names: Vec<String> = containers
+        .iter()
+        .map(|c| if all_same { format!("{:?}", c.name) } else { format!("{} {:?}", noun(c), c.name) })
+        .collect();
+    let list = super::and_list(&names);
+    match (all_same, containers.len()) {
+        (true, 1) => format!("{} {list}", noun(first)),
+        (true, _) => format!("{}s {list}", noun(first)),
+        (false, _) => list,
+    }
+}
+
 /// `spec.workloadRef` of an Argo Rollout: the workload whose pod template the Rollout's pods
 /// are made from (the Rollout then owns the replicas; the workload usually has `replicas: 0`).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -394,11 +412,12 @@ pub struct Vpa {
     /// `spec.updatePolicy.updateMode` (`Recreate` when absent, as the VPA defaults it; `Auto`,
     /// the former default, is the same mode).
     pub update_mode: String,
-    /// The first mode set to what is no string, with its path: `spec.updatePolicy.updateMode`
-    /// (`update_mode` is then empty), else a container policy's `mode`
-    /// (`spec.resourcePolicy.containerPolicies[0].mode`). An unquoted `Off` is YAML 1.1's
-    /// `false`, which kubectl sends as JSON `false`: the CRD's schema refuses the VPA.
-    pub mode_not_a_string: Option<(String, Value)>,
+    /// The first mode the VPA CRD's schema refuses, with its path: `spec.updatePolicy.updateMode`,
+    /// else a container policy's `mode` (`spec.resourcePolicy.containerPolicies[0].mode`). One
+    /// that is no string (an unquoted `Off` is YAML 1.1's `false`, which kubectl sends as JSON
+    /// `false`), or a string outside the schema's enum ([`VPA_UPDATE_MODES`],
+    /// [`VPA_CONTAINER_MODES`]: `auto` is no mode): the VPA is never created.
+    pub refused_mode: Option<(String, Value)>,
     /// `spec.resourcePolicy.containerPolicies`, in order: which containers it sizes, and which
     /// of their resources ([`Vpa::sets_request`]).
     pub container_policies: Vec<ContainerPolicy>,
@@ -1003,12 +1022,7 @@ impl Workload {
 /// Invalid value: -1: must be greater than or equal to 0`.
 pub fn replicas_error<'a>(id: &ObjectId, spec: Option<impl Fields<'a>>) -> Option<String> {
     let gv = GroupVersion::parse_or_empty(&id.api_version);
-    let built_in = match id.kind.as_str() {
-        "Deployment" | "StatefulSet" | "ReplicaSet" => gv.group() == "apps",
-        "ReplicationController" => gv.group().is_empty(),
-        _ => false,
-    };
-    if !built_in {
+    if super::scalable_group(&id.kind) != Some(gv.group()) {
         return None;
     }
     let replicas = spec?.field("replicas")?;
@@ -1400,14 +1414,23 @@ pub fn pdb_from_json(id: ObjectId, v: &Value) -> Pdb {
 }
 
 /// What `ValidatePodDisruptionBudgetSpec` (`pkg/apis/policy/validation`) refuses in a budget's
-/// `minAvailable` and `maxUnavailable`, each an `intstr.IntOrString`: a string that is no
-/// percentage (`"2"`: `IsValidPercent`) or one above 100% (`IsNotMoreThan100Percent`), a
-/// negative integer (`ValidateNonnegativeField`). A string is printed as the `IntOrString` it
+/// `minAvailable` and `maxUnavailable`, each an `intstr.IntOrString`, in its order: both set
+/// (an error on `spec`, printed with the whole spec: [`pdb_spec_value`]), then for each a string
+/// that is no percentage (`"2"`: `IsValidPercent`) or one above 100% (`IsNotMoreThan100Percent`),
+/// a negative integer (`ValidateNonnegativeField`). A string is printed as the `IntOrString` it
 /// is (JSON from 1.34, a Go struct dump in 1.33), an integer plainly.
 pub fn pdb_budget_errors(spec: &Value) -> Vec<crate::field::FieldError> {
     use crate::field::{BadValue, FieldError, Path};
     let mut errors = Vec::new();
     let spec_path = Path::new("spec");
+    let set = |key: &str| spec.get(key).is_some_and(|v| !v.is_null());
+    if set("minAvailable") && set("maxUnavailable") {
+        errors.push(FieldError::invalid(
+            &spec_path,
+            pdb_spec_value(spec),
+            "minAvailable and maxUnavailable cannot be both set",
+        ));
+    }
     for key in ["minAvailable", "maxUnavailable"] {
         let path = spec_path.child(key);
         match spec.get(key) {
@@ -1433,6 +1456,45 @@ pub fn pdb_budget_errors(spec: &Value) -> Vec<crate::field::FieldError> {
     errors
 }
 
+/// A budget's spec as the value of a field error: the internal `policy.PodDisruptionBudgetSpec`
+/// (no JSON tags: Go's field names, in Go's field order) as `json.Marshal` writes it from 1.34,
+/// and as `%#v` prints it in 1.33, where each set pointer is a heap address
+/// ([`crate::go::POINTER_PLACEHOLDER`] stands in for it).
+fn pdb_spec_value(spec: &Value) -> crate::field::BadValue {
+    let present = |key: &str| spec.get(key).filter(|v| !v.is_null());
+    let json_of = |key: &str| present(key).and_then(|v| crate::go::to_go_json(v).ok()).unwrap_or_else(|| "null".into());
+    let selector = spec
+        .get("selector")
+        .filter(|s| s.is_object())
+        .and_then(|s| crate::go::to_go_json(&selector_from_json(s)).ok())
+        .unwrap_or_else(|| "null".into());
+    let policy = present("unhealthyPodEvictionPolicy")
+        .and_then(Value::as_str)
+        .map_or_else(|| "null".to_string(), crate::go::json_string);
+    let json = format!(
+        "{{\"MinAvailable\":{},\"Selector\":{selector},\"MaxUnavailable\":{},\"UnhealthyPodEvictionPolicy\":{policy}}}",
+        json_of("minAvailable"),
+        json_of("maxUnavailable"),
+    );
+    let pointer =
+        |ty: &str, set: bool| format!("(*{ty})({})", if set { crate::go::POINTER_PLACEHOLDER } else { "nil" });
+    let go_syntax = format!(
+        "policy.PodDisruptionBudgetSpec{{MinAvailable:{}, Selector:{}, MaxUnavailable:{}, UnhealthyPodEvictionPolicy:{}}}",
+        pointer("intstr.IntOrString", present("minAvailable").is_some()),
+        pointer("v1.LabelSelector", spec.get("selector").is_some_and(Value::is_object)),
+        pointer("intstr.IntOrString", present("maxUnavailable").is_some()),
+        pointer("policy.UnhealthyPodEvictionPolicyType", present("unhealthyPodEvictionPolicy").is_some()),
+    );
+    crate::field::BadValue::Composite { json, go_syntax }
+}
+
+/// The VPA CRD's enum of `spec.updatePolicy.updateMode` (`UpdateMode` of
+/// `autoscaling.k8s.io/v1`, `+kubebuilder:validation:Enum`), in its order.
+pub const VPA_UPDATE_MODES: &[&str] = &["Off", "Initial", "Recreate", "InPlaceOrRecreate", "Auto"];
+
+/// The VPA CRD's enum of a container policy's `mode` (`ContainerScalingMode`), in its order.
+pub const VPA_CONTAINER_MODES: &[&str] = &["Auto", "Off"];
+
 /// Builds a [`Vpa`] from JSON.
 pub fn vpa_from_json(id: ObjectId, v: &Value) -> Vpa {
     let spec = v.get("spec");
@@ -1440,18 +1502,20 @@ pub fn vpa_from_json(id: ObjectId, v: &Value) -> Vpa {
     let s =
         |n: Option<&Value>, k: &str| n.and_then(|n| n.get(k)).and_then(Value::as_str).unwrap_or_default().to_string();
     let written = spec.and_then(|s| s.get("updatePolicy")).and_then(|p| p.get("updateMode"));
-    let not_a_string = |v: &&Value| !v.is_string() && !v.is_null();
-    let update_mode_not_a_string = written.filter(not_a_string);
+    // Null is no value (the field unset); a string must be one of the enum's.
+    let refused = |v: &Value, modes: &[&str]| !v.is_null() && v.as_str().is_none_or(|m| !modes.contains(&m));
     let mut update_mode = written.and_then(Value::as_str).unwrap_or_default().to_string();
-    if update_mode.is_empty() && update_mode_not_a_string.is_none() {
+    if written.is_none_or(Value::is_null) {
         update_mode = "Recreate".into();
     }
     let policies =
         spec.and_then(|s| s.get("resourcePolicy")).and_then(|r| r.get("containerPolicies")).and_then(Value::as_array);
-    let mode_not_a_string =
-        update_mode_not_a_string.map(|v| ("spec.updatePolicy.updateMode".to_string(), v.clone())).or_else(|| {
+    let refused_mode = written
+        .filter(|v| refused(v, VPA_UPDATE_MODES))
+        .map(|v| ("spec.updatePolicy.updateMode".to_string(), v.clone()))
+        .or_else(|| {
             policies.into_iter().flatten().enumerate().find_map(|(i, p)| {
-                let mode = p.get("mode").filter(not_a_string)?;
+                let mode = p.get("mode").filter(|v| refused(v, VPA_CONTAINER_MODES))?;
                 Some((format!("spec.resourcePolicy.containerPolicies[{i}].mode"), mode.clone()))
             })
         });
@@ -1472,7 +1536,7 @@ pub fn vpa_from_json(id: ObjectId, v: &Value) -> Vpa {
         target_kind: s(target, "kind"),
         target_name: s(target, "name"),
         update_mode,
-        mode_not_a_string,
+        refused_mode,
         container_policies,
     }
 }

@@ -1,6 +1,32 @@
 //! HPA408 `vpa-conflict`: an HPA and a VPA both acting on cpu or memory of one workload.
 
+use super::objects::{TemplateContainer, describe_containers};
 use super::{Context, Finding, Location, Rule, RuleMeta, Severity};
+
+/// The containers of the target's pods a VPA sizes, for one metric: those of the template, or
+/// the one a `ContainerResource` metric names.
+enum Sizes<'a> {
+    /// Of the template (a `Resource` metric reads them all).
+    Template(Vec<&'a TemplateContainer>),
+    /// The container of a `ContainerResource` metric, when the VPA sizes it.
+    Named(Option<TemplateContainer>),
+}
+
+impl Sizes<'_> {
+    fn is_empty(&self) -> bool {
+        match self {
+            Sizes::Template(list) => list.is_empty(),
+            Sizes::Named(one) => one.is_none(),
+        }
+    }
+
+    fn list(&self) -> Vec<&TemplateContainer> {
+        match self {
+            Sizes::Template(list) => list.clone(),
+            Sizes::Named(one) => one.iter().collect(),
+        }
+    }
+}
 
 crate::declare_rule! {
     /// ## What it checks
@@ -36,9 +62,10 @@ crate::declare_rule! {
     /// - `Off`: nothing is reported (recommendations only).
     ///
     /// A VPA whose `updateMode`, or a container policy's `mode`, is no string (an unquoted `Off`
-    /// is YAML 1.1's `false`, sent as a JSON boolean) is reported instead: the VPA CRD's schema
-    /// refuses it (`Invalid value: "boolean": ... must be of type string`), so the VPA never
-    /// exists, and the mode meant is not known; quote it.
+    /// is YAML 1.1's `false`, sent as a JSON boolean) or no mode of the CRD's enum (`auto`,
+    /// `off`) is reported instead: the VPA CRD's schema refuses it (`Invalid value: "boolean":
+    /// ... must be of type string`, `Unsupported value: "auto": supported values: ...`), so the
+    /// VPA never exists, and the mode meant is not known.
     ///
     /// ## Why it matters
     ///
@@ -131,7 +158,7 @@ impl Rule for VpaConflict {
             if vpa.target_kind != t.kind || vpa.target_name != t.name {
                 continue;
             }
-            if let Some((path, value)) = &vpa.mode_not_a_string {
+            if let Some((path, value)) = &vpa.refused_mode {
                 out.push(refused_mode(vpa, path, value));
                 continue;
             }
@@ -149,9 +176,9 @@ impl Rule for VpaConflict {
                         // A Resource metric reads every container the VPA sizes.
                         Some(w) => {
                             let sized = w.containers.iter().filter(|c| !c.sidecar);
-                            let set: Vec<&str> =
-                                sized.filter(|c| vpa.sets_request(&c.name, &r.name)).map(|c| c.name.as_str()).collect();
-                            ("resource", &r.name, Some(set))
+                            let set: Vec<&TemplateContainer> =
+                                sized.filter(|c| vpa.sets_request(&c.name, &r.name)).collect();
+                            ("resource", &r.name, Some(Sizes::Template(set)))
                         }
                         None if vpa.may_set_request(&r.name) => ("resource", &r.name, None),
                         None => continue,
@@ -160,8 +187,11 @@ impl Rule for VpaConflict {
                         // A sidecar is sized by the VPA only behind its `NativeSidecar` gate.
                         let sidecar =
                             template.is_some_and(|w| w.containers.iter().any(|c| c.sidecar && c.name == r.container));
-                        let set = (!sidecar && vpa.sets_request(&r.container, &r.name)).then_some(r.container.as_str());
-                        ("containerResource", &r.name, Some(set.into_iter().collect()))
+                        let set = (!sidecar && vpa.sets_request(&r.container, &r.name)).then(|| TemplateContainer {
+                            name: r.container.to_string(),
+                            ..TemplateContainer::default()
+                        });
+                        ("containerResource", &r.name, Some(Sizes::Named(set)))
                     }
                     _ => continue,
                 };
@@ -174,27 +204,26 @@ impl Rule for VpaConflict {
                 if severity == Severity::Info && !utilization {
                     continue;
                 }
-                if containers.as_ref().is_some_and(Vec::is_empty) {
+                if containers.as_ref().is_some_and(Sizes::is_empty) {
                     continue;
                 }
                 let (of, in_) = match &containers {
-                    Some(names) => {
-                        let quoted: Vec<String> = names.iter().map(|n| format!("{n:?}")).collect();
-                        let noun = if names.len() == 1 { "container" } else { "containers" };
-                        let names = format!("{noun} {}", quoted.join(", "));
+                    Some(sized) => {
+                        let names = describe_containers(&sized.list());
                         (format!("{names} of "), format!("{names} in "))
                     }
                     None => (String::new(), String::new()),
                 };
+                let target = cx.scale_target();
                 let message = if severity == Severity::Info {
                     format!(
-                        "VerticalPodAutoscaler {} (Initial) sets the {name} requests of {in_}every new pod of {} {}: the utilization this HPA targets is measured against requests that follow usage",
-                        vpa.id.name, t.kind, t.name
+                        "{} (Initial) sets the {name} requests of {in_}every new pod of {target}: the utilization this HPA targets is measured against requests that follow usage",
+                        vpa.id
                     )
                 } else {
                     format!(
-                        "VerticalPodAutoscaler {} ({}) also sets the {name} requests of {of}{} {}: the two autoscalers feed each other",
-                        vpa.id.name, vpa.update_mode, t.kind, t.name
+                        "{} ({}) also sets the {name} requests of {of}{target}: the two autoscalers feed each other",
+                        vpa.id, vpa.update_mode
                     )
                 };
                 let help = if cx.written_in_v1() {
@@ -212,14 +241,46 @@ impl Rule for VpaConflict {
     }
 }
 
-/// The finding for a VPA whose `updateMode`, or a container policy's `mode`, at `path`, is no
-/// string: the VPA CRD's structural schema (`type: string`) refuses it, in
-/// apiextensions-apiserver's words (kube-openapi's `errors.InvalidType`, reported as
-/// `field.Invalid` with the JSON type's name), so there is no VPA to conflict with, and the mode
-/// meant is unknown. An unquoted `Off` (or `No`, `N`) is YAML 1.1's `false` (`On`, `Yes`, `Y`
-/// are `true`), which kubectl sends as a JSON boolean.
+/// The finding for a VPA whose `updateMode`, or a container policy's `mode`, at `path`, the VPA
+/// CRD's structural schema refuses, in apiextensions-apiserver's words, so there is no VPA to
+/// conflict with, and the mode meant is unknown: one that is no string (`type: string`:
+/// kube-openapi's `errors.InvalidType`, reported as `field.Invalid` with the JSON type's name;
+/// an unquoted `Off`, or `No`, `N`, is YAML 1.1's `false`, `On`, `Yes`, `Y` are `true`, which
+/// kubectl sends as a JSON boolean), or a string outside the enum (`errors.EnumFail`, reported
+/// as `field.NotSupported` with the enum's values).
 fn refused_mode(vpa: &super::objects::Vpa, path: &str, value: &serde_json::Value) -> Finding {
+    use super::objects::{VPA_CONTAINER_MODES, VPA_UPDATE_MODES};
     use serde_json::Value;
+    // `updateMode`, or `containerPolicies[0].mode`, as the message names it.
+    let (field, key, modes, allowed) = match path.strip_prefix("spec.resourcePolicy.") {
+        Some(policy) => (policy, "mode", "\"Auto\" or \"Off\"", VPA_CONTAINER_MODES),
+        None => (
+            "updateMode",
+            "updateMode",
+            "\"Off\", \"Initial\", \"Recreate\" or \"InPlaceOrRecreate\"",
+            VPA_UPDATE_MODES,
+        ),
+    };
+    if let Value::String(mode) = value {
+        let supported: Vec<String> = allowed.iter().map(|m| crate::go::quote(m)).collect();
+        let refusal = format!(
+            "{path}: Unsupported value: {}: supported values: {}",
+            crate::go::quote(mode),
+            supported.join(", ")
+        );
+        let help = match allowed.iter().find(|m| m.eq_ignore_ascii_case(mode)) {
+            Some(meant) => format!("write the mode as the schema spells it: {key}: \"{meant}\""),
+            None => format!("write one of the modes: {modes}"),
+        };
+        let message = format!(
+            "{}: {field} {} is no mode the VPA's schema allows ({refusal}): the VPA is not created",
+            vpa.id,
+            crate::go::quote(mode)
+        );
+        return Finding::new(&VpaConflict::META, "spec.scaleTargetRef", message)
+            .help(help)
+            .related(Location::Object { id: vpa.id.clone(), path: path.to_string() }, "not a mode");
+    }
     let ty = match value {
         Value::Bool(_) => "boolean",
         Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
@@ -229,30 +290,25 @@ fn refused_mode(vpa: &super::objects::Vpa, path: &str, value: &serde_json::Value
         Value::String(_) | Value::Null => "string",
     };
     let refusal = format!("{path}: Invalid value: \"{ty}\": {path} in body must be of type string: \"{ty}\"");
-    // `updateMode`, or `containerPolicies[0].mode`, as the message names it.
-    let (field, key, modes) = match path.strip_prefix("spec.resourcePolicy.") {
-        Some(policy) => (policy, "mode", "\"Auto\" or \"Off\""),
-        None => ("updateMode", "updateMode", "\"Off\", \"Initial\", \"Recreate\" or \"InPlaceOrRecreate\""),
-    };
     let (message, help) = match value {
         Value::Bool(false) => (
             format!(
-                "VerticalPodAutoscaler {}: {field} is the boolean false (YAML reads an unquoted Off as false), which the VPA's schema refuses ({refusal}): the VPA is not created",
-                vpa.id.name
+                "{}: {field} is the boolean false (YAML reads an unquoted Off as false), which the VPA's schema refuses ({refusal}): the VPA is not created",
+                vpa.id
             ),
             format!("quote the mode: {key}: \"Off\""),
         ),
         Value::Bool(true) => (
             format!(
-                "VerticalPodAutoscaler {}: {field} is the boolean true (YAML reads an unquoted On or Yes as true), which the VPA's schema refuses ({refusal}): the VPA is not created",
-                vpa.id.name
+                "{}: {field} is the boolean true (YAML reads an unquoted On or Yes as true), which the VPA's schema refuses ({refusal}): the VPA is not created",
+                vpa.id
             ),
             format!("write the mode as a quoted string: {modes}"),
         ),
         _ => (
             format!(
-                "VerticalPodAutoscaler {}: {field} is no string, which the VPA's schema refuses ({refusal}): the VPA is not created",
-                vpa.id.name
+                "{}: {field} is no string, which the VPA's schema refuses ({refusal}): the VPA is not created",
+                vpa.id
             ),
             format!("write the mode as a quoted string: {modes}"),
         ),

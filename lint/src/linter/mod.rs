@@ -16,6 +16,7 @@ use std::sync::OnceLock;
 use compact_str::CompactString;
 use hpa_core::api::ApiVersion;
 use hpa_core::check::{self, Admission, Admitted, Input};
+use hpa_core::rules::and_list;
 use hpa_core::rules::index::Entry;
 use hpa_core::rules::objects;
 use hpa_core::rules::{self, Finding, Ignore, ObjectId, ObjectIndex, RuleMeta, Severity};
@@ -1322,14 +1323,6 @@ fn repeats_note(set: &str, repeats: &[Repeat], per_file: &[FileResult], files: &
         }
     };
     format!("{set}: {what}: {treatment}")
-}
-
-/// `a`, `a and b`, `a, b and c`.
-fn and_list(items: &[String]) -> String {
-    match items.split_last() {
-        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
-        _ => items.concat(),
-    }
 }
 
 /// How a set is named in notes: its file, its directory, or all the inputs.
