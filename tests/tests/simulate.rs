@@ -132,11 +132,11 @@ fn scenario_errors_have_file_line_and_column() {
         ),
         (
             "negative-value.yaml",
-            "data/simulate/negative-value.yaml:10:42: perPod: -5 is negative; loads must not be negative",
+            "data/simulate/negative-value.yaml:10:42: load[0].metrics.http_requests_per_second.perPod: -5 is negative; loads must not be negative",
         ),
         (
             "out-of-order.yaml",
-            "data/simulate/out-of-order.yaml:9:9: load times out of order: 30s is not after the previous entry's 1m",
+            "data/simulate/out-of-order.yaml:9:9: load[1].at: load times out of order: 30s is not after the previous entry's 1m",
         ),
         (
             "missing-hpa.yaml",

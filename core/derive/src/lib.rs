@@ -38,6 +38,14 @@
 //! #[go(package = "config", rename_all = "lowercase")]
 //! pub enum Scope { File, Directory, All }
 //! ```
+//!
+//! A struct that reads part of a larger type (a file of the tools' own that takes a pod spec
+//! pasted from a workload) names the keys of the rest, which are taken and their values skipped,
+//! neither decoded nor unknown fields (nor named among the fields an unknown one could be):
+//!
+//! ```ignore
+//! #[go(package = "scenario", ignore = "K8S_POD_FIELDS")] // a `const K8S_POD_FIELDS: &[&str]`
+//! ```
 
 use proc_macro::TokenStream;
 use proc_macro2::TokenStream as TokenStream2;
@@ -61,6 +69,8 @@ struct Container {
     package: Option<String>,
     name: Option<String>,
     rename_all: Option<String>,
+    /// A path to a `&[&str]` of keys taken and skipped (`ignore = "K8S_POD_FIELDS"`).
+    ignore: Option<syn::Path>,
 }
 
 /// What the attributes of a field say.
@@ -124,6 +134,10 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
         });
     }
 
+    let ignored = match &container.ignore {
+        Some(path) => quote!(#path),
+        None => quote!(&[]),
+    };
     Ok(decode_impl(
         input,
         &container,
@@ -132,7 +146,7 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
         quote! {
             const FIELDS: &[&str] = &[#(#names),*];
             const SINCE: &[u32] = &[#(#since),*];
-            d.decode_struct(self, ty, #go_name, FIELDS, SINCE, |this: &mut Self, d, index| match index {
+            d.decode_struct(self, ty, #go_name, FIELDS, SINCE, #ignored, |this: &mut Self, d, index| match index {
                 #(#arms)*
                 _ => ::std::result::Result::Ok(()),
             })
@@ -256,14 +270,16 @@ fn container_attributes(input: &DeriveInput) -> syn::Result<Container> {
         if attr.path().is_ident("go") {
             attr.parse_nested_meta(|meta| {
                 let value: LitStr = meta.value()?.parse()?;
-                if meta.path.is_ident("package") {
+                if meta.path.is_ident("ignore") {
+                    out.ignore = Some(value.parse()?);
+                } else if meta.path.is_ident("package") {
                     out.package = Some(value.value());
                 } else if meta.path.is_ident("name") {
                     out.name = Some(value.value());
                 } else if meta.path.is_ident("rename_all") {
                     out.rename_all = Some(value.value());
                 } else {
-                    return Err(meta.error("expected `package`, `name` or `rename_all`"));
+                    return Err(meta.error("expected `package`, `name`, `rename_all` or `ignore`"));
                 }
                 Ok(())
             })?;

@@ -833,7 +833,9 @@ impl<'de, S: Source<'de>> Decoder<'de, S> {
 
     /// Decodes an object into the struct `target` (`decodeState.object` for a struct):
     /// `fields` are its JSON names in declaration order, and `field` decodes the one at an
-    /// index. `name` is the struct's Go name.
+    /// index. `name` is the struct's Go name. The keys of `ignored` (the rest of a larger type
+    /// a file of the tools' own reads part of) are skipped, not unknown fields.
+    #[allow(clippy::too_many_arguments)]
     pub fn decode_struct<T: Decode>(
         &mut self,
         target: &mut T,
@@ -841,6 +843,7 @@ impl<'de, S: Source<'de>> Decoder<'de, S> {
         name: &'static str,
         fields: &'static [&'static str],
         since: &'static [u32],
+        ignored: &'static [&'static str],
         mut field: impl FnMut(&mut T, &mut Self, usize) -> Result<(), Abort>,
     ) -> Result<(), Abort> {
         match self.peek()? {
@@ -862,7 +865,9 @@ impl<'de, S: Source<'de>> Decoder<'de, S> {
             // A field of a later release than the types' is not one of their fields.
             let index = index.filter(|&i| self.options.knows(since.get(i).copied().unwrap_or(0)));
             let Some(index) = index else {
-                self.save_strict_error(DecodeErrorKind::UnknownField, &key, false, Some(fields));
+                if !ignored.contains(&key.as_ref()) {
+                    self.save_strict_error(DecodeErrorKind::UnknownField, &key, false, Some(fields));
+                }
                 self.skip()?;
                 continue;
             };

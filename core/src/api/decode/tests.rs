@@ -352,3 +352,23 @@ fn a_lone_surrogate_in_fields_v1_is_passed_through() -> TestResult {
     assert_eq!(fields.to_value(), Some(serde_json::json!({"f:metadata": {"f:labels": {"f:a\u{fffd}": {}}}})));
     Ok(())
 }
+
+/// A struct that reads part of a larger type (`#[go(ignore = ..)]`): the keys of the rest are
+/// skipped, neither decoded nor unknown, nor named among the fields an unknown one could be.
+#[test]
+fn ignored_keys_are_skipped_and_not_listed() {
+    const REST: &[&str] = &["image", "ports"];
+    #[derive(Debug, Default, crate::api::decode::Decode)]
+    #[go(package = "scenario", name = "Container", ignore = "REST")]
+    struct Part {
+        name: String,
+    }
+    let decode = |text: &str| {
+        decode_from::<Part, _>(json::JsonSource::new(text), "scenario", Options::KUBE_APISERVER, Strictness::Strict)
+    };
+    let part = decode(r#"{"name": "app", "image": "nginx", "ports": [{"containerPort": 80}]}"#);
+    assert_eq!(part.map(|d| (d.value.name, d.ignored.len())).ok(), Some(("app".to_string(), 0)));
+    let errors = decode(r#"{"name": "app", "image": 1, "imag": "nginx"}"#).unwrap_err();
+    let got: Vec<(&str, Option<Detail>)> = errors.iter().map(|e| (e.message.as_str(), e.detail)).collect();
+    assert_eq!(got, [("unknown field \"imag\"", Some(Detail::UnknownField(&["name"])))]);
+}

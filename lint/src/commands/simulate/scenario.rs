@@ -1,7 +1,8 @@
-//! The scenario file format: a hand-written YAML file read from a [`Node`] tree, so that every
-//! problem carries the position of the text that caused it. Its `controller:` section is
-//! `.hpa-lint.yaml`'s (hpa-config's `ControllerFile`, read by hpa-yaml's `decode_node`); its
-//! pod templates become pods by hpa-core's admission rules ([`TemplateSpec::admitted`]).
+//! The scenario file format: a hand-written YAML file decoded by the one reader of the tools'
+//! own files (hpa-yaml's `decode_node` into `#[derive(Decode)]` types, as `.hpa-lint.yaml`), so
+//! that every problem carries the position of the text that caused it and its field path. Its
+//! `controller:` section is `.hpa-lint.yaml`'s (hpa-config's `ControllerFile`); its pod templates
+//! become pods by hpa-core's admission rules ([`TemplateSpec::admitted`]).
 //!
 //! ```yaml
 //! hpa: web-hpa.yaml          # or an inline object under `hpaObject`
@@ -18,7 +19,7 @@
 //!     metrics: {cpu: {perPod: 0}}
 //! ```
 //!
-//! Parsing is purely syntactic ([`parse`]); matching the load's metric keys against the HPA's
+//! Parsing reads the file alone ([`parse`]); matching the load's metric keys against the HPA's
 //! metrics happens in [`bind`], once the HPA is known.
 
 use std::collections::BTreeMap;
@@ -32,9 +33,12 @@ use hpa_core::evaluator::time::format_ms;
 use hpa_core::features::Gate;
 use hpa_core::rules::objects::{AdmittedPod, TemplateContainer, Workload};
 
+use hpa_core::api::decode::{Abort, Decode, DecodeErrorKind, Decoder, GoType, Kind, Shape, Source};
+use hpa_yaml::read::{ReadError, ReadErrorKind};
+
 use crate::controller_flags::{self, ControllerFlags};
 use crate::linter::config::ControllerFile;
-use crate::source::{Node, NodeKind, Scalar, Span, Tree};
+use crate::source::{Node, NodeKind, Span, Tree};
 use hpa_core::evaluator::simulation::{LoadPhase, LoadValue, MetricKey, Plan, PodTemplate};
 
 /// A problem in a scenario (or in a file it refers to), at a position of that file.
@@ -117,26 +121,6 @@ pub struct Scenario {
     pub load: Vec<LoadEntry>,
 }
 
-/// The top-level fields, for the unknown-field message.
-const TOP_FIELDS: &[&str] = &[
-    "hpa",
-    "hpaObject",
-    "hpaName",
-    "replicas",
-    "podTemplate",
-    "podStartAfter",
-    "podReadyAfter",
-    "metricWindow",
-    "selector",
-    "duration",
-    "controller",
-    "load",
-];
-const VALUE_FIELDS: &[&str] = &["perPod", "total", "utilization", "value"];
-/// A scenario's `podTemplate` written as a real pod template.
-const TEMPLATE_FIELDS: &[&str] = &["metadata", "spec"];
-/// A scenario's `podTemplate` (or its `spec`).
-const POD_FIELDS: &[&str] = &["containers", "initContainers", "resources", "overhead"];
 /// The other fields of a Kubernetes `PodSpec` (core/v1, 1.33–1.38): a template pasted from a
 /// workload is taken, these fields ignored (they do not change what the controller computes).
 const K8S_POD_FIELDS: &[&str] = &[
@@ -178,8 +162,6 @@ const K8S_POD_FIELDS: &[&str] = &[
     "topologySpreadConstraints",
     "volumes",
 ];
-/// A container of a scenario's `podTemplate`.
-const CONTAINER_FIELDS: &[&str] = &["name", "requests", "resources", "restartPolicy"];
 /// The other fields of a Kubernetes `Container` (core/v1, 1.33–1.38), ignored likewise.
 const K8S_CONTAINER_FIELDS: &[&str] = &[
     "args",
@@ -205,10 +187,6 @@ const K8S_CONTAINER_FIELDS: &[&str] = &[
     "volumeMounts",
     "workingDir",
 ];
-/// `resources` of a scenario's container and pod: what kube-apiserver admits the pod with
-/// ([`TemplateSpec::admitted`]: a limit without a request is the request, pod-level requests
-/// as `defaultPodRequests` sets them).
-const RESOURCES_FIELDS: &[&str] = &["requests", "limits"];
 /// The other fields of a Kubernetes `ResourceRequirements`, ignored likewise.
 const K8S_RESOURCES_FIELDS: &[&str] = &["claims"];
 
@@ -231,74 +209,6 @@ impl TemplateSpec {
         let mut template = PodTemplate::admitted(&AdmittedPod::new(&self.workload, &[], pod_level_resources));
         template.overhead_milli = self.overhead_milli.clone();
         template
-    }
-}
-
-/// Collects errors while parsing goes on.
-#[derive(Default)]
-struct Errors(Vec<ScenarioError>);
-
-impl Errors {
-    fn push(&mut self, span: Span, message: impl Into<String>) {
-        self.0.push(ScenarioError::new(span, message));
-    }
-
-    /// Keeps the value of `r`, recording its error.
-    fn keep<T>(&mut self, r: Result<T, ScenarioError>) -> Option<T> {
-        match r {
-            Ok(v) => Some(v),
-            Err(e) => {
-                self.0.push(e);
-                None
-            }
-        }
-    }
-}
-
-/// The entries of a mapping node, or an error naming what was expected.
-fn entries<'a>(node: Node<'a>, what: &str) -> Result<crate::source::Entries<'a>, ScenarioError> {
-    match node.kind() {
-        NodeKind::Map(e) => Ok(e),
-        _ => Err(ScenarioError::new(node.span(), format!("{what} must be a mapping"))),
-    }
-}
-
-/// Checks that every key of a mapping is one of `allowed`.
-fn check_fields(node: Node<'_>, allowed: &[&str], what: &str, errs: &mut Errors) {
-    check_fields_ignoring(node, allowed, &[], what, errs);
-}
-
-/// [`check_fields`], where the keys of `ignored` (the rest of a Kubernetes type the scenario
-/// reads part of) are taken without a word.
-fn check_fields_ignoring(node: Node<'_>, allowed: &[&str], ignored: &[&str], what: &str, errs: &mut Errors) {
-    if let NodeKind::Map(entries) = node.kind() {
-        for e in entries {
-            let k = e.key.key_string();
-            if !allowed.contains(&k.as_str()) && !ignored.contains(&k.as_str()) {
-                errs.push(
-                    e.key.span(),
-                    format!("unknown field `{k}` in {what}; expected one of: {}", allowed.join(", ")),
-                );
-            }
-        }
-    }
-}
-
-/// A scalar as text (numbers as written in canonical form), or `None` for collections.
-fn scalar_text(node: Node<'_>) -> Option<String> {
-    match node.kind() {
-        NodeKind::Scalar(Scalar::Str(s)) => Some(s.to_string()),
-        NodeKind::Scalar(Scalar::Int(i)) => Some(i.to_string()),
-        NodeKind::Scalar(Scalar::UInt(u)) => Some(u.to_string()),
-        NodeKind::Scalar(Scalar::Float(f)) => Some(f.to_string()),
-        _ => None,
-    }
-}
-
-fn string(node: Node<'_>, what: &str) -> Result<String, ScenarioError> {
-    match node.kind() {
-        NodeKind::Scalar(Scalar::Str(s)) if !s.is_empty() => Ok(s.to_string()),
-        _ => Err(ScenarioError::new(node.span(), format!("{what} must be a non-empty string"))),
     }
 }
 
@@ -376,13 +286,6 @@ fn millis_of(ms: f64, text: &str) -> Result<i64, ValueError> {
     Ok(rounded as i64)
 }
 
-fn duration(node: Node<'_>, what: &str) -> Result<i64, ScenarioError> {
-    let text = scalar_text(node).ok_or_else(|| {
-        ScenarioError::new(node.span(), format!("{what} must be a duration such as 30s, 5m or 1h30m"))
-    })?;
-    parse_duration(&text).map_err(|m| ScenarioError::new(node.span(), format!("{what}: {m}")))
-}
-
 /// Parses a non-negative quantity (`500m`, `2Gi`, `10`, `0.5`) into milli-units.
 pub fn parse_quantity_milli(text: &str) -> Result<i64, ValueError> {
     non_negative_quantity(text).map(|q| q.milli_value())
@@ -395,12 +298,6 @@ fn non_negative_quantity(text: &str) -> Result<Quantity, ValueError> {
         return Err(ValueError::NegativeLoad(text.to_string()));
     }
     Ok(q)
-}
-
-fn quantity(node: Node<'_>, what: &str) -> Result<i64, ScenarioError> {
-    let text = scalar_text(node)
-        .ok_or_else(|| ScenarioError::new(node.span(), format!("{what} must be a quantity such as 250m, 2Gi or 10")))?;
-    parse_quantity_milli(&text).map_err(|m| ScenarioError::new(node.span(), format!("{what}: {m}")))
 }
 
 /// Parses a percentage: `150`, `37.5` or `"80%"`.
@@ -417,347 +314,522 @@ pub fn parse_percent(text: &str) -> Result<f64, ValueError> {
     Ok(p)
 }
 
-/// Parses a load value node: `{perPod: q}`, `{total: q}`, `{utilization: p}`, `{value: q}` or
-/// the word `unavailable`.
-fn load_value(node: Node<'_>) -> Result<LoadValue, ScenarioError> {
-    if let NodeKind::Scalar(Scalar::Str(s)) = node.kind()
-        && s == "unavailable"
-    {
-        return Ok(LoadValue::Unavailable);
-    }
-    let NodeKind::Map(entries) = node.kind() else {
-        return Err(ScenarioError::new(
-            node.span(),
-            "a metric's load must be a mapping with one of perPod, total, utilization or value (e.g. {total: 500m}), or `unavailable`",
-        ));
-    };
-    let mut found: Option<LoadValue> = None;
-    for e in entries {
-        let k = e.key.key_string();
-        let v = match k.as_str() {
-            "perPod" => LoadValue::PerPod(quantity(e.value, "perPod")?),
-            "total" => LoadValue::Total(quantity(e.value, "total")?),
-            "value" => LoadValue::Value(quantity(e.value, "value")?),
-            "utilization" => {
-                let text = scalar_text(e.value)
-                    .ok_or_else(|| ScenarioError::new(e.value.span(), "utilization must be a percentage such as 80"))?;
-                LoadValue::Utilization(
-                    parse_percent(&text)
-                        .map_err(|m| ScenarioError::new(e.value.span(), format!("utilization: {m}")))?,
-                )
-            }
-            other => {
-                return Err(ScenarioError::new(
-                    e.key.span(),
-                    format!("unknown load field `{other}`; expected one of: {}", VALUE_FIELDS.join(", ")),
-                ));
-            }
-        };
-        if found.is_some() {
-            return Err(ScenarioError::new(e.key.span(), "give exactly one of perPod, total, utilization or value"));
-        }
-        found = Some(v);
-    }
-    found.ok_or_else(|| ScenarioError::new(node.span(), "give one of perPod, total, utilization or value"))
+/// The scenario file as the one decoder reads it (hpa-yaml's `decode_node`): unknown and
+/// duplicate fields refused, a value of the wrong type worded plainly, with its field path.
+/// What the fields mean together (`hpa` or `hpaObject`, load times in order) is [`parse`]'s.
+#[derive(Debug, Default, Decode)]
+#[go(package = "scenario", name = "Scenario", rename_all = "camelCase")]
+struct ScenarioFile {
+    hpa: Option<String>,
+    hpa_object: Option<InlineObject>,
+    hpa_name: Option<String>,
+    replicas: Option<i32>,
+    pod_template: Option<PodTemplateFile>,
+    pod_start_after: Option<Millis>,
+    pod_ready_after: Option<Millis>,
+    metric_window: Option<Millis>,
+    selector: Option<String>,
+    duration: Option<Millis>,
+    controller: Option<ControllerFile>,
+    load: Option<Vec<LoadEntryFile>>,
 }
 
-/// Reads `{name, requests: {...}}` or `{name, resources: {requests, limits}}` (plus
-/// `restartPolicy` for init containers), at `index` of its list.
-fn container(node: Node<'_>, index: usize, init: bool, errs: &mut Errors) -> Option<TemplateContainer> {
-    let entries = errs.keep(entries(node, "a container"))?;
-    check_fields_ignoring(node, CONTAINER_FIELDS, K8S_CONTAINER_FIELDS, "a container of podTemplate", errs);
-    if let Some(r) = node.get("resources") {
-        check_fields_ignoring(r, RESOURCES_FIELDS, K8S_RESOURCES_FIELDS, "a container's resources", errs);
+/// A scenario's `podTemplate`: the pod's fields (`containers`, ...), or a real pod template
+/// (`metadata` and `spec`) pasted from a workload, whose other Kubernetes fields are taken and
+/// ignored (`K8S_POD_FIELDS`).
+#[derive(Debug, Default, Decode)]
+#[go(package = "scenario", name = "PodTemplate", rename_all = "camelCase", ignore = "K8S_POD_FIELDS")]
+struct PodTemplateFile {
+    metadata: Option<Ignored>,
+    spec: Option<PodSpecFile>,
+    containers: Option<Vec<ContainerFile>>,
+    init_containers: Vec<ContainerFile>,
+    resources: Option<ResourcesFile>,
+    overhead: Option<BTreeMap<String, NonNegative>>,
+}
+
+/// `podTemplate.spec`: the fields of a pod spec the simulation reads, the others ignored.
+#[derive(Debug, Default, Decode)]
+#[go(package = "scenario", name = "PodSpec", rename_all = "camelCase", ignore = "K8S_POD_FIELDS")]
+struct PodSpecFile {
+    containers: Option<Vec<ContainerFile>>,
+    init_containers: Vec<ContainerFile>,
+    resources: Option<ResourcesFile>,
+    overhead: Option<BTreeMap<String, NonNegative>>,
+}
+
+/// A container of a scenario's `podTemplate`: `{name, requests}` or `{name, resources}`
+/// (`restartPolicy: Always` makes an init container a sidecar).
+#[derive(Debug, Default, Decode)]
+#[go(package = "scenario", name = "Container", rename_all = "camelCase", ignore = "K8S_CONTAINER_FIELDS")]
+struct ContainerFile {
+    name: String,
+    requests: BTreeMap<String, NonNegative>,
+    resources: Option<ResourcesFile>,
+    restart_policy: Option<String>,
+}
+
+/// `resources` of a scenario's container and pod: what kube-apiserver admits the pod with
+/// ([`TemplateSpec::admitted`]: a limit without a request is the request, pod-level requests
+/// as `defaultPodRequests` sets them).
+#[derive(Debug, Default, Decode)]
+#[go(package = "scenario", name = "ResourceRequirements", rename_all = "camelCase", ignore = "K8S_RESOURCES_FIELDS")]
+struct ResourcesFile {
+    requests: BTreeMap<String, NonNegative>,
+    limits: BTreeMap<String, NonNegative>,
+}
+
+/// One `load:` entry as written.
+#[derive(Debug, Default, Decode)]
+#[go(package = "scenario", name = "LoadEntry")]
+struct LoadEntryFile {
+    at: Option<Millis>,
+    metrics: Option<BTreeMap<String, Load>>,
+}
+
+/// A metric's load written as a mapping: one of its four keys.
+#[derive(Debug, Default, Decode)]
+#[go(package = "scenario", name = "Load", rename_all = "camelCase")]
+struct LoadFields {
+    per_pod: Option<NonNegative>,
+    total: Option<NonNegative>,
+    utilization: Option<Percent>,
+    value: Option<NonNegative>,
+}
+
+/// Any value, skipped: `podTemplate.metadata`, which the simulation does not read.
+#[derive(Debug, Default)]
+struct Ignored;
+
+impl Decode for Ignored {
+    fn go_type(_: &str) -> String {
+        "interface {}".into()
     }
-    let mut c = TemplateContainer { index, ..TemplateContainer::default() };
-    let mut limits = BTreeMap::new();
-    let mut named = false;
-    for e in entries {
-        match e.key.key_string().as_str() {
-            "name" => {
-                if let Some(n) = errs.keep(string(e.value, "name")) {
-                    c.name = n;
-                    named = true;
+
+    fn shape() -> Shape {
+        Shape::Any
+    }
+
+    fn decode<'de, S: Source<'de>>(&mut self, d: &mut Decoder<'de, S>, _: GoType) -> Result<(), Abort> {
+        d.skip()
+    }
+}
+
+/// `hpaObject`: an object, decoded later as the HPA it is (from its node), skipped here.
+#[derive(Debug, Default)]
+struct InlineObject;
+
+impl Decode for InlineObject {
+    fn go_type(_: &str) -> String {
+        "scenario.HorizontalPodAutoscaler".into()
+    }
+
+    fn shape() -> Shape {
+        Shape::Described("a HorizontalPodAutoscaler object (a mapping)")
+    }
+
+    fn decode<'de, S: Source<'de>>(&mut self, d: &mut Decoder<'de, S>, ty: GoType) -> Result<(), Abort> {
+        match d.peek()? {
+            Kind::Object => d.skip(),
+            other => d.mismatch::<Self>(other.go_name(), ty),
+        }
+    }
+}
+
+/// A value a scenario takes as a string or a number (a number as its JSON text), read by
+/// `parse` (a duration, a percentage): `None` (and a type error recorded) for anything else, the
+/// error of `parse` where decoding stops.
+fn scalar<'de, T: Decode, S: Source<'de>, V>(
+    d: &mut Decoder<'de, S>,
+    ty: GoType,
+    parse: fn(&str) -> Result<V, ValueError>,
+) -> Result<Option<V>, Abort> {
+    let text = match d.peek()? {
+        Kind::String => {
+            let r = d.source().string();
+            d.check(r)?.into_owned()
+        }
+        Kind::Number => {
+            let r = d.source().number();
+            d.check(r)?.text().into_owned()
+        }
+        other => return d.mismatch::<T>(other.go_name(), ty).map(|()| None),
+    };
+    parse(&text).map(Some).map_err(|e| d.fail(e.to_string()))
+}
+
+/// A duration of a scenario, in milliseconds: a Go duration (`90s`, `1h30m`) or a number of
+/// seconds ([`parse_duration`]).
+#[derive(Debug, Default, Clone, Copy)]
+struct Millis(i64);
+
+impl Decode for Millis {
+    fn go_type(_: &str) -> String {
+        "scenario.Duration".into()
+    }
+
+    fn shape() -> Shape {
+        Shape::Described("a duration such as 30s, 5m or 1h30m, or a number of seconds")
+    }
+
+    fn decode<'de, S: Source<'de>>(&mut self, d: &mut Decoder<'de, S>, ty: GoType) -> Result<(), Abort> {
+        if let Some(value) = scalar::<Self, S, _>(d, ty, parse_duration)? {
+            *self = Millis(value);
+        }
+        Ok(())
+    }
+}
+
+/// A percentage of a load (`utilization`): `150`, `37.5` or `"80%"` ([`parse_percent`]).
+#[derive(Debug, Default, Clone, Copy)]
+struct Percent(f64);
+
+impl Decode for Percent {
+    fn go_type(_: &str) -> String {
+        "scenario.Percentage".into()
+    }
+
+    fn shape() -> Shape {
+        Shape::Described("a percentage such as 80")
+    }
+
+    fn decode<'de, S: Source<'de>>(&mut self, d: &mut Decoder<'de, S>, ty: GoType) -> Result<(), Abort> {
+        if let Some(value) = scalar::<Self, S, _>(d, ty, parse_percent)? {
+            *self = Percent(value);
+        }
+        Ok(())
+    }
+}
+
+/// A quantity that is not negative (a load, a request): `resource.Quantity`'s decoding, then
+/// the sign.
+#[derive(Debug, Default, Clone)]
+struct NonNegative(Quantity);
+
+impl Decode for NonNegative {
+    fn go_type(package: &str) -> String {
+        Quantity::go_type(package)
+    }
+
+    fn shape() -> Shape {
+        Quantity::shape()
+    }
+
+    fn decode<'de, S: Source<'de>>(&mut self, d: &mut Decoder<'de, S>, ty: GoType) -> Result<(), Abort> {
+        self.0.decode(d, ty)?;
+        if self.0.sign() < 0 {
+            return Err(d.fail(ValueError::NegativeLoad(self.0.to_string()).to_string()));
+        }
+        Ok(())
+    }
+}
+
+/// A metric's load: `unavailable`, or a mapping of exactly one of `perPod`, `total`,
+/// `utilization` (a percentage) and `value`.
+#[derive(Debug, Default, Clone, Copy)]
+struct Load(Option<LoadValue>);
+
+impl Decode for Load {
+    fn go_type(_: &str) -> String {
+        "scenario.Load".into()
+    }
+
+    fn shape() -> Shape {
+        Shape::Described(
+            "unavailable, or a mapping with one of perPod, total, utilization or value (e.g. {total: 500m})",
+        )
+    }
+
+    fn decode<'de, S: Source<'de>>(&mut self, d: &mut Decoder<'de, S>, ty: GoType) -> Result<(), Abort> {
+        match d.peek()? {
+            Kind::String => {
+                let r = d.source().string();
+                let text = d.check(r)?;
+                if text != "unavailable" {
+                    return Err(d.fail(format!(
+                        "expected unavailable, or a mapping with one of perPod, total, utilization or value (e.g. {{total: 500m}}), found the string {text:?}"
+                    )));
+                }
+                *self = Load(Some(LoadValue::Unavailable));
+                Ok(())
+            }
+            Kind::Object => {
+                let mut fields = LoadFields::default();
+                fields.decode(d, GoType::Default)?;
+                let given = [
+                    fields.per_pod.map(|q| LoadValue::PerPod(q.0.milli_value())),
+                    fields.total.map(|q| LoadValue::Total(q.0.milli_value())),
+                    fields.utilization.map(|p| LoadValue::Utilization(p.0)),
+                    fields.value.map(|q| LoadValue::Value(q.0.milli_value())),
+                ];
+                let mut given = given.into_iter().flatten();
+                match (given.next(), given.next()) {
+                    (Some(value), None) => {
+                        *self = Load(Some(value));
+                        Ok(())
+                    }
+                    (None, _) => Err(d.fail("give one of perPod, total, utilization or value".into())),
+                    (Some(_), Some(_)) => Err(d.fail("give exactly one of perPod, total, utilization or value".into())),
                 }
             }
-            "requests" => requests(e.value, &mut c.requests, errs),
-            "resources" => resources(e.value, &mut c.requests, &mut limits, errs),
-            "restartPolicy" => {
-                c.sidecar = init && errs.keep(string(e.value, "restartPolicy")).as_deref() == Some("Always");
+            other => d.mismatch::<Self>(other.go_name(), ty),
+        }
+    }
+}
+
+/// A problem the decoder found, at its place: the words of an invalid value (a duration, a
+/// quantity, a load) prefixed with its field path, as the decoder's plain words for a value of
+/// the wrong type have it.
+fn read_error(e: ReadError) -> ScenarioError {
+    let message = match e.kind {
+        ReadErrorKind::Decode(DecodeErrorKind::InvalidValue)
+            if !e.path.is_empty() && !e.message.starts_with(&format!("{}: ", e.path)) =>
+        {
+            format!("{}: {}", e.path, e.message)
+        }
+        _ => e.message,
+    };
+    ScenarioError::new(e.span, message)
+}
+
+/// A scenario's `podTemplate` as a [`TemplateSpec`], `path` being where it is written (for the
+/// position of its problems): its containers, sidecars among them, as hpa-core's
+/// `workload_from` counts them, its pod-level resources and overhead.
+fn template_spec(
+    file: PodTemplateFile,
+    root: Node<'_>,
+    path: &str,
+    errs: &mut Vec<ScenarioError>,
+) -> Option<TemplateSpec> {
+    let at = |p: &str| hpa_yaml::locate(root, p).span;
+    let (spec, path) = match file.spec {
+        Some(spec) => {
+            let own = [
+                file.containers.is_some(),
+                !file.init_containers.is_empty(),
+                file.resources.is_some(),
+                file.overhead.is_some(),
+            ];
+            if own.contains(&true) {
+                errs.push(ScenarioError::new(
+                    at(path),
+                    format!(
+                        "{path}: give either the pod template's `spec` or the pod's fields (containers, ...), not both"
+                    ),
+                ));
+                return None;
             }
-            // Everything else of a real container spec (image, ports, ...) is irrelevant here
-            // (refused above when it is not a Kubernetes field).
-            _ => {}
+            (spec, format!("{path}.spec"))
         }
-    }
-    // What hpa-core's `TemplateContainer` keeps of the limits: those without a request.
-    c.limits_as_requests = limits.into_iter().filter(|(name, _)| !c.requests.contains_key(name)).collect();
-    if !named {
-        errs.push(node.span(), "a container needs a `name`");
-    }
-    Some(c)
-}
-
-/// Reads `resources: {requests, limits}`.
-fn resources(
-    node: Node<'_>,
-    requests_into: &mut BTreeMap<String, Quantity>,
-    limits_into: &mut BTreeMap<String, Quantity>,
-    errs: &mut Errors,
-) {
-    if let Some(r) = node.get("requests") {
-        requests(r, requests_into, errs);
-    }
-    if let Some(l) = node.get("limits") {
-        requests(l, limits_into, errs);
-    }
-}
-
-/// Reads a resource list (`{cpu: 500m, memory: 1Gi}`): non-negative quantities.
-fn requests(node: Node<'_>, into: &mut BTreeMap<String, Quantity>, errs: &mut Errors) {
-    let Some(entries) = errs.keep(entries(node, "requests")) else { return };
-    for e in entries {
-        let name = e.key.key_string();
-        if let Some(q) = errs.keep(resource_quantity(e.value, &format!("request {name}"))) {
-            into.insert(name, q);
-        }
-    }
-}
-
-/// A resource quantity of a template: a Kubernetes quantity, not negative.
-fn resource_quantity(node: Node<'_>, what: &str) -> Result<Quantity, ScenarioError> {
-    let text = scalar_text(node)
-        .ok_or_else(|| ScenarioError::new(node.span(), format!("{what} must be a quantity such as 250m, 2Gi or 10")))?;
-    non_negative_quantity(&text).map_err(|m| ScenarioError::new(node.span(), format!("{what}: {m}")))
-}
-
-/// Reads a scenario's `podTemplate`: `{containers, initContainers, resources: {requests,
-/// limits}, overhead}`, either directly or under `spec` (as in a real pod template); keys it
-/// does not read are refused with their position, as at the top level (a misspelt `requests`
-/// would leave the pods without requests), but for the other fields of a Kubernetes pod spec
-/// (a template pasted from a workload), which are taken and ignored.
-pub fn pod_template(node: Node<'_>, errs_out: &mut Vec<ScenarioError>) -> Option<TemplateSpec> {
-    let mut errs = Errors::default();
-    let spec = node.get("spec").unwrap_or(node);
-    if node.get("spec").is_some() {
-        check_fields(node, TEMPLATE_FIELDS, "podTemplate", &mut errs);
-        check_fields_ignoring(spec, POD_FIELDS, K8S_POD_FIELDS, "podTemplate.spec", &mut errs);
-    } else {
-        check_fields_ignoring(node, POD_FIELDS, K8S_POD_FIELDS, "podTemplate", &mut errs);
-    }
-    if let Some(r) = spec.get("resources") {
-        check_fields_ignoring(r, RESOURCES_FIELDS, K8S_RESOURCES_FIELDS, "the pod's resources", &mut errs);
-    }
+        None => (
+            PodSpecFile {
+                containers: file.containers,
+                init_containers: file.init_containers,
+                resources: file.resources,
+                overhead: file.overhead,
+            },
+            path.to_string(),
+        ),
+    };
+    let before = errs.len();
     let mut t = TemplateSpec::default();
     let w = &mut t.workload;
-    match spec.get("containers").map(|n| n.kind()) {
-        Some(NodeKind::Seq(items)) => {
-            w.containers = items.enumerate().filter_map(|(i, c)| container(c, i, false, &mut errs)).collect();
+    let Some(containers) = spec.containers else {
+        errs.push(ScenarioError::new(at(&path), format!("{path}: a pod template needs `containers`")));
+        return None;
+    };
+    let mut container = |c: ContainerFile, field: &str, index: usize, init: bool| {
+        if c.name.is_empty() {
+            let here = format!("{path}.{field}[{index}]");
+            errs.push(ScenarioError::new(at(&here), format!("{here}: a container needs a `name`")));
         }
-        Some(_) => errs.push(spec.get("containers").map_or(spec.span(), |n| n.span()), "containers must be a list"),
-        None => errs.push(spec.span(), "a pod template needs `containers`"),
-    }
+        let mut requests: BTreeMap<String, Quantity> = c.requests.into_iter().map(|(k, q)| (k, q.0)).collect();
+        let mut limits = BTreeMap::new();
+        if let Some(r) = c.resources {
+            requests.extend(r.requests.into_iter().map(|(k, q)| (k, q.0)));
+            limits.extend(r.limits.into_iter().map(|(k, q)| (k, q.0)));
+        }
+        // What hpa-core's `TemplateContainer` keeps of the limits: those without a request.
+        let limits_as_requests = limits.into_iter().filter(|(name, _)| !requests.contains_key(name)).collect();
+        TemplateContainer {
+            index,
+            name: c.name,
+            requests,
+            limits_as_requests,
+            sidecar: init && c.restart_policy.as_deref() == Some("Always"),
+            ..TemplateContainer::default()
+        }
+    };
+    w.containers = containers.into_iter().enumerate().map(|(i, c)| container(c, "containers", i, false)).collect();
     // Restartable init containers (sidecars) count with the containers, as in hpa-core's
     // `workload_from`; the others only in the pod's aggregate requests.
-    if let Some(NodeKind::Seq(items)) = spec.get("initContainers").map(|n| n.kind()) {
-        for c in items.enumerate().filter_map(|(i, c)| container(c, i, true, &mut errs)) {
-            if c.sidecar { w.containers.push(c) } else { w.init_containers.push(c) }
-        }
+    for (i, c) in spec.init_containers.into_iter().enumerate() {
+        let c = container(c, "initContainers", i, true);
+        if c.sidecar { w.containers.push(c) } else { w.init_containers.push(c) }
     }
-    if let Some(r) = spec.get("resources") {
-        resources(r, &mut w.pod_requests, &mut w.pod_limits, &mut errs);
+    if let Some(r) = spec.resources {
+        w.pod_requests = r.requests.into_iter().map(|(k, q)| (k, q.0)).collect();
+        w.pod_limits = r.limits.into_iter().map(|(k, q)| (k, q.0)).collect();
     }
     // `spec.overhead`, as admission sets it from the RuntimeClass: the controller adds it to
     // pod-level requests in 1.34 to 1.37.
-    if let Some(o) = spec.get("overhead") {
-        let mut overhead = BTreeMap::new();
-        requests(o, &mut overhead, &mut errs);
-        t.overhead_milli = overhead.into_iter().map(|(name, q)| (name, q.milli_value())).collect();
+    t.overhead_milli = spec.overhead.unwrap_or_default().into_iter().map(|(k, q)| (k, q.0.milli_value())).collect();
+    if errs.len() > before {
+        return None;
     }
-    if t.workload.containers.iter().all(|c| c.sidecar) && errs.0.is_empty() {
-        errs.push(spec.span(), "a pod template needs at least one container");
+    if t.workload.containers.iter().all(|c| c.sidecar) {
+        errs.push(ScenarioError::new(at(&path), format!("{path}: a pod template needs at least one container")));
+        return None;
     }
-    let ok = errs.0.is_empty();
-    errs_out.extend(errs.0);
-    ok.then_some(t)
+    Some(t)
 }
 
-/// Parses a scenario document.
+/// Parses a scenario document: decodes it ([`ScenarioFile`]), then checks what its fields mean
+/// together, each problem at its place.
 pub fn parse(root: Node<'_>) -> Result<Scenario, Vec<ScenarioError>> {
-    let mut errs = Errors::default();
-    if let Err(e) = entries(root, "a scenario") {
-        return Err(vec![e]);
-    }
-    check_fields(root, TOP_FIELDS, "the scenario", &mut errs);
-    // A key written twice is refused, as everywhere (the inline HPA's by its decoding).
-    for (span, path) in crate::source::read::duplicate_keys(root) {
-        if !path.starts_with("hpaObject.") {
-            errs.push(span, format!("duplicate field {path:?}"));
-        }
-    }
+    let file: ScenarioFile = hpa_yaml::read::decode_node(root, "scenario")
+        .map_err(|read| read.into_iter().map(read_error).collect::<Vec<_>>())?;
+    let mut errs: Vec<ScenarioError> = Vec::new();
+    let located = |path: &str| hpa_yaml::locate(root, path);
+    let at = |path: &str| located(path).span;
+    let push =
+        |errs: &mut Vec<ScenarioError>, path: &str, message: String| errs.push(ScenarioError::new(at(path), message));
 
-    let hpa = match (root.entry("hpa"), root.get("hpaObject")) {
-        (Some(e), None) => errs
-            .keep(string(e.value, "hpa (a path to the HPA manifest)"))
-            .map(|p| HpaSource::File(Spanned { value: p, span: e.value.span() })),
-        (None, Some(obj)) => {
-            if matches!(obj.kind(), NodeKind::Map(_)) {
-                Some(HpaSource::Inline(obj.to_tree()))
-            } else {
-                errs.push(obj.span(), "hpaObject must be a HorizontalPodAutoscaler object");
-                None
-            }
+    let hpa = match (file.hpa, file.hpa_object) {
+        (Some(path), None) if path.is_empty() => {
+            push(&mut errs, "hpa", "hpa: give the path of the HPA manifest".into());
+            None
         }
-        (Some(e), Some(_)) => {
-            errs.push(e.key.span(), "give either `hpa` (a file) or `hpaObject` (inline), not both");
+        (Some(path), None) => Some(HpaSource::File(Spanned { value: path, span: at("hpa") })),
+        (None, Some(InlineObject)) => root.get("hpaObject").map(|obj| HpaSource::Inline(obj.to_tree())),
+        (Some(_), Some(_)) => {
+            let span = located("hpa").key_span.unwrap_or_else(|| at("hpa"));
+            errs.push(ScenarioError::new(span, "give either `hpa` (a file) or `hpaObject` (inline), not both"));
             None
         }
         (None, None) => {
-            errs.push(root.span(), "missing `hpa` (the HPA manifest file) or `hpaObject` (the HPA inline)");
+            errs.push(ScenarioError::new(
+                root.span(),
+                "missing `hpa` (the HPA manifest file) or `hpaObject` (the HPA inline)",
+            ));
             None
         }
     };
-    let hpa_name = root
-        .get("hpaName")
-        .and_then(|n| errs.keep(string(n, "hpaName")).map(|value| Spanned { value, span: n.span() }));
-
-    let replicas = root.get("replicas").and_then(|n| match n.kind() {
-        NodeKind::Scalar(Scalar::Int(i)) if (0..=i64::from(i32::MAX)).contains(&i) => {
-            Some(Spanned { value: i32::try_from(i).unwrap_or(i32::MAX), span: n.span() })
-        }
-        _ => {
-            errs.push(n.span(), "replicas must be a whole number, 0 or more");
+    let non_empty = |errs: &mut Vec<ScenarioError>, field: &str, value: Option<String>| match value {
+        Some(v) if v.is_empty() => {
+            push(errs, field, format!("{field}: must not be empty"));
             None
         }
+        v => v,
+    };
+    let hpa_name = non_empty(&mut errs, "hpaName", file.hpa_name).map(|value| Spanned { value, span: at("hpaName") });
+    let selector = non_empty(&mut errs, "selector", file.selector);
+    let replicas = match file.replicas {
+        Some(r) if r < 0 => {
+            push(&mut errs, "replicas", format!("replicas: expected a whole number of 0 or more, found {r}"));
+            None
+        }
+        r => r.map(|value| Spanned { value, span: at("replicas") }),
+    };
+    let pod_template = file.pod_template.and_then(|t| {
+        template_spec(t, root, "podTemplate", &mut errs).map(|value| Spanned { value, span: at("podTemplate") })
     });
-
-    let pod_template = root.get("podTemplate").and_then(|n| {
-        let mut v = Vec::new();
-        let t = pod_template(n, &mut v);
-        errs.0.extend(v);
-        t.map(|value| Spanned { value, span: n.span() })
-    });
-
-    let dur = |key: &str, errs: &mut Errors| root.get(key).and_then(|n| errs.keep(duration(n, key)));
-    let pod_start_after_ms = dur("podStartAfter", &mut errs).unwrap_or(0);
-    let pod_ready_after_ms = dur("podReadyAfter", &mut errs).unwrap_or(0);
-    let metric_window_ms = dur("metricWindow", &mut errs);
-    if let (Some(0), Some(n)) = (metric_window_ms, root.get("metricWindow")) {
-        errs.push(n.span(), "metricWindow must be longer than 0s");
+    let metric_window_ms = file.metric_window.map(|m| m.0);
+    if metric_window_ms == Some(0) {
+        push(&mut errs, "metricWindow", "metricWindow: must be longer than 0s".into());
     }
-    let selector = root.get("selector").and_then(|n| errs.keep(string(n, "selector")));
-
-    let duration_ms = match root.get("duration") {
-        Some(n) => errs.keep(duration(n, "duration")).and_then(|ms| {
-            if ms == 0 {
-                errs.push(n.span(), "duration must be longer than 0s");
-                None
-            } else {
-                Some(Spanned { value: ms, span: n.span() })
-            }
-        }),
+    let duration_ms = match file.duration {
+        Some(Millis(0)) => {
+            push(&mut errs, "duration", "duration: must be longer than 0s".into());
+            None
+        }
+        Some(Millis(ms)) => Some(Spanned { value: ms, span: at("duration") }),
         None => {
-            errs.push(root.span(), "missing `duration` (how long to simulate, e.g. 10m)");
+            errs.push(ScenarioError::new(root.span(), "missing `duration` (how long to simulate, e.g. 10m)"));
             None
         }
     };
 
-    // `controller:` is `.hpa-lint.yaml`'s section, read by the same reader into the same type
+    // `controller:` is `.hpa-lint.yaml`'s section, read by the same decoder into the same type
     // and checked by the same function.
-    let controller =
-        root.get("controller").map_or_else(ControllerFlags::default, |c| {
-            match hpa_yaml::read::decode_node::<ControllerFile>(c, "config") {
-                Ok(file) => {
-                    let flags = ControllerFlags::from(&file);
-                    if let Err(e) = controller_flags::check(&flags) {
-                        errs.push(hpa_yaml::locate(c, e.key()).span, format!("controller.{} {e}", e.key()));
-                    }
-                    flags
-                }
-                Err(read) => {
-                    for e in read {
-                        errs.push(e.span, format!("controller: {}", e.message));
-                    }
-                    ControllerFlags::default()
-                }
-            }
-        });
+    let controller = file.controller.map_or_else(ControllerFlags::default, |c| {
+        let flags = ControllerFlags::from(&c);
+        if let Err(e) = controller_flags::check(&flags) {
+            let path = format!("controller.{}", e.key());
+            push(&mut errs, &path, format!("{path} {e}"));
+        }
+        flags
+    });
 
-    let load = root.get("load").map(|n| load(n, &mut errs)).unwrap_or_default();
+    let load = load(file.load.unwrap_or_default(), root, &mut errs);
 
     match (hpa, duration_ms) {
-        (Some(hpa), Some(duration_ms)) if errs.0.is_empty() => Ok(Scenario {
+        (Some(hpa), Some(duration_ms)) if errs.is_empty() => Ok(Scenario {
             span: root.span(),
             hpa,
             hpa_name,
             replicas,
             pod_template,
-            pod_start_after_ms,
-            pod_ready_after_ms,
+            pod_start_after_ms: file.pod_start_after.map_or(0, |m| m.0),
+            pod_ready_after_ms: file.pod_ready_after.map_or(0, |m| m.0),
             metric_window_ms,
             selector,
             duration_ms,
             controller,
             load,
         }),
-        _ => Err(errs.0),
+        _ => Err(errs),
     }
 }
 
-fn load(node: Node<'_>, errs: &mut Errors) -> Vec<LoadEntry> {
-    let NodeKind::Seq(items) = node.kind() else {
-        errs.push(node.span(), "load must be a list of entries like {at: 0s, metrics: {cpu: {total: 500m}}}");
-        return Vec::new();
-    };
+/// The `load:` entries, in order of their times, each metric in the order written (from the
+/// nodes: the decoded mapping is sorted), with where each is written.
+fn load(entries: Vec<LoadEntryFile>, root: Node<'_>, errs: &mut Vec<ScenarioError>) -> Vec<LoadEntry> {
     let mut out: Vec<LoadEntry> = Vec::new();
-    for item in items {
-        if errs.keep(entries(item, "a load entry")).is_none() {
+    for (i, entry) in entries.into_iter().enumerate() {
+        let path = format!("load[{i}]");
+        let item = hpa_yaml::locate(root, &path);
+        let Some(Millis(at_ms)) = entry.at else {
+            errs.push(ScenarioError::new(
+                item.span,
+                format!("{path}: a load entry needs `at` (when it starts, e.g. 30s)"),
+            ));
             continue;
-        }
-        check_fields(item, &["at", "metrics"], "a load entry", errs);
-        let at = match item.get("at") {
-            Some(n) => errs.keep(duration(n, "at")).map(|ms| Spanned { value: ms, span: n.span() }),
-            None => {
-                errs.push(item.span(), "a load entry needs `at` (when it starts, e.g. 30s)");
-                None
-            }
         };
-        if let (Some(at), Some(prev)) = (&at, out.last())
+        let at = Spanned { value: at_ms, span: hpa_yaml::locate(root, &format!("{path}.at")).span };
+        if let Some(prev) = out.last()
             && at.value <= prev.at_ms.value
         {
-            errs.push(
+            errs.push(ScenarioError::new(
                 at.span,
                 format!(
-                    "load times out of order: {} is not after the previous entry's {}",
+                    "{path}.at: load times out of order: {} is not after the previous entry's {}",
                     format_ms(at.value),
                     format_ms(prev.at_ms.value)
                 ),
-            );
+            ));
         }
+        let (Some(values), Some(NodeKind::Map(written))) =
+            (entry.metrics, item.node.and_then(|n| n.get("metrics")).map(|n| n.kind()))
+        else {
+            errs.push(ScenarioError::new(item.span, format!("{path}: a load entry needs `metrics`")));
+            continue;
+        };
         let mut metrics = Vec::new();
-        match item.get("metrics") {
-            Some(m) => {
-                if let Some(es) = errs.keep(entries(m, "metrics")) {
-                    for e in es {
-                        let key = e.key.key_string();
-                        if key.is_empty() {
-                            errs.push(e.key.span(), "a metric key must not be empty");
-                            continue;
-                        }
-                        if let Some(v) = errs.keep(load_value(e.value)) {
-                            metrics.push(LoadItem {
-                                key: Spanned { value: key, span: e.key.span() },
-                                value: Spanned { value: v, span: e.value.span() },
-                            });
-                        }
-                    }
-                }
+        for e in written {
+            let key = e.key.key_string();
+            if key.is_empty() {
+                errs.push(ScenarioError::new(e.key.span(), format!("{path}.metrics: a metric key must not be empty")));
+                continue;
             }
-            None => errs.push(item.span(), "a load entry needs `metrics`"),
+            if let Some(Load(Some(value))) = values.get(&key) {
+                metrics.push(LoadItem {
+                    key: Spanned { value: key, span: e.key.span() },
+                    value: Spanned { value: *value, span: e.value.span() },
+                });
+            }
         }
-        if let Some(at_ms) = at {
-            out.push(LoadEntry { at_ms, metrics });
-        }
+        out.push(LoadEntry { at_ms: at, metrics });
     }
     out
 }
@@ -781,7 +853,7 @@ pub struct PlanInputs {
 /// Checks the scenario against its HPA and builds the engine's plan: every load key must name
 /// one of the HPA's metrics and every value must suit that metric's type.
 pub fn bind(s: &Scenario, ctx: PlanInputs) -> Result<Plan, Vec<ScenarioError>> {
-    let mut errs = Errors::default();
+    let mut errs: Vec<ScenarioError> = Vec::new();
     let specs = effective_metrics(&ctx.hpa);
     // The distinct keys the HPA's metrics use, with the metric types behind each.
     let mut keys: Vec<(String, MetricKey)> = Vec::new();
@@ -809,13 +881,13 @@ pub fn bind(s: &Scenario, ctx: PlanInputs) -> Result<Plan, Vec<ScenarioError>> {
         t.is_some_and(|t| t.type_ == "Utilization")
     });
     if template.is_none() && needs_requests {
-        errs.push(
+        errs.push(ScenarioError::new(
             ctx.hpa_span,
             format!(
                 "the HPA has a Utilization metric, so the pods need resource requests: add a `podTemplate` (the target {}/{} is not in the HPA's file)",
                 ctx.hpa.spec.scale_target_ref.kind, ctx.hpa.spec.scale_target_ref.name
             ),
-        );
+        ));
     }
     let template = template.unwrap_or_else(|| PodTemplate {
         containers: vec![Container { name: "app".into(), ..Container::default() }],
@@ -835,22 +907,25 @@ pub fn bind(s: &Scenario, ctx: PlanInputs) -> Result<Plan, Vec<ScenarioError>> {
                 } else {
                     ""
                 };
-                errs.push(
+                errs.push(ScenarioError::new(
                     item.key.span,
                     format!("unknown metric key `{}`{hint}; the HPA's metrics are: {}", item.key.value, known()),
-                );
+                ));
                 continue;
             }
             for i in matching {
                 let Some((_, key)) = keys.get(i) else { continue };
                 if let Err(m) = key.accepts(&item.value.value) {
-                    errs.push(item.value.span, format!("`{}`: {m}", item.key.value));
+                    errs.push(ScenarioError::new(item.value.span, format!("`{}`: {m}", item.key.value)));
                     continue;
                 }
                 if let MetricKey::Container { container, .. } = key
                     && !template.containers.iter().chain(&template.init_containers).any(|c| c.name == *container)
                 {
-                    errs.push(item.key.span, format!("container `{container}` is not in the pod template"));
+                    errs.push(ScenarioError::new(
+                        item.key.span,
+                        format!("container `{container}` is not in the pod template"),
+                    ));
                     continue;
                 }
                 if let Some(slot) = current.get_mut(i) {
@@ -869,8 +944,8 @@ pub fn bind(s: &Scenario, ctx: PlanInputs) -> Result<Plan, Vec<ScenarioError>> {
         .unwrap_or_else(|| ctx.hpa.spec.min_replicas.unwrap_or(1));
     let metric_window_ms = s.metric_window_ms.unwrap_or(15_000);
     let selector = s.selector.clone().unwrap_or_else(|| format!("app={}", ctx.hpa.spec.scale_target_ref.name));
-    if !errs.0.is_empty() {
-        return Err(errs.0);
+    if !errs.is_empty() {
+        return Err(errs);
     }
     Ok(Plan {
         hpa: ctx.hpa,
@@ -973,8 +1048,12 @@ mod tests {
 
     #[test]
     fn keys_written_twice_are_refused() {
-        let e = parse_text("hpa: a.yaml\nduration: 1m\nduration: 2m\nhpaObject: {}\n").unwrap_err();
-        assert!(e.iter().any(|e| e.message == "duplicate field \"duration\"" && e.span.start.line == 3), "{e:?}");
+        assert_eq!(
+            errors_at(
+                "hpa: a.yaml\nduration: 1m\nduration: 2m\nload:\n- {at: 0, metrics: {cpu: unavailable, cpu: {total: 1}}}\n"
+            ),
+            ["3:1: duration is written twice: keep one", "5:39: load[0].metrics.cpu is written twice: keep one"]
+        );
     }
 
     #[test]
@@ -1006,18 +1085,55 @@ mod tests {
         assert_eq!(v, [LoadValue::Utilization(150.0), LoadValue::Value(2_000_000), LoadValue::Unavailable]);
     }
 
+    /// Every problem is at its place, with its field path; the decoder stops at the first
+    /// value it cannot read, and the unknown fields are told once the values read.
     #[test]
     fn errors_have_positions() {
-        let errs = parse_text(
-            "hpa: x.yaml\nduration: 1m\nbogus: 1\nload:\n- at: 30s\n  metrics: {cpu: {total: -5}}\n- at: 10s\n  metrics: {cpu: {perPod: 1, total: 2}}\n",
-        )
-        .unwrap_err();
-        let got: Vec<(u32, u32, &str)> =
-            errs.iter().map(|e| (e.span.start.line, e.span.start.col + 1, e.message.as_str())).collect();
-        assert!(got.iter().any(|(l, c, m)| (*l, *c) == (3, 1) && m.contains("unknown field `bogus`")), "{got:?}");
-        assert!(got.iter().any(|(l, c, m)| (*l, *c) == (6, 26) && m.contains("negative")), "{got:?}");
-        assert!(got.iter().any(|(l, c, m)| (*l, *c) == (7, 7) && m.contains("out of order")), "{got:?}");
-        assert!(got.iter().any(|(l, _, m)| *l == 8 && m.contains("exactly one")), "{got:?}");
+        assert_eq!(
+            errors_at("hpa: x.yaml\nduration: 1m\nbogus: 1\nload:\n- at: 30s\n  metrics: {cpu: {total: -5}}\n"),
+            ["6:26: load[0].metrics.cpu.total: -5 is negative; loads must not be negative"]
+        );
+        assert_eq!(
+            errors_at("hpa: x.yaml\nduration: 1m\nbogus: 1\n"),
+            [
+                "3:1: unknown field `bogus`; expected one of: hpa, hpaObject, hpaName, replicas, podTemplate, podStartAfter, podReadyAfter, metricWindow, selector, duration, controller, load"
+            ]
+        );
+        assert_eq!(
+            errors_at(
+                "hpa: x.yaml\nduration: 1m\nload:\n- at: 30s\n  metrics: {cpu: {total: 5}}\n- at: 10s\n  metrics: {cpu: {perPod: 1, total: 2}}\n"
+            ),
+            ["7:18: load[1].metrics.cpu: give exactly one of perPod, total, utilization or value"]
+        );
+        assert_eq!(
+            errors_at(
+                "hpa: x.yaml\nduration: 1m\nload:\n- at: 30s\n  metrics: {cpu: {total: 5}}\n- at: 10s\n  metrics: {cpu: {}, b: \"80\"}\n- {at: 20s}\n"
+            ),
+            ["7:18: load[1].metrics.cpu: give one of perPod, total, utilization or value"]
+        );
+        assert_eq!(
+            errors_at(
+                "hpa: x.yaml\nduration: 1m\nload:\n- at: 30s\n  metrics: {cpu: {total: 5}}\n- at: 10s\n  metrics: {cpu: {utilization: 80%}}\n- {at: 20s}\n"
+            ),
+            [
+                "6:7: load[1].at: load times out of order: 10s is not after the previous entry's 30s",
+                "8:3: load[2]: a load entry needs `metrics`",
+            ]
+        );
+        assert_eq!(
+            errors_at("hpa: x.yaml\nduration: 5\nload:\n- {at: 0, metrics: {cpu: 80}}\n"),
+            [
+                "4:26: load[0].metrics.cpu: expected unavailable, or a mapping with one of perPod, total, utilization or value (e.g. {total: 500m}), found 80"
+            ]
+        );
+        assert_eq!(
+            errors_at("hpa: x.yaml\nduration: [5m]\n"),
+            ["2:11: duration: expected a duration such as 30s, 5m or 1h30m, or a number of seconds, found a list"]
+        );
+        assert_eq!(
+            errors_at("hpa: x.yaml\nduration: 5 m\n"),
+            ["2:11: duration: time: unknown unit \" m\" in duration \"5 m\""]
+        );
     }
 
     /// Unknown keys of `podTemplate`, its `spec`, its containers and their `resources` are
@@ -1031,8 +1147,8 @@ mod tests {
         assert_eq!(
             got,
             [
-                "9:3: unknown field `overheads` in podTemplate; expected one of: containers, initContainers, resources, overhead",
-                "6:5: unknown field `request` in a container of podTemplate; expected one of: name, requests, resources, restartPolicy",
+                "6:5: unknown field `request` in podTemplate.containers[0]; expected one of: name, requests, resources, restartPolicy",
+                "9:3: unknown field `overheads` in podTemplate; expected one of: metadata, spec, containers, initContainers, resources, overhead",
             ]
         );
         let got = errors_at(
@@ -1041,18 +1157,34 @@ mod tests {
         assert_eq!(
             got,
             [
-                "9:3: unknown field `template` in podTemplate; expected one of: metadata, spec",
                 "7:5: unknown field `volume` in podTemplate.spec; expected one of: containers, initContainers, resources, overhead",
-                "8:37: unknown field `claim` in the pod's resources; expected one of: requests, limits",
+                "8:37: unknown field `claim` in podTemplate.spec.resources; expected one of: requests, limits",
+                "9:3: unknown field `template` in podTemplate; expected one of: metadata, spec, containers, initContainers, resources, overhead",
             ]
+        );
+        assert_eq!(
+            errors_at(
+                "hpa: x.yaml\nduration: 1m\npodTemplate:\n  spec: {containers: [{name: app}]}\n  containers: []\n"
+            ),
+            ["4:3: podTemplate: give either the pod template's `spec` or the pod's fields (containers, ...), not both"]
+        );
+        assert_eq!(
+            errors_at(
+                "hpa: x.yaml\nduration: 1m\npodTemplate:\n  initContainers: [{name: proxy, restartPolicy: Always}]\n"
+            ),
+            ["4:3: podTemplate: a pod template needs `containers`"]
+        );
+        assert_eq!(
+            errors_at("hpa: x.yaml\nduration: 1m\npodTemplate:\n  containers: [{requests: {cpu: -1}}]\n"),
+            ["4:33: podTemplate.containers[0].requests.cpu: -1 is negative; loads must not be negative"]
         );
 
         // A template pasted from a workload: its other Kubernetes fields are taken and ignored,
         // and a limit without a request is the request, per resource, as at pod creation.
-        let p = crate::source::parse(
+        let scenario = parse_text(
             "hpa: x.yaml\nduration: 1m\npodTemplate:\n  spec:\n    volumes: []\n    containers:\n    - name: app\n      image: nginx\n      ports: [{containerPort: 80}]\n      resources: {limits: {cpu: 500m, memory: 1Gi}, requests: {memory: 256Mi}}\n",
-        );
-        let scenario = parse(p.documents[0].root()).unwrap();
+        )
+        .unwrap();
         let template = scenario.pod_template.unwrap().value.admitted(true);
         assert_eq!(template.containers[0].requests_milli.get("cpu"), Some(&500));
         assert_eq!(template.containers[0].requests_milli.get("memory"), Some(&(256 * 1024 * 1024 * 1000)));
@@ -1064,12 +1196,11 @@ mod tests {
     /// init containers in its place.
     #[test]
     fn templates_are_admitted_by_core_rules() {
-        let p = crate::source::parse(
-            "containers: [{name: app}]\ninitContainers: [{name: setup, requests: {cpu: 1}}, {name: proxy, restartPolicy: Always, resources: {limits: {cpu: 100m}}}]\nresources: {limits: {cpu: 2, memory: 1Gi}}\n",
-        );
-        let mut errs = Vec::new();
-        let t = pod_template(p.documents[0].root(), &mut errs).unwrap();
-        assert!(errs.is_empty(), "{errs:?}");
+        let s = parse_text(
+            "hpa: x.yaml\nduration: 1m\npodTemplate:\n  containers: [{name: app}]\n  initContainers: [{name: setup, requests: {cpu: 1}}, {name: proxy, restartPolicy: Always, resources: {limits: {cpu: 100m}}}]\n  resources: {limits: {cpu: 2, memory: 1Gi}}\n",
+        )
+        .unwrap();
+        let t = s.pod_template.unwrap().value;
         let on = t.admitted(true);
         // cpu from the containers' aggregate request (the init container's 1 outweighs the
         // sidecar's 100m), memory, which no container requests, from the pod-level limit.
@@ -1112,12 +1243,12 @@ mod tests {
         assert_eq!(
             errors_at("hpa: x.yaml\nduration: 1m\ncontroller: {syncPeriod: 15s}\n"),
             [
-                "3:14: controller: unknown field `syncPeriod`; expected one of: syncPeriodSeconds, tolerance, downscaleStabilizationSeconds, cpuInitializationPeriodSeconds, initialReadinessDelaySeconds"
+                "3:14: unknown field `syncPeriod` in controller; expected one of: syncPeriodSeconds, tolerance, downscaleStabilizationSeconds, cpuInitializationPeriodSeconds, initialReadinessDelaySeconds"
             ]
         );
         assert_eq!(
             errors_at("hpa: x.yaml\nduration: 1m\ncontroller: {syncPeriod: 15s, tolerance: x}\n"),
-            ["3:42: controller: tolerance: expected a number, found the string \"x\""]
+            ["3:42: controller.tolerance: expected a number, found the string \"x\""]
         );
         assert_eq!(
             errors_at("hpa: x.yaml\nduration: 1m\ncontroller:\n  tolerance: -0.5\n"),
@@ -1133,10 +1264,26 @@ mod tests {
 
     #[test]
     fn required_fields() {
-        let errs = parse_text("replicas: -1\n").unwrap_err();
-        let msgs: Vec<&str> = errs.iter().map(|e| e.message.as_str()).collect();
-        assert!(msgs.iter().any(|m| m.contains("missing `hpa`")), "{msgs:?}");
-        assert!(msgs.iter().any(|m| m.contains("missing `duration`")), "{msgs:?}");
-        assert!(msgs.iter().any(|m| m.contains("replicas must be")), "{msgs:?}");
+        assert_eq!(
+            errors_at("replicas: -1\n"),
+            [
+                "1:1: missing `hpa` (the HPA manifest file) or `hpaObject` (the HPA inline)",
+                "1:11: replicas: expected a whole number of 0 or more, found -1",
+                "1:1: missing `duration` (how long to simulate, e.g. 10m)",
+            ]
+        );
+        assert_eq!(
+            errors_at("hpa: \"\"\nhpaName: \"\"\nduration: 0s\nmetricWindow: 0\n"),
+            [
+                "1:6: hpa: give the path of the HPA manifest",
+                "2:10: hpaName: must not be empty",
+                "4:15: metricWindow: must be longer than 0s",
+                "3:11: duration: must be longer than 0s",
+            ]
+        );
+        assert_eq!(
+            errors_at("hpa: x.yaml\nhpaObject: {}\nduration: 1m\n"),
+            ["1:1: give either `hpa` (a file) or `hpaObject` (inline), not both"]
+        );
     }
 }
