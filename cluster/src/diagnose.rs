@@ -140,7 +140,7 @@ pub struct Objects {
     pub sent: BTreeMap<usize, Box<str>>,
     /// The request each custom or external metrics item read live answers, by index in
     /// [`Self::items`]: the controller takes its request's answer whole, so a live answer is
-    /// replayed as sent, never filtered again ([`Answers::live`]).
+    /// replayed as sent, never filtered again (`Answers::live`).
     pub answering: BTreeMap<usize, MetricQuery>,
 }
 

@@ -168,7 +168,7 @@ pub enum Resolver {
 }
 
 impl Resolver {
-    /// One discovery of `groups` ([`discover`]): aggregated when the server offers it.
+    /// One discovery of `groups` (`discover`): aggregated when the server offers it.
     pub async fn discover(cluster: &Cluster, groups: &[&str]) -> Result<Resolver, Error> {
         discover(cluster, groups).await.map(Resolver::Discovery)
     }

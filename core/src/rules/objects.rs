@@ -1415,7 +1415,7 @@ pub fn pdb_from_json(id: ObjectId, v: &Value) -> Pdb {
 
 /// What `ValidatePodDisruptionBudgetSpec` (`pkg/apis/policy/validation`) refuses in a budget's
 /// `minAvailable` and `maxUnavailable`, each an `intstr.IntOrString`, in its order: both set
-/// (an error on `spec`, printed with the whole spec: [`pdb_spec_value`]), then for each a string
+/// (an error on `spec`, printed with the whole spec: `pdb_spec_value`), then for each a string
 /// that is no percentage (`"2"`: `IsValidPercent`) or one above 100% (`IsNotMoreThan100Percent`),
 /// a negative integer (`ValidateNonnegativeField`). A string is printed as the `IntOrString` it
 /// is (JSON from 1.34, a Go struct dump in 1.33), an integer plainly.

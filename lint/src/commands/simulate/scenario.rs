@@ -684,7 +684,7 @@ fn template_spec(
     Some(t)
 }
 
-/// Parses a scenario document: decodes it ([`ScenarioFile`]), then checks what its fields mean
+/// Parses a scenario document: decodes it (`ScenarioFile`), then checks what its fields mean
 /// together, each problem at its place.
 pub fn parse(root: Node<'_>) -> Result<Scenario, Vec<ScenarioError>> {
     let file: ScenarioFile = hpa_yaml::read::decode_node(root, "scenario")
