@@ -1218,32 +1218,39 @@ fn an_hpa_in_an_unserved_version_conflicts_with_none() {
     );
 }
 
+/// HPA104's one finding (path, message, help) on the budget `spec: {budget}` over Deployment
+/// `shop/web`, whose HPA keeps 3 pods, on `release`: an error at `at` (line, column) of the set.
+fn refused_budget(budget: &str, release: &str, at: (u64, u64)) -> (String, String, String) {
+    let hpa = "---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web, namespace: shop}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  minReplicas: 3\n  maxReplicas: 5\n  metrics:\n  - type: Pods\n    pods: {metric: {name: rps}, target: {type: AverageValue, averageValue: \"10\"}}\n";
+    let pdb = format!(
+        "---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {{name: web, namespace: shop}}\nspec:\n  {budget}\n  selector:\n    matchLabels: {{app: web}}\n"
+    );
+    let set = WEB_DEPLOYMENT.replace("REPLICAS", "minReadySeconds: 0") + hpa + &pdb;
+    let report = lint(&["--select", "HPA104", "--kubernetes-version", release], &set);
+    assert_eq!(report["diagnostics"].as_array().unwrap().len(), 1, "{report}");
+    let d = &report["diagnostics"][0];
+    assert_eq!(
+        (d["line"].as_u64(), d["column"].as_u64(), d["severity"].as_str()),
+        (Some(at.0), Some(at.1), Some("error"))
+    );
+    assert_eq!(d["object"]["kind"], "PodDisruptionBudget");
+    said(&report, "HPA104").remove(0)
+}
+
+/// kube-apiserver's words for PodDisruptionBudget `shop/web` refused with `error`, as HPA104 says them.
+fn budget_refused_words(error: &str) -> String {
+    format!(
+        "kube-apiserver rejects PodDisruptionBudget shop/web (PodDisruptionBudget.policy \"web\" is invalid: {error}), so it budgets none of the pods of Deployment shop/web"
+    )
+}
+
 /// A budget over the HPA's pods that kube-apiserver refuses is never stored: HPA104 says so, an
 /// error on the budget's field in kube-apiserver's words (the `IntOrString` printed as the
 /// release prints it), instead of counting with a budget that does not exist.
 #[test]
 fn a_budget_kube_apiserver_refuses_is_reported_in_its_words() {
-    let hpa = "---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web, namespace: shop}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  minReplicas: 3\n  maxReplicas: 5\n  metrics:\n  - type: Pods\n    pods: {metric: {name: rps}, target: {type: AverageValue, averageValue: \"10\"}}\n";
-    let run = |budget: &str, release: &str| {
-        let pdb = format!(
-            "---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {{name: web, namespace: shop}}\nspec:\n  {budget}\n  selector:\n    matchLabels: {{app: web}}\n"
-        );
-        let set = WEB_DEPLOYMENT.replace("REPLICAS", "minReadySeconds: 0") + hpa + &pdb;
-        let report = lint(&["--select", "HPA104", "--kubernetes-version", release], &set);
-        assert_eq!(report["diagnostics"].as_array().unwrap().len(), 1, "{report}");
-        let d = &report["diagnostics"][0];
-        assert_eq!(
-            (d["line"].as_u64(), d["column"].as_u64(), d["severity"].as_str()),
-            (Some(32), Some(17), Some("error"))
-        );
-        assert_eq!(d["object"]["kind"], "PodDisruptionBudget");
-        said(&report, "HPA104").remove(0)
-    };
-    let words = |error: &str| {
-        format!(
-            "kube-apiserver rejects PodDisruptionBudget shop/web (PodDisruptionBudget.policy \"web\" is invalid: {error}), so it budgets none of the pods of Deployment shop/web"
-        )
-    };
+    let run = |budget: &str, release: &str| refused_budget(budget, release, (32, 17));
+    let words = budget_refused_words;
     assert_eq!(
         run("minAvailable: 150%", "1.37"),
         (
@@ -1278,26 +1285,8 @@ fn a_budget_kube_apiserver_refuses_is_reported_in_its_words() {
 /// `%#v` with heap addresses in 1.33), the other errors of the list after it.
 #[test]
 fn a_budget_with_both_min_available_and_max_unavailable_is_refused() {
-    let hpa = "---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web, namespace: shop}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  minReplicas: 3\n  maxReplicas: 5\n  metrics:\n  - type: Pods\n    pods: {metric: {name: rps}, target: {type: AverageValue, averageValue: \"10\"}}\n";
-    let run = |budget: &str, release: &str| {
-        let pdb = format!(
-            "---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {{name: web, namespace: shop}}\nspec:\n  {budget}\n  selector:\n    matchLabels: {{app: web}}\n"
-        );
-        let set = WEB_DEPLOYMENT.replace("REPLICAS", "minReadySeconds: 0") + hpa + &pdb;
-        let report = lint(&["--select", "HPA104", "--kubernetes-version", release], &set);
-        assert_eq!(report["diagnostics"].as_array().unwrap().len(), 1, "{report}");
-        let d = &report["diagnostics"][0];
-        assert_eq!(
-            (d["line"].as_u64(), d["column"].as_u64(), d["severity"].as_str()),
-            (Some(31), Some(1), Some("error"))
-        );
-        said(&report, "HPA104").remove(0)
-    };
-    let words = |error: &str| {
-        format!(
-            "kube-apiserver rejects PodDisruptionBudget shop/web (PodDisruptionBudget.policy \"web\" is invalid: {error}), so it budgets none of the pods of Deployment shop/web"
-        )
-    };
+    let run = |budget: &str, release: &str| refused_budget(budget, release, (31, 1));
+    let words = budget_refused_words;
     assert_eq!(
         run("minAvailable: 2\n  maxUnavailable: 1", "1.37"),
         (
