@@ -196,30 +196,33 @@ impl Resolver {
                 }
                 out
             }
-            Resolver::Crds(crds) => {
-                // The group's versions as the apiextensions server lists them
-                // (`customresource_discovery_controller.go` sorts every served version of the
-                // group's CRDs, `sortGroupDiscoveryByKubeAwareVersion`): the first is preferred.
-                let in_group = || crds.iter().filter(|c| c.group == group);
-                let mut versions: Vec<&str> =
-                    in_group().flat_map(|c| c.versions.iter().filter(|v| v.served).map(|v| v.name.as_str())).collect();
-                versions.sort_by(|a, b| kube_aware_order(a, b));
-                versions.dedup();
-                let Some(crd) = in_group().rev().find(|c| c.kind == kind) else { return Vec::new() };
-                versions
-                    .into_iter()
-                    .filter(|v| crd.versions.iter().any(|cv| cv.served && cv.name == *v))
-                    .map(|v| Mapping {
-                        group: group.to_string(),
-                        version: v.to_string(),
-                        plural: crd.plural.clone(),
-                        // An HPA's target is namespaced: the trimmed CRD keeps no scope.
-                        namespaced: true,
-                    })
-                    .collect()
-            }
+            Resolver::Crds(crds) => crd_mappings(crds, group, kind),
         }
     }
+}
+
+/// The mappings of `kind` of `group` among `crds`, the preferred version first: the group's
+/// versions as the apiextensions server lists them (`customresource_discovery_controller.go`
+/// sorts every served version of the group's CRDs, `sortGroupDiscoveryByKubeAwareVersion`),
+/// those the kind's CRD serves.
+pub fn crd_mappings(crds: &[CustomResourceDefinition], group: &str, kind: &str) -> Vec<Mapping> {
+    let in_group = || crds.iter().filter(|c| c.group == group);
+    let mut versions: Vec<&str> =
+        in_group().flat_map(|c| c.versions.iter().filter(|v| v.served).map(|v| v.name.as_str())).collect();
+    versions.sort_by(|a, b| kube_aware_order(a, b));
+    versions.dedup();
+    let Some(crd) = in_group().rev().find(|c| c.kind == kind) else { return Vec::new() };
+    versions
+        .into_iter()
+        .filter(|v| crd.versions.iter().any(|cv| cv.served && cv.name == *v))
+        .map(|v| Mapping {
+            group: group.to_string(),
+            version: v.to_string(),
+            plural: crd.plural.clone(),
+            // An HPA's target is namespaced: the trimmed CRD keeps no scope.
+            namespaced: true,
+        })
+        .collect()
 }
 
 /// The order of `version.CompareKubeAwareVersionStrings` (`apimachinery/pkg/version/helpers.go`),

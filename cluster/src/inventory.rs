@@ -20,7 +20,7 @@ use hpa_core::rules::replicas_owner::{self, ReplicasDecision};
 use serde_json::{Map, Value};
 
 use crate::connect::Cluster;
-use crate::discovery::{self, Resolver, Served};
+use crate::discovery::{self, Resolver, Served, crd_mappings};
 use crate::error::Error;
 use crate::kinds::{self, Kind, Listed, PAGE_SIZE};
 use crate::object::LiveObject;
@@ -398,11 +398,11 @@ pub struct CustomTarget {
 impl CustomTarget {
     /// The custom resource `name` in `namespace` of the kind `crd` defines
     /// ([`custom_target_crd`]), read at the version the HPA controller's RESTMapper maps that
-    /// kind to ([`Resolver::Crds`]: the CRD's served versions in Kubernetes-aware order, the
+    /// kind to ([`crd_mappings`], as [`Resolver::Crds`]: the CRD's served versions in Kubernetes-aware order, the
     /// first preferred, whatever version the HPA names; the group's order restricted to one
     /// CRD's versions is that CRD's own). `None` without a name or a served version.
     pub fn of(crd: &CustomResourceDefinition, namespace: &str, name: &str) -> Option<CustomTarget> {
-        let mapping = Resolver::Crds(vec![crd.clone()]).mappings(&crd.group, &crd.kind).into_iter().next()?;
+        let mapping = crd_mappings(std::slice::from_ref(crd), &crd.group, &crd.kind).into_iter().next()?;
         (!name.is_empty()).then(|| CustomTarget {
             namespace: namespace.to_string(),
             group: mapping.group,
@@ -484,8 +484,10 @@ pub enum TargetRead {
     /// RBAC refused to get it: which, and its name as notes say it
     /// (`workerpools.example.com batch/pinned`).
     Refused(ObjectId, String),
-    /// It could not be read (the API server failed, the call timed out): which, and why, in a
-    /// sentence naming it.
+    /// The API server did not answer within the client's bound (`Error::Timeout`): which, and
+    /// why, in a sentence naming it.
+    TimedOut(ObjectId, String),
+    /// It could not be read (the API server failed): which, and why, in a sentence naming it.
     Failed(ObjectId, String),
 }
 
@@ -507,6 +509,7 @@ pub async fn read_custom_target(
         }
         Err(Error::NotFound { .. }) => TargetRead::Absent(target.id()),
         Err(Error::Forbidden { .. }) => TargetRead::Refused(target.id(), target.describe()),
+        Err(timeout @ Error::Timeout { .. }) => TargetRead::TimedOut(target.id(), timeout.to_string()),
         Err(other) => TargetRead::Failed(target.id(), other.to_string()),
     }
 }

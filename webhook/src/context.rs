@@ -201,7 +201,10 @@ pub fn partial_warning(subject: Subject, unseen: &[Kind]) -> Option<String> {
 pub fn is_target_of(read: &TargetRead, hpa: &v2::HorizontalPodAutoscaler) -> bool {
     let id = match read {
         TargetRead::Found(w, ..) => &w.id,
-        TargetRead::Absent(id) | TargetRead::Refused(id, _) | TargetRead::Failed(id, _) => id,
+        TargetRead::Absent(id)
+        | TargetRead::Refused(id, _)
+        | TargetRead::TimedOut(id, _)
+        | TargetRead::Failed(id, _) => id,
     };
     let t = &hpa.spec.scale_target_ref;
     id.kind == t.kind && id.name == t.name && id.namespace == hpa.metadata.namespace
@@ -216,7 +219,9 @@ pub fn target_warning(read: &TargetRead) -> Option<String> {
         TargetRead::Refused(_, target) => {
             Some(format!("{checked}: RBAC refuses to get its scale target {target} (not read)"))
         }
-        TargetRead::Failed(_, why) => Some(format!("{checked}: its scale target was not read: {why}")),
+        TargetRead::TimedOut(_, why) | TargetRead::Failed(_, why) => {
+            Some(format!("{checked}: its scale target was not read: {why}"))
+        }
         TargetRead::Found(..) | TargetRead::Absent(_) => None,
     }
 }

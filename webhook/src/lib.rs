@@ -199,7 +199,7 @@ async fn admit(state: &AppState, endpoint: Endpoint, request: Request) -> Respon
         _ => None,
     };
     if let Some(read) = &target {
-        shared.metrics.target_read(TargetReadResult::of(read, start.elapsed()));
+        shared.metrics.target_read(TargetReadResult::of(read));
     }
     // A bug met while reviewing one request answers that request with 500 (kube-apiserver then
     // applies the webhook's failure policy); the connection and the server carry on.

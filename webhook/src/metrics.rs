@@ -342,15 +342,13 @@ label_enum! {
 }
 
 impl TargetReadResult {
-    /// The result of `read`, which took `took`: a failure that used up
-    /// [`TARGET_READ_TIMEOUT`](crate::context::TARGET_READ_TIMEOUT) (the client's bound on the
-    /// call, retries included) is a timeout.
-    pub fn of(read: &TargetRead, took: Duration) -> TargetReadResult {
+    /// The result of `read`.
+    pub fn of(read: &TargetRead) -> TargetReadResult {
         match read {
             TargetRead::Found(..) => TargetReadResult::Found,
             TargetRead::Absent(_) => TargetReadResult::NotFound,
             TargetRead::Refused(..) => TargetReadResult::Refused,
-            TargetRead::Failed(..) if took >= crate::context::TARGET_READ_TIMEOUT => TargetReadResult::Timeout,
+            TargetRead::TimedOut(..) => TargetReadResult::Timeout,
             TargetRead::Failed(..) => TargetReadResult::Error,
         }
     }
@@ -675,8 +673,8 @@ mod tests {
         }
     }
 
-    /// The `GET`s of scale targets at admission, by result: a failure that used up the bound is
-    /// a timeout, one answered sooner an error.
+    /// The `GET`s of scale targets at admission, by result: a call the client's bound cut short
+    /// is a timeout, any other failure an error.
     #[test]
     fn counts_target_reads_by_result() {
         let id = hpa_core::rules::ObjectId {
@@ -685,17 +683,15 @@ mod tests {
             namespace: "batch".into(),
             name: "pinned".into(),
         };
-        let bound = crate::context::TARGET_READ_TIMEOUT;
-        let failed = TargetRead::Failed(id.clone(), "the API server failed".into());
         let m = Metrics::new();
-        for (read, took) in [
-            (TargetRead::Absent(id.clone()), Duration::from_millis(3)),
-            (TargetRead::Absent(id.clone()), Duration::from_millis(3)),
-            (TargetRead::Refused(id.clone(), "workerpools.example.com batch/pinned".into()), Duration::ZERO),
-            (failed.clone(), bound),
-            (failed, Duration::from_millis(5)),
+        for read in [
+            TargetRead::Absent(id.clone()),
+            TargetRead::Absent(id.clone()),
+            TargetRead::Refused(id.clone(), "workerpools.example.com batch/pinned".into()),
+            TargetRead::TimedOut(id.clone(), "the API server did not answer".into()),
+            TargetRead::Failed(id, "the API server failed".into()),
         ] {
-            m.target_read(TargetReadResult::of(&read, took));
+            m.target_read(TargetReadResult::of(&read));
         }
         let text = m.render(Format::Text);
         // Samples in the family's order (a hash map's): sorted.
