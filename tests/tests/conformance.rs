@@ -23,6 +23,11 @@ fn api_per_release() {
 }
 
 #[test]
+fn api_upstream_validation() {
+    check("api/upstream_validation.json");
+}
+
+#[test]
 fn api_number_literals_and_duplicate_keys() {
     check("api/literals.json");
 }
