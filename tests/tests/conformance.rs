@@ -37,6 +37,21 @@ fn api_field_validation() {
     check("api/field_validation.json");
 }
 
+#[test]
+fn api_upstream_defaulting() {
+    check("api/upstream_defaulting.json");
+}
+
+#[test]
+fn api_upstream_conversion() {
+    check("api/upstream_conversion.json");
+}
+
+#[test]
+fn api_upstream_decoding() {
+    check("api/upstream_decoding.json");
+}
+
 /// The runner's `got.error` for each vector of `vectors` (`null` for a vector that passed).
 fn errors_of(vectors: &serde_json::Value) -> Vec<serde_json::Value> {
     let results = hpa_tests::conformance::run_file(&vectors.to_string(), "keys.json").unwrap();

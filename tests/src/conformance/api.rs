@@ -88,8 +88,16 @@ fn decode_in(
     fields: FieldValidation,
 ) -> Result<api::Decoded<api::VersionedHpa>, String> {
     let text = vector.raw(key).unwrap_or("null");
-    let version = vector.get(key).and_then(|o| o.get("apiVersion")).and_then(Value::as_str).and_then(ApiVersion::parse);
-    api::decode_json(text, fields.strictness(), release).map_err(|errs| api::decode_failure_message(version, &errs))
+    api::decode_json(text, fields.strictness(), release)
+        .map_err(|errs| api::decode_failure_message(api_version_of(text), &errs))
+}
+
+/// The `apiVersion` an object's text gives, read from the text itself: the parsed vector has
+/// no value for an object holding a number `serde_json` cannot hold (`1e1000`).
+fn api_version_of(text: &str) -> Option<ApiVersion> {
+    let keys: std::collections::BTreeMap<String, &serde_json::value::RawValue> = serde_json::from_str(text).ok()?;
+    let version: String = serde_json::from_str(keys.get("apiVersion")?.get()).ok()?;
+    ApiVersion::parse(&version)
 }
 
 /// The warnings kube-apiserver answers for what decoding dropped under `fieldValidation: Warn`
@@ -185,11 +193,18 @@ fn compare_validation(got: &Value, expect: &Value) -> (bool, Value) {
     (pass, shown)
 }
 
-/// A defaulting vector: the defaulting of `input.apiVersion`, nothing else.
+/// A defaulting vector: the defaulting of `input.apiVersion`, nothing else. With
+/// `kubernetes_version` the input is decoded strictly with that release's Go types.
 pub fn run_defaulting(vector: &Vector<'_>) -> (bool, Value) {
     let input = vector.get("input").cloned().unwrap_or(Value::Null);
     let expect = vector.get("expect").cloned().unwrap_or(Value::Null);
-    let got = match decode(vector, "input") {
+    let decoded = match vector.get("kubernetes_version") {
+        None => decode(vector, "input"),
+        Some(_) => release_of(vector)
+            .and_then(|release| decode_in(vector, "input", release, FieldValidation::Strict))
+            .map(|d| d.value),
+    };
+    let got = match decoded {
         Ok(mut obj) => {
             hpa_core::defaults::default_versioned(&mut obj);
             let mut out = obj.to_json();

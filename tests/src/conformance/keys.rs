@@ -18,7 +18,7 @@ const VALIDATION: &[&str] =
     &["operation", "profile", "kubernetes_version", "featureGates", "fieldValidation", "object", "oldObject", "expect"];
 const VALIDATION_EXPECT: &[&str] =
     &["allowed", "errors", "statusMessage", "firstErrorContains", "decodeError", "generation", "warnings"];
-const DEFAULTING: &[&str] = &["input", "expect"];
+const DEFAULTING: &[&str] = &["input", "expect", "kubernetes_version"];
 const CONVERSION: &[&str] = &[
     "input",
     "toVersion",

@@ -74,10 +74,18 @@ pub struct Vector<'a> {
 }
 
 impl<'a> Vector<'a> {
-    /// Reads one vector (a JSON object) from its text.
-    pub fn parse(raw: &'a RawValue) -> Result<Vector<'a>, String> {
-        let value: Value = serde_json::from_str(raw.get()).map_err(|e| format!("not JSON: {e}"))?;
-        let raw = serde_json::from_str(raw.get()).map_err(|e| format!("a vector is not a JSON object: {e}"))?;
+    /// Reads one vector (a JSON object) from its text. A key whose value `serde_json` cannot
+    /// hold (a number past `f64`, such as `1e1000`, which kube-apiserver receives and refuses
+    /// with a type error) is `null` in [`Vector::value`]; its text is still in [`Vector::raw`].
+    pub fn parse(whole: &'a RawValue) -> Result<Vector<'a>, String> {
+        let raw: BTreeMap<String, &'a RawValue> =
+            serde_json::from_str(whole.get()).map_err(|e| format!("a vector is not a JSON object: {e}"))?;
+        let value = match serde_json::from_str(whole.get()) {
+            Ok(v) => v,
+            Err(_) => Value::Object(
+                raw.iter().map(|(k, v)| (k.clone(), serde_json::from_str(v.get()).unwrap_or(Value::Null))).collect(),
+            ),
+        };
         Ok(Vector { value, raw })
     }
 
