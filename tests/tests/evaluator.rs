@@ -8,6 +8,11 @@ fn controller_replica_calc() {
 }
 
 #[test]
+fn controller_upstream_replica_calc() {
+    check("controller/upstream_replica_calc.json");
+}
+
+#[test]
 fn controller_normalize() {
     check("controller/normalize.json");
 }

@@ -697,6 +697,13 @@ enum ObjectSampleError {
     NotFound { metric: String, kind: String, name: String },
 }
 
+/// Whether `computeReplicasForMetrics` takes a metric's `proposal` over the count chosen so
+/// far, `replicas`: `if replicas == 0 || replicaCountProposal > replicas`, so the first proposal
+/// (and any after a proposal of 0, even a lower one) or a higher one.
+pub(crate) fn takes_proposal(replicas: i32, proposal: i32) -> bool {
+    replicas == 0 || proposal > replicas
+}
+
 /// The answer of `computeReplicasForMetrics`: the count (`-1` on a hard failure), the
 /// metric it came from, the aggregated error, and whether `status.currentMetrics` was built.
 struct MetricsAnswer {
@@ -1185,7 +1192,7 @@ impl MetricsRun<'_, '_> {
                     if let Some(slot) = self.statuses.get_mut(i) {
                         assign_metric_status(slot, spec, &p.current);
                     }
-                    if replicas == 0 || p.replicas > replicas {
+                    if takes_proposal(replicas, p.replicas) {
                         replicas = p.replicas;
                         name = Some(i);
                     }

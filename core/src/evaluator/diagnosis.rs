@@ -631,8 +631,11 @@ struct Rebuilt {
 /// (`GetResourceReplicas`, `GetRawResourceReplicas`, `GetMetricReplicas`,
 /// `GetObjectMetricReplicas`, `GetExternalMetricReplicas`): the usage ratio (a utilization is
 /// the integer percentage the status holds; a value is in milli-units), the current count
-/// within the tolerance, else `ceil(ratio × pods)`; the recommendation is the highest
-/// (`computeReplicasForMetrics`). Per-pod targets of Object and External metrics
+/// within the tolerance, else `ceil(ratio × pods)` converted as the release converts it
+/// ([`ready_pods_replica_count`](super::replicas::ReplicaCalculator::ready_pods_replica_count),
+/// [`usage_ratio_replica_count`](super::replicas::ReplicaCalculator::usage_ratio_replica_count): `MinInt32` past the int32 range before
+/// 1.38, Object and External capped from 1.35); the recommendation is the one
+/// `computeReplicasForMetrics` keeps (the highest, or one after a 0). Per-pod targets of Object and External metrics
 /// (`AverageValue`: the status holds a rounded average) cannot be rebuilt exactly: then `None`,
 /// as for a metric the status does not record.
 fn rebuilt_recommendation(input: &DiagnosisInput<'_>) -> Option<Rebuilt> {
@@ -645,6 +648,7 @@ fn rebuilt_recommendation(input: &DiagnosisInput<'_>) -> Option<Rebuilt> {
     }
     let t = input.config.tolerances_for_hpa(input.hpa.spec.behavior.as_ref());
     let tolerances = super::replicas::Tolerances { scale_down: t.scale_down.used, scale_up: t.scale_up.used };
+    let calc = input.config.replica_calculator();
     let mut best: Option<i32> = None;
     let mut how = Vec::new();
     for (spec, st) in specs.iter().zip(statuses) {
@@ -683,15 +687,20 @@ fn rebuilt_recommendation(input: &DiagnosisInput<'_>) -> Option<Rebuilt> {
             }
             _ => return None,
         };
-        let replicas = if current == 0 {
-            ratio.ceil() as i32
-        } else if tolerances.is_within(ratio) {
-            current
+        // Every one of the `current` pods Ready and reporting: the fast path of
+        // `GetResourceReplicas`/`calcPlainMetricReplicas`, or `getUsageRatioReplicaCount` for
+        // Object and External values (and from zero replicas), with the release's int32
+        // conversion and caps.
+        let replicas = if current == 0 || matches!(spec.type_.as_str(), "Object" | "External") {
+            calc.usage_ratio_replica_count(current, ratio, tolerances, || Ok(i64::from(current))).ok()?
         } else {
-            (ratio * f64::from(current)).ceil() as i32
+            calc.ready_pods_replica_count(current, ratio, tolerances, i64::from(current))
         };
         how.push(format!("{} {words} on {current} → {replicas}", spec.type_));
-        best = Some(best.map_or(replicas, |b| b.max(replicas)));
+        best = Some(match best {
+            Some(b) if !super::controller::takes_proposal(b, replicas) => b,
+            _ => replicas,
+        });
     }
     Some(Rebuilt { replicas: best?, how })
 }
@@ -1716,6 +1725,44 @@ mod tests {
             pod_requests_milli: BTreeMap::new(),
             overhead_milli: BTreeMap::new(),
         }
+    }
+
+    /// The recommendation rebuilt from the status converts `ceil(ratio × pods)` as the release's
+    /// controller does: 2147483647 % of a 1 % target on 2 pods is past int32, which amd64's
+    /// `int32(math.Ceil(...))` turns into MinInt32 before 1.38 (1.38's `ceilToInt32` saturates),
+    /// also after a metric proposing 0 (`replicas == 0 ||` in `computeReplicasForMetrics`); an
+    /// External value past int32 replicas is capped at MaxInt32 from 1.35 only
+    /// (`getUsageRatioReplicaCount`).
+    #[test]
+    fn a_rebuilt_recommendation_converts_as_the_release_does() {
+        use serde_json::json;
+        let now = Timestamp::from_secs(1_772_445_600);
+        let rebuilt = |version: &str, metrics: serde_json::Value, current: serde_json::Value| {
+            let hpa = cpu_hpa(
+                "web",
+                json!({"minReplicas": 1, "maxReplicas": 10, "metrics": metrics}),
+                json!({"currentReplicas": 2, "desiredReplicas": 10, "currentMetrics": current}),
+            );
+            let config = HPAControllerConfiguration::new(FeatureGates::new(KubernetesVersion::parse(version).unwrap()));
+            let sync = SyncInput::new(now, Scale { spec_replicas: 2, status_replicas: 2, selector: "app=web".into() });
+            rebuilt_recommendation(&input(&hpa, &config, &sync)).map(|r| r.replicas)
+        };
+        let cpu = |target: i32| json!({"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": target}}});
+        let cpu_at =
+            |u: i32| json!({"type": "Resource", "resource": {"name": "cpu", "current": {"averageUtilization": u}}});
+        let external = json!({"type": "External", "external": {"metric": {"name": "queue"}, "target": {"type": "Value", "value": "1m"}}});
+        let external_at =
+            json!({"type": "External", "external": {"metric": {"name": "queue"}, "current": {"value": "5M"}}});
+
+        let past_int32 = |v| rebuilt(v, json!([cpu(1)]), json!([cpu_at(i32::MAX)]));
+        assert_eq!((past_int32("1.37"), past_int32("1.38")), (Some(i32::MIN), Some(i32::MAX)));
+        let after_zero = |v| rebuilt(v, json!([cpu(50), cpu(1)]), json!([cpu_at(0), cpu_at(i32::MAX)]));
+        assert_eq!((after_zero("1.37"), after_zero("1.38")), (Some(i32::MIN), Some(i32::MAX)));
+        // 5M = 5e9 milli-units over a 1m target on 2 pods: 1e10 replicas.
+        let value = |v| rebuilt(v, json!([external.clone()]), json!([external_at.clone()]));
+        assert_eq!((value("1.34"), value("1.35")), (Some(i32::MIN), Some(i32::MAX)));
+        // Within range nothing changes: 90 % of 50 % on 2 pods is 4.
+        assert_eq!(rebuilt("1.37", json!([cpu(50)]), json!([cpu_at(90)])), Some(4));
     }
 
     /// A running HPA at 6 replicas whose load fell to 20 % of a 50 % target: the legacy

@@ -1205,10 +1205,10 @@ impl ReplicaCalculator {
 
         let scale_up_with_unready = g.any_unready && ratio > 1.0;
         if !scale_up_with_unready && !g.any_missing {
-            if tolerances.is_within(ratio) {
-                return Ok(done(current_replicas, None));
-            }
-            return Ok(done(self.release.ceil_to_i32(ratio * g.ready_count as f64), None));
+            return Ok(done(
+                self.ready_pods_replica_count(current_replicas, ratio, tolerances, g.ready_count as i64),
+                None,
+            ));
         }
 
         if g.any_missing {
@@ -1330,10 +1330,10 @@ impl ReplicaCalculator {
 
         let scale_up_with_unready = g.any_unready && ratio > 1.0;
         if !scale_up_with_unready && !g.any_missing {
-            if tolerances.is_within(ratio) {
-                return Ok(done(current_replicas, None));
-            }
-            return Ok(done(self.release.ceil_to_i32(ratio * g.ready_count as f64), None));
+            return Ok(done(
+                self.ready_pods_replica_count(current_replicas, ratio, tolerances, g.ready_count as i64),
+                None,
+            ));
         }
 
         if g.any_missing {
@@ -1382,6 +1382,24 @@ impl ReplicaCalculator {
         })
     }
 
+    /// The count `GetResourceReplicas` and `calcPlainMetricReplicas` propose when no pod is
+    /// unready or missing: `currentReplicas` within the tolerance, else
+    /// `int32(math.Ceil(usageRatio * float64(readyPodCount)))` as the release converts it
+    /// ([`ControllerRelease::ceil_to_i32`]: `MinInt32` past the int32 range before 1.38).
+    pub fn ready_pods_replica_count(
+        &self,
+        current_replicas: i32,
+        usage_ratio: f64,
+        tolerances: Tolerances,
+        ready_pods: i64,
+    ) -> i32 {
+        if tolerances.is_within(usage_ratio) {
+            current_replicas
+        } else {
+            self.release.ceil_to_i32(usage_ratio * ready_pods as f64)
+        }
+    }
+
     /// `getUsageRatioReplicaCount`: with a current count, `current` within tolerance, else
     /// `ceil(ratio × Running-and-Ready pods)` (capped at `MaxInt32` from 1.35); from zero,
     /// `ceil(ratio)` (scale from zero).
@@ -1392,13 +1410,29 @@ impl ReplicaCalculator {
         tolerances: Tolerances,
         pods: &[Pod],
     ) -> Result<i32, CalcError> {
+        self.usage_ratio_replica_count(current_replicas, usage_ratio, tolerances, || {
+            get_ready_pods_count(pods).map_err(|e| CalcError::ReadyPods(Box::new(e)))
+        })
+    }
+
+    /// `getUsageRatioReplicaCount` with the count of Running-and-Ready pods given by
+    /// `ready_pods` (asked only when the count leaves the tolerance), so that a caller that knows
+    /// the count without a pod list (the diagnosis's rebuilt recommendation) computes as
+    /// [`ReplicaCalculator::get_usage_ratio_replica_count`] does.
+    pub fn usage_ratio_replica_count(
+        &self,
+        current_replicas: i32,
+        usage_ratio: f64,
+        tolerances: Tolerances,
+        ready_pods: impl FnOnce() -> Result<i64, CalcError>,
+    ) -> Result<i32, CalcError> {
         if current_replicas == 0 {
             return Ok(self.release.ceil_to_i32(usage_ratio));
         }
         if tolerances.is_within(usage_ratio) {
             return Ok(current_replicas);
         }
-        let ready = get_ready_pods_count(pods).map_err(|e| CalcError::ReadyPods(Box::new(e)))?;
+        let ready = ready_pods()?;
         let replicas = usage_ratio * ready as f64;
         if self.release.usage_ratio_cap && replicas > f64::from(i32::MAX) {
             return Ok(i32::MAX);
