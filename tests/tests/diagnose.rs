@@ -1322,6 +1322,35 @@ fn scaled_to_zero_flipping_on_a_rescale_is_explained() {
     }
 }
 
+/// A target the HPA itself scaled to zero (live ScaledToZero True), replayed with
+/// `HPAScaleToZero` off (1.36's default): the sync disables scaling, as a 1.36 controller with
+/// the gate off does, and the answer says the live condition came from a controller with it on;
+/// with the gate on the same sync scales from zero and the answer has nothing to add.
+#[test]
+fn a_target_scaled_to_zero_replayed_with_the_gate_off_names_the_gate() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/diagnose/scale-from-zero");
+    let (objects, metric) =
+        (dir.join("objects.json").display().to_string(), dir.join("object-backlog.json").display().to_string());
+    let run = |extra: &[&str]| {
+        let mut args = vec!["diagnose", "--kubernetes-version", "1.36", "--snapshot", &objects, &metric];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["-n", "shop", "web", "--now", NOW, "-o", "json"]);
+        let run = hpa_lint(&args, "");
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run.json()
+    };
+    let off = run(&[]);
+    assert_eq!((off["desiredReplicas"].clone(), off["rescaled"].clone()), (json!(0), json!(false)), "{off:#}");
+    assert_eq!(
+        off["findings"][0],
+        json!({"question": "not-scaling", "cause": "scaling-disabled", "message": "the target's spec.replicas is 0: autoscaling is disabled (ScalingActive=False, ScalingDisabled) until it is set above 0; but the live ScaledToZero condition is True: the HPA scaled the target to zero itself, which kube-controller-manager does only with feature gate HPAScaleToZero on, and with it on this sync would evaluate the metrics from zero. This replay runs with it off, the default of Kubernetes 1.36: pass --feature-gates HPAScaleToZero=true if the cluster's controller enables it"}),
+        "{off:#}"
+    );
+    let on = run(&["--feature-gates", "HPAScaleToZero=true"]);
+    assert_eq!((on["desiredReplicas"].clone(), on["rescaled"].clone()), (json!(3), json!(true)), "{on:#}");
+    assert!(on["findings"].as_array().unwrap().iter().all(|f| f["cause"] != "scaling-disabled"), "{on:#}");
+}
+
 /// An HPA deleted and created again keeps its predecessor's events until they expire: with
 /// both uids known they are left out (the controller forgets a deleted HPA's memory), said in
 /// a note. The good side: without the HPA's uid every event of its name is read.

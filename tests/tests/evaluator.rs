@@ -21,3 +21,8 @@ fn controller_normalize() {
 fn controller_timelines() {
     check("controller/timelines.json");
 }
+
+#[test]
+fn controller_upstream_horizontal() {
+    check("controller/upstream_horizontal.json");
+}

@@ -23,7 +23,9 @@ use super::behavior::{TimestampedRecommendation, TimestampedScaleEvent};
 use super::config::HPAControllerConfiguration;
 use super::controller::{
     Autoscaler, ControllerState, MetricQuery, NormalizationPath, SyncInput, SyncOutcome, SyncResult, UpdateError,
+    has_object_or_external_metrics, scaled_to_zero_condition,
 };
+use super::release::ControllerRelease;
 use super::replicas::{CalcError, ConditionStatus, MetricsApiError, PodPhase, SetAsideReason};
 use super::simulation::{
     FailedAnswers, LoadPhase, LoadValue, MetricKey, Plan, PodTemplate, PodTimeline, Resume, ResumedPod, Simulation,
@@ -33,6 +35,7 @@ use super::time::{Timestamp, format_ms};
 use super::timing::memory_seconds;
 use crate::api::v2::{HorizontalPodAutoscaler, HorizontalPodAutoscalerCondition};
 use crate::evaluator::replicas::Container;
+use crate::features::Gate;
 
 /// The event reason of a rescale (`SuccessfulRescale`, recorded by `reconcileAutoscaler`).
 pub const SUCCESSFUL_RESCALE: &str = "SuccessfulRescale";
@@ -287,6 +290,30 @@ pub fn diagnose(input: &DiagnosisInput<'_>) -> Diagnosis {
     let mut diagnosis = Diagnosis { now, memory, sync, conditions, forecast, findings: Vec::new(), notes: Vec::new() };
     (diagnosis.findings, diagnosis.notes) = findings(input, &diagnosis);
     diagnosis
+}
+
+/// What the live status says about a target replayed as disabled at zero, when the replay
+/// runs with gate `HPAScaleToZero` off (the default before 1.37): a live ScaledToZero True was
+/// written by a controller with the gate on (`reconcileAutoscaler` from 1.36 writes it only
+/// then, on a rescale to zero), and with the gate on `shouldComputeMetricsForZeroReplicas`
+/// evaluates the metrics of such a target (`minReplicas` above 0, or an Object or External
+/// metric) instead of disabling it. Empty when the replay's gate is on, the release predates
+/// the condition, the live status lacks it, or the gate would disable the target anyway.
+fn scaled_to_zero_by_a_gated_controller(input: &DiagnosisInput<'_>) -> String {
+    let gates = &input.config.gates;
+    let hpa = input.hpa;
+    let evaluated = hpa.spec.min_replicas.unwrap_or(1) != 0 || has_object_or_external_metrics(&hpa.spec.metrics);
+    if gates.enabled(Gate::HPAScaleToZero)
+        || !ControllerRelease::of(gates.version()).scaled_to_zero_condition
+        || !scaled_to_zero_condition(&hpa.status.conditions)
+        || !evaluated
+    {
+        return String::new();
+    }
+    format!(
+        "; but the live ScaledToZero condition is True: the HPA scaled the target to zero itself, which kube-controller-manager does only with feature gate HPAScaleToZero on, and with it on this sync would evaluate the metrics from zero. This replay runs with it off, the default of Kubernetes {}: pass --feature-gates HPAScaleToZero=true if the cluster's controller enables it",
+        gates.version()
+    )
 }
 
 /// The prefix of the AbleToScale message `reconcileAutoscaler` writes when the scale write
@@ -1179,7 +1206,10 @@ fn findings(input: &DiagnosisInput<'_>, d: &Diagnosis) -> (Vec<Answer>, Vec<Stri
         SyncOutcome::ScalingDisabled => push(
             not,
             "scaling-disabled",
-            "the target's spec.replicas is 0: autoscaling is disabled (ScalingActive=False, ScalingDisabled) until it is set above 0".into(),
+            format!(
+                "the target's spec.replicas is 0: autoscaling is disabled (ScalingActive=False, ScalingDisabled) until it is set above 0{}",
+                scaled_to_zero_by_a_gated_controller(input)
+            ),
         ),
         // The write comes after normalization: the count was decided (and its recommendation
         // stored), then `scaleNamespacer.Update` failed.
