@@ -32,7 +32,7 @@ use super::gofmt;
 use super::release::ControllerRelease;
 use super::replicas::{
     CalcError, Matched, ObjectSample, Pod, PodIndex, PodMetricsItem, PodSample, Pods, RESOURCE_MEMORY,
-    ReplicaCalculator, SetAsidePod, Tolerances, Workspace,
+    ReplicaCalculator, ResourceSource, SetAsidePod, Tolerances, Workspace,
 };
 use super::time::Timestamp;
 use crate::api::quantity::Format;
@@ -1396,8 +1396,7 @@ impl MetricsRun<'_, '_> {
                     self.input.now,
                     spec_replicas,
                     self.p.calc.release.milli_value(average),
-                    resource,
-                    container,
+                    ResourceSource { resource, container, namespace: &self.hpa.metadata.namespace },
                     self.p.tolerances,
                     metrics,
                 )
@@ -1416,8 +1415,7 @@ impl MetricsRun<'_, '_> {
                 self.input.now,
                 spec_replicas,
                 target_utilization,
-                resource,
-                container,
+                ResourceSource { resource, container, namespace: &self.hpa.metadata.namespace },
                 self.p.tolerances,
                 metrics,
             )

@@ -306,8 +306,11 @@ fn run_replica_calc(function: &str, inputs: &Value, config: &Value) -> R<Value> 
                 NOW,
                 i32_of(inputs, "current_replicas")?,
                 i32_of(inputs, "target_utilization")?,
-                str_of(inputs, "resource")?,
-                inputs.get("container").and_then(Value::as_str).unwrap_or(""),
+                replicas::ResourceSource {
+                    resource: str_of(inputs, "resource")?,
+                    container: inputs.get("container").and_then(Value::as_str).unwrap_or(""),
+                    namespace: "test-namespace",
+                },
                 tol,
                 Ok(index.index(&pods).matched(&metrics_items()?, &mut entries)),
             );
@@ -323,8 +326,11 @@ fn run_replica_calc(function: &str, inputs: &Value, config: &Value) -> R<Value> 
             NOW,
             i32_of(inputs, "current_replicas")?,
             i64_of(inputs, "target_milli")?,
-            str_of(inputs, "resource")?,
-            inputs.get("container").and_then(Value::as_str).unwrap_or(""),
+            replicas::ResourceSource {
+                resource: str_of(inputs, "resource")?,
+                container: inputs.get("container").and_then(Value::as_str).unwrap_or(""),
+                namespace: "test-namespace",
+            },
             tol,
             Ok(index.index(&pods).matched(&metrics_items()?, &mut entries)),
         )),

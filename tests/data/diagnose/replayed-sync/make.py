@@ -207,3 +207,13 @@ resized = [pod("p0"), pod("p1")]
 for p in resized:
     p["status"]["containerStatuses"] = [{"name": "c", "ready": True, "resources": {"requests": {"cpu": "200m"}}}]
 write("inplace", [hpa(), deploy(2)] + resized, [("p0", "150m"), ("p1", "150m")])
+
+# A ContainerResource metric naming a container the pods' metrics do not list: the resource
+# metrics client fails the metric on the first such pod (`getContainerMetrics`), before any
+# grouping; the good side: the container that is there (`c`) answers.
+def container_hpa(container):
+    h = hpa()
+    h["spec"]["metrics"] = [{"type": "ContainerResource", "containerResource": {"name": "cpu", "container": container, "target": {"type": "Utilization", "averageUtilization": 50}}}]
+    return h
+write("container-missing", [container_hpa("sidecar"), deploy(2)] + TWO, AT_90)
+write("container-present", [container_hpa("c"), deploy(2)] + TWO, AT_90)
