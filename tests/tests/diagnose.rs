@@ -1491,10 +1491,13 @@ fn a_metrics_api_that_times_out_fails_that_metric_only() {
     );
     assert_eq!(
         d["notes"],
-        json!([format!(
-            "the API server at {} did not answer within 1s while reading /apis/external.metrics.k8s.io/v1beta1/namespaces/default/queue_depth: replayed as the answer the HPA controller gets when kube-apiserver's request timeout (--request-timeout, 1m0s by default) ends the same request, 504 \"Timeout: request did not complete within the allotted timeout\"",
-            l.server.url()
-        )])
+        json!([
+            "metric 2 fails; the controller goes on with the others, which want 4, at least the current 2: a failed metric blocks a scale-down only",
+            format!(
+                "the API server at {} did not answer within 1s while reading /apis/external.metrics.k8s.io/v1beta1/namespaces/default/queue_depth: replayed as the answer the HPA controller gets when kube-apiserver's request timeout (--request-timeout, 1m0s by default) ends the same request, 504 \"Timeout: request did not complete within the allotted timeout\"",
+                l.server.url()
+            )
+        ])
     );
 }
 
@@ -1518,7 +1521,13 @@ fn an_object_metric_of_an_unmapped_kind_fails_as_the_controllers() {
         json!([{"reason": "FailedGetObjectMetric", "message": failed},
             {"reason": "SuccessfulRescale", "message": "New size: 4; reason: cpu resource utilization (percentage of request) above target"}]),
     );
-    assert_eq!(d["notes"], json!([]), "{d:#}");
+    assert_eq!(
+        d["notes"],
+        json!([
+            "metric 2 fails; the controller goes on with the others, which want 4, at least the current 2: a failed metric blocks a scale-down only"
+        ]),
+        "{d:#}"
+    );
     assert!(
         !l.server.requests().iter().any(|r| r.path.starts_with("/apis/custom.metrics.k8s.io/")),
         "{:?}",
@@ -2039,4 +2048,36 @@ fn a_container_metric_of_a_container_the_metrics_lack_fails_as_the_metrics_clien
 
     let (d, _) = replayed("container-present");
     assert_eq!((d["outcome"].clone(), d["desiredReplicas"].clone()), (json!("Rescaled"), json!(4)), "{d:#}");
+}
+
+/// Several metrics, one failing: `computeReplicasForMetrics` discards what the others want when
+/// it is below the current count (a failed metric blocks a scale-down: ScalingActive False with
+/// the first failure's reason, no rescale), and keeps it otherwise (a scale-up goes on,
+/// ScalingActive True `ValidMetricFound`). The diagnosis says which rule decided.
+#[test]
+fn a_failed_metric_blocks_a_scale_down_only_and_the_diagnosis_says_so() {
+    let (d, human) = replayed("partial-down");
+    assert_eq!((d["outcome"].clone(), d["rescaled"].clone()), (json!("FailedComputeMetrics"), json!(false)), "{d:#}");
+    assert_eq!(d["metrics"][0]["proposal"], 1, "{d:#}");
+    let active = d["conditions"].as_array().unwrap().iter().find(|c| c["type"] == "ScalingActive").unwrap();
+    assert_eq!(
+        (active["replayed"]["status"].clone(), active["replayed"]["reason"].clone()),
+        (json!("False"), json!("FailedGetPodsMetric"))
+    );
+    let rule = "the metrics that answer want 1, fewer than the current 4, but metric 2 fails: the controller does not scale down while a metric fails (it scales on the others only when they want at least the current count), so the count stays at 4";
+    assert_eq!(
+        d["findings"][1],
+        json!({"question": "not-scaling", "cause": "metric-failed", "message": rule}),
+        "{d:#}"
+    );
+    assert!(human.contains(&format!("\n  - {rule}\n")), "{human}");
+
+    let (d, human) = replayed("partial-up");
+    assert_eq!((d["outcome"].clone(), d["desiredReplicas"].clone()), (json!("Rescaled"), json!(8)), "{d:#}");
+    let active = d["conditions"].as_array().unwrap().iter().find(|c| c["type"] == "ScalingActive").unwrap();
+    assert_eq!(active["replayed"]["reason"], "ValidMetricFound");
+    let note = "metric 2 fails; the controller goes on with the others, which want 8, at least the current 4: a failed metric blocks a scale-down only";
+    assert!(texts(&d["notes"]).iter().any(|n| n == note), "{d:#}");
+    assert!(human.contains(&format!("\n  - {note}\n")), "{human}");
+    assert!(!causes(&d).iter().any(|(_, c)| c == "metric-failed"), "{d:#}");
 }

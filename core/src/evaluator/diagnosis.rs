@@ -1285,6 +1285,30 @@ fn findings(input: &DiagnosisInput<'_>, d: &Diagnosis) -> (Vec<Answer>, Vec<Stri
         };
         push(not, cause, message);
     }
+    // The invalid-metric rule of `computeReplicasForMetrics`: a failed metric blocks a
+    // scale-down (and all failing, everything); the others scale up or keep the count alone.
+    let failed: Vec<String> =
+        sync.metrics().iter().filter(|e| e.error.is_some()).map(|e| (e.index + 1).to_string()).collect();
+    if !failed.is_empty() {
+        let (them, fail) = if failed.len() == 1 {
+            (format!("metric {}", failed.join("")), "fails")
+        } else {
+            (format!("metrics {}", failed.join(", ")), "fail")
+        };
+        if let Some(blocked) = sync.blocked_desired_replicas {
+            push(
+                not,
+                "metric-failed",
+                format!(
+                    "the metrics that answer want {blocked}, fewer than the current {current}, but {them} {fail}: the controller does not scale down while a metric fails (it scales on the others only when they want at least the current count), so the count stays at {current}"
+                ),
+            );
+        } else if let Some(wanted) = sync.metric_desired_replicas {
+            notes.push(format!(
+                "{them} {fail}; the controller goes on with the others, which want {wanted}, at least the current {current}: a failed metric blocks a scale-down only"
+            ));
+        }
+    }
     let specs = super::controller::effective_metrics(input.hpa);
     for e in sync.metrics() {
         if e.set_aside.is_empty() {

@@ -217,3 +217,16 @@ def container_hpa(container):
     return h
 write("container-missing", [container_hpa("sidecar"), deploy(2)] + TWO, AT_90)
 write("container-present", [container_hpa("c"), deploy(2)] + TWO, AT_90)
+
+# Two metrics, the second (Pods qps) failing (its adapter answers 404): the cpu metric alone
+# wants 1 of 4 (10 %), which the invalid-metric rule of computeReplicasForMetrics discards
+# (no scale-down while a metric fails); at 90 % it wants 8, which it keeps (a scale-up).
+def two_metrics(name, usage):
+    h = hpa()
+    h["spec"]["metrics"].append({"type": "Pods", "pods": {"metric": {"name": "qps"}, "target": {"type": "AverageValue", "averageValue": "10"}}})
+    failed = {"apiVersion": "v1", "kind": "Status", "metadata": {"selfLink": "/apis/custom.metrics.k8s.io/v1beta2/namespaces/default/pods/*/qps"},
+              "status": "Failure", "message": "the server could not find the metric qps for pods", "reason": "NotFound", "code": 404}
+    four = [pod(f"p{i}") for i in range(4)]
+    write(name, [h, deploy(4)] + four + [failed], [(p["metadata"]["name"], usage) for p in four])
+two_metrics("partial-down", "10m")
+two_metrics("partial-up", "90m")
