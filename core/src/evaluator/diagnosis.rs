@@ -1604,6 +1604,9 @@ fn set_aside_effect(e: &super::controller::MetricEvaluation, spec: Option<&crate
                 ),
                 None => "pods without metrics count as using exactly the target (this is a scale-down)".to_string(),
             }
+        } else if e.usage_ratio.is_none() {
+            // The metric failed before a ratio (no sample left once they were set aside).
+            "pods without metrics are left out".to_string()
         } else {
             "pods without metrics are left out (the ratio is exactly 1)".to_string()
         });
@@ -2183,6 +2186,13 @@ mod tests {
         assert_eq!(down, "unready pods are left out (they count as using nothing only on a scale-up)");
         let gone = set_aside_effect(&eval(0.5, &[SetAsideReason::Deleted]), Some(&util(50)));
         assert_eq!(gone, "deleted and terminated pods are left out");
+        // A metric that failed once they were set aside has no ratio to call exactly 1.
+        let failed = MetricEvaluation { usage_ratio: None, proposal: None, ..eval(1.0, &missing) };
+        assert_eq!(set_aside_effect(&failed, Some(&util(50))), "pods without metrics are left out");
+        assert_eq!(
+            set_aside_effect(&eval(1.0, &missing), Some(&util(50))),
+            "pods without metrics are left out (the ratio is exactly 1)"
+        );
     }
 
     /// The forecast's readiness delay is the slowest start-up (Ready within the CPU
