@@ -2081,3 +2081,16 @@ fn a_failed_metric_blocks_a_scale_down_only_and_the_diagnosis_says_so() {
     assert!(human.contains(&format!("\n  - {note}\n")), "{human}");
     assert!(!causes(&d).iter().any(|(_, c)| c == "metric-failed"), "{d:#}");
 }
+
+/// Pods without metrics on a scale-down count at 100 % of their request (`GetResourceReplicas`):
+/// 0.2, then 1.1, within tolerance, so the count stays at 4. The forecast's Running pods all
+/// report, so it has the two pods without metrics report from the next sync on: said, by name.
+#[test]
+fn the_forecast_says_it_has_pods_without_metrics_report() {
+    let (d, human) = replayed("missing-down");
+    assert_eq!((d["outcome"].clone(), d["desiredReplicas"].clone()), (json!("Unchanged"), json!(4)), "{d:#}");
+    assert_eq!((d["metrics"][0]["usageRatio"].clone(), d["metrics"][0]["proposal"].clone()), (json!(0.2), json!(4)));
+    let said = "pods p2, p3 had no metrics in the replayed sync: the forecast has them report their share of the load from the next sync on; while they report none, each sync decides as the replayed one did";
+    assert!(texts(&d["forecast"]["assumptions"]).iter().any(|a| a == said), "{d:#}");
+    assert!(human.contains(&format!("\n  - {said}\n")), "{human}");
+}

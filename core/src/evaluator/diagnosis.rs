@@ -966,6 +966,25 @@ fn forecast(input: &DiagnosisInput<'_>, sync: &SyncResult, state: ControllerStat
     assumptions.push(
         "the load stays as the replayed sync read it: the pods' total usage, shared by the Ready pods (unready pods get none), and each Object or External metric's value".into(),
     );
+    // The simulation's Running pods all report: pods the replayed sync found without a sample
+    // (`groupPods`' missing pods) get their share from the next sync on.
+    let mut silent: Vec<&str> = Vec::new();
+    for p in sync.metrics().iter().flat_map(|e| &e.set_aside) {
+        if p.reason == SetAsideReason::MissingMetrics && !silent.contains(&&*p.pod) {
+            silent.push(&p.pod);
+        }
+    }
+    if !silent.is_empty() {
+        let (pods, them, their, they_report) = if silent.len() == 1 {
+            ("pod", "it", "its", "it reports")
+        } else {
+            ("pods", "them", "their", "they report")
+        };
+        assumptions.push(format!(
+            "{pods} {} had no metrics in the replayed sync: the forecast has {them} report {their} share of the load from the next sync on; while {they_report} none, each sync decides as the replayed one did",
+            silent.join(", ")
+        ));
+    }
 
     let current = input.sync.scale.as_ref().map_or(0, |s| s.spec_replicas);
     let specs = super::controller::effective_metrics(input.hpa);
