@@ -248,3 +248,24 @@ spec:
         assert_eq!(run.stdout, want, "{release}");
     }
 }
+
+/// A version no release of 1.33–1.38 serves has no server answer: `default` gives it its own
+/// version's defaulting only, annotations untouched (kube-apiserver would not parse them).
+#[test]
+fn default_leaves_an_unserved_version_to_its_own_defaulting() {
+    let input = "apiVersion: autoscaling/v2beta2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: web\n  annotations: {autoscaling.alpha.kubernetes.io/scale-up-tolerance: abc}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  maxReplicas: 5\n";
+    let run = hpa_lint(&["default", "--kubernetes-version", "1.33", "-o", "json", "-"], input);
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""));
+    assert_eq!(
+        run.json(),
+        serde_json::json!({
+            "apiVersion": "autoscaling/v2beta2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": "web", "annotations": {"autoscaling.alpha.kubernetes.io/scale-up-tolerance": "abc"}},
+            "spec": {
+                "scaleTargetRef": {"kind": "Deployment", "name": "web", "apiVersion": "apps/v1"},
+                "minReplicas": 1, "maxReplicas": 5,
+                "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 80}}}]
+            }
+        })
+    );
+}

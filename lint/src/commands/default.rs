@@ -1,7 +1,8 @@
 //! `hpa-lint default`: HPAs as kube-apiserver returns them in their own version (decoded,
 //! defaulted, converted to the internal form, stored as `autoscaling/v2` and read back, and
-//! converted back: [`convert::as_served_in`]); other objects pass through unchanged, and what
-//! kubectl refuses or never sends is also reported (as `validate` reports it).
+//! converted back: [`convert::as_served_in`]; a version the release no longer serves gets its
+//! own defaulting only); other objects pass through unchanged, and what kubectl refuses or
+//! never sends is also reported (as `validate` reports it).
 
 use hpa_core::convert;
 use serde_json::Value;
@@ -33,12 +34,18 @@ pub fn run(args: &DefaultArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> E
             match crate::hpa::decode_object(obj, release) {
                 Ok(mut hpa) => {
                     hpa_core::defaults::default_versioned(&mut hpa);
-                    let served = match convert::as_served_in(&hpa, release) {
-                        Ok(c) => c,
-                        Err(e) => {
-                            out.error(&format!("{at}: cannot convert to the internal form: {e}"));
-                            status = status.max(ExitStatus::Findings);
-                            continue;
+                    // A version the release no longer serves has no server answer: its own
+                    // defaulting only.
+                    let served = if hpa_core::api::served(hpa.api_version().as_str(), release).is_err() {
+                        convert::Conversion { object: hpa, annotation_problems: Vec::new(), lossy: Vec::new() }
+                    } else {
+                        match convert::as_served_in(&hpa, release) {
+                            Ok(c) => c,
+                            Err(e) => {
+                                out.error(&format!("{at}: cannot convert to the internal form: {e}"));
+                                status = status.max(ExitStatus::Findings);
+                                continue;
+                            }
                         }
                     };
                     for p in &served.annotation_problems {
