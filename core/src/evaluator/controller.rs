@@ -32,7 +32,7 @@ use super::gofmt;
 use super::release::ControllerRelease;
 use super::replicas::{
     CalcError, Matched, ObjectSample, Pod, PodIndex, PodMetricsItem, PodSample, Pods, RESOURCE_MEMORY,
-    ReplicaCalculator, ResourceSource, SetAsidePod, Tolerances, Workspace,
+    ReplicaCalculator, SetAsidePod, Tolerances, Workspace,
 };
 use super::time::Timestamp;
 use crate::api::quantity::Format;
@@ -1403,7 +1403,8 @@ impl MetricsRun<'_, '_> {
                     self.input.now,
                     spec_replicas,
                     self.p.calc.release.milli_value(average),
-                    ResourceSource { resource, container, namespace: &self.hpa.metadata.namespace },
+                    resource,
+                    container,
                     self.p.tolerances,
                     metrics,
                 )
@@ -1422,7 +1423,8 @@ impl MetricsRun<'_, '_> {
                 self.input.now,
                 spec_replicas,
                 target_utilization,
-                ResourceSource { resource, container, namespace: &self.hpa.metadata.namespace },
+                resource,
+                container,
                 self.p.tolerances,
                 metrics,
             )

@@ -1280,14 +1280,6 @@ fn findings(input: &DiagnosisInput<'_>, d: &Diagnosis) -> (Vec<Answer>, Vec<Stri
                 };
                 ("missing-requests", format!("metric {} fails: {error}{fix}{stays}", e.index + 1))
             }
-            // The answer lists pods without the metric's container (`getContainerMetrics`).
-            Some(c) if matches!(metrics_api_error(c), Some(MetricsApiError::ContainerNotPresent { .. })) => (
-                "metric-failed",
-                format!(
-                    "metric {} fails: {error}; the metrics API lists no container of that name in the pod: check the metric's containerResource.container against the pods' containers",
-                    e.index + 1
-                ),
-            ),
             // The request failed (the API, or this metric's answer): no sample was read.
             Some(c) if matches!(metrics_api_error(c), Some(MetricsApiError::Fetch { .. })) => {
                 ("no-metrics", format!("metric {} cannot be read: {error}", e.index + 1))

@@ -68,18 +68,6 @@ pub enum MetricsApiError {
         /// The API.
         api: MetricsApi,
     },
-    /// A ContainerResource metric's container is not among a pod's containers in the resource
-    /// metrics API's answer (`getContainerMetrics`): `failed to get container metrics:
-    /// container C not present in metrics for pod NS/P`.
-    #[error("failed to get container metrics: container {container} not present in metrics for pod {namespace}/{pod}")]
-    ContainerNotPresent {
-        /// The container the metric names.
-        container: String,
-        /// The pod's namespace.
-        namespace: String,
-        /// The first pod of the answer without that container.
-        pod: String,
-    },
 }
 
 /// An error of the replica calculator (`replica_calculator.go`): one variant per cause, whose
@@ -967,41 +955,16 @@ fn quantity_of(map: &BTreeMap<String, i64>, resource: &str) -> Option<i64> {
     }
 }
 
-/// `resourceMetricsClient.GetResourceMetric`'s failures, and the first item's timestamp: the
-/// request's, an empty answer's, and for a container (`getContainerMetrics`) the first item
-/// that lists no container of that name (a pod whose container lacks the resource only has no
-/// sample).
+/// `resourceMetricsClient.GetResourceMetric`'s failures, and the first item's timestamp.
 fn resource_items<'m>(
     response: Result<Matched<'m, PodMetricsItem>, &ReadError>,
-    source: ResourceSource<'_>,
+    resource: &str,
 ) -> Result<(Matched<'m, PodMetricsItem>, Timestamp), CalcError> {
-    let wrap = |error| CalcError::ResourceMetrics { resource: source.resource.to_string(), error };
+    let wrap = |error| CalcError::ResourceMetrics { resource: resource.to_string(), error };
     let api = MetricsApi::Resource;
     let items = response.map_err(|e| wrap(MetricsApiError::Fetch { api, error: e.clone() }))?;
     let first = items.samples.first().ok_or_else(|| wrap(MetricsApiError::Empty { api }))?;
-    if !source.container.is_empty()
-        && let Some(m) = items.samples.iter().find(|m| !m.containers.iter().any(|c| c.name == source.container))
-    {
-        return Err(wrap(MetricsApiError::ContainerNotPresent {
-            container: source.container.to_string(),
-            namespace: source.namespace.to_string(),
-            pod: m.pod.to_string(),
-        }));
-    }
     Ok((items, first.timestamp))
-}
-
-/// What a Resource or ContainerResource metric reads from the resource metrics API: the
-/// resource, the container (empty for a Resource metric) and the HPA's namespace (the
-/// `PodMetrics`' own, which `getContainerMetrics`' error names).
-#[derive(Debug, Clone, Copy)]
-pub struct ResourceSource<'a> {
-    /// `cpu`, `memory`, ...
-    pub resource: &'a str,
-    /// The ContainerResource metric's container; empty for a Resource metric.
-    pub container: &'a str,
-    /// The namespace of the HPA and its pods.
-    pub namespace: &'a str,
 }
 
 /// `customMetricsClient.GetObjectMetric`.
@@ -1213,12 +1176,12 @@ impl ReplicaCalculator {
         now: Timestamp,
         current_replicas: i32,
         target_utilization: i32,
-        source: ResourceSource<'_>,
+        resource: &str,
+        container: &str,
         tolerances: Tolerances,
         metrics: Result<Matched<'_, PodMetricsItem>, &ReadError>,
     ) -> Result<ResourceReplicas, CalcError> {
-        let ResourceSource { resource, container, .. } = source;
-        let (items, timestamp) = resource_items(metrics, source)?;
+        let (items, timestamp) = resource_items(metrics, resource)?;
         let pods = items.pods;
         if pods.list().is_empty() {
             return Err(CalcError::NoPods);
@@ -1277,12 +1240,12 @@ impl ReplicaCalculator {
         now: Timestamp,
         current_replicas: i32,
         target_usage_milli: i64,
-        source: ResourceSource<'_>,
+        resource: &str,
+        container: &str,
         tolerances: Tolerances,
         metrics: Result<Matched<'_, PodMetricsItem>, &ReadError>,
     ) -> Result<MetricReplicas, CalcError> {
-        let ResourceSource { resource, container, .. } = source;
-        let (items, timestamp) = resource_items(metrics, source)?;
+        let (items, timestamp) = resource_items(metrics, resource)?;
         ws.collect(&items, |m| resource_sample(m, resource, container));
         let plain = self.calc_plain_metric_replicas(
             ws,
@@ -1703,7 +1666,8 @@ mod tests {
             Timestamp::from_secs(0),
             current,
             target,
-            ResourceSource { resource: "cpu", container: "", namespace: "ns" },
+            "cpu",
+            "",
             Tolerances::default(),
             Ok(PodIndex::default().index(pods).matched(metrics, &mut Vec::new())),
         )
@@ -1782,7 +1746,8 @@ mod tests {
                 Timestamp::from_secs(0),
                 2,
                 250,
-                ResourceSource { resource: "cpu", container: "", namespace: "ns" },
+                "cpu",
+                "",
                 Tolerances::default(),
                 Ok(PodIndex::default().index(&pods).matched(&[usage("p0", 500), usage("p1", 500)], &mut Vec::new())),
             )
@@ -1808,7 +1773,8 @@ mod tests {
                 Timestamp::from_secs(0),
                 1,
                 50,
-                ResourceSource { resource: "cpu", container: "", namespace: "ns" },
+                "cpu",
+                "",
                 Tolerances::default(),
                 Ok(PodIndex::default().index(&pods).matched::<PodMetricsItem>(&[], &mut Vec::new())),
             )

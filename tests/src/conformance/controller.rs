@@ -306,11 +306,8 @@ fn run_replica_calc(function: &str, inputs: &Value, config: &Value) -> R<Value> 
                 NOW,
                 i32_of(inputs, "current_replicas")?,
                 i32_of(inputs, "target_utilization")?,
-                replicas::ResourceSource {
-                    resource: str_of(inputs, "resource")?,
-                    container: inputs.get("container").and_then(Value::as_str).unwrap_or(""),
-                    namespace: "test-namespace",
-                },
+                str_of(inputs, "resource")?,
+                inputs.get("container").and_then(Value::as_str).unwrap_or(""),
                 tol,
                 Ok(index.index(&pods).matched(&metrics_items()?, &mut entries)),
             );
@@ -326,11 +323,8 @@ fn run_replica_calc(function: &str, inputs: &Value, config: &Value) -> R<Value> 
             NOW,
             i32_of(inputs, "current_replicas")?,
             i64_of(inputs, "target_milli")?,
-            replicas::ResourceSource {
-                resource: str_of(inputs, "resource")?,
-                container: inputs.get("container").and_then(Value::as_str).unwrap_or(""),
-                namespace: "test-namespace",
-            },
+            str_of(inputs, "resource")?,
+            inputs.get("container").and_then(Value::as_str).unwrap_or(""),
             tol,
             Ok(index.index(&pods).matched(&metrics_items()?, &mut entries)),
         )),

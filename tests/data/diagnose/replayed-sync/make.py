@@ -209,8 +209,8 @@ for p in resized:
 write("inplace", [hpa(), deploy(2)] + resized, [("p0", "150m"), ("p1", "150m")])
 
 # A ContainerResource metric naming a container the pods' metrics do not list: the resource
-# metrics client fails the metric on the first such pod (`getContainerMetrics`), before any
-# grouping; the good side: the container that is there (`c`) answers.
+# metrics client only logs it (`getContainerMetrics`), so every pod is without metrics and the
+# metric has no sample left; the good side: the container that is there (`c`) answers.
 def container_hpa(container):
     h = hpa()
     h["spec"]["metrics"] = [{"type": "ContainerResource", "containerResource": {"name": "cpu", "container": container, "target": {"type": "Utilization", "averageUtilization": 50}}}]
