@@ -149,7 +149,7 @@ pub use crate::linter::config::FailOn;
 pub enum Command {
     /// Validate HPAs exactly as kube-apiserver does on create (or update, with --old).
     Validate(ValidateArgs),
-    /// Print HPAs after kube-apiserver's defaulting, in their own version.
+    /// Print HPAs as kube-apiserver returns them, in their own version.
     Default(DefaultArgs),
     /// Convert HPAs to another autoscaling version, as kube-apiserver converts them.
     Convert(ConvertArgs),

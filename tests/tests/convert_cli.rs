@@ -155,3 +155,117 @@ fn an_average_value_object_target_comes_back_from_v1_with_a_zero_value_before_1_
         }
     }
 }
+
+/// `default` prints an HPA as kube-apiserver returns it in the version it was written in:
+/// defaulted, converted to the internal form (where `autoscaling/v1` gets its 80 % CPU target,
+/// `Convert_v1_HorizontalPodAutoscaler_To_autoscaling_HorizontalPodAutoscaler`), stored as
+/// `autoscaling/v2` and read back (the storage codec applies v2's defaulting, which completes a
+/// `behavior` the v1 annotation holds), and converted back, with the annotations as the server
+/// writes them (the internal `behavior` type has no json tags). A v2 object loses the
+/// round-trip annotations on the way (`Convert_v2_HorizontalPodAutoscaler_To_autoscaling_...`).
+/// Alike on every release that serves both versions.
+#[test]
+fn default_prints_an_hpa_as_kube_apiserver_returns_it() {
+    let input = r#"apiVersion: autoscaling/v1
+kind: HorizontalPodAutoscaler
+metadata: {name: plain}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  maxReplicas: 5
+---
+apiVersion: autoscaling/v1
+kind: HorizontalPodAutoscaler
+metadata:
+  name: annotated
+  annotations:
+    autoscaling.alpha.kubernetes.io/metrics: '[{"type": "Pods", "pods": {"metricName": "qps", "targetAverageValue": "1k"}}]'
+    autoscaling.alpha.kubernetes.io/behavior: '{"scaleDown": {"stabilizationWindowSeconds": 60}}'
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  maxReplicas: 5
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: v2
+  annotations: {autoscaling.alpha.kubernetes.io/conditions: '[]', team: web}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  maxReplicas: 5
+"#;
+    let want = r#"apiVersion: autoscaling/v1
+kind: HorizontalPodAutoscaler
+metadata:
+  name: plain
+spec:
+  scaleTargetRef:
+    kind: Deployment
+    name: web
+    apiVersion: apps/v1
+  minReplicas: 1
+  maxReplicas: 5
+  targetCPUUtilizationPercentage: 80
+---
+apiVersion: autoscaling/v1
+kind: HorizontalPodAutoscaler
+metadata:
+  name: annotated
+  annotations:
+    autoscaling.alpha.kubernetes.io/behavior: '{"ScaleUp":{"StabilizationWindowSeconds":0,"SelectPolicy":"Max","Policies":[{"Type":"Pods","Value":4,"PeriodSeconds":15},{"Type":"Percent","Value":100,"PeriodSeconds":15}],"Tolerance":null},"ScaleDown":{"StabilizationWindowSeconds":60,"SelectPolicy":"Max","Policies":[{"Type":"Percent","Value":100,"PeriodSeconds":15}],"Tolerance":null}}'
+    autoscaling.alpha.kubernetes.io/metrics: '[{"type":"Pods","pods":{"metricName":"qps","targetAverageValue":"1k"}}]'
+spec:
+  scaleTargetRef:
+    kind: Deployment
+    name: web
+    apiVersion: apps/v1
+  minReplicas: 1
+  maxReplicas: 5
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: v2
+  annotations:
+    team: web
+spec:
+  scaleTargetRef:
+    kind: Deployment
+    name: web
+    apiVersion: apps/v1
+  minReplicas: 1
+  maxReplicas: 5
+  metrics:
+  - type: Resource
+    resource:
+      name: cpu
+      target:
+        type: Utilization
+        averageUtilization: 80
+"#;
+    for release in ["1.33", "1.34", "1.35", "1.36", "1.37", "1.38"] {
+        let run = hpa_lint(&["default", "--kubernetes-version", release, "-o", "yaml", "-"], input);
+        assert_eq!((run.code, run.stderr.as_str()), (0, ""), "{release}");
+        assert_eq!(run.stdout, want, "{release}");
+    }
+}
+
+/// A version no release of 1.33–1.38 serves has no server answer: `default` gives it its own
+/// version's defaulting only, annotations untouched (kube-apiserver would not parse them).
+#[test]
+fn default_leaves_an_unserved_version_to_its_own_defaulting() {
+    let input = "apiVersion: autoscaling/v2beta2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: web\n  annotations: {autoscaling.alpha.kubernetes.io/scale-up-tolerance: abc}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  maxReplicas: 5\n";
+    let run = hpa_lint(&["default", "--kubernetes-version", "1.33", "-o", "json", "-"], input);
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""));
+    assert_eq!(
+        run.json(),
+        serde_json::json!({
+            "apiVersion": "autoscaling/v2beta2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": "web", "annotations": {"autoscaling.alpha.kubernetes.io/scale-up-tolerance": "abc"}},
+            "spec": {
+                "scaleTargetRef": {"kind": "Deployment", "name": "web", "apiVersion": "apps/v1"},
+                "minReplicas": 1, "maxReplicas": 5,
+                "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 80}}}]
+            }
+        })
+    );
+}

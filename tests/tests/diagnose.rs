@@ -1520,10 +1520,13 @@ fn a_metrics_api_that_times_out_fails_that_metric_only() {
     );
     assert_eq!(
         d["notes"],
-        json!([format!(
-            "the API server at {} did not answer within 1s while reading /apis/external.metrics.k8s.io/v1beta1/namespaces/default/queue_depth: replayed as the answer the HPA controller gets when kube-apiserver's request timeout (--request-timeout, 1m0s by default) ends the same request, 504 \"Timeout: request did not complete within the allotted timeout\"",
-            l.server.url()
-        )])
+        json!([
+            "metric 2 fails; the controller goes on with the others, which want 4, at least the current 2: a failed metric blocks a scale-down only",
+            format!(
+                "the API server at {} did not answer within 1s while reading /apis/external.metrics.k8s.io/v1beta1/namespaces/default/queue_depth: replayed as the answer the HPA controller gets when kube-apiserver's request timeout (--request-timeout, 1m0s by default) ends the same request, 504 \"Timeout: request did not complete within the allotted timeout\"",
+                l.server.url()
+            )
+        ])
     );
 }
 
@@ -1547,7 +1550,13 @@ fn an_object_metric_of_an_unmapped_kind_fails_as_the_controllers() {
         json!([{"reason": "FailedGetObjectMetric", "message": failed},
             {"reason": "SuccessfulRescale", "message": "New size: 4; reason: cpu resource utilization (percentage of request) above target"}]),
     );
-    assert_eq!(d["notes"], json!([]), "{d:#}");
+    assert_eq!(
+        d["notes"],
+        json!([
+            "metric 2 fails; the controller goes on with the others, which want 4, at least the current 2: a failed metric blocks a scale-down only"
+        ]),
+        "{d:#}"
+    );
     assert!(
         !l.server.requests().iter().any(|r| r.path.starts_with("/apis/custom.metrics.k8s.io/")),
         "{:?}",
@@ -2042,4 +2051,81 @@ fn a_snapshot_finds_a_custom_resource_by_its_crds_plural() {
             "the sync is replayed at 2026-03-02T09:30:00Z, the latest instant the snapshot records; pass --now to choose another"
         ]),
     );
+}
+
+/// A ContainerResource metric whose container the pods' metrics do not list: the resource
+/// metrics client only logs it (`getContainerMetrics`: "Missing container metric", no error,
+/// upstream's "scale up: failed pods ignored with missing container metric"), so every pod
+/// counts as without metrics and the calculator finds no sample left (`did not receive metrics
+/// for targeted pods`), with no ratio to call exactly 1. The good side: the container that is
+/// listed answers (90 % of 50 % on 2: 4).
+#[test]
+fn a_container_metric_of_a_container_the_metrics_lack_has_no_samples() {
+    let (d, human) = replayed("container-missing");
+    let error = "failed to get sidecar container metric value: failed to get cpu utilization: did not receive metrics for targeted pods (pods might be unready)";
+    assert_eq!(d["outcome"], "FailedComputeMetrics", "{d:#}");
+    assert_eq!(d["metrics"][0]["error"], error, "{d:#}");
+    assert_eq!(
+        d["metrics"][0]["setAside"],
+        json!([{"pod": "p0", "reason": "MissingMetrics"}, {"pod": "p1", "reason": "MissingMetrics"}]),
+        "{d:#}"
+    );
+    let active = d["conditions"].as_array().unwrap().iter().find(|c| c["type"] == "ScalingActive").unwrap();
+    assert_eq!(active["replayed"]["reason"], "FailedGetContainerResourceMetric");
+    // The condition carries the error before `computeStatusForContainerResourceMetric` wraps it.
+    let inner = error.strip_prefix("failed to get sidecar container metric value: ").unwrap();
+    assert_eq!(active["replayed"]["message"], format!("the HPA was unable to compute the replica count: {inner}"));
+    assert_eq!(
+        d["findings"][1]["message"], "metric 1 sets pods aside (2 without metrics): pods without metrics are left out",
+        "{d:#}"
+    );
+    assert!(human.contains(&format!("  1. ContainerResource container/sidecar/cpu: failed: {error}\n")), "{human}");
+
+    let (d, _) = replayed("container-present");
+    assert_eq!((d["outcome"].clone(), d["desiredReplicas"].clone()), (json!("Rescaled"), json!(4)), "{d:#}");
+}
+
+/// Several metrics, one failing: `computeReplicasForMetrics` discards what the others want when
+/// it is below the current count (a failed metric blocks a scale-down: ScalingActive False with
+/// the first failure's reason, no rescale), and keeps it otherwise (a scale-up goes on,
+/// ScalingActive True `ValidMetricFound`). The diagnosis says which rule decided.
+#[test]
+fn a_failed_metric_blocks_a_scale_down_only_and_the_diagnosis_says_so() {
+    let (d, human) = replayed("partial-down");
+    assert_eq!((d["outcome"].clone(), d["rescaled"].clone()), (json!("FailedComputeMetrics"), json!(false)), "{d:#}");
+    assert_eq!(d["metrics"][0]["proposal"], 1, "{d:#}");
+    let active = d["conditions"].as_array().unwrap().iter().find(|c| c["type"] == "ScalingActive").unwrap();
+    assert_eq!(
+        (active["replayed"]["status"].clone(), active["replayed"]["reason"].clone()),
+        (json!("False"), json!("FailedGetPodsMetric"))
+    );
+    let rule = "the metrics that answer want 1, fewer than the current 4, but metric 2 fails: the controller does not scale down while a metric fails (it scales on the others only when they want at least the current count), so the count stays at 4";
+    assert_eq!(
+        d["findings"][1],
+        json!({"question": "not-scaling", "cause": "metric-failed", "message": rule}),
+        "{d:#}"
+    );
+    assert!(human.contains(&format!("\n  - {rule}\n")), "{human}");
+
+    let (d, human) = replayed("partial-up");
+    assert_eq!((d["outcome"].clone(), d["desiredReplicas"].clone()), (json!("Rescaled"), json!(8)), "{d:#}");
+    let active = d["conditions"].as_array().unwrap().iter().find(|c| c["type"] == "ScalingActive").unwrap();
+    assert_eq!(active["replayed"]["reason"], "ValidMetricFound");
+    let note = "metric 2 fails; the controller goes on with the others, which want 8, at least the current 4: a failed metric blocks a scale-down only";
+    assert!(texts(&d["notes"]).iter().any(|n| n == note), "{d:#}");
+    assert!(human.contains(&format!("\n  - {note}\n")), "{human}");
+    assert!(!causes(&d).iter().any(|(_, c)| c == "metric-failed"), "{d:#}");
+}
+
+/// Pods without metrics on a scale-down count at 100 % of their request (`GetResourceReplicas`):
+/// 0.2, then 1.1, within tolerance, so the count stays at 4. The forecast's Running pods all
+/// report, so it has the two pods without metrics report from the next sync on: said, by name.
+#[test]
+fn the_forecast_says_it_has_pods_without_metrics_report() {
+    let (d, human) = replayed("missing-down");
+    assert_eq!((d["outcome"].clone(), d["desiredReplicas"].clone()), (json!("Unchanged"), json!(4)), "{d:#}");
+    assert_eq!((d["metrics"][0]["usageRatio"].clone(), d["metrics"][0]["proposal"].clone()), (json!(0.2), json!(4)));
+    let said = "pods p2, p3 had no metrics in the replayed sync: the forecast has them report their share of the load from the next sync on; while they report none, each sync decides as the replayed one did";
+    assert!(texts(&d["forecast"]["assumptions"]).iter().any(|a| a == said), "{d:#}");
+    assert!(human.contains(&format!("\n  - {said}\n")), "{human}");
 }

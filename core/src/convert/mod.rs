@@ -131,12 +131,38 @@ pub fn convert_in(
 ) -> Result<Conversion<VersionedHpa>, ConvertError> {
     let mut internal = to_internal_in(obj, release)?;
     crate::api::release::drop_unknown_internal(&mut internal.object, release);
+    Ok(out_of_internal(internal, to, release))
+}
+
+/// The object as `release`'s kube-apiserver returns it in the version it was written in, once
+/// defaulted in that version ([`crate::defaults::default_versioned`], the caller's step):
+/// converted to the internal form, stored in the storage version `autoscaling/v2` and read
+/// back, which applies v2's defaulting (`SetDefaults_HorizontalPodAutoscaler`: the storage
+/// codec of `NewStorageCodec` defaults what it decodes, the create response included), and
+/// converted back. So an `autoscaling/v1` object gets the 80 % CPU target its conversion adds
+/// (`Convert_v1_HorizontalPodAutoscaler_To_autoscaling_HorizontalPodAutoscaler`) and a
+/// `spec.behavior` annotation completed and written as the server writes it; an
+/// `autoscaling/v2` object loses the round-trip annotations
+/// (`Convert_v2_HorizontalPodAutoscaler_To_autoscaling_HorizontalPodAutoscaler`).
+pub fn as_served_in(obj: &VersionedHpa, release: KubernetesVersion) -> Result<Conversion<VersionedHpa>, ConvertError> {
+    let mut internal = to_internal_in(obj, release)?;
+    crate::api::release::drop_unknown_internal(&mut internal.object, release);
+    crate::defaults::default_v2(&mut internal.object);
+    Ok(out_of_internal(internal, obj.api_version(), release))
+}
+
+/// The internal form converted to `to`, with what `to` cannot hold (`release`'s conversion).
+fn out_of_internal(
+    internal: Conversion<v2::HorizontalPodAutoscaler>,
+    to: ApiVersion,
+    release: KubernetesVersion,
+) -> Conversion<VersionedHpa> {
     let out = from_internal(&internal.object, to);
     let lossy = match to {
         ApiVersion::V2 | ApiVersion::V2beta2 => Vec::new(),
         ApiVersion::V1 | ApiVersion::V2beta1 => losses(&internal.object, to, release),
     };
-    Ok(Conversion { object: out, annotation_problems: internal.annotation_problems, lossy })
+    Conversion { object: out, annotation_problems: internal.annotation_problems, lossy }
 }
 
 /// What an internal object loses in `autoscaling/v1` or `autoscaling/v2beta1`, field by field,

@@ -377,6 +377,10 @@ pub struct SyncResult {
     /// The maximum proposal of `computeReplicasForMetrics` (`None` when not computed or
     /// on a hard failure).
     pub metric_desired_replicas: Option<i32>,
+    /// On a hard failure of `computeReplicasForMetrics` while some metrics answered: what
+    /// those wanted (its `replicas`), which the invalid-metric rule discarded because it is
+    /// below the current count (a failed metric blocks a scale-down, not a scale-up).
+    pub blocked_desired_replicas: Option<i32>,
     /// The metric that produced it.
     pub metric_name: String,
     /// The aggregated metrics error (hard failure, or some metrics invalid while scaling up).
@@ -410,6 +414,7 @@ impl SyncResult {
             evaluations: Vec::new(),
             evaluated: 0,
             metric_desired_replicas: None,
+            blocked_desired_replicas: None,
             metric_name: String::new(),
             metrics_error: None,
             normalization: None,
@@ -452,6 +457,7 @@ impl SyncResult {
         self.rescale_reason.clear();
         self.evaluated = 0;
         self.metric_desired_replicas = None;
+        self.blocked_desired_replicas = None;
         self.metric_name.clear();
         self.metrics_error = None;
         self.normalization = None;
@@ -1228,6 +1234,7 @@ impl MetricsRun<'_, '_> {
             if let Some(c) = first.and_then(|f| f.failure_condition.as_deref().cloned()) {
                 self.result.set_condition(&c.type_, &c.status, &c.reason, Message::Text(&c.message), now);
             }
+            self.result.blocked_desired_replicas = (invalid < specs.len()).then_some(replicas);
             return MetricsAnswer { replicas: -1, name: None, error, statuses: true };
         }
         let metric = name.map_or("", |i| self.p.name(i));

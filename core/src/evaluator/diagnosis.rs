@@ -993,6 +993,25 @@ fn forecast(input: &DiagnosisInput<'_>, sync: &SyncResult, state: ControllerStat
     assumptions.push(
         "the load stays as the replayed sync read it: the pods' total usage, shared by the Ready pods (unready pods get none), and each Object or External metric's value".into(),
     );
+    // The simulation's Running pods all report: pods the replayed sync found without a sample
+    // (`groupPods`' missing pods) get their share from the next sync on.
+    let mut silent: Vec<&str> = Vec::new();
+    for p in sync.metrics().iter().flat_map(|e| &e.set_aside) {
+        if p.reason == SetAsideReason::MissingMetrics && !silent.contains(&&*p.pod) {
+            silent.push(&p.pod);
+        }
+    }
+    if !silent.is_empty() {
+        let (pods, them, their, they_report) = if silent.len() == 1 {
+            ("pod", "it", "its", "it reports")
+        } else {
+            ("pods", "them", "their", "they report")
+        };
+        assumptions.push(format!(
+            "{pods} {} had no metrics in the replayed sync: the forecast has {them} report {their} share of the load from the next sync on; while {they_report} none, each sync decides as the replayed one did",
+            silent.join(", ")
+        ));
+    }
 
     let current = input.sync.scale.as_ref().map_or(0, |s| s.spec_replicas);
     let specs = super::controller::effective_metrics(input.hpa);
@@ -1307,6 +1326,30 @@ fn findings(input: &DiagnosisInput<'_>, d: &Diagnosis) -> (Vec<Answer>, Vec<Stri
         };
         push(not, cause, message);
     }
+    // The invalid-metric rule of `computeReplicasForMetrics`: a failed metric blocks a
+    // scale-down (and all failing, everything); the others scale up or keep the count alone.
+    let failed: Vec<String> =
+        sync.metrics().iter().filter(|e| e.error.is_some()).map(|e| (e.index + 1).to_string()).collect();
+    if !failed.is_empty() {
+        let (them, fail) = if failed.len() == 1 {
+            (format!("metric {}", failed.join("")), "fails")
+        } else {
+            (format!("metrics {}", failed.join(", ")), "fail")
+        };
+        if let Some(blocked) = sync.blocked_desired_replicas {
+            push(
+                not,
+                "metric-failed",
+                format!(
+                    "the metrics that answer want {blocked}, fewer than the current {current}, but {them} {fail}: the controller does not scale down while a metric fails (it scales on the others only when they want at least the current count), so the count stays at {current}"
+                ),
+            );
+        } else if let Some(wanted) = sync.metric_desired_replicas {
+            notes.push(format!(
+                "{them} {fail}; the controller goes on with the others, which want {wanted}, at least the current {current}: a failed metric blocks a scale-down only"
+            ));
+        }
+    }
     let specs = super::controller::effective_metrics(input.hpa);
     for e in sync.metrics() {
         if e.set_aside.is_empty() {
@@ -1602,6 +1645,9 @@ fn set_aside_effect(e: &super::controller::MetricEvaluation, spec: Option<&crate
                 ),
                 None => "pods without metrics count as using exactly the target (this is a scale-down)".to_string(),
             }
+        } else if e.usage_ratio.is_none() {
+            // The metric failed before a ratio (no sample left once they were set aside).
+            "pods without metrics are left out".to_string()
         } else {
             "pods without metrics are left out (the ratio is exactly 1)".to_string()
         });
@@ -2181,6 +2227,13 @@ mod tests {
         assert_eq!(down, "unready pods are left out (they count as using nothing only on a scale-up)");
         let gone = set_aside_effect(&eval(0.5, &[SetAsideReason::Deleted]), Some(&util(50)));
         assert_eq!(gone, "deleted and terminated pods are left out");
+        // A metric that failed once they were set aside has no ratio to call exactly 1.
+        let failed = MetricEvaluation { usage_ratio: None, proposal: None, ..eval(1.0, &missing) };
+        assert_eq!(set_aside_effect(&failed, Some(&util(50))), "pods without metrics are left out");
+        assert_eq!(
+            set_aside_effect(&eval(1.0, &missing), Some(&util(50))),
+            "pods without metrics are left out (the ratio is exactly 1)"
+        );
     }
 
     /// The forecast's readiness delay is the slowest start-up (Ready within the CPU

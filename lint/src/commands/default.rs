@@ -1,7 +1,10 @@
-//! `hpa-lint default`: HPAs after kube-apiserver's defaulting, in their own version; other
-//! objects pass through unchanged, and what kubectl refuses or never sends is also reported
-//! (as `validate` reports it).
+//! `hpa-lint default`: HPAs as kube-apiserver returns them in their own version (decoded,
+//! defaulted, converted to the internal form, stored as `autoscaling/v2` and read back, and
+//! converted back: [`convert::as_served_in`]; a version the release no longer serves gets its
+//! own defaulting only); other objects pass through unchanged, and what kubectl refuses or
+//! never sends is also reported (as `validate` reports it).
 
+use hpa_core::convert;
 use serde_json::Value;
 
 use crate::cli::{ClusterArgs, DefaultArgs};
@@ -26,10 +29,32 @@ pub fn run(args: &DefaultArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> E
                 objects.push(value);
                 continue;
             }
+            let (line, col) = file.line_col(obj.node.span().start);
+            let at = format!("{}:{line}:{col}", file.name);
             match crate::hpa::decode_object(obj, release) {
                 Ok(mut hpa) => {
                     hpa_core::defaults::default_versioned(&mut hpa);
-                    let mut json = hpa.to_json();
+                    // A version the release no longer serves has no server answer: its own
+                    // defaulting only.
+                    let served = if hpa_core::api::served(hpa.api_version().as_str(), release).is_err() {
+                        convert::Conversion { object: hpa, annotation_problems: Vec::new(), lossy: Vec::new() }
+                    } else {
+                        match convert::as_served_in(&hpa, release) {
+                            Ok(c) => c,
+                            Err(e) => {
+                                out.error(&format!("{at}: cannot convert to the internal form: {e}"));
+                                status = status.max(ExitStatus::Findings);
+                                continue;
+                            }
+                        }
+                    };
+                    for p in &served.annotation_problems {
+                        out.warning(&format!("{at}: {}", p.message));
+                    }
+                    for l in &served.lossy {
+                        out.warning(&format!("{at}: lossy conversion: {l}"));
+                    }
+                    let mut json = served.object.to_json();
                     // Defaulting never touches status; do not invent one.
                     if value.get("status").is_none()
                         && let Value::Object(m) = &mut json

@@ -207,3 +207,31 @@ resized = [pod("p0"), pod("p1")]
 for p in resized:
     p["status"]["containerStatuses"] = [{"name": "c", "ready": True, "resources": {"requests": {"cpu": "200m"}}}]
 write("inplace", [hpa(), deploy(2)] + resized, [("p0", "150m"), ("p1", "150m")])
+
+# A ContainerResource metric naming a container the pods' metrics do not list: the resource
+# metrics client only logs it (`getContainerMetrics`), so every pod is without metrics and the
+# metric has no sample left; the good side: the container that is there (`c`) answers.
+def container_hpa(container):
+    h = hpa()
+    h["spec"]["metrics"] = [{"type": "ContainerResource", "containerResource": {"name": "cpu", "container": container, "target": {"type": "Utilization", "averageUtilization": 50}}}]
+    return h
+write("container-missing", [container_hpa("sidecar"), deploy(2)] + TWO, AT_90)
+write("container-present", [container_hpa("c"), deploy(2)] + TWO, AT_90)
+
+# Two metrics, the second (Pods qps) failing (its adapter answers 404): the cpu metric alone
+# wants 1 of 4 (10 %), which the invalid-metric rule of computeReplicasForMetrics discards
+# (no scale-down while a metric fails); at 90 % it wants 8, which it keeps (a scale-up).
+def two_metrics(name, usage):
+    h = hpa()
+    h["spec"]["metrics"].append({"type": "Pods", "pods": {"metric": {"name": "qps"}, "target": {"type": "AverageValue", "averageValue": "10"}}})
+    failed = {"apiVersion": "v1", "kind": "Status", "metadata": {"selfLink": "/apis/custom.metrics.k8s.io/v1beta2/namespaces/default/pods/*/qps"},
+              "status": "Failure", "message": "the server could not find the metric qps for pods", "reason": "NotFound", "code": 404}
+    four = [pod(f"p{i}") for i in range(4)]
+    write(name, [h, deploy(4)] + four + [failed], [(p["metadata"]["name"], usage) for p in four])
+two_metrics("partial-down", "10m")
+two_metrics("partial-up", "90m")
+
+# Two of 4 pods without metrics on a scale-down (10 % of 50 % for the others): they count at
+# 100 % of their request, 55 %, within tolerance, so the count stays at 4; the forecast has
+# them report from the next sync on, and says so.
+write("missing-down", [hpa(), deploy(4)] + [pod(f"p{i}") for i in range(4)], [("p0", "10m"), ("p1", "10m")])
