@@ -1221,12 +1221,23 @@ fn an_hpa_in_an_unserved_version_conflicts_with_none() {
 /// HPA104's one finding (path, message, help) on the budget `spec: {budget}` over Deployment
 /// `shop/web`, whose HPA keeps 3 pods, on `release`: an error at `at` (line, column) of the set.
 fn refused_budget(budget: &str, release: &str, at: (u64, u64)) -> (String, String, String) {
+    refused_spec(&format!("  {budget}\n  selector:\n    matchLabels: {{app: web}}"), release, at)
+}
+
+/// HPA104's report on the budget `spec:\n{spec}` (its first line is line 32 of the set) beside
+/// Deployment `shop/web`, whose HPA keeps 3 pods, on `release`.
+fn budget_report(spec: &str, release: &str) -> Value {
     let hpa = "---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web, namespace: shop}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  minReplicas: 3\n  maxReplicas: 5\n  metrics:\n  - type: Pods\n    pods: {metric: {name: rps}, target: {type: AverageValue, averageValue: \"10\"}}\n";
     let pdb = format!(
-        "---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {{name: web, namespace: shop}}\nspec:\n  {budget}\n  selector:\n    matchLabels: {{app: web}}\n"
+        "---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {{name: web, namespace: shop}}\nspec:\n{spec}\n"
     );
     let set = WEB_DEPLOYMENT.replace("REPLICAS", "minReadySeconds: 0") + hpa + &pdb;
-    let report = lint(&["--select", "HPA104", "--kubernetes-version", release], &set);
+    lint(&["--select", "HPA104", "--kubernetes-version", release], &set)
+}
+
+/// [`refused_budget`] with the whole `spec` written ([`budget_report`]).
+fn refused_spec(spec: &str, release: &str, at: (u64, u64)) -> (String, String, String) {
+    let report = budget_report(spec, release);
     assert_eq!(report["diagnostics"].as_array().unwrap().len(), 1, "{report}");
     let d = &report["diagnostics"][0];
     assert_eq!(
@@ -1311,6 +1322,59 @@ fn a_budget_with_both_min_available_and_max_unavailable_is_refused() {
             "[spec: Invalid value: {\"MinAvailable\":\"150%\",\"Selector\":{\"matchLabels\":{\"app\":\"web\"}},\"MaxUnavailable\":0,\"UnhealthyPodEvictionPolicy\":\"AlwaysAllow\"}: minAvailable and maxUnavailable cannot be both set, spec.minAvailable: Invalid value: \"150%\": must not be greater than 100%]"
         )
     );
+}
+
+/// An `unhealthyPodEvictionPolicy` outside its enum refuses the budget
+/// (`ValidatePodDisruptionBudgetSpec`'s `field.NotSupported`, the supported values sorted): it
+/// never exists, so its `maxUnavailable: 0` blocks nothing, and HPA104 says so in
+/// kube-apiserver's words instead, in 1.33 as from 1.34.
+#[test]
+fn a_budget_with_an_unsupported_eviction_policy_is_refused() {
+    let spec = "  maxUnavailable: 0\n  unhealthyPodEvictionPolicy: Sometimes\n  selector:\n    matchLabels: {app: web}";
+    let words = budget_refused_words(
+        "spec.unhealthyPodEvictionPolicy: Unsupported value: \"Sometimes\": supported values: \"AlwaysAllow\", \"IfHealthyBudget\"",
+    );
+    for release in ["1.33", "1.37"] {
+        assert_eq!(
+            refused_spec(spec, release, (33, 31)),
+            (
+                "spec.unhealthyPodEvictionPolicy".to_string(),
+                words.clone(),
+                "write unhealthyPodEvictionPolicy as IfHealthyBudget or AlwaysAllow, or leave it out".to_string()
+            )
+        );
+    }
+    assert_eq!(budget_report(&spec.replace("Sometimes", "AlwaysAllow"), "1.37")["summary"]["warnings"], 1);
+}
+
+/// A selector kube-apiserver refuses (`ValidateLabelSelector`: an operator other than the four,
+/// a value no label can have, a key that is no label key) refuses the budget: HPA104 reports
+/// every error, in order, on the HPA whose pods it was meant for (`operator: in` read as `In`,
+/// the requirements still refused left out), and on no other.
+#[test]
+fn a_budget_with_a_refused_selector_is_reported_where_it_was_meant() {
+    let spec = "  maxUnavailable: 1\n  selector:\n    matchLabels: {app: web}\n    matchExpressions: [{key: tier, operator: in, values: [\"a b\"]}]";
+    assert_eq!(
+        refused_spec(spec, "1.37", (35, 46)),
+        (
+            "spec.selector.matchExpressions[0].operator".to_string(),
+            budget_refused_words(
+                "[spec.selector.matchExpressions[0].operator: Invalid value: \"in\": not a valid selector operator, spec.selector.matchExpressions[0].values[0]: Invalid value: \"a b\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')]"
+            ),
+            "write the selector as kube-apiserver takes it: operators In, NotIn, Exists or DoesNotExist, keys and values that are valid labels"
+                .to_string()
+        )
+    );
+    let spec = "  minAvailable: 3\n  selector:\n    matchLabels: {app: web, \"bad key!\": x}";
+    assert_eq!(
+        refused_spec(spec, "1.37", (34, 5)).1,
+        budget_refused_words(
+            "spec.selector.matchLabels: Invalid value: \"bad key!\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
+        )
+    );
+    // Meant for other pods: not this HPA's concern.
+    let other = "  maxUnavailable: 0\n  selector:\n    matchExpressions: [{key: app, operator: in, values: [api]}]";
+    assert_eq!(budget_report(other, "1.37")["diagnostics"], json!([]));
 }
 
 /// A container policy's `mode: Off` written unquoted is YAML 1.1's `false`: the VPA CRD's

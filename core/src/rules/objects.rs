@@ -396,8 +396,11 @@ pub struct Pdb {
     /// `spec.maxUnavailable`
     pub max_unavailable: Option<IntOrPercent>,
     /// What kube-apiserver's validation refuses in `minAvailable` and `maxUnavailable`
-    /// ([`pdb_budget_errors`]): the budget is then never stored.
+    /// ([`pdb_budget_errors`]): the budget is then never stored. The rest of what it refuses
+    /// (the selector, the eviction policy) is in [`Pdb::refusal`].
     pub invalid: Vec<crate::field::FieldError>,
+    /// `spec.unhealthyPodEvictionPolicy`, when written as a string.
+    pub unhealthy_pod_eviction_policy: Option<String>,
 }
 
 /// A VerticalPodAutoscaler.
@@ -453,6 +456,10 @@ impl ContainerPolicy {
 /// (`controlledResources` defaults to `[cpu, memory]`).
 const DEFAULT_CONTROLLED_RESOURCES: [&str; 2] = ["cpu", "memory"];
 
+/// `supportedUnhealthyPodEvictionPolicies` of `pkg/apis/policy/validation`, as its `List()`
+/// gives them (sorted).
+pub const PDB_UNHEALTHY_POD_EVICTION_POLICIES: &[&str] = &["AlwaysAllow", "IfHealthyBudget"];
+
 impl Pdb {
     /// Whether the budget selects a pod with these labels: `metav1.LabelSelectorAsSelector` of
     /// its selector then `Selector.Matches`, as the disruption controller's `getPodsForPdb`
@@ -460,6 +467,73 @@ impl Pdb {
     /// selects none.
     pub fn selects(&self, labels: &BTreeMap<String, String>) -> bool {
         self.selector.as_ref().is_some_and(|s| s.matches(labels))
+    }
+
+    /// Every error kube-apiserver's `ValidatePodDisruptionBudgetSpec` (`pkg/apis/policy/
+    /// validation`) finds in the budget on create, in its order and worded as `release` words
+    /// them: [`Pdb::invalid`] (both bounds set, `minAvailable`, `maxUnavailable`), then the
+    /// selector's (`ValidateLabelSelector`, label values checked: the registry's create strategy
+    /// leaves `AllowInvalidLabelValueInSelector` off), then an `unhealthyPodEvictionPolicy`
+    /// outside [`PDB_UNHEALTHY_POD_EVICTION_POLICIES`] (`field.NotSupported`). Empty when it
+    /// stores the budget.
+    pub fn refusal(&self, release: crate::features::KubernetesVersion) -> crate::field::ErrorList {
+        use crate::field::{BadValue, FieldError, Path};
+        let mut errors = self.invalid.clone();
+        let spec = Path::new("spec");
+        if let Some(selector) = &self.selector {
+            errors.extend(crate::validation::meta::validate_label_selector(selector, &spec.child("selector"), release));
+        }
+        if let Some(policy) = self.unhealthy_pod_eviction_policy.as_deref() {
+            if !PDB_UNHEALTHY_POD_EVICTION_POLICIES.contains(&policy) {
+                errors.push(FieldError::not_supported(
+                    &spec.child("unhealthyPodEvictionPolicy"),
+                    BadValue::named(policy),
+                    PDB_UNHEALTHY_POD_EVICTION_POLICIES,
+                ));
+            }
+        }
+        errors
+    }
+
+    /// Whether a budget kube-apiserver refuses ([`Pdb::refusal`]) was meant for a pod with
+    /// these labels: its selector, an operator written in the wrong case (`in`) read as the one
+    /// meant, without the label pairs and requirements kube-apiserver still refuses (a value no
+    /// label can have), selects it. Such a budget is never stored and selects nothing; this
+    /// only tells which HPAs to report it on.
+    pub fn meant_for(&self, labels: &BTreeMap<String, String>) -> bool {
+        let Some(selector) = &self.selector else { return false };
+        let refused = |s: LabelSelector| {
+            let at = crate::field::Path::new("selector");
+            !crate::validation::meta::validate_label_selector(&s, &at, crate::features::KubernetesVersion::LATEST)
+                .is_empty()
+        };
+        let meant = LabelSelector {
+            match_labels: selector
+                .match_labels
+                .iter()
+                .filter(|(k, v)| {
+                    let pair = BTreeMap::from([((*k).clone(), (*v).clone())]);
+                    !refused(LabelSelector { match_labels: pair, match_expressions: Vec::new() })
+                })
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+            match_expressions: selector
+                .match_expressions
+                .iter()
+                .map(|r| {
+                    const OPERATORS: [&str; 4] = ["In", "NotIn", "Exists", "DoesNotExist"];
+                    let operator = OPERATORS.iter().find(|o| o.eq_ignore_ascii_case(&r.operator));
+                    LabelSelectorRequirement {
+                        operator: operator.map_or_else(|| r.operator.clone(), |o| (*o).to_string()),
+                        ..r.clone()
+                    }
+                })
+                .filter(|r| {
+                    !refused(LabelSelector { match_labels: BTreeMap::new(), match_expressions: vec![r.clone()] })
+                })
+                .collect(),
+        };
+        meant.matches(labels)
     }
 }
 
@@ -1410,6 +1484,10 @@ pub fn pdb_from_json(id: ObjectId, v: &Value) -> Pdb {
         min_available: spec.and_then(|s| s.get("minAvailable")).and_then(IntOrPercent::from_json),
         max_unavailable: spec.and_then(|s| s.get("maxUnavailable")).and_then(IntOrPercent::from_json),
         invalid: spec.map(pdb_budget_errors).unwrap_or_default(),
+        unhealthy_pod_eviction_policy: spec
+            .and_then(|s| s.get("unhealthyPodEvictionPolicy"))
+            .and_then(Value::as_str)
+            .map(String::from),
     }
 }
 
