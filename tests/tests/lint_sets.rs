@@ -1391,7 +1391,7 @@ fn an_unquoted_off_in_a_container_policy_refuses_the_vpa() {
         said(&report, "HPA408"),
         [(
             "spec.scaleTargetRef".to_string(),
-            "VerticalPodAutoscaler shop/web: containerPolicies[0].mode is the boolean false (YAML reads an unquoted Off as false), which the VPA's schema refuses (spec.resourcePolicy.containerPolicies[0].mode: Invalid value: \"boolean\": spec.resourcePolicy.containerPolicies[0].mode in body must be of type string: \"boolean\"): the VPA is not created".to_string(),
+            "VerticalPodAutoscaler shop/web: containerPolicies[0].mode is the boolean false (YAML reads an unquoted Off as false), which the VPA's schema refuses (VerticalPodAutoscaler.autoscaling.k8s.io \"web\" is invalid: [spec.resourcePolicy.containerPolicies[0].mode: Invalid value: \"boolean\": spec.resourcePolicy.containerPolicies[0].mode in body must be of type string: \"boolean\", spec.resourcePolicy.containerPolicies[0].mode: Unsupported value: false: supported values: \"Auto\", \"Off\"]): the VPA is not created".to_string(),
             "quote the mode: mode: \"Off\"".to_string()
         )]
     );
@@ -1418,7 +1418,7 @@ fn a_mode_outside_the_vpa_enum_refuses_the_vpa() {
         said(&report, "HPA408"),
         [(
             "spec.scaleTargetRef".to_string(),
-            "VerticalPodAutoscaler shop/web: updateMode \"auto\" is no mode the VPA's schema allows (spec.updatePolicy.updateMode: Unsupported value: \"auto\": supported values: \"Off\", \"Initial\", \"Recreate\", \"InPlaceOrRecreate\", \"Auto\"): the VPA is not created".to_string(),
+            "VerticalPodAutoscaler shop/web: updateMode \"auto\" is no mode the VPA's schema allows (VerticalPodAutoscaler.autoscaling.k8s.io \"web\" is invalid: spec.updatePolicy.updateMode: Unsupported value: \"auto\": supported values: \"Off\", \"Initial\", \"Recreate\", \"InPlaceOrRecreate\", \"InPlace\", \"Auto\"): the VPA is not created".to_string(),
             "write the mode as the schema spells it: updateMode: \"Auto\"".to_string()
         )]
     );
@@ -1436,10 +1436,54 @@ fn a_mode_outside_the_vpa_enum_refuses_the_vpa() {
         said(&report, "HPA408"),
         [(
             "spec.scaleTargetRef".to_string(),
-            "VerticalPodAutoscaler shop/web: containerPolicies[0].mode \"off\" is no mode the VPA's schema allows (spec.resourcePolicy.containerPolicies[0].mode: Unsupported value: \"off\": supported values: \"Auto\", \"Off\"): the VPA is not created".to_string(),
+            "VerticalPodAutoscaler shop/web: containerPolicies[0].mode \"off\" is no mode the VPA's schema allows (VerticalPodAutoscaler.autoscaling.k8s.io \"web\" is invalid: spec.resourcePolicy.containerPolicies[0].mode: Unsupported value: \"off\": supported values: \"Auto\", \"Off\"): the VPA is not created".to_string(),
             "write the mode as the schema spells it: mode: \"Off\"".to_string()
         )]
     );
+}
+
+/// Every value the VPA CRD's schema refuses is in the finding, as kube-apiserver lists them
+/// (`VerticalPodAutoscaler.autoscaling.k8s.io "web" is invalid: [...]`): a container policy's
+/// `controlledValues` outside its enum too, the VPA 1.7 `InPlace` mode accepted (and warned
+/// of, as it resizes running pods).
+#[test]
+fn every_value_the_vpa_schema_refuses_is_in_kube_apiserver_words() {
+    let set = |spec: &str| {
+        format!(
+            "{}---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {{name: web, namespace: shop}}\nspec:\n  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  maxReplicas: 5\n  metrics:\n  - type: Resource\n    resource: {{name: cpu, target: {{type: Utilization, averageUtilization: 70}}}}\n---\napiVersion: autoscaling.k8s.io/v1\nkind: VerticalPodAutoscaler\nmetadata: {{name: web, namespace: shop}}\nspec:\n  targetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n{spec}",
+            WEB_DEPLOYMENT.replace("  REPLICAS\n", "").replace("resources: {}", "resources: {requests: {cpu: 100m}}")
+        )
+    };
+    let report = lint(
+        &["--select", "HPA408"],
+        &set(
+            "  updatePolicy: {updateMode: Always}\n  resourcePolicy:\n    containerPolicies:\n    - {containerName: app, controlledValues: requestsOnly, mode: 1}\n",
+        ),
+    );
+    assert_eq!(
+        said(&report, "HPA408"),
+        [(
+            "spec.scaleTargetRef".to_string(),
+            "VerticalPodAutoscaler shop/web: updateMode \"Always\" is no mode the VPA's schema allows (VerticalPodAutoscaler.autoscaling.k8s.io \"web\" is invalid: [spec.updatePolicy.updateMode: Unsupported value: \"Always\": supported values: \"Off\", \"Initial\", \"Recreate\", \"InPlaceOrRecreate\", \"InPlace\", \"Auto\", spec.resourcePolicy.containerPolicies[0].controlledValues: Unsupported value: \"requestsOnly\": supported values: \"RequestsAndLimits\", \"RequestsOnly\", spec.resourcePolicy.containerPolicies[0].mode: Invalid value: \"integer\": spec.resourcePolicy.containerPolicies[0].mode in body must be of type string: \"integer\", spec.resourcePolicy.containerPolicies[0].mode: Unsupported value: 1: supported values: \"Auto\", \"Off\"]): the VPA is not created".to_string(),
+            "write one of the modes: \"Off\", \"Initial\", \"Recreate\" or \"InPlaceOrRecreate\"".to_string()
+        )]
+    );
+    let report = lint(
+        &["--select", "HPA408"],
+        &set("  resourcePolicy:\n    containerPolicies:\n    - {containerName: app, controlledValues: requestsOnly}\n"),
+    );
+    assert_eq!(
+        said(&report, "HPA408"),
+        [(
+            "spec.scaleTargetRef".to_string(),
+            "VerticalPodAutoscaler shop/web: containerPolicies[0].controlledValues \"requestsOnly\" is no value the VPA's schema allows (VerticalPodAutoscaler.autoscaling.k8s.io \"web\" is invalid: spec.resourcePolicy.containerPolicies[0].controlledValues: Unsupported value: \"requestsOnly\": supported values: \"RequestsAndLimits\", \"RequestsOnly\"): the VPA is not created".to_string(),
+            "write the value as the schema spells it: controlledValues: \"RequestsOnly\"".to_string()
+        )]
+    );
+    assert_eq!(first_related_at(&report), (33, 46), "{report}");
+    let report = lint(&["--select", "HPA408"], &set("  updatePolicy: {updateMode: InPlace}\n"));
+    assert_eq!(report["summary"]["warnings"], 1, "{report}");
+    assert!(said(&report, "HPA408")[0].1.starts_with("VerticalPodAutoscaler shop/web (InPlace) also sets"), "{report}");
 }
 
 /// HPA408 names the VPA and the workload with their namespace and lists the containers as the

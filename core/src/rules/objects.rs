@@ -415,15 +415,70 @@ pub struct Vpa {
     /// `spec.updatePolicy.updateMode` (`Recreate` when absent, as the VPA defaults it; `Auto`,
     /// the former default, is the same mode).
     pub update_mode: String,
-    /// The first mode the VPA CRD's schema refuses, with its path: `spec.updatePolicy.updateMode`,
-    /// else a container policy's `mode` (`spec.resourcePolicy.containerPolicies[0].mode`). One
-    /// that is no string (an unquoted `Off` is YAML 1.1's `false`, which kubectl sends as JSON
-    /// `false`), or a string outside the schema's enum ([`VPA_UPDATE_MODES`],
-    /// [`VPA_CONTAINER_MODES`]: `auto` is no mode): the VPA is never created.
-    pub refused_mode: Option<(String, Value)>,
+    /// Every value the VPA CRD's schema refuses among the enums the rules read
+    /// ([`vpa_schema_refusals`]), in the schema's order: the VPA is never created.
+    pub refused: Vec<VpaSchemaRefusal>,
     /// `spec.resourcePolicy.containerPolicies`, in order: which containers it sizes, and which
     /// of their resources ([`Vpa::sets_request`]).
     pub container_policies: Vec<ContainerPolicy>,
+}
+
+/// A value of a VPA the VPA CRD's structural schema refuses: one outside a `type: string` field's
+/// `enum` (a string not in it, or no string at all: an unquoted `Off` is YAML 1.1's `false`,
+/// which kubectl sends as JSON `false`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct VpaSchemaRefusal {
+    /// Its path (`spec.updatePolicy.updateMode`).
+    pub path: String,
+    /// The value written.
+    pub value: Value,
+    /// The field's enum, in the schema's order.
+    pub allowed: &'static [&'static str],
+}
+
+impl VpaSchemaRefusal {
+    /// The field's key (`updateMode`, `mode`, `controlledValues`).
+    pub fn key(&self) -> &str {
+        self.path.rsplit('.').next().unwrap_or_default()
+    }
+
+    /// The errors apiextensions-apiserver reports for it (`kubeOpenAPIResultToFieldErrors` of
+    /// `k8s.io/apiextensions-apiserver/pkg/apiserver/validation`): kube-openapi's
+    /// `SchemaValidator` runs every validator of the field, so a value of another JSON type
+    /// fails the type (`errors.InvalidType`, reported as `field.Invalid` with the type's name)
+    /// and then the enum too (`errors.EnumFail`, reported as `field.NotSupported` with the
+    /// enum's values); a string fails only the enum.
+    pub fn errors(&self) -> crate::field::ErrorList {
+        use crate::field::{BadValue, FieldError, Path};
+        let path = Path::new(&self.path);
+        let ty = match &self.value {
+            Value::String(s) => {
+                return vec![FieldError::not_supported(&path, BadValue::Str(s.clone()), self.allowed)];
+            }
+            Value::Bool(_) => "boolean",
+            Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+            Value::Number(_) => "number",
+            Value::Array(_) => "array",
+            Value::Object(_) | Value::Null => "object",
+        };
+        let value = match &self.value {
+            Value::Bool(b) => BadValue::Bool(*b),
+            Value::Number(n) if n.is_i64() => BadValue::Int(n.as_i64().unwrap_or_default()),
+            // A float64 (`%v` before 1.34), an array or a map: their JSON.
+            v => {
+                let json = crate::go::to_go_json(v).unwrap_or_default();
+                BadValue::Composite { json: json.clone(), go_syntax: json }
+            }
+        };
+        vec![
+            FieldError::invalid(
+                &path,
+                BadValue::Str(ty.into()),
+                format!("{} in body must be of type string: {}", self.path, crate::go::quote(ty)),
+            ),
+            FieldError::not_supported(&path, value, self.allowed),
+        ]
+    }
 }
 
 /// One of a VPA's `resourcePolicy.containerPolicies` (`ContainerResourcePolicy` of
@@ -1567,11 +1622,41 @@ fn pdb_spec_value(spec: &Value) -> crate::field::BadValue {
 }
 
 /// The VPA CRD's enum of `spec.updatePolicy.updateMode` (`UpdateMode` of
-/// `autoscaling.k8s.io/v1`, `+kubebuilder:validation:Enum`), in its order.
-pub const VPA_UPDATE_MODES: &[&str] = &["Off", "Initial", "Recreate", "InPlaceOrRecreate", "Auto"];
+/// `autoscaling.k8s.io/v1`, `+kubebuilder:validation:Enum`), in its order: the CRD of VPA 1.7
+/// (`vertical-pod-autoscaler/deploy/vpa-v1-crd-gen.yaml`), which added `InPlace`.
+pub const VPA_UPDATE_MODES: &[&str] = &["Off", "Initial", "Recreate", "InPlaceOrRecreate", "InPlace", "Auto"];
 
 /// The VPA CRD's enum of a container policy's `mode` (`ContainerScalingMode`), in its order.
 pub const VPA_CONTAINER_MODES: &[&str] = &["Auto", "Off"];
+
+/// The VPA CRD's enum of a container policy's `controlledValues` (`ContainerControlledValues`),
+/// in its order.
+pub const VPA_CONTROLLED_VALUES: &[&str] = &["RequestsAndLimits", "RequestsOnly"];
+
+/// What the VPA CRD's schema refuses in `spec` among the enums the rules read, in the schema's
+/// order: `updatePolicy.updateMode`, then each container policy's `controlledValues` and
+/// `mode`. A null is no value (apiextensions prunes the null of a field that is not
+/// `nullable`). (kube-openapi walks an object's properties in Go map order, so with several
+/// errors kube-apiserver's order may differ from one request to the next.)
+pub fn vpa_schema_refusals(spec: Option<&Value>) -> Vec<VpaSchemaRefusal> {
+    let mut out = Vec::new();
+    let mut check = |path: String, v: Option<&Value>, allowed: &'static [&'static str]| {
+        let refused = v.filter(|v| !v.is_null() && v.as_str().is_none_or(|m| !allowed.contains(&m)));
+        if let Some(value) = refused {
+            out.push(VpaSchemaRefusal { path, value: value.clone(), allowed });
+        }
+    };
+    let mode = spec.and_then(|s| s.get("updatePolicy")).and_then(|p| p.get("updateMode"));
+    check("spec.updatePolicy.updateMode".into(), mode, VPA_UPDATE_MODES);
+    let policies =
+        spec.and_then(|s| s.get("resourcePolicy")).and_then(|r| r.get("containerPolicies")).and_then(Value::as_array);
+    for (i, p) in policies.into_iter().flatten().enumerate() {
+        let at = format!("spec.resourcePolicy.containerPolicies[{i}]");
+        check(format!("{at}.controlledValues"), p.get("controlledValues"), VPA_CONTROLLED_VALUES);
+        check(format!("{at}.mode"), p.get("mode"), VPA_CONTAINER_MODES);
+    }
+    out
+}
 
 /// Builds a [`Vpa`] from JSON.
 pub fn vpa_from_json(id: ObjectId, v: &Value) -> Vpa {
@@ -1580,23 +1665,12 @@ pub fn vpa_from_json(id: ObjectId, v: &Value) -> Vpa {
     let s =
         |n: Option<&Value>, k: &str| n.and_then(|n| n.get(k)).and_then(Value::as_str).unwrap_or_default().to_string();
     let written = spec.and_then(|s| s.get("updatePolicy")).and_then(|p| p.get("updateMode"));
-    // Null is no value (the field unset); a string must be one of the enum's.
-    let refused = |v: &Value, modes: &[&str]| !v.is_null() && v.as_str().is_none_or(|m| !modes.contains(&m));
     let mut update_mode = written.and_then(Value::as_str).unwrap_or_default().to_string();
     if written.is_none_or(Value::is_null) {
         update_mode = "Recreate".into();
     }
     let policies =
         spec.and_then(|s| s.get("resourcePolicy")).and_then(|r| r.get("containerPolicies")).and_then(Value::as_array);
-    let refused_mode = written
-        .filter(|v| refused(v, VPA_UPDATE_MODES))
-        .map(|v| ("spec.updatePolicy.updateMode".to_string(), v.clone()))
-        .or_else(|| {
-            policies.into_iter().flatten().enumerate().find_map(|(i, p)| {
-                let mode = p.get("mode").filter(|v| refused(v, VPA_CONTAINER_MODES))?;
-                Some((format!("spec.resourcePolicy.containerPolicies[{i}].mode"), mode.clone()))
-            })
-        });
     let container_policies = policies
         .into_iter()
         .flatten()
@@ -1614,7 +1688,7 @@ pub fn vpa_from_json(id: ObjectId, v: &Value) -> Vpa {
         target_kind: s(target, "kind"),
         target_name: s(target, "name"),
         update_mode,
-        refused_mode,
+        refused: vpa_schema_refusals(spec),
         container_policies,
     }
 }
