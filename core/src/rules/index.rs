@@ -807,6 +807,7 @@ mod tests {
             max_unavailable: None,
             invalid: Vec::new(),
             unhealthy_pod_eviction_policy: None,
+            meant_selector: None,
         })
     }
 

@@ -401,6 +401,8 @@ pub struct Pdb {
     pub invalid: Vec<crate::field::FieldError>,
     /// `spec.unhealthyPodEvictionPolicy`, when written as a string.
     pub unhealthy_pod_eviction_policy: Option<String>,
+    /// When kube-apiserver refuses the selector, the one meant ([`Pdb::meant_for`]).
+    pub meant_selector: Option<LabelSelector>,
 }
 
 /// A VerticalPodAutoscaler.
@@ -538,58 +540,65 @@ impl Pdb {
         if let Some(selector) = &self.selector {
             errors.extend(crate::validation::meta::validate_label_selector(selector, &spec.child("selector"), release));
         }
-        if let Some(policy) = self.unhealthy_pod_eviction_policy.as_deref() {
-            if !PDB_UNHEALTHY_POD_EVICTION_POLICIES.contains(&policy) {
-                errors.push(FieldError::not_supported(
-                    &spec.child("unhealthyPodEvictionPolicy"),
-                    BadValue::named(policy),
-                    PDB_UNHEALTHY_POD_EVICTION_POLICIES,
-                ));
-            }
+        if let Some(policy) = self.unhealthy_pod_eviction_policy.as_deref()
+            && !PDB_UNHEALTHY_POD_EVICTION_POLICIES.contains(&policy)
+        {
+            errors.push(FieldError::not_supported(
+                &spec.child("unhealthyPodEvictionPolicy"),
+                BadValue::named(policy),
+                PDB_UNHEALTHY_POD_EVICTION_POLICIES,
+            ));
         }
         errors
     }
 
-    /// Whether a budget kube-apiserver refuses ([`Pdb::refusal`]) was meant for a pod with
-    /// these labels: its selector, an operator written in the wrong case (`in`) read as the one
-    /// meant, without the label pairs and requirements kube-apiserver still refuses (a value no
-    /// label can have), selects it. Such a budget is never stored and selects nothing; this
+    /// Whether the budget was meant for a pod with these labels: it selects it
+    /// ([`Pdb::selects`]) or, when kube-apiserver refuses its selector, its
+    /// [`Pdb::meant_selector`] does. A refused budget is never stored and selects nothing; this
     /// only tells which HPAs to report it on.
     pub fn meant_for(&self, labels: &BTreeMap<String, String>) -> bool {
-        let Some(selector) = &self.selector else { return false };
-        let refused = |s: LabelSelector| {
-            let at = crate::field::Path::new("selector");
-            !crate::validation::meta::validate_label_selector(&s, &at, crate::features::KubernetesVersion::LATEST)
-                .is_empty()
-        };
-        let meant = LabelSelector {
-            match_labels: selector
-                .match_labels
-                .iter()
-                .filter(|(k, v)| {
-                    let pair = BTreeMap::from([((*k).clone(), (*v).clone())]);
-                    !refused(LabelSelector { match_labels: pair, match_expressions: Vec::new() })
-                })
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect(),
-            match_expressions: selector
-                .match_expressions
-                .iter()
-                .map(|r| {
-                    const OPERATORS: [&str; 4] = ["In", "NotIn", "Exists", "DoesNotExist"];
-                    let operator = OPERATORS.iter().find(|o| o.eq_ignore_ascii_case(&r.operator));
-                    LabelSelectorRequirement {
-                        operator: operator.map_or_else(|| r.operator.clone(), |o| (*o).to_string()),
-                        ..r.clone()
-                    }
-                })
-                .filter(|r| {
-                    !refused(LabelSelector { match_labels: BTreeMap::new(), match_expressions: vec![r.clone()] })
-                })
-                .collect(),
-        };
-        meant.matches(labels)
+        match &self.meant_selector {
+            Some(meant) => meant.matches(labels),
+            None => self.selects(labels),
+        }
     }
+}
+
+/// The selector a budget's author meant when kube-apiserver refuses it
+/// (`ValidateLabelSelector`), `None` when it takes it: an operator written in the wrong case
+/// (`in`) read as the one meant, without the label pairs and requirements still refused (a value
+/// no label can have). Computed once per budget, not per HPA it is checked against.
+fn meant_selector(selector: &LabelSelector) -> Option<LabelSelector> {
+    const OPERATORS: [&str; 4] = ["In", "NotIn", "Exists", "DoesNotExist"];
+    let release = crate::features::KubernetesVersion::LATEST;
+    let refused = |s: &LabelSelector| {
+        !crate::validation::meta::validate_label_selector(s, &crate::field::Path::new("selector"), release).is_empty()
+    };
+    if !refused(selector) {
+        return None;
+    }
+    let match_labels = selector
+        .match_labels
+        .iter()
+        .filter(|(k, v)| {
+            let pair = BTreeMap::from([((*k).clone(), (*v).clone())]);
+            !refused(&LabelSelector { match_labels: pair, match_expressions: Vec::new() })
+        })
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let match_expressions = selector
+        .match_expressions
+        .iter()
+        .map(|r| {
+            let operator = OPERATORS.iter().find(|o| o.eq_ignore_ascii_case(&r.operator));
+            LabelSelectorRequirement {
+                operator: operator.map_or_else(|| r.operator.clone(), |o| (*o).to_string()),
+                ..r.clone()
+            }
+        })
+        .filter(|r| !refused(&LabelSelector { match_labels: BTreeMap::new(), match_expressions: vec![r.clone()] }))
+        .collect();
+    Some(LabelSelector { match_labels, match_expressions })
 }
 
 impl Vpa {
@@ -1535,6 +1544,7 @@ pub fn pdb_from_json(id: ObjectId, v: &Value) -> Pdb {
     });
     Pdb {
         id,
+        meant_selector: selector.as_ref().and_then(meant_selector),
         selector,
         min_available: spec.and_then(|s| s.get("minAvailable")).and_then(IntOrPercent::from_json),
         max_unavailable: spec.and_then(|s| s.get("maxUnavailable")).and_then(IntOrPercent::from_json),
