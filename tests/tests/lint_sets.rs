@@ -1377,6 +1377,15 @@ fn a_budget_with_a_refused_selector_is_reported_where_it_was_meant() {
     assert_eq!(budget_report(other, "1.37")["diagnostics"], json!([]));
 }
 
+/// Deployment `shop/web` (cpu requested), an HPA on its cpu utilization and a VPA on it whose
+/// spec goes on with `spec` (after its `targetRef`).
+fn vpa_set(spec: &str) -> String {
+    format!(
+        "{}---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {{name: web, namespace: shop}}\nspec:\n  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  maxReplicas: 5\n  metrics:\n  - type: Resource\n    resource: {{name: cpu, target: {{type: Utilization, averageUtilization: 70}}}}\n---\napiVersion: autoscaling.k8s.io/v1\nkind: VerticalPodAutoscaler\nmetadata: {{name: web, namespace: shop}}\nspec:\n  targetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n{spec}",
+        WEB_DEPLOYMENT.replace("  REPLICAS\n", "").replace("resources: {}", "resources: {requests: {cpu: 100m}}")
+    )
+}
+
 /// A container policy's `mode: Off` written unquoted is YAML 1.1's `false`: the VPA CRD's
 /// schema refuses the VPA, as it does an unquoted `updateMode: Off`, so it sizes nothing; the
 /// finding says so instead of a conflict with a VPA that does not exist.
@@ -1407,12 +1416,7 @@ fn an_unquoted_off_in_a_container_policy_refuses_the_vpa() {
 /// of staying silent about a VPA that does not exist.
 #[test]
 fn a_mode_outside_the_vpa_enum_refuses_the_vpa() {
-    let set = |policy: &str| {
-        format!(
-            "{}---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {{name: web, namespace: shop}}\nspec:\n  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  maxReplicas: 5\n  metrics:\n  - type: Resource\n    resource: {{name: cpu, target: {{type: Utilization, averageUtilization: 70}}}}\n---\napiVersion: autoscaling.k8s.io/v1\nkind: VerticalPodAutoscaler\nmetadata: {{name: web, namespace: shop}}\nspec:\n  targetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n{policy}",
-            WEB_DEPLOYMENT.replace("  REPLICAS\n", "").replace("resources: {}", "resources: {requests: {cpu: 100m}}")
-        )
-    };
+    let set = vpa_set;
     let report = lint(&["--select", "HPA408"], &set("  updatePolicy: {updateMode: auto}\n"));
     assert_eq!(
         said(&report, "HPA408"),
@@ -1448,12 +1452,7 @@ fn a_mode_outside_the_vpa_enum_refuses_the_vpa() {
 /// of, as it resizes running pods).
 #[test]
 fn every_value_the_vpa_schema_refuses_is_in_kube_apiserver_words() {
-    let set = |spec: &str| {
-        format!(
-            "{}---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {{name: web, namespace: shop}}\nspec:\n  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  maxReplicas: 5\n  metrics:\n  - type: Resource\n    resource: {{name: cpu, target: {{type: Utilization, averageUtilization: 70}}}}\n---\napiVersion: autoscaling.k8s.io/v1\nkind: VerticalPodAutoscaler\nmetadata: {{name: web, namespace: shop}}\nspec:\n  targetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n{spec}",
-            WEB_DEPLOYMENT.replace("  REPLICAS\n", "").replace("resources: {}", "resources: {requests: {cpu: 100m}}")
-        )
-    };
+    let set = vpa_set;
     let report = lint(
         &["--select", "HPA408"],
         &set(

@@ -790,8 +790,8 @@ fn blank(chars: &mut [char], start: usize, end: usize, null: bool) {
     }
 }
 
-/// Parses a scenario document, `root` of `text`: decodes it ([`decode_every_problem`]), then
-/// checks what its fields mean together, each problem at its place.
+/// Parses a scenario document, `root` of `text`: decodes it, reporting every value it cannot
+/// read, then checks what its fields mean together, each problem at its place.
 pub fn parse(text: &str, root: Node<'_>) -> Result<Scenario, Vec<ScenarioError>> {
     let file = decode_every_problem(text, root)?;
     let mut errs: Vec<ScenarioError> = Vec::new();
