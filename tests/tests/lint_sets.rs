@@ -1221,12 +1221,23 @@ fn an_hpa_in_an_unserved_version_conflicts_with_none() {
 /// HPA104's one finding (path, message, help) on the budget `spec: {budget}` over Deployment
 /// `shop/web`, whose HPA keeps 3 pods, on `release`: an error at `at` (line, column) of the set.
 fn refused_budget(budget: &str, release: &str, at: (u64, u64)) -> (String, String, String) {
+    refused_spec(&format!("  {budget}\n  selector:\n    matchLabels: {{app: web}}"), release, at)
+}
+
+/// HPA104's report on the budget `spec:\n{spec}` (its first line is line 32 of the set) beside
+/// Deployment `shop/web`, whose HPA keeps 3 pods, on `release`.
+fn budget_report(spec: &str, release: &str) -> Value {
     let hpa = "---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web, namespace: shop}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  minReplicas: 3\n  maxReplicas: 5\n  metrics:\n  - type: Pods\n    pods: {metric: {name: rps}, target: {type: AverageValue, averageValue: \"10\"}}\n";
     let pdb = format!(
-        "---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {{name: web, namespace: shop}}\nspec:\n  {budget}\n  selector:\n    matchLabels: {{app: web}}\n"
+        "---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {{name: web, namespace: shop}}\nspec:\n{spec}\n"
     );
     let set = WEB_DEPLOYMENT.replace("REPLICAS", "minReadySeconds: 0") + hpa + &pdb;
-    let report = lint(&["--select", "HPA104", "--kubernetes-version", release], &set);
+    lint(&["--select", "HPA104", "--kubernetes-version", release], &set)
+}
+
+/// [`refused_budget`] with the whole `spec` written ([`budget_report`]).
+fn refused_spec(spec: &str, release: &str, at: (u64, u64)) -> (String, String, String) {
+    let report = budget_report(spec, release);
     assert_eq!(report["diagnostics"].as_array().unwrap().len(), 1, "{report}");
     let d = &report["diagnostics"][0];
     assert_eq!(
@@ -1313,6 +1324,68 @@ fn a_budget_with_both_min_available_and_max_unavailable_is_refused() {
     );
 }
 
+/// An `unhealthyPodEvictionPolicy` outside its enum refuses the budget
+/// (`ValidatePodDisruptionBudgetSpec`'s `field.NotSupported`, the supported values sorted): it
+/// never exists, so its `maxUnavailable: 0` blocks nothing, and HPA104 says so in
+/// kube-apiserver's words instead, in 1.33 as from 1.34.
+#[test]
+fn a_budget_with_an_unsupported_eviction_policy_is_refused() {
+    let spec = "  maxUnavailable: 0\n  unhealthyPodEvictionPolicy: Sometimes\n  selector:\n    matchLabels: {app: web}";
+    let words = budget_refused_words(
+        "spec.unhealthyPodEvictionPolicy: Unsupported value: \"Sometimes\": supported values: \"AlwaysAllow\", \"IfHealthyBudget\"",
+    );
+    for release in ["1.33", "1.37"] {
+        assert_eq!(
+            refused_spec(spec, release, (33, 31)),
+            (
+                "spec.unhealthyPodEvictionPolicy".to_string(),
+                words.clone(),
+                "write unhealthyPodEvictionPolicy as IfHealthyBudget or AlwaysAllow, or leave it out".to_string()
+            )
+        );
+    }
+    assert_eq!(budget_report(&spec.replace("Sometimes", "AlwaysAllow"), "1.37")["summary"]["warnings"], 1);
+}
+
+/// A selector kube-apiserver refuses (`ValidateLabelSelector`: an operator other than the four,
+/// a value no label can have, a key that is no label key) refuses the budget: HPA104 reports
+/// every error, in order, on the HPA whose pods it was meant for (`operator: in` read as `In`,
+/// the requirements still refused left out), and on no other.
+#[test]
+fn a_budget_with_a_refused_selector_is_reported_where_it_was_meant() {
+    let spec = "  maxUnavailable: 1\n  selector:\n    matchLabels: {app: web}\n    matchExpressions: [{key: tier, operator: in, values: [\"a b\"]}]";
+    assert_eq!(
+        refused_spec(spec, "1.37", (35, 46)),
+        (
+            "spec.selector.matchExpressions[0].operator".to_string(),
+            budget_refused_words(
+                "[spec.selector.matchExpressions[0].operator: Invalid value: \"in\": not a valid selector operator, spec.selector.matchExpressions[0].values[0]: Invalid value: \"a b\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')]"
+            ),
+            "write the selector as kube-apiserver takes it: operators In, NotIn, Exists or DoesNotExist, keys and values that are valid labels"
+                .to_string()
+        )
+    );
+    let spec = "  minAvailable: 3\n  selector:\n    matchLabels: {app: web, \"bad key!\": x}";
+    assert_eq!(
+        refused_spec(spec, "1.37", (34, 5)).1,
+        budget_refused_words(
+            "spec.selector.matchLabels: Invalid value: \"bad key!\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
+        )
+    );
+    // Meant for other pods: not this HPA's concern.
+    let other = "  maxUnavailable: 0\n  selector:\n    matchExpressions: [{key: app, operator: in, values: [api]}]";
+    assert_eq!(budget_report(other, "1.37")["diagnostics"], json!([]));
+}
+
+/// Deployment `shop/web` (cpu requested), an HPA on its cpu utilization and a VPA on it whose
+/// spec goes on with `spec` (after its `targetRef`).
+fn vpa_set(spec: &str) -> String {
+    format!(
+        "{}---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {{name: web, namespace: shop}}\nspec:\n  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  maxReplicas: 5\n  metrics:\n  - type: Resource\n    resource: {{name: cpu, target: {{type: Utilization, averageUtilization: 70}}}}\n---\napiVersion: autoscaling.k8s.io/v1\nkind: VerticalPodAutoscaler\nmetadata: {{name: web, namespace: shop}}\nspec:\n  targetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n{spec}",
+        WEB_DEPLOYMENT.replace("  REPLICAS\n", "").replace("resources: {}", "resources: {requests: {cpu: 100m}}")
+    )
+}
+
 /// A container policy's `mode: Off` written unquoted is YAML 1.1's `false`: the VPA CRD's
 /// schema refuses the VPA, as it does an unquoted `updateMode: Off`, so it sizes nothing; the
 /// finding says so instead of a conflict with a VPA that does not exist.
@@ -1327,7 +1400,7 @@ fn an_unquoted_off_in_a_container_policy_refuses_the_vpa() {
         said(&report, "HPA408"),
         [(
             "spec.scaleTargetRef".to_string(),
-            "VerticalPodAutoscaler shop/web: containerPolicies[0].mode is the boolean false (YAML reads an unquoted Off as false), which the VPA's schema refuses (spec.resourcePolicy.containerPolicies[0].mode: Invalid value: \"boolean\": spec.resourcePolicy.containerPolicies[0].mode in body must be of type string: \"boolean\"): the VPA is not created".to_string(),
+            "VerticalPodAutoscaler shop/web: containerPolicies[0].mode is the boolean false (YAML reads an unquoted Off as false), which the VPA's schema refuses (VerticalPodAutoscaler.autoscaling.k8s.io \"web\" is invalid: [spec.resourcePolicy.containerPolicies[0].mode: Invalid value: \"boolean\": spec.resourcePolicy.containerPolicies[0].mode in body must be of type string: \"boolean\", spec.resourcePolicy.containerPolicies[0].mode: Unsupported value: false: supported values: \"Auto\", \"Off\"]): the VPA is not created".to_string(),
             "quote the mode: mode: \"Off\"".to_string()
         )]
     );
@@ -1343,18 +1416,13 @@ fn an_unquoted_off_in_a_container_policy_refuses_the_vpa() {
 /// of staying silent about a VPA that does not exist.
 #[test]
 fn a_mode_outside_the_vpa_enum_refuses_the_vpa() {
-    let set = |policy: &str| {
-        format!(
-            "{}---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {{name: web, namespace: shop}}\nspec:\n  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  maxReplicas: 5\n  metrics:\n  - type: Resource\n    resource: {{name: cpu, target: {{type: Utilization, averageUtilization: 70}}}}\n---\napiVersion: autoscaling.k8s.io/v1\nkind: VerticalPodAutoscaler\nmetadata: {{name: web, namespace: shop}}\nspec:\n  targetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n{policy}",
-            WEB_DEPLOYMENT.replace("  REPLICAS\n", "").replace("resources: {}", "resources: {requests: {cpu: 100m}}")
-        )
-    };
+    let set = vpa_set;
     let report = lint(&["--select", "HPA408"], &set("  updatePolicy: {updateMode: auto}\n"));
     assert_eq!(
         said(&report, "HPA408"),
         [(
             "spec.scaleTargetRef".to_string(),
-            "VerticalPodAutoscaler shop/web: updateMode \"auto\" is no mode the VPA's schema allows (spec.updatePolicy.updateMode: Unsupported value: \"auto\": supported values: \"Off\", \"Initial\", \"Recreate\", \"InPlaceOrRecreate\", \"Auto\"): the VPA is not created".to_string(),
+            "VerticalPodAutoscaler shop/web: updateMode \"auto\" is no mode the VPA's schema allows (VerticalPodAutoscaler.autoscaling.k8s.io \"web\" is invalid: spec.updatePolicy.updateMode: Unsupported value: \"auto\": supported values: \"Off\", \"Initial\", \"Recreate\", \"InPlaceOrRecreate\", \"InPlace\", \"Auto\"): the VPA is not created".to_string(),
             "write the mode as the schema spells it: updateMode: \"Auto\"".to_string()
         )]
     );
@@ -1372,10 +1440,49 @@ fn a_mode_outside_the_vpa_enum_refuses_the_vpa() {
         said(&report, "HPA408"),
         [(
             "spec.scaleTargetRef".to_string(),
-            "VerticalPodAutoscaler shop/web: containerPolicies[0].mode \"off\" is no mode the VPA's schema allows (spec.resourcePolicy.containerPolicies[0].mode: Unsupported value: \"off\": supported values: \"Auto\", \"Off\"): the VPA is not created".to_string(),
+            "VerticalPodAutoscaler shop/web: containerPolicies[0].mode \"off\" is no mode the VPA's schema allows (VerticalPodAutoscaler.autoscaling.k8s.io \"web\" is invalid: spec.resourcePolicy.containerPolicies[0].mode: Unsupported value: \"off\": supported values: \"Auto\", \"Off\"): the VPA is not created".to_string(),
             "write the mode as the schema spells it: mode: \"Off\"".to_string()
         )]
     );
+}
+
+/// Every value the VPA CRD's schema refuses is in the finding, as kube-apiserver lists them
+/// (`VerticalPodAutoscaler.autoscaling.k8s.io "web" is invalid: [...]`): a container policy's
+/// `controlledValues` outside its enum too, the VPA 1.7 `InPlace` mode accepted (and warned
+/// of, as it resizes running pods).
+#[test]
+fn every_value_the_vpa_schema_refuses_is_in_kube_apiserver_words() {
+    let set = vpa_set;
+    let report = lint(
+        &["--select", "HPA408"],
+        &set(
+            "  updatePolicy: {updateMode: Always}\n  resourcePolicy:\n    containerPolicies:\n    - {containerName: app, controlledValues: requestsOnly, mode: 1}\n",
+        ),
+    );
+    assert_eq!(
+        said(&report, "HPA408"),
+        [(
+            "spec.scaleTargetRef".to_string(),
+            "VerticalPodAutoscaler shop/web: updateMode \"Always\" is no mode the VPA's schema allows (VerticalPodAutoscaler.autoscaling.k8s.io \"web\" is invalid: [spec.updatePolicy.updateMode: Unsupported value: \"Always\": supported values: \"Off\", \"Initial\", \"Recreate\", \"InPlaceOrRecreate\", \"InPlace\", \"Auto\", spec.resourcePolicy.containerPolicies[0].controlledValues: Unsupported value: \"requestsOnly\": supported values: \"RequestsAndLimits\", \"RequestsOnly\", spec.resourcePolicy.containerPolicies[0].mode: Invalid value: \"integer\": spec.resourcePolicy.containerPolicies[0].mode in body must be of type string: \"integer\", spec.resourcePolicy.containerPolicies[0].mode: Unsupported value: 1: supported values: \"Auto\", \"Off\"]): the VPA is not created".to_string(),
+            "write one of the modes: \"Off\", \"Initial\", \"Recreate\" or \"InPlaceOrRecreate\"".to_string()
+        )]
+    );
+    let report = lint(
+        &["--select", "HPA408"],
+        &set("  resourcePolicy:\n    containerPolicies:\n    - {containerName: app, controlledValues: requestsOnly}\n"),
+    );
+    assert_eq!(
+        said(&report, "HPA408"),
+        [(
+            "spec.scaleTargetRef".to_string(),
+            "VerticalPodAutoscaler shop/web: containerPolicies[0].controlledValues \"requestsOnly\" is no value the VPA's schema allows (VerticalPodAutoscaler.autoscaling.k8s.io \"web\" is invalid: spec.resourcePolicy.containerPolicies[0].controlledValues: Unsupported value: \"requestsOnly\": supported values: \"RequestsAndLimits\", \"RequestsOnly\"): the VPA is not created".to_string(),
+            "write the value as the schema spells it: controlledValues: \"RequestsOnly\"".to_string()
+        )]
+    );
+    assert_eq!(first_related_at(&report), (33, 46), "{report}");
+    let report = lint(&["--select", "HPA408"], &set("  updatePolicy: {updateMode: InPlace}\n"));
+    assert_eq!(report["summary"]["warnings"], 1, "{report}");
+    assert!(said(&report, "HPA408")[0].1.starts_with("VerticalPodAutoscaler shop/web (InPlace) also sets"), "{report}");
 }
 
 /// HPA408 names the VPA and the workload with their namespace and lists the containers as the

@@ -150,6 +150,25 @@ fn scenario_errors_have_file_line_and_column() {
     }
 }
 
+/// A scenario with several values the decoder cannot read: each is reported, at its place,
+/// in the order of the file, as `hpa-lint validate` reports every object of a file; the run
+/// exits 1 as with one.
+#[test]
+fn every_undecodable_value_of_a_scenario_is_reported() {
+    let (code, lines) = errors("several-bad-values.yaml");
+    assert_eq!(code, 1);
+    assert_eq!(
+        lines,
+        [
+            "data/simulate/several-bad-values.yaml:3:11: replicas: expected a whole number, found the string \"two\"",
+            "data/simulate/several-bad-values.yaml:6:11: duration: time: unknown unit \" minutes\" in duration \"5 minutes\"",
+            "data/simulate/several-bad-values.yaml:10:20: load[0].metrics.cpu.total: expected a quantity (a number, or a string such as 500m or 2Gi), found the string \"lots\"",
+            "data/simulate/several-bad-values.yaml:11:42: load[0].metrics.http_requests_per_second.perPod: -5 is negative; loads must not be negative",
+            "data/simulate/several-bad-values.yaml:12:9: load[1].at: time: unknown unit \"z\" in duration \"1z\"",
+        ]
+    );
+}
+
 #[test]
 fn values_must_suit_the_metric_type() {
     let (code, lines) = errors("wrong-value-kind.yaml");

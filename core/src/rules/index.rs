@@ -806,6 +806,8 @@ mod tests {
             min_available: None,
             max_unavailable: None,
             invalid: Vec::new(),
+            unhealthy_pod_eviction_policy: None,
+            meant_selector: None,
         })
     }
 

@@ -21,8 +21,12 @@ crate::declare_rule! {
     ///
     /// A budget kube-apiserver refuses (both `minAvailable` and `maxUnavailable` set, a
     /// `minAvailable` or `maxUnavailable` string that is no percentage, such as `"2"`, one above
-    /// `100%`, a negative count) is never stored: it is reported instead, as an error on the
-    /// budget in kube-apiserver's words.
+    /// `100%`, a negative count; a selector with an operator other than `In`, `NotIn`, `Exists`
+    /// and `DoesNotExist`, or a key or value no label can have; an `unhealthyPodEvictionPolicy`
+    /// other than `IfHealthyBudget` and `AlwaysAllow`) is never stored, so it budgets nothing:
+    /// it is reported instead, as an error on the budget in kube-apiserver's words, every error
+    /// of `ValidatePodDisruptionBudgetSpec` in its order, on each HPA whose pods it was meant to
+    /// select (its selector without what kube-apiserver refuses in it).
     ///
     /// The budget counts every pod it selects, as the disruption controller's
     /// `getExpectedPodCount` (`pkg/controller/disruption/disruption.go`) does: an integer
@@ -161,12 +165,18 @@ impl Rule for MinReplicasBlockedByPdb {
         if min < 1 {
             return;
         }
+        let release = cx.settings.gates().version();
         for pdb in objects.pdbs(cx.namespace()) {
-            if !pdb.selects(&workload.pod_labels) {
+            // A budget kube-apiserver refuses is never stored: it is reported on the HPAs whose
+            // pods it was meant for, and counts nothing.
+            let refusal = pdb.refusal(release);
+            if !refusal.is_empty() {
+                if pdb.meant_for(&workload.pod_labels) {
+                    out.push(refused(cx, pdb, refusal));
+                }
                 continue;
             }
-            if !pdb.invalid.is_empty() {
-                out.push(refused(cx, pdb));
+            if !pdb.selects(&workload.pod_labels) {
                 continue;
             }
             let others = others_selected(objects, pdb, target, workload);
@@ -215,12 +225,12 @@ impl Rule for MinReplicasBlockedByPdb {
     }
 }
 
-/// The finding on a budget over the HPA's pods that kube-apiserver refuses ([`Pdb::invalid`]),
-/// in its words (`errors.NewInvalid`, values printed as the release prints them): it is never
-/// stored, so it budgets nothing, and applying it fails.
-fn refused(cx: &Context<'_>, pdb: &Pdb) -> Finding {
+/// The finding on a budget meant for the HPA's pods that kube-apiserver refuses with `errors`
+/// ([`Pdb::refusal`]), in its words (`errors.NewInvalid`, values printed as the release prints
+/// them), at the first error's field: it is never stored, so it budgets nothing, and applying
+/// it fails.
+fn refused(cx: &Context<'_>, pdb: &Pdb, mut errors: Vec<crate::field::FieldError>) -> Finding {
     let rendering = crate::field::ValueRendering::of(cx.settings.gates().version());
-    let mut errors = pdb.invalid.clone();
     for e in &mut errors {
         e.rendering = rendering;
     }
@@ -234,6 +244,10 @@ fn refused(cx: &Context<'_>, pdb: &Pdb) -> Finding {
     )
     .help(if field == "spec" {
         "set only one of minAvailable and maxUnavailable (maxUnavailable: 1 allows one eviction at any replica count)"
+    } else if field.starts_with("spec.selector") {
+        "write the selector as kube-apiserver takes it: operators In, NotIn, Exists or DoesNotExist, keys and values that are valid labels"
+    } else if field == "spec.unhealthyPodEvictionPolicy" {
+        "write unhealthyPodEvictionPolicy as IfHealthyBudget or AlwaysAllow, or leave it out"
     } else {
         "write minAvailable or maxUnavailable as a count of 0 or more, or a percentage from 0% to 100% (\"50%\")"
     })

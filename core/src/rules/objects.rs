@@ -396,8 +396,13 @@ pub struct Pdb {
     /// `spec.maxUnavailable`
     pub max_unavailable: Option<IntOrPercent>,
     /// What kube-apiserver's validation refuses in `minAvailable` and `maxUnavailable`
-    /// ([`pdb_budget_errors`]): the budget is then never stored.
+    /// ([`pdb_budget_errors`]): the budget is then never stored. The rest of what it refuses
+    /// (the selector, the eviction policy) is in [`Pdb::refusal`].
     pub invalid: Vec<crate::field::FieldError>,
+    /// `spec.unhealthyPodEvictionPolicy`, when written as a string.
+    pub unhealthy_pod_eviction_policy: Option<String>,
+    /// When kube-apiserver refuses the selector, the one meant ([`Pdb::meant_for`]).
+    pub meant_selector: Option<LabelSelector>,
 }
 
 /// A VerticalPodAutoscaler.
@@ -412,15 +417,70 @@ pub struct Vpa {
     /// `spec.updatePolicy.updateMode` (`Recreate` when absent, as the VPA defaults it; `Auto`,
     /// the former default, is the same mode).
     pub update_mode: String,
-    /// The first mode the VPA CRD's schema refuses, with its path: `spec.updatePolicy.updateMode`,
-    /// else a container policy's `mode` (`spec.resourcePolicy.containerPolicies[0].mode`). One
-    /// that is no string (an unquoted `Off` is YAML 1.1's `false`, which kubectl sends as JSON
-    /// `false`), or a string outside the schema's enum ([`VPA_UPDATE_MODES`],
-    /// [`VPA_CONTAINER_MODES`]: `auto` is no mode): the VPA is never created.
-    pub refused_mode: Option<(String, Value)>,
+    /// Every value the VPA CRD's schema refuses among the enums the rules read
+    /// ([`vpa_schema_refusals`]), in the schema's order: the VPA is never created.
+    pub refused: Vec<VpaSchemaRefusal>,
     /// `spec.resourcePolicy.containerPolicies`, in order: which containers it sizes, and which
     /// of their resources ([`Vpa::sets_request`]).
     pub container_policies: Vec<ContainerPolicy>,
+}
+
+/// A value of a VPA the VPA CRD's structural schema refuses: one outside a `type: string` field's
+/// `enum` (a string not in it, or no string at all: an unquoted `Off` is YAML 1.1's `false`,
+/// which kubectl sends as JSON `false`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct VpaSchemaRefusal {
+    /// Its path (`spec.updatePolicy.updateMode`).
+    pub path: String,
+    /// The value written.
+    pub value: Value,
+    /// The field's enum, in the schema's order.
+    pub allowed: &'static [&'static str],
+}
+
+impl VpaSchemaRefusal {
+    /// The field's key (`updateMode`, `mode`, `controlledValues`).
+    pub fn key(&self) -> &str {
+        self.path.rsplit('.').next().unwrap_or_default()
+    }
+
+    /// The errors apiextensions-apiserver reports for it (`kubeOpenAPIResultToFieldErrors` of
+    /// `k8s.io/apiextensions-apiserver/pkg/apiserver/validation`): kube-openapi's
+    /// `SchemaValidator` runs every validator of the field, so a value of another JSON type
+    /// fails the type (`errors.InvalidType`, reported as `field.Invalid` with the type's name)
+    /// and then the enum too (`errors.EnumFail`, reported as `field.NotSupported` with the
+    /// enum's values); a string fails only the enum.
+    pub fn errors(&self) -> crate::field::ErrorList {
+        use crate::field::{BadValue, FieldError, Path};
+        let path = Path::new(&self.path);
+        let ty = match &self.value {
+            Value::String(s) => {
+                return vec![FieldError::not_supported(&path, BadValue::Str(s.clone()), self.allowed)];
+            }
+            Value::Bool(_) => "boolean",
+            Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+            Value::Number(_) => "number",
+            Value::Array(_) => "array",
+            Value::Object(_) | Value::Null => "object",
+        };
+        let value = match &self.value {
+            Value::Bool(b) => BadValue::Bool(*b),
+            Value::Number(n) if n.is_i64() => BadValue::Int(n.as_i64().unwrap_or_default()),
+            // A float64 (`%v` before 1.34), an array or a map: their JSON.
+            v => {
+                let json = crate::go::to_go_json(v).unwrap_or_default();
+                BadValue::Composite { json: json.clone(), go_syntax: json }
+            }
+        };
+        vec![
+            FieldError::invalid(
+                &path,
+                BadValue::Str(ty.into()),
+                format!("{} in body must be of type string: {}", self.path, crate::go::quote(ty)),
+            ),
+            FieldError::not_supported(&path, value, self.allowed),
+        ]
+    }
 }
 
 /// One of a VPA's `resourcePolicy.containerPolicies` (`ContainerResourcePolicy` of
@@ -453,6 +513,10 @@ impl ContainerPolicy {
 /// (`controlledResources` defaults to `[cpu, memory]`).
 const DEFAULT_CONTROLLED_RESOURCES: [&str; 2] = ["cpu", "memory"];
 
+/// `supportedUnhealthyPodEvictionPolicies` of `pkg/apis/policy/validation`, as its `List()`
+/// gives them (sorted).
+pub const PDB_UNHEALTHY_POD_EVICTION_POLICIES: &[&str] = &["AlwaysAllow", "IfHealthyBudget"];
+
 impl Pdb {
     /// Whether the budget selects a pod with these labels: `metav1.LabelSelectorAsSelector` of
     /// its selector then `Selector.Matches`, as the disruption controller's `getPodsForPdb`
@@ -461,6 +525,80 @@ impl Pdb {
     pub fn selects(&self, labels: &BTreeMap<String, String>) -> bool {
         self.selector.as_ref().is_some_and(|s| s.matches(labels))
     }
+
+    /// Every error kube-apiserver's `ValidatePodDisruptionBudgetSpec` (`pkg/apis/policy/
+    /// validation`) finds in the budget on create, in its order and worded as `release` words
+    /// them: [`Pdb::invalid`] (both bounds set, `minAvailable`, `maxUnavailable`), then the
+    /// selector's (`ValidateLabelSelector`, label values checked: the registry's create strategy
+    /// leaves `AllowInvalidLabelValueInSelector` off), then an `unhealthyPodEvictionPolicy`
+    /// outside [`PDB_UNHEALTHY_POD_EVICTION_POLICIES`] (`field.NotSupported`). Empty when it
+    /// stores the budget.
+    pub fn refusal(&self, release: crate::features::KubernetesVersion) -> crate::field::ErrorList {
+        use crate::field::{BadValue, FieldError, Path};
+        let mut errors = self.invalid.clone();
+        let spec = Path::new("spec");
+        if let Some(selector) = &self.selector {
+            errors.extend(crate::validation::meta::validate_label_selector(selector, &spec.child("selector"), release));
+        }
+        if let Some(policy) = self.unhealthy_pod_eviction_policy.as_deref()
+            && !PDB_UNHEALTHY_POD_EVICTION_POLICIES.contains(&policy)
+        {
+            errors.push(FieldError::not_supported(
+                &spec.child("unhealthyPodEvictionPolicy"),
+                BadValue::named(policy),
+                PDB_UNHEALTHY_POD_EVICTION_POLICIES,
+            ));
+        }
+        errors
+    }
+
+    /// Whether the budget was meant for a pod with these labels: it selects it
+    /// ([`Pdb::selects`]) or, when kube-apiserver refuses its selector, its
+    /// [`Pdb::meant_selector`] does. A refused budget is never stored and selects nothing; this
+    /// only tells which HPAs to report it on.
+    pub fn meant_for(&self, labels: &BTreeMap<String, String>) -> bool {
+        match &self.meant_selector {
+            Some(meant) => meant.matches(labels),
+            None => self.selects(labels),
+        }
+    }
+}
+
+/// The selector a budget's author meant when kube-apiserver refuses it
+/// (`ValidateLabelSelector`), `None` when it takes it: an operator written in the wrong case
+/// (`in`) read as the one meant, without the label pairs and requirements still refused (a value
+/// no label can have). Computed once per budget, not per HPA it is checked against.
+fn meant_selector(selector: &LabelSelector) -> Option<LabelSelector> {
+    const OPERATORS: [&str; 4] = ["In", "NotIn", "Exists", "DoesNotExist"];
+    let release = crate::features::KubernetesVersion::LATEST;
+    let refused = |s: &LabelSelector| {
+        !crate::validation::meta::validate_label_selector(s, &crate::field::Path::new("selector"), release).is_empty()
+    };
+    if !refused(selector) {
+        return None;
+    }
+    let match_labels = selector
+        .match_labels
+        .iter()
+        .filter(|(k, v)| {
+            let pair = BTreeMap::from([((*k).clone(), (*v).clone())]);
+            !refused(&LabelSelector { match_labels: pair, match_expressions: Vec::new() })
+        })
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let match_expressions = selector
+        .match_expressions
+        .iter()
+        .map(|r| {
+            let operator = OPERATORS.iter().find(|o| o.eq_ignore_ascii_case(&r.operator));
+            LabelSelectorRequirement {
+                operator: operator.map_or_else(|| r.operator.clone(), |o| (*o).to_string()),
+                ..r.clone()
+            }
+        })
+        .filter(|r| !refused(&LabelSelector { match_labels: BTreeMap::new(), match_expressions: vec![r.clone()] }))
+        .collect();
+    Some(LabelSelector { match_labels, match_expressions })
 }
 
 impl Vpa {
@@ -1406,10 +1544,15 @@ pub fn pdb_from_json(id: ObjectId, v: &Value) -> Pdb {
     });
     Pdb {
         id,
+        meant_selector: selector.as_ref().and_then(meant_selector),
         selector,
         min_available: spec.and_then(|s| s.get("minAvailable")).and_then(IntOrPercent::from_json),
         max_unavailable: spec.and_then(|s| s.get("maxUnavailable")).and_then(IntOrPercent::from_json),
         invalid: spec.map(pdb_budget_errors).unwrap_or_default(),
+        unhealthy_pod_eviction_policy: spec
+            .and_then(|s| s.get("unhealthyPodEvictionPolicy"))
+            .and_then(Value::as_str)
+            .map(String::from),
     }
 }
 
@@ -1489,11 +1632,41 @@ fn pdb_spec_value(spec: &Value) -> crate::field::BadValue {
 }
 
 /// The VPA CRD's enum of `spec.updatePolicy.updateMode` (`UpdateMode` of
-/// `autoscaling.k8s.io/v1`, `+kubebuilder:validation:Enum`), in its order.
-pub const VPA_UPDATE_MODES: &[&str] = &["Off", "Initial", "Recreate", "InPlaceOrRecreate", "Auto"];
+/// `autoscaling.k8s.io/v1`, `+kubebuilder:validation:Enum`), in its order: the CRD of VPA 1.7
+/// (`vertical-pod-autoscaler/deploy/vpa-v1-crd-gen.yaml`), which added `InPlace`.
+pub const VPA_UPDATE_MODES: &[&str] = &["Off", "Initial", "Recreate", "InPlaceOrRecreate", "InPlace", "Auto"];
 
 /// The VPA CRD's enum of a container policy's `mode` (`ContainerScalingMode`), in its order.
 pub const VPA_CONTAINER_MODES: &[&str] = &["Auto", "Off"];
+
+/// The VPA CRD's enum of a container policy's `controlledValues` (`ContainerControlledValues`),
+/// in its order.
+pub const VPA_CONTROLLED_VALUES: &[&str] = &["RequestsAndLimits", "RequestsOnly"];
+
+/// What the VPA CRD's schema refuses in `spec` among the enums the rules read, in the schema's
+/// order: `updatePolicy.updateMode`, then each container policy's `controlledValues` and
+/// `mode`. A null is no value (apiextensions prunes the null of a field that is not
+/// `nullable`). (kube-openapi walks an object's properties in Go map order, so with several
+/// errors kube-apiserver's order may differ from one request to the next.)
+pub fn vpa_schema_refusals(spec: Option<&Value>) -> Vec<VpaSchemaRefusal> {
+    let mut out = Vec::new();
+    let mut check = |path: String, v: Option<&Value>, allowed: &'static [&'static str]| {
+        let refused = v.filter(|v| !v.is_null() && v.as_str().is_none_or(|m| !allowed.contains(&m)));
+        if let Some(value) = refused {
+            out.push(VpaSchemaRefusal { path, value: value.clone(), allowed });
+        }
+    };
+    let mode = spec.and_then(|s| s.get("updatePolicy")).and_then(|p| p.get("updateMode"));
+    check("spec.updatePolicy.updateMode".into(), mode, VPA_UPDATE_MODES);
+    let policies =
+        spec.and_then(|s| s.get("resourcePolicy")).and_then(|r| r.get("containerPolicies")).and_then(Value::as_array);
+    for (i, p) in policies.into_iter().flatten().enumerate() {
+        let at = format!("spec.resourcePolicy.containerPolicies[{i}]");
+        check(format!("{at}.controlledValues"), p.get("controlledValues"), VPA_CONTROLLED_VALUES);
+        check(format!("{at}.mode"), p.get("mode"), VPA_CONTAINER_MODES);
+    }
+    out
+}
 
 /// Builds a [`Vpa`] from JSON.
 pub fn vpa_from_json(id: ObjectId, v: &Value) -> Vpa {
@@ -1502,23 +1675,12 @@ pub fn vpa_from_json(id: ObjectId, v: &Value) -> Vpa {
     let s =
         |n: Option<&Value>, k: &str| n.and_then(|n| n.get(k)).and_then(Value::as_str).unwrap_or_default().to_string();
     let written = spec.and_then(|s| s.get("updatePolicy")).and_then(|p| p.get("updateMode"));
-    // Null is no value (the field unset); a string must be one of the enum's.
-    let refused = |v: &Value, modes: &[&str]| !v.is_null() && v.as_str().is_none_or(|m| !modes.contains(&m));
     let mut update_mode = written.and_then(Value::as_str).unwrap_or_default().to_string();
     if written.is_none_or(Value::is_null) {
         update_mode = "Recreate".into();
     }
     let policies =
         spec.and_then(|s| s.get("resourcePolicy")).and_then(|r| r.get("containerPolicies")).and_then(Value::as_array);
-    let refused_mode = written
-        .filter(|v| refused(v, VPA_UPDATE_MODES))
-        .map(|v| ("spec.updatePolicy.updateMode".to_string(), v.clone()))
-        .or_else(|| {
-            policies.into_iter().flatten().enumerate().find_map(|(i, p)| {
-                let mode = p.get("mode").filter(|v| refused(v, VPA_CONTAINER_MODES))?;
-                Some((format!("spec.resourcePolicy.containerPolicies[{i}].mode"), mode.clone()))
-            })
-        });
     let container_policies = policies
         .into_iter()
         .flatten()
@@ -1536,7 +1698,7 @@ pub fn vpa_from_json(id: ObjectId, v: &Value) -> Vpa {
         target_kind: s(target, "kind"),
         target_name: s(target, "name"),
         update_mode,
-        refused_mode,
+        refused: vpa_schema_refusals(spec),
         container_policies,
     }
 }

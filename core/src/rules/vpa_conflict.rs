@@ -1,6 +1,6 @@
 //! HPA408 `vpa-conflict`: an HPA and a VPA both acting on cpu or memory of one workload.
 
-use super::objects::{TemplateContainer, describe_containers};
+use super::objects::{TemplateContainer, VPA_CONTAINER_MODES, describe_containers};
 use super::{Context, Finding, Location, Rule, RuleMeta, Severity};
 
 /// The containers of the target's pods a VPA sizes, for one metric: those of the template, or
@@ -47,9 +47,9 @@ crate::declare_rule! {
     /// The severity follows the VPA's `updatePolicy.updateMode` (the update modes of
     /// `autoscaling.k8s.io/v1`):
     ///
-    /// - `Recreate` (the default), `Auto` (the same, deprecated) and `InPlaceOrRecreate`: a
-    ///   warning. The VPA changes the requests of running pods, by eviction or in place, while
-    ///   the HPA is scaling on them.
+    /// - `Recreate` (the default), `Auto` (the same, deprecated), `InPlaceOrRecreate` and
+    ///   `InPlace` (VPA 1.7, alpha): a warning. The VPA changes the requests of running pods, by
+    ///   eviction or in place, while the HPA is scaling on them.
     /// - `Initial`: informational, and only for a `Utilization` target. The VPA sets requests
     ///   only when a pod is created, and never touches a running one; but every pod the HPA
     ///   adds, and every pod of a rollout, gets the VPA's current recommendation as its requests,
@@ -61,11 +61,14 @@ crate::declare_rule! {
     ///   at creation do not move: nothing is reported.
     /// - `Off`: nothing is reported (recommendations only).
     ///
-    /// A VPA whose `updateMode`, or a container policy's `mode`, is no string (an unquoted `Off`
-    /// is YAML 1.1's `false`, sent as a JSON boolean) or no mode of the CRD's enum (`auto`,
-    /// `off`) is reported instead: the VPA CRD's schema refuses it (`Invalid value: "boolean":
-    /// ... must be of type string`, `Unsupported value: "auto": supported values: ...`), so the
-    /// VPA never exists, and the mode meant is not known.
+    /// A VPA whose `updateMode`, or a container policy's `mode` or `controlledValues`, is no
+    /// string (an unquoted `Off` is YAML 1.1's `false`, sent as a JSON boolean) or no value of
+    /// the enum of the VPA 1.7 CRD (`auto`, `off`, `requestsOnly`) is reported instead: the
+    /// CRD's schema refuses it, so the VPA never exists, and the mode meant is not known. The
+    /// message gives kube-apiserver's words, every error of the VPA (`VerticalPodAutoscaler.
+    /// autoscaling.k8s.io "web" is invalid: spec.updatePolicy.updateMode: Unsupported value:
+    /// "auto": supported values: "Off", ...`; a boolean fails the type, `Invalid value:
+    /// "boolean": ... must be of type string: "boolean"`, and then the enum).
     ///
     /// ## Why it matters
     ///
@@ -158,14 +161,14 @@ impl Rule for VpaConflict {
             if vpa.target_kind != t.kind || vpa.target_name != t.name {
                 continue;
             }
-            if let Some((path, value)) = &vpa.refused_mode {
-                out.push(refused_mode(vpa, path, value));
+            if !vpa.refused.is_empty() {
+                out.push(refused(cx, vpa));
                 continue;
             }
             // Modes that change running pods fight the HPA; `Initial` sets requests of new pods
             // only (see the documentation); `Off` and unknown modes set nothing.
             let severity = match vpa.update_mode.as_str() {
-                "Auto" | "Recreate" | "InPlaceOrRecreate" => Severity::Warning,
+                "Auto" | "Recreate" | "InPlaceOrRecreate" | "InPlace" => Severity::Warning,
                 "Initial" => Severity::Info,
                 _ => continue,
             };
@@ -241,79 +244,74 @@ impl Rule for VpaConflict {
     }
 }
 
-/// The finding for a VPA whose `updateMode`, or a container policy's `mode`, at `path`, the VPA
-/// CRD's structural schema refuses, in apiextensions-apiserver's words, so there is no VPA to
-/// conflict with, and the mode meant is unknown: one that is no string (`type: string`:
-/// kube-openapi's `errors.InvalidType`, reported as `field.Invalid` with the JSON type's name;
-/// an unquoted `Off`, or `No`, `N`, is YAML 1.1's `false`, `On`, `Yes`, `Y` are `true`, which
-/// kubectl sends as a JSON boolean), or a string outside the enum (`errors.EnumFail`, reported
-/// as `field.NotSupported` with the enum's values).
-fn refused_mode(vpa: &super::objects::Vpa, path: &str, value: &serde_json::Value) -> Finding {
-    use super::objects::{VPA_CONTAINER_MODES, VPA_UPDATE_MODES};
+/// The finding for a VPA the VPA CRD's structural schema refuses ([`Vpa::refused`]), in
+/// kube-apiserver's words (`errors.NewInvalid` of every error apiextensions-apiserver reports,
+/// [`VpaSchemaRefusal::errors`]), so there is no VPA to conflict with, and the mode meant is
+/// unknown. The message and help are about the first refused value: one that is no string (an
+/// unquoted `Off`, or `No`, `N`, is YAML 1.1's `false`, `On`, `Yes`, `Y` are `true`, which
+/// kubectl sends as a JSON boolean), or a string outside the enum.
+fn refused(cx: &Context<'_>, vpa: &super::objects::Vpa) -> Finding {
     use serde_json::Value;
-    // `updateMode`, or `containerPolicies[0].mode`, as the message names it.
-    let (field, key, modes, allowed) = match path.strip_prefix("spec.resourcePolicy.") {
-        Some(policy) => (policy, "mode", "\"Auto\" or \"Off\"", VPA_CONTAINER_MODES),
-        None => (
-            "updateMode",
-            "updateMode",
-            "\"Off\", \"Initial\", \"Recreate\" or \"InPlaceOrRecreate\"",
-            VPA_UPDATE_MODES,
-        ),
-    };
-    if let Value::String(mode) = value {
-        let supported: Vec<String> = allowed.iter().map(|m| crate::go::quote(m)).collect();
-        let refusal = format!(
-            "{path}: Unsupported value: {}: supported values: {}",
-            crate::go::quote(mode),
-            supported.join(", ")
-        );
-        let help = match allowed.iter().find(|m| m.eq_ignore_ascii_case(mode)) {
-            Some(meant) => format!("write the mode as the schema spells it: {key}: \"{meant}\""),
-            None => format!("write one of the modes: {modes}"),
-        };
-        let message = format!(
-            "{}: {field} {} is no mode the VPA's schema allows ({refusal}): the VPA is not created",
-            vpa.id,
-            crate::go::quote(mode)
-        );
-        return Finding::new(&VpaConflict::META, "spec.scaleTargetRef", message)
-            .help(help)
-            .related(Location::Object { id: vpa.id.clone(), path: path.to_string() }, "not a mode");
+    let rendering = crate::field::ValueRendering::of(cx.settings.gates().version());
+    let mut errors: Vec<crate::field::FieldError> = vpa.refused.iter().flat_map(|r| r.errors()).collect();
+    for e in &mut errors {
+        e.rendering = rendering;
     }
-    let ty = match value {
-        Value::Bool(_) => "boolean",
-        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
-        Value::Number(_) => "number",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-        Value::String(_) | Value::Null => "string",
+    let words = crate::field::invalid_message("VerticalPodAutoscaler", "autoscaling.k8s.io", &vpa.id.name, &errors);
+    let Some(first) = vpa.refused.first() else {
+        return Finding::new(&VpaConflict::META, "spec.scaleTargetRef", words);
     };
-    let refusal = format!("{path}: Invalid value: \"{ty}\": {path} in body must be of type string: \"{ty}\"");
-    let (message, help) = match value {
-        Value::Bool(false) => (
+    let (path, key) = (first.path.as_str(), first.key());
+    // `updateMode`, or `containerPolicies[0].mode`, as the message names it.
+    let field = path.strip_prefix("spec.resourcePolicy.").unwrap_or(key);
+    let noun = if key == "controlledValues" { "value" } else { "mode" };
+    // What to suggest: the enum, without the deprecated `Auto` and the alpha `InPlace` modes.
+    let listed: Vec<String> = first
+        .allowed
+        .iter()
+        .filter(|m| !matches!(**m, "Auto" | "InPlace") || first.allowed == VPA_CONTAINER_MODES)
+        .map(|m| crate::go::quote(m))
+        .collect();
+    let choices = match listed.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => listed.join(""),
+    };
+    let (message, help) = match &first.value {
+        Value::String(value) => (
             format!(
-                "{}: {field} is the boolean false (YAML reads an unquoted Off as false), which the VPA's schema refuses ({refusal}): the VPA is not created",
+                "{}: {field} {} is no {noun} the VPA's schema allows ({words}): the VPA is not created",
+                vpa.id,
+                crate::go::quote(value)
+            ),
+            match first.allowed.iter().find(|m| m.eq_ignore_ascii_case(value)) {
+                Some(meant) => format!("write the {noun} as the schema spells it: {key}: \"{meant}\""),
+                None => format!("write one of the {noun}s: {choices}"),
+            },
+        ),
+        Value::Bool(false) if first.allowed.contains(&"Off") => (
+            format!(
+                "{}: {field} is the boolean false (YAML reads an unquoted Off as false), which the VPA's schema refuses ({words}): the VPA is not created",
                 vpa.id
             ),
             format!("quote the mode: {key}: \"Off\""),
         ),
-        Value::Bool(true) => (
+        Value::Bool(true) if first.allowed.contains(&"Off") => (
             format!(
-                "{}: {field} is the boolean true (YAML reads an unquoted On or Yes as true), which the VPA's schema refuses ({refusal}): the VPA is not created",
+                "{}: {field} is the boolean true (YAML reads an unquoted On or Yes as true), which the VPA's schema refuses ({words}): the VPA is not created",
                 vpa.id
             ),
-            format!("write the mode as a quoted string: {modes}"),
+            format!("write the {noun} as a quoted string: {choices}"),
         ),
         _ => (
             format!(
-                "{}: {field} is no string, which the VPA's schema refuses ({refusal}): the VPA is not created",
+                "{}: {field} is no string, which the VPA's schema refuses ({words}): the VPA is not created",
                 vpa.id
             ),
-            format!("write the mode as a quoted string: {modes}"),
+            format!("write the {noun} as a quoted string: {choices}"),
         ),
     };
+    let label = if first.value.is_string() { format!("not a {noun}") } else { "not a string".to_string() };
     Finding::new(&VpaConflict::META, "spec.scaleTargetRef", message)
         .help(help)
-        .related(Location::Object { id: vpa.id.clone(), path: path.to_string() }, "not a string")
+        .related(Location::Object { id: vpa.id.clone(), path: path.to_string() }, label)
 }

@@ -1095,7 +1095,7 @@ fn link_depends_on_namespace(
             let acts_on = |kind: &str, name: &str| kind == t.kind && name == t.name;
             if template.is_some_and(|w| apart(&w.id))
                 || index.limit_ranges(namespace).iter().any(|l| apart(&l.id))
-                || index.pdbs(namespace).iter().any(|p| apart(&p.id) && p.selects(labels))
+                || index.pdbs(namespace).iter().any(|p| apart(&p.id) && p.meant_for(labels))
                 || index.vpas(namespace).iter().any(|v| apart(&v.id) && acts_on(&v.target_kind, &v.target_name))
                 || index
                     .scaled_objects(namespace)
