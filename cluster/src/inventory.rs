@@ -514,39 +514,6 @@ pub async fn read_custom_target(
     }
 }
 
-/// The part of an admission request's HPA the webhook reads to find a custom-resource target
-/// (`spec.scaleTargetRef`, where every autoscaling version has it) before the review decodes it.
-#[derive(serde::Deserialize)]
-pub struct TargetOf {
-    /// `spec`
-    #[serde(default)]
-    pub spec: TargetSpec,
-}
-
-/// [`TargetOf`]'s `spec`.
-#[derive(serde::Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
-pub struct TargetSpec {
-    /// `spec.scaleTargetRef`
-    #[serde(default)]
-    pub scale_target_ref: Option<TargetRef>,
-}
-
-/// `spec.scaleTargetRef`, each field empty when absent.
-#[derive(serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct TargetRef {
-    /// `apiVersion`
-    #[serde(default)]
-    pub api_version: String,
-    /// `kind`
-    #[serde(default)]
-    pub kind: String,
-    /// `name`
-    #[serde(default)]
-    pub name: String,
-}
-
 /// Reads the scale targets of the HPAs read that are custom resources of a CRD read but of no
 /// kind [`CONTEXT_KINDS`] lists (a `WorkerPool` whose CRD gives it a scale subresource): one
 /// `GET` each, at the version the HPA controller's RESTMapper maps the target's group and kind
