@@ -8,13 +8,13 @@ use std::collections::HashMap;
 
 use hpa_cluster::Inventory;
 use hpa_cluster::inventory::{LiveHpa, NoteKind, ignored_notes};
-use hpa_core::api::{DecodeError, Strictness, VersionedHpa};
+use hpa_core::api::{CrossVersionObjectReference, DecodeError, Strictness, VersionedHpa};
 use hpa_core::check;
 use hpa_core::features::KubernetesVersion;
 use hpa_core::rules::index::Entry;
 use hpa_core::rules::objects::{self, ObjectId};
 use hpa_core::rules::replicas_owner::SetBy;
-use hpa_core::rules::{self, Finding, Ignore, ObjectIndex, Objects};
+use hpa_core::rules::{self, Finding, Ignore, ObjectIndex, Objects, counted_target};
 use rayon::prelude::*;
 use serde_json::Value;
 
@@ -179,29 +179,28 @@ impl<'a> Read<'a> {
         };
         let (target, ignore) = match &decoded {
             Ok(h) => {
-                let t = h.scale_target_ref();
-                // A target the controller cannot map is scaled by no one (HPA407).
-                let target = (!t.kind.is_empty()
-                    && !t.name.is_empty()
-                    && !hpa_core::rules::unmapped_scale_target(&t.api_version, &t.kind))
-                .then(|| (t.kind.clone(), t.name.clone(), h.min_replicas()));
+                // Only an HPA that counts as scaling its target scales it (HPA407).
+                let target = counted_target(h.api_version().as_str(), h.scale_target_ref(), release)
+                    .map(|(kind, name)| (kind.to_string(), name.to_string(), h.min_replicas()));
                 (target, Ignore::from_annotations(&h.metadata().annotations))
             }
             // What does not decode is still somebody's target, and may opt out: read as a tree.
             Err(_) => {
                 let tree = hpa.tree().unwrap_or_default();
                 // `spec.scaleTargetRef` is where every autoscaling version has it.
-                let target = |key: &str| tree.pointer(&format!("/spec/scaleTargetRef/{key}")).and_then(Value::as_str);
+                let target = |key: &str| {
+                    let value = tree.pointer(&format!("/spec/scaleTargetRef/{key}")).and_then(Value::as_str);
+                    value.unwrap_or_default().to_string()
+                };
+                let t = CrossVersionObjectReference {
+                    api_version: target("apiVersion"),
+                    kind: target("kind"),
+                    name: target("name"),
+                };
                 // Its minReplicas when it is a number (1, the default, else).
                 let min = tree.pointer("/spec/minReplicas").and_then(Value::as_i64).and_then(|m| i32::try_from(m).ok());
-                let mapped = !hpa_core::rules::unmapped_scale_target(
-                    target("apiVersion").unwrap_or_default(),
-                    target("kind").unwrap_or_default(),
-                );
-                let target = target("kind")
-                    .zip(target("name"))
-                    .filter(|_| mapped)
-                    .map(|(k, n)| (k.to_string(), n.to_string(), min.unwrap_or(1)));
+                let target = counted_target(&hpa.id.api_version, &t, release)
+                    .map(|(kind, name)| (kind.to_string(), name.to_string(), min.unwrap_or(1)));
                 (target, Ignore::from_json(&tree))
             }
         };
