@@ -881,7 +881,7 @@ fn a_cluster_scoped_custom_resource_target_is_hpa412() {
     let d = report["diagnostics"].as_array().unwrap().iter().find(|d| d["rule"] == "HPA412").unwrap();
     assert_eq!(
         d["message"],
-        "CustomResourceDefinition fleets.example.com makes Fleet cluster-scoped: the controller reads the target's scale in the HPA's namespace, where the API server serves no such resource (404), and never scales it (AbleToScale False, FailedGetScale)"
+        "CustomResourceDefinition fleets.example.com makes Fleet cluster-scoped: the controller reads its scale in the HPA's namespace, which serves none (404), and never scales it (AbleToScale False, FailedGetScale)"
     );
     let paths: Vec<String> = l.server.requests().iter().map(|r| r.path.clone()).collect();
     assert!(!paths.iter().any(|p| p.contains("/fleets/")), "{paths:?}");

@@ -139,7 +139,7 @@ impl Rule for UnscalableCustomResource {
                     &Self::META,
                     "spec.scaleTargetRef.kind",
                     format!(
-                        "CustomResourceDefinition {} makes {} cluster-scoped: the controller reads the target's scale in the HPA's namespace, where the API server serves no such resource (404), and never scales it (AbleToScale False, FailedGetScale)",
+                        "CustomResourceDefinition {} makes {} cluster-scoped: the controller reads its scale in the HPA's namespace, which serves none (404), and never scales it (AbleToScale False, FailedGetScale)",
                         crd.id.name, t.kind
                     ),
                 )
