@@ -219,8 +219,8 @@ pub fn crd_mappings(crds: &[CustomResourceDefinition], group: &str, kind: &str) 
             group: group.to_string(),
             version: v.to_string(),
             plural: crd.plural.clone(),
-            // An HPA's target is namespaced: the trimmed CRD keeps no scope.
-            namespaced: true,
+            // The CRD's `spec.scope`, as discovery lists its resource.
+            namespaced: !crd.cluster_scoped,
         })
         .collect()
 }
@@ -286,6 +286,7 @@ mod tests {
             group: group.into(),
             kind: kind.into(),
             plural: plural.into(),
+            cluster_scoped: false,
             versions: versions
                 .iter()
                 .map(|(name, served)| CrdVersion { name: (*name).into(), served: *served, scale: None })

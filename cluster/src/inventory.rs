@@ -6,7 +6,9 @@ use std::collections::HashMap;
 use std::fmt;
 
 use futures_util::future::join_all;
-use hpa_core::api::{self, DecodeError, DecodeErrorKind, Decoded, Strictness, VersionedHpa};
+use hpa_core::api::{
+    self, CrossVersionObjectReference, DecodeError, DecodeErrorKind, Decoded, Strictness, VersionedHpa,
+};
 use hpa_core::check;
 use hpa_core::features::KubernetesVersion;
 use hpa_core::rules::IGNORE_ANNOTATION;
@@ -20,7 +22,7 @@ use hpa_core::rules::replicas_owner::{self, ReplicasDecision};
 use serde_json::{Map, Value};
 
 use crate::connect::Cluster;
-use crate::discovery::{self, Resolver, Served, crd_mappings};
+use crate::discovery::{self, Mapping, Resolver, Served, crd_mappings};
 use crate::error::Error;
 use crate::kinds::{self, Kind, Listed, PAGE_SIZE};
 use crate::object::LiveObject;
@@ -380,48 +382,59 @@ pub async fn read_inventory(cluster: &Cluster, scope: &Scope) -> Result<Inventor
     {
         return Err(e);
     }
-    read_custom_targets(cluster, &mut inventory).await?;
     Ok(inventory)
 }
 
-/// A custom resource an HPA scales that no listed kind holds: where to `GET` it.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+/// A custom resource an HPA scales that no listed kind holds: where to `GET` it, at each REST
+/// mapping of its kind in the order the HPA controller tries them (`get_target`).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CustomTarget {
     namespace: String,
-    group: String,
-    version: String,
-    plural: String,
     kind: String,
     name: String,
+    /// The kind's preferred mapping ([`Resolver::mappings`]), namespaced.
+    preferred: Mapping,
+    /// Its other namespaced mappings, in order.
+    others: Vec<Mapping>,
 }
 
 impl CustomTarget {
     /// The custom resource `name` in `namespace` of the kind `crd` defines
-    /// ([`custom_target_crd`]), read at the version the HPA controller's RESTMapper maps that
-    /// kind to ([`crd_mappings`], as [`Resolver::Crds`]: the CRD's served versions in Kubernetes-aware order, the
-    /// first preferred, whatever version the HPA names; the group's order restricted to one
-    /// CRD's versions is that CRD's own). `None` without a name or a served version.
+    /// ([`custom_target_crd`]), read at the versions the HPA controller's RESTMapper maps that
+    /// kind to ([`crd_mappings`], as [`Resolver::Crds`]: the CRD's served versions in
+    /// Kubernetes-aware order, the first preferred, whatever version the HPA names; the group's
+    /// order restricted to one CRD's versions is that CRD's own). `None` as for
+    /// `CustomTarget::mapped`.
     pub fn of(crd: &CustomResourceDefinition, namespace: &str, name: &str) -> Option<CustomTarget> {
-        let mapping = crd_mappings(std::slice::from_ref(crd), &crd.group, &crd.kind).into_iter().next()?;
-        (!name.is_empty()).then(|| CustomTarget {
+        let mappings = crd_mappings(std::slice::from_ref(crd), &crd.group, &crd.kind);
+        CustomTarget::mapped(namespace, &crd.kind, name, mappings)
+    }
+
+    /// The custom resource `name` of `kind` in `namespace` at `mappings` (the preferred first).
+    /// `None` without a name, a mapping, or a namespaced one: the controller reads a target's
+    /// scale in the HPA's namespace, where a cluster-scoped resource is not served (404 at every
+    /// mapping; HPA412 says so from its CRD), so such a target is not read.
+    fn mapped(namespace: &str, kind: &str, name: &str, mappings: Vec<Mapping>) -> Option<CustomTarget> {
+        let mut mappings = mappings.into_iter().filter(|m| m.namespaced);
+        let preferred = mappings.next().filter(|_| !name.is_empty())?;
+        Some(CustomTarget {
             namespace: namespace.to_string(),
-            group: mapping.group,
-            version: mapping.version,
-            plural: mapping.plural,
-            kind: crd.kind.clone(),
+            kind: kind.to_string(),
             name: name.to_string(),
+            preferred,
+            others: mappings.collect(),
         })
     }
 
-    /// Its path on the API server.
-    fn path(&self) -> String {
-        let CustomTarget { namespace, group, version, plural, name, .. } = self;
-        format!("/apis/{group}/{version}/namespaces/{namespace}/{plural}/{name}")
+    /// Its mappings in the order the controller tries them: the preferred one (what notes and
+    /// warnings name, and the target's identity when none answered), then the others.
+    fn mappings(&self) -> impl Iterator<Item = &Mapping> {
+        std::iter::once(&self.preferred).chain(&self.others)
     }
 
     /// `workerpools.example.com batch/pinned`, as notes and warnings name it.
     pub fn describe(&self) -> String {
-        format!("{}.{} {}/{}", self.plural, self.group, self.namespace, self.name)
+        format!("{} {}/{}", self.preferred.group_resource(), self.namespace, self.name)
     }
 
     /// Why it was not read when RBAC refused it (`message`: the API server's).
@@ -429,31 +442,65 @@ impl CustomTarget {
         format!("RBAC refused to get {} ({message})", self.describe())
     }
 
-    /// The call, for errors.
-    fn doing(&self) -> String {
-        format!("reading {}", self.describe())
+    /// The call at `mapping`, for errors.
+    fn doing(&self, mapping: &Mapping) -> String {
+        format!("reading {} {}/{}", mapping.group_resource(), self.namespace, self.name)
     }
 
-    /// Its identity, as the rules name it.
-    pub fn id(&self) -> ObjectId {
+    /// Its identity at `mapping`, as the rules name it.
+    fn id_at(&self, mapping: &Mapping) -> ObjectId {
         ObjectId {
-            api_version: format!("{}/{}", self.group, self.version),
+            api_version: format!("{}/{}", mapping.group, mapping.version),
             kind: self.kind.clone(),
             namespace: self.namespace.clone(),
             name: self.name.clone(),
         }
     }
 
-    /// The object a `GET` of it returned (`item`), trimmed as a workload ([`trim_workload`]),
-    /// with who set the count its CRD's `specReplicasPath` names ([`replicas_owner::decide_at`]).
-    fn trimmed(&self, crd: &CustomResourceDefinition, item: &Value) -> (Workload, ReplicasDecision) {
-        let (workload, mut decision) = trim_workload(self.id(), item, None);
+    /// Its identity at the preferred mapping, as the rules name it.
+    pub fn id(&self) -> ObjectId {
+        self.id_at(&self.preferred)
+    }
+
+    /// The object a `GET` at `mapping` returned (`item`), trimmed as a workload
+    /// ([`trim_workload`]), with who set the count its CRD's `specReplicasPath` names
+    /// ([`replicas_owner::decide_at`]).
+    fn trimmed(&self, crd: &CustomResourceDefinition, mapping: &Mapping, item: &Value) -> (Workload, ReplicasDecision) {
+        let (workload, mut decision) = trim_workload(self.id_at(mapping), item, None);
         if let Some(Some(scale)) = crd.served_scale() {
             let path: Vec<&str> = scale.spec_replicas_path.trim_start_matches('.').split('.').collect();
             decision = replicas_owner::decide_at(item, &path, None);
         }
         (workload, decision)
     }
+}
+
+/// Reads custom-resource target `target` as the HPA controller reads a scale target
+/// (`scaleForResourceMappings` in `pkg/controller/podautoscaler/horizontal.go`): at each of its
+/// mappings in turn until one answers, the object and the mapping that answered; when none does,
+/// the first mapping's error. A failure that makes the server unusable (unreachable, timed out,
+/// credentials) ends the tries at once: the next mapping would meet it again.
+async fn get_target<'t>(cluster: &Cluster, target: &'t CustomTarget) -> Result<(Value, &'t Mapping), Error> {
+    let mut first: Option<Error> = None;
+    for mapping in target.mappings() {
+        let doing = target.doing(mapping);
+        let path = mapping.object_path(&target.namespace, &target.name);
+        let answer = cluster.get_text(&path, &doing).await.and_then(|text| {
+            hpa_core::go::parse_tree(&text).map_err(|e| Error::Protocol { doing: doing.clone(), reason: e.to_string() })
+        });
+        match answer {
+            Ok(item) => return Ok((item, mapping)),
+            Err(e) if e.is_connection() => return Err(e),
+            Err(e) => {
+                first.get_or_insert(e);
+            }
+        }
+    }
+    // A `CustomTarget` has a mapping; the controller's words for none.
+    Err(first.unwrap_or_else(|| Error::Protocol {
+        doing: format!("reading {}/{}", target.namespace, target.name),
+        reason: "unrecognized resource".into(),
+    }))
 }
 
 /// The CustomResourceDefinition (from `find`: group and kind to the CRD that defines them) of
@@ -491,20 +538,17 @@ pub enum TargetRead {
     Failed(ObjectId, String),
 }
 
-/// One `GET` of custom-resource target `target` (of `crd`), as `hpa-lint cluster` reads each
-/// ([`read_inventory`]), for the webhook at admission, bounded by `cluster`'s timeout.
+/// The `GET` of custom-resource target `target` (of `crd`), as `hpa-lint cluster` reads each
+/// ([`read_custom_targets`]: each mapping in turn, `get_target`), for the webhook at admission,
+/// each `GET` bounded by `cluster`'s timeout.
 pub async fn read_custom_target(
     cluster: &Cluster,
     crd: &CustomResourceDefinition,
     target: &CustomTarget,
 ) -> TargetRead {
-    let doing = target.doing();
-    let answer = cluster.get_text(&target.path(), &doing).await.and_then(|text| {
-        hpa_core::go::parse_tree(&text).map_err(|e| Error::Protocol { doing: doing.clone(), reason: e.to_string() })
-    });
-    match answer {
-        Ok(item) => {
-            let (workload, decision) = target.trimmed(crd, &item);
+    match get_target(cluster, target).await {
+        Ok((item, mapping)) => {
+            let (workload, decision) = target.trimmed(crd, mapping, &item);
             TargetRead::Found(Box::new(workload), decision, ignore_annotation(&item).map(String::from))
         }
         Err(Error::NotFound { .. }) => TargetRead::Absent(target.id()),
@@ -514,59 +558,32 @@ pub async fn read_custom_target(
     }
 }
 
-/// The part of an admission request's HPA the webhook reads to find a custom-resource target
-/// (`spec.scaleTargetRef`, where every autoscaling version has it) before the review decodes it.
-#[derive(serde::Deserialize)]
-pub struct TargetOf {
-    /// `spec`
-    #[serde(default)]
-    pub spec: TargetSpec,
-}
-
-/// [`TargetOf`]'s `spec`.
-#[derive(serde::Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
-pub struct TargetSpec {
-    /// `spec.scaleTargetRef`
-    #[serde(default)]
-    pub scale_target_ref: Option<TargetRef>,
-}
-
-/// `spec.scaleTargetRef`, each field empty when absent.
-#[derive(serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct TargetRef {
-    /// `apiVersion`
-    #[serde(default)]
-    pub api_version: String,
-    /// `kind`
-    #[serde(default)]
-    pub kind: String,
-    /// `name`
-    #[serde(default)]
-    pub name: String,
-}
-
 /// Reads the scale targets of the HPAs read that are custom resources of a CRD read but of no
-/// kind [`CONTEXT_KINDS`] lists (a `WorkerPool` whose CRD gives it a scale subresource): one
-/// `GET` each, at the version the HPA controller's RESTMapper maps the target's group and kind
-/// to ([`Resolver`]: discovery's preferred version first, whatever version the HPA names; the
-/// CRDs read when discovery fails), trimmed as a workload ([`trim_workload`]) with, beside it,
-/// who set the count its CRD's `specReplicasPath` names ([`replicas_owner::decide_at`]): HPA410
-/// on live custom resources. Each HPA's `scaleTargetRef` is hpa-core's decoder's
-/// ([`LiveHpa::decode`], lenient: any release's HPA names its target there). A target that
-/// does not exist is left to the rules (HPA403: each `GET` that answered, found or not, is in
-/// [`Inventory::coverage`]); a refusal or a failure is a note; what makes
-/// the server unusable stops the read, as for the lists.
-async fn read_custom_targets(cluster: &Cluster, inventory: &mut Inventory) -> Result<(), Error> {
+/// kind [`CONTEXT_KINDS`] lists (a `WorkerPool` whose CRD gives it a scale subresource), after
+/// [`read_inventory`]: `targets` holds the namespace and `spec.scaleTargetRef` of each HPA of
+/// the inventory, as the caller's one decode of it read them (hpa-cluster decodes no HPA here).
+/// One `GET` each at the first of the versions the HPA controller's RESTMapper maps the
+/// target's group and kind to that answers ([`Resolver`]: discovery's preferred version first,
+/// whatever version the HPA names; the CRDs read when discovery fails; each in turn as the
+/// controller tries them, `get_target`), trimmed as a workload ([`trim_workload`]) with,
+/// beside it, who set the count its CRD's `specReplicasPath` names
+/// ([`replicas_owner::decide_at`]): HPA410 on live custom resources. A target of a
+/// cluster-scoped kind is not read: the controller looks for it in the HPA's namespace, where
+/// it is not served (HPA412 says so from the CRD). A target that does not exist is left to the
+/// rules (HPA403: each `GET` that answered, found or not, is in [`Inventory::coverage`]); a
+/// refusal or a failure is a note; what makes the server unusable stops the read, as for the
+/// lists.
+pub async fn read_custom_targets(
+    cluster: &Cluster,
+    inventory: &mut Inventory,
+    targets: &[(String, CrossVersionObjectReference)],
+) -> Result<(), Error> {
     if inventory.crds.iter().all(|c| kinds::workload(&c.group, &c.kind).is_some()) {
         return Ok(());
     }
     // (namespace, group, kind, name) of each custom target, with its CRD.
-    let mut wanted: Vec<(String, String, String, String, &CustomResourceDefinition)> = Vec::new();
-    for hpa in &inventory.hpas {
-        let Ok(decoded) = hpa.decode(Strictness::Lenient, KubernetesVersion::LATEST) else { continue };
-        let t = decoded.value.scale_target_ref();
+    let mut wanted: Vec<(&str, &str, &str, &str, &CustomResourceDefinition)> = Vec::new();
+    for (namespace, t) in targets {
         let Some(crd) = custom_target_crd(&t.api_version, &t.kind, |group, kind| {
             inventory.crds.iter().rev().find(|c| c.group == group && c.kind == kind)
         }) else {
@@ -575,15 +592,15 @@ async fn read_custom_targets(cluster: &Cluster, inventory: &mut Inventory) -> Re
         if t.name.is_empty() {
             continue;
         }
-        let target = (hpa.id.namespace.clone(), crd.group.clone(), crd.kind.clone(), t.name.clone(), crd);
-        if !wanted.iter().any(|w| (&w.0, &w.1, &w.2, &w.3) == (&target.0, &target.1, &target.2, &target.3)) {
+        let target = (namespace.as_str(), crd.group.as_str(), crd.kind.as_str(), t.name.as_str(), crd);
+        if !wanted.iter().any(|w| (w.0, w.1, w.2, w.3) == (target.0, target.1, target.2, target.3)) {
             wanted.push(target);
         }
     }
     if wanted.is_empty() {
         return Ok(());
     }
-    let mut groups: Vec<&str> = wanted.iter().map(|w| w.1.as_str()).collect();
+    let mut groups: Vec<&str> = wanted.iter().map(|w| w.1).collect();
     groups.sort_unstable();
     groups.dedup();
     let resolver = match Resolver::discover(cluster, &groups).await {
@@ -591,29 +608,21 @@ async fn read_custom_targets(cluster: &Cluster, inventory: &mut Inventory) -> Re
         Err(e) if e.is_connection() => return Err(e),
         Err(_) => Resolver::Crds(inventory.crds.clone()),
     };
-    let mut targets: Vec<(CustomTarget, &CustomResourceDefinition)> = Vec::new();
-    for (namespace, group, kind, name, crd) in wanted {
-        // The first mapping is the one the controller reads the scale at.
-        let Some(mapping) = resolver.mappings(&group, &kind).into_iter().next() else { continue };
-        targets.push((
-            CustomTarget { namespace, group, version: mapping.version, plural: mapping.plural, kind, name },
-            crd,
-        ));
-    }
-    let reads = join_all(targets.iter().map(|(t, _)| {
-        let doing = t.doing();
-        async move { (cluster.get_text(&t.path(), &doing).await, doing) }
-    }))
-    .await;
+    let targets: Vec<(CustomTarget, &CustomResourceDefinition)> = wanted
+        .into_iter()
+        .filter_map(|(namespace, group, kind, name, crd)| {
+            let target = CustomTarget::mapped(namespace, kind, name, resolver.mappings(group, kind))?;
+            Some((target, crd))
+        })
+        .collect();
+    let reads = join_all(targets.iter().map(|(t, _)| get_target(cluster, t))).await;
     let mut found = Vec::new();
-    for ((t, crd), (answer, doing)) in targets.iter().zip(reads) {
-        let item = match answer.and_then(|text| {
-            hpa_core::go::parse_tree(&text).map_err(|e| Error::Protocol { doing: doing.clone(), reason: e.to_string() })
-        }) {
-            Ok(item) => item,
+    for ((t, crd), answer) in targets.iter().zip(reads) {
+        let (item, mapping) = match answer {
+            Ok(answered) => answered,
             Err(e) if e.is_connection() => return Err(e),
             Err(Error::NotFound { .. }) => {
-                inventory.coverage.fetched(&t.group, &t.kind, &t.namespace, &t.name);
+                inventory.coverage.fetched(&t.preferred.group, &t.kind, &t.namespace, &t.name);
                 continue;
             }
             Err(Error::Forbidden { message, .. }) => {
@@ -627,11 +636,11 @@ async fn read_custom_targets(cluster: &Cluster, inventory: &mut Inventory) -> Re
                 continue;
             }
         };
-        inventory.coverage.fetched(&t.group, &t.kind, &t.namespace, &t.name);
+        inventory.coverage.fetched(&mapping.group, &t.kind, &t.namespace, &t.name);
         if let Some(ignore) = ignore_annotation(&item) {
-            inventory.ignores.insert(t.id(), ignore.to_string());
+            inventory.ignores.insert(t.id_at(mapping), ignore.to_string());
         }
-        found.push(t.trimmed(crd, &item));
+        found.push(t.trimmed(crd, mapping, &item));
     }
     for (workload, decision) in found {
         inventory.workloads.push(workload);
@@ -774,6 +783,7 @@ pub fn trim(kind: &Kind, item: Value) -> Trimmed {
                 group: String::new(),
                 kind: String::new(),
                 plural: String::new(),
+                cluster_scoped: false,
                 versions: Vec::new(),
             }))
         }

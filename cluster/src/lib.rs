@@ -36,6 +36,6 @@ pub mod watch;
 
 pub use connect::{ClientOptions, Cluster, DEFAULT_TIMEOUT, Environment};
 pub use error::Error;
-pub use inventory::{Inventory, LiveHpa, Note, NoteKind, Scope, Trimmed, read_inventory, trim};
+pub use inventory::{Inventory, LiveHpa, Note, NoteKind, Scope, Trimmed, read_custom_targets, read_inventory, trim};
 pub use version::{Resolution, ServerRelease, resolve, server_release};
 pub use watch::{CacheOptions, ContextCache, Freshness, Index, Overlay, Reads, WatchStatus};

@@ -890,6 +890,9 @@ pub struct CachedHpa {
     /// release's types do not have: that release's controller ignores them); empty for nearly
     /// every HPA.
     pub ignored: Vec<String>,
+    /// Whether it counts as scaling its target (`rules::counted_target`, decided as it is
+    /// admitted, with its release): [`CachedHpa::target`].
+    counted: bool,
 }
 
 /// Why an HPA was left out of the cache: hpa-core cannot read it.
@@ -928,7 +931,12 @@ impl CachedHpa {
         let ignore = Ignore::from_annotations(&decoded.metadata().annotations);
         let report = check::check(live.reapplied(Ok(decoded), None), opts);
         match report.admission {
-            check::Admission::Admitted(admitted) => Ok(CachedHpa { id: live.id.clone(), admitted, ignore, ignored }),
+            check::Admission::Admitted(admitted) => {
+                let written = admitted.original.api_version();
+                let t = &admitted.effective().spec.scale_target_ref;
+                let counted = hpa_core::rules::counted_target(written.as_str(), t, release).is_some();
+                Ok(CachedHpa { id: live.id.clone(), admitted, ignore, ignored, counted })
+            }
             check::Admission::Unconvertible { error, .. } => Err(left_out("Unconvertible", error.to_string())),
             check::Admission::Undecodable { errors, .. } => {
                 let first = errors.first();
@@ -940,10 +948,13 @@ impl CachedHpa {
         }
     }
 
-    /// `spec.scaleTargetRef` kind and name.
-    pub fn target(&self) -> (&str, &str) {
+    /// The kind and name of the workload it counts as scaling (`rules::counted_target`, the
+    /// one rule the linter and `hpa-lint cluster` index HPAs by): `spec.scaleTargetRef`'s, or
+    /// `None` when the controller scales nothing with it (a target of a group that does not
+    /// serve its kind, no kind or no name).
+    pub fn target(&self) -> Option<(&str, &str)> {
         let t = &self.admitted.effective().spec.scale_target_ref;
-        (&t.kind, &t.name)
+        self.counted.then_some((t.kind.as_str(), t.name.as_str()))
     }
 }
 
@@ -1107,16 +1118,11 @@ impl Index {
         match entry {
             Entry::Hpa(hpa) => {
                 self.remove_hpa(&hpa.id.namespace, &hpa.id.name);
-                // A target the HPA controller cannot map (a Deployment of `extensions/v1beta1`,
-                // `rules::unmapped_scale_target`) is scaled by no one: the HPA is kept but lists
-                // under no target, as `hpa-lint` files and `hpa-lint cluster` index it, so the
-                // rules asking which HPAs scale a workload (HPA407) do not count it.
-                let t = &hpa.admitted.effective().spec.scale_target_ref;
-                let (kind, target) = if hpa_core::rules::unmapped_scale_target(&t.api_version, &t.kind) {
-                    (String::new(), String::new())
-                } else {
-                    (t.kind.clone(), t.name.clone())
-                };
+                // An HPA that counts as scaling no target (a Deployment of `extensions/v1beta1`,
+                // `CachedHpa::target`) is kept but lists under no target, as `hpa-lint` files
+                // and `hpa-lint cluster` index it, so the rules asking which HPAs scale a
+                // workload (HPA407) do not count it.
+                let (kind, target) = hpa.target().map_or((String::new(), String::new()), |(k, n)| (k.into(), n.into()));
                 let min = hpa.admitted.effective().spec.min_replicas.unwrap_or(1);
                 self.objects.insert_hpa(hpa.id.clone(), &kind, &target, min, hpa);
             }
@@ -1650,7 +1656,7 @@ mod tests {
         let cached = index.hpa("shop", "web").unwrap();
         assert!(cached.admitted.allowed());
         assert_eq!(cached.admitted.effective().spec.max_replicas, 5);
-        assert_eq!(cached.target(), ("Deployment", "web"));
+        assert_eq!(cached.target(), Some(("Deployment", "web")));
         // ... noted, and counted while it is cached.
         assert_eq!(
             cached.ignored,

@@ -921,3 +921,33 @@ fn a_stored_tolerance_is_kept_with_its_gate_off_and_the_controller_ignores_it() 
         assert_eq!(read(live, "1.35"), (kept, (0.05, 0.2)));
     });
 }
+
+/// `read_inventory` lists; the custom resources HPAs scale are read after it, by
+/// `read_custom_targets`, from the targets its caller's one decode of each HPA names (hpa-cluster
+/// decodes no HPA to find them): exactly those, each at the versions discovery maps its kind to.
+#[test]
+fn custom_targets_are_read_from_the_callers_decode() {
+    use hpa_core::api::CrossVersionObjectReference;
+    runtime().block_on(async {
+        let s = setup().await;
+        s.server.install("workerpools");
+        s.server.apply(&fixtures::in_namespace(fixtures::cluster_fixture("custom-resources"), "batch"));
+        let cluster = s.connect().await;
+        let mut inventory = read_inventory(&cluster, &Scope::All).await.unwrap();
+        let pools = |server: &TestApiServer| -> Vec<String> {
+            server.requests().into_iter().filter(|r| r.path.contains("/workerpools/")).map(|r| r.path).collect()
+        };
+        assert_eq!(pools(&s.server), Vec::<String>::new());
+        assert_eq!(inventory.hpas.len(), 3);
+        let pinned = CrossVersionObjectReference {
+            api_version: "example.com/v1".into(),
+            kind: "WorkerPool".into(),
+            name: "pinned".into(),
+        };
+        hpa_cluster::read_custom_targets(&cluster, &mut inventory, &[("batch".to_string(), pinned)]).await.unwrap();
+        assert_eq!(pools(&s.server), ["/apis/example.com/v1/namespaces/batch/workerpools/pinned"]);
+        let found: Vec<String> =
+            inventory.workloads.iter().map(|w| format!("{} {}", w.id.api_version, w.id.name)).collect();
+        assert_eq!(found, ["example.com/v1 pinned"]);
+    });
+}

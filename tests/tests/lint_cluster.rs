@@ -815,13 +815,76 @@ fn custom_resource_targets_are_read_at_the_preferred_version() {
     let mut read: Vec<String> =
         l.server.requests().into_iter().filter(|r| r.path.contains("/workerpools/")).map(|r| r.path).collect();
     read.sort();
+    // `scaled` does not exist: 404 at v2, then at v1, as the controller tries each mapping.
     assert_eq!(
         read,
         [
+            "/apis/example.com/v1/namespaces/batch/workerpools/scaled",
             "/apis/example.com/v2/namespaces/batch/workerpools/pinned",
             "/apis/example.com/v2/namespaces/batch/workerpools/scaled"
         ]
     );
+}
+
+/// A custom resource target is read as the HPA controller reads a scale target
+/// (`scaleForResourceMappings`): at each version its RESTMapper maps the kind to, in order,
+/// until one answers. The preferred `v2` failing (a conversion webhook down), `v1` answers; both
+/// failing, the first one's error is the note.
+#[test]
+fn custom_resource_targets_are_read_at_each_mapping_in_turn() {
+    let l = live_custom_resources("workerpools-v2");
+    let v2 = "/apis/example.com/v2/namespaces/batch/workerpools/pinned";
+    let v1 = "/apis/example.com/v1/namespaces/batch/workerpools/pinned";
+    l.server.fault(v2, Fault::Status(500, "conversion webhook for example.com/v1, Kind=WorkerPool failed".into()));
+    let report = l.lint(&["-n", "batch", "-o", "json"]).json();
+    assert_eq!(located(&report, "HPA410"), ["batch/pinned WorkerPool spec.size"], "{report:#}");
+    let notes: Vec<&str> = report["notes"].as_array().unwrap().iter().filter_map(|n| n["message"].as_str()).collect();
+    assert!(notes.iter().all(|n| !n.starts_with("not read: ")), "{notes:?}");
+    let read: Vec<String> =
+        l.server.requests().into_iter().filter(|r| r.path.ends_with("/workerpools/pinned")).map(|r| r.path).collect();
+    assert_eq!(read, [v2, v1]);
+    // Both failing: not judged, and the note is the preferred version's failure.
+    l.server.fault(v1, Fault::Status(500, "etcd is down".into()));
+    let report = l.lint(&["-n", "batch", "-o", "json"]).json();
+    assert_eq!(located(&report, "HPA410"), Vec::<String>::new(), "{report:#}");
+    let notes: Vec<&str> = report["notes"].as_array().unwrap().iter().filter_map(|n| n["message"].as_str()).collect();
+    let failed: Vec<&&str> = notes.iter().filter(|n| n.starts_with("not read: ")).collect();
+    assert_eq!(failed.len(), 1, "{notes:?}");
+    assert!(failed[0].contains("conversion webhook for example.com/v1, Kind=WorkerPool failed"), "{notes:?}");
+}
+
+/// A target of a cluster-scoped CRD (`scope: Cluster`): the controller reads its scale in the
+/// HPA's namespace, where the API server serves no such resource (404), and never scales it:
+/// HPA412 says so from the CRD, as in files; the target is not read (no `GET`), so HPA403
+/// concludes nothing.
+#[test]
+fn a_cluster_scoped_custom_resource_target_is_hpa412() {
+    let l = live();
+    l.server.install("fleets");
+    let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "fleets.example.com"},
+        "spec": {"group": "example.com", "names": {"kind": "Fleet", "plural": "fleets"}, "scope": "Cluster",
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}},
+                "subresources": {"scale": {"specReplicasPath": ".spec.replicas",
+                    "statusReplicasPath": ".status.replicas", "labelSelectorPath": ".status.selector"}}}]}});
+    let fleet = json!({"apiVersion": "example.com/v1", "kind": "Fleet", "metadata": {"name": "fleet"},
+        "spec": {"replicas": 2}});
+    l.server.apply(&[crd, fleet, batch_hpa("fleet", "example.com/v1", "Fleet")]);
+    let report = l.lint(&["-n", "batch", "-o", "json", "--select", "HPA403,HPA412"]).json();
+    assert_eq!(located(&report, "HPA403"), Vec::<String>::new(), "{report:#}");
+    assert_eq!(
+        located(&report, "HPA412"),
+        ["batch/fleet HorizontalPodAutoscaler spec.scaleTargetRef.kind"],
+        "{report:#}"
+    );
+    let d = report["diagnostics"].as_array().unwrap().iter().find(|d| d["rule"] == "HPA412").unwrap();
+    assert_eq!(
+        d["message"],
+        "CustomResourceDefinition fleets.example.com makes Fleet cluster-scoped: the controller reads its scale in the HPA's namespace, which serves none (404), and never scales it (AbleToScale False, FailedGetScale)"
+    );
+    let paths: Vec<String> = l.server.requests().iter().map(|r| r.path.clone()).collect();
+    assert!(!paths.iter().any(|p| p.contains("/fleets/")), "{paths:?}");
 }
 
 /// HPA403 on a live HPA whose custom-resource target does not exist (its `GET` answered 404),

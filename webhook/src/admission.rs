@@ -175,12 +175,51 @@ pub enum ObjectError {
 }
 
 /// A decoded `object` or `oldObject`.
+#[derive(Debug)]
 struct Decoded<'a> {
     /// The JSON as sent (what a patch must apply to).
     raw: &'a str,
     hpa: VersionedHpa,
     /// Fields this build does not know (a newer kube-apiserver's), ignored.
     unknown_fields: Vec<String>,
+}
+
+/// One AdmissionReview body as [`Reviewer::read`] read it, for [`Reviewer::answer`]: parsed
+/// once, and the object of an HPA under `/validate` decoded once.
+#[derive(Debug)]
+pub struct Read<'a> {
+    endpoint: Endpoint,
+    state: ReadState<'a>,
+}
+
+#[derive(Debug)]
+enum ReadState<'a> {
+    /// Not a review to decide: answered already (400, or `allowed: false` for a malformed one).
+    Answered(Answer),
+    /// A request to decide.
+    Request(Box<ReadRequest<'a>>),
+}
+
+/// A request [`Reviewer::read`] parsed.
+#[derive(Debug)]
+struct ReadRequest<'a> {
+    request: AdmissionRequest<'a>,
+    operation: OperationLabel,
+    /// The review's span, entered while it is read and answered.
+    span: tracing::Span,
+    /// `request.object` decoded, for an HPA CREATE or UPDATE under `/validate`.
+    object: Option<Result<Decoded<'a>, ObjectError>>,
+}
+
+impl Read<'_> {
+    /// The namespace and `spec.scaleTargetRef` of the HPA under review (`/validate`, CREATE or
+    /// UPDATE, its object decoded): what the server reads of the cluster before the answer
+    /// ([`ClusterContext::read_target`](crate::context::ClusterContext::read_target)).
+    pub fn scale_target(&self) -> Option<(&str, &hpa_core::api::CrossVersionObjectReference)> {
+        let ReadState::Request(r) = &self.state else { return None };
+        let Some(Ok(object)) = &r.object else { return None };
+        Some((r.request.namespace(), object.hpa.scale_target_ref()))
+    }
 }
 
 impl Reviewer {
@@ -265,22 +304,31 @@ impl Reviewer {
     }
 
     /// Answers one AdmissionReview body on `endpoint`, under `policy`, with `view` of the
-    /// cluster.
+    /// cluster: [`Reviewer::read`], then [`Reviewer::answer`].
     pub fn review_in(&self, endpoint: Endpoint, body: &[u8], policy: &Policy, view: &View<'_>) -> Answer {
+        self.answer(self.read(endpoint, body), policy, view)
+    }
+
+    /// Reads one AdmissionReview body on `endpoint`, once: the review parsed and, for an HPA
+    /// under `/validate`, its `request.object` decoded by hpa-core's one decoder. The server
+    /// reads what the review needs of the cluster from it ([`Read::scale_target`]: the HPA's
+    /// custom-resource target, one bounded `GET`) before [`Reviewer::answer`] decides.
+    pub fn read<'a>(&self, endpoint: Endpoint, body: &'a [u8]) -> Read<'a> {
         tracing::trace!(body = %String::from_utf8_lossy(body), "review received");
         let request = match review::parse(body) {
             Ok(request) => request,
             Err(Rejection::BadRequest(message)) => {
                 tracing::warn!(reason = %message, "rejected a request that is not an AdmissionReview");
-                return Answer::bad_request(message);
+                return Read { endpoint, state: ReadState::Answered(Answer::bad_request(message)) };
             }
             Err(Rejection::Invalid { uid, message }) => {
                 tracing::warn!(%uid, reason = %message, "rejected a malformed AdmissionReview");
-                return Answer::review(
+                let answer = Answer::review(
                     &AdmissionResponse::invalid(&uid, message),
                     OperationLabel::Unknown,
                     OutcomeLabel::Invalid,
                 );
+                return Read { endpoint, state: ReadState::Answered(answer) };
             }
         };
         let operation = operation_of(&request);
@@ -293,9 +341,24 @@ impl Reviewer {
             operation = %request.operation,
             dry_run = request.dry_run.unwrap_or(false),
         );
+        // The HPA `/validate` checks, decoded here once: `Reviewer::validate` reads it, and the
+        // server its scale target.
+        let object = (endpoint == Endpoint::Validate
+            && request.is_hpa_resource()
+            && matches!(operation, OperationLabel::Create | OperationLabel::Update))
+        .then(|| decode(&request, "object", request.object, self.gates.version()));
+        Read { endpoint, state: ReadState::Request(Box::new(ReadRequest { request, operation, span, object })) }
+    }
+
+    /// Answers a review [`Reviewer::read`] read, under `policy`, with `view` of the cluster.
+    pub fn answer(&self, read: Read<'_>, policy: &Policy, view: &View<'_>) -> Answer {
+        let ReadRequest { request, operation, span, object } = match read.state {
+            ReadState::Answered(answer) => return answer,
+            ReadState::Request(r) => *r,
+        };
         let _entered = span.enter();
         let mut report = ContextReport::default();
-        let (response, outcome) = self.decide(endpoint, &request, operation, policy, view, &mut report);
+        let (response, outcome) = self.decide(read.endpoint, &request, operation, object, policy, view, &mut report);
         match outcome {
             OutcomeLabel::Denied => {
                 let reason = response.status.as_ref().map(|s| s.message.as_str()).unwrap_or_default();
@@ -310,11 +373,13 @@ impl Reviewer {
         Answer { context: report, ..Answer::review(&response, operation, outcome) }
     }
 
-    fn decide(
+    #[expect(clippy::too_many_arguments, reason = "one review's parts, each read once")]
+    fn decide<'a>(
         &self,
         endpoint: Endpoint,
-        request: &AdmissionRequest<'_>,
+        request: &AdmissionRequest<'a>,
         op: OperationLabel,
+        object: Option<Result<Decoded<'a>, ObjectError>>,
         policy: &Policy,
         view: &View<'_>,
         report: &mut ContextReport,
@@ -347,7 +412,12 @@ impl Reviewer {
             return (AdmissionResponse::invalid(uid, "request.oldObject is missing for UPDATE"), OutcomeLabel::Invalid);
         }
         let result = match endpoint {
-            Endpoint::Validate => self.validate(request, operation, policy, view, report),
+            Endpoint::Validate => {
+                // `Reviewer::read` decoded the object of every HPA CREATE or UPDATE it reads.
+                let new = object.unwrap_or_else(|| decode(request, "object", request.object, self.gates.version()));
+                new.map_err(ReviewError::from)
+                    .and_then(|new| self.validate(request, operation, new, policy, view, report))
+            }
             Endpoint::Mutate | Endpoint::ValidateWorkloads => self.mutate(request, policy),
         };
         result.unwrap_or_else(|e| (AdmissionResponse::invalid(uid, e.to_string()), OutcomeLabel::Invalid))
@@ -359,13 +429,13 @@ impl Reviewer {
         &self,
         request: &AdmissionRequest<'_>,
         operation: pipeline::Operation,
+        new: Decoded<'_>,
         policy: &Policy,
         view: &View<'_>,
         report: &mut ContextReport,
     ) -> Result<(AdmissionResponse, OutcomeLabel), ReviewError> {
         let uid = request.uid.as_ref();
         let namespace = request.namespace();
-        let new = decode(request, "object", request.object, self.gates.version())?;
         let old = match operation {
             pipeline::Operation::Update => {
                 Some(decode(request, "oldObject", request.old_object, self.gates.version())?)

@@ -8,10 +8,10 @@ use std::sync::RwLockReadGuard;
 use std::time::{Duration, Instant};
 
 use hpa_cluster::Cluster;
-use hpa_cluster::inventory::{CustomTarget, TargetOf, TargetRead, custom_target_crd, read_custom_target};
+use hpa_cluster::inventory::{CustomTarget, TargetRead, custom_target_crd, read_custom_target};
 use hpa_cluster::kinds::Kind;
 use hpa_cluster::watch::{ContextCache, Freshness, Index};
-use hpa_core::api::v2;
+use hpa_core::api::{CrossVersionObjectReference, v2};
 use hpa_core::rules::ObjectId;
 
 /// How the context cache is trusted.
@@ -76,28 +76,27 @@ impl ClusterContext {
         ClusterContext { targets: Some(cluster.with_timeout(TARGET_READ_TIMEOUT)), ..self }
     }
 
-    /// The HPA under review in `body` (an AdmissionReview) targets a custom resource (not an Argo
-    /// Rollout: the cache watches those) whose CRD the cache holds: one `GET` of it, as
-    /// `hpa-lint cluster` reads each, for the rules that read the target (HPA410 on the field
-    /// its CRD's `specReplicasPath` names, HPA403). `None` when there is nothing to read, the
-    /// view is not fresh (the review then checks the HPA alone), or targets are not read.
-    pub async fn read_target(&self, body: &[u8]) -> Option<TargetRead> {
+    /// The HPA under review, in `namespace`, targets `target` (its `spec.scaleTargetRef`, as the
+    /// review's one decode read it: [`Read::scale_target`](crate::admission::Read::scale_target)),
+    /// a custom resource (not an Argo Rollout: the cache watches those) whose CRD the cache
+    /// holds: one `GET` of it, as `hpa-lint cluster` reads each, for the rules that read the
+    /// target (HPA410 on the field its CRD's `specReplicasPath` names, HPA403). `None` when there
+    /// is nothing to read, the view is not fresh (the review then checks the HPA alone), or
+    /// targets are not read.
+    pub async fn read_target(&self, namespace: &str, target: &CrossVersionObjectReference) -> Option<TargetRead> {
         let cluster = self.targets.as_ref()?;
-        let review: Peek = serde_json::from_slice(body).ok()?;
-        let request = review.request?;
-        let t = request.object?.spec.scale_target_ref?;
         if self.cache.freshness(self.settings.stale_after) != Freshness::Fresh {
             return None;
         }
-        let (crd, target) = {
+        let (crd, custom) = {
             let index = self.cache.read();
-            let crd = custom_target_crd(&t.api_version, &t.kind, |group, kind| {
+            let crd = custom_target_crd(&target.api_version, &target.kind, |group, kind| {
                 hpa_core::rules::Objects::custom_resource_definition(index.objects(), group, kind)
             })?;
-            let target = CustomTarget::of(crd, &request.namespace, &t.name)?;
-            (crd.clone(), target)
+            let custom = CustomTarget::of(crd, namespace, &target.name)?;
+            (crd.clone(), custom)
         };
-        Some(read_custom_target(cluster, &crd, &target).await)
+        Some(read_custom_target(cluster, &crd, &custom).await)
     }
 
     /// The cache.
@@ -234,20 +233,4 @@ pub fn hpa_id(hpa: &v2::HorizontalPodAutoscaler) -> ObjectId {
         namespace: hpa.metadata.namespace.clone(),
         name: hpa.metadata.name.clone(),
     }
-}
-
-/// The part of an AdmissionReview [`ClusterContext::read_target`] reads: the HPA's namespace and
-/// `spec.scaleTargetRef` (the same in every autoscaling version).
-#[derive(serde::Deserialize)]
-struct Peek {
-    #[serde(default)]
-    request: Option<PeekRequest>,
-}
-
-#[derive(serde::Deserialize)]
-struct PeekRequest {
-    #[serde(default)]
-    namespace: String,
-    #[serde(default)]
-    object: Option<TargetOf>,
 }

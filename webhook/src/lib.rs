@@ -193,29 +193,32 @@ async fn admit(state: &AppState, endpoint: Endpoint, request: Request) -> Respon
         }
     };
     let start = Instant::now();
-    // An HPA's custom-resource target is read first (the cache watches none; one bounded `GET`).
-    let target = match (&shared.context, endpoint) {
-        (Some(context), Endpoint::Validate) => context.read_target(&body).await,
+    // A bug met while reviewing one request answers that request with 500 (kube-apiserver then
+    // applies the webhook's failure policy); the connection and the server carry on.
+    let internal = || {
+        shared.metrics.observe(endpoint, OperationLabel::Unknown, OutcomeLabel::Internal, start.elapsed());
+        tracing::error!(?endpoint, "internal error while reviewing a request (a bug: please report it)");
+        text(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal error while reviewing the request (a bug in hpa-webhook: please report it)".into(),
+        )
+    };
+    // The review is read once (parsed, its HPA decoded); what it needs of the cluster is read
+    // from that: an HPA's custom-resource target (the cache watches none; one bounded `GET`).
+    let Some(read) = contained(|| shared.admission.read(endpoint, &body)) else { return internal() };
+    let target = match (&shared.context, read.scale_target()) {
+        (Some(context), Some((namespace, target))) => context.read_target(namespace, target).await,
         _ => None,
     };
     if let Some(read) = &target {
         shared.metrics.target_read(TargetReadResult::of(read));
     }
-    // A bug met while reviewing one request answers that request with 500 (kube-apiserver then
-    // applies the webhook's failure policy); the connection and the server carry on.
     // The view is taken here (it reads the clock) and dropped before any await.
     let review = || {
         let view = shared.context.as_ref().map_or(View::Off, |context| context.view(target));
-        shared.admission.review_in(endpoint, &body, &shared.policy.current(), &view)
+        shared.admission.answer(read, &shared.policy.current(), &view)
     };
-    let Some(answer) = contained(review) else {
-        shared.metrics.observe(endpoint, OperationLabel::Unknown, OutcomeLabel::Internal, start.elapsed());
-        tracing::error!(?endpoint, "internal error while reviewing a request (a bug: please report it)");
-        return text(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "internal error while reviewing the request (a bug in hpa-webhook: please report it)".into(),
-        );
-    };
+    let Some(answer) = contained(review) else { return internal() };
     shared.metrics.observe(endpoint, answer.operation, answer.outcome, start.elapsed());
     shared.metrics.context(endpoint, &answer.context);
     let content_type = if answer.status == 200 { "application/json" } else { "text/plain; charset=utf-8" };

@@ -364,7 +364,9 @@ fn concerned<'a>(index: &'a Index, after: &dyn Objects, changed: &Changed) -> (V
                 .hpas(&p.id.namespace)
                 .map(|h| &**h)
                 .filter(|h| {
-                    let (kind, name) = h.target();
+                    // The HPAs that count as scaling their target (`CachedHpa::target`), as
+                    // the index lists them for the other kinds of write (and HPA407 counts).
+                    let Some((kind, name)) = h.target() else { return false };
                     after
                         .workload(kind, &p.id.namespace, name)
                         .and_then(|t| after.pod_template_of(t))
@@ -476,6 +478,45 @@ mod tests {
         assert_eq!(warnings.len(), 1, "{warnings:?}");
         assert!(warnings[0].starts_with("HPA web: HPA408 vpa-conflict: "), "{warnings:?}");
         assert_eq!(findings, ["HPA408"]);
+    }
+
+    /// A PodDisruptionBudget write concerns the HPAs that count as scaling a workload whose pods
+    /// it selects, by the one rule HPA407 and the index count them by (`rules::counted_target`):
+    /// not an HPA whose Deployment is written in `extensions/v1beta1` (HPA405), which the
+    /// controller never maps, so never scales to its `minReplicas`.
+    #[test]
+    fn a_pdb_write_concerns_only_the_hpas_that_count() {
+        use serde_json::json;
+        let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "web", "namespace": "shop"},
+            "spec": {"replicas": 4, "selector": {"matchLabels": {"app": "web"}},
+                "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "app"}]}}}});
+        let hpa = |name: &str, api_version: &str| {
+            json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+                "metadata": {"name": name, "namespace": "shop", "resourceVersion": "1"},
+                "spec": {"scaleTargetRef": {"apiVersion": api_version, "kind": "Deployment", "name": "web"},
+                    "minReplicas": 2, "maxReplicas": 8}})
+        };
+        let pdb = json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+            "metadata": {"name": "web", "namespace": "shop"},
+            "spec": {"minAvailable": 2, "selector": {"matchLabels": {"app": "web"}}}});
+        let body = json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": {"uid": "p",
+            "kind": {"group": "policy", "version": "v1", "kind": "PodDisruptionBudget"},
+            "resource": {"group": "policy", "version": "v1", "resource": "poddisruptionbudgets"},
+            "namespace": "shop", "operation": "CREATE", "object": pdb}});
+        let cache = [
+            (kinds::DEPLOYMENT, deployment),
+            (kinds::HPA, hpa("web", "apps/v1")),
+            (kinds::HPA, hpa("old", "extensions/v1beta1")),
+        ];
+        let (warnings, findings) = review_with_cache(cache, &body);
+        assert_eq!(
+            warnings,
+            [
+                "HPA web: HPA104 min-replicas-blocked-by-pdb: at minReplicas (2) the PodDisruptionBudget web allows no eviction (minAvailable 2 needs 2 of 2 pods)"
+            ]
+        );
+        assert_eq!(findings, ["HPA104"]);
     }
 
     /// `/validate-workloads`' answer to `body` with a fresh cache of `objects`: its warnings, and

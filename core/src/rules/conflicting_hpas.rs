@@ -120,12 +120,13 @@ impl Rule for ConflictingHpas {
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Finding>) {
         let (Some(objects), Some(me)) = (cx.objects, cx.id) else { return };
+        // Only an HPA that counts as scaling its target conflicts (`counted_target`, the one
+        // rule every front end indexes HPAs by): one whose target the controller cannot map
+        // stops before it reads a selector (HPA405 says why), one in a version the release does
+        // not serve is never stored (HPA401 says so).
+        let release = cx.settings.gates().version();
         let t = &cx.effective.spec.scale_target_ref;
-        // An HPA whose target the controller cannot map stops before it reads a selector: it
-        // selects no pods, and the linter does not count it among another's (HPA405 says why).
-        // One in a version the release does not serve is never stored (HPA401 says so).
-        let served = crate::api::served(cx.original.api_version().as_str(), cx.settings.gates().version()).is_ok();
-        if t.kind.is_empty() || t.name.is_empty() || !served || super::unmapped_scale_target(&t.api_version, &t.kind) {
+        if super::counted_target(cx.original.api_version().as_str(), t, release).is_none() {
             return;
         }
         // The index lists the HPA under check among them (`Objects::hpas_targeting`).

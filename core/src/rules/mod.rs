@@ -493,6 +493,29 @@ pub fn unmapped_scale_target(api_version: &str, kind: &str) -> bool {
     written.is_some_and(|w| w != served)
 }
 
+/// The workload an HPA counts as scaling wherever the toolkit asks which HPAs scale a workload
+/// or select its pods (HPA407 and HPA104's other workloads, through the index every front end
+/// builds with it: files, `hpa-lint cluster`, the webhook's cache; the webhook's
+/// `/validate-workloads`, finding the HPAs a write concerns): the kind and name of `target`, the
+/// `spec.scaleTargetRef` of an HPA written in `hpa_api_version`. `None` for an HPA the
+/// controller never scales anything with: a target without a kind or a name; an HPA in a version
+/// `release` does not serve (`autoscaling/v2beta2` from 1.26, HPA401), which kubectl cannot send
+/// and kube-apiserver never stores; a built-in kind written in a group that does not serve it
+/// ([`unmapped_scale_target`], HPA405), where `reconcileAutoscaler` stops at the RESTMapper
+/// (`FailedGetScale`) before it reads a selector, so it selects no pods.
+pub fn counted_target<'a>(
+    hpa_api_version: &str,
+    target: &'a crate::api::CrossVersionObjectReference,
+    release: crate::features::KubernetesVersion,
+) -> Option<(&'a str, &'a str)> {
+    let served = crate::api::served(hpa_api_version, release).is_ok();
+    (served
+        && !target.kind.is_empty()
+        && !target.name.is_empty()
+        && !unmapped_scale_target(&target.api_version, &target.kind))
+    .then_some((target.kind.as_str(), target.name.as_str()))
+}
+
 /// The API group of a built-in scalable kind ([`SCALABLE_KINDS`]: `apps` for a Deployment, the
 /// core group `""` for a ReplicationController), in any of its versions; `None` for another kind.
 pub fn scalable_group(kind: &str) -> Option<&'static str> {
@@ -513,6 +536,22 @@ mod tests {
         assert_eq!(scalable_group("Rollout"), None);
         assert!(unmapped_scale_target("extensions/v1beta1", "Deployment"));
         assert!(!unmapped_scale_target("apps/v1beta2", "Deployment"));
+        // Which HPAs count as scaling their target: one rule for every front end.
+        let target = |api_version: &str, kind: &str, name: &str| crate::api::CrossVersionObjectReference {
+            api_version: api_version.into(),
+            kind: kind.into(),
+            name: name.into(),
+        };
+        let v1_33 = crate::features::KubernetesVersion::V1_33;
+        let web = target("apps/v1beta2", "Deployment", "web");
+        assert_eq!(counted_target("autoscaling/v2", &web, v1_33), Some(("Deployment", "web")));
+        assert_eq!(counted_target("autoscaling/v1", &web, v1_33), Some(("Deployment", "web")));
+        assert_eq!(counted_target("autoscaling/v2beta2", &web, v1_33), None);
+        assert_eq!(counted_target("autoscaling/v2", &target("extensions/v1beta1", "Deployment", "web"), v1_33), None);
+        assert_eq!(counted_target("autoscaling/v2", &target("apps/v1", "Deployment", ""), v1_33), None);
+        assert_eq!(counted_target("autoscaling/v2", &target("apps/v1", "", "web"), v1_33), None);
+        let pool = target("example.com/v1", "WorkerPool", "pool");
+        assert_eq!(counted_target("autoscaling/v2", &pool, v1_33), Some(("WorkerPool", "pool")));
         let id = |api_version: &str, kind: &str| objects::ObjectId {
             api_version: api_version.into(),
             kind: kind.into(),

@@ -696,6 +696,9 @@ pub struct CustomResourceDefinition {
     /// `spec.names.plural`: the resource's name in its REST paths (a live cluster's custom
     /// resources are read at `/apis/<group>/<version>/namespaces/<ns>/<plural>`).
     pub plural: String,
+    /// `spec.scope` is `Cluster`: its resources have no namespace (any other value, or none,
+    /// which kube-apiserver refuses, is read as `Namespaced`).
+    pub cluster_scoped: bool,
     /// `spec.versions`, in their order.
     pub versions: Vec<CrdVersion>,
 }
@@ -764,6 +767,7 @@ pub fn custom_resource_definition_from<'a, F: Fields<'a>>(id: ObjectId, v: F) ->
         group: text(spec.and_then(|s| s.field("group"))),
         kind: text(spec.and_then(|s| s.field("names")).and_then(|n| n.field("kind"))),
         plural: text(spec.and_then(|s| s.field("names")).and_then(|n| n.field("plural"))),
+        cluster_scoped: spec.and_then(|s| s.field("scope")).and_then(Fields::as_str) == Some("Cluster"),
         versions,
         id,
     })

@@ -11,7 +11,12 @@ crate::declare_rule! {
     /// The scale target is a custom resource whose CustomResourceDefinition is known, and the
     /// CRD's served versions either have no `subresources.scale`, or have one without
     /// `labelSelectorPath`. (When the served versions differ in this, the version the controller
-    /// reads depends on the cluster's discovery, and nothing is reported.)
+    /// reads depends on the cluster's discovery, and nothing is reported.) Or the CRD is
+    /// cluster-scoped (`spec.scope: Cluster`): `scaleTargetRef` has no namespace, and the
+    /// controller reads the target's scale in the HPA's namespace
+    /// (`/apis/<group>/<version>/namespaces/<ns>/<plural>/<name>/scale`, the scale client adding
+    /// the namespace it was made for), a path the API server does not serve for a cluster-scoped
+    /// resource: 404, at every version it tries (`scaleForResourceMappings`).
     ///
     /// Where the CRD is read from: in files, the HPA's manifest set (a chart's CRDs rendered
     /// with `helm template --include-crds`, an operator's bundle); with `hpa-lint cluster`, the
@@ -23,7 +28,8 @@ crate::declare_rule! {
     ///
     /// The HPA controller reaches any target through its `scale` subresource
     /// (`scaleForResourceMappings`): without one it fails at every sync (`AbleToScale` False,
-    /// `FailedGetScale`) and never acts. With one, it finds the pods to measure by the scale's
+    /// `FailedGetScale`) and never acts; so it does for a cluster-scoped target, which it looks
+    /// for in the HPA's namespace. With one, it finds the pods to measure by the scale's
     /// `status.selector`, which a CRD fills only from `labelSelectorPath`; without it every sync
     /// stops there (`ScalingActive` False, `InvalidSelector`: "the HPA target's scale is missing
     /// a selector"), whatever the metric type. kube-apiserver accepts both HPAs.
@@ -103,7 +109,8 @@ crate::declare_rule! {
     ///
     /// ## How to fix
     ///
-    /// Give each served version of the CRD a `subresources.scale` with a `labelSelectorPath`
+    /// An HPA scales a resource of its own namespace: point it at a namespaced one. Give each
+    /// served version of the CRD a `subresources.scale` with a `labelSelectorPath`
     /// (a string field of the resource's status, `.status.selector`, that its controller fills
     /// with the label selector of its pods in text form, `app=workers`), or point the HPA at
     /// the workload that runs the pods.
@@ -126,6 +133,21 @@ impl Rule for UnscalableCustomResource {
         let t = &cx.effective.spec.scale_target_ref;
         let Ok(group_version) = GroupVersion::parse(&t.api_version) else { return };
         let Some(crd) = objects.custom_resource_definition(group_version.group(), &t.kind) else { return };
+        if crd.cluster_scoped {
+            out.push(
+                Finding::new(
+                    &Self::META,
+                    "spec.scaleTargetRef.kind",
+                    format!(
+                        "CustomResourceDefinition {} makes {} cluster-scoped: the controller reads its scale in the HPA's namespace, which serves none (404), and never scales it (AbleToScale False, FailedGetScale)",
+                        crd.id.name, t.kind
+                    ),
+                )
+                .help("an HPA scales a resource of its own namespace: target a namespaced resource")
+                .related(Location::Object { id: crd.id.clone(), path: "spec.scope".into() }, "cluster-scoped"),
+            );
+            return;
+        }
         let Some(scale) = crd.served_scale() else { return };
         let (path, message) = match scale {
             None => (

@@ -5,7 +5,8 @@
 //! rules apply is the one named, else the API server's ([`hpa_cluster::resolve`]), with a
 //! `version` note when they differ or the server's is not one of the profiles.
 
-use hpa_cluster::{Cluster, Error, Scope, read_inventory};
+use hpa_cluster::{Cluster, Error, Scope, read_custom_targets, read_inventory};
+use hpa_core::features::KubernetesVersion;
 
 use crate::cli::{ClusterArgs, ClusterLintArgs, ColorChoice, LintArgs, LintFormat};
 use crate::commands::common::LiveError;
@@ -72,8 +73,9 @@ pub fn run(args: &ClusterLintArgs, cluster: &ClusterArgs, out: &mut Output<'_>) 
         Ok(o) => o,
         Err(e) => return out.fail(&e),
     };
-    let (mut outcome, origin) = match runtime.block_on(read(args, &live_cluster)) {
-        Ok((inventory, origin)) => (live::lint_inventory(inventory, &opts), origin),
+    let release = opts.check.settings.gates().version();
+    let (mut outcome, origin) = match runtime.block_on(read(args, &live_cluster, release)) {
+        Ok((inventory, decoded, origin)) => (live::lint_inventory(inventory, decoded, &opts), origin),
         Err(e) => return out.fail(&LiveError(e)),
     };
     let version_notes = resolution.notes.into_iter().map(|message| Note { kind: Some("version"), message });
@@ -111,8 +113,14 @@ fn status(outcome: &LintResults, fail_on: Option<hpa_core::rules::Severity>) -> 
     }
 }
 
-/// Reads the inventory (the lists run concurrently on the current-thread runtime).
-async fn read(args: &ClusterLintArgs, cluster: &Cluster) -> Result<(hpa_cluster::Inventory, Origin), Error> {
+/// Reads the inventory (the lists run concurrently on the current-thread runtime), decodes each
+/// HPA once with the Go types of `release` (on rayon's threads), then reads the custom resources
+/// those HPAs scale, from their decodes.
+async fn read(
+    args: &ClusterLintArgs,
+    cluster: &Cluster,
+    release: KubernetesVersion,
+) -> Result<(hpa_cluster::Inventory, Vec<live::DecodedHpa>, Origin), Error> {
     let scope = if args.all_namespaces {
         Scope::All
     } else if args.namespace.is_empty() {
@@ -123,10 +131,13 @@ async fn read(args: &ClusterLintArgs, cluster: &Cluster) -> Result<(hpa_cluster:
         namespaces.dedup();
         Scope::Namespaces(namespaces)
     };
-    let inventory = read_inventory(cluster, &scope).await?;
+    let mut inventory = read_inventory(cluster, &scope).await?;
+    let decoded = live::decode_hpas(&inventory.hpas, release);
+    let targets = live::scale_targets(&inventory.hpas, &decoded);
+    read_custom_targets(cluster, &mut inventory, &targets).await?;
     let namespaces = match scope {
         Scope::All => None,
         Scope::Namespaces(list) => Some(list),
     };
-    Ok((inventory, Origin { server: cluster.server().to_string(), namespaces }))
+    Ok((inventory, decoded, Origin { server: cluster.server().to_string(), namespaces }))
 }

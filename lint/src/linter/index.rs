@@ -132,10 +132,10 @@ pub fn first_pass_needs(kind: &str) -> Option<&'static Keep> {
     // `items`: a mapping with `items` is decoded as a list by kubectl, whatever its kind
     // (`input::refusal` reads them).
     const IDENTITY: Keep = Keep(&[("apiVersion", ALL), ("kind", ALL), ("metadata", METADATA), ("items", ALL)]);
-    // A CustomResourceDefinition's kind and the scale subresource of each version
+    // A CustomResourceDefinition's kind, scope and the scale subresource of each version
     // (`objects::custom_resource_definition_from`), not its schemas.
     const CRD_VERSION: Keep = Keep(&[("name", ALL), ("served", ALL), ("subresources", ALL)]);
-    const CRD_SPEC: Keep = Keep(&[("group", ALL), ("names", ALL), ("versions", Some(&CRD_VERSION))]);
+    const CRD_SPEC: Keep = Keep(&[("group", ALL), ("names", ALL), ("scope", ALL), ("versions", Some(&CRD_VERSION))]);
     const CRD: Keep =
         Keep(&[("apiVersion", ALL), ("kind", ALL), ("metadata", METADATA), ("spec", Some(&CRD_SPEC)), ("items", ALL)]);
     match kind {

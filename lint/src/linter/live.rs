@@ -8,13 +8,13 @@ use std::collections::HashMap;
 
 use hpa_cluster::Inventory;
 use hpa_cluster::inventory::{LiveHpa, NoteKind, ignored_notes};
-use hpa_core::api::{DecodeError, Strictness, VersionedHpa};
+use hpa_core::api::{CrossVersionObjectReference, DecodeError, Decoded, Strictness, VersionedHpa};
 use hpa_core::check;
 use hpa_core::features::KubernetesVersion;
 use hpa_core::rules::index::Entry;
 use hpa_core::rules::objects::{self, ObjectId};
 use hpa_core::rules::replicas_owner::SetBy;
-use hpa_core::rules::{self, Finding, Ignore, ObjectIndex, Objects};
+use hpa_core::rules::{self, Finding, Ignore, ObjectIndex, Objects, counted_target};
 use rayon::prelude::*;
 use serde_json::Value;
 
@@ -55,9 +55,29 @@ impl ClusterObject {
     }
 }
 
-/// Lints an inventory: every HPA, with every object read as the world of the cross-object
-/// rules.
-pub fn lint_inventory(inventory: Inventory, opts: &LintOptions) -> LintResults {
+/// An HPA of an inventory decoded by the one decoder ([`LiveHpa::decode`], leniently: the API
+/// server stored it, and may be newer than the selected release), or why it does not decode.
+pub type DecodedHpa = Result<Decoded<VersionedHpa>, Vec<DecodeError>>;
+
+/// Decodes each HPA read once, with the Go types of `release`, in parallel: what
+/// [`scale_targets`] and [`lint_inventory`] read.
+pub fn decode_hpas(hpas: &[LiveHpa], release: KubernetesVersion) -> Vec<DecodedHpa> {
+    hpas.par_iter().map(|h| h.decode(Strictness::Lenient, release)).collect()
+}
+
+/// The namespace and `spec.scaleTargetRef` of each HPA that decodes, from its one decode
+/// ([`decode_hpas`]): the targets whose custom resources hpa-cluster reads
+/// ([`hpa_cluster::read_custom_targets`]).
+pub fn scale_targets(hpas: &[LiveHpa], decoded: &[DecodedHpa]) -> Vec<(String, CrossVersionObjectReference)> {
+    hpas.iter()
+        .zip(decoded)
+        .filter_map(|(h, d)| Some((h.id.namespace.clone(), d.as_ref().ok()?.value.scale_target_ref().clone())))
+        .collect()
+}
+
+/// Lints an inventory: every HPA (`decoded`: each one's decode, in order, [`decode_hpas`]), with
+/// every object read as the world of the cross-object rules.
+pub fn lint_inventory(inventory: Inventory, decoded: Vec<DecodedHpa>, opts: &LintOptions) -> LintResults {
     let Inventory {
         hpas,
         workloads,
@@ -107,10 +127,10 @@ pub fn lint_inventory(inventory: Inventory, opts: &LintOptions) -> LintResults {
     for l in limit_ranges {
         index.insert(Entry::LimitRange(objects::limit_range_from_json(l.id, &l.object)));
     }
-    // Each HPA decoded once, from its text, by the one decoder (leniently: the API server stored
-    // it, and may be newer than the selected release).
+    // Each HPA as its one decode read it.
     let release = opts.check.settings.gates().version();
-    let read: Vec<Read<'_>> = hpas.par_iter().map(|h| Read::of(h, release)).collect();
+    let read: Vec<Read<'_>> =
+        hpas.par_iter().zip(decoded.into_par_iter()).map(|(h, decoded)| Read::of(h, decoded, release)).collect();
     // What each HPA's decode ignored (a cluster newer than the release): one note per HPA,
     // sorted by namespace and name, after what was not read.
     let mut ignored: Vec<&Read<'_>> = read.iter().filter(|r| !r.ignored.is_empty()).collect();
@@ -172,36 +192,35 @@ struct Read<'a> {
 }
 
 impl<'a> Read<'a> {
-    fn of(hpa: &'a LiveHpa, release: KubernetesVersion) -> Read<'a> {
-        let (decoded, ignored) = match hpa.decode(Strictness::Lenient, release) {
+    fn of(hpa: &'a LiveHpa, decoded: DecodedHpa, release: KubernetesVersion) -> Read<'a> {
+        let (decoded, ignored) = match decoded {
             Ok(d) => (Ok(d.value), d.ignored),
             Err(errors) => (Err(errors), Vec::new()),
         };
         let (target, ignore) = match &decoded {
             Ok(h) => {
-                let t = h.scale_target_ref();
-                // A target the controller cannot map is scaled by no one (HPA407).
-                let target = (!t.kind.is_empty()
-                    && !t.name.is_empty()
-                    && !hpa_core::rules::unmapped_scale_target(&t.api_version, &t.kind))
-                .then(|| (t.kind.clone(), t.name.clone(), h.min_replicas()));
+                // Only an HPA that counts as scaling its target scales it (HPA407).
+                let target = counted_target(h.api_version().as_str(), h.scale_target_ref(), release)
+                    .map(|(kind, name)| (kind.to_string(), name.to_string(), h.min_replicas()));
                 (target, Ignore::from_annotations(&h.metadata().annotations))
             }
             // What does not decode is still somebody's target, and may opt out: read as a tree.
             Err(_) => {
                 let tree = hpa.tree().unwrap_or_default();
                 // `spec.scaleTargetRef` is where every autoscaling version has it.
-                let target = |key: &str| tree.pointer(&format!("/spec/scaleTargetRef/{key}")).and_then(Value::as_str);
+                let target = |key: &str| {
+                    let value = tree.pointer(&format!("/spec/scaleTargetRef/{key}")).and_then(Value::as_str);
+                    value.unwrap_or_default().to_string()
+                };
+                let t = CrossVersionObjectReference {
+                    api_version: target("apiVersion"),
+                    kind: target("kind"),
+                    name: target("name"),
+                };
                 // Its minReplicas when it is a number (1, the default, else).
                 let min = tree.pointer("/spec/minReplicas").and_then(Value::as_i64).and_then(|m| i32::try_from(m).ok());
-                let mapped = !hpa_core::rules::unmapped_scale_target(
-                    target("apiVersion").unwrap_or_default(),
-                    target("kind").unwrap_or_default(),
-                );
-                let target = target("kind")
-                    .zip(target("name"))
-                    .filter(|_| mapped)
-                    .map(|(k, n)| (k.to_string(), n.to_string(), min.unwrap_or(1)));
+                let target = counted_target(&hpa.id.api_version, &t, release)
+                    .map(|(kind, name)| (kind.to_string(), name.to_string(), min.unwrap_or(1)));
                 (target, Ignore::from_json(&tree))
             }
         };

@@ -854,17 +854,16 @@ fn first_pass_hpa(
     }
     r.diags.extend(diags);
     r.suppressed += suppressed;
-    // Only an HPA kube-apiserver accepts, in a version the release serves, exists to conflict
-    // with another (HPA407), and only one whose target the controller can map scales it.
+    // Only an HPA kube-apiserver accepts exists to conflict with another (HPA407), and only
+    // one that counts as scaling its target scales it (`rules::counted_target`).
     if let Admission::Admitted(admitted) = admission
         && admitted.allowed()
     {
         let spec = &admitted.effective().spec;
-        let t = &spec.scale_target_ref;
         let release = opts.check.settings.gates().version();
-        let served = version.is_some_and(|v| hpa_core::api::served(v.as_str(), release).is_ok());
-        if served && !rules::unmapped_scale_target(&t.api_version, &t.kind) {
-            r.targets.push((position, t.kind.clone(), t.name.clone(), spec.min_replicas.unwrap_or(1)));
+        let written = admitted.original.api_version();
+        if let Some((kind, name)) = rules::counted_target(written.as_str(), &spec.scale_target_ref, release) {
+            r.targets.push((position, kind.to_string(), name.to_string(), spec.min_replicas.unwrap_or(1)));
         }
         if deferring {
             r.deferred.push(Deferred { file: obj.file, position, version, ignore, admitted });

@@ -404,6 +404,11 @@ async fn objects(shared: &Arc<Shared>, group: &str, version: &str, rest: &[&str]
             None => return not_found(),
         }
     };
+    // A namespaced path to a cluster-scoped resource is no route of kube-apiserver's (a CRD's:
+    // `crdHandler` hands it to the not-found handler).
+    if namespace.is_some() && !resource.namespaced {
+        return not_found();
+    }
     if let Some(refused) =
         refusal(shared, &resource, namespace.as_deref(), if rest.is_empty() { "list" } else { "get" })
     {

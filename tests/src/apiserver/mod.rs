@@ -197,7 +197,7 @@ preferences: {{}}
     /// Serves an optional CRD or aggregated API (`rollouts`, `verticalpodautoscalers`,
     /// `scaledobjects`, `podmetrics`, `widgets`: a CRD with a scale subresource, `workerpools`:
     /// one whose count is `spec.size`, `workerpools-v2`: the same served at v2 (preferred) and
-    /// v1, `externalmetrics` and `custommetrics`: those APIs'
+    /// v1, `fleets`: a cluster-scoped CRD with a scale subresource, `externalmetrics` and `custommetrics`: those APIs'
     /// groups, answered by [`Self::serve_raw`]).
     pub fn install(&self, name: &str) {
         let resource = store::optional(name).unwrap_or_else(|| panic!("unknown optional resource {name}"));

@@ -119,6 +119,18 @@ pub fn optional(name: &str) -> Option<Resource> {
         // The fixtures' CRD without a scale subresource: served, as kube-apiserver serves every
         // installed CRD, so discovery maps its kind and a `GET` of a missing one answers 404.
         "gadgets" => crd("example.com", "v1", "Gadget", "gadgets"),
+        // A cluster-scoped CRD with a scale subresource (`scope: Cluster`): its objects have no
+        // namespace, and a namespaced path to one is not served (404), as kube-apiserver's
+        // `crdHandler` passes such a request on to its not-found handler.
+        "fleets" => {
+            let mut r = Resource::new("example.com", &["v1"], "Fleet", "fleets", false);
+            r.custom = true;
+            r.scale = Some(ScalePaths {
+                status_replicas: vec!["status".into(), "replicas".into()],
+                selector: Some(vec!["status".into(), "selector".into()]),
+            });
+            r
+        }
         // The same served at v2 too, v2 preferred: the HPA controller's RESTMapper reads it there,
         // whatever version an HPA names.
         "workerpools-v2" => {

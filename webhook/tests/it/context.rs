@@ -1062,6 +1062,39 @@ async fn runtime_classes_and_crds_are_watched() {
     server.stop().await;
 }
 
+/// A target of a cluster-scoped CRD is not read at admission: the controller looks for its
+/// scale in the HPA's namespace, where the API server serves no such resource, and HPA412 says
+/// so from the CRD the cache holds; no `GET`, so HPA403 concludes nothing, even where
+/// `denyRules` names it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cluster_scoped_custom_resource_target_is_not_read_at_admission() {
+    let (s, _) = setup().await;
+    s.api.install("fleets");
+    let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "fleets.example.com"},
+        "spec": {"group": "example.com", "names": {"kind": "Fleet", "plural": "fleets"}, "scope": "Cluster",
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}},
+                "subresources": {"scale": {"specReplicasPath": ".spec.replicas",
+                    "statusReplicasPath": ".status.replicas", "labelSelectorPath": ".status.selector"}}}]}});
+    s.api.apply(&[crd]);
+    let mut fleet = fixtures::external_hpa("fleet", 1, 5);
+    fleet["metadata"]["namespace"] = json!("batch");
+    fleet["spec"]["scaleTargetRef"] = json!({"apiVersion": "example.com/v1", "kind": "Fleet", "name": "fleet"});
+    let policy = write_policy(&s, "deny-missing.yaml", "defaults: {denyRules: [HPA403]}\n");
+    let (_server, mut conn) = s.webhook(&["--policy", &policy]).await;
+    let answer = conn.review("/validate", &review("f1", "CREATE", &fleet, None)).await.unwrap();
+    assert_eq!(response(&answer)["allowed"], true, "{answer}");
+    assert_eq!(
+        warnings(&answer),
+        [
+            "HPA412 unscalable-custom-resource: CustomResourceDefinition fleets.example.com makes Fleet cluster-scoped: the controller reads its scale in the HPA's namespace, which serves none (404), and never scales it (AbleToScale False, FailedGetScale)"
+        ]
+    );
+    let paths: Vec<String> = s.api.requests().iter().map(|r| r.path.clone()).collect();
+    assert!(!paths.iter().any(|p| p.contains("/fleets/")), "{paths:?}");
+}
+
 /// HPA410 on a custom-resource target at admission: the cache watches no custom resource, so
 /// `/validate` reads the HPA's target with one `GET` (bounded: `TARGET_READ_TIMEOUT`), as
 /// `hpa-lint cluster` does, and judges the field its CRD's `specReplicasPath` names by who set
