@@ -1496,8 +1496,9 @@ pub async fn read_objects(
 /// (`reconcileAutoscaler` and `scaleForResourceMappings` in
 /// `pkg/controller/podautoscaler/horizontal.go`): the target's group and kind mapped to
 /// resources by discovery (its RESTMapper; any kind with a scale subresource, CRDs included),
-/// then `GET .../scale` (autoscaling/v1 Scale) of each mapping until one answers, the first
-/// error otherwise. The error is the controller's text (`no matches for kind ...`,
+/// then `GET .../scale` (autoscaling/v1 Scale) of each resource mapped (the preferred version's
+/// mapping of each: `discovery::distinct_resources`) until one answers, the first error
+/// otherwise. The error is the controller's text (`no matches for kind ...`,
 /// `deployments.apps "web" not found`, the API server's message).
 async fn read_target(
     cluster: &Cluster,
@@ -1508,11 +1509,12 @@ async fn read_target(
 ) -> Result<Vec<Value>, TargetError> {
     let group = GroupVersion::parse_or_empty(api_version).group();
     let mappings = discovery::mappings(cluster, group, kind).await.map_err(TargetError::Stop)?;
-    if mappings.is_empty() {
+    let Some((preferred, others)) = mappings.split_first() else {
         return Err(TargetError::Unmapped(discovery::no_kind_match(group, kind)));
-    }
+    };
     let mut first_error = None;
-    for m in &mappings {
+    let distinct = std::iter::once(preferred).chain(discovery::distinct_resources(others, preferred));
+    for m in distinct {
         let path = m.object_path(namespace, name);
         let scale = match cluster
             .get_json(&format!("{path}/scale"), &format!("reading the scale of {kind} {namespace}/{name}"))

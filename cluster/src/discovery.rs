@@ -143,6 +143,21 @@ impl Mapping {
     }
 }
 
+/// The mappings of `mappings` to a resource (group and plural) that neither `first` nor an
+/// earlier one of them maps to, in order: the reads the HPA controller's
+/// `scaleForResourceMappings` makes differ only by resource, since its scale client reads each
+/// group and resource at the version discovery prefers, whichever version the mapping names.
+pub fn distinct_resources<'m>(mappings: &'m [Mapping], first: &'m Mapping) -> impl Iterator<Item = &'m Mapping> {
+    mappings
+        .iter()
+        .enumerate()
+        .filter(move |(i, m)| {
+            let same = |o: &Mapping| o.group == m.group && o.plural == m.plural;
+            !same(first) && !mappings[..*i].iter().any(same)
+        })
+        .map(|(_, m)| m)
+}
+
 /// The REST mappings of a kind of a group, the group's preferred version first: what the HPA
 /// controller's RESTMapper answers to `RESTMappings(GroupKind)` (`reconcileAutoscaler` in
 /// `pkg/controller/podautoscaler/horizontal.go` maps the scale target's group and kind, not

@@ -426,10 +426,13 @@ impl CustomTarget {
         })
     }
 
-    /// Its mappings in the order the controller tries them: the preferred one (what notes and
-    /// warnings name, and the target's identity when none answered), then the others.
+    /// Its mappings as the controller's reads of them differ: the preferred one (what notes and
+    /// warnings name, and the target's identity when none answered), then those of another
+    /// resource. `scaleForResourceMappings` tries each mapping, but its scale client reads a
+    /// group and resource at the version discovery prefers, so the mappings of one resource
+    /// (a CRD's versions) are one request: another version's answer is not the controller's.
     fn mappings(&self) -> impl Iterator<Item = &Mapping> {
-        std::iter::once(&self.preferred).chain(&self.others)
+        std::iter::once(&self.preferred).chain(discovery::distinct_resources(&self.others, &self.preferred))
     }
 
     /// `workerpools.example.com batch/pinned`, as notes and warnings name it.
@@ -477,8 +480,8 @@ impl CustomTarget {
 
 /// Reads custom-resource target `target` as the HPA controller reads a scale target
 /// (`scaleForResourceMappings` in `pkg/controller/podautoscaler/horizontal.go`): at each of its
-/// mappings in turn until one answers, the object and the mapping that answered; when none does,
-/// the first mapping's error. A failure that makes the server unusable (unreachable, timed out,
+/// mappings to a distinct resource in turn until one answers (`CustomTarget::mappings`), the
+/// object and the mapping that answered; when none does, the first mapping's error. A failure that makes the server unusable (unreachable, timed out,
 /// credentials) ends the tries at once: the next mapping would meet it again.
 async fn get_target<'t>(cluster: &Cluster, target: &'t CustomTarget) -> Result<(Value, &'t Mapping), Error> {
     let mut first: Option<Error> = None;
@@ -539,7 +542,7 @@ pub enum TargetRead {
 }
 
 /// The `GET` of custom-resource target `target` (of `crd`), as `hpa-lint cluster` reads each
-/// ([`read_custom_targets`]: each mapping in turn, `get_target`), for the webhook at admission,
+/// ([`read_custom_targets`]: each resource it maps to in turn, `get_target`), for the webhook at admission,
 /// each `GET` bounded by `cluster`'s timeout.
 pub async fn read_custom_target(
     cluster: &Cluster,
@@ -564,8 +567,8 @@ pub async fn read_custom_target(
 /// the inventory, as the caller's one decode of it read them (hpa-cluster decodes no HPA here).
 /// One `GET` each at the first of the versions the HPA controller's RESTMapper maps the
 /// target's group and kind to that answers ([`Resolver`]: discovery's preferred version first,
-/// whatever version the HPA names; the CRDs read when discovery fails; each in turn as the
-/// controller tries them, `get_target`), trimmed as a workload ([`trim_workload`]) with,
+/// whatever version the HPA names; the CRDs read when discovery fails; each resource in turn
+/// as the controller tries them, `get_target`), trimmed as a workload ([`trim_workload`]) with,
 /// beside it, who set the count its CRD's `specReplicasPath` names
 /// ([`replicas_owner::decide_at`]): HPA410 on live custom resources. A target of a
 /// cluster-scoped kind is not read: the controller looks for it in the HPA's namespace, where
