@@ -75,8 +75,12 @@ impl RuleConfig {
         if rule.id == rules::INVALID.id {
             return Some(Severity::Error);
         }
+        // (Asked for every rule of every object: what is not configured is not looked into.)
         let named = |list: &[String]| {
-            list.iter().any(|s| s.eq_ignore_ascii_case(rule.id) || s == rule.name || s.eq_ignore_ascii_case("all"))
+            !list.is_empty()
+                && list
+                    .iter()
+                    .any(|s| s.eq_ignore_ascii_case(rule.id) || s == rule.name || s.eq_ignore_ascii_case("all"))
         };
         if named(&self.ignore) {
             return None;
@@ -85,7 +89,8 @@ impl RuleConfig {
         if !self.select.is_empty() && !selected {
             return None;
         }
-        match self.levels.get(rule.id) {
+        let level = if self.levels.is_empty() { None } else { self.levels.get(rule.id) };
+        match level {
             Some(RuleLevel::Off) if !selected => None,
             Some(RuleLevel::At(s)) => Some(*s),
             _ if selected || rule.enabled_by_default => Some(rule.severity),

@@ -1187,13 +1187,16 @@ pub(crate) fn key_problem(key: Node<'_>, value: Node<'_>, is_merge: bool) -> Opt
         let inner = invalid_key_within(key).unwrap_or(key);
         return Some(format!("{YAML_TO_JSON}yaml: invalid map key: {}", go_sharp_v(inner, true)));
     }
+    // (Asked of every entry as it is read: only a merge key's value is looked at.)
+    if !is_merge {
+        return None;
+    }
     let mergeable = match value.kind() {
         NodeKind::Map(_) => true,
         NodeKind::Seq(mut items) => items.all(Node::is_map),
         NodeKind::Scalar(_) => false,
     };
-    (is_merge && !mergeable)
-        .then(|| format!("{YAML_TO_JSON}yaml: map merge requires map or sequence of maps as the value"))
+    (!mergeable).then(|| format!("{YAML_TO_JSON}yaml: map merge requires map or sequence of maps as the value"))
 }
 
 /// The first unhashable key go-yaml meets decoding `node` (in document order, each key

@@ -620,20 +620,30 @@ impl<'c> Builder<'c> {
 
     /// Adds a scalar.
     fn scalar(&mut self, scalar: Scalar<'_>, span: Span, anchor: usize) {
-        let stand_ins = [(self.bom, "\u{feff}"), (self.apostrophe, "'")];
         let kind = match scalar {
-            Scalar::Str(s) if stand_ins.iter().any(|(c, _)| c.is_some_and(|c| s.contains(c))) => {
-                let mut s = s.to_string();
-                for (c, written) in stand_ins {
-                    if let Some(c) = c.filter(|c| s.contains(*c)) {
-                        s = s.replace(c, written);
-                    }
-                }
-                SlotKind::scalar(Scalar::Str(&s), &mut self.text)
-            }
+            // (Only a text rewritten for saphyr has stand-ins: nearly none.)
+            Scalar::Str(s) if self.bom.is_some() || self.apostrophe.is_some() => self.string_as_written(s),
             _ => SlotKind::scalar(scalar, &mut self.text),
         };
         self.slot(kind, span, anchor);
+    }
+
+    /// The slot of a string of a text rewritten for saphyr, with the characters that stood in
+    /// for a byte order mark or a `\'` written back.
+    #[cold]
+    #[inline(never)]
+    fn string_as_written(&mut self, s: &str) -> SlotKind {
+        let stand_ins = [(self.bom, "\u{feff}"), (self.apostrophe, "'")];
+        if !stand_ins.iter().any(|(c, _)| c.is_some_and(|c| s.contains(c))) {
+            return SlotKind::scalar(Scalar::Str(s), &mut self.text);
+        }
+        let mut s = s.to_string();
+        for (c, written) in stand_ins {
+            if let Some(c) = c.filter(|c| s.contains(*c)) {
+                s = s.replace(c, written);
+            }
+        }
+        SlotKind::scalar(Scalar::Str(&s), &mut self.text)
     }
 
     /// Adds a scalar of that kind.
@@ -1106,14 +1116,11 @@ fn read_events(
         } else {
             Span { start: piece.absolute(end.clamp(span.start)), end: piece.absolute(end.clamp(span.end)) }
         };
-        if let Some((local, problem, count)) = go_refuses(&event, span, &piece, builder) {
-            fatal = Some((span.start, kubectl::worded(local, problem, count)));
-            continue;
-        }
-        if let Event::Scalar(..) = event
-            && (local_start.line != local_end.line || local_end.index.saturating_sub(local_start.index) >= 1024)
-            && matches!(builder.stack.last(), Some(Frame::Map { key: None, .. }))
-            && let Some(refused) = multi_line_flow_key(&piece, Some(local_start), local_end, &mut cursor, builder)
+        // What go-yaml refuses of a node saphyr reads: looked into, out of this loop, only for
+        // the few events that may be one.
+        let (anchor, suspect) = suspect(&event, local_start, local_end);
+        if suspect
+            && let Some(refused) = refused_node(&event, span, (local_start, local_end), &piece, &mut cursor, builder)
         {
             fatal = Some(refused);
             continue;
@@ -1133,8 +1140,7 @@ fn read_events(
                 continue;
             }
         }
-        if let Event::Scalar(_, _, anchor, _) | Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _) = event
-            && anchor != 0
+        if anchor != 0
             && let Some(refused) = anchor_refused(&piece, local_start, span.start.line, &mut cursor, builder)
         {
             fatal = Some(refused);
@@ -1460,6 +1466,51 @@ fn go_refuses(
             kubectl::Open::FlowMapping => Some((local(), "did not find expected node content", kubectl::Count::Parser)),
             _ => None,
         };
+    }
+    None
+}
+
+/// The anchor of a node's event (0: none), and whether go-yaml may refuse the node where saphyr
+/// reads it ([`refused_node`]): it has a tag, or it is a plain scalar that is empty or starts
+/// with `:`, `|` or `>` ([`go_refuses`]), or a scalar on more than one line or of 1024 bytes or
+/// more (a flow mapping key go-yaml refuses, [`multi_line_flow_key`]). Nearly no event is one:
+/// this much is read of every event, the rest only of those.
+#[inline]
+fn suspect(event: &Event<'_>, start: Mark, end: Mark) -> (usize, bool) {
+    match event {
+        Event::Scalar(value, style, anchor, tag) => {
+            let plain =
+                *style == ScalarStyle::Plain && matches!(value.as_bytes().first(), None | Some(b':' | b'|' | b'>'));
+            let long = start.line != end.line || end.index.saturating_sub(start.index) >= 1024;
+            (*anchor, tag.is_some() || plain || long)
+        }
+        Event::SequenceStart(anchor, tag) | Event::MappingStart(anchor, tag) => (*anchor, tag.is_some()),
+        _ => (0, false),
+    }
+}
+
+/// What go-yaml refuses of a node saphyr reads, for an event [`suspect`] names: the place in
+/// the file and kubectl's words, [`go_refuses`] first, then a scalar that is a flow mapping's
+/// key on more than one line or too long ([`multi_line_flow_key`]). `span` is the event's in
+/// the file, `local` its start and end in `piece`.
+#[cold]
+#[inline(never)]
+fn refused_node(
+    event: &Event<'_>,
+    span: Span,
+    (local_start, local_end): (Mark, Mark),
+    piece: &kubectl::Piece<'_>,
+    cursor: &mut kubectl::ByteCursor,
+    builder: &Builder<'_>,
+) -> Option<(Mark, String)> {
+    if let Some((local, problem, count)) = go_refuses(event, span, piece, builder) {
+        return Some((span.start, kubectl::worded(local, problem, count)));
+    }
+    if let Event::Scalar(..) = event
+        && (local_start.line != local_end.line || local_end.index.saturating_sub(local_start.index) >= 1024)
+        && matches!(builder.stack.last(), Some(Frame::Map { key: None, .. }))
+    {
+        return multi_line_flow_key(piece, Some(local_start), local_end, cursor, builder);
     }
     None
 }

@@ -225,20 +225,28 @@ pub fn written_twice(node: Node<'_>) -> Vec<(String, Vec<crate::Span>)> {
 }
 
 /// Whether a mapping gives a key more than once: pairwise for a mapping of at most 16 entries
-/// (`SMALL_MAPPING`, nearly every one), each key read once into an array on the stack (this
-/// runs for every mapping an HPA's decoding meets), through a set for a longer one.
+/// (`SMALL_MAPPING`, nearly every one) whose keys are strings, each key read once into an array
+/// of borrowed strings on the stack (this runs for every mapping of every HPA), through a set of
+/// the keys as JSON names them ([`Node::key_str`](crate::Node::key_str): `1` and `"1"` are one
+/// key) for a longer one or one with another key.
 pub fn repeats_a_key(entries: &crate::Entries<'_>) -> bool {
     if entries.len() <= SMALL_MAPPING {
-        let mut keys: [std::borrow::Cow<'_, str>; SMALL_MAPPING] = Default::default();
+        let mut keys = [""; SMALL_MAPPING];
+        let mut strings = true;
         for (i, e) in entries.clone().enumerate() {
-            let key = e.key.key_str();
+            let Some(key) = e.key.as_str() else {
+                strings = false;
+                break;
+            };
             let Some((earlier, [slot, ..])) = keys.split_at_mut_checked(i) else { break };
             if earlier.contains(&key) {
                 return true;
             }
             *slot = key;
         }
-        return false;
+        if strings {
+            return false;
+        }
     }
     let mut seen = HashSet::with_capacity(entries.len());
     !entries.clone().all(|e| seen.insert(e.key.key_str()))
