@@ -155,6 +155,13 @@ impl Rule for MinReplicasBlockedByPdb {
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Finding>) {
         let Some(objects) = cx.objects else { return };
+        let release = cx.settings.gates().version();
+        // An HPA the controller never scales anything with (a built-in kind in a group that
+        // does not serve it: HPA405) never brings its pods down to `minReplicas`.
+        let written = cx.original.api_version();
+        if super::counted_target(written.as_str(), &cx.effective.spec.scale_target_ref, release).is_none() {
+            return;
+        }
         // The pods' labels: an Argo Rollout with `spec.workloadRef` makes them from that template.
         let Some(target) = cx.target_workload() else { return };
         let Some(workload) = objects.pod_template_of(target) else { return };
@@ -165,7 +172,6 @@ impl Rule for MinReplicasBlockedByPdb {
         if min < 1 {
             return;
         }
-        let release = cx.settings.gates().version();
         for pdb in objects.pdbs(cx.namespace()) {
             // A budget kube-apiserver refuses is never stored: it is reported on the HPAs whose
             // pods it was meant for, and counts nothing.
