@@ -542,37 +542,107 @@ fn clean_ascii(bytes: &[u8], cr: bool, tab: bool) -> bool {
     !blocks.remainder().iter().any(|&b| bad(b))
 }
 
-/// What go-yaml refuses in the directives that start a piece, as a mark of the piece, its
-/// words and how it counts the line: a name it does not know, none, or one glued to what
-/// follows (`yaml_parser_scan_directive_name`, scanner errors), or a `%YAML` directive of
-/// another version than 1.1 (`yaml_parser_process_directives`: go-yaml v2 reads 1.1 only, a
-/// parser error).
-pub(crate) fn directive_problem(text: &str) -> Option<(Mark, &'static str, Count)> {
+/// What go-yaml refuses in the directives that start a piece, as a mark of the piece and
+/// kubectl's words: a name it does not know, none, or one glued to what follows
+/// (`yaml_parser_scan_directive_name`, scanner errors), a `%YAML` directive of another version
+/// than 1.1 or a second one, or a second `%TAG` of a handle (`yaml_parser_process_directives`:
+/// go-yaml v2 reads 1.1 only, parser errors), or
+/// directives that no `---` follows (`yaml_parser_parse_document_start`: "did not find
+/// expected <document start>", at the next token; kubectl cuts a `---` line off the piece that
+/// precedes it, so only one glued to a directive's YAML 1.1 line break may follow).
+pub(crate) fn directive_problem(text: &str) -> Option<(Mark, String)> {
     let mut index = 0u32;
+    let mut directives = false;
+    // The `%YAML` directive and the `%TAG` handles met.
+    let mut yaml = false;
+    let mut handles: Vec<&str> = Vec::new();
     for (line, l) in (1u32..).zip(text.split_inclusive('\n')) {
         if let Some(rest) = l.strip_prefix('%') {
+            directives = true;
             let at = Mark { index, line, col: 0 };
             if let Some(problem) = directive_name_problem(rest) {
-                return Some((at, problem, Count::Scanner));
+                return Some((at, worded(at, problem, Count::Scanner)));
             }
             if let Some((byte, problem)) = directive_value_problem(rest) {
                 let col = u32::try_from(rest[..byte].chars().count()).map_or(u32::MAX, |c| c.saturating_add(1));
-                return Some((Mark { index: index.saturating_add(col), col, ..at }, problem, Count::Scanner));
+                let at = Mark { index: index.saturating_add(col), col, ..at };
+                return Some((at, worded(at, problem, Count::Scanner)));
             }
-            if let Some(version) = rest.strip_prefix("YAML")
-                && version.split_whitespace().next() != Some("1.1")
-            {
-                return Some((at, "found incompatible YAML document", Count::Parser));
+            // `yaml_parser_process_directives`: one `%YAML`, of version 1.1, and one `%TAG` per
+            // handle.
+            if let Some(version) = rest.strip_prefix("YAML") {
+                if std::mem::replace(&mut yaml, true) {
+                    return Some((at, worded(at, "found duplicate %YAML directive", Count::Parser)));
+                }
+                if yaml_version(version) != Some((1, 1)) {
+                    return Some((at, worded(at, "found incompatible YAML document", Count::Parser)));
+                }
+            }
+            if let Some(value) = rest.strip_prefix("TAG") {
+                let handle = value.split_whitespace().next().unwrap_or_default();
+                if handles.contains(&handle) {
+                    return Some((at, worded(at, "found duplicate %TAG directive", Count::Parser)));
+                }
+                handles.push(handle);
             }
         }
         // Directives come before the document.
         let content = l.trim_start();
         if !content.is_empty() && !content.starts_with(['%', '#']) {
-            return None;
+            break;
         }
         index += u32::try_from(l.chars().count()).unwrap_or(u32::MAX);
     }
-    None
+    if !directives {
+        return None;
+    }
+    let (at, go_line) = after_directives(text)?;
+    let go = Mark { line: go_line, ..at };
+    Some((at, worded(go, "did not find expected <document start>", Count::Parser)))
+}
+
+/// The first token after a piece's directives, comments and blank lines (or its end), as a
+/// mark of the piece and the line go-yaml counts (its line breaks are YAML 1.1's: U+0085,
+/// U+2028 and U+2029 too); `None` where it is a `---`.
+fn after_directives(text: &str) -> Option<(Mark, u32)> {
+    let (mut index, mut line, mut col, mut go_line) = (0u32, 1u32, 0u32, 1u32);
+    let mut chars = text.chars().peekable();
+    // Whether the rest of the line is a directive or a comment, skipped.
+    let mut skipping = false;
+    while let Some(&c) = chars.peek() {
+        match c {
+            '\n' | '\r' | '\u{85}' | '\u{2028}' | '\u{2029}' => {
+                chars.next();
+                index += 1;
+                if c == '\r' && chars.peek() == Some(&'\n') {
+                    chars.next();
+                    index += 1;
+                }
+                if matches!(c, '\n' | '\r') {
+                    (line, col) = (line + 1, 0);
+                } else {
+                    col += 1;
+                }
+                go_line += 1;
+                skipping = false;
+                continue;
+            }
+            ' ' | '\t' => {}
+            _ if skipping => {}
+            '%' | '#' => skipping = true,
+            _ => {
+                let rest: String = chars.clone().take(4).collect();
+                let start = rest.strip_prefix("---").is_some_and(|after| {
+                    after.is_empty() || after.starts_with([' ', '\t', '\n', '\r', '\u{85}', '\u{2028}', '\u{2029}'])
+                });
+                return (!start).then_some((Mark { index, line, col }, go_line));
+            }
+        }
+        chars.next();
+        index += 1;
+        col += 1;
+    }
+    Some((Mark { index, line, col }, go_line))
 }
 
 /// What go-yaml's scanner refuses in the name of the directive `rest` follows `%` of.
@@ -592,9 +662,10 @@ fn directive_name_problem(rest: &str) -> Option<&'static str> {
 
 /// What go-yaml's scanner refuses in the value of the `%YAML` or `%TAG` directive `rest`
 /// follows `%` of (a name it knows): a version that is not digits, `.`, digits, each number of
-/// at most 2 digits (`yaml_parser_scan_version_directive_value`), or a tag handle not followed by white space
-/// (`yaml_parser_scan_tag_directive_value`); the byte offset in `rest` where it stops, and its
-/// words.
+/// at most 2 digits (`yaml_parser_scan_version_directive_value`), a tag handle not followed by
+/// white space, or a prefix not followed by white space or a line break
+/// (`yaml_parser_scan_tag_directive_value`), or more than a comment after the value
+/// ([`directive_end_problem`]); the byte offset in `rest` where it stops, and its words.
 fn directive_value_problem(rest: &str) -> Option<(usize, &'static str)> {
     let skip_blanks = |from: usize| from + rest[from..].len() - rest[from..].trim_start_matches([' ', '\t']).len();
     let digits = |from: usize| rest[from..].bytes().take_while(u8::is_ascii_digit).count();
@@ -615,21 +686,64 @@ fn directive_value_problem(rest: &str) -> Option<(usize, &'static str)> {
         return match digits(minor) {
             0 => Some((minor, "did not find expected version number")),
             3.. => Some((minor + 3, "found extremely long version number")),
-            _ => None,
+            n => directive_end_problem(rest, minor + n),
         };
     }
     let value = rest.strip_prefix("TAG")?;
     let handle = skip_blanks(rest.len() - value.len());
-    // `!`, or `!` letters, digits, `_`, `-` and `!` (a handle go-yaml refuses otherwise is
-    // left to saphyr's words).
-    let name = rest[handle..].strip_prefix('!')?;
+    // `!`, or `!` letters, digits, `_`, `-` and `!` (`yaml_parser_scan_tag_handle`).
+    let Some(name) = rest[handle..].strip_prefix('!') else {
+        return Some((handle, "did not find expected '!'"));
+    };
     let word = name.bytes().take_while(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'-').count();
     let end = match name.as_bytes().get(word) {
         Some(b'!') => handle + 1 + word + 1,
         _ if word == 0 => handle + 1,
-        _ => return None,
+        _ => return Some((handle + 1 + word, "did not find expected '!'")),
     };
-    (!rest[end..].starts_with([' ', '\t'])).then_some((end, "did not find expected whitespace"))
+    if !rest[end..].starts_with([' ', '\t']) {
+        return Some((end, "did not find expected whitespace"));
+    }
+    // The prefix, a URI (one go-yaml refuses otherwise is left to saphyr's words), then white
+    // space (`yaml_parser_scan_tag_directive_value`) and the directive's end.
+    let prefix = end + rest[end..].len() - rest[end..].trim_start_matches([' ', '\t']).len();
+    let uri = rest[prefix..].find(|c: char| !uri_char(c)).map_or(rest.len(), |i| prefix + i);
+    if uri == prefix {
+        return None;
+    }
+    if !(rest[uri..].is_empty() || rest[uri..].starts_with([' ', '\t', '\r', '\n', '\u{85}', '\u{2028}', '\u{2029}'])) {
+        return Some((uri, "did not find expected whitespace or line break"));
+    }
+    directive_end_problem(rest, uri)
+}
+
+/// The version a `%YAML` directive's value names, as go-yaml reads its two numbers (each
+/// digit by digit: `01.1` is 1.1).
+fn yaml_version(value: &str) -> Option<(u8, u8)> {
+    fn number(s: &str) -> Option<(u8, &str)> {
+        let digits = s.bytes().take_while(u8::is_ascii_digit).count();
+        Some((s[..digits].parse::<u8>().ok()?, &s[digits..]))
+    }
+    let (major, rest) = number(value.trim_start_matches([' ', '\t']))?;
+    let (minor, _) = number(rest.strip_prefix('.')?)?;
+    Some((major, minor))
+}
+
+/// Whether go-yaml reads `c` as a character of a tag's URI (`yaml_parser_scan_tag_uri`:
+/// letters, digits, `_`, `-` and `;/?:@&=+$,.!~*'()[]%`).
+pub(crate) fn uri_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || "_-;/?:@&=+$,.!~*'()[]%".contains(c)
+}
+
+/// What go-yaml's scanner refuses after a directive's value, which ends at the byte offset
+/// `end` of `rest`: anything but blanks, then a comment or a line break (`\r`, `\n`, U+0085,
+/// U+2028, U+2029) or the end (`yaml_parser_scan_directive`'s "did not find expected comment
+/// or line break", where the blanks end).
+fn directive_end_problem(rest: &str, end: usize) -> Option<(usize, &'static str)> {
+    let after = rest[end..].trim_start_matches([' ', '\t']);
+    let at = rest.len() - after.len();
+    let fine = after.is_empty() || after.starts_with(['#', '\r', '\n', '\u{85}', '\u{2028}', '\u{2029}']);
+    (!fine).then_some((at, "did not find expected comment or line break"))
 }
 
 /// A directive after a document's content (saphyr's "missing explicit document end marker
@@ -1129,6 +1243,23 @@ impl ByteCursor {
     }
 }
 
+/// Whether the node that starts at byte `at` of `text` is an explicit key: what precedes it,
+/// past white space and its properties (an anchor `&a`, a tag `!t`), is a `?` indicator
+/// (`yaml_parser_fetch_key`), which go-yaml reads as a key however far its `:` is.
+pub(crate) fn explicit_key(text: &str, at: usize) -> bool {
+    let mut before = text.get(..at).unwrap_or_default().trim_end();
+    for _ in 0..2 {
+        let word = before.rfind(char::is_whitespace).map_or(0, |i| i + 1);
+        if !before[word..].starts_with(['&', '!']) {
+            break;
+        }
+        before = before[..word].trim_end();
+    }
+    before
+        .strip_suffix('?')
+        .is_some_and(|rest| rest.is_empty() || rest.ends_with([' ', '\t', '\n', '\r', '{', '[', ',']))
+}
+
 /// What go-yaml's scanner refuses in the name of an anchor that saphyr reads (YAML 1.2 names
 /// take any character but white space and `,[]{}`; `yaml_parser_scan_anchor` reads letters,
 /// digits, `_` and `-`, and then wants white space or one of `?:,]}%@` and a backtick).
@@ -1179,10 +1310,11 @@ pub(crate) fn name_problem(name: &str, value_on_key_line: bool) -> Option<(usize
 // === what go-yaml's decoder and json.Marshal refuse in a document that parses ===
 
 /// A key that go-yaml cannot hash (`invalid map key: []interface {}{"a", "b"}`, with Go's
-/// `%#v` of it), or a merge key whose value is not a mapping or a list of mappings.
+/// `%#v` of it), or a merge key whose value is not a mapping or a list of mappings, or is a
+/// list through an alias (`alias_of_list`: `decoder.merge` wants an alias of a mapping).
 /// go-yaml decodes a key before it hashes it, so a key that is itself a mapping with an
 /// unhashable key of its own is refused for that inner key first.
-pub(crate) fn key_problem(key: Node<'_>, value: Node<'_>, is_merge: bool) -> Option<String> {
+pub(crate) fn key_problem(key: Node<'_>, value: Node<'_>, is_merge: bool, alias_of_list: bool) -> Option<String> {
     if key.scalar().is_none() {
         let inner = invalid_key_within(key).unwrap_or(key);
         return Some(format!("{YAML_TO_JSON}yaml: invalid map key: {}", go_sharp_v(inner, true)));
@@ -1192,7 +1324,7 @@ pub(crate) fn key_problem(key: Node<'_>, value: Node<'_>, is_merge: bool) -> Opt
         NodeKind::Seq(mut items) => items.all(Node::is_map),
         NodeKind::Scalar(_) => false,
     };
-    (is_merge && !mergeable)
+    (is_merge && (!mergeable || alias_of_list))
         .then(|| format!("{YAML_TO_JSON}yaml: map merge requires map or sequence of maps as the value"))
 }
 
@@ -1434,18 +1566,18 @@ mod tests {
         let mut scalars = scalars.documents[0].root().items().unwrap();
         let (value, scalar, merge) = (scalars.next().unwrap(), scalars.next().unwrap(), scalars.next().unwrap());
         assert_eq!(
-            key_problem(key, value, false).unwrap(),
+            key_problem(key, value, false, false).unwrap(),
             "error converting YAML to JSON: yaml: invalid map key: []interface {}{\"a\", 1, 1.5, interface {}(nil), map[interface {}]interface {}{\"k\":\"v\"}}"
         );
         assert_eq!(go_g(1e21), "1e+21");
         assert_eq!(go_g(0.5), "0.5");
         // A merge of a scalar, or of a list with a scalar in it.
         assert!(
-            key_problem(merge, scalar, true)
+            key_problem(merge, scalar, true, false)
                 .unwrap()
                 .ends_with("map merge requires map or sequence of maps as the value")
         );
-        assert!(key_problem(merge, key, true).is_some());
+        assert!(key_problem(merge, key, true, false).is_some());
     }
 
     #[test]

@@ -332,7 +332,8 @@ enum Frame {
         key: Option<usize>,
         /// Whether it has a merge key (`<<`) to apply when it closes.
         merge: bool,
-        /// Whether it is a flow mapping (`{...}`) of YAML.
+        /// Whether it is a flow mapping (`{...}`) of YAML, or a pair of one (`[a: b]`: a
+        /// mapping of one entry in a flow sequence), whose key go-yaml wants on one line.
         flow: bool,
         start: Mark,
         anchor: usize,
@@ -423,8 +424,11 @@ struct Builder<'c> {
     non_finite: bool,
     /// Whether the piece is JSON (read as `encoding/json` reads it, not go-yaml).
     json: bool,
-    /// Where the last key of a YAML flow mapping ended (a mark of the piece).
-    flow_key_end: Mark,
+    /// The slot of the last node copied from an alias: a merge key's value that is an alias
+    /// must name a mapping (a list of mappings is merged when written, not through an alias).
+    aliased: Option<usize>,
+    /// Where the last key of a YAML flow mapping started and ended (marks of the piece).
+    flow_key: (Mark, Mark),
     /// The character saphyr is given for a byte order mark go-yaml reads as text
     /// ([`kubectl::text_boms`]): a string is given back its marks.
     bom: Option<char>,
@@ -493,7 +497,8 @@ impl<'c> Builder<'c> {
             convert_problem: None,
             non_finite: false,
             json: false,
-            flow_key_end: Mark::default(),
+            aliased: None,
+            flow_key: (Mark::default(), Mark::default()),
             bom: None,
             apostrophe: None,
         }
@@ -516,6 +521,7 @@ impl<'c> Builder<'c> {
         self.go_problem = None;
         self.convert_problem = None;
         self.non_finite = false;
+        self.aliased = None;
     }
 
     /// Keeps the first problem go-yaml's decoder would meet (it decodes in document order).
@@ -701,7 +707,9 @@ impl<'c> Builder<'c> {
                         self.pruning.kind = Some(kind.into());
                     }
                     let is_merge = k_node.is_merge_key();
-                    if let Some(message) = kubectl::key_problem(k_node, node, is_merge) {
+                    // go-yaml's `decoder.merge` takes an alias of a mapping, not of a list.
+                    let alias_of_list = is_merge && self.aliased == Some(at) && node.is_seq();
+                    if let Some(message) = kubectl::key_problem(k_node, node, is_merge, alias_of_list) {
                         problem = Some((k_node.span().start, message));
                     } else if let Some((key, message)) = kubectl::unsupported_key(k_node, node)
                         && self.convert_problem.as_ref().is_none_or(|p| p.map == *map && p.key == key)
@@ -964,7 +972,9 @@ fn build_piece(
         (Read::Stop, true)
     };
     builder.json = json;
-    if let Some(at) = kubectl::control_character(piece.text) {
+    // `encoding/json` refuses control characters below U+0020 in strings (a JSON value with one
+    // never gets here) and takes every other character.
+    if !json && let Some(at) = kubectl::control_character(piece.text) {
         let message = format!("{}yaml: control characters are not allowed", kubectl::YAML_TO_JSON);
         return stop(out, piece.absolute(at), message);
     }
@@ -972,8 +982,8 @@ fn build_piece(
         let message = kubectl::worded(at, "did not find expected node content", kubectl::Count::Parser);
         return stop(out, piece.absolute(at), message);
     }
-    if let Some((at, problem, count)) = kubectl::directive_problem(piece.text) {
-        return stop(out, piece.absolute(at), kubectl::worded(at, problem, count));
+    if let Some((at, message)) = kubectl::directive_problem(piece.text) {
+        return stop(out, piece.absolute(at), message);
     }
     // JSON is read by `encoding/json`, not go-yaml.
     let mut scanned = (!json && whitespace::worth_scanning(piece.text)).then(|| whitespace::scan(piece.text));
@@ -1112,7 +1122,8 @@ fn read_events(
         }
         if let Event::Scalar(..) = event
             && (local_start.line != local_end.line || local_end.index.saturating_sub(local_start.index) >= 1024)
-            && matches!(builder.stack.last(), Some(Frame::Map { key: None, .. }))
+            && matches!(builder.stack.last(), Some(Frame::Map { key: None, flow: true, .. }))
+            && !kubectl::explicit_key(piece.text, cursor.byte_of(piece.text, local_start.index))
             && let Some(refused) = multi_line_flow_key(&piece, Some(local_start), local_end, &mut cursor, builder)
         {
             fatal = Some(refused);
@@ -1124,10 +1135,12 @@ fn read_events(
             && !matches!(event, Event::MappingEnd | Event::SequenceEnd)
         {
             if key.is_none() {
-                builder.flow_key_end =
-                    if let Event::Scalar(..) | Event::Alias(_) = event { local_end } else { local_start };
-            } else if builder.flow_key_end.line < local_start.line
-                && let Some(refused) = multi_line_flow_key(&piece, None, builder.flow_key_end, &mut cursor, builder)
+                let end = if let Event::Scalar(..) | Event::Alias(_) = event { local_end } else { local_start };
+                builder.flow_key = (local_start, end);
+            } else if let (key_start, key_end) = builder.flow_key
+                && key_end.line < local_start.line
+                && !kubectl::explicit_key(piece.text, cursor.byte_of(piece.text, key_start.index))
+                && let Some(refused) = multi_line_flow_key(&piece, None, key_end, &mut cursor, builder)
             {
                 fatal = Some(refused);
                 continue;
@@ -1260,6 +1273,7 @@ fn read_events(
                     if let Some((anchored, _)) = builder.anchors.get(&id) {
                         builder.nodes.extend(anchored.iter().map(|slot| Slot { kind: slot.kind, span }));
                     }
+                    builder.aliased = Some(at);
                     builder.finish_node(at, 0, decoded);
                 }
                 // saphyr knows the anchor (or it would have refused the alias): it is on a node
@@ -1288,8 +1302,10 @@ fn read_events(
                         Some((span.start, format!("invalid YAML: nesting deeper than {} levels", limits.max_depth)));
                     continue;
                 }
-                // saphyr's span of a flow mapping's start is its `{`; a block mapping's is empty.
-                let flow = !builder.json && local_end.index > local_start.index;
+                // saphyr's span of a flow mapping's start is its `{`; a block mapping's is empty,
+                // and so is a pair's of a flow sequence, the only mapping there without `{`.
+                let flow = !builder.json
+                    && (local_end.index > local_start.index || builder.open(&piece) == kubectl::Open::FlowSequence);
                 builder.open_collection(span.start, anchor, true, flow);
             }
             Event::SequenceEnd | Event::MappingEnd => {
@@ -1496,14 +1512,16 @@ fn anchor_refused(
     Some((piece.absolute(mark), kubectl::worded(mark, problem, kubectl::Count::Scanner)))
 }
 
-/// go-yaml's parser error for a key of a flow mapping on more than one line, or one whose `:`
-/// is on a later line or more than 1024 characters after its start, which ends at `end` (a
-/// mark of the piece; `scalar`: the start of a scalar key, which the caller read): a simple
-/// key and its `:` are on one line and at most 1024 characters apart
-/// (`yaml_parser_stale_simple_keys`), so go-yaml scans the key as a node and its `:` as a value
-/// indicator with no key, where its parser wants the next entry
-/// (`yaml_parser_parse_flow_mapping_key`: "did not find expected ',' or '}'", at the `:`). The
-/// place in the file and kubectl's words.
+/// go-yaml's parser error for a key of a flow mapping (or of a pair of a flow sequence, `[a:
+/// b]`) on more than one line, or one whose `:` is on a later line or more than 1024
+/// characters after its start, which ends at `end` (a mark of the piece; `scalar`: the start
+/// of a scalar key, which the caller read): a simple key and its `:` are on one line and at
+/// most 1024 characters apart (`yaml_parser_stale_simple_keys`), so go-yaml scans the key as a
+/// node and its `:` as a value indicator with no key, where its parser wants the next entry
+/// (`yaml_parser_parse_flow_mapping_key`: "did not find expected ',' or '}'", at the `:`;
+/// `yaml_parser_parse_flow_sequence_entry`: "did not find expected ',' or ']'"). An explicit
+/// key (`? a`) is no simple key: the caller leaves it alone. The place in the file and
+/// kubectl's words.
 #[cold]
 #[inline(never)]
 fn multi_line_flow_key(
@@ -1513,9 +1531,13 @@ fn multi_line_flow_key(
     cursor: &mut kubectl::ByteCursor,
     builder: &Builder<'_>,
 ) -> Option<(Mark, String)> {
-    if builder.open(piece) != kubectl::Open::FlowMapping {
-        return None;
-    }
+    // A pair of a flow sequence (`[a: b]`) is a mapping go-yaml never opens: its parser wants
+    // the sequence's next entry (`yaml_parser_parse_flow_sequence_entry`).
+    let wanted = match builder.open(piece) {
+        kubectl::Open::FlowMapping => "did not find expected ',' or '}'",
+        _ if matches!(builder.stack.last(), Some(Frame::Map { flow: true, .. })) => "did not find expected ',' or ']'",
+        _ => return None,
+    };
     let text = piece.text;
     let at = cursor.byte_of(text, end.index).min(text.len());
     let after = &text[at..];
@@ -1544,7 +1566,7 @@ fn multi_line_flow_key(
         None => end.col.saturating_add(chars),
     };
     let mark = Mark { index: end.index.saturating_add(chars), line: end.line.saturating_add(breaks), col };
-    Some((piece.absolute(mark), kubectl::worded(mark, "did not find expected ',' or '}'", kubectl::Count::Parser)))
+    Some((piece.absolute(mark), kubectl::worded(mark, wanted, kubectl::Count::Parser)))
 }
 
 /// `!<>`: a verbatim tag with nothing in it.
@@ -1592,9 +1614,12 @@ fn skip(builder: &mut Builder<'_>, event: &Event<'_>, span: YSpan, limits: Limit
         (Some(_), Event::SequenceStart(_, Some(tag)) | Event::MappingStart(_, Some(tag))) if empty_tag(tag) => {
             Skip::Inexact
         }
-        // A key on more than one line, which go-yaml refuses in a flow mapping (see
-        // `multi_line_flow_key`).
-        (Some(_), Event::Scalar(..)) if multi_line && pruning.skipped_at_key.last() == Some(&Some(true)) => {
+        // A key on more than one line or of 1024 characters or more, which go-yaml refuses in a
+        // flow mapping (see `multi_line_flow_key`).
+        (Some(_), Event::Scalar(..))
+            if (multi_line || span.end.index() - span.start.index() >= 1024)
+                && pruning.skipped_at_key.last() == Some(&Some(true)) =>
+        {
             Skip::Inexact
         }
         (Some(_), Event::Scalar(value, ScalarStyle::Plain, _, _))
@@ -2027,6 +2052,9 @@ mod tests {
             "kind: Thing\nbig: {<<: {x: 1}}\n".to_string(),
             "kind: Thing\nbig: {[x]: 1}\n".to_string(),
             "kind: Thing\nbig: [{x: 1}, {? {y: 1} : 2}]\n".to_string(),
+            // A key of 1024 characters or more, which go-yaml refuses in a flow collection.
+            format!("kind: Thing\nbig: {{{}: 1}}\n", "k".repeat(1025)),
+            format!("kind: Thing\nbig: [{}: 1]\n", "k".repeat(1025)),
         ];
         for text in &cases {
             let (_, exact) = build(text, Limits::default(), Some(&keep_things));
@@ -2153,6 +2181,70 @@ mod tests {
         // What go-yaml reads and saphyr would not: a tab after a colon, and what follows `...`.
         assert_eq!(parse("a:\t1\n").documents[0].root().to_json(), serde_json::json!({"a": 1}));
         assert!(parse("a: 1\n...\nb: [\n").error.is_none());
+    }
+
+    /// kubectl 1.33's words (`kubectl create --dry-run=client -f`) for these texts, which
+    /// go-yaml's scanner and parser refuse where saphyr reads on, or read where saphyr stops.
+    #[test]
+    fn keys_tags_directives_and_merges_are_refused_where_go_yaml_refuses_them() {
+        let long = "k".repeat(1025);
+        for (text, message, (line, col)) in [
+            // A pair of a flow sequence is a simple key too: on one line, under 1024 characters.
+            (format!("b: 1\na: [{long}: v]\n"), "yaml: line 1: did not find expected ',' or ']'", (2, 1030)),
+            (format!("b: 1\na: [x, {long}: v]\n"), "yaml: line 1: did not find expected ',' or ']'", (2, 1033)),
+            // Directives: go-yaml reads each version number as a number, wants a comment or a
+            // line break after the value (U+2028 is one), one `%YAML` and one `%TAG` per
+            // handle, a handle `!...!`, and then a `---`, which kubectl cut off the piece.
+            ("%YAML 1.01\n---\na: 1\n".into(), "yaml: line 1: did not find expected <document start>", (2, 1)),
+            ("%YAML 1.1#c\n---\na: 1\n".into(), "yaml: line 1: did not find expected <document start>", (2, 1)),
+            ("%YAML 1.1x\n---\na: 1\n".into(), "yaml: did not find expected comment or line break", (1, 10)),
+            ("%YAML 1.1\u{2028}\n---\na: 1\n".into(), "yaml: line 2: did not find expected <document start>", (2, 1)),
+            ("%YAML 1.1\u{2029}x\n---\na: 1\n".into(), "yaml: line 1: did not find expected <document start>", (1, 11)),
+            ("%TAG !e! tag:x: y\n---\na: 1\n".into(), "yaml: did not find expected comment or line break", (1, 17)),
+            ("%TAG !e! tag:x:{\n---\na: 1\n".into(), "yaml: did not find expected whitespace or line break", (1, 16)),
+            ("%TAG !e tag:x:\n---\na: 1\n".into(), "yaml: did not find expected '!'", (1, 8)),
+            ("%YAML 1.1\n%YAML 1.1\n---\na: 1\n".into(), "yaml: line 1: found duplicate %YAML directive", (2, 1)),
+            ("%TAG !e! x:\n%TAG !e! y:\n---\na: 1\n".into(), "yaml: line 1: found duplicate %TAG directive", (2, 1)),
+            // A tag's URI ends at a character it cannot hold, where white space must follow.
+            ("a: 1\nb: !!str#c x\n".into(), "yaml: line 2: did not find expected whitespace or line break", (2, 9)),
+            ("a: 1\nb: !<x#y> x\n".into(), "yaml: line 2: did not find the expected '>'", (2, 7)),
+            ("a: 1\nb: !!#c x\n".into(), "yaml: line 2: did not find expected tag URI", (2, 6)),
+            // A merge key takes an alias of a mapping, not of a list (of mappings or not).
+            (
+                "a: &x [{b: c}]\nd:\n  <<: *x\n".into(),
+                "yaml: map merge requires map or sequence of maps as the value",
+                (3, 3),
+            ),
+            (
+                "a: &x [{b: c}]\nd: {<<: *x}\n".into(),
+                "yaml: map merge requires map or sequence of maps as the value",
+                (2, 5),
+            ),
+        ] {
+            let e = parse(&text).error.unwrap_or_else(|| panic!("{text:?} parses"));
+            assert_eq!(e.message, format!("error converting YAML to JSON: {message}"), "{text:?}");
+            assert_eq!((e.mark.line, e.mark.col + 1), (line, col), "{text:?}");
+        }
+        let json = |text: &str| {
+            let p = parse(text);
+            assert_eq!(p.error, None, "{text:?}");
+            p.documents.iter().map(|d| d.root().to_json()).collect::<Vec<_>>()
+        };
+        // An explicit key (`? k`) may end lines before its `:`, in a mapping or a pair.
+        assert_eq!(
+            json("a: {? b\n  : c}\nd: [? e\n  : f]\n"),
+            [serde_json::json!({"a": {"b": "c"}, "d": [{"e": "f"}]})]
+        );
+        // 1024 characters is not too far.
+        let key = "k".repeat(1024);
+        assert_eq!(json(&format!("a: [{key}: v]\n")), [serde_json::json!({"a": [{key.as_str(): "v"}]})]);
+        // The merge of an alias of a mapping, and of a list of aliases of mappings.
+        assert_eq!(json("a: &x {b: c}\nd:\n  <<: [*x]\n  <<: *x\n")[0]["d"], serde_json::json!({"b": "c"}));
+        // JSON is `encoding/json`'s: no simple key limit, and any character but those below
+        // U+0020 in a string (DEL, C1 controls, U+FFFE, which go-yaml refuses).
+        let long_key = format!("{{\"{}\": 1}}\n", "k".repeat(2000));
+        assert_eq!(json(&long_key)[0].as_object().map(|o| o.len()), Some(1));
+        assert_eq!(json("{\"a\": \"x\u{7f}\u{9f}\u{fffe}\"}\n"), [serde_json::json!({"a": "x\u{7f}\u{9f}\u{fffe}"})]);
     }
 
     #[test]

@@ -116,12 +116,15 @@ fn apostrophe_stand_in(text: &str) -> Option<(char, char)> {
 }
 
 /// Whether a text may have a tag with a `,`, `[` or `]` in it (`[!!null, b]`), which go-yaml's
-/// `yaml_parser_scan_tag_uri` takes into the tag and saphyr does not. A tag is rare in a
-/// manifest: nearly always one pass of `memchr`.
+/// `yaml_parser_scan_tag_uri` takes into the tag and saphyr does not, or with a character no
+/// URI holds (`!!str#c`), which ends go-yaml's tag where white space must follow. A tag is
+/// rare in a manifest: nearly always one pass of `memchr`.
 pub(crate) fn glued_tag(bytes: &[u8]) -> bool {
     memchr::memchr_iter(b'!', bytes).any(|i| {
-        let rest = bytes.get(i..).unwrap_or_default();
-        rest.iter().take_while(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r')).any(|b| matches!(b, b',' | b'[' | b']'))
+        let rest = bytes.get(i + 1..).unwrap_or_default();
+        rest.iter()
+            .take_while(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+            .any(|&b| matches!(b, b',' | b'[' | b']') || !crate::kubectl::uri_char(char::from(b)))
     })
 }
 
@@ -380,6 +383,7 @@ impl Scanner<'_> {
                     }
                 }
                 '!' => {
+                    let start = self.pos;
                     self.save_key();
                     self.allowed = false;
                     // go-yaml's tag takes a `,`, `[` or `]` (URI characters), which end
@@ -387,9 +391,33 @@ impl Scanner<'_> {
                     // does not know either (its scalar is a string). A verbatim tag (`!<..>`)
                     // is read alike.
                     let verbatim = self.at(1) == Some('<');
+                    if verbatim {
+                        // `!<uri>`: a URI, then `>`, then white space.
+                        let uri = (2..).find(|&k| !self.at(k).is_some_and(crate::kubectl::uri_char)).unwrap_or(2);
+                        if uri > 2 && self.at(uri) != Some('>') {
+                            (0..uri).for_each(|_| self.skip());
+                            return Err(Some((self.mark(), "did not find the expected '>'")));
+                        }
+                    }
+                    // A handle (`!!`, `!e!`) wants a URI after it (`yaml_parser_scan_tag_uri`).
+                    let name =
+                        (1..).find(|&k| !self.at(k).is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-'));
+                    if let Some(k) = name
+                        && !verbatim
+                        && self.at(k) == Some('!')
+                        && !self.at(k + 1).is_some_and(crate::kubectl::uri_char)
+                    {
+                        (0..=k).for_each(|_| self.skip());
+                        return Err(Some((self.mark(), "did not find expected tag URI")));
+                    }
                     while !self.blankz(0) {
                         if !verbatim && matches!(self.at(0), Some(',' | '[' | ']')) {
                             self.patch('.');
+                        }
+                        // `yaml_parser_scan_tag`: the URI ends at a character it cannot hold,
+                        // where white space or a line break must follow.
+                        if !verbatim && self.pos > start && !self.at(0).is_some_and(crate::kubectl::uri_char) {
+                            return Err(Some((self.mark(), "did not find expected whitespace or line break")));
                         }
                         self.skip();
                     }
