@@ -2209,6 +2209,10 @@ mod tests {
             ("a: 1\nb: !!str#c x\n".into(), "yaml: line 2: did not find expected whitespace or line break", (2, 9)),
             ("a: 1\nb: !<x#y> x\n".into(), "yaml: line 2: did not find the expected '>'", (2, 7)),
             ("a: 1\nb: !!#c x\n".into(), "yaml: line 2: did not find expected tag URI", (2, 6)),
+            // A block key broken at U+2028 (text to saphyr, a line break to go-yaml) is on two
+            // lines: refused at its `:`, as a required key gone stale at the indentation.
+            ("a:\n  'b\u{2028}c': d\n".into(), "yaml: line 3: mapping values are not allowed in this context", (2, 8)),
+            ("a: 1\n\"b\u{2029}c\": d\n".into(), "yaml: line 3: could not find expected ':'", (2, 6)),
             // A merge key takes an alias of a mapping, not of a list (of mappings or not).
             (
                 "a: &x [{b: c}]\nd:\n  <<: *x\n".into(),

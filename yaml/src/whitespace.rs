@@ -146,6 +146,7 @@ pub(crate) fn scan(text: &str) -> Whitespace {
         pads: Vec::new(),
         apostrophe: None,
         stand_in: None,
+        kept: 0,
     };
     let error = s.run().err().flatten();
     let mut indented = Vec::with_capacity(s.pads.len());
@@ -203,6 +204,9 @@ struct Scanner<'a> {
     pads: Vec<(usize, u32)>,
     /// The character saphyr reads for a `\'`, once one is given to it ([`apostrophe_stand_in`]).
     apostrophe: Option<char>,
+    /// Line breaks of quoted scalars that go-yaml counts and keeps in the text (U+2028,
+    /// U+2029), and saphyr reads as text only, so far.
+    kept: u32,
     /// The escape for a `\'` and its character, once looked for: `Some(None)` when there is none.
     stand_in: Option<Option<(char, char)>>,
 }
@@ -263,6 +267,7 @@ impl Scanner<'_> {
     /// is given to saphyr as `\n`, the others left as written (saphyr reads them as text).
     fn quoted_break(&mut self) {
         let kept = matches!(self.at(0), Some('\u{2028}' | '\u{2029}'));
+        self.kept += u32::from(kept);
         if self.at(0) == Some('\r') && self.at(1) == Some('\n') {
             self.pos += 1;
         } else if self.at(0) == Some('\u{85}') {
@@ -429,8 +434,27 @@ impl Scanner<'_> {
                 }
                 '\'' | '"' => {
                     self.save_key();
+                    let (line, col, kept) = (self.line, self.col, self.kept);
+                    let key = self.key == Some((line, col));
                     self.allowed = false;
                     self.quoted(c == '\'')?;
+                    // Its lines broken at U+2028 or U+2029 alone, which saphyr reads as text: a
+                    // block key on more than one line, which go-yaml's scanner refuses at its
+                    // `:` (`yaml_parser_stale_simple_keys` for a key at the indentation,
+                    // `yaml_parser_fetch_value` for another).
+                    let lines = self.line - line;
+                    if key && self.flow == 0 && lines > 0 && self.kept - kept == lines {
+                        let colon = (0..).find(|&k| !self.at(k).is_some_and(is_blank)).unwrap_or(0);
+                        if self.at(colon) == Some(':') && self.blankz(colon + 1) {
+                            (0..colon).for_each(|_| self.skip());
+                            let problem = if self.indent == i64::from(col) {
+                                "could not find expected ':'"
+                            } else {
+                                "mapping values are not allowed in this context"
+                            };
+                            return Err(Some((self.mark(), problem)));
+                        }
+                    }
                 }
                 // Not eaten as white space: where a simple key may start.
                 '\t' => return Err(Some((self.mark(), "found character that cannot start any token"))),
