@@ -119,35 +119,42 @@ impl Shorter {
     const BY: u32 = 2;
 }
 
-/// A line of a piece that saphyr reads [`Indented::by`] spaces further right than written: a
-/// line inside a flow collection or a quoted scalar left of the block indentation, where
-/// go-yaml (`yaml_parser_scan_flow_scalar`, and `yaml_parser_unroll_indent`, which does nothing
-/// in a flow collection) looks at no indentation and saphyr, after YAML 1.2, wants the lines
-/// indented ([`crate::whitespace`] finds them). Leading white space there separates tokens or
-/// is folded away, so the spaces added change what is read nowhere; marks of the text read
-/// map back to the file through [`Piece::indented`].
+/// Spaces saphyr reads that the piece as written does not have: [`Indented::by`] of them at
+/// the start of a line inside a flow collection or a quoted scalar left of the block
+/// indentation, where go-yaml (`yaml_parser_scan_flow_scalar`, and
+/// `yaml_parser_unroll_indent`, which does nothing in a flow collection) looks at no
+/// indentation and saphyr, after YAML 1.2, wants the lines indented; or one before a `:` glued
+/// to an alias's name (`*a: b`), which go-yaml's name ends at and saphyr's takes in
+/// ([`crate::whitespace`] finds them). Such white space separates tokens or is folded away,
+/// so the spaces added change what is read nowhere; marks of the text read map back to the
+/// file through [`Piece::indented`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Indented {
-    /// Character index in the text as read where the spaces added start (the line's start).
+    /// Character index in the text as read where the spaces added start.
     pub index: u32,
     /// Spaces added.
     pub by: u32,
+    /// Column in the text as read where they start (0: the line's start).
+    pub col: u32,
 }
 
 impl Indented {
     /// A mark of a text with the spaces of `added` (in order) as a mark of the text without
-    /// them; a mark among added spaces is the start of its line.
+    /// them; a mark among added spaces is where they start.
     fn undo(added: &[Indented], m: Mark) -> Mark {
         let before = added.partition_point(|i| i.index <= m.index);
         let mut index = m.index;
         for i in &added[..before] {
             index = index.saturating_sub(i.by.min(m.index - i.index));
         }
-        // On the line of the last spaces added before it, a mark's column counts them.
-        let col = match before.checked_sub(1).map(|last| added[last]) {
-            Some(i) if m.index - i.index == m.col => m.col.saturating_sub(i.by),
-            _ => m.col,
-        };
+        // The spaces added on its line before it: its column counts them.
+        let mut col = m.col;
+        for i in added[..before].iter().rev() {
+            if m.col < i.col || m.index - i.index != m.col - i.col {
+                break;
+            }
+            col = col.saturating_sub(i.by.min(m.col - i.col));
+        }
         Mark { index, line: m.line, col }
     }
 }
@@ -300,7 +307,10 @@ pub(crate) fn pieces(text: &str) -> Pieces<'_> {
     }
     let one_stream = !line_start(b"...")
         && !line_start(b"%")
-        && ((plain && !crate::whitespace::foreign_escape(bytes) && !crate::whitespace::glued_tag(bytes))
+        && ((plain
+            && !crate::whitespace::foreign_escape(bytes)
+            && !crate::whitespace::glued_tag(bytes)
+            && !crate::whitespace::glued_alias(bytes))
             || (memchr::memchr(b'\r', bytes).is_none()
                 && control_character(text).is_none()
                 && !crate::whitespace::worth_scanning(text)));

@@ -2213,6 +2213,9 @@ mod tests {
             // lines: refused at its `:`, as a required key gone stale at the indentation.
             ("a:\n  'b\u{2028}c': d\n".into(), "yaml: line 3: mapping values are not allowed in this context", (2, 8)),
             ("a: 1\n\"b\u{2029}c\": d\n".into(), "yaml: line 3: could not find expected ':'", (2, 6)),
+            // An alias's name ends at a `:` glued to it; marks on its line are as written.
+            ("a: &k x\n*k: b: c\n".into(), "yaml: line 2: mapping values are not allowed in this context", (2, 6)),
+            ("a: &k x\n*k: b\nc: [\n".into(), "yaml: line 3: did not find expected node content", (4, 1)),
             // A merge key takes an alias of a mapping, not of a list (of mappings or not).
             (
                 "a: &x [{b: c}]\nd:\n  <<: *x\n".into(),
@@ -2238,6 +2241,11 @@ mod tests {
         assert_eq!(
             json("a: {? b\n  : c}\nd: [? e\n  : f]\n"),
             [serde_json::json!({"a": {"b": "c"}, "d": [{"e": "f"}]})]
+        );
+        // An alias glued to the `:` after it, as a key, in block and flow mappings and pairs.
+        assert_eq!(
+            json("a: &k x\n*k: b\nc: {*k: d}\ne: [*k: f]\ng:\n  *k:\n"),
+            [serde_json::json!({"a": "x", "x": "b", "c": {"x": "d"}, "e": [{"x": "f"}], "g": {"x": null}})]
         );
         // 1024 characters is not too far.
         let key = "k".repeat(1024);

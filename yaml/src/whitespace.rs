@@ -61,6 +61,7 @@ pub(crate) fn worth_scanning(text: &str) -> bool {
     memchr::memchr(b'\t', bytes).is_some()
         || foreign_escape(bytes)
         || glued_tag(bytes)
+        || glued_alias(bytes)
         || (!text.is_ascii()
             && (memchr::memmem::find(bytes, "\u{85}".as_bytes()).is_some()
                 || memchr::memmem::find(bytes, "\u{2028}".as_bytes()).is_some()
@@ -128,6 +129,16 @@ pub(crate) fn glued_tag(bytes: &[u8]) -> bool {
     })
 }
 
+/// Whether a text may have an alias glued to a `:` (`*a: b`), whose name go-yaml ends there
+/// and saphyr does not. An alias is rare in a manifest: nearly always one pass of `memchr`.
+pub(crate) fn glued_alias(bytes: &[u8]) -> bool {
+    memchr::memchr_iter(b'*', bytes).any(|i| {
+        let rest = bytes.get(i + 1..).unwrap_or_default();
+        let name = rest.iter().take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-')).count();
+        name > 0 && rest.get(name) == Some(&b':')
+    })
+}
+
 /// go-yaml's reading of a piece's white space ([`Whitespace`]).
 pub(crate) fn scan(text: &str) -> Whitespace {
     let chars: Vec<char> = text.chars().collect();
@@ -155,11 +166,13 @@ pub(crate) fn scan(text: &str) -> Whitespace {
     } else {
         let mut text = String::with_capacity(s.out.len() + s.pads.len() * 4);
         let mut from = 0;
-        for &(pos, by) in &s.pads {
+        for (k, &(pos, by, line, col)) in s.pads.iter().enumerate() {
             text.extend(&s.out[from..pos]);
             let added: u32 = indented.iter().map(|i: &Indented| i.by).sum();
             let index = u32::try_from(pos).unwrap_or(u32::MAX).saturating_add(added);
-            indented.push(Indented { index, by });
+            // Its column as read counts the spaces added before it on its line.
+            let earlier: u32 = s.pads[..k].iter().filter(|p| p.2 == line).map(|p| p.1).sum();
+            indented.push(Indented { index, by, col: col.saturating_add(earlier) });
             text.extend(std::iter::repeat_n(' ', by as usize));
             from = pos;
         }
@@ -199,9 +212,10 @@ struct Scanner<'a> {
     /// The possible simple key of the block context: its line and column.
     key: Option<(u32, u32)>,
     changed: bool,
-    /// Lines to indent for saphyr ([`Scanner::indent_line`]): character index of the line's
-    /// start, spaces to add.
-    pads: Vec<(usize, u32)>,
+    /// Spaces to add for saphyr ([`Indented`]): at the start of a line to indent
+    /// ([`Scanner::indent_line`]), or before the `:` glued to an alias's name: character
+    /// index, spaces, and the line and column there.
+    pads: Vec<(usize, u32, u32, u32)>,
     /// The character saphyr reads for a `\'`, once one is given to it ([`apostrophe_stand_in`]).
     apostrophe: Option<char>,
     /// Line breaks of quoted scalars that go-yaml counts and keeps in the text (U+2028,
@@ -313,7 +327,7 @@ impl Scanner<'_> {
         }
         let need = u32::try_from(self.indent + 1).unwrap_or(0);
         if col < need {
-            self.pads.push((self.pos, need - col));
+            self.pads.push((self.pos, need - col, self.line, 0));
         }
     }
 
@@ -385,6 +399,15 @@ impl Scanner<'_> {
                     // `yaml_parser_scan_anchor`: a name, then white space or an indicator.
                     if !(self.blankz(0) || matches!(self.at(0), Some('?' | ':' | ',' | ']' | '}' | '%' | '@' | '`'))) {
                         return Err(Some((self.mark(), "did not find expected alphabetic or numeric character")));
+                    }
+                    // An alias's name ends at a `:` glued to it, which saphyr (after YAML 1.2)
+                    // takes into the name: a space before it makes it the value indicator
+                    // go-yaml reads there.
+                    if c == '*'
+                        && self.at(0) == Some(':')
+                        && (self.blankz(1) || (self.flow > 0 && matches!(self.at(1), Some(',' | ']' | '}'))))
+                    {
+                        self.pads.push((self.pos, 1, self.line, self.col));
                     }
                 }
                 '!' => {
