@@ -80,8 +80,19 @@ impl Piece<'_> {
         Mark { index: m.index.saturating_add(by(before)), line: m.line, col: m.col.saturating_add(by(on_line)) }
     }
 
+    /// The byte offset in `text` of the file's character `index` (see [`Piece::char_at`]).
+    pub fn byte_at(&self, index: u32) -> usize {
+        let at = self.text_index(index) as usize;
+        self.text.char_indices().nth(at).map_or(self.text.len(), |(i, _)| i)
+    }
+
     /// The character of the piece as written at the file's character `index`, read in `text`.
     pub fn char_at(&self, index: u32) -> Option<char> {
+        self.text.chars().nth(self.text_index(index) as usize)
+    }
+
+    /// The character index in `text` of the file's character `index`.
+    fn text_index(&self, index: u32) -> u32 {
         let mut at = index.saturating_sub(self.start.index);
         // Spaces added before the index as written are in `text` too.
         for i in self.indented {
@@ -98,8 +109,7 @@ impl Piece<'_> {
             }
             k += 1;
         }
-        at = at.saturating_sub(Shorter::BY.saturating_mul(k));
-        self.text.chars().nth(at as usize)
+        at.saturating_sub(Shorter::BY.saturating_mul(k))
     }
 }
 
@@ -310,7 +320,8 @@ pub(crate) fn pieces(text: &str) -> Pieces<'_> {
         && ((plain
             && !crate::whitespace::foreign_escape(bytes)
             && !crate::whitespace::glued_tag(bytes)
-            && !crate::whitespace::glued_alias(bytes))
+            && !crate::whitespace::glued_alias(bytes)
+            && !crate::whitespace::flow_question(bytes))
             || (memchr::memchr(b'\r', bytes).is_none()
                 && control_character(text).is_none()
                 && !crate::whitespace::worth_scanning(text)));
@@ -787,10 +798,11 @@ pub(crate) enum Open {
 }
 
 /// Which line go-yaml names for a problem (`parser.fail` of go-yaml v2's `yaml.go`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(crate) enum Count {
     /// A scanner error: the problem's line, from 1 (none on the first line: go-yaml names a
     /// line only when the one counted from 0 is not 0).
+    #[default]
     Scanner,
     /// A parser error: the problem's line, from 0 (so the line before it, and none on the
     /// first line).
@@ -1258,6 +1270,16 @@ impl ByteCursor {
 /// (`yaml_parser_fetch_key`), which go-yaml reads as a key however far its `:` is.
 pub(crate) fn explicit_key(text: &str, at: usize) -> bool {
     let mut before = text.get(..at).unwrap_or_default().trim_end();
+    // Comments on the lines between (`? # empty`).
+    loop {
+        let line = before.rfind(['\n', '\r']).map_or(0, |i| i + 1);
+        let last = &before[line..];
+        let comment = last.char_indices().find(|&(i, c)| c == '#' && (i == 0 || last[..i].ends_with([' ', '\t'])));
+        let Some((hash, _)) = comment else {
+            break;
+        };
+        before = before[..line + hash].trim_end();
+    }
     for _ in 0..2 {
         let word = before.rfind(char::is_whitespace).map_or(0, |i| i + 1);
         if !before[word..].starts_with(['&', '!']) {

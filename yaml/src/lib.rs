@@ -1020,7 +1020,7 @@ fn build_piece(
         }
     };
     // go-yaml's tab error, unless saphyr stopped before it.
-    if let Some((at, problem)) = scanned.and_then(|w| w.error) {
+    if let Some((at, problem, count)) = scanned.and_then(|w| w.error.map(|(at, problem)| (at, problem, w.count))) {
         // The scanner counts go-yaml's lines, YAML 1.1 breaks included.
         if starts.is_empty() && piece.text.contains(['\u{85}', '\u{2028}', '\u{2029}']) {
             starts = kubectl::line_starts(piece.text);
@@ -1028,7 +1028,7 @@ fn build_piece(
         let absolute = kubectl::Piece { line_starts: &starts, ..piece }.absolute(at);
         if out.error.as_ref().is_none_or(|e| e.mark.index >= absolute.index) {
             out.documents.truncate(before);
-            return stop(out, absolute, kubectl::worded(at, problem, kubectl::Count::Scanner));
+            return stop(out, absolute, kubectl::worded(at, problem, count));
         }
     }
     read
@@ -1468,6 +1468,8 @@ fn go_refuses(
         && value.is_empty()
         && matches!(builder.stack.last(), Some(Frame::Map { key: None, .. }))
         && piece.char_at(span.start.index) == Some(':')
+        // The empty key of a `?` is a null key, which go-yaml reads (and kubectl refuses).
+        && !kubectl::explicit_key(piece.text, piece.byte_at(span.start.index))
     {
         // In a flow mapping (`{: value}`), `yaml_parser_parse_flow_mapping_key` parses the
         // value indicator as a node.
@@ -2216,6 +2218,18 @@ mod tests {
             // An alias's name ends at a `:` glued to it; marks on its line are as written.
             ("a: &k x\n*k: b: c\n".into(), "yaml: line 2: mapping values are not allowed in this context", (2, 6)),
             ("a: &k x\n*k: b\nc: [\n".into(), "yaml: line 3: did not find expected node content", (4, 1)),
+            // A `?` after a node of a flow collection ends a plain scalar and is a key
+            // indicator where go-yaml's parser wants the next entry.
+            ("a: 1\nb: [http://x/?a=b]\n".into(), "yaml: line 1: did not find expected ',' or ']'", (2, 14)),
+            ("a: 1\nb: {c: why?}\n".into(), "yaml: line 1: did not find expected ',' or '}'", (2, 11)),
+            ("a: 1\nb: [x,\n  \"y\" ?]\n".into(), "yaml: line 2: did not find expected ',' or ']'", (3, 7)),
+            // An empty explicit key is null, which go-yaml reads and sigs.k8s.io/yaml refuses.
+            (
+                "a:\n  ? # none\n  : x\n".into(),
+                "unsupported map key of type: %!s(<nil>), key: <nil>, value: \"x\"",
+                (3, 3),
+            ),
+            ("a: {? : 1}\n".into(), "unsupported map key of type: %!s(<nil>), key: <nil>, value: 1", (1, 7)),
             // A merge key takes an alias of a mapping, not of a list (of mappings or not).
             (
                 "a: &x [{b: c}]\nd:\n  <<: *x\n".into(),
@@ -2247,6 +2261,8 @@ mod tests {
             json("a: &k x\n*k: b\nc: {*k: d}\ne: [*k: f]\ng:\n  *k:\n"),
             [serde_json::json!({"a": "x", "x": "b", "c": {"x": "d"}, "e": [{"x": "f"}], "g": {"x": null}})]
         );
+        // In a flow collection, a `?` glued to what follows is the key indicator.
+        assert_eq!(json("a: {?b: 1}\nc: [?d]\n"), [serde_json::json!({"a": {"b": 1}, "c": [{"d": null}]})]);
         // 1024 characters is not too far.
         let key = "k".repeat(1024);
         assert_eq!(json(&format!("a: [{key}: v]\n")), [serde_json::json!({"a": [{key.as_str(): "v"}]})]);

@@ -36,7 +36,7 @@
 //! indented lines), and go-yaml's tab error, if any.
 
 use crate::Mark;
-use crate::kubectl::Indented;
+use crate::kubectl::{Count, Indented};
 
 /// What go-yaml's scanner makes of a piece's white space.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -46,6 +46,9 @@ pub(crate) struct Whitespace {
     /// go-yaml's error about a tab: where (a mark of the piece) and its words (without
     /// kubectl's prefix and the line).
     pub error: Option<(Mark, &'static str)>,
+    /// How go-yaml counts the error's line: its scanner's, but for a `?` in a flow
+    /// collection after a node, which its parser refuses.
+    pub count: Count,
     /// The lines `text` indents further than written, in order (see [`Indented`]).
     pub indented: Vec<Indented>,
     /// The character saphyr reads where go-yaml reads a `\'` of a double-quoted scalar as `'`,
@@ -62,6 +65,7 @@ pub(crate) fn worth_scanning(text: &str) -> bool {
         || foreign_escape(bytes)
         || glued_tag(bytes)
         || glued_alias(bytes)
+        || flow_question(bytes)
         || (!text.is_ascii()
             && (memchr::memmem::find(bytes, "\u{85}".as_bytes()).is_some()
                 || memchr::memmem::find(bytes, "\u{2028}".as_bytes()).is_some()
@@ -139,6 +143,14 @@ pub(crate) fn glued_alias(bytes: &[u8]) -> bool {
     })
 }
 
+/// Whether a text may have a `?` in a flow collection, which go-yaml reads as the key
+/// indicator wherever a token may start, and where a plain scalar ends (`{?a: b}`,
+/// `[http://x/?a=b]`), and saphyr reads as text. A `?` is rare in a manifest: nearly always
+/// one pass of `memchr`, then one or two.
+pub(crate) fn flow_question(bytes: &[u8]) -> bool {
+    memchr::memchr(b'?', bytes).is_some() && memchr::memchr2(b'[', b'{', bytes).is_some()
+}
+
 /// go-yaml's reading of a piece's white space ([`Whitespace`]).
 pub(crate) fn scan(text: &str) -> Whitespace {
     let chars: Vec<char> = text.chars().collect();
@@ -158,6 +170,9 @@ pub(crate) fn scan(text: &str) -> Whitespace {
         apostrophe: None,
         stand_in: None,
         kept: 0,
+        flows: Vec::new(),
+        after_node: false,
+        parser_error: false,
     };
     let error = s.run().err().flatten();
     let mut indented = Vec::with_capacity(s.pads.len());
@@ -179,7 +194,8 @@ pub(crate) fn scan(text: &str) -> Whitespace {
         text.extend(&s.out[from..]);
         Some(text)
     };
-    Whitespace { text, error, indented, apostrophe: s.apostrophe }
+    let count = if s.parser_error { Count::Parser } else { Count::Scanner };
+    Whitespace { text, error, count, indented, apostrophe: s.apostrophe }
 }
 
 /// go-yaml's line breaks (`is_break`).
@@ -221,6 +237,12 @@ struct Scanner<'a> {
     /// Line breaks of quoted scalars that go-yaml counts and keeps in the text (U+2028,
     /// U+2029), and saphyr reads as text only, so far.
     kept: u32,
+    /// The open flow collections, innermost last: whether each is a mapping.
+    flows: Vec<bool>,
+    /// Whether the last token was a node (a scalar, an alias, a flow collection's end).
+    after_node: bool,
+    /// Whether the error is one of go-yaml's parser.
+    parser_error: bool,
     /// The escape for a `\'` and its character, once looked for: `Some(None)` when there is none.
     stand_in: Option<Option<(char, char)>>,
 }
@@ -358,16 +380,20 @@ impl Scanner<'_> {
                 (0..3).for_each(|_| self.skip());
                 continue;
             }
+            let after_node = std::mem::take(&mut self.after_node);
             match c {
                 '[' | '{' => {
                     self.save_key();
+                    self.flows.push(c == '{');
                     self.flow += 1;
                     self.allowed = true;
                     self.skip();
                 }
                 ']' | '}' => {
                     self.flow = self.flow.saturating_sub(1);
+                    self.flows.pop();
                     self.allowed = false;
+                    self.after_node = true;
                     self.skip();
                 }
                 ',' => {
@@ -375,7 +401,28 @@ impl Scanner<'_> {
                     self.skip();
                 }
                 '-' if self.blankz(1) => self.entry(true),
-                '?' if self.flow > 0 || self.blankz(1) => self.entry(self.flow == 0),
+                // A `?` right after a node of a flow collection (`[http://x/?a=b]`: go-yaml's
+                // plain scalar ends at it) is a key indicator where go-yaml's parser wants the
+                // collection's next entry (`yaml_parser_parse_flow_sequence_entry`,
+                // `yaml_parser_parse_flow_mapping_key`).
+                '?' if self.flow > 0 && after_node => {
+                    self.parser_error = true;
+                    let wanted = if self.flows.last() == Some(&true) {
+                        "did not find expected ',' or '}'"
+                    } else {
+                        "did not find expected ',' or ']'"
+                    };
+                    return Err(Some((self.mark(), wanted)));
+                }
+                '?' if self.flow > 0 || self.blankz(1) => {
+                    // In a flow collection every `?` is the key indicator to go-yaml
+                    // (`yaml_parser_fetch_next_token`); saphyr reads one glued to what follows
+                    // as the start of a plain scalar (`{?a: b}`): a space after it says which.
+                    if self.flow > 0 && !self.blankz(1) {
+                        self.pads.push((self.pos + 1, 1, self.line, self.col + 1));
+                    }
+                    self.entry(self.flow == 0);
+                }
                 ':' if self.flow > 0 || self.blankz(1) => {
                     match self.key.take() {
                         Some((_, col)) if self.flow == 0 => {
@@ -409,6 +456,7 @@ impl Scanner<'_> {
                     {
                         self.pads.push((self.pos, 1, self.line, self.col));
                     }
+                    self.after_node = c == '*';
                 }
                 '!' => {
                     let start = self.pos;
@@ -461,6 +509,7 @@ impl Scanner<'_> {
                     let key = self.key == Some((line, col));
                     self.allowed = false;
                     self.quoted(c == '\'')?;
+                    self.after_node = true;
                     // Its lines broken at U+2028 or U+2029 alone, which saphyr reads as text: a
                     // block key on more than one line, which go-yaml's scanner refuses at its
                     // `:` (`yaml_parser_stale_simple_keys` for a key at the indentation,
@@ -485,6 +534,7 @@ impl Scanner<'_> {
                     self.save_key();
                     self.allowed = false;
                     self.plain()?;
+                    self.after_node = true;
                 }
                 _ => return Err(None),
             }
