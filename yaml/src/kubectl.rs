@@ -725,13 +725,14 @@ fn directive_value_problem(rest: &str) -> Option<(usize, &'static str)> {
     if !rest[end..].starts_with([' ', '\t']) {
         return Some((end, "did not find expected whitespace"));
     }
-    // The prefix, a URI (one go-yaml refuses otherwise is left to saphyr's words), then white
-    // space (`yaml_parser_scan_tag_directive_value`) and the directive's end.
+    // The prefix, a URI, then white space (`yaml_parser_scan_tag_directive_value`) and the
+    // directive's end.
     let prefix = end + rest[end..].len() - rest[end..].trim_start_matches([' ', '\t']).len();
-    let uri = rest[prefix..].find(|c: char| !uri_char(c)).map_or(rest.len(), |i| prefix + i);
-    if uri == prefix {
-        return None;
-    }
+    let uri = match uri_end(&rest[prefix..]) {
+        Ok(0) => return Some((prefix, "did not find expected tag URI")),
+        Ok(n) => prefix + n,
+        Err((at, problem)) => return Some((prefix + at, problem)),
+    };
     if !(rest[uri..].is_empty() || rest[uri..].starts_with([' ', '\t', '\r', '\n', '\u{85}', '\u{2028}', '\u{2029}'])) {
         return Some((uri, "did not find expected whitespace or line break"));
     }
@@ -748,6 +749,45 @@ fn yaml_version(value: &str) -> Option<(u8, u8)> {
     let (major, rest) = number(value.trim_start_matches([' ', '\t']))?;
     let (minor, _) = number(rest.strip_prefix('.')?)?;
     Some((major, minor))
+}
+
+/// Where go-yaml's `yaml_parser_scan_tag_uri` stops in `text` (a byte offset; 0: no URI), or
+/// where and why it refuses a `%` escape (`yaml_parser_scan_uri_escapes`: `%` and two hex
+/// digits per octet, the octets of one UTF-8 character).
+fn uri_end(text: &str) -> Result<usize, (usize, &'static str)> {
+    let bytes = text.as_bytes();
+    let octet = |at: usize| {
+        let hex = bytes.get(at + 1..at + 3).and_then(|h| std::str::from_utf8(h).ok());
+        match (bytes.get(at), hex.and_then(|h| u8::from_str_radix(h, 16).ok())) {
+            (Some(b'%'), Some(o)) if hex.is_some_and(|h| h.bytes().all(|b| b.is_ascii_hexdigit())) => Ok(o),
+            _ => Err((at, "did not find URI escaped octet")),
+        }
+    };
+    let mut at = 0;
+    while let Some(&b) = bytes.get(at) {
+        if b != b'%' {
+            if !uri_char(char::from(b)) {
+                break;
+            }
+            at += 1;
+            continue;
+        }
+        let width = match octet(at)? {
+            0x00..=0x7F => 1,
+            0xC0..=0xDF => 2,
+            0xE0..=0xEF => 3,
+            0xF0..=0xF7 => 4,
+            _ => return Err((at, "found an incorrect leading UTF-8 octet")),
+        };
+        at += 3;
+        for _ in 1..width {
+            if octet(at)? & 0xC0 != 0x80 {
+                return Err((at, "found an incorrect trailing UTF-8 octet"));
+            }
+            at += 3;
+        }
+    }
+    Ok(at)
 }
 
 /// Whether go-yaml reads `c` as a character of a tag's URI (`yaml_parser_scan_tag_uri`:
@@ -825,31 +865,34 @@ pub(crate) fn worded(at: Mark, problem: &str, count: Count) -> String {
     }
 }
 
+/// The line a message names (`yaml: line N: ...`), if it names one, changed by `to`.
+pub(crate) fn renumber_line(message: &mut String, to: impl FnOnce(u32) -> u32) {
+    const LINE: &str = "yaml: line ";
+    let Some(at) = message.find(LINE).map(|i| i + LINE.len()) else {
+        return;
+    };
+    let digits = message[at..].bytes().take_while(u8::is_ascii_digit).count();
+    if let Ok(line) = message[at..at + digits].parse::<u32>() {
+        message.replace_range(at..at + digits, &to(line).to_string());
+    }
+}
+
 /// The line a piece's error names (`yaml: line N: ...`) as go-yaml counts it in the text
 /// kubectl gives it: `LineReader` reads the file with `bufio.Reader.ReadLine`, which drops the
 /// `\r\n` or `\n` ending each line, and ends each with `\n`, so a line ending `\r\r\n` reaches
 /// go-yaml ending `\r\n`: one line break where the file (and saphyr) has two. Every such
 /// ending before the error takes one off the line named.
 pub(crate) fn line_as_line_reader_counts(piece: Piece<'_>, error: &mut crate::SyntaxError) {
-    const LINE: &str = "yaml: line ";
     if memchr::memmem::find(piece.text.as_bytes(), b"\r\r\n").is_none() {
         return;
     }
-    let Some(at) = error.message.find(LINE).map(|i| i + LINE.len()) else {
-        return;
-    };
-    let digits = error.message[at..].bytes().take_while(u8::is_ascii_digit).count();
-    let Ok(line) = error.message[at..at + digits].parse::<u32>() else {
-        return;
-    };
     // The error's place in the piece, in characters (marks count characters).
     let chars = error.mark.index.saturating_sub(piece.start.index) as usize;
     let end = piece.text.char_indices().nth(chars).map_or(piece.text.len(), |(i, _)| i);
     let doubled =
         u32::try_from(memchr::memmem::find_iter(&piece.text.as_bytes()[..end], b"\r\r\n").count()).unwrap_or(u32::MAX);
     // Past the first line: each such ending is before the error, on an earlier line.
-    let fixed = line.saturating_sub(doubled).max(1);
-    error.message.replace_range(at..at + digits, &fixed.to_string());
+    renumber_line(&mut error.message, |line| line.saturating_sub(doubled).max(1));
 }
 
 /// go-yaml's error for saphyr's `message` at `mark` (a mark of `piece`): kubectl's words, and

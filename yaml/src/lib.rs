@@ -1019,6 +1019,15 @@ fn build_piece(
             Ok(read) => break read,
         }
     };
+    // saphyr counts no line at a U+2028 or U+2029 of a quoted scalar; go-yaml does.
+    let kept = scanned.as_ref().map(|w| w.kept.as_slice()).unwrap_or_default();
+    if !kept.is_empty()
+        && let Some(e) = out.error.as_mut()
+    {
+        let local = e.mark.index.saturating_sub(piece.start.index);
+        let before = u32::try_from(kept.partition_point(|k| *k < local)).unwrap_or(u32::MAX);
+        kubectl::renumber_line(&mut e.message, |line| line.saturating_add(before));
+    }
     // go-yaml's tab error, unless saphyr stopped before it.
     if let Some((at, problem, count)) = scanned.and_then(|w| w.error.map(|(at, problem)| (at, problem, w.count))) {
         // The scanner counts go-yaml's lines, YAML 1.1 breaks included.
@@ -2208,6 +2217,8 @@ mod tests {
             ("%YAML 1.1\n%YAML 1.1\n---\na: 1\n".into(), "yaml: line 1: found duplicate %YAML directive", (2, 1)),
             ("%TAG !e! x:\n%TAG !e! y:\n---\na: 1\n".into(), "yaml: line 1: found duplicate %TAG directive", (2, 1)),
             // A tag's URI ends at a character it cannot hold, where white space must follow.
+            ("%TAG !e! %zz\n---\na: 1\n".into(), "yaml: did not find URI escaped octet", (1, 10)),
+            ("%TAG !e! é\n---\na: 1\n".into(), "yaml: did not find expected tag URI", (1, 10)),
             ("a: 1\nb: !!str#c x\n".into(), "yaml: line 2: did not find expected whitespace or line break", (2, 9)),
             ("a: 1\nb: !<x#y> x\n".into(), "yaml: line 2: did not find the expected '>'", (2, 7)),
             ("a: 1\nb: !!#c x\n".into(), "yaml: line 2: did not find expected tag URI", (2, 6)),
@@ -2230,6 +2241,10 @@ mod tests {
                 (3, 3),
             ),
             ("a: {? : 1}\n".into(), "unsupported map key of type: %!s(<nil>), key: <nil>, value: 1", (1, 7)),
+            // In a flow collection, such a key's `:` is where go-yaml's parser wants an entry.
+            ("a: {'b\u{2028}c': d}\n".into(), "yaml: line 1: did not find expected ',' or '}'", (1, 10)),
+            // go-yaml counts the lines saphyr does not in a quoted scalar (U+2028 is kept).
+            ("a: \"b\u{2028}c\"\nd: [\n".into(), "yaml: line 3: did not find expected node content", (3, 1)),
             // A merge key takes an alias of a mapping, not of a list (of mappings or not).
             (
                 "a: &x [{b: c}]\nd:\n  <<: *x\n".into(),

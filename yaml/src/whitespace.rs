@@ -49,6 +49,10 @@ pub(crate) struct Whitespace {
     /// How go-yaml counts the error's line: its scanner's, but for a `?` in a flow
     /// collection after a node, which its parser refuses.
     pub count: Count,
+    /// The character indices of the line breaks go-yaml counts in quoted scalars and saphyr
+    /// does not (U+2028, U+2029, kept in the text): lines saphyr's errors after them name
+    /// fewer than go-yaml's.
+    pub kept: Vec<u32>,
     /// The lines `text` indents further than written, in order (see [`Indented`]).
     pub indented: Vec<Indented>,
     /// The character saphyr reads where go-yaml reads a `\'` of a double-quoted scalar as `'`,
@@ -169,7 +173,7 @@ pub(crate) fn scan(text: &str) -> Whitespace {
         pads: Vec::new(),
         apostrophe: None,
         stand_in: None,
-        kept: 0,
+        kept: Vec::new(),
         flows: Vec::new(),
         after_node: false,
         parser_error: false,
@@ -195,7 +199,7 @@ pub(crate) fn scan(text: &str) -> Whitespace {
         Some(text)
     };
     let count = if s.parser_error { Count::Parser } else { Count::Scanner };
-    Whitespace { text, error, count, indented, apostrophe: s.apostrophe }
+    Whitespace { text, error, count, indented, apostrophe: s.apostrophe, kept: s.kept }
 }
 
 /// go-yaml's line breaks (`is_break`).
@@ -234,9 +238,9 @@ struct Scanner<'a> {
     pads: Vec<(usize, u32, u32, u32)>,
     /// The character saphyr reads for a `\'`, once one is given to it ([`apostrophe_stand_in`]).
     apostrophe: Option<char>,
-    /// Line breaks of quoted scalars that go-yaml counts and keeps in the text (U+2028,
-    /// U+2029), and saphyr reads as text only, so far.
-    kept: u32,
+    /// Where the line breaks of quoted scalars are that go-yaml counts and keeps in the text
+    /// (U+2028, U+2029), and saphyr reads as text only, so far.
+    kept: Vec<u32>,
     /// The open flow collections, innermost last: whether each is a mapping.
     flows: Vec<bool>,
     /// Whether the last token was a node (a scalar, an alias, a flow collection's end).
@@ -303,7 +307,9 @@ impl Scanner<'_> {
     /// is given to saphyr as `\n`, the others left as written (saphyr reads them as text).
     fn quoted_break(&mut self) {
         let kept = matches!(self.at(0), Some('\u{2028}' | '\u{2029}'));
-        self.kept += u32::from(kept);
+        if kept {
+            self.kept.push(u32::try_from(self.pos).unwrap_or(u32::MAX));
+        }
         if self.at(0) == Some('\r') && self.at(1) == Some('\n') {
             self.pos += 1;
         } else if self.at(0) == Some('\u{85}') {
@@ -350,6 +356,15 @@ impl Scanner<'_> {
         let need = u32::try_from(self.indent + 1).unwrap_or(0);
         if col < need {
             self.pads.push((self.pos, need - col, self.line, 0));
+        }
+    }
+
+    /// What go-yaml's parser wants after an entry of the innermost flow collection.
+    fn wanted_in_flow(&self) -> &'static str {
+        if self.flows.last() == Some(&true) {
+            "did not find expected ',' or '}'"
+        } else {
+            "did not find expected ',' or ']'"
         }
     }
 
@@ -407,12 +422,7 @@ impl Scanner<'_> {
                 // `yaml_parser_parse_flow_mapping_key`).
                 '?' if self.flow > 0 && after_node => {
                     self.parser_error = true;
-                    let wanted = if self.flows.last() == Some(&true) {
-                        "did not find expected ',' or '}'"
-                    } else {
-                        "did not find expected ',' or ']'"
-                    };
-                    return Err(Some((self.mark(), wanted)));
+                    return Err(Some((self.mark(), self.wanted_in_flow())));
                 }
                 '?' if self.flow > 0 || self.blankz(1) => {
                     // In a flow collection every `?` is the key indicator to go-yaml
@@ -505,8 +515,9 @@ impl Scanner<'_> {
                 }
                 '\'' | '"' => {
                     self.save_key();
-                    let (line, col, kept) = (self.line, self.col, self.kept);
+                    let (line, col, kept) = (self.line, self.col, self.kept.len());
                     let key = self.key == Some((line, col));
+                    let flow_key = self.flow > 0 && self.allowed;
                     self.allowed = false;
                     self.quoted(c == '\'')?;
                     self.after_node = true;
@@ -515,7 +526,7 @@ impl Scanner<'_> {
                     // `:` (`yaml_parser_stale_simple_keys` for a key at the indentation,
                     // `yaml_parser_fetch_value` for another).
                     let lines = self.line - line;
-                    if key && self.flow == 0 && lines > 0 && self.kept - kept == lines {
+                    if key && self.flow == 0 && lines > 0 && self.kept.len() - kept == lines as usize {
                         let colon = (0..).find(|&k| !self.at(k).is_some_and(is_blank)).unwrap_or(0);
                         if self.at(colon) == Some(':') && self.blankz(colon + 1) {
                             (0..colon).for_each(|_| self.skip());
@@ -525,6 +536,16 @@ impl Scanner<'_> {
                                 "mapping values are not allowed in this context"
                             };
                             return Err(Some((self.mark(), problem)));
+                        }
+                    }
+                    // In a flow collection, its `:` is a value indicator with no key, where
+                    // go-yaml's parser wants the next entry.
+                    if flow_key && lines > 0 && self.kept.len() - kept == lines as usize {
+                        let colon = (0..).find(|&k| !self.at(k).is_some_and(is_blank)).unwrap_or(0);
+                        if self.at(colon) == Some(':') {
+                            (0..colon).for_each(|_| self.skip());
+                            self.parser_error = true;
+                            return Err(Some((self.mark(), self.wanted_in_flow())));
                         }
                     }
                 }
