@@ -427,6 +427,8 @@ struct Builder<'c> {
     /// The slot of the last node copied from an alias: a merge key's value that is an alias
     /// must name a mapping (a list of mappings is merged when written, not through an alias).
     aliased: Option<usize>,
+    /// Where the last event read ends (a mark of the text read).
+    last_end: Mark,
     /// Where the last key of a YAML flow mapping started and ended (marks of the piece).
     flow_key: (Mark, Mark),
     /// The character saphyr is given for a byte order mark go-yaml reads as text
@@ -499,6 +501,7 @@ impl<'c> Builder<'c> {
             json: false,
             aliased: None,
             flow_key: (Mark::default(), Mark::default()),
+            last_end: Mark::default(),
             bom: None,
             apostrophe: None,
         }
@@ -1102,6 +1105,7 @@ fn read_events(
                 };
             }
         };
+        builder.last_end = Mark::from_saphyr(span.end);
         if builder.pruning.kind.is_some() {
             match skip(builder, &event, span, limits) {
                 Skip::Built => {}
@@ -1381,6 +1385,11 @@ fn saphyr_error(
         let message = kubectl::worded(past_end, problem, kubectl::Count::Parser);
         return Ok((piece.absolute(end.clamp(past_end)), message));
     }
+    // A flow collection or quoted scalar starting a line where go-yaml wants another token,
+    // which saphyr's scanner had not given yet.
+    if let Some((mark, problem)) = next_left_of_its_block(piece, builder, builder.last_end, past_end) {
+        return Ok((piece.absolute(mark), kubectl::worded(mark, problem, kubectl::Count::Parser)));
+    }
     // The innermost open block collection first: saphyr may stop before its parser closes
     // the collections that a line less indented ends.
     let go_yaml = builder
@@ -1473,6 +1482,9 @@ fn go_refuses(
     {
         return Some((local(), "found character that cannot start any token", kubectl::Count::Scanner));
     }
+    if let Some(problem) = left_of_its_block(event, span, piece, builder) {
+        return Some((local(), problem, kubectl::Count::Parser));
+    }
     if let Event::Scalar(value, ScalarStyle::Plain, _, None) = event
         && value.is_empty()
         && matches!(builder.stack.last(), Some(Frame::Map { key: None, .. }))
@@ -1487,6 +1499,133 @@ fn go_refuses(
             kubectl::Open::FlowMapping => Some((local(), "did not find expected node content", kubectl::Count::Parser)),
             _ => None,
         };
+    }
+    None
+}
+
+/// go-yaml's parser error for a flow collection or a quoted scalar that starts a line of the
+/// block context (at `span`, of the file) where no node may start, which saphyr reads on
+/// from: left of the innermost block collection's column, where go-yaml's scanner first
+/// closes the block collections right of it (`yaml_parser_unroll_indent`) and the one left
+/// open wants its next key ("did not find expected key") or `-` ("did not find expected '-'
+/// indicator"); or right of a mapping's column where the mapping wants its next key (a node
+/// there is no key: `yaml_parser_parse_block_mapping_key`). A token at a mapping's column
+/// (a required simple key: [`kubectl::stale_required_key`]) or right of it as the value of its
+/// pending key is left as saphyr reads it.
+fn left_of_its_block(
+    event: &Event<'_>,
+    span: Span,
+    piece: &kubectl::Piece<'_>,
+    builder: &Builder<'_>,
+) -> Option<&'static str> {
+    // saphyr's span of a flow collection's start is its bracket; a block one's is empty.
+    let starts = match event {
+        Event::SequenceStart(..) | Event::MappingStart(..) => span.end.index > span.start.index,
+        Event::Scalar(_, ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted, _, _) => true,
+        _ => false,
+    };
+    if !starts || builder.json {
+        return None;
+    }
+    let problem = block_wants_other(builder, piece, span.start.col)?;
+    // The first token of its line (looked at in the text only here, where it is rare).
+    let at = piece.byte_at(span.start.index);
+    let line = piece.text[..at].rfind(['\n', '\r']).map_or(0, |i| i + 1);
+    let first = piece.text[line..at].bytes().all(|b| b == b' ') && !(line == 0 && piece.start.col > 0);
+    first.then_some(problem)
+}
+
+/// What go-yaml's parser wants instead of a node that starts a line at column `col` of the
+/// block context, where it is no key or value ([`left_of_its_block`]); `None` where it may
+/// be one, or a flow collection is open.
+fn block_wants_other(builder: &Builder<'_>, piece: &kubectl::Piece<'_>, col: u32) -> Option<&'static str> {
+    let mut closed = false;
+    let mut frames = builder.stack.iter().rev().peekable();
+    let mut wanted = None;
+    while let Some(frame) = frames.next() {
+        let (start, pending) = match frame {
+            Frame::Map { start, key, .. } => (*start, Some(key.is_some())),
+            Frame::Seq { start, .. } => (*start, None),
+        };
+        if start.col > col {
+            closed = true;
+            continue;
+        }
+        // A sequence at its mapping's column (`a:` then `- b`) ends at any other token, and
+        // the mapping wants its next key.
+        let indentless = matches!(frames.peek(), Some(Frame::Map { start: parent, .. }) if parent.col == start.col);
+        wanted = match pending {
+            _ if start.col == col => None,
+            Some(true) if !closed => None,
+            Some(_) => Some("did not find expected key"),
+            None if indentless => Some("did not find expected key"),
+            None if closed => Some("did not find expected '-' indicator"),
+            None => None,
+        };
+        break;
+    }
+    // go-yaml looks at no column inside a flow collection (rarely looked for: only here).
+    let flow = |frame: &Frame| {
+        let start = match frame {
+            Frame::Map { start, .. } | Frame::Seq { start, .. } => start,
+        };
+        matches!(piece.char_at(start.index), Some('{' | '['))
+    };
+    wanted.filter(|_| !builder.stack.iter().any(flow))
+}
+
+/// [`left_of_its_block`] for the token after the last event read (which ended at `after`, a
+/// mark of the text read), when saphyr stopped at `stop`, past it, before giving it (a flow
+/// collection's start waits for the scanner to know whether it is a key): its place in the
+/// piece and go-yaml's words.
+fn next_left_of_its_block(
+    piece: &kubectl::Piece<'_>,
+    builder: &Builder<'_>,
+    after: Mark,
+    stop: Mark,
+) -> Option<(Mark, &'static str)> {
+    let text = piece.text;
+    let mut at = text.char_indices().nth(after.index as usize).map_or(text.len(), |(i, _)| i);
+    // White space and comments, to the next token, which must start its line.
+    loop {
+        let rest = &text[at..];
+        match rest.chars().next()? {
+            ' ' | '\t' | '\n' | '\r' => at += 1,
+            '#' => at += rest.find(['\n', '\r']).unwrap_or(rest.len()),
+            _ => break,
+        }
+    }
+    let line_start = text[..at].rfind(['\n', '\r']).map(|i| i + 1)?;
+    if !text[at..].starts_with(['[', '{', '"', '\'']) || !text[line_start..at].bytes().all(|b| b == b' ') {
+        return None;
+    }
+    let col = u32::try_from(at - line_start).ok()?;
+    let problem = block_wants_other(builder, piece, col)?;
+    let index = u32::try_from(text[..at].chars().count()).ok()?;
+    let line = u32::try_from(text[..at].bytes().filter(|b| *b == b'\n').count()).ok()?.saturating_add(1);
+    // go-yaml's scanner reads the token (a quoted scalar whole, a flow collection's line, to
+    // know whether it is a key) before its parser refuses it: saphyr's error must be past that.
+    let rest = &text[at..];
+    let scanned = match rest.as_bytes().first() {
+        Some(&quote @ (b'"' | b'\'')) => quoted_end(rest, quote)?,
+        _ => rest.find(['\n', '\r']).unwrap_or(rest.len()),
+    };
+    let scanned = u32::try_from(rest[..scanned].chars().count()).ok()?;
+    (index.saturating_add(scanned) < stop.index).then_some((Mark { index, line, col }, problem))
+}
+
+/// The byte offset in `text`, which starts with a quote, of its closing quote (`''` is an
+/// escaped `'` in single quotes, `\\` escapes in double quotes).
+fn quoted_end(text: &str, quote: u8) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut i = 1;
+    while let Some(&b) = bytes.get(i) {
+        match b {
+            b'\\' if quote == b'"' => i += 2,
+            b'\'' if quote == b'\'' && bytes.get(i + 1) == Some(&b'\'') => i += 2,
+            b if b == quote => return Some(i),
+            _ => i += 1,
+        }
     }
     None
 }
@@ -2245,6 +2384,13 @@ mod tests {
             ("a: {'b\u{2028}c': d}\n".into(), "yaml: line 1: did not find expected ',' or '}'", (1, 10)),
             // go-yaml counts the lines saphyr does not in a quoted scalar (U+2028 is kept).
             ("a: \"b\u{2028}c\"\nd: [\n".into(), "yaml: line 3: did not find expected node content", (3, 1)),
+            // A flow collection or quoted scalar that starts a line where go-yaml's parser
+            // wants a key or `-` (left of its block, or where no value is due), even where
+            // saphyr reads it as a value and stops later.
+            ("spec:\n  a: 2\n [ b: 10\n  c:\n  - d\n".into(), "yaml: line 2: did not find expected key", (3, 2)),
+            ("a:\n  b: 1\n {c: d,\n  e: f}\n".into(), "yaml: line 2: did not find expected key", (3, 2)),
+            ("-   a: 1\n  [c,\n  d]\n- e\n".into(), "yaml: line 1: did not find expected '-' indicator", (2, 3)),
+            ("x:\n-   a: 1\n  [c,\n  d]\n- e\n".into(), "yaml: line 2: did not find expected key", (3, 3)),
             // A merge key takes an alias of a mapping, not of a list (of mappings or not).
             (
                 "a: &x [{b: c}]\nd:\n  <<: *x\n".into(),
