@@ -80,8 +80,19 @@ impl Piece<'_> {
         Mark { index: m.index.saturating_add(by(before)), line: m.line, col: m.col.saturating_add(by(on_line)) }
     }
 
+    /// The byte offset in `text` of the file's character `index` (see [`Piece::char_at`]).
+    pub fn byte_at(&self, index: u32) -> usize {
+        let at = self.text_index(index) as usize;
+        self.text.char_indices().nth(at).map_or(self.text.len(), |(i, _)| i)
+    }
+
     /// The character of the piece as written at the file's character `index`, read in `text`.
     pub fn char_at(&self, index: u32) -> Option<char> {
+        self.text.chars().nth(self.text_index(index) as usize)
+    }
+
+    /// The character index in `text` of the file's character `index`.
+    fn text_index(&self, index: u32) -> u32 {
         let mut at = index.saturating_sub(self.start.index);
         // Spaces added before the index as written are in `text` too.
         for i in self.indented {
@@ -98,8 +109,7 @@ impl Piece<'_> {
             }
             k += 1;
         }
-        at = at.saturating_sub(Shorter::BY.saturating_mul(k));
-        self.text.chars().nth(at as usize)
+        at.saturating_sub(Shorter::BY.saturating_mul(k))
     }
 }
 
@@ -119,35 +129,42 @@ impl Shorter {
     const BY: u32 = 2;
 }
 
-/// A line of a piece that saphyr reads [`Indented::by`] spaces further right than written: a
-/// line inside a flow collection or a quoted scalar left of the block indentation, where
-/// go-yaml (`yaml_parser_scan_flow_scalar`, and `yaml_parser_unroll_indent`, which does nothing
-/// in a flow collection) looks at no indentation and saphyr, after YAML 1.2, wants the lines
-/// indented ([`crate::whitespace`] finds them). Leading white space there separates tokens or
-/// is folded away, so the spaces added change what is read nowhere; marks of the text read
-/// map back to the file through [`Piece::indented`].
+/// Spaces saphyr reads that the piece as written does not have: [`Indented::by`] of them at
+/// the start of a line inside a flow collection or a quoted scalar left of the block
+/// indentation, where go-yaml (`yaml_parser_scan_flow_scalar`, and
+/// `yaml_parser_unroll_indent`, which does nothing in a flow collection) looks at no
+/// indentation and saphyr, after YAML 1.2, wants the lines indented; or one before a `:` glued
+/// to an alias's name (`*a: b`), which go-yaml's name ends at and saphyr's takes in
+/// ([`crate::whitespace`] finds them). Such white space separates tokens or is folded away,
+/// so the spaces added change what is read nowhere; marks of the text read map back to the
+/// file through [`Piece::indented`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Indented {
-    /// Character index in the text as read where the spaces added start (the line's start).
+    /// Character index in the text as read where the spaces added start.
     pub index: u32,
     /// Spaces added.
     pub by: u32,
+    /// Column in the text as read where they start (0: the line's start).
+    pub col: u32,
 }
 
 impl Indented {
     /// A mark of a text with the spaces of `added` (in order) as a mark of the text without
-    /// them; a mark among added spaces is the start of its line.
+    /// them; a mark among added spaces is where they start.
     fn undo(added: &[Indented], m: Mark) -> Mark {
         let before = added.partition_point(|i| i.index <= m.index);
         let mut index = m.index;
         for i in &added[..before] {
             index = index.saturating_sub(i.by.min(m.index - i.index));
         }
-        // On the line of the last spaces added before it, a mark's column counts them.
-        let col = match before.checked_sub(1).map(|last| added[last]) {
-            Some(i) if m.index - i.index == m.col => m.col.saturating_sub(i.by),
-            _ => m.col,
-        };
+        // The spaces added on its line before it: its column counts them.
+        let mut col = m.col;
+        for i in added[..before].iter().rev() {
+            if m.col < i.col || m.index - i.index != m.col - i.col {
+                break;
+            }
+            col = col.saturating_sub(i.by.min(m.col - i.col));
+        }
         Mark { index, line: m.line, col }
     }
 }
@@ -300,7 +317,11 @@ pub(crate) fn pieces(text: &str) -> Pieces<'_> {
     }
     let one_stream = !line_start(b"...")
         && !line_start(b"%")
-        && ((plain && !crate::whitespace::foreign_escape(bytes) && !crate::whitespace::glued_tag(bytes))
+        && ((plain
+            && !crate::whitespace::foreign_escape(bytes)
+            && !crate::whitespace::glued_tag(bytes)
+            && !crate::whitespace::glued_alias(bytes)
+            && !crate::whitespace::flow_question(bytes))
             || (memchr::memchr(b'\r', bytes).is_none()
                 && control_character(text).is_none()
                 && !crate::whitespace::worth_scanning(text)));
@@ -542,37 +563,107 @@ fn clean_ascii(bytes: &[u8], cr: bool, tab: bool) -> bool {
     !blocks.remainder().iter().any(|&b| bad(b))
 }
 
-/// What go-yaml refuses in the directives that start a piece, as a mark of the piece, its
-/// words and how it counts the line: a name it does not know, none, or one glued to what
-/// follows (`yaml_parser_scan_directive_name`, scanner errors), or a `%YAML` directive of
-/// another version than 1.1 (`yaml_parser_process_directives`: go-yaml v2 reads 1.1 only, a
-/// parser error).
-pub(crate) fn directive_problem(text: &str) -> Option<(Mark, &'static str, Count)> {
+/// What go-yaml refuses in the directives that start a piece, as a mark of the piece and
+/// kubectl's words: a name it does not know, none, or one glued to what follows
+/// (`yaml_parser_scan_directive_name`, scanner errors), a `%YAML` directive of another version
+/// than 1.1 or a second one, or a second `%TAG` of a handle (`yaml_parser_process_directives`:
+/// go-yaml v2 reads 1.1 only, parser errors), or
+/// directives that no `---` follows (`yaml_parser_parse_document_start`: "did not find
+/// expected <document start>", at the next token; kubectl cuts a `---` line off the piece that
+/// precedes it, so only one glued to a directive's YAML 1.1 line break may follow).
+pub(crate) fn directive_problem(text: &str) -> Option<(Mark, String)> {
     let mut index = 0u32;
+    let mut directives = false;
+    // The `%YAML` directive and the `%TAG` handles met.
+    let mut yaml = false;
+    let mut handles: Vec<&str> = Vec::new();
     for (line, l) in (1u32..).zip(text.split_inclusive('\n')) {
         if let Some(rest) = l.strip_prefix('%') {
+            directives = true;
             let at = Mark { index, line, col: 0 };
             if let Some(problem) = directive_name_problem(rest) {
-                return Some((at, problem, Count::Scanner));
+                return Some((at, worded(at, problem, Count::Scanner)));
             }
             if let Some((byte, problem)) = directive_value_problem(rest) {
                 let col = u32::try_from(rest[..byte].chars().count()).map_or(u32::MAX, |c| c.saturating_add(1));
-                return Some((Mark { index: index.saturating_add(col), col, ..at }, problem, Count::Scanner));
+                let at = Mark { index: index.saturating_add(col), col, ..at };
+                return Some((at, worded(at, problem, Count::Scanner)));
             }
-            if let Some(version) = rest.strip_prefix("YAML")
-                && version.split_whitespace().next() != Some("1.1")
-            {
-                return Some((at, "found incompatible YAML document", Count::Parser));
+            // `yaml_parser_process_directives`: one `%YAML`, of version 1.1, and one `%TAG` per
+            // handle.
+            if let Some(version) = rest.strip_prefix("YAML") {
+                if std::mem::replace(&mut yaml, true) {
+                    return Some((at, worded(at, "found duplicate %YAML directive", Count::Parser)));
+                }
+                if yaml_version(version) != Some((1, 1)) {
+                    return Some((at, worded(at, "found incompatible YAML document", Count::Parser)));
+                }
+            }
+            if let Some(value) = rest.strip_prefix("TAG") {
+                let handle = value.split_whitespace().next().unwrap_or_default();
+                if handles.contains(&handle) {
+                    return Some((at, worded(at, "found duplicate %TAG directive", Count::Parser)));
+                }
+                handles.push(handle);
             }
         }
         // Directives come before the document.
         let content = l.trim_start();
         if !content.is_empty() && !content.starts_with(['%', '#']) {
-            return None;
+            break;
         }
         index += u32::try_from(l.chars().count()).unwrap_or(u32::MAX);
     }
-    None
+    if !directives {
+        return None;
+    }
+    let (at, go_line) = after_directives(text)?;
+    let go = Mark { line: go_line, ..at };
+    Some((at, worded(go, "did not find expected <document start>", Count::Parser)))
+}
+
+/// The first token after a piece's directives, comments and blank lines (or its end), as a
+/// mark of the piece and the line go-yaml counts (its line breaks are YAML 1.1's: U+0085,
+/// U+2028 and U+2029 too); `None` where it is a `---`.
+fn after_directives(text: &str) -> Option<(Mark, u32)> {
+    let (mut index, mut line, mut col, mut go_line) = (0u32, 1u32, 0u32, 1u32);
+    let mut chars = text.chars().peekable();
+    // Whether the rest of the line is a directive or a comment, skipped.
+    let mut skipping = false;
+    while let Some(&c) = chars.peek() {
+        match c {
+            '\n' | '\r' | '\u{85}' | '\u{2028}' | '\u{2029}' => {
+                chars.next();
+                index += 1;
+                if c == '\r' && chars.peek() == Some(&'\n') {
+                    chars.next();
+                    index += 1;
+                }
+                if matches!(c, '\n' | '\r') {
+                    (line, col) = (line + 1, 0);
+                } else {
+                    col += 1;
+                }
+                go_line += 1;
+                skipping = false;
+                continue;
+            }
+            ' ' | '\t' => {}
+            _ if skipping => {}
+            '%' | '#' => skipping = true,
+            _ => {
+                let rest: String = chars.clone().take(4).collect();
+                let start = rest.strip_prefix("---").is_some_and(|after| {
+                    after.is_empty() || after.starts_with([' ', '\t', '\n', '\r', '\u{85}', '\u{2028}', '\u{2029}'])
+                });
+                return (!start).then_some((Mark { index, line, col }, go_line));
+            }
+        }
+        chars.next();
+        index += 1;
+        col += 1;
+    }
+    Some((Mark { index, line, col }, go_line))
 }
 
 /// What go-yaml's scanner refuses in the name of the directive `rest` follows `%` of.
@@ -592,9 +683,10 @@ fn directive_name_problem(rest: &str) -> Option<&'static str> {
 
 /// What go-yaml's scanner refuses in the value of the `%YAML` or `%TAG` directive `rest`
 /// follows `%` of (a name it knows): a version that is not digits, `.`, digits, each number of
-/// at most 2 digits (`yaml_parser_scan_version_directive_value`), or a tag handle not followed by white space
-/// (`yaml_parser_scan_tag_directive_value`); the byte offset in `rest` where it stops, and its
-/// words.
+/// at most 2 digits (`yaml_parser_scan_version_directive_value`), a tag handle not followed by
+/// white space, or a prefix not followed by white space or a line break
+/// (`yaml_parser_scan_tag_directive_value`), or more than a comment after the value
+/// ([`directive_end_problem`]); the byte offset in `rest` where it stops, and its words.
 fn directive_value_problem(rest: &str) -> Option<(usize, &'static str)> {
     let skip_blanks = |from: usize| from + rest[from..].len() - rest[from..].trim_start_matches([' ', '\t']).len();
     let digits = |from: usize| rest[from..].bytes().take_while(u8::is_ascii_digit).count();
@@ -615,21 +707,104 @@ fn directive_value_problem(rest: &str) -> Option<(usize, &'static str)> {
         return match digits(minor) {
             0 => Some((minor, "did not find expected version number")),
             3.. => Some((minor + 3, "found extremely long version number")),
-            _ => None,
+            n => directive_end_problem(rest, minor + n),
         };
     }
     let value = rest.strip_prefix("TAG")?;
     let handle = skip_blanks(rest.len() - value.len());
-    // `!`, or `!` letters, digits, `_`, `-` and `!` (a handle go-yaml refuses otherwise is
-    // left to saphyr's words).
-    let name = rest[handle..].strip_prefix('!')?;
+    // `!`, or `!` letters, digits, `_`, `-` and `!` (`yaml_parser_scan_tag_handle`).
+    let Some(name) = rest[handle..].strip_prefix('!') else {
+        return Some((handle, "did not find expected '!'"));
+    };
     let word = name.bytes().take_while(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'-').count();
     let end = match name.as_bytes().get(word) {
         Some(b'!') => handle + 1 + word + 1,
         _ if word == 0 => handle + 1,
-        _ => return None,
+        _ => return Some((handle + 1 + word, "did not find expected '!'")),
     };
-    (!rest[end..].starts_with([' ', '\t'])).then_some((end, "did not find expected whitespace"))
+    if !rest[end..].starts_with([' ', '\t']) {
+        return Some((end, "did not find expected whitespace"));
+    }
+    // The prefix, a URI, then white space (`yaml_parser_scan_tag_directive_value`) and the
+    // directive's end.
+    let prefix = end + rest[end..].len() - rest[end..].trim_start_matches([' ', '\t']).len();
+    let uri = match uri_end(&rest[prefix..]) {
+        Ok(0) => return Some((prefix, "did not find expected tag URI")),
+        Ok(n) => prefix + n,
+        Err((at, problem)) => return Some((prefix + at, problem)),
+    };
+    if !(rest[uri..].is_empty() || rest[uri..].starts_with([' ', '\t', '\r', '\n', '\u{85}', '\u{2028}', '\u{2029}'])) {
+        return Some((uri, "did not find expected whitespace or line break"));
+    }
+    directive_end_problem(rest, uri)
+}
+
+/// The version a `%YAML` directive's value names, as go-yaml reads its two numbers (each
+/// digit by digit: `01.1` is 1.1).
+fn yaml_version(value: &str) -> Option<(u8, u8)> {
+    fn number(s: &str) -> Option<(u8, &str)> {
+        let digits = s.bytes().take_while(u8::is_ascii_digit).count();
+        Some((s[..digits].parse::<u8>().ok()?, &s[digits..]))
+    }
+    let (major, rest) = number(value.trim_start_matches([' ', '\t']))?;
+    let (minor, _) = number(rest.strip_prefix('.')?)?;
+    Some((major, minor))
+}
+
+/// Where go-yaml's `yaml_parser_scan_tag_uri` stops in `text` (a byte offset; 0: no URI), or
+/// where and why it refuses a `%` escape (`yaml_parser_scan_uri_escapes`: `%` and two hex
+/// digits per octet, the octets of one UTF-8 character).
+fn uri_end(text: &str) -> Result<usize, (usize, &'static str)> {
+    let bytes = text.as_bytes();
+    let octet = |at: usize| {
+        let hex = bytes.get(at + 1..at + 3).and_then(|h| std::str::from_utf8(h).ok());
+        match (bytes.get(at), hex.and_then(|h| u8::from_str_radix(h, 16).ok())) {
+            (Some(b'%'), Some(o)) if hex.is_some_and(|h| h.bytes().all(|b| b.is_ascii_hexdigit())) => Ok(o),
+            _ => Err((at, "did not find URI escaped octet")),
+        }
+    };
+    let mut at = 0;
+    while let Some(&b) = bytes.get(at) {
+        if b != b'%' {
+            if !uri_char(char::from(b)) {
+                break;
+            }
+            at += 1;
+            continue;
+        }
+        let width = match octet(at)? {
+            0x00..=0x7F => 1,
+            0xC0..=0xDF => 2,
+            0xE0..=0xEF => 3,
+            0xF0..=0xF7 => 4,
+            _ => return Err((at, "found an incorrect leading UTF-8 octet")),
+        };
+        at += 3;
+        for _ in 1..width {
+            if octet(at)? & 0xC0 != 0x80 {
+                return Err((at, "found an incorrect trailing UTF-8 octet"));
+            }
+            at += 3;
+        }
+    }
+    Ok(at)
+}
+
+/// Whether go-yaml reads `c` as a character of a tag's URI (`yaml_parser_scan_tag_uri`:
+/// letters, digits, `_`, `-` and `;/?:@&=+$,.!~*'()[]%`).
+pub(crate) fn uri_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || "_-;/?:@&=+$,.!~*'()[]%".contains(c)
+}
+
+/// What go-yaml's scanner refuses after a directive's value, which ends at the byte offset
+/// `end` of `rest`: anything but blanks, then a comment or a line break (`\r`, `\n`, U+0085,
+/// U+2028, U+2029) or the end (`yaml_parser_scan_directive`'s "did not find expected comment
+/// or line break", where the blanks end).
+fn directive_end_problem(rest: &str, end: usize) -> Option<(usize, &'static str)> {
+    let after = rest[end..].trim_start_matches([' ', '\t']);
+    let at = rest.len() - after.len();
+    let fine = after.is_empty() || after.starts_with(['#', '\r', '\n', '\u{85}', '\u{2028}', '\u{2029}']);
+    (!fine).then_some((at, "did not find expected comment or line break"))
 }
 
 /// A directive after a document's content (saphyr's "missing explicit document end marker
@@ -663,10 +838,11 @@ pub(crate) enum Open {
 }
 
 /// Which line go-yaml names for a problem (`parser.fail` of go-yaml v2's `yaml.go`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(crate) enum Count {
     /// A scanner error: the problem's line, from 1 (none on the first line: go-yaml names a
     /// line only when the one counted from 0 is not 0).
+    #[default]
     Scanner,
     /// A parser error: the problem's line, from 0 (so the line before it, and none on the
     /// first line).
@@ -689,31 +865,34 @@ pub(crate) fn worded(at: Mark, problem: &str, count: Count) -> String {
     }
 }
 
+/// The line a message names (`yaml: line N: ...`), if it names one, changed by `to`.
+pub(crate) fn renumber_line(message: &mut String, to: impl FnOnce(u32) -> u32) {
+    const LINE: &str = "yaml: line ";
+    let Some(at) = message.find(LINE).map(|i| i + LINE.len()) else {
+        return;
+    };
+    let digits = message[at..].bytes().take_while(u8::is_ascii_digit).count();
+    if let Ok(line) = message[at..at + digits].parse::<u32>() {
+        message.replace_range(at..at + digits, &to(line).to_string());
+    }
+}
+
 /// The line a piece's error names (`yaml: line N: ...`) as go-yaml counts it in the text
 /// kubectl gives it: `LineReader` reads the file with `bufio.Reader.ReadLine`, which drops the
 /// `\r\n` or `\n` ending each line, and ends each with `\n`, so a line ending `\r\r\n` reaches
 /// go-yaml ending `\r\n`: one line break where the file (and saphyr) has two. Every such
 /// ending before the error takes one off the line named.
 pub(crate) fn line_as_line_reader_counts(piece: Piece<'_>, error: &mut crate::SyntaxError) {
-    const LINE: &str = "yaml: line ";
     if memchr::memmem::find(piece.text.as_bytes(), b"\r\r\n").is_none() {
         return;
     }
-    let Some(at) = error.message.find(LINE).map(|i| i + LINE.len()) else {
-        return;
-    };
-    let digits = error.message[at..].bytes().take_while(u8::is_ascii_digit).count();
-    let Ok(line) = error.message[at..at + digits].parse::<u32>() else {
-        return;
-    };
     // The error's place in the piece, in characters (marks count characters).
     let chars = error.mark.index.saturating_sub(piece.start.index) as usize;
     let end = piece.text.char_indices().nth(chars).map_or(piece.text.len(), |(i, _)| i);
     let doubled =
         u32::try_from(memchr::memmem::find_iter(&piece.text.as_bytes()[..end], b"\r\r\n").count()).unwrap_or(u32::MAX);
     // Past the first line: each such ending is before the error, on an earlier line.
-    let fixed = line.saturating_sub(doubled).max(1);
-    error.message.replace_range(at..at + digits, &fixed.to_string());
+    renumber_line(&mut error.message, |line| line.saturating_sub(doubled).max(1));
 }
 
 /// go-yaml's error for saphyr's `message` at `mark` (a mark of `piece`): kubectl's words, and
@@ -1129,6 +1308,33 @@ impl ByteCursor {
     }
 }
 
+/// Whether the node that starts at byte `at` of `text` is an explicit key: what precedes it,
+/// past white space and its properties (an anchor `&a`, a tag `!t`), is a `?` indicator
+/// (`yaml_parser_fetch_key`), which go-yaml reads as a key however far its `:` is.
+pub(crate) fn explicit_key(text: &str, at: usize) -> bool {
+    let mut before = text.get(..at).unwrap_or_default().trim_end();
+    // Comments on the lines between (`? # empty`).
+    loop {
+        let line = before.rfind(['\n', '\r']).map_or(0, |i| i + 1);
+        let last = &before[line..];
+        let comment = last.char_indices().find(|&(i, c)| c == '#' && (i == 0 || last[..i].ends_with([' ', '\t'])));
+        let Some((hash, _)) = comment else {
+            break;
+        };
+        before = before[..line + hash].trim_end();
+    }
+    for _ in 0..2 {
+        let word = before.rfind(char::is_whitespace).map_or(0, |i| i + 1);
+        if !before[word..].starts_with(['&', '!']) {
+            break;
+        }
+        before = before[..word].trim_end();
+    }
+    before
+        .strip_suffix('?')
+        .is_some_and(|rest| rest.is_empty() || rest.ends_with([' ', '\t', '\n', '\r', '{', '[', ',']))
+}
+
 /// What go-yaml's scanner refuses in the name of an anchor that saphyr reads (YAML 1.2 names
 /// take any character but white space and `,[]{}`; `yaml_parser_scan_anchor` reads letters,
 /// digits, `_` and `-`, and then wants white space or one of `?:,]}%@` and a backtick).
@@ -1179,10 +1385,11 @@ pub(crate) fn name_problem(name: &str, value_on_key_line: bool) -> Option<(usize
 // === what go-yaml's decoder and json.Marshal refuse in a document that parses ===
 
 /// A key that go-yaml cannot hash (`invalid map key: []interface {}{"a", "b"}`, with Go's
-/// `%#v` of it), or a merge key whose value is not a mapping or a list of mappings.
+/// `%#v` of it), or a merge key whose value is not a mapping or a list of mappings, or is a
+/// list through an alias (`alias_of_list`: `decoder.merge` wants an alias of a mapping).
 /// go-yaml decodes a key before it hashes it, so a key that is itself a mapping with an
 /// unhashable key of its own is refused for that inner key first.
-pub(crate) fn key_problem(key: Node<'_>, value: Node<'_>, is_merge: bool) -> Option<String> {
+pub(crate) fn key_problem(key: Node<'_>, value: Node<'_>, is_merge: bool, alias_of_list: bool) -> Option<String> {
     if key.scalar().is_none() {
         let inner = invalid_key_within(key).unwrap_or(key);
         return Some(format!("{YAML_TO_JSON}yaml: invalid map key: {}", go_sharp_v(inner, true)));
@@ -1196,7 +1403,8 @@ pub(crate) fn key_problem(key: Node<'_>, value: Node<'_>, is_merge: bool) -> Opt
         NodeKind::Seq(mut items) => items.all(Node::is_map),
         NodeKind::Scalar(_) => false,
     };
-    (!mergeable).then(|| format!("{YAML_TO_JSON}yaml: map merge requires map or sequence of maps as the value"))
+    (!mergeable || alias_of_list)
+        .then(|| format!("{YAML_TO_JSON}yaml: map merge requires map or sequence of maps as the value"))
 }
 
 /// The first unhashable key go-yaml meets decoding `node` (in document order, each key
@@ -1437,18 +1645,18 @@ mod tests {
         let mut scalars = scalars.documents[0].root().items().unwrap();
         let (value, scalar, merge) = (scalars.next().unwrap(), scalars.next().unwrap(), scalars.next().unwrap());
         assert_eq!(
-            key_problem(key, value, false).unwrap(),
+            key_problem(key, value, false, false).unwrap(),
             "error converting YAML to JSON: yaml: invalid map key: []interface {}{\"a\", 1, 1.5, interface {}(nil), map[interface {}]interface {}{\"k\":\"v\"}}"
         );
         assert_eq!(go_g(1e21), "1e+21");
         assert_eq!(go_g(0.5), "0.5");
         // A merge of a scalar, or of a list with a scalar in it.
         assert!(
-            key_problem(merge, scalar, true)
+            key_problem(merge, scalar, true, false)
                 .unwrap()
                 .ends_with("map merge requires map or sequence of maps as the value")
         );
-        assert!(key_problem(merge, key, true).is_some());
+        assert!(key_problem(merge, key, true, false).is_some());
     }
 
     #[test]

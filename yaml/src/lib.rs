@@ -332,7 +332,8 @@ enum Frame {
         key: Option<usize>,
         /// Whether it has a merge key (`<<`) to apply when it closes.
         merge: bool,
-        /// Whether it is a flow mapping (`{...}`) of YAML.
+        /// Whether it is a flow mapping (`{...}`) of YAML, or a pair of one (`[a: b]`: a
+        /// mapping of one entry in a flow sequence), whose key go-yaml wants on one line.
         flow: bool,
         start: Mark,
         anchor: usize,
@@ -423,8 +424,13 @@ struct Builder<'c> {
     non_finite: bool,
     /// Whether the piece is JSON (read as `encoding/json` reads it, not go-yaml).
     json: bool,
-    /// Where the last key of a YAML flow mapping ended (a mark of the piece).
-    flow_key_end: Mark,
+    /// The slot of the last node copied from an alias: a merge key's value that is an alias
+    /// must name a mapping (a list of mappings is merged when written, not through an alias).
+    aliased: Option<usize>,
+    /// Where the last event read ends (a mark of the text read).
+    last_end: Mark,
+    /// Where the last key of a YAML flow mapping started and ended (marks of the piece).
+    flow_key: (Mark, Mark),
     /// The character saphyr is given for a byte order mark go-yaml reads as text
     /// ([`kubectl::text_boms`]): a string is given back its marks.
     bom: Option<char>,
@@ -493,7 +499,9 @@ impl<'c> Builder<'c> {
             convert_problem: None,
             non_finite: false,
             json: false,
-            flow_key_end: Mark::default(),
+            aliased: None,
+            flow_key: (Mark::default(), Mark::default()),
+            last_end: Mark::default(),
             bom: None,
             apostrophe: None,
         }
@@ -516,6 +524,7 @@ impl<'c> Builder<'c> {
         self.go_problem = None;
         self.convert_problem = None;
         self.non_finite = false;
+        self.aliased = None;
     }
 
     /// Keeps the first problem go-yaml's decoder would meet (it decodes in document order).
@@ -711,7 +720,9 @@ impl<'c> Builder<'c> {
                         self.pruning.kind = Some(kind.into());
                     }
                     let is_merge = k_node.is_merge_key();
-                    if let Some(message) = kubectl::key_problem(k_node, node, is_merge) {
+                    // go-yaml's `decoder.merge` takes an alias of a mapping, not of a list.
+                    let alias_of_list = is_merge && self.aliased == Some(at) && node.is_seq();
+                    if let Some(message) = kubectl::key_problem(k_node, node, is_merge, alias_of_list) {
                         problem = Some((k_node.span().start, message));
                     } else if let Some((key, message)) = kubectl::unsupported_key(k_node, node)
                         && self.convert_problem.as_ref().is_none_or(|p| p.map == *map && p.key == key)
@@ -974,7 +985,9 @@ fn build_piece(
         (Read::Stop, true)
     };
     builder.json = json;
-    if let Some(at) = kubectl::control_character(piece.text) {
+    // `encoding/json` refuses control characters below U+0020 in strings (a JSON value with one
+    // never gets here) and takes every other character.
+    if !json && let Some(at) = kubectl::control_character(piece.text) {
         let message = format!("{}yaml: control characters are not allowed", kubectl::YAML_TO_JSON);
         return stop(out, piece.absolute(at), message);
     }
@@ -982,8 +995,8 @@ fn build_piece(
         let message = kubectl::worded(at, "did not find expected node content", kubectl::Count::Parser);
         return stop(out, piece.absolute(at), message);
     }
-    if let Some((at, problem, count)) = kubectl::directive_problem(piece.text) {
-        return stop(out, piece.absolute(at), kubectl::worded(at, problem, count));
+    if let Some((at, message)) = kubectl::directive_problem(piece.text) {
+        return stop(out, piece.absolute(at), message);
     }
     // JSON is read by `encoding/json`, not go-yaml.
     let mut scanned = (!json && whitespace::worth_scanning(piece.text)).then(|| whitespace::scan(piece.text));
@@ -1019,8 +1032,17 @@ fn build_piece(
             Ok(read) => break read,
         }
     };
+    // saphyr counts no line at a U+2028 or U+2029 of a quoted scalar; go-yaml does.
+    let kept = scanned.as_ref().map(|w| w.kept.as_slice()).unwrap_or_default();
+    if !kept.is_empty()
+        && let Some(e) = out.error.as_mut()
+    {
+        let local = e.mark.index.saturating_sub(piece.start.index);
+        let before = u32::try_from(kept.partition_point(|k| *k < local)).unwrap_or(u32::MAX);
+        kubectl::renumber_line(&mut e.message, |line| line.saturating_add(before));
+    }
     // go-yaml's tab error, unless saphyr stopped before it.
-    if let Some((at, problem)) = scanned.and_then(|w| w.error) {
+    if let Some((at, problem, count)) = scanned.and_then(|w| w.error.map(|(at, problem)| (at, problem, w.count))) {
         // The scanner counts go-yaml's lines, YAML 1.1 breaks included.
         if starts.is_empty() && piece.text.contains(['\u{85}', '\u{2028}', '\u{2029}']) {
             starts = kubectl::line_starts(piece.text);
@@ -1028,7 +1050,7 @@ fn build_piece(
         let absolute = kubectl::Piece { line_starts: &starts, ..piece }.absolute(at);
         if out.error.as_ref().is_none_or(|e| e.mark.index >= absolute.index) {
             out.documents.truncate(before);
-            return stop(out, absolute, kubectl::worded(at, problem, kubectl::Count::Scanner));
+            return stop(out, absolute, kubectl::worded(at, problem, count));
         }
     }
     read
@@ -1093,6 +1115,7 @@ fn read_events(
                 };
             }
         };
+        builder.last_end = Mark::from_saphyr(span.end);
         if builder.pruning.kind.is_some() {
             match skip(builder, &event, span, limits) {
                 Skip::Built => {}
@@ -1131,10 +1154,12 @@ fn read_events(
             && !matches!(event, Event::MappingEnd | Event::SequenceEnd)
         {
             if key.is_none() {
-                builder.flow_key_end =
-                    if let Event::Scalar(..) | Event::Alias(_) = event { local_end } else { local_start };
-            } else if builder.flow_key_end.line < local_start.line
-                && let Some(refused) = multi_line_flow_key(&piece, None, builder.flow_key_end, &mut cursor, builder)
+                let end = if let Event::Scalar(..) | Event::Alias(_) = event { local_end } else { local_start };
+                builder.flow_key = (local_start, end);
+            } else if let (key_start, key_end) = builder.flow_key
+                && key_end.line < local_start.line
+                && !kubectl::explicit_key(piece.text, cursor.byte_of(piece.text, key_start.index))
+                && let Some(refused) = multi_line_flow_key(&piece, None, key_end, &mut cursor, builder)
             {
                 fatal = Some(refused);
                 continue;
@@ -1266,6 +1291,7 @@ fn read_events(
                     if let Some((anchored, _)) = builder.anchors.get(&id) {
                         builder.nodes.extend(anchored.iter().map(|slot| Slot { kind: slot.kind, span }));
                     }
+                    builder.aliased = Some(at);
                     builder.finish_node(at, 0, decoded);
                 }
                 // saphyr knows the anchor (or it would have refused the alias): it is on a node
@@ -1294,8 +1320,10 @@ fn read_events(
                         Some((span.start, format!("invalid YAML: nesting deeper than {} levels", limits.max_depth)));
                     continue;
                 }
-                // saphyr's span of a flow mapping's start is its `{`; a block mapping's is empty.
-                let flow = !builder.json && local_end.index > local_start.index;
+                // saphyr's span of a flow mapping's start is its `{`; a block mapping's is empty,
+                // and so is a pair's of a flow sequence, the only mapping there without `{`.
+                let flow = !builder.json
+                    && (local_end.index > local_start.index || builder.open(&piece) == kubectl::Open::FlowSequence);
                 builder.open_collection(span.start, anchor, true, flow);
             }
             Event::SequenceEnd | Event::MappingEnd => {
@@ -1361,6 +1389,11 @@ fn saphyr_error(
     {
         let message = kubectl::worded(past_end, problem, kubectl::Count::Parser);
         return Ok((piece.absolute(end.clamp(past_end)), message));
+    }
+    // A flow collection or quoted scalar starting a line where go-yaml wants another token,
+    // which saphyr's scanner had not given yet.
+    if let Some((mark, problem)) = next_left_of_its_block(piece, builder, builder.last_end, past_end) {
+        return Ok((piece.absolute(mark), kubectl::worded(mark, problem, kubectl::Count::Parser)));
     }
     // The innermost open block collection first: saphyr may stop before its parser closes
     // the collections that a line less indented ends.
@@ -1454,10 +1487,15 @@ fn go_refuses(
     {
         return Some((local(), "found character that cannot start any token", kubectl::Count::Scanner));
     }
+    if let Some(problem) = left_of_its_block(event, span, piece, builder) {
+        return Some((local(), problem, kubectl::Count::Parser));
+    }
     if let Event::Scalar(value, ScalarStyle::Plain, _, None) = event
         && value.is_empty()
         && matches!(builder.stack.last(), Some(Frame::Map { key: None, .. }))
         && piece.char_at(span.start.index) == Some(':')
+        // The empty key of a `?` is a null key, which go-yaml reads (and kubectl refuses).
+        && !kubectl::explicit_key(piece.text, piece.byte_at(span.start.index))
     {
         // In a flow mapping (`{: value}`), `yaml_parser_parse_flow_mapping_key` parses the
         // value indicator as a node.
@@ -1472,19 +1510,25 @@ fn go_refuses(
 
 /// The anchor of a node's event (0: none), and whether go-yaml may refuse the node where saphyr
 /// reads it ([`refused_node`]): it has a tag, or it is a plain scalar that is empty or starts
-/// with `:`, `|` or `>` ([`go_refuses`]), or a scalar on more than one line or of 1024 bytes or
-/// more (a flow mapping key go-yaml refuses, [`multi_line_flow_key`]). Nearly no event is one:
-/// this much is read of every event, the rest only of those.
+/// with `:`, `|` or `>`, a quoted scalar or a flow collection's start (which may start a line
+/// where go-yaml wants a key, [`left_of_its_block`]) ([`go_refuses`]), or a scalar on more than
+/// one line or of 1024 bytes or more (a flow mapping key go-yaml refuses,
+/// [`multi_line_flow_key`]). Few events are one: this much is read of every event, the rest
+/// only of those.
 #[inline]
 fn suspect(event: &Event<'_>, start: Mark, end: Mark) -> (usize, bool) {
     match event {
         Event::Scalar(value, style, anchor, tag) => {
             let plain =
                 *style == ScalarStyle::Plain && matches!(value.as_bytes().first(), None | Some(b':' | b'|' | b'>'));
+            let quoted = matches!(style, ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted);
             let long = start.line != end.line || end.index.saturating_sub(start.index) >= 1024;
-            (*anchor, tag.is_some() || plain || long)
+            (*anchor, tag.is_some() || plain || quoted || long)
         }
-        Event::SequenceStart(anchor, tag) | Event::MappingStart(anchor, tag) => (*anchor, tag.is_some()),
+        // A flow collection's start (its bracket: a block one's span is empty).
+        Event::SequenceStart(anchor, tag) | Event::MappingStart(anchor, tag) => {
+            (*anchor, tag.is_some() || end.index > start.index)
+        }
         _ => (0, false),
     }
 }
@@ -1508,9 +1552,137 @@ fn refused_node(
     }
     if let Event::Scalar(..) = event
         && (local_start.line != local_end.line || local_end.index.saturating_sub(local_start.index) >= 1024)
-        && matches!(builder.stack.last(), Some(Frame::Map { key: None, .. }))
+        && matches!(builder.stack.last(), Some(Frame::Map { key: None, flow: true, .. }))
+        && !kubectl::explicit_key(piece.text, cursor.byte_of(piece.text, local_start.index))
     {
         return multi_line_flow_key(piece, Some(local_start), local_end, cursor, builder);
+    }
+    None
+}
+
+/// go-yaml's parser error for a flow collection or a quoted scalar that starts a line of the
+/// block context (at `span`, of the file) where no node may start, which saphyr reads on
+/// from: left of the innermost block collection's column, where go-yaml's scanner first
+/// closes the block collections right of it (`yaml_parser_unroll_indent`) and the one left
+/// open wants its next key ("did not find expected key") or `-` ("did not find expected '-'
+/// indicator"); or right of a mapping's column where the mapping wants its next key (a node
+/// there is no key: `yaml_parser_parse_block_mapping_key`). A token at a mapping's column
+/// (a required simple key: [`kubectl::stale_required_key`]) or right of it as the value of its
+/// pending key is left as saphyr reads it.
+fn left_of_its_block(
+    event: &Event<'_>,
+    span: Span,
+    piece: &kubectl::Piece<'_>,
+    builder: &Builder<'_>,
+) -> Option<&'static str> {
+    // saphyr's span of a flow collection's start is its bracket; a block one's is empty.
+    let starts = match event {
+        Event::SequenceStart(..) | Event::MappingStart(..) => span.end.index > span.start.index,
+        Event::Scalar(_, ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted, _, _) => true,
+        _ => false,
+    };
+    if !starts || builder.json {
+        return None;
+    }
+    let problem = block_wants_other(builder, piece, span.start.col)?;
+    // The first token of its line (looked at in the text only here, where it is rare).
+    let at = piece.byte_at(span.start.index);
+    let line = piece.text[..at].rfind(['\n', '\r']).map_or(0, |i| i + 1);
+    let first = piece.text[line..at].bytes().all(|b| b == b' ') && !(line == 0 && piece.start.col > 0);
+    first.then_some(problem)
+}
+
+/// What go-yaml's parser wants instead of a node that starts a line at column `col` of the
+/// block context, where it is no key or value ([`left_of_its_block`]); `None` where it may
+/// be one, or a flow collection is open.
+fn block_wants_other(builder: &Builder<'_>, piece: &kubectl::Piece<'_>, col: u32) -> Option<&'static str> {
+    let mut closed = false;
+    let mut frames = builder.stack.iter().rev().peekable();
+    let mut wanted = None;
+    while let Some(frame) = frames.next() {
+        let (start, pending) = match frame {
+            Frame::Map { start, key, .. } => (*start, Some(key.is_some())),
+            Frame::Seq { start, .. } => (*start, None),
+        };
+        if start.col > col {
+            closed = true;
+            continue;
+        }
+        // A sequence at its mapping's column (`a:` then `- b`) ends at any other token, and
+        // the mapping wants its next key.
+        let indentless = matches!(frames.peek(), Some(Frame::Map { start: parent, .. }) if parent.col == start.col);
+        wanted = match pending {
+            _ if start.col == col => None,
+            Some(true) if !closed => None,
+            Some(_) => Some("did not find expected key"),
+            None if indentless => Some("did not find expected key"),
+            None if closed => Some("did not find expected '-' indicator"),
+            None => None,
+        };
+        break;
+    }
+    // go-yaml looks at no column inside a flow collection (rarely looked for: only here).
+    let flow = |frame: &Frame| {
+        let start = match frame {
+            Frame::Map { start, .. } | Frame::Seq { start, .. } => start,
+        };
+        matches!(piece.char_at(start.index), Some('{' | '['))
+    };
+    wanted.filter(|_| !builder.stack.iter().any(flow))
+}
+
+/// [`left_of_its_block`] for the token after the last event read (which ended at `after`, a
+/// mark of the text read), when saphyr stopped at `stop`, past it, before giving it (a flow
+/// collection's start waits for the scanner to know whether it is a key): its place in the
+/// piece and go-yaml's words.
+fn next_left_of_its_block(
+    piece: &kubectl::Piece<'_>,
+    builder: &Builder<'_>,
+    after: Mark,
+    stop: Mark,
+) -> Option<(Mark, &'static str)> {
+    let text = piece.text;
+    let mut at = text.char_indices().nth(after.index as usize).map_or(text.len(), |(i, _)| i);
+    // White space and comments, to the next token, which must start its line.
+    loop {
+        let rest = &text[at..];
+        match rest.chars().next()? {
+            ' ' | '\t' | '\n' | '\r' => at += 1,
+            '#' => at += rest.find(['\n', '\r']).unwrap_or(rest.len()),
+            _ => break,
+        }
+    }
+    let line_start = text[..at].rfind(['\n', '\r']).map(|i| i + 1)?;
+    if !text[at..].starts_with(['[', '{', '"', '\'']) || !text[line_start..at].bytes().all(|b| b == b' ') {
+        return None;
+    }
+    let col = u32::try_from(at - line_start).ok()?;
+    let problem = block_wants_other(builder, piece, col)?;
+    let index = u32::try_from(text[..at].chars().count()).ok()?;
+    let line = u32::try_from(text[..at].bytes().filter(|b| *b == b'\n').count()).ok()?.saturating_add(1);
+    // go-yaml's scanner reads the token (a quoted scalar whole, a flow collection's line, to
+    // know whether it is a key) before its parser refuses it: saphyr's error must be past that.
+    let rest = &text[at..];
+    let scanned = match rest.as_bytes().first() {
+        Some(&quote @ (b'"' | b'\'')) => quoted_end(rest, quote)?,
+        _ => rest.find(['\n', '\r']).unwrap_or(rest.len()),
+    };
+    let scanned = u32::try_from(rest[..scanned].chars().count()).ok()?;
+    (index.saturating_add(scanned) < stop.index).then_some((Mark { index, line, col }, problem))
+}
+
+/// The byte offset in `text`, which starts with a quote, of its closing quote (`''` is an
+/// escaped `'` in single quotes, `\\` escapes in double quotes).
+fn quoted_end(text: &str, quote: u8) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut i = 1;
+    while let Some(&b) = bytes.get(i) {
+        match b {
+            b'\\' if quote == b'"' => i += 2,
+            b'\'' if quote == b'\'' && bytes.get(i + 1) == Some(&b'\'') => i += 2,
+            b if b == quote => return Some(i),
+            _ => i += 1,
+        }
     }
     None
 }
@@ -1547,14 +1719,16 @@ fn anchor_refused(
     Some((piece.absolute(mark), kubectl::worded(mark, problem, kubectl::Count::Scanner)))
 }
 
-/// go-yaml's parser error for a key of a flow mapping on more than one line, or one whose `:`
-/// is on a later line or more than 1024 characters after its start, which ends at `end` (a
-/// mark of the piece; `scalar`: the start of a scalar key, which the caller read): a simple
-/// key and its `:` are on one line and at most 1024 characters apart
-/// (`yaml_parser_stale_simple_keys`), so go-yaml scans the key as a node and its `:` as a value
-/// indicator with no key, where its parser wants the next entry
-/// (`yaml_parser_parse_flow_mapping_key`: "did not find expected ',' or '}'", at the `:`). The
-/// place in the file and kubectl's words.
+/// go-yaml's parser error for a key of a flow mapping (or of a pair of a flow sequence, `[a:
+/// b]`) on more than one line, or one whose `:` is on a later line or more than 1024
+/// characters after its start, which ends at `end` (a mark of the piece; `scalar`: the start
+/// of a scalar key, which the caller read): a simple key and its `:` are on one line and at
+/// most 1024 characters apart (`yaml_parser_stale_simple_keys`), so go-yaml scans the key as a
+/// node and its `:` as a value indicator with no key, where its parser wants the next entry
+/// (`yaml_parser_parse_flow_mapping_key`: "did not find expected ',' or '}'", at the `:`;
+/// `yaml_parser_parse_flow_sequence_entry`: "did not find expected ',' or ']'"). An explicit
+/// key (`? a`) is no simple key: the caller leaves it alone. The place in the file and
+/// kubectl's words.
 #[cold]
 #[inline(never)]
 fn multi_line_flow_key(
@@ -1564,9 +1738,13 @@ fn multi_line_flow_key(
     cursor: &mut kubectl::ByteCursor,
     builder: &Builder<'_>,
 ) -> Option<(Mark, String)> {
-    if builder.open(piece) != kubectl::Open::FlowMapping {
-        return None;
-    }
+    // A pair of a flow sequence (`[a: b]`) is a mapping go-yaml never opens: its parser wants
+    // the sequence's next entry (`yaml_parser_parse_flow_sequence_entry`).
+    let wanted = match builder.open(piece) {
+        kubectl::Open::FlowMapping => "did not find expected ',' or '}'",
+        _ if matches!(builder.stack.last(), Some(Frame::Map { flow: true, .. })) => "did not find expected ',' or ']'",
+        _ => return None,
+    };
     let text = piece.text;
     let at = cursor.byte_of(text, end.index).min(text.len());
     let after = &text[at..];
@@ -1595,7 +1773,7 @@ fn multi_line_flow_key(
         None => end.col.saturating_add(chars),
     };
     let mark = Mark { index: end.index.saturating_add(chars), line: end.line.saturating_add(breaks), col };
-    Some((piece.absolute(mark), kubectl::worded(mark, "did not find expected ',' or '}'", kubectl::Count::Parser)))
+    Some((piece.absolute(mark), kubectl::worded(mark, wanted, kubectl::Count::Parser)))
 }
 
 /// `!<>`: a verbatim tag with nothing in it.
@@ -1643,9 +1821,12 @@ fn skip(builder: &mut Builder<'_>, event: &Event<'_>, span: YSpan, limits: Limit
         (Some(_), Event::SequenceStart(_, Some(tag)) | Event::MappingStart(_, Some(tag))) if empty_tag(tag) => {
             Skip::Inexact
         }
-        // A key on more than one line, which go-yaml refuses in a flow mapping (see
-        // `multi_line_flow_key`).
-        (Some(_), Event::Scalar(..)) if multi_line && pruning.skipped_at_key.last() == Some(&Some(true)) => {
+        // A key on more than one line or of 1024 characters or more, which go-yaml refuses in a
+        // flow mapping (see `multi_line_flow_key`).
+        (Some(_), Event::Scalar(..))
+            if (multi_line || span.end.index() - span.start.index() >= 1024)
+                && pruning.skipped_at_key.last() == Some(&Some(true)) =>
+        {
             Skip::Inexact
         }
         (Some(_), Event::Scalar(value, ScalarStyle::Plain, _, _))
@@ -2078,6 +2259,9 @@ mod tests {
             "kind: Thing\nbig: {<<: {x: 1}}\n".to_string(),
             "kind: Thing\nbig: {[x]: 1}\n".to_string(),
             "kind: Thing\nbig: [{x: 1}, {? {y: 1} : 2}]\n".to_string(),
+            // A key of 1024 characters or more, which go-yaml refuses in a flow collection.
+            format!("kind: Thing\nbig: {{{}: 1}}\n", "k".repeat(1025)),
+            format!("kind: Thing\nbig: [{}: 1]\n", "k".repeat(1025)),
         ];
         for text in &cases {
             let (_, exact) = build(text, Limits::default(), Some(&keep_things));
@@ -2204,6 +2388,109 @@ mod tests {
         // What go-yaml reads and saphyr would not: a tab after a colon, and what follows `...`.
         assert_eq!(parse("a:\t1\n").documents[0].root().to_json(), serde_json::json!({"a": 1}));
         assert!(parse("a: 1\n...\nb: [\n").error.is_none());
+    }
+
+    /// kubectl 1.33's words (`kubectl create --dry-run=client -f`) for these texts, which
+    /// go-yaml's scanner and parser refuse where saphyr reads on, or read where saphyr stops.
+    #[test]
+    fn keys_tags_directives_and_merges_are_refused_where_go_yaml_refuses_them() {
+        let long = "k".repeat(1025);
+        for (text, message, (line, col)) in [
+            // A pair of a flow sequence is a simple key too: on one line, under 1024 characters.
+            (format!("b: 1\na: [{long}: v]\n"), "yaml: line 1: did not find expected ',' or ']'", (2, 1030)),
+            (format!("b: 1\na: [x, {long}: v]\n"), "yaml: line 1: did not find expected ',' or ']'", (2, 1033)),
+            // Directives: go-yaml reads each version number as a number, wants a comment or a
+            // line break after the value (U+2028 is one), one `%YAML` and one `%TAG` per
+            // handle, a handle `!...!`, and then a `---`, which kubectl cut off the piece.
+            ("%YAML 1.01\n---\na: 1\n".into(), "yaml: line 1: did not find expected <document start>", (2, 1)),
+            ("%YAML 1.1#c\n---\na: 1\n".into(), "yaml: line 1: did not find expected <document start>", (2, 1)),
+            ("%YAML 1.1x\n---\na: 1\n".into(), "yaml: did not find expected comment or line break", (1, 10)),
+            ("%YAML 1.1\u{2028}\n---\na: 1\n".into(), "yaml: line 2: did not find expected <document start>", (2, 1)),
+            ("%YAML 1.1\u{2029}x\n---\na: 1\n".into(), "yaml: line 1: did not find expected <document start>", (1, 11)),
+            ("%TAG !e! tag:x: y\n---\na: 1\n".into(), "yaml: did not find expected comment or line break", (1, 17)),
+            ("%TAG !e! tag:x:{\n---\na: 1\n".into(), "yaml: did not find expected whitespace or line break", (1, 16)),
+            ("%TAG !e tag:x:\n---\na: 1\n".into(), "yaml: did not find expected '!'", (1, 8)),
+            ("%YAML 1.1\n%YAML 1.1\n---\na: 1\n".into(), "yaml: line 1: found duplicate %YAML directive", (2, 1)),
+            ("%TAG !e! x:\n%TAG !e! y:\n---\na: 1\n".into(), "yaml: line 1: found duplicate %TAG directive", (2, 1)),
+            // A tag's URI ends at a character it cannot hold, where white space must follow.
+            ("%TAG !e! %zz\n---\na: 1\n".into(), "yaml: did not find URI escaped octet", (1, 10)),
+            ("%TAG !e! é\n---\na: 1\n".into(), "yaml: did not find expected tag URI", (1, 10)),
+            ("a: 1\nb: !!str#c x\n".into(), "yaml: line 2: did not find expected whitespace or line break", (2, 9)),
+            ("a: 1\nb: !<x#y> x\n".into(), "yaml: line 2: did not find the expected '>'", (2, 7)),
+            ("a: 1\nb: !!#c x\n".into(), "yaml: line 2: did not find expected tag URI", (2, 6)),
+            // A block key broken at U+2028 (text to saphyr, a line break to go-yaml) is on two
+            // lines: refused at its `:`, as a required key gone stale at the indentation.
+            ("a:\n  'b\u{2028}c': d\n".into(), "yaml: line 3: mapping values are not allowed in this context", (2, 8)),
+            ("a: 1\n\"b\u{2029}c\": d\n".into(), "yaml: line 3: could not find expected ':'", (2, 6)),
+            // An alias's name ends at a `:` glued to it; marks on its line are as written.
+            ("a: &k x\n*k: b: c\n".into(), "yaml: line 2: mapping values are not allowed in this context", (2, 6)),
+            ("a: &k x\n*k: b\nc: [\n".into(), "yaml: line 3: did not find expected node content", (4, 1)),
+            // A `?` after a node of a flow collection ends a plain scalar and is a key
+            // indicator where go-yaml's parser wants the next entry.
+            ("a: 1\nb: [http://x/?a=b]\n".into(), "yaml: line 1: did not find expected ',' or ']'", (2, 14)),
+            ("a: 1\nb: {c: why?}\n".into(), "yaml: line 1: did not find expected ',' or '}'", (2, 11)),
+            ("a: 1\nb: [x,\n  \"y\" ?]\n".into(), "yaml: line 2: did not find expected ',' or ']'", (3, 7)),
+            // An empty explicit key is null, which go-yaml reads and sigs.k8s.io/yaml refuses.
+            (
+                "a:\n  ? # none\n  : x\n".into(),
+                "unsupported map key of type: %!s(<nil>), key: <nil>, value: \"x\"",
+                (3, 3),
+            ),
+            ("a: {? : 1}\n".into(), "unsupported map key of type: %!s(<nil>), key: <nil>, value: 1", (1, 7)),
+            // In a flow collection, such a key's `:` is where go-yaml's parser wants an entry.
+            ("a: {'b\u{2028}c': d}\n".into(), "yaml: line 1: did not find expected ',' or '}'", (1, 10)),
+            // go-yaml counts the lines saphyr does not in a quoted scalar (U+2028 is kept).
+            ("a: \"b\u{2028}c\"\nd: [\n".into(), "yaml: line 3: did not find expected node content", (3, 1)),
+            // A flow collection or quoted scalar that starts a line where go-yaml's parser
+            // wants a key or `-` (left of its block, or where no value is due), even where
+            // saphyr reads it as a value and stops later.
+            ("spec:\n  a: 2\n [ b: 10\n  c:\n  - d\n".into(), "yaml: line 2: did not find expected key", (3, 2)),
+            ("a:\n  b: 1\n {c: d,\n  e: f}\n".into(), "yaml: line 2: did not find expected key", (3, 2)),
+            ("-   a: 1\n  [c,\n  d]\n- e\n".into(), "yaml: line 1: did not find expected '-' indicator", (2, 3)),
+            ("x:\n-   a: 1\n  [c,\n  d]\n- e\n".into(), "yaml: line 2: did not find expected key", (3, 3)),
+            // A merge key takes an alias of a mapping, not of a list (of mappings or not).
+            (
+                "a: &x [{b: c}]\nd:\n  <<: *x\n".into(),
+                "yaml: map merge requires map or sequence of maps as the value",
+                (3, 3),
+            ),
+            (
+                "a: &x [{b: c}]\nd: {<<: *x}\n".into(),
+                "yaml: map merge requires map or sequence of maps as the value",
+                (2, 5),
+            ),
+        ] {
+            let e = parse(&text).error.unwrap_or_else(|| panic!("{text:?} parses"));
+            assert_eq!(e.message, format!("error converting YAML to JSON: {message}"), "{text:?}");
+            assert_eq!((e.mark.line, e.mark.col + 1), (line, col), "{text:?}");
+        }
+        let json = |text: &str| {
+            let p = parse(text);
+            assert_eq!(p.error, None, "{text:?}");
+            p.documents.iter().map(|d| d.root().to_json()).collect::<Vec<_>>()
+        };
+        // An explicit key (`? k`) may end lines before its `:`, in a mapping or a pair.
+        assert_eq!(
+            json("a: {? b\n  : c}\nd: [? e\n  : f]\n"),
+            [serde_json::json!({"a": {"b": "c"}, "d": [{"e": "f"}]})]
+        );
+        // An alias glued to the `:` after it, as a key, in block and flow mappings and pairs.
+        assert_eq!(
+            json("a: &k x\n*k: b\nc: {*k: d}\ne: [*k: f]\ng:\n  *k:\n"),
+            [serde_json::json!({"a": "x", "x": "b", "c": {"x": "d"}, "e": [{"x": "f"}], "g": {"x": null}})]
+        );
+        // In a flow collection, a `?` glued to what follows is the key indicator.
+        assert_eq!(json("a: {?b: 1}\nc: [?d]\n"), [serde_json::json!({"a": {"b": 1}, "c": [{"d": null}]})]);
+        // 1024 characters is not too far.
+        let key = "k".repeat(1024);
+        assert_eq!(json(&format!("a: [{key}: v]\n")), [serde_json::json!({"a": [{key.as_str(): "v"}]})]);
+        // The merge of an alias of a mapping, and of a list of aliases of mappings.
+        assert_eq!(json("a: &x {b: c}\nd:\n  <<: [*x]\n  <<: *x\n")[0]["d"], serde_json::json!({"b": "c"}));
+        // JSON is `encoding/json`'s: no simple key limit, and any character but those below
+        // U+0020 in a string (DEL, C1 controls, U+FFFE, which go-yaml refuses).
+        let long_key = format!("{{\"{}\": 1}}\n", "k".repeat(2000));
+        assert_eq!(json(&long_key)[0].as_object().map(|o| o.len()), Some(1));
+        assert_eq!(json("{\"a\": \"x\u{7f}\u{9f}\u{fffe}\"}\n"), [serde_json::json!({"a": "x\u{7f}\u{9f}\u{fffe}"})]);
     }
 
     #[test]

@@ -36,7 +36,7 @@
 //! indented lines), and go-yaml's tab error, if any.
 
 use crate::Mark;
-use crate::kubectl::Indented;
+use crate::kubectl::{Count, Indented};
 
 /// What go-yaml's scanner makes of a piece's white space.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -46,6 +46,13 @@ pub(crate) struct Whitespace {
     /// go-yaml's error about a tab: where (a mark of the piece) and its words (without
     /// kubectl's prefix and the line).
     pub error: Option<(Mark, &'static str)>,
+    /// How go-yaml counts the error's line: its scanner's, but for a `?` in a flow
+    /// collection after a node, which its parser refuses.
+    pub count: Count,
+    /// The character indices of the line breaks go-yaml counts in quoted scalars and saphyr
+    /// does not (U+2028, U+2029, kept in the text): lines saphyr's errors after them name
+    /// fewer than go-yaml's.
+    pub kept: Vec<u32>,
     /// The lines `text` indents further than written, in order (see [`Indented`]).
     pub indented: Vec<Indented>,
     /// The character saphyr reads where go-yaml reads a `\'` of a double-quoted scalar as `'`,
@@ -61,6 +68,8 @@ pub(crate) fn worth_scanning(text: &str) -> bool {
     memchr::memchr(b'\t', bytes).is_some()
         || foreign_escape(bytes)
         || glued_tag(bytes)
+        || glued_alias(bytes)
+        || flow_question(bytes)
         || (!text.is_ascii()
             && (memchr::memmem::find(bytes, "\u{85}".as_bytes()).is_some()
                 || memchr::memmem::find(bytes, "\u{2028}".as_bytes()).is_some()
@@ -116,13 +125,34 @@ fn apostrophe_stand_in(text: &str) -> Option<(char, char)> {
 }
 
 /// Whether a text may have a tag with a `,`, `[` or `]` in it (`[!!null, b]`), which go-yaml's
-/// `yaml_parser_scan_tag_uri` takes into the tag and saphyr does not. A tag is rare in a
-/// manifest: nearly always one pass of `memchr`.
+/// `yaml_parser_scan_tag_uri` takes into the tag and saphyr does not, or with a character no
+/// URI holds (`!!str#c`), which ends go-yaml's tag where white space must follow. A tag is
+/// rare in a manifest: nearly always one pass of `memchr`.
 pub(crate) fn glued_tag(bytes: &[u8]) -> bool {
     memchr::memchr_iter(b'!', bytes).any(|i| {
-        let rest = bytes.get(i..).unwrap_or_default();
-        rest.iter().take_while(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r')).any(|b| matches!(b, b',' | b'[' | b']'))
+        let rest = bytes.get(i + 1..).unwrap_or_default();
+        rest.iter()
+            .take_while(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+            .any(|&b| matches!(b, b',' | b'[' | b']') || !crate::kubectl::uri_char(char::from(b)))
     })
+}
+
+/// Whether a text may have an alias glued to a `:` (`*a: b`), whose name go-yaml ends there
+/// and saphyr does not. An alias is rare in a manifest: nearly always one pass of `memchr`.
+pub(crate) fn glued_alias(bytes: &[u8]) -> bool {
+    memchr::memchr_iter(b'*', bytes).any(|i| {
+        let rest = bytes.get(i + 1..).unwrap_or_default();
+        let name = rest.iter().take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-')).count();
+        name > 0 && rest.get(name) == Some(&b':')
+    })
+}
+
+/// Whether a text may have a `?` in a flow collection, which go-yaml reads as the key
+/// indicator wherever a token may start, and where a plain scalar ends (`{?a: b}`,
+/// `[http://x/?a=b]`), and saphyr reads as text. A `?` is rare in a manifest: nearly always
+/// one pass of `memchr`, then one or two.
+pub(crate) fn flow_question(bytes: &[u8]) -> bool {
+    memchr::memchr(b'?', bytes).is_some() && memchr::memchr2(b'[', b'{', bytes).is_some()
 }
 
 /// go-yaml's reading of a piece's white space ([`Whitespace`]).
@@ -143,6 +173,10 @@ pub(crate) fn scan(text: &str) -> Whitespace {
         pads: Vec::new(),
         apostrophe: None,
         stand_in: None,
+        kept: Vec::new(),
+        flows: Vec::new(),
+        after_node: false,
+        parser_error: false,
     };
     let error = s.run().err().flatten();
     let mut indented = Vec::with_capacity(s.pads.len());
@@ -151,18 +185,21 @@ pub(crate) fn scan(text: &str) -> Whitespace {
     } else {
         let mut text = String::with_capacity(s.out.len() + s.pads.len() * 4);
         let mut from = 0;
-        for &(pos, by) in &s.pads {
+        for (k, &(pos, by, line, col)) in s.pads.iter().enumerate() {
             text.extend(&s.out[from..pos]);
             let added: u32 = indented.iter().map(|i: &Indented| i.by).sum();
             let index = u32::try_from(pos).unwrap_or(u32::MAX).saturating_add(added);
-            indented.push(Indented { index, by });
+            // Its column as read counts the spaces added before it on its line.
+            let earlier: u32 = s.pads[..k].iter().filter(|p| p.2 == line).map(|p| p.1).sum();
+            indented.push(Indented { index, by, col: col.saturating_add(earlier) });
             text.extend(std::iter::repeat_n(' ', by as usize));
             from = pos;
         }
         text.extend(&s.out[from..]);
         Some(text)
     };
-    Whitespace { text, error, indented, apostrophe: s.apostrophe }
+    let count = if s.parser_error { Count::Parser } else { Count::Scanner };
+    Whitespace { text, error, count, indented, apostrophe: s.apostrophe, kept: s.kept }
 }
 
 /// go-yaml's line breaks (`is_break`).
@@ -195,11 +232,21 @@ struct Scanner<'a> {
     /// The possible simple key of the block context: its line and column.
     key: Option<(u32, u32)>,
     changed: bool,
-    /// Lines to indent for saphyr ([`Scanner::indent_line`]): character index of the line's
-    /// start, spaces to add.
-    pads: Vec<(usize, u32)>,
+    /// Spaces to add for saphyr ([`Indented`]): at the start of a line to indent
+    /// ([`Scanner::indent_line`]), or before the `:` glued to an alias's name: character
+    /// index, spaces, and the line and column there.
+    pads: Vec<(usize, u32, u32, u32)>,
     /// The character saphyr reads for a `\'`, once one is given to it ([`apostrophe_stand_in`]).
     apostrophe: Option<char>,
+    /// Where the line breaks of quoted scalars are that go-yaml counts and keeps in the text
+    /// (U+2028, U+2029), and saphyr reads as text only, so far.
+    kept: Vec<u32>,
+    /// The open flow collections, innermost last: whether each is a mapping.
+    flows: Vec<bool>,
+    /// Whether the last token was a node (a scalar, an alias, a flow collection's end).
+    after_node: bool,
+    /// Whether the error is one of go-yaml's parser.
+    parser_error: bool,
     /// The escape for a `\'` and its character, once looked for: `Some(None)` when there is none.
     stand_in: Option<Option<(char, char)>>,
 }
@@ -260,6 +307,9 @@ impl Scanner<'_> {
     /// is given to saphyr as `\n`, the others left as written (saphyr reads them as text).
     fn quoted_break(&mut self) {
         let kept = matches!(self.at(0), Some('\u{2028}' | '\u{2029}'));
+        if kept {
+            self.kept.push(u32::try_from(self.pos).unwrap_or(u32::MAX));
+        }
         if self.at(0) == Some('\r') && self.at(1) == Some('\n') {
             self.pos += 1;
         } else if self.at(0) == Some('\u{85}') {
@@ -305,7 +355,16 @@ impl Scanner<'_> {
         }
         let need = u32::try_from(self.indent + 1).unwrap_or(0);
         if col < need {
-            self.pads.push((self.pos, need - col));
+            self.pads.push((self.pos, need - col, self.line, 0));
+        }
+    }
+
+    /// What go-yaml's parser wants after an entry of the innermost flow collection.
+    fn wanted_in_flow(&self) -> &'static str {
+        if self.flows.last() == Some(&true) {
+            "did not find expected ',' or '}'"
+        } else {
+            "did not find expected ',' or ']'"
         }
     }
 
@@ -336,16 +395,20 @@ impl Scanner<'_> {
                 (0..3).for_each(|_| self.skip());
                 continue;
             }
+            let after_node = std::mem::take(&mut self.after_node);
             match c {
                 '[' | '{' => {
                     self.save_key();
+                    self.flows.push(c == '{');
                     self.flow += 1;
                     self.allowed = true;
                     self.skip();
                 }
                 ']' | '}' => {
                     self.flow = self.flow.saturating_sub(1);
+                    self.flows.pop();
                     self.allowed = false;
+                    self.after_node = true;
                     self.skip();
                 }
                 ',' => {
@@ -353,7 +416,23 @@ impl Scanner<'_> {
                     self.skip();
                 }
                 '-' if self.blankz(1) => self.entry(true),
-                '?' if self.flow > 0 || self.blankz(1) => self.entry(self.flow == 0),
+                // A `?` right after a node of a flow collection (`[http://x/?a=b]`: go-yaml's
+                // plain scalar ends at it) is a key indicator where go-yaml's parser wants the
+                // collection's next entry (`yaml_parser_parse_flow_sequence_entry`,
+                // `yaml_parser_parse_flow_mapping_key`).
+                '?' if self.flow > 0 && after_node => {
+                    self.parser_error = true;
+                    return Err(Some((self.mark(), self.wanted_in_flow())));
+                }
+                '?' if self.flow > 0 || self.blankz(1) => {
+                    // In a flow collection every `?` is the key indicator to go-yaml
+                    // (`yaml_parser_fetch_next_token`); saphyr reads one glued to what follows
+                    // as the start of a plain scalar (`{?a: b}`): a space after it says which.
+                    if self.flow > 0 && !self.blankz(1) {
+                        self.pads.push((self.pos + 1, 1, self.line, self.col + 1));
+                    }
+                    self.entry(self.flow == 0);
+                }
                 ':' if self.flow > 0 || self.blankz(1) => {
                     match self.key.take() {
                         Some((_, col)) if self.flow == 0 => {
@@ -378,8 +457,19 @@ impl Scanner<'_> {
                     if !(self.blankz(0) || matches!(self.at(0), Some('?' | ':' | ',' | ']' | '}' | '%' | '@' | '`'))) {
                         return Err(Some((self.mark(), "did not find expected alphabetic or numeric character")));
                     }
+                    // An alias's name ends at a `:` glued to it, which saphyr (after YAML 1.2)
+                    // takes into the name: a space before it makes it the value indicator
+                    // go-yaml reads there.
+                    if c == '*'
+                        && self.at(0) == Some(':')
+                        && (self.blankz(1) || (self.flow > 0 && matches!(self.at(1), Some(',' | ']' | '}'))))
+                    {
+                        self.pads.push((self.pos, 1, self.line, self.col));
+                    }
+                    self.after_node = c == '*';
                 }
                 '!' => {
+                    let start = self.pos;
                     self.save_key();
                     self.allowed = false;
                     // go-yaml's tag takes a `,`, `[` or `]` (URI characters), which end
@@ -387,9 +477,33 @@ impl Scanner<'_> {
                     // does not know either (its scalar is a string). A verbatim tag (`!<..>`)
                     // is read alike.
                     let verbatim = self.at(1) == Some('<');
+                    if verbatim {
+                        // `!<uri>`: a URI, then `>`, then white space.
+                        let uri = (2..).find(|&k| !self.at(k).is_some_and(crate::kubectl::uri_char)).unwrap_or(2);
+                        if uri > 2 && self.at(uri) != Some('>') {
+                            (0..uri).for_each(|_| self.skip());
+                            return Err(Some((self.mark(), "did not find the expected '>'")));
+                        }
+                    }
+                    // A handle (`!!`, `!e!`) wants a URI after it (`yaml_parser_scan_tag_uri`).
+                    let name =
+                        (1..).find(|&k| !self.at(k).is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-'));
+                    if let Some(k) = name
+                        && !verbatim
+                        && self.at(k) == Some('!')
+                        && !self.at(k + 1).is_some_and(crate::kubectl::uri_char)
+                    {
+                        (0..=k).for_each(|_| self.skip());
+                        return Err(Some((self.mark(), "did not find expected tag URI")));
+                    }
                     while !self.blankz(0) {
                         if !verbatim && matches!(self.at(0), Some(',' | '[' | ']')) {
                             self.patch('.');
+                        }
+                        // `yaml_parser_scan_tag`: the URI ends at a character it cannot hold,
+                        // where white space or a line break must follow.
+                        if !verbatim && self.pos > start && !self.at(0).is_some_and(crate::kubectl::uri_char) {
+                            return Err(Some((self.mark(), "did not find expected whitespace or line break")));
                         }
                         self.skip();
                     }
@@ -401,8 +515,39 @@ impl Scanner<'_> {
                 }
                 '\'' | '"' => {
                     self.save_key();
+                    let (line, col, kept) = (self.line, self.col, self.kept.len());
+                    let key = self.key == Some((line, col));
+                    let flow_key = self.flow > 0 && self.allowed;
                     self.allowed = false;
                     self.quoted(c == '\'')?;
+                    self.after_node = true;
+                    // Its lines broken at U+2028 or U+2029 alone, which saphyr reads as text: a
+                    // block key on more than one line, which go-yaml's scanner refuses at its
+                    // `:` (`yaml_parser_stale_simple_keys` for a key at the indentation,
+                    // `yaml_parser_fetch_value` for another).
+                    let lines = self.line - line;
+                    if key && self.flow == 0 && lines > 0 && self.kept.len() - kept == lines as usize {
+                        let colon = (0..).find(|&k| !self.at(k).is_some_and(is_blank)).unwrap_or(0);
+                        if self.at(colon) == Some(':') && self.blankz(colon + 1) {
+                            (0..colon).for_each(|_| self.skip());
+                            let problem = if self.indent == i64::from(col) {
+                                "could not find expected ':'"
+                            } else {
+                                "mapping values are not allowed in this context"
+                            };
+                            return Err(Some((self.mark(), problem)));
+                        }
+                    }
+                    // In a flow collection, its `:` is a value indicator with no key, where
+                    // go-yaml's parser wants the next entry.
+                    if flow_key && lines > 0 && self.kept.len() - kept == lines as usize {
+                        let colon = (0..).find(|&k| !self.at(k).is_some_and(is_blank)).unwrap_or(0);
+                        if self.at(colon) == Some(':') {
+                            (0..colon).for_each(|_| self.skip());
+                            self.parser_error = true;
+                            return Err(Some((self.mark(), self.wanted_in_flow())));
+                        }
+                    }
                 }
                 // Not eaten as white space: where a simple key may start.
                 '\t' => return Err(Some((self.mark(), "found character that cannot start any token"))),
@@ -410,6 +555,7 @@ impl Scanner<'_> {
                     self.save_key();
                     self.allowed = false;
                     self.plain()?;
+                    self.after_node = true;
                 }
                 _ => return Err(None),
             }

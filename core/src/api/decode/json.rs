@@ -62,14 +62,15 @@ impl<'de> JsonSource<'de> {
         self.error("unexpected end of JSON input".into())
     }
 
-    /// `invalid character 'x' <context>`, or the end of the input.
+    /// `invalid character 'x' <context>`, or the end of the input. Go's `quoteChar` quotes
+    /// the byte, as the character of that number: the first byte of a character beyond ASCII
+    /// (`é`, `0xC3 0xA9`) is shown as `'Ã'`.
     fn invalid(&self, c: u8, context: &str) -> SourceError {
         let shown = match c {
             b'\'' => "'\\''".to_string(),
             b'"' => "'\"'".to_string(),
             c => {
-                let ch = self.text[self.pos..].chars().next().unwrap_or(char::from(c));
-                let quoted = crate::go::quote(&ch.to_string());
+                let quoted = crate::go::quote(&char::from(c).to_string());
                 format!("'{}'", &quoted[1..quoted.len() - 1])
             }
         };
@@ -427,6 +428,10 @@ mod tests {
             ("1.x", "invalid character 'x' after decimal point in numeric literal"),
             ("\"a\\q\"", "invalid character 'q' in string escape code"),
             ("{} x", "invalid character 'x' after top-level value"),
+            // Go quotes the byte: a character beyond ASCII is shown by its first byte.
+            ("{\"a\": 1,\u{80}}", "invalid character 'Â' looking for beginning of object key string"),
+            ("[\u{fffe}]", "invalid character 'ï' looking for beginning of value"),
+            ("[é]", "invalid character 'Ã' looking for beginning of value"),
         ] {
             let mut s = JsonSource::new(text);
             let r = s.skip().and_then(|()| s.finish());
