@@ -325,6 +325,8 @@ enum Frame {
         keep: Option<&'static Keep>,
         /// go-yaml's count of nodes unmarshalled before it ([`AliasBudget`]).
         counted: usize,
+        /// Whether it starts with its bracket (`[`): a flow sequence.
+        bracket: bool,
     },
     Map {
         at: usize,
@@ -341,7 +343,20 @@ enum Frame {
         value_keep: Option<&'static Keep>,
         /// go-yaml's count of nodes unmarshalled before it ([`AliasBudget`]).
         counted: usize,
+        /// Whether it starts with its bracket (`{`): a flow mapping of YAML or JSON (not a pair
+        /// of a flow sequence).
+        bracket: bool,
     },
+}
+
+impl Frame {
+    /// Whether the collection starts with its bracket (`{` or `[`): a flow collection, whose
+    /// pairs (`[a: b]`) excepted. Kept when it opens, so that asking costs no look at the text.
+    fn bracket(&self) -> bool {
+        match self {
+            Frame::Seq { bracket, .. } | Frame::Map { bracket, .. } => *bracket,
+        }
+    }
 }
 
 /// A key `sigs.k8s.io/yaml` cannot turn into a JSON key (`kubectl::unsupported_key`).
@@ -536,18 +551,13 @@ impl<'c> Builder<'c> {
 
     /// The innermost open collection, as go-yaml names it in errors (the piece being read
     /// tells flow collections from block ones).
-    fn open(&self, piece: &kubectl::Piece<'_>) -> kubectl::Open {
-        let (start, map) = match self.stack.last() {
-            None => return kubectl::Open::Document,
-            Some(Frame::Seq { start, .. }) => (*start, false),
-            Some(Frame::Map { start, .. }) => (*start, true),
-        };
-        let at = piece.char_at(start.index);
-        match (map, at) {
-            (true, Some('{')) => kubectl::Open::FlowMapping,
-            (false, Some('[')) => kubectl::Open::FlowSequence,
-            (true, _) => kubectl::Open::BlockMapping,
-            (false, _) => kubectl::Open::BlockSequence,
+    fn open(&self) -> kubectl::Open {
+        match self.stack.last() {
+            None => kubectl::Open::Document,
+            Some(Frame::Seq { bracket: true, .. }) => kubectl::Open::FlowSequence,
+            Some(Frame::Seq { .. }) => kubectl::Open::BlockSequence,
+            Some(Frame::Map { bracket: true, .. }) => kubectl::Open::FlowMapping,
+            Some(Frame::Map { .. }) => kubectl::Open::BlockMapping,
         }
     }
 
@@ -559,7 +569,7 @@ impl<'c> Builder<'c> {
             let start = match frame {
                 Frame::Seq { start, .. } | Frame::Map { start, .. } => *start,
             };
-            (!matches!(piece.char_at(start.index), Some('{' | '[')))
+            (!frame.bracket())
                 .then(|| Mark { line: start.line.saturating_sub(piece.start.line).saturating_add(1), ..start })
         })
     }
@@ -580,7 +590,7 @@ impl<'c> Builder<'c> {
     }
 
     /// Opens a collection at `start`.
-    fn open_collection(&mut self, start: Mark, anchor: usize, map: bool, flow: bool) {
+    fn open_collection(&mut self, start: Mark, anchor: usize, map: bool, flow: bool, bracket: bool) {
         let keep = self.child_keep();
         let at = self.nodes.len();
         let counted = self.budget.decodes;
@@ -595,9 +605,21 @@ impl<'c> Builder<'c> {
         let kind = if map { SlotKind::Map { size: 1, len: 0 } } else { SlotKind::Seq { size: 1, len: 0 } };
         self.nodes.push(Slot { kind, span: Span { start, end: start } });
         self.stack.push(if map {
-            Frame::Map { at, len: 0, key: None, merge: false, flow, start, anchor, keep, value_keep: None, counted }
+            Frame::Map {
+                at,
+                len: 0,
+                key: None,
+                merge: false,
+                flow,
+                start,
+                anchor,
+                keep,
+                value_keep: None,
+                counted,
+                bracket,
+            }
         } else {
-            Frame::Seq { at, len: 0, start, anchor, keep, counted }
+            Frame::Seq { at, len: 0, start, anchor, keep, counted, bracket }
         });
     }
 
@@ -1312,7 +1334,9 @@ fn read_events(
                         Some((span.start, format!("invalid YAML: nesting deeper than {} levels", limits.max_depth)));
                     continue;
                 }
-                builder.open_collection(span.start, anchor, false, false);
+                // saphyr's span of a flow sequence's start is its `[`; a block one's is empty.
+                let bracket = local_end.index > local_start.index;
+                builder.open_collection(span.start, anchor, false, false, bracket);
             }
             Event::MappingStart(anchor, _) => {
                 if builder.stack.len() >= limits.max_depth {
@@ -1322,9 +1346,9 @@ fn read_events(
                 }
                 // saphyr's span of a flow mapping's start is its `{`; a block mapping's is empty,
                 // and so is a pair's of a flow sequence, the only mapping there without `{`.
-                let flow = !builder.json
-                    && (local_end.index > local_start.index || builder.open(&piece) == kubectl::Open::FlowSequence);
-                builder.open_collection(span.start, anchor, true, flow);
+                let bracket = local_end.index > local_start.index;
+                let flow = !builder.json && (bracket || builder.open() == kubectl::Open::FlowSequence);
+                builder.open_collection(span.start, anchor, true, flow, bracket);
             }
             Event::SequenceEnd | Event::MappingEnd => {
                 if let Some((at, anchor, decoded)) = builder.close(span.end) {
@@ -1385,7 +1409,7 @@ fn saphyr_error(
         };
     }
     if info == "misplaced bracket"
-        && let Some(problem) = misplaced_bracket(builder, piece, past_end.col)
+        && let Some(problem) = misplaced_bracket(builder, past_end.col)
     {
         let message = kubectl::worded(past_end, problem, kubectl::Count::Parser);
         return Ok((piece.absolute(end.clamp(past_end)), message));
@@ -1401,7 +1425,7 @@ fn saphyr_error(
         .block_starts(piece)
         .find_map(|block| kubectl::stale_required_key(piece.text, at, Some(block)))
         .or_else(|| kubectl::block_entry_in_flow(piece.text, at))
-        .or_else(|| kubectl::go_yaml_error(info, past_end, piece.text, builder.open(piece)));
+        .or_else(|| kubectl::go_yaml_error(info, past_end, piece.text, builder.open()));
     let (mark, message) = match go_yaml {
         Some((mark, message)) => (mark, message),
         None => (at, scan_error_message(e)),
@@ -1417,8 +1441,8 @@ fn saphyr_error(
 /// or `-` ("did not find expected '-' indicator"); a block mapping whose value is due, at or
 /// right of its column, wants the value's node ("did not find expected node content"). `None`
 /// where saphyr's collection is go-yaml's.
-fn misplaced_bracket(builder: &Builder<'_>, piece: &kubectl::Piece<'_>, col: u32) -> Option<&'static str> {
-    if !matches!(builder.open(piece), kubectl::Open::BlockMapping | kubectl::Open::BlockSequence) {
+fn misplaced_bracket(builder: &Builder<'_>, col: u32) -> Option<&'static str> {
+    if !matches!(builder.open(), kubectl::Open::BlockMapping | kubectl::Open::BlockSequence) {
         return None;
     }
     let mut frames = builder.stack.iter().rev().peekable();
@@ -1428,7 +1452,7 @@ fn misplaced_bracket(builder: &Builder<'_>, piece: &kubectl::Piece<'_>, col: u32
             Frame::Map { start, key, .. } => (*start, Some(key.is_some())),
             Frame::Seq { start, .. } => (*start, None),
         };
-        if matches!(piece.char_at(start.index), Some('{' | '[')) {
+        if frame.bracket() {
             return None;
         }
         if start.col > col {
@@ -1472,7 +1496,7 @@ fn go_refuses(
     // context, `yaml_parser_fetch_next_token`), and its parser finds no node.
     if let Event::Scalar(value, ScalarStyle::Plain, _, _) = event
         && value.starts_with(':')
-        && matches!(builder.open(piece), kubectl::Open::FlowMapping | kubectl::Open::FlowSequence)
+        && matches!(builder.open(), kubectl::Open::FlowMapping | kubectl::Open::FlowSequence)
         && piece.char_at(span.start.index) == Some(':')
     {
         return Some((local(), "did not find expected node content", kubectl::Count::Parser));
@@ -1482,7 +1506,7 @@ fn go_refuses(
     // (`yaml_parser_fetch_next_token`).
     if let Event::Scalar(value, ScalarStyle::Plain, _, _) = event
         && let Some(first @ ('|' | '>')) = value.chars().next()
-        && matches!(builder.open(piece), kubectl::Open::FlowMapping | kubectl::Open::FlowSequence)
+        && matches!(builder.open(), kubectl::Open::FlowMapping | kubectl::Open::FlowSequence)
         && piece.char_at(span.start.index) == Some(first)
     {
         return Some((local(), "found character that cannot start any token", kubectl::Count::Scanner));
@@ -1499,7 +1523,7 @@ fn go_refuses(
     {
         // In a flow mapping (`{: value}`), `yaml_parser_parse_flow_mapping_key` parses the
         // value indicator as a node.
-        return match builder.open(piece) {
+        return match builder.open() {
             kubectl::Open::BlockMapping => Some((local(), "did not find expected key", kubectl::Count::Parser)),
             kubectl::Open::FlowMapping => Some((local(), "did not find expected node content", kubectl::Count::Parser)),
             _ => None,
@@ -1584,7 +1608,7 @@ fn left_of_its_block(
     if !starts || builder.json {
         return None;
     }
-    let problem = block_wants_other(builder, piece, span.start.col)?;
+    let problem = block_wants_other(builder, span.start.col)?;
     // The first token of its line (looked at in the text only here, where it is rare).
     let at = piece.byte_at(span.start.index);
     let line = piece.text[..at].rfind(['\n', '\r']).map_or(0, |i| i + 1);
@@ -1595,7 +1619,7 @@ fn left_of_its_block(
 /// What go-yaml's parser wants instead of a node that starts a line at column `col` of the
 /// block context, where it is no key or value ([`left_of_its_block`]); `None` where it may
 /// be one, or a flow collection is open.
-fn block_wants_other(builder: &Builder<'_>, piece: &kubectl::Piece<'_>, col: u32) -> Option<&'static str> {
+fn block_wants_other(builder: &Builder<'_>, col: u32) -> Option<&'static str> {
     let mut closed = false;
     let mut frames = builder.stack.iter().rev().peekable();
     let mut wanted = None;
@@ -1622,13 +1646,7 @@ fn block_wants_other(builder: &Builder<'_>, piece: &kubectl::Piece<'_>, col: u32
         break;
     }
     // go-yaml looks at no column inside a flow collection (rarely looked for: only here).
-    let flow = |frame: &Frame| {
-        let start = match frame {
-            Frame::Map { start, .. } | Frame::Seq { start, .. } => start,
-        };
-        matches!(piece.char_at(start.index), Some('{' | '['))
-    };
-    wanted.filter(|_| !builder.stack.iter().any(flow))
+    wanted.filter(|_| !builder.stack.iter().any(Frame::bracket))
 }
 
 /// [`left_of_its_block`] for the token after the last event read (which ended at `after`, a
@@ -1657,7 +1675,7 @@ fn next_left_of_its_block(
         return None;
     }
     let col = u32::try_from(at - line_start).ok()?;
-    let problem = block_wants_other(builder, piece, col)?;
+    let problem = block_wants_other(builder, col)?;
     let index = u32::try_from(text[..at].chars().count()).ok()?;
     let line = u32::try_from(text[..at].bytes().filter(|b| *b == b'\n').count()).ok()?.saturating_add(1);
     // go-yaml's scanner reads the token (a quoted scalar whole, a flow collection's line, to
@@ -1740,7 +1758,7 @@ fn multi_line_flow_key(
 ) -> Option<(Mark, String)> {
     // A pair of a flow sequence (`[a: b]`) is a mapping go-yaml never opens: its parser wants
     // the sequence's next entry (`yaml_parser_parse_flow_sequence_entry`).
-    let wanted = match builder.open(piece) {
+    let wanted = match builder.open() {
         kubectl::Open::FlowMapping => "did not find expected ',' or '}'",
         _ if matches!(builder.stack.last(), Some(Frame::Map { flow: true, .. })) => "did not find expected ',' or ']'",
         _ => return None,
