@@ -1163,7 +1163,8 @@ fn read_events(
         };
         // What go-yaml refuses of a node saphyr reads: looked into, out of this loop, only for
         // the few events that may be one.
-        let (anchor, suspect) = suspect(&event, local_start, local_end);
+        let wants_other = || !builder.json && block_wants_other(builder, span.start.col).is_some();
+        let (anchor, suspect) = suspect(&event, local_start, local_end, wants_other);
         if suspect
             && let Some(refused) = refused_node(&event, span, (local_start, local_end), &piece, &mut cursor, builder)
         {
@@ -1534,24 +1535,25 @@ fn go_refuses(
 
 /// The anchor of a node's event (0: none), and whether go-yaml may refuse the node where saphyr
 /// reads it ([`refused_node`]): it has a tag, or it is a plain scalar that is empty or starts
-/// with `:`, `|` or `>`, a quoted scalar or a flow collection's start (which may start a line
-/// where go-yaml wants a key, [`left_of_its_block`]) ([`go_refuses`]), or a scalar on more than
-/// one line or of 1024 bytes or more (a flow mapping key go-yaml refuses,
-/// [`multi_line_flow_key`]). Few events are one: this much is read of every event, the rest
-/// only of those.
+/// with `:`, `|` or `>`, a quoted scalar or a flow collection's start where the open block
+/// collections want another token (`wants_other`: [`block_wants_other`], which reads only the
+/// stack; [`left_of_its_block`] then looks at the line) ([`go_refuses`]), or a scalar on more
+/// than one line or of 1024 bytes or more (a flow mapping key go-yaml refuses,
+/// [`multi_line_flow_key`]). Nearly no event is one: this much is read of every event, the
+/// rest only of those.
 #[inline]
-fn suspect(event: &Event<'_>, start: Mark, end: Mark) -> (usize, bool) {
+fn suspect(event: &Event<'_>, start: Mark, end: Mark, wants_other: impl FnOnce() -> bool) -> (usize, bool) {
     match event {
         Event::Scalar(value, style, anchor, tag) => {
             let plain =
                 *style == ScalarStyle::Plain && matches!(value.as_bytes().first(), None | Some(b':' | b'|' | b'>'));
-            let quoted = matches!(style, ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted);
             let long = start.line != end.line || end.index.saturating_sub(start.index) >= 1024;
-            (*anchor, tag.is_some() || plain || quoted || long)
+            let quoted = matches!(style, ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted);
+            (*anchor, tag.is_some() || plain || long || (quoted && wants_other()))
         }
         // A flow collection's start (its bracket: a block one's span is empty).
         Event::SequenceStart(anchor, tag) | Event::MappingStart(anchor, tag) => {
-            (*anchor, tag.is_some() || end.index > start.index)
+            (*anchor, tag.is_some() || (end.index > start.index && wants_other()))
         }
         _ => (0, false),
     }
