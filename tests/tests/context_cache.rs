@@ -54,12 +54,14 @@ fn stale(f: &Freshness) -> bool {
 /// An API server that hangs with its sockets open (`kill -STOP`) fails no request: the view goes
 /// stale because the watches are no longer heard from (no event, no bookmark), within the bound;
 /// a quiet but healthy one stays fresh (each watch ends after half the bound and is renewed), and
-/// the view is fresh again once the server answers.
+/// the view is fresh again once the server answers. The bound is 4 s (watches of 2 s, a bookmark
+/// every second): with 2 s the test failed once on a loaded 2-core CI machine, where a task
+/// can wait a second for a thread; the margins below leave a loaded machine seconds.
 #[test]
 fn a_hung_api_server_makes_the_view_stale_within_the_bound() {
     runtime().block_on(async {
         let s = setup().await;
-        let bound = Duration::from_secs(2);
+        let bound = Duration::from_secs(4);
         let cache = s.cache(bound).await;
         assert!(cache.wait_synced(Duration::from_secs(10)).await, "{:#?}", cache.status());
         // Quiet (no change at all) for twice the bound: fresh all along.
@@ -69,7 +71,7 @@ fn a_hung_api_server_makes_the_view_stale_within_the_bound() {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
         let watches = s.server.requests().iter().filter(|r| r.query.contains("watch=true")).count();
-        let timeouts = s.server.requests().iter().filter(|r| r.query.contains("timeoutSeconds=1")).count();
+        let timeouts = s.server.requests().iter().filter(|r| r.query.contains("timeoutSeconds=2")).count();
         assert!(timeouts > 0 && timeouts == watches, "each watch asks for half the bound: {timeouts} of {watches}");
         assert!(
             s.server
@@ -80,11 +82,11 @@ fn a_hung_api_server_makes_the_view_stale_within_the_bound() {
 
         s.server.freeze();
         let frozen = Instant::now();
-        let Freshness::Stale(reason) = until(&cache, bound, Duration::from_secs(10), stale).await else {
+        let Freshness::Stale(reason) = until(&cache, bound, Duration::from_secs(20), stale).await else {
             unreachable!()
         };
         let after = frozen.elapsed();
-        assert!(after > bound / 2 && after < bound + Duration::from_secs(2), "stale after {after:?}");
+        assert!(after > bound / 2 && after < 2 * bound, "stale after {after:?}");
         assert!(reason.starts_with("the watch of ") && reason.contains(" has been silent for "), "{reason}");
         // No request failed: nothing is broken, the watches are only silent.
         for w in cache.status() {
