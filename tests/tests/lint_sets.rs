@@ -1290,6 +1290,53 @@ fn a_budget_kube_apiserver_refuses_is_reported_in_its_words() {
     );
 }
 
+/// A `minAvailable` or `maxUnavailable` that is neither a string nor an `int32` (a fraction, a
+/// count out of range, a boolean, a list, a map) is refused by kube-apiserver's decoding, before
+/// any validation (`intstr.IntOrString.UnmarshalJSON` into the `int32`, the error's context set by
+/// `sigs.k8s.io/json`): HPA104 says so in those words, on every release, instead of reading the
+/// budget as unset. `maxUnavailable` is decoded first (kubectl sends the keys sorted); a `null`
+/// is no value, and a count written `2.0` is the integer 2 kubectl sends.
+#[test]
+fn a_budget_kube_apiserver_cannot_decode_is_reported_in_its_words() {
+    let run = |budget: &str, release: &str| refused_budget(budget, release, (32, 17));
+    let words = |value: &str, field: &str| {
+        format!(
+            "kube-apiserver rejects PodDisruptionBudget shop/web (PodDisruptionBudget in version \"v1\" cannot be handled as a PodDisruptionBudget: json: cannot unmarshal {value} into Go struct field PodDisruptionBudgetSpec.spec.{field} of type int32), so it budgets none of the pods of Deployment shop/web"
+        )
+    };
+    for release in ["1.33", "1.37"] {
+        assert_eq!(
+            run("minAvailable: 2.5", release),
+            (
+                "spec.minAvailable".to_string(),
+                words("number 2.5", "minAvailable"),
+                "write minAvailable or maxUnavailable as a count of 0 or more, or a percentage from 0% to 100% (\"50%\")"
+                    .to_string()
+            )
+        );
+    }
+    assert_eq!(run("minAvailable: 2147483648", "1.37").1, words("number 2147483648", "minAvailable"));
+    assert_eq!(run("minAvailable: 1e40", "1.37").1, words("number 1e+40", "minAvailable"));
+    assert_eq!(run("minAvailable: true", "1.37").1, words("bool", "minAvailable"));
+    // A list or a map is pointed at by its key.
+    let key = |budget: &str| refused_budget(budget, "1.37", (32, 3)).1;
+    assert_eq!(key("minAvailable: [1]"), words("array", "minAvailable"));
+    assert_eq!(key("minAvailable: {}"), words("object", "minAvailable"));
+    // Both undecodable: decoding stops at maxUnavailable, the first key kubectl sends.
+    assert_eq!(
+        refused_budget("minAvailable: 2.5\n  maxUnavailable: 0.5", "1.37", (33, 19)).1,
+        words("number 0.5", "maxUnavailable")
+    );
+    // A whole float is the integer kubectl sends, and a null no value.
+    assert_eq!(
+        budget_report("  minAvailable: 3.0\n  selector:\n    matchLabels: {app: web}", "1.37")["summary"]["warnings"],
+        1
+    );
+    let null =
+        budget_report("  minAvailable: null\n  maxUnavailable: 0\n  selector:\n    matchLabels: {app: web}", "1.37");
+    assert_eq!(null["summary"]["warnings"], 1, "{null}");
+}
+
 /// A budget with both `minAvailable` and `maxUnavailable` is refused (`ValidatePodDisruptionBudgetSpec`,
 /// an error on `spec` printed with the whole internal spec): HPA104 says so in kube-apiserver's
 /// words instead of computing with `minAvailable`, with the release's rendering (JSON from 1.34,

@@ -395,6 +395,10 @@ pub struct Pdb {
     pub min_available: Option<IntOrPercent>,
     /// `spec.maxUnavailable`
     pub max_unavailable: Option<IntOrPercent>,
+    /// What kube-apiserver's decoding refuses in `minAvailable` or `maxUnavailable`, before any
+    /// validation ([`pdb_decode_refusal`]: `2.5`, `true`, `2147483648`): the budget is never
+    /// stored, and nothing else is said of it.
+    pub undecodable: Option<DecodeRefusal>,
     /// What kube-apiserver's validation refuses in `minAvailable` and `maxUnavailable`
     /// ([`pdb_budget_errors`]): the budget is then never stored. The rest of what it refuses
     /// (the selector, the eviction policy) is in [`Pdb::refusal`].
@@ -403,6 +407,17 @@ pub struct Pdb {
     pub unhealthy_pod_eviction_policy: Option<String>,
     /// When kube-apiserver refuses the selector, the one meant ([`Pdb::meant_for`]).
     pub meant_selector: Option<LabelSelector>,
+}
+
+/// A field kube-apiserver's decoding of an object refuses (a Go type error), so that it never
+/// validates nor stores the object: where, and kube-apiserver's words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecodeRefusal {
+    /// The field, as the object's fields name it (`spec.minAvailable`).
+    pub field: String,
+    /// kube-apiserver's message (`PodDisruptionBudget in version "v1" cannot be handled as a
+    /// PodDisruptionBudget: json: cannot unmarshal number 2.5 into Go struct field ...`).
+    pub message: String,
 }
 
 /// A VerticalPodAutoscaler.
@@ -1168,45 +1183,59 @@ pub fn replicas_error<'a>(id: &ObjectId, spec: Option<impl Fields<'a>>) -> Optio
         return None;
     }
     let replicas = spec?.field("replicas")?;
-    let undecodable = |value: &str| {
-        format!(
-            "{kind} in version {version} cannot be handled as a {kind}: json: cannot unmarshal {value} into Go struct field {kind}Spec.spec.replicas of type int32",
-            kind = id.kind,
-            version = crate::go::quote(gv.version()),
-        )
-    };
-    match replicas.json_type() {
-        "null" => None,
+    match go_int32(replicas) {
+        // An integer that is an int32, negative ones for validation to refuse.
+        Ok(Some(n)) if n < 0 => {
+            use crate::field::{BadValue, FieldError, Path};
+            let path = Path::new("spec");
+            let error =
+                FieldError::invalid(&path.child("replicas"), BadValue::Int(n), "must be greater than or equal to 0");
+            Some(crate::field::invalid_message(&id.kind, gv.group(), &id.name, &[error]))
+        }
+        Ok(_) => None,
+        Err(value) => Some(cannot_be_handled(id, &format!("{}Spec", id.kind), "spec.replicas", &value, "int32")),
+    }
+}
+
+/// How Go's `encoding/json` decodes a JSON value into an `int32` (`literalStore`): `Ok(None)`
+/// for `null` (no value), `Ok(Some(n))` for an integer in range, else the value as its
+/// `UnmarshalTypeError` names it: `number 1.5`, `number 2147483648` (the JSON text kubectl
+/// sends: an integer's digits as they are, a fraction as Go's encoder writes the float kubectl
+/// read, `1.50` as `1.5`, `1e30` as `1e+30`), or the JSON type (`string`, `bool`, `array`,
+/// `object`).
+fn go_int32<'a>(v: impl Fields<'a>) -> Result<Option<i64>, String> {
+    match v.json_type() {
+        "null" => Ok(None),
         "number" => {
-            let text = replicas.quantity_text()?;
-            let count = text.parse::<i64>().ok().and_then(|n| i32::try_from(n).ok());
-            match count {
-                // An integer that is an int32, negative ones for validation to refuse.
-                Some(n) if n < 0 => {
-                    use crate::field::{BadValue, FieldError, Path};
-                    let path = Path::new("spec");
-                    let error = FieldError::invalid(
-                        &path.child("replicas"),
-                        BadValue::Int(i64::from(n)),
-                        "must be greater than or equal to 0",
-                    );
-                    Some(crate::field::invalid_message(&id.kind, gv.group(), &id.name, &[error]))
-                }
-                Some(_) => None,
-                // An integer's digits as they are; a fraction as Go's encoder writes the float
-                // kubectl read (`1.50` is `1.5`, `1e30` is `1e+30`).
+            let text = v.quantity_text().unwrap_or_default();
+            match text.parse::<i64>().ok().and_then(|n| i32::try_from(n).ok()) {
+                Some(n) => Ok(Some(i64::from(n))),
                 None => {
                     let go = if text.parse::<i64>().is_ok() || text.parse::<u64>().is_ok() {
                         text.into_owned()
                     } else {
                         text.parse::<f64>().map_or_else(|_| text.into_owned(), crate::go::json_float)
                     };
-                    Some(undecodable(&format!("number {go}")))
+                    Err(format!("number {go}"))
                 }
             }
         }
-        ty => Some(undecodable(ty)),
+        ty => Err(ty.to_string()),
     }
+}
+
+/// What kube-apiserver answers when its decoding of `id` (`sigs.k8s.io/json`) fails on a Go type
+/// error at `field` (the JSON path without indices, as the decoder's error context writes it)
+/// of struct `go_struct`: the serializer's wrapping (`Deployment in version "v1" cannot be
+/// handled as a Deployment: ...`) of `json: cannot unmarshal <value> into Go struct field
+/// <go_struct>.<field> of type <go_type>`.
+fn cannot_be_handled(id: &ObjectId, go_struct: &str, field: &str, value: &str, go_type: &str) -> String {
+    let gv = GroupVersion::parse_or_empty(&id.api_version);
+    format!(
+        "{kind} in version {version} cannot be handled as a {kind}: json: cannot unmarshal {value} into Go struct field {go_struct}.{field} of type {go_type}",
+        kind = id.kind,
+        version = crate::go::quote(gv.version()),
+    )
 }
 
 /// Where an object holds the template of the pods it makes, and the path of its pod spec: at
@@ -1546,18 +1575,38 @@ pub fn pdb_from_json(id: ObjectId, v: &Value) -> Pdb {
     let selector = selector.filter(|s| {
         id.api_version != "policy/v1beta1" || !s.match_labels.is_empty() || !s.match_expressions.is_empty()
     });
+    let undecodable = spec.and_then(|spec| pdb_decode_refusal(&id, spec));
     Pdb {
         id,
         meant_selector: selector.as_ref().and_then(meant_selector),
         selector,
         min_available: spec.and_then(|s| s.get("minAvailable")).and_then(IntOrPercent::from_json),
         max_unavailable: spec.and_then(|s| s.get("maxUnavailable")).and_then(IntOrPercent::from_json),
+        undecodable,
         invalid: spec.map(pdb_budget_errors).unwrap_or_default(),
         unhealthy_pod_eviction_policy: spec
             .and_then(|s| s.get("unhealthyPodEvictionPolicy"))
             .and_then(Value::as_str)
             .map(String::from),
     }
+}
+
+/// What kube-apiserver's decoding refuses in a budget's `minAvailable` and `maxUnavailable`, the
+/// first in the order kubectl sends them (sorted: `maxUnavailable` first). Each is a pointer to
+/// an `intstr.IntOrString`, whose `UnmarshalJSON` (apimachinery `pkg/util/intstr`) decodes a
+/// JSON string as the string and anything else with `encoding/json` into the `int32`: a
+/// fraction, an integer out of range, a boolean, a list or a map fails there ([`go_int32`]), a
+/// `null` is no value. `sigs.k8s.io/json` aliases that `UnmarshalTypeError` and puts its own
+/// context on it (`Go struct field PodDisruptionBudgetSpec.spec.minAvailable`), and the
+/// serializer wraps it ([`cannot_be_handled`]); decoding stops at the first.
+pub fn pdb_decode_refusal(id: &ObjectId, spec: &Value) -> Option<DecodeRefusal> {
+    ["maxUnavailable", "minAvailable"].into_iter().find_map(|key| {
+        let value = spec.get(key).filter(|v| !v.is_string())?;
+        let error = go_int32(value).err()?;
+        let field = format!("spec.{key}");
+        let message = cannot_be_handled(id, "PodDisruptionBudgetSpec", &field, &error, "int32");
+        Some(DecodeRefusal { field, message })
+    })
 }
 
 /// What `ValidatePodDisruptionBudgetSpec` (`pkg/apis/policy/validation`) refuses in a budget's
