@@ -1424,6 +1424,22 @@ fn a_budget_with_a_refused_selector_is_reported_where_it_was_meant() {
     assert_eq!(budget_report(other, "1.37")["diagnostics"], json!([]));
 }
 
+/// A selector operator is a `metav1.LabelSelectorOperator`, a named string type: from 1.34
+/// kube-apiserver prints it as JSON (`<` as `\u003c`), where a requirement's value, a plain
+/// string, keeps Go's quoting; 1.33 quotes both as Go does.
+#[test]
+fn a_refused_selector_operator_is_printed_as_the_release_prints_it() {
+    let spec = "  maxUnavailable: 1\n  selector:\n    matchLabels: {app: web}\n    matchExpressions: [{key: app, operator: \"i<n\", values: [\"a&b\"]}]";
+    let error = |operator: &str| {
+        budget_refused_words(&format!(
+            "[spec.selector.matchExpressions[0].operator: Invalid value: {operator}: not a valid selector operator, spec.selector.matchExpressions[0].values[0]: Invalid value: \"a&b\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')]"
+        ))
+    };
+    assert_eq!(refused_spec(spec, "1.37", (35, 45)).1, error("\"i\\u003cn\""));
+    assert_eq!(refused_spec(spec, "1.34", (35, 45)).1, error("\"i\\u003cn\""));
+    assert_eq!(refused_spec(spec, "1.33", (35, 45)).1, error("\"i<n\""));
+}
+
 /// Deployment `shop/web` (cpu requested), an HPA on its cpu utilization and a VPA on it whose
 /// spec goes on with `spec` (after its `targetRef`).
 fn vpa_set(spec: &str) -> String {
