@@ -1509,6 +1509,35 @@ fn a_mode_outside_the_vpa_enum_refuses_the_vpa() {
     );
 }
 
+/// A list or a map where the VPA CRD's schema wants a string is printed as each release prints
+/// the unstructured value in `Unsupported value: X`: its JSON from 1.34 (a map's keys sorted),
+/// Go's `%#v` in 1.33 (`[]interface {}{false}`); a fraction as `%v` prints a float64 in both.
+#[test]
+fn a_vpa_list_or_map_value_is_printed_as_the_release_prints_it() {
+    let words = |release: &str, mode: &str| {
+        let report = lint(
+            &["--select", "HPA408", "--kubernetes-version", release],
+            &vpa_set(&format!("  updatePolicy: {{updateMode: {mode}}}\n")),
+        );
+        said(&report, "HPA408").remove(0).1
+    };
+    let message = |ty: &str, value: &str| {
+        format!(
+            "VerticalPodAutoscaler shop/web: updateMode is no string, which the VPA's schema refuses (VerticalPodAutoscaler.autoscaling.k8s.io \"web\" is invalid: [spec.updatePolicy.updateMode: Invalid value: \"{ty}\": spec.updatePolicy.updateMode in body must be of type string: \"{ty}\", spec.updatePolicy.updateMode: Unsupported value: {value}: supported values: \"Off\", \"Initial\", \"Recreate\", \"InPlaceOrRecreate\", \"InPlace\", \"Auto\"]): the VPA is not created"
+        )
+    };
+    assert_eq!(words("1.37", "[Off, x]"), message("array", "[false,\"x\"]"));
+    assert_eq!(words("1.33", "[Off, x]"), message("array", "[]interface {}{false, \"x\"}"));
+    assert_eq!(words("1.37", "{b: 1, a: [x]}"), message("object", "{\"a\":[\"x\"],\"b\":1}"));
+    assert_eq!(
+        words("1.33", "{b: 1, a: [x]}"),
+        message("object", "map[string]interface {}{\"a\":[]interface {}{\"x\"}, \"b\":1}")
+    );
+    for release in ["1.33", "1.37"] {
+        assert_eq!(words(release, "1234567.5"), message("number", "1.2345675e+06"));
+    }
+}
+
 /// Every value the VPA CRD's schema refuses is in the finding, as kube-apiserver lists them
 /// (`VerticalPodAutoscaler.autoscaling.k8s.io "web" is invalid: [...]`): a container policy's
 /// `controlledValues` outside its enum too, the VPA 1.7 `InPlace` mode accepted (and warned

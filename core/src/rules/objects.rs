@@ -481,11 +481,17 @@ impl VpaSchemaRefusal {
         let value = match &self.value {
             Value::Bool(b) => BadValue::Bool(*b),
             Value::Number(n) if n.is_i64() => BadValue::Int(n.as_i64().unwrap_or_default()),
-            // A float64 (`%v` before 1.34), an array or a map: their JSON.
-            v => {
-                let json = crate::go::to_go_json(v).unwrap_or_default();
-                BadValue::Composite { json: json.clone(), go_syntax: json }
+            // A float64: `%v` in every release (`1.2345675e+06`, not JSON's `1234567.5`).
+            Value::Number(n) => {
+                let g = crate::go::format_float_g(n.as_f64().unwrap_or_default(), 64);
+                BadValue::Composite { json: g.clone(), go_syntax: g }
             }
+            // A `[]interface{}` or a `map[string]interface{}`: its JSON from 1.34, `%#v` in 1.33
+            // (`[]interface {}{false}`).
+            v => BadValue::Composite {
+                json: crate::go::unstructured_json(v),
+                go_syntax: crate::go::unstructured_go_syntax(v),
+            },
         };
         vec![
             FieldError::invalid(
