@@ -583,6 +583,53 @@ spec:
     assert!(noted(&with(cm)));
 }
 
+/// A LimitRange kube-apiserver refuses (`ValidateLimitRange` on its defaulted items: here a
+/// `defaultRequest` above the `max`, and so above the `default` taken from it) is never stored,
+/// so LimitRanger gives no container its default: HPA201 concludes the request missing, and says
+/// which LimitRange would have given it and why kube-apiserver rejects it, in its words (a
+/// quantity printed as the release prints it), pointing at the refused field.
+#[test]
+fn a_limit_range_kube_apiserver_refuses_gives_no_request() {
+    let set = |limits: &str| {
+        format!(
+            "{}---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {{name: web, namespace: shop}}\nspec:\n  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  maxReplicas: 5\n  metrics:\n  - type: Resource\n    resource: {{name: cpu, target: {{type: Utilization, averageUtilization: 70}}}}\n---\napiVersion: v1\nkind: LimitRange\nmetadata: {{name: lr, namespace: shop}}\nspec:\n  limits:\n  - type: Container\n{limits}",
+            WEB_DEPLOYMENT.replace("  REPLICAS\n", "")
+        )
+    };
+    let refused = set("    defaultRequest: {cpu: 100m}\n    max: {cpu: 50m}\n");
+    let message = |value: &str| {
+        format!(
+            "cpu utilization needs a cpu request in every container, and container \"app\" of Deployment shop/web has none: the controller will not scale on this metric; LimitRange shop/lr, whose default would give the request, is rejected by kube-apiserver (LimitRange \"lr\" is invalid: [spec.limits[0].defaultRequest[cpu]: Invalid value: {value}: default request value 100m is greater than max value 50m, spec.limits[0].defaultRequest[cpu]: Invalid value: {value}: default request value 100m is greater than default limit value 50m]), so LimitRanger gives nothing"
+        )
+    };
+    let report = lint(&["--select", "HPA201", "--kubernetes-version", "1.37"], &refused);
+    assert_eq!(
+        said(&report, "HPA201"),
+        [(
+            "spec.metrics[0].resource.target.averageUtilization".to_string(),
+            message("\"100m\""),
+            "add resources.requests.cpu to container \"app\" (a cpu limit alone also sets it), or use an AverageValue target; or correct LimitRange shop/lr so that kube-apiserver accepts it".to_string()
+        )]
+    );
+    let related: Vec<(u64, u64, &str)> = report["diagnostics"][0]["related"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["line"].as_u64().unwrap(), r["column"].as_u64().unwrap(), r["message"].as_str().unwrap()))
+        .collect();
+    assert_eq!(related, [(32, 27, "rejected by kube-apiserver"), (12, 9, "no cpu request here")], "{report}");
+    let report = lint(&["--select", "HPA201", "--kubernetes-version", "1.33"], &refused);
+    assert_eq!(
+        said(&report, "HPA201")[0].1,
+        message(
+            "resource.Quantity{i:resource.int64Amount{value:100, scale:-3}, d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:\"100m\", Format:\"DecimalSI\"}"
+        )
+    );
+    // Accepted, its default gives the request: nothing.
+    let accepted = lint(&["--select", "HPA201"], &set("    defaultRequest: {cpu: 100m}\n    max: {cpu: 500m}\n"));
+    assert_eq!(said(&accepted, "HPA201"), []);
+}
+
 /// Two definitions of one object in a file are compared as kube-apiserver would store them:
 /// whole (a ClusterRole's `rules`, which the first pass does not keep, count), and with the
 /// namespace each lands in (one that writes `prod` and one that takes it from the set are the

@@ -700,6 +700,9 @@ pub struct LimitRange {
     pub id: ObjectId,
     /// `spec.limits`, as kube-apiserver stores them ([`set_defaults_limit_range_item`]).
     pub limits: Vec<LimitRangeItem>,
+    /// What kube-apiserver's validation refuses in those limits ([`validate_limit_range`]):
+    /// then the LimitRange is never stored and LimitRanger gives no pod its defaults.
+    pub refusal: crate::field::ErrorList,
 }
 
 /// A CustomResourceDefinition (`apiextensions.k8s.io/v1`) of the set: the kind it defines and,
@@ -830,6 +833,8 @@ pub struct LimitRangeItem {
     pub default: BTreeMap<String, Quantity>,
     /// `defaultRequest`: the request of a container that has none.
     pub default_request: BTreeMap<String, Quantity>,
+    /// `maxLimitRequestRatio`
+    pub max_limit_request_ratio: BTreeMap<String, Quantity>,
 }
 
 /// Where a world's objects were read from ([`Objects::source`]).
@@ -1380,12 +1385,142 @@ pub fn limit_range_from_json(id: ObjectId, v: &Value) -> LimitRange {
                 min: list(item, "min"),
                 default: list(item, "default"),
                 default_request: list(item, "defaultRequest"),
+                max_limit_request_ratio: list(item, "maxLimitRequestRatio"),
             };
             set_defaults_limit_range_item(&mut parsed);
             parsed
         })
-        .collect();
-    LimitRange { id, limits }
+        .collect::<Vec<_>>();
+    let refusal = validate_limit_range(&limits);
+    LimitRange { id, limits, refusal }
+}
+
+/// What `ValidateLimitRange` (`pkg/apis/core/validation`) refuses in a LimitRange's items as
+/// kube-apiserver validates them, defaulted ([`set_defaults_limit_range_item`]: a `default`
+/// from `max`, a `defaultRequest` from `default` or `min`), in its order for each item: a type
+/// already listed (`field.Duplicate`); a `default` or `defaultRequest` on a `Pod` item
+/// (`field.Forbidden`); then for each resource of the item, a `min` above the `max`, a `min`
+/// above the `defaultRequest`, a `defaultRequest` above the `max` or the `default`, a `min`
+/// above the `default`, a `default` above the `max`, a `maxLimitRequestRatio` below 1 or above
+/// `max/min` (`%f`), and for a resource that cannot be overcommitted (hugepages, an extended
+/// resource) a `defaultRequest` other than the `default`. The resources are a Go set, walked in
+/// map order: with several refused, kube-apiserver's order varies from one request to the next;
+/// here they are sorted. Not checked: the type's and the resources' names, a `PersistentVolumeClaim`
+/// item's storage bounds. Each value is a quantity whose `String()` the message called, so 1.33
+/// prints it with its canonical form cached ([`Quantity::stringified`]).
+pub fn validate_limit_range(items: &[LimitRangeItem]) -> crate::field::ErrorList {
+    use crate::field::{BadValue, FieldError, Path};
+    use std::cmp::Ordering::Greater;
+    let mut errors = Vec::new();
+    let spec = Path::new("spec");
+    let limits = spec.child("limits");
+    let mut types = std::collections::BTreeSet::new();
+    for (i, item) in items.iter().enumerate() {
+        let at = limits.index(i);
+        if !types.insert(item.type_.as_str()) {
+            errors.push(FieldError::duplicate(&at.child("type"), BadValue::named(&item.type_)));
+        }
+        if item.type_ == "Pod" {
+            for (key, list) in [("default", &item.default), ("defaultRequest", &item.default_request)] {
+                if !list.is_empty() {
+                    errors.push(FieldError::forbidden(&at.child(key), "may not be specified when `type` is 'Pod'"));
+                }
+            }
+        }
+        let keys: std::collections::BTreeSet<&String> = item
+            .max
+            .keys()
+            .chain(item.min.keys())
+            .chain(item.default.keys())
+            .chain(item.default_request.keys())
+            .chain(item.max_limit_request_ratio.keys())
+            .collect();
+        // A Pod item's defaults are refused above, and never compared.
+        let (default, default_request) = if item.type_ == "Pod" {
+            (&BTreeMap::new(), &BTreeMap::new())
+        } else {
+            (&item.default, &item.default_request)
+        };
+        for k in keys {
+            let (min, max) = (item.min.get(k), item.max.get(k));
+            let (default, request) = (default.get(k), default_request.get(k));
+            let ratio = item.max_limit_request_ratio.get(k);
+            let at = |list: &str| at.child(list).key(k).render();
+            let mut invalid = |field: String, value: &Quantity, detail: String| {
+                errors.push(FieldError::invalid(&Path::new(&field), BadValue::Quantity(value.stringified()), detail));
+            };
+            let s = Quantity::canonical;
+            if let (Some(min), Some(max)) = (min, max)
+                && min.cmp_value(max) == Greater
+            {
+                invalid(at("min"), min, format!("min value {} is greater than max value {}", s(min), s(max)));
+            }
+            if let (Some(request), Some(min)) = (request, min)
+                && min.cmp_value(request) == Greater
+            {
+                let detail = format!("min value {} is greater than default request value {}", s(min), s(request));
+                invalid(at("defaultRequest"), request, detail);
+            }
+            if let (Some(request), Some(max)) = (request, max)
+                && request.cmp_value(max) == Greater
+            {
+                let detail = format!("default request value {} is greater than max value {}", s(request), s(max));
+                invalid(at("defaultRequest"), request, detail);
+            }
+            if let (Some(request), Some(default)) = (request, default)
+                && request.cmp_value(default) == Greater
+            {
+                let detail =
+                    format!("default request value {} is greater than default limit value {}", s(request), s(default));
+                invalid(at("defaultRequest"), request, detail);
+            }
+            if let (Some(default), Some(min)) = (default, min)
+                && min.cmp_value(default) == Greater
+            {
+                invalid(
+                    at("default"),
+                    min,
+                    format!("min value {} is greater than default value {}", s(min), s(default)),
+                );
+            }
+            if let (Some(default), Some(max)) = (default, max)
+                && default.cmp_value(max) == Greater
+            {
+                invalid(
+                    at("default"),
+                    max,
+                    format!("default value {} is greater than max value {}", s(default), s(max)),
+                );
+            }
+            if let Some(ratio) = ratio {
+                if ratio.milli_value() < 1000 {
+                    invalid(at("maxLimitRequestRatio"), ratio, format!("ratio {} is less than 1", s(ratio)));
+                }
+                if let (Some(min), Some(max)) = (min, max) {
+                    // In milli-units, as Go computes it for values below `MaxMilliValue`.
+                    #[allow(clippy::cast_precision_loss)] // Go's float64 conversions.
+                    let (ratio_value, limit) =
+                        (ratio.milli_value() as f64 / 1000.0, max.milli_value() as f64 / min.milli_value() as f64);
+                    if ratio_value > limit {
+                        let detail = format!("ratio {} is greater than max/min = {limit:.6}", s(ratio));
+                        invalid(at("maxLimitRequestRatio"), ratio, detail);
+                    }
+                }
+            }
+            // `IsOvercommitAllowed`: a native resource (no `/`, or `kubernetes.io/` in it) other
+            // than hugepages.
+            let overcommit = (!k.contains('/') || k.contains("kubernetes.io/")) && !k.starts_with("hugepages-");
+            if !overcommit
+                && let (Some(default), Some(request)) = (default, request)
+                && default.cmp_value(request) != std::cmp::Ordering::Equal
+            {
+                let detail =
+                    format!("default value {} must equal to defaultRequest value {} in {k}", s(default), s(request));
+                invalid(at("defaultRequest"), request, detail);
+            }
+        }
+    }
+    errors
 }
 
 /// `SetDefaults_LimitRangeItem` (`pkg/apis/core/v1/defaults.go`): for a `Container` item, a
@@ -1470,7 +1605,7 @@ impl<'a> AdmittedPod<'a> {
     /// ([`AdmittedPod::container_request`] of each resource it requests, limits or a
     /// LimitRange defaults), in milli-units.
     pub fn container_requests(&self, c: &'a TemplateContainer) -> BTreeMap<String, i64> {
-        let defaults = self.limit_ranges.iter().flat_map(|range| {
+        let defaults = self.stored_limit_ranges().flat_map(|range| {
             range.limits.iter().filter(|i| i.type_ == "Container").flat_map(|i| i.default_request.keys())
         });
         c.requests
@@ -1481,11 +1616,17 @@ impl<'a> AdmittedPod<'a> {
             .collect()
     }
 
+    /// The LimitRanges of the namespace kube-apiserver stores: one its validation refuses
+    /// ([`LimitRange::refusal`]) does not exist, and LimitRanger gives nothing from it.
+    fn stored_limit_ranges(&self) -> impl Iterator<Item = &'a LimitRange> {
+        self.limit_ranges.iter().filter(|range| range.refusal.is_empty())
+    }
+
     /// LimitRanger's default request for `resource`: the first LimitRange that has one; within
     /// a LimitRange, its last `Container` item that has one (`defaultContainerResourceRequirements`
     /// lets a later item override an earlier one).
     fn limit_range_default(&self, resource: &str) -> Option<&'a Quantity> {
-        self.limit_ranges.iter().find_map(|range| {
+        self.stored_limit_ranges().find_map(|range| {
             range.limits.iter().rev().filter(|i| i.type_ == "Container").find_map(|i| i.default_request.get(resource))
         })
     }
@@ -1857,6 +1998,65 @@ mod tests {
         assert!(!pod.pod_level_requests_set());
     }
 
+    /// `ValidateLimitRange` on the items as defaulted, in its words and order: a LimitRange it
+    /// refuses is never stored, and LimitRanger gives no pod anything from it.
+    #[test]
+    fn limit_ranges_kube_apiserver_refuses_give_nothing() {
+        let refusal = |limits: Value| {
+            let range = limit_range_from_json(ObjectId::default(), &json!({"spec": {"limits": limits}}));
+            range.refusal.iter().map(ToString::to_string).collect::<Vec<_>>()
+        };
+        // Compared after defaulting: `default` from `max`, `defaultRequest` from `default`.
+        assert_eq!(
+            refusal(json!([{"type": "Container", "defaultRequest": {"cpu": "100m"}, "max": {"cpu": "50m"}}])),
+            [
+                "spec.limits[0].defaultRequest[cpu]: Invalid value: \"100m\": default request value 100m is greater than max value 50m",
+                "spec.limits[0].defaultRequest[cpu]: Invalid value: \"100m\": default request value 100m is greater than default limit value 50m",
+            ]
+        );
+        assert_eq!(
+            refusal(json!([{"type": "Container", "min": {"cpu": "2"}, "max": {"cpu": "1"}}])),
+            [
+                "spec.limits[0].min[cpu]: Invalid value: \"2\": min value 2 is greater than max value 1",
+                "spec.limits[0].defaultRequest[cpu]: Invalid value: \"1\": min value 2 is greater than default request value 1",
+                "spec.limits[0].default[cpu]: Invalid value: \"2\": min value 2 is greater than default value 1",
+            ]
+        );
+        assert_eq!(
+            refusal(json!([
+                {"type": "Container", "maxLimitRequestRatio": {"cpu": "500m"}},
+                {"type": "Container", "min": {"memory": "1Gi"}, "max": {"memory": "2Gi"}, "maxLimitRequestRatio": {"memory": "3"}},
+                {"type": "Pod", "default": {"cpu": "1"}},
+                {"type": "Container", "default": {"nvidia.com/gpu": "2"}, "defaultRequest": {"nvidia.com/gpu": "1"}},
+            ])),
+            [
+                "spec.limits[0].maxLimitRequestRatio[cpu]: Invalid value: \"500m\": ratio 500m is less than 1",
+                "spec.limits[1].type: Duplicate value: \"Container\"",
+                "spec.limits[1].maxLimitRequestRatio[memory]: Invalid value: \"3\": ratio 3 is greater than max/min = 2.000000",
+                "spec.limits[2].default: Forbidden: may not be specified when `type` is 'Pod'",
+                "spec.limits[3].type: Duplicate value: \"Container\"",
+                "spec.limits[3].defaultRequest[nvidia.com/gpu]: Invalid value: \"1\": default value 2 must equal to defaultRequest value 1 in nvidia.com/gpu",
+            ]
+        );
+        // 1.33 prints each quantity with `%#v`, its canonical form cached by the message's `String()`.
+        let range = limit_range_from_json(
+            ObjectId::default(),
+            &json!({"spec": {"limits": [{"type": "Container", "defaultRequest": {"cpu": "0.5"}, "default": {"cpu": "200m"}}]}}),
+        );
+        let mut e = range.refusal[0].clone();
+        e.rendering = crate::field::ValueRendering::GoReflect;
+        assert_eq!(
+            e.to_string(),
+            "spec.limits[0].defaultRequest[cpu]: Invalid value: resource.Quantity{i:resource.int64Amount{value:5, scale:-1}, d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:\"500m\", Format:\"DecimalSI\"}: default request value 500m is greater than default limit value 200m"
+        );
+        // A refused LimitRange is never stored: LimitRanger gives nothing from it.
+        let w = template(json!({"containers": [{"name": "a"}]}));
+        let ranges = [range];
+        let pod = AdmittedPod::new(&w, &ranges, true);
+        assert_eq!(pod.container_request(&w.containers[0], "cpu"), None);
+        assert!(pod.container_requests(&w.containers[0]).is_empty());
+    }
+
     /// `SetDefaults_LimitRangeItem` then LimitRanger: defaultRequest, else default, else max,
     /// else min; `Container` items only, for containers and init containers alike.
     #[test]
@@ -1865,14 +2065,14 @@ mod tests {
             ObjectId::default(),
             &json!({"spec": {"limits": [
                 {"type": "Pod", "max": {"ephemeral-storage": "1Gi"}},
-                {"type": "Container", "max": {"memory": "2Gi"}, "min": {"nvidia.com/gpu": "1"}},
-                {"type": "Container", "default": {"cpu": "500m"}, "defaultRequest": {"memory": "256Mi"}},
+                {"type": "Container", "max": {"memory": "2Gi"}, "min": {"nvidia.com/gpu": "1"},
+                 "default": {"cpu": "500m"}, "defaultRequest": {"memory": "256Mi"}},
             ]}}),
         );
+        assert_eq!(range.refusal, []);
         let keys = |m: &BTreeMap<String, Quantity>| m.keys().cloned().collect::<Vec<_>>();
-        assert_eq!(keys(&range.limits[1].default), ["memory"]);
-        assert_eq!(keys(&range.limits[1].default_request), ["memory", "nvidia.com/gpu"]);
-        assert_eq!(keys(&range.limits[2].default_request), ["cpu", "memory"]);
+        assert_eq!(keys(&range.limits[1].default), ["cpu", "memory"]);
+        assert_eq!(keys(&range.limits[1].default_request), ["cpu", "memory", "nvidia.com/gpu"]);
         assert!(range.limits[0].default_request.is_empty(), "a Pod item defaults nothing");
         let w = template(json!({
             "initContainers": [{"name": "init"}],
@@ -1884,7 +2084,7 @@ mod tests {
         assert_eq!(requested(&pod, &w.containers[0], &all), ["cpu", "memory", "nvidia.com/gpu"]);
         assert_eq!(pod.container_request(&w.containers[0], "cpu").map(Quantity::milli_value), Some(1000));
         let memory = pod.container_request(&w.containers[0], "memory").map(Quantity::value);
-        assert_eq!(memory, Some(256 << 20), "a later item overrides an earlier one");
+        assert_eq!(memory, Some(256 << 20), "the written defaultRequest, not the max");
         assert_eq!(requested(&pod, &w.init_containers[0], &all), ["cpu", "memory", "nvidia.com/gpu"]);
     }
 
