@@ -1186,6 +1186,79 @@ fn replicas_kube_apiserver_refuses_are_errors_in_its_words() {
     assert_eq!(report["diagnostics"][0]["severity"], "warning");
 }
 
+/// HPA410 on a built-in target kube-apiserver refuses for its selector, whether or not it sets
+/// `spec.replicas`: one that does not select the workload's own pod template (the labels printed
+/// as each release prints a `map[string]string`), one kube-apiserver refuses itself; every
+/// error in `ValidateDeploymentSpec`'s order (the count, the selector, the labels), at the first.
+#[test]
+fn a_target_refused_for_its_selector_is_an_error_in_kube_apiserver_words() {
+    let hpa = "---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web, namespace: shop}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  maxReplicas: 5\n  metrics:\n  - type: Pods\n    pods: {metric: {name: rps}, target: {type: AverageValue, averageValue: \"10\"}}\n";
+    let run = |deployment: &str, release: &str, at: (u64, u64)| {
+        let report = lint(&["--select", "HPA410", "--kubernetes-version", release], &(deployment.to_string() + hpa));
+        assert_eq!(positions(&report), [(at.0, at.1, "HPA410".to_string())], "{report}");
+        assert_eq!(report["diagnostics"][0]["severity"], "error");
+        said(&report, "HPA410").remove(0)
+    };
+    let words = |errors: &str| {
+        format!(
+            "kube-apiserver rejects Deployment shop/web (Deployment.apps \"web\" is invalid: {errors}), so there is nothing to scale"
+        )
+    };
+    let mismatch =
+        WEB_DEPLOYMENT.replace("  REPLICAS\n", "").replace("matchLabels: {app: web}", "matchLabels: {app: api}");
+    assert_eq!(
+        run(&mismatch, "1.37", (9, 7)),
+        (
+            "spec.template.metadata.labels".to_string(),
+            words("spec.template.metadata.labels: Invalid value: {\"app\":\"web\"}: `selector` does not match template `labels`"),
+            "give the pod template the labels spec.selector selects (kube-apiserver refuses a workload whose selector does not select its own pods)".to_string()
+        )
+    );
+    assert_eq!(
+        run(&mismatch, "1.33", (9, 7)).1,
+        words(
+            "spec.template.metadata.labels: Invalid value: map[string]string{\"app\":\"web\"}: `selector` does not match template `labels`"
+        )
+    );
+    // No labels written: a nil map.
+    let unlabelled = mismatch.replace("    metadata:\n      labels: {app: web}\n", "");
+    assert_eq!(
+        run(&unlabelled, "1.37", (7, 3)).1,
+        words("spec.template.metadata.labels: Invalid value: null: `selector` does not match template `labels`")
+    );
+    assert_eq!(
+        run(&unlabelled, "1.33", (7, 3)).1,
+        words(
+            "spec.template.metadata.labels: Invalid value: map[string]string(nil): `selector` does not match template `labels`"
+        )
+    );
+    // With a negative count: both, the count first.
+    let both = WEB_DEPLOYMENT
+        .replace("REPLICAS", "replicas: -1")
+        .replace("matchLabels: {app: web}", "matchLabels: {app: api}");
+    assert_eq!(
+        run(&both, "1.37", (5, 13)).1,
+        words(
+            "[spec.replicas: Invalid value: -1: must be greater than or equal to 0, spec.template.metadata.labels: Invalid value: {\"app\":\"web\"}: `selector` does not match template `labels`]"
+        )
+    );
+    // A selector kube-apiserver refuses is never compared with the labels.
+    let refused = WEB_DEPLOYMENT
+        .replace("  REPLICAS\n", "")
+        .replace("matchLabels: {app: web}", "matchExpressions: [{key: app, operator: in, values: [web]}]");
+    assert_eq!(
+        run(&refused, "1.37", (6, 45)),
+        (
+            "spec.selector.matchExpressions[0].operator".to_string(),
+            words("spec.selector.matchExpressions[0].operator: Invalid value: \"in\": not a valid selector operator"),
+            "write the selector as kube-apiserver takes it: operators In, NotIn, Exists or DoesNotExist, keys and values that are valid labels".to_string()
+        )
+    );
+    // A selector that selects the template: nothing.
+    let report = lint(&["--select", "HPA410"], &(WEB_DEPLOYMENT.replace("  REPLICAS\n", "") + hpa));
+    assert_eq!(positions(&report), []);
+}
+
 /// A VPA in `Initial` mode sets requests as pods are created: it moves a `Utilization` target
 /// (info), and not an `AverageValue` one, which reads usage alone. `Auto` is reported on both.
 #[test]

@@ -266,9 +266,14 @@ pub struct Workload {
     pub id: ObjectId,
     /// `spec.replicas`, when written.
     pub replicas: Option<i64>,
-    /// Why kube-apiserver refuses a built-in workload for its `spec.replicas` (`replicas: "3"`,
-    /// `1.5`, `-1`), in its words ([`replicas_error`]); `None` when it accepts the count.
+    /// Why kube-apiserver cannot decode a built-in workload's `spec.replicas` (`replicas: "3"`,
+    /// `1.5`), in its words ([`replicas_error`]); `None` when it decodes the count. What its
+    /// validation refuses is [`Workload::refusal`]'s.
     pub replicas_error: Option<String>,
+    /// kube-apiserver's error on a built-in workload whose valid selector does not select its
+    /// own pod template ([`template_labels_error`]). (Boxed: a set keeps thousands of workloads,
+    /// almost none with one.)
+    pub template_labels_error: Option<Box<crate::field::FieldError>>,
     /// The pod template's labels.
     pub pod_labels: BTreeMap<String, String>,
     /// Regular containers, then restartable init containers (sidecars): the containers whose
@@ -1120,6 +1125,10 @@ pub fn workload_from<'a, F: Fields<'a>>(id: ObjectId, v: F) -> Workload {
     });
     let selector = workload_selector(&id, spec, &pod_labels);
     let replicas_error = replicas_error(&id, spec);
+    let labels_written = template.and_then(|t| t.field("metadata")).and_then(|m| m.field("labels"));
+    let labels_written = labels_written.is_some_and(|l| l.json_type() == "object");
+    let template_labels_error =
+        template_labels_error(&id, selector.as_ref(), &pod_labels, labels_written).map(Box::new);
     let mut spec_integers = Vec::new();
     if GroupVersion::parse_or_empty(&id.api_version).group().contains('.')
         && let Some(spec) = spec
@@ -1130,6 +1139,7 @@ pub fn workload_from<'a, F: Fields<'a>>(id: ObjectId, v: F) -> Workload {
         id,
         replicas,
         replicas_error,
+        template_labels_error,
         selector,
         pod_labels,
         containers,
@@ -1166,6 +1176,46 @@ fn integers_under<'a, F: Fields<'a>>(v: F, path: &str, out: &mut Vec<(String, i6
 }
 
 impl Workload {
+    /// Why kube-apiserver refuses this workload, as far as the rules know (a built-in kind's
+    /// replica count and selector), in its words as `release` words them: the field and the
+    /// message. Its decoding first ([`Workload::replicas_error`]: nothing is validated then);
+    /// else the errors of `ValidateDeploymentSpec` (and its kin) in their order: a negative
+    /// `spec.replicas` (`ValidateNonnegativeField`), an `apps` kind's selector
+    /// (`ValidateLabelSelector`, label values checked), its template's labels that the selector
+    /// does not select ([`Workload::template_labels_error`]). `None` when none of these is
+    /// refused (what else kube-apiserver validates, the pod template's fields, is not checked).
+    pub fn refusal(&self, release: crate::features::KubernetesVersion) -> Option<(String, String)> {
+        use crate::field::{BadValue, FieldError, Path};
+        if let Some(error) = &self.replicas_error {
+            return Some(("spec.replicas".to_string(), error.clone()));
+        }
+        let gv = GroupVersion::parse_or_empty(&self.id.api_version);
+        if super::scalable_group(&self.id.kind) != Some(gv.group()) {
+            return None;
+        }
+        let spec = Path::new("spec");
+        let mut errors = Vec::new();
+        if let Some(n) = self.replicas.filter(|n| *n < 0) {
+            errors.push(FieldError::invalid(
+                &spec.child("replicas"),
+                BadValue::Int(n),
+                "must be greater than or equal to 0",
+            ));
+        }
+        if gv.group() == "apps"
+            && let Some(selector) = &self.selector
+        {
+            errors.extend(crate::validation::meta::validate_label_selector(selector, &spec.child("selector"), release));
+        }
+        errors.extend(self.template_labels_error.as_deref().cloned());
+        let rendering = crate::field::ValueRendering::of(release);
+        for e in &mut errors {
+            e.rendering = rendering;
+        }
+        let field = errors.first()?.field.clone();
+        Some((field, crate::field::invalid_message(&self.id.kind, gv.group(), &self.id.name, &errors)))
+    }
+
     /// The integer at `spec_replicas_path` (a CRD scale subresource's `specReplicasPath`,
     /// `.spec.size`), when the custom resource writes one ([`Workload::spec_integers`]): the
     /// path as the object's fields name it (`spec.size`), and the value.
@@ -1175,9 +1225,9 @@ impl Workload {
     }
 }
 
-/// Why kube-apiserver refuses a built-in workload (Deployment, StatefulSet, ReplicaSet of
+/// Why kube-apiserver cannot decode a built-in workload (Deployment, StatefulSet, ReplicaSet of
 /// `apps`, ReplicationController of the core group) for its `spec.replicas`, a Go `*int32`, in
-/// its words; `None` when the count is accepted (or not written, or `null`).
+/// its words; `None` when the count decodes (or is not written, or `null`).
 ///
 /// Decoding fails on a value of another JSON type than a number (`json: cannot unmarshal string
 /// into Go struct field DeploymentSpec.spec.replicas of type int32`, as `resources_error` words
@@ -1185,8 +1235,8 @@ impl Workload {
 /// of range, named by the JSON text kubectl sends (`literalStore` in `encoding/json`: `json:
 /// cannot unmarshal number 1.5 into ...`), the error wrapped as the apiserver's serializer
 /// wraps it (`Deployment in version "v1" cannot be handled as a Deployment: ...`). A negative
-/// count decodes, and validation refuses it (`ValidateNonnegativeField` in
-/// `ValidateDeploymentSpec` and its kin): `Deployment.apps "web" is invalid: spec.replicas:
+/// count decodes, and validation refuses it ([`Workload::refusal`]: `ValidateNonnegativeField`
+/// in `ValidateDeploymentSpec` and its kin): `Deployment.apps "web" is invalid: spec.replicas:
 /// Invalid value: -1: must be greater than or equal to 0`.
 pub fn replicas_error<'a>(id: &ObjectId, spec: Option<impl Fields<'a>>) -> Option<String> {
     let gv = GroupVersion::parse_or_empty(&id.api_version);
@@ -1194,18 +1244,52 @@ pub fn replicas_error<'a>(id: &ObjectId, spec: Option<impl Fields<'a>>) -> Optio
         return None;
     }
     let replicas = spec?.field("replicas")?;
-    match go_int32(replicas) {
-        // An integer that is an int32, negative ones for validation to refuse.
-        Ok(Some(n)) if n < 0 => {
-            use crate::field::{BadValue, FieldError, Path};
-            let path = Path::new("spec");
-            let error =
-                FieldError::invalid(&path.child("replicas"), BadValue::Int(n), "must be greater than or equal to 0");
-            Some(crate::field::invalid_message(&id.kind, gv.group(), &id.name, &[error]))
-        }
-        Ok(_) => None,
-        Err(value) => Some(cannot_be_handled(id, &format!("{}Spec", id.kind), "spec.replicas", &value, "int32")),
+    // An integer that is an int32 decodes, a negative one for validation to refuse
+    // ([`Workload::refusal`]).
+    let value = go_int32(replicas).err()?;
+    Some(cannot_be_handled(id, &format!("{}Spec", id.kind), "spec.replicas", &value, "int32"))
+}
+
+/// kube-apiserver's error on a built-in workload (Deployment, StatefulSet, ReplicaSet of `apps`,
+/// ReplicationController of the core group) whose selector, valid and not empty, does not select
+/// the labels of its own pod template: `ValidatePodTemplateSpecForReplicaSet` (and its kin for
+/// StatefulSets and ReplicationControllers) reports `field.Invalid` on
+/// `spec.template.metadata.labels` with the labels, a `map[string]string` (`{"app":"web"}` from
+/// 1.34, `map[string]string{"app":"web"}` in 1.33, `null` or `map[string]string(nil)` when none
+/// is written), "`selector` does not match template `labels`". A refused selector is left to
+/// [`Workload::refusal`] (kube-apiserver then never compares).
+fn template_labels_error(
+    id: &ObjectId,
+    selector: Option<&LabelSelector>,
+    labels: &BTreeMap<String, String>,
+    labels_written: bool,
+) -> Option<crate::field::FieldError> {
+    use crate::field::{BadValue, FieldError, Path};
+    let gv = GroupVersion::parse_or_empty(&id.api_version);
+    if super::scalable_group(&id.kind) != Some(gv.group()) {
+        return None;
     }
+    let selector = selector?;
+    let latest = crate::features::KubernetesVersion::LATEST;
+    if selector.matches(labels)
+        || !crate::validation::meta::validate_label_selector(selector, &Path::new("selector"), latest).is_empty()
+    {
+        return None;
+    }
+    let value = if labels.is_empty() && !labels_written {
+        BadValue::Composite { json: "null".into(), go_syntax: "map[string]string(nil)".into() }
+    } else {
+        let pairs: Vec<String> =
+            labels.iter().map(|(k, v)| format!("{}:{}", crate::go::quote(k), crate::go::quote(v))).collect();
+        BadValue::Composite {
+            json: crate::go::to_go_json(labels).unwrap_or_default(),
+            go_syntax: format!("map[string]string{{{}}}", pairs.join(", ")),
+        }
+    };
+    let spec = Path::new("spec");
+    let template = spec.child("template");
+    let metadata = template.child("metadata");
+    Some(FieldError::invalid(&metadata.child("labels"), value, "`selector` does not match template `labels`"))
 }
 
 /// How Go's `encoding/json` decodes a JSON value into an `int32` (`literalStore`): `Ok(None)`
