@@ -271,7 +271,7 @@ pub struct Workload {
     /// validation refuses is [`Workload::refusal`]'s.
     pub replicas_error: Option<String>,
     /// kube-apiserver's error on a built-in workload whose valid selector does not select its
-    /// own pod template ([`template_labels_error`]). (Boxed: a set keeps thousands of workloads,
+    /// own pod template (`template_labels_error`). (Boxed: a set keeps thousands of workloads,
     /// almost none with one.)
     pub template_labels_error: Option<Box<crate::field::FieldError>>,
     /// The pod template's labels.
@@ -1534,47 +1534,23 @@ pub fn validate_limit_range(items: &[LimitRangeItem]) -> crate::field::ErrorList
                 errors.push(FieldError::invalid(&Path::new(&field), BadValue::Quantity(value.stringified()), detail));
             };
             let s = Quantity::canonical;
-            if let (Some(min), Some(max)) = (min, max)
-                && min.cmp_value(max) == Greater
-            {
-                invalid(at("min"), min, format!("min value {} is greater than max value {}", s(min), s(max)));
-            }
-            if let (Some(request), Some(min)) = (request, min)
-                && min.cmp_value(request) == Greater
-            {
-                let detail = format!("min value {} is greater than default request value {}", s(min), s(request));
-                invalid(at("defaultRequest"), request, detail);
-            }
-            if let (Some(request), Some(max)) = (request, max)
-                && request.cmp_value(max) == Greater
-            {
-                let detail = format!("default request value {} is greater than max value {}", s(request), s(max));
-                invalid(at("defaultRequest"), request, detail);
-            }
-            if let (Some(request), Some(default)) = (request, default)
-                && request.cmp_value(default) == Greater
-            {
-                let detail =
-                    format!("default request value {} is greater than default limit value {}", s(request), s(default));
-                invalid(at("defaultRequest"), request, detail);
-            }
-            if let (Some(default), Some(min)) = (default, min)
-                && min.cmp_value(default) == Greater
-            {
-                invalid(
-                    at("default"),
-                    min,
-                    format!("min value {} is greater than default value {}", s(min), s(default)),
-                );
-            }
-            if let (Some(default), Some(max)) = (default, max)
-                && default.cmp_value(max) == Greater
-            {
-                invalid(
-                    at("default"),
-                    max,
-                    format!("default value {} is greater than max value {}", s(default), s(max)),
-                );
+            // Each comparison in its order: the greater side, the smaller one, their names in the
+            // message, the field, and whether the error's value is the greater side.
+            let comparisons = [
+                (min, max, "min", "max", "min", true),
+                (min, request, "min", "default request", "defaultRequest", false),
+                (request, max, "default request", "max", "defaultRequest", true),
+                (request, default, "default request", "default limit", "defaultRequest", true),
+                (min, default, "min", "default", "default", true),
+                (default, max, "default", "max", "default", false),
+            ];
+            for (greater, smaller, greater_name, smaller_name, field, value_is_greater) in comparisons {
+                if let (Some(g), Some(l)) = (greater, smaller)
+                    && g.cmp_value(l) == Greater
+                {
+                    let detail = format!("{greater_name} value {} is greater than {smaller_name} value {}", s(g), s(l));
+                    invalid(at(field), if value_is_greater { g } else { l }, detail);
+                }
             }
             if let Some(ratio) = ratio {
                 if ratio.milli_value() < 1000 {
@@ -1826,10 +1802,10 @@ pub fn pdb_from_json(id: ObjectId, v: &Value) -> Pdb {
 /// first in the order kubectl sends them (sorted: `maxUnavailable` first). Each is a pointer to
 /// an `intstr.IntOrString`, whose `UnmarshalJSON` (apimachinery `pkg/util/intstr`) decodes a
 /// JSON string as the string and anything else with `encoding/json` into the `int32`: a
-/// fraction, an integer out of range, a boolean, a list or a map fails there ([`go_int32`]), a
+/// fraction, an integer out of range, a boolean, a list or a map fails there (`go_int32`), a
 /// `null` is no value. `sigs.k8s.io/json` aliases that `UnmarshalTypeError` and puts its own
 /// context on it (`Go struct field PodDisruptionBudgetSpec.spec.minAvailable`), and the
-/// serializer wraps it ([`cannot_be_handled`]); decoding stops at the first.
+/// serializer wraps it (`cannot_be_handled`); decoding stops at the first.
 pub fn pdb_decode_refusal(id: &ObjectId, spec: &Value) -> Option<DecodeRefusal> {
     ["maxUnavailable", "minAvailable"].into_iter().find_map(|key| {
         let value = spec.get(key).filter(|v| !v.is_string())?;
