@@ -625,6 +625,15 @@ fn a_limit_range_kube_apiserver_refuses_gives_no_request() {
             "resource.Quantity{i:resource.int64Amount{value:100, scale:-3}, d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:\"100m\", Format:\"DecimalSI\"}"
         )
     );
+    // A quantity that does not parse, of another resource: kube-apiserver cannot decode the
+    // LimitRange, so its cpu default is given to no container either.
+    let undecodable = lint(&["--select", "HPA201"], &set("    defaultRequest: {cpu: 100m, memory: abc}\n"));
+    assert_eq!(
+        said(&undecodable, "HPA201")[0].1,
+        "cpu utilization needs a cpu request in every container, and container \"app\" of Deployment shop/web has none: the controller will not scale on this metric; LimitRange shop/lr, whose default would give the request, is rejected by kube-apiserver (LimitRange in version \"v1\" cannot be handled as a LimitRange: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'), so LimitRanger gives nothing"
+    );
+    assert_eq!(undecodable["diagnostics"][0]["related"][0]["line"], 32, "{undecodable}");
+    assert_eq!(undecodable["diagnostics"][0]["related"][0]["column"], 41, "{undecodable}");
     // Accepted, its default gives the request: nothing.
     let accepted = lint(&["--select", "HPA201"], &set("    defaultRequest: {cpu: 100m}\n    max: {cpu: 500m}\n"));
     assert_eq!(said(&accepted, "HPA201"), []);

@@ -24,7 +24,8 @@ crate::declare_rule! {
     /// `LimitRange` of the namespace gives the containers its `defaultRequest` (or `default`, or
     /// `max`) of each resource they still lack (LimitRanger). A LimitRange kube-apiserver refuses
     /// (`ValidateLimitRange` on its items as defaulted: a `defaultRequest` above the `default` or
-    /// the `max`, a `min` above the `max`, two items of one type, ...) is never stored and gives
+    /// the `max`, a `min` above the `max`, two items of one type, ...), or cannot decode (a
+    /// quantity that does not parse, even another resource's), is never stored and gives
     /// nothing: when it is the one that would have given the request, the finding says so, with
     /// kube-apiserver's words, and points at its refused field.
     /// With pod-level requests (`spec.template.spec.resources`, feature gate `PodLevelResources`,
@@ -513,12 +514,13 @@ impl Unseen {
 /// for `resource`.
 /// `f`, a request of `resource` concluded missing in `template`'s containers, saying so when a
 /// LimitRange of its namespace would give them one but kube-apiserver refuses it
-/// ([`LimitRange::refusal`]: `defaultRequest` above `default`, `min` above `max`, ...): it is
+/// ([`LimitRange::stored`]: `defaultRequest` above `default`, `min` above `max`, a quantity
+/// that does not parse, ...): it is
 /// never stored, so LimitRanger gives nothing from it. The message names it with
 /// kube-apiserver's words (values printed as the release prints them), the help says to
 /// correct it, and a related place points at its first refused field.
 ///
-/// [`LimitRange::refusal`]: super::objects::LimitRange::refusal
+/// [`LimitRange::stored`]: super::objects::LimitRange::stored
 fn refused_limit_range(
     cx: &Context<'_>,
     objects: &dyn super::objects::Objects,
@@ -526,17 +528,26 @@ fn refused_limit_range(
     resource: &str,
     mut f: Finding,
 ) -> Finding {
+    // One whose quantity for the resource does not parse gives it too, were it stored.
+    let bracketed = format!("[{resource}]");
     let refused = objects.limit_ranges(&template.id.namespace).iter().find(|range| {
-        !range.refusal.is_empty()
-            && range.limits.iter().any(|i| i.type_ == "Container" && i.default_request.contains_key(resource))
+        !range.stored()
+            && (range.limits.iter().any(|i| i.type_ == "Container" && i.default_request.contains_key(resource))
+                || range.undecodable.as_ref().is_some_and(|u| u.field.ends_with(&bracketed)))
     });
     let Some(range) = refused else { return f };
-    let rendering = crate::field::ValueRendering::of(cx.settings.gates().version());
-    let mut errors = range.refusal.clone();
-    for e in &mut errors {
-        e.rendering = rendering;
-    }
-    let words = crate::field::invalid_message(&range.id.kind, "", &range.id.name, &errors);
+    let (at, words) = match &range.undecodable {
+        Some(undecodable) => (undecodable.field.clone(), undecodable.message.clone()),
+        None => {
+            let rendering = crate::field::ValueRendering::of(cx.settings.gates().version());
+            let mut errors = range.refusal.clone();
+            for e in &mut errors {
+                e.rendering = rendering;
+            }
+            let at = errors.first().map_or_else(|| "spec.limits".to_string(), |e| e.field.clone());
+            (at, crate::field::invalid_message(&range.id.kind, "", &range.id.name, &errors))
+        }
+    };
     f.message = format!(
         "{}; {}, whose default would give the request, is rejected by kube-apiserver ({words}), so LimitRanger gives nothing",
         f.message, range.id
@@ -544,7 +555,6 @@ fn refused_limit_range(
     if let Some(help) = f.help.take() {
         f.help = Some(format!("{help}; or correct {} so that kube-apiserver accepts it", range.id).into());
     }
-    let at = errors.first().map_or_else(|| "spec.limits".to_string(), |e| e.field.clone());
     f.related(Location::Object { id: range.id.clone(), path: at }, "rejected by kube-apiserver")
 }
 

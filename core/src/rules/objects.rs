@@ -708,6 +708,16 @@ pub struct LimitRange {
     /// What kube-apiserver's validation refuses in those limits ([`validate_limit_range`]):
     /// then the LimitRange is never stored and LimitRanger gives no pod its defaults.
     pub refusal: crate::field::ErrorList,
+    /// What its decoding refuses before any validation ([`limit_range_decode_refusal`]: a
+    /// quantity that does not parse, a list that is no mapping): never stored either.
+    pub undecodable: Option<Box<DecodeRefusal>>,
+}
+
+impl LimitRange {
+    /// Whether kube-apiserver stores it: it decodes, and validation refuses nothing.
+    pub fn stored(&self) -> bool {
+        self.undecodable.is_none() && self.refusal.is_empty()
+    }
 }
 
 /// A CustomResourceDefinition (`apiextensions.k8s.io/v1`) of the set: the kind it defines and,
@@ -1476,7 +1486,58 @@ pub fn limit_range_from_json(id: ObjectId, v: &Value) -> LimitRange {
         })
         .collect::<Vec<_>>();
     let refusal = validate_limit_range(&limits);
-    LimitRange { id, limits, refusal }
+    let undecodable = limit_range_decode_refusal(&id, items.map(Vec::as_slice).unwrap_or_default()).map(Box::new);
+    LimitRange { id, limits, refusal, undecodable }
+}
+
+/// What kube-apiserver's decoding refuses in a LimitRange's `spec.limits`, in the order kubectl
+/// sends them (the items in their order, each item's keys and each list's resources sorted):
+/// a quantity `Quantity.UnmarshalJSON` cannot parse stops the decoding at once, its error as is
+/// (`quantities must match the regular expression ...`), wrapped by the serializer
+/// (`LimitRange in version "v1" cannot be handled as a LimitRange: ...`); a `max`, `min`,
+/// `default`, `defaultRequest` or `maxLimitRequestRatio` of another JSON type than a mapping is
+/// a Go type error (`json: cannot unmarshal array into Go struct field
+/// LimitRangeItem.spec.limits.default of type v1.ResourceList`) that decoding keeps while it goes
+/// on, reported when no quantity failed.
+pub fn limit_range_decode_refusal(id: &ObjectId, items: &[Value]) -> Option<DecodeRefusal> {
+    const LISTS: [&str; 5] = ["default", "defaultRequest", "max", "maxLimitRequestRatio", "min"];
+    let version = GroupVersion::parse_or_empty(&id.api_version).version().to_string();
+    let wrap = |error: &str| {
+        format!(
+            "{kind} in version {} cannot be handled as a {kind}: {error}",
+            crate::go::quote(&version),
+            kind = id.kind
+        )
+    };
+    let mut type_error = None;
+    for (i, item) in items.iter().enumerate() {
+        for key in LISTS {
+            let Some(list) = item.get(key) else { continue };
+            match list {
+                Value::Null => {}
+                Value::Object(map) => {
+                    let mut resources: Vec<(&String, &Value)> = map.iter().collect();
+                    resources.sort_by(|a, b| a.0.cmp(b.0));
+                    for (resource, q) in resources {
+                        if let Err(e) = parse_json_quantity(q) {
+                            let field = format!("spec.limits[{i}].{key}[{resource}]");
+                            return Some(DecodeRefusal { field, message: wrap(&e.to_string()) });
+                        }
+                    }
+                }
+                other => {
+                    type_error.get_or_insert_with(|| {
+                        let ty = other.json_type();
+                        let error = format!(
+                            "json: cannot unmarshal {ty} into Go struct field LimitRangeItem.spec.limits.{key} of type v1.ResourceList"
+                        );
+                        DecodeRefusal { field: format!("spec.limits[{i}].{key}"), message: wrap(&error) }
+                    });
+                }
+            }
+        }
+    }
+    type_error
 }
 
 /// What `ValidateLimitRange` (`pkg/apis/core/validation`) refuses in a LimitRange's items as
@@ -1676,10 +1737,10 @@ impl<'a> AdmittedPod<'a> {
             .collect()
     }
 
-    /// The LimitRanges of the namespace kube-apiserver stores: one its validation refuses
-    /// ([`LimitRange::refusal`]) does not exist, and LimitRanger gives nothing from it.
+    /// The LimitRanges of the namespace kube-apiserver stores ([`LimitRange::stored`]): one it
+    /// refuses does not exist, and LimitRanger gives nothing from it.
     fn stored_limit_ranges(&self) -> impl Iterator<Item = &'a LimitRange> {
-        self.limit_ranges.iter().filter(|range| range.refusal.is_empty())
+        self.limit_ranges.iter().filter(|range| range.stored())
     }
 
     /// LimitRanger's default request for `resource`: the first LimitRange that has one; within
@@ -2108,6 +2169,28 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "spec.limits[0].defaultRequest[cpu]: Invalid value: resource.Quantity{i:resource.int64Amount{value:5, scale:-1}, d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:\"500m\", Format:\"DecimalSI\"}: default request value 500m is greater than default limit value 200m"
+        );
+        // Decoding first, in the order kubectl sends the keys: a quantity that does not parse
+        // stops it, before a list of the wrong type met earlier.
+        let undecodable = |limits: Value| {
+            let range = limit_range_from_json(
+                ObjectId { api_version: "v1".into(), kind: "LimitRange".into(), ..ObjectId::default() },
+                &json!({"spec": {"limits": limits}}),
+            );
+            assert!(!range.stored());
+            range.undecodable.map(|u| (u.field, u.message))
+        };
+        let parse = "LimitRange in version \"v1\" cannot be handled as a LimitRange: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+        assert_eq!(
+            undecodable(json!([{"type": "Container", "max": [1], "min": {"memory": "x", "cpu": "y"}}])),
+            Some(("spec.limits[0].min[cpu]".to_string(), parse.to_string()))
+        );
+        assert_eq!(
+            undecodable(json!([{"type": "Container", "max": [1], "default": true}])),
+            Some((
+                "spec.limits[0].default".to_string(),
+                "LimitRange in version \"v1\" cannot be handled as a LimitRange: json: cannot unmarshal bool into Go struct field LimitRangeItem.spec.limits.default of type v1.ResourceList".to_string()
+            ))
         );
         // A refused LimitRange is never stored: LimitRanger gives nothing from it.
         let w = template(json!({"containers": [{"name": "a"}]}));
