@@ -1456,6 +1456,36 @@ fn a_budget_kube_apiserver_cannot_decode_is_reported_in_its_words() {
         refused_budget("minAvailable: 2.5\n  maxUnavailable: 0.5", "1.37", (33, 19)).1,
         words("number 0.5", "maxUnavailable")
     );
+    // Then the type errors decoding goes on past, the first reported: a label value that is
+    // no string (YAML reads `1.0` as a number), an eviction policy that is no string.
+    let spec =
+        "  maxUnavailable: 0\n  unhealthyPodEvictionPolicy: 5\n  selector:\n    matchLabels: {app: web, version: 1.0}";
+    let decoded = |value: &str, go: &str| {
+        format!(
+            "kube-apiserver rejects PodDisruptionBudget shop/web (PodDisruptionBudget in version \"v1\" cannot be handled as a PodDisruptionBudget: json: cannot unmarshal {value} into Go struct field {go}), so it budgets none of the pods of Deployment shop/web"
+        )
+    };
+    assert_eq!(
+        refused_spec(spec, "1.37", (35, 5)),
+        (
+            "spec.selector.matchLabels".to_string(),
+            decoded("number", "LabelSelector.spec.selector.matchLabels of type string"),
+            "write every key, operator and value of the selector as a string (quote a number or a boolean: version: \"1.0\")".to_string()
+        )
+    );
+    let spec = spec.replace(", version: 1.0", "");
+    assert_eq!(
+        refused_spec(&spec, "1.37", (33, 31)).1,
+        decoded(
+            "number",
+            "PodDisruptionBudgetSpec.spec.unhealthyPodEvictionPolicy of type v1.UnhealthyPodEvictionPolicyType"
+        )
+    );
+    let requirement = "  maxUnavailable: 0\n  selector:\n    matchLabels: {app: web}\n    matchExpressions: [{key: tier, operator: In, values: [1]}]";
+    assert_eq!(
+        refused_spec(requirement, "1.37", (35, 5)).1,
+        decoded("number", "LabelSelectorRequirement.spec.selector.matchExpressions.values of type string")
+    );
     // A whole float is the integer kubectl sends, and a null no value.
     assert_eq!(
         budget_report("  minAvailable: 3.0\n  selector:\n    matchLabels: {app: web}", "1.37")["summary"]["warnings"],

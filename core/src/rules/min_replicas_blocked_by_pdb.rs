@@ -20,7 +20,9 @@ crate::declare_rule! {
     /// its namespace (in `policy/v1beta1`, removed in 1.25, it selected none).
     ///
     /// A budget kube-apiserver refuses (a `minAvailable` or `maxUnavailable` it cannot decode,
-    /// neither a string nor a 32-bit integer, such as `2.5` or `true`; both set, a
+    /// neither a string nor a 32-bit integer, such as `2.5` or `true`, a selector key, operator
+    /// or value that is no string, such as `version: 1.0`, an `unhealthyPodEvictionPolicy` that
+    /// is no string; both set, a
     /// `minAvailable` or `maxUnavailable` string that is no percentage, such as `"2"`, one above
     /// `100%`, a negative count; a selector with an operator other than `In`, `NotIn`, `Exists`
     /// and `DoesNotExist`, or a key or value no label can have; an `unhealthyPodEvictionPolicy`
@@ -263,7 +265,9 @@ fn refused(cx: &Context<'_>, pdb: &Pdb, field: &str, words: &str) -> Finding {
         field.clone(),
         format!("kube-apiserver rejects {} ({words}), so it budgets none of the pods of {}", pdb.id, cx.scale_target()),
     )
-    .help(if field == "spec" {
+    .help(if field.starts_with("spec.selector") && words.contains("cannot unmarshal") {
+        "write every key, operator and value of the selector as a string (quote a number or a boolean: version: \"1.0\")"
+    } else if field == "spec" {
         "set only one of minAvailable and maxUnavailable (maxUnavailable: 1 allows one eviction at any replica count)"
     } else if field.starts_with("spec.selector") {
         "write the selector as kube-apiserver takes it: operators In, NotIn, Exists or DoesNotExist, keys and values that are valid labels"

@@ -1844,9 +1844,17 @@ pub fn pdb_from_json(id: ObjectId, v: &Value) -> Pdb {
         id.api_version != "policy/v1beta1" || !s.match_labels.is_empty() || !s.match_expressions.is_empty()
     });
     let undecodable = spec.and_then(|spec| pdb_decode_refusal(&id, spec));
+    // A selector that does not decode was meant without what does not (`decodable_selector`).
+    let meant = match &undecodable {
+        Some(u) if u.field.starts_with("spec.selector") => {
+            let decodable = spec.and_then(|s| s.get("selector")).and_then(decodable_selector);
+            decodable.map(|s| meant_selector(&s).unwrap_or(s))
+        }
+        _ => selector.as_ref().and_then(meant_selector),
+    };
     Pdb {
         id,
-        meant_selector: selector.as_ref().and_then(meant_selector),
+        meant_selector: meant,
         selector,
         min_available: spec.and_then(|s| s.get("minAvailable")).and_then(IntOrPercent::from_json),
         max_unavailable: spec.and_then(|s| s.get("maxUnavailable")).and_then(IntOrPercent::from_json),
@@ -1859,22 +1867,140 @@ pub fn pdb_from_json(id: ObjectId, v: &Value) -> Pdb {
     }
 }
 
-/// What kube-apiserver's decoding refuses in a budget's `minAvailable` and `maxUnavailable`, the
-/// first in the order kubectl sends them (sorted: `maxUnavailable` first). Each is a pointer to
-/// an `intstr.IntOrString`, whose `UnmarshalJSON` (apimachinery `pkg/util/intstr`) decodes a
-/// JSON string as the string and anything else with `encoding/json` into the `int32`: a
-/// fraction, an integer out of range, a boolean, a list or a map fails there (`go_int32`), a
-/// `null` is no value. `sigs.k8s.io/json` aliases that `UnmarshalTypeError` and puts its own
-/// context on it (`Go struct field PodDisruptionBudgetSpec.spec.minAvailable`), and the
-/// serializer wraps it (`cannot_be_handled`); decoding stops at the first.
+/// What kube-apiserver's decoding refuses in a budget's spec, in the order kubectl sends its keys
+/// (sorted). `maxUnavailable` and `minAvailable` first: each is a pointer to an
+/// `intstr.IntOrString`, whose `UnmarshalJSON` (apimachinery `pkg/util/intstr`) decodes a JSON
+/// string as the string and anything else with `encoding/json` into the `int32`: a fraction, an
+/// integer out of range, a boolean, a list or a map fails there (`go_int32`), and decoding stops
+/// (a `null` is no value); `sigs.k8s.io/json` aliases that `UnmarshalTypeError` and puts its own
+/// context on it (`Go struct field PodDisruptionBudgetSpec.spec.minAvailable`). Then the Go type
+/// errors decoding keeps while it goes on, the first reported: the `selector`
+/// (`selector_type_error`: `matchLabels: {version: 1.0}` is a number where a label value is a
+/// string) and an `unhealthyPodEvictionPolicy` that is no string. The serializer wraps it
+/// (`cannot_be_handled`).
 pub fn pdb_decode_refusal(id: &ObjectId, spec: &Value) -> Option<DecodeRefusal> {
-    ["maxUnavailable", "minAvailable"].into_iter().find_map(|key| {
+    let refusal = |field: String, go_struct: &str, value: &str, go_type: &str| {
+        let message = cannot_be_handled(id, go_struct, &field, value, go_type);
+        DecodeRefusal { field, message }
+    };
+    let intstr = ["maxUnavailable", "minAvailable"].into_iter().find_map(|key| {
         let value = spec.get(key).filter(|v| !v.is_string())?;
         let error = go_int32(value).err()?;
-        let field = format!("spec.{key}");
-        let message = cannot_be_handled(id, "PodDisruptionBudgetSpec", &field, &error, "int32");
-        Some(DecodeRefusal { field, message })
-    })
+        Some(refusal(format!("spec.{key}"), "PodDisruptionBudgetSpec", &error, "int32"))
+    });
+    if intstr.is_some() {
+        return intstr;
+    }
+    if let Some(selector) = spec.get("selector")
+        && let Some((field, go_struct, value, go_type)) = selector_type_error(selector)
+    {
+        return Some(refusal(field, go_struct, value, go_type));
+    }
+    let policy = spec.get("unhealthyPodEvictionPolicy").filter(|p| !p.is_null() && !p.is_string())?;
+    let field = "spec.unhealthyPodEvictionPolicy".to_string();
+    Some(refusal(field, "PodDisruptionBudgetSpec", json_type(policy), "v1.UnhealthyPodEvictionPolicyType"))
+}
+
+/// The selector a budget's author meant when kube-apiserver cannot decode it
+/// ([`pdb_decode_refusal`]): its label pairs whose value is a string, its requirements whose
+/// key, operator and values are strings; `None` when it is no mapping.
+fn decodable_selector(v: &Value) -> Option<LabelSelector> {
+    let map = v.as_object()?;
+    let text = |v: Option<&Value>| v.is_none_or(|v| v.is_null() || v.is_string());
+    let match_labels = map
+        .get("matchLabels")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
+        .collect();
+    let match_expressions = map
+        .get("matchExpressions")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|r| {
+            let values = r.get("values");
+            r.is_object()
+                && text(r.get("key"))
+                && text(r.get("operator"))
+                && values.is_none_or(|v| v.is_null() || v.as_array().is_some_and(|vs| vs.iter().all(Value::is_string)))
+        })
+        .flat_map(|r| selector_from_json(&serde_json::json!({"matchExpressions": [r]})).match_expressions)
+        .collect();
+    Some(LabelSelector { match_labels, match_expressions })
+}
+
+/// The JSON type of a value as Go's `encoding/json` names it in a type error.
+fn json_type(v: &Value) -> &'static str {
+    Fields::json_type(v)
+}
+
+/// The first Go type error `encoding/json` meets decoding a budget's `spec.selector` into a
+/// `*metav1.LabelSelector`, in the order kubectl sends the keys (`matchExpressions`, then
+/// `matchLabels`; a requirement's `key`, `operator`, `values`): the field as its error context
+/// writes it (no indices, no map keys), the Go struct holding it, the JSON value's type and the
+/// Go type. A `null` anywhere is no value; a number where a string is wanted is `number`, without
+/// its text.
+fn selector_type_error(selector: &Value) -> Option<(String, &'static str, &'static str, &'static str)> {
+    let at = |field: &str| format!("spec.selector{field}");
+    let map = match selector {
+        Value::Null => return None,
+        Value::Object(map) => map,
+        other => return Some((at(""), "PodDisruptionBudgetSpec", json_type(other), "v1.LabelSelector")),
+    };
+    match map.get("matchExpressions") {
+        None | Some(Value::Null) => {}
+        Some(Value::Array(requirements)) => {
+            for r in requirements {
+                let r = match r {
+                    Value::Null => continue,
+                    Value::Object(r) => r,
+                    other => {
+                        return Some((
+                            at(".matchExpressions"),
+                            "LabelSelector",
+                            json_type(other),
+                            "v1.LabelSelectorRequirement",
+                        ));
+                    }
+                };
+                for (key, go_type) in [("key", "string"), ("operator", "v1.LabelSelectorOperator")] {
+                    if let Some(v) = r.get(key).filter(|v| !v.is_null() && !v.is_string()) {
+                        let field = at(&format!(".matchExpressions.{key}"));
+                        return Some((field, "LabelSelectorRequirement", json_type(v), go_type));
+                    }
+                }
+                match r.get("values") {
+                    None | Some(Value::Null) => {}
+                    Some(Value::Array(values)) => {
+                        if let Some(v) = values.iter().find(|v| !v.is_null() && !v.is_string()) {
+                            let field = at(".matchExpressions.values");
+                            return Some((field, "LabelSelectorRequirement", json_type(v), "string"));
+                        }
+                    }
+                    Some(other) => {
+                        let field = at(".matchExpressions.values");
+                        return Some((field, "LabelSelectorRequirement", json_type(other), "[]string"));
+                    }
+                }
+            }
+        }
+        Some(other) => {
+            let field = at(".matchExpressions");
+            return Some((field, "LabelSelector", json_type(other), "[]v1.LabelSelectorRequirement"));
+        }
+    }
+    match map.get("matchLabels") {
+        None | Some(Value::Null) => None,
+        Some(Value::Object(labels)) => {
+            let mut labels: Vec<(&String, &Value)> = labels.iter().collect();
+            labels.sort_by(|a, b| a.0.cmp(b.0));
+            let (_, v) = labels.into_iter().find(|(_, v)| !v.is_null() && !v.is_string())?;
+            Some((at(".matchLabels"), "LabelSelector", json_type(v), "string"))
+        }
+        Some(other) => Some((at(".matchLabels"), "LabelSelector", json_type(other), "map[string]string")),
+    }
 }
 
 /// What `ValidatePodDisruptionBudgetSpec` (`pkg/apis/policy/validation`) refuses in a budget's
