@@ -294,6 +294,12 @@ impl FieldError {
         Self::new(ErrorType::Invalid, path, value, detail)
     }
 
+    /// `field.Duplicate`
+    #[cold]
+    pub fn duplicate(path: &Path<'_>, value: BadValue) -> Self {
+        Self::new(ErrorType::Duplicate, path, value, "")
+    }
+
     /// `field.Forbidden`
     #[cold]
     pub fn forbidden(path: &Path<'_>, detail: impl Into<String>) -> Self {

@@ -310,6 +310,51 @@ fn fixed(digits: &str, exp: i32) -> String {
     }
 }
 
+/// `json.Marshal` of a JSON value decoded into a Go `interface{}` (an unstructured object's
+/// field): as [`to_go_json`] writes it, with every map's keys sorted, as Go's encoder sorts a
+/// `map[string]interface{}`'s.
+pub fn unstructured_json(v: &serde_json::Value) -> String {
+    fn sorted(v: &serde_json::Value) -> serde_json::Value {
+        match v {
+            serde_json::Value::Array(items) => serde_json::Value::Array(items.iter().map(sorted).collect()),
+            serde_json::Value::Object(map) => {
+                let mut entries: Vec<(&String, &serde_json::Value)> = map.iter().collect();
+                entries.sort_by(|a, b| a.0.cmp(b.0));
+                serde_json::Value::Object(entries.into_iter().map(|(k, v)| (k.clone(), sorted(v))).collect())
+            }
+            other => other.clone(),
+        }
+    }
+    to_go_json(&sorted(v)).unwrap_or_default()
+}
+
+/// Go's `%#v` of a JSON value decoded into an `interface{}` (an unstructured object's field, as
+/// apiextensions-apiserver validates a custom resource): `interface {}(nil)` for null, a
+/// boolean or an integer as `%v`, a float as `%v` writes a `float64` ([`format_float_g`]), a
+/// string quoted ([`quote`]), a list as `[]interface {}{"a", 1}`, a map as
+/// `map[string]interface {}{"a":1, "b":"c"}` (its keys sorted, as `fmt` prints a map's).
+pub fn unstructured_go_syntax(v: &serde_json::Value) -> String {
+    use serde_json::Value;
+    match v {
+        Value::Null => "interface {}(nil)".to_string(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) if n.is_i64() || n.is_u64() => n.to_string(),
+        Value::Number(n) => format_float_g(n.as_f64().unwrap_or_default(), 64),
+        Value::String(s) => quote(s),
+        Value::Array(items) => {
+            let items: Vec<String> = items.iter().map(unstructured_go_syntax).collect();
+            format!("[]interface {{}}{{{}}}", items.join(", "))
+        }
+        Value::Object(map) => {
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(b.0));
+            let entries: Vec<String> =
+                entries.into_iter().map(|(k, v)| format!("{}:{}", quote(k), unstructured_go_syntax(v))).collect();
+            format!("map[string]interface {{}}{{{}}}", entries.join(", "))
+        }
+    }
+}
+
 /// Go's `strconv.FormatFloat(f, 'g', -1, bits)` (`bits` 32: `f` rounded to a float32 first):
 /// the shortest digits that read back as the same float, in `%e` form (`1.5e+10`, at least
 /// two exponent digits) when the exponent is below -4 or at least 6 (`%g`'s precision for the

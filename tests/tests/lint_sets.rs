@@ -583,6 +583,62 @@ spec:
     assert!(noted(&with(cm)));
 }
 
+/// A LimitRange kube-apiserver refuses (`ValidateLimitRange` on its defaulted items: here a
+/// `defaultRequest` above the `max`, and so above the `default` taken from it) is never stored,
+/// so LimitRanger gives no container its default: HPA201 concludes the request missing, and says
+/// which LimitRange would have given it and why kube-apiserver rejects it, in its words (a
+/// quantity printed as the release prints it), pointing at the refused field.
+#[test]
+fn a_limit_range_kube_apiserver_refuses_gives_no_request() {
+    let set = |limits: &str| {
+        format!(
+            "{}---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {{name: web, namespace: shop}}\nspec:\n  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  maxReplicas: 5\n  metrics:\n  - type: Resource\n    resource: {{name: cpu, target: {{type: Utilization, averageUtilization: 70}}}}\n---\napiVersion: v1\nkind: LimitRange\nmetadata: {{name: lr, namespace: shop}}\nspec:\n  limits:\n  - type: Container\n{limits}",
+            WEB_DEPLOYMENT.replace("  REPLICAS\n", "")
+        )
+    };
+    let refused = set("    defaultRequest: {cpu: 100m}\n    max: {cpu: 50m}\n");
+    let message = |value: &str| {
+        format!(
+            "cpu utilization needs a cpu request in every container, and container \"app\" of Deployment shop/web has none: the controller will not scale on this metric; LimitRange shop/lr, whose default would give the request, is rejected by kube-apiserver (LimitRange \"lr\" is invalid: [spec.limits[0].defaultRequest[cpu]: Invalid value: {value}: default request value 100m is greater than max value 50m, spec.limits[0].defaultRequest[cpu]: Invalid value: {value}: default request value 100m is greater than default limit value 50m]), so LimitRanger gives nothing"
+        )
+    };
+    let report = lint(&["--select", "HPA201", "--kubernetes-version", "1.37"], &refused);
+    assert_eq!(
+        said(&report, "HPA201"),
+        [(
+            "spec.metrics[0].resource.target.averageUtilization".to_string(),
+            message("\"100m\""),
+            "add resources.requests.cpu to container \"app\" (a cpu limit alone also sets it), or use an AverageValue target; or correct LimitRange shop/lr so that kube-apiserver accepts it".to_string()
+        )]
+    );
+    let related: Vec<(u64, u64, &str)> = report["diagnostics"][0]["related"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["line"].as_u64().unwrap(), r["column"].as_u64().unwrap(), r["message"].as_str().unwrap()))
+        .collect();
+    assert_eq!(related, [(32, 27, "rejected by kube-apiserver"), (12, 9, "no cpu request here")], "{report}");
+    let report = lint(&["--select", "HPA201", "--kubernetes-version", "1.33"], &refused);
+    assert_eq!(
+        said(&report, "HPA201")[0].1,
+        message(
+            "resource.Quantity{i:resource.int64Amount{value:100, scale:-3}, d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:\"100m\", Format:\"DecimalSI\"}"
+        )
+    );
+    // A quantity that does not parse, of another resource: kube-apiserver cannot decode the
+    // LimitRange, so its cpu default is given to no container either.
+    let undecodable = lint(&["--select", "HPA201"], &set("    defaultRequest: {cpu: 100m, memory: abc}\n"));
+    assert_eq!(
+        said(&undecodable, "HPA201")[0].1,
+        "cpu utilization needs a cpu request in every container, and container \"app\" of Deployment shop/web has none: the controller will not scale on this metric; LimitRange shop/lr, whose default would give the request, is rejected by kube-apiserver (LimitRange in version \"v1\" cannot be handled as a LimitRange: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'), so LimitRanger gives nothing"
+    );
+    assert_eq!(undecodable["diagnostics"][0]["related"][0]["line"], 32, "{undecodable}");
+    assert_eq!(undecodable["diagnostics"][0]["related"][0]["column"], 41, "{undecodable}");
+    // Accepted, its default gives the request: nothing.
+    let accepted = lint(&["--select", "HPA201"], &set("    defaultRequest: {cpu: 100m}\n    max: {cpu: 500m}\n"));
+    assert_eq!(said(&accepted, "HPA201"), []);
+}
+
 /// Two definitions of one object in a file are compared as kube-apiserver would store them:
 /// whole (a ClusterRole's `rules`, which the first pass does not keep, count), and with the
 /// namespace each lands in (one that writes `prod` and one that takes it from the set are the
@@ -1139,6 +1195,79 @@ fn replicas_kube_apiserver_refuses_are_errors_in_its_words() {
     assert_eq!(report["diagnostics"][0]["severity"], "warning");
 }
 
+/// HPA410 on a built-in target kube-apiserver refuses for its selector, whether or not it sets
+/// `spec.replicas`: one that does not select the workload's own pod template (the labels printed
+/// as each release prints a `map[string]string`), one kube-apiserver refuses itself; every
+/// error in `ValidateDeploymentSpec`'s order (the count, the selector, the labels), at the first.
+#[test]
+fn a_target_refused_for_its_selector_is_an_error_in_kube_apiserver_words() {
+    let hpa = "---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web, namespace: shop}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  maxReplicas: 5\n  metrics:\n  - type: Pods\n    pods: {metric: {name: rps}, target: {type: AverageValue, averageValue: \"10\"}}\n";
+    let run = |deployment: &str, release: &str, at: (u64, u64)| {
+        let report = lint(&["--select", "HPA410", "--kubernetes-version", release], &(deployment.to_string() + hpa));
+        assert_eq!(positions(&report), [(at.0, at.1, "HPA410".to_string())], "{report}");
+        assert_eq!(report["diagnostics"][0]["severity"], "error");
+        said(&report, "HPA410").remove(0)
+    };
+    let words = |errors: &str| {
+        format!(
+            "kube-apiserver rejects Deployment shop/web (Deployment.apps \"web\" is invalid: {errors}), so there is nothing to scale"
+        )
+    };
+    let mismatch =
+        WEB_DEPLOYMENT.replace("  REPLICAS\n", "").replace("matchLabels: {app: web}", "matchLabels: {app: api}");
+    assert_eq!(
+        run(&mismatch, "1.37", (9, 7)),
+        (
+            "spec.template.metadata.labels".to_string(),
+            words("spec.template.metadata.labels: Invalid value: {\"app\":\"web\"}: `selector` does not match template `labels`"),
+            "give the pod template the labels spec.selector selects (kube-apiserver refuses a workload whose selector does not select its own pods)".to_string()
+        )
+    );
+    assert_eq!(
+        run(&mismatch, "1.33", (9, 7)).1,
+        words(
+            "spec.template.metadata.labels: Invalid value: map[string]string{\"app\":\"web\"}: `selector` does not match template `labels`"
+        )
+    );
+    // No labels written: a nil map.
+    let unlabelled = mismatch.replace("    metadata:\n      labels: {app: web}\n", "");
+    assert_eq!(
+        run(&unlabelled, "1.37", (7, 3)).1,
+        words("spec.template.metadata.labels: Invalid value: null: `selector` does not match template `labels`")
+    );
+    assert_eq!(
+        run(&unlabelled, "1.33", (7, 3)).1,
+        words(
+            "spec.template.metadata.labels: Invalid value: map[string]string(nil): `selector` does not match template `labels`"
+        )
+    );
+    // With a negative count: both, the count first.
+    let both = WEB_DEPLOYMENT
+        .replace("REPLICAS", "replicas: -1")
+        .replace("matchLabels: {app: web}", "matchLabels: {app: api}");
+    assert_eq!(
+        run(&both, "1.37", (5, 13)).1,
+        words(
+            "[spec.replicas: Invalid value: -1: must be greater than or equal to 0, spec.template.metadata.labels: Invalid value: {\"app\":\"web\"}: `selector` does not match template `labels`]"
+        )
+    );
+    // A selector kube-apiserver refuses is never compared with the labels.
+    let refused = WEB_DEPLOYMENT
+        .replace("  REPLICAS\n", "")
+        .replace("matchLabels: {app: web}", "matchExpressions: [{key: app, operator: in, values: [web]}]");
+    assert_eq!(
+        run(&refused, "1.37", (6, 45)),
+        (
+            "spec.selector.matchExpressions[0].operator".to_string(),
+            words("spec.selector.matchExpressions[0].operator: Invalid value: \"in\": not a valid selector operator"),
+            "write the selector as kube-apiserver takes it: operators In, NotIn, Exists or DoesNotExist, keys and values that are valid labels".to_string()
+        )
+    );
+    // A selector that selects the template: nothing.
+    let report = lint(&["--select", "HPA410"], &(WEB_DEPLOYMENT.replace("  REPLICAS\n", "") + hpa));
+    assert_eq!(positions(&report), []);
+}
+
 /// A VPA in `Initial` mode sets requests as pods are created: it moves a `Utilization` target
 /// (info), and not an `AverageValue` one, which reads usage alone. `Auto` is reported on both.
 #[test]
@@ -1290,6 +1419,83 @@ fn a_budget_kube_apiserver_refuses_is_reported_in_its_words() {
     );
 }
 
+/// A `minAvailable` or `maxUnavailable` that is neither a string nor an `int32` (a fraction, a
+/// count out of range, a boolean, a list, a map) is refused by kube-apiserver's decoding, before
+/// any validation (`intstr.IntOrString.UnmarshalJSON` into the `int32`, the error's context set by
+/// `sigs.k8s.io/json`): HPA104 says so in those words, on every release, instead of reading the
+/// budget as unset. `maxUnavailable` is decoded first (kubectl sends the keys sorted); a `null`
+/// is no value, and a count written `2.0` is the integer 2 kubectl sends.
+#[test]
+fn a_budget_kube_apiserver_cannot_decode_is_reported_in_its_words() {
+    let run = |budget: &str, release: &str| refused_budget(budget, release, (32, 17));
+    let words = |value: &str, field: &str| {
+        format!(
+            "kube-apiserver rejects PodDisruptionBudget shop/web (PodDisruptionBudget in version \"v1\" cannot be handled as a PodDisruptionBudget: json: cannot unmarshal {value} into Go struct field PodDisruptionBudgetSpec.spec.{field} of type int32), so it budgets none of the pods of Deployment shop/web"
+        )
+    };
+    for release in ["1.33", "1.37"] {
+        assert_eq!(
+            run("minAvailable: 2.5", release),
+            (
+                "spec.minAvailable".to_string(),
+                words("number 2.5", "minAvailable"),
+                "write minAvailable or maxUnavailable as a count of 0 or more, or a percentage from 0% to 100% (\"50%\")"
+                    .to_string()
+            )
+        );
+    }
+    assert_eq!(run("minAvailable: 2147483648", "1.37").1, words("number 2147483648", "minAvailable"));
+    assert_eq!(run("minAvailable: 1e40", "1.37").1, words("number 1e+40", "minAvailable"));
+    assert_eq!(run("minAvailable: true", "1.37").1, words("bool", "minAvailable"));
+    // A list or a map is pointed at by its key.
+    let key = |budget: &str| refused_budget(budget, "1.37", (32, 3)).1;
+    assert_eq!(key("minAvailable: [1]"), words("array", "minAvailable"));
+    assert_eq!(key("minAvailable: {}"), words("object", "minAvailable"));
+    // Both undecodable: decoding stops at maxUnavailable, the first key kubectl sends.
+    assert_eq!(
+        refused_budget("minAvailable: 2.5\n  maxUnavailable: 0.5", "1.37", (33, 19)).1,
+        words("number 0.5", "maxUnavailable")
+    );
+    // Then the type errors decoding goes on past, the first reported: a label value that is
+    // no string (YAML reads `1.0` as a number), an eviction policy that is no string.
+    let spec =
+        "  maxUnavailable: 0\n  unhealthyPodEvictionPolicy: 5\n  selector:\n    matchLabels: {app: web, version: 1.0}";
+    let decoded = |value: &str, go: &str| {
+        format!(
+            "kube-apiserver rejects PodDisruptionBudget shop/web (PodDisruptionBudget in version \"v1\" cannot be handled as a PodDisruptionBudget: json: cannot unmarshal {value} into Go struct field {go}), so it budgets none of the pods of Deployment shop/web"
+        )
+    };
+    assert_eq!(
+        refused_spec(spec, "1.37", (35, 5)),
+        (
+            "spec.selector.matchLabels".to_string(),
+            decoded("number", "LabelSelector.spec.selector.matchLabels of type string"),
+            "write every key, operator and value of the selector as a string (quote a number or a boolean: version: \"1.0\")".to_string()
+        )
+    );
+    let spec = spec.replace(", version: 1.0", "");
+    assert_eq!(
+        refused_spec(&spec, "1.37", (33, 31)).1,
+        decoded(
+            "number",
+            "PodDisruptionBudgetSpec.spec.unhealthyPodEvictionPolicy of type v1.UnhealthyPodEvictionPolicyType"
+        )
+    );
+    let requirement = "  maxUnavailable: 0\n  selector:\n    matchLabels: {app: web}\n    matchExpressions: [{key: tier, operator: In, values: [1]}]";
+    assert_eq!(
+        refused_spec(requirement, "1.37", (35, 5)).1,
+        decoded("number", "LabelSelectorRequirement.spec.selector.matchExpressions.values of type string")
+    );
+    // A whole float is the integer kubectl sends, and a null no value.
+    assert_eq!(
+        budget_report("  minAvailable: 3.0\n  selector:\n    matchLabels: {app: web}", "1.37")["summary"]["warnings"],
+        1
+    );
+    let null =
+        budget_report("  minAvailable: null\n  maxUnavailable: 0\n  selector:\n    matchLabels: {app: web}", "1.37");
+    assert_eq!(null["summary"]["warnings"], 1, "{null}");
+}
+
 /// A budget with both `minAvailable` and `maxUnavailable` is refused (`ValidatePodDisruptionBudgetSpec`,
 /// an error on `spec` printed with the whole internal spec): HPA104 says so in kube-apiserver's
 /// words instead of computing with `minAvailable`, with the release's rendering (JSON from 1.34,
@@ -1377,6 +1583,22 @@ fn a_budget_with_a_refused_selector_is_reported_where_it_was_meant() {
     assert_eq!(budget_report(other, "1.37")["diagnostics"], json!([]));
 }
 
+/// A selector operator is a `metav1.LabelSelectorOperator`, a named string type: from 1.34
+/// kube-apiserver prints it as JSON (`<` as `\u003c`), where a requirement's value, a plain
+/// string, keeps Go's quoting; 1.33 quotes both as Go does.
+#[test]
+fn a_refused_selector_operator_is_printed_as_the_release_prints_it() {
+    let spec = "  maxUnavailable: 1\n  selector:\n    matchLabels: {app: web}\n    matchExpressions: [{key: app, operator: \"i<n\", values: [\"a&b\"]}]";
+    let error = |operator: &str| {
+        budget_refused_words(&format!(
+            "[spec.selector.matchExpressions[0].operator: Invalid value: {operator}: not a valid selector operator, spec.selector.matchExpressions[0].values[0]: Invalid value: \"a&b\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')]"
+        ))
+    };
+    assert_eq!(refused_spec(spec, "1.37", (35, 45)).1, error("\"i\\u003cn\""));
+    assert_eq!(refused_spec(spec, "1.34", (35, 45)).1, error("\"i\\u003cn\""));
+    assert_eq!(refused_spec(spec, "1.33", (35, 45)).1, error("\"i<n\""));
+}
+
 /// Deployment `shop/web` (cpu requested), an HPA on its cpu utilization and a VPA on it whose
 /// spec goes on with `spec` (after its `targetRef`).
 fn vpa_set(spec: &str) -> String {
@@ -1444,6 +1666,35 @@ fn a_mode_outside_the_vpa_enum_refuses_the_vpa() {
             "write the mode as the schema spells it: mode: \"Off\"".to_string()
         )]
     );
+}
+
+/// A list or a map where the VPA CRD's schema wants a string is printed as each release prints
+/// the unstructured value in `Unsupported value: X`: its JSON from 1.34 (a map's keys sorted),
+/// Go's `%#v` in 1.33 (`[]interface {}{false}`); a fraction as `%v` prints a float64 in both.
+#[test]
+fn a_vpa_list_or_map_value_is_printed_as_the_release_prints_it() {
+    let words = |release: &str, mode: &str| {
+        let report = lint(
+            &["--select", "HPA408", "--kubernetes-version", release],
+            &vpa_set(&format!("  updatePolicy: {{updateMode: {mode}}}\n")),
+        );
+        said(&report, "HPA408").remove(0).1
+    };
+    let message = |ty: &str, value: &str| {
+        format!(
+            "VerticalPodAutoscaler shop/web: updateMode is no string, which the VPA's schema refuses (VerticalPodAutoscaler.autoscaling.k8s.io \"web\" is invalid: [spec.updatePolicy.updateMode: Invalid value: \"{ty}\": spec.updatePolicy.updateMode in body must be of type string: \"{ty}\", spec.updatePolicy.updateMode: Unsupported value: {value}: supported values: \"Off\", \"Initial\", \"Recreate\", \"InPlaceOrRecreate\", \"InPlace\", \"Auto\"]): the VPA is not created"
+        )
+    };
+    assert_eq!(words("1.37", "[Off, x]"), message("array", "[false,\"x\"]"));
+    assert_eq!(words("1.33", "[Off, x]"), message("array", "[]interface {}{false, \"x\"}"));
+    assert_eq!(words("1.37", "{b: 1, a: [x]}"), message("object", "{\"a\":[\"x\"],\"b\":1}"));
+    assert_eq!(
+        words("1.33", "{b: 1, a: [x]}"),
+        message("object", "map[string]interface {}{\"a\":[]interface {}{\"x\"}, \"b\":1}")
+    );
+    for release in ["1.33", "1.37"] {
+        assert_eq!(words(release, "1234567.5"), message("number", "1.2345675e+06"));
+    }
 }
 
 /// Every value the VPA CRD's schema refuses is in the finding, as kube-apiserver lists them

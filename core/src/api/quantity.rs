@@ -463,6 +463,13 @@ impl Quantity {
         }
     }
 
+    /// The quantity after Go's `String()` ran on it: its canonical form cached in `s`, which
+    /// [`Quantity::go_syntax`] then prints (a validation message that names the quantity with
+    /// `q.String()` before passing `q` as the error's value, as `ValidateLimitRange` does).
+    pub fn stringified(&self) -> Quantity {
+        Quantity { cached: Some(self.canonical().into()), ..self.clone() }
+    }
+
     /// The quantity as Go's `fmt.Sprintf("%#v", q)` prints it, with the struct layout of
     /// apimachinery up to 1.37 (`Quantity{i int64Amount; d infDecAmount; s string; Format}`):
     /// how kube-apiserver 1.33 renders a quantity in `Invalid value: ...` (`field.Error.ErrorBody`

@@ -805,6 +805,7 @@ mod tests {
             selector: Some(Default::default()),
             min_available: None,
             max_unavailable: None,
+            undecodable: None,
             invalid: Vec::new(),
             unhealthy_pod_eviction_policy: None,
             meant_selector: None,

@@ -19,13 +19,17 @@ crate::declare_rule! {
     /// (`LabelSelectorAsSelector(nil)` is `labels.Nothing()`); `selector: {}` selects every pod of
     /// its namespace (in `policy/v1beta1`, removed in 1.25, it selected none).
     ///
-    /// A budget kube-apiserver refuses (both `minAvailable` and `maxUnavailable` set, a
+    /// A budget kube-apiserver refuses (a `minAvailable` or `maxUnavailable` it cannot decode,
+    /// neither a string nor a 32-bit integer, such as `2.5` or `true`, a selector key, operator
+    /// or value that is no string, such as `version: 1.0`, an `unhealthyPodEvictionPolicy` that
+    /// is no string; both set, a
     /// `minAvailable` or `maxUnavailable` string that is no percentage, such as `"2"`, one above
     /// `100%`, a negative count; a selector with an operator other than `In`, `NotIn`, `Exists`
     /// and `DoesNotExist`, or a key or value no label can have; an `unhealthyPodEvictionPolicy`
     /// other than `IfHealthyBudget` and `AlwaysAllow`) is never stored, so it budgets nothing:
-    /// it is reported instead, as an error on the budget in kube-apiserver's words, every error
-    /// of `ValidatePodDisruptionBudgetSpec` in its order, on each HPA whose pods it was meant to
+    /// it is reported instead, as an error on the budget in kube-apiserver's words (its decoding
+    /// error, `json: cannot unmarshal number 2.5 into Go struct field ...`, else every error of
+    /// `ValidatePodDisruptionBudgetSpec` in its order), on each HPA whose pods it was meant to
     /// select (its selector without what kube-apiserver refuses in it).
     ///
     /// The budget counts every pod it selects, as the disruption controller's
@@ -173,12 +177,18 @@ impl Rule for MinReplicasBlockedByPdb {
             return;
         }
         for pdb in objects.pdbs(cx.namespace()) {
-            // A budget kube-apiserver refuses is never stored: it is reported on the HPAs whose
-            // pods it was meant for, and counts nothing.
+            // A budget kube-apiserver refuses (it cannot decode it, or validation fails) is never
+            // stored: it is reported on the HPAs whose pods it was meant for, and counts nothing.
+            if let Some(undecodable) = &pdb.undecodable {
+                if pdb.meant_for(&workload.pod_labels) {
+                    out.push(refused(cx, pdb, &undecodable.field, &undecodable.message));
+                }
+                continue;
+            }
             let refusal = pdb.refusal(release);
             if !refusal.is_empty() {
                 if pdb.meant_for(&workload.pod_labels) {
-                    out.push(refused(cx, pdb, refusal));
+                    out.push(invalid(cx, pdb, refusal));
                 }
                 continue;
             }
@@ -231,24 +241,33 @@ impl Rule for MinReplicasBlockedByPdb {
     }
 }
 
-/// The finding on a budget meant for the HPA's pods that kube-apiserver refuses with `errors`
-/// ([`Pdb::refusal`]), in its words (`errors.NewInvalid`, values printed as the release prints
-/// them), at the first error's field: it is never stored, so it budgets nothing, and applying
-/// it fails.
-fn refused(cx: &Context<'_>, pdb: &Pdb, mut errors: Vec<crate::field::FieldError>) -> Finding {
+/// The finding on a budget meant for the HPA's pods that kube-apiserver's validation refuses
+/// with `errors` ([`Pdb::refusal`]), in its words (`errors.NewInvalid`, values printed as the
+/// release prints them), at the first error's field ([`refused`]).
+fn invalid(cx: &Context<'_>, pdb: &Pdb, mut errors: Vec<crate::field::FieldError>) -> Finding {
     let rendering = crate::field::ValueRendering::of(cx.settings.gates().version());
     for e in &mut errors {
         e.rendering = rendering;
     }
     let group = crate::api::GroupVersion::parse_or_empty(&pdb.id.api_version).group();
     let words = crate::field::invalid_message(&pdb.id.kind, group, &pdb.id.name, &errors);
-    let field = errors.first().map_or_else(|| "spec".to_string(), |e| e.field.clone());
+    let field = errors.first().map_or("spec", |e| e.field.as_str());
+    refused(cx, pdb, field, &words)
+}
+
+/// The finding on a budget meant for the HPA's pods that kube-apiserver refuses with `words`
+/// (its message: a decoding error, [`Pdb::undecodable`], or the validation errors of
+/// [`invalid`]), at `field`: it is never stored, so it budgets nothing, and applying it fails.
+fn refused(cx: &Context<'_>, pdb: &Pdb, field: &str, words: &str) -> Finding {
+    let field = field.to_string();
     let mut f = Finding::new(
         &MinReplicasBlockedByPdb::META,
         field.clone(),
         format!("kube-apiserver rejects {} ({words}), so it budgets none of the pods of {}", pdb.id, cx.scale_target()),
     )
-    .help(if field == "spec" {
+    .help(if field.starts_with("spec.selector") && words.contains("cannot unmarshal") {
+        "write every key, operator and value of the selector as a string (quote a number or a boolean: version: \"1.0\")"
+    } else if field == "spec" {
         "set only one of minAvailable and maxUnavailable (maxUnavailable: 1 allows one eviction at any replica count)"
     } else if field.starts_with("spec.selector") {
         "write the selector as kube-apiserver takes it: operators In, NotIn, Exists or DoesNotExist, keys and values that are valid labels"

@@ -22,7 +22,12 @@ crate::declare_rule! {
     /// template: a container with a limit and no request for a resource gets the limit as its
     /// request (`SetDefaults_Pod`; per resource: a memory limit says nothing about cpu), and a
     /// `LimitRange` of the namespace gives the containers its `defaultRequest` (or `default`, or
-    /// `max`) of each resource they still lack (LimitRanger).
+    /// `max`) of each resource they still lack (LimitRanger). A LimitRange kube-apiserver refuses
+    /// (`ValidateLimitRange` on its items as defaulted: a `defaultRequest` above the `default` or
+    /// the `max`, a `min` above the `max`, two items of one type, ...), or cannot decode (a
+    /// quantity that does not parse, even another resource's), is never stored and gives
+    /// nothing: when it is the one that would have given the request, the finding says so, with
+    /// kube-apiserver's words, and points at its refused field.
     /// With pod-level requests (`spec.template.spec.resources`, feature gate `PodLevelResources`,
     /// on by default from Kubernetes 1.34), the controller uses the pod's total instead (the
     /// pod-level request, or else the containers' aggregate), and only a pod without any request
@@ -290,6 +295,7 @@ impl Rule for MissingResourceRequest {
                 .help(format!(
                     "add resources.requests.{resource} to {named} (a {resource} limit alone also sets it), {alternative}"
                 ));
+                let f = refused_limit_range(cx, objects, template, resource, f);
                 out.push(without_request_here(f, template, &missing, resource));
             }
             if let Some(r) = &m.container_resource
@@ -309,8 +315,8 @@ impl Rule for MissingResourceRequest {
                 match pod.container_request(c, &r.name) {
                     None if c.resources_error.is_some() => out.push(rejected(&path, template, &[c])),
                     None if unseen.limit_ranges => {}
-                    None => out.push(
-                        Finding::new(
+                    None => {
+                        let f = Finding::new(
                             &Self::META,
                             path,
                             format!(
@@ -321,9 +327,10 @@ impl Rule for MissingResourceRequest {
                         .help(format!(
                             "add resources.requests.{} to {named} (a {} limit alone also sets it)",
                             r.name, r.name
-                        ))
-                        .related(here, format!("no {} request here", r.name)),
-                    ),
+                        ));
+                        let f = refused_limit_range(cx, objects, template, &r.name, f);
+                        out.push(f.related(here, format!("no {} request here", r.name)));
+                    }
                     // The container's requests are the pods' requests for this metric
                     // (`calculatePodRequests` with a container name): 0 in every pod is refused
                     // as for a `Resource` metric.
@@ -505,6 +512,52 @@ impl Unseen {
 
 /// `f` with each container of `missing` (of `template`) as a related place without a request
 /// for `resource`.
+/// `f`, a request of `resource` concluded missing in `template`'s containers, saying so when a
+/// LimitRange of its namespace would give them one but kube-apiserver refuses it
+/// ([`LimitRange::stored`]: `defaultRequest` above `default`, `min` above `max`, a quantity
+/// that does not parse, ...): it is
+/// never stored, so LimitRanger gives nothing from it. The message names it with
+/// kube-apiserver's words (values printed as the release prints them), the help says to
+/// correct it, and a related place points at its first refused field.
+///
+/// [`LimitRange::stored`]: super::objects::LimitRange::stored
+fn refused_limit_range(
+    cx: &Context<'_>,
+    objects: &dyn super::objects::Objects,
+    template: &super::objects::Workload,
+    resource: &str,
+    mut f: Finding,
+) -> Finding {
+    // One whose quantity for the resource does not parse gives it too, were it stored.
+    let bracketed = format!("[{resource}]");
+    let refused = objects.limit_ranges(&template.id.namespace).iter().find(|range| {
+        !range.stored()
+            && (range.limits.iter().any(|i| i.type_ == "Container" && i.default_request.contains_key(resource))
+                || range.undecodable.as_ref().is_some_and(|u| u.field.ends_with(&bracketed)))
+    });
+    let Some(range) = refused else { return f };
+    let (at, words) = match &range.undecodable {
+        Some(undecodable) => (undecodable.field.clone(), undecodable.message.clone()),
+        None => {
+            let rendering = crate::field::ValueRendering::of(cx.settings.gates().version());
+            let mut errors = range.refusal.clone();
+            for e in &mut errors {
+                e.rendering = rendering;
+            }
+            let at = errors.first().map_or_else(|| "spec.limits".to_string(), |e| e.field.clone());
+            (at, crate::field::invalid_message(&range.id.kind, "", &range.id.name, &errors))
+        }
+    };
+    f.message = format!(
+        "{}; {}, whose default would give the request, is rejected by kube-apiserver ({words}), so LimitRanger gives nothing",
+        f.message, range.id
+    );
+    if let Some(help) = f.help.take() {
+        f.help = Some(format!("{help}; or correct {} so that kube-apiserver accepts it", range.id).into());
+    }
+    f.related(Location::Object { id: range.id.clone(), path: at }, "rejected by kube-apiserver")
+}
+
 fn without_request_here(
     mut f: Finding,
     template: &super::objects::Workload,

@@ -558,7 +558,7 @@ mod tests {
             namespace: "shop".into(),
             name: "web".into(),
         };
-        let spec = serde_json::json!({"replicas": -1});
+        let spec = serde_json::json!({"replicas": "3"});
         assert!(objects::replicas_error(&id("apps/v1beta2", "StatefulSet"), Some(&spec)).is_some());
         assert!(objects::replicas_error(&id("v1", "ReplicationController"), Some(&spec)).is_some());
         assert_eq!(objects::replicas_error(&id("extensions/v1beta1", "Deployment"), Some(&spec)), None);

@@ -266,9 +266,14 @@ pub struct Workload {
     pub id: ObjectId,
     /// `spec.replicas`, when written.
     pub replicas: Option<i64>,
-    /// Why kube-apiserver refuses a built-in workload for its `spec.replicas` (`replicas: "3"`,
-    /// `1.5`, `-1`), in its words ([`replicas_error`]); `None` when it accepts the count.
+    /// Why kube-apiserver cannot decode a built-in workload's `spec.replicas` (`replicas: "3"`,
+    /// `1.5`), in its words ([`replicas_error`]); `None` when it decodes the count. What its
+    /// validation refuses is [`Workload::refusal`]'s.
     pub replicas_error: Option<String>,
+    /// kube-apiserver's error on a built-in workload whose valid selector does not select its
+    /// own pod template (`template_labels_error`). (Boxed: a set keeps thousands of workloads,
+    /// almost none with one.)
+    pub template_labels_error: Option<Box<crate::field::FieldError>>,
     /// The pod template's labels.
     pub pod_labels: BTreeMap<String, String>,
     /// Regular containers, then restartable init containers (sidecars): the containers whose
@@ -395,6 +400,10 @@ pub struct Pdb {
     pub min_available: Option<IntOrPercent>,
     /// `spec.maxUnavailable`
     pub max_unavailable: Option<IntOrPercent>,
+    /// What kube-apiserver's decoding refuses in `minAvailable` or `maxUnavailable`, before any
+    /// validation ([`pdb_decode_refusal`]: `2.5`, `true`, `2147483648`): the budget is never
+    /// stored, and nothing else is said of it.
+    pub undecodable: Option<DecodeRefusal>,
     /// What kube-apiserver's validation refuses in `minAvailable` and `maxUnavailable`
     /// ([`pdb_budget_errors`]): the budget is then never stored. The rest of what it refuses
     /// (the selector, the eviction policy) is in [`Pdb::refusal`].
@@ -403,6 +412,17 @@ pub struct Pdb {
     pub unhealthy_pod_eviction_policy: Option<String>,
     /// When kube-apiserver refuses the selector, the one meant ([`Pdb::meant_for`]).
     pub meant_selector: Option<LabelSelector>,
+}
+
+/// A field kube-apiserver's decoding of an object refuses (a Go type error), so that it never
+/// validates nor stores the object: where, and kube-apiserver's words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecodeRefusal {
+    /// The field, as the object's fields name it (`spec.minAvailable`).
+    pub field: String,
+    /// kube-apiserver's message (`PodDisruptionBudget in version "v1" cannot be handled as a
+    /// PodDisruptionBudget: json: cannot unmarshal number 2.5 into Go struct field ...`).
+    pub message: String,
 }
 
 /// A VerticalPodAutoscaler.
@@ -466,11 +486,17 @@ impl VpaSchemaRefusal {
         let value = match &self.value {
             Value::Bool(b) => BadValue::Bool(*b),
             Value::Number(n) if n.is_i64() => BadValue::Int(n.as_i64().unwrap_or_default()),
-            // A float64 (`%v` before 1.34), an array or a map: their JSON.
-            v => {
-                let json = crate::go::to_go_json(v).unwrap_or_default();
-                BadValue::Composite { json: json.clone(), go_syntax: json }
+            // A float64: `%v` in every release (`1.2345675e+06`, not JSON's `1234567.5`).
+            Value::Number(n) => {
+                let g = crate::go::format_float_g(n.as_f64().unwrap_or_default(), 64);
+                BadValue::Composite { json: g.clone(), go_syntax: g }
             }
+            // A `[]interface{}` or a `map[string]interface{}`: its JSON from 1.34, `%#v` in 1.33
+            // (`[]interface {}{false}`).
+            v => BadValue::Composite {
+                json: crate::go::unstructured_json(v),
+                go_syntax: crate::go::unstructured_go_syntax(v),
+            },
         };
         vec![
             FieldError::invalid(
@@ -679,6 +705,19 @@ pub struct LimitRange {
     pub id: ObjectId,
     /// `spec.limits`, as kube-apiserver stores them ([`set_defaults_limit_range_item`]).
     pub limits: Vec<LimitRangeItem>,
+    /// What kube-apiserver's validation refuses in those limits ([`validate_limit_range`]):
+    /// then the LimitRange is never stored and LimitRanger gives no pod its defaults.
+    pub refusal: crate::field::ErrorList,
+    /// What its decoding refuses before any validation ([`limit_range_decode_refusal`]: a
+    /// quantity that does not parse, a list that is no mapping): never stored either.
+    pub undecodable: Option<Box<DecodeRefusal>>,
+}
+
+impl LimitRange {
+    /// Whether kube-apiserver stores it: it decodes, and validation refuses nothing.
+    pub fn stored(&self) -> bool {
+        self.undecodable.is_none() && self.refusal.is_empty()
+    }
 }
 
 /// A CustomResourceDefinition (`apiextensions.k8s.io/v1`) of the set: the kind it defines and,
@@ -809,6 +848,8 @@ pub struct LimitRangeItem {
     pub default: BTreeMap<String, Quantity>,
     /// `defaultRequest`: the request of a container that has none.
     pub default_request: BTreeMap<String, Quantity>,
+    /// `maxLimitRequestRatio`
+    pub max_limit_request_ratio: BTreeMap<String, Quantity>,
 }
 
 /// Where a world's objects were read from ([`Objects::source`]).
@@ -1094,6 +1135,10 @@ pub fn workload_from<'a, F: Fields<'a>>(id: ObjectId, v: F) -> Workload {
     });
     let selector = workload_selector(&id, spec, &pod_labels);
     let replicas_error = replicas_error(&id, spec);
+    let labels_written = template.and_then(|t| t.field("metadata")).and_then(|m| m.field("labels"));
+    let labels_written = labels_written.is_some_and(|l| l.json_type() == "object");
+    let template_labels_error =
+        template_labels_error(&id, selector.as_ref(), &pod_labels, labels_written).map(Box::new);
     let mut spec_integers = Vec::new();
     if GroupVersion::parse_or_empty(&id.api_version).group().contains('.')
         && let Some(spec) = spec
@@ -1104,6 +1149,7 @@ pub fn workload_from<'a, F: Fields<'a>>(id: ObjectId, v: F) -> Workload {
         id,
         replicas,
         replicas_error,
+        template_labels_error,
         selector,
         pod_labels,
         containers,
@@ -1140,6 +1186,46 @@ fn integers_under<'a, F: Fields<'a>>(v: F, path: &str, out: &mut Vec<(String, i6
 }
 
 impl Workload {
+    /// Why kube-apiserver refuses this workload, as far as the rules know (a built-in kind's
+    /// replica count and selector), in its words as `release` words them: the field and the
+    /// message. Its decoding first ([`Workload::replicas_error`]: nothing is validated then);
+    /// else the errors of `ValidateDeploymentSpec` (and its kin) in their order: a negative
+    /// `spec.replicas` (`ValidateNonnegativeField`), an `apps` kind's selector
+    /// (`ValidateLabelSelector`, label values checked), its template's labels that the selector
+    /// does not select ([`Workload::template_labels_error`]). `None` when none of these is
+    /// refused (what else kube-apiserver validates, the pod template's fields, is not checked).
+    pub fn refusal(&self, release: crate::features::KubernetesVersion) -> Option<(String, String)> {
+        use crate::field::{BadValue, FieldError, Path};
+        if let Some(error) = &self.replicas_error {
+            return Some(("spec.replicas".to_string(), error.clone()));
+        }
+        let gv = GroupVersion::parse_or_empty(&self.id.api_version);
+        if super::scalable_group(&self.id.kind) != Some(gv.group()) {
+            return None;
+        }
+        let spec = Path::new("spec");
+        let mut errors = Vec::new();
+        if let Some(n) = self.replicas.filter(|n| *n < 0) {
+            errors.push(FieldError::invalid(
+                &spec.child("replicas"),
+                BadValue::Int(n),
+                "must be greater than or equal to 0",
+            ));
+        }
+        if gv.group() == "apps"
+            && let Some(selector) = &self.selector
+        {
+            errors.extend(crate::validation::meta::validate_label_selector(selector, &spec.child("selector"), release));
+        }
+        errors.extend(self.template_labels_error.as_deref().cloned());
+        let rendering = crate::field::ValueRendering::of(release);
+        for e in &mut errors {
+            e.rendering = rendering;
+        }
+        let field = errors.first()?.field.clone();
+        Some((field, crate::field::invalid_message(&self.id.kind, gv.group(), &self.id.name, &errors)))
+    }
+
     /// The integer at `spec_replicas_path` (a CRD scale subresource's `specReplicasPath`,
     /// `.spec.size`), when the custom resource writes one ([`Workload::spec_integers`]): the
     /// path as the object's fields name it (`spec.size`), and the value.
@@ -1149,9 +1235,9 @@ impl Workload {
     }
 }
 
-/// Why kube-apiserver refuses a built-in workload (Deployment, StatefulSet, ReplicaSet of
+/// Why kube-apiserver cannot decode a built-in workload (Deployment, StatefulSet, ReplicaSet of
 /// `apps`, ReplicationController of the core group) for its `spec.replicas`, a Go `*int32`, in
-/// its words; `None` when the count is accepted (or not written, or `null`).
+/// its words; `None` when the count decodes (or is not written, or `null`).
 ///
 /// Decoding fails on a value of another JSON type than a number (`json: cannot unmarshal string
 /// into Go struct field DeploymentSpec.spec.replicas of type int32`, as `resources_error` words
@@ -1159,8 +1245,8 @@ impl Workload {
 /// of range, named by the JSON text kubectl sends (`literalStore` in `encoding/json`: `json:
 /// cannot unmarshal number 1.5 into ...`), the error wrapped as the apiserver's serializer
 /// wraps it (`Deployment in version "v1" cannot be handled as a Deployment: ...`). A negative
-/// count decodes, and validation refuses it (`ValidateNonnegativeField` in
-/// `ValidateDeploymentSpec` and its kin): `Deployment.apps "web" is invalid: spec.replicas:
+/// count decodes, and validation refuses it ([`Workload::refusal`]: `ValidateNonnegativeField`
+/// in `ValidateDeploymentSpec` and its kin): `Deployment.apps "web" is invalid: spec.replicas:
 /// Invalid value: -1: must be greater than or equal to 0`.
 pub fn replicas_error<'a>(id: &ObjectId, spec: Option<impl Fields<'a>>) -> Option<String> {
     let gv = GroupVersion::parse_or_empty(&id.api_version);
@@ -1168,45 +1254,93 @@ pub fn replicas_error<'a>(id: &ObjectId, spec: Option<impl Fields<'a>>) -> Optio
         return None;
     }
     let replicas = spec?.field("replicas")?;
-    let undecodable = |value: &str| {
-        format!(
-            "{kind} in version {version} cannot be handled as a {kind}: json: cannot unmarshal {value} into Go struct field {kind}Spec.spec.replicas of type int32",
-            kind = id.kind,
-            version = crate::go::quote(gv.version()),
-        )
+    // An integer that is an int32 decodes, a negative one for validation to refuse
+    // ([`Workload::refusal`]).
+    let value = go_int32(replicas).err()?;
+    Some(cannot_be_handled(id, &format!("{}Spec", id.kind), "spec.replicas", &value, "int32"))
+}
+
+/// kube-apiserver's error on a built-in workload (Deployment, StatefulSet, ReplicaSet of `apps`,
+/// ReplicationController of the core group) whose selector, valid and not empty, does not select
+/// the labels of its own pod template: `ValidatePodTemplateSpecForReplicaSet` (and its kin for
+/// StatefulSets and ReplicationControllers) reports `field.Invalid` on
+/// `spec.template.metadata.labels` with the labels, a `map[string]string` (`{"app":"web"}` from
+/// 1.34, `map[string]string{"app":"web"}` in 1.33, `null` or `map[string]string(nil)` when none
+/// is written), "`selector` does not match template `labels`". A refused selector is left to
+/// [`Workload::refusal`] (kube-apiserver then never compares).
+fn template_labels_error(
+    id: &ObjectId,
+    selector: Option<&LabelSelector>,
+    labels: &BTreeMap<String, String>,
+    labels_written: bool,
+) -> Option<crate::field::FieldError> {
+    use crate::field::{BadValue, FieldError, Path};
+    let gv = GroupVersion::parse_or_empty(&id.api_version);
+    if super::scalable_group(&id.kind) != Some(gv.group()) {
+        return None;
+    }
+    let selector = selector?;
+    let latest = crate::features::KubernetesVersion::LATEST;
+    if selector.matches(labels)
+        || !crate::validation::meta::validate_label_selector(selector, &Path::new("selector"), latest).is_empty()
+    {
+        return None;
+    }
+    let value = if labels.is_empty() && !labels_written {
+        BadValue::Composite { json: "null".into(), go_syntax: "map[string]string(nil)".into() }
+    } else {
+        let pairs: Vec<String> =
+            labels.iter().map(|(k, v)| format!("{}:{}", crate::go::quote(k), crate::go::quote(v))).collect();
+        BadValue::Composite {
+            json: crate::go::to_go_json(labels).unwrap_or_default(),
+            go_syntax: format!("map[string]string{{{}}}", pairs.join(", ")),
+        }
     };
-    match replicas.json_type() {
-        "null" => None,
+    let spec = Path::new("spec");
+    let template = spec.child("template");
+    let metadata = template.child("metadata");
+    Some(FieldError::invalid(&metadata.child("labels"), value, "`selector` does not match template `labels`"))
+}
+
+/// How Go's `encoding/json` decodes a JSON value into an `int32` (`literalStore`): `Ok(None)`
+/// for `null` (no value), `Ok(Some(n))` for an integer in range, else the value as its
+/// `UnmarshalTypeError` names it: `number 1.5`, `number 2147483648` (the JSON text kubectl
+/// sends: an integer's digits as they are, a fraction as Go's encoder writes the float kubectl
+/// read, `1.50` as `1.5`, `1e30` as `1e+30`), or the JSON type (`string`, `bool`, `array`,
+/// `object`).
+fn go_int32<'a>(v: impl Fields<'a>) -> Result<Option<i64>, String> {
+    match v.json_type() {
+        "null" => Ok(None),
         "number" => {
-            let text = replicas.quantity_text()?;
-            let count = text.parse::<i64>().ok().and_then(|n| i32::try_from(n).ok());
-            match count {
-                // An integer that is an int32, negative ones for validation to refuse.
-                Some(n) if n < 0 => {
-                    use crate::field::{BadValue, FieldError, Path};
-                    let path = Path::new("spec");
-                    let error = FieldError::invalid(
-                        &path.child("replicas"),
-                        BadValue::Int(i64::from(n)),
-                        "must be greater than or equal to 0",
-                    );
-                    Some(crate::field::invalid_message(&id.kind, gv.group(), &id.name, &[error]))
-                }
-                Some(_) => None,
-                // An integer's digits as they are; a fraction as Go's encoder writes the float
-                // kubectl read (`1.50` is `1.5`, `1e30` is `1e+30`).
+            let text = v.quantity_text().unwrap_or_default();
+            match text.parse::<i64>().ok().and_then(|n| i32::try_from(n).ok()) {
+                Some(n) => Ok(Some(i64::from(n))),
                 None => {
                     let go = if text.parse::<i64>().is_ok() || text.parse::<u64>().is_ok() {
                         text.into_owned()
                     } else {
                         text.parse::<f64>().map_or_else(|_| text.into_owned(), crate::go::json_float)
                     };
-                    Some(undecodable(&format!("number {go}")))
+                    Err(format!("number {go}"))
                 }
             }
         }
-        ty => Some(undecodable(ty)),
+        ty => Err(ty.to_string()),
     }
+}
+
+/// What kube-apiserver answers when its decoding of `id` (`sigs.k8s.io/json`) fails on a Go type
+/// error at `field` (the JSON path without indices, as the decoder's error context writes it)
+/// of struct `go_struct`: the serializer's wrapping (`Deployment in version "v1" cannot be
+/// handled as a Deployment: ...`) of `json: cannot unmarshal <value> into Go struct field
+/// <go_struct>.<field> of type <go_type>`.
+fn cannot_be_handled(id: &ObjectId, go_struct: &str, field: &str, value: &str, go_type: &str) -> String {
+    let gv = GroupVersion::parse_or_empty(&id.api_version);
+    format!(
+        "{kind} in version {version} cannot be handled as a {kind}: json: cannot unmarshal {value} into Go struct field {go_struct}.{field} of type {go_type}",
+        kind = id.kind,
+        version = crate::go::quote(gv.version()),
+    )
 }
 
 /// Where an object holds the template of the pods it makes, and the path of its pod spec: at
@@ -1345,12 +1479,169 @@ pub fn limit_range_from_json(id: ObjectId, v: &Value) -> LimitRange {
                 min: list(item, "min"),
                 default: list(item, "default"),
                 default_request: list(item, "defaultRequest"),
+                max_limit_request_ratio: list(item, "maxLimitRequestRatio"),
             };
             set_defaults_limit_range_item(&mut parsed);
             parsed
         })
-        .collect();
-    LimitRange { id, limits }
+        .collect::<Vec<_>>();
+    let refusal = validate_limit_range(&limits);
+    let undecodable = limit_range_decode_refusal(&id, items.map(Vec::as_slice).unwrap_or_default()).map(Box::new);
+    LimitRange { id, limits, refusal, undecodable }
+}
+
+/// What kube-apiserver's decoding refuses in a LimitRange's `spec.limits`, in the order kubectl
+/// sends them (the items in their order, each item's keys and each list's resources sorted):
+/// a quantity `Quantity.UnmarshalJSON` cannot parse stops the decoding at once, its error as is
+/// (`quantities must match the regular expression ...`), wrapped by the serializer
+/// (`LimitRange in version "v1" cannot be handled as a LimitRange: ...`); a `max`, `min`,
+/// `default`, `defaultRequest` or `maxLimitRequestRatio` of another JSON type than a mapping is
+/// a Go type error (`json: cannot unmarshal array into Go struct field
+/// LimitRangeItem.spec.limits.default of type v1.ResourceList`) that decoding keeps while it goes
+/// on, reported when no quantity failed.
+pub fn limit_range_decode_refusal(id: &ObjectId, items: &[Value]) -> Option<DecodeRefusal> {
+    const LISTS: [&str; 5] = ["default", "defaultRequest", "max", "maxLimitRequestRatio", "min"];
+    let version = GroupVersion::parse_or_empty(&id.api_version).version().to_string();
+    let wrap = |error: &str| {
+        format!(
+            "{kind} in version {} cannot be handled as a {kind}: {error}",
+            crate::go::quote(&version),
+            kind = id.kind
+        )
+    };
+    let mut type_error = None;
+    for (i, item) in items.iter().enumerate() {
+        for key in LISTS {
+            let Some(list) = item.get(key) else { continue };
+            match list {
+                Value::Null => {}
+                Value::Object(map) => {
+                    let mut resources: Vec<(&String, &Value)> = map.iter().collect();
+                    resources.sort_by(|a, b| a.0.cmp(b.0));
+                    for (resource, q) in resources {
+                        if let Err(e) = parse_json_quantity(q) {
+                            let field = format!("spec.limits[{i}].{key}[{resource}]");
+                            return Some(DecodeRefusal { field, message: wrap(&e.to_string()) });
+                        }
+                    }
+                }
+                other => {
+                    type_error.get_or_insert_with(|| {
+                        let ty = other.json_type();
+                        let error = format!(
+                            "json: cannot unmarshal {ty} into Go struct field LimitRangeItem.spec.limits.{key} of type v1.ResourceList"
+                        );
+                        DecodeRefusal { field: format!("spec.limits[{i}].{key}"), message: wrap(&error) }
+                    });
+                }
+            }
+        }
+    }
+    type_error
+}
+
+/// What `ValidateLimitRange` (`pkg/apis/core/validation`) refuses in a LimitRange's items as
+/// kube-apiserver validates them, defaulted ([`set_defaults_limit_range_item`]: a `default`
+/// from `max`, a `defaultRequest` from `default` or `min`), in its order for each item: a type
+/// already listed (`field.Duplicate`); a `default` or `defaultRequest` on a `Pod` item
+/// (`field.Forbidden`); then for each resource of the item, a `min` above the `max`, a `min`
+/// above the `defaultRequest`, a `defaultRequest` above the `max` or the `default`, a `min`
+/// above the `default`, a `default` above the `max`, a `maxLimitRequestRatio` below 1 or above
+/// `max/min` (`%f`), and for a resource that cannot be overcommitted (hugepages, an extended
+/// resource) a `defaultRequest` other than the `default`. The resources are a Go set, walked in
+/// map order: with several refused, kube-apiserver's order varies from one request to the next;
+/// here they are sorted. Not checked: the type's and the resources' names, a `PersistentVolumeClaim`
+/// item's storage bounds. Each value is a quantity whose `String()` the message called, so 1.33
+/// prints it with its canonical form cached ([`Quantity::stringified`]).
+pub fn validate_limit_range(items: &[LimitRangeItem]) -> crate::field::ErrorList {
+    use crate::field::{BadValue, FieldError, Path};
+    use std::cmp::Ordering::Greater;
+    let mut errors = Vec::new();
+    let spec = Path::new("spec");
+    let limits = spec.child("limits");
+    let mut types = std::collections::BTreeSet::new();
+    for (i, item) in items.iter().enumerate() {
+        let at = limits.index(i);
+        if !types.insert(item.type_.as_str()) {
+            errors.push(FieldError::duplicate(&at.child("type"), BadValue::named(&item.type_)));
+        }
+        if item.type_ == "Pod" {
+            for (key, list) in [("default", &item.default), ("defaultRequest", &item.default_request)] {
+                if !list.is_empty() {
+                    errors.push(FieldError::forbidden(&at.child(key), "may not be specified when `type` is 'Pod'"));
+                }
+            }
+        }
+        let keys: std::collections::BTreeSet<&String> = item
+            .max
+            .keys()
+            .chain(item.min.keys())
+            .chain(item.default.keys())
+            .chain(item.default_request.keys())
+            .chain(item.max_limit_request_ratio.keys())
+            .collect();
+        // A Pod item's defaults are refused above, and never compared.
+        let (default, default_request) = if item.type_ == "Pod" {
+            (&BTreeMap::new(), &BTreeMap::new())
+        } else {
+            (&item.default, &item.default_request)
+        };
+        for k in keys {
+            let (min, max) = (item.min.get(k), item.max.get(k));
+            let (default, request) = (default.get(k), default_request.get(k));
+            let ratio = item.max_limit_request_ratio.get(k);
+            let at = |list: &str| at.child(list).key(k).render();
+            let mut invalid = |field: String, value: &Quantity, detail: String| {
+                errors.push(FieldError::invalid(&Path::new(&field), BadValue::Quantity(value.stringified()), detail));
+            };
+            let s = Quantity::canonical;
+            // Each comparison in its order: the greater side, the smaller one, their names in the
+            // message, the field, and whether the error's value is the greater side.
+            let comparisons = [
+                (min, max, "min", "max", "min", true),
+                (min, request, "min", "default request", "defaultRequest", false),
+                (request, max, "default request", "max", "defaultRequest", true),
+                (request, default, "default request", "default limit", "defaultRequest", true),
+                (min, default, "min", "default", "default", true),
+                (default, max, "default", "max", "default", false),
+            ];
+            for (greater, smaller, greater_name, smaller_name, field, value_is_greater) in comparisons {
+                if let (Some(g), Some(l)) = (greater, smaller)
+                    && g.cmp_value(l) == Greater
+                {
+                    let detail = format!("{greater_name} value {} is greater than {smaller_name} value {}", s(g), s(l));
+                    invalid(at(field), if value_is_greater { g } else { l }, detail);
+                }
+            }
+            if let Some(ratio) = ratio {
+                if ratio.milli_value() < 1000 {
+                    invalid(at("maxLimitRequestRatio"), ratio, format!("ratio {} is less than 1", s(ratio)));
+                }
+                if let (Some(min), Some(max)) = (min, max) {
+                    // In milli-units, as Go computes it for values below `MaxMilliValue`.
+                    #[allow(clippy::cast_precision_loss)] // Go's float64 conversions.
+                    let (ratio_value, limit) =
+                        (ratio.milli_value() as f64 / 1000.0, max.milli_value() as f64 / min.milli_value() as f64);
+                    if ratio_value > limit {
+                        let detail = format!("ratio {} is greater than max/min = {limit:.6}", s(ratio));
+                        invalid(at("maxLimitRequestRatio"), ratio, detail);
+                    }
+                }
+            }
+            // `IsOvercommitAllowed`: a native resource (no `/`, or `kubernetes.io/` in it) other
+            // than hugepages.
+            let overcommit = (!k.contains('/') || k.contains("kubernetes.io/")) && !k.starts_with("hugepages-");
+            if !overcommit
+                && let (Some(default), Some(request)) = (default, request)
+                && default.cmp_value(request) != std::cmp::Ordering::Equal
+            {
+                let detail =
+                    format!("default value {} must equal to defaultRequest value {} in {k}", s(default), s(request));
+                invalid(at("defaultRequest"), request, detail);
+            }
+        }
+    }
+    errors
 }
 
 /// `SetDefaults_LimitRangeItem` (`pkg/apis/core/v1/defaults.go`): for a `Container` item, a
@@ -1435,7 +1726,7 @@ impl<'a> AdmittedPod<'a> {
     /// ([`AdmittedPod::container_request`] of each resource it requests, limits or a
     /// LimitRange defaults), in milli-units.
     pub fn container_requests(&self, c: &'a TemplateContainer) -> BTreeMap<String, i64> {
-        let defaults = self.limit_ranges.iter().flat_map(|range| {
+        let defaults = self.stored_limit_ranges().flat_map(|range| {
             range.limits.iter().filter(|i| i.type_ == "Container").flat_map(|i| i.default_request.keys())
         });
         c.requests
@@ -1446,11 +1737,17 @@ impl<'a> AdmittedPod<'a> {
             .collect()
     }
 
+    /// The LimitRanges of the namespace kube-apiserver stores ([`LimitRange::stored`]): one it
+    /// refuses does not exist, and LimitRanger gives nothing from it.
+    fn stored_limit_ranges(&self) -> impl Iterator<Item = &'a LimitRange> {
+        self.limit_ranges.iter().filter(|range| range.stored())
+    }
+
     /// LimitRanger's default request for `resource`: the first LimitRange that has one; within
     /// a LimitRange, its last `Container` item that has one (`defaultContainerResourceRequirements`
     /// lets a later item override an earlier one).
     fn limit_range_default(&self, resource: &str) -> Option<&'a Quantity> {
-        self.limit_ranges.iter().find_map(|range| {
+        self.stored_limit_ranges().find_map(|range| {
             range.limits.iter().rev().filter(|i| i.type_ == "Container").find_map(|i| i.default_request.get(resource))
         })
     }
@@ -1546,17 +1843,163 @@ pub fn pdb_from_json(id: ObjectId, v: &Value) -> Pdb {
     let selector = selector.filter(|s| {
         id.api_version != "policy/v1beta1" || !s.match_labels.is_empty() || !s.match_expressions.is_empty()
     });
+    let undecodable = spec.and_then(|spec| pdb_decode_refusal(&id, spec));
+    // A selector that does not decode was meant without what does not (`decodable_selector`).
+    let meant = match &undecodable {
+        Some(u) if u.field.starts_with("spec.selector") => {
+            let decodable = spec.and_then(|s| s.get("selector")).and_then(decodable_selector);
+            decodable.map(|s| meant_selector(&s).unwrap_or(s))
+        }
+        _ => selector.as_ref().and_then(meant_selector),
+    };
     Pdb {
         id,
-        meant_selector: selector.as_ref().and_then(meant_selector),
+        meant_selector: meant,
         selector,
         min_available: spec.and_then(|s| s.get("minAvailable")).and_then(IntOrPercent::from_json),
         max_unavailable: spec.and_then(|s| s.get("maxUnavailable")).and_then(IntOrPercent::from_json),
+        undecodable,
         invalid: spec.map(pdb_budget_errors).unwrap_or_default(),
         unhealthy_pod_eviction_policy: spec
             .and_then(|s| s.get("unhealthyPodEvictionPolicy"))
             .and_then(Value::as_str)
             .map(String::from),
+    }
+}
+
+/// What kube-apiserver's decoding refuses in a budget's spec, in the order kubectl sends its keys
+/// (sorted). `maxUnavailable` and `minAvailable` first: each is a pointer to an
+/// `intstr.IntOrString`, whose `UnmarshalJSON` (apimachinery `pkg/util/intstr`) decodes a JSON
+/// string as the string and anything else with `encoding/json` into the `int32`: a fraction, an
+/// integer out of range, a boolean, a list or a map fails there (`go_int32`), and decoding stops
+/// (a `null` is no value); `sigs.k8s.io/json` aliases that `UnmarshalTypeError` and puts its own
+/// context on it (`Go struct field PodDisruptionBudgetSpec.spec.minAvailable`). Then the Go type
+/// errors decoding keeps while it goes on, the first reported: the `selector`
+/// (`selector_type_error`: `matchLabels: {version: 1.0}` is a number where a label value is a
+/// string) and an `unhealthyPodEvictionPolicy` that is no string. The serializer wraps it
+/// (`cannot_be_handled`).
+pub fn pdb_decode_refusal(id: &ObjectId, spec: &Value) -> Option<DecodeRefusal> {
+    let refusal = |field: String, go_struct: &str, value: &str, go_type: &str| {
+        let message = cannot_be_handled(id, go_struct, &field, value, go_type);
+        DecodeRefusal { field, message }
+    };
+    let intstr = ["maxUnavailable", "minAvailable"].into_iter().find_map(|key| {
+        let value = spec.get(key).filter(|v| !v.is_string())?;
+        let error = go_int32(value).err()?;
+        Some(refusal(format!("spec.{key}"), "PodDisruptionBudgetSpec", &error, "int32"))
+    });
+    if intstr.is_some() {
+        return intstr;
+    }
+    if let Some(selector) = spec.get("selector")
+        && let Some((field, go_struct, value, go_type)) = selector_type_error(selector)
+    {
+        return Some(refusal(field, go_struct, value, go_type));
+    }
+    let policy = spec.get("unhealthyPodEvictionPolicy").filter(|p| !p.is_null() && !p.is_string())?;
+    let field = "spec.unhealthyPodEvictionPolicy".to_string();
+    Some(refusal(field, "PodDisruptionBudgetSpec", json_type(policy), "v1.UnhealthyPodEvictionPolicyType"))
+}
+
+/// The selector a budget's author meant when kube-apiserver cannot decode it
+/// ([`pdb_decode_refusal`]): its label pairs whose value is a string, its requirements whose
+/// key, operator and values are strings; `None` when it is no mapping.
+fn decodable_selector(v: &Value) -> Option<LabelSelector> {
+    let map = v.as_object()?;
+    let text = |v: Option<&Value>| v.is_none_or(|v| v.is_null() || v.is_string());
+    let match_labels = map
+        .get("matchLabels")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
+        .collect();
+    let match_expressions = map
+        .get("matchExpressions")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|r| {
+            let values = r.get("values");
+            r.is_object()
+                && text(r.get("key"))
+                && text(r.get("operator"))
+                && values.is_none_or(|v| v.is_null() || v.as_array().is_some_and(|vs| vs.iter().all(Value::is_string)))
+        })
+        .flat_map(|r| selector_from_json(&serde_json::json!({"matchExpressions": [r]})).match_expressions)
+        .collect();
+    Some(LabelSelector { match_labels, match_expressions })
+}
+
+/// The JSON type of a value as Go's `encoding/json` names it in a type error.
+fn json_type(v: &Value) -> &'static str {
+    Fields::json_type(v)
+}
+
+/// The first Go type error `encoding/json` meets decoding a budget's `spec.selector` into a
+/// `*metav1.LabelSelector`, in the order kubectl sends the keys (`matchExpressions`, then
+/// `matchLabels`; a requirement's `key`, `operator`, `values`): the field as its error context
+/// writes it (no indices, no map keys), the Go struct holding it, the JSON value's type and the
+/// Go type. A `null` anywhere is no value; a number where a string is wanted is `number`, without
+/// its text.
+fn selector_type_error(selector: &Value) -> Option<(String, &'static str, &'static str, &'static str)> {
+    let at = |field: &str| format!("spec.selector{field}");
+    let map = match selector {
+        Value::Null => return None,
+        Value::Object(map) => map,
+        other => return Some((at(""), "PodDisruptionBudgetSpec", json_type(other), "v1.LabelSelector")),
+    };
+    match map.get("matchExpressions") {
+        None | Some(Value::Null) => {}
+        Some(Value::Array(requirements)) => {
+            for r in requirements {
+                let r = match r {
+                    Value::Null => continue,
+                    Value::Object(r) => r,
+                    other => {
+                        return Some((
+                            at(".matchExpressions"),
+                            "LabelSelector",
+                            json_type(other),
+                            "v1.LabelSelectorRequirement",
+                        ));
+                    }
+                };
+                for (key, go_type) in [("key", "string"), ("operator", "v1.LabelSelectorOperator")] {
+                    if let Some(v) = r.get(key).filter(|v| !v.is_null() && !v.is_string()) {
+                        let field = at(&format!(".matchExpressions.{key}"));
+                        return Some((field, "LabelSelectorRequirement", json_type(v), go_type));
+                    }
+                }
+                match r.get("values") {
+                    None | Some(Value::Null) => {}
+                    Some(Value::Array(values)) => {
+                        if let Some(v) = values.iter().find(|v| !v.is_null() && !v.is_string()) {
+                            let field = at(".matchExpressions.values");
+                            return Some((field, "LabelSelectorRequirement", json_type(v), "string"));
+                        }
+                    }
+                    Some(other) => {
+                        let field = at(".matchExpressions.values");
+                        return Some((field, "LabelSelectorRequirement", json_type(other), "[]string"));
+                    }
+                }
+            }
+        }
+        Some(other) => {
+            let field = at(".matchExpressions");
+            return Some((field, "LabelSelector", json_type(other), "[]v1.LabelSelectorRequirement"));
+        }
+    }
+    match map.get("matchLabels") {
+        None | Some(Value::Null) => None,
+        Some(Value::Object(labels)) => {
+            let mut labels: Vec<(&String, &Value)> = labels.iter().collect();
+            labels.sort_by(|a, b| a.0.cmp(b.0));
+            let (_, v) = labels.into_iter().find(|(_, v)| !v.is_null() && !v.is_string())?;
+            Some((at(".matchLabels"), "LabelSelector", json_type(v), "string"))
+        }
+        Some(other) => Some((at(".matchLabels"), "LabelSelector", json_type(other), "map[string]string")),
     }
 }
 
@@ -1802,6 +2245,87 @@ mod tests {
         assert!(!pod.pod_level_requests_set());
     }
 
+    /// `ValidateLimitRange` on the items as defaulted, in its words and order: a LimitRange it
+    /// refuses is never stored, and LimitRanger gives no pod anything from it.
+    #[test]
+    fn limit_ranges_kube_apiserver_refuses_give_nothing() {
+        let refusal = |limits: Value| {
+            let range = limit_range_from_json(ObjectId::default(), &json!({"spec": {"limits": limits}}));
+            range.refusal.iter().map(ToString::to_string).collect::<Vec<_>>()
+        };
+        // Compared after defaulting: `default` from `max`, `defaultRequest` from `default`.
+        assert_eq!(
+            refusal(json!([{"type": "Container", "defaultRequest": {"cpu": "100m"}, "max": {"cpu": "50m"}}])),
+            [
+                "spec.limits[0].defaultRequest[cpu]: Invalid value: \"100m\": default request value 100m is greater than max value 50m",
+                "spec.limits[0].defaultRequest[cpu]: Invalid value: \"100m\": default request value 100m is greater than default limit value 50m",
+            ]
+        );
+        assert_eq!(
+            refusal(json!([{"type": "Container", "min": {"cpu": "2"}, "max": {"cpu": "1"}}])),
+            [
+                "spec.limits[0].min[cpu]: Invalid value: \"2\": min value 2 is greater than max value 1",
+                "spec.limits[0].defaultRequest[cpu]: Invalid value: \"1\": min value 2 is greater than default request value 1",
+                "spec.limits[0].default[cpu]: Invalid value: \"2\": min value 2 is greater than default value 1",
+            ]
+        );
+        assert_eq!(
+            refusal(json!([
+                {"type": "Container", "maxLimitRequestRatio": {"cpu": "500m"}},
+                {"type": "Container", "min": {"memory": "1Gi"}, "max": {"memory": "2Gi"}, "maxLimitRequestRatio": {"memory": "3"}},
+                {"type": "Pod", "default": {"cpu": "1"}},
+                {"type": "Container", "default": {"nvidia.com/gpu": "2"}, "defaultRequest": {"nvidia.com/gpu": "1"}},
+            ])),
+            [
+                "spec.limits[0].maxLimitRequestRatio[cpu]: Invalid value: \"500m\": ratio 500m is less than 1",
+                "spec.limits[1].type: Duplicate value: \"Container\"",
+                "spec.limits[1].maxLimitRequestRatio[memory]: Invalid value: \"3\": ratio 3 is greater than max/min = 2.000000",
+                "spec.limits[2].default: Forbidden: may not be specified when `type` is 'Pod'",
+                "spec.limits[3].type: Duplicate value: \"Container\"",
+                "spec.limits[3].defaultRequest[nvidia.com/gpu]: Invalid value: \"1\": default value 2 must equal to defaultRequest value 1 in nvidia.com/gpu",
+            ]
+        );
+        // 1.33 prints each quantity with `%#v`, its canonical form cached by the message's `String()`.
+        let range = limit_range_from_json(
+            ObjectId::default(),
+            &json!({"spec": {"limits": [{"type": "Container", "defaultRequest": {"cpu": "0.5"}, "default": {"cpu": "200m"}}]}}),
+        );
+        let mut e = range.refusal[0].clone();
+        e.rendering = crate::field::ValueRendering::GoReflect;
+        assert_eq!(
+            e.to_string(),
+            "spec.limits[0].defaultRequest[cpu]: Invalid value: resource.Quantity{i:resource.int64Amount{value:5, scale:-1}, d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:\"500m\", Format:\"DecimalSI\"}: default request value 500m is greater than default limit value 200m"
+        );
+        // Decoding first, in the order kubectl sends the keys: a quantity that does not parse
+        // stops it, before a list of the wrong type met earlier.
+        let undecodable = |limits: Value| {
+            let range = limit_range_from_json(
+                ObjectId { api_version: "v1".into(), kind: "LimitRange".into(), ..ObjectId::default() },
+                &json!({"spec": {"limits": limits}}),
+            );
+            assert!(!range.stored());
+            range.undecodable.map(|u| (u.field, u.message))
+        };
+        let parse = "LimitRange in version \"v1\" cannot be handled as a LimitRange: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+        assert_eq!(
+            undecodable(json!([{"type": "Container", "max": [1], "min": {"memory": "x", "cpu": "y"}}])),
+            Some(("spec.limits[0].min[cpu]".to_string(), parse.to_string()))
+        );
+        assert_eq!(
+            undecodable(json!([{"type": "Container", "max": [1], "default": true}])),
+            Some((
+                "spec.limits[0].default".to_string(),
+                "LimitRange in version \"v1\" cannot be handled as a LimitRange: json: cannot unmarshal bool into Go struct field LimitRangeItem.spec.limits.default of type v1.ResourceList".to_string()
+            ))
+        );
+        // A refused LimitRange is never stored: LimitRanger gives nothing from it.
+        let w = template(json!({"containers": [{"name": "a"}]}));
+        let ranges = [range];
+        let pod = AdmittedPod::new(&w, &ranges, true);
+        assert_eq!(pod.container_request(&w.containers[0], "cpu"), None);
+        assert!(pod.container_requests(&w.containers[0]).is_empty());
+    }
+
     /// `SetDefaults_LimitRangeItem` then LimitRanger: defaultRequest, else default, else max,
     /// else min; `Container` items only, for containers and init containers alike.
     #[test]
@@ -1810,14 +2334,14 @@ mod tests {
             ObjectId::default(),
             &json!({"spec": {"limits": [
                 {"type": "Pod", "max": {"ephemeral-storage": "1Gi"}},
-                {"type": "Container", "max": {"memory": "2Gi"}, "min": {"nvidia.com/gpu": "1"}},
-                {"type": "Container", "default": {"cpu": "500m"}, "defaultRequest": {"memory": "256Mi"}},
+                {"type": "Container", "max": {"memory": "2Gi"}, "min": {"nvidia.com/gpu": "1"},
+                 "default": {"cpu": "500m"}, "defaultRequest": {"memory": "256Mi"}},
             ]}}),
         );
+        assert_eq!(range.refusal, []);
         let keys = |m: &BTreeMap<String, Quantity>| m.keys().cloned().collect::<Vec<_>>();
-        assert_eq!(keys(&range.limits[1].default), ["memory"]);
-        assert_eq!(keys(&range.limits[1].default_request), ["memory", "nvidia.com/gpu"]);
-        assert_eq!(keys(&range.limits[2].default_request), ["cpu", "memory"]);
+        assert_eq!(keys(&range.limits[1].default), ["cpu", "memory"]);
+        assert_eq!(keys(&range.limits[1].default_request), ["cpu", "memory", "nvidia.com/gpu"]);
         assert!(range.limits[0].default_request.is_empty(), "a Pod item defaults nothing");
         let w = template(json!({
             "initContainers": [{"name": "init"}],
@@ -1829,7 +2353,7 @@ mod tests {
         assert_eq!(requested(&pod, &w.containers[0], &all), ["cpu", "memory", "nvidia.com/gpu"]);
         assert_eq!(pod.container_request(&w.containers[0], "cpu").map(Quantity::milli_value), Some(1000));
         let memory = pod.container_request(&w.containers[0], "memory").map(Quantity::value);
-        assert_eq!(memory, Some(256 << 20), "a later item overrides an earlier one");
+        assert_eq!(memory, Some(256 << 20), "the written defaultRequest, not the max");
         assert_eq!(requested(&pod, &w.init_containers[0], &all), ["cpu", "memory", "nvidia.com/gpu"]);
     }
 

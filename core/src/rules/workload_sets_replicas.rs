@@ -12,7 +12,14 @@ crate::declare_rule! {
     /// field. A count at 0 is worse: the controller then disables the HPA (`ScalingDisabled`). A
     /// count kube-apiserver does not take makes it refuse a built-in workload, in its words: an
     /// error. That is a count that is not a number (`replicas: "3"`) or not an `int32` (`1.5`,
-    /// `3000000000`), which decoding refuses, and a negative one, which validation refuses.
+    /// `3000000000`), which decoding refuses, and a negative one, which validation refuses. So is
+    /// a built-in target refused for its selector, whether or not it sets `spec.replicas`: one
+    /// kube-apiserver refuses (an operator other than `In`, `NotIn`, `Exists` and
+    /// `DoesNotExist`, a key or value no label can have), or one that does not select the
+    /// workload's own pod template (`spec.template.metadata.labels: Invalid value:
+    /// {"app":"web"}: `selector` does not match template `labels``): the error gives every error
+    /// of these kube-apiserver reports, in its order (the count, the selector, the labels), and
+    /// points at the first.
     ///
     /// Where the workload and the CRD are read from: in files, the HPA's manifest set; with
     /// `hpa-lint cluster`, the cluster (the workloads of the namespaces read, every CRD, and one
@@ -142,20 +149,25 @@ impl Rule for WorkloadSetsReplicas {
             }
             return;
         }
-        if let Some(error) = &w.replicas_error {
-            // Written, but not a count kube-apiserver takes: it refuses the whole workload.
-            let help = if w.replicas.is_some_and(|n| n < 0) {
+        if let Some((field, error)) = w.refusal(cx.settings.gates().version()) {
+            // Not a workload kube-apiserver takes (a count it cannot decode or refuses, a selector
+            // it refuses or that does not select the pod template): it is never created.
+            let help = if field.starts_with("spec.selector") {
+                "write the selector as kube-apiserver takes it: operators In, NotIn, Exists or DoesNotExist, keys and values that are valid labels"
+            } else if field == "spec.template.metadata.labels" {
+                "give the pod template the labels spec.selector selects (kube-apiserver refuses a workload whose selector does not select its own pods)"
+            } else if w.replicas.is_some_and(|n| n < 0) {
                 "remove spec.replicas from the workload (the HPA owns it), or write a count of 0 or more"
             } else {
                 "remove spec.replicas from the workload (the HPA owns it), or write it as an integer up to 2147483647"
             };
             let mut f = Finding::new(
                 &Self::META,
-                "spec.replicas",
+                field.clone(),
                 format!("kube-apiserver rejects {} ({error}), so there is nothing to scale", w.id),
             )
             .help(help)
-            .on_object(w.id.clone(), "spec.replicas");
+            .on_object(w.id.clone(), field);
             f.severity = super::Severity::Error;
             out.push(f.related(Location::Hpa("spec.scaleTargetRef".into()), "this HPA scales it"));
             return;

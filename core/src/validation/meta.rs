@@ -135,9 +135,10 @@ pub fn validate_label_selector(selector: &LabelSelector, path: &Path<'_>, releas
                 ));
             }
             "In" | "NotIn" | "Exists" | "DoesNotExist" => {}
+            // `metav1.LabelSelectorOperator`, a named string type: JSON from 1.34 (`"i\u003cn"`).
             other => errs.push(FieldError::invalid(
                 &at.child("operator"),
-                BadValue::Str(other.into()),
+                BadValue::named(other),
                 "not a valid selector operator",
             )),
         }
