@@ -323,10 +323,11 @@ pub fn selector_from<'a>(v: impl Fields<'a>) -> LabelSelector {
 }
 
 /// The selector of a workload's pods, as its `/scale` subresource reports it (`status.selector`,
-/// which the HPA controller lists pods by) from `written`, its `spec.selector`: a `metav1.LabelSelector`, or for a
-/// ReplicationController or an OpenShift DeploymentConfig a map of labels (the pod template's
-/// labels when it is empty, as kube-apiserver defaults an RC's). `None` when there is none, or
-/// it is empty (kube-apiserver refuses an empty selector on the built-in kinds).
+/// which the HPA controller lists pods by) from `written`, its `spec.selector`: a
+/// `metav1.LabelSelector`, or for a ReplicationController or an OpenShift DeploymentConfig a
+/// map of labels (the pod template's labels when it is empty, as kube-apiserver defaults an
+/// RC's). `None` when there is none, or it is empty (kube-apiserver refuses an empty selector
+/// on the built-in kinds).
 fn workload_selector<'a>(
     id: &ObjectId,
     written: Option<impl Fields<'a>>,
