@@ -263,6 +263,12 @@ pub fn spec_options(
 }
 
 /// The strategy's `Validate` plus the generic metadata check `BeforeCreate` runs afterwards.
+///
+/// `rest.BeforeCreate` runs `genericvalidation.ValidateObjectMetaAccessor` with
+/// `path.ValidatePathSegmentName` only when the strategy found nothing; the strategy's own
+/// `ValidateObjectMeta` ran the same checks then, with `NameIsDNSSubdomain` for the names. So
+/// only the names can fail it ([`meta::validate_names`]): a `generateName` is checked as a
+/// prefix whose last two bytes the DNS rule masks (`web/-` passes it, not the path rule).
 pub fn validate_create(hpa: &v2::HorizontalPodAutoscaler, gates: &FeatureGates) -> ErrorList {
     let opts = spec_options(hpa, None, gates);
     let errs = validation::validate_create(hpa, &opts);
@@ -270,8 +276,7 @@ pub fn validate_create(hpa: &v2::HorizontalPodAutoscaler, gates: &FeatureGates) 
     if !errs.is_empty() {
         return rendered(errs, gates);
     }
-    let meta_errs =
-        meta::validate_object_meta(&hpa.metadata, meta::NameRule::PathSegment, &Path::new("metadata"), gates.version());
+    let meta_errs = meta::validate_names(&hpa.metadata, meta::NameRule::PathSegment, &Path::new("metadata"));
     rendered(meta_errs, gates)
 }
 
@@ -408,5 +413,28 @@ mod tests {
             assert!(!uses_tolerance(&outcome.object), "{operation:?}");
             assert_eq!(messages(outcome), Vec::<String>::new(), "{operation:?}");
         }
+    }
+
+    /// `BeforeCreate`'s generic metadata check, after the strategy's passed: a `generateName`
+    /// whose last two bytes `NameIsDNSSubdomain` masks is refused by the path rule alone, with
+    /// a name given or generated (from its first 58 characters, the `%` cut off).
+    #[test]
+    fn a_generate_name_the_dns_rule_masks_is_refused_by_the_path_rule() {
+        let opts = AdmissionOptions::default();
+        let long = format!("{}%-", "a".repeat(58));
+        for (name, generate_name, refused) in
+            [("web", "a/-", "may not contain '/'"), ("", long.as_str(), "may not contain '%'")]
+        {
+            let mut object = hpa(None);
+            object.metadata_mut().name = name.into();
+            object.metadata_mut().generate_name = generate_name.into();
+            let outcome = admit(&object, None, Operation::Create, &opts).unwrap();
+            let messages: Vec<String> = outcome.errors.iter().map(ToString::to_string).collect();
+            assert_eq!(messages, [format!("metadata.generateName: Invalid value: \"{generate_name}\": {refused}")]);
+        }
+        // A name and a prefix of the DNS rule pass the path rule too.
+        let mut object = hpa(None);
+        object.metadata_mut().generate_name = "web-".into();
+        assert_eq!(admit(&object, None, Operation::Create, &opts).unwrap().errors, Vec::new());
     }
 }

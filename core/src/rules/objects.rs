@@ -328,16 +328,16 @@ pub fn selector_from<'a>(v: impl Fields<'a>) -> LabelSelector {
 }
 
 /// The selector of a workload's pods, as its `/scale` subresource reports it (`status.selector`,
-/// which the HPA controller lists pods by): `spec.selector`, a `metav1.LabelSelector`, or for a
-/// ReplicationController or an OpenShift DeploymentConfig a map of labels (the pod template's
-/// labels when it is empty, as kube-apiserver defaults an RC's). `None` when there is none, or
-/// it is empty (kube-apiserver refuses an empty selector on the built-in kinds).
+/// which the HPA controller lists pods by) from `written`, its `spec.selector`: a
+/// `metav1.LabelSelector`, or for a ReplicationController or an OpenShift DeploymentConfig a
+/// map of labels (the pod template's labels when it is empty, as kube-apiserver defaults an
+/// RC's). `None` when there is none, or it is empty (kube-apiserver refuses an empty selector
+/// on the built-in kinds).
 fn workload_selector<'a>(
     id: &ObjectId,
-    spec: Option<impl Fields<'a>>,
+    written: Option<impl Fields<'a>>,
     pod_labels: &BTreeMap<String, String>,
 ) -> Option<LabelSelector> {
-    let written = spec.and_then(|s| s.field("selector"));
     let map_form = matches!(id.kind.as_str(), "ReplicationController" | "DeploymentConfig");
     let selector = if map_form {
         let match_labels: BTreeMap<String, String> = written
@@ -1034,6 +1034,20 @@ pub fn pods_overlap<O: Objects + ?Sized>(objects: &O, a: &Workload, b: &Workload
 pub trait Fields<'a>: Copy + 'a {
     /// The value of `key` in an object.
     fn field(self, key: &str) -> Option<Self>;
+    /// The values of several keys of an object ([`Fields::field`] of each), read in one pass
+    /// over its entries: the last entry of a key given twice, as `field` gives it (a YAML
+    /// mapping's lookup of one key is a pass over its entries).
+    fn fields<const N: usize>(self, keys: [&str; N]) -> [Option<Self>; N] {
+        let mut found = [None; N];
+        for (key, value) in self.entries() {
+            for (slot, k) in found.iter_mut().zip(keys) {
+                if key == k {
+                    *slot = Some(value);
+                }
+            }
+        }
+        found
+    }
     /// A string's value.
     fn as_str(self) -> Option<&'a str>;
     /// An integer's value (`Value::as_i64`).
@@ -1054,6 +1068,10 @@ pub trait Fields<'a>: Copy + 'a {
 impl<'a> Fields<'a> for &'a Value {
     fn field(self, key: &str) -> Option<Self> {
         self.get(key)
+    }
+    /// A JSON object's lookups are by key already: one each.
+    fn fields<const N: usize>(self, keys: [&str; N]) -> [Option<Self>; N] {
+        keys.map(|k| self.get(k))
     }
     fn as_str(self) -> Option<&'a str> {
         Value::as_str(self)
@@ -1102,41 +1120,40 @@ pub fn workload_from_json(id: ObjectId, v: &Value) -> Workload {
 /// (rollout/templateref.go) reads the template at each kind's path (`infoByGroupKind`:
 /// `template` for a PodTemplate, `spec.template` for a Deployment or a ReplicaSet).
 pub fn workload_from<'a, F: Fields<'a>>(id: ObjectId, v: F) -> Workload {
-    let spec = v.field("spec");
-    let replicas = spec.and_then(|s| s.field("replicas")).and_then(Fields::as_i64);
-    let (template, pod_spec_path) = pod_template_at(&id, v);
-    let pod_labels = template
-        .and_then(|t| t.field("metadata"))
-        .and_then(|m| m.field("labels"))
+    // Each mapping's fields are read in one pass over its entries (`Fields::fields`).
+    let [spec, top_template] = v.fields(["spec", "template"]);
+    let [replicas, spec_template, selector, workload_ref, job_template] =
+        spec.map_or([None; 5], |s| s.fields(["replicas", "template", "selector", "workloadRef", "jobTemplate"]));
+    let (template, pod_spec_path) = pod_template_at(&id, v, top_template, spec_template, job_template);
+    let [metadata, pod_spec] = template.map_or([None; 2], |t| t.fields(["metadata", "spec"]));
+    let [labels, annotations] = metadata.map_or([None; 2], |m| m.fields(["labels", "annotations"]));
+    let pod_labels = labels
         .map(|m| m.entries().map(|(k, v)| (k.into_owned(), v.as_str().unwrap_or_default().to_string())).collect())
         .unwrap_or_default();
-    let pod_spec = template.and_then(|t| t.field("spec"));
+    let [container_list, init_container_list, pod_resources, runtime_class_name] =
+        pod_spec.map_or([None; 4], |p| p.fields(["containers", "initContainers", "resources", "runtimeClassName"]));
     let mut containers = Vec::new();
     let mut init_containers = Vec::new();
-    if let Some(cs) = pod_spec.and_then(|p| p.field("containers")).and_then(Fields::items) {
-        containers.extend(cs.enumerate().map(|(i, c)| template_container(c, i, false, false, pod_spec_path)));
+    if let Some(cs) = container_list.and_then(Fields::items) {
+        containers.extend(cs.enumerate().map(|(i, c)| template_container(c, i, false, pod_spec_path)));
     }
-    if let Some(cs) = pod_spec.and_then(|p| p.field("initContainers")).and_then(Fields::items) {
+    if let Some(cs) = init_container_list.and_then(Fields::items) {
         for (i, c) in cs.enumerate() {
-            if c.field("restartPolicy").and_then(Fields::as_str) == Some("Always") {
-                containers.push(template_container(c, i, true, true, pod_spec_path));
-            } else {
-                init_containers.push(template_container(c, i, false, true, pod_spec_path));
-            }
+            let container = template_container(c, i, true, pod_spec_path);
+            if container.sidecar { containers.push(container) } else { init_containers.push(container) }
         }
     }
-    let workload_ref = spec.and_then(|s| s.field("workloadRef")).map(|r| {
-        let s = |k: &str| r.field(k).and_then(Fields::as_str).unwrap_or_default().to_string();
-        let mut r = WorkloadRef { api_version: s("apiVersion"), kind: s("kind"), name: s("name"), refused: None };
-        let metadata = template.and_then(|t| t.field("metadata"));
-        let written = |k: &str| metadata.and_then(|m| m.field(k)).is_some_and(|m| m.entries().next().is_some());
-        r.refused = workload_ref_refusal(&r, written("labels") || written("annotations"));
+    let workload_ref = workload_ref.map(|r| {
+        let [api_version, kind, name] = r.fields(["apiVersion", "kind", "name"]);
+        let s = |v: Option<F>| v.and_then(Fields::as_str).unwrap_or_default().to_string();
+        let mut r = WorkloadRef { api_version: s(api_version), kind: s(kind), name: s(name), refused: None };
+        let written = |m: Option<F>| m.is_some_and(|m| m.entries().next().is_some());
+        r.refused = workload_ref_refusal(&r, written(labels) || written(annotations));
         Box::new(r)
     });
-    let selector = workload_selector(&id, spec, &pod_labels);
-    let replicas_error = replicas_error(&id, spec);
-    let labels_written = template.and_then(|t| t.field("metadata")).and_then(|m| m.field("labels"));
-    let labels_written = labels_written.is_some_and(|l| l.json_type() == "object");
+    let selector = workload_selector(&id, selector, &pod_labels);
+    let replicas_error = replicas_error_of(&id, replicas);
+    let labels_written = labels.is_some_and(|l| l.json_type() == "object");
     let template_labels_error =
         template_labels_error(&id, selector.as_ref(), &pod_labels, labels_written).map(Box::new);
     let mut spec_integers = Vec::new();
@@ -1145,23 +1162,20 @@ pub fn workload_from<'a, F: Fields<'a>>(id: ObjectId, v: F) -> Workload {
     {
         integers_under(spec, "spec", &mut spec_integers);
     }
+    let [pod_requests, pod_limits] = pod_resources.map_or([None; 2], |r| r.fields(["requests", "limits"]));
     Workload {
         id,
-        replicas,
+        replicas: replicas.and_then(Fields::as_i64),
         replicas_error,
         template_labels_error,
         selector,
         pod_labels,
         containers,
         init_containers,
-        pod_requests: pod_spec.map(|p| resource_list(p, "requests")).unwrap_or_default(),
-        pod_limits: pod_spec.map(|p| resource_list(p, "limits")).unwrap_or_default(),
+        pod_requests: pod_requests.map(quantities).unwrap_or_default(),
+        pod_limits: pod_limits.map(quantities).unwrap_or_default(),
         spec_integers: (!spec_integers.is_empty()).then(|| Box::new(spec_integers)),
-        runtime_class_name: pod_spec
-            .and_then(|p| p.field("runtimeClassName"))
-            .and_then(Fields::as_str)
-            .filter(|n| !n.is_empty())
-            .map(str::to_string),
+        runtime_class_name: runtime_class_name.and_then(Fields::as_str).filter(|n| !n.is_empty()).map(str::to_string),
         pod_spec_path: pod_spec_path.into(),
         workload_ref,
     }
@@ -1249,11 +1263,17 @@ impl Workload {
 /// in `ValidateDeploymentSpec` and its kin): `Deployment.apps "web" is invalid: spec.replicas:
 /// Invalid value: -1: must be greater than or equal to 0`.
 pub fn replicas_error<'a>(id: &ObjectId, spec: Option<impl Fields<'a>>) -> Option<String> {
+    replicas_error_of(id, spec.and_then(|s| s.field("replicas")))
+}
+
+/// [`replicas_error`] of the `spec.replicas` written (`replicas`), read with the spec's other
+/// fields.
+fn replicas_error_of<'a>(id: &ObjectId, replicas: Option<impl Fields<'a>>) -> Option<String> {
     let gv = GroupVersion::parse_or_empty(&id.api_version);
     if super::scalable_group(&id.kind) != Some(gv.group()) {
         return None;
     }
-    let replicas = spec?.field("replicas")?;
+    let replicas = replicas?;
     // An integer that is an int32 decodes, a negative one for validation to refuse
     // ([`Workload::refusal`]).
     let value = go_int32(replicas).err()?;
@@ -1346,33 +1366,33 @@ fn cannot_be_handled(id: &ObjectId, go_struct: &str, field: &str, value: &str, g
 /// Where an object holds the template of the pods it makes, and the path of its pod spec: at
 /// the top level for a core `PodTemplate` (`template`) and a core `Pod` (the object itself: its
 /// `metadata` and `spec`), under `spec.jobTemplate.spec.template` for a `CronJob` of `batch`,
-/// else under `spec.template`.
-fn pod_template_at<'a, F: Fields<'a>>(id: &ObjectId, v: F) -> (Option<F>, &'static str) {
-    let spec = v.field("spec");
+/// else under `spec.template`. `template`, `spec_template` and `job_template` are the object's
+/// `template`, `spec.template` and `spec.jobTemplate`.
+fn pod_template_at<'a, F: Fields<'a>>(
+    id: &ObjectId,
+    v: F,
+    template: Option<F>,
+    spec_template: Option<F>,
+    job_template: Option<F>,
+) -> (Option<F>, &'static str) {
     match (id.kind.as_str(), id.api_version.as_str()) {
-        ("PodTemplate", "v1") => (v.field("template"), "template.spec"),
+        ("PodTemplate", "v1") => (template, "template.spec"),
         ("Pod", "v1") => (Some(v), "spec"),
         ("CronJob", api_version) if GroupVersion::parse_or_empty(api_version).group() == "batch" => (
-            spec.and_then(|s| s.field("jobTemplate")).and_then(|j| j.field("spec")).and_then(|s| s.field("template")),
+            job_template.and_then(|j| j.field("spec")).and_then(|s| s.field("template")),
             "spec.jobTemplate.spec.template.spec",
         ),
-        _ => (spec.and_then(|s| s.field("template")), "spec.template.spec"),
+        _ => (spec_template, "spec.template.spec"),
     }
 }
 
-/// A container of a pod template, at `index` in its list (`init`: `initContainers`), in the pod
-/// spec at `pod_spec_path`.
-fn template_container<'a>(
-    c: impl Fields<'a>,
-    index: usize,
-    sidecar: bool,
-    init: bool,
-    pod_spec_path: &str,
-) -> TemplateContainer {
-    let requests = resource_list(c, "requests");
-    let limits_as_requests = c
-        .field("resources")
-        .and_then(|r| r.field("limits"))
+/// A container of a pod template, at `index` in its list (`init`: `initContainers`, a sidecar
+/// when its `restartPolicy` is `Always`), in the pod spec at `pod_spec_path`.
+fn template_container<'a, F: Fields<'a>>(c: F, index: usize, init: bool, pod_spec_path: &str) -> TemplateContainer {
+    let [name, resources, restart_policy] = c.fields(["name", "resources", "restartPolicy"]);
+    let [requests, limits] = resources.map_or([None; 2], |r| r.fields(["requests", "limits"]));
+    let requests = requests.map(quantities).unwrap_or_default();
+    let limits_as_requests = limits
         .map(|limits| {
             limits
                 .entries()
@@ -1382,17 +1402,18 @@ fn template_container<'a>(
         })
         .unwrap_or_default();
     TemplateContainer {
-        name: c.field("name").and_then(Fields::as_str).unwrap_or_default().to_string(),
+        name: name.and_then(Fields::as_str).unwrap_or_default().to_string(),
         index,
-        sidecar,
+        sidecar: init && restart_policy.and_then(Fields::as_str) == Some("Always"),
         requests,
         limits_as_requests,
-        resources_error: resources_error(c, pod_spec_path, if init { "initContainers" } else { "containers" }),
+        resources_error: resources_error(resources, pod_spec_path, if init { "initContainers" } else { "containers" }),
     }
 }
 
 /// Why kube-apiserver's decoding of a built-in workload (`sigs.k8s.io/json` into
-/// `v1.Container`) fails on a container's `resources`, in its words; `None` when they decode.
+/// `v1.Container`) fails on a container's `resources` (as written, `None` when it has none),
+/// in its words; `None` when they decode.
 ///
 /// - `resources`, `limits` or `requests` of another JSON type than an object (or null): Go's
 ///   type error, `json: cannot unmarshal array into Go struct field
@@ -1403,8 +1424,8 @@ fn template_container<'a>(
 ///   other value, and returns its error as is (`quantities must match the regular expression
 ///   ...`); decoding stops there, so it is reported before a type error. A `null` quantity is
 ///   the zero `Quantity`: it decodes, as 0.
-pub fn resources_error<'a>(c: impl Fields<'a>, pod_spec_path: &str, list: &str) -> Option<String> {
-    let resources = c.field("resources")?;
+pub fn resources_error<'a>(resources: Option<impl Fields<'a>>, pod_spec_path: &str, list: &str) -> Option<String> {
+    let resources = resources?;
     let type_error = |value: &str, strukt: &str, field: &str, ty: &str| {
         format!(
             "json: cannot unmarshal {value} into Go struct field {strukt}.{pod_spec_path}.{list}.{field} of type {ty}"
@@ -1448,11 +1469,6 @@ fn parse_json_quantity<'a>(q: impl Fields<'a>) -> Result<Quantity, crate::api::q
         "string" | "number" => Quantity::parse(q.quantity_text().unwrap_or_default().trim()),
         _ => Err(crate::api::quantity::QuantityError::FormatWrong),
     }
-}
-
-/// `resources.<list>` of a container or pod spec: the quantities that parse.
-fn resource_list<'a>(holder: impl Fields<'a>, list: &str) -> BTreeMap<String, Quantity> {
-    holder.field("resources").and_then(|r| r.field(list)).map(quantities).unwrap_or_default()
 }
 
 /// A `ResourceList`: the quantities that parse.

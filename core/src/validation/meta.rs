@@ -44,6 +44,14 @@ pub fn validate_object_meta(
     path: &Path<'_>,
     release: KubernetesVersion,
 ) -> ErrorList {
+    let mut errs = validate_names(meta, rule, path);
+    errs.extend(validate_common(meta, path, release));
+    errs
+}
+
+/// The part of [`validate_object_meta`] its name rule decides: `generateName` (as a prefix)
+/// and `name` by `rule` (`name` required). The rest of it is the same whatever the rule.
+pub fn validate_names(meta: &ObjectMeta, rule: NameRule, path: &Path<'_>) -> ErrorList {
     let mut errs = ErrorList::new();
     if !meta.generate_name.is_empty() {
         let p = path.child("generateName");
@@ -59,7 +67,6 @@ pub fn validate_object_meta(
             errs.push(FieldError::invalid(&name_path, BadValue::Str(meta.name.clone()), msg));
         }
     }
-    errs.extend(validate_common(meta, path, release));
     errs
 }
 

@@ -579,6 +579,10 @@ pub struct Decoder<'de, S> {
     /// [`lenient_error_from`], which would build and drop the `unknown field "spec"` of every
     /// metadata-only object).
     keep_strict: bool,
+    /// Whether strings and map entries are stored in the value (`false` for
+    /// [`lenient_error_from`], which drops it: every value is read and checked all the same, but
+    /// the labels and annotations of every object are not copied into a map to be dropped).
+    keep_values: bool,
 }
 
 /// `saveStrictError` keeps at most this many.
@@ -597,6 +601,7 @@ impl<'de, S: Source<'de>> Decoder<'de, S> {
             failure: None,
             strict: Vec::new(),
             keep_strict: true,
+            keep_values: true,
         }
     }
 
@@ -604,6 +609,14 @@ impl<'de, S: Source<'de>> Decoder<'de, S> {
     /// [`Strictness::Lenient`] skips them, without their messages being written.
     fn dropping_strict_errors(mut self) -> Self {
         self.keep_strict = false;
+        self
+    }
+
+    /// This decoder, for errors only: strings and map entries are read and checked but not
+    /// stored. No decoding reads back a value it stored (each reads its source), so the errors
+    /// are those of decoding with values.
+    fn dropping_values(mut self) -> Self {
+        self.keep_values = false;
         self
     }
 
@@ -929,13 +942,16 @@ pub fn lenient_error_from<'de, T: Decode + Default, S: Source<'de>>(
     options: Options,
 ) -> Option<DecodeError> {
     let sorted = source.in_key_order();
-    let errors =
-        Decoder::new(source, package, options).dropping_strict_errors().decode_value::<T>(Strictness::Lenient).err()?;
-    let errors = match sorted {
-        Some(sorted) => Decoder::new(sorted, package, options)
+    let decode = |source| {
+        Decoder::new(source, package, options)
             .dropping_strict_errors()
+            .dropping_values()
             .decode_value::<T>(Strictness::Lenient)
-            .err()?,
+            .err()
+    };
+    let errors = decode(source)?;
+    let errors = match sorted {
+        Some(sorted) => decode(sorted)?,
         None => errors,
     };
     errors.into_iter().next()
@@ -957,8 +973,10 @@ impl Decode for String {
             Kind::String => {
                 let r = d.source.string();
                 let s = d.check(r)?;
-                self.clear();
-                self.push_str(&s);
+                if d.keep_values {
+                    self.clear();
+                    self.push_str(&s);
+                }
                 Ok(())
             }
             Kind::Null => d.skip(),
@@ -980,7 +998,10 @@ impl Decode for CompactString {
         match d.peek()? {
             Kind::String => {
                 let r = d.source.string();
-                *self = CompactString::from(d.check(r)?.as_ref());
+                let s = d.check(r)?;
+                if d.keep_values {
+                    *self = CompactString::from(s.as_ref());
+                }
                 Ok(())
             }
             Kind::Null => d.skip(),
@@ -1236,7 +1257,9 @@ impl<T: Decode + Default> Decode for BTreeMap<String, T> {
             let result = value.decode(d, GoType::Default);
             d.path.pop();
             result?;
-            self.insert(key.into_owned(), value);
+            if d.keep_values {
+                self.insert(key.into_owned(), value);
+            }
         }
         Ok(())
     }

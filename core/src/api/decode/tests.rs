@@ -372,3 +372,35 @@ fn ignored_keys_are_skipped_and_not_listed() {
     let got: Vec<(&str, Option<Detail>)> = errors.iter().map(|e| (e.message.as_str(), e.detail)).collect();
     assert_eq!(got, [("unknown field \"imag\"", Some(Detail::UnknownField(&["name"])))]);
 }
+
+/// Decoding for the first error alone (kubectl's metadata check: strings and map entries read
+/// and checked, not stored) finds the first error decoding the value finds, in its words.
+#[test]
+fn the_first_error_alone_is_the_first_error_of_decoding_the_value() {
+    use crate::api::meta::MetadataOnlyObject;
+    let options = Options::KUBECTL_METADATA;
+    for (body, expected) in [
+        (
+            r#"{"kind": "X", "metadata": {"name": "a", "labels": {"a": "b", "c": 1}}}"#,
+            Some("json: cannot unmarshal number into Go struct field ObjectMeta.metadata.labels of type string"),
+        ),
+        (
+            r#"{"kind": "X", "metadata": {"labels": {"a": "b"}, "annotations": [1], "name": 2}}"#,
+            Some(
+                "json: cannot unmarshal array into Go struct field ObjectMeta.metadata.annotations of type map[string]string",
+            ),
+        ),
+        (
+            r#"{"kind": "X", "metadata": {"name": "a", "creationTimestamp": "today"}}"#,
+            Some(r#"parsing time "today" as "2006-01-02T15:04:05Z07:00": cannot parse "today" as "2006""#),
+        ),
+        (r#"{"kind": "X", "metadata": {"name": "a", "labels": {"a": "b"}}, "spec": 1}"#, None),
+    ] {
+        let first = lenient_error_from::<MetadataOnlyObject, _>(json::JsonSource::new(body), "v1", options);
+        let decoded =
+            decode_from::<MetadataOnlyObject, _>(json::JsonSource::new(body), "v1", options, Strictness::Lenient);
+        let decoded_first = decoded.err().and_then(|e| e.into_iter().next());
+        assert_eq!(first.as_ref().map(|e| e.message.as_str()), expected, "{body}");
+        assert_eq!(first.map(|e| e.to_string()), decoded_first.map(|e| e.to_string()), "{body}");
+    }
+}
