@@ -29,8 +29,8 @@ use hpa_core::api::{DecodeError, Strictness};
 use hpa_core::evaluator::diagnosis::SCALING_REPLICA_SET;
 use hpa_core::evaluator::simulation::PodTemplate;
 use hpa_core::evaluator::{
-    ConditionStatus, Container, ContainerUsage, MetricQuery, ObjectMetricValue, Pod, PodMetricsItem, PodPhase,
-    PodSample, ReadError, ReadyCondition, Scale, SelectorError, SyncInput, Timestamp,
+    ConditionStatus, Container, ContainerUsage, MetricId, MetricQuery, ObjectMetricValue, Pod, PodMetricsItem,
+    PodPhase, PodSample, ReadError, ReadyCondition, Scale, SelectorError, SyncInput, Timestamp,
 };
 use hpa_core::features::{FeatureGates, Gate, KubernetesVersion};
 use hpa_core::rules::objects::{
@@ -748,29 +748,21 @@ fn same_metric_selector(item: &Value, spec: Option<&LabelSelector>) -> bool {
     recorded_metric_selector(item).is_none_or(|s| s == spec.map(selector::format).unwrap_or_default())
 }
 
-/// One answer per metric name: the first spec of a type and name is the one hpa-core's sync
-/// input (keyed by name) holds; a later spec of that name with another selector is noted.
-fn first_spec_of_name<'a>(
-    specs: impl Iterator<Item = &'a MetricIdentifier>,
-    type_: &str,
-    notes: &mut Vec<String>,
-) -> Vec<&'a MetricIdentifier> {
-    let mut out: Vec<&MetricIdentifier> = Vec::new();
+/// The distinct metrics (name and selector) of `specs`, in order: each is one request of the
+/// controller's metrics client and one answer ([`MetricId`]); two specs of one name and
+/// another selector are two.
+fn distinct_metrics<'a>(specs: impl Iterator<Item = &'a MetricIdentifier>) -> Vec<(&'a MetricIdentifier, MetricId)> {
+    let mut out: Vec<(&MetricIdentifier, MetricId)> = Vec::new();
     for m in specs {
-        match out.iter().find(|o| o.name == m.name) {
-            Some(first) if first.selector != m.selector => notes.push(format!(
-                "two {type_} metrics are named {}: only the first's selector ({}) is replayed for both",
-                m.name,
-                first.selector.as_ref().map(selector::format).unwrap_or_default()
-            )),
-            Some(_) => {}
-            None => out.push(m),
+        let id = MetricId::of(m);
+        if !out.iter().any(|(_, o)| *o == id) {
+            out.push((m, id));
         }
     }
     out
 }
 
-/// Samples of the Pods metrics among the objects, by metric name: `MetricValue` items
+/// Samples of the Pods metrics among the objects, by metric (name and selector): `MetricValue` items
 /// describing pods (`metric.name` in v1beta2, `metricName` in v1beta1), as the controller
 /// gets them from `GetRawMetric` (`pkg/controller/podautoscaler/metrics/rest_metrics_client.go`),
 /// which asks the custom metrics API for the metric of the pods that the HPA's selector
@@ -789,12 +781,14 @@ fn pods_metrics(
     answers: &Answers<'_>,
     notes: &mut Vec<String>,
     undecodable: &mut BTreeMap<MetricQuery, ReadError>,
-) -> BTreeMap<String, Vec<PodSample>> {
-    let mut out: BTreeMap<String, Vec<PodSample>> = BTreeMap::new();
-    let specs = first_spec_of_name(metrics.iter().filter_map(|m| m.pods.as_ref()).map(|p| &p.metric), "Pods", notes);
-    for spec in specs {
+) -> BTreeMap<MetricId, Vec<PodSample>> {
+    let mut out: BTreeMap<MetricId, Vec<PodSample>> = BTreeMap::new();
+    let specs = distinct_metrics(
+        metrics.iter().filter(|m| m.type_ == "Pods").filter_map(|m| m.pods.as_ref()).map(|p| &p.metric),
+    );
+    for (spec, id) in specs {
         let (mut other_pods, mut without_pod, mut other_selector) = (BTreeSet::new(), BTreeSet::new(), 0);
-        let query = MetricQuery::Pods { metric: spec.name.to_string() };
+        let query = MetricQuery::Pods { metric: id.clone() };
         let live = answers.live(items, &query);
         for v in live.iter().flatten() {
             let pod = v.get("describedObject").and_then(|d| d.get("name")).and_then(Value::as_str).unwrap_or_default();
@@ -844,7 +838,7 @@ fn pods_metrics(
                 Vec::new()
             }
         };
-        out.insert(spec.name.to_string(), samples);
+        out.insert(id, samples);
         if !other_pods.is_empty() {
             let pods: Vec<&str> = other_pods.into_iter().collect();
             notes.push(format!(
@@ -939,9 +933,9 @@ fn object_metrics(
     notes: &mut Vec<String>,
     undecodable: &mut BTreeMap<MetricQuery, ReadError>,
 ) -> Vec<ObjectMetricValue> {
-    let specs: Vec<_> = metrics.iter().filter_map(|m| m.object.as_ref()).collect();
+    let specs: Vec<_> = metrics.iter().filter(|m| m.type_ == "Object").filter_map(|m| m.object.as_ref()).collect();
     let query_of = |o: &ObjectMetricSource| MetricQuery::Object {
-        metric: o.metric.name.to_string(),
+        metric: MetricId::of(&o.metric),
         kind: o.described_object.kind.to_string(),
         name: o.described_object.name.to_string(),
     };
@@ -962,16 +956,18 @@ fn object_metrics(
             continue;
         }
         let name = metric_name(v);
-        let wanted = specs.iter().any(|o| {
+        // The item answers each spec of its metric and object whose selector it records (or
+        // every such spec, when it records none).
+        for o in specs.iter().filter(|o| {
             o.metric.name.as_str() == name
                 && o.described_object.kind == kind
                 && o.described_object.name == str_of(d, "name")
                 && same_metric_selector(v, o.metric.selector.as_ref())
-        });
-        if wanted {
-            let query =
-                MetricQuery::Object { metric: name, kind: kind.to_string(), name: str_of(d, "name").to_string() };
-            by_query.entry(query).or_default().push(*v);
+        }) {
+            let answer = by_query.entry(query_of(o)).or_default();
+            if !answer.iter().any(|a| std::ptr::eq(*a, *v)) {
+                answer.push(*v);
+            }
         }
     }
     let mut out: Vec<ObjectMetricValue> = Vec::new();
@@ -1047,13 +1043,14 @@ fn external_metrics(
     answers: &Answers<'_>,
     notes: &mut Vec<String>,
     undecodable: &mut BTreeMap<MetricQuery, ReadError>,
-) -> BTreeMap<String, Vec<i64>> {
-    let mut out: BTreeMap<String, Vec<i64>> = BTreeMap::new();
-    let specs =
-        first_spec_of_name(metrics.iter().filter_map(|m| m.external.as_ref()).map(|e| &e.metric), "External", notes);
-    for spec in specs {
+) -> BTreeMap<MetricId, Vec<i64>> {
+    let mut out: BTreeMap<MetricId, Vec<i64>> = BTreeMap::new();
+    let specs = distinct_metrics(
+        metrics.iter().filter(|m| m.type_ == "External").filter_map(|m| m.external.as_ref()).map(|e| &e.metric),
+    );
+    for (spec, id) in specs {
         let mut left_out = 0;
-        let query = MetricQuery::External { metric: spec.name.to_string() };
+        let query = MetricQuery::External { metric: id.clone() };
         let live = answers.live(items, &query);
         let mut answer = live.clone().unwrap_or_default();
         let snapshot = if live.is_some() { &[][..] } else { items };
@@ -1075,7 +1072,7 @@ fn external_metrics(
                 Vec::new()
             }
         };
-        out.insert(spec.name.to_string(), values);
+        out.insert(id, values);
         if left_out > 0 {
             notes.push(format!(
                 "External metric {}: {left_out} series left out, whose metricLabels the metric's selector ({}) does not match: the controller asks only for those it matches (labelSelector)",
@@ -1117,7 +1114,7 @@ fn metric_request<'m>(
     let (type_, name, mut path, params, query) = if let Some(p) = &m.pods {
         let mut params = vec![("labelSelector".to_string(), pod_selector.to_string())];
         params.extend(selector_param("metricLabelSelector", p.metric.selector.as_ref()));
-        let query = MetricQuery::Pods { metric: p.metric.name.to_string() };
+        let query = MetricQuery::Pods { metric: MetricId::of(&p.metric) };
         ("Pods", p.metric.name.as_str(), format!("{custom}/pods/*/{}", p.metric.name), params, query)
     } else if let Some(o) = &m.object {
         let d = &o.described_object;
@@ -1127,17 +1124,14 @@ fn metric_request<'m>(
         } else {
             format!("{custom}/{}/{}/{}", snapshot_resource(items, group, &d.kind), d.name, o.metric.name)
         };
-        let query = MetricQuery::Object {
-            metric: o.metric.name.to_string(),
-            kind: d.kind.to_string(),
-            name: d.name.to_string(),
-        };
+        let query =
+            MetricQuery::Object { metric: MetricId::of(&o.metric), kind: d.kind.to_string(), name: d.name.to_string() };
         let params = selector_param("metricLabelSelector", o.metric.selector.as_ref());
         ("Object", o.metric.name.as_str(), path, params, query)
     } else if let Some(e) = &m.external {
         let path = format!("/apis/external.metrics.k8s.io/v1beta1/namespaces/{namespace}/{}", e.metric.name);
         let params = selector_param("labelSelector", e.metric.selector.as_ref());
-        ("External", e.metric.name.as_str(), path, params, MetricQuery::External { metric: e.metric.name.to_string() })
+        ("External", e.metric.name.as_str(), path, params, MetricQuery::External { metric: MetricId::of(&e.metric) })
     } else {
         return None;
     };
@@ -1191,15 +1185,15 @@ fn ungathered_metrics(
         if sync.metric_errors.contains_key(&request.query) {
             continue;
         }
-        let answered = if let Some(p) = &m.pods {
-            matches!(&sync.pods_metrics, Ok(map) if map.get(p.metric.name.as_str()).is_some_and(|s| !s.is_empty()))
+        let answered = if m.pods.is_some() {
+            matches!(&sync.pods_metrics, Ok(map) if map.get(request.query.metric()).is_some_and(|s| !s.is_empty()))
                 || empty_list("MetricValueList")
         } else if let Some(o) = &m.object {
             let d = &o.described_object;
-            matches!(&sync.object_metrics, Ok(values) if values.iter().any(|v| v.metric == o.metric.name.as_str() && v.described_object.kind == d.kind && v.described_object.name == d.name))
+            matches!(&sync.object_metrics, Ok(values) if values.iter().any(|v| v.metric == *request.query.metric() && v.described_object.kind == d.kind && v.described_object.name == d.name))
                 || empty_list("MetricValueList")
-        } else if let Some(e) = &m.external {
-            matches!(&sync.external_metrics, Ok(map) if map.get(e.metric.name.as_str()).is_some_and(|v| !v.is_empty()))
+        } else if m.external.is_some() {
+            matches!(&sync.external_metrics, Ok(map) if map.get(request.query.metric()).is_some_and(|v| !v.is_empty()))
                 || empty_list("ExternalMetricValueList")
         } else {
             true
@@ -1665,7 +1659,7 @@ async fn read_metrics(
                         params.push(("metricLabelSelector".into(), selector::format(s)));
                     }
                     crate::kinds::push_query(&mut path, &params);
-                    (path, MetricQuery::Pods { metric: p.metric.name.to_string() })
+                    (path, MetricQuery::Pods { metric: MetricId::of(&p.metric) })
                 } else if let Some(o) = &m.object {
                     let d = &o.described_object;
                     let base = format!("/apis/{CUSTOM_METRICS_GROUP}/{version}/namespaces/{namespace}");
@@ -1690,7 +1684,7 @@ async fn read_metrics(
                                         format!("{}.{group}", d.kind)
                                     };
                                     let query = MetricQuery::Object {
-                                        metric: o.metric.name.to_string(),
+                                        metric: MetricId::of(&o.metric),
                                         kind: d.kind.to_string(),
                                         name: d.name.to_string(),
                                     };
@@ -1713,7 +1707,7 @@ async fn read_metrics(
                         crate::kinds::push_query(&mut path, &[("metricLabelSelector".into(), selector::format(s))]);
                     }
                     let query = MetricQuery::Object {
-                        metric: o.metric.name.to_string(),
+                        metric: MetricId::of(&o.metric),
                         kind: d.kind.to_string(),
                         name: d.name.to_string(),
                     };
@@ -1737,7 +1731,7 @@ async fn read_metrics(
                 if let Some(s) = &e.metric.selector {
                     crate::kinds::push_query(&mut path, &[("labelSelector".into(), selector::format(s))]);
                 }
-                let query = MetricQuery::External { metric: e.metric.name.to_string() };
+                let query = MetricQuery::External { metric: MetricId::of(&e.metric) };
                 read_metric_list(cluster, namespace, &path, "ExternalMetricValue", query, out).await?;
             }
         }
@@ -2165,9 +2159,9 @@ mod tests {
         );
     }
 
-    /// Two External metrics of one name: hpa-core's answers are keyed by name, so the second's
-    /// selector cannot be replayed, and that is said; items recording another metric selector
-    /// are not a Pods metric's answer.
+    /// Two External metrics of one name and another selector are two answers, keyed by name and
+    /// selector (the same twice is one); items recording another metric selector are not a Pods
+    /// metric's answer.
     #[test]
     fn metric_selectors() {
         let spec = |name: &str, selector: serde_json::Value| MetricIdentifier {
@@ -2178,13 +2172,9 @@ mod tests {
             spec("q", serde_json::json!({"matchLabels": {"queue": "a"}})),
             spec("q", serde_json::json!({"matchLabels": {"queue": "b"}})),
         );
-        let mut notes = Vec::new();
-        let kept = first_spec_of_name([&a, &b, &a].into_iter(), "External", &mut notes);
-        assert_eq!(kept, vec![&a]);
-        assert_eq!(
-            notes,
-            vec!["two External metrics are named q: only the first's selector (queue=a) is replayed for both"]
-        );
+        let kept = distinct_metrics([&a, &b, &a].into_iter());
+        let id = |selector: &str| MetricId { name: "q".into(), selector: selector.into() };
+        assert_eq!(kept, vec![(&a, id("queue=a")), (&b, id("queue=b"))]);
 
         let item = |selector: serde_json::Value| serde_json::json!({"metric": {"name": "q", "selector": selector}});
         assert!(same_metric_selector(&item(serde_json::json!({"matchLabels": {"queue": "a"}})), a.selector.as_ref()));

@@ -2129,3 +2129,99 @@ fn the_forecast_says_it_has_pods_without_metrics_report() {
     assert!(texts(&d["forecast"]["assumptions"]).iter().any(|a| a == said), "{d:#}");
     assert!(human.contains(&format!("\n  - {said}\n")), "{human}");
 }
+
+/// `data/diagnose/same-name`: `hpa-lint diagnose --snapshot` of HPA `name` with the answers
+/// `files` of that directory, in human form.
+fn same_name(name: &str, files: &[&str]) -> String {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/diagnose/same-name");
+    let paths: Vec<String> = ["objects.yaml"].iter().chain(files).map(|f| dir.join(f).display().to_string()).collect();
+    let mut args = vec!["diagnose", "--snapshot"];
+    args.extend(paths.iter().map(String::as_str));
+    args.extend(["-n", "shop", name]);
+    let run = hpa_lint(&args, "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    run.stdout
+}
+
+/// Two metrics of one name are two requests, each with its own answer, in the sync and in the
+/// forecast (`computeReplicasForMetrics` evaluates each spec): External `queue_depth` of
+/// `queue=orders` (90: 30 per pod, 3 replicas) and of `queue=payments` (900: 300 per pod, 9
+/// replicas), not the first's answer twice; Object `requests` of Service `front` (100 for 50: 6)
+/// and of Ingress `main` (400 for 100: 12, then 4 × 6 ready pods = 24, capped at 20 and held
+/// from 4 × 20 = 80), not the first object's value for both.
+#[test]
+fn metrics_of_one_name_are_each_their_own_request() {
+    let queue = same_name("queue", &["external-queue_depth.json"]);
+    assert_eq!(
+        queue,
+        "\
+HorizontalPodAutoscaler shop/queue → Deployment/queue (1..20 replicas), snapshot sync replayed at 2026-03-02T10:00:00Z (Kubernetes 1.37)
+  replicas: 3 → 6 (external metric queue_depth(&LabelSelector{MatchLabels:map[string]string{queue: payments,},MatchExpressions:[]LabelSelectorRequirement{},}) above target)
+
+Metrics
+  1. External queue_depth: 30 (target 30/pod): usage ratio 1.000 → 3 replicas
+  2. External queue_depth: 300 (target 100/pod): usage ratio 3.000 → 9 replicas
+
+Normalization (legacy rules: no spec.behavior)
+  recommended: 9
+  stabilized:  9 (ReadyForNewScale)
+  limited:     6 (ScaleUpLimit)
+
+Conditions (replayed | live)
+  AbleToScale     True SucceededRescale        | -
+  ScalingActive   True ValidMetricFound        | -
+  ScalingLimited  True ScaleUpLimit            | -
+  ScaledToZero    False NotScaledToZero        | -
+
+Next syncs if the load stays as it is (every 15s)
+  +15s: 6 → 9 (DesiredWithinRange)
+  steady at 9 from +15s
+  replicas after each sync (15s per 3 columns):
+    9 ┤██████
+      │██████
+      │██████
+    4 ┤██████
+      │██████
+      │██████
+    0 └──────
+       0s 30s
+
+Why is it not scaling?
+  - metric 1's usage ratio 1.000 is within the tolerance (−10 % / +10 %) of 1: the controller keeps 3
+
+Why is it slow?
+  - 9 is limited to 6 by the controller's scale-up limit max(2×3, 4) = 6 (ScaleUpLimit)
+  - if the load stays as it is, the count settles at 9 15s after this sync, after 1 more rescale
+
+Assumptions and notes
+  - the HPA has no status yet: the replayed sync is the controller's first, from an empty memory
+  - new pods start at once and turn Ready after 20s, as the slowest Ready pod did within the CPU initialization period (5m) of its start
+  - the load stays as the replayed sync read it: the pods' total usage, shared by the Ready pods (unready pods get none), and each Object or External metric's value
+  - the sync is replayed at 2026-03-02T10:00:00Z, the latest instant the snapshot records; pass --now to choose another
+  - External metric queue_depth: 2 series left out, whose metricLabels the metric's selector (queue=orders) does not match: the controller asks only for those it matches (labelSelector)
+  - External metric queue_depth: 2 series left out, whose metricLabels the metric's selector (queue=payments) does not match: the controller asks only for those it matches (labelSelector)
+"
+    );
+    let web = same_name("web", &["custom-services-front-requests.json", "custom-ingresses-main-requests.json"]);
+    let forecast: Vec<&str> = web.lines().skip_while(|l| !l.starts_with("Metrics")).take(3).collect();
+    assert_eq!(
+        forecast,
+        [
+            "Metrics",
+            "  1. Object requests: 100 (target 50): usage ratio 2.000 → 6 replicas",
+            "  2. Object requests: 400 (target 100): usage ratio 4.000 → 12 replicas"
+        ],
+        "{web}"
+    );
+    let next: Vec<&str> = web.lines().skip_while(|l| !l.starts_with("Next syncs")).take(4).collect();
+    assert_eq!(
+        next,
+        [
+            "Next syncs if the load stays as it is (every 15s)",
+            "  +15s: 6 → 12 (DesiredWithinRange)",
+            "  +30s: 12 → 20 (TooManyReplicas)",
+            "  steady at 20 from +30s: maxReplicas keeps it from 80 (TooManyReplicas)"
+        ],
+        "{web}"
+    );
+}

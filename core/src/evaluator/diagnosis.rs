@@ -1016,7 +1016,12 @@ fn forecast(input: &DiagnosisInput<'_>, sync: &SyncResult, state: ControllerStat
     let current = input.sync.scale.as_ref().map_or(0, |s| s.spec_replicas);
     let specs = super::controller::effective_metrics(input.hpa);
     let (keys, bindings) = metric_keys(&specs);
-    let values = keys.iter().map(|k| Some(current_load(input.sync, k))).collect();
+    let values = specs
+        .iter()
+        .zip(&bindings)
+        .filter(|(_, slot)| slot.is_some())
+        .map(|(spec, _)| Some(current_load(input.sync, spec)))
+        .collect();
     // New pods: the target's pod template; without it, copies of the first pod (said).
     let template = match (input.template, pods.first()) {
         (Some(t), _) => t.clone(),
@@ -1098,26 +1103,26 @@ fn relative_to(mut state: ControllerState, now: Timestamp) -> ControllerState {
     state
 }
 
-/// The load keys of the HPA's metrics and each metric's slot (as a scenario binds them).
+/// The load keys of the HPA's metrics and each metric's slot: one slot per metric spec, as
+/// the controller evaluates each spec on its own (`computeReplicasForMetrics`), even two of
+/// one name (another selector, another object, another target).
 fn metric_keys(specs: &[crate::api::v2::MetricSpec]) -> (Vec<MetricKey>, Vec<Option<usize>>) {
     let mut keys: Vec<MetricKey> = Vec::new();
     let bindings = specs
         .iter()
         .map(|m| {
-            let k = MetricKey::of(m)?;
-            Some(keys.iter().position(|x| *x == k).unwrap_or_else(|| {
-                keys.push(k);
-                keys.len() - 1
-            }))
+            keys.push(MetricKey::of(m)?);
+            Some(keys.len() - 1)
         })
         .collect();
     (keys, bindings)
 }
 
-/// The load of one key as the sync read it: the total usage of the pods that report it (which
-/// the simulation shares among the Ready pods), an object's value, an external metric's sum;
-/// `Unavailable` when nothing answered.
-fn current_load(sync: &SyncInput, key: &MetricKey) -> LoadValue {
+/// The load of one metric spec as the sync read it: the total usage of the pods that report it
+/// (which the simulation shares among the Ready pods), its object's value, its external
+/// series' sum; `Unavailable` when nothing answered. Each Pods, Object and External metric's
+/// answer is its own request's ([`MetricQuery::of`]).
+fn current_load(sync: &SyncInput, spec: &crate::api::v2::MetricSpec) -> LoadValue {
     let total = |values: Vec<i64>| {
         if values.is_empty() {
             return LoadValue::Unavailable;
@@ -1129,57 +1134,44 @@ fn current_load(sync: &SyncInput, key: &MetricKey) -> LoadValue {
             .iter()
             .any(|p| &*p.name == name && !p.deleted && !matches!(p.phase, PodPhase::Failed | PodPhase::Succeeded))
     };
-    match key {
-        MetricKey::Resource(r) => match &sync.resource_metrics {
-            Ok(items) => total(
-                items
-                    .iter()
-                    .filter(|m| live(&m.pod))
-                    .map(|m| m.containers.iter().filter_map(|c| c.usage_milli.get(r.as_str())).sum::<i64>())
-                    .collect(),
-            ),
+    let usage = |container: Option<&str>, resource: &str| match &sync.resource_metrics {
+        Ok(items) => total(
+            items
+                .iter()
+                .filter(|m| live(&m.pod))
+                .filter_map(|m| match container {
+                    None => Some(m.containers.iter().filter_map(|c| c.usage_milli.get(resource)).sum::<i64>()),
+                    Some(container) => {
+                        m.containers.iter().find(|c| c.name == container)?.usage_milli.get(resource).copied()
+                    }
+                })
+                .collect(),
+        ),
+        Err(_) => LoadValue::Unavailable,
+    };
+    match MetricKey::of(spec) {
+        Some(MetricKey::Resource(r)) => return usage(None, &r),
+        Some(MetricKey::Container { container, resource }) => return usage(Some(&container), &resource),
+        _ => {}
+    }
+    let Some(query) = MetricQuery::of(spec) else { return LoadValue::Unavailable };
+    if sync.metric_errors.contains_key(&query) {
+        return LoadValue::Unavailable;
+    }
+    match &query {
+        MetricQuery::Pods { metric } => match &sync.pods_metrics {
+            Ok(map) => total(map.get(metric).map(|s| s.iter().map(|s| s.value_milli).collect()).unwrap_or_default()),
             Err(_) => LoadValue::Unavailable,
         },
-        MetricKey::Container { container, resource } => match &sync.resource_metrics {
-            Ok(items) => total(
-                items
-                    .iter()
-                    .filter(|m| live(&m.pod))
-                    .filter_map(|m| {
-                        m.containers.iter().find(|c| c.name == *container)?.usage_milli.get(resource.as_str()).copied()
-                    })
-                    .collect(),
-            ),
-            Err(_) => LoadValue::Unavailable,
-        },
-        MetricKey::Pods(name) if sync.metric_error(|| MetricQuery::Pods { metric: name.to_string() }).is_some() => {
-            LoadValue::Unavailable
-        }
-        MetricKey::Object(name)
-            if sync.metric_errors.keys().any(|q| matches!(q, MetricQuery::Object { metric, .. } if metric == name)) =>
-        {
-            LoadValue::Unavailable
-        }
-        MetricKey::External(name)
-            if sync.metric_error(|| MetricQuery::External { metric: name.to_string() }).is_some() =>
-        {
-            LoadValue::Unavailable
-        }
-        MetricKey::Pods(name) => match &sync.pods_metrics {
-            Ok(map) => {
-                total(map.get(name.as_str()).map(|s| s.iter().map(|s| s.value_milli).collect()).unwrap_or_default())
-            }
-            Err(_) => LoadValue::Unavailable,
-        },
-        MetricKey::Object(name) => match &sync.object_metrics {
+        MetricQuery::Object { metric, kind, name } => match &sync.object_metrics {
             Ok(values) => values
                 .iter()
-                .find(|v| v.metric == *name)
+                .find(|v| v.metric == *metric && v.described_object.kind == *kind && v.described_object.name == *name)
                 .map_or(LoadValue::Unavailable, |v| LoadValue::Value(v.value_milli)),
             Err(_) => LoadValue::Unavailable,
         },
-        MetricKey::External(name) => match &sync.external_metrics {
-            Ok(map) => match map.get(name.as_str()) {
+        MetricQuery::External { metric } => match &sync.external_metrics {
+            Ok(map) => match map.get(metric) {
                 Some(v) if !v.is_empty() => LoadValue::Value(v.iter().fold(0i64, |a, x| a.saturating_add(*x))),
                 _ => LoadValue::Unavailable,
             },

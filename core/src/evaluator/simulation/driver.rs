@@ -6,12 +6,14 @@ use std::collections::BTreeMap;
 
 use super::record::{ReasonFacts, Tables};
 use super::{
-    FailedAnswers, LoadValue, MetricKey, PodClock, PodLoad, ResourcePlan, Split, Step, World, lookup,
-    metric_containers, metric_containers_of,
+    FailedAnswers, LoadValue, PodClock, PodLoad, ResourcePlan, Split, Step, World, lookup, metric_containers,
+    metric_containers_of,
 };
 use crate::api::v2::HorizontalPodAutoscalerStatus;
 use crate::api::v2::MetricSpec;
-use crate::evaluator::controller::{Autoscaler, ControllerState, ObjectMetricValue, Scale, SyncInput, SyncResult};
+use crate::evaluator::controller::{
+    Autoscaler, ControllerState, MetricQuery, ObjectMetricValue, Scale, SyncInput, SyncResult,
+};
 use crate::evaluator::replicas::{
     ConditionStatus, ContainerUsage, Pod, PodMetricsItem, PodPhase, PodSample, ReadyCondition,
 };
@@ -205,14 +207,17 @@ impl<'a> Driver<'a> {
         items.retain(|item| item.containers.iter().any(|c| !c.usage_milli.is_empty()));
         self.input.resource_metrics = Ok(items);
 
+        // One answer per metric asked for (name and selector, and an Object metric's object):
+        // each metric spec's request, as the controller sends it.
         let mut pods_metrics = BTreeMap::new();
         let mut external = BTreeMap::new();
-        for (slot, key) in plan.keys.iter().enumerate() {
-            if lookup(values, Some(slot)).is_none() {
+        let mut objects = Vec::new();
+        for (spec, slot) in self.autoscaler.metrics().iter().zip(&plan.bindings) {
+            if lookup(values, *slot).is_none() {
                 continue;
             }
-            match key {
-                MetricKey::Pods(name) => {
+            match MetricQuery::of(spec) {
+                Some(MetricQuery::Pods { metric }) => {
                     let samples = self
                         .running
                         .iter()
@@ -224,31 +229,26 @@ impl<'a> Driver<'a> {
                             window_seconds: None,
                         })
                         .collect::<Vec<_>>();
-                    pods_metrics.insert(name.clone(), samples);
+                    pods_metrics.insert(metric, samples);
                 }
-                MetricKey::External(name) => {
-                    external.insert(name.clone(), vec![0]);
+                Some(MetricQuery::External { metric }) => {
+                    external.insert(metric, vec![0]);
+                }
+                Some(MetricQuery::Object { metric, .. }) => {
+                    if let Some(o) = &spec.object {
+                        objects.push(ObjectMetricValue {
+                            described_object: o.described_object.clone(),
+                            metric,
+                            value_milli: 0,
+                            timestamp: zero,
+                        });
+                    }
                 }
                 _ => {}
             }
         }
         self.input.pods_metrics = Ok(pods_metrics);
         self.input.external_metrics = Ok(external);
-
-        let mut objects = Vec::new();
-        for (spec, slot) in self.autoscaler.metrics().iter().zip(&plan.bindings) {
-            if let Some(o) = &spec.object
-                && spec.type_ == "Object"
-                && lookup(values, *slot).is_some()
-            {
-                objects.push(ObjectMetricValue {
-                    described_object: o.described_object.clone(),
-                    metric: o.metric.name.as_str().into(),
-                    value_milli: 0,
-                    timestamp: zero,
-                });
-            }
-        }
         self.input.object_metrics = Ok(objects);
         self.failed.apply(&mut self.input);
 
@@ -320,12 +320,13 @@ impl<'a> Driver<'a> {
             }
         }
 
-        // Custom Pods metrics. Each answer is valued by the first key of its name (keys are
-        // distinct in a plan made from a scenario); without a value it reports 0.
-        let keys = &world.plan.keys;
+        // Custom Pods metrics. Each answer is valued by the slot of the first metric spec that
+        // asks for it; without a value it reports 0.
+        let specs = self.autoscaler.metrics();
+        let bindings = &world.plan.bindings;
         if let Ok(map) = &mut self.input.pods_metrics {
-            for (name, samples) in map.iter_mut() {
-                let slot = keys.iter().position(|key| matches!(key, MetricKey::Pods(n) if n == name));
+            for (id, samples) in map.iter_mut() {
+                let slot = slot_of(specs, bindings, |q| matches!(q, MetricQuery::Pods { metric } if metric == id));
                 let v = lookup(values, slot);
                 let mut k = 0i64;
                 for (sample, &i) in samples.iter_mut().zip(&self.running) {
@@ -345,12 +346,13 @@ impl<'a> Driver<'a> {
     /// Writes the External and Object metrics' answers.
     fn fill_value_answers(&mut self, world: &World<'_>, now: Timestamp) {
         let values = &world.values;
-        let keys = &world.plan.keys;
+        let specs = self.autoscaler.metrics();
+        let bindings = &world.plan.bindings;
         // External and Object metrics: a value that is not a `value` (which a scenario refuses
         // for these keys) reports 0.
         if let Ok(map) = &mut self.input.external_metrics {
-            for (name, series) in map.iter_mut() {
-                let slot = keys.iter().position(|key| matches!(key, MetricKey::External(n) if n == name));
+            for (id, series) in map.iter_mut() {
+                let slot = slot_of(specs, bindings, |q| matches!(q, MetricQuery::External { metric } if metric == id));
                 let v = match lookup(values, slot) {
                     Some(LoadValue::Value(v)) => v,
                     _ => 0,
@@ -360,7 +362,12 @@ impl<'a> Driver<'a> {
         }
         if let Ok(objects) = &mut self.input.object_metrics {
             for o in objects.iter_mut() {
-                let slot = keys.iter().position(|key| matches!(key, MetricKey::Object(n) if *n == o.metric));
+                let d = &o.described_object;
+                let slot = slot_of(
+                    specs,
+                    bindings,
+                    |q| matches!(q, MetricQuery::Object { metric, kind, name } if *metric == o.metric && *kind == d.kind && *name == d.name),
+                );
                 (o.value_milli, o.timestamp) = match lookup(values, slot) {
                     Some(LoadValue::Value(v)) => (v, now),
                     _ => (0, Timestamp::from_millis(0)),
@@ -368,6 +375,15 @@ impl<'a> Driver<'a> {
             }
         }
     }
+}
+
+/// The load slot of the first metric spec whose request ([`MetricQuery::of`]) is `wanted`.
+fn slot_of(specs: &[MetricSpec], bindings: &[Option<usize>], wanted: impl Fn(&MetricQuery) -> bool) -> Option<usize> {
+    specs
+        .iter()
+        .zip(bindings)
+        .find(|(spec, _)| MetricQuery::of(spec).is_some_and(|q| wanted(&q)))
+        .and_then(|(_, slot)| *slot)
 }
 
 /// The step of a sync, its texts and lists kept once per distinct value in `tables`.
