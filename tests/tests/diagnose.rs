@@ -1501,10 +1501,8 @@ fn a_metrics_api_that_times_out_fails_that_metric_only() {
     );
     let active = d["conditions"].as_array().unwrap().iter().find(|c| c["type"] == "ScalingActive").unwrap();
     assert_eq!(active["replayed"]["reason"], "ValidMetricFound", "{d:#}");
-    assert_eq!(
-        d["findings"],
-        json!([{"question": "not-scaling", "cause": "no-metrics", "message": format!("metric 2 cannot be read: failed to get queue_depth external metric value: failed to get queue_depth external metric: {failed}")}]),
-    );
+    // It scales on the cpu metric: the failed one is a note, not why it is not scaling.
+    assert_eq!(d["findings"], json!([]), "{d:#}");
     // The next syncs get the same failure, not an empty answer.
     assert_eq!(
         d["forecast"]["steps"][0]["reason"],
@@ -1521,6 +1519,9 @@ fn a_metrics_api_that_times_out_fails_that_metric_only() {
     assert_eq!(
         d["notes"],
         json!([
+            format!(
+                "metric 2 cannot be read: failed to get queue_depth external metric value: failed to get queue_depth external metric: {failed}"
+            ),
             "metric 2 fails; the controller goes on with the others, which want 4, at least the current 2: a failed metric blocks a scale-down only",
             format!(
                 "the API server at {} did not answer within 1s while reading /apis/external.metrics.k8s.io/v1beta1/namespaces/default/queue_depth: replayed as the answer the HPA controller gets when kube-apiserver's request timeout (--request-timeout, 1m0s by default) ends the same request, 504 \"Timeout: request did not complete within the allotted timeout\"",
@@ -1553,6 +1554,7 @@ fn an_object_metric_of_an_unmapped_kind_fails_as_the_controllers() {
     assert_eq!(
         d["notes"],
         json!([
+            format!("metric 2 cannot be read: failed to get object metric value: {failed}"),
             "metric 2 fails; the controller goes on with the others, which want 4, at least the current 2: a failed metric blocks a scale-down only"
         ]),
         "{d:#}"
@@ -2115,6 +2117,12 @@ fn a_failed_metric_blocks_a_scale_down_only_and_the_diagnosis_says_so() {
     assert!(texts(&d["notes"]).iter().any(|n| n == note), "{d:#}");
     assert!(human.contains(&format!("\n  - {note}\n")), "{human}");
     assert!(!causes(&d).iter().any(|(_, c)| c == "metric-failed"), "{d:#}");
+    // The controller scales on the others (ScalingActive True): the failed metric does not
+    // answer why it is not scaling; it is a note, before the rule's.
+    assert_eq!(causes(&d), [] as [(String, String); 0], "{d:#}");
+    assert!(!human.contains("Why is it not scaling?"), "{human}");
+    let failed = "metric 2 cannot be read: failed to get pods metric value: unable to get metric qps: unable to fetch metrics from custom metrics API: the server could not find the metric qps for pods";
+    assert!(human.contains(&format!("\n  - {failed}\n  - {note}\n")), "{human}");
 }
 
 /// Pods without metrics on a scale-down count at 100 % of their request (`GetResourceReplicas`):
@@ -2185,9 +2193,6 @@ Next syncs if the load stays as it is (every 15s)
       │██████
     0 └──────
        0s 30s
-
-Why is it not scaling?
-  - metric 1's usage ratio 1.000 is within the tolerance (−10 % / +10 %) of 1: the controller keeps 3
 
 Why is it slow?
   - 9 is limited to 6 by the controller's scale-up limit max(2×3, 4) = 6 (ScaleUpLimit)

@@ -1276,6 +1276,11 @@ fn findings(input: &DiagnosisInput<'_>, d: &Diagnosis) -> (Vec<Answer>, Vec<Stri
             _ => {}
         }
     }
+    // The invalid-metric rule of `computeReplicasForMetrics` let the sync go on with the metrics
+    // that answer, and they change the count (a scale-up, written or not): the controller
+    // ignores the failed metrics (ScalingActive True, ValidMetricFound), so they do not answer
+    // why it is not scaling; they are noted.
+    let went_on = sync.metric_desired_replicas.is_some() && sync.rescale_to.is_some_and(|n| n != current);
     for e in sync.metrics() {
         let Some(error) = &e.error else { continue };
         let (cause, message) = match e.cause.as_ref().map(CalcError::root) {
@@ -1316,7 +1321,11 @@ fn findings(input: &DiagnosisInput<'_>, d: &Diagnosis) -> (Vec<Answer>, Vec<Stri
             ) => ("no-metrics", format!("metric {} has no samples: {error}", e.index + 1)),
             _ => ("metric-failed", format!("metric {} fails: {error}", e.index + 1)),
         };
-        push(not, cause, message);
+        if went_on {
+            notes.push(message);
+        } else {
+            push(not, cause, message);
+        }
     }
     // The invalid-metric rule of `computeReplicasForMetrics`: a failed metric blocks a
     // scale-down (and all failing, everything); the others scale up or keep the count alone.
@@ -1358,8 +1367,11 @@ fn findings(input: &DiagnosisInput<'_>, d: &Diagnosis) -> (Vec<Answer>, Vec<Stri
     }
     for e in sync.metrics() {
         let judged = e.corrected_ratio.or(e.usage_ratio);
+        // Within the tolerance, the metric keeps the count; that holds the count only when no
+        // other metric wants more (`computeReplicasForMetrics` takes the largest proposal).
         if let (Some(ratio), Some(proposal)) = (judged, e.proposal)
             && proposal == current
+            && sync.metric_desired_replicas == Some(current)
             && sync.tolerances.is_within(ratio)
         {
             push(
@@ -1509,13 +1521,11 @@ fn findings(input: &DiagnosisInput<'_>, d: &Diagnosis) -> (Vec<Answer>, Vec<Stri
             ),
         }
     }
-    // "Why is it not scaling?" does not apply to a sync that scales to what the metrics want:
-    // only its failed metrics (which that count ignores) remain answers.
+    // "Why is it not scaling?" does not apply to a sync that scales to what the metrics want
+    // (its failed metrics, which that count ignores, are notes).
     let reaches = sync.rescaled && sync.normalization.as_ref().is_none_or(|n| n.limited.replicas == n.prenormalized);
     if reaches {
-        out.retain(|f| {
-            f.question != Question::NotScaling || matches!(f.cause, "missing-requests" | "no-metrics" | "metric-failed")
-        });
+        out.retain(|f| f.question != Question::NotScaling);
     }
     out.sort_by_key(|f| f.question);
     (out, notes)
