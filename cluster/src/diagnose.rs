@@ -231,7 +231,11 @@ pub fn inputs_from_objects(
     // Read live, a target that could not be read comes with the server's error; from files,
     // a target whose kind the files hold none of was not gathered, which says nothing of what
     // the controller sees.
-    if scale.is_err() && objects.target_error.is_none() && !items.iter().any(|v| kind_of(v) == target.kind) {
+    if scale.is_err()
+        && objects.target_error.is_none()
+        && !items.iter().any(|v| kind_of(v) == target.kind)
+        && cluster_scoped_plural(&items, &target.api_version, &target.kind).is_none()
+    {
         return Err(target_not_gathered(namespace, &target.api_version, &target.kind, &target.name));
     }
     let mut sync = SyncInput::new(now, Scale::default());
@@ -1245,6 +1249,11 @@ fn scale_of(
     name: &str,
     notes: &mut Vec<String>,
 ) -> Result<Scale, Error> {
+    // The controller asks for the scale in the HPA's namespace: a cluster-scoped target has
+    // none there ([`cluster_scoped_scale_error`]).
+    if let Some(plural) = cluster_scoped_plural(items, api_version, kind) {
+        return Err(Error::Snapshot(cluster_scoped_scale_error(&plural, name)));
+    }
     let group = GroupVersion::parse_or_empty(api_version).group();
     let known = kinds::workload(group, kind);
     let resource = known.map_or_else(|| kind.to_lowercase(), Kind::resource);
@@ -1509,6 +1518,15 @@ async fn read_target(
     let mut first_error = None;
     let distinct = std::iter::once(preferred).chain(discovery::distinct_resources(others, preferred));
     for m in distinct {
+        // The controller's scale client asks in the HPA's namespace whatever the resource's
+        // scope (`namespacedScaleClient.Get`: `Scales(hpa.Namespace)`), and kube-apiserver
+        // routes no namespaced path of a cluster-scoped resource (`crdHandler` hands it to the
+        // not-found handler: `404 page not found`, plain text), which client-go reads as
+        // `NewGenericServerResponse`'s text (the scale client's REST client has no group).
+        if !m.namespaced {
+            first_error.get_or_insert_with(|| cluster_scoped_scale_error(&m.plural, name));
+            continue;
+        }
         let path = m.object_path(namespace, name);
         let scale = match cluster
             .get_json(&format!("{path}/scale"), &format!("reading the scale of {kind} {namespace}/{name}"))
@@ -1553,6 +1571,14 @@ async fn read_target(
         return Ok(out);
     }
     Err(TargetError::Scale(first_error.unwrap_or_default()))
+}
+
+/// The error the HPA controller's scale client gets for the scale of a cluster-scoped
+/// resource: its `GET` of the namespaced path answered 404 with a body that is not a `Status`
+/// (`newUnstructuredResponseError` in `k8s.io/client-go/rest/request.go`, then
+/// `NewGenericServerResponse` in `k8s.io/apimachinery/pkg/api/errors/errors.go`).
+fn cluster_scoped_scale_error(plural: &str, name: &str) -> String {
+    format!("the server could not find the requested resource (get {plural} {name})")
 }
 
 /// Why a scale target was not read.
@@ -1923,6 +1949,16 @@ fn snapshot_resource(items: &[&Value], group: &str, kind: &str) -> String {
     if let Some(k) = kinds::workload(group, kind) {
         return k.resource();
     }
+    match snapshot_crd_mapping(items, group, kind) {
+        Some(mapping) => mapping.group_resource(),
+        None if group.is_empty() => plural_of(kind),
+        None => format!("{}.{group}", plural_of(kind)),
+    }
+}
+
+/// The mapping of a kind of a group by the snapshot's CustomResourceDefinitions
+/// ([`discovery::Resolver::Crds`]: its plural and `spec.scope`), if one defines it.
+fn snapshot_crd_mapping(items: &[&Value], group: &str, kind: &str) -> Option<discovery::Mapping> {
     let crds = items
         .iter()
         .filter(|v| kind_of(v) == "CustomResourceDefinition")
@@ -1936,11 +1972,19 @@ fn snapshot_resource(items: &[&Value], group: &str, kind: &str) -> String {
             custom_resource_definition_from(id, *v).filter(|c| !c.plural.is_empty())
         })
         .collect();
-    match discovery::Resolver::Crds(crds).mappings(group, kind).first() {
-        Some(mapping) => mapping.group_resource(),
-        None if group.is_empty() => plural_of(kind),
-        None => format!("{}.{group}", plural_of(kind)),
+    discovery::Resolver::Crds(crds).mappings(group, kind).into_iter().next()
+}
+
+/// The plural of a scale target that a snapshot shows cluster-scoped: the snapshot's
+/// CustomResourceDefinition of its group and kind has `spec.scope: Cluster` (an object without
+/// a namespace is read as one of `default`, as a hand-written snapshot means it). `None` for a
+/// namespaced target, or one whose CRD the snapshot lacks.
+fn cluster_scoped_plural(items: &[&Value], api_version: &str, kind: &str) -> Option<String> {
+    let group = GroupVersion::parse_or_empty(api_version).group();
+    if kinds::workload(group, kind).is_some() {
+        return None;
     }
+    snapshot_crd_mapping(items, group, kind).filter(|m| !m.namespaced).map(|m| m.plural)
 }
 
 /// The resource of a kind for the custom metrics API's object paths when discovery cannot say

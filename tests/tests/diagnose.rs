@@ -2230,3 +2230,61 @@ Assumptions and notes
         "{web}"
     );
 }
+
+/// A cluster-scoped scale target (a CRD of `scope: Cluster`): the controller's scale client asks
+/// in the HPA's namespace (`Scales(hpa.Namespace)`), where kube-apiserver routes nothing (404,
+/// `404 page not found`), so every sync fails there with client-go's text for it
+/// (`NewGenericServerResponse`: `the server could not find the requested resource (get fleets
+/// w)`; the scale client has no group). Live, the diagnosis reads no scale at the cluster-wide
+/// path; from a snapshot, the CRD among the objects says the scope.
+#[test]
+fn a_cluster_scoped_target_fails_as_the_controllers_scale_read() {
+    let l = live();
+    l.server.install("fleets");
+    l.server.put(json!({"apiVersion": "example.com/v1", "kind": "Fleet", "metadata": {"name": "w"},
+        "spec": {"replicas": 2}, "status": {"replicas": 2, "selector": "app=w"}}));
+    let mut hpa = widget_hpa("fleet", "Fleet", None);
+    hpa["status"] = json!({"currentReplicas": 2, "desiredReplicas": 2, "conditions": [
+        {"type": "AbleToScale", "status": "False", "reason": "FailedGetScale", "lastTransitionTime": "2026-03-02T09:00:15Z",
+         "message": "the HPA controller was unable to get the target's current scale: the server could not find the requested resource (get fleets w)"}]});
+    l.server.put(hpa);
+    let run = l.diagnose(&["fleet", "-o", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let d = run.json();
+    let error = "the server could not find the requested resource (get fleets w)";
+    assert_eq!(d["outcome"], "FailedGetScale", "{d:#}");
+    assert_eq!(d["error"], format!("failed to query scale subresource for Fleet/default/w: {error}"), "{d:#}");
+    assert_eq!(d["events"], json!([{"reason": "FailedGetScale", "message": error}]), "{d:#}");
+    let able = d["conditions"].as_array().unwrap().iter().find(|c| c["type"] == "AbleToScale").unwrap();
+    assert_eq!(
+        able["replayed"],
+        json!({"status": "False", "reason": "FailedGetScale", "message": format!("the HPA controller was unable to get the target's current scale: {error}")}),
+        "{d:#}"
+    );
+    assert_eq!(able["live"], able["replayed"], "{d:#}");
+    let paths: Vec<String> = l.server.requests().into_iter().map(|r| r.path).collect();
+    assert!(!paths.iter().any(|p| p.contains("/fleets/")), "{paths:?}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let objects = dir.path().join("objects.json");
+    let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "fleets.example.com"},
+        "spec": {"group": "example.com", "names": {"kind": "Fleet", "plural": "fleets"}, "scope": "Cluster",
+            "versions": [{"name": "v1", "served": true, "storage": true, "subresources": {"scale": {
+                "specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas", "labelSelectorPath": ".status.selector"}}}]}});
+    let list = json!({"apiVersion": "v1", "kind": "List", "items": [widget_hpa("fleet", "Fleet", None), crd,
+        {"apiVersion": "example.com/v1", "kind": "Fleet", "metadata": {"name": "w", "creationTimestamp": "2026-03-02T09:00:00Z"},
+         "spec": {"replicas": 2}, "status": {"replicas": 2, "selector": "app=w"}}]});
+    std::fs::write(&objects, list.to_string()).unwrap();
+    let run = hpa_lint(&["diagnose", "--snapshot", objects.to_str().unwrap(), "fleet"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stdout.lines().take(2).collect::<Vec<_>>(),
+        [
+            "HorizontalPodAutoscaler default/fleet → Fleet/w (1..10 replicas), snapshot sync replayed at 2026-03-02T09:00:00Z (Kubernetes 1.37)",
+            "  FailedGetScale: failed to query scale subresource for Fleet/default/w: the server could not find the requested resource (get fleets w)",
+        ],
+        "{}",
+        run.stdout
+    );
+}
