@@ -2126,16 +2126,20 @@ fn a_failed_metric_blocks_a_scale_down_only_and_the_diagnosis_says_so() {
 }
 
 /// Pods without metrics on a scale-down count at 100 % of their request (`GetResourceReplicas`):
-/// 0.2, then 1.1, within tolerance, so the count stays at 4. The forecast's Running pods all
-/// report, so it has the two pods without metrics report from the next sync on: said, by name.
+/// 0.2, then 1.1, within tolerance, so the count stays at 4. The forecast keeps them without
+/// metrics, so every sync counts them so: steady at 4 (had they reported their share, the
+/// count would fall to 1 once the stabilization window let it); said, by name.
 #[test]
-fn the_forecast_says_it_has_pods_without_metrics_report() {
+fn the_forecast_keeps_pods_without_metrics_as_the_controller_counts_them() {
     let (d, human) = replayed("missing-down");
     assert_eq!((d["outcome"].clone(), d["desiredReplicas"].clone()), (json!("Unchanged"), json!(4)), "{d:#}");
     assert_eq!((d["metrics"][0]["usageRatio"].clone(), d["metrics"][0]["proposal"].clone()), (json!(0.2), json!(4)));
-    let said = "pods p2, p3 had no metrics in the replayed sync: the forecast has them report their share of the load from the next sync on; while they report none, each sync decides as the replayed one did";
+    let said = "Ready pods p2, p3 had no metrics in the replayed sync and keep none (the load is shared by the Ready pods that report): each sync counts them as the controller counts a pod without metrics, as using nothing when the pods that report want more replicas, as using the target when they want fewer (a resource utilization metric: 100 % of the request, or the target utilization above 100 %)";
     assert!(texts(&d["forecast"]["assumptions"]).iter().any(|a| a == said), "{d:#}");
     assert!(human.contains(&format!("\n  - {said}\n")), "{human}");
+    assert_eq!(d["forecast"]["steady"], json!({"afterSeconds": 0, "replicas": 4}), "{d:#}");
+    assert!(human.contains("\n  steady at 4 from +0s\n"), "{human}");
+    assert!(human.contains("\n  - if the load stays as it is, the count stays at 4\n"), "{human}");
 }
 
 /// `data/diagnose/same-name`: `hpa-lint diagnose --snapshot` of HPA `name` with the answers

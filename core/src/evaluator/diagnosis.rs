@@ -28,8 +28,8 @@ use super::controller::{
 use super::release::ControllerRelease;
 use super::replicas::{CalcError, ConditionStatus, MetricsApiError, PodPhase, SetAsideReason};
 use super::simulation::{
-    FailedAnswers, LoadPhase, LoadValue, MetricKey, Plan, PodTemplate, PodTimeline, Resume, ResumedPod, Simulation,
-    Simulator,
+    FailedAnswers, LoadPhase, LoadValue, MetricKey, Plan, PodTemplate, PodTimeline, Resume, ResumedPod, Silence,
+    Simulation, Simulator,
 };
 use super::time::{Timestamp, format_ms};
 use super::timing::memory_seconds;
@@ -965,6 +965,7 @@ fn forecast(input: &DiagnosisInput<'_>, sync: &SyncResult, state: ControllerStat
             30_000
         }
     };
+    let silences = silences(input, sync);
     let timelines: Vec<ResumedPod> = listed
         .iter()
         .map(|p| {
@@ -981,6 +982,7 @@ fn forecast(input: &DiagnosisInput<'_>, sync: &SyncResult, state: ControllerStat
                 timeline: PodTimeline { created_ms: created, running_ms: running, ready_ms: ready },
                 spec: PodTemplate::of(p),
                 terminated: terminated(p).then_some(p.phase),
+                silence: silences.get(&*p.name).cloned().unwrap_or_default(),
             }
         })
         .collect();
@@ -993,23 +995,35 @@ fn forecast(input: &DiagnosisInput<'_>, sync: &SyncResult, state: ControllerStat
     assumptions.push(
         "the load stays as the replayed sync read it: the pods' total usage, shared by the Ready pods (unready pods get none), and each Object or External metric's value".into(),
     );
-    // The simulation's Running pods all report: pods the replayed sync found without a sample
-    // (`groupPods`' missing pods) get their share from the next sync on.
-    let mut silent: Vec<&str> = Vec::new();
+    // Ready pods the replayed sync found without a sample (`groupPods`' missing pods) stay so:
+    // each sync counts them as the controller does.
+    if !silences.is_empty() {
+        let silent: Vec<&str> = silences.keys().copied().collect();
+        let (pods, them) = if silent.len() == 1 { ("pod", "it") } else { ("pods", "them") };
+        assumptions.push(format!(
+            "Ready {pods} {} had no metrics in the replayed sync and keep{} none (the load is shared by the Ready pods that report): each sync counts {them} as the controller counts a pod without metrics, as using nothing when the pods that report want more replicas, as using the target when they want fewer (a resource utilization metric: 100 % of the request, or the target utilization above 100 %)",
+            silent.join(", "),
+            if silent.len() == 1 { "s" } else { "" }
+        ));
+    }
+    // Pods not Ready yet without a sample are starting: they report once Running in the
+    // simulation (nothing while unready).
+    let mut starting: Vec<&str> = Vec::new();
     for p in sync.metrics().iter().flat_map(|e| &e.set_aside) {
-        if p.reason == SetAsideReason::MissingMetrics && !silent.contains(&&*p.pod) {
-            silent.push(&p.pod);
+        if p.reason == SetAsideReason::MissingMetrics && !silences.contains_key(&*p.pod) && !starting.contains(&&*p.pod)
+        {
+            starting.push(&p.pod);
         }
     }
-    if !silent.is_empty() {
-        let (pods, them, their, they_report) = if silent.len() == 1 {
+    if !starting.is_empty() {
+        let (pods, them, their, they_report) = if starting.len() == 1 {
             ("pod", "it", "its", "it reports")
         } else {
             ("pods", "them", "their", "they report")
         };
         assumptions.push(format!(
-            "{pods} {} had no metrics in the replayed sync: the forecast has {them} report {their} share of the load from the next sync on; while {they_report} none, each sync decides as the replayed one did",
-            silent.join(", ")
+            "{pods} {}, not Ready, had no metrics in the replayed sync: the forecast has {them} report {their} share of the load from the next sync on; while {they_report} none, each sync decides as the replayed one did",
+            starting.join(", ")
         ));
     }
 
@@ -1089,6 +1103,42 @@ fn forecast(input: &DiagnosisInput<'_>, sync: &SyncResult, state: ControllerStat
     let keep = steps.iter().position(|s| s.at_ms > last_change).map_or(steps.len(), |i| i + 1);
     steps.truncate(keep);
     Forecast { simulation: sim.finish(steps), sync_period_ms: period_ms, steady, held, assumptions }
+}
+
+/// What each Ready pod the replayed sync set aside for missing metrics does not report, by
+/// pod: the resource metrics when the resource metrics API listed no `PodMetrics` of it (a
+/// Resource or ContainerResource metric missed it), a Pods metric when that metric's answer had
+/// no sample of it. A pod not Ready yet is starting: it is taken to report once Ready.
+fn silences<'a>(input: &DiagnosisInput<'_>, sync: &'a SyncResult) -> BTreeMap<&'a str, Silence> {
+    let specs = super::controller::effective_metrics(input.hpa);
+    let ready = |pod: &str| {
+        input
+            .sync
+            .pods
+            .iter()
+            .any(|p| *p.name == *pod && p.ready_condition.is_some_and(|c| c.status == ConditionStatus::True))
+    };
+    let listed = |pod: &str| match &input.sync.resource_metrics {
+        Ok(items) => items.iter().any(|m| *m.pod == *pod),
+        Err(_) => true,
+    };
+    let mut out: BTreeMap<&str, Silence> = BTreeMap::new();
+    for e in sync.metrics() {
+        let Some(spec) = specs.get(e.index) else { continue };
+        for p in e.set_aside.iter().filter(|p| p.reason == SetAsideReason::MissingMetrics && ready(&p.pod)) {
+            match MetricQuery::of(spec) {
+                Some(MetricQuery::Pods { metric }) => {
+                    let silence = out.entry(&p.pod).or_default();
+                    if !silence.pods_metrics.contains(&metric) {
+                        silence.pods_metrics.push(metric);
+                    }
+                }
+                None if !listed(&p.pod) => out.entry(&p.pod).or_default().resources = true,
+                _ => {}
+            }
+        }
+    }
+    out
 }
 
 /// The controller's memory with its instants made relative to `now` (the simulation's 0).

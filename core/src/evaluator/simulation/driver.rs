@@ -12,7 +12,7 @@ use super::{
 use crate::api::v2::HorizontalPodAutoscalerStatus;
 use crate::api::v2::MetricSpec;
 use crate::evaluator::controller::{
-    Autoscaler, ControllerState, MetricQuery, ObjectMetricValue, Scale, SyncInput, SyncResult,
+    Autoscaler, ControllerState, MetricId, MetricQuery, ObjectMetricValue, Scale, SyncInput, SyncResult,
 };
 use crate::evaluator::replicas::{
     ConditionStatus, ContainerUsage, Pod, PodMetricsItem, PodPhase, PodSample, ReadyCondition,
@@ -179,7 +179,7 @@ impl<'a> Driver<'a> {
         let window_nanos = i64::try_from(plan.metric_window.as_nanos()).unwrap_or(i64::MAX);
         let zero = Timestamp::from_millis(0);
         let mut items = Vec::with_capacity(self.running.len());
-        for &i in &self.running {
+        for &i in self.running.iter().filter(|&&i| world.reports(i, None)) {
             let Some(pod) = self.input.pods.get(i) else { continue };
             let names: Vec<&str> = match world.pods.get(i).and_then(|clock| clock.spec) {
                 Some(_) => metric_containers_of(&pod.containers, &pod.init_containers)
@@ -221,6 +221,7 @@ impl<'a> Driver<'a> {
                     let samples = self
                         .running
                         .iter()
+                        .filter(|&&i| world.reports(i, Some(&metric)))
                         .filter_map(|&i| self.input.pods.get(i))
                         .map(|p| PodSample {
                             pod: p.name.clone(),
@@ -270,9 +271,15 @@ impl<'a> Driver<'a> {
             self.fill_value_answers(world, now);
             return;
         }
-        let ready_pods = i64::from(world.counts.ready.max(0));
         let values = &world.values;
         let pods = &self.input.pods;
+        // The Running pods that report `metric` (`None`: the resource metrics), in `running`
+        // order, and how many of them are Ready: a total is shared by those.
+        let running = &self.running;
+        let ready_of = |metric: Option<&MetricId>| {
+            let ready = reporting(running, world, metric).filter(|&i| pods.get(i).is_some_and(Pod::is_ready)).count();
+            i64::try_from(ready).unwrap_or(0)
+        };
 
         // Resource metrics: one item per Running pod, in `running` order (no items at all when
         // no resource has data).
@@ -293,6 +300,7 @@ impl<'a> Driver<'a> {
                 );
             }
             // A resource whose shares are the same for every pod is split once.
+            let ready_pods = ready_of(None);
             let load = PodLoad { ready: false, k: 0, ready_pods };
             for ((split, r), shares) in self.splits.iter().zip(&self.resources).zip(&mut self.shares) {
                 if !split.depends_on_pod() {
@@ -300,7 +308,7 @@ impl<'a> Driver<'a> {
                 }
             }
             let mut k = 0i64;
-            for (item, &i) in items.iter_mut().zip(&self.running) {
+            for (item, i) in items.iter_mut().zip(reporting(&self.running, world, None)) {
                 let ready = pods.get(i).is_some_and(Pod::is_ready);
                 item.timestamp = now;
                 let load = PodLoad { ready, k, ready_pods };
@@ -328,8 +336,9 @@ impl<'a> Driver<'a> {
             for (id, samples) in map.iter_mut() {
                 let slot = slot_of(specs, bindings, |q| matches!(q, MetricQuery::Pods { metric } if metric == id));
                 let v = lookup(values, slot);
+                let ready_pods = ready_of(Some(id));
                 let mut k = 0i64;
-                for (sample, &i) in samples.iter_mut().zip(&self.running) {
+                for (sample, i) in samples.iter_mut().zip(reporting(&self.running, world, Some(id))) {
                     let ready = pods.get(i).is_some_and(Pod::is_ready);
                     sample.value_milli = v.map_or(0, |v| super::per_pod(v, 0, PodLoad { ready, k, ready_pods }));
                     sample.timestamp = now;
@@ -375,6 +384,16 @@ impl<'a> Driver<'a> {
             }
         }
     }
+}
+
+/// The Running pods (indexes, in `running` order) that report `metric` (`None`: the resource
+/// metrics; [`super::ResumedPod::silence`]).
+fn reporting<'r>(
+    running: &'r [usize],
+    world: &'r World<'_>,
+    metric: Option<&'r MetricId>,
+) -> impl Iterator<Item = usize> + 'r {
+    running.iter().copied().filter(move |&i| world.reports(i, metric))
 }
 
 /// The load slot of the first metric spec whose request ([`MetricQuery::of`]) is `wanted`.

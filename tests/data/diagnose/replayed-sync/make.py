@@ -232,6 +232,6 @@ two_metrics("partial-down", "10m")
 two_metrics("partial-up", "90m")
 
 # Two of 4 pods without metrics on a scale-down (10 % of 50 % for the others): they count at
-# 100 % of their request, 55 %, within tolerance, so the count stays at 4; the forecast has
-# them report from the next sync on, and says so.
+# 100 % of their request, 55 %, within tolerance, so the count stays at 4; the forecast keeps
+# them without metrics (steady at 4), and says so.
 write("missing-down", [hpa(), deploy(4)] + [pod(f"p{i}") for i in range(4)], [("p0", "10m"), ("p1", "10m")])
