@@ -390,13 +390,15 @@ pub fn inputs_from_objects(
         if !failures.is_empty() {
             for m in &hpa.spec.metrics {
                 let Some(request) = metric_request(&items, namespace, m, &selector_text) else { continue };
-                if let Some(message) = failures.get(&request_key(&request.path)) {
-                    sync.metric_errors.entry(request.query).or_insert_with(|| ReadError(message.clone()));
+                let key = request_key(&request.path);
+                let failed = failures.iter().find(|f| f.key == key && f.answers(&request));
+                if let Some(f) = failed {
+                    sync.metric_errors.entry(request.query).or_insert_with(|| ReadError(f.message.clone()));
                 }
             }
             let pods = request_key(&format!("/apis/metrics.k8s.io/v1beta1/namespaces/{namespace}/pods"));
-            if let (Some(message), None) = (failures.get(&pods), &metrics_errors.resource) {
-                sync.resource_metrics = Err(ReadError(message.clone()));
+            if let (Some(f), None) = (failures.iter().find(|f| f.key == pods), &metrics_errors.resource) {
+                sync.resource_metrics = Err(ReadError(f.message.clone()));
             }
         }
         notes.extend(ungathered_metrics(
@@ -1143,19 +1145,75 @@ fn metric_request<'m>(
     Some(MetricRequest { type_, name, path, query })
 }
 
+/// A failed answer among a snapshot's objects ([`snapshot_failures`]).
+struct SnapshotFailure {
+    /// The request's path without its query string and API version ([`request_key`]).
+    key: String,
+    /// The metric selector the request carried (`metricLabelSelector` of a custom metric,
+    /// `labelSelector` of an external one), parsed; `None` when the path has none (it answers
+    /// every metric of that path).
+    selector: Option<LabelSelector>,
+    /// `message`.
+    message: String,
+}
+
+impl SnapshotFailure {
+    /// Whether it is the answer to `request`: the controller asks once per metric spec, with
+    /// the spec's metric selector, so a failure that names a selector answers only the metric
+    /// of that selector.
+    fn answers(&self, request: &MetricRequest<'_>) -> bool {
+        // Both read back from text, so `a=b` and `a in (b)` compare alike.
+        let spec = selector::parse(&request.query.metric().selector).map(|s| s.format());
+        self.selector.as_ref().is_none_or(|s| spec.as_ref().is_ok_and(|spec| *spec == s.format()))
+    }
+}
+
 /// The failed answers among a snapshot's objects: each `Status` of `status: Failure` whose
 /// `metadata.selfLink` is the metrics request it answers (the README's gathering commands write
 /// it so when `kubectl get --raw` fails), keyed by that path without its query string and API
-/// version (`custom.metrics.k8s.io` at v1beta1 or v1beta2 alike), with its `message`.
-fn snapshot_failures(items: &[&Value]) -> BTreeMap<String, String> {
+/// version (`custom.metrics.k8s.io` at v1beta1 or v1beta2 alike), with the metric selector its
+/// query names and its `message`.
+fn snapshot_failures(items: &[&Value]) -> Vec<SnapshotFailure> {
     items
         .iter()
         .filter(|v| kind_of(v) == "Status" && str_of(v, "status") == "Failure")
         .filter_map(|v| {
             let link = str_at(v, &["metadata", "selfLink"])?;
-            Some((request_key(link), str_of(v, "message").to_string()))
+            let key = request_key(link);
+            let param =
+                if key.starts_with("/apis/external.metrics.k8s.io/") { "labelSelector" } else { "metricLabelSelector" };
+            let selector = query_param(link, param).and_then(|text| selector::parse(&text).ok());
+            Some(SnapshotFailure { key, selector, message: str_of(v, "message").to_string() })
         })
         .collect()
+}
+
+/// The value of the query parameter `key` of `path`, percent-decoded (`+` is a space, as Go's
+/// `url.ParseQuery` reads it); `None` when the query has no such parameter.
+fn query_param(path: &str, key: &str) -> Option<String> {
+    let (_, query) = path.split_once('?')?;
+    let raw = query.split('&').find_map(|pair| pair.strip_prefix(key)?.strip_prefix('='))?;
+    let bytes = raw.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        let hex = |j: usize| bytes.get(j).and_then(|c| char::from(*c).to_digit(16));
+        match (b, hex(i + 1), hex(i + 2)) {
+            (b'%', Some(hi), Some(lo)) => {
+                out.push(u8::try_from(hi * 16 + lo).unwrap_or(b'?'));
+                i += 3;
+            }
+            (b'+', _, _) => {
+                out.push(b' ');
+                i += 1;
+            }
+            _ => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    Some(String::from_utf8_lossy(&out).into_owned())
 }
 
 /// A request path without its query string and, under `/apis/`, its API version.

@@ -2235,6 +2235,29 @@ Assumptions and notes
     );
 }
 
+/// A snapshot's failed answer whose request names a metric selector (`selfLink` with
+/// `labelSelector=queue%3Dpayments`) fails the metric of that selector only: `queue=orders`
+/// still answers 90 (3 replicas), and with the current count wanted, the controller goes on
+/// (ScalingActive True, `ValidMetricFound`; `computeReplicasForMetrics`' partial failure).
+#[test]
+fn a_failed_answer_of_one_selector_fails_that_metric_only() {
+    let queue = same_name("queue", &["external-queue_depth.json", "external-queue_depth-payments-failed.json"]);
+    let head: Vec<&str> = queue.lines().take(6).collect();
+    assert_eq!(
+        head,
+        [
+            "HorizontalPodAutoscaler shop/queue → Deployment/queue (1..20 replicas), snapshot sync replayed at 2026-03-02T10:00:00Z (Kubernetes 1.37)",
+            "  replicas: 3, unchanged (Unchanged)",
+            "",
+            "Metrics",
+            "  1. External queue_depth: 30 (target 30/pod): usage ratio 1.000 → 3 replicas",
+            "  2. External queue_depth: failed: failed to get queue_depth external metric value: failed to get queue_depth external metric: unable to get external metric shop/queue_depth/&LabelSelector{MatchLabels:map[string]string{queue: payments,},MatchExpressions:[]LabelSelectorRequirement{},}: unable to fetch metrics from external metrics API: the server is currently unable to handle the request",
+        ],
+        "{queue}"
+    );
+    assert!(queue.contains("\n  ScalingActive   True ValidMetricFound        | -\n"), "{queue}");
+}
+
 /// A cluster-scoped scale target (a CRD of `scope: Cluster`): the controller's scale client asks
 /// in the HPA's namespace (`Scales(hpa.Namespace)`), where kube-apiserver routes nothing (404,
 /// `404 page not found`), so every sync fails there with client-go's text for it
