@@ -1568,7 +1568,7 @@ fn an_object_metric_of_an_unmapped_kind_fails_as_the_controllers() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(
         run.stdout.contains(&format!(
-            "\nMetrics\n  1. Resource cpu: 100% (target 50%): usage ratio 2.000 → 4 replicas (2 ready pods)\n  2. Object depth: failed: failed to get object metric value: {failed}\n\n"
+            "\nMetrics\n  1. Resource cpu: 100% (target 50%): usage ratio 2.000 → 4 replicas (2 ready pods)\n  2. Object depth of Gizmo/g: failed: failed to get object metric value: {failed}\n\n"
         )),
         "{}",
         run.stdout
@@ -2171,8 +2171,8 @@ HorizontalPodAutoscaler shop/queue → Deployment/queue (1..20 replicas), snapsh
   replicas: 3 → 6 (external metric queue_depth(&LabelSelector{MatchLabels:map[string]string{queue: payments,},MatchExpressions:[]LabelSelectorRequirement{},}) above target)
 
 Metrics
-  1. External queue_depth: 30 (target 30/pod): usage ratio 1.000 → 3 replicas
-  2. External queue_depth: 300 (target 100/pod): usage ratio 3.000 → 9 replicas
+  1. External queue_depth{queue=orders}: 30 (target 30/pod): usage ratio 1.000 → 3 replicas
+  2. External queue_depth{queue=payments}: 300 (target 100/pod): usage ratio 3.000 → 9 replicas
 
 Normalization (legacy rules: no spec.behavior)
   recommended: 9
@@ -2217,8 +2217,8 @@ Assumptions and notes
         forecast,
         [
             "Metrics",
-            "  1. Object requests: 100 (target 50): usage ratio 2.000 → 6 replicas",
-            "  2. Object requests: 400 (target 100): usage ratio 4.000 → 12 replicas"
+            "  1. Object requests of Service/front: 100 (target 50): usage ratio 2.000 → 6 replicas",
+            "  2. Object requests of Ingress/main: 400 (target 100): usage ratio 4.000 → 12 replicas"
         ],
         "{web}"
     );
@@ -2250,8 +2250,8 @@ fn a_failed_answer_of_one_selector_fails_that_metric_only() {
             "  replicas: 3, unchanged (Unchanged)",
             "",
             "Metrics",
-            "  1. External queue_depth: 30 (target 30/pod): usage ratio 1.000 → 3 replicas",
-            "  2. External queue_depth: failed: failed to get queue_depth external metric value: failed to get queue_depth external metric: unable to get external metric shop/queue_depth/&LabelSelector{MatchLabels:map[string]string{queue: payments,},MatchExpressions:[]LabelSelectorRequirement{},}: unable to fetch metrics from external metrics API: the server is currently unable to handle the request",
+            "  1. External queue_depth{queue=orders}: 30 (target 30/pod): usage ratio 1.000 → 3 replicas",
+            "  2. External queue_depth{queue=payments}: failed: failed to get queue_depth external metric value: failed to get queue_depth external metric: unable to get external metric shop/queue_depth/&LabelSelector{MatchLabels:map[string]string{queue: payments,},MatchExpressions:[]LabelSelectorRequirement{},}: unable to fetch metrics from external metrics API: the server is currently unable to handle the request",
         ],
         "{queue}"
     );
