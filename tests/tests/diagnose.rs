@@ -2315,3 +2315,36 @@ fn a_cluster_scoped_target_fails_as_the_controllers_scale_read() {
         run.stdout
     );
 }
+
+/// Live, two External metrics of one name are two requests, each with its own selector, and
+/// each replayed with its own answer: `queue=orders` 90 (30 per pod on 2: 3 replicas) and
+/// `queue=payments` 900 (450 per pod for 100: 9, limited to 4 by the scale-up limit).
+#[test]
+fn live_metrics_of_one_name_are_each_their_own_request() {
+    let l = widgets();
+    let external = |selector: &str, target: &str| {
+        json!({"type": "External", "external": {"metric": {"name": "queue_depth", "selector": {"matchLabels": {"queue": selector}}},
+            "target": {"type": "AverageValue", "averageValue": target}}})
+    };
+    let mut hpa = widget_hpa("queues", "Widget", None);
+    hpa["spec"]["metrics"] = json!([external("orders", "45"), external("payments", "100")]);
+    l.server.put(hpa);
+    let path = "/apis/external.metrics.k8s.io/v1beta1/namespaces/default/queue_depth";
+    for (selector, value) in [("orders", "90"), ("payments", "900")] {
+        l.server.serve_raw(
+            &format!("{path}?labelSelector=queue%3D{selector}"),
+            json!({"kind": "ExternalMetricValueList", "apiVersion": "external.metrics.k8s.io/v1beta1", "metadata": {},
+                "items": [{"metricName": "queue_depth", "metricLabels": {"queue": selector},
+                    "timestamp": "2026-03-02T10:00:00Z", "value": value}]}),
+        );
+    }
+    let run = l.diagnose(&["queues", "-o", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let d = run.json();
+    let proposals: Vec<(Value, Value)> =
+        d["metrics"].as_array().unwrap().iter().map(|m| (m["current"].clone(), m["proposal"].clone())).collect();
+    assert_eq!(proposals, [(json!("45"), json!(2)), (json!("450"), json!(9))], "{d:#}");
+    assert_eq!((d["outcome"].clone(), d["desiredReplicas"].clone()), (json!("Rescaled"), json!(4)), "{d:#}");
+    let queries: Vec<String> = l.server.requests().into_iter().filter(|r| r.path == path).map(|r| r.query).collect();
+    assert_eq!(queries, ["labelSelector=queue%3Dorders", "labelSelector=queue%3Dpayments"]);
+}
