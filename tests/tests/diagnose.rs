@@ -2134,7 +2134,7 @@ fn the_forecast_keeps_pods_without_metrics_as_the_controller_counts_them() {
     let (d, human) = replayed("missing-down");
     assert_eq!((d["outcome"].clone(), d["desiredReplicas"].clone()), (json!("Unchanged"), json!(4)), "{d:#}");
     assert_eq!((d["metrics"][0]["usageRatio"].clone(), d["metrics"][0]["proposal"].clone()), (json!(0.2), json!(4)));
-    let said = "Ready pods p2, p3 had no metrics in the replayed sync and keep none (the load is shared by the Ready pods that report): each sync counts them as the controller counts a pod without metrics, as using nothing when the pods that report want more replicas, as using the target when they want fewer (a resource utilization metric: 100 % of the request, or the target utilization above 100 %)";
+    let said = "pods p2, p3 had no metrics in the replayed sync and keep none (the load is shared by the Ready pods that report): each sync counts them as the controller counts a pod without metrics, as using nothing when the pods that report want more replicas, as using the target when they want fewer (a resource utilization metric: 100 % of the request, or the target utilization above 100 %)";
     assert!(texts(&d["forecast"]["assumptions"]).iter().any(|a| a == said), "{d:#}");
     assert!(human.contains(&format!("\n  - {said}\n")), "{human}");
     assert_eq!(d["forecast"]["steady"], json!({"afterSeconds": 0, "replicas": 4}), "{d:#}");
@@ -2347,4 +2347,63 @@ fn live_metrics_of_one_name_are_each_their_own_request() {
     assert_eq!((d["outcome"].clone(), d["desiredReplicas"].clone()), (json!("Rescaled"), json!(4)), "{d:#}");
     let queries: Vec<String> = l.server.requests().into_iter().filter(|r| r.path == path).map(|r| r.query).collect();
     assert_eq!(queries, ["labelSelector=queue%3Dorders", "labelSelector=queue%3Dpayments"]);
+}
+
+/// Pods in every phase (`replayed-sync/every-phase`), one snapshot replayed as 1.33, 1.37 and
+/// 1.38: before 1.38 the Succeeded `s0` counts as a pod without metrics (at 100 % of its
+/// request on a scale-down: 230m of 500m, 0.92, 8 kept), from 1.38 it is ignored like a Failed
+/// pod (`IsPodTerminal`, #141302: 130m of 400m, 0.64 → 3, held at 8 by the stabilization
+/// window). The forecast keeps `s0` without metrics (it never runs again) and has `un`, not
+/// Ready yet, report once started: 3 after the window before 1.38, 1 from 1.38.
+#[test]
+fn pods_in_every_phase_are_grouped_as_each_release_groups_them() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/diagnose/replayed-sync/every-phase");
+    let (objects, metrics) =
+        (dir.join("objects.json").display().to_string(), dir.join("pod-metrics.json").display().to_string());
+    let run = |release: &str| {
+        let run = hpa_lint(
+            &["diagnose", "--snapshot", &objects, &metrics, "web", "--kubernetes-version", release, "-o", "json"],
+            "",
+        );
+        assert_eq!(run.code, 0, "{release}: {}", run.stderr);
+        run.json()
+    };
+    let set_aside = |d: &Value| -> Vec<(String, String)> {
+        d["metrics"][0]["setAside"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| (p["pod"].as_str().unwrap().to_string(), p["reason"].as_str().unwrap().to_string()))
+            .collect()
+    };
+    let silent = "pod s0 had no metrics in the replayed sync and keeps none (the load is shared by the Ready pods that report): each sync counts it as the controller counts a pod without metrics, as using nothing when the pods that report want more replicas, as using the target when they want fewer (a resource utilization metric: 100 % of the request, or the target utilization above 100 %)";
+    let starting = "pod un, not Ready yet, had no metrics in the replayed sync: the forecast has it report its share of the load from the next sync on; while it reports none, each sync decides as the replayed one did";
+    for release in ["1.33", "1.37"] {
+        let d = run(release);
+        let m = &d["metrics"][0];
+        assert_eq!(
+            (m["usageRatio"].clone(), m["correctedRatio"].clone(), m["proposal"].clone(), m["readyPods"].clone()),
+            (json!(0.2), json!(0.92), json!(8), json!(3)),
+            "{release}: {d:#}"
+        );
+        assert_eq!(set_aside(&d)[0], ("s0".to_string(), "MissingMetrics".to_string()), "{release}: {d:#}");
+        let assumptions = texts(&d["forecast"]["assumptions"]);
+        assert!(
+            assumptions.iter().any(|a| a == silent) && assumptions.iter().any(|a| a == starting),
+            "{release}: {assumptions:#?}"
+        );
+        assert_eq!(d["forecast"]["steady"], json!({"afterSeconds": 315, "replicas": 3}), "{release}: {d:#}");
+    }
+    let d = run("1.38");
+    let m = &d["metrics"][0];
+    assert_eq!(
+        (m["usageRatio"].clone(), m["correctedRatio"].clone(), m["proposal"].clone()),
+        (json!(0.2), json!(0.64), json!(3)),
+        "{d:#}"
+    );
+    assert_eq!(set_aside(&d)[0], ("s0".to_string(), "Succeeded".to_string()), "{d:#}");
+    assert_eq!((d["normalization"]["stabilized"].clone(), d["desiredReplicas"].clone()), (json!(8), json!(8)), "{d:#}");
+    let assumptions = texts(&d["forecast"]["assumptions"]);
+    assert!(!assumptions.iter().any(|a| a == silent) && assumptions.iter().any(|a| a == starting), "{assumptions:#?}");
+    assert_eq!(d["forecast"]["steady"], json!({"afterSeconds": 315, "replicas": 1}), "{d:#}");
 }

@@ -1001,7 +1001,7 @@ fn forecast(input: &DiagnosisInput<'_>, sync: &SyncResult, state: ControllerStat
         let silent: Vec<&str> = silences.keys().copied().collect();
         let (pods, them) = if silent.len() == 1 { ("pod", "it") } else { ("pods", "them") };
         assumptions.push(format!(
-            "Ready {pods} {} had no metrics in the replayed sync and keep{} none (the load is shared by the Ready pods that report): each sync counts {them} as the controller counts a pod without metrics, as using nothing when the pods that report want more replicas, as using the target when they want fewer (a resource utilization metric: 100 % of the request, or the target utilization above 100 %)",
+            "{pods} {} had no metrics in the replayed sync and keep{} none (the load is shared by the Ready pods that report): each sync counts {them} as the controller counts a pod without metrics, as using nothing when the pods that report want more replicas, as using the target when they want fewer (a resource utilization metric: 100 % of the request, or the target utilization above 100 %)",
             silent.join(", "),
             if silent.len() == 1 { "s" } else { "" }
         ));
@@ -1022,7 +1022,7 @@ fn forecast(input: &DiagnosisInput<'_>, sync: &SyncResult, state: ControllerStat
             ("pods", "them", "their", "they report")
         };
         assumptions.push(format!(
-            "{pods} {}, not Ready, had no metrics in the replayed sync: the forecast has {them} report {their} share of the load from the next sync on; while {they_report} none, each sync decides as the replayed one did",
+            "{pods} {}, not Ready yet, had no metrics in the replayed sync: the forecast has {them} report {their} share of the load from the next sync on; while {they_report} none, each sync decides as the replayed one did",
             starting.join(", ")
         ));
     }
@@ -1105,18 +1105,20 @@ fn forecast(input: &DiagnosisInput<'_>, sync: &SyncResult, state: ControllerStat
     Forecast { simulation: sim.finish(steps), sync_period_ms: period_ms, steady, held, assumptions }
 }
 
-/// What each Ready pod the replayed sync set aside for missing metrics does not report, by
-/// pod: the resource metrics when the resource metrics API listed no `PodMetrics` of it (a
-/// Resource or ContainerResource metric missed it), a Pods metric when that metric's answer had
-/// no sample of it. A pod not Ready yet is starting: it is taken to report once Ready.
+/// What each Ready (or Succeeded) pod the replayed sync set aside for missing metrics does not
+/// report, by pod: the resource metrics when the resource metrics API listed no `PodMetrics` of
+/// it (a Resource or ContainerResource metric missed it), a Pods metric when that metric's
+/// answer had no sample of it. A pod not Ready yet is starting: it is taken to report once
+/// Ready. A Succeeded pod never reports again, yet the controller counts it as missing before
+/// 1.38 (`groupPods` ignores terminal pods from 1.38, #141302).
 fn silences<'a>(input: &DiagnosisInput<'_>, sync: &'a SyncResult) -> BTreeMap<&'a str, Silence> {
     let specs = super::controller::effective_metrics(input.hpa);
     let ready = |pod: &str| {
-        input
-            .sync
-            .pods
-            .iter()
-            .any(|p| *p.name == *pod && p.ready_condition.is_some_and(|c| c.status == ConditionStatus::True))
+        input.sync.pods.iter().any(|p| {
+            *p.name == *pod
+                && (p.phase == PodPhase::Succeeded
+                    || p.ready_condition.is_some_and(|c| c.status == ConditionStatus::True))
+        })
     };
     let listed = |pod: &str| match &input.sync.resource_metrics {
         Ok(items) => items.iter().any(|m| *m.pod == *pod),
