@@ -940,11 +940,7 @@ fn object_metrics(
     undecodable: &mut BTreeMap<MetricQuery, ReadError>,
 ) -> Vec<ObjectMetricValue> {
     let specs: Vec<_> = metrics.iter().filter(|m| m.type_ == "Object").filter_map(|m| m.object.as_ref()).collect();
-    let query_of = |o: &ObjectMetricSource| MetricQuery::Object {
-        metric: MetricId::of(&o.metric),
-        kind: o.described_object.kind.to_string(),
-        name: o.described_object.name.to_string(),
-    };
+    let query_of = |o: &ObjectMetricSource| MetricQuery::object(&o.metric, &o.described_object);
     let mut by_query: BTreeMap<MetricQuery, Vec<&Value>> = BTreeMap::new();
     // Live, each request's answer as sent ([`Answers::live`]): `GetObjectMetric` takes the one
     // value answered as the metric's, whatever object the item describes.
@@ -964,8 +960,11 @@ fn object_metrics(
         let name = metric_name(v);
         // The item answers each spec of its metric and object whose selector it records (or
         // every such spec, when it records none).
+        // An item that names its object's apiVersion answers the spec of that group only.
+        let item_group = d.get("apiVersion").and_then(Value::as_str).map(|a| GroupVersion::parse_or_empty(a).group());
         for o in specs.iter().filter(|o| {
             o.metric.name.as_str() == name
+                && item_group.is_none_or(|g| g == GroupVersion::parse_or_empty(&o.described_object.api_version).group())
                 && o.described_object.kind == kind
                 && o.described_object.name == str_of(d, "name")
                 && same_metric_selector(v, o.metric.selector.as_ref())
@@ -1130,8 +1129,7 @@ fn metric_request<'m>(
         } else {
             format!("{custom}/{}/{}/{}", snapshot_resource(items, group, &d.kind), d.name, o.metric.name)
         };
-        let query =
-            MetricQuery::Object { metric: MetricId::of(&o.metric), kind: d.kind.to_string(), name: d.name.to_string() };
+        let query = MetricQuery::object(&o.metric, d);
         let params = selector_param("metricLabelSelector", o.metric.selector.as_ref());
         ("Object", o.metric.name.as_str(), path, params, query)
     } else if let Some(e) = &m.external {
@@ -1767,11 +1765,7 @@ async fn read_metrics(
                                     } else {
                                         format!("{}.{group}", d.kind)
                                     };
-                                    let query = MetricQuery::Object {
-                                        metric: MetricId::of(&o.metric),
-                                        kind: d.kind.to_string(),
-                                        name: d.name.to_string(),
-                                    };
+                                    let query = MetricQuery::object(&o.metric, d);
                                     let error = format!(
                                         "unable to map kind {group_kind} to resource: {}",
                                         discovery::no_kind_match(group, &d.kind)
@@ -1790,11 +1784,7 @@ async fn read_metrics(
                     if let Some(s) = &o.metric.selector {
                         crate::kinds::push_query(&mut path, &[("metricLabelSelector".into(), selector::format(s))]);
                     }
-                    let query = MetricQuery::Object {
-                        metric: MetricId::of(&o.metric),
-                        kind: d.kind.to_string(),
-                        name: d.name.to_string(),
-                    };
+                    let query = MetricQuery::object(&o.metric, d);
                     (path, query)
                 } else {
                     continue;

@@ -200,6 +200,9 @@ pub enum MetricQuery {
     Object {
         /// `metric`.
         metric: MetricId,
+        /// The group of `describedObject.apiVersion` (`""`: the core group), which the client
+        /// maps with the kind to the resource it asks for.
+        group: String,
         /// `describedObject.kind`.
         kind: String,
         /// `describedObject.name`.
@@ -219,14 +222,30 @@ impl MetricQuery {
     pub fn of(m: &MetricSpec) -> Option<MetricQuery> {
         match m.type_.as_str() {
             "Pods" => m.pods.as_ref().map(|p| MetricQuery::Pods { metric: MetricId::of(&p.metric) }),
-            "Object" => m.object.as_ref().map(|o| MetricQuery::Object {
-                metric: MetricId::of(&o.metric),
-                kind: o.described_object.kind.to_string(),
-                name: o.described_object.name.to_string(),
-            }),
+            "Object" => m.object.as_ref().map(|o| MetricQuery::object(&o.metric, &o.described_object)),
             "External" => m.external.as_ref().map(|e| MetricQuery::External { metric: MetricId::of(&e.metric) }),
             _ => None,
         }
+    }
+
+    /// The request of an Object metric `metric` of `object` (`GetObjectMetric`).
+    pub fn object(metric: &MetricIdentifier, object: &CrossVersionObjectReference) -> MetricQuery {
+        MetricQuery::object_of(MetricId::of(metric), object)
+    }
+
+    /// The request of an Object metric of `object`.
+    fn object_of(metric: MetricId, object: &CrossVersionObjectReference) -> MetricQuery {
+        MetricQuery::Object {
+            metric,
+            group: GroupVersion::parse_or_empty(&object.api_version).group().to_string(),
+            kind: object.kind.to_string(),
+            name: object.name.to_string(),
+        }
+    }
+
+    /// The request an Object metric value answers: its metric and described object.
+    pub fn object_value(v: &ObjectMetricValue) -> MetricQuery {
+        MetricQuery::object_of(v.metric.clone(), &v.described_object)
     }
 
     /// The metric asked for.
@@ -1595,8 +1614,7 @@ impl MetricsRun<'_, '_> {
         metric: &MetricIdentifier,
     ) -> Result<ObjectSample, ObjectSampleError> {
         let id = MetricId::of(metric);
-        let query =
-            || MetricQuery::Object { metric: id.clone(), kind: object.kind.to_string(), name: object.name.to_string() };
+        let query = || MetricQuery::object(metric, object);
         if let Some(e) = self.input.metric_error(query) {
             return Err(ObjectSampleError::Read(e.clone()));
         }
@@ -2194,6 +2212,42 @@ mod tests {
         assert!(!scaled_to_zero_condition(r.conditions()));
     }
 
+    /// Two Object metrics of one name on objects of one kind and name in two groups (a Service
+    /// and a Knative Service `d`) are two requests (`GetObjectMetric` maps group and kind to a
+    /// resource): each reads its own value (15 and 45 for a target of 15: 2 and 6 replicas on
+    /// 2 ready pods), and one's failure is not the other's.
+    #[test]
+    fn object_metrics_of_one_name_in_two_groups_are_two_requests() {
+        let opts = HPAControllerConfiguration::default();
+        let mut hpa = cpu_hpa(1, 10, 50, None);
+        let core = CrossVersionObjectReference { kind: "Service".into(), name: "d".into(), api_version: "v1".into() };
+        let knative = CrossVersionObjectReference {
+            kind: "Service".into(),
+            name: "d".into(),
+            api_version: "serving.knative.dev/v1".into(),
+        };
+        hpa.spec.metrics = vec![qps_of(core.clone()), qps_of(knative.clone())];
+        let mut i = input(0, 2, 0);
+        let value = |d: &CrossVersionObjectReference, v: i64| ObjectMetricValue {
+            described_object: d.clone(),
+            metric: "qps".into(),
+            value_milli: v,
+            timestamp: Timestamp::ZERO,
+        };
+        i.object_metrics = Ok(vec![value(&core, 15_000), value(&knative, 45_000)]);
+        let r = run(&mut hpa, &mut ControllerState::default(), &i, &opts);
+        let proposals: Vec<Option<i32>> = r.metrics().iter().map(|m| m.proposal).collect();
+        assert_eq!(proposals, [Some(2), Some(6)]);
+        let query = |d: &CrossVersionObjectReference| {
+            MetricQuery::object(&MetricIdentifier { name: "qps".into(), selector: None }, d)
+        };
+        assert_ne!(query(&core), query(&knative));
+        i.metric_errors.insert(query(&knative), ReadError::from("boom"));
+        let r = run(&mut hpa, &mut ControllerState::default(), &i, &opts);
+        let proposals: Vec<Option<i32>> = r.metrics().iter().map(|m| m.proposal).collect();
+        assert_eq!(proposals, [Some(2), None]);
+    }
+
     /// A failed request of one metric (the adapter's 404) fails that metric as the controller
     /// records it, though its API answered: the error wins over a value the answers hold.
     #[test]
@@ -2210,7 +2264,12 @@ mod tests {
             value_milli: 1_000,
             timestamp: Timestamp::ZERO,
         }]);
-        let query = MetricQuery::Object { metric: "qps".into(), kind: "Deployment".into(), name: "d".into() };
+        let query = MetricQuery::Object {
+            metric: "qps".into(),
+            group: "apps".into(),
+            kind: "Deployment".into(),
+            name: "d".into(),
+        };
         let not_found = "the server could not find the metric qps for deployments.apps d";
         i.metric_errors.insert(query, ReadError::from(not_found));
         let r = run(&mut hpa, &mut ControllerState::default(), &i, &opts);
@@ -2225,7 +2284,12 @@ mod tests {
         );
         // Another object's error leaves this one answered.
         i.metric_errors = BTreeMap::from([(
-            MetricQuery::Object { metric: "qps".into(), kind: "Deployment".into(), name: "e".into() },
+            MetricQuery::Object {
+                metric: "qps".into(),
+                group: "apps".into(),
+                kind: "Deployment".into(),
+                name: "e".into(),
+            },
             ReadError::from(not_found),
         )]);
         let r = run(&mut hpa, &mut ControllerState::default(), &i, &opts);

@@ -1215,10 +1215,11 @@ fn current_load(sync: &SyncInput, spec: &crate::api::v2::MetricSpec) -> LoadValu
             Ok(map) => total(map.get(metric).map(|s| s.iter().map(|s| s.value_milli).collect()).unwrap_or_default()),
             Err(_) => LoadValue::Unavailable,
         },
-        MetricQuery::Object { metric, kind, name } => match &sync.object_metrics {
+        MetricQuery::Object { .. } => match &sync.object_metrics {
+            // The value of the spec's object, as `object_sample` finds it.
             Ok(values) => values
                 .iter()
-                .find(|v| v.metric == *metric && v.described_object.kind == *kind && v.described_object.name == *name)
+                .find(|v| MetricQuery::object_value(v) == query)
                 .map_or(LoadValue::Unavailable, |v| LoadValue::Value(v.value_milli)),
             Err(_) => LoadValue::Unavailable,
         },

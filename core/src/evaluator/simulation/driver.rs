@@ -371,12 +371,8 @@ impl<'a> Driver<'a> {
         }
         if let Ok(objects) = &mut self.input.object_metrics {
             for o in objects.iter_mut() {
-                let d = &o.described_object;
-                let slot = slot_of(
-                    specs,
-                    bindings,
-                    |q| matches!(q, MetricQuery::Object { metric, kind, name } if *metric == o.metric && *kind == d.kind && *name == d.name),
-                );
+                let answered = MetricQuery::object_value(o);
+                let slot = slot_of(specs, bindings, |q| *q == answered);
                 (o.value_milli, o.timestamp) = match lookup(values, slot) {
                     Some(LoadValue::Value(v)) => (v, now),
                     _ => (0, Timestamp::from_millis(0)),

@@ -347,7 +347,7 @@ pub fn human(r: &DiagnosisView<'_>) -> String {
 fn metric_label(m: &hpa_core::api::v2::MetricSpec) -> Option<String> {
     use hpa_core::evaluator::MetricQuery;
     match MetricQuery::of(m) {
-        Some(MetricQuery::Object { metric, kind, name }) => Some(format!("{metric} of {kind}/{name}")),
+        Some(MetricQuery::Object { metric, kind, name, .. }) => Some(format!("{metric} of {kind}/{name}")),
         Some(q) => Some(q.metric().to_string()),
         None => hpa_core::evaluator::simulation::MetricKey::of(m).map(|k| k.to_string()),
     }
