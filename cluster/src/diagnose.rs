@@ -29,8 +29,8 @@ use hpa_core::api::{DecodeError, Strictness};
 use hpa_core::evaluator::diagnosis::SCALING_REPLICA_SET;
 use hpa_core::evaluator::simulation::PodTemplate;
 use hpa_core::evaluator::{
-    ConditionStatus, Container, ContainerUsage, MetricQuery, ObjectMetricValue, Pod, PodMetricsItem, PodPhase,
-    PodSample, ReadError, ReadyCondition, Scale, SelectorError, SyncInput, Timestamp,
+    ConditionStatus, Container, ContainerUsage, MetricId, MetricQuery, ObjectMetricValue, Pod, PodMetricsItem,
+    PodPhase, PodSample, ReadError, ReadyCondition, Scale, SelectorError, SyncInput, Timestamp,
 };
 use hpa_core::features::{FeatureGates, Gate, KubernetesVersion};
 use hpa_core::rules::objects::{
@@ -231,7 +231,11 @@ pub fn inputs_from_objects(
     // Read live, a target that could not be read comes with the server's error; from files,
     // a target whose kind the files hold none of was not gathered, which says nothing of what
     // the controller sees.
-    if scale.is_err() && objects.target_error.is_none() && !items.iter().any(|v| kind_of(v) == target.kind) {
+    if scale.is_err()
+        && objects.target_error.is_none()
+        && !items.iter().any(|v| kind_of(v) == target.kind)
+        && cluster_scoped_plural(&items, &target.api_version, &target.kind).is_none()
+    {
         return Err(target_not_gathered(namespace, &target.api_version, &target.kind, &target.name));
     }
     let mut sync = SyncInput::new(now, Scale::default());
@@ -386,13 +390,15 @@ pub fn inputs_from_objects(
         if !failures.is_empty() {
             for m in &hpa.spec.metrics {
                 let Some(request) = metric_request(&items, namespace, m, &selector_text) else { continue };
-                if let Some(message) = failures.get(&request_key(&request.path)) {
-                    sync.metric_errors.entry(request.query).or_insert_with(|| ReadError(message.clone()));
+                let key = request_key(&request.path);
+                let failed = failures.iter().find(|f| f.key == key && f.answers(&request));
+                if let Some(f) = failed {
+                    sync.metric_errors.entry(request.query).or_insert_with(|| ReadError(f.message.clone()));
                 }
             }
             let pods = request_key(&format!("/apis/metrics.k8s.io/v1beta1/namespaces/{namespace}/pods"));
-            if let (Some(message), None) = (failures.get(&pods), &metrics_errors.resource) {
-                sync.resource_metrics = Err(ReadError(message.clone()));
+            if let (Some(f), None) = (failures.iter().find(|f| f.key == pods), &metrics_errors.resource) {
+                sync.resource_metrics = Err(ReadError(f.message.clone()));
             }
         }
         notes.extend(ungathered_metrics(
@@ -748,29 +754,21 @@ fn same_metric_selector(item: &Value, spec: Option<&LabelSelector>) -> bool {
     recorded_metric_selector(item).is_none_or(|s| s == spec.map(selector::format).unwrap_or_default())
 }
 
-/// One answer per metric name: the first spec of a type and name is the one hpa-core's sync
-/// input (keyed by name) holds; a later spec of that name with another selector is noted.
-fn first_spec_of_name<'a>(
-    specs: impl Iterator<Item = &'a MetricIdentifier>,
-    type_: &str,
-    notes: &mut Vec<String>,
-) -> Vec<&'a MetricIdentifier> {
-    let mut out: Vec<&MetricIdentifier> = Vec::new();
+/// The distinct metrics (name and selector) of `specs`, in order: each is one request of the
+/// controller's metrics client and one answer ([`MetricId`]); two specs of one name and
+/// another selector are two.
+fn distinct_metrics<'a>(specs: impl Iterator<Item = &'a MetricIdentifier>) -> Vec<(&'a MetricIdentifier, MetricId)> {
+    let mut out: Vec<(&MetricIdentifier, MetricId)> = Vec::new();
     for m in specs {
-        match out.iter().find(|o| o.name == m.name) {
-            Some(first) if first.selector != m.selector => notes.push(format!(
-                "two {type_} metrics are named {}: only the first's selector ({}) is replayed for both",
-                m.name,
-                first.selector.as_ref().map(selector::format).unwrap_or_default()
-            )),
-            Some(_) => {}
-            None => out.push(m),
+        let id = MetricId::of(m);
+        if !out.iter().any(|(_, o)| *o == id) {
+            out.push((m, id));
         }
     }
     out
 }
 
-/// Samples of the Pods metrics among the objects, by metric name: `MetricValue` items
+/// Samples of the Pods metrics among the objects, by metric (name and selector): `MetricValue` items
 /// describing pods (`metric.name` in v1beta2, `metricName` in v1beta1), as the controller
 /// gets them from `GetRawMetric` (`pkg/controller/podautoscaler/metrics/rest_metrics_client.go`),
 /// which asks the custom metrics API for the metric of the pods that the HPA's selector
@@ -789,12 +787,14 @@ fn pods_metrics(
     answers: &Answers<'_>,
     notes: &mut Vec<String>,
     undecodable: &mut BTreeMap<MetricQuery, ReadError>,
-) -> BTreeMap<String, Vec<PodSample>> {
-    let mut out: BTreeMap<String, Vec<PodSample>> = BTreeMap::new();
-    let specs = first_spec_of_name(metrics.iter().filter_map(|m| m.pods.as_ref()).map(|p| &p.metric), "Pods", notes);
-    for spec in specs {
+) -> BTreeMap<MetricId, Vec<PodSample>> {
+    let mut out: BTreeMap<MetricId, Vec<PodSample>> = BTreeMap::new();
+    let specs = distinct_metrics(
+        metrics.iter().filter(|m| m.type_ == "Pods").filter_map(|m| m.pods.as_ref()).map(|p| &p.metric),
+    );
+    for (spec, id) in specs {
         let (mut other_pods, mut without_pod, mut other_selector) = (BTreeSet::new(), BTreeSet::new(), 0);
-        let query = MetricQuery::Pods { metric: spec.name.to_string() };
+        let query = MetricQuery::Pods { metric: id.clone() };
         let live = answers.live(items, &query);
         for v in live.iter().flatten() {
             let pod = v.get("describedObject").and_then(|d| d.get("name")).and_then(Value::as_str).unwrap_or_default();
@@ -844,7 +844,7 @@ fn pods_metrics(
                 Vec::new()
             }
         };
-        out.insert(spec.name.to_string(), samples);
+        out.insert(id, samples);
         if !other_pods.is_empty() {
             let pods: Vec<&str> = other_pods.into_iter().collect();
             notes.push(format!(
@@ -939,12 +939,8 @@ fn object_metrics(
     notes: &mut Vec<String>,
     undecodable: &mut BTreeMap<MetricQuery, ReadError>,
 ) -> Vec<ObjectMetricValue> {
-    let specs: Vec<_> = metrics.iter().filter_map(|m| m.object.as_ref()).collect();
-    let query_of = |o: &ObjectMetricSource| MetricQuery::Object {
-        metric: o.metric.name.to_string(),
-        kind: o.described_object.kind.to_string(),
-        name: o.described_object.name.to_string(),
-    };
+    let specs: Vec<_> = metrics.iter().filter(|m| m.type_ == "Object").filter_map(|m| m.object.as_ref()).collect();
+    let query_of = |o: &ObjectMetricSource| MetricQuery::object(&o.metric, &o.described_object);
     let mut by_query: BTreeMap<MetricQuery, Vec<&Value>> = BTreeMap::new();
     // Live, each request's answer as sent ([`Answers::live`]): `GetObjectMetric` takes the one
     // value answered as the metric's, whatever object the item describes.
@@ -962,16 +958,21 @@ fn object_metrics(
             continue;
         }
         let name = metric_name(v);
-        let wanted = specs.iter().any(|o| {
+        // The item answers each spec of its metric and object whose selector it records (or
+        // every such spec, when it records none).
+        // An item that names its object's apiVersion answers the spec of that group only.
+        let item_group = d.get("apiVersion").and_then(Value::as_str).map(|a| GroupVersion::parse_or_empty(a).group());
+        for o in specs.iter().filter(|o| {
             o.metric.name.as_str() == name
+                && item_group.is_none_or(|g| g == GroupVersion::parse_or_empty(&o.described_object.api_version).group())
                 && o.described_object.kind == kind
                 && o.described_object.name == str_of(d, "name")
                 && same_metric_selector(v, o.metric.selector.as_ref())
-        });
-        if wanted {
-            let query =
-                MetricQuery::Object { metric: name, kind: kind.to_string(), name: str_of(d, "name").to_string() };
-            by_query.entry(query).or_default().push(*v);
+        }) {
+            let answer = by_query.entry(query_of(o)).or_default();
+            if !answer.iter().any(|a| std::ptr::eq(*a, *v)) {
+                answer.push(*v);
+            }
         }
     }
     let mut out: Vec<ObjectMetricValue> = Vec::new();
@@ -1047,13 +1048,14 @@ fn external_metrics(
     answers: &Answers<'_>,
     notes: &mut Vec<String>,
     undecodable: &mut BTreeMap<MetricQuery, ReadError>,
-) -> BTreeMap<String, Vec<i64>> {
-    let mut out: BTreeMap<String, Vec<i64>> = BTreeMap::new();
-    let specs =
-        first_spec_of_name(metrics.iter().filter_map(|m| m.external.as_ref()).map(|e| &e.metric), "External", notes);
-    for spec in specs {
+) -> BTreeMap<MetricId, Vec<i64>> {
+    let mut out: BTreeMap<MetricId, Vec<i64>> = BTreeMap::new();
+    let specs = distinct_metrics(
+        metrics.iter().filter(|m| m.type_ == "External").filter_map(|m| m.external.as_ref()).map(|e| &e.metric),
+    );
+    for (spec, id) in specs {
         let mut left_out = 0;
-        let query = MetricQuery::External { metric: spec.name.to_string() };
+        let query = MetricQuery::External { metric: id.clone() };
         let live = answers.live(items, &query);
         let mut answer = live.clone().unwrap_or_default();
         let snapshot = if live.is_some() { &[][..] } else { items };
@@ -1075,7 +1077,7 @@ fn external_metrics(
                 Vec::new()
             }
         };
-        out.insert(spec.name.to_string(), values);
+        out.insert(id, values);
         if left_out > 0 {
             notes.push(format!(
                 "External metric {}: {left_out} series left out, whose metricLabels the metric's selector ({}) does not match: the controller asks only for those it matches (labelSelector)",
@@ -1117,7 +1119,7 @@ fn metric_request<'m>(
     let (type_, name, mut path, params, query) = if let Some(p) = &m.pods {
         let mut params = vec![("labelSelector".to_string(), pod_selector.to_string())];
         params.extend(selector_param("metricLabelSelector", p.metric.selector.as_ref()));
-        let query = MetricQuery::Pods { metric: p.metric.name.to_string() };
+        let query = MetricQuery::Pods { metric: MetricId::of(&p.metric) };
         ("Pods", p.metric.name.as_str(), format!("{custom}/pods/*/{}", p.metric.name), params, query)
     } else if let Some(o) = &m.object {
         let d = &o.described_object;
@@ -1127,17 +1129,13 @@ fn metric_request<'m>(
         } else {
             format!("{custom}/{}/{}/{}", snapshot_resource(items, group, &d.kind), d.name, o.metric.name)
         };
-        let query = MetricQuery::Object {
-            metric: o.metric.name.to_string(),
-            kind: d.kind.to_string(),
-            name: d.name.to_string(),
-        };
+        let query = MetricQuery::object(&o.metric, d);
         let params = selector_param("metricLabelSelector", o.metric.selector.as_ref());
         ("Object", o.metric.name.as_str(), path, params, query)
     } else if let Some(e) = &m.external {
         let path = format!("/apis/external.metrics.k8s.io/v1beta1/namespaces/{namespace}/{}", e.metric.name);
         let params = selector_param("labelSelector", e.metric.selector.as_ref());
-        ("External", e.metric.name.as_str(), path, params, MetricQuery::External { metric: e.metric.name.to_string() })
+        ("External", e.metric.name.as_str(), path, params, MetricQuery::External { metric: MetricId::of(&e.metric) })
     } else {
         return None;
     };
@@ -1145,19 +1143,75 @@ fn metric_request<'m>(
     Some(MetricRequest { type_, name, path, query })
 }
 
+/// A failed answer among a snapshot's objects ([`snapshot_failures`]).
+struct SnapshotFailure {
+    /// The request's path without its query string and API version ([`request_key`]).
+    key: String,
+    /// The metric selector the request carried (`metricLabelSelector` of a custom metric,
+    /// `labelSelector` of an external one), parsed; `None` when the path has none (it answers
+    /// every metric of that path).
+    selector: Option<LabelSelector>,
+    /// `message`.
+    message: String,
+}
+
+impl SnapshotFailure {
+    /// Whether it is the answer to `request`: the controller asks once per metric spec, with
+    /// the spec's metric selector, so a failure that names a selector answers only the metric
+    /// of that selector.
+    fn answers(&self, request: &MetricRequest<'_>) -> bool {
+        // Both read back from text, so `a=b` and `a in (b)` compare alike.
+        let spec = selector::parse(&request.query.metric().selector).map(|s| s.format());
+        self.selector.as_ref().is_none_or(|s| spec.as_ref().is_ok_and(|spec| *spec == s.format()))
+    }
+}
+
 /// The failed answers among a snapshot's objects: each `Status` of `status: Failure` whose
 /// `metadata.selfLink` is the metrics request it answers (the README's gathering commands write
 /// it so when `kubectl get --raw` fails), keyed by that path without its query string and API
-/// version (`custom.metrics.k8s.io` at v1beta1 or v1beta2 alike), with its `message`.
-fn snapshot_failures(items: &[&Value]) -> BTreeMap<String, String> {
+/// version (`custom.metrics.k8s.io` at v1beta1 or v1beta2 alike), with the metric selector its
+/// query names and its `message`.
+fn snapshot_failures(items: &[&Value]) -> Vec<SnapshotFailure> {
     items
         .iter()
         .filter(|v| kind_of(v) == "Status" && str_of(v, "status") == "Failure")
         .filter_map(|v| {
             let link = str_at(v, &["metadata", "selfLink"])?;
-            Some((request_key(link), str_of(v, "message").to_string()))
+            let key = request_key(link);
+            let param =
+                if key.starts_with("/apis/external.metrics.k8s.io/") { "labelSelector" } else { "metricLabelSelector" };
+            let selector = query_param(link, param).and_then(|text| selector::parse(&text).ok());
+            Some(SnapshotFailure { key, selector, message: str_of(v, "message").to_string() })
         })
         .collect()
+}
+
+/// The value of the query parameter `key` of `path`, percent-decoded (`+` is a space, as Go's
+/// `url.ParseQuery` reads it); `None` when the query has no such parameter.
+fn query_param(path: &str, key: &str) -> Option<String> {
+    let (_, query) = path.split_once('?')?;
+    let raw = query.split('&').find_map(|pair| pair.strip_prefix(key)?.strip_prefix('='))?;
+    let bytes = raw.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        let hex = |j: usize| bytes.get(j).and_then(|c| char::from(*c).to_digit(16));
+        match (b, hex(i + 1), hex(i + 2)) {
+            (b'%', Some(hi), Some(lo)) => {
+                out.push(u8::try_from(hi * 16 + lo).unwrap_or(b'?'));
+                i += 3;
+            }
+            (b'+', _, _) => {
+                out.push(b' ');
+                i += 1;
+            }
+            _ => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    Some(String::from_utf8_lossy(&out).into_owned())
 }
 
 /// A request path without its query string and, under `/apis/`, its API version.
@@ -1191,15 +1245,15 @@ fn ungathered_metrics(
         if sync.metric_errors.contains_key(&request.query) {
             continue;
         }
-        let answered = if let Some(p) = &m.pods {
-            matches!(&sync.pods_metrics, Ok(map) if map.get(p.metric.name.as_str()).is_some_and(|s| !s.is_empty()))
+        let answered = if m.pods.is_some() {
+            matches!(&sync.pods_metrics, Ok(map) if map.get(request.query.metric()).is_some_and(|s| !s.is_empty()))
                 || empty_list("MetricValueList")
         } else if let Some(o) = &m.object {
             let d = &o.described_object;
-            matches!(&sync.object_metrics, Ok(values) if values.iter().any(|v| v.metric == o.metric.name.as_str() && v.described_object.kind == d.kind && v.described_object.name == d.name))
+            matches!(&sync.object_metrics, Ok(values) if values.iter().any(|v| v.metric == *request.query.metric() && v.described_object.kind == d.kind && v.described_object.name == d.name))
                 || empty_list("MetricValueList")
-        } else if let Some(e) = &m.external {
-            matches!(&sync.external_metrics, Ok(map) if map.get(e.metric.name.as_str()).is_some_and(|v| !v.is_empty()))
+        } else if m.external.is_some() {
+            matches!(&sync.external_metrics, Ok(map) if map.get(request.query.metric()).is_some_and(|v| !v.is_empty()))
                 || empty_list("ExternalMetricValueList")
         } else {
             true
@@ -1251,6 +1305,11 @@ fn scale_of(
     name: &str,
     notes: &mut Vec<String>,
 ) -> Result<Scale, Error> {
+    // The controller asks for the scale in the HPA's namespace: a cluster-scoped target has
+    // none there ([`cluster_scoped_scale_error`]).
+    if let Some(plural) = cluster_scoped_plural(items, api_version, kind) {
+        return Err(Error::Snapshot(cluster_scoped_scale_error(&plural, name)));
+    }
     let group = GroupVersion::parse_or_empty(api_version).group();
     let known = kinds::workload(group, kind);
     let resource = known.map_or_else(|| kind.to_lowercase(), Kind::resource);
@@ -1515,6 +1574,15 @@ async fn read_target(
     let mut first_error = None;
     let distinct = std::iter::once(preferred).chain(discovery::distinct_resources(others, preferred));
     for m in distinct {
+        // The controller's scale client asks in the HPA's namespace whatever the resource's
+        // scope (`namespacedScaleClient.Get`: `Scales(hpa.Namespace)`), and kube-apiserver
+        // routes no namespaced path of a cluster-scoped resource (`crdHandler` hands it to the
+        // not-found handler: `404 page not found`, plain text), which client-go reads as
+        // `NewGenericServerResponse`'s text (the scale client's REST client has no group).
+        if !m.namespaced {
+            first_error.get_or_insert_with(|| cluster_scoped_scale_error(&m.plural, name));
+            continue;
+        }
         let path = m.object_path(namespace, name);
         let scale = match cluster
             .get_json(&format!("{path}/scale"), &format!("reading the scale of {kind} {namespace}/{name}"))
@@ -1559,6 +1627,14 @@ async fn read_target(
         return Ok(out);
     }
     Err(TargetError::Scale(first_error.unwrap_or_default()))
+}
+
+/// The error the HPA controller's scale client gets for the scale of a cluster-scoped
+/// resource: its `GET` of the namespaced path answered 404 with a body that is not a `Status`
+/// (`newUnstructuredResponseError` in `k8s.io/client-go/rest/request.go`, then
+/// `NewGenericServerResponse` in `k8s.io/apimachinery/pkg/api/errors/errors.go`).
+fn cluster_scoped_scale_error(plural: &str, name: &str) -> String {
+    format!("the server could not find the requested resource (get {plural} {name})")
 }
 
 /// Why a scale target was not read.
@@ -1665,7 +1741,7 @@ async fn read_metrics(
                         params.push(("metricLabelSelector".into(), selector::format(s)));
                     }
                     crate::kinds::push_query(&mut path, &params);
-                    (path, MetricQuery::Pods { metric: p.metric.name.to_string() })
+                    (path, MetricQuery::Pods { metric: MetricId::of(&p.metric) })
                 } else if let Some(o) = &m.object {
                     let d = &o.described_object;
                     let base = format!("/apis/{CUSTOM_METRICS_GROUP}/{version}/namespaces/{namespace}");
@@ -1689,11 +1765,7 @@ async fn read_metrics(
                                     } else {
                                         format!("{}.{group}", d.kind)
                                     };
-                                    let query = MetricQuery::Object {
-                                        metric: o.metric.name.to_string(),
-                                        kind: d.kind.to_string(),
-                                        name: d.name.to_string(),
-                                    };
+                                    let query = MetricQuery::object(&o.metric, d);
                                     let error = format!(
                                         "unable to map kind {group_kind} to resource: {}",
                                         discovery::no_kind_match(group, &d.kind)
@@ -1712,11 +1784,7 @@ async fn read_metrics(
                     if let Some(s) = &o.metric.selector {
                         crate::kinds::push_query(&mut path, &[("metricLabelSelector".into(), selector::format(s))]);
                     }
-                    let query = MetricQuery::Object {
-                        metric: o.metric.name.to_string(),
-                        kind: d.kind.to_string(),
-                        name: d.name.to_string(),
-                    };
+                    let query = MetricQuery::object(&o.metric, d);
                     (path, query)
                 } else {
                     continue;
@@ -1737,7 +1805,7 @@ async fn read_metrics(
                 if let Some(s) = &e.metric.selector {
                     crate::kinds::push_query(&mut path, &[("labelSelector".into(), selector::format(s))]);
                 }
-                let query = MetricQuery::External { metric: e.metric.name.to_string() };
+                let query = MetricQuery::External { metric: MetricId::of(&e.metric) };
                 read_metric_list(cluster, namespace, &path, "ExternalMetricValue", query, out).await?;
             }
         }
@@ -1929,6 +1997,16 @@ fn snapshot_resource(items: &[&Value], group: &str, kind: &str) -> String {
     if let Some(k) = kinds::workload(group, kind) {
         return k.resource();
     }
+    match snapshot_crd_mapping(items, group, kind) {
+        Some(mapping) => mapping.group_resource(),
+        None if group.is_empty() => plural_of(kind),
+        None => format!("{}.{group}", plural_of(kind)),
+    }
+}
+
+/// The mapping of a kind of a group by the snapshot's CustomResourceDefinitions
+/// ([`discovery::Resolver::Crds`]: its plural and `spec.scope`), if one defines it.
+fn snapshot_crd_mapping(items: &[&Value], group: &str, kind: &str) -> Option<discovery::Mapping> {
     let crds = items
         .iter()
         .filter(|v| kind_of(v) == "CustomResourceDefinition")
@@ -1942,11 +2020,19 @@ fn snapshot_resource(items: &[&Value], group: &str, kind: &str) -> String {
             custom_resource_definition_from(id, *v).filter(|c| !c.plural.is_empty())
         })
         .collect();
-    match discovery::Resolver::Crds(crds).mappings(group, kind).first() {
-        Some(mapping) => mapping.group_resource(),
-        None if group.is_empty() => plural_of(kind),
-        None => format!("{}.{group}", plural_of(kind)),
+    discovery::Resolver::Crds(crds).mappings(group, kind).into_iter().next()
+}
+
+/// The plural of a scale target that a snapshot shows cluster-scoped: the snapshot's
+/// CustomResourceDefinition of its group and kind has `spec.scope: Cluster` (an object without
+/// a namespace is read as one of `default`, as a hand-written snapshot means it). `None` for a
+/// namespaced target, or one whose CRD the snapshot lacks.
+fn cluster_scoped_plural(items: &[&Value], api_version: &str, kind: &str) -> Option<String> {
+    let group = GroupVersion::parse_or_empty(api_version).group();
+    if kinds::workload(group, kind).is_some() {
+        return None;
     }
+    snapshot_crd_mapping(items, group, kind).filter(|m| !m.namespaced).map(|m| m.plural)
 }
 
 /// The resource of a kind for the custom metrics API's object paths when discovery cannot say
@@ -2165,9 +2251,9 @@ mod tests {
         );
     }
 
-    /// Two External metrics of one name: hpa-core's answers are keyed by name, so the second's
-    /// selector cannot be replayed, and that is said; items recording another metric selector
-    /// are not a Pods metric's answer.
+    /// Two External metrics of one name and another selector are two answers, keyed by name and
+    /// selector (the same twice is one); items recording another metric selector are not a Pods
+    /// metric's answer.
     #[test]
     fn metric_selectors() {
         let spec = |name: &str, selector: serde_json::Value| MetricIdentifier {
@@ -2178,13 +2264,9 @@ mod tests {
             spec("q", serde_json::json!({"matchLabels": {"queue": "a"}})),
             spec("q", serde_json::json!({"matchLabels": {"queue": "b"}})),
         );
-        let mut notes = Vec::new();
-        let kept = first_spec_of_name([&a, &b, &a].into_iter(), "External", &mut notes);
-        assert_eq!(kept, vec![&a]);
-        assert_eq!(
-            notes,
-            vec!["two External metrics are named q: only the first's selector (queue=a) is replayed for both"]
-        );
+        let kept = distinct_metrics([&a, &b, &a].into_iter());
+        let id = |selector: &str| MetricId { name: "q".into(), selector: selector.into() };
+        assert_eq!(kept, vec![(&a, id("queue=a")), (&b, id("queue=b"))]);
 
         let item = |selector: serde_json::Value| serde_json::json!({"metric": {"name": "q", "selector": selector}});
         assert!(same_metric_selector(&item(serde_json::json!({"matchLabels": {"queue": "a"}})), a.selector.as_ref()));

@@ -1502,10 +1502,8 @@ fn a_metrics_api_that_times_out_fails_that_metric_only() {
     );
     let active = d["conditions"].as_array().unwrap().iter().find(|c| c["type"] == "ScalingActive").unwrap();
     assert_eq!(active["replayed"]["reason"], "ValidMetricFound", "{d:#}");
-    assert_eq!(
-        d["findings"],
-        json!([{"question": "not-scaling", "cause": "no-metrics", "message": format!("metric 2 cannot be read: failed to get queue_depth external metric value: failed to get queue_depth external metric: {failed}")}]),
-    );
+    // It scales on the cpu metric: the failed one is a note, not why it is not scaling.
+    assert_eq!(d["findings"], json!([]), "{d:#}");
     // The next syncs get the same failure, not an empty answer.
     assert_eq!(
         d["forecast"]["steps"][0]["reason"],
@@ -1522,6 +1520,9 @@ fn a_metrics_api_that_times_out_fails_that_metric_only() {
     assert_eq!(
         d["notes"],
         json!([
+            format!(
+                "metric 2 cannot be read: failed to get queue_depth external metric value: failed to get queue_depth external metric: {failed}"
+            ),
             "metric 2 fails; the controller goes on with the others, which want 4, at least the current 2: a failed metric blocks a scale-down only",
             format!(
                 "the API server at {} did not answer within 1s while reading /apis/external.metrics.k8s.io/v1beta1/namespaces/default/queue_depth: replayed as the answer the HPA controller gets when kube-apiserver's request timeout (--request-timeout, 1m0s by default) ends the same request, 504 \"Timeout: request did not complete within the allotted timeout\"",
@@ -1554,6 +1555,7 @@ fn an_object_metric_of_an_unmapped_kind_fails_as_the_controllers() {
     assert_eq!(
         d["notes"],
         json!([
+            format!("metric 2 cannot be read: failed to get object metric value: {failed}"),
             "metric 2 fails; the controller goes on with the others, which want 4, at least the current 2: a failed metric blocks a scale-down only"
         ]),
         "{d:#}"
@@ -1567,7 +1569,7 @@ fn an_object_metric_of_an_unmapped_kind_fails_as_the_controllers() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(
         run.stdout.contains(&format!(
-            "\nMetrics\n  1. Resource cpu: 100% (target 50%): usage ratio 2.000 → 4 replicas (2 ready pods)\n  2. Object depth: failed: failed to get object metric value: {failed}\n\n"
+            "\nMetrics\n  1. Resource cpu: 100% (target 50%): usage ratio 2.000 → 4 replicas (2 ready pods)\n  2. Object depth of Gizmo/g: failed: failed to get object metric value: {failed}\n\n"
         )),
         "{}",
         run.stdout
@@ -2116,17 +2118,293 @@ fn a_failed_metric_blocks_a_scale_down_only_and_the_diagnosis_says_so() {
     assert!(texts(&d["notes"]).iter().any(|n| n == note), "{d:#}");
     assert!(human.contains(&format!("\n  - {note}\n")), "{human}");
     assert!(!causes(&d).iter().any(|(_, c)| c == "metric-failed"), "{d:#}");
+    // The controller scales on the others (ScalingActive True): the failed metric does not
+    // answer why it is not scaling; it is a note, before the rule's.
+    assert_eq!(causes(&d), [] as [(String, String); 0], "{d:#}");
+    assert!(!human.contains("Why is it not scaling?"), "{human}");
+    let failed = "metric 2 cannot be read: failed to get pods metric value: unable to get metric qps: unable to fetch metrics from custom metrics API: the server could not find the metric qps for pods";
+    assert!(human.contains(&format!("\n  - {failed}\n  - {note}\n")), "{human}");
 }
 
 /// Pods without metrics on a scale-down count at 100 % of their request (`GetResourceReplicas`):
-/// 0.2, then 1.1, within tolerance, so the count stays at 4. The forecast's Running pods all
-/// report, so it has the two pods without metrics report from the next sync on: said, by name.
+/// 0.2, then 1.1, within tolerance, so the count stays at 4. The forecast keeps them without
+/// metrics, so every sync counts them so: steady at 4 (had they reported their share, the
+/// count would fall to 1 once the stabilization window let it); said, by name.
 #[test]
-fn the_forecast_says_it_has_pods_without_metrics_report() {
+fn the_forecast_keeps_pods_without_metrics_as_the_controller_counts_them() {
     let (d, human) = replayed("missing-down");
     assert_eq!((d["outcome"].clone(), d["desiredReplicas"].clone()), (json!("Unchanged"), json!(4)), "{d:#}");
     assert_eq!((d["metrics"][0]["usageRatio"].clone(), d["metrics"][0]["proposal"].clone()), (json!(0.2), json!(4)));
-    let said = "pods p2, p3 had no metrics in the replayed sync: the forecast has them report their share of the load from the next sync on; while they report none, each sync decides as the replayed one did";
+    let said = "pods p2, p3 had no metrics in the replayed sync and keep none (the load is shared by the Ready pods that report): each sync counts them as the controller counts a pod without metrics, as using nothing when the pods that report want more replicas, as using the target when they want fewer (a resource utilization metric: 100 % of the request, or the target utilization above 100 %)";
     assert!(texts(&d["forecast"]["assumptions"]).iter().any(|a| a == said), "{d:#}");
     assert!(human.contains(&format!("\n  - {said}\n")), "{human}");
+    assert_eq!(d["forecast"]["steady"], json!({"afterSeconds": 0, "replicas": 4}), "{d:#}");
+    assert!(human.contains("\n  steady at 4 from +0s\n"), "{human}");
+    assert!(human.contains("\n  - if the load stays as it is, the count stays at 4\n"), "{human}");
+}
+
+/// `data/diagnose/same-name`: `hpa-lint diagnose --snapshot` of HPA `name` with the answers
+/// `files` of that directory, in human form.
+fn same_name(name: &str, files: &[&str]) -> String {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/diagnose/same-name");
+    let paths: Vec<String> = ["objects.yaml"].iter().chain(files).map(|f| dir.join(f).display().to_string()).collect();
+    let mut args = vec!["diagnose", "--snapshot"];
+    args.extend(paths.iter().map(String::as_str));
+    args.extend(["-n", "shop", name]);
+    let run = hpa_lint(&args, "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    run.stdout
+}
+
+/// Two metrics of one name are two requests, each with its own answer, in the sync and in the
+/// forecast (`computeReplicasForMetrics` evaluates each spec): External `queue_depth` of
+/// `queue=orders` (90: 30 per pod, 3 replicas) and of `queue=payments` (900: 300 per pod, 9
+/// replicas), not the first's answer twice; Object `requests` of Service `front` (100 for 50: 6)
+/// and of Ingress `main` (400 for 100: 12, then 4 × 6 ready pods = 24, capped at 20 and held
+/// from 4 × 20 = 80), not the first object's value for both.
+#[test]
+fn metrics_of_one_name_are_each_their_own_request() {
+    let queue = same_name("queue", &["external-queue_depth.json"]);
+    assert_eq!(
+        queue,
+        "\
+HorizontalPodAutoscaler shop/queue → Deployment/queue (1..20 replicas), snapshot sync replayed at 2026-03-02T10:00:00Z (Kubernetes 1.37)
+  replicas: 3 → 6 (external metric queue_depth(&LabelSelector{MatchLabels:map[string]string{queue: payments,},MatchExpressions:[]LabelSelectorRequirement{},}) above target)
+
+Metrics
+  1. External queue_depth{queue=orders}: 30 (target 30/pod): usage ratio 1.000 → 3 replicas
+  2. External queue_depth{queue=payments}: 300 (target 100/pod): usage ratio 3.000 → 9 replicas
+
+Normalization (legacy rules: no spec.behavior)
+  recommended: 9
+  stabilized:  9 (ReadyForNewScale)
+  limited:     6 (ScaleUpLimit)
+
+Conditions (replayed | live)
+  AbleToScale     True SucceededRescale        | -
+  ScalingActive   True ValidMetricFound        | -
+  ScalingLimited  True ScaleUpLimit            | -
+  ScaledToZero    False NotScaledToZero        | -
+
+Next syncs if the load stays as it is (every 15s)
+  +15s: 6 → 9 (DesiredWithinRange)
+  steady at 9 from +15s
+  replicas after each sync (15s per 3 columns):
+    9 ┤██████
+      │██████
+      │██████
+    4 ┤██████
+      │██████
+      │██████
+    0 └──────
+       0s 30s
+
+Why is it slow?
+  - 9 is limited to 6 by the controller's scale-up limit max(2×3, 4) = 6 (ScaleUpLimit)
+  - if the load stays as it is, the count settles at 9 15s after this sync, after 1 more rescale
+
+Assumptions and notes
+  - the HPA has no status yet: the replayed sync is the controller's first, from an empty memory
+  - new pods start at once and turn Ready after 20s, as the slowest Ready pod did within the CPU initialization period (5m) of its start
+  - the load stays as the replayed sync read it: the pods' total usage, shared by the Ready pods (unready pods get none), and each Object or External metric's value
+  - the sync is replayed at 2026-03-02T10:00:00Z, the latest instant the snapshot records; pass --now to choose another
+  - External metric queue_depth: 2 series left out, whose metricLabels the metric's selector (queue=orders) does not match: the controller asks only for those it matches (labelSelector)
+  - External metric queue_depth: 2 series left out, whose metricLabels the metric's selector (queue=payments) does not match: the controller asks only for those it matches (labelSelector)
+"
+    );
+    let web = same_name("web", &["custom-services-front-requests.json", "custom-ingresses-main-requests.json"]);
+    let forecast: Vec<&str> = web.lines().skip_while(|l| !l.starts_with("Metrics")).take(3).collect();
+    assert_eq!(
+        forecast,
+        [
+            "Metrics",
+            "  1. Object requests of Service/front: 100 (target 50): usage ratio 2.000 → 6 replicas",
+            "  2. Object requests of Ingress/main: 400 (target 100): usage ratio 4.000 → 12 replicas"
+        ],
+        "{web}"
+    );
+    let next: Vec<&str> = web.lines().skip_while(|l| !l.starts_with("Next syncs")).take(4).collect();
+    assert_eq!(
+        next,
+        [
+            "Next syncs if the load stays as it is (every 15s)",
+            "  +15s: 6 → 12 (DesiredWithinRange)",
+            "  +30s: 12 → 20 (TooManyReplicas)",
+            "  steady at 20 from +30s: maxReplicas keeps it from 80 (TooManyReplicas)"
+        ],
+        "{web}"
+    );
+}
+
+/// A snapshot's failed answer whose request names a metric selector (`selfLink` with
+/// `labelSelector=queue%3Dpayments`) fails the metric of that selector only: `queue=orders`
+/// still answers 90 (3 replicas), and with the current count wanted, the controller goes on
+/// (ScalingActive True, `ValidMetricFound`; `computeReplicasForMetrics`' partial failure).
+#[test]
+fn a_failed_answer_of_one_selector_fails_that_metric_only() {
+    let queue = same_name("queue", &["external-queue_depth.json", "external-queue_depth-payments-failed.json"]);
+    let head: Vec<&str> = queue.lines().take(6).collect();
+    assert_eq!(
+        head,
+        [
+            "HorizontalPodAutoscaler shop/queue → Deployment/queue (1..20 replicas), snapshot sync replayed at 2026-03-02T10:00:00Z (Kubernetes 1.37)",
+            "  replicas: 3, unchanged (Unchanged)",
+            "",
+            "Metrics",
+            "  1. External queue_depth{queue=orders}: 30 (target 30/pod): usage ratio 1.000 → 3 replicas",
+            "  2. External queue_depth{queue=payments}: failed: failed to get queue_depth external metric value: failed to get queue_depth external metric: unable to get external metric shop/queue_depth/&LabelSelector{MatchLabels:map[string]string{queue: payments,},MatchExpressions:[]LabelSelectorRequirement{},}: unable to fetch metrics from external metrics API: the server is currently unable to handle the request",
+        ],
+        "{queue}"
+    );
+    assert!(queue.contains("\n  ScalingActive   True ValidMetricFound        | -\n"), "{queue}");
+}
+
+/// A cluster-scoped scale target (a CRD of `scope: Cluster`): the controller's scale client asks
+/// in the HPA's namespace (`Scales(hpa.Namespace)`), where kube-apiserver routes nothing (404,
+/// `404 page not found`), so every sync fails there with client-go's text for it
+/// (`NewGenericServerResponse`: `the server could not find the requested resource (get fleets
+/// w)`; the scale client has no group). Live, the diagnosis reads no scale at the cluster-wide
+/// path; from a snapshot, the CRD among the objects says the scope.
+#[test]
+fn a_cluster_scoped_target_fails_as_the_controllers_scale_read() {
+    let l = live();
+    l.server.install("fleets");
+    l.server.put(json!({"apiVersion": "example.com/v1", "kind": "Fleet", "metadata": {"name": "w"},
+        "spec": {"replicas": 2}, "status": {"replicas": 2, "selector": "app=w"}}));
+    let mut hpa = widget_hpa("fleet", "Fleet", None);
+    hpa["status"] = json!({"currentReplicas": 2, "desiredReplicas": 2, "conditions": [
+        {"type": "AbleToScale", "status": "False", "reason": "FailedGetScale", "lastTransitionTime": "2026-03-02T09:00:15Z",
+         "message": "the HPA controller was unable to get the target's current scale: the server could not find the requested resource (get fleets w)"}]});
+    l.server.put(hpa);
+    let run = l.diagnose(&["fleet", "-o", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let d = run.json();
+    let error = "the server could not find the requested resource (get fleets w)";
+    assert_eq!(d["outcome"], "FailedGetScale", "{d:#}");
+    assert_eq!(d["error"], format!("failed to query scale subresource for Fleet/default/w: {error}"), "{d:#}");
+    assert_eq!(d["events"], json!([{"reason": "FailedGetScale", "message": error}]), "{d:#}");
+    let able = d["conditions"].as_array().unwrap().iter().find(|c| c["type"] == "AbleToScale").unwrap();
+    assert_eq!(
+        able["replayed"],
+        json!({"status": "False", "reason": "FailedGetScale", "message": format!("the HPA controller was unable to get the target's current scale: {error}")}),
+        "{d:#}"
+    );
+    assert_eq!(able["live"], able["replayed"], "{d:#}");
+    let paths: Vec<String> = l.server.requests().into_iter().map(|r| r.path).collect();
+    assert!(!paths.iter().any(|p| p.contains("/fleets/")), "{paths:?}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let objects = dir.path().join("objects.json");
+    let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "fleets.example.com"},
+        "spec": {"group": "example.com", "names": {"kind": "Fleet", "plural": "fleets"}, "scope": "Cluster",
+            "versions": [{"name": "v1", "served": true, "storage": true, "subresources": {"scale": {
+                "specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas", "labelSelectorPath": ".status.selector"}}}]}});
+    let list = json!({"apiVersion": "v1", "kind": "List", "items": [widget_hpa("fleet", "Fleet", None), crd,
+        {"apiVersion": "example.com/v1", "kind": "Fleet", "metadata": {"name": "w", "creationTimestamp": "2026-03-02T09:00:00Z"},
+         "spec": {"replicas": 2}, "status": {"replicas": 2, "selector": "app=w"}}]});
+    std::fs::write(&objects, list.to_string()).unwrap();
+    let run = hpa_lint(&["diagnose", "--snapshot", objects.to_str().unwrap(), "fleet"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stdout.lines().take(2).collect::<Vec<_>>(),
+        [
+            "HorizontalPodAutoscaler default/fleet → Fleet/w (1..10 replicas), snapshot sync replayed at 2026-03-02T09:00:00Z (Kubernetes 1.37)",
+            "  FailedGetScale: failed to query scale subresource for Fleet/default/w: the server could not find the requested resource (get fleets w)",
+        ],
+        "{}",
+        run.stdout
+    );
+}
+
+/// Live, two External metrics of one name are two requests, each with its own selector, and
+/// each replayed with its own answer: `queue=orders` 90 (30 per pod on 2: 3 replicas) and
+/// `queue=payments` 900 (450 per pod for 100: 9, limited to 4 by the scale-up limit).
+#[test]
+fn live_metrics_of_one_name_are_each_their_own_request() {
+    let l = widgets();
+    let external = |selector: &str, target: &str| {
+        json!({"type": "External", "external": {"metric": {"name": "queue_depth", "selector": {"matchLabels": {"queue": selector}}},
+            "target": {"type": "AverageValue", "averageValue": target}}})
+    };
+    let mut hpa = widget_hpa("queues", "Widget", None);
+    hpa["spec"]["metrics"] = json!([external("orders", "45"), external("payments", "100")]);
+    l.server.put(hpa);
+    let path = "/apis/external.metrics.k8s.io/v1beta1/namespaces/default/queue_depth";
+    for (selector, value) in [("orders", "90"), ("payments", "900")] {
+        l.server.serve_raw(
+            &format!("{path}?labelSelector=queue%3D{selector}"),
+            json!({"kind": "ExternalMetricValueList", "apiVersion": "external.metrics.k8s.io/v1beta1", "metadata": {},
+                "items": [{"metricName": "queue_depth", "metricLabels": {"queue": selector},
+                    "timestamp": "2026-03-02T10:00:00Z", "value": value}]}),
+        );
+    }
+    let run = l.diagnose(&["queues", "-o", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let d = run.json();
+    let proposals: Vec<(Value, Value)> =
+        d["metrics"].as_array().unwrap().iter().map(|m| (m["current"].clone(), m["proposal"].clone())).collect();
+    assert_eq!(proposals, [(json!("45"), json!(2)), (json!("450"), json!(9))], "{d:#}");
+    assert_eq!((d["outcome"].clone(), d["desiredReplicas"].clone()), (json!("Rescaled"), json!(4)), "{d:#}");
+    let queries: Vec<String> = l.server.requests().into_iter().filter(|r| r.path == path).map(|r| r.query).collect();
+    assert_eq!(queries, ["labelSelector=queue%3Dorders", "labelSelector=queue%3Dpayments"]);
+}
+
+/// Pods in every phase (`replayed-sync/every-phase`), one snapshot replayed as 1.33, 1.37 and
+/// 1.38: before 1.38 the Succeeded `s0` counts as a pod without metrics (at 100 % of its
+/// request on a scale-down: 230m of 500m, 0.92, 8 kept), from 1.38 it is ignored like a Failed
+/// pod (`IsPodTerminal`, #141302: 130m of 400m, 0.64 → 3, held at 8 by the stabilization
+/// window). The forecast keeps `s0` without metrics (it never runs again) and has `un`, not
+/// Ready yet, report once started: 3 after the window before 1.38, 1 from 1.38.
+#[test]
+fn pods_in_every_phase_are_grouped_as_each_release_groups_them() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/diagnose/replayed-sync/every-phase");
+    let (objects, metrics) =
+        (dir.join("objects.json").display().to_string(), dir.join("pod-metrics.json").display().to_string());
+    let run = |release: &str| {
+        let run = hpa_lint(
+            &["diagnose", "--snapshot", &objects, &metrics, "web", "--kubernetes-version", release, "-o", "json"],
+            "",
+        );
+        assert_eq!(run.code, 0, "{release}: {}", run.stderr);
+        run.json()
+    };
+    let set_aside = |d: &Value| -> Vec<(String, String)> {
+        d["metrics"][0]["setAside"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| (p["pod"].as_str().unwrap().to_string(), p["reason"].as_str().unwrap().to_string()))
+            .collect()
+    };
+    let silent = "pod s0 had no metrics in the replayed sync and keeps none (the load is shared by the Ready pods that report): each sync counts it as the controller counts a pod without metrics, as using nothing when the pods that report want more replicas, as using the target when they want fewer (a resource utilization metric: 100 % of the request, or the target utilization above 100 %)";
+    let starting = "pod un, not Ready yet, had no metrics in the replayed sync: the forecast has it report its share of the load from the next sync on; while it reports none, each sync decides as the replayed one did";
+    for release in ["1.33", "1.37"] {
+        let d = run(release);
+        let m = &d["metrics"][0];
+        assert_eq!(
+            (m["usageRatio"].clone(), m["correctedRatio"].clone(), m["proposal"].clone(), m["readyPods"].clone()),
+            (json!(0.2), json!(0.92), json!(8), json!(3)),
+            "{release}: {d:#}"
+        );
+        assert_eq!(set_aside(&d)[0], ("s0".to_string(), "MissingMetrics".to_string()), "{release}: {d:#}");
+        let assumptions = texts(&d["forecast"]["assumptions"]);
+        assert!(
+            assumptions.iter().any(|a| a == silent) && assumptions.iter().any(|a| a == starting),
+            "{release}: {assumptions:#?}"
+        );
+        assert_eq!(d["forecast"]["steady"], json!({"afterSeconds": 315, "replicas": 3}), "{release}: {d:#}");
+    }
+    let d = run("1.38");
+    let m = &d["metrics"][0];
+    assert_eq!(
+        (m["usageRatio"].clone(), m["correctedRatio"].clone(), m["proposal"].clone()),
+        (json!(0.2), json!(0.64), json!(3)),
+        "{d:#}"
+    );
+    assert_eq!(set_aside(&d)[0], ("s0".to_string(), "Succeeded".to_string()), "{d:#}");
+    assert_eq!((d["normalization"]["stabilized"].clone(), d["desiredReplicas"].clone()), (json!(8), json!(8)), "{d:#}");
+    let assumptions = texts(&d["forecast"]["assumptions"]);
+    assert!(!assumptions.iter().any(|a| a == silent) && assumptions.iter().any(|a| a == starting), "{assumptions:#?}");
+    assert_eq!(d["forecast"]["steady"], json!({"afterSeconds": 315, "replicas": 1}), "{d:#}");
 }

@@ -40,7 +40,7 @@ use crate::api::v2::{
     HPAScalingRules, HorizontalPodAutoscaler, HorizontalPodAutoscalerBehavior, HorizontalPodAutoscalerCondition,
     HorizontalPodAutoscalerStatus, MetricIdentifier, MetricSpec, MetricStatus, MetricTarget, MetricValueStatus,
 };
-use crate::api::{CrossVersionObjectReference, GroupVersion, Quantity};
+use crate::api::{CrossVersionObjectReference, GroupVersion, LabelSelector, Quantity};
 use crate::defaults;
 use crate::features::Gate;
 
@@ -95,8 +95,8 @@ pub struct Scale {
 pub struct ObjectMetricValue {
     /// The object (kind, name and the group of `apiVersion` are matched).
     pub described_object: CrossVersionObjectReference,
-    /// The metric name.
-    pub metric: String,
+    /// The metric: its name and metric selector (the query that answered the value).
+    pub metric: MetricId,
     /// The value, as `Quantity::milli_value()`.
     pub value_milli: i64,
     /// When it was measured.
@@ -147,37 +147,123 @@ client_error!(
     SelectorError
 );
 
+/// A metric as the controller's metrics client asks for it: `metric.name` and the metric
+/// selector in its text form (`metav1.LabelSelectorAsSelector(s).String()`, what the client
+/// sends as `metricLabelSelector` or, for External metrics, `labelSelector`; empty for none).
+/// Two metric specs of one name but different selectors are two requests with two answers
+/// (`GetRawMetric`, `GetObjectMetric`, `GetExternalMetric` in
+/// `pkg/controller/podautoscaler/metrics/rest_metrics_client.go`).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct MetricId {
+    /// `metric.name`.
+    pub name: String,
+    /// `metric.selector` as text (empty: none, or an empty selector).
+    pub selector: String,
+}
+
+impl MetricId {
+    /// The metric a spec's `metric` identifies.
+    pub fn of(m: &MetricIdentifier) -> MetricId {
+        MetricId {
+            name: m.name.to_string(),
+            selector: m.selector.as_ref().map(LabelSelector::format).unwrap_or_default(),
+        }
+    }
+}
+
+impl From<&str> for MetricId {
+    /// The metric of this name without a selector.
+    fn from(name: &str) -> MetricId {
+        MetricId { name: name.to_string(), selector: String::new() }
+    }
+}
+
+impl fmt::Display for MetricId {
+    /// `name`, or `name{selector}` when it has one.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.selector.is_empty() { f.write_str(&self.name) } else { write!(f, "{}{{{}}}", self.name, self.selector) }
+    }
+}
+
 /// One request of the custom or external metrics API: the metric of one HPA metric spec, as
 /// the controller's metrics client asks for it (`GetRawMetric`, `GetObjectMetric`,
-/// `GetExternalMetric` in `pkg/controller/podautoscaler/metrics/rest_metrics_client.go`).
+/// `GetExternalMetric` in `pkg/controller/podautoscaler/metrics/rest_metrics_client.go`):
+/// the metric's name and selector, and an Object metric's object.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum MetricQuery {
-    /// A Pods metric, by name (`pods/*/<metric>`).
+    /// A Pods metric (`pods/*/<metric>?metricLabelSelector=...`).
     Pods {
-        /// `metric.name`.
-        metric: String,
+        /// `metric`.
+        metric: MetricId,
     },
     /// An Object metric of one described object.
     Object {
-        /// `metric.name`.
-        metric: String,
+        /// `metric`.
+        metric: MetricId,
+        /// The group of `describedObject.apiVersion` (`""`: the core group), which the client
+        /// maps with the kind to the resource it asks for.
+        group: String,
         /// `describedObject.kind`.
         kind: String,
         /// `describedObject.name`.
         name: String,
     },
-    /// An External metric, by name.
+    /// An External metric (`<metric>?labelSelector=...`).
     External {
-        /// `metric.name`.
-        metric: String,
+        /// `metric`.
+        metric: MetricId,
     },
+}
+
+impl MetricQuery {
+    /// The request of a Pods, Object or External metric spec (by its `type`, as
+    /// `computeReplicasForMetric` dispatches); `None` for the others and for a type whose
+    /// source is not set.
+    pub fn of(m: &MetricSpec) -> Option<MetricQuery> {
+        match m.type_.as_str() {
+            "Pods" => m.pods.as_ref().map(|p| MetricQuery::Pods { metric: MetricId::of(&p.metric) }),
+            "Object" => m.object.as_ref().map(|o| MetricQuery::object(&o.metric, &o.described_object)),
+            "External" => m.external.as_ref().map(|e| MetricQuery::External { metric: MetricId::of(&e.metric) }),
+            _ => None,
+        }
+    }
+
+    /// The request of an Object metric `metric` of `object` (`GetObjectMetric`).
+    pub fn object(metric: &MetricIdentifier, object: &CrossVersionObjectReference) -> MetricQuery {
+        MetricQuery::object_of(MetricId::of(metric), object)
+    }
+
+    /// The request of an Object metric of `object`.
+    fn object_of(metric: MetricId, object: &CrossVersionObjectReference) -> MetricQuery {
+        MetricQuery::Object {
+            metric,
+            group: GroupVersion::parse_or_empty(&object.api_version).group().to_string(),
+            kind: object.kind.to_string(),
+            name: object.name.to_string(),
+        }
+    }
+
+    /// The request an Object metric value answers: its metric and described object.
+    pub fn object_value(v: &ObjectMetricValue) -> MetricQuery {
+        MetricQuery::object_of(v.metric.clone(), &v.described_object)
+    }
+
+    /// The metric asked for.
+    pub fn metric(&self) -> &MetricId {
+        match self {
+            MetricQuery::Pods { metric } | MetricQuery::Object { metric, .. } | MetricQuery::External { metric } => {
+                metric
+            }
+        }
+    }
 }
 
 /// Everything one sync reads from the cluster, and the instant it runs at.
 ///
 /// Each metrics field is the answer of one metrics API: `Err` is a failed request
-/// ([`ReadError`]), `Ok` the returned data. A metric whose name has no entry gets an empty answer.
-/// Metric label selectors are not evaluated: the data given for a metric name is its answer.
+/// ([`ReadError`]), `Ok` the returned data, keyed by the metric's name and selector
+/// ([`MetricId`]), as each metric spec asks for its own. A metric with no entry gets an empty
+/// answer. Metric label selectors are not evaluated: the data given for a metric is its answer.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SyncInput {
     /// The instant of the sync: every `time.Now()` of the controller in this sync.
@@ -202,12 +288,12 @@ pub struct SyncInput {
     pub pods: Vec<Pod>,
     /// The resource metrics API (`metrics.k8s.io`) answer for the selector.
     pub resource_metrics: Result<Vec<PodMetricsItem>, ReadError>,
-    /// The custom metrics API answers for Pods metrics, by metric name.
-    pub pods_metrics: Result<BTreeMap<String, Vec<PodSample>>, ReadError>,
+    /// The custom metrics API answers for Pods metrics, by metric.
+    pub pods_metrics: Result<BTreeMap<MetricId, Vec<PodSample>>, ReadError>,
     /// The custom metrics API answers for Object metrics.
     pub object_metrics: Result<Vec<ObjectMetricValue>, ReadError>,
-    /// The external metrics API answers, by metric name: every series' value in milli-units.
-    pub external_metrics: Result<BTreeMap<String, Vec<i64>>, ReadError>,
+    /// The external metrics API answers, by metric: every series' value in milli-units.
+    pub external_metrics: Result<BTreeMap<MetricId, Vec<i64>>, ReadError>,
     /// The requests of one metric that failed while its API answered (an adapter's 404 or 5xx
     /// for that metric only): the client's error, which the controller records for that metric
     /// as it records a failed API (`unable to fetch metrics from custom metrics API: ...`). An
@@ -1303,7 +1389,7 @@ impl MetricsRun<'_, '_> {
         const REASON: &str = "FailedGetObjectMetric";
         let Some(obj) = &spec.object else { return Err(Self::missing_source(REASON, "object")) };
         // The calculator takes the error as text: `GetObjectMetric`'s error, wrapped by it.
-        let sample = self.object_sample(&obj.described_object, &obj.metric.name).map_err(|e| match e {
+        let sample = self.object_sample(&obj.described_object, &obj.metric).map_err(|e| match e {
             ObjectSampleError::Read(read) => read,
             not_found => ReadError(not_found.to_string()),
         });
@@ -1359,11 +1445,12 @@ impl MetricsRun<'_, '_> {
             let err = "invalid pods metric source: no average value target was set";
             return Err(Failure::same(REASON, err.to_string()));
         };
-        let failed = self.input.metric_error(|| MetricQuery::Pods { metric: pods.metric.name.to_string() });
+        let id = MetricId::of(&pods.metric);
+        let failed = self.input.metric_error(|| MetricQuery::Pods { metric: id.clone() });
         let samples = match (&self.input.pods_metrics, failed) {
             (_, Some(e)) | (Err(e), None) => Err(e),
             (Ok(m), None) => {
-                let samples = m.get(pods.metric.name.as_str()).map_or(&[][..], Vec::as_slice);
+                let samples = m.get(&id).map_or(&[][..], Vec::as_slice);
                 Ok(self.pods.matched(samples, self.sample_entries))
             }
         };
@@ -1473,10 +1560,11 @@ impl MetricsRun<'_, '_> {
     fn compute_status_for_external_metric(&mut self, spec: &MetricSpec) -> Result<Proposal, Failure> {
         const REASON: &str = "FailedGetExternalMetric";
         let Some(ext) = &spec.external else { return Err(Self::missing_source(REASON, "external")) };
-        let failed = self.input.metric_error(|| MetricQuery::External { metric: ext.metric.name.to_string() });
+        let id = MetricId::of(&ext.metric);
+        let failed = self.input.metric_error(|| MetricQuery::External { metric: id.clone() });
         let values = match (&self.input.external_metrics, failed) {
             (_, Some(e)) | (Err(e), None) => Err(e),
-            (Ok(m), None) => Ok(m.get(ext.metric.name.as_str()).map_or(&[][..], Vec::as_slice)),
+            (Ok(m), None) => Ok(m.get(&id).map_or(&[][..], Vec::as_slice)),
         };
         let selector = ext.metric.selector.as_ref();
         let calc = &self.p.calc;
@@ -1523,13 +1611,10 @@ impl MetricsRun<'_, '_> {
     fn object_sample(
         &self,
         object: &CrossVersionObjectReference,
-        metric: &str,
+        metric: &MetricIdentifier,
     ) -> Result<ObjectSample, ObjectSampleError> {
-        let query = || MetricQuery::Object {
-            metric: metric.to_string(),
-            kind: object.kind.to_string(),
-            name: object.name.to_string(),
-        };
+        let id = MetricId::of(metric);
+        let query = || MetricQuery::object(metric, object);
         if let Some(e) = self.input.metric_error(query) {
             return Err(ObjectSampleError::Read(e.clone()));
         }
@@ -1541,14 +1626,14 @@ impl MetricsRun<'_, '_> {
         values
             .iter()
             .find(|v| {
-                v.metric == metric
+                v.metric == id
                     && v.described_object.kind == object.kind
                     && v.described_object.name == object.name
                     && group(&v.described_object.api_version) == wanted
             })
             .map(|v| ObjectSample { value_milli: v.value_milli, timestamp: v.timestamp })
             .ok_or_else(|| ObjectSampleError::NotFound {
-                metric: metric.to_string(),
+                metric: metric.name.to_string(),
                 kind: object.kind.clone(),
                 name: object.name.clone(),
             })
@@ -2127,6 +2212,42 @@ mod tests {
         assert!(!scaled_to_zero_condition(r.conditions()));
     }
 
+    /// Two Object metrics of one name on objects of one kind and name in two groups (a Service
+    /// and a Knative Service `d`) are two requests (`GetObjectMetric` maps group and kind to a
+    /// resource): each reads its own value (15 and 45 for a target of 15: 2 and 6 replicas on
+    /// 2 ready pods), and one's failure is not the other's.
+    #[test]
+    fn object_metrics_of_one_name_in_two_groups_are_two_requests() {
+        let opts = HPAControllerConfiguration::default();
+        let mut hpa = cpu_hpa(1, 10, 50, None);
+        let core = CrossVersionObjectReference { kind: "Service".into(), name: "d".into(), api_version: "v1".into() };
+        let knative = CrossVersionObjectReference {
+            kind: "Service".into(),
+            name: "d".into(),
+            api_version: "serving.knative.dev/v1".into(),
+        };
+        hpa.spec.metrics = vec![qps_of(core.clone()), qps_of(knative.clone())];
+        let mut i = input(0, 2, 0);
+        let value = |d: &CrossVersionObjectReference, v: i64| ObjectMetricValue {
+            described_object: d.clone(),
+            metric: "qps".into(),
+            value_milli: v,
+            timestamp: Timestamp::ZERO,
+        };
+        i.object_metrics = Ok(vec![value(&core, 15_000), value(&knative, 45_000)]);
+        let r = run(&mut hpa, &mut ControllerState::default(), &i, &opts);
+        let proposals: Vec<Option<i32>> = r.metrics().iter().map(|m| m.proposal).collect();
+        assert_eq!(proposals, [Some(2), Some(6)]);
+        let query = |d: &CrossVersionObjectReference| {
+            MetricQuery::object(&MetricIdentifier { name: "qps".into(), selector: None }, d)
+        };
+        assert_ne!(query(&core), query(&knative));
+        i.metric_errors.insert(query(&knative), ReadError::from("boom"));
+        let r = run(&mut hpa, &mut ControllerState::default(), &i, &opts);
+        let proposals: Vec<Option<i32>> = r.metrics().iter().map(|m| m.proposal).collect();
+        assert_eq!(proposals, [Some(2), None]);
+    }
+
     /// A failed request of one metric (the adapter's 404) fails that metric as the controller
     /// records it, though its API answered: the error wins over a value the answers hold.
     #[test]
@@ -2143,7 +2264,12 @@ mod tests {
             value_milli: 1_000,
             timestamp: Timestamp::ZERO,
         }]);
-        let query = MetricQuery::Object { metric: "qps".into(), kind: "Deployment".into(), name: "d".into() };
+        let query = MetricQuery::Object {
+            metric: "qps".into(),
+            group: "apps".into(),
+            kind: "Deployment".into(),
+            name: "d".into(),
+        };
         let not_found = "the server could not find the metric qps for deployments.apps d";
         i.metric_errors.insert(query, ReadError::from(not_found));
         let r = run(&mut hpa, &mut ControllerState::default(), &i, &opts);
@@ -2158,7 +2284,12 @@ mod tests {
         );
         // Another object's error leaves this one answered.
         i.metric_errors = BTreeMap::from([(
-            MetricQuery::Object { metric: "qps".into(), kind: "Deployment".into(), name: "e".into() },
+            MetricQuery::Object {
+                metric: "qps".into(),
+                group: "apps".into(),
+                kind: "Deployment".into(),
+                name: "e".into(),
+            },
             ReadError::from(not_found),
         )]);
         let r = run(&mut hpa, &mut ControllerState::default(), &i, &opts);

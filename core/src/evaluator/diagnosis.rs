@@ -28,8 +28,8 @@ use super::controller::{
 use super::release::ControllerRelease;
 use super::replicas::{CalcError, ConditionStatus, MetricsApiError, PodPhase, SetAsideReason};
 use super::simulation::{
-    FailedAnswers, LoadPhase, LoadValue, MetricKey, Plan, PodTemplate, PodTimeline, Resume, ResumedPod, Simulation,
-    Simulator,
+    FailedAnswers, LoadPhase, LoadValue, MetricKey, Plan, PodTemplate, PodTimeline, Resume, ResumedPod, Silence,
+    Simulation, Simulator,
 };
 use super::time::{Timestamp, format_ms};
 use super::timing::memory_seconds;
@@ -965,6 +965,7 @@ fn forecast(input: &DiagnosisInput<'_>, sync: &SyncResult, state: ControllerStat
             30_000
         }
     };
+    let silences = silences(input, sync);
     let timelines: Vec<ResumedPod> = listed
         .iter()
         .map(|p| {
@@ -981,6 +982,7 @@ fn forecast(input: &DiagnosisInput<'_>, sync: &SyncResult, state: ControllerStat
                 timeline: PodTimeline { created_ms: created, running_ms: running, ready_ms: ready },
                 spec: PodTemplate::of(p),
                 terminated: terminated(p).then_some(p.phase),
+                silence: silences.get(&*p.name).cloned().unwrap_or_default(),
             }
         })
         .collect();
@@ -993,30 +995,47 @@ fn forecast(input: &DiagnosisInput<'_>, sync: &SyncResult, state: ControllerStat
     assumptions.push(
         "the load stays as the replayed sync read it: the pods' total usage, shared by the Ready pods (unready pods get none), and each Object or External metric's value".into(),
     );
-    // The simulation's Running pods all report: pods the replayed sync found without a sample
-    // (`groupPods`' missing pods) get their share from the next sync on.
-    let mut silent: Vec<&str> = Vec::new();
+    // Ready pods the replayed sync found without a sample (`groupPods`' missing pods) stay so:
+    // each sync counts them as the controller does.
+    if !silences.is_empty() {
+        let silent: Vec<&str> = silences.keys().copied().collect();
+        let (pods, them) = if silent.len() == 1 { ("pod", "it") } else { ("pods", "them") };
+        assumptions.push(format!(
+            "{pods} {} had no metrics in the replayed sync and keep{} none (the load is shared by the Ready pods that report): each sync counts {them} as the controller counts a pod without metrics, as using nothing when the pods that report want more replicas, as using the target when they want fewer (a resource utilization metric: 100 % of the request, or the target utilization above 100 %)",
+            silent.join(", "),
+            if silent.len() == 1 { "s" } else { "" }
+        ));
+    }
+    // Pods not Ready yet without a sample are starting: they report once Running in the
+    // simulation (nothing while unready).
+    let mut starting: Vec<&str> = Vec::new();
     for p in sync.metrics().iter().flat_map(|e| &e.set_aside) {
-        if p.reason == SetAsideReason::MissingMetrics && !silent.contains(&&*p.pod) {
-            silent.push(&p.pod);
+        if p.reason == SetAsideReason::MissingMetrics && !silences.contains_key(&*p.pod) && !starting.contains(&&*p.pod)
+        {
+            starting.push(&p.pod);
         }
     }
-    if !silent.is_empty() {
-        let (pods, them, their, they_report) = if silent.len() == 1 {
+    if !starting.is_empty() {
+        let (pods, them, their, they_report) = if starting.len() == 1 {
             ("pod", "it", "its", "it reports")
         } else {
             ("pods", "them", "their", "they report")
         };
         assumptions.push(format!(
-            "{pods} {} had no metrics in the replayed sync: the forecast has {them} report {their} share of the load from the next sync on; while {they_report} none, each sync decides as the replayed one did",
-            silent.join(", ")
+            "{pods} {}, not Ready yet, had no metrics in the replayed sync: the forecast has {them} report {their} share of the load from the next sync on; while {they_report} none, each sync decides as the replayed one did",
+            starting.join(", ")
         ));
     }
 
     let current = input.sync.scale.as_ref().map_or(0, |s| s.spec_replicas);
     let specs = super::controller::effective_metrics(input.hpa);
     let (keys, bindings) = metric_keys(&specs);
-    let values = keys.iter().map(|k| Some(current_load(input.sync, k))).collect();
+    let values = specs
+        .iter()
+        .zip(&bindings)
+        .filter(|(_, slot)| slot.is_some())
+        .map(|(spec, _)| Some(current_load(input.sync, spec)))
+        .collect();
     // New pods: the target's pod template; without it, copies of the first pod (said).
     let template = match (input.template, pods.first()) {
         (Some(t), _) => t.clone(),
@@ -1086,6 +1105,44 @@ fn forecast(input: &DiagnosisInput<'_>, sync: &SyncResult, state: ControllerStat
     Forecast { simulation: sim.finish(steps), sync_period_ms: period_ms, steady, held, assumptions }
 }
 
+/// What each Ready (or Succeeded) pod the replayed sync set aside for missing metrics does not
+/// report, by pod: the resource metrics when the resource metrics API listed no `PodMetrics` of
+/// it (a Resource or ContainerResource metric missed it), a Pods metric when that metric's
+/// answer had no sample of it. A pod not Ready yet is starting: it is taken to report once
+/// Ready. A Succeeded pod never reports again, yet the controller counts it as missing before
+/// 1.38 (`groupPods` ignores terminal pods from 1.38, #141302).
+fn silences<'a>(input: &DiagnosisInput<'_>, sync: &'a SyncResult) -> BTreeMap<&'a str, Silence> {
+    let specs = super::controller::effective_metrics(input.hpa);
+    let ready = |pod: &str| {
+        input.sync.pods.iter().any(|p| {
+            *p.name == *pod
+                && (p.phase == PodPhase::Succeeded
+                    || p.ready_condition.is_some_and(|c| c.status == ConditionStatus::True))
+        })
+    };
+    let listed = |pod: &str| match &input.sync.resource_metrics {
+        Ok(items) => items.iter().any(|m| *m.pod == *pod),
+        Err(_) => true,
+    };
+    let mut out: BTreeMap<&str, Silence> = BTreeMap::new();
+    for e in sync.metrics() {
+        let Some(spec) = specs.get(e.index) else { continue };
+        for p in e.set_aside.iter().filter(|p| p.reason == SetAsideReason::MissingMetrics && ready(&p.pod)) {
+            match MetricQuery::of(spec) {
+                Some(MetricQuery::Pods { metric }) => {
+                    let silence = out.entry(&p.pod).or_default();
+                    if !silence.pods_metrics.contains(&metric) {
+                        silence.pods_metrics.push(metric);
+                    }
+                }
+                None if !listed(&p.pod) => out.entry(&p.pod).or_default().resources = true,
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
 /// The controller's memory with its instants made relative to `now` (the simulation's 0).
 fn relative_to(mut state: ControllerState, now: Timestamp) -> ControllerState {
     let shift = |t: Timestamp| Timestamp::from_millis(t.as_millis().saturating_sub(now.as_millis()));
@@ -1098,26 +1155,26 @@ fn relative_to(mut state: ControllerState, now: Timestamp) -> ControllerState {
     state
 }
 
-/// The load keys of the HPA's metrics and each metric's slot (as a scenario binds them).
+/// The load keys of the HPA's metrics and each metric's slot: one slot per metric spec, as
+/// the controller evaluates each spec on its own (`computeReplicasForMetrics`), even two of
+/// one name (another selector, another object, another target).
 fn metric_keys(specs: &[crate::api::v2::MetricSpec]) -> (Vec<MetricKey>, Vec<Option<usize>>) {
     let mut keys: Vec<MetricKey> = Vec::new();
     let bindings = specs
         .iter()
         .map(|m| {
-            let k = MetricKey::of(m)?;
-            Some(keys.iter().position(|x| *x == k).unwrap_or_else(|| {
-                keys.push(k);
-                keys.len() - 1
-            }))
+            keys.push(MetricKey::of(m)?);
+            Some(keys.len() - 1)
         })
         .collect();
     (keys, bindings)
 }
 
-/// The load of one key as the sync read it: the total usage of the pods that report it (which
-/// the simulation shares among the Ready pods), an object's value, an external metric's sum;
-/// `Unavailable` when nothing answered.
-fn current_load(sync: &SyncInput, key: &MetricKey) -> LoadValue {
+/// The load of one metric spec as the sync read it: the total usage of the pods that report it
+/// (which the simulation shares among the Ready pods), its object's value, its external
+/// series' sum; `Unavailable` when nothing answered. Each Pods, Object and External metric's
+/// answer is its own request's ([`MetricQuery::of`]).
+fn current_load(sync: &SyncInput, spec: &crate::api::v2::MetricSpec) -> LoadValue {
     let total = |values: Vec<i64>| {
         if values.is_empty() {
             return LoadValue::Unavailable;
@@ -1129,57 +1186,45 @@ fn current_load(sync: &SyncInput, key: &MetricKey) -> LoadValue {
             .iter()
             .any(|p| &*p.name == name && !p.deleted && !matches!(p.phase, PodPhase::Failed | PodPhase::Succeeded))
     };
-    match key {
-        MetricKey::Resource(r) => match &sync.resource_metrics {
-            Ok(items) => total(
-                items
-                    .iter()
-                    .filter(|m| live(&m.pod))
-                    .map(|m| m.containers.iter().filter_map(|c| c.usage_milli.get(r.as_str())).sum::<i64>())
-                    .collect(),
-            ),
+    let usage = |container: Option<&str>, resource: &str| match &sync.resource_metrics {
+        Ok(items) => total(
+            items
+                .iter()
+                .filter(|m| live(&m.pod))
+                .filter_map(|m| match container {
+                    None => Some(m.containers.iter().filter_map(|c| c.usage_milli.get(resource)).sum::<i64>()),
+                    Some(container) => {
+                        m.containers.iter().find(|c| c.name == container)?.usage_milli.get(resource).copied()
+                    }
+                })
+                .collect(),
+        ),
+        Err(_) => LoadValue::Unavailable,
+    };
+    match MetricKey::of(spec) {
+        Some(MetricKey::Resource(r)) => return usage(None, &r),
+        Some(MetricKey::Container { container, resource }) => return usage(Some(&container), &resource),
+        _ => {}
+    }
+    let Some(query) = MetricQuery::of(spec) else { return LoadValue::Unavailable };
+    if sync.metric_errors.contains_key(&query) {
+        return LoadValue::Unavailable;
+    }
+    match &query {
+        MetricQuery::Pods { metric } => match &sync.pods_metrics {
+            Ok(map) => total(map.get(metric).map(|s| s.iter().map(|s| s.value_milli).collect()).unwrap_or_default()),
             Err(_) => LoadValue::Unavailable,
         },
-        MetricKey::Container { container, resource } => match &sync.resource_metrics {
-            Ok(items) => total(
-                items
-                    .iter()
-                    .filter(|m| live(&m.pod))
-                    .filter_map(|m| {
-                        m.containers.iter().find(|c| c.name == *container)?.usage_milli.get(resource.as_str()).copied()
-                    })
-                    .collect(),
-            ),
-            Err(_) => LoadValue::Unavailable,
-        },
-        MetricKey::Pods(name) if sync.metric_error(|| MetricQuery::Pods { metric: name.to_string() }).is_some() => {
-            LoadValue::Unavailable
-        }
-        MetricKey::Object(name)
-            if sync.metric_errors.keys().any(|q| matches!(q, MetricQuery::Object { metric, .. } if metric == name)) =>
-        {
-            LoadValue::Unavailable
-        }
-        MetricKey::External(name)
-            if sync.metric_error(|| MetricQuery::External { metric: name.to_string() }).is_some() =>
-        {
-            LoadValue::Unavailable
-        }
-        MetricKey::Pods(name) => match &sync.pods_metrics {
-            Ok(map) => {
-                total(map.get(name.as_str()).map(|s| s.iter().map(|s| s.value_milli).collect()).unwrap_or_default())
-            }
-            Err(_) => LoadValue::Unavailable,
-        },
-        MetricKey::Object(name) => match &sync.object_metrics {
+        MetricQuery::Object { .. } => match &sync.object_metrics {
+            // The value of the spec's object, as `object_sample` finds it.
             Ok(values) => values
                 .iter()
-                .find(|v| v.metric == *name)
+                .find(|v| MetricQuery::object_value(v) == query)
                 .map_or(LoadValue::Unavailable, |v| LoadValue::Value(v.value_milli)),
             Err(_) => LoadValue::Unavailable,
         },
-        MetricKey::External(name) => match &sync.external_metrics {
-            Ok(map) => match map.get(name.as_str()) {
+        MetricQuery::External { metric } => match &sync.external_metrics {
+            Ok(map) => match map.get(metric) {
                 Some(v) if !v.is_empty() => LoadValue::Value(v.iter().fold(0i64, |a, x| a.saturating_add(*x))),
                 _ => LoadValue::Unavailable,
             },
@@ -1284,6 +1329,11 @@ fn findings(input: &DiagnosisInput<'_>, d: &Diagnosis) -> (Vec<Answer>, Vec<Stri
             _ => {}
         }
     }
+    // The invalid-metric rule of `computeReplicasForMetrics` let the sync go on with the metrics
+    // that answer, and they change the count (a scale-up, written or not): the controller
+    // ignores the failed metrics (ScalingActive True, ValidMetricFound), so they do not answer
+    // why it is not scaling; they are noted.
+    let went_on = sync.metric_desired_replicas.is_some() && sync.rescale_to.is_some_and(|n| n != current);
     for e in sync.metrics() {
         let Some(error) = &e.error else { continue };
         let (cause, message) = match e.cause.as_ref().map(CalcError::root) {
@@ -1324,7 +1374,11 @@ fn findings(input: &DiagnosisInput<'_>, d: &Diagnosis) -> (Vec<Answer>, Vec<Stri
             ) => ("no-metrics", format!("metric {} has no samples: {error}", e.index + 1)),
             _ => ("metric-failed", format!("metric {} fails: {error}", e.index + 1)),
         };
-        push(not, cause, message);
+        if went_on {
+            notes.push(message);
+        } else {
+            push(not, cause, message);
+        }
     }
     // The invalid-metric rule of `computeReplicasForMetrics`: a failed metric blocks a
     // scale-down (and all failing, everything); the others scale up or keep the count alone.
@@ -1366,8 +1420,11 @@ fn findings(input: &DiagnosisInput<'_>, d: &Diagnosis) -> (Vec<Answer>, Vec<Stri
     }
     for e in sync.metrics() {
         let judged = e.corrected_ratio.or(e.usage_ratio);
+        // Within the tolerance, the metric keeps the count; that holds the count only when no
+        // other metric wants more (`computeReplicasForMetrics` takes the largest proposal).
         if let (Some(ratio), Some(proposal)) = (judged, e.proposal)
             && proposal == current
+            && sync.metric_desired_replicas == Some(current)
             && sync.tolerances.is_within(ratio)
         {
             push(
@@ -1517,13 +1574,11 @@ fn findings(input: &DiagnosisInput<'_>, d: &Diagnosis) -> (Vec<Answer>, Vec<Stri
             ),
         }
     }
-    // "Why is it not scaling?" does not apply to a sync that scales to what the metrics want:
-    // only its failed metrics (which that count ignores) remain answers.
+    // "Why is it not scaling?" does not apply to a sync that scales to what the metrics want
+    // (its failed metrics, which that count ignores, are notes).
     let reaches = sync.rescaled && sync.normalization.as_ref().is_none_or(|n| n.limited.replicas == n.prenormalized);
     if reaches {
-        out.retain(|f| {
-            f.question != Question::NotScaling || matches!(f.cause, "missing-requests" | "no-metrics" | "metric-failed")
-        });
+        out.retain(|f| f.question != Question::NotScaling);
     }
     out.sort_by_key(|f| f.question);
     (out, notes)

@@ -49,9 +49,9 @@ pub mod timing;
 pub use behavior::{Limited, TimestampedRecommendation, TimestampedScaleEvent};
 pub use config::HPAControllerConfiguration;
 pub use controller::{
-    Autoscaler, ControllerState, Event, EventType, MetricEvaluation, MetricQuery, Normalization, NormalizationPath,
-    ObjectMetricValue, ReadError, Scale, SelectorError, SyncInput, SyncOutcome, SyncResult, UpdateError,
-    reconcile_autoscaler,
+    Autoscaler, ControllerState, Event, EventType, MetricEvaluation, MetricId, MetricQuery, Normalization,
+    NormalizationPath, ObjectMetricValue, ReadError, Scale, SelectorError, SyncInput, SyncOutcome, SyncResult,
+    UpdateError, reconcile_autoscaler,
 };
 pub use release::ControllerRelease;
 pub use replicas::{

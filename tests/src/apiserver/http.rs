@@ -175,8 +175,17 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
     if req.method() != hyper::Method::GET {
         return status(405, "MethodNotAllowed", "the test API server only reads", Value::Null);
     }
-    if let Some((_, body)) = lock(&shared.raw).iter().find(|(p, _)| *p == path) {
-        return ok(body);
+    // A body served for this path and query first, then one for the path (any query).
+    let with_query = format!("{path}?{query}");
+    let served = {
+        let raw = lock(&shared.raw);
+        raw.iter()
+            .find(|(p, _)| *p == with_query)
+            .or_else(|| raw.iter().find(|(p, _)| *p == path))
+            .map(|(_, b)| b.clone())
+    };
+    if let Some(body) = served {
+        return ok(&body);
     }
     let params = Params(url_params(&query));
     let aggregated = req

@@ -311,7 +311,8 @@ preferences: {{}}
         lock(&self.shared.faults).clear();
     }
 
-    /// Serves `body` at `path` (any query), for the custom and external metrics APIs.
+    /// Serves `body` at `path` (any query, or, when `path` has one, `?query` exactly as sent),
+    /// for the custom and external metrics APIs.
     pub fn serve_raw(&self, path: &str, body: Value) {
         lock(&self.shared.raw).push((path.to_string(), body));
     }

@@ -16,7 +16,9 @@ use hpa_core::api::v2::{
     HorizontalPodAutoscalerSpec, HorizontalPodAutoscalerStatus, MetricSpec,
 };
 use hpa_core::evaluator::behavior::{self, NormalizationArgs, TimestampedRecommendation, TimestampedScaleEvent};
-use hpa_core::evaluator::controller::{self, ControllerState, ObjectMetricValue, ReadError, Scale, SyncInput};
+use hpa_core::evaluator::controller::{
+    self, ControllerState, MetricId, MetricQuery, ObjectMetricValue, ReadError, Scale, SyncInput,
+};
 use hpa_core::evaluator::replicas::{
     self, ConditionStatus, Container, ContainerUsage, ObjectSample, Pod, PodIndex, PodMetric, PodMetricsInfo,
     PodMetricsItem, PodPhase, PodSample, ReadyCondition, ReplicaCalculator, Tolerances, Workspace,
@@ -671,7 +673,34 @@ fn timeline_state(v: &Value) -> R<ControllerState> {
     })
 }
 
-fn sync_input(s: &Value) -> R<SyncInput> {
+/// The metrics of `hpa`'s specs of `type_` named `name` ([`MetricId`]: name and selector): a
+/// vector names an answer by the metric's name only, as upstream's fake metrics clients
+/// answer whatever the selector; without such a spec, the name without a selector.
+fn ids_named(hpa: &HorizontalPodAutoscaler, type_: &str, name: &str) -> Vec<MetricId> {
+    let mut ids: Vec<MetricId> = hpa
+        .spec
+        .metrics
+        .iter()
+        .filter_map(MetricQuery::of)
+        .filter(|q| {
+            q.metric().name == name
+                && matches!(
+                    (q, type_),
+                    (MetricQuery::Pods { .. }, "Pods")
+                        | (MetricQuery::External { .. }, "External")
+                        | (MetricQuery::Object { .. }, "Object")
+                )
+        })
+        .map(|q| q.metric().clone())
+        .collect();
+    ids.dedup();
+    if ids.is_empty() {
+        ids.push(MetricId::from(name));
+    }
+    ids
+}
+
+fn sync_input(s: &Value, hpa: &HorizontalPodAutoscaler) -> R<SyncInput> {
     let scale = field(s, "scale")?;
     let selector = scale.get("selector").and_then(Value::as_str).unwrap_or("").to_string();
     let flag = |key: &str| s.get(key).and_then(Value::as_bool).unwrap_or(false);
@@ -715,7 +744,10 @@ fn sync_input(s: &Value) -> R<SyncInput> {
         if let Some(Value::Object(by_name)) = s.get("pods_metrics") {
             for (name, samples) in by_name {
                 let samples = samples.as_array().map(Vec::as_slice).unwrap_or(&[]);
-                m.insert(name.clone(), samples.iter().map(pod_sample).collect::<R<_>>()?);
+                let samples: Vec<_> = samples.iter().map(pod_sample).collect::<R<_>>()?;
+                for id in ids_named(hpa, "Pods", name) {
+                    m.insert(id, samples.clone());
+                }
             }
         }
         Ok(m)
@@ -726,18 +758,24 @@ fn sync_input(s: &Value) -> R<SyncInput> {
         let values: Vec<ObjectMetricValue> = array_of(s, "object_metrics")?
             .iter()
             .map(|o| {
-                Ok(ObjectMetricValue {
-                    described_object: CrossVersionObjectReference {
-                        kind: str_of(o, "kind")?.to_string(),
-                        name: str_of(o, "name")?.to_string(),
-                        api_version: o.get("apiVersion").and_then(Value::as_str).unwrap_or("").to_string(),
-                    },
-                    metric: str_of(o, "metric")?.to_string(),
-                    value_milli: i64_of(o, "value_milli")?,
+                let ids = ids_named(hpa, "Object", str_of(o, "metric")?);
+                let described_object = CrossVersionObjectReference {
+                    kind: str_of(o, "kind")?.to_string(),
+                    name: str_of(o, "name")?.to_string(),
+                    api_version: o.get("apiVersion").and_then(Value::as_str).unwrap_or("").to_string(),
+                };
+                let value_milli = i64_of(o, "value_milli")?;
+                Ok(ids.into_iter().map(move |metric| ObjectMetricValue {
+                    described_object: described_object.clone(),
+                    metric,
+                    value_milli,
                     timestamp: Timestamp::ZERO,
-                })
+                }))
             })
-            .collect::<R<_>>()?;
+            .collect::<R<Vec<_>>>()?
+            .into_iter()
+            .flatten()
+            .collect();
         Ok(values)
     };
     input.external_metrics = if failed("external") {
@@ -749,7 +787,10 @@ fn sync_input(s: &Value) -> R<SyncInput> {
                 let values = values.as_array().map(Vec::as_slice).unwrap_or(&[]);
                 let values: Result<Vec<i64>, &str> =
                     values.iter().map(|v| v.as_i64().ok_or("external value is not an integer")).collect();
-                m.insert(name.clone(), values.map_err(String::from)?);
+                let values = values.map_err(String::from)?;
+                for id in ids_named(hpa, "External", name) {
+                    m.insert(id, values.clone());
+                }
             }
         }
         Ok(m)
@@ -799,7 +840,7 @@ pub fn run_timeline(vector: &Value) -> (bool, Value) {
         let mut pass = true;
         let mut syncs = Vec::new();
         for s in array_of(vector, "syncs")? {
-            let input = sync_input(s)?;
+            let input = sync_input(s, &hpa)?;
             let result = autoscaler.reconcile(&input);
             let (ok, got) = compare(&sync_got(result), s.get("expect").unwrap_or(&Value::Null));
             pass &= ok;

@@ -6,12 +6,14 @@ use std::collections::BTreeMap;
 
 use super::record::{ReasonFacts, Tables};
 use super::{
-    FailedAnswers, LoadValue, MetricKey, PodClock, PodLoad, ResourcePlan, Split, Step, World, lookup,
-    metric_containers, metric_containers_of,
+    FailedAnswers, LoadValue, PodClock, PodLoad, ResourcePlan, Split, Step, World, lookup, metric_containers,
+    metric_containers_of,
 };
 use crate::api::v2::HorizontalPodAutoscalerStatus;
 use crate::api::v2::MetricSpec;
-use crate::evaluator::controller::{Autoscaler, ControllerState, ObjectMetricValue, Scale, SyncInput, SyncResult};
+use crate::evaluator::controller::{
+    Autoscaler, ControllerState, MetricId, MetricQuery, ObjectMetricValue, Scale, SyncInput, SyncResult,
+};
 use crate::evaluator::replicas::{
     ConditionStatus, ContainerUsage, Pod, PodMetricsItem, PodPhase, PodSample, ReadyCondition,
 };
@@ -177,7 +179,7 @@ impl<'a> Driver<'a> {
         let window_nanos = i64::try_from(plan.metric_window.as_nanos()).unwrap_or(i64::MAX);
         let zero = Timestamp::from_millis(0);
         let mut items = Vec::with_capacity(self.running.len());
-        for &i in &self.running {
+        for &i in self.running.iter().filter(|&&i| world.reports(i, None)) {
             let Some(pod) = self.input.pods.get(i) else { continue };
             let names: Vec<&str> = match world.pods.get(i).and_then(|clock| clock.spec) {
                 Some(_) => metric_containers_of(&pod.containers, &pod.init_containers)
@@ -205,17 +207,21 @@ impl<'a> Driver<'a> {
         items.retain(|item| item.containers.iter().any(|c| !c.usage_milli.is_empty()));
         self.input.resource_metrics = Ok(items);
 
+        // One answer per metric asked for (name and selector, and an Object metric's object):
+        // each metric spec's request, as the controller sends it.
         let mut pods_metrics = BTreeMap::new();
         let mut external = BTreeMap::new();
-        for (slot, key) in plan.keys.iter().enumerate() {
-            if lookup(values, Some(slot)).is_none() {
+        let mut objects = Vec::new();
+        for (spec, slot) in self.autoscaler.metrics().iter().zip(&plan.bindings) {
+            if lookup(values, *slot).is_none() {
                 continue;
             }
-            match key {
-                MetricKey::Pods(name) => {
+            match MetricQuery::of(spec) {
+                Some(MetricQuery::Pods { metric }) => {
                     let samples = self
                         .running
                         .iter()
+                        .filter(|&&i| world.reports(i, Some(&metric)))
                         .filter_map(|&i| self.input.pods.get(i))
                         .map(|p| PodSample {
                             pod: p.name.clone(),
@@ -224,31 +230,26 @@ impl<'a> Driver<'a> {
                             window_seconds: None,
                         })
                         .collect::<Vec<_>>();
-                    pods_metrics.insert(name.clone(), samples);
+                    pods_metrics.insert(metric, samples);
                 }
-                MetricKey::External(name) => {
-                    external.insert(name.clone(), vec![0]);
+                Some(MetricQuery::External { metric }) => {
+                    external.insert(metric, vec![0]);
+                }
+                Some(MetricQuery::Object { metric, .. }) => {
+                    if let Some(o) = &spec.object {
+                        objects.push(ObjectMetricValue {
+                            described_object: o.described_object.clone(),
+                            metric,
+                            value_milli: 0,
+                            timestamp: zero,
+                        });
+                    }
                 }
                 _ => {}
             }
         }
         self.input.pods_metrics = Ok(pods_metrics);
         self.input.external_metrics = Ok(external);
-
-        let mut objects = Vec::new();
-        for (spec, slot) in self.autoscaler.metrics().iter().zip(&plan.bindings) {
-            if let Some(o) = &spec.object
-                && spec.type_ == "Object"
-                && lookup(values, *slot).is_some()
-            {
-                objects.push(ObjectMetricValue {
-                    described_object: o.described_object.clone(),
-                    metric: o.metric.name.as_str().into(),
-                    value_milli: 0,
-                    timestamp: zero,
-                });
-            }
-        }
         self.input.object_metrics = Ok(objects);
         self.failed.apply(&mut self.input);
 
@@ -270,9 +271,15 @@ impl<'a> Driver<'a> {
             self.fill_value_answers(world, now);
             return;
         }
-        let ready_pods = i64::from(world.counts.ready.max(0));
         let values = &world.values;
         let pods = &self.input.pods;
+        // The Running pods that report `metric` (`None`: the resource metrics), in `running`
+        // order, and how many of them are Ready: a total is shared by those.
+        let running = &self.running;
+        let ready_of = |metric: Option<&MetricId>| {
+            let ready = reporting(running, world, metric).filter(|&i| pods.get(i).is_some_and(Pod::is_ready)).count();
+            i64::try_from(ready).unwrap_or(0)
+        };
 
         // Resource metrics: one item per Running pod, in `running` order (no items at all when
         // no resource has data).
@@ -293,6 +300,7 @@ impl<'a> Driver<'a> {
                 );
             }
             // A resource whose shares are the same for every pod is split once.
+            let ready_pods = ready_of(None);
             let load = PodLoad { ready: false, k: 0, ready_pods };
             for ((split, r), shares) in self.splits.iter().zip(&self.resources).zip(&mut self.shares) {
                 if !split.depends_on_pod() {
@@ -300,7 +308,7 @@ impl<'a> Driver<'a> {
                 }
             }
             let mut k = 0i64;
-            for (item, &i) in items.iter_mut().zip(&self.running) {
+            for (item, i) in items.iter_mut().zip(reporting(&self.running, world, None)) {
                 let ready = pods.get(i).is_some_and(Pod::is_ready);
                 item.timestamp = now;
                 let load = PodLoad { ready, k, ready_pods };
@@ -320,15 +328,17 @@ impl<'a> Driver<'a> {
             }
         }
 
-        // Custom Pods metrics. Each answer is valued by the first key of its name (keys are
-        // distinct in a plan made from a scenario); without a value it reports 0.
-        let keys = &world.plan.keys;
+        // Custom Pods metrics. Each answer is valued by the slot of the first metric spec that
+        // asks for it; without a value it reports 0.
+        let specs = self.autoscaler.metrics();
+        let bindings = &world.plan.bindings;
         if let Ok(map) = &mut self.input.pods_metrics {
-            for (name, samples) in map.iter_mut() {
-                let slot = keys.iter().position(|key| matches!(key, MetricKey::Pods(n) if n == name));
+            for (id, samples) in map.iter_mut() {
+                let slot = slot_of(specs, bindings, |q| matches!(q, MetricQuery::Pods { metric } if metric == id));
                 let v = lookup(values, slot);
+                let ready_pods = ready_of(Some(id));
                 let mut k = 0i64;
-                for (sample, &i) in samples.iter_mut().zip(&self.running) {
+                for (sample, i) in samples.iter_mut().zip(reporting(&self.running, world, Some(id))) {
                     let ready = pods.get(i).is_some_and(Pod::is_ready);
                     sample.value_milli = v.map_or(0, |v| super::per_pod(v, 0, PodLoad { ready, k, ready_pods }));
                     sample.timestamp = now;
@@ -345,12 +355,13 @@ impl<'a> Driver<'a> {
     /// Writes the External and Object metrics' answers.
     fn fill_value_answers(&mut self, world: &World<'_>, now: Timestamp) {
         let values = &world.values;
-        let keys = &world.plan.keys;
+        let specs = self.autoscaler.metrics();
+        let bindings = &world.plan.bindings;
         // External and Object metrics: a value that is not a `value` (which a scenario refuses
         // for these keys) reports 0.
         if let Ok(map) = &mut self.input.external_metrics {
-            for (name, series) in map.iter_mut() {
-                let slot = keys.iter().position(|key| matches!(key, MetricKey::External(n) if n == name));
+            for (id, series) in map.iter_mut() {
+                let slot = slot_of(specs, bindings, |q| matches!(q, MetricQuery::External { metric } if metric == id));
                 let v = match lookup(values, slot) {
                     Some(LoadValue::Value(v)) => v,
                     _ => 0,
@@ -360,7 +371,8 @@ impl<'a> Driver<'a> {
         }
         if let Ok(objects) = &mut self.input.object_metrics {
             for o in objects.iter_mut() {
-                let slot = keys.iter().position(|key| matches!(key, MetricKey::Object(n) if *n == o.metric));
+                let answered = MetricQuery::object_value(o);
+                let slot = slot_of(specs, bindings, |q| *q == answered);
                 (o.value_milli, o.timestamp) = match lookup(values, slot) {
                     Some(LoadValue::Value(v)) => (v, now),
                     _ => (0, Timestamp::from_millis(0)),
@@ -368,6 +380,25 @@ impl<'a> Driver<'a> {
             }
         }
     }
+}
+
+/// The Running pods (indexes, in `running` order) that report `metric` (`None`: the resource
+/// metrics; [`super::ResumedPod::silence`]).
+fn reporting<'r>(
+    running: &'r [usize],
+    world: &'r World<'_>,
+    metric: Option<&'r MetricId>,
+) -> impl Iterator<Item = usize> + 'r {
+    running.iter().copied().filter(move |&i| world.reports(i, metric))
+}
+
+/// The load slot of the first metric spec whose request ([`MetricQuery::of`]) is `wanted`.
+fn slot_of(specs: &[MetricSpec], bindings: &[Option<usize>], wanted: impl Fn(&MetricQuery) -> bool) -> Option<usize> {
+    specs
+        .iter()
+        .zip(bindings)
+        .find(|(spec, _)| MetricQuery::of(spec).is_some_and(|q| wanted(&q)))
+        .and_then(|(_, slot)| *slot)
 }
 
 /// The step of a sync, its texts and lists kept once per distinct value in `tables`.

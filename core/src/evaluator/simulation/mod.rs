@@ -50,7 +50,7 @@ use std::fmt;
 use std::time::Duration;
 
 use super::config::HPAControllerConfiguration;
-use super::controller::{ControllerState, MetricQuery, Normalization, ReadError, SyncInput, SyncOutcome};
+use super::controller::{ControllerState, MetricId, MetricQuery, Normalization, ReadError, SyncInput, SyncOutcome};
 use super::replicas::{Container, Pod, PodPhase};
 use crate::api::v2::{HorizontalPodAutoscaler, HorizontalPodAutoscalerStatus, MetricSpec, MetricValueStatus};
 use crate::rules::objects::{AdmittedPod, TemplateContainer};
@@ -348,6 +348,30 @@ pub struct ResumedPod {
     /// is not one of the scale's replicas and is not deleted by a scale-down, but the
     /// controller still lists it (its requests count, `groupPods` sets it aside).
     pub terminated: Option<PodPhase>,
+    /// The metrics it does not report (the sync resumed from had no sample of it): it stays
+    /// without them, and each sync counts it as the controller counts a pod without metrics
+    /// (`groupPods`' missing pods).
+    pub silence: Silence,
+}
+
+/// What a resumed pod does not report: the resource metrics API lists no `PodMetrics` of it,
+/// or a Pods metric's answer has no sample of it. The replica calculator then counts it, for
+/// that metric, at 0 on a scale-up and at the target (100 % of its request, or the target
+/// utilization above 100 %) on a scale-down (`GetResourceReplicas`,
+/// `calcPlainMetricReplicas` in `pkg/controller/podautoscaler/replica_calculator.go`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Silence {
+    /// No `PodMetrics` (Resource and ContainerResource metrics).
+    pub resources: bool,
+    /// The Pods metrics with no sample of it.
+    pub pods_metrics: Vec<MetricId>,
+}
+
+impl Silence {
+    /// Whether it reports nothing the simulation writes.
+    pub fn is_empty(&self) -> bool {
+        !self.resources && self.pods_metrics.is_empty()
+    }
 }
 
 /// A pod's timeline, in ms: when it was created (its start time), turned Running and turned
@@ -538,6 +562,7 @@ impl<'a> Simulator<'a> {
                 serial: 0,
                 spec: None,
                 terminated: None,
+                silence: None,
             };
             for _ in before.max(0)..after {
                 let clock = self.world.add_pod(clock);
@@ -608,6 +633,9 @@ struct PodClock {
     spec: Option<usize>,
     /// A resumed pod's terminal phase ([`ResumedPod::terminated`]).
     terminated: Option<PodPhase>,
+    /// The index of what a resumed pod does not report in [`World::silences`]
+    /// ([`ResumedPod::silence`]); `None`: it reports everything.
+    silence: Option<usize>,
 }
 
 /// A pod's state at one sync.
@@ -638,6 +666,8 @@ struct World<'a> {
     pods: Vec<PodClock>,
     /// The specs of the resumed pods ([`PodClock::spec`]).
     specs: Vec<PodTemplate>,
+    /// What resumed pods do not report ([`PodClock::silence`]).
+    silences: Vec<Silence>,
     next_serial: u64,
     /// Changes whenever a pod is created or deleted.
     generation: u64,
@@ -671,6 +701,7 @@ impl<'a> World<'a> {
             values: vec![None; plan.keys.len()],
             pods: Vec::new(),
             specs: Vec::new(),
+            silences: Vec::new(),
             next_serial: 1,
             generation: 0,
             states: Vec::new(),
@@ -690,8 +721,12 @@ impl<'a> World<'a> {
                     serial: 0,
                     spec: Some(world.specs.len()),
                     terminated: p.terminated,
+                    silence: (!p.silence.is_empty()).then_some(world.silences.len()),
                 });
                 world.specs.push(p.spec.clone());
+                if !p.silence.is_empty() {
+                    world.silences.push(p.silence.clone());
+                }
             }
             return world;
         }
@@ -706,6 +741,7 @@ impl<'a> World<'a> {
                 serial: 0,
                 spec: None,
                 terminated: None,
+                silence: None,
             });
         }
         world
@@ -785,6 +821,16 @@ impl<'a> World<'a> {
         self.pods.remove(i);
         self.generation = self.generation.wrapping_add(1);
         Some(i)
+    }
+
+    /// Whether the pod at index `i` reports the resource metrics (`metric` `None`) or the Pods
+    /// metric `metric` ([`ResumedPod::silence`]).
+    fn reports(&self, i: usize, metric: Option<&MetricId>) -> bool {
+        let silence = self.pods.get(i).and_then(|c| c.silence).and_then(|s| self.silences.get(s));
+        silence.is_none_or(|s| match metric {
+            None => !s.resources,
+            Some(id) => !s.pods_metrics.contains(id),
+        })
     }
 
     /// A pod's spec: its own (a resumed pod), else the plan's template.

@@ -211,8 +211,7 @@ pub fn human(r: &DiagnosisView<'_>) -> String {
         let spec = specs.get(e.index);
         let t = spec.and_then(target_of);
         let kind = spec.map_or("", |m| m.type_.as_str());
-        let key = spec.and_then(hpa_core::evaluator::simulation::MetricKey::of);
-        let key = key.map_or_else(|| e.name.clone(), |k| k.to_string());
+        let key = spec.and_then(metric_label).unwrap_or_else(|| e.name.clone());
         match (&e.error, e.proposal) {
             (Some(err), _) => out.push_str(&format!("  {}. {kind} {key}: failed: {err}\n", e.index + 1)),
             (None, Some(p)) => {
@@ -339,4 +338,17 @@ pub fn human(r: &DiagnosisView<'_>) -> String {
         }
     }
     out
+}
+
+/// How the report names a metric spec, so that two of one name read apart: `cpu`,
+/// `container/app/cpu`, a Pods or External metric's name with its selector
+/// (`queue_depth{queue=orders}`), an Object metric's with its object (`requests of
+/// Service/front`); `None` for an unknown type.
+fn metric_label(m: &hpa_core::api::v2::MetricSpec) -> Option<String> {
+    use hpa_core::evaluator::MetricQuery;
+    match MetricQuery::of(m) {
+        Some(MetricQuery::Object { metric, kind, name, .. }) => Some(format!("{metric} of {kind}/{name}")),
+        Some(q) => Some(q.metric().to_string()),
+        None => hpa_core::evaluator::simulation::MetricKey::of(m).map(|k| k.to_string()),
+    }
 }

@@ -232,6 +232,21 @@ two_metrics("partial-down", "10m")
 two_metrics("partial-up", "90m")
 
 # Two of 4 pods without metrics on a scale-down (10 % of 50 % for the others): they count at
-# 100 % of their request, 55 %, within tolerance, so the count stays at 4; the forecast has
-# them report from the next sync on, and says so.
+# 100 % of their request, 55 %, within tolerance, so the count stays at 4; the forecast keeps
+# them without metrics (steady at 4), and says so.
 write("missing-down", [hpa(), deploy(4)] + [pod(f"p{i}") for i in range(4)], [("p0", "10m"), ("p1", "10m")])
+
+# Pods in every phase, on a scale-down (10 % of 50 % for the Ready pods that report): r0, r1
+# Ready; s0 Succeeded (Ready False, no sample); f0 Failed; pe Pending; un Running, not Ready,
+# started 30 s ago, no sample; uk phase Unknown, Ready, with a sample; del being deleted, with a
+# sample. 1.33-1.37: s0 and un are missing (at 100 % of their request): 230m of 500m, 0.92,
+# within tolerance, 8 kept. 1.38 ignores the Succeeded s0 (#141302): 130m of 400m, 0.64 → 3,
+# held at 8 by the stabilization window.
+succeeded = pod("s0", ready=False, phase="Succeeded")
+deleting = pod("del")
+deleting["metadata"]["deletionTimestamp"] = "2026-03-02T09:59:50Z"
+write("every-phase", [hpa(), deploy(8), pod("r0"), pod("r1"), succeeded, pod("f0", phase="Failed"),
+                      pod("pe", ready=False, phase="Pending"),
+                      pod("un", ready=False, start="2026-03-02T09:59:30Z", ready_at="2026-03-02T09:59:30Z"),
+                      pod("uk", phase="Unknown"), deleting],
+      [("r0", "10m"), ("r1", "10m"), ("uk", "10m"), ("del", "10m")])
