@@ -861,7 +861,7 @@ fn pods_metrics(
             notes.push(format!(
                 "Pods metric {}: {other_selector} sample(s) left out, recorded for another metric selector than the HPA's ({})",
                 spec.name,
-                spec.selector.as_ref().map(selector::format).unwrap_or_default()
+                spec.selector.as_ref().map(selector::format).filter(|s| !s.is_empty()).unwrap_or_else(|| "none".into())
             ));
         }
     }

@@ -496,6 +496,27 @@ fn metric_answers_are_filtered_by_the_metric_and_pod_selectors() {
     assert_eq!(d["desiredReplicas"], 3, "{d:#}");
     assert_eq!(d["metrics"][0]["current"], "10");
     assert!(notes(&d).iter().any(|n| n.starts_with("Pods metric http_requests: 3 sample(s) left out, of pods the HPA's selector does not match (other-0, other-1, other-2)")), "{:#?}", notes(&d));
+
+    // A sample recorded for a metric selector (`verb=GET`) answers another query than web's,
+    // whose metric has none: left out, and the note says the HPA's selector is none.
+    let mut list: Value = serde_json::from_str(&std::fs::read_to_string(&custom).unwrap()).unwrap();
+    let mut get = list["items"][0].clone();
+    get["metric"]["selector"] = json!({"matchLabels": {"verb": "GET"}});
+    get["value"] = json!("1000");
+    list["items"].as_array_mut().unwrap().push(get);
+    let tmp = tempfile::tempdir().unwrap();
+    let with_get = tmp.path().join("custom-http_requests.json");
+    std::fs::write(&with_get, list.to_string()).unwrap();
+    let run =
+        hpa_lint(&["diagnose", "--snapshot", &objects, &external, &with_get.display().to_string(), "web", "-o", "json"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let d = run.json();
+    assert_eq!(d["metrics"][0]["current"], "10", "{d:#}");
+    assert!(
+        notes(&d).contains(&"Pods metric http_requests: 1 sample(s) left out, recorded for another metric selector than the HPA's (none)".to_string()),
+        "{:#?}",
+        notes(&d)
+    );
 }
 
 /// A snapshot without a metric's answer is not an empty answer: it is replayed as one (the
