@@ -33,8 +33,8 @@ use hpa_core::evaluator::time::format_ms;
 use hpa_core::features::Gate;
 use hpa_core::rules::objects::{AdmittedPod, TemplateContainer, Workload};
 
-use hpa_core::api::decode::{Abort, Decode, DecodeErrorKind, Decoder, GoType, Kind, Shape, Source};
-use hpa_yaml::read::{ReadError, ReadErrorKind};
+use hpa_core::api::decode::{self, Abort, Decode, DecodeErrorKind, Decoder, GoType, Kind, Options, Shape, Source};
+use hpa_yaml::NodeSource;
 
 use crate::controller_flags::{self, ControllerFlags};
 use crate::linter::config::ControllerFile;
@@ -577,21 +577,6 @@ impl Decode for Load {
     }
 }
 
-/// A problem the decoder found, at its place: the words of an invalid value (a duration, a
-/// quantity, a load) prefixed with its field path, as the decoder's plain words for a value of
-/// the wrong type have it.
-fn read_error(e: ReadError) -> ScenarioError {
-    let message = match e.kind {
-        ReadErrorKind::Decode(DecodeErrorKind::InvalidValue)
-            if !e.path.is_empty() && !e.message.starts_with(&format!("{}: ", e.path)) =>
-        {
-            format!("{}: {}", e.path, e.message)
-        }
-        _ => e.message,
-    };
-    ScenarioError::new(e.span, message)
-}
-
 /// A scenario's `podTemplate` as a [`TemplateSpec`], `path` being where it is written (for the
 /// position of its problems): its containers, sidecars among them, as hpa-core's
 /// `workload_from` counts them, its pod-level resources and overhead.
@@ -684,116 +669,42 @@ fn template_spec(
     Some(t)
 }
 
-/// How many values [`decode_every_problem`] masks at most before it reports what it found.
-const MAX_MASKED: usize = 64;
-
-/// Decodes the scenario document `root` of `text` (`ScenarioFile`), and when it does not decode,
-/// finds every value it cannot read, as `hpa-lint validate` reports every object of a file.
-///
-/// The decoder (Go's, as for the tools' other files) stops at the first value it cannot read
-/// and keeps one type error. So each such value is masked (its text blanked to a YAML null,
-/// `~`, the rest of the file where it was: every position stays) and the text decoded again,
-/// until it decodes or only unknown and duplicate fields remain, which come together. A value
-/// refused only because a value beneath it was masked (a load left with none of its keys) is
-/// a consequence, not reported but masked in turn; a masked value that cannot be null goes with
-/// its key (an item, with its list). The problems come in the order of their positions.
-fn decode_every_problem(text: &str, root: Node<'_>) -> Result<ScenarioFile, Vec<ScenarioError>> {
-    let mut errors = match hpa_yaml::read::decode_node::<ScenarioFile>(root, "scenario") {
-        Ok(file) => return Ok(file),
-        Err(errors) => errors,
-    };
-    let mut reported: Vec<ScenarioError> = Vec::new();
-    let mut masked: Vec<String> = Vec::new();
-    let mut chars: Vec<char> = text.chars().collect();
-    loop {
-        let strict = |e: &ReadError| matches!(e.kind, ReadErrorKind::Decode(k) if k.is_strict());
-        let value_error = errors.iter().position(|e| !strict(e));
-        let Some(e) = value_error.map(|i| errors.swap_remove(i)) else {
-            reported.extend(errors.into_iter().map(read_error));
-            break;
-        };
-        // Beneath the path: a descendant, `path.` or `path[`.
-        let beneath = |m: &str, path: &str| {
-            path.is_empty() || m == path || m.strip_prefix(path).is_some_and(|rest| rest.starts_with(['.', '[']))
-        };
-        let consequence = masked.iter().any(|m| beneath(m, &e.path));
-        let again = masked.contains(&e.path);
-        let path = e.path.clone();
-        if !consequence {
-            reported.push(read_error(e));
-        }
-        if path.is_empty() || masked.len() >= MAX_MASKED {
-            break;
-        }
-        let located = hpa_yaml::locate(root, &path);
-        if !located.exact {
-            break;
-        }
-        match (again, located.key_span) {
-            // A value that cannot be null: its whole entry goes.
-            (true, Some(key)) => remove_entry(&mut chars, key, located.span),
-            // An item that cannot be null: its list goes.
-            (true, None) => match parent_path(&path).map(|p| hpa_yaml::locate(root, &p)) {
-                Some(parent) if parent.exact => mask(&mut chars, parent.span),
-                _ => break,
-            },
-            (false, _) => mask(&mut chars, located.span),
-        }
-        masked.push(path);
-        let masked_text: String = chars.iter().collect();
-        let parsed = crate::source::parse(&masked_text);
-        let Some(document) = parsed.documents.first().filter(|_| parsed.error.is_none()) else { break };
-        errors = match hpa_yaml::read::decode_node::<ScenarioFile>(document.root(), "scenario") {
-            Ok(_) => break,
-            Err(errors) => errors,
-        };
-    }
-    reported.sort_by_key(|e| (e.span.start.line, e.span.start.col));
-    Err(reported)
+/// Decodes the scenario document `root` (`ScenarioFile`) with the one decoder, going on past
+/// every value it cannot read (hpa-core's `decode_every_error_from`), as `hpa-lint validate`
+/// reports every object of a file: each value of the wrong type, each value refused (a
+/// duration, a quantity, a load) and each unknown or duplicate field, in the order of the file,
+/// at its place and worded as hpa-yaml words the problems of the tools' own files
+/// (`read::plain_message`).
+fn decode_every_problem(root: Node<'_>) -> Result<ScenarioFile, Vec<ScenarioError>> {
+    decode::decode_every_error_from(NodeSource::every_key(root), "scenario", Options::KUBE_APISERVER).map_err(
+        |errors| {
+            errors
+                .iter()
+                .map(|e| {
+                    let l = hpa_yaml::locate(root, &e.path);
+                    let span = if e.kind.is_strict() { l.key_span.unwrap_or(l.span) } else { l.span };
+                    let message = hpa_yaml::read::plain_message(e, l.node.filter(|_| l.exact));
+                    // A refused value's own words, prefixed with its field path as the plain words
+                    // for a value of the wrong type have it.
+                    let message = match e.kind {
+                        DecodeErrorKind::InvalidValue
+                            if !e.path.is_empty() && !message.starts_with(&format!("{}: ", e.path)) =>
+                        {
+                            format!("{}: {message}", e.path)
+                        }
+                        _ => message,
+                    };
+                    ScenarioError::new(span, message)
+                })
+                .collect()
+        },
+    )
 }
 
-/// The path of the value that holds the one at `path` (`load[0].metrics` for
-/// `load[0].metrics.cpu`, `load` for `load[0]`); `None` at the top.
-fn parent_path(path: &str) -> Option<String> {
-    let cut = path.rfind(['.', '['])?;
-    Some(path[..cut].to_string())
-}
-
-/// Blanks the text of `span` in `chars` to a YAML null (`~`, then spaces; line breaks kept, so
-/// that every other position stays).
-fn mask(chars: &mut [char], span: Span) {
-    blank(chars, span.start.index as usize, span.end.index as usize, true);
-}
-
-/// Blanks a mapping entry, from its key (`key`) to the end of its value (`value`), and in a flow
-/// mapping the comma that separates it from the next entry (else from the previous one), so
-/// that the mapping reads as if it were not written; every other position stays.
-fn remove_entry(chars: &mut [char], key: Span, value: Span) {
-    let (mut start, mut end) = (key.start.index as usize, value.end.index as usize);
-    let next = (end..chars.len()).find(|&i| !chars[i].is_whitespace());
-    let previous = (0..start).rev().find(|&i| !chars[i].is_whitespace());
-    match (next.map(|i| chars[i]), previous.map(|i| chars[i])) {
-        (Some(','), _) => end = next.map_or(end, |i| i + 1),
-        (Some('}'), Some(',')) => start = previous.unwrap_or(start),
-        _ => {}
-    }
-    blank(chars, start, end, false);
-}
-
-/// Blanks `chars[start..end]` to spaces (line breaks kept), the first to `~` when `null`.
-fn blank(chars: &mut [char], start: usize, end: usize, null: bool) {
-    let Some(range) = chars.get_mut(start..end.min(chars.len())) else { return };
-    for (i, c) in range.iter_mut().enumerate() {
-        if *c != '\n' && *c != '\r' {
-            *c = if i == 0 && null { '~' } else { ' ' };
-        }
-    }
-}
-
-/// Parses a scenario document, `root` of `text`: decodes it, reporting every value it cannot
+/// Parses a scenario document, `root`: decodes it, reporting every value it cannot
 /// read, then checks what its fields mean together, each problem at its place.
-pub fn parse(text: &str, root: Node<'_>) -> Result<Scenario, Vec<ScenarioError>> {
-    let file = decode_every_problem(text, root)?;
+pub fn parse(root: Node<'_>) -> Result<Scenario, Vec<ScenarioError>> {
+    let file = decode_every_problem(root)?;
     let mut errs: Vec<ScenarioError> = Vec::new();
     let located = |path: &str| hpa_yaml::locate(root, path);
     let at = |path: &str| located(path).span;
@@ -1142,7 +1053,7 @@ mod tests {
 
     fn parse_text(text: &str) -> Result<Scenario, Vec<ScenarioError>> {
         let p = crate::source::parse(text);
-        parse(text, p.documents[0].root())
+        parse(p.documents[0].root())
     }
 
     /// The errors of a scenario that fails, as `line:column: message`.
@@ -1266,27 +1177,6 @@ mod tests {
                 "10:10: load[1].metrics.rps: expected unavailable, or a mapping with one of perPod, total, utilization or value (e.g. {total: 500m}), found a list",
             ]
         );
-    }
-
-    /// A masked value reads as null, a removed entry as not written, every other position
-    /// where it was (a flow mapping's comma goes with its entry).
-    #[test]
-    fn masked_values_and_removed_entries_move_nothing() {
-        let text = "load:\n- at: 1z\n  metrics: {cpu: 1, rps: 2}\nduration: 1m\n";
-        let p = crate::source::parse(text);
-        let root = p.documents[0].root();
-        let mut chars: Vec<char> = text.chars().collect();
-        mask(&mut chars, hpa_yaml::locate(root, "load[0].at").span);
-        for path in ["load[0].metrics.rps", "load[0].metrics.cpu"] {
-            let l = hpa_yaml::locate(root, path);
-            remove_entry(&mut chars, l.key_span.unwrap(), l.span);
-        }
-        let masked: String = chars.iter().collect();
-        assert_eq!(masked, "load:\n- at: ~ \n  metrics: {              }\nduration: 1m\n");
-        let p = crate::source::parse(&masked);
-        assert!(p.error.is_none());
-        let root = p.documents[0].root();
-        assert!(matches!(root.get("duration").map(|d| (d.span().start.line, d.span().start.col)), Some((4, 10))));
     }
 
     /// Unknown keys of `podTemplate`, its `spec`, its containers and their `resources` are
