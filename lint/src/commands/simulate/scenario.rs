@@ -246,9 +246,9 @@ pub enum ValueError {
     /// Not a number.
     #[error("invalid percentage {0:?}: expected a number such as 80")]
     NotAPercentage(String),
-    /// Infinite or not a number.
-    #[error("invalid percentage {0:?}")]
-    NonFinitePercentage(String),
+    /// A number too large for a float (`1e400`).
+    #[error("percentage {0:?} is too large")]
+    PercentageTooLarge(String),
 }
 
 /// Parses a duration as Go's `time.ParseDuration` does (`90s`, `5m`, `1h30m`, `1.5s`,
@@ -259,7 +259,7 @@ pub fn parse_duration(text: &str) -> Result<i64, ValueError> {
         return Err(ValueError::EmptyDuration);
     }
     // A plain number is seconds.
-    if let Ok(secs) = t.parse::<f64>() {
+    if let Some(secs) = decimal(t) {
         return millis_of(secs * 1000.0, t);
     }
     let nanos = hpa_core::go::parse_duration(t)?;
@@ -273,17 +273,26 @@ pub fn parse_duration(text: &str) -> Result<i64, ValueError> {
 }
 
 fn millis_of(ms: f64, text: &str) -> Result<i64, ValueError> {
-    if !ms.is_finite() || ms > 1e15 {
-        return Err(ValueError::TooLong(text.to_string()));
-    }
     if ms < 0.0 {
         return Err(ValueError::NegativeDuration(text.to_string()));
+    }
+    if !ms.is_finite() || ms > 1e15 {
+        return Err(ValueError::TooLong(text.to_string()));
     }
     let rounded = ms.round();
     if (ms - rounded).abs() > 1e-6 {
         return Err(ValueError::FinerThanMillisecond(text.to_string()));
     }
     Ok(rounded as i64)
+}
+
+/// `text` as a decimal number (an optional sign, then digits with an optional fraction and
+/// exponent: `15`, `7.5`, `.5`, `1e3`), not the words Rust's float parsing also takes (`inf`,
+/// `infinity`, `NaN`), which are no number of seconds or percentage a scenario can mean; a
+/// number too large for a float is infinite.
+fn decimal(text: &str) -> Option<f64> {
+    let unsigned = text.strip_prefix(['+', '-']).unwrap_or(text);
+    if unsigned.starts_with(|c: char| c.is_ascii_digit() || c == '.') { text.parse().ok() } else { None }
 }
 
 /// Parses a non-negative quantity (`500m`, `2Gi`, `10`, `0.5`) into milli-units.
@@ -304,9 +313,9 @@ fn non_negative_quantity(text: &str) -> Result<Quantity, ValueError> {
 pub fn parse_percent(text: &str) -> Result<f64, ValueError> {
     let t = text.trim();
     let t = t.strip_suffix('%').unwrap_or(t).trim();
-    let p: f64 = t.parse().map_err(|_| ValueError::NotAPercentage(text.to_string()))?;
+    let p = decimal(t).ok_or_else(|| ValueError::NotAPercentage(text.to_string()))?;
     if !p.is_finite() {
-        return Err(ValueError::NonFinitePercentage(text.to_string()));
+        return Err(ValueError::PercentageTooLarge(text.to_string()));
     }
     if p < 0.0 {
         return Err(ValueError::NegativeLoad(text.to_string()));
@@ -1033,6 +1042,26 @@ mod tests {
             "invalid percentage \"x\": expected a number such as 80"
         );
         assert_eq!(parse_quantity_milli("-1").unwrap_err().to_string(), "-1 is negative; loads must not be negative");
+        // Only a decimal number is a number of seconds or a percentage: not `NaN`, `inf` or
+        // `infinity` (which Rust's float parsing takes), and a number past a float is too large,
+        // below zero negative.
+        for (text, error) in [
+            ("NaN", "time: invalid duration \"NaN\""),
+            ("-inf", "time: invalid duration \"-inf\""),
+            ("infinity", "time: invalid duration \"infinity\""),
+            ("1e400", "duration \"1e400\" is too long"),
+            ("-1e400", "duration \"-1e400\" must not be negative"),
+        ] {
+            assert_eq!(parse_duration(text).unwrap_err().to_string(), error, "{text}");
+        }
+        for (text, error) in [
+            ("NaN", "invalid percentage \"NaN\": expected a number such as 80"),
+            ("inf%", "invalid percentage \"inf%\": expected a number such as 80"),
+            ("1e400", "percentage \"1e400\" is too large"),
+        ] {
+            assert_eq!(parse_percent(text).unwrap_err().to_string(), error, "{text}");
+        }
+        assert_eq!((parse_duration(".5"), parse_percent("1e1")), (Ok(500), Ok(10.0)));
         assert!(matches!(parse_quantity_milli("abc"), Err(ValueError::Quantity { .. })));
     }
 
