@@ -221,6 +221,30 @@ fn decoding_goes_on_past_every_refused_value() {
     );
 }
 
+/// A duration of more syncs than a simulation keeps (`simulation::MAX_SYNCS`) is refused at its
+/// place, with how many syncs it is and the longest duration at this sync period: it ran until
+/// it took the machine's memory (each sync is kept, about half a kilobyte).
+#[test]
+fn a_duration_of_millions_of_syncs_is_refused() {
+    let scenario = "hpa: data/simulate/web-hpa.yaml\nreplicas: 2\npodTemplate: {containers: [{name: app, requests: {cpu: 100m}}]}\nduration: 1000000h\n";
+    let run = hpa_lint(&["simulate", "-"], scenario);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert_eq!(
+        run.stderr.lines().collect::<Vec<_>>(),
+        [
+            "hpa-lint: error: <stdin>:4:11: duration: 1000000h is 240000001 syncs every 15s; simulate at most 1000000 syncs (4166h39m45s at this sync period)"
+        ]
+    );
+    // At a sync period of 1 h it is one sync too many.
+    let run = hpa_lint(&["simulate", "--sync-period", "3600", "-"], scenario);
+    assert_eq!(
+        run.stderr.lines().collect::<Vec<_>>(),
+        [
+            "hpa-lint: error: <stdin>:4:11: duration: 1000000h is 1000001 syncs every 1h; simulate at most 1000000 syncs (999999h at this sync period)"
+        ]
+    );
+}
+
 #[test]
 fn values_must_suit_the_metric_type() {
     let (code, lines) = errors("wrong-value-kind.yaml");

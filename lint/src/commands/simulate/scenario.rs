@@ -39,7 +39,7 @@ use hpa_yaml::NodeSource;
 use crate::controller_flags::{self, ControllerFlags};
 use crate::linter::config::ControllerFile;
 use crate::source::{Node, NodeKind, Span, Tree};
-use hpa_core::evaluator::simulation::{LoadPhase, LoadValue, MetricKey, Plan, PodTemplate};
+use hpa_core::evaluator::simulation::{self, LoadPhase, LoadValue, MetricKey, Plan, PodTemplate};
 
 /// A problem in a scenario (or in a file it refers to), at a position of that file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -967,6 +967,22 @@ pub fn bind(s: &Scenario, ctx: PlanInputs) -> Result<Plan, Vec<ScenarioError>> {
         .map(|r| r.value)
         .or(ctx.workload_replicas)
         .unwrap_or_else(|| ctx.hpa.spec.min_replicas.unwrap_or(1));
+    // Each sync is kept: a duration of millions of syncs (`1000000h`) would take the memory
+    // before it ended.
+    let period_ms = ctx.options.sync_period_millis();
+    let syncs = simulation::sync_count(s.duration_ms.value, period_ms);
+    if syncs > simulation::MAX_SYNCS {
+        errs.push(ScenarioError::new(
+            s.duration_ms.span,
+            format!(
+                "duration: {} is {syncs} syncs every {}; simulate at most {} syncs ({} at this sync period)",
+                format_ms(s.duration_ms.value),
+                format_ms(period_ms),
+                simulation::MAX_SYNCS,
+                format_ms((simulation::MAX_SYNCS - 1).saturating_mul(period_ms.max(1))),
+            ),
+        ));
+    }
     let metric_window_ms = s.metric_window_ms.unwrap_or(15_000);
     let selector = s.selector.clone().unwrap_or_else(|| format!("app={}", ctx.hpa.spec.scale_target_ref.name));
     if !errs.is_empty() {
