@@ -748,7 +748,16 @@ pub fn parse(root: Node<'_>) -> Result<Scenario, Vec<ScenarioError>> {
         v => v,
     };
     let hpa_name = non_empty(&mut errs, "hpaName", file.hpa_name).map(|value| Spanned { value, span: at("hpaName") });
-    let selector = non_empty(&mut errs, "selector", file.selector);
+    // The scale's `status.selector`, which the controller parses at every sync (`labels.Parse`):
+    // one that does not parse is a slip of the scenario's, refused where it is written.
+    let selector =
+        non_empty(&mut errs, "selector", file.selector).filter(|text| match hpa_cluster::selector::parse(text) {
+            Ok(_) => true,
+            Err(e) => {
+                push(&mut errs, "selector", format!("selector: {e}: write a label selector such as app=web"));
+                false
+            }
+        });
     let replicas = match file.replicas {
         Some(r) if r < 0 => {
             push(&mut errs, "replicas", format!("replicas: expected a whole number of 0 or more, found {r}"));
@@ -1371,6 +1380,10 @@ mod tests {
                 "4:15: metricWindow: must be longer than 0s",
                 "3:11: duration: must be longer than 0s",
             ]
+        );
+        assert_eq!(
+            errors_at("hpa: x.yaml\nduration: 1m\nselector: \"app in (a\"\n"),
+            ["3:11: selector: found '(a', expected: '(' ... ')': write a label selector such as app=web"]
         );
         assert_eq!(
             errors_at("hpa: x.yaml\nhpaObject: {}\nduration: 1m\n"),
