@@ -632,10 +632,21 @@ fn template_spec(
         errs.push(ScenarioError::new(at(&path), format!("{path}: a pod template needs `containers`")));
         return None;
     };
+    // Container names are unique across `containers` and `initContainers`, as kube-apiserver's
+    // pod validation has them (`Duplicate value`): a `container/<name>/<resource>` key names one.
+    let mut names: Vec<String> = Vec::new();
     let mut container = |c: ContainerFile, field: &str, index: usize, init: bool| {
+        let here = format!("{path}.{field}[{index}]");
         if c.name.is_empty() {
-            let here = format!("{path}.{field}[{index}]");
             errs.push(ScenarioError::new(at(&here), format!("{here}: a container needs a `name`")));
+        } else if names.contains(&c.name) {
+            let name = format!("{here}.name");
+            errs.push(ScenarioError::new(
+                at(&name),
+                format!("{name}: another container is named {:?}: give each its own name", c.name),
+            ));
+        } else {
+            names.push(c.name.clone());
         }
         let mut requests: BTreeMap<String, Quantity> = c.requests.into_iter().map(|(k, q)| (k, q.0)).collect();
         let mut limits = BTreeMap::new();
@@ -1270,6 +1281,15 @@ mod tests {
                 "hpa: x.yaml\nduration: 1m\npodTemplate:\n  initContainers: [{name: proxy, restartPolicy: Always}]\n"
             ),
             ["4:3: podTemplate: a pod template needs `containers`"]
+        );
+        assert_eq!(
+            errors_at(
+                "hpa: x.yaml\nduration: 1m\npodTemplate:\n  containers: [{name: app}, {name: app}]\n  initContainers: [{name: proxy, restartPolicy: Always}, {name: app}]\n"
+            ),
+            [
+                "4:36: podTemplate.containers[1].name: another container is named \"app\": give each its own name",
+                "5:65: podTemplate.initContainers[1].name: another container is named \"app\": give each its own name",
+            ]
         );
         assert_eq!(
             errors_at("hpa: x.yaml\nduration: 1m\npodTemplate:\n  containers: [{requests: {cpu: -1}}]\n"),
