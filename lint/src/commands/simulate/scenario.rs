@@ -1372,7 +1372,7 @@ mod tests {
         );
         assert_eq!(
             errors_at("hpa: x.yaml\nduration: 1m\ncontroller:\n  tolerance: -0.5\n"),
-            ["4:14: controller.tolerance -0.5: must be a number, 0 or more"]
+            ["4:14: controller.tolerance -0.5: must be a finite number, 0 or more"]
         );
         assert_eq!(
             errors_at("hpa: x.yaml\nduration: 1m\ncontroller:\n  syncPeriodSeconds: 9223372037\n"),
