@@ -51,7 +51,7 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(cli(data), 1);
         return;
     }
-    let scenario = match scenario::parse(&file.text, document.root()) {
+    let scenario = match scenario::parse(document.root()) {
         Ok(s) => s,
         Err(errors) => {
             assert!(!errors.is_empty(), "a refused scenario says why");

@@ -66,8 +66,8 @@ pub const MAX_FLAG_DURATION: Duration = Duration::from_nanos(i64::MAX as u64);
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum FlagError {
-    /// A tolerance that is negative or not a number.
-    #[error("{0}: must be a number, 0 or more")]
+    /// A tolerance that is negative, infinite or not a number.
+    #[error("{0}: must be a finite number, 0 or more")]
     Tolerance(f64),
     /// A duration longer than a Go `time.Duration` holds ([`MAX_FLAG_DURATION`]):
     /// kube-controller-manager refuses such a flag when it starts.
@@ -332,7 +332,7 @@ mod tests {
             let bad = ControllerFlags { tolerance: Some(t), ..Default::default() };
             let layers = [(&fine, Provenance::CommandLine), (&bad, Provenance::Scenario)];
             let (err, from) = configuration(FeatureGates::default(), &layers).unwrap_err();
-            assert!(err.to_string().ends_with(": must be a number, 0 or more"), "{err}");
+            assert!(err.to_string().ends_with(": must be a finite number, 0 or more"), "{err}");
             assert_eq!(err.key(), "tolerance");
             assert_eq!(from, Provenance::Scenario, "the refused layer is named");
         }

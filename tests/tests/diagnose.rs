@@ -1438,7 +1438,10 @@ fn usage_errors_come_before_connecting() {
             &["diagnose", "--feature-gates", "HPAConfigurableTolerance=yes", "web"],
             "hpa-lint: error: invalid value of HPAConfigurableTolerance=yes, err: strconv.ParseBool: parsing \"yes\": invalid syntax\n",
         ),
-        (&["diagnose", "--tolerance=-1", "web"], "hpa-lint: error: --tolerance -1: must be a number, 0 or more\n"),
+        (
+            &["diagnose", "--tolerance=-1", "web"],
+            "hpa-lint: error: --tolerance -1: must be a finite number, 0 or more\n",
+        ),
         (
             &["cluster", "--feature-gates", "kubelet:HPAConfigurableTolerance=true"],
             "hpa-lint: error: component not registered: kubelet\n",

@@ -174,3 +174,22 @@ fn explain_names_a_generate_name_hpa_by_its_prefix() {
     assert_eq!(named[0]["name"], "web");
     assert!(named[0].get("generateName").is_none());
 }
+
+/// An input without an HPA (a Deployment's file) is said to have nothing to explain, on
+/// standard error, rather than answered with an empty output; the run is clean (JSON: `[]`).
+/// With an HPA, or one kube-apiserver rejects, nothing is added.
+#[test]
+fn explain_says_when_there_is_no_hpa_to_explain() {
+    let deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n";
+    let run = hpa_lint(&["explain", "--no-config", "-"], deployment);
+    assert_eq!((run.code, run.stdout.as_str()), (0, ""));
+    assert_eq!(run.stderr, "hpa-lint: note: nothing to explain: no HorizontalPodAutoscaler in <stdin>\n");
+    let json = hpa_lint(&["explain", "--no-config", "-o", "json", "-"], deployment);
+    assert_eq!(json.json(), serde_json::json!([]));
+    let rejected = hpa_lint(
+        &["explain", "--no-config", "-"],
+        "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web}\nspec: {maxReplicas: x}\n",
+    );
+    assert_eq!(rejected.code, 1);
+    assert!(!rejected.stderr.contains("nothing to explain"), "{}", rejected.stderr);
+}

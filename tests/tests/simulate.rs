@@ -169,6 +169,82 @@ fn every_undecodable_value_of_a_scenario_is_reported() {
     );
 }
 
+/// Three values the decoder cannot read, in three sections and nested in lists (a container's
+/// request, the controller's sync period, a later load's utilization): all three, each at its
+/// `file:line:column`, in the order of the file, from one decoding; the same written as JSON.
+#[test]
+fn three_bad_values_in_yaml_and_json_are_each_reported_in_order() {
+    for (file, places) in
+        [("three-bad-values.yaml", ["8:37", "11:22", "17:26"]), ("three-bad-values.json", ["7:45", "11:39", "14:54"])]
+    {
+        let (code, lines) = errors(file);
+        assert_eq!(code, 1, "{file}");
+        let messages = [
+            "podTemplate.containers[1].requests.cpu: expected a quantity (a number, or a string such as 500m or 2Gi), found the string \"lots\"",
+            "controller.syncPeriodSeconds: expected a whole number of 0 or more, found the string \"15\": write it without quotes",
+            "load[1].metrics.cpu.utilization: invalid percentage \"high\": expected a number such as 80",
+        ];
+        let expected: Vec<String> =
+            places.iter().zip(messages).map(|(at, m)| format!("data/simulate/{file}:{at}: {m}")).collect();
+        assert_eq!(lines, expected, "{file}");
+    }
+}
+
+/// Decoding goes on past each value it cannot read rather than stopping at it: an unknown field
+/// beside a refused value in one load is reported with it, and every one of 80 refused values
+/// is (not the first 30 or so, which is all that masking each value and decoding again found).
+#[test]
+fn decoding_goes_on_past_every_refused_value() {
+    let run = hpa_lint(
+        &["simulate", "-"],
+        "hpa: web-hpa.yaml\nduration: 1m\nload:\n  - at: 0s\n    metrics: {cpu: {totl: 5, total: lots}}\n",
+    );
+    assert_eq!(run.code, 1);
+    assert_eq!(
+        run.stderr.lines().collect::<Vec<_>>(),
+        [
+            "hpa-lint: error: <stdin>:5:21: unknown field `totl` in load[0].metrics.cpu; expected one of: perPod, total, utilization, value",
+            "hpa-lint: error: <stdin>:5:37: load[0].metrics.cpu.total: expected a quantity (a number, or a string such as 500m or 2Gi), found the string \"lots\"",
+        ]
+    );
+    let mut scenario = String::from("hpa: web-hpa.yaml\nduration: 10m\nload:\n");
+    for i in 0..80 {
+        scenario.push_str(&format!("  - {{at: {i}s, metrics: {{cpu: {{total: x{i}}}}}}}\n"));
+    }
+    let run = hpa_lint(&["simulate", "-"], &scenario);
+    assert_eq!(run.code, 1);
+    let lines: Vec<&str> = run.stderr.lines().collect();
+    assert_eq!(lines.len(), 80);
+    assert_eq!(
+        lines[79],
+        "hpa-lint: error: <stdin>:83:38: load[79].metrics.cpu.total: expected a quantity (a number, or a string such as 500m or 2Gi), found the string \"x79\""
+    );
+}
+
+/// A duration of more syncs than a simulation keeps (`simulation::MAX_SYNCS`) is refused at its
+/// place, with how many syncs it is and the longest duration at this sync period: it ran until
+/// it took the machine's memory (each sync is kept, about half a kilobyte).
+#[test]
+fn a_duration_of_millions_of_syncs_is_refused() {
+    let scenario = "hpa: data/simulate/web-hpa.yaml\nreplicas: 2\npodTemplate: {containers: [{name: app, requests: {cpu: 100m}}]}\nduration: 1000000h\n";
+    let run = hpa_lint(&["simulate", "-"], scenario);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert_eq!(
+        run.stderr.lines().collect::<Vec<_>>(),
+        [
+            "hpa-lint: error: <stdin>:4:11: duration: 1000000h is 240000001 syncs every 15s; simulate at most 1000000 syncs (4166h39m45s at this sync period)"
+        ]
+    );
+    // At a sync period of 1 h it is one sync too many.
+    let run = hpa_lint(&["simulate", "--sync-period", "3600", "-"], scenario);
+    assert_eq!(
+        run.stderr.lines().collect::<Vec<_>>(),
+        [
+            "hpa-lint: error: <stdin>:4:11: duration: 1000000h is 1000001 syncs every 1h; simulate at most 1000000 syncs (999999h at this sync period)"
+        ]
+    );
+}
+
 #[test]
 fn values_must_suit_the_metric_type() {
     let (code, lines) = errors("wrong-value-kind.yaml");

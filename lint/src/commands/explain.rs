@@ -39,6 +39,7 @@ pub fn run(args: &ExplainArgs, cluster: &crate::cli::ClusterArgs, out: &mut Outp
     let provenances = resolved.controller;
     let opts = check::Options::verdict_only(controller.gates.clone());
     let mut explanations = Vec::new();
+    let mut hpas = 0usize;
     let status = super::each_file(&args.paths, &args.input, out, |file, contents, out| {
         let (file_objects, refused) = (contents.objects.as_slice(), contents.refused.as_slice());
         let mut status = ExitStatus::Clean;
@@ -46,6 +47,7 @@ pub fn run(args: &ExplainArgs, cluster: &crate::cli::ClusterArgs, out: &mut Outp
             if !obj.is_hpa() || !input::counts_as_object(obj, refused) {
                 continue;
             }
+            hpas += 1;
             let (line, col) = file.line_col(obj.node.span().start);
             let at = format!("{}:{line}:{col}", file.name);
             let report = hpa::check_object(obj, None, &opts);
@@ -100,6 +102,12 @@ pub fn run(args: &ExplainArgs, cluster: &crate::cli::ClusterArgs, out: &mut Outp
         }
     };
     out.write(&text);
+    // Said rather than left to an empty output: the input (a Deployment's file, a directory
+    // without HPAs) has nothing to explain.
+    if hpas == 0 && status == ExitStatus::Clean {
+        let inputs: Vec<&str> = args.paths.iter().map(|p| if p == "-" { "<stdin>" } else { p.as_str() }).collect();
+        out.note(&format!("nothing to explain: no HorizontalPodAutoscaler in {}", inputs.join(", ")));
+    }
     status
 }
 

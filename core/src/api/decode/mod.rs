@@ -24,6 +24,12 @@
 //! - `null` leaves a value (struct, string, number) as it is and empties a pointer, slice or
 //!   map; decoding goes *into* the existing value, so a duplicate key merges as in Go.
 //!
+//! kube-apiserver's paths report what it reports ([`decode_from`]: the error that stopped
+//! decoding, else the first type error, else the strict errors). A reader of the tools' own
+//! files that shows every problem at once asks the same decoder to go on past each value it
+//! cannot read ([`decode_every_error_from`], [`Decoder::every_error`]): every type error, every
+//! refused value and every strict error, in the order of the source, from one reading.
+//!
 //! Each error also carries the field path with indices ([`DecodeError::path`]), for callers
 //! that point at positions.
 
@@ -583,6 +589,11 @@ pub struct Decoder<'de, S> {
     /// [`lenient_error_from`], which drops it: every value is read and checked all the same, but
     /// the labels and annotations of every object are not copied into a map to be dropped).
     keep_values: bool,
+    /// Every type error and every value refused, each with the number of strict errors saved
+    /// before it (for their order among them), when decoding goes on past them
+    /// ([`Decoder::every_error`]); `None` as in Go, which keeps the first type error and stops
+    /// at a refused value.
+    every: Option<Vec<(usize, DecodeError)>>,
 }
 
 /// `saveStrictError` keeps at most this many.
@@ -602,7 +613,17 @@ impl<'de, S: Source<'de>> Decoder<'de, S> {
             strict: Vec::new(),
             keep_strict: true,
             keep_values: true,
+            every: None,
         }
+    }
+
+    /// This decoder, going on past every error a value can have (a type error, a value an
+    /// `UnmarshalJSON` refuses) and keeping each, where Go's keeps the first type error and
+    /// stops at a refused value: [`decode_every_error_from`]. Only a source that cannot be read
+    /// on (a syntax error) stops it.
+    pub fn every_error(mut self) -> Self {
+        self.every = Some(Vec::new());
+        self
     }
 
     /// This decoder, keeping no strict error: unknown and duplicate fields are skipped as
@@ -627,7 +648,13 @@ impl<'de, S: Source<'de>> Decoder<'de, S> {
     /// beside the value instead).
     pub fn decode_value<T: Decode + Default>(mut self, strictness: Strictness) -> Result<Decoded<T>, Vec<DecodeError>> {
         let mut value = T::default();
-        let result = value.decode(&mut self, GoType::Default);
+        let mut result = value.decode(&mut self, GoType::Default);
+        if self.every.is_some() {
+            if result.is_err() {
+                result = self.recover();
+            }
+            return self.every_error_result(value, result, strictness);
+        }
         if let Some(failure) = self.failure {
             return Err(vec![failure]);
         }
@@ -642,6 +669,70 @@ impl<'de, S: Source<'de>> Decoder<'de, S> {
             Strictness::Strict => Ok(Decoded { value, ignored: Vec::new() }),
             Strictness::Lenient => Ok(Decoded { value, ignored: self.strict }),
         }
+    }
+
+    /// [`Decoder::decode_value`]'s result when decoding went on past every error
+    /// ([`Decoder::every_error`]): the errors in the order of the source (each strict error
+    /// among the others where it was found), then the one that stopped decoding, if any.
+    fn every_error_result<T>(
+        mut self,
+        value: T,
+        result: Result<(), Abort>,
+        strictness: Strictness,
+    ) -> Result<Decoded<T>, Vec<DecodeError>> {
+        let every = self.every.take().unwrap_or_default();
+        let (strict, ignored) = match strictness {
+            Strictness::Strict => (std::mem::take(&mut self.strict), Vec::new()),
+            Strictness::Lenient => (Vec::new(), std::mem::take(&mut self.strict)),
+        };
+        let mut errors = Vec::with_capacity(every.len() + strict.len() + 1);
+        let mut strict = strict.into_iter().enumerate().peekable();
+        for (strict_before, error) in every {
+            while let Some((_, e)) = strict.next_if(|(i, _)| *i < strict_before) {
+                errors.push(e);
+            }
+            errors.push(error);
+        }
+        errors.extend(strict.map(|(_, e)| e));
+        match (self.failure, result) {
+            (Some(failure), _) => errors.push(failure),
+            (None, Err(Abort(()))) => {
+                errors.push(DecodeError::new(DecodeErrorKind::InvalidValue, "", "decoding stopped"));
+            }
+            (None, Ok(())) => {}
+        }
+        if errors.is_empty() { Ok(Decoded { value, ignored }) } else { Err(errors) }
+    }
+
+    /// Goes on past the value that stopped decoding when decoding goes on past every error
+    /// ([`Decoder::every_error`]) and it was refused (not a source that cannot be read on): the
+    /// error is kept, unless an error beneath that value was kept already (a load refused for
+    /// having none of its keys, the one it had being refused itself: a consequence).
+    /// Otherwise decoding stops, as in Go.
+    ///
+    /// A [`Decode`] impl refuses a value once it has consumed it ([`Decoder::fail`]), so the
+    /// source is at the next value.
+    #[cold]
+    fn recover(&mut self) -> Result<(), Abort> {
+        let Some(every) = &mut self.every else { return Err(Abort(())) };
+        let failure = match self.failure.take() {
+            Some(failure) if failure.kind != DecodeErrorKind::Syntax => failure,
+            other => {
+                self.failure = other;
+                return Err(Abort(()));
+            }
+        };
+        let beneath = |e: &DecodeError| {
+            failure.path.is_empty()
+                || e.path
+                    .strip_prefix(failure.path.as_str())
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']))
+        };
+        let consequence = every.last().is_some_and(|(_, e)| beneath(e)) || self.strict.last().is_some_and(beneath);
+        if !consequence {
+            every.push((self.strict.len(), failure));
+        }
+        Ok(())
     }
 
     /// The source, for [`Decode`] impls.
@@ -678,7 +769,8 @@ impl<'de, S: Source<'de>> Decoder<'de, S> {
     }
 
     /// Stops decoding with an error of the value being decoded, as an `UnmarshalJSON`
-    /// returns it (`quantities must match ...`).
+    /// returns it (`quantities must match ...`). Call it once the value is consumed: a decoder
+    /// that goes on past every error ([`Decoder::every_error`]) reads on from there.
     ///
     /// This and the other builders of errors are `#[cold]`: every object of a run decodes
     /// through the code that calls them and nearly none fails, so their code (and what their
@@ -726,12 +818,16 @@ impl<'de, S: Source<'de>> Decoder<'de, S> {
 
     #[cold]
     fn save_type_error<T: Decode + ?Sized>(&mut self, value: &str, ty: GoType) {
-        if self.type_error.is_some() {
+        if self.type_error.is_some() && self.every.is_none() {
             return;
         }
         let message = self.type_error_message::<T>(value, ty);
         let error = self.error_here(DecodeErrorKind::InvalidValue, message);
-        self.type_error = Some(DecodeError { detail: Some(Detail::Mismatch(T::shape())), ..error });
+        let error = DecodeError { detail: Some(Detail::Mismatch(T::shape())), ..error };
+        match &mut self.every {
+            Some(every) => every.push((self.strict.len(), error)),
+            None => self.type_error = Some(error),
+        }
     }
 
     /// `UnmarshalTypeError`'s words for the current value, with the field it is in.
@@ -894,7 +990,9 @@ impl<'de, S: Source<'de>> Decoder<'de, S> {
             let result = field(target, self, index);
             self.path.pop();
             self.go_struct = outer;
-            result?;
+            if result.is_err() {
+                self.recover()?;
+            }
         }
         Ok(())
     }
@@ -927,6 +1025,21 @@ pub fn decode_from<'de, T: Decode + Default, S: Source<'de>>(
         (_, Some(sorted)) => Decoder::new(sorted, package, options).decode_value(strictness),
         (decoded, None) => decoded,
     }
+}
+
+/// Decodes `source` as a `T` strictly, going on past every error: each value of the wrong
+/// type, each value its type refuses (a quantity that does not parse) and each unknown or
+/// duplicate field, in the order of the source, where kube-apiserver reports the first type
+/// error or refused value, and the strict errors only without one ([`decode_from`]). A value
+/// refused because of an error beneath it is not reported again. For a reader of the tools' own
+/// files that reports every problem of a file at once (`hpa-lint simulate`'s scenario); the
+/// source is read in its own order (the order of a file).
+pub fn decode_every_error_from<'de, T: Decode + Default, S: Source<'de>>(
+    source: S,
+    package: &'static str,
+    options: Options,
+) -> Result<T, Vec<DecodeError>> {
+    Decoder::new(source, package, options).every_error().decode_value(Strictness::Strict).map(|d| d.value)
 }
 
 /// The first error of decoding `source` leniently as a `T` (`None` when it decodes): the
@@ -1203,7 +1316,9 @@ impl<T: Decode + Default> Decode for Vec<T> {
             d.path.push(Segment::Index(i));
             let result = self[i].decode(d, GoType::Default);
             d.path.pop();
-            result?;
+            if result.is_err() {
+                d.recover()?;
+            }
             i += 1;
         }
         self.truncate(i);
@@ -1256,7 +1371,9 @@ impl<T: Decode + Default> Decode for BTreeMap<String, T> {
             d.path.push(Segment::Key(key.clone()));
             let result = value.decode(d, GoType::Default);
             d.path.pop();
-            result?;
+            if result.is_err() {
+                d.recover()?;
+            }
             if d.keep_values {
                 self.insert(key.into_owned(), value);
             }

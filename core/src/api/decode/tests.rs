@@ -404,3 +404,112 @@ fn the_first_error_alone_is_the_first_error_of_decoding_the_value() {
         assert_eq!(first.map(|e| e.to_string()), decoded_first.map(|e| e.to_string()), "{body}");
     }
 }
+
+/// Decoding that goes on past every error ([`decode_every_error_from`]) keeps each type error,
+/// each refused value and each strict error, in document order, where kube-apiserver's decoding
+/// of the same text keeps the refused quantity alone (it stops there) and, without it, the first
+/// type error alone.
+#[test]
+fn every_error_in_document_order() {
+    let text = format!(
+        r#"{{{V2}, "metadata": {{"name": 5, "nmae": "x"}},
+        "spec": {{"maxReplicas": "ten", "metrics": [{{"type": "Pods", "pods": {{"target": {{"averageValue": "1ki"}}}}}},
+                  "cpu", {{"type": 5, "bogus": 1}}], "minReplicas": 1.5}}}}"#
+    );
+    let every = decode_every_error_from::<crate::api::v2::HorizontalPodAutoscaler, _>(
+        json::JsonSource::new(&text),
+        "v2",
+        Options::KUBE_APISERVER,
+    )
+    .unwrap_err();
+    let got: Vec<(&str, &str)> = every.iter().map(|e| (e.path.as_str(), e.message.as_str())).collect();
+    assert_eq!(
+        got,
+        [
+            (
+                "metadata.name",
+                "json: cannot unmarshal number into Go struct field ObjectMeta.metadata.name of type string"
+            ),
+            ("metadata.nmae", "unknown field \"metadata.nmae\""),
+            (
+                "spec.maxReplicas",
+                "json: cannot unmarshal string into Go struct field HorizontalPodAutoscalerSpec.spec.maxReplicas of type int32"
+            ),
+            ("spec.metrics[0].pods.target.averageValue", "unable to parse quantity's suffix"),
+            (
+                "spec.metrics[1]",
+                "json: cannot unmarshal string into Go struct field HorizontalPodAutoscalerSpec.spec.metrics of type v2.MetricSpec"
+            ),
+            (
+                "spec.metrics[2].type",
+                "json: cannot unmarshal number into Go struct field MetricSpec.spec.metrics.type of type v2.MetricSourceType"
+            ),
+            ("spec.metrics[2].bogus", "unknown field \"spec.metrics[2].bogus\""),
+            (
+                "spec.minReplicas",
+                "json: cannot unmarshal number 1.5 into Go struct field HorizontalPodAutoscalerSpec.spec.minReplicas of type int32"
+            ),
+        ]
+    );
+    // kube-apiserver: the refused quantity stops decoding; without it, the first type error.
+    let first = api::decode_json(&text, Strictness::Strict, KubernetesVersion::LATEST).unwrap_err();
+    assert_eq!(first.iter().map(|e| e.message.as_str()).collect::<Vec<_>>(), ["unable to parse quantity's suffix"]);
+    let text = text.replace("1ki", "1Ki");
+    let first = api::decode_json(&text, Strictness::Strict, KubernetesVersion::LATEST).unwrap_err();
+    assert_eq!(first.len(), 1);
+    assert_eq!(first[0].path, "metadata.name");
+    // A clean text decodes as with `decode_from`; only a syntax error stops, after what was kept.
+    let clean = format!(r#"{{{V2}, "spec": {{"maxReplicas": 3}}}}"#);
+    let hpa = decode_every_error_from::<crate::api::v2::HorizontalPodAutoscaler, _>(
+        json::JsonSource::new(&clean),
+        "v2",
+        Options::KUBE_APISERVER,
+    );
+    assert_eq!(hpa.map(|h| h.spec.max_replicas).ok(), Some(3));
+    let broken = format!(r#"{{{V2}, "spec": {{"maxReplicas": "x", "minReplicas": 1,,}}}}"#);
+    let errors = decode_every_error_from::<crate::api::v2::HorizontalPodAutoscaler, _>(
+        json::JsonSource::new(&broken),
+        "v2",
+        Options::KUBE_APISERVER,
+    )
+    .unwrap_err();
+    let kinds: Vec<DecodeErrorKind> = errors.iter().map(|e| e.kind).collect();
+    assert_eq!(kinds, [DecodeErrorKind::InvalidValue, DecodeErrorKind::Syntax]);
+}
+
+/// A value refused only because a value beneath it was (its own check of what it holds, after
+/// the refused part) is a consequence, not reported again; one refused for itself is.
+#[test]
+fn a_refusal_beneath_a_refused_value_is_reported_once() {
+    #[derive(Debug, Default)]
+    struct Pair(Vec<Quantity>);
+    impl Decode for Pair {
+        fn go_type(_: &str) -> String {
+            "test.Pair".into()
+        }
+        fn decode<'de, S: Source<'de>>(&mut self, d: &mut Decoder<'de, S>, ty: GoType) -> Result<(), Abort> {
+            self.0.decode(d, ty)?;
+            if self.0.len() == 2 { Ok(()) } else { Err(d.fail("a pair has two items".into())) }
+        }
+    }
+    #[derive(Debug, Default, crate::api::decode::Decode)]
+    #[go(package = "test", name = "Pairs")]
+    struct Pairs {
+        a: Pair,
+        b: Pair,
+    }
+    let errors = decode_every_error_from::<Pairs, _>(
+        json::JsonSource::new(r#"{"a": ["1", "x", "3"], "b": ["1"]}"#),
+        "test",
+        Options::KUBE_APISERVER,
+    )
+    .unwrap_err();
+    let got: Vec<(&str, &str)> = errors.iter().map(|e| (e.path.as_str(), e.message.as_str())).collect();
+    assert_eq!(
+        got,
+        [
+            ("a[1]", "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"),
+            ("b", "a pair has two items"),
+        ]
+    );
+}

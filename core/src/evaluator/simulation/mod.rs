@@ -608,10 +608,23 @@ impl<'a> Simulator<'a> {
     }
 }
 
+/// The most syncs a plan may run (about 173 days at the default 15 s): each step is kept, about
+/// half a kilobyte, so a duration past this (`1000000h`, 240 million syncs) would take the
+/// machine's memory before it ended. Front ends refuse such a plan where its duration is
+/// written ([`sync_count`]).
+pub const MAX_SYNCS: i64 = 1_000_000;
+
+/// How many syncs a plan of `duration_ms` runs at most with a sync period of `period_ms` (one
+/// every period from the first, none after the end): what [`MAX_SYNCS`] bounds.
+pub fn sync_count(duration_ms: i64, period_ms: i64) -> i64 {
+    duration_ms / period_ms.max(1) + 1
+}
+
 /// Runs a whole plan.
 pub fn simulate(plan: &Plan) -> Simulation {
     let mut sim = Simulator::new(plan);
-    let capacity = usize::try_from(plan.duration_ms / sim.world.period_ms + 1).unwrap_or(0).min(1_000_000);
+    let syncs = sync_count(plan.duration_ms, sim.world.period_ms).min(MAX_SYNCS);
+    let capacity = usize::try_from(syncs).unwrap_or(0);
     let mut steps = Vec::with_capacity(capacity);
     while let Some(s) = sim.step() {
         steps.push(s);

@@ -127,7 +127,7 @@ fn prepare(
         (input::from_bytes(args.scenario.clone(), bytes), base)
     };
     let root = document_root(&file)?;
-    let scenario = scenario::parse(&file.text, root).map_err(|e| Failure::Invalid(positioned(&file, &e)))?;
+    let scenario = scenario::parse(root).map_err(|e| Failure::Invalid(positioned(&file, &e)))?;
 
     // The configuration's release, gates and controller apply as they do to `lint`; the
     // scenario's `controller:` overrides the configuration's, the command line both.

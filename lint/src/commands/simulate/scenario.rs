@@ -33,13 +33,13 @@ use hpa_core::evaluator::time::format_ms;
 use hpa_core::features::Gate;
 use hpa_core::rules::objects::{AdmittedPod, TemplateContainer, Workload};
 
-use hpa_core::api::decode::{Abort, Decode, DecodeErrorKind, Decoder, GoType, Kind, Shape, Source};
-use hpa_yaml::read::{ReadError, ReadErrorKind};
+use hpa_core::api::decode::{self, Abort, Decode, DecodeErrorKind, Decoder, GoType, Kind, Options, Shape, Source};
+use hpa_yaml::NodeSource;
 
 use crate::controller_flags::{self, ControllerFlags};
 use crate::linter::config::ControllerFile;
 use crate::source::{Node, NodeKind, Span, Tree};
-use hpa_core::evaluator::simulation::{LoadPhase, LoadValue, MetricKey, Plan, PodTemplate};
+use hpa_core::evaluator::simulation::{self, LoadPhase, LoadValue, MetricKey, Plan, PodTemplate};
 
 /// A problem in a scenario (or in a file it refers to), at a position of that file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -246,9 +246,9 @@ pub enum ValueError {
     /// Not a number.
     #[error("invalid percentage {0:?}: expected a number such as 80")]
     NotAPercentage(String),
-    /// Infinite or not a number.
-    #[error("invalid percentage {0:?}")]
-    NonFinitePercentage(String),
+    /// A number too large for a float (`1e400`).
+    #[error("percentage {0:?} is too large")]
+    PercentageTooLarge(String),
 }
 
 /// Parses a duration as Go's `time.ParseDuration` does (`90s`, `5m`, `1h30m`, `1.5s`,
@@ -259,7 +259,7 @@ pub fn parse_duration(text: &str) -> Result<i64, ValueError> {
         return Err(ValueError::EmptyDuration);
     }
     // A plain number is seconds.
-    if let Ok(secs) = t.parse::<f64>() {
+    if let Some(secs) = decimal(t) {
         return millis_of(secs * 1000.0, t);
     }
     let nanos = hpa_core::go::parse_duration(t)?;
@@ -273,17 +273,26 @@ pub fn parse_duration(text: &str) -> Result<i64, ValueError> {
 }
 
 fn millis_of(ms: f64, text: &str) -> Result<i64, ValueError> {
-    if !ms.is_finite() || ms > 1e15 {
-        return Err(ValueError::TooLong(text.to_string()));
-    }
     if ms < 0.0 {
         return Err(ValueError::NegativeDuration(text.to_string()));
+    }
+    if !ms.is_finite() || ms > 1e15 {
+        return Err(ValueError::TooLong(text.to_string()));
     }
     let rounded = ms.round();
     if (ms - rounded).abs() > 1e-6 {
         return Err(ValueError::FinerThanMillisecond(text.to_string()));
     }
     Ok(rounded as i64)
+}
+
+/// `text` as a decimal number (an optional sign, then digits with an optional fraction and
+/// exponent: `15`, `7.5`, `.5`, `1e3`), not the words Rust's float parsing also takes (`inf`,
+/// `infinity`, `NaN`), which are no number of seconds or percentage a scenario can mean; a
+/// number too large for a float is infinite.
+fn decimal(text: &str) -> Option<f64> {
+    let unsigned = text.strip_prefix(['+', '-']).unwrap_or(text);
+    if unsigned.starts_with(|c: char| c.is_ascii_digit() || c == '.') { text.parse().ok() } else { None }
 }
 
 /// Parses a non-negative quantity (`500m`, `2Gi`, `10`, `0.5`) into milli-units.
@@ -304,9 +313,9 @@ fn non_negative_quantity(text: &str) -> Result<Quantity, ValueError> {
 pub fn parse_percent(text: &str) -> Result<f64, ValueError> {
     let t = text.trim();
     let t = t.strip_suffix('%').unwrap_or(t).trim();
-    let p: f64 = t.parse().map_err(|_| ValueError::NotAPercentage(text.to_string()))?;
+    let p = decimal(t).ok_or_else(|| ValueError::NotAPercentage(text.to_string()))?;
     if !p.is_finite() {
-        return Err(ValueError::NonFinitePercentage(text.to_string()));
+        return Err(ValueError::PercentageTooLarge(text.to_string()));
     }
     if p < 0.0 {
         return Err(ValueError::NegativeLoad(text.to_string()));
@@ -577,21 +586,6 @@ impl Decode for Load {
     }
 }
 
-/// A problem the decoder found, at its place: the words of an invalid value (a duration, a
-/// quantity, a load) prefixed with its field path, as the decoder's plain words for a value of
-/// the wrong type have it.
-fn read_error(e: ReadError) -> ScenarioError {
-    let message = match e.kind {
-        ReadErrorKind::Decode(DecodeErrorKind::InvalidValue)
-            if !e.path.is_empty() && !e.message.starts_with(&format!("{}: ", e.path)) =>
-        {
-            format!("{}: {}", e.path, e.message)
-        }
-        _ => e.message,
-    };
-    ScenarioError::new(e.span, message)
-}
-
 /// A scenario's `podTemplate` as a [`TemplateSpec`], `path` being where it is written (for the
 /// position of its problems): its containers, sidecars among them, as hpa-core's
 /// `workload_from` counts them, its pod-level resources and overhead.
@@ -638,10 +632,21 @@ fn template_spec(
         errs.push(ScenarioError::new(at(&path), format!("{path}: a pod template needs `containers`")));
         return None;
     };
+    // Container names are unique across `containers` and `initContainers`, as kube-apiserver's
+    // pod validation has them (`Duplicate value`): a `container/<name>/<resource>` key names one.
+    let mut names: Vec<String> = Vec::new();
     let mut container = |c: ContainerFile, field: &str, index: usize, init: bool| {
+        let here = format!("{path}.{field}[{index}]");
         if c.name.is_empty() {
-            let here = format!("{path}.{field}[{index}]");
             errs.push(ScenarioError::new(at(&here), format!("{here}: a container needs a `name`")));
+        } else if names.contains(&c.name) {
+            let name = format!("{here}.name");
+            errs.push(ScenarioError::new(
+                at(&name),
+                format!("{name}: another container is named {:?}: give each its own name", c.name),
+            ));
+        } else {
+            names.push(c.name.clone());
         }
         let mut requests: BTreeMap<String, Quantity> = c.requests.into_iter().map(|(k, q)| (k, q.0)).collect();
         let mut limits = BTreeMap::new();
@@ -684,116 +689,42 @@ fn template_spec(
     Some(t)
 }
 
-/// How many values [`decode_every_problem`] masks at most before it reports what it found.
-const MAX_MASKED: usize = 64;
-
-/// Decodes the scenario document `root` of `text` (`ScenarioFile`), and when it does not decode,
-/// finds every value it cannot read, as `hpa-lint validate` reports every object of a file.
-///
-/// The decoder (Go's, as for the tools' other files) stops at the first value it cannot read
-/// and keeps one type error. So each such value is masked (its text blanked to a YAML null,
-/// `~`, the rest of the file where it was: every position stays) and the text decoded again,
-/// until it decodes or only unknown and duplicate fields remain, which come together. A value
-/// refused only because a value beneath it was masked (a load left with none of its keys) is
-/// a consequence, not reported but masked in turn; a masked value that cannot be null goes with
-/// its key (an item, with its list). The problems come in the order of their positions.
-fn decode_every_problem(text: &str, root: Node<'_>) -> Result<ScenarioFile, Vec<ScenarioError>> {
-    let mut errors = match hpa_yaml::read::decode_node::<ScenarioFile>(root, "scenario") {
-        Ok(file) => return Ok(file),
-        Err(errors) => errors,
-    };
-    let mut reported: Vec<ScenarioError> = Vec::new();
-    let mut masked: Vec<String> = Vec::new();
-    let mut chars: Vec<char> = text.chars().collect();
-    loop {
-        let strict = |e: &ReadError| matches!(e.kind, ReadErrorKind::Decode(k) if k.is_strict());
-        let value_error = errors.iter().position(|e| !strict(e));
-        let Some(e) = value_error.map(|i| errors.swap_remove(i)) else {
-            reported.extend(errors.into_iter().map(read_error));
-            break;
-        };
-        // Beneath the path: a descendant, `path.` or `path[`.
-        let beneath = |m: &str, path: &str| {
-            path.is_empty() || m == path || m.strip_prefix(path).is_some_and(|rest| rest.starts_with(['.', '[']))
-        };
-        let consequence = masked.iter().any(|m| beneath(m, &e.path));
-        let again = masked.contains(&e.path);
-        let path = e.path.clone();
-        if !consequence {
-            reported.push(read_error(e));
-        }
-        if path.is_empty() || masked.len() >= MAX_MASKED {
-            break;
-        }
-        let located = hpa_yaml::locate(root, &path);
-        if !located.exact {
-            break;
-        }
-        match (again, located.key_span) {
-            // A value that cannot be null: its whole entry goes.
-            (true, Some(key)) => remove_entry(&mut chars, key, located.span),
-            // An item that cannot be null: its list goes.
-            (true, None) => match parent_path(&path).map(|p| hpa_yaml::locate(root, &p)) {
-                Some(parent) if parent.exact => mask(&mut chars, parent.span),
-                _ => break,
-            },
-            (false, _) => mask(&mut chars, located.span),
-        }
-        masked.push(path);
-        let masked_text: String = chars.iter().collect();
-        let parsed = crate::source::parse(&masked_text);
-        let Some(document) = parsed.documents.first().filter(|_| parsed.error.is_none()) else { break };
-        errors = match hpa_yaml::read::decode_node::<ScenarioFile>(document.root(), "scenario") {
-            Ok(_) => break,
-            Err(errors) => errors,
-        };
-    }
-    reported.sort_by_key(|e| (e.span.start.line, e.span.start.col));
-    Err(reported)
+/// Decodes the scenario document `root` (`ScenarioFile`) with the one decoder, going on past
+/// every value it cannot read (hpa-core's `decode_every_error_from`), as `hpa-lint validate`
+/// reports every object of a file: each value of the wrong type, each value refused (a
+/// duration, a quantity, a load) and each unknown or duplicate field, in the order of the file,
+/// at its place and worded as hpa-yaml words the problems of the tools' own files
+/// (`read::plain_message`).
+fn decode_every_problem(root: Node<'_>) -> Result<ScenarioFile, Vec<ScenarioError>> {
+    decode::decode_every_error_from(NodeSource::every_key(root), "scenario", Options::KUBE_APISERVER).map_err(
+        |errors| {
+            errors
+                .iter()
+                .map(|e| {
+                    let l = hpa_yaml::locate(root, &e.path);
+                    let span = if e.kind.is_strict() { l.key_span.unwrap_or(l.span) } else { l.span };
+                    let message = hpa_yaml::read::plain_message(e, l.node.filter(|_| l.exact));
+                    // A refused value's own words, prefixed with its field path as the plain words
+                    // for a value of the wrong type have it.
+                    let message = match e.kind {
+                        DecodeErrorKind::InvalidValue
+                            if !e.path.is_empty() && !message.starts_with(&format!("{}: ", e.path)) =>
+                        {
+                            format!("{}: {message}", e.path)
+                        }
+                        _ => message,
+                    };
+                    ScenarioError::new(span, message)
+                })
+                .collect()
+        },
+    )
 }
 
-/// The path of the value that holds the one at `path` (`load[0].metrics` for
-/// `load[0].metrics.cpu`, `load` for `load[0]`); `None` at the top.
-fn parent_path(path: &str) -> Option<String> {
-    let cut = path.rfind(['.', '['])?;
-    Some(path[..cut].to_string())
-}
-
-/// Blanks the text of `span` in `chars` to a YAML null (`~`, then spaces; line breaks kept, so
-/// that every other position stays).
-fn mask(chars: &mut [char], span: Span) {
-    blank(chars, span.start.index as usize, span.end.index as usize, true);
-}
-
-/// Blanks a mapping entry, from its key (`key`) to the end of its value (`value`), and in a flow
-/// mapping the comma that separates it from the next entry (else from the previous one), so
-/// that the mapping reads as if it were not written; every other position stays.
-fn remove_entry(chars: &mut [char], key: Span, value: Span) {
-    let (mut start, mut end) = (key.start.index as usize, value.end.index as usize);
-    let next = (end..chars.len()).find(|&i| !chars[i].is_whitespace());
-    let previous = (0..start).rev().find(|&i| !chars[i].is_whitespace());
-    match (next.map(|i| chars[i]), previous.map(|i| chars[i])) {
-        (Some(','), _) => end = next.map_or(end, |i| i + 1),
-        (Some('}'), Some(',')) => start = previous.unwrap_or(start),
-        _ => {}
-    }
-    blank(chars, start, end, false);
-}
-
-/// Blanks `chars[start..end]` to spaces (line breaks kept), the first to `~` when `null`.
-fn blank(chars: &mut [char], start: usize, end: usize, null: bool) {
-    let Some(range) = chars.get_mut(start..end.min(chars.len())) else { return };
-    for (i, c) in range.iter_mut().enumerate() {
-        if *c != '\n' && *c != '\r' {
-            *c = if i == 0 && null { '~' } else { ' ' };
-        }
-    }
-}
-
-/// Parses a scenario document, `root` of `text`: decodes it, reporting every value it cannot
+/// Parses a scenario document, `root`: decodes it, reporting every value it cannot
 /// read, then checks what its fields mean together, each problem at its place.
-pub fn parse(text: &str, root: Node<'_>) -> Result<Scenario, Vec<ScenarioError>> {
-    let file = decode_every_problem(text, root)?;
+pub fn parse(root: Node<'_>) -> Result<Scenario, Vec<ScenarioError>> {
+    let file = decode_every_problem(root)?;
     let mut errs: Vec<ScenarioError> = Vec::new();
     let located = |path: &str| hpa_yaml::locate(root, path);
     let at = |path: &str| located(path).span;
@@ -828,7 +759,16 @@ pub fn parse(text: &str, root: Node<'_>) -> Result<Scenario, Vec<ScenarioError>>
         v => v,
     };
     let hpa_name = non_empty(&mut errs, "hpaName", file.hpa_name).map(|value| Spanned { value, span: at("hpaName") });
-    let selector = non_empty(&mut errs, "selector", file.selector);
+    // The scale's `status.selector`, which the controller parses at every sync (`labels.Parse`):
+    // one that does not parse is a slip of the scenario's, refused where it is written.
+    let selector =
+        non_empty(&mut errs, "selector", file.selector).filter(|text| match hpa_cluster::selector::parse(text) {
+            Ok(_) => true,
+            Err(e) => {
+                push(&mut errs, "selector", format!("selector: {e}: write a label selector such as app=web"));
+                false
+            }
+        });
     let replicas = match file.replicas {
         Some(r) if r < 0 => {
             push(&mut errs, "replicas", format!("replicas: expected a whole number of 0 or more, found {r}"));
@@ -1047,6 +987,22 @@ pub fn bind(s: &Scenario, ctx: PlanInputs) -> Result<Plan, Vec<ScenarioError>> {
         .map(|r| r.value)
         .or(ctx.workload_replicas)
         .unwrap_or_else(|| ctx.hpa.spec.min_replicas.unwrap_or(1));
+    // Each sync is kept: a duration of millions of syncs (`1000000h`) would take the memory
+    // before it ended.
+    let period_ms = ctx.options.sync_period_millis();
+    let syncs = simulation::sync_count(s.duration_ms.value, period_ms);
+    if syncs > simulation::MAX_SYNCS {
+        errs.push(ScenarioError::new(
+            s.duration_ms.span,
+            format!(
+                "duration: {} is {syncs} syncs every {}; simulate at most {} syncs ({} at this sync period)",
+                format_ms(s.duration_ms.value),
+                format_ms(period_ms),
+                simulation::MAX_SYNCS,
+                format_ms((simulation::MAX_SYNCS - 1).saturating_mul(period_ms.max(1))),
+            ),
+        ));
+    }
     let metric_window_ms = s.metric_window_ms.unwrap_or(15_000);
     let selector = s.selector.clone().unwrap_or_else(|| format!("app={}", ctx.hpa.spec.scale_target_ref.name));
     if !errs.is_empty() {
@@ -1122,6 +1078,26 @@ mod tests {
             "invalid percentage \"x\": expected a number such as 80"
         );
         assert_eq!(parse_quantity_milli("-1").unwrap_err().to_string(), "-1 is negative; loads must not be negative");
+        // Only a decimal number is a number of seconds or a percentage: not `NaN`, `inf` or
+        // `infinity` (which Rust's float parsing takes), and a number past a float is too large,
+        // below zero negative.
+        for (text, error) in [
+            ("NaN", "time: invalid duration \"NaN\""),
+            ("-inf", "time: invalid duration \"-inf\""),
+            ("infinity", "time: invalid duration \"infinity\""),
+            ("1e400", "duration \"1e400\" is too long"),
+            ("-1e400", "duration \"-1e400\" must not be negative"),
+        ] {
+            assert_eq!(parse_duration(text).unwrap_err().to_string(), error, "{text}");
+        }
+        for (text, error) in [
+            ("NaN", "invalid percentage \"NaN\": expected a number such as 80"),
+            ("inf%", "invalid percentage \"inf%\": expected a number such as 80"),
+            ("1e400", "percentage \"1e400\" is too large"),
+        ] {
+            assert_eq!(parse_percent(text).unwrap_err().to_string(), error, "{text}");
+        }
+        assert_eq!((parse_duration(".5"), parse_percent("1e1")), (Ok(500), Ok(10.0)));
         assert!(matches!(parse_quantity_milli("abc"), Err(ValueError::Quantity { .. })));
     }
 
@@ -1142,7 +1118,7 @@ mod tests {
 
     fn parse_text(text: &str) -> Result<Scenario, Vec<ScenarioError>> {
         let p = crate::source::parse(text);
-        parse(text, p.documents[0].root())
+        parse(p.documents[0].root())
     }
 
     /// The errors of a scenario that fails, as `line:column: message`.
@@ -1268,27 +1244,6 @@ mod tests {
         );
     }
 
-    /// A masked value reads as null, a removed entry as not written, every other position
-    /// where it was (a flow mapping's comma goes with its entry).
-    #[test]
-    fn masked_values_and_removed_entries_move_nothing() {
-        let text = "load:\n- at: 1z\n  metrics: {cpu: 1, rps: 2}\nduration: 1m\n";
-        let p = crate::source::parse(text);
-        let root = p.documents[0].root();
-        let mut chars: Vec<char> = text.chars().collect();
-        mask(&mut chars, hpa_yaml::locate(root, "load[0].at").span);
-        for path in ["load[0].metrics.rps", "load[0].metrics.cpu"] {
-            let l = hpa_yaml::locate(root, path);
-            remove_entry(&mut chars, l.key_span.unwrap(), l.span);
-        }
-        let masked: String = chars.iter().collect();
-        assert_eq!(masked, "load:\n- at: ~ \n  metrics: {              }\nduration: 1m\n");
-        let p = crate::source::parse(&masked);
-        assert!(p.error.is_none());
-        let root = p.documents[0].root();
-        assert!(matches!(root.get("duration").map(|d| (d.span().start.line, d.span().start.col)), Some((4, 10))));
-    }
-
     /// Unknown keys of `podTemplate`, its `spec`, its containers and their `resources` are
     /// refused with their position, as at the top level; a workload's real template is not
     /// the scenario's to refuse.
@@ -1326,6 +1281,15 @@ mod tests {
                 "hpa: x.yaml\nduration: 1m\npodTemplate:\n  initContainers: [{name: proxy, restartPolicy: Always}]\n"
             ),
             ["4:3: podTemplate: a pod template needs `containers`"]
+        );
+        assert_eq!(
+            errors_at(
+                "hpa: x.yaml\nduration: 1m\npodTemplate:\n  containers: [{name: app}, {name: app}]\n  initContainers: [{name: proxy, restartPolicy: Always}, {name: app}]\n"
+            ),
+            [
+                "4:36: podTemplate.containers[1].name: another container is named \"app\": give each its own name",
+                "5:65: podTemplate.initContainers[1].name: another container is named \"app\": give each its own name",
+            ]
         );
         assert_eq!(
             errors_at("hpa: x.yaml\nduration: 1m\npodTemplate:\n  containers: [{requests: {cpu: -1}}]\n"),
@@ -1408,7 +1372,7 @@ mod tests {
         );
         assert_eq!(
             errors_at("hpa: x.yaml\nduration: 1m\ncontroller:\n  tolerance: -0.5\n"),
-            ["4:14: controller.tolerance -0.5: must be a number, 0 or more"]
+            ["4:14: controller.tolerance -0.5: must be a finite number, 0 or more"]
         );
         assert_eq!(
             errors_at("hpa: x.yaml\nduration: 1m\ncontroller:\n  syncPeriodSeconds: 9223372037\n"),
@@ -1436,6 +1400,10 @@ mod tests {
                 "4:15: metricWindow: must be longer than 0s",
                 "3:11: duration: must be longer than 0s",
             ]
+        );
+        assert_eq!(
+            errors_at("hpa: x.yaml\nduration: 1m\nselector: \"app in (a\"\n"),
+            ["3:11: selector: found '(a', expected: '(' ... ')': write a label selector such as app=web"]
         );
         assert_eq!(
             errors_at("hpa: x.yaml\nhpaObject: {}\nduration: 1m\n"),
