@@ -1435,9 +1435,12 @@ impl Objects for Reads<'_> {
             && self.world.would_hold(group, kind, namespace, name)
     }
 
-    /// The context cache, whatever the world it wraps says.
+    /// The context cache, whatever the world it wraps says; the cluster itself once the API
+    /// server was asked at admission ([`Reads::with_fetched`]): the object fetched is the HPA's
+    /// target, the only absence a rule words (HPA403), and the API server, not the cache, said
+    /// it is not there.
     fn source(&self) -> Source {
-        Source::ContextCache
+        if self.fetched.is_some() { Source::Cluster } else { Source::ContextCache }
     }
 
     fn workload_any_case(&self, kind: &str, namespace: &str, name: &str) -> Option<&Workload> {
@@ -1545,6 +1548,8 @@ mod tests {
         let reads = Reads::new(&overlay, &[]).with_fetched(&pool);
         assert!(reads.would_hold("example.com", "WorkerPool", "shop", "pool"));
         assert!(!reads.would_hold("example.com", "WorkerPool", "shop", "other"));
+        // The API server, not the cache, said whether it exists.
+        assert_eq!(reads.source(), Source::Cluster);
     }
 
     /// 0.5 s, 1 s, then 2 s at most (each up to a quarter more), and 0.5 s again after an event.
