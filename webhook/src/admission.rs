@@ -670,10 +670,10 @@ impl Reviewer {
         if let check::Admission::Admitted(admitted) = admission
             && let Some(index) = view.index()
         {
-            let t = &admitted.effective().spec.scale_target_ref;
-            let id = context::hpa_id(admitted.effective());
-            let overlay = hpa_cluster::Overlay::new(index).with_hpa(&id, &t.kind, &t.name);
-            findings.extend(admitted.check_world(Some(&id), &overlay, options));
+            // The same world as the object sent's: the target read at admission is the stored
+            // object's too when the update keeps `scaleTargetRef`.
+            let target = view.target().filter(|read| context::is_target_of(read, admitted.effective()));
+            findings.extend(cross_object_findings(&admitted, index, view.refused(), target, options).0);
         }
         findings.into_iter().map(|f| (f.rule.id, f.message)).collect()
     }

@@ -307,6 +307,20 @@ async fn hpa403_asks_the_api_server_for_a_target_the_cache_has_not_seen_yet() {
         "HorizontalPodAutoscaler.autoscaling \"ghost\" is invalid: spec.scaleTargetRef.name: Forbidden: HPA403 \
          target-not-found: no Deployment shop/ghost in the cluster (organization policy: defaults denies HPA403)"
     );
+    // An UPDATE of an HPA that already pointed at nothing ratchets: the stored object had the
+    // finding, read the same way.
+    let mut stored = hpa("ghost");
+    stored["metadata"]["resourceVersion"] = json!("41");
+    let mut wider = stored.clone();
+    wider["spec"]["maxReplicas"] = json!(9);
+    let answer = conn.review("/validate", &review("r2u", "UPDATE", &wider, Some(&stored))).await.unwrap();
+    assert_eq!(response(&answer)["allowed"], true, "{answer}");
+    assert_eq!(
+        warnings(&answer),
+        [
+            "HPA403 target-not-found: no Deployment shop/ghost in the cluster (allowed: the object already had this finding)"
+        ]
+    );
     // The API server does not answer the LIST in time (1 s): the absence from the cache alone
     // warns, and the warning says why the API server was not asked.
     s.api.fault("/apis/apps/v1/namespaces/shop/deployments", Fault::Delay(Duration::from_secs(4)));
@@ -352,7 +366,7 @@ async fn hpa403_asks_the_api_server_for_a_target_the_cache_has_not_seen_yet() {
     assert_eq!(
         reads.iter().filter(|l| !l.contains("result=\"found\"")).copied().collect::<Vec<_>>(),
         [
-            "hpa_webhook_target_reads_total{verb=\"list\",result=\"not_found\"} 1",
+            "hpa_webhook_target_reads_total{verb=\"list\",result=\"not_found\"} 2",
             "hpa_webhook_target_reads_total{verb=\"list\",result=\"timeout\"} 1",
         ]
     );
