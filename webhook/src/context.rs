@@ -26,18 +26,29 @@ pub struct ContextSettings {
     pub sync_timeout: Duration,
 }
 
-/// How long `/validate` waits for the `GET` of an HPA's custom-resource target
+/// How long `/validate` waits at most for the read of an HPA's target
 /// ([`ClusterContext::read_target`]): well below kube-apiserver's wait for the webhook (the
-/// manifests' `timeoutSeconds: 5`, the server's own deadline one second less).
+/// manifests' `timeoutSeconds: 5`, the server's own deadline one second less), and at most half
+/// the server's deadline ([`target_read_timeout`]).
 pub const TARGET_READ_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// The bound of the read of an HPA's target under a request deadline of `request_timeout`
+/// (`--request-timeout`): [`TARGET_READ_TIMEOUT`], or half the deadline when that is shorter, so
+/// that a review whose read times out is still answered (with its warning) before the deadline
+/// cuts it off with a 503, which kube-apiserver would meet with the webhook's failure policy
+/// (`Fail`: the HPA refused because the API server was slow).
+pub fn target_read_timeout(request_timeout: Duration) -> Duration {
+    TARGET_READ_TIMEOUT.min(request_timeout / 2)
+}
 
 /// The context cache of a running server.
 pub struct ClusterContext {
     cache: ContextCache,
     settings: ContextSettings,
     started: Instant,
-    /// The client that reads an HPA's custom-resource target at admission (the cache watches
-    /// none), bounded by [`TARGET_READ_TIMEOUT`]; `None`: not read.
+    /// The client that reads an HPA's target at admission (a custom resource, which the cache
+    /// does not watch; a watched kind's target it lacks), bounded by [`target_read_timeout`];
+    /// `None`: not read.
     targets: Option<Cluster>,
 }
 
@@ -71,10 +82,11 @@ impl ClusterContext {
         ClusterContext { cache, settings, started: Instant::now(), targets: None }
     }
 
-    /// The same, reading the custom-resource target of each HPA under review through `cluster`
-    /// ([`ClusterContext::read_target`]), each call bounded by [`TARGET_READ_TIMEOUT`].
-    pub fn reading_targets(self, cluster: &Cluster) -> ClusterContext {
-        ClusterContext { targets: Some(cluster.with_timeout(TARGET_READ_TIMEOUT)), ..self }
+    /// The same, reading the target of each HPA under review through `cluster`
+    /// ([`ClusterContext::read_target`]), each read bounded by `timeout`
+    /// ([`target_read_timeout`] of the server's deadline).
+    pub fn reading_targets(self, cluster: &Cluster, timeout: Duration) -> ClusterContext {
+        ClusterContext { targets: Some(cluster.with_timeout(timeout)), ..self }
     }
 
     /// What the server reads of the target of the HPA under review, in `namespace`, whose

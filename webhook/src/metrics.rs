@@ -334,7 +334,7 @@ label_enum! {
         NotFound => "not_found",
         /// 403: RBAC refuses the read.
         Refused => "refused",
-        /// No answer within [`TARGET_READ_TIMEOUT`](crate::context::TARGET_READ_TIMEOUT).
+        /// No answer within [`target_read_timeout`](crate::context::target_read_timeout).
         Timeout => "timeout",
         /// The API server answered with another error.
         Error => "error",

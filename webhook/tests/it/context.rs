@@ -372,6 +372,26 @@ async fn hpa403_asks_the_api_server_for_a_target_the_cache_has_not_seen_yet() {
     );
     server.stop().await;
 
+    // Under a deadline of 1 s (`--request-timeout`), the read waits half of it: the review is
+    // answered, with its warning, not cut off with a 503 (which `failurePolicy: Fail` would turn
+    // into a refusal of the HPA).
+    let (server, mut conn) = s.webhook(&["--policy", &policy, "--request-timeout", "1s"]).await;
+    s.api.hold_watches("deployments.apps");
+    s.api.fault("/apis/apps/v1/namespaces/shop/deployments", Fault::Delay(Duration::from_secs(4)));
+    let answer = conn.review("/validate", &review("r6", "CREATE", &hpa("ghost"), None)).await.unwrap();
+    assert_eq!(response(&answer)["allowed"], true, "{answer}");
+    assert_eq!(
+        warnings(&answer)[0],
+        format!(
+            "hpa-webhook checked the cross-object rules of this HPA in part: its scale target was not read: the API \
+             server at {} did not answer within 0.5s while listing deployments.apps in namespace shop",
+            s.api.url()
+        )
+    );
+    s.api.clear_faults();
+    s.api.release_watches("deployments.apps");
+    server.stop().await;
+
     // Without HPA403 (not selected, no `denyRules`), no LIST: nothing would be said.
     let (server, mut conn) = s.webhook(&[]).await;
     let before = lists(&s).len();
