@@ -60,6 +60,16 @@ fn hpa(objects: &[Value], name: &str) -> Value {
     find(objects, "HorizontalPodAutoscaler", name).clone()
 }
 
+/// HPA `shop/<name>` on Deployment `<name>`, scaling on 60 % cpu utilization, between 2 and 8.
+fn cpu_hpa(name: &str) -> Value {
+    json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": name, "namespace": "shop"},
+        "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": name},
+            "minReplicas": 2, "maxReplicas": 8,
+            "metrics": [{"type": "Resource", "resource": {"name": "cpu",
+                "target": {"type": "Utilization", "averageUtilization": 60}}}]}})
+}
+
 /// `hpa_webhook_cross_object_findings_total` of a rule in /metrics (0 when absent).
 async fn findings_total(conn: &mut Conn, rule: &str) -> u64 {
     let (status, body) = conn.send("GET", "/metrics", Vec::new()).await.unwrap();
@@ -269,14 +279,7 @@ async fn hpa403_asks_the_api_server_for_a_target_the_cache_has_not_seen_yet() {
                 "spec": {"containers": [{"name": "app", "image": "ghcr.io/example/cart:1.0.0",
                     "resources": {"requests": {"memory": "128Mi"}}}]}}}})
     };
-    let hpa = |name: &str| {
-        json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
-            "metadata": {"name": name, "namespace": "shop"},
-            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": name},
-                "minReplicas": 2, "maxReplicas": 8,
-                "metrics": [{"type": "Resource", "resource": {"name": "cpu",
-                    "target": {"type": "Utilization", "averageUtilization": 60}}}]}})
-    };
+    let hpa = cpu_hpa;
     let lists = |s: &Setup| {
         s.api
             .requests()
@@ -467,14 +470,7 @@ async fn replicas_at_admission_follow_who_set_them() {
         }
         d
     };
-    let hpa_of = |name: &str| {
-        json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
-            "metadata": {"name": name, "namespace": "shop"},
-            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": name},
-                "minReplicas": 2, "maxReplicas": 8,
-                "metrics": [{"type": "Resource", "resource": {"name": "cpu",
-                    "target": {"type": "Utilization", "averageUtilization": 60}}}]}})
-    };
+    let hpa_of = cpu_hpa;
 
     // `helm install` of a chart without replicas: the HPA of the chart is admitted.
     s.api.apply_as(&[deployment("cart", None)], "helm", "Update");
