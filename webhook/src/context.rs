@@ -97,8 +97,9 @@ impl ClusterContext {
     ///   holds: one `GET` of it, as `hpa-lint cluster` reads each, for the rules that read the
     ///   target (HPA410 on the field its CRD's `specReplicasPath` names, HPA403);
     /// - a workload of a kind the cache watches (a Deployment, an Argo Rollout, ...) that the
-    ///   cache does not hold, when `confirm_absence` (the review would say HPA403, warning or
-    ///   denial: [`Reviewer::says`](crate::admission::Reviewer::says)): one LIST of its kind by
+    ///   cache does not hold, when `confirm_absence` answers yes (the review would say HPA403,
+    ///   warning or denial: [`Reviewer::says`](crate::admission::Reviewer::says), asked only
+    ///   then, since most targets are in the cache): one LIST of its kind by
     ///   name ([`read_watched_target`]), since the watch may lag a workload written with the HPA
     ///   (`kubectl apply -f dir/`). Found, the rules read it as the watch will keep it; absent,
     ///   the API server said so at admission.
@@ -109,7 +110,7 @@ impl ClusterContext {
         &self,
         namespace: &str,
         target: &CrossVersionObjectReference,
-        confirm_absence: bool,
+        confirm_absence: impl FnOnce() -> bool,
     ) -> Option<TargetRead> {
         let cluster = self.targets.as_ref()?;
         if self.cache.freshness(self.settings.stale_after) != Freshness::Fresh {
@@ -118,7 +119,7 @@ impl ClusterContext {
         let group = hpa_core::api::GroupVersion::parse(&target.api_version).ok()?;
         let group = group.group();
         if let Some(kind) = kinds::workload(group, &target.kind) {
-            if !confirm_absence || target.name.is_empty() {
+            if target.name.is_empty() {
                 return None;
             }
             // The watches' lock is not taken with the index's read lock held.
@@ -132,6 +133,9 @@ impl ClusterContext {
                 {
                     return None;
                 }
+            }
+            if !confirm_absence() {
+                return None;
             }
             return Some(read_watched_target(cluster, kind, namespace, &target.name).await);
         }

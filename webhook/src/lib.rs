@@ -209,8 +209,9 @@ async fn admit(state: &AppState, endpoint: Endpoint, request: Request) -> Respon
     let Some(read) = contained(|| shared.admission.read(endpoint, &body)) else { return internal() };
     let target = match (&shared.context, read.scale_target()) {
         (Some(context), Some((namespace, target))) => {
-            let confirm = shared.admission.says(hpa_core::rules::TARGET_NOT_FOUND, namespace, &shared.policy.current());
-            context.read_target(namespace, target, confirm).await
+            let says_hpa403 =
+                || shared.admission.says(hpa_core::rules::TARGET_NOT_FOUND, namespace, &shared.policy.current());
+            context.read_target(namespace, target, says_hpa403).await
         }
         _ => None,
     };
