@@ -580,13 +580,15 @@ pub async fn read_custom_target(
 /// Whether workload `name` of `kind` (one of [`kinds::WORKLOADS`], which the webhook's context
 /// cache watches) exists in `namespace` now, for the webhook at admission when its cache has not
 /// seen it (its watch may lag a write made with the HPA under review): one LIST of `kind` in
-/// `namespace` with `fieldSelector=metadata.name=<name>` and `limit=1`: not a `GET`, which the
-/// context cache's role does not grant (`list` and `watch` only). Without a `resourceVersion` the API server answers from its latest state (a
-/// quorum read, or its watch cache once consistent with it: `ConsistentListFromCache`), never
-/// from a view older than the write. The object found is trimmed as the watch would keep it
-/// ([`trim_live`]), with its [`IGNORE_ANNOTATION`]. The LIST is bounded by `cluster`'s timeout.
-/// A 404 (the kind is not served: an Argo Rollouts CRD just removed) is a failure, not an
-/// absence: the target's kind, not the target, is missing.
+/// `namespace` with `fieldSelector=metadata.name=<name>` and `limit=1` ([`Cluster::first_object`]:
+/// no further page once the object came), not a `GET`, which the context cache's role does not
+/// grant (`list` and `watch` only). Without a `resourceVersion` the API server answers from its
+/// latest state (a quorum read, or its watch cache once consistent with it:
+/// `ConsistentListFromCache`), never from a view older than the write. The object found is
+/// trimmed as the watch would keep it ([`trim_live`]), with its [`IGNORE_ANNOTATION`]. The whole
+/// read is bounded by `cluster`'s timeout, pages included. A 404 (the kind is not served: an
+/// Argo Rollouts CRD just removed) is a failure, not an absence: the target's kind, not the
+/// target, is missing.
 pub async fn read_watched_target(cluster: &Cluster, kind: &Kind, namespace: &str, name: &str) -> TargetRead {
     let id = ObjectId {
         api_version: kind.api_version(),
@@ -595,31 +597,37 @@ pub async fn read_watched_target(cluster: &Cluster, kind: &Kind, namespace: &str
         name: name.to_string(),
     };
     let selector = format!("metadata.name={name}");
-    let mut found: Option<TargetRead> = None;
-    let mut unreadable: Option<String> = None;
-    let listed = cluster
-        .list_objects(kind, Some(namespace), &[("fieldSelector", selector.as_str())], 1, |item| match item {
-            Listed::Restart => found = None,
-            // The selector selects by name; the name is checked all the same.
-            Listed::Item(object) if found.is_none() && object.metadata.name.as_deref() == Some(name) => {
-                match trim_live(kind, object) {
-                    Ok((Trimmed::Workload(workload, decision), ignore)) => {
-                        found = Some(TargetRead::Found(Box::new(workload), decision, ignore));
-                    }
-                    // A workload kind trims as a workload (`trim`).
-                    Ok(_) => {}
-                    Err(e) => unreadable = Some(e.to_string()),
-                }
-            }
-            Listed::Item(_) => {}
-        })
-        .await;
+    let query = [("fieldSelector", selector.as_str())];
+    let first = cluster.first_object(kind, Some(namespace), &query);
+    let listed = match tokio::time::timeout(cluster.timeout(), first).await {
+        Ok(listed) => listed,
+        Err(_) => Err(Error::Timeout {
+            server: cluster.server().to_string(),
+            doing: format!("listing {}", kind.describe(Some(namespace))),
+            after: cluster.timeout(),
+        }),
+    };
     match listed {
-        Ok(_) => match (found, unreadable) {
-            (Some(read), _) => read,
-            (None, Some(why)) => TargetRead::Failed(id, format!("listing {}: {why}", kind.describe(Some(namespace)))),
-            (None, None) => TargetRead::Absent(id),
+        // The selector selects by name; the name is checked all the same.
+        Ok(Some(object)) if object.metadata.name.as_deref() == Some(name) => match trim_live(kind, object) {
+            Ok((Trimmed::Workload(workload, decision), ignore)) => {
+                TargetRead::Found(Box::new(workload), decision, ignore)
+            }
+            // A workload kind trims as a workload (`trim`).
+            Ok(_) => TargetRead::Failed(id, format!("listing {}: not a workload", kind.describe(Some(namespace)))),
+            Err(e) => TargetRead::Failed(id, format!("listing {}: {e}", kind.describe(Some(namespace)))),
         },
+        // An answer that did not select by name (a proxy or server that ignores the selector)
+        // says nothing of this one.
+        Ok(Some(other)) => TargetRead::Failed(
+            id,
+            format!(
+                "listing {} by name {name}: the API server answered {}, not selected by name",
+                kind.describe(Some(namespace)),
+                other.metadata.name.as_deref().unwrap_or_default()
+            ),
+        ),
+        Ok(None) => TargetRead::Absent(id),
         Err(Error::Forbidden { .. }) => {
             let refused = format!("list {}", kind.describe(Some(namespace)));
             TargetRead::Refused(id, refused)
