@@ -395,6 +395,19 @@ async fn hpa403_asks_the_api_server_for_a_target_the_cache_has_not_seen_yet() {
     s.api.release_watches("deployments.apps");
     server.stop().await;
 
+    // HPA403 raised to a warning by the lint configuration, without `denyRules`: asked all the
+    // same, and the API server's answer is the warning.
+    let config = s._dir.path().join("lint.yaml");
+    std::fs::write(&config, "rules:\n  HPA403: warning\n").unwrap();
+    let config = config.display().to_string();
+    let (server, mut conn) = s.webhook(&["--lint-config", &config]).await;
+    let before = lists(&s).len();
+    let answer = conn.review("/validate", &review("r7", "CREATE", &hpa("ghost"), None)).await.unwrap();
+    assert_eq!(response(&answer)["allowed"], true, "{answer}");
+    assert_eq!(warnings(&answer), ["HPA403 target-not-found: no Deployment shop/ghost in the cluster"]);
+    assert_eq!(lists(&s).len(), before + 1);
+    server.stop().await;
+
     // Without HPA403 (not selected, no `denyRules`), no LIST: nothing would be said.
     let (server, mut conn) = s.webhook(&[]).await;
     let before = lists(&s).len();
